@@ -1,0 +1,102 @@
+# utrace build.  `make` builds build/utrace and build/libutrace.so;
+# `make test` runs every test tier; `make demo` traces examples/.
+# SAN=1 builds the tool and unit tests with AddressSanitizer + UBSan
+# into build-san/.
+
+CC      ?= gcc
+SAN     ?=
+ifeq ($(SAN),1)
+B       := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else
+B       := build
+SANFLAGS :=
+endif
+
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
+CFLAGS_COMMON := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -I. -Iinclude
+TOOL_CFLAGS := $(CFLAGS_COMMON) $(SANFLAGS)
+# The runtime runs inside the traced program, on its stack, between its
+# instructions: no SSE (the trampolines then need not save vector argument
+# registers), initial-exec TLS (one %fs-relative load), nothing exported
+# but the interposed libc/libgcc entry points.
+RT_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -mgeneral-regs-only \
+	-ftls-model=initial-exec -fno-stack-protector -fno-omit-frame-pointer \
+	-fno-tree-loop-distribute-patterns
+
+LIB_SRC  := $(sort $(wildcard lib/*.c))
+CMD_SRC  := $(sort $(wildcard cmds/*.c)) utrace.c
+RT_SRC   := $(sort $(wildcard runtime/*.c))
+RT_ASM   := $(sort $(wildcard arch/x86_64/*.S))
+# ELF section lookup is shared by the runtime and the tool.
+RT_SHARED := lib/elf.c
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
+CMD_OBJ  := $(CMD_SRC:%.c=$(B)/%.o)
+RT_OBJ   := $(RT_SRC:%.c=$(B)/rt/%.o) $(RT_ASM:%.S=$(B)/rt/%.o) $(RT_SHARED:%.c=$(B)/rt/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+LDLIBS_TOOL := -lstdc++ -ldl -lpthread -lm
+
+.PHONY: all clean test test-unit test-e2e test-kernel demo bench deps format san
+all: $(B)/utrace $(B)/libutrace.so
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/rt/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -DUTRACE_RUNTIME -MMD -MP -c $< -o $@
+
+$(B)/rt/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libutrace-tool.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/utrace: $(CMD_OBJ) $(B)/libutrace-tool.a
+	$(CC) $(TOOL_CFLAGS) -o $@ $(CMD_OBJ) $(B)/libutrace-tool.a $(LDLIBS_TOOL)
+
+$(B)/libutrace.so: $(RT_OBJ)
+	$(CC) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@ $^ -ldl -lpthread
+
+$(B)/tests/%: tests/unit/%.c $(B)/libutrace-tool.a
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(B)/libutrace-tool.a $(LDLIBS_TOOL)
+
+test-unit: $(UNIT_BIN)
+	@tests/run-unit.sh $(B)
+
+test-e2e: all
+	@tests/e2e/run.sh $(B)
+
+test-kernel: all
+	@tests/kernel/run.sh $(B)
+
+# Every tier; the last line is "N passed, N failed".
+test: all $(UNIT_BIN)
+	@tests/run-all.sh $(B)
+
+san:
+	$(MAKE) SAN=1 test-unit
+
+demo: all
+	@examples/demo.sh $(B)
+
+bench: all
+	@bench/run.sh $(B)
+
+deps:
+	@scripts/install-deps.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

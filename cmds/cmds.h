@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmds.h - the subcommands of utrace, one file each under cmds/.
+ *
+ * UTRACE_COMMANDS is the single list: utrace.c builds its dispatch table
+ * and the top-level --help from it, so adding a command is one line here
+ * plus its file.
+ */
+#ifndef UTRACE_CMDS_H
+#define UTRACE_CMDS_H
+
+#define UTRACE_COMMANDS(C)                                                               \
+	C(record, "run a command and record its function calls into utrace.dat")         \
+	C(report, "print a recorded trace in ftrace's text formats")                     \
+	C(list, "list traceable functions of a program (available_filter_functions)")   \
+	C(cflags, "print the compiler flags that make a program traceable")
+
+#define UTRACE_CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
+UTRACE_COMMANDS(UTRACE_CMD_DECL)
+#undef UTRACE_CMD_DECL
+
+/* Helpers shared by the commands. */
+const char *utrace_progname(void);
+/* Prints "utrace NAME: MSG" on stderr. */
+void utrace_die_msg(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
