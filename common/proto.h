@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proto.h - messages between libutrace.so (in the traced process) and the
+ * recorder, over a SOCK_SEQPACKET unix socket whose path is in the
+ * environment variable UTRACE_SOCK.  One connection per process image: a
+ * process connects when the runtime starts, again in a child after fork(),
+ * and again after exec().  End of file on a connection means that image is
+ * gone (exit, exec or kill): the recorder then drains its buffers.
+ *
+ *   runtime                              recorder
+ *   HELLO            ------------------>
+ *                    <------------------ CONFIG (+ control memfd)
+ *   OBJECT, SITES... ------------------>           (per loaded object)
+ *                    <------------------ SELECT    (per object with sites)
+ *   BUFFER (+ memfd) ------------------>           (per thread, on first record)
+ *
+ * A forked child sends HELLO with UTRACE_HELLO_FORKED and then its objects
+ * with UTRACE_OBJ_INHERITED: they were patched by the parent already, so
+ * the recorder answers with no SELECT.
+ *
+ * Every message starts with struct utrace_msg; all fields are host endian.
+ */
+#ifndef UTRACE_COMMON_PROTO_H
+#define UTRACE_COMMON_PROTO_H
+
+#include <stdint.h>
+
+#define UTRACE_PROTO_VERSION 1
+#define UTRACE_ENV_SOCK "UTRACE_SOCK"
+#define UTRACE_MSG_MAX 65536u
+#define UTRACE_SITES_PER_MSG 4096u
+
+enum utrace_msg_type {
+	UTRACE_MSG_HELLO = 1,
+	UTRACE_MSG_CONFIG,
+	UTRACE_MSG_OBJECT,
+	UTRACE_MSG_SITES,
+	UTRACE_MSG_SELECT,
+	UTRACE_MSG_BUFFER,
+	UTRACE_MSG_NOTICE,
+};
+
+struct utrace_msg {
+	uint32_t size; /* whole message, header included */
+	uint32_t type; /* enum utrace_msg_type */
+};
+
+enum utrace_hello_flags {
+	UTRACE_HELLO_FORKED = 1u << 0,
+};
+
+struct utrace_msg_hello {
+	struct utrace_msg hdr;
+	uint32_t version;
+	uint32_t flags;
+	int32_t pid;
+	int32_t ppid;
+	char exe[]; /* NUL-terminated */
+};
+
+enum utrace_tracer {
+	UTRACE_TRACER_NOP = 0,
+	UTRACE_TRACER_FUNCTION = 1,
+	UTRACE_TRACER_FUNCTION_GRAPH = 2,
+};
+
+enum utrace_config_flags {
+	UTRACE_CFG_OVERWRITE = 1u << 0,
+	UTRACE_CFG_GRAPH_FUNCS = 1u << 1, /* -g given: record only below graph roots */
+};
+
+/* The control page is a memfd shared by the recorder and every traced
+ * process; it is how the recorder stops tracing everywhere at once. */
+struct utrace_control {
+	uint32_t size;
+	uint32_t tracing_on; /* 1/0, like tracefs tracing_on */
+	int32_t tid_filter[16]; /* 0-terminated; empty = every thread */
+};
+
+struct utrace_msg_config {
+	struct utrace_msg hdr;
+	uint32_t tracer; /* enum utrace_tracer */
+	uint32_t flags;	 /* enum utrace_config_flags */
+	uint32_t nr_subbufs; /* per-thread buffer size in sub-buffers */
+	uint32_t max_depth;  /* 0 = unlimited */
+	uint64_t thresh_ns;  /* tracing_thresh; 0 = off */
+	uint64_t tsc_per_us_q16; /* for thresh_ns: tsc ticks per microsecond << 16 */
+};
+
+enum utrace_obj_flags {
+	UTRACE_OBJ_MAIN = 1u << 0,
+	UTRACE_OBJ_INHERITED = 1u << 1,
+	UTRACE_OBJ_MCOUNT = 1u << 2, /* sites from __mcount_loc, else __patchable_function_entries */
+};
+
+struct utrace_msg_object {
+	struct utrace_msg hdr;
+	uint32_t obj;	  /* index of the object in this image */
+	uint32_t flags;	  /* enum utrace_obj_flags */
+	uint32_t id_base; /* function id of site 0 */
+	uint32_t nr_sites;
+	uint64_t bias; /* load bias: runtime address = bias + ELF vaddr */
+	char path[];   /* NUL-terminated */
+};
+
+struct utrace_msg_sites {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t first; /* index of vaddr[0] within the object's sites */
+	uint32_t count;
+	uint32_t reserved;
+	uint64_t vaddr[]; /* ELF virtual address of each site (runtime - bias) */
+};
+
+enum utrace_site_select {
+	UTRACE_SITE_TRACE = 1u << 0,	  /* patch it */
+	UTRACE_SITE_GRAPH_ROOT = 1u << 1, /* set_graph_function */
+	UTRACE_SITE_GRAPH_NOTRACE = 1u << 2, /* set_graph_notrace */
+};
+
+struct utrace_msg_select {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t first;
+	uint32_t count;
+	uint32_t reserved;
+	uint8_t flags[]; /* enum utrace_site_select, one per site */
+};
+
+struct utrace_msg_buffer {
+	struct utrace_msg hdr;
+	int32_t tid;
+	uint32_t nr_subbufs;
+	char comm[16];
+};
+
+/* Free text the runtime wants the user to see (e.g. "tracing switched off
+ * in pid 42: shadow stack corrupt").  The recorder prints and saves it. */
+struct utrace_msg_notice {
+	struct utrace_msg hdr;
+	int32_t pid;
+	int32_t tid;
+	char text[];
+};
+
+#endif

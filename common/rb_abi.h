@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rb_abi.h - layout of a ring buffer shared between a traced thread (the
+ * producer, in libutrace.so) and the recorder (the consumer, utrace record).
+ *
+ * One buffer per traced thread, not per CPU.  The kernel can pin a writer
+ * to its CPU by disabling preemption; user space cannot, so a per-CPU
+ * buffer would need an atomic read-modify-write or an rseq critical section
+ * on every record, and a thread migrating in the middle of a call would
+ * split its entry and exit across two buffers.  A per-thread buffer has
+ * exactly one writer, so writing a record is plain stores plus one release
+ * store of the commit count, and a thread's records are strictly nested,
+ * which lets an exit record omit its function (see record.h).
+ *
+ * The buffer is a memfd created by the producer thread and passed to the
+ * recorder over the control socket, so it outlives the traced process: if
+ * the target is killed (even by SIGKILL) the recorder still holds the
+ * mapping and saves what was committed.
+ *
+ *   memfd:  +--------------+---------+---------+-----+-----------+
+ *           | meta (4 KiB) | subbuf0 | subbuf1 | ... | subbufN-1 |
+ *           +--------------+---------+---------+-----+-----------+
+ *   subbuf: +------------------------+------------------------------+
+ *           | utrace_subbuf (32 B)   | records (record.h) ... | free |
+ *           +------------------------+------------------------------+
+ *                                                ^ commit
+ *
+ * head counts sub-buffers the producer has finished, tail those the
+ * consumer has saved; both only grow.  The producer writes into sub-buffer
+ * head % nr.  In producer/consumer mode it may move on only while
+ * head + 1 - tail < nr; otherwise it drops records and counts them in lost
+ * (the kernel's default, "drop newest").  In overwrite mode it always moves
+ * on, and the consumer reads only when the buffer is stopped, checking each
+ * sub-buffer's seq before and after the copy (a seqlock) so a page that
+ * was being overwritten is discarded instead of saved torn.
+ */
+#ifndef UTRACE_COMMON_RB_ABI_H
+#define UTRACE_COMMON_RB_ABI_H
+
+#include <stdint.h>
+
+#define UTRACE_RB_MAGIC 0x31425255u /* "URB1" */
+#define UTRACE_RB_META_SIZE 4096u
+#define UTRACE_SUBBUF_SIZE 16384u
+#define UTRACE_RB_MIN_SUBBUFS 4u
+
+enum utrace_rb_flags {
+	UTRACE_RB_OVERWRITE = 1u << 0,
+};
+
+enum utrace_rb_state {
+	UTRACE_RB_ACTIVE = 0,
+	UTRACE_RB_CLOSED = 1, /* thread exited; everything is committed */
+};
+
+enum utrace_subbuf_flags {
+	UTRACE_SB_CONTEXT = 1u << 0, /* starts with a UEXT_CONTEXT record */
+};
+
+struct utrace_rb_meta {
+	uint32_t size; /* sizeof(struct utrace_rb_meta): ABI structs start with their size */
+	uint32_t magic;
+	uint32_t subbuf_size;
+	uint32_t nr_subbufs;
+	uint32_t flags; /* enum utrace_rb_flags */
+	int32_t pid;
+	int32_t tid;
+	uint32_t image; /* connection (address space) this thread belongs to */
+	char comm[16];
+
+	/* Written by the producer only.  A cache line of its own so that the
+	 * consumer polling tail does not bounce the producer's line. */
+	_Alignas(64) uint64_t head; /* sub-buffers finished (release) */
+	uint64_t lost;		    /* records dropped because the buffer was full */
+	uint64_t written;	    /* records written (entries-written) */
+	uint32_t state;		    /* enum utrace_rb_state (release) */
+
+	/* Written by the consumer only. */
+	_Alignas(64) uint64_t tail; /* sub-buffers saved (release) */
+};
+
+struct utrace_subbuf {
+	uint64_t time_stamp; /* tsc that the first record's delta is relative to */
+	uint32_t commit;     /* bytes of records after this header (release) */
+	uint32_t seq;	     /* low 32 bits of this sub-buffer's index (head value) */
+	uint32_t lost_before; /* records lost between the previous sub-buffer and this one */
+	uint16_t cpu;	      /* cpu of the first record */
+	uint16_t flags;	      /* enum utrace_subbuf_flags */
+	uint32_t depth;	      /* function_graph depth when the sub-buffer started */
+	uint32_t reserved;
+};
+
+#define UTRACE_SUBBUF_DATA (UTRACE_SUBBUF_SIZE - sizeof(struct utrace_subbuf))
+
+_Static_assert(sizeof(struct utrace_subbuf) == 32, "subbuf header is part of the file format");
+_Static_assert(sizeof(struct utrace_rb_meta) <= UTRACE_RB_META_SIZE, "meta fits its page");
+
+static inline uint64_t utrace_rb_bytes(uint32_t nr_subbufs)
+{
+	return UTRACE_RB_META_SIZE + (uint64_t)nr_subbufs * UTRACE_SUBBUF_SIZE;
+}
+
+#endif

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_format.h - the utrace.dat file format (documented in docs/utrace-dat.md).
+ *
+ * A file header, then a stream of 8-byte aligned records, written as the
+ * recorder goes so a recorder that is killed leaves a readable prefix:
+ *
+ *   +------------+-----+-----------+-----+------+------+-----+-------+-----+
+ *   | dat_header | CLK | META ...  | IMG | OBJ  | PAGE | ... | STATS | END |
+ *   +------------+-----+-----------+-----+------+------+-----+-------+-----+
+ *
+ * PAGE records carry sub-buffers exactly as the traced thread wrote them
+ * (common/rb_abi.h header + common/record.h words, only the committed
+ * bytes).  Symbol tables (SYMTAB) are written when recording ends.
+ * Readers skip record types they do not know (forward compatibility).
+ */
+#ifndef UTRACE_LIB_DAT_FORMAT_H
+#define UTRACE_LIB_DAT_FORMAT_H
+
+#include <stdint.h>
+
+#define UTRACE_DAT_MAGIC "\177UTRACE\n"
+#define UTRACE_DAT_VERSION 1
+
+struct utrace_dat_header {
+	char magic[8];
+	uint32_t size; /* sizeof(struct utrace_dat_header) */
+	uint32_t version;
+	uint32_t subbuf_size; /* UTRACE_SUBBUF_SIZE of the writer */
+	uint32_t flags;
+	uint64_t reserved[5];
+};
+
+enum utrace_dat_type {
+	UTRACE_DAT_CLOCK = 1,  /* struct utrace_dat_clock */
+	UTRACE_DAT_META = 2,   /* "key=value\n" text */
+	UTRACE_DAT_IMAGE = 3,  /* struct utrace_dat_image + exe\0 */
+	UTRACE_DAT_OBJECT = 4, /* struct utrace_dat_object + path\0 */
+	UTRACE_DAT_SITES = 5,  /* struct utrace_dat_sites + u64 vaddr[count] */
+	UTRACE_DAT_SYMTAB = 6, /* struct utrace_dat_symtab + entries + strings */
+	UTRACE_DAT_BUFFER = 7, /* struct utrace_dat_buffer */
+	UTRACE_DAT_PAGE = 8,   /* struct utrace_dat_page + subbuf header + data */
+	UTRACE_DAT_STATS = 9,  /* struct utrace_dat_stats */
+	UTRACE_DAT_NOTICE = 10, /* text */
+	UTRACE_DAT_END = 11,   /* recording finished; no payload */
+};
+
+struct utrace_dat_rec {
+	uint32_t type; /* enum utrace_dat_type */
+	uint32_t len;  /* payload bytes, excluding this header and padding to 8 */
+};
+
+/* Two (tsc, CLOCK_MONOTONIC ns) pairs taken at the start and the end of the
+ * recording; a reader maps tsc to ns linearly between them. realtime_ns is
+ * CLOCK_REALTIME at the first pair (for dates). */
+struct utrace_dat_clock {
+	uint64_t tsc0, ns0;
+	uint64_t tsc1, ns1;
+	uint64_t realtime_ns;
+};
+
+struct utrace_dat_image {
+	uint32_t image;
+	int32_t pid;
+	int32_t ppid;
+	uint32_t flags; /* enum utrace_hello_flags */
+};
+
+struct utrace_dat_object {
+	uint32_t image;
+	uint32_t obj;
+	uint32_t flags; /* enum utrace_obj_flags */
+	uint32_t id_base;
+	uint32_t nr_sites;
+	uint32_t reserved;
+	uint64_t bias;
+};
+
+struct utrace_dat_sites {
+	uint32_t image;
+	uint32_t obj;
+	uint32_t first;
+	uint32_t count;
+};
+
+/* Function symbols of one object, sorted by vaddr; names are demangled. */
+struct utrace_dat_symtab {
+	uint32_t image;
+	uint32_t obj;
+	uint32_t nr_syms;
+	uint32_t str_size;
+};
+
+struct utrace_dat_sym {
+	uint64_t vaddr;
+	uint32_t size;
+	uint32_t name; /* offset in the string block that follows the entries */
+};
+
+struct utrace_dat_buffer {
+	uint32_t buf; /* id used by PAGE and STATS records */
+	uint32_t image;
+	int32_t pid;
+	int32_t tid;
+	uint32_t flags; /* enum utrace_rb_flags */
+	uint32_t reserved;
+	char comm[16];
+};
+
+struct utrace_dat_page {
+	uint32_t buf;
+	uint32_t reserved;
+	/* struct utrace_subbuf, then subbuf.commit bytes of records */
+};
+
+struct utrace_dat_stats {
+	uint32_t buf;
+	uint32_t reserved;
+	uint64_t written; /* records the producer wrote */
+	uint64_t lost;	  /* records it dropped (buffer full) */
+	uint64_t pages;	  /* sub-buffers saved */
+	uint64_t overrun; /* sub-buffers overwritten or found torn (overwrite mode) */
+};
+
+#endif
