@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trampoline.S - what a patched call site jumps to.
+ *
+ * A site is patched to `call stub_i`; the stub pushes the site's function
+ * id and jumps (through its region's far jump) here.  On entry:
+ *
+ *      rsp+16  return address into the caller     ("parent ip", hooked by fgraph)
+ *      rsp+8   return address into the function  (site + 5)
+ *      rsp+0   function id                       (pushed by the stub)
+ *
+ * The traced function has not run a single instruction yet: its arguments
+ * are live in rdi rsi rdx rcx r8 r9, rax (vector count of a variadic call)
+ * and r10 (static chain), so those are saved.  Vector registers are not:
+ * the runtime is compiled with -mgeneral-regs-only, and anything that may
+ * call into libc goes through utrace_call_preserving_fpu below.  Flags are
+ * dead at a function's entry.
+ *
+ * Stack alignment: the function was entered with rsp = 8 mod 16; the site
+ * call makes it 0, the stub's push 8.  Eight saved registers plus an 8-byte
+ * pad bring it back to 0 at our `call`, as the ABI requires.
+ */
+	.text
+
+.macro SAVE_ARGS
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%r8
+	pushq	%r9
+	pushq	%rax
+	pushq	%r10
+	subq	$8, %rsp
+.endm
+
+.macro RESTORE_ARGS
+	addq	$8, %rsp
+	popq	%r10
+	popq	%rax
+	popq	%r9
+	popq	%r8
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+.endm
+
+/* offsets from rsp after SAVE_ARGS: 9 words saved/padded */
+#define FRAME_ID	72
+#define FRAME_SELF	80
+#define FRAME_PARENT	88
+
+	.globl	utrace_graph_tramp
+	.hidden	utrace_graph_tramp
+	.type	utrace_graph_tramp, @function
+	.p2align 4
+utrace_graph_tramp:
+	.cfi_startproc
+	.cfi_adjust_cfa_offset 16
+	SAVE_ARGS
+	.cfi_adjust_cfa_offset 72
+	movq	FRAME_ID(%rsp), %rdi
+	leaq	FRAME_PARENT(%rsp), %rsi
+	call	utrace_graph_entry
+	RESTORE_ARGS
+	.cfi_adjust_cfa_offset -72
+	addq	$8, %rsp		/* drop the id */
+	.cfi_adjust_cfa_offset -8
+	ret				/* into the function body */
+	.cfi_endproc
+	.size	utrace_graph_tramp, .-utrace_graph_tramp
+
+	.globl	utrace_func_tramp
+	.hidden	utrace_func_tramp
+	.type	utrace_func_tramp, @function
+	.p2align 4
+utrace_func_tramp:
+	.cfi_startproc
+	.cfi_adjust_cfa_offset 16
+	SAVE_ARGS
+	.cfi_adjust_cfa_offset 72
+	movq	FRAME_ID(%rsp), %rdi
+	movq	FRAME_PARENT(%rsp), %rsi
+	call	utrace_func_entry
+	RESTORE_ARGS
+	.cfi_adjust_cfa_offset -72
+	addq	$8, %rsp
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_endproc
+	.size	utrace_func_tramp, .-utrace_func_tramp
+
+/*
+ * The graph tracer replaced the caller's return address with this.  The
+ * function has returned: rax/rdx (and xmm0/xmm1, st0/st1) hold its return
+ * value and must survive; rsp is back to 0 mod 16.  utrace_graph_exit
+ * takes the address of the slot the return address was in (rsp - 8 at
+ * this point, which identifies the frame) and gives back the real return
+ * address, which we jump to.  r11 is scratch at a return.
+ *
+ * No CFI can describe this frame (the real return address lives in the
+ * shadow stack), which is why unwinders are kept away from it: the
+ * runtime restores the real addresses before an exception unwinds
+ * (see runtime/unwind.c).
+ */
+	.globl	utrace_graph_return
+	.hidden	utrace_graph_return
+	.type	utrace_graph_return, @function
+	.p2align 4
+utrace_graph_return:
+	pushq	%rax
+	pushq	%rdx
+	leaq	8(%rsp), %rdi		/* slot address: rsp before the pushes, minus 8 */
+	call	utrace_graph_exit
+	movq	%rax, %r11
+	popq	%rdx
+	popq	%rax
+	jmp	*%r11
+	.size	utrace_graph_return, .-utrace_graph_return
+
+/*
+ * long utrace_call_preserving_fpu(long (*fn)(void *), void *arg)
+ *
+ * Calls fn(arg) with the whole extended state (x87, SSE, AVX, ...) saved
+ * around it, for slow paths taken inside a trampoline that must call libc
+ * (whose string functions use vector registers) while the traced
+ * function's vector arguments or return value are live.  The xsave area
+ * size comes from CPUID leaf 0xd (utrace_xsave_size, set at start-up).
+ */
+	.globl	utrace_call_preserving_fpu
+	.hidden	utrace_call_preserving_fpu
+	.type	utrace_call_preserving_fpu, @function
+	.p2align 4
+utrace_call_preserving_fpu:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushq	%rbx
+	pushq	%r12
+	movq	%rdi, %rbx
+	movq	%rsi, %r12
+	movl	utrace_xsave_size(%rip), %ecx
+	subq	%rcx, %rsp
+	andq	$-64, %rsp
+	/* xsave requires a zeroed header (bytes 512..575) */
+	xorl	%eax, %eax
+	movq	%rax, 512(%rsp)
+	movq	%rax, 520(%rsp)
+	movq	%rax, 528(%rsp)
+	movq	%rax, 536(%rsp)
+	movq	%rax, 544(%rsp)
+	movq	%rax, 552(%rsp)
+	movq	%rax, 560(%rsp)
+	movq	%rax, 568(%rsp)
+	movl	$-1, %eax
+	movl	$-1, %edx
+	xsave64	(%rsp)
+	movq	%r12, %rdi
+	call	*%rbx
+	movq	%rax, %rbx
+	movl	$-1, %eax
+	movl	$-1, %edx
+	xrstor64 (%rsp)
+	movq	%rbx, %rax
+	leaq	-16(%rbp), %rsp
+	popq	%r12
+	popq	%rbx
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	utrace_call_preserving_fpu, .-utrace_call_preserving_fpu
+
+	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elf.h - a minimal, bounds-checked ELF64 reader.
+ *
+ * Shared by the tool and by libutrace.so (which runs inside the traced
+ * process), so it reports failure as a negative errno only, never through
+ * struct utrace_error, and never prints.
+ */
+#ifndef UTRACE_LIB_ELF_H
+#define UTRACE_LIB_ELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct utrace_elf;
+
+struct utrace_elf_section {
+	uint64_t vaddr, size, offset;
+	uint32_t type, flags; /* SHT_*, low 32 bits of SHF_* */
+	uint64_t entsize;
+	uint32_t link, info; /* sh_link, sh_info */
+	uint32_t index;	     /* section header index */
+};
+
+struct utrace_elf_sym {
+	const char *name; /* "" if the name is out of bounds */
+	uint64_t value, size;
+	uint16_t shndx;
+	uint8_t type, bind; /* STT_*, STB_* */
+};
+
+struct utrace_elf_rela {
+	uint64_t offset; /* r_offset: the vaddr that is relocated */
+	uint32_t type;	 /* ELF64_R_TYPE */
+	uint32_t sym;	 /* ELF64_R_SYM */
+	int64_t addend;
+};
+
+/*
+ * Maps path read-only and checks the ELF64 header and the section header
+ * table.  Returns 0, or -errno from open/fstat/mmap, -ENOEXEC if it is not
+ * a well-formed ELF64 file, -ENOMEM.
+ */
+int utrace_elf_open(const char *path, struct utrace_elf **out);
+/* Same; on -ENOEXEC also sets *why to a static string (e.g. "section
+ * header table beyond end of file"). */
+int utrace_elf_open_why(const char *path, struct utrace_elf **out, const char **why);
+void utrace_elf_close(struct utrace_elf *elf);
+
+/* The path given to open, for messages. */
+const char *utrace_elf_path(const struct utrace_elf *elf);
+int utrace_elf_type(const struct utrace_elf *elf);    /* ET_EXEC, ET_DYN, ... */
+int utrace_elf_machine(const struct utrace_elf *elf); /* EM_X86_64, ... */
+uint64_t utrace_elf_size(const struct utrace_elf *elf);
+
+/* Bounds-checked pointer into the file; NULL if [offset, offset+size)
+ * is not inside it.  Not aligned: copy multi-byte fields with memcpy. */
+const void *utrace_elf_data(const struct utrace_elf *elf, uint64_t offset, uint64_t size);
+
+size_t utrace_elf_section_count(const struct utrace_elf *elf);
+/* Section number idx; 0 or -ENOENT.  *name (if name) is "" when unnamed. */
+int utrace_elf_section(const struct utrace_elf *elf, size_t idx, struct utrace_elf_section *out,
+		       const char **name);
+/* First section called name; 0 or -ENOENT. */
+int utrace_elf_find_section(const struct utrace_elf *elf, const char *name,
+			    struct utrace_elf_section *out);
+/* A section's file contents, or NULL (SHT_NOBITS, or out of bounds). */
+const void *utrace_elf_section_data(const struct utrace_elf *elf,
+				    const struct utrace_elf_section *sec);
+
+/* Number of entries of a SHT_SYMTAB/SHT_DYNSYM section, 0 if corrupt. */
+size_t utrace_elf_sym_count(const struct utrace_elf *elf, const struct utrace_elf_section *symtab);
+/* Entry i of a symbol table section; 0, or -ENOENT if out of range. */
+int utrace_elf_sym(const struct utrace_elf *elf, const struct utrace_elf_section *symtab, size_t i,
+		   struct utrace_elf_sym *out);
+
+/* Number of entries of a SHT_RELA section, 0 if corrupt. */
+size_t utrace_elf_rela_count(const struct utrace_elf *elf, const struct utrace_elf_section *rela);
+int utrace_elf_rela(const struct utrace_elf *elf, const struct utrace_elf_section *rela, size_t i,
+		    struct utrace_elf_rela *out);
+
+#endif

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fgraph.c - the function_graph tracer: hooking returns with a shadow stack.
+ *
+ * As in the kernel (ret_stack in task_struct), a traced function's entry
+ * saves the real return address on a per-thread shadow stack and puts the
+ * address of utrace_graph_return in its place on the program's stack:
+ *
+ *   program stack                     shadow stack (rt_self.stack)
+ *   +------------------------+        +------------------------------+
+ *   | ... caller frame ...   |        | ret   = caller+0x1d          |
+ *   | utrace_graph_return    | <------- slot  = &this word           |
+ *   +------------------------+        | ts, id                       |
+ *   | traced function frame  |        +------------------------------+
+ *
+ * When the function returns it lands in the return trampoline, which asks
+ * utrace_graph_exit for the real address.  The frame to pop is found by
+ * its slot: normally the top one; if frames above it were abandoned (a
+ * longjmp we did not see, an exception), they are popped too and recorded
+ * as ended by an unwind.  longjmp and C++ exceptions are also handled up
+ * front in unwind.c, which must put the real return addresses back before
+ * an unwinder walks the stack.
+ *
+ * Entry records the ENTRY word, exit the EXIT word: 8 bytes per call.
+ * With tracing_thresh nothing is written at entry; a call that lasted at
+ * least the threshold is written at its exit as one GRAPH_LEAF record.
+ */
+#include "common/record.h"
+#include "runtime/rt.h"
+
+static inline void fgraph_record_entry(struct rt_thread *t, uint32_t id, uint64_t ts,
+				       uint32_t cpu)
+{
+	if (likely(id <= UREC_SHORT_ID_MAX)) {
+		uint32_t w = urec_entry(id, 0);
+
+		rt_rb_put(t, &w, 1, RT_DPOS_SHORT, ts, cpu);
+	} else {
+		uint32_t w[3] = {urec_ext(UEXT_ENTRY_LONG, 0), id, 0};
+
+		rt_rb_put(t, w, 3, RT_DPOS_WORD32(2), ts, cpu);
+	}
+}
+
+static void fgraph_record_unwind(struct rt_thread *t, uint32_t n, uint64_t ts, uint32_t cpu)
+{
+	while (n) {
+		uint32_t k = n > 0xffffff ? 0xffffff : n;
+		uint32_t w[2] = {urec_ext(UEXT_EXIT_UNWIND, k), 0};
+
+		rt_rb_put(t, w, 2, RT_DPOS_WORD32(1), ts, cpu);
+		n -= k;
+	}
+}
+
+static inline bool fgraph_may_record(struct rt_thread *t)
+{
+	return (t->state & ~RT_TS_BUSY) == RT_TS_READY && rt_tracing_on();
+}
+
+/* Bookkeeping for a frame leaving the shadow stack. */
+static inline void fgraph_frame_gone(struct rt_thread *t, struct rt_frame *f)
+{
+	if (f->flags & RT_FRAME_ROOT)
+		t->graph_roots--;
+	if (f->flags & RT_FRAME_NOTRACE) {
+		if (!--t->notrace_depth)
+			t->state &= ~RT_TS_NOTRACE;
+	}
+}
+
+/* Pop frames [new_depth, depth) that will never return normally. */
+static void fgraph_pop_dead(struct rt_thread *t, uint32_t new_depth, uint64_t ts, uint32_t cpu)
+{
+	uint32_t n = 0;
+
+	while (t->depth > new_depth) {
+		struct rt_frame *f = &t->stack[--t->depth];
+
+		if (!(f->flags & RT_FRAME_NOTRACE) && !t->notrace_depth)
+			n++;
+		fgraph_frame_gone(t, f);
+	}
+	if (n && fgraph_may_record(t) && !rt.tsc_thresh)
+		fgraph_record_unwind(t, n, ts, cpu);
+}
+
+void utrace_graph_entry(uint64_t id, uint64_t *slot)
+{
+	struct rt_thread *t = &rt_self;
+	struct rt_frame *f;
+	uint32_t cpu, flags = 0;
+	uint8_t sel;
+	uint64_t ts;
+
+	if (unlikely(t->state != RT_TS_READY)) {
+		if (!rt_rb_slow_ok(t))
+			return;
+	}
+	if (unlikely(!rt_tracing_on()))
+		return;
+	sel = rt.site_flags[id];
+	if (unlikely(rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS)) {
+		if (sel & UTRACE_SITE_GRAPH_ROOT)
+			flags |= RT_FRAME_ROOT;
+		else if (!t->graph_roots)
+			return;
+	}
+	if (unlikely(sel & UTRACE_SITE_GRAPH_NOTRACE))
+		flags |= RT_FRAME_NOTRACE;
+	if (unlikely(t->depth >= t->stack_cap ||
+		     (rt.cfg.max_depth && t->depth >= rt.cfg.max_depth)))
+		return;
+
+	/* From here a signal handler that calls traced functions sees BUSY
+	 * and leaves us alone: the shadow stack is being changed. */
+	t->state = RT_TS_READY | RT_TS_BUSY;
+	ts = rt_clock(&cpu);
+	/* Written before the push: a sub-buffer that starts with this record
+	 * must say the depth (and CONTEXT) from before it. */
+	if (!rt.tsc_thresh && !(flags & RT_FRAME_NOTRACE))
+		fgraph_record_entry(t, (uint32_t)id, ts, cpu);
+	f = &t->stack[t->depth];
+	f->ret = *slot;
+	f->slot = slot;
+	f->ts = ts;
+	f->id = (uint32_t)id;
+	f->flags = flags;
+	t->depth++;
+	if (flags & RT_FRAME_ROOT)
+		t->graph_roots++;
+	*slot = (uint64_t)(uintptr_t)utrace_graph_return;
+	t->state = RT_TS_READY;
+	if (flags & RT_FRAME_NOTRACE) {
+		t->notrace_depth++;
+		t->state |= RT_TS_NOTRACE;
+	}
+}
+
+/*
+ * Must always find the real return address, whatever the state of
+ * tracing: a hooked frame returns here even after tracing stopped.
+ */
+uint64_t utrace_graph_exit(uint64_t *slot)
+{
+	struct rt_thread *t = &rt_self;
+	uint32_t busy = t->state & RT_TS_BUSY;
+	uint32_t d = t->depth, cpu;
+	struct rt_frame *f;
+	uint64_t ret, ts;
+
+	t->state |= RT_TS_BUSY;
+	ts = rt_clock(&cpu);
+	while (d && t->stack[d - 1].slot != slot)
+		d--;
+	if (unlikely(!d)) {
+		/* No frame owns this slot: the shadow stack no longer matches
+		 * the program's.  There is no right answer left; the newest
+		 * frame is the best guess. */
+		rt_disable("function_graph: return address not on the shadow stack");
+		d = t->depth;
+		if (!d) {
+			rt_log("fatal: no return address to go back to");
+			__builtin_trap();
+		}
+	}
+	if (d != t->depth)
+		fgraph_pop_dead(t, d, ts, cpu);
+
+	/* The frame is popped after its exit is written, for the same
+	 * reason as in utrace_graph_entry. */
+	f = &t->stack[d - 1];
+	ret = f->ret;
+	if (!busy && !(f->flags & RT_FRAME_NOTRACE) && !t->notrace_depth &&
+	    fgraph_may_record(t)) {
+		if (!rt.tsc_thresh) {
+			uint32_t w = urec_exit(0);
+
+			rt_rb_put(t, &w, 1, RT_DPOS_EXIT, ts, cpu);
+		} else if (ts - f->ts >= rt.tsc_thresh) {
+			uint64_t dur = ts - f->ts;
+			uint32_t w[5] = {urec_ext(UEXT_GRAPH_LEAF, 0), f->id, d - 1, (uint32_t)dur,
+					 (uint32_t)(dur >> 32)};
+
+			rt_rb_put(t, w, 5, RT_DPOS_EXT, ts, cpu);
+		}
+	}
+	t->depth = d - 1;
+	fgraph_frame_gone(t, f);
+	t->state &= ~RT_TS_BUSY;
+	t->state |= busy;
+	return ret;
+}
+
+/* ---- helpers for unwind.c ------------------------------------------ */
+
+/* Frames whose slot lies below sp belong to stack memory that a longjmp
+ * or an exception has just abandoned. */
+void rt_fgraph_unwind_to(struct rt_thread *t, uint64_t sp)
+{
+	uint32_t d = t->depth, cpu;
+	uint64_t ts;
+
+	if (!t->stack)
+		return;
+	while (d && (uint64_t)(uintptr_t)t->stack[d - 1].slot < sp)
+		d--;
+	if (d == t->depth)
+		return;
+	t->state |= RT_TS_BUSY;
+	ts = rt_clock(&cpu);
+	fgraph_pop_dead(t, d, ts, cpu);
+	t->state &= ~RT_TS_BUSY;
+}
+
+/* Put every real return address back, so that an unwinder walking the
+ * stack sees the program's own frames. */
+void rt_fgraph_unhook_all(struct rt_thread *t)
+{
+	for (uint32_t i = 0; i < t->depth; i++) {
+		struct rt_frame *f = &t->stack[i];
+
+		if (!(f->flags & RT_FRAME_UNHOOKED)) {
+			*f->slot = f->ret;
+			f->flags |= RT_FRAME_UNHOOKED;
+		}
+	}
+}
+
+/* After a catch at stack pointer sp: frames below sp are gone, the others
+ * get their hook back. */
+void rt_fgraph_rehook_above(struct rt_thread *t, uint64_t sp)
+{
+	rt_fgraph_unwind_to(t, sp);
+	for (uint32_t i = 0; i < t->depth; i++) {
+		struct rt_frame *f = &t->stack[i];
+
+		if (f->flags & RT_FRAME_UNHOOKED) {
+			*f->slot = (uint64_t)(uintptr_t)utrace_graph_return;
+			f->flags &= ~RT_FRAME_UNHOOKED;
+		}
+	}
+}

@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ftrace.c - call sites: finding them, numbering them, turning them on.
+ *
+ * Every object built with the instrumentation flags lists its call sites
+ * in a section: __patchable_function_entries (-fpatchable-function-entry)
+ * or __mcount_loc (-mrecord-mcount).  The section is loaded and relocated
+ * like any data, so the runtime reads the site addresses straight from
+ * memory, in section order, and numbers them: function id = the object's
+ * id_base + index.  The section is found through the object's file on
+ * disk (section headers are not mapped).
+ *
+ * Each object gets a stub region within rel32 reach of its code (the
+ * kernel keeps its trampolines near the text for the same reason):
+ *
+ *   region: +--------------------+-------------+-------------+-----
+ *           | jmp *tracer (far)  | stub 0      | stub 1      | ...
+ *           +--------------------+-------------+-------------+-----
+ *                     ^            push $id0     push $id1
+ *                     +----------- jmp region ---+
+ *
+ * The recorder, which has the symbol tables and the filters, answers the
+ * list of sites with one byte of flags per site; the selected ones are
+ * patched from NOP to `call stub_i` in one text_poke batch.  Sites that
+ * are not selected keep their NOP and cost nothing.
+ *
+ * dlopen/dlclose are interposed so that libraries loaded later are
+ * scanned too, and unloaded ones forgotten.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "arch/x86_64/insn.h"
+#include "lib/elf.h"
+#include "runtime/rt.h"
+
+#define STUB_HEADER 64 /* far jump to the tracer's trampoline */
+#define RT_MAX_IDS (1u << 24)
+
+static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t page_up(uint64_t x)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	return (x + pg - 1) & ~(pg - 1);
+}
+
+/* Map size bytes at an address every site of obj reaches with rel32. */
+static void *stubs_map_near(struct rt_object *obj, uint64_t size)
+{
+	const uint64_t step = 1ull << 20, span = 1ull << 31;
+
+	for (uint64_t k = 1; k * step < span; k++) {
+		for (int dir = 0; dir < 2; dir++) {
+			uint64_t hint = dir ? page_up(obj->hi) + k * step
+					    : (obj->lo & ~(step - 1)) - k * step - page_up(size);
+			void *p;
+
+			if (dir == 0 && hint > obj->lo)
+				continue; /* wrapped below zero */
+			if (!insn_rel32_reaches(obj->lo + INSN_SITE_SIZE, hint) ||
+			    !insn_rel32_reaches(obj->lo + INSN_SITE_SIZE, hint + size) ||
+			    !insn_rel32_reaches(obj->hi, hint) ||
+			    !insn_rel32_reaches(obj->hi, hint + size))
+				continue;
+			p = mmap((void *)hint, size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				continue;
+			if ((uint64_t)(uintptr_t)p != hint) { /* kernel without NOREPLACE */
+				munmap(p, size);
+				continue;
+			}
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static int stubs_create(struct rt_object *obj)
+{
+	uint64_t size = page_up(STUB_HEADER + (uint64_t)obj->nr_sites * INSN_STUB_SIZE);
+	void *tramp = rt.cfg.tracer == UTRACE_TRACER_FUNCTION ? (void *)utrace_func_tramp
+							      : (void *)utrace_graph_tramp;
+	uint8_t *r = stubs_map_near(obj, size);
+
+	if (!r)
+		return -ENOMEM;
+	insn_make_farjmp(r, (uint64_t)(uintptr_t)tramp);
+	for (uint32_t i = 0; i < obj->nr_sites; i++) {
+		uint8_t *at = r + STUB_HEADER + (uint64_t)i * INSN_STUB_SIZE;
+
+		insn_make_stub(at, (uint64_t)(uintptr_t)at, obj->id_base + i,
+			       (uint64_t)(uintptr_t)r);
+	}
+	/* Written once, before any site can call into it; then R-X. */
+	if (mprotect(r, size, PROT_READ | PROT_EXEC) < 0) {
+		munmap(r, size);
+		return -errno;
+	}
+	obj->stubs = r;
+	obj->stubs_size = size;
+	return 0;
+}
+
+static struct rt_object *object_find(uint64_t bias, const char *path)
+{
+	for (struct rt_object *o = rt.objects; o; o = o->next)
+		if (o->bias == bias && !strcmp(o->path, path))
+			return o;
+	return NULL;
+}
+
+/* Read the site list of an object from its (relocated) section in memory. */
+static int object_read_sites(struct rt_object *obj)
+{
+	struct utrace_elf_section sec;
+	struct utrace_elf *elf;
+	const uint64_t *mem;
+	size_t n;
+
+	if (utrace_elf_open(obj->path, &elf) < 0)
+		return 0; /* not a file we can read: no sites */
+	if (!utrace_elf_find_section(elf, "__patchable_function_entries", &sec)) {
+		obj->flags &= ~UTRACE_OBJ_MCOUNT;
+	} else if (!utrace_elf_find_section(elf, "__mcount_loc", &sec)) {
+		obj->flags |= UTRACE_OBJ_MCOUNT;
+	} else {
+		utrace_elf_close(elf);
+		return 0;
+	}
+	utrace_elf_close(elf);
+	n = sec.size / sizeof(uint64_t);
+	mem = (const uint64_t *)(uintptr_t)(obj->bias + sec.vaddr);
+	if (!n || (uint64_t)(uintptr_t)mem < obj->lo || (uint64_t)(uintptr_t)(mem + n) > obj->hi)
+		return 0;
+	if (rt.next_id + n > RT_MAX_IDS)
+		return -ENOSPC;
+	obj->sites = malloc(n * sizeof(uint64_t));
+	if (!obj->sites)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = mem[i];
+		const uint8_t *p = (const uint8_t *)(uintptr_t)a;
+
+		/* A site we cannot patch safely is left alone (address 0). */
+		if (a < obj->lo || a + INSN_SITE_SIZE > obj->hi || !(insn_is_nop5(p) || insn_is_nop1x5(p)))
+			a = 0;
+		obj->sites[i] = a;
+	}
+	obj->nr_sites = (uint32_t)n;
+	obj->id_base = rt.next_id;
+	rt.next_id += (uint32_t)n;
+	return 0;
+}
+
+static int object_send(struct rt_object *obj)
+{
+	size_t plen = strlen(obj->path) + 1;
+	struct utrace_msg_object *om;
+	struct utrace_msg_sites *sm;
+	int ret;
+
+	om = malloc(sizeof(*om) + plen);
+	sm = malloc(sizeof(*sm) + UTRACE_SITES_PER_MSG * sizeof(uint64_t));
+	if (!om || !sm) {
+		free(om);
+		free(sm);
+		return -ENOMEM;
+	}
+	om->hdr.type = UTRACE_MSG_OBJECT;
+	om->hdr.size = (uint32_t)(sizeof(*om) + plen);
+	om->obj = obj->index;
+	om->flags = obj->flags;
+	om->id_base = obj->id_base;
+	om->nr_sites = obj->nr_sites;
+	om->bias = obj->bias;
+	memcpy(om->path, obj->path, plen);
+	ret = rt_send(om, om->hdr.size, -1);
+	for (uint32_t first = 0; ret >= 0 && first < obj->nr_sites; first += UTRACE_SITES_PER_MSG) {
+		uint32_t cnt = obj->nr_sites - first;
+
+		if (cnt > UTRACE_SITES_PER_MSG)
+			cnt = UTRACE_SITES_PER_MSG;
+		sm->hdr.type = UTRACE_MSG_SITES;
+		sm->hdr.size = (uint32_t)(sizeof(*sm) + cnt * sizeof(uint64_t));
+		sm->obj = obj->index;
+		sm->first = first;
+		sm->count = cnt;
+		sm->reserved = 0;
+		for (uint32_t i = 0; i < cnt; i++) {
+			uint64_t a = obj->sites[first + i];
+
+			sm->vaddr[i] = a ? a - obj->bias : 0;
+		}
+		ret = rt_send(sm, sm->hdr.size, -1);
+	}
+	free(om);
+	free(sm);
+	return ret;
+}
+
+/* Receive the recorder's selection for obj and patch the chosen sites. */
+static int object_enable(struct rt_object *obj)
+{
+	struct utrace_msg_select *sel = malloc(UTRACE_MSG_MAX);
+	struct rt_poke *pokes = malloc((size_t)obj->nr_sites * sizeof(*pokes));
+	size_t npokes = 0, nsled = 0;
+	uint32_t got = 0;
+	int ret = 0;
+
+	if (!sel || !pokes) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (got < obj->nr_sites) {
+		ret = rt_recv(sel, UTRACE_MSG_MAX, NULL);
+		if (ret < 0)
+			goto out;
+		if (sel->hdr.type != UTRACE_MSG_SELECT || sel->obj != obj->index ||
+		    sel->first != got || sel->count > obj->nr_sites - got ||
+		    sel->hdr.size < sizeof(*sel) + sel->count) {
+			ret = -EPROTO;
+			goto out;
+		}
+		for (uint32_t i = 0; i < sel->count; i++)
+			rt.site_flags[obj->id_base + got + i] = sel->flags[i];
+		got += sel->count;
+	}
+
+	/* gcc's five 1-byte NOPs become one 5-byte NOP first: only then can
+	 * a site be switched on and off while threads run (insn.h). */
+	for (uint32_t i = 0; i < obj->nr_sites; i++) {
+		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
+
+		if (p && insn_is_nop1x5(p)) {
+			pokes[nsled].addr = p;
+			memcpy(pokes[nsled].bytes, insn_nop5, INSN_SITE_SIZE);
+			nsled++;
+		}
+	}
+	ret = rt_text_poke_batch(pokes, nsled);
+	if (ret < 0)
+		goto out;
+
+	for (uint32_t i = 0; i < obj->nr_sites; i++) {
+		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
+		uint64_t stub = (uint64_t)(uintptr_t)obj->stubs + STUB_HEADER +
+				(uint64_t)i * INSN_STUB_SIZE;
+
+		if (!p || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
+			continue;
+		pokes[npokes].addr = p;
+		insn_rel32(pokes[npokes].bytes, INSN_CALL, (uint64_t)(uintptr_t)p, stub);
+		npokes++;
+	}
+	ret = rt_text_poke_batch(pokes, npokes);
+out:
+	free(sel);
+	free(pokes);
+	return ret;
+}
+
+struct scan_ctx {
+	int err;
+	struct rt_object *added;
+};
+
+static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct scan_ctx *ctx = data;
+	static char self_anchor;
+	char exe[4096];
+	const char *path = info->dlpi_name;
+	struct rt_object *obj;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int ret;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (hi <= lo)
+		return 0;
+	/* ourselves and the vDSO are not traced */
+	if ((uintptr_t)&self_anchor >= lo && (uintptr_t)&self_anchor < hi)
+		return 0;
+	if (!path || !*path) {
+		/* the main program */
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n <= 0)
+			return 0;
+		exe[n] = 0;
+		path = exe;
+	} else if (path[0] != '/') {
+		return 0; /* linux-vdso.so.1 */
+	}
+	if (object_find(info->dlpi_addr, path))
+		return 0;
+
+	obj = calloc(1, sizeof(*obj));
+	if (!obj || !(obj->path = strdup(path))) {
+		free(obj);
+		ctx->err = -ENOMEM;
+		return 1;
+	}
+	obj->bias = info->dlpi_addr;
+	obj->lo = lo;
+	obj->hi = hi;
+	obj->index = rt.nr_objects++;
+	if (!rt.objects)
+		obj->flags |= UTRACE_OBJ_MAIN;
+	ret = object_read_sites(obj);
+	if (!ret && obj->nr_sites)
+		ret = stubs_create(obj);
+	if (ret < 0) {
+		/* Not traceable, but still named for symbol lookups. */
+		free(obj->sites);
+		obj->sites = NULL;
+		obj->nr_sites = 0;
+		rt_log("cannot trace an object (no room for its sites or stubs); it runs untraced");
+	}
+	/* append: keeps the main program first */
+	struct rt_object **pp = &rt.objects;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = obj;
+	if (!ctx->added)
+		ctx->added = obj;
+	return 0;
+}
+
+/* Find objects not seen yet, tell the recorder, enable what it selects. */
+int rt_objects_scan(void)
+{
+	struct scan_ctx ctx = {0};
+	int ret = 0;
+
+	pthread_mutex_lock(&objects_lock);
+	dl_iterate_phdr(scan_one, &ctx);
+	for (struct rt_object *o = ctx.added; o && ret >= 0; o = o->next) {
+		ret = object_send(o);
+		if (ret >= 0 && o->nr_sites)
+			ret = object_enable(o);
+	}
+	pthread_mutex_unlock(&objects_lock);
+	if (ctx.err < 0)
+		ret = ctx.err;
+	if (ret < 0)
+		rt_disable("cannot register the program's objects with the recorder");
+	return ret;
+}
+
+/* Fork child: same objects, already patched; the recorder needs to know
+ * them for this new process. */
+void rt_objects_resend(void)
+{
+	for (struct rt_object *o = rt.objects; o; o = o->next) {
+		o->flags |= UTRACE_OBJ_INHERITED;
+		if (object_send(o) < 0)
+			break;
+	}
+}
+
+/* ---- dlopen / dlclose ----------------------------------------------- */
+
+static int unload_mark(struct dl_phdr_info *info, size_t size, void *data)
+{
+	for (struct rt_object *o = rt.objects; o; o = o->next)
+		if (o->bias == info->dlpi_addr)
+			o->flags |= 1u << 31; /* still present */
+	return 0;
+}
+
+static void *(*real_dlopen)(const char *, int);
+static int (*real_dlclose)(void *);
+
+__attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
+{
+	void *h;
+
+	if (!real_dlopen)
+		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	h = real_dlopen(file, mode);
+	if (h && rt.sock >= 0 && rt.enabled)
+		rt_objects_scan();
+	return h;
+}
+
+__attribute__((visibility("default"))) int dlclose(void *handle)
+{
+	int ret;
+
+	if (!real_dlclose)
+		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	ret = real_dlclose(handle);
+	if (rt.sock < 0)
+		return ret;
+	pthread_mutex_lock(&objects_lock);
+	dl_iterate_phdr(unload_mark, NULL);
+	/* Forget objects that went away: a library loaded again later gets
+	 * new ids and fresh patches.  Their stub regions stay mapped, in
+	 * case a thread is still returning through one. */
+	for (struct rt_object **pp = &rt.objects; *pp;) {
+		struct rt_object *o = *pp;
+
+		if (o->flags & 1u << 31 || o->flags & UTRACE_OBJ_MAIN) {
+			o->flags &= ~(1u << 31);
+			pp = &o->next;
+			continue;
+		}
+		*pp = o->next;
+		free(o->sites);
+		free(o->path);
+		free(o);
+	}
+	pthread_mutex_unlock(&objects_lock);
+	return ret;
+}

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * init.c - start-up of libutrace.so and its conversation with the recorder.
+ *
+ * `utrace record` starts the program with LD_PRELOAD=libutrace.so and
+ * UTRACE_SOCK=<socket path>.  Our constructor runs before the program's:
+ * it connects, says HELLO, gets the CONFIG and the control page, then
+ * registers every loaded object (ftrace.c), which patches the selected
+ * call sites.  Without UTRACE_SOCK (a program linked with -lutrace and run
+ * on its own, or a recorder that has gone) the runtime stays dormant:
+ * every site keeps its NOP.
+ *
+ * fork(): the child gets a connection of its own and forgets the parent's
+ * buffer (the memfd mapping is shared with the parent).  exec(): the new
+ * image starts over from its own constructor, traced as long as the
+ * environment still carries LD_PRELOAD and UTRACE_SOCK.
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "runtime/rt.h"
+
+struct rt_global rt = {.sock = -1};
+uint32_t utrace_xsave_size;
+long rt_rseq_cpu;
+
+/* glibc >= 2.35 exports where it put the thread's struct rseq. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+static void rt_rseq_init(void)
+{
+	/* struct rseq { u32 cpu_id_start; u32 cpu_id; ... } */
+	if (&__rseq_size && &__rseq_offset && __rseq_size >= 8)
+		rt_rseq_cpu = (long)__rseq_offset + 4;
+}
+
+int rt_send(const void *msg, uint32_t size, int fd)
+{
+	struct iovec iov = {.iov_base = (void *)msg, .iov_len = size};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+
+	if (rt.sock < 0)
+		return -ENOTCONN;
+	if (fd >= 0) {
+		memset(&c, 0, sizeof(c));
+		mh.msg_control = c.buf;
+		mh.msg_controllen = sizeof(c.buf);
+		c.h.cmsg_level = SOL_SOCKET;
+		c.h.cmsg_type = SCM_RIGHTS;
+		c.h.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&c.h), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(rt.sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)size ? 0 : -EPIPE;
+}
+
+int rt_recv(void *buf, uint32_t size, int *fd)
+{
+	struct iovec iov = {.iov_base = buf, .iov_len = size};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct cmsghdr *ch;
+	ssize_t n;
+
+	mh.msg_control = c.buf;
+	mh.msg_controllen = sizeof(c.buf);
+	if (fd)
+		*fd = -1;
+	do
+		n = recvmsg(rt.sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < (ssize_t)sizeof(struct utrace_msg))
+		return -EPIPE;
+	for (ch = CMSG_FIRSTHDR(&mh); ch; ch = CMSG_NXTHDR(&mh, ch)) {
+		if (ch->cmsg_level == SOL_SOCKET && ch->cmsg_type == SCM_RIGHTS) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(ch), sizeof(int));
+			if (fd)
+				*fd = got;
+			else
+				close(got);
+		}
+	}
+	if (((struct utrace_msg *)buf)->size > (uint32_t)n)
+		return -EPROTO;
+	return (int)n;
+}
+
+static int rt_connect(const char *path, bool forked)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct {
+		struct utrace_msg_hello h;
+		char exe[4096];
+	} hello;
+	struct utrace_msg_config cfg;
+	ssize_t n;
+	int fd, ctl_fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -errno;
+	}
+	rt.sock = fd;
+
+	memset(&hello.h, 0, sizeof(hello.h));
+	n = readlink("/proc/self/exe", hello.exe, sizeof(hello.exe) - 1);
+	hello.exe[n > 0 ? n : 0] = 0;
+	hello.h.hdr.type = UTRACE_MSG_HELLO;
+	hello.h.hdr.size = (uint32_t)(sizeof(hello.h) + strlen(hello.exe) + 1);
+	hello.h.version = UTRACE_PROTO_VERSION;
+	hello.h.flags = forked ? UTRACE_HELLO_FORKED : 0;
+	hello.h.pid = getpid();
+	hello.h.ppid = getppid();
+	if (rt_send(&hello, hello.h.hdr.size, -1) < 0 ||
+	    rt_recv(&cfg, sizeof(cfg), &ctl_fd) < (int)sizeof(cfg) ||
+	    cfg.hdr.type != UTRACE_MSG_CONFIG || ctl_fd < 0)
+		goto fail;
+	if (!rt.ctl) {
+		rt.ctl = mmap(NULL, sizeof(struct utrace_control), PROT_READ, MAP_SHARED, ctl_fd, 0);
+		if (rt.ctl == MAP_FAILED) {
+			rt.ctl = NULL;
+			close(ctl_fd);
+			goto fail;
+		}
+	}
+	close(ctl_fd);
+	rt.cfg = cfg;
+	rt.tsc_thresh = cfg.thresh_ns ? (cfg.thresh_ns * cfg.tsc_per_us_q16 / 1000) >> 16 : 0;
+	if (cfg.thresh_ns && !rt.tsc_thresh)
+		rt.tsc_thresh = 1;
+	return 0;
+fail:
+	close(fd);
+	rt.sock = -1;
+	return -EPROTO;
+}
+
+static void rt_atfork_child(void)
+{
+	const char *path = getenv(UTRACE_ENV_SOCK);
+
+	if (rt.sock < 0)
+		return;
+	close(rt.sock);
+	rt.sock = -1;
+	rt.pid = getpid();
+	rt_rb_forget(&rt_self);
+	if (!path || rt_connect(path, true) < 0) {
+		rt.enabled = 0;
+		return;
+	}
+	rt_objects_resend();
+}
+
+static int rt_xsave_init(void)
+{
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+		return -ENOTSUP;
+	__cpuid_count(0xd, 0, a, b, c, d);
+	if (b < 576)
+		return -ENOTSUP;
+	utrace_xsave_size = b + 64; /* + room to align to 64 */
+	return 0;
+}
+
+__attribute__((constructor(101))) static void rt_init(void)
+{
+	const char *path = getenv(UTRACE_ENV_SOCK);
+	int saved_errno = errno;
+
+	if (!path || !*path)
+		goto out; /* dormant: not started by utrace record */
+	rt.pid = getpid();
+	rt_rseq_init();
+	if (rt_connect(path, false) < 0)
+		goto out; /* recorder gone: run untraced */
+	if (rt_xsave_init() < 0) {
+		rt_log("this CPU has no XSAVE; tracing is off");
+		goto out;
+	}
+	if (rt_text_poke_init() < 0) {
+		rt_log("membarrier() is not available: code cannot be patched safely; tracing is off");
+		goto out;
+	}
+	rt.site_flags = mmap(NULL, 1u << 24, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (rt.site_flags == MAP_FAILED) {
+		rt.site_flags = NULL;
+		goto out;
+	}
+	pthread_atfork(NULL, NULL, rt_atfork_child);
+	/* With the nop tracer the recorder selects no site: the objects are
+	 * registered (for the record) and nothing is patched. */
+	rt.enabled = 1;
+	rt_objects_scan();
+out:
+	errno = saved_errno;
+}

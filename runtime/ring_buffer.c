@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring_buffer.c - the producer side of a thread's ring buffer.
+ *
+ * Layout and the head/tail protocol are described in common/rb_abi.h; the
+ * record words in common/record.h.  The fast path (rt_rb_put1 in rt.h) is
+ * a handful of instructions: compute the delta, store one word, advance
+ * the write pointer, store the commit count.  Everything else comes here:
+ *
+ *   - the sub-buffer is full: hand it to the recorder (head++) and start
+ *     the next one, or, in producer/consumer mode when the recorder has
+ *     not saved it yet, drop the record and count it (like the kernel's
+ *     default mode, new records are lost, old ones kept);
+ *   - the delta does not fit the record: put a TIME_EXTEND first;
+ *   - the thread moved to another CPU: put a CPU record first;
+ *   - the thread has no buffer yet: create it (memfd, mmap, hand the fd to
+ *     the recorder).
+ *
+ * Nothing here may call libc on the record path (string functions clobber
+ * the vector registers that hold the traced function's arguments):
+ * buffer creation, which must, runs under utrace_call_preserving_fpu.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "common/record.h"
+#include "runtime/rt.h"
+
+__thread struct rt_thread rt_self;
+
+/* Frames of shadow stack reserved per thread (address space only). */
+#define RT_STACK_FRAMES (1u << 18)
+
+static pthread_key_t rb_key;
+static pthread_once_t rb_key_once = PTHREAD_ONCE_INIT;
+
+static void rb_write_context(struct rt_thread *t)
+{
+	uint32_t n = t->depth < 64 ? t->depth : 64;
+	uint32_t *wp = t->wp;
+
+	*wp++ = urec_ext(UEXT_CONTEXT, n);
+	*wp++ = t->depth;
+	for (uint32_t i = t->depth - n; i < t->depth; i++)
+		*wp++ = t->stack[i].id;
+	t->wp = wp;
+	t->sb->flags |= UTRACE_SB_CONTEXT;
+}
+
+/* Begin sub-buffer head % nr; false if the recorder still owns it. */
+static bool rb_start_subbuf(struct rt_thread *t, uint64_t ts, uint32_t cpu)
+{
+	struct utrace_rb_meta *m = t->meta;
+	struct utrace_subbuf *sb;
+	bool overwrite = m->flags & UTRACE_RB_OVERWRITE;
+
+	if (!overwrite) {
+		/* acquire: the recorder finished copying sub-buffer tail - 1
+		 * before it published tail; only then may we reuse it. */
+		uint64_t tail = __atomic_load_n(&m->tail, __ATOMIC_ACQUIRE);
+
+		if (t->head - tail >= m->nr_subbufs)
+			return false;
+	}
+	sb = (struct utrace_subbuf *)(t->subbufs + (t->head % m->nr_subbufs) * UTRACE_SUBBUF_SIZE);
+	/* seq first, then a release fence: an overwrite-mode reader copying
+	 * this page reads seq after its copy and discards the page if it
+	 * changed, so seq must change before any data does. */
+	__atomic_store_n(&sb->seq, (uint32_t)t->head, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	sb->time_stamp = ts;
+	sb->commit = 0;
+	sb->lost_before = t->lost_pending > UINT32_MAX ? UINT32_MAX : (uint32_t)t->lost_pending;
+	sb->cpu = (uint16_t)cpu;
+	sb->flags = 0;
+	sb->depth = t->depth;
+	sb->reserved = 0;
+
+	t->sb = sb;
+	t->wp = (uint32_t *)(sb + 1);
+	t->end = t->wp + UTRACE_SUBBUF_DATA / 4;
+	t->last_ts = ts;
+	t->cpu = cpu;
+	/* The reader pairs exits with entries by nesting.  After a gap, or
+	 * when it may start reading here (overwrite mode), tell it which
+	 * frames are open. */
+	if (t->stack && t->depth && (overwrite || t->lost_pending))
+		rb_write_context(t);
+	t->lost_pending = 0;
+	__atomic_store_n(&sb->commit, (uint32_t)((uint8_t *)t->wp - (uint8_t *)(sb + 1)),
+			 __ATOMIC_RELEASE);
+	return true;
+}
+
+static void rb_finish_subbuf(struct rt_thread *t)
+{
+	struct utrace_rb_meta *m = t->meta;
+
+	t->head++;
+	__atomic_store_n(&m->written, t->written, __ATOMIC_RELAXED);
+	/* release: the records and the final commit of this sub-buffer are
+	 * visible to the recorder before the head that gives it away. */
+	__atomic_store_n(&m->head, t->head, __ATOMIC_RELEASE);
+	t->sb = NULL;
+	t->wp = NULL;
+	t->end = NULL;
+}
+
+static void rb_drop(struct rt_thread *t)
+{
+	t->lost++;
+	t->lost_pending++;
+	__atomic_store_n(&t->meta->lost, t->lost, __ATOMIC_RELAXED);
+}
+
+void rt_rb_write(struct rt_thread *t, const uint32_t *words, unsigned n, unsigned dpos,
+		 uint64_t ts, uint32_t cpu)
+{
+	unsigned bits = RT_DPOS_BITS(dpos);
+	uint64_t delta;
+	uint32_t *wp;
+
+	if (unlikely(!t->meta))
+		return;
+	/* room for a CPU record, a TIME_EXTEND and the record itself */
+	if (!t->sb || t->end - t->wp < (long)n + 3) {
+		if (t->sb)
+			rb_finish_subbuf(t);
+		if (!rb_start_subbuf(t, ts, cpu)) {
+			rb_drop(t);
+			return;
+		}
+	}
+	wp = t->wp;
+	if (cpu != t->cpu) {
+		*wp++ = urec_ext(UEXT_CPU, cpu);
+		t->cpu = cpu;
+	}
+	delta = 0;
+	if (bits) {
+		/* TSCs are synchronised here (constant_tsc, nonstop_tsc) but a
+		 * read on another CPU may still be a few cycles behind: never
+		 * let time go backwards within a thread. */
+		if (ts > t->last_ts)
+			delta = ts - t->last_ts;
+		else
+			ts = t->last_ts;
+		if (delta >> bits) {
+			*wp++ = urec_ext(UEXT_TIME_EXTEND, (uint32_t)(delta & 0xffffff));
+			*wp++ = (uint32_t)(delta >> 24);
+			delta = 0;
+		}
+		t->last_ts = ts;
+	}
+	for (unsigned i = 0; i < n; i++)
+		wp[i] = words[i];
+	if (bits)
+		wp[RT_DPOS_WORD(dpos)] |= (uint32_t)delta << RT_DPOS_SHIFT(dpos);
+	wp += n;
+	t->wp = wp;
+	t->written++;
+	__atomic_store_n(&t->sb->commit, (uint32_t)((uint8_t *)wp - (uint8_t *)(t->sb + 1)),
+			 __ATOMIC_RELEASE);
+}
+
+/* ---- buffer creation and teardown ---------------------------------- */
+
+static void rb_thread_exit(void *arg)
+{
+	rt_rb_thread_close(arg);
+}
+
+static void rb_key_init(void)
+{
+	pthread_key_create(&rb_key, rb_thread_exit);
+}
+
+static long rb_create(void *arg)
+{
+	struct rt_thread *t = arg;
+	int saved_errno = errno;
+	uint32_t nr = rt.cfg.nr_subbufs;
+	uint64_t size = utrace_rb_bytes(nr);
+	struct utrace_msg_buffer msg;
+	struct utrace_rb_meta *m;
+	pid_t tid = gettid();
+	int fd;
+
+	/* -T: only the listed threads */
+	if (rt.ctl->tid_filter[0]) {
+		bool found = false;
+
+		for (unsigned i = 0; i < 16 && rt.ctl->tid_filter[i]; i++)
+			found |= rt.ctl->tid_filter[i] == tid;
+		if (!found) {
+			t->state = RT_TS_DEAD;
+			goto out;
+		}
+	}
+	fd = memfd_create("utrace-buffer", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		rt_log("cannot create a trace buffer (memfd); this thread is not traced");
+		t->state = RT_TS_DEAD;
+		goto close_out;
+	}
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		rt_log("cannot map a trace buffer; this thread is not traced");
+		t->state = RT_TS_DEAD;
+		goto close_out;
+	}
+	m->size = sizeof(*m);
+	m->magic = UTRACE_RB_MAGIC;
+	m->subbuf_size = UTRACE_SUBBUF_SIZE;
+	m->nr_subbufs = nr;
+	m->flags = rt.cfg.flags & UTRACE_CFG_OVERWRITE ? UTRACE_RB_OVERWRITE : 0;
+	m->pid = rt.pid;
+	m->tid = tid;
+	prctl(PR_GET_NAME, m->comm);
+
+	if (rt.cfg.tracer == UTRACE_TRACER_FUNCTION_GRAPH && !t->stack) {
+		void *s = mmap(NULL, (size_t)RT_STACK_FRAMES * sizeof(struct rt_frame),
+			       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
+		if (s == MAP_FAILED) {
+			rt_log("cannot map a shadow stack; this thread is not traced");
+			munmap(m, size);
+			t->state = RT_TS_DEAD;
+			goto close_out;
+		}
+		t->stack = s;
+		t->stack_cap = RT_STACK_FRAMES;
+	}
+
+	memset(&msg, 0, sizeof(msg));
+	msg.hdr.size = sizeof(msg);
+	msg.hdr.type = UTRACE_MSG_BUFFER;
+	msg.tid = tid;
+	msg.nr_subbufs = nr;
+	memcpy(msg.comm, m->comm, sizeof(msg.comm));
+	if (rt_send(&msg, sizeof(msg), fd) < 0) {
+		munmap(m, size);
+		t->state = RT_TS_DEAD;
+		goto close_out;
+	}
+	t->meta = m;
+	t->subbufs = (uint8_t *)m + UTRACE_RB_META_SIZE;
+	t->head = 0;
+	t->sb = NULL;
+	t->wp = t->end = NULL;
+	t->state = RT_TS_READY;
+	pthread_once(&rb_key_once, rb_key_init);
+	pthread_setspecific(rb_key, t);
+close_out:
+	if (fd >= 0)
+		close(fd);
+out:
+	errno = saved_errno;
+	return 0;
+}
+
+/* The thread has no buffer yet, or is not on the fast path for another
+ * reason.  Returns whether it may record now. */
+bool rt_rb_slow_ok(struct rt_thread *t)
+{
+	if (t->state & (RT_TS_BUSY | RT_TS_DEAD))
+		return false;
+	if (!rt.enabled || rt.sock < 0)
+		return false;
+	if (!t->meta) {
+		t->state |= RT_TS_BUSY;
+		utrace_call_preserving_fpu(rb_create, t);
+		t->state &= ~RT_TS_BUSY;
+	}
+	return t->state == RT_TS_READY;
+}
+
+void rt_rb_thread_close(struct rt_thread *t)
+{
+	struct utrace_rb_meta *m = t->meta;
+
+	if (!m)
+		return;
+	t->state |= RT_TS_DEAD;
+	__atomic_store_n(&m->written, t->written, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->lost, t->lost, __ATOMIC_RELAXED);
+	prctl(PR_GET_NAME, m->comm);
+	/* release: every record and commit above is visible before the
+	 * recorder sees the buffer closed and does its final read. */
+	__atomic_store_n(&m->state, UTRACE_RB_CLOSED, __ATOMIC_RELEASE);
+	t->meta = NULL;
+	t->sb = NULL;
+	t->wp = t->end = NULL;
+	munmap(m, utrace_rb_bytes(m->nr_subbufs));
+	if (t->stack && !t->depth) {
+		munmap(t->stack, (size_t)t->stack_cap * sizeof(struct rt_frame));
+		t->stack = NULL;
+	}
+}
+
+/* In a fork child: the buffer belongs to the parent's thread (the memfd
+ * mapping is shared), so let go of it without touching it. */
+void rt_rb_forget(struct rt_thread *t)
+{
+	if (t->meta)
+		munmap(t->meta, utrace_rb_bytes(t->meta->nr_subbufs));
+	t->meta = NULL;
+	t->sb = NULL;
+	t->wp = t->end = NULL;
+	t->written = t->lost = t->lost_pending = 0;
+	t->state &= ~(RT_TS_READY | RT_TS_DEAD);
+}

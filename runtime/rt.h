@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt.h - shared state of the in-process runtime (libutrace.so).
+ *
+ *   init.c          start-up, connection to the recorder, fork/exec
+ *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
+ *   text_poke.c     patching live code safely (the text_poke_bp protocol)
+ *   ring_buffer.c   the producer side of the per-thread buffers
+ *   fgraph.c        function_graph: shadow return stack, entry/exit
+ *   trace_functions.c  the function tracer
+ *   unwind.c        longjmp, C++ exceptions, pthread_exit vs. hooked returns
+ *   log.c           signal-safe, allocation-free notices that keep errno
+ */
+#ifndef UTRACE_RUNTIME_RT_H
+#define UTRACE_RUNTIME_RT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/proto.h"
+#include "common/rb_abi.h"
+
+#define RT_HIDDEN __attribute__((visibility("hidden")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* One frame of the function_graph shadow return stack. */
+struct rt_frame {
+	uint64_t ret;	/* the real return address */
+	uint64_t *slot; /* where it was on the program's stack */
+	uint64_t ts;	/* entry time (tsc) */
+	uint32_t id;
+	uint32_t flags; /* RT_FRAME_* */
+};
+
+enum {
+	RT_FRAME_ROOT = 1u << 0,    /* a set_graph_function root */
+	RT_FRAME_NOTRACE = 1u << 1, /* set_graph_notrace: hooked, nothing recorded below */
+	RT_FRAME_UNHOOKED = 1u << 2, /* real return address put back (unwinding) */
+};
+
+/* Thread state.  A new thread's TLS is zero: not ready. */
+enum {
+	RT_TS_READY = 1u << 0,	 /* buffer exists: the fast path needs exactly this */
+	RT_TS_BUSY = 1u << 1,	 /* inside the runtime: recursion guard */
+	RT_TS_DEAD = 1u << 2,	 /* tracing off for this thread for good */
+	RT_TS_NOTRACE = 1u << 3, /* below a set_graph_notrace function */
+};
+
+struct rt_thread {
+	/* producer state of the current sub-buffer */
+	uint32_t *wp;
+	uint32_t *end;
+	struct utrace_subbuf *sb;
+	uint64_t last_ts;
+	uint32_t cpu;
+	uint32_t state; /* RT_TS_* */
+
+	struct utrace_rb_meta *meta;
+	uint8_t *subbufs;
+	uint64_t head; /* local copy of meta->head */
+	uint64_t written;
+	uint64_t lost;	       /* total, published to meta->lost */
+	uint64_t lost_pending; /* since the last sub-buffer we got */
+
+	/* function_graph */
+	struct rt_frame *stack;
+	uint32_t depth;
+	uint32_t stack_cap;
+	uint32_t graph_roots; /* open set_graph_function frames */
+	uint32_t notrace_depth;
+};
+
+extern __thread struct rt_thread rt_self RT_HIDDEN;
+
+/* One loaded object with call sites. */
+struct rt_object {
+	char *path;
+	uint64_t bias;
+	uint64_t lo, hi; /* runtime address range of its PT_LOAD segments */
+	uint32_t index;
+	uint32_t id_base;
+	uint32_t nr_sites;
+	uint32_t flags; /* enum utrace_obj_flags */
+	uint64_t *sites;     /* runtime addresses, section order */
+	uint8_t *stubs;	     /* stub region (rel32 reach of the code) */
+	uint64_t stubs_size;
+	struct rt_object *next;
+};
+
+struct rt_global {
+	int sock;		      /* connection to the recorder, -1 when dormant */
+	struct utrace_control *ctl;   /* shared with the recorder */
+	struct utrace_msg_config cfg;
+	volatile int enabled;	      /* 0 once tracing switched itself off */
+	uint32_t next_id;
+	uint32_t nr_objects;
+	struct rt_object *objects;
+	uint8_t *site_flags; /* enum utrace_site_select by function id */
+	uint32_t site_flags_cap;
+	uint64_t tsc_thresh;
+	pid_t pid;
+};
+
+extern struct rt_global rt RT_HIDDEN;
+extern uint32_t utrace_xsave_size RT_HIDDEN;
+
+static inline bool rt_tracing_on(void)
+{
+	return rt.enabled && __atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
+}
+
+/*
+ * The clock of every record: the TSC (constant and synchronised across
+ * CPUs here; the file says how to convert it to CLOCK_MONOTONIC).  rdtsc,
+ * not rdtscp: rdtscp would also give the CPU but costs twice as much
+ * (20 ns against 10 ns measured on this VM).  The CPU comes instead from
+ * the thread's rseq area, which glibc registers and the kernel keeps
+ * current on every migration: one %fs-relative load.  rt_rseq_cpu is the
+ * offset of rseq.cpu_id from the thread pointer, 0 when there is none.
+ */
+extern long rt_rseq_cpu RT_HIDDEN;
+
+static inline uint64_t rt_clock(uint32_t *cpu)
+{
+	uint32_t lo, hi, c = 0;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	if (likely(rt_rseq_cpu)) {
+		__asm__ volatile("movl %%fs:(%1), %0" : "=r"(c) : "r"(rt_rseq_cpu));
+		if ((int32_t)c < 0) /* not registered (yet) */
+			c = 0;
+	}
+	*cpu = c;
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* trampoline.S */
+void utrace_graph_tramp(void) RT_HIDDEN;
+void utrace_func_tramp(void) RT_HIDDEN;
+void utrace_graph_return(void) RT_HIDDEN;
+long utrace_call_preserving_fpu(long (*fn)(void *), void *arg) RT_HIDDEN;
+
+/* ring_buffer.c
+ *
+ * A record is a few words; one of them may carry the time delta since the
+ * previous record.  RT_DPOS says which word, at which bit, how wide; the
+ * writer puts a TIME_EXTEND first when the delta does not fit. */
+#define RT_DPOS(word, shift, bits) ((shift) | (bits) << 8 | (word) << 16)
+#define RT_DPOS_SHIFT(d) ((d) & 31)
+#define RT_DPOS_BITS(d) (((d) >> 8) & 63)
+#define RT_DPOS_WORD(d) ((d) >> 16)
+#define RT_DPOS_SHORT RT_DPOS(0, 2, 12) /* ENTRY, FUNC */
+#define RT_DPOS_EXIT RT_DPOS(0, 2, 30)
+#define RT_DPOS_EXT RT_DPOS(0, 8, 24)  /* extended record, delta in payload */
+#define RT_DPOS_WORD32(w) RT_DPOS(w, 0, 32)
+#define RT_DPOS_NONE 0 /* a record that takes no time (CPU, CONTEXT) */
+
+bool rt_rb_slow_ok(struct rt_thread *t) RT_HIDDEN;
+void rt_rb_write(struct rt_thread *t, const uint32_t *words, unsigned n, unsigned dpos,
+		 uint64_t ts, uint32_t cpu) RT_HIDDEN;
+void rt_rb_thread_close(struct rt_thread *t) RT_HIDDEN;
+void rt_rb_forget(struct rt_thread *t) RT_HIDDEN;
+
+/*
+ * Write one record.  Inlined with constant n and dpos, the fast path is a
+ * compare or two, n stores and the commit store; anything unusual (full
+ * sub-buffer, big delta, new CPU) goes to rt_rb_write.
+ */
+static inline __attribute__((always_inline)) void
+rt_rb_put(struct rt_thread *t, uint32_t *w, unsigned n, unsigned dpos, uint64_t ts, uint32_t cpu)
+{
+	uint64_t delta = ts - t->last_ts;
+	uint32_t *wp = t->wp;
+
+	if (likely(!(delta >> RT_DPOS_BITS(dpos)) && (unsigned long)(t->end - wp) >= n &&
+		   cpu == t->cpu)) {
+		w[RT_DPOS_WORD(dpos)] |= (uint32_t)delta << RT_DPOS_SHIFT(dpos);
+		for (unsigned i = 0; i < n; i++)
+			wp[i] = w[i];
+		t->wp = wp + n;
+		t->last_ts = ts;
+		t->written++;
+		/* release: the words above are visible before commit covers
+		 * them (a plain store on x86).  The recorder reads commit for
+		 * the last, partial sub-buffer of a thread that ended. */
+		__atomic_store_n(&t->sb->commit,
+				 (uint32_t)((uint8_t *)(wp + n) - (uint8_t *)(t->sb + 1)),
+				 __ATOMIC_RELEASE);
+		return;
+	}
+	rt_rb_write(t, w, n, dpos, ts, cpu);
+}
+
+/* init.c */
+int rt_send(const void *msg, uint32_t size, int fd) RT_HIDDEN;
+int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
+void rt_disable(const char *why) RT_HIDDEN;
+
+/* ftrace.c */
+int rt_objects_scan(void) RT_HIDDEN;
+void rt_objects_resend(void) RT_HIDDEN;
+
+/* text_poke.c */
+struct rt_poke {
+	uint8_t *addr;
+	uint8_t bytes[5];
+};
+int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
+int rt_text_poke_init(void) RT_HIDDEN;
+
+/* fgraph.c */
+void rt_fgraph_fork_child(void) RT_HIDDEN;
+void rt_fgraph_unhook_all(struct rt_thread *t) RT_HIDDEN;
+void rt_fgraph_rehook_above(struct rt_thread *t, uint64_t sp) RT_HIDDEN;
+void rt_fgraph_unwind_to(struct rt_thread *t, uint64_t sp) RT_HIDDEN;
+uint64_t utrace_graph_exit(uint64_t *slot) RT_HIDDEN;
+void utrace_graph_entry(uint64_t id, uint64_t *slot) RT_HIDDEN;
+void utrace_func_entry(uint64_t id, uint64_t parent) RT_HIDDEN;
+
+/* log.c */
+void rt_log(const char *msg) RT_HIDDEN;
+
+#endif

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text_poke.c - rewriting 5-byte call sites while other threads run them.
+ *
+ * A 5-byte store is not atomic with respect to instruction fetch on
+ * another core: a thread could execute half an old instruction and half a
+ * new one.  The kernel's text_poke_bp() protocol avoids that, and so do we,
+ * for a whole batch of sites at once (text_poke_bp_batch):
+ *
+ *   1. write int3 (cc) over the first byte of every site   cc 1f 44 00 00
+ *      sync every core
+ *   2. write bytes 1..4 of the new instructions            cc rr rr rr rr
+ *      sync every core
+ *   3. write the new first byte                            e8 rr rr rr rr
+ *      sync every core
+ *
+ * Between 1 and 3 a thread that reaches a site traps; our SIGTRAP handler
+ * finds the site in the batch and resumes the thread after it, as if the
+ * site were a NOP (the call is simply not traced this once).  "Sync every
+ * core" is membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE): every
+ * running thread of the process executes a core-serialising instruction
+ * before it returns, so no core keeps stale instructions in its pipeline.
+ *
+ * The text is made writable for the batch with mprotect(RWX) - never RW
+ * alone, which would fault threads executing the same page - and restored
+ * to R-X afterwards.
+ */
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "arch/x86_64/insn.h"
+#include "runtime/rt.h"
+
+static int poke_sync_cmd;
+static struct rt_poke *volatile poke_batch;
+static volatile size_t poke_batch_n;
+static struct sigaction poke_old_trap;
+
+static int membarrier(int cmd)
+{
+	return (int)syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+int rt_text_poke_init(void)
+{
+	int cmds = membarrier(MEMBARRIER_CMD_QUERY);
+
+	if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
+	    !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE)) {
+		poke_sync_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE;
+		return 0;
+	}
+	/* An IPI ends in IRET, which serialises the core that took it. */
+	if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+	    !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)) {
+		poke_sync_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+		return 0;
+	}
+	return -ENOSYS;
+}
+
+static void poke_sync_cores(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	membarrier(poke_sync_cmd);
+}
+
+static int poke_cmp(const void *a, const void *b)
+{
+	const struct rt_poke *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void poke_trap(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	uint8_t *ip = (uint8_t *)uc->uc_mcontext.gregs[REG_RIP] - 1; /* int3 is done */
+	struct rt_poke *b = poke_batch;
+	size_t lo = 0, hi = poke_batch_n;
+
+	if (si->si_code != SI_KERNEL) /* sent by kill(), not an int3 */
+		goto not_ours;
+	/* A thread that trapped just before step 3 may get its signal only
+	 * now: the int3 is gone, so run the instruction that replaced it. */
+	if (*ip != INSN_INT3) {
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
+		return;
+	}
+	while (b && lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (b[mid].addr == ip) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(ip + INSN_SITE_SIZE);
+			return;
+		}
+		if (b[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+not_ours:
+	/* Not ours: behave as if we were not installed. */
+	if (poke_old_trap.sa_flags & SA_SIGINFO) {
+		if (poke_old_trap.sa_sigaction)
+			poke_old_trap.sa_sigaction(sig, si, uc_);
+		return;
+	}
+	if (poke_old_trap.sa_handler == SIG_IGN)
+		return;
+	if (poke_old_trap.sa_handler != SIG_DFL) {
+		poke_old_trap.sa_handler(sig);
+		return;
+	}
+	signal(SIGTRAP, SIG_DFL);
+	raise(SIGTRAP);
+}
+
+/* mprotect every page the batch touches (sorted, so runs are adjacent). */
+static int poke_protect(struct rt_poke *p, size_t n, int prot)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t start = 0, end = 0;
+
+	for (size_t i = 0; i <= n; i++) {
+		uintptr_t s = 0, e = 0;
+
+		if (i < n) {
+			s = (uintptr_t)p[i].addr & ~(uintptr_t)(pg - 1);
+			e = ((uintptr_t)p[i].addr + INSN_SITE_SIZE + pg - 1) & ~(uintptr_t)(pg - 1);
+			if (end && s <= end) {
+				end = e > end ? e : end;
+				continue;
+			}
+		}
+		if (end && mprotect((void *)start, end - start, prot) < 0)
+			return -errno;
+		start = s;
+		end = e;
+	}
+	return 0;
+}
+
+/*
+ * Rewrite every pokes[i].addr with pokes[i].bytes.  Sites must currently
+ * hold a complete 5-byte instruction (never the 1-byte NOP sled, see
+ * insn.h).  Sorts pokes.  Serialised by the caller (rt_objects lock).
+ */
+int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
+{
+	struct sigaction sa, cur;
+	int ret;
+
+	if (!n)
+		return 0;
+	qsort(pokes, n, sizeof(*pokes), poke_cmp);
+	ret = poke_protect(pokes, n, PROT_READ | PROT_WRITE | PROT_EXEC);
+	if (ret < 0)
+		return ret;
+
+	poke_batch_n = n;
+	poke_batch = pokes;
+	/* Our handler stays installed after the batch (see poke_trap); keep
+	 * whatever the program had installed to pass its own traps on. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = poke_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, &cur);
+	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != poke_trap)
+		poke_old_trap = cur;
+
+	for (size_t i = 0; i < n; i++)
+		__atomic_store_n(pokes[i].addr, (uint8_t)INSN_INT3, __ATOMIC_RELAXED);
+	poke_sync_cores();
+	for (size_t i = 0; i < n; i++)
+		for (int j = 1; j < INSN_SITE_SIZE; j++)
+			__atomic_store_n(pokes[i].addr + j, pokes[i].bytes[j], __ATOMIC_RELAXED);
+	poke_sync_cores();
+	for (size_t i = 0; i < n; i++)
+		__atomic_store_n(pokes[i].addr, pokes[i].bytes[0], __ATOMIC_RELAXED);
+	poke_sync_cores();
+
+	poke_batch = NULL;
+	poke_batch_n = 0;
+	return poke_protect(pokes, n, PROT_READ | PROT_EXEC);
+}
