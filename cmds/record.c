@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c - `utrace record`: run a command with libutrace.so preloaded and
+ * save what it traces, like `trace-cmd record` does for the kernel.
+ *
+ * The command runs in our process group with our stdin/stdout/stderr, and
+ * we end as it ended: the same exit status, or the same signal raised on
+ * ourselves, so a shell sees no difference.  Ctrl-C stops the recording
+ * (tracing_on = 0 everywhere), saves the file, then waits for the command.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmds/cmds.h"
+#include "lib/ftrace_filter.h"
+#include "lib/recorder.h"
+
+#define DEFAULT_BUFFER_KB 8192
+
+static volatile sig_atomic_t record_interrupted;
+
+static void record_on_signal(int sig)
+{
+	record_interrupted = sig;
+}
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: utrace record [OPTIONS] [--] COMMAND [ARGS...]\n"
+		"\n"
+		"Run COMMAND with its instrumented functions traced, and write utrace.dat.\n"
+		"COMMAND must be built with the flags of `utrace cflags`.\n"
+		"\n"
+		"  -p, --tracer NAME        nop, function or function_graph (default)\n"
+		"  -l, --filter GLOB        trace only matching functions (set_ftrace_filter);\n"
+		"                           repeatable; !GLOB removes; GLOB:mod:LIB limits to a library\n"
+		"  -n, --notrace GLOB       never trace matching functions (set_ftrace_notrace)\n"
+		"  -g, --graph GLOB         graph only below matching functions (set_graph_function)\n"
+		"      --graph-notrace GLOB hide matching functions and their callees (set_graph_notrace)\n"
+		"      --max-graph-depth N  do not trace deeper than N levels (max_graph_depth)\n"
+		"      --thresh USEC        only record calls of at least USEC microseconds (tracing_thresh)\n"
+		"  -T, --tid TID            only trace thread TID (repeatable, up to 16)\n"
+		"  -b, --buffer-kb KB       per-thread buffer size (default %d)\n"
+		"      --overwrite          flight recorder: keep the newest records, drop the oldest\n"
+		"  -o, --output FILE        output file (default utrace.dat)\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"The exit status is COMMAND's.  See docs/utrace-record.md.\n",
+		DEFAULT_BUFFER_KB);
+}
+
+static void record_notice(void *arg, int pid, const char *text)
+{
+	fprintf(stderr, "utrace record: pid %d: %s\n", pid, text);
+}
+
+/* libutrace.so lives next to the utrace binary, or where UTRACE_LIB says. */
+static int record_find_runtime(char *out, size_t len)
+{
+	const char *env = getenv("UTRACE_LIB");
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return access(out, R_OK);
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	if (strlen(self) + sizeof("/../lib/utrace/libutrace.so") > len)
+		return -1;
+	strcpy(out, self);
+	strcat(out, "/libutrace.so");
+	if (!access(out, R_OK))
+		return 0;
+	strcpy(out, self);
+	strcat(out, "/../lib/utrace/libutrace.so");
+	return access(out, R_OK);
+}
+
+static pid_t record_spawn(char **argv, const char *sock, const char *runtime)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *preload;
+	int fds[2];
+	pid_t pid;
+	int err = 0;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (asprintf(&preload, "%s%s%s", runtime, old && *old ? ":" : "", old ? old : "") < 0)
+			_exit(127);
+		setenv("LD_PRELOAD", preload, 1);
+		setenv("UTRACE_SOCK", sock, 1);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(fds[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (read(fds[0], &err, sizeof(err)) == sizeof(err)) {
+		close(fds[0]);
+		waitpid(pid, NULL, 0);
+		errno = err;
+		return -2;
+	}
+	close(fds[0]);
+	return pid;
+}
+
+static int record_parse_uint(const char *opt, const char *s, unsigned long long max,
+			     unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || !*s || *end || *s == '-' || *out > max) {
+		utrace_die_msg("record", "%s: '%s' is not a number from 0 to %llu", opt, s, max);
+		return -1;
+	}
+	return 0;
+}
+
+/* End as the command ended: its exit status, or its signal. */
+static int record_exit_like(int status)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit no_core = {0, 0};
+
+		setrlimit(RLIMIT_CORE, &no_core);
+		signal(sig, SIG_DFL);
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"tracer", required_argument, NULL, 'p'},
+		{"filter", required_argument, NULL, 'l'},
+		{"notrace", required_argument, NULL, 'n'},
+		{"graph", required_argument, NULL, 'g'},
+		{"graph-notrace", required_argument, NULL, 'G'},
+		{"max-graph-depth", required_argument, NULL, 'D'},
+		{"thresh", required_argument, NULL, 'H'},
+		{"tid", required_argument, NULL, 'T'},
+		{"buffer-kb", required_argument, NULL, 'b'},
+		{"overwrite", no_argument, NULL, 'O'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct utrace_recorder_opts o = {
+		.output = "utrace.dat",
+		.tracer = UTRACE_TRACER_FUNCTION_GRAPH,
+		.buffer_kb = DEFAULT_BUFFER_KB,
+		.notice = record_notice,
+	};
+	struct utrace_func_filter *filter = utrace_func_filter_new();
+	struct utrace_recorder_stats st;
+	struct utrace_recorder *r = NULL;
+	struct utrace_error err = {0};
+	char runtime[PATH_MAX], *command = NULL;
+	unsigned ntids = 0;
+	int c, status = 0, ret = 1;
+	bool exited = false, stopped = false;
+	pid_t pid;
+
+	if (!filter) {
+		utrace_die_msg("record", "out of memory");
+		return 1;
+	}
+	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:h", longopts, NULL)) != -1) {
+		unsigned long long v;
+		enum utrace_filter_list list;
+
+		switch (c) {
+		case 'p':
+			if (!strcmp(optarg, "nop"))
+				o.tracer = UTRACE_TRACER_NOP;
+			else if (!strcmp(optarg, "function"))
+				o.tracer = UTRACE_TRACER_FUNCTION;
+			else if (!strcmp(optarg, "function_graph"))
+				o.tracer = UTRACE_TRACER_FUNCTION_GRAPH;
+			else {
+				utrace_die_msg("record",
+					       "-p %s: no such tracer (available: nop function "
+					       "function_graph)",
+					       optarg);
+				goto out;
+			}
+			break;
+		case 'l':
+		case 'n':
+		case 'g':
+		case 'G':
+			list = c == 'l' ? UTRACE_FILTER
+			       : c == 'n' ? UTRACE_NOTRACE
+			       : c == 'g' ? UTRACE_GRAPH
+					  : UTRACE_GRAPH_NOTRACE;
+			if (utrace_func_filter_add(filter, list, optarg, &err) < 0) {
+				if (err.column)
+					utrace_die_msg("record", "-%c '%s': column %d: %s",
+						       c == 'G' ? 'G' : c, optarg, err.column, err.msg);
+				else
+					utrace_die_msg("record", "-%c '%s': %s", c, optarg, err.msg);
+				goto out;
+			}
+			break;
+		case 'D':
+			if (record_parse_uint("--max-graph-depth", optarg, 1u << 20, &v) < 0)
+				goto out;
+			o.max_depth = (uint32_t)v;
+			break;
+		case 'H':
+			if (record_parse_uint("--thresh", optarg, 1ull << 40, &v) < 0)
+				goto out;
+			o.thresh_ns = v * 1000;
+			break;
+		case 'T':
+			if (record_parse_uint("-T", optarg, INT_MAX, &v) < 0)
+				goto out;
+			if (ntids == 15 || !v) {
+				utrace_die_msg("record", "-T %s: at most 15 non-zero thread ids", optarg);
+				goto out;
+			}
+			o.tids[ntids++] = (int32_t)v;
+			break;
+		case 'b':
+			if (record_parse_uint("-b", optarg, 1u << 22, &v) < 0)
+				goto out;
+			if (v < 64) {
+				utrace_die_msg("record", "-b %s: the smallest buffer is 64 KB", optarg);
+				goto out;
+			}
+			o.buffer_kb = (uint32_t)v;
+			break;
+		case 'O':
+			o.overwrite = true;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'h':
+			record_usage(stdout);
+			ret = 0;
+			goto out;
+		default:
+			fprintf(stderr, "Try 'utrace record --help'.\n");
+			ret = 2;
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		utrace_die_msg("record", "no command to run (usage: utrace record [OPTIONS] -- COMMAND)");
+		ret = 2;
+		goto out;
+	}
+	if (record_find_runtime(runtime, sizeof(runtime)) < 0) {
+		utrace_die_msg("record", "cannot find libutrace.so next to utrace (set UTRACE_LIB)");
+		goto out;
+	}
+	{
+		size_t len = 1;
+
+		for (int i = optind; i < argc; i++)
+			len += strlen(argv[i]) + 1;
+		command = calloc(1, len);
+		for (int i = optind; command && i < argc; i++) {
+			strcat(command, argv[i]);
+			if (i + 1 < argc)
+				strcat(command, " ");
+		}
+	}
+	o.command = command;
+	o.filter = filter;
+	if (utrace_recorder_new(&o, &r, &err) < 0) {
+		utrace_die_msg("record", "%s", err.msg);
+		goto out;
+	}
+
+	signal(SIGINT, record_on_signal);
+	signal(SIGTERM, record_on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	pid = record_spawn(argv + optind, utrace_recorder_sock_path(r), runtime);
+	if (pid < 0) {
+		utrace_die_msg("record", "cannot run '%s': %s", argv[optind], strerror(errno));
+		ret = 127;
+		goto out;
+	}
+
+	/* Record until the command and every process it started that is
+	 * traced have gone, or until interrupted. */
+	for (;;) {
+		if (utrace_recorder_poll(r, 1, &err) < 0) {
+			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
+				       err.msg);
+			break;
+		}
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid)
+			exited = true;
+		if (exited && utrace_recorder_idle(r))
+			break;
+		if (record_interrupted)
+			break;
+	}
+	if (record_interrupted && !exited) {
+		utrace_recorder_stop(r);
+		stopped = true;
+		/* give the processes a moment to close their connections */
+		for (int i = 0; i < 100 && !utrace_recorder_idle(r); i++)
+			utrace_recorder_poll(r, 1, &err);
+	}
+	if (utrace_recorder_finish(r, &st, &err) < 0)
+		utrace_die_msg("record", "%s: %s", o.output, err.msg);
+	else {
+		int bpid, btid;
+		char comm[16];
+		uint64_t recs, lost;
+
+		fprintf(stderr,
+			"utrace record: %llu records (%llu lost) from %u threads of %u processes "
+			"saved to %s (%llu bytes)\n",
+			(unsigned long long)st.records, (unsigned long long)st.lost, st.buffers,
+			st.images, o.output, (unsigned long long)st.file_bytes);
+		for (uint32_t i = 0; utrace_recorder_buffer_stats(r, i, &bpid, &btid, comm, &recs,
+								   &lost);
+		     i++)
+			if (lost)
+				fprintf(stderr, "utrace record:   %s-%d (pid %d): %llu records lost\n",
+					comm, btid, bpid, (unsigned long long)lost);
+		if (st.overrun && o.overwrite)
+			fprintf(stderr,
+				"utrace record: overwrite mode kept the newest records; %llu older "
+				"sub-buffers were overwritten\n",
+				(unsigned long long)st.overrun);
+	}
+	if (stopped)
+		fprintf(stderr, "utrace record: interrupted; waiting for %s to exit\n", argv[optind]);
+	if (!exited) {
+		signal(SIGINT, SIG_DFL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	utrace_recorder_free(r);
+	r = NULL;
+	free(command);
+	utrace_func_filter_free(filter);
+	return record_exit_like(status);
+out:
+	utrace_recorder_free(r);
+	free(command);
+	utrace_func_filter_free(filter);
+	return ret;
+}
