@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cflags.c - "utrace cflags": the compiler flags that make a program
+ * traceable, for use as CFLAGS += $(utrace cflags).
+ *
+ * The default, -fpatchable-function-entry=5, reserves a 5-byte nop at
+ * every function entry and records its address in the section
+ * __patchable_function_entries; it works for PIE and shared libraries
+ * with gcc >= 8 and clang >= 10.  --mcount gives gcc's older scheme
+ * (a nop'ed call to __fentry__ recorded in __mcount_loc), which needs a
+ * non-PIE executable.  The compiler's family and version come from
+ * "CC --version", run through the shell so CC may be "ccache gcc".
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cmds/cmds.h"
+
+#define CMD "cflags"
+
+#define FLAGS_PATCHABLE "-fpatchable-function-entry=5"
+#define FLAGS_MCOUNT "-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie"
+
+enum cc_family { CC_UNKNOWN, CC_GCC, CC_CLANG };
+
+struct cc_info {
+	enum cc_family family;
+	int major; /* 0 if unknown */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: utrace cflags [--cc CC] [--mcount]\n"
+		   "\n"
+		   "Print the compiler flags that make a program traceable.\n"
+		   "\n"
+		   "  --cc CC    the compiler to check (default: $CC, else cc)\n"
+		   "  --mcount   gcc's -pg/__mcount_loc scheme instead of\n"
+		   "             " FLAGS_PATCHABLE " (non-PIE only)\n"
+		   "  -h, --help show this help\n");
+}
+
+/* First number after marker in text, 0 if none. */
+static int version_after(const char *text, const char *marker)
+{
+	const char *p = strstr(text, marker);
+
+	if (!p)
+		return 0;
+	p += strlen(marker);
+	return atoi(p);
+}
+
+/* gcc's first line ends with its version: "gcc (Debian 12.2.0-14) 12.2.0". */
+static int gcc_major(const char *text)
+{
+	size_t len = strcspn(text, "\n");
+
+	while (len > 0 && text[len - 1] != ' ')
+		len--;
+	return atoi(text + len);
+}
+
+/* Runs "CC --version"; 0, or -1 if it could not run. */
+static int probe(const char *cc, struct cc_info *info)
+{
+	char cmd[4096], out[4096];
+	size_t len = 0, r;
+	FILE *p;
+	int status;
+
+	info->family = CC_UNKNOWN;
+	info->major = 0;
+	if (snprintf(cmd, sizeof(cmd), "%s --version 2>/dev/null", cc) >= (int)sizeof(cmd))
+		return -1;
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (len < sizeof(out) - 1 && (r = fread(out + len, 1, sizeof(out) - 1 - len, p)) > 0)
+		len += r;
+	out[len] = '\0';
+	/* Drain the rest so the compiler does not die of SIGPIPE. */
+	while (fread(cmd, 1, sizeof(cmd), p) > 0)
+		;
+	status = pclose(p);
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || len == 0)
+		return -1;
+	if (strstr(out, "clang")) {
+		info->family = CC_CLANG;
+		info->major = version_after(out, "clang version ");
+	} else if (strstr(out, "Free Software Foundation") || !strncmp(out, "gcc", 3)) {
+		info->family = CC_GCC;
+		info->major = gcc_major(out);
+	}
+	return 0;
+}
+
+int cmd_cflags(int argc, char **argv)
+{
+	const char *cc = NULL;
+	struct cc_info info;
+	bool mcount = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--mcount")) {
+			mcount = true;
+		} else if (!strcmp(a, "--cc")) {
+			if (i + 1 >= argc) {
+				utrace_die_msg(CMD, "--cc needs a compiler");
+				return 2;
+			}
+			cc = argv[++i];
+		} else if (!strncmp(a, "--cc=", 5)) {
+			cc = a + 5;
+		} else if (a[0] == '-') {
+			utrace_die_msg(CMD, "unknown option '%s' (see 'utrace cflags --help')", a);
+			return 2;
+		} else {
+			utrace_die_msg(CMD, "unexpected argument '%s' (see 'utrace cflags --help')",
+				       a);
+			return 2;
+		}
+	}
+	if (!cc || !*cc)
+		cc = getenv("CC");
+	if (!cc || !*cc)
+		cc = "cc";
+	if (probe(cc, &info) < 0) {
+		utrace_die_msg(CMD, "cannot run '%s --version': is %s a C compiler?", cc, cc);
+		return 1;
+	}
+	if (mcount) {
+		if (info.family == CC_CLANG) {
+			utrace_die_msg(CMD,
+				       "--mcount needs gcc: clang (%s) has no -mnop-mcount; "
+				       "use the default " FLAGS_PATCHABLE,
+				       cc);
+			return 1;
+		}
+		if (info.family != CC_GCC) {
+			utrace_die_msg(CMD, "--mcount needs gcc, and '%s' is not gcc", cc);
+			return 1;
+		}
+		if (info.major && info.major < 5) {
+			utrace_die_msg(CMD, "%s is gcc %d: --mcount needs gcc >= 5", cc,
+				       info.major);
+			return 1;
+		}
+		puts(FLAGS_MCOUNT);
+		return 0;
+	}
+	if (info.family == CC_GCC && info.major && info.major < 8) {
+		utrace_die_msg(CMD, "%s is gcc %d: " FLAGS_PATCHABLE " needs gcc >= 8", cc,
+			       info.major);
+		return 1;
+	}
+	if (info.family == CC_CLANG && info.major && info.major < 10) {
+		utrace_die_msg(CMD, "%s is clang %d: " FLAGS_PATCHABLE " needs clang >= 10", cc,
+			       info.major);
+		return 1;
+	}
+	puts(FLAGS_PATCHABLE);
+	return 0;
+}

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * list.c - "utrace list -f PROGRAM": the traceable functions of a program,
+ * like tracefs available_filter_functions.
+ *
+ * A function is traceable if the compiler recorded a call site for it
+ * (lib/callsite.c).  The main executable's functions print bare, those of
+ * the shared libraries it loads as "name [module]".  The libraries are
+ * found the way ldd finds them: the program's ELF interpreter runs with
+ * LD_TRACE_LOADED_OBJECTS=1 and prints "soname => path (address)" lines
+ * without running the program itself (a static program has no
+ * interpreter and therefore no libraries, and is never executed).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmds/cmds.h"
+#include "common/proto.h"
+#include "lib/callsite.h"
+#include "lib/elf.h"
+#include "lib/error.h"
+#include "lib/ftrace_filter.h"
+#include "lib/symtab.h"
+
+#define CMD "list"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: utrace list -f PROGRAM [FILTER...]\n"
+		   "\n"
+		   "  -f, --functions PROGRAM  list the traceable functions of PROGRAM and of\n"
+		   "                           the instrumented shared libraries it loads,\n"
+		   "                           like tracefs available_filter_functions\n"
+		   "  FILTER                   only those matching a set_ftrace_filter\n"
+		   "                           expression: GLOB, !GLOB, GLOB:mod:MODULE\n"
+		   "  -h, --help               show this help\n");
+}
+
+/* PROGRAM as execvp would find it; malloc'ed, or NULL with errno set. */
+static char *find_program(const char *prog)
+{
+	const char *path = getenv("PATH");
+	struct stat st;
+
+	if (strchr(prog, '/'))
+		return strdup(prog);
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		char *full;
+
+		if (asprintf(&full, "%.*s%s%s", (int)len, path, len ? "/" : "", prog) < 0)
+			return NULL;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
+			return full;
+		free(full);
+		path += len;
+		if (*path == ':')
+			path++;
+	}
+	errno = ENOENT;
+	return NULL;
+}
+
+/* The PT_INTERP path from .interp, or NULL for a static program. */
+static char *elf_interp(const struct utrace_elf *elf)
+{
+	struct utrace_elf_section sec;
+	const char *data;
+
+	if (utrace_elf_find_section(elf, ".interp", &sec) < 0 || sec.size < 2)
+		return NULL;
+	data = utrace_elf_section_data(elf, &sec);
+	if (!data || !memchr(data, '\0', (size_t)sec.size))
+		return NULL;
+	return strdup(data);
+}
+
+/* Runs "LD_TRACE_LOADED_OBJECTS=1 interp prog" and returns its output. */
+static char *run_ldd(const char *interp, const char *prog)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	int fds[2], status = -1;
+	pid_t pid;
+	ssize_t r;
+
+	if (!buf || pipe(fds) < 0) {
+		free(buf);
+		return NULL;
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		free(buf);
+		return NULL;
+	}
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
+		execl(interp, interp, prog, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		if (cap - len < 1024) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fds[0], buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	buf[len] = '\0';
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 127) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Parses one ldd line into the library path (in place); NULL if the line
+ * names no file (vdso) or the library was not found (*missing set). */
+static char *ldd_line_path(char *line, bool *missing)
+{
+	char *arrow = strstr(line, " => "), *p, *end;
+
+	*missing = false;
+	p = arrow ? arrow + 4 : line;
+	p += strspn(p, " \t");
+	if (!strncmp(p, "not found", 9)) {
+		*missing = true;
+		return NULL;
+	}
+	if (*p != '/')
+		return NULL;
+	end = strstr(p, " (0x");
+	if (end)
+		*end = '\0';
+	else
+		p[strcspn(p, " \t")] = '\0';
+	return p;
+}
+
+struct lister {
+	const struct utrace_func_filter *filter; /* NULL: print everything */
+	size_t printed;
+};
+
+/* Prints the traceable functions of one object; module NULL for the
+ * main executable.  Returns the number of call sites, or -1. */
+static long list_object(struct lister *ls, const char *path, const char *module)
+{
+	struct utrace_error err = {0};
+	struct utrace_symtab *tab = NULL;
+	struct utrace_elf *elf;
+	const char *why = NULL;
+	uint64_t *sites = NULL;
+	bool *seen = NULL;
+	unsigned kind;
+	size_t n = 0;
+	int ret;
+
+	ret = utrace_elf_open_why(path, &elf, &why);
+	if (ret < 0) {
+		utrace_die_msg(CMD, "%s: %s", path, why ? why : strerror(-ret));
+		return -1;
+	}
+	ret = utrace_elf_call_sites(elf, &sites, &n, &kind, &err);
+	if (ret == 0 && n)
+		ret = utrace_symtab_load_elf(elf, &tab, &err);
+	if (ret == 0 && n) {
+		seen = calloc(utrace_symtab_count(tab) + 1, sizeof(*seen));
+		if (!seen)
+			ret = utrace_error_set(&err, -ENOMEM, "out of memory");
+	}
+	if (ret < 0) {
+		utrace_die_msg(CMD, "%s", err.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct utrace_sym *sym;
+		size_t idx;
+
+		if (!sites[i] || !(sym = utrace_symtab_lookup(tab, sites[i], NULL)))
+			continue;
+		idx = (size_t)(sym - utrace_symtab_get(tab, 0));
+		if (seen[idx])
+			continue;
+		seen[idx] = true;
+		if (ls->filter &&
+		    !(utrace_func_filter_select(ls->filter, sym->name, sym->raw, path) &
+		      UTRACE_SITE_TRACE))
+			continue;
+		if (module)
+			printf("%s [%s]\n", sym->name, module);
+		else
+			printf("%s\n", sym->name);
+		ls->printed++;
+	}
+out:
+	free(seen);
+	free(sites);
+	utrace_symtab_free(tab);
+	utrace_elf_close(elf);
+	return ret < 0 ? -1 : (long)n;
+}
+
+/* Lists the instrumented libraries prog loads.  Returns their total
+ * number of call sites, or -1 if one could not be read. */
+static long list_libraries(struct lister *ls, const char *prog, const char *interp)
+{
+	char *out = run_ldd(interp, prog), *line, *save = NULL;
+	long total = 0;
+
+	if (!out) {
+		fprintf(stderr, "utrace %s: warning: %s: cannot list its shared libraries\n", CMD,
+			prog);
+		return 0;
+	}
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		bool missing;
+		char *path = ldd_line_path(line, &missing);
+		const char *base;
+		struct utrace_elf *elf;
+		struct utrace_elf_section sec;
+		long r;
+
+		if (missing) {
+			line += strspn(line, " \t");
+			line[strcspn(line, " ")] = '\0';
+			fprintf(stderr, "utrace %s: warning: %s: library %s not found\n", CMD, prog,
+				line);
+			continue;
+		}
+		if (!path || !strcmp(path, prog) || !strcmp(path, interp))
+			continue;
+		/* Skip uninstrumented libraries (libc, ...) without a word. */
+		if (utrace_elf_open(path, &elf) < 0)
+			continue;
+		r = utrace_elf_find_section(elf, UTRACE_SECTION_PATCHABLE, &sec) == 0 ||
+		    utrace_elf_find_section(elf, UTRACE_SECTION_MCOUNT, &sec) == 0;
+		utrace_elf_close(elf);
+		if (!r)
+			continue;
+		base = strrchr(path, '/');
+		r = list_object(ls, path, base ? base + 1 : path);
+		if (r < 0) {
+			total = -1;
+			break;
+		}
+		total += r;
+	}
+	free(out);
+	return total;
+}
+
+static int list_functions(const char *arg, char **filters, int nfilters)
+{
+	struct utrace_func_filter *filter = NULL;
+	struct lister ls = {0};
+	struct utrace_error err = {0};
+	struct utrace_elf *elf;
+	char *prog, *interp = NULL;
+	const char *why = NULL;
+	long main_sites, lib_sites = 0;
+	int ret = 1;
+
+	prog = find_program(arg);
+	if (!prog) {
+		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
+		return 1;
+	}
+	if (nfilters) {
+		filter = utrace_func_filter_new();
+		if (!filter) {
+			utrace_die_msg(CMD, "out of memory");
+			goto out;
+		}
+		for (int i = 0; i < nfilters; i++) {
+			if (utrace_func_filter_add(filter, UTRACE_FILTER, filters[i], &err) < 0) {
+				utrace_die_msg(CMD, "%s", err.msg);
+				goto out;
+			}
+		}
+		ls.filter = filter;
+	}
+	ret = utrace_elf_open_why(prog, &elf, &why);
+	if (ret < 0) {
+		utrace_die_msg(CMD, "%s: %s", prog, why ? why : strerror(-ret));
+		ret = 1;
+		goto out;
+	}
+	interp = elf_interp(elf);
+	utrace_elf_close(elf);
+	ret = 1;
+	main_sites = list_object(&ls, prog, NULL);
+	if (main_sites < 0)
+		goto out;
+	if (interp)
+		lib_sites = list_libraries(&ls, prog, interp);
+	if (lib_sites < 0)
+		goto out;
+	if (main_sites == 0 && lib_sites == 0) {
+		utrace_die_msg(CMD,
+			       "%s has no traceable functions: build it with $(utrace cflags) "
+			       "(-fpatchable-function-entry=5)",
+			       prog);
+		goto out;
+	}
+	if (main_sites == 0)
+		fprintf(stderr,
+			"utrace %s: warning: %s itself is not instrumented (see utrace cflags)\n",
+			CMD, prog);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		utrace_die_msg(CMD, "write error: %s", strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	utrace_func_filter_free(filter);
+	free(interp);
+	free(prog);
+	return ret;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	const char *prog = NULL;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--functions")) {
+			if (i + 1 >= argc) {
+				utrace_die_msg(CMD, "%s needs a PROGRAM", a);
+				return 2;
+			}
+			prog = argv[++i];
+		} else if (!strncmp(a, "--functions=", 12)) {
+			prog = a + 12;
+		} else if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (a[0] == '-' && a[1]) {
+			utrace_die_msg(CMD, "unknown option '%s' (see 'utrace list --help')", a);
+			return 2;
+		} else {
+			break;
+		}
+	}
+	if (!prog) {
+		utrace_die_msg(CMD, "nothing to list: give -f PROGRAM (see 'utrace list --help')");
+		return 2;
+	}
+	if (!*prog) {
+		utrace_die_msg(CMD, "empty PROGRAM");
+		return 2;
+	}
+	return list_functions(prog, argv + i, argc - i);
+}
