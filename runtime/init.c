@@ -108,10 +108,11 @@ int rt_recv(void *buf, uint32_t size, int *fd)
 static int rt_connect(const char *path, bool forked)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct {
+	union {
 		struct utrace_msg_hello h;
-		char exe[4096];
+		char buf[sizeof(struct utrace_msg_hello) + 4096];
 	} hello;
+	char *exe = hello.buf + sizeof(hello.h);
 	struct utrace_msg_config cfg;
 	ssize_t n;
 	int fd, ctl_fd;
@@ -129,10 +130,10 @@ static int rt_connect(const char *path, bool forked)
 	rt.sock = fd;
 
 	memset(&hello.h, 0, sizeof(hello.h));
-	n = readlink("/proc/self/exe", hello.exe, sizeof(hello.exe) - 1);
-	hello.exe[n > 0 ? n : 0] = 0;
+	n = readlink("/proc/self/exe", exe, 4095);
+	exe[n > 0 ? n : 0] = 0;
 	hello.h.hdr.type = UTRACE_MSG_HELLO;
-	hello.h.hdr.size = (uint32_t)(sizeof(hello.h) + strlen(hello.exe) + 1);
+	hello.h.hdr.size = (uint32_t)(sizeof(hello.h) + strlen(exe) + 1);
 	hello.h.version = UTRACE_PROTO_VERSION;
 	hello.h.flags = forked ? UTRACE_HELLO_FORKED : 0;
 	hello.h.pid = getpid();

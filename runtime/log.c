@@ -43,10 +43,11 @@ void rt_log(const char *msg)
 	int saved_errno = errno;
 	char line[256];
 	size_t n = 0;
-	struct {
+	union {
 		struct utrace_msg_notice hdr;
-		char text[200];
+		char buf[sizeof(struct utrace_msg_notice) + 200];
 	} notice;
+	char *text = notice.buf + sizeof(notice.hdr);
 
 	n += log_strlcpy(line + n, "utrace[", sizeof(line) - n);
 	n += log_utoa(line + n, (unsigned long)getpid());
@@ -57,7 +58,7 @@ void rt_log(const char *msg)
 		/* nothing more we can do */
 	}
 	if (rt.sock >= 0) {
-		size_t len = log_strlcpy(notice.text, msg, sizeof(notice.text));
+		size_t len = log_strlcpy(text, msg, 200);
 
 		notice.hdr.hdr.type = UTRACE_MSG_NOTICE;
 		notice.hdr.hdr.size = (uint32_t)(sizeof(notice.hdr) + len + 1);
