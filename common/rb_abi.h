@@ -87,7 +87,7 @@ struct utrace_subbuf {
 	uint16_t cpu;	      /* cpu of the first record */
 	uint16_t flags;	      /* enum utrace_subbuf_flags */
 	uint32_t depth;	      /* function_graph depth when the sub-buffer started */
-	uint32_t reserved;
+	uint32_t records;     /* records in it, stored when it is finished; 0 before */
 };
 
 #define UTRACE_SUBBUF_DATA (UTRACE_SUBBUF_SIZE - sizeof(struct utrace_subbuf))

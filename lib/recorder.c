@@ -96,7 +96,7 @@ struct utrace_recorder {
 	uint64_t tsc_per_us_q16;
 	uint32_t nr_subbufs;
 	bool ever_connected;
-	uint8_t page[sizeof(struct utrace_dat_page) + UTRACE_SUBBUF_SIZE];
+	uint8_t page[UTRACE_SUBBUF_SIZE];
 };
 
 static uint64_t rdtsc(void)
@@ -519,14 +519,20 @@ static uint64_t count_records(const uint32_t *w, uint32_t n)
 	return count;
 }
 
-/* Copy sub-buffer idx out and save it.  check_seq: the producer may be
- * overwriting it (overwrite mode, or the partial one at the end). */
+/*
+ * Save sub-buffer idx.  A finished sub-buffer in producer/consumer mode is
+ * ours until tail moves past it, so it is written straight from the shared
+ * mapping.  check_seq: the producer may be rewriting it (overwrite mode,
+ * or the partial one of a thread that may still run), so it is copied out
+ * first and kept only if its sequence number did not move (a seqlock).
+ */
 static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t idx, bool check_seq,
 		       struct utrace_error *err)
 {
 	struct utrace_subbuf *sb = buf_slot(b, idx);
-	struct utrace_dat_page *pg = (struct utrace_dat_page *)r->page;
-	struct utrace_subbuf *copy = (struct utrace_subbuf *)(pg + 1);
+	struct utrace_dat_page pg = {.buf = b->id};
+	struct utrace_subbuf hdr;
+	const void *data = sb + 1;
 	uint32_t commit;
 
 	if (check_seq && __atomic_load_n(&sb->seq, __ATOMIC_ACQUIRE) != (uint32_t)idx)
@@ -536,9 +542,10 @@ static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t
 	if (commit > UTRACE_SUBBUF_DATA)
 		commit = UTRACE_SUBBUF_DATA;
 	commit &= ~3u;
-	memcpy(copy, sb, sizeof(*sb) + commit);
-	copy->commit = commit;
+	memcpy(&hdr, sb, sizeof(hdr));
 	if (check_seq) {
+		memcpy(r->page, data, commit);
+		data = r->page;
 		/* the seqlock check: was it being rewritten while we copied? */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&sb->seq, __ATOMIC_RELAXED) != (uint32_t)idx) {
@@ -548,11 +555,14 @@ static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t
 	}
 	if (!commit)
 		return 0;
-	b->records += count_records((const uint32_t *)(copy + 1), commit / 4);
-	pg->buf = b->id;
-	pg->reserved = 0;
+	hdr.commit = commit;
+	b->records += hdr.records ? hdr.records : count_records(data, commit / 4);
 	b->pages++;
-	return rec_write(r, UTRACE_DAT_PAGE, pg, sizeof(*pg) + sizeof(*sb) + commit, NULL, 0, err);
+	{
+		struct iovec iov[3] = {{&pg, sizeof(pg)}, {&hdr, sizeof(hdr)}, {(void *)data, commit}};
+
+		return utrace_dat_write(r->w, UTRACE_DAT_PAGE, iov, 3, err);
+	}
 }
 
 static int drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struct utrace_error *err)

@@ -78,7 +78,8 @@ static bool rb_start_subbuf(struct rt_thread *t, uint64_t ts, uint32_t cpu)
 	sb->cpu = (uint16_t)cpu;
 	sb->flags = 0;
 	sb->depth = t->depth;
-	sb->reserved = 0;
+	sb->records = 0;
+	t->sb_written = t->written;
 
 	t->sb = sb;
 	t->wp = (uint32_t *)(sb + 1);
@@ -100,6 +101,7 @@ static void rb_finish_subbuf(struct rt_thread *t)
 {
 	struct utrace_rb_meta *m = t->meta;
 
+	t->sb->records = (uint32_t)(t->written - t->sb_written);
 	t->head++;
 	__atomic_store_n(&m->written, t->written, __ATOMIC_RELAXED);
 	/* release: the records and the final commit of this sub-buffer are

@@ -62,6 +62,7 @@ struct rt_thread {
 	uint8_t *subbufs;
 	uint64_t head; /* local copy of meta->head */
 	uint64_t written;
+	uint64_t sb_written;   /* written when the current sub-buffer started */
 	uint64_t lost;	       /* total, published to meta->lost */
 	uint64_t lost_pending; /* since the last sub-buffer we got */
 
