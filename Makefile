@@ -42,7 +42,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 LDLIBS_TOOL := -lstdc++ -ldl -lpthread -lm
 
-.PHONY: all clean test test-unit test-e2e test-kernel demo bench deps format san
+.PHONY: all clean test test-unit test-e2e test-kernel demo bench deps format san unit-bins
 all: $(B)/utrace $(B)/libutrace.so
 
 $(B)/%.o: %.c
@@ -71,6 +71,8 @@ $(B)/tests/%: tests/unit/%.c $(B)/libutrace-tool.a
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ $< $(B)/libutrace-tool.a $(LDLIBS_TOOL)
 
+unit-bins: $(UNIT_BIN)
+
 test-unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(B)
 
@@ -80,21 +82,31 @@ test-e2e: all
 test-kernel: all
 	@tests/kernel/run.sh $(B)
 
-# Every tier; the last line is "N passed, N failed".
-test: all $(UNIT_BIN)
+# The README's test command: installs what is missing, builds, runs every
+# tier (unit tests also under ASan+UBSan); the last line is
+# "N passed, N failed".
+test:
+	@scripts/install-deps.sh test
+	@$(MAKE) --no-print-directory all unit-bins
+	@$(MAKE) --no-print-directory SAN=1 unit-bins
 	@tests/run-all.sh $(B)
 
 san:
 	$(MAKE) SAN=1 test-unit
 
-demo: all
+# The README's demo command.
+demo:
+	@scripts/install-deps.sh build
+	@$(MAKE) --no-print-directory -s all
 	@examples/demo.sh $(B)
 
-bench: all
+bench:
+	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory -s all
 	@bench/run.sh $(B)
 
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh test
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Installs what building, testing and benchmarking utrace need, on Debian 12,
+# only if something is missing (so it is cheap to run before every build).
+# Usage: scripts/install-deps.sh [build|test|bench]   (default: test)
+set -euo pipefail
+
+need=(make gcc g++ clang binutils libc6-dev)
+case "${1:-test}" in
+build) ;;
+test) need+=(gawk) ;;
+bench) need+=(gawk uftrace hyperfine) ;;
+*) echo "install-deps.sh: unknown set '$1' (build, test or bench)" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${need[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: missing packages: ${missing[*]}; run as root or install them" >&2
+	exit 1
+fi
+echo "install-deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
