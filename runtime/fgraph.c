@@ -85,36 +85,43 @@ static void fgraph_pop_dead(struct rt_thread *t, uint32_t new_depth, uint64_t ts
 		fgraph_record_unwind(t, n, ts, cpu);
 }
 
-void utrace_graph_entry(uint64_t id, uint64_t *slot)
+/*
+ * The entry and exit handlers come in two halves.  The fast half handles
+ * the common case (plain function_graph, record fits, top frame matches)
+ * with no call at all, so the compiler need not save a single register;
+ * anything else is a tail call into the slow half, which handles every
+ * case in full.  BUSY is set around every change of the shadow stack or
+ * the buffer: a signal handler that calls a traced function in between
+ * sees it and is not traced (the kernel's recursion protection).
+ */
+#define fgraph_signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint64_t id,
+						       uint64_t *slot)
 {
-	struct rt_thread *t = &rt_self;
 	struct rt_frame *f;
 	uint32_t cpu, flags = 0;
 	uint8_t sel;
 	uint64_t ts;
 
-	if (unlikely(t->state != RT_TS_READY)) {
-		if (!rt_rb_slow_ok(t))
-			return;
-	}
-	if (unlikely(!rt_tracing_on()))
+	if (t->state != RT_TS_READY && !rt_rb_slow_ok(t))
+		return;
+	if (!rt_tracing_on())
 		return;
 	sel = rt.site_flags[id];
-	if (unlikely(rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS)) {
+	if (rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS) {
 		if (sel & UTRACE_SITE_GRAPH_ROOT)
 			flags |= RT_FRAME_ROOT;
 		else if (!t->graph_roots)
 			return;
 	}
-	if (unlikely(sel & UTRACE_SITE_GRAPH_NOTRACE))
+	if (sel & UTRACE_SITE_GRAPH_NOTRACE)
 		flags |= RT_FRAME_NOTRACE;
-	if (unlikely(t->depth >= t->stack_cap ||
-		     (rt.cfg.max_depth && t->depth >= rt.cfg.max_depth)))
+	if (t->depth >= t->stack_cap || (rt.cfg.max_depth && t->depth >= rt.cfg.max_depth))
 		return;
 
-	/* From here a signal handler that calls traced functions sees BUSY
-	 * and leaves us alone: the shadow stack is being changed. */
 	t->state = RT_TS_READY | RT_TS_BUSY;
+	fgraph_signal_fence();
 	ts = rt_clock(&cpu);
 	/* Written before the push: a sub-buffer that starts with this record
 	 * must say the depth (and CONTEXT) from before it. */
@@ -130,6 +137,7 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot)
 	if (flags & RT_FRAME_ROOT)
 		t->graph_roots++;
 	*slot = (uint64_t)(uintptr_t)utrace_graph_return;
+	fgraph_signal_fence();
 	t->state = RT_TS_READY;
 	if (flags & RT_FRAME_NOTRACE) {
 		t->notrace_depth++;
@@ -137,19 +145,57 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot)
 	}
 }
 
+void utrace_graph_entry(uint64_t id, uint64_t *slot)
+{
+	struct rt_thread *t = &rt_self;
+	uint32_t d = t->depth, cpu, *wp;
+	struct rt_frame *f;
+	uint64_t ts, delta;
+
+	if (unlikely(t->state != RT_TS_READY || !rt.graph_fast || rt.site_flags[id] != UTRACE_SITE_TRACE ||
+		     d >= t->stack_cap || id > UREC_SHORT_ID_MAX || !rt_tracing_on()))
+		return graph_entry_slow(t, id, slot);
+	t->state = RT_TS_READY | RT_TS_BUSY;
+	fgraph_signal_fence();
+	ts = rt_clock(&cpu);
+	wp = t->wp;
+	delta = ts - t->last_ts;
+	if (unlikely(delta > UREC_SHORT_DELTA_MAX || wp >= t->end || cpu != t->cpu)) {
+		t->state = RT_TS_READY;
+		return graph_entry_slow(t, id, slot);
+	}
+	*wp = urec_entry((uint32_t)id, (uint32_t)delta);
+	t->wp = wp + 1;
+	t->last_ts = ts;
+	t->written++;
+	/* release: see rt_rb_put */
+	__atomic_store_n(&t->sb->commit, (uint32_t)((uint8_t *)(wp + 1) - (uint8_t *)(t->sb + 1)),
+			 __ATOMIC_RELEASE);
+	f = &t->stack[d];
+	f->ret = *slot;
+	f->slot = slot;
+	f->ts = ts;
+	f->id = (uint32_t)id;
+	f->flags = 0;
+	t->depth = d + 1;
+	*slot = (uint64_t)(uintptr_t)utrace_graph_return;
+	fgraph_signal_fence();
+	t->state = RT_TS_READY;
+}
+
 /*
  * Must always find the real return address, whatever the state of
  * tracing: a hooked frame returns here even after tracing stopped.
  */
-uint64_t utrace_graph_exit(uint64_t *slot)
+static __attribute__((noinline)) uint64_t graph_exit_slow(struct rt_thread *t, uint64_t *slot)
 {
-	struct rt_thread *t = &rt_self;
 	uint32_t busy = t->state & RT_TS_BUSY;
 	uint32_t d = t->depth, cpu;
 	struct rt_frame *f;
 	uint64_t ret, ts;
 
 	t->state |= RT_TS_BUSY;
+	fgraph_signal_fence();
 	ts = rt_clock(&cpu);
 	while (d && t->stack[d - 1].slot != slot)
 		d--;
@@ -187,8 +233,44 @@ uint64_t utrace_graph_exit(uint64_t *slot)
 	}
 	t->depth = d - 1;
 	fgraph_frame_gone(t, f);
+	fgraph_signal_fence();
 	t->state &= ~RT_TS_BUSY;
 	t->state |= busy;
+	return ret;
+}
+
+uint64_t utrace_graph_exit(uint64_t *slot)
+{
+	struct rt_thread *t = &rt_self;
+	uint32_t d = t->depth, cpu, *wp;
+	struct rt_frame *f;
+	uint64_t ts, delta, ret;
+
+	if (unlikely(!d))
+		return graph_exit_slow(t, slot);
+	f = &t->stack[d - 1];
+	if (unlikely(f->slot != slot || f->flags || t->state != RT_TS_READY || !rt.graph_fast ||
+		     !rt_tracing_on()))
+		return graph_exit_slow(t, slot);
+	t->state = RT_TS_READY | RT_TS_BUSY;
+	fgraph_signal_fence();
+	ts = rt_clock(&cpu);
+	wp = t->wp;
+	delta = ts - t->last_ts;
+	if (unlikely(delta > UREC_EXIT_DELTA_MAX || wp >= t->end || cpu != t->cpu)) {
+		t->state = RT_TS_READY;
+		return graph_exit_slow(t, slot);
+	}
+	*wp = urec_exit((uint32_t)delta);
+	t->wp = wp + 1;
+	t->last_ts = ts;
+	t->written++;
+	__atomic_store_n(&t->sb->commit, (uint32_t)((uint8_t *)(wp + 1) - (uint8_t *)(t->sb + 1)),
+			 __ATOMIC_RELEASE);
+	ret = f->ret;
+	t->depth = d - 1;
+	fgraph_signal_fence();
+	t->state = RT_TS_READY;
 	return ret;
 }
 

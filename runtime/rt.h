@@ -102,6 +102,7 @@ struct rt_global {
 	uint8_t *site_flags; /* enum utrace_site_select by function id */
 	uint32_t site_flags_cap;
 	uint64_t tsc_thresh;
+	bool graph_fast; /* plain function_graph: no -g, depth limit or threshold */
 	pid_t pid;
 };
 

@@ -7,21 +7,20 @@
 #include "common/record.h"
 #include "runtime/rt.h"
 
-void utrace_func_entry(uint64_t id, uint64_t parent)
+static __attribute__((noinline)) void func_entry_slow(struct rt_thread *t, uint64_t id,
+						      uint64_t parent)
 {
-	struct rt_thread *t = &rt_self;
 	uint32_t cpu;
 	uint64_t ts;
 
-	if (unlikely(t->state != RT_TS_READY)) {
-		if (!rt_rb_slow_ok(t))
-			return;
-	}
-	if (unlikely(!rt_tracing_on()))
+	if (t->state != RT_TS_READY && !rt_rb_slow_ok(t))
+		return;
+	if (!rt_tracing_on())
 		return;
 	t->state = RT_TS_READY | RT_TS_BUSY;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ts = rt_clock(&cpu);
-	if (likely(id <= UREC_SHORT_ID_MAX)) {
+	if (id <= UREC_SHORT_ID_MAX) {
 		uint32_t w[3] = {urec_func((uint32_t)id, 0), (uint32_t)parent,
 				 (uint32_t)(parent >> 32)};
 
@@ -32,5 +31,38 @@ void utrace_func_entry(uint64_t id, uint64_t parent)
 
 		rt_rb_put(t, w, 5, RT_DPOS_WORD32(2), ts, cpu);
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->state = RT_TS_READY;
+}
+
+/* The common case with no call at all (see fgraph.c); the rest is a tail
+ * call into the slow half. */
+void utrace_func_entry(uint64_t id, uint64_t parent)
+{
+	struct rt_thread *t = &rt_self;
+	uint32_t cpu, *wp;
+	uint64_t ts, delta;
+
+	if (unlikely(t->state != RT_TS_READY || id > UREC_SHORT_ID_MAX || !rt_tracing_on()))
+		return func_entry_slow(t, id, parent);
+	t->state = RT_TS_READY | RT_TS_BUSY;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ts = rt_clock(&cpu);
+	wp = t->wp;
+	delta = ts - t->last_ts;
+	if (unlikely(delta > UREC_SHORT_DELTA_MAX || t->end - wp < 3 || cpu != t->cpu)) {
+		t->state = RT_TS_READY;
+		return func_entry_slow(t, id, parent);
+	}
+	wp[0] = urec_func((uint32_t)id, (uint32_t)delta);
+	wp[1] = (uint32_t)parent;
+	wp[2] = (uint32_t)(parent >> 32);
+	t->wp = wp + 3;
+	t->last_ts = ts;
+	t->written++;
+	/* release: see rt_rb_put */
+	__atomic_store_n(&t->sb->commit, (uint32_t)((uint8_t *)(wp + 3) - (uint8_t *)(t->sb + 1)),
+			 __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->state = RT_TS_READY;
 }
