@@ -230,11 +230,16 @@ int cmd_record(int argc, char **argv)
 			       : c == 'g' ? UTRACE_GRAPH
 					  : UTRACE_GRAPH_NOTRACE;
 			if (utrace_func_filter_add(filter, list, optarg, &err) < 0) {
+				const char *opt = c == 'l'   ? "-l"
+						  : c == 'n' ? "-n"
+						  : c == 'g' ? "-g"
+							     : "--graph-notrace";
+
 				if (err.column)
-					utrace_die_msg("record", "-%c '%s': column %d: %s",
-						       c == 'G' ? 'G' : c, optarg, err.column, err.msg);
+					utrace_die_msg("record", "%s '%s': column %d: %s", opt, optarg,
+						       err.column, err.msg);
 				else
-					utrace_die_msg("record", "-%c '%s': %s", c, optarg, err.msg);
+					utrace_die_msg("record", "%s '%s': %s", opt, optarg, err.msg);
 				goto out;
 			}
 			break;
