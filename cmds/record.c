@@ -235,11 +235,8 @@ int cmd_record(int argc, char **argv)
 						  : c == 'g' ? "-g"
 							     : "--graph-notrace";
 
-				if (err.column)
-					utrace_die_msg("record", "%s '%s': column %d: %s", opt, optarg,
-						       err.column, err.msg);
-				else
-					utrace_die_msg("record", "%s '%s': %s", opt, optarg, err.msg);
+				/* the filter's message names the pattern and column */
+				utrace_die_msg("record", "%s: %s", opt, err.msg);
 				goto out;
 			}
 			break;
