@@ -306,8 +306,13 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 			return 0;
 		exe[n] = 0;
 		path = exe;
-	} else if (path[0] != '/') {
-		return 0; /* linux-vdso.so.1 */
+	} else {
+		/* dlopen("./libx.so") keeps the name it was given; the recorder
+		 * reads the file from another directory.  No file at all: the
+		 * vDSO (linux-vdso.so.1). */
+		if (!realpath(path, exe))
+			return 0;
+		path = exe;
 	}
 	if (object_find(info->dlpi_addr, path))
 		return 0;
