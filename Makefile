@@ -65,7 +65,7 @@ $(B)/utrace: $(CMD_OBJ) $(B)/libutrace-tool.a
 	$(CC) $(TOOL_CFLAGS) -o $@ $(CMD_OBJ) $(B)/libutrace-tool.a $(LDLIBS_TOOL)
 
 $(B)/libutrace.so: $(RT_OBJ)
-	$(CC) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@ $^ -ldl -lpthread
+	$(CC) -shared -Wl,-soname,libutrace.so -Wl,-z,now -Wl,-z,noexecstack -o $@ $^ -ldl -lpthread
 
 $(B)/tests/%: tests/unit/%.c $(B)/libutrace-tool.a
 	@mkdir -p $(dir $@)
