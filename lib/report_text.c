@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_text.c - the kernel's trace output, for the events of a
+ * utrace.dat.
+ *
+ * Design: the column layouts are those of kernel/trace/trace_output.c
+ * (trace_print_context: "%16s-%-7d [%03d] " + irq flags + " %5lu.%06lu: ")
+ * and kernel/trace/trace_functions_graph.c (print_graph_cpu " %*d) ",
+ * print_graph_duration with its overhead marks, TRACE_GRAPH_INDENT of 2,
+ * the context-switch banner when the task on a cpu changes, the function
+ * name in a comment after the brace of a return whose entry was not
+ * printed), reproduced function by
+ * function so the output diffs cleanly against a kernel trace.  The kernel
+ * prints per-cpu buffers; utrace's buffers are per thread, and the cpu
+ * column shows where the thread ran.  User space has no irq or preempt
+ * state, so the flags column is always ".....".  Lost events print as the
+ * kernel prints them ("CPU:%d [LOST %lu EVENTS]"), followed by the thread
+ * they were lost in.
+ *
+ * The function tracer's header counts the entries, so that format reads
+ * the file twice; function_graph streams in one pass.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/report_text.h"
+
+#define TRACE_GRAPH_INDENT 2
+#define TRACE_GRAPH_PROCINFO_LENGTH 14
+#define NO_TASK UINT32_MAX
+
+static const struct {
+	const char *name;
+	uint32_t flag;
+} report_options[] = {
+    {"funcgraph-cpu", UTRACE_REPORT_CPU},	    {"funcgraph-overhead", UTRACE_REPORT_OVERHEAD},
+    {"funcgraph-duration", UTRACE_REPORT_DURATION}, {"funcgraph-proc", UTRACE_REPORT_PROC},
+    {"funcgraph-abstime", UTRACE_REPORT_ABSTIME},   {"funcgraph-tail", UTRACE_REPORT_TAIL},
+    {"print-parent", UTRACE_REPORT_PARENT},
+};
+
+void utrace_report_opts_init(struct utrace_report_opts *o)
+{
+	o->flags = UTRACE_REPORT_DEFAULT_FLAGS;
+	o->tracer = NULL;
+}
+
+int utrace_report_set_option(struct utrace_report_opts *o, const char *name,
+			     struct utrace_error *err)
+{
+	int clear = !strncmp(name, "no", 2);
+	const char *n = clear ? name + 2 : name;
+
+	for (size_t i = 0; i < sizeof(report_options) / sizeof(report_options[0]); i++) {
+		if (strcmp(n, report_options[i].name))
+			continue;
+		if (clear)
+			o->flags &= ~report_options[i].flag;
+		else
+			o->flags |= report_options[i].flag;
+		return 0;
+	}
+	return utrace_error_set(err, -EINVAL, "unknown option '%s' (options: %s)", name,
+				utrace_report_option_names());
+}
+
+const char *utrace_report_option_names(void)
+{
+	return "funcgraph-cpu funcgraph-overhead funcgraph-duration funcgraph-proc "
+	       "funcgraph-abstime funcgraph-tail print-parent";
+}
+
+struct printer {
+	struct utrace_dat *d;
+	FILE *out;
+	uint32_t flags;
+	int cpu_width;	    /* max_bytes_for_cpu */
+	uint32_t *last_buf; /* per cpu: buffer of the last event, NO_TASK */
+	size_t nr_last;
+	struct utrace_report_summary *sum;
+};
+
+static void put_spaces(FILE *out, size_t n)
+{
+	static char spaces[4096];
+
+	if (!spaces[0])
+		memset(spaces, ' ', sizeof(spaces));
+	while (n) {
+		size_t k = n < sizeof(spaces) ? n : sizeof(spaces);
+
+		fwrite(spaces, 1, k, out);
+		n -= k;
+	}
+}
+
+/* trace_find_mark() */
+static char find_mark(uint64_t d)
+{
+	static const struct {
+		uint64_t val;
+		char sym;
+	} mark[] = {
+	    {1000000000ULL, '$'}, {100000000ULL, '@'}, {10000000ULL, '*'},
+	    {1000000ULL, '#'},	  {100000ULL, '!'},    {10000ULL, '+'},
+	};
+
+	for (size_t i = 0; i < sizeof(mark) / sizeof(mark[0]); i++)
+		if (d > mark[i].val)
+			return mark[i].sym;
+	return ' ';
+}
+
+/* trace_print_graph_duration(): "usecs.nsecs us " padded to 8 + 4 */
+static void print_duration_value(FILE *out, uint64_t duration)
+{
+	char usecs[24], nsecs[4];
+	unsigned long nsecs_rem = (unsigned long)(duration % 1000);
+	int len = snprintf(usecs, sizeof(usecs), "%" PRIu64, duration / 1000);
+
+	fputs(usecs, out);
+	if (len < 7) {
+		/* at most 7 digits in all: the nsecs are cut, not rounded */
+		int keep = 8 - len < 5 ? 8 - len - 1 : 3;
+
+		nsecs[0] = (char)('0' + nsecs_rem / 100);
+		nsecs[1] = (char)('0' + nsecs_rem / 10 % 10);
+		nsecs[2] = (char)('0' + nsecs_rem % 10);
+		nsecs[keep] = '\0';
+		fprintf(out, ".%s", nsecs);
+		len += keep + 1;
+	}
+	fputs(" us ", out);
+	if (len < 8)
+		put_spaces(out, (size_t)(8 - len));
+}
+
+enum fill { FILL_NONE, FILL_FULL };
+
+/* print_graph_duration() */
+static void print_graph_duration(struct printer *p, uint64_t duration, enum fill fill)
+{
+	if (!(p->flags & UTRACE_REPORT_DURATION))
+		return;
+	if (fill == FILL_FULL) {
+		fputs("              |  ", p->out);
+		return;
+	}
+	if (p->flags & UTRACE_REPORT_OVERHEAD) {
+		fputc(find_mark(duration), p->out);
+		fputc(' ', p->out);
+	} else {
+		fputs("  ", p->out);
+	}
+	print_duration_value(p->out, duration);
+	fputs("|  ", p->out);
+}
+
+static void print_graph_cpu(struct printer *p, uint32_t cpu)
+{
+	fprintf(p->out, " %*u) ", p->cpu_width, cpu);
+}
+
+/* print_graph_proc(): "comm-pid" centred in 14 columns, comm cut at 7 */
+static void print_graph_proc(struct printer *p, uint32_t buf)
+{
+	const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, buf);
+	char comm[8], pid[12];
+	int len, spaces = 0;
+
+	/* the kernel cuts comm at 7 characters here */
+	memcpy(comm, bi->comm, sizeof(comm) - 1);
+	comm[sizeof(comm) - 1] = '\0';
+	snprintf(pid, sizeof(pid), "%d", bi->tid);
+	len = (int)(strlen(comm) + strlen(pid) + 1);
+	if (len < TRACE_GRAPH_PROCINFO_LENGTH)
+		spaces = TRACE_GRAPH_PROCINFO_LENGTH - len;
+	put_spaces(p->out, (size_t)(spaces / 2));
+	fprintf(p->out, "%s-%s", comm, pid);
+	put_spaces(p->out, (size_t)(spaces - spaces / 2));
+}
+
+/* verif_pid(): a banner when the task on a cpu changes */
+static void verif_task(struct printer *p, const struct utrace_event *ev)
+{
+	uint32_t prev;
+
+	if (ev->cpu >= p->nr_last) {
+		size_t n = p->nr_last ? p->nr_last : 64;
+		uint32_t *a;
+
+		while (n <= ev->cpu)
+			n *= 2;
+		a = realloc(p->last_buf, n * sizeof(*a));
+		if (!a)
+			return;
+		for (size_t i = p->nr_last; i < n; i++)
+			a[i] = NO_TASK;
+		p->last_buf = a;
+		p->nr_last = n;
+	}
+	prev = p->last_buf[ev->cpu];
+	p->last_buf[ev->cpu] = ev->buf;
+	if (prev == NO_TASK || prev == ev->buf || utrace_dat_buffer_get(p->d, prev)->tid == ev->tid)
+		return;
+	fputs(" ------------------------------------------\n", p->out);
+	print_graph_cpu(p, ev->cpu);
+	print_graph_proc(p, prev);
+	fputs(" => ", p->out);
+	print_graph_proc(p, ev->buf);
+	fputs("\n ------------------------------------------\n\n", p->out);
+}
+
+/* print_graph_prologue() */
+static void graph_prologue(struct printer *p, const struct utrace_event *ev)
+{
+	verif_task(p, ev);
+	if (p->flags & UTRACE_REPORT_ABSTIME)
+		fprintf(p->out, "%5" PRIu64 ".%06" PRIu64 " |  ", ev->ts / 1000000000u,
+			ev->ts % 1000000000u / 1000u);
+	if (p->flags & UTRACE_REPORT_CPU)
+		print_graph_cpu(p, ev->cpu);
+	if (p->flags & UTRACE_REPORT_PROC) {
+		print_graph_proc(p, ev->buf);
+		fputs(" | ", p->out);
+	}
+}
+
+static const char *func_name(struct printer *p, const struct utrace_event *ev)
+{
+	return utrace_dat_func_name(p->d, ev->image, ev->id);
+}
+
+static void print_lost(struct printer *p, const struct utrace_event *ev)
+{
+	const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, ev->buf);
+
+	if (ev->flags & UTRACE_EVF_LOST_UNKNOWN)
+		fprintf(p->out, "CPU:%u [LOST EVENTS] in %s-%d\n", ev->cpu, bi->comm, bi->tid);
+	else
+		fprintf(p->out, "CPU:%u [LOST %" PRIu64 " EVENTS] in %s-%d\n", ev->cpu, ev->lost,
+			bi->comm, bi->tid);
+}
+
+/* trace_print_context() + print_fn_trace() */
+static void print_fn_line(struct printer *p, const struct utrace_event *ev)
+{
+	const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, ev->buf);
+	uint64_t usecs = (ev->ts + 500) / 1000; /* ns2usecs() rounds */
+
+	fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%06" PRIu64 ": %s", bi->comm, bi->tid,
+		ev->cpu, usecs / 1000000, usecs % 1000000, func_name(p, ev));
+	if ((p->flags & UTRACE_REPORT_PARENT) && ev->kind == UTRACE_EV_FUNC && ev->parent_ip) {
+		const char *parent = utrace_dat_addr_name(p->d, ev->image, ev->parent_ip, NULL);
+
+		if (parent)
+			fprintf(p->out, " <-%s", parent);
+		else
+			fprintf(p->out, " <-0x%" PRIx64, ev->parent_ip);
+	}
+	fputc('\n', p->out);
+}
+
+static void print_graph_event(struct printer *p, const struct utrace_event *ev)
+{
+	switch (ev->kind) {
+	case UTRACE_EV_ENTRY:
+		graph_prologue(p, ev);
+		print_graph_duration(p, 0, FILL_FULL);
+		put_spaces(p->out, (size_t)ev->depth * TRACE_GRAPH_INDENT);
+		fprintf(p->out, "%s() {\n", func_name(p, ev));
+		break;
+	case UTRACE_EV_LEAF:
+		graph_prologue(p, ev);
+		print_graph_duration(p, ev->duration, FILL_NONE);
+		put_spaces(p->out, (size_t)ev->depth * TRACE_GRAPH_INDENT);
+		fprintf(p->out, "%s();\n", func_name(p, ev));
+		break;
+	case UTRACE_EV_EXIT:
+		graph_prologue(p, ev);
+		print_graph_duration(p, ev->duration,
+				     ev->flags & UTRACE_EVF_NO_DURATION ? FILL_FULL : FILL_NONE);
+		put_spaces(p->out, (size_t)ev->depth * TRACE_GRAPH_INDENT);
+		if (ev->flags & UTRACE_EVF_NO_ID)
+			fputs("}\n", p->out);
+		else if ((ev->flags & UTRACE_EVF_NO_ENTRY) || (p->flags & UTRACE_REPORT_TAIL))
+			fprintf(p->out, "} /* %s */\n", func_name(p, ev));
+		else
+			fputs("}\n", p->out);
+		break;
+	case UTRACE_EV_FUNC:
+		/* the kernel prints other events in their own format */
+		print_fn_line(p, ev);
+		break;
+	}
+}
+
+static void count_lost(struct printer *p, const struct utrace_event *ev)
+{
+	if (!p->sum)
+		return;
+	if (ev->flags & UTRACE_EVF_LOST_UNKNOWN) {
+		p->sum->lost_unknown++;
+	} else {
+		p->sum->lost += ev->lost;
+		if (ev->buf < p->sum->nr_bufs)
+			p->sum->buf_lost[ev->buf] += ev->lost;
+	}
+}
+
+static int iter_fail(struct utrace_dat_iter *it, int ret)
+{
+	utrace_dat_iter_close(it);
+	return ret;
+}
+
+static void take_warnings(struct printer *p, const struct utrace_dat_iter *it)
+{
+	if (!p->sum || !utrace_dat_iter_warnings(it))
+		return;
+	p->sum->warnings = utrace_dat_iter_warnings(it);
+	snprintf(p->sum->warning, sizeof(p->sum->warning), "%s", utrace_dat_iter_warning(it));
+}
+
+static int print_graph(struct printer *p, struct utrace_error *err)
+{
+	struct utrace_dat_iter *it;
+	struct utrace_event ev;
+	uint32_t f = p->flags;
+	int ret;
+
+	fputs("# tracer: function_graph\n#\n", p->out);
+	/* __print_graph_headers_flags() */
+	fprintf(p->out, "#%s%s%s%s               FUNCTION CALLS\n",
+		f & UTRACE_REPORT_ABSTIME ? "     TIME       " : "",
+		f & UTRACE_REPORT_CPU ? " CPU" : "",
+		f & UTRACE_REPORT_PROC ? "  TASK/PID       " : "",
+		f & UTRACE_REPORT_DURATION ? "  DURATION   " : "");
+	fprintf(p->out, "#%s%s%s%s               |   |   |   |\n",
+		f & UTRACE_REPORT_ABSTIME ? "      |         " : "",
+		f & UTRACE_REPORT_CPU ? " |  " : "",
+		f & UTRACE_REPORT_PROC ? "   |    |        " : "",
+		f & UTRACE_REPORT_DURATION ? "   |   |      " : "");
+
+	ret = utrace_dat_iter_open(p->d, &it, err);
+	if (ret < 0)
+		return ret;
+	while ((ret = utrace_dat_iter_next(it, &ev, err)) > 0) {
+		if (ev.kind == UTRACE_EV_LOST) {
+			count_lost(p, &ev);
+			print_lost(p, &ev);
+			continue;
+		}
+		if (p->sum)
+			p->sum->events++;
+		print_graph_event(p, &ev);
+	}
+	if (ret < 0)
+		return iter_fail(it, ret);
+	take_warnings(p, it);
+	utrace_dat_iter_close(it);
+	return 0;
+}
+
+static int printed_by_function(const struct utrace_event *ev)
+{
+	return ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY ||
+	       ev->kind == UTRACE_EV_LEAF;
+}
+
+static int print_function(struct printer *p, const char *tracer, struct utrace_error *err)
+{
+	unsigned nr_bufs = utrace_dat_buffer_count(p->d);
+	uint64_t entries = 0, written = 0, *per_buf;
+	struct utrace_dat_iter *it;
+	struct utrace_event ev;
+	unsigned ncpus = utrace_dat_nr_cpus(p->d);
+	int ret;
+
+	/* first pass: the header counts entries and cpus */
+	per_buf = calloc(nr_bufs ? nr_bufs : 1, sizeof(*per_buf));
+	if (!per_buf)
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(p->d));
+	ret = utrace_dat_iter_open(p->d, &it, err);
+	if (ret < 0) {
+		free(per_buf);
+		return ret;
+	}
+	while ((ret = utrace_dat_iter_next(it, &ev, err)) > 0) {
+		if (!printed_by_function(&ev))
+			continue;
+		entries++;
+		per_buf[ev.buf]++;
+		if (!utrace_dat_meta(p->d, "nr_cpus") && ev.cpu + 1 > ncpus)
+			ncpus = ev.cpu + 1;
+	}
+	utrace_dat_iter_close(it);
+	if (ret < 0) {
+		free(per_buf);
+		return ret;
+	}
+	for (unsigned i = 0; i < nr_bufs; i++) {
+		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, i);
+
+		written += bi->has_stats && bi->written > per_buf[i] ? bi->written : per_buf[i];
+	}
+	free(per_buf);
+
+	/* print_func_help_header_irq(), without the irq legend */
+	fprintf(p->out, "# tracer: %s\n#\n", tracer);
+	fprintf(p->out, "# entries-in-buffer/entries-written: %" PRIu64 "/%" PRIu64 "   #P:%u\n#\n",
+		entries, written, ncpus);
+	fputs("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n", p->out);
+	fputs("#              | |         |   |||||     |         |\n", p->out);
+
+	ret = utrace_dat_iter_open(p->d, &it, err);
+	if (ret < 0)
+		return ret;
+	while ((ret = utrace_dat_iter_next(it, &ev, err)) > 0) {
+		if (ev.kind == UTRACE_EV_LOST) {
+			count_lost(p, &ev);
+			print_lost(p, &ev);
+			continue;
+		}
+		if (!printed_by_function(&ev))
+			continue;
+		if (p->sum)
+			p->sum->events++;
+		print_fn_line(p, &ev);
+	}
+	if (ret < 0)
+		return iter_fail(it, ret);
+	take_warnings(p, it);
+	utrace_dat_iter_close(it);
+	return 0;
+}
+
+int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_report_opts *opts,
+			struct utrace_report_summary *sum, struct utrace_error *err)
+{
+	const char *tracer = opts->tracer ? opts->tracer : utrace_dat_meta(d, "tracer");
+	struct printer p;
+	unsigned ncpus = utrace_dat_nr_cpus(d);
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.d = d;
+	p.out = out;
+	p.flags = opts->flags;
+	p.sum = sum;
+	p.cpu_width = snprintf(NULL, 0, "%u", ncpus ? ncpus - 1 : 0);
+	if (sum) {
+		memset(sum, 0, sizeof(*sum));
+		sum->nr_bufs = utrace_dat_buffer_count(d);
+		sum->buf_lost = calloc(sum->nr_bufs ? sum->nr_bufs : 1, sizeof(*sum->buf_lost));
+		if (!sum->buf_lost)
+			return utrace_error_set(err, -ENOMEM, "%s: out of memory",
+						utrace_dat_path(d));
+	}
+	if (!tracer)
+		tracer = "function_graph";
+	if (!strcmp(tracer, "function") || !strcmp(tracer, "nop"))
+		ret = print_function(&p, tracer, err);
+	else if (!strcmp(tracer, "function_graph"))
+		ret = print_graph(&p, err);
+	else
+		ret = utrace_error_set(err, -EINVAL, "%s: unknown tracer '%s'", utrace_dat_path(d),
+				       tracer);
+	free(p.last_buf);
+	if (ret == 0 && (fflush(out) == EOF || ferror(out)))
+		ret = utrace_error_set(err, -EIO, "%s: writing the report: %s", utrace_dat_path(d),
+				       strerror(errno));
+	return ret;
+}
+
+void utrace_report_summary_free(struct utrace_report_summary *sum)
+{
+	if (!sum)
+		return;
+	free(sum->buf_lost);
+	sum->buf_lost = NULL;
+	sum->nr_bufs = 0;
+}
