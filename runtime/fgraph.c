@@ -69,20 +69,19 @@ static inline void fgraph_frame_gone(struct rt_thread *t, struct rt_frame *f)
 	}
 }
 
-/* Pop frames [new_depth, depth) that will never return normally. */
+/* Pop frames [new_depth, depth) that will never return normally.  The
+ * record goes first: a sub-buffer it starts must see them still open. */
 static void fgraph_pop_dead(struct rt_thread *t, uint32_t new_depth, uint64_t ts, uint32_t cpu)
 {
 	uint32_t n = 0;
 
-	while (t->depth > new_depth) {
-		struct rt_frame *f = &t->stack[--t->depth];
-
-		if (!(f->flags & RT_FRAME_NOTRACE) && !t->notrace_depth)
+	for (uint32_t d = new_depth; d < t->depth; d++)
+		if (!(t->stack[d].flags & RT_FRAME_NOTRACE))
 			n++;
-		fgraph_frame_gone(t, f);
-	}
 	if (n && fgraph_may_record(t) && !rt.tsc_thresh)
 		fgraph_record_unwind(t, n, ts, cpu);
+	while (t->depth > new_depth)
+		fgraph_frame_gone(t, &t->stack[--t->depth]);
 }
 
 /*

@@ -38,16 +38,28 @@ __thread struct rt_thread rt_self;
 static pthread_key_t rb_key;
 static pthread_once_t rb_key_once = PTHREAD_ONCE_INIT;
 
+/*
+ * The frames the reader must know about are the recorded ones: not the
+ * set_graph_notrace frames (hooked, never written), and none at all with
+ * tracing_thresh (nothing is written at entry).
+ */
+static uint32_t rb_recorded_depth(const struct rt_thread *t)
+{
+	return rt.tsc_thresh ? 0 : t->depth - t->notrace_depth;
+}
+
 static void rb_write_context(struct rt_thread *t)
 {
-	uint32_t n = t->depth < 64 ? t->depth : 64;
+	uint32_t depth = rb_recorded_depth(t), n = depth < 64 ? depth : 64, k = n;
 	uint32_t *wp = t->wp;
 
 	*wp++ = urec_ext(UEXT_CONTEXT, n);
-	*wp++ = t->depth;
-	for (uint32_t i = t->depth - n; i < t->depth; i++)
-		*wp++ = t->stack[i].id;
-	t->wp = wp;
+	*wp++ = depth;
+	/* the innermost n recorded frames, outermost first */
+	for (uint32_t i = t->depth; i-- > 0 && k;)
+		if (!(t->stack[i].flags & RT_FRAME_NOTRACE))
+			wp[--k] = t->stack[i].id;
+	t->wp = wp + n;
 	t->sb->flags |= UTRACE_SB_CONTEXT;
 }
 
@@ -77,7 +89,7 @@ static bool rb_start_subbuf(struct rt_thread *t, uint64_t ts, uint32_t cpu)
 	sb->lost_before = t->lost_pending > UINT32_MAX ? UINT32_MAX : (uint32_t)t->lost_pending;
 	sb->cpu = (uint16_t)cpu;
 	sb->flags = 0;
-	sb->depth = t->depth;
+	sb->depth = rb_recorded_depth(t);
 	sb->records = 0;
 	t->sb_written = t->written;
 
@@ -89,7 +101,7 @@ static bool rb_start_subbuf(struct rt_thread *t, uint64_t ts, uint32_t cpu)
 	/* The reader pairs exits with entries by nesting.  After a gap, or
 	 * when it may start reading here (overwrite mode), tell it which
 	 * frames are open. */
-	if (t->stack && t->depth && (overwrite || t->lost_pending))
+	if (t->stack && rb_recorded_depth(t) && (overwrite || t->lost_pending))
 		rb_write_context(t);
 	t->lost_pending = 0;
 	__atomic_store_n(&sb->commit, (uint32_t)((uint8_t *)t->wp - (uint8_t *)(sb + 1)),
