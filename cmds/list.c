@@ -42,7 +42,8 @@ static void usage(FILE *f)
 		   "  -h, --help               show this help\n");
 }
 
-/* PROGRAM as execvp would find it; malloc'ed, or NULL with errno set. */
+/* PROGRAM as a file (like ldd), else as execvp would find it; malloc'ed,
+ * or NULL with errno set. */
 static char *find_program(const char *prog)
 {
 	const char *path = getenv("PATH");
@@ -50,6 +51,11 @@ static char *find_program(const char *prog)
 
 	if (strchr(prog, '/'))
 		return strdup(prog);
+	if (stat(prog, &st) == 0 && S_ISREG(st.st_mode)) {
+		char *rel; /* the loader would search a bare name as a library */
+
+		return asprintf(&rel, "./%s", prog) < 0 ? NULL : rel;
+	}
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
