@@ -10,23 +10,43 @@ U="$B/utrace"
 out="$B/demo"
 mkdir -p "$out"
 
+# first N lines of a command's output (no SIGPIPE under pipefail)
+first() {
+	local n=$1
+	shift
+	"$@" >"$out/.show"
+	head -n "$n" "$out/.show"
+}
+
 flags=$("$U" cflags)
-echo "\$ cc -O2 -g $flags examples/wordfreq.c -o wordfreq"
-cc -O2 -g $flags "$top/examples/wordfreq.c" -o "$out/wordfreq"
+# -fno-inline keeps the small static helpers as functions of their own, so
+# there is something to see.
+echo "\$ cc -O2 -fno-inline -g $flags examples/wordfreq.c -o wordfreq"
+cc -O2 -fno-inline -g $flags "$top/examples/wordfreq.c" -o "$out/wordfreq"
 
 echo
 echo "\$ utrace list -f wordfreq        # available_filter_functions"
-"$U" list -f "$out/wordfreq" | grep -v '\[' | head -20
+first 20 "$U" list -f "$out/wordfreq"
 
 echo
 echo "\$ utrace record -o wordfreq.dat -- ./wordfreq"
 "$U" record -o "$out/wordfreq.dat" -- "$out/wordfreq"
 
 echo
-echo "\$ utrace report -i wordfreq.dat | head -40"
-"$U" report -i "$out/wordfreq.dat" | head -40
+echo "\$ utrace report -i wordfreq.dat | head -24"
+first 24 "$U" report -i "$out/wordfreq.dat"
+
+echo
+echo "\$ utrace record -l main -l tokenize -l 'report*' -o wordfreq-top.dat -- ./wordfreq   # set_ftrace_filter"
+"$U" record -l main -l tokenize -l 'report*' -o "$out/wordfreq-top.dat" -- "$out/wordfreq" >/dev/null
+"$U" report -i "$out/wordfreq-top.dat"
+
+echo
+echo "\$ utrace record -g 'add_word' --max-graph-depth 2 -o wordfreq-add.dat -- ./wordfreq   # set_graph_function"
+"$U" record -g add_word --max-graph-depth 2 -o "$out/wordfreq-add.dat" -- "$out/wordfreq" >/dev/null
+first 12 "$U" report -i "$out/wordfreq-add.dat"
 
 echo
 echo "\$ utrace record -p function -l 'add_word' -l 'lookup' -o wordfreq-fn.dat -- ./wordfreq"
 "$U" record -p function -l add_word -l lookup -o "$out/wordfreq-fn.dat" -- "$out/wordfreq" >/dev/null
-"$U" report -i "$out/wordfreq-fn.dat" | head -14
+first 12 "$U" report -i "$out/wordfreq-fn.dat"
