@@ -55,7 +55,7 @@ static void fgraph_record_unwind(struct rt_thread *t, uint32_t n, uint64_t ts, u
 
 static inline bool fgraph_may_record(struct rt_thread *t)
 {
-	return (t->state & ~RT_TS_BUSY) == RT_TS_READY && rt_tracing_on();
+	return (t->state & ~(RT_TS_BUSY | RT_TS_UNWINDING)) == RT_TS_READY && rt_tracing_on();
 }
 
 /* Bookkeeping for a frame leaving the shadow stack. */
@@ -107,6 +107,12 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 		return;
 	if (!rt_tracing_on())
 		return;
+	/* An exception is unwinding and a landing pad (a destructor, a
+	 * catch's cleanup) calls this function: the frames the unwinder has
+	 * already removed are the ones whose return slot lies at or below
+	 * ours (the callee of the landing pad's frame used the same slot). */
+	if (t->state & RT_TS_UNWINDING)
+		rt_fgraph_unwind_to(t, (uint64_t)(uintptr_t)slot + 1);
 	sel = rt.site_flags[id];
 	if (rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS) {
 		if (sel & UTRACE_SITE_GRAPH_ROOT)
@@ -119,7 +125,7 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 	if (t->depth >= t->stack_cap || (rt.cfg.max_depth && t->depth >= rt.cfg.max_depth))
 		return;
 
-	t->state = RT_TS_READY | RT_TS_BUSY;
+	t->state |= RT_TS_BUSY;
 	fgraph_signal_fence();
 	ts = rt_clock(&cpu);
 	/* Written before the push: a sub-buffer that starts with this record
@@ -137,7 +143,7 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 		t->graph_roots++;
 	*slot = (uint64_t)(uintptr_t)utrace_graph_return;
 	fgraph_signal_fence();
-	t->state = RT_TS_READY;
+	t->state &= ~RT_TS_BUSY;
 	if (flags & RT_FRAME_NOTRACE) {
 		t->notrace_depth++;
 		t->state |= RT_TS_NOTRACE;

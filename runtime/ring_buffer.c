@@ -128,7 +128,7 @@ static void rb_drop(struct rt_thread *t)
 {
 	t->lost++;
 	t->lost_pending++;
-	__atomic_store_n(&t->meta->lost, t->lost, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->meta->lost, t->lost + t->nested, __ATOMIC_RELAXED);
 }
 
 void rt_rb_write(struct rt_thread *t, const uint32_t *words, unsigned n, unsigned dpos,
@@ -281,7 +281,17 @@ out:
  * reason.  Returns whether it may record now. */
 bool rt_rb_slow_ok(struct rt_thread *t)
 {
-	if (t->state & (RT_TS_BUSY | RT_TS_DEAD))
+	if (t->state & RT_TS_BUSY) {
+		/* A signal handler interrupted the tracer: its calls are not
+		 * traced (the buffer and shadow stack are mid-update), but
+		 * they are counted as lost, never dropped silently. */
+		if (t->meta) {
+			t->nested++;
+			__atomic_store_n(&t->meta->lost, t->lost + t->nested, __ATOMIC_RELAXED);
+		}
+		return false;
+	}
+	if (t->state & RT_TS_DEAD)
 		return false;
 	if (!rt.enabled || rt.sock < 0)
 		return false;
@@ -290,7 +300,7 @@ bool rt_rb_slow_ok(struct rt_thread *t)
 		utrace_call_preserving_fpu(rb_create, t);
 		t->state &= ~RT_TS_BUSY;
 	}
-	return t->state == RT_TS_READY;
+	return (t->state & ~RT_TS_UNWINDING) == RT_TS_READY;
 }
 
 void rt_rb_thread_close(struct rt_thread *t)
@@ -301,7 +311,7 @@ void rt_rb_thread_close(struct rt_thread *t)
 		return;
 	t->state |= RT_TS_DEAD;
 	__atomic_store_n(&m->written, t->written, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->lost, t->lost, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->lost, t->lost + t->nested, __ATOMIC_RELAXED);
 	prctl(PR_GET_NAME, m->comm);
 	/* release: every record and commit above is visible before the
 	 * recorder sees the buffer closed and does its final read. */
@@ -325,6 +335,6 @@ void rt_rb_forget(struct rt_thread *t)
 	t->meta = NULL;
 	t->sb = NULL;
 	t->wp = t->end = NULL;
-	t->written = t->lost = t->lost_pending = 0;
+	t->written = t->lost = t->lost_pending = t->nested = 0;
 	t->state &= ~(RT_TS_READY | RT_TS_DEAD);
 }

@@ -47,6 +47,7 @@ enum {
 	RT_TS_BUSY = 1u << 1,	 /* inside the runtime: recursion guard */
 	RT_TS_DEAD = 1u << 2,	 /* tracing off for this thread for good */
 	RT_TS_NOTRACE = 1u << 3, /* below a set_graph_notrace function */
+	RT_TS_UNWINDING = 1u << 4, /* an exception is unwinding: frames may die */
 };
 
 struct rt_thread {
@@ -72,6 +73,7 @@ struct rt_thread {
 	uint32_t stack_cap;
 	uint32_t graph_roots; /* open set_graph_function frames */
 	uint32_t notrace_depth;
+	uint64_t nested; /* calls not traced: they interrupted the tracer (signal) */
 };
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;

@@ -77,8 +77,10 @@ static void before_unwind(void)
 {
 	struct rt_thread *t = &rt_self;
 
-	if (t->depth)
+	if (t->depth) {
 		rt_fgraph_unhook_all(t);
+		t->state |= RT_TS_UNWINDING;
+	}
 }
 
 static void after_failed_unwind(void)
@@ -86,6 +88,7 @@ static void after_failed_unwind(void)
 	struct rt_thread *t = &rt_self;
 
 	/* no handler was found: nothing was unwound, hook everything again */
+	t->state &= ~RT_TS_UNWINDING;
 	if (t->depth)
 		rt_fgraph_rehook_above(t, 0);
 }
@@ -139,6 +142,7 @@ RT_EXPORT void *__cxa_begin_catch(void *exc)
 
 	if (!real)
 		real = (void *(*)(void *))rt_next("__cxa_begin_catch");
+	t->state &= ~RT_TS_UNWINDING;
 	if (t->depth)
 		rt_fgraph_rehook_above(t, (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);
 	return real(exc);
@@ -157,6 +161,7 @@ RT_EXPORT noreturn void pthread_exit(void *retval)
 		rt_fgraph_unhook_all(t);
 		rt_fgraph_unwind_to(t, UINT64_MAX);
 	}
+	t->state &= ~RT_TS_UNWINDING;
 	real(retval);
 	__builtin_unreachable();
 }
