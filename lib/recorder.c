@@ -38,6 +38,7 @@
 
 #include "common/rb_abi.h"
 #include "common/record.h"
+#include "common/scm.h"
 #include "lib/dat_format.h"
 #include "lib/dat_writer.h"
 #include "lib/ftrace_filter.h"
@@ -240,31 +241,15 @@ const char *utrace_recorder_sock_path(const struct utrace_recorder *r)
 
 static int conn_send(struct rec_conn *c, const void *msg, size_t len, int fd)
 {
-	struct iovec iov = {(void *)msg, len};
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-
-	if (fd >= 0) {
-		memset(&cm, 0, sizeof(cm));
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = sizeof(cm.buf);
-		cm.h.cmsg_level = SOL_SOCKET;
-		cm.h.cmsg_type = SCM_RIGHTS;
-		cm.h.cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(&cm.h), &fd, sizeof(int));
-	}
 	/* The process waits for this answer; a full socket only means it is
 	 * slow, so block (the fd is non-blocking: poll for room). */
 	for (;;) {
-		ssize_t n = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+		long n = utrace_scm_send(c->fd, msg, len, fd);
 		struct pollfd p = {c->fd, POLLOUT, 0};
 
-		if (n == (ssize_t)len)
+		if (n == (long)len)
 			return 0;
-		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		if (n == -EAGAIN || n == -EINTR) {
 			poll(&p, 1, 100);
 			continue;
 		}
@@ -627,23 +612,13 @@ static void conn_close(struct utrace_recorder *r, struct rec_conn *c, struct utr
 static int conn_read(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
 {
 	static uint8_t buf[UTRACE_MSG_MAX];
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct iovec iov = {buf, sizeof(buf)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
-			    .msg_controllen = sizeof(cm.b)};
 	const struct utrace_msg *hdr = (const void *)buf;
-	int fd = -1, ret;
-	ssize_t n;
+	int fd, ret;
+	long n;
 
-	n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+	n = utrace_scm_recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT, &fd);
+	if (n == -EAGAIN || n == -EINTR)
 		return 0;
-	for (struct cmsghdr *ch = CMSG_FIRSTHDR(&mh); n > 0 && ch; ch = CMSG_NXTHDR(&mh, ch))
-		if (ch->cmsg_level == SOL_SOCKET && ch->cmsg_type == SCM_RIGHTS)
-			memcpy(&fd, CMSG_DATA(ch), sizeof(int));
 	if (n <= 0) {
 		conn_close(r, c, err);
 		return 1;

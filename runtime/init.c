@@ -25,6 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/scm.h"
 #include "runtime/rt.h"
 
 struct rt_global rt = {.sock = -1};
@@ -44,62 +45,30 @@ static void rt_rseq_init(void)
 
 int rt_send(const void *msg, uint32_t size, int fd)
 {
-	struct iovec iov = {.iov_base = (void *)msg, .iov_len = size};
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	ssize_t n;
+	long n;
 
 	if (rt.sock < 0)
 		return -ENOTCONN;
-	if (fd >= 0) {
-		memset(&c, 0, sizeof(c));
-		mh.msg_control = c.buf;
-		mh.msg_controllen = sizeof(c.buf);
-		c.h.cmsg_level = SOL_SOCKET;
-		c.h.cmsg_type = SCM_RIGHTS;
-		c.h.cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(&c.h), &fd, sizeof(int));
-	}
 	do
-		n = sendmsg(rt.sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)size ? 0 : -EPIPE;
+		n = utrace_scm_send(rt.sock, msg, size, fd);
+	while (n == -EINTR);
+	return n == (long)size ? 0 : -EPIPE;
 }
 
 int rt_recv(void *buf, uint32_t size, int *fd)
 {
-	struct iovec iov = {.iov_base = buf, .iov_len = size};
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	struct cmsghdr *ch;
-	ssize_t n;
+	int got;
+	long n;
 
-	mh.msg_control = c.buf;
-	mh.msg_controllen = sizeof(c.buf);
-	if (fd)
-		*fd = -1;
 	do
-		n = recvmsg(rt.sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < (ssize_t)sizeof(struct utrace_msg))
+		n = utrace_scm_recv(rt.sock, buf, size, 0, &got);
+	while (n == -EINTR);
+	if (fd)
+		*fd = got;
+	else if (got >= 0)
+		close(got);
+	if (n < (long)sizeof(struct utrace_msg))
 		return -EPIPE;
-	for (ch = CMSG_FIRSTHDR(&mh); ch; ch = CMSG_NXTHDR(&mh, ch)) {
-		if (ch->cmsg_level == SOL_SOCKET && ch->cmsg_type == SCM_RIGHTS) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(ch), sizeof(int));
-			if (fd)
-				*fd = got;
-			else
-				close(got);
-		}
-	}
 	if (((struct utrace_msg *)buf)->size > (uint32_t)n)
 		return -EPROTO;
 	return (int)n;
