@@ -51,45 +51,36 @@
 #define FRAME_SELF	80
 #define FRAME_PARENT	88
 
-	.globl	utrace_graph_tramp
-	.hidden	utrace_graph_tramp
-	.type	utrace_graph_tramp, @function
+/*
+ * ENTRY_TRAMP name, handler, parent: calls handler(id, parent) with
+ * parent = the caller's return address (func) or its address (graph).
+ */
+.macro ENTRY_TRAMP name, handler, parent_insn
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
 	.p2align 4
-utrace_graph_tramp:
+\name:
 	.cfi_startproc
 	.cfi_adjust_cfa_offset 16
 	SAVE_ARGS
 	.cfi_adjust_cfa_offset 72
 	movq	FRAME_ID(%rsp), %rdi
-	leaq	FRAME_PARENT(%rsp), %rsi
-	call	utrace_graph_entry
+	\parent_insn	FRAME_PARENT(%rsp), %rsi
+	call	\handler
 	RESTORE_ARGS
 	.cfi_adjust_cfa_offset -72
 	addq	$8, %rsp		/* drop the id */
 	.cfi_adjust_cfa_offset -8
 	ret				/* into the function body */
 	.cfi_endproc
-	.size	utrace_graph_tramp, .-utrace_graph_tramp
+	.size	\name, .-\name
+.endm
 
-	.globl	utrace_func_tramp
-	.hidden	utrace_func_tramp
-	.type	utrace_func_tramp, @function
-	.p2align 4
-utrace_func_tramp:
-	.cfi_startproc
-	.cfi_adjust_cfa_offset 16
-	SAVE_ARGS
-	.cfi_adjust_cfa_offset 72
-	movq	FRAME_ID(%rsp), %rdi
-	movq	FRAME_PARENT(%rsp), %rsi
-	call	utrace_func_entry
-	RESTORE_ARGS
-	.cfi_adjust_cfa_offset -72
-	addq	$8, %rsp
-	.cfi_adjust_cfa_offset -8
-	ret
-	.cfi_endproc
-	.size	utrace_func_tramp, .-utrace_func_tramp
+	/* function_graph: the handler may replace the return address */
+	ENTRY_TRAMP utrace_graph_tramp, utrace_graph_entry, leaq
+	/* function: the handler records the return address (parent ip) */
+	ENTRY_TRAMP utrace_func_tramp, utrace_func_entry, movq
 
 /*
  * The graph tracer replaced the caller's return address with this.  The
