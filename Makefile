@@ -69,7 +69,7 @@ $(B)/libutrace.so: $(RT_OBJ)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libutrace-tool.a
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(B)/libutrace-tool.a $(LDLIBS_TOOL)
+	$(CC) $(TOOL_CFLAGS) -MMD -MP -o $@ $< $(B)/libutrace-tool.a $(LDLIBS_TOOL)
 
 unit-bins: $(UNIT_BIN)
 

@@ -7,11 +7,11 @@
  * written from hand-encoded record words (common/record.h).  Two more
  * objects without call sites, as shared libraries built without
  * instrumentation are, share id_base 0; one has a symbol table.
+ * check() and the rest of tests/unit/check.h come with it.
  */
 #ifndef UTRACE_TESTS_DAT_FIXTURE_H
 #define UTRACE_TESTS_DAT_FIXTURE_H
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,27 +19,12 @@
 #include "common/rb_abi.h"
 #include "common/record.h"
 #include "lib/dat_writer.h"
+#include "tests/unit/check.h"
 
 #define FX_IMAGE 1u
 #define FX_BIAS 0x1000u
 #define FX_LIB_BIAS 0x7f000000u
 #define FX_EXE "/nonexistent/utrace-test"
-
-static int failures;
-
-static inline void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
 
 /* Record words of one sub-buffer. */
 struct wl {

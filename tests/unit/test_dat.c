@@ -17,18 +17,6 @@
 
 #define MAX_EVENTS 256
 
-static char dir[] = "/tmp/utrace-test-dat-XXXXXX";
-
-static const char *path_of(const char *name)
-{
-	static char bufs[4][512];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
-}
-
 struct evlist {
 	struct utrace_event ev[MAX_EVENTS];
 	int n;
@@ -101,7 +89,7 @@ static void expect(const struct evlist *l, int i, uint32_t kind, uint64_t ts, in
 
 static void test_basic(void)
 {
-	const char *path = path_of("basic.dat");
+	const char *path = check_path("basic.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct utrace_dat *d;
 	struct evlist l;
@@ -167,7 +155,7 @@ static void test_basic(void)
 
 static void test_context_lost(void)
 {
-	const char *path = path_of("context.dat");
+	const char *path = check_path("context.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct fx_page p1 = {100, 0, 0, 0, 0, 0};
 	struct fx_page p2 = {500, 1, 12, 0, UTRACE_SB_CONTEXT, 2};
@@ -236,7 +224,7 @@ static void test_context_lost(void)
 
 static void test_unwind_thresh(void)
 {
-	const char *path = path_of("unwind.dat");
+	const char *path = check_path("unwind.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct fx_page p1 = {1000, 0, 0, 0, 0, 0};
 	struct fx_page p2 = {2000, 0, 0, 0, 0, 0};
@@ -280,7 +268,7 @@ static void test_unwind_thresh(void)
 
 static void test_thresh_timestamp(void)
 {
-	const char *path = path_of("thresh.dat");
+	const char *path = check_path("thresh.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct fx_page p = {2000, 0, 0, 0, 0, 0};
 	struct wl l1 = {.n = 0};
@@ -305,7 +293,7 @@ static void test_thresh_timestamp(void)
 
 static void test_merge(void)
 {
-	const char *path = path_of("merge.dat");
+	const char *path = check_path("merge.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct fx_page a1 = {100, 0, 0, 0, 0, 0}, a2 = {300, 1, 0, 0, 0, 0};
 	struct fx_page b1 = {200, 0, 0, 1, 0, 0}, b2 = {300, 1, 0, 1, 0, 0};
@@ -346,7 +334,7 @@ static void test_merge(void)
 
 static void test_long_forms(void)
 {
-	const char *path = path_of("long.dat");
+	const char *path = check_path("long.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function");
 	struct fx_page p = {50, 0, 0, 0, 0, 0};
 	struct wl l1 = {.n = 0};
@@ -379,7 +367,7 @@ static void test_long_forms(void)
 
 static void test_corrupt_records(void)
 {
-	const char *path = path_of("corrupt.dat");
+	const char *path = check_path("corrupt.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct fx_page p1 = {10, 0, 0, 0, 0, 0}, p2 = {20, 1, 0, 0, 0, 0}, p3 = {30, 2, 0, 0, 0, 1};
 	struct wl l1 = {.n = 0}, l2 = {.n = 0}, l3 = {.n = 0};
@@ -416,7 +404,7 @@ static void test_corrupt_records(void)
 
 static void test_clock(void)
 {
-	const char *path = path_of("clock.dat");
+	const char *path = check_path("clock.dat");
 	struct utrace_dat_clock c = {1000, 5000, 3000, 6000, 0};
 	struct utrace_dat_writer *w;
 	struct utrace_error err;
@@ -444,7 +432,7 @@ static void test_clock(void)
 
 static void test_writer(void)
 {
-	const char *path = path_of("writer.dat");
+	const char *path = check_path("writer.dat");
 	struct utrace_dat_writer *w;
 	struct utrace_error err;
 	uint64_t before;
@@ -452,7 +440,7 @@ static void test_writer(void)
 	static char big[3 << 20];
 	struct iovec iov[2] = {{big, sizeof(big)}, {"abc", 3}};
 
-	check(utrace_dat_writer_open(path_of("no/such/dir/x.dat"), &w, &err) < 0 &&
+	check(utrace_dat_writer_open(check_path("no/such/dir/x.dat"), &w, &err) < 0 &&
 		  strstr(err.msg, "no/such/dir") != NULL,
 	      "writer: open error names the file (%s)", err.msg);
 	if (utrace_dat_writer_open(path, &w, &err) < 0)
@@ -470,13 +458,13 @@ static void test_writer(void)
 
 static void test_errors(void)
 {
-	const char *path = path_of("errors.dat");
+	const char *path = check_path("errors.dat");
 	struct utrace_dat_header h;
 	struct utrace_error err;
 	struct utrace_dat *d;
 	FILE *f;
 
-	check(utrace_dat_open(path_of("missing.dat"), &d, &err) < 0 &&
+	check(utrace_dat_open(check_path("missing.dat"), &d, &err) < 0 &&
 		  strstr(err.msg, "missing.dat: No such file") != NULL,
 	      "open: missing file (%s)", err.msg);
 	f = fopen(path, "w");
@@ -494,14 +482,14 @@ static void test_errors(void)
 	fclose(f);
 	check(utrace_dat_open(path, &d, &err) < 0 && strstr(err.msg, "version 99") != NULL,
 	      "open: newer version (%s)", err.msg);
-	check(utrace_dat_open(dir, &d, &err) < 0, "open: a directory (%s)", err.msg);
+	check(utrace_dat_open(check_tmpdir(), &d, &err) < 0, "open: a directory (%s)", err.msg);
 }
 
 /* A file cut before its SYMTAB records: names come from the object's file
  * on disk (this test program itself). */
 static __attribute__((noinline)) void test_disk_syms(void)
 {
-	const char *path = path_of("disk.dat");
+	const char *path = check_path("disk.dat");
 	struct utrace_dat_object obj = {7, 0, 1, 0, 1, 0, 0};
 	struct utrace_dat_sites st = {7, 0, 0, 1};
 	const struct utrace_sym *sym = NULL;
@@ -544,18 +532,9 @@ static __attribute__((noinline)) void test_disk_syms(void)
 	utrace_dat_close(d);
 }
 
-static void cleanup(void)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-}
-
 int main(void)
 {
-	if (!mkdtemp(dir)) {
+	if (check_tmpdir_init("dat") < 0) {
 		perror("mkdtemp");
 		return 2;
 	}
@@ -570,6 +549,6 @@ int main(void)
 	test_writer();
 	test_errors();
 	test_disk_syms();
-	cleanup();
-	return failures ? 1 : 0;
+	check_tmpdir_cleanup();
+	return check_done();
 }

@@ -12,39 +12,6 @@
 #include "lib/report_text.h"
 #include "tests/unit/dat_fixture.h"
 
-static char dir[] = "/tmp/utrace-test-damage-XXXXXX";
-
-static const char *path_of(const char *name)
-{
-	static char bufs[4][512];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
 static void spill(const char *path, const char *buf, size_t len)
 {
 	FILE *f = fopen(path, "wb");
@@ -99,7 +66,7 @@ static int try_damaged(const char *path, FILE *sink)
 
 static const char *damage_source(void)
 {
-	const char *path = path_of("source.dat");
+	const char *path = check_path("source.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct fx_page p = {100, 0, 0, 0, 0, 0}, q = {150, 1, 4, 1, UTRACE_SB_CONTEXT, 1};
 	struct wl l1 = {.n = 0}, l2 = {.n = 0};
@@ -128,8 +95,8 @@ static const char *damage_source(void)
 static void test_truncated(FILE *sink)
 {
 	size_t len;
-	char *buf = slurp(damage_source(), &len);
-	const char *path = path_of("cut.dat");
+	char *buf = check_slurp(damage_source(), &len);
+	const char *path = check_path("cut.dat");
 	int counts[3] = {0, 0, 0}, bad = 0, no_end = 0;
 	struct utrace_error err;
 	struct utrace_dat *d;
@@ -186,8 +153,8 @@ static uint32_t rng(void)
 static void test_flips(FILE *sink)
 {
 	size_t len;
-	char *buf = slurp(path_of("source.dat"), &len), *copy;
-	const char *path = path_of("flip.dat");
+	char *buf = check_slurp(check_path("source.dat"), &len), *copy;
+	const char *path = check_path("flip.dat");
 	int counts[3] = {0, 0, 0}, bad = 0, variants = 3000;
 
 	if (!buf) {
@@ -227,7 +194,7 @@ static void test_flips(FILE *sink)
 /* Sub-buffers of random words, half of them with valid record kinds. */
 static void test_random_pages(FILE *sink)
 {
-	const char *path = path_of("random.dat");
+	const char *path = check_path("random.dat");
 	int counts[3] = {0, 0, 0}, bad = 0, variants = 500;
 
 	for (int v = 0; v < variants; v++) {
@@ -262,20 +229,11 @@ static void test_random_pages(FILE *sink)
 	      variants, counts[0], counts[1], bad);
 }
 
-static void cleanup(void)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-}
-
 int main(void)
 {
 	FILE *sink;
 
-	if (!mkdtemp(dir)) {
+	if (check_tmpdir_init("damage") < 0) {
 		perror("mkdtemp");
 		return 2;
 	}
@@ -284,6 +242,6 @@ int main(void)
 	test_flips(sink);
 	test_random_pages(sink);
 	fclose(sink);
-	cleanup();
-	return failures ? 1 : 0;
+	check_tmpdir_cleanup();
+	return check_done();
 }

@@ -11,7 +11,6 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,77 +20,7 @@
 #include "lib/callsite.h"
 #include "lib/elf.h"
 #include "lib/symtab.h"
-
-static int failures;
-static char dir[] = "/tmp/utrace-test-elf-XXXXXX";
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static void skip(const char *what, const char *why)
-{
-	printf("ok - %s # SKIP %s\n", what, why);
-}
-
-static const char *path_of(const char *name)
-{
-	static char bufs[4][512];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
-}
-
-static const char *test_cc(void)
-{
-	const char *cc = getenv("UTRACE_TEST_CC");
-
-	return cc && *cc ? cc : "cc";
-}
-
-static int write_file(const char *name, const void *data, size_t len)
-{
-	FILE *f = fopen(path_of(name), "wb");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, len, f) == len;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-/* Compiles src into dir/out with cc and flags; 0 on success. */
-static int build(const char *cc, const char *out, const char *src, const char *flags)
-{
-	char cmd[2048], srcname[64];
-
-	snprintf(srcname, sizeof(srcname), "%s.c", out);
-	if (write_file(srcname, src, strlen(src)) < 0)
-		return -1;
-	snprintf(cmd, sizeof(cmd), "cd %s && %s -O2 -o %s %s %s 2>%s.log", dir, cc, out, srcname,
-		 flags, out);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static int have(const char *prog)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
-	return system(cmd) == 0;
-}
+#include "tests/unit/check.h"
 
 /* A program that prints its own call sites, relocated, minus the bias. */
 static const char self_src[] = "#define _GNU_SOURCE\n"
@@ -144,7 +73,7 @@ static const char libmain_src[] = "void lib_report(void);\n"
 /* Reads the hex lines a fixture printed; returns the count. */
 static size_t read_hex(const char *name, uint64_t *v, size_t max)
 {
-	FILE *f = fopen(path_of(name), "r");
+	FILE *f = fopen(check_path(name), "r");
 	unsigned long x;
 	size_t n = 0;
 
@@ -165,7 +94,7 @@ static int sites_in_functions(const char *file, const uint64_t *sites, size_t n,
 	struct utrace_error err;
 	int found = 0, bad = 0;
 
-	if (utrace_symtab_load(path_of(file), &tab, &err) < 0) {
+	if (utrace_symtab_load(check_path(file), &tab, &err) < 0) {
 		check(0, "%s: symtab: %s", file, err.msg);
 		return 0;
 	}
@@ -208,17 +137,17 @@ static void self_variant(const char *label, const char *cc, const char *flags, u
 	for (char *p = out; *p; p++)
 		if (*p == ' ' || *p == '-')
 			*p = '_';
-	if (build(cc, out, self_src, flags) < 0) {
-		skip(label, "compiler does not support these flags");
+	if (check_build(cc, out, NULL, self_src, flags) < 0) {
+		check_skip(label, "compiler does not support these flags");
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "%s > %s.out", path_of(out), path_of(out));
+	snprintf(cmd, sizeof(cmd), "%s > %s.out", check_path(out), check_path(out));
 	if (system(cmd) != 0) {
 		check(0, "%s: fixture runs", label);
 		return;
 	}
 	nmem = read_hex(strcat(strcpy(cmd, out), ".out"), mem, 64);
-	if (utrace_elf_open(path_of(out), &elf) < 0) {
+	if (utrace_elf_open(check_path(out), &elf) < 0) {
 		check(0, "%s: utrace_elf_open", label);
 		return;
 	}
@@ -238,7 +167,7 @@ static void self_variant(const char *label, const char *cc, const char *flags, u
 
 static void test_fixtures(void)
 {
-	const char *cc = test_cc();
+	const char *cc = check_cc();
 	const char *pf = "-fpatchable-function-entry=5";
 	char flags[256];
 
@@ -253,13 +182,13 @@ static void test_fixtures(void)
 	self_variant("cc mcount", cc,
 		     "-DMCOUNT -pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie",
 		     UTRACE_OBJ_MCOUNT, ET_EXEC);
-	if (have("clang")) {
+	if (check_have("clang")) {
 		snprintf(flags, sizeof(flags), "%s -fPIE -pie", pf);
 		self_variant("clang pie", "clang", flags, 0, ET_DYN);
 		snprintf(flags, sizeof(flags), "%s -fPIE -pie -fuse-ld=lld", pf);
 		self_variant("clang lld", "clang", flags, 0, ET_DYN);
 	} else {
-		skip("clang fixtures", "clang not installed");
+		check_skip("clang fixtures", "clang not installed");
 	}
 }
 
@@ -274,20 +203,21 @@ static void test_shared_lib(void)
 	unsigned kind;
 	int same;
 
-	if (build(test_cc(), "libself.so", lib_src,
-		  "-shared -fPIC -fpatchable-function-entry=5 -ldl") < 0) {
+	if (check_build(check_cc(), "libself.so", NULL, lib_src,
+			"-shared -fPIC -fpatchable-function-entry=5 -ldl") < 0) {
 		check(0, "shared library fixture builds");
 		return;
 	}
-	snprintf(flags, sizeof(flags), "-L%s -lself -Wl,-rpath,%s -ldl", dir, dir);
-	if (build(test_cc(), "libmain", libmain_src, flags) < 0 ||
-	    system(strcat(strcat(strcpy(flags, path_of("libmain")), " > "),
-			  path_of("libmain.out"))) != 0) {
+	snprintf(flags, sizeof(flags), "-L%s -lself -Wl,-rpath,%s -ldl", check_tmpdir(),
+		 check_tmpdir());
+	if (check_build(check_cc(), "libmain", NULL, libmain_src, flags) < 0 ||
+	    system(strcat(strcat(strcpy(flags, check_path("libmain")), " > "),
+			  check_path("libmain.out"))) != 0) {
 		check(0, "shared library fixture runs");
 		return;
 	}
 	nmem = read_hex("libmain.out", mem, 64);
-	if (utrace_elf_open(path_of("libself.so"), &elf) < 0) {
+	if (utrace_elf_open(check_path("libself.so"), &elf) < 0) {
 		check(0, "shared library: open");
 		return;
 	}
@@ -304,8 +234,9 @@ static void test_shared_lib(void)
 	utrace_elf_close(elf);
 
 	/* An object file is not linked: call sites are refused. */
-	if (build(test_cc(), "obj.o", lib_src, "-c -fPIC -fpatchable-function-entry=5") == 0 &&
-	    utrace_elf_open(path_of("obj.o"), &elf) == 0) {
+	if (check_build(check_cc(), "obj.o", NULL, lib_src,
+			"-c -fPIC -fpatchable-function-entry=5") == 0 &&
+	    utrace_elf_open(check_path("obj.o"), &elf) == 0) {
 		int ret = utrace_elf_call_sites(elf, &sites, &n, &kind, &err);
 
 		check(ret < 0 && strstr(err.msg, "obj.o"), "ET_REL: call sites refused (%s)",
@@ -366,8 +297,8 @@ static int try_open(const char *name, const void *buf, size_t len, struct utrace
 	struct utrace_elf *elf = NULL;
 	int ret;
 
-	write_file(name, buf, len);
-	ret = utrace_elf_open(path_of(name), &elf);
+	check_write_file(name, buf, len);
+	ret = utrace_elf_open(check_path(name), &elf);
 	if (ret == 0) {
 		exercise(elf);
 		if (out)
@@ -376,27 +307,6 @@ static int try_open(const char *name, const void *buf, size_t len, struct utrace
 			utrace_elf_close(elf);
 	}
 	return ret;
-}
-
-static unsigned char *read_all(const char *name, size_t *len)
-{
-	FILE *f = fopen(path_of(name), "rb");
-	unsigned char *buf;
-	long size;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)size);
-	if (buf && fread(buf, 1, (size_t)size, f) != (size_t)size) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = (size_t)size;
-	return buf;
 }
 
 /* Section header of the section called name in an ELF image, or NULL. */
@@ -453,8 +363,9 @@ static void test_corrupt(void)
 	unsigned seed = 12345;
 	size_t len;
 
-	if (build(test_cc(), "victim", self_src, "-fpatchable-function-entry=5 -fPIE -pie") < 0 ||
-	    !(orig = read_all("victim", &len))) {
+	if (check_build(check_cc(), "victim", NULL, self_src,
+			"-fpatchable-function-entry=5 -fPIE -pie") < 0 ||
+	    !(orig = check_slurp(check_path("victim"), &len))) {
 		check(0, "corrupt: victim fixture builds");
 		return;
 	}
@@ -465,8 +376,8 @@ static void test_corrupt(void)
 	check(try_open("trunchalf", orig, len / 2, NULL) == -ENOEXEC, "corrupt: truncated to half");
 	check(try_open("trunc1", orig, len - 1, NULL) == -ENOEXEC,
 	      "corrupt: truncated by one byte (section headers are last)");
-	check(utrace_elf_open(dir, &elf) == -EISDIR, "a directory: -EISDIR");
-	check(utrace_elf_open(path_of("does-not-exist"), &elf) == -ENOENT && !elf,
+	check(utrace_elf_open(check_tmpdir(), &elf) == -EISDIR, "a directory: -EISDIR");
+	check(utrace_elf_open(check_path("does-not-exist"), &elf) == -ENOENT && !elf,
 	      "missing file: -ENOENT");
 
 	CORRUPT("32-bit class", img[EI_CLASS] = ELFCLASS32, -ENOEXEC);
@@ -537,8 +448,8 @@ static void test_basics(void)
 	struct utrace_elf *elf;
 	uint64_t size;
 
-	if (build(test_cc(), "basic", self_src, "-fpatchable-function-entry=5") < 0 ||
-	    utrace_elf_open(path_of("basic"), &elf) < 0) {
+	if (check_build(check_cc(), "basic", NULL, self_src, "-fpatchable-function-entry=5") < 0 ||
+	    utrace_elf_open(check_path("basic"), &elf) < 0) {
 		check(0, "basic fixture builds and opens");
 		return;
 	}
@@ -554,15 +465,13 @@ static void test_basics(void)
 	check(utrace_elf_data(elf, 2, ~0ull) == NULL, "data: size overflow is NULL");
 	check(utrace_elf_machine(elf) == EM_X86_64 || utrace_elf_machine(elf) == EM_AARCH64,
 	      "machine");
-	check(!strcmp(utrace_elf_path(elf), path_of("basic")), "path kept");
+	check(!strcmp(utrace_elf_path(elf), check_path("basic")), "path kept");
 	utrace_elf_close(elf);
 }
 
 int main(void)
 {
-	char cmd[128];
-
-	if (!mkdtemp(dir)) {
+	if (check_tmpdir_init("elf") < 0) {
 		printf("not ok - mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
@@ -570,10 +479,6 @@ int main(void)
 	test_fixtures();
 	test_shared_lib();
 	test_corrupt();
-	if (!getenv("UTRACE_TEST_KEEP")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd) != 0)
-			printf("# could not remove %s\n", dir);
-	}
-	return failures ? 1 : 0;
+	check_tmpdir_cleanup();
+	return check_done();
 }

@@ -2,28 +2,13 @@
 /*
  * test_filter.c - glob matching and ftrace filter semantics.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/proto.h"
 #include "lib/ftrace_filter.h"
 #include "lib/glob.h"
-
-static int failures;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!ok)
-		failures++;
-}
+#include "tests/unit/check.h"
 
 static void glob_case(const char *pat, const char *s, int want)
 {
@@ -192,5 +177,5 @@ int main(void)
 	test_glob();
 	test_select();
 	test_errors();
-	return failures ? 1 : 0;
+	return check_done();
 }

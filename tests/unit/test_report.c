@@ -12,18 +12,6 @@
 #include "lib/report_text.h"
 #include "tests/unit/dat_fixture.h"
 
-static char dir[] = "/tmp/utrace-test-report-XXXXXX";
-
-static const char *path_of(const char *name)
-{
-	static char bufs[4][512];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
-}
-
 /* Prints path with opts into a string; NULL on error. */
 static char *render(const char *path, const struct utrace_report_opts *opts,
 		    struct utrace_report_summary *sum)
@@ -67,7 +55,7 @@ static void golden(const char *what, const char *got, const char *want)
 
 static void test_graph(void)
 {
-	const char *path = path_of("graph.dat");
+	const char *path = check_path("graph.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct utrace_report_opts opts;
 	char *text;
@@ -147,7 +135,7 @@ static void test_graph(void)
 
 static void test_graph_switch_lost(void)
 {
-	const char *path = path_of("switch.dat");
+	const char *path = check_path("switch.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct fx_page a1 = {100, 0, 0, 0, 0, 0}, a2 = {400, 1, 5, 0, UTRACE_SB_CONTEXT, 2};
 	struct fx_page b1 = {200, 0, 0, 0, 0, 0};
@@ -202,7 +190,7 @@ static void test_graph_switch_lost(void)
 
 static void test_function(void)
 {
-	const char *path = path_of("function.dat");
+	const char *path = check_path("function.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function");
 	struct fx_page p = {5000000123ull, 0, 0, 1, 0, 0};
 	struct utrace_report_opts opts;
@@ -243,7 +231,7 @@ static void test_function(void)
 
 static void test_nop_empty(void)
 {
-	const char *path = path_of("nop.dat");
+	const char *path = check_path("nop.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "nop");
 	struct utrace_report_opts opts;
 	char *text;
@@ -261,18 +249,9 @@ static void test_nop_empty(void)
 	free(text);
 }
 
-static void cleanup(void)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-}
-
 int main(void)
 {
-	if (!mkdtemp(dir)) {
+	if (check_tmpdir_init("report") < 0) {
 		perror("mkdtemp");
 		return 2;
 	}
@@ -280,6 +259,6 @@ int main(void)
 	test_graph_switch_lost();
 	test_function();
 	test_nop_empty();
-	cleanup();
-	return failures ? 1 : 0;
+	check_tmpdir_cleanup();
+	return check_done();
 }

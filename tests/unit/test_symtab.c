@@ -6,7 +6,6 @@
  * default cc / c++).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,56 +13,7 @@
 #include "lib/callsite.h"
 #include "lib/elf.h"
 #include "lib/symtab.h"
-
-static int failures;
-static char dir[] = "/tmp/utrace-test-symtab-XXXXXX";
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static const char *path_of(const char *name)
-{
-	static char bufs[4][512];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
-}
-
-static const char *env_or(const char *var, const char *def)
-{
-	const char *v = getenv(var);
-
-	return v && *v ? v : def;
-}
-
-/* Compiles src (named srcname) into dir/out; 0 on success. */
-static int build(const char *cc, const char *out, const char *srcname, const char *src,
-		 const char *flags)
-{
-	char cmd[2048];
-	FILE *f = fopen(path_of(srcname), "w");
-
-	if (!f)
-		return -1;
-	fputs(src, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cd %s && %s -O2 -o %s %s %s 2>%s.log", dir, cc, out, srcname,
-		 flags, out);
-	return system(cmd) == 0 ? 0 : -1;
-}
+#include "tests/unit/check.h"
 
 static const struct utrace_sym *by_name(const struct utrace_symtab *tab, const char *name)
 {
@@ -92,8 +42,8 @@ static void test_c(void)
 	uint64_t off = 0;
 	int sorted = 1;
 
-	if (build(env_or("UTRACE_TEST_CC", "cc"), "c_prog", "c_prog.c", c_src, "") < 0 ||
-	    utrace_symtab_load(path_of("c_prog"), &tab, &err) < 0) {
+	if (check_build(check_cc(), "c_prog", "c_prog.c", c_src, "") < 0 ||
+	    utrace_symtab_load(check_path("c_prog"), &tab, &err) < 0) {
 		check(0, "C fixture builds and loads: %s", err.msg);
 		return;
 	}
@@ -139,11 +89,11 @@ static void test_cxx(void)
 	struct utrace_symtab *tab;
 	struct utrace_error err = {0};
 
-	if (build(env_or("UTRACE_TEST_CXX", "c++"), "cxx_prog", "cxx_prog.cc", cxx_src, "") < 0) {
-		printf("ok - C++ fixtures # SKIP no C++ compiler\n");
+	if (check_build(check_cxx(), "cxx_prog", "cxx_prog.cc", cxx_src, "") < 0) {
+		check_skip("C++ fixtures", "no C++ compiler");
 		return;
 	}
-	if (utrace_symtab_load(path_of("cxx_prog"), &tab, &err) < 0) {
+	if (utrace_symtab_load(check_path("cxx_prog"), &tab, &err) < 0) {
 		check(0, "C++: load: %s", err.msg);
 		return;
 	}
@@ -168,13 +118,12 @@ static void test_dynsym(void)
 	struct utrace_elf *elf;
 	struct utrace_elf_section sec;
 
-	if (build(env_or("UTRACE_TEST_CC", "cc"), "libstripped.so", "lib.c", lib_src,
-		  "-shared -fPIC -s") < 0 ||
-	    utrace_symtab_load(path_of("libstripped.so"), &tab, &err) < 0) {
+	if (check_build(check_cc(), "libstripped.so", "lib.c", lib_src, "-shared -fPIC -s") < 0 ||
+	    utrace_symtab_load(check_path("libstripped.so"), &tab, &err) < 0) {
 		check(0, "stripped library builds and loads: %s", err.msg);
 		return;
 	}
-	if (utrace_elf_open(path_of("libstripped.so"), &elf) == 0) {
+	if (utrace_elf_open(check_path("libstripped.so"), &elf) == 0) {
 		check(utrace_elf_find_section(elf, ".symtab", &sec) == -ENOENT,
 		      "stripped library has no .symtab");
 		utrace_elf_close(elf);
@@ -200,11 +149,11 @@ static void sites_named(const char *label, const char *cc, const char *flags)
 	for (char *p = out; *p; p++)
 		if (*p == ' ')
 			*p = '_';
-	if (build(cc, out, "c_prog.c", c_src, flags) < 0) {
-		printf("ok - %s # SKIP compiler does not support the flags\n", label);
+	if (check_build(cc, out, "c_prog.c", c_src, flags) < 0) {
+		check_skip(label, "compiler does not support the flags");
 		return;
 	}
-	if (utrace_elf_open(path_of(out), &elf) < 0) {
+	if (utrace_elf_open(check_path(out), &elf) < 0) {
 		check(0, "%s: open", label);
 		return;
 	}
@@ -227,31 +176,24 @@ static void sites_named(const char *label, const char *cc, const char *flags)
 
 int main(void)
 {
-	char cmd[128];
-
-	if (!mkdtemp(dir)) {
+	if (check_tmpdir_init("symtab") < 0) {
 		printf("not ok - mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
 	test_c();
 	test_cxx();
 	test_dynsym();
-	sites_named("cc", env_or("UTRACE_TEST_CC", "cc"), "-fpatchable-function-entry=5");
-	sites_named("cc endbr", env_or("UTRACE_TEST_CC", "cc"),
-		    "-fpatchable-function-entry=5 -fcf-protection=full");
+	sites_named("cc", check_cc(), "-fpatchable-function-entry=5");
+	sites_named("cc endbr", check_cc(), "-fpatchable-function-entry=5 -fcf-protection=full");
 	sites_named("clang endbr", "clang", "-fpatchable-function-entry=5 -fcf-protection=full");
 	{
 		struct utrace_symtab *tab = NULL;
 		struct utrace_error err = {0};
-		int ret = utrace_symtab_load(path_of("missing"), &tab, &err);
+		int ret = utrace_symtab_load(check_path("missing"), &tab, &err);
 
 		check(ret == -ENOENT && !tab && strstr(err.msg, "missing"),
 		      "missing file: -ENOENT, message names it (%s)", err.msg);
 	}
-	if (!getenv("UTRACE_TEST_KEEP")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd) != 0)
-			printf("# could not remove %s\n", dir);
-	}
-	return failures ? 1 : 0;
+	check_tmpdir_cleanup();
+	return check_done();
 }
