@@ -22,7 +22,11 @@
 #define CMD "cflags"
 
 #define FLAGS_PATCHABLE "-fpatchable-function-entry=5"
-#define FLAGS_MCOUNT "-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie"
+/* Compile only: -pg at link time would pull in glibc's gprof start-up
+ * (gcrt1.o: a SIGPROF timer and gmon.out), which -mnop-mcount objects
+ * never call; link them with LDFLAGS_MCOUNT instead. */
+#define FLAGS_MCOUNT "-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie"
+#define LDFLAGS_MCOUNT "-no-pie"
 
 enum cc_family { CC_UNKNOWN, CC_GCC, CC_CLANG };
 
@@ -33,13 +37,16 @@ struct cc_info {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: utrace cflags [--cc CC] [--mcount]\n"
+	fprintf(f, "usage: utrace cflags [--cc CC] [--mcount] [--ldflags]\n"
 		   "\n"
 		   "Print the compiler flags that make a program traceable.\n"
 		   "\n"
 		   "  --cc CC    the compiler to check (default: $CC, else cc)\n"
 		   "  --mcount   gcc's -pg/__mcount_loc scheme instead of\n"
-		   "             " FLAGS_PATCHABLE " (non-PIE only)\n"
+		   "             " FLAGS_PATCHABLE " (non-PIE only); compile with\n"
+		   "             these flags and link with those of --ldflags, not -pg\n"
+		   "  --ldflags  print the link flags instead (none are needed but for\n"
+		   "             --mcount, which links with " LDFLAGS_MCOUNT ")\n"
 		   "  -h, --help show this help\n");
 }
 
@@ -102,7 +109,7 @@ int cmd_cflags(int argc, char **argv)
 {
 	const char *cc = NULL;
 	struct cc_info info;
-	bool mcount = false;
+	bool mcount = false, ldflags = false;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -112,6 +119,8 @@ int cmd_cflags(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--mcount")) {
 			mcount = true;
+		} else if (!strcmp(a, "--ldflags")) {
+			ldflags = true;
 		} else if (!strcmp(a, "--cc")) {
 			if (i + 1 >= argc) {
 				utrace_die_msg(CMD, "--cc needs a compiler");
@@ -154,7 +163,7 @@ int cmd_cflags(int argc, char **argv)
 				       info.major);
 			return 1;
 		}
-		puts(FLAGS_MCOUNT);
+		puts(ldflags ? LDFLAGS_MCOUNT : FLAGS_MCOUNT);
 		return 0;
 	}
 	if (info.family == CC_GCC && info.major && info.major < 8) {
@@ -167,6 +176,6 @@ int cmd_cflags(int argc, char **argv)
 			       info.major);
 		return 1;
 	}
-	puts(FLAGS_PATCHABLE);
+	puts(ldflags ? "" : FLAGS_PATCHABLE);
 	return 0;
 }
