@@ -201,6 +201,7 @@ int cmd_record(int argc, char **argv)
 		utrace_die_msg("record", "out of memory");
 		return 1;
 	}
+	opterr = 0; /* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:h", longopts, NULL)) != -1) {
 		unsigned long long v;
 		enum utrace_filter_list list;
@@ -279,7 +280,12 @@ int cmd_record(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			fprintf(stderr, "Try 'utrace record --help'.\n");
+			if (optopt && c == '?' && strchr("plngTbo", optopt))
+				utrace_die_msg("record", "-%c needs an argument (see 'utrace record --help')",
+					       optopt);
+			else
+				utrace_die_msg("record", "unknown option '%s' (see 'utrace record --help')",
+					       argv[optind - 1]);
 			ret = 2;
 			goto out;
 		}

@@ -110,9 +110,26 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 	/* An exception is unwinding and a landing pad (a destructor, a
 	 * catch's cleanup) calls this function: the frames the unwinder has
 	 * already removed are the ones whose return slot lies at or below
-	 * ours (the callee of the landing pad's frame used the same slot). */
-	if (t->state & RT_TS_UNWINDING)
-		rt_fgraph_unwind_to(t, (uint64_t)(uintptr_t)slot + 1);
+	 * ours (the callee of the landing pad's frame used the same slot).
+	 * Only frames from before the throw can be dead (they were unhooked
+	 * for the unwinder); a frame hooked since, with our slot, is a
+	 * destructor that tail-called us and is very much alive. */
+	if (t->state & RT_TS_UNWINDING) {
+		uint32_t d = t->depth;
+
+		while (d && (t->stack[d - 1].flags & RT_FRAME_UNHOOKED) &&
+		       t->stack[d - 1].slot <= slot)
+			d--;
+		if (d != t->depth) {
+			uint32_t c;
+			uint64_t now;
+
+			t->state |= RT_TS_BUSY;
+			now = rt_clock(&c);
+			fgraph_pop_dead(t, d, now, c);
+			t->state &= ~RT_TS_BUSY;
+		}
+	}
 	sel = rt.site_flags[id];
 	if (rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS) {
 		if (sel & UTRACE_SITE_GRAPH_ROOT)

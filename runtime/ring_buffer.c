@@ -101,7 +101,9 @@ static bool rb_start_subbuf(struct rt_thread *t, uint64_t ts, uint32_t cpu)
 	/* The reader pairs exits with entries by nesting.  After a gap, or
 	 * when it may start reading here (overwrite mode), tell it which
 	 * frames are open. */
-	if (t->stack && rb_recorded_depth(t) && (overwrite || t->lost_pending))
+	/* ...and in a buffer's first sub-buffer: a fork child starts inside
+	 * the frames it inherited from its parent. */
+	if (t->stack && rb_recorded_depth(t) && (overwrite || t->lost_pending || !t->head))
 		rb_write_context(t);
 	t->lost_pending = 0;
 	__atomic_store_n(&sb->commit, (uint32_t)((uint8_t *)t->wp - (uint8_t *)(sb + 1)),
@@ -131,54 +133,78 @@ static void rb_drop(struct rt_thread *t)
 	__atomic_store_n(&t->meta->lost, t->lost + t->nested, __ATOMIC_RELAXED);
 }
 
-void rt_rb_write(struct rt_thread *t, const uint32_t *words, unsigned n, unsigned dpos,
-		 uint64_t ts, uint32_t cpu)
+/*
+ * Make room for a record of n words at time ts: a new sub-buffer if this
+ * one is full, a CPU record if the thread moved, a TIME_EXTEND if the
+ * delta does not fit the record's delta field of `bits` bits.  Returns
+ * where the record goes (the caller fills it and calls rt_rb_commit) with
+ * *delta the value for its delta field, or NULL if the record is dropped.
+ */
+uint32_t *rt_rb_reserve(struct rt_thread *t, unsigned n, unsigned bits, uint64_t ts, uint32_t cpu,
+			uint32_t *delta)
 {
-	unsigned bits = RT_DPOS_BITS(dpos);
-	uint64_t delta;
+	uint64_t d = 0;
 	uint32_t *wp;
 
 	if (unlikely(!t->meta))
-		return;
-	/* room for a CPU record, a TIME_EXTEND and the record itself */
+		return NULL;
+	if (n + 3 > UTRACE_SUBBUF_DATA / 4)
+		goto drop; /* can never fit */
 	if (!t->sb || t->end - t->wp < (long)n + 3) {
 		if (t->sb)
 			rb_finish_subbuf(t);
-		if (!rb_start_subbuf(t, ts, cpu)) {
-			rb_drop(t);
-			return;
-		}
+		if (!rb_start_subbuf(t, ts, cpu))
+			goto drop;
 	}
 	wp = t->wp;
 	if (cpu != t->cpu) {
 		*wp++ = urec_ext(UEXT_CPU, cpu);
 		t->cpu = cpu;
 	}
-	delta = 0;
 	if (bits) {
 		/* TSCs are synchronised here (constant_tsc, nonstop_tsc) but a
 		 * read on another CPU may still be a few cycles behind: never
 		 * let time go backwards within a thread. */
 		if (ts > t->last_ts)
-			delta = ts - t->last_ts;
+			d = ts - t->last_ts;
 		else
 			ts = t->last_ts;
-		if (delta >> bits) {
-			*wp++ = urec_ext(UEXT_TIME_EXTEND, (uint32_t)(delta & 0xffffff));
-			*wp++ = (uint32_t)(delta >> 24);
-			delta = 0;
+		if (bits < 64 && d >> bits) {
+			*wp++ = urec_ext(UEXT_TIME_EXTEND, (uint32_t)(d & 0xffffff));
+			*wp++ = (uint32_t)(d >> 24);
+			d = 0;
 		}
 		t->last_ts = ts;
 	}
+	t->wp = wp;
+	*delta = (uint32_t)d;
+	return wp;
+drop:
+	rb_drop(t);
+	return NULL;
+}
+
+void rt_rb_commit(struct rt_thread *t, uint32_t *end)
+{
+	t->wp = end;
+	t->written++;
+	/* release: see rt_rb_put */
+	__atomic_store_n(&t->sb->commit, (uint32_t)((uint8_t *)end - (uint8_t *)(t->sb + 1)),
+			 __ATOMIC_RELEASE);
+}
+
+void rt_rb_write(struct rt_thread *t, const uint32_t *words, unsigned n, unsigned dpos,
+		 uint64_t ts, uint32_t cpu)
+{
+	uint32_t delta, *wp = rt_rb_reserve(t, n, RT_DPOS_BITS(dpos), ts, cpu, &delta);
+
+	if (!wp)
+		return;
 	for (unsigned i = 0; i < n; i++)
 		wp[i] = words[i];
-	if (bits)
-		wp[RT_DPOS_WORD(dpos)] |= (uint32_t)delta << RT_DPOS_SHIFT(dpos);
-	wp += n;
-	t->wp = wp;
-	t->written++;
-	__atomic_store_n(&t->sb->commit, (uint32_t)((uint8_t *)wp - (uint8_t *)(t->sb + 1)),
-			 __ATOMIC_RELEASE);
+	if (RT_DPOS_BITS(dpos))
+		wp[RT_DPOS_WORD(dpos)] |= delta << RT_DPOS_SHIFT(dpos);
+	rt_rb_commit(t, wp + n);
 }
 
 /* ---- buffer creation and teardown ---------------------------------- */
