@@ -1,0 +1,858 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/e2e/run.sh BUILD_DIR - the end-to-end tier (docs/testing.md).
+#
+# For every compiler configuration in the matrix
+#   {gcc, clang} x {-O0, -O2} x {patchable (utrace cflags), mcount (gcc only)}
+# builds tests/progs/ into tests/out/<config>/bin/, runs each program
+# untraced and under `utrace record`, and checks that the tracer did not
+# disturb it (same stdout, same stderr, same exit status or terminating
+# signal) and that `utrace report` shows what must be there.  Then the
+# filter tests (-l, -n, -g, --max-graph-depth, -p, --overwrite, --thresh)
+# and the tool's own error handling.
+#
+# Prints "ok - <config> <test> <what>" / "not ok - ..." (with "#" detail
+# lines after a failure), and last "e2e: N passed, N failed".  Exits 1 if
+# anything failed.
+#
+# Environment:
+#   UTRACE_E2E_CONFIGS   configurations to run (default: all six)
+#   UTRACE_E2E_TESTS     tests to run (default: all), e.g. "simple fib flt-l"
+#   UTRACE_E2E_JOBS      parallel jobs for building and running (default 2)
+#   UTRACE_E2E_TIMEOUT   seconds one program or report may take (default 60)
+#   UTRACE_E2E_OUT       output directory (default tests/out)
+#   UTRACE_E2E_SNAPSHOT=0  use BUILD_DIR/utrace in place instead of a copy
+#                        (the copy keeps a run consistent while make runs)
+#   UTRACE_GOLDEN_UPDATE=1  rewrite tests/e2e/golden/*.txt from the first
+#                        configuration's reports instead of comparing
+set -u
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+B=${1:-build}
+[[ $B = /* ]] || B=$ROOT/$B
+MODE=${2:-}
+UTRACE=$B/utrace
+E2E=$ROOT/tests/e2e
+PROGS=$ROOT/tests/progs
+GOLDEN=$E2E/golden
+OUT=${UTRACE_E2E_OUT:-$ROOT/tests/out}
+JOBS=${UTRACE_E2E_JOBS:-2}
+TMO=${UTRACE_E2E_TIMEOUT:-60}
+ALL_CONFIGS="gcc-O0-patch gcc-O2-patch clang-O0-patch clang-O2-patch gcc-O0-mcount gcc-O2-mcount"
+CONFIGS=${UTRACE_E2E_CONFIGS:-$ALL_CONFIGS}
+# Reports larger than this are cut (a report whose indentation grows with
+# the depth would be tens of GB for recursion.c).
+MAXREP=$((128 << 20))
+MCOUNT_FLAGS="-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie"
+
+# "name program args...": each is run untraced and traced, then check_<name>.
+TESTS=(
+	"simple simple"
+	"fib fib"
+	"threads threads"
+	"fork fork"
+	"exec exec"
+	"signal signal"
+	"longjmp longjmp"
+	"exception exception"
+	"recursion recursion"
+	"tailcall tailcall"
+	"dlopen dlopen"
+	"exitcode exitcode"
+	"killself-segv killself segv"
+	"killself-abrt killself abrt"
+	"killself-kill killself kill"
+	"errno errno"
+	"args args"
+	"longrun longrun"
+)
+# "name record-options -- program args...": filter tests, check_<name>.
+FILTERS=(
+	"flt-l -l b* -- simple"
+	"flt-l2 -l a -l c -- simple"
+	"flt-n -n a -- simple"
+	"flt-g -g a -- simple"
+	"flt-depth --max-graph-depth 2 -- simple"
+	"flt-function -p function -- simple"
+	"flt-nop -p nop -- simple"
+	"flt-tid -T 1 -- simple"
+	"flt-overwrite --overwrite -b 64 -- longrun"
+	"flt-thresh --thresh 1000 -- longrun 20000"
+)
+
+ulimit -c 0
+
+# ---------------------------------------------------------------- results
+
+ok() { echo "ok - $*"; }
+nok() {
+	echo "not ok - $1"
+	shift
+	local l
+	for l in "$@"; do
+		[ -n "$l" ] && printf '%s\n' "$l" | sed 's/^/#   /'
+	done
+	return 0
+}
+# t COND-STATUS "what" [detail...]: ok if the previous command succeeded
+t() {
+	local st=$1
+	shift
+	if [ "$st" -eq 0 ]; then ok "$1"; else nok "$@"; fi
+}
+
+want_test() {
+	[ -z "${UTRACE_E2E_TESTS:-}" ] && return 0
+	case " $UTRACE_E2E_TESTS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+config_cc() {
+	case $1 in
+	gcc-*) echo gcc ;;
+	clang-*) echo clang ;;
+	esac
+}
+config_cxx() {
+	case $1 in
+	gcc-*) echo g++ ;;
+	clang-*) echo clang++ ;;
+	esac
+}
+config_opt() {
+	case $1 in
+	*-O0-*) echo -O0 ;;
+	*-O2-*) echo -O2 ;;
+	*-O1-*) echo -O1 ;;
+	*-O3-*) echo -O3 ;;
+	*-Os-*) echo -Os ;;
+	esac
+}
+
+# ---------------------------------------------------------------- facts
+
+# The facts of the report being checked (graph.awk output) are in $FACTS.
+fv() { # fv NAME FIELD -> value of FIELD in "func NAME ..." (empty if absent)
+	awk -v n="$1" -v f="$2" '$1 == "func" && $2 == n { for (i = 3; i < NF; i += 2) if ($i == f) print $(i + 1); exit }' "$FACTS"
+}
+fact() { awk -v k="$1" '$1 == k { print $2; exit }' "$FACTS"; }
+names() { awk '$1 == "func" { print $2 }' "$FACTS" | sort | tr '\n' ' ' | sed 's/ $//'; }
+has_func() { [ -n "$(fv "$1" count)" ]; }
+ftids() { awk -v n="$1" '$1 == "ftid" && $2 == n { print $3; exit }' "$FACTS"; }
+facts_detail() { sed -n '1,40p' "$FACTS"; }
+
+# expect_func WHAT NAME [count N|mincount N|depth D|mind D|maxd D]...
+expect_func() {
+	local what=$1 name=$2
+	shift 2
+	local c md xd why=""
+	c=$(fv "$name" count)
+	md=$(fv "$name" mind)
+	xd=$(fv "$name" maxd)
+	if [ -z "$c" ]; then
+		why="$name() not in the report"
+	else
+		while [ $# -ge 2 ]; do
+			case $1 in
+			count) [ "$c" -eq "$2" ] || why="$why $name: $c calls, expected $2;" ;;
+			mincount) [ "$c" -ge "$2" ] || why="$why $name: $c calls, expected >= $2;" ;;
+			depth) [ "$md" -eq "$2" ] && [ "$xd" -eq "$2" ] || why="$why $name at depth $md..$xd, expected $2;" ;;
+			mind) [ "$md" -eq "$2" ] || why="$why $name min depth $md, expected $2;" ;;
+			maxd) [ "$xd" -eq "$2" ] || why="$why $name max depth $xd, expected $2;" ;;
+			esac
+			shift 2
+		done
+	fi
+	if [ -z "$why" ]; then ok "$what"; else nok "$what" "$why" "report: $REP"; fi
+}
+
+expect_absent() { # expect_absent WHAT NAME...
+	local what=$1 n bad=""
+	shift
+	for n in "$@"; do has_func "$n" && bad="$bad $n"; done
+	if [ -z "$bad" ]; then ok "$what"; else nok "$what" "present but should not be:$bad" "report: $REP"; fi
+}
+
+expect_names() { # expect_names WHAT "sorted space separated names"
+	local got
+	got=$(names)
+	if [ "$got" = "$2" ]; then ok "$1"; else nok "$1" "functions in the graph: '$got', expected '$2'" "report: $REP"; fi
+}
+
+# Every task's braces balance: no entry left open, no exit without its
+# entry, indentation agrees with the nesting.  $1 = what, $2 = "open-ok"
+# to allow entries left open (exec, exit() and signal deaths never return),
+# "noindent" to ignore the indentation.
+expect_balanced() {
+	local what=$1 allow=${2:-} bad
+	bad=$(awk -v allow="$allow" '$1 == "task" {
+		open = $10; unm = $12; nest = $14; ind = $16
+		if (allow == "noindent") ind = 0
+		if ((open > 0 && allow != "open-ok") || unm > 0 || nest > 0 || ind > 0) print
+	}' "$FACTS")
+	if [ "$(fact lines)" = 0 ]; then
+		nok "$what" "no function_graph lines in the report" "report: $REP"
+	elif [ -z "$bad" ]; then
+		ok "$what"
+	else
+		nok "$what" "$bad" "report: $REP"
+	fi
+}
+
+expect_nolost() {
+	local l e
+	l=$(fact lost)
+	e=$(grep -hiE '[1-9][0-9]* (events? )?lost|\[LOST|lost [1-9]' "$RES/rep.err" "$RES/t.err" 2>/dev/null | head -3)
+	if [ "${l:-0}" = 0 ] && [ -z "$e" ]; then
+		ok "$1"
+	else
+		nok "$1" "${l:-0} lines of the report say events were lost" "$e" "report: $REP"
+	fi
+}
+
+# ---------------------------------------------------------------- golden
+
+# Masks what changes from run to run: the CPU column, durations and their
+# markers (+ ! # * @ $), timestamps, pids.  Keeps names and nesting.
+mask() {
+	awk '
+	/^ *[0-9]+\) / && index($0, "|") {
+		i = index($0, "|"); pre = substr($0, 1, i - 1); rest = substr($0, i + 1)
+		d = (pre ~ /[0-9]\.[0-9]+ *(us|ms|s)/) ? "DUR" : "   "
+		print "N) " d " |" rest
+		next
+	}
+	{ gsub(/[0-9]+/, "N"); print }' "$@"
+}
+
+check_golden() { # check_golden NAME
+	local g=$GOLDEN/$1.txt
+	mask "$REP" >"$RES/masked.txt"
+	if [ "${UTRACE_GOLDEN_UPDATE:-0}" = 1 ] && [ "$CFG" = "$GOLDEN_CFG" ]; then
+		cp "$RES/masked.txt" "$g"
+		ok "$CFG $1 golden (updated $g)"
+	elif [ ! -f "$g" ]; then
+		nok "$CFG $1 golden" "no $g (run with UTRACE_GOLDEN_UPDATE=1)"
+	elif diff -u "$g" "$RES/masked.txt" >"$RES/golden.diff"; then
+		ok "$CFG $1 golden"
+	else
+		nok "$CFG $1 golden" "$(head -30 "$RES/golden.diff")" "report: $REP"
+	fi
+}
+
+# ---------------------------------------------------------------- per test
+
+check_simple() {
+	check_golden simple
+	expect_func "$CFG simple main at depth 0" main depth 0 count 1
+	expect_func "$CFG simple a nested in main" a depth 1 count 1
+	expect_func "$CFG simple b nested in a" b depth 2 count 1
+	expect_func "$CFG simple c nested in a" c depth 2 count 1
+	expect_balanced "$CFG simple braces balance"
+}
+
+check_fib() {
+	check_golden fib
+	expect_func "$CFG fib 25 calls of fib" fib count 25 mind 1 maxd 6
+	expect_balanced "$CFG fib braces balance"
+}
+
+# function tracer run of the same program: $1 = test, rest = program args
+function_run() {
+	local prog=$1
+	shift
+	# shellcheck disable=SC2086
+	(cd "$RUN" && { timeout -k 5 "$TMO" "$UTRACE" record -p function ${FN_OPTS:-} -o "$RES/fn.dat" -- "$BIN/$prog" "$@" \
+		>"$RES/fn.out" 2>"$RES/fn.err" </dev/null; } 2>/dev/null)
+	timeout -k 5 "$TMO" "$UTRACE" report -i "$RES/fn.dat" 2>"$RES/fn.rep.err" | head -c $MAXREP >"$RES/fn.txt"
+	awk -f "$E2E/graph.awk" "$RES/fn.txt" >"$RES/fn.facts"
+}
+
+check_threads() {
+	local i w tids="" bad="" main_tid
+	expect_balanced "$CFG threads braces balance per task"
+	for i in 0 1 2 3; do
+		expect_func "$CFG threads work$i under worker" work$i count 1 depth 1
+	done
+	expect_func "$CFG threads 800 leaf calls" leaf count 800 depth 2
+	# -p function names the tid on every line
+	function_run threads
+	FACTS=$RES/fn.facts REP=$RES/fn.txt
+	main_tid=$(ftids main)
+	for i in 0 1 2 3; do
+		w=$(ftids work$i)
+		case $w in
+		"" | *,*) bad="$bad work$i ran in tids '$w';" ;;
+		"$main_tid") bad="$bad work$i ran in main's tid $w;" ;;
+		*) case " $tids " in *" $w "*) bad="$bad work$i shares tid $w;" ;; esac ;;
+		esac
+		tids="$tids $w"
+	done
+	[ -z "$main_tid" ] && bad="$bad main not in the function trace;"
+	if [ -z "$bad" ]; then
+		ok "$CFG threads 4 distinct tids (-p function)"
+	else
+		nok "$CFG threads 4 distinct tids (-p function)" "$bad" "report: $REP"
+	fi
+	FACTS=$RES/facts REP=$RES/rep.txt
+}
+
+check_fork() {
+	local c p m bad=""
+	expect_balanced "$CFG fork no entry left open" open-ok
+	expect_func "$CFG fork child_work traced" child_work count 1
+	expect_func "$CFG fork parent_work traced" parent_work count 1
+	expect_func "$CFG fork child_leaf traced" child_leaf count 2
+	function_run fork
+	FACTS=$RES/fn.facts REP=$RES/fn.txt
+	c=$(ftids child_work)
+	p=$(ftids parent_work)
+	m=$(ftids main)
+	case $c in "" | *,*) bad="$bad child_work in tids '$c';" ;; esac
+	case $p in "" | *,*) bad="$bad parent_work in tids '$p';" ;; esac
+	[ "$c" = "$p" ] && bad="$bad child and parent work in the same pid $c;"
+	[ "$(ftids child_leaf)" = "$c" ] || bad="$bad child_leaf in '$(ftids child_leaf)', child_work in '$c';"
+	[ "$m" = "$p" ] || bad="$bad main in '$m', parent_work in '$p';"
+	if [ -z "$bad" ]; then
+		ok "$CFG fork child's functions under the child's pid (-p function)"
+	else
+		nok "$CFG fork child's functions under the child's pid (-p function)" "$bad" "report: $REP"
+	fi
+	FACTS=$RES/facts REP=$RES/rep.txt
+}
+
+check_exec() {
+	expect_func "$CFG exec first image: phase1" phase1 count 1 depth 1
+	expect_func "$CFG exec first image: do_exec" do_exec count 1 depth 2
+	expect_func "$CFG exec new image traced: phase2" phase2 count 1 depth 1
+	expect_func "$CFG exec new image traced: phase2_leaf" phase2_leaf count 2 depth 2
+	expect_func "$CFG exec main in both images" main count 2 depth 0
+}
+
+check_signal() {
+	local inner usr1
+	expect_balanced "$CFG signal braces balance"
+	inner=$(fv inner mind)
+	usr1=$(fv on_usr1 mind)
+	if [ -n "$inner" ] && [ -n "$usr1" ] && [ "$usr1" -gt "$inner" ]; then
+		ok "$CFG signal handler nested in the interrupted inner()"
+	else
+		nok "$CFG signal handler nested in the interrupted inner()" "inner at depth '$inner', on_usr1 at '$usr1'" "report: $REP"
+	fi
+	expect_func "$CFG signal SIGUSR1 handler traced" on_usr1 count 1
+	# the program handled 50+ SIGALRMs (its stdout says so): each must be
+	# in the graph, or the trace must say that events were lost (like
+	# the kernel, whose recursion protection is per context, so an
+	# interrupt that lands inside the tracer is still traced)
+	local alrm lost
+	alrm=$(fv on_alrm count)
+	lost=$(grep -hiE '[1-9][0-9]* (events? )?lost|\[LOST|lost [1-9]' "$RES/rep.err" "$RES/t.err" "$REP" 2>/dev/null | head -1)
+	if [ "${alrm:-0}" -ge 50 ] || { [ "${alrm:-0}" -gt 0 ] && [ -n "$lost" ]; }; then
+		ok "$CFG signal SIGALRM handler traced 50+ times (or losses reported)"
+	else
+		nok "$CFG signal SIGALRM handler traced 50+ times (or losses reported)" \
+			"on_alrm ${alrm:-0} times in the graph, the program handled 50+; no lost events reported" "report: $REP"
+	fi
+	expect_func "$CFG signal sigaltstack handler traced" on_usr2 count 1
+	expect_func "$CFG signal recursion on the alternate stack" alt_recurse count 11
+	expect_func "$CFG signal handler_work from the synchronous handlers" handler_work mincount 2
+}
+
+check_longjmp() {
+	expect_balanced "$CFG longjmp braces balance"
+	expect_func "$CFG longjmp frames jumped over" jump_down count 21
+	expect_func "$CFG longjmp after_longjmp back under main" after_longjmp count 1 depth 1
+	expect_func "$CFG longjmp after_in_catcher under catcher" after_in_catcher count 3 depth 2
+	expect_func "$CFG longjmp catcher returns normally" catcher count 3 depth 1
+	expect_func "$CFG longjmp siglongjmp out of a handler" on_usr1 count 1
+	expect_func "$CFG longjmp after_siglongjmp back under main" after_siglongjmp count 1 depth 1
+}
+
+check_exception() {
+	expect_balanced "$CFG exception braces balance"
+	expect_func "$CFG exception thrown twice 5 frames deep" thrower count 2
+	expect_func "$CFG exception destructor ran during unwinding" Guard::~Guard count 2
+	expect_func "$CFG exception dtor_work nested in the destructor" dtor_work count 2 mind 5 maxd 6
+	expect_func "$CFG exception tail-calling destructor ran" TailGuard::~TailGuard count 2 mind 5 maxd 6
+	expect_func "$CFG exception tail_dtor_work nested in its destructor" tail_dtor_work count 2 mind 6 maxd 7
+	expect_func "$CFG exception handle() under rethrower" handle count 1 depth 2
+	expect_func "$CFG exception local catch" local_catch count 3 depth 1
+	expect_func "$CFG exception throws_runtime under local_catch" throws_runtime count 3 depth 2
+	expect_func "$CFG exception after_all back under main" after_all count 1 depth 1
+}
+
+check_recursion() {
+	local n
+	expect_nolost "$CFG recursion no lost events"
+	expect_func "$CFG recursion 100001 entries" recurse count 100001
+	# a report may cap its indentation: only the braces count here
+	expect_balanced "$CFG recursion entries = exits" noindent
+	# the function tracer's output does not grow with the depth
+	FN_OPTS="-b 4096" function_run recursion
+	FACTS=$RES/fn.facts REP=$RES/fn.txt
+	n=$(awk '$1 == "fcall" && $2 == "recurse" { n += $NF } END { print n + 0 }' "$FACTS")
+	t "$([ "$n" = 100001 ]; echo $?)" "$CFG recursion 100001 entries (-p function)" "$n recurse lines" "report: $REP"
+	FACTS=$RES/facts REP=$RES/rep.txt
+}
+
+check_tailcall() {
+	expect_balanced "$CFG tailcall braces balance"
+	expect_func "$CFG tailcall tc1 from main" tc1 count 2 depth 1
+	expect_func "$CFG tailcall chain tc1 -> tc2 -> tc3 -> tc_leaf" tc_leaf count 2 depth 4
+	expect_func "$CFG tailcall mutual recursion is_even" is_even count 890
+	expect_func "$CFG tailcall mutual recursion is_odd" is_odd count 889
+	expect_func "$CFG tailcall through a function pointer" target count 1 depth 2
+	expect_func "$CFG tailcall into libc" to_libc count 1 depth 1
+}
+
+check_dlopen() {
+	expect_balanced "$CFG dlopen braces balance"
+	expect_func "$CFG dlopen plugin_entry named" plugin_entry count 2 depth 2
+	expect_func "$CFG dlopen plugin_helper named" plugin_helper count 4 depth 3
+	expect_func "$CFG dlopen main's functions around it" after_plugin count 2 depth 1
+}
+
+check_exitcode() {
+	expect_balanced "$CFG exitcode no unmatched exits" open-ok
+	expect_func "$CFG exitcode compute traced" compute count 1 depth 2
+	expect_func "$CFG exitcode run traced" run count 1 depth 1
+	expect_func "$CFG exitcode finish (calls exit) traced" finish count 1 depth 2
+}
+
+check_killself() {
+	expect_balanced "$CFG $TEST no unmatched exits" open-ok
+	expect_func "$CFG $TEST calls before the signal" before_death count 3 depth 1
+	expect_func "$CFG $TEST die() traced" die count 1 depth 2
+}
+check_killself_segv() { check_killself; }
+check_killself_abrt() { check_killself; }
+check_killself_kill() { check_killself; }
+
+check_errno() {
+	expect_balanced "$CFG errno braces balance"
+	expect_func "$CFG errno 20000-call loop traced" nop_call count 20001
+	expect_func "$CFG errno callee in both threads" sees_errno count 2
+}
+
+check_args() {
+	local f
+	expect_balanced "$CFG args braces balance"
+	for f in int8 dbl10 mixed vsum ret_pair ret_i128 ret_dpair ret_ld ret_big by_value; do
+		expect_func "$CFG args $f traced" $f count 1 depth 1
+	done
+}
+
+check_longrun() {
+	expect_balanced "$CFG longrun braces balance"
+	expect_func "$CFG longrun first_func" first_func count 1 depth 1
+	expect_func "$CFG longrun the_end" the_end count 1 depth 1
+	expect_func "$CFG longrun slow" slow count 1 depth 1
+}
+
+# ---------------------------------------------------------------- filters
+
+check_flt_l() {
+	expect_names "$CFG $TEST only b shown" "b"
+	expect_func "$CFG $TEST b at the top" b count 1 depth 0
+}
+check_flt_l2() {
+	expect_names "$CFG $TEST only a and c shown" "a c"
+	expect_func "$CFG $TEST c nested in a" c count 1 depth 1
+}
+check_flt_n() {
+	expect_names "$CFG $TEST a hidden" "b c main"
+	expect_func "$CFG $TEST b directly under main" b count 1 depth 1
+}
+check_flt_g() {
+	expect_names "$CFG $TEST only a's subtree" "a b c"
+	expect_func "$CFG $TEST a at the top" a count 1 depth 0
+	expect_balanced "$CFG $TEST braces balance"
+}
+check_flt_depth() {
+	expect_names "$CFG $TEST two levels" "a main"
+	if grep -q '^ *[0-9]*) .*|  *a();' "$REP"; then
+		ok "$CFG $TEST a() shown as a leaf"
+	else
+		nok "$CFG $TEST a() shown as a leaf" "no 'a();' line" "report: $REP"
+	fi
+}
+check_flt_function() {
+	local bad=""
+	[ "$(fact tracer)" = function ] || bad="$bad header '# tracer: $(fact tracer)';"
+	grep -q ' <-' "$REP" || bad="$bad no '<-' in the lines;"
+	for pc in "b a" "c a" "a main"; do
+		set -- $pc
+		awk -v f="$1" -v p="$2" '$1 == "fcall" && $2 == f && $3 == p { found = 1 } END { exit !found }' "$FACTS" ||
+			bad="$bad no '$1 <-$2' line;"
+	done
+	[ "$(fact flines)" = 4 ] || bad="$bad $(fact flines) function lines, expected 4;"
+	if [ -z "$bad" ]; then ok "$CFG $TEST lines 'func <-parent'"; else nok "$CFG $TEST lines 'func <-parent'" "$bad" "report: $REP"; fi
+}
+check_flt_nop() {
+	if [ "$(fact lines)" = 0 ] && [ "$(fact flines)" = 0 ]; then
+		ok "$CFG $TEST no function lines"
+	else
+		nok "$CFG $TEST no function lines" "$(fact lines) graph lines, $(fact flines) function lines" "report: $REP"
+	fi
+}
+check_flt_tid() {
+	# pid 1 is never one of the program's threads: nothing is recorded
+	if [ "$(fact lines)" = 0 ] && [ "$(fact flines)" = 0 ]; then
+		ok "$CFG $TEST other threads not traced"
+	else
+		nok "$CFG $TEST other threads not traced" "$(fact lines) graph lines, $(fact flines) function lines" "report: $REP"
+	fi
+}
+check_flt_overwrite() {
+	expect_func "$CFG $TEST keeps the last events" the_end count 1
+	expect_absent "$CFG $TEST lost the first events" first_func
+}
+check_flt_thresh() {
+	expect_func "$CFG $TEST slow() (5 ms) kept" slow count 1
+	expect_absent "$CFG $TEST short calls dropped" filler first_func the_end
+}
+
+# ---------------------------------------------------------------- running
+
+# run_test NAME "record options" PROGRAM ARGS...
+run_test() {
+	local name=$1 ropts=$2 prog=$3 ust tst rst fn repopts
+	shift 3
+	TEST=$name
+	RES=$OUT/$CFG/res/$name
+	REP=$RES/rep.txt
+	FACTS=$RES/facts
+	rm -rf "$RES"
+	mkdir -p "$RES"
+	if [ ! -x "$BIN/$prog" ]; then
+		nok "$CFG $name run" "$BIN/$prog was not built (see $OUT/build.log)"
+		return
+	fi
+	(cd "$RUN" && { timeout -k 5 "$TMO" "$BIN/$prog" "$@" >"$RES/u.out" 2>"$RES/u.err" </dev/null; } 2>/dev/null)
+	ust=$?
+	# shellcheck disable=SC2086 # ropts is a word list on purpose
+	(cd "$RUN" && { timeout -k 5 "$TMO" "$UTRACE" record $ropts -o "$RES/trace.dat" -- "$BIN/$prog" "$@" \
+		>"$RES/t.out" 2>"$RES/t.err" </dev/null; } 2>/dev/null)
+	tst=$?
+	if [ "$tst" = 124 ] || { [ "$tst" = 137 ] && [ "$ust" != 137 ]; }; then
+		nok "$CFG $name exit status" "utrace record timed out after ${TMO}s" "$(tail -5 "$RES/t.err")"
+	elif [ "$ust" = "$tst" ]; then
+		ok "$CFG $name exit status ($ust)"
+	else
+		nok "$CFG $name exit status" "untraced $ust, traced $tst" "$(tail -5 "$RES/t.err")"
+	fi
+	if cmp -s "$RES/u.out" "$RES/t.out"; then
+		ok "$CFG $name stdout"
+	else
+		nok "$CFG $name stdout" "$(diff "$RES/u.out" "$RES/t.out" | head -10)"
+	fi
+	grep -v '^utrace record:' "$RES/t.err" >"$RES/t.err.prog"
+	if cmp -s "$RES/u.err" "$RES/t.err.prog"; then
+		ok "$CFG $name stderr"
+	else
+		nok "$CFG $name stderr" "$(diff "$RES/u.err" "$RES/t.err.prog" | head -10)"
+	fi
+	if [ ! -s "$RES/trace.dat" ]; then
+		nok "$CFG $name report" "no trace file $RES/trace.dat"
+		return
+	fi
+	# several threads: name the task on every line (funcgraph-proc), the
+	# kernel's default output names tasks only at switches, per CPU
+	case $name in
+	threads | fork | errno | recursion) repopts="-O funcgraph-proc" ;;
+	*) repopts="" ;;
+	esac
+	# shellcheck disable=SC2086
+	timeout -k 5 "$TMO" "$UTRACE" report $repopts -i "$RES/trace.dat" 2>"$RES/rep.err" | head -c $MAXREP >"$REP"
+	rst=${PIPESTATUS[0]}
+	if [ "$(stat -c %s "$REP")" -ge "$MAXREP" ]; then
+		nok "$CFG $name report" "report output cut at $MAXREP bytes (indentation growing with the depth?)"
+	elif [ "$rst" != 0 ]; then
+		nok "$CFG $name report" "utrace report exited with $rst" "$(head -5 "$RES/rep.err")"
+	else
+		ok "$CFG $name report"
+	fi
+	awk -f "$E2E/graph.awk" "$REP" >"$FACTS"
+	fn=check_${name//-/_}
+	if declare -F "$fn" >/dev/null; then
+		"$fn"
+	fi
+	# keep disk use bounded: the big reports are not needed once checked
+	if [ "$(stat -c %s "$REP")" -gt $((16 << 20)) ]; then
+		: >"$REP"
+		echo "(deleted: over 16 MiB)" >"$REP.deleted"
+	fi
+}
+
+run_config() {
+	set -f # record options such as "-l b*" are word lists, never globs
+	CFG=$1
+	BIN=$OUT/$CFG/bin
+	RUN=$OUT/$CFG/run # cwd of the programs (gmon.out of -pg lands here)
+	mkdir -p "$RUN"
+	GOLDEN_CFG=${CONFIGS%% *}
+	local entry name prog
+	for entry in "${TESTS[@]}"; do
+		set -- $entry
+		name=$1 prog=$2
+		shift 2
+		want_test "$name" || continue
+		if [ "$name" = recursion ]; then
+			run_test "$name" "-b 4096" "$prog" "$@"
+		else
+			run_test "$name" "" "$prog" "$@"
+		fi
+	done
+	for entry in "${FILTERS[@]}"; do
+		name=${entry%% *}
+		want_test "$name" || continue
+		local ropts=${entry#* }
+		ropts=${ropts%% -- *}
+		set -- ${entry#* -- }
+		run_test "$name" "$ropts" "$@"
+	done
+}
+
+# ---------------------------------------------------------------- tool checks
+
+tool_checks() {
+	local d=$OUT/tool out st n
+	rm -rf "$d"
+	mkdir -p "$d"
+	cd "$d" || return
+
+	out=$("$UTRACE" cflags 2>&1)
+	case " $out " in
+	*" -fpatchable-function-entry=5 "*) ok "tool cflags (patchable)" ;;
+	*) nok "tool cflags (patchable)" "utrace cflags printed '$out'" ;;
+	esac
+	out=$("$UTRACE" cflags --cc gcc --mcount 2>&1)
+	if [ "$(echo $out)" = "$MCOUNT_FLAGS" ]; then
+		ok "tool cflags --mcount"
+	else
+		nok "tool cflags --mcount" "printed '$out'" "expected '$MCOUNT_FLAGS'"
+	fi
+	if "$UTRACE" cflags --cc clang --mcount >/dev/null 2>"$d/err"; then
+		nok "tool cflags --cc clang --mcount refused" "exit 0, clang has no -mnop-mcount"
+	else
+		ok "tool cflags --cc clang --mcount refused"
+	fi
+
+	# one-line errors and a non-zero status for bad usage
+	bad_usage() { # bad_usage WHAT ARGS...
+		local what=$1
+		shift
+		"$UTRACE" "$@" >"$d/out" 2>"$d/err" </dev/null
+		st=$?
+		n=$(wc -l <"$d/err")
+		if [ "$st" -ne 0 ] && [ "$st" -lt 128 ] && [ "$n" -eq 1 ]; then
+			ok "tool $what: one-line error, status $st"
+		else
+			nok "tool $what: one-line error" "status $st, $n lines on stderr:" "$(head -5 "$d/err")"
+		fi
+	}
+	bad_usage "record --no-such-option" record --no-such-option -- /bin/true
+	bad_usage "record -p no-such-tracer" record -p no-such-tracer -o "$d/x.dat" -- /bin/true
+	bad_usage "record --max-graph-depth abc" record --max-graph-depth abc -o "$d/x.dat" -- /bin/true
+	bad_usage "report -i missing file" report -i "$d/does-not-exist.dat"
+	bad_usage "unknown command" no-such-command
+
+	"$UTRACE" record -o "$d/none.dat" -- "$d/no-such-program" >"$d/out" 2>"$d/err" </dev/null
+	st=$?
+	if [ "$st" -ne 0 ] && grep -q '^utrace record:' "$d/err"; then
+		ok "tool record of a missing program fails (status $st)"
+	else
+		nok "tool record of a missing program fails" "status $st" "$(head -3 "$d/err")"
+	fi
+
+	"$UTRACE" record -o "$d/true.dat" -- /bin/true >"$d/out" 2>"$d/err" </dev/null
+	st=$?
+	if [ "$st" = 0 ] && "$UTRACE" report -i "$d/true.dat" >"$d/rep" 2>"$d/err2"; then
+		ok "tool record of an uninstrumented program"
+	else
+		nok "tool record of an uninstrumented program" "record status $st" "$(head -3 "$d/err" "$d/err2")"
+	fi
+
+	"$UTRACE" record -o "$d/sh.dat" -- /bin/sh -c 'exit 7' >"$d/out" 2>"$d/err" </dev/null
+	st=$?
+	t "$([ "$st" = 7 ]; echo $?)" "tool exit status of the command passed on (7)" "got $st"
+	{ "$UTRACE" record -o "$d/sh2.dat" -- /bin/sh -c 'kill -TERM $$' >"$d/out" 2>"$d/err" </dev/null; } 2>/dev/null
+	st=$?
+	t "$([ "$st" = 143 ]; echo $?)" "tool death by SIGTERM passed on as 143" "got $st"
+
+	local simple=$OUT/gcc-O0-patch/bin/simple
+	[ -x "$simple" ] || simple=$(ls "$OUT"/*/bin/simple 2>/dev/null | head -1)
+	if [ -n "$simple" ] && [ -x "$simple" ]; then
+		"$UTRACE" list -f "$simple" >"$d/list" 2>"$d/err"
+		st=$?
+		local missing=""
+		for f in main a b c; do
+			grep -Eq "(^|[^A-Za-z0-9_])$f([^A-Za-z0-9_]|$)" "$d/list" || missing="$missing $f"
+		done
+		if [ "$st" = 0 ] && [ -z "$missing" ]; then
+			ok "tool list -f simple"
+		else
+			nok "tool list -f simple" "status $st, missing:$missing" "$(head -5 "$d/list" "$d/err")"
+		fi
+
+		# a cut trace file (a recorder killed mid-way) must not crash report
+		"$UTRACE" record -o "$d/full.dat" -- "$simple" >/dev/null 2>&1 </dev/null
+		local size
+		size=$(stat -c %s "$d/full.dat" 2>/dev/null || echo 0)
+		if [ "$size" -gt 0 ]; then
+			local cut bad=""
+			for cut in 1 2 3 5 7; do
+				head -c $((size * cut / 8)) "$d/full.dat" >"$d/cut.dat"
+				{ timeout -k 5 "$TMO" "$UTRACE" report -i "$d/cut.dat" >"$d/cut.rep" 2>"$d/cut.err"; } 2>/dev/null
+				st=$?
+				[ "$st" -ge 124 ] && bad="$bad $cut/8 of the file: status $st;"
+			done
+			t "$([ -z "$bad" ]; echo $?)" "tool report of a cut trace file does not crash" "$bad"
+		else
+			nok "tool report of a cut trace file does not crash" "could not record $simple"
+		fi
+	fi
+}
+
+# ---------------------------------------------------------------- build
+
+# Writes $OUT/<config>/cflags (only when it changed, so make rebuilds only
+# then) and the make rules for that configuration.
+gen_config() {
+	local cfg=$1 cc cxx opt flags pflags ldflags dir
+	cc=$(config_cc "$cfg")
+	cxx=$(config_cxx "$cfg")
+	opt=$(config_opt "$cfg")
+	dir=$OUT/$cfg
+	mkdir -p "$dir/bin"
+	case $cfg in
+	*-mcount)
+		flags=$("$UTRACE" cflags --cc "$cc" --mcount 2>"$dir/cflags.err") || return 1
+		# compile with the flags, link without -pg (no gprof start-up)
+		ldflags=$("$UTRACE" cflags --cc "$cc" --mcount --ldflags 2>>"$dir/cflags.err") || return 1
+		# gcc cannot combine -mnop-mcount with -fPIC: the plugin uses
+		# the patchable entry (one process, objects of both kinds)
+		pflags=$("$UTRACE" cflags --cc "$cc" 2>>"$dir/cflags.err") || return 1
+		;;
+	*)
+		flags=$("$UTRACE" cflags --cc "$cc" 2>"$dir/cflags.err") || return 1
+		ldflags=""
+		pflags=$flags
+		;;
+	esac
+	flags=$(echo $flags)
+	pflags=$(echo $pflags)
+	printf '%s\n%s\n%s\n%s %s %s\n' "$flags" "$pflags" "$ldflags" "$cc" "$cxx" "$opt" >"$dir/cflags.new"
+	if cmp -s "$dir/cflags.new" "$dir/cflags"; then rm -f "$dir/cflags.new"; else mv "$dir/cflags.new" "$dir/cflags"; fi
+
+	local base="-g -Wall -Wextra -Werror $opt"
+	local src p
+	echo "all: all-$cfg"
+	local targets=""
+	for src in "$PROGS"/*.c "$PROGS"/*.cc; do
+		p=$(basename "$src")
+		p=${p%.*}
+		[ "$p" = plugin ] && continue
+		targets="$targets $dir/bin/$p"
+		echo "$dir/bin/$p: $src $PROGS/progs.h $dir/cflags"
+		case $src in
+		*.cc) printf '\t@{ %s %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cxx" "$base" "$flags" "$src" "$cxx" "$ldflags" ;;
+		*) printf '\t@{ %s -std=gnu11 %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread -ldl; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cc" "$base" "$flags" "$src" "$cc" "$ldflags" ;;
+		esac
+	done
+	targets="$targets $dir/bin/libplugin.so"
+	echo "$dir/bin/libplugin.so: $PROGS/plugin.c $PROGS/progs.h $dir/cflags"
+	printf '\t@%s -std=gnu11 %s %s -fPIC -shared -o $@ %s >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cc" "$base" "$pflags" "$PROGS/plugin.c"
+	echo "all-$cfg:$targets"
+}
+
+build_all() {
+	local mk=$OUT/build.mk cfg built=""
+	mkdir -p "$OUT"
+	: >"$mk.new"
+	for cfg in $CONFIGS; do
+		local cc cxx
+		cc=$(config_cc "$cfg")
+		cxx=$(config_cxx "$cfg")
+		if [ -z "$cc" ] || [ -z "$(config_opt "$cfg")" ]; then
+			nok "$cfg build" "unknown configuration"
+			continue
+		fi
+		if ! command -v "$cc" >/dev/null || ! command -v "$cxx" >/dev/null; then
+			nok "$cfg build" "$cc or $cxx is not installed"
+			continue
+		fi
+		if ! gen_config "$cfg" >>"$mk.new"; then
+			nok "$cfg cflags" "utrace cflags failed:" "$(head -3 "$OUT/$cfg/cflags.err")"
+			continue
+		fi
+		built="$built $cfg"
+	done
+	mv "$mk.new" "$mk"
+	BUILT_CONFIGS=${built# }
+	[ -z "$BUILT_CONFIGS" ] && return
+	make -k -j"$JOBS" -f "$mk" all >"$OUT/build.log" 2>&1
+	local p src
+	for cfg in $BUILT_CONFIGS; do
+		local missing=""
+		for src in "$PROGS"/*.c "$PROGS"/*.cc; do
+			p=$(basename "$src")
+			p=${p%.*}
+			[ "$p" = plugin ] && p=libplugin.so
+			[ -e "$OUT/$cfg/bin/$p" ] || missing="$missing $p"
+		done
+		if [ -z "$missing" ]; then
+			ok "$cfg build"
+		else
+			nok "$cfg build" "not built:$missing" "$(for p in $missing; do head -3 "$OUT/$cfg/bin/$p.log" 2>/dev/null; done | head -12)"
+		fi
+	done
+}
+
+# ---------------------------------------------------------------- main
+
+if [ "$MODE" = --config ]; then
+	UTRACE=${UTRACE_E2E_TOOL:-$UTRACE}
+	run_config "$3"
+	exit 0
+fi
+
+main() {
+	if [ ! -x "$UTRACE" ] || [ ! -f "$B/libutrace.so" ]; then
+		nok "setup" "$UTRACE or $B/libutrace.so is missing (run make)"
+		return
+	fi
+	# Test one consistent copy of the tool and its runtime (utrace finds
+	# libutrace.so next to itself), even if the build directory is
+	# rebuilt while the tests run.
+	if [ "${UTRACE_E2E_SNAPSHOT:-1}" = 1 ]; then
+		rm -rf "$OUT/.tool"
+		mkdir -p "$OUT/.tool"
+		cp "$UTRACE" "$B/libutrace.so" "$OUT/.tool/" || {
+			nok "setup" "cannot copy the tool to $OUT/.tool"
+			return
+		}
+		UTRACE=$OUT/.tool/utrace
+		export UTRACE_E2E_TOOL=$UTRACE
+	fi
+	build_all
+	local cfg jobs=$JOBS
+	# golden updates come from the first configuration: run it first, alone
+	[ "${UTRACE_GOLDEN_UPDATE:-0}" = 1 ] && jobs=1
+	for cfg in $BUILT_CONFIGS; do rm -f "$OUT/$cfg/results.txt"; done
+	printf '%s\n' $BUILT_CONFIGS | xargs -r -P "$jobs" -I{} \
+		sh -c 'UTRACE_E2E_CONFIGS="$3" "$0" "$1" --config "$2" >"$4/$2/results.txt" 2>&1' \
+		"$0" "$B" {} "$CONFIGS" "$OUT"
+	for cfg in $BUILT_CONFIGS; do cat "$OUT/$cfg/results.txt"; done
+	want_test tool && tool_checks
+}
+
+mkdir -p "$OUT"
+main | tee "$OUT/e2e.log.tmp" 2>/dev/null || true
+passed=$(grep -c '^ok - ' "$OUT/e2e.log.tmp" 2>/dev/null)
+failed=$(grep -c '^not ok - ' "$OUT/e2e.log.tmp" 2>/dev/null)
+mv -f "$OUT/e2e.log.tmp" "$OUT/e2e.log" 2>/dev/null
+echo "e2e: ${passed:-0} passed, ${failed:-0} failed"
+[ "${failed:-0}" = 0 ] && [ "${passed:-0}" != 0 ]

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/run-all.sh BUILD_DIR - every test tier, in order:
+#   tests/run-unit.sh     unit tests (BUILD_DIR/tests/*)
+#   tests/e2e/run.sh      end-to-end: programs built and traced (docs/testing.md)
+#   tests/kernel/run.sh   (when present)
+# Each tier ends with "<tier>: N passed, N failed"; this script adds them up
+# and ends with exactly one line "N passed, N failed".  A tier that ends
+# without its summary line counts as one failure.  Exits 1 on any failure.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=${1:-build}
+[[ $B = /* ]] || B=$ROOT/$B
+
+passed=0
+failed=0
+out=$(mktemp) || exit 1
+trap 'rm -f "$out"' EXIT INT TERM
+
+if [ ! -x "$ROOT/tests/run-unit.sh" ] && [ ! -f "$ROOT/tests/run-unit.sh" ]; then
+	echo "run-all: tests/run-unit.sh is missing" >&2
+fi
+
+tier() { # tier NAME SCRIPT
+	local name=$1 script=$2 summary p f rc
+	[ -f "$script" ] || return 0
+	echo "=== $name"
+	bash "$script" "$B" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	summary=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed$" "$out" | tail -1)
+	if [ -z "$summary" ]; then
+		echo "not ok - $name tier ended without its summary line (status $rc)"
+		failed=$((failed + 1))
+		return
+	fi
+	p=$(echo "$summary" | sed -E 's/^[a-z0-9]+: ([0-9]+) passed, ([0-9]+) failed$/\1/')
+	f=$(echo "$summary" | sed -E 's/^[a-z0-9]+: ([0-9]+) passed, ([0-9]+) failed$/\2/')
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $name tier exited with status $rc but reported no failure"
+		failed=$((failed + 1))
+	fi
+}
+
+tier unit "$ROOT/tests/run-unit.sh"
+tier e2e "$ROOT/tests/e2e/run.sh"
+tier kernel "$ROOT/tests/kernel/run.sh"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
