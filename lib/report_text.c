@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/report_filter.h"
 #include "lib/report_text.h"
 
 #define TRACE_GRAPH_INDENT 2
@@ -45,6 +46,8 @@ void utrace_report_opts_init(struct utrace_report_opts *o)
 {
 	o->flags = UTRACE_REPORT_DEFAULT_FLAGS;
 	o->tracer = NULL;
+	o->filter = NULL;
+	o->nsecs = 0;
 }
 
 int utrace_report_set_option(struct utrace_report_opts *o, const char *name,
@@ -80,6 +83,8 @@ struct printer {
 	uint32_t *last_buf; /* per cpu: buffer of the last event, NO_TASK */
 	size_t nr_last;
 	struct utrace_report_summary *sum;
+	struct utrace_report_filter *filter;
+	int nsecs;
 };
 
 static void put_spaces(FILE *out, size_t n)
@@ -94,6 +99,20 @@ static void put_spaces(FILE *out, size_t n)
 		fwrite(spaces, 1, k, out);
 		n -= k;
 	}
+}
+
+/*
+ * Indentation of a function_graph line.  The kernel never nests deeper
+ * than its return stack (a few dozen levels); a user program can be
+ * 100000 calls deep, and 2 spaces a level would make that report grow
+ * with the square of the depth.  Past GRAPH_MAX_INDENT levels the lines
+ * keep the same indentation (the braces still balance).
+ */
+#define GRAPH_MAX_INDENT 100
+
+static size_t graph_indent(uint32_t depth)
+{
+	return (size_t)(depth < GRAPH_MAX_INDENT ? depth : GRAPH_MAX_INDENT) * TRACE_GRAPH_INDENT;
 }
 
 /* trace_find_mark() */
@@ -217,7 +236,10 @@ static void verif_task(struct printer *p, const struct utrace_event *ev)
 static void graph_prologue(struct printer *p, const struct utrace_event *ev)
 {
 	verif_task(p, ev);
-	if (p->flags & UTRACE_REPORT_ABSTIME)
+	if ((p->flags & UTRACE_REPORT_ABSTIME) && p->nsecs)
+		fprintf(p->out, "%5" PRIu64 ".%09" PRIu64 " |  ", ev->ts / 1000000000u,
+			ev->ts % 1000000000u);
+	else if (p->flags & UTRACE_REPORT_ABSTIME)
 		fprintf(p->out, "%5" PRIu64 ".%06" PRIu64 " |  ", ev->ts / 1000000000u,
 			ev->ts % 1000000000u / 1000u);
 	if (p->flags & UTRACE_REPORT_CPU)
@@ -250,8 +272,13 @@ static void print_fn_line(struct printer *p, const struct utrace_event *ev)
 	const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, ev->buf);
 	uint64_t usecs = (ev->ts + 500) / 1000; /* ns2usecs() rounds */
 
-	fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%06" PRIu64 ": %s", bi->comm, bi->tid,
-		ev->cpu, usecs / 1000000, usecs % 1000000, func_name(p, ev));
+	if (p->nsecs)
+		fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%09" PRIu64 ": %s", bi->comm,
+			bi->tid, ev->cpu, ev->ts / 1000000000u, ev->ts % 1000000000u,
+			func_name(p, ev));
+	else
+		fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%06" PRIu64 ": %s", bi->comm,
+			bi->tid, ev->cpu, usecs / 1000000, usecs % 1000000, func_name(p, ev));
 	if ((p->flags & UTRACE_REPORT_PARENT) && ev->kind == UTRACE_EV_FUNC && ev->parent_ip) {
 		const char *parent = utrace_dat_addr_name(p->d, ev->image, ev->parent_ip, NULL);
 
@@ -269,20 +296,20 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 	case UTRACE_EV_ENTRY:
 		graph_prologue(p, ev);
 		print_graph_duration(p, 0, FILL_FULL);
-		put_spaces(p->out, (size_t)ev->depth * TRACE_GRAPH_INDENT);
+		put_spaces(p->out, graph_indent(ev->depth));
 		fprintf(p->out, "%s() {\n", func_name(p, ev));
 		break;
 	case UTRACE_EV_LEAF:
 		graph_prologue(p, ev);
 		print_graph_duration(p, ev->duration, FILL_NONE);
-		put_spaces(p->out, (size_t)ev->depth * TRACE_GRAPH_INDENT);
+		put_spaces(p->out, graph_indent(ev->depth));
 		fprintf(p->out, "%s();\n", func_name(p, ev));
 		break;
 	case UTRACE_EV_EXIT:
 		graph_prologue(p, ev);
 		print_graph_duration(p, ev->duration,
 				     ev->flags & UTRACE_EVF_NO_DURATION ? FILL_FULL : FILL_NONE);
-		put_spaces(p->out, (size_t)ev->depth * TRACE_GRAPH_INDENT);
+		put_spaces(p->out, graph_indent(ev->depth));
 		if (ev->flags & UTRACE_EVF_NO_ID)
 			fputs("}\n", p->out);
 		else if ((ev->flags & UTRACE_EVF_NO_ENTRY) || (p->flags & UTRACE_REPORT_TAIL))
@@ -324,6 +351,19 @@ static void take_warnings(struct printer *p, const struct utrace_dat_iter *it)
 	snprintf(p->sum->warning, sizeof(p->sum->warning), "%s", utrace_dat_iter_warning(it));
 }
 
+/* Opens an iterator for one pass over the (filtered) events. */
+static int begin_pass(struct printer *p, struct utrace_dat_iter **it, struct utrace_error *err)
+{
+	int ret;
+
+	if (p->filter) {
+		ret = utrace_report_filter_begin(p->filter, p->d, err);
+		if (ret < 0)
+			return ret;
+	}
+	return utrace_dat_iter_open(p->d, it, err);
+}
+
 static int print_graph(struct printer *p, struct utrace_error *err)
 {
 	struct utrace_dat_iter *it;
@@ -334,20 +374,24 @@ static int print_graph(struct printer *p, struct utrace_error *err)
 	fputs("# tracer: function_graph\n#\n", p->out);
 	/* __print_graph_headers_flags() */
 	fprintf(p->out, "#%s%s%s%s               FUNCTION CALLS\n",
-		f & UTRACE_REPORT_ABSTIME ? "     TIME       " : "",
+		!(f & UTRACE_REPORT_ABSTIME) ? ""
+		: p->nsecs		     ? "     TIME          "
+					     : "     TIME       ",
 		f & UTRACE_REPORT_CPU ? " CPU" : "",
 		f & UTRACE_REPORT_PROC ? "  TASK/PID       " : "",
 		f & UTRACE_REPORT_DURATION ? "  DURATION   " : "");
 	fprintf(p->out, "#%s%s%s%s               |   |   |   |\n",
-		f & UTRACE_REPORT_ABSTIME ? "      |         " : "",
+		!(f & UTRACE_REPORT_ABSTIME) ? ""
+		: p->nsecs		     ? "      |            "
+					     : "      |         ",
 		f & UTRACE_REPORT_CPU ? " |  " : "",
 		f & UTRACE_REPORT_PROC ? "   |    |        " : "",
 		f & UTRACE_REPORT_DURATION ? "   |   |      " : "");
 
-	ret = utrace_dat_iter_open(p->d, &it, err);
+	ret = begin_pass(p, &it, err);
 	if (ret < 0)
 		return ret;
-	while ((ret = utrace_dat_iter_next(it, &ev, err)) > 0) {
+	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
 		if (ev.kind == UTRACE_EV_LOST) {
 			count_lost(p, &ev);
 			print_lost(p, &ev);
@@ -383,12 +427,12 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 	per_buf = calloc(nr_bufs ? nr_bufs : 1, sizeof(*per_buf));
 	if (!per_buf)
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(p->d));
-	ret = utrace_dat_iter_open(p->d, &it, err);
+	ret = begin_pass(p, &it, err);
 	if (ret < 0) {
 		free(per_buf);
 		return ret;
 	}
-	while ((ret = utrace_dat_iter_next(it, &ev, err)) > 0) {
+	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
 		if (!printed_by_function(&ev))
 			continue;
 		entries++;
@@ -404,6 +448,8 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 	for (unsigned i = 0; i < nr_bufs; i++) {
 		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, i);
 
+		if (!utrace_report_filter_thread(p->filter, p->d, i))
+			continue;
 		written += bi->has_stats && bi->written > per_buf[i] ? bi->written : per_buf[i];
 	}
 	free(per_buf);
@@ -415,10 +461,10 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 	fputs("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n", p->out);
 	fputs("#              | |         |   |||||     |         |\n", p->out);
 
-	ret = utrace_dat_iter_open(p->d, &it, err);
+	ret = begin_pass(p, &it, err);
 	if (ret < 0)
 		return ret;
-	while ((ret = utrace_dat_iter_next(it, &ev, err)) > 0) {
+	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
 		if (ev.kind == UTRACE_EV_LOST) {
 			count_lost(p, &ev);
 			print_lost(p, &ev);
@@ -450,6 +496,8 @@ int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_rep
 	p.out = out;
 	p.flags = opts->flags;
 	p.sum = sum;
+	p.filter = opts->filter;
+	p.nsecs = opts->nsecs;
 	p.cpu_width = snprintf(NULL, 0, "%u", ncpus ? ncpus - 1 : 0);
 	if (sum) {
 		memset(sum, 0, sizeof(*sum));
@@ -482,4 +530,57 @@ void utrace_report_summary_free(struct utrace_report_summary *sum)
 	free(sum->buf_lost);
 	sum->buf_lost = NULL;
 	sum->nr_bufs = 0;
+}
+
+static void stat_value(FILE *out, int known, uint64_t v, int width)
+{
+	if (known)
+		fprintf(out, " %*" PRIu64, width, v);
+	else
+		fprintf(out, " %*s", width, "-");
+}
+
+int utrace_report_print_stat(struct utrace_dat *d, FILE *out,
+			     const struct utrace_report_filter *filter, struct utrace_error *err)
+{
+	uint64_t written = 0, lost = 0, pages = 0, overrun = 0;
+	unsigned n = utrace_dat_buffer_count(d), shown = 0, unknown = 0;
+
+	fprintf(out, "# buffer statistics: one buffer per traced thread\n");
+	fprintf(out, "# %22s %8s %12s %12s %8s %8s\n", "COMM-TID", "PID", "RECORDS", "LOST", "PAGES",
+		"OVERRUN");
+	for (unsigned i = 0; i < n; i++) {
+		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(d, i);
+		char name[40];
+
+		if (!utrace_report_filter_thread(filter, d, i))
+			continue;
+		shown++;
+		snprintf(name, sizeof(name), "%s-%d", bi->comm, bi->tid);
+		fprintf(out, "  %22s %8d", name, bi->pid);
+		stat_value(out, bi->has_stats, bi->written, 12);
+		stat_value(out, bi->has_stats, bi->lost, 12);
+		/* pages saved: the recorder's count, or the PAGE records found */
+		stat_value(out, 1, bi->has_stats ? bi->pages : bi->nr_pages, 8);
+		stat_value(out, bi->has_stats, bi->overrun, 8);
+		fputc('\n', out);
+		if (!bi->has_stats)
+			unknown++;
+		written += bi->written;
+		lost += bi->lost;
+		pages += bi->has_stats ? bi->pages : bi->nr_pages;
+		overrun += bi->overrun;
+	}
+	fprintf(out,
+		"# total: %u thread%s, %" PRIu64 " records, %" PRIu64 " lost, %" PRIu64
+		" page%s, %" PRIu64 " overrun\n",
+		shown, shown == 1 ? "" : "s", written, lost, pages, pages == 1 ? "" : "s", overrun);
+	if (unknown)
+		fprintf(out,
+			"# %u thread%s without statistics ('-': the recording did not finish)\n",
+			unknown, unknown == 1 ? "" : "s");
+	if (fflush(out) == EOF || ferror(out))
+		return utrace_error_set(err, -EIO, "%s: writing the statistics: %s",
+					utrace_dat_path(d), strerror(errno));
+	return 0;
 }

@@ -21,7 +21,8 @@
 # braces with no open entry in that task, "badnest" closing braces whose
 # "/* name */" comment names another function than the open entry,
 # "badindent" lines whose indentation disagrees with the depth the braces
-# give (only counted while the task never had an unmatched brace).
+# give (only counted while the task never had an unmatched brace); utrace
+# report indents at most MAXIND (100) levels, deeper lines stay there.
 #
 # Tasks: the kernel's function_graph output names tasks only at context
 # switches (" N) comm-1 => comm-2" between dashed lines, per CPU); a line
@@ -183,12 +184,12 @@ END {
 					if (!((name, t) in ntask)) { ntask[name, t] = 1; tlist[name] = tlist[name] (tlist[name] == "" ? "" : ",") t }
 				}
 			}
-			if (!bad_unmatched[t] && d != base[t] + sp_[t]) badindent[t]++
+			if (!bad_unmatched[t] && d != capd(base[t] + sp_[t])) badindent[t]++
 			continue
 		}
 		name = basename_of(body)
 		if (!(t in base)) base[t] = d
-		if (!bad_unmatched[t] && d != base[t] + sp_[t]) badindent[t]++
+		if (!bad_unmatched[t] && d != capd(base[t] + sp_[t])) badindent[t]++
 		if (body ~ /\{$/) {
 			entries[t]++
 			stk[t, ++sp_[t]] = name
@@ -218,3 +219,7 @@ END {
 	for (fn in flist)
 		printf "ftid %s %s\n", fn, flist[fn]
 }
+
+# the depth a line is indented at: the report stops indenting at MAXIND
+function capd(depth) { return depth < MAXIND ? depth : MAXIND }
+BEGIN { MAXIND = 100 }
