@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * list.c - "utrace list -f PROGRAM": the traceable functions of a program,
- * like tracefs available_filter_functions.
+ * like tracefs available_filter_functions; "utrace list -e PROGRAM": its
+ * static tracepoints, like trace-cmd list -e (-F: with their formats).
  *
  * A function is traceable if the compiler recorded a call site for it
  * (lib/callsite.c).  The main executable's functions print bare, those of
@@ -10,6 +11,11 @@
  * LD_TRACE_LOADED_OBJECTS=1 and prints "soname => path (address)" lines
  * without running the program itself (a static program has no
  * interpreter and therefore no libraries, and is never executed).
+ *
+ * Events are read from the __utrace_events section of the program and of
+ * the same libraries (lib/event_format.c) and print as "system:event",
+ * once each even if several objects define one: the recorder gives an
+ * event one id by that name, whichever object fires it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,20 +31,31 @@
 #include "lib/callsite.h"
 #include "lib/elf.h"
 #include "lib/error.h"
+#include "lib/event_format.h"
 #include "lib/ftrace_filter.h"
+#include "lib/glob.h"
 #include "lib/symtab.h"
 
 #define CMD "list"
+#define EVENT_SYSTEM_MAX 128 /* as utrace record -e */
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: utrace list -f PROGRAM [FILTER...]\n"
+		   "       utrace list -e PROGRAM [-F] [EVENT...]\n"
 		   "\n"
 		   "  -f, --functions PROGRAM  list the traceable functions of PROGRAM and of\n"
 		   "                           the instrumented shared libraries it loads,\n"
 		   "                           like tracefs available_filter_functions\n"
 		   "  FILTER                   only those matching a set_ftrace_filter\n"
 		   "                           expression: GLOB, !GLOB, GLOB:mod:MODULE\n"
+		   "  -e, --events PROGRAM     list the static tracepoints (TRACE_EVENT) of\n"
+		   "                           PROGRAM and of the shared libraries it loads,\n"
+		   "                           as SYSTEM:EVENT, like trace-cmd list -e\n"
+		   "  -F, --format             with -e: print each event's format, as in\n"
+		   "                           tracefs events/SYSTEM/EVENT/format\n"
+		   "  EVENT                    only events matching SYSTEM:EVENT, SYSTEM, EVENT\n"
+		   "                           or all (globs), as utrace record -e\n"
 		   "  -h, --help               show this help\n");
 }
 
@@ -171,6 +188,12 @@ static char *ldd_line_path(char *line, bool *missing)
 struct lister {
 	const struct utrace_func_filter *filter; /* NULL: print everything */
 	size_t printed;
+	bool events;	 /* -e: list events, not functions */
+	bool format;	 /* -F */
+	char **patterns; /* -e's EVENT arguments; none: all */
+	int npatterns;
+	char **seen; /* "system:event" printed so far */
+	size_t nseen, cap_seen;
 };
 
 /* Prints the traceable functions of one object; module NULL for the
@@ -232,8 +255,103 @@ out:
 	return ret < 0 ? -1 : (long)n;
 }
 
+/* Does one EVENT argument (as utrace record -e takes it) select
+ * system:name? */
+static bool event_pattern_matches(const char *pattern, const char *system, const char *name)
+{
+	const char *colon = strchr(pattern, ':');
+	char sys[EVENT_SYSTEM_MAX];
+
+	if (!strcmp(pattern, "all"))
+		return true;
+	if (!colon)
+		return utrace_glob_match(pattern, system) || utrace_glob_match(pattern, name);
+	if ((size_t)(colon - pattern) >= sizeof(sys))
+		return false;
+	memcpy(sys, pattern, (size_t)(colon - pattern));
+	sys[colon - pattern] = '\0';
+	return utrace_glob_match(sys, system) && utrace_glob_match(colon + 1, name);
+}
+
+/* Remembers system:name; 1 if new, 0 if printed before, -1 out of memory. */
+static int event_first_time(struct lister *ls, const char *system, const char *name)
+{
+	char *key;
+
+	for (size_t i = 0; i < ls->nseen; i++) {
+		const char *k = ls->seen[i];
+		size_t n = strlen(system);
+
+		if (!strncmp(k, system, n) && k[n] == ':' && !strcmp(k + n + 1, name))
+			return 0;
+	}
+	if (ls->nseen == ls->cap_seen) {
+		size_t cap = ls->cap_seen ? ls->cap_seen * 2 : 32;
+		char **n = realloc(ls->seen, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		ls->seen = n;
+		ls->cap_seen = cap;
+	}
+	if (asprintf(&key, "%s:%s", system, name) < 0)
+		return -1;
+	ls->seen[ls->nseen++] = key;
+	return 1;
+}
+
+/* Prints the events of one object that the patterns select.  Returns
+ * the number of events it defines, or -1. */
+static long list_object_events(struct lister *ls, const char *path)
+{
+	struct utrace_error err = {0};
+	struct utrace_event_list *l;
+	unsigned n;
+
+	if (utrace_event_list_load(path, &l, &err) < 0) {
+		utrace_die_msg(CMD, "%s", err.msg);
+		return -1;
+	}
+	n = utrace_event_list_count(l);
+	for (unsigned i = 0; i < n; i++) {
+		const struct utrace_event_format *f = utrace_event_list_get(l, i);
+		bool match = !ls->npatterns;
+		int fresh;
+
+		for (int p = 0; !match && p < ls->npatterns; p++)
+			match = event_pattern_matches(ls->patterns[p], f->system, f->name);
+		if (!match)
+			continue;
+		fresh = event_first_time(ls, f->system, f->name);
+		if (fresh < 0) {
+			utrace_die_msg(CMD, "out of memory");
+			utrace_event_list_free(l);
+			return -1;
+		}
+		if (!fresh)
+			continue;
+		if (ls->format) {
+			/* No id before recording: the recorder gives them out. */
+			char *text = utrace_event_format_text(f, 0);
+
+			if (!text) {
+				utrace_die_msg(CMD, "out of memory");
+				utrace_event_list_free(l);
+				return -1;
+			}
+			printf("system: %s\n%s", f->system, text);
+			free(text);
+		} else {
+			printf("%s:%s\n", f->system, f->name);
+		}
+		ls->printed++;
+	}
+	utrace_event_list_free(l);
+	return (long)n;
+}
+
 /* Lists the instrumented libraries prog loads.  Returns their total
- * number of call sites, or -1 if one could not be read. */
+ * number of call sites (with -e: events), or -1 if one could not be read. */
 static long list_libraries(struct lister *ls, const char *prog, const char *interp)
 {
 	char *out = run_ldd(interp, prog), *line, *save = NULL;
@@ -264,13 +382,19 @@ static long list_libraries(struct lister *ls, const char *prog, const char *inte
 		/* Skip uninstrumented libraries (libc, ...) without a word. */
 		if (utrace_elf_open(path, &elf) < 0)
 			continue;
-		r = utrace_elf_find_section(elf, UTRACE_SECTION_PATCHABLE, &sec) == 0 ||
-		    utrace_elf_find_section(elf, UTRACE_SECTION_MCOUNT, &sec) == 0;
+		if (ls->events)
+			r = utrace_elf_find_section(elf, "__utrace_events", &sec) == 0;
+		else
+			r = utrace_elf_find_section(elf, UTRACE_SECTION_PATCHABLE, &sec) == 0 ||
+			    utrace_elf_find_section(elf, UTRACE_SECTION_MCOUNT, &sec) == 0;
 		utrace_elf_close(elf);
 		if (!r)
 			continue;
 		base = strrchr(path, '/');
-		r = list_object(ls, path, base ? base + 1 : path);
+		if (ls->events)
+			r = list_object_events(ls, path);
+		else
+			r = list_object(ls, path, base ? base + 1 : path);
 		if (r < 0) {
 			total = -1;
 			break;
@@ -350,9 +474,75 @@ out:
 	return ret;
 }
 
+/* utrace list -e: the events of prog and of its libraries. */
+static int list_events(const char *arg, char **patterns, int npatterns, bool format)
+{
+	struct lister ls = {.events = true, .format = format};
+	struct utrace_error err = {0};
+	struct utrace_elf *elf;
+	char *prog, *interp = NULL;
+	const char *why = NULL;
+	long main_events, lib_events = 0;
+	int ret;
+
+	for (int i = 0; i < npatterns; i++) {
+		const char *colon = strchr(patterns[i], ':');
+
+		if (!*patterns[i] || (colon && colon - patterns[i] >= EVENT_SYSTEM_MAX) ||
+		    utrace_glob_check(patterns[i], &err) < 0) {
+			utrace_die_msg(CMD, "bad EVENT '%s'%s%s", patterns[i],
+				       err.msg[0] ? ": " : "", err.msg);
+			return 2;
+		}
+	}
+	ls.patterns = patterns;
+	ls.npatterns = npatterns;
+	prog = find_program(arg);
+	if (!prog) {
+		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
+		return 1;
+	}
+	ret = utrace_elf_open_why(prog, &elf, &why);
+	if (ret < 0) {
+		utrace_die_msg(CMD, "%s: %s", prog, why ? why : strerror(-ret));
+		free(prog);
+		return 1;
+	}
+	interp = elf_interp(elf);
+	utrace_elf_close(elf);
+	ret = 1;
+	main_events = list_object_events(&ls, prog);
+	if (main_events < 0)
+		goto out;
+	if (interp)
+		lib_events = list_libraries(&ls, prog, interp);
+	if (lib_events < 0)
+		goto out;
+	if (main_events == 0 && lib_events == 0) {
+		utrace_die_msg(CMD,
+			       "%s has no static tracepoints: define CREATE_TRACE_POINTS before "
+			       "including an events header (see <utrace/tracepoint.h>)",
+			       prog);
+		goto out;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		utrace_die_msg(CMD, "write error: %s", strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < ls.nseen; i++)
+		free(ls.seen[i]);
+	free(ls.seen);
+	free(interp);
+	free(prog);
+	return ret;
+}
+
 int cmd_list(int argc, char **argv)
 {
-	const char *prog = NULL;
+	const char *prog = NULL, *events = NULL;
+	bool format = false;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -369,6 +559,16 @@ int cmd_list(int argc, char **argv)
 			prog = argv[++i];
 		} else if (!strncmp(a, "--functions=", 12)) {
 			prog = a + 12;
+		} else if (!strcmp(a, "-e") || !strcmp(a, "--events")) {
+			if (i + 1 >= argc) {
+				utrace_die_msg(CMD, "%s needs a PROGRAM", a);
+				return 2;
+			}
+			events = argv[++i];
+		} else if (!strncmp(a, "--events=", 9)) {
+			events = a + 9;
+		} else if (!strcmp(a, "-F") || !strcmp(a, "--format")) {
+			format = true;
 		} else if (!strcmp(a, "--")) {
 			i++;
 			break;
@@ -379,13 +579,24 @@ int cmd_list(int argc, char **argv)
 			break;
 		}
 	}
-	if (!prog) {
-		utrace_die_msg(CMD, "nothing to list: give -f PROGRAM (see 'utrace list --help')");
+	if (prog && events) {
+		utrace_die_msg(CMD, "give -f or -e, not both");
 		return 2;
 	}
-	if (!*prog) {
+	if (format && !events) {
+		utrace_die_msg(CMD, "-F shows event formats: it needs -e PROGRAM");
+		return 2;
+	}
+	if (!prog && !events) {
+		utrace_die_msg(CMD, "nothing to list: give -f PROGRAM or -e PROGRAM "
+				    "(see 'utrace list --help')");
+		return 2;
+	}
+	if (!*(prog ? prog : events)) {
 		utrace_die_msg(CMD, "empty PROGRAM");
 		return 2;
 	}
+	if (events)
+		return list_events(events, argv + i, argc - i, format);
 	return list_functions(prog, argv + i, argc - i);
 }

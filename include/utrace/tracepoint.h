@@ -33,6 +33,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Signedness of a field's type, as a constant expression (for a pointer,
+ * the C form is not one in C++: clang++ would then fill the description
+ * at run time, outside its section). */
+#ifdef __cplusplus
+#include <type_traits>
+#define __utrace_is_signed(type) (std::is_signed<type>::value)
+#else
+#define __utrace_is_signed(type) (((type)(-1)) < (type)1)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -174,7 +184,6 @@ struct utrace_event_key {
 /* Helpers used by the generated code. */
 #define __utrace_stringify_1(...) #__VA_ARGS__
 #define __utrace_stringify(...) __utrace_stringify_1(__VA_ARGS__)
-#define __utrace_is_signed(type) (((type)(-1)) < (type)1)
 
 #define TP_PROTO(...) __VA_ARGS__
 #define TP_ARGS(...) __VA_ARGS__
