@@ -41,6 +41,7 @@
 #include "common/scm.h"
 #include "lib/dat_format.h"
 #include "lib/dat_writer.h"
+#include "lib/event_select.h"
 #include "lib/ftrace_filter.h"
 #include "lib/recorder.h"
 #include "lib/symtab.h"
@@ -405,6 +406,79 @@ static int msg_sites(struct utrace_recorder *r, struct rec_conn *c, const void *
 	return 0;
 }
 
+/* The static tracepoints of an object: enable the selected ones. */
+static int msg_events(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+		      struct utrace_error *err)
+{
+	const struct utrace_msg_events *m = buf;
+	struct utrace_msg_enable *en = malloc(UTRACE_MSG_MAX);
+	struct rec_object *o;
+	int ret = 0;
+
+	if (!en)
+		return -ENOMEM;
+	if (n < sizeof(*m) || m->obj >= c->nr_objs || m->count > UTRACE_EVENTS_PER_MSG ||
+	    n < sizeof(*m) + m->count * sizeof(m->ev[0]) || m->first + m->count > m->total) {
+		free(en);
+		return -EPROTO;
+	}
+	o = &c->objs[m->obj];
+	for (uint32_t i = 0; i < m->count && ret >= 0 && r->o.events; i++) {
+		char sys[65], name[65];
+		const char *format;
+		const void *prog;
+		uint32_t plen;
+		int id, on;
+
+		memcpy(sys, m->ev[i].system, 64);
+		memcpy(name, m->ev[i].name, 64);
+		sys[64] = name[64] = 0;
+		on = utrace_event_select_match(r->o.events, o->path, sys, name, &id, &prog, &plen,
+					       &format, err);
+		if (on < 0) {
+			/* a filter that does not fit this object's event: say
+			 * so and leave the event off, the recording goes on */
+			if (r->o.notice)
+				r->o.notice(r->o.notice_arg, c->pid, err->msg);
+			continue;
+		}
+		if (!on || sizeof(*en) + plen > UTRACE_MSG_MAX)
+			continue;
+		if (format) {
+			struct utrace_dat_event_format ef = {.id = (uint32_t)id};
+			struct iovec iov[3] = {{&ef, sizeof(ef)}, {sys, strlen(sys) + 1},
+					       {(void *)format, strlen(format) + 1}};
+
+			ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
+			if (ret < 0)
+				break;
+		}
+		en->hdr.type = UTRACE_MSG_ENABLE;
+		en->hdr.size = (uint32_t)(sizeof(*en) + plen);
+		en->obj = m->obj;
+		en->key = m->ev[i].key;
+		en->id = id;
+		en->filter_len = plen;
+		if (plen)
+			memcpy(en->filter, prog, plen);
+		ret = conn_send(c, en, en->hdr.size, -1);
+	}
+	if (ret >= 0) {
+		/* answered once the object's last EVENTS message is in */
+		if (m->first + m->count == m->total) {
+			en->hdr.type = UTRACE_MSG_ENABLE;
+			en->hdr.size = sizeof(*en);
+			en->obj = m->obj;
+			en->key = UTRACE_ENABLE_DONE;
+			en->id = -1;
+			en->filter_len = 0;
+			ret = conn_send(c, en, sizeof(*en), -1);
+		}
+	}
+	free(en);
+	return ret;
+}
+
 static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		      int fd, struct utrace_error *err)
 {
@@ -641,6 +715,9 @@ static int conn_read(struct utrace_recorder *r, struct rec_conn *c, struct utrac
 			break;
 		case UTRACE_MSG_NOTICE:
 			ret = msg_notice(r, c, buf, (size_t)n, err);
+			break;
+		case UTRACE_MSG_EVENTS:
+			ret = msg_events(r, c, buf, (size_t)n, err);
 			break;
 		default:
 			ret = -EPROTO;

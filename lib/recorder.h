@@ -13,6 +13,7 @@
 #include "common/proto.h"
 #include "lib/error.h"
 
+struct utrace_event_select;
 struct utrace_func_filter;
 struct utrace_recorder;
 
@@ -25,6 +26,7 @@ struct utrace_recorder_opts {
 	uint64_t thresh_ns;		   /* tracing_thresh, 0 = off */
 	int32_t tids[16];		   /* 0-terminated; empty = all threads */
 	const struct utrace_func_filter *filter;
+	struct utrace_event_select *events; /* -e / -f; NULL for none */
 	const char *command;		   /* for the file's META */
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);

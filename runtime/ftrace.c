@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "arch/x86_64/insn.h"
+#include "include/utrace/tracepoint.h"
 #include "lib/elf.h"
 #include "runtime/rt.h"
 
@@ -118,28 +119,51 @@ static struct rt_object *object_find(uint64_t bias, const char *path)
 	return NULL;
 }
 
-/* Read the site list of an object from its (relocated) section in memory. */
-static int object_read_sites(struct rt_object *obj)
+/* Where a loaded section of obj is in memory, or NULL (absent, or not
+ * inside the object's mapping). */
+static void *object_section(struct rt_object *obj, const struct utrace_elf *elf, const char *name,
+			    uint64_t *size)
 {
 	struct utrace_elf_section sec;
+	uint64_t at;
+
+	if (utrace_elf_find_section(elf, name, &sec) < 0 || !sec.size)
+		return NULL;
+	at = obj->bias + sec.vaddr;
+	if (at < obj->lo || at + sec.size > obj->hi || at + sec.size < at)
+		return NULL;
+	*size = sec.size;
+	return (void *)(uintptr_t)at;
+}
+
+/*
+ * Read what the object's sections list, from memory (loaded and relocated
+ * like any data; the file only tells where they are): call sites, and the
+ * keys and jump sites of static tracepoints.
+ */
+static int object_read_sections(struct rt_object *obj)
+{
 	struct utrace_elf *elf;
 	const uint64_t *mem;
+	uint64_t size = 0;
 	size_t n;
 
 	if (utrace_elf_open(obj->path, &elf) < 0)
-		return 0; /* not a file we can read: no sites */
-	if (!utrace_elf_find_section(elf, "__patchable_function_entries", &sec)) {
+		return 0; /* not a file we can read: nothing to trace */
+	obj->keys = object_section(obj, elf, "__utrace_event_keys", &size);
+	obj->nr_keys = obj->keys ? (uint32_t)(size / sizeof(struct utrace_event_key)) : 0;
+	obj->jumps = object_section(obj, elf, "__utrace_jump_table", &size);
+	obj->nr_jumps = obj->jumps ? (uint32_t)(size / (3 * sizeof(uint64_t))) : 0;
+	mem = object_section(obj, elf, "__patchable_function_entries", &size);
+	if (mem) {
 		obj->flags &= ~UTRACE_OBJ_MCOUNT;
-	} else if (!utrace_elf_find_section(elf, "__mcount_loc", &sec)) {
-		obj->flags |= UTRACE_OBJ_MCOUNT;
 	} else {
-		utrace_elf_close(elf);
-		return 0;
+		mem = object_section(obj, elf, "__mcount_loc", &size);
+		obj->flags |= UTRACE_OBJ_MCOUNT;
 	}
 	utrace_elf_close(elf);
-	n = sec.size / sizeof(uint64_t);
-	mem = (const uint64_t *)(uintptr_t)(obj->bias + sec.vaddr);
-	if (!n || (uint64_t)(uintptr_t)mem < obj->lo || (uint64_t)(uintptr_t)(mem + n) > obj->hi)
+	n = mem ? size / sizeof(uint64_t) : 0;
+	if (!n)
 		return 0;
 	if (rt.next_id + n > RT_MAX_IDS)
 		return -ENOSPC;
@@ -329,7 +353,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	obj->index = rt.nr_objects++;
 	if (!rt.objects)
 		obj->flags |= UTRACE_OBJ_MAIN;
-	ret = object_read_sites(obj);
+	ret = object_read_sections(obj);
 	if (!ret && obj->nr_sites)
 		ret = stubs_create(obj);
 	if (ret < 0) {
@@ -363,6 +387,8 @@ int rt_objects_scan(void)
 		if (ret >= 0 && o->nr_sites)
 			ret = object_enable(o);
 	}
+	if (ret >= 0 && ctx.added)
+		ret = rt_events_register(ctx.added);
 	pthread_mutex_unlock(&objects_lock);
 	if (ctx.err < 0)
 		ret = ctx.err;

@@ -191,6 +191,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	/* With the nop tracer the recorder selects no site: the objects are
 	 * registered (for the record) and nothing is patched. */
 	rt.enabled = 1;
+	__utrace_marker_on = 1;
 	rt_objects_scan();
 out:
 	errno = saved_errno;

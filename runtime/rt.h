@@ -90,6 +90,10 @@ struct rt_object {
 	uint64_t *sites;     /* runtime addresses, section order */
 	uint8_t *stubs;	     /* stub region (rel32 reach of the code) */
 	uint64_t stubs_size;
+	struct utrace_event_key *keys; /* __utrace_event_keys, in memory */
+	uint32_t nr_keys;
+	uint32_t nr_jumps;
+	const void *jumps; /* __utrace_jump_table: {code, target, key} */
 	struct rt_object *next;
 };
 
@@ -165,6 +169,9 @@ long utrace_call_preserving_fpu(long (*fn)(void *), void *arg) RT_HIDDEN;
 bool rt_rb_slow_ok(struct rt_thread *t) RT_HIDDEN;
 void rt_rb_write(struct rt_thread *t, const uint32_t *words, unsigned n, unsigned dpos,
 		 uint64_t ts, uint32_t cpu) RT_HIDDEN;
+uint32_t *rt_rb_reserve(struct rt_thread *t, unsigned n, unsigned bits, uint64_t ts, uint32_t cpu,
+			uint32_t *delta) RT_HIDDEN;
+void rt_rb_commit(struct rt_thread *t, uint32_t *end) RT_HIDDEN;
 void rt_rb_thread_close(struct rt_thread *t) RT_HIDDEN;
 void rt_rb_forget(struct rt_thread *t) RT_HIDDEN;
 
@@ -206,6 +213,11 @@ void rt_disable(const char *why) RT_HIDDEN;
 /* ftrace.c */
 int rt_objects_scan(void) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
+
+/* trace_events.c */
+struct utrace_event_key;
+int rt_events_register(struct rt_object *added) RT_HIDDEN;
+extern int __utrace_marker_on;
 
 /* text_poke.c */
 struct rt_poke {
