@@ -12,6 +12,8 @@
  *                    <------------------ CONFIG (+ control memfd)
  *   OBJECT, SITES... ------------------>           (per loaded object)
  *                    <------------------ SELECT    (per object with sites)
+ *   EVENTS           ------------------>           (per object with tracepoints)
+ *                    <------------------ ENABLE... (per enabled event, then a last one)
  *   BUFFER (+ memfd) ------------------>           (per thread, on first record)
  *
  * A forked child sends HELLO with UTRACE_HELLO_FORKED and then its objects
@@ -38,6 +40,8 @@ enum utrace_msg_type {
 	UTRACE_MSG_SELECT,
 	UTRACE_MSG_BUFFER,
 	UTRACE_MSG_NOTICE,
+	UTRACE_MSG_EVENTS,
+	UTRACE_MSG_ENABLE,
 };
 
 struct utrace_msg {
@@ -133,6 +137,36 @@ struct utrace_msg_buffer {
 	uint32_t nr_subbufs;
 	char comm[16];
 };
+
+/* The static tracepoints (include/utrace/tracepoint.h) whose keys an
+ * object holds, by index in its __utrace_event_keys section. */
+struct utrace_msg_event_name {
+	uint32_t key;
+	uint32_t reserved;
+	char system[64];
+	char name[64];
+};
+
+struct utrace_msg_events {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t first; /* key index of ev[0] */
+	uint32_t count;
+	uint32_t total; /* keys of the object: the recorder answers after the last */
+	struct utrace_msg_event_name ev[]; /* at most UTRACE_EVENTS_PER_MSG */
+};
+#define UTRACE_EVENTS_PER_MSG 256u
+
+/* One enabled event of the object; key == UTRACE_ENABLE_DONE ends the list. */
+struct utrace_msg_enable {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t key;
+	int32_t id;	     /* common_type in the trace */
+	uint32_t filter_len; /* bytes of compiled filter (common/filter_prog.h), 0 = none */
+	uint8_t filter[];
+};
+#define UTRACE_ENABLE_DONE UINT32_MAX
 
 /* Free text the runtime wants the user to see (e.g. "tracing switched off
  * in pid 42: shadow stack corrupt").  The recorder prints and saves it. */

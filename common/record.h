@@ -68,6 +68,10 @@ enum utrace_ext_type {
 			       * ticks: a call recorded at its exit only (tracing_thresh) */
 	UEXT_EXIT_UNWIND = 10, /* payload n; + u32 delta: n frames ended at once by a longjmp
 				* or an exception, innermost first */
+	UEXT_EVENT = 11,       /* payload n; + u32 delta, u32 id | bytes << 16, n words of
+			       * the record after its 8 bytes of common fields */
+	UEXT_PRINT = 12,       /* payload n; + u32 delta, u32 bytes, n words of text
+			       * (utrace_printf, the trace_marker equivalent) */
 	UEXT_NR_TYPES,
 };
 
@@ -148,6 +152,9 @@ static inline uint32_t urec_ext_words(uint32_t w)
 		return 5;
 	case UEXT_EXIT_UNWIND:
 		return 2;
+	case UEXT_EVENT:
+	case UEXT_PRINT:
+		return 3 + urec_ext_payload(w);
 	default:
 		return 0;
 	}

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_events.c - static tracepoints (include/utrace/tracepoint.h) and
+ * utrace_printf (the trace_marker equivalent).
+ *
+ * An object's __utrace_event_keys section holds one key per event it
+ * defines; its __utrace_jump_table lists every call site, in any object,
+ * as {code, target, key}.  At registration the runtime names its keys to
+ * the recorder (EVENTS), which answers with the events to enable, their
+ * ids and compiled filters (ENABLE).  An enabled key gets the id, the
+ * filter and our write function, then every jump site of that key, in
+ * every object, is patched from its 5-byte NOP to `jmp target` (one
+ * text_poke batch, as for function sites):
+ *
+ *   trace_foo(a, b):   nopl 0(%rax,%rax)   ->   jmp  .Lrecord
+ *                      ...                      ...
+ *           .Lrecord:  call __utrace_do_foo: fills the record on the stack,
+ *                      calls key->write = rt_event_write
+ *
+ * rt_event_write runs the filter on the record, then copies it (without
+ * the kernel's 8 bytes of common fields, which the reader rebuilds) into
+ * the thread's ring buffer as one EVENT record.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86_64/insn.h"
+#include "common/filter_prog.h"
+#include "common/record.h"
+#include "include/utrace/tracepoint.h"
+#include "runtime/rt.h"
+
+#define RT_EXPORT __attribute__((visibility("default")))
+
+struct rt_filter {
+	uint32_t len;
+	uint32_t reserved;
+	uint64_t prog[]; /* the interpreter wants its program 8-byte aligned */
+};
+
+struct rt_jump {
+	uint64_t code, target, key;
+};
+
+/* May this thread write a record now?  Events are recorded below a
+ * set_graph_notrace function and during unwinding too. */
+static bool ev_thread_ok(struct rt_thread *t)
+{
+	if ((t->state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY)
+		return true;
+	if (t->state & (RT_TS_BUSY | RT_TS_DEAD) || t->meta)
+		return false;
+	return rt_rb_slow_ok(t); /* creates the buffer */
+}
+
+static void ev_write_words(struct rt_thread *t, enum utrace_ext_type type, uint32_t second,
+			   const void *data, uint32_t bytes)
+{
+	uint32_t n = (bytes + 3) / 4, cpu, delta, *wp;
+	uint64_t ts;
+
+	t->state |= RT_TS_BUSY;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ts = rt_clock(&cpu);
+	wp = rt_rb_reserve(t, 3 + n, 32, ts, cpu, &delta);
+	if (wp) {
+		wp[0] = urec_ext(type, n);
+		wp[1] = delta;
+		wp[2] = second;
+		if (n)
+			wp[2 + n] = 0; /* zero the tail of the last word */
+		memcpy(wp + 3, data, bytes);
+		rt_rb_commit(t, wp + 3 + n);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->state &= ~RT_TS_BUSY;
+}
+
+/* key->write: called by the program's __utrace_do_<event>, a plain C call,
+ * so libc (memcpy) is fine here. */
+static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
+{
+	struct rt_thread *t = &rt_self;
+	const struct rt_filter *f = key->filter;
+	uint32_t bytes;
+
+	if (len < sizeof(struct utrace_trace_entry) || !ev_thread_ok(t) || !rt_tracing_on())
+		return;
+	if (f && !utrace_filter_run(f->prog, f->len, rec, len))
+		return;
+	bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
+	if (bytes > 0xffff)
+		bytes = 0xffff;
+	ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | bytes << 16,
+		       (const uint8_t *)rec + sizeof(struct utrace_trace_entry), bytes);
+}
+
+/* ---- utrace_printf (include/utrace/utrace.h) -------------------------- */
+
+RT_EXPORT int __utrace_marker_on;
+
+RT_EXPORT void __utrace_marker_write(const char *text, unsigned len)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (!ev_thread_ok(t) || !rt_tracing_on())
+		return;
+	if (len > 4096)
+		len = 4096;
+	ev_write_words(t, UEXT_PRINT, len, text, len);
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+static int ev_send_names(struct rt_object *obj, struct utrace_event_key *keys, uint32_t nr)
+{
+	size_t size = sizeof(struct utrace_msg_events) +
+		      UTRACE_EVENTS_PER_MSG * sizeof(struct utrace_msg_event_name);
+	struct utrace_msg_events *m = calloc(1, size);
+	int ret = 0;
+
+	if (!m)
+		return -1;
+	for (uint32_t first = 0; first < nr && ret >= 0; first += UTRACE_EVENTS_PER_MSG) {
+		uint32_t cnt = nr - first < UTRACE_EVENTS_PER_MSG ? nr - first : UTRACE_EVENTS_PER_MSG;
+
+		m->hdr.type = UTRACE_MSG_EVENTS;
+		m->hdr.size = (uint32_t)(sizeof(*m) + cnt * sizeof(m->ev[0]));
+		m->obj = obj->index;
+		m->first = first;
+		m->count = cnt;
+		m->total = nr;
+		for (uint32_t i = 0; i < cnt; i++) {
+			const struct utrace_event_key *k = &keys[first + i];
+			const struct utrace_fmt_event *fe = k->fmt;
+
+			memset(&m->ev[i], 0, sizeof(m->ev[i]));
+			m->ev[i].key = first + i;
+			if (k->size != sizeof(*k) || !fe || fe->kind != UTRACE_FMT_EVENT)
+				continue; /* an ABI we do not know: never enabled */
+			memcpy(m->ev[i].system, fe->system, sizeof(m->ev[i].system) - 1);
+			memcpy(m->ev[i].name, fe->name, sizeof(m->ev[i].name) - 1);
+		}
+		ret = rt_send(m, m->hdr.size, -1);
+	}
+	free(m);
+	return ret;
+}
+
+static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys, uint32_t nr)
+{
+	struct utrace_msg_enable *m = malloc(UTRACE_MSG_MAX);
+	int ret = -1;
+
+	if (!m)
+		return -1;
+	for (;;) {
+		struct utrace_event_key *k;
+		struct rt_filter *f = NULL;
+
+		if (rt_recv(m, UTRACE_MSG_MAX, NULL) < (int)sizeof(*m) ||
+		    m->hdr.type != UTRACE_MSG_ENABLE || m->obj != obj->index)
+			break;
+		if (m->key == UTRACE_ENABLE_DONE) {
+			ret = 0;
+			break;
+		}
+		if (m->key >= nr || m->hdr.size < sizeof(*m) + m->filter_len)
+			break;
+		k = &keys[m->key];
+		if (m->filter_len) {
+			f = malloc(sizeof(*f) + m->filter_len);
+			if (!f)
+				break;
+			f->len = m->filter_len;
+			memcpy(f->prog, m->filter, m->filter_len);
+		}
+		k->id = m->id;
+		k->filter = f;
+		k->write = rt_event_write;
+		/* release: id, filter and write are set before the key reads
+		 * as enabled (the jump sites are patched after this too) */
+		__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
+	}
+	free(m);
+	return ret;
+}
+
+/* Patch every jump site whose key is enabled and that is still a NOP. */
+static int ev_patch_all(void)
+{
+	size_t n = 0, cap = 0;
+	struct rt_poke *pokes = NULL;
+	int ret;
+
+	for (struct rt_object *o = rt.objects; o; o = o->next) {
+		const struct rt_jump *j = o->jumps;
+
+		for (uint32_t i = 0; i < o->nr_jumps; i++) {
+			const struct utrace_event_key *k = (const void *)(uintptr_t)j[i].key;
+			uint8_t *code = (uint8_t *)(uintptr_t)j[i].code;
+
+			if (!k || !code || j[i].code < o->lo || j[i].code + 5 > o->hi ||
+			    !insn_is_nop5(code) || !__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
+				continue;
+			if (n == cap) {
+				struct rt_poke *p = realloc(pokes, (cap = cap ? 2 * cap : 64) * sizeof(*p));
+
+				if (!p) {
+					free(pokes);
+					return -1;
+				}
+				pokes = p;
+			}
+			pokes[n].addr = code;
+			insn_rel32(pokes[n].bytes, INSN_JMP, j[i].code, j[i].target);
+			n++;
+		}
+	}
+	ret = rt_text_poke_batch(pokes, n);
+	free(pokes);
+	return ret;
+}
+
+/* Objects added by this scan: name their events, enable what the
+ * recorder selects, then patch jump sites in every object. */
+int rt_events_register(struct rt_object *added)
+{
+	bool any = false;
+
+	for (struct rt_object *o = added; o; o = o->next) {
+		if (!o->nr_keys)
+			continue;
+		if (ev_send_names(o, o->keys, o->nr_keys) < 0 ||
+		    ev_recv_enables(o, o->keys, o->nr_keys) < 0)
+			return -1;
+		any = true;
+	}
+	for (struct rt_object *o = added; o && !any; o = o->next)
+		any = o->nr_jumps;
+	return any ? ev_patch_all() : 0;
+}
