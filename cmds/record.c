@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
+#include "lib/event_select.h"
 #include "lib/ftrace_filter.h"
 #include "lib/recorder.h"
 
@@ -49,6 +50,10 @@ static void record_usage(FILE *f)
 		"      --graph-notrace GLOB hide matching functions and their callees (set_graph_notrace)\n"
 		"      --max-graph-depth N  do not trace deeper than N levels (max_graph_depth)\n"
 		"      --thresh USEC        only record calls of at least USEC microseconds (tracing_thresh)\n"
+		"  -e, --event EVENT        enable static tracepoints: SYSTEM:EVENT, SYSTEM, EVENT\n"
+		"                           or all (globs allowed); repeatable\n"
+		"  -f, --filter-event EXPR  filter for the preceding -e, in the kernel's event\n"
+		"                           filter syntax, e.g. 'count > 5 && word ~ \"a*\"'\n"
 		"  -T, --tid TID            only trace thread TID (repeatable, up to 16)\n"
 		"  -b, --buffer-kb KB       per-thread buffer size (default %d)\n"
 		"      --overwrite          flight recorder: keep the newest records, drop the oldest\n"
@@ -131,6 +136,37 @@ static pid_t record_spawn(char **argv, const char *sock, const char *runtime)
 	return pid;
 }
 
+/* The file execvp would run for name, or NULL. */
+static char *record_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *full;
+
+	if (strchr(name, '/'))
+		return strdup(name);
+	for (path = path ? path : "/usr/bin:/bin"; *path;) {
+		size_t len = strcspn(path, ":");
+
+		if (asprintf(&full, "%.*s/%s", (int)len, path, name) < 0)
+			return NULL;
+		if (!access(full, X_OK))
+			return full;
+		free(full);
+		path += len + (path[len] == ':');
+	}
+	return NULL;
+}
+
+/* A filter error, with the expression and a caret under the column, like
+ * the kernel's error_log. */
+static void record_filter_error(const char *expr, const struct utrace_error *err)
+{
+	utrace_die_msg("record", "-f: %s", err->msg);
+	if (err->column > 0) {
+		fprintf(stderr, "  %s\n  %*s^\n", expr, err->column - 1, "");
+	}
+}
+
 static int record_parse_uint(const char *opt, const char *s, unsigned long long max,
 			     unsigned long long *out)
 {
@@ -175,6 +211,8 @@ int cmd_record(int argc, char **argv)
 		{"max-graph-depth", required_argument, NULL, 'D'},
 		{"thresh", required_argument, NULL, 'H'},
 		{"tid", required_argument, NULL, 'T'},
+		{"event", required_argument, NULL, 'e'},
+		{"filter-event", required_argument, NULL, 'f'},
 		{"buffer-kb", required_argument, NULL, 'b'},
 		{"overwrite", no_argument, NULL, 'O'},
 		{"output", required_argument, NULL, 'o'},
@@ -192,7 +230,9 @@ int cmd_record(int argc, char **argv)
 	struct utrace_recorder *r = NULL;
 	struct utrace_error err = {0};
 	char runtime[PATH_MAX], *command = NULL;
-	unsigned ntids = 0;
+	struct utrace_event_spec *specs = NULL;
+	struct utrace_event_select *events = NULL;
+	unsigned ntids = 0, nspecs = 0;
 	int c, status = 0, ret = 1;
 	bool exited = false, stopped = false;
 	pid_t pid;
@@ -202,7 +242,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:h", longopts, NULL)) != -1) {
 		unsigned long long v;
 		enum utrace_filter_list list;
 
@@ -272,6 +312,26 @@ int cmd_record(int argc, char **argv)
 		case 'O':
 			o.overwrite = true;
 			break;
+		case 'e': {
+			struct utrace_event_spec *n = realloc(specs, (nspecs + 1) * sizeof(*n));
+
+			if (!n) {
+				utrace_die_msg("record", "out of memory");
+				goto out;
+			}
+			specs = n;
+			specs[nspecs++] = (struct utrace_event_spec){.pattern = optarg};
+			break;
+		}
+		case 'f':
+			if (!nspecs) {
+				utrace_die_msg("record", "-f '%s': a filter follows the -e it applies to",
+					       optarg);
+				ret = 2;
+				goto out;
+			}
+			specs[nspecs - 1].filter = optarg;
+			break;
 		case 'o':
 			o.output = optarg;
 			break;
@@ -280,7 +340,7 @@ int cmd_record(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			if (optopt && c == '?' && strchr("plngTbo", optopt))
+			if (optopt && c == '?' && strchr("plngTboef", optopt))
 				utrace_die_msg("record", "-%c needs an argument (see 'utrace record --help')",
 					       optopt);
 			else
@@ -313,6 +373,24 @@ int cmd_record(int argc, char **argv)
 	}
 	o.command = command;
 	o.filter = filter;
+	if (nspecs) {
+		char *exe = record_which(argv[optind]);
+		unsigned bad = 0;
+
+		if (utrace_event_select_new(specs, nspecs, &events, &err) < 0) {
+			utrace_die_msg("record", "%s", err.msg);
+			goto out;
+		}
+		/* a bad filter stops us before the command runs */
+		if (exe && utrace_event_select_check(events, exe, &bad, &err) < 0) {
+			record_filter_error(specs[bad].filter, &err);
+			free(exe);
+			ret = 2;
+			goto out;
+		}
+		free(exe);
+		o.events = events;
+	}
 	if (utrace_recorder_new(&o, &r, &err) < 0) {
 		utrace_die_msg("record", "%s", err.msg);
 		goto out;
@@ -368,6 +446,10 @@ int cmd_record(int argc, char **argv)
 			if (lost)
 				fprintf(stderr, "utrace record:   %s-%d (pid %d): %llu records lost\n",
 					comm, btid, bpid, (unsigned long long)lost);
+		for (unsigned i = 0; i < nspecs; i++)
+			if (!specs[i].matched)
+				fprintf(stderr, "utrace record: -e %s: no such event in the traced programs\n",
+					specs[i].pattern);
 		if (st.overrun && o.overwrite)
 			fprintf(stderr,
 				"utrace record: overwrite mode kept the newest records; %llu older "
@@ -385,10 +467,14 @@ int cmd_record(int argc, char **argv)
 	r = NULL;
 	free(command);
 	utrace_func_filter_free(filter);
+	utrace_event_select_free(events);
+	free(specs);
 	return record_exit_like(status);
 out:
 	utrace_recorder_free(r);
 	free(command);
 	utrace_func_filter_free(filter);
+	utrace_event_select_free(events);
+	free(specs);
 	return ret;
 }

@@ -43,6 +43,7 @@ enum utrace_dat_type {
 	UTRACE_DAT_STATS = 9,  /* struct utrace_dat_stats */
 	UTRACE_DAT_NOTICE = 10, /* text */
 	UTRACE_DAT_END = 11,   /* recording finished; no payload */
+	UTRACE_DAT_EVENT_FORMAT = 12, /* struct utrace_dat_event_format + system\0 + format\0 */
 };
 
 struct utrace_dat_rec {
@@ -105,6 +106,13 @@ struct utrace_dat_buffer {
 	uint32_t flags; /* enum utrace_rb_flags */
 	uint32_t reserved;
 	char comm[16];
+};
+
+/* A static tracepoint's layout, as the kernel's events/SYS/NAME/format file
+ * text; EVENT records (common/record.h) name it by id. */
+struct utrace_dat_event_format {
+	uint32_t id;
+	uint32_t reserved;
 };
 
 struct utrace_dat_page {
