@@ -292,6 +292,22 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		r->depth = w[2];
 		r->dur_ticks = u64_at(w + 3);
 		return 1;
+	case UEXT_EVENT:
+	case UEXT_PRINT: {
+		uint32_t bytes = urec_ext_type(w[0]) == UEXT_EVENT ? w[2] >> 16 : w[2];
+
+		if (bytes > payload * 4)
+			return corrupt(c, "event record longer than its words", c->pos);
+		c->pos += nw;
+		c->tick += w[1];
+		raw_init(c, r, urec_ext_type(w[0]) == UEXT_EVENT ? UTRACE_EV_EVENT : UTRACE_EV_PRINT);
+		if (r->kind == UTRACE_EV_EVENT)
+			r->id = w[2] & 0xffff;
+		r->data = w + 3;
+		r->data_len = bytes;
+		r->depth = cur_depth(c);
+		return 1;
+	}
 	case UEXT_EXIT_UNWIND: {
 		uint64_t max = (uint64_t)cur_depth(c) + UNWIND_EXTRA_MAX;
 

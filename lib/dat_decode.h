@@ -21,6 +21,8 @@ struct dat_raw {
 	uint32_t id, cpu, depth;
 	uint64_t parent_ip;
 	uint64_t lost;
+	const uint32_t *data; /* EVENT, PRINT: in the cursor's page */
+	uint32_t data_len;
 };
 
 /* Damaged sub-buffers met by an iterator. */

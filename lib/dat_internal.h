@@ -97,6 +97,12 @@ struct utrace_dat {
 
 	char **notices;
 	size_t nr_notices;
+	struct dat_evfmt {
+		int id;
+		char *system;
+		char *text;
+	} *evfmts;
+	size_t nr_evfmts;
 	char *warnings[DAT_MAX_WARNINGS];
 	unsigned nr_warnings;
 

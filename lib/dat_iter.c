@@ -37,6 +37,8 @@ struct utrace_dat_iter {
 	struct iter_cursor **heap;
 	size_t nr_heap;
 	struct dat_warnings warn;
+	uint8_t *out; /* the emitted event's data: its page may be gone */
+	size_t cap_out;
 };
 
 static int before(const struct iter_cursor *a, const struct iter_cursor *b)
@@ -106,6 +108,8 @@ static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const 
 	ev->tid = bi->tid;
 	ev->parent_ip = r->parent_ip;
 	ev->lost = r->lost;
+	ev->data = r->data;
+	ev->data_len = r->data_len;
 	if (r->kind != UTRACE_EV_EXIT || (r->flags & UTRACE_EVF_NO_DURATION))
 		return;
 	if (r->flags & UTRACE_EVF_THRESH) {
@@ -210,6 +214,19 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 			continue;
 		}
 		*ev = c->head;
+		if (ev->data_len) {
+			/* the cursor is about to move on, maybe to another page */
+			if (ev->data_len > it->cap_out) {
+				uint8_t *p = realloc(it->out, ev->data_len);
+
+				if (!p)
+					return utrace_error_set(err, -ENOMEM, "out of memory");
+				it->out = p;
+				it->cap_out = ev->data_len;
+			}
+			memcpy(it->out, ev->data, ev->data_len);
+			ev->data = it->out;
+		}
 		ret = fill_head(it, c, err);
 		if (ret < 0)
 			return ret;
@@ -242,5 +259,6 @@ void utrace_dat_iter_close(struct utrace_dat_iter *it)
 		dat_cursor_fini(&it->curs[i].dc);
 	free(it->curs);
 	free(it->heap);
+	free(it->out);
 	free(it);
 }

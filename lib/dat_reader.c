@@ -153,7 +153,7 @@ static struct dat_buffer *buf_get(struct utrace_dat *d, uint32_t id)
 struct scan {
 	struct dat_blob *blobs;
 	size_t nr_blobs, cap_blobs;
-	size_t cap_images, cap_objects, cap_notices, cap_meta, cap_meta_blobs;
+	size_t cap_images, cap_objects, cap_notices, cap_meta, cap_meta_blobs, cap_evfmts;
 	size_t seq;
 };
 
@@ -318,6 +318,37 @@ static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t typ
 		b->info.lost = st.lost;
 		b->info.pages = st.pages;
 		b->info.overrun = st.overrun;
+		break;
+	}
+	case UTRACE_DAT_EVENT_FORMAT: {
+		struct utrace_dat_event_format ef;
+		struct dat_evfmt *e;
+		const char *sys;
+		size_t slen;
+
+		if (len < sizeof(ef) + 2) {
+			bad_record(d, off, type, "too short");
+			break;
+		}
+		memcpy(&ef, p, sizeof(ef));
+		sys = p + sizeof(ef);
+		slen = strnlen(sys, len - sizeof(ef));
+		if (slen + 1 >= len - sizeof(ef)) {
+			bad_record(d, off, type, "no format text after the system name");
+			break;
+		}
+		if (grow((void **)&d->evfmts, &sc->cap_evfmts, d->nr_evfmts + 1, sizeof(*d->evfmts)))
+			goto nomem;
+		e = &d->evfmts[d->nr_evfmts];
+		e->id = (int)ef.id;
+		e->system = strndup(sys, slen);
+		e->text = strndup(sys + slen + 1, len - sizeof(ef) - slen - 1);
+		if (!e->system || !e->text) {
+			free(e->system);
+			free(e->text);
+			goto nomem;
+		}
+		d->nr_evfmts++;
 		break;
 	}
 	case UTRACE_DAT_NOTICE: {
@@ -548,6 +579,11 @@ void utrace_dat_close(struct utrace_dat *d)
 	for (size_t i = 0; i < d->nr_notices; i++)
 		free(d->notices[i]);
 	free(d->notices);
+	for (size_t i = 0; i < d->nr_evfmts; i++) {
+		free(d->evfmts[i].system);
+		free(d->evfmts[i].text);
+	}
+	free(d->evfmts);
 	for (unsigned i = 0; i < d->nr_warnings && i < DAT_MAX_WARNINGS; i++)
 		free(d->warnings[i]);
 	free(d->path);
@@ -678,4 +714,29 @@ unsigned utrace_dat_notice_count(const struct utrace_dat *d)
 const char *utrace_dat_notice(const struct utrace_dat *d, unsigned i)
 {
 	return i < d->nr_notices ? d->notices[i] : NULL;
+}
+
+unsigned utrace_dat_event_format_count(const struct utrace_dat *d)
+{
+	return (unsigned)d->nr_evfmts;
+}
+
+const char *utrace_dat_event_format(const struct utrace_dat *d, unsigned i, int *id,
+				    const char **system)
+{
+	if (i >= d->nr_evfmts)
+		return NULL;
+	*id = d->evfmts[i].id;
+	*system = d->evfmts[i].system;
+	return d->evfmts[i].text;
+}
+
+const char *utrace_dat_event_format_by_id(const struct utrace_dat *d, int id, const char **system)
+{
+	for (size_t i = 0; i < d->nr_evfmts; i++)
+		if (d->evfmts[i].id == id) {
+			*system = d->evfmts[i].system;
+			return d->evfmts[i].text;
+		}
+	return NULL;
 }

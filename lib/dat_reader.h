@@ -114,6 +114,9 @@ enum utrace_event_kind {
 	UTRACE_EV_LEAF = 3,
 	UTRACE_EV_FUNC = 4, /* function tracer: id called from parent_ip */
 	UTRACE_EV_LOST = 5, /* lost events in this buffer */
+	UTRACE_EV_EVENT = 6, /* a static tracepoint: id = its event id, data = the record
+			      * after the kernel's 8 bytes of common fields */
+	UTRACE_EV_PRINT = 7, /* utrace_printf text in data (not NUL-terminated) */
 };
 
 enum utrace_event_flags {
@@ -141,7 +144,16 @@ struct utrace_event {
 	int32_t tid;
 	uint64_t parent_ip; /* FUNC */
 	uint64_t lost;	    /* LOST */
+	const void *data;   /* EVENT, PRINT: valid until the next utrace_dat_iter_next */
+	uint32_t data_len;
 };
+
+/* Static tracepoint formats saved in the file (EVENT_FORMAT records), as
+ * the kernel's format file text; NULL if no such id. */
+unsigned utrace_dat_event_format_count(const struct utrace_dat *d);
+const char *utrace_dat_event_format(const struct utrace_dat *d, unsigned i, int *id,
+				    const char **system);
+const char *utrace_dat_event_format_by_id(const struct utrace_dat *d, int id, const char **system);
 
 int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 			 struct utrace_error *err);
