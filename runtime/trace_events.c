@@ -76,23 +76,68 @@ static void ev_write_words(struct rt_thread *t, enum utrace_ext_type type, uint3
 	t->state &= ~RT_TS_BUSY;
 }
 
-/* key->write: called by the program's __utrace_do_<event>, a plain C call,
- * so libc (memcpy) is fine here. */
+/*
+ * key->write: called by the program's __utrace_do_<event> with the record
+ * on its stack (8-byte aligned: generated code keeps it in a uint64_t
+ * array).  The common case is written in place with no call; anything
+ * unusual (new sub-buffer, big delta, new CPU) goes through
+ * ev_write_words and rt_rb_reserve.
+ */
 static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
 	const struct rt_filter *f = key->filter;
-	uint32_t bytes;
+	const uint32_t *src = (const uint32_t *)((const uint8_t *)rec + 8);
+	uint32_t bytes, n, cpu, *wp;
+	uint64_t ts, delta;
 
-	if (len < sizeof(struct utrace_trace_entry) || !ev_thread_ok(t) || !rt_tracing_on())
+	if (unlikely(len < sizeof(struct utrace_trace_entry)))
+		return;
+	if (unlikely(t->state != RT_TS_READY) && !ev_thread_ok(t))
+		return;
+	if (unlikely(!rt_tracing_on()))
 		return;
 	if (f && !utrace_filter_run(f->prog, f->len, rec, len))
 		return;
 	bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
+	n = (bytes + 3) / 4;
+	t->state |= RT_TS_BUSY;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ts = rt_clock(&cpu);
+	wp = t->wp;
+	delta = ts - t->last_ts;
+	if (likely(!(delta >> 32) && (unsigned long)(t->end - wp) >= n + 3 && cpu == t->cpu &&
+		   bytes <= 0xffff)) {
+		uint32_t i;
+
+		wp[0] = urec_ext(UEXT_EVENT, n);
+		wp[1] = (uint32_t)delta;
+		wp[2] = (uint32_t)key->id | bytes << 16;
+		for (i = 0; i < bytes / 4; i++)
+			wp[3 + i] = src[i];
+		if (bytes & 3) {
+			uint32_t last = 0;
+
+			for (uint32_t k = 0; k < (bytes & 3); k++)
+				last |= (uint32_t)((const uint8_t *)(src + i))[k] << (8 * k);
+			wp[3 + i] = last;
+		}
+		t->wp = wp + 3 + n;
+		t->last_ts = ts;
+		t->written++;
+		/* release: see rt_rb_put */
+		__atomic_store_n(&t->sb->commit,
+				 (uint32_t)((uint8_t *)(wp + 3 + n) - (uint8_t *)(t->sb + 1)),
+				 __ATOMIC_RELEASE);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->state &= ~RT_TS_BUSY;
+		return;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->state &= ~RT_TS_BUSY;
 	if (bytes > 0xffff)
 		bytes = 0xffff;
-	ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | bytes << 16,
-		       (const uint8_t *)rec + sizeof(struct utrace_trace_entry), bytes);
+	ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | bytes << 16, src, bytes);
 }
 
 /* ---- utrace_printf (include/utrace/utrace.h) -------------------------- */
