@@ -219,6 +219,12 @@ static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys,
 				break;
 			f->len = m->filter_len;
 			memcpy(f->prog, m->filter, m->filter_len);
+			/* checked whole once here; each run checks only what it runs */
+			if (utrace_filter_check(f->prog, f->len) < 0) {
+				rt_log("an event filter from the recorder is malformed; the event stays off");
+				free(f);
+				continue;
+			}
 		}
 		k->id = m->id;
 		k->filter = f;
