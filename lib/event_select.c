@@ -19,7 +19,7 @@
 #include "lib/event_select.h"
 #include "lib/glob.h"
 
-#define EVENT_ID_BASE 100 /* below: ftrace's own (function, funcgraph_*) */
+#define EVENT_ID_BASE 32768 /* kernel event ids (and ftrace's own) stay below */
 
 struct sel_loaded { /* the events of one file, loaded once */
 	char *path;

@@ -171,7 +171,7 @@
 #define __assign_str(dst, src) strcpy(__get_str(dst), (src) ? (const char *)(src) : "(null)")
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)                          \
-	static void __attribute__((noinline))                                                   \
+	static void __attribute__((noinline)) __utrace_notrace                                  \
 	__utrace_class_do_##name(struct utrace_event_key *__key, proto)                         \
 	{                                                                                       \
 		typedef struct trace_event_raw_##name __utrace_rec_t;                           \
@@ -192,7 +192,7 @@
 		}                                                                               \
 	}
 #define DEFINE_EVENT(template, name, proto, args)                                               \
-	void __utrace_do_##name(proto)                                                          \
+	__utrace_notrace void __utrace_do_##name(proto)                                         \
 	{                                                                                       \
 		__utrace_class_do_##template(&__utrace_key_##name, args);                       \
 	}

@@ -33,6 +33,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <utrace/compiler.h>
+
 /* Signedness of a field's type, as a constant expression (for a pointer,
  * the C form is not one in C++: clang++ would then fill the description
  * at run time, outside its section). */

@@ -14,6 +14,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <utrace/compiler.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,7 +24,8 @@ extern "C" {
 extern int __utrace_marker_on __attribute__((weak));
 void __utrace_marker_write(const char *text, unsigned len) __attribute__((weak));
 
-static inline __attribute__((format(printf, 1, 2))) void utrace_printf(const char *fmt, ...)
+static inline __utrace_notrace __attribute__((format(printf, 1, 2))) void
+utrace_printf(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
