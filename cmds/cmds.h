@@ -12,8 +12,12 @@
 #define UTRACE_COMMANDS(C)                                                               \
 	C(record, "run a command and record its function calls into utrace.dat")         \
 	C(report, "print a recorded trace in ftrace's text formats")                     \
-	C(list, "list traceable functions of a program (available_filter_functions)")   \
-	C(cflags, "print the compiler flags that make a program traceable")
+	C(graph, "print the calls below a function merged by path, like uftrace graph") \
+	C(dump, "write a trace as Chrome JSON (Perfetto) or folded stacks (flame graphs)") \
+	C(list, "list the traceable functions or tracepoints of a program")   \
+	C(cflags, "print the compiler flags that make a program traceable")              \
+	C(stat, "run a command and count perf events, like perf stat")                  \
+	C(convert, "write a trace-cmd trace.dat file (for trace-cmd report, KernelShark)")
 
 #define UTRACE_CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
 UTRACE_COMMANDS(UTRACE_CMD_DECL)

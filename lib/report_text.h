@@ -28,9 +28,14 @@ enum utrace_report_flags {
 #define UTRACE_REPORT_DEFAULT_FLAGS                                                                \
 	(UTRACE_REPORT_CPU | UTRACE_REPORT_OVERHEAD | UTRACE_REPORT_DURATION | UTRACE_REPORT_PARENT)
 
+struct utrace_report_filter;
+
 struct utrace_report_opts {
 	uint32_t flags;	    /* enum utrace_report_flags */
 	const char *tracer; /* output format; NULL: META "tracer" of the file */
+	/* the events to print (lib/report_filter.h); NULL: all */
+	struct utrace_report_filter *filter;
+	int nsecs; /* timestamps to the nanosecond (trace-cmd report -t) */
 };
 
 void utrace_report_opts_init(struct utrace_report_opts *o);
@@ -55,5 +60,11 @@ struct utrace_report_summary {
 int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_report_opts *opts,
 			struct utrace_report_summary *sum, struct utrace_error *err);
 void utrace_report_summary_free(struct utrace_report_summary *sum);
+
+/* Per-buffer statistics, trace-cmd report --stat's: one line per thread
+ * (comm-tid, pid, records written, events lost, pages, overrun) and the
+ * totals.  Only the threads filter selects (NULL: all). */
+int utrace_report_print_stat(struct utrace_dat *d, FILE *out,
+			     const struct utrace_report_filter *filter, struct utrace_error *err);
 
 #endif

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_report_filter.c - the selections of `utrace report` (lib/report_
+ * filter.c) through the text report: a function and its subtree with
+ * depths counted from it (-F), depth limits (-D), CPUs (a return whose
+ * entry ran elsewhere names its function), threads by tid, pid and comm,
+ * time ranges absolute and elapsed, nanosecond timestamps (-t), --stat,
+ * and the errors for malformed selections.
+ */
+#include <stdio.h>
+
+#include "lib/dat_reader.h"
+#include "lib/report_filter.h"
+#include "lib/report_text.h"
+#include "tests/unit/dat_fixture.h"
+
+/* The report of path with one selection key=value (key NULL: none). */
+static char *render(const char *path, const char *key, const char *value, uint32_t flags, int nsecs)
+{
+	struct utrace_report_filter *f = NULL;
+	struct utrace_report_opts opts;
+	struct utrace_error err;
+	struct utrace_dat *d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	int ret;
+
+	if (utrace_dat_open(path, &d, &err) < 0) {
+		printf("# %s\n", err.msg);
+		return NULL;
+	}
+	utrace_report_opts_init(&opts);
+	opts.flags |= flags;
+	opts.nsecs = nsecs;
+	if (key) {
+		utrace_report_filter_new(&f, &err);
+		if (utrace_report_filter_add(f, key, value, &err) < 0)
+			printf("# %s\n", err.msg);
+		opts.filter = f;
+	}
+	out = open_memstream(&text, &len);
+	ret = utrace_report_print(d, out, &opts, NULL, &err);
+	fclose(out);
+	utrace_report_filter_free(f);
+	utrace_dat_close(d);
+	if (ret < 0) {
+		printf("# %s\n", err.msg);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void golden(const char *what, char *got, const char *want)
+{
+	int ok = got && !strcmp(got, want);
+
+	check(ok, "%s", what);
+	if (!ok)
+		printf("# want:\n%s# got:\n%s", want, got ? got : "(error)\n");
+	free(got);
+}
+
+#define GRAPH_HEADER                                                                               \
+	"# tracer: function_graph\n"                                                               \
+	"#\n"                                                                                      \
+	"# CPU  DURATION                  FUNCTION CALLS\n"                                        \
+	"# |     |   |                     |   |   |   |\n"
+
+static void test_graph_selections(void)
+{
+	const char *path = check_path("graph.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	char *all;
+
+	fx_graph_basic(w);
+	fx_end(w);
+	all = render(path, NULL, NULL, 0, 0);
+	if (!all)
+		all = strdup("(error)");
+
+	golden("-F bar: its subtree, depths from bar", render(path, "filter", "bar", 0, 0),
+	       GRAPH_HEADER " 2)               |  bar() {\n"
+			    " 2) * 16777.23 us |    0x1400();\n"
+			    " 3)   0.100 us    |    foo();\n"
+			    " 3) * 16777.34 us |  }\n");
+	golden("-F 'f?o': foo's two calls", render(path, "filter", "f?o", 0, 0),
+	       GRAPH_HEADER " 2)   0.005 us    |  foo();\n"
+			    " 3)   0.100 us    |  foo();\n");
+	golden("-D 2: two levels", render(path, "depth", "2", 0, 0),
+	       GRAPH_HEADER " 2)               |  main() {\n"
+			    " 2)   0.005 us    |    foo();\n"
+			    " 2)               |    bar() {\n"
+			    " 3) * 16777.34 us |    }\n"
+			    " 3) $ 2016777 us  |  }\n");
+	golden("--cpu 3: returns of calls entered on cpu 2 named", render(path, "cpu", "3", 0, 0),
+	       GRAPH_HEADER " 3)   0.100 us    |      foo();\n"
+			    " 3) * 16777.34 us |    } /* bar */\n"
+			    " 3) $ 2016777 us  |  } /* main */\n");
+	golden("--cpu 0-1,4: nothing", render(path, "cpu", "0-1,4", 0, 0), GRAPH_HEADER);
+	golden("--tid 100: the thread", render(path, "tid", "99,100", 0, 0), all);
+	golden("--pid 7: no such process", render(path, "pid", "7", 0, 0), GRAPH_HEADER);
+	golden("--comm 'te*': the thread", render(path, "comm", "te*", 0, 0), all);
+	golden("--time-range absolute: bar's return on",
+	       render(path, "time-range", "0.016778300~", 0, 0),
+	       GRAPH_HEADER " 3) * 16777.34 us |    } /* bar */\n"
+			    " 3) $ 2016777 us  |  } /* main */\n");
+	golden("--to 20ns elapsed", render(path, "to", "20ns", 0, 0),
+	       GRAPH_HEADER " 2)               |  main() {\n"
+			    " 2)   0.005 us    |    foo();\n"
+			    " 2)               |    bar() {\n");
+	golden("-t with funcgraph-abstime", render(path, "filter", "bar", UTRACE_REPORT_ABSTIME, 1),
+	       "# tracer: function_graph\n"
+	       "#\n"
+	       "#     TIME           CPU  DURATION                  FUNCTION CALLS\n"
+	       "#      |             |     |   |                     |   |   |   |\n"
+	       "    0.000001020 |   2)               |  bar() {\n"
+	       "    0.000001021 |   2) * 16777.23 us |    0x1400();\n"
+	       "    0.016778260 |   3)   0.100 us    |    foo();\n"
+	       "    0.016778367 |   3) * 16777.34 us |  }\n");
+	free(all);
+}
+
+static void test_function_selections(void)
+{
+	const char *path = check_path("function.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function");
+	struct fx_page p = {5000000000ull, 0, 0, 1, 0, 0};
+	struct utrace_error err;
+	struct utrace_dat *d;
+	struct wl l = {.n = 0};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	fx_buffer(w, 4, 100, "test");
+	wl_func(&l, 0, 0, FX_BIAS + 0x210);
+	wl_func(&l, 1, 1500, FX_BIAS + 0x110);
+	wl_func(&l, 2, 500, 0xdead);
+	fx_page(w, 4, &p, &l);
+	fx_stats(w, 4, 10, 7);
+	fx_end(w);
+	golden("function tracer: -F 'ba*', -t", render(path, "filter", "ba*", 0, 1),
+	       "# tracer: function\n"
+	       "#\n"
+	       "# entries-in-buffer/entries-written: 1/10   #P:2\n"
+	       "#\n"
+	       "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+	       "#              | |         |   |||||     |         |\n"
+	       "            test-100     [001] .....     5.000002000: bar <-0xdead\n");
+
+	if (utrace_dat_open(path, &d, &err) < 0) {
+		check(0, "stat: open");
+		return;
+	}
+	out = open_memstream(&text, &len);
+	check(utrace_report_print_stat(d, out, NULL, &err) == 0, "stat: printed");
+	fclose(out);
+	golden("stat: per thread", text,
+	       "# buffer statistics: one buffer per traced thread\n"
+	       "#               COMM-TID      PID      RECORDS         LOST    PAGES  OVERRUN\n"
+	       "                test-100      100           10            7        1        0\n"
+	       "# total: 1 thread, 10 records, 7 lost, 1 page, 0 overrun\n");
+	utrace_dat_close(d);
+}
+
+static void test_errors(void)
+{
+	static const struct {
+		const char *key, *value, *msg;
+	} bad[] = {
+	    {"cpu", "x", "--cpu 'x': expected CPU numbers like 0,2-3"},
+	    {"cpu", "3-1", "--cpu '3-1': range ends before it starts"},
+	    {"tid", "12a", "--tid '12a': expected numbers separated by commas"},
+	    {"depth", "0", "--depth '0': expected a depth of 1 or more"},
+	    {"filter", "", "--filter '': empty pattern"},
+	    {"time-range", "5", "--time-range '5': expected START~END"},
+	    {"time-range", "~", "--time-range '~': give a start, an end or both"},
+	    {"from", "1.5xs",
+	     "--from '1.5xs': expected a timestamp in seconds (12345.678901) or "
+	     "an elapsed time with a unit (ns us ms s m h)"},
+	    {"bogus", "1", "unknown selection 'bogus'"},
+	};
+	struct utrace_report_filter *f;
+	struct utrace_error err;
+
+	utrace_report_filter_new(&f, &err);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret = utrace_report_filter_add(f, bad[i].key, bad[i].value, &err);
+
+		check(ret < 0 && !strcmp(err.msg, bad[i].msg), "refused: --%s '%s'", bad[i].key,
+		      bad[i].value);
+		if (ret >= 0 || strcmp(err.msg, bad[i].msg))
+			printf("# got: %s\n", ret < 0 ? err.msg : "(accepted)");
+	}
+	check(!utrace_report_filter_active(f), "nothing selected after errors");
+	check(utrace_report_filter_add(f, "filter", "[abc", &err) < 0, "bad glob refused: %s",
+	      err.msg);
+	check(utrace_report_filter_add(f, "time-range", "1.5ms~2h", &err) == 0 &&
+		  utrace_report_filter_active(f),
+	      "elapsed range accepted");
+	utrace_report_filter_free(f);
+	check(!strcmp(utrace_report_filter_short_key('F'), "filter") &&
+		  !utrace_report_filter_short_key('x'),
+	      "short options");
+}
+
+int main(void)
+{
+	if (check_tmpdir_init("report-filter") < 0) {
+		perror("mkdtemp");
+		return 2;
+	}
+	test_graph_selections();
+	test_function_selections();
+	test_errors();
+	check_tmpdir_cleanup();
+	return check_done();
+}
