@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dump.c - `utrace dump`: a recorded trace for other tools, like
+ * `uftrace dump`: Chrome trace-event JSON for Perfetto and chrome://tracing
+ * (lib/export_chrome.c), folded stacks for flamegraph.pl
+ * (lib/export_flame.c), or the raw events one per line.  The events can be
+ * selected as for report (lib/report_filter.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds/cmds.h"
+#include "lib/callgraph.h"
+#include "lib/dat_reader.h"
+#include "lib/export_chrome.h"
+#include "lib/export_flame.h"
+#include "lib/report_filter.h"
+
+enum {
+	OPT_SELECT = 256,
+	OPT_CHROME,
+	OPT_FLAME,
+	OPT_COMPLETE,
+	OPT_UNIT,
+};
+
+enum format { RAW, CHROME, FLAME };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: utrace dump [-i FILE] [-o OUT] [SELECTION]...\n"
+		"       utrace dump --chrome [--complete] [-i FILE] [-o OUT] [SELECTION]...\n"
+		"       utrace dump --flame-graph [--flame-unit ns|us] [-i FILE] [-o OUT] ...\n"
+		"\n"
+		"Write a recorded trace for other tools: Chrome trace-event JSON, which\n"
+		"Perfetto (ui.perfetto.dev) and chrome://tracing open; folded stacks for\n"
+		"flamegraph.pl, weighted by self time in nanoseconds; or, by default, the\n"
+		"raw events one per line.\n"
+		"\n"
+		"  -i, --input FILE       the recording (default: utrace.dat)\n"
+		"  -o, --output OUT       write to OUT (default: standard output)\n"
+		"      --chrome           Chrome trace-event JSON (B/E and X events)\n"
+		"      --complete         with --chrome: one X event per call, at its return\n"
+		"      --flame-graph      folded stacks: 'main;parse;lex 1234' per call path\n"
+		"      --flame-unit UNIT  ns (default) or us\n"
+		"%s"
+		"  -h, --help             show this help\n",
+		utrace_report_filter_help());
+}
+
+static int fail(const char *path, const struct utrace_error *err)
+{
+	size_t n = strlen(path);
+
+	if (!strncmp(err->msg, path, n) && err->msg[n] == ':')
+		utrace_die_msg("dump", "%s", err->msg);
+	else
+		utrace_die_msg("dump", "%s: %s", path, err->msg);
+	return 1;
+}
+
+static void print_notes(struct utrace_dat *d, const struct utrace_pass_stats *st)
+{
+	unsigned nw = utrace_dat_warning_count(d), kept = 0;
+
+	for (const char *w; kept < nw && (w = utrace_dat_warning(d, kept)); kept++)
+		fprintf(stderr, "utrace dump: warning: %s\n", w);
+	if (kept < nw)
+		fprintf(stderr, "utrace dump: warning: ... and %u more warnings\n", nw - kept);
+	if (st->damaged)
+		fprintf(stderr,
+			"utrace dump: warning: %" PRIu64 " sub-buffer%s cut short at a bad record; "
+			"the first: %s\n",
+			st->damaged, st->damaged == 1 ? "" : "s", st->damaged_first);
+	if (st->lost || st->lost_unknown)
+		fprintf(stderr, "utrace dump: warning: events were lost (%" PRIu64 "%s)\n",
+			st->lost, st->lost_unknown ? " and more" : "");
+}
+
+struct raw {
+	struct utrace_dat *d;
+	FILE *out;
+};
+
+static int raw_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	static const char *const kinds[] = {"?",    "entry", "exit",  "leaf",
+					    "func", "lost",  "event", "print"};
+	struct raw *r = arg;
+	FILE *out = r->out;
+
+	fprintf(out, "%5" PRIu64 ".%09" PRIu64 " %7d/%-7d [%03u] %-5s", ev->ts / 1000000000u,
+		ev->ts % 1000000000u, ev->pid, ev->tid, ev->cpu,
+		ev->kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[ev->kind] : "?");
+	switch (ev->kind) {
+	case UTRACE_EV_ENTRY:
+		fprintf(out, " depth=%u %s\n", ev->depth,
+			utrace_dat_func_name(r->d, ev->image, ev->id));
+		break;
+	case UTRACE_EV_LEAF:
+		fprintf(out, " depth=%u %s %" PRIu64 " ns\n", ev->depth,
+			utrace_dat_func_name(r->d, ev->image, ev->id), ev->duration);
+		break;
+	case UTRACE_EV_EXIT:
+		fprintf(out, " depth=%u %s", ev->depth,
+			(ev->flags & UTRACE_EVF_NO_ID)
+			    ? "?"
+			    : utrace_dat_func_name(r->d, ev->image, ev->id));
+		if (!(ev->flags & UTRACE_EVF_NO_DURATION))
+			fprintf(out, " %" PRIu64 " ns", ev->duration);
+		fprintf(out, "%s%s%s\n", (ev->flags & UTRACE_EVF_NO_ENTRY) ? " (no entry)" : "",
+			(ev->flags & UTRACE_EVF_UNWIND) ? " (unwound)" : "",
+			(ev->flags & UTRACE_EVF_THRESH) ? " (thresh)" : "");
+		break;
+	case UTRACE_EV_FUNC:
+		fprintf(out, " %s <- %#" PRIx64 "\n", utrace_dat_func_name(r->d, ev->image, ev->id),
+			ev->parent_ip);
+		break;
+	case UTRACE_EV_LOST:
+		if (ev->flags & UTRACE_EVF_LOST_UNKNOWN)
+			fputs(" ? events\n", out);
+		else
+			fprintf(out, " %" PRIu64 " events\n", ev->lost);
+		break;
+	case UTRACE_EV_PRINT:
+		fprintf(out, " %.*s\n", (int)ev->data_len, (const char *)ev->data);
+		break;
+	default:
+		fprintf(out, " id=%u %u bytes\n", ev->id, ev->data_len);
+		break;
+	}
+	if (ferror(out))
+		return utrace_error_set(err, -EIO, "writing the dump failed");
+	return 0;
+}
+
+static int chrome_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	return utrace_chrome_event(arg, ev, err);
+}
+
+static int graph_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	return utrace_callgraph_add(arg, ev, err);
+}
+
+static int dump(struct utrace_dat *d, struct utrace_report_filter *f, enum format fmt,
+		uint32_t chrome_flags, enum utrace_flame_unit unit, FILE *out,
+		struct utrace_pass_stats *st, struct utrace_error *err)
+{
+	struct utrace_callgraph *g;
+	struct utrace_chrome *c;
+	struct raw r = {d, out};
+	int ret;
+
+	switch (fmt) {
+	case CHROME:
+		ret = utrace_chrome_begin(d, f, out, chrome_flags, &c, err);
+		if (ret < 0)
+			return ret;
+		ret = utrace_report_filter_run(f, d, chrome_event, c, st, err);
+		if (ret < 0) {
+			utrace_chrome_end(c, NULL);
+			return ret;
+		}
+		return utrace_chrome_end(c, err);
+	case FLAME:
+		ret = utrace_callgraph_new(d, &g, err);
+		if (ret < 0)
+			return ret;
+		ret = utrace_report_filter_run(f, d, graph_event, g, st, err);
+		if (ret == 0)
+			ret = utrace_callgraph_finish(g, err);
+		if (ret == 0)
+			ret = utrace_export_flame(g, out, unit, err);
+		utrace_callgraph_free(g);
+		return ret;
+	default:
+		return utrace_report_filter_run(f, d, raw_event, &r, st, err);
+	}
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"input", required_argument, NULL, 'i'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"chrome", no_argument, NULL, OPT_CHROME},
+	    {"complete", no_argument, NULL, OPT_COMPLETE},
+	    {"flame-graph", no_argument, NULL, OPT_FLAME},
+	    {"flame-unit", required_argument, NULL, OPT_UNIT},
+	    UTRACE_REPORT_FILTER_LONGOPTS(OPT_SELECT),
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *path = "utrace.dat", *outpath = NULL, *tracer;
+	enum utrace_flame_unit unit = UTRACE_FLAME_NS;
+	struct utrace_report_filter *filter = NULL;
+	struct utrace_error err = {0};
+	struct utrace_pass_stats st;
+	uint32_t chrome_flags = 0;
+	enum format fmt = RAW;
+	int c, idx, ret;
+	struct utrace_dat *d;
+	FILE *out = stdout;
+
+	if (utrace_report_filter_new(&filter, &err) < 0) {
+		utrace_die_msg("dump", "%s", err.msg);
+		return 1;
+	}
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+i:o:F:D:r:h", longopts, &idx)) != -1) {
+		const char *key =
+		    c == OPT_SELECT ? longopts[idx].name : utrace_report_filter_short_key(c);
+
+		ret = 0;
+		if (key) {
+			ret = utrace_report_filter_add(filter, key, optarg, &err);
+		} else if (c == 'i') {
+			path = optarg;
+		} else if (c == 'o') {
+			outpath = optarg;
+		} else if (c == OPT_CHROME || c == OPT_FLAME) {
+			enum format want = c == OPT_CHROME ? CHROME : FLAME;
+
+			if (fmt != RAW && fmt != want)
+				ret = utrace_error_set(&err, -1,
+						       "--chrome or --flame-graph, not both");
+			fmt = want;
+		} else if (c == OPT_COMPLETE) {
+			chrome_flags |= UTRACE_CHROME_COMPLETE;
+		} else if (c == OPT_UNIT) {
+			if (!strcmp(optarg, "ns"))
+				unit = UTRACE_FLAME_NS;
+			else if (!strcmp(optarg, "us"))
+				unit = UTRACE_FLAME_US;
+			else
+				ret = utrace_error_set(&err, -1, "--flame-unit '%s': ns or us",
+						       optarg);
+		} else if (c == 'h') {
+			usage(stdout);
+			utrace_report_filter_free(filter);
+			return 0;
+		} else {
+			if (optopt >= OPT_SELECT || (optopt && strchr("ioFDr", optopt)))
+				utrace_die_msg("dump",
+					       "option '%s' needs an argument (see 'utrace dump "
+					       "--help')",
+					       argv[optind - 1]);
+			else if (optopt)
+				utrace_die_msg("dump",
+					       "unknown option '-%c' (see 'utrace dump --help')",
+					       optopt);
+			else
+				utrace_die_msg("dump",
+					       "unknown option '%s' (see 'utrace dump --help')",
+					       argv[optind - 1]);
+			utrace_report_filter_free(filter);
+			return 1;
+		}
+		if (ret < 0) {
+			utrace_die_msg("dump", "%s", err.msg);
+			utrace_report_filter_free(filter);
+			return 1;
+		}
+	}
+	if (optind < argc) {
+		utrace_die_msg("dump", "unexpected argument '%s' (the file is given with -i)",
+			       argv[optind]);
+		utrace_report_filter_free(filter);
+		return 1;
+	}
+	if (!utrace_report_filter_active(filter)) {
+		utrace_report_filter_free(filter);
+		filter = NULL;
+	}
+
+	if (utrace_dat_open(path, &d, &err) < 0) {
+		utrace_report_filter_free(filter);
+		return fail(path, &err);
+	}
+	tracer = utrace_dat_meta(d, "tracer");
+	if (fmt == FLAME && tracer && strcmp(tracer, "function_graph")) {
+		utrace_die_msg("dump",
+			       "%s: --flame-graph needs call durations: record with -p "
+			       "function_graph (this trace used the %s tracer)",
+			       path, tracer);
+		utrace_report_filter_free(filter);
+		utrace_dat_close(d);
+		return 1;
+	}
+	if (outpath && !(out = fopen(outpath, "w"))) {
+		utrace_die_msg("dump", "%s: %s", outpath, strerror(errno));
+		utrace_report_filter_free(filter);
+		utrace_dat_close(d);
+		return 1;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 16);
+	ret = dump(d, filter, fmt, chrome_flags, unit, out, &st, &err);
+	if (ret == 0 && (fflush(out) == EOF || ferror(out)))
+		ret = utrace_error_set(&err, -1, "writing %s: %s", outpath ? outpath : "the dump",
+				       strerror(errno));
+	if (out != stdout && fclose(out) == EOF && ret == 0)
+		ret = utrace_error_set(&err, -1, "writing %s: %s", outpath, strerror(errno));
+	if (ret < 0)
+		fail(path, &err);
+	else
+		print_notes(d, &st);
+	utrace_report_filter_free(filter);
+	utrace_dat_close(d);
+	return ret < 0;
+}

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_export.c - `utrace dump --chrome` (lib/export_chrome.c) and
+ * `utrace dump --flame-graph` (lib/export_flame.c) on synthetic utrace.dat
+ * files: the exact JSON (metadata, B/E/X/i events, microsecond times with
+ * nanosecond decimals), X events for returns whose entry is not shown,
+ * the --complete form, lost events, JSON string escaping, the documents
+ * checked by python3 -m json.tool, and the exact folded stacks in ns and
+ * us.
+ */
+#include <stdio.h>
+
+#include "lib/callgraph.h"
+#include "lib/dat_reader.h"
+#include "lib/export_chrome.h"
+#include "lib/export_flame.h"
+#include "lib/report_filter.h"
+#include "tests/unit/dat_fixture.h"
+
+static int chrome_add(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	return utrace_chrome_event(arg, ev, err);
+}
+
+/* The JSON of path (selection key=value if key); NULL on error. */
+static char *chrome(const char *path, uint32_t flags, const char *key, const char *value)
+{
+	struct utrace_report_filter *f = NULL;
+	struct utrace_pass_stats st;
+	struct utrace_chrome *c;
+	struct utrace_error err;
+	struct utrace_dat *d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	int ret;
+
+	if (utrace_dat_open(path, &d, &err) < 0) {
+		printf("# %s\n", err.msg);
+		return NULL;
+	}
+	if (key) {
+		utrace_report_filter_new(&f, &err);
+		utrace_report_filter_add(f, key, value, &err);
+	}
+	out = open_memstream(&text, &len);
+	ret = utrace_chrome_begin(d, f, out, flags, &c, &err);
+	if (ret == 0) {
+		ret = utrace_report_filter_run(f, d, chrome_add, c, &st, &err);
+		if (utrace_chrome_end(c, ret ? NULL : &err) < 0)
+			ret = -1;
+	}
+	fclose(out);
+	utrace_report_filter_free(f);
+	utrace_dat_close(d);
+	if (ret < 0) {
+		printf("# %s\n", err.msg);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int graph_add(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	return utrace_callgraph_add(arg, ev, err);
+}
+
+static char *flame(const char *path, enum utrace_flame_unit unit)
+{
+	struct utrace_callgraph *g = NULL;
+	struct utrace_pass_stats st;
+	struct utrace_error err;
+	struct utrace_dat *d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	int ret;
+
+	if (utrace_dat_open(path, &d, &err) < 0) {
+		printf("# %s\n", err.msg);
+		return NULL;
+	}
+	out = open_memstream(&text, &len);
+	ret = utrace_callgraph_new(d, &g, &err);
+	if (ret == 0)
+		ret = utrace_report_filter_run(NULL, d, graph_add, g, &st, &err);
+	if (ret == 0)
+		ret = utrace_callgraph_finish(g, &err);
+	if (ret == 0)
+		ret = utrace_export_flame(g, out, unit, &err);
+	fclose(out);
+	utrace_callgraph_free(g);
+	utrace_dat_close(d);
+	if (ret < 0) {
+		printf("# %s\n", err.msg);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void golden(const char *what, const char *got, const char *want)
+{
+	int ok = got && !strcmp(got, want);
+
+	check(ok, "%s", what);
+	if (!ok)
+		printf("# want:\n%s# got:\n%s", want, got ? got : "(error)\n");
+}
+
+/* Checks text with python3 -m json.tool, if python3 is here. */
+static void valid_json(const char *what, const char *text)
+{
+	char cmd[600];
+
+	if (!text) {
+		check(0, "%s: valid JSON (no text)", what);
+		return;
+	}
+	if (!check_have("python3")) {
+		check_skip(what, "no python3");
+		return;
+	}
+	if (check_write_file("check.json", text, strlen(text)) < 0) {
+		check(0, "%s: write check.json", what);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' >/dev/null",
+		 check_path("check.json"));
+	check(system(cmd) == 0, "%s: python3 -m json.tool accepts it", what);
+}
+
+static const char *other_data(const char *path)
+{
+	static char buf[700];
+
+	snprintf(buf, sizeof(buf),
+		 "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"source\":\"utrace\",\"file\":"
+		 "\"%s\",\"tracer\":\"function_graph\",\"command\":\"test prog\"}}\n",
+		 path);
+	return buf;
+}
+
+#define META                                                                                       \
+	"{\"traceEvents\":[\n"                                                                     \
+	"{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"process_name\",\"args\":{\"name\":"      \
+	"\"utrace-test\"}},\n"                                                                     \
+	"{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"thread_name\",\"args\":{\"name\":"       \
+	"\"test\"}},\n"
+
+static void test_chrome(void)
+{
+	char path[512];
+	struct utrace_dat_writer *w;
+	char want[4096], *text;
+
+	snprintf(path, sizeof(path), "%s", check_path("basic.dat"));
+	w = fx_begin(path, "function_graph");
+	fx_graph_basic(w);
+	fx_end(w);
+
+	text = chrome(path, 0, NULL, NULL);
+	snprintf(
+	    want, sizeof(want), "%s%s%s", META,
+	    "{\"ts\":1.000,\"ph\":\"B\",\"pid\":100,\"tid\":100,\"name\":\"main\"},\n"
+	    "{\"ts\":1.010,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"foo\",\"dur\":0.005},\n"
+	    "{\"ts\":1.020,\"ph\":\"B\",\"pid\":100,\"tid\":100,\"name\":\"bar\"},\n"
+	    "{\"ts\":1.021,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"0x1400\","
+	    "\"dur\":16777.236},\n"
+	    "{\"ts\":16778.260,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"foo\","
+	    "\"dur\":0.100},\n"
+	    "{\"ts\":16778.367,\"ph\":\"E\",\"pid\":100,\"tid\":100},\n"
+	    "{\"ts\":2016778.367,\"ph\":\"E\",\"pid\":100,\"tid\":100}",
+	    other_data(path));
+	golden("chrome: B/E and X events, us with ns decimals", text, want);
+	valid_json("chrome", text);
+	free(text);
+
+	text = chrome(path, UTRACE_CHROME_COMPLETE, NULL, NULL);
+	snprintf(
+	    want, sizeof(want), "%s%s%s", META,
+	    "{\"ts\":1.010,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"foo\",\"dur\":0.005},\n"
+	    "{\"ts\":1.021,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"0x1400\","
+	    "\"dur\":16777.236},\n"
+	    "{\"ts\":16778.260,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"foo\","
+	    "\"dur\":0.100},\n"
+	    "{\"ts\":1.020,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"bar\","
+	    "\"dur\":16777.347},\n"
+	    "{\"ts\":1.000,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"main\","
+	    "\"dur\":2016777.367}",
+	    other_data(path));
+	golden("chrome --complete: one X per call, at its return", text, want);
+	valid_json("chrome --complete", text);
+	free(text);
+
+	text = chrome(path, 0, "cpu", "3");
+	snprintf(want, sizeof(want), "%s%s%s", META,
+		 "{\"ts\":16778.260,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"foo\","
+		 "\"dur\":0.100},\n"
+		 "{\"ts\":1.020,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"bar\","
+		 "\"dur\":16777.347},\n"
+		 "{\"ts\":1.000,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"main\","
+		 "\"dur\":2016777.367}",
+		 other_data(path));
+	golden("chrome --cpu 3: returns whose entry is filtered out become X", text, want);
+	free(text);
+
+	text = chrome(path, 0, "tid", "5");
+	snprintf(want, sizeof(want), "{\"traceEvents\":[\n%s", other_data(path));
+	golden("chrome --tid 5: an empty document", text, want);
+	valid_json("chrome, empty", text);
+	free(text);
+}
+
+/* Two threads of one process, events lost in one, a --thresh return. */
+static void test_chrome_threads_lost(void)
+{
+	char path[512];
+	struct utrace_dat_writer *w;
+	struct fx_page p1 = {3000, 0, 0, 0, 0, 0}, p2 = {4000, 0, 0, 1, 0, 0};
+	struct wl l1 = {.n = 0}, l2 = {.n = 0};
+	char want[4096], *text;
+
+	snprintf(path, sizeof(path), "%s", check_path("lost.dat"));
+	w = fx_begin(path, "function_graph");
+	fx_buffer(w, 1, 100, "test");
+	fx_buffer(w, 2, 101, "work\"er");
+	wl_entry(&l1, 1, 0); /* foo @3000 */
+	wl_ext(&l1, UEXT_LOST, 0);
+	wl_u64(&l1, 3);
+	wl_exit(&l1, 10); /* @3010 */
+	fx_page(w, 1, &p1, &l1);
+	wl_ext(&l2, UEXT_GRAPH_LEAF, 50);
+	wl_put(&l2, 2);
+	wl_put(&l2, 0);
+	wl_u64(&l2, 40); /* bar ended @4050 after 40 */
+	fx_page(w, 2, &p2, &l2);
+	fx_end(w);
+
+	text = chrome(path, 0, NULL, NULL);
+	snprintf(
+	    want, sizeof(want), "%s%s",
+	    "{\"traceEvents\":[\n"
+	    "{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"thread_name\",\"args\":{\"name\":"
+	    "\"test\"}},\n"
+	    "{\"ph\":\"M\",\"pid\":100,\"tid\":101,\"name\":\"process_name\",\"args\":{\"name\":"
+	    "\"utrace-test\"}},\n"
+	    "{\"ph\":\"M\",\"pid\":100,\"tid\":101,\"name\":\"thread_name\",\"args\":{\"name\":"
+	    "\"work\\\"er\"}},\n"
+	    "{\"ts\":3.000,\"ph\":\"B\",\"pid\":100,\"tid\":100,\"name\":\"foo\"},\n"
+	    "{\"ts\":3.000,\"ph\":\"i\",\"pid\":100,\"tid\":100,\"name\":\"LOST 3 EVENTS\","
+	    "\"s\":\"t\"},\n"
+	    "{\"ts\":3.010,\"ph\":\"E\",\"pid\":100,\"tid\":100},\n"
+	    "{\"ts\":4.010,\"ph\":\"X\",\"pid\":100,\"tid\":101,\"name\":\"bar\","
+	    "\"dur\":0.040}",
+	    other_data(path));
+	golden("chrome: threads named, lost events, a thresh return", text, want);
+	valid_json("chrome, threads", text);
+	free(text);
+}
+
+static void test_json_string(void)
+{
+	char *text = NULL, doc[256];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	utrace_json_string(out, "a\"b\\c\n\x01\xff\xc3\xa9\xe2\x82 ns::f(int, char const*)");
+	fclose(out);
+	golden("json: escapes, bad UTF-8 replaced, good kept", text,
+	       "a\\\"b\\\\c\\u000a\\u0001\\ufffd\xc3\xa9\\ufffd\\ufffd ns::f(int, char const*)");
+	snprintf(doc, sizeof(doc), "{\"s\":\"%s\"}\n", text ? text : "");
+	valid_json("json: escaped string", doc);
+	free(text);
+}
+
+static void test_flame(void)
+{
+	char path[512];
+	struct utrace_dat_writer *w;
+	char *text;
+
+	snprintf(path, sizeof(path), "%s", check_path("flame.dat"));
+	w = fx_begin(path, "function_graph");
+	fx_graph_basic(w);
+	fx_end(w);
+	text = flame(path, UTRACE_FLAME_NS);
+	golden("flame: folded stacks, self time in ns", text,
+	       "main 2000000015\n"
+	       "main;foo 5\n"
+	       "main;bar 11\n"
+	       "main;bar;0x1400 16777236\n"
+	       "main;bar;foo 100\n");
+	free(text);
+	text = flame(path, UTRACE_FLAME_US);
+	golden("flame: in us, paths under 1 us left out", text,
+	       "main 2000000\n"
+	       "main;bar;0x1400 16777\n");
+	free(text);
+}
+
+/* 1100 nested calls: the stacks stop at UTRACE_FLAME_MAX_DEPTH frames. */
+static void test_flame_deep(void)
+{
+	char path[512];
+	struct utrace_dat_writer *w;
+	struct fx_page p1 = {1000, 0, 0, 0, 0, 0}, p2 = {10000, 1, 0, 0, 0, 0};
+	struct wl l1 = {.n = 0}, l2 = {.n = 0};
+	size_t lines = 0, frames = 0;
+	char *text;
+
+	snprintf(path, sizeof(path), "%s", check_path("deep.dat"));
+	w = fx_begin(path, "function_graph");
+	fx_buffer(w, 1, 100, "deep");
+	for (int i = 0; i < 1100; i++)
+		wl_entry(&l1, 1, 1);
+	fx_page(w, 1, &p1, &l1);
+	for (int i = 0; i < 1100; i++)
+		wl_exit(&l2, 1);
+	fx_page(w, 1, &p2, &l2);
+	fx_end(w);
+	text = flame(path, UTRACE_FLAME_NS);
+	for (const char *s = text ? text : ""; *s; s++) {
+		lines += *s == '\n';
+		frames += *s == ';' && lines == UTRACE_FLAME_MAX_DEPTH - 1;
+	}
+	check(lines == UTRACE_FLAME_MAX_DEPTH && frames == UTRACE_FLAME_MAX_DEPTH - 1,
+	      "flame: %zu lines, the last %zu frames deep", lines, frames + 1);
+	free(text);
+}
+
+int main(void)
+{
+	if (check_tmpdir_init("export") < 0) {
+		perror("mkdtemp");
+		return 2;
+	}
+	test_chrome();
+	test_chrome_threads_lost();
+	test_json_string();
+	test_flame();
+	test_flame_deep();
+	check_tmpdir_cleanup();
+	return check_done();
+}
