@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "lib/report_filter.h"
+#include "lib/event_print.h"
 #include "lib/report_text.h"
 
 #define TRACE_GRAPH_INDENT 2
@@ -85,6 +86,7 @@ struct printer {
 	struct utrace_report_summary *sum;
 	struct utrace_report_filter *filter;
 	int nsecs;
+	struct utrace_event_printer *evp; /* TP_printk of tracepoints, NULL if none */
 };
 
 static void put_spaces(FILE *out, size_t n)
@@ -266,19 +268,25 @@ static void print_lost(struct printer *p, const struct utrace_event *ev)
 			bi->comm, bi->tid);
 }
 
-/* trace_print_context() + print_fn_trace() */
-static void print_fn_line(struct printer *p, const struct utrace_event *ev)
+/* trace_print_context(): "comm-tid [cpu] ..... seconds.usecs: " */
+static void print_context(struct printer *p, const struct utrace_event *ev)
 {
 	const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, ev->buf);
 	uint64_t usecs = (ev->ts + 500) / 1000; /* ns2usecs() rounds */
 
 	if (p->nsecs)
-		fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%09" PRIu64 ": %s", bi->comm,
-			bi->tid, ev->cpu, ev->ts / 1000000000u, ev->ts % 1000000000u,
-			func_name(p, ev));
+		fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%09" PRIu64 ": ", bi->comm,
+			bi->tid, ev->cpu, ev->ts / 1000000000u, ev->ts % 1000000000u);
 	else
-		fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%06" PRIu64 ": %s", bi->comm,
-			bi->tid, ev->cpu, usecs / 1000000, usecs % 1000000, func_name(p, ev));
+		fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%06" PRIu64 ": ", bi->comm,
+			bi->tid, ev->cpu, usecs / 1000000, usecs % 1000000);
+}
+
+/* print_fn_trace() */
+static void print_fn_line(struct printer *p, const struct utrace_event *ev)
+{
+	print_context(p, ev);
+	fputs(func_name(p, ev), p->out);
 	if ((p->flags & UTRACE_REPORT_PARENT) && ev->kind == UTRACE_EV_FUNC && ev->parent_ip) {
 		const char *parent = utrace_dat_addr_name(p->d, ev->image, ev->parent_ip, NULL);
 
@@ -288,6 +296,32 @@ static void print_fn_line(struct printer *p, const struct utrace_event *ev)
 			fprintf(p->out, " <-0x%" PRIx64, ev->parent_ip);
 	}
 	fputc('\n', p->out);
+}
+
+/*
+ * A tracepoint record as the kernel prints an event: "name: TP_printk
+ * output"; a utrace_printf text as trace_marker's "tracing_mark_write:
+ * text".  In function_graph the kernel shows both as comments.
+ */
+static void print_event_text(struct printer *p, const struct utrace_event *ev, bool graph)
+{
+	const char *name;
+
+	if (ev->kind == UTRACE_EV_PRINT) {
+		int len = (int)strnlen(ev->data, ev->data_len);
+
+		if (graph)
+			fprintf(p->out, "/* %.*s */\n", len, (const char *)ev->data);
+		else
+			fprintf(p->out, "tracing_mark_write: %.*s\n", len, (const char *)ev->data);
+		return;
+	}
+	name = p->evp ? utrace_event_printer_name(p->evp, (int)ev->id) : NULL;
+	fprintf(p->out, "%s%s: %s%s\n", graph ? "/* " : "", name ? name : "unknown_event",
+		p->evp ? utrace_event_printer_render(p->evp, (int)ev->id, ev->tid, ev->data,
+						     ev->data_len)
+		       : "",
+		graph ? " */" : "");
 }
 
 static void print_graph_event(struct printer *p, const struct utrace_event *ev)
@@ -320,6 +354,14 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 	case UTRACE_EV_FUNC:
 		/* the kernel prints other events in their own format */
 		print_fn_line(p, ev);
+		break;
+	case UTRACE_EV_EVENT:
+	case UTRACE_EV_PRINT:
+		/* print_graph_comment(): at the depth the thread is at */
+		graph_prologue(p, ev);
+		print_graph_duration(p, 0, FILL_FULL);
+		put_spaces(p->out, graph_indent(ev->depth));
+		print_event_text(p, ev, true);
 		break;
 	}
 }
@@ -411,7 +453,8 @@ static int print_graph(struct printer *p, struct utrace_error *err)
 static int printed_by_function(const struct utrace_event *ev)
 {
 	return ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY ||
-	       ev->kind == UTRACE_EV_LEAF;
+	       ev->kind == UTRACE_EV_LEAF || ev->kind == UTRACE_EV_EVENT ||
+	       ev->kind == UTRACE_EV_PRINT;
 }
 
 static int print_function(struct printer *p, const char *tracer, struct utrace_error *err)
@@ -474,7 +517,12 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 			continue;
 		if (p->sum)
 			p->sum->events++;
-		print_fn_line(p, &ev);
+		if (ev.kind == UTRACE_EV_EVENT || ev.kind == UTRACE_EV_PRINT) {
+			print_context(p, &ev);
+			print_event_text(p, &ev, false);
+		} else {
+			print_fn_line(p, &ev);
+		}
 	}
 	if (ret < 0)
 		return iter_fail(it, ret);
@@ -499,6 +547,8 @@ int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_rep
 	p.filter = opts->filter;
 	p.nsecs = opts->nsecs;
 	p.cpu_width = snprintf(NULL, 0, "%u", ncpus ? ncpus - 1 : 0);
+	if (utrace_dat_event_format_count(d) && utrace_event_printer_new(d, &p.evp, err) < 0)
+		return err->code;
 	if (sum) {
 		memset(sum, 0, sizeof(*sum));
 		sum->nr_bufs = utrace_dat_buffer_count(d);
@@ -517,6 +567,7 @@ int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_rep
 		ret = utrace_error_set(err, -EINVAL, "%s: unknown tracer '%s'", utrace_dat_path(d),
 				       tracer);
 	free(p.last_buf);
+	utrace_event_printer_free(p.evp);
 	if (ret == 0 && (fflush(out) == EOF || ferror(out)))
 		ret = utrace_error_set(err, -EIO, "%s: writing the report: %s", utrace_dat_path(d),
 				       strerror(errno));
