@@ -139,7 +139,8 @@ struct utrace_event_key {
  */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(UTRACE_NO_ASM_GOTO)
 #define __UTRACE_JUMP_LABEL(name)                                                               \
-	static inline __attribute__((always_inline)) int __utrace_on_##name(void)               \
+	static inline __attribute__((always_inline)) __utrace_notrace int                       \
+	__utrace_on_##name(void)                                                                \
 	{                                                                                       \
 		__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"                         \
 			     ".pushsection __utrace_jump_table, \"aw\"\n\t"                      \
@@ -156,7 +157,7 @@ struct utrace_event_key {
 	}
 #else
 #define __UTRACE_JUMP_LABEL(name)                                                               \
-	static inline int __utrace_on_##name(void)                                              \
+	static inline __utrace_notrace int __utrace_on_##name(void)                             \
 	{                                                                                       \
 		return __builtin_expect(__utrace_key_##name.enabled, 0);                        \
 	}
@@ -167,12 +168,12 @@ struct utrace_event_key {
 	extern struct utrace_event_key __utrace_key_##name;                                     \
 	void __utrace_do_##name(proto);                                                         \
 	__UTRACE_JUMP_LABEL(name)                                                               \
-	static inline void trace_##name(proto)                                                  \
+	static inline __attribute__((always_inline)) __utrace_notrace void trace_##name(proto)  \
 	{                                                                                       \
 		if (__utrace_on_##name())                                                       \
 			__utrace_do_##name(args);                                               \
 	}                                                                                       \
-	static inline int trace_##name##_enabled(void)                                          \
+	static inline __utrace_notrace int trace_##name##_enabled(void)                         \
 	{                                                                                       \
 		return __utrace_key_##name.enabled;                                             \
 	}
