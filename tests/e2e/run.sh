@@ -67,6 +67,7 @@ TESTS=(
 	"errno errno"
 	"args args"
 	"longrun longrun"
+	"tracepoints tracepoints"
 )
 # "name record-options -- program args...": filter tests, check_<name>.
 FILTERS=(
@@ -80,6 +81,9 @@ FILTERS=(
 	"flt-tid -T 1 -- simple"
 	"flt-overwrite --overwrite -b 64 -- longrun"
 	"flt-thresh --thresh 1000 -- longrun 20000"
+	"tp-all -e tp -- tracepoints"
+	"tp-one -e tp:tp_value -f id>=3 -- tracepoints"
+	"tp-function -p function -e tp:tp_begin -e tp:tp_end -- tracepoints"
 )
 
 ulimit -c 0
@@ -514,6 +518,37 @@ check_flt_thresh() {
 	expect_absent "$CFG $TEST short calls dropped" filler first_func the_end
 }
 
+# ---------------------------------------------------------------- tracepoints
+
+# count_lines WHAT REGEX N: the report has N lines matching REGEX
+count_lines() {
+	local n
+	n=$(grep -cE "$2" "$REP")
+	if [ "$n" = "$3" ]; then ok "$1"; else nok "$1" "$n lines match '$2', expected $3" "report: $REP"; fi
+}
+check_tracepoints() {
+	# not enabled: the jump labels stay NOPs, nothing is recorded
+	count_lines "$CFG $TEST no event without -e" 'tp_(value|begin|end):' 0
+	expect_func "$CFG $TEST step traced" step count 5 depth 2
+}
+check_tp_all() {
+	count_lines "$CFG $TEST tp_value events as graph comments" '\| +/\* tp_value: id=[0-4] name=(zero|one|two|three|four) \*/$' 5
+	# main 0, run 1, step 2: an event inside step is at depth 3
+	count_lines "$CFG $TEST tp_value inside step" '\|        /\* tp_value: id=2 name=two \*/$' 1
+	count_lines "$CFG $TEST class events" '/\* tp_(begin: a=5 b=-1|end: a=5 b=20) \*/$' 2
+	count_lines "$CFG $TEST utrace_printf text" '/\* sum=20 \*/$' 1
+	expect_balanced "$CFG $TEST braces balance"
+}
+check_tp_one() {
+	count_lines "$CFG $TEST filter id>=3 keeps two" '/\* tp_value: id=[34] name=(three|four) \*/$' 2
+	count_lines "$CFG $TEST other events off" 'tp_(begin|end):' 0
+}
+check_tp_function() {
+	count_lines "$CFG $TEST event lines in the function layout" \
+		'^ +tracepoints-[0-9]+ +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: tp_(begin: a=5 b=-1|end: a=5 b=20)$' 2
+	count_lines "$CFG $TEST marker line" ': tracing_mark_write: sum=20$' 1
+}
+
 # ---------------------------------------------------------------- running
 
 # run_test NAME "record options" PROGRAM ARGS...
@@ -747,7 +782,7 @@ gen_config() {
 	printf '%s\n%s\n%s\n%s %s %s\n' "$flags" "$pflags" "$ldflags" "$cc" "$cxx" "$opt" >"$dir/cflags.new"
 	if cmp -s "$dir/cflags.new" "$dir/cflags"; then rm -f "$dir/cflags.new"; else mv "$dir/cflags.new" "$dir/cflags"; fi
 
-	local base="-g -Wall -Wextra -Werror $opt"
+	local base="-g -Wall -Wextra -Werror $opt -I$ROOT/include -I$PROGS"
 	local src p
 	echo "all: all-$cfg"
 	local targets=""
@@ -756,7 +791,7 @@ gen_config() {
 		p=${p%.*}
 		[ "$p" = plugin ] && continue
 		targets="$targets $dir/bin/$p"
-		echo "$dir/bin/$p: $src $PROGS/progs.h $dir/cflags"
+		echo "$dir/bin/$p: $src $PROGS/progs.h $PROGS/tp_events.h $ROOT/include/utrace/*.h $dir/cflags"
 		case $src in
 		*.cc) printf '\t@{ %s %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cxx" "$base" "$flags" "$src" "$cxx" "$ldflags" ;;
 		*) printf '\t@{ %s -std=gnu11 %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread -ldl; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cc" "$base" "$flags" "$src" "$cc" "$ldflags" ;;
