@@ -78,6 +78,10 @@ struct utrace_dat {
 	struct utrace_dat_header hdr;
 	int finished;
 	int have_clock;
+	/* tsc -> ns as ns0 + (tsc - tsc0) * tsc_mult >> TSC_SHIFT, like the
+	 * kernel's clocksource mult/shift: no division per record */
+	uint64_t tsc_mult;
+	int tsc_fast;
 	struct utrace_dat_clock clock;
 	unsigned max_cpu;
 
@@ -106,6 +110,8 @@ struct utrace_dat {
 	char *warnings[DAT_MAX_WARNINGS];
 	unsigned nr_warnings;
 
+	struct dat_kernel *kern; /* kernel events (dat_kernel.c), NULL if none */
+
 	unsigned disk_syms;	/* objects whose symbols came from their file */
 	struct dat_name *names; /* formatted fallback names, freed at close */
 	char ring[8][48];	/* names of ids no object covers */
@@ -118,6 +124,9 @@ void dat_warn(struct utrace_dat *d, const char *fmt, ...) __attribute__((format(
 int dat_pread(const struct utrace_dat *d, void *buf, size_t len, uint64_t off,
 	      struct utrace_error *err);
 struct dat_image *dat_find_image(const struct utrace_dat *d, uint32_t image);
+/* The buffer with file id `id`, created (unnamed) if new; NULL if out of
+ * memory.  Pointers into d->buffers do not survive it. */
+struct dat_buffer *dat_buf_get(struct utrace_dat *d, uint32_t id);
 /* ticks (a duration) to ns, with the slope of the clock */
 uint64_t dat_ticks_to_ns(const struct utrace_dat *d, uint64_t ticks);
 

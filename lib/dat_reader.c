@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include "common/rb_abi.h"
-#include "lib/dat_internal.h"
+#include "lib/dat_kernel.h"
+
+static void dat_clock_prepare(struct utrace_dat *d);
 
 void dat_warn(struct utrace_dat *d, const char *fmt, ...)
 {
@@ -110,9 +112,7 @@ static int buf_hash_rebuild(struct utrace_dat *d, size_t size)
 	return 0;
 }
 
-/* The buffer with file id `id`, created (unnamed) if new; NULL if out of
- * memory. */
-static struct dat_buffer *buf_get(struct utrace_dat *d, uint32_t id)
+struct dat_buffer *dat_buf_get(struct utrace_dat *d, uint32_t id)
 {
 	struct dat_buffer *b;
 	size_t s;
@@ -288,7 +288,7 @@ static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t typ
 			break;
 		}
 		memcpy(&hdr, p, sizeof(hdr));
-		b = buf_get(d, hdr.buf);
+		b = dat_buf_get(d, hdr.buf);
 		if (!b)
 			goto nomem;
 		b->info.image = hdr.image;
@@ -310,7 +310,7 @@ static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t typ
 			break;
 		}
 		memcpy(&st, p, sizeof(st));
-		b = buf_get(d, st.buf);
+		b = dat_buf_get(d, st.buf);
 		if (!b)
 			goto nomem;
 		b->info.has_stats = 1;
@@ -351,6 +351,11 @@ static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t typ
 		d->nr_evfmts++;
 		break;
 	}
+	case UTRACE_DAT_KHEADER:
+	case UTRACE_DAT_KTASKS:
+		if (dat_kernel_meta(d, type, p, len, off) < 0)
+			goto nomem;
+		break;
 	case UTRACE_DAT_NOTICE: {
 		char *text = strndup(p, len);
 
@@ -391,7 +396,7 @@ static int index_page(struct utrace_dat *d, const unsigned char *head, uint32_t 
 		bad_record(d, off, UTRACE_DAT_PAGE, "commit is larger than the page");
 		return 0;
 	}
-	b = buf_get(d, pg.buf);
+	b = dat_buf_get(d, pg.buf);
 	if (!b || grow((void **)&b->pages, &b->cap_pages, b->nr_pages + 1, sizeof(*b->pages)))
 		return -ENOMEM;
 	if (!b->nr_pages)
@@ -478,8 +483,10 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 		}
 		if (rec.type == UTRACE_DAT_PAGE) {
 			ret = index_page(d, head, rec.len, off);
-		} else if (rec.type >= UTRACE_DAT_CLOCK && rec.type < UTRACE_DAT_END &&
-			   rec.type != UTRACE_DAT_PAGE) {
+		} else if (rec.type == UTRACE_DAT_KPAGE) {
+			ret = dat_kernel_index(d, head, n, rec.len, off);
+		} else if (rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_KTASKS) {
+			/* metadata (PAGE, KPAGE and END are handled above) */
 			if (rec.len > DAT_MAX_META_LEN) {
 				bad_record(d, off, rec.type, "too large");
 				off += sizeof(rec) + padded;
@@ -550,6 +557,8 @@ int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_err
 	ret = scan_records(d, &sc, err);
 	if (ret == 0 && dat_syms_finish(d, sc.blobs, sc.nr_blobs) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
+	if (ret == 0 && dat_kernel_finish(d) < 0)
+		ret = utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
 	for (size_t i = 0; i < sc.nr_blobs; i++)
 		free(sc.blobs[i].data);
 	free(sc.blobs);
@@ -557,6 +566,7 @@ int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_err
 		utrace_dat_close(d);
 		return ret;
 	}
+	dat_clock_prepare(d);
 	*out = d;
 	return 0;
 }
@@ -568,6 +578,7 @@ void utrace_dat_close(struct utrace_dat *d)
 	if (d->fd >= 0)
 		close(d->fd);
 	dat_syms_free(d);
+	dat_kernel_free(d);
 	for (size_t i = 0; i < d->nr_meta_blobs; i++)
 		free(d->meta_blobs[i]);
 	free(d->meta_blobs);
@@ -633,12 +644,39 @@ static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
 	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
+#define TSC_SHIFT 40
+
+/* The mult of the fast conversion, when the clock is the usual kind (both
+ * clocks going forward, under 2^24 ns per tick); the exact 128-bit
+ * division below stays for anything else. */
+static void dat_clock_prepare(struct utrace_dat *d)
+{
+	const struct utrace_dat_clock *c = &d->clock;
+	unsigned __int128 m;
+
+	d->tsc_fast = 0;
+	if (!d->have_clock || c->tsc1 <= c->tsc0 || c->ns1 <= c->ns0)
+		return;
+	m = ((unsigned __int128)(c->ns1 - c->ns0) << TSC_SHIFT) / (c->tsc1 - c->tsc0);
+	if (m >> 63)
+		return;
+	d->tsc_mult = (uint64_t)m;
+	d->tsc_fast = 1;
+}
+
 uint64_t utrace_dat_tsc_to_ns(const struct utrace_dat *d, uint64_t tsc)
 {
 	const struct utrace_dat_clock *c = &d->clock;
 	uint64_t dtsc, dns, delta;
 	int neg_tsc, neg_ns;
 
+	if (d->tsc_fast && tsc >= c->tsc0 && tsc - c->tsc0 < (1ull << 60)) {
+		uint64_t ns = (uint64_t)(((unsigned __int128)(tsc - c->tsc0) * d->tsc_mult) >>
+					 TSC_SHIFT);
+
+		if (ns <= UINT64_MAX - c->ns0)
+			return c->ns0 + ns;
+	}
 	if (!d->have_clock)
 		return tsc;
 	neg_tsc = tsc < c->tsc0;
