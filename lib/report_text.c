@@ -134,14 +134,31 @@ static char find_mark(uint64_t d)
 	return ' ';
 }
 
+/* Decimal digits of v into buf (no NUL); returns their number.  The
+ * report prints millions of lines: printf's format parsing was most of
+ * its time. */
+static int utoa(char *buf, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (int i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
 /* trace_print_graph_duration(): "usecs.nsecs us " padded to 8 + 4 */
 static void print_duration_value(FILE *out, uint64_t duration)
 {
 	char usecs[24], nsecs[4];
 	unsigned long nsecs_rem = (unsigned long)(duration % 1000);
-	int len = snprintf(usecs, sizeof(usecs), "%" PRIu64, duration / 1000);
+	int len = utoa(usecs, duration / 1000);
 
-	fputs(usecs, out);
+	fwrite(usecs, 1, (size_t)len, out);
 	if (len < 7) {
 		/* at most 7 digits in all: the nsecs are cut, not rounded */
 		int keep = 8 - len < 5 ? 8 - len - 1 : 3;
@@ -149,8 +166,8 @@ static void print_duration_value(FILE *out, uint64_t duration)
 		nsecs[0] = (char)('0' + nsecs_rem / 100);
 		nsecs[1] = (char)('0' + nsecs_rem / 10 % 10);
 		nsecs[2] = (char)('0' + nsecs_rem % 10);
-		nsecs[keep] = '\0';
-		fprintf(out, ".%s", nsecs);
+		fputc('.', out);
+		fwrite(nsecs, 1, (size_t)keep, out);
 		len += keep + 1;
 	}
 	fputs(" us ", out);
@@ -179,9 +196,16 @@ static void print_graph_duration(struct printer *p, uint64_t duration, enum fill
 	fputs("|  ", p->out);
 }
 
+/* " %*u) ": the cpu right-aligned in cpu_width columns */
 static void print_graph_cpu(struct printer *p, uint32_t cpu)
 {
-	fprintf(p->out, " %*u) ", p->cpu_width, cpu);
+	char buf[32];
+	int n = utoa(buf + 16, cpu), pad = p->cpu_width > n ? p->cpu_width - n : 0;
+
+	fputc(' ', p->out);
+	put_spaces(p->out, (size_t)pad);
+	fwrite(buf + 16, 1, (size_t)n, p->out);
+	fputs(") ", p->out);
 }
 
 /* print_graph_proc(): "comm-pid" centred in 14 columns, comm cut at 7 */
@@ -331,13 +355,15 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 		graph_prologue(p, ev);
 		print_graph_duration(p, 0, FILL_FULL);
 		put_spaces(p->out, graph_indent(ev->depth));
-		fprintf(p->out, "%s() {\n", func_name(p, ev));
+		fputs(func_name(p, ev), p->out);
+		fputs("() {\n", p->out);
 		break;
 	case UTRACE_EV_LEAF:
 		graph_prologue(p, ev);
 		print_graph_duration(p, ev->duration, FILL_NONE);
 		put_spaces(p->out, graph_indent(ev->depth));
-		fprintf(p->out, "%s();\n", func_name(p, ev));
+		fputs(func_name(p, ev), p->out);
+		fputs("();\n", p->out);
 		break;
 	case UTRACE_EV_EXIT:
 		graph_prologue(p, ev);
