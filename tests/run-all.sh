@@ -22,11 +22,11 @@ if [ ! -x "$ROOT/tests/run-unit.sh" ] && [ ! -f "$ROOT/tests/run-unit.sh" ]; the
 	echo "run-all: tests/run-unit.sh is missing" >&2
 fi
 
-tier() { # tier NAME SCRIPT
-	local name=$1 script=$2 summary p f rc
+tier() { # tier NAME SCRIPT [BUILD_DIR]
+	local name=$1 script=$2 dir=${3:-$B} summary p f rc
 	[ -f "$script" ] || return 0
-	echo "=== $name"
-	bash "$script" "$B" 2>&1 | tee "$out"
+	echo "=== $name${3:+ ($dir)}"
+	bash "$script" "$dir" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
 	summary=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed$" "$out" | tail -1)
 	if [ -z "$summary" ]; then
@@ -45,6 +45,10 @@ tier() { # tier NAME SCRIPT
 }
 
 tier unit "$ROOT/tests/run-unit.sh"
+# the same unit tests under AddressSanitizer + UBSan (make test builds them)
+if [ -d "$ROOT/build-san/tests" ]; then
+	tier unit "$ROOT/tests/run-unit.sh" "$ROOT/build-san"
+fi
 tier e2e "$ROOT/tests/e2e/run.sh"
 tier kernel "$ROOT/tests/kernel/run.sh"
 
