@@ -212,13 +212,7 @@
 
 /* Back to declarations, for any later include of an events header. */
 #undef TRACE_HEADER_MULTI_READ
-#undef TRACE_EVENT
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
-#define DEFINE_EVENT(template, name, proto, args)                                               \
-	__UTRACE_DECLARE_EVENT(name, PARAMS(proto), PARAMS(args))
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                                  \
-	__UTRACE_TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
-			     PARAMS(print))
+#include <utrace/tracepoint_decl.h>
 #ifdef __utrace_undef_include_file
 #undef TRACE_INCLUDE_FILE
 #undef __utrace_undef_include_file

@@ -197,12 +197,7 @@ struct utrace_event_key {
 
 /* First read: declare the keys and the trace_<name>() inline functions. */
 #define PARAMS(...) __VA_ARGS__
-#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
-#define DEFINE_EVENT(template, name, proto, args)                                               \
-	__UTRACE_DECLARE_EVENT(name, PARAMS(proto), PARAMS(args))
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)                                  \
-	__UTRACE_TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), \
-			     PARAMS(print))
+#include <utrace/tracepoint_decl.h>
 
 #ifdef __cplusplus
 }
