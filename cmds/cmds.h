@@ -17,7 +17,8 @@
 	C(list, "list the traceable functions or tracepoints of a program")   \
 	C(cflags, "print the compiler flags that make a program traceable")              \
 	C(stat, "run a command and count perf events, like perf stat")                  \
-	C(convert, "write a trace-cmd trace.dat file (for trace-cmd report, KernelShark)")
+	C(convert, "write a trace-cmd trace.dat file (for trace-cmd report, KernelShark)") \
+	C(reset, "remove what a killed recorder left behind (tracefs instances, probes)")
 
 #define UTRACE_CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
 UTRACE_COMMANDS(UTRACE_CMD_DECL)

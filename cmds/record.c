@@ -7,6 +7,12 @@
  * we end as it ended: the same exit status, or the same signal raised on
  * ourselves, so a shell sees no difference.  Ctrl-C stops the recording
  * (tracing_on = 0 everywhere), saves the file, then waits for the command.
+ *
+ * Kernel events (-e SYSTEM:EVENT of a system in tracefs) go through a
+ * tracefs instance of our own (lib/kernel_trace.c): created before the
+ * command runs (a bad kernel filter stops us there), scoped to the
+ * command's pid while the child waits on a pipe before its exec, read
+ * along with the user buffers, removed on every way out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,9 +29,10 @@
 #include "cmds/cmds.h"
 #include "lib/event_select.h"
 #include "lib/ftrace_filter.h"
+#include "lib/kernel_trace.h"
 #include "lib/recorder.h"
 
-#define DEFAULT_BUFFER_KB 8192
+#define DEFAULT_BUFFER_KB 16384
 
 static volatile sig_atomic_t record_interrupted;
 
@@ -52,8 +59,12 @@ static void record_usage(FILE *f)
 		"      --thresh USEC        only record calls of at least USEC microseconds (tracing_thresh)\n"
 		"  -e, --event EVENT        enable static tracepoints: SYSTEM:EVENT, SYSTEM, EVENT\n"
 		"                           or all (globs allowed); repeatable\n"
+		"                           a SYSTEM of the kernel's (tracefs events/, e.g.\n"
+		"                           sched:sched_switch, syscalls) records kernel events\n"
 		"  -f, --filter-event EXPR  filter for the preceding -e, in the kernel's event\n"
 		"                           filter syntax, e.g. 'count > 5 && word ~ \"a*\"'\n"
+		"  -c, --children           kernel events: of the processes COMMAND starts too\n"
+		"  -a, --system-wide        kernel events: of every process, not only COMMAND's\n"
 		"  -T, --tid TID            only trace thread TID (repeatable, up to 16)\n"
 		"  -b, --buffer-kb KB       per-thread buffer size (default %d)\n"
 		"      --overwrite          flight recorder: keep the newest records, drop the oldest\n"
@@ -99,20 +110,56 @@ static int record_find_runtime(char *out, size_t len)
 	return access(out, R_OK);
 }
 
-static pid_t record_spawn(char **argv, const char *sock, const char *runtime)
+/* Kernel tracing starts while the child waits to exec (record_spawn). */
+struct record_kernel {
+	struct utrace_ktrace *kt;
+	bool children, system_wide;
+	struct utrace_error err;
+};
+
+static int record_kernel_start(struct record_kernel *k, pid_t pid)
+{
+	return utrace_ktrace_start(k->kt, k->system_wide ? 0 : pid, k->children, &k->err);
+}
+
+static int record_kpage(void *r, uint32_t cpu, const void *page, size_t len,
+			struct utrace_error *err)
+{
+	return utrace_recorder_write_kpage(r, cpu, page, len, err);
+}
+
+static int record_kformat(void *r, const char *system, const char *name, int id,
+			  const char *text, struct utrace_error *err)
+{
+	return utrace_recorder_write_kformat(r, system, id, text, err);
+}
+
+/* -1 (errno) if the command could not start, -2 (errno) if it could not
+ * exec, -3 if kernel tracing could not start (k->err). */
+static pid_t record_spawn(char **argv, const char *sock, const char *runtime,
+			  struct record_kernel *k)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *preload;
-	int fds[2];
+	int fds[2], hold[2] = {-1, -1};
 	pid_t pid;
 	int err = 0;
+	char go = 0;
 
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return -1;
+	if (k->kt && pipe2(hold, O_CLOEXEC) < 0)
+		goto fail;
 	pid = fork();
 	if (pid < 0)
-		return -1;
+		goto fail;
 	if (!pid) {
+		/* wait until the kernel side traces us; EOF: the recorder gave up */
+		if (hold[0] >= 0) {
+			close(hold[1]);
+			if (read(hold[0], &go, 1) != 1)
+				_exit(127);
+		}
 		if (asprintf(&preload, "%s%s%s", runtime, old && *old ? ":" : "", old ? old : "") < 0)
 			_exit(127);
 		setenv("LD_PRELOAD", preload, 1);
@@ -126,6 +173,18 @@ static pid_t record_spawn(char **argv, const char *sock, const char *runtime)
 		_exit(127);
 	}
 	close(fds[1]);
+	if (hold[0] >= 0) {
+		close(hold[0]);
+		if (record_kernel_start(k, pid) < 0) {
+			close(hold[1]);
+			close(fds[0]);
+			waitpid(pid, NULL, 0);
+			return -3;
+		}
+		if (write(hold[1], &go, 1) != 1)
+			err = errno;
+		close(hold[1]);
+	}
 	if (read(fds[0], &err, sizeof(err)) == sizeof(err)) {
 		close(fds[0]);
 		waitpid(pid, NULL, 0);
@@ -134,6 +193,16 @@ static pid_t record_spawn(char **argv, const char *sock, const char *runtime)
 	}
 	close(fds[0]);
 	return pid;
+fail:
+	err = errno;
+	close(fds[0]);
+	close(fds[1]);
+	if (hold[0] >= 0) {
+		close(hold[0]);
+		close(hold[1]);
+	}
+	errno = err;
+	return -1;
 }
 
 /* The file execvp would run for name, or NULL. */
@@ -213,6 +282,8 @@ int cmd_record(int argc, char **argv)
 		{"tid", required_argument, NULL, 'T'},
 		{"event", required_argument, NULL, 'e'},
 		{"filter-event", required_argument, NULL, 'f'},
+		{"children", no_argument, NULL, 'c'},
+		{"system-wide", no_argument, NULL, 'a'},
 		{"buffer-kb", required_argument, NULL, 'b'},
 		{"overwrite", no_argument, NULL, 'O'},
 		{"output", required_argument, NULL, 'o'},
@@ -230,9 +301,10 @@ int cmd_record(int argc, char **argv)
 	struct utrace_recorder *r = NULL;
 	struct utrace_error err = {0};
 	char runtime[PATH_MAX], *command = NULL;
-	struct utrace_event_spec *specs = NULL;
+	struct utrace_event_spec *specs = NULL, *uspecs = NULL, *kspecs = NULL;
 	struct utrace_event_select *events = NULL;
-	unsigned ntids = 0, nspecs = 0;
+	struct record_kernel k = {0};
+	unsigned ntids = 0, nspecs = 0, nuspecs = 0, nkspecs = 0;
 	int c, status = 0, ret = 1;
 	bool exited = false, stopped = false;
 	pid_t pid;
@@ -242,7 +314,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:cah", longopts, NULL)) != -1) {
 		unsigned long long v;
 		enum utrace_filter_list list;
 
@@ -335,6 +407,12 @@ int cmd_record(int argc, char **argv)
 		case 'o':
 			o.output = optarg;
 			break;
+		case 'c':
+			k.children = true;
+			break;
+		case 'a':
+			k.system_wide = true;
+			break;
 		case 'h':
 			record_usage(stdout);
 			ret = 0;
@@ -373,17 +451,49 @@ int cmd_record(int argc, char **argv)
 	}
 	o.command = command;
 	o.filter = filter;
-	if (nspecs) {
+	signal(SIGINT, record_on_signal);
+	signal(SIGTERM, record_on_signal);
+	signal(SIGHUP, record_on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	/* kernel events: an -e whose SYSTEM is a directory of tracefs events/ */
+	uspecs = calloc(nspecs + 1, sizeof(*uspecs));
+	kspecs = calloc(nspecs + 1, sizeof(*kspecs));
+	if (!uspecs || !kspecs) {
+		utrace_die_msg("record", "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < nspecs; i++) {
+		if (utrace_ktrace_is_kernel(specs[i].pattern))
+			kspecs[nkspecs++] = specs[i];
+		else
+			uspecs[nuspecs++] = specs[i];
+	}
+	if ((k.children || k.system_wide) && !nkspecs)
+		fprintf(stderr, "utrace record: -%c applies to kernel events only (none selected)\n",
+			k.system_wide ? 'a' : 'c');
+	if (nkspecs) {
+		unsigned bad = 0;
+
+		if (utrace_ktrace_open(kspecs, nkspecs, 0, &k.kt, &bad, &err) < 0) {
+			if (err.column > 0)
+				record_filter_error(kspecs[bad].filter, &err);
+			else
+				utrace_die_msg("record", "%s", err.msg);
+			ret = err.column > 0 || err.code == -ENOENT ? 2 : 1;
+			goto out;
+		}
+	}
+	if (nuspecs) {
 		char *exe = record_which(argv[optind]);
 		unsigned bad = 0;
 
-		if (utrace_event_select_new(specs, nspecs, &events, &err) < 0) {
+		if (utrace_event_select_new(uspecs, nuspecs, &events, &err) < 0) {
 			utrace_die_msg("record", "%s", err.msg);
 			goto out;
 		}
 		/* a bad filter stops us before the command runs */
 		if (exe && utrace_event_select_check(events, exe, &bad, &err) < 0) {
-			record_filter_error(specs[bad].filter, &err);
+			record_filter_error(uspecs[bad].filter, &err);
 			free(exe);
 			ret = 2;
 			goto out;
@@ -395,11 +505,24 @@ int cmd_record(int argc, char **argv)
 		utrace_die_msg("record", "%s", err.msg);
 		goto out;
 	}
+	if (k.kt) {
+		const char *clock, *hpage, *hevent;
+		uint32_t subbuf;
 
-	signal(SIGINT, record_on_signal);
-	signal(SIGTERM, record_on_signal);
-	signal(SIGPIPE, SIG_IGN);
-	pid = record_spawn(argv + optind, utrace_recorder_sock_path(r), runtime);
+		utrace_ktrace_header(k.kt, &clock, &subbuf, &hpage, &hevent);
+		if (utrace_recorder_write_kheader(r, clock, subbuf, hpage, hevent, &err) < 0 ||
+		    utrace_ktrace_formats(k.kt, record_kformat, r, &err) < 0) {
+			utrace_die_msg("record", "%s: %s", o.output, err.msg);
+			goto out;
+		}
+	}
+	if (record_interrupted)
+		goto out;
+	pid = record_spawn(argv + optind, utrace_recorder_sock_path(r), runtime, &k);
+	if (pid == -3) {
+		utrace_die_msg("record", "%s", k.err.msg);
+		goto out;
+	}
 	if (pid < 0) {
 		utrace_die_msg("record", "cannot run '%s': %s", argv[optind], strerror(errno));
 		ret = 127;
@@ -410,6 +533,11 @@ int cmd_record(int argc, char **argv)
 	 * traced have gone, or until interrupted. */
 	for (;;) {
 		if (utrace_recorder_poll(r, 1, &err) < 0) {
+			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
+				       err.msg);
+			break;
+		}
+		if (k.kt && utrace_ktrace_poll(k.kt, false, record_kpage, r, &err) < 0) {
 			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
 				       err.msg);
 			break;
@@ -427,6 +555,16 @@ int cmd_record(int argc, char **argv)
 		/* give the processes a moment to close their connections */
 		for (int i = 0; i < 100 && !utrace_recorder_idle(r); i++)
 			utrace_recorder_poll(r, 1, &err);
+	}
+	if (k.kt) {
+		const struct utrace_dat_ktask *tasks;
+		size_t ntasks;
+
+		if (utrace_ktrace_stop(k.kt, record_kpage, r, &err) < 0)
+			utrace_die_msg("record", "%s (what was recorded is saved)", err.msg);
+		tasks = utrace_ktrace_tasks(k.kt, &ntasks);
+		if (utrace_recorder_write_ktasks(r, tasks, ntasks, &err) < 0)
+			utrace_die_msg("record", "%s: %s", o.output, err.msg);
 	}
 	if (utrace_recorder_finish(r, &st, &err) < 0)
 		utrace_die_msg("record", "%s: %s", o.output, err.msg);
@@ -446,16 +584,26 @@ int cmd_record(int argc, char **argv)
 			if (lost)
 				fprintf(stderr, "utrace record:   %s-%d (pid %d): %llu records lost\n",
 					comm, btid, bpid, (unsigned long long)lost);
-		for (unsigned i = 0; i < nspecs; i++)
-			if (!specs[i].matched)
+		for (unsigned i = 0; i < nuspecs; i++)
+			if (!uspecs[i].matched)
 				fprintf(stderr, "utrace record: -e %s: no such event in the traced programs\n",
-					specs[i].pattern);
+					uspecs[i].pattern);
+		if (k.kt) {
+			uint64_t pages, missed;
+
+			utrace_ktrace_stats(k.kt, &pages, &missed);
+			fprintf(stderr, "utrace record: %llu kernel pages (%llu with events lost)\n",
+				(unsigned long long)pages, (unsigned long long)missed);
+		}
 		if (st.overrun && o.overwrite)
 			fprintf(stderr,
 				"utrace record: overwrite mode kept the newest records; %llu older "
 				"sub-buffers were overwritten\n",
 				(unsigned long long)st.overrun);
 	}
+	if (utrace_ktrace_close(k.kt, &err) < 0)
+		utrace_die_msg("record", "%s", err.msg);
+	k.kt = NULL;
 	if (stopped)
 		fprintf(stderr, "utrace record: interrupted; waiting for %s to exit\n", argv[optind]);
 	if (!exited) {
@@ -469,12 +617,18 @@ int cmd_record(int argc, char **argv)
 	utrace_func_filter_free(filter);
 	utrace_event_select_free(events);
 	free(specs);
+	free(uspecs);
+	free(kspecs);
 	return record_exit_like(status);
 out:
+	if (utrace_ktrace_close(k.kt, &err) < 0)
+		utrace_die_msg("record", "%s", err.msg);
 	utrace_recorder_free(r);
 	free(command);
 	utrace_func_filter_free(filter);
 	utrace_event_select_free(events);
 	free(specs);
+	free(uspecs);
+	free(kspecs);
 	return ret;
 }

@@ -11,7 +11,9 @@
  *
  * PAGE records carry sub-buffers exactly as the traced thread wrote them
  * (common/rb_abi.h header + common/record.h words, only the committed
- * bytes).  Symbol tables (SYMTAB) are written when recording ends.
+ * bytes); KPAGE records carry the kernel's ring-buffer pages of kernel
+ * trace events, per CPU.  Symbol tables (SYMTAB) are written when
+ * recording ends.
  * Readers skip record types they do not know (forward compatibility).
  */
 #ifndef UTRACE_LIB_DAT_FORMAT_H
@@ -44,6 +46,9 @@ enum utrace_dat_type {
 	UTRACE_DAT_NOTICE = 10, /* text */
 	UTRACE_DAT_END = 11,   /* recording finished; no payload */
 	UTRACE_DAT_EVENT_FORMAT = 12, /* struct utrace_dat_event_format + system\0 + format\0 */
+	UTRACE_DAT_KHEADER = 13, /* struct utrace_dat_kheader + header_page\0 + header_event\0 */
+	UTRACE_DAT_KPAGE = 14,	 /* struct utrace_dat_kpage + a kernel ring-buffer page */
+	UTRACE_DAT_KTASKS = 15,	 /* struct utrace_dat_ktask[] */
 };
 
 struct utrace_dat_rec {
@@ -113,6 +118,31 @@ struct utrace_dat_buffer {
 struct utrace_dat_event_format {
 	uint32_t id;
 	uint32_t reserved;
+};
+
+/* Kernel events (tracefs instance): how to read the KPAGE records.
+ * Followed by the instance's events/header_page and events/header_event
+ * texts, each NUL-terminated. */
+struct utrace_dat_kheader {
+	uint32_t subbuf_size; /* bytes of a ring-buffer page */
+	uint32_t flags;	      /* 0 */
+	char clock[16];	      /* trace_clock: "x86-tsc" (TSC, as CLOCK) or "mono" (ns) */
+};
+
+/* One page read from per_cpu/cpuN/trace_pipe_raw: the kernel's sub-buffer
+ * header (u64 time_stamp, u64 commit with the missed-events flags) and
+ * its committed bytes (plus the u64 missed count when commit says it is
+ * stored); the unused rest of the page is not saved. */
+struct utrace_dat_kpage {
+	uint32_t cpu;
+	uint32_t reserved;
+};
+
+/* A task the kernel records name (common_pid), written when recording ends. */
+struct utrace_dat_ktask {
+	int32_t pid; /* the kernel's pid: a thread id */
+	int32_t tgid;
+	char comm[16];
 };
 
 struct utrace_dat_page {

@@ -10,6 +10,11 @@
  * reads nothing until it reaches the top; a cursor that is done frees its
  * page, so only the buffers live at one moment hold a sub-buffer in memory.
  *
+ * The kernel's per-CPU pages (KPAGE records) have a cursor each too
+ * (dat_kernel.c), in the same heap, after the buffers on ties: their
+ * events come out already converted to ns, so the merge interleaves user
+ * and kernel records by time.
+ *
  * Each cursor looks one record ahead: an ENTRY immediately followed by its
  * own EXIT becomes one LEAF event, as the kernel's function_graph output
  * folds "func();" lines.  Times are converted from ticks to ns only here;
@@ -19,13 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/dat_decode.h"
+#include "lib/dat_kernel.h"
 
 struct iter_cursor {
 	struct dat_cursor dc;
+	struct dat_kcursor *kc; /* a kernel CPU's cursor instead of dc */
+	size_t order;		/* ties: buffers first, then the kernel CPUs */
 	struct dat_raw look;
 	int has_look;
 	int started;
+	int done;
 	uint64_t key;
 	struct utrace_event head;
 };
@@ -45,7 +53,7 @@ static int before(const struct iter_cursor *a, const struct iter_cursor *b)
 {
 	if (a->key != b->key)
 		return a->key < b->key;
-	return a->dc.bufidx < b->dc.bufidx;
+	return a->order < b->order;
 }
 
 static void sift_down(struct utrace_dat_iter *it, size_t i)
@@ -73,6 +81,9 @@ static void sift_down(struct utrace_dat_iter *it, size_t i)
 static void heap_pop(struct utrace_dat_iter *it)
 {
 	dat_cursor_fini(&it->heap[0]->dc);
+	dat_kcursor_free(it->heap[0]->kc);
+	it->heap[0]->kc = NULL;
+	it->heap[0]->done = 1;
 	it->heap[0] = it->heap[--it->nr_heap];
 	if (it->nr_heap)
 		sift_down(it, 0);
@@ -128,6 +139,8 @@ static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct u
 	struct dat_raw r, n;
 	int ret;
 
+	if (c->kc)
+		return dat_kcursor_next(c->kc, &c->head, err);
 	if (c->has_look) {
 		r = c->look;
 		c->has_look = 0;
@@ -161,6 +174,7 @@ static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct u
 int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 			 struct utrace_error *err)
 {
+	size_t nr_k = dat_kernel_cpu_count(d), nr = d->nr_buffers + nr_k;
 	struct utrace_dat_iter *it;
 
 	*out = NULL;
@@ -168,9 +182,9 @@ int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 	if (!it)
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", d->path);
 	it->d = d;
-	if (d->nr_buffers) {
-		it->curs = calloc(d->nr_buffers, sizeof(*it->curs));
-		it->heap = calloc(d->nr_buffers, sizeof(*it->heap));
+	if (nr) {
+		it->curs = calloc(nr, sizeof(*it->curs));
+		it->heap = calloc(nr, sizeof(*it->heap));
 		if (!it->curs || !it->heap) {
 			utrace_dat_iter_close(it);
 			return utrace_error_set(err, -ENOMEM, "%s: out of memory", d->path);
@@ -180,10 +194,23 @@ int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 		struct iter_cursor *c = &it->curs[i];
 
 		dat_cursor_init(&c->dc, d, (uint32_t)i, &it->warn);
+		c->order = i;
 		it->nr_curs++;
 		if (!d->buffers[i].nr_pages)
 			continue;
 		c->key = ns(d, d->buffers[i].first_tsc);
+		it->heap[it->nr_heap++] = c;
+	}
+	for (size_t i = 0; i < nr_k; i++) {
+		struct iter_cursor *c = &it->curs[it->nr_curs];
+
+		c->kc = dat_kcursor_new(d, i, &it->warn);
+		if (!c->kc) {
+			utrace_dat_iter_close(it);
+			return utrace_error_set(err, -ENOMEM, "%s: out of memory", d->path);
+		}
+		c->order = it->nr_curs++;
+		c->key = dat_kcursor_first_ns(c->kc);
 		it->heap[it->nr_heap++] = c;
 	}
 	for (size_t i = it->nr_heap / 2 + 1; i-- > 0;)
@@ -191,6 +218,28 @@ int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 			sift_down(it, i);
 	*out = it;
 	return 0;
+}
+
+/* The call depth thread buf is at between two of its events: that of its
+ * next one, one more if that is an EXIT (we are inside its function);
+ * 0 before its first and after its last. */
+static uint32_t thread_depth(const struct utrace_dat_iter *it, uint32_t buf)
+{
+	const struct iter_cursor *u = &it->curs[buf];
+
+	if (u->kc || !u->started || u->done)
+		return 0;
+	switch (u->head.kind) {
+	case UTRACE_EV_EXIT:
+		return u->head.depth + 1;
+	case UTRACE_EV_ENTRY:
+	case UTRACE_EV_LEAF:
+	case UTRACE_EV_EVENT:
+	case UTRACE_EV_PRINT:
+		return u->head.depth;
+	default:
+		return 0;
+	}
 }
 
 int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
@@ -214,6 +263,9 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 			continue;
 		}
 		*ev = c->head;
+		/* a kernel event of a traced thread: at the thread's depth */
+		if (c->kc && ev->kind == UTRACE_EV_EVENT && ev->buf < it->d->nr_buffers)
+			ev->depth = thread_depth(it, ev->buf);
 		if (ev->data_len) {
 			/* the cursor is about to move on, maybe to another page */
 			if (ev->data_len > it->cap_out) {
@@ -255,8 +307,10 @@ void utrace_dat_iter_close(struct utrace_dat_iter *it)
 {
 	if (!it)
 		return;
-	for (size_t i = 0; i < it->nr_curs; i++)
+	for (size_t i = 0; i < it->nr_curs; i++) {
 		dat_cursor_fini(&it->curs[i].dc);
+		dat_kcursor_free(it->curs[i].kc);
+	}
 	free(it->curs);
 	free(it->heap);
 	free(it->out);

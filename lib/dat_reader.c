@@ -557,8 +557,12 @@ int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_err
 	ret = scan_records(d, &sc, err);
 	if (ret == 0 && dat_syms_finish(d, sc.blobs, sc.nr_blobs) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
-	if (ret == 0 && dat_kernel_finish(d) < 0)
-		ret = utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
+	if (ret == 0) {
+		/* the kernel's task map is in ns: the clock must be ready */
+		dat_clock_prepare(d);
+		if (dat_kernel_finish(d) < 0)
+			ret = utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
+	}
 	for (size_t i = 0; i < sc.nr_blobs; i++)
 		free(sc.blobs[i].data);
 	free(sc.blobs);
@@ -566,7 +570,6 @@ int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_err
 		utrace_dat_close(d);
 		return ret;
 	}
-	dat_clock_prepare(d);
 	*out = d;
 	return 0;
 }

@@ -67,6 +67,7 @@ struct utrace_dat_buffer_info {
 	int has_stats;				/* a STATS record was found */
 	uint64_t nr_pages;			/* PAGE records found */
 	uint64_t written, lost, pages, overrun; /* from STATS, 0 without */
+	int kernel; /* a task only kernel events name: no pages, no image */
 };
 
 unsigned utrace_dat_buffer_count(const struct utrace_dat *d);
@@ -147,6 +148,23 @@ struct utrace_event {
 	const void *data;   /* EVENT, PRINT: valid until the next utrace_dat_iter_next */
 	uint32_t data_len;
 };
+
+/*
+ * Kernel trace events (`utrace record -e sched:sched_switch`) come out of
+ * the iterator as UTRACE_EV_EVENT with id < 32768 (the kernel's event id),
+ * tid = common_pid, cpu = the CPU whose ring buffer held it, data = the
+ * record after its 8 bytes of common fields; their formats are among the
+ * event formats below.  buf is the thread's user buffer if it has one
+ * (depth is then the call depth the thread is at), else a buffer made for
+ * the task (info.kernel = 1, no pages).  Events the kernel dropped are
+ * UTRACE_EV_LOST on that CPU.
+ */
+/* The name of kernel pid (a thread id) at the end of the recording, from
+ * the kernel's records or the user buffers; NULL if unknown. */
+const char *utrace_dat_comm(const struct utrace_dat *d, int pid);
+/* The trace_clock of the kernel events ("x86-tsc" or "mono"), NULL if the
+ * file has none. */
+const char *utrace_dat_kernel_clock(const struct utrace_dat *d);
 
 /* Static tracepoint formats saved in the file (EVENT_FORMAT records), as
  * the kernel's format file text; NULL if no such id. */

@@ -98,7 +98,7 @@ struct utrace_recorder {
 	uint64_t tsc_per_us_q16;
 	uint32_t nr_subbufs;
 	bool ever_connected;
-	uint8_t page[UTRACE_SUBBUF_SIZE];
+	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 
 static uint64_t rdtsc(void)
@@ -209,12 +209,14 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 	memcpy(r->ctl->tid_filter, opts->tids, sizeof(r->ctl->tid_filter));
 	r->ctl->tracing_on = 1;
 
-	/* TSC rate for tracing_thresh: 10 ms is plenty with a known-frequency TSC. */
+	/* TSC rate for tracing_thresh and for a file whose recording was cut
+	 * short: 2 ms give it to 1e-3 with a known-frequency TSC; the CLOCK
+	 * record written at the end spans the whole recording. */
 	clock_pair(&t0, &n0);
 	r->clock.tsc0 = t0;
 	r->clock.ns0 = n0;
 	r->clock.realtime_ns = mono_ns(CLOCK_REALTIME);
-	usleep(10000);
+	usleep(2000);
 	clock_pair(&r->clock.tsc1, &r->clock.ns1);
 	r->tsc_per_us_q16 = (r->clock.tsc1 - t0) * 1000 * 65536 / (r->clock.ns1 - n0 ? r->clock.ns1 - n0 : 1);
 
@@ -627,12 +629,13 @@ static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t
 static int drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struct utrace_error *err)
 {
 	struct utrace_rb_meta *m = b->meta;
-	bool overwrite = m->flags & UTRACE_RB_OVERWRITE;
 	uint64_t head, start;
+	bool overwrite;
 	int ret = 0;
 
-	if (b->done)
+	if (b->done) /* and unmapped: m is NULL */
 		return 0;
+	overwrite = m->flags & UTRACE_RB_OVERWRITE;
 	if (overwrite && !final)
 		return 0;
 	/* acquire: pairs with the producer's release of head */
@@ -806,6 +809,14 @@ int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrac
 			return ret;
 	}
 	return 0;
+}
+
+int utrace_recorder_write_record(struct utrace_recorder *r, uint32_t type, const struct iovec *iov,
+				 int n, struct utrace_error *err)
+{
+	if (!r->w)
+		return utrace_error_set(err, -EBADF, "the recording is finished");
+	return utrace_dat_write(r->w, (enum utrace_dat_type)type, iov, n, err);
 }
 
 bool utrace_recorder_idle(const struct utrace_recorder *r)

@@ -8,11 +8,13 @@
 #define UTRACE_LIB_RECORDER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/proto.h"
 #include "lib/error.h"
 
+struct utrace_dat_ktask;
 struct utrace_event_select;
 struct utrace_func_filter;
 struct utrace_recorder;
@@ -60,6 +62,24 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 			   struct utrace_error *err);
 /* Removes the socket; safe after a failed finish. */
 void utrace_recorder_free(struct utrace_recorder *r);
+
+/*
+ * Records of the kernel side of the recording (lib/recorder_kernel.c,
+ * pages from lib/kernel_trace.c), written into the file as they come;
+ * only before finish.
+ */
+struct iovec;
+int utrace_recorder_write_record(struct utrace_recorder *r, uint32_t type, const struct iovec *iov,
+				 int n, struct utrace_error *err);
+int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,
+				  uint32_t subbuf_size, const char *header_page,
+				  const char *header_event, struct utrace_error *err);
+int utrace_recorder_write_kformat(struct utrace_recorder *r, const char *system, int id,
+				  const char *text, struct utrace_error *err);
+int utrace_recorder_write_kpage(struct utrace_recorder *r, uint32_t cpu, const void *page,
+				size_t len, struct utrace_error *err);
+int utrace_recorder_write_ktasks(struct utrace_recorder *r, const struct utrace_dat_ktask *tasks,
+				 size_t n, struct utrace_error *err);
 
 /* Per-buffer statistics after finish, for the summary: returns false past
  * the last buffer. */

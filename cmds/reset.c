@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reset.c - `utrace reset`: remove what a recorder that was killed (kill
+ * -9, a crash) left in the kernel: its tracefs instance
+ * instances/utrace-<pid> and the probes of its group utrace_<pid>.  Only
+ * those whose recorder is gone are touched, so a reset while another
+ * recording runs is safe.  The work is lib/kernel_trace.c's; this prints
+ * what was removed.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds/cmds.h"
+#include "lib/kernel_trace.h"
+
+static void reset_usage(FILE *f)
+{
+	fprintf(f, "usage: utrace reset\n"
+		   "\n"
+		   "Remove the tracefs instances (" UTRACE_KTRACE_PREFIX "PID) and probes that\n"
+		   "recorders which are no longer running left behind.\n"
+		   "\n"
+		   "  -h, --help  this text\n"
+		   "\n"
+		   "See docs/utrace-reset.md.\n");
+}
+
+static void reset_removed(void *arg, const char *what, const char *name)
+{
+	printf("utrace reset: removed %s %s\n", what, name);
+}
+
+int cmd_reset(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct utrace_error err = {0};
+	int c, n;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			reset_usage(stdout);
+			return 0;
+		}
+		utrace_die_msg("reset", "unknown option '%s' (see 'utrace reset --help')",
+			       argv[optind - 1]);
+		return 2;
+	}
+	if (optind < argc) {
+		utrace_die_msg("reset", "unexpected argument '%s' (see 'utrace reset --help')",
+			       argv[optind]);
+		return 2;
+	}
+	n = utrace_ktrace_reset(reset_removed, NULL, &err);
+	if (n < 0) {
+		utrace_die_msg("reset", "%s", err.msg);
+		return 1;
+	}
+	if (!n)
+		printf("utrace reset: nothing to remove\n");
+	return 0;
+}

@@ -1,0 +1,302 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/kernel/kevents.sh BUILD_DIR - kernel trace events in utrace record
+# (-e SYSTEM:EVENT of a tracefs system, -f, -c, -a) and utrace reset,
+# against the real kernel.  The records are read back with kdump
+# (tests/kernel/kdump.c, built here against libutrace-tool.a), which
+# prints each event as the reader gives it, TP_printk text included.
+#
+#   - `cat /etc/hostname`: its exec (filename=.../cat) and its openat
+#     calls, in cat's name; with -f 'filename.ustring ~ "*hostname"' the
+#     kernel keeps exactly the one that opened /etc/hostname (O_RDONLY);
+#     the kernel clock is x86-tsc when the kernel offers it
+#   - sched_switch of a program that sleeps (prev_state=S)
+#   - a bad kernel filter: the kernel's error_log text, non-zero exit, the
+#     command never runs
+#   - scope: the command only; -c its children too; -a everything
+#   - interleaving: a program built with `utrace cflags` opens a file in
+#     a traced function: the openat record (its filename field is the
+#     address the program printed) lies between the function's entry and
+#     exit, in time and in the merged order, and utrace report prints it
+#     as a comment inside the function, at its depth
+#   - the instance is gone after a recording, after SIGINT to the
+#     recorder, and after kill -9 followed by `utrace reset` (which keeps
+#     the instance of a recorder that is still running)
+#   - the global buffer's settings and contents are untouched
+#
+# Prints "ok - " / "not ok - " per check, or "UNSUPPORTED: reason" when
+# not root or the kernel has no tracefs with sched and syscalls events.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+B=${1:-build}
+[[ $B = /* ]] || B=$ROOT/$B
+U=$B/utrace
+export LC_ALL=C
+
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else notok "$d"; fi
+}
+say() { sed 's/^/#   /' "$@"; }
+
+if [ ! -x "$U" ] || [ ! -f "$B/libutrace-tool.a" ]; then
+	notok "$U or $B/libutrace-tool.a is not built"
+	exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "UNSUPPORTED: kernel events need root (tracefs instances)"
+	exit 0
+fi
+TR=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+if [ -z "$TR" ]; then
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && TR=/sys/kernel/tracing
+fi
+if [ -z "$TR" ] || [ ! -d "$TR/instances" ]; then
+	echo "UNSUPPORTED: no tracefs with instances"
+	exit 0
+fi
+for e in syscalls/sys_enter_openat sched/sched_switch sched/sched_process_exec; do
+	if [ ! -d "$TR/events/$e" ]; then
+		echo "UNSUPPORTED: the kernel has no $e event"
+		exit 0
+	fi
+done
+
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT INT TERM
+CC=${CC:-cc}
+
+# a library built with SAN=1 needs the sanitizers' run-time
+SAN=
+nm "$B/libutrace-tool.a" 2>/dev/null | grep -q __asan_init && SAN=-fsanitize=address,undefined
+if ! $CC $SAN -std=gnu11 -O2 -D_GNU_SOURCE -I"$ROOT" -I"$ROOT/include" -o "$T/kdump" \
+	"$ROOT/tests/kernel/kdump.c" "$B/libutrace-tool.a" -ltraceevent -lstdc++ -ldl \
+	-lpthread -lm 2>"$T/cc.err"; then
+	notok "build tests/kernel/kdump.c"
+	say "$T/cc.err"
+	exit 1
+fi
+
+# The global buffer: what must be the same after every test.
+global_state() {
+	local f
+	for f in tracing_on current_tracer set_event set_event_pid trace_clock buffer_size_kb \
+		options/event-fork events/enable; do
+		echo "$f: $(cat "$TR/$f" 2>&1)"
+	done
+	grep -v '^#' "$TR/trace"
+}
+global_state >"$T/global.before"
+
+instance_gone() { # instance_gone PID: no instance of recorder PID
+	[ ! -d "$TR/instances/utrace-$1" ]
+}
+started() { # started PID: recorder PID runs its command (set_event_pid is set)
+	[ -n "$(cat "$TR/instances/utrace-$1/set_event_pid" 2>/dev/null)" ]
+}
+no_instances() {
+	! ls -d "$TR"/instances/utrace-* >/dev/null 2>&1
+}
+wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
+	local i n=$(($1 * 20))
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# Stale instances of an earlier run would confuse the checks.
+"$U" reset >/dev/null 2>&1
+
+# ---- cat /etc/hostname ---------------------------------------------------
+(cd "$T" && "$U" record -o cat.dat -e syscalls:sys_enter_openat -e sched:sched_process_exec \
+	-- cat /etc/hostname >cat.out 2>cat.err)
+rc=$?
+"$T/kdump" "$T/cat.dat" >"$T/cat.txt" 2>"$T/cat.kerr"
+catpid=$(sed -n 's/.*K sched_process_exec: filename=[^ ]*\/cat pid=\([0-9]*\) .*/\1/p' "$T/cat.txt")
+if [ $rc -eq 0 ] && cmp -s "$T/cat.out" /etc/hostname && [ -n "$catpid" ] &&
+	grep -q "cat-$catpid K sched_process_exec: filename=.*/cat pid=$catpid" "$T/cat.txt"; then
+	ok "record -e ... -- cat /etc/hostname: cat's exec of .../cat, under its pid and name"
+else
+	notok "record -e ... -- cat /etc/hostname: cat's exec of .../cat, under its pid and name"
+	say "$T/cat.err" "$T/cat.kerr"
+	head -n 20 "$T/cat.txt" | say
+fi
+n=$(grep -c "cat-$catpid K sys_enter_openat: dfd: 0xffffff9c, filename: 0x[0-9a-f]*, flags: 0x00000000," "$T/cat.txt")
+check "cat's openat records: AT_FDCWD, and one O_RDONLY (the file it cats)" \
+	test "${n:-0}" -ge 1
+if grep -q 'x86-tsc' "$TR/trace_clock"; then
+	check "kernel records use the TSC of the user records (trace_clock x86-tsc)" \
+		grep -qx '# kernel clock: x86-tsc' "$T/cat.txt"
+fi
+check "no instance left after the recording" no_instances
+grep -q 'utrace-' <(ls "$TR/instances") && ls "$TR/instances" | say
+
+(cd "$T" && "$U" record -o name.dat -e syscalls:sys_enter_openat \
+	-f 'filename.ustring ~ "*hostname"' -- cat /etc/hostname >/dev/null 2>name.err)
+rc=$?
+"$T/kdump" "$T/name.dat" >"$T/name.txt" 2>&1
+if [ $rc -eq 0 ] && [ "$(grep -c ' K sys_enter_openat:' "$T/name.txt")" -eq 1 ] &&
+	grep -q '^[0-9]* [0-9]* cat-[0-9]* K sys_enter_openat: dfd: 0xffffff9c, filename: 0x[0-9a-f]*, flags: 0x00000000' "$T/name.txt"; then
+	ok "-f 'filename.ustring ~ \"*hostname\"' goes to the kernel: the one openat of /etc/hostname"
+else
+	notok "-f 'filename.ustring ~ \"*hostname\"' goes to the kernel: the one openat of /etc/hostname"
+	say "$T/name.err" "$T/name.txt"
+fi
+
+# ---- sched_switch ----------------------------------------------------------
+(cd "$T" && "$U" record -o sleep.dat -e sched:sched_switch -- sleep 0.05 2>sleep.err)
+rc=$?
+"$T/kdump" "$T/sleep.dat" >"$T/sleep.txt" 2>&1
+if [ $rc -eq 0 ] &&
+	grep -q 'K sched_switch: prev_comm=sleep prev_pid=[0-9]* prev_prio=[0-9]* prev_state=S ==> next_comm=' "$T/sleep.txt"; then
+	ok "sched_switch of a program that sleeps: prev_comm=sleep prev_state=S"
+else
+	notok "sched_switch of a program that sleeps: prev_comm=sleep prev_state=S"
+	say "$T/sleep.err"
+	head -n 10 "$T/sleep.txt" | say
+fi
+
+# ---- a bad kernel filter ------------------------------------------------------
+(cd "$T" && "$U" record -o bad.dat -e syscalls:sys_enter_openat -f 'bogus >< 3' \
+	-- touch "$T/ran" 2>bad.err)
+rc=$?
+if [ $rc -ne 0 ] && [ ! -e "$T/ran" ] && grep -q 'Field not found' "$T/bad.err" &&
+	grep -q '^  bogus >< 3$' "$T/bad.err" && grep -q '^ *\^$' "$T/bad.err"; then
+	ok "bad kernel filter: the kernel's error_log text and caret, exit $rc, command not run"
+else
+	notok "bad kernel filter: the kernel's error_log text and caret, exit $rc, command not run"
+	say "$T/bad.err"
+fi
+check "no instance left after a bad filter" no_instances
+
+# ---- scope: -c, -a -------------------------------------------------------------
+for c in "" -c; do
+	(cd "$T" && "$U" record $c -o child.dat -e sched:sched_process_exec \
+		-- sh -c 'cat /etc/hostname; true' >/dev/null 2>child.err)
+	"$T/kdump" "$T/child.dat" >"$T/child$c.txt" 2>&1
+done
+if grep -q 'K sched_process_exec: filename=.*/cat ' "$T/child-c.txt" &&
+	! grep -q 'K sched_process_exec: filename=.*/cat ' "$T/child.txt" &&
+	grep -q 'K sched_process_exec: filename=.*/sh ' "$T/child.txt"; then
+	ok "scope: the command's own events; with -c its children's too"
+else
+	notok "scope: the command's own events; with -c its children's too"
+	say "$T/child.txt" "$T/child-c.txt"
+fi
+
+for a in "" -a; do
+	(sleep 0.4; exec cat /etc/hostname >/dev/null) &
+	bg=$!
+	(cd "$T" && "$U" record $a -o all.dat -e sched:sched_process_exec -- sleep 1 2>all.err)
+	wait $bg
+	"$T/kdump" "$T/all.dat" >"$T/all$a.txt" 2>&1
+done
+if grep -q "cat-$bg K sched_process_exec: filename=.*/cat pid=$bg" "$T/all-a.txt" &&
+	! grep -q 'sched_process_exec: filename=.*/cat ' "$T/all.txt"; then
+	ok "-a: the events of every process (a cat started beside the command)"
+else
+	notok "-a: the events of every process (a cat started beside the command)"
+	say "$T/all.txt" "$T/all-a.txt"
+fi
+
+# ---- interleaving with the user records -----------------------------------------
+if ! $CC -O0 -g $("$U" cflags) "$ROOT/tests/kernel/kopen.c" -o "$T/kopen" 2>"$T/cc.err"; then
+	notok "build tests/kernel/kopen.c with utrace cflags"
+	say "$T/cc.err"
+else
+	(cd "$T" && "$U" record -o kopen.dat -e syscalls:sys_enter_openat \
+		-f 'filename.ustring ~ "*hostname"' -- ./kopen /etc/hostname >kopen.out 2>kopen.err)
+	"$T/kdump" "$T/kopen.dat" >"$T/kopen.txt" 2>&1
+	ptr=$(cat "$T/kopen.out")
+	# line number and time of the entry, the kernel record, the exit
+	read -r le te lk tk lx tx < <(awk -v ptr="$ptr" '
+		BEGIN { te = tk = tx = 0 }
+		/ > kopen_open$/ { le = NR; te = $1 }
+		/ K sys_enter_openat: / && index($0, "filename: " ptr ",") { lk = NR; tk = $1 }
+		/ < kopen_open$/ { lx = NR; tx = $1 }
+		END { print le + 0, te, lk + 0, tk, lx + 0, tx }' "$T/kopen.txt")
+	if [ "$lk" -gt 0 ] && [ "$le" -gt 0 ] && [ "$lx" -gt 0 ] && [ "$le" -lt "$lk" ] &&
+		[ "$lk" -lt "$lx" ] && [ "$te" -lt "$tk" ] && [ "$tk" -lt "$tx" ]; then
+		ok "the openat record (filename = $ptr) lies between kopen_open's entry and exit"
+	else
+		notok "the openat record (filename = $ptr) lies between kopen_open's entry and exit"
+		say "$T/kopen.err" "$T/kopen.txt"
+	fi
+	# utrace report: a comment inside kopen_open() { ... }, at its depth
+	"$U" report -i "$T/kopen.dat" >"$T/kopen.rep" 2>&1
+	if awk -v ptr="$ptr" '
+		/\|    kopen_open\(\) \{$/ { open = NR }
+		/\|      \/\* sys_enter_openat: / && index($0, "filename: " ptr ",") { ev = NR }
+		/\|    \}$/ && open && !shut { shut = NR }
+		END { exit !(open && ev > open && (shut == 0 || ev < shut)) }' "$T/kopen.rep"; then
+		ok "utrace report: the openat comment inside kopen_open() { }, at its depth"
+	else
+		notok "utrace report: the openat comment inside kopen_open() { }, at its depth"
+		say "$T/kopen.rep"
+	fi
+fi
+
+# ---- SIGINT, kill -9 + utrace reset -----------------------------------------------
+(cd "$T" && exec "$U" record -o int.dat -e sched:sched_switch -- sleep 2 2>int.err) &
+rec=$!
+if wait_for 3 started $rec; then
+	kill -INT $rec
+	if wait_for 1 instance_gone $rec; then
+		ok "SIGINT to the recorder: the instance is removed"
+	else
+		notok "SIGINT to the recorder: the instance is removed"
+	fi
+	wait $rec
+	"$T/kdump" "$T/int.dat" >"$T/int.txt" 2>&1
+	check "SIGINT to the recorder: what was recorded is saved" grep -q ' K sched_switch: ' "$T/int.txt"
+else
+	notok "the recorder creates instances/utrace-$rec"
+	wait $rec
+	say "$T/int.err"
+fi
+
+(cd "$T" && exec "$U" record -o kill.dat -e sched:sched_switch -- sleep 1 2>kill.err) &
+rec=$!
+if wait_for 3 started $rec; then
+	"$U" reset >"$T/reset0.out" 2>&1
+	check "utrace reset keeps the instance of a running recorder" \
+		test -d "$TR/instances/utrace-$rec"
+	kill -9 $rec
+	wait $rec 2>/dev/null
+	# the held free_buffer closed with it: tracing stopped, buffer freed
+	check "kill -9 of the recorder: its instance stops tracing (disable_on_free)" \
+		grep -qx 0 "$TR/instances/utrace-$rec/tracing_on"
+	"$U" reset >"$T/reset.out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && instance_gone $rec &&
+		grep -qx "utrace reset: removed instance utrace-$rec" "$T/reset.out"; then
+		ok "kill -9 of the recorder, then utrace reset: the instance is removed and named"
+	else
+		notok "kill -9 of the recorder, then utrace reset: the instance is removed and named"
+		say "$T/reset.out"
+	fi
+	"$U" reset >"$T/reset2.out" 2>&1
+	check "utrace reset with nothing left: says so" \
+		grep -qx "utrace reset: nothing to remove" "$T/reset2.out"
+	sleep 1 # the released sleep
+else
+	notok "the recorder creates instances/utrace-$rec"
+	kill -9 $rec 2>/dev/null
+	wait $rec 2>/dev/null
+fi
+
+# ---- the global buffer ---------------------------------------------------------------
+global_state >"$T/global.after"
+if cmp -s "$T/global.before" "$T/global.after"; then
+	ok "the global buffer is untouched (settings, set_event, set_event_pid, contents)"
+else
+	notok "the global buffer is untouched (settings, set_event, set_event_pid, contents)"
+	diff "$T/global.before" "$T/global.after" | head -n 20 | say
+fi
+exit 0

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_dat_kernel.c - kernel events in utrace.dat (lib/dat_kernel.c):
+ * KHEADER, EVENT_FORMAT, KPAGE and KTASKS records written by hand in the
+ * kernel's ring-buffer page format, read back merged with a user buffer
+ * (tests/unit/dat_fixture.h's function_graph buffer, 1 tick = 1 ns):
+ * times, order, CPU, the task's buffer (the user buffer of a traced
+ * thread, a buffer of its own for any other task), comm, a time extend,
+ * missed events, TP_printk text, a damaged page, and a file whose
+ * recorder died before KTASKS.
+ */
+#include "lib/dat_reader.h"
+#include "lib/event_print.h"
+#include "tests/unit/dat_fixture.h"
+
+#define KEV_ID 7
+
+static const char kev_format[] =
+    "name: kev\n"
+    "ID: 7\n"
+    "format:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "print fmt: \"value=%d\", REC->value\n";
+
+/* A kernel ring-buffer page being built: u64 time_stamp, u64 commit, data. */
+struct kpage {
+	uint8_t b[4096];
+	uint32_t len; /* data bytes */
+};
+
+static void kp_u32(struct kpage *p, uint32_t v)
+{
+	memcpy(p->b + 16 + p->len, &v, 4);
+	p->len += 4;
+}
+
+/* A 12-byte event (type_len 3): common fields + int value. */
+static void kp_event(struct kpage *p, uint32_t delta, int32_t pid, int32_t value)
+{
+	uint16_t type = KEV_ID;
+
+	kp_u32(p, 3u | delta << 5);
+	memcpy(p->b + 16 + p->len, &type, 2);
+	memset(p->b + 16 + p->len + 2, 0, 2);
+	memcpy(p->b + 16 + p->len + 4, &pid, 4);
+	memcpy(p->b + 16 + p->len + 8, &value, 4);
+	p->len += 12;
+}
+
+static void kp_write(struct utrace_dat_writer *w, uint32_t cpu, struct kpage *p, uint64_t ts,
+		     uint64_t flags)
+{
+	struct utrace_dat_kpage kp = {cpu, 0};
+	uint64_t commit = p->len | flags;
+
+	memcpy(p->b, &ts, 8);
+	memcpy(p->b + 8, &commit, 8);
+	fx_write(w, UTRACE_DAT_KPAGE, &kp, sizeof(kp), p->b, 16 + p->len);
+}
+
+static void kernel_header(struct utrace_dat_writer *w)
+{
+	struct utrace_dat_kheader h = {4096, 0, "x86-tsc"};
+	struct utrace_dat_event_format ef = {KEV_ID, 0};
+	struct iovec iov[3] = {
+	    {&ef, sizeof(ef)}, {"test", 5}, {(void *)kev_format, sizeof(kev_format)}};
+	struct utrace_error err;
+
+	fx_write(w, UTRACE_DAT_KHEADER, &h, sizeof(h), "hp\0he", 6);
+	if (utrace_dat_write(w, UTRACE_DAT_EVENT_FORMAT, iov, 3, &err) < 0)
+		fx_die(&err);
+}
+
+static void kernel_pages(struct utrace_dat_writer *w)
+{
+	struct kpage p0 = {.len = 0}, p1 = {.len = 0}, bad = {.len = 0};
+
+	kp_event(&p0, 0, 100, 42);    /* @1005, the traced thread */
+	kp_event(&p0, 1010, 555, 43); /* @2015, a kworker */
+	kp_u32(&p0, 30u | 5u << 5);   /* time extend: + (1 << 27) + 5 */
+	kp_u32(&p0, 1);
+	kp_event(&p0, 0, 555, 44); /* @2015 + 134217733 */
+	kp_write(w, 0, &p0, 1005, 0);
+	kp_event(&p1, 0, 0, 45); /* @1012 after missed events, idle */
+	kp_write(w, 1, &p1, 1012, 1ull << 31);
+	kp_event(&bad, 0, 555, 46);
+	bad.len = 4; /* commit below says more than the record holds */
+	{
+		struct utrace_dat_kpage kp = {0, 0};
+		uint64_t ts = 3000000000ull, commit = 2000;
+
+		memcpy(bad.b, &ts, 8);
+		memcpy(bad.b + 8, &commit, 8);
+		fx_write(w, UTRACE_DAT_KPAGE, &kp, sizeof(kp), bad.b, 16 + 16);
+	}
+}
+
+struct kev {
+	struct utrace_event ev;
+	int32_t value;
+	char comm[17];
+	int kernel;
+	char text[64];
+};
+
+static int read_events(const char *path, struct kev *out, int max, uint64_t *warnings,
+		       struct utrace_dat **dp)
+{
+	struct utrace_event_printer *pr;
+	struct utrace_dat_iter *it;
+	struct utrace_error err;
+	struct utrace_event ev;
+	struct utrace_dat *d;
+	int n = 0, ret;
+
+	if (utrace_dat_open(path, &d, &err) < 0 || utrace_event_printer_new(d, &pr, &err) < 0 ||
+	    utrace_dat_iter_open(d, &it, &err) < 0) {
+		printf("# %s\n", err.msg);
+		return -1;
+	}
+	while ((ret = utrace_dat_iter_next(it, &ev, &err)) > 0 && n < max) {
+		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(d, ev.buf);
+		struct kev *k = &out[n++];
+
+		memset(k, 0, sizeof(*k));
+		k->ev = ev;
+		if (ev.kind == UTRACE_EV_EVENT && ev.data_len >= 4) {
+			memcpy(&k->value, ev.data, 4);
+			snprintf(k->text, sizeof(k->text), "%s",
+				 utrace_event_printer_render(pr, (int)ev.id, ev.tid, ev.data,
+							     ev.data_len));
+		}
+		if (bi) {
+			memcpy(k->comm, bi->comm, sizeof(k->comm));
+			k->kernel = bi->kernel;
+		}
+	}
+	*warnings = utrace_dat_iter_warnings(it);
+	utrace_dat_iter_close(it);
+	utrace_event_printer_free(pr);
+	*dp = d;
+	return ret < 0 ? -1 : n;
+}
+
+static int find_value(const struct kev *k, int n, int32_t value)
+{
+	for (int i = 0; i < n; i++)
+		if (k[i].ev.kind == UTRACE_EV_EVENT && k[i].value == value)
+			return i;
+	return -1;
+}
+
+static void test_merge(void)
+{
+	const char *path = check_path("kernel.dat");
+	struct utrace_dat_ktask tasks[3] = {
+	    {100, 100, "test"}, {555, 550, "kworker/0:1"}, {0, 0, "<idle>"}};
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	struct kev k[64];
+	uint64_t warnings = 0;
+	struct utrace_dat *d = NULL;
+	int n, a, b, c, e, i;
+
+	kernel_header(w);
+	fx_graph_basic(w); /* buffer 7: test-100, main @1000, foo @1010..1015, bar @1020 */
+	kernel_pages(w);
+	fx_write(w, UTRACE_DAT_KTASKS, tasks, sizeof(tasks), NULL, 0);
+	fx_end(w);
+
+	n = read_events(path, k, 64, &warnings, &d);
+	check(n > 0, "kernel: the file reads (%d events)", n);
+	if (n <= 0)
+		return;
+	a = find_value(k, n, 42);
+	check(a > 0 && k[a].ev.ts == 1005 && k[a].ev.cpu == 0 && k[a].ev.id == KEV_ID &&
+		  k[a].ev.tid == 100 && k[a].ev.pid == 100,
+	      "kernel: an event at 1005 on cpu 0, id 7, pid 100");
+	check(a > 0 && k[a - 1].ev.kind == UTRACE_EV_ENTRY && k[a - 1].ev.ts == 1000 &&
+		  k[a + 1].ev.ts == 1010,
+	      "kernel: merged by time between main's entry (1000) and foo (1010)");
+	check(a > 0 && !k[a].kernel && !strcmp(k[a].comm, "test") && k[a].ev.buf == k[a - 1].ev.buf,
+	      "kernel: an event of a traced thread comes in that thread's buffer");
+	check(a > 0 && k[a].ev.depth == 1,
+	      "kernel: inside main(), at the thread's call depth (1): %u",
+	      a > 0 ? k[a].ev.depth : 0);
+	check(a > 0 && !strcmp(k[a].text, "value=42"), "kernel: TP_printk text '%s'",
+	      a > 0 ? k[a].text : "");
+	b = find_value(k, n, 43);
+	check(b > a && k[b].ev.ts == 2015 && k[b].ev.tid == 555 && k[b].ev.pid == 550 &&
+		  k[b].kernel && !strcmp(k[b].comm, "kworker/0:1"),
+	      "kernel: another task's event: its own buffer, comm and tgid from KTASKS");
+	c = find_value(k, n, 44);
+	check(c > b && k[c].ev.ts == 2015 + (1u << 27) + 5, "kernel: a time extend (ts %llu)",
+	      c > 0 ? (unsigned long long)k[c].ev.ts : 0);
+	e = find_value(k, n, 45);
+	check(e > 0 && k[e - 1].ev.kind == UTRACE_EV_LOST &&
+		  (k[e - 1].ev.flags & UTRACE_EVF_LOST_UNKNOWN) && k[e - 1].ev.cpu == 1 &&
+		  k[e - 1].ev.ts == 1012 && k[e].ev.ts == 1012,
+	      "kernel: missed events on cpu 1: LOST (count unknown) before the page's events");
+	check(e > 0 && k[e].ev.cpu == 1 && !strcmp(k[e].comm, "<idle>"), "kernel: pid 0 is <idle>");
+	check(find_value(k, n, 46) < 0 && warnings == 1,
+	      "kernel: a page whose commit is past its end is skipped with a warning");
+	for (i = 1; i < n && k[i - 1].ev.ts <= k[i].ev.ts; i++)
+		;
+	check(i == n, "kernel: all events in time order");
+	check(utrace_dat_comm(d, 555) && !strcmp(utrace_dat_comm(d, 555), "kworker/0:1") &&
+		  utrace_dat_comm(d, 12345) == NULL,
+	      "kernel: utrace_dat_comm()");
+	check(utrace_dat_kernel_clock(d) && !strcmp(utrace_dat_kernel_clock(d), "x86-tsc"),
+	      "kernel: utrace_dat_kernel_clock()");
+	utrace_dat_close(d);
+}
+
+/* The recorder was killed before KTASKS: tasks are found in the pages. */
+static void test_no_tasks(void)
+{
+	const char *path = check_path("kernel-killed.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	struct utrace_dat *d = NULL;
+	uint64_t warnings;
+	struct kev k[64];
+	int n, b;
+
+	kernel_header(w);
+	fx_graph_basic(w);
+	kernel_pages(w);
+	fx_end(w);
+	n = read_events(path, k, 64, &warnings, &d);
+	b = n > 0 ? find_value(k, n, 43) : -1;
+	check(b > 0 && k[b].kernel && k[b].ev.tid == 555 && !strcmp(k[b].comm, "<...>"),
+	      "kernel: no KTASKS record: a buffer for each pid the pages name, comm <...>");
+	if (d)
+		utrace_dat_close(d);
+}
+
+int main(void)
+{
+	if (check_tmpdir_init("dat-kernel") < 0) {
+		perror("mkdtemp");
+		return 2;
+	}
+	test_merge();
+	test_no_tasks();
+	check_tmpdir_cleanup();
+	return check_done();
+}
