@@ -4,11 +4,11 @@
 # Usage: scripts/install-deps.sh [build|test|bench]   (default: test)
 set -euo pipefail
 
-need=(make gcc g++ clang binutils libc6-dev)
+need=(make gcc g++ clang binutils libc6-dev libtraceevent-dev)
 case "${1:-test}" in
 build) ;;
-test) need+=(gawk) ;;
-bench) need+=(gawk uftrace hyperfine) ;;
+test) need+=(gawk trace-cmd) ;;
+bench) need+=(gawk trace-cmd uftrace hyperfine lttng-tools liblttng-ust-dev) ;;
 *) echo "install-deps.sh: unknown set '$1' (build, test or bench)" >&2; exit 2 ;;
 esac
 
