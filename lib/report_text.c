@@ -632,6 +632,8 @@ int utrace_report_print_stat(struct utrace_dat *d, FILE *out,
 
 		if (!utrace_report_filter_thread(filter, d, i))
 			continue;
+		if (bi->kernel)
+			continue; /* a task only kernel events name: it has no ring buffer */
 		shown++;
 		snprintf(name, sizeof(name), "%s-%d", bi->comm, bi->tid);
 		fprintf(out, "  %22s %8d", name, bi->pid);
