@@ -89,9 +89,9 @@ static void heap_pop(struct utrace_dat_iter *it)
 		sift_down(it, 0);
 }
 
-static uint64_t ns(const struct utrace_dat *d, uint64_t tick)
+static inline uint64_t ns(const struct utrace_dat *d, uint64_t tick)
 {
-	return utrace_dat_tsc_to_ns(d, tick);
+	return dat_tsc_ns(d, tick);
 }
 
 static uint64_t ns_diff(const struct utrace_dat *d, uint64_t from, uint64_t to)
@@ -129,7 +129,10 @@ static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const 
 		else
 			ev->duration = dat_ticks_to_ns(it->d, r->dur_ticks);
 	} else {
-		ev->duration = ns_diff(it->d, r->entry_tick, r->tick);
+		/* ev->ts is the exit's time already */
+		uint64_t from = ns(it->d, r->entry_tick);
+
+		ev->duration = ev->ts > from ? ev->ts - from : 0;
 	}
 }
 

@@ -647,7 +647,7 @@ static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
 	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
-#define TSC_SHIFT 40
+#define TSC_SHIFT DAT_TSC_SHIFT
 
 /* The mult of the fast conversion, when the clock is the usual kind (both
  * clocks going forward, under 2^24 ns per tick); the exact 128-bit
