@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
+#include "cmds/select_opts.h"
 #include "lib/callgraph.h"
 #include "lib/dat_reader.h"
 #include "lib/export_chrome.h"
@@ -21,8 +22,7 @@
 #include "lib/report_filter.h"
 
 enum {
-	OPT_SELECT = 256,
-	OPT_CHROME,
+	OPT_CHROME = SELECT_OPT + 1,
 	OPT_FLAME,
 	OPT_COMPLETE,
 	OPT_UNIT,
@@ -53,30 +53,10 @@ static void usage(FILE *f)
 		utrace_report_filter_help());
 }
 
-static int fail(const char *path, const struct utrace_error *err)
+static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *d,
+			const struct utrace_pass_stats *st)
 {
-	size_t n = strlen(path);
-
-	if (!strncmp(err->msg, path, n) && err->msg[n] == ':')
-		utrace_die_msg("dump", "%s", err->msg);
-	else
-		utrace_die_msg("dump", "%s: %s", path, err->msg);
-	return 1;
-}
-
-static void print_notes(struct utrace_dat *d, const struct utrace_pass_stats *st)
-{
-	unsigned nw = utrace_dat_warning_count(d), kept = 0;
-
-	for (const char *w; kept < nw && (w = utrace_dat_warning(d, kept)); kept++)
-		fprintf(stderr, "utrace dump: warning: %s\n", w);
-	if (kept < nw)
-		fprintf(stderr, "utrace dump: warning: ... and %u more warnings\n", nw - kept);
-	if (st->damaged)
-		fprintf(stderr,
-			"utrace dump: warning: %" PRIu64 " sub-buffer%s cut short at a bad record; "
-			"the first: %s\n",
-			st->damaged, st->damaged == 1 ? "" : "s", st->damaged_first);
+	select_opts_warn(so, d, st->damaged, st->damaged_first);
 	if (st->lost || st->lost_unknown)
 		fprintf(stderr, "utrace dump: warning: events were lost (%" PRIu64 "%s)\n",
 			st->lost, st->lost_unknown ? " and more" : "");
@@ -185,134 +165,88 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, enum forma
 	}
 }
 
+/* What the options set, besides the trace and the selection. */
+struct dump_args {
+	const char *outpath; /* -o */
+	enum format fmt;
+	uint32_t chrome_flags;
+	enum utrace_flame_unit unit;
+};
+
+static int dump_option(void *arg, int c, const char *value, struct utrace_error *err)
+{
+	struct dump_args *a = arg;
+	enum format want = c == OPT_CHROME ? CHROME : FLAME;
+
+	switch (c) {
+	case 'o':
+		a->outpath = value;
+		return 0;
+	case OPT_CHROME:
+	case OPT_FLAME:
+		if (a->fmt != RAW && a->fmt != want)
+			return utrace_error_set(err, -1, "--chrome or --flame-graph, not both");
+		a->fmt = want;
+		return 0;
+	case OPT_COMPLETE:
+		a->chrome_flags |= UTRACE_CHROME_COMPLETE;
+		return 0;
+	default: /* OPT_UNIT */
+		if (!strcmp(value, "ns"))
+			a->unit = UTRACE_FLAME_NS;
+		else if (!strcmp(value, "us"))
+			a->unit = UTRACE_FLAME_US;
+		else
+			return utrace_error_set(err, -1, "--flame-unit '%s': ns or us", value);
+		return 0;
+	}
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"input", required_argument, NULL, 'i'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"chrome", no_argument, NULL, OPT_CHROME},
 	    {"complete", no_argument, NULL, OPT_COMPLETE},
 	    {"flame-graph", no_argument, NULL, OPT_FLAME},
 	    {"flame-unit", required_argument, NULL, OPT_UNIT},
-	    UTRACE_REPORT_FILTER_LONGOPTS(OPT_SELECT),
-	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *path = "utrace.dat", *outpath = NULL, *tracer;
-	enum utrace_flame_unit unit = UTRACE_FLAME_NS;
-	struct utrace_report_filter *filter = NULL;
+	struct dump_args a = {NULL, RAW, 0, UTRACE_FLAME_NS};
+	const struct utrace_select_cmd cmd = {"dump", "o:", longopts, usage, dump_option, &a, 0};
+	struct utrace_select_opts so;
 	struct utrace_error err = {0};
 	struct utrace_pass_stats st;
-	uint32_t chrome_flags = 0;
-	enum format fmt = RAW;
-	int c, idx, ret;
 	struct utrace_dat *d;
 	FILE *out = stdout;
+	int ret;
 
-	if (utrace_report_filter_new(&filter, &err) < 0) {
-		utrace_die_msg("dump", "%s", err.msg);
+	ret = select_opts_parse(&so, &cmd, argc, argv);
+	if (ret)
+		return ret < 0;
+	if (select_opts_open(&so, &d) < 0)
+		return 1;
+	if (a.fmt == FLAME &&
+	    select_opts_need_graph(&so, d, "--flame-graph needs call durations") < 0) {
+		select_opts_close(&so, d);
 		return 1;
 	}
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:o:F:D:r:h", longopts, &idx)) != -1) {
-		const char *key =
-		    c == OPT_SELECT ? longopts[idx].name : utrace_report_filter_short_key(c);
-
-		ret = 0;
-		if (key) {
-			ret = utrace_report_filter_add(filter, key, optarg, &err);
-		} else if (c == 'i') {
-			path = optarg;
-		} else if (c == 'o') {
-			outpath = optarg;
-		} else if (c == OPT_CHROME || c == OPT_FLAME) {
-			enum format want = c == OPT_CHROME ? CHROME : FLAME;
-
-			if (fmt != RAW && fmt != want)
-				ret = utrace_error_set(&err, -1,
-						       "--chrome or --flame-graph, not both");
-			fmt = want;
-		} else if (c == OPT_COMPLETE) {
-			chrome_flags |= UTRACE_CHROME_COMPLETE;
-		} else if (c == OPT_UNIT) {
-			if (!strcmp(optarg, "ns"))
-				unit = UTRACE_FLAME_NS;
-			else if (!strcmp(optarg, "us"))
-				unit = UTRACE_FLAME_US;
-			else
-				ret = utrace_error_set(&err, -1, "--flame-unit '%s': ns or us",
-						       optarg);
-		} else if (c == 'h') {
-			usage(stdout);
-			utrace_report_filter_free(filter);
-			return 0;
-		} else {
-			if (optopt >= OPT_SELECT || (optopt && strchr("ioFDr", optopt)))
-				utrace_die_msg("dump",
-					       "option '%s' needs an argument (see 'utrace dump "
-					       "--help')",
-					       argv[optind - 1]);
-			else if (optopt)
-				utrace_die_msg("dump",
-					       "unknown option '-%c' (see 'utrace dump --help')",
-					       optopt);
-			else
-				utrace_die_msg("dump",
-					       "unknown option '%s' (see 'utrace dump --help')",
-					       argv[optind - 1]);
-			utrace_report_filter_free(filter);
-			return 1;
-		}
-		if (ret < 0) {
-			utrace_die_msg("dump", "%s", err.msg);
-			utrace_report_filter_free(filter);
-			return 1;
-		}
-	}
-	if (optind < argc) {
-		utrace_die_msg("dump", "unexpected argument '%s' (the file is given with -i)",
-			       argv[optind]);
-		utrace_report_filter_free(filter);
-		return 1;
-	}
-	if (!utrace_report_filter_active(filter)) {
-		utrace_report_filter_free(filter);
-		filter = NULL;
-	}
-
-	if (utrace_dat_open(path, &d, &err) < 0) {
-		utrace_report_filter_free(filter);
-		return fail(path, &err);
-	}
-	tracer = utrace_dat_meta(d, "tracer");
-	if (fmt == FLAME && tracer && strcmp(tracer, "function_graph")) {
-		utrace_die_msg("dump",
-			       "%s: --flame-graph needs call durations: record with -p "
-			       "function_graph (this trace used the %s tracer)",
-			       path, tracer);
-		utrace_report_filter_free(filter);
-		utrace_dat_close(d);
-		return 1;
-	}
-	if (outpath && !(out = fopen(outpath, "w"))) {
-		utrace_die_msg("dump", "%s: %s", outpath, strerror(errno));
-		utrace_report_filter_free(filter);
-		utrace_dat_close(d);
+	if (a.outpath && !(out = fopen(a.outpath, "w"))) {
+		utrace_die_msg("dump", "%s: %s", a.outpath, strerror(errno));
+		select_opts_close(&so, d);
 		return 1;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 16);
-	ret = dump(d, filter, fmt, chrome_flags, unit, out, &st, &err);
+	ret = dump(d, so.filter, a.fmt, a.chrome_flags, a.unit, out, &st, &err);
 	if (ret == 0 && (fflush(out) == EOF || ferror(out)))
-		ret = utrace_error_set(&err, -1, "writing %s: %s", outpath ? outpath : "the dump",
-				       strerror(errno));
+		ret = utrace_error_set(&err, -1, "writing %s: %s",
+				       a.outpath ? a.outpath : "the dump", strerror(errno));
 	if (out != stdout && fclose(out) == EOF && ret == 0)
-		ret = utrace_error_set(&err, -1, "writing %s: %s", outpath, strerror(errno));
+		ret = utrace_error_set(&err, -1, "writing %s: %s", a.outpath, strerror(errno));
 	if (ret < 0)
-		fail(path, &err);
+		select_opts_fail(&so, &err);
 	else
-		print_notes(d, &st);
-	utrace_report_filter_free(filter);
-	utrace_dat_close(d);
+		print_notes(&so, d, &st);
+	select_opts_close(&so, d);
 	return ret < 0;
 }

@@ -12,14 +12,13 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
+#include "cmds/select_opts.h"
 #include "lib/callgraph.h"
 #include "lib/dat_reader.h"
 #include "lib/report_filter.h"
 
 enum {
-	OPT_SELECT = 256,
-	OPT_ALL,
-	OPT_LEVELS,
+	OPT_LEVELS = SELECT_OPT + 1,
 };
 
 static void usage(FILE *f)
@@ -43,32 +42,10 @@ static void usage(FILE *f)
 		utrace_report_filter_help());
 }
 
-static int fail(const char *path, const struct utrace_error *err)
+static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *d,
+			const struct utrace_pass_stats *st, uint64_t unfinished)
 {
-	size_t n = strlen(path);
-
-	if (!strncmp(err->msg, path, n) && err->msg[n] == ':')
-		utrace_die_msg("graph", "%s", err->msg);
-	else
-		utrace_die_msg("graph", "%s: %s", path, err->msg);
-	return 1;
-}
-
-static void print_notes(struct utrace_dat *d, const struct utrace_pass_stats *st,
-			uint64_t unfinished)
-{
-	unsigned nw = utrace_dat_warning_count(d), kept = 0;
-
-	for (const char *w; kept < nw && (w = utrace_dat_warning(d, kept)); kept++)
-		fprintf(stderr, "utrace graph: warning: %s\n", w);
-	if (kept < nw)
-		fprintf(stderr, "utrace graph: warning: ... and %u more warnings\n", nw - kept);
-	if (st->damaged)
-		fprintf(stderr,
-			"utrace graph: warning: %" PRIu64
-			" sub-buffer%s cut short at a bad record; "
-			"the first: %s\n",
-			st->damaged, st->damaged == 1 ? "" : "s", st->damaged_first);
+	select_opts_warn(so, d, st->damaged, st->damaged_first);
 	if (st->lost || st->lost_unknown)
 		fprintf(stderr,
 			"utrace graph: warning: events were lost (%" PRIu64
@@ -86,127 +63,88 @@ static int add_event(void *arg, const struct utrace_event *ev, struct utrace_err
 	return utrace_callgraph_add(arg, ev, err);
 }
 
+/* What the options set, besides the trace and the selection. */
+struct graph_args {
+	uint32_t fields; /* -f */
+	int all;	 /* --all */
+	unsigned levels; /* --levels */
+};
+
+static int graph_option(void *arg, int c, const char *value, struct utrace_error *err)
+{
+	struct graph_args *a = arg;
+	unsigned long v;
+	char *end;
+
+	switch (c) {
+	case 'f':
+		return utrace_callgraph_parse_fields(value, &a->fields, err);
+	case 'a':
+		a->all = 1;
+		return 0;
+	default: /* OPT_LEVELS */
+		v = strtoul(value, &end, 10);
+		a->levels = (unsigned)v;
+		if (*end || !v || v > 1000000)
+			return utrace_error_set(err, -1, "--levels '%s': expected 1 to 1000000",
+						value);
+		return 0;
+	}
+}
+
 int cmd_graph(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"input", required_argument, NULL, 'i'},
 	    {"fields", required_argument, NULL, 'f'},
 	    {"all", no_argument, NULL, 'a'},
 	    {"levels", required_argument, NULL, OPT_LEVELS},
-	    UTRACE_REPORT_FILTER_LONGOPTS(OPT_SELECT),
-	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	uint32_t fields = UTRACE_CALLGRAPH_DEFAULT_FIELDS;
-	const char *path = "utrace.dat", *func = NULL, *tracer;
-	struct utrace_report_filter *filter = NULL;
+	struct graph_args a = {UTRACE_CALLGRAPH_DEFAULT_FIELDS, 0, 0};
+	const struct utrace_select_cmd cmd = {"graph", "f:a", longopts, usage, graph_option, &a, 1};
+	struct utrace_select_opts so;
 	struct utrace_error err = {0};
 	struct utrace_pass_stats st;
 	struct utrace_callgraph *g;
-	int c, idx, ret, all = 0;
-	unsigned levels = 0;
+	const char *func = NULL;
 	struct utrace_dat *d;
+	int ret;
 
-	if (utrace_report_filter_new(&filter, &err) < 0) {
-		utrace_die_msg("graph", "%s", err.msg);
-		return 1;
-	}
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:f:aF:D:r:h", longopts, &idx)) != -1) {
-		const char *key =
-		    c == OPT_SELECT ? longopts[idx].name : utrace_report_filter_short_key(c);
-		char *end;
-
-		ret = 0;
-		if (key) {
-			ret = utrace_report_filter_add(filter, key, optarg, &err);
-		} else if (c == 'i') {
-			path = optarg;
-		} else if (c == 'f') {
-			ret = utrace_callgraph_parse_fields(optarg, &fields, &err);
-		} else if (c == 'a') {
-			all = 1;
-		} else if (c == OPT_LEVELS) {
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !v || v > 1000000)
-				ret = utrace_error_set(
-				    &err, -1, "--levels '%s': expected 1 to 1000000", optarg);
-			levels = (unsigned)v;
-		} else if (c == 'h') {
-			usage(stdout);
-			utrace_report_filter_free(filter);
-			return 0;
-		} else {
-			if (optopt >= OPT_SELECT || (optopt && strchr("ifFDr", optopt)))
-				utrace_die_msg("graph",
-					       "option '%s' needs an argument (see 'utrace graph "
-					       "--help')",
-					       argv[optind - 1]);
-			else if (optopt)
-				utrace_die_msg("graph",
-					       "unknown option '-%c' (see 'utrace graph --help')",
-					       optopt);
-			else
-				utrace_die_msg("graph",
-					       "unknown option '%s' (see 'utrace graph --help')",
-					       argv[optind - 1]);
-			utrace_report_filter_free(filter);
-			return 1;
-		}
-		if (ret < 0) {
-			utrace_die_msg("graph", "%s", err.msg);
-			utrace_report_filter_free(filter);
-			return 1;
-		}
-	}
+	ret = select_opts_parse(&so, &cmd, argc, argv);
+	if (ret)
+		return ret < 0;
 	if (optind < argc)
 		func = argv[optind++];
-	if (optind < argc || (func && all)) {
+	if (optind < argc || (func && a.all)) {
 		utrace_die_msg("graph", "unexpected argument '%s' (one FUNC, or --all)",
 			       optind < argc ? argv[optind] : func);
-		utrace_report_filter_free(filter);
+		select_opts_close(&so, NULL);
 		return 1;
 	}
-	if (!utrace_report_filter_active(filter)) {
-		utrace_report_filter_free(filter);
-		filter = NULL;
-	}
-
-	if (utrace_dat_open(path, &d, &err) < 0) {
-		utrace_report_filter_free(filter);
-		return fail(path, &err);
-	}
-	tracer = utrace_dat_meta(d, "tracer");
-	if (tracer && strcmp(tracer, "function_graph")) {
-		utrace_die_msg("graph",
-			       "%s: a call graph needs entries and returns: record with -p "
-			       "function_graph (this trace used the %s tracer)",
-			       path, tracer);
-		utrace_report_filter_free(filter);
-		utrace_dat_close(d);
+	if (select_opts_open(&so, &d) < 0)
+		return 1;
+	if (select_opts_need_graph(&so, d, "a call graph needs entries and returns") < 0) {
+		select_opts_close(&so, d);
 		return 1;
 	}
 	ret = utrace_callgraph_new(d, &g, &err);
 	if (ret == 0) {
-		ret = utrace_report_filter_run(filter, d, add_event, g, &st, &err);
+		ret = utrace_report_filter_run(so.filter, d, add_event, g, &st, &err);
 		if (ret == 0)
 			ret = utrace_callgraph_finish(g, &err);
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-		if (ret == 0 && all)
-			ret = utrace_callgraph_print_all(g, stdout, fields, levels, &err);
+		if (ret == 0 && a.all)
+			ret = utrace_callgraph_print_all(g, stdout, a.fields, a.levels, &err);
 		else if (ret == 0)
-			ret = utrace_callgraph_print(g, stdout, func, fields, levels, &err);
+			ret = utrace_callgraph_print(g, stdout, func, a.fields, a.levels, &err);
 		if (ret == 0 && fflush(stdout) == EOF)
 			ret = utrace_error_set(&err, -1, "writing the graph failed");
 		if (ret == 0)
-			print_notes(d, &st, utrace_callgraph_unfinished(g));
+			print_notes(&so, d, &st, utrace_callgraph_unfinished(g));
 		utrace_callgraph_free(g);
 	}
-	utrace_report_filter_free(filter);
 	if (ret < 0)
-		fail(path, &err);
-	utrace_dat_close(d);
+		select_opts_fail(&so, &err);
+	select_opts_close(&so, d);
 	return ret < 0;
 }

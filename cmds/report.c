@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
+#include "cmds/select_opts.h"
 #include "lib/dat_reader.h"
 #include "lib/profile.h"
 #include "lib/report_filter.h"
@@ -23,8 +24,7 @@
 #define LOST_LINES_MAX 20
 
 enum {
-	OPT_SELECT = 256, /* a report_filter selection, named by the long option */
-	OPT_STAT,
+	OPT_STAT = SELECT_OPT + 1,
 	OPT_PROFILE,
 };
 
@@ -57,31 +57,12 @@ static void usage(FILE *f)
 		utrace_report_option_names(), utrace_report_filter_help());
 }
 
-/* err.msg starts with the file name when it is about the file */
-static int fail(const char *path, const struct utrace_error *err)
+static void print_summary(const struct utrace_select_opts *so, struct utrace_dat *d,
+			  const struct utrace_report_summary *sum)
 {
-	size_t n = strlen(path);
+	unsigned shown = 0, threads = 0;
 
-	if (!strncmp(err->msg, path, n) && err->msg[n] == ':')
-		utrace_die_msg("report", "%s", err->msg);
-	else
-		utrace_die_msg("report", "%s: %s", path, err->msg);
-	return 1;
-}
-
-static void print_summary(struct utrace_dat *d, const struct utrace_report_summary *sum)
-{
-	unsigned nw = utrace_dat_warning_count(d), kept = 0, shown = 0, threads = 0;
-
-	for (const char *w; kept < nw && (w = utrace_dat_warning(d, kept)); kept++)
-		fprintf(stderr, "utrace report: warning: %s\n", w);
-	if (kept < nw)
-		fprintf(stderr, "utrace report: warning: ... and %u more warnings\n", nw - kept);
-	if (sum->warnings)
-		fprintf(stderr,
-			"utrace report: warning: %" PRIu64 " sub-buffer%s cut short at a bad "
-			"record; the first: %s\n",
-			sum->warnings, sum->warnings == 1 ? "" : "s", sum->warning);
+	select_opts_warn(so, d, sum->warnings, sum->warning);
 	for (unsigned i = 0; i < utrace_dat_notice_count(d); i++)
 		fprintf(stderr, "utrace report: notice: %s\n", utrace_dat_notice(d, i));
 
@@ -109,14 +90,30 @@ static void print_summary(struct utrace_dat *d, const struct utrace_report_summa
 			sum->lost_unknown, sum->lost_unknown == 1 ? "" : "s");
 }
 
+struct profile_pass {
+	struct utrace_profile *p;
+	struct utrace_report_summary *sum;
+};
+
+static int profile_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	struct profile_pass *pp = arg;
+
+	if (ev->kind != UTRACE_EV_LOST)
+		return utrace_profile_add(pp->p, ev, err);
+	if (!(ev->flags & UTRACE_EVF_LOST_UNKNOWN))
+		pp->sum->buf_lost[ev->buf] += ev->lost;
+	return 0;
+}
+
 /* One pass over the selected events into the profile; counts the losses
  * and damaged sub-buffers into sum as utrace_report_print() does. */
 static int profile_pass(struct utrace_dat *d, struct utrace_report_filter *f,
 			struct utrace_profile *p, struct utrace_report_summary *sum,
 			struct utrace_error *err)
 {
-	struct utrace_dat_iter *it;
-	struct utrace_event ev;
+	struct profile_pass pp = {p, sum};
+	struct utrace_pass_stats st;
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
@@ -124,30 +121,12 @@ static int profile_pass(struct utrace_dat *d, struct utrace_report_filter *f,
 	sum->buf_lost = calloc(sum->nr_bufs ? sum->nr_bufs : 1, sizeof(*sum->buf_lost));
 	if (!sum->buf_lost)
 		return utrace_error_set(err, -1, "%s: out of memory", utrace_dat_path(d));
-	ret = utrace_report_filter_begin(f, d, err);
-	if (ret < 0)
-		return ret;
-	ret = utrace_dat_iter_open(d, &it, err);
-	if (ret < 0)
-		return ret;
-	while ((ret = utrace_report_filter_next(f, it, &ev, err)) > 0) {
-		if (ev.kind == UTRACE_EV_LOST) {
-			if (ev.flags & UTRACE_EVF_LOST_UNKNOWN) {
-				sum->lost_unknown++;
-			} else {
-				sum->lost += ev.lost;
-				sum->buf_lost[ev.buf] += ev.lost;
-			}
-			continue;
-		}
-		sum->events++;
-		ret = utrace_profile_add(p, &ev, err);
-		if (ret < 0)
-			break;
-	}
-	if (ret == 0 && (sum->warnings = utrace_dat_iter_warnings(it)))
-		snprintf(sum->warning, sizeof(sum->warning), "%s", utrace_dat_iter_warning(it));
-	utrace_dat_iter_close(it);
+	ret = utrace_report_filter_run(f, d, profile_event, &pp, &st, err);
+	sum->events = st.events;
+	sum->lost = st.lost;
+	sum->lost_unknown = st.lost_unknown;
+	if (ret == 0 && (sum->warnings = st.damaged))
+		snprintf(sum->warning, sizeof(sum->warning), "%s", st.damaged_first);
 	return ret;
 }
 
@@ -181,139 +160,96 @@ static int report_profile(struct utrace_dat *d, struct utrace_report_filter *f, 
 	return ret;
 }
 
-static int usage_error(int c, char **argv)
+/* What the options set, besides the trace and the selection. */
+struct report_args {
+	struct utrace_report_opts opts;
+	const char *keys; /* -s */
+	uint32_t fields;  /* -f */
+	int profile, stat;
+};
+
+static int report_option(void *arg, int c, const char *value, struct utrace_error *err)
 {
-	if (optopt >= OPT_SELECT || (optopt && strchr("iOsfFDr", optopt)))
-		utrace_die_msg("report",
-			       "option '%s' needs an argument (see 'utrace report --help')",
-			       argv[optind - 1]);
-	else if (optopt)
-		utrace_die_msg("report", "unknown option '-%c' (see 'utrace report --help')",
-			       optopt);
-	else
-		utrace_die_msg("report", "unknown option '%s' (see 'utrace report --help')",
-			       argv[optind - 1]);
-	return 1;
+	struct report_args *a = arg;
+
+	switch (c) {
+	case 'O':
+		return utrace_report_set_option(&a->opts, value, err);
+	case 't':
+		a->opts.nsecs = 1;
+		return 0;
+	case OPT_PROFILE:
+		a->profile = 1;
+		return 0;
+	case 's':
+		a->keys = value;
+		return utrace_profile_check_sort(value, err);
+	case 'f':
+		return utrace_profile_parse_fields(value, &a->fields, err);
+	default: /* OPT_STAT */
+		a->stat = 1;
+		return 0;
+	}
 }
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"input", required_argument, NULL, 'i'},
-	    {"option", required_argument, NULL, 'O'},
-	    {"profile", no_argument, NULL, OPT_PROFILE},
-	    {"sort", required_argument, NULL, 's'},
-	    {"fields", required_argument, NULL, 'f'},
-	    {"stat", no_argument, NULL, OPT_STAT},
-	    UTRACE_REPORT_FILTER_LONGOPTS(OPT_SELECT),
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"option", required_argument, NULL, 'O'}, {"profile", no_argument, NULL, OPT_PROFILE},
+	    {"sort", required_argument, NULL, 's'},   {"fields", required_argument, NULL, 'f'},
+	    {"stat", no_argument, NULL, OPT_STAT},    {NULL, 0, NULL, 0},
 	};
-	struct utrace_report_filter *filter = NULL;
-	const char *path = "utrace.dat", *keys = NULL;
-	int c, ret, idx, profile = 0, stat = 0;
+	struct report_args a = {.keys = NULL};
+	const struct utrace_select_cmd cmd = {"report",	     "O:ts:f:", longopts, usage,
+					      report_option, &a,	0};
+	struct utrace_select_opts so;
 	struct utrace_report_summary sum;
-	struct utrace_report_opts opts;
 	struct utrace_error err = {0};
-	uint32_t fields = 0;
 	struct utrace_dat *d;
+	int ret;
 
-	utrace_report_opts_init(&opts);
-	if (utrace_report_filter_new(&filter, &err) < 0) {
-		utrace_die_msg("report", "%s", err.msg);
-		return 1;
-	}
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:O:ts:f:F:D:r:h", longopts, &idx)) != -1) {
-		const char *key =
-		    c == OPT_SELECT ? longopts[idx].name : utrace_report_filter_short_key(c);
-
-		ret = 0;
-		if (key) {
-			ret = utrace_report_filter_add(filter, key, optarg, &err);
-		} else if (c == 'i') {
-			path = optarg;
-		} else if (c == 'O') {
-			ret = utrace_report_set_option(&opts, optarg, &err);
-		} else if (c == 't') {
-			opts.nsecs = 1;
-		} else if (c == OPT_PROFILE) {
-			profile = 1;
-		} else if (c == 's') {
-			keys = optarg;
-			ret = utrace_profile_check_sort(keys, &err);
-		} else if (c == 'f') {
-			ret = utrace_profile_parse_fields(optarg, &fields, &err);
-		} else if (c == OPT_STAT) {
-			stat = 1;
-		} else if (c == 'h') {
-			usage(stdout);
-			utrace_report_filter_free(filter);
-			return 0;
-		} else {
-			utrace_report_filter_free(filter);
-			return usage_error(c, argv);
-		}
-		if (ret < 0) {
-			utrace_die_msg("report", "%s", err.msg);
-			utrace_report_filter_free(filter);
-			return 1;
-		}
-	}
-	if (optind < argc) {
-		utrace_die_msg("report", "unexpected argument '%s' (the file is given with -i)",
-			       argv[optind]);
-		utrace_report_filter_free(filter);
-		return 1;
-	}
-	if ((keys || fields) && !profile) {
+	utrace_report_opts_init(&a.opts);
+	ret = select_opts_parse(&so, &cmd, argc, argv);
+	if (ret)
+		return ret < 0;
+	if ((a.keys || a.fields) && !a.profile) {
 		utrace_die_msg("report", "-s and -f are options of --profile");
-		utrace_report_filter_free(filter);
+		select_opts_close(&so, NULL);
 		return 1;
 	}
-	if (!utrace_report_filter_active(filter)) {
-		utrace_report_filter_free(filter);
-		filter = NULL;
-	}
-
-	if (utrace_dat_open(path, &d, &err) < 0) {
-		utrace_report_filter_free(filter);
-		return fail(path, &err);
-	}
+	if (select_opts_open(&so, &d) < 0)
+		return 1;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	if (stat) {
-		ret = utrace_report_print_stat(d, stdout, filter, &err);
-		utrace_report_filter_free(filter);
+	if (a.stat) {
+		ret = utrace_report_print_stat(d, stdout, so.filter, &err);
 		if (ret < 0)
-			fail(path, &err);
-		utrace_dat_close(d);
+			select_opts_fail(&so, &err);
+		select_opts_close(&so, d);
 		return ret < 0;
 	}
-	if (profile) {
+	if (a.profile) {
 		const char *tracer = utrace_dat_meta(d, "tracer");
 
 		/* the function tracer has no durations: only the calls */
-		if (!fields && tracer && strcmp(tracer, "function_graph"))
-			fields = UTRACE_PROFILE_CALLS;
-		if (!fields)
-			fields = UTRACE_PROFILE_DEFAULT_FIELDS |
-				 (keys ? utrace_profile_sort_fields(keys) : 0);
-		ret = report_profile(d, filter, keys, fields, &sum, &err);
+		if (!a.fields && tracer && strcmp(tracer, "function_graph"))
+			a.fields = UTRACE_PROFILE_CALLS;
+		if (!a.fields)
+			a.fields = UTRACE_PROFILE_DEFAULT_FIELDS |
+				   (a.keys ? utrace_profile_sort_fields(a.keys) : 0);
+		ret = report_profile(d, so.filter, a.keys, a.fields, &sum, &err);
 	} else {
-		opts.filter = filter;
-		ret = utrace_report_print(d, stdout, &opts, &sum, &err);
+		a.opts.filter = so.filter;
+		ret = utrace_report_print(d, stdout, &a.opts, &sum, &err);
 	}
-	utrace_report_filter_free(filter);
 	if (ret < 0) {
 		fflush(stdout);
-		fail(path, &err);
+		select_opts_fail(&so, &err);
 		utrace_report_summary_free(&sum);
-		utrace_dat_close(d);
+		select_opts_close(&so, d);
 		return 1;
 	}
-	print_summary(d, &sum);
+	print_summary(&so, d, &sum);
 	utrace_report_summary_free(&sum);
-	utrace_dat_close(d);
+	select_opts_close(&so, d);
 	return 0;
 }

@@ -19,22 +19,14 @@
 
 #include "lib/dat_reader.h"
 #include "lib/error.h"
+#include "lib/profile.h"
 
 struct utrace_callgraph;
 
-/* Columns before the tree, in uftrace graph's order (-f). */
-enum utrace_callgraph_field {
-	UTRACE_CALLGRAPH_TOTAL = 1u << 0,
-	UTRACE_CALLGRAPH_SELF = 1u << 1,
-	UTRACE_CALLGRAPH_TOTAL_AVG = 1u << 2,
-	UTRACE_CALLGRAPH_TOTAL_MAX = 1u << 3,
-	UTRACE_CALLGRAPH_TOTAL_MIN = 1u << 4,
-	UTRACE_CALLGRAPH_SELF_AVG = 1u << 5,
-	UTRACE_CALLGRAPH_SELF_MAX = 1u << 6,
-	UTRACE_CALLGRAPH_SELF_MIN = 1u << 7,
-};
-
-#define UTRACE_CALLGRAPH_DEFAULT_FIELDS UTRACE_CALLGRAPH_TOTAL
+/* Columns before the tree (-f) are lib/profile.h's fields but calls,
+ * printed in uftrace graph's order: total self total-avg total-max
+ * total-min self-avg self-max self-min. */
+#define UTRACE_CALLGRAPH_DEFAULT_FIELDS UTRACE_PROFILE_TOTAL
 
 /* The name of calls whose callers are not in the trace. */
 #define UTRACE_CALLGRAPH_UNKNOWN "[unknown]"

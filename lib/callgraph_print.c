@@ -38,49 +38,30 @@ static int oom(const struct utrace_callgraph *g, struct utrace_error *err)
 }
 
 static const struct {
-	const char *name;
 	const char *header;
 	uint32_t field;
 } columns[] = {
-    {"total", "TOTAL TIME", UTRACE_CALLGRAPH_TOTAL},
-    {"self", " SELF TIME", UTRACE_CALLGRAPH_SELF},
-    {"total-avg", " TOTAL AVG", UTRACE_CALLGRAPH_TOTAL_AVG},
-    {"total-max", " TOTAL MAX", UTRACE_CALLGRAPH_TOTAL_MAX},
-    {"total-min", " TOTAL MIN", UTRACE_CALLGRAPH_TOTAL_MIN},
-    {"self-avg", "  SELF AVG", UTRACE_CALLGRAPH_SELF_AVG},
-    {"self-max", "  SELF MAX", UTRACE_CALLGRAPH_SELF_MAX},
-    {"self-min", "  SELF MIN", UTRACE_CALLGRAPH_SELF_MIN},
+    {"TOTAL TIME", UTRACE_PROFILE_TOTAL},     /* -f total */
+    {" SELF TIME", UTRACE_PROFILE_SELF},      /* self */
+    {" TOTAL AVG", UTRACE_PROFILE_TOTAL_AVG}, /* total-avg */
+    {" TOTAL MAX", UTRACE_PROFILE_TOTAL_MAX}, /* total-max */
+    {" TOTAL MIN", UTRACE_PROFILE_TOTAL_MIN}, /* total-min */
+    {"  SELF AVG", UTRACE_PROFILE_SELF_AVG},  /* self-avg */
+    {"  SELF MAX", UTRACE_PROFILE_SELF_MAX},  /* self-max */
+    {"  SELF MIN", UTRACE_PROFILE_SELF_MIN},  /* self-min */
 };
 
 #define NR_COLUMNS (sizeof(columns) / sizeof(columns[0]))
 
 int utrace_callgraph_parse_fields(const char *s, uint32_t *fields, struct utrace_error *err)
 {
-	const char *p = s;
-
 	*fields = 0;
 	if (!strcmp(s, "none"))
 		return 0;
-	while (*p) {
-		size_t len = strcspn(p, ","), i;
-
-		for (i = 0; i < NR_COLUMNS; i++)
-			if (strlen(columns[i].name) == len && !strncmp(p, columns[i].name, len))
-				break;
-		if (i == NR_COLUMNS)
-			return utrace_error_set(
-			    err, -EINVAL,
-			    "unknown field '%.*s' (fields: total self total-avg "
-			    "total-max total-min self-avg self-max self-min none)",
-			    (int)len, p);
-		*fields |= columns[i].field;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	if (!*fields)
-		return utrace_error_set(err, -EINVAL, "no field given");
-	return 0;
+	return utrace_parse_fields(s, UTRACE_PROFILE_ALL_FIELDS & ~UTRACE_PROFILE_CALLS,
+				   "total self total-avg total-max total-min self-avg self-max "
+				   "self-min none",
+				   fields, err);
 }
 
 static void print_fields(FILE *out, const struct gnode *n, uint32_t fields)
@@ -93,28 +74,28 @@ static void print_fields(FILE *out, const struct gnode *n, uint32_t fields)
 		switch (fields & columns[i].field) {
 		case 0:
 			continue;
-		case UTRACE_CALLGRAPH_TOTAL:
+		case UTRACE_PROFILE_TOTAL:
 			v = n->time;
 			break;
-		case UTRACE_CALLGRAPH_SELF:
+		case UTRACE_PROFILE_SELF:
 			v = callgraph_self_time(n);
 			break;
-		case UTRACE_CALLGRAPH_TOTAL_AVG:
+		case UTRACE_PROFILE_TOTAL_AVG:
 			v = n->timed ? n->time / n->timed : 0;
 			break;
-		case UTRACE_CALLGRAPH_TOTAL_MAX:
+		case UTRACE_PROFILE_TOTAL_MAX:
 			v = n->tmax;
 			break;
-		case UTRACE_CALLGRAPH_TOTAL_MIN:
+		case UTRACE_PROFILE_TOTAL_MIN:
 			v = n->timed ? n->tmin : 0;
 			break;
-		case UTRACE_CALLGRAPH_SELF_AVG:
+		case UTRACE_PROFILE_SELF_AVG:
 			v = n->timed ? callgraph_self_time(n) / n->timed : 0;
 			break;
-		case UTRACE_CALLGRAPH_SELF_MAX:
+		case UTRACE_PROFILE_SELF_MAX:
 			v = n->smax;
 			break;
-		case UTRACE_CALLGRAPH_SELF_MIN:
+		case UTRACE_PROFILE_SELF_MIN:
 			v = n->timed ? n->smin : 0;
 			break;
 		}

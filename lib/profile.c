@@ -621,31 +621,27 @@ static const struct {
 
 #define NR_COLUMNS (sizeof(columns) / sizeof(columns[0]))
 
-int utrace_profile_parse_fields(const char *s, uint32_t *fields, struct utrace_error *err)
+int utrace_parse_fields(const char *s, uint32_t allowed, const char *names, uint32_t *fields,
+			struct utrace_error *err)
 {
 	const char *p = s;
 
 	*fields = 0;
 	while (*p) {
-		size_t len = strcspn(p, ","), i;
+		size_t len = strcspn(p, ",");
+		uint32_t f = 0;
 
-		if (len == 3 && !strncmp(p, "all", 3)) {
-			*fields |= UTRACE_PROFILE_ALL_FIELDS;
-		} else if (len == 5 && !strncmp(p, "calls", 5)) {
-			*fields |= UTRACE_PROFILE_CALLS;
-		} else {
-			for (i = 0; i < NR_COLUMNS; i++)
-				if (strlen(columns[i].name) == len &&
-				    !strncmp(p, columns[i].name, len))
-					break;
-			if (i == NR_COLUMNS)
-				return utrace_error_set(
-				    err, -EINVAL,
-				    "unknown field '%.*s' (fields: total total-avg total-min "
-				    "total-max self self-avg self-min self-max call all)",
-				    (int)len, p);
-			*fields |= columns[i].field;
-		}
+		if (len == 3 && !strncmp(p, "all", 3))
+			f = UTRACE_PROFILE_ALL_FIELDS;
+		else if (len == 5 && !strncmp(p, "calls", 5))
+			f = UTRACE_PROFILE_CALLS;
+		for (size_t i = 0; !f && i < NR_COLUMNS; i++)
+			if (strlen(columns[i].name) == len && !strncmp(p, columns[i].name, len))
+				f = columns[i].field;
+		if (!f || (f & ~allowed))
+			return utrace_error_set(err, -EINVAL, "unknown field '%.*s' (fields: %s)",
+						(int)len, p, names);
+		*fields |= f;
 		p += len;
 		if (*p == ',')
 			p++;
@@ -653,6 +649,14 @@ int utrace_profile_parse_fields(const char *s, uint32_t *fields, struct utrace_e
 	if (!*fields)
 		return utrace_error_set(err, -EINVAL, "no field given");
 	return 0;
+}
+
+int utrace_profile_parse_fields(const char *s, uint32_t *fields, struct utrace_error *err)
+{
+	return utrace_parse_fields(s, UTRACE_PROFILE_ALL_FIELDS,
+				   "total total-avg total-min total-max self self-avg self-min "
+				   "self-max call all",
+				   fields, err);
 }
 
 void utrace_print_time_unit(FILE *out, uint64_t ns)

@@ -22,7 +22,8 @@
 
 struct utrace_profile;
 
-/* The columns, in the order they print (uftrace's). */
+/* The columns, in the order they print (uftrace's); the call graph's
+ * too, but calls (lib/callgraph.h). */
 enum utrace_profile_field {
 	UTRACE_PROFILE_TOTAL = 1u << 0,
 	UTRACE_PROFILE_TOTAL_AVG = 1u << 1,
@@ -85,6 +86,13 @@ const struct utrace_profile_entry *utrace_profile_get(const struct utrace_profil
  * (total total-avg total-min total-max self self-avg self-min self-max
  * call). */
 int utrace_profile_parse_fields(const char *s, uint32_t *fields, struct utrace_error *err);
+/*
+ * The same for a subset of the columns (the call graph's): a name is
+ * known only if its fields are all in allowed; the message for an
+ * unknown one lists names, the ones the caller takes.
+ */
+int utrace_parse_fields(const char *s, uint32_t allowed, const char *names, uint32_t *fields,
+			struct utrace_error *err);
 
 /* The table, uftrace report's layout:
  *   "  Total time   Self time       Calls  Function" */

@@ -116,6 +116,23 @@ static inline void check_tmpdir_cleanup(void)
 		printf("# could not remove %s\n", dir);
 }
 
+/* The start of main: check_tmpdir_init(prefix), or exit status 2 if the
+ * directory cannot be made. */
+static inline void check_begin(const char *prefix)
+{
+	if (check_tmpdir_init(prefix) < 0) {
+		perror("mkdtemp");
+		exit(2);
+	}
+}
+
+/* The end of main: check_tmpdir_cleanup(), then check_done(). */
+static inline int check_end(void)
+{
+	check_tmpdir_cleanup();
+	return check_done();
+}
+
 /*
  * name in the temporary directory.  The result lives until four more
  * calls, so a few can be used in one expression.

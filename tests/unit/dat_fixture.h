@@ -65,6 +65,16 @@ static inline void wl_ext(struct wl *l, enum utrace_ext_type type, uint32_t payl
 	wl_put(l, urec_ext(type, payload));
 }
 
+/* A call recorded at its return only (--thresh): GRAPH_LEAF. */
+static inline void wl_leaf(struct wl *l, uint32_t delta, uint32_t id, uint32_t depth,
+			   uint64_t duration)
+{
+	wl_ext(l, UEXT_GRAPH_LEAF, delta);
+	wl_put(l, id);
+	wl_put(l, depth);
+	wl_u64(l, duration);
+}
+
 static inline void fx_die(const struct utrace_error *err)
 {
 	fprintf(stderr, "fixture: %s\n", err->msg);
@@ -203,6 +213,55 @@ static inline void fx_graph_basic(struct utrace_dat_writer *w)
 	wl_put(&l, 0);		   /* PAD */
 	wl_entry(&l, 0, 0);	   /* after PAD: ignored */
 	fx_page(w, 7, &p, &l);
+}
+
+/* path with the function_graph fixture: fx_begin(), fx_graph_basic(). */
+static inline void fx_write_graph_basic(const char *path)
+{
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+
+	fx_graph_basic(w);
+	fx_end(w);
+}
+
+/*
+ * Recursion, buffer 1 (rec-100, cpu 0, from ts 1000):
+ *   main() { foo() { foo() { foo(); } foo(); } }
+ * main takes 200 ns, the foo()s 90, 30, 5 and 10.
+ */
+static inline void fx_graph_recursion(struct utrace_dat_writer *w)
+{
+	struct fx_page p = {1000, 0, 0, 0, 0, 0};
+	struct wl l = {.n = 0};
+
+	fx_buffer(w, 1, 100, "rec");
+	wl_entry(&l, 0, 0);  /* main @1000 */
+	wl_entry(&l, 1, 10); /* foo @1010 */
+	wl_entry(&l, 1, 10); /* foo @1020 */
+	wl_entry(&l, 1, 10); /* foo @1030 */
+	wl_exit(&l, 5);	     /* @1035: 5 */
+	wl_exit(&l, 15);     /* @1050: 30 */
+	wl_entry(&l, 1, 10); /* foo @1060 */
+	wl_exit(&l, 10);     /* @1070: 10 */
+	wl_exit(&l, 30);     /* @1100: 90 */
+	wl_exit(&l, 100);    /* main @1200: 200 */
+	fx_page(w, 1, &p, &l);
+}
+
+/* n nested calls of foo, 1 ns apart, buffer 1 (deep-100, cpu 0): the
+ * entries in a sub-buffer from ts 1000, the returns in one from 10000. */
+static inline void fx_graph_deep(struct utrace_dat_writer *w, int n)
+{
+	struct fx_page p1 = {1000, 0, 0, 0, 0, 0}, p2 = {10000, 1, 0, 0, 0, 0};
+	struct wl l1 = {.n = 0}, l2 = {.n = 0};
+
+	fx_buffer(w, 1, 100, "deep");
+	for (int i = 0; i < n; i++)
+		wl_entry(&l1, 1, 1);
+	fx_page(w, 1, &p1, &l1);
+	for (int i = 0; i < n; i++)
+		wl_exit(&l2, 1);
+	fx_page(w, 1, &p2, &l2);
 }
 
 #endif

@@ -13,37 +13,22 @@
 #include "lib/callgraph.h"
 #include "lib/dat_reader.h"
 #include "lib/report_filter.h"
-#include "tests/unit/dat_fixture.h"
-
-static int add(void *arg, const struct utrace_event *ev, struct utrace_error *err)
-{
-	return utrace_callgraph_add(arg, ev, err);
-}
+#include "tests/unit/trace_fixture.h"
 
 /* The graph of path (selection key=value if key); NULL on error. */
 static struct utrace_callgraph *graph_of(const char *path, const char *key, const char *value,
 					 struct utrace_dat **dp)
 {
-	struct utrace_report_filter *f = NULL;
-	struct utrace_callgraph *g = NULL;
-	struct utrace_pass_stats st;
+	struct utrace_dat *d = fx_open(path);
+	struct utrace_report_filter *f;
+	struct utrace_callgraph *g;
 	struct utrace_error err;
-	struct utrace_dat *d;
 	int ret;
 
-	if (utrace_dat_open(path, &d, &err) < 0) {
-		printf("# %s\n", err.msg);
+	if (!d)
 		return NULL;
-	}
-	if (key) {
-		utrace_report_filter_new(&f, &err);
-		utrace_report_filter_add(f, key, value, &err);
-	}
-	ret = utrace_callgraph_new(d, &g, &err);
-	if (ret == 0)
-		ret = utrace_report_filter_run(f, d, add, g, &st, &err);
-	if (ret == 0)
-		ret = utrace_callgraph_finish(g, &err);
+	f = fx_filter(key, value);
+	ret = fx_callgraph(d, f, &g, &err);
 	utrace_report_filter_free(f);
 	if (ret < 0) {
 		printf("# %s\n", err.msg);
@@ -77,102 +62,92 @@ static char *print(struct utrace_callgraph *g, const char *func, uint32_t fields
 	return text;
 }
 
-static void golden(const char *what, char *got, const char *want)
-{
-	int ok = got && !strcmp(got, want);
-
-	check(ok, "%s", what);
-	if (!ok)
-		printf("# want:\n%s# got:\n%s", want, got ? got : "(error)\n");
-	free(got);
-}
-
 static void test_basic(void)
 {
 	const char *path = check_path("basic.dat");
-	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct utrace_callgraph *g;
 	struct utrace_error err;
 	struct utrace_dat *d;
 	char head[600];
 	FILE *f;
 
-	fx_graph_basic(w);
-	fx_end(w);
+	fx_write_graph_basic(path);
 	g = graph_of(path, NULL, NULL, &d);
 	if (!g) {
 		check(0, "basic: graph");
 		return;
 	}
 	snprintf(head, sizeof(head), "# Function Call Graph for 'main' (%s)\n", path);
-	golden("basic: main by default (uftrace graph layout)",
-	       print(g, NULL, UTRACE_CALLGRAPH_TOTAL, 0),
-	       strcat(head, "=============== BACKTRACE ===============\n"
-			    " backtrace #0: hit 1, time   2.016  s\n"
-			    "   [0] main (0x1100)\n"
-			    "\n"
-			    "========== FUNCTION CALL GRAPH ==========\n"
-			    "# TOTAL TIME   FUNCTION\n"
-			    "    2.016  s : (1) main\n"
-			    "    0.005 us :  +-(1) foo\n"
-			    "             :  | \n"
-			    "   16.777 ms :  +-(1) bar\n"
-			    "   16.777 ms :     +-(1) 0x1400\n"
-			    "             :     | \n"
-			    "    0.100 us :     +-(1) foo\n"
-			    "\n"));
+	fx_golden_free("basic: main by default (uftrace graph layout)",
+		       print(g, NULL, UTRACE_PROFILE_TOTAL, 0),
+		       strcat(head, "=============== BACKTRACE ===============\n"
+				    " backtrace #0: hit 1, time   2.016  s\n"
+				    "   [0] main (0x1100)\n"
+				    "\n"
+				    "========== FUNCTION CALL GRAPH ==========\n"
+				    "# TOTAL TIME   FUNCTION\n"
+				    "    2.016  s : (1) main\n"
+				    "    0.005 us :  +-(1) foo\n"
+				    "             :  | \n"
+				    "   16.777 ms :  +-(1) bar\n"
+				    "   16.777 ms :     +-(1) 0x1400\n"
+				    "             :     | \n"
+				    "    0.100 us :     +-(1) foo\n"
+				    "\n"));
 
 	snprintf(head, sizeof(head), "# Function Call Graph for 'foo' (%s)\n", path);
-	golden("basic: foo from two paths, merged", print(g, "foo", UTRACE_CALLGRAPH_TOTAL, 0),
-	       strcat(head, "=============== BACKTRACE ===============\n"
-			    " backtrace #0: hit 1, time   0.005 us\n"
-			    "   [0] main (0x1100)\n"
-			    "   [1] foo (0x1204)\n"
-			    "\n"
-			    " backtrace #1: hit 1, time   0.100 us\n"
-			    "   [0] main (0x1100)\n"
-			    "   [1] bar (0x1300)\n"
-			    "   [2] foo (0x1204)\n"
-			    "\n"
-			    "========== FUNCTION CALL GRAPH ==========\n"
-			    "# TOTAL TIME   FUNCTION\n"
-			    "    0.105 us : (2) foo\n"
-			    "\n"));
+	fx_golden_free("basic: foo from two paths, merged",
+		       print(g, "foo", UTRACE_PROFILE_TOTAL, 0),
+		       strcat(head, "=============== BACKTRACE ===============\n"
+				    " backtrace #0: hit 1, time   0.005 us\n"
+				    "   [0] main (0x1100)\n"
+				    "   [1] foo (0x1204)\n"
+				    "\n"
+				    " backtrace #1: hit 1, time   0.100 us\n"
+				    "   [0] main (0x1100)\n"
+				    "   [1] bar (0x1300)\n"
+				    "   [2] foo (0x1204)\n"
+				    "\n"
+				    "========== FUNCTION CALL GRAPH ==========\n"
+				    "# TOTAL TIME   FUNCTION\n"
+				    "    0.105 us : (2) foo\n"
+				    "\n"));
 
 	snprintf(head, sizeof(head), "# Function Call Graph for 'bar' (%s)\n", path);
-	golden("basic: bar with total, self, total-avg, self-max",
-	       print(g, "bar",
-		     UTRACE_CALLGRAPH_TOTAL | UTRACE_CALLGRAPH_SELF | UTRACE_CALLGRAPH_TOTAL_AVG |
-			 UTRACE_CALLGRAPH_SELF_MAX,
-		     0),
-	       strcat(head, "=============== BACKTRACE ===============\n"
-			    " backtrace #0: hit 1, time  16.777 ms\n"
-			    "   [0] main (0x1100)\n"
-			    "   [1] bar (0x1300)\n"
-			    "\n"
-			    "========== FUNCTION CALL GRAPH ==========\n"
-			    "# TOTAL TIME   SELF TIME   TOTAL AVG    SELF MAX   FUNCTION\n"
-			    "   16.777 ms    0.011 us   16.777 ms    0.011 us : (1) bar\n"
-			    "   16.777 ms   16.777 ms   16.777 ms   16.777 ms :  +-(1) 0x1400\n"
-			    "                                                 :  | \n"
-			    "    0.100 us    0.100 us    0.100 us    0.100 us :  +-(1) foo\n"
-			    "\n"));
+	fx_golden_free("basic: bar with total, self, total-avg, self-max",
+		       print(g, "bar",
+			     UTRACE_PROFILE_TOTAL | UTRACE_PROFILE_SELF | UTRACE_PROFILE_TOTAL_AVG |
+				 UTRACE_PROFILE_SELF_MAX,
+			     0),
+		       strcat(head,
+			      "=============== BACKTRACE ===============\n"
+			      " backtrace #0: hit 1, time  16.777 ms\n"
+			      "   [0] main (0x1100)\n"
+			      "   [1] bar (0x1300)\n"
+			      "\n"
+			      "========== FUNCTION CALL GRAPH ==========\n"
+			      "# TOTAL TIME   SELF TIME   TOTAL AVG    SELF MAX   FUNCTION\n"
+			      "   16.777 ms    0.011 us   16.777 ms    0.011 us : (1) bar\n"
+			      "   16.777 ms   16.777 ms   16.777 ms   16.777 ms :  +-(1) 0x1400\n"
+			      "                                                 :  | \n"
+			      "    0.100 us    0.100 us    0.100 us    0.100 us :  +-(1) foo\n"
+			      "\n"));
 
 	snprintf(head, sizeof(head), "# Function Call Graph for 'utrace-test' (%s)\n", path);
-	golden("basic: the whole graph, no columns", print(g, "*", 0, 0),
-	       strcat(head, "========== FUNCTION CALL GRAPH ==========\n"
-			    "(1) utrace-test\n"
-			    "(1) main\n"
-			    " +-(1) foo\n"
-			    " | \n"
-			    " +-(1) bar\n"
-			    "    +-(1) 0x1400\n"
-			    "    | \n"
-			    "    +-(1) foo\n"
-			    "\n"));
+	fx_golden_free("basic: the whole graph, no columns", print(g, "*", 0, 0),
+		       strcat(head, "========== FUNCTION CALL GRAPH ==========\n"
+				    "(1) utrace-test\n"
+				    "(1) main\n"
+				    " +-(1) foo\n"
+				    " | \n"
+				    " +-(1) bar\n"
+				    "    +-(1) 0x1400\n"
+				    "    | \n"
+				    "    +-(1) foo\n"
+				    "\n"));
 
 	f = fopen("/dev/null", "w");
-	check(utrace_callgraph_print(g, f, "baz", UTRACE_CALLGRAPH_TOTAL, 0, &err) == -ENOENT &&
+	check(utrace_callgraph_print(g, f, "baz", UTRACE_PROFILE_TOTAL, 0, &err) == -ENOENT &&
 		  strstr(err.msg, "no call of 'baz'"),
 	      "basic: a function never called: %s", err.msg);
 	fclose(f);
@@ -183,16 +158,16 @@ static void test_basic(void)
 	/* the selection applies: -F bar, depths from bar */
 	g = graph_of(path, "filter", "bar", &d);
 	snprintf(head, sizeof(head), "# Function Call Graph for 'utrace-test' (%s)\n", path);
-	golden("-F bar: main is not in the graph",
-	       g ? print(g, NULL, UTRACE_CALLGRAPH_TOTAL, 0) : NULL,
-	       strcat(head, "========== FUNCTION CALL GRAPH ==========\n"
-			    "# TOTAL TIME   FUNCTION\n"
-			    "   16.777 ms : (1) utrace-test\n"
-			    "   16.777 ms : (1) bar\n"
-			    "   16.777 ms :  +-(1) 0x1400\n"
-			    "             :  | \n"
-			    "    0.100 us :  +-(1) foo\n"
-			    "\n"));
+	fx_golden_free("-F bar: main is not in the graph",
+		       g ? print(g, NULL, UTRACE_PROFILE_TOTAL, 0) : NULL,
+		       strcat(head, "========== FUNCTION CALL GRAPH ==========\n"
+				    "# TOTAL TIME   FUNCTION\n"
+				    "   16.777 ms : (1) utrace-test\n"
+				    "   16.777 ms : (1) bar\n"
+				    "   16.777 ms :  +-(1) 0x1400\n"
+				    "             :  | \n"
+				    "    0.100 us :  +-(1) foo\n"
+				    "\n"));
 	utrace_callgraph_free(g);
 	utrace_dat_close(d);
 }
@@ -222,26 +197,14 @@ static void test_recursion_unknown(void)
 {
 	const char *path = check_path("rec.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
-	struct fx_page p1 = {1000, 0, 0, 0, 0, 0};
 	struct fx_page p2 = {5000, 0, 0, 1, UTRACE_SB_CONTEXT, 2};
-	struct wl l1 = {.n = 0}, l2 = {.n = 0};
 	struct walked walked = {"", 0};
+	struct wl l2 = {.n = 0};
 	struct utrace_callgraph *g;
 	struct utrace_dat *d;
 	char head[600];
 
-	fx_buffer(w, 1, 100, "rec");
-	wl_entry(&l1, 0, 0);  /* main @1000 */
-	wl_entry(&l1, 1, 10); /* foo @1010 */
-	wl_entry(&l1, 1, 10); /* foo @1020 */
-	wl_entry(&l1, 1, 10); /* foo @1030 */
-	wl_exit(&l1, 5);      /* @1035: 5 */
-	wl_exit(&l1, 15);     /* @1050: 30 */
-	wl_entry(&l1, 1, 10); /* foo @1060 */
-	wl_exit(&l1, 10);     /* @1070: 10 */
-	wl_exit(&l1, 30);     /* @1100: 90 */
-	wl_exit(&l1, 100);    /* main @1200: 200 */
-	fx_page(w, 1, &p1, &l1);
+	fx_graph_recursion(w);
 
 	fx_buffer(w, 2, 101, "late");
 	wl_ext(&l2, UEXT_CONTEXT, 0);
@@ -261,36 +224,36 @@ static void test_recursion_unknown(void)
 		return;
 	}
 	check(utrace_callgraph_walk(g, walk_node, &walked) == 0, "walk: done");
-	golden("walk: paths, calls, total and self", strdup(walked.text),
-	       "0 main calls=1 total=200 self=110\n"
-	       "1 foo calls=1 total=90 self=50\n"
-	       "2 foo calls=2 total=40 self=35\n"
-	       "3 foo calls=1 total=5 self=5\n"
-	       "0 [unknown] calls=2 total=0 self=0\n"
-	       "1 foo calls=1 total=7 self=7\n"
-	       "1 main calls=1 total=20 self=10\n"
-	       "2 bar calls=1 total=10 self=10\n");
+	fx_golden_free("walk: paths, calls, total and self", strdup(walked.text),
+		       "0 main calls=1 total=200 self=110\n"
+		       "1 foo calls=1 total=90 self=50\n"
+		       "2 foo calls=2 total=40 self=35\n"
+		       "3 foo calls=1 total=5 self=5\n"
+		       "0 [unknown] calls=2 total=0 self=0\n"
+		       "1 foo calls=1 total=7 self=7\n"
+		       "1 main calls=1 total=20 self=10\n"
+		       "2 bar calls=1 total=10 self=10\n");
 	check(utrace_callgraph_unfinished(g) == 1, "unfinished: main of the second thread");
 
 	snprintf(head, sizeof(head), "# Function Call Graph for 'main' (%s)\n", path);
-	golden("recursion: main from two paths", print(g, NULL, UTRACE_CALLGRAPH_TOTAL, 0),
-	       strcat(head, "=============== BACKTRACE ===============\n"
-			    " backtrace #0: hit 1, time   0.200 us\n"
-			    "   [0] main (0x1100)\n"
-			    "\n"
-			    " backtrace #1: hit 1, time   0.020 us\n"
-			    "   [0] [unknown]\n"
-			    "   [1] main (0x1100)\n"
-			    "\n"
-			    "========== FUNCTION CALL GRAPH ==========\n"
-			    "# TOTAL TIME   FUNCTION\n"
-			    "    0.220 us : (2) main\n"
-			    "    0.090 us :  +-(1) foo\n"
-			    "    0.040 us :  | (2) foo\n"
-			    "    0.005 us :  | (1) foo\n"
-			    "             :  | \n"
-			    "    0.010 us :  +-(1) bar\n"
-			    "\n"));
+	fx_golden_free("recursion: main from two paths", print(g, NULL, UTRACE_PROFILE_TOTAL, 0),
+		       strcat(head, "=============== BACKTRACE ===============\n"
+				    " backtrace #0: hit 1, time   0.200 us\n"
+				    "   [0] main (0x1100)\n"
+				    "\n"
+				    " backtrace #1: hit 1, time   0.020 us\n"
+				    "   [0] [unknown]\n"
+				    "   [1] main (0x1100)\n"
+				    "\n"
+				    "========== FUNCTION CALL GRAPH ==========\n"
+				    "# TOTAL TIME   FUNCTION\n"
+				    "    0.220 us : (2) main\n"
+				    "    0.090 us :  +-(1) foo\n"
+				    "    0.040 us :  | (2) foo\n"
+				    "    0.005 us :  | (1) foo\n"
+				    "             :  | \n"
+				    "    0.010 us :  +-(1) bar\n"
+				    "\n"));
 	utrace_callgraph_free(g);
 	utrace_dat_close(d);
 }
@@ -300,19 +263,11 @@ static void test_deep(void)
 {
 	const char *path = check_path("deep.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
-	struct fx_page p1 = {1000, 0, 0, 0, 0, 0}, p2 = {10000, 1, 0, 0, 0, 0};
-	struct wl l1 = {.n = 0}, l2 = {.n = 0};
 	struct utrace_callgraph *g;
 	struct utrace_dat *d;
 	char *text;
 
-	fx_buffer(w, 1, 100, "deep");
-	for (int i = 0; i < 3000; i++)
-		wl_entry(&l1, 1, 1);
-	fx_page(w, 1, &p1, &l1);
-	for (int i = 0; i < 3000; i++)
-		wl_exit(&l2, 1);
-	fx_page(w, 1, &p2, &l2);
+	fx_graph_deep(w, 3000);
 	fx_end(w);
 	g = graph_of(path, NULL, NULL, &d);
 	if (!g) {
@@ -323,7 +278,7 @@ static void test_deep(void)
 	check(text && strstr(text, "(1) foo\n(1) foo\n(1) foo\n(1) foo\n(1) foo ...\n\n"),
 	      "deep: 5 levels, the cut marked");
 	free(text);
-	text = print(g, "foo", UTRACE_CALLGRAPH_TOTAL, 0);
+	text = print(g, "foo", UTRACE_PROFILE_TOTAL, 0);
 	check(text && strstr(text, "(1) foo ...\n") && !strstr(text, "(2)"),
 	      "deep: default 1000 levels");
 	free(text);
@@ -333,13 +288,9 @@ static void test_deep(void)
 
 int main(void)
 {
-	if (check_tmpdir_init("callgraph") < 0) {
-		perror("mkdtemp");
-		return 2;
-	}
+	check_begin("callgraph");
 	test_basic();
 	test_recursion_unknown();
 	test_deep();
-	check_tmpdir_cleanup();
-	return check_done();
+	return check_end();
 }

@@ -15,98 +15,57 @@
 #include "lib/export_chrome.h"
 #include "lib/export_flame.h"
 #include "lib/report_filter.h"
-#include "tests/unit/dat_fixture.h"
+#include "tests/unit/trace_fixture.h"
 
 static int chrome_add(void *arg, const struct utrace_event *ev, struct utrace_error *err)
 {
 	return utrace_chrome_event(arg, ev, err);
 }
 
+struct chrome_args {
+	uint32_t flags;
+	struct utrace_report_filter *f;
+};
+
+static int chrome_write(struct utrace_dat *d, FILE *out, void *arg, struct utrace_error *err)
+{
+	const struct chrome_args *a = arg;
+	struct utrace_pass_stats st;
+	struct utrace_chrome *c;
+	int ret = utrace_chrome_begin(d, a->f, out, a->flags, &c, err);
+
+	if (ret == 0) {
+		ret = utrace_report_filter_run(a->f, d, chrome_add, c, &st, err);
+		if (utrace_chrome_end(c, ret ? NULL : err) < 0)
+			ret = -1;
+	}
+	return ret;
+}
+
 /* The JSON of path (selection key=value if key); NULL on error. */
 static char *chrome(const char *path, uint32_t flags, const char *key, const char *value)
 {
-	struct utrace_report_filter *f = NULL;
-	struct utrace_pass_stats st;
-	struct utrace_chrome *c;
-	struct utrace_error err;
-	struct utrace_dat *d;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-	int ret;
+	struct chrome_args a = {flags, fx_filter(key, value)};
+	char *text = fx_text(path, chrome_write, &a);
 
-	if (utrace_dat_open(path, &d, &err) < 0) {
-		printf("# %s\n", err.msg);
-		return NULL;
-	}
-	if (key) {
-		utrace_report_filter_new(&f, &err);
-		utrace_report_filter_add(f, key, value, &err);
-	}
-	out = open_memstream(&text, &len);
-	ret = utrace_chrome_begin(d, f, out, flags, &c, &err);
-	if (ret == 0) {
-		ret = utrace_report_filter_run(f, d, chrome_add, c, &st, &err);
-		if (utrace_chrome_end(c, ret ? NULL : &err) < 0)
-			ret = -1;
-	}
-	fclose(out);
-	utrace_report_filter_free(f);
-	utrace_dat_close(d);
-	if (ret < 0) {
-		printf("# %s\n", err.msg);
-		free(text);
-		return NULL;
-	}
+	utrace_report_filter_free(a.f);
 	return text;
 }
 
-static int graph_add(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+static int flame_write(struct utrace_dat *d, FILE *out, void *arg, struct utrace_error *err)
 {
-	return utrace_callgraph_add(arg, ev, err);
+	struct utrace_callgraph *g;
+	int ret = fx_callgraph(d, NULL, &g, err);
+
+	if (ret == 0)
+		ret = utrace_export_flame(g, out, *(const enum utrace_flame_unit *)arg, err);
+	utrace_callgraph_free(g);
+	return ret;
 }
 
 static char *flame(const char *path, enum utrace_flame_unit unit)
 {
-	struct utrace_callgraph *g = NULL;
-	struct utrace_pass_stats st;
-	struct utrace_error err;
-	struct utrace_dat *d;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-	int ret;
-
-	if (utrace_dat_open(path, &d, &err) < 0) {
-		printf("# %s\n", err.msg);
-		return NULL;
-	}
-	out = open_memstream(&text, &len);
-	ret = utrace_callgraph_new(d, &g, &err);
-	if (ret == 0)
-		ret = utrace_report_filter_run(NULL, d, graph_add, g, &st, &err);
-	if (ret == 0)
-		ret = utrace_callgraph_finish(g, &err);
-	if (ret == 0)
-		ret = utrace_export_flame(g, out, unit, &err);
-	fclose(out);
-	utrace_callgraph_free(g);
-	utrace_dat_close(d);
-	if (ret < 0) {
-		printf("# %s\n", err.msg);
-		free(text);
-		return NULL;
-	}
-	return text;
-}
-
-static void golden(const char *what, const char *got, const char *want)
-{
-	int ok = got && !strcmp(got, want);
-
-	check(ok, "%s", what);
-	if (!ok)
-		printf("# want:\n%s# got:\n%s", want, got ? got : "(error)\n");
+	return fx_text(path, flame_write, &unit);
 }
 
 /* Checks text with python3 -m json.tool, if python3 is here. */
@@ -149,16 +108,23 @@ static const char *other_data(const char *path)
 	"{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"thread_name\",\"args\":{\"name\":"       \
 	"\"test\"}},\n"
 
+/* The X events of the second foo(), bar() and main(), which --complete
+ * writes at their returns, in this order. */
+#define X_FOO_BAR_MAIN                                                                             \
+	"{\"ts\":16778.260,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"foo\","                 \
+	"\"dur\":0.100},\n"                                                                        \
+	"{\"ts\":1.020,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"bar\","                     \
+	"\"dur\":16777.347},\n"                                                                    \
+	"{\"ts\":1.000,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"main\","                    \
+	"\"dur\":2016777.367}"
+
 static void test_chrome(void)
 {
 	char path[512];
-	struct utrace_dat_writer *w;
 	char want[4096], *text;
 
 	snprintf(path, sizeof(path), "%s", check_path("basic.dat"));
-	w = fx_begin(path, "function_graph");
-	fx_graph_basic(w);
-	fx_end(w);
+	fx_write_graph_basic(path);
 
 	text = chrome(path, 0, NULL, NULL);
 	snprintf(
@@ -173,7 +139,7 @@ static void test_chrome(void)
 	    "{\"ts\":16778.367,\"ph\":\"E\",\"pid\":100,\"tid\":100},\n"
 	    "{\"ts\":2016778.367,\"ph\":\"E\",\"pid\":100,\"tid\":100}",
 	    other_data(path));
-	golden("chrome: B/E and X events, us with ns decimals", text, want);
+	fx_golden("chrome: B/E and X events, us with ns decimals", text, want);
 	valid_json("chrome", text);
 	free(text);
 
@@ -182,33 +148,20 @@ static void test_chrome(void)
 	    want, sizeof(want), "%s%s%s", META,
 	    "{\"ts\":1.010,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"foo\",\"dur\":0.005},\n"
 	    "{\"ts\":1.021,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"0x1400\","
-	    "\"dur\":16777.236},\n"
-	    "{\"ts\":16778.260,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"foo\","
-	    "\"dur\":0.100},\n"
-	    "{\"ts\":1.020,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"bar\","
-	    "\"dur\":16777.347},\n"
-	    "{\"ts\":1.000,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"main\","
-	    "\"dur\":2016777.367}",
+	    "\"dur\":16777.236},\n" X_FOO_BAR_MAIN,
 	    other_data(path));
-	golden("chrome --complete: one X per call, at its return", text, want);
+	fx_golden("chrome --complete: one X per call, at its return", text, want);
 	valid_json("chrome --complete", text);
 	free(text);
 
 	text = chrome(path, 0, "cpu", "3");
-	snprintf(want, sizeof(want), "%s%s%s", META,
-		 "{\"ts\":16778.260,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"foo\","
-		 "\"dur\":0.100},\n"
-		 "{\"ts\":1.020,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"bar\","
-		 "\"dur\":16777.347},\n"
-		 "{\"ts\":1.000,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"main\","
-		 "\"dur\":2016777.367}",
-		 other_data(path));
-	golden("chrome --cpu 3: returns whose entry is filtered out become X", text, want);
+	snprintf(want, sizeof(want), "%s%s%s", META, X_FOO_BAR_MAIN, other_data(path));
+	fx_golden("chrome --cpu 3: returns whose entry is filtered out become X", text, want);
 	free(text);
 
 	text = chrome(path, 0, "tid", "5");
 	snprintf(want, sizeof(want), "{\"traceEvents\":[\n%s", other_data(path));
-	golden("chrome --tid 5: an empty document", text, want);
+	fx_golden("chrome --tid 5: an empty document", text, want);
 	valid_json("chrome, empty", text);
 	free(text);
 }
@@ -231,10 +184,7 @@ static void test_chrome_threads_lost(void)
 	wl_u64(&l1, 3);
 	wl_exit(&l1, 10); /* @3010 */
 	fx_page(w, 1, &p1, &l1);
-	wl_ext(&l2, UEXT_GRAPH_LEAF, 50);
-	wl_put(&l2, 2);
-	wl_put(&l2, 0);
-	wl_u64(&l2, 40); /* bar ended @4050 after 40 */
+	wl_leaf(&l2, 50, 2, 0, 40); /* bar ended @4050 after 40 */
 	fx_page(w, 2, &p2, &l2);
 	fx_end(w);
 
@@ -255,7 +205,7 @@ static void test_chrome_threads_lost(void)
 	    "{\"ts\":4.010,\"ph\":\"X\",\"pid\":100,\"tid\":101,\"name\":\"bar\","
 	    "\"dur\":0.040}",
 	    other_data(path));
-	golden("chrome: threads named, lost events, a thresh return", text, want);
+	fx_golden("chrome: threads named, lost events, a thresh return", text, want);
 	valid_json("chrome, threads", text);
 	free(text);
 }
@@ -268,8 +218,8 @@ static void test_json_string(void)
 
 	utrace_json_string(out, "a\"b\\c\n\x01\xff\xc3\xa9\xe2\x82 ns::f(int, char const*)");
 	fclose(out);
-	golden("json: escapes, bad UTF-8 replaced, good kept", text,
-	       "a\\\"b\\\\c\\u000a\\u0001\\ufffd\xc3\xa9\\ufffd\\ufffd ns::f(int, char const*)");
+	fx_golden("json: escapes, bad UTF-8 replaced, good kept", text,
+		  "a\\\"b\\\\c\\u000a\\u0001\\ufffd\xc3\xa9\\ufffd\\ufffd ns::f(int, char const*)");
 	snprintf(doc, sizeof(doc), "{\"s\":\"%s\"}\n", text ? text : "");
 	valid_json("json: escaped string", doc);
 	free(text);
@@ -278,25 +228,22 @@ static void test_json_string(void)
 static void test_flame(void)
 {
 	char path[512];
-	struct utrace_dat_writer *w;
 	char *text;
 
 	snprintf(path, sizeof(path), "%s", check_path("flame.dat"));
-	w = fx_begin(path, "function_graph");
-	fx_graph_basic(w);
-	fx_end(w);
+	fx_write_graph_basic(path);
 	text = flame(path, UTRACE_FLAME_NS);
-	golden("flame: folded stacks, self time in ns", text,
-	       "main 2000000015\n"
-	       "main;foo 5\n"
-	       "main;bar 11\n"
-	       "main;bar;0x1400 16777236\n"
-	       "main;bar;foo 100\n");
+	fx_golden("flame: folded stacks, self time in ns", text,
+		  "main 2000000015\n"
+		  "main;foo 5\n"
+		  "main;bar 11\n"
+		  "main;bar;0x1400 16777236\n"
+		  "main;bar;foo 100\n");
 	free(text);
 	text = flame(path, UTRACE_FLAME_US);
-	golden("flame: in us, paths under 1 us left out", text,
-	       "main 2000000\n"
-	       "main;bar;0x1400 16777\n");
+	fx_golden("flame: in us, paths under 1 us left out", text,
+		  "main 2000000\n"
+		  "main;bar;0x1400 16777\n");
 	free(text);
 }
 
@@ -305,20 +252,12 @@ static void test_flame_deep(void)
 {
 	char path[512];
 	struct utrace_dat_writer *w;
-	struct fx_page p1 = {1000, 0, 0, 0, 0, 0}, p2 = {10000, 1, 0, 0, 0, 0};
-	struct wl l1 = {.n = 0}, l2 = {.n = 0};
 	size_t lines = 0, frames = 0;
 	char *text;
 
 	snprintf(path, sizeof(path), "%s", check_path("deep.dat"));
 	w = fx_begin(path, "function_graph");
-	fx_buffer(w, 1, 100, "deep");
-	for (int i = 0; i < 1100; i++)
-		wl_entry(&l1, 1, 1);
-	fx_page(w, 1, &p1, &l1);
-	for (int i = 0; i < 1100; i++)
-		wl_exit(&l2, 1);
-	fx_page(w, 1, &p2, &l2);
+	fx_graph_deep(w, 1100);
 	fx_end(w);
 	text = flame(path, UTRACE_FLAME_NS);
 	for (const char *s = text ? text : ""; *s; s++) {
@@ -332,15 +271,11 @@ static void test_flame_deep(void)
 
 int main(void)
 {
-	if (check_tmpdir_init("export") < 0) {
-		perror("mkdtemp");
-		return 2;
-	}
+	check_begin("export");
 	test_chrome();
 	test_chrome_threads_lost();
 	test_json_string();
 	test_flame();
 	test_flame_deep();
-	check_tmpdir_cleanup();
-	return check_done();
+	return check_end();
 }

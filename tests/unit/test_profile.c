@@ -11,23 +11,21 @@
 #include "lib/dat_reader.h"
 #include "lib/profile.h"
 #include "lib/report_filter.h"
-#include "tests/unit/dat_fixture.h"
+#include "tests/unit/trace_fixture.h"
 
 /* The profile of path, f applied (NULL: all); NULL on error. */
 static struct utrace_profile *profile_of(const char *path, struct utrace_report_filter *f,
 					 struct utrace_dat **dp)
 {
+	struct utrace_dat *d = fx_open(path);
 	struct utrace_profile *p = NULL;
 	struct utrace_dat_iter *it;
 	struct utrace_error err;
 	struct utrace_event ev;
-	struct utrace_dat *d;
 	int ret;
 
-	if (utrace_dat_open(path, &d, &err) < 0) {
-		printf("# %s\n", err.msg);
+	if (!d)
 		return NULL;
-	}
 	ret = utrace_profile_new(d, &p, &err);
 	if (ret == 0)
 		ret = utrace_report_filter_begin(f, d, &err);
@@ -101,26 +99,14 @@ static char *print(const struct utrace_profile *p, uint32_t fields)
 	return text;
 }
 
-static void golden(const char *what, char *got, const char *want)
-{
-	int ok = got && !strcmp(got, want);
-
-	check(ok, "%s", what);
-	if (!ok)
-		printf("# want:\n%s# got:\n%s", want, got ? got : "(error)\n");
-	free(got);
-}
-
 static void test_basic(void)
 {
 	const char *path = check_path("basic.dat");
-	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct utrace_error err;
 	struct utrace_profile *p;
 	struct utrace_dat *d;
 
-	fx_graph_basic(w);
-	fx_end(w);
+	fx_write_graph_basic(path);
 	p = profile_of(path, NULL, &d);
 	if (!p) {
 		check(0, "basic: profile");
@@ -138,16 +124,17 @@ static void test_basic(void)
 	check(utrace_profile_unfinished(p) == 0 && utrace_profile_untimed(p) == 0,
 	      "basic: nothing unfinished or untimed");
 
-	golden("basic: default table (uftrace report)", print(p, UTRACE_PROFILE_DEFAULT_FIELDS),
-	       "  Total time   Self time       Calls  Function\n"
-	       "  ==========  ==========  ==========  ====================\n"
-	       "    2.016  s    2.000  s           1  main\n"
-	       "   16.777 ms    0.011 us           1  bar\n"
-	       "   16.777 ms   16.777 ms           1  0x1400\n"
-	       "    0.105 us    0.105 us           2  foo\n");
+	fx_golden_free("basic: default table (uftrace report)",
+		       print(p, UTRACE_PROFILE_DEFAULT_FIELDS),
+		       "  Total time   Self time       Calls  Function\n"
+		       "  ==========  ==========  ==========  ====================\n"
+		       "    2.016  s    2.000  s           1  main\n"
+		       "   16.777 ms    0.011 us           1  bar\n"
+		       "   16.777 ms   16.777 ms           1  0x1400\n"
+		       "    0.105 us    0.105 us           2  foo\n");
 
 	check(utrace_profile_sort(p, "calls,name", &err) == 0, "basic: sort calls,name");
-	golden(
+	fx_golden_free(
 	    "basic: all columns, by calls then name", print(p, UTRACE_PROFILE_ALL_FIELDS),
 	    "  Total time   Total avg   Total min   Total max   Self time    Self avg    Self min"
 	    "    Self max       Calls  Function\n"
@@ -191,24 +178,11 @@ static void test_recursion(void)
 {
 	const char *path = check_path("recursion.dat");
 	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
-	struct fx_page pg = {1000, 0, 0, 0, 0, 0};
-	struct wl l = {.n = 0};
 	struct utrace_profile *p;
 	struct utrace_dat *d;
 	char *text;
 
-	fx_buffer(w, 1, 100, "rec");
-	wl_entry(&l, 0, 0);  /* main @1000 */
-	wl_entry(&l, 1, 10); /* foo @1010 */
-	wl_entry(&l, 1, 10); /* foo @1020 */
-	wl_entry(&l, 1, 10); /* foo @1030 */
-	wl_exit(&l, 5);	     /* @1035: 5 */
-	wl_exit(&l, 15);     /* @1050: 30 */
-	wl_entry(&l, 1, 10); /* foo @1060 */
-	wl_exit(&l, 10);     /* @1070: 10 */
-	wl_exit(&l, 30);     /* @1100: 90 */
-	wl_exit(&l, 100);    /* main @1200: 200 */
-	fx_page(w, 1, &pg, &l);
+	fx_graph_recursion(w);
 	fx_end(w);
 	p = profile_of(path, NULL, &d);
 	if (!p) {
@@ -219,11 +193,11 @@ static void test_recursion(void)
 	expect(p, "main", 1, 200, 110, 200, 200, 200, "recursion");
 	check(find(p, "foo") && find(p, "foo")->self_max == 50, "recursion: foo self max 50");
 	text = print(p, UTRACE_PROFILE_TOTAL | UTRACE_PROFILE_TOTAL_AVG | UTRACE_PROFILE_CALLS);
-	golden("recursion: average over every call", text,
-	       "  Total time   Total avg       Calls  Function\n"
-	       "  ==========  ==========  ==========  ====================\n"
-	       "    0.200 us    0.200 us           1  main\n"
-	       "    0.090 us    0.033 us           4  foo\n");
+	fx_golden_free("recursion: average over every call", text,
+		       "  Total time   Total avg       Calls  Function\n"
+		       "  ==========  ==========  ==========  ====================\n"
+		       "    0.200 us    0.200 us           1  main\n"
+		       "    0.090 us    0.033 us           4  foo\n");
 	done(p, d);
 }
 
@@ -247,14 +221,8 @@ static void test_unfinished_thresh(void)
 	wl_exit(&l1, 10);     /* @5020 */
 	fx_page(w, 1, &p1, &l1);
 	fx_buffer(w, 2, 101, "thresh");
-	wl_ext(&l2, UEXT_GRAPH_LEAF, 50);
-	wl_put(&l2, 1);
-	wl_put(&l2, 1);
-	wl_u64(&l2, 40); /* foo, depth 1, ended @2050 after 40 */
-	wl_ext(&l2, UEXT_GRAPH_LEAF, 50);
-	wl_put(&l2, 0);
-	wl_put(&l2, 0);
-	wl_u64(&l2, 100); /* main, depth 0, ended @2100 after 100 */
+	wl_leaf(&l2, 50, 1, 1, 40);  /* foo, depth 1, ended @2050 after 40 */
+	wl_leaf(&l2, 50, 0, 0, 100); /* main, depth 0, ended @2100 after 100 */
 	fx_page(w, 2, &p2, &l2);
 	fx_end(w);
 	p = profile_of(path, NULL, &d);
@@ -292,11 +260,11 @@ static void test_function_tracer(void)
 	}
 	check(find(p, "foo") && find(p, "foo")->calls == 2 && find(p, "foo")->timed == 0,
 	      "function tracer: foo 2 calls, untimed");
-	golden("function tracer: blank times", print(p, UTRACE_PROFILE_DEFAULT_FIELDS),
-	       "  Total time   Self time       Calls  Function\n"
-	       "  ==========  ==========  ==========  ====================\n"
-	       "                                   2  foo\n"
-	       "                                   1  main\n");
+	fx_golden_free("function tracer: blank times", print(p, UTRACE_PROFILE_DEFAULT_FIELDS),
+		       "  Total time   Self time       Calls  Function\n"
+		       "  ==========  ==========  ==========  ====================\n"
+		       "                                   2  foo\n"
+		       "                                   1  main\n");
 	done(p, d);
 }
 
@@ -304,14 +272,12 @@ static void test_function_tracer(void)
 static void test_selected(void)
 {
 	const char *path = check_path("selected.dat");
-	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct utrace_report_filter *f;
 	struct utrace_error err;
 	struct utrace_profile *p;
 	struct utrace_dat *d;
 
-	fx_graph_basic(w);
-	fx_end(w);
+	fx_write_graph_basic(path);
 
 	utrace_report_filter_new(&f, &err);
 	utrace_report_filter_add(f, "filter", "bar", &err);
@@ -361,15 +327,11 @@ static void test_selected(void)
 
 int main(void)
 {
-	if (check_tmpdir_init("profile") < 0) {
-		perror("mkdtemp");
-		return 2;
-	}
+	check_begin("profile");
 	test_basic();
 	test_recursion();
 	test_unfinished_thresh();
 	test_function_tracer();
 	test_selected();
-	check_tmpdir_cleanup();
-	return check_done();
+	return check_end();
 }

@@ -10,126 +10,96 @@
 
 #include "lib/dat_reader.h"
 #include "lib/report_text.h"
-#include "tests/unit/dat_fixture.h"
+#include "tests/unit/trace_fixture.h"
 
 /* Prints path with opts into a string; NULL on error. */
 static char *render(const char *path, const struct utrace_report_opts *opts,
 		    struct utrace_report_summary *sum)
 {
-	struct utrace_report_summary local;
-	struct utrace_error err;
-	struct utrace_dat *d;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
-	int ret;
+	struct utrace_report_summary local = {0};
+	char *text = fx_report(path, opts, sum ? sum : &local);
 
-	if (utrace_dat_open(path, &d, &err) < 0) {
-		printf("# %s\n", err.msg);
-		return NULL;
-	}
-	f = open_memstream(&text, &len);
-	ret = utrace_report_print(d, f, opts, sum ? sum : &local, &err);
-	fclose(f);
 	if (!sum)
 		utrace_report_summary_free(&local);
-	utrace_dat_close(d);
-	if (ret < 0) {
-		printf("# %s\n", err.msg);
-		free(text);
-		return NULL;
-	}
 	return text;
-}
-
-/* Compares, and on a difference prints both as comments. */
-static void golden(const char *what, const char *got, const char *want)
-{
-	int ok = got && !strcmp(got, want);
-
-	check(ok, "%s", what);
-	if (!ok) {
-		printf("# want:\n%s# got:\n%s", want, got ? got : "(error)\n");
-	}
 }
 
 static void test_graph(void)
 {
 	const char *path = check_path("graph.dat");
-	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	struct utrace_report_opts opts;
 	char *text;
 
-	fx_graph_basic(w);
-	fx_end(w);
+	fx_write_graph_basic(path);
 	utrace_report_opts_init(&opts);
 	text = render(path, &opts, NULL);
-	golden("function_graph, default columns", text,
-	       "# tracer: function_graph\n"
-	       "#\n"
-	       "# CPU  DURATION                  FUNCTION CALLS\n"
-	       "# |     |   |                     |   |   |   |\n"
-	       " 2)               |  main() {\n"
-	       " 2)   0.005 us    |    foo();\n"
-	       " 2)               |    bar() {\n"
-	       " 2) * 16777.23 us |      0x1400();\n"
-	       " 3)   0.100 us    |      foo();\n"
-	       " 3) * 16777.34 us |    }\n"
-	       " 3) $ 2016777 us  |  }\n");
+	fx_golden("function_graph, default columns", text,
+		  "# tracer: function_graph\n"
+		  "#\n"
+		  "# CPU  DURATION                  FUNCTION CALLS\n"
+		  "# |     |   |                     |   |   |   |\n"
+		  " 2)               |  main() {\n"
+		  " 2)   0.005 us    |    foo();\n"
+		  " 2)               |    bar() {\n"
+		  " 2) * 16777.23 us |      0x1400();\n"
+		  " 3)   0.100 us    |      foo();\n"
+		  " 3) * 16777.34 us |    }\n"
+		  " 3) $ 2016777 us  |  }\n");
 	free(text);
 
 	utrace_report_set_option(&opts, "funcgraph-proc", NULL);
 	utrace_report_set_option(&opts, "funcgraph-abstime", NULL);
 	utrace_report_set_option(&opts, "funcgraph-tail", NULL);
 	text = render(path, &opts, NULL);
-	golden("function_graph, proc abstime tail", text,
-	       "# tracer: function_graph\n"
-	       "#\n"
-	       "#     TIME        CPU  TASK/PID         DURATION                  FUNCTION CALLS\n"
-	       "#      |          |     |    |           |   |                     |   |   |   |\n"
-	       "    0.000001 |   2)    test-100    |               |  main() {\n"
-	       "    0.000001 |   2)    test-100    |   0.005 us    |    foo();\n"
-	       "    0.000001 |   2)    test-100    |               |    bar() {\n"
-	       "    0.000001 |   2)    test-100    | * 16777.23 us |      0x1400();\n"
-	       "    0.016778 |   3)    test-100    |   0.100 us    |      foo();\n"
-	       "    0.016778 |   3)    test-100    | * 16777.34 us |    } /* bar */\n"
-	       "    2.016778 |   3)    test-100    | $ 2016777 us  |  } /* main */\n");
+	fx_golden(
+	    "function_graph, proc abstime tail", text,
+	    "# tracer: function_graph\n"
+	    "#\n"
+	    "#     TIME        CPU  TASK/PID         DURATION                  FUNCTION CALLS\n"
+	    "#      |          |     |    |           |   |                     |   |   |   |\n"
+	    "    0.000001 |   2)    test-100    |               |  main() {\n"
+	    "    0.000001 |   2)    test-100    |   0.005 us    |    foo();\n"
+	    "    0.000001 |   2)    test-100    |               |    bar() {\n"
+	    "    0.000001 |   2)    test-100    | * 16777.23 us |      0x1400();\n"
+	    "    0.016778 |   3)    test-100    |   0.100 us    |      foo();\n"
+	    "    0.016778 |   3)    test-100    | * 16777.34 us |    } /* bar */\n"
+	    "    2.016778 |   3)    test-100    | $ 2016777 us  |  } /* main */\n");
 	free(text);
 
 	utrace_report_opts_init(&opts);
 	utrace_report_set_option(&opts, "nofuncgraph-cpu", NULL);
 	utrace_report_set_option(&opts, "nofuncgraph-overhead", NULL);
 	text = render(path, &opts, NULL);
-	golden("function_graph, no cpu, no overhead", text,
-	       "# tracer: function_graph\n"
-	       "#\n"
-	       "#  DURATION                  FUNCTION CALLS\n"
-	       "#   |   |                     |   |   |   |\n"
-	       "              |  main() {\n"
-	       "  0.005 us    |    foo();\n"
-	       "              |    bar() {\n"
-	       "  16777.23 us |      0x1400();\n"
-	       "  0.100 us    |      foo();\n"
-	       "  16777.34 us |    }\n"
-	       "  2016777 us  |  }\n");
+	fx_golden("function_graph, no cpu, no overhead", text,
+		  "# tracer: function_graph\n"
+		  "#\n"
+		  "#  DURATION                  FUNCTION CALLS\n"
+		  "#   |   |                     |   |   |   |\n"
+		  "              |  main() {\n"
+		  "  0.005 us    |    foo();\n"
+		  "              |    bar() {\n"
+		  "  16777.23 us |      0x1400();\n"
+		  "  0.100 us    |      foo();\n"
+		  "  16777.34 us |    }\n"
+		  "  2016777 us  |  }\n");
 	free(text);
 
 	utrace_report_opts_init(&opts);
 	utrace_report_set_option(&opts, "nofuncgraph-duration", NULL);
 	opts.tracer = "function_graph";
 	text = render(path, &opts, NULL);
-	golden("function_graph, no duration", text,
-	       "# tracer: function_graph\n"
-	       "#\n"
-	       "# CPU               FUNCTION CALLS\n"
-	       "# |                 |   |   |   |\n"
-	       " 2) main() {\n"
-	       " 2)   foo();\n"
-	       " 2)   bar() {\n"
-	       " 2)     0x1400();\n"
-	       " 3)     foo();\n"
-	       " 3)   }\n"
-	       " 3) }\n");
+	fx_golden("function_graph, no duration", text,
+		  "# tracer: function_graph\n"
+		  "#\n"
+		  "# CPU               FUNCTION CALLS\n"
+		  "# |                 |   |   |   |\n"
+		  " 2) main() {\n"
+		  " 2)   foo();\n"
+		  " 2)   bar() {\n"
+		  " 2)     0x1400();\n"
+		  " 3)     foo();\n"
+		  " 3)   }\n"
+		  " 3) }\n");
 	free(text);
 }
 
@@ -162,25 +132,25 @@ static void test_graph_switch_lost(void)
 
 	utrace_report_opts_init(&opts);
 	text = render(path, &opts, &sum);
-	golden("function_graph, task switch and lost events", text,
-	       "# tracer: function_graph\n"
-	       "#\n"
-	       "# CPU  DURATION                  FUNCTION CALLS\n"
-	       "# |     |   |                     |   |   |   |\n"
-	       " 0)               |  main() {\n"
-	       " 0)               |    foo() {\n"
-	       " ------------------------------------------\n"
-	       " 0)    test-100    =>  a-long--101  \n"
-	       " ------------------------------------------\n"
-	       "\n"
-	       " 0) + 12.345 us   |  bar();\n"
-	       "CPU:0 [LOST 5 EVENTS] in test-100\n"
-	       " ------------------------------------------\n"
-	       " 0)  a-long--101   =>    test-100   \n"
-	       " ------------------------------------------\n"
-	       "\n"
-	       " 0)               |    } /* foo */\n"
-	       " 0)               |  }\n");
+	fx_golden("function_graph, task switch and lost events", text,
+		  "# tracer: function_graph\n"
+		  "#\n"
+		  "# CPU  DURATION                  FUNCTION CALLS\n"
+		  "# |     |   |                     |   |   |   |\n"
+		  " 0)               |  main() {\n"
+		  " 0)               |    foo() {\n"
+		  " ------------------------------------------\n"
+		  " 0)    test-100    =>  a-long--101  \n"
+		  " ------------------------------------------\n"
+		  "\n"
+		  " 0) + 12.345 us   |  bar();\n"
+		  "CPU:0 [LOST 5 EVENTS] in test-100\n"
+		  " ------------------------------------------\n"
+		  " 0)  a-long--101   =>    test-100   \n"
+		  " ------------------------------------------\n"
+		  "\n"
+		  " 0)               |    } /* foo */\n"
+		  " 0)               |  }\n");
 	free(text);
 	check(sum.lost == 5 && sum.nr_bufs == 2 && sum.buf_lost[0] == 5 && sum.buf_lost[1] == 0 &&
 		  sum.events == 5 && sum.warnings == 0,
@@ -210,16 +180,16 @@ static void test_function(void)
 
 	utrace_report_opts_init(&opts);
 	text = render(path, &opts, NULL);
-	golden("function tracer", text,
-	       "# tracer: function\n"
-	       "#\n"
-	       "# entries-in-buffer/entries-written: 3/10   #P:2\n"
-	       "#\n"
-	       "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-	       "#              | |         |   |||||     |         |\n"
-	       "            test-100     [001] .....     5.000000: main <-foo\n"
-	       "            test-100     [001] .....     5.000001: foo\n"
-	       "            test-100     [001] .....     5.000002: bar <-0xdead\n");
+	fx_golden("function tracer", text,
+		  "# tracer: function\n"
+		  "#\n"
+		  "# entries-in-buffer/entries-written: 3/10   #P:2\n"
+		  "#\n"
+		  "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		  "#              | |         |   |||||     |         |\n"
+		  "            test-100     [001] .....     5.000000: main <-foo\n"
+		  "            test-100     [001] .....     5.000001: foo\n"
+		  "            test-100     [001] .....     5.000002: bar <-0xdead\n");
 	free(text);
 
 	utrace_report_set_option(&opts, "noprint-parent", NULL);
@@ -239,26 +209,22 @@ static void test_nop_empty(void)
 	fx_end(w);
 	utrace_report_opts_init(&opts);
 	text = render(path, &opts, NULL);
-	golden("nop tracer, empty", text,
-	       "# tracer: nop\n"
-	       "#\n"
-	       "# entries-in-buffer/entries-written: 0/0   #P:1\n"
-	       "#\n"
-	       "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-	       "#              | |         |   |||||     |         |\n");
+	fx_golden("nop tracer, empty", text,
+		  "# tracer: nop\n"
+		  "#\n"
+		  "# entries-in-buffer/entries-written: 0/0   #P:1\n"
+		  "#\n"
+		  "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		  "#              | |         |   |||||     |         |\n");
 	free(text);
 }
 
 int main(void)
 {
-	if (check_tmpdir_init("report") < 0) {
-		perror("mkdtemp");
-		return 2;
-	}
+	check_begin("report");
 	test_graph();
 	test_graph_switch_lost();
 	test_function();
 	test_nop_empty();
-	check_tmpdir_cleanup();
-	return check_done();
+	return check_end();
 }

@@ -12,54 +12,21 @@
 #include "lib/dat_reader.h"
 #include "lib/report_filter.h"
 #include "lib/report_text.h"
-#include "tests/unit/dat_fixture.h"
+#include "tests/unit/trace_fixture.h"
 
 /* The report of path with one selection key=value (key NULL: none). */
 static char *render(const char *path, const char *key, const char *value, uint32_t flags, int nsecs)
 {
-	struct utrace_report_filter *f = NULL;
 	struct utrace_report_opts opts;
-	struct utrace_error err;
-	struct utrace_dat *d;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-	int ret;
+	char *text;
 
-	if (utrace_dat_open(path, &d, &err) < 0) {
-		printf("# %s\n", err.msg);
-		return NULL;
-	}
 	utrace_report_opts_init(&opts);
 	opts.flags |= flags;
 	opts.nsecs = nsecs;
-	if (key) {
-		utrace_report_filter_new(&f, &err);
-		if (utrace_report_filter_add(f, key, value, &err) < 0)
-			printf("# %s\n", err.msg);
-		opts.filter = f;
-	}
-	out = open_memstream(&text, &len);
-	ret = utrace_report_print(d, out, &opts, NULL, &err);
-	fclose(out);
-	utrace_report_filter_free(f);
-	utrace_dat_close(d);
-	if (ret < 0) {
-		printf("# %s\n", err.msg);
-		free(text);
-		return NULL;
-	}
+	opts.filter = fx_filter(key, value);
+	text = fx_report(path, &opts, NULL);
+	utrace_report_filter_free(opts.filter);
 	return text;
-}
-
-static void golden(const char *what, char *got, const char *want)
-{
-	int ok = got && !strcmp(got, want);
-
-	check(ok, "%s", what);
-	if (!ok)
-		printf("# want:\n%s# got:\n%s", want, got ? got : "(error)\n");
-	free(got);
 }
 
 #define GRAPH_HEADER                                                                               \
@@ -71,54 +38,54 @@ static void golden(const char *what, char *got, const char *want)
 static void test_graph_selections(void)
 {
 	const char *path = check_path("graph.dat");
-	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
 	char *all;
 
-	fx_graph_basic(w);
-	fx_end(w);
+	fx_write_graph_basic(path);
 	all = render(path, NULL, NULL, 0, 0);
 	if (!all)
 		all = strdup("(error)");
 
-	golden("-F bar: its subtree, depths from bar", render(path, "filter", "bar", 0, 0),
-	       GRAPH_HEADER " 2)               |  bar() {\n"
-			    " 2) * 16777.23 us |    0x1400();\n"
-			    " 3)   0.100 us    |    foo();\n"
-			    " 3) * 16777.34 us |  }\n");
-	golden("-F 'f?o': foo's two calls", render(path, "filter", "f?o", 0, 0),
-	       GRAPH_HEADER " 2)   0.005 us    |  foo();\n"
-			    " 3)   0.100 us    |  foo();\n");
-	golden("-D 2: two levels", render(path, "depth", "2", 0, 0),
-	       GRAPH_HEADER " 2)               |  main() {\n"
-			    " 2)   0.005 us    |    foo();\n"
-			    " 2)               |    bar() {\n"
-			    " 3) * 16777.34 us |    }\n"
-			    " 3) $ 2016777 us  |  }\n");
-	golden("--cpu 3: returns of calls entered on cpu 2 named", render(path, "cpu", "3", 0, 0),
-	       GRAPH_HEADER " 3)   0.100 us    |      foo();\n"
-			    " 3) * 16777.34 us |    } /* bar */\n"
-			    " 3) $ 2016777 us  |  } /* main */\n");
-	golden("--cpu 0-1,4: nothing", render(path, "cpu", "0-1,4", 0, 0), GRAPH_HEADER);
-	golden("--tid 100: the thread", render(path, "tid", "99,100", 0, 0), all);
-	golden("--pid 7: no such process", render(path, "pid", "7", 0, 0), GRAPH_HEADER);
-	golden("--comm 'te*': the thread", render(path, "comm", "te*", 0, 0), all);
-	golden("--time-range absolute: bar's return on",
-	       render(path, "time-range", "0.016778300~", 0, 0),
-	       GRAPH_HEADER " 3) * 16777.34 us |    } /* bar */\n"
-			    " 3) $ 2016777 us  |  } /* main */\n");
-	golden("--to 20ns elapsed", render(path, "to", "20ns", 0, 0),
-	       GRAPH_HEADER " 2)               |  main() {\n"
-			    " 2)   0.005 us    |    foo();\n"
-			    " 2)               |    bar() {\n");
-	golden("-t with funcgraph-abstime", render(path, "filter", "bar", UTRACE_REPORT_ABSTIME, 1),
-	       "# tracer: function_graph\n"
-	       "#\n"
-	       "#     TIME           CPU  DURATION                  FUNCTION CALLS\n"
-	       "#      |             |     |   |                     |   |   |   |\n"
-	       "    0.000001020 |   2)               |  bar() {\n"
-	       "    0.000001021 |   2) * 16777.23 us |    0x1400();\n"
-	       "    0.016778260 |   3)   0.100 us    |    foo();\n"
-	       "    0.016778367 |   3) * 16777.34 us |  }\n");
+	fx_golden_free("-F bar: its subtree, depths from bar", render(path, "filter", "bar", 0, 0),
+		       GRAPH_HEADER " 2)               |  bar() {\n"
+				    " 2) * 16777.23 us |    0x1400();\n"
+				    " 3)   0.100 us    |    foo();\n"
+				    " 3) * 16777.34 us |  }\n");
+	fx_golden_free("-F 'f?o': foo's two calls", render(path, "filter", "f?o", 0, 0),
+		       GRAPH_HEADER " 2)   0.005 us    |  foo();\n"
+				    " 3)   0.100 us    |  foo();\n");
+	fx_golden_free("-D 2: two levels", render(path, "depth", "2", 0, 0),
+		       GRAPH_HEADER " 2)               |  main() {\n"
+				    " 2)   0.005 us    |    foo();\n"
+				    " 2)               |    bar() {\n"
+				    " 3) * 16777.34 us |    }\n"
+				    " 3) $ 2016777 us  |  }\n");
+	fx_golden_free("--cpu 3: returns of calls entered on cpu 2 named",
+		       render(path, "cpu", "3", 0, 0),
+		       GRAPH_HEADER " 3)   0.100 us    |      foo();\n"
+				    " 3) * 16777.34 us |    } /* bar */\n"
+				    " 3) $ 2016777 us  |  } /* main */\n");
+	fx_golden_free("--cpu 0-1,4: nothing", render(path, "cpu", "0-1,4", 0, 0), GRAPH_HEADER);
+	fx_golden_free("--tid 100: the thread", render(path, "tid", "99,100", 0, 0), all);
+	fx_golden_free("--pid 7: no such process", render(path, "pid", "7", 0, 0), GRAPH_HEADER);
+	fx_golden_free("--comm 'te*': the thread", render(path, "comm", "te*", 0, 0), all);
+	fx_golden_free("--time-range absolute: bar's return on",
+		       render(path, "time-range", "0.016778300~", 0, 0),
+		       GRAPH_HEADER " 3) * 16777.34 us |    } /* bar */\n"
+				    " 3) $ 2016777 us  |  } /* main */\n");
+	fx_golden_free("--to 20ns elapsed", render(path, "to", "20ns", 0, 0),
+		       GRAPH_HEADER " 2)               |  main() {\n"
+				    " 2)   0.005 us    |    foo();\n"
+				    " 2)               |    bar() {\n");
+	fx_golden_free("-t with funcgraph-abstime",
+		       render(path, "filter", "bar", UTRACE_REPORT_ABSTIME, 1),
+		       "# tracer: function_graph\n"
+		       "#\n"
+		       "#     TIME           CPU  DURATION                  FUNCTION CALLS\n"
+		       "#      |             |     |   |                     |   |   |   |\n"
+		       "    0.000001020 |   2)               |  bar() {\n"
+		       "    0.000001021 |   2) * 16777.23 us |    0x1400();\n"
+		       "    0.016778260 |   3)   0.100 us    |    foo();\n"
+		       "    0.016778367 |   3) * 16777.34 us |  }\n");
 	free(all);
 }
 
@@ -141,14 +108,14 @@ static void test_function_selections(void)
 	fx_page(w, 4, &p, &l);
 	fx_stats(w, 4, 10, 7);
 	fx_end(w);
-	golden("function tracer: -F 'ba*', -t", render(path, "filter", "ba*", 0, 1),
-	       "# tracer: function\n"
-	       "#\n"
-	       "# entries-in-buffer/entries-written: 1/10   #P:2\n"
-	       "#\n"
-	       "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-	       "#              | |         |   |||||     |         |\n"
-	       "            test-100     [001] .....     5.000002000: bar <-0xdead\n");
+	fx_golden_free("function tracer: -F 'ba*', -t", render(path, "filter", "ba*", 0, 1),
+		       "# tracer: function\n"
+		       "#\n"
+		       "# entries-in-buffer/entries-written: 1/10   #P:2\n"
+		       "#\n"
+		       "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		       "#              | |         |   |||||     |         |\n"
+		       "            test-100     [001] .....     5.000002000: bar <-0xdead\n");
 
 	if (utrace_dat_open(path, &d, &err) < 0) {
 		check(0, "stat: open");
@@ -157,11 +124,12 @@ static void test_function_selections(void)
 	out = open_memstream(&text, &len);
 	check(utrace_report_print_stat(d, out, NULL, &err) == 0, "stat: printed");
 	fclose(out);
-	golden("stat: per thread", text,
-	       "# buffer statistics: one buffer per traced thread\n"
-	       "#               COMM-TID      PID      RECORDS         LOST    PAGES  OVERRUN\n"
-	       "                test-100      100           10            7        1        0\n"
-	       "# total: 1 thread, 10 records, 7 lost, 1 page, 0 overrun\n");
+	fx_golden_free(
+	    "stat: per thread", text,
+	    "# buffer statistics: one buffer per traced thread\n"
+	    "#               COMM-TID      PID      RECORDS         LOST    PAGES  OVERRUN\n"
+	    "                test-100      100           10            7        1        0\n"
+	    "# total: 1 thread, 10 records, 7 lost, 1 page, 0 overrun\n");
 	utrace_dat_close(d);
 }
 
@@ -208,13 +176,9 @@ static void test_errors(void)
 
 int main(void)
 {
-	if (check_tmpdir_init("report-filter") < 0) {
-		perror("mkdtemp");
-		return 2;
-	}
+	check_begin("report-filter");
 	test_graph_selections();
 	test_function_selections();
 	test_errors();
-	check_tmpdir_cleanup();
-	return check_done();
+	return check_end();
 }
