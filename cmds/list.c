@@ -16,8 +16,15 @@
  * the same libraries (lib/event_format.c) and print as "system:event",
  * once each even if several objects define one: the recorder gives an
  * event one id by that name, whichever object fires it.
+ *
+ * "utrace list --usdt PROGRAM" prints the USDT probes (<sys/sdt.h>) of
+ * PROGRAM's .note.stapsdt (lib/usdt.c) as "provider:name", once each
+ * however many sites it has, like `perf list sdt`; with -v, every site:
+ * its address, semaphore, argument spec and the uprobe fetchargs that
+ * `utrace record -e usdt:PROVIDER:NAME` would use.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +42,7 @@
 #include "lib/ftrace_filter.h"
 #include "lib/glob.h"
 #include "lib/symtab.h"
+#include "lib/usdt.h"
 
 #define CMD "list"
 #define EVENT_SYSTEM_MAX 128 /* as utrace record -e */
@@ -43,6 +51,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: utrace list -f PROGRAM [FILTER...]\n"
 		   "       utrace list -e PROGRAM [-F] [EVENT...]\n"
+		   "       utrace list --usdt PROGRAM [-v] [PROBE...]\n"
 		   "\n"
 		   "  -f, --functions PROGRAM  list the traceable functions of PROGRAM and of\n"
 		   "                           the instrumented shared libraries it loads,\n"
@@ -56,6 +65,13 @@ static void usage(FILE *f)
 		   "                           tracefs events/SYSTEM/EVENT/format\n"
 		   "  EVENT                    only events matching SYSTEM:EVENT, SYSTEM, EVENT\n"
 		   "                           or all (globs), as utrace record -e\n"
+		   "      --usdt PROGRAM       list the USDT probes (<sys/sdt.h>) of PROGRAM\n"
+		   "                           (an executable or a shared library) as\n"
+		   "                           PROVIDER:NAME, for utrace record -e usdt:...\n"
+		   "  -v, --verbose            with --usdt: every site, with its address,\n"
+		   "                           semaphore, arguments and uprobe fetchargs\n"
+		   "  PROBE                    only probes matching PROVIDER:NAME, PROVIDER or\n"
+		   "                           NAME (globs)\n"
 		   "  -h, --help               show this help\n");
 }
 
@@ -539,10 +555,96 @@ out:
 	return ret;
 }
 
+/* One USDT site in -v form: where, semaphore, arguments, fetchargs. */
+static void print_usdt_site(const struct utrace_usdt_list *l, size_t i)
+{
+	const struct utrace_usdt_probe *s = utrace_usdt_get(l, i);
+	struct utrace_error err = {0};
+	char *args = NULL;
+	int len;
+
+	printf("\tlocation 0x%" PRIx64 " (file offset 0x%" PRIx64 ")", s->pc, s->offset);
+	if (s->semaphore && s->sem_offset)
+		printf(", semaphore 0x%" PRIx64 " (file offset 0x%" PRIx64 ")\n", s->semaphore,
+		       s->sem_offset);
+	else if (s->semaphore)
+		printf(", semaphore 0x%" PRIx64 " (not in the file)\n", s->semaphore);
+	else
+		printf(", no semaphore\n");
+	printf("\targuments: %s\n", *s->args ? s->args : "(none)");
+	len = utrace_usdt_fetchargs(l, i, NULL, 0, &err);
+	if (len >= 0 && (args = malloc((size_t)len + 1)))
+		utrace_usdt_fetchargs(l, i, args, (size_t)len + 1, &err);
+	if (args)
+		printf("\tfetchargs: %s\n", *args ? args : "(none)");
+	else
+		printf("\tfetchargs: cannot be fetched by a uprobe: %s\n", err.msg);
+	free(args);
+}
+
+/* utrace list --usdt: the USDT probes of one file. */
+static int list_usdt(const char *arg, char **patterns, int npatterns, bool verbose)
+{
+	struct utrace_error err = {0};
+	struct utrace_usdt_list *l;
+	char *prog;
+	size_t n;
+
+	for (int i = 0; i < npatterns; i++) {
+		if (!*patterns[i] || utrace_glob_check(patterns[i], &err) < 0) {
+			utrace_die_msg(CMD, "bad PROBE '%s'%s%s", patterns[i],
+				       err.msg[0] ? ": " : "", err.msg);
+			return 2;
+		}
+	}
+	prog = find_program(arg);
+	if (!prog) {
+		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
+		return 1;
+	}
+	if (utrace_usdt_load(prog, &l, &err) < 0) {
+		utrace_die_msg(CMD, "%s", err.msg);
+		free(prog);
+		return 1;
+	}
+	n = utrace_usdt_count(l);
+	if (!n) {
+		utrace_die_msg(CMD, "%s has no USDT probes (no .note.stapsdt section)", prog);
+		utrace_usdt_free(l);
+		free(prog);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct utrace_usdt_probe *s = utrace_usdt_get(l, i);
+		bool match = !npatterns, first = true;
+
+		for (int p = 0; !match && p < npatterns; p++)
+			match = event_pattern_matches(patterns[p], s->provider, s->name);
+		/* Once per provider:name, at its first site. */
+		for (size_t j = 0; match && first && j < i; j++)
+			first = strcmp(utrace_usdt_get(l, j)->provider, s->provider) ||
+				strcmp(utrace_usdt_get(l, j)->name, s->name);
+		if (!match || !first)
+			continue;
+		printf("%s:%s\n", s->provider, s->name);
+		for (size_t j = i; verbose && j < n; j++)
+			if (!strcmp(utrace_usdt_get(l, j)->provider, s->provider) &&
+			    !strcmp(utrace_usdt_get(l, j)->name, s->name))
+				print_usdt_site(l, j);
+	}
+	utrace_usdt_free(l);
+	free(prog);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		utrace_die_msg(CMD, "write error: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
-	const char *prog = NULL, *events = NULL;
-	bool format = false;
+	const char *prog = NULL, *events = NULL, *usdt = NULL;
+	bool format = false, verbose = false;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -569,6 +671,16 @@ int cmd_list(int argc, char **argv)
 			events = a + 9;
 		} else if (!strcmp(a, "-F") || !strcmp(a, "--format")) {
 			format = true;
+		} else if (!strcmp(a, "--usdt")) {
+			if (i + 1 >= argc) {
+				utrace_die_msg(CMD, "%s needs a PROGRAM", a);
+				return 2;
+			}
+			usdt = argv[++i];
+		} else if (!strncmp(a, "--usdt=", 7)) {
+			usdt = a + 7;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			verbose = true;
 		} else if (!strcmp(a, "--")) {
 			i++;
 			break;
@@ -579,17 +691,29 @@ int cmd_list(int argc, char **argv)
 			break;
 		}
 	}
-	if (prog && events) {
-		utrace_die_msg(CMD, "give -f or -e, not both");
+	if (!!prog + !!events + !!usdt > 1) {
+		utrace_die_msg(CMD, "give one of -f, -e and --usdt");
 		return 2;
+	}
+	if (verbose && !usdt) {
+		utrace_die_msg(CMD, "-v shows USDT sites: it needs --usdt PROGRAM");
+		return 2;
+	}
+	if (usdt) {
+		if (!*usdt) {
+			utrace_die_msg(CMD, "empty PROGRAM");
+			return 2;
+		}
+		return list_usdt(usdt, argv + i, argc - i, verbose);
 	}
 	if (format && !events) {
 		utrace_die_msg(CMD, "-F shows event formats: it needs -e PROGRAM");
 		return 2;
 	}
 	if (!prog && !events) {
-		utrace_die_msg(CMD, "nothing to list: give -f PROGRAM or -e PROGRAM "
-				    "(see 'utrace list --help')");
+		utrace_die_msg(CMD,
+			       "nothing to list: give -f PROGRAM, -e PROGRAM or --usdt PROGRAM "
+			       "(see 'utrace list --help')");
 		return 2;
 	}
 	if (!*(prog ? prog : events)) {
