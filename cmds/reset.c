@@ -13,6 +13,7 @@
 
 #include "cmds/cmds.h"
 #include "lib/kernel_trace.h"
+#include "lib/uprobe.h"
 
 static void reset_usage(FILE *f)
 {
@@ -38,7 +39,7 @@ int cmd_reset(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct utrace_error err = {0};
-	int c, n;
+	int c, n, probes;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
@@ -60,6 +61,16 @@ int cmd_reset(int argc, char **argv)
 		utrace_die_msg("reset", "%s", err.msg);
 		return 1;
 	}
+	/* uprobes (--probe, -e usdt:) of recorders that are gone */
+	probes = utrace_uprobe_remove_stale(NULL, &err);
+	if (probes < 0) {
+		utrace_die_msg("reset", "%s", err.msg);
+		return 1;
+	}
+	if (probes)
+		printf("utrace reset: removed %d stale uprobe event%s\n", probes,
+		       probes == 1 ? "" : "s");
+	n += probes;
 	if (!n)
 		printf("utrace reset: nothing to remove\n");
 	return 0;
