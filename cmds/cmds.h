@@ -28,5 +28,9 @@ UTRACE_COMMANDS(UTRACE_CMD_DECL)
 const char *utrace_progname(void);
 /* Prints "utrace NAME: MSG" on stderr. */
 void utrace_die_msg(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* End as the command ended, from its wait status: the same signal raised
+ * on ourselves (core dumps off), else its exit status, returned for main
+ * to exit with (cmds/exit_like.c). */
+int utrace_exit_like(int status);
 
 #endif

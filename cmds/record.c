@@ -15,14 +15,12 @@
  * along with the user buffers, removed on every way out.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +29,7 @@
 #include "lib/ftrace_filter.h"
 #include "lib/kernel_trace.h"
 #include "lib/recorder.h"
+#include "lib/spawn.h"
 
 #define DEFAULT_BUFFER_KB 16384
 
@@ -134,75 +133,47 @@ static int record_kformat(void *r, const char *system, const char *name, int id,
 	return utrace_recorder_write_kformat(r, system, id, text, err);
 }
 
-/* -1 (errno) if the command could not start, -2 (errno) if it could not
- * exec, -3 if kernel tracing could not start (k->err). */
-static pid_t record_spawn(char **argv, const char *sock, const char *runtime,
-			  struct record_kernel *k)
+/* What the child sets up before it waits to exec (utrace_spawn_held). */
+struct record_child_env {
+	const char *sock, *runtime;
+};
+
+static void record_child_setup(void *arg)
 {
+	const struct record_child_env *env = arg;
 	const char *old = getenv("LD_PRELOAD");
 	char *preload;
-	int fds[2], hold[2] = {-1, -1};
-	pid_t pid;
-	int err = 0;
-	char go = 0;
 
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -1;
-	if (k->kt && pipe2(hold, O_CLOEXEC) < 0)
-		goto fail;
-	pid = fork();
-	if (pid < 0)
-		goto fail;
-	if (!pid) {
-		/* wait until the kernel side traces us; EOF: the recorder gave up */
-		if (hold[0] >= 0) {
-			close(hold[1]);
-			if (read(hold[0], &go, 1) != 1)
-				_exit(127);
-		}
-		if (asprintf(&preload, "%s%s%s", runtime, old && *old ? ":" : "", old ? old : "") < 0)
-			_exit(127);
-		setenv("LD_PRELOAD", preload, 1);
-		setenv("UTRACE_SOCK", sock, 1);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], argv);
-		err = errno;
-		if (write(fds[1], &err, sizeof(err)) < 0)
-			_exit(127);
+	if (asprintf(&preload, "%s%s%s", env->runtime, old && *old ? ":" : "", old ? old : "") < 0)
 		_exit(127);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("UTRACE_SOCK", env->sock, 1);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
+/* Starts the command held, starts kernel tracing on its pid, lets it exec.
+ * The pid; -1 (err) if the command could not start or exec, -2 if kernel
+ * tracing could not start (k->err). */
+static pid_t record_spawn(char **argv, const char *sock, const char *runtime,
+			  struct record_kernel *k, struct utrace_error *err)
+{
+	struct record_child_env env = {.sock = sock, .runtime = runtime};
+	struct utrace_spawn s;
+	int ret;
+
+	ret = utrace_spawn_held(argv, record_child_setup, &env, &s, err);
+	if (ret < 0) {
+		utrace_error_set(err, ret, "cannot run '%s': %s", argv[0], strerror(-ret));
+		return -1;
 	}
-	close(fds[1]);
-	if (hold[0] >= 0) {
-		close(hold[0]);
-		if (record_kernel_start(k, pid) < 0) {
-			close(hold[1]);
-			close(fds[0]);
-			waitpid(pid, NULL, 0);
-			return -3;
-		}
-		if (write(hold[1], &go, 1) != 1)
-			err = errno;
-		close(hold[1]);
-	}
-	if (read(fds[0], &err, sizeof(err)) == sizeof(err)) {
-		close(fds[0]);
-		waitpid(pid, NULL, 0);
-		errno = err;
+	if (k->kt && record_kernel_start(k, s.pid) < 0) {
+		utrace_spawn_abandon(&s);
 		return -2;
 	}
-	close(fds[0]);
-	return pid;
-fail:
-	err = errno;
-	close(fds[0]);
-	close(fds[1]);
-	if (hold[0] >= 0) {
-		close(hold[0]);
-		close(hold[1]);
-	}
-	errno = err;
-	return -1;
+	if (utrace_spawn_release(&s, err) < 0)
+		return -1;
+	return s.pid;
 }
 
 /* The file execvp would run for name, or NULL. */
@@ -248,25 +219,6 @@ static int record_parse_uint(const char *opt, const char *s, unsigned long long 
 		return -1;
 	}
 	return 0;
-}
-
-/* End as the command ended: its exit status, or its signal. */
-static int record_exit_like(int status)
-{
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		struct rlimit no_core = {0, 0};
-
-		setrlimit(RLIMIT_CORE, &no_core);
-		signal(sig, SIG_DFL);
-		sigset_t set;
-		sigemptyset(&set);
-		sigaddset(&set, sig);
-		sigprocmask(SIG_UNBLOCK, &set, NULL);
-		raise(sig);
-		return 128 + sig;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 int cmd_record(int argc, char **argv)
@@ -518,13 +470,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (record_interrupted)
 		goto out;
-	pid = record_spawn(argv + optind, utrace_recorder_sock_path(r), runtime, &k);
-	if (pid == -3) {
+	pid = record_spawn(argv + optind, utrace_recorder_sock_path(r), runtime, &k, &err);
+	if (pid == -2) {
 		utrace_die_msg("record", "%s", k.err.msg);
 		goto out;
 	}
 	if (pid < 0) {
-		utrace_die_msg("record", "cannot run '%s': %s", argv[optind], strerror(errno));
+		utrace_die_msg("record", "%s", err.msg);
 		ret = 127;
 		goto out;
 	}
@@ -611,15 +563,7 @@ int cmd_record(int argc, char **argv)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
-	utrace_recorder_free(r);
-	r = NULL;
-	free(command);
-	utrace_func_filter_free(filter);
-	utrace_event_select_free(events);
-	free(specs);
-	free(uspecs);
-	free(kspecs);
-	return record_exit_like(status);
+	ret = -1; /* end as the command ended */
 out:
 	if (utrace_ktrace_close(k.kt, &err) < 0)
 		utrace_die_msg("record", "%s", err.msg);
@@ -630,5 +574,5 @@ out:
 	free(specs);
 	free(uspecs);
 	free(kspecs);
-	return ret;
+	return ret == -1 ? utrace_exit_like(status) : ret;
 }

@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 
 #include "cmds/cmds.h"
@@ -86,26 +84,6 @@ static int stat_parse_runs(const char *s, int *out)
 	}
 	*out = (int)v;
 	return 0;
-}
-
-/* End as the command ended: its exit status, or its signal. */
-static int stat_exit_like(int status)
-{
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		struct rlimit no_core = {0, 0};
-		sigset_t set;
-
-		fflush(NULL);
-		setrlimit(RLIMIT_CORE, &no_core);
-		signal(sig, SIG_DFL);
-		sigemptyset(&set);
-		sigaddset(&set, sig);
-		sigprocmask(SIG_UNBLOCK, &set, NULL);
-		raise(sig);
-		return 128 + sig;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 static enum utrace_stat_state stat_state(enum utrace_perf_state s)
@@ -281,6 +259,6 @@ out:
 	utrace_perf_counters_free(pc);
 	utrace_stat_table_free(t);
 	if (ret == -1)
-		return stat_exit_like(status);
+		return utrace_exit_like(status);
 	return ret;
 }

@@ -3,9 +3,9 @@
  * perf_counter.c - counting perf events on a command, the way perf stat
  * does it, for `utrace stat`.
  *
- * Design.  A run forks the command stopped: the child blocks reading a
- * "go" pipe before it calls execvp().  While it waits, every event is
- * opened on its pid with perf_event_open(pid, cpu = -1) as
+ * Design.  A run forks the command held (lib/spawn.c): the child blocks
+ * reading a "go" pipe before it calls execvp().  While it waits, every
+ * event is opened on its pid with perf_event_open(pid, cpu = -1) as
  *
  *	disabled = 1, enable_on_exec = 1   counting starts at the exec, so
  *	                                   none of utrace's fork is counted
@@ -39,7 +39,6 @@
  * The event table is the X-macro UTRACE_PERF_EVENTS in perf_counter.h.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -55,6 +54,7 @@
 #include <unistd.h>
 
 #include "lib/perf_counter.h"
+#include "lib/spawn.h"
 
 #ifndef PERF_FLAG_FD_CLOEXEC
 #define PERF_FLAG_FD_CLOEXEC (1UL << 3)
@@ -472,24 +472,6 @@ static void read_counts(struct utrace_perf_counters *pc)
 	}
 }
 
-/* The child: wait for the go byte, then become the command. */
-static void __attribute__((noreturn)) child_exec(char *const argv[], int go_fd, int err_fd)
-{
-	char c;
-	ssize_t n;
-	int e;
-
-	while ((n = read(go_fd, &c, 1)) < 0 && errno == EINTR)
-		;
-	if (n != 1)
-		_exit(127); /* the parent gave up */
-	execvp(argv[0], argv);
-	e = errno;
-	if (write(err_fd, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
 static void reap(pid_t pid, int *status, struct rusage *ru)
 {
 	while (wait4(pid, status, 0, ru) < 0 && errno == EINTR)
@@ -499,67 +481,36 @@ static void reap(pid_t pid, int *status, struct rusage *ru)
 int utrace_perf_counters_run(struct utrace_perf_counters *pc, char *const argv[],
 			     struct utrace_perf_run *run, struct utrace_error *err)
 {
-	int go[2], ex[2], e = 0, ret = 0, status = 0;
+	struct utrace_spawn sp;
+	int e, ret = 0, status = 0;
 	struct rusage ru;
 	uint64_t t0;
-	ssize_t n;
-	pid_t pid;
 
 	memset(run, 0, sizeof(*run));
-	if (!argv || !argv[0])
-		return utrace_error_set(err, -EINVAL, "no command to run");
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return utrace_error_set(err, -errno, "pipe: %s", strerror(errno));
-	if (pipe2(ex, O_CLOEXEC) < 0) {
-		ret = utrace_error_set(err, -errno, "pipe: %s", strerror(errno));
-		close(go[0]);
-		close(go[1]);
+	ret = utrace_spawn_held(argv, NULL, NULL, &sp, err);
+	if (ret < 0)
 		return ret;
-	}
-	pid = fork();
-	if (pid < 0) {
-		ret = utrace_error_set(err, -errno, "fork: %s", strerror(errno));
-		close(go[0]);
-		close(go[1]);
-		close(ex[0]);
-		close(ex[1]);
-		return ret;
-	}
-	if (pid == 0) {
-		close(go[1]);
-		close(ex[0]);
-		child_exec(argv, go[0], ex[1]);
-	}
-	close(go[0]);
-	close(ex[1]);
 
 	for (size_t i = 0; i < pc->nr && !ret; i++)
-		ret = open_event(pc, i, pid, err);
+		ret = open_event(pc, i, sp.pid, err);
 	if (ret < 0) {
-		close(go[1]); /* the child reads end of file and exits */
-		close(ex[0]);
-		reap(pid, &status, &ru);
+		utrace_spawn_abandon(&sp);
 		close_all(pc);
 		return ret;
 	}
 
-	if (write(go[1], "x", 1) != 1) {
-		ret = utrace_error_set(err, -errno, "cannot start '%s': %s", argv[0],
-				       strerror(errno));
-		kill(pid, SIGKILL);
-	}
-	close(go[1]);
+	ret = utrace_spawn_go(&sp, err);
+	if (ret < 0)
+		kill(sp.pid, SIGKILL);
 	t0 = now_ns(); /* where perf stat takes it: the command is released */
-	reap(pid, &status, &ru);
+	reap(sp.pid, &status, &ru);
 	run->elapsed_ns = now_ns() - t0;
 	/* only now: waiting on the pipe while the command starts would wake
 	 * us in the middle of its exec, and cost it a CPU or a switch */
-	while ((n = read(ex[0], &e, sizeof(e))) < 0 && errno == EINTR)
-		;
-	close(ex[0]);
-	if (!ret && n == (ssize_t)sizeof(e)) {
-		run->exec_errno = e;
-		ret = utrace_error_set(err, -e, "cannot run '%s': %s", argv[0], strerror(e));
+	e = utrace_spawn_exec_result(&sp, ret < 0 ? NULL : err);
+	if (!ret && e < 0) {
+		run->exec_errno = -e;
+		ret = e;
 	}
 	if (ret < 0) {
 		close_all(pc);

@@ -28,42 +28,17 @@
 # Prints "ok - " / "not ok - " per check, or "UNSUPPORTED: reason" when
 # not root or the kernel has no tracefs with sched and syscalls events.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-B=${1:-build}
-[[ $B = /* ]] || B=$ROOT/$B
-U=$B/utrace
-export LC_ALL=C
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else notok "$d"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 say() { sed 's/^/#   /' "$@"; }
 
-if [ ! -x "$U" ] || [ ! -f "$B/libutrace-tool.a" ]; then
-	notok "$U or $B/libutrace-tool.a is not built"
-	exit 1
-fi
-if [ "$(id -u)" -ne 0 ]; then
-	echo "UNSUPPORTED: kernel events need root (tracefs instances)"
-	exit 0
-fi
-TR=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
-if [ -z "$TR" ]; then
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && TR=/sys/kernel/tracing
-fi
+need_built "$U" "$B/libutrace-tool.a"
+need_root "kernel events need root (tracefs instances)"
+find_tracefs
 if [ -z "$TR" ] || [ ! -d "$TR/instances" ]; then
-	echo "UNSUPPORTED: no tracefs with instances"
-	exit 0
+	unsupported "no tracefs with instances"
 fi
 for e in syscalls/sys_enter_openat sched/sched_switch sched/sched_process_exec; do
-	if [ ! -d "$TR/events/$e" ]; then
-		echo "UNSUPPORTED: the kernel has no $e event"
-		exit 0
-	fi
+	[ -d "$TR/events/$e" ] || unsupported "the kernel has no $e event"
 done
 
 T=$(mktemp -d) || exit 1

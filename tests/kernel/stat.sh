@@ -18,32 +18,15 @@
 # nothing else when perf_event_open is not available (kernel without perf
 # events, kernel.perf_event_paranoid forbidding it, a seccomp filter).
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-B=${1:-build}
-[[ $B = /* ]] || B=$ROOT/$B
-U=$B/utrace
-export LC_ALL=C
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else notok "$d"; fi
-}
-
-if [ ! -x "$U" ]; then
-	notok "$U is not built"
-	exit 1
-fi
+need_built "$U"
 if [ ! -r /proc/sys/kernel/perf_event_paranoid ]; then
-	echo "UNSUPPORTED: no /proc/sys/kernel/perf_event_paranoid (kernel without perf events)"
-	exit 0
+	unsupported "no /proc/sys/kernel/perf_event_paranoid (kernel without perf events)"
 fi
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 if [ "$(id -u)" -ne 0 ] && [ "$paranoid" -gt 2 ]; then
-	echo "UNSUPPORTED: kernel.perf_event_paranoid=$paranoid forbids perf_event_open to users"
-	exit 0
+	unsupported "kernel.perf_event_paranoid=$paranoid forbids perf_event_open to users"
 fi
 
 T=$(mktemp -d) || exit 1
@@ -51,8 +34,7 @@ trap 'rm -rf "$T"' EXIT INT TERM
 
 if ! "$U" stat -e task-clock -- true >/dev/null 2>"$T/probe"; then
 	if grep -q 'perf_event_open' "$T/probe"; then
-		echo "UNSUPPORTED: $(head -n 1 "$T/probe")"
-		exit 0
+		unsupported "$(head -n 1 "$T/probe")"
 	fi
 	notok "utrace stat -e task-clock -- true fails: $(head -n 1 "$T/probe")"
 	exit 1

@@ -23,35 +23,14 @@
 # uprobe_events is not there (a kernel without CONFIG_UPROBE_EVENTS, no
 # root).
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-B=${1:-build}
-[[ $B = /* ]] || B=$ROOT/$B
-export LC_ALL=C
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else notok "$d"; fi
-}
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "UNSUPPORTED: uprobe_events needs root"
-	exit 0
-fi
-TR=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
-if [ -z "$TR" ] && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
-	TR=/sys/kernel/tracing
-fi
+need_root "uprobe_events needs root"
+find_tracefs
 if [ -z "$TR" ] || [ ! -w "$TR/uprobe_events" ]; then
-	echo "UNSUPPORTED: no tracefs uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
-	exit 0
+	unsupported "no tracefs uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
 fi
-if [ ! -f "$B/libutrace-tool.a" ]; then
-	notok "$B/libutrace-tool.a is not built"
-	exit 1
-fi
+need_built "$B/libutrace-tool.a"
 
 T=$(mktemp -d) || exit 1
 cleanup() {

@@ -7,28 +7,13 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/perf_counter.h"
 #include "lib/stat_print.h"
-
-static int failures;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!ok)
-		failures++;
-}
+#include "tests/unit/check.h"
 
 static int near(double a, double b)
 {
@@ -357,5 +342,5 @@ int main(void)
 	test_repeat();
 	test_metrics();
 	test_no_clock();
-	return failures ? 1 : 0;
+	return check_done();
 }

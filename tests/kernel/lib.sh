@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/kernel/lib.sh - the start every tests/kernel/*.sh shares (run.sh
+# does not run it).  A script sources it first, its arguments unchanged:
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# and gets ROOT (the source tree), B (BUILD_DIR, $1, default build, made
+# absolute), U ($B/utrace), LC_ALL=C, and:
+#   ok WHAT, notok WHAT     print "ok - WHAT" / "not ok - WHAT"
+#   check WHAT COMMAND...   ok or notok as COMMAND succeeds
+#   unsupported WHY         print "UNSUPPORTED: WHY" and exit 0 (a skip)
+#   need_built FILE...      notok and exit 1 unless every FILE exists
+#   need_root WHY           unsupported WHY unless run as root
+#   find_tracefs            TR = where tracefs is mounted, mounting it on
+#                           /sys/kernel/tracing if it is not; "" if neither
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+B=${1:-build}
+[[ $B = /* ]] || B=$ROOT/$B
+U=$B/utrace
+export LC_ALL=C
+
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else notok "$d"; fi
+}
+unsupported() {
+	echo "UNSUPPORTED: $*"
+	exit 0
+}
+need_built() {
+	local f
+	for f; do
+		if [ ! -f "$f" ]; then
+			notok "$f is not built"
+			exit 1
+		fi
+	done
+}
+need_root() {
+	[ "$(id -u)" -eq 0 ] || unsupported "$@"
+}
+find_tracefs() {
+	TR=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+	if [ -z "$TR" ] && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+		TR=/sys/kernel/tracing
+	fi
+}
