@@ -73,8 +73,16 @@ instance_gone() { # instance_gone PID: no instance of recorder PID
 started() { # started PID: recorder PID runs its command (set_event_pid is set)
 	[ -n "$(cat "$TR/instances/utrace-$1/set_event_pid" 2>/dev/null)" ]
 }
+# no instance left behind: none whose recorder is gone (another recorder
+# may be running meanwhile; its instance is not ours to judge)
 no_instances() {
-	! ls -d "$TR"/instances/utrace-* >/dev/null 2>&1
+	local d pid
+	for d in "$TR"/instances/utrace-*; do
+		[ -d "$d" ] || continue
+		pid=${d##*/utrace-}
+		kill -0 "$pid" 2>/dev/null || return 1
+	done
+	return 0
 }
 wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
 	local i n=$(($1 * 20))
