@@ -27,6 +27,7 @@
 #include "cmds/cmds.h"
 #include "lib/event_select.h"
 #include "lib/ftrace_filter.h"
+#include "cmds/record_probes.h"
 #include "lib/kernel_trace.h"
 #include "lib/recorder.h"
 #include "lib/spawn.h"
@@ -64,6 +65,9 @@ static void record_usage(FILE *f)
 		"                           filter syntax, e.g. 'count > 5 && word ~ \"a*\"'\n"
 		"  -c, --children           kernel events: of the processes COMMAND starts too\n"
 		"  -a, --system-wide        kernel events: of every process, not only COMMAND's\n"
+		"      --probe DEF          a uprobe, kernel syntax: 'p:[GRP/]EVENT PATH:SYMBOL[+OFF]\n"
+		"                           [FETCHARGS]' or 'r:... $retval' (docs/utrace-probes.md)\n"
+		"                           (-e usdt:PROVIDER:NAME attaches a USDT probe of COMMAND)\n"
 		"  -T, --tid TID            only trace thread TID (repeatable, up to 16)\n"
 		"  -b, --buffer-kb KB       per-thread buffer size (default %d)\n"
 		"      --overwrite          flight recorder: keep the newest records, drop the oldest\n"
@@ -234,6 +238,7 @@ int cmd_record(int argc, char **argv)
 		{"tid", required_argument, NULL, 'T'},
 		{"event", required_argument, NULL, 'e'},
 		{"filter-event", required_argument, NULL, 'f'},
+		{"probe", required_argument, NULL, 'U'},
 		{"children", no_argument, NULL, 'c'},
 		{"system-wide", no_argument, NULL, 'a'},
 		{"buffer-kb", required_argument, NULL, 'b'},
@@ -256,7 +261,9 @@ int cmd_record(int argc, char **argv)
 	struct utrace_event_spec *specs = NULL, *uspecs = NULL, *kspecs = NULL;
 	struct utrace_event_select *events = NULL;
 	struct record_kernel k = {0};
-	unsigned ntids = 0, nspecs = 0, nuspecs = 0, nkspecs = 0;
+	unsigned ntids = 0, nspecs = 0, nuspecs = 0, nkspecs = 0, nprobes = 0;
+	const char **probe_defs = NULL;
+	struct record_probes *rp = NULL;
 	int c, status = 0, ret = 1;
 	bool exited = false, stopped = false;
 	pid_t pid;
@@ -347,6 +354,17 @@ int cmd_record(int argc, char **argv)
 			specs[nspecs++] = (struct utrace_event_spec){.pattern = optarg};
 			break;
 		}
+		case 'U': {
+			const char **n = realloc(probe_defs, (nprobes + 1) * sizeof(*n));
+
+			if (!n) {
+				utrace_die_msg("record", "out of memory");
+				goto out;
+			}
+			probe_defs = n;
+			probe_defs[nprobes++] = optarg;
+			break;
+		}
 		case 'f':
 			if (!nspecs) {
 				utrace_die_msg("record", "-f '%s': a filter follows the -e it applies to",
@@ -409,16 +427,44 @@ int cmd_record(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* kernel events: an -e whose SYSTEM is a directory of tracefs events/ */
 	uspecs = calloc(nspecs + 1, sizeof(*uspecs));
-	kspecs = calloc(nspecs + 1, sizeof(*kspecs));
-	if (!uspecs || !kspecs) {
+	kspecs = calloc(nspecs + nprobes + 1, sizeof(*kspecs));
+	rp = record_probes_new();
+	if (!uspecs || !kspecs || !rp) {
 		utrace_die_msg("record", "out of memory");
 		goto out;
 	}
+	/* --probe and -e usdt: become uprobes, enabled as kernel events */
+	for (unsigned i = 0; i < nprobes; i++) {
+		const char *pat = record_probes_add_def(rp, probe_defs[i], &err);
+
+		if (!pat) {
+			if (err.column > 0)
+				record_filter_error(probe_defs[i], &err);
+			else
+				utrace_die_msg("record", "--probe: %s", err.msg);
+			ret = 2;
+			goto out;
+		}
+		kspecs[nkspecs++] = (struct utrace_event_spec){.pattern = pat};
+	}
 	for (unsigned i = 0; i < nspecs; i++) {
-		if (utrace_ktrace_is_kernel(specs[i].pattern))
+		if (!strncmp(specs[i].pattern, "usdt:", 5)) {
+			char *exe = record_which(argv[optind]);
+			const char *pat = record_probes_add_usdt(rp, specs[i].pattern, exe, &err);
+
+			free(exe);
+			if (!pat) {
+				utrace_die_msg("record", "%s", err.msg);
+				ret = 2;
+				goto out;
+			}
+			kspecs[nkspecs++] = (struct utrace_event_spec){.pattern = pat,
+								       .filter = specs[i].filter};
+		} else if (utrace_ktrace_is_kernel(specs[i].pattern)) {
 			kspecs[nkspecs++] = specs[i];
-		else
+		} else {
 			uspecs[nuspecs++] = specs[i];
+		}
 	}
 	if ((k.children || k.system_wide) && !nkspecs)
 		fprintf(stderr, "utrace record: -%c applies to kernel events only (none selected)\n",
@@ -556,6 +602,8 @@ int cmd_record(int argc, char **argv)
 	if (utrace_ktrace_close(k.kt, &err) < 0)
 		utrace_die_msg("record", "%s", err.msg);
 	k.kt = NULL;
+	record_probes_free(rp); /* after the instance: enabled probes stay */
+	rp = NULL;
 	if (stopped)
 		fprintf(stderr, "utrace record: interrupted; waiting for %s to exit\n", argv[optind]);
 	if (!exited) {
@@ -567,6 +615,8 @@ int cmd_record(int argc, char **argv)
 out:
 	if (utrace_ktrace_close(k.kt, &err) < 0)
 		utrace_die_msg("record", "%s", err.msg);
+	record_probes_free(rp);
+	free(probe_defs);
 	utrace_recorder_free(r);
 	free(command);
 	utrace_func_filter_free(filter);

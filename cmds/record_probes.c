@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_probes.c - the dynamic probes of a recording: `--probe DEF` and
+ * `-e usdt:PROVIDER:NAME`.
+ *
+ * Each becomes one or more uprobes registered in the kernel's
+ * uprobe_events (lib/uprobe.c) under the group utrace_<pid>, so that
+ * `utrace reset` can find them if we die, and an event spec "GROUP:EVENT"
+ * that the kernel-event session (lib/kernel_trace.c) enables in utrace's
+ * own instance like any tracepoint.  They are removed when the recording
+ * ends, after the instance (an enabled uprobe cannot be removed).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds/record_probes.h"
+#include "lib/glob.h"
+#include "lib/uprobe.h"
+#include "lib/usdt.h"
+
+struct record_probes {
+	struct utrace_uprobe **probes; /* registered, one per event name */
+	unsigned nr;
+	char **patterns; /* "GROUP:EVENT" specs handed out */
+	unsigned nr_patterns;
+	char group[32];
+};
+
+struct record_probes *record_probes_new(void)
+{
+	struct record_probes *rp = calloc(1, sizeof(*rp));
+
+	if (rp)
+		snprintf(rp->group, sizeof(rp->group), "utrace_%d", (int)getpid());
+	return rp;
+}
+
+static int keep(void **arr, unsigned *n, void *item)
+{
+	void **a = realloc(*arr, (*n + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	a[(*n)++] = item;
+	*arr = a;
+	return 0;
+}
+
+static const char *pattern_of(struct record_probes *rp, const struct utrace_uprobe *p)
+{
+	char *s;
+
+	if (asprintf(&s, "%s:%s", utrace_uprobe_group(p), utrace_uprobe_event(p)) < 0)
+		return NULL;
+	if (keep((void **)&rp->patterns, &rp->nr_patterns, s) < 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+const char *record_probes_add_def(struct record_probes *rp, const char *def,
+				  struct utrace_error *err)
+{
+	struct utrace_uprobe *p;
+
+	if (utrace_uprobe_parse(def, &p, err) < 0)
+		return NULL;
+	/* the default group becomes ours, for utrace reset */
+	if (!strcmp(utrace_uprobe_group(p), "utrace") &&
+	    utrace_uprobe_set_name(p, rp->group, NULL, err) < 0)
+		goto fail;
+	if (utrace_uprobe_register(NULL, p, err) < 0)
+		goto fail;
+	if (keep((void **)&rp->probes, &rp->nr, p) < 0) {
+		utrace_uprobe_unregister(NULL, p, err);
+		utrace_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	return pattern_of(rp, p);
+fail:
+	utrace_uprobe_free(p);
+	return NULL;
+}
+
+const char *record_probes_add_usdt(struct record_probes *rp, const char *spec, const char *exe,
+				   struct utrace_error *err)
+{
+	const char *what = spec + strlen("usdt:"), *colon = strchr(what, ':');
+	struct utrace_usdt_list *l = NULL;
+	const char *pattern = NULL;
+	char prov[128], event[160];
+	unsigned found = 0;
+
+	if (!colon || colon == what || !colon[1] || (size_t)(colon - what) >= sizeof(prov)) {
+		utrace_error_set(err, -EINVAL, "-e %s: expected usdt:PROVIDER:NAME", spec);
+		return NULL;
+	}
+	memcpy(prov, what, (size_t)(colon - what));
+	prov[colon - what] = 0;
+	if (!exe) {
+		utrace_error_set(err, -ENOENT, "-e %s: cannot find the program to read its notes", spec);
+		return NULL;
+	}
+	if (utrace_usdt_load(exe, &l, err) < 0)
+		return NULL;
+	for (unsigned i = 0; i < utrace_usdt_count(l); i++) {
+		const struct utrace_usdt_probe *u = utrace_usdt_get(l, i);
+		struct utrace_uprobe *p;
+		int ret = -1;
+
+		if (!utrace_glob_match(prov, u->provider) || !utrace_glob_match(colon + 1, u->name))
+			continue;
+		/* sites of one probe share its event; a site the kernel will not
+		 * merge (other argument types) gets NAME_1, NAME_2, ... */
+		for (unsigned k = 0; ret < 0 && k < 8; k++) {
+			if (k)
+				snprintf(event, sizeof(event), "%s_%u", u->name, k);
+			else
+				snprintf(event, sizeof(event), "%s", u->name);
+			if (utrace_usdt_to_uprobe(l, i, rp->group, event, &p, err) < 0)
+				break;
+			ret = utrace_uprobe_register(NULL, p, err);
+			if (ret < 0)
+				utrace_uprobe_free(p);
+		}
+		if (ret < 0) {
+			utrace_usdt_free(l);
+			return NULL;
+		}
+		if (keep((void **)&rp->probes, &rp->nr, p) < 0) {
+			utrace_uprobe_unregister(NULL, p, err);
+			utrace_uprobe_free(p);
+			utrace_usdt_free(l);
+			utrace_error_set(err, -ENOMEM, "out of memory");
+			return NULL;
+		}
+		if (!found++)
+			pattern = pattern_of(rp, p);
+	}
+	utrace_usdt_free(l);
+	if (!found) {
+		utrace_error_set(err, -ENOENT, "-e %s: no such USDT probe in %s (see utrace list --usdt)",
+				 spec, exe);
+		return NULL;
+	}
+	/* every site's event is in the group: enable them all */
+	if (found > 1) {
+		char *all;
+
+		if (asprintf(&all, "%s:%s*", rp->group, colon + 1) < 0 ||
+		    keep((void **)&rp->patterns, &rp->nr_patterns, all) < 0)
+			return pattern;
+		return all;
+	}
+	return pattern;
+}
+
+/* After the kernel-event session closed (the events are disabled). */
+void record_probes_free(struct record_probes *rp)
+{
+	struct utrace_error err;
+
+	if (!rp)
+		return;
+	for (unsigned i = rp->nr; i-- > 0;) {
+		if (utrace_uprobe_unregister(NULL, rp->probes[i], &err) < 0 && err.code != -ENOENT)
+			fprintf(stderr, "utrace record: %s (utrace reset removes it later)\n", err.msg);
+		utrace_uprobe_free(rp->probes[i]);
+	}
+	for (unsigned i = 0; i < rp->nr_patterns; i++)
+		free(rp->patterns[i]);
+	free(rp->patterns);
+	free(rp->probes);
+	free(rp);
+}
