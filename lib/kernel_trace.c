@@ -38,7 +38,7 @@
 #include "lib/tracefs.h"
 
 #define KT_READ_INTERVAL_NS 10000000ull /* pages are read at most every 10 ms */
-#define KT_PAGES_PER_POLL 256		/* per CPU, so user buffers get their turn */
+#define KT_PAGES_PER_POLL 1024	/* per CPU, so user buffers get their turn */
 #define KT_COMMIT_MASK ((1u << 27) - 1)
 #define KT_MISSED_EVENTS (1ull << 31)
 #define KT_MISSED_STORED (1ull << 30)
@@ -72,6 +72,7 @@ struct utrace_ktrace {
 	size_t hash_size;
 	int pid; /* scoped to; 0 = whole system */
 	bool children, stopped;
+	bool backlog; /* a CPU had pages left at the last read */
 	int *tids; /* threads of pid in set_event_pid */
 	size_t nr_tids;
 	nlink_t task_nlink;
@@ -554,7 +555,7 @@ static int kt_read_cpu(struct utrace_ktrace *kt, struct kt_cpu *c, unsigned max,
 		if (ret < 0)
 			return ret;
 	}
-	return 0;
+	return 1; /* stopped at max: more may be waiting */
 }
 
 static uint64_t now_ns(void)
@@ -571,14 +572,21 @@ int utrace_ktrace_poll(struct utrace_ktrace *kt, bool force, utrace_ktrace_page_
 	uint64_t now = now_ns();
 	int ret = 0;
 
-	if (kt->stopped || (!force && now - kt->last_read < KT_READ_INTERVAL_NS))
+	/* a CPU that still had pages at the last read is read again at once:
+	 * at 10 ms intervals alone a busy CPU outran the reads */
+	if (kt->stopped ||
+	    (!force && !kt->backlog && now - kt->last_read < KT_READ_INTERVAL_NS))
 		return 0;
 	kt->last_read = now;
+	kt->backlog = false;
 	if (kt->pid && !kt->children)
 		kt_add_threads(kt);
-	for (size_t i = 0; i < kt->nr_cpus && ret >= 0; i++)
+	for (size_t i = 0; i < kt->nr_cpus && ret >= 0; i++) {
 		ret = kt_read_cpu(kt, &kt->cpus[i], KT_PAGES_PER_POLL, fn, arg, err);
-	return ret;
+		if (ret > 0)
+			kt->backlog = true;
+	}
+	return ret < 0 ? ret : 0;
 }
 
 /* comm and tgid of the tasks that had exited when their first page was
