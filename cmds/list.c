@@ -39,6 +39,7 @@
 #include "lib/elf.h"
 #include "lib/error.h"
 #include "lib/event_format.h"
+#include "lib/event_select.h"
 #include "lib/ftrace_filter.h"
 #include "lib/glob.h"
 #include "lib/symtab.h"
@@ -271,24 +272,6 @@ out:
 	return ret < 0 ? -1 : (long)n;
 }
 
-/* Does one EVENT argument (as utrace record -e takes it) select
- * system:name? */
-static bool event_pattern_matches(const char *pattern, const char *system, const char *name)
-{
-	const char *colon = strchr(pattern, ':');
-	char sys[EVENT_SYSTEM_MAX];
-
-	if (!strcmp(pattern, "all"))
-		return true;
-	if (!colon)
-		return utrace_glob_match(pattern, system) || utrace_glob_match(pattern, name);
-	if ((size_t)(colon - pattern) >= sizeof(sys))
-		return false;
-	memcpy(sys, pattern, (size_t)(colon - pattern));
-	sys[colon - pattern] = '\0';
-	return utrace_glob_match(sys, system) && utrace_glob_match(colon + 1, name);
-}
-
 /* Remembers system:name; 1 if new, 0 if printed before, -1 out of memory. */
 static int event_first_time(struct lister *ls, const char *system, const char *name)
 {
@@ -335,7 +318,7 @@ static long list_object_events(struct lister *ls, const char *path)
 		int fresh;
 
 		for (int p = 0; !match && p < ls->npatterns; p++)
-			match = event_pattern_matches(ls->patterns[p], f->system, f->name);
+			match = utrace_event_spec_matches(ls->patterns[p], f->system, f->name);
 		if (!match)
 			continue;
 		fresh = event_first_time(ls, f->system, f->name);
@@ -619,7 +602,7 @@ static int list_usdt(const char *arg, char **patterns, int npatterns, bool verbo
 		bool match = !npatterns, first = true;
 
 		for (int p = 0; !match && p < npatterns; p++)
-			match = event_pattern_matches(patterns[p], s->provider, s->name);
+			match = utrace_event_spec_matches(patterns[p], s->provider, s->name);
 		/* Once per provider:name, at its first site. */
 		for (size_t j = 0; match && first && j < i; j++)
 			first = strcmp(utrace_usdt_get(l, j)->provider, s->provider) ||

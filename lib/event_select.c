@@ -109,7 +109,7 @@ bool utrace_event_select_empty(const struct utrace_event_select *s)
 	return !s || !s->nr;
 }
 
-static bool spec_matches(const char *pattern, const char *system, const char *name)
+bool utrace_event_spec_matches(const char *pattern, const char *system, const char *name)
 {
 	const char *colon = strchr(pattern, ':');
 	char sys[128];
@@ -194,7 +194,7 @@ int utrace_event_select_check(struct utrace_event_select *s, const char *path, u
 		for (unsigned k = 0; k < utrace_event_list_count(l); k++) {
 			const struct utrace_event_format *f = utrace_event_list_get(l, k);
 
-			if (!spec_matches(s->specs[i].pattern, f->system, f->name))
+			if (!utrace_event_spec_matches(s->specs[i].pattern, f->system, f->name))
 				continue;
 			if (sel_compile(s, i, path, f, &prog, &len, err) < 0) {
 				*spec = i;
@@ -241,7 +241,7 @@ int utrace_event_select_match(struct utrace_event_select *s, const char *path, c
 	if (!f)
 		return 0; /* not described in its file: cannot be decoded, never enabled */
 	for (spec = 0; spec < s->nr; spec++)
-		if (spec_matches(s->specs[spec].pattern, system, name))
+		if (utrace_event_spec_matches(s->specs[spec].pattern, system, name))
 			break;
 	if (spec == s->nr)
 		return 0;

@@ -23,6 +23,9 @@ struct utrace_event_spec {
 
 struct utrace_event_select;
 
+/* Does one -e pattern select SYSTEM:NAME? */
+bool utrace_event_spec_matches(const char *pattern, const char *system, const char *name);
+
 int utrace_event_select_new(struct utrace_event_spec *specs, unsigned nr,
 			    struct utrace_event_select **out, struct utrace_error *err);
 void utrace_event_select_free(struct utrace_event_select *s);
