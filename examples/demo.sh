@@ -21,8 +21,9 @@ first() {
 flags=$("$U" cflags)
 # -fno-inline keeps the small static helpers as functions of their own, so
 # there is something to see.
-echo "\$ cc -O2 -fno-inline -g $flags examples/wordfreq.c -o wordfreq"
-cc -O2 -fno-inline -g $flags "$top/examples/wordfreq.c" -o "$out/wordfreq"
+echo "\$ cc -O2 -fno-inline -g $flags -Iinclude -Iexamples examples/wordfreq.c -o wordfreq"
+cc -O2 -fno-inline -g $flags -I"$top/include" -I"$top/examples" "$top/examples/wordfreq.c" \
+	-o "$out/wordfreq"
 
 echo
 echo "\$ utrace list -f wordfreq        # available_filter_functions"
@@ -50,3 +51,21 @@ echo
 echo "\$ utrace record -p function -l 'add_word' -l 'lookup' -o wordfreq-fn.dat -- ./wordfreq"
 "$U" record -p function -l add_word -l lookup -o "$out/wordfreq-fn.dat" -- "$out/wordfreq" >/dev/null
 first 12 "$U" report -i "$out/wordfreq-fn.dat"
+
+echo
+echo "\$ utrace list -e wordfreq        # its static tracepoints (TRACE_EVENT)"
+"$U" list -e "$out/wordfreq"
+
+echo
+echo "\$ utrace record -e demo:demo_word -f 'count >= 3' -l tokenize -l 'report*' -o wordfreq-ev.dat -- ./wordfreq"
+"$U" record -e demo:demo_word -f 'count >= 3' -l tokenize -l 'report*' -o "$out/wordfreq-ev.dat" -- "$out/wordfreq" >/dev/null
+first 20 "$U" report -i "$out/wordfreq-ev.dat"
+
+# kernel events, where this machine lets us (root and tracefs)
+if [ "$(id -u)" = 0 ] && { [ -d /sys/kernel/tracing/events/syscalls ] ||
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; } && [ -d /sys/kernel/tracing/events/syscalls ]; then
+	echo
+	echo "\$ utrace record -e syscalls:sys_enter_write -l main -l 'report*' -o wordfreq-k.dat -- ./wordfreq   # a kernel event inside the calls"
+	"$U" record -e syscalls:sys_enter_write -l main -l 'report*' -o "$out/wordfreq-k.dat" -- "$out/wordfreq" >/dev/null
+	first 12 "$U" report -i "$out/wordfreq-k.dat"
+fi

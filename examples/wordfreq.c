@@ -9,6 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <utrace/utrace.h>
+
+/* the static tracepoints of examples/demo_events.h, instantiated here */
+#define CREATE_TRACE_POINTS
+#include "demo_events.h"
+
 static const char *text =
 	"the quick brown fox jumps over the lazy dog the dog sleeps and the fox "
 	"runs while the quick dog watches the brown fox jump over the lazy cat";
@@ -46,6 +52,7 @@ static void add_word(const char *w)
 
 	if (e) {
 		e->count++;
+		trace_demo_word(w, e->count);
 		return;
 	}
 	e = calloc(1, sizeof(*e));
@@ -54,6 +61,8 @@ static void add_word(const char *w)
 	h = hash(w);
 	e->next = table[h];
 	table[h] = e;
+	trace_demo_insert(h, 1);
+	trace_demo_word(w, 1);
 }
 
 static int tokenize(const char *s)
@@ -99,8 +108,12 @@ static int report(int top)
 int main(void)
 {
 	int words = tokenize(text);
-	int distinct = report(3);
+	int distinct;
+
+	utrace_printf("tokenized %d words", words);
+	distinct = report(3);
 
 	printf("%d words, %d distinct\n", words, distinct);
+	fflush(stdout); /* the write(2) happens here, inside main */
 	return 0;
 }
