@@ -98,6 +98,9 @@ struct utrace_recorder {
 	uint64_t tsc_per_us_q16;
 	uint32_t nr_subbufs;
 	bool ever_connected;
+	struct pollfd *pfd; /* poll set, one slot per open connection */
+	struct rec_conn **who;
+	uint32_t cap_poll;
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 
@@ -765,14 +768,29 @@ static int accept_conns(struct utrace_recorder *r)
 
 int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrace_error *err)
 {
-	struct pollfd pfd[256];
-	struct rec_conn *who[256];
+	struct pollfd *pfd;
+	struct rec_conn **who;
 	unsigned n = 0;
 	int ret;
 
+	/* one slot per open connection, however many processes there are */
+	if (r->cap_poll < r->nr_conns + 1) {
+		uint32_t cap = (r->nr_conns + 1) * 2;
+		struct pollfd *p = realloc(r->pfd, cap * sizeof(*p));
+		struct rec_conn **w = p ? realloc(r->who, cap * sizeof(*w)) : NULL;
+
+		if (p)
+			r->pfd = p;
+		if (!w)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		r->who = w;
+		r->cap_poll = cap;
+	}
+	pfd = r->pfd;
+	who = r->who;
 	pfd[n].fd = r->listen_fd;
 	pfd[n++].events = POLLIN;
-	for (uint32_t i = 0; i < r->nr_conns && n < 256; i++) {
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		if (!r->conns[i]->open)
 			continue;
 		who[n] = r->conns[i];
@@ -961,6 +979,8 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		free(c);
 	}
 	free(r->conns);
+	free(r->pfd);
+	free(r->who);
 	for (uint32_t i = 0; i < r->nr_bufs; i++) {
 		if (r->bufs[i]->meta)
 			munmap(r->bufs[i]->meta, r->bufs[i]->size);

@@ -68,6 +68,7 @@ TESTS=(
 	"args args"
 	"longrun longrun"
 	"tracepoints tracepoints"
+	"manyfork manyfork"
 )
 # "name record-options -- program args...": filter tests, check_<name>.
 FILTERS=(
@@ -526,6 +527,9 @@ count_lines() {
 	n=$(grep -cE "$2" "$REP")
 	if [ "$n" = "$3" ]; then ok "$1"; else nok "$1" "$n lines match '$2', expected $3" "report: $REP"; fi
 }
+check_manyfork() {
+	expect_func "$CFG $TEST work traced in all 300 children" work count 300
+}
 check_tracepoints() {
 	# not enabled: the jump labels stay NOPs, nothing is recorded
 	count_lines "$CFG $TEST no event without -e" 'tp_(value|begin|end):' 0
@@ -596,7 +600,7 @@ run_test() {
 	# several threads: name the task on every line (funcgraph-proc), the
 	# kernel's default output names tasks only at switches, per CPU
 	case $name in
-	threads | fork | errno | recursion) repopts="-O funcgraph-proc" ;;
+	threads | fork | errno | recursion | manyfork) repopts="-O funcgraph-proc" ;;
 	*) repopts="" ;;
 	esac
 	# shellcheck disable=SC2086
