@@ -5,6 +5,15 @@
 
 CC      ?= gcc
 SAN     ?=
+# Quiet by default ("  CC file"); make V=1 shows the commands.
+V       ?=
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
 ifeq ($(SAN),1)
 B       := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -47,29 +56,36 @@ all: $(B)/utrace $(B)/libutrace.so
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(TOOL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/rt/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(RT_CFLAGS) -DUTRACE_RUNTIME -MMD -MP -c $< -o $@
+	$(call say,CC-RT,$<)
+	$(Q)$(CC) $(RT_CFLAGS) -DUTRACE_RUNTIME -MMD -MP -c $< -o $@
 
 $(B)/rt/%.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) $(RT_CFLAGS) -MMD -MP -c $< -o $@
+	$(call say,AS,$<)
+	$(Q)$(CC) $(RT_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/libutrace-tool.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 
 $(B)/utrace: $(CMD_OBJ) $(B)/libutrace-tool.a
-	$(CC) $(TOOL_CFLAGS) -o $@ $(CMD_OBJ) $(B)/libutrace-tool.a $(LDLIBS_TOOL)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(TOOL_CFLAGS) -o $@ $(CMD_OBJ) $(B)/libutrace-tool.a $(LDLIBS_TOOL)
 
 $(B)/libutrace.so: $(RT_OBJ)
-	$(CC) -shared -Wl,-soname,libutrace.so -Wl,-z,now -Wl,-z,noexecstack -o $@ $^ -ldl -lpthread
+	$(call say,LINK,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libutrace.so -Wl,-z,now -Wl,-z,noexecstack -o $@ $^ -ldl -lpthread
 
 $(B)/tests/%: tests/unit/%.c $(B)/libutrace-tool.a
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -MMD -MP -o $@ $< $(B)/libutrace-tool.a $(LDLIBS_TOOL)
+	$(call say,TEST,$<)
+	$(Q)$(CC) $(TOOL_CFLAGS) -MMD -MP -o $@ $< $(B)/libutrace-tool.a $(LDLIBS_TOOL)
 
 unit-bins: $(UNIT_BIN)
 
