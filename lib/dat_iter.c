@@ -34,6 +34,7 @@ struct iter_cursor {
 	int has_look;
 	int started;
 	int done;
+	int empty; /* started out of turn and found nothing: pop when on top */
 	uint64_t key;
 	struct utrace_event head;
 };
@@ -245,6 +246,41 @@ static uint32_t thread_depth(const struct utrace_dat_iter *it, uint32_t buf)
 	}
 }
 
+/*
+ * Does a kernel record of task tid lie in [from, to)?  Called with a LEAF
+ * on top of the heap, so every other cursor's next record is at or after
+ * `from`; a kernel cursor that has not started but may have records
+ * before `to` is started here, out of turn.  Only each kernel cursor's
+ * next record is looked at: while the thread runs on a CPU, that CPU's
+ * records are its own.
+ */
+static int kernel_record_within(struct utrace_dat_iter *it, int32_t tid, uint64_t from,
+				uint64_t to, struct utrace_error *err)
+{
+	for (size_t h = 0; h < it->nr_heap; h++) {
+		struct iter_cursor *k = it->heap[h];
+		int ret;
+
+		if (!k->kc || k->empty || k->key >= to)
+			continue;
+		if (!k->started) {
+			k->started = 1;
+			ret = fill_head(it, k, err);
+			if (ret < 0)
+				return ret;
+			/* its key only grows: restore the heap below it */
+			k->key = ret ? k->head.ts : UINT64_MAX;
+			k->empty = !ret;
+			sift_down(it, h);
+			h = (size_t)-1; /* the heap moved: look again from the top */
+			continue;
+		}
+		if (k->head.tid == tid && k->head.ts >= from && k->head.ts < to)
+			return 1;
+	}
+	return 0;
+}
+
 int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 			 struct utrace_error *err)
 {
@@ -252,6 +288,31 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 		struct iter_cursor *c = it->heap[0];
 		int ret;
 
+		if (c->empty) {
+			heap_pop(it);
+			continue;
+		}
+		if (c->kc == NULL && c->head.kind == UTRACE_EV_LEAF && c->started &&
+		    it->nr_curs > it->d->nr_buffers) {
+			/* a syscall made inside a leaf call must show inside it:
+			 * then the leaf is an entry now and its exit later */
+			ret = kernel_record_within(it, c->head.tid, c->head.ts,
+						   c->head.ts + c->head.duration, err);
+			if (ret < 0)
+				return ret;
+			if (ret) {
+				*ev = c->head;
+				ev->kind = UTRACE_EV_ENTRY;
+				ev->duration = 0;
+				c->head.kind = UTRACE_EV_EXIT;
+				c->head.ts += c->head.duration;
+				c->key = c->head.ts;
+				sift_down(it, 0);
+				return 1;
+			}
+			if (it->heap[0] != c)
+				continue; /* a cursor started out of turn went first */
+		}
 		if (!c->started) {
 			c->started = 1;
 			ret = fill_head(it, c, err);
