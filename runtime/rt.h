@@ -228,7 +228,6 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
 
 /* fgraph.c */
-void rt_fgraph_fork_child(void) RT_HIDDEN;
 void rt_fgraph_unhook_all(struct rt_thread *t) RT_HIDDEN;
 void rt_fgraph_rehook_above(struct rt_thread *t, uint64_t sp) RT_HIDDEN;
 void rt_fgraph_unwind_to(struct rt_thread *t, uint64_t sp) RT_HIDDEN;
