@@ -54,13 +54,7 @@
 
 #include __utrace_include_name
 
-#undef __field
-#undef __field_ext
-#undef __array
-#undef __string
-#undef __dynamic_array
-#undef DECLARE_EVENT_CLASS
-#undef DEFINE_EVENT
+#include <utrace/define_trace_reset.h>
 
 /* ---- stage 2: the descriptions and the keys -------------------------- */
 #define __utrace_rec(cls) struct trace_event_raw_##cls
@@ -78,13 +72,7 @@
 
 #include __utrace_include_name
 
-#undef __field
-#undef __field_ext
-#undef __array
-#undef __string
-#undef __dynamic_array
-#undef DECLARE_EVENT_CLASS
-#undef DEFINE_EVENT
+#include <utrace/define_trace_reset.h>
 #undef TP_printk
 
 /* In the print fmt, __entry reads REC and the helpers stay as written,
@@ -136,13 +124,7 @@
 
 #include __utrace_include_name
 
-#undef __field
-#undef __field_ext
-#undef __array
-#undef __string
-#undef __dynamic_array
-#undef DECLARE_EVENT_CLASS
-#undef DEFINE_EVENT
+#include <utrace/define_trace_reset.h>
 #undef TP_printk
 #undef __entry
 #undef __get_str
@@ -199,13 +181,7 @@
 
 #include __utrace_include_name
 
-#undef DECLARE_EVENT_CLASS
-#undef DEFINE_EVENT
-#undef __field
-#undef __field_ext
-#undef __array
-#undef __string
-#undef __dynamic_array
+#include <utrace/define_trace_reset.h>
 #undef __get_str
 #undef __get_dynamic_array
 #undef __assign_str
