@@ -49,3 +49,12 @@ find_tracefs() {
 		TR=/sys/kernel/tracing
 	fi
 }
+
+# need_uprobe_events: root and a writable tracefs uprobe_events (sets TR)
+need_uprobe_events() {
+	need_root "uprobe_events needs root"
+	find_tracefs
+	if [ -z "$TR" ] || [ ! -w "$TR/uprobe_events" ]; then
+		unsupported "no tracefs uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
+	fi
+}

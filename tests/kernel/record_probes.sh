@@ -5,11 +5,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-need_root "uprobe_events needs root"
-find_tracefs
-if [ -z "$TR" ] || [ ! -w "$TR/uprobe_events" ]; then
-	unsupported "no tracefs uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
-fi
+need_uprobe_events
 need_built "$U"
 echo "#include <sys/sdt.h>" | cc -E -x c - >/dev/null 2>&1 || unsupported "no <sys/sdt.h> (systemtap-sdt-dev)"
 

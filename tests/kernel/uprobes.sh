@@ -25,11 +25,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-need_root "uprobe_events needs root"
-find_tracefs
-if [ -z "$TR" ] || [ ! -w "$TR/uprobe_events" ]; then
-	unsupported "no tracefs uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
-fi
+need_uprobe_events
 need_built "$B/libutrace-tool.a"
 
 T=$(mktemp -d) || exit 1
