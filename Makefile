@@ -36,12 +36,12 @@ RT_NOLIBCALL := $(or $(call cc-option,-fno-tree-loop-distribute-patterns),-fno-b
 RT_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -mgeneral-regs-only \
 	-ftls-model=initial-exec -fno-stack-protector -fno-omit-frame-pointer $(RT_NOLIBCALL)
 
-LIB_SRC  := $(sort $(wildcard lib/*.c))
+LIB_SRC  := $(sort $(wildcard lib/*/*.c))
 CMD_SRC  := $(sort $(wildcard cmds/*.c)) utrace.c
 RT_SRC   := $(sort $(wildcard runtime/*.c))
 RT_ASM   := $(sort $(wildcard arch/x86_64/*.S))
 # ELF section lookup is shared by the runtime and the tool.
-RT_SHARED := lib/elf.c
+RT_SHARED := lib/elf/elf.c
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 CMD_OBJ  := $(CMD_SRC:%.c=$(B)/%.o)

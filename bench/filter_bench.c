@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "common/filter_prog.h"
-#include "lib/event_filter.h"
+#include "lib/events/event_filter.h"
 
 /* common fields @0..8, int count @8, char comm[16] @12,
  * __data_loc char[] word @28, dynamic data from 32 */

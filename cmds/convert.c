@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * convert.c - `utrace convert`: writes a utrace.dat as a trace-cmd
- * trace.dat (lib/tracedat.c does the work), for `trace-cmd report` and
+ * trace.dat (lib/export/tracedat.c does the work), for `trace-cmd report` and
  * KernelShark; then says on stderr what it wrote and what the recording
  * lost.
  */
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "lib/dat_reader.h"
-#include "lib/tracedat.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/export/tracedat.h"
 
 static void usage(FILE *f)
 {

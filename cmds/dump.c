@@ -2,9 +2,9 @@
 /*
  * dump.c - `utrace dump`: a recorded trace for other tools, like
  * `uftrace dump`: Chrome trace-event JSON for Perfetto and chrome://tracing
- * (lib/export_chrome.c), folded stacks for flamegraph.pl
- * (lib/export_flame.c), or the raw events one per line.  The events can be
- * selected as for report (lib/report_filter.c).
+ * (lib/export/export_chrome.c), folded stacks for flamegraph.pl
+ * (lib/export/export_flame.c), or the raw events one per line.  The events can be
+ * selected as for report (lib/report/report_filter.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,11 +15,11 @@
 
 #include "cmds/cmds.h"
 #include "cmds/select_opts.h"
-#include "lib/callgraph.h"
-#include "lib/dat_reader.h"
-#include "lib/export_chrome.h"
-#include "lib/export_flame.h"
-#include "lib/report_filter.h"
+#include "lib/report/callgraph.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/export/export_chrome.h"
+#include "lib/export/export_flame.h"
+#include "lib/report/report_filter.h"
 
 enum {
 	OPT_CHROME = SELECT_OPT + 1,

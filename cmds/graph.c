@@ -2,8 +2,8 @@
 /*
  * graph.c - `utrace graph [FUNC]`: the calls below a function aggregated
  * by call path, with call counts and times, as `uftrace graph` prints
- * them (lib/callgraph.c).  The events can be selected as for report
- * (lib/report_filter.c).
+ * them (lib/report/callgraph.c).  The events can be selected as for report
+ * (lib/report/report_filter.c).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -13,9 +13,9 @@
 
 #include "cmds/cmds.h"
 #include "cmds/select_opts.h"
-#include "lib/callgraph.h"
-#include "lib/dat_reader.h"
-#include "lib/report_filter.h"
+#include "lib/report/callgraph.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/report_filter.h"
 
 enum {
 	OPT_LEVELS = SELECT_OPT + 1,

@@ -5,7 +5,7 @@
  * static tracepoints, like trace-cmd list -e (-F: with their formats).
  *
  * A function is traceable if the compiler recorded a call site for it
- * (lib/callsite.c).  The main executable's functions print bare, those of
+ * (lib/elf/callsite.c).  The main executable's functions print bare, those of
  * the shared libraries it loads as "name [module]".  The libraries are
  * found the way ldd finds them: the program's ELF interpreter runs with
  * LD_TRACE_LOADED_OBJECTS=1 and prints "soname => path (address)" lines
@@ -13,12 +13,12 @@
  * interpreter and therefore no libraries, and is never executed).
  *
  * Events are read from the __utrace_events section of the program and of
- * the same libraries (lib/event_format.c) and print as "system:event",
+ * the same libraries (lib/events/event_format.c) and print as "system:event",
  * once each even if several objects define one: the recorder gives an
  * event one id by that name, whichever object fires it.
  *
  * "utrace list --usdt PROGRAM" prints the USDT probes (<sys/sdt.h>) of
- * PROGRAM's .note.stapsdt (lib/usdt.c) as "provider:name", once each
+ * PROGRAM's .note.stapsdt (lib/probes/usdt.c) as "provider:name", once each
  * however many sites it has, like `perf list sdt`; with -v, every site:
  * its address, semaphore, argument spec and the uprobe fetchargs that
  * `utrace record -e usdt:PROVIDER:NAME` would use.
@@ -35,15 +35,15 @@
 
 #include "cmds/cmds.h"
 #include "common/proto.h"
-#include "lib/callsite.h"
-#include "lib/elf.h"
-#include "lib/error.h"
-#include "lib/event_format.h"
-#include "lib/event_select.h"
-#include "lib/ftrace_filter.h"
-#include "lib/glob.h"
-#include "lib/symtab.h"
-#include "lib/usdt.h"
+#include "lib/elf/callsite.h"
+#include "lib/elf/elf.h"
+#include "lib/base/error.h"
+#include "lib/events/event_format.h"
+#include "lib/events/event_select.h"
+#include "lib/events/ftrace_filter.h"
+#include "lib/base/glob.h"
+#include "lib/elf/symtab.h"
+#include "lib/probes/usdt.h"
 
 #define CMD "list"
 #define EVENT_SYSTEM_MAX 128 /* as utrace record -e */

@@ -9,7 +9,7 @@
  * (tracing_on = 0 everywhere), saves the file, then waits for the command.
  *
  * Kernel events (-e SYSTEM:EVENT of a system in tracefs) go through a
- * tracefs instance of our own (lib/kernel_trace.c): created before the
+ * tracefs instance of our own (lib/kernel/kernel_trace.c): created before the
  * command runs (a bad kernel filter stops us there), scoped to the
  * command's pid while the child waits on a pipe before its exec, read
  * along with the user buffers, removed on every way out.
@@ -25,12 +25,12 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "lib/event_select.h"
-#include "lib/ftrace_filter.h"
+#include "lib/events/event_select.h"
+#include "lib/events/ftrace_filter.h"
 #include "cmds/record_probes.h"
-#include "lib/kernel_trace.h"
-#include "lib/recorder.h"
-#include "lib/spawn.h"
+#include "lib/kernel/kernel_trace.h"
+#include "lib/record/recorder.h"
+#include "lib/base/spawn.h"
 
 #define DEFAULT_BUFFER_KB 16384
 

@@ -4,9 +4,9 @@
  * `-e usdt:PROVIDER:NAME`.
  *
  * Each becomes one or more uprobes registered in the kernel's
- * uprobe_events (lib/uprobe.c) under the group utrace_<pid>, so that
+ * uprobe_events (lib/probes/uprobe.c) under the group utrace_<pid>, so that
  * `utrace reset` can find them if we die, and an event spec "GROUP:EVENT"
- * that the kernel-event session (lib/kernel_trace.c) enables in utrace's
+ * that the kernel-event session (lib/kernel/kernel_trace.c) enables in utrace's
  * own instance like any tracepoint.  They are removed when the recording
  * ends, after the instance (an enabled uprobe cannot be removed).
  */
@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "cmds/record_probes.h"
-#include "lib/glob.h"
-#include "lib/uprobe.h"
-#include "lib/usdt.h"
+#include "lib/base/glob.h"
+#include "lib/probes/uprobe.h"
+#include "lib/probes/usdt.h"
 
 struct record_probes {
 	struct utrace_uprobe **probes; /* registered, one per event name */

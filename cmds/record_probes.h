@@ -3,7 +3,7 @@
 #ifndef UTRACE_CMDS_RECORD_PROBES_H
 #define UTRACE_CMDS_RECORD_PROBES_H
 
-#include "lib/error.h"
+#include "lib/base/error.h"
 
 struct record_probes;
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report.c - `utrace report`: prints a utrace.dat in ftrace's text
- * formats (lib/report_text.c does the printing), or, with --profile, a
- * per-function profile (lib/profile.c), or, with --stat, the statistics
+ * formats (lib/report/report_text.c does the printing), or, with --profile, a
+ * per-function profile (lib/report/profile.c), or, with --stat, the statistics
  * of each thread's buffer; the events can be selected by thread, CPU,
- * time and function (lib/report_filter.c).  Then, on stderr, what went
+ * time and function (lib/report/report_filter.c).  Then, on stderr, what went
  * wrong while recording: warnings about a damaged or unfinished file, the
  * runtime's notices, and the events lost per thread.
  */
@@ -16,10 +16,10 @@
 
 #include "cmds/cmds.h"
 #include "cmds/select_opts.h"
-#include "lib/dat_reader.h"
-#include "lib/profile.h"
-#include "lib/report_filter.h"
-#include "lib/report_text.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/profile.h"
+#include "lib/report/report_filter.h"
+#include "lib/report/report_text.h"
 
 #define LOST_LINES_MAX 20
 

@@ -4,7 +4,7 @@
  * -9, a crash) left in the kernel: its tracefs instance
  * instances/utrace-<pid> and the probes of its group utrace_<pid>.  Only
  * those whose recorder is gone are touched, so a reset while another
- * recording runs is safe.  The work is lib/kernel_trace.c's; this prints
+ * recording runs is safe.  The work is lib/kernel/kernel_trace.c's; this prints
  * what was removed.
  */
 #include <getopt.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "lib/kernel_trace.h"
-#include "lib/uprobe.h"
+#include "lib/kernel/kernel_trace.h"
+#include "lib/probes/uprobe.h"
 
 static void reset_usage(FILE *f)
 {

@@ -2,7 +2,7 @@
 /*
  * select_opts.h - what `utrace report`, `utrace graph` and `utrace dump`
  * share: the recording to read (-i FILE) and the selection of its events
- * (--tid --pid --cpu --comm -F -D -r --from --to, lib/report_filter.h),
+ * (--tid --pid --cpu --comm -F -D -r --from --to, lib/report/report_filter.h),
  * parsed in one getopt_long() loop with the command's own options; the
  * recording opened; the messages about it on stderr.
  */
@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/dat_reader.h"
-#include "lib/error.h"
-#include "lib/report_filter.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/base/error.h"
+#include "lib/report/report_filter.h"
 
 /* getopt_long()'s value for the long selection options; a command's
  * own long-only options take values above it. */

@@ -3,7 +3,7 @@
  * stat.c - "utrace stat [-e EVENTS] [-r N] -- COMMAND": runs a command
  * with perf events counted on it and prints the counts like perf stat.
  *
- * lib/perf_counter.c forks, counts and reaps one run; lib/stat_print.c
+ * lib/perf/perf_counter.c forks, counts and reaps one run; lib/perf/stat_print.c
  * averages the runs and prints perf stat's report, on standard error as
  * perf does (or into -o FILE).  utrace stat then ends the way the command
  * ended: its exit status, or its signal raised again.  An interrupt
@@ -22,9 +22,9 @@
 #include <time.h>
 
 #include "cmds/cmds.h"
-#include "lib/error.h"
-#include "lib/perf_counter.h"
-#include "lib/stat_print.h"
+#include "lib/base/error.h"
+#include "lib/perf/perf_counter.h"
+#include "lib/perf/stat_print.h"
 
 #define CMD "stat"
 

@@ -3,7 +3,7 @@
  * filter_prog.h - the compiled form of an event filter and its interpreter.
  *
  * An event filter ("count > 5 && word ~ \"foo*\"", the kernel's syntax, see
- * lib/event_filter.h) is compiled once by the tool into a small program
+ * lib/events/event_filter.h) is compiled once by the tool into a small program
  * that libutrace.so runs on every record of the event before writing it:
  * utrace_filter_run() says keep (1) or drop (0).  It runs inside the
  * traced program, between its instructions, built with

@@ -38,7 +38,7 @@
 
 #include "arch/x86_64/insn.h"
 #include "include/utrace/tracepoint.h"
-#include "lib/elf.h"
+#include "lib/elf/elf.h"
 #include "runtime/rt.h"
 
 #define STUB_HEADER 64 /* far jump to the tracer's trampoline */

@@ -15,8 +15,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "lib/dat_reader.h"
-#include "lib/event_print.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/event_print.h"
 
 int main(int argc, char **argv)
 {

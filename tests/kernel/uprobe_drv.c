@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * uprobe_drv.c - drives lib/uprobe.c and lib/usdt.c against the real
+ * uprobe_drv.c - drives lib/probes/uprobe.c and lib/probes/usdt.c against the real
  * kernel for tests/kernel/uprobes.sh; linked with libutrace-tool.a.
  *
  *   uprobe_drv parse DEF             the kernel line, or "error: MSG" and
@@ -26,9 +26,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/tracefs.h"
-#include "lib/uprobe.h"
-#include "lib/usdt.h"
+#include "lib/kernel/tracefs.h"
+#include "lib/probes/uprobe.h"
+#include "lib/probes/usdt.h"
 
 #define MAX_PROBES 64
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # tests/kernel/uprobes.sh BUILD_DIR - dynamic probes through the kernel's
-# uprobe_events, driven by lib/uprobe.c and lib/usdt.c (tests/kernel/
+# uprobe_events, driven by lib/probes/uprobe.c and lib/probes/usdt.c (tests/kernel/
 # uprobe_drv.c, linked with BUILD_DIR/libutrace-tool.a):
 #
 #   - a p: probe on a function with fetchargs ($argN for arguments 1-8,

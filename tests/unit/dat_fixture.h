@@ -18,7 +18,7 @@
 
 #include "common/rb_abi.h"
 #include "common/record.h"
-#include "lib/dat_writer.h"
+#include "lib/tracefile/dat_writer.h"
 #include "tests/unit/check.h"
 
 #define FX_IMAGE 1u

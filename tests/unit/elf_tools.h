@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * elf_tools.h - what binutils says about a fixture, for tests that must
- * not take lib/elf.c's word for it: a symbol's address from nm(1), the
+ * not take lib/elf/elf.c's word for it: a symbol's address from nm(1), the
  * file offset of an address from the LOAD lines of readelf -lW, and any
  * command's output.  Header-only, like check.h.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_callgraph.c - `utrace graph` (lib/callgraph.c) on synthetic
+ * test_callgraph.c - `utrace graph` (lib/report/callgraph.c) on synthetic
  * utrace.dat files: the exact text of uftrace graph's layout (backtraces,
  * "+-" and "|" connectors, blank lines between callees, columns), calls
  * of a function from several paths merged, the whole graph, recursion,
@@ -10,9 +10,9 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "lib/callgraph.h"
-#include "lib/dat_reader.h"
-#include "lib/report_filter.h"
+#include "lib/report/callgraph.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/report_filter.h"
 #include "tests/unit/trace_fixture.h"
 
 /* The graph of path (selection key=value if key); NULL on error. */

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/dat_reader.h"
-#include "lib/report_text.h"
-#include "lib/symtab.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/report_text.h"
+#include "lib/elf/symtab.h"
 #include "tests/unit/dat_fixture.h"
 
 #define MAX_EVENTS 256

@@ -8,8 +8,8 @@
  */
 #include <unistd.h>
 
-#include "lib/dat_reader.h"
-#include "lib/report_text.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/report_text.h"
 #include "tests/unit/dat_fixture.h"
 
 static void spill(const char *path, const char *buf, size_t len)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_dat_kernel.c - kernel events in utrace.dat (lib/dat_kernel.c):
+ * test_dat_kernel.c - kernel events in utrace.dat (lib/tracefile/dat_kernel.c):
  * KHEADER, EVENT_FORMAT, KPAGE and KTASKS records written by hand in the
  * kernel's ring-buffer page format, read back merged with a user buffer
  * (tests/unit/dat_fixture.h's function_graph buffer, 1 tick = 1 ns):
@@ -9,8 +9,8 @@
  * missed events, TP_printk text, a damaged page, and a file whose
  * recorder died before KTASKS.
  */
-#include "lib/dat_reader.h"
-#include "lib/event_print.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/event_print.h"
 #include "tests/unit/dat_fixture.h"
 
 #define KEV_ID 7

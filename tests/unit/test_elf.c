@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "common/proto.h"
-#include "lib/callsite.h"
-#include "lib/elf.h"
-#include "lib/symtab.h"
+#include "lib/elf/callsite.h"
+#include "lib/elf/elf.h"
+#include "lib/elf/symtab.h"
 #include "tests/unit/check.h"
 
 /* A program that prints its own call sites, relocated, minus the bias. */

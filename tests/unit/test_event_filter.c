@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_event_filter.c - event filters: the compiler (lib/event_filter.c)
+ * test_event_filter.c - event filters: the compiler (lib/events/event_filter.c)
  * against a hand-made event format, the interpreter (common/filter_prog.h)
  * on hand-made records, every compile error with its column, and
  * robustness against garbage programs and truncated records (run it
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/filter_prog.h"
-#include "lib/event_filter.h"
+#include "lib/events/event_filter.h"
 #include "tests/unit/check.h"
 
 /*
@@ -304,7 +304,7 @@ static void test_loc_without_nul(void)
 }
 
 /*
- * Cases "W PATTERN STRING" of "word ~": many from the kernel's lib/glob.c
+ * Cases "W PATTERN STRING" of "word ~": many from the kernel's lib/base/glob.c
  * self test.
  */
 static void test_glob_cases(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_event_format.c - static tracepoint descriptions (lib/event_format.c)
+ * test_event_format.c - static tracepoint descriptions (lib/events/event_format.c)
  * read from programs compiled at run time, the kernel's format text, and
  * its parser on the kernel's own format files.
  *
@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "include/utrace/tracepoint.h"
-#include "lib/elf.h"
-#include "lib/event_format.h"
+#include "lib/elf/elf.h"
+#include "lib/events/event_format.h"
 #include "tests/unit/check.h"
 
 static const char events_h[] =

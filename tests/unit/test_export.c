@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_export.c - `utrace dump --chrome` (lib/export_chrome.c) and
- * `utrace dump --flame-graph` (lib/export_flame.c) on synthetic utrace.dat
+ * test_export.c - `utrace dump --chrome` (lib/export/export_chrome.c) and
+ * `utrace dump --flame-graph` (lib/export/export_flame.c) on synthetic utrace.dat
  * files: the exact JSON (metadata, B/E/X/i events, microsecond times with
  * nanosecond decimals), X events for returns whose entry is not shown,
  * the --complete form, lost events, JSON string escaping, the documents
@@ -10,11 +10,11 @@
  */
 #include <stdio.h>
 
-#include "lib/callgraph.h"
-#include "lib/dat_reader.h"
-#include "lib/export_chrome.h"
-#include "lib/export_flame.h"
-#include "lib/report_filter.h"
+#include "lib/report/callgraph.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/export/export_chrome.h"
+#include "lib/export/export_flame.h"
+#include "lib/report/report_filter.h"
 #include "tests/unit/trace_fixture.h"
 
 static int chrome_add(void *arg, const struct utrace_event *ev, struct utrace_error *err)

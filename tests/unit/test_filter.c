@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "common/proto.h"
-#include "lib/ftrace_filter.h"
-#include "lib/glob.h"
+#include "lib/events/ftrace_filter.h"
+#include "lib/base/glob.h"
 #include "tests/unit/check.h"
 
 static void glob_case(const char *pat, const char *s, int want)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_profile.c - `utrace report --profile` (lib/profile.c) on synthetic
+ * test_profile.c - `utrace report --profile` (lib/report/profile.c) on synthetic
  * utrace.dat files: exact calls, total, self, min, max and average of each
  * function, uftrace's recursion rule, calls still running at the end,
  * returns without entries (--thresh), the function tracer's untimed
@@ -8,9 +8,9 @@
  */
 #include <stdio.h>
 
-#include "lib/dat_reader.h"
-#include "lib/profile.h"
-#include "lib/report_filter.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/profile.h"
+#include "lib/report/report_filter.h"
 #include "tests/unit/trace_fixture.h"
 
 /* The profile of path, f applied (NULL: all); NULL on error. */

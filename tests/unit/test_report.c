@@ -8,8 +8,8 @@
  */
 #include <stdio.h>
 
-#include "lib/dat_reader.h"
-#include "lib/report_text.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/report_text.h"
 #include "tests/unit/trace_fixture.h"
 
 /* Prints path with opts into a string; NULL on error. */

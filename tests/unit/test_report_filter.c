@@ -9,9 +9,9 @@
  */
 #include <stdio.h>
 
-#include "lib/dat_reader.h"
-#include "lib/report_filter.h"
-#include "lib/report_text.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/report_filter.h"
+#include "lib/report/report_text.h"
 #include "tests/unit/trace_fixture.h"
 
 /* The report of path with one selection key=value (key NULL: none). */

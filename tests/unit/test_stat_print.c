@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/perf_counter.h"
-#include "lib/stat_print.h"
+#include "lib/perf/perf_counter.h"
+#include "lib/perf/stat_print.h"
 #include "tests/unit/check.h"
 
 static int near(double a, double b)

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/callsite.h"
-#include "lib/elf.h"
-#include "lib/symtab.h"
+#include "lib/elf/callsite.h"
+#include "lib/elf/elf.h"
+#include "lib/elf/symtab.h"
 #include "tests/unit/check.h"
 
 static const struct utrace_sym *by_name(const struct utrace_symtab *tab, const char *name)

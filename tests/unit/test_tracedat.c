@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_tracedat.c - the trace.dat writer (lib/tracedat.c): synthetic
+ * test_tracedat.c - the trace.dat writer (lib/export/tracedat.c): synthetic
  * utrace.dat files (tests/unit/dat_fixture.h) are converted, then read
  * back twice: by a small trace.dat v6 reader here (header, kallsyms,
  * saved_cmdlines, options, and every ring-buffer record with its time),
@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/dat_reader.h"
-#include "lib/tracedat.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/export/tracedat.h"
 #include "tests/unit/dat_fixture.h"
 
 #define MAX_REC 4096

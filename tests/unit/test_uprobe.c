@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_uprobe.c - probe definitions (lib/uprobe.h): good ones and the
+ * test_uprobe.c - probe definitions (lib/probes/uprobe.h): good ones and the
  * kernel line they give, every error with its column, and SYMBOL to file
  * offset on a PIE, a non-PIE executable and a shared library whose
  * segments sit at addresses other than their file offsets.  The expected
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/uprobe.h"
+#include "lib/probes/uprobe.h"
 #include "tests/unit/check.h"
 #include "tests/unit/elf_tools.h"
 

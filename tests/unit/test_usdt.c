@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_usdt.c - USDT notes (lib/usdt.h): sites, prelink correction, file
+ * test_usdt.c - USDT notes (lib/probes/usdt.h): sites, prelink correction, file
  * offsets of probe and semaphore, the translation of every kind of
  * argument operand to uprobe fetchargs, the operands a uprobe cannot
  * fetch, and a program built with <sys/sdt.h> checked against readelf -n
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/uprobe.h"
-#include "lib/usdt.h"
+#include "lib/probes/uprobe.h"
+#include "lib/probes/usdt.h"
 #include "tests/unit/check.h"
 #include "tests/unit/elf_tools.h"
 

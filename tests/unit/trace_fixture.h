@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/callgraph.h"
-#include "lib/dat_reader.h"
-#include "lib/report_filter.h"
-#include "lib/report_text.h"
+#include "lib/report/callgraph.h"
+#include "lib/tracefile/dat_reader.h"
+#include "lib/report/report_filter.h"
+#include "lib/report/report_text.h"
 #include "tests/unit/dat_fixture.h"
 
 /* The selection key=value; NULL (every event) if key is NULL. */

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spawn.c - a command forked and held before its exec (see spawn.h).
+ *
+ * Two close-on-exec pipes: "go", which the child reads before execvp()
+ * (end of file: the parent gave up, the child _exit(127)s), and "err",
+ * where the child writes execvp()'s errno if it fails; the exec itself
+ * closes the write end, so end of file there means the command runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/base/spawn.h"
+
+/* The child: set up, wait for the go byte, then become the command. */
+static void __attribute__((noreturn))
+spawn_child(char *const argv[], void (*in_child)(void *), void *arg, int go_fd, int err_fd)
+{
+	char c;
+	ssize_t n;
+	int e;
+
+	if (in_child)
+		in_child(arg);
+	while ((n = read(go_fd, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(127); /* the parent gave up */
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static void spawn_reap(struct utrace_spawn *s)
+{
+	if (s->pid <= 0)
+		return;
+	while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	s->pid = -1;
+}
+
+static void spawn_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int utrace_spawn_held(char *const argv[], void (*in_child)(void *), void *arg,
+		      struct utrace_spawn *s, struct utrace_error *err)
+{
+	int go[2], ex[2], ret;
+
+	*s = (struct utrace_spawn){.pid = -1, .go_fd = -1, .err_fd = -1};
+	if (!argv || !argv[0])
+		return utrace_error_set(err, -EINVAL, "no command to run");
+	s->name = argv[0];
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return utrace_error_set(err, -errno, "pipe: %s", strerror(errno));
+	if (pipe2(ex, O_CLOEXEC) < 0) {
+		ret = utrace_error_set(err, -errno, "pipe: %s", strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		return ret;
+	}
+	s->pid = fork();
+	if (s->pid < 0) {
+		ret = utrace_error_set(err, -errno, "fork: %s", strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		close(ex[0]);
+		close(ex[1]);
+		s->pid = -1;
+		return ret;
+	}
+	if (s->pid == 0) {
+		close(go[1]);
+		close(ex[0]);
+		spawn_child(argv, in_child, arg, go[0], ex[1]);
+	}
+	close(go[0]);
+	close(ex[1]);
+	s->go_fd = go[1];
+	s->err_fd = ex[0];
+	return 0;
+}
+
+int utrace_spawn_go(struct utrace_spawn *s, struct utrace_error *err)
+{
+	int ret = 0;
+
+	if (write(s->go_fd, "x", 1) != 1)
+		ret = utrace_error_set(err, -errno, "cannot start '%s': %s", s->name,
+				       strerror(errno));
+	spawn_close(&s->go_fd);
+	return ret;
+}
+
+int utrace_spawn_exec_result(struct utrace_spawn *s, struct utrace_error *err)
+{
+	ssize_t n;
+	int e = 0;
+
+	while ((n = read(s->err_fd, &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	spawn_close(&s->err_fd);
+	if (n != (ssize_t)sizeof(e))
+		return 0;
+	return utrace_error_set(err, -e, "cannot run '%s': %s", s->name, strerror(e));
+}
+
+int utrace_spawn_release(struct utrace_spawn *s, struct utrace_error *err)
+{
+	struct utrace_error ignored;
+	int ret;
+
+	/* if the child is already gone, its wait status says how it ended */
+	utrace_spawn_go(s, &ignored);
+	ret = utrace_spawn_exec_result(s, err);
+	if (ret < 0)
+		spawn_reap(s);
+	return ret;
+}
+
+void utrace_spawn_abandon(struct utrace_spawn *s)
+{
+	spawn_close(&s->go_fd); /* the child reads end of file and exits */
+	spawn_close(&s->err_fd);
+	spawn_reap(s);
+}

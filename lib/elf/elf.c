@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elf.c - a minimal ELF64 reader over a read-only mapping of the file.
+ *
+ * Design: open() maps the whole file and validates only what every later
+ * call relies on: the ELF header and the bounds of the section header
+ * table.  Everything else (section contents, names, symbols, relocations)
+ * is checked when it is read, so a corrupt file yields -ENOEXEC, NULL or
+ * an empty name, never a fault.  Headers are copied out with memcpy since a
+ * corrupt file may place them at unaligned offsets.
+ *
+ * This file is also linked into libutrace.so, inside the traced process:
+ * it uses only open/fstat/mmap/munmap/close, malloc/free and string
+ * functions, no stdio, no floating point, and reports errors as -errno.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/elf/elf.h"
+
+struct utrace_elf {
+	const unsigned char *map;
+	char *path;
+	uint64_t size;
+	Elf64_Ehdr ehdr;
+	uint64_t shoff; /* section header table offset */
+	uint64_t shnum; /* number of section headers */
+	uint64_t shentsize;
+	uint64_t shstrndx; /* section names, or 0 if none */
+};
+
+static int in_bounds(uint64_t total, uint64_t off, uint64_t len)
+{
+	return off <= total && len <= total - off;
+}
+
+const void *utrace_elf_data(const struct utrace_elf *elf, uint64_t offset, uint64_t size)
+{
+	if (!elf || !in_bounds(elf->size, offset, size))
+		return NULL;
+	return elf->map + offset;
+}
+
+/* Copies section header idx; the table's bounds were checked by open. */
+static void read_shdr(const struct utrace_elf *elf, uint64_t idx, Elf64_Shdr *sh)
+{
+	memcpy(sh, elf->map + elf->shoff + idx * elf->shentsize, sizeof(*sh));
+}
+
+static int fail(const char **why, const char *msg)
+{
+	if (why)
+		*why = msg;
+	return -ENOEXEC;
+}
+
+/* Checks the header of the mapped file and fills the section table fields. */
+static int parse_header(struct utrace_elf *elf, const char **why)
+{
+	Elf64_Ehdr *eh = &elf->ehdr;
+	Elf64_Shdr sh0;
+
+	if (elf->size < sizeof(*eh))
+		return fail(why, "file too small for an ELF header");
+	memcpy(eh, elf->map, sizeof(*eh));
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return fail(why, "not an ELF file");
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return fail(why, "not a 64-bit ELF file");
+	if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		return fail(why, "not a little-endian ELF file");
+	if (eh->e_ident[EI_VERSION] != EV_CURRENT)
+		return fail(why, "unknown ELF version");
+
+	elf->shoff = eh->e_shoff;
+	elf->shnum = eh->e_shnum;
+	elf->shentsize = eh->e_shentsize;
+	elf->shstrndx = eh->e_shstrndx;
+	if (elf->shoff == 0) {
+		/* No section headers (allowed: everything is then -ENOENT). */
+		elf->shnum = 0;
+		elf->shstrndx = 0;
+		return 0;
+	}
+	if (elf->shentsize < sizeof(Elf64_Shdr))
+		return fail(why, "bad section header size");
+	if (!in_bounds(elf->size, elf->shoff, elf->shentsize))
+		return fail(why, "section header table beyond end of file");
+	read_shdr(elf, 0, &sh0);
+	/* Extended numbering: the real counts live in section header 0. */
+	if (elf->shnum == 0)
+		elf->shnum = sh0.sh_size;
+	if (elf->shstrndx == SHN_XINDEX)
+		elf->shstrndx = sh0.sh_link;
+	if (elf->shnum == 0 || elf->shnum > (elf->size - elf->shoff) / elf->shentsize)
+		return fail(why, "section header table beyond end of file");
+	if (elf->shstrndx >= elf->shnum)
+		elf->shstrndx = 0; /* names unusable; sections still are */
+	return 0;
+}
+
+int utrace_elf_open_why(const char *path, struct utrace_elf **out, const char **why)
+{
+	struct utrace_elf *elf;
+	struct stat st;
+	void *map;
+	int fd, ret;
+
+	*out = NULL;
+	if (why)
+		*why = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(why, "not a regular file");
+	}
+	if ((uint64_t)st.st_size < sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return fail(why, "file too small for an ELF header");
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ret = -errno;
+	close(fd);
+	if (map == MAP_FAILED)
+		return ret;
+	elf = malloc(sizeof(*elf));
+	if (!elf) {
+		munmap(map, (size_t)st.st_size);
+		return -ENOMEM;
+	}
+	memset(elf, 0, sizeof(*elf));
+	elf->map = map;
+	elf->size = (uint64_t)st.st_size;
+	elf->path = strdup(path);
+	if (!elf->path) {
+		utrace_elf_close(elf);
+		return -ENOMEM;
+	}
+	ret = parse_header(elf, why);
+	if (ret < 0) {
+		utrace_elf_close(elf);
+		return ret;
+	}
+	*out = elf;
+	return 0;
+}
+
+int utrace_elf_open(const char *path, struct utrace_elf **out)
+{
+	return utrace_elf_open_why(path, out, NULL);
+}
+
+void utrace_elf_close(struct utrace_elf *elf)
+{
+	if (!elf)
+		return;
+	munmap((void *)elf->map, (size_t)elf->size);
+	free(elf->path);
+	free(elf);
+}
+
+const char *utrace_elf_path(const struct utrace_elf *elf)
+{
+	return elf->path;
+}
+
+int utrace_elf_type(const struct utrace_elf *elf)
+{
+	return elf->ehdr.e_type;
+}
+
+int utrace_elf_machine(const struct utrace_elf *elf)
+{
+	return elf->ehdr.e_machine;
+}
+
+uint64_t utrace_elf_size(const struct utrace_elf *elf)
+{
+	return elf->size;
+}
+
+size_t utrace_elf_section_count(const struct utrace_elf *elf)
+{
+	return (size_t)elf->shnum;
+}
+
+/* NUL-terminated string at offset off of string table section strndx, or
+ * "" if any part of it lies outside the table or the file. */
+static const char *strtab_string(const struct utrace_elf *elf, uint64_t strndx, uint64_t off)
+{
+	const char *base;
+	Elf64_Shdr sh;
+
+	if (strndx == 0 || strndx >= elf->shnum)
+		return "";
+	read_shdr(elf, strndx, &sh);
+	if (sh.sh_type == SHT_NOBITS || off >= sh.sh_size)
+		return "";
+	base = utrace_elf_data(elf, sh.sh_offset, sh.sh_size);
+	if (!base || !memchr(base + off, '\0', (size_t)(sh.sh_size - off)))
+		return "";
+	return base + off;
+}
+
+int utrace_elf_section(const struct utrace_elf *elf, size_t idx, struct utrace_elf_section *out,
+		       const char **name)
+{
+	Elf64_Shdr sh;
+
+	if (idx >= elf->shnum)
+		return -ENOENT;
+	read_shdr(elf, idx, &sh);
+	out->vaddr = sh.sh_addr;
+	out->size = sh.sh_size;
+	out->offset = sh.sh_offset;
+	out->type = sh.sh_type;
+	out->flags = (uint32_t)sh.sh_flags;
+	out->entsize = sh.sh_entsize;
+	out->link = sh.sh_link;
+	out->info = sh.sh_info;
+	out->index = (uint32_t)idx;
+	if (name)
+		*name = strtab_string(elf, elf->shstrndx, sh.sh_name);
+	return 0;
+}
+
+int utrace_elf_find_section(const struct utrace_elf *elf, const char *name,
+			    struct utrace_elf_section *out)
+{
+	const char *sname;
+
+	/* Section 0 is the null section; it never has a name. */
+	for (size_t i = 1; i < elf->shnum; i++) {
+		if (utrace_elf_section(elf, i, out, &sname) == 0 && !strcmp(sname, name))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+const void *utrace_elf_section_data(const struct utrace_elf *elf,
+				    const struct utrace_elf_section *sec)
+{
+	if (sec->type == SHT_NOBITS)
+		return NULL;
+	return utrace_elf_data(elf, sec->offset, sec->size);
+}
+
+/* Number of whole entries of size entsize in a table section, 0 if the
+ * section lies outside the file. */
+static size_t table_count(const struct utrace_elf *elf, const struct utrace_elf_section *sec,
+			  uint64_t entsize)
+{
+	if (sec->type == SHT_NOBITS || !in_bounds(elf->size, sec->offset, sec->size))
+		return 0;
+	return (size_t)(sec->size / entsize);
+}
+
+size_t utrace_elf_sym_count(const struct utrace_elf *elf, const struct utrace_elf_section *symtab)
+{
+	return table_count(elf, symtab, sizeof(Elf64_Sym));
+}
+
+int utrace_elf_sym(const struct utrace_elf *elf, const struct utrace_elf_section *symtab, size_t i,
+		   struct utrace_elf_sym *out)
+{
+	Elf64_Sym sym;
+
+	if (i >= utrace_elf_sym_count(elf, symtab))
+		return -ENOENT;
+	memcpy(&sym, elf->map + symtab->offset + i * sizeof(sym), sizeof(sym));
+	out->name = strtab_string(elf, symtab->link, sym.st_name);
+	out->value = sym.st_value;
+	out->size = sym.st_size;
+	out->shndx = sym.st_shndx;
+	out->type = ELF64_ST_TYPE(sym.st_info);
+	out->bind = ELF64_ST_BIND(sym.st_info);
+	return 0;
+}
+
+size_t utrace_elf_rela_count(const struct utrace_elf *elf, const struct utrace_elf_section *rela)
+{
+	return table_count(elf, rela, sizeof(Elf64_Rela));
+}
+
+int utrace_elf_rela(const struct utrace_elf *elf, const struct utrace_elf_section *rela, size_t i,
+		    struct utrace_elf_rela *out)
+{
+	Elf64_Rela r;
+
+	if (i >= utrace_elf_rela_count(elf, rela))
+		return -ENOENT;
+	memcpy(&r, elf->map + rela->offset + i * sizeof(r), sizeof(r));
+	out->offset = r.r_offset;
+	out->type = (uint32_t)ELF64_R_TYPE(r.r_info);
+	out->sym = (uint32_t)ELF64_R_SYM(r.r_info);
+	out->addend = r.r_addend;
+	return 0;
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * event_select.c - the recorder's choice of static tracepoints.
+ *
+ * Patterns follow trace-cmd record -e: "sys:event" (each a glob), "sys",
+ * "event" or "all".  An event gets one id for the whole recording, by
+ * SYSTEM:NAME, whatever process or object defines it, so a fork or an
+ * exec of the same program writes the same ids; the first time an id is
+ * given out, its kernel-style format text goes into the trace file.
+ * Filters are compiled once per (event, object) against that object's
+ * record layout (lib/events/event_filter.c) and cached.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/events/event_filter.h"
+#include "lib/events/event_format.h"
+#include "lib/events/event_select.h"
+#include "lib/base/glob.h"
+
+#define EVENT_ID_BASE 32768 /* kernel event ids (and ftrace's own) stay below */
+
+struct sel_loaded { /* the events of one file, loaded once */
+	char *path;
+	struct utrace_event_list *list; /* NULL if it could not be read */
+	struct sel_loaded *next;
+};
+
+struct sel_id { /* ids handed out, by system:name */
+	char *system, *name;
+	int id;
+	struct sel_id *next;
+};
+
+struct sel_prog { /* compiled filters, by (spec, path, event) */
+	unsigned spec;
+	char *path, *system, *name;
+	void *prog;
+	uint32_t len;
+	struct sel_prog *next;
+};
+
+struct utrace_event_select {
+	struct utrace_event_spec *specs;
+	unsigned nr;
+	struct sel_loaded *loaded;
+	struct sel_id *ids;
+	int next_id;
+	struct sel_prog *progs;
+	char *format; /* the last format text handed out */
+};
+
+int utrace_event_select_new(struct utrace_event_spec *specs, unsigned nr,
+			    struct utrace_event_select **out, struct utrace_error *err)
+{
+	struct utrace_event_select *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < nr; i++)
+		if (!specs[i].pattern || !*specs[i].pattern) {
+			free(s);
+			return utrace_error_set(err, -EINVAL, "-e: empty event name");
+		}
+	s->specs = specs;
+	s->nr = nr;
+	s->next_id = EVENT_ID_BASE;
+	*out = s;
+	return 0;
+}
+
+void utrace_event_select_free(struct utrace_event_select *s)
+{
+	if (!s)
+		return;
+	while (s->loaded) {
+		struct sel_loaded *l = s->loaded;
+
+		s->loaded = l->next;
+		utrace_event_list_free(l->list);
+		free(l->path);
+		free(l);
+	}
+	while (s->ids) {
+		struct sel_id *i = s->ids;
+
+		s->ids = i->next;
+		free(i->system);
+		free(i->name);
+		free(i);
+	}
+	while (s->progs) {
+		struct sel_prog *p = s->progs;
+
+		s->progs = p->next;
+		free(p->path);
+		free(p->system);
+		free(p->name);
+		free(p->prog);
+		free(p);
+	}
+	free(s->format);
+	free(s);
+}
+
+bool utrace_event_select_empty(const struct utrace_event_select *s)
+{
+	return !s || !s->nr;
+}
+
+bool utrace_event_spec_matches(const char *pattern, const char *system, const char *name)
+{
+	const char *colon = strchr(pattern, ':');
+	char sys[128];
+
+	if (!strcmp(pattern, "all"))
+		return true;
+	if (!colon)
+		return utrace_glob_match(pattern, system) || utrace_glob_match(pattern, name);
+	if ((size_t)(colon - pattern) >= sizeof(sys))
+		return false;
+	memcpy(sys, pattern, (size_t)(colon - pattern));
+	sys[colon - pattern] = 0;
+	return utrace_glob_match(sys, system) && utrace_glob_match(colon + 1, name);
+}
+
+static struct utrace_event_list *sel_load(struct utrace_event_select *s, const char *path)
+{
+	struct utrace_error e;
+	struct sel_loaded *l;
+
+	for (l = s->loaded; l; l = l->next)
+		if (!strcmp(l->path, path))
+			return l->list;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->path = strdup(path);
+	if (utrace_event_list_load(path, &l->list, &e) < 0)
+		l->list = NULL;
+	l->next = s->loaded;
+	s->loaded = l;
+	return l->list;
+}
+
+static int sel_compile(struct utrace_event_select *s, unsigned spec, const char *path,
+		       const struct utrace_event_format *f, const void **prog, uint32_t *len,
+		       struct utrace_error *err)
+{
+	struct sel_prog *p;
+	void *code = NULL;
+	uint32_t n = 0;
+	int ret;
+
+	for (p = s->progs; p; p = p->next)
+		if (p->spec == spec && !strcmp(p->path, path) && !strcmp(p->system, f->system) &&
+		    !strcmp(p->name, f->name)) {
+			*prog = p->prog;
+			*len = p->len;
+			return 0;
+		}
+	ret = utrace_filter_compile(f, s->specs[spec].filter, &code, &n, err);
+	if (ret < 0)
+		return ret;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		free(code);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	p->spec = spec;
+	p->path = strdup(path);
+	p->system = strdup(f->system);
+	p->name = strdup(f->name);
+	p->prog = code;
+	p->len = n;
+	p->next = s->progs;
+	s->progs = p;
+	*prog = code;
+	*len = n;
+	return 0;
+}
+
+int utrace_event_select_check(struct utrace_event_select *s, const char *path, unsigned *spec,
+			      struct utrace_error *err)
+{
+	struct utrace_event_list *l = sel_load(s, path);
+	const void *prog;
+	uint32_t len;
+
+	for (unsigned i = 0; l && i < s->nr; i++) {
+		if (!s->specs[i].filter)
+			continue;
+		for (unsigned k = 0; k < utrace_event_list_count(l); k++) {
+			const struct utrace_event_format *f = utrace_event_list_get(l, k);
+
+			if (!utrace_event_spec_matches(s->specs[i].pattern, f->system, f->name))
+				continue;
+			if (sel_compile(s, i, path, f, &prog, &len, err) < 0) {
+				*spec = i;
+				return err->code;
+			}
+		}
+	}
+	return 0;
+}
+
+static int sel_id(struct utrace_event_select *s, const struct utrace_event_format *f, bool *fresh)
+{
+	struct sel_id *i;
+
+	*fresh = false;
+	for (i = s->ids; i; i = i->next)
+		if (!strcmp(i->system, f->system) && !strcmp(i->name, f->name))
+			return i->id;
+	i = calloc(1, sizeof(*i));
+	if (!i)
+		return -ENOMEM;
+	i->system = strdup(f->system);
+	i->name = strdup(f->name);
+	i->id = s->next_id++;
+	i->next = s->ids;
+	s->ids = i;
+	*fresh = true;
+	return i->id;
+}
+
+int utrace_event_select_match(struct utrace_event_select *s, const char *path, const char *system,
+			      const char *name, int *id, const void **prog, uint32_t *prog_len,
+			      const char **format, struct utrace_error *err)
+{
+	struct utrace_event_list *l = sel_load(s, path);
+	const struct utrace_event_format *f = l ? utrace_event_list_find(l, system, name) : NULL;
+	unsigned spec;
+	bool fresh;
+	int ret;
+
+	*prog = NULL;
+	*prog_len = 0;
+	*format = NULL;
+	if (!f)
+		return 0; /* not described in its file: cannot be decoded, never enabled */
+	for (spec = 0; spec < s->nr; spec++)
+		if (utrace_event_spec_matches(s->specs[spec].pattern, system, name))
+			break;
+	if (spec == s->nr)
+		return 0;
+	if (s->specs[spec].filter) {
+		ret = sel_compile(s, spec, path, f, prog, prog_len, err);
+		if (ret < 0)
+			return ret;
+	}
+	ret = sel_id(s, f, &fresh);
+	if (ret < 0)
+		return utrace_error_set(err, ret, "out of memory");
+	*id = ret;
+	s->specs[spec].matched++;
+	if (fresh) {
+		free(s->format);
+		s->format = utrace_event_format_text(f, *id);
+		if (!s->format)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		*format = s->format;
+	}
+	return 1;
+}

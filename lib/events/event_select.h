@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * event_select.h - which static tracepoints a recording enables, with
+ * which filters, under which ids (`utrace record -e ... -f ...`).
+ */
+#ifndef UTRACE_LIB_EVENT_SELECT_H
+#define UTRACE_LIB_EVENT_SELECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/base/error.h"
+
+/*
+ * One -e: "SYSTEM:EVENT", "SYSTEM", "EVENT" or "all" (globs allowed),
+ * like trace-cmd record -e.  filter: the -f that followed it, or NULL.
+ */
+struct utrace_event_spec {
+	const char *pattern;
+	const char *filter;
+	unsigned matched; /* events it enabled so far */
+};
+
+struct utrace_event_select;
+
+/* Does one -e pattern select SYSTEM:NAME? */
+bool utrace_event_spec_matches(const char *pattern, const char *system, const char *name);
+
+int utrace_event_select_new(struct utrace_event_spec *specs, unsigned nr,
+			    struct utrace_event_select **out, struct utrace_error *err);
+void utrace_event_select_free(struct utrace_event_select *s);
+bool utrace_event_select_empty(const struct utrace_event_select *s);
+
+/*
+ * Compiles every filter against the events of an ELF file that its
+ * pattern matches, so that a bad -f stops `utrace record` before the
+ * command runs.  err->column is the column in the filter.
+ */
+int utrace_event_select_check(struct utrace_event_select *s, const char *path, unsigned *spec,
+			      struct utrace_error *err);
+
+/*
+ * Event SYSTEM:NAME of the object at path: 1 if enabled, with its id, its
+ * compiled filter (NULL, 0 for none; owned by s) and, the first time this
+ * id is given out, *format its format text to save in the trace (owned by
+ * s, else NULL); 0 if not enabled; <0 on error (a filter that does not
+ * compile against this object's event).
+ */
+int utrace_event_select_match(struct utrace_event_select *s, const char *path, const char *system,
+			      const char *name, int *id, const void **prog, uint32_t *prog_len,
+			      const char **format, struct utrace_error *err);
+
+#endif

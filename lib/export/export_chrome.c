@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export_chrome.c - Chrome trace-event JSON, one event per line.
+ *
+ * Design: the JSON Object Format of the Trace Event Format document
+ * (traceEvents array, then displayTimeUnit and otherData).  Entries and
+ * returns map to "B"/"E" duration events, which the viewers pair per
+ * thread like a stack, so events are written in the order they stream
+ * by and nothing is kept per call.  A return without its entry (filtered
+ * out, before the start of an --overwrite recording) cannot be an "E":
+ * it becomes a complete "X" event starting duration ns before it.  The
+ * viewers sort events by time themselves, so such an event may come
+ * later in the file than the ones it overlaps.  Metadata ("M") events
+ * name processes (the program's file name) and threads (their comm),
+ * deduplicated by sorting the buffers by (pid, tid).
+ *
+ * Names are escaped for JSON, and bytes that are not UTF-8 replaced, so
+ * any symbol table makes a valid document.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/export/export_chrome.h"
+
+struct utrace_chrome {
+	struct utrace_dat *d;
+	FILE *out;
+	uint32_t flags;
+	int first; /* no event written yet (commas go before events) */
+};
+
+/* Length of the UTF-8 sequence at s (avail bytes), 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t avail)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n > avail)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* The first len bytes of str as the body of a JSON string. */
+static void json_string_n(FILE *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str, *end = s + len;
+
+	while (s < end && *s) {
+		size_t n;
+
+		if (*s == '"' || *s == '\\') {
+			fputc('\\', out);
+			fputc(*s++, out);
+		} else if (*s < 0x20) {
+			fprintf(out, "\\u%04x", *s++);
+		} else if ((n = utf8_len(s, (size_t)(end - s)))) {
+			fwrite(s, 1, n, out);
+			s += n;
+		} else {
+			fputs("\\ufffd", out);
+			s++;
+		}
+	}
+}
+
+void utrace_json_string(FILE *out, const char *s)
+{
+	json_string_n(out, s, strlen(s));
+}
+
+/* ns as microseconds with three decimals */
+/* Decimal digits of v at p; the end. */
+static char *fmt_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *fmt_i32(char *p, int32_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return fmt_u64(p, (uint64_t) - (int64_t)v);
+	}
+	return fmt_u64(p, (uint64_t)v);
+}
+
+/* ns as microseconds with three decimals */
+static char *fmt_us(char *p, uint64_t ns)
+{
+	unsigned r = (unsigned)(ns % 1000);
+
+	p = fmt_u64(p, ns / 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + r / 100);
+	*p++ = (char)('0' + r / 10 % 10);
+	*p++ = (char)('0' + r % 10);
+	return p;
+}
+
+static char *fmt_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* True if s goes into a JSON string as it is (printable ASCII). */
+static int json_plain(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f || *s == '"' ||
+		    *s == '\\')
+			return 0;
+	return 1;
+}
+
+struct ptid {
+	int32_t pid, tid;
+	unsigned buf;
+};
+
+static int cmp_ptid(const void *a, const void *b)
+{
+	const struct ptid *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->buf < y->buf ? -1 : x->buf > y->buf;
+}
+
+static const char *image_name(struct utrace_dat *d, const struct utrace_dat_buffer_info *bi)
+{
+	for (unsigned i = 0; i < utrace_dat_image_count(d); i++) {
+		const struct utrace_dat_image_info *im = utrace_dat_image_get(d, i);
+		const char *slash;
+
+		if (im->image != bi->image || !im->exe[0])
+			continue;
+		slash = strrchr(im->exe, '/');
+		return slash && slash[1] ? slash + 1 : im->exe;
+	}
+	return bi->comm;
+}
+
+static void comma(struct utrace_chrome *c)
+{
+	if (!c->first)
+		fputs(",\n", c->out);
+	c->first = 0;
+}
+
+static void meta(struct utrace_chrome *c, const char *what, const struct ptid *p, const char *name)
+{
+	comma(c);
+	fprintf(c->out, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"name\":\"",
+		p->pid, p->tid, what);
+	utrace_json_string(c->out, name);
+	fputs("\"}}", c->out);
+}
+
+static int write_names(struct utrace_chrome *c, const struct utrace_report_filter *f,
+		       struct utrace_error *err)
+{
+	unsigned nb = utrace_dat_buffer_count(c->d), n = 0;
+	struct ptid *p = malloc((nb ? nb : 1) * sizeof(*p));
+
+	if (!p)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < nb; i++) {
+		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(c->d, i);
+
+		if (utrace_report_filter_thread(f, c->d, i))
+			p[n++] = (struct ptid){bi->pid, bi->tid, i};
+	}
+	qsort(p, n, sizeof(*p), cmp_ptid);
+	for (unsigned i = 0; i < n; i++) {
+		int last_of_pid = i + 1 == n || p[i + 1].pid != p[i].pid;
+		int last_of_tid = last_of_pid || p[i + 1].tid != p[i].tid;
+		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(c->d, p[i].buf);
+
+		/* the last buffer of a thread or process: its name after exec */
+		if (last_of_pid)
+			meta(c, "process_name", &p[i], image_name(c->d, bi));
+		if (last_of_tid)
+			meta(c, "thread_name", &p[i], bi->comm);
+	}
+	free(p);
+	return 0;
+}
+
+int utrace_chrome_begin(struct utrace_dat *d, const struct utrace_report_filter *f, FILE *out,
+			uint32_t flags, struct utrace_chrome **out_c, struct utrace_error *err)
+{
+	struct utrace_chrome *c = calloc(1, sizeof(*c));
+	int ret;
+
+	*out_c = NULL;
+	if (!c)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	c->d = d;
+	c->out = out;
+	c->flags = flags;
+	c->first = 1;
+	fputs("{\"traceEvents\":[\n", out);
+	ret = write_names(c, f, err);
+	if (ret < 0) {
+		free(c);
+		return ret;
+	}
+	*out_c = c;
+	return 0;
+}
+
+/* The start of an event: ',' before it, time, phase, pid, tid.  The
+ * numbers are formatted by hand: printf would take most of the time of
+ * a dump, which has one event per entry and per return. */
+static void head(struct utrace_chrome *c, const struct utrace_event *ev, uint64_t ts, char ph)
+{
+	char buf[128], *p = buf;
+
+	if (!c->first)
+		p = fmt_str(p, ",\n");
+	c->first = 0;
+	p = fmt_us(fmt_str(p, "{\"ts\":"), ts);
+	p = fmt_str(p, ",\"ph\":\"");
+	*p++ = ph;
+	p = fmt_i32(fmt_str(p, "\",\"pid\":"), ev->pid);
+	p = fmt_i32(fmt_str(p, ",\"tid\":"), ev->tid);
+	fwrite_unlocked(buf, 1, (size_t)(p - buf), c->out);
+}
+
+static void name(struct utrace_chrome *c, const struct utrace_event *ev)
+{
+	const char *s = utrace_dat_func_name(c->d, ev->image, ev->id);
+
+	fputs_unlocked(",\"name\":\"", c->out);
+	if (json_plain(s))
+		fputs_unlocked(s, c->out);
+	else
+		utrace_json_string(c->out, s);
+	putc_unlocked('"', c->out);
+}
+
+static void complete(struct utrace_chrome *c, const struct utrace_event *ev, uint64_t start)
+{
+	char buf[64], *p;
+
+	head(c, ev, start, 'X');
+	name(c, ev);
+	p = fmt_us(fmt_str(buf, ",\"dur\":"), ev->duration);
+	*p++ = '}';
+	fwrite_unlocked(buf, 1, (size_t)(p - buf), c->out);
+}
+
+/* "system:name" of a static tracepoint, from its format ("name: x\n") */
+static void event_name(struct utrace_chrome *c, uint32_t id)
+{
+	const char *system = NULL;
+	const char *fmt = utrace_dat_event_format_by_id(c->d, (int)id, &system);
+	const char *name = fmt ? strstr(fmt, "name: ") : NULL;
+
+	if (!name) {
+		fprintf(c->out, "event %u", id);
+		return;
+	}
+	name += 6;
+	if (system && *system) {
+		utrace_json_string(c->out, system);
+		fputc(':', c->out);
+	}
+	json_string_n(c->out, name, strcspn(name, "\n"));
+}
+
+int utrace_chrome_event(struct utrace_chrome *c, const struct utrace_event *ev,
+			struct utrace_error *err)
+{
+	int all_x = c->flags & UTRACE_CHROME_COMPLETE;
+
+	switch (ev->kind) {
+	case UTRACE_EV_ENTRY:
+		if (all_x)
+			break;
+		head(c, ev, ev->ts, 'B');
+		name(c, ev);
+		putc_unlocked('}', c->out);
+		break;
+	case UTRACE_EV_EXIT:
+		if (all_x || (ev->flags & UTRACE_EVF_NO_ENTRY)) {
+			if ((ev->flags & (UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ID)) ||
+			    ev->id == UTRACE_DAT_NO_ID)
+				break;
+			complete(c, ev, ev->ts > ev->duration ? ev->ts - ev->duration : 0);
+		} else {
+			head(c, ev, ev->ts, 'E');
+			putc_unlocked('}', c->out);
+		}
+		break;
+	case UTRACE_EV_LEAF:
+		complete(c, ev, ev->ts);
+		break;
+	case UTRACE_EV_FUNC:
+		head(c, ev, ev->ts, 'i');
+		name(c, ev);
+		fputs(",\"s\":\"t\"}", c->out);
+		break;
+	case UTRACE_EV_PRINT:
+		head(c, ev, ev->ts, 'i');
+		fputs(",\"name\":\"", c->out);
+		json_string_n(c->out, ev->data, ev->data_len);
+		fputs("\",\"s\":\"t\"}", c->out);
+		break;
+	case UTRACE_EV_EVENT:
+		head(c, ev, ev->ts, 'i');
+		fputs(",\"name\":\"", c->out);
+		event_name(c, ev->id);
+		fputs("\",\"s\":\"t\"}", c->out);
+		break;
+	case UTRACE_EV_LOST:
+		head(c, ev, ev->ts, 'i');
+		if (ev->flags & UTRACE_EVF_LOST_UNKNOWN)
+			fputs(",\"name\":\"LOST EVENTS\",\"s\":\"t\"}", c->out);
+		else
+			fprintf(c->out, ",\"name\":\"LOST %" PRIu64 " EVENTS\",\"s\":\"t\"}",
+				ev->lost);
+		break;
+	}
+	if (ferror(c->out))
+		return utrace_error_set(err, -EIO, "%s: writing the JSON failed",
+					utrace_dat_path(c->d));
+	return 0;
+}
+
+static void other(struct utrace_chrome *c, const char *key, const char *value, int last)
+{
+	fprintf(c->out, "\"%s\":\"", key);
+	utrace_json_string(c->out, value ? value : "");
+	fputs(last ? "\"" : "\",", c->out);
+}
+
+int utrace_chrome_end(struct utrace_chrome *c, struct utrace_error *err)
+{
+	int ret = 0;
+
+	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{", c->out);
+	other(c, "source", "utrace", 0);
+	other(c, "file", utrace_dat_path(c->d), 0);
+	other(c, "tracer", utrace_dat_meta(c->d, "tracer"), 0);
+	other(c, "command", utrace_dat_meta(c->d, "command"), 1);
+	fputs("}}\n", c->out);
+	if (fflush(c->out) == EOF || ferror(c->out))
+		ret = utrace_error_set(err, -EIO, "%s: writing the JSON failed: %s",
+				       utrace_dat_path(c->d), strerror(errno));
+	free(c);
+	return ret;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel_trace.h - kernel trace events recorded through a tracefs instance
+ * of utrace's own (`utrace record -e sched:sched_switch ...`).
+ *
+ * The session: utrace_ktrace_open() creates instances/utrace-<pid> (with
+ * tracing off), enables the selected events and writes their filters;
+ * utrace_ktrace_start() scopes it to the traced command and turns tracing
+ * on; utrace_ktrace_poll() hands over the raw ring-buffer pages as they
+ * fill; utrace_ktrace_stop() turns tracing off and drains what is left;
+ * utrace_ktrace_close() removes the instance (always, also after an
+ * error).  Only the instance is touched: the global buffer and other
+ * instances keep their settings.
+ */
+#ifndef UTRACE_LIB_KERNEL_TRACE_H
+#define UTRACE_LIB_KERNEL_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/tracefile/dat_format.h"
+#include "lib/base/error.h"
+#include "lib/events/event_select.h"
+
+struct utrace_ktrace;
+
+/* The instances utrace creates are named UTRACE_KTRACE_PREFIX<pid>. */
+#define UTRACE_KTRACE_PREFIX "utrace-"
+#define UTRACE_KTRACE_DEFAULT_KB 2048 /* buffer_size_kb, per CPU */
+
+/*
+ * 1 if an -e pattern names kernel events: its SYSTEM part (the whole
+ * pattern when it has no ':') is a directory under tracefs events/
+ * (globs allowed); 0 if not, or if tracefs is not available.
+ */
+int utrace_ktrace_is_kernel(const char *pattern);
+
+/*
+ * Creates the instance and enables every event the specs match, each with
+ * its spec's filter; the kernel's error_log text on a bad filter (err->msg
+ * its message line, err->column the caret's column in the filter).  A spec
+ * that matches no event is an error.  buffer_kb: per CPU, 0 = default.
+ */
+int utrace_ktrace_open(struct utrace_event_spec *specs, unsigned nr, uint32_t buffer_kb,
+		       struct utrace_ktrace **out, unsigned *bad_spec, struct utrace_error *err);
+
+/* The instance's name ("utrace-1234"). */
+const char *utrace_ktrace_name(const struct utrace_ktrace *kt);
+
+/*
+ * Tracing on: for process pid (set_event_pid; with children, also every
+ * process it forks: options/event-fork), or the whole system if pid <= 0.
+ * Without children, the threads of pid are added as they appear.
+ */
+int utrace_ktrace_start(struct utrace_ktrace *kt, int pid, bool children, struct utrace_error *err);
+
+/* Called with each page read: a ring-buffer sub-buffer header (u64
+ * time_stamp, u64 commit) and its committed data, len bytes. */
+typedef int (*utrace_ktrace_page_fn)(void *arg, uint32_t cpu, const void *page, size_t len,
+				     struct utrace_error *err);
+
+/* Reads the pages that filled since the last call (at most every few ms;
+ * force: now). */
+int utrace_ktrace_poll(struct utrace_ktrace *kt, bool force, utrace_ktrace_page_fn fn, void *arg,
+		       struct utrace_error *err);
+
+/* Tracing off, every CPU drained through fn, events disabled. */
+int utrace_ktrace_stop(struct utrace_ktrace *kt, utrace_ktrace_page_fn fn, void *arg,
+		       struct utrace_error *err);
+
+/* Each enabled event's format file text, with its kernel id. */
+int utrace_ktrace_formats(struct utrace_ktrace *kt,
+			  int (*fn)(void *arg, const char *system, const char *name, int id,
+				    const char *text, struct utrace_error *err),
+			  void *arg, struct utrace_error *err);
+
+/* What the reader needs to decode the pages: the trace clock ("x86-tsc"
+ * or "mono"), the sub-buffer size, events/header_page and header_event. */
+void utrace_ktrace_header(const struct utrace_ktrace *kt, const char **clock, uint32_t *subbuf_size,
+			  const char **header_page, const char **header_event);
+
+/* The tasks the pages named (common_pid), with tgid and comm; valid after
+ * stop. */
+const struct utrace_dat_ktask *utrace_ktrace_tasks(const struct utrace_ktrace *kt, size_t *n);
+
+/* Pages read and pages with events the kernel dropped (ring buffer full). */
+void utrace_ktrace_stats(const struct utrace_ktrace *kt, uint64_t *pages, uint64_t *missed);
+
+/* Removes the instance and frees kt; safe at any point, NULL too.  <0 if
+ * the instance could not be removed (err filled; kt is freed anyway). */
+int utrace_ktrace_close(struct utrace_ktrace *kt, struct utrace_error *err);
+
+/*
+ * `utrace reset`: removes every instances/utrace-<pid> whose recorder is
+ * gone (no process pid, or it is not utrace), and the probes of groups
+ * utrace_<pid> likewise.  fn is told each one removed.  Returns the
+ * number removed, or <0 (err filled) if tracefs is not available.
+ */
+int utrace_ktrace_reset(void (*fn)(void *arg, const char *what, const char *name), void *arg,
+			struct utrace_error *err);
+
+#endif

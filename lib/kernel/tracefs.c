@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracefs.c - the tracefs files utrace reads and writes (lib/kernel/tracefs.h):
+ * where tracefs is (mounted at /sys/kernel/tracing if it is nowhere), a
+ * file read whole, a value written in one write() as the kernel wants it
+ * (O_TRUNC replaces a list, O_APPEND adds to it), an instance removed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/kernel/tracefs.h"
+
+const char *utrace_tracefs_root(void)
+{
+	static char root[256];
+	char line[1024], mnt[256], type[32];
+	FILE *f;
+
+	if (root[0])
+		return root;
+	f = fopen("/proc/mounts", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %255s %31s", mnt, type) != 2 || strcmp(type, "tracefs"))
+			continue;
+		if (!root[0] || !strcmp(mnt, "/sys/kernel/tracing"))
+			snprintf(root, sizeof(root), "%s", mnt);
+	}
+	if (f)
+		fclose(f);
+	if (!root[0] && !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		strcpy(root, "/sys/kernel/tracing");
+	return root[0] ? root : NULL;
+}
+
+int utrace_tracefs_write(const char *path, const char *text, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	size_t len = strlen(text);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n < 0 ? (int)n : (size_t)n == len ? 0 : -EIO;
+}
+
+char *utrace_tracefs_read(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 4096;
+	char *buf = NULL, *n;
+	ssize_t r;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (!buf || len + 1 >= cap) {
+			cap *= 2;
+			n = realloc(buf, cap);
+			if (!n)
+				break;
+			buf = n;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0) {
+				buf[len] = 0;
+				close(fd);
+				return buf;
+			}
+			break;
+		}
+		len += (size_t)r;
+	}
+	r = errno;
+	free(buf);
+	close(fd);
+	errno = (int)r;
+	return NULL;
+}
+
+const char *utrace_tracefs_path(char *buf, const char *dir, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(buf, PATH_MAX, "%s/", dir);
+
+	if (n < 0 || n >= PATH_MAX)
+		return buf; /* cut short: no such file */
+	va_start(ap, fmt);
+	vsnprintf(buf + n, PATH_MAX - (size_t)n, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+bool utrace_tracefs_is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+int utrace_tracefs_remove_instance(const char *dir)
+{
+	char path[PATH_MAX];
+
+	utrace_tracefs_write(utrace_tracefs_path(path, dir, "tracing_on"), "0", O_TRUNC);
+	utrace_tracefs_write(utrace_tracefs_path(path, dir, "events/enable"), "0", O_TRUNC);
+	for (int i = 0; i < 50; i++) {
+		if (!rmdir(dir) || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		usleep(10000);
+	}
+	return -EBUSY;
+}

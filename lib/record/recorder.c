@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder.c - the consumer of a recording session.
+ *
+ *   traced process (libutrace.so)            recorder (this file)
+ *   +---------------------------+  socket   +--------------------------+
+ *   | HELLO, OBJECT, SITES      | --------> | images, objects, sites   |
+ *   | BUFFER (+memfd)           |           | symbol tables + filters  |
+ *   |            CONFIG, SELECT | <-------- |   -> SELECT flags        |
+ *   +---------------------------+           +--------------------------+
+ *   | thread ring buffers (memfd, shared)   | drain: full sub-buffers  |
+ *   |  head ------------------------------> |  -> PAGE records         |
+ *   |  <----------------------------- tail  |                          |
+ *   +---------------------------------------+--------------------------+
+ *
+ * (The messages are in recorder_msg.c, the saving of sub-buffers in
+ * recorder_drain.c.)  Every poll saves the sub-buffers that producers have finished (in
+ * producer/consumer mode) and gives them back by advancing tail.  When a
+ * thread closes its buffer, or its process goes away (exit, exec, even
+ * SIGKILL: we still map the memfd), the buffer is drained to the last
+ * committed record and unmapped.  Overwrite-mode buffers are read only
+ * then, newest nr_subbufs - 1 full sub-buffers plus the partial one, each
+ * checked against its sequence number so a page overwritten during the
+ * copy is discarded, never saved torn.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/rb_abi.h"
+#include "common/record.h"
+#include "common/scm.h"
+#include "lib/tracefile/dat_format.h"
+#include "lib/tracefile/dat_writer.h"
+#include "lib/events/event_select.h"
+#include "lib/events/ftrace_filter.h"
+#include "lib/record/recorder_internal.h"
+#include "lib/elf/symtab.h"
+
+static uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static uint64_t mono_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A (tsc, ns) pair read as close together as we can: the tightest of a
+ * few tries, stamped in the middle. */
+static void clock_pair(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 16; i++) {
+		uint64_t a = rdtsc(), n = mono_ns(CLOCK_MONOTONIC), b = rdtsc();
+
+		if (b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*ns = n;
+		}
+	}
+}
+
+int rec_write(struct utrace_recorder *r, enum utrace_dat_type type, const void *a, size_t alen,
+	      const void *b, size_t blen, struct utrace_error *err)
+{
+	struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
+
+	return utrace_dat_write(r->w, type, iov, b ? 2 : 1, err);
+}
+
+static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
+{
+	static const char *const tracers[] = {"nop", "function", "function_graph"};
+	char host[256] = "", text[8192];
+	time_t now = time(NULL);
+	char date[64];
+	int n;
+
+	gethostname(host, sizeof(host) - 1);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+	n = snprintf(
+	    text, sizeof(text),
+	    "tracer=%s\ncommand=%s\ndate=%s\nhostname=%s\nbuffer_kb=%u\n"
+	    "overwrite=%d\nmax_graph_depth=%u\nthresh_us=%llu\nclock=x86-tsc\nnr_cpus=%ld\n",
+	    tracers[r->o.tracer], r->o.command ? r->o.command : "", date, host, r->o.buffer_kb,
+	    r->o.overwrite, r->o.max_depth, (unsigned long long)(r->o.thresh_ns / 1000),
+	    sysconf(_SC_NPROCESSORS_ONLN));
+	if (n < 0 || n >= (int)sizeof(text))
+		n = (int)strlen(text);
+	return rec_write(r, UTRACE_DAT_META, text, (size_t)n, NULL, 0, err);
+}
+
+int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_recorder **out,
+			struct utrace_error *err)
+{
+	struct utrace_recorder *r = calloc(1, sizeof(*r));
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	uint64_t t0, n0;
+	int ret;
+
+	if (!r)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	r->o = *opts;
+	r->listen_fd = r->ctl_fd = -1;
+	r->nr_subbufs = (uint32_t)((uint64_t)opts->buffer_kb * 1024 / UTRACE_SUBBUF_SIZE);
+	if (r->nr_subbufs < UTRACE_RB_MIN_SUBBUFS)
+		r->nr_subbufs = UTRACE_RB_MIN_SUBBUFS;
+
+	strcpy(r->dir, "/tmp/utrace-XXXXXX");
+	if (!mkdtemp(r->dir)) {
+		r->dir[0] = 0;
+		ret = utrace_error_set(err, -errno, "cannot create a directory in /tmp: %s",
+				       strerror(errno));
+		goto fail;
+	}
+	snprintf(r->sock_path, sizeof(r->sock_path), "%s/sock", r->dir);
+	strcpy(sa.sun_path, r->sock_path);
+	r->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (r->listen_fd < 0 || bind(r->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(r->listen_fd, 64) < 0) {
+		ret = utrace_error_set(err, -errno, "cannot listen on %s: %s", r->sock_path,
+				       strerror(errno));
+		goto fail;
+	}
+
+	r->ctl_fd = memfd_create("utrace-control", MFD_CLOEXEC);
+	if (r->ctl_fd < 0 || ftruncate(r->ctl_fd, sizeof(struct utrace_control)) < 0 ||
+	    (r->ctl = mmap(NULL, sizeof(struct utrace_control), PROT_READ | PROT_WRITE, MAP_SHARED,
+			   r->ctl_fd, 0)) == MAP_FAILED) {
+		r->ctl = NULL;
+		ret = utrace_error_set(err, -errno, "cannot create the control page: %s",
+				       strerror(errno));
+		goto fail;
+	}
+	r->ctl->size = sizeof(*r->ctl);
+	memcpy(r->ctl->tid_filter, opts->tids, sizeof(r->ctl->tid_filter));
+	r->ctl->tracing_on = 1;
+
+	/* TSC rate for tracing_thresh and for a file whose recording was cut
+	 * short: 2 ms give it to 1e-3 with a known-frequency TSC; the CLOCK
+	 * record written at the end spans the whole recording. */
+	clock_pair(&t0, &n0);
+	r->clock.tsc0 = t0;
+	r->clock.ns0 = n0;
+	r->clock.realtime_ns = mono_ns(CLOCK_REALTIME);
+	usleep(2000);
+	clock_pair(&r->clock.tsc1, &r->clock.ns1);
+	r->tsc_per_us_q16 =
+	    (r->clock.tsc1 - t0) * 1000 * 65536 / (r->clock.ns1 - n0 ? r->clock.ns1 - n0 : 1);
+
+	ret = utrace_dat_writer_open(opts->output, &r->w, err);
+	if (ret < 0)
+		goto fail;
+	ret = rec_write(r, UTRACE_DAT_CLOCK, &r->clock, sizeof(r->clock), NULL, 0, err);
+	if (ret >= 0)
+		ret = write_meta(r, err);
+	if (ret < 0)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	utrace_recorder_free(r);
+	return ret;
+}
+
+const char *utrace_recorder_sock_path(const struct utrace_recorder *r)
+{
+	return r->sock_path;
+}
+
+static void conn_close(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
+{
+	close(c->fd);
+	c->fd = -1;
+	c->open = false;
+	for (uint32_t i = 0; i < r->nr_bufs; i++)
+		if (r->bufs[i]->conn == c)
+			rec_drain(r, r->bufs[i], true, err);
+}
+
+static int conn_read(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
+{
+	static uint8_t buf[UTRACE_MSG_MAX];
+	const struct utrace_msg *hdr = (const void *)buf;
+	int fd, ret;
+	long n;
+
+	n = utrace_scm_recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT, &fd);
+	if (n == -EAGAIN || n == -EINTR)
+		return 0;
+	if (n <= 0) {
+		conn_close(r, c, err);
+		return 1;
+	}
+	if ((size_t)n < sizeof(*hdr) || hdr->size != (uint32_t)n)
+		ret = -EPROTO;
+	else
+		ret = rec_handle_msg(r, c, buf, (size_t)n, fd, err);
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0 && err->code != ret) {
+		/* A process that speaks nonsense is cut off; the rest goes on. */
+		if (r->o.notice)
+			r->o.notice(r->o.notice_arg, c->pid,
+				    "protocol error; this process is no longer recorded");
+		conn_close(r, c, err);
+		return 1;
+	}
+	return ret < 0 ? ret : 1;
+}
+
+static int accept_conns(struct utrace_recorder *r)
+{
+	for (;;) {
+		int fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct rec_conn *c, **conns;
+
+		if (fd < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		c = calloc(1, sizeof(*c));
+		conns = realloc(r->conns, (r->nr_conns + 1) * sizeof(*conns));
+		if (!c || !conns) {
+			free(c);
+			close(fd);
+			return -ENOMEM;
+		}
+		r->conns = conns;
+		c->fd = fd;
+		c->image = r->nr_conns;
+		c->open = true;
+		r->conns[r->nr_conns++] = c;
+		r->ever_connected = true;
+	}
+}
+
+int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrace_error *err)
+{
+	struct pollfd *pfd;
+	struct rec_conn **who;
+	unsigned n = 0;
+	int ret;
+
+	/* one slot per open connection, however many processes there are */
+	if (r->cap_poll < r->nr_conns + 1) {
+		uint32_t cap = (r->nr_conns + 1) * 2;
+		struct pollfd *p = realloc(r->pfd, cap * sizeof(*p));
+		struct rec_conn **w = p ? realloc(r->who, cap * sizeof(*w)) : NULL;
+
+		if (p)
+			r->pfd = p;
+		if (!w)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		r->who = w;
+		r->cap_poll = cap;
+	}
+	pfd = r->pfd;
+	who = r->who;
+	pfd[n].fd = r->listen_fd;
+	pfd[n++].events = POLLIN;
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		if (!r->conns[i]->open)
+			continue;
+		who[n] = r->conns[i];
+		pfd[n].fd = r->conns[i]->fd;
+		pfd[n++].events = POLLIN;
+	}
+	ret = poll(pfd, n, timeout_ms);
+	if (ret < 0 && errno != EINTR)
+		return utrace_error_set(err, -errno, "poll: %s", strerror(errno));
+	if (ret > 0) {
+		if (pfd[0].revents && accept_conns(r) < 0)
+			return utrace_error_set(err, -errno, "accept: %s", strerror(errno));
+		for (unsigned i = 1; i < n; i++) {
+			/* a burst of messages (a process registering its objects)
+			 * is read in one go */
+			for (int k = 0; k < 64 && pfd[i].revents && who[i]->open; k++) {
+				ret = conn_read(r, who[i], err);
+				if (ret < 0)
+					return ret;
+				if (!ret)
+					break;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < r->nr_bufs; i++) {
+		struct rec_buffer *b = r->bufs[i];
+		bool closed;
+
+		if (b->done)
+			continue;
+		closed = __atomic_load_n(&b->meta->state, __ATOMIC_ACQUIRE) == UTRACE_RB_CLOSED;
+		ret = rec_drain(r, b, closed, err);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int utrace_recorder_write_record(struct utrace_recorder *r, uint32_t type, const struct iovec *iov,
+				 int n, struct utrace_error *err)
+{
+	if (!r->w)
+		return utrace_error_set(err, -EBADF, "the recording is finished");
+	return utrace_dat_write(r->w, (enum utrace_dat_type)type, iov, n, err);
+}
+
+bool utrace_recorder_idle(const struct utrace_recorder *r)
+{
+	for (uint32_t i = 0; i < r->nr_conns; i++)
+		if (r->conns[i]->open)
+			return false;
+	return true;
+}
+
+void utrace_recorder_stop(struct utrace_recorder *r)
+{
+	__atomic_store_n(&r->ctl->tracing_on, 0, __ATOMIC_RELEASE);
+}
+
+/* Function symbols of an object, demangled, for the reader. */
+static int write_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx,
+			struct utrace_error *err)
+{
+	struct rec_object *o = &c->objs[idx];
+	struct utrace_dat_symtab h = {.image = c->image, .obj = idx};
+	struct utrace_dat_sym *ents;
+	char *strs;
+	size_t n, strsz = 0, off = 0;
+	int ret;
+
+	if (!o->syms)
+		o->syms = rec_symtab_get(r, o->path);
+	if (!o->syms || !o->syms->tab)
+		return 0;
+	n = utrace_symtab_count(o->syms->tab);
+	for (size_t i = 0; i < n; i++)
+		strsz += strlen(utrace_symtab_get(o->syms->tab, i)->name) + 1;
+	ents = malloc(n * sizeof(*ents) + 1);
+	strs = malloc(strsz + 1);
+	if (!ents || !strs) {
+		free(ents);
+		free(strs);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct utrace_sym *s = utrace_symtab_get(o->syms->tab, i);
+		size_t len = strlen(s->name) + 1;
+
+		ents[i].vaddr = s->vaddr;
+		ents[i].size = s->size > UINT32_MAX ? UINT32_MAX : (uint32_t)s->size;
+		ents[i].name = (uint32_t)off;
+		memcpy(strs + off, s->name, len);
+		off += len;
+	}
+	h.nr_syms = (uint32_t)n;
+	h.str_size = (uint32_t)strsz;
+	{
+		struct iovec iov[3] = {{&h, sizeof(h)}, {ents, n * sizeof(*ents)}, {strs, strsz}};
+
+		ret = utrace_dat_write(r->w, UTRACE_DAT_SYMTAB, iov, 3, err);
+	}
+	free(ents);
+	free(strs);
+	return ret;
+}
+
+int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_stats *st,
+			   struct utrace_error *err)
+{
+	int ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (uint32_t i = 0; i < r->nr_bufs && ret >= 0; i++)
+		ret = rec_drain(r, r->bufs[i], true, err);
+	/* Symbols: objects with call sites always; with the function tracer
+	 * every object, to name the callers (parent ip). */
+	for (uint32_t i = 0; i < r->nr_conns && ret >= 0; i++) {
+		struct rec_conn *c = r->conns[i];
+
+		for (uint32_t k = 0; k < c->nr_objs && ret >= 0; k++)
+			if (c->objs[k].nr_sites || r->o.tracer == UTRACE_TRACER_FUNCTION)
+				ret = write_symtab(r, c, k, err);
+	}
+	if (ret >= 0) {
+		clock_pair(&r->clock.tsc1, &r->clock.ns1);
+		ret = rec_write(r, UTRACE_DAT_CLOCK, &r->clock, sizeof(r->clock), NULL, 0, err);
+	}
+	if (ret >= 0)
+		ret = utrace_dat_writer_flush(r->w, err);
+	st->file_bytes = utrace_dat_writer_bytes(r->w);
+	if (ret >= 0)
+		ret = utrace_dat_writer_close(r->w, err);
+	else
+		utrace_dat_writer_close(r->w, NULL);
+	r->w = NULL;
+	for (uint32_t i = 0; i < r->nr_bufs; i++) {
+		st->records += r->bufs[i]->records;
+		st->lost += r->bufs[i]->lost;
+		st->overrun += r->bufs[i]->overrun;
+		st->pages += r->bufs[i]->pages;
+	}
+	st->buffers = r->nr_bufs;
+	st->images = r->nr_conns;
+	return ret;
+}
+
+bool utrace_recorder_buffer_stats(const struct utrace_recorder *r, uint32_t i, int *pid, int *tid,
+				  char comm[16], uint64_t *records, uint64_t *lost)
+{
+	if (i >= r->nr_bufs)
+		return false;
+	*pid = r->bufs[i]->pid;
+	*tid = r->bufs[i]->tid;
+	memcpy(comm, r->bufs[i]->comm, 16);
+	*records = r->bufs[i]->records;
+	*lost = r->bufs[i]->lost;
+	return true;
+}
+
+void utrace_recorder_free(struct utrace_recorder *r)
+{
+	if (!r)
+		return;
+	if (r->w)
+		utrace_dat_writer_close(r->w, NULL);
+	if (r->listen_fd >= 0)
+		close(r->listen_fd);
+	if (r->sock_path[0])
+		unlink(r->sock_path);
+	if (r->dir[0])
+		rmdir(r->dir);
+	if (r->ctl)
+		munmap(r->ctl, sizeof(*r->ctl));
+	if (r->ctl_fd >= 0)
+		close(r->ctl_fd);
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		struct rec_conn *c = r->conns[i];
+
+		if (c->fd >= 0)
+			close(c->fd);
+		for (uint32_t k = 0; k < c->nr_objs; k++) {
+			free(c->objs[k].path);
+			free(c->objs[k].vaddrs);
+		}
+		free(c->objs);
+		free(c);
+	}
+	free(r->conns);
+	free(r->pfd);
+	free(r->who);
+	for (uint32_t i = 0; i < r->nr_bufs; i++) {
+		if (r->bufs[i]->meta)
+			munmap(r->bufs[i]->meta, r->bufs[i]->size);
+		free(r->bufs[i]);
+	}
+	free(r->bufs);
+	while (r->symtabs) {
+		struct rec_symtab *s = r->symtabs;
+
+		r->symtabs = s->next;
+		if (s->tab)
+			utrace_symtab_free(s->tab);
+		free(s->path);
+		free(s);
+	}
+	free(r);
+}

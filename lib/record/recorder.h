@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder.h - the consumer side of a recording session: the socket the
+ * traced processes connect to, the choice of call sites to enable, the
+ * draining of the per-thread buffers into utrace.dat.
+ */
+#ifndef UTRACE_LIB_RECORDER_H
+#define UTRACE_LIB_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/proto.h"
+#include "lib/base/error.h"
+
+struct utrace_dat_ktask;
+struct utrace_event_select;
+struct utrace_func_filter;
+struct utrace_recorder;
+
+struct utrace_recorder_opts {
+	const char *output;		   /* utrace.dat */
+	enum utrace_tracer tracer;
+	uint32_t buffer_kb;		   /* per thread */
+	bool overwrite;			   /* flight recorder */
+	uint32_t max_depth;		   /* 0 = unlimited */
+	uint64_t thresh_ns;		   /* tracing_thresh, 0 = off */
+	int32_t tids[16];		   /* 0-terminated; empty = all threads */
+	const struct utrace_func_filter *filter;
+	struct utrace_event_select *events; /* -e / -f; NULL for none */
+	const char *command;		   /* for the file's META */
+	/* Called for each notice a traced process sends (from poll). */
+	void (*notice)(void *arg, int pid, const char *text);
+	void *notice_arg;
+};
+
+struct utrace_recorder_stats {
+	uint64_t records;  /* written by the traced threads */
+	uint64_t lost;	   /* dropped because a buffer was full */
+	uint64_t overrun;  /* sub-buffers overwritten (overwrite mode) */
+	uint64_t pages;
+	uint32_t buffers;  /* threads */
+	uint32_t images;   /* processes (fork and exec each make one) */
+	uint64_t file_bytes;
+};
+
+int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_recorder **out,
+			struct utrace_error *err);
+/* The socket path to put in UTRACE_SOCK for the traced command. */
+const char *utrace_recorder_sock_path(const struct utrace_recorder *r);
+/* Accept connections, answer messages and save full sub-buffers, waiting
+ * at most timeout_ms for something to happen. */
+int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrace_error *err);
+/* True once at least one process connected and none is connected now. */
+bool utrace_recorder_idle(const struct utrace_recorder *r);
+/* tracing_on = 0 in every traced process (they keep running). */
+void utrace_recorder_stop(struct utrace_recorder *r);
+/* Save everything that is left, the symbol tables and the statistics,
+ * and close the file. */
+int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_stats *stats,
+			   struct utrace_error *err);
+/* Removes the socket; safe after a failed finish. */
+void utrace_recorder_free(struct utrace_recorder *r);
+
+/*
+ * Records of the kernel side of the recording (lib/record/recorder_kernel.c,
+ * pages from lib/kernel/kernel_trace.c), written into the file as they come;
+ * only before finish.
+ */
+struct iovec;
+int utrace_recorder_write_record(struct utrace_recorder *r, uint32_t type, const struct iovec *iov,
+				 int n, struct utrace_error *err);
+int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,
+				  uint32_t subbuf_size, const char *header_page,
+				  const char *header_event, struct utrace_error *err);
+int utrace_recorder_write_kformat(struct utrace_recorder *r, const char *system, int id,
+				  const char *text, struct utrace_error *err);
+int utrace_recorder_write_kpage(struct utrace_recorder *r, uint32_t cpu, const void *page,
+				size_t len, struct utrace_error *err);
+int utrace_recorder_write_ktasks(struct utrace_recorder *r, const struct utrace_dat_ktask *tasks,
+				 size_t n, struct utrace_error *err);
+
+/* Per-buffer statistics after finish, for the summary: returns false past
+ * the last buffer. */
+bool utrace_recorder_buffer_stats(const struct utrace_recorder *r, uint32_t i, int *pid, int *tid,
+				  char comm[16], uint64_t *records, uint64_t *lost);
+
+#endif

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_drain.c - saving the sub-buffers of the traced threads' ring
+ * buffers (common/rb_abi.h) into the file.  Finished sub-buffers of a
+ * producer/consumer buffer are written straight from the shared mapping
+ * and given back by advancing tail; a buffer whose thread or process is
+ * gone is drained to its last committed record; overwrite-mode buffers
+ * are read then only, each sub-buffer checked against its sequence number
+ * so one being overwritten is discarded, never saved torn.
+ */
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "common/record.h"
+#include "lib/record/recorder_internal.h"
+
+static struct utrace_subbuf *buf_slot(struct rec_buffer *b, uint64_t idx)
+{
+	return (struct utrace_subbuf *)((uint8_t *)b->meta + UTRACE_RB_META_SIZE +
+					(idx % b->meta->nr_subbufs) * UTRACE_SUBBUF_SIZE);
+}
+
+/* Records in a saved sub-buffer: the recorder's own count, complete even
+ * for a process that was killed before it could publish its counters. */
+static uint64_t count_records(const uint32_t *w, uint32_t n)
+{
+	uint64_t count = 0;
+
+	for (uint32_t i = 0; i < n;) {
+		uint32_t len = 1;
+
+		if (urec_kind(w[i]) == UREC_EXT) {
+			enum utrace_ext_type t = urec_ext_type(w[i]);
+
+			len = urec_ext_words(w[i]);
+			if (!len || t == UEXT_PAD)
+				break;
+			count += t != UEXT_TIME_EXTEND && t != UEXT_CPU && t != UEXT_CONTEXT;
+		} else {
+			len = urec_kind(w[i]) == UREC_FUNC ? 3 : 1;
+			count++;
+		}
+		i += len;
+	}
+	return count;
+}
+
+/*
+ * Save sub-buffer idx.  A finished sub-buffer in producer/consumer mode is
+ * ours until tail moves past it, so it is written straight from the shared
+ * mapping.  check_seq: the producer may be rewriting it (overwrite mode,
+ * or the partial one of a thread that may still run), so it is copied out
+ * first and kept only if its sequence number did not move (a seqlock).
+ */
+static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t idx,
+		       bool check_seq, struct utrace_error *err)
+{
+	struct utrace_subbuf *sb = buf_slot(b, idx);
+	struct utrace_dat_page pg = {.buf = b->id};
+	struct utrace_subbuf hdr;
+	const void *data = sb + 1;
+	uint32_t commit;
+
+	if (check_seq && __atomic_load_n(&sb->seq, __ATOMIC_ACQUIRE) != (uint32_t)idx)
+		return 0;
+	/* acquire: the records under commit are visible once we see it */
+	commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
+	if (commit > UTRACE_SUBBUF_DATA)
+		commit = UTRACE_SUBBUF_DATA;
+	commit &= ~3u;
+	memcpy(&hdr, sb, sizeof(hdr));
+	if (check_seq) {
+		memcpy(r->page, data, commit);
+		data = r->page;
+		/* the seqlock check: was it being rewritten while we copied? */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&sb->seq, __ATOMIC_RELAXED) != (uint32_t)idx) {
+			b->overrun++;
+			return 0;
+		}
+	}
+	if (!commit)
+		return 0;
+	hdr.commit = commit;
+	b->records += hdr.records ? hdr.records : count_records(data, commit / 4);
+	b->pages++;
+	{
+		struct iovec iov[3] = {
+		    {&pg, sizeof(pg)}, {&hdr, sizeof(hdr)}, {(void *)data, commit}};
+
+		return utrace_dat_write(r->w, UTRACE_DAT_PAGE, iov, 3, err);
+	}
+}
+
+int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struct utrace_error *err)
+{
+	struct utrace_rb_meta *m = b->meta;
+	uint64_t head, start;
+	bool overwrite;
+	int ret = 0;
+
+	if (b->done) /* and unmapped: m is NULL */
+		return 0;
+	overwrite = m->flags & UTRACE_RB_OVERWRITE;
+	if (overwrite && !final)
+		return 0;
+	/* acquire: pairs with the producer's release of head */
+	head = __atomic_load_n(&m->head, __ATOMIC_ACQUIRE);
+	start = b->tail;
+	if (overwrite && head >= m->nr_subbufs && head - m->nr_subbufs + 1 > start) {
+		b->overrun += head - m->nr_subbufs + 1 - start;
+		start = head - m->nr_subbufs + 1;
+	}
+	if (head - start > m->nr_subbufs) /* a producer that broke the protocol */
+		start = head - m->nr_subbufs;
+	for (uint64_t i = start; i < head && ret >= 0; i++)
+		ret = save_subbuf(r, b, i, overwrite, err);
+	b->tail = head;
+	/* release: our copies are done before the producer may reuse them */
+	if (!overwrite)
+		__atomic_store_n(&m->tail, head, __ATOMIC_RELEASE);
+	if (!final || ret < 0)
+		return ret;
+
+	/* the sub-buffer in progress, if the producer had started it */
+	ret = save_subbuf(r, b, head, true, err);
+	b->lost = __atomic_load_n(&m->lost, __ATOMIC_RELAXED);
+	if (m->comm[0])
+		memcpy(b->comm, m->comm, sizeof(b->comm) - 1);
+	b->done = true;
+	munmap(b->meta, b->size);
+	b->meta = NULL;
+	if (ret >= 0) {
+		struct utrace_dat_stats s = {.buf = b->id,
+					     .written = b->records,
+					     .lost = b->lost,
+					     .pages = b->pages,
+					     .overrun = b->overrun};
+
+		ret = rec_write(r, UTRACE_DAT_STATS, &s, sizeof(s), NULL, 0, err);
+	}
+	return ret;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_internal.h - the recorder's private state, shared by its files:
+ *   recorder.c        the session: socket, poll loop, finish, clock, symbols
+ *   recorder_msg.c    the messages of the runtime's protocol
+ *   recorder_drain.c  saving sub-buffers of the shared ring buffers
+ *   recorder_kernel.c the kernel pages and formats of lib/kernel/kernel_trace.c
+ */
+#ifndef UTRACE_LIB_RECORDER_INTERNAL_H
+#define UTRACE_LIB_RECORDER_INTERNAL_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/proto.h"
+#include "common/rb_abi.h"
+#include "lib/tracefile/dat_format.h"
+#include "lib/tracefile/dat_writer.h"
+#include "lib/record/recorder.h"
+
+struct rec_object {
+	char *path;
+	uint64_t bias;
+	uint32_t id_base, nr_sites, flags, received;
+	uint64_t *vaddrs;
+	struct rec_symtab *syms;
+};
+
+struct rec_symtab { /* cache: one load per path */
+	char *path;
+	struct utrace_symtab *tab; /* NULL if the file could not be read */
+	struct rec_symtab *next;
+};
+
+struct rec_conn {
+	int fd;
+	uint32_t image;
+	int pid;
+	bool open;
+	struct rec_object *objs;
+	uint32_t nr_objs;
+};
+
+struct rec_buffer {
+	uint32_t id;
+	struct rec_conn *conn;
+	struct utrace_rb_meta *meta;
+	uint64_t size;
+	uint64_t tail;
+	uint64_t pages, overrun, records, lost;
+	int pid, tid;
+	char comm[16];
+	bool done;
+};
+
+struct utrace_recorder {
+	struct utrace_recorder_opts o;
+	char dir[64];
+	char sock_path[128];
+	int listen_fd;
+	int ctl_fd;
+	struct utrace_control *ctl;
+	struct utrace_dat_writer *w;
+	struct rec_conn **conns;
+	uint32_t nr_conns;
+	struct rec_buffer **bufs;
+	uint32_t nr_bufs;
+	struct rec_symtab *symtabs;
+	struct utrace_dat_clock clock;
+	uint64_t tsc_per_us_q16;
+	uint32_t nr_subbufs;
+	bool ever_connected;
+	struct pollfd *pfd; /* poll set, one slot per open connection */
+	struct rec_conn **who;
+	uint32_t cap_poll;
+	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
+};
+
+/* recorder.c */
+int rec_write(struct utrace_recorder *r, enum utrace_dat_type type, const void *a, size_t alen,
+	      const void *b, size_t blen, struct utrace_error *err);
+
+/* recorder_msg.c: one message of connection c; <0 on a protocol error */
+int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n, int fd,
+		   struct utrace_error *err);
+struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path);
+
+/* recorder_drain.c: save what buffer b committed (all of it when final) */
+int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,
+	      struct utrace_error *err);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_kernel.c - the records of the kernel side of a recording
+ * (docs/utrace-dat.md): KHEADER once, an EVENT_FORMAT per enabled kernel
+ * event (kernel ids, below the user events' 32768), the KPAGE records as
+ * lib/kernel/kernel_trace.c reads them, and KTASKS when recording ends.  They go
+ * through the session's writer (utrace_recorder_write_record), between the
+ * user-space records, in the order they are read.
+ */
+#include <string.h>
+#include <sys/uio.h>
+
+#include "lib/tracefile/dat_format.h"
+#include "lib/record/recorder.h"
+
+int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,
+				  uint32_t subbuf_size, const char *header_page,
+				  const char *header_event, struct utrace_error *err)
+{
+	struct utrace_dat_kheader h = {.subbuf_size = subbuf_size};
+	struct iovec iov[3] = {{&h, sizeof(h)},
+			       {(void *)header_page, strlen(header_page) + 1},
+			       {(void *)header_event, strlen(header_event) + 1}};
+
+	strncpy(h.clock, clock, sizeof(h.clock) - 1);
+	return utrace_recorder_write_record(r, UTRACE_DAT_KHEADER, iov, 3, err);
+}
+
+int utrace_recorder_write_kformat(struct utrace_recorder *r, const char *system, int id,
+				  const char *text, struct utrace_error *err)
+{
+	struct utrace_dat_event_format ef = {.id = (uint32_t)id};
+	struct iovec iov[3] = {{&ef, sizeof(ef)},
+			       {(void *)system, strlen(system) + 1},
+			       {(void *)text, strlen(text) + 1}};
+
+	return utrace_recorder_write_record(r, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
+}
+
+int utrace_recorder_write_kpage(struct utrace_recorder *r, uint32_t cpu, const void *page,
+				size_t len, struct utrace_error *err)
+{
+	struct utrace_dat_kpage kp = {.cpu = cpu};
+	struct iovec iov[2] = {{&kp, sizeof(kp)}, {(void *)page, len}};
+
+	return utrace_recorder_write_record(r, UTRACE_DAT_KPAGE, iov, 2, err);
+}
+
+int utrace_recorder_write_ktasks(struct utrace_recorder *r, const struct utrace_dat_ktask *tasks,
+				 size_t n, struct utrace_error *err)
+{
+	struct iovec iov = {(void *)tasks, n * sizeof(*tasks)};
+
+	return n ? utrace_recorder_write_record(r, UTRACE_DAT_KTASKS, &iov, 1, err) : 0;
+}

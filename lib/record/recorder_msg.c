@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_msg.c - the recorder's side of the runtime's protocol
+ * (common/proto.h): HELLO gets the CONFIG and the control page, OBJECT and
+ * SITES describe call sites and get the SELECT flags the filters give,
+ * EVENTS get the ENABLE of the selected tracepoints, BUFFER hands over a
+ * thread's ring buffer, NOTICE carries a message for the user.  Each one
+ * is also written to the trace file.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common/scm.h"
+#include "lib/events/event_select.h"
+#include "lib/events/ftrace_filter.h"
+#include "lib/record/recorder_internal.h"
+#include "lib/elf/symtab.h"
+
+static int conn_send(struct rec_conn *c, const void *msg, size_t len, int fd)
+{
+	/* The process waits for this answer; a full socket only means it is
+	 * slow, so block (the fd is non-blocking: poll for room). */
+	for (;;) {
+		long n = utrace_scm_send(c->fd, msg, len, fd);
+		struct pollfd p = {c->fd, POLLOUT, 0};
+
+		if (n == (long)len)
+			return 0;
+		if (n == -EAGAIN || n == -EINTR) {
+			poll(&p, 1, 100);
+			continue;
+		}
+		return -EPIPE;
+	}
+}
+
+struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path)
+{
+	struct rec_symtab *s;
+	struct utrace_error e;
+
+	for (s = r->symtabs; s; s = s->next)
+		if (!strcmp(s->path, path))
+			return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->path = strdup(path);
+	if (utrace_symtab_load(path, &s->tab, &e) < 0)
+		s->tab = NULL;
+	s->next = r->symtabs;
+	r->symtabs = s;
+	return s;
+}
+
+static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
+{
+	struct rec_object *o = &c->objs[idx];
+	struct utrace_msg_select *sel = malloc(sizeof(*sel) + UTRACE_SITES_PER_MSG);
+	int ret = 0;
+
+	if (!sel)
+		return -ENOMEM;
+	o->syms = rec_symtab_get(r, o->path);
+	for (uint32_t first = 0; first < o->nr_sites && ret >= 0; first += UTRACE_SITES_PER_MSG) {
+		uint32_t cnt = o->nr_sites - first;
+
+		if (cnt > UTRACE_SITES_PER_MSG)
+			cnt = UTRACE_SITES_PER_MSG;
+		sel->hdr.type = UTRACE_MSG_SELECT;
+		sel->hdr.size = (uint32_t)(sizeof(*sel) + cnt);
+		sel->obj = idx;
+		sel->first = first;
+		sel->count = cnt;
+		sel->reserved = 0;
+		for (uint32_t i = 0; i < cnt; i++) {
+			const struct utrace_sym *sym = NULL;
+			uint64_t va = o->vaddrs[first + i], off;
+			unsigned f = 0;
+
+			if (va && o->syms && o->syms->tab)
+				sym = utrace_symtab_lookup(o->syms->tab, va, &off);
+			if (sym && r->o.tracer != UTRACE_TRACER_NOP)
+				f = r->o.filter ? utrace_func_filter_select(r->o.filter, sym->name,
+									    sym->raw, o->path)
+						: UTRACE_SITE_TRACE;
+			sel->flags[i] = (uint8_t)f;
+		}
+		ret = conn_send(c, sel, sel->hdr.size, -1);
+	}
+	free(sel);
+	return ret;
+}
+
+static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+		     struct utrace_error *err)
+{
+	const struct utrace_msg_hello *h = buf;
+	struct utrace_msg_config cfg = {0};
+	struct utrace_dat_image img = {0};
+	size_t elen = n - sizeof(*h);
+
+	if (n < sizeof(*h) || h->version != UTRACE_PROTO_VERSION)
+		return -EPROTO;
+	c->pid = h->pid;
+	img.image = c->image;
+	img.pid = h->pid;
+	img.ppid = h->ppid;
+	img.flags = h->flags;
+	if (rec_write(r, UTRACE_DAT_IMAGE, &img, sizeof(img), h->exe, strnlen(h->exe, elen), err) <
+	    0)
+		return err->code;
+	cfg.hdr.type = UTRACE_MSG_CONFIG;
+	cfg.hdr.size = sizeof(cfg);
+	cfg.tracer = r->o.tracer;
+	cfg.flags = (r->o.overwrite ? UTRACE_CFG_OVERWRITE : 0) |
+		    (r->o.filter && utrace_func_filter_count(r->o.filter, UTRACE_GRAPH)
+			 ? UTRACE_CFG_GRAPH_FUNCS
+			 : 0);
+	cfg.nr_subbufs = r->nr_subbufs;
+	cfg.max_depth = r->o.max_depth;
+	cfg.thresh_ns = r->o.thresh_ns;
+	cfg.tsc_per_us_q16 = r->tsc_per_us_q16;
+	return conn_send(c, &cfg, sizeof(cfg), r->ctl_fd);
+}
+
+static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+		      struct utrace_error *err)
+{
+	const struct utrace_msg_object *m = buf;
+	struct utrace_dat_object d = {0};
+	struct rec_object *o, *objs;
+
+	if (n < sizeof(*m) + 1 || m->obj != c->nr_objs || m->nr_sites > (1u << 24))
+		return -EPROTO;
+	objs = realloc(c->objs, (c->nr_objs + 1) * sizeof(*objs));
+	if (!objs)
+		return -ENOMEM;
+	c->objs = objs;
+	o = &objs[c->nr_objs++];
+	memset(o, 0, sizeof(*o));
+	o->path = strndup(m->path, n - sizeof(*m));
+	o->bias = m->bias;
+	o->id_base = m->id_base;
+	o->nr_sites = m->nr_sites;
+	o->flags = m->flags;
+	o->vaddrs = calloc(m->nr_sites ? m->nr_sites : 1, sizeof(uint64_t));
+	if (!o->path || !o->vaddrs)
+		return -ENOMEM;
+	d.image = c->image;
+	d.obj = m->obj;
+	d.flags = m->flags;
+	d.id_base = m->id_base;
+	d.nr_sites = m->nr_sites;
+	d.bias = m->bias;
+	return rec_write(r, UTRACE_DAT_OBJECT, &d, sizeof(d), o->path, strlen(o->path) + 1, err);
+}
+
+static int msg_sites(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+		     struct utrace_error *err)
+{
+	const struct utrace_msg_sites *m = buf;
+	struct utrace_dat_sites d = {0};
+	struct rec_object *o;
+
+	if (n < sizeof(*m) || m->obj >= c->nr_objs)
+		return -EPROTO;
+	o = &c->objs[m->obj];
+	if (m->first != o->received || m->count > o->nr_sites - o->received ||
+	    n < sizeof(*m) + m->count * sizeof(uint64_t))
+		return -EPROTO;
+	memcpy(o->vaddrs + m->first, m->vaddr, m->count * sizeof(uint64_t));
+	o->received += m->count;
+	d.image = c->image;
+	d.obj = m->obj;
+	d.first = m->first;
+	d.count = m->count;
+	if (rec_write(r, UTRACE_DAT_SITES, &d, sizeof(d), m->vaddr, m->count * sizeof(uint64_t),
+		      err) < 0)
+		return err->code;
+	if (o->received == o->nr_sites && !(o->flags & UTRACE_OBJ_INHERITED))
+		return conn_select(r, c, m->obj);
+	return 0;
+}
+
+/* The static tracepoints of an object: enable the selected ones. */
+static int msg_events(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+		      struct utrace_error *err)
+{
+	const struct utrace_msg_events *m = buf;
+	struct utrace_msg_enable *en = malloc(UTRACE_MSG_MAX);
+	struct rec_object *o;
+	int ret = 0;
+
+	if (!en)
+		return -ENOMEM;
+	if (n < sizeof(*m) || m->obj >= c->nr_objs || m->count > UTRACE_EVENTS_PER_MSG ||
+	    n < sizeof(*m) + m->count * sizeof(m->ev[0]) || m->first + m->count > m->total) {
+		free(en);
+		return -EPROTO;
+	}
+	o = &c->objs[m->obj];
+	for (uint32_t i = 0; i < m->count && ret >= 0 && r->o.events; i++) {
+		char sys[65], name[65];
+		const char *format;
+		const void *prog;
+		uint32_t plen;
+		int id, on;
+
+		memcpy(sys, m->ev[i].system, 64);
+		memcpy(name, m->ev[i].name, 64);
+		sys[64] = name[64] = 0;
+		on = utrace_event_select_match(r->o.events, o->path, sys, name, &id, &prog, &plen,
+					       &format, err);
+		if (on < 0) {
+			/* a filter that does not fit this object's event: say
+			 * so and leave the event off, the recording goes on */
+			if (r->o.notice)
+				r->o.notice(r->o.notice_arg, c->pid, err->msg);
+			continue;
+		}
+		if (!on || sizeof(*en) + plen > UTRACE_MSG_MAX)
+			continue;
+		if (format) {
+			struct utrace_dat_event_format ef = {.id = (uint32_t)id};
+			struct iovec iov[3] = {{&ef, sizeof(ef)},
+					       {sys, strlen(sys) + 1},
+					       {(void *)format, strlen(format) + 1}};
+
+			ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
+			if (ret < 0)
+				break;
+		}
+		en->hdr.type = UTRACE_MSG_ENABLE;
+		en->hdr.size = (uint32_t)(sizeof(*en) + plen);
+		en->obj = m->obj;
+		en->key = m->ev[i].key;
+		en->id = id;
+		en->filter_len = plen;
+		if (plen)
+			memcpy(en->filter, prog, plen);
+		ret = conn_send(c, en, en->hdr.size, -1);
+	}
+	if (ret >= 0) {
+		/* answered once the object's last EVENTS message is in */
+		if (m->first + m->count == m->total) {
+			en->hdr.type = UTRACE_MSG_ENABLE;
+			en->hdr.size = sizeof(*en);
+			en->obj = m->obj;
+			en->key = UTRACE_ENABLE_DONE;
+			en->id = -1;
+			en->filter_len = 0;
+			ret = conn_send(c, en, sizeof(*en), -1);
+		}
+	}
+	free(en);
+	return ret;
+}
+
+static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+		      int fd, struct utrace_error *err)
+{
+	const struct utrace_msg_buffer *m = buf;
+	struct utrace_dat_buffer d = {0};
+	struct rec_buffer *b, **bufs;
+	struct stat st;
+	void *map;
+
+	if (n < sizeof(*m) || fd < 0 || m->nr_subbufs < UTRACE_RB_MIN_SUBBUFS)
+		return -EPROTO;
+	if (fstat(fd, &st) < 0 || (uint64_t)st.st_size != utrace_rb_bytes(m->nr_subbufs))
+		return -EPROTO;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	b = calloc(1, sizeof(*b));
+	bufs = realloc(r->bufs, (r->nr_bufs + 1) * sizeof(*bufs));
+	if (!b || !bufs) {
+		free(b);
+		munmap(map, (size_t)st.st_size);
+		return -ENOMEM;
+	}
+	r->bufs = bufs;
+	b->meta = map;
+	b->size = (uint64_t)st.st_size;
+	if (b->meta->magic != UTRACE_RB_MAGIC || b->meta->nr_subbufs != m->nr_subbufs ||
+	    b->meta->subbuf_size != UTRACE_SUBBUF_SIZE) {
+		munmap(map, (size_t)st.st_size);
+		free(b);
+		return -EPROTO;
+	}
+	b->id = r->nr_bufs;
+	b->conn = c;
+	b->pid = c->pid;
+	b->tid = m->tid;
+	memcpy(b->comm, m->comm, sizeof(b->comm));
+	b->comm[15] = 0;
+	r->bufs[r->nr_bufs++] = b;
+	d.buf = b->id;
+	d.image = c->image;
+	d.pid = b->pid;
+	d.tid = b->tid;
+	d.flags = b->meta->flags;
+	memcpy(d.comm, b->comm, sizeof(d.comm));
+	return rec_write(r, UTRACE_DAT_BUFFER, &d, sizeof(d), NULL, 0, err);
+}
+
+static int msg_notice(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+		      struct utrace_error *err)
+{
+	const struct utrace_msg_notice *m = buf;
+	char text[256], line[320];
+	int len;
+
+	if (n < sizeof(*m))
+		return -EPROTO;
+	snprintf(text, sizeof(text), "%.*s", (int)strnlen(m->text, n - sizeof(*m)), m->text);
+	if (r->o.notice)
+		r->o.notice(r->o.notice_arg, m->pid, text);
+	len = snprintf(line, sizeof(line), "%d %d %s", m->pid, m->tid, text);
+	if (len >= (int)sizeof(line))
+		len = (int)sizeof(line) - 1;
+	return rec_write(r, UTRACE_DAT_NOTICE, line, (size_t)len, NULL, 0, err);
+}
+
+int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n, int fd,
+		   struct utrace_error *err)
+{
+	switch (((const struct utrace_msg *)buf)->type) {
+	case UTRACE_MSG_HELLO:
+		return msg_hello(r, c, buf, n, err);
+	case UTRACE_MSG_OBJECT:
+		return msg_object(r, c, buf, n, err);
+	case UTRACE_MSG_SITES:
+		return msg_sites(r, c, buf, n, err);
+	case UTRACE_MSG_BUFFER:
+		return msg_buffer(r, c, buf, n, fd, err);
+	case UTRACE_MSG_NOTICE:
+		return msg_notice(r, c, buf, n, err);
+	case UTRACE_MSG_EVENTS:
+		return msg_events(r, c, buf, n, err);
+	default:
+		return -EPROTO;
+	}
+}

@@ -1,0 +1,719 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.c - per-function call counts and times from a stream of events.
+ *
+ * Design: each thread (buffer) has a stack of open calls, each with its
+ * depth, entry time and the time spent in the calls it made so far.  A
+ * return closes the call at its depth: total = the duration the reader
+ * gives (exit - entry), self = total - time in callees, and the duration
+ * is credited to the caller.  Events carry their depth, so the stack
+ * heals by itself after lost events: an entry at depth d drops any open
+ * call at d or deeper (their returns were lost).  A return with no entry
+ * in the stream (a --thresh recording, the start of an --overwrite one,
+ * after lost events) still counts; its callees' time is collected in a
+ * placeholder frame at its depth, so its self time stays right.
+ *
+ * Recursion is uftrace's rule: total time counts a call only if no call
+ * of the same function is open below it in the same thread (fib(30)'s
+ * total is the outermost call's duration, not the sum over all levels);
+ * min, max and average use every call.  A small per-thread hash counts
+ * the open calls of each function, so that test is O(1).
+ *
+ * Functions are numbered by name (lib/report/func_table.c); statistics live in
+ * an array indexed by that number.  Like uftrace, calls still open at the
+ * end are timed up to their thread's last event.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/report/func_table.h"
+#include "lib/report/profile.h"
+
+#define NONE UINT32_MAX
+
+struct pframe {
+	uint32_t fn; /* NONE: a placeholder for a call whose entry is unknown */
+	uint32_t depth;
+	uint32_t outer; /* no call of fn open below in this thread */
+	uint32_t pad;
+	uint64_t ts;
+	uint64_t child;
+};
+
+/* fn -> open calls of fn in one thread (open addressing, linear probing) */
+struct actmap {
+	uint32_t *key, *cnt;
+	uint32_t cap, n;
+};
+
+struct pthread {
+	struct pframe *st;
+	uint32_t n, cap;
+	struct actmap act;
+	uint64_t last_ts;
+	int seen;
+};
+
+struct utrace_profile {
+	struct utrace_dat *d;
+	struct utrace_func_table *ft;
+	struct utrace_profile_entry *e; /* per function number */
+	uint32_t cap_e;
+	struct pthread *th;
+	unsigned nr_th;
+	uint32_t *order; /* sorted functions with calls */
+	unsigned nr_order;
+	uint64_t unfinished, untimed;
+};
+
+static int oom(struct utrace_profile *p, struct utrace_error *err)
+{
+	return utrace_error_set(err, -ENOMEM, "%s: out of memory for the profile",
+				utrace_dat_path(p->d));
+}
+
+static uint32_t hash32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352d;
+	x ^= x >> 15;
+	x *= 0x846ca68b;
+	return x ^ (x >> 16);
+}
+
+static int act_grow(struct actmap *m)
+{
+	uint32_t cap = m->cap ? m->cap * 2 : 16, *key, *cnt;
+
+	key = malloc(cap * sizeof(*key));
+	cnt = malloc(cap * sizeof(*cnt));
+	if (!key || !cnt) {
+		free(key);
+		free(cnt);
+		return -1;
+	}
+	memset(key, 0xff, cap * sizeof(*key));
+	for (uint32_t i = 0; i < m->cap; i++) {
+		uint32_t j;
+
+		if (m->key[i] == NONE)
+			continue;
+		for (j = hash32(m->key[i]) & (cap - 1); key[j] != NONE; j = (j + 1) & (cap - 1))
+			;
+		key[j] = m->key[i];
+		cnt[j] = m->cnt[i];
+	}
+	free(m->key);
+	free(m->cnt);
+	m->key = key;
+	m->cnt = cnt;
+	m->cap = cap;
+	return 0;
+}
+
+/* The slot of fn, or NONE. */
+static uint32_t act_find(const struct actmap *m, uint32_t fn)
+{
+	uint32_t j;
+
+	if (!m->cap)
+		return NONE;
+	for (j = hash32(fn) & (m->cap - 1); m->key[j] != NONE; j = (j + 1) & (m->cap - 1))
+		if (m->key[j] == fn)
+			return j;
+	return NONE;
+}
+
+/* Adds one open call of fn; returns how many were open before, <0. */
+static int64_t act_inc(struct actmap *m, uint32_t fn)
+{
+	uint32_t j = act_find(m, fn);
+
+	if (j != NONE)
+		return m->cnt[j]++;
+	if ((m->n + 1) * 2 > m->cap && act_grow(m) < 0)
+		return -1;
+	for (j = hash32(fn) & (m->cap - 1); m->key[j] != NONE; j = (j + 1) & (m->cap - 1))
+		;
+	m->key[j] = fn;
+	m->cnt[j] = 1;
+	m->n++;
+	return 0;
+}
+
+static void act_dec(struct actmap *m, uint32_t fn)
+{
+	uint32_t mask = m->cap - 1, i = act_find(m, fn), j;
+
+	if (i == NONE || --m->cnt[i])
+		return;
+	/* backward-shift deletion */
+	for (j = i;;) {
+		uint32_t k;
+
+		j = (j + 1) & mask;
+		if (m->key[j] == NONE)
+			break;
+		k = hash32(m->key[j]) & mask;
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		m->key[i] = m->key[j];
+		m->cnt[i] = m->cnt[j];
+		i = j;
+	}
+	m->key[i] = NONE;
+	m->n--;
+}
+
+int utrace_profile_new(struct utrace_dat *d, struct utrace_profile **out, struct utrace_error *err)
+{
+	struct utrace_profile *p = calloc(1, sizeof(*p));
+	unsigned n = utrace_dat_buffer_count(d);
+
+	*out = NULL;
+	if (!p)
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(d));
+	p->d = d;
+	p->nr_th = n;
+	p->th = calloc(n ? n : 1, sizeof(*p->th));
+	if (!p->th) {
+		utrace_profile_free(p);
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(d));
+	}
+	if (utrace_func_table_new(d, &p->ft, err) < 0) {
+		utrace_profile_free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+void utrace_profile_free(struct utrace_profile *p)
+{
+	if (!p)
+		return;
+	for (unsigned i = 0; p->th && i < p->nr_th; i++) {
+		free(p->th[i].st);
+		free(p->th[i].act.key);
+		free(p->th[i].act.cnt);
+	}
+	free(p->th);
+	free(p->e);
+	free(p->order);
+	utrace_func_table_free(p->ft);
+	free(p);
+}
+
+static int lookup(struct utrace_profile *p, const struct utrace_event *ev, uint32_t *fn,
+		  struct utrace_error *err)
+{
+	int ret = utrace_func_table_lookup(p->ft, ev->image, ev->id, fn, err);
+
+	if (ret < 0)
+		return ret;
+	if (*fn >= p->cap_e) {
+		uint32_t cap = p->cap_e ? p->cap_e : 64;
+		struct utrace_profile_entry *n;
+
+		while (cap <= *fn)
+			cap *= 2;
+		n = realloc(p->e, cap * sizeof(*n));
+		if (!n)
+			return oom(p, err);
+		memset(n + p->cap_e, 0, (cap - p->cap_e) * sizeof(*n));
+		p->e = n;
+		p->cap_e = cap;
+	}
+	return 0;
+}
+
+static void count_call(struct utrace_profile *p, uint32_t fn, uint64_t dur, uint64_t child,
+		       int recursive)
+{
+	struct utrace_profile_entry *e = &p->e[fn];
+	uint64_t self = dur > child ? dur - child : 0;
+
+	if (!e->timed) {
+		e->total_min = e->self_min = UINT64_MAX;
+	}
+	e->calls++;
+	e->timed++;
+	if (!recursive)
+		e->total += dur;
+	e->total_sum += dur;
+	e->self += self;
+	if (dur < e->total_min)
+		e->total_min = dur;
+	if (dur > e->total_max)
+		e->total_max = dur;
+	if (self < e->self_min)
+		e->self_min = self;
+	if (self > e->self_max)
+		e->self_max = self;
+}
+
+static int push(struct utrace_profile *p, struct pthread *t, struct pframe f,
+		struct utrace_error *err)
+{
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 64;
+		struct pframe *n = realloc(t->st, cap * sizeof(*n));
+
+		if (!n)
+			return oom(p, err);
+		t->st = n;
+		t->cap = cap;
+	}
+	if (f.fn != NONE) {
+		int64_t before = act_inc(&t->act, f.fn);
+
+		if (before < 0)
+			return oom(p, err);
+		f.outer = before == 0;
+	}
+	t->st[t->n++] = f;
+	return 0;
+}
+
+static void pop(struct pthread *t)
+{
+	struct pframe *f = &t->st[--t->n];
+
+	if (f->fn != NONE)
+		act_dec(&t->act, f->fn);
+}
+
+/* Gives dur ns spent in a call at depth d to its caller at d - 1. */
+static int credit(struct utrace_profile *p, struct pthread *t, uint32_t d, uint64_t dur,
+		  struct utrace_error *err)
+{
+	struct pframe ph = {NONE, 0, 0, 0, 0, dur};
+
+	if (!d)
+		return 0;
+	if (t->n && t->st[t->n - 1].depth == d - 1) {
+		t->st[t->n - 1].child += dur;
+		return 0;
+	}
+	ph.depth = d - 1;
+	return push(p, t, ph, err);
+}
+
+static int add_exit(struct utrace_profile *p, struct pthread *t, const struct utrace_event *ev,
+		    struct utrace_error *err)
+{
+	uint32_t d = ev->depth, fn = NONE;
+	uint64_t child = 0;
+	int have_frame = 0, recursive = 0;
+
+	while (t->n && t->st[t->n - 1].depth > d)
+		pop(t);
+	if (!(ev->flags & UTRACE_EVF_NO_ID) && ev->id != UTRACE_DAT_NO_ID &&
+	    lookup(p, ev, &fn, err) < 0)
+		return -ENOMEM;
+	if (t->n && t->st[t->n - 1].depth == d) {
+		struct pframe *f = &t->st[t->n - 1];
+
+		if (f->fn == NONE || fn == NONE || f->fn == fn) {
+			have_frame = f->fn != NONE;
+			if (f->fn != NONE)
+				fn = f->fn;
+			recursive = !f->outer;
+			child = f->child;
+		}
+		pop(t);
+	}
+	if (fn == NONE) {
+		p->untimed++;
+		if (!(ev->flags & UTRACE_EVF_NO_DURATION))
+			return credit(p, t, d, ev->duration, err);
+		return 0;
+	}
+	if (!have_frame)
+		recursive = act_find(&t->act, fn) != NONE;
+	if (ev->flags & UTRACE_EVF_NO_DURATION) {
+		p->e[fn].calls++;
+		p->untimed++;
+		return 0;
+	}
+	count_call(p, fn, ev->duration, child, recursive);
+	return credit(p, t, d, ev->duration, err);
+}
+
+int utrace_profile_add(struct utrace_profile *p, const struct utrace_event *ev,
+		       struct utrace_error *err)
+{
+	struct pthread *t;
+	uint32_t fn;
+	uint64_t end;
+
+	if (ev->buf >= p->nr_th || ev->kind == UTRACE_EV_LOST)
+		return 0;
+	t = &p->th[ev->buf];
+	end = ev->kind == UTRACE_EV_LEAF ? ev->ts + ev->duration : ev->ts;
+	if (!t->seen || end > t->last_ts)
+		t->last_ts = end;
+	t->seen = 1;
+	switch (ev->kind) {
+	case UTRACE_EV_ENTRY: {
+		struct pframe f = {0, ev->depth, 0, 0, ev->ts, 0};
+
+		while (t->n && t->st[t->n - 1].depth >= ev->depth)
+			pop(t);
+		if (lookup(p, ev, &f.fn, err) < 0)
+			return -ENOMEM;
+		return push(p, t, f, err);
+	}
+	case UTRACE_EV_LEAF:
+		while (t->n && t->st[t->n - 1].depth >= ev->depth)
+			pop(t);
+		if (lookup(p, ev, &fn, err) < 0)
+			return -ENOMEM;
+		count_call(p, fn, ev->duration, 0, act_find(&t->act, fn) != NONE);
+		return credit(p, t, ev->depth, ev->duration, err);
+	case UTRACE_EV_EXIT:
+		return add_exit(p, t, ev, err);
+	case UTRACE_EV_FUNC:
+		if (lookup(p, ev, &fn, err) < 0)
+			return -ENOMEM;
+		p->e[fn].calls++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int utrace_profile_finish(struct utrace_profile *p, struct utrace_error *err)
+{
+	for (unsigned i = 0; i < p->nr_th; i++) {
+		struct pthread *t = &p->th[i];
+
+		while (t->n) {
+			struct pframe f = t->st[t->n - 1];
+			uint64_t dur = t->last_ts > f.ts ? t->last_ts - f.ts : 0;
+
+			pop(t);
+			if (f.fn == NONE)
+				continue;
+			p->unfinished++;
+			count_call(p, f.fn, dur, f.child, !f.outer);
+			if (t->n && t->st[t->n - 1].depth + 1 == f.depth)
+				t->st[t->n - 1].child += dur;
+		}
+	}
+	for (uint32_t fn = 0; fn < p->cap_e; fn++)
+		if (p->e[fn].timed)
+			return utrace_profile_sort(p, "total", err);
+	/* the function tracer: calls only */
+	return utrace_profile_sort(p, "calls", err);
+}
+
+uint64_t utrace_profile_unfinished(const struct utrace_profile *p)
+{
+	return p->unfinished;
+}
+
+uint64_t utrace_profile_untimed(const struct utrace_profile *p)
+{
+	return p->untimed;
+}
+
+/* Sorting */
+
+enum key {
+	K_TOTAL,
+	K_SELF,
+	K_CALLS,
+	K_AVG,
+	K_MIN,
+	K_MAX,
+	K_SELF_AVG,
+	K_SELF_MIN,
+	K_SELF_MAX,
+	K_NAME,
+	K_END,
+};
+
+static const struct {
+	const char *name;
+	enum key key;
+	uint32_t field;
+} sort_keys[] = {
+    {"total", K_TOTAL, UTRACE_PROFILE_TOTAL},
+    {"self", K_SELF, UTRACE_PROFILE_SELF},
+    {"calls", K_CALLS, UTRACE_PROFILE_CALLS},
+    {"call", K_CALLS, UTRACE_PROFILE_CALLS},
+    {"avg", K_AVG, UTRACE_PROFILE_TOTAL_AVG},
+    {"total-avg", K_AVG, UTRACE_PROFILE_TOTAL_AVG},
+    {"min", K_MIN, UTRACE_PROFILE_TOTAL_MIN},
+    {"total-min", K_MIN, UTRACE_PROFILE_TOTAL_MIN},
+    {"max", K_MAX, UTRACE_PROFILE_TOTAL_MAX},
+    {"total-max", K_MAX, UTRACE_PROFILE_TOTAL_MAX},
+    {"self-avg", K_SELF_AVG, UTRACE_PROFILE_SELF_AVG},
+    {"self-min", K_SELF_MIN, UTRACE_PROFILE_SELF_MIN},
+    {"self-max", K_SELF_MAX, UTRACE_PROFILE_SELF_MAX},
+    {"name", K_NAME, 0},
+    {"func", K_NAME, 0},
+};
+
+#define NR_SORT_KEYS (sizeof(sort_keys) / sizeof(sort_keys[0]))
+#define MAX_KEYS 8
+
+static uint64_t avg(uint64_t sum, uint64_t n)
+{
+	return n ? sum / n : 0;
+}
+
+static uint64_t key_value(const struct utrace_profile_entry *e, enum key k)
+{
+	switch (k) {
+	case K_TOTAL:
+		return e->total;
+	case K_SELF:
+		return e->self;
+	case K_CALLS:
+		return e->calls;
+	case K_AVG:
+		return avg(e->total_sum, e->timed);
+	case K_MIN:
+		return e->timed ? e->total_min : 0;
+	case K_MAX:
+		return e->total_max;
+	case K_SELF_AVG:
+		return avg(e->self, e->timed);
+	case K_SELF_MIN:
+		return e->timed ? e->self_min : 0;
+	case K_SELF_MAX:
+		return e->self_max;
+	default:
+		return 0;
+	}
+}
+
+struct sort_ctx {
+	const struct utrace_profile *p;
+	enum key keys[MAX_KEYS + 1];
+};
+
+static int cmp_entries(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	const struct utrace_profile_entry *x = &c->p->e[*(const uint32_t *)a];
+	const struct utrace_profile_entry *y = &c->p->e[*(const uint32_t *)b];
+
+	for (const enum key *k = c->keys; *k != K_END; k++) {
+		uint64_t vx, vy;
+
+		if (*k == K_NAME) {
+			int r = strcmp(x->name, y->name);
+
+			if (r)
+				return r;
+			continue;
+		}
+		vx = key_value(x, *k);
+		vy = key_value(y, *k);
+		if (vx != vy)
+			return vx > vy ? -1 : 1;
+	}
+	return strcmp(x->name, y->name);
+}
+
+/* Parses keys into c->keys; the fields they show in *fields. */
+static int parse_keys(const char *keys, enum key *out, uint32_t *fields, struct utrace_error *err)
+{
+	const char *s = keys;
+	unsigned n = 0;
+
+	*fields = 0;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		size_t i;
+
+		for (i = 0; i < NR_SORT_KEYS; i++)
+			if (strlen(sort_keys[i].name) == len && !strncmp(s, sort_keys[i].name, len))
+				break;
+		if (i == NR_SORT_KEYS || n == MAX_KEYS)
+			return utrace_error_set(err, -EINVAL,
+						"unknown sort key '%.*s' (keys: total self calls "
+						"avg min max self-avg self-min self-max name)",
+						(int)len, s);
+		out[n++] = sort_keys[i].key;
+		*fields |= sort_keys[i].field;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	if (!n)
+		return utrace_error_set(err, -EINVAL, "empty sort key");
+	out[n] = K_END;
+	return 0;
+}
+
+int utrace_profile_check_sort(const char *keys, struct utrace_error *err)
+{
+	enum key k[MAX_KEYS + 1];
+	uint32_t fields;
+
+	return parse_keys(keys, k, &fields, err);
+}
+
+uint32_t utrace_profile_sort_fields(const char *keys)
+{
+	enum key k[MAX_KEYS + 1];
+	uint32_t fields;
+
+	return parse_keys(keys, k, &fields, NULL) < 0 ? 0 : fields;
+}
+
+int utrace_profile_sort(struct utrace_profile *p, const char *keys, struct utrace_error *err)
+{
+	uint32_t nfn = utrace_func_table_count(p->ft), fields;
+	struct sort_ctx c = {p, {K_END}};
+	int ret = parse_keys(keys, c.keys, &fields, err);
+
+	if (ret < 0)
+		return ret;
+	if (!p->order) {
+		p->order = malloc((nfn ? nfn : 1) * sizeof(*p->order));
+		if (!p->order)
+			return oom(p, err);
+		for (uint32_t fn = 0; fn < nfn && fn < p->cap_e; fn++) {
+			if (!p->e[fn].calls)
+				continue;
+			p->e[fn].name = utrace_func_table_name(p->ft, fn);
+			p->order[p->nr_order++] = fn;
+		}
+	}
+	qsort_r(p->order, p->nr_order, sizeof(*p->order), cmp_entries, &c);
+	return 0;
+}
+
+unsigned utrace_profile_count(const struct utrace_profile *p)
+{
+	return p->nr_order;
+}
+
+const struct utrace_profile_entry *utrace_profile_get(const struct utrace_profile *p, unsigned i)
+{
+	return i < p->nr_order ? &p->e[p->order[i]] : NULL;
+}
+
+/* Columns */
+
+static const struct {
+	const char *name;
+	const char *header;
+	uint32_t field;
+	enum key key;
+} columns[] = {
+    {"total", "Total time", UTRACE_PROFILE_TOTAL, K_TOTAL},
+    {"total-avg", "Total avg", UTRACE_PROFILE_TOTAL_AVG, K_AVG},
+    {"total-min", "Total min", UTRACE_PROFILE_TOTAL_MIN, K_MIN},
+    {"total-max", "Total max", UTRACE_PROFILE_TOTAL_MAX, K_MAX},
+    {"self", "Self time", UTRACE_PROFILE_SELF, K_SELF},
+    {"self-avg", "Self avg", UTRACE_PROFILE_SELF_AVG, K_SELF_AVG},
+    {"self-min", "Self min", UTRACE_PROFILE_SELF_MIN, K_SELF_MIN},
+    {"self-max", "Self max", UTRACE_PROFILE_SELF_MAX, K_SELF_MAX},
+    {"call", "Calls", UTRACE_PROFILE_CALLS, K_CALLS},
+};
+
+#define NR_COLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+int utrace_parse_fields(const char *s, uint32_t allowed, const char *names, uint32_t *fields,
+			struct utrace_error *err)
+{
+	const char *p = s;
+
+	*fields = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		uint32_t f = 0;
+
+		if (len == 3 && !strncmp(p, "all", 3))
+			f = UTRACE_PROFILE_ALL_FIELDS;
+		else if (len == 5 && !strncmp(p, "calls", 5))
+			f = UTRACE_PROFILE_CALLS;
+		for (size_t i = 0; !f && i < NR_COLUMNS; i++)
+			if (strlen(columns[i].name) == len && !strncmp(p, columns[i].name, len))
+				f = columns[i].field;
+		if (!f || (f & ~allowed))
+			return utrace_error_set(err, -EINVAL, "unknown field '%.*s' (fields: %s)",
+						(int)len, p, names);
+		*fields |= f;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!*fields)
+		return utrace_error_set(err, -EINVAL, "no field given");
+	return 0;
+}
+
+int utrace_profile_parse_fields(const char *s, uint32_t *fields, struct utrace_error *err)
+{
+	return utrace_parse_fields(s, UTRACE_PROFILE_ALL_FIELDS,
+				   "total total-avg total-min total-max self self-avg self-min "
+				   "self-max call all",
+				   fields, err);
+}
+
+void utrace_print_time_unit(FILE *out, uint64_t ns)
+{
+	static const char *const units[] = {"us", "ms", " s", " m", " h"};
+	static const uint64_t limit[] = {1000, 1000, 1000, 60, 24, UINT32_MAX};
+	uint64_t delta = ns, small = 0;
+	unsigned idx;
+
+	if (!ns) {
+		fprintf(out, "%7s %2s", "", "");
+		return;
+	}
+	for (idx = 0; idx < 5; idx++) {
+		small = delta % limit[idx];
+		delta /= limit[idx];
+		if (delta < limit[idx + 1])
+			break;
+	}
+	if (idx == 5)
+		idx = 4;
+	if (delta > 999)
+		delta = small = 999;
+	fprintf(out, "%3llu.%03llu %s", (unsigned long long)delta, (unsigned long long)small,
+		units[idx]);
+}
+
+int utrace_profile_print(const struct utrace_profile *p, FILE *out, uint32_t fields,
+			 struct utrace_error *err)
+{
+	static const char line[] = "====================";
+
+	for (size_t i = 0; i < NR_COLUMNS; i++)
+		if (fields & columns[i].field)
+			fprintf(out, "  %10s", columns[i].header);
+	fputs("  Function\n", out);
+	for (size_t i = 0; i < NR_COLUMNS; i++)
+		if (fields & columns[i].field)
+			fprintf(out, "  %.10s", line);
+	fprintf(out, "  %s\n", line);
+
+	for (unsigned n = 0; n < p->nr_order; n++) {
+		const struct utrace_profile_entry *e = &p->e[p->order[n]];
+
+		for (size_t i = 0; i < NR_COLUMNS; i++) {
+			if (!(fields & columns[i].field))
+				continue;
+			fputs("  ", out);
+			if (columns[i].key == K_CALLS)
+				fprintf(out, "%10llu", (unsigned long long)e->calls);
+			else
+				utrace_print_time_unit(out, key_value(e, columns[i].key));
+		}
+		fprintf(out, "  %s\n", e->name);
+	}
+	if (ferror(out))
+		return utrace_error_set(err, -EIO, "%s: writing the profile failed",
+					utrace_dat_path(p->d));
+	return 0;
+}

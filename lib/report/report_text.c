@@ -1,0 +1,665 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_text.c - the kernel's trace output, for the events of a
+ * utrace.dat.
+ *
+ * Design: the column layouts are those of kernel/trace/trace_output.c
+ * (trace_print_context: "%16s-%-7d [%03d] " + irq flags + " %5lu.%06lu: ")
+ * and kernel/trace/trace_functions_graph.c (print_graph_cpu " %*d) ",
+ * print_graph_duration with its overhead marks, TRACE_GRAPH_INDENT of 2,
+ * the context-switch banner when the task on a cpu changes, the function
+ * name in a comment after the brace of a return whose entry was not
+ * printed), reproduced function by
+ * function so the output diffs cleanly against a kernel trace.  The kernel
+ * prints per-cpu buffers; utrace's buffers are per thread, and the cpu
+ * column shows where the thread ran.  User space has no irq or preempt
+ * state, so the flags column is always ".....".  Lost events print as the
+ * kernel prints them ("CPU:%d [LOST %lu EVENTS]"), followed by the thread
+ * they were lost in.
+ *
+ * The function tracer's header counts the entries, so that format reads
+ * the file twice; function_graph streams in one pass.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/report/report_filter.h"
+#include "lib/report/event_print.h"
+#include "lib/report/report_text.h"
+
+#define TRACE_GRAPH_INDENT 2
+#define TRACE_GRAPH_PROCINFO_LENGTH 14
+#define NO_TASK UINT32_MAX
+
+static const struct {
+	const char *name;
+	uint32_t flag;
+} report_options[] = {
+    {"funcgraph-cpu", UTRACE_REPORT_CPU},	    {"funcgraph-overhead", UTRACE_REPORT_OVERHEAD},
+    {"funcgraph-duration", UTRACE_REPORT_DURATION}, {"funcgraph-proc", UTRACE_REPORT_PROC},
+    {"funcgraph-abstime", UTRACE_REPORT_ABSTIME},   {"funcgraph-tail", UTRACE_REPORT_TAIL},
+    {"print-parent", UTRACE_REPORT_PARENT},
+};
+
+void utrace_report_opts_init(struct utrace_report_opts *o)
+{
+	o->flags = UTRACE_REPORT_DEFAULT_FLAGS;
+	o->tracer = NULL;
+	o->filter = NULL;
+	o->nsecs = 0;
+}
+
+int utrace_report_set_option(struct utrace_report_opts *o, const char *name,
+			     struct utrace_error *err)
+{
+	int clear = !strncmp(name, "no", 2);
+	const char *n = clear ? name + 2 : name;
+
+	for (size_t i = 0; i < sizeof(report_options) / sizeof(report_options[0]); i++) {
+		if (strcmp(n, report_options[i].name))
+			continue;
+		if (clear)
+			o->flags &= ~report_options[i].flag;
+		else
+			o->flags |= report_options[i].flag;
+		return 0;
+	}
+	return utrace_error_set(err, -EINVAL, "unknown option '%s' (options: %s)", name,
+				utrace_report_option_names());
+}
+
+const char *utrace_report_option_names(void)
+{
+	return "funcgraph-cpu funcgraph-overhead funcgraph-duration funcgraph-proc "
+	       "funcgraph-abstime funcgraph-tail print-parent";
+}
+
+struct printer {
+	struct utrace_dat *d;
+	FILE *out;
+	uint32_t flags;
+	int cpu_width;	    /* max_bytes_for_cpu */
+	uint32_t *last_buf; /* per cpu: buffer of the last event, NO_TASK */
+	size_t nr_last;
+	struct utrace_report_summary *sum;
+	struct utrace_report_filter *filter;
+	int nsecs;
+	struct utrace_event_printer *evp; /* TP_printk of tracepoints, NULL if none */
+};
+
+static void put_spaces(FILE *out, size_t n)
+{
+	static char spaces[4096];
+
+	if (!spaces[0])
+		memset(spaces, ' ', sizeof(spaces));
+	while (n) {
+		size_t k = n < sizeof(spaces) ? n : sizeof(spaces);
+
+		fwrite(spaces, 1, k, out);
+		n -= k;
+	}
+}
+
+/*
+ * Indentation of a function_graph line.  The kernel never nests deeper
+ * than its return stack (a few dozen levels); a user program can be
+ * 100000 calls deep, and 2 spaces a level would make that report grow
+ * with the square of the depth.  Past GRAPH_MAX_INDENT levels the lines
+ * keep the same indentation (the braces still balance).
+ */
+#define GRAPH_MAX_INDENT 100
+
+static size_t graph_indent(uint32_t depth)
+{
+	return (size_t)(depth < GRAPH_MAX_INDENT ? depth : GRAPH_MAX_INDENT) * TRACE_GRAPH_INDENT;
+}
+
+/* trace_find_mark() */
+static char find_mark(uint64_t d)
+{
+	static const struct {
+		uint64_t val;
+		char sym;
+	} mark[] = {
+	    {1000000000ULL, '$'}, {100000000ULL, '@'}, {10000000ULL, '*'},
+	    {1000000ULL, '#'},	  {100000ULL, '!'},    {10000ULL, '+'},
+	};
+
+	for (size_t i = 0; i < sizeof(mark) / sizeof(mark[0]); i++)
+		if (d > mark[i].val)
+			return mark[i].sym;
+	return ' ';
+}
+
+/* Decimal digits of v into buf (no NUL); returns their number.  The
+ * report prints millions of lines: printf's format parsing was most of
+ * its time. */
+static int utoa(char *buf, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (int i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* trace_print_graph_duration(): "usecs.nsecs us " padded to 8 + 4 */
+static void print_duration_value(FILE *out, uint64_t duration)
+{
+	char usecs[24], nsecs[4];
+	unsigned long nsecs_rem = (unsigned long)(duration % 1000);
+	int len = utoa(usecs, duration / 1000);
+
+	fwrite(usecs, 1, (size_t)len, out);
+	if (len < 7) {
+		/* at most 7 digits in all: the nsecs are cut, not rounded */
+		int keep = 8 - len < 5 ? 8 - len - 1 : 3;
+
+		nsecs[0] = (char)('0' + nsecs_rem / 100);
+		nsecs[1] = (char)('0' + nsecs_rem / 10 % 10);
+		nsecs[2] = (char)('0' + nsecs_rem % 10);
+		fputc('.', out);
+		fwrite(nsecs, 1, (size_t)keep, out);
+		len += keep + 1;
+	}
+	fputs(" us ", out);
+	if (len < 8)
+		put_spaces(out, (size_t)(8 - len));
+}
+
+enum fill { FILL_NONE, FILL_FULL };
+
+/* print_graph_duration() */
+static void print_graph_duration(struct printer *p, uint64_t duration, enum fill fill)
+{
+	if (!(p->flags & UTRACE_REPORT_DURATION))
+		return;
+	if (fill == FILL_FULL) {
+		fputs("              |  ", p->out);
+		return;
+	}
+	if (p->flags & UTRACE_REPORT_OVERHEAD) {
+		fputc(find_mark(duration), p->out);
+		fputc(' ', p->out);
+	} else {
+		fputs("  ", p->out);
+	}
+	print_duration_value(p->out, duration);
+	fputs("|  ", p->out);
+}
+
+/* " %*u) ": the cpu right-aligned in cpu_width columns */
+static void print_graph_cpu(struct printer *p, uint32_t cpu)
+{
+	char buf[32];
+	int n = utoa(buf + 16, cpu), pad = p->cpu_width > n ? p->cpu_width - n : 0;
+
+	fputc(' ', p->out);
+	put_spaces(p->out, (size_t)pad);
+	fwrite(buf + 16, 1, (size_t)n, p->out);
+	fputs(") ", p->out);
+}
+
+/* print_graph_proc(): "comm-pid" centred in 14 columns, comm cut at 7 */
+static void print_graph_proc(struct printer *p, uint32_t buf)
+{
+	const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, buf);
+	char comm[8], pid[12];
+	int len, spaces = 0;
+
+	/* the kernel cuts comm at 7 characters here */
+	memcpy(comm, bi->comm, sizeof(comm) - 1);
+	comm[sizeof(comm) - 1] = '\0';
+	snprintf(pid, sizeof(pid), "%d", bi->tid);
+	len = (int)(strlen(comm) + strlen(pid) + 1);
+	if (len < TRACE_GRAPH_PROCINFO_LENGTH)
+		spaces = TRACE_GRAPH_PROCINFO_LENGTH - len;
+	put_spaces(p->out, (size_t)(spaces / 2));
+	fprintf(p->out, "%s-%s", comm, pid);
+	put_spaces(p->out, (size_t)(spaces - spaces / 2));
+}
+
+/* verif_pid(): a banner when the task on a cpu changes */
+static void verif_task(struct printer *p, const struct utrace_event *ev)
+{
+	uint32_t prev;
+
+	if (ev->cpu >= p->nr_last) {
+		size_t n = p->nr_last ? p->nr_last : 64;
+		uint32_t *a;
+
+		while (n <= ev->cpu)
+			n *= 2;
+		a = realloc(p->last_buf, n * sizeof(*a));
+		if (!a)
+			return;
+		for (size_t i = p->nr_last; i < n; i++)
+			a[i] = NO_TASK;
+		p->last_buf = a;
+		p->nr_last = n;
+	}
+	prev = p->last_buf[ev->cpu];
+	p->last_buf[ev->cpu] = ev->buf;
+	if (prev == NO_TASK || prev == ev->buf || utrace_dat_buffer_get(p->d, prev)->tid == ev->tid)
+		return;
+	fputs(" ------------------------------------------\n", p->out);
+	print_graph_cpu(p, ev->cpu);
+	print_graph_proc(p, prev);
+	fputs(" => ", p->out);
+	print_graph_proc(p, ev->buf);
+	fputs("\n ------------------------------------------\n\n", p->out);
+}
+
+/* print_graph_prologue() */
+static void graph_prologue(struct printer *p, const struct utrace_event *ev)
+{
+	verif_task(p, ev);
+	if ((p->flags & UTRACE_REPORT_ABSTIME) && p->nsecs)
+		fprintf(p->out, "%5" PRIu64 ".%09" PRIu64 " |  ", ev->ts / 1000000000u,
+			ev->ts % 1000000000u);
+	else if (p->flags & UTRACE_REPORT_ABSTIME)
+		fprintf(p->out, "%5" PRIu64 ".%06" PRIu64 " |  ", ev->ts / 1000000000u,
+			ev->ts % 1000000000u / 1000u);
+	if (p->flags & UTRACE_REPORT_CPU)
+		print_graph_cpu(p, ev->cpu);
+	if (p->flags & UTRACE_REPORT_PROC) {
+		print_graph_proc(p, ev->buf);
+		fputs(" | ", p->out);
+	}
+}
+
+static const char *func_name(struct printer *p, const struct utrace_event *ev)
+{
+	return utrace_dat_func_name(p->d, ev->image, ev->id);
+}
+
+static void print_lost(struct printer *p, const struct utrace_event *ev)
+{
+	const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, ev->buf);
+
+	if (ev->flags & UTRACE_EVF_LOST_UNKNOWN)
+		fprintf(p->out, "CPU:%u [LOST EVENTS] in %s-%d\n", ev->cpu, bi->comm, bi->tid);
+	else
+		fprintf(p->out, "CPU:%u [LOST %" PRIu64 " EVENTS] in %s-%d\n", ev->cpu, ev->lost,
+			bi->comm, bi->tid);
+}
+
+/* trace_print_context(): "comm-tid [cpu] ..... seconds.usecs: " */
+static void print_context(struct printer *p, const struct utrace_event *ev)
+{
+	const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, ev->buf);
+	uint64_t usecs = (ev->ts + 500) / 1000; /* ns2usecs() rounds */
+
+	if (p->nsecs)
+		fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%09" PRIu64 ": ", bi->comm,
+			bi->tid, ev->cpu, ev->ts / 1000000000u, ev->ts % 1000000000u);
+	else
+		fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%06" PRIu64 ": ", bi->comm,
+			bi->tid, ev->cpu, usecs / 1000000, usecs % 1000000);
+}
+
+/* print_fn_trace() */
+static void print_fn_line(struct printer *p, const struct utrace_event *ev)
+{
+	print_context(p, ev);
+	fputs(func_name(p, ev), p->out);
+	if ((p->flags & UTRACE_REPORT_PARENT) && ev->kind == UTRACE_EV_FUNC && ev->parent_ip) {
+		const char *parent = utrace_dat_addr_name(p->d, ev->image, ev->parent_ip, NULL);
+
+		if (parent)
+			fprintf(p->out, " <-%s", parent);
+		else
+			fprintf(p->out, " <-0x%" PRIx64, ev->parent_ip);
+	}
+	fputc('\n', p->out);
+}
+
+/*
+ * A tracepoint record as the kernel prints an event: "name: TP_printk
+ * output"; a utrace_printf text as trace_marker's "tracing_mark_write:
+ * text".  In function_graph the kernel shows both as comments.
+ */
+static void print_event_text(struct printer *p, const struct utrace_event *ev, bool graph)
+{
+	const char *name;
+
+	if (ev->kind == UTRACE_EV_PRINT) {
+		int len = (int)strnlen(ev->data, ev->data_len);
+
+		if (graph)
+			fprintf(p->out, "/* %.*s */\n", len, (const char *)ev->data);
+		else
+			fprintf(p->out, "tracing_mark_write: %.*s\n", len, (const char *)ev->data);
+		return;
+	}
+	name = p->evp ? utrace_event_printer_name(p->evp, (int)ev->id) : NULL;
+	fprintf(p->out, "%s%s: %s%s\n", graph ? "/* " : "", name ? name : "unknown_event",
+		p->evp ? utrace_event_printer_render(p->evp, (int)ev->id, ev->tid, ev->data,
+						     ev->data_len)
+		       : "",
+		graph ? " */" : "");
+}
+
+static void print_graph_event(struct printer *p, const struct utrace_event *ev)
+{
+	switch (ev->kind) {
+	case UTRACE_EV_ENTRY:
+		graph_prologue(p, ev);
+		print_graph_duration(p, 0, FILL_FULL);
+		put_spaces(p->out, graph_indent(ev->depth));
+		fputs(func_name(p, ev), p->out);
+		fputs("() {\n", p->out);
+		break;
+	case UTRACE_EV_LEAF:
+		graph_prologue(p, ev);
+		print_graph_duration(p, ev->duration, FILL_NONE);
+		put_spaces(p->out, graph_indent(ev->depth));
+		fputs(func_name(p, ev), p->out);
+		fputs("();\n", p->out);
+		break;
+	case UTRACE_EV_EXIT:
+		graph_prologue(p, ev);
+		print_graph_duration(p, ev->duration,
+				     ev->flags & UTRACE_EVF_NO_DURATION ? FILL_FULL : FILL_NONE);
+		put_spaces(p->out, graph_indent(ev->depth));
+		if (ev->flags & UTRACE_EVF_NO_ID)
+			fputs("}\n", p->out);
+		else if ((ev->flags & UTRACE_EVF_NO_ENTRY) || (p->flags & UTRACE_REPORT_TAIL))
+			fprintf(p->out, "} /* %s */\n", func_name(p, ev));
+		else
+			fputs("}\n", p->out);
+		break;
+	case UTRACE_EV_FUNC:
+		/* the kernel prints other events in their own format */
+		print_fn_line(p, ev);
+		break;
+	case UTRACE_EV_EVENT:
+	case UTRACE_EV_PRINT:
+		/* print_graph_comment(): at the depth the thread is at */
+		graph_prologue(p, ev);
+		print_graph_duration(p, 0, FILL_FULL);
+		put_spaces(p->out, graph_indent(ev->depth));
+		print_event_text(p, ev, true);
+		break;
+	}
+}
+
+static void count_lost(struct printer *p, const struct utrace_event *ev)
+{
+	if (!p->sum)
+		return;
+	if (ev->flags & UTRACE_EVF_LOST_UNKNOWN) {
+		p->sum->lost_unknown++;
+	} else {
+		p->sum->lost += ev->lost;
+		if (ev->buf < p->sum->nr_bufs)
+			p->sum->buf_lost[ev->buf] += ev->lost;
+	}
+}
+
+static int iter_fail(struct utrace_dat_iter *it, int ret)
+{
+	utrace_dat_iter_close(it);
+	return ret;
+}
+
+static void take_warnings(struct printer *p, const struct utrace_dat_iter *it)
+{
+	if (!p->sum || !utrace_dat_iter_warnings(it))
+		return;
+	p->sum->warnings = utrace_dat_iter_warnings(it);
+	snprintf(p->sum->warning, sizeof(p->sum->warning), "%s", utrace_dat_iter_warning(it));
+}
+
+/* Opens an iterator for one pass over the (filtered) events. */
+static int begin_pass(struct printer *p, struct utrace_dat_iter **it, struct utrace_error *err)
+{
+	int ret;
+
+	if (p->filter) {
+		ret = utrace_report_filter_begin(p->filter, p->d, err);
+		if (ret < 0)
+			return ret;
+	}
+	return utrace_dat_iter_open(p->d, it, err);
+}
+
+static int print_graph(struct printer *p, struct utrace_error *err)
+{
+	struct utrace_dat_iter *it;
+	struct utrace_event ev;
+	uint32_t f = p->flags;
+	int ret;
+
+	fputs("# tracer: function_graph\n#\n", p->out);
+	/* __print_graph_headers_flags() */
+	fprintf(p->out, "#%s%s%s%s               FUNCTION CALLS\n",
+		!(f & UTRACE_REPORT_ABSTIME) ? ""
+		: p->nsecs		     ? "     TIME          "
+					     : "     TIME       ",
+		f & UTRACE_REPORT_CPU ? " CPU" : "",
+		f & UTRACE_REPORT_PROC ? "  TASK/PID       " : "",
+		f & UTRACE_REPORT_DURATION ? "  DURATION   " : "");
+	fprintf(p->out, "#%s%s%s%s               |   |   |   |\n",
+		!(f & UTRACE_REPORT_ABSTIME) ? ""
+		: p->nsecs		     ? "      |            "
+					     : "      |         ",
+		f & UTRACE_REPORT_CPU ? " |  " : "",
+		f & UTRACE_REPORT_PROC ? "   |    |        " : "",
+		f & UTRACE_REPORT_DURATION ? "   |   |      " : "");
+
+	ret = begin_pass(p, &it, err);
+	if (ret < 0)
+		return ret;
+	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
+		if (ev.kind == UTRACE_EV_LOST) {
+			count_lost(p, &ev);
+			print_lost(p, &ev);
+			continue;
+		}
+		if (p->sum)
+			p->sum->events++;
+		print_graph_event(p, &ev);
+	}
+	if (ret < 0)
+		return iter_fail(it, ret);
+	take_warnings(p, it);
+	utrace_dat_iter_close(it);
+	return 0;
+}
+
+static int printed_by_function(const struct utrace_event *ev)
+{
+	return ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY ||
+	       ev->kind == UTRACE_EV_LEAF || ev->kind == UTRACE_EV_EVENT ||
+	       ev->kind == UTRACE_EV_PRINT;
+}
+
+static int print_function(struct printer *p, const char *tracer, struct utrace_error *err)
+{
+	unsigned nr_bufs = utrace_dat_buffer_count(p->d);
+	uint64_t entries = 0, written = 0, *per_buf;
+	struct utrace_dat_iter *it;
+	struct utrace_event ev;
+	unsigned ncpus = utrace_dat_nr_cpus(p->d);
+	int ret;
+
+	/* first pass: the header counts entries and cpus */
+	per_buf = calloc(nr_bufs ? nr_bufs : 1, sizeof(*per_buf));
+	if (!per_buf)
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(p->d));
+	ret = begin_pass(p, &it, err);
+	if (ret < 0) {
+		free(per_buf);
+		return ret;
+	}
+	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
+		if (!printed_by_function(&ev))
+			continue;
+		entries++;
+		per_buf[ev.buf]++;
+		if (!utrace_dat_meta(p->d, "nr_cpus") && ev.cpu + 1 > ncpus)
+			ncpus = ev.cpu + 1;
+	}
+	utrace_dat_iter_close(it);
+	if (ret < 0) {
+		free(per_buf);
+		return ret;
+	}
+	for (unsigned i = 0; i < nr_bufs; i++) {
+		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, i);
+
+		if (!utrace_report_filter_thread(p->filter, p->d, i))
+			continue;
+		written += bi->has_stats && bi->written > per_buf[i] ? bi->written : per_buf[i];
+	}
+	free(per_buf);
+
+	/* print_func_help_header_irq(), without the irq legend */
+	fprintf(p->out, "# tracer: %s\n#\n", tracer);
+	fprintf(p->out, "# entries-in-buffer/entries-written: %" PRIu64 "/%" PRIu64 "   #P:%u\n#\n",
+		entries, written, ncpus);
+	fputs("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n", p->out);
+	fputs("#              | |         |   |||||     |         |\n", p->out);
+
+	ret = begin_pass(p, &it, err);
+	if (ret < 0)
+		return ret;
+	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
+		if (ev.kind == UTRACE_EV_LOST) {
+			count_lost(p, &ev);
+			print_lost(p, &ev);
+			continue;
+		}
+		if (!printed_by_function(&ev))
+			continue;
+		if (p->sum)
+			p->sum->events++;
+		if (ev.kind == UTRACE_EV_EVENT || ev.kind == UTRACE_EV_PRINT) {
+			print_context(p, &ev);
+			print_event_text(p, &ev, false);
+		} else {
+			print_fn_line(p, &ev);
+		}
+	}
+	if (ret < 0)
+		return iter_fail(it, ret);
+	take_warnings(p, it);
+	utrace_dat_iter_close(it);
+	return 0;
+}
+
+int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_report_opts *opts,
+			struct utrace_report_summary *sum, struct utrace_error *err)
+{
+	const char *tracer = opts->tracer ? opts->tracer : utrace_dat_meta(d, "tracer");
+	struct printer p;
+	unsigned ncpus = utrace_dat_nr_cpus(d);
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.d = d;
+	p.out = out;
+	p.flags = opts->flags;
+	p.sum = sum;
+	p.filter = opts->filter;
+	p.nsecs = opts->nsecs;
+	p.cpu_width = snprintf(NULL, 0, "%u", ncpus ? ncpus - 1 : 0);
+	if (utrace_dat_event_format_count(d) && utrace_event_printer_new(d, &p.evp, err) < 0)
+		return err->code;
+	if (sum) {
+		memset(sum, 0, sizeof(*sum));
+		sum->nr_bufs = utrace_dat_buffer_count(d);
+		sum->buf_lost = calloc(sum->nr_bufs ? sum->nr_bufs : 1, sizeof(*sum->buf_lost));
+		if (!sum->buf_lost)
+			return utrace_error_set(err, -ENOMEM, "%s: out of memory",
+						utrace_dat_path(d));
+	}
+	if (!tracer)
+		tracer = "function_graph";
+	if (!strcmp(tracer, "function") || !strcmp(tracer, "nop"))
+		ret = print_function(&p, tracer, err);
+	else if (!strcmp(tracer, "function_graph"))
+		ret = print_graph(&p, err);
+	else
+		ret = utrace_error_set(err, -EINVAL, "%s: unknown tracer '%s'", utrace_dat_path(d),
+				       tracer);
+	free(p.last_buf);
+	utrace_event_printer_free(p.evp);
+	if (ret == 0 && (fflush(out) == EOF || ferror(out)))
+		ret = utrace_error_set(err, -EIO, "%s: writing the report: %s", utrace_dat_path(d),
+				       strerror(errno));
+	return ret;
+}
+
+void utrace_report_summary_free(struct utrace_report_summary *sum)
+{
+	if (!sum)
+		return;
+	free(sum->buf_lost);
+	sum->buf_lost = NULL;
+	sum->nr_bufs = 0;
+}
+
+static void stat_value(FILE *out, int known, uint64_t v, int width)
+{
+	if (known)
+		fprintf(out, " %*" PRIu64, width, v);
+	else
+		fprintf(out, " %*s", width, "-");
+}
+
+int utrace_report_print_stat(struct utrace_dat *d, FILE *out,
+			     const struct utrace_report_filter *filter, struct utrace_error *err)
+{
+	uint64_t written = 0, lost = 0, pages = 0, overrun = 0;
+	unsigned n = utrace_dat_buffer_count(d), shown = 0, unknown = 0;
+
+	fprintf(out, "# buffer statistics: one buffer per traced thread\n");
+	fprintf(out, "# %22s %8s %12s %12s %8s %8s\n", "COMM-TID", "PID", "RECORDS", "LOST", "PAGES",
+		"OVERRUN");
+	for (unsigned i = 0; i < n; i++) {
+		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(d, i);
+		char name[40];
+
+		if (!utrace_report_filter_thread(filter, d, i))
+			continue;
+		if (bi->kernel)
+			continue; /* a task only kernel events name: it has no ring buffer */
+		shown++;
+		snprintf(name, sizeof(name), "%s-%d", bi->comm, bi->tid);
+		fprintf(out, "  %22s %8d", name, bi->pid);
+		stat_value(out, bi->has_stats, bi->written, 12);
+		stat_value(out, bi->has_stats, bi->lost, 12);
+		/* pages saved: the recorder's count, or the PAGE records found */
+		stat_value(out, 1, bi->has_stats ? bi->pages : bi->nr_pages, 8);
+		stat_value(out, bi->has_stats, bi->overrun, 8);
+		fputc('\n', out);
+		if (!bi->has_stats)
+			unknown++;
+		written += bi->written;
+		lost += bi->lost;
+		pages += bi->has_stats ? bi->pages : bi->nr_pages;
+		overrun += bi->overrun;
+	}
+	fprintf(out,
+		"# total: %u thread%s, %" PRIu64 " records, %" PRIu64 " lost, %" PRIu64
+		" page%s, %" PRIu64 " overrun\n",
+		shown, shown == 1 ? "" : "s", written, lost, pages, pages == 1 ? "" : "s", overrun);
+	if (unknown)
+		fprintf(out,
+			"# %u thread%s without statistics ('-': the recording did not finish)\n",
+			unknown, unknown == 1 ? "" : "s");
+	if (fflush(out) == EOF || ferror(out))
+		return utrace_error_set(err, -EIO, "%s: writing the statistics: %s",
+					utrace_dat_path(d), strerror(errno));
+	return 0;
+}

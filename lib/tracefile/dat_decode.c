@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_decode.c - decodes the sub-buffers of one buffer (one thread) into
+ * ENTRY / EXIT / FUNC / LOST records, page by page in file order.
+ *
+ * Design: a cursor holds one sub-buffer (read with pread when the previous
+ * one is used up), the running time in TSC ticks, the cpu, and the
+ * thread's call stack, which pairs each EXIT with its ENTRY (an EXIT does
+ * not name its function, common/record.h).  The stack is `base` frames
+ * nothing is known of plus an array of frames with id and entry time: a
+ * CONTEXT record, or a sub-buffer whose predecessor is missing, sets it to
+ * what the producer says is open.  Every record word is checked against
+ * the committed size before it is read; a record that runs past it, an
+ * unknown extended type or an impossible value cuts the sub-buffer short
+ * at that point and counts a warning, and the next sub-buffer starts over
+ * from its own header.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/rb_abi.h"
+#include "common/record.h"
+#include "lib/tracefile/dat_decode.h"
+
+/* extra EXIT events an EXIT_UNWIND may report beyond the known frames */
+#define UNWIND_EXTRA_MAX 64
+
+void dat_cursor_init(struct dat_cursor *c, struct utrace_dat *d, uint32_t bufidx,
+		     struct dat_warnings *warn)
+{
+	memset(c, 0, sizeof(*c));
+	c->d = d;
+	c->b = &d->buffers[bufidx];
+	c->bufidx = bufidx;
+	c->warn = warn;
+}
+
+void dat_cursor_fini(struct dat_cursor *c)
+{
+	free(c->raw);
+	free(c->frames);
+	c->raw = NULL;
+	c->frames = NULL;
+	c->cap_raw = c->cap_frames = 0;
+	c->nr_frames = 0;
+	c->in_page = 0;
+}
+
+static int corrupt(struct dat_cursor *c, const char *what, uint32_t pos)
+{
+	struct dat_warnings *w = c->warn;
+
+	if (!w->count++)
+		snprintf(w->first, sizeof(w->first),
+			 "%s: thread %s-%d (buffer %u), sub-buffer at offset %llu: %s at byte %u",
+			 c->d->path, c->b->info.comm, c->b->info.tid, c->b->info.buf,
+			 (unsigned long long)c->page_off, what,
+			 (unsigned)(sizeof(struct utrace_subbuf) + pos * 4u));
+	c->in_page = 0;
+	c->broken = 1;
+	return 0;
+}
+
+static uint64_t u64_at(const uint32_t *w)
+{
+	return (uint64_t)w[0] | (uint64_t)w[1] << 32;
+}
+
+static uint32_t cur_depth(const struct dat_cursor *c)
+{
+	uint64_t depth = c->base + c->nr_frames;
+
+	return depth > UINT32_MAX ? UINT32_MAX : (uint32_t)depth;
+}
+
+static int reserve_frames(struct dat_cursor *c, size_t n)
+{
+	size_t cap;
+	struct dat_frame *p;
+
+	if (n <= c->cap_frames)
+		return 0;
+	cap = c->cap_frames ? c->cap_frames * 2 : 64;
+	while (cap < n)
+		cap *= 2;
+	p = realloc(c->frames, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	c->frames = p;
+	c->cap_frames = cap;
+	return 0;
+}
+
+static void set_unknown_stack(struct dat_cursor *c, uint64_t depth)
+{
+	c->nr_frames = 0;
+	c->base = depth;
+}
+
+static int load_page(struct dat_cursor *c, struct utrace_error *err)
+{
+	const struct dat_page_ref *ref = &c->b->pages[c->next_page++];
+	size_t need = (sizeof(struct utrace_subbuf) + ref->commit) / 4;
+	struct utrace_subbuf sb;
+	int gap, ret;
+
+	if (need > c->cap_raw) {
+		uint32_t *p = realloc(c->raw, need * 4);
+
+		if (!p)
+			return utrace_error_set(err, -ENOMEM, "%s: out of memory", c->d->path);
+		c->raw = p;
+		c->cap_raw = need;
+	}
+	ret = dat_pread(c->d, c->raw, need * 4, ref->off, err);
+	if (ret < 0)
+		return ret;
+	memcpy(&sb, c->raw, sizeof(sb));
+	c->page_off = ref->off;
+	c->words = c->raw + sizeof(sb) / 4;
+	c->nwords = ref->commit / 4;
+	c->pos = 0;
+	c->in_page = 1;
+	if ((sb.commit & ~3u) != ref->commit)
+		return corrupt(c, "the sub-buffer header changed since the file was opened", 0);
+
+	c->tick = sb.time_stamp;
+	c->cpu = sb.cpu;
+	gap = c->have_seq && sb.seq != c->last_seq + 1;
+	c->last_seq = sb.seq;
+	c->have_seq = 1;
+	/* When this sub-buffer does not follow the previous one, what is open
+	 * is what the producer says: a CONTEXT record, or without one (nothing
+	 * was open, or the producer did not say) the depth in its header. */
+	if ((sb.lost_before || gap || c->broken) && !(sb.flags & UTRACE_SB_CONTEXT))
+		set_unknown_stack(c, sb.depth < DAT_MAX_DEPTH ? sb.depth : 0);
+	c->broken = 0;
+	if (sb.lost_before || gap) {
+		c->lost_pending = 1;
+		c->lost_count = sb.lost_before;
+		c->lost_flags = sb.lost_before ? 0 : UTRACE_EVF_LOST_UNKNOWN;
+	}
+	return 0;
+}
+
+static void raw_init(const struct dat_cursor *c, struct dat_raw *r, uint32_t kind)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->tick = c->tick;
+	r->cpu = c->cpu;
+	r->id = UTRACE_DAT_NO_ID;
+}
+
+static int push_entry(struct dat_cursor *c, struct dat_raw *r, uint32_t id)
+{
+	struct dat_frame *f;
+
+	raw_init(c, r, UTRACE_EV_ENTRY);
+	r->id = id;
+	r->depth = cur_depth(c);
+	if (c->nr_frames >= DAT_MAX_DEPTH) {
+		/* runaway recursion: forget the outer half */
+		size_t half = c->nr_frames / 2;
+
+		memmove(c->frames, c->frames + half, (c->nr_frames - half) * sizeof(*c->frames));
+		c->nr_frames -= half;
+		c->base += half;
+	}
+	if (reserve_frames(c, c->nr_frames + 1)) {
+		c->base++; /* out of memory: the frame becomes unknown */
+		return 1;
+	}
+	f = &c->frames[c->nr_frames++];
+	f->id = id;
+	f->known = 1;
+	f->tick = c->tick;
+	return 1;
+}
+
+static void pop_exit(struct dat_cursor *c, struct dat_raw *r)
+{
+	raw_init(c, r, UTRACE_EV_EXIT);
+	if (c->nr_frames) {
+		const struct dat_frame *f = &c->frames[--c->nr_frames];
+
+		r->id = f->id;
+		if (f->known)
+			r->entry_tick = f->tick;
+		else
+			r->flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY;
+		if (f->id == UTRACE_DAT_NO_ID)
+			r->flags |= UTRACE_EVF_NO_ID;
+	} else {
+		if (c->base)
+			c->base--;
+		r->flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY | UTRACE_EVF_NO_ID;
+	}
+	r->depth = cur_depth(c);
+}
+
+static int set_context(struct dat_cursor *c, const uint32_t *w, uint32_t n)
+{
+	uint32_t depth = w[1];
+
+	if (n > depth || depth > DAT_MAX_DEPTH)
+		return corrupt(c, "impossible CONTEXT record", c->pos);
+	if (reserve_frames(c, n)) {
+		set_unknown_stack(c, depth);
+		return 0;
+	}
+	c->base = depth - n;
+	c->nr_frames = n;
+	for (uint32_t i = 0; i < n; i++) {
+		c->frames[i].id = w[2 + i];
+		c->frames[i].known = 0;
+		c->frames[i].tick = 0;
+	}
+	return 0;
+}
+
+/* Decodes the extended record at c->pos.  1 with a record in r, 0 if it
+ * only changed the state (or cut the page short). */
+static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
+{
+	const uint32_t *w = c->words + c->pos;
+	uint32_t left = c->nwords - c->pos;
+	uint32_t payload = urec_ext_payload(w[0]);
+	uint32_t nw = urec_ext_words(w[0]);
+	char what[64];
+
+	if (!nw) {
+		snprintf(what, sizeof(what), "unknown record type %u",
+			 (unsigned)urec_ext_type(w[0]));
+		return corrupt(c, what, c->pos);
+	}
+	if (nw > left)
+		return corrupt(c, "record runs past the committed data", c->pos);
+
+	switch (urec_ext_type(w[0])) {
+	case UEXT_PAD:
+		c->in_page = 0;
+		return 0;
+	case UEXT_TIME_EXTEND:
+		c->tick += (uint64_t)w[1] << 24 | payload;
+		break;
+	case UEXT_TIME_STAMP:
+		c->tick = u64_at(w + 1);
+		break;
+	case UEXT_ENTRY_LONG:
+		c->pos += nw;
+		c->tick += w[2];
+		return push_entry(c, r, w[1]);
+	case UEXT_FUNC_LONG:
+		c->pos += nw;
+		c->tick += w[2];
+		raw_init(c, r, UTRACE_EV_FUNC);
+		r->id = w[1];
+		r->parent_ip = u64_at(w + 3);
+		r->depth = cur_depth(c);
+		return 1;
+	case UEXT_EXIT_LONG:
+		c->pos += nw;
+		c->tick += u64_at(w + 1);
+		pop_exit(c, r);
+		return 1;
+	case UEXT_CONTEXT:
+		if (set_context(c, w, payload) == 0 && !c->in_page)
+			return 0; /* cut short */
+		break;
+	case UEXT_CPU:
+		if (payload > DAT_MAX_CPU)
+			return corrupt(c, "impossible cpu number", c->pos);
+		c->cpu = payload;
+		break;
+	case UEXT_LOST:
+		c->pos += nw;
+		raw_init(c, r, UTRACE_EV_LOST);
+		r->lost = u64_at(w + 1);
+		r->depth = cur_depth(c);
+		return 1;
+	case UEXT_GRAPH_LEAF:
+		if (w[2] > DAT_MAX_DEPTH)
+			return corrupt(c, "impossible depth in GRAPH_LEAF record", c->pos);
+		c->pos += nw;
+		c->tick += payload;
+		raw_init(c, r, UTRACE_EV_EXIT);
+		r->flags = UTRACE_EVF_NO_ENTRY | UTRACE_EVF_THRESH;
+		r->id = w[1];
+		r->depth = w[2];
+		r->dur_ticks = u64_at(w + 3);
+		return 1;
+	case UEXT_EVENT:
+	case UEXT_PRINT: {
+		uint32_t bytes = urec_ext_type(w[0]) == UEXT_EVENT ? w[2] >> 16 : w[2];
+
+		if (bytes > payload * 4)
+			return corrupt(c, "event record longer than its words", c->pos);
+		c->pos += nw;
+		c->tick += w[1];
+		raw_init(c, r, urec_ext_type(w[0]) == UEXT_EVENT ? UTRACE_EV_EVENT : UTRACE_EV_PRINT);
+		if (r->kind == UTRACE_EV_EVENT)
+			r->id = w[2] & 0xffff;
+		r->data = w + 3;
+		r->data_len = bytes;
+		r->depth = cur_depth(c);
+		return 1;
+	}
+	case UEXT_EXIT_UNWIND: {
+		uint64_t max = (uint64_t)cur_depth(c) + UNWIND_EXTRA_MAX;
+
+		c->tick += w[1];
+		c->unwind_left = payload > max ? (uint32_t)max : payload;
+		break;
+	}
+	default:
+		return corrupt(c, "unknown record type", c->pos);
+	}
+	c->pos += nw;
+	return 0;
+}
+
+/* Decodes the record at c->pos: 1 with a record in r, 0 if none. */
+static int decode_one(struct dat_cursor *c, struct dat_raw *r)
+{
+	const uint32_t *w = c->words + c->pos;
+	uint32_t left = c->nwords - c->pos;
+
+	switch (urec_kind(w[0])) {
+	case UREC_ENTRY:
+		c->pos++;
+		c->tick += urec_short_delta(w[0]);
+		return push_entry(c, r, urec_short_id(w[0]));
+	case UREC_EXIT:
+		c->pos++;
+		c->tick += urec_exit_delta(w[0]);
+		pop_exit(c, r);
+		return 1;
+	case UREC_FUNC:
+		if (left < 3)
+			return corrupt(c, "FUNC record runs past the committed data", c->pos);
+		c->pos += 3;
+		c->tick += urec_short_delta(w[0]);
+		raw_init(c, r, UTRACE_EV_FUNC);
+		r->id = urec_short_id(w[0]);
+		r->parent_ip = u64_at(w + 1);
+		r->depth = cur_depth(c);
+		return 1;
+	default:
+		return decode_ext(c, r);
+	}
+}
+
+int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err)
+{
+	int ret;
+
+	for (;;) {
+		if (c->unwind_left) {
+			c->unwind_left--;
+			pop_exit(c, r);
+			r->flags |= UTRACE_EVF_UNWIND;
+			return 1;
+		}
+		if (c->lost_pending) {
+			c->lost_pending = 0;
+			raw_init(c, r, UTRACE_EV_LOST);
+			r->lost = c->lost_count;
+			r->flags = c->lost_flags;
+			r->depth = cur_depth(c);
+			return 1;
+		}
+		if (!c->in_page) {
+			if (c->next_page >= c->b->nr_pages)
+				return 0;
+			ret = load_page(c, err);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (c->pos >= c->nwords) {
+			c->in_page = 0;
+			continue;
+		}
+		if (decode_one(c, r))
+			return 1;
+	}
+}

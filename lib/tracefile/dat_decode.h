@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_decode.h - the decoder of one buffer's sub-buffers (dat_decode.c),
+ * used by the merging iterator (dat_iter.c).  Internal to the reader.
+ */
+#ifndef UTRACE_LIB_DAT_DECODE_H
+#define UTRACE_LIB_DAT_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/tracefile/dat_internal.h"
+
+/* A decoded record, times still in ticks. */
+struct dat_raw {
+	uint32_t kind;	/* enum utrace_event_kind (never LEAF) */
+	uint32_t flags; /* enum utrace_event_flags */
+	uint64_t tick;
+	uint64_t entry_tick; /* EXIT with a known entry */
+	uint64_t dur_ticks;  /* EXIT of a GRAPH_LEAF record */
+	uint32_t id, cpu, depth;
+	uint64_t parent_ip;
+	uint64_t lost;
+	const uint32_t *data; /* EVENT, PRINT: in the cursor's page */
+	uint32_t data_len;
+};
+
+/* Damaged sub-buffers met by an iterator. */
+struct dat_warnings {
+	uint64_t count;
+	char first[512];
+};
+
+struct dat_frame {
+	uint32_t id;
+	uint32_t known; /* tick is the entry time */
+	uint64_t tick;
+};
+
+struct dat_cursor {
+	struct utrace_dat *d;
+	struct dat_buffer *b;
+	uint32_t bufidx;
+	struct dat_warnings *warn;
+
+	size_t next_page;
+	uint32_t *raw; /* the sub-buffer header, then the records */
+	size_t cap_raw;
+	const uint32_t *words;
+	uint32_t nwords, pos;
+	int in_page;
+	uint64_t page_off;
+	uint32_t last_seq;
+	int have_seq;
+	int broken; /* the previous page was cut short */
+
+	uint64_t tick;
+	uint32_t cpu;
+
+	/* the call stack: `base` frames nothing is known of, then frames[] */
+	uint64_t base;
+	struct dat_frame *frames;
+	size_t nr_frames, cap_frames;
+
+	uint32_t unwind_left; /* EXIT events an EXIT_UNWIND still owes */
+	int lost_pending;     /* a LOST event owed for the page just loaded */
+	uint64_t lost_count;
+	uint32_t lost_flags;
+};
+
+void dat_cursor_init(struct dat_cursor *c, struct utrace_dat *d, uint32_t bufidx,
+		     struct dat_warnings *warn);
+/* 1 with a record, 0 at the end of the buffer, <0 on an I/O error. */
+int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err);
+void dat_cursor_fini(struct dat_cursor *c);
+
+#endif

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_internal.h - what the parts of the utrace.dat reader share:
+ * dat_reader.c (open, index, metadata), dat_syms.c (symbol lookup),
+ * dat_decode.c (sub-buffer decoder) and dat_iter.c (merge by time).
+ */
+#ifndef UTRACE_LIB_DAT_INTERNAL_H
+#define UTRACE_LIB_DAT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/tracefile/dat_reader.h"
+
+/* Limits that tell a damaged file from a real one. */
+#define DAT_MAX_META_LEN (1u << 30) /* a metadata record's payload */
+#define DAT_MAX_DEPTH (1u << 20)    /* call depth, CONTEXT and GRAPH_LEAF */
+#define DAT_MAX_CPU 65535u	    /* struct utrace_subbuf.cpu is 16 bits */
+#define DAT_MAX_WARNINGS 8	    /* kept; all are counted */
+
+struct dat_page_ref {
+	uint64_t off;	 /* file offset of the struct utrace_subbuf */
+	uint32_t commit; /* bytes of records after it */
+	uint32_t reserved;
+};
+
+struct dat_buffer {
+	struct utrace_dat_buffer_info info;
+	struct dat_page_ref *pages;
+	size_t nr_pages, cap_pages;
+	uint64_t first_tsc; /* time_stamp of the first page */
+};
+
+struct dat_object {
+	uint32_t image, obj, flags, id_base, nr_sites;
+	uint64_t bias;
+	char *path;
+	uint64_t *sites;	     /* vaddr of each site, 0 = unknown */
+	uint32_t nr_known;	     /* entries in sites[] (<= nr_sites) */
+	struct utrace_dat_sym *syms; /* sorted by vaddr */
+	uint32_t nr_syms;
+	char *strs; /* str_size + 1 bytes, NUL-terminated */
+	uint32_t str_size;
+	uint64_t sym_lo, sym_hi; /* [lo, hi) covered by the symbols */
+	const char **name_cache; /* nr_known entries, lazily allocated */
+	int has_symtab;		 /* a SYMTAB record, or the disk was tried */
+	size_t seq;		 /* order in the file: the last one wins */
+};
+
+struct dat_image {
+	struct utrace_dat_image_info info;
+	char *exe;
+	struct dat_object **objs; /* sorted by id_base */
+	size_t nr_objs;
+	size_t seq;
+};
+
+struct dat_meta {
+	const char *key, *value;
+};
+
+/* A SITES or SYMTAB record, kept until every OBJECT is known. */
+struct dat_blob {
+	uint32_t type;
+	uint32_t len;
+	char *data;
+};
+
+struct dat_name {
+	struct dat_name *next;
+	char text[];
+};
+
+struct utrace_dat {
+	int fd;
+	char *path;
+	uint64_t file_size;
+	struct utrace_dat_header hdr;
+	int finished;
+	int have_clock;
+	/* tsc -> ns as ns0 + (tsc - tsc0) * tsc_mult >> TSC_SHIFT, like the
+	 * kernel's clocksource mult/shift: no division per record */
+	uint64_t tsc_mult;
+	int tsc_fast;
+	struct utrace_dat_clock clock;
+	unsigned max_cpu;
+
+	char **meta_blobs;
+	size_t nr_meta_blobs;
+	struct dat_meta *meta;
+	size_t nr_meta;
+
+	struct dat_image *images; /* sorted by image id */
+	size_t nr_images;
+	struct dat_object *objects; /* sorted by (image, obj) */
+	size_t nr_objects;
+	struct dat_buffer *buffers;
+	size_t nr_buffers, cap_buffers;
+	uint32_t *buf_hash; /* buffer index + 1, 0 = empty */
+	size_t buf_hash_size;
+
+	char **notices;
+	size_t nr_notices;
+	struct dat_evfmt {
+		int id;
+		char *system;
+		char *text;
+	} *evfmts;
+	size_t nr_evfmts;
+	char *warnings[DAT_MAX_WARNINGS];
+	unsigned nr_warnings;
+
+	struct dat_kernel *kern; /* kernel events (dat_kernel.c), NULL if none */
+
+	unsigned disk_syms;	/* objects whose symbols came from their file */
+	struct dat_name *names; /* formatted fallback names, freed at close */
+	char ring[8][48];	/* names of ids no object covers */
+	unsigned ring_pos;
+};
+
+/* dat_reader.c */
+void dat_warn(struct utrace_dat *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* pread() the whole range; -EIO with err filled if the file is shorter. */
+int dat_pread(const struct utrace_dat *d, void *buf, size_t len, uint64_t off,
+	      struct utrace_error *err);
+struct dat_image *dat_find_image(const struct utrace_dat *d, uint32_t image);
+/* The buffer with file id `id`, created (unnamed) if new; NULL if out of
+ * memory.  Pointers into d->buffers do not survive it. */
+struct dat_buffer *dat_buf_get(struct utrace_dat *d, uint32_t id);
+/* ticks (a duration) to ns, with the slope of the clock */
+uint64_t dat_ticks_to_ns(const struct utrace_dat *d, uint64_t ticks);
+
+/* dat_syms.c */
+int dat_syms_finish(struct utrace_dat *d, struct dat_blob *blobs, size_t nr_blobs);
+void dat_syms_free(struct utrace_dat *d);
+
+/* utrace_dat_tsc_to_ns's common case, inlined into the iterator (three
+ * conversions per call event made the function call itself a hot spot). */
+#define DAT_TSC_SHIFT 40
+static inline uint64_t dat_tsc_ns(const struct utrace_dat *d, uint64_t tsc)
+{
+	if (d->tsc_fast && tsc >= d->clock.tsc0 && tsc - d->clock.tsc0 < (1ull << 60)) {
+		uint64_t ns = (uint64_t)(((unsigned __int128)(tsc - d->clock.tsc0) * d->tsc_mult) >>
+					 DAT_TSC_SHIFT);
+
+		if (ns <= UINT64_MAX - d->clock.ns0)
+			return d->clock.ns0 + ns;
+	}
+	return utrace_dat_tsc_to_ns(d, tsc);
+}
+
+#endif

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_iter.c - the events of every buffer of a utrace.dat, merged by time.
+ *
+ * Design: one decoder cursor per buffer (dat_decode.c) and a binary heap
+ * of the cursors keyed by the time of their next event (ties: the lower
+ * buffer index first), like a k-way merge of the kernel's per-cpu
+ * buffers.  A cursor that has not started yet sits in the heap keyed by
+ * its first sub-buffer's time stamp, a lower bound of its first event, and
+ * reads nothing until it reaches the top; a cursor that is done frees its
+ * page, so only the buffers live at one moment hold a sub-buffer in memory.
+ *
+ * The kernel's per-CPU pages (KPAGE records) have a cursor each too
+ * (dat_kernel.c), in the same heap, after the buffers on ties: their
+ * events come out already converted to ns, so the merge interleaves user
+ * and kernel records by time.
+ *
+ * Each cursor looks one record ahead: an ENTRY immediately followed by its
+ * own EXIT becomes one LEAF event, as the kernel's function_graph output
+ * folds "func();" lines.  Times are converted from ticks to ns only here;
+ * a duration is the difference of the converted times.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/tracefile/dat_kernel.h"
+
+struct iter_cursor {
+	struct dat_cursor dc;
+	struct dat_kcursor *kc; /* a kernel CPU's cursor instead of dc */
+	size_t order;		/* ties: buffers first, then the kernel CPUs */
+	struct dat_raw look;
+	int has_look;
+	int started;
+	int done;
+	int empty; /* started out of turn and found nothing: pop when on top */
+	uint64_t key;
+	struct utrace_event head;
+};
+
+struct utrace_dat_iter {
+	struct utrace_dat *d;
+	struct iter_cursor *curs;
+	size_t nr_curs;
+	struct iter_cursor **heap;
+	size_t nr_heap;
+	struct dat_warnings warn;
+	uint8_t *out; /* the emitted event's data: its page may be gone */
+	size_t cap_out;
+};
+
+static int before(const struct iter_cursor *a, const struct iter_cursor *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	return a->order < b->order;
+}
+
+static void sift_down(struct utrace_dat_iter *it, size_t i)
+{
+	struct iter_cursor **h = it->heap;
+	size_t n = it->nr_heap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct iter_cursor *t;
+
+		if (l < n && before(h[l], h[m]))
+			m = l;
+		if (r < n && before(h[r], h[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void heap_pop(struct utrace_dat_iter *it)
+{
+	dat_cursor_fini(&it->heap[0]->dc);
+	dat_kcursor_free(it->heap[0]->kc);
+	it->heap[0]->kc = NULL;
+	it->heap[0]->done = 1;
+	it->heap[0] = it->heap[--it->nr_heap];
+	if (it->nr_heap)
+		sift_down(it, 0);
+}
+
+static inline uint64_t ns(const struct utrace_dat *d, uint64_t tick)
+{
+	return dat_tsc_ns(d, tick);
+}
+
+static uint64_t ns_diff(const struct utrace_dat *d, uint64_t from, uint64_t to)
+{
+	uint64_t a = ns(d, from), b = ns(d, to);
+
+	return b > a ? b - a : 0;
+}
+
+static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const struct dat_raw *r)
+{
+	const struct utrace_dat_buffer_info *bi = &c->dc.b->info;
+	struct utrace_event *ev = &c->head;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = r->kind;
+	ev->flags = r->flags;
+	ev->ts = ns(it->d, r->tick);
+	ev->buf = c->dc.bufidx;
+	ev->image = bi->image;
+	ev->id = r->id;
+	ev->cpu = r->cpu;
+	ev->depth = r->depth;
+	ev->pid = bi->pid;
+	ev->tid = bi->tid;
+	ev->parent_ip = r->parent_ip;
+	ev->lost = r->lost;
+	ev->data = r->data;
+	ev->data_len = r->data_len;
+	if (r->kind != UTRACE_EV_EXIT || (r->flags & UTRACE_EVF_NO_DURATION))
+		return;
+	if (r->flags & UTRACE_EVF_THRESH) {
+		if (r->dur_ticks <= r->tick)
+			ev->duration = ns_diff(it->d, r->tick - r->dur_ticks, r->tick);
+		else
+			ev->duration = dat_ticks_to_ns(it->d, r->dur_ticks);
+	} else {
+		/* ev->ts is the exit's time already */
+		uint64_t from = ns(it->d, r->entry_tick);
+
+		ev->duration = ev->ts > from ? ev->ts - from : 0;
+	}
+}
+
+/* Reads the cursor's next event into c->head: 1, 0 at its end, <0. */
+static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct utrace_error *err)
+{
+	struct dat_raw r, n;
+	int ret;
+
+	if (c->kc)
+		return dat_kcursor_next(c->kc, &c->head, err);
+	if (c->has_look) {
+		r = c->look;
+		c->has_look = 0;
+	} else {
+		ret = dat_cursor_next(&c->dc, &r, err);
+		if (ret <= 0)
+			return ret;
+	}
+	if (r.kind == UTRACE_EV_ENTRY) {
+		ret = dat_cursor_next(&c->dc, &n, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0 && n.kind == UTRACE_EV_EXIT &&
+		    !(n.flags & (UTRACE_EVF_NO_DURATION | UTRACE_EVF_THRESH)) && n.id == r.id &&
+		    n.depth == r.depth && n.entry_tick == r.tick) {
+			make_event(it, c, &r);
+			c->head.kind = UTRACE_EV_LEAF;
+			c->head.flags = n.flags & UTRACE_EVF_UNWIND;
+			c->head.duration = ns_diff(it->d, r.tick, n.tick);
+			return 1;
+		}
+		if (ret > 0) {
+			c->look = n;
+			c->has_look = 1;
+		}
+	}
+	make_event(it, c, &r);
+	return 1;
+}
+
+int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
+			 struct utrace_error *err)
+{
+	size_t nr_k = dat_kernel_cpu_count(d), nr = d->nr_buffers + nr_k;
+	struct utrace_dat_iter *it;
+
+	*out = NULL;
+	it = calloc(1, sizeof(*it));
+	if (!it)
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", d->path);
+	it->d = d;
+	if (nr) {
+		it->curs = calloc(nr, sizeof(*it->curs));
+		it->heap = calloc(nr, sizeof(*it->heap));
+		if (!it->curs || !it->heap) {
+			utrace_dat_iter_close(it);
+			return utrace_error_set(err, -ENOMEM, "%s: out of memory", d->path);
+		}
+	}
+	for (size_t i = 0; i < d->nr_buffers; i++) {
+		struct iter_cursor *c = &it->curs[i];
+
+		dat_cursor_init(&c->dc, d, (uint32_t)i, &it->warn);
+		c->order = i;
+		it->nr_curs++;
+		if (!d->buffers[i].nr_pages)
+			continue;
+		c->key = ns(d, d->buffers[i].first_tsc);
+		it->heap[it->nr_heap++] = c;
+	}
+	for (size_t i = 0; i < nr_k; i++) {
+		struct iter_cursor *c = &it->curs[it->nr_curs];
+
+		c->kc = dat_kcursor_new(d, i, &it->warn);
+		if (!c->kc) {
+			utrace_dat_iter_close(it);
+			return utrace_error_set(err, -ENOMEM, "%s: out of memory", d->path);
+		}
+		c->order = it->nr_curs++;
+		c->key = dat_kcursor_first_ns(c->kc);
+		it->heap[it->nr_heap++] = c;
+	}
+	for (size_t i = it->nr_heap / 2 + 1; i-- > 0;)
+		if (it->nr_heap)
+			sift_down(it, i);
+	*out = it;
+	return 0;
+}
+
+/* The call depth thread buf is at between two of its events: that of its
+ * next one, one more if that is an EXIT (we are inside its function);
+ * 0 before its first and after its last. */
+static uint32_t thread_depth(const struct utrace_dat_iter *it, uint32_t buf)
+{
+	const struct iter_cursor *u = &it->curs[buf];
+
+	if (u->kc || !u->started || u->done)
+		return 0;
+	switch (u->head.kind) {
+	case UTRACE_EV_EXIT:
+		return u->head.depth + 1;
+	case UTRACE_EV_ENTRY:
+	case UTRACE_EV_LEAF:
+	case UTRACE_EV_EVENT:
+	case UTRACE_EV_PRINT:
+		return u->head.depth;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Does a kernel record of task tid lie in [from, to)?  Called with a LEAF
+ * on top of the heap, so every other cursor's next record is at or after
+ * `from`; a kernel cursor that has not started but may have records
+ * before `to` is started here, out of turn.  Only each kernel cursor's
+ * next record is looked at: while the thread runs on a CPU, that CPU's
+ * records are its own.
+ */
+static int kernel_record_within(struct utrace_dat_iter *it, int32_t tid, uint64_t from,
+				uint64_t to, struct utrace_error *err)
+{
+	for (size_t h = 0; h < it->nr_heap; h++) {
+		struct iter_cursor *k = it->heap[h];
+		int ret;
+
+		if (!k->kc || k->empty || k->key >= to)
+			continue;
+		if (!k->started) {
+			k->started = 1;
+			ret = fill_head(it, k, err);
+			if (ret < 0)
+				return ret;
+			/* its key only grows: restore the heap below it */
+			k->key = ret ? k->head.ts : UINT64_MAX;
+			k->empty = !ret;
+			sift_down(it, h);
+			h = (size_t)-1; /* the heap moved: look again from the top */
+			continue;
+		}
+		if (k->head.tid == tid && k->head.ts >= from && k->head.ts < to)
+			return 1;
+	}
+	return 0;
+}
+
+int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
+			 struct utrace_error *err)
+{
+	while (it->nr_heap) {
+		struct iter_cursor *c = it->heap[0];
+		int ret;
+
+		if (c->empty) {
+			heap_pop(it);
+			continue;
+		}
+		if (c->kc == NULL && c->head.kind == UTRACE_EV_LEAF && c->started &&
+		    it->nr_curs > it->d->nr_buffers) {
+			/* a syscall made inside a leaf call must show inside it:
+			 * then the leaf is an entry now and its exit later */
+			ret = kernel_record_within(it, c->head.tid, c->head.ts,
+						   c->head.ts + c->head.duration, err);
+			if (ret < 0)
+				return ret;
+			if (ret) {
+				*ev = c->head;
+				ev->kind = UTRACE_EV_ENTRY;
+				ev->duration = 0;
+				c->head.kind = UTRACE_EV_EXIT;
+				c->head.ts += c->head.duration;
+				c->key = c->head.ts;
+				sift_down(it, 0);
+				return 1;
+			}
+			if (it->heap[0] != c)
+				continue; /* a cursor started out of turn went first */
+		}
+		if (!c->started) {
+			c->started = 1;
+			ret = fill_head(it, c, err);
+			if (ret < 0)
+				return ret;
+			if (ret == 0) {
+				heap_pop(it);
+				continue;
+			}
+			c->key = c->head.ts;
+			sift_down(it, 0);
+			continue;
+		}
+		*ev = c->head;
+		/* a kernel event of a traced thread: at the thread's depth */
+		if (c->kc && ev->kind == UTRACE_EV_EVENT && ev->buf < it->d->nr_buffers)
+			ev->depth = thread_depth(it, ev->buf);
+		if (ev->data_len) {
+			/* the cursor is about to move on, maybe to another page */
+			if (ev->data_len > it->cap_out) {
+				uint8_t *p = realloc(it->out, ev->data_len);
+
+				if (!p)
+					return utrace_error_set(err, -ENOMEM, "out of memory");
+				it->out = p;
+				it->cap_out = ev->data_len;
+			}
+			memcpy(it->out, ev->data, ev->data_len);
+			ev->data = it->out;
+		}
+		ret = fill_head(it, c, err);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			heap_pop(it);
+		} else {
+			c->key = c->head.ts;
+			sift_down(it, 0);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+uint64_t utrace_dat_iter_warnings(const struct utrace_dat_iter *it)
+{
+	return it->warn.count;
+}
+
+const char *utrace_dat_iter_warning(const struct utrace_dat_iter *it)
+{
+	return it->warn.count ? it->warn.first : NULL;
+}
+
+void utrace_dat_iter_close(struct utrace_dat_iter *it)
+{
+	if (!it)
+		return;
+	for (size_t i = 0; i < it->nr_curs; i++) {
+		dat_cursor_fini(&it->curs[i].dc);
+		dat_kcursor_free(it->curs[i].kc);
+	}
+	free(it->curs);
+	free(it->heap);
+	free(it->out);
+	free(it);
+}

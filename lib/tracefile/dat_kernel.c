@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_kernel.c - the kernel events of a utrace.dat.
+ *
+ * Design: the open pass indexes KPAGE records per CPU (file offset and
+ * length only, like PAGE records per buffer); a cursor per CPU reads one
+ * page at a time and decodes it with libtraceevent's kbuffer, the
+ * kernel's own ring-buffer format (event headers, time extends, absolute
+ * time stamps, padding, the missed-events flags).  Times are in the
+ * instance's trace_clock: x86-tsc ticks convert to ns exactly as the user
+ * records do (utrace_dat_tsc_to_ns), so a merge by time interleaves both;
+ * mono is already ns.
+ *
+ * Every event must belong to a buffer (struct utrace_event.buf), since
+ * the printers name the task from it: a kernel event of a thread that has
+ * a user buffer gets that buffer (the one that thread had at the time:
+ * a thread that execs gets a new one), any other task gets a buffer of
+ * its own, made at open, with no pages, named from the KTASKS record (or,
+ * in a file whose recorder was killed before writing it, from a pass over
+ * the pages, as "<...>").
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/kbuffer.h>
+
+#include "lib/tracefile/dat_kernel.h"
+
+#define KPAGE_MAX (1u << 20) /* a page larger than this is damage */
+#define KCOMMIT_MASK ((1u << 27) - 1)
+#define KMISSED_STORED (1ull << 30)
+#define KBUF_BASE 0xf0000000u /* file ids of the buffers made for kernel tasks */
+
+struct kpage_ref {
+	uint64_t off; /* the page (after struct utrace_dat_kpage) */
+	uint32_t len;
+	uint32_t reserved;
+};
+
+struct kcpu {
+	uint32_t cpu;
+	struct kpage_ref *pages;
+	size_t nr_pages, cap_pages;
+	uint64_t first_ts; /* time_stamp of the first page, in ticks */
+};
+
+struct ktid { /* kernel pid -> buffer, from the time the buffer starts */
+	int32_t tid;
+	uint32_t buf;
+	uint64_t from_ns;
+};
+
+struct dat_kernel {
+	struct utrace_dat_kheader hdr;
+	int have_hdr, have_tasks;
+	struct kcpu *cpus;
+	size_t nr_cpus;
+	struct utrace_dat_ktask *tasks;
+	size_t nr_tasks;
+	struct ktid *map; /* sorted by (tid, from_ns) */
+	size_t nr_map;
+};
+
+struct dat_kcursor {
+	struct utrace_dat *d;
+	struct kcpu *kc;
+	struct dat_warnings *warn;
+	struct kbuffer *kb;
+	size_t next_page;
+	uint8_t *page;
+	size_t cap;
+	uint32_t end; /* bytes of the loaded page that hold events */
+	void *rec;    /* next record of the loaded page, NULL: load one */
+	unsigned long long ts;
+	long long lost; /* owed LOST event: -1 unknown count, 0 none */
+	uint32_t last_buf;
+	int have_last;
+};
+
+static struct dat_kernel *kern(struct utrace_dat *d)
+{
+	if (!d->kern)
+		d->kern = calloc(1, sizeof(*d->kern));
+	return d->kern;
+}
+
+int dat_kernel_index(struct utrace_dat *d, const unsigned char *head, size_t n, uint32_t len,
+		     uint64_t off)
+{
+	struct utrace_dat_kpage kp;
+	struct dat_kernel *k = kern(d);
+	struct kcpu *c = NULL;
+	size_t hl = sizeof(struct utrace_dat_rec) + sizeof(kp);
+
+	if (!k)
+		return -ENOMEM;
+	if (len < sizeof(kp) + 16 || n < hl + 8 || len - sizeof(kp) > KPAGE_MAX) {
+		dat_warn(d, "%s: record at offset %llu (type %u): not a kernel page: skipped",
+			 d->path, (unsigned long long)off, UTRACE_DAT_KPAGE);
+		return 0;
+	}
+	memcpy(&kp, head + sizeof(struct utrace_dat_rec), sizeof(kp));
+	if (kp.cpu > DAT_MAX_CPU) {
+		dat_warn(d, "%s: record at offset %llu (type %u): cpu %u: skipped", d->path,
+			 (unsigned long long)off, UTRACE_DAT_KPAGE, kp.cpu);
+		return 0;
+	}
+	for (size_t i = 0; i < k->nr_cpus; i++)
+		if (k->cpus[i].cpu == kp.cpu)
+			c = &k->cpus[i];
+	if (!c) {
+		c = realloc(k->cpus, (k->nr_cpus + 1) * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		k->cpus = c;
+		c += k->nr_cpus++;
+		memset(c, 0, sizeof(*c));
+		c->cpu = kp.cpu;
+		memcpy(&c->first_ts, head + hl, 8);
+	}
+	if (c->nr_pages == c->cap_pages) {
+		size_t cap = c->cap_pages ? c->cap_pages * 2 : 16;
+		struct kpage_ref *p = realloc(c->pages, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		c->pages = p;
+		c->cap_pages = cap;
+	}
+	c->pages[c->nr_pages].off = off + hl;
+	c->pages[c->nr_pages].len = len - (uint32_t)sizeof(kp);
+	c->pages[c->nr_pages++].reserved = 0;
+	if (kp.cpu > d->max_cpu)
+		d->max_cpu = kp.cpu;
+	return 0;
+}
+
+int dat_kernel_meta(struct utrace_dat *d, uint32_t type, const char *p, uint32_t len, uint64_t off)
+{
+	struct dat_kernel *k = kern(d);
+
+	if (!k)
+		return -ENOMEM;
+	if (type == UTRACE_DAT_KHEADER) {
+		if (len < sizeof(k->hdr)) {
+			dat_warn(d, "%s: record at offset %llu (type %u): too short: skipped",
+				 d->path, (unsigned long long)off, type);
+			return 0;
+		}
+		memcpy(&k->hdr, p, sizeof(k->hdr));
+		k->hdr.clock[sizeof(k->hdr.clock) - 1] = 0;
+		k->have_hdr = 1;
+	} else if (type == UTRACE_DAT_KTASKS) {
+		size_t n = len / sizeof(*k->tasks);
+		struct utrace_dat_ktask *t = realloc(k->tasks, (k->nr_tasks + n + 1) * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		k->tasks = t;
+		memcpy(t + k->nr_tasks, p, n * sizeof(*t));
+		for (size_t i = 0; i < n; i++)
+			t[k->nr_tasks + i].comm[sizeof(t->comm) - 1] = 0;
+		k->nr_tasks += n;
+		k->have_tasks = 1;
+	}
+	return 0;
+}
+
+static uint64_t kticks_to_ns(const struct utrace_dat *d, uint64_t ts)
+{
+	if (d->kern && !strcmp(d->kern->hdr.clock, "mono"))
+		return ts;
+	return utrace_dat_tsc_to_ns(d, ts);
+}
+
+/* Loads page i of c into c->page (zero-padded): its event bytes, or 0 if
+ * it is damaged (with a warning), or <0 on an I/O error. */
+static int load_page(struct dat_kcursor *c, size_t i, struct utrace_error *err)
+{
+	const struct kpage_ref *pr = &c->kc->pages[i];
+	size_t need = pr->len + 64;
+	uint64_t commit;
+	int ret;
+
+	if (need < c->d->kern->hdr.subbuf_size + 64u)
+		need = c->d->kern->hdr.subbuf_size + 64u;
+	if (need > c->cap) {
+		uint8_t *p = realloc(c->page, need);
+
+		if (!p)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		c->page = p;
+		c->cap = need;
+	}
+	memset(c->page, 0, c->cap);
+	ret = dat_pread(c->d, c->page, pr->len, pr->off, err);
+	if (ret < 0)
+		return ret;
+	memcpy(&commit, c->page + 8, 8);
+	if (16 + (commit & KCOMMIT_MASK) + (commit & KMISSED_STORED ? 8 : 0) > pr->len) {
+		if (!c->warn->count++)
+			snprintf(c->warn->first, sizeof(c->warn->first),
+				 "%s: kernel page at offset %llu (cpu %u): commit %llu is larger "
+				 "than the page: skipped",
+				 c->d->path, (unsigned long long)pr->off, c->kc->cpu,
+				 (unsigned long long)(commit & KCOMMIT_MASK));
+		return 0;
+	}
+	return (int)(16 + (commit & KCOMMIT_MASK));
+}
+
+/* The buffer of kernel pid tid at time ns, or UINT32_MAX. */
+static uint32_t task_buf(const struct dat_kernel *k, int32_t tid, uint64_t ns)
+{
+	size_t lo = 0, hi = k->nr_map, best;
+
+	while (lo < hi) { /* first entry with this tid */
+		size_t mid = (lo + hi) / 2;
+
+		if (k->map[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == k->nr_map || k->map[lo].tid != tid)
+		return UINT32_MAX;
+	best = lo;
+	for (size_t i = lo + 1; i < k->nr_map && k->map[i].tid == tid && k->map[i].from_ns <= ns;
+	     i++)
+		best = i;
+	return k->map[best].buf;
+}
+
+/* The event of record rec (NULL: the cursor's last task), size bytes. */
+static void make_event(struct dat_kcursor *c, struct utrace_event *ev, const uint8_t *rec,
+		       uint32_t size)
+{
+	const struct dat_kernel *k = c->d->kern;
+	uint16_t type = 0;
+	int32_t pid = -1;
+	uint32_t b;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = UTRACE_EV_EVENT;
+	ev->ts = kticks_to_ns(c->d, c->ts);
+	ev->cpu = c->kc->cpu;
+	if (rec) {
+		memcpy(&type, rec, 2);
+		memcpy(&pid, rec + 4, 4);
+		ev->data = rec + 8;
+		ev->data_len = size - 8;
+	}
+	b = rec ? task_buf(k, pid, ev->ts) : UINT32_MAX;
+	if (b == UINT32_MAX)
+		b = c->have_last ? c->last_buf : 0;
+	ev->id = type;
+	ev->buf = b;
+	ev->tid = ev->pid = pid;
+	if (b < c->d->nr_buffers) {
+		const struct utrace_dat_buffer_info *bi = &c->d->buffers[b].info;
+
+		ev->image = bi->image;
+		ev->pid = bi->pid;
+		if (!rec)
+			ev->tid = bi->tid;
+	}
+	c->last_buf = b;
+	c->have_last = 1;
+}
+
+int dat_kcursor_next(struct dat_kcursor *c, struct utrace_event *ev, struct utrace_error *err)
+{
+	for (;;) {
+		uint8_t *rec = c->rec;
+		int size;
+
+		if (!rec) {
+			int end;
+
+			if (c->next_page >= c->kc->nr_pages)
+				return 0;
+			end = load_page(c, c->next_page++, err);
+			if (end < 0)
+				return end;
+			if (!end)
+				continue;
+			c->end = (uint32_t)end;
+			kbuffer_load_subbuffer(c->kb, c->page);
+			c->lost = kbuffer_missed_events(c->kb);
+			c->rec = kbuffer_read_event(c->kb, &c->ts);
+			if (c->lost && (c->rec || c->have_last)) {
+				uint64_t ts = kbuffer_subbuf_timestamp(c->kb, c->page);
+
+				/* in the task of the page's first event, else the last one */
+				if (c->rec && kbuffer_event_size(c->kb) >= 8)
+					make_event(c, ev, c->rec, 8);
+				else
+					make_event(c, ev, NULL, 8);
+				ev->kind = UTRACE_EV_LOST;
+				ev->id = UTRACE_DAT_NO_ID;
+				ev->data = NULL;
+				ev->data_len = 0;
+				ev->ts = kticks_to_ns(c->d, ts);
+				ev->lost = c->lost > 0 ? (uint64_t)c->lost : 0;
+				ev->flags = c->lost < 0 ? UTRACE_EVF_LOST_UNKNOWN : 0;
+				return 1;
+			}
+			continue;
+		}
+		size = kbuffer_event_size(c->kb);
+		if (size < 8 || rec + size > c->page + c->end) {
+			if (!c->warn->count++)
+				snprintf(
+				    c->warn->first, sizeof(c->warn->first),
+				    "%s: kernel page %zu of cpu %u: event of %d bytes past the "
+				    "end of the page: page cut short",
+				    c->d->path, c->next_page - 1, c->kc->cpu, size);
+			c->rec = NULL;
+			continue;
+		}
+		make_event(c, ev, rec, (uint32_t)size);
+		c->rec = kbuffer_next_event(c->kb, &c->ts);
+		return 1;
+	}
+}
+
+size_t dat_kernel_cpu_count(const struct utrace_dat *d)
+{
+	return d->kern ? d->kern->nr_cpus : 0;
+}
+
+struct dat_kcursor *dat_kcursor_new(struct utrace_dat *d, size_t i, struct dat_warnings *warn)
+{
+	struct dat_kcursor *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->d = d;
+	c->kc = &d->kern->cpus[i];
+	c->warn = warn;
+	c->kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	if (!c->kb) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+uint64_t dat_kcursor_first_ns(const struct dat_kcursor *c)
+{
+	return kticks_to_ns(c->d, c->kc->first_ts);
+}
+
+void dat_kcursor_free(struct dat_kcursor *c)
+{
+	if (!c)
+		return;
+	if (c->kb)
+		kbuffer_free(c->kb);
+	free(c->page);
+	free(c);
+}
+
+/* ---- tasks ---------------------------------------------------------- */
+
+static int add_task(struct dat_kernel *k, int32_t pid)
+{
+	struct utrace_dat_ktask *t;
+
+	for (size_t i = 0; i < k->nr_tasks; i++)
+		if (k->tasks[i].pid == pid)
+			return 0;
+	t = realloc(k->tasks, (k->nr_tasks + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	k->tasks = t;
+	t += k->nr_tasks++;
+	memset(t, 0, sizeof(*t));
+	t->pid = t->tgid = pid;
+	strcpy(t->comm, pid ? "<...>" : "<idle>");
+	return 0;
+}
+
+/* No KTASKS record (the recorder was killed): the pids the pages name. */
+static int scan_tasks(struct utrace_dat *d)
+{
+	struct dat_warnings warn = {0};
+	struct utrace_error err;
+	int ret = 0;
+
+	for (size_t i = 0; i < d->kern->nr_cpus && ret >= 0; i++) {
+		struct dat_kcursor *c = dat_kcursor_new(d, i, &warn);
+		struct utrace_event ev;
+
+		if (!c)
+			return -ENOMEM;
+		while ((ret = dat_kcursor_next(c, &ev, &err)) > 0)
+			if (ev.kind == UTRACE_EV_EVENT && add_task(d->kern, ev.tid) < 0)
+				ret = -ENOMEM;
+		dat_kcursor_free(c);
+	}
+	return ret == -ENOMEM ? ret : 0;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct ktid *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->from_ns != y->from_ns)
+		return x->from_ns < y->from_ns ? -1 : 1;
+	return x->buf < y->buf ? -1 : x->buf > y->buf;
+}
+
+int dat_kernel_finish(struct utrace_dat *d)
+{
+	struct dat_kernel *k = d->kern;
+	size_t nr_user = d->nr_buffers;
+
+	if (!k || !k->nr_cpus)
+		return 0;
+	if (!k->have_hdr) { /* a file cut short before it: the recorder's defaults */
+		k->hdr.subbuf_size = 4096;
+		strcpy(k->hdr.clock, "x86-tsc");
+	}
+	if (!k->have_tasks && scan_tasks(d) < 0)
+		return -ENOMEM;
+	k->map = calloc(nr_user + k->nr_tasks + 1, sizeof(*k->map));
+	if (!k->map)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_user; i++) {
+		const struct dat_buffer *b = &d->buffers[i];
+
+		k->map[k->nr_map].tid = b->info.tid;
+		k->map[k->nr_map].buf = (uint32_t)i;
+		k->map[k->nr_map++].from_ns =
+		    b->nr_pages ? utrace_dat_tsc_to_ns(d, b->first_tsc) : 0;
+	}
+	for (size_t i = 0; i < k->nr_tasks; i++) {
+		const struct utrace_dat_ktask *t = &k->tasks[i];
+		struct dat_buffer *b;
+		size_t u;
+
+		for (u = 0; u < nr_user && d->buffers[u].info.tid != t->pid; u++)
+			;
+		if (u < nr_user)
+			continue; /* a traced thread: its user buffer */
+		b = dat_buf_get(d, KBUF_BASE + (uint32_t)i);
+		if (!b)
+			return -ENOMEM;
+		b->info.image = UTRACE_DAT_NO_ID;
+		b->info.pid = t->tgid;
+		b->info.tid = t->pid;
+		b->info.kernel = 1;
+		b->info.has_stats = 1; /* nothing of it is missing: no user records */
+		if (t->comm[0])
+			snprintf(b->info.comm, sizeof(b->info.comm), "%s", t->comm);
+		k->map[k->nr_map].tid = t->pid;
+		k->map[k->nr_map].buf = (uint32_t)(b - d->buffers);
+		k->map[k->nr_map++].from_ns = 0;
+	}
+	qsort(k->map, k->nr_map, sizeof(*k->map), cmp_map);
+	return 0;
+}
+
+void dat_kernel_free(struct utrace_dat *d)
+{
+	struct dat_kernel *k = d->kern;
+
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->nr_cpus; i++)
+		free(k->cpus[i].pages);
+	free(k->cpus);
+	free(k->tasks);
+	free(k->map);
+	free(k);
+	d->kern = NULL;
+}
+
+const char *utrace_dat_comm(const struct utrace_dat *d, int pid)
+{
+	const struct dat_kernel *k = d->kern;
+
+	for (size_t i = 0; k && i < k->nr_tasks; i++)
+		if (k->tasks[i].pid == pid && k->tasks[i].comm[0])
+			return k->tasks[i].comm;
+	for (size_t i = d->nr_buffers; i-- > 0;)
+		if (d->buffers[i].info.tid == pid)
+			return d->buffers[i].info.comm;
+	return NULL;
+}
+
+const char *utrace_dat_kernel_clock(const struct utrace_dat *d)
+{
+	return d->kern && d->kern->nr_cpus ? d->kern->hdr.clock : NULL;
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_reader.h - reads a utrace.dat file (lib/tracefile/dat_format.h).
+ *
+ * utrace_dat_open() reads the metadata records (clock, META, images,
+ * objects, sites, symbol tables, buffers, stats, notices) and only indexes
+ * the PAGE records; an iterator reads pages on demand with pread(), so
+ * memory stays bounded whatever the size of the file.
+ *
+ * A damaged file never crashes the reader.  Damage that leaves the rest
+ * usable (a file cut short, a missing END record, a malformed record) is a
+ * warning: utrace_dat_warning() lists them.  A sub-buffer with a bad
+ * record is cut short at that record and counted by the iterator
+ * (utrace_dat_iter_warnings()).
+ *
+ * Nothing here is thread safe: the symbol caches live in struct utrace_dat.
+ */
+#ifndef UTRACE_LIB_DAT_READER_H
+#define UTRACE_LIB_DAT_READER_H
+
+#include <stdint.h>
+
+#include "lib/tracefile/dat_format.h"
+#include "lib/base/error.h"
+
+struct utrace_dat;
+struct utrace_dat_iter;
+
+int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_error *err);
+void utrace_dat_close(struct utrace_dat *d);
+
+const char *utrace_dat_path(const struct utrace_dat *d);
+/* 1 if the file ends with an END record (the recording finished). */
+int utrace_dat_finished(const struct utrace_dat *d);
+
+/* Warnings found while opening, each one line starting with the path.
+ * At most a few are kept; utrace_dat_warning_count() counts them all. */
+unsigned utrace_dat_warning_count(const struct utrace_dat *d);
+const char *utrace_dat_warning(const struct utrace_dat *d,
+			       unsigned i); /* NULL past the kept ones */
+
+/* Value of a META "key=value" line (the last one if repeated), or NULL.
+ * Keys: tracer (nop|function|function_graph), command, date,
+ * max_graph_depth, thresh_us, overwrite, nr_cpus. */
+const char *utrace_dat_meta(const struct utrace_dat *d, const char *key);
+
+/* The CLOCK record (the last one if several), or NULL if there is none. */
+const struct utrace_dat_clock *utrace_dat_clock(const struct utrace_dat *d);
+
+/* CLOCK_MONOTONIC nanoseconds of a tsc value: linear between the two
+ * calibration points; 1 tick = 1 ns when they coincide or are missing. */
+uint64_t utrace_dat_tsc_to_ns(const struct utrace_dat *d, uint64_t tsc);
+
+/* The number of CPUs: META nr_cpus if present, else 1 + the highest cpu
+ * named by a sub-buffer header. */
+unsigned utrace_dat_nr_cpus(const struct utrace_dat *d);
+
+/* Buffers (one per traced thread), in the order the file names them;
+ * struct utrace_event.buf is an index into this list. */
+struct utrace_dat_buffer_info {
+	uint32_t buf; /* id in the file */
+	uint32_t image;
+	int32_t pid;
+	int32_t tid;
+	uint32_t flags;				/* enum utrace_rb_flags */
+	char comm[17];				/* "<...>" when no BUFFER record names it */
+	int has_stats;				/* a STATS record was found */
+	uint64_t nr_pages;			/* PAGE records found */
+	uint64_t written, lost, pages, overrun; /* from STATS, 0 without */
+	int kernel; /* a task only kernel events name: no pages, no image */
+};
+
+unsigned utrace_dat_buffer_count(const struct utrace_dat *d);
+const struct utrace_dat_buffer_info *utrace_dat_buffer_get(const struct utrace_dat *d, unsigned i);
+
+struct utrace_dat_image_info {
+	uint32_t image;
+	int32_t pid;
+	int32_t ppid;
+	uint32_t flags;	 /* enum utrace_hello_flags */
+	const char *exe; /* "" if unknown */
+};
+
+unsigned utrace_dat_image_count(const struct utrace_dat *d);
+const struct utrace_dat_image_info *utrace_dat_image_get(const struct utrace_dat *d, unsigned i);
+
+/* NOTICE records (text the runtime wanted the user to see). */
+unsigned utrace_dat_notice_count(const struct utrace_dat *d);
+const char *utrace_dat_notice(const struct utrace_dat *d, unsigned i);
+
+/*
+ * Symbols.  utrace_dat_func_name() names a function id of an image: the
+ * symbol that holds its call site, or the runtime address in hex
+ * ("0x55d0c0a01139") when no symbol does, or "<id N>" when the file does
+ * not say where the site is.  Never NULL; the string lives as long as d.
+ * utrace_dat_addr_name() names any runtime address (a parent ip), with its
+ * offset in the symbol, or returns NULL if no symbol table covers it.
+ */
+const char *utrace_dat_func_name(struct utrace_dat *d, uint32_t image, uint32_t id);
+const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t addr,
+				 uint64_t *offset);
+/* Runtime address of the call site of a function id; <0 if unknown. */
+int utrace_dat_func_addr(struct utrace_dat *d, uint32_t image, uint32_t id, uint64_t *addr);
+
+/*
+ * Events, merged across all buffers by time.
+ *
+ * LEAF is an ENTRY immediately followed in its buffer by its own EXIT,
+ * folded into one event at the entry's time (function_graph prints it as
+ * "func();").  An EXIT's depth is that of its ENTRY.
+ */
+enum utrace_event_kind {
+	UTRACE_EV_ENTRY = 1,
+	UTRACE_EV_EXIT = 2,
+	UTRACE_EV_LEAF = 3,
+	UTRACE_EV_FUNC = 4, /* function tracer: id called from parent_ip */
+	UTRACE_EV_LOST = 5, /* lost events in this buffer */
+	UTRACE_EV_EVENT = 6, /* a static tracepoint: id = its event id, data = the record
+			      * after the kernel's 8 bytes of common fields */
+	UTRACE_EV_PRINT = 7, /* utrace_printf text in data (not NUL-terminated) */
+};
+
+enum utrace_event_flags {
+	UTRACE_EVF_NO_DURATION = 1u << 0,  /* EXIT: the entry time is unknown */
+	UTRACE_EVF_NO_ENTRY = 1u << 1,	   /* EXIT: its ENTRY was not reported */
+	UTRACE_EVF_NO_ID = 1u << 2,	   /* EXIT: the function is unknown */
+	UTRACE_EVF_LOST_UNKNOWN = 1u << 3, /* LOST: how many is unknown */
+	UTRACE_EVF_UNWIND = 1u << 4,	   /* EXIT: left by longjmp/exception */
+	UTRACE_EVF_THRESH = 1u << 5,	   /* EXIT: tracing_thresh record */
+};
+
+#define UTRACE_DAT_NO_ID UINT32_MAX
+
+struct utrace_event {
+	uint32_t kind;	   /* enum utrace_event_kind */
+	uint32_t flags;	   /* enum utrace_event_flags */
+	uint64_t ts;	   /* ns, CLOCK_MONOTONIC */
+	uint64_t duration; /* ns, EXIT and LEAF */
+	uint32_t buf;	   /* index for utrace_dat_buffer_get() */
+	uint32_t image;
+	uint32_t id; /* function id, UTRACE_DAT_NO_ID if unknown */
+	uint32_t cpu;
+	uint32_t depth;
+	int32_t pid;
+	int32_t tid;
+	uint64_t parent_ip; /* FUNC */
+	uint64_t lost;	    /* LOST */
+	const void *data;   /* EVENT, PRINT: valid until the next utrace_dat_iter_next */
+	uint32_t data_len;
+};
+
+/*
+ * Kernel trace events (`utrace record -e sched:sched_switch`) come out of
+ * the iterator as UTRACE_EV_EVENT with id < 32768 (the kernel's event id),
+ * tid = common_pid, cpu = the CPU whose ring buffer held it, data = the
+ * record after its 8 bytes of common fields; their formats are among the
+ * event formats below.  buf is the thread's user buffer if it has one
+ * (depth is then the call depth the thread is at), else a buffer made for
+ * the task (info.kernel = 1, no pages).  Events the kernel dropped are
+ * UTRACE_EV_LOST on that CPU.
+ */
+/* The name of kernel pid (a thread id) at the end of the recording, from
+ * the kernel's records or the user buffers; NULL if unknown. */
+const char *utrace_dat_comm(const struct utrace_dat *d, int pid);
+/* The trace_clock of the kernel events ("x86-tsc" or "mono"), NULL if the
+ * file has none. */
+const char *utrace_dat_kernel_clock(const struct utrace_dat *d);
+
+/* Static tracepoint formats saved in the file (EVENT_FORMAT records), as
+ * the kernel's format file text; NULL if no such id. */
+unsigned utrace_dat_event_format_count(const struct utrace_dat *d);
+const char *utrace_dat_event_format(const struct utrace_dat *d, unsigned i, int *id,
+				    const char **system);
+const char *utrace_dat_event_format_by_id(const struct utrace_dat *d, int id, const char **system);
+
+int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
+			 struct utrace_error *err);
+/* 1 with an event, 0 at the end, <0 on an I/O error (err filled). */
+int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
+			 struct utrace_error *err);
+/* Sub-buffers cut short at a bad record so far, and the first one's
+ * description (NULL if none). */
+uint64_t utrace_dat_iter_warnings(const struct utrace_dat_iter *it);
+const char *utrace_dat_iter_warning(const struct utrace_dat_iter *it);
+void utrace_dat_iter_close(struct utrace_dat_iter *it);
+
+#endif
