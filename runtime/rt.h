@@ -2,14 +2,19 @@
 /*
  * rt.h - shared state of the in-process runtime (libutrace.so).
  *
- *   init.c          start-up, connection to the recorder, fork/exec
- *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
+ * The files, lowest first; each calls only files above it in this list:
+ *
+ *   cpu.c           rseq cpu_id offset and XSAVE size, learnt at start
+ *   channel.c       the socket to the recorder and the process-wide state
+ *   log.c           signal-safe, allocation-free notices that keep errno
  *   text_poke.c     patching live code safely (the text_poke_bp protocol)
  *   ring_buffer.c   the producer side of the per-thread buffers
- *   fgraph.c        function_graph: shadow return stack, entry/exit
  *   trace_functions.c  the function tracer
+ *   fgraph.c        function_graph: shadow return stack, entry/exit
  *   unwind.c        longjmp, C++ exceptions, pthread_exit vs. hooked returns
- *   log.c           signal-safe, allocation-free notices that keep errno
+ *   trace_events.c  static tracepoints: jump labels, filters, records
+ *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
+ *   init.c          start-up, fork/exec: calls the others in order
  */
 #ifndef UTRACE_RUNTIME_RT_H
 #define UTRACE_RUNTIME_RT_H
@@ -205,10 +210,14 @@ rt_rb_put(struct rt_thread *t, uint32_t *w, unsigned n, unsigned dpos, uint64_t 
 	rt_rb_write(t, w, n, dpos, ts, cpu);
 }
 
-/* init.c */
+/* cpu.c */
+void rt_rseq_init(void) RT_HIDDEN;
+int rt_xsave_init(void) RT_HIDDEN;
+
+/* channel.c */
+int rt_connect(const char *path, bool forked) RT_HIDDEN;
 int rt_send(const void *msg, uint32_t size, int fd) RT_HIDDEN;
 int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
-void rt_disable(const char *why) RT_HIDDEN;
 
 /* ftrace.c */
 int rt_objects_scan(void) RT_HIDDEN;
@@ -237,5 +246,6 @@ void utrace_func_entry(uint64_t id, uint64_t parent) RT_HIDDEN;
 
 /* log.c */
 void rt_log(const char *msg) RT_HIDDEN;
+void rt_disable(const char *why) RT_HIDDEN;
 
 #endif
