@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dat_internal.h - what the parts of the utrace.dat reader share:
- * dat_reader.c (open, index, metadata), dat_syms.c (symbol lookup),
- * dat_decode.c (sub-buffer decoder) and dat_iter.c (merge by time).
+ * dat_file.c (checked reads, warnings, buffer table, clock), dat_reader.c
+ * (open, index, metadata), dat_syms.c (symbol lookup), dat_kernel.c
+ * (kernel pages), dat_decode.c (sub-buffer decoder) and dat_iter.c (merge
+ * by time).  Calls go one way: reader -> kernel/syms -> file.
  */
 #ifndef UTRACE_LIB_DAT_INTERNAL_H
 #define UTRACE_LIB_DAT_INTERNAL_H
@@ -105,7 +107,7 @@ struct utrace_dat {
 		int id;
 		char *system;
 		char *text;
-	} *evfmts;
+	} * evfmts;
 	size_t nr_evfmts;
 	char *warnings[DAT_MAX_WARNINGS];
 	unsigned nr_warnings;
@@ -118,19 +120,22 @@ struct utrace_dat {
 	unsigned ring_pos;
 };
 
-/* dat_reader.c */
+/* dat_file.c */
 void dat_warn(struct utrace_dat *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* pread() the whole range; -EIO with err filled if the file is shorter. */
 int dat_pread(const struct utrace_dat *d, void *buf, size_t len, uint64_t off,
 	      struct utrace_error *err);
-struct dat_image *dat_find_image(const struct utrace_dat *d, uint32_t image);
 /* The buffer with file id `id`, created (unnamed) if new; NULL if out of
  * memory.  Pointers into d->buffers do not survive it. */
 struct dat_buffer *dat_buf_get(struct utrace_dat *d, uint32_t id);
 /* ticks (a duration) to ns, with the slope of the clock */
 uint64_t dat_ticks_to_ns(const struct utrace_dat *d, uint64_t ticks);
+/* the fast tsc->ns conversion's multiplier, from d->clock */
+void dat_clock_prepare(struct utrace_dat *d);
+int dat_grow(void **arr, size_t *cap, size_t need, size_t size);
 
 /* dat_syms.c */
+struct dat_image *dat_find_image(const struct utrace_dat *d, uint32_t image);
 int dat_syms_finish(struct utrace_dat *d, struct dat_blob *blobs, size_t nr_blobs);
 void dat_syms_free(struct utrace_dat *d);
 

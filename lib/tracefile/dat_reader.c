@@ -15,6 +15,7 @@
  * or an I/O error, makes open fail.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,128 +26,6 @@
 
 #include "common/rb_abi.h"
 #include "lib/tracefile/dat_kernel.h"
-
-static void dat_clock_prepare(struct utrace_dat *d);
-
-void dat_warn(struct utrace_dat *d, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	if (d->nr_warnings < DAT_MAX_WARNINGS) {
-		va_start(ap, fmt);
-		vsnprintf(line, sizeof(line), fmt, ap);
-		va_end(ap);
-		d->warnings[d->nr_warnings] = strdup(line);
-	}
-	d->nr_warnings++;
-}
-
-int dat_pread(const struct utrace_dat *d, void *buf, size_t len, uint64_t off,
-	      struct utrace_error *err)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(d->fd, p, len, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return utrace_error_set(err, -errno, "%s: read at offset %llu: %s", d->path,
-						(unsigned long long)off, strerror(errno));
-		}
-		if (n == 0)
-			return utrace_error_set(err, -EIO,
-						"%s: read at offset %llu: the file is shorter than "
-						"when it was opened",
-						d->path, (unsigned long long)off);
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
-/* ---- buffers: a small open-addressing hash from file id to index ---- */
-
-static size_t buf_slot(uint32_t id, size_t size)
-{
-	return (size_t)((id * 2654435761u) & (size - 1));
-}
-
-static int buf_hash_rebuild(struct utrace_dat *d, size_t size)
-{
-	uint32_t *h = calloc(size, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->nr_buffers; i++) {
-		size_t s = buf_slot(d->buffers[i].info.buf, size);
-
-		while (h[s])
-			s = (s + 1) & (size - 1);
-		h[s] = (uint32_t)i + 1;
-	}
-	free(d->buf_hash);
-	d->buf_hash = h;
-	d->buf_hash_size = size;
-	return 0;
-}
-
-struct dat_buffer *dat_buf_get(struct utrace_dat *d, uint32_t id)
-{
-	struct dat_buffer *b;
-	size_t s;
-
-	if (d->buf_hash_size) {
-		s = buf_slot(id, d->buf_hash_size);
-		while (d->buf_hash[s]) {
-			b = &d->buffers[d->buf_hash[s] - 1];
-			if (b->info.buf == id)
-				return b;
-			s = (s + 1) & (d->buf_hash_size - 1);
-		}
-	}
-	if (d->nr_buffers >= UINT32_MAX - 1)
-		return NULL;
-	if (grow((void **)&d->buffers, &d->cap_buffers, d->nr_buffers + 1, sizeof(*d->buffers)))
-		return NULL;
-	b = &d->buffers[d->nr_buffers++];
-	memset(b, 0, sizeof(*b));
-	b->info.buf = id;
-	strcpy(b->info.comm, "<...>");
-	if ((d->nr_buffers + 1) * 2 > d->buf_hash_size) {
-		if (buf_hash_rebuild(d, d->buf_hash_size ? d->buf_hash_size * 2 : 64)) {
-			d->nr_buffers--;
-			return NULL;
-		}
-	} else {
-		s = buf_slot(id, d->buf_hash_size);
-		while (d->buf_hash[s])
-			s = (s + 1) & (d->buf_hash_size - 1);
-		d->buf_hash[s] = (uint32_t)d->nr_buffers;
-	}
-	return b;
-}
 
 /* ---- records ---- */
 
@@ -161,8 +40,8 @@ static int add_meta(struct utrace_dat *d, struct scan *sc, char *text, size_t le
 {
 	char *line = text, *end = text + len;
 
-	if (grow((void **)&d->meta_blobs, &sc->cap_meta_blobs, d->nr_meta_blobs + 1,
-		 sizeof(*d->meta_blobs))) {
+	if (dat_grow((void **)&d->meta_blobs, &sc->cap_meta_blobs, d->nr_meta_blobs + 1,
+		     sizeof(*d->meta_blobs))) {
 		free(text);
 		return -ENOMEM;
 	}
@@ -177,8 +56,8 @@ static int add_meta(struct utrace_dat *d, struct scan *sc, char *text, size_t le
 		eq = strchr(line, '=');
 		if (eq) {
 			*eq = '\0';
-			if (grow((void **)&d->meta, &sc->cap_meta, d->nr_meta + 1,
-				 sizeof(*d->meta)))
+			if (dat_grow((void **)&d->meta, &sc->cap_meta, d->nr_meta + 1,
+				     sizeof(*d->meta)))
 				return -ENOMEM;
 			d->meta[d->nr_meta].key = line;
 			d->meta[d->nr_meta].value = eq + 1;
@@ -195,188 +74,263 @@ static void bad_record(struct utrace_dat *d, uint64_t off, uint32_t type, const 
 		 (unsigned long long)off, type, why);
 }
 
+/*
+ * One handler per metadata record type.  A handler gets the payload
+ * p[0..len), already read whole, and returns 0, -ENOMEM, or
+ * META_KEEP when it took ownership of p (otherwise the caller frees it).
+ * A malformed record is skipped with a warning: *bad says why.
+ */
+#define META_KEEP 1
+
+struct meta_ctx {
+	struct utrace_dat *d;
+	struct scan *sc;
+	uint32_t type;
+	const char *bad; /* set by a handler that skips the record */
+	bool kept;	 /* set by a handler that keeps the payload */
+};
+
+static int meta_clock(struct meta_ctx *m, char *p, uint32_t len)
+{
+	if (len < sizeof(struct utrace_dat_clock)) {
+		m->bad = "too short";
+		return 0;
+	}
+	memcpy(&m->d->clock, p, sizeof(m->d->clock));
+	m->d->have_clock = 1;
+	return 0;
+}
+
+static int meta_text(struct meta_ctx *m, char *p, uint32_t len)
+{
+	/* the text becomes the storage of the key/value pairs: add_meta
+	 * owns it, even when it fails */
+	m->kept = true;
+	return add_meta(m->d, m->sc, p, len);
+}
+
+static int meta_image(struct meta_ctx *m, char *p, uint32_t len)
+{
+	struct utrace_dat *d = m->d;
+	struct utrace_dat_image hdr;
+	struct dat_image *img;
+
+	if (len < sizeof(hdr)) {
+		m->bad = "too short";
+		return 0;
+	}
+	memcpy(&hdr, p, sizeof(hdr));
+	if (dat_grow((void **)&d->images, &m->sc->cap_images, d->nr_images + 1, sizeof(*d->images)))
+		return -ENOMEM;
+	img = &d->images[d->nr_images];
+	memset(img, 0, sizeof(*img));
+	img->exe = strndup(p + sizeof(hdr), len - sizeof(hdr));
+	if (!img->exe)
+		return -ENOMEM;
+	img->info.image = hdr.image;
+	img->info.pid = hdr.pid;
+	img->info.ppid = hdr.ppid;
+	img->info.flags = hdr.flags;
+	img->info.exe = img->exe;
+	img->seq = m->sc->seq++;
+	d->nr_images++;
+	return 0;
+}
+
+static int meta_object(struct meta_ctx *m, char *p, uint32_t len)
+{
+	struct utrace_dat *d = m->d;
+	struct utrace_dat_object hdr;
+	struct dat_object *o;
+
+	if (len < sizeof(hdr)) {
+		m->bad = "too short";
+		return 0;
+	}
+	memcpy(&hdr, p, sizeof(hdr));
+	if ((uint64_t)hdr.id_base + hdr.nr_sites > (uint64_t)UINT32_MAX + 1) {
+		m->bad = "function ids out of range";
+		return 0;
+	}
+	if (dat_grow((void **)&d->objects, &m->sc->cap_objects, d->nr_objects + 1,
+		     sizeof(*d->objects)))
+		return -ENOMEM;
+	o = &d->objects[d->nr_objects];
+	memset(o, 0, sizeof(*o));
+	o->path = strndup(p + sizeof(hdr), len - sizeof(hdr));
+	if (!o->path)
+		return -ENOMEM;
+	o->image = hdr.image;
+	o->obj = hdr.obj;
+	o->flags = hdr.flags;
+	o->id_base = hdr.id_base;
+	o->nr_sites = hdr.nr_sites;
+	o->bias = hdr.bias;
+	o->seq = m->sc->seq++;
+	d->nr_objects++;
+	return 0;
+}
+
+/* SITES and SYMTAB: applied once every OBJECT is known (dat_syms_finish) */
+static int meta_blob(struct meta_ctx *m, char *p, uint32_t len)
+{
+	struct scan *sc = m->sc;
+
+	if (dat_grow((void **)&sc->blobs, &sc->cap_blobs, sc->nr_blobs + 1, sizeof(*sc->blobs)))
+		return -ENOMEM;
+	sc->blobs[sc->nr_blobs].type = m->type;
+	sc->blobs[sc->nr_blobs].len = len;
+	sc->blobs[sc->nr_blobs].data = p;
+	sc->nr_blobs++;
+	m->kept = true;
+	return 0;
+}
+
+static int meta_buffer(struct meta_ctx *m, char *p, uint32_t len)
+{
+	struct utrace_dat_buffer hdr;
+	struct dat_buffer *b;
+
+	if (len < sizeof(hdr)) {
+		m->bad = "too short";
+		return 0;
+	}
+	memcpy(&hdr, p, sizeof(hdr));
+	b = dat_buf_get(m->d, hdr.buf);
+	if (!b)
+		return -ENOMEM;
+	b->info.image = hdr.image;
+	b->info.pid = hdr.pid;
+	b->info.tid = hdr.tid;
+	b->info.flags = hdr.flags;
+	memcpy(b->info.comm, hdr.comm, sizeof(hdr.comm));
+	b->info.comm[sizeof(hdr.comm)] = '\0';
+	if (!b->info.comm[0])
+		strcpy(b->info.comm, "<...>");
+	return 0;
+}
+
+static int meta_stats(struct meta_ctx *m, char *p, uint32_t len)
+{
+	struct utrace_dat_stats st;
+	struct dat_buffer *b;
+
+	if (len < sizeof(st)) {
+		m->bad = "too short";
+		return 0;
+	}
+	memcpy(&st, p, sizeof(st));
+	b = dat_buf_get(m->d, st.buf);
+	if (!b)
+		return -ENOMEM;
+	b->info.has_stats = 1;
+	b->info.written = st.written;
+	b->info.lost = st.lost;
+	b->info.pages = st.pages;
+	b->info.overrun = st.overrun;
+	return 0;
+}
+
+static int meta_event_format(struct meta_ctx *m, char *p, uint32_t len)
+{
+	struct utrace_dat *d = m->d;
+	struct utrace_dat_event_format ef;
+	struct dat_evfmt *e;
+	const char *sys;
+	size_t slen;
+
+	if (len < sizeof(ef) + 2) {
+		m->bad = "too short";
+		return 0;
+	}
+	memcpy(&ef, p, sizeof(ef));
+	sys = p + sizeof(ef);
+	slen = strnlen(sys, len - sizeof(ef));
+	if (slen + 1 >= len - sizeof(ef)) {
+		m->bad = "no format text after the system name";
+		return 0;
+	}
+	if (dat_grow((void **)&d->evfmts, &m->sc->cap_evfmts, d->nr_evfmts + 1, sizeof(*d->evfmts)))
+		return -ENOMEM;
+	e = &d->evfmts[d->nr_evfmts];
+	e->id = (int)ef.id;
+	e->system = strndup(sys, slen);
+	e->text = strndup(sys + slen + 1, len - sizeof(ef) - slen - 1);
+	if (!e->system || !e->text) {
+		free(e->system);
+		free(e->text);
+		return -ENOMEM;
+	}
+	d->nr_evfmts++;
+	return 0;
+}
+
+static int meta_notice(struct meta_ctx *m, char *p, uint32_t len)
+{
+	struct utrace_dat *d = m->d;
+	char *text = strndup(p, len);
+
+	if (!text)
+		return -ENOMEM;
+	if (dat_grow((void **)&d->notices, &m->sc->cap_notices, d->nr_notices + 1,
+		     sizeof(*d->notices))) {
+		free(text);
+		return -ENOMEM;
+	}
+	d->notices[d->nr_notices++] = text;
+	return 0;
+}
+
 /* Handles one metadata record whose payload p[0..len) was read whole.
  * Takes ownership of p.  Returns <0 only when out of memory. */
 static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t type, char *p,
 			     uint32_t len, uint64_t off)
 {
+	struct meta_ctx m = {.d = d, .sc = sc, .type = type};
+	int ret;
+
 	switch (type) {
 	case UTRACE_DAT_CLOCK:
-		if (len < sizeof(struct utrace_dat_clock)) {
-			bad_record(d, off, type, "too short");
-			break;
-		}
-		memcpy(&d->clock, p, sizeof(d->clock));
-		d->have_clock = 1;
+		ret = meta_clock(&m, p, len);
 		break;
 	case UTRACE_DAT_META:
-		/* the text becomes the storage of the key/value pairs */
-		return add_meta(d, sc, p, len);
-	case UTRACE_DAT_IMAGE: {
-		struct utrace_dat_image hdr;
-		struct dat_image *img;
-
-		if (len < sizeof(hdr)) {
-			bad_record(d, off, type, "too short");
-			break;
-		}
-		memcpy(&hdr, p, sizeof(hdr));
-		if (grow((void **)&d->images, &sc->cap_images, d->nr_images + 1,
-			 sizeof(*d->images)))
-			goto nomem;
-		img = &d->images[d->nr_images];
-		memset(img, 0, sizeof(*img));
-		img->exe = strndup(p + sizeof(hdr), len - sizeof(hdr));
-		if (!img->exe)
-			goto nomem;
-		img->info.image = hdr.image;
-		img->info.pid = hdr.pid;
-		img->info.ppid = hdr.ppid;
-		img->info.flags = hdr.flags;
-		img->info.exe = img->exe;
-		img->seq = sc->seq++;
-		d->nr_images++;
+		ret = meta_text(&m, p, len);
 		break;
-	}
-	case UTRACE_DAT_OBJECT: {
-		struct utrace_dat_object hdr;
-		struct dat_object *o;
-
-		if (len < sizeof(hdr)) {
-			bad_record(d, off, type, "too short");
-			break;
-		}
-		memcpy(&hdr, p, sizeof(hdr));
-		if ((uint64_t)hdr.id_base + hdr.nr_sites > (uint64_t)UINT32_MAX + 1) {
-			bad_record(d, off, type, "function ids out of range");
-			break;
-		}
-		if (grow((void **)&d->objects, &sc->cap_objects, d->nr_objects + 1,
-			 sizeof(*d->objects)))
-			goto nomem;
-		o = &d->objects[d->nr_objects];
-		memset(o, 0, sizeof(*o));
-		o->path = strndup(p + sizeof(hdr), len - sizeof(hdr));
-		if (!o->path)
-			goto nomem;
-		o->image = hdr.image;
-		o->obj = hdr.obj;
-		o->flags = hdr.flags;
-		o->id_base = hdr.id_base;
-		o->nr_sites = hdr.nr_sites;
-		o->bias = hdr.bias;
-		o->seq = sc->seq++;
-		d->nr_objects++;
+	case UTRACE_DAT_IMAGE:
+		ret = meta_image(&m, p, len);
 		break;
-	}
+	case UTRACE_DAT_OBJECT:
+		ret = meta_object(&m, p, len);
+		break;
 	case UTRACE_DAT_SITES:
 	case UTRACE_DAT_SYMTAB:
-		/* applied once every OBJECT is known (dat_syms_finish) */
-		if (grow((void **)&sc->blobs, &sc->cap_blobs, sc->nr_blobs + 1, sizeof(*sc->blobs)))
-			goto nomem;
-		sc->blobs[sc->nr_blobs].type = type;
-		sc->blobs[sc->nr_blobs].len = len;
-		sc->blobs[sc->nr_blobs].data = p;
-		sc->nr_blobs++;
-		return 0;
-	case UTRACE_DAT_BUFFER: {
-		struct utrace_dat_buffer hdr;
-		struct dat_buffer *b;
-
-		if (len < sizeof(hdr)) {
-			bad_record(d, off, type, "too short");
-			break;
-		}
-		memcpy(&hdr, p, sizeof(hdr));
-		b = dat_buf_get(d, hdr.buf);
-		if (!b)
-			goto nomem;
-		b->info.image = hdr.image;
-		b->info.pid = hdr.pid;
-		b->info.tid = hdr.tid;
-		b->info.flags = hdr.flags;
-		memcpy(b->info.comm, hdr.comm, sizeof(hdr.comm));
-		b->info.comm[sizeof(hdr.comm)] = '\0';
-		if (!b->info.comm[0])
-			strcpy(b->info.comm, "<...>");
+		ret = meta_blob(&m, p, len);
 		break;
-	}
-	case UTRACE_DAT_STATS: {
-		struct utrace_dat_stats st;
-		struct dat_buffer *b;
-
-		if (len < sizeof(st)) {
-			bad_record(d, off, type, "too short");
-			break;
-		}
-		memcpy(&st, p, sizeof(st));
-		b = dat_buf_get(d, st.buf);
-		if (!b)
-			goto nomem;
-		b->info.has_stats = 1;
-		b->info.written = st.written;
-		b->info.lost = st.lost;
-		b->info.pages = st.pages;
-		b->info.overrun = st.overrun;
+	case UTRACE_DAT_BUFFER:
+		ret = meta_buffer(&m, p, len);
 		break;
-	}
-	case UTRACE_DAT_EVENT_FORMAT: {
-		struct utrace_dat_event_format ef;
-		struct dat_evfmt *e;
-		const char *sys;
-		size_t slen;
-
-		if (len < sizeof(ef) + 2) {
-			bad_record(d, off, type, "too short");
-			break;
-		}
-		memcpy(&ef, p, sizeof(ef));
-		sys = p + sizeof(ef);
-		slen = strnlen(sys, len - sizeof(ef));
-		if (slen + 1 >= len - sizeof(ef)) {
-			bad_record(d, off, type, "no format text after the system name");
-			break;
-		}
-		if (grow((void **)&d->evfmts, &sc->cap_evfmts, d->nr_evfmts + 1, sizeof(*d->evfmts)))
-			goto nomem;
-		e = &d->evfmts[d->nr_evfmts];
-		e->id = (int)ef.id;
-		e->system = strndup(sys, slen);
-		e->text = strndup(sys + slen + 1, len - sizeof(ef) - slen - 1);
-		if (!e->system || !e->text) {
-			free(e->system);
-			free(e->text);
-			goto nomem;
-		}
-		d->nr_evfmts++;
+	case UTRACE_DAT_STATS:
+		ret = meta_stats(&m, p, len);
 		break;
-	}
+	case UTRACE_DAT_EVENT_FORMAT:
+		ret = meta_event_format(&m, p, len);
+		break;
 	case UTRACE_DAT_KHEADER:
 	case UTRACE_DAT_KTASKS:
-		if (dat_kernel_meta(d, type, p, len, off) < 0)
-			goto nomem;
+		ret = dat_kernel_meta(d, type, p, len, off);
 		break;
-	case UTRACE_DAT_NOTICE: {
-		char *text = strndup(p, len);
-
-		if (!text)
-			goto nomem;
-		if (grow((void **)&d->notices, &sc->cap_notices, d->nr_notices + 1,
-			 sizeof(*d->notices))) {
-			free(text);
-			goto nomem;
-		}
-		d->notices[d->nr_notices++] = text;
+	case UTRACE_DAT_NOTICE:
+		ret = meta_notice(&m, p, len);
 		break;
-	}
 	default:
+		ret = 0;
 		break; /* a newer writer's record: skipped */
 	}
-	free(p);
-	return 0;
-nomem:
-	free(p);
-	return -ENOMEM;
+	if (m.bad)
+		bad_record(d, off, type, m.bad);
+	if (!m.kept)
+		free(p);
+	return ret < 0 ? -ENOMEM : 0;
 }
 
 static int index_page(struct utrace_dat *d, const unsigned char *head, uint32_t len, uint64_t off)
@@ -397,7 +351,7 @@ static int index_page(struct utrace_dat *d, const unsigned char *head, uint32_t 
 		return 0;
 	}
 	b = dat_buf_get(d, pg.buf);
-	if (!b || grow((void **)&b->pages, &b->cap_pages, b->nr_pages + 1, sizeof(*b->pages)))
+	if (!b || dat_grow((void **)&b->pages, &b->cap_pages, b->nr_pages + 1, sizeof(*b->pages)))
 		return -ENOMEM;
 	if (!b->nr_pages)
 		b->first_tsc = sb.time_stamp;
@@ -637,80 +591,6 @@ const char *utrace_dat_meta(const struct utrace_dat *d, const char *key)
 const struct utrace_dat_clock *utrace_dat_clock(const struct utrace_dat *d)
 {
 	return d->have_clock ? &d->clock : NULL;
-}
-
-/* a * b / c for 64-bit magnitudes, saturated to UINT64_MAX */
-static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
-{
-	unsigned __int128 q = (unsigned __int128)a * b / c;
-
-	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
-}
-
-#define TSC_SHIFT DAT_TSC_SHIFT
-
-/* The mult of the fast conversion, when the clock is the usual kind (both
- * clocks going forward, under 2^24 ns per tick); the exact 128-bit
- * division below stays for anything else. */
-static void dat_clock_prepare(struct utrace_dat *d)
-{
-	const struct utrace_dat_clock *c = &d->clock;
-	unsigned __int128 m;
-
-	d->tsc_fast = 0;
-	if (!d->have_clock || c->tsc1 <= c->tsc0 || c->ns1 <= c->ns0)
-		return;
-	m = ((unsigned __int128)(c->ns1 - c->ns0) << TSC_SHIFT) / (c->tsc1 - c->tsc0);
-	if (m >> 63)
-		return;
-	d->tsc_mult = (uint64_t)m;
-	d->tsc_fast = 1;
-}
-
-uint64_t utrace_dat_tsc_to_ns(const struct utrace_dat *d, uint64_t tsc)
-{
-	const struct utrace_dat_clock *c = &d->clock;
-	uint64_t dtsc, dns, delta;
-	int neg_tsc, neg_ns;
-
-	if (d->tsc_fast && tsc >= c->tsc0 && tsc - c->tsc0 < (1ull << 60)) {
-		uint64_t ns = (uint64_t)(((unsigned __int128)(tsc - c->tsc0) * d->tsc_mult) >>
-					 TSC_SHIFT);
-
-		if (ns <= UINT64_MAX - c->ns0)
-			return c->ns0 + ns;
-	}
-	if (!d->have_clock)
-		return tsc;
-	neg_tsc = tsc < c->tsc0;
-	delta = neg_tsc ? c->tsc0 - tsc : tsc - c->tsc0;
-	if (c->tsc1 == c->tsc0 || c->ns1 == c->ns0) {
-		/* no slope known: 1 tick = 1 ns */
-	} else {
-		neg_ns = c->ns1 < c->ns0;
-		dns = neg_ns ? c->ns0 - c->ns1 : c->ns1 - c->ns0;
-		if (c->tsc1 < c->tsc0) {
-			dtsc = c->tsc0 - c->tsc1;
-			neg_ns = !neg_ns;
-		} else {
-			dtsc = c->tsc1 - c->tsc0;
-		}
-		delta = muldiv(delta, dns, dtsc);
-		if (neg_ns)
-			neg_tsc = !neg_tsc;
-	}
-	if (neg_tsc)
-		return delta > c->ns0 ? 0 : c->ns0 - delta;
-	return delta > UINT64_MAX - c->ns0 ? UINT64_MAX : c->ns0 + delta;
-}
-
-uint64_t dat_ticks_to_ns(const struct utrace_dat *d, uint64_t ticks)
-{
-	const struct utrace_dat_clock *c = &d->clock;
-
-	if (!d->have_clock || c->tsc1 <= c->tsc0 || c->ns1 <= c->ns0)
-		return ticks;
-	return muldiv(ticks, c->ns1 - c->ns0, c->tsc1 - c->tsc0);
 }
 
 unsigned utrace_dat_nr_cpus(const struct utrace_dat *d)
