@@ -14,7 +14,9 @@
  *   +---------------------------------------+--------------------------+
  *
  * (The messages are in recorder_msg.c, the saving of sub-buffers in
- * recorder_drain.c.)  Every poll saves the sub-buffers that producers have finished (in
+ * recorder_drain.c: this file calls them, they never call it back; what
+ * they share is recorder_internal.h, the session's state and its writer.)
+ * Every poll saves the sub-buffers that producers have finished (in
  * producer/consumer mode) and gives them back by advancing tail.  When a
  * thread closes its buffer, or its process goes away (exit, exec, even
  * SIGKILL: we still map the memfd), the buffer is drained to the last
@@ -78,14 +80,6 @@ static void clock_pair(uint64_t *tsc, uint64_t *ns)
 			*ns = n;
 		}
 	}
-}
-
-int rec_write(struct utrace_recorder *r, enum utrace_dat_type type, const void *a, size_t alen,
-	      const void *b, size_t blen, struct utrace_error *err)
-{
-	struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
-
-	return utrace_dat_write(r->w, type, iov, b ? 2 : 1, err);
 }
 
 static int write_meta(struct utrace_recorder *r, struct utrace_error *err)

@@ -5,6 +5,10 @@
  *   recorder_msg.c    the messages of the runtime's protocol
  *   recorder_drain.c  saving sub-buffers of the shared ring buffers
  *   recorder_kernel.c the kernel pages and formats of lib/kernel/kernel_trace.c
+ *
+ * recorder.c hands each message to recorder_msg.c and each buffer to
+ * recorder_drain.c; they write through rec_write() below, never back into
+ * recorder.c.
  */
 #ifndef UTRACE_LIB_RECORDER_INTERNAL_H
 #define UTRACE_LIB_RECORDER_INTERNAL_H
@@ -12,6 +16,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "common/proto.h"
 #include "common/rb_abi.h"
@@ -77,9 +82,15 @@ struct utrace_recorder {
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 
-/* recorder.c */
-int rec_write(struct utrace_recorder *r, enum utrace_dat_type type, const void *a, size_t alen,
-	      const void *b, size_t blen, struct utrace_error *err);
+/* One record of a header a[0..alen) and an optional payload b[0..blen),
+ * through the session's writer (lib/tracefile/dat_writer.h). */
+static inline int rec_write(struct utrace_recorder *r, enum utrace_dat_type type, const void *a,
+			    size_t alen, const void *b, size_t blen, struct utrace_error *err)
+{
+	struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
+
+	return utrace_dat_write(r->w, type, iov, b ? 2 : 1, err);
+}
 
 /* recorder_msg.c: one message of connection c; <0 on a protocol error */
 int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n, int fd,
