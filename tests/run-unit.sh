@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# run-unit.sh BUILD_DIR - run every unit test binary in BUILD_DIR/tests.
+# run-unit.sh BUILD_DIR - run every unit test binary in BUILD_DIR/tests,
+# and tests/check-layers.sh on BUILD_DIR's objects.
 #
 # Each test prints "ok - ..." or "not ok - ..." per check and exits
 # non-zero if one failed (tests/lib-count.sh adds them up; a test that
@@ -14,6 +15,9 @@ for t in "$B"/tests/*; do
 	"$t" >"$out" 2>&1
 	tally "$(basename "$t")" $?
 done
+# the layering of docs/design.md, on the sources and on these objects
+sh "$(dirname "$0")/check-layers.sh" "$B" >"$out" 2>&1
+tally check-layers $?
 
 echo "unit: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
