@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - a recording session of `utrace record`, as a plain struct
+ * that option parsing fills (cmds/record.c) and a function that does the
+ * work (cmds/record_run.c), so that other commands (attaching to a running
+ * process, live control) can start a recording without going through
+ * argv.
+ */
+#ifndef UTRACE_CMDS_RECORD_H
+#define UTRACE_CMDS_RECORD_H
+
+#include <stdbool.h>
+
+#include "lib/events/event_select.h"
+#include "lib/events/ftrace_filter.h"
+#include "lib/record/recorder.h"
+
+#define RECORD_DEFAULT_BUFFER_KB 16384
+
+struct record_opts {
+	/* output, tracer, buffer, depth, threshold, threads, overwrite; the
+	 * command line and the function filter are set by record_run */
+	struct utrace_recorder_opts rec;
+	struct utrace_func_filter *filter; /* -l -n -g --graph-notrace */
+	struct utrace_event_spec *specs;   /* -e with its -f, in order */
+	unsigned nspecs;
+	const char **probe_defs; /* --probe */
+	unsigned nprobes;
+	bool children;	  /* -c: kernel events of the command's children too */
+	bool system_wide; /* -a: kernel events of every process */
+	char **argv;	  /* the command, NULL-terminated */
+};
+
+/* Runs o->argv traced and saves the file.  Prints its own messages;
+ * returns the exit status to end with: the command's when it ran (see
+ * utrace_exit_like), else 1 (a failure), 2 (bad input) or 127 (the
+ * command could not start). */
+int record_run(struct record_opts *o);
+
+#endif

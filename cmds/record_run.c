@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_run.c - the work of `utrace record` (cmds/record.h): run a
+ * command with libutrace.so preloaded and save what it traces, like
+ * `trace-cmd record` does for the kernel.
+ *
+ *   record_events   -e/--probe split into user events, kernel events and
+ *                   uprobes; filters checked before anything runs
+ *   record_start    the recorder's socket, the kernel header, the command
+ *                   started held, kernel tracing on its pid, then exec
+ *   record_loop     poll the buffers (and tracefs) until every traced
+ *                   process has gone, or Ctrl-C
+ *   record_end      drain, write the file's last records, the summary
+ *
+ * The command runs in our process group with our stdin/stdout/stderr, and
+ * we end as it ended: the same exit status, or the same signal raised on
+ * ourselves, so a shell sees no difference.  Ctrl-C stops the recording
+ * (tracing_on = 0 everywhere), saves the file, then waits for the command.
+ *
+ * Kernel events (-e SYSTEM:EVENT of a system in tracefs) go through a
+ * tracefs instance of our own (lib/kernel/kernel_trace.c): created before the
+ * command runs (a bad kernel filter stops us there), scoped to the
+ * command's pid while the child waits on a pipe before its exec, read
+ * along with the user buffers, removed on every way out.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmds/cmds.h"
+#include "cmds/record.h"
+#include "cmds/record_probes.h"
+#include "lib/base/spawn.h"
+#include "lib/kernel/kernel_trace.h"
+
+static volatile sig_atomic_t record_interrupted;
+
+static void record_on_signal(int sig)
+{
+	record_interrupted = sig;
+}
+
+static void record_notice(void *arg, int pid, const char *text)
+{
+	fprintf(stderr, "utrace record: pid %d: %s\n", pid, text);
+}
+
+/* libutrace.so lives next to the utrace binary, or where UTRACE_LIB says. */
+static int record_find_runtime(char *out, size_t len)
+{
+	const char *env = getenv("UTRACE_LIB");
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return access(out, R_OK);
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	if (strlen(self) + sizeof("/../lib/utrace/libutrace.so") > len)
+		return -1;
+	strcpy(out, self);
+	strcat(out, "/libutrace.so");
+	if (!access(out, R_OK))
+		return 0;
+	strcpy(out, self);
+	strcat(out, "/../lib/utrace/libutrace.so");
+	return access(out, R_OK);
+}
+
+/* Kernel tracing starts while the child waits to exec (record_spawn). */
+struct record_kernel {
+	struct utrace_ktrace *kt;
+	bool children, system_wide;
+	struct utrace_error err;
+};
+
+static int record_kernel_start(struct record_kernel *k, pid_t pid)
+{
+	return utrace_ktrace_start(k->kt, k->system_wide ? 0 : pid, k->children, &k->err);
+}
+
+static int record_kpage(void *r, uint32_t cpu, const void *page, size_t len,
+			struct utrace_error *err)
+{
+	return utrace_recorder_write_kpage(r, cpu, page, len, err);
+}
+
+static int record_kformat(void *r, const char *system, const char *name, int id, const char *text,
+			  struct utrace_error *err)
+{
+	return utrace_recorder_write_kformat(r, system, id, text, err);
+}
+
+/* What the child sets up before it waits to exec (utrace_spawn_held). */
+struct record_child_env {
+	const char *sock, *runtime;
+};
+
+static void record_child_setup(void *arg)
+{
+	const struct record_child_env *env = arg;
+	const char *old = getenv("LD_PRELOAD");
+	char *preload;
+
+	if (asprintf(&preload, "%s%s%s", env->runtime, old && *old ? ":" : "", old ? old : "") < 0)
+		_exit(127);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("UTRACE_SOCK", env->sock, 1);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
+/* Starts the command held, starts kernel tracing on its pid, lets it exec.
+ * The pid; -1 (err) if the command could not start or exec, -2 if kernel
+ * tracing could not start (k->err). */
+static pid_t record_spawn(char **argv, const char *sock, const char *runtime,
+			  struct record_kernel *k, struct utrace_error *err)
+{
+	struct record_child_env env = {.sock = sock, .runtime = runtime};
+	struct utrace_spawn s;
+	int ret;
+
+	ret = utrace_spawn_held(argv, record_child_setup, &env, &s, err);
+	if (ret < 0) {
+		utrace_error_set(err, ret, "cannot run '%s': %s", argv[0], strerror(-ret));
+		return -1;
+	}
+	if (k->kt && record_kernel_start(k, s.pid) < 0) {
+		utrace_spawn_abandon(&s);
+		return -2;
+	}
+	if (utrace_spawn_release(&s, err) < 0)
+		return -1;
+	return s.pid;
+}
+
+/* The file execvp would run for name, or NULL. */
+static char *record_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *full;
+
+	if (strchr(name, '/'))
+		return strdup(name);
+	for (path = path ? path : "/usr/bin:/bin"; *path;) {
+		size_t len = strcspn(path, ":");
+
+		if (asprintf(&full, "%.*s/%s", (int)len, path, name) < 0)
+			return NULL;
+		if (!access(full, X_OK))
+			return full;
+		free(full);
+		path += len + (path[len] == ':');
+	}
+	return NULL;
+}
+
+/* A filter error, with the expression and a caret under the column, like
+ * the kernel's error_log. */
+static void record_filter_error(const char *expr, const struct utrace_error *err)
+{
+	utrace_die_msg("record", "-f: %s", err->msg);
+	if (err->column > 0) {
+		fprintf(stderr, "  %s\n  %*s^\n", expr, err->column - 1, "");
+	}
+}
+
+/* Everything a session holds, released by record_cleanup. */
+struct record_session {
+	struct record_opts *o;
+	struct utrace_recorder *r;
+	struct record_kernel k;
+	struct utrace_event_select *events;
+	struct utrace_event_spec *uspecs, *kspecs;
+	unsigned nuspecs, nkspecs;
+	struct record_probes *rp;
+	char *command;
+	char runtime[PATH_MAX];
+	pid_t pid;
+	int status;
+	bool exited, stopped;
+};
+
+/* The command line as one string, for the file's metadata. */
+static char *record_command_line(char **argv)
+{
+	size_t len = 1;
+	char *command;
+
+	for (int i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	command = calloc(1, len);
+	for (int i = 0; command && argv[i]; i++) {
+		strcat(command, argv[i]);
+		if (argv[i + 1])
+			strcat(command, " ");
+	}
+	return command;
+}
+
+/* --probe and -e usdt: become uprobes, enabled as kernel events; an -e
+ * whose SYSTEM is a directory of tracefs events/ is a kernel event; the
+ * rest are the programs' own tracepoints.  0, or the exit status. */
+static int record_split_events(struct record_session *s)
+{
+	struct record_opts *o = s->o;
+	struct utrace_error err = {0};
+
+	s->uspecs = calloc(o->nspecs + 1, sizeof(*s->uspecs));
+	s->kspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->kspecs));
+	s->rp = record_probes_new();
+	if (!s->uspecs || !s->kspecs || !s->rp) {
+		utrace_die_msg("record", "out of memory");
+		return 1;
+	}
+	for (unsigned i = 0; i < o->nprobes; i++) {
+		const char *pat = record_probes_add_def(s->rp, o->probe_defs[i], &err);
+
+		if (!pat) {
+			if (err.column > 0)
+				record_filter_error(o->probe_defs[i], &err);
+			else
+				utrace_die_msg("record", "--probe: %s", err.msg);
+			return 2;
+		}
+		s->kspecs[s->nkspecs++] = (struct utrace_event_spec){.pattern = pat};
+	}
+	for (unsigned i = 0; i < o->nspecs; i++) {
+		struct utrace_event_spec *spec = &o->specs[i];
+
+		if (!strncmp(spec->pattern, "usdt:", 5)) {
+			char *exe = record_which(o->argv[0]);
+			const char *pat = record_probes_add_usdt(s->rp, spec->pattern, exe, &err);
+
+			free(exe);
+			if (!pat) {
+				utrace_die_msg("record", "%s", err.msg);
+				return 2;
+			}
+			s->kspecs[s->nkspecs++] =
+			    (struct utrace_event_spec){.pattern = pat, .filter = spec->filter};
+		} else if (utrace_ktrace_is_kernel(spec->pattern)) {
+			s->kspecs[s->nkspecs++] = *spec;
+		} else {
+			s->uspecs[s->nuspecs++] = *spec;
+		}
+	}
+	return 0;
+}
+
+/* The kernel instance and the user event selection, each filter checked
+ * (a bad one stops us before the command runs).  0, or the exit status. */
+static int record_open_events(struct record_session *s)
+{
+	struct utrace_error err = {0};
+	unsigned bad = 0;
+
+	if ((s->o->children || s->o->system_wide) && !s->nkspecs)
+		fprintf(stderr,
+			"utrace record: -%c applies to kernel events only (none selected)\n",
+			s->o->system_wide ? 'a' : 'c');
+	if (s->nkspecs && utrace_ktrace_open(s->kspecs, s->nkspecs, 0, &s->k.kt, &bad, &err) < 0) {
+		if (err.column > 0)
+			record_filter_error(s->kspecs[bad].filter, &err);
+		else
+			utrace_die_msg("record", "%s", err.msg);
+		return err.column > 0 || err.code == -ENOENT ? 2 : 1;
+	}
+	if (s->nuspecs) {
+		char *exe = record_which(s->o->argv[0]);
+
+		if (utrace_event_select_new(s->uspecs, s->nuspecs, &s->events, &err) < 0) {
+			utrace_die_msg("record", "%s", err.msg);
+			free(exe);
+			return 1;
+		}
+		if (exe && utrace_event_select_check(s->events, exe, &bad, &err) < 0) {
+			record_filter_error(s->uspecs[bad].filter, &err);
+			free(exe);
+			return 2;
+		}
+		free(exe);
+		s->o->rec.events = s->events;
+	}
+	return 0;
+}
+
+/* The recorder, the kernel header and formats, the command started.
+ * 0, or the exit status. */
+static int record_start(struct record_session *s)
+{
+	struct utrace_recorder_opts *ro = &s->o->rec;
+	struct utrace_error err = {0};
+
+	if (utrace_recorder_new(ro, &s->r, &err) < 0) {
+		utrace_die_msg("record", "%s", err.msg);
+		return 1;
+	}
+	if (s->k.kt) {
+		const char *clock, *hpage, *hevent;
+		uint32_t subbuf;
+
+		utrace_ktrace_header(s->k.kt, &clock, &subbuf, &hpage, &hevent);
+		if (utrace_recorder_write_kheader(s->r, clock, subbuf, hpage, hevent, &err) < 0 ||
+		    utrace_ktrace_formats(s->k.kt, record_kformat, s->r, &err) < 0) {
+			utrace_die_msg("record", "%s: %s", ro->output, err.msg);
+			return 1;
+		}
+	}
+	if (record_interrupted)
+		return 1;
+	s->pid = record_spawn(s->o->argv, utrace_recorder_sock_path(s->r), s->runtime, &s->k, &err);
+	if (s->pid == -2) {
+		utrace_die_msg("record", "%s", s->k.err.msg);
+		return 1;
+	}
+	if (s->pid < 0) {
+		utrace_die_msg("record", "%s", err.msg);
+		return 127;
+	}
+	return 0;
+}
+
+/* Record until the command and every process it started that is traced
+ * have gone, or until interrupted. */
+static void record_loop(struct record_session *s)
+{
+	struct utrace_error err = {0};
+
+	for (;;) {
+		if (utrace_recorder_poll(s->r, 1, &err) < 0) {
+			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
+				       err.msg);
+			break;
+		}
+		if (s->k.kt && utrace_ktrace_poll(s->k.kt, false, record_kpage, s->r, &err) < 0) {
+			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
+				       err.msg);
+			break;
+		}
+		if (!s->exited && waitpid(s->pid, &s->status, WNOHANG) == s->pid)
+			s->exited = true;
+		if (s->exited && utrace_recorder_idle(s->r))
+			break;
+		if (record_interrupted)
+			break;
+	}
+	if (record_interrupted && !s->exited) {
+		utrace_recorder_stop(s->r);
+		s->stopped = true;
+		/* give the processes a moment to close their connections */
+		for (int i = 0; i < 100 && !utrace_recorder_idle(s->r); i++)
+			utrace_recorder_poll(s->r, 1, &err);
+	}
+}
+
+/* What was saved, what was lost, what matched nothing. */
+static void record_summary(struct record_session *s, const struct utrace_recorder_stats *st)
+{
+	const struct utrace_recorder_opts *ro = &s->o->rec;
+	int bpid, btid;
+	char comm[16];
+	uint64_t recs, lost;
+
+	fprintf(stderr,
+		"utrace record: %llu records (%llu lost) from %u threads of %u processes "
+		"saved to %s (%llu bytes)\n",
+		(unsigned long long)st->records, (unsigned long long)st->lost, st->buffers,
+		st->images, ro->output, (unsigned long long)st->file_bytes);
+	for (uint32_t i = 0;
+	     utrace_recorder_buffer_stats(s->r, i, &bpid, &btid, comm, &recs, &lost); i++)
+		if (lost)
+			fprintf(stderr, "utrace record:   %s-%d (pid %d): %llu records lost\n",
+				comm, btid, bpid, (unsigned long long)lost);
+	for (unsigned i = 0; i < s->nuspecs; i++)
+		if (!s->uspecs[i].matched)
+			fprintf(stderr,
+				"utrace record: -e %s: no such event in the traced programs\n",
+				s->uspecs[i].pattern);
+	if (s->k.kt) {
+		uint64_t pages, missed;
+
+		utrace_ktrace_stats(s->k.kt, &pages, &missed);
+		fprintf(stderr, "utrace record: %llu kernel pages (%llu with events lost)\n",
+			(unsigned long long)pages, (unsigned long long)missed);
+	}
+	if (st->overrun && ro->overwrite)
+		fprintf(stderr,
+			"utrace record: overwrite mode kept the newest records; %llu older "
+			"sub-buffers were overwritten\n",
+			(unsigned long long)st->overrun);
+}
+
+/* Drain, write the last records, print the summary, close the kernel
+ * side, wait for the command. */
+static void record_end(struct record_session *s)
+{
+	const char *output = s->o->rec.output;
+	struct utrace_recorder_stats st;
+	struct utrace_error err = {0};
+
+	if (s->k.kt) {
+		const struct utrace_dat_ktask *tasks;
+		size_t ntasks;
+
+		if (utrace_ktrace_stop(s->k.kt, record_kpage, s->r, &err) < 0)
+			utrace_die_msg("record", "%s (what was recorded is saved)", err.msg);
+		tasks = utrace_ktrace_tasks(s->k.kt, &ntasks);
+		if (utrace_recorder_write_ktasks(s->r, tasks, ntasks, &err) < 0)
+			utrace_die_msg("record", "%s: %s", output, err.msg);
+	}
+	if (utrace_recorder_finish(s->r, &st, &err) < 0)
+		utrace_die_msg("record", "%s: %s", output, err.msg);
+	else
+		record_summary(s, &st);
+	if (utrace_ktrace_close(s->k.kt, &err) < 0)
+		utrace_die_msg("record", "%s", err.msg);
+	s->k.kt = NULL;
+	record_probes_free(s->rp); /* after the instance: enabled probes stay */
+	s->rp = NULL;
+	if (s->stopped)
+		fprintf(stderr, "utrace record: interrupted; waiting for %s to exit\n",
+			s->o->argv[0]);
+	if (!s->exited) {
+		signal(SIGINT, SIG_DFL);
+		while (waitpid(s->pid, &s->status, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
+static void record_cleanup(struct record_session *s)
+{
+	struct utrace_error err = {0};
+
+	if (utrace_ktrace_close(s->k.kt, &err) < 0)
+		utrace_die_msg("record", "%s", err.msg);
+	record_probes_free(s->rp);
+	utrace_recorder_free(s->r);
+	free(s->command);
+	utrace_event_select_free(s->events);
+	free(s->uspecs);
+	free(s->kspecs);
+}
+
+int record_run(struct record_opts *o)
+{
+	struct record_session s = {.o = o};
+	int ret;
+
+	if (record_find_runtime(s.runtime, sizeof(s.runtime)) < 0) {
+		utrace_die_msg("record",
+			       "cannot find libutrace.so next to utrace (set UTRACE_LIB)");
+		return 1;
+	}
+	s.command = record_command_line(o->argv);
+	o->rec.command = s.command;
+	o->rec.filter = o->filter;
+	if (!o->rec.notice)
+		o->rec.notice = record_notice;
+	s.k.children = o->children;
+	s.k.system_wide = o->system_wide;
+	signal(SIGINT, record_on_signal);
+	signal(SIGTERM, record_on_signal);
+	signal(SIGHUP, record_on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	ret = record_split_events(&s);
+	if (!ret)
+		ret = record_open_events(&s);
+	if (!ret)
+		ret = record_start(&s);
+	if (!ret) {
+		record_loop(&s);
+		record_end(&s);
+		ret = -1;
+	}
+	record_cleanup(&s);
+	/* end as the command ended: this may raise its signal on ourselves,
+	 * so only once everything is cleaned up */
+	return ret == -1 ? utrace_exit_like(s.status) : ret;
+}
