@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * lib/base - what every library stands on: errors (this file),
+ * shell globs (glob.h), starting a command held before its exec
+ * (spawn.h).  May use: libc only.
+ *
  * error.h - how the libraries report failure.
  *
  * Libraries never print and never exit: a failing call returns a negative

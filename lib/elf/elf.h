@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * lib/elf - reading linked ELF files: sections and notes (this
+ * file, shared with the runtime), function symbols (symtab.h), the
+ * instrumented call sites (callsite.h).  May use: lib/base.
+ *
  * elf.h - a minimal, bounds-checked ELF64 reader.
  *
  * Shared by the tool and by libutrace.so (which runs inside the traced

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * lib/export - a recording in other tools' formats:
+ * trace-cmd's trace.dat (this file), Chrome/Perfetto JSON
+ * (export_chrome.h), folded stacks for flame graphs (export_flame.h).
+ * May use: every layer below it, lib/report's selections and call graph
+ * included.
+ *
  * tracedat.h - writes a utrace.dat as a trace-cmd trace.dat, so that
  * `trace-cmd report` prints it in its function_graph (or function) layout
  * and KernelShark opens it.

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * lib/kernel - the kernel's tracefs: file access (tracefs.h),
+ * recording kernel events through an instance of our own (this file),
+ * and cleaning up after a killed recorder.  May use: lib/base, lib/events,
+ * lib/tracefile (record layouts only).
+ *
  * kernel_trace.h - kernel trace events recorded through a tracefs instance
  * of utrace's own (`utrace record -e sched:sched_switch ...`).
  *

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * lib/perf - perf_event_open counters (this file) and perf
+ * stat's statistics and layout (stat_print.h).  May use: lib/base.
+ *
  * perf_counter.h - counting perf events on a command with perf_event_open,
  * for `utrace stat` (see lib/perf/perf_counter.c for the design).
  *

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * lib/record - the recorder: the traced processes'
+ * connections, their ring buffers drained into utrace.dat, and the kernel
+ * pages written alongside (this file and recorder_internal.h).  May use:
+ * every layer below it (base, elf, events, tracefile, kernel, probes).
+ *
  * recorder.h - the consumer side of a recording session: the socket the
  * traced processes connect to, the choice of call sites to enable, the
  * draining of the per-thread buffers into utrace.dat.

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * lib/report - reading a recording for people: the text
+ * report (this file), selections (report_filter.h), event text
+ * (event_print.h), per-function profile (profile.h), call graph
+ * (callgraph.h).  May use: lib/base, lib/elf, lib/tracefile;
+ * libtraceevent for event text.
+ *
  * report_text.h - prints the events of a utrace.dat in the kernel's trace
  * text formats (the function tracer's and function_graph's), for
  * `utrace report`.

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * lib/tracefile - the utrace.dat file: its format
+ * (dat_format.h), the writer (dat_writer.h), and the reader (this file)
+ * with its internal parts (dat_internal.h).  May use: lib/base, lib/elf;
+ * libtraceevent's kbuffer for kernel pages.
+ *
  * dat_reader.h - reads a utrace.dat file (lib/tracefile/dat_format.h).
  *
  * utrace_dat_open() reads the metadata records (clock, META, images,
