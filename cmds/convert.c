@@ -63,6 +63,15 @@ static void print_summary(struct utrace_dat *d, const char *out,
 		"written to %s (%" PRIu64 " bytes)\n",
 		st->events, st->nr_tasks, st->nr_tasks == 1 ? "" : "s", st->nr_cpus,
 		st->nr_cpus == 1 ? "" : "s", st->nr_syms, out, st->file_bytes);
+	if (st->tracepoints)
+		fprintf(stderr,
+			"utrace convert: %" PRIu64 " of them are tracepoint, kernel or text events\n",
+			st->tracepoints);
+	if (st->skipped)
+		fprintf(stderr,
+			"utrace convert: warning: %" PRIu64 " events left out: no format in the "
+			"recording, or larger than a page\n",
+			st->skipped);
 	if (st->lost || st->lost_unknown)
 		fprintf(stderr,
 			"utrace convert: the recording lost %" PRIu64 " events%s (trace-cmd "

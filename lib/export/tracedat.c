@@ -124,7 +124,11 @@ struct conv {
 		uint16_t type;
 		int32_t pid;
 		uint64_t func;
-	} last; /* the last record written, of any CPU */
+	} last;		   /* the last record written, of any CPU */
+	uint64_t print_ip; /* the "utrace_printf" symbol of print events, 0 if none yet */
+	struct utrace_tracedat_format *formats; /* the recording's, ftrace's left out */
+	size_t nr_formats;
+	unsigned char rec[PAGE]; /* an event being put together */
 	struct utrace_tracedat_stats *st;
 	struct utrace_error *err;
 };
@@ -569,6 +573,75 @@ static int put_lost(struct conv *c, uint32_t cpu, bool unknown, uint64_t n)
 	return 0;
 }
 
+/* Whether the file carries a format for event id. */
+static bool have_format(const struct conv *c, uint32_t id)
+{
+	for (size_t i = 0; i < c->nr_formats; i++)
+		if (c->formats[i].id == (int)id)
+			return true;
+	return false;
+}
+
+/*
+ * A tracepoint or kernel event: the kernel's 8 bytes of common fields
+ * (common_type = its id, common_pid = the thread), then the record as
+ * the recording holds it, so its own format describes it.  An event
+ * without a format in the file, or too big for a page, is left out and
+ * counted.
+ */
+static int put_tracepoint(struct conv *c, const struct utrace_event *ev)
+{
+	uint32_t len = 8 + ev->data_len;
+
+	if (ev->id > UINT16_MAX || !have_format(c, ev->id) || len > PAGE_DATA - 16) {
+		if (c->pass == 2)
+			c->st->skipped++;
+		return 0;
+	}
+	memset(c->rec, 0, 8);
+	put_common(c->rec, (uint16_t)ev->id, ev->tid);
+	memcpy(c->rec + 8, ev->data, ev->data_len);
+	if (c->pass == 2)
+		c->st->tracepoints++;
+	c->last.type = (uint16_t)ev->id;
+	return put_record(c, ev->cpu, ev->ts, c->rec, len);
+}
+
+/* utrace_printf text as the kernel's trace_marker writes it: ftrace's
+ * print event, ip = a symbol "utrace_printf" listed by the first pass. */
+static int put_print(struct conv *c, const struct utrace_event *ev)
+{
+	uint32_t n = ev->data_len, len;
+	uint64_t ip;
+	int ret;
+
+	if (!c->print_ip) {
+		char *name = strdup("utrace_printf");
+
+		if (c->pass == 2)
+			return changed(c);
+		if (!name)
+			return nomem(c);
+		ret = add_sym(c, c->next_synthetic, name, true, &c->print_ip);
+		c->next_synthetic += SYNTHETIC_STEP;
+		if (ret < 0)
+			return ret;
+	}
+	if (n > PAGE_DATA - 32)
+		n = PAGE_DATA - 32; /* the kernel cuts trace_marker text too */
+	len = 16 + n + 1;
+	ip = c->print_ip;
+	memset(c->rec, 0, 16);
+	put_common(c->rec, UTRACE_TRACEDAT_PRINT, ev->tid);
+	memcpy(c->rec + 8, &ip, 8);
+	memcpy(c->rec + 16, ev->data, n);
+	c->rec[16 + n] = 0;
+	if (c->pass == 2)
+		c->st->tracepoints++;
+	c->last.type = UTRACE_TRACEDAT_PRINT;
+	return put_record(c, ev->cpu, ev->ts, c->rec, len);
+}
+
 static int on_event(struct conv *c, const struct utrace_event *ev)
 {
 	uint64_t func = 0, parent;
@@ -611,6 +684,10 @@ static int on_event(struct conv *c, const struct utrace_event *ev)
 		return put_function(c, ev->cpu, ev->ts, ev->tid, func, parent);
 	case UTRACE_EV_LOST:
 		return put_lost(c, ev->cpu, ev->flags & UTRACE_EVF_LOST_UNKNOWN, ev->lost);
+	case UTRACE_EV_EVENT:
+		return put_tracepoint(c, ev);
+	case UTRACE_EV_PRINT:
+		return put_print(c, ev);
 	}
 	return 0;
 }
@@ -677,8 +754,16 @@ static int write_header(struct conv *c, uint32_t nr_cpus)
 	}
 	for (uint32_t i = 0; i < c->nr_s; i++)
 		pages[i] = c->s[i] ? c->s[i]->pages : 0;
-	l = (struct utrace_tracedat_layout){c->syms,  c->nr_syms, c->max_addr + 1, tasks,
-					    nr_tasks, nr_cpus,	  pages,	   "mono"};
+	l = (struct utrace_tracedat_layout){.syms = c->syms,
+					    .nr_syms = c->nr_syms,
+					    .end = c->max_addr + 1,
+					    .tasks = tasks,
+					    .nr_tasks = nr_tasks,
+					    .nr_cpus = nr_cpus,
+					    .cpu_pages = pages,
+					    .clock = "mono",
+					    .formats = c->formats,
+					    .nr_formats = c->nr_formats};
 	ret = utrace_tracedat_header(&l, &hdr, &len, c->err);
 	if (ret < 0)
 		nomem(c);
@@ -708,11 +793,36 @@ static int write_header(struct conv *c, uint32_t nr_cpus)
 	return ret;
 }
 
+/* The recording's event formats, but ftrace's (its ids are the file's
+ * own function and print events). */
+static int list_formats(struct conv *c)
+{
+	unsigned n = utrace_dat_event_format_count(c->d);
+
+	c->formats = calloc(n + 1, sizeof(*c->formats));
+	if (!c->formats)
+		return nomem(c);
+	for (unsigned i = 0; i < n; i++) {
+		const char *sys, *text;
+		int id;
+
+		text = utrace_dat_event_format(c->d, i, &id, &sys);
+		if (!text || !sys || !strcmp(sys, "ftrace") || id < 0 || id > UINT16_MAX)
+			continue;
+		c->formats[c->nr_formats++] =
+		    (struct utrace_tracedat_format){.system = sys, .text = text, .id = id};
+	}
+	return 0;
+}
+
 /* The first pass, then the symbol list sorted. */
 static int lay_out(struct conv *c)
 {
 	int ret;
 
+	ret = list_formats(c);
+	if (ret < 0)
+		return ret;
 	c->pass = 1;
 	ret = run_pass(c);
 	if (ret < 0)
@@ -730,6 +840,7 @@ static void conv_free(struct conv *c)
 	for (size_t i = 0; i < c->nr_syms; i++)
 		free(c->syms[i].name);
 	free(c->syms);
+	free(c->formats);
 	free(c->funcs.v);
 	free(c->callers.v);
 	free(c->addrs.v);

@@ -13,7 +13,10 @@
  * The file is trace-cmd's format version 6 (trace-cmd.dat.v6(5)), which
  * every trace-cmd and KernelShark since 2010 reads, 3.x included: the
  * header_page and header_event texts, the ftrace event formats function
- * (id 1), funcgraph_exit (10) and funcgraph_entry (11), a kallsyms made of
+ * (id 1), print (5, utrace_printf text), funcgraph_exit (10) and
+ * funcgraph_entry (11), every event format the recording saved (user
+ * tracepoints under their systems, kernel events with the kernel's ids),
+ * a kallsyms made of
  * the traced functions, saved_cmdlines ("tid comm"), the options
  * TRACECLOCK ([mono]: utrace's times are CLOCK_MONOTONIC ns) and CPUCOUNT,
  * then one stream of 4096-byte ring-buffer pages per CPU.  See
@@ -33,7 +36,9 @@
 #include "lib/base/error.h"
 
 struct utrace_tracedat_stats {
-	uint64_t events;       /* records written: entries, exits, functions */
+	uint64_t events;       /* records written: entries, exits, functions, events */
+	uint64_t tracepoints;  /* of which tracepoint, kernel and print events */
+	uint64_t skipped;      /* events left out: no format in the recording, or too big */
 	uint64_t lost;	       /* events the recording lost, where it counted them */
 	uint64_t lost_unknown; /* losses of an unknown number of events */
 	uint64_t pages;	       /* ring-buffer pages written */
@@ -72,6 +77,7 @@ char *utrace_tracedat_symbol_name(const char *name);
 /* Event ids and record sizes of the ftrace formats the file carries. */
 enum {
 	UTRACE_TRACEDAT_FUNCTION = 1,	      /* ip @8, parent_ip @16 */
+	UTRACE_TRACEDAT_PRINT = 5,	      /* ip @8, char buf[] @16 */
 	UTRACE_TRACEDAT_FUNCGRAPH_EXIT = 10,  /* func, depth, overrun, calltime, rettime */
 	UTRACE_TRACEDAT_FUNCGRAPH_ENTRY = 11, /* func @8, depth @16 */
 	UTRACE_TRACEDAT_FUNCTION_SIZE = 24,
@@ -89,6 +95,14 @@ struct utrace_tracedat_task {
 	const char *comm;
 };
 
+/* An event format of a system other than ftrace, as the kernel's format
+ * file text ("name: ...\nID: ...\nformat:..."). */
+struct utrace_tracedat_format {
+	const char *system;
+	const char *text;
+	int id;
+};
+
 struct utrace_tracedat_layout {
 	const struct utrace_tracedat_sym *syms; /* sorted by address */
 	size_t nr_syms;
@@ -96,8 +110,10 @@ struct utrace_tracedat_layout {
 	const struct utrace_tracedat_task *tasks;
 	size_t nr_tasks;
 	uint32_t nr_cpus;
-	const uint64_t *cpu_pages; /* pages of each CPU, in file order */
-	const char *clock;	   /* trace_clock name, "mono" */
+	const uint64_t *cpu_pages;		      /* pages of each CPU, in file order */
+	const char *clock;			      /* trace_clock name, "mono" */
+	const struct utrace_tracedat_format *formats; /* other systems' events */
+	size_t nr_formats;
 };
 
 /* saved_cmdlines: a thread's tid and comm, once a thread, with the name

@@ -7,10 +7,13 @@
  * trace-cmd.dat.v6(5) lays it out.  The texts are the kernel's (x86-64,
  * 64-bit long): events/header_page, whose field sizes tell the reader the
  * long size and the page layout, events/header_event, and the formats of
- * the ftrace events function, funcgraph_entry and funcgraph_exit, whose
- * field offsets the reader takes from the text.  trace-cmd prints these
- * three events with built-in handlers (function_graph's "func() {",
- * "func();" and "}"), so their print fmt lines only serve other readers.
+ * the ftrace events function, print, funcgraph_entry and funcgraph_exit,
+ * whose field offsets the reader takes from the text, and the formats the
+ * recording saved for its other events, grouped by system.  trace-cmd
+ * prints function, funcgraph_entry and funcgraph_exit with built-in
+ * handlers (function_graph's "func() {", "func();" and "}"), so their
+ * print fmt lines only serve other readers; every other event is printed
+ * from its print fmt by libtraceevent, as the kernel's are.
  * The flyrecord offsets depend on the header's own size, which is known
  * once the variable parts are in: so they are appended last, and the
  * whole is padded to a page.  All numbers are in host byte order, which
@@ -54,6 +57,13 @@ static const char *const ftrace_formats[] = {
     "\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
     "\n"
     "print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n",
+
+    "name: print\n"
+    "ID: 5\n"
+    "format:\n" COMMON_FIELDS "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+    "\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n"
+    "\n"
+    "print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n",
 
     "name: funcgraph_exit\n"
     "ID: 10\n"
@@ -184,6 +194,43 @@ static void put_kallsyms(struct obuf *b, const struct utrace_tracedat_layout *l)
 	free(t.p);
 }
 
+/* The other event systems: u32 count, then per system its name, u32
+ * count and the formats (u64 size + text), each system once, in the order
+ * of its first format. */
+static void put_systems(struct obuf *b, const struct utrace_tracedat_layout *l)
+{
+	uint32_t nr_systems = 0;
+
+	for (size_t i = 0; i < l->nr_formats; i++) {
+		size_t j = 0;
+
+		while (j < i && strcmp(l->formats[j].system, l->formats[i].system))
+			j++;
+		nr_systems += j == i;
+	}
+	put_u32(b, nr_systems);
+	for (size_t i = 0; i < l->nr_formats; i++) {
+		const char *sys = l->formats[i].system;
+		uint32_t n = 0;
+		size_t j = 0;
+
+		while (j < i && strcmp(l->formats[j].system, sys))
+			j++;
+		if (j < i)
+			continue; /* written with its system's first format */
+		for (j = i; j < l->nr_formats; j++)
+			n += !strcmp(l->formats[j].system, sys);
+		put_str0(b, sys);
+		put_u32(b, n);
+		for (j = i; j < l->nr_formats; j++) {
+			if (strcmp(l->formats[j].system, sys))
+				continue;
+			put_u64(b, strlen(l->formats[j].text));
+			put(b, l->formats[j].text, strlen(l->formats[j].text));
+		}
+	}
+}
+
 /* saved_cmdlines: "%d %s\n" */
 static void put_cmdlines(struct obuf *b, const struct utrace_tracedat_layout *l)
 {
@@ -233,7 +280,7 @@ int utrace_tracedat_header(const struct utrace_tracedat_layout *l, char **out, s
 		put_u64(&b, strlen(ftrace_formats[i]));
 		put(&b, ftrace_formats[i], strlen(ftrace_formats[i]));
 	}
-	put_u32(&b, 0); /* no other event systems */
+	put_systems(&b, l);
 	put_kallsyms(&b, l);
 	put_u32(&b, 0); /* no printk formats */
 	put_cmdlines(&b, l);

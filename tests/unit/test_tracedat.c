@@ -35,6 +35,8 @@ struct td {
 	const char *why; /* the first thing wrong, NULL if none */
 	char version[4];
 	uint32_t page_size, nr_formats, nr_cpus, cpucount;
+	uint32_t nr_systems, nr_sys_formats; /* event systems other than ftrace */
+	char system0[32];		     /* the first one's name */
 	char *kallsyms, *cmdlines, clock_opt[32], clock[32];
 	uint64_t off[MAX_CPU], size[MAX_CPU];
 	struct rec r[MAX_REC];
@@ -197,8 +199,18 @@ static void td_read(struct td *t, const char *path)
 	t->nr_formats = (uint32_t)take_num(t, 4, "ftrace formats");
 	for (uint32_t i = 0; i < t->nr_formats && !t->why; i++)
 		free(take_text(t, take_num(t, 8, "format size"), "format"));
-	if (take_num(t, 4, "event systems") != 0)
-		t->why = "event systems";
+	t->nr_systems = (uint32_t)take_num(t, 4, "event systems");
+	for (uint32_t i = 0; i < t->nr_systems && !t->why; i++) {
+		char *name = take_text(t, strnlen(t->buf + t->pos, t->len - t->pos) + 1, "system");
+		uint32_t nev = (uint32_t)take_num(t, 4, "system events");
+
+		if (name && i == 0)
+			snprintf(t->system0, sizeof(t->system0), "%s", name);
+		free(name);
+		t->nr_sys_formats += nev;
+		for (uint32_t j = 0; j < nev && !t->why; j++)
+			free(take_text(t, take_num(t, 8, "format size"), "format"));
+	}
 	t->kallsyms = take_text(t, take_num(t, 4, "kallsyms size"), "kallsyms");
 	free(take_text(t, take_num(t, 4, "printk size"), "printk"));
 	t->cmdlines = take_text(t, take_num(t, 8, "cmdlines size"), "cmdlines");
@@ -398,7 +410,8 @@ static void test_graph(void)
 		return;
 	td_read(&t, out);
 	check(!t.why, "graph: a well-formed trace.dat (%s)", t.why ? t.why : "ok");
-	check(t.page_size == 4096 && t.nr_formats == 3, "graph: 4096-byte pages, 3 ftrace formats");
+	check(t.page_size == 4096 && t.nr_formats == 4 && t.nr_systems == 0,
+	      "graph: 4096-byte pages, 4 ftrace formats, no other system");
 	check(t.nr_cpus == 4 && t.cpucount == 4 && st.nr_cpus == 4,
 	      "graph: 4 CPUs, CPUCOUNT option (got %u, %u)", t.nr_cpus, t.cpucount);
 	check(!strcmp(t.clock_opt, "[mono]") && !strcmp(t.clock, "[mono]"),
@@ -638,6 +651,104 @@ static void test_symbol_names(void)
 	}
 }
 
+/* An EVENT_FORMAT record: the kernel's format text of event id. */
+static void fx_event_format(struct utrace_dat_writer *w, int id, const char *sys, const char *text)
+{
+	struct utrace_dat_event_format ef = {(uint32_t)id, 0};
+	struct iovec iov[3] = {
+	    {&ef, sizeof(ef)}, {(void *)sys, strlen(sys) + 1}, {(void *)text, strlen(text)}};
+	struct utrace_error err;
+
+	if (utrace_dat_write(w, UTRACE_DAT_EVENT_FORMAT, iov, 3, &err) < 0)
+		fx_die(&err);
+}
+
+#define EV_COMMON                                                                                  \
+	"format:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"            \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/*
+ * Tracepoints, kernel events and utrace_printf text: every event of the
+ * recording with its own format, under its system (issue: convert wrote
+ * the function records only).  Buffer 7 (test-100, cpu 2):
+ *   main() { demo_word(count=7) "hello" sys_x(x=5) <id without format> }
+ */
+static void test_events(void)
+{
+	const char *dat = check_path("events.dat"), *out = check_path("events.trace.dat");
+	struct utrace_dat_writer *w = fx_begin(dat, "function_graph");
+	struct fx_page p = {1000, 0, 0, 2, 0, 0};
+	struct utrace_tracedat_stats st;
+	struct wl l = {.n = 0};
+	struct td t;
+	char *text;
+
+	fx_event_format(w, 32768, "demo",
+			"name: demo_word\nID: 32768\n" EV_COMMON
+			"\tfield:int count;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+			"print fmt: \"count=%d\", REC->count\n");
+	fx_event_format(w, 300, "kern",
+			"name: sys_x\nID: 300\n" EV_COMMON
+			"\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+			"print fmt: \"x=%d\", REC->x\n");
+	/* ftrace's own ids are the file's function events: left out */
+	fx_event_format(w, 1, "ftrace", "name: function\nID: 1\n" EV_COMMON "\nprint fmt: \"\"\n");
+	fx_buffer(w, 7, 100, "test");
+	wl_entry(&l, 0, 0); /* main @1000 */
+	wl_put(&l, urec_ext(UEXT_EVENT, 1));
+	wl_put(&l, 10);		      /* @1010 */
+	wl_put(&l, 32768 | 4u << 16); /* demo_word, 4 bytes */
+	wl_put(&l, 7);		      /* count */
+	wl_put(&l, urec_ext(UEXT_PRINT, 2));
+	wl_put(&l, 10); /* @1020 */
+	wl_put(&l, 5);	/* "hello" */
+	wl_put(&l, 'h' | 'e' << 8 | 'l' << 16 | 'l' << 24);
+	wl_put(&l, 'o');
+	wl_put(&l, urec_ext(UEXT_EVENT, 1));
+	wl_put(&l, 10);		    /* @1030 */
+	wl_put(&l, 300 | 4u << 16); /* sys_x */
+	wl_put(&l, 5);
+	wl_put(&l, urec_ext(UEXT_EVENT, 1));
+	wl_put(&l, 10);		      /* @1040 */
+	wl_put(&l, 12345 | 4u << 16); /* no format */
+	wl_put(&l, 9);
+	wl_exit(&l, 10); /* @1050 */
+	fx_page(w, 7, &p, &l);
+	fx_end(w);
+	if (convert(dat, out, &st) < 0)
+		return;
+	check(st.tracepoints == 3 && st.skipped == 1 && st.events == 5,
+	      "events: 3 events and the print written, the one without a format left out "
+	      "(tracepoints %llu, skipped %llu, events %llu)",
+	      (unsigned long long)st.tracepoints, (unsigned long long)st.skipped,
+	      (unsigned long long)st.events);
+	td_read(&t, out);
+	check(!t.why, "events: a well-formed trace.dat (%s)", t.why ? t.why : "ok");
+	check(t.nr_systems == 2 && t.nr_sys_formats == 2 && !strcmp(t.system0, "demo"),
+	      "events: the formats of systems demo and kern (%u systems, %u formats, first %s)",
+	      t.nr_systems, t.nr_sys_formats, t.system0);
+	check(t.n == 5 && t.r[1].type == 32768 && t.r[1].pid == 100 && t.r[1].ts == 1010 &&
+		  t.r[2].type == UTRACE_TRACEDAT_PRINT && t.r[3].type == 300 && t.r[4].ts == 1050,
+	      "events: common_type is the event id, common_pid the thread, in time order");
+	check(t.kallsyms && strstr(t.kallsyms, " T utrace_printf\n"),
+	      "events: kallsyms names the print events' ip utrace_printf");
+	td_free(&t);
+
+	text = trace_cmd_report(out, "", "events");
+	{
+		static const char *const want[] = {
+		    "test-100 [002] 0.000001: demo_word: count=7",
+		    "test-100 [002] 0.000001: print: utrace_printf: hello",
+		    "test-100 [002] 0.000001: sys_x: x=5",
+		};
+
+		expect_lines(text, want, sizeof(want) / sizeof(want[0]), "events");
+	}
+	free(text);
+}
+
 static void test_errors(void)
 {
 	const char *dat = check_path("err.dat");
@@ -675,6 +786,7 @@ int main(void)
 	test_function();
 	test_ties_pages();
 	test_symbol_names();
+	test_events();
 	test_errors();
 	check_tmpdir_cleanup();
 	return check_done();
