@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "lib/export/export_chrome.h"
+#include "lib/export/export_threads.h"
 
 struct utrace_chrome {
 	struct utrace_dat *d;
@@ -143,36 +144,6 @@ static int json_plain(const char *s)
 	return 1;
 }
 
-struct ptid {
-	int32_t pid, tid;
-	unsigned buf;
-};
-
-static int cmp_ptid(const void *a, const void *b)
-{
-	const struct ptid *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->buf < y->buf ? -1 : x->buf > y->buf;
-}
-
-static const char *image_name(struct utrace_dat *d, const struct utrace_dat_buffer_info *bi)
-{
-	for (unsigned i = 0; i < utrace_dat_image_count(d); i++) {
-		const struct utrace_dat_image_info *im = utrace_dat_image_get(d, i);
-		const char *slash;
-
-		if (im->image != bi->image || !im->exe[0])
-			continue;
-		slash = strrchr(im->exe, '/');
-		return slash && slash[1] ? slash + 1 : im->exe;
-	}
-	return bi->comm;
-}
-
 static void comma(struct utrace_chrome *c)
 {
 	if (!c->first)
@@ -180,42 +151,15 @@ static void comma(struct utrace_chrome *c)
 	c->first = 0;
 }
 
-static void meta(struct utrace_chrome *c, const char *what, const struct ptid *p, const char *name)
+static int meta(void *arg, enum utrace_export_task kind, int32_t pid, int32_t tid, const char *name)
 {
+	struct utrace_chrome *c = arg;
+
 	comma(c);
 	fprintf(c->out, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"name\":\"",
-		p->pid, p->tid, what);
+		pid, tid, kind == UTRACE_EXPORT_PROCESS ? "process_name" : "thread_name");
 	utrace_json_string(c->out, name);
 	fputs("\"}}", c->out);
-}
-
-static int write_names(struct utrace_chrome *c, const struct utrace_report_filter *f,
-		       struct utrace_error *err)
-{
-	unsigned nb = utrace_dat_buffer_count(c->d), n = 0;
-	struct ptid *p = malloc((nb ? nb : 1) * sizeof(*p));
-
-	if (!p)
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	for (unsigned i = 0; i < nb; i++) {
-		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(c->d, i);
-
-		if (utrace_report_filter_thread(f, c->d, i))
-			p[n++] = (struct ptid){bi->pid, bi->tid, i};
-	}
-	qsort(p, n, sizeof(*p), cmp_ptid);
-	for (unsigned i = 0; i < n; i++) {
-		int last_of_pid = i + 1 == n || p[i + 1].pid != p[i].pid;
-		int last_of_tid = last_of_pid || p[i + 1].tid != p[i].tid;
-		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(c->d, p[i].buf);
-
-		/* the last buffer of a thread or process: its name after exec */
-		if (last_of_pid)
-			meta(c, "process_name", &p[i], image_name(c->d, bi));
-		if (last_of_tid)
-			meta(c, "thread_name", &p[i], bi->comm);
-	}
-	free(p);
 	return 0;
 }
 
@@ -233,7 +177,7 @@ int utrace_chrome_begin(struct utrace_dat *d, const struct utrace_report_filter 
 	c->flags = flags;
 	c->first = 1;
 	fputs("{\"traceEvents\":[\n", out);
-	ret = write_names(c, f, err);
+	ret = utrace_export_tasks(d, f, meta, c, err);
 	if (ret < 0) {
 		free(c);
 		return ret;
