@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dump.c - `utrace dump`: a recorded trace for other tools, like
- * `uftrace dump`: Chrome trace-event JSON for Perfetto and chrome://tracing
+ * `uftrace dump`: Perfetto's protobuf trace (lib/export/export_perfetto.c),
+ * Chrome trace-event JSON for Perfetto and chrome://tracing
  * (lib/export/export_chrome.c), folded stacks for flamegraph.pl
  * (lib/export/export_flame.c), or the raw events one per line.  The events can be
  * selected as for report (lib/report/report_filter.c).
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds/cmds.h"
 #include "cmds/select_opts.h"
@@ -19,16 +21,18 @@
 #include "lib/tracefile/dat_reader.h"
 #include "lib/export/export_chrome.h"
 #include "lib/export/export_flame.h"
+#include "lib/export/export_perfetto.h"
 #include "lib/report/report_filter.h"
 
 enum {
 	OPT_CHROME = SELECT_OPT + 1,
 	OPT_FLAME,
+	OPT_PERFETTO,
 	OPT_COMPLETE,
 	OPT_UNIT,
 };
 
-enum format { RAW, CHROME, FLAME };
+enum format { RAW, CHROME, FLAME, PERFETTO };
 
 static void usage(FILE *f)
 {
@@ -36,9 +40,11 @@ static void usage(FILE *f)
 		"usage: utrace dump [-i FILE] [-o OUT] [SELECTION]...\n"
 		"       utrace dump --chrome [--complete] [-i FILE] [-o OUT] [SELECTION]...\n"
 		"       utrace dump --flame-graph [--flame-unit ns|us] [-i FILE] [-o OUT] ...\n"
+		"       utrace dump --perfetto -o OUT.pftrace [-i FILE] [SELECTION]...\n"
 		"\n"
-		"Write a recorded trace for other tools: Chrome trace-event JSON, which\n"
-		"Perfetto (ui.perfetto.dev) and chrome://tracing open; folded stacks for\n"
+		"Write a recorded trace for other tools: Perfetto's protobuf trace or\n"
+		"Chrome trace-event JSON, which Perfetto (ui.perfetto.dev) and\n"
+		"chrome://tracing open; folded stacks for\n"
 		"flamegraph.pl, weighted by self time in nanoseconds; or, by default, the\n"
 		"raw events one per line.\n"
 		"\n"
@@ -46,6 +52,8 @@ static void usage(FILE *f)
 		"  -o, --output OUT       write to OUT (default: standard output)\n"
 		"      --chrome           Chrome trace-event JSON (B/E and X events)\n"
 		"      --complete         with --chrome: one X event per call, at its return\n"
+		"      --perfetto         Perfetto's protobuf trace (TrackEvent slices, interned "
+		"names)\n"
 		"      --flame-graph      folded stacks: 'main;parse;lex 1234' per call path\n"
 		"      --flame-unit UNIT  ns (default) or us\n"
 		"%s"
@@ -124,6 +132,11 @@ static int chrome_event(void *arg, const struct utrace_event *ev, struct utrace_
 	return utrace_chrome_event(arg, ev, err);
 }
 
+static int perfetto_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	return utrace_perfetto_event(arg, ev, err);
+}
+
 static int graph_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
 {
 	return utrace_callgraph_add(arg, ev, err);
@@ -134,6 +147,7 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, enum forma
 		struct utrace_pass_stats *st, struct utrace_error *err)
 {
 	struct utrace_callgraph *g;
+	struct utrace_perfetto *p;
 	struct utrace_chrome *c;
 	struct raw r = {d, out};
 	int ret;
@@ -149,6 +163,16 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, enum forma
 			return ret;
 		}
 		return utrace_chrome_end(c, err);
+	case PERFETTO:
+		ret = utrace_perfetto_begin(d, f, out, &p, err);
+		if (ret < 0)
+			return ret;
+		ret = utrace_report_filter_run(f, d, perfetto_event, p, st, err);
+		if (ret < 0) {
+			utrace_perfetto_end(p, NULL);
+			return ret;
+		}
+		return utrace_perfetto_end(p, err);
 	case FLAME:
 		ret = utrace_callgraph_new(d, &g, err);
 		if (ret < 0)
@@ -176,7 +200,7 @@ struct dump_args {
 static int dump_option(void *arg, int c, const char *value, struct utrace_error *err)
 {
 	struct dump_args *a = arg;
-	enum format want = c == OPT_CHROME ? CHROME : FLAME;
+	enum format want = c == OPT_CHROME ? CHROME : c == OPT_PERFETTO ? PERFETTO : FLAME;
 
 	switch (c) {
 	case 'o':
@@ -184,8 +208,10 @@ static int dump_option(void *arg, int c, const char *value, struct utrace_error 
 		return 0;
 	case OPT_CHROME:
 	case OPT_FLAME:
+	case OPT_PERFETTO:
 		if (a->fmt != RAW && a->fmt != want)
-			return utrace_error_set(err, -1, "--chrome or --flame-graph, not both");
+			return utrace_error_set(err, -1,
+						"one of --chrome, --flame-graph and --perfetto");
 		a->fmt = want;
 		return 0;
 	case OPT_COMPLETE:
@@ -210,6 +236,7 @@ int cmd_dump(int argc, char **argv)
 	    {"complete", no_argument, NULL, OPT_COMPLETE},
 	    {"flame-graph", no_argument, NULL, OPT_FLAME},
 	    {"flame-unit", required_argument, NULL, OPT_UNIT},
+	    {"perfetto", no_argument, NULL, OPT_PERFETTO},
 	    {NULL, 0, NULL, 0},
 	};
 	struct dump_args a = {NULL, RAW, 0, UTRACE_FLAME_NS};
@@ -228,6 +255,13 @@ int cmd_dump(int argc, char **argv)
 		return 1;
 	if (a.fmt == FLAME &&
 	    select_opts_need_graph(&so, d, "--flame-graph needs call durations") < 0) {
+		select_opts_close(&so, d);
+		return 1;
+	}
+	if (a.fmt == PERFETTO && !a.outpath && isatty(STDOUT_FILENO)) {
+		utrace_die_msg("dump",
+			       "--perfetto writes binary protobuf: give -o FILE or redirect "
+			       "standard output");
 		select_opts_close(&so, d);
 		return 1;
 	}
