@@ -4,7 +4,8 @@
 # check-layers.sh BUILD_DIR - the dependency rules of docs/design.md
 # ("Layers"), checked on the sources and on the built objects:
 #
-#   1. lib/ folders form layers, lowest first (LAYERS below): a file
+#   1. lib/ folders form layers, lowest first (LAYERS below; hist and
+#      sample are the places kept for triggers/histograms and sampling): a file
 #      includes headers of its own folder or of lower ones only, and never
 #      one of cmds/ or runtime/.  runtime/ and common/ use no lib/ header
 #      but lib/elf/elf.h (the ELF reader the runtime shares).
@@ -16,7 +17,7 @@
 # Prints "ok - ..." / "not ok - ..." lines for tests/run-unit.sh.
 B=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-LAYERS="base elf events tracefile kernel probes perf record report export"
+LAYERS="base elf events tracefile kernel probes perf record hist sample report export"
 cd "$ROOT" || exit 1
 
 rank() { # rank FOLDER: its position in LAYERS, 99 if unknown
