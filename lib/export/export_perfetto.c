@@ -2,19 +2,16 @@
 /*
  * export_perfetto.c - a trace as Perfetto protobuf (export_perfetto.h).
  *
- * Design: protobuf's wire format is simple enough to write directly, as
- * Perfetto's own protozero does, so no protobuf library: a field is a
- * varint tag (field << 3 | wire type) then a varint or a length-prefixed
- * body.  A nested message's length is not known when it starts, so four
- * bytes are reserved and back-filled at its end with a "redundant" varint
- * (0x80 | b0, 0x80 | b1, 0x80 | b2, b3): every decoder accepts the padding,
- * and nothing is copied twice.
+ * Design: the wire format is written directly (lib/export/protobuf.h).
+ * Descriptors and packets that intern a name are built as nested messages;
+ * the common event packet, whose lengths are all known, is written byte
+ * by byte with one-byte lengths (put_event):
  *
- *   packet bytes:  0a [4-byte len] | 40 ts | 50 01 | 68 02 | 5a [len] ...
- *                  Trace.packet      timestamp seq id  flags  track_event
+ *   0a L  50 01  40 <ts>  68 02  5a l  48 <type> 58 <track> [50 <iid>]
+ *   packet seq id timestamp flags track_event{type, track_uuid, name_iid}
  *
- * One packet is built at a time in a growing buffer and written out, so
- * the output streams whatever the trace's size.  All packets are on one
+ * Packets go into a 1 MiB output buffer written out when full, so the
+ * output streams whatever the trace's size.  All packets are on one
  * sequence (trusted_packet_sequence_id 1): the first clears incremental
  * state, the others need it, which is what lets events name themselves by
  * an interned id.  Names are interned the first time an event uses them,
@@ -28,6 +25,7 @@
 
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_threads.h"
+#include "lib/export/protobuf.h"
 
 /* field numbers of perfetto.protos (protos/perfetto/trace/...) */
 enum {
@@ -66,18 +64,7 @@ enum {
 	PKT_TE_IID_TAG = TE_NAME_IID << 3,
 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
-enum { WT_VARINT = 0, WT_LEN = 2 };
 #define SEQ_ID 1
-#define MAX_DEPTH 8
-
-/* The packet being built. */
-struct pb {
-	unsigned char *p;
-	size_t len, cap;
-	size_t open[MAX_DEPTH]; /* where each open message's length goes */
-	int depth;
-	bool oom;
-};
 
 /* Interned names: (kind, image, id) -> iid. */
 struct intern {
@@ -96,7 +83,7 @@ struct track {
 struct utrace_perfetto {
 	struct utrace_dat *d;
 	FILE *out;
-	struct pb pb;
+	struct utrace_pb pb;
 	struct intern names;
 	uint64_t next_iid;
 	uint64_t next_uuid;
@@ -109,106 +96,13 @@ struct utrace_perfetto {
 	bool failed;
 };
 
-static void pb_put(struct pb *b, const void *data, size_t len)
-{
-	if (b->oom)
-		return;
-	if (b->cap - b->len < len) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap - b->len < len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-}
-
-static void pb_varint(struct pb *b, uint64_t v)
-{
-	unsigned char tmp[10];
-	size_t n = 0;
-
-	do {
-		tmp[n] = (unsigned char)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			tmp[n] |= 0x80;
-		n++;
-	} while (v);
-	pb_put(b, tmp, n);
-}
-
-static void pb_uint(struct pb *b, unsigned field, uint64_t v)
-{
-	pb_varint(b, (uint64_t)field << 3 | WT_VARINT);
-	pb_varint(b, v);
-}
-
-/* int32 fields: negative values are 10-byte varints, as protobuf says */
-static void pb_int(struct pb *b, unsigned field, int32_t v)
-{
-	pb_uint(b, field, (uint64_t)(int64_t)v);
-}
-
-static void pb_bytes(struct pb *b, unsigned field, const void *data, size_t len)
-{
-	pb_varint(b, (uint64_t)field << 3 | WT_LEN);
-	pb_varint(b, len);
-	pb_put(b, data, len);
-}
-
-static void pb_str(struct pb *b, unsigned field, const char *s)
-{
-	pb_bytes(b, field, s, strlen(s));
-}
-
-static void pb_begin(struct pb *b, unsigned field)
-{
-	static const unsigned char reserve[4];
-
-	pb_varint(b, (uint64_t)field << 3 | WT_LEN);
-	if (b->depth == MAX_DEPTH) {
-		b->oom = true; /* a bug: never nested this deep */
-		return;
-	}
-	b->open[b->depth++] = b->len;
-	pb_put(b, reserve, sizeof(reserve));
-}
-
-static void pb_end(struct pb *b)
-{
-	size_t at, size;
-
-	if (b->oom || !b->depth)
-		return;
-	at = b->open[--b->depth];
-	size = b->len - at - 4;
-	if (size >= 1u << 28) {
-		b->oom = true;
-		return;
-	}
-	b->p[at] = (unsigned char)(0x80 | (size & 0x7f));
-	b->p[at + 1] = (unsigned char)(0x80 | ((size >> 7) & 0x7f));
-	b->p[at + 2] = (unsigned char)(0x80 | ((size >> 14) & 0x7f));
-	b->p[at + 3] = (unsigned char)((size >> 21) & 0x7f);
-}
-
 /* ---- packets ---- */
 
 static void packet_begin(struct utrace_perfetto *p)
 {
-	p->pb.len = 0;
-	p->pb.depth = 0;
-	pb_begin(&p->pb, TRACE_PACKET);
-	pb_uint(&p->pb, PKT_SEQ_ID, SEQ_ID);
+	utrace_pb_reset(&p->pb);
+	utrace_pb_begin(&p->pb, TRACE_PACKET);
+	utrace_pb_uint(&p->pb, PKT_SEQ_ID, SEQ_ID);
 }
 
 static int flush_out(struct utrace_perfetto *p, struct utrace_error *err)
@@ -232,7 +126,7 @@ static int packet_end(struct utrace_perfetto *p, struct utrace_error *err)
 {
 	int ret;
 
-	pb_end(&p->pb);
+	utrace_pb_end(&p->pb);
 	if (p->pb.oom) {
 		p->failed = true;
 		return utrace_error_set(err, -ENOMEM, "out of memory");
@@ -296,7 +190,7 @@ static int task_track(void *arg, enum utrace_export_task kind, int32_t pid, int3
 		      const char *name)
 {
 	struct tasks_arg *a = arg;
-	struct pb *b = &a->p->pb;
+	struct utrace_pb *b = &a->p->pb;
 	uint64_t uuid = 0;
 	int ret;
 
@@ -315,29 +209,29 @@ static int task_track(void *arg, enum utrace_export_task kind, int32_t pid, int3
 		}
 	}
 	packet_begin(a->p);
-	pb_begin(b, PKT_TRACK_DESCRIPTOR);
+	utrace_pb_begin(b, PKT_TRACK_DESCRIPTOR);
 	if (kind == UTRACE_EXPORT_PROCESS) {
-		pb_uint(b, TD_UUID, uuid);
-		pb_begin(b, TD_PROCESS);
-		pb_int(b, PD_PID, pid);
-		pb_str(b, PD_NAME, name);
-		pb_end(b);
+		utrace_pb_uint(b, TD_UUID, uuid);
+		utrace_pb_begin(b, TD_PROCESS);
+		utrace_pb_int(b, PD_PID, pid);
+		utrace_pb_str(b, PD_NAME, name);
+		utrace_pb_end(b);
 	} else {
-		pb_uint(b, TD_UUID, uuid);
-		pb_uint(b, TD_PARENT, a->process);
-		pb_begin(b, TD_THREAD);
-		pb_int(b, THD_PID, pid);
-		pb_int(b, THD_TID, tid);
-		pb_str(b, THD_NAME, name);
-		pb_end(b);
+		utrace_pb_uint(b, TD_UUID, uuid);
+		utrace_pb_uint(b, TD_PARENT, a->process);
+		utrace_pb_begin(b, TD_THREAD);
+		utrace_pb_int(b, THD_PID, pid);
+		utrace_pb_int(b, THD_TID, tid);
+		utrace_pb_str(b, THD_NAME, name);
+		utrace_pb_end(b);
 	}
-	pb_end(b);
+	utrace_pb_end(b);
 	return packet_end(a->p, a->err);
 }
 
 static void free_perfetto(struct utrace_perfetto *p)
 {
-	free(p->pb.p);
+	utrace_pb_free(&p->pb);
 	free(p->names.keys);
 	free(p->tracks);
 	free(p->buf_uuid);
@@ -378,8 +272,8 @@ int utrace_perfetto_begin(struct utrace_dat *d, const struct utrace_report_filte
 	p->next_uuid = 1;
 	/* the first packet of the sequence: no interned names yet */
 	packet_begin(p);
-	pb_uint(&p->pb, PKT_SEQ_FLAGS, SEQ_CLEARED);
-	pb_uint(&p->pb, PKT_FIRST_ON_SEQ, 1);
+	utrace_pb_uint(&p->pb, PKT_SEQ_FLAGS, SEQ_CLEARED);
+	utrace_pb_uint(&p->pb, PKT_FIRST_ON_SEQ, 1);
 	ret = packet_end(p, err);
 	if (ret == 0)
 		ret = utrace_export_tasks(d, f, task_track, &a, err);
@@ -490,12 +384,12 @@ static uint64_t intern(struct utrace_perfetto *p, uint64_t key)
 	t->keys[2 * slot + 1] = iid;
 	t->n++;
 	key_name(p, key, buf, sizeof(buf), &name, &name_len);
-	pb_begin(&p->pb, PKT_INTERNED);
-	pb_begin(&p->pb, ID_EVENT_NAMES);
-	pb_uint(&p->pb, EN_IID, iid);
-	pb_bytes(&p->pb, EN_NAME, name, name_len);
-	pb_end(&p->pb);
-	pb_end(&p->pb);
+	utrace_pb_begin(&p->pb, PKT_INTERNED);
+	utrace_pb_begin(&p->pb, ID_EVENT_NAMES);
+	utrace_pb_uint(&p->pb, EN_IID, iid);
+	utrace_pb_bytes(&p->pb, EN_NAME, name, name_len);
+	utrace_pb_end(&p->pb);
+	utrace_pb_end(&p->pb);
 	return iid;
 }
 
@@ -516,29 +410,19 @@ static int put_event_slow(struct utrace_perfetto *p, const struct utrace_event *
 	uint64_t iid = 0;
 
 	packet_begin(p);
-	pb_uint(&p->pb, PKT_TIMESTAMP, ts);
-	pb_uint(&p->pb, PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
+	utrace_pb_uint(&p->pb, PKT_TIMESTAMP, ts);
+	utrace_pb_uint(&p->pb, PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
 	if (key)
 		iid = intern(p, key);
-	pb_begin(&p->pb, PKT_TRACK_EVENT);
-	pb_uint(&p->pb, TE_TYPE, type);
-	pb_uint(&p->pb, TE_TRACK, event_track(p, ev));
+	utrace_pb_begin(&p->pb, PKT_TRACK_EVENT);
+	utrace_pb_uint(&p->pb, TE_TYPE, type);
+	utrace_pb_uint(&p->pb, TE_TRACK, event_track(p, ev));
 	if (iid)
-		pb_uint(&p->pb, TE_NAME_IID, iid);
+		utrace_pb_uint(&p->pb, TE_NAME_IID, iid);
 	else if (text)
-		pb_bytes(&p->pb, TE_NAME, text, len);
-	pb_end(&p->pb);
+		utrace_pb_bytes(&p->pb, TE_NAME, text, len);
+	utrace_pb_end(&p->pb);
 	return packet_end(p, err);
-}
-
-static inline unsigned char *put_varint(unsigned char *o, uint64_t v)
-{
-	while (v >= 0x80) {
-		*o++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*o++ = (unsigned char)v;
-	return o;
 }
 
 /*
@@ -563,22 +447,22 @@ static int put_event(struct utrace_perfetto *p, const struct utrace_event *ev, u
 	*t++ = PKT_TE_TYPE_TAG;
 	*t++ = (unsigned char)type;
 	*t++ = PKT_TE_TRACK_TAG;
-	t = put_varint(t, event_track(p, ev));
+	t = utrace_pb_put_varint(t, event_track(p, ev));
 	if (iid) {
 		*t++ = PKT_TE_IID_TAG;
-		t = put_varint(t, iid);
+		t = utrace_pb_put_varint(t, iid);
 	}
 	if (out_room(p, 64, err) < 0)
 		return -EIO;
 	o = p->obuf + p->olen;
-	o[0] = TRACE_PACKET << 3 | WT_LEN;
-	o[2] = PKT_SEQ_ID << 3 | WT_VARINT;
+	o[0] = TRACE_PACKET << 3 | UTRACE_PB_LEN;
+	o[2] = PKT_SEQ_ID << 3 | UTRACE_PB_VARINT;
 	o[3] = SEQ_ID;
-	o[4] = PKT_TIMESTAMP << 3 | WT_VARINT;
-	n = (size_t)(put_varint(o + 5, ts) - o);
-	o[n++] = PKT_SEQ_FLAGS << 3 | WT_VARINT;
+	o[4] = PKT_TIMESTAMP << 3 | UTRACE_PB_VARINT;
+	n = (size_t)(utrace_pb_put_varint(o + 5, ts) - o);
+	o[n++] = PKT_SEQ_FLAGS << 3 | UTRACE_PB_VARINT;
 	o[n++] = SEQ_NEEDS_STATE;
-	o[n++] = PKT_TRACK_EVENT << 3 | WT_LEN;
+	o[n++] = PKT_TRACK_EVENT << 3 | UTRACE_PB_LEN;
 	o[n++] = (unsigned char)(t - te);
 	memcpy(o + n, te, (size_t)(t - te));
 	n += (size_t)(t - te);
