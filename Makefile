@@ -49,7 +49,7 @@ RT_OBJ   := $(RT_SRC:%.c=$(B)/rt/%.o) $(RT_ASM:%.S=$(B)/rt/%.o) $(RT_SHARED:%.c=
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-LDLIBS_TOOL := -ltraceevent -lstdc++ -ldl -lpthread -lm
+LDLIBS_TOOL := -ltraceevent -lz -lstdc++ -ldl -lpthread -lm
 
 .PHONY: all clean test test-unit test-e2e test-kernel demo bench deps format san unit-bins
 all: $(B)/utrace $(B)/libutrace.so

@@ -22,17 +22,19 @@
 #include "lib/export/export_chrome.h"
 #include "lib/export/export_flame.h"
 #include "lib/export/export_perfetto.h"
+#include "lib/export/export_pprof.h"
 #include "lib/report/report_filter.h"
 
 enum {
 	OPT_CHROME = SELECT_OPT + 1,
 	OPT_FLAME,
 	OPT_PERFETTO,
+	OPT_PPROF,
 	OPT_COMPLETE,
 	OPT_UNIT,
 };
 
-enum format { RAW, CHROME, FLAME, PERFETTO };
+enum format { RAW, CHROME, FLAME, PERFETTO, PPROF };
 
 static void usage(FILE *f)
 {
@@ -41,6 +43,7 @@ static void usage(FILE *f)
 		"       utrace dump --chrome [--complete] [-i FILE] [-o OUT] [SELECTION]...\n"
 		"       utrace dump --flame-graph [--flame-unit ns|us] [-i FILE] [-o OUT] ...\n"
 		"       utrace dump --perfetto -o OUT.pftrace [-i FILE] [SELECTION]...\n"
+		"       utrace dump --pprof -o OUT.pb.gz [-i FILE] [SELECTION]...\n"
 		"\n"
 		"Write a recorded trace for other tools: Perfetto's protobuf trace or\n"
 		"Chrome trace-event JSON, which Perfetto (ui.perfetto.dev) and\n"
@@ -142,6 +145,15 @@ static int graph_event(void *arg, const struct utrace_event *ev, struct utrace_e
 	return utrace_callgraph_add(arg, ev, err);
 }
 
+/* The traced program's file: the first image's. */
+static const char *program(struct utrace_dat *d)
+{
+	const struct utrace_dat_image_info *im =
+	    utrace_dat_image_count(d) ? utrace_dat_image_get(d, 0) : NULL;
+
+	return im && im->exe[0] ? im->exe : NULL;
+}
+
 static int dump(struct utrace_dat *d, struct utrace_report_filter *f, enum format fmt,
 		uint32_t chrome_flags, enum utrace_flame_unit unit, FILE *out,
 		struct utrace_pass_stats *st, struct utrace_error *err)
@@ -174,6 +186,7 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, enum forma
 		}
 		return utrace_perfetto_end(p, err);
 	case FLAME:
+	case PPROF:
 		ret = utrace_callgraph_new(d, &g, err);
 		if (ret < 0)
 			return ret;
@@ -181,7 +194,8 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, enum forma
 		if (ret == 0)
 			ret = utrace_callgraph_finish(g, err);
 		if (ret == 0)
-			ret = utrace_export_flame(g, out, unit, err);
+			ret = fmt == PPROF ? utrace_export_pprof(g, program(d), out, err)
+					   : utrace_export_flame(g, out, unit, err);
 		utrace_callgraph_free(g);
 		return ret;
 	default:
@@ -200,7 +214,10 @@ struct dump_args {
 static int dump_option(void *arg, int c, const char *value, struct utrace_error *err)
 {
 	struct dump_args *a = arg;
-	enum format want = c == OPT_CHROME ? CHROME : c == OPT_PERFETTO ? PERFETTO : FLAME;
+	enum format want = c == OPT_CHROME     ? CHROME
+			   : c == OPT_PERFETTO ? PERFETTO
+			   : c == OPT_PPROF    ? PPROF
+					       : FLAME;
 
 	switch (c) {
 	case 'o':
@@ -209,9 +226,10 @@ static int dump_option(void *arg, int c, const char *value, struct utrace_error 
 	case OPT_CHROME:
 	case OPT_FLAME:
 	case OPT_PERFETTO:
+	case OPT_PPROF:
 		if (a->fmt != RAW && a->fmt != want)
-			return utrace_error_set(err, -1,
-						"one of --chrome, --flame-graph and --perfetto");
+			return utrace_error_set(
+			    err, -1, "one of --chrome, --flame-graph, --perfetto and --pprof");
 		a->fmt = want;
 		return 0;
 	case OPT_COMPLETE:
@@ -237,6 +255,7 @@ int cmd_dump(int argc, char **argv)
 	    {"flame-graph", no_argument, NULL, OPT_FLAME},
 	    {"flame-unit", required_argument, NULL, OPT_UNIT},
 	    {"perfetto", no_argument, NULL, OPT_PERFETTO},
+	    {"pprof", no_argument, NULL, OPT_PPROF},
 	    {NULL, 0, NULL, 0},
 	};
 	struct dump_args a = {NULL, RAW, 0, UTRACE_FLAME_NS};
@@ -253,8 +272,10 @@ int cmd_dump(int argc, char **argv)
 		return ret < 0;
 	if (select_opts_open(&so, &d) < 0)
 		return 1;
-	if (a.fmt == FLAME &&
-	    select_opts_need_graph(&so, d, "--flame-graph needs call durations") < 0) {
+	if ((a.fmt == FLAME || a.fmt == PPROF) &&
+	    select_opts_need_graph(&so, d,
+				   a.fmt == FLAME ? "--flame-graph needs call durations"
+						  : "--pprof needs call durations") < 0) {
 		select_opts_close(&so, d);
 		return 1;
 	}

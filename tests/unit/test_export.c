@@ -14,6 +14,7 @@
 #include "lib/tracefile/dat_reader.h"
 #include "lib/export/export_chrome.h"
 #include "lib/export/export_flame.h"
+#include "lib/export/export_pprof.h"
 #include "lib/report/report_filter.h"
 #include "tests/unit/trace_fixture.h"
 
@@ -247,6 +248,91 @@ static void test_flame(void)
 	free(text);
 }
 
+/* path's call graph as a gzipped pprof profile in out; 0 or -1. */
+static int pprof_file(const char *path, const char *out)
+{
+	struct utrace_callgraph *g = NULL;
+	struct utrace_error err;
+	struct utrace_dat *d;
+	FILE *fp;
+	int ret = -1;
+
+	if (utrace_dat_open(path, &d, &err) < 0) {
+		check(0, "open %s: %s", path, err.msg);
+		return -1;
+	}
+	fp = fopen(out, "w");
+	if (fp && fx_callgraph(d, NULL, &g, &err) == 0)
+		ret = utrace_export_pprof(g, "/nonexistent/utrace-test", fp, &err);
+	if (fp && fclose(fp) != 0)
+		ret = -1;
+	check(ret == 0, "pprof: export %s (%s)", path, ret ? err.msg : "ok");
+	utrace_callgraph_free(g);
+	utrace_dat_close(d);
+	return ret;
+}
+
+/* Blanks squeezed to one, so that column widths do not matter. */
+static char *squeeze_blanks(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; s && *r; r++)
+		if (*r != ' ' || (w > s && w[-1] != ' ' && w[-1] != '\n'))
+			*w++ = *r;
+	if (s)
+		*w = 0;
+	return s;
+}
+
+/*
+ * The profile read back by the real `go tool pprof -raw`: one sample per
+ * call path, leaf first, [calls, self ns] as the flame graph's weights;
+ * a location and a function per name; the program as the mapping.
+ */
+static void test_pprof(void)
+{
+	char path[512], out[600], txt[700], cmd[1600];
+	char *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s", check_path("pprof.dat"));
+	snprintf(out, sizeof(out), "%s.pb.gz", path);
+	snprintf(txt, sizeof(txt), "%s.txt", path);
+	fx_write_graph_basic(path);
+	if (pprof_file(path, out) < 0)
+		return;
+	text = check_slurp(out, &len);
+	check(text && len > 18 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b,
+	      "pprof: a gzip file");
+	free(text);
+	if (!check_have("go")) {
+		check_skip("pprof: go tool pprof reads it", "go is not installed");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "go tool pprof -raw '%s' >'%s' 2>/dev/null", out, txt);
+	check(system(cmd) == 0, "pprof: go tool pprof -raw exits 0");
+	text = squeeze_blanks(check_slurp(txt, &len));
+	fx_golden("pprof: samples, locations and mapping as go tool pprof reads them", text,
+		  "PeriodType: time nanoseconds\n"
+		  "Period: 1\n"
+		  "Samples:\n"
+		  "calls/count time/nanoseconds[dflt]\n"
+		  "1 2000000015: 1 \n"
+		  "1 5: 2 1 \n"
+		  "1 11: 3 1 \n"
+		  "1 16777236: 4 3 1 \n"
+		  "1 100: 2 3 1 \n"
+		  "Locations\n"
+		  "1: 0x0 M=1 main :0 s=0\n"
+		  "2: 0x0 M=1 foo :0 s=0\n"
+		  "3: 0x0 M=1 bar :0 s=0\n"
+		  "4: 0x0 M=1 0x1400 :0 s=0\n"
+		  "Mappings\n"
+		  "1: 0x0/0x0/0x0 /nonexistent/utrace-test [FN]\n");
+	free(text);
+}
+
 /* 1100 nested calls: the stacks stop at UTRACE_FLAME_MAX_DEPTH frames. */
 static void test_flame_deep(void)
 {
@@ -276,6 +362,7 @@ int main(void)
 	test_chrome_threads_lost();
 	test_json_string();
 	test_flame();
+	test_pprof();
 	test_flame_deep();
 	return check_end();
 }
