@@ -51,7 +51,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 LDLIBS_TOOL := -ltraceevent -lz -lstdc++ -ldl -lpthread -lm
 
-.PHONY: all clean test test-unit test-e2e test-kernel demo bench deps format san unit-bins
+.PHONY: all clean test test-unit test-e2e test-kernel test-ui demo bench deps format san unit-bins
 all: $(B)/utrace $(B)/libutrace.so
 
 $(B)/%.o: %.c
@@ -97,6 +97,9 @@ test-e2e: all
 
 test-kernel: all
 	@tests/kernel/run.sh $(B)
+
+test-ui: all
+	@tests/ui/run.sh $(B)
 
 # The README's test command: installs what is missing, builds, runs every
 # tier (unit tests also under ASan+UBSan); the last line is

@@ -23,6 +23,7 @@
 #include "lib/export/export_flame.h"
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_pprof.h"
+#include "lib/export/export_svg.h"
 #include "lib/report/report_filter.h"
 
 enum {
@@ -30,6 +31,9 @@ enum {
 	OPT_FLAME,
 	OPT_PERFETTO,
 	OPT_PPROF,
+	OPT_SVG,
+	OPT_ICICLE,
+	OPT_TITLE,
 	OPT_COMPLETE,
 	OPT_UNIT,
 };
@@ -43,6 +47,8 @@ static void usage(FILE *f)
 		"       utrace dump --chrome [--complete] [-i FILE] [-o OUT] [SELECTION]...\n"
 		"       utrace dump --flame-graph [--flame-unit ns|us] [-i FILE] [-o OUT] ...\n"
 		"       utrace dump --perfetto -o OUT.pftrace [-i FILE] [SELECTION]...\n"
+		"       utrace dump --flame-graph --svg [--icicle] [--title T] [-i FILE] [-o "
+		"OUT.svg] ...\n"
 		"       utrace dump --pprof -o OUT.pb.gz [-i FILE] [SELECTION]...\n"
 		"\n"
 		"Write a recorded trace for other tools: Perfetto's protobuf trace or\n"
@@ -59,6 +65,10 @@ static void usage(FILE *f)
 		"names)\n"
 		"      --flame-graph      folded stacks: 'main;parse;lex 1234' per call path\n"
 		"      --flame-unit UNIT  ns (default) or us\n"
+		"      --svg              with --flame-graph: an interactive SVG flame graph\n"
+		"                         (tooltips, click to zoom, search)\n"
+		"      --icicle           with --svg: roots at the top, callees below\n"
+		"      --title TEXT       with --svg: the graph's title\n"
 		"%s"
 		"  -h, --help             show this help\n",
 		utrace_report_filter_help());
@@ -154,9 +164,18 @@ static const char *program(struct utrace_dat *d)
 	return im && im->exe[0] ? im->exe : NULL;
 }
 
-static int dump(struct utrace_dat *d, struct utrace_report_filter *f, enum format fmt,
-		uint32_t chrome_flags, enum utrace_flame_unit unit, FILE *out,
-		struct utrace_pass_stats *st, struct utrace_error *err)
+/* What the options set, besides the trace and the selection. */
+struct dump_args {
+	const char *outpath; /* -o */
+	enum format fmt;
+	uint32_t chrome_flags;
+	enum utrace_flame_unit unit;
+	bool svg;
+	struct utrace_svg_opts svg_opts;
+};
+
+static int dump(struct utrace_dat *d, struct utrace_report_filter *f, const struct dump_args *a,
+		FILE *out, struct utrace_pass_stats *st, struct utrace_error *err)
 {
 	struct utrace_callgraph *g;
 	struct utrace_perfetto *p;
@@ -164,9 +183,9 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, enum forma
 	struct raw r = {d, out};
 	int ret;
 
-	switch (fmt) {
+	switch (a->fmt) {
 	case CHROME:
-		ret = utrace_chrome_begin(d, f, out, chrome_flags, &c, err);
+		ret = utrace_chrome_begin(d, f, out, a->chrome_flags, &c, err);
 		if (ret < 0)
 			return ret;
 		ret = utrace_report_filter_run(f, d, chrome_event, c, st, err);
@@ -194,22 +213,15 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, enum forma
 		if (ret == 0)
 			ret = utrace_callgraph_finish(g, err);
 		if (ret == 0)
-			ret = fmt == PPROF ? utrace_export_pprof(g, program(d), out, err)
-					   : utrace_export_flame(g, out, unit, err);
+			ret = a->fmt == PPROF ? utrace_export_pprof(g, program(d), out, err)
+			      : a->svg	      ? utrace_export_svg(g, &a->svg_opts, out, err)
+					      : utrace_export_flame(g, out, a->unit, err);
 		utrace_callgraph_free(g);
 		return ret;
 	default:
 		return utrace_report_filter_run(f, d, raw_event, &r, st, err);
 	}
 }
-
-/* What the options set, besides the trace and the selection. */
-struct dump_args {
-	const char *outpath; /* -o */
-	enum format fmt;
-	uint32_t chrome_flags;
-	enum utrace_flame_unit unit;
-};
 
 static int dump_option(void *arg, int c, const char *value, struct utrace_error *err)
 {
@@ -235,6 +247,15 @@ static int dump_option(void *arg, int c, const char *value, struct utrace_error 
 	case OPT_COMPLETE:
 		a->chrome_flags |= UTRACE_CHROME_COMPLETE;
 		return 0;
+	case OPT_SVG:
+		a->svg = true;
+		return 0;
+	case OPT_ICICLE:
+		a->svg_opts.icicle = true;
+		return 0;
+	case OPT_TITLE:
+		a->svg_opts.title = value;
+		return 0;
 	default: /* OPT_UNIT */
 		if (!strcmp(value, "ns"))
 			a->unit = UTRACE_FLAME_NS;
@@ -256,9 +277,12 @@ int cmd_dump(int argc, char **argv)
 	    {"flame-unit", required_argument, NULL, OPT_UNIT},
 	    {"perfetto", no_argument, NULL, OPT_PERFETTO},
 	    {"pprof", no_argument, NULL, OPT_PPROF},
+	    {"svg", no_argument, NULL, OPT_SVG},
+	    {"icicle", no_argument, NULL, OPT_ICICLE},
+	    {"title", required_argument, NULL, OPT_TITLE},
 	    {NULL, 0, NULL, 0},
 	};
-	struct dump_args a = {NULL, RAW, 0, UTRACE_FLAME_NS};
+	struct dump_args a = {.fmt = RAW, .unit = UTRACE_FLAME_NS};
 	const struct utrace_select_cmd cmd = {"dump", "o:", longopts, usage, dump_option, &a, 0};
 	struct utrace_select_opts so;
 	struct utrace_error err = {0};
@@ -270,6 +294,14 @@ int cmd_dump(int argc, char **argv)
 	ret = select_opts_parse(&so, &cmd, argc, argv);
 	if (ret)
 		return ret < 0;
+	if ((a.svg && a.fmt != FLAME) || ((a.svg_opts.icicle || a.svg_opts.title) && !a.svg)) {
+		utrace_die_msg("dump", "%s goes with %s (see 'utrace dump --help')",
+			       a.svg		   ? "--svg"
+			       : a.svg_opts.icicle ? "--icicle"
+						   : "--title",
+			       a.svg ? "--flame-graph" : "--flame-graph --svg");
+		return 1;
+	}
 	if (select_opts_open(&so, &d) < 0)
 		return 1;
 	if ((a.fmt == FLAME || a.fmt == PPROF) &&
@@ -292,7 +324,7 @@ int cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 16);
-	ret = dump(d, so.filter, a.fmt, a.chrome_flags, a.unit, out, &st, &err);
+	ret = dump(d, so.filter, &a, out, &st, &err);
 	if (ret == 0 && (fflush(out) == EOF || ferror(out)))
 		ret = utrace_error_set(&err, -1, "writing %s: %s",
 				       a.outpath ? a.outpath : "the dump", strerror(errno));
