@@ -44,6 +44,9 @@ static void record_usage(FILE *f)
 	    "      --probe DEF          a uprobe, kernel syntax: 'p:[GRP/]EVENT PATH:SYMBOL[+OFF]\n"
 	    "                           [FETCHARGS]' or 'r:... $retval' (docs/utrace-probes.md)\n"
 	    "                           (-e usdt:PROVIDER:NAME attaches a USDT probe of COMMAND)\n"
+	    "  -F, --freq HZ            also sample the command's CPU time HZ times a second\n"
+	    "                           (perf_event_open cpu-clock, like perf record -F)\n"
+	    "      --call-graph fp      with -F: the user stack of each sample, by frame pointers\n"
 	    "  -T, --tid TID            only trace thread TID (repeatable, up to 16)\n"
 	    "  -b, --buffer-kb KB       per-thread buffer size (default %d)\n"
 	    "      --overwrite          flight recorder: keep the newest records, drop the oldest\n"
@@ -148,6 +151,15 @@ static int record_opt_number(struct record_opts *o, int c, const char *arg)
 		ro->tids[ntids] = (int32_t)v;
 		return 0;
 	}
+	case 'F':
+		if (record_parse_uint("-F", arg, 100000, &v) < 0)
+			return 1;
+		if (!v) {
+			utrace_die_msg("record", "-F 0: a frequency of at least 1 Hz");
+			return 1;
+		}
+		o->sample.freq = (unsigned)v;
+		return 0;
 	default: /* 'b' */
 		if (record_parse_uint("-b", arg, 1u << 22, &v) < 0)
 			return 1;
@@ -175,7 +187,18 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	case 'H':
 	case 'T':
 	case 'b':
+	case 'F':
 		return record_opt_number(o, c, arg) ? 1 : -1;
+	case 'C':
+		if (strcmp(arg, "fp")) {
+			utrace_die_msg("record",
+				       "--call-graph %s: 'fp' (frame pointers) is the one "
+				       "supported",
+				       arg);
+			return 2;
+		}
+		o->sample.callchain = true;
+		return -1;
 	case 'O':
 		o->rec.overwrite = true;
 		return -1;
@@ -211,7 +234,7 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 		record_usage(stdout);
 		return 0;
 	default:
-		if (optopt && c == '?' && strchr("plngTboef", optopt))
+		if (optopt && c == '?' && strchr("plngTboefF", optopt))
 			utrace_die_msg(
 			    "record", "-%c needs an argument (see 'utrace record --help')", optopt);
 		else
@@ -241,13 +264,15 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	    {"buffer-kb", required_argument, NULL, 'b'},
 	    {"overwrite", no_argument, NULL, 'O'},
 	    {"output", required_argument, NULL, 'o'},
+	    {"freq", required_argument, NULL, 'F'},
+	    {"call-graph", required_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c, ret;
 
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:cah", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:F:cah", longopts, NULL)) != -1)
 		if ((ret = record_opt(o, c, optarg, argv)) >= 0)
 			return ret;
 	if (optind >= argc) {
@@ -269,6 +294,9 @@ int cmd_record(int argc, char **argv)
 		    .buffer_kb = RECORD_DEFAULT_BUFFER_KB,
 		},
 	    .filter = utrace_func_filter_new(),
+	    /* the samples' kernel addresses could not be named: user only,
+	     * as perf's :u */
+	    .sample = {.user_only = true},
 	};
 	int ret;
 

@@ -14,6 +14,7 @@
 #include "lib/events/event_select.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/record/recorder.h"
+#include "lib/sample/sampler.h"
 
 #define RECORD_DEFAULT_BUFFER_KB 16384
 
@@ -26,9 +27,10 @@ struct record_opts {
 	unsigned nspecs;
 	const char **probe_defs; /* --probe */
 	unsigned nprobes;
-	bool children;	  /* -c: kernel events of the command's children too */
-	bool system_wide; /* -a: kernel events of every process */
-	char **argv;	  /* the command, NULL-terminated */
+	bool children;			   /* -c: kernel events of the command's children too */
+	bool system_wide;		   /* -a: kernel events of every process */
+	struct utrace_sampler_opts sample; /* -F, --call-graph; freq 0: no sampling */
+	char **argv;			   /* the command, NULL-terminated */
 };
 
 /* Runs o->argv traced and saves the file.  Prints its own messages;

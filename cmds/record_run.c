@@ -8,7 +8,7 @@
  *                   uprobes; filters checked before anything runs
  *   record_start    the recorder's socket, the kernel header, the command
  *                   started held, kernel tracing on its pid, then exec
- *   record_loop     poll the buffers (and tracefs) until every traced
+ *   record_loop     poll the buffers (tracefs, samples) until every traced
  *                   process has gone, or Ctrl-C
  *   record_end      drain, write the file's last records, the summary
  *
@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +38,8 @@
 #include "cmds/record_probes.h"
 #include "lib/base/spawn.h"
 #include "lib/kernel/kernel_trace.h"
+#include "lib/sample/sampler.h"
+#include "lib/tracefile/dat_format.h"
 
 static volatile sig_atomic_t record_interrupted;
 
@@ -80,10 +83,13 @@ static int record_find_runtime(char *out, size_t len)
 	return access(out, R_OK);
 }
 
-/* Kernel tracing starts while the child waits to exec (record_spawn). */
+/* Kernel tracing and sampling start while the child waits to exec
+ * (record_spawn). */
 struct record_kernel {
 	struct utrace_ktrace *kt;
 	bool children, system_wide;
+	const struct utrace_sampler_opts *sopts; /* NULL: no sampling */
+	struct utrace_sampler *sampler;
 	struct utrace_error err;
 };
 
@@ -96,6 +102,30 @@ static int record_kpage(void *r, uint32_t cpu, const void *page, size_t len,
 			struct utrace_error *err)
 {
 	return utrace_recorder_write_kpage(r, cpu, page, len, err);
+}
+
+/* A drain of the sampler: one PERF record per CPU buffer's records. */
+static int record_perf(void *r, uint32_t cpu, const void *records, size_t len,
+		       struct utrace_error *err)
+{
+	struct utrace_dat_perf h = {cpu, 0};
+	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)records, len}};
+
+	return utrace_recorder_write_record(r, UTRACE_DAT_PERF, iov, 2, err);
+}
+
+/* What the samples hold, before the first of them. */
+static int record_perf_attr(struct utrace_recorder *r, const struct utrace_sampler *sp,
+			    bool user_only, struct utrace_error *err)
+{
+	struct utrace_sampler_attr a;
+	struct utrace_dat_perf_attr pa;
+	struct iovec iov = {&pa, sizeof(pa)};
+
+	utrace_sampler_attr(sp, &a);
+	pa = (struct utrace_dat_perf_attr){a.sample_type, a.freq,
+					   user_only ? UTRACE_DAT_PERF_USER_ONLY : 0};
+	return utrace_recorder_write_record(r, UTRACE_DAT_PERF_ATTR, &iov, 1, err);
 }
 
 static int record_kformat(void *r, const char *system, const char *name, int id, const char *text,
@@ -123,9 +153,9 @@ static void record_child_setup(void *arg)
 	signal(SIGTERM, SIG_DFL);
 }
 
-/* Starts the command held, starts kernel tracing on its pid, lets it exec.
- * The pid; -1 (err) if the command could not start or exec, -2 if kernel
- * tracing could not start (k->err). */
+/* Starts the command held, starts kernel tracing and sampling on its
+ * pid, lets it exec.  The pid; -1 (err) if the command could not start or
+ * exec, -2 if kernel tracing or sampling could not start (k->err). */
 static pid_t record_spawn(char **argv, const char *sock, const char *runtime,
 			  struct record_kernel *k, struct utrace_error *err)
 {
@@ -138,7 +168,8 @@ static pid_t record_spawn(char **argv, const char *sock, const char *runtime,
 		utrace_error_set(err, ret, "cannot run '%s': %s", argv[0], strerror(-ret));
 		return -1;
 	}
-	if (k->kt && record_kernel_start(k, s.pid) < 0) {
+	if ((k->kt && record_kernel_start(k, s.pid) < 0) ||
+	    (k->sopts && utrace_sampler_open(s.pid, k->sopts, &k->sampler, &k->err) < 0)) {
 		utrace_spawn_abandon(&s);
 		return -2;
 	}
@@ -331,6 +362,9 @@ static int record_start(struct record_session *s)
 		utrace_die_msg("record", "%s", err.msg);
 		return 127;
 	}
+	if (s->k.sampler && record_perf_attr(s->r, s->k.sampler, s->o->sample.user_only, &err) < 0)
+		utrace_die_msg("record", "%s: %s (the samples will not be readable)", ro->output,
+			       err.msg);
 	return 0;
 }
 
@@ -347,6 +381,12 @@ static void record_loop(struct record_session *s)
 			break;
 		}
 		if (s->k.kt && utrace_ktrace_poll(s->k.kt, false, record_kpage, s->r, &err) < 0) {
+			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
+				       err.msg);
+			break;
+		}
+		if (s->k.sampler &&
+		    utrace_sampler_drain(s->k.sampler, record_perf, s->r, &err) < 0) {
 			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
 				       err.msg);
 			break;
@@ -390,6 +430,13 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 			fprintf(stderr,
 				"utrace record: -e %s: no such event in the traced programs\n",
 				s->uspecs[i].pattern);
+	if (s->k.sampler) {
+		uint64_t samples, lost;
+
+		utrace_sampler_stats(s->k.sampler, &samples, &lost);
+		fprintf(stderr, "utrace record: %llu samples at %u Hz (%llu lost)\n",
+			(unsigned long long)samples, s->o->sample.freq, (unsigned long long)lost);
+	}
 	if (s->k.kt) {
 		uint64_t pages, missed;
 
@@ -422,6 +469,8 @@ static void record_end(struct record_session *s)
 		if (utrace_recorder_write_ktasks(s->r, tasks, ntasks, &err) < 0)
 			utrace_die_msg("record", "%s: %s", output, err.msg);
 	}
+	if (s->k.sampler && utrace_sampler_drain(s->k.sampler, record_perf, s->r, &err) < 0)
+		utrace_die_msg("record", "%s: %s", output, err.msg);
 	if (utrace_recorder_finish(s->r, &st, &err) < 0)
 		utrace_die_msg("record", "%s: %s", output, err.msg);
 	else
@@ -448,6 +497,7 @@ static void record_cleanup(struct record_session *s)
 	if (utrace_ktrace_close(s->k.kt, &err) < 0)
 		utrace_die_msg("record", "%s", err.msg);
 	record_probes_free(s->rp);
+	utrace_sampler_close(s->k.sampler);
 	utrace_recorder_free(s->r);
 	free(s->command);
 	utrace_event_select_free(s->events);
@@ -472,6 +522,7 @@ int record_run(struct record_opts *o)
 		o->rec.notice = record_notice;
 	s.k.children = o->children;
 	s.k.system_wide = o->system_wide;
+	s.k.sopts = o->sample.freq ? &o->sample : NULL;
 	signal(SIGINT, record_on_signal);
 	signal(SIGTERM, record_on_signal);
 	signal(SIGHUP, record_on_signal);

@@ -18,6 +18,7 @@
 #include "cmds/select_opts.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/report/profile.h"
+#include "lib/report/samples.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_text.h"
 
@@ -26,35 +27,40 @@
 enum {
 	OPT_STAT = SELECT_OPT + 1,
 	OPT_PROFILE,
+	OPT_SAMPLES,
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: utrace report [-i FILE] [-O [no]OPTION]... [-t] [SELECTION]...\n"
-		"       utrace report --profile [-s KEYS] [-f FIELDS] [SELECTION]...\n"
-		"       utrace report --stat [SELECTION]...\n"
-		"\n"
-		"Print a recorded trace as the kernel prints /sys/kernel/tracing/trace:\n"
-		"the function tracer's or function_graph's format, after the tracer the\n"
-		"recording used; or a profile of the functions (uftrace report); or the\n"
-		"statistics of each thread's buffer (trace-cmd report --stat).\n"
-		"\n"
-		"  -i, --input FILE       the recording (default: utrace.dat)\n"
-		"  -O, --option OPT       set a trace option, or clear it with a 'no' prefix:\n"
-		"                         %s\n"
-		"  -t                     timestamps to the nanosecond (not rounded to the us)\n"
-		"      --profile          per function: total time, self time, calls, ...\n"
-		"  -s, --sort KEYS        profile order, comma-separated: total (default)\n"
-		"                         self calls avg min max self-avg self-min self-max name\n"
-		"  -f, --fields FIELDS    profile columns, comma-separated: total total-avg\n"
-		"                         total-min total-max self self-avg self-min self-max\n"
-		"                         call, or all (default: total,self,call and the\n"
-		"                         sort keys)\n"
-		"      --stat             per thread: records, lost events, pages, overrun\n"
-		"%s"
-		"  -h, --help             show this help\n",
-		utrace_report_option_names(), utrace_report_filter_help());
+	fprintf(
+	    f,
+	    "usage: utrace report [-i FILE] [-O [no]OPTION]... [-t] [SELECTION]...\n"
+	    "       utrace report --profile [-s KEYS] [-f FIELDS] [SELECTION]...\n"
+	    "       utrace report --stat [SELECTION]...\n"
+	    "       utrace report --samples [--sort comm,dso,sym] [-i FILE]\n"
+	    "\n"
+	    "Print a recorded trace as the kernel prints /sys/kernel/tracing/trace:\n"
+	    "the function tracer's or function_graph's format, after the tracer the\n"
+	    "recording used; or a profile of the functions (uftrace report); or the\n"
+	    "statistics of each thread's buffer (trace-cmd report --stat).\n"
+	    "\n"
+	    "  -i, --input FILE       the recording (default: utrace.dat)\n"
+	    "  -O, --option OPT       set a trace option, or clear it with a 'no' prefix:\n"
+	    "                         %s\n"
+	    "  -t                     timestamps to the nanosecond (not rounded to the us)\n"
+	    "      --profile          per function: total time, self time, calls, ...\n"
+	    "  -s, --sort KEYS        profile order, comma-separated: total (default)\n"
+	    "                         self calls avg min max self-avg self-min self-max name\n"
+	    "  -f, --fields FIELDS    profile columns, comma-separated: total total-avg\n"
+	    "                         total-min total-max self self-avg self-min self-max\n"
+	    "                         call, or all (default: total,self,call and the\n"
+	    "                         sort keys)\n"
+	    "      --stat             per thread: records, lost events, pages, overrun\n"
+	    "      --samples          the samples of record -F, as perf report --stdio; with\n"
+	    "                         --sort KEYS of comm, dso, sym, pid (default comm,dso,sym)\n"
+	    "%s"
+	    "  -h, --help             show this help\n",
+	    utrace_report_option_names(), utrace_report_filter_help());
 }
 
 static void print_summary(const struct utrace_select_opts *so, struct utrace_dat *d,
@@ -160,12 +166,37 @@ static int report_profile(struct utrace_dat *d, struct utrace_report_filter *f, 
 	return ret;
 }
 
+/* --samples: perf report's view of the samples (lib/report/samples.c). */
+static int report_samples(struct utrace_select_opts *so, const char *keys)
+{
+	enum utrace_sample_key order[4];
+	struct utrace_error err = {0};
+	struct utrace_dat *d;
+	unsigned n;
+	int ret;
+
+	if (utrace_samples_parse_sort(keys ? keys : "comm,dso,sym", order, &n, &err) < 0) {
+		utrace_die_msg("report", "%s", err.msg);
+		select_opts_close(so, NULL);
+		return 1;
+	}
+	if (select_opts_open(so, &d) < 0)
+		return 1;
+	ret = utrace_samples_report(d, order, n, stdout, &err);
+	if (ret == 0 && fflush(stdout) == EOF)
+		ret = utrace_error_set(&err, -1, "writing the report failed");
+	if (ret < 0)
+		select_opts_fail(so, &err);
+	select_opts_close(so, d);
+	return ret < 0;
+}
+
 /* What the options set, besides the trace and the selection. */
 struct report_args {
 	struct utrace_report_opts opts;
 	const char *keys; /* -s */
 	uint32_t fields;  /* -f */
-	int profile, stat;
+	int profile, stat, samples;
 };
 
 static int report_option(void *arg, int c, const char *value, struct utrace_error *err)
@@ -182,8 +213,11 @@ static int report_option(void *arg, int c, const char *value, struct utrace_erro
 		a->profile = 1;
 		return 0;
 	case 's':
-		a->keys = value;
-		return utrace_profile_check_sort(value, err);
+		a->keys = value; /* checked once the mode is known */
+		return 0;
+	case OPT_SAMPLES:
+		a->samples = 1;
+		return 0;
 	case 'f':
 		return utrace_profile_parse_fields(value, &a->fields, err);
 	default: /* OPT_STAT */
@@ -195,9 +229,13 @@ static int report_option(void *arg, int c, const char *value, struct utrace_erro
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"option", required_argument, NULL, 'O'}, {"profile", no_argument, NULL, OPT_PROFILE},
-	    {"sort", required_argument, NULL, 's'},   {"fields", required_argument, NULL, 'f'},
-	    {"stat", no_argument, NULL, OPT_STAT},    {NULL, 0, NULL, 0},
+	    {"option", required_argument, NULL, 'O'},
+	    {"profile", no_argument, NULL, OPT_PROFILE},
+	    {"sort", required_argument, NULL, 's'},
+	    {"fields", required_argument, NULL, 'f'},
+	    {"stat", no_argument, NULL, OPT_STAT},
+	    {"samples", no_argument, NULL, OPT_SAMPLES},
+	    {NULL, 0, NULL, 0},
 	};
 	struct report_args a = {.keys = NULL};
 	const struct utrace_select_cmd cmd = {"report",	     "O:ts:f:", longopts, usage,
@@ -212,11 +250,19 @@ int cmd_report(int argc, char **argv)
 	ret = select_opts_parse(&so, &cmd, argc, argv);
 	if (ret)
 		return ret < 0;
-	if ((a.keys || a.fields) && !a.profile) {
-		utrace_die_msg("report", "-s and -f are options of --profile");
+	if (((a.keys && !a.samples) || a.fields) && !a.profile) {
+		utrace_die_msg("report",
+			       "-s and -f are options of --profile (and -s of --samples)");
 		select_opts_close(&so, NULL);
 		return 1;
 	}
+	if (a.profile && a.keys && utrace_profile_check_sort(a.keys, &err) < 0) {
+		utrace_die_msg("report", "%s", err.msg);
+		select_opts_close(&so, NULL);
+		return 1;
+	}
+	if (a.samples)
+		return report_samples(&so, a.keys);
 	if (select_opts_open(&so, &d) < 0)
 		return 1;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);

@@ -49,6 +49,9 @@ enum utrace_dat_type {
 	UTRACE_DAT_KHEADER = 13, /* struct utrace_dat_kheader + header_page\0 + header_event\0 */
 	UTRACE_DAT_KPAGE = 14,	 /* struct utrace_dat_kpage + a kernel ring-buffer page */
 	UTRACE_DAT_KTASKS = 15,	 /* struct utrace_dat_ktask[] */
+	/* 16-19: kept for the records of triggers, histograms and compression */
+	UTRACE_DAT_PERF_ATTR = 20, /* struct utrace_dat_perf_attr: what the samples hold */
+	UTRACE_DAT_PERF = 21,	   /* struct utrace_dat_perf + perf ring-buffer records */
 };
 
 struct utrace_dat_rec {
@@ -134,6 +137,24 @@ struct utrace_dat_kheader {
  * its committed bytes (plus the u64 missed count when commit says it is
  * stored); the unused rest of the page is not saved. */
 struct utrace_dat_kpage {
+	uint32_t cpu;
+	uint32_t reserved;
+};
+
+/* Sampling (utrace record -F): the perf_event_attr fields a reader needs
+ * to parse the PERF records, written once before them. */
+struct utrace_dat_perf_attr {
+	uint64_t sample_type; /* PERF_SAMPLE_* of <linux/perf_event.h> */
+	uint32_t freq;	      /* samples per second of CPU time asked for */
+	uint32_t flags;	      /* UTRACE_DAT_PERF_* */
+};
+
+enum { UTRACE_DAT_PERF_USER_ONLY = 1u << 0 }; /* the kernel's addresses left out */
+
+/* Records of one CPU's perf ring buffer as the kernel wrote them (each
+ * starts with a struct perf_event_header): PERF_RECORD_SAMPLE laid out by
+ * sample_type, MMAP (where files were mapped), COMM, FORK, EXIT, LOST. */
+struct utrace_dat_perf {
 	uint32_t cpu;
 	uint32_t reserved;
 };

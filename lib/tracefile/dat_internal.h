@@ -113,6 +113,7 @@ struct utrace_dat {
 	unsigned nr_warnings;
 
 	struct dat_kernel *kern; /* kernel events (dat_kernel.c), NULL if none */
+	struct dat_samples *samples; /* perf samples (dat_samples.c), NULL if none */
 
 	unsigned disk_syms;	/* objects whose symbols came from their file */
 	struct dat_name *names; /* formatted fallback names, freed at close */
@@ -133,6 +134,13 @@ uint64_t dat_ticks_to_ns(const struct utrace_dat *d, uint64_t ticks);
 /* the fast tsc->ns conversion's multiplier, from d->clock */
 void dat_clock_prepare(struct utrace_dat *d);
 int dat_grow(void **arr, size_t *cap, size_t need, size_t size);
+
+/* dat_samples.c: the PERF_ATTR record, a PERF record indexed (head: its
+ * first n bytes, record header included), the tables freed */
+int dat_samples_attr(struct utrace_dat *d, const char *p, uint32_t len, uint64_t off);
+int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n, uint32_t len,
+		      uint64_t off);
+void dat_samples_free(struct utrace_dat *d);
 
 /* dat_syms.c */
 struct dat_image *dat_find_image(const struct utrace_dat *d, uint32_t image);

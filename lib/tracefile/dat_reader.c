@@ -322,6 +322,9 @@ static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t typ
 	case UTRACE_DAT_NOTICE:
 		ret = meta_notice(&m, p, len);
 		break;
+	case UTRACE_DAT_PERF_ATTR:
+		ret = dat_samples_attr(d, p, len, off);
+		break;
 	default:
 		ret = 0;
 		break; /* a newer writer's record: skipped */
@@ -439,7 +442,10 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 			ret = index_page(d, head, rec.len, off);
 		} else if (rec.type == UTRACE_DAT_KPAGE) {
 			ret = dat_kernel_index(d, head, n, rec.len, off);
-		} else if (rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_KTASKS) {
+		} else if (rec.type == UTRACE_DAT_PERF) {
+			ret = dat_samples_index(d, head, n, rec.len, off);
+		} else if ((rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_KTASKS) ||
+			   rec.type == UTRACE_DAT_PERF_ATTR) {
 			/* metadata (PAGE, KPAGE and END are handled above) */
 			if (rec.len > DAT_MAX_META_LEN) {
 				bad_record(d, off, rec.type, "too large");
@@ -536,6 +542,7 @@ void utrace_dat_close(struct utrace_dat *d)
 		close(d->fd);
 	dat_syms_free(d);
 	dat_kernel_free(d);
+	dat_samples_free(d);
 	for (size_t i = 0; i < d->nr_meta_blobs; i++)
 		free(d->meta_blobs[i]);
 	free(d->meta_blobs);

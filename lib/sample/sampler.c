@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sampler.c - sampling a command with perf_event_open (sampler.h).
+ *
+ * Design: one cpu-clock software event per CPU (a VM has no PMU; cpu-clock
+ * is what perf record falls back to), pid = the command, inherit = 1, so
+ * every thread it creates is sampled by the event of the CPU it runs on.
+ * Each event has its own ring buffer, mapped read-write so that we own
+ * data_tail (the kernel then never overwrites unread records; it counts
+ * what it could not write and says so in a PERF_RECORD_LOST):
+ *
+ *   +------------+-----------------------------------------------+
+ *   | meta page  | data: 2^n pages, records wrap around the end  |
+ *   +------------+-----------------------------------------------+
+ *     data_head: written by the kernel; read with acquire, then the data
+ *     data_tail: written by us with release, after we copied the data
+ *
+ * The barriers are those of tools/include/linux/ring_buffer.h: the
+ * acquire on data_head orders the record reads after it; the release on
+ * data_tail orders them before the kernel may reuse the room.  A drain
+ * copies what is there into one linear buffer (a record that wraps is
+ * made whole) and hands it out as it is.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/sample/sampler.h"
+
+#define DATA_PAGES 128 /* 512 KiB per CPU: ~2 s of 999 Hz samples with 64 frames */
+
+struct ring {
+	int fd;
+	void *base;
+	struct perf_event_mmap_page *meta;
+	unsigned char *data;
+	uint64_t size; /* of data, a power of two */
+};
+
+struct utrace_sampler {
+	struct ring *rings;
+	unsigned nr;
+	struct utrace_sampler_attr attr;
+	unsigned char *chunk; /* a drain's copy, DATA_PAGES pages */
+	uint64_t samples, lost;
+	long page;
+};
+
+static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+				unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static void make_attr(struct perf_event_attr *a, const struct utrace_sampler_opts *o)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->freq = 1;
+	a->sample_freq = o->freq;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_PERIOD | (o->callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->inherit = 1;
+	a->mmap = 1;
+	a->comm = 1;
+	a->task = 1;
+	a->sample_id_all = 0;
+	a->exclude_kernel = o->user_only;
+	a->exclude_hv = 1;
+	a->exclude_callchain_kernel = 1; /* user stacks are what we can name */
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 0;
+	a->wakeup_events = 0;
+}
+
+static int open_ring(struct utrace_sampler *s, struct ring *r, struct perf_event_attr *a, pid_t pid,
+		     unsigned cpu, struct utrace_error *err)
+{
+	long fd = sys_perf_event_open(a, pid, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	size_t len = (size_t)(DATA_PAGES + 1) * (size_t)s->page;
+
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == EACCES || e == EPERM)
+			return utrace_error_set(err, -e,
+						"perf_event_open: %s (sampling needs root or "
+						"kernel.perf_event_paranoid <= 1)",
+						strerror(e));
+		return utrace_error_set(err, -e, "perf_event_open (cpu-clock sampling, cpu %u): %s",
+					cpu, strerror(e));
+	}
+	r->fd = (int)fd;
+	r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->base == MAP_FAILED) {
+		int e = errno;
+
+		r->base = NULL;
+		return utrace_error_set(err, -e, "mmap of the perf ring buffer: %s", strerror(e));
+	}
+	r->meta = r->base;
+	r->data = (unsigned char *)r->base + s->page;
+	r->size = (uint64_t)DATA_PAGES * (uint64_t)s->page;
+	return 0;
+}
+
+int utrace_sampler_open(pid_t pid, const struct utrace_sampler_opts *o, struct utrace_sampler **out,
+			struct utrace_error *err)
+{
+	struct utrace_sampler *s = calloc(1, sizeof(*s));
+	struct perf_event_attr a;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int ret = 0;
+
+	*out = NULL;
+	if (ncpu < 1)
+		ncpu = 1;
+	if (!s || !(s->rings = calloc((size_t)ncpu, sizeof(*s->rings)))) {
+		free(s);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	for (long i = 0; i < ncpu; i++)
+		s->rings[i].fd = -1;
+	s->page = sysconf(_SC_PAGESIZE);
+	s->chunk = malloc((size_t)DATA_PAGES * (size_t)s->page);
+	if (!s->chunk)
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
+	make_attr(&a, o);
+	for (unsigned cpu = 0; ret == 0 && cpu < (unsigned)ncpu; cpu++) {
+		ret = open_ring(s, &s->rings[cpu], &a, pid, cpu, err);
+		s->nr = cpu + 1;
+	}
+	if (ret < 0) {
+		utrace_sampler_close(s);
+		return ret;
+	}
+	s->attr = (struct utrace_sampler_attr){a.sample_type, o->freq, (uint32_t)ncpu};
+	*out = s;
+	return 0;
+}
+
+void utrace_sampler_attr(const struct utrace_sampler *s, struct utrace_sampler_attr *a)
+{
+	*a = s->attr;
+}
+
+/* Counts the samples and losses of len bytes of records. */
+static void count(struct utrace_sampler *s, const unsigned char *p, size_t len)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct perf_event_header) <= len) {
+		struct perf_event_header h;
+
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h))
+			break;
+		if (h.type == PERF_RECORD_SAMPLE)
+			s->samples++;
+		else if (h.type == PERF_RECORD_LOST && off + 24 <= len) {
+			uint64_t lost;
+
+			memcpy(&lost, p + off + 16, 8); /* {header, u64 id, u64 lost} */
+			s->lost += lost;
+		}
+		off += h.size;
+	}
+}
+
+static int drain_ring(struct utrace_sampler *s, unsigned cpu, utrace_sampler_fn fn, void *arg,
+		      struct utrace_error *err)
+{
+	struct ring *r = &s->rings[cpu];
+	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->meta->data_tail, len = head - tail, at = tail & (r->size - 1);
+	int ret = 0;
+
+	if (!len)
+		return 0;
+	if (len > r->size) /* cannot happen with data_tail ours; be safe */
+		len = r->size;
+	if (at + len <= r->size) {
+		memcpy(s->chunk, r->data + at, len);
+	} else {
+		memcpy(s->chunk, r->data + at, r->size - at);
+		memcpy(s->chunk + (r->size - at), r->data, len - (r->size - at));
+	}
+	__atomic_store_n(&r->meta->data_tail, tail + len, __ATOMIC_RELEASE);
+	count(s, s->chunk, len);
+	if (fn)
+		ret = fn(arg, cpu, s->chunk, len, err);
+	return ret;
+}
+
+int utrace_sampler_drain(struct utrace_sampler *s, utrace_sampler_fn fn, void *arg,
+			 struct utrace_error *err)
+{
+	int ret = 0;
+
+	for (unsigned cpu = 0; ret == 0 && cpu < s->nr; cpu++)
+		if (s->rings[cpu].meta)
+			ret = drain_ring(s, cpu, fn, arg, err);
+	return ret;
+}
+
+void utrace_sampler_stats(const struct utrace_sampler *s, uint64_t *samples, uint64_t *lost)
+{
+	*samples = s->samples;
+	*lost = s->lost;
+}
+
+void utrace_sampler_close(struct utrace_sampler *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->nr; i++) {
+		if (s->rings[i].base)
+			munmap(s->rings[i].base, (size_t)(DATA_PAGES + 1) * (size_t)s->page);
+		if (s->rings[i].fd >= 0)
+			close(s->rings[i].fd);
+	}
+	free(s->rings);
+	free(s->chunk);
+	free(s);
+}

@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_samples.c - the samples of a utrace.dat (dat_samples.h).
+ *
+ * Design: like the PAGE records, the PERF records are only indexed when
+ * the file is opened (file offset, length, CPU); utrace_dat_samples_each()
+ * reads them one block at a time with pread, so memory holds one block,
+ * whatever the number of samples.  The first call also collects what the
+ * kernel reported besides samples (MMAP, COMM, FORK) into small tables:
+ * the maps of each process, in the order they were made (the latest that
+ * covers an address wins, as after a munmap and a new mmap), each
+ * thread's name, each child's parent.  Every record is checked against
+ * its block before it is read: a damaged one ends its block with a
+ * warning.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/tracefile/dat_internal.h"
+#include "lib/tracefile/dat_samples.h"
+
+struct dat_block {
+	uint64_t off; /* of the records, after struct utrace_dat_perf */
+	uint32_t len, cpu;
+};
+
+struct dat_map {
+	int32_t pid;
+	uint64_t start, len, pgoff;
+	char *path;
+};
+
+struct dat_comm {
+	int32_t tid;
+	char comm[16];
+};
+
+struct dat_fork {
+	int32_t pid, ppid;
+};
+
+struct dat_samples {
+	struct utrace_dat_perf_attr attr;
+	bool have_attr, scanned;
+	struct dat_block *blocks;
+	size_t nr_blocks, cap_blocks;
+	struct dat_map *maps;
+	size_t nr_maps, cap_maps;
+	struct dat_comm *comms;
+	size_t nr_comms, cap_comms;
+	struct dat_fork *forks;
+	size_t nr_forks, cap_forks;
+	uint64_t lost;
+	uint64_t *chain; /* one sample's call chain without the context markers */
+	size_t cap_chain;
+};
+
+static struct dat_samples *samples(struct utrace_dat *d)
+{
+	if (!d->samples)
+		d->samples = calloc(1, sizeof(*d->samples));
+	return d->samples;
+}
+
+int dat_samples_attr(struct utrace_dat *d, const char *p, uint32_t len, uint64_t off)
+{
+	struct dat_samples *s = samples(d);
+
+	if (!s)
+		return -ENOMEM;
+	if (len < sizeof(s->attr)) {
+		dat_warn(d, "%s: record at offset %llu (type %u): too short: skipped", d->path,
+			 (unsigned long long)off, UTRACE_DAT_PERF_ATTR);
+		return 0;
+	}
+	memcpy(&s->attr, p, sizeof(s->attr));
+	s->have_attr = true;
+	return 0;
+}
+
+int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n, uint32_t len,
+		      uint64_t off)
+{
+	struct dat_samples *s = samples(d);
+	struct utrace_dat_perf hdr;
+
+	if (!s)
+		return -ENOMEM;
+	if (len < sizeof(hdr) || n < sizeof(struct utrace_dat_rec) + sizeof(hdr)) {
+		dat_warn(d, "%s: record at offset %llu (type %u): too short: skipped", d->path,
+			 (unsigned long long)off, UTRACE_DAT_PERF);
+		return 0;
+	}
+	memcpy(&hdr, head + sizeof(struct utrace_dat_rec), sizeof(hdr));
+	if (dat_grow((void **)&s->blocks, &s->cap_blocks, s->nr_blocks + 1, sizeof(*s->blocks)))
+		return -ENOMEM;
+	s->blocks[s->nr_blocks++] =
+	    (struct dat_block){off + sizeof(struct utrace_dat_rec) + sizeof(hdr),
+			       len - (uint32_t)sizeof(hdr), hdr.cpu};
+	return 0;
+}
+
+void dat_samples_free(struct utrace_dat *d)
+{
+	struct dat_samples *s = d->samples;
+
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nr_maps; i++)
+		free(s->maps[i].path);
+	free(s->maps);
+	free(s->blocks);
+	free(s->comms);
+	free(s->forks);
+	free(s->chain);
+	free(s);
+	d->samples = NULL;
+}
+
+bool utrace_dat_has_samples(const struct utrace_dat *d, uint32_t *freq, bool *user_only)
+{
+	const struct dat_samples *s = d->samples;
+
+	if (!s || !s->have_attr)
+		return false;
+	if (freq)
+		*freq = s->attr.freq;
+	if (user_only)
+		*user_only = s->attr.flags & UTRACE_DAT_PERF_USER_ONLY;
+	return true;
+}
+
+/* ---- the records besides samples ---- */
+
+static int add_map(struct dat_samples *s, const unsigned char *r, size_t size)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+	} m;
+	size_t fixed = sizeof(struct perf_event_header) + sizeof(m);
+	char *path;
+
+	if (size <= fixed)
+		return 1;
+	memcpy(&m, r + sizeof(struct perf_event_header), sizeof(m));
+	path = strndup((const char *)r + fixed, size - fixed);
+	if (!path || dat_grow((void **)&s->maps, &s->cap_maps, s->nr_maps + 1, sizeof(*s->maps))) {
+		free(path);
+		return -ENOMEM;
+	}
+	s->maps[s->nr_maps++] = (struct dat_map){(int32_t)m.pid, m.addr, m.len, m.pgoff, path};
+	return 0;
+}
+
+static int add_comm(struct dat_samples *s, const unsigned char *r, size_t size)
+{
+	struct dat_comm c = {0};
+	uint32_t ids[2];
+	size_t fixed = sizeof(struct perf_event_header) + sizeof(ids), i;
+
+	if (size <= fixed)
+		return 1;
+	memcpy(ids, r + sizeof(struct perf_event_header), sizeof(ids));
+	c.tid = (int32_t)ids[1];
+	memcpy(c.comm, r + fixed, size - fixed < 15 ? size - fixed : 15);
+	for (i = 0; i < s->nr_comms; i++)
+		if (s->comms[i].tid == c.tid)
+			break;
+	if (i == s->nr_comms &&
+	    dat_grow((void **)&s->comms, &s->cap_comms, s->nr_comms + 1, sizeof(*s->comms)))
+		return -ENOMEM;
+	s->comms[i] = c;
+	s->nr_comms += i == s->nr_comms;
+	return 0;
+}
+
+static int add_fork(struct dat_samples *s, const unsigned char *r, size_t size)
+{
+	uint32_t ids[4]; /* pid, ppid, tid, ptid */
+
+	if (size < sizeof(struct perf_event_header) + sizeof(ids))
+		return 1;
+	memcpy(ids, r + sizeof(struct perf_event_header), sizeof(ids));
+	if (ids[0] == ids[1]) /* a new thread, not a new process */
+		return 0;
+	if (dat_grow((void **)&s->forks, &s->cap_forks, s->nr_forks + 1, sizeof(*s->forks)))
+		return -ENOMEM;
+	s->forks[s->nr_forks++] = (struct dat_fork){(int32_t)ids[0], (int32_t)ids[1]};
+	return 0;
+}
+
+/* ---- samples ---- */
+
+/* Sample bits this reader can lay out; another one makes a block unreadable. */
+#define KNOWN_SAMPLE                                                                               \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/* Reads u64 i of a record; false past its end. */
+static bool word(const unsigned char *r, size_t size, size_t *at, uint64_t *v)
+{
+	if (*at + 8 > size)
+		return false;
+	memcpy(v, r + *at, 8);
+	*at += 8;
+	return true;
+}
+
+/* A PERF_RECORD_SAMPLE laid out by sample_type; 1 if damaged. */
+static int parse_sample(struct dat_samples *s, const unsigned char *r, size_t size,
+			struct utrace_dat_sample *out)
+{
+	uint64_t t = s->attr.sample_type, v = 0, nr = 0;
+	size_t at = sizeof(struct perf_event_header);
+
+	memset(out, 0, sizeof(*out));
+	if ((t & PERF_SAMPLE_IP) && !word(r, size, &at, &out->ip))
+		return 1;
+	if (t & PERF_SAMPLE_TID) {
+		if (!word(r, size, &at, &v))
+			return 1;
+		out->pid = (int32_t)(uint32_t)v;
+		out->tid = (int32_t)(uint32_t)(v >> 32);
+	}
+	if ((t & PERF_SAMPLE_TIME) && !word(r, size, &at, &out->ts))
+		return 1;
+	if (t & PERF_SAMPLE_CPU) {
+		if (!word(r, size, &at, &v))
+			return 1;
+		out->cpu = (uint32_t)v;
+	}
+	if ((t & PERF_SAMPLE_PERIOD) && !word(r, size, &at, &out->period))
+		return 1;
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		if (!word(r, size, &at, &nr) || nr > (size - at) / 8)
+			return 1;
+		if (nr > s->cap_chain) {
+			uint64_t *c = realloc(s->chain, nr * sizeof(*c));
+
+			if (!c)
+				return -ENOMEM;
+			s->chain = c;
+			s->cap_chain = nr;
+		}
+		for (uint64_t i = 0; i < nr; i++) {
+			word(r, size, &at, &v);
+			if (v < (uint64_t)PERF_CONTEXT_MAX) /* not a context marker */
+				s->chain[out->nr++] = v;
+		}
+		out->chain = s->chain;
+	}
+	return 0;
+}
+
+/* What one block holds; samples go to fn when fn is set. */
+static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len, uint32_t cpu,
+		      int (*fn)(void *, const struct utrace_dat_sample *, struct utrace_error *),
+		      void *arg, struct utrace_error *err)
+{
+	struct dat_samples *s = d->samples;
+	size_t off = 0;
+	int ret = 0;
+
+	while (ret == 0 && off + sizeof(struct perf_event_header) <= len) {
+		struct perf_event_header h;
+		struct utrace_dat_sample smp;
+		uint64_t lost[2];
+
+		memcpy(&h, b + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off) {
+			ret = 1;
+			break;
+		}
+		if (h.type == PERF_RECORD_SAMPLE && fn) {
+			ret = parse_sample(s, b + off, h.size, &smp);
+			if (ret == 0) {
+				if (!(s->attr.sample_type & PERF_SAMPLE_CPU))
+					smp.cpu = cpu;
+				ret = fn(arg, &smp, err);
+				if (ret > 0) /* the caller's stop, not damage */
+					return ret;
+			}
+		} else if (!fn && h.type == PERF_RECORD_MMAP) {
+			ret = add_map(s, b + off, h.size);
+		} else if (!fn && h.type == PERF_RECORD_COMM) {
+			ret = add_comm(s, b + off, h.size);
+		} else if (!fn && h.type == PERF_RECORD_FORK) {
+			ret = add_fork(s, b + off, h.size);
+		} else if (!fn && h.type == PERF_RECORD_LOST &&
+			   h.size >= sizeof(h) + sizeof(lost)) {
+			memcpy(lost, b + off + sizeof(h), sizeof(lost));
+			s->lost += lost[1];
+		}
+		off += h.size;
+	}
+	if (ret == 1) {
+		dat_warn(d, "%s: a damaged sample record (cpu %u): the rest of its block skipped",
+			 d->path, cpu);
+		return 0;
+	}
+	return ret;
+}
+
+/* One pass over every block: the tables (fn NULL) or the samples. */
+static int each_block(struct utrace_dat *d,
+		      int (*fn)(void *, const struct utrace_dat_sample *, struct utrace_error *),
+		      void *arg, struct utrace_error *err)
+{
+	struct dat_samples *s = d->samples;
+	unsigned char *buf = NULL;
+	size_t cap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && i < s->nr_blocks; i++) {
+		const struct dat_block *bl = &s->blocks[i];
+
+		if (bl->len > cap) {
+			unsigned char *n = realloc(buf, bl->len);
+
+			if (!n) {
+				ret = utrace_error_set(err, -ENOMEM, "out of memory");
+				break;
+			}
+			buf = n;
+			cap = bl->len;
+		}
+		ret = dat_pread(d, buf, bl->len, bl->off, err);
+		if (ret == 0)
+			ret = walk_block(d, buf, bl->len, bl->cpu, fn, arg, err);
+		if (ret == -ENOMEM)
+			utrace_error_set(err, ret, "out of memory");
+	}
+	free(buf);
+	return ret;
+}
+
+static int scan_tables(struct utrace_dat *d, struct utrace_error *err)
+{
+	int ret;
+
+	if (d->samples->scanned)
+		return 0;
+	ret = each_block(d, NULL, NULL, err);
+	if (ret == 0)
+		d->samples->scanned = true;
+	return ret;
+}
+
+int utrace_dat_samples_each(struct utrace_dat *d,
+			    int (*fn)(void *arg, const struct utrace_dat_sample *s,
+				      struct utrace_error *err),
+			    void *arg, uint64_t *lost, struct utrace_error *err)
+{
+	int ret;
+
+	*lost = 0;
+	if (!d->samples || !d->samples->have_attr)
+		return 0;
+	if (d->samples->attr.sample_type & ~(uint64_t)KNOWN_SAMPLE)
+		return utrace_error_set(err, -ENOTSUP,
+					"%s: the samples hold fields this utrace cannot read "
+					"(sample_type %#llx)",
+					d->path, (unsigned long long)d->samples->attr.sample_type);
+	ret = scan_tables(d, err);
+	if (ret == 0)
+		ret = each_block(d, fn, arg, err);
+	*lost = d->samples->lost;
+	return ret;
+}
+
+static const struct dat_map *find_map(const struct dat_samples *s, int32_t pid, uint64_t ip)
+{
+	for (size_t i = s->nr_maps; i-- > 0;) {
+		const struct dat_map *m = &s->maps[i];
+
+		if (m->pid == pid && ip >= m->start && ip - m->start < m->len)
+			return m;
+	}
+	return NULL;
+}
+
+const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip,
+				  uint64_t *file_off)
+{
+	const struct dat_samples *s = d->samples;
+	const struct dat_map *m = NULL;
+
+	if (!s || !s->scanned)
+		return NULL;
+	/* a child sees its parent's maps until it makes its own (exec) */
+	for (int hops = 0; !m && hops < 64; hops++) {
+		size_t i;
+
+		m = find_map(s, pid, ip);
+		for (i = 0; !m && i < s->nr_forks && s->forks[i].pid != pid; i++)
+			;
+		if (m || i == s->nr_forks)
+			break;
+		pid = s->forks[i].ppid;
+	}
+	if (!m)
+		return NULL;
+	*file_off = ip - m->start + m->pgoff;
+	return m->path;
+}
+
+const char *utrace_dat_sample_comm(struct utrace_dat *d, int32_t tid)
+{
+	const struct dat_samples *s = d->samples;
+
+	for (size_t i = 0; s && i < s->nr_comms; i++)
+		if (s->comms[i].tid == tid)
+			return s->comms[i].comm;
+	return NULL;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dat_samples.h - the samples of `utrace record -F` in a utrace.dat
+ * (PERF_ATTR and PERF records, lib/tracefile/dat_format.h), with the
+ * mappings and names the kernel reported alongside, so that a sample's
+ * addresses can be named (lib/report/samples.c does the naming).
+ */
+#ifndef UTRACE_LIB_TRACEFILE_DAT_SAMPLES_H
+#define UTRACE_LIB_TRACEFILE_DAT_SAMPLES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/base/error.h"
+#include "lib/tracefile/dat_reader.h"
+
+struct utrace_dat_sample {
+	uint64_t ts; /* ns, CLOCK_MONOTONIC, as every other record's time */
+	int32_t pid, tid;
+	uint32_t cpu;
+	uint64_t period; /* ns of CPU time the sample stands for */
+	uint64_t ip;
+	uint32_t nr;	       /* user call chain, innermost first (ip too); 0 without -g */
+	const uint64_t *chain; /* valid during the callback */
+};
+
+/* Whether d holds samples; their frequency and whether the kernel's
+ * addresses were left out (either pointer may be NULL). */
+bool utrace_dat_has_samples(const struct utrace_dat *d, uint32_t *freq, bool *user_only);
+
+/*
+ * Calls fn for every sample in file order.  *lost: samples the kernel
+ * could not write (PERF_RECORD_LOST).  A damaged record ends its block
+ * with a warning (utrace_dat_warning), the rest goes on.  Stops at the
+ * first non-zero return of fn and returns it.
+ */
+int utrace_dat_samples_each(struct utrace_dat *d,
+			    int (*fn)(void *arg, const struct utrace_dat_sample *s,
+				      struct utrace_error *err),
+			    void *arg, uint64_t *lost, struct utrace_error *err);
+
+/* The file mapped at ip in process pid, and ip's offset in it; NULL if
+ * no mapping the kernel reported covers it (a child process looks in its
+ * parent's, as fork left them). */
+const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip,
+				  uint64_t *file_off);
+/* The last name the kernel gave thread tid (its comm), NULL if none. */
+const char *utrace_dat_sample_comm(struct utrace_dat *d, int32_t tid);
+
+#endif

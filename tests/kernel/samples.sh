@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/kernel/samples.sh BUILD_DIR - sampling (utrace record -F) against
+# the real kernel's perf_event_open:
+#
+#   - tests/kernel/kburn.c burns 10%, 30% and 60% of its CPU time in three
+#     functions; utrace record -F 999 then utrace report --samples must
+#     give each share within 2 points, with the program's own file as the
+#     Shared Object, in perf report's layout (the same header lines and
+#     columns as perf report --stdio, when perf is installed)
+#   - the same with the function records (built with utrace cflags, the
+#     default function_graph tracer): one file holds both, the report of
+#     the calls is unchanged
+#   - --call-graph fp records, --sort and a bad --sort key, a recording
+#     without samples
+#
+# Prints "ok - " / "not ok - " per check, or "UNSUPPORTED: reason".
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_built "$U" "$B/libutrace.so"
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT INT TERM
+CC=${CC:-cc}
+N=${KBURN_N:-4000000}
+
+$CC -O2 -fno-omit-frame-pointer -o "$T/kburn" "$ROOT/tests/kernel/kburn.c" || exit 1
+$CC -O2 -fno-omit-frame-pointer $("$U" cflags) -o "$T/kburn.u" "$ROOT/tests/kernel/kburn.c" || exit 1
+if ! (cd "$T" && "$U" record -p nop -F 999 -o s.dat -- ./kburn "$N" >/dev/null 2>rec.err); then
+	grep -q "perf_event_open" "$T/rec.err" && unsupported "$(head -1 "$T/rec.err")"
+	notok "record -F 999"
+	sed 's/^/#   /' "$T/rec.err"
+	exit 1
+fi
+ok "record -F 999 runs the program"
+grep -q "samples at 999 Hz (0 lost)" "$T/rec.err" && ok "record says how many samples, none lost" ||
+	notok "record says how many samples, none lost: $(cat "$T/rec.err")"
+
+"$U" report --samples -i "$T/s.dat" >"$T/rep.txt" 2>"$T/rep.err"
+check "report --samples exits 0" test -s "$T/rep.txt"
+share() { # share FILE FUNC: the overhead of FUNC, without the %
+	awk -v f="[.] $2" 'index($0, f) && $1 ~ /%$/ { sub(/%/, "", $1); print $1; exit }' "$1"
+}
+near() { # near WANT GOT: within 2 points
+	awk -v w="$1" -v g="$2" 'BEGIN { exit !(g != "" && g - w <= 2 && w - g <= 2) }'
+}
+for f in 10 30 60; do
+	got=$(share "$T/rep.txt" "burn$f")
+	check "burn$f: $f% of the samples, within 2 points (got ${got:-none}%)" near "$f" "$got"
+done
+grep -q "^  *[0-9.]*%  kburn  *kburn  *\[\.\] burn60$" "$T/rep.txt" &&
+	ok "the program's own file is the Shared Object" ||
+	notok "the program's own file is the Shared Object"
+check "the event is cpu-clock, user only" grep -q "^# Samples: .* of event 'cpu-clock:u'$" "$T/rep.txt"
+if command -v perf >/dev/null; then
+	perf record -F 999 -o "$T/perf.data" "$T/kburn" "$N" >/dev/null 2>&1
+	# the widths follow the values (which functions got a sample): compare
+	# the names and the groups of dots
+	norm() { grep '^# Overhead\|^# \.\.\.\|^# Total Lost\|^# Samples' | sed 's/ *$//; s/  */ /g; s/\.\.*/./g; s/: [0-9][0-9]*[ KM]* of/: N of/; s/cpu-clock[:a-z]*/cpu-clock/'; }
+	perf report --stdio --no-children -i "$T/perf.data" 2>/dev/null | norm >"$T/perf.head"
+	norm <"$T/rep.txt" >"$T/utrace.head"
+	check "the header lines are perf report's" cmp -s "$T/perf.head" "$T/utrace.head"
+	got=$(perf report --stdio --no-children -i "$T/perf.data" 2>/dev/null |
+		awk '/\[\.\] burn60$/ { sub(/%/, "", $1); print $1; exit }')
+	check "perf report agrees on burn60 (perf ${got:-none}%)" near 60 "$got"
+fi
+
+# samples and function records in one file
+(cd "$T" && "$U" record -F 999 --call-graph fp -o both.dat -- ./kburn.u "$N" >/dev/null 2>both.err)
+"$U" report --samples -i "$T/both.dat" >"$T/both.txt" 2>&1
+got=$(share "$T/both.txt" burn30)
+check "traced and sampled at once: burn30 still 30% (got ${got:-none}%)" near 30 "$got"
+calls=$("$U" report -i "$T/both.dat" 2>/dev/null | grep -c 'burn60();')
+check "the same file holds the calls: 20 calls of burn60 (got $calls)" test "$calls" -eq 20
+"$U" report --samples --sort sym,comm -i "$T/both.dat" >"$T/sort.txt" 2>&1
+check "--sort sym,comm orders the columns" grep -q '^# Overhead  Symbol  *Command$' "$T/sort.txt"
+"$U" report --samples --sort sym,nosuch -i "$T/both.dat" >"$T/bad.txt" 2>&1
+rc=$?
+check "a bad --sort key: exit 1 and the column ($(head -1 "$T/bad.txt"))" \
+	grep -q "unknown key 'nosuch' at column 5" "$T/bad.txt"
+test "$rc" -eq 1 || notok "a bad --sort key exits 1 (got $rc)"
+(cd "$T" && "$U" record -p nop -o none.dat -- ./kburn 1 >/dev/null 2>&1)
+"$U" report --samples -i "$T/none.dat" >"$T/none.txt" 2>&1
+rc=$?
+check "no samples: exit 1 and says so" test "$rc" -eq 1 -a -n "$(grep 'no samples' "$T/none.txt")"
+exit 0
