@@ -29,6 +29,7 @@
 #include "lib/report/func_table.h"
 #include "lib/base/glob.h"
 #include "lib/report/report_filter.h"
+#include "lib/report/report_fold.h"
 
 #define NONE UINT32_MAX
 
@@ -73,6 +74,7 @@ struct utrace_report_filter {
 	unsigned nr_threads;
 	int have_origin;
 	uint64_t lo, hi;
+	struct report_fold fold;
 };
 
 int utrace_report_filter_new(struct utrace_report_filter **out, struct utrace_error *err)
@@ -107,6 +109,7 @@ void utrace_report_filter_free(struct utrace_report_filter *f)
 	if (!f)
 		return;
 	end_pass(f);
+	report_fold_free(&f->fold);
 	for (size_t i = 0; i < f->nr_comms; i++)
 		free(f->comms[i]);
 	for (size_t i = 0; i < f->nr_funcs; i++)
@@ -404,6 +407,7 @@ int utrace_report_filter_begin(struct utrace_report_filter *f, struct utrace_dat
 	end_pass(f);
 	f->d = d;
 	f->have_origin = 0;
+	report_fold_reset(&f->fold, f->max_depth == NONE ? 0 : f->max_depth);
 	f->threads = calloc(n ? n : 1, sizeof(*f->threads));
 	f->th = calloc(n ? n : 1, sizeof(*f->th));
 	if (!f->threads || !f->th)
@@ -575,17 +579,34 @@ int utrace_report_filter_event(struct utrace_report_filter *f, struct utrace_eve
 	}
 }
 
-int utrace_report_filter_next(struct utrace_report_filter *f, struct utrace_dat_iter *it,
-			      struct utrace_event *ev, struct utrace_error *err)
+struct pull_arg {
+	struct utrace_report_filter *f;
+	struct utrace_dat_iter *it;
+};
+
+/* The next event the selection keeps, before any folding. */
+static int pull_selected(void *arg, struct utrace_event *ev, struct utrace_error *err)
 {
+	struct pull_arg *a = arg;
 	int ret;
 
-	while ((ret = utrace_dat_iter_next(it, ev, err)) > 0) {
-		ret = utrace_report_filter_event(f, ev, err);
+	while ((ret = utrace_dat_iter_next(a->it, ev, err)) > 0) {
+		ret = utrace_report_filter_event(a->f, ev, err);
 		if (ret != 0)
 			return ret;
 	}
 	return ret;
+}
+
+int utrace_report_filter_next(struct utrace_report_filter *f, struct utrace_dat_iter *it,
+			      struct utrace_event *ev, struct utrace_error *err)
+{
+	struct pull_arg a = {f, it};
+
+	/* with a depth limit, a call at the limit is one line (report_fold.h) */
+	if (f && f->active && f->max_depth != NONE)
+		return report_fold_next(&f->fold, pull_selected, &a, ev, err);
+	return pull_selected(&a, ev, err);
 }
 
 int utrace_report_filter_run(struct utrace_report_filter *f, struct utrace_dat *d,

@@ -53,12 +53,16 @@ static void test_graph_selections(void)
 	fx_golden_free("-F 'f?o': foo's two calls", render(path, "filter", "f?o", 0, 0),
 		       GRAPH_HEADER " 2)   0.005 us    |  foo();\n"
 				    " 3)   0.100 us    |  foo();\n");
-	fx_golden_free("-D 2: two levels", render(path, "depth", "2", 0, 0),
+	/* a call at the limit whose callees are hidden is one line, with its
+	 * duration, as record --max-graph-depth and uftrace replay -D show it */
+	fx_golden_free("-D 2: two levels, bar at the limit as one line",
+		       render(path, "depth", "2", 0, 0),
 		       GRAPH_HEADER " 2)               |  main() {\n"
 				    " 2)   0.005 us    |    foo();\n"
-				    " 2)               |    bar() {\n"
-				    " 3) * 16777.34 us |    }\n"
+				    " 2) * 16777.34 us |    bar();\n"
 				    " 3) $ 2016777 us  |  }\n");
+	fx_golden_free("-D 1: main alone, as one line", render(path, "depth", "1", 0, 0),
+		       GRAPH_HEADER " 2) $ 2016777 us  |  main();\n");
 	fx_golden_free("--cpu 3: returns of calls entered on cpu 2 named",
 		       render(path, "cpu", "3", 0, 0),
 		       GRAPH_HEADER " 3)   0.100 us    |      foo();\n"
