@@ -400,8 +400,8 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 		ret = rec_write(r, UTRACE_DAT_CLOCK, &r->clock, sizeof(r->clock), NULL, 0, err);
 	}
 	if (ret >= 0)
-		ret = utrace_dat_writer_flush(r->w, err);
-	st->file_bytes = utrace_dat_writer_bytes(r->w);
+		ret = utrace_dat_writer_end(r->w, err);
+	st->file_bytes = utrace_dat_writer_bytes(r->w); /* END included: the file's size */
 	if (ret >= 0)
 		ret = utrace_dat_writer_close(r->w, err);
 	else

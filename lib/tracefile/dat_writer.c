@@ -10,6 +10,7 @@
  * produce a file that lies about its contents.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct utrace_dat_writer {
 	int failed; /* negative errno of the first failure, 0 if none */
 	char *path;
 	uint64_t bytes; /* file size once everything buffered is written */
+	bool ended;	/* the END record is written */
 	size_t used;
 	char buf[DAT_WRITER_BUF];
 };
@@ -159,15 +161,26 @@ int utrace_dat_writer_flush(struct utrace_dat_writer *w, struct utrace_error *er
 	return writer_flush(w, err);
 }
 
+int utrace_dat_writer_end(struct utrace_dat_writer *w, struct utrace_error *err)
+{
+	int ret;
+
+	if (w->ended)
+		return 0;
+	ret = utrace_dat_write(w, UTRACE_DAT_END, NULL, 0, err);
+	if (ret == 0)
+		ret = writer_flush(w, err);
+	w->ended = ret == 0;
+	return ret;
+}
+
 int utrace_dat_writer_close(struct utrace_dat_writer *w, struct utrace_error *err)
 {
 	int ret;
 
 	if (!w)
 		return 0;
-	ret = utrace_dat_write(w, UTRACE_DAT_END, NULL, 0, err);
-	if (ret == 0)
-		ret = writer_flush(w, err);
+	ret = utrace_dat_writer_end(w, err);
 	if (close(w->fd) < 0 && ret == 0)
 		ret = utrace_error_set(err, -errno, "%s: close: %s", w->path, strerror(errno));
 	free(w->path);

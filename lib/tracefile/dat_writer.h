@@ -32,8 +32,13 @@ int utrace_dat_write(struct utrace_dat_writer *w, enum utrace_dat_type type,
 /* Writes out what is buffered. */
 int utrace_dat_writer_flush(struct utrace_dat_writer *w, struct utrace_error *err);
 
-/* Appends an END record, flushes, closes the file and frees w (always,
- * even when it fails). */
+/* Appends the END record and flushes: the file is complete and
+ * utrace_dat_writer_bytes() is its size.  Once only; nothing may be
+ * written after it. */
+int utrace_dat_writer_end(struct utrace_dat_writer *w, struct utrace_error *err);
+
+/* Appends an END record (unless utrace_dat_writer_end did), flushes,
+ * closes the file and frees w (always, even when it fails). */
 int utrace_dat_writer_close(struct utrace_dat_writer *w, struct utrace_error *err);
 
 /* Bytes of the file so far, buffered bytes included. */

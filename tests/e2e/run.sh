@@ -737,9 +737,12 @@ tool_checks() {
 		fi
 
 		# a cut trace file (a recorder killed mid-way) must not crash report
-		"$UTRACE" record -o "$d/full.dat" -- "$simple" >/dev/null 2>&1 </dev/null
-		local size
+		"$UTRACE" record -o "$d/full.dat" -- "$simple" >/dev/null 2>"$d/full.err" </dev/null
+		local size said
 		size=$(stat -c %s "$d/full.dat" 2>/dev/null || echo 0)
+		said=$(sed -n 's/.* saved to .* (\([0-9]*\) bytes)$/\1/p' "$d/full.err")
+		t "$([ "$said" = "$size" ]; echo $?)" "tool record says the file's size ($size bytes)" \
+			"record said ${said:-nothing}"
 		if [ "$size" -gt 0 ]; then
 			local cut bad=""
 			for cut in 1 2 3 5 7; do
