@@ -280,6 +280,7 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		raw_init(c, r, UTRACE_EV_LOST);
 		r->lost = u64_at(w + 1);
 		r->depth = cur_depth(c);
+		c->lost_seen += r->lost;
 		return 1;
 	case UEXT_GRAPH_LEAF:
 		if (w[2] > DAT_MAX_DEPTH)
@@ -300,7 +301,8 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 			return corrupt(c, "event record longer than its words", c->pos);
 		c->pos += nw;
 		c->tick += w[1];
-		raw_init(c, r, urec_ext_type(w[0]) == UEXT_EVENT ? UTRACE_EV_EVENT : UTRACE_EV_PRINT);
+		raw_init(c, r,
+			 urec_ext_type(w[0]) == UEXT_EVENT ? UTRACE_EV_EVENT : UTRACE_EV_PRINT);
 		if (r->kind == UTRACE_EV_EVENT)
 			r->id = w[2] & 0xffff;
 		r->data = w + 3;
@@ -353,6 +355,28 @@ static int decode_one(struct dat_cursor *c, struct dat_raw *r)
 	}
 }
 
+/*
+ * The end of a buffer.  Records a producer dropped after its last
+ * sub-buffer (it never got another to say so in), and calls of signal
+ * handlers that interrupted it, are counted only in the buffer's STATS:
+ * they come out here as one last LOST event, so that the LOST events of a
+ * buffer add up to its STATS, which the recorder's summary and
+ * report --stat give.  1 with that event, else 0 (the end).
+ */
+static int lost_at_end(struct dat_cursor *c, struct dat_raw *r)
+{
+	const struct utrace_dat_buffer_info *bi = &c->b->info;
+
+	if (c->tail_done || !bi->has_stats || bi->lost <= c->lost_seen)
+		return 0;
+	c->tail_done = 1;
+	raw_init(c, r, UTRACE_EV_LOST);
+	r->lost = bi->lost - c->lost_seen;
+	r->depth = cur_depth(c);
+	c->lost_seen = bi->lost;
+	return 1;
+}
+
 int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err)
 {
 	int ret;
@@ -370,11 +394,12 @@ int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error
 			r->lost = c->lost_count;
 			r->flags = c->lost_flags;
 			r->depth = cur_depth(c);
+			c->lost_seen += r->lost;
 			return 1;
 		}
 		if (!c->in_page) {
 			if (c->next_page >= c->b->nr_pages)
-				return 0;
+				return lost_at_end(c, r);
 			ret = load_page(c, err);
 			if (ret < 0)
 				return ret;

@@ -66,6 +66,8 @@ struct dat_cursor {
 	int lost_pending;     /* a LOST event owed for the page just loaded */
 	uint64_t lost_count;
 	uint32_t lost_flags;
+	uint64_t lost_seen; /* the counts of the LOST events given so far */
+	int tail_done;	    /* the buffer's last LOST (see dat_cursor_next) is given */
 };
 
 void dat_cursor_init(struct dat_cursor *c, struct utrace_dat *d, uint32_t bufidx,

@@ -82,6 +82,7 @@ FILTERS=(
 	"flt-tid -T 1 -- simple"
 	"flt-overwrite --overwrite -b 64 -- longrun"
 	"flt-thresh --thresh 1000 -- longrun 20000"
+	"flt-small -b 64 -- longrun 400000"
 	"tp-all -e tp -- tracepoints"
 	"tp-one -e tp:tp_value -f id>=3 -- tracepoints"
 	"tp-function -p function -e tp:tp_begin -e tp:tp_end -- tracepoints"
@@ -514,6 +515,22 @@ check_flt_overwrite() {
 	expect_func "$CFG $TEST keeps the last events" the_end count 1
 	expect_absent "$CFG $TEST lost the first events" first_func
 }
+# A 64 KB buffer loses records: every place that counts them must agree
+# (the summary of record, the LOST lines of report, report --stat).
+check_flt_small() {
+	local rec lines stat
+	rec=$(sed -n 's/^utrace record: [0-9]* records (\([0-9]*\) lost).*/\1/p' "$RES/t.err")
+	lines=$("$UTRACE" report -i "$RES/trace.dat" 2>/dev/null |
+		sed -n 's/.*\[LOST \([0-9]*\) EVENTS\].*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	stat=$("$UTRACE" report --stat -i "$RES/trace.dat" 2>/dev/null |
+		sed -n 's/^# total: .* records, \([0-9]*\) lost,.*/\1/p')
+	if [ -n "$rec" ] && [ "$rec" = "$lines" ] && [ "$rec" = "$stat" ]; then
+		ok "$CFG $TEST lost counts agree ($rec)"
+	else
+		nok "$CFG $TEST lost counts agree" "record ${rec:-?}, report lines $lines, --stat ${stat:-?}"
+	fi
+}
+
 check_flt_thresh() {
 	expect_func "$CFG $TEST slow() (5 ms) kept" slow count 1
 	expect_absent "$CFG $TEST short calls dropped" filler first_func the_end

@@ -189,7 +189,9 @@ static void test_function(void)
 		  "#              | |         |   |||||     |         |\n"
 		  "            test-100     [001] .....     5.000000: main <-foo\n"
 		  "            test-100     [001] .....     5.000001: foo\n"
-		  "            test-100     [001] .....     5.000002: bar <-0xdead\n");
+		  "            test-100     [001] .....     5.000002: bar <-0xdead\n"
+		  /* STATS says 7 lost that no sub-buffer told: the last LOST */
+		  "CPU:1 [LOST 7 EVENTS] in test-100\n");
 	free(text);
 
 	utrace_report_set_option(&opts, "noprint-parent", NULL);

@@ -119,7 +119,8 @@ static void test_function_selections(void)
 		       "#\n"
 		       "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 		       "#              | |         |   |||||     |         |\n"
-		       "            test-100     [001] .....     5.000002000: bar <-0xdead\n");
+		       "            test-100     [001] .....     5.000002000: bar <-0xdead\n"
+		       "CPU:1 [LOST 7 EVENTS] in test-100\n");
 
 	if (utrace_dat_open(path, &d, &err) < 0) {
 		check(0, "stat: open");
