@@ -193,8 +193,8 @@ void rt_rb_commit(struct rt_thread *t, uint32_t *end)
 			 __ATOMIC_RELEASE);
 }
 
-void rt_rb_write(struct rt_thread *t, const uint32_t *words, unsigned n, unsigned dpos,
-		 uint64_t ts, uint32_t cpu)
+void rt_rb_write(struct rt_thread *t, const uint32_t *words, unsigned n, unsigned dpos, uint64_t ts,
+		 uint32_t cpu)
 {
 	uint32_t delta, *wp = rt_rb_reserve(t, n, RT_DPOS_BITS(dpos), ts, cpu, &delta);
 
@@ -260,6 +260,7 @@ static long rb_create(void *arg)
 	m->flags = rt.cfg.flags & UTRACE_CFG_OVERWRITE ? UTRACE_RB_OVERWRITE : 0;
 	m->pid = rt.pid;
 	m->tid = tid;
+	t->tid = tid;
 	prctl(PR_GET_NAME, m->comm);
 
 	if (rt.cfg.tracer == UTRACE_TRACER_FUNCTION_GRAPH && !t->stack) {

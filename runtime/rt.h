@@ -41,17 +41,17 @@ struct rt_frame {
 };
 
 enum {
-	RT_FRAME_ROOT = 1u << 0,    /* a set_graph_function root */
-	RT_FRAME_NOTRACE = 1u << 1, /* set_graph_notrace: hooked, nothing recorded below */
+	RT_FRAME_ROOT = 1u << 0,     /* a set_graph_function root */
+	RT_FRAME_NOTRACE = 1u << 1,  /* set_graph_notrace: hooked, nothing recorded below */
 	RT_FRAME_UNHOOKED = 1u << 2, /* real return address put back (unwinding) */
 };
 
 /* Thread state.  A new thread's TLS is zero: not ready. */
 enum {
-	RT_TS_READY = 1u << 0,	 /* buffer exists: the fast path needs exactly this */
-	RT_TS_BUSY = 1u << 1,	 /* inside the runtime: recursion guard */
-	RT_TS_DEAD = 1u << 2,	 /* tracing off for this thread for good */
-	RT_TS_NOTRACE = 1u << 3, /* below a set_graph_notrace function */
+	RT_TS_READY = 1u << 0,	   /* buffer exists: the fast path needs exactly this */
+	RT_TS_BUSY = 1u << 1,	   /* inside the runtime: recursion guard */
+	RT_TS_DEAD = 1u << 2,	   /* tracing off for this thread for good */
+	RT_TS_NOTRACE = 1u << 3,   /* below a set_graph_notrace function */
 	RT_TS_UNWINDING = 1u << 4, /* an exception is unwinding: frames may die */
 };
 
@@ -63,6 +63,7 @@ struct rt_thread {
 	uint64_t last_ts;
 	uint32_t cpu;
 	uint32_t state; /* RT_TS_* */
+	int32_t tid;	/* gettid(), set with the buffer (common_pid of events) */
 
 	struct utrace_rb_meta *meta;
 	uint8_t *subbufs;
@@ -91,9 +92,9 @@ struct rt_object {
 	uint32_t index;
 	uint32_t id_base;
 	uint32_t nr_sites;
-	uint32_t flags; /* enum utrace_obj_flags */
-	uint64_t *sites;     /* runtime addresses, section order */
-	uint8_t *stubs;	     /* stub region (rel32 reach of the code) */
+	uint32_t flags;	 /* enum utrace_obj_flags */
+	uint64_t *sites; /* runtime addresses, section order */
+	uint8_t *stubs;	 /* stub region (rel32 reach of the code) */
 	uint64_t stubs_size;
 	struct utrace_event_key *keys; /* __utrace_event_keys, in memory */
 	uint32_t nr_keys;
@@ -103,10 +104,10 @@ struct rt_object {
 };
 
 struct rt_global {
-	int sock;		      /* connection to the recorder, -1 when dormant */
-	struct utrace_control *ctl;   /* shared with the recorder */
+	int sock;		    /* connection to the recorder, -1 when dormant */
+	struct utrace_control *ctl; /* shared with the recorder */
 	struct utrace_msg_config cfg;
-	volatile int enabled;	      /* 0 once tracing switched itself off */
+	volatile int enabled; /* 0 once tracing switched itself off */
 	uint32_t next_id;
 	uint32_t nr_objects;
 	struct rt_object *objects;
@@ -162,18 +163,18 @@ long utrace_call_preserving_fpu(long (*fn)(void *), void *arg) RT_HIDDEN;
  * previous record.  RT_DPOS says which word, at which bit, how wide; the
  * writer puts a TIME_EXTEND first when the delta does not fit. */
 #define RT_DPOS(word, shift, bits) ((shift) | (bits) << 8 | (word) << 16)
-#define RT_DPOS_SHIFT(d) ((d) & 31)
+#define RT_DPOS_SHIFT(d) ((d)&31)
 #define RT_DPOS_BITS(d) (((d) >> 8) & 63)
 #define RT_DPOS_WORD(d) ((d) >> 16)
 #define RT_DPOS_SHORT RT_DPOS(0, 2, 12) /* ENTRY, FUNC */
 #define RT_DPOS_EXIT RT_DPOS(0, 2, 30)
-#define RT_DPOS_EXT RT_DPOS(0, 8, 24)  /* extended record, delta in payload */
+#define RT_DPOS_EXT RT_DPOS(0, 8, 24) /* extended record, delta in payload */
 #define RT_DPOS_WORD32(w) RT_DPOS(w, 0, 32)
 #define RT_DPOS_NONE 0 /* a record that takes no time (CPU, CONTEXT) */
 
 bool rt_rb_slow_ok(struct rt_thread *t) RT_HIDDEN;
-void rt_rb_write(struct rt_thread *t, const uint32_t *words, unsigned n, unsigned dpos,
-		 uint64_t ts, uint32_t cpu) RT_HIDDEN;
+void rt_rb_write(struct rt_thread *t, const uint32_t *words, unsigned n, unsigned dpos, uint64_t ts,
+		 uint32_t cpu) RT_HIDDEN;
 uint32_t *rt_rb_reserve(struct rt_thread *t, unsigned n, unsigned bits, uint64_t ts, uint32_t cpu,
 			uint32_t *delta) RT_HIDDEN;
 void rt_rb_commit(struct rt_thread *t, uint32_t *end) RT_HIDDEN;

@@ -97,8 +97,20 @@ static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32
 		return;
 	if (unlikely(!rt_tracing_on()))
 		return;
-	if (f && !utrace_filter_run(f->prog, f->len, rec, len))
-		return;
+	if (f) {
+		/* The filter sees the kernel's common fields with their values.
+		 * rec is the generated code's own temporary (__utrace_class_do_*
+		 * in define_trace.h), dead after this call: fill them in place,
+		 * as the kernel's trace_event_buffer_reserve does. */
+		struct utrace_trace_entry *common = (struct utrace_trace_entry *)(uintptr_t)rec;
+
+		common->common_type = (unsigned short)key->id;
+		common->common_flags = 0;
+		common->common_preempt_count = 0;
+		common->common_pid = t->tid;
+		if (!utrace_filter_run(f->prog, f->len, rec, len))
+			return;
+	}
 	bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
 	n = (bytes + 3) / 4;
 	t->state |= RT_TS_BUSY;
@@ -167,7 +179,8 @@ static int ev_send_names(struct rt_object *obj, struct utrace_event_key *keys, u
 	if (!m)
 		return -1;
 	for (uint32_t first = 0; first < nr && ret >= 0; first += UTRACE_EVENTS_PER_MSG) {
-		uint32_t cnt = nr - first < UTRACE_EVENTS_PER_MSG ? nr - first : UTRACE_EVENTS_PER_MSG;
+		uint32_t cnt =
+		    nr - first < UTRACE_EVENTS_PER_MSG ? nr - first : UTRACE_EVENTS_PER_MSG;
 
 		m->hdr.type = UTRACE_MSG_EVENTS;
 		m->hdr.size = (uint32_t)(sizeof(*m) + cnt * sizeof(m->ev[0]));
@@ -221,7 +234,8 @@ static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys,
 			memcpy(f->prog, m->filter, m->filter_len);
 			/* checked whole once here; each run checks only what it runs */
 			if (utrace_filter_check(f->prog, f->len) < 0) {
-				rt_log("an event filter from the recorder is malformed; the event stays off");
+				rt_log("an event filter from the recorder is malformed; the event "
+				       "stays off");
 				free(f);
 				continue;
 			}
@@ -255,7 +269,8 @@ static int ev_patch_all(void)
 			    !insn_is_nop5(code) || !__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
 				continue;
 			if (n == cap) {
-				struct rt_poke *p = realloc(pokes, (cap = cap ? 2 * cap : 64) * sizeof(*p));
+				struct rt_poke *p =
+				    realloc(pokes, (cap = cap ? 2 * cap : 64) * sizeof(*p));
 
 				if (!p) {
 					free(pokes);

@@ -85,6 +85,8 @@ FILTERS=(
 	"flt-small -b 64 -- longrun 400000"
 	"tp-all -e tp -- tracepoints"
 	"tp-one -e tp:tp_value -f id>=3 -- tracepoints"
+	"tp-pid0 -e tp:tp_value -f common_pid==0 -- tracepoints"
+	"tp-pid -e tp:tp_value -f common_pid!=0&&common_type>=32768 -- tracepoints"
 	"tp-function -p function -e tp:tp_begin -e tp:tp_end -- tracepoints"
 )
 
@@ -563,6 +565,13 @@ check_tp_all() {
 check_tp_one() {
 	count_lines "$CFG $TEST filter id>=3 keeps two" '/\* tp_value: id=[34] name=(three|four) \*/$' 2
 	count_lines "$CFG $TEST other events off" 'tp_(begin|end):' 0
+}
+# common fields hold the kernel's values: common_pid the thread, never 0
+check_tp_pid0() {
+	count_lines "$CFG $TEST common_pid==0 keeps none" 'tp_value:' 0
+}
+check_tp_pid() {
+	count_lines "$CFG $TEST common_pid!=0 and common_type keep all five" '/\* tp_value: id=[0-4] ' 5
 }
 check_tp_function() {
 	count_lines "$CFG $TEST event lines in the function layout" \
