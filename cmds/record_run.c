@@ -407,6 +407,36 @@ static void record_loop(struct record_session *s)
 	}
 }
 
+/* A program with no call sites, and function patterns that matched no
+ * function: the recording is not what was asked for; say so, as
+ * trace-cmd and uftrace do. */
+static void record_warn_unmatched(struct record_session *s, const struct utrace_recorder_stats *st)
+{
+	static const char *const opt[] = {"-l", "-n", "-g", "--graph-notrace"};
+	const struct record_opts *o = s->o;
+	enum utrace_filter_list which;
+	const char *expr;
+	bool neg;
+
+	if (o->rec.tracer == UTRACE_TRACER_NOP)
+		return;
+	if (!st->sites) {
+		fprintf(
+		    stderr,
+		    "utrace record: %s has no call sites: no function was traced; build it with "
+		    "the flags of `utrace cflags` (cc $(utrace cflags) ...)\n",
+		    o->argv[0]);
+		return;
+	}
+	for (size_t i = 0;
+	     o->filter && (expr = utrace_func_filter_expr(o->filter, i, &which, &neg)); i++)
+		if (!neg && !utrace_recorder_filter_hits(s->r, i))
+			fprintf(stderr,
+				"utrace record: %s '%s' matched no function of the traced programs "
+				"(utrace list -f shows them)\n",
+				opt[which], expr);
+}
+
 /* What was saved, what was lost, what matched nothing. */
 static void record_summary(struct record_session *s, const struct utrace_recorder_stats *st)
 {
@@ -425,6 +455,7 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 		if (lost)
 			fprintf(stderr, "utrace record:   %s-%d (pid %d): %llu records lost\n",
 				comm, btid, bpid, (unsigned long long)lost);
+	record_warn_unmatched(s, st);
 	for (unsigned i = 0; i < s->nuspecs; i++)
 		if (!s->uspecs[i].matched)
 			fprintf(stderr,

@@ -19,6 +19,7 @@
 #include "lib/base/glob.h"
 
 struct expr {
+	char *text; /* as the user wrote it */
 	char *glob;
 	char *mod; /* NULL: any object */
 	bool neg;
@@ -53,6 +54,7 @@ void utrace_func_filter_free(struct utrace_func_filter *f)
 		return;
 	for (int l = 0; l < UTRACE_FILTER_LISTS; l++) {
 		for (size_t i = 0; i < f->lists[l].n; i++) {
+			free(f->lists[l].v[i].text);
 			free(f->lists[l].v[i].glob);
 			free(f->lists[l].v[i].mod);
 		}
@@ -127,7 +129,8 @@ int utrace_func_filter_add(struct utrace_func_filter *f, enum utrace_filter_list
 		e.glob = strndup(start, glen);
 	if (mod)
 		e.mod = strdup(mod + 5);
-	if (!e.glob || (mod && !e.mod)) {
+	e.text = strdup(expr);
+	if (!e.glob || (mod && !e.mod) || !e.text) {
 		ret = utrace_error_set(err, -ENOMEM, "out of memory for filter '%s'", expr);
 		goto fail;
 	}
@@ -155,6 +158,7 @@ int utrace_func_filter_add(struct utrace_func_filter *f, enum utrace_filter_list
 		l->npos++;
 	return 0;
 fail:
+	free(e.text);
 	free(e.glob);
 	free(e.mod);
 	return ret;
@@ -277,22 +281,68 @@ static bool expr_match(const struct expr *e, const struct cand *c, int nc, const
 
 /* Does some positive (neg = false) or some '!' (neg = true) expression of
  * the list match? */
+/* Whether an expression of l with that sign matches; with hits (one
+ * counter per expression of l), every matching one is counted. */
 static bool list_any(const struct expr_list *l, bool neg, const struct cand *c, int nc,
-		     const char *module)
+		     const char *module, uint32_t *hits)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].neg == neg && expr_match(&l->v[i], c, nc, module))
+	bool any = false;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].neg != neg || !expr_match(&l->v[i], c, nc, module))
+			continue;
+		if (!hits)
 			return true;
-	return false;
+		hits[i]++;
+		any = true;
+	}
+	return any;
 }
 
-static bool list_match(const struct expr_list *l, const struct cand *c, int nc, const char *module)
+static bool list_match(const struct expr_list *l, const struct cand *c, int nc, const char *module,
+		       uint32_t *hits)
 {
-	return l->npos && list_any(l, false, c, nc, module) && !list_any(l, true, c, nc, module);
+	return l->npos && list_any(l, false, c, nc, module, hits) &&
+	       !list_any(l, true, c, nc, module, NULL);
+}
+
+/* Where list which's counters start in a hits array (lists in order). */
+static size_t hits_base(const struct utrace_func_filter *f, enum utrace_filter_list which)
+{
+	size_t base = 0;
+
+	for (int l = 0; l < (int)which; l++)
+		base += f->lists[l].n;
+	return base;
+}
+
+size_t utrace_func_filter_total(const struct utrace_func_filter *f)
+{
+	return hits_base(f, UTRACE_FILTER_LISTS);
+}
+
+const char *utrace_func_filter_expr(const struct utrace_func_filter *f, size_t i,
+				    enum utrace_filter_list *which, bool *neg)
+{
+	for (int l = 0; l < UTRACE_FILTER_LISTS; l++) {
+		if (i < f->lists[l].n) {
+			*which = (enum utrace_filter_list)l;
+			*neg = f->lists[l].v[i].neg;
+			return f->lists[l].v[i].text;
+		}
+		i -= f->lists[l].n;
+	}
+	return NULL;
 }
 
 unsigned utrace_func_filter_select(const struct utrace_func_filter *f, const char *name,
 				   const char *raw, const char *module)
+{
+	return utrace_func_filter_select_hits(f, name, raw, module, NULL);
+}
+
+unsigned utrace_func_filter_select_hits(const struct utrace_func_filter *f, const char *name,
+					const char *raw, const char *module, uint32_t *hits)
 {
 	const struct expr_list *filter = &f->lists[UTRACE_FILTER];
 	struct cand c[MAX_CANDS];
@@ -304,16 +354,20 @@ unsigned utrace_func_filter_select(const struct utrace_func_filter *f, const cha
 	if (module && (slash = strrchr(module, '/')))
 		module = slash + 1;
 	nc = make_cands(c, name, raw);
-	trace = !filter->npos || list_any(filter, false, c, nc, module);
-	if (trace && filter->n > filter->npos && list_any(filter, true, c, nc, module))
+	trace = !filter->npos || list_any(filter, false, c, nc, module,
+					  hits ? hits + hits_base(f, UTRACE_FILTER) : NULL);
+	if (trace && filter->n > filter->npos && list_any(filter, true, c, nc, module, NULL))
 		trace = false;
-	if (trace && list_match(&f->lists[UTRACE_NOTRACE], c, nc, module))
+	if (list_match(&f->lists[UTRACE_NOTRACE], c, nc, module,
+		       hits ? hits + hits_base(f, UTRACE_NOTRACE) : NULL))
 		trace = false;
 	if (trace)
 		flags |= UTRACE_SITE_TRACE;
-	if (list_match(&f->lists[UTRACE_GRAPH], c, nc, module))
+	if (list_match(&f->lists[UTRACE_GRAPH], c, nc, module,
+		       hits ? hits + hits_base(f, UTRACE_GRAPH) : NULL))
 		flags |= UTRACE_SITE_GRAPH_ROOT;
-	if (list_match(&f->lists[UTRACE_GRAPH_NOTRACE], c, nc, module))
+	if (list_match(&f->lists[UTRACE_GRAPH_NOTRACE], c, nc, module,
+		       hits ? hits + hits_base(f, UTRACE_GRAPH_NOTRACE) : NULL))
 		flags |= UTRACE_SITE_GRAPH_NOTRACE;
 	return flags;
 }

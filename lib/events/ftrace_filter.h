@@ -28,7 +28,9 @@
 #ifndef UTRACE_LIB_FTRACE_FILTER_H
 #define UTRACE_LIB_FTRACE_FILTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/base/error.h"
 
@@ -63,5 +65,15 @@ size_t utrace_func_filter_count(const struct utrace_func_filter *f, enum utrace_
  */
 unsigned utrace_func_filter_select(const struct utrace_func_filter *f, const char *name,
 				   const char *raw, const char *module);
+/* The same, counting in hits[] (utrace_func_filter_total() counters, zeroed
+ * by the caller) every expression without '!' that matched the function,
+ * so that a pattern that matches nothing can be told of. */
+unsigned utrace_func_filter_select_hits(const struct utrace_func_filter *f, const char *name,
+					const char *raw, const char *module, uint32_t *hits);
+/* Expressions of all lists, in list order: their number, and expression
+ * i as the user wrote it, with its list and sign (NULL past the end). */
+size_t utrace_func_filter_total(const struct utrace_func_filter *f);
+const char *utrace_func_filter_expr(const struct utrace_func_filter *f, size_t i,
+				    enum utrace_filter_list *which, bool *neg);
 
 #endif

@@ -116,6 +116,14 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	r->o = *opts;
 	r->listen_fd = r->ctl_fd = -1;
+	if (opts->filter) {
+		r->filter_hits =
+		    calloc(utrace_func_filter_total(opts->filter) + 1, sizeof(uint32_t));
+		if (!r->filter_hits) {
+			free(r);
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		}
+	}
 	r->nr_subbufs = (uint32_t)((uint64_t)opts->buffer_kb * 1024 / UTRACE_SUBBUF_SIZE);
 	if (r->nr_subbufs < UTRACE_RB_MIN_SUBBUFS)
 		r->nr_subbufs = UTRACE_RB_MIN_SUBBUFS;
@@ -407,6 +415,7 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 	else
 		utrace_dat_writer_close(r->w, NULL);
 	r->w = NULL;
+	st->sites = r->nr_sites;
 	for (uint32_t i = 0; i < r->nr_bufs; i++) {
 		st->records += r->bufs[i]->records;
 		st->lost += r->bufs[i]->lost;
@@ -416,6 +425,11 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 	st->buffers = r->nr_bufs;
 	st->images = r->nr_conns;
 	return ret;
+}
+
+uint32_t utrace_recorder_filter_hits(const struct utrace_recorder *r, size_t i)
+{
+	return r->filter_hits ? r->filter_hits[i] : 0;
 }
 
 bool utrace_recorder_buffer_stats(const struct utrace_recorder *r, uint32_t i, int *pid, int *tid,
@@ -461,6 +475,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	}
 	free(r->conns);
 	free(r->pfd);
+	free(r->filter_hits);
 	free(r->who);
 	for (uint32_t i = 0; i < r->nr_bufs; i++) {
 		if (r->bufs[i]->meta)

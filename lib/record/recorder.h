@@ -25,30 +25,35 @@ struct utrace_func_filter;
 struct utrace_recorder;
 
 struct utrace_recorder_opts {
-	const char *output;		   /* utrace.dat */
+	const char *output; /* utrace.dat */
 	enum utrace_tracer tracer;
-	uint32_t buffer_kb;		   /* per thread */
-	bool overwrite;			   /* flight recorder */
-	uint32_t max_depth;		   /* 0 = unlimited */
-	uint64_t thresh_ns;		   /* tracing_thresh, 0 = off */
-	int32_t tids[16];		   /* 0-terminated; empty = all threads */
+	uint32_t buffer_kb; /* per thread */
+	bool overwrite;	    /* flight recorder */
+	uint32_t max_depth; /* 0 = unlimited */
+	uint64_t thresh_ns; /* tracing_thresh, 0 = off */
+	int32_t tids[16];   /* 0-terminated; empty = all threads */
 	const struct utrace_func_filter *filter;
 	struct utrace_event_select *events; /* -e / -f; NULL for none */
-	const char *command;		   /* for the file's META */
+	const char *command;		    /* for the file's META */
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);
 	void *notice_arg;
 };
 
 struct utrace_recorder_stats {
-	uint64_t records;  /* written by the traced threads */
-	uint64_t lost;	   /* dropped because a buffer was full */
-	uint64_t overrun;  /* sub-buffers overwritten (overwrite mode) */
+	uint64_t records; /* written by the traced threads */
+	uint64_t lost;	  /* dropped because a buffer was full */
+	uint64_t overrun; /* sub-buffers overwritten (overwrite mode) */
 	uint64_t pages;
-	uint32_t buffers;  /* threads */
-	uint32_t images;   /* processes (fork and exec each make one) */
+	uint32_t buffers; /* threads */
+	uint32_t images;  /* processes (fork and exec each make one) */
 	uint64_t file_bytes;
+	uint64_t sites; /* call sites of every object of every process */
 };
+
+/* The functions function filter expression i (utrace_func_filter_expr's
+ * numbering) selected, over every object of every process so far. */
+uint32_t utrace_recorder_filter_hits(const struct utrace_recorder *r, size_t i);
 
 int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_recorder **out,
 			struct utrace_error *err);

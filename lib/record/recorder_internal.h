@@ -76,7 +76,9 @@ struct utrace_recorder {
 	uint64_t tsc_per_us_q16;
 	uint32_t nr_subbufs;
 	bool ever_connected;
-	struct pollfd *pfd; /* poll set, one slot per open connection */
+	uint32_t *filter_hits; /* per function filter expression: functions matched */
+	uint64_t nr_sites;     /* call sites of every object registered */
+	struct pollfd *pfd;    /* poll set, one slot per open connection */
 	struct rec_conn **who;
 	uint32_t cap_poll;
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */

@@ -88,9 +88,11 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 			if (va && o->syms && o->syms->tab)
 				sym = utrace_symtab_lookup(o->syms->tab, va, &off);
 			if (sym && r->o.tracer != UTRACE_TRACER_NOP)
-				f = r->o.filter ? utrace_func_filter_select(r->o.filter, sym->name,
-									    sym->raw, o->path)
-						: UTRACE_SITE_TRACE;
+				f = r->o.filter
+					? utrace_func_filter_select_hits(r->o.filter, sym->name,
+									 sym->raw, o->path,
+									 r->filter_hits)
+					: UTRACE_SITE_TRACE;
 			sel->flags[i] = (uint8_t)f;
 		}
 		ret = conn_send(c, sel, sel->hdr.size, -1);
@@ -151,6 +153,7 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 	o->id_base = m->id_base;
 	o->nr_sites = m->nr_sites;
 	o->flags = m->flags;
+	r->nr_sites += m->nr_sites;
 	o->vaddrs = calloc(m->nr_sites ? m->nr_sites : 1, sizeof(uint64_t));
 	if (!o->path || !o->vaddrs)
 		return -ENOMEM;

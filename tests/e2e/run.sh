@@ -739,6 +739,8 @@ tool_checks() {
 	else
 		nok "tool record of an uninstrumented program" "record status $st" "$(head -3 "$d/err" "$d/err2")"
 	fi
+	t "$(grep -q '/bin/true has no call sites.*utrace cflags' "$d/err"; echo $?)" \
+		"tool record says a program has no call sites and how to build it" "$(cat "$d/err")"
 
 	"$UTRACE" record -o "$d/sh.dat" -- /bin/sh -c 'exit 7' >"$d/out" 2>"$d/err" </dev/null
 	st=$?
@@ -761,6 +763,12 @@ tool_checks() {
 		else
 			nok "tool list -f simple" "status $st, missing:$missing" "$(head -5 "$d/list" "$d/err")"
 		fi
+
+		"$UTRACE" record -l 'nosuch*' -l main -o "$d/l.dat" -- "$simple" >/dev/null 2>"$d/l.err" </dev/null
+		t "$(grep -q "^utrace record: -l 'nosuch\*' matched no function" "$d/l.err" &&
+			! grep -q "'main' matched no" "$d/l.err"; echo $?)" \
+			"tool record warns of a -l pattern that matches nothing, not of one that does" \
+			"$(cat "$d/l.err")"
 
 		# a cut trace file (a recorder killed mid-way) must not crash report
 		"$UTRACE" record -o "$d/full.dat" -- "$simple" >/dev/null 2>"$d/full.err" </dev/null
