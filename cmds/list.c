@@ -7,10 +7,7 @@
  * A function is traceable if the compiler recorded a call site for it
  * (lib/elf/callsite.c).  The main executable's functions print bare, those of
  * the shared libraries it loads as "name [module]".  The libraries are
- * found the way ldd finds them: the program's ELF interpreter runs with
- * LD_TRACE_LOADED_OBJECTS=1 and prints "soname => path (address)" lines
- * without running the program itself (a static program has no
- * interpreter and therefore no libraries, and is never executed).
+ * found the way ldd finds them (lib/elf/libdeps.c).
  *
  * Events are read from the __utrace_events section of the program and of
  * the same libraries (lib/events/event_format.c) and print as "system:event",
@@ -29,14 +26,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmds/cmds.h"
 #include "common/proto.h"
 #include "lib/elf/callsite.h"
 #include "lib/elf/elf.h"
+#include "lib/elf/libdeps.h"
 #include "lib/base/error.h"
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
@@ -74,132 +70,6 @@ static void usage(FILE *f)
 		   "  PROBE                    only probes matching PROVIDER:NAME, PROVIDER or\n"
 		   "                           NAME (globs)\n"
 		   "  -h, --help               show this help\n");
-}
-
-/* PROGRAM as a file (like ldd), else as execvp would find it; malloc'ed,
- * or NULL with errno set. */
-static char *find_program(const char *prog)
-{
-	const char *path = getenv("PATH");
-	struct stat st;
-
-	if (strchr(prog, '/'))
-		return strdup(prog);
-	if (stat(prog, &st) == 0 && S_ISREG(st.st_mode)) {
-		char *rel; /* the loader would search a bare name as a library */
-
-		return asprintf(&rel, "./%s", prog) < 0 ? NULL : rel;
-	}
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t len = strcspn(path, ":");
-		char *full;
-
-		if (asprintf(&full, "%.*s%s%s", (int)len, path, len ? "/" : "", prog) < 0)
-			return NULL;
-		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
-			return full;
-		free(full);
-		path += len;
-		if (*path == ':')
-			path++;
-	}
-	errno = ENOENT;
-	return NULL;
-}
-
-/* The PT_INTERP path from .interp, or NULL for a static program. */
-static char *elf_interp(const struct utrace_elf *elf)
-{
-	struct utrace_elf_section sec;
-	const char *data;
-
-	if (utrace_elf_find_section(elf, ".interp", &sec) < 0 || sec.size < 2)
-		return NULL;
-	data = utrace_elf_section_data(elf, &sec);
-	if (!data || !memchr(data, '\0', (size_t)sec.size))
-		return NULL;
-	return strdup(data);
-}
-
-/* Runs "LD_TRACE_LOADED_OBJECTS=1 interp prog" and returns its output. */
-static char *run_ldd(const char *interp, const char *prog)
-{
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	int fds[2], status = -1;
-	pid_t pid;
-	ssize_t r;
-
-	if (!buf || pipe(fds) < 0) {
-		free(buf);
-		return NULL;
-	}
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		free(buf);
-		return NULL;
-	}
-	if (pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
-		execl(interp, interp, prog, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	for (;;) {
-		if (cap - len < 1024) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fds[0], buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	buf[len] = '\0';
-	if (!WIFEXITED(status) || WEXITSTATUS(status) == 127) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* Parses one ldd line into the library path (in place); NULL if the line
- * names no file (vdso) or the library was not found (*missing set). */
-static char *ldd_line_path(char *line, bool *missing)
-{
-	char *arrow = strstr(line, " => "), *p, *end;
-
-	*missing = false;
-	p = arrow ? arrow + 4 : line;
-	p += strspn(p, " \t");
-	if (!strncmp(p, "not found", 9)) {
-		*missing = true;
-		return NULL;
-	}
-	if (*p != '/')
-		return NULL;
-	end = strstr(p, " (0x");
-	if (end)
-		*end = '\0';
-	else
-		p[strcspn(p, " \t")] = '\0';
-	return p;
 }
 
 struct lister {
@@ -351,33 +221,22 @@ static long list_object_events(struct lister *ls, const char *path)
 
 /* Lists the instrumented libraries prog loads.  Returns their total
  * number of call sites (with -e: events), or -1 if one could not be read. */
-static long list_libraries(struct lister *ls, const char *prog, const char *interp)
+static long list_libraries(struct lister *ls, const char *prog, const struct utrace_libdeps *deps)
 {
-	char *out = run_ldd(interp, prog), *line, *save = NULL;
 	long total = 0;
 
-	if (!out) {
+	if (deps->ldd_failed)
 		fprintf(stderr, "utrace %s: warning: %s: cannot list its shared libraries\n", CMD,
 			prog);
-		return 0;
-	}
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		bool missing;
-		char *path = ldd_line_path(line, &missing);
-		const char *base;
+	for (size_t i = 0; i < deps->nr_missing; i++)
+		fprintf(stderr, "utrace %s: warning: %s: library %s not found\n", CMD, prog,
+			deps->missing[i]);
+	for (size_t i = 0; i < deps->n; i++) {
+		const char *path = deps->paths[i], *base;
 		struct utrace_elf *elf;
 		struct utrace_elf_section sec;
 		long r;
 
-		if (missing) {
-			line += strspn(line, " \t");
-			line[strcspn(line, " ")] = '\0';
-			fprintf(stderr, "utrace %s: warning: %s: library %s not found\n", CMD, prog,
-				line);
-			continue;
-		}
-		if (!path || !strcmp(path, prog) || !strcmp(path, interp))
-			continue;
 		/* Skip uninstrumented libraries (libc, ...) without a word. */
 		if (utrace_elf_open(path, &elf) < 0)
 			continue;
@@ -394,13 +253,10 @@ static long list_libraries(struct lister *ls, const char *prog, const char *inte
 			r = list_object_events(ls, path);
 		else
 			r = list_object(ls, path, base ? base + 1 : path);
-		if (r < 0) {
-			total = -1;
-			break;
-		}
+		if (r < 0)
+			return -1;
 		total += r;
 	}
-	free(out);
 	return total;
 }
 
@@ -409,13 +265,12 @@ static int list_functions(const char *arg, char **filters, int nfilters)
 	struct utrace_func_filter *filter = NULL;
 	struct lister ls = {0};
 	struct utrace_error err = {0};
-	struct utrace_elf *elf;
-	char *prog, *interp = NULL;
-	const char *why = NULL;
+	struct utrace_libdeps deps = {0};
+	char *prog;
 	long main_sites, lib_sites = 0;
 	int ret = 1;
 
-	prog = find_program(arg);
+	prog = utrace_program_path(arg);
 	if (!prog) {
 		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
 		return 1;
@@ -434,20 +289,15 @@ static int list_functions(const char *arg, char **filters, int nfilters)
 		}
 		ls.filter = filter;
 	}
-	ret = utrace_elf_open_why(prog, &elf, &why);
-	if (ret < 0) {
-		utrace_die_msg(CMD, "%s: %s", prog, why ? why : strerror(-ret));
-		ret = 1;
+	ret = 1;
+	if (utrace_libdeps_get(prog, &deps, &err) < 0) {
+		utrace_die_msg(CMD, "%s", err.msg);
 		goto out;
 	}
-	interp = elf_interp(elf);
-	utrace_elf_close(elf);
-	ret = 1;
 	main_sites = list_object(&ls, prog, NULL);
 	if (main_sites < 0)
 		goto out;
-	if (interp)
-		lib_sites = list_libraries(&ls, prog, interp);
+	lib_sites = list_libraries(&ls, prog, &deps);
 	if (lib_sites < 0)
 		goto out;
 	if (main_sites == 0 && lib_sites == 0) {
@@ -468,7 +318,7 @@ static int list_functions(const char *arg, char **filters, int nfilters)
 	ret = 0;
 out:
 	utrace_func_filter_free(filter);
-	free(interp);
+	utrace_libdeps_free(&deps);
 	free(prog);
 	return ret;
 }
@@ -478,9 +328,8 @@ static int list_events(const char *arg, char **patterns, int npatterns, bool for
 {
 	struct lister ls = {.events = true, .format = format};
 	struct utrace_error err = {0};
-	struct utrace_elf *elf;
-	char *prog, *interp = NULL;
-	const char *why = NULL;
+	struct utrace_libdeps deps = {0};
+	char *prog;
 	long main_events, lib_events = 0;
 	int ret;
 
@@ -496,25 +345,21 @@ static int list_events(const char *arg, char **patterns, int npatterns, bool for
 	}
 	ls.patterns = patterns;
 	ls.npatterns = npatterns;
-	prog = find_program(arg);
+	prog = utrace_program_path(arg);
 	if (!prog) {
 		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
 		return 1;
 	}
-	ret = utrace_elf_open_why(prog, &elf, &why);
-	if (ret < 0) {
-		utrace_die_msg(CMD, "%s: %s", prog, why ? why : strerror(-ret));
+	if (utrace_libdeps_get(prog, &deps, &err) < 0) {
+		utrace_die_msg(CMD, "%s", err.msg);
 		free(prog);
 		return 1;
 	}
-	interp = elf_interp(elf);
-	utrace_elf_close(elf);
 	ret = 1;
 	main_events = list_object_events(&ls, prog);
 	if (main_events < 0)
 		goto out;
-	if (interp)
-		lib_events = list_libraries(&ls, prog, interp);
+	lib_events = list_libraries(&ls, prog, &deps);
 	if (lib_events < 0)
 		goto out;
 	if (main_events == 0 && lib_events == 0) {
@@ -533,7 +378,7 @@ out:
 	for (size_t i = 0; i < ls.nseen; i++)
 		free(ls.seen[i]);
 	free(ls.seen);
-	free(interp);
+	utrace_libdeps_free(&deps);
 	free(prog);
 	return ret;
 }
@@ -580,7 +425,7 @@ static int list_usdt(const char *arg, char **patterns, int npatterns, bool verbo
 			return 2;
 		}
 	}
-	prog = find_program(arg);
+	prog = utrace_program_path(arg);
 	if (!prog) {
 		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
 		return 1;
