@@ -37,6 +37,8 @@
 #include "cmds/record.h"
 #include "cmds/record_probes.h"
 #include "lib/base/spawn.h"
+#include "lib/elf/libdeps.h"
+#include "lib/events/event_format.h"
 #include "lib/kernel/kernel_trace.h"
 #include "lib/sample/sampler.h"
 #include "lib/tracefile/dat_format.h"
@@ -292,13 +294,82 @@ static int record_split_events(struct record_session *s)
 	return 0;
 }
 
+/* Whether pattern names an event of one of the files. */
+static bool record_event_exists(const char *pattern, struct utrace_event_list **lists, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; lists[i] && k < utrace_event_list_count(lists[i]); k++) {
+			const struct utrace_event_format *f = utrace_event_list_get(lists[i], k);
+
+			if (utrace_event_spec_matches(pattern, f->system, f->name))
+				return true;
+		}
+	return false;
+}
+
+/*
+ * Every -e of the programs' own events must name an event of the program
+ * or of a library it loads at start: one that exists nowhere is an error
+ * before anything runs (a typo would otherwise record nothing).  When the
+ * kernel's events cannot be seen (not root), that is said too, since the
+ * pattern may have meant one of them.  0, or the exit status.
+ */
+static int record_check_user_events(struct record_session *s)
+{
+	struct utrace_libdeps deps = {0};
+	struct utrace_event_list **lists = NULL;
+	struct utrace_error err = {0};
+	char *exe = record_which(s->o->argv[0]);
+	size_t n = 0;
+	int ret = 0;
+
+	if (!exe || utrace_libdeps_get(exe, &deps, &err) < 0) {
+		free(exe); /* not a program we can read: spawning will say so */
+		return 0;
+	}
+	lists = calloc(deps.n + 1, sizeof(*lists));
+	if (!lists) {
+		utrace_die_msg("record", "out of memory");
+		ret = 1;
+	}
+	for (size_t i = 0; lists && i <= deps.n; i++)
+		if (utrace_event_list_load(i ? deps.paths[i - 1] : exe, &lists[n], &err) == 0)
+			n++;
+	for (unsigned i = 0; lists && !ret && i < s->nuspecs; i++) {
+		const char *why;
+
+		if (record_event_exists(s->uspecs[i].pattern, lists, n))
+			continue;
+		if ((why = utrace_ktrace_unavailable()))
+			utrace_die_msg("record",
+				       "-e %s: no such event in %s or its libraries, and kernel "
+				       "events need access to tracefs (run as root): %s",
+				       s->uspecs[i].pattern, exe, why);
+		else
+			utrace_die_msg("record",
+				       "-e %s: no such event in %s or its libraries, nor in the "
+				       "kernel (utrace list -e %s lists the program's)",
+				       s->uspecs[i].pattern, exe, s->o->argv[0]);
+		ret = 2;
+	}
+	for (size_t i = 0; i < n; i++)
+		utrace_event_list_free(lists[i]);
+	free(lists);
+	utrace_libdeps_free(&deps);
+	free(exe);
+	return ret;
+}
+
 /* The kernel instance and the user event selection, each filter checked
  * (a bad one stops us before the command runs).  0, or the exit status. */
 static int record_open_events(struct record_session *s)
 {
 	struct utrace_error err = {0};
 	unsigned bad = 0;
+	int ret;
 
+	if (s->nuspecs && (ret = record_check_user_events(s)))
+		return ret;
 	if ((s->o->children || s->o->system_wide) && !s->nkspecs)
 		fprintf(stderr,
 			"utrace record: -%c applies to kernel events only (none selected)\n",

@@ -38,7 +38,7 @@
 #include "lib/kernel/tracefs.h"
 
 #define KT_READ_INTERVAL_NS 10000000ull /* pages are read at most every 10 ms */
-#define KT_PAGES_PER_POLL 1024	/* per CPU, so user buffers get their turn */
+#define KT_PAGES_PER_POLL 1024		/* per CPU, so user buffers get their turn */
 #define KT_COMMIT_MASK ((1u << 27) - 1)
 #define KT_MISSED_EVENTS (1ull << 31)
 #define KT_MISSED_STORED (1ull << 30)
@@ -73,7 +73,7 @@ struct utrace_ktrace {
 	int pid; /* scoped to; 0 = whole system */
 	bool children, stopped;
 	bool backlog; /* a CPU had pages left at the last read */
-	int *tids; /* threads of pid in set_event_pid */
+	int *tids;    /* threads of pid in set_event_pid */
 	size_t nr_tids;
 	nlink_t task_nlink;
 	uint64_t last_read, pages, missed;
@@ -115,6 +115,24 @@ int utrace_ktrace_is_kernel(const char *pattern)
 	if (d)
 		closedir(d);
 	return found;
+}
+
+const char *utrace_ktrace_unavailable(void)
+{
+	static char why[PATH_MAX + 64];
+	const char *root = utrace_tracefs_root();
+	char path[PATH_MAX];
+	DIR *d;
+
+	if (!root)
+		return "tracefs is not mounted, and mounting it needs root";
+	d = opendir(utrace_tracefs_path(path, root, "events"));
+	if (d) {
+		closedir(d);
+		return NULL;
+	}
+	snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
+	return why;
 }
 
 /* ---- the session ------------------------------------------------------ */
@@ -574,8 +592,7 @@ int utrace_ktrace_poll(struct utrace_ktrace *kt, bool force, utrace_ktrace_page_
 
 	/* a CPU that still had pages at the last read is read again at once:
 	 * at 10 ms intervals alone a busy CPU outran the reads */
-	if (kt->stopped ||
-	    (!force && !kt->backlog && now - kt->last_read < KT_READ_INTERVAL_NS))
+	if (kt->stopped || (!force && !kt->backlog && now - kt->last_read < KT_READ_INTERVAL_NS))
 		return 0;
 	kt->last_read = now;
 	kt->backlog = false;

@@ -34,6 +34,10 @@ struct utrace_ktrace;
 #define UTRACE_KTRACE_PREFIX "utrace-"
 #define UTRACE_KTRACE_DEFAULT_KB 2048 /* buffer_size_kb, per CPU */
 
+/* Why kernel events cannot be seen by this process (tracefs not mounted
+ * and not mountable, or its events/ not readable: not root), or NULL when
+ * they can.  The text lives until the next call. */
+const char *utrace_ktrace_unavailable(void);
 /*
  * 1 if an -e pattern names kernel events: its SYSTEM part (the whole
  * pattern when it has no ':') is a directory under tracefs events/

@@ -770,6 +770,26 @@ tool_checks() {
 			"tool record warns of a -l pattern that matches nothing, not of one that does" \
 			"$(cat "$d/l.err")"
 
+		# an event that exists nowhere: an error before anything runs
+		"$UTRACE" record -e nosys:noev -o "$d/ne.dat" -- "$simple" >"$d/ne.out" 2>"$d/ne.err" </dev/null
+		st=$?
+		t "$([ "$st" = 2 ] && [ ! -s "$d/ne.out" ] &&
+			grep -q '^utrace record: -e nosys:noev: no such event' "$d/ne.err"; echo $?)" \
+			"tool record -e of no event: status 2, the program never ran" \
+			"status $st, stdout $(wc -c <"$d/ne.out") bytes: $(cat "$d/ne.err")"
+		# kernel events without access to tracefs: say so, before running
+		if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+			mkdir -p "$d/nobody" && chmod 777 "$d/nobody"
+			(cd "$d/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+				"$UTRACE" record -e sched:sched_switch -o "$d/nobody/k.dat" -- "$simple" \
+				>"$d/nobody/out" 2>"$d/nobody/err" </dev/null)
+			st=$?
+			t "$([ "$st" = 2 ] && [ ! -s "$d/nobody/out" ] &&
+				grep -q 'kernel events need access to tracefs' "$d/nobody/err"; echo $?)" \
+				"tool record -e sched:sched_switch as a user: tracefs access said, nothing ran" \
+				"status $st: $(cat "$d/nobody/err")"
+		fi
+
 		# a cut trace file (a recorder killed mid-way) must not crash report
 		"$UTRACE" record -o "$d/full.dat" -- "$simple" >/dev/null 2>"$d/full.err" </dev/null
 		local size said
