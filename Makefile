@@ -51,8 +51,26 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 LDLIBS_TOOL := -ltraceevent -lz -lstdc++ -ldl -lpthread -lm
 
-.PHONY: all clean test test-unit test-e2e test-kernel test-ui demo bench deps format san unit-bins
+VERSION := $(shell cat VERSION)
+# Installation (make install PREFIX=/usr DESTDIR=/tmp/pkg)
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR  := $(PREFIX)/bin
+LIBDIR  := $(PREFIX)/lib
+INCDIR  := $(PREFIX)/include
+MANDIR  := $(PREFIX)/share/man
+PCDIR   := $(LIBDIR)/pkgconfig
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+# Man pages: docs/NAME.md whose first line is "# NAME(SECTION)", converted
+# with go-md2man (its title block is "% NAME SECTION").
+MAN_SRC := $(sort $(wildcard docs/utrace*.md))
+MAN_OUT := $(foreach f,$(MAN_SRC),$(B)/man/$(shell sed -n '1s/^# \([-a-z]*\)(\([0-9]\))$$/\1.\2/p' $(f)))
+
+.PHONY: all clean test test-unit test-e2e test-kernel test-ui demo man install bench deps format san unit-bins
 all: $(B)/utrace $(B)/libutrace.so
+
+$(B)/utrace.o: TOOL_CFLAGS += -DUTRACE_VERSION='"$(VERSION)"'
+$(B)/utrace.o: VERSION
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -112,6 +130,31 @@ test:
 
 san:
 	$(MAKE) SAN=1 test-unit
+
+# Man pages from docs/, by go-md2man.
+man: $(MAN_OUT)
+
+$(B)/man/%: $(MAN_SRC)
+	@mkdir -p $(dir $@)
+	$(call say,MAN,$@)
+	$(Q)src=$$(grep -l "^# $(basename $(notdir $@))($(subst .,,$(suffix $@)))$$" $(MAN_SRC) | head -1); \
+	sed '1s/^# \([-a-z]*\)(\([0-9]\))$$/% \U\1\E \2 "" "utrace $(VERSION)" "utrace manual"/' $$src \
+		>$@.md && go-md2man -in $@.md -out $@ && rm -f $@.md
+
+$(B)/utrace.pc: utrace.pc.in VERSION
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$${prefix}/lib|; s|@INCLUDEDIR@|$${prefix}/include|; s|@VERSION@|$(VERSION)|' $< >$@
+
+# The tool, the runtime (also the library of -lutrace), the headers, the
+# man pages, utrace.pc and the bash completion, under DESTDIR/PREFIX.
+install: all man $(B)/utrace.pc
+	install -D -m 755 $(B)/utrace $(DESTDIR)$(BINDIR)/utrace
+	install -D -m 755 $(B)/libutrace.so $(DESTDIR)$(LIBDIR)/libutrace.so
+	install -d $(DESTDIR)$(INCDIR)/utrace
+	install -m 644 include/utrace/*.h $(DESTDIR)$(INCDIR)/utrace/
+	for m in $(MAN_OUT); do \
+		install -D -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
+	install -D -m 644 $(B)/utrace.pc $(DESTDIR)$(PCDIR)/utrace.pc
+	install -D -m 644 scripts/utrace-completion.bash $(DESTDIR)$(COMPDIR)/utrace
 
 # The README's demo command.
 demo:

@@ -8,6 +8,10 @@
 
 #include "cmds/cmds.h"
 
+#ifndef UTRACE_VERSION /* set by the Makefile from the file VERSION */
+#define UTRACE_VERSION "unknown"
+#endif
+
 struct utrace_cmd {
 	const char *name;
 	const char *help;
@@ -41,7 +45,8 @@ static void usage(FILE *f)
 		   "Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nRun 'utrace COMMAND --help' for a command's options.\n");
+	fprintf(f, "\nRun 'utrace COMMAND --help' for a command's options,\n"
+		   "'utrace --version' for the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -52,6 +57,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
+	    !strcmp(argv[1], "version")) {
+		printf("utrace %s\n", UTRACE_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -55,9 +55,13 @@ static void record_notice(void *arg, int pid, const char *text)
 	fprintf(stderr, "utrace record: pid %d: %s\n", pid, text);
 }
 
-/* libutrace.so lives next to the utrace binary, or where UTRACE_LIB says. */
+/* libutrace.so lives next to the utrace binary (the build tree), in
+ * ../lib (an installed tree: PREFIX/bin/utrace, PREFIX/lib/libutrace.so),
+ * or where UTRACE_LIB says. */
 static int record_find_runtime(char *out, size_t len)
 {
+	static const char *const rel[] = {"/libutrace.so", "/../lib/libutrace.so",
+					  "/../lib/utrace/libutrace.so"};
 	const char *env = getenv("UTRACE_LIB");
 	char self[PATH_MAX];
 	ssize_t n;
@@ -74,15 +78,10 @@ static int record_find_runtime(char *out, size_t len)
 	slash = strrchr(self, '/');
 	if (slash)
 		*slash = 0;
-	if (strlen(self) + sizeof("/../lib/utrace/libutrace.so") > len)
-		return -1;
-	strcpy(out, self);
-	strcat(out, "/libutrace.so");
-	if (!access(out, R_OK))
-		return 0;
-	strcpy(out, self);
-	strcat(out, "/../lib/utrace/libutrace.so");
-	return access(out, R_OK);
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		if ((size_t)snprintf(out, len, "%s%s", self, rel[i]) < len && !access(out, R_OK))
+			return 0;
+	return -1;
 }
 
 /* Kernel tracing and sampling start while the child waits to exec
