@@ -28,8 +28,7 @@
 #include "common/record.h"
 #include "runtime/rt.h"
 
-static inline void fgraph_record_entry(struct rt_thread *t, uint32_t id, uint64_t ts,
-				       uint32_t cpu)
+static inline void fgraph_record_entry(struct rt_thread *t, uint32_t id, uint64_t ts, uint32_t cpu)
 {
 	if (likely(id <= UREC_SHORT_ID_MAX)) {
 		uint32_t w = urec_entry(id, 0);
@@ -174,8 +173,9 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot)
 	struct rt_frame *f;
 	uint64_t ts, delta;
 
-	if (unlikely(t->state != RT_TS_READY || !rt.graph_fast || rt.site_flags[id] != UTRACE_SITE_TRACE ||
-		     d >= t->stack_cap || id > UREC_SHORT_ID_MAX || !rt_tracing_on()))
+	if (unlikely(t->state != RT_TS_READY || !rt.graph_fast ||
+		     rt.site_flags[id] != UTRACE_SITE_TRACE || d >= t->stack_cap ||
+		     id > UREC_SHORT_ID_MAX || !rt_tracing_on()))
 		return graph_entry_slow(t, id, slot);
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	fgraph_signal_fence();
@@ -239,8 +239,7 @@ static __attribute__((noinline)) uint64_t graph_exit_slow(struct rt_thread *t, u
 	 * reason as in utrace_graph_entry. */
 	f = &t->stack[d - 1];
 	ret = f->ret;
-	if (!busy && !(f->flags & RT_FRAME_NOTRACE) && !t->notrace_depth &&
-	    fgraph_may_record(t)) {
+	if (!busy && !(f->flags & RT_FRAME_NOTRACE) && !t->notrace_depth && fgraph_may_record(t)) {
 		if (!rt.tsc_thresh) {
 			uint32_t w = urec_exit(0);
 
@@ -317,11 +316,20 @@ void rt_fgraph_unwind_to(struct rt_thread *t, uint64_t sp)
 	t->state &= ~RT_TS_BUSY;
 }
 
-/* Put every real return address back, so that an unwinder walking the
- * stack sees the program's own frames. */
+/*
+ * Put every real return address back, so that an unwinder walking the
+ * stack sees the program's own frames.  Innermost first: the frames of a
+ * tail call share one slot (the callee's entry found the caller's hook
+ * there and saved it as its "real" return address), and only the
+ * outermost of them holds the address the slot must end with.
+ *
+ *   slot S: catcher+0x1d --hooked by tailcaller--> graph_return
+ *   frames: [tailcaller: ret catcher+0x1d, S] [thrower: ret graph_return, S]
+ *   unhook thrower (S = graph_return), then tailcaller (S = catcher+0x1d)
+ */
 void rt_fgraph_unhook_all(struct rt_thread *t)
 {
-	for (uint32_t i = 0; i < t->depth; i++) {
+	for (uint32_t i = t->depth; i-- > 0;) {
 		struct rt_frame *f = &t->stack[i];
 
 		if (!(f->flags & RT_FRAME_UNHOOKED)) {
