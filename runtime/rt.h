@@ -79,7 +79,9 @@ struct rt_thread {
 	uint32_t stack_cap;
 	uint32_t graph_roots; /* open set_graph_function frames */
 	uint32_t notrace_depth;
-	uint64_t nested; /* calls not traced: they interrupted the tracer (signal) */
+	uint64_t nested;      /* calls not traced: they interrupted the tracer (signal) */
+	uint32_t exceptions;  /* exceptions raised and not caught yet (unwind.c) */
+	uint32_t rethrow_hop; /* _Unwind_Resume_or_Rethrow is calling _Unwind_RaiseException */
 };
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;

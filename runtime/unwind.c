@@ -5,11 +5,21 @@
  *
  * A hooked frame's return address on the program's stack points at
  * utrace_graph_return, which has no unwind information.  An unwinder
- * (C++ throw, pthread_exit's forced unwind) walking through it would stop
- * and terminate the program.  So before any unwinding starts, every real
- * return address of the thread is put back (rt_fgraph_unhook_all); when
- * the exception is caught (__cxa_begin_catch), the frames below the catch
- * are gone and recorded as ended, and the live ones are hooked again.
+ * (C++ throw, pthread_exit's forced unwind, backtrace()) walking through
+ * it would stop, and terminate the program.  So before any unwinding
+ * starts, every real return address of the thread is put back
+ * (rt_fgraph_unhook_all); when the exception is caught
+ * (__cxa_begin_catch), the frames below the catch are gone and recorded
+ * as ended, and the live ones are hooked again.
+ *
+ * Exceptions nest: a destructor run by the unwinder of one exception may
+ * throw and catch another inside itself.  The inner catch must not hook
+ * the frames the outer unwinder has still to walk, so the thread counts
+ * the exceptions raised and not yet caught (t->exceptions): frames are
+ * hooked again only when the last one is caught.  Until then the frames
+ * stay unhooked; those that return meanwhile do so straight to their
+ * callers, and the next exit that finds its slot deeper in the shadow
+ * stack ends them (fgraph.c).
  *
  * longjmp needs no unhooking: it does not walk the stack.  Its target
  * stack pointer is in the jmp_buf (mangled with the thread's pointer
@@ -21,6 +31,7 @@
  */
 #include <dlfcn.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
 
@@ -52,15 +63,15 @@ static void before_longjmp(const void *env)
 		rt_fgraph_unwind_to(t, jmpbuf_sp(env));
 }
 
-#define RT_LONGJMP(name)                                                                 \
-	RT_EXPORT noreturn void name(struct __jmp_buf_tag env[1], int val)              \
-	{                                                                                \
-		static void (*real)(struct __jmp_buf_tag *, int);                        \
-		if (!real)                                                               \
-			real = (void (*)(struct __jmp_buf_tag *, int))rt_next(#name);   \
-		before_longjmp(env);                                                     \
-		real(env, val);                                                          \
-		__builtin_unreachable();                                                 \
+#define RT_LONGJMP(name)                                                                           \
+	RT_EXPORT noreturn void name(struct __jmp_buf_tag env[1], int val)                         \
+	{                                                                                          \
+		static void (*real)(struct __jmp_buf_tag *, int);                                  \
+		if (!real)                                                                         \
+			real = (void (*)(struct __jmp_buf_tag *, int))rt_next(#name);              \
+		before_longjmp(env);                                                               \
+		real(env, val);                                                                    \
+		__builtin_unreachable();                                                           \
 	}
 
 RT_LONGJMP(longjmp)
@@ -73,51 +84,82 @@ RT_LONGJMP(__longjmp_chk)
 struct _Unwind_Exception;
 typedef int _Unwind_Reason_Code;
 
-static void before_unwind(void)
+/*
+ * Before a raise; whether it counted the exception.  libgcc's
+ * _Unwind_Resume_or_Rethrow calls _Unwind_RaiseException through its PLT,
+ * that is through us again: that one hop is not a new exception.  (A
+ * raise that finds its handler never returns to its caller: it jumps to
+ * the landing pads, and a destructor there may raise a new exception of
+ * its own, which must count.)
+ */
+static bool before_unwind(void)
 {
 	struct rt_thread *t = &rt_self;
 
+	if (t->rethrow_hop) {
+		t->rethrow_hop = 0;
+		return false;
+	}
+	t->exceptions++;
 	if (t->depth) {
 		rt_fgraph_unhook_all(t);
 		t->state |= RT_TS_UNWINDING;
 	}
+	return true;
 }
 
-static void after_failed_unwind(void)
+/* The last exception in flight is gone: frames above sp are hooked
+ * again; with others still unwinding, nothing is. */
+static void exception_done(struct rt_thread *t, uint64_t sp)
+{
+	if (t->exceptions)
+		t->exceptions--;
+	if (t->exceptions)
+		return;
+	t->state &= ~RT_TS_UNWINDING;
+	if (t->depth)
+		rt_fgraph_rehook_above(t, sp);
+}
+
+/* A raise returned: no handler was found, nothing was unwound. */
+static void after_failed_unwind(bool counted)
 {
 	struct rt_thread *t = &rt_self;
 
-	/* no handler was found: nothing was unwound, hook everything again */
-	t->state &= ~RT_TS_UNWINDING;
-	if (t->depth)
-		rt_fgraph_rehook_above(t, 0);
+	if (counted)
+		exception_done(t, 0);
 }
 
 RT_EXPORT _Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Exception *e)
 {
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
 	_Unwind_Reason_Code r;
+	bool counted;
 
 	if (!real)
 		real = (_Unwind_Reason_Code(*)(struct _Unwind_Exception *))rt_next(
-			"_Unwind_RaiseException");
-	before_unwind();
+		    "_Unwind_RaiseException");
+	counted = before_unwind();
 	r = real(e);
-	after_failed_unwind();
+	after_failed_unwind(counted);
 	return r;
 }
 
 RT_EXPORT _Unwind_Reason_Code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 {
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
+	struct rt_thread *t = &rt_self;
 	_Unwind_Reason_Code r;
+	bool counted;
 
 	if (!real)
 		real = (_Unwind_Reason_Code(*)(struct _Unwind_Exception *))rt_next(
-			"_Unwind_Resume_or_Rethrow");
-	before_unwind();
+		    "_Unwind_Resume_or_Rethrow");
+	counted = before_unwind();
+	t->rethrow_hop = 1;
 	r = real(e);
-	after_failed_unwind();
+	t->rethrow_hop = 0;
+	after_failed_unwind(counted);
 	return r;
 }
 
@@ -128,8 +170,8 @@ RT_EXPORT _Unwind_Reason_Code _Unwind_ForcedUnwind(struct _Unwind_Exception *e, 
 
 	if (!real)
 		real = (_Unwind_Reason_Code(*)(struct _Unwind_Exception *, void *, void *))rt_next(
-			"_Unwind_ForcedUnwind");
-	before_unwind();
+		    "_Unwind_ForcedUnwind");
+	before_unwind(); /* a forced unwind ends the thread: nothing after */
 	return real(e, stop, arg);
 }
 
@@ -140,12 +182,87 @@ RT_EXPORT void *__cxa_begin_catch(void *exc)
 	static void *(*real)(void *);
 	struct rt_thread *t = &rt_self;
 
+	uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16;
+
 	if (!real)
 		real = (void *(*)(void *))rt_next("__cxa_begin_catch");
-	t->state &= ~RT_TS_UNWINDING;
+	/* the frames below the catch are gone, whatever else is in flight */
+	t->rethrow_hop = 0;
 	if (t->depth)
-		rt_fgraph_rehook_above(t, (uint64_t)(uintptr_t)__builtin_frame_address(0) + 16);
+		rt_fgraph_unwind_to(t, sp);
+	exception_done(t, sp);
 	return real(exc);
+}
+
+/* ---- stack walks that return: backtrace(), _Unwind_Backtrace ------- */
+
+/* Unhooks the thread's frames for a walk that comes back, unless an
+ * exception in flight has them unhooked already; true if it did. */
+static bool walk_begin(struct rt_thread *t)
+{
+	if (!t->depth || t->exceptions)
+		return false;
+	rt_fgraph_unhook_all(t);
+	return true;
+}
+
+/* Every frame is still alive after the walk: all hooked again. */
+static void walk_end(struct rt_thread *t, bool unhooked)
+{
+	if (unhooked)
+		rt_fgraph_rehook_above(t, 0);
+}
+
+/*
+ * glibc's backtrace() calls libgcc through a pointer of its own, which no
+ * interposition of _Unwind_Backtrace sees: it is interposed itself.  The
+ * walk starts at its caller, which is this function: that first frame is
+ * left out, so the program gets the frames it would get untraced.
+ */
+#define BT_LOCAL 128
+
+RT_EXPORT int backtrace(void **buffer, int size)
+{
+	static int (*real)(void **, int);
+	struct rt_thread *t = &rt_self;
+	void *local[BT_LOCAL + 1];
+	bool unhooked;
+	int n;
+
+	if (!real)
+		real = (int (*)(void **, int))rt_next("backtrace");
+	if (size <= 0)
+		return 0;
+	unhooked = walk_begin(t);
+	if (size <= BT_LOCAL) {
+		n = real(local, size + 1);
+		n = n > 0 ? n - 1 : 0;
+		__builtin_memcpy(buffer, local + 1, (size_t)n * sizeof(*buffer));
+	} else { /* a deep request: our frame costs it its deepest entry */
+		n = real(buffer, size);
+		if (n > 0)
+			__builtin_memmove(buffer, buffer + 1, (size_t)--n * sizeof(*buffer));
+	}
+	walk_end(t, unhooked);
+	return n;
+}
+
+typedef _Unwind_Reason_Code (*rt_unwind_trace_fn)(void *ctx, void *arg);
+
+RT_EXPORT _Unwind_Reason_Code _Unwind_Backtrace(rt_unwind_trace_fn fn, void *arg)
+{
+	static _Unwind_Reason_Code (*real)(rt_unwind_trace_fn, void *);
+	struct rt_thread *t = &rt_self;
+	_Unwind_Reason_Code r;
+	bool unhooked;
+
+	if (!real)
+		real = (_Unwind_Reason_Code(*)(rt_unwind_trace_fn, void *))rt_next(
+		    "_Unwind_Backtrace");
+	unhooked = walk_begin(t);
+	r = real(fn, arg);
+	walk_end(t, unhooked);
+	return r;
 }
 
 /* pthread_exit unwinds with libgcc through a pointer glibc looked up
@@ -162,6 +279,7 @@ RT_EXPORT noreturn void pthread_exit(void *retval)
 		rt_fgraph_unwind_to(t, UINT64_MAX);
 	}
 	t->state &= ~RT_TS_UNWINDING;
+	t->exceptions = 0;
 	real(retval);
 	__builtin_unreachable();
 }
