@@ -66,7 +66,7 @@ COMPDIR := $(PREFIX)/share/bash-completion/completions
 MAN_SRC := $(sort $(wildcard docs/utrace*.md))
 MAN_OUT := $(foreach f,$(MAN_SRC),$(B)/man/$(shell sed -n '1s/^# \([-a-z]*\)(\([0-9]\))$$/\1.\2/p' $(f)))
 
-.PHONY: all clean test test-unit test-e2e test-kernel test-ui demo man install bench deps format san unit-bins
+.PHONY: all clean test test-unit test-e2e test-kernel test-ui stress demo man install bench deps format san unit-bins
 all: $(B)/utrace $(B)/libutrace.so
 
 $(B)/utrace.o: TOOL_CFLAGS += -DUTRACE_VERSION='"$(VERSION)"'
@@ -118,6 +118,11 @@ test-kernel: all
 
 test-ui: all
 	@tests/ui/run.sh $(B)
+
+# The differential stress test with more seeds: make stress SEEDS=500
+SEEDS ?= 100
+stress: all
+	@STRESS_COUNT=$(SEEDS) tests/stress/run.sh $(B)
 
 # The README's test command: installs what is missing, builds, runs every
 # tier (unit tests also under ASan+UBSan); the last line is

@@ -5,6 +5,7 @@
 #   tests/run-unit.sh     unit tests (BUILD_DIR/tests/*)
 #   tests/e2e/run.sh      end-to-end: programs built and traced (docs/testing.md)
 #   tests/ui/run.sh       what a browser shows (headless Chromium)
+#   tests/stress/run.sh   random programs with exceptions, traced vs untraced
 #   tests/kernel/run.sh   (when present)
 # Each tier ends with "<tier>: N passed, N failed"; this script adds them up
 # and ends with exactly one line "N passed, N failed".  A tier that ends
@@ -52,6 +53,7 @@ if [ -d "$ROOT/build-san/tests" ]; then
 fi
 tier e2e "$ROOT/tests/e2e/run.sh"
 tier ui "$ROOT/tests/ui/run.sh"
+tier stress "$ROOT/tests/stress/run.sh"
 tier kernel "$ROOT/tests/kernel/run.sh"
 
 echo "$passed passed, $failed failed"
