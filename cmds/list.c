@@ -94,7 +94,7 @@ static long list_object(struct lister *ls, const char *path, const char *module)
 	uint64_t *sites = NULL;
 	bool *seen = NULL;
 	unsigned kind;
-	size_t n = 0;
+	size_t n = 0, from_symbols = 0;
 	int ret;
 
 	ret = utrace_elf_open_why(path, &elf, &why);
@@ -102,7 +102,16 @@ static long list_object(struct lister *ls, const char *path, const char *module)
 		utrace_die_msg(CMD, "%s: %s", path, why ? why : strerror(-ret));
 		return -1;
 	}
-	ret = utrace_elf_call_sites(elf, &sites, &n, &kind, &err);
+	ret = utrace_elf_call_sites(elf, &sites, &n, &kind, &from_symbols, &err);
+	if (ret == 0 && from_symbols)
+		fprintf(stderr,
+			"utrace %s: warning: %s: %zu functions start with the instrumented NOP but "
+			"are missing from its %s (the linker dropped them with a discarded "
+			"COMDAT function: a gcc 12 bug, see utrace cflags); found from its "
+			"symbols\n",
+			CMD, path, from_symbols,
+			kind & UTRACE_OBJ_MCOUNT ? UTRACE_SECTION_MCOUNT
+						 : UTRACE_SECTION_PATCHABLE);
 	if (ret == 0 && n)
 		ret = utrace_symtab_load_elf(elf, &tab, &err);
 	if (ret == 0 && n) {

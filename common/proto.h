@@ -77,24 +77,26 @@ enum utrace_config_flags {
  * process; it is how the recorder stops tracing everywhere at once. */
 struct utrace_control {
 	uint32_t size;
-	uint32_t tracing_on; /* 1/0, like tracefs tracing_on */
+	uint32_t tracing_on;	/* 1/0, like tracefs tracing_on */
 	int32_t tid_filter[16]; /* 0-terminated; empty = every thread */
 };
 
 struct utrace_msg_config {
 	struct utrace_msg hdr;
-	uint32_t tracer; /* enum utrace_tracer */
-	uint32_t flags;	 /* enum utrace_config_flags */
-	uint32_t nr_subbufs; /* per-thread buffer size in sub-buffers */
-	uint32_t max_depth;  /* 0 = unlimited */
-	uint64_t thresh_ns;  /* tracing_thresh; 0 = off */
+	uint32_t tracer;	 /* enum utrace_tracer */
+	uint32_t flags;		 /* enum utrace_config_flags */
+	uint32_t nr_subbufs;	 /* per-thread buffer size in sub-buffers */
+	uint32_t max_depth;	 /* 0 = unlimited */
+	uint64_t thresh_ns;	 /* tracing_thresh; 0 = off */
 	uint64_t tsc_per_us_q16; /* for thresh_ns: tsc ticks per microsecond << 16 */
 };
 
 enum utrace_obj_flags {
 	UTRACE_OBJ_MAIN = 1u << 0,
 	UTRACE_OBJ_INHERITED = 1u << 1,
-	UTRACE_OBJ_MCOUNT = 1u << 2, /* sites from __mcount_loc, else __patchable_function_entries */
+	UTRACE_OBJ_MCOUNT =
+	    1u << 2, /* sites from __mcount_loc, else __patchable_function_entries */
+	UTRACE_OBJ_SYMTAB_SITES = 1u << 3, /* some sites found from the symbols, not the section */
 };
 
 struct utrace_msg_object {
@@ -117,8 +119,8 @@ struct utrace_msg_sites {
 };
 
 enum utrace_site_select {
-	UTRACE_SITE_TRACE = 1u << 0,	  /* patch it */
-	UTRACE_SITE_GRAPH_ROOT = 1u << 1, /* set_graph_function */
+	UTRACE_SITE_TRACE = 1u << 0,	     /* patch it */
+	UTRACE_SITE_GRAPH_ROOT = 1u << 1,    /* set_graph_function */
 	UTRACE_SITE_GRAPH_NOTRACE = 1u << 2, /* set_graph_notrace */
 };
 

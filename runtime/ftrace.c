@@ -136,6 +136,54 @@ static void *object_section(struct rt_object *obj, const struct utrace_elf *elf,
 	return (void *)(uintptr_t)at;
 }
 
+/* Site address a if it can be patched safely, else 0 (left alone). */
+static uint64_t site_ok(const struct rt_object *obj, uint64_t a)
+{
+	const uint8_t *p = (const uint8_t *)(uintptr_t)a;
+
+	if (a < obj->lo || a + INSN_SITE_SIZE > obj->hi || !(insn_is_nop5(p) || insn_is_nop1x5(p)))
+		return 0;
+	return a;
+}
+
+/*
+ * The object's sites: the section's n (mem, relocated runtime addresses),
+ * in its order, then those only its symbols show (gcc 12 can lose a whole
+ * object's records with a discarded COMDAT function), in the order
+ * utrace_elf_extra_sites gives, which is also how the tool numbers them.
+ */
+static int object_sites(struct rt_object *obj, const struct utrace_elf *elf, const uint64_t *mem,
+			size_t n)
+{
+	uint64_t *known = malloc(n * sizeof(uint64_t)), *extra = NULL;
+	size_t nextra = 0, nk = 0;
+
+	if (!known)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (mem[i])
+			known[nk++] = mem[i] - obj->bias;
+	if (utrace_elf_extra_sites(elf, known, nk, &extra, &nextra) < 0)
+		nextra = 0; /* out of memory: the section's sites alone */
+	free(known);
+	if (rt.next_id + n + nextra > RT_MAX_IDS ||
+	    !(obj->sites = malloc((n + nextra) * sizeof(uint64_t)))) {
+		free(extra);
+		return rt.next_id + n + nextra > RT_MAX_IDS ? -ENOSPC : -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		obj->sites[i] = site_ok(obj, mem[i]);
+	for (size_t i = 0; i < nextra; i++)
+		obj->sites[n + i] = site_ok(obj, extra[i] + obj->bias);
+	if (nextra)
+		obj->flags |= UTRACE_OBJ_SYMTAB_SITES;
+	free(extra);
+	obj->nr_sites = (uint32_t)(n + nextra);
+	obj->id_base = rt.next_id;
+	rt.next_id += obj->nr_sites;
+	return 0;
+}
+
 /*
  * Read what the object's sections list, from memory (loaded and relocated
  * like any data; the file only tells where they are): call sites, and the
@@ -147,6 +195,7 @@ static int object_read_sections(struct rt_object *obj)
 	const uint64_t *mem;
 	uint64_t size = 0;
 	size_t n;
+	int ret;
 
 	if (utrace_elf_open(obj->path, &elf) < 0)
 		return 0; /* not a file we can read: nothing to trace */
@@ -161,28 +210,10 @@ static int object_read_sections(struct rt_object *obj)
 		mem = object_section(obj, elf, "__mcount_loc", &size);
 		obj->flags |= UTRACE_OBJ_MCOUNT;
 	}
-	utrace_elf_close(elf);
 	n = mem ? size / sizeof(uint64_t) : 0;
-	if (!n)
-		return 0;
-	if (rt.next_id + n > RT_MAX_IDS)
-		return -ENOSPC;
-	obj->sites = malloc(n * sizeof(uint64_t));
-	if (!obj->sites)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t a = mem[i];
-		const uint8_t *p = (const uint8_t *)(uintptr_t)a;
-
-		/* A site we cannot patch safely is left alone (address 0). */
-		if (a < obj->lo || a + INSN_SITE_SIZE > obj->hi || !(insn_is_nop5(p) || insn_is_nop1x5(p)))
-			a = 0;
-		obj->sites[i] = a;
-	}
-	obj->nr_sites = (uint32_t)n;
-	obj->id_base = rt.next_id;
-	rt.next_id += (uint32_t)n;
-	return 0;
+	ret = n ? object_sites(obj, elf, mem, n) : 0;
+	utrace_elf_close(elf);
+	return ret;
 }
 
 static int object_send(struct rt_object *obj)
@@ -276,8 +307,8 @@ static int object_enable(struct rt_object *obj)
 
 	for (uint32_t i = 0; i < obj->nr_sites; i++) {
 		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
-		uint64_t stub = (uint64_t)(uintptr_t)obj->stubs + STUB_HEADER +
-				(uint64_t)i * INSN_STUB_SIZE;
+		uint64_t stub =
+		    (uint64_t)(uintptr_t)obj->stubs + STUB_HEADER + (uint64_t)i * INSN_STUB_SIZE;
 
 		if (!p || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
 			continue;

@@ -101,8 +101,41 @@ static void apply_relocations(const struct utrace_elf *elf, const struct utrace_
 	}
 }
 
+/* The section's sites v[0..count), then those only the symbols show
+ * (utrace_elf_extra_sites): the runtime numbers them the same way. */
+static int add_symbol_sites(const struct utrace_elf *elf, uint64_t *v, size_t count,
+			    uint64_t **vaddrs, size_t *n, unsigned *kind, size_t *from_symbols,
+			    struct utrace_error *err)
+{
+	uint64_t *extra, *all;
+	size_t nextra;
+
+	if (utrace_elf_extra_sites(elf, v, count, &extra, &nextra) < 0) {
+		free(v);
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_elf_path(elf));
+	}
+	if (nextra) {
+		all = realloc(v, (count + nextra) * sizeof(*all));
+		if (!all) {
+			free(v);
+			free(extra);
+			return utrace_error_set(err, -ENOMEM, "%s: out of memory",
+						utrace_elf_path(elf));
+		}
+		memcpy(all + count, extra, nextra * sizeof(*all));
+		v = all;
+		*kind |= UTRACE_OBJ_SYMTAB_SITES;
+	}
+	free(extra);
+	*vaddrs = v;
+	*n = count + nextra;
+	if (from_symbols)
+		*from_symbols = nextra;
+	return 0;
+}
+
 int utrace_elf_call_sites(const struct utrace_elf *elf, uint64_t **vaddrs, size_t *n,
-			  unsigned *kind, struct utrace_error *err)
+			  unsigned *kind, size_t *from_symbols, struct utrace_error *err)
 {
 	const char *path = utrace_elf_path(elf);
 	struct utrace_elf_section sec;
@@ -115,6 +148,8 @@ int utrace_elf_call_sites(const struct utrace_elf *elf, uint64_t **vaddrs, size_
 	*vaddrs = NULL;
 	*n = 0;
 	*kind = 0;
+	if (from_symbols)
+		*from_symbols = 0;
 	if (type != ET_EXEC && type != ET_DYN)
 		return utrace_error_set(
 		    err, -ENOEXEC, "%s: not a linked executable or shared library (ELF type %d)",
@@ -150,7 +185,5 @@ int utrace_elf_call_sites(const struct utrace_elf *elf, uint64_t **vaddrs, size_
 	for (size_t i = 0; i < count; i++)
 		memcpy(&v[i], data + i * 8, 8);
 	apply_relocations(elf, &sec, v, count);
-	*vaddrs = v;
-	*n = count;
-	return 0;
+	return add_symbol_sites(elf, v, count, vaddrs, n, kind, from_symbols, err);
 }

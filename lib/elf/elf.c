@@ -15,6 +15,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,5 +312,142 @@ int utrace_elf_rela(const struct utrace_elf *elf, const struct utrace_elf_sectio
 	out->type = (uint32_t)ELF64_R_TYPE(r.r_info);
 	out->sym = (uint32_t)ELF64_R_SYM(r.r_info);
 	out->addend = r.r_addend;
+	return 0;
+}
+
+/* ---- call sites seen in the code -------------------------------------- */
+
+/* The bytes a compiler puts at an instrumented function's entry: the
+ * 5-byte NOP (clang, gcc -mnop-mcount) or five 1-byte NOPs (gcc's
+ * -fpatchable-function-entry), after an endbr64 under -fcf-protection. */
+static bool entry_is_site(const uint8_t *p, uint64_t avail, uint64_t *skip)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	static const uint8_t nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+	static const uint8_t nop1x5[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
+
+	*skip = 0;
+	if (avail >= 9 && !memcmp(p, endbr64, 4)) {
+		*skip = 4;
+		p += 4;
+		avail -= 4;
+	}
+	return avail >= 5 && (!memcmp(p, nop5, 5) || !memcmp(p, nop1x5, 5));
+}
+
+/* The file bytes at virtual address vaddr, through the SHF_ALLOC section
+ * that holds it; NULL if none does. */
+static const uint8_t *code_at(const struct utrace_elf *elf, uint64_t vaddr, uint64_t *avail)
+{
+	size_t n = utrace_elf_section_count(elf);
+
+	for (size_t i = 0; i < n; i++) {
+		struct utrace_elf_section s;
+
+		if (utrace_elf_section(elf, i, &s, NULL) < 0 || !(s.flags & SHF_EXECINSTR) ||
+		    s.type == SHT_NOBITS || vaddr < s.vaddr || vaddr - s.vaddr >= s.size)
+			continue;
+		*avail = s.size - (vaddr - s.vaddr);
+		return utrace_elf_data(elf, s.offset + (vaddr - s.vaddr), *avail);
+	}
+	return NULL;
+}
+
+int utrace_elf_nop_entries(const struct utrace_elf *elf, void (*fn)(void *arg, uint64_t vaddr),
+			   void *arg)
+{
+	struct utrace_elf_section tab;
+	int count = 0;
+	size_t n;
+
+	if (utrace_elf_find_section(elf, ".symtab", &tab) < 0 &&
+	    utrace_elf_find_section(elf, ".dynsym", &tab) < 0)
+		return 0;
+	n = utrace_elf_sym_count(elf, &tab);
+	for (size_t i = 0; i < n; i++) {
+		struct utrace_elf_sym sym;
+		const uint8_t *code;
+		uint64_t avail, skip;
+
+		if (utrace_elf_sym(elf, &tab, i, &sym) < 0 || sym.type != STT_FUNC ||
+		    sym.shndx == SHN_UNDEF || !sym.value || !sym.size)
+			continue;
+		code = code_at(elf, sym.value, &avail);
+		if (code && entry_is_site(code, avail < sym.size ? avail : sym.size, &skip)) {
+			fn(arg, sym.value + skip);
+			count++;
+		}
+	}
+	return count;
+}
+
+struct extra_acc {
+	uint64_t *v;
+	size_t n, cap;
+	int oom;
+};
+
+static void extra_add(void *arg, uint64_t vaddr)
+{
+	struct extra_acc *a = arg;
+
+	if (a->oom)
+		return;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		uint64_t *v = realloc(a->v, cap * sizeof(*v));
+
+		if (!v) {
+			a->oom = 1;
+			return;
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = vaddr;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+int utrace_elf_extra_sites(const struct utrace_elf *elf, const uint64_t *known, size_t nknown,
+			   uint64_t **extra, size_t *nextra)
+{
+	struct extra_acc a = {0};
+	uint64_t *sorted = NULL;
+	size_t k = 0;
+
+	*extra = NULL;
+	*nextra = 0;
+	utrace_elf_nop_entries(elf, extra_add, &a);
+	if (a.oom || (nknown && !(sorted = malloc(nknown * sizeof(*sorted))))) {
+		free(a.v);
+		return -ENOMEM;
+	}
+	if (!a.n) {
+		free(sorted);
+		return 0;
+	}
+	if (nknown)
+		memcpy(sorted, known, nknown * sizeof(*sorted));
+	qsort(sorted, nknown, sizeof(*sorted), cmp_u64);
+	qsort(a.v, a.n, sizeof(*a.v), cmp_u64);
+	for (size_t i = 0; i < a.n; i++) {
+		if ((k && a.v[k - 1] == a.v[i]) ||
+		    (nknown && bsearch(&a.v[i], sorted, nknown, sizeof(*sorted), cmp_u64)))
+			continue;
+		a.v[k++] = a.v[i];
+	}
+	free(sorted);
+	if (!k) {
+		free(a.v);
+		return 0;
+	}
+	*extra = a.v;
+	*nextra = k;
 	return 0;
 }

@@ -78,6 +78,29 @@ size_t utrace_elf_sym_count(const struct utrace_elf *elf, const struct utrace_el
 int utrace_elf_sym(const struct utrace_elf *elf, const struct utrace_elf_section *symtab, size_t i,
 		   struct utrace_elf_sym *out);
 
+/*
+ * Calls fn(arg, vaddr) for every defined function symbol (of .symtab, or
+ * .dynsym when stripped) whose code starts with an instrumented entry: the
+ * 5-byte NOP or five 1-byte NOPs, after an endbr64 if there is one (vaddr
+ * is then that of the NOP).  These are call sites whether or not a
+ * section lists them: gcc 12 lets the linker drop the
+ * __patchable_function_entries records of a whole object when one of its
+ * COMDAT functions is discarded.  Aliases are reported once per symbol;
+ * the caller removes duplicates.  Returns how many calls were made.
+ */
+int utrace_elf_nop_entries(const struct utrace_elf *elf, void (*fn)(void *arg, uint64_t vaddr),
+			   void *arg);
+
+/*
+ * The call sites utrace_elf_nop_entries finds that are not among
+ * known[0..nknown) (the section's, as ELF virtual addresses): sorted by
+ * address, without duplicates, malloc'ed into *extra (NULL when none).
+ * The runtime and the tool both number an object's sites as the
+ * section's in its order, then these: so they agree.  0 or -ENOMEM.
+ */
+int utrace_elf_extra_sites(const struct utrace_elf *elf, const uint64_t *known, size_t nknown,
+			   uint64_t **extra, size_t *nextra);
+
 /* Number of entries of a SHT_RELA section, 0 if corrupt. */
 size_t utrace_elf_rela_count(const struct utrace_elf *elf, const struct utrace_elf_section *rela);
 int utrace_elf_rela(const struct utrace_elf *elf, const struct utrace_elf_section *rela, size_t i,

@@ -8,6 +8,7 @@
  * is also written to the trace file.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,17 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 	o->vaddrs = calloc(m->nr_sites ? m->nr_sites : 1, sizeof(uint64_t));
 	if (!o->path || !o->vaddrs)
 		return -ENOMEM;
+	if ((m->flags & UTRACE_OBJ_SYMTAB_SITES) && !(m->flags & UTRACE_OBJ_INHERITED) &&
+	    r->o.notice) {
+		char text[PATH_MAX + 200];
+
+		snprintf(text, sizeof(text),
+			 "%s: some functions start with the instrumented NOP but are missing "
+			 "from its call-site section (a gcc 12 bug with COMDAT functions; see "
+			 "utrace cflags): traced from its symbols",
+			 o->path);
+		r->o.notice(r->o.notice_arg, c->pid, text);
+	}
 	d.image = c->image;
 	d.obj = m->obj;
 	d.flags = m->flags;

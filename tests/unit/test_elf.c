@@ -152,7 +152,7 @@ static void self_variant(const char *label, const char *cc, const char *flags, u
 		return;
 	}
 	check(utrace_elf_type(elf) == type, "%s: ELF type %d", label, type);
-	check(utrace_elf_call_sites(elf, &sites, &n, &kind, &err) == 0, "%s: call sites read",
+	check(utrace_elf_call_sites(elf, &sites, &n, &kind, NULL, &err) == 0, "%s: call sites read",
 	      label);
 	check(kind == want_kind, "%s: kind %u", label, want_kind);
 	same = n == nmem && n >= 3;
@@ -222,7 +222,7 @@ static void test_shared_lib(void)
 		return;
 	}
 	check(utrace_elf_type(elf) == ET_DYN, "shared library: ET_DYN");
-	check(utrace_elf_call_sites(elf, &sites, &n, &kind, &err) == 0 && kind == 0,
+	check(utrace_elf_call_sites(elf, &sites, &n, &kind, NULL, &err) == 0 && kind == 0,
 	      "shared library: call sites read");
 	same = n == nmem && n >= 3;
 	for (size_t i = 0; same && i < n; i++)
@@ -237,7 +237,7 @@ static void test_shared_lib(void)
 	if (check_build(check_cc(), "obj.o", NULL, lib_src,
 			"-c -fPIC -fpatchable-function-entry=5") == 0 &&
 	    utrace_elf_open(check_path("obj.o"), &elf) == 0) {
-		int ret = utrace_elf_call_sites(elf, &sites, &n, &kind, &err);
+		int ret = utrace_elf_call_sites(elf, &sites, &n, &kind, NULL, &err);
 
 		check(ret < 0 && strstr(err.msg, "obj.o"), "ET_REL: call sites refused (%s)",
 		      err.msg);
@@ -280,7 +280,7 @@ static void exercise(struct utrace_elf *elf)
 					sink += r.type;
 		}
 	}
-	if (utrace_elf_call_sites(elf, &sites, &n, &kind, &err) == 0)
+	if (utrace_elf_call_sites(elf, &sites, &n, &kind, NULL, &err) == 0)
 		free(sites);
 	if (utrace_symtab_load_elf(elf, &tab, &err) == 0) {
 		for (size_t i = 0; i < utrace_symtab_count(tab); i++)
@@ -341,7 +341,7 @@ static Elf64_Shdr *shdr_of(unsigned char *img, const char *name)
 			size_t ns;                                                                 \
 			unsigned k;                                                                \
 			struct utrace_error er = {0};                                              \
-			int cr = utrace_elf_call_sites(e, &s, &ns, &k, &er);                       \
+			int cr = utrace_elf_call_sites(e, &s, &ns, &k, NULL, &er);                       \
 			if (expect_site_err)                                                       \
 				check(cr < 0 && er.msg[0], "corrupt: %s: call sites: %s", label,   \
 				      er.msg);                                                     \

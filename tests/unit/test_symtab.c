@@ -157,7 +157,7 @@ static void sites_named(const char *label, const char *cc, const char *flags)
 		check(0, "%s: open", label);
 		return;
 	}
-	if (utrace_elf_call_sites(elf, &sites, &n, &kind, &err) == 0 &&
+	if (utrace_elf_call_sites(elf, &sites, &n, &kind, NULL, &err) == 0 &&
 	    utrace_symtab_load_elf(elf, &tab, &err) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			uint64_t off = 99;
