@@ -67,7 +67,13 @@ MAN_SRC := $(sort $(wildcard docs/utrace*.md))
 MAN_OUT := $(foreach f,$(MAN_SRC),$(B)/man/$(shell sed -n '1s/^# \([-a-z]*\)(\([0-9]\))$$/\1.\2/p' $(f)))
 
 .PHONY: all clean test test-unit test-e2e test-kernel test-ui stress demo man install bench deps format san unit-bins
-all: $(B)/utrace $(B)/libutrace.so
+all: $(B)/utrace $(B)/libutrace.so $(B)/gcc-as/as
+
+# utrace's assembler fix for gcc's call-site records (utrace cflags adds
+# -B for the gccs that need it; scripts/utrace-as says why)
+$(B)/gcc-as/as: scripts/utrace-as
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
 
 $(B)/utrace.o: TOOL_CFLAGS += -DUTRACE_VERSION='"$(VERSION)"'
 $(B)/utrace.o: VERSION
@@ -154,6 +160,7 @@ $(B)/utrace.pc: utrace.pc.in VERSION
 install: all man $(B)/utrace.pc
 	install -D -m 755 $(B)/utrace $(DESTDIR)$(BINDIR)/utrace
 	install -D -m 755 $(B)/libutrace.so $(DESTDIR)$(LIBDIR)/libutrace.so
+	install -D -m 755 scripts/utrace-as $(DESTDIR)$(LIBDIR)/utrace/gcc-as/as
 	install -d $(DESTDIR)$(INCDIR)/utrace
 	install -m 644 include/utrace/*.h $(DESTDIR)$(INCDIR)/utrace/
 	for m in $(MAN_OUT); do \

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmds/cmds.h"
 
@@ -105,6 +106,91 @@ static int probe(const char *cc, struct cc_info *info)
 	return 0;
 }
 
+/*
+ * Whether gcc writes every __patchable_function_entries record of a file
+ * into one section linked to the file's first function (gcc 12; the
+ * linker then drops or keeps them all with that function): compiles two
+ * functions in sections of their own and looks at the links.
+ */
+static bool gcc_links_one_section(const char *cc)
+{
+	char cmd[4096], line[1024], first[256] = "";
+	bool one = true;
+	int n = 0;
+	FILE *p;
+
+	if (snprintf(cmd, sizeof(cmd),
+		     "printf 'void utrace_a(void){}\\nvoid utrace_b(void){}\\n' | %s -x c -S "
+		     "-O1 -ffunction-sections " FLAGS_PATCHABLE " -o - - 2>/dev/null",
+		     cc) >= (int)sizeof(cmd) ||
+	    !(p = popen(cmd, "r")))
+		return false;
+	while (fgets(line, sizeof(line), p)) {
+		const char *l = strstr(line, "__patchable_function_entries,\"awo\",@progbits,");
+		char sym[256];
+
+		if (!l || sscanf(strrchr(l, ',') + 1, "%255[A-Za-z0-9_.$]", sym) != 1)
+			continue;
+		/* a unique id after the symbol: a section per function */
+		if (strstr(l, ",unique,") || (n++ && strcmp(sym, first)))
+			one = false;
+		if (n == 1)
+			snprintf(first, sizeof(first), "%s", sym);
+	}
+	pclose(p);
+	return one && n > 1;
+}
+
+/* The directory of utrace's assembler fix (scripts/utrace-as, as gcc-as/as):
+ * next to utrace in the build tree, or PREFIX/lib/utrace when installed. */
+static bool find_as_dir(char *out, size_t len)
+{
+	static const char *const rel[] = {"/gcc-as", "/../lib/utrace/gcc-as"};
+	char self[4096], path[4200], real[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')))
+		*slash = '\0';
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s/as", self, rel[i]);
+		if (!access(path, X_OK) && realpath(path, real)) {
+			slash = strrchr(real, '/');
+			*slash = '\0';
+			return (size_t)snprintf(out, len, "%s", real) < len;
+		}
+	}
+	return false;
+}
+
+/* The flags, with -B DIR/ when gcc needs its records fixed. */
+static int print_flags(const char *cc, const struct cc_info *info, bool mcount)
+{
+	const char *flags = mcount ? FLAGS_MCOUNT : FLAGS_PATCHABLE;
+	char dir[4096];
+
+	/* gcc's __mcount_loc records never link to their function: always fixed */
+	if (info->family != CC_GCC || (!mcount && !gcc_links_one_section(cc))) {
+		puts(flags);
+		return 0;
+	}
+	if (!find_as_dir(dir, sizeof(dir))) {
+		fprintf(stderr,
+			"utrace %s: warning: %s writes its call-site records so that the linker "
+			"can drop those of whole files (COMDAT functions), and utrace's fix, "
+			"gcc-as/as, is not next to utrace: such functions are found from their "
+			"symbols instead\n",
+			CMD, cc);
+		puts(flags);
+		return 0;
+	}
+	printf("%s -B%s/\n", flags, dir);
+	return 0;
+}
+
 int cmd_cflags(int argc, char **argv)
 {
 	const char *cc = NULL;
@@ -163,8 +249,11 @@ int cmd_cflags(int argc, char **argv)
 				       info.major);
 			return 1;
 		}
-		puts(ldflags ? LDFLAGS_MCOUNT : FLAGS_MCOUNT);
-		return 0;
+		if (ldflags) {
+			puts(LDFLAGS_MCOUNT);
+			return 0;
+		}
+		return print_flags(cc, &info, true);
 	}
 	if (info.family == CC_GCC && info.major && info.major < 8) {
 		utrace_die_msg(CMD, "%s is gcc %d: " FLAGS_PATCHABLE " needs gcc >= 8", cc,
@@ -176,6 +265,9 @@ int cmd_cflags(int argc, char **argv)
 			       info.major);
 		return 1;
 	}
-	puts(ldflags ? "" : FLAGS_PATCHABLE);
-	return 0;
+	if (ldflags) {
+		puts("");
+		return 0;
+	}
+	return print_flags(cc, &info, false);
 }

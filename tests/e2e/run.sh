@@ -694,7 +694,9 @@ tool_checks() {
 	*) nok "tool cflags (patchable)" "utrace cflags printed '$out'" ;;
 	esac
 	out=$("$UTRACE" cflags --cc gcc --mcount 2>&1)
-	if [ "$(echo $out)" = "$MCOUNT_FLAGS" ]; then
+	# gcc's __mcount_loc records get utrace's assembler fix (-B .../gcc-as/)
+	if [ "$(echo $out | sed 's| -B[^ ]*/gcc-as/$||')" = "$MCOUNT_FLAGS" ] &&
+		[ -x "$(echo $out | sed -n 's|.* -B\([^ ]*/gcc-as/\)$|\1|p')as" ]; then
 		ok "tool cflags --mcount"
 	else
 		nok "tool cflags --mcount" "printed '$out'" "expected '$MCOUNT_FLAGS'"
@@ -809,6 +811,54 @@ tool_checks() {
 		else
 			nok "tool report of a cut trace file does not crash" "could not record $simple"
 		fi
+	fi
+}
+
+# ---------------------------------------------------------------- comdat
+
+# A program of two C++ files that both instantiate the same inline
+# functions (the linker keeps one COMDAT copy): every function of both
+# files is a call site and traced, with utrace cflags (gcc gets its
+# records fixed by gcc-as/as) and, for g++, with the bare flag too (the
+# records of b.cc are lost; the sites come from the symbols, with a
+# warning).  --mcount links and traces as well.
+comdat_run() { # comdat_run NAME CXX FLAGS [LDFLAGS]
+	local name=$1 cxx=$2 flags=$3 ldflags=${4:-} d=$OUT/comdat/$1 st
+	mkdir -p "$d"
+	# shellcheck disable=SC2086
+	if ! (cd "$d" && $cxx $flags -c "$E2E/comdat/a.cc" "$E2E/comdat/b.cc" &&
+		$cxx $ldflags -o ab a.o b.o) >"$d/cc.log" 2>&1; then
+		nok "comdat $name: builds and links" "$(head -5 "$d/cc.log")"
+		return 1
+	fi
+	ok "comdat $name: builds and links"
+	"$UTRACE" list -f "$d/ab" >"$d/list" 2>"$d/list.err"
+	t "$(for f in main first_b first_a use_a 'D::f()'; do grep -q "^$f" "$d/list" || echo "$f"; done |
+		grep -q .; [ $? = 1 ]; echo $?)" "comdat $name: list -f has every function of both files" \
+		"$(tr '\n' ' ' <"$d/list")"
+	(cd "$d" && "$UTRACE" record -o t.dat -- ./ab >out 2>rec.err)
+	st=$?
+	t "$([ "$st" = 0 ] && "$UTRACE" report -i "$d/t.dat" 2>/dev/null | grep -q 'main() {'; echo $?)" \
+		"comdat $name: main is traced" "status $st: $(cat "$d/rec.err")"
+}
+
+comdat_checks() {
+	local cxx o cf
+	for cxx in g++ clang++; do
+		command -v "$cxx" >/dev/null || continue
+		cf=$("$UTRACE" cflags --cc "$cxx")
+		for o in -O0 -O2; do
+			comdat_run "$cxx$o" "$cxx" "$o $cf"
+		done
+	done
+	if command -v g++ >/dev/null; then
+		comdat_run "g++-O2-bare" g++ "-O2 -fpatchable-function-entry=5" &&
+			t "$(grep -q 'found from its symbols' "$OUT/comdat/g++-O2-bare/list.err" ||
+				! grep -q 'some functions start with' "$OUT/comdat/g++-O2-bare/rec.err"
+				echo $?)" "comdat g++-O2-bare: the lost records are said" \
+			"$(cat "$OUT/comdat/g++-O2-bare/list.err")"
+		comdat_run "g++-O2-mcount" g++ "-O2 $("$UTRACE" cflags --cc g++ --mcount)" \
+			"$("$UTRACE" cflags --cc g++ --mcount --ldflags)"
 	fi
 }
 
@@ -968,7 +1018,7 @@ main() {
 	if [ "${UTRACE_E2E_SNAPSHOT:-1}" = 1 ]; then
 		rm -rf "$OUT/.tool"
 		mkdir -p "$OUT/.tool"
-		cp "$UTRACE" "$B/libutrace.so" "$OUT/.tool/" || {
+		cp -r "$UTRACE" "$B/libutrace.so" "$B/gcc-as" "$OUT/.tool/" || {
 			nok "setup" "cannot copy the tool to $OUT/.tool"
 			return
 		}
@@ -986,6 +1036,7 @@ main() {
 	for cfg in $BUILT_CONFIGS; do cat "$OUT/$cfg/results.txt"; done
 	want_test tool && tool_checks
 	want_test install && install_checks
+	want_test comdat && comdat_checks
 }
 
 mkdir -p "$OUT"
