@@ -33,6 +33,12 @@
  * on, and the consumer reads only when the buffer is stopped, checking each
  * sub-buffer's seq before and after the copy (a seqlock) so a page that
  * was being overwritten is discarded instead of saved torn.
+ *
+ * "One writer" holds per context, not per thread: a signal handler that
+ * interrupts the tracer mid-record writes into a buffer of its own (the
+ * thread's nested context, meta.nest > 0), as the kernel lets an
+ * interrupt nest a writer inside a writer.  The reader merges it back
+ * into the thread's stream by time.
  */
 #ifndef UTRACE_COMMON_RB_ABI_H
 #define UTRACE_COMMON_RB_ABI_H
@@ -43,6 +49,7 @@
 #define UTRACE_RB_META_SIZE 4096u
 #define UTRACE_SUBBUF_SIZE 16384u
 #define UTRACE_RB_MIN_SUBBUFS 4u
+#define UTRACE_RB_NEST_MAX 3u /* nested contexts per thread (meta.nest) */
 
 enum utrace_rb_flags {
 	UTRACE_RB_OVERWRITE = 1u << 0,
@@ -67,6 +74,10 @@ struct utrace_rb_meta {
 	int32_t tid;
 	uint32_t image; /* connection (address space) this thread belongs to */
 	char comm[16];
+	/* 0: the thread's own buffer.  k > 0: the buffer of its k-th nested
+	 * context, written by a signal handler that interrupted the tracer
+	 * while it was writing into context k - 1 (runtime/ring_buffer.c). */
+	uint32_t nest;
 
 	/* Written by the producer only.  A cache line of its own so that the
 	 * consumer polling tail does not bounce the producer's line. */

@@ -102,6 +102,8 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 	uint8_t sel;
 	uint64_t ts;
 
+	if (!(t = rt_ctx(t)))
+		return; /* a signal handler, with every nested context busy */
 	if (t->state != RT_TS_READY && !rt_rb_slow_ok(t))
 		return;
 	if (!rt_tracing_on())
@@ -209,12 +211,32 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot)
  * Must always find the real return address, whatever the state of
  * tracing: a hooked frame returns here even after tracing stopped.
  */
+/* A return while t is BUSY: a signal handler returning from a frame that
+ * it entered in a nested context (rt_ctx), if that context holds the slot. */
+static struct rt_thread *graph_exit_ctx(struct rt_thread *t, uint64_t *slot)
+{
+	struct rt_thread *n = t;
+
+	while (n && (n->state & RT_TS_BUSY))
+		n = rt_ctx_next(n);
+	if (!n || n == t)
+		return t;
+	for (uint32_t d = n->depth; d-- > 0;)
+		if (n->stack[d].slot == slot)
+			return n;
+	return t;
+}
+
 static __attribute__((noinline)) uint64_t graph_exit_slow(struct rt_thread *t, uint64_t *slot)
 {
-	uint32_t busy = t->state & RT_TS_BUSY;
-	uint32_t d = t->depth, cpu;
+	uint32_t busy, d, cpu;
 	struct rt_frame *f;
 	uint64_t ret, ts;
+
+	if (unlikely(t->state & RT_TS_BUSY))
+		t = graph_exit_ctx(t, slot);
+	busy = t->state & RT_TS_BUSY;
+	d = t->depth;
 
 	t->state |= RT_TS_BUSY;
 	fgraph_signal_fence();
@@ -299,7 +321,7 @@ uint64_t utrace_graph_exit(uint64_t *slot)
 
 /* Frames whose slot lies below sp belong to stack memory that a longjmp
  * or an exception has just abandoned. */
-void rt_fgraph_unwind_to(struct rt_thread *t, uint64_t sp)
+static void fgraph_unwind_one(struct rt_thread *t, uint64_t sp)
 {
 	uint32_t d = t->depth, cpu;
 	uint64_t ts;
@@ -327,7 +349,7 @@ void rt_fgraph_unwind_to(struct rt_thread *t, uint64_t sp)
  *   frames: [tailcaller: ret catcher+0x1d, S] [thrower: ret graph_return, S]
  *   unhook thrower (S = graph_return), then tailcaller (S = catcher+0x1d)
  */
-void rt_fgraph_unhook_all(struct rt_thread *t)
+static void fgraph_unhook_one(struct rt_thread *t)
 {
 	for (uint32_t i = t->depth; i-- > 0;) {
 		struct rt_frame *f = &t->stack[i];
@@ -341,9 +363,9 @@ void rt_fgraph_unhook_all(struct rt_thread *t)
 
 /* After a catch at stack pointer sp: frames below sp are gone, the others
  * get their hook back. */
-void rt_fgraph_rehook_above(struct rt_thread *t, uint64_t sp)
+static void fgraph_rehook_one(struct rt_thread *t, uint64_t sp)
 {
-	rt_fgraph_unwind_to(t, sp);
+	fgraph_unwind_one(t, sp);
 	for (uint32_t i = 0; i < t->depth; i++) {
 		struct rt_frame *f = &t->stack[i];
 
@@ -352,4 +374,53 @@ void rt_fgraph_rehook_above(struct rt_thread *t, uint64_t sp)
 			f->flags &= ~RT_FRAME_UNHOOKED;
 		}
 	}
+}
+
+/*
+ * The same for every context of the thread: the frames a signal handler
+ * entered in a nested context (rt_ctx) lie on the program's stack above
+ * those of the context it interrupted, so an unwinder meets them first.
+ * Innermost context first, for the reason above.
+ */
+static unsigned fgraph_contexts(struct rt_thread *t, struct rt_thread **ctx)
+{
+	unsigned n = 0;
+
+	for (; t; t = rt_ctx_next(t))
+		ctx[n++] = t;
+	return n;
+}
+
+void rt_fgraph_unhook_all(struct rt_thread *t)
+{
+	struct rt_thread *ctx[RT_NEST_MAX + 1];
+
+	for (unsigned i = fgraph_contexts(t, ctx); i-- > 0;)
+		fgraph_unhook_one(ctx[i]);
+}
+
+void rt_fgraph_rehook_above(struct rt_thread *t, uint64_t sp)
+{
+	struct rt_thread *ctx[RT_NEST_MAX + 1];
+
+	for (unsigned i = fgraph_contexts(t, ctx); i-- > 0;)
+		fgraph_rehook_one(ctx[i], sp);
+}
+
+void rt_fgraph_unwind_to(struct rt_thread *t, uint64_t sp)
+{
+	struct rt_thread *ctx[RT_NEST_MAX + 1];
+
+	for (unsigned i = fgraph_contexts(t, ctx); i-- > 0;)
+		fgraph_unwind_one(ctx[i], sp);
+}
+
+/* Frames on the shadow stacks of all the thread's contexts. */
+uint32_t rt_fgraph_depth(struct rt_thread *t)
+{
+	uint32_t d = 0;
+
+	for (; t; t = rt_ctx_next(t))
+		d += t->depth;
+	return d;
 }

@@ -31,6 +31,7 @@
 #include "runtime/rt.h"
 
 __thread struct rt_thread rt_self;
+__thread struct rt_thread rt_nest_ctx[RT_NEST_MAX];
 
 /* Frames of shadow stack reserved per thread (address space only). */
 #define RT_STACK_FRAMES (1u << 18)
@@ -219,11 +220,26 @@ static void rb_key_init(void)
 	pthread_key_create(&rb_key, rb_thread_exit);
 }
 
+/* A nested context's buffer holds what signal handlers did while the
+ * tracer was busy: rarely much, so a quarter of the thread's. */
+static uint32_t rb_nr_subbufs(const struct rt_thread *t)
+{
+	uint32_t nr = rt.cfg.nr_subbufs;
+
+	if (t->level)
+		nr /= 4;
+	return nr < UTRACE_RB_MIN_SUBBUFS ? UTRACE_RB_MIN_SUBBUFS : nr;
+}
+
+/*
+ * Runs in async-signal context when t is nested (a handler's first traced
+ * call): only system calls below, no allocation, and no pthread keys.
+ */
 static long rb_create(void *arg)
 {
 	struct rt_thread *t = arg;
 	int saved_errno = errno;
-	uint32_t nr = rt.cfg.nr_subbufs;
+	uint32_t nr = rb_nr_subbufs(t);
 	uint64_t size = utrace_rb_bytes(nr);
 	struct utrace_msg_buffer msg;
 	struct utrace_rb_meta *m;
@@ -260,6 +276,7 @@ static long rb_create(void *arg)
 	m->flags = rt.cfg.flags & UTRACE_CFG_OVERWRITE ? UTRACE_RB_OVERWRITE : 0;
 	m->pid = rt.pid;
 	m->tid = tid;
+	m->nest = t->level;
 	t->tid = tid;
 	prctl(PR_GET_NAME, m->comm);
 
@@ -294,8 +311,10 @@ static long rb_create(void *arg)
 	t->sb = NULL;
 	t->wp = t->end = NULL;
 	t->state = RT_TS_READY;
-	pthread_once(&rb_key_once, rb_key_init);
-	pthread_setspecific(rb_key, t);
+	if (!t->level) { /* nested contexts are closed with the thread's */
+		pthread_once(&rb_key_once, rb_key_init);
+		pthread_setspecific(rb_key, t);
+	}
 close_out:
 	if (fd >= 0)
 		close(fd);
@@ -304,20 +323,45 @@ out:
 	return 0;
 }
 
+/*
+ * A signal handler called a traced function while the tracer of context t
+ * was BUSY: the handler's records go to the next context, whose buffer and
+ * shadow stack nobody is in the middle of changing.  Each context is only
+ * ever entered by a handler that interrupted the one before, so it has one
+ * writer at a time, like t.  Returns NULL (the call is counted lost in the
+ * thread's own buffer, never dropped silently) when every level is busy, or
+ * when the interrupted context has no buffer yet: then it may be in the
+ * middle of creating it, and the recorder must see a thread's buffers in
+ * order.
+ */
+struct rt_thread *rt_nest(struct rt_thread *t)
+{
+	struct rt_thread *base = t, *n;
+
+	while (t->state & RT_TS_BUSY) {
+		if (!t->meta || t->level >= RT_NEST_MAX || (t->state & RT_TS_DEAD))
+			goto lost;
+		n = &rt_nest_ctx[t->level];
+		if (!n->level)
+			n->level = t->level + 1;
+		t = n;
+	}
+	return t;
+lost:
+	if (base->meta) {
+		base->nested++;
+		__atomic_store_n(&base->meta->lost, base->lost + base->nested, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
 /* The thread has no buffer yet, or is not on the fast path for another
- * reason.  Returns whether it may record now. */
+ * reason.  Returns whether it may record now.  t is a context that is not
+ * BUSY (rt_ctx). */
 bool rt_rb_slow_ok(struct rt_thread *t)
 {
-	if (t->state & RT_TS_BUSY) {
-		/* A signal handler interrupted the tracer: its calls are not
-		 * traced (the buffer and shadow stack are mid-update), but
-		 * they are counted as lost, never dropped silently. */
-		if (t->meta) {
-			t->nested++;
-			__atomic_store_n(&t->meta->lost, t->lost + t->nested, __ATOMIC_RELAXED);
-		}
+	if (t->state & RT_TS_BUSY)
 		return false;
-	}
 	if (t->state & RT_TS_DEAD)
 		return false;
 	if (!rt.enabled || rt.sock < 0)
@@ -330,7 +374,7 @@ bool rt_rb_slow_ok(struct rt_thread *t)
 	return (t->state & ~RT_TS_UNWINDING) == RT_TS_READY;
 }
 
-void rt_rb_thread_close(struct rt_thread *t)
+static void rb_close_one(struct rt_thread *t)
 {
 	struct utrace_rb_meta *m = t->meta;
 
@@ -353,9 +397,17 @@ void rt_rb_thread_close(struct rt_thread *t)
 	}
 }
 
+/* The thread is leaving: its own context and the nested ones. */
+void rt_rb_thread_close(struct rt_thread *t)
+{
+	for (struct rt_thread *n = rt_ctx_next(t); n; n = rt_ctx_next(n))
+		rb_close_one(n);
+	rb_close_one(t);
+}
+
 /* In a fork child: the buffer belongs to the parent's thread (the memfd
  * mapping is shared), so let go of it without touching it. */
-void rt_rb_forget(struct rt_thread *t)
+static void rb_forget_one(struct rt_thread *t)
 {
 	if (t->meta)
 		munmap(t->meta, utrace_rb_bytes(t->meta->nr_subbufs));
@@ -364,4 +416,11 @@ void rt_rb_forget(struct rt_thread *t)
 	t->wp = t->end = NULL;
 	t->written = t->lost = t->lost_pending = t->nested = 0;
 	t->state &= ~(RT_TS_READY | RT_TS_DEAD);
+}
+
+void rt_rb_forget(struct rt_thread *t)
+{
+	for (struct rt_thread *n = rt_ctx_next(t); n; n = rt_ctx_next(n))
+		rb_forget_one(n);
+	rb_forget_one(t);
 }

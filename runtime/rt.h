@@ -82,9 +82,37 @@ struct rt_thread {
 	uint64_t nested;      /* calls not traced: they interrupted the tracer (signal) */
 	uint32_t exceptions;  /* exceptions raised and not caught yet (unwind.c) */
 	uint32_t rethrow_hop; /* _Unwind_Resume_or_Rethrow is calling _Unwind_RaiseException */
+	uint32_t level;	      /* 0: rt_self; k: rt_nest_ctx[k - 1] (see rt_ctx) */
 };
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;
+
+/*
+ * Nested contexts (ring_buffer.c).  A signal handler that calls a traced
+ * function while the tracer it interrupted is BUSY (mid-record, mid-push)
+ * cannot use that context's buffer or shadow stack; it gets the next
+ * context, with a buffer and shadow stack of its own, as the kernel gives
+ * an interrupt its own recursion level.  A handler interrupting that one
+ * gets the next, up to RT_NEST_MAX; beyond, the calls are counted lost.
+ */
+#define RT_NEST_MAX UTRACE_RB_NEST_MAX
+extern __thread struct rt_thread rt_nest_ctx[RT_NEST_MAX] RT_HIDDEN;
+
+struct rt_thread *rt_nest(struct rt_thread *t) RT_HIDDEN;
+
+/* The context a tracer entered with t may write in, NULL if none. */
+static inline struct rt_thread *rt_ctx(struct rt_thread *t)
+{
+	return unlikely(t->state & RT_TS_BUSY) ? rt_nest(t) : t;
+}
+
+/* The context nested in t, NULL if there is none (yet). */
+static inline struct rt_thread *rt_ctx_next(const struct rt_thread *t)
+{
+	struct rt_thread *n = t->level < RT_NEST_MAX ? &rt_nest_ctx[t->level] : NULL;
+
+	return n && n->level ? n : NULL;
+}
 
 /* One loaded object with call sites. */
 struct rt_object {
@@ -243,6 +271,7 @@ int rt_text_poke_init(void) RT_HIDDEN;
 void rt_fgraph_unhook_all(struct rt_thread *t) RT_HIDDEN;
 void rt_fgraph_rehook_above(struct rt_thread *t, uint64_t sp) RT_HIDDEN;
 void rt_fgraph_unwind_to(struct rt_thread *t, uint64_t sp) RT_HIDDEN;
+uint32_t rt_fgraph_depth(struct rt_thread *t) RT_HIDDEN;
 uint64_t utrace_graph_exit(uint64_t *slot) RT_HIDDEN;
 void utrace_graph_entry(uint64_t id, uint64_t *slot) RT_HIDDEN;
 void utrace_func_entry(uint64_t id, uint64_t parent) RT_HIDDEN;

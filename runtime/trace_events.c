@@ -42,15 +42,18 @@ struct rt_jump {
 	uint64_t code, target, key;
 };
 
-/* May this thread write a record now?  Events are recorded below a
- * set_graph_notrace function and during unwinding too. */
-static bool ev_thread_ok(struct rt_thread *t)
+/* The context that may write a record now, NULL if none: a nested one in
+ * a signal handler that interrupted the tracer (rt_ctx).  Events are
+ * recorded below a set_graph_notrace function and during unwinding too. */
+static struct rt_thread *ev_thread(struct rt_thread *t)
 {
+	if (!(t = rt_ctx(t)))
+		return NULL;
 	if ((t->state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY)
-		return true;
+		return t;
 	if (t->state & (RT_TS_BUSY | RT_TS_DEAD) || t->meta)
-		return false;
-	return rt_rb_slow_ok(t); /* creates the buffer */
+		return NULL;
+	return rt_rb_slow_ok(t) ? t : NULL; /* creates the buffer */
 }
 
 static void ev_write_words(struct rt_thread *t, enum utrace_ext_type type, uint32_t second,
@@ -93,7 +96,7 @@ static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32
 
 	if (unlikely(len < sizeof(struct utrace_trace_entry)))
 		return;
-	if (unlikely(t->state != RT_TS_READY) && !ev_thread_ok(t))
+	if (unlikely(t->state != RT_TS_READY) && !(t = ev_thread(t)))
 		return;
 	if (unlikely(!rt_tracing_on()))
 		return;
@@ -160,7 +163,7 @@ RT_EXPORT void __utrace_marker_write(const char *text, unsigned len)
 {
 	struct rt_thread *t = &rt_self;
 
-	if (!ev_thread_ok(t) || !rt_tracing_on())
+	if (!(t = ev_thread(t)) || !rt_tracing_on())
 		return;
 	if (len > 4096)
 		len = 4096;

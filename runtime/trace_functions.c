@@ -13,6 +13,8 @@ static __attribute__((noinline)) void func_entry_slow(struct rt_thread *t, uint6
 	uint32_t cpu;
 	uint64_t ts;
 
+	if (!(t = rt_ctx(t)))
+		return; /* a signal handler, with every nested context busy */
 	if (t->state != RT_TS_READY && !rt_rb_slow_ok(t))
 		return;
 	if (!rt_tracing_on())

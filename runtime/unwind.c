@@ -59,7 +59,7 @@ static void before_longjmp(const void *env)
 {
 	struct rt_thread *t = &rt_self;
 
-	if (t->depth)
+	if (rt_fgraph_depth(t))
 		rt_fgraph_unwind_to(t, jmpbuf_sp(env));
 }
 
@@ -101,7 +101,7 @@ static bool before_unwind(void)
 		return false;
 	}
 	t->exceptions++;
-	if (t->depth) {
+	if (rt_fgraph_depth(t)) {
 		rt_fgraph_unhook_all(t);
 		t->state |= RT_TS_UNWINDING;
 	}
@@ -117,7 +117,7 @@ static void exception_done(struct rt_thread *t, uint64_t sp)
 	if (t->exceptions)
 		return;
 	t->state &= ~RT_TS_UNWINDING;
-	if (t->depth)
+	if (rt_fgraph_depth(t))
 		rt_fgraph_rehook_above(t, sp);
 }
 
@@ -188,7 +188,7 @@ RT_EXPORT void *__cxa_begin_catch(void *exc)
 		real = (void *(*)(void *))rt_next("__cxa_begin_catch");
 	/* the frames below the catch are gone, whatever else is in flight */
 	t->rethrow_hop = 0;
-	if (t->depth)
+	if (rt_fgraph_depth(t))
 		rt_fgraph_unwind_to(t, sp);
 	exception_done(t, sp);
 	return real(exc);
@@ -200,7 +200,7 @@ RT_EXPORT void *__cxa_begin_catch(void *exc)
  * exception in flight has them unhooked already; true if it did. */
 static bool walk_begin(struct rt_thread *t)
 {
-	if (!t->depth || t->exceptions)
+	if (!rt_fgraph_depth(t) || t->exceptions)
 		return false;
 	rt_fgraph_unhook_all(t);
 	return true;
@@ -274,7 +274,7 @@ RT_EXPORT noreturn void pthread_exit(void *retval)
 
 	if (!real)
 		real = (void (*)(void *))rt_next("pthread_exit");
-	if (t->depth) {
+	if (rt_fgraph_depth(t)) {
 		rt_fgraph_unhook_all(t);
 		rt_fgraph_unwind_to(t, UINT64_MAX);
 	}

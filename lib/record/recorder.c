@@ -421,8 +421,8 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 		st->lost += r->bufs[i]->lost;
 		st->overrun += r->bufs[i]->overrun;
 		st->pages += r->bufs[i]->pages;
+		st->buffers += !r->bufs[i]->nest; /* a nested context is its thread's */
 	}
-	st->buffers = r->nr_bufs;
 	st->images = r->nr_conns;
 	return ret;
 }

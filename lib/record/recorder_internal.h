@@ -55,6 +55,7 @@ struct rec_buffer {
 	uint64_t tail;
 	uint64_t pages, overrun, records, lost;
 	int pid, tid;
+	uint32_t nest; /* meta.nest: 0 for a thread's own buffer */
 	char comm[16];
 	bool done;
 };

@@ -279,6 +279,23 @@ static int msg_events(struct utrace_recorder *r, struct rec_conn *c, const void 
 	return ret;
 }
 
+/* A nested context's buffer (runtime/ring_buffer.c, rt_nest) belongs to
+ * the context it interrupted: the newest buffer of the same thread one
+ * level down, which the runtime always sends first.  Its id + 1, 0 if
+ * b is a thread's own buffer. */
+static uint32_t nested_base(const struct utrace_recorder *r, const struct rec_buffer *b)
+{
+	if (!b->nest)
+		return 0;
+	for (uint32_t i = b->id; i-- > 0;) {
+		const struct rec_buffer *o = r->bufs[i];
+
+		if (o->conn == b->conn && o->tid == b->tid && o->nest == b->nest - 1)
+			return o->id + 1;
+	}
+	return 0;
+}
+
 static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		      int fd, struct utrace_error *err)
 {
@@ -311,10 +328,16 @@ static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void 
 		free(b);
 		return -EPROTO;
 	}
+	if (b->meta->nest > UTRACE_RB_NEST_MAX) {
+		munmap(map, (size_t)st.st_size);
+		free(b);
+		return -EPROTO;
+	}
 	b->id = r->nr_bufs;
 	b->conn = c;
 	b->pid = c->pid;
 	b->tid = m->tid;
+	b->nest = b->meta->nest;
 	memcpy(b->comm, m->comm, sizeof(b->comm));
 	b->comm[15] = 0;
 	r->bufs[r->nr_bufs++] = b;
@@ -323,6 +346,7 @@ static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void 
 	d.pid = b->pid;
 	d.tid = b->tid;
 	d.flags = b->meta->flags;
+	d.base = nested_base(r, b);
 	memcpy(d.comm, b->comm, sizeof(d.comm));
 	return rec_write(r, UTRACE_DAT_BUFFER, &d, sizeof(d), NULL, 0, err);
 }

@@ -112,7 +112,10 @@ struct utrace_dat_buffer {
 	int32_t pid;
 	int32_t tid;
 	uint32_t flags; /* enum utrace_rb_flags */
-	uint32_t reserved;
+	/* A nested context's buffer (signal handlers that interrupted the
+	 * tracer, common/rb_abi.h): the id + 1 of the buffer of the context
+	 * they interrupted; 0 for a thread's own buffer. */
+	uint32_t base;
 	char comm[16];
 };
 
