@@ -621,7 +621,7 @@ int utrace_report_print_stat(struct utrace_dat *d, FILE *out,
 			     const struct utrace_report_filter *filter, struct utrace_error *err)
 {
 	uint64_t written = 0, lost = 0, pages = 0, overrun = 0;
-	unsigned n = utrace_dat_buffer_count(d), shown = 0, unknown = 0;
+	unsigned n = utrace_dat_buffer_count(d), shown = 0, unknown = 0, nested = 0;
 
 	fprintf(out, "# buffer statistics: one buffer per traced thread\n");
 	fprintf(out, "# %22s %8s %12s %12s %8s %8s\n", "COMM-TID", "PID", "RECORDS", "LOST", "PAGES",
@@ -634,8 +634,13 @@ int utrace_report_print_stat(struct utrace_dat *d, FILE *out,
 			continue;
 		if (bi->kernel)
 			continue; /* a task only kernel events name: it has no ring buffer */
-		shown++;
-		snprintf(name, sizeof(name), "%s-%d", bi->comm, bi->tid);
+		if (bi->nest) {
+			nested++;
+			snprintf(name, sizeof(name), "%s-%d/%u", bi->comm, bi->tid, bi->nest);
+		} else {
+			shown++;
+			snprintf(name, sizeof(name), "%s-%d", bi->comm, bi->tid);
+		}
 		fprintf(out, "  %22s %8d", name, bi->pid);
 		stat_value(out, bi->has_stats, bi->written, 12);
 		stat_value(out, bi->has_stats, bi->lost, 12);
@@ -654,9 +659,13 @@ int utrace_report_print_stat(struct utrace_dat *d, FILE *out,
 		"# total: %u thread%s, %" PRIu64 " records, %" PRIu64 " lost, %" PRIu64
 		" page%s, %" PRIu64 " overrun\n",
 		shown, shown == 1 ? "" : "s", written, lost, pages, pages == 1 ? "" : "s", overrun);
+	if (nested)
+		fprintf(out,
+			"# COMM-TID/N: what signal handlers recorded while they interrupted the "
+			"tracer (nested context N)\n");
 	if (unknown)
 		fprintf(out,
-			"# %u thread%s without statistics ('-': the recording did not finish)\n",
+			"# %u buffer%s without statistics ('-': the recording did not finish)\n",
 			unknown, unknown == 1 ? "" : "s");
 	if (fflush(out) == EOF || ferror(out))
 		return utrace_error_set(err, -EIO, "%s: writing the statistics: %s",

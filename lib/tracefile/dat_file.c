@@ -104,20 +104,31 @@ static int buf_hash_rebuild(struct utrace_dat *d, size_t size)
 	return 0;
 }
 
-struct dat_buffer *dat_buf_get(struct utrace_dat *d, uint32_t id)
+/* The buffer with this id, NULL if no record named it. */
+struct dat_buffer *dat_buf_find(const struct utrace_dat *d, uint32_t id)
 {
 	struct dat_buffer *b;
 	size_t s;
 
-	if (d->buf_hash_size) {
-		s = buf_slot(id, d->buf_hash_size);
-		while (d->buf_hash[s]) {
-			b = &d->buffers[d->buf_hash[s] - 1];
-			if (b->info.buf == id)
-				return b;
-			s = (s + 1) & (d->buf_hash_size - 1);
-		}
+	if (!d->buf_hash_size)
+		return NULL;
+	s = buf_slot(id, d->buf_hash_size);
+	while (d->buf_hash[s]) {
+		b = &d->buffers[d->buf_hash[s] - 1];
+		if (b->info.buf == id)
+			return b;
+		s = (s + 1) & (d->buf_hash_size - 1);
 	}
+	return NULL;
+}
+
+struct dat_buffer *dat_buf_get(struct utrace_dat *d, uint32_t id)
+{
+	struct dat_buffer *b = dat_buf_find(d, id);
+	size_t s;
+
+	if (b)
+		return b;
 	if (d->nr_buffers >= UINT32_MAX - 1)
 		return NULL;
 	if (dat_grow((void **)&d->buffers, &d->cap_buffers, d->nr_buffers + 1, sizeof(*d->buffers)))

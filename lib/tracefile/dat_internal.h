@@ -31,6 +31,7 @@ struct dat_buffer {
 	struct dat_page_ref *pages;
 	size_t nr_pages, cap_pages;
 	uint64_t first_tsc; /* time_stamp of the first page */
+	uint32_t base_id;   /* the BUFFER record's base: an id + 1, or 0 */
 };
 
 struct dat_object {
@@ -129,6 +130,7 @@ int dat_pread(const struct utrace_dat *d, void *buf, size_t len, uint64_t off,
 /* The buffer with file id `id`, created (unnamed) if new; NULL if out of
  * memory.  Pointers into d->buffers do not survive it. */
 struct dat_buffer *dat_buf_get(struct utrace_dat *d, uint32_t id);
+struct dat_buffer *dat_buf_find(const struct utrace_dat *d, uint32_t id);
 /* ticks (a duration) to ns, with the slope of the clock */
 uint64_t dat_ticks_to_ns(const struct utrace_dat *d, uint64_t ticks);
 /* the fast tsc->ns conversion's multiplier, from d->clock */

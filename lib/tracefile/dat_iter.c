@@ -15,6 +15,12 @@
  * events come out already converted to ns, so the merge interleaves user
  * and kernel records by time.
  *
+ * A nested context's buffer (what a signal handler recorded while it had
+ * interrupted the tracer, common/rb_abi.h) has a cursor of its own too;
+ * its events come out as the thread's, one call level inside the function
+ * the thread was in at that moment, as the kernel prints an interrupt
+ * inside the function it interrupted.
+ *
  * Each cursor looks one record ahead: an ENTRY immediately followed by its
  * own EXIT becomes one LEAF event, as the kernel's function_graph output
  * folds "func();" lines.  Times are converted from ticks to ns only here;
@@ -24,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/rb_abi.h"
 #include "lib/tracefile/dat_kernel.h"
 
 struct iter_cursor {
@@ -41,6 +48,7 @@ struct iter_cursor {
 
 struct utrace_dat_iter {
 	struct utrace_dat *d;
+	int nested; /* some buffer is a nested context's */
 	struct iter_cursor *curs;
 	size_t nr_curs;
 	struct iter_cursor **heap;
@@ -200,6 +208,7 @@ int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 		dat_cursor_init(&c->dc, d, (uint32_t)i, &it->warn);
 		c->order = i;
 		it->nr_curs++;
+		it->nested |= d->buffers[i].info.nest != 0;
 		if (!d->buffers[i].nr_pages)
 			continue;
 		c->key = ns(d, d->buffers[i].first_tsc);
@@ -246,22 +255,61 @@ static uint32_t thread_depth(const struct utrace_dat_iter *it, uint32_t buf)
 	}
 }
 
+/* The thread's own buffer of a nested context's buffer (dat_reader.h). */
+static uint32_t nest_root(const struct utrace_dat *d, uint32_t buf)
+{
+	for (unsigned i = 0; i < UTRACE_RB_NEST_MAX && d->buffers[buf].info.nest; i++)
+		buf = d->buffers[buf].info.base;
+	return buf;
+}
+
+/* An event of a nested context is the thread's own, one level deeper than
+ * where the contexts it interrupted were at that moment. */
+static void nest_adjust(const struct utrace_dat_iter *it, struct utrace_event *ev, uint32_t buf)
+{
+	const struct utrace_dat *d = it->d;
+
+	for (unsigned i = 0; i < UTRACE_RB_NEST_MAX && d->buffers[buf].info.nest; i++) {
+		buf = d->buffers[buf].info.base;
+		ev->depth += thread_depth(it, buf);
+	}
+	ev->buf = buf;
+}
+
+/* May cursor k hold a record inside a LEAF of cursor c: a kernel CPU's,
+ * or a context nested in c's (a signal handler inside the call). */
+static int maybe_inside(const struct utrace_dat_iter *it, const struct iter_cursor *k,
+			const struct iter_cursor *c)
+{
+	const struct utrace_dat *d = it->d;
+
+	if (k->kc)
+		return 1;
+	if (k == c || !it->nested)
+		return 0;
+	return d->buffers[k->dc.bufidx].info.nest > d->buffers[c->dc.bufidx].info.nest &&
+	       nest_root(d, k->dc.bufidx) == nest_root(d, c->dc.bufidx);
+}
+
 /*
- * Does a kernel record of task tid lie in [from, to)?  Called with a LEAF
+ * Does a kernel record of task tid, or one of a nested context of c's
+ * thread, lie in [from, to)?  Called with a LEAF
  * on top of the heap, so every other cursor's next record is at or after
  * `from`; a kernel cursor that has not started but may have records
  * before `to` is started here, out of turn.  Only each kernel cursor's
  * next record is looked at: while the thread runs on a CPU, that CPU's
  * records are its own.
  */
-static int kernel_record_within(struct utrace_dat_iter *it, int32_t tid, uint64_t from,
-				uint64_t to, struct utrace_error *err)
+static int record_within(struct utrace_dat_iter *it, const struct iter_cursor *c, uint64_t from,
+			 uint64_t to, struct utrace_error *err)
 {
+	int32_t tid = c->head.tid;
+
 	for (size_t h = 0; h < it->nr_heap; h++) {
 		struct iter_cursor *k = it->heap[h];
 		int ret;
 
-		if (!k->kc || k->empty || k->key >= to)
+		if (k->empty || k->key >= to || !maybe_inside(it, k, c))
 			continue;
 		if (!k->started) {
 			k->started = 1;
@@ -293,11 +341,11 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 			continue;
 		}
 		if (c->kc == NULL && c->head.kind == UTRACE_EV_LEAF && c->started &&
-		    it->nr_curs > it->d->nr_buffers) {
-			/* a syscall made inside a leaf call must show inside it:
-			 * then the leaf is an entry now and its exit later */
-			ret = kernel_record_within(it, c->head.tid, c->head.ts,
-						   c->head.ts + c->head.duration, err);
+		    (it->nr_curs > it->d->nr_buffers || it->nested)) {
+			/* a syscall made, or a signal handled, inside a leaf call
+			 * must show inside it: then the leaf is an entry now and
+			 * its exit later */
+			ret = record_within(it, c, c->head.ts, c->head.ts + c->head.duration, err);
 			if (ret < 0)
 				return ret;
 			if (ret) {
@@ -330,6 +378,8 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 		/* a kernel event of a traced thread: at the thread's depth */
 		if (c->kc && ev->kind == UTRACE_EV_EVENT && ev->buf < it->d->nr_buffers)
 			ev->depth = thread_depth(it, ev->buf);
+		else if (!c->kc && it->d->buffers[ev->buf].info.nest)
+			nest_adjust(it, ev, ev->buf);
 		if (ev->data_len) {
 			/* the cursor is about to move on, maybe to another page */
 			if (ev->data_len > it->cap_out) {

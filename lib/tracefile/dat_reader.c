@@ -203,6 +203,7 @@ static int meta_buffer(struct meta_ctx *m, char *p, uint32_t len)
 	b->info.pid = hdr.pid;
 	b->info.tid = hdr.tid;
 	b->info.flags = hdr.flags;
+	b->base_id = hdr.base;
 	memcpy(b->info.comm, hdr.comm, sizeof(hdr.comm));
 	b->info.comm[sizeof(hdr.comm)] = '\0';
 	if (!b->info.comm[0])
@@ -474,6 +475,27 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 	return 0;
 }
 
+/*
+ * Nested contexts: each buffer whose BUFFER record names a base gets the
+ * base's index and its level.  The recorder numbers buffers as they come
+ * and a base always comes first, so a base with an id not below the
+ * buffer's own is a damaged file: that buffer is left a thread of its own.
+ */
+static void link_nested(struct utrace_dat *d)
+{
+	for (size_t i = 0; i < d->nr_buffers; i++) {
+		struct dat_buffer *b = &d->buffers[i], *base;
+
+		if (!b->base_id || b->base_id - 1 >= b->info.buf)
+			continue;
+		base = dat_buf_find(d, b->base_id - 1);
+		if (!base || base->info.tid != b->info.tid || base->info.nest >= UTRACE_RB_NEST_MAX)
+			continue;
+		b->info.base = (uint32_t)(base - d->buffers);
+		b->info.nest = base->info.nest + 1;
+	}
+}
+
 int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_error *err)
 {
 	struct utrace_dat *d;
@@ -515,6 +537,8 @@ int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_err
 	}
 	memset(&sc, 0, sizeof(sc));
 	ret = scan_records(d, &sc, err);
+	if (ret == 0)
+		link_nested(d);
 	if (ret == 0 && dat_syms_finish(d, sc.blobs, sc.nr_blobs) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
 	if (ret == 0) {

@@ -73,6 +73,14 @@ struct utrace_dat_buffer_info {
 	uint64_t nr_pages;			/* PAGE records found */
 	uint64_t written, lost, pages, overrun; /* from STATS, 0 without */
 	int kernel; /* a task only kernel events name: no pages, no image */
+	/* What signal handlers did while they interrupted the tracer goes
+	 * into a nested context's buffer (common/rb_abi.h): nest is its
+	 * level (0 for a thread's own buffer), base the index of the buffer
+	 * of the context it interrupted.  The iterator hands its events out
+	 * as the thread's own (buf = the thread's buffer), at the depth the
+	 * thread was at. */
+	uint32_t nest;
+	uint32_t base;
 };
 
 unsigned utrace_dat_buffer_count(const struct utrace_dat *d);
