@@ -4,8 +4,7 @@
 # check-layers.sh BUILD_DIR - the dependency rules of docs/design.md
 # ("Layers"), checked on the sources and on the built objects:
 #
-#   1. lib/ folders form layers, lowest first (LAYERS below; hist and
-#      sample are the places kept for triggers/histograms and sampling): a file
+#   1. lib/ folders form layers, lowest first (LAYERS below): a file
 #      includes headers of its own folder or of lower ones only, and never
 #      one of cmds/ or runtime/.  runtime/ and common/ use no lib/ header
 #      but lib/elf/elf.h (the ELF reader the runtime shares).
@@ -17,7 +16,7 @@
 # Prints "ok - ..." / "not ok - ..." lines for tests/run-unit.sh.
 B=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-LAYERS="base elf events tracefile kernel probes perf record hist sample report export"
+LAYERS="base elf events tracefile kernel probes perf hist record sample report export"
 cd "$ROOT" || exit 1
 
 rank() { # rank FOLDER: its position in LAYERS, 99 if unknown

@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist_prog.h - a hist trigger compiled to a program, the table it fills,
+ * and the interpreter that runs it where the event fires.
+ *
+ * A hist trigger ("hist:keys=common_pid,bytes.log2:vals=len", the
+ * kernel's syntax, lib/hist/hist.h) is parsed and checked once by the tool
+ * (lib/hist/hist_compile.c) and handed to whoever sees the event: the
+ * runtime inside the traced program for user tracepoints, the recorder
+ * for kernel events it decodes.  On every hit of the event that passed
+ * its filter, utrace_hist_run() computes the key, finds or inserts its
+ * element in the table, and adds the values to the element's sums.  No
+ * record is written for it.  Like filter_prog.h it runs between the
+ * traced program's instructions: no libc, no allocation, no floating
+ * point, bounded time, and input that is never trusted.
+ *
+ * The program is a list of instructions for a small stack machine, in two
+ * parts: the key part builds the key bytes, then the element is found,
+ * then the value part adds to its sums (sum 0 is always the hit count):
+ *
+ *   hist:keys=common_pid,len.log2:vals=bytes
+ *
+ *   key part:   0: LOAD  off 4 size 4 signed    push common_pid
+ *               1: KEY   0                      pop -> key bytes 0..7
+ *               2: LOAD  off 8 size 8           push len
+ *               3: LOG2                         ilog2(roundup_pow_of_two(x))
+ *               4: KEY   8                      pop -> key bytes 8..15
+ *   value part: 5: LOAD  off 16 size 8          push bytes
+ *               6: SUM   1                      pop -> elt->sums[1] += x
+ *
+ * A number takes 8 bytes of the key; a string (STR, DYNSTR, COMM) is
+ * copied into the key at its place, NUL-padded to its width, so equal
+ * strings make equal keys.  The key's size is a multiple of 8.
+ *
+ * The table is the kernel's tracing_map (kernel/trace/tracing_map.c),
+ * in shared memory (a memfd the recorder makes and every traced process
+ * maps, so the fork children of a program add to the same histogram, as
+ * the kernel's one table per trigger), with indexes instead of pointers:
+ *
+ *   +--------------------+  0
+ *   | utrace_hist_map    |  sizes, next_elt, hits, drops
+ *   +--------------------+  UTRACE_HIST_MAP_HDR
+ *   | slots[2 * max]     |  { u32 hash, u32 elt + 1 }: open addressing
+ *   +--------------------+
+ *   | elts[max]          |  key_size bytes of key, then nr_sums u64s
+ *   +--------------------+
+ *
+ * Insert (after Cliff Click's lock-free hash table, as tracing_map): the
+ * key's jhash (0 made 1) picks the first slot, hash >> (32 - (bits + 1));
+ * linear probing.  A slot whose hash matches and whose element's key is
+ * equal is the entry.  An empty slot (hash 0) is claimed with a
+ * compare-and-swap of its hash; the claimer takes the next free element
+ * from next_elt (an atomic add: elements are never freed, so no ABA),
+ * copies the key into it, and publishes it with a release store of the
+ * slot's elt.  A reader that finds the hash with no element yet is
+ * another inserter between the two steps: it spins until the element is
+ * there (a bounded spin; the other side is a few stores away, unless it
+ * was interrupted by the very signal handler that is spinning: then give
+ * up and count the hit as dropped).  When no element is left the slot is
+ * released (hash back to 0) and the hit counted in drops.  The table never
+ * grows and never deletes, so nothing here allocates or frees: it is safe
+ * in any context, signal handlers included.  Sums are atomic adds.
+ */
+#ifndef UTRACE_COMMON_HIST_PROG_H
+#define UTRACE_COMMON_HIST_PROG_H
+
+#include <stdint.h>
+
+#include "common/filter_prog.h"
+#include "common/jhash.h"
+
+#define UTRACE_HIST_MAGIC 0x54534855u /* "UHST" */
+#define UTRACE_HIST_VERSION 1u
+#define UTRACE_HIST_MAX_INSNS 64u
+#define UTRACE_HIST_STACK 8u	     /* the stack machine's depth */
+#define UTRACE_HIST_KEY_MAX 1024u    /* bytes of a key */
+#define UTRACE_HIST_SUMS_MAX 8u	     /* hitcount + values (+ variables later) */
+#define UTRACE_HIST_STR_MAX 256u     /* a string key's width at most (MAX_FILTER_STR_VAL) */
+
+enum utrace_hist_op {
+	UTRACE_HOP_LOAD = 1, /* push the integer field at off, size 1/2/4/8, imm 1 = signed */
+	UTRACE_HOP_CONST,    /* push imm */
+	UTRACE_HOP_TS,	     /* push common_timestamp (ns) */
+	UTRACE_HOP_CPU,	     /* push common_cpu */
+	UTRACE_HOP_ADD,	     /* pop b, pop a, push a + b */
+	UTRACE_HOP_SUB,
+	UTRACE_HOP_MUL,
+	UTRACE_HOP_DIV, /* b == 0: -1, as the kernel */
+	UTRACE_HOP_NEG,
+	UTRACE_HOP_LOG2,   /* x = ilog2(roundup_pow_of_two(x)) */
+	UTRACE_HOP_BUCKET, /* x = x / imm * imm */
+	UTRACE_HOP_USECS,  /* x = x / 1000 */
+	UTRACE_HOP_KEY,	   /* pop -> 8 bytes at key + key_off */
+	UTRACE_HOP_STR,	   /* char[size] field at off -> key + key_off, width len */
+	UTRACE_HOP_DYNSTR, /* __data_loc char[] (u32 at off) -> key + key_off, width len */
+	UTRACE_HOP_COMM,   /* the thread's name -> key + key_off, width len (16) */
+	UTRACE_HOP_SUM,	   /* pop -> sums[key_off] += x (value part only) */
+	UTRACE_HOP_MAX,
+};
+
+struct utrace_hist_insn {
+	uint8_t op; /* enum utrace_hist_op */
+	uint8_t size;
+	uint16_t len;	  /* STR, DYNSTR, COMM: width in the key */
+	uint32_t off;	  /* LOAD, STR, DYNSTR: offset in the record */
+	uint32_t key_off; /* KEY, STR, DYNSTR, COMM: offset in the key; SUM: index */
+	uint32_t reserved;
+	uint64_t imm;
+};
+
+/* What a key is made of, for whoever prints the table. */
+enum utrace_hist_slot_kind {
+	UTRACE_HSLOT_NUM = 1, /* 8 bytes, host endian */
+	UTRACE_HSLOT_STR,     /* len bytes, NUL-padded */
+};
+
+struct utrace_hist_slot {
+	uint32_t kind; /* enum utrace_hist_slot_kind */
+	uint32_t off;  /* in the key */
+	uint32_t len;
+	uint32_t is_signed;
+};
+
+struct utrace_hist_hdr {
+	uint32_t size;	   /* bytes of the whole program */
+	uint32_t magic;	   /* UTRACE_HIST_MAGIC */
+	uint32_t version;  /* UTRACE_HIST_VERSION */
+	uint32_t nr_insns; /* <= UTRACE_HIST_MAX_INSNS */
+	uint32_t nr_key_insns; /* the first ones: the key part */
+	uint32_t key_size;     /* multiple of 8, <= UTRACE_HIST_KEY_MAX */
+	uint32_t nr_sums;      /* 1 (hitcount) + values */
+	uint32_t nr_keys;      /* slots[] */
+	uint32_t map_bits;     /* the table holds 1 << map_bits elements */
+	uint32_t filter_len;   /* a filter program (filter_prog.h) after the
+				* instructions, 0 if none */
+	struct utrace_hist_slot slots[3];
+	/* struct utrace_hist_insn insns[nr_insns]; then the filter */
+};
+
+/* ---- the table ------------------------------------------------------ */
+
+#define UTRACE_HIST_MAP_MAGIC 0x504d4855u /* "UHMP" */
+#define UTRACE_HIST_MAP_HDR 128u
+
+struct utrace_hist_map {
+	uint32_t magic;
+	uint32_t bits;	   /* max elements = 1 << bits, slots = 2 << bits */
+	uint32_t key_size; /* as the program's */
+	uint32_t nr_sums;
+	uint32_t paused; /* pause/cont: hits are not counted while set */
+	uint32_t reserved;
+	_Alignas(64) uint64_t next_elt; /* elements handed out (atomic) */
+	uint64_t hits;			/* events that reached the table */
+	uint64_t drops;			/* hits lost because the table was full */
+};
+
+_Static_assert(sizeof(struct utrace_hist_map) <= UTRACE_HIST_MAP_HDR, "map header fits");
+
+struct utrace_hist_mslot {
+	uint32_t hash; /* 0: empty */
+	uint32_t elt;  /* element index + 1; 0: being inserted */
+};
+
+static inline uint64_t utrace_hist_elt_size(uint32_t key_size, uint32_t nr_sums)
+{
+	return key_size + 8ull * nr_sums;
+}
+
+static inline uint64_t utrace_hist_map_bytes(uint32_t bits, uint32_t key_size, uint32_t nr_sums)
+{
+	return UTRACE_HIST_MAP_HDR + (2ull << bits) * sizeof(struct utrace_hist_mslot) +
+	       (1ull << bits) * utrace_hist_elt_size(key_size, nr_sums);
+}
+
+static inline struct utrace_hist_mslot *utrace_hist_slots(struct utrace_hist_map *m)
+{
+	return (struct utrace_hist_mslot *)((uint8_t *)m + UTRACE_HIST_MAP_HDR);
+}
+
+static inline uint8_t *utrace_hist_elt(struct utrace_hist_map *m, uint32_t i)
+{
+	return (uint8_t *)(utrace_hist_slots(m) + (2ull << m->bits)) +
+	       (uint64_t)i * utrace_hist_elt_size(m->key_size, m->nr_sums);
+}
+
+static inline int utrace_hist_keyeq(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i += 8)
+		if (*(const utrace_fp_u64 *)(a + i) != *(const utrace_fp_u64 *)(b + i))
+			return 0;
+	return 1;
+}
+
+/* The element of key, inserted if new; NULL if the table is full. */
+static inline uint8_t *utrace_hist_map_insert(struct utrace_hist_map *m, const uint8_t *key)
+{
+	uint32_t ks = m->key_size, nslots = 2u << m->bits, max = 1u << m->bits;
+	uint32_t h = utrace_jhash(key, ks, 0), idx;
+	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
+
+	if (!h)
+		h = 1;
+	idx = h >> (32 - (m->bits + 1));
+	for (uint32_t probes = 0; probes < nslots; probes++, idx = (idx + 1) & (nslots - 1)) {
+		struct utrace_hist_mslot *s = &slots[idx];
+		uint32_t sh = __atomic_load_n(&s->hash, __ATOMIC_RELAXED), e;
+
+		if (sh == h) {
+			/* acquire: the element's key was copied before elt
+			 * was published (the release below) */
+			for (unsigned spin = 0; !(e = __atomic_load_n(&s->elt, __ATOMIC_ACQUIRE));)
+				if (++spin > 100000)
+					return 0;
+			if (utrace_hist_keyeq(utrace_hist_elt(m, e - 1), key, ks))
+				return utrace_hist_elt(m, e - 1);
+			continue;
+		}
+		if (sh)
+			continue;
+		if (!__atomic_compare_exchange_n(&s->hash, &sh, h, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED)) {
+			/* lost the slot: look at it again as an occupied one */
+			idx = (idx - 1) & (nslots - 1);
+			continue;
+		}
+		e = (uint32_t)__atomic_fetch_add(&m->next_elt, 1, __ATOMIC_RELAXED);
+		if (e >= max) {
+			__atomic_store_n(&s->hash, 0, __ATOMIC_RELEASE);
+			return 0;
+		}
+		{
+			uint8_t *elt = utrace_hist_elt(m, e);
+
+			for (uint32_t i = 0; i < ks; i += 8)
+				*(utrace_fp_u64 *)(elt + i) = *(const utrace_fp_u64 *)(key + i);
+			/* release: key bytes before the element is visible */
+			__atomic_store_n(&s->elt, e + 1, __ATOMIC_RELEASE);
+			return elt;
+		}
+	}
+	return 0;
+}
+
+/* ---- the interpreter ------------------------------------------------ */
+
+/* What a hit knows besides its record. */
+struct utrace_hist_ctx {
+	const uint8_t *rec;
+	uint32_t rec_len;
+	uint32_t cpu;
+	uint64_t ts_ns;
+	const char *comm; /* 16 bytes, or NULL */
+};
+
+static inline const struct utrace_hist_hdr *utrace_hist_hdr_ok(const void *prog, uint32_t len)
+{
+	const struct utrace_hist_hdr *h = (const struct utrace_hist_hdr *)prog;
+
+	if (!prog || ((uintptr_t)prog & 7) || len < sizeof(*h) || h->size != len ||
+	    h->magic != UTRACE_HIST_MAGIC || h->version != UTRACE_HIST_VERSION)
+		return 0;
+	if (h->nr_insns > UTRACE_HIST_MAX_INSNS || h->nr_key_insns > h->nr_insns ||
+	    h->key_size > UTRACE_HIST_KEY_MAX || (h->key_size & 7) || !h->nr_sums ||
+	    h->nr_sums > UTRACE_HIST_SUMS_MAX || h->nr_keys > 3 || h->map_bits > 20)
+		return 0;
+	if (sizeof(*h) + (uint64_t)h->nr_insns * sizeof(struct utrace_hist_insn) + h->filter_len >
+	    len)
+		return 0;
+	return h;
+}
+
+static inline const struct utrace_hist_insn *utrace_hist_insns(const struct utrace_hist_hdr *h)
+{
+	return (const struct utrace_hist_insn *)(h + 1);
+}
+
+static inline const void *utrace_hist_filter(const struct utrace_hist_hdr *h)
+{
+	return h->filter_len ? (const void *)(utrace_hist_insns(h) + h->nr_insns) : 0;
+}
+
+static inline uint64_t utrace_hist_log2(uint64_t v)
+{
+	/* ilog2(roundup_pow_of_two(v)); the kernel's roundup of 0 and 1 is 1 */
+	if (v <= 1)
+		return 0;
+	return 64 - (uint64_t)__builtin_clzll(v - 1);
+}
+
+/* The integer field of LOAD, extended; 0 if it is not inside the record. */
+static inline uint64_t utrace_hist_load(const struct utrace_hist_insn *in,
+					const struct utrace_hist_ctx *c)
+{
+	const uint8_t *p = c->rec + in->off;
+
+	if ((uint64_t)in->off + in->size > c->rec_len)
+		return 0;
+	switch (in->size) {
+	case 1:
+		return in->imm ? (uint64_t)(int64_t) * (const int8_t *)p : *p;
+	case 2:
+		return in->imm ? (uint64_t)(int64_t)(int16_t) * (const utrace_fp_u16 *)p
+			       : *(const utrace_fp_u16 *)p;
+	case 4:
+		return in->imm ? (uint64_t)(int64_t)(int32_t) * (const utrace_fp_u32 *)p
+			       : *(const utrace_fp_u32 *)p;
+	case 8:
+		return *(const utrace_fp_u64 *)p;
+	}
+	return 0;
+}
+
+/* Copies a string (at most n bytes, up to its NUL) into a key slot of
+ * width w, NUL-padded. */
+static inline void utrace_hist_put_str(uint8_t *dst, uint32_t w, const uint8_t *s, uint32_t n)
+{
+	uint32_t i = 0;
+
+	for (; i < w && i < n && s[i]; i++)
+		dst[i] = s[i];
+	for (; i < w; i++)
+		dst[i] = 0;
+}
+
+static inline void utrace_hist_string(const struct utrace_hist_insn *in,
+				      const struct utrace_hist_ctx *c, uint8_t *key)
+{
+	uint8_t *dst = key + in->key_off;
+	uint32_t loc, off, n;
+
+	switch (in->op) {
+	case UTRACE_HOP_STR:
+		n = (uint64_t)in->off + in->size <= c->rec_len ? in->size : 0;
+		utrace_hist_put_str(dst, in->len, c->rec + in->off, n);
+		return;
+	case UTRACE_HOP_DYNSTR:
+		if ((uint64_t)in->off + 4 > c->rec_len) {
+			utrace_hist_put_str(dst, in->len, 0, 0);
+			return;
+		}
+		loc = *(const utrace_fp_u32 *)(c->rec + in->off);
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if ((uint64_t)off + n > c->rec_len)
+			n = 0;
+		utrace_hist_put_str(dst, in->len, c->rec + off, n);
+		return;
+	default: /* COMM */
+		utrace_hist_put_str(dst, in->len, (const uint8_t *)c->comm, c->comm ? 16 : 0);
+	}
+}
+
+/* One arithmetic step; returns the new stack depth, or -1. */
+static inline int utrace_hist_alu(const struct utrace_hist_insn *in, uint64_t *st, int sp)
+{
+	uint64_t b;
+
+	switch (in->op) {
+	case UTRACE_HOP_NEG:
+	case UTRACE_HOP_LOG2:
+	case UTRACE_HOP_BUCKET:
+	case UTRACE_HOP_USECS:
+		if (sp < 1)
+			return -1;
+		if (in->op == UTRACE_HOP_NEG)
+			st[sp - 1] = -st[sp - 1];
+		else if (in->op == UTRACE_HOP_LOG2)
+			st[sp - 1] = utrace_hist_log2(st[sp - 1]);
+		else if (in->op == UTRACE_HOP_BUCKET)
+			st[sp - 1] = in->imm ? st[sp - 1] / in->imm * in->imm : st[sp - 1];
+		else
+			st[sp - 1] /= 1000;
+		return sp;
+	}
+	if (sp < 2)
+		return -1;
+	b = st[--sp];
+	switch (in->op) {
+	case UTRACE_HOP_ADD:
+		st[sp - 1] += b;
+		break;
+	case UTRACE_HOP_SUB:
+		st[sp - 1] -= b;
+		break;
+	case UTRACE_HOP_MUL:
+		st[sp - 1] *= b;
+		break;
+	default: /* DIV */
+		st[sp - 1] = b ? st[sp - 1] / b : (uint64_t)-1;
+	}
+	return sp;
+}
+
+/*
+ * Runs instructions [from, to): the key part (elt NULL) writes key, the
+ * value part adds to elt's sums.  Returns 0, or -1 for a malformed
+ * program (the hit is then dropped).
+ */
+static inline int utrace_hist_exec(const struct utrace_hist_hdr *h, uint32_t from, uint32_t to,
+				   const struct utrace_hist_ctx *c, uint8_t *key, uint8_t *elt)
+{
+	const struct utrace_hist_insn *in = utrace_hist_insns(h);
+	uint64_t st[UTRACE_HIST_STACK];
+	int sp = 0;
+
+	for (uint32_t i = from; i < to; i++) {
+		const struct utrace_hist_insn *x = &in[i];
+
+		switch (x->op) {
+		case UTRACE_HOP_LOAD:
+		case UTRACE_HOP_CONST:
+		case UTRACE_HOP_TS:
+		case UTRACE_HOP_CPU:
+			if (sp >= (int)UTRACE_HIST_STACK)
+				return -1;
+			st[sp++] = x->op == UTRACE_HOP_LOAD    ? utrace_hist_load(x, c)
+				   : x->op == UTRACE_HOP_CONST ? x->imm
+				   : x->op == UTRACE_HOP_TS    ? c->ts_ns
+							       : c->cpu;
+			break;
+		case UTRACE_HOP_KEY:
+			if (sp < 1 || elt || (uint64_t)x->key_off + 8 > h->key_size)
+				return -1;
+			*(utrace_fp_u64 *)(key + x->key_off) = st[--sp];
+			break;
+		case UTRACE_HOP_STR:
+		case UTRACE_HOP_DYNSTR:
+		case UTRACE_HOP_COMM:
+			if (elt || (uint64_t)x->key_off + x->len > h->key_size)
+				return -1;
+			utrace_hist_string(x, c, key);
+			break;
+		case UTRACE_HOP_SUM:
+			if (sp < 1 || !elt || x->key_off >= h->nr_sums)
+				return -1;
+			__atomic_fetch_add((uint64_t *)(elt + h->key_size) + x->key_off, st[--sp],
+					   __ATOMIC_RELAXED);
+			break;
+		default:
+			if ((sp = utrace_hist_alu(x, st, sp)) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One hit of the event: filter, key, element, sums.  m is the table of
+ * this program (same key_size and nr_sums, checked when it was mapped).
+ */
+static inline void utrace_hist_run(const struct utrace_hist_hdr *h, struct utrace_hist_map *m,
+				   const struct utrace_hist_ctx *c)
+{
+	uint64_t keybuf[UTRACE_HIST_KEY_MAX / 8];
+	uint8_t *key = (uint8_t *)keybuf, *elt;
+
+	if (__atomic_load_n(&m->paused, __ATOMIC_RELAXED))
+		return;
+	if (h->filter_len && !utrace_filter_run(utrace_hist_filter(h), h->filter_len, c->rec,
+						c->rec_len))
+		return;
+	for (uint32_t i = 0; i < h->key_size; i += 8)
+		keybuf[i / 8] = 0;
+	if (utrace_hist_exec(h, 0, h->nr_key_insns, c, key, 0) < 0)
+		return;
+	elt = utrace_hist_map_insert(m, key);
+	if (!elt) {
+		__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	/* Totals' Hits: the hits that found or made their entry (tracing_map) */
+	__atomic_fetch_add(&m->hits, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add((uint64_t *)(elt + h->key_size), 1, __ATOMIC_RELAXED); /* hitcount */
+	utrace_hist_exec(h, h->nr_key_insns, h->nr_insns, c, key, elt);
+}
+
+#endif
