@@ -5,6 +5,8 @@
  * The files, lowest first; each calls only files above it in this list:
  *
  *   cpu.c           rseq cpu_id offset and XSAVE size, learnt at start
+ *   fd_guard.c      the runtime's descriptors, safe from the program's
+ *                   close/closefrom/close_range/dup2/dup3
  *   channel.c       the socket to the recorder and the process-wide state
  *   log.c           signal-safe, allocation-free notices that keep errno
  *   text_poke.c     patching live code safely (the text_poke_bp protocol)
@@ -216,6 +218,12 @@ rt_rb_put(struct rt_thread *t, uint32_t *w, unsigned n, unsigned dpos, uint64_t 
 /* cpu.c */
 void rt_rseq_init(void) RT_HIDDEN;
 int rt_xsave_init(void) RT_HIDDEN;
+
+/* fd_guard.c: *var holds a descriptor of the runtime (or -1) */
+int rt_fd_guard(int *var) RT_HIDDEN;	/* move it high, guard it */
+void rt_fd_release(int *var) RT_HIDDEN; /* close it for real, *var = -1 */
+int rt_fd_use(int *var) RT_HIDDEN;	/* its number, not moved until ... */
+void rt_fd_done(void) RT_HIDDEN;	/* ... this */
 
 /* channel.c */
 int rt_connect(const char *path, bool forked) RT_HIDDEN;
