@@ -29,6 +29,26 @@
 
 struct rt_global rt = {.sock = -1};
 
+/*
+ * The connection is gone: closed by the program behind libc's back
+ * (fd_guard.c sees every close made through it), or the recorder went.
+ * Nothing new can be registered: rt.sock = -1 keeps new threads and
+ * libraries untraced.  Threads that have a buffer go on writing into it;
+ * the recorder still has it mapped.  The number is no longer ours, so it
+ * is not closed.
+ */
+static void conn_lost(int fd)
+{
+	if (__atomic_compare_exchange_n(&rt.sock, &fd, -1, false, __ATOMIC_SEQ_CST,
+					__ATOMIC_RELAXED))
+		__atomic_add_fetch(&rt.conn_lost, 1, __ATOMIC_RELAXED);
+}
+
+static bool conn_error(long n)
+{
+	return n == -EBADF || n == -ENOTSOCK || n == -EPIPE || n == -ECONNRESET || n == -ENOTCONN;
+}
+
 /* The socket is used between rt_fd_use and rt_fd_done: a dup2 of the
  * program onto its number waits for that (fd_guard.c). */
 int rt_send(const void *msg, uint32_t size, int fd)
@@ -43,6 +63,8 @@ int rt_send(const void *msg, uint32_t size, int fd)
 	rt_fd_done();
 	if (n == (long)size)
 		return 0;
+	if (sock >= 0 && conn_error(n))
+		conn_lost(sock);
 	return sock < 0 ? -ENOTCONN : -EPIPE;
 }
 
@@ -56,6 +78,8 @@ int rt_recv(void *buf, uint32_t size, int *fd)
 			n = utrace_scm_recv(sock, buf, size, 0, &got);
 		while (n == -EINTR);
 	rt_fd_done();
+	if (sock >= 0 && (!n || conn_error(n)))
+		conn_lost(sock);
 	if (fd)
 		*fd = got;
 	else if (got >= 0)
@@ -125,6 +149,7 @@ int rt_connect(const char *path, bool forked)
 	rt.graph_fast = !rt.tsc_thresh && !cfg.max_depth && !(cfg.flags & UTRACE_CFG_GRAPH_FUNCS);
 	return 0;
 fail:
+	rt.sock = fd; /* a failed rt_recv may have let go of it already */
 	rt_fd_release(&rt.sock);
 	return -EPROTO;
 }

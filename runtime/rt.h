@@ -108,7 +108,8 @@ struct rt_object {
 };
 
 struct rt_global {
-	int sock;		    /* connection to the recorder, -1 when dormant */
+	int sock;		    /* connection to the recorder, -1 when dormant or lost */
+	uint32_t conn_lost;	    /* times the connection was found gone (channel.c) */
 	struct utrace_control *ctl; /* shared with the recorder */
 	struct utrace_msg_config cfg;
 	volatile int enabled; /* 0 once tracing switched itself off */
@@ -258,5 +259,6 @@ void utrace_func_entry(uint64_t id, uint64_t parent) RT_HIDDEN;
 /* log.c */
 void rt_log(const char *msg) RT_HIDDEN;
 void rt_disable(const char *why) RT_HIDDEN;
+void rt_conn_lost_say(void) RT_HIDDEN;
 
 #endif
