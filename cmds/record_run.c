@@ -545,6 +545,14 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 		fprintf(stderr, "utrace record: %llu kernel pages (%llu with events lost)\n",
 			(unsigned long long)pages, (unsigned long long)missed);
 	}
+	if (st->disconnected)
+		fprintf(stderr,
+			"utrace record: %u process%s closed utrace's connection while running: "
+			"what %s threads wrote is saved; threads, libraries and processes %s "
+			"started afterwards were not traced\n",
+			st->disconnected, st->disconnected == 1 ? "" : "es",
+			st->disconnected == 1 ? "its" : "their",
+			st->disconnected == 1 ? "it" : "they");
 	if (st->overrun && ro->overwrite)
 		fprintf(stderr,
 			"utrace record: overwrite mode kept the newest records; %llu older "

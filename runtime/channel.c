@@ -13,8 +13,9 @@
  *
  * One SOCK_SEQPACKET socket per process: a message is one datagram, so a
  * reader never sees half of one, and descriptors travel with SCM_RIGHTS
- * (common/scm.h).  This file sits below everything else in the runtime
- * that talks to the recorder: it calls nothing of theirs.
+ * (common/scm.h).  The socket is one of the descriptors fd_guard.c keeps
+ * safe from the program.  This file sits below everything else in the
+ * runtime that talks to the recorder: it calls nothing of theirs.
  */
 #include <errno.h>
 #include <string.h>
@@ -28,26 +29,57 @@
 
 struct rt_global rt = {.sock = -1};
 
+/*
+ * The connection is gone: closed by the program behind libc's back
+ * (fd_guard.c sees every close made through it), or the recorder went.
+ * Nothing new can be registered: rt.sock = -1 keeps new threads and
+ * libraries untraced.  Threads that have a buffer go on writing into it;
+ * the recorder still has it mapped.  The number is no longer ours, so it
+ * is not closed.
+ */
+static void conn_lost(int fd)
+{
+	if (__atomic_compare_exchange_n(&rt.sock, &fd, -1, false, __ATOMIC_SEQ_CST,
+					__ATOMIC_RELAXED))
+		__atomic_add_fetch(&rt.conn_lost, 1, __ATOMIC_RELAXED);
+}
+
+static bool conn_error(long n)
+{
+	return n == -EBADF || n == -ENOTSOCK || n == -EPIPE || n == -ECONNRESET || n == -ENOTCONN;
+}
+
+/* The socket is used between rt_fd_use and rt_fd_done: a dup2 of the
+ * program onto its number waits for that (fd_guard.c). */
 int rt_send(const void *msg, uint32_t size, int fd)
 {
-	long n;
+	int sock = rt_fd_use(&rt.sock);
+	long n = -ENOTCONN;
 
-	if (rt.sock < 0)
-		return -ENOTCONN;
-	do
-		n = utrace_scm_send(rt.sock, msg, size, fd);
-	while (n == -EINTR);
-	return n == (long)size ? 0 : -EPIPE;
+	if (sock >= 0)
+		do
+			n = utrace_scm_send(sock, msg, size, fd);
+		while (n == -EINTR);
+	rt_fd_done();
+	if (n == (long)size)
+		return 0;
+	if (sock >= 0 && conn_error(n))
+		conn_lost(sock);
+	return sock < 0 ? -ENOTCONN : -EPIPE;
 }
 
 int rt_recv(void *buf, uint32_t size, int *fd)
 {
-	int got;
-	long n;
+	int got = -1, sock = rt_fd_use(&rt.sock);
+	long n = -ENOTCONN;
 
-	do
-		n = utrace_scm_recv(rt.sock, buf, size, 0, &got);
-	while (n == -EINTR);
+	if (sock >= 0)
+		do
+			n = utrace_scm_recv(sock, buf, size, 0, &got);
+		while (n == -EINTR);
+	rt_fd_done();
+	if (sock >= 0 && (!n || conn_error(n)))
+		conn_lost(sock);
 	if (fd)
 		*fd = got;
 	else if (got >= 0)
@@ -77,11 +109,16 @@ int rt_connect(const char *path, bool forked)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
-		return -errno;
-	}
+	/* high, out of the program's way, and guarded from its closes */
 	rt.sock = fd;
+	rt_fd_guard(&rt.sock);
+	fd = rt.sock;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int err = errno;
+
+		rt_fd_release(&rt.sock);
+		return -err;
+	}
 
 	memset(&hello.h, 0, sizeof(hello.h));
 	n = readlink("/proc/self/exe", exe, 4095);
@@ -112,7 +149,7 @@ int rt_connect(const char *path, bool forked)
 	rt.graph_fast = !rt.tsc_thresh && !cfg.max_depth && !(cfg.flags & UTRACE_CFG_GRAPH_FUNCS);
 	return 0;
 fail:
-	close(fd);
-	rt.sock = -1;
+	rt.sock = fd; /* a failed rt_recv may have let go of it already */
+	rt_fd_release(&rt.sock);
 	return -EPROTO;
 }

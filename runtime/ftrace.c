@@ -423,7 +423,11 @@ int rt_objects_scan(void)
 	pthread_mutex_unlock(&objects_lock);
 	if (ctx.err < 0)
 		ret = ctx.err;
-	if (ret < 0)
+	/* without a connection the objects cannot be registered, but the
+	 * threads already traced go on */
+	if (ret < 0 && rt.sock < 0 && rt.conn_lost)
+		rt_conn_lost_say();
+	else if (ret < 0)
 		rt_disable("cannot register the program's objects with the recorder");
 	return ret;
 }

@@ -30,8 +30,7 @@ static void rt_atfork_child(void)
 
 	if (rt.sock < 0)
 		return;
-	close(rt.sock);
-	rt.sock = -1;
+	rt_fd_release(&rt.sock); /* the parent's: closed here, not in the parent */
 	rt.pid = getpid();
 	rt_rb_forget(&rt_self);
 	if (!path || rt_connect(path, true) < 0) {

@@ -82,3 +82,17 @@ void rt_disable(const char *why)
 	log_strlcpy(msg + n, why, sizeof(msg) - n);
 	rt_log(msg);
 }
+
+/* The connection to the recorder is gone (channel.c): said once.  What
+ * the threads with a buffer write is still recorded; the recorder counts
+ * the process as disconnected. */
+void rt_conn_lost_say(void)
+{
+	static int said;
+
+	if (!__atomic_load_n(&rt.conn_lost, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	rt_log("lost the connection to utrace record (the program closed it?): threads, "
+	       "libraries and processes it starts from now on are not traced");
+}

@@ -303,6 +303,7 @@ static long rb_create(void *arg)
 	if (rt_send(&msg, sizeof(msg), fd) < 0) {
 		munmap(m, size);
 		t->state = RT_TS_DEAD;
+		rt_conn_lost_say();
 		goto close_out;
 	}
 	t->meta = m;

@@ -5,6 +5,8 @@
  * The files, lowest first; each calls only files above it in this list:
  *
  *   cpu.c           rseq cpu_id offset and XSAVE size, learnt at start
+ *   fd_guard.c      the runtime's descriptors, safe from the program's
+ *                   close/closefrom/close_range/dup2/dup3
  *   channel.c       the socket to the recorder and the process-wide state
  *   log.c           signal-safe, allocation-free notices that keep errno
  *   text_poke.c     patching live code safely (the text_poke_bp protocol)
@@ -134,7 +136,8 @@ struct rt_object {
 };
 
 struct rt_global {
-	int sock;		    /* connection to the recorder, -1 when dormant */
+	int sock;		    /* connection to the recorder, -1 when dormant or lost */
+	uint32_t conn_lost;	    /* times the connection was found gone (channel.c) */
 	struct utrace_control *ctl; /* shared with the recorder */
 	struct utrace_msg_config cfg;
 	volatile int enabled; /* 0 once tracing switched itself off */
@@ -245,6 +248,12 @@ rt_rb_put(struct rt_thread *t, uint32_t *w, unsigned n, unsigned dpos, uint64_t 
 void rt_rseq_init(void) RT_HIDDEN;
 int rt_xsave_init(void) RT_HIDDEN;
 
+/* fd_guard.c: *var holds a descriptor of the runtime (or -1) */
+int rt_fd_guard(int *var) RT_HIDDEN;	/* move it high, guard it */
+void rt_fd_release(int *var) RT_HIDDEN; /* close it for real, *var = -1 */
+int rt_fd_use(int *var) RT_HIDDEN;	/* its number, not moved until ... */
+void rt_fd_done(void) RT_HIDDEN;	/* ... this */
+
 /* channel.c */
 int rt_connect(const char *path, bool forked) RT_HIDDEN;
 int rt_send(const void *msg, uint32_t size, int fd) RT_HIDDEN;
@@ -279,5 +288,6 @@ void utrace_func_entry(uint64_t id, uint64_t parent) RT_HIDDEN;
 /* log.c */
 void rt_log(const char *msg) RT_HIDDEN;
 void rt_disable(const char *why) RT_HIDDEN;
+void rt_conn_lost_say(void) RT_HIDDEN;
 
 #endif

@@ -14,16 +14,19 @@
  *   +---------------------------------------+--------------------------+
  *
  * (The messages are in recorder_msg.c, the saving of sub-buffers in
- * recorder_drain.c: this file calls them, they never call it back; what
- * they share is recorder_internal.h, the session's state and its writer.)
+ * recorder_drain.c, connections that end in recorder_proc.c: this file
+ * calls them, they never call it back; what they share is
+ * recorder_internal.h, the session's state and its writer.)
  * Every poll saves the sub-buffers that producers have finished (in
  * producer/consumer mode) and gives them back by advancing tail.  When a
  * thread closes its buffer, or its process goes away (exit, exec, even
  * SIGKILL: we still map the memfd), the buffer is drained to the last
- * committed record and unmapped.  Overwrite-mode buffers are read only
- * then, newest nr_subbufs - 1 full sub-buffers plus the partial one, each
- * checked against its sequence number so a page overwritten during the
- * copy is discarded, never saved torn.
+ * committed record and unmapped (a process that closed its connection
+ * and runs on keeps its buffers until it exits: recorder_proc.c).
+ * Overwrite-mode buffers are read only then, newest nr_subbufs - 1 full
+ * sub-buffers plus the partial one, each checked against its sequence
+ * number so a page overwritten during the copy is discarded, never saved
+ * torn.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -195,9 +198,21 @@ static void conn_close(struct utrace_recorder *r, struct rec_conn *c, struct utr
 	close(c->fd);
 	c->fd = -1;
 	c->open = false;
-	for (uint32_t i = 0; i < r->nr_bufs; i++)
-		if (r->bufs[i]->conn == c)
-			rec_drain(r, r->bufs[i], true, err);
+	rec_conn_drain(r, c, err);
+}
+
+/* The end of c's socket: its process exited or exec'd, or it closed the
+ * socket and runs on (recorder_proc.c); then its buffers stay open. */
+static int conn_eof(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
+{
+	if (!rec_image_alive(r, c)) {
+		conn_close(r, c, err);
+		return 0;
+	}
+	close(c->fd);
+	c->fd = -1;
+	c->open = false;
+	return rec_conn_orphan(r, c, err);
 }
 
 static int conn_read(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
@@ -210,10 +225,8 @@ static int conn_read(struct utrace_recorder *r, struct rec_conn *c, struct utrac
 	n = utrace_scm_recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT, &fd);
 	if (n == -EAGAIN || n == -EINTR)
 		return 0;
-	if (n <= 0) {
-		conn_close(r, c, err);
-		return 1;
-	}
+	if (n <= 0)
+		return conn_eof(r, c, err) < 0 ? err->code : 1;
 	if ((size_t)n < sizeof(*hdr) || hdr->size != (uint32_t)n)
 		ret = -EPROTO;
 	else
@@ -248,6 +261,7 @@ static int accept_conns(struct utrace_recorder *r)
 		}
 		r->conns = conns;
 		c->fd = fd;
+		c->pidfd = -1;
 		c->image = r->nr_conns;
 		c->open = true;
 		r->conns[r->nr_conns++] = c;
@@ -259,12 +273,13 @@ int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrac
 {
 	struct pollfd *pfd;
 	struct rec_conn **who;
-	unsigned n = 0;
+	unsigned n = 0, pids;
 	int ret;
 
-	/* one slot per open connection, however many processes there are */
-	if (r->cap_poll < r->nr_conns + 1) {
-		uint32_t cap = (r->nr_conns + 1) * 2;
+	/* one slot per open connection and per process watched for its exit
+	 * (recorder_proc.c), however many processes there are */
+	if (r->cap_poll < 2 * r->nr_conns + 1) {
+		uint32_t cap = (r->nr_conns + 1) * 4;
 		struct pollfd *p = realloc(r->pfd, cap * sizeof(*p));
 		struct rec_conn **w = p ? realloc(r->who, cap * sizeof(*w)) : NULL;
 
@@ -286,13 +301,24 @@ int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrac
 		pfd[n].fd = r->conns[i]->fd;
 		pfd[n++].events = POLLIN;
 	}
+	pids = n;
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		if (r->conns[i]->pidfd < 0)
+			continue;
+		who[n] = r->conns[i];
+		pfd[n].fd = r->conns[i]->pidfd;
+		pfd[n++].events = POLLIN;
+	}
 	ret = poll(pfd, n, timeout_ms);
 	if (ret < 0 && errno != EINTR)
 		return utrace_error_set(err, -errno, "poll: %s", strerror(errno));
 	if (ret > 0) {
 		if (pfd[0].revents && accept_conns(r) < 0)
 			return utrace_error_set(err, -errno, "accept: %s", strerror(errno));
-		for (unsigned i = 1; i < n; i++) {
+		for (unsigned i = pids; i < n; i++)
+			if (pfd[i].revents && rec_conn_exited(r, who[i], err) < 0)
+				return err->code;
+		for (unsigned i = 1; i < pids; i++) {
 			/* a burst of messages (a process registering its objects)
 			 * is read in one go */
 			for (int k = 0; k < 64 && pfd[i].revents && who[i]->open; k++) {
@@ -329,7 +355,7 @@ int utrace_recorder_write_record(struct utrace_recorder *r, uint32_t type, const
 bool utrace_recorder_idle(const struct utrace_recorder *r)
 {
 	for (uint32_t i = 0; i < r->nr_conns; i++)
-		if (r->conns[i]->open)
+		if (r->conns[i]->open || r->conns[i]->pidfd >= 0)
 			return false;
 	return true;
 }
@@ -424,6 +450,7 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 		st->buffers += !r->bufs[i]->nest; /* a nested context is its thread's */
 	}
 	st->images = r->nr_conns;
+	st->disconnected = r->nr_orphans;
 	return ret;
 }
 
@@ -466,6 +493,8 @@ void utrace_recorder_free(struct utrace_recorder *r)
 
 		if (c->fd >= 0)
 			close(c->fd);
+		if (c->pidfd >= 0)
+			close(c->pidfd);
 		for (uint32_t k = 0; k < c->nr_objs; k++) {
 			free(c->objs[k].path);
 			free(c->objs[k].vaddrs);

@@ -49,6 +49,8 @@ struct utrace_recorder_stats {
 	uint32_t images;  /* processes (fork and exec each make one) */
 	uint64_t file_bytes;
 	uint64_t sites; /* call sites of every object of every process */
+	/* processes that closed their connection and ran on */
+	uint32_t disconnected;
 };
 
 /* The functions function filter expression i (utrace_func_filter_expr's

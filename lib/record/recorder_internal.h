@@ -5,10 +5,11 @@
  *   recorder_msg.c    the messages of the runtime's protocol
  *   recorder_drain.c  saving sub-buffers of the shared ring buffers
  *   recorder_kernel.c the kernel pages and formats of lib/kernel/kernel_trace.c
+ *   recorder_proc.c   a process that closed its connection and goes on
  *
- * recorder.c hands each message to recorder_msg.c and each buffer to
- * recorder_drain.c; they write through rec_write() below, never back into
- * recorder.c.
+ * recorder.c hands each message to recorder_msg.c, each buffer to
+ * recorder_drain.c, each connection that ends to recorder_proc.c; they
+ * write through rec_write() below, never back into recorder.c.
  */
 #ifndef UTRACE_LIB_RECORDER_INTERNAL_H
 #define UTRACE_LIB_RECORDER_INTERNAL_H
@@ -16,6 +17,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #include "common/proto.h"
@@ -40,6 +42,7 @@ struct rec_symtab { /* cache: one load per path */
 
 struct rec_conn {
 	int fd;
+	int pidfd; /* closed its socket but runs on: readable at its exit, else -1 */
 	uint32_t image;
 	int pid;
 	bool open;
@@ -58,6 +61,8 @@ struct rec_buffer {
 	uint32_t nest; /* meta.nest: 0 for a thread's own buffer */
 	char comm[16];
 	bool done;
+	dev_t dev; /* the memfd's, to find it in /proc/PID/maps */
+	ino_t ino;
 };
 
 struct utrace_recorder {
@@ -79,6 +84,7 @@ struct utrace_recorder {
 	bool ever_connected;
 	uint32_t *filter_hits; /* per function filter expression: functions matched */
 	uint64_t nr_sites;     /* call sites of every object registered */
+	uint32_t nr_orphans;   /* processes that closed their connection */
 	struct pollfd *pfd;    /* poll set, one slot per open connection */
 	struct rec_conn **who;
 	uint32_t cap_poll;
@@ -103,5 +109,15 @@ struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path);
 /* recorder_drain.c: save what buffer b committed (all of it when final) */
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,
 	      struct utrace_error *err);
+
+/* recorder_proc.c: c's socket reached its end.  rec_image_alive: its
+ * process runs on in the same image (it closed the socket itself);
+ * rec_conn_orphan then says so and watches for its exit (c->pidfd), and
+ * rec_conn_exited, at that exit, drains what is left, as rec_conn_drain
+ * does for a connection that ended with its process. */
+bool rec_image_alive(struct utrace_recorder *r, struct rec_conn *c);
+int rec_conn_orphan(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err);
+int rec_conn_exited(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err);
+int rec_conn_drain(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err);
 
 #endif

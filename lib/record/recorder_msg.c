@@ -338,6 +338,8 @@ static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void 
 	b->pid = c->pid;
 	b->tid = m->tid;
 	b->nest = b->meta->nest;
+	b->dev = st.st_dev;
+	b->ino = st.st_ino;
 	memcpy(b->comm, m->comm, sizeof(b->comm));
 	b->comm[15] = 0;
 	r->bufs[r->nr_bufs++] = b;

@@ -69,6 +69,8 @@ TESTS=(
 	"longrun longrun"
 	"tracepoints tracepoints"
 	"manyfork manyfork"
+	"fdclose fdclose"
+	"fdclose-raw fdclose raw"
 )
 # "name record-options -- program args...": filter tests, check_<name>.
 FILTERS=(
@@ -554,6 +556,42 @@ count_lines() {
 	n=$(grep -cE "$2" "$REP")
 	if [ "$n" = "$3" ]; then ok "$1"; else nok "$1" "$n lines match '$2', expected $3" "report: $REP"; fi
 }
+# The program closed every descriptor it did not open, through libc: the
+# runtime's socket must have survived, so every call is in the report
+# (as many as the program counted), in both tracers, and nothing says a
+# connection was lost.
+check_fdclose() {
+	local want n
+	want=$(sed -n 's/^sum .*, \([0-9]*\) calls of work$/\1/p' "$RES/t.out")
+	expect_balanced "$CFG $TEST braces balance"
+	expect_nolost "$CFG $TEST no lost events"
+	expect_func "$CFG $TEST every call of work the program counted (${want:-?})" work count "${want:-600}"
+	expect_func "$CFG $TEST phase 6 times, in main and the thread" phase count 6 mind 1 maxd 2
+	t "$(! grep -q "closed utrace's connection" "$RES/t.err" "$RES/rep.err"; echo $?)" \
+		"$CFG $TEST the connection stayed open" "$(grep "connection" "$RES/t.err" "$RES/rep.err")"
+	function_run fdclose
+	n=$(awk '$1 == "fcall" && $2 == "work" { n += $NF } END { print n + 0 }' "$RES/fn.facts")
+	t "$([ "$n" = "${want:-600}" ]; echo $?)" "$CFG $TEST every call of work (-p function)" \
+		"$n work lines, the program counted ${want:-?}" "report: $RES/fn.txt"
+}
+
+# A close that libc never sees: the recorder says so and keeps what the
+# process goes on writing into its buffer; the runtime says that the
+# thread started afterwards is not traced.
+check_fdclose_raw() {
+	t "$(grep -q "^utrace record: pid [0-9]*: closed utrace's connection; threads and libraries it starts from now on are not traced$" \
+		"$RES/t.err"; echo $?)" "$CFG $TEST the recorder says the connection was closed" "$(cat "$RES/t.err")"
+	t "$(grep -q "^utrace record: 1 process closed utrace's connection" "$RES/t.err"; echo $?)" \
+		"$CFG $TEST the summary counts it" "$(cat "$RES/t.err")"
+	t "$(grep -q "^utrace report: notice: [0-9]* [0-9]* closed utrace's connection" "$RES/rep.err"; echo $?)" \
+		"$CFG $TEST the report says it" "$(cat "$RES/rep.err")"
+	t "$(grep -q '^utrace\[[0-9]*\]: .*connection.*not traced' "$RES/t.err"; echo $?)" \
+		"$CFG $TEST the runtime says the new thread is not traced" "$(cat "$RES/t.err")"
+	expect_func "$CFG $TEST the main thread's calls after the close are kept" work count 200
+	expect_func "$CFG $TEST phase twice, in main" phase count 2 depth 2
+	expect_balanced "$CFG $TEST braces balance"
+}
+
 check_manyfork() {
 	expect_func "$CFG $TEST work traced in all 300 children" work count 300
 }
@@ -621,7 +659,12 @@ run_test() {
 	else
 		nok "$CFG $name stdout" "$(diff "$RES/u.out" "$RES/t.out" | head -10)"
 	fi
-	grep -v '^utrace record:' "$RES/t.err" >"$RES/t.err.prog"
+	# fdclose-raw: the runtime also writes on the program's stderr why
+	# its new thread is not traced (the check says so)
+	case $name in
+	fdclose-raw) grep -Ev '^utrace record:|^utrace\[[0-9]+\]: ' "$RES/t.err" >"$RES/t.err.prog" ;;
+	*) grep -v '^utrace record:' "$RES/t.err" >"$RES/t.err.prog" ;;
+	esac
 	if cmp -s "$RES/u.err" "$RES/t.err.prog"; then
 		ok "$CFG $name stderr"
 	else
@@ -634,7 +677,7 @@ run_test() {
 	# several threads: name the task on every line (funcgraph-proc), the
 	# kernel's default output names tasks only at switches, per CPU
 	case $name in
-	threads | fork | errno | recursion | manyfork) repopts="-O funcgraph-proc" ;;
+	threads | fork | errno | recursion | manyfork | fdclose*) repopts="-O funcgraph-proc" ;;
 	*) repopts="" ;;
 	esac
 	# shellcheck disable=SC2086
