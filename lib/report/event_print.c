@@ -7,6 +7,7 @@
  * "%pS", __get_str(), __print_flags() and __print_symbolic() mean exactly
  * what they mean for kernel events.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +24,49 @@ struct utrace_event_printer {
 	size_t cap;
 	struct trace_seq seq;
 };
+
+/* Skips a '...' or "..." literal at s (its quote); returns past it. */
+static const char *skip_quoted(const char *s)
+{
+	char q = *s++;
+
+	while (*s && *s != q && *s != '\n')
+		s += s[0] == '\\' && s[1] ? 2 : 1;
+	return *s == q ? s + 1 : s;
+}
+
+/*
+ * libtraceevent folds "a / b" and "a % b" of two constants while parsing
+ * a print fmt, an unknown word counting as 0, and divides by zero (SIGFPE)
+ * for "1/0" or "x/y".  So a format whose print fmt divides by anything
+ * but a non-zero number, a REC-> field or a sizeof() is not given to it
+ * (its events print raw).  The kernel's formats divide only so.
+ */
+static bool divisions_ok(const char *text)
+{
+	const char *s = strstr(text, "\nprint fmt:");
+	char *end;
+
+	if (!s)
+		return true;
+	for (s += 11; *s && *s != '\n';) {
+		if (*s == '"' || *s == '\'') {
+			s = skip_quoted(s);
+			continue;
+		}
+		if (*s != '/' && *s != '%') {
+			s++;
+			continue;
+		}
+		for (s++; *s == ' ' || *s == '\t' || *s == '('; s++)
+			;
+		if (!strncmp(s, "REC->", 5) || !strncmp(s, "sizeof", 6))
+			continue;
+		if (!isdigit((unsigned char)*s) || !strtoull(s, &end, 0))
+			return false;
+	}
+	return true;
+}
 
 int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer **out,
 			     struct utrace_error *err)
@@ -43,7 +87,7 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 
 		text = utrace_dat_event_format(d, i, &id, &sys);
 		/* a format libtraceevent cannot parse prints raw (see below) */
-		if (text)
+		if (text && divisions_ok(text))
 			tep_parse_event(p->tep, text, strlen(text), sys);
 	}
 	*out = p;
