@@ -1,7 +1,8 @@
 # utrace build.  `make` builds build/utrace and build/libutrace.so;
 # `make test` runs every test tier; `make demo` traces examples/.
 # SAN=1 builds the tool and unit tests with AddressSanitizer + UBSan
-# into build-san/.
+# into build-san/.  `make fuzz` builds the libFuzzer harnesses of
+# tests/fuzz/ with clang into build-fuzz/ and runs each FUZZ_TIME seconds.
 
 CC      ?= gcc
 SAN     ?=
@@ -67,6 +68,7 @@ MAN_SRC := $(sort $(wildcard docs/utrace*.md))
 MAN_OUT := $(foreach f,$(MAN_SRC),$(B)/man/$(shell sed -n '1s/^# \([-a-z]*\)(\([0-9]\))$$/\1.\2/p' $(f)))
 
 .PHONY: all clean test test-unit test-e2e test-kernel test-ui stress demo man install bench deps format san unit-bins
+.PHONY: fuzz fuzz-bins
 all: $(B)/utrace $(B)/libutrace.so $(B)/gcc-as/as
 
 # utrace's assembler fix for gcc's call-site records (utrace cflags adds
@@ -142,6 +144,39 @@ test:
 san:
 	$(MAKE) SAN=1 test-unit
 
+# libFuzzer harnesses (tests/fuzz/): the libraries again, built by clang
+# with the fuzzer's coverage and ASan + UBSan (UB aborts, so the fuzzer
+# sees it), into build-fuzz/.  `make fuzz` runs each harness FUZZ_TIME
+# seconds after replaying its regression inputs (tests/fuzz/run.sh).
+FUZZ_CC   ?= clang
+FUZZ_TIME ?= 20
+FB        := build-fuzz
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := $(CFLAGS_COMMON) -O1 $(FUZZ_SAN)
+FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(FB)/%)
+FUZZ_OBJ  := $(LIB_SRC:%.c=$(FB)/%.o)
+
+$(FB)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,CC-FUZZ,$<)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FB)/libutrace-fuzz.a: $(FUZZ_OBJ)
+	@rm -f $@
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
+
+$(FB)/fuzz_%: tests/fuzz/fuzz_%.c $(FB)/libutrace-fuzz.a
+	$(call say,FUZZER,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(FB)/libutrace-fuzz.a \
+		$(LDLIBS_TOOL)
+
+fuzz-bins: $(FUZZ_BIN)
+
+fuzz: all
+	@FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh $(B)
+
 # Man pages from docs/, by go-md2man.
 man: $(MAN_OUT)
 
@@ -186,6 +221,6 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) $(if $(filter fuzz%,$(MAKECMDGOALS)),$(FB)) -name '*.d' 2>/dev/null)

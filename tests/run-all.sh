@@ -6,6 +6,7 @@
 #   tests/e2e/run.sh      end-to-end: programs built and traced (docs/testing.md)
 #   tests/ui/run.sh       what a browser shows (headless Chromium)
 #   tests/stress/run.sh   random programs with exceptions, traced vs untraced
+#   tests/fuzz/run.sh     libFuzzer harnesses, FUZZ_TIME seconds each (default 8)
 #   tests/kernel/run.sh   (when present)
 # Each tier ends with "<tier>: N passed, N failed"; this script adds them up
 # and ends with exactly one line "N passed, N failed".  A tier that ends
@@ -54,6 +55,8 @@ fi
 tier e2e "$ROOT/tests/e2e/run.sh"
 tier ui "$ROOT/tests/ui/run.sh"
 tier stress "$ROOT/tests/stress/run.sh"
+# a short run of each harness keeps CI fast; `make fuzz` runs longer
+FUZZ_TIME=${FUZZ_TIME:-8} tier fuzz "$ROOT/tests/fuzz/run.sh"
 tier kernel "$ROOT/tests/kernel/run.sh"
 
 echo "$passed passed, $failed failed"

@@ -7,7 +7,10 @@
  * "%pS", __get_str(), __print_flags() and __print_symbolic() mean exactly
  * what they mean for kernel events.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -21,6 +24,49 @@ struct utrace_event_printer {
 	size_t cap;
 	struct trace_seq seq;
 };
+
+/* Skips a '...' or "..." literal at s (its quote); returns past it. */
+static const char *skip_quoted(const char *s)
+{
+	char q = *s++;
+
+	while (*s && *s != q && *s != '\n')
+		s += s[0] == '\\' && s[1] ? 2 : 1;
+	return *s == q ? s + 1 : s;
+}
+
+/*
+ * libtraceevent folds "a / b" and "a % b" of two constants while parsing
+ * a print fmt, an unknown word counting as 0, and divides by zero (SIGFPE)
+ * for "1/0" or "x/y".  So a format whose print fmt divides by anything
+ * but a non-zero number, a REC-> field or a sizeof() is not given to it
+ * (its events print raw).  The kernel's formats divide only so.
+ */
+static bool divisions_ok(const char *text)
+{
+	const char *s = strstr(text, "\nprint fmt:");
+	char *end;
+
+	if (!s)
+		return true;
+	for (s += 11; *s && *s != '\n';) {
+		if (*s == '"' || *s == '\'') {
+			s = skip_quoted(s);
+			continue;
+		}
+		if (*s != '/' && *s != '%') {
+			s++;
+			continue;
+		}
+		for (s++; *s == ' ' || *s == '\t' || *s == '('; s++)
+			;
+		if (!strncmp(s, "REC->", 5) || !strncmp(s, "sizeof", 6))
+			continue;
+		if (!isdigit((unsigned char)*s) || !strtoull(s, &end, 0))
+			return false;
+	}
+	return true;
+}
 
 int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer **out,
 			     struct utrace_error *err)
@@ -41,7 +87,7 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 
 		text = utrace_dat_event_format(d, i, &id, &sys);
 		/* a format libtraceevent cannot parse prints raw (see below) */
-		if (text)
+		if (text && divisions_ok(text))
 			tep_parse_event(p->tep, text, strlen(text), sys);
 	}
 	*out = p;
@@ -65,27 +111,81 @@ const char *utrace_event_printer_name(struct utrace_event_printer *p, int id)
 	return ev ? ev->name : NULL;
 }
 
+/*
+ * libtraceevent reads a record as its format says, without checking the
+ * record's size: a field past the end, a __data_loc that points outside
+ * the record, or a string without its NUL is read beyond the buffer.
+ * Records come from a file, so they are made safe first: the buffer
+ * covers every fixed field (what a short record lacks reads as zeroes),
+ * a NUL follows it, and a record whose __data_loc points outside it is
+ * not given to libtraceevent at all.
+ */
+static size_t fields_end(const struct tep_event *ev)
+{
+	const struct tep_format_field *f;
+	size_t end = 0;
+
+	for (f = ev->format.fields; f; f = f->next)
+		if (f->offset >= 0 && f->size >= 0 && (size_t)f->offset + (size_t)f->size > end)
+			end = (size_t)f->offset + (size_t)f->size;
+	return end;
+}
+
+static bool dynamic_ok(const struct tep_event *ev, const uint8_t *rec, size_t size)
+{
+	const struct tep_format_field *f;
+	uint32_t loc;
+	size_t off;
+
+	for (f = ev->format.fields; f; f = f->next) {
+		if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+			continue;
+		if (f->offset < 0 || f->size < 0 || (size_t)f->offset + 4 > size)
+			return false;
+		memcpy(&loc, rec + f->offset, 4);
+		off = loc & 0xffff;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += (size_t)f->offset + (size_t)f->size;
+		if (off + (loc >> 16) > size)
+			return false;
+	}
+	return true;
+}
+
+/* p->rec of at least n bytes plus the NUL after them; false if out of
+ * memory. */
+static bool rec_reserve(struct utrace_event_printer *p, size_t n)
+{
+	uint8_t *r;
+
+	if (n + 1 <= p->cap)
+		return true;
+	r = realloc(p->rec, n + 1);
+	if (!r)
+		return false;
+	p->rec = r;
+	p->cap = n + 1;
+	return true;
+}
+
 const char *utrace_event_printer_render(struct utrace_event_printer *p, int id, int pid,
 					const void *data, uint32_t len)
 {
 	struct tep_record rec = {0};
 	struct tep_event *ev = tep_find_event(p->tep, id);
 	uint16_t type = (uint16_t)id;
+	size_t size = (size_t)len + 8;
 
 	trace_seq_reset(&p->seq);
 	if (!ev) {
 		trace_seq_printf(&p->seq, "[unknown event %d: %u bytes]", id, len);
 		goto out;
 	}
-	if (len + 8 > p->cap) {
-		uint8_t *n = realloc(p->rec, len + 8);
-
-		if (!n) {
-			trace_seq_puts(&p->seq, "[out of memory]");
-			goto out;
-		}
-		p->rec = n;
-		p->cap = len + 8;
+	if (fields_end(ev) > size)
+		size = fields_end(ev);
+	if (size > INT32_MAX || !rec_reserve(p, size)) {
+		trace_seq_puts(&p->seq, "[out of memory]");
+		goto out;
 	}
 	/* common_type, common_flags, common_preempt_count, common_pid */
 	memcpy(p->rec, &type, 2);
@@ -93,8 +193,13 @@ const char *utrace_event_printer_render(struct utrace_event_printer *p, int id, 
 	p->rec[3] = 0;
 	memcpy(p->rec + 4, &pid, 4);
 	memcpy(p->rec + 8, data, len);
+	memset(p->rec + 8 + len, 0, size + 1 - 8 - len);
+	if (!dynamic_ok(ev, p->rec, size)) {
+		trace_seq_printf(&p->seq, "[malformed %s record: %u bytes]", ev->name, len);
+		goto out;
+	}
 	rec.data = p->rec;
-	rec.size = (int)(len + 8);
+	rec.size = (int)size;
 	tep_print_event(p->tep, &p->seq, &rec, "%s", TEP_PRINT_INFO);
 out:
 	trace_seq_terminate(&p->seq);

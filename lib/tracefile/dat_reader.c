@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/rb_abi.h"
+#include "lib/events/event_format.h"
 #include "lib/tracefile/dat_kernel.h"
 
 /* ---- records ---- */
@@ -232,6 +233,23 @@ static int meta_stats(struct meta_ctx *m, char *p, uint32_t len)
 	return 0;
 }
 
+/*
+ * Whether a format text reads as the kernel's format file.  utrace report
+ * hands these texts to libtraceevent, which trusts them: some malformed
+ * ones crash it (a field without its name).  Our parser checks every
+ * line, and reads every format the kernel and utrace record write.
+ */
+static bool format_ok(const char *system, const char *text)
+{
+	struct utrace_event_format *f;
+	struct utrace_error err;
+
+	if (utrace_event_format_parse(system, text, &f, &err) < 0)
+		return false;
+	utrace_event_format_free(f);
+	return true;
+}
+
 static int meta_event_format(struct meta_ctx *m, char *p, uint32_t len)
 {
 	struct utrace_dat *d = m->d;
@@ -261,6 +279,12 @@ static int meta_event_format(struct meta_ctx *m, char *p, uint32_t len)
 		free(e->system);
 		free(e->text);
 		return -ENOMEM;
+	}
+	if (!format_ok(e->system, e->text)) {
+		free(e->system);
+		free(e->text);
+		m->bad = "malformed event format";
+		return 0;
 	}
 	d->nr_evfmts++;
 	return 0;

@@ -2,8 +2,9 @@
 /*
  * lib/tracefile - the utrace.dat file: its format
  * (dat_format.h), the writer (dat_writer.h), and the reader (this file)
- * with its internal parts (dat_internal.h).  May use: lib/base, lib/elf;
- * libtraceevent's kbuffer for kernel pages.
+ * with its internal parts (dat_internal.h).  May use: lib/base, lib/elf,
+ * lib/events (to check event formats); libtraceevent's kbuffer for
+ * kernel pages.
  *
  * dat_reader.h - reads a utrace.dat file (lib/tracefile/dat_format.h).
  *

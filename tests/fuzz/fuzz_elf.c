@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_elf.c - the ELF readers on arbitrary files: sections, symbols,
+ * relocations, the instrumented call sites (lib/elf/elf.h, callsite.h),
+ * the function table (symtab.h), the static tracepoints of the
+ * __utrace_events section (lib/events/event_format.h) and the USDT notes
+ * with the uprobes made from them (lib/probes/usdt.h).  `utrace list` and
+ * `utrace record` read whatever file they are given, and libutrace.so
+ * reads every object the program loads: a corrupt file must be refused
+ * with an error, never read out of bounds.
+ */
+#include <elf.h>
+
+#include "lib/elf/callsite.h"
+#include "lib/elf/elf.h"
+#include "lib/elf/symtab.h"
+#include "lib/events/event_format.h"
+#include "lib/probes/usdt.h"
+#include "tests/fuzz/fuzz.h"
+
+/* Reading every symbol of a huge table is slow, not wrong: cap it. */
+#define MAX_ITEMS 4096
+
+static void section(const struct utrace_elf *elf, const struct utrace_elf_section *sec)
+{
+	struct utrace_elf_rela r;
+	struct utrace_elf_sym sym;
+	size_t n;
+
+	(void)utrace_elf_section_data(elf, sec);
+	if (sec->type == SHT_SYMTAB || sec->type == SHT_DYNSYM) {
+		n = utrace_elf_sym_count(elf, sec);
+		for (size_t i = 0; i < n && i < MAX_ITEMS; i++)
+			if (utrace_elf_sym(elf, sec, i, &sym) == 0 && !sym.name)
+				abort();
+	} else if (sec->type == SHT_RELA) {
+		n = utrace_elf_rela_count(elf, sec);
+		for (size_t i = 0; i < n && i < MAX_ITEMS; i++)
+			(void)utrace_elf_rela(elf, sec, i, &r);
+	}
+}
+
+static void nop_entry(void *arg, uint64_t vaddr)
+{
+	++*(size_t *)arg;
+}
+
+static void elf_file(const char *path)
+{
+	struct utrace_elf_section sec;
+	struct utrace_symtab *tab;
+	struct utrace_error err = {0};
+	struct utrace_elf *elf;
+	const char *why = NULL, *name;
+	uint64_t *sites = NULL, off;
+	size_t n = 0, extra = 0, count = 0;
+	unsigned kind;
+
+	if (utrace_elf_open_why(path, &elf, &why) < 0)
+		return;
+	for (size_t i = 0; i < utrace_elf_section_count(elf); i++)
+		if (utrace_elf_section(elf, i, &sec, &name) == 0 && name)
+			section(elf, &sec);
+	(void)utrace_elf_find_section(elf, ".text", &sec);
+	(void)utrace_elf_nop_entries(elf, nop_entry, &count);
+	if (utrace_elf_call_sites(elf, &sites, &n, &kind, &extra, &err) < 0 && !err.msg[0])
+		abort();
+	free(sites);
+	if (utrace_symtab_load_elf(elf, &tab, &err) == 0) {
+		for (size_t i = 0; i < utrace_symtab_count(tab) && i < MAX_ITEMS; i++) {
+			const struct utrace_sym *s = utrace_symtab_get(tab, i);
+
+			if (utrace_symtab_lookup(tab, s->vaddr, &off) == NULL)
+				abort(); /* a function must contain its own start */
+		}
+		utrace_symtab_free(tab);
+	} else if (!err.msg[0]) {
+		abort();
+	}
+	utrace_elf_close(elf);
+}
+
+static void events(const char *path)
+{
+	struct utrace_event_list *l;
+	struct utrace_error err = {0};
+	char *text;
+
+	if (utrace_event_list_load(path, &l, &err) < 0) {
+		if (!err.msg[0])
+			abort();
+		return;
+	}
+	for (unsigned i = 0; i < utrace_event_list_count(l); i++) {
+		text = utrace_event_format_text(utrace_event_list_get(l, i), (int)i);
+		if (!text)
+			abort();
+		free(text);
+	}
+	utrace_event_list_free(l);
+}
+
+static void usdt(const char *path)
+{
+	struct utrace_usdt_list *l;
+	struct utrace_uprobe *p;
+	struct utrace_error err = {0};
+	char buf[512];
+
+	if (utrace_usdt_load(path, &l, &err) < 0) {
+		if (!err.msg[0])
+			abort();
+		return;
+	}
+	for (size_t i = 0; i < utrace_usdt_count(l) && i < 64; i++) {
+		(void)utrace_usdt_fetchargs(l, i, buf, sizeof(buf), &err);
+		if (utrace_usdt_to_uprobe(l, i, NULL, NULL, &p, &err) == 0)
+			utrace_uprobe_free(p);
+	}
+	utrace_usdt_free(l);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *path = fuzz_file(data, size);
+
+	elf_file(path);
+	events(path);
+	usdt(path);
+	return 0;
+}
