@@ -105,6 +105,7 @@ struct utrace_hist_action {
 	char *params[UTRACE_HIST_PARAMS_MAX];
 	unsigned nr_params;
 	unsigned pos; /* column of the handler's name */
+	bool trace_keyword; /* TRACE written as trace(synth,...): printed so */
 };
 
 /* hist:keys=...[:vals=...][:sort=...][:size=N][:name=N][:pause|:cont|:clear]
