@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lib/base/error.h"
 
@@ -105,6 +106,7 @@ struct utrace_hist_action {
 	char *params[UTRACE_HIST_PARAMS_MAX];
 	unsigned nr_params;
 	unsigned pos; /* column of the handler's name */
+	bool trace_keyword; /* TRACE written as trace(synth,...): printed so */
 };
 
 /* hist:keys=...[:vals=...][:sort=...][:size=N][:name=N][:pause|:cont|:clear]
@@ -249,5 +251,64 @@ const char *utrace_trigger_cmd_name(enum utrace_trigger_cmd cmd);
 int utrace_hist_parse(const char *text, struct utrace_hist_spec **out, int *code,
 		      struct utrace_error *err);
 void utrace_hist_spec_free(struct utrace_hist_spec *s);
+
+/* ---- the hist file (hist_print.c) ----------------------------------- */
+
+struct utrace_hist_hdr;	  /* common/hist_prog.h */
+struct utrace_hist_mslot; /* common/hist_prog.h */
+
+/*
+ * One histogram as read from its table.  Each key i is read through
+ * prog->slots[i]: a number (UTRACE_HSLOT_NUM, 8 bytes; a stacktrace key
+ * is len / 8 addresses, 0-terminated) or a string (UTRACE_HSLOT_STR, len
+ * bytes, NUL-padded).  Each element is prog->key_size bytes of key, then
+ * prog->nr_sums u64 sums: sums[0] the hit count, the values after it as
+ * utrace_hist_val_sum() says.
+ */
+struct utrace_hist_table {
+	const struct utrace_hist_hdr *prog;
+	uint64_t hits, drops; /* the map header's counters */
+	const uint8_t *elts;
+	uint32_t nr_elts;
+	/* Optional: the map's slots.  The kernel lists the elements in slot
+	 * order before it sorts them with an unstable heapsort, so entries
+	 * that compare equal come out as in the kernel only in that order;
+	 * NULL: the order of elts. */
+	const struct utrace_hist_mslot *slots;
+	uint32_t nr_slots;
+	bool paused; /* " [paused]" instead of " [active]" */
+};
+
+/* The lookups of key modifiers; any may be NULL. */
+struct utrace_hist_names {
+	/* .execname: the name of pid; NULL: "<...>" */
+	const char *(*comm)(void *arg, int pid);
+	/* .sym, .sym-offset, stacktrace: "name" or "name+0xoff/0xsize" into
+	 * buf; NULL: the kernel's "0x%llx" of an unknown address */
+	const char *(*sym)(void *arg, uint64_t addr, char *buf, size_t n, bool with_offset);
+	/* .syscall: the name of syscall nr on the traced machine; NULL:
+	 * "unknown_syscall", as the kernel for a number it does not know */
+	const char *(*syscall)(void *arg, int nr);
+	void *arg;
+};
+
+/*
+ * Writes the kernel's hist file for one trigger: the "# event histogram"
+ * header with the trigger info, the entries sorted by spec's sort keys
+ * (hitcount ascending if none), then the Totals.  The handlers' "max:",
+ * "changed:" and saved fields are not printed: the table has no room for
+ * them.  0, or -EINVAL (err filled) if t does not fit spec.
+ */
+int utrace_hist_print(FILE *out, const struct utrace_hist_spec *spec,
+		      const struct utrace_hist_table *t, const struct utrace_hist_names *names,
+		      struct utrace_error *err);
+
+/*
+ * The trigger info as event_hist_trigger_print() writes it, without the
+ * " [active]": "hist:keys=...:vals=hitcount,...:sort=...:size=N[:clock=C]
+ * [:nohitcount][:handler.action(...)][ if FILTER]".  Into buf (n bytes,
+ * NUL-terminated); returns the length it needs, as snprintf().
+ */
+int utrace_hist_spec_text(const struct utrace_hist_spec *spec, char *buf, size_t n);
 
 #endif

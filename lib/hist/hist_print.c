@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist_print.c - the kernel's hist file, byte for byte: hist_trigger_show(),
+ * event_hist_trigger_print(), print_entries(), hist_trigger_entry_print()
+ * and hist_trigger_print_key() of kernel/trace/trace_events_hist.c, with
+ * the sort of kernel/trace/tracing_map.c and lib/sort.c.
+ *
+ * The order of entries that compare equal is the one thing a stable sort
+ * would get wrong: the kernel lists the elements in its slot order, sorts
+ * them with lib/sort.c's heapsort (not stable), and then sorts each run
+ * of equal primary keys by the secondary key.  This file does the same
+ * steps with the same heapsort.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hist_prog.h"
+#include "lib/hist/hist_int.h"
+
+/* ---- the trigger info ----------------------------------------------- */
+
+static int uses_timestamp(const struct utrace_hist_expr *e)
+{
+	return e && ((e->op == UTRACE_HE_FIELD && !strcmp(e->name, "common_timestamp")) ||
+		     uses_timestamp(e->l) || uses_timestamp(e->r));
+}
+
+static int spec_uses_timestamp(const struct utrace_hist_spec *s)
+{
+	for (unsigned i = 0; i < s->nr_keys; i++)
+		if (uses_timestamp(s->keys[i]))
+			return 1;
+	for (unsigned i = 0; i < s->nr_vals; i++)
+		if (uses_timestamp(s->vals[i]))
+			return 1;
+	for (unsigned i = 0; i < s->nr_vars; i++)
+		if (uses_timestamp(s->vars[i].expr))
+			return 1;
+	return 0;
+}
+
+/* The kernel's stack of the event ("stacktrace", "common_stacktrace"), as
+ * opposed to a field of addresses with .stacktrace. */
+static int is_special_stack(const struct utrace_hist_expr *e)
+{
+	return e->op == UTRACE_HE_FIELD && (e->mods & UTRACE_HIST_MOD_STACKTRACE) &&
+	       (!strcmp(e->name, "stacktrace") || !strcmp(e->name, "common_stacktrace"));
+}
+
+/* The value or key a sort key names: hist_field_name(), values first. */
+static const struct utrace_hist_expr *sort_field(const struct utrace_hist_spec *s,
+						 const char *name, int *is_key, unsigned *idx)
+{
+	char buf[512];
+
+	for (unsigned k = 0; k < s->nr_vals + s->nr_keys; k++) {
+		const struct utrace_hist_expr *e = k < s->nr_vals ? s->vals[k]
+								  : s->keys[k - s->nr_vals];
+		struct hist_sb sb = {buf, sizeof(buf), 0};
+
+		hist_name(&sb, e);
+		if (sb.len < sizeof(buf) && !strcmp(buf, name)) {
+			*is_key = k >= s->nr_vals;
+			*idx = *is_key ? k - s->nr_vals : k;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* print_onmatch_spec(), print_track_data_spec(), print_action_spec() */
+static void print_action(struct hist_sb *sb, const struct utrace_hist_action *a)
+{
+	static const char *const handler[] = {"onmatch", "onmax", "onchange"};
+	unsigned i = 0;
+
+	if (a->handler == UTRACE_HIST_ONMATCH)
+		hist_sb_printf(sb, ":onmatch(%s.%s).", a->match_system, a->match_event);
+	else
+		hist_sb_printf(sb, ":%s($%s).", handler[a->handler], a->var);
+	if (a->kind == UTRACE_HIST_ACT_SAVE)
+		hist_sb_printf(sb, "save(");
+	else if (a->kind == UTRACE_HIST_ACT_SNAPSHOT)
+		hist_sb_printf(sb, "snapshot(");
+	else if (a->trace_keyword)
+		hist_sb_printf(sb, "trace(%s%s", a->synth, a->nr_params ? "," : "");
+	else
+		hist_sb_printf(sb, "%s(", a->synth);
+	for (; i < a->nr_params; i++)
+		hist_sb_printf(sb, "%s%s", i ? "," : "", a->params[i]);
+	hist_sb_printf(sb, ")");
+}
+
+int utrace_hist_spec_text(const struct utrace_hist_spec *s, char *buf, size_t n)
+{
+	struct hist_sb sb = {buf, n, 0};
+	bool shown = false;
+
+	if (n)
+		buf[0] = '\0';
+	hist_sb_printf(&sb, "hist:");
+	if (s->name)
+		hist_sb_printf(&sb, "name=%s:", s->name);
+	hist_sb_printf(&sb, "keys=");
+	for (unsigned i = 0; i < s->nr_keys; i++) {
+		hist_sb_printf(&sb, "%s", i ? "," : "");
+		if (is_special_stack(s->keys[i]))
+			hist_sb_printf(&sb, "common_stacktrace");
+		else if (s->keys[i]->mods & UTRACE_HIST_MOD_STACKTRACE)
+			hist_sb_printf(&sb, "%s.stacktrace", s->keys[i]->name);
+		else
+			hist_field_print(&sb, s->keys[i]);
+	}
+	hist_sb_printf(&sb, ":vals=");
+	if (!s->nohitcount) {
+		hist_sb_printf(&sb, "hitcount");
+		shown = true;
+	}
+	for (unsigned i = 0; i < s->nr_vals; i++, shown = true) {
+		hist_sb_printf(&sb, "%s", shown ? "," : "");
+		hist_field_print(&sb, s->vals[i]);
+	}
+	for (unsigned i = 0; i < s->nr_vars; i++) {
+		hist_sb_printf(&sb, "%s%s=", i ? "," : ":", s->vars[i].name);
+		hist_field_print(&sb, s->vars[i].expr);
+	}
+	hist_sb_printf(&sb, ":sort=");
+	for (unsigned i = 0; i < s->nr_sort || (!i && !s->nr_sort); i++) {
+		const struct utrace_hist_expr *e = NULL;
+		unsigned idx;
+		int is_key;
+
+		if (s->nr_sort && strcmp(s->sort[i].name, "hitcount"))
+			e = sort_field(s, s->sort[i].name, &is_key, &idx);
+		hist_sb_printf(&sb, "%s", i ? "," : "");
+		if (e)
+			hist_field_print(&sb, e);
+		else
+			hist_sb_printf(&sb, "hitcount");
+		if (s->nr_sort && s->sort[i].descending)
+			hist_sb_printf(&sb, ".descending");
+	}
+	hist_sb_printf(&sb, ":size=%u", 1u << s->map_bits);
+	if (spec_uses_timestamp(s))
+		hist_sb_printf(&sb, ":clock=%s", s->clock ? s->clock : "global");
+	if (s->nohitcount)
+		hist_sb_printf(&sb, ":nohitcount");
+	for (unsigned i = 0; i < s->nr_actions; i++)
+		print_action(&sb, &s->actions[i]);
+	if (s->filter)
+		hist_sb_printf(&sb, " if %s", s->filter);
+	return (int)sb.len;
+}
+
+/* ---- sorting: tracing_map_sort_entries() ---------------------------- */
+
+struct sort_key {
+	int is_key;	/* a key (cmp_entries_key) or a sum (cmp_entries_sum) */
+	unsigned idx;	/* the key's slot or the sum's index */
+	int descending;
+};
+
+struct sorter {
+	const struct utrace_hist_table *t;
+	uint64_t elt_size;
+	struct sort_key key;
+};
+
+static const uint8_t *elt_of(const struct sorter *so, uint32_t i)
+{
+	return so->t->elts + (uint64_t)i * so->elt_size;
+}
+
+static uint64_t sum_of(const struct utrace_hist_table *t, const uint8_t *elt, unsigned idx)
+{
+	uint64_t v;
+
+	memcpy(&v, elt + t->prog->key_size + 8ull * idx, 8);
+	return v;
+}
+
+static int cmp_entries(const struct sorter *so, uint32_t a, uint32_t b)
+{
+	const uint8_t *ea = elt_of(so, a), *eb = elt_of(so, b);
+	const struct utrace_hist_slot *sl;
+	int ret = 0;
+
+	if (!so->key.is_key) {
+		uint64_t va = sum_of(so->t, ea, so->key.idx), vb = sum_of(so->t, eb, so->key.idx);
+
+		ret = va > vb ? 1 : va < vb ? -1 : 0;
+	} else if ((sl = &so->t->prog->slots[so->key.idx])->kind == UTRACE_HSLOT_STR) {
+		ret = strncmp((const char *)ea + sl->off, (const char *)eb + sl->off, sl->len);
+	} else if (sl->len == 8) { /* a stacktrace (longer) compares equal */
+		uint64_t va, vb;
+
+		memcpy(&va, ea + sl->off, 8);
+		memcpy(&vb, eb + sl->off, 8);
+		if (sl->is_signed)
+			ret = (int64_t)va > (int64_t)vb ? 1 : (int64_t)va < (int64_t)vb ? -1 : 0;
+		else
+			ret = va > vb ? 1 : va < vb ? -1 : 0;
+	}
+	return so->key.descending ? -ret : ret;
+}
+
+static void sift(const struct sorter *so, uint32_t *v, size_t a, size_t n)
+{
+	size_t b, c, d;
+
+	/* bottom-up: the path of larger children to a leaf, then back up */
+	for (b = a; c = 2 * b + 1, (d = c + 1) < n;)
+		b = cmp_entries(so, v[c], v[d]) >= 0 ? c : d;
+	if (d == n)
+		b = c;
+	while (b != a && cmp_entries(so, v[a], v[b]) >= 0)
+		b = (b - 1) / 2;
+	for (c = b; b != a;) {
+		uint32_t x;
+
+		b = (b - 1) / 2;
+		x = v[b];
+		v[b] = v[c];
+		v[c] = x;
+	}
+}
+
+/* lib/sort.c's heapsort, element for element, ties included. */
+static void heapsort(const struct sorter *so, uint32_t *v, size_t num)
+{
+	size_t n = num, a = num / 2, shift = 0;
+	uint32_t x;
+
+	if (!a)
+		return;
+	for (;;) {
+		if (a) {
+			a -= (size_t)1 << shift;
+		} else if (n > 3) {
+			/* pop the two largest at once */
+			n--;
+			x = v[0], v[0] = v[n], v[n] = x;
+			shift = cmp_entries(so, v[1], v[2]) <= 0;
+			a = (size_t)1 << shift;
+			n--;
+			x = v[a], v[a] = v[n], v[n] = x;
+		} else {
+			break;
+		}
+		sift(so, v, a, n);
+	}
+	n--;
+	x = v[0], v[0] = v[n], v[n] = x;
+	if (n == 2 && cmp_entries(so, v[0], v[1]) > 0)
+		x = v[0], v[0] = v[1], v[1] = x;
+}
+
+/* sort_secondary(): each run equal on the first key, by the second. */
+static void sort_secondary(struct sorter *so, uint32_t *v, size_t n, const struct sort_key *k)
+{
+	size_t start = 0, n_sub = 1;
+
+	for (size_t i = 0; i + 1 < n; i++) {
+		so->key = k[0];
+		if (!cmp_entries(so, v[i], v[i + 1])) {
+			n_sub++;
+			if (i + 2 < n)
+				continue;
+		}
+		if (n_sub < 2) {
+			start = i + 1;
+			n_sub = 1;
+			continue;
+		}
+		so->key = k[1];
+		heapsort(so, v + start, n_sub);
+		start = i + 1;
+		n_sub = 1;
+	}
+}
+
+static unsigned sort_keys(const struct utrace_hist_spec *s, struct sort_key *k)
+{
+	unsigned n = s->nr_sort ? s->nr_sort : 1;
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned idx = 0;
+		int is_key = 0;
+
+		k[i] = (struct sort_key){0, 0, s->nr_sort && s->sort[i].descending};
+		if (!s->nr_sort || !strcmp(s->sort[i].name, "hitcount") ||
+		    !sort_field(s, s->sort[i].name, &is_key, &idx))
+			continue;
+		k[i].is_key = is_key;
+		k[i].idx = is_key ? idx : utrace_hist_val_sum(s, idx);
+	}
+	return n;
+}
+
+/* The elements, in slot order when the slots are known, then sorted. */
+static uint32_t *sorted_entries(const struct utrace_hist_spec *s,
+				const struct utrace_hist_table *t, size_t *n)
+{
+	uint32_t *v = malloc(((size_t)t->nr_elts + 1) * sizeof(*v));
+	struct sorter so = {t, utrace_hist_elt_size(t->prog->key_size, t->prog->nr_sums), {0}};
+	struct sort_key k[UTRACE_HIST_SORT_MAX];
+	unsigned nk;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	if (t->slots) {
+		for (uint32_t i = 0; i < t->nr_slots; i++)
+			if (t->slots[i].hash && t->slots[i].elt && t->slots[i].elt <= t->nr_elts &&
+			    *n < t->nr_elts)
+				v[(*n)++] = t->slots[i].elt - 1;
+	} else {
+		for (uint32_t i = 0; i < t->nr_elts; i++)
+			v[(*n)++] = i;
+	}
+	if (*n < 2)
+		return v;
+	nk = sort_keys(s, k);
+	so.key = k[0];
+	heapsort(&so, v, *n);
+	if (nk > 1)
+		sort_secondary(&so, v, *n, k);
+	return v;
+}
+
+/* ---- one entry: hist_trigger_entry_print() -------------------------- */
+
+static const char *symbol(const struct utrace_hist_names *nm, uint64_t addr, char *buf,
+			  size_t n, bool offset)
+{
+	const char *s = nm && nm->sym ? nm->sym(nm->arg, addr, buf, n, offset) : NULL;
+
+	if (s)
+		return s;
+	snprintf(buf, n, "0x%llx", (unsigned long long)addr);
+	return buf;
+}
+
+/* hist_trigger_stacktrace_print(): one frame a line, 9 blanks before it. */
+static void print_stack(FILE *out, const uint8_t *p, uint32_t len,
+			const struct utrace_hist_names *nm)
+{
+	char buf[256];
+
+	for (uint32_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t a;
+
+		memcpy(&a, p + i, 8);
+		if (!a)
+			return;
+		fprintf(out, "%*c%s\n", 9, ' ', symbol(nm, a, buf, sizeof(buf), true));
+	}
+}
+
+/* Returns whether the key took several lines (a stack). */
+static int print_key(FILE *out, const struct utrace_hist_expr *e,
+		     const struct utrace_hist_slot *sl, const uint8_t *key,
+		     const struct utrace_hist_names *nm)
+{
+	char name[512], buf[512];
+	struct hist_sb sb = {name, sizeof(name), 0};
+	unsigned long long u = 0;
+	const char *str;
+
+	hist_name(&sb, e);
+	if (sl->kind == UTRACE_HSLOT_NUM)
+		memcpy(&u, key + sl->off, 8);
+	if (e->mods & UTRACE_HIST_MOD_HEX) {
+		fprintf(out, "%s: %llx", name, u);
+	} else if (e->mods & (UTRACE_HIST_MOD_SYM | UTRACE_HIST_MOD_SYM_OFFSET)) {
+		bool off = !(e->mods & UTRACE_HIST_MOD_SYM);
+
+		fprintf(out, off ? "%s: [%llx] %-55s" : "%s: [%llx] %-45s", name, u,
+			symbol(nm, u, buf, sizeof(buf), off));
+	} else if (e->mods & UTRACE_HIST_MOD_EXECNAME) {
+		str = nm && nm->comm ? nm->comm(nm->arg, (int)u) : NULL;
+		fprintf(out, "%s: %-16s[%10llu]", name, str ? str : "<...>", u);
+	} else if (e->mods & UTRACE_HIST_MOD_SYSCALL) {
+		str = nm && nm->syscall ? nm->syscall(nm->arg, (int)u) : NULL;
+		fprintf(out, "%s: %-30s[%3llu]", name, str ? str : "unknown_syscall", u);
+	} else if (e->mods & UTRACE_HIST_MOD_STACKTRACE) {
+		if (is_special_stack(e))
+			fputs("common_stacktrace:\n", out);
+		else
+			fprintf(out, "%s.stacktrace", name);
+		print_stack(out, key + sl->off, sl->len, nm);
+		return 1;
+	} else if (e->mods & UTRACE_HIST_MOD_LOG2) {
+		fprintf(out, "%s: ~ 2^%-2llu", name, u);
+	} else if (e->mods & UTRACE_HIST_MOD_BUCKETS) {
+		fprintf(out, "%s: ~ %llu-%llu", name, u, u + e->buckets - 1);
+	} else if (sl->kind == UTRACE_HSLOT_STR) {
+		uint32_t n = sl->len < sizeof(buf) ? sl->len : sizeof(buf) - 1;
+
+		memcpy(buf, key + sl->off, n);
+		buf[n] = '\0';
+		fprintf(out, "%s: %-50s", name, buf);
+	} else {
+		fprintf(out, "%s: %10llu", name, u);
+	}
+	return 0;
+}
+
+struct val_stat {
+	uint64_t max, total;
+};
+
+/* __get_percentage(): 100 times the percentage, UINT32_MAX if undefined. */
+static unsigned percentage(uint64_t val, uint64_t total)
+{
+	if (!total)
+		return val ? UINT32_MAX : 0;
+	if (val < UINT64_MAX / 10000)
+		return (unsigned)(val * 10000 / total);
+	total /= 10000;
+	if (!total)
+		return val ? UINT32_MAX : 0;
+	return (unsigned)(val / total);
+}
+
+/* hist_trigger_print_val(): " name: value" in the value's format. */
+static void print_val(FILE *out, const char *name, unsigned mods, uint64_t v,
+		      const struct val_stat *st)
+{
+	unsigned pc;
+
+	if (mods & UTRACE_HIST_MOD_PERCENT) {
+		pc = percentage(v, st->total);
+		if (pc == UINT32_MAX)
+			fprintf(out, " %s (%%):[ERROR]", name);
+		else
+			fprintf(out, " %s (%%): %3u.%02u", name, pc / 100, pc % 100);
+	} else if (mods & UTRACE_HIST_MOD_GRAPH) {
+		char bar[21];
+		unsigned len = percentage(v, st->max), i = 0;
+
+		if (len == UINT32_MAX) {
+			snprintf(bar, 20, "[ERROR]");
+		} else {
+			for (len = len * 20 / 10000; i < len && i < 20; i++)
+				bar[i] = '#';
+			for (; i < 20; i++)
+				bar[i] = ' ';
+			bar[20] = '\0';
+		}
+		fprintf(out, " %s: %20s", name, bar);
+	} else if (mods & UTRACE_HIST_MOD_HEX) {
+		fprintf(out, " %s: %10llx", name, (unsigned long long)v);
+	} else {
+		fprintf(out, " %s: %10llu", name, (unsigned long long)v);
+	}
+}
+
+static void print_entry(FILE *out, const struct utrace_hist_spec *s,
+			const struct utrace_hist_table *t, const uint8_t *elt,
+			const struct val_stat *st, const struct utrace_hist_names *nm)
+{
+	int multiline = 0;
+
+	fputs("{ ", out);
+	for (unsigned i = 0; i < s->nr_keys; i++) {
+		if (i)
+			fputs(", ", out);
+		multiline |= print_key(out, s->keys[i], &t->prog->slots[i], elt, nm);
+	}
+	fputs(multiline ? "}" : " }", out);
+	if (!s->nohitcount)
+		print_val(out, "hitcount", 0, sum_of(t, elt, 0), &st[0]);
+	for (unsigned j = 0; j < s->nr_vals; j++) {
+		const struct utrace_hist_expr *e = s->vals[j];
+		unsigned sum = utrace_hist_val_sum(s, j);
+		char name[512];
+		struct hist_sb sb = {name, sizeof(name), 0};
+
+		/* the kernel does not show values that are expressions */
+		if (e->l && !hist_expr_is_const(e))
+			continue;
+		hist_name(&sb, e);
+		fputc(' ', out);
+		print_val(out, name, e->mods, sum_of(t, elt, sum), &st[sum]);
+	}
+	fputc('\n', out);
+}
+
+int utrace_hist_print(FILE *out, const struct utrace_hist_spec *s,
+		      const struct utrace_hist_table *t, const struct utrace_hist_names *nm,
+		      struct utrace_error *err)
+{
+	struct val_stat st[UTRACE_HIST_SUMS_MAX] = {{0}};
+	uint64_t esize;
+	uint32_t *order;
+	size_t n = 0;
+	char *info;
+	int len;
+
+	unsigned need = 1;
+
+	for (unsigned j = 0; j < s->nr_vals; j++)
+		if (utrace_hist_val_sum(s, j) + 1 > need)
+			need = utrace_hist_val_sum(s, j) + 1;
+	if (!t->prog || t->prog->nr_keys != s->nr_keys || t->prog->nr_sums < need ||
+	    t->prog->nr_sums > UTRACE_HIST_SUMS_MAX || (t->nr_elts && !t->elts))
+		return utrace_error_set(err, -EINVAL, "hist table does not match its trigger");
+	for (unsigned i = 0; i < s->nr_keys; i++)
+		if ((uint64_t)t->prog->slots[i].off + t->prog->slots[i].len > t->prog->key_size)
+			return utrace_error_set(err, -EINVAL, "hist key %u is outside the key", i);
+	len = utrace_hist_spec_text(s, NULL, 0);
+	info = malloc((size_t)len + 1);
+	order = info ? sorted_entries(s, t, &n) : NULL;
+	if (!order) {
+		free(info);
+		return utrace_error_set(err, -ENOMEM, "Out of memory");
+	}
+	utrace_hist_spec_text(s, info, (size_t)len + 1);
+	fprintf(out, "# event histogram\n#\n# trigger info: %s %s\n#\n\n", info,
+		t->paused ? "[paused]" : "[active]");
+	esize = utrace_hist_elt_size(t->prog->key_size, t->prog->nr_sums);
+	/* print_entries(): totals and maxima of the values shown as % or bars */
+	for (size_t i = 0; i < n; i++)
+		for (unsigned j = 0; j < t->prog->nr_sums; j++) {
+			uint64_t v = sum_of(t, t->elts + order[i] * esize, j);
+
+			st[j].total += v;
+			if (st[j].max < v)
+				st[j].max = v;
+		}
+	for (size_t i = 0; i < n; i++)
+		print_entry(out, s, t, t->elts + order[i] * esize, st, nm);
+	fprintf(out, "\nTotals:\n    Hits: %llu\n    Entries: %zu\n    Dropped: %llu\n",
+		(unsigned long long)t->hits, n, (unsigned long long)t->drops);
+	free(order);
+	free(info);
+	return 0;
+}
