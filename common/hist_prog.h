@@ -47,19 +47,23 @@
  *
  * Insert (after Cliff Click's lock-free hash table, as tracing_map): the
  * key's jhash (0 made 1) picks the first slot, hash >> (32 - (bits + 1));
- * linear probing.  A slot whose hash matches and whose element's key is
- * equal is the entry.  An empty slot (hash 0) is claimed with a
- * compare-and-swap of its hash; the claimer takes the next free element
- * from next_elt (an atomic add: elements are never freed, so no ABA),
- * copies the key into it, and publishes it with a release store of the
- * slot's elt.  A reader that finds the hash with no element yet is
- * another inserter between the two steps: it spins until the element is
- * there (a bounded spin; the other side is a few stores away, unless it
- * was interrupted by the very signal handler that is spinning: then give
- * up and count the hit as dropped).  When no element is left the slot is
- * released (hash back to 0) and the hit counted in drops.  The table never
- * grows and never deletes, so nothing here allocates or frees: it is safe
- * in any context, signal handlers included.  Sums are atomic adds.
+ * linear probing.  A slot is one 64-bit word, hash << 32 | (element + 1),
+ * 0 when empty.  A slot whose hash matches and whose element's key is
+ * equal is the entry.  At an empty slot the inserter takes the next free
+ * element from next_elt (an atomic add: elements are never freed, so no
+ * ABA), copies the key into it, and publishes hash and element together
+ * with one compare-and-swap (release): a reader (acquire) sees an empty
+ * slot or a complete entry, never a half-made one.  The kernel claims the
+ * hash first and publishes the element after, and a reader that sees the
+ * hash alone retries; it can, because nothing preempts a tracer there.
+ * Here the inserter may be preempted, or be the very thread whose signal
+ * handler is looking, so nobody ever waits for anybody: the price is that
+ * an inserter that loses the race for a slot leaves its element unused
+ * (never in a slot, so never read).  When no element is left the hit is
+ * counted in drops.  The table never grows and never deletes, so nothing
+ * here allocates or frees: it is safe in any context, signal handlers
+ * included.  Sums are atomic adds.  A reader lists the entries by walking
+ * the slots, in slot order, as tracing_map_sort_entries does.
  */
 #ifndef UTRACE_COMMON_HIST_PROG_H
 #define UTRACE_COMMON_HIST_PROG_H
@@ -91,7 +95,7 @@ enum utrace_hist_op {
 	UTRACE_HOP_BUCKET, /* x = x / imm * imm */
 	UTRACE_HOP_USECS,  /* x = x / 1000 */
 	UTRACE_HOP_KEY,	   /* pop -> 8 bytes at key + key_off */
-	UTRACE_HOP_STR,	   /* char[size] field at off -> key + key_off, width len */
+	UTRACE_HOP_STR,	   /* char[imm] field at off -> key + key_off, width len */
 	UTRACE_HOP_DYNSTR, /* __data_loc char[] (u32 at off) -> key + key_off, width len */
 	UTRACE_HOP_COMM,   /* the thread's name -> key + key_off, width len (16) */
 	UTRACE_HOP_SUM,	   /* pop -> sums[key_off] += x (value part only) */
@@ -156,10 +160,16 @@ struct utrace_hist_map {
 
 _Static_assert(sizeof(struct utrace_hist_map) <= UTRACE_HIST_MAP_HDR, "map header fits");
 
+/* A slot: hash << 32 | (element index + 1); 0 when empty. */
+typedef uint64_t utrace_hist_mslot_t;
 struct utrace_hist_mslot {
-	uint32_t hash; /* 0: empty */
-	uint32_t elt;  /* element index + 1; 0: being inserted */
+	uint64_t word;
 };
+
+static inline uint32_t utrace_hist_slot_elt(uint64_t w)
+{
+	return (uint32_t)w - 1; /* for a used slot */
+}
 
 static inline uint64_t utrace_hist_elt_size(uint32_t key_size, uint32_t nr_sums)
 {
@@ -195,48 +205,37 @@ static inline int utrace_hist_keyeq(const uint8_t *a, const uint8_t *b, uint32_t
 static inline uint8_t *utrace_hist_map_insert(struct utrace_hist_map *m, const uint8_t *key)
 {
 	uint32_t ks = m->key_size, nslots = 2u << m->bits, max = 1u << m->bits;
-	uint32_t h = utrace_jhash(key, ks, 0), idx;
+	uint32_t h = utrace_jhash(key, ks, 0), idx, mine = UINT32_MAX;
 	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
 
 	if (!h)
 		h = 1;
 	idx = h >> (32 - (m->bits + 1));
 	for (uint32_t probes = 0; probes < nslots; probes++, idx = (idx + 1) & (nslots - 1)) {
-		struct utrace_hist_mslot *s = &slots[idx];
-		uint32_t sh = __atomic_load_n(&s->hash, __ATOMIC_RELAXED), e;
+		/* acquire: a published element's key is there to compare */
+		uint64_t w = __atomic_load_n(&slots[idx].word, __ATOMIC_ACQUIRE);
 
-		if (sh == h) {
-			/* acquire: the element's key was copied before elt
-			 * was published (the release below) */
-			for (unsigned spin = 0; !(e = __atomic_load_n(&s->elt, __ATOMIC_ACQUIRE));)
-				if (++spin > 100000)
+		if (!w) {
+			if (mine == UINT32_MAX) {
+				uint8_t *elt;
+
+				mine = (uint32_t)__atomic_fetch_add(&m->next_elt, 1, __ATOMIC_RELAXED);
+				if (mine >= max)
 					return 0;
-			if (utrace_hist_keyeq(utrace_hist_elt(m, e - 1), key, ks))
-				return utrace_hist_elt(m, e - 1);
-			continue;
+				elt = utrace_hist_elt(m, mine);
+				for (uint32_t i = 0; i < ks; i += 8)
+					*(utrace_fp_u64 *)(elt + i) = *(const utrace_fp_u64 *)(key + i);
+			}
+			/* release: the key is in the element before the slot
+			 * names it; on failure w is the entry that won */
+			if (__atomic_compare_exchange_n(&slots[idx].word, &w,
+							(uint64_t)h << 32 | (mine + 1u), 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return utrace_hist_elt(m, mine);
 		}
-		if (sh)
-			continue;
-		if (!__atomic_compare_exchange_n(&s->hash, &sh, h, 0, __ATOMIC_ACQ_REL,
-						 __ATOMIC_RELAXED)) {
-			/* lost the slot: look at it again as an occupied one */
-			idx = (idx - 1) & (nslots - 1);
-			continue;
-		}
-		e = (uint32_t)__atomic_fetch_add(&m->next_elt, 1, __ATOMIC_RELAXED);
-		if (e >= max) {
-			__atomic_store_n(&s->hash, 0, __ATOMIC_RELEASE);
-			return 0;
-		}
-		{
-			uint8_t *elt = utrace_hist_elt(m, e);
-
-			for (uint32_t i = 0; i < ks; i += 8)
-				*(utrace_fp_u64 *)(elt + i) = *(const utrace_fp_u64 *)(key + i);
-			/* release: key bytes before the element is visible */
-			__atomic_store_n(&s->elt, e + 1, __ATOMIC_RELEASE);
-			return elt;
-		}
+		if ((uint32_t)(w >> 32) == h && utrace_hist_slot_elt(w) < max &&
+		    utrace_hist_keyeq(utrace_hist_elt(m, utrace_hist_slot_elt(w)), key, ks))
+			return utrace_hist_elt(m, utrace_hist_slot_elt(w));
 	}
 	return 0;
 }
@@ -330,7 +329,7 @@ static inline void utrace_hist_string(const struct utrace_hist_insn *in,
 
 	switch (in->op) {
 	case UTRACE_HOP_STR:
-		n = (uint64_t)in->off + in->size <= c->rec_len ? in->size : 0;
+		n = (uint64_t)in->off + in->imm <= c->rec_len ? (uint32_t)in->imm : 0;
 		utrace_hist_put_str(dst, in->len, c->rec + in->off, n);
 		return;
 	case UTRACE_HOP_DYNSTR:

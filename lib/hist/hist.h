@@ -255,7 +255,6 @@ void utrace_hist_spec_free(struct utrace_hist_spec *s);
 /* ---- the hist file (hist_print.c) ----------------------------------- */
 
 struct utrace_hist_hdr;	  /* common/hist_prog.h */
-struct utrace_hist_mslot; /* common/hist_prog.h */
 
 /*
  * One histogram as read from its table.  Each key i is read through
@@ -268,14 +267,11 @@ struct utrace_hist_mslot; /* common/hist_prog.h */
 struct utrace_hist_table {
 	const struct utrace_hist_hdr *prog;
 	uint64_t hits, drops; /* the map header's counters */
+	/* The entries in the table's slot order: the kernel lists them so
+	 * before it sorts them with an unstable heapsort, so entries that
+	 * compare equal come out as in the kernel only in that order. */
 	const uint8_t *elts;
 	uint32_t nr_elts;
-	/* Optional: the map's slots.  The kernel lists the elements in slot
-	 * order before it sorts them with an unstable heapsort, so entries
-	 * that compare equal come out as in the kernel only in that order;
-	 * NULL: the order of elts. */
-	const struct utrace_hist_mslot *slots;
-	uint32_t nr_slots;
 	bool paused; /* " [paused]" instead of " [active]" */
 };
 

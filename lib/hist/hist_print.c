@@ -298,7 +298,8 @@ static unsigned sort_keys(const struct utrace_hist_spec *s, struct sort_key *k)
 	return n;
 }
 
-/* The elements, in slot order when the slots are known, then sorted. */
+/* The elements in the order of elts (the table's slot order, as the
+ * recorder saves them: the kernel lists them so), then sorted. */
 static uint32_t *sorted_entries(const struct utrace_hist_spec *s,
 				const struct utrace_hist_table *t, size_t *n)
 {
@@ -310,15 +311,8 @@ static uint32_t *sorted_entries(const struct utrace_hist_spec *s,
 	*n = 0;
 	if (!v)
 		return NULL;
-	if (t->slots) {
-		for (uint32_t i = 0; i < t->nr_slots; i++)
-			if (t->slots[i].hash && t->slots[i].elt && t->slots[i].elt <= t->nr_elts &&
-			    *n < t->nr_elts)
-				v[(*n)++] = t->slots[i].elt - 1;
-	} else {
-		for (uint32_t i = 0; i < t->nr_elts; i++)
-			v[(*n)++] = i;
-	}
+	for (uint32_t i = 0; i < t->nr_elts; i++)
+		v[(*n)++] = i;
 	if (*n < 2)
 		return v;
 	nk = sort_keys(s, k);

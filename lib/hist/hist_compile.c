@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist_compile.c - a parsed hist trigger (hist.h) and the format of the
+ * event it is attached to, compiled into the program of
+ * common/hist_prog.h that the event's writer runs on every hit.
+ *
+ * This is where names meet the event: each key and value names fields of
+ * the format, and the kernel's errors for a field that is not there, a
+ * string in arithmetic or a sort key that is neither a key nor a value
+ * are found here, with their columns.  Keys come first in the program,
+ * then the values:
+ *
+ *   key i:   <expression>  KEY off_i          (a number: 8 bytes)
+ *            STR/DYNSTR/COMM off_i width      (a string: its width)
+ *   value j: <expression>  SUM sum_j          (hitcount is sum 0, implicit)
+ *
+ * An expression is a field, a special field (common_timestamp, common_cpu),
+ * a constant, or + - * / of expressions, with the field's modifiers that
+ * change its value (.usecs, .log2, .buckets=N) applied right after it;
+ * the others (.hex, .sym, .execname, ...) only change how it is printed.
+ * Variables and handlers (ts0=..., $ts0, onmatch()) are parsed but not
+ * compiled yet: they are refused here with a clear error.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hist_prog.h"
+#include "lib/events/event_filter.h"
+#include "lib/hist/hist_compile.h"
+
+struct hcomp {
+	struct utrace_hist_insn insns[UTRACE_HIST_MAX_INSNS];
+	uint32_t n;
+	uint32_t key_size;
+	uint32_t nr_sums;
+	const struct utrace_event_format *fmt;
+	int *code;
+	struct utrace_error *err;
+};
+
+static int hc_fail(struct hcomp *c, int code, unsigned pos, const char *what)
+{
+	int ret;
+
+	*c->code = code;
+	ret = utrace_error_set(c->err, -EINVAL, "%s%s%s", utrace_hist_err_text(code),
+			       what ? ": " : "", what ? what : "");
+	c->err->column = (int)pos + 1;
+	return ret;
+}
+
+static int hc_emit(struct hcomp *c, uint8_t op, uint8_t size, uint32_t off, uint64_t imm)
+{
+	struct utrace_hist_insn *in;
+
+	if (c->n >= UTRACE_HIST_MAX_INSNS) {
+		*c->code = -1;
+		return utrace_error_set(c->err, -E2BIG, "hist trigger too large (%u instructions)",
+					UTRACE_HIST_MAX_INSNS);
+	}
+	in = &c->insns[c->n++];
+	memset(in, 0, sizeof(*in));
+	in->op = op;
+	in->size = size;
+	in->off = off;
+	in->imm = imm;
+	return 0;
+}
+
+static bool hc_is(const struct utrace_hist_expr *e, const char *name)
+{
+	return e->op == UTRACE_HE_FIELD && !strcmp(e->name, name);
+}
+
+/* The value modifiers of a field, after its load. */
+static int hc_mods(struct hcomp *c, const struct utrace_hist_expr *e)
+{
+	int ret = 0;
+
+	if (e->mods & UTRACE_HIST_MOD_USECS)
+		ret = hc_emit(c, UTRACE_HOP_USECS, 0, 0, 0);
+	if (!ret && (e->mods & UTRACE_HIST_MOD_LOG2))
+		ret = hc_emit(c, UTRACE_HOP_LOG2, 0, 0, 0);
+	if (!ret && (e->mods & UTRACE_HIST_MOD_BUCKETS))
+		ret = hc_emit(c, UTRACE_HOP_BUCKET, 0, 0, e->buckets);
+	return ret;
+}
+
+/* A numeric field: pushes its value. */
+static int hc_field(struct hcomp *c, const struct utrace_hist_expr *e)
+{
+	const struct utrace_event_field *f;
+	int ret;
+
+	if (hc_is(e, "common_timestamp"))
+		ret = hc_emit(c, UTRACE_HOP_TS, 0, 0, 0);
+	else if (hc_is(e, "common_cpu") || hc_is(e, "cpu"))
+		ret = hc_emit(c, UTRACE_HOP_CPU, 0, 0, 0);
+	else if (hc_is(e, "common_comm") || hc_is(e, "hitcount"))
+		return hc_fail(c, UTRACE_HIST_ERR_INVALID_STR_OPERAND, e->pos, e->name);
+	else if (hc_is(e, "common_stacktrace") || hc_is(e, "stacktrace") ||
+		 (e->mods & UTRACE_HIST_MOD_STACKTRACE))
+		return hc_fail(c, UTRACE_HIST_ERR_HIST_CREATE_FAIL, e->pos,
+			       "stack traces are not supported in histograms yet");
+	else {
+		f = utrace_event_field_find(c->fmt, e->name);
+		if (!f)
+			return hc_fail(c, UTRACE_HIST_ERR_FIELD_NOT_FOUND, e->pos, e->name);
+		if (f->kind != UTRACE_EF_INT)
+			return hc_fail(c, UTRACE_HIST_ERR_INVALID_STR_OPERAND, e->pos, e->name);
+		ret = hc_emit(c, UTRACE_HOP_LOAD, (uint8_t)f->size, f->offset, f->is_signed);
+	}
+	return ret < 0 ? ret : hc_mods(c, e);
+}
+
+static int hc_expr(struct hcomp *c, const struct utrace_hist_expr *e, unsigned depth)
+{
+	static const uint8_t ops[] = {
+	    [UTRACE_HE_PLUS] = UTRACE_HOP_ADD,
+	    [UTRACE_HE_MINUS] = UTRACE_HOP_SUB,
+	    [UTRACE_HE_MULT] = UTRACE_HOP_MUL,
+	    [UTRACE_HE_DIV] = UTRACE_HOP_DIV,
+	    [UTRACE_HE_UMINUS] = UTRACE_HOP_NEG,
+	};
+	int ret;
+
+	if (depth > UTRACE_HIST_STACK - 2)
+		return hc_fail(c, UTRACE_HIST_ERR_TOO_MANY_SUBEXPR, e->pos, NULL);
+	switch (e->op) {
+	case UTRACE_HE_FIELD:
+		return hc_field(c, e);
+	case UTRACE_HE_CONST:
+		return hc_emit(c, UTRACE_HOP_CONST, 0, 0, e->constant);
+	case UTRACE_HE_VAR_REF:
+		return hc_fail(c, UTRACE_HIST_ERR_VAR_NOT_FOUND, e->pos,
+			       "variables are not supported yet");
+	default:
+		break;
+	}
+	ret = hc_expr(c, e->l, depth + 1);
+	if (ret >= 0 && e->op != UTRACE_HE_UMINUS)
+		ret = hc_expr(c, e->r, depth + 1);
+	return ret < 0 ? ret : hc_emit(c, ops[e->op], 0, 0, 0);
+}
+
+/* A string key: its bytes go into the key at width len. */
+static int hc_string_key(struct hcomp *c, const struct utrace_hist_expr *e,
+			 const struct utrace_event_field *f, struct utrace_hist_slot *slot)
+{
+	uint8_t op;
+	uint32_t w;
+	int ret;
+
+	if (!f) {
+		op = UTRACE_HOP_COMM;
+		w = 16;
+	} else if (f->kind == UTRACE_EF_CHARS) {
+		op = UTRACE_HOP_STR;
+		w = f->size < UTRACE_HIST_STR_MAX ? f->size : UTRACE_HIST_STR_MAX;
+	} else {
+		op = UTRACE_HOP_DYNSTR;
+		w = UTRACE_HIST_STR_MAX;
+	}
+	if (e->mods)
+		return hc_fail(c, UTRACE_HIST_ERR_BAD_FIELD_MODIFIER, e->pos, e->name);
+	w = (w + 7) & ~7u;
+	if (c->key_size + w > UTRACE_HIST_KEY_MAX)
+		return hc_fail(c, UTRACE_HIST_ERR_HIST_CREATE_FAIL, e->pos, "key too large");
+	/* STR: imm is the array's size; DYNSTR: off is the __data_loc word's */
+	ret = hc_emit(c, op, 0, f ? f->offset : 0, f ? f->size : 0);
+	if (ret < 0)
+		return ret;
+	c->insns[c->n - 1].len = (uint16_t)w;
+	c->insns[c->n - 1].key_off = c->key_size;
+	slot->kind = UTRACE_HSLOT_STR;
+	slot->off = c->key_size;
+	slot->len = w;
+	c->key_size += w;
+	return 0;
+}
+
+static int hc_key(struct hcomp *c, const struct utrace_hist_expr *e, struct utrace_hist_slot *slot)
+{
+	const struct utrace_event_field *f = NULL;
+	int ret;
+
+	if (e->op == UTRACE_HE_FIELD && hc_is(e, "hitcount"))
+		return hc_fail(c, UTRACE_HIST_ERR_INVALID_SORT_FIELD, e->pos, "hitcount as a key");
+	if (e->op == UTRACE_HE_VAR_REF)
+		return hc_fail(c, UTRACE_HIST_ERR_INVALID_REF_KEY, e->pos, NULL);
+	if (e->op == UTRACE_HE_FIELD && hc_is(e, "common_comm"))
+		return hc_string_key(c, e, NULL, slot);
+	if (e->op == UTRACE_HE_FIELD)
+		f = utrace_event_field_find(c->fmt, e->name);
+	if (f && (f->kind == UTRACE_EF_CHARS || f->kind == UTRACE_EF_STRING))
+		return hc_string_key(c, e, f, slot);
+	ret = hc_expr(c, e, 0);
+	if (ret < 0)
+		return ret;
+	if (c->key_size + 8 > UTRACE_HIST_KEY_MAX)
+		return hc_fail(c, UTRACE_HIST_ERR_HIST_CREATE_FAIL, e->pos, "key too large");
+	ret = hc_emit(c, UTRACE_HOP_KEY, 0, 0, 0);
+	if (ret < 0)
+		return ret;
+	c->insns[c->n - 1].key_off = c->key_size;
+	slot->kind = UTRACE_HSLOT_NUM;
+	slot->off = c->key_size;
+	slot->len = 8;
+	slot->is_signed = f && f->is_signed;
+	c->key_size += 8;
+	return 0;
+}
+
+/* The name a key or value is sorted by: its field's name, or for an
+ * expression its text is not known here, so only fields can be sorted. */
+static bool hc_sort_known(const struct utrace_hist_spec *s, const char *name)
+{
+	if (!strcmp(name, "hitcount"))
+		return true;
+	for (unsigned i = 0; i < s->nr_keys; i++)
+		if (s->keys[i]->op == UTRACE_HE_FIELD && !strcmp(s->keys[i]->name, name))
+			return true;
+	for (unsigned i = 0; i < s->nr_vals; i++)
+		if (s->vals[i]->op == UTRACE_HE_FIELD && !strcmp(s->vals[i]->name, name))
+			return true;
+	return false;
+}
+
+static int hc_check(struct hcomp *c, const struct utrace_hist_spec *s)
+{
+	if (s->nr_vars)
+		return hc_fail(c, UTRACE_HIST_ERR_VAR_CREATE_FIND_FAIL, s->vars[0].pos,
+			       "variables are not supported yet");
+	if (s->nr_actions)
+		return hc_fail(c, UTRACE_HIST_ERR_ACTION_NOT_FOUND, s->actions[0].pos,
+			       "handlers are not supported yet");
+	for (unsigned i = 0; i < s->nr_sort; i++)
+		if (!hc_sort_known(s, s->sort[i].name))
+			return hc_fail(c, UTRACE_HIST_ERR_INVALID_SORT_FIELD, s->sort[i].pos,
+				       s->sort[i].name);
+	if (!s->nr_keys)
+		return hc_fail(c, UTRACE_HIST_ERR_HIST_CREATE_FAIL, 0, "no keys");
+	return 0;
+}
+
+static int hc_values(struct hcomp *c, const struct utrace_hist_spec *s)
+{
+	c->nr_sums = 1;
+	for (unsigned j = 0; j < s->nr_vals; j++) {
+		unsigned sum = utrace_hist_val_sum(s, j);
+		int ret;
+
+		if (!sum)
+			continue;
+		ret = hc_expr(c, s->vals[j], 0);
+		if (ret < 0)
+			return ret;
+		ret = hc_emit(c, UTRACE_HOP_SUM, 0, 0, 0);
+		if (ret < 0)
+			return ret;
+		c->insns[c->n - 1].key_off = sum;
+		if (sum + 1 > c->nr_sums)
+			c->nr_sums = sum + 1;
+	}
+	return 0;
+}
+
+/* The trigger's own filter (" if ..."), columns counted in the trigger. */
+static int hc_filter(struct hcomp *c, const struct utrace_hist_spec *s, void **prog,
+		     uint32_t *len)
+{
+	int code = 0, ret;
+
+	*prog = NULL;
+	*len = 0;
+	if (!s->filter)
+		return 0;
+	ret = utrace_filter_compile_code(c->fmt, s->filter, prog, len, &code, c->err);
+	if (ret < 0) {
+		*c->code = -1;
+		if (c->err->column > 0)
+			c->err->column += (int)s->filter_pos;
+	}
+	return ret;
+}
+
+static void *hc_link(struct hcomp *c, const struct utrace_hist_spec *s, const void *filter,
+		     uint32_t filter_len, uint32_t *len)
+{
+	uint32_t ilen = c->n * (uint32_t)sizeof(struct utrace_hist_insn);
+	uint32_t size = (uint32_t)sizeof(struct utrace_hist_hdr) + ilen + filter_len;
+	struct utrace_hist_hdr *h = aligned_alloc(8, (size + 7) & ~7u);
+
+	if (!h)
+		return NULL;
+	memset(h, 0, (size + 7) & ~7u); /* the padding too: the program is saved whole */
+	h->size = size;
+	h->magic = UTRACE_HIST_MAGIC;
+	h->version = UTRACE_HIST_VERSION;
+	h->nr_insns = c->n;
+	h->key_size = c->key_size;
+	h->nr_sums = c->nr_sums;
+	h->nr_keys = s->nr_keys;
+	h->map_bits = s->map_bits ? s->map_bits : UTRACE_HIST_BITS_DEFAULT;
+	h->filter_len = filter_len;
+	memcpy(h + 1, c->insns, ilen);
+	if (filter_len)
+		memcpy((uint8_t *)(h + 1) + ilen, filter, filter_len);
+	*len = size;
+	return h;
+}
+
+int utrace_hist_compile(const struct utrace_hist_spec *s, const struct utrace_event_format *fmt,
+			void **prog, uint32_t *len, int *code, struct utrace_error *err)
+{
+	struct hcomp *c = calloc(1, sizeof(*c));
+	struct utrace_hist_slot slots[3] = {{0}};
+	void *filter = NULL;
+	uint32_t filter_len = 0, key_insns;
+	int ret;
+
+	*prog = NULL;
+	*len = 0;
+	*code = UTRACE_HIST_ERR_NONE;
+	if (!c)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	c->fmt = fmt;
+	c->code = code;
+	c->err = err;
+	ret = hc_check(c, s);
+	for (unsigned i = 0; ret >= 0 && i < s->nr_keys; i++)
+		ret = hc_key(c, s->keys[i], &slots[i]);
+	key_insns = c->n;
+	if (ret >= 0)
+		ret = hc_values(c, s);
+	if (ret >= 0)
+		ret = hc_filter(c, s, &filter, &filter_len);
+	if (ret >= 0) {
+		struct utrace_hist_hdr *h = hc_link(c, s, filter, filter_len, len);
+
+		if (!h) {
+			ret = utrace_error_set(err, -ENOMEM, "out of memory");
+		} else {
+			h->nr_key_insns = key_insns;
+			memcpy(h->slots, slots, sizeof(slots));
+			*prog = h;
+		}
+	}
+	free(filter);
+	free(c);
+	return ret;
+}
