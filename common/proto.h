@@ -27,7 +27,7 @@
 
 #include <stdint.h>
 
-#define UTRACE_PROTO_VERSION 1
+#define UTRACE_PROTO_VERSION 2
 #define UTRACE_ENV_SOCK "UTRACE_SOCK"
 #define UTRACE_MSG_MAX 65536u
 #define UTRACE_SITES_PER_MSG 4096u
@@ -42,6 +42,7 @@ enum utrace_msg_type {
 	UTRACE_MSG_NOTICE,
 	UTRACE_MSG_EVENTS,
 	UTRACE_MSG_ENABLE,
+	UTRACE_MSG_HIST,
 };
 
 struct utrace_msg {
@@ -160,14 +161,39 @@ struct utrace_msg_events {
 #define UTRACE_EVENTS_PER_MSG 256u
 
 /* One enabled event of the object; key == UTRACE_ENABLE_DONE ends the list. */
+enum utrace_enable_flags {
+	/* Only the event's triggers run: no record is written (the kernel's
+	 * soft enable, trace-cmd's -v -e EVENT -R TRIGGER). */
+	UTRACE_ENABLE_SOFT = 1u << 0,
+};
+
 struct utrace_msg_enable {
 	struct utrace_msg hdr;
 	uint32_t obj;
 	uint32_t key;
 	int32_t id;	     /* common_type in the trace */
 	uint32_t filter_len; /* bytes of compiled filter (common/filter_prog.h), 0 = none */
+	uint32_t flags;	     /* enum utrace_enable_flags */
+	uint32_t reserved;
 	uint8_t filter[];
 };
+
+/*
+ * A hist trigger of the event that the next ENABLE of the same key turns
+ * on: its program (common/hist_prog.h) and, as the message's descriptor,
+ * the memfd of its table (map_size bytes), which the recorder shares
+ * between every process and object that has the event.
+ */
+struct utrace_msg_hist {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t key;
+	uint32_t prog_len;
+	uint32_t reserved;
+	uint64_t map_size;
+	uint8_t prog[];
+};
+#define UTRACE_EVENT_HISTS_MAX 8 /* hist triggers per event */
 #define UTRACE_ENABLE_DONE UINT32_MAX
 
 /* Free text the runtime wants the user to see (e.g. "tracing switched off

@@ -146,6 +146,8 @@ int rt_connect(const char *path, bool forked)
 	rt.tsc_thresh = cfg.thresh_ns ? (cfg.thresh_ns * cfg.tsc_per_us_q16 / 1000) >> 16 : 0;
 	if (cfg.thresh_ns && !rt.tsc_thresh)
 		rt.tsc_thresh = 1;
+	if (cfg.tsc_per_us_q16)
+		rt.tsc_ns_mult = ((1000ull << 32) << 16) / cfg.tsc_per_us_q16;
 	rt.graph_fast = !rt.tsc_thresh && !cfg.max_depth && !(cfg.flags & UTRACE_CFG_GRAPH_FUNCS);
 	return 0;
 fail:

@@ -85,6 +85,7 @@ struct rt_thread {
 	uint32_t exceptions;  /* exceptions raised and not caught yet (unwind.c) */
 	uint32_t rethrow_hop; /* _Unwind_Resume_or_Rethrow is calling _Unwind_RaiseException */
 	uint32_t level;	      /* 0: rt_self; k: rt_nest_ctx[k - 1] (see rt_ctx) */
+	char comm[16];	      /* the thread's name, read once for common_comm keys */
 };
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;
@@ -147,6 +148,7 @@ struct rt_global {
 	uint8_t *site_flags; /* enum utrace_site_select by function id */
 	uint32_t site_flags_cap;
 	uint64_t tsc_thresh;
+	uint64_t tsc_ns_mult; /* ns = tsc * tsc_ns_mult >> 32 (hist triggers' common_timestamp) */
 	bool graph_fast; /* plain function_graph: no -g, depth limit or threshold */
 	pid_t pid;
 };

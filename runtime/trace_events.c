@@ -21,20 +21,35 @@
  * the kernel's 8 bytes of common fields, which the reader rebuilds) into
  * the thread's ring buffer as one EVENT record.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "arch/x86_64/insn.h"
 #include "common/filter_prog.h"
+#include "common/hist_prog.h"
 #include "common/record.h"
 #include "include/utrace/tracepoint.h"
 #include "runtime/rt.h"
 
 #define RT_EXPORT __attribute__((visibility("default")))
 
-struct rt_filter {
-	uint32_t len;
+/* A hist trigger: its program and the table it fills (shared memory). */
+struct rt_hist {
+	const struct utrace_hist_hdr *prog;
+	struct utrace_hist_map *map;
+};
+
+/* What the recorder set for an enabled event: key->filter points here. */
+struct rt_event_conf {
+	uint32_t len;	/* bytes of the filter in prog, 0: none */
+	uint32_t flags; /* enum utrace_enable_flags */
+	uint32_t nr_hist;
 	uint32_t reserved;
+	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
 	uint64_t prog[]; /* the interpreter wants its program 8-byte aligned */
 };
 
@@ -86,31 +101,77 @@ static void ev_write_words(struct rt_thread *t, enum utrace_ext_type type, uint3
  * unusual (new sub-buffer, big delta, new CPU) goes through
  * ev_write_words and rt_rb_reserve.
  */
+/* The kernel's common fields with their values, for filters and triggers.
+ * rec is the generated code's own temporary (__utrace_class_do_* in
+ * define_trace.h), dead after the write: fill them in place, as the
+ * kernel's trace_event_buffer_reserve does. */
+static void ev_fill_common(const struct utrace_event_key *key, const void *rec, int32_t tid)
+{
+	struct utrace_trace_entry *common = (struct utrace_trace_entry *)(uintptr_t)rec;
+
+	common->common_type = (unsigned short)key->id;
+	common->common_flags = 0;
+	common->common_preempt_count = 0;
+	common->common_pid = tid;
+}
+
+/*
+ * The event's hist triggers, before (or, soft-enabled, instead of) its
+ * record.  Needs no buffer and no BUSY bit: the table is lock-free and
+ * everything else lives on this stack, so a signal handler may run the
+ * same triggers meanwhile.  errno is kept (the one system calls here are
+ * the thread's first: its id and its name).
+ */
+static __attribute__((noinline)) void ev_triggers(const struct utrace_event_key *key,
+						  const struct rt_event_conf *conf,
+						  const void *rec, uint32_t len)
+{
+	struct rt_thread *t = &rt_self;
+	struct utrace_hist_ctx c;
+	uint64_t tsc;
+
+	if (unlikely(!t->tid || !t->comm[0])) {
+		int saved = errno;
+
+		if (!t->tid)
+			t->tid = gettid();
+		prctl(PR_GET_NAME, t->comm);
+		errno = saved;
+	}
+	ev_fill_common(key, rec, t->tid);
+	tsc = rt_clock(&c.cpu);
+	c.rec = rec;
+	c.rec_len = len;
+	c.ts_ns = (uint64_t)(((unsigned __int128)tsc * rt.tsc_ns_mult) >> 32);
+	c.comm = t->comm;
+	for (uint32_t i = 0; i < conf->nr_hist; i++)
+		utrace_hist_run(conf->hist[i].prog, conf->hist[i].map, &c);
+}
+
 static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
-	const struct rt_filter *f = key->filter;
+	const struct rt_event_conf *f = key->filter;
 	const uint32_t *src = (const uint32_t *)((const uint8_t *)rec + 8);
 	uint32_t bytes, n, cpu, *wp;
 	uint64_t ts, delta;
 
 	if (unlikely(len < sizeof(struct utrace_trace_entry)))
 		return;
+	if (unlikely(f && (f->nr_hist || (f->flags & UTRACE_ENABLE_SOFT)))) {
+		if (!rt_tracing_on())
+			return;
+		if (f->nr_hist)
+			ev_triggers(key, f, rec, len);
+		if (f->flags & UTRACE_ENABLE_SOFT)
+			return; /* triggers only: no record */
+	}
 	if (unlikely(t->state != RT_TS_READY) && !(t = ev_thread(t)))
 		return;
 	if (unlikely(!rt_tracing_on()))
 		return;
-	if (f) {
-		/* The filter sees the kernel's common fields with their values.
-		 * rec is the generated code's own temporary (__utrace_class_do_*
-		 * in define_trace.h), dead after this call: fill them in place,
-		 * as the kernel's trace_event_buffer_reserve does. */
-		struct utrace_trace_entry *common = (struct utrace_trace_entry *)(uintptr_t)rec;
-
-		common->common_type = (unsigned short)key->id;
-		common->common_flags = 0;
-		common->common_preempt_count = 0;
-		common->common_pid = t->tid;
+	if (f && f->len) {
+		ev_fill_common(key, rec, t->tid);
 		if (!utrace_filter_run(f->prog, f->len, rec, len))
 			return;
 	}
@@ -208,19 +269,94 @@ static int ev_send_names(struct rt_object *obj, struct utrace_event_key *keys, u
 	return ret;
 }
 
+/* A hist trigger for the next ENABLE: its program, checked whole once
+ * here (each run checks only what it runs), and its table mapped. */
+static int ev_recv_hist(const struct utrace_msg_hist *m, int fd, struct rt_hist *h)
+{
+	const struct utrace_hist_hdr *hdr;
+	struct utrace_hist_map *map;
+	void *prog;
+
+	if (fd < 0 || m->hdr.size < sizeof(*m) + m->prog_len)
+		return -1;
+	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
+	if (!prog)
+		return -1;
+	memcpy(prog, m->prog, m->prog_len);
+	hdr = utrace_hist_hdr_ok(prog, m->prog_len);
+	if (!hdr || (hdr->filter_len && utrace_filter_check(utrace_hist_filter(hdr),
+							     hdr->filter_len) < 0) ||
+	    m->map_size != utrace_hist_map_bytes(hdr->map_bits, hdr->key_size, hdr->nr_sums))
+		goto bad;
+	map = mmap(NULL, m->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto bad;
+	if (map->magic != UTRACE_HIST_MAP_MAGIC || map->bits != hdr->map_bits ||
+	    map->key_size != hdr->key_size || map->nr_sums != hdr->nr_sums) {
+		munmap(map, m->map_size);
+		goto bad;
+	}
+	h->prog = hdr;
+	h->map = map;
+	return 0;
+bad:
+	rt_log("a hist trigger from the recorder is malformed; it stays off");
+	free(prog);
+	return 1;
+}
+
+/* The event's filter and triggers, as the runtime keeps them. */
+static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const struct rt_hist *h,
+				     uint32_t nr_hist)
+{
+	struct rt_event_conf *f;
+
+	if (!m->filter_len && !nr_hist && !(m->flags & UTRACE_ENABLE_SOFT))
+		return NULL;
+	f = calloc(1, sizeof(*f) + ((m->filter_len + 7) & ~7u));
+	if (!f)
+		return NULL;
+	f->len = m->filter_len;
+	f->flags = m->flags;
+	f->nr_hist = nr_hist;
+	memcpy(f->hist, h, nr_hist * sizeof(*h));
+	memcpy(f->prog, m->filter, m->filter_len);
+	if (f->len && utrace_filter_check(f->prog, f->len) < 0) {
+		rt_log("an event filter from the recorder is malformed; the event stays off");
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
 static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys, uint32_t nr)
 {
 	struct utrace_msg_enable *m = malloc(UTRACE_MSG_MAX);
-	int ret = -1;
+	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
+	uint32_t nr_hist = 0;
+	int ret = -1, fd;
 
 	if (!m)
 		return -1;
 	for (;;) {
 		struct utrace_event_key *k;
-		struct rt_filter *f = NULL;
+		struct rt_event_conf *f;
+		int n = rt_recv(m, UTRACE_MSG_MAX, &fd);
 
-		if (rt_recv(m, UTRACE_MSG_MAX, NULL) < (int)sizeof(*m) ||
-		    m->hdr.type != UTRACE_MSG_ENABLE || m->obj != obj->index)
+		if (n >= (int)sizeof(struct utrace_msg_hist) && m->hdr.type == UTRACE_MSG_HIST &&
+		    m->obj == obj->index && nr_hist < UTRACE_EVENT_HISTS_MAX) {
+			int r = ev_recv_hist((const void *)m, fd, &hist[nr_hist]);
+
+			if (fd >= 0)
+				close(fd);
+			if (r < 0)
+				break;
+			nr_hist += !r;
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (n < (int)sizeof(*m) || m->hdr.type != UTRACE_MSG_ENABLE || m->obj != obj->index)
 			break;
 		if (m->key == UTRACE_ENABLE_DONE) {
 			ret = 0;
@@ -229,20 +365,10 @@ static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys,
 		if (m->key >= nr || m->hdr.size < sizeof(*m) + m->filter_len)
 			break;
 		k = &keys[m->key];
-		if (m->filter_len) {
-			f = malloc(sizeof(*f) + m->filter_len);
-			if (!f)
-				break;
-			f->len = m->filter_len;
-			memcpy(f->prog, m->filter, m->filter_len);
-			/* checked whole once here; each run checks only what it runs */
-			if (utrace_filter_check(f->prog, f->len) < 0) {
-				rt_log("an event filter from the recorder is malformed; the event "
-				       "stays off");
-				free(f);
-				continue;
-			}
-		}
+		f = ev_conf(m, hist, nr_hist);
+		nr_hist = 0;
+		if (!f && (m->filter_len || (m->flags & UTRACE_ENABLE_SOFT)))
+			continue; /* malformed: said, the event stays off */
 		k->id = m->id;
 		k->filter = f;
 		k->write = rt_event_write;
