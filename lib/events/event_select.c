@@ -225,6 +225,61 @@ static int sel_id(struct utrace_event_select *s, const struct utrace_event_forma
 	return i->id;
 }
 
+/* The first -e that records SYSTEM:NAME (not after -v), s->nr if none. */
+static unsigned sel_recorded(const struct utrace_event_select *s, const char *system,
+			     const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!s->specs[i].exclude &&
+		    utrace_event_spec_matches(s->specs[i].pattern, system, name))
+			break;
+	return i;
+}
+
+static bool sel_has_triggers(const struct utrace_event_select *s, const char *system,
+			     const char *name)
+{
+	for (unsigned i = 0; i < s->nr; i++)
+		if (s->specs[i].nr_triggers &&
+		    utrace_event_spec_matches(s->specs[i].pattern, system, name))
+			return true;
+	return false;
+}
+
+bool utrace_event_select_soft(const struct utrace_event_select *s, const char *system,
+			      const char *name)
+{
+	if (sel_recorded(s, system, name) == s->nr)
+		return true;
+	for (unsigned i = 0; i < s->nr; i++)
+		if (s->specs[i].exclude &&
+		    utrace_event_spec_matches(s->specs[i].pattern, system, name))
+			return true;
+	return false;
+}
+
+const struct utrace_event_format *utrace_event_select_format(struct utrace_event_select *s,
+							     const char *path, const char *system,
+							     const char *name)
+{
+	struct utrace_event_list *l = sel_load(s, path);
+
+	return l ? utrace_event_list_find(l, system, name) : NULL;
+}
+
+const struct utrace_event_spec *utrace_event_select_spec(const struct utrace_event_select *s,
+							 unsigned i)
+{
+	return i < s->nr ? &s->specs[i] : NULL;
+}
+
+unsigned utrace_event_select_count(const struct utrace_event_select *s)
+{
+	return s ? s->nr : 0;
+}
+
 int utrace_event_select_match(struct utrace_event_select *s, const char *path, const char *system,
 			      const char *name, int *id, const void **prog, uint32_t *prog_len,
 			      const char **format, struct utrace_error *err)
@@ -240,12 +295,13 @@ int utrace_event_select_match(struct utrace_event_select *s, const char *path, c
 	*format = NULL;
 	if (!f)
 		return 0; /* not described in its file: cannot be decoded, never enabled */
-	for (spec = 0; spec < s->nr; spec++)
-		if (utrace_event_spec_matches(s->specs[spec].pattern, system, name))
-			break;
-	if (spec == s->nr)
-		return 0;
-	if (s->specs[spec].filter) {
+	spec = sel_recorded(s, system, name);
+	if (utrace_event_select_soft(s, system, name) && !sel_has_triggers(s, system, name))
+		return 0; /* excluded (-v), or named by no -e */
+	if (spec == s->nr) /* only triggers: the first spec that names it counts */
+		for (spec = 0; !utrace_event_spec_matches(s->specs[spec].pattern, system, name);)
+			spec++;
+	else if (s->specs[spec].filter && !utrace_event_select_soft(s, system, name)) {
 		ret = sel_compile(s, spec, path, f, prog, prog_len, err);
 		if (ret < 0)
 			return ret;
@@ -254,7 +310,8 @@ int utrace_event_select_match(struct utrace_event_select *s, const char *path, c
 	if (ret < 0)
 		return utrace_error_set(err, ret, "out of memory");
 	*id = ret;
-	s->specs[spec].matched++;
+	for (unsigned i = 0; i < s->nr; i++) /* every -e that names it found something */
+		s->specs[i].matched += utrace_event_spec_matches(s->specs[i].pattern, system, name);
 	if (fresh) {
 		free(s->format);
 		s->format = utrace_event_format_text(f, *id);

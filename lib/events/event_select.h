@@ -14,10 +14,17 @@
 /*
  * One -e: "SYSTEM:EVENT", "SYSTEM", "EVENT" or "all" (globs allowed),
  * like trace-cmd record -e.  filter: the -f that followed it, or NULL.
+ * triggers: the -R that followed it (lib/hist parses them).  exclude: the
+ * -e came after -v: the events it names are not recorded, but their
+ * triggers run (trace-cmd's -v -e EVENT -R TRIGGER, the kernel's soft
+ * enable).
  */
 struct utrace_event_spec {
 	const char *pattern;
 	const char *filter;
+	const char **triggers;
+	unsigned nr_triggers;
+	bool exclude;
 	unsigned matched; /* events it enabled so far */
 };
 
@@ -49,5 +56,20 @@ int utrace_event_select_check(struct utrace_event_select *s, const char *path, u
 int utrace_event_select_match(struct utrace_event_select *s, const char *path, const char *system,
 			      const char *name, int *id, const void **prog, uint32_t *prog_len,
 			      const char **format, struct utrace_error *err);
+
+/*
+ * After utrace_event_select_match said yes: whether the event is only
+ * soft-enabled (its triggers run, no record), its parsed format, and the
+ * specs whose triggers apply to it (every -e that names it, in order).
+ */
+struct utrace_event_format;
+bool utrace_event_select_soft(const struct utrace_event_select *s, const char *system,
+			      const char *name);
+const struct utrace_event_format *utrace_event_select_format(struct utrace_event_select *s,
+							     const char *path, const char *system,
+							     const char *name);
+const struct utrace_event_spec *utrace_event_select_spec(const struct utrace_event_select *s,
+							 unsigned i);
+unsigned utrace_event_select_count(const struct utrace_event_select *s);
 
 #endif

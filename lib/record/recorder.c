@@ -429,6 +429,8 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 			if (c->objs[k].nr_sites || r->o.tracer == UTRACE_TRACER_FUNCTION)
 				ret = write_symtab(r, c, k, err);
 	}
+	if (ret >= 0)
+		ret = rec_hist_save_all(r, err);
 	if (ret >= 0) {
 		clock_pair(&r->clock.tsc1, &r->clock.ns1);
 		ret = rec_write(r, UTRACE_DAT_CLOCK, &r->clock, sizeof(r->clock), NULL, 0, err);
@@ -512,6 +514,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		free(r->bufs[i]);
 	}
 	free(r->bufs);
+	rec_hist_free(r);
 	while (r->symtabs) {
 		struct rec_symtab *s = r->symtabs;
 

@@ -88,6 +88,7 @@ struct utrace_recorder {
 	struct pollfd *pfd;    /* poll set, one slot per open connection */
 	struct rec_conn **who;
 	uint32_t cap_poll;
+	struct rec_hist *hists; /* recorder_hist.c */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 
@@ -105,6 +106,17 @@ static inline int rec_write(struct utrace_recorder *r, enum utrace_dat_type type
 int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n, int fd,
 		   struct utrace_error *err);
 struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path);
+
+/* recorder_conn.c: send one message (and a descriptor) to a process */
+int rec_conn_send(struct rec_conn *c, const void *msg, size_t len, int fd);
+
+/* recorder_hist.c: the event's hist triggers, sent before its ENABLE;
+ * the tables saved at the end; freed with the recorder */
+int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
+		  const char *path, const char *system, const char *name,
+		  struct utrace_error *err);
+int rec_hist_save_all(struct utrace_recorder *r, struct utrace_error *err);
+void rec_hist_free(struct utrace_recorder *r);
 
 /* recorder_drain.c: save what buffer b committed (all of it when final) */
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,

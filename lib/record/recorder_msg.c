@@ -24,24 +24,6 @@
 #include "lib/record/recorder_internal.h"
 #include "lib/elf/symtab.h"
 
-static int conn_send(struct rec_conn *c, const void *msg, size_t len, int fd)
-{
-	/* The process waits for this answer; a full socket only means it is
-	 * slow, so block (the fd is non-blocking: poll for room). */
-	for (;;) {
-		long n = utrace_scm_send(c->fd, msg, len, fd);
-		struct pollfd p = {c->fd, POLLOUT, 0};
-
-		if (n == (long)len)
-			return 0;
-		if (n == -EAGAIN || n == -EINTR) {
-			poll(&p, 1, 100);
-			continue;
-		}
-		return -EPIPE;
-	}
-}
-
 struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path)
 {
 	struct rec_symtab *s;
@@ -96,7 +78,7 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 					: UTRACE_SITE_TRACE;
 			sel->flags[i] = (uint8_t)f;
 		}
-		ret = conn_send(c, sel, sel->hdr.size, -1);
+		ret = rec_conn_send(c, sel, sel->hdr.size, -1);
 	}
 	free(sel);
 	return ret;
@@ -131,7 +113,7 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	cfg.max_depth = r->o.max_depth;
 	cfg.thresh_ns = r->o.thresh_ns;
 	cfg.tsc_per_us_q16 = r->tsc_per_us_q16;
-	return conn_send(c, &cfg, sizeof(cfg), r->ctl_fd);
+	return rec_conn_send(c, &cfg, sizeof(cfg), r->ctl_fd);
 }
 
 static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
@@ -253,15 +235,20 @@ static int msg_events(struct utrace_recorder *r, struct rec_conn *c, const void 
 			if (ret < 0)
 				break;
 		}
+		ret = rec_hist_send(r, c, m->obj, m->ev[i].key, o->path, sys, name, err);
+		if (ret < 0)
+			break;
 		en->hdr.type = UTRACE_MSG_ENABLE;
 		en->hdr.size = (uint32_t)(sizeof(*en) + plen);
 		en->obj = m->obj;
 		en->key = m->ev[i].key;
 		en->id = id;
 		en->filter_len = plen;
+		en->flags = utrace_event_select_soft(r->o.events, sys, name) ? UTRACE_ENABLE_SOFT : 0;
+		en->reserved = 0;
 		if (plen)
 			memcpy(en->filter, prog, plen);
-		ret = conn_send(c, en, en->hdr.size, -1);
+		ret = rec_conn_send(c, en, en->hdr.size, -1);
 	}
 	if (ret >= 0) {
 		/* answered once the object's last EVENTS message is in */
@@ -272,7 +259,8 @@ static int msg_events(struct utrace_recorder *r, struct rec_conn *c, const void 
 			en->key = UTRACE_ENABLE_DONE;
 			en->id = -1;
 			en->filter_len = 0;
-			ret = conn_send(c, en, sizeof(*en), -1);
+			en->flags = en->reserved = 0;
+			ret = rec_conn_send(c, en, sizeof(*en), -1);
 		}
 	}
 	free(en);

@@ -49,6 +49,7 @@ enum utrace_dat_type {
 	UTRACE_DAT_KHEADER = 13, /* struct utrace_dat_kheader + header_page\0 + header_event\0 */
 	UTRACE_DAT_KPAGE = 14,	 /* struct utrace_dat_kpage + a kernel ring-buffer page */
 	UTRACE_DAT_KTASKS = 15,	 /* struct utrace_dat_ktask[] */
+	UTRACE_DAT_HIST = 16,	 /* struct utrace_dat_hist + names + program + table */
 	/* 16-19: kept for the records of triggers, histograms and compression */
 	UTRACE_DAT_PERF_ATTR = 20, /* struct utrace_dat_perf_attr: what the samples hold */
 	UTRACE_DAT_PERF = 21,	   /* struct utrace_dat_perf + perf ring-buffer records */
@@ -117,6 +118,20 @@ struct utrace_dat_buffer {
 	 * they interrupted; 0 for a thread's own buffer. */
 	uint32_t base;
 	char comm[16];
+};
+
+/*
+ * A hist trigger's table at the end of the recording: the header, then
+ * names_len bytes of "system\0event\0trigger as written\0" (NUL-padded to
+ * a multiple of 8), the compiled program (common/hist_prog.h, prog_len
+ * bytes, padded to 8), the table's struct utrace_hist_map (hits, drops),
+ * and its nr_elts elements of elt_size bytes (key, then the sums).
+ */
+struct utrace_dat_hist {
+	uint32_t prog_len;
+	uint32_t names_len;
+	uint32_t nr_elts;
+	uint32_t elt_size;
 };
 
 /* A static tracepoint's layout, as the kernel's events/SYS/NAME/format file
