@@ -9,6 +9,7 @@
 #ifndef UTRACE_LIB_DAT_INTERNAL_H
 #define UTRACE_LIB_DAT_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -115,6 +116,7 @@ struct utrace_dat {
 
 	struct dat_kernel *kern; /* kernel events (dat_kernel.c), NULL if none */
 	struct dat_samples *samples; /* perf samples (dat_samples.c), NULL if none */
+	struct dat_hists *hists;     /* hist trigger tables (dat_hist.c), NULL if none */
 
 	unsigned disk_syms;	/* objects whose symbols came from their file */
 	struct dat_name *names; /* formatted fallback names, freed at close */
@@ -143,6 +145,10 @@ int dat_samples_attr(struct utrace_dat *d, const char *p, uint32_t len, uint64_t
 int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n, uint32_t len,
 		      uint64_t off);
 void dat_samples_free(struct utrace_dat *d);
+
+/* dat_hist.c: one HIST record (keeps p when it is sound), the tables freed */
+int dat_hist_meta(struct utrace_dat *d, char *p, uint32_t len, bool *kept, const char **bad);
+void dat_hist_free(struct utrace_dat *d);
 
 /* dat_syms.c */
 struct dat_image *dat_find_image(const struct utrace_dat *d, uint32_t image);

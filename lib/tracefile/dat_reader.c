@@ -37,16 +37,16 @@ struct scan {
 	size_t seq;
 };
 
-static int add_meta(struct utrace_dat *d, struct scan *sc, char *text, size_t len)
+/* Keeps text (*kept) as the storage of its key/value pairs. */
+static int add_meta(struct utrace_dat *d, struct scan *sc, char *text, size_t len, bool *kept)
 {
 	char *line = text, *end = text + len;
 
 	if (dat_grow((void **)&d->meta_blobs, &sc->cap_meta_blobs, d->nr_meta_blobs + 1,
-		     sizeof(*d->meta_blobs))) {
-		free(text);
+		     sizeof(*d->meta_blobs)))
 		return -ENOMEM;
-	}
 	d->meta_blobs[d->nr_meta_blobs++] = text;
+	*kept = true;
 	while (line < end) {
 		char *nl = memchr(line, '\n', (size_t)(end - line));
 		char *eq;
@@ -104,10 +104,7 @@ static int meta_clock(struct meta_ctx *m, char *p, uint32_t len)
 
 static int meta_text(struct meta_ctx *m, char *p, uint32_t len)
 {
-	/* the text becomes the storage of the key/value pairs: add_meta
-	 * owns it, even when it fails */
-	m->kept = true;
-	return add_meta(m->d, m->sc, p, len);
+	return add_meta(m->d, m->sc, p, len, &m->kept);
 }
 
 static int meta_image(struct meta_ctx *m, char *p, uint32_t len)
@@ -350,6 +347,9 @@ static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t typ
 	case UTRACE_DAT_PERF_ATTR:
 		ret = dat_samples_attr(d, p, len, off);
 		break;
+	case UTRACE_DAT_HIST:
+		ret = dat_hist_meta(d, p, len, &m.kept, &m.bad);
+		break;
 	default:
 		ret = 0;
 		break; /* a newer writer's record: skipped */
@@ -469,7 +469,7 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 			ret = dat_kernel_index(d, head, n, rec.len, off);
 		} else if (rec.type == UTRACE_DAT_PERF) {
 			ret = dat_samples_index(d, head, n, rec.len, off);
-		} else if ((rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_KTASKS) ||
+		} else if ((rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_HIST) ||
 			   rec.type == UTRACE_DAT_PERF_ATTR) {
 			/* metadata (PAGE, KPAGE and END are handled above) */
 			if (rec.len > DAT_MAX_META_LEN) {
@@ -591,6 +591,7 @@ void utrace_dat_close(struct utrace_dat *d)
 	dat_syms_free(d);
 	dat_kernel_free(d);
 	dat_samples_free(d);
+	dat_hist_free(d);
 	for (size_t i = 0; i < d->nr_meta_blobs; i++)
 		free(d->meta_blobs[i]);
 	free(d->meta_blobs);

@@ -24,6 +24,7 @@
 #ifndef UTRACE_LIB_DAT_READER_H
 #define UTRACE_LIB_DAT_READER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/tracefile/dat_format.h"
@@ -179,6 +180,26 @@ const char *utrace_dat_comm(const struct utrace_dat *d, int pid);
 /* The trace_clock of the kernel events ("x86-tsc" or "mono"), NULL if the
  * file has none. */
 const char *utrace_dat_kernel_clock(const struct utrace_dat *d);
+
+/*
+ * Hist triggers' tables saved in the file (HIST records, `record -R
+ * 'hist:...'`), checked when the file was opened: the event, the trigger
+ * as written, its compiled program (common/hist_prog.h: the key's layout)
+ * and nr_elts elements of elt_size bytes (key, then the sums, sums[0] the
+ * hit count).  Valid while d is open.
+ */
+struct utrace_hist_hdr;
+struct utrace_dat_hist_info {
+	const char *system, *event, *trigger;
+	const struct utrace_hist_hdr *prog;
+	uint32_t prog_len;
+	uint64_t hits, drops;
+	bool paused;
+	const uint8_t *elts;
+	uint32_t nr_elts, elt_size;
+};
+unsigned utrace_dat_hist_count(const struct utrace_dat *d);
+const struct utrace_dat_hist_info *utrace_dat_hist_get(const struct utrace_dat *d, unsigned i);
 
 /* Static tracepoint formats saved in the file (EVENT_FORMAT records), as
  * the kernel's format file text; NULL if no such id. */
