@@ -39,6 +39,11 @@ static void record_usage(FILE *f)
 	    "                           sched:sched_switch, syscalls) records kernel events\n"
 	    "  -f, --filter-event EXPR  filter for the preceding -e, in the kernel's event\n"
 	    "                           filter syntax, e.g. 'count > 5 && word ~ \"a*\"'\n"
+	    "  -R, --trigger TRIGGER    a trigger of the preceding -e, in the kernel's syntax:\n"
+	    "                           'hist:keys=len:vals=count:sort=hitcount.descending'\n"
+	    "                           (utrace report --hist prints the histograms)\n"
+	    "  -v                       the -e after it are not recorded, their -R triggers\n"
+	    "                           run (trace-cmd's -v; the kernel's soft enable)\n"
 	    "  -c, --children           kernel events: of the processes COMMAND starts too\n"
 	    "  -a, --system-wide        kernel events: of every process, not only COMMAND's\n"
 	    "      --probe DEF          a uprobe, kernel syntax: 'p:[GRP/]EVENT PATH:SYMBOL[+OFF]\n"
@@ -101,6 +106,27 @@ static int record_opt_filter(struct record_opts *o, int c, const char *arg)
 		return 1;
 	}
 	return 0;
+}
+
+/* -R: a trigger of the preceding -e.  -1 to go on, else the exit status. */
+static int record_opt_trigger(struct record_opts *o, const char *arg)
+{
+	struct utrace_event_spec *sp;
+
+	if (!o->nspecs) {
+		utrace_die_msg("record", "-R '%s': a trigger follows the -e it applies to", arg);
+		return 2;
+	}
+	sp = &o->specs[o->nspecs - 1];
+	if (sp->nr_triggers == UTRACE_EVENT_HISTS_MAX) {
+		utrace_die_msg("record", "-R '%s': at most %u triggers per -e", arg,
+			       UTRACE_EVENT_HISTS_MAX);
+		return 2;
+	}
+	if (!(sp->triggers = record_push(sp->triggers, sp->nr_triggers, sizeof(*sp->triggers))))
+		return 1;
+	sp->triggers[sp->nr_triggers++] = arg;
+	return -1;
 }
 
 static int record_opt_tracer(struct record_opts *o, const char *arg)
@@ -205,7 +231,13 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	case 'e':
 		if (!(o->specs = record_push(o->specs, o->nspecs, sizeof(*o->specs))))
 			return 1;
-		o->specs[o->nspecs++] = (struct utrace_event_spec){.pattern = arg};
+		o->specs[o->nspecs++] =
+		    (struct utrace_event_spec){.pattern = arg, .exclude = o->excluding};
+		return -1;
+	case 'R':
+		return record_opt_trigger(o, arg);
+	case 'v':
+		o->excluding = true;
 		return -1;
 	case 'U':
 		if (!(o->probe_defs =
@@ -234,7 +266,7 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 		record_usage(stdout);
 		return 0;
 	default:
-		if (optopt && c == '?' && strchr("plngTboefF", optopt))
+		if (optopt && c == '?' && strchr("plngTboefRF", optopt))
 			utrace_die_msg(
 			    "record", "-%c needs an argument (see 'utrace record --help')", optopt);
 		else
@@ -258,6 +290,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	    {"tid", required_argument, NULL, 'T'},
 	    {"event", required_argument, NULL, 'e'},
 	    {"filter-event", required_argument, NULL, 'f'},
+	    {"trigger", required_argument, NULL, 'R'},
 	    {"probe", required_argument, NULL, 'U'},
 	    {"children", no_argument, NULL, 'c'},
 	    {"system-wide", no_argument, NULL, 'a'},
@@ -272,7 +305,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	int c, ret;
 
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:F:cah", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:cavh", longopts, NULL)) != -1)
 		if ((ret = record_opt(o, c, optarg, argv)) >= 0)
 			return ret;
 	if (optind >= argc) {
@@ -308,6 +341,8 @@ int cmd_record(int argc, char **argv)
 	if (ret < 0)
 		ret = record_run(&o);
 	utrace_func_filter_free(o.filter);
+	for (unsigned i = 0; i < o.nspecs; i++)
+		free(o.specs[i].triggers);
 	free(o.specs);
 	free(o.probe_defs);
 	return ret;

@@ -23,8 +23,9 @@ struct record_opts {
 	 * command line and the function filter are set by record_run */
 	struct utrace_recorder_opts rec;
 	struct utrace_func_filter *filter; /* -l -n -g --graph-notrace */
-	struct utrace_event_spec *specs;   /* -e with its -f, in order */
+	struct utrace_event_spec *specs;   /* -e with its -f and -R, in order */
 	unsigned nspecs;
+	bool excluding; /* -v given: the -e after it are not recorded (triggers only) */
 	const char **probe_defs; /* --probe */
 	unsigned nprobes;
 	bool children;			   /* -c: kernel events of the command's children too */

@@ -36,6 +36,7 @@
 #include "cmds/cmds.h"
 #include "cmds/record.h"
 #include "cmds/record_probes.h"
+#include "cmds/record_triggers.h"
 #include "lib/base/spawn.h"
 #include "lib/elf/libdeps.h"
 #include "lib/events/event_format.h"
@@ -285,6 +286,14 @@ static int record_split_events(struct record_session *s)
 			s->kspecs[s->nkspecs++] =
 			    (struct utrace_event_spec){.pattern = pat, .filter = spec->filter};
 		} else if (utrace_ktrace_is_kernel(spec->pattern)) {
+			if (spec->nr_triggers || spec->exclude) {
+				utrace_die_msg("record",
+					       "-e %s: -R and -v work on the program's own events "
+					       "only (triggers on kernel events are not supported "
+					       "yet)",
+					       spec->pattern);
+				return 2;
+			}
 			s->kspecs[s->nkspecs++] = *spec;
 		} else {
 			s->uspecs[s->nuspecs++] = *spec;
@@ -339,6 +348,8 @@ static int record_check_user_events(struct record_session *s)
 
 		if (record_event_exists(s->uspecs[i].pattern, lists, n))
 			continue;
+		if (s->uspecs[i].exclude && !s->uspecs[i].nr_triggers)
+			continue; /* -v -e: nothing to record, nothing to check */
 		if ((why = utrace_ktrace_unavailable()))
 			utrace_die_msg("record",
 				       "-e %s: no such event in %s or its libraries, and kernel "
@@ -351,6 +362,8 @@ static int record_check_user_events(struct record_session *s)
 				       s->uspecs[i].pattern, exe, s->o->argv[0]);
 		ret = 2;
 	}
+	if (lists && !ret)
+		ret = record_check_triggers(s->uspecs, s->nuspecs, lists, n);
 	for (size_t i = 0; i < n; i++)
 		utrace_event_list_free(lists[i]);
 	free(lists);
