@@ -18,6 +18,7 @@
 #include "cmds/select_opts.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/report/profile.h"
+#include "lib/report/report_hist.h"
 #include "lib/report/samples.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_text.h"
@@ -28,6 +29,7 @@ enum {
 	OPT_STAT = SELECT_OPT + 1,
 	OPT_PROFILE,
 	OPT_SAMPLES,
+	OPT_HIST,
 };
 
 static void usage(FILE *f)
@@ -38,6 +40,7 @@ static void usage(FILE *f)
 	    "       utrace report --profile [-s KEYS] [-f FIELDS] [SELECTION]...\n"
 	    "       utrace report --stat [SELECTION]...\n"
 	    "       utrace report --samples [--sort comm,dso,sym] [-i FILE]\n"
+	    "       utrace report --hist [-i FILE]\n"
 	    "\n"
 	    "Print a recorded trace as the kernel prints /sys/kernel/tracing/trace:\n"
 	    "the function tracer's or function_graph's format, after the tracer the\n"
@@ -56,6 +59,8 @@ static void usage(FILE *f)
 	    "                         call, or all (default: total,self,call and the\n"
 	    "                         sort keys)\n"
 	    "      --stat             per thread: records, lost events, pages, overrun\n"
+	    "      --hist             the histograms of record -R 'hist:...', as the kernel's\n"
+	    "                         events/SYSTEM/EVENT/hist files\n"
 	    "      --samples          the samples of record -F, as perf report --stdio; with\n"
 	    "                         --sort KEYS of comm, dso, sym, pid (default comm,dso,sym)\n"
 	    "%s"
@@ -191,12 +196,34 @@ static int report_samples(struct utrace_select_opts *so, const char *keys)
 	return ret < 0;
 }
 
+/* --hist: the hist triggers' tables, as the kernel's hist files. */
+static int report_hist(struct utrace_select_opts *so)
+{
+	struct utrace_error err = {0};
+	struct utrace_dat *d;
+	int ret;
+
+	if (select_opts_open(so, &d) < 0)
+		return 1;
+	ret = utrace_report_print_hist(d, stdout, NULL, &err);
+	if (ret == 0)
+		fprintf(stderr, "utrace report: %s holds no histogram (record with -e EVENT -R "
+				"'hist:keys=...')\n",
+			utrace_dat_path(d));
+	if (ret >= 0 && fflush(stdout) == EOF)
+		ret = utrace_error_set(&err, -1, "writing the report failed");
+	if (ret < 0)
+		select_opts_fail(so, &err);
+	select_opts_close(so, d);
+	return ret < 0;
+}
+
 /* What the options set, besides the trace and the selection. */
 struct report_args {
 	struct utrace_report_opts opts;
 	const char *keys; /* -s */
 	uint32_t fields;  /* -f */
-	int profile, stat, samples;
+	int profile, stat, samples, hist;
 };
 
 static int report_option(void *arg, int c, const char *value, struct utrace_error *err)
@@ -218,6 +245,9 @@ static int report_option(void *arg, int c, const char *value, struct utrace_erro
 	case OPT_SAMPLES:
 		a->samples = 1;
 		return 0;
+	case OPT_HIST:
+		a->hist = 1;
+		return 0;
 	case 'f':
 		return utrace_profile_parse_fields(value, &a->fields, err);
 	default: /* OPT_STAT */
@@ -235,6 +265,7 @@ int cmd_report(int argc, char **argv)
 	    {"fields", required_argument, NULL, 'f'},
 	    {"stat", no_argument, NULL, OPT_STAT},
 	    {"samples", no_argument, NULL, OPT_SAMPLES},
+	    {"hist", no_argument, NULL, OPT_HIST},
 	    {NULL, 0, NULL, 0},
 	};
 	struct report_args a = {.keys = NULL};
@@ -263,6 +294,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (a.samples)
 		return report_samples(&so, a.keys);
+	if (a.hist)
+		return report_hist(&so);
 	if (select_opts_open(&so, &d) < 0)
 		return 1;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);

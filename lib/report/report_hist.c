@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_hist.c - `utrace report --hist`: the tables the hist triggers of a
+ * recording filled (HIST records, lib/tracefile/dat_hist.c), each printed
+ * by lib/hist/hist_print.c in the kernel's hist file format.  The trigger
+ * is parsed again from its text, for the names, modifiers and sort keys;
+ * the saved program gives the key's layout.  Names the kernel looks up at
+ * print time are looked up in the recording: a pid's command for
+ * .execname, an address's symbol for .sym.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hist_prog.h"
+#include "lib/base/glob.h"
+#include "lib/hist/hist.h"
+#include "lib/report/report_hist.h"
+
+static const char *hist_comm(void *arg, int pid)
+{
+	return utrace_dat_comm(arg, pid);
+}
+
+static const char *hist_sym(void *arg, uint64_t addr, char *buf, size_t n, bool with_offset)
+{
+	struct utrace_dat *d = arg;
+
+	/* user addresses of any image: the first image that knows it */
+	for (unsigned i = 0; i < utrace_dat_image_count(d); i++) {
+		uint64_t off = 0;
+		const char *s = utrace_dat_addr_name(d, utrace_dat_image_get(d, i)->image, addr, &off);
+
+		if (!s)
+			continue;
+		if (with_offset) /* the kernel's %pS: name+0xoff */
+			snprintf(buf, n, "%s+0x%llx", s, (unsigned long long)off);
+		else
+			snprintf(buf, n, "%s", s);
+		return buf;
+	}
+	return NULL;
+}
+
+static bool hist_selected(const struct utrace_dat_hist_info *h, const char *event)
+{
+	char name[256];
+
+	if (!event)
+		return true;
+	snprintf(name, sizeof(name), "%s:%s", h->system, h->event);
+	return utrace_glob_match(event, name);
+}
+
+static int hist_one(struct utrace_dat *d, FILE *out, const struct utrace_dat_hist_info *h,
+		    struct utrace_error *err)
+{
+	/* .syscall: no names yet (user events rarely carry syscall numbers) */
+	struct utrace_hist_names names = {hist_comm, hist_sym, NULL, d};
+	struct utrace_hist_table t = {
+	    .prog = h->prog,
+	    .hits = h->hits,
+	    .drops = h->drops,
+	    .elts = h->elts,
+	    .nr_elts = h->nr_elts,
+	    .paused = h->paused,
+	};
+	struct utrace_trigger *trig = NULL;
+	int code, ret;
+
+	ret = utrace_trigger_parse(h->trigger, &trig, &code, err);
+	if (ret < 0)
+		return utrace_error_set(err, ret, "%s:%s: trigger '%s': %s", h->system, h->event,
+					h->trigger, err->msg);
+	if (trig->cmd != UTRACE_TRIG_HIST || trig->hist->nr_keys != h->prog->nr_keys) {
+		utrace_trigger_free(trig);
+		return utrace_error_set(err, -EINVAL, "%s:%s: trigger '%s' does not match its table",
+					h->system, h->event, h->trigger);
+	}
+	ret = utrace_hist_print(out, trig->hist, &t, &names, err);
+	utrace_trigger_free(trig);
+	return ret;
+}
+
+int utrace_report_print_hist(struct utrace_dat *d, FILE *out, const char *event,
+			     struct utrace_error *err)
+{
+	unsigned n = utrace_dat_hist_count(d), shown = 0;
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+
+	if (!done)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	/* the tables of one event together, in the order of their triggers */
+	for (unsigned i = 0; i < n; i++) {
+		const struct utrace_dat_hist_info *a = utrace_dat_hist_get(d, i);
+
+		for (unsigned k = i; k < n; k++) {
+			const struct utrace_dat_hist_info *b = utrace_dat_hist_get(d, k);
+
+			if (done[k] || strcmp(a->system, b->system) || strcmp(a->event, b->event) ||
+			    !hist_selected(b, event))
+				continue;
+			done[k] = true;
+			if (shown++)
+				fputs("\n\n", out);
+			if (hist_one(d, out, b, err) < 0) {
+				free(done);
+				return err->code;
+			}
+		}
+	}
+	free(done);
+	return (int)shown;
+}
