@@ -90,6 +90,8 @@ FILTERS=(
 	"tp-pid0 -e tp:tp_value -f common_pid==0 -- tracepoints"
 	"tp-pid -e tp:tp_value -f common_pid!=0&&common_type>=32768 -- tracepoints"
 	"tp-function -p function -e tp:tp_begin -e tp:tp_end -- tracepoints"
+	"hist-id -v -e hist:hist_req -R hist:keys=id:vals=bytes -- hist"
+	"hist-multi -e hist:hist_req -R hist:keys=word:sort=word -R hist:keys=bytes.log2:vals=id:sort=bytes -- hist"
 )
 
 ulimit -c 0
@@ -251,6 +253,21 @@ check_golden() { # check_golden NAME
 		ok "$CFG $1 golden"
 	else
 		nok "$CFG $1 golden" "$(head -30 "$RES/golden.diff")" "report: $REP"
+	fi
+}
+
+# check_golden_raw NAME FILE: FILE as it is (nothing varies) against the golden
+check_golden_raw() {
+	local g=$GOLDEN/$1.txt
+	if [ "${UTRACE_GOLDEN_UPDATE:-0}" = 1 ] && [ "$CFG" = "$GOLDEN_CFG" ]; then
+		cp "$2" "$g"
+		ok "$CFG $1 golden (updated $g)"
+	elif [ ! -f "$g" ]; then
+		nok "$CFG $1 golden" "no $g (run with UTRACE_GOLDEN_UPDATE=1)"
+	elif diff -u "$g" "$2" >"$RES/golden.diff"; then
+		ok "$CFG $1 golden"
+	else
+		nok "$CFG $1 golden" "$(head -30 "$RES/golden.diff")"
 	fi
 }
 
@@ -625,6 +642,46 @@ check_tp_function() {
 	count_lines "$CFG $TEST marker line" ': tracing_mark_write: sum=20$' 1
 }
 
+# ---------------------------------------------------------------- hist triggers
+
+# report --hist of this test's recording into $RES/hist.txt; 0 if it worked
+hist_report() {
+	timeout -k 5 "$TMO" "$UTRACE" report --hist -i "$RES/trace.dat" >"$RES/hist.txt" 2>"$RES/hist.err"
+}
+
+# hist.c fires id k 10 * (k + 1) times with bytes 100 * k + j, j = 0, 1, ...:
+# every entry of keys=id:vals=bytes must say so, and the totals add up
+check_hist_id() {
+	local bad
+	count_lines "$CFG $TEST soft-enabled: no hist_req record" 'hist_req:' 0
+	if ! hist_report; then
+		nok "$CFG $TEST report --hist" "$(head -3 "$RES/hist.err")"
+		return
+	fi
+	check_golden_raw hist-id "$RES/hist.txt"
+	bad=$(awk '/^\{ id: / { k = $3; h = $6; b = $8; n++; want = 10 * (k + 1)
+			if (h != want || b != 100 * k * want + want * (want - 1) / 2) print "id " k ": " h " hits, bytes " b }
+		/^    Hits: / { hits = $2 } /^    Entries: / { ent = $2 } /^    Dropped: / { drop = $2 }
+		END { if (n != 8 || hits != 360 || ent != 8 || drop != 0) print n " entries, Hits " hits ", Entries " ent ", Dropped " drop }' "$RES/hist.txt")
+	if [ -z "$bad" ]; then
+		ok "$CFG $TEST every id's hits and bytes exact, from main, a thread and a fork child"
+	else
+		nok "$CFG $TEST every id's hits and bytes exact" "$bad" "hist: $RES/hist.txt"
+	fi
+}
+
+# two triggers on a recorded event: both histograms, and every record too
+check_hist_multi() {
+	count_lines "$CFG $TEST the event is recorded too" '/\* hist_req: id=' 360
+	if ! hist_report; then
+		nok "$CFG $TEST report --hist" "$(head -3 "$RES/hist.err")"
+		return
+	fi
+	check_golden_raw hist-multi "$RES/hist.txt"
+	t "$(grep -c '^# event histogram$' "$RES/hist.txt" | grep -qx 2; echo $?)" \
+		"$CFG $TEST two histograms" "$(head -20 "$RES/hist.txt")"
+}
+
 # ---------------------------------------------------------------- running
 
 # run_test NAME "record options" PROGRAM ARGS...
@@ -830,6 +887,24 @@ tool_checks() {
 			grep -q '^utrace record: -e nosys:noev: no such event' "$d/ne.err"; echo $?)" \
 			"tool record -e of no event: status 2, the program never ran" \
 			"status $st, stdout $(wc -c <"$d/ne.out") bytes: $(cat "$d/ne.err")"
+		# a bad trigger: the kernel's message and a caret under its column,
+		# before anything runs
+		local hprog=$OUT/${CONFIGS%% *}/bin/hist
+		if [ -x "$hprog" ]; then
+			"$UTRACE" record -e hist:hist_req -R 'hist:keys=id:vals=nosuch' -o "$d/hb.dat" \
+				-- "$hprog" >"$d/hb.out" 2>"$d/hb.err" </dev/null
+			st=$?
+			t "$([ "$st" = 2 ] && [ ! -s "$d/hb.out" ] &&
+				grep -qx "utrace record: -R: Couldn't find field: nosuch" "$d/hb.err" &&
+				grep -qx '                    ^' "$d/hb.err"; echo $?)" \
+				"tool record -R with a field the event lacks: the kernel's error, caret, nothing ran" \
+				"status $st: $(cat "$d/hb.err")"
+			"$UTRACE" record -e hist:hist_req -R 'hist:keys=id:sort=nosuch' -o "$d/hb.dat" \
+				-- "$hprog" >"$d/hb.out" 2>"$d/hb.err" </dev/null
+			st=$?
+			t "$([ "$st" = 2 ] && grep -q "Sort field must be a key or a val" "$d/hb.err"; echo $?)" \
+				"tool record -R with a bad sort key: the kernel's error" "status $st: $(cat "$d/hb.err")"
+		fi
 		# kernel events without access to tracefs: say so, before running
 		if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 			mkdir -p "$d/nobody" && chmod 777 "$d/nobody"
@@ -995,7 +1070,7 @@ gen_config() {
 		p=${p%.*}
 		[ "$p" = plugin ] && continue
 		targets="$targets $dir/bin/$p"
-		echo "$dir/bin/$p: $src $PROGS/progs.h $PROGS/tp_events.h $ROOT/include/utrace/*.h $dir/cflags"
+		echo "$dir/bin/$p: $src $PROGS/*.h $ROOT/include/utrace/*.h $dir/cflags"
 		case $src in
 		*.cc) printf '\t@{ %s %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cxx" "$base" "$flags" "$src" "$cxx" "$ldflags" ;;
 		*) printf '\t@{ %s -std=gnu11 %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread -ldl; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cc" "$base" "$flags" "$src" "$cc" "$ldflags" ;;
