@@ -48,7 +48,7 @@ struct rt_event_conf {
 	uint32_t len;	/* bytes of the filter in prog, 0: none */
 	uint32_t flags; /* enum utrace_enable_flags */
 	uint32_t nr_hist;
-	uint32_t reserved;
+	uint32_t needs; /* enum utrace_hist_needs of every trigger */
 	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
 	uint64_t prog[]; /* the interpreter wants its program 8-byte aligned */
 };
@@ -127,8 +127,7 @@ static __attribute__((noinline)) void ev_triggers(const struct utrace_event_key 
 						  const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
-	struct utrace_hist_ctx c;
-	uint64_t tsc;
+	struct utrace_hist_ctx c = {rec, len, 0, 0, t->comm};
 
 	if (unlikely(!t->tid || !t->comm[0])) {
 		int saved = errno;
@@ -139,11 +138,11 @@ static __attribute__((noinline)) void ev_triggers(const struct utrace_event_key 
 		errno = saved;
 	}
 	ev_fill_common(key, rec, t->tid);
-	tsc = rt_clock(&c.cpu);
-	c.rec = rec;
-	c.rec_len = len;
-	c.ts_ns = (uint64_t)(((unsigned __int128)tsc * rt.tsc_ns_mult) >> 32);
-	c.comm = t->comm;
+	if (conf->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU)) {
+		uint64_t tsc = rt_clock(&c.cpu);
+
+		c.ts_ns = (uint64_t)(((unsigned __int128)tsc * rt.tsc_ns_mult) >> 32);
+	}
 	for (uint32_t i = 0; i < conf->nr_hist; i++)
 		utrace_hist_run(conf->hist[i].prog, conf->hist[i].map, &c);
 }
@@ -320,6 +319,8 @@ static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const st
 	f->flags = m->flags;
 	f->nr_hist = nr_hist;
 	memcpy(f->hist, h, nr_hist * sizeof(*h));
+	for (uint32_t i = 0; i < nr_hist; i++)
+		f->needs |= h[i].prog->needs;
 	memcpy(f->prog, m->filter, m->filter_len);
 	if (f->len && utrace_filter_check(f->prog, f->len) < 0) {
 		rt_log("an event filter from the recorder is malformed; the event stays off");

@@ -304,6 +304,11 @@ static void *hc_link(struct hcomp *c, const struct utrace_hist_spec *s, const vo
 	h->nr_keys = s->nr_keys;
 	h->map_bits = s->map_bits ? s->map_bits : UTRACE_HIST_BITS_DEFAULT;
 	h->filter_len = filter_len;
+	for (uint32_t i = 0; i < c->n; i++)
+		h->needs |= c->insns[i].op == UTRACE_HOP_TS	? UTRACE_HIST_NEEDS_TS
+			    : c->insns[i].op == UTRACE_HOP_CPU	? UTRACE_HIST_NEEDS_CPU
+			    : c->insns[i].op == UTRACE_HOP_COMM ? UTRACE_HIST_NEEDS_COMM
+								: 0;
 	memcpy(h + 1, c->insns, ilen);
 	if (filter_len)
 		memcpy((uint8_t *)(h + 1) + ilen, filter, filter_len);

@@ -56,7 +56,14 @@ static const char *hist_check(const char *p, uint32_t len, struct utrace_dat_his
 		return "table does not match its program";
 	h->prog = prog;
 	h->prog_len = d.prog_len;
-	h->hits = map->hits;
+	h->hits = 0; /* Totals' Hits: every entry's hit count (common/hist_prog.h) */
+	for (uint32_t i = 0; i < d.nr_elts; i++) {
+		uint64_t hc;
+
+		memcpy(&hc, (const uint8_t *)(map + 1) + (size_t)i * d.elt_size + prog->key_size,
+		       sizeof(hc));
+		h->hits += hc;
+	}
 	h->drops = map->drops;
 	h->paused = map->paused != 0;
 	h->elts = (const uint8_t *)(map + 1);
