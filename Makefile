@@ -24,7 +24,8 @@ SANFLAGS :=
 endif
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
-CFLAGS_COMMON := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -I. -Iinclude
+GEN     := build-gen
+CFLAGS_COMMON := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -I. -Iinclude -I$(GEN)
 TOOL_CFLAGS := $(CFLAGS_COMMON) $(SANFLAGS)
 # No calls to memset/memcpy made up by the optimiser from plain loops in the
 # runtime (they use vector registers): gcc and clang spell that differently.
@@ -76,6 +77,17 @@ all: $(B)/utrace $(B)/libutrace.so $(B)/gcc-as/as
 $(B)/gcc-as/as: scripts/utrace-as
 	@mkdir -p $(dir $@)
 	$(Q)install -m 755 $< $@
+
+# The names of the machine's system calls (.syscall in hist triggers), from
+# the kernel headers the compiler sees: no table typed by hand (GEN is on
+# every compiler's include path, see CFLAGS_COMMON).
+$(GEN)/syscall_table.h:
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)echo '#include <asm/unistd.h>' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/\t[\2] = "\1",/p' | sort -t'[' -k2 -n >$@.tmp
+	$(Q)test -s $@.tmp && mv $@.tmp $@
+$(B)/lib/base/syscall_names.o: $(GEN)/syscall_table.h
 
 $(B)/utrace.o: TOOL_CFLAGS += -DUTRACE_VERSION='"$(VERSION)"'
 $(B)/utrace.o: VERSION
@@ -155,6 +167,7 @@ FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 FUZZ_CFLAGS := $(CFLAGS_COMMON) -O1 $(FUZZ_SAN)
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(FB)/%)
+$(FB)/lib/base/syscall_names.o: $(GEN)/syscall_table.h
 FUZZ_OBJ  := $(LIB_SRC:%.c=$(FB)/%.o)
 
 $(FB)/%.o: %.c
@@ -221,6 +234,6 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-gen
 
 -include $(shell find $(B) $(if $(filter fuzz%,$(MAKECMDGOALS)),$(FB)) -name '*.d' 2>/dev/null)
