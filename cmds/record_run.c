@@ -133,7 +133,7 @@ static int record_perf_attr(struct utrace_recorder *r, const struct utrace_sampl
 static int record_kformat(void *r, const char *system, const char *name, int id, const char *text,
 			  struct utrace_error *err)
 {
-	return utrace_recorder_write_kformat(r, system, id, text, err);
+	return utrace_recorder_write_kformat(r, system, name, id, text, err);
 }
 
 /* What the child sets up before it waits to exec (utrace_spawn_held). */
@@ -286,14 +286,10 @@ static int record_split_events(struct record_session *s)
 			s->kspecs[s->nkspecs++] =
 			    (struct utrace_event_spec){.pattern = pat, .filter = spec->filter};
 		} else if (utrace_ktrace_is_kernel(spec->pattern)) {
-			if (spec->nr_triggers || spec->exclude) {
-				utrace_die_msg("record",
-					       "-e %s: -R and -v work on the program's own events "
-					       "only (triggers on kernel events are not supported "
-					       "yet)",
-					       spec->pattern);
+			/* -R: parsed now, compiled for each format as the
+			 * instance enables it (lib/record/recorder_hist.c) */
+			if (record_check_triggers(spec, 1, NULL, 0))
 				return 2;
-			}
 			s->kspecs[s->nkspecs++] = *spec;
 		} else {
 			s->uspecs[s->nuspecs++] = *spec;
@@ -393,6 +389,8 @@ static int record_open_events(struct record_session *s)
 			utrace_die_msg("record", "%s", err.msg);
 		return err.column > 0 || err.code == -ENOENT ? 2 : 1;
 	}
+	s->o->rec.kspecs = s->kspecs;
+	s->o->rec.nkspecs = s->nkspecs;
 	if (s->nuspecs) {
 		char *exe = record_which(s->o->argv[0]);
 

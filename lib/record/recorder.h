@@ -34,6 +34,10 @@ struct utrace_recorder_opts {
 	int32_t tids[16];   /* 0-terminated; empty = all threads */
 	const struct utrace_func_filter *filter;
 	struct utrace_event_select *events; /* -e / -f; NULL for none */
+	/* The kernel events' -e with their -R (and -v): hist triggers the
+	 * recorder runs on the kernel's records as it reads their pages. */
+	const struct utrace_event_spec *kspecs;
+	unsigned nkspecs;
 	const char *command;		    /* for the file's META */
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);
@@ -86,8 +90,8 @@ int utrace_recorder_write_record(struct utrace_recorder *r, uint32_t type, const
 int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,
 				  uint32_t subbuf_size, const char *header_page,
 				  const char *header_event, struct utrace_error *err);
-int utrace_recorder_write_kformat(struct utrace_recorder *r, const char *system, int id,
-				  const char *text, struct utrace_error *err);
+int utrace_recorder_write_kformat(struct utrace_recorder *r, const char *system, const char *name,
+				  int id, const char *text, struct utrace_error *err);
 int utrace_recorder_write_kpage(struct utrace_recorder *r, uint32_t cpu, const void *page,
 				size_t len, struct utrace_error *err);
 int utrace_recorder_write_ktasks(struct utrace_recorder *r, const struct utrace_dat_ktask *tasks,

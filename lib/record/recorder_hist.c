@@ -28,13 +28,20 @@
 #include <unistd.h>
 
 #include "common/hist_prog.h"
+#include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
 #include "lib/hist/hist_compile.h"
 #include "lib/record/recorder_internal.h"
 
+#include <traceevent/kbuffer.h>
+
+/* spec: the -e's index, with REC_HIST_KERNEL for the kernel's specs */
+#define REC_HIST_KERNEL (1u << 31)
+
 struct rec_hist {
 	unsigned spec, trig;
+	int kid; /* kernel events: the event's id, else -1 */
 	char *system, *name;
 	const char *text; /* the -R as written (the cmd's string) */
 	void *prog;
@@ -116,6 +123,7 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	}
 	h->spec = spec;
 	h->trig = trig;
+	h->kid = -1;
 	h->text = text;
 	h->prog = prog;
 	h->prog_len = len;
@@ -198,6 +206,94 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 	return 0;
 }
 
+/* ---- kernel events --------------------------------------------------- */
+
+/*
+ * This kernel has no hist triggers (CONFIG_HIST_TRIGGERS), so the kernel
+ * events' ones run here: each format the recording enables compiles the
+ * triggers of the -e that name it, and each page the kernel hands over is
+ * decoded (libtraceevent's kbuffer, as the reader does) and every record
+ * of such an event runs its programs, exactly as the runtime runs them on
+ * a user event, on a table of the recorder's own.
+ */
+int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *name, int id,
+		     const char *text, struct utrace_error *err)
+{
+	struct utrace_event_format *fmt = NULL;
+
+	for (unsigned i = 0; i < r->o.nkspecs; i++) {
+		const struct utrace_event_spec *sp = &r->o.kspecs[i];
+
+		if (!sp->nr_triggers || !utrace_event_spec_matches(sp->pattern, system, name))
+			continue;
+		if (!fmt && utrace_event_format_parse(system, text, &fmt, err) < 0)
+			return err->code;
+		for (unsigned k = 0; k < sp->nr_triggers; k++) {
+			struct rec_hist *h = hist_get(r, i | REC_HIST_KERNEL, k, sp->triggers[k], fmt,
+						      err);
+
+			if (!h) { /* a bad trigger stops the recording before it starts */
+				char msg[sizeof(err->msg)];
+
+				snprintf(msg, sizeof(msg), "%s", err->msg);
+				utrace_event_format_free(fmt);
+				return utrace_error_set(err, err->code < 0 ? err->code : -EINVAL,
+							"-R '%s' on %s:%s: %s", sp->triggers[k],
+							system, name, msg);
+			}
+			h->kid = id;
+		}
+	}
+	utrace_event_format_free(fmt);
+	return 0;
+}
+
+/* Every kernel -e comes after -v: the pages are read for the triggers
+ * only, not saved. */
+bool rec_hist_ksoft(const struct utrace_recorder *r)
+{
+	if (!r->o.nkspecs)
+		return false;
+	for (unsigned i = 0; i < r->o.nkspecs; i++)
+		if (!r->o.kspecs[i].exclude)
+			return false;
+	return true;
+}
+
+static void hist_krecord(struct utrace_recorder *r, const uint8_t *rec, uint32_t size,
+			 uint64_t ts, uint32_t cpu)
+{
+	struct utrace_hist_ctx c = {rec, size, cpu, 0, NULL};
+	int id = rec[0] | rec[1] << 8; /* common_type */
+
+	/* the kernel's trace_clock is x86-tsc: its ticks, as the runtime's */
+	c.ts_ns = r->tsc_per_us_q16
+			  ? (uint64_t)(((unsigned __int128)ts * 1000 << 16) / r->tsc_per_us_q16)
+			  : ts;
+	for (struct rec_hist *h = r->hists; h; h = h->next)
+		if (h->kid == id)
+			utrace_hist_run(h->prog, h->map, &c);
+}
+
+void rec_hist_kpage(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len)
+{
+	unsigned long long ts;
+	void *rec;
+
+	if (!r->hists || len < 16)
+		return;
+	if (!r->kb && !(r->kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE)))
+		return;
+	kbuffer_load_subbuffer(r->kb, (void *)page);
+	for (rec = kbuffer_read_event(r->kb, &ts); rec; rec = kbuffer_next_event(r->kb, &ts)) {
+		int size = kbuffer_event_size(r->kb);
+
+		if (size < 8 || (const uint8_t *)rec + size > (const uint8_t *)page + len)
+			break;
+		hist_krecord(r, rec, (uint32_t)size, ts, cpu);
+	}
+}
+
 /* The used elements, in slot order (the kernel lists them so), copied
  * into one buffer: *n of them. */
 static uint8_t *hist_entries(struct utrace_hist_map *m, uint32_t *n)
@@ -261,6 +357,9 @@ int rec_hist_save_all(struct utrace_recorder *r, struct utrace_error *err)
 
 void rec_hist_free(struct utrace_recorder *r)
 {
+	if (r->kb)
+		kbuffer_free(r->kb);
+	r->kb = NULL;
 	while (r->hists) {
 		struct rec_hist *h = r->hists;
 

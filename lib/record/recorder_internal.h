@@ -89,6 +89,7 @@ struct utrace_recorder {
 	struct rec_conn **who;
 	uint32_t cap_poll;
 	struct rec_hist *hists; /* recorder_hist.c */
+	struct kbuffer *kb;	/* recorder_hist.c: decoding kernel pages for triggers */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 
@@ -116,6 +117,12 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 		  const char *path, const char *system, const char *name,
 		  struct utrace_error *err);
 int rec_hist_save_all(struct utrace_recorder *r, struct utrace_error *err);
+/* kernel events: the triggers compiled for a format, run on a page's
+ * records; whether the pages are only read for them (all -e after -v) */
+int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *name, int id,
+		     const char *text, struct utrace_error *err);
+void rec_hist_kpage(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len);
+bool rec_hist_ksoft(const struct utrace_recorder *r);
 void rec_hist_free(struct utrace_recorder *r);
 
 /* recorder_drain.c: save what buffer b committed (all of it when final) */

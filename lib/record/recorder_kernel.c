@@ -11,7 +11,7 @@
 #include <sys/uio.h>
 
 #include "lib/tracefile/dat_format.h"
-#include "lib/record/recorder.h"
+#include "lib/record/recorder_internal.h"
 
 int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,
 				  uint32_t subbuf_size, const char *header_page,
@@ -26,14 +26,16 @@ int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,
 	return utrace_recorder_write_record(r, UTRACE_DAT_KHEADER, iov, 3, err);
 }
 
-int utrace_recorder_write_kformat(struct utrace_recorder *r, const char *system, int id,
-				  const char *text, struct utrace_error *err)
+int utrace_recorder_write_kformat(struct utrace_recorder *r, const char *system, const char *name,
+				  int id, const char *text, struct utrace_error *err)
 {
 	struct utrace_dat_event_format ef = {.id = (uint32_t)id};
 	struct iovec iov[3] = {{&ef, sizeof(ef)},
 			       {(void *)system, strlen(system) + 1},
 			       {(void *)text, strlen(text) + 1}};
 
+	if (rec_hist_kformat(r, system, name, id, text, err) < 0)
+		return err->code;
 	return utrace_recorder_write_record(r, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
 }
 
@@ -43,6 +45,9 @@ int utrace_recorder_write_kpage(struct utrace_recorder *r, uint32_t cpu, const v
 	struct utrace_dat_kpage kp = {.cpu = cpu};
 	struct iovec iov[2] = {{&kp, sizeof(kp)}, {(void *)page, len}};
 
+	rec_hist_kpage(r, cpu, page, len);
+	if (rec_hist_ksoft(r))
+		return 0; /* read for the triggers only (-v) */
 	return utrace_recorder_write_record(r, UTRACE_DAT_KPAGE, iov, 2, err);
 }
 

@@ -14,6 +14,7 @@
 
 #include "common/hist_prog.h"
 #include "lib/base/glob.h"
+#include "lib/base/syscall_names.h"
 #include "lib/hist/hist.h"
 #include "lib/report/report_hist.h"
 
@@ -42,6 +43,12 @@ static const char *hist_sym(void *arg, uint64_t addr, char *buf, size_t n, bool 
 	return NULL;
 }
 
+static const char *hist_syscall(void *arg, int nr)
+{
+	(void)arg;
+	return utrace_syscall_name(nr);
+}
+
 static bool hist_selected(const struct utrace_dat_hist_info *h, const char *event)
 {
 	char name[256];
@@ -55,8 +62,7 @@ static bool hist_selected(const struct utrace_dat_hist_info *h, const char *even
 static int hist_one(struct utrace_dat *d, FILE *out, const struct utrace_dat_hist_info *h,
 		    struct utrace_error *err)
 {
-	/* .syscall: no names yet (user events rarely carry syscall numbers) */
-	struct utrace_hist_names names = {hist_comm, hist_sym, NULL, d};
+	struct utrace_hist_names names = {hist_comm, hist_sym, hist_syscall, d};
 	struct utrace_hist_table t = {
 	    .prog = h->prog,
 	    .hits = h->hits,
