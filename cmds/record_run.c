@@ -219,6 +219,8 @@ struct record_session {
 	struct utrace_event_select *events;
 	struct utrace_event_spec *uspecs, *kspecs;
 	unsigned nuspecs, nkspecs;
+	char **target_names; /* specs added for enable_event targets */
+	unsigned nr_target_names;
 	struct record_probes *rp;
 	char *command;
 	char runtime[PATH_MAX];
@@ -294,6 +296,11 @@ static int record_split_events(struct record_session *s)
 		} else {
 			s->uspecs[s->nuspecs++] = *spec;
 		}
+	}
+	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->target_names,
+				   &s->nr_target_names) < 0) {
+		utrace_die_msg("record", "out of memory");
+		return 1;
 	}
 	return 0;
 }
@@ -623,6 +630,9 @@ static void record_cleanup(struct record_session *s)
 	utrace_event_select_free(s->events);
 	free(s->uspecs);
 	free(s->kspecs);
+	for (unsigned i = 0; i < s->nr_target_names; i++)
+		free(s->target_names[i]);
+	free(s->target_names);
 }
 
 int record_run(struct record_opts *o)

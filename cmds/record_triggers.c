@@ -13,6 +13,7 @@
 
 #include "cmds/cmds.h"
 #include "cmds/record_triggers.h"
+#include "lib/events/event_filter.h"
 #include "lib/hist/hist.h"
 #include "lib/hist/hist_compile.h"
 
@@ -33,11 +34,19 @@ static int check_compile(const char *text, const struct utrace_trigger *t, const
 			struct utrace_error err = {0};
 			uint32_t len;
 			void *prog;
-			int code;
+			int code, ret;
 
 			if (!utrace_event_spec_matches(pattern, f->system, f->name))
 				continue;
-			if (utrace_hist_compile(t->hist, f, &prog, &len, &code, &err) < 0) {
+			if (t->hist)
+				ret = utrace_hist_compile(t->hist, f, &prog, &len, &code, &err);
+			else if (t->filter)
+				ret = utrace_filter_compile(f, t->filter, &prog, &len, &err);
+			else
+				continue;
+			if (ret < 0) {
+				if (!t->hist && err.column > 0) /* a column of the filter */
+					err.column += (int)t->filter_pos;
 				trigger_error(text, &err);
 				return 2;
 			}
@@ -57,11 +66,11 @@ static int check_one(const char *text, const char *pattern, struct utrace_event_
 		trigger_error(text, &err);
 		return 2;
 	}
-	if (t->cmd != UTRACE_TRIG_HIST || t->remove) {
-		utrace_die_msg("record",
-			       "-R '%s': only hist triggers work on user events yet (%s is "
-			       "parsed, not run)",
-			       text, utrace_trigger_cmd_name(t->cmd));
+	if (t->remove || t->cmd == UTRACE_TRIG_SNAPSHOT || t->cmd == UTRACE_TRIG_STACKTRACE ||
+	    (!lists && t->cmd != UTRACE_TRIG_HIST)) {
+		utrace_die_msg("record", "-R '%s': %s is not supported %s yet", text,
+			       t->remove ? "removing a trigger" : utrace_trigger_cmd_name(t->cmd),
+			       lists ? "on user events" : "on kernel events");
 		ret = 2;
 	} else {
 		ret = check_compile(text, t, pattern, lists, n);
@@ -79,6 +88,55 @@ int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs
 
 			if (ret)
 				return ret;
+		}
+	return 0;
+}
+
+/* Is SYSTEM:NAME named by one of the specs? */
+static bool named(const struct utrace_event_spec *specs, unsigned n, const char *system,
+		  const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!specs[i].exclude && utrace_event_spec_matches(specs[i].pattern, system, name))
+			return true;
+	return false;
+}
+
+int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char ***names,
+			   unsigned *nr_names)
+{
+	unsigned orig = *n;
+
+	for (unsigned i = 0; i < orig; i++)
+		for (unsigned k = 0; k < (*specs)[i].nr_triggers; k++) {
+			struct utrace_trigger *t = NULL;
+			struct utrace_error err;
+			struct utrace_event_spec *sp;
+			char **nm;
+			int code;
+
+			if (utrace_trigger_parse((*specs)[i].triggers[k], &t, &code, &err) < 0)
+				continue; /* record_check_triggers says why */
+			if (t->cmd != UTRACE_TRIG_ENABLE_EVENT ||
+			    named(*specs, *n, t->target_system, t->target_event)) {
+				utrace_trigger_free(t);
+				continue;
+			}
+			sp = realloc(*specs, (*n + 1) * sizeof(**specs));
+			nm = realloc(*names, (*nr_names + 1) * sizeof(**names));
+			if (nm)
+				*names = nm;
+			if (sp)
+				*specs = sp;
+			if (!sp || !nm ||
+			    asprintf(&(*names)[*nr_names], "%s:%s", t->target_system,
+				     t->target_event) < 0) {
+				utrace_trigger_free(t);
+				return -1;
+			}
+			(*specs)[(*n)++] = (struct utrace_event_spec){.pattern = (*names)[(*nr_names)++],
+							      .target_only = true};
+			utrace_trigger_free(t);
 		}
 	return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef UTRACE_CMDS_RECORD_TRIGGERS_H
 #define UTRACE_CMDS_RECORD_TRIGGERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "lib/events/event_format.h"
@@ -17,5 +18,14 @@
  */
 int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs,
 			  struct utrace_event_list **lists, size_t n);
+
+/*
+ * The targets of enable_event triggers that no -e names: they must be
+ * enabled too (the kernel's soft mode, off until the trigger fires), so a
+ * spec is appended for each ("SYSTEM:EVENT" strings added to *names, for
+ * the caller to free).  0, or -1 when out of memory.
+ */
+int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char ***names,
+			   unsigned *nr_names);
 
 #endif

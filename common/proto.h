@@ -43,6 +43,7 @@ enum utrace_msg_type {
 	UTRACE_MSG_EVENTS,
 	UTRACE_MSG_ENABLE,
 	UTRACE_MSG_HIST,
+	UTRACE_MSG_TRIGGER,
 };
 
 struct utrace_msg {
@@ -76,10 +77,29 @@ enum utrace_config_flags {
 
 /* The control page is a memfd shared by the recorder and every traced
  * process; it is how the recorder stops tracing everywhere at once. */
+/* Events (ids from UTRACE_EV_ID_BASE) whose state a trigger can change. */
+#define UTRACE_EV_ID_BASE 32768
+#define UTRACE_EV_STATE_MAX 4096
+#define UTRACE_TRIG_COUNTS 256 /* triggers with a :N count, per recording */
+
+enum utrace_ev_state {
+	UTRACE_EVS_OFF = 1u << 0,	  /* soft-disabled: no record (enable_event) */
+	UTRACE_EVS_HIST_PAUSED = 1u << 1, /* its hist triggers paused (disable_hist) */
+};
+
+/*
+ * The recording's shared state, one page set up by the recorder and mapped
+ * writable by every traced process: what the trigger commands change
+ * (traceon/traceoff, enable_/disable_event, enable_/disable_hist, the :N
+ * counts) must hold for every process of the recording at once, as it
+ * does for the kernel's one tracing instance.
+ */
 struct utrace_control {
 	uint32_t size;
 	uint32_t tracing_on;	/* 1/0, like tracefs tracing_on */
 	int32_t tid_filter[16]; /* 0-terminated; empty = every thread */
+	uint8_t ev_state[UTRACE_EV_STATE_MAX]; /* enum utrace_ev_state, by id - base */
+	int64_t trig_count[UTRACE_TRIG_COUNTS]; /* :N left; < 0: unlimited */
 };
 
 struct utrace_msg_config {
@@ -165,6 +185,9 @@ enum utrace_enable_flags {
 	/* Only the event's triggers run: no record is written (the kernel's
 	 * soft enable, trace-cmd's -v -e EVENT -R TRIGGER). */
 	UTRACE_ENABLE_SOFT = 1u << 0,
+	/* A trigger may turn its record or its hist triggers off and on
+	 * (utrace_control.ev_state): look there on every hit. */
+	UTRACE_ENABLE_STATEFUL = 1u << 1,
 };
 
 struct utrace_msg_enable {
@@ -194,6 +217,29 @@ struct utrace_msg_hist {
 	uint8_t prog[];
 };
 #define UTRACE_EVENT_HISTS_MAX 8 /* hist triggers per event */
+
+/* One of the other trigger commands of an event (events.rst), sent like a
+ * HIST before the event's ENABLE. */
+enum utrace_trig_cmd {
+	UTRACE_TC_TRACEON = 1,
+	UTRACE_TC_TRACEOFF,
+	UTRACE_TC_ENABLE_EVENT,
+	UTRACE_TC_DISABLE_EVENT,
+	UTRACE_TC_ENABLE_HIST,
+	UTRACE_TC_DISABLE_HIST,
+};
+
+struct utrace_msg_trigger {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t key;
+	uint32_t cmd;	     /* enum utrace_trig_cmd */
+	int32_t target;	     /* enable_/disable_: the target event's id */
+	int32_t count_idx;   /* :N: its counter in utrace_control, -1: unlimited */
+	uint32_t filter_len; /* the trigger's own filter, 0: none */
+	uint8_t filter[];
+};
+#define UTRACE_EVENT_TRIGS_MAX 8 /* other triggers per event */
 #define UTRACE_ENABLE_DONE UINT32_MAX
 
 /* Free text the runtime wants the user to see (e.g. "tracing switched off

@@ -134,7 +134,9 @@ int rt_connect(const char *path, bool forked)
 	    cfg.hdr.type != UTRACE_MSG_CONFIG || ctl_fd < 0)
 		goto fail;
 	if (!rt.ctl) {
-		rt.ctl = mmap(NULL, sizeof(struct utrace_control), PROT_READ, MAP_SHARED, ctl_fd, 0);
+		/* writable: trigger commands change the shared state */
+		rt.ctl = mmap(NULL, sizeof(struct utrace_control), PROT_READ | PROT_WRITE, MAP_SHARED,
+			      ctl_fd, 0);
 		if (rt.ctl == MAP_FAILED) {
 			rt.ctl = NULL;
 			close(ctl_fd);

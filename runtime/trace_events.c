@@ -43,13 +43,25 @@ struct rt_hist {
 	struct utrace_hist_map *map;
 };
 
+/* A trigger command (traceon, enable_event, ...) of the event. */
+struct rt_trig {
+	uint32_t cmd;	   /* enum utrace_trig_cmd */
+	int32_t target;	   /* the event enable_/disable_ act on */
+	int32_t count_idx; /* rt.ctl->trig_count[count_idx], -1: unlimited */
+	uint32_t filter_len;
+	const uint64_t *filter;
+};
+
 /* What the recorder set for an enabled event: key->filter points here. */
 struct rt_event_conf {
 	uint32_t len;	/* bytes of the filter in prog, 0: none */
 	uint32_t flags; /* enum utrace_enable_flags */
 	uint32_t nr_hist;
 	uint32_t needs; /* enum utrace_hist_needs of every trigger */
+	uint32_t nr_trig;
+	uint32_t reserved;
 	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
+	struct rt_trig trig[UTRACE_EVENT_TRIGS_MAX];
 	uint64_t prog[]; /* the interpreter wants its program 8-byte aligned */
 };
 
@@ -115,6 +127,95 @@ static void ev_fill_common(const struct utrace_event_key *key, const void *rec, 
 	common->common_pid = tid;
 }
 
+/* The state of event id that triggers change (shared by the recording). */
+static inline uint8_t *ev_state(int32_t id)
+{
+	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
+
+	return i < UTRACE_EV_STATE_MAX ? &rt.ctl->ev_state[i] : NULL;
+}
+
+/* :N: one firing left to take?  Shared by every process, so a CAS. */
+static bool ev_take_count(int32_t idx)
+{
+	int64_t *n, c;
+
+	if (idx < 0 || idx >= UTRACE_TRIG_COUNTS)
+		return true;
+	n = &rt.ctl->trig_count[idx];
+	c = __atomic_load_n(n, __ATOMIC_RELAXED);
+	do {
+		if (c == 0)
+			return false;
+		if (c < 0)
+			return true;
+	} while (!__atomic_compare_exchange_n(n, &c, c - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return true;
+}
+
+/* Does the command change anything now?  As the kernel's *_count_trigger,
+ * a count is only used up by a firing that changes the state. */
+static bool ev_trig_would_change(const struct rt_trig *tr)
+{
+	uint8_t *st = ev_state(tr->target);
+
+	switch (tr->cmd) {
+	case UTRACE_TC_TRACEON:
+		return !__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
+	case UTRACE_TC_TRACEOFF:
+		return __atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
+	case UTRACE_TC_ENABLE_EVENT:
+		return st && (*st & UTRACE_EVS_OFF);
+	case UTRACE_TC_DISABLE_EVENT:
+		return st && !(*st & UTRACE_EVS_OFF);
+	case UTRACE_TC_ENABLE_HIST:
+		return st && (*st & UTRACE_EVS_HIST_PAUSED);
+	case UTRACE_TC_DISABLE_HIST:
+		return st && !(*st & UTRACE_EVS_HIST_PAUSED);
+	}
+	return false;
+}
+
+static void ev_trig_apply(const struct rt_trig *tr)
+{
+	uint8_t *st = ev_state(tr->target);
+
+	switch (tr->cmd) {
+	case UTRACE_TC_TRACEON:
+	case UTRACE_TC_TRACEOFF:
+		__atomic_store_n(&rt.ctl->tracing_on, tr->cmd == UTRACE_TC_TRACEON, __ATOMIC_RELEASE);
+		break;
+	case UTRACE_TC_ENABLE_EVENT:
+		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_RELEASE);
+		break;
+	case UTRACE_TC_DISABLE_EVENT:
+		__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_RELEASE);
+		break;
+	case UTRACE_TC_ENABLE_HIST:
+		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_HIST_PAUSED, __ATOMIC_RELEASE);
+		break;
+	case UTRACE_TC_DISABLE_HIST:
+		__atomic_fetch_or(st, UTRACE_EVS_HIST_PAUSED, __ATOMIC_RELEASE);
+		break;
+	}
+}
+
+/* The trigger commands, whether tracing is on or not (traceon must be
+ * able to turn it back on), each with its own filter and count. */
+static void ev_commands(const struct rt_event_conf *conf, const void *rec, uint32_t len)
+{
+	for (uint32_t i = 0; i < conf->nr_trig; i++) {
+		const struct rt_trig *tr = &conf->trig[i];
+
+		if (tr->filter_len && !utrace_filter_run(tr->filter, tr->filter_len, rec, len))
+			continue;
+		if ((tr->cmd >= UTRACE_TC_ENABLE_EVENT && !ev_state(tr->target)) ||
+		    !ev_trig_would_change(tr) || !ev_take_count(tr->count_idx))
+			continue;
+		ev_trig_apply(tr);
+	}
+}
+
 /*
  * The event's hist triggers, before (or, soft-enabled, instead of) its
  * record.  Needs no buffer and no BUSY bit: the table is lock-free and
@@ -128,6 +229,7 @@ static __attribute__((noinline)) void ev_triggers(const struct utrace_event_key 
 {
 	struct rt_thread *t = &rt_self;
 	struct utrace_hist_ctx c = {rec, len, 0, 0, t->comm};
+	uint8_t *st;
 
 	if (unlikely(!t->tid || !t->comm[0])) {
 		int saved = errno;
@@ -138,6 +240,13 @@ static __attribute__((noinline)) void ev_triggers(const struct utrace_event_key 
 		errno = saved;
 	}
 	ev_fill_common(key, rec, t->tid);
+	if (conf->nr_trig)
+		ev_commands(conf, rec, len);
+	if (!conf->nr_hist || !rt_tracing_on())
+		return;
+	st = ev_state(key->id);
+	if (st && (__atomic_load_n(st, __ATOMIC_RELAXED) & UTRACE_EVS_HIST_PAUSED))
+		return;
 	if (conf->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU)) {
 		uint64_t tsc = rt_clock(&c.cpu);
 
@@ -145,6 +254,21 @@ static __attribute__((noinline)) void ev_triggers(const struct utrace_event_key 
 	}
 	for (uint32_t i = 0; i < conf->nr_hist; i++)
 		utrace_hist_run(conf->hist[i].prog, conf->hist[i].map, &c);
+}
+
+/* An event with triggers or whose state triggers change: whether its
+ * record is written (not soft-enabled, not soft-disabled). */
+static bool ev_special(const struct utrace_event_key *key, const struct rt_event_conf *conf,
+		       const void *rec, uint32_t len)
+{
+	uint8_t *st;
+
+	if (conf->nr_hist || conf->nr_trig)
+		ev_triggers(key, conf, rec, len);
+	if (conf->flags & UTRACE_ENABLE_SOFT)
+		return false; /* triggers only: no record */
+	st = ev_state(key->id);
+	return !st || !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
 }
 
 static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
@@ -157,14 +281,8 @@ static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32
 
 	if (unlikely(len < sizeof(struct utrace_trace_entry)))
 		return;
-	if (unlikely(f && (f->nr_hist || (f->flags & UTRACE_ENABLE_SOFT)))) {
-		if (!rt_tracing_on())
-			return;
-		if (f->nr_hist)
-			ev_triggers(key, f, rec, len);
-		if (f->flags & UTRACE_ENABLE_SOFT)
-			return; /* triggers only: no record */
-	}
+	if (unlikely(f && (f->nr_hist || f->nr_trig || f->flags)) && !ev_special(key, f, rec, len))
+		return;
 	if (unlikely(t->state != RT_TS_READY) && !(t = ev_thread(t)))
 		return;
 	if (unlikely(!rt_tracing_on()))
@@ -304,13 +422,43 @@ bad:
 	return 1;
 }
 
-/* The event's filter and triggers, as the runtime keeps them. */
-static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const struct rt_hist *h,
-				     uint32_t nr_hist)
+/* A trigger command for the next ENABLE, its filter checked whole. */
+static int ev_recv_trig(const struct utrace_msg_trigger *m, struct rt_trig *tr)
 {
+	uint64_t *filter = NULL;
+
+	if (m->hdr.size < sizeof(*m) + m->filter_len || !m->cmd || m->cmd > UTRACE_TC_DISABLE_HIST)
+		return -1;
+	if (m->filter_len) {
+		filter = malloc((m->filter_len + 7) & ~7u);
+		if (!filter)
+			return -1;
+		memcpy(filter, m->filter, m->filter_len);
+		if (utrace_filter_check(filter, m->filter_len) < 0) {
+			rt_log("a trigger's filter from the recorder is malformed; it stays off");
+			free(filter);
+			return 1;
+		}
+	}
+	*tr = (struct rt_trig){m->cmd, m->target, m->count_idx, m->filter_len, filter};
+	return 0;
+}
+
+struct ev_pending { /* what the next ENABLE turns on with its event */
+	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
+	uint32_t nr_hist;
+	struct rt_trig trig[UTRACE_EVENT_TRIGS_MAX];
+	uint32_t nr_trig;
+};
+
+/* The event's filter and triggers, as the runtime keeps them. */
+static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const struct ev_pending *p)
+{
+	const struct rt_hist *h = p->hist;
+	uint32_t nr_hist = p->nr_hist;
 	struct rt_event_conf *f;
 
-	if (!m->filter_len && !nr_hist && !(m->flags & UTRACE_ENABLE_SOFT))
+	if (!m->filter_len && !nr_hist && !p->nr_trig && !m->flags)
 		return NULL;
 	f = calloc(1, sizeof(*f) + ((m->filter_len + 7) & ~7u));
 	if (!f)
@@ -319,6 +467,8 @@ static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const st
 	f->flags = m->flags;
 	f->nr_hist = nr_hist;
 	memcpy(f->hist, h, nr_hist * sizeof(*h));
+	f->nr_trig = p->nr_trig;
+	memcpy(f->trig, p->trig, p->nr_trig * sizeof(p->trig[0]));
 	for (uint32_t i = 0; i < nr_hist; i++)
 		f->needs |= h[i].prog->needs;
 	memcpy(f->prog, m->filter, m->filter_len);
@@ -333,8 +483,7 @@ static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const st
 static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys, uint32_t nr)
 {
 	struct utrace_msg_enable *m = malloc(UTRACE_MSG_MAX);
-	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
-	uint32_t nr_hist = 0;
+	struct ev_pending p = {.nr_hist = 0};
 	int ret = -1, fd;
 
 	if (!m)
@@ -345,14 +494,25 @@ static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys,
 		int n = rt_recv(m, UTRACE_MSG_MAX, &fd);
 
 		if (n >= (int)sizeof(struct utrace_msg_hist) && m->hdr.type == UTRACE_MSG_HIST &&
-		    m->obj == obj->index && nr_hist < UTRACE_EVENT_HISTS_MAX) {
-			int r = ev_recv_hist((const void *)m, fd, &hist[nr_hist]);
+		    m->obj == obj->index && p.nr_hist < UTRACE_EVENT_HISTS_MAX) {
+			int r = ev_recv_hist((const void *)m, fd, &p.hist[p.nr_hist]);
 
 			if (fd >= 0)
 				close(fd);
 			if (r < 0)
 				break;
-			nr_hist += !r;
+			p.nr_hist += !r;
+			continue;
+		}
+		if (n >= (int)sizeof(struct utrace_msg_trigger) && m->hdr.type == UTRACE_MSG_TRIGGER &&
+		    m->obj == obj->index && p.nr_trig < UTRACE_EVENT_TRIGS_MAX) {
+			int r = ev_recv_trig((const void *)m, &p.trig[p.nr_trig]);
+
+			if (fd >= 0)
+				close(fd);
+			if (r < 0)
+				break;
+			p.nr_trig += !r;
 			continue;
 		}
 		if (fd >= 0)
@@ -366,9 +526,9 @@ static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys,
 		if (m->key >= nr || m->hdr.size < sizeof(*m) + m->filter_len)
 			break;
 		k = &keys[m->key];
-		f = ev_conf(m, hist, nr_hist);
-		nr_hist = 0;
-		if (!f && (m->filter_len || (m->flags & UTRACE_ENABLE_SOFT)))
+		f = ev_conf(m, &p);
+		p.nr_hist = p.nr_trig = 0;
+		if (!f && (m->filter_len || m->flags))
 			continue; /* malformed: said, the event stays off */
 		k->id = m->id;
 		k->filter = f;

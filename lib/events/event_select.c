@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/proto.h"
 #include "lib/events/event_filter.h"
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/base/glob.h"
 
-#define EVENT_ID_BASE 32768 /* kernel event ids (and ftrace's own) stay below */
 
 struct sel_loaded { /* the events of one file, loaded once */
 	char *path;
@@ -30,6 +30,7 @@ struct sel_loaded { /* the events of one file, loaded once */
 struct sel_id { /* ids handed out, by system:name */
 	char *system, *name;
 	int id;
+	bool format_out; /* its format was handed out (to be saved once) */
 	struct sel_id *next;
 };
 
@@ -65,7 +66,7 @@ int utrace_event_select_new(struct utrace_event_spec *specs, unsigned nr,
 		}
 	s->specs = specs;
 	s->nr = nr;
-	s->next_id = EVENT_ID_BASE;
+	s->next_id = UTRACE_EV_ID_BASE; /* kernel event ids (and ftrace's own) stay below */
 	*out = s;
 	return 0;
 }
@@ -205,14 +206,17 @@ int utrace_event_select_check(struct utrace_event_select *s, const char *path, u
 	return 0;
 }
 
+/* The id of f's event; *fresh: its format is yet to be handed out. */
 static int sel_id(struct utrace_event_select *s, const struct utrace_event_format *f, bool *fresh)
 {
 	struct sel_id *i;
 
-	*fresh = false;
 	for (i = s->ids; i; i = i->next)
-		if (!strcmp(i->system, f->system) && !strcmp(i->name, f->name))
+		if (!strcmp(i->system, f->system) && !strcmp(i->name, f->name)) {
+			*fresh = !i->format_out;
+			i->format_out = true;
 			return i->id;
+		}
 	i = calloc(1, sizeof(*i));
 	if (!i)
 		return -ENOMEM;
@@ -222,6 +226,7 @@ static int sel_id(struct utrace_event_select *s, const struct utrace_event_forma
 	i->next = s->ids;
 	s->ids = i;
 	*fresh = true;
+	i->format_out = true;
 	return i->id;
 }
 
@@ -278,6 +283,19 @@ const struct utrace_event_spec *utrace_event_select_spec(const struct utrace_eve
 unsigned utrace_event_select_count(const struct utrace_event_select *s)
 {
 	return s ? s->nr : 0;
+}
+
+int utrace_event_select_id(struct utrace_event_select *s, const char *system, const char *name)
+{
+	struct utrace_event_format f = {.system = system, .name = name};
+	bool fresh;
+	int id = sel_id(s, &f, &fresh);
+
+	/* named, not matched: its format goes out when an object has it */
+	for (struct sel_id *i = s->ids; fresh && i; i = i->next)
+		if (i->id == id)
+			i->format_out = false;
+	return id;
 }
 
 int utrace_event_select_match(struct utrace_event_select *s, const char *path, const char *system,

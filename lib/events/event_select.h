@@ -25,6 +25,8 @@ struct utrace_event_spec {
 	const char **triggers;
 	unsigned nr_triggers;
 	bool exclude;
+	bool target_only; /* added for an enable_event target no -e names: its
+			   * records start off (the kernel's soft mode) */
 	unsigned matched; /* events it enabled so far */
 };
 
@@ -71,5 +73,8 @@ const struct utrace_event_format *utrace_event_select_format(struct utrace_event
 const struct utrace_event_spec *utrace_event_select_spec(const struct utrace_event_select *s,
 							 unsigned i);
 unsigned utrace_event_select_count(const struct utrace_event_select *s);
+/* The id SYSTEM:NAME has (or will have) in this recording, for triggers
+ * that name another event; < 0 if out of memory. */
+int utrace_event_select_id(struct utrace_event_select *s, const char *system, const char *name);
 
 #endif

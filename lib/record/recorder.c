@@ -160,6 +160,10 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 	r->ctl->size = sizeof(*r->ctl);
 	memcpy(r->ctl->tid_filter, opts->tids, sizeof(r->ctl->tid_filter));
 	r->ctl->tracing_on = 1;
+	if (rec_trig_init(r, err) < 0) {
+		ret = err->code;
+		goto fail;
+	}
 
 	/* TSC rate for tracing_thresh and for a file whose recording was cut
 	 * short: 2 ms give it to 1e-3 with a known-frequency TSC; the CLOCK
@@ -515,6 +519,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	}
 	free(r->bufs);
 	rec_hist_free(r);
+	rec_trig_free(r);
 	while (r->symtabs) {
 		struct rec_symtab *s = r->symtabs;
 

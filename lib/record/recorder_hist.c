@@ -73,9 +73,34 @@ static int hist_map_new(struct rec_hist *h, struct utrace_error *err)
 	return 0;
 }
 
+/* A user event's state (common/proto.h), NULL for a kernel event. */
+static uint8_t *hist_state(struct utrace_recorder *r, const struct rec_hist *h)
+{
+	int id;
+	unsigned i;
+
+	if (h->spec & REC_HIST_KERNEL || !r->o.events)
+		return NULL;
+	id = utrace_event_select_id(r->o.events, h->system, h->name);
+	i = (unsigned)(id - UTRACE_EV_ID_BASE);
+	return id >= UTRACE_EV_ID_BASE && i < UTRACE_EV_STATE_MAX ? &r->ctl->ev_state[i] : NULL;
+}
+
+/* hist:...:pause: a user event's hists start paused in the shared state
+ * (enable_hist continues them), a kernel event's table is paused itself. */
+static void hist_pause(struct utrace_recorder *r, struct rec_hist *h)
+{
+	uint8_t *st = hist_state(r, h);
+
+	if (st)
+		*st |= UTRACE_EVS_HIST_PAUSED;
+	else
+		h->map->paused = 1;
+}
+
 /* Parses and compiles -R `text` for the event's format. */
 static int hist_compile(const char *text, const struct utrace_event_format *fmt, void **prog,
-			uint32_t *len, struct utrace_error *err)
+			uint32_t *len, bool *paused, struct utrace_error *err)
 {
 	struct utrace_trigger *t = NULL;
 	int code, ret;
@@ -84,10 +109,10 @@ static int hist_compile(const char *text, const struct utrace_event_format *fmt,
 	if (ret < 0)
 		return ret;
 	if (t->cmd != UTRACE_TRIG_HIST || t->remove)
-		ret = utrace_error_set(err, -EOPNOTSUPP, "trigger '%s': only hist triggers "
-					    "are supported on user events yet", text);
+		ret = err->code = 0; /* another command: recorder_trig.c's */
 	else
 		ret = utrace_hist_compile(t->hist, fmt, prog, len, &code, err);
+	*paused = t->hist && t->hist->pause;
 	utrace_trigger_free(t);
 	return ret;
 }
@@ -99,9 +124,10 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	struct rec_hist *h;
 	void *prog = NULL;
 	uint32_t len = 0;
+	bool paused = false;
 
-	if (hist_compile(text, fmt, &prog, &len, err) < 0)
-		return NULL;
+	if (hist_compile(text, fmt, &prog, &len, &paused, err) < 0 || !prog)
+		return NULL; /* err->code 0: not a hist trigger */
 	for (h = r->hists; h; h = h->next)
 		if (h->spec == spec && h->trig == trig && !strcmp(h->system, fmt->system) &&
 		    !strcmp(h->name, fmt->name))
@@ -130,6 +156,8 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	h->fd = -1;
 	if (hist_map_new(h, err) < 0)
 		goto fail;
+	if (paused) /* :pause; a user event's enable_hist may continue it */
+		hist_pause(r, h);
 	{
 		/* kept in the order of the triggers, in which they are saved */
 		struct rec_hist **tail = &r->hists;
@@ -192,6 +220,8 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 			if (sent == UTRACE_EVENT_HISTS_MAX)
 				return 0;
 			h = hist_get(r, i, k, sp->triggers[k], fmt, &e);
+			if (!h && !e.code)
+				continue;
 			if (!h) {
 				if (r->o.notice)
 					r->o.notice(r->o.notice_arg, c->pid, e.msg);
@@ -232,6 +262,8 @@ int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *
 			struct rec_hist *h = hist_get(r, i | REC_HIST_KERNEL, k, sp->triggers[k], fmt,
 						      err);
 
+			if (!h && !err->code)
+				continue;
 			if (!h) { /* a bad trigger stops the recording before it starts */
 				char msg[sizeof(err->msg)];
 
@@ -317,7 +349,7 @@ static uint8_t *hist_entries(struct utrace_hist_map *m, uint32_t *n)
 
 /* One HIST record: the header, the names, the program, the table's
  * header and its entries (the slots are not needed to read it). */
-static int hist_save(struct utrace_recorder *r, const struct rec_hist *h,
+static int hist_save(struct utrace_recorder *r, struct rec_hist *h,
 		     struct utrace_error *err)
 {
 	struct utrace_hist_map *m = h->map;
@@ -330,6 +362,12 @@ static int hist_save(struct utrace_recorder *r, const struct rec_hist *h,
 
 	if (!elts)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
+	{
+		uint8_t *st = hist_state(r, h); /* "[paused]" as the trigger is now */
+
+		if (st && (*st & UTRACE_EVS_HIST_PAUSED))
+			m->paused = 1;
+	}
 	d.prog_len = h->prog_len;
 	d.names_len = (uint32_t)((ls + ln + lt + 7) & ~(size_t)7);
 	d.elt_size = (uint32_t)utrace_hist_elt_size(m->key_size, m->nr_sums);

@@ -90,6 +90,8 @@ struct utrace_recorder {
 	uint32_t cap_poll;
 	struct rec_hist *hists; /* recorder_hist.c */
 	struct kbuffer *kb;	/* recorder_hist.c: decoding kernel pages for triggers */
+	struct rec_trig *trigs; /* recorder_trig.c: the trigger commands */
+	uint32_t nr_counts;	/* their :N counters in ctl */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 
@@ -124,6 +126,15 @@ int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *
 void rec_hist_kpage(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len);
 bool rec_hist_ksoft(const struct utrace_recorder *r);
 void rec_hist_free(struct utrace_recorder *r);
+
+/* recorder_trig.c: the trigger commands set up at the start, the flags an
+ * event's ENABLE needs, sent before it; freed with the recorder */
+int rec_trig_init(struct utrace_recorder *r, struct utrace_error *err);
+uint32_t rec_trig_flags(const struct utrace_recorder *r, const char *system, const char *name);
+int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
+		  const char *path, const char *system, const char *name,
+		  struct utrace_error *err);
+void rec_trig_free(struct utrace_recorder *r);
 
 /* recorder_drain.c: save what buffer b committed (all of it when final) */
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,

@@ -236,6 +236,8 @@ static int msg_events(struct utrace_recorder *r, struct rec_conn *c, const void 
 				break;
 		}
 		ret = rec_hist_send(r, c, m->obj, m->ev[i].key, o->path, sys, name, err);
+		if (ret >= 0)
+			ret = rec_trig_send(r, c, m->obj, m->ev[i].key, o->path, sys, name, err);
 		if (ret < 0)
 			break;
 		en->hdr.type = UTRACE_MSG_ENABLE;
@@ -244,7 +246,8 @@ static int msg_events(struct utrace_recorder *r, struct rec_conn *c, const void 
 		en->key = m->ev[i].key;
 		en->id = id;
 		en->filter_len = plen;
-		en->flags = utrace_event_select_soft(r->o.events, sys, name) ? UTRACE_ENABLE_SOFT : 0;
+		en->flags = (utrace_event_select_soft(r->o.events, sys, name) ? UTRACE_ENABLE_SOFT : 0) |
+			    rec_trig_flags(r, sys, name);
 		en->reserved = 0;
 		if (plen)
 			memcpy(en->filter, prog, plen);
