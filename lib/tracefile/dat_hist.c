@@ -27,7 +27,7 @@ static const char *hist_check(const char *p, uint32_t len, struct utrace_dat_his
 {
 	struct utrace_dat_hist d;
 	const struct utrace_hist_hdr *prog;
-	const struct utrace_hist_map *map;
+	struct utrace_hist_map map;
 	uint64_t off, padded_prog;
 	size_t ls, ln;
 
@@ -36,7 +36,7 @@ static const char *hist_check(const char *p, uint32_t len, struct utrace_dat_his
 	memcpy(&d, p, sizeof(d));
 	padded_prog = ((uint64_t)d.prog_len + 7) & ~7ull;
 	off = sizeof(d) + (uint64_t)d.names_len;
-	if ((d.names_len & 7) || off + padded_prog + sizeof(*map) > len)
+	if ((d.names_len & 7) || off + padded_prog + sizeof(map) > len)
 		return "names or program beyond the record";
 	h->system = p + sizeof(d);
 	ls = strnlen(h->system, d.names_len);
@@ -49,24 +49,25 @@ static const char *hist_check(const char *p, uint32_t len, struct utrace_dat_his
 	prog = utrace_hist_hdr_ok(p + off, d.prog_len);
 	if (!prog)
 		return "malformed program";
-	map = (const void *)(p + off + padded_prog);
 	if (d.elt_size != utrace_hist_elt_size(prog->key_size, prog->nr_sums) ||
 	    d.nr_elts > (1u << prog->map_bits) ||
-	    (uint64_t)d.nr_elts * d.elt_size > len - (off + padded_prog + sizeof(*map)))
+	    (uint64_t)d.nr_elts * d.elt_size > len - (off + padded_prog + sizeof(map)))
 		return "table does not match its program";
+	/* copied out: the header wants 64-byte alignment (its counters have a
+	 * cache line of their own), the record gives 8 */
+	memcpy(&map, p + off + padded_prog, sizeof(map));
 	h->prog = prog;
 	h->prog_len = d.prog_len;
+	h->elts = (const uint8_t *)p + off + padded_prog + sizeof(map);
 	h->hits = 0; /* Totals' Hits: every entry's hit count (common/hist_prog.h) */
 	for (uint32_t i = 0; i < d.nr_elts; i++) {
 		uint64_t hc;
 
-		memcpy(&hc, (const uint8_t *)(map + 1) + (size_t)i * d.elt_size + prog->key_size,
-		       sizeof(hc));
+		memcpy(&hc, h->elts + (size_t)i * d.elt_size + prog->key_size, sizeof(hc));
 		h->hits += hc;
 	}
-	h->drops = map->drops;
-	h->paused = map->paused != 0;
-	h->elts = (const uint8_t *)(map + 1);
+	h->drops = map.drops;
+	h->paused = map.paused != 0;
 	h->nr_elts = d.nr_elts;
 	h->elt_size = d.elt_size;
 	return NULL;

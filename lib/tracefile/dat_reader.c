@@ -241,6 +241,11 @@ static bool format_ok(const char *system, const char *text)
 	struct utrace_event_format *f;
 	struct utrace_error err;
 
+	/* format files are printable ASCII; libtraceevent's tokenizer trips
+	 * on other bytes inside a field's declaration (found by fuzz_dat) */
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c > 0x7e)
+			return false;
 	if (utrace_event_format_parse(system, text, &f, &err) < 0)
 		return false;
 	utrace_event_format_free(f);

@@ -8,6 +8,7 @@
  * or undefined behaviour (lib/tracefile/dat_reader.h).
  */
 #include "lib/report/callgraph.h"
+#include "lib/report/report_hist.h"
 #include "lib/report/profile.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_text.h"
@@ -79,6 +80,8 @@ static void report(struct utrace_dat *d)
 	check_err(utrace_report_print(d, fuzz_sink(), &opts, &sum, &err), &err);
 	utrace_report_summary_free(&sum);
 	check_err(utrace_report_print_stat(d, fuzz_sink(), NULL, &err), &err);
+	/* report --hist: HIST records, checked when the file was opened */
+	check_err(utrace_report_print_hist(d, fuzz_sink(), NULL, &err), &err);
 }
 
 struct pass {

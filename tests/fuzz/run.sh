@@ -90,6 +90,8 @@ make_seeds() {
 		"$U" record -o "$dat/samples.dat" -p nop -F 20000 --call-graph fp -- "$tgt"
 		"$U" record -o "$dat/kernel.dat" -e sched:sched_process_exit -e tp -- "$tgt"
 		"$U" record -o "$dat/usdt.dat" -e usdt:fuzz:leaf -- "$tgt"
+		"$U" record -o "$dat/hist.dat" -p nop -e tp:tp_value -R 'hist:keys=id,name:vals=hitcount' \
+			-e tp:tp_end -R 'hist:keys=a.log2:sort=a' -- "$tgt"
 	) >/dev/null 2>&1
 	return 0
 }
