@@ -82,6 +82,11 @@ struct rt_thread {
 	uint64_t nested;      /* calls not traced: they interrupted the tracer (signal) */
 	uint32_t exceptions;  /* exceptions raised and not caught yet (unwind.c) */
 	uint32_t rethrow_hop; /* _Unwind_Resume_or_Rethrow is calling _Unwind_RaiseException */
+
+	/* no-loss mode: a wait for the recorder timed out with tail here; no
+	 * more waiting (records are dropped) until tail moves again */
+	bool stuck;
+	uint64_t stuck_tail;
 };
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;
