@@ -286,6 +286,12 @@ int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrac
 		pfd[n].fd = r->conns[i]->fd;
 		pfd[n++].events = POLLIN;
 	}
+	/* Sub-buffers came in since the last poll: more are likely on the
+	 * way, and a producer may be waiting for room (no-loss mode), so
+	 * only look at the sockets.  Sleep once a poll finds nothing. */
+	if (r->busy)
+		timeout_ms = 0;
+	r->busy = false;
 	ret = poll(pfd, n, timeout_ms);
 	if (ret < 0 && errno != EINTR)
 		return utrace_error_set(err, -errno, "poll: %s", strerror(errno));

@@ -54,6 +54,7 @@ struct rec_buffer {
 	uint64_t size;
 	uint64_t tail;
 	uint64_t pages, overrun, records, lost;
+	uint64_t woken; /* times a producer waiting on a full buffer was woken */
 	int pid, tid;
 	char comm[16];
 	bool done;
@@ -81,6 +82,7 @@ struct utrace_recorder {
 	struct pollfd *pfd;    /* poll set, one slot per open connection */
 	struct rec_conn **who;
 	uint32_t cap_poll;
+	bool busy; /* the last poll saved sub-buffers: poll again without sleeping */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 
