@@ -29,6 +29,7 @@ struct utrace_recorder_opts {
 	enum utrace_tracer tracer;
 	uint32_t buffer_kb; /* per thread */
 	bool overwrite;	    /* flight recorder */
+	bool drop;	    /* a full buffer drops records (else the producer waits) */
 	uint32_t max_depth; /* 0 = unlimited */
 	uint64_t thresh_ns; /* tracing_thresh, 0 = off */
 	int32_t tids[16];   /* 0-terminated; empty = all threads */
