@@ -545,6 +545,11 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 		fprintf(stderr, "utrace record: %llu kernel pages (%llu with events lost)\n",
 			(unsigned long long)pages, (unsigned long long)missed);
 	}
+	if (st->waits)
+		fprintf(stderr,
+			"utrace record: buffers were full %llu times: the threads waited %.3f s "
+			"for the recorder (--drop would have lost records instead)\n",
+			(unsigned long long)st->waits, st->wait_ns / 1e9);
 	if (st->overrun && ro->overwrite)
 		fprintf(stderr,
 			"utrace record: overwrite mode kept the newest records; %llu older "

@@ -85,6 +85,8 @@ struct utrace_rb_meta {
 	uint64_t written;	    /* records written (entries-written) */
 	uint32_t state;		    /* enum utrace_rb_state (release) */
 	uint32_t waiting;	    /* 1 while blocked on a full buffer (UTRACE_RB_BLOCK) */
+	uint64_t waits;		    /* times the buffer was full and the thread waited */
+	uint64_t wait_tsc;	    /* TSC ticks spent waiting */
 
 	/* Written by the consumer only. */
 	_Alignas(64) uint64_t tail; /* sub-buffers saved (release) */

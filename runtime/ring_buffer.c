@@ -110,19 +110,24 @@ static bool rb_has_room(struct rt_thread *t, struct utrace_rb_meta *m, uint64_t 
 static bool rb_wait_room(struct rt_thread *t, struct utrace_rb_meta *m)
 {
 	const struct timespec nap = {0, RB_SLEEP_MS * 1000000L};
-	uint64_t tail;
+	uint64_t tail, t0;
 	bool room = false;
+	uint32_t cpu;
 
 	if (rb_has_room(t, m, &tail))
 		return true;
 	if (t->stuck && tail == t->stuck_tail)
 		return false;
 	t->stuck = false;
-	for (int i = 0; i < RB_SPIN; i++) {
+	/* counted for the summary: the price of no-loss, in time */
+	t0 = rt_clock(&cpu);
+	__atomic_store_n(&m->waits, m->waits + 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < RB_SPIN && !room; i++) {
 		__asm__ volatile("pause");
-		if (rb_has_room(t, m, &tail))
-			return true;
+		room = rb_has_room(t, m, &tail);
 	}
+	if (room)
+		goto out;
 	__atomic_store_n(&m->waiting, 1, __ATOMIC_RELAXED);
 	/* waiting is visible before we read tail again: pairs with the
 	 * recorder's fence between its store of tail and its load of
@@ -139,6 +144,8 @@ static bool rb_wait_room(struct rt_thread *t, struct utrace_rb_meta *m)
 		t->stuck = true;
 		t->stuck_tail = tail;
 	}
+out:
+	__atomic_store_n(&m->wait_tsc, m->wait_tsc + (rt_clock(&cpu) - t0), __ATOMIC_RELAXED);
 	return room;
 }
 

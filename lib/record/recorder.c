@@ -395,6 +395,7 @@ static int write_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t 
 int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_stats *st,
 			   struct utrace_error *err)
 {
+	uint64_t wait_tsc = 0;
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -427,7 +428,10 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 		st->lost += r->bufs[i]->lost;
 		st->overrun += r->bufs[i]->overrun;
 		st->pages += r->bufs[i]->pages;
+		st->waits += r->bufs[i]->waits;
+		wait_tsc += r->bufs[i]->wait_tsc;
 	}
+	st->wait_ns = r->tsc_per_us_q16 ? wait_tsc * 1000 * 65536 / r->tsc_per_us_q16 : 0;
 	st->buffers = r->nr_bufs;
 	st->images = r->nr_conns;
 	return ret;

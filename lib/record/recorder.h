@@ -45,6 +45,8 @@ struct utrace_recorder_stats {
 	uint64_t records; /* written by the traced threads */
 	uint64_t lost;	  /* dropped because a buffer was full */
 	uint64_t overrun; /* sub-buffers overwritten (overwrite mode) */
+	uint64_t waits;	  /* times a thread's buffer was full and it waited (no-loss) */
+	uint64_t wait_ns; /* the time the threads spent waiting, summed */
 	uint64_t pages;
 	uint32_t buffers; /* threads */
 	uint32_t images;  /* processes (fork and exec each make one) */

@@ -154,6 +154,8 @@ int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struc
 	/* the sub-buffer in progress, if the producer had started it */
 	ret = save_subbuf(r, b, head, true, err);
 	b->lost = __atomic_load_n(&m->lost, __ATOMIC_RELAXED);
+	b->waits = __atomic_load_n(&m->waits, __ATOMIC_RELAXED);
+	b->wait_tsc = __atomic_load_n(&m->wait_tsc, __ATOMIC_RELAXED);
 	if (m->comm[0])
 		memcpy(b->comm, m->comm, sizeof(b->comm) - 1);
 	b->done = true;

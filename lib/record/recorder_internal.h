@@ -55,6 +55,7 @@ struct rec_buffer {
 	uint64_t tail;
 	uint64_t pages, overrun, records, lost;
 	uint64_t woken; /* times a producer waiting on a full buffer was woken */
+	uint64_t waits, wait_tsc; /* the producer's, read when it is done */
 	int pid, tid;
 	char comm[16];
 	bool done;
