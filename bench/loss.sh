@@ -11,8 +11,8 @@
 # Workload: bench/fib.c, fib($LOSS_N) (36: 48,315,634 calls, main
 # included), built plain, with `utrace cflags` and with -pg (uftrace).
 #
-# Cases (one run of each per round, $LOSS_ROUNDS rounds (3); median over
-# the rounds; `sync`, untimed, before every run):
+# Cases (one run of each per round, $LOSS_ROUNDS rounds (5); median over
+# the rounds):
 #
 #   plain        fib.plain N
 #   fn           utrace record -p function -o F -- fib.utrace N  (default: no-loss)
@@ -27,9 +27,17 @@
 #
 # F and D are in $LOSS_DIR (bench/out/loss, on the same file system as the
 # tree: the figures are for a disk only if that is not a tmpfs, which the
-# results say).  With LOSS_BG=1 (the default) every round is run a second
-# time while another program writes to the same disk (a loop of buffered
-# 1 GiB dd writes, started before the round and killed after it).
+# results say).  Each recording overwrites the previous one's file, as a
+# user recording again overwrites utrace.dat (uftrace renames its previous
+# directory to uftrace.data.old): the writeback of the previous trace then
+# competes with the next recording, the condition in which records were
+# lost.  LOSS_SYNC=1 runs `sync` (untimed) before every run instead.  The
+# order of the four utrace recordings changes every round (rotated, and
+# reversed every other round), so that each follows each other one; uftrace
+# runs last, after a `sync`, and is followed by one (its 1.5 GB would
+# otherwise be written back during the next recording).  With LOSS_BG=1 (the default) every round is run a
+# second time while another program writes to the same disk (a loop of
+# buffered 1 GiB dd writes, started before the round and killed after it).
 #
 # Figures per case (medians):
 #   wall s       the whole command, start to end
@@ -44,8 +52,8 @@
 #   MB/s         trace bytes / wall: the rate the recorder saved at
 #   Mrec/s       records / wall
 #
-# Knobs: LOSS_N [36]  LOSS_ROUNDS [3]  LOSS_DIR [bench/out/loss]
-#        LOSS_BG [1]  LOSS_DD_MB [2048]  LOSS_UFTRACE [1]  CC [gcc]
+# Knobs: LOSS_N [36]  LOSS_ROUNDS [5]  LOSS_DIR [bench/out/loss]
+#        LOSS_BG [1]  LOSS_DD_MB [2048]  LOSS_UFTRACE [1]  LOSS_SYNC [0]  CC [gcc]
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,11 +62,12 @@ B=${1:-build}
 [[ $B = /* ]] || B=$ROOT/$B
 CC=${CC:-gcc}
 N=${LOSS_N:-36}
-ROUNDS=${LOSS_ROUNDS:-3}
+ROUNDS=${LOSS_ROUNDS:-5}
 DIR=${LOSS_DIR:-$ROOT/bench/out/loss}
 BG=${LOSS_BG:-1}
 DD_MB=${LOSS_DD_MB:-2048}
 UF=${LOSS_UFTRACE:-1}
+SYNC=${LOSS_SYNC:-0}
 command -v uftrace >/dev/null 2>&1 || UF=0
 
 log() { printf '%s\n' "$*" >&2; }
@@ -75,7 +84,7 @@ cp "$B/utrace" "$B/libutrace.so" "$DIR/tool/" || exit 1
 UT=$DIR/tool/utrace
 
 "$CC" -std=gnu11 -O2 bench/fib.c -o "$DIR/bin/fib.plain" &&
-	"$CC" -std=gnu11 -O2 $("$UT" cflags) bench/fib.c -o "$DIR/bin/fib.utrace" &&
+	"$CC" -std=gnu11 -O2 $("$B/utrace" cflags) bench/fib.c -o "$DIR/bin/fib.utrace" &&
 	"$CC" -std=gnu11 -O2 -pg bench/fib.c -o "$DIR/bin/fib.pg" || exit 1
 # fib(N) makes 2*fib(N+1)-1 calls to fib, plus main
 FIBCALLS=$(awk -v n="$N" 'BEGIN { a = 0; b = 1; for (i = 0; i < n + 1; i++) { t = a + b; a = b; b = t } print 2 * a - 1 }')
@@ -87,8 +96,7 @@ now() { date +%s%N; }
 run_ut() {
 	local key=$1 t0 t1 rec lost bytes want f=$DIR/trace.dat
 	shift
-	rm -f "$f"
-	sync
+	[ "$SYNC" = 1 ] && sync
 	t0=$(now)
 	"$UT" record "$@" -o "$f" -- "$DIR/bin/fib.utrace" "$N" >/dev/null 2>"$DIR/runs/$key.err"
 	t1=$(now)
@@ -97,25 +105,21 @@ run_ut() {
 	# a shortfall the summary did not count is a loss too
 	[ "${rec:-0}" -lt "$want" ] && [ $((want - ${rec:-0})) -gt "${lost:-0}" ] && lost=$((want - ${rec:-0}))
 	echo "${key%%.*} $(((t1 - t0) / 1000)) ${rec:-0} ${lost:-?} ${bytes:-0}" >>"$RUNS"
-	rm -f "$f"
 }
 
 run_uftrace() {
 	local key=$1 t0 t1 d=$DIR/uftrace.data calls bytes
-	rm -rf "$d"
-	sync
+	[ "$SYNC" = 1 ] && sync
 	t0=$(now)
 	uftrace record -d "$d" "$DIR/bin/fib.pg" "$N" >/dev/null 2>"$DIR/runs/$key.err"
 	t1=$(now)
 	bytes=$(cat "$d"/*.dat 2>/dev/null | wc -c)
 	calls=$(uftrace report -d "$d" -f call -s call 2>/dev/null | awk '$2 == "fib" { print $1 }')
 	echo "${key%%.*} $(((t1 - t0) / 1000)) $((2 * ${calls:-0})) $((2 * (FIBCALLS - ${calls:-0}))) $bytes" >>"$RUNS"
-	rm -rf "$d"
 }
 
 run_plain() {
 	local key=$1 t0 t1
-	sync
 	t0=$(now)
 	"$DIR/bin/fib.plain" "$N" >/dev/null
 	t1=$(now)
@@ -150,30 +154,46 @@ bg_stop() {
 	rm -f "$DIR/bg.tmp"
 }
 trap 'bg_stop; exit 130' INT TERM
+cleanup() { rm -rf "$DIR/trace.dat" "$DIR"/uftrace.data*; }
 
-round() { # round SUFFIX (empty, or ".bg")
-	local s=$1
+one_case() { # one_case NAME SUFFIX
+	case $1 in
+	fn) run_ut "fn$2" -p function ;;
+	fn_drop) run_ut "fn_drop$2" -p function --drop ;;
+	graph) run_ut "graph$2" -p function_graph ;;
+	graph_drop) run_ut "graph_drop$2" -p function_graph --drop ;;
+	uftrace) [ "$UF" = 1 ] && run_uftrace "uftrace$2" ;;
+	esac
+}
+
+round() { # round NUMBER SUFFIX (empty, or "_bg")
+	local s=$2 cases=(fn fn_drop graph graph_drop) i k
 	run_dd "dd_sync$s" conv=fdatasync
 	run_dd "dd_cache$s"
 	run_plain "plain$s"
-	run_ut "fn$s" -p function
-	run_ut "fn_drop$s" -p function --drop
-	run_ut "graph$s" -p function_graph
-	run_ut "graph_drop$s" -p function_graph --drop
-	[ "$UF" = 1 ] && run_uftrace "uftrace$s"
+	for i in 0 1 2 3; do
+		k=$((($1 / 2 + i) % 4))
+		[ $(($1 % 2)) = 1 ] && k=$((3 - k))
+		one_case "${cases[$k]}" "$s"
+	done
+	sync
+	one_case uftrace "$s"
+	sync
 }
 
-FSTYPE=$(stat -f -c %T "$DIR")
+FSTYPE=$(df -PT "$DIR" | awk 'NR == 2 { print $2 }')
 log "loss: fib($N) = $CALLS calls, $ROUNDS rounds, traces in $DIR ($FSTYPE)"
 for r in $(seq "$ROUNDS"); do
 	log "loss: round $r"
-	round ""
+	round "$r" ""
 	if [ "$BG" = 1 ]; then
 		bg_start
-		round "_bg"
+		round "$r" "_bg"
 		bg_stop
 	fi
 done
+
+cleanup
 
 # ---- results
 
@@ -216,7 +236,7 @@ table() { # table SUFFIX TITLE
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), fib($N) = $CALLS calls, $ROUNDS rounds (medians),"
 	echo "traces in $DIR on $(df -P "$DIR" | awk 'NR == 2 { print $1 }') ($FSTYPE), load $(cut -d' ' -f1-3 /proc/loadavg)."
-	echo "Command: LOSS_N=$N LOSS_ROUNDS=$ROUNDS LOSS_BG=$BG bench/loss.sh"
+	echo "Command: LOSS_N=$N LOSS_ROUNDS=$ROUNDS LOSS_BG=$BG LOSS_SYNC=$SYNC bench/loss.sh"
 	table "" "Disk otherwise idle"
 	[ "$BG" = 1 ] && table "_bg" "Another program writing to the same disk (dd loop)"
 	echo
