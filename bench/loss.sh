@@ -51,6 +51,9 @@
 #                listed under "Runs", the worst loss in the table.
 #   MB/s         trace bytes / wall: the rate the recorder saved at
 #   Mrec/s       records / wall
+#   waited s     utrace: the time the traced thread spent waiting for the
+#                recorder on a full buffer (the summary's "waited X s"):
+#                what no-loss cost; --drop never waits
 #
 # Knobs: LOSS_N [36]  LOSS_ROUNDS [5]  LOSS_DIR [bench/out/loss]
 #        LOSS_BG [1]  LOSS_DD_MB [2048]  LOSS_UFTRACE [1]  LOSS_SYNC [0]  CC [gcc]
@@ -94,17 +97,18 @@ now() { date +%s%N; }
 
 # run_ut KEY TRACER-OPTS...: one utrace recording; logs "KEY wall records lost bytes"
 run_ut() {
-	local key=$1 t0 t1 rec lost bytes want f=$DIR/trace.dat
+	local key=$1 t0 t1 rec lost bytes want waited f=$DIR/trace.dat
 	shift
 	[ "$SYNC" = 1 ] && sync
 	t0=$(now)
 	"$UT" record "$@" -o "$f" -- "$DIR/bin/fib.utrace" "$N" >/dev/null 2>"$DIR/runs/$key.err"
 	t1=$(now)
 	read -r rec lost bytes <<<"$(sed -n 's/^utrace record: \([0-9]*\) records (\([0-9]*\) lost).*(\([0-9]*\) bytes)$/\1 \2 \3/p' "$DIR/runs/$key.err")"
+	waited=$(sed -n 's/.*the threads waited \([0-9.]*\) s .*/\1/p' "$DIR/runs/$key.err")
 	case " $* " in *" -p function "*) want=$CALLS ;; *) want=$((2 * CALLS)) ;; esac
 	# a shortfall the summary did not count is a loss too
 	[ "${rec:-0}" -lt "$want" ] && [ $((want - ${rec:-0})) -gt "${lost:-0}" ] && lost=$((want - ${rec:-0}))
-	echo "${key%%.*} $(((t1 - t0) / 1000)) ${rec:-0} ${lost:-?} ${bytes:-0}" >>"$RUNS"
+	echo "${key%%.*} $(((t1 - t0) / 1000)) ${rec:-0} ${lost:-?} ${bytes:-0} ${waited:-0}" >>"$RUNS"
 }
 
 run_uftrace() {
@@ -209,8 +213,8 @@ table() { # table SUFFIX TITLE
 	local s=$1 k plain wall rec lost bytes
 	plain=$(median "plain$s" 2)
 	printf '\n### %s\n\n' "$2"
-	printf '| case | wall s | ns/call | records | lost (worst run) | runs with loss | MB/s | Mrec/s |\n'
-	printf '|---|---|---|---|---|---|---|---|\n'
+	printf '| case | wall s | ns/call | records | lost (worst run) | runs with loss | MB/s | Mrec/s | waited s |\n'
+	printf '|---|---|---|---|---|---|---|---|---|\n'
 	for k in plain fn fn_drop graph graph_drop uftrace; do
 		wall=$(median "$k$s" 2)
 		[ "$wall" = - ] && continue
@@ -218,16 +222,16 @@ table() { # table SUFFIX TITLE
 		lost=$(maxf "$k$s" 4)
 		bytes=$(median "$k$s" 5)
 		awk -v k="$k" -v w="$wall" -v p="$plain" -v c="$CALLS" -v r="$rec" -v l="$lost" \
-			-v b="$bytes" -v nl="$(nlossy "$k$s")" 'BEGIN {
-			if (k == "plain") { printf "| plain | %.3f | | | | | | |\n", w / 1e6; exit }
-			printf "| %s | %.3f | %.1f | %d | %d | %s | %.0f | %.1f |\n", k, w / 1e6,
-				(w - p) * 1000 / c, r, l, nl, b / w, r / w
+			-v b="$bytes" -v nl="$(nlossy "$k$s")" -v ws="$(median "$k$s" 6)" 'BEGIN {
+			if (k == "plain") { printf "| plain | %.3f | | | | | | | |\n", w / 1e6; exit }
+			printf "| %s | %.3f | %.1f | %d | %d | %s | %.0f | %.1f | %s |\n", k, w / 1e6,
+				(w - p) * 1000 / c, r, l, nl, b / w, r / w, k == "uftrace" ? "" : ws
 		}'
 	done
 	for k in dd_sync dd_cache; do
 		wall=$(median "$k$s" 2)
 		awk -v k="$k" -v w="$wall" -v b="$((DD_MB << 20))" 'BEGIN {
-			printf "| %s (%d MiB) | %.3f | | | | | %.0f | |\n", k, b / 1048576, w / 1e6, b / w }'
+			printf "| %s (%d MiB) | %.3f | | | | | %.0f | | |\n", k, b / 1048576, w / 1e6, b / w }'
 	done
 }
 
@@ -240,7 +244,7 @@ table() { # table SUFFIX TITLE
 	table "" "Disk otherwise idle"
 	[ "$BG" = 1 ] && table "_bg" "Another program writing to the same disk (dd loop)"
 	echo
-	echo "### Runs (case, wall us, records, lost, bytes)"
+	echo "### Runs (case, wall us, records, lost, bytes, waited s)"
 	echo
 	sed 's/^/    /' "$RUNS"
 } >"$RES"
