@@ -84,6 +84,7 @@ struct utrace_recorder {
 	struct rec_conn **who;
 	uint32_t cap_poll;
 	bool busy; /* the last poll saved sub-buffers: poll again without sleeping */
+	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 
