@@ -92,13 +92,13 @@ static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
 
 	gethostname(host, sizeof(host) - 1);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
-	n = snprintf(
-	    text, sizeof(text),
-	    "tracer=%s\ncommand=%s\ndate=%s\nhostname=%s\nbuffer_kb=%u\n"
-	    "overwrite=%d\nmax_graph_depth=%u\nthresh_us=%llu\nclock=x86-tsc\nnr_cpus=%ld\n",
-	    tracers[r->o.tracer], r->o.command ? r->o.command : "", date, host, r->o.buffer_kb,
-	    r->o.overwrite, r->o.max_depth, (unsigned long long)(r->o.thresh_ns / 1000),
-	    sysconf(_SC_NPROCESSORS_ONLN));
+	n = snprintf(text, sizeof(text),
+		     "tracer=%s\ncommand=%s\ndate=%s\nhostname=%s\nbuffer_kb=%u\n"
+		     "overwrite=%d\nno_loss=%d\nmax_graph_depth=%u\nthresh_us=%llu\nclock=x86-tsc\n"
+		     "nr_cpus=%ld\n",
+		     tracers[r->o.tracer], r->o.command ? r->o.command : "", date, host,
+		     r->o.buffer_kb, r->o.overwrite, !r->o.overwrite && !r->o.drop, r->o.max_depth,
+		     (unsigned long long)(r->o.thresh_ns / 1000), sysconf(_SC_NPROCESSORS_ONLN));
 	if (n < 0 || n >= (int)sizeof(text))
 		n = (int)strlen(text);
 	return rec_write(r, UTRACE_DAT_META, text, (size_t)n, NULL, 0, err);
