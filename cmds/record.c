@@ -54,6 +54,11 @@ static void record_usage(FILE *f)
 	    "      --call-graph fp      with -F: the user stack of each sample, by frame pointers\n"
 	    "  -T, --tid TID            only trace thread TID (repeatable, up to 16)\n"
 	    "  -b, --buffer-kb KB       per-thread buffer size (default %d)\n"
+	    "      --no-loss            a thread whose buffer is full waits for the recorder\n"
+	    "                           (default): every record is saved, a program faster\n"
+	    "                           than the disk is slowed down to its pace\n"
+	    "      --drop               a thread whose buffer is full drops records and counts\n"
+	    "                           them (the kernel's default): never slowed, may lose\n"
 	    "      --overwrite          flight recorder: keep the newest records, drop the oldest\n"
 	    "  -o, --output FILE        output file (default utrace.dat)\n"
 	    "  -h, --help               this text\n"
@@ -228,6 +233,12 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	case 'O':
 		o->rec.overwrite = true;
 		return -1;
+	case 'N':
+		o->rec.drop = false;
+		return -1;
+	case 'X':
+		o->rec.drop = true;
+		return -1;
 	case 'e':
 		if (!(o->specs = record_push(o->specs, o->nspecs, sizeof(*o->specs))))
 			return 1;
@@ -296,6 +307,8 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	    {"system-wide", no_argument, NULL, 'a'},
 	    {"buffer-kb", required_argument, NULL, 'b'},
 	    {"overwrite", no_argument, NULL, 'O'},
+	    {"no-loss", no_argument, NULL, 'N'},
+	    {"drop", no_argument, NULL, 'X'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"freq", required_argument, NULL, 'F'},
 	    {"call-graph", required_argument, NULL, 'C'},

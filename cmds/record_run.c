@@ -571,6 +571,11 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 			st->disconnected, st->disconnected == 1 ? "" : "es",
 			st->disconnected == 1 ? "its" : "their",
 			st->disconnected == 1 ? "it" : "they");
+	if (st->waits)
+		fprintf(stderr,
+			"utrace record: buffers were full %llu times: the threads waited %.3f s "
+			"for the recorder (--drop would have lost records instead)\n",
+			(unsigned long long)st->waits, st->wait_ns / 1e9);
 	if (st->overrun && ro->overwrite)
 		fprintf(stderr,
 			"utrace record: overwrite mode kept the newest records; %llu older "

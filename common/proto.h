@@ -73,6 +73,7 @@ enum utrace_tracer {
 enum utrace_config_flags {
 	UTRACE_CFG_OVERWRITE = 1u << 0,
 	UTRACE_CFG_GRAPH_FUNCS = 1u << 1, /* -g given: record only below graph roots */
+	UTRACE_CFG_BLOCK = 1u << 2,	  /* no-loss: a full buffer waits (UTRACE_RB_BLOCK) */
 };
 
 /* The control page is a memfd shared by the recorder and every traced

@@ -29,7 +29,12 @@
  * consumer has saved; both only grow.  The producer writes into sub-buffer
  * head % nr.  In producer/consumer mode it may move on only while
  * head + 1 - tail < nr; otherwise it drops records and counts them in lost
- * (the kernel's default, "drop newest").  In overwrite mode it always moves
+ * (the kernel's default, "drop newest"), or, with UTRACE_RB_BLOCK (no-loss
+ * mode, LTTng's "blocking"), waits for the consumer to save one: it sets
+ * waiting and sleeps on the low 32 bits of tail (a futex shared through
+ * the memfd), which the consumer wakes after it advances tail.  A consumer
+ * that makes no progress for UTRACE_RB_BLOCK_TIMEOUT_MS is taken for dead
+ * and the producer drops again until tail moves.  In overwrite mode it always moves
  * on, and the consumer reads only when the buffer is stopped, checking each
  * sub-buffer's seq before and after the copy (a seqlock) so a page that
  * was being overwritten is discarded instead of saved torn.
@@ -53,7 +58,12 @@
 
 enum utrace_rb_flags {
 	UTRACE_RB_OVERWRITE = 1u << 0,
+	UTRACE_RB_BLOCK = 1u << 1, /* full: wait for the consumer, do not drop */
 };
+
+/* How long a producer with a full no-loss buffer waits for a consumer that
+ * saves nothing before it drops records as in the default mode. */
+#define UTRACE_RB_BLOCK_TIMEOUT_MS 1000u
 
 enum utrace_rb_state {
 	UTRACE_RB_ACTIVE = 0,
@@ -85,10 +95,21 @@ struct utrace_rb_meta {
 	uint64_t lost;		    /* records dropped because the buffer was full */
 	uint64_t written;	    /* records written (entries-written) */
 	uint32_t state;		    /* enum utrace_rb_state (release) */
+	uint32_t waiting;	    /* 1 while blocked on a full buffer (UTRACE_RB_BLOCK) */
+	uint64_t waits;		    /* times the buffer was full and the thread waited */
+	uint64_t wait_tsc;	    /* TSC ticks spent waiting */
 
 	/* Written by the consumer only. */
 	_Alignas(64) uint64_t tail; /* sub-buffers saved (release) */
 };
+
+/* The futex word a blocked producer sleeps on: the low half of tail, which
+ * changes whenever tail does (x86-64 is little endian). */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the futex word is tail's low half");
+static inline uint32_t *utrace_rb_tail_word(struct utrace_rb_meta *m)
+{
+	return (uint32_t *)&m->tail;
+}
 
 struct utrace_subbuf {
 	uint64_t time_stamp; /* tsc that the first record's delta is relative to */

@@ -9,8 +9,9 @@
  *
  *   - the sub-buffer is full: hand it to the recorder (head++) and start
  *     the next one, or, in producer/consumer mode when the recorder has
- *     not saved it yet, drop the record and count it (like the kernel's
- *     default mode, new records are lost, old ones kept);
+ *     not saved it yet, wait for it (no-loss mode, the default) or drop
+ *     the record and count it (like the kernel's default mode, new
+ *     records are lost, old ones kept);
  *   - the delta does not fit the record: put a TIME_EXTEND first;
  *   - the thread moved to another CPU: put a CPU record first;
  *   - the thread has no buffer yet: create it (memfd, mmap, hand the fd to
@@ -21,10 +22,13 @@
  * buffer creation, which must, runs under utrace_call_preserving_fpu.
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/record.h"
@@ -64,21 +68,99 @@ static void rb_write_context(struct rt_thread *t)
 	t->sb->flags |= UTRACE_SB_CONTEXT;
 }
 
+/*
+ * The futex system call made directly: libc's syscall() is not known to
+ * leave the vector registers alone (they may hold the traced function's
+ * arguments), and its errno is the program's.  Shared (no
+ * FUTEX_PRIVATE_FLAG): the word is in a memfd the recorder maps too.
+ */
+static long rb_futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts)
+{
+	register const struct timespec *r10 __asm__("r10") = ts;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_futex), "D"(word), "S"((long)op), "d"((long)val), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* How many times a full buffer's tail is re-read before sleeping: a
+ * recorder in the middle of a drain frees a sub-buffer in microseconds. */
+#define RB_SPIN 2000
+/* One sleep of a blocked producer; tracing_on is checked between two. */
+#define RB_SLEEP_MS 10
+
+static bool rb_has_room(struct rt_thread *t, struct utrace_rb_meta *m, uint64_t *tail)
+{
+	/* acquire: the recorder finished copying sub-buffer tail - 1 before
+	 * it published tail; only then may we reuse it. */
+	*tail = __atomic_load_n(&m->tail, __ATOMIC_ACQUIRE);
+	return t->head - *tail < m->nr_subbufs;
+}
+
+/*
+ * No-loss mode, the buffer is full: wait for the recorder to save a
+ * sub-buffer (true), or give up (false: the record is dropped as in the
+ * default mode) when tracing was switched off or the recorder saved
+ * nothing for UTRACE_RB_BLOCK_TIMEOUT_MS (dead or stopped: the program
+ * must not hang on it).  After a time-out the thread does not wait again
+ * until tail moves.  Bounded, so safe in a signal handler too.
+ */
+static bool rb_wait_room(struct rt_thread *t, struct utrace_rb_meta *m)
+{
+	const struct timespec nap = {0, RB_SLEEP_MS * 1000000L};
+	uint64_t tail, t0;
+	bool room = false;
+	uint32_t cpu;
+
+	if (rb_has_room(t, m, &tail))
+		return true;
+	if (t->stuck && tail == t->stuck_tail)
+		return false;
+	t->stuck = false;
+	/* counted for the summary: the price of no-loss, in time */
+	t0 = rt_clock(&cpu);
+	__atomic_store_n(&m->waits, m->waits + 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < RB_SPIN && !room; i++) {
+		__asm__ volatile("pause");
+		room = rb_has_room(t, m, &tail);
+	}
+	if (room)
+		goto out;
+	__atomic_store_n(&m->waiting, 1, __ATOMIC_RELAXED);
+	/* waiting is visible before we read tail again: pairs with the
+	 * recorder's fence between its store of tail and its load of
+	 * waiting, so either we see the new tail or it sees us waiting and
+	 * wakes us (and the futex re-checks the word against a stale tail). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (unsigned n = 0; n < UTRACE_RB_BLOCK_TIMEOUT_MS / RB_SLEEP_MS; n++) {
+		if ((room = rb_has_room(t, m, &tail)) || !rt_tracing_on())
+			break;
+		rb_futex(utrace_rb_tail_word(m), FUTEX_WAIT, (uint32_t)tail, &nap);
+	}
+	__atomic_store_n(&m->waiting, 0, __ATOMIC_RELAXED);
+	if (!room && rt_tracing_on()) {
+		t->stuck = true;
+		t->stuck_tail = tail;
+	}
+out:
+	__atomic_store_n(&m->wait_tsc, m->wait_tsc + (rt_clock(&cpu) - t0), __ATOMIC_RELAXED);
+	return room;
+}
+
 /* Begin sub-buffer head % nr; false if the recorder still owns it. */
 static bool rb_start_subbuf(struct rt_thread *t, uint64_t ts, uint32_t cpu)
 {
 	struct utrace_rb_meta *m = t->meta;
 	struct utrace_subbuf *sb;
 	bool overwrite = m->flags & UTRACE_RB_OVERWRITE;
+	uint64_t tail;
 
-	if (!overwrite) {
-		/* acquire: the recorder finished copying sub-buffer tail - 1
-		 * before it published tail; only then may we reuse it. */
-		uint64_t tail = __atomic_load_n(&m->tail, __ATOMIC_ACQUIRE);
-
-		if (t->head - tail >= m->nr_subbufs)
-			return false;
-	}
+	if (!overwrite && !rb_has_room(t, m, &tail) &&
+	    !((m->flags & UTRACE_RB_BLOCK) && rb_wait_room(t, m)))
+		return false;
 	sb = (struct utrace_subbuf *)(t->subbufs + (t->head % m->nr_subbufs) * UTRACE_SUBBUF_SIZE);
 	/* seq first, then a release fence: an overwrite-mode reader copying
 	 * this page reads seq after its copy and discards the page if it
@@ -273,7 +355,9 @@ static long rb_create(void *arg)
 	m->magic = UTRACE_RB_MAGIC;
 	m->subbuf_size = UTRACE_SUBBUF_SIZE;
 	m->nr_subbufs = nr;
-	m->flags = rt.cfg.flags & UTRACE_CFG_OVERWRITE ? UTRACE_RB_OVERWRITE : 0;
+	m->flags = rt.cfg.flags & UTRACE_CFG_OVERWRITE ? UTRACE_RB_OVERWRITE
+		   : rt.cfg.flags & UTRACE_CFG_BLOCK   ? UTRACE_RB_BLOCK
+						       : 0;
 	m->pid = rt.pid;
 	m->tid = tid;
 	m->nest = t->level;
@@ -416,6 +500,7 @@ static void rb_forget_one(struct rt_thread *t)
 	t->sb = NULL;
 	t->wp = t->end = NULL;
 	t->written = t->lost = t->lost_pending = t->nested = 0;
+	t->stuck = false;
 	t->state &= ~(RT_TS_READY | RT_TS_DEAD);
 }
 

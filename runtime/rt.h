@@ -86,6 +86,11 @@ struct rt_thread {
 	uint32_t rethrow_hop; /* _Unwind_Resume_or_Rethrow is calling _Unwind_RaiseException */
 	uint32_t level;	      /* 0: rt_self; k: rt_nest_ctx[k - 1] (see rt_ctx) */
 	char comm[16];	      /* the thread's name, read once for common_comm keys */
+
+	/* no-loss mode: a wait for the recorder timed out with tail here; no
+	 * more waiting (records are dropped) until tail moves again */
+	bool stuck;
+	uint64_t stuck_tail;
 };
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;

@@ -95,13 +95,13 @@ static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
 
 	gethostname(host, sizeof(host) - 1);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
-	n = snprintf(
-	    text, sizeof(text),
-	    "tracer=%s\ncommand=%s\ndate=%s\nhostname=%s\nbuffer_kb=%u\n"
-	    "overwrite=%d\nmax_graph_depth=%u\nthresh_us=%llu\nclock=x86-tsc\nnr_cpus=%ld\n",
-	    tracers[r->o.tracer], r->o.command ? r->o.command : "", date, host, r->o.buffer_kb,
-	    r->o.overwrite, r->o.max_depth, (unsigned long long)(r->o.thresh_ns / 1000),
-	    sysconf(_SC_NPROCESSORS_ONLN));
+	n = snprintf(text, sizeof(text),
+		     "tracer=%s\ncommand=%s\ndate=%s\nhostname=%s\nbuffer_kb=%u\n"
+		     "overwrite=%d\nno_loss=%d\nmax_graph_depth=%u\nthresh_us=%llu\nclock=x86-tsc\n"
+		     "nr_cpus=%ld\n",
+		     tracers[r->o.tracer], r->o.command ? r->o.command : "", date, host,
+		     r->o.buffer_kb, r->o.overwrite, !r->o.overwrite && !r->o.drop, r->o.max_depth,
+		     (unsigned long long)(r->o.thresh_ns / 1000), sysconf(_SC_NPROCESSORS_ONLN));
 	if (n < 0 || n >= (int)sizeof(text))
 		n = (int)strlen(text);
 	return rec_write(r, UTRACE_DAT_META, text, (size_t)n, NULL, 0, err);
@@ -273,10 +273,43 @@ static int accept_conns(struct utrace_recorder *r)
 	}
 }
 
+/* While sub-buffers keep coming, poll again at short intervals */
+#define RECENT_NS 10000000ull /* for 10 ms after the last one came */
+#define SHORT_POLL_NS 50000L  /* every 50 us: 64 KB at 1.3 GB/s */
+
+/*
+ * How long the next poll may sleep.  Sub-buffers came in since the last
+ * poll: more are likely on the way, and a producer may be waiting for room
+ * (no-loss mode), so only look at the sockets.  Some came in recently: a
+ * producer with a small buffer fills it in less than the caller's
+ * timeout (64 KB in 65 us at 1 GB/s) and would wait for most of it, so
+ * sleep briefly.  Quiet for a while: the caller's timeout (NULL: none).
+ */
+static struct timespec *poll_timeout(struct utrace_recorder *r, int timeout_ms, struct timespec *ts)
+{
+	uint64_t now = mono_ns(CLOCK_MONOTONIC);
+	bool busy = r->busy;
+
+	r->busy = false;
+	if (busy) {
+		r->last_busy_ns = now;
+		*ts = (struct timespec){0, 0};
+	} else if (now - r->last_busy_ns < RECENT_NS &&
+		   (timeout_ms < 0 || timeout_ms * 1000000L > SHORT_POLL_NS)) {
+		*ts = (struct timespec){0, SHORT_POLL_NS};
+	} else if (timeout_ms >= 0) {
+		*ts = (struct timespec){timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+	} else {
+		return NULL;
+	}
+	return ts;
+}
+
 int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrace_error *err)
 {
 	struct pollfd *pfd;
 	struct rec_conn **who;
+	struct timespec ts;
 	unsigned n = 0, pids;
 	int ret;
 
@@ -313,7 +346,7 @@ int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrac
 		pfd[n].fd = r->conns[i]->pidfd;
 		pfd[n++].events = POLLIN;
 	}
-	ret = poll(pfd, n, timeout_ms);
+	ret = ppoll(pfd, n, poll_timeout(r, timeout_ms, &ts), NULL);
 	if (ret < 0 && errno != EINTR)
 		return utrace_error_set(err, -errno, "poll: %s", strerror(errno));
 	if (ret > 0) {
@@ -419,6 +452,7 @@ static int write_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t 
 int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_stats *st,
 			   struct utrace_error *err)
 {
+	uint64_t wait_tsc = 0;
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -454,7 +488,10 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 		st->overrun += r->bufs[i]->overrun;
 		st->pages += r->bufs[i]->pages;
 		st->buffers += !r->bufs[i]->nest; /* a nested context is its thread's */
+		st->waits += r->bufs[i]->waits;
+		wait_tsc += r->bufs[i]->wait_tsc;
 	}
+	st->wait_ns = r->tsc_per_us_q16 ? wait_tsc * 1000 * 65536 / r->tsc_per_us_q16 : 0;
 	st->images = r->nr_conns;
 	st->disconnected = r->nr_orphans;
 	return ret;

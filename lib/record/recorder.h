@@ -29,6 +29,7 @@ struct utrace_recorder_opts {
 	enum utrace_tracer tracer;
 	uint32_t buffer_kb; /* per thread */
 	bool overwrite;	    /* flight recorder */
+	bool drop;	    /* a full buffer drops records (else the producer waits) */
 	uint32_t max_depth; /* 0 = unlimited */
 	uint64_t thresh_ns; /* tracing_thresh, 0 = off */
 	int32_t tids[16];   /* 0-terminated; empty = all threads */
@@ -48,6 +49,8 @@ struct utrace_recorder_stats {
 	uint64_t records; /* written by the traced threads */
 	uint64_t lost;	  /* dropped because a buffer was full */
 	uint64_t overrun; /* sub-buffers overwritten (overwrite mode) */
+	uint64_t waits;	  /* times a thread's buffer was full and it waited (no-loss) */
+	uint64_t wait_ns; /* the time the threads spent waiting, summed */
 	uint64_t pages;
 	uint32_t buffers; /* threads */
 	uint32_t images;  /* processes (fork and exec each make one) */

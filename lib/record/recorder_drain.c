@@ -8,9 +8,12 @@
  * are read then only, each sub-buffer checked against its sequence number
  * so one being overwritten is discarded, never saved torn.
  */
+#include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "common/record.h"
 #include "lib/record/recorder_internal.h"
@@ -93,6 +96,30 @@ static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t
 	}
 }
 
+/*
+ * Give sub-buffers [.., tail) back to the producer.  Called after each
+ * one is saved, not once per drain: the writer has copied it, and a
+ * producer waiting on a full buffer (no-loss mode) can go on at once
+ * instead of after the whole batch.
+ */
+static void give_back(struct rec_buffer *b, uint64_t tail)
+{
+	struct utrace_rb_meta *m = b->meta;
+
+	b->tail = tail;
+	/* release: our copies are done before the producer may reuse them */
+	__atomic_store_n(&m->tail, tail, __ATOMIC_RELEASE);
+	if (!(m->flags & UTRACE_RB_BLOCK))
+		return;
+	/* tail is stored before we read waiting: pairs with the producer's
+	 * fence between its store of waiting and its re-read of tail */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&m->waiting, __ATOMIC_RELAXED)) {
+		syscall(SYS_futex, utrace_rb_tail_word(m), FUTEX_WAKE, 1, NULL, NULL, 0);
+		b->woken++;
+	}
+}
+
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struct utrace_error *err)
 {
 	struct utrace_rb_meta *m = b->meta;
@@ -114,18 +141,21 @@ int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struc
 	}
 	if (head - start > m->nr_subbufs) /* a producer that broke the protocol */
 		start = head - m->nr_subbufs;
-	for (uint64_t i = start; i < head && ret >= 0; i++)
+	for (uint64_t i = start; i < head && ret >= 0; i++) {
 		ret = save_subbuf(r, b, i, overwrite, err);
+		if (!overwrite)
+			give_back(b, i + 1);
+	}
+	r->busy |= head != start;
 	b->tail = head;
-	/* release: our copies are done before the producer may reuse them */
-	if (!overwrite)
-		__atomic_store_n(&m->tail, head, __ATOMIC_RELEASE);
 	if (!final || ret < 0)
 		return ret;
 
 	/* the sub-buffer in progress, if the producer had started it */
 	ret = save_subbuf(r, b, head, true, err);
 	b->lost = __atomic_load_n(&m->lost, __ATOMIC_RELAXED);
+	b->waits = __atomic_load_n(&m->waits, __ATOMIC_RELAXED);
+	b->wait_tsc = __atomic_load_n(&m->wait_tsc, __ATOMIC_RELAXED);
 	if (m->comm[0])
 		memcpy(b->comm, m->comm, sizeof(b->comm) - 1);
 	b->done = true;

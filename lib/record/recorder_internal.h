@@ -57,6 +57,8 @@ struct rec_buffer {
 	uint64_t size;
 	uint64_t tail;
 	uint64_t pages, overrun, records, lost;
+	uint64_t woken; /* times a producer waiting on a full buffer was woken */
+	uint64_t waits, wait_tsc; /* the producer's, read when it is done */
 	int pid, tid;
 	uint32_t nest; /* meta.nest: 0 for a thread's own buffer */
 	char comm[16];
@@ -92,6 +94,8 @@ struct utrace_recorder {
 	struct kbuffer *kb;	/* recorder_hist.c: decoding kernel pages for triggers */
 	struct rec_trig *trigs; /* recorder_trig.c: the trigger commands */
 	uint32_t nr_counts;	/* their :N counters in ctl */
+	bool busy; /* the last poll saved sub-buffers: poll again without sleeping */
+	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 

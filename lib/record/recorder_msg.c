@@ -105,7 +105,9 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	cfg.hdr.type = UTRACE_MSG_CONFIG;
 	cfg.hdr.size = sizeof(cfg);
 	cfg.tracer = r->o.tracer;
-	cfg.flags = (r->o.overwrite ? UTRACE_CFG_OVERWRITE : 0) |
+	cfg.flags = (r->o.overwrite ? UTRACE_CFG_OVERWRITE
+				    : r->o.drop ? 0
+						: UTRACE_CFG_BLOCK) |
 		    (r->o.filter && utrace_func_filter_count(r->o.filter, UTRACE_GRAPH)
 			 ? UTRACE_CFG_GRAPH_FUNCS
 			 : 0);
