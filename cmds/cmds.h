@@ -9,15 +9,16 @@
 #ifndef UTRACE_CMDS_H
 #define UTRACE_CMDS_H
 
-#define UTRACE_COMMANDS(C)                                                               \
-	C(record, "run a command and record its function calls into utrace.dat")         \
-	C(report, "print a recorded trace in ftrace's text formats")                     \
-	C(graph, "print the calls below a function merged by path, like uftrace graph") \
-	C(dump, "write a trace as Chrome JSON (Perfetto) or folded stacks (flame graphs)") \
-	C(list, "list the traceable functions or tracepoints of a program")   \
-	C(cflags, "print the compiler flags that make a program traceable")              \
-	C(stat, "run a command and count perf events, like perf stat")                  \
-	C(convert, "write a trace-cmd trace.dat file (for trace-cmd report, KernelShark)") \
+#define UTRACE_COMMANDS(C)                                                                         \
+	C(record, "run a command and record its function calls into utrace.dat")                   \
+	C(report, "print a recorded trace in ftrace's text formats")                               \
+	C(graph, "print the calls below a function merged by path, like uftrace graph")            \
+	C(dump, "write a trace as Chrome JSON (Perfetto) or folded stacks (flame graphs)")         \
+	C(list, "list the traceable functions or tracepoints of a program")                        \
+	C(cflags, "print the compiler flags that make a program traceable")                        \
+	C(stat, "run a command and count perf events, like perf stat")                             \
+	C(latency, "histogram of a function's durations, like perf ftrace latency")                \
+	C(convert, "write a trace-cmd trace.dat file (for trace-cmd report, KernelShark)")         \
 	C(reset, "remove what a killed recorder left behind (tracefs instances, probes)")
 
 #define UTRACE_CMD_DECL(name, help) int cmd_##name(int argc, char **argv);

@@ -25,19 +25,34 @@ struct record_opts {
 	struct utrace_func_filter *filter; /* -l -n -g --graph-notrace */
 	struct utrace_event_spec *specs;   /* -e with its -f and -R, in order */
 	unsigned nspecs;
-	bool excluding; /* -v given: the -e after it are not recorded (triggers only) */
+	bool excluding;		 /* -v given: the -e after it are not recorded (triggers only) */
 	const char **probe_defs; /* --probe */
 	unsigned nprobes;
 	bool children;			   /* -c: kernel events of the command's children too */
 	bool system_wide;		   /* -a: kernel events of every process */
 	struct utrace_sampler_opts sample; /* -F, --call-graph; freq 0: no sampling */
 	char **argv;			   /* the command, NULL-terminated */
+
+	/* For commands that record on their own behalf (utrace latency),
+	 * whose output is something else than the file: */
+	bool quiet; /* no line saying what was saved (warnings stay) */
+	/* if not NULL, one flag per filter expression (the numbering of
+	 * utrace_func_filter_expr), set when a positive one matched no
+	 * function: the caller says so in its own terms, record does not */
+	bool *unmatched;
+	/* return RECORD_RAN with the command's wait status in status once
+	 * it ran, rather than ending as it ended: the caller has more to
+	 * do, then utrace_exit_like(status) */
+	bool keep_status;
+	int status;
 };
+
+#define RECORD_RAN (-1)
 
 /* Runs o->argv traced and saves the file.  Prints its own messages;
  * returns the exit status to end with: the command's when it ran (see
- * utrace_exit_like), else 1 (a failure), 2 (bad input) or 127 (the
- * command could not start). */
+ * utrace_exit_like; RECORD_RAN with keep_status), else 1 (a failure),
+ * 2 (bad input) or 127 (the command could not start). */
 int record_run(struct record_opts *o);
 
 #endif

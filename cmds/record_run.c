@@ -517,12 +517,17 @@ static void record_warn_unmatched(struct record_session *s, const struct utrace_
 		return;
 	}
 	for (size_t i = 0;
-	     o->filter && (expr = utrace_func_filter_expr(o->filter, i, &which, &neg)); i++)
-		if (!neg && !utrace_recorder_filter_hits(s->r, i))
+	     o->filter && (expr = utrace_func_filter_expr(o->filter, i, &which, &neg)); i++) {
+		if (neg || utrace_recorder_filter_hits(s->r, i))
+			continue;
+		if (o->unmatched)
+			o->unmatched[i] = true;
+		else
 			fprintf(stderr,
 				"utrace record: %s '%s' matched no function of the traced programs "
 				"(utrace list -f shows them)\n",
 				opt[which], expr);
+	}
 }
 
 /* What was saved, what was lost, what matched nothing. */
@@ -533,11 +538,12 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 	char comm[16];
 	uint64_t recs, lost;
 
-	fprintf(stderr,
-		"utrace record: %llu records (%llu lost) from %u threads of %u processes "
-		"saved to %s (%llu bytes)\n",
-		(unsigned long long)st->records, (unsigned long long)st->lost, st->buffers,
-		st->images, ro->output, (unsigned long long)st->file_bytes);
+	if (!s->o->quiet)
+		fprintf(stderr,
+			"utrace record: %llu records (%llu lost) from %u threads of %u processes "
+			"saved to %s (%llu bytes)\n",
+			(unsigned long long)st->records, (unsigned long long)st->lost, st->buffers,
+			st->images, ro->output, (unsigned long long)st->file_bytes);
 	for (uint32_t i = 0;
 	     utrace_recorder_buffer_stats(s->r, i, &bpid, &btid, comm, &recs, &lost); i++)
 		if (lost)
@@ -670,10 +676,14 @@ int record_run(struct record_opts *o)
 	if (!ret) {
 		record_loop(&s);
 		record_end(&s);
-		ret = -1;
+		ret = RECORD_RAN;
 	}
 	record_cleanup(&s);
+	if (ret == RECORD_RAN && o->keep_status) {
+		o->status = s.status;
+		return RECORD_RAN;
+	}
 	/* end as the command ended: this may raise its signal on ourselves,
 	 * so only once everything is cleaned up */
-	return ret == -1 ? utrace_exit_like(s.status) : ret;
+	return ret == RECORD_RAN ? utrace_exit_like(s.status) : ret;
 }
