@@ -244,7 +244,7 @@ static __attribute__((noinline)) void ev_triggers(const struct utrace_event_key 
 		ev_commands(conf, rec, len);
 	if (!conf->nr_hist || !rt_tracing_on())
 		return;
-	st = ev_state(key->id);
+	st = conf->flags & UTRACE_ENABLE_STATEFUL ? ev_state(key->id) : NULL;
 	if (st && (__atomic_load_n(st, __ATOMIC_RELAXED) & UTRACE_EVS_HIST_PAUSED))
 		return;
 	if (conf->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU)) {
@@ -267,6 +267,8 @@ static bool ev_special(const struct utrace_event_key *key, const struct rt_event
 		ev_triggers(key, conf, rec, len);
 	if (conf->flags & UTRACE_ENABLE_SOFT)
 		return false; /* triggers only: no record */
+	if (!(conf->flags & UTRACE_ENABLE_STATEFUL))
+		return true;
 	st = ev_state(key->id);
 	return !st || !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
 }

@@ -134,7 +134,7 @@ void rec_hist_free(struct utrace_recorder *r);
 /* recorder_trig.c: the trigger commands set up at the start, the flags an
  * event's ENABLE needs, sent before it; freed with the recorder */
 int rec_trig_init(struct utrace_recorder *r, struct utrace_error *err);
-uint32_t rec_trig_flags(const struct utrace_recorder *r, const char *system, const char *name);
+uint32_t rec_trig_flags(struct utrace_recorder *r, const char *system, const char *name);
 int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
 		  const char *path, const char *system, const char *name,
 		  struct utrace_error *err);

@@ -132,8 +132,15 @@ int rec_trig_init(struct utrace_recorder *r, struct utrace_error *err)
 	return 0;
 }
 
-uint32_t rec_trig_flags(const struct utrace_recorder *r, const char *system, const char *name)
+/* STATEFUL for an event whose state a trigger may change, or has set
+ * (hist:...:pause, set when its hists were made, just before this). */
+uint32_t rec_trig_flags(struct utrace_recorder *r, const char *system, const char *name)
 {
+	int id = utrace_event_select_id(r->o.events, system, name);
+	uint8_t *st = state_of(r, id);
+
+	if (st && *st)
+		return UTRACE_ENABLE_STATEFUL;
 	for (const struct rec_trig *x = r->trigs; x; x = x->next)
 		if (has_target(x->t) && !strcmp(x->t->target_system, system) &&
 		    !strcmp(x->t->target_event, name))
