@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/scm.h"
 #include "lib/record/recorder_internal.h"
@@ -26,4 +28,21 @@ int rec_conn_send(struct rec_conn *c, const void *msg, size_t len, int fd)
 		}
 		return -EPIPE;
 	}
+}
+
+int rec_conn_send_with(struct rec_conn *c, void *hdr, size_t hlen, const void *payload,
+		       size_t plen, int fd)
+{
+	uint8_t *m = malloc(hlen + plen);
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	((struct utrace_msg *)hdr)->size = (uint32_t)(hlen + plen);
+	memcpy(m, hdr, hlen);
+	if (plen)
+		memcpy(m + hlen, payload, plen);
+	ret = rec_conn_send(c, m, hlen + plen, fd);
+	free(m);
+	return ret;
 }

@@ -181,22 +181,15 @@ fail:
 
 static int hist_send(struct rec_conn *c, uint32_t obj, uint32_t key, const struct rec_hist *h)
 {
-	size_t size = sizeof(struct utrace_msg_hist) + h->prog_len;
-	struct utrace_msg_hist *m = calloc(1, size);
-	int ret;
+	struct utrace_msg_hist m = {
+	    .hdr.type = UTRACE_MSG_HIST,
+	    .obj = obj,
+	    .key = key,
+	    .prog_len = h->prog_len,
+	    .map_size = h->map_size,
+	};
 
-	if (!m)
-		return -ENOMEM;
-	m->hdr.type = UTRACE_MSG_HIST;
-	m->hdr.size = (uint32_t)size;
-	m->obj = obj;
-	m->key = key;
-	m->prog_len = h->prog_len;
-	m->map_size = h->map_size;
-	memcpy(m->prog, h->prog, h->prog_len);
-	ret = rec_conn_send(c, m, size, h->fd);
-	free(m);
-	return ret;
+	return rec_conn_send_with(c, &m, sizeof(m), h->prog, h->prog_len, h->fd);
 }
 
 int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,

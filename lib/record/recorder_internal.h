@@ -116,6 +116,10 @@ struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path);
 
 /* recorder_conn.c: send one message (and a descriptor) to a process */
 int rec_conn_send(struct rec_conn *c, const void *msg, size_t len, int fd);
+/* A message made of a header struct (its size field set here) and a
+ * payload of plen bytes after it. */
+int rec_conn_send_with(struct rec_conn *c, void *hdr, size_t hlen, const void *payload,
+		       size_t plen, int fd);
 
 /* recorder_hist.c: the event's hist triggers, sent before its ENABLE;
  * the tables saved at the end; freed with the recorder */

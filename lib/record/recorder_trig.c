@@ -151,24 +151,17 @@ uint32_t rec_trig_flags(struct utrace_recorder *r, const char *system, const cha
 static int trig_send(struct rec_conn *c, uint32_t obj, uint32_t key, const struct rec_trig *x,
 		     const void *filter, uint32_t flen)
 {
-	size_t size = sizeof(struct utrace_msg_trigger) + flen;
-	struct utrace_msg_trigger *m = calloc(1, size);
-	int ret;
+	struct utrace_msg_trigger m = {
+	    .hdr.type = UTRACE_MSG_TRIGGER,
+	    .obj = obj,
+	    .key = key,
+	    .cmd = cmd_of[x->t->cmd],
+	    .target = x->target,
+	    .count_idx = x->count_idx,
+	    .filter_len = flen,
+	};
 
-	if (!m)
-		return -ENOMEM;
-	m->hdr.type = UTRACE_MSG_TRIGGER;
-	m->hdr.size = (uint32_t)size;
-	m->obj = obj;
-	m->key = key;
-	m->cmd = cmd_of[x->t->cmd];
-	m->target = x->target;
-	m->count_idx = x->count_idx;
-	m->filter_len = flen;
-	memcpy(m->filter, filter, flen);
-	ret = rec_conn_send(c, m, size, -1);
-	free(m);
-	return ret;
+	return rec_conn_send_with(c, &m, sizeof(m), filter, flen, -1);
 }
 
 int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
