@@ -223,7 +223,7 @@ static void ev_commands(const struct rt_event_conf *conf, const void *rec, uint3
  * same triggers meanwhile.  errno is kept (the one system calls here are
  * the thread's first: its id and its name).
  */
-static __attribute__((noinline)) void ev_triggers(const struct utrace_event_key *key,
+static inline __attribute__((always_inline)) void ev_triggers(const struct utrace_event_key *key,
 						  const struct rt_event_conf *conf,
 						  const void *rec, uint32_t len)
 {
@@ -258,7 +258,7 @@ static __attribute__((noinline)) void ev_triggers(const struct utrace_event_key 
 
 /* An event with triggers or whose state triggers change: whether its
  * record is written (not soft-enabled, not soft-disabled). */
-static bool ev_special(const struct utrace_event_key *key, const struct rt_event_conf *conf,
+static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *key, const struct rt_event_conf *conf,
 		       const void *rec, uint32_t len)
 {
 	uint8_t *st;
