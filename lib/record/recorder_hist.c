@@ -49,6 +49,8 @@ struct rec_hist {
 	int fd;
 	struct utrace_hist_map *map;
 	uint64_t map_size;
+	char *table;		/* name=: the table's name, NULL if none */
+	struct rec_hist *owner; /* name=: the trigger whose table this one shares */
 	struct rec_hist *next;
 };
 
@@ -100,7 +102,7 @@ static void hist_pause(struct utrace_recorder *r, struct rec_hist *h)
 
 /* Parses and compiles -R `text` for the event's format. */
 static int hist_compile(const char *text, const struct utrace_event_format *fmt, void **prog,
-			uint32_t *len, bool *paused, struct utrace_error *err)
+			uint32_t *len, bool *paused, char **table, struct utrace_error *err)
 {
 	struct utrace_trigger *t = NULL;
 	int code, ret;
@@ -113,8 +115,39 @@ static int hist_compile(const char *text, const struct utrace_event_format *fmt,
 	else
 		ret = utrace_hist_compile(t->hist, fmt, prog, len, &code, err);
 	*paused = t->hist && t->hist->pause;
+	if (ret >= 0 && t->hist && t->hist->name && !(*table = strdup(t->hist->name)))
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	utrace_trigger_free(t);
 	return ret;
+}
+
+/*
+ * name=: the first trigger of that name made the table; this one adds to
+ * it if its keys and values are laid out the same (the kernel's rule for a
+ * named trigger: the same key and value fields), so every event's hist
+ * shows the one table, as in the kernel.
+ */
+static int hist_share(struct utrace_recorder *r, struct rec_hist *h, struct utrace_error *err)
+{
+	const struct utrace_hist_hdr *p = h->prog, *q;
+
+	for (struct rec_hist *o = r->hists; o; o = o->next) {
+		if (!o->table || o->owner || strcmp(o->table, h->table))
+			continue;
+		q = o->prog;
+		if (p->key_size != q->key_size || p->nr_sums != q->nr_sums ||
+		    p->map_bits != q->map_bits || p->nr_keys != q->nr_keys ||
+		    memcmp(p->slots, q->slots, sizeof(p->slots)))
+			return utrace_error_set(err, -EINVAL, "%s (name=%s)",
+						utrace_hist_err_text(UTRACE_HIST_ERR_NAMED_MISMATCH),
+						h->table);
+		h->owner = o;
+		h->map = o->map;
+		h->fd = o->fd;
+		h->map_size = o->map_size;
+		return 0;
+	}
+	return 0;
 }
 
 static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
@@ -125,9 +158,12 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	void *prog = NULL;
 	uint32_t len = 0;
 	bool paused = false;
+	char *table = NULL;
 
-	if (hist_compile(text, fmt, &prog, &len, &paused, err) < 0 || !prog)
+	if (hist_compile(text, fmt, &prog, &len, &paused, &table, err) < 0 || !prog) {
+		free(table);
 		return NULL; /* err->code 0: not a hist trigger */
+	}
 	for (h = r->hists; h; h = h->next)
 		if (h->spec == spec && h->trig == trig && !strcmp(h->system, fmt->system) &&
 		    !strcmp(h->name, fmt->name))
@@ -140,6 +176,7 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 			h = NULL;
 		}
 		free(prog);
+		free(table);
 		return h;
 	}
 	h = calloc(1, sizeof(*h));
@@ -154,7 +191,11 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	h->prog = prog;
 	h->prog_len = len;
 	h->fd = -1;
-	if (hist_map_new(h, err) < 0)
+	h->table = table;
+	table = NULL;
+	if (h->table && hist_share(r, h, err) < 0)
+		goto fail;
+	if (!h->owner && hist_map_new(h, err) < 0)
 		goto fail;
 	if (paused) /* :pause; a user event's enable_hist may continue it */
 		hist_pause(r, h);
@@ -168,9 +209,11 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	}
 	return h;
 fail:
+	free(table);
 	if (h) {
-		if (h->fd >= 0)
+		if (h->fd >= 0 && !h->owner)
 			close(h->fd);
+		free(h->table);
 		free(h->system);
 		free(h->name);
 		free(h);
@@ -395,10 +438,11 @@ void rec_hist_free(struct utrace_recorder *r)
 		struct rec_hist *h = r->hists;
 
 		r->hists = h->next;
-		if (h->map)
+		if (h->map && !h->owner)
 			munmap(h->map, h->map_size);
-		if (h->fd >= 0)
+		if (h->fd >= 0 && !h->owner)
 			close(h->fd);
+		free(h->table);
 		free(h->system);
 		free(h->name);
 		free(h->prog);

@@ -733,6 +733,12 @@ trigger_commands() { # DIR HIST_PROG TRACEPOINTS_PROG
 	trig_run hon "$hp" -v -e hist:hist_req -R 'hist:keys=id:pause' -R 'enable_hist:hist:hist_req if id == 6'
 	t "$(grep -q '^    Hits: 150$' "$d/hon.hist" && grep -q '^{ id:          6 } hitcount:         70$' "$d/hon.hist"
 		echo $?)" "trigger hist:pause then enable_hist at id 6: ids 6 and 7 counted" "$(cat "$d/hon.hist")"
+	# name=: tp_begin and tp_end (a = 5 each) add to one table, which both show
+	trig_run named "$tp" -p nop -e tp:tp_begin -R 'hist:name=pairs:keys=a' \
+		-e tp:tp_end -R 'hist:name=pairs:keys=a'
+	t "$([ "$(grep -c '^{ a:          5 } hitcount:          2$' "$d/named.hist")" = 2 ] &&
+		[ "$(grep -c 'trigger info: hist:name=pairs:keys=a:' "$d/named.hist")" = 2 ]; echo $?)" \
+		"trigger name=: two events share one table, each shows it" "$(cat "$d/named.hist")"
 	"$UTRACE" record -o "$d/bad.dat" -e hist:hist_req -R 'traceoff if nosuch == 1' -- "$hp" \
 		>"$d/bad.out" 2>"$d/bad.err" </dev/null
 	t "$([ $? = 2 ] && [ ! -s "$d/bad.out" ] && grep -q 'Field not found' "$d/bad.err" &&
