@@ -180,8 +180,8 @@ static inline int check_build(const char *cc, const char *out, const char *srcna
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* The whole file at path in malloc'd memory, its size in *len; NULL if
- * it cannot be read. */
+/* The whole file at path in malloc'd memory, its size in *len, with a NUL
+ * after it (callers read it as a string); NULL if it cannot be read. */
 static inline void *check_slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -196,6 +196,8 @@ static inline void *check_slurp(const char *path, size_t *len)
 			free(buf);
 			buf = NULL;
 		}
+		if (buf)
+			buf[n] = 0;
 		*len = (size_t)n;
 	}
 	fclose(f);
