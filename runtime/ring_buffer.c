@@ -502,6 +502,10 @@ static void rb_forget_one(struct rt_thread *t)
 	t->written = t->lost = t->lost_pending = t->nested = 0;
 	t->stuck = false;
 	t->state &= ~(RT_TS_READY | RT_TS_DEAD);
+	/* the child's own id and name, read again when first needed: a
+	 * soft-enabled event's common_pid must not be the parent's */
+	t->tid = 0;
+	t->comm[0] = 0;
 }
 
 void rt_rb_forget(struct rt_thread *t)

@@ -93,6 +93,7 @@ FILTERS=(
 	"tp-pid -e tp:tp_value -f common_pid!=0&&common_type>=32768 -- tracepoints"
 	"tp-function -p function -e tp:tp_begin -e tp:tp_end -- tracepoints"
 	"hist-id -v -e hist:hist_req -R hist:keys=id:vals=bytes -- hist"
+	"hist-pid -p nop -v -e hist:hist_req -R hist:keys=common_pid -- hist"
 	"hist-multi -e hist:hist_req -R hist:keys=word:sort=word -R hist:keys=bytes.log2:vals=id:sort=bytes -- hist"
 )
 
@@ -687,6 +688,20 @@ check_hist_id() {
 	else
 		nok "$CFG $TEST every id's hits and bytes exact" "$bad" "hist: $RES/hist.txt"
 	fi
+}
+
+# common_pid is the firing thread's: main (ids 0-5: 210 hits), its thread
+# (70) and its fork child (80) each have their own entry, with no tracer
+# (no ring buffer ever made) as with one
+check_hist_pid() {
+	local got
+	if ! hist_report; then
+		nok "$CFG $TEST report --hist" "$(head -3 "$RES/hist.err")"
+		return
+	fi
+	got=$(sed -n 's/^{ common_pid: *[0-9]* } hitcount: *\([0-9]*\)$/\1/p' "$RES/hist.txt" | sort -n | tr '\n' ' ')
+	t "$([ "$got" = "70 80 210 " ]; echo $?)" \
+		"$CFG $TEST main, its thread and its fork child each under their own pid" "got: $got"
 }
 
 # two triggers on a recorded event: both histograms, and every record too
