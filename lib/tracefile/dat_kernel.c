@@ -150,6 +150,16 @@ int dat_kernel_meta(struct utrace_dat *d, uint32_t type, const char *p, uint32_t
 		}
 		memcpy(&k->hdr, p, sizeof(k->hdr));
 		k->hdr.clock[sizeof(k->hdr.clock) - 1] = 0;
+		/* the kernel's sub-buffers are a power of two from a page to
+		 * 1 MiB (buffer_subbuf_size_kb); anything else is damage, and
+		 * a page buffer is sized from it (found by fuzz_dat) */
+		if (k->hdr.subbuf_size < 4096 || k->hdr.subbuf_size > (1u << 20) ||
+		    (k->hdr.subbuf_size & (k->hdr.subbuf_size - 1))) {
+			dat_warn(d, "%s: record at offset %llu: kernel sub-buffers of %u bytes: "
+				    "page size assumed",
+				 d->path, (unsigned long long)off, k->hdr.subbuf_size);
+			k->hdr.subbuf_size = 4096;
+		}
 		k->have_hdr = 1;
 	} else if (type == UTRACE_DAT_KTASKS) {
 		size_t n = len / sizeof(*k->tasks);
