@@ -132,6 +132,13 @@ bool utrace_dat_has_samples(const struct utrace_dat *d, uint32_t *freq, bool *us
 	return true;
 }
 
+bool utrace_dat_samples_have_chains(const struct utrace_dat *d)
+{
+	const struct dat_samples *s = d->samples;
+
+	return s && s->have_attr && (s->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+}
+
 /* ---- the records besides samples ---- */
 
 static int add_map(struct dat_samples *s, const unsigned char *r, size_t size)

@@ -27,6 +27,8 @@ struct utrace_dat_sample {
 /* Whether d holds samples; their frequency and whether the kernel's
  * addresses were left out (either pointer may be NULL). */
 bool utrace_dat_has_samples(const struct utrace_dat *d, uint32_t *freq, bool *user_only);
+/* Whether its samples carry the user call chain (record --call-graph). */
+bool utrace_dat_samples_have_chains(const struct utrace_dat *d);
 
 /*
  * Calls fn for every sample in file order.  *lost: samples the kernel

@@ -212,11 +212,10 @@ static void test_samples(void)
 
 	out = open_memstream(&text, &tlen);
 	{
-		enum utrace_sample_key order[4];
-		unsigned n;
+		struct utrace_samples_opts o = {.graph = UTRACE_GRAPH_NONE};
 
-		utrace_samples_parse_sort("comm,dso,sym", order, &n, &err);
-		check(utrace_samples_report(d, order, n, out, &err) == 0, "samples: report");
+		utrace_samples_parse_sort("comm,dso,sym", o.order, &o.n, &err);
+		check(utrace_samples_report(d, &o, out, &err) == 0, "samples: report");
 	}
 	fclose(out);
 	check(text && strstr(text, "# Samples: 4  of event 'cpu-clock:u'\n") &&
