@@ -93,6 +93,44 @@ static void load_sections(struct dso *o, const struct utrace_elf *elf)
 	}
 }
 
+/*
+ * Distributions strip .symtab from their libraries (libc's static
+ * functions then have no name) and ship it in a separate file found by
+ * the build id, /usr/lib/debug/.build-id/NN/REST.debug, which perf reads
+ * too: without it the frames under main would print in hex where perf
+ * names them.  The debug file's symbols have the library's addresses.
+ */
+static struct utrace_symtab *debug_symtab(const struct utrace_elf *elf)
+{
+	struct utrace_elf_section sec;
+	const unsigned char *n;
+	struct utrace_symtab *tab = NULL;
+	struct utrace_elf *dbg;
+	struct utrace_error err;
+	uint32_t namesz, descsz;
+	char path[256];
+	int len;
+
+	if (utrace_elf_find_section(elf, ".symtab", &sec) == 0 ||
+	    utrace_elf_find_section(elf, ".note.gnu.build-id", &sec) < 0 || sec.size < 16 ||
+	    !(n = utrace_elf_section_data(elf, &sec)))
+		return NULL;
+	memcpy(&namesz, n, 4);
+	memcpy(&descsz, n + 4, 4);
+	if (namesz != 4 || descsz < 2 || descsz > 64 || 16 + (uint64_t)descsz > sec.size)
+		return NULL;
+	len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", n[16]);
+	for (uint32_t i = 1; i < descsz; i++)
+		len += snprintf(path + len, sizeof(path) - (size_t)len, "%02x", n[16 + i]);
+	snprintf(path + len, sizeof(path) - (size_t)len, ".debug");
+	if (utrace_elf_open(path, &dbg) < 0)
+		return NULL;
+	if (utrace_symtab_load_elf(dbg, &tab, &err) < 0)
+		tab = NULL;
+	utrace_elf_close(dbg);
+	return tab;
+}
+
 static struct dso *get_dso(struct report *r, const char *path)
 {
 	struct utrace_elf *elf;
@@ -113,7 +151,8 @@ static struct dso *get_dso(struct report *r, const char *path)
 		struct utrace_error err;
 
 		load_sections(o, elf);
-		if (utrace_symtab_load_elf(elf, &o->tab, &err) < 0)
+		o->tab = debug_symtab(elf);
+		if (!o->tab && utrace_symtab_load_elf(elf, &o->tab, &err) < 0)
 			o->tab = NULL;
 		utrace_elf_close(elf);
 	}
