@@ -18,7 +18,8 @@ struct utrace_dat_sample {
 	uint64_t ts; /* ns, CLOCK_MONOTONIC, as every other record's time */
 	int32_t pid, tid;
 	uint32_t cpu;
-	uint64_t period; /* ns of CPU time the sample stands for */
+	uint64_t period; /* ns of CPU time the sample stands for (off CPU: switched out) */
+	bool offcpu;	 /* record --off-cpu's: a switch-out, perf's offcpu-time event */
 	uint64_t ip;
 	uint32_t nr;	       /* user call chain, innermost first (ip too); 0 without -g */
 	const uint64_t *chain; /* valid during the callback */
