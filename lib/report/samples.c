@@ -137,7 +137,7 @@ static struct dso *get_dso(struct report *r, const char *path)
 	const char *slash;
 	struct dso *o;
 
-	for (o = r->dsos; o; o = o->next)
+	for (o = *r->dsos; o; o = o->next)
 		if (!strcmp(o->path, path))
 			return o;
 	o = calloc(1, sizeof(*o));
@@ -156,8 +156,8 @@ static struct dso *get_dso(struct report *r, const char *path)
 			o->tab = NULL;
 		utrace_elf_close(elf);
 	}
-	o->next = r->dsos;
-	r->dsos = o;
+	o->next = *r->dsos;
+	*r->dsos = o;
 	return o;
 }
 
@@ -384,9 +384,8 @@ static int add_children(struct report *r, const struct utrace_dat_sample *s, str
 	return 0;
 }
 
-static int add_sample(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
+static int add_sample(struct report *r, const struct utrace_dat_sample *s, struct utrace_error *err)
 {
-	struct report *r = arg;
 	uint64_t period = s->period ? s->period : 1;
 	int64_t f = frame_of(r, s->pid, s->ip), n = 0;
 	struct entry *e = f < 0 ? NULL : entry_of(r, s, &r->frames[f]);
@@ -457,15 +456,18 @@ static void print_count(FILE *out, uint64_t n)
 	fprintf(out, "%" PRIu64 "%c", n, *units);
 }
 
-static void print_header(struct report *r, const size_t *w, uint64_t lost, bool user_only,
+/* The header of one event's section; lost: the file's first only. */
+static void print_header(struct report *r, const size_t *w, const uint64_t *lost, bool user_only,
 			 FILE *out)
 {
 	const struct utrace_samples_opts *o = r->o;
 
-	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n# Samples: ", lost);
+	if (lost)
+		fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", *lost);
+	fputs("# Samples: ", out);
 	print_count(out, r->samples);
-	fprintf(out, " of event 'cpu-clock%s'\n# Event count (approx.): %" PRIu64 "\n#\n",
-		user_only ? ":u" : "", r->total);
+	fprintf(out, " of event '%s'\n# Event count (approx.): %" PRIu64 "\n#\n",
+		r->offcpu ? "offcpu-time" : user_only ? "cpu-clock:u" : "cpu-clock", r->total);
 	fputs(o->children ? "# Children      Self" : "# Overhead", out);
 	for (unsigned i = 0; i < o->n; i++)
 		fprintf(out, "  %-*s", (int)w[i], header_name(o->order[i]));
@@ -478,7 +480,7 @@ static void print_header(struct report *r, const size_t *w, uint64_t lost, bool 
 	fputs("\n#\n", out);
 }
 
-static void print_report(struct report *r, struct entry **v, uint64_t lost, bool user_only,
+static void print_report(struct report *r, struct entry **v, const uint64_t *lost, bool user_only,
 			 FILE *out)
 {
 	unsigned n = r->o->n;
@@ -524,14 +526,18 @@ static void free_report(struct report *r)
 	free(r->fslot);
 	free(r->chain);
 	free(r->seen);
-	while (r->dsos) {
-		struct dso *o = r->dsos;
+}
 
-		r->dsos = o->next;
+static void free_dsos(struct dso *o)
+{
+	while (o) {
+		struct dso *next = o->next;
+
 		utrace_symtab_free(o->tab);
 		free(o->secs);
 		free(o->path);
 		free(o);
+		o = next;
 	}
 }
 
@@ -557,39 +563,67 @@ static int start(struct report *r, struct utrace_dat *d, struct utrace_error *er
 	return 0;
 }
 
+/* One pass, each sample to its event's report. */
+static int add_event_sample(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
+{
+	return add_sample((struct report *)arg + s->offcpu, s, err);
+}
+
+/* r's entries sorted, NULL if none (-ENOMEM in *ret). */
+static struct entry **sorted(struct report *r, int *ret, struct utrace_error *err)
+{
+	struct entry **v;
+	size_t k = 0;
+
+	if (!r->nr)
+		return NULL;
+	v = malloc(r->nr * sizeof(*v));
+	if (!v) {
+		*ret = utrace_error_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < r->cap; i++)
+		if (r->v[i])
+			v[k++] = r->v[i];
+	sort_caller = r->caller;
+	sort_by_sym = false;
+	for (unsigned i = 0; i < r->o->n; i++)
+		sort_by_sym |= r->o->order[i] == UTRACE_SAMPLE_SYM;
+	qsort(v, r->nr, sizeof(*v), r->o->children ? by_children : by_period);
+	return v;
+}
+
 int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts *o, FILE *out,
 			  struct utrace_error *err)
 {
-	struct report r = {.d = d, .o = o};
-	struct entry **v = NULL;
+	struct dso *dsos = NULL;
+	/* cpu-clock, then offcpu-time: perf's sections, one per event */
+	struct report r[2] = {{.d = d, .o = o, .dsos = &dsos},
+			      {.d = d, .o = o, .dsos = &dsos, .offcpu = true}};
 	uint64_t lost = 0;
-	bool user_only = false;
-	int ret = start(&r, d, err);
+	bool user_only = false, first = true;
+	int ret = start(&r[0], d, err);
 
 	if (ret == 0) {
+		r[1].graph = r[0].graph;
+		r[1].caller = r[0].caller;
 		utrace_dat_has_samples(d, NULL, &user_only);
-		ret = utrace_dat_samples_each(d, add_sample, &r, &lost, err);
+		ret = utrace_dat_samples_each(d, add_event_sample, r, &lost, err);
 	}
-	if (ret == 0 && r.nr) {
-		size_t k = 0;
+	for (int k = 0; k < 2 && ret == 0; k++) {
+		struct entry **v;
 
-		v = malloc(r.nr * sizeof(*v));
-		if (!v)
-			ret = utrace_error_set(err, -ENOMEM, "out of memory");
-		for (size_t i = 0; v && i < r.cap; i++)
-			if (r.v[i])
-				v[k++] = r.v[i];
+		/* no cpu-clock sample: its section only if nothing else */
+		if (!r[k].samples && (k || r[1].samples))
+			continue;
+		v = sorted(&r[k], &ret, err);
+		if (ret == 0)
+			print_report(&r[k], v, first ? &lost : NULL, user_only, out);
+		first = false;
+		free(v);
 	}
-	if (ret == 0) {
-		sort_caller = r.caller;
-		sort_by_sym = false;
-		for (unsigned i = 0; i < o->n; i++)
-			sort_by_sym |= o->order[i] == UTRACE_SAMPLE_SYM;
-		if (v)
-			qsort(v, r.nr, sizeof(*v), o->children ? by_children : by_period);
-		print_report(&r, v, lost, user_only, out);
-	}
-	free(v);
-	free_report(&r);
+	free_report(&r[0]);
+	free_report(&r[1]);
+	free_dsos(dsos);
 	return ret;
 }

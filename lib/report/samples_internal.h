@@ -50,7 +50,8 @@ struct report {
 	const struct utrace_samples_opts *o;
 	enum utrace_sample_graph graph; /* DEFAULT resolved */
 	bool caller;			/* chains outermost frame first */
-	struct dso *dsos;
+	struct dso **dsos; /* the files named so far, shared by the events' reports */
+	bool offcpu;	   /* the report of record --off-cpu's samples */
 	struct entry **v; /* open addressing by key */
 	size_t cap, nr;
 	uint64_t total, samples;
