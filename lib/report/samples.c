@@ -362,6 +362,8 @@ static int add_children(struct report *r, const struct utrace_dat_sample *s, str
 {
 	uint32_t nr_seen = 1;
 
+	if (!n) /* no chain (the kernel could not walk it): only the self entry */
+		return 0;
 	r->seen[0] = self;
 	for (uint32_t k = 0; k < n; k++) {
 		struct entry *e = entry_of(r, s, &r->frames[r->chain[k]]);
