@@ -310,8 +310,8 @@ static int record_split_events(struct record_session *s)
 			s->uspecs[s->nuspecs++] = *spec;
 		}
 	}
-	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->target_names,
-				   &s->nr_target_names) < 0) {
+	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->target_names, &s->nr_target_names) <
+	    0) {
 		utrace_die_msg("record", "out of memory");
 		return 1;
 	}
@@ -486,9 +486,8 @@ static void record_loop(struct record_session *s)
 				       err.msg);
 			break;
 		}
-		if (s->k.sampler &&
-		    utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu, false, s->r,
-					 &err) < 0) {
+		if (s->k.sampler && utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu,
+							 false, s->r, &err) < 0) {
 			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
 				       err.msg);
 			break;
@@ -613,8 +612,8 @@ static void record_end(struct record_session *s)
 		if (utrace_recorder_write_ktasks(s->r, tasks, ntasks, &err) < 0)
 			utrace_die_msg("record", "%s: %s", output, err.msg);
 	}
-	if (s->k.sampler && utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu, true,
-						 s->r, &err) < 0)
+	if (s->k.sampler &&
+	    utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu, true, s->r, &err) < 0)
 		utrace_die_msg("record", "%s: %s", output, err.msg);
 	if (utrace_recorder_finish(s->r, &st, &err) < 0)
 		utrace_die_msg("record", "%s: %s", output, err.msg);

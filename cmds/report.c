@@ -215,8 +215,9 @@ static int report_hist(struct utrace_select_opts *so)
 		return 1;
 	ret = utrace_report_print_hist(d, stdout, NULL, &err);
 	if (ret == 0)
-		fprintf(stderr, "utrace report: %s holds no histogram (record with -e EVENT -R "
-				"'hist:keys=...')\n",
+		fprintf(stderr,
+			"utrace report: %s holds no histogram (record with -e EVENT -R "
+			"'hist:keys=...')\n",
 			utrace_dat_path(d));
 	if (ret >= 0 && fflush(stdout) == EOF)
 		ret = utrace_error_set(&err, -1, "writing the report failed");
@@ -303,7 +304,7 @@ int cmd_report(int argc, char **argv)
 	};
 	struct report_args a = {.keys = NULL};
 	const struct utrace_select_cmd cmd = {"report",	     "O:ts:f:g::", longopts, usage,
-					      report_option, &a,	0};
+					      report_option, &a,	   0};
 	struct utrace_select_opts so;
 	struct utrace_report_summary sum;
 	struct utrace_error err = {0};

@@ -110,8 +110,7 @@ static int add_node(void *arg, const struct utrace_callgraph_node *n)
 	if (n->depth >= UTRACE_FLAME_MAX_DEPTH)
 		return 1;
 	d->path[n->depth] = n->name;
-	if (((d->nr + 1) * 2 > d->cap && grow(d) < 0) ||
-	    !(key = fold(d, d->path, n->depth + 1)))
+	if (((d->nr + 1) * 2 > d->cap && grow(d) < 0) || !(key = fold(d, d->path, n->depth + 1)))
 		return -ENOMEM;
 	s = find(d, key);
 	if (!s->key) {
@@ -153,7 +152,7 @@ void utrace_flame_diff_free(struct utrace_flame_diff *d)
 }
 
 struct utrace_flame_base utrace_flame_diff_find(struct utrace_flame_diff *d,
-					       const char *const *path, unsigned n)
+						const char *const *path, unsigned n)
 {
 	const char *key = fold(d, path, n);
 	struct slot *s = key ? find(d, key) : NULL;

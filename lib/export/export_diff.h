@@ -30,7 +30,7 @@ void utrace_flame_diff_free(struct utrace_flame_diff *d);
 /* BASE's figures for the path of n frames (zeros if BASE has none); the
  * path is marked as seen. */
 struct utrace_flame_base utrace_flame_diff_find(struct utrace_flame_diff *d,
-					       const char *const *path, unsigned n);
+						const char *const *path, unsigned n);
 /* The largest self-time change over the paths seen and BASE's others
  * (difffolded.pl's paths only in BASE count with a new time of 0). */
 uint64_t utrace_flame_diff_max(const struct utrace_flame_diff *d, uint64_t seen_max);

@@ -174,9 +174,8 @@ static int frame_node(void *arg, const struct utrace_callgraph_node *n)
 	fprintf(s->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\"><title>",
 		(double)x0 / (double)s->total, (double)n->total / (double)s->total, n->depth);
 	xml_text(s->out, n->name);
-	fprintf(s->out,
-		" (%" PRIu64 " calls, %.3f us, %.2f%%, self %.3f us", n->calls, n->total / 1000.0,
-		100.0 * (double)n->total / (double)s->total, n->self / 1000.0);
+	fprintf(s->out, " (%" PRIu64 " calls, %.3f us, %.2f%%, self %.3f us", n->calls,
+		n->total / 1000.0, 100.0 * (double)n->total / (double)s->total, n->self / 1000.0);
 	if (s->o->diff)
 		fprintf(s->out,
 			"; base: %" PRIu64 " calls, %.3f us, self %.3f us; self %+.3f us, %+.2f%%",

@@ -215,7 +215,8 @@ static int64_t frame_of(struct report *r, int32_t pid, uint64_t ip)
 
 	if ((path && !o) || ((r->nr_frames + 1) * 2 > r->cap_fslot && frames_grow(r) < 0))
 		return -ENOMEM;
-	for (s = frame_slot(o, f.addr, r->cap_fslot); r->fslot[s]; s = (s + 1) & (r->cap_fslot - 1)) {
+	for (s = frame_slot(o, f.addr, r->cap_fslot); r->fslot[s];
+	     s = (s + 1) & (r->cap_fslot - 1)) {
 		const struct frame *g = &r->frames[r->fslot[s] - 1];
 
 		if (g->o == o && g->addr == f.addr)
@@ -469,7 +470,10 @@ static void print_header(struct report *r, const size_t *w, const uint64_t *lost
 	fputs("# Samples: ", out);
 	print_count(out, r->samples);
 	fprintf(out, " of event '%s'\n# Event count (approx.): %" PRIu64 "\n#\n",
-		r->offcpu ? "offcpu-time" : user_only ? "cpu-clock:u" : "cpu-clock", r->total);
+		r->offcpu   ? "offcpu-time"
+		: user_only ? "cpu-clock:u"
+			    : "cpu-clock",
+		r->total);
 	fputs(o->children ? "# Children      Self" : "# Overhead", out);
 	for (unsigned i = 0; i < o->n; i++)
 		fprintf(out, "  %-*s", (int)w[i], header_name(o->order[i]));

@@ -197,8 +197,7 @@ static void graph(struct gprint *g, const struct cnode *c, int depth, uint64_t m
 	free(kids);
 }
 
-void samples_graph_print(const struct report *r, const struct entry *e, uint64_t parent,
-			 FILE *out)
+void samples_graph_print(const struct report *r, const struct entry *e, uint64_t parent, FILE *out)
 {
 	struct gprint g = {r, out, r->total, 0, false};
 	const struct cnode *c = &e->root;

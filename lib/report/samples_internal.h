@@ -50,9 +50,9 @@ struct report {
 	const struct utrace_samples_opts *o;
 	enum utrace_sample_graph graph; /* DEFAULT resolved */
 	bool caller;			/* chains outermost frame first */
-	struct dso **dsos; /* the files named so far, shared by the events' reports */
-	bool offcpu;	   /* the report of record --off-cpu's samples */
-	struct entry **v; /* open addressing by key */
+	struct dso **dsos;		/* the files named so far, shared by the events' reports */
+	bool offcpu;			/* the report of record --off-cpu's samples */
+	struct entry **v;		/* open addressing by key */
 	size_t cap, nr;
 	uint64_t total, samples;
 	struct frame *frames;
@@ -69,7 +69,6 @@ int samples_chain_add(struct entry *e, const uint32_t *chain, uint32_t n, uint64
 void samples_chain_free(struct cnode *root);
 /* Prints e's tree as perf report -g graph,0.5 does; parent is the entry's
  * Overhead (or Children) period. */
-void samples_graph_print(const struct report *r, const struct entry *e, uint64_t parent,
-			 FILE *out);
+void samples_graph_print(const struct report *r, const struct entry *e, uint64_t parent, FILE *out);
 
 #endif

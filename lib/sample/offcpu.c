@@ -114,8 +114,8 @@ static bool parse_in(const unsigned char *r, size_t size, struct cs_ev *e)
 	if (!u64_at(r, size, &at, &ids) || !u64_at(r, size, &at, &e->ts) ||
 	    !u64_at(r, size, &at, &cpu))
 		return false;
-	*e = (struct cs_ev){e->ts, (uint32_t)ids, (uint32_t)(ids >> 32), (uint32_t)cpu, true, 0,
-			    NULL};
+	*e = (struct cs_ev){e->ts, (uint32_t)ids, (uint32_t)(ids >> 32), (uint32_t)cpu, true,
+			    0,	   NULL};
 	return true;
 }
 
@@ -198,8 +198,10 @@ static struct pend *pend_slot(struct utrace_offcpu *o, uint32_t tid)
 /* Appends the off-CPU sample of out, switched in at in_ts. */
 static int emit(struct utrace_offcpu *o, const struct cs_ev *out, uint64_t in_ts)
 {
-	uint64_t w[7] = {out->chain[0], (uint64_t)out->pid | (uint64_t)out->tid << 32, out->ts,
-			 out->cpu, in_ts - out->ts, 1 + (uint64_t)out->nr, PERF_CONTEXT_USER};
+	uint64_t w[7] = {out->chain[0],	   (uint64_t)out->pid | (uint64_t)out->tid << 32,
+			 out->ts,	   out->cpu,
+			 in_ts - out->ts,  1 + (uint64_t)out->nr,
+			 PERF_CONTEXT_USER};
 	size_t size = sizeof(struct perf_event_header) + sizeof(w) + out->nr * 8;
 	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, (uint16_t)size};
 
@@ -246,8 +248,7 @@ static int pair(struct utrace_offcpu *o, struct cs_ev *e)
 	return ret;
 }
 
-int utrace_offcpu_flush(struct utrace_offcpu *o, uint64_t upto, const void **records,
-			size_t *len)
+int utrace_offcpu_flush(struct utrace_offcpu *o, uint64_t upto, const void **records, size_t *len)
 {
 	size_t i;
 	int ret = 0;

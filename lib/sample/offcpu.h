@@ -42,8 +42,7 @@ int utrace_offcpu_feed(struct utrace_offcpu *o, const void *records, size_t len)
  * call); later ones wait, since a switch on another CPU may still be on
  * its way.  UINT64_MAX at the end: everything.  -ENOMEM.
  */
-int utrace_offcpu_flush(struct utrace_offcpu *o, uint64_t upto, const void **records,
-			size_t *len);
+int utrace_offcpu_flush(struct utrace_offcpu *o, uint64_t upto, const void **records, size_t *len);
 
 /* Off-CPU samples made so far. */
 uint64_t utrace_offcpu_samples(const struct utrace_offcpu *o);

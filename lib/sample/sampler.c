@@ -275,8 +275,8 @@ static int drain_offcpu(struct utrace_sampler *s, utrace_sampler_fn fn, bool las
 	for (unsigned cpu = 0; ret == 0 && cpu < s->nr; cpu++)
 		if (s->cs[cpu].meta)
 			ret = drain_ring(s, &s->cs[cpu], cpu, feed_offcpu, s->offcpu, err);
-	if (ret == 0 && utrace_offcpu_flush(s->offcpu, last ? UINT64_MAX : s->last_drain, &rec,
-					    &len) < 0)
+	if (ret == 0 &&
+	    utrace_offcpu_flush(s->offcpu, last ? UINT64_MAX : s->last_drain, &rec, &len) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	s->last_drain = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	if (ret == 0 && len && fn)

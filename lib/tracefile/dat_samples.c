@@ -266,7 +266,8 @@ static int parse_sample(struct dat_samples *s, const unsigned char *r, size_t si
 
 /* What one block holds; samples go to fn when fn is set. */
 static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len,
-		      const struct dat_block *bl, int (*fn)(void *, const struct utrace_dat_sample *, struct utrace_error *),
+		      const struct dat_block *bl,
+		      int (*fn)(void *, const struct utrace_dat_sample *, struct utrace_error *),
 		      void *arg, struct utrace_error *err)
 {
 	struct dat_samples *s = d->samples;

@@ -28,8 +28,8 @@ static void put(struct buf *k, const void *p, size_t n)
 static void out(struct buf *k, uint32_t tid, uint64_t ts, uint64_t user_ip)
 {
 	/* ip (a kernel one), pid|tid, time, cpu, nr, [context, ip] */
-	uint64_t w[7] = {0xffffffff81000000ull, 7 | (uint64_t)tid << 32, ts, 1, 2,
-			 PERF_CONTEXT_USER, user_ip};
+	uint64_t w[7] = {
+	    0xffffffff81000000ull, 7 | (uint64_t)tid << 32, ts, 1, 2, PERF_CONTEXT_USER, user_ip};
 	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, sizeof(h) + sizeof(w)};
 
 	put(k, &h, sizeof(h));
@@ -88,8 +88,7 @@ int main(void)
 	      "offcpu: the records are read, CPU 0's first");
 	check(utrace_offcpu_flush(o, 5000, &r, &len) == 0 && len > 0, "offcpu: a flush to 5000");
 	got = sample(r, len, 0, v);
-	check(got && v[0] == 10 && v[1] == 1000 && v[2] == 3000 &&
-		  v[3] == 0x401000,
+	check(got && v[0] == 10 && v[1] == 1000 && v[2] == 3000 && v[3] == 0x401000,
 	      "offcpu: thread 10 was out 3000 ns, from 1000, under its user ip (tid %llu, "
 	      "at %llu, %llu ns)",
 	      (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)v[2]);

@@ -279,11 +279,12 @@ static void test_graph_nochain(void)
 	out = open_memstream(&text, &tlen);
 	check(utrace_samples_report(d, &o, out, &err) == 0, "graph: -g --children report");
 	fclose(out);
-	check(text && strstr(text, "# Samples: 2  of event 'cpu-clock:u'\n") &&
-		  strstr(text, "   100.00%   100.00%  prog     test_samples   [.] test_samples\n") &&
-		  strstr(text, "             --50.00%--test_samples\n"
-			       "                       test_samples\n"),
-	      "graph: both samples in Self and Children, the one chain's tree at 50%%");
+	check(
+	    text && strstr(text, "# Samples: 2  of event 'cpu-clock:u'\n") &&
+		strstr(text, "   100.00%   100.00%  prog     test_samples   [.] test_samples\n") &&
+		strstr(text, "             --50.00%--test_samples\n"
+			     "                       test_samples\n"),
+	    "graph: both samples in Self and Children, the one chain's tree at 50%%");
 	if (text && !strstr(text, "--50.00%--test_samples\n"))
 		printf("%s", text);
 	free(text);
