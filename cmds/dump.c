@@ -20,6 +20,7 @@
 #include "lib/report/callgraph.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/export/export_chrome.h"
+#include "lib/export/export_diff.h"
 #include "lib/export/export_flame.h"
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_pprof.h"
@@ -34,6 +35,7 @@ enum {
 	OPT_SVG,
 	OPT_ICICLE,
 	OPT_TITLE,
+	OPT_DIFF,
 	OPT_COMPLETE,
 	OPT_UNIT,
 };
@@ -49,6 +51,7 @@ static void usage(FILE *f)
 		"       utrace dump --perfetto -o OUT.pftrace [-i FILE] [SELECTION]...\n"
 		"       utrace dump --flame-graph --svg [--icicle] [--title T] [-i FILE] [-o "
 		"OUT.svg] ...\n"
+		"       utrace dump --flame-graph --svg --diff BASE [-i FILE] [-o OUT.svg] ...\n"
 		"       utrace dump --pprof -o OUT.pb.gz [-i FILE] [SELECTION]...\n"
 		"\n"
 		"Write a recorded trace for other tools: Perfetto's protobuf trace or\n"
@@ -69,6 +72,10 @@ static void usage(FILE *f)
 		"                         (tooltips, click to zoom, search)\n"
 		"      --icicle           with --svg: roots at the top, callees below\n"
 		"      --title TEXT       with --svg: the graph's title\n"
+		"      --diff BASE        with --svg: a differential flame graph, FILE's widths\n"
+		"                         coloured by each frame's self-time change from the\n"
+		"                         recording BASE (red: grew, blue: shrank), as\n"
+		"                         difffolded.pl and flamegraph.pl draw them\n"
 		"%s"
 		"  -h, --help             show this help\n",
 		utrace_report_filter_help());
@@ -172,7 +179,39 @@ struct dump_args {
 	enum utrace_flame_unit unit;
 	bool svg;
 	struct utrace_svg_opts svg_opts;
+	const char *diff; /* --diff BASE */
 };
+
+/* --diff: BASE's call paths, through the same selection as the graph's. */
+static int load_base(const char *path, struct utrace_report_filter *f,
+		     struct utrace_flame_diff **out, struct utrace_error *err)
+{
+	struct utrace_pass_stats st;
+	struct utrace_callgraph *g;
+	struct utrace_dat *b;
+	int ret = utrace_dat_open(path, &b, err);
+
+	if (ret == 0)
+		ret = utrace_callgraph_new(b, &g, err);
+	else
+		b = NULL;
+	if (ret == 0) {
+		ret = utrace_report_filter_run(f, b, graph_event, g, &st, err);
+		if (ret == 0)
+			ret = utrace_callgraph_finish(g, err);
+		if (ret == 0)
+			ret = utrace_flame_diff_new(g, out, err);
+		utrace_callgraph_free(g);
+	}
+	if (ret < 0) { /* about BASE, not the graph's file */
+		struct utrace_error e = *err;
+
+		utrace_error_set(err, ret, "--diff: %s", e.msg);
+	}
+	if (b)
+		utrace_dat_close(b);
+	return ret;
+}
 
 static int dump(struct utrace_dat *d, struct utrace_report_filter *f, const struct dump_args *a,
 		FILE *out, struct utrace_pass_stats *st, struct utrace_error *err)
@@ -181,6 +220,7 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, const stru
 	struct utrace_perfetto *p;
 	struct utrace_chrome *c;
 	struct raw r = {d, out};
+	struct utrace_svg_opts svg_opts = a->svg_opts;
 	int ret;
 
 	switch (a->fmt) {
@@ -206,6 +246,8 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, const stru
 		return utrace_perfetto_end(p, err);
 	case FLAME:
 	case PPROF:
+		if (a->diff && load_base(a->diff, f, &svg_opts.diff, err) < 0)
+			return -1;
 		ret = utrace_callgraph_new(d, &g, err);
 		if (ret < 0)
 			return ret;
@@ -214,9 +256,10 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, const stru
 			ret = utrace_callgraph_finish(g, err);
 		if (ret == 0)
 			ret = a->fmt == PPROF ? utrace_export_pprof(g, program(d), out, err)
-			      : a->svg	      ? utrace_export_svg(g, &a->svg_opts, out, err)
+			      : a->svg	      ? utrace_export_svg(g, &svg_opts, out, err)
 					      : utrace_export_flame(g, out, a->unit, err);
 		utrace_callgraph_free(g);
+		utrace_flame_diff_free(svg_opts.diff);
 		return ret;
 	default:
 		return utrace_report_filter_run(f, d, raw_event, &r, st, err);
@@ -256,6 +299,9 @@ static int dump_option(void *arg, int c, const char *value, struct utrace_error 
 	case OPT_TITLE:
 		a->svg_opts.title = value;
 		return 0;
+	case OPT_DIFF:
+		a->diff = value;
+		return 0;
 	default: /* OPT_UNIT */
 		if (!strcmp(value, "ns"))
 			a->unit = UTRACE_FLAME_NS;
@@ -280,6 +326,7 @@ int cmd_dump(int argc, char **argv)
 	    {"svg", no_argument, NULL, OPT_SVG},
 	    {"icicle", no_argument, NULL, OPT_ICICLE},
 	    {"title", required_argument, NULL, OPT_TITLE},
+	    {"diff", required_argument, NULL, OPT_DIFF},
 	    {NULL, 0, NULL, 0},
 	};
 	struct dump_args a = {.fmt = RAW, .unit = UTRACE_FLAME_NS};
@@ -294,10 +341,12 @@ int cmd_dump(int argc, char **argv)
 	ret = select_opts_parse(&so, &cmd, argc, argv);
 	if (ret)
 		return ret < 0;
-	if ((a.svg && a.fmt != FLAME) || ((a.svg_opts.icicle || a.svg_opts.title) && !a.svg)) {
+	if ((a.svg && a.fmt != FLAME) ||
+	    ((a.svg_opts.icicle || a.svg_opts.title || a.diff) && !a.svg)) {
 		utrace_die_msg("dump", "%s goes with %s (see 'utrace dump --help')",
 			       a.svg		   ? "--svg"
 			       : a.svg_opts.icicle ? "--icicle"
+			       : a.diff		   ? "--diff"
 						   : "--title",
 			       a.svg ? "--flame-graph" : "--flame-graph --svg");
 		return 1;

@@ -52,6 +52,9 @@ static void record_usage(FILE *f)
 	    "  -F, --freq HZ            also sample the command's CPU time HZ times a second\n"
 	    "                           (perf_event_open cpu-clock, like perf record -F)\n"
 	    "      --call-graph fp      with -F: the user stack of each sample, by frame pointers\n"
+	    "      --off-cpu            with -F: also the time threads spend switched out\n"
+	    "                           (blocked, sleeping), at their user stack: perf record\n"
+	    "                           --off-cpu's offcpu-time samples\n"
 	    "  -T, --tid TID            only trace thread TID (repeatable, up to 16)\n"
 	    "  -b, --buffer-kb KB       per-thread buffer size (default %d)\n"
 	    "      --no-loss            a thread whose buffer is full waits for the recorder\n"
@@ -239,6 +242,9 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	case 'X':
 		o->rec.drop = true;
 		return -1;
+	case 'K':
+		o->sample.off_cpu = true;
+		return -1;
 	case 'e':
 		if (!(o->specs = record_push(o->specs, o->nspecs, sizeof(*o->specs))))
 			return 1;
@@ -312,6 +318,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	    {"output", required_argument, NULL, 'o'},
 	    {"freq", required_argument, NULL, 'F'},
 	    {"call-graph", required_argument, NULL, 'C'},
+	    {"off-cpu", no_argument, NULL, 'K'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -327,6 +334,11 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		return 2;
 	}
 	o->argv = argv + optind;
+	/* the samples' file layout and names come with the sampling */
+	if (o->sample.off_cpu && !o->sample.freq) {
+		utrace_die_msg("record", "--off-cpu goes with -F HZ");
+		return 2;
+	}
 	return -1;
 }
 

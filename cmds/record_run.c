@@ -41,6 +41,7 @@
 #include "lib/elf/libdeps.h"
 #include "lib/events/event_format.h"
 #include "lib/kernel/kernel_trace.h"
+#include "lib/sample/offcpu.h"
 #include "lib/sample/sampler.h"
 #include "lib/tracefile/dat_format.h"
 
@@ -114,6 +115,18 @@ static int record_perf(void *r, uint32_t cpu, const void *records, size_t len,
 	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)records, len}};
 
 	return utrace_recorder_write_record(r, UTRACE_DAT_PERF, iov, 2, err);
+}
+
+/* The off-CPU samples of a drain (--off-cpu), in a record of their own. */
+static int record_offcpu(void *r, uint32_t cpu, const void *records, size_t len,
+			 struct utrace_error *err)
+{
+	struct utrace_dat_perf h = {cpu, 0};
+	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)records, len}};
+
+	_Static_assert(UTRACE_OFFCPU_SAMPLE_TYPE == UTRACE_DAT_OFFCPU_SAMPLE_TYPE,
+		       "the sampler writes the off-CPU samples the file says it holds");
+	return utrace_recorder_write_record(r, UTRACE_DAT_PERF_OFFCPU, iov, 2, err);
 }
 
 /* What the samples hold, before the first of them. */
@@ -297,8 +310,8 @@ static int record_split_events(struct record_session *s)
 			s->uspecs[s->nuspecs++] = *spec;
 		}
 	}
-	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->target_names,
-				   &s->nr_target_names) < 0) {
+	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->target_names, &s->nr_target_names) <
+	    0) {
 		utrace_die_msg("record", "out of memory");
 		return 1;
 	}
@@ -473,8 +486,8 @@ static void record_loop(struct record_session *s)
 				       err.msg);
 			break;
 		}
-		if (s->k.sampler &&
-		    utrace_sampler_drain(s->k.sampler, record_perf, s->r, &err) < 0) {
+		if (s->k.sampler && utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu,
+							 false, s->r, &err) < 0) {
 			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
 				       err.msg);
 			break;
@@ -556,11 +569,14 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 				"utrace record: -e %s: no such event in the traced programs\n",
 				s->uspecs[i].pattern);
 	if (s->k.sampler) {
-		uint64_t samples, lost;
+		uint64_t samples, lost, offcpu;
 
-		utrace_sampler_stats(s->k.sampler, &samples, &lost);
+		utrace_sampler_stats(s->k.sampler, &samples, &lost, &offcpu);
 		fprintf(stderr, "utrace record: %llu samples at %u Hz (%llu lost)\n",
 			(unsigned long long)samples, s->o->sample.freq, (unsigned long long)lost);
+		if (s->o->sample.off_cpu)
+			fprintf(stderr, "utrace record: %llu off-CPU samples\n",
+				(unsigned long long)offcpu);
 	}
 	if (s->k.kt) {
 		uint64_t pages, missed;
@@ -607,7 +623,8 @@ static void record_end(struct record_session *s)
 		if (utrace_recorder_write_ktasks(s->r, tasks, ntasks, &err) < 0)
 			utrace_die_msg("record", "%s: %s", output, err.msg);
 	}
-	if (s->k.sampler && utrace_sampler_drain(s->k.sampler, record_perf, s->r, &err) < 0)
+	if (s->k.sampler &&
+	    utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu, true, s->r, &err) < 0)
 		utrace_die_msg("record", "%s: %s", output, err.msg);
 	if (utrace_recorder_finish(s->r, &st, &err) < 0)
 		utrace_die_msg("record", "%s: %s", output, err.msg);

@@ -8,6 +8,7 @@
  * wrong while recording: warnings about a damaged or unfinished file, the
  * runtime's notices, and the events lost per thread.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ enum {
 	OPT_PROFILE,
 	OPT_SAMPLES,
 	OPT_HIST,
+	OPT_CHILDREN,
 };
 
 static void usage(FILE *f)
@@ -39,7 +41,8 @@ static void usage(FILE *f)
 	    "usage: utrace report [-i FILE] [-O [no]OPTION]... [-t] [SELECTION]...\n"
 	    "       utrace report --profile [-s KEYS] [-f FIELDS] [SELECTION]...\n"
 	    "       utrace report --stat [SELECTION]...\n"
-	    "       utrace report --samples [--sort comm,dso,sym] [-i FILE]\n"
+	    "       utrace report --samples [--sort comm,dso,sym] [-g [caller|callee]]\n"
+	    "                     [--children] [-i FILE]\n"
 	    "       utrace report --hist [-i FILE]\n"
 	    "\n"
 	    "Print a recorded trace as the kernel prints /sys/kernel/tracing/trace:\n"
@@ -63,6 +66,12 @@ static void usage(FILE *f)
 	    "                         events/SYSTEM/EVENT/hist files\n"
 	    "      --samples          the samples of record -F, as perf report --stdio; with\n"
 	    "                         --sort KEYS of comm, dso, sym, pid (default comm,dso,sym)\n"
+	    "  -g [caller|callee]     with --samples: the call chains under each entry, as\n"
+	    "                         perf report -g graph,0.5 (record with --call-graph fp);\n"
+	    "                         caller (outermost frame first) by default, or\n"
+	    "                         callee (the sampled function first)\n"
+	    "      --children         with --samples: each function also gets the samples\n"
+	    "                         of what it called (Children and Self columns)\n"
 	    "%s"
 	    "  -h, --help             show this help\n",
 	    utrace_report_option_names(), utrace_report_filter_help());
@@ -172,22 +181,21 @@ static int report_profile(struct utrace_dat *d, struct utrace_report_filter *f, 
 }
 
 /* --samples: perf report's view of the samples (lib/report/samples.c). */
-static int report_samples(struct utrace_select_opts *so, const char *keys)
+static int report_samples(struct utrace_select_opts *so, const char *keys,
+			  struct utrace_samples_opts *o)
 {
-	enum utrace_sample_key order[4];
 	struct utrace_error err = {0};
 	struct utrace_dat *d;
-	unsigned n;
 	int ret;
 
-	if (utrace_samples_parse_sort(keys ? keys : "comm,dso,sym", order, &n, &err) < 0) {
+	if (utrace_samples_parse_sort(keys ? keys : "comm,dso,sym", o->order, &o->n, &err) < 0) {
 		utrace_die_msg("report", "%s", err.msg);
 		select_opts_close(so, NULL);
 		return 1;
 	}
 	if (select_opts_open(so, &d) < 0)
 		return 1;
-	ret = utrace_samples_report(d, order, n, stdout, &err);
+	ret = utrace_samples_report(d, o, stdout, &err);
 	if (ret == 0 && fflush(stdout) == EOF)
 		ret = utrace_error_set(&err, -1, "writing the report failed");
 	if (ret < 0)
@@ -207,8 +215,9 @@ static int report_hist(struct utrace_select_opts *so)
 		return 1;
 	ret = utrace_report_print_hist(d, stdout, NULL, &err);
 	if (ret == 0)
-		fprintf(stderr, "utrace report: %s holds no histogram (record with -e EVENT -R "
-				"'hist:keys=...')\n",
+		fprintf(stderr,
+			"utrace report: %s holds no histogram (record with -e EVENT -R "
+			"'hist:keys=...')\n",
 			utrace_dat_path(d));
 	if (ret >= 0 && fflush(stdout) == EOF)
 		ret = utrace_error_set(&err, -1, "writing the report failed");
@@ -224,7 +233,26 @@ struct report_args {
 	const char *keys; /* -s */
 	uint32_t fields;  /* -f */
 	int profile, stat, samples, hist;
+	struct utrace_samples_opts so; /* -g, --children */
+	char **argv;
 };
+
+/* -g [caller|callee]: perf takes the order as the next word, so does -g */
+static int graph_option(struct report_args *a, const char *value, struct utrace_error *err)
+{
+	if (!value && a->argv[optind] &&
+	    (!strcmp(a->argv[optind], "caller") || !strcmp(a->argv[optind], "callee")))
+		value = a->argv[optind++];
+	if (!value)
+		a->so.graph = UTRACE_GRAPH_DEFAULT;
+	else if (!strcmp(value, "caller"))
+		a->so.graph = UTRACE_GRAPH_CALLER;
+	else if (!strcmp(value, "callee"))
+		a->so.graph = UTRACE_GRAPH_CALLEE;
+	else
+		return utrace_error_set(err, -EINVAL, "-g %s: caller or callee", value);
+	return 0;
+}
 
 static int report_option(void *arg, int c, const char *value, struct utrace_error *err)
 {
@@ -248,6 +276,11 @@ static int report_option(void *arg, int c, const char *value, struct utrace_erro
 	case OPT_HIST:
 		a->hist = 1;
 		return 0;
+	case 'g':
+		return graph_option(a, value, err);
+	case OPT_CHILDREN:
+		a->so.children = true;
+		return 0;
 	case 'f':
 		return utrace_profile_parse_fields(value, &a->fields, err);
 	default: /* OPT_STAT */
@@ -266,11 +299,12 @@ int cmd_report(int argc, char **argv)
 	    {"stat", no_argument, NULL, OPT_STAT},
 	    {"samples", no_argument, NULL, OPT_SAMPLES},
 	    {"hist", no_argument, NULL, OPT_HIST},
+	    {"children", no_argument, NULL, OPT_CHILDREN},
 	    {NULL, 0, NULL, 0},
 	};
 	struct report_args a = {.keys = NULL};
-	const struct utrace_select_cmd cmd = {"report",	     "O:ts:f:", longopts, usage,
-					      report_option, &a,	0};
+	const struct utrace_select_cmd cmd = {"report",	     "O:ts:f:g::", longopts, usage,
+					      report_option, &a,	   0};
 	struct utrace_select_opts so;
 	struct utrace_report_summary sum;
 	struct utrace_error err = {0};
@@ -278,6 +312,7 @@ int cmd_report(int argc, char **argv)
 	int ret;
 
 	utrace_report_opts_init(&a.opts);
+	a.argv = argv;
 	ret = select_opts_parse(&so, &cmd, argc, argv);
 	if (ret)
 		return ret < 0;
@@ -292,8 +327,13 @@ int cmd_report(int argc, char **argv)
 		select_opts_close(&so, NULL);
 		return 1;
 	}
+	if ((a.so.graph || a.so.children) && !a.samples) {
+		utrace_die_msg("report", "-g and --children are options of --samples");
+		select_opts_close(&so, NULL);
+		return 1;
+	}
 	if (a.samples)
-		return report_samples(&so, a.keys);
+		return report_samples(&so, a.keys, &a.so);
 	if (a.hist)
 		return report_hist(&so);
 	if (select_opts_open(&so, &d) < 0)

@@ -17,12 +17,19 @@
  * (data-x, data-w) and its depth, which is all the script needs to zoom
  * (scale the frames inside the clicked one, fade its callers, hide the
  * rest) and to search.  Times in the tooltips are microseconds.
+ *
+ * A differential graph (o->diff) colours a frame by the change of its
+ * self time from the base, as flamegraph.pl colours difffolded.pl's
+ * output: red for growth, blue for shrinking, the deeper the larger the
+ * change against the largest change of any path (the first walk finds
+ * it), white for none.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/export/export_diff.h"
 #include "lib/export/export_flame.h"
 #include "lib/export/export_svg.h"
 
@@ -42,7 +49,18 @@ struct svg {
 	uint64_t *next_x;
 	size_t cap;
 	int oom;
+	uint64_t max_delta; /* --diff: the largest change of a self time */
+	const char *path[UTRACE_FLAME_MAX_DEPTH];
 };
+
+/* --diff: n's self time minus the base's for its path (set in s->path). */
+static int64_t self_delta(struct svg *s, const struct utrace_callgraph_node *n,
+			  struct utrace_flame_base *base)
+{
+	s->path[n->depth] = n->name;
+	*base = utrace_flame_diff_find(s->o->diff, s->path, n->depth + 1);
+	return (int64_t)(n->self - base->self);
+}
 
 /* Writes s with the five XML entities escaped. */
 static void xml_text(FILE *out, const char *s)
@@ -81,7 +99,27 @@ static int size_node(void *arg, const struct utrace_callgraph_node *n)
 		s->total += n->total;
 	if (n->depth + 1 > s->depth)
 		s->depth = n->depth + 1;
+	if (s->o->diff) {
+		struct utrace_flame_base base;
+		int64_t d = self_delta(s, n, &base);
+		uint64_t m = d < 0 ? (uint64_t)-d : (uint64_t)d;
+
+		if (m > s->max_delta)
+			s->max_delta = m;
+	}
 	return 0;
+}
+
+/* flamegraph.pl's color_scale: red as d grew, blue as it shrank */
+static void diff_colour(const struct svg *s, int64_t d, unsigned *r, unsigned *g, unsigned *b)
+{
+	double max = (double)s->max_delta;
+
+	*r = *g = *b = 255;
+	if (d > 0)
+		*g = *b = (unsigned)(210 * (max - (double)d) / max);
+	else if (d < 0)
+		*r = *g = (unsigned)(210 * (max + (double)d) / max);
 }
 
 /* A warm colour from the name, so a function keeps its colour. */
@@ -99,6 +137,8 @@ static void colour(const char *name, unsigned *r, unsigned *g, unsigned *b)
 static int frame_node(void *arg, const struct utrace_callgraph_node *n)
 {
 	struct svg *s = arg;
+	struct utrace_flame_base base = {0, 0, 0};
+	int64_t delta = 0;
 	uint64_t x0;
 	double x, w, y;
 	unsigned r, g, b;
@@ -125,16 +165,27 @@ static int frame_node(void *arg, const struct utrace_callgraph_node *n)
 	x = PAD_SIDE + (double)x0 / (double)s->total * s->width;
 	y = s->o->icicle ? PAD_TOP + n->depth * FRAME_H
 			 : PAD_TOP + (s->depth - 1 - n->depth) * FRAME_H;
-	colour(n->name, &r, &g, &b);
+	if (s->o->diff) {
+		delta = self_delta(s, n, &base);
+		diff_colour(s, delta, &r, &g, &b);
+	} else {
+		colour(n->name, &r, &g, &b);
+	}
 	fprintf(s->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\"><title>",
 		(double)x0 / (double)s->total, (double)n->total / (double)s->total, n->depth);
 	xml_text(s->out, n->name);
+	fprintf(s->out, " (%" PRIu64 " calls, %.3f us, %.2f%%, self %.3f us", n->calls,
+		n->total / 1000.0, 100.0 * (double)n->total / (double)s->total, n->self / 1000.0);
+	if (s->o->diff)
+		fprintf(s->out,
+			"; base: %" PRIu64 " calls, %.3f us, self %.3f us; self %+.3f us, %+.2f%%",
+			base.calls, base.total / 1000.0, base.self / 1000.0, delta / 1000.0,
+			100.0 * (double)delta / (double)s->total);
 	fprintf(s->out,
-		" (%" PRIu64 " calls, %.3f us, %.2f%%, self %.3f us)</title>"
+		")</title>"
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\"/>"
 		"<text x=\"%.2f\" y=\"%.1f\">",
-		n->calls, n->total / 1000.0, 100.0 * (double)n->total / (double)s->total,
-		n->self / 1000.0, x, y, w, FRAME_H - 1, r, g, b, x + 3, y + FRAME_H - 4);
+		x, y, w, FRAME_H - 1, r, g, b, x + 3, y + FRAME_H - 4);
 	chars = w < 6 + 3 * CHAR_PX ? 0 : (size_t)((w - 6) / CHAR_PX);
 	if (chars && strlen(n->name) > chars) {
 		char *cut = strndup(n->name, chars > 2 ? chars - 2 : 0);
@@ -231,6 +282,7 @@ static const char script[] =
 static void header(struct svg *s, double total_w, double total_h)
 {
 	const char *title = s->o->title	   ? s->o->title
+			    : s->o->diff   ? "Differential Flame Graph"
 			    : s->o->icicle ? "Icicle Graph"
 					   : "Flame Graph";
 
@@ -269,6 +321,8 @@ int utrace_export_svg(const struct utrace_callgraph *g, const struct utrace_svg_
 	int ret;
 
 	utrace_callgraph_walk(g, size_node, &s);
+	if (o->diff)
+		s.max_delta = utrace_flame_diff_max(o->diff, s.max_delta);
 	header(&s, s.width + 2 * PAD_SIDE, PAD_TOP + (double)s.depth * FRAME_H + PAD_BOTTOM);
 	ret = s.total ? utrace_callgraph_walk(g, frame_node, &s) : 0;
 	free(s.next_x);

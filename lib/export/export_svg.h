@@ -26,10 +26,17 @@
 #include "lib/base/error.h"
 #include "lib/report/callgraph.h"
 
+struct utrace_flame_diff;
+
 struct utrace_svg_opts {
 	const char *title; /* NULL: "Flame Graph" ("Icicle Graph") */
 	bool icicle;	   /* roots at the top, callees below */
 	unsigned width;	   /* pixels; 0: 1200 */
+	/* a differential flame graph against this base (export_diff.h):
+	 * the widths stay the graph's, each frame is red as its self time
+	 * grew, blue as it shrank (flamegraph.pl's colours of difffolded.pl
+	 * output), its tooltip has both times; NULL: none */
+	struct utrace_flame_diff *diff;
 };
 
 int utrace_export_svg(const struct utrace_callgraph *g, const struct utrace_svg_opts *o, FILE *out,

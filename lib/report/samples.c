@@ -12,6 +12,14 @@
  * string; at the end the entries are sorted by period, largest first, and
  * printed with perf's column widths (each the widest of its header and
  * values).
+ *
+ * Call chains (-g, --children): each address of a chain is named once
+ * into an interned frame (struct frame), so that a chain is an array of
+ * small ids the trees of samples_graph.c compare as integers.  With
+ * --children, as perf's hist_entry_iter does, every frame of a sample's
+ * chain adds the sample's period to the Children of its own entry (once
+ * per sample, however often recursion repeats it), along with the part of
+ * the chain from that frame on.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +29,7 @@
 #include "lib/elf/elf.h"
 #include "lib/elf/symtab.h"
 #include "lib/report/samples.h"
+#include "lib/report/samples_internal.h"
 #include "lib/tracefile/dat_samples.h"
 
 struct dso {
@@ -30,22 +39,6 @@ struct dso {
 	struct utrace_elf_section *secs;
 	size_t nr_secs;
 	struct dso *next;
-};
-
-struct entry {
-	char *key; /* the sort keys' values joined by '\x1f' */
-	char *cols[4];
-	uint64_t period, samples;
-};
-
-struct report {
-	struct utrace_dat *d;
-	const enum utrace_sample_key *order;
-	unsigned n;
-	struct dso *dsos;
-	struct entry *v; /* open addressing by key */
-	size_t cap, nr;
-	uint64_t total, samples;
 };
 
 int utrace_samples_parse_sort(const char *s, enum utrace_sample_key order[4], unsigned *n,
@@ -100,13 +93,51 @@ static void load_sections(struct dso *o, const struct utrace_elf *elf)
 	}
 }
 
+/*
+ * Distributions strip .symtab from their libraries (libc's static
+ * functions then have no name) and ship it in a separate file found by
+ * the build id, /usr/lib/debug/.build-id/NN/REST.debug, which perf reads
+ * too: without it the frames under main would print in hex where perf
+ * names them.  The debug file's symbols have the library's addresses.
+ */
+static struct utrace_symtab *debug_symtab(const struct utrace_elf *elf)
+{
+	struct utrace_elf_section sec;
+	const unsigned char *n;
+	struct utrace_symtab *tab = NULL;
+	struct utrace_elf *dbg;
+	struct utrace_error err;
+	uint32_t namesz, descsz;
+	char path[256];
+	int len;
+
+	if (utrace_elf_find_section(elf, ".symtab", &sec) == 0 ||
+	    utrace_elf_find_section(elf, ".note.gnu.build-id", &sec) < 0 || sec.size < 16 ||
+	    !(n = utrace_elf_section_data(elf, &sec)))
+		return NULL;
+	memcpy(&namesz, n, 4);
+	memcpy(&descsz, n + 4, 4);
+	if (namesz != 4 || descsz < 2 || descsz > 64 || 16 + (uint64_t)descsz > sec.size)
+		return NULL;
+	len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", n[16]);
+	for (uint32_t i = 1; i < descsz; i++)
+		len += snprintf(path + len, sizeof(path) - (size_t)len, "%02x", n[16 + i]);
+	snprintf(path + len, sizeof(path) - (size_t)len, ".debug");
+	if (utrace_elf_open(path, &dbg) < 0)
+		return NULL;
+	if (utrace_symtab_load_elf(dbg, &tab, &err) < 0)
+		tab = NULL;
+	utrace_elf_close(dbg);
+	return tab;
+}
+
 static struct dso *get_dso(struct report *r, const char *path)
 {
 	struct utrace_elf *elf;
 	const char *slash;
 	struct dso *o;
 
-	for (o = r->dsos; o; o = o->next)
+	for (o = *r->dsos; o; o = o->next)
 		if (!strcmp(o->path, path))
 			return o;
 	o = calloc(1, sizeof(*o));
@@ -120,44 +151,99 @@ static struct dso *get_dso(struct report *r, const char *path)
 		struct utrace_error err;
 
 		load_sections(o, elf);
-		if (utrace_symtab_load_elf(elf, &o->tab, &err) < 0)
+		o->tab = debug_symtab(elf);
+		if (!o->tab && utrace_symtab_load_elf(elf, &o->tab, &err) < 0)
 			o->tab = NULL;
 		utrace_elf_close(elf);
 	}
-	o->next = r->dsos;
-	r->dsos = o;
+	o->next = *r->dsos;
+	*r->dsos = o;
 	return o;
 }
 
 /* The function at file offset off of o, NULL if none. */
-static const char *dso_symbol(const struct dso *o, uint64_t off)
+/* The function at file offset off of o, NULL if none. */
+static const struct utrace_sym *dso_symbol(const struct dso *o, uint64_t off)
 {
 	for (size_t i = 0; o->tab && i < o->nr_secs; i++) {
 		const struct utrace_elf_section *s = &o->secs[i];
 
-		if (off >= s->offset && off - s->offset < s->size) {
-			const struct utrace_sym *sym =
-			    utrace_symtab_lookup(o->tab, off - s->offset + s->vaddr, NULL);
-
-			return sym ? sym->name : NULL;
-		}
+		if (off >= s->offset && off - s->offset < s->size)
+			return utrace_symtab_lookup(o->tab, off - s->offset + s->vaddr, NULL);
 	}
 	return NULL;
 }
 
-/* The columns of one sample, formatted into bufs. */
-static int columns(struct report *r, const struct utrace_dat_sample *s, char bufs[4][512])
+/* ---- frames ---- */
+
+static size_t frame_slot(const struct dso *o, uint64_t addr, size_t cap)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)o ^ addr) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+static int frames_grow(struct report *r)
+{
+	size_t cap = r->cap_fslot ? r->cap_fslot * 2 : 1024;
+	uint32_t *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_frames; i++) {
+		size_t s = frame_slot(r->frames[i].o, r->frames[i].addr, cap);
+
+		while (v[s])
+			s = (s + 1) & (cap - 1);
+		v[s] = (uint32_t)i + 1;
+	}
+	free(r->fslot);
+	r->fslot = v;
+	r->cap_fslot = cap;
+	return 0;
+}
+
+/* The frame of ip in process pid, interned; -ENOMEM. */
+static int64_t frame_of(struct report *r, int32_t pid, uint64_t ip)
 {
 	uint64_t off = 0;
-	const char *path = utrace_dat_sample_map(r->d, s->pid, s->ip, &off);
-	const char *comm = utrace_dat_sample_comm(r->d, s->tid);
+	const char *path = utrace_dat_sample_map(r->d, pid, ip, &off);
 	struct dso *o = path ? get_dso(r, path) : NULL;
-	const char *sym = o ? dso_symbol(o, off) : NULL;
+	const struct utrace_sym *sym = o ? dso_symbol(o, off) : NULL;
+	struct frame f = {o, o ? o->path : NULL, sym ? sym->vaddr : ip, sym ? sym->name : NULL};
+	size_t s;
 
-	if (path && !o)
+	if ((path && !o) || ((r->nr_frames + 1) * 2 > r->cap_fslot && frames_grow(r) < 0))
 		return -ENOMEM;
-	for (unsigned i = 0; i < r->n; i++) {
-		switch (r->order[i]) {
+	for (s = frame_slot(o, f.addr, r->cap_fslot); r->fslot[s];
+	     s = (s + 1) & (r->cap_fslot - 1)) {
+		const struct frame *g = &r->frames[r->fslot[s] - 1];
+
+		if (g->o == o && g->addr == f.addr)
+			return r->fslot[s] - 1;
+	}
+	if (r->nr_frames == r->cap_frames) {
+		size_t cap = r->cap_frames ? r->cap_frames * 2 : 256;
+		struct frame *v = realloc(r->frames, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->frames = v;
+		r->cap_frames = cap;
+	}
+	r->frames[r->nr_frames] = f;
+	r->fslot[s] = (uint32_t)++r->nr_frames;
+	return r->fslot[s] - 1;
+}
+
+/* The columns of a sample's entry for frame f, formatted into bufs. */
+static void columns(struct report *r, const struct utrace_dat_sample *s, const struct frame *f,
+		    char bufs[4][512])
+{
+	const char *comm = utrace_dat_sample_comm(r->d, s->tid);
+
+	for (unsigned i = 0; i < r->o->n; i++) {
+		switch (r->o->order[i]) {
 		case UTRACE_SAMPLE_COMM:
 			if (comm)
 				snprintf(bufs[i], 512, "%s", comm);
@@ -168,17 +254,16 @@ static int columns(struct report *r, const struct utrace_dat_sample *s, char buf
 			snprintf(bufs[i], 512, "%d:%s", s->pid, comm ? comm : "");
 			break;
 		case UTRACE_SAMPLE_DSO:
-			snprintf(bufs[i], 512, "%s", o ? o->base : "[unknown]");
+			snprintf(bufs[i], 512, "%s", f->o ? f->o->base : "[unknown]");
 			break;
 		case UTRACE_SAMPLE_SYM:
-			if (sym)
-				snprintf(bufs[i], 512, "[.] %s", sym);
+			if (f->name)
+				snprintf(bufs[i], 512, "[.] %s", f->name);
 			else
-				snprintf(bufs[i], 512, "[.] %#018" PRIx64, s->ip);
+				snprintf(bufs[i], 512, "[.] %#018" PRIx64, f->addr);
 			break;
 		}
 	}
-	return 0;
 }
 
 /* ---- entries ---- */
@@ -195,16 +280,16 @@ static size_t key_slot(const char *key, size_t cap)
 static int grow(struct report *r)
 {
 	size_t cap = r->cap ? r->cap * 2 : 256;
-	struct entry *v = calloc(cap, sizeof(*v));
+	struct entry **v = calloc(cap, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->cap; i++) {
 		size_t s;
 
-		if (!r->v[i].key)
+		if (!r->v[i])
 			continue;
-		for (s = key_slot(r->v[i].key, cap); v[s].key; s = (s + 1) & (cap - 1))
+		for (s = key_slot(r->v[i]->key, cap); v[s]; s = (s + 1) & (cap - 1))
 			;
 		v[s] = r->v[i];
 	}
@@ -214,44 +299,142 @@ static int grow(struct report *r)
 	return 0;
 }
 
-static int add_sample(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
+/* The entry of sample s at frame f, made if new; NULL: out of memory. */
+static struct entry *entry_of(struct report *r, const struct utrace_dat_sample *s,
+			      const struct frame *f)
 {
-	struct report *r = arg;
 	char bufs[4][512], key[2100];
 	size_t len = 0, slot;
-	uint64_t period = s->period ? s->period : 1;
+	struct entry *e;
 
-	if (columns(r, s, bufs) < 0 || ((r->nr + 1) * 2 > r->cap && grow(r) < 0))
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	for (unsigned i = 0; i < r->n; i++)
+	if ((r->nr + 1) * 2 > r->cap && grow(r) < 0)
+		return NULL;
+	columns(r, s, f, bufs);
+	for (unsigned i = 0; i < r->o->n; i++)
 		len += (size_t)snprintf(key + len, sizeof(key) - len, "%s\x1f", bufs[i]);
-	for (slot = key_slot(key, r->cap); r->v[slot].key; slot = (slot + 1) & (r->cap - 1))
-		if (!strcmp(r->v[slot].key, key))
-			break;
-	if (!r->v[slot].key) {
-		struct entry *e = &r->v[slot];
-
-		if (!(e->key = strdup(key)))
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		for (unsigned i = 0; i < r->n; i++)
-			if (!(e->cols[i] = strdup(bufs[i])))
-				return utrace_error_set(err, -ENOMEM, "out of memory");
-		r->nr++;
+	for (slot = key_slot(key, r->cap); r->v[slot]; slot = (slot + 1) & (r->cap - 1))
+		if (!strcmp(r->v[slot]->key, key))
+			return r->v[slot];
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->key = strdup(key))) {
+		free(e);
+		return NULL;
 	}
-	r->v[slot].period += period;
-	r->v[slot].samples++;
+	r->v[slot] = e; /* from here on free_report frees it */
+	r->nr++;
+	e->tid = s->tid;
+	for (unsigned i = 0; i < r->o->n; i++)
+		if (!(e->cols[i] = strdup(bufs[i])))
+			return NULL;
+	return e;
+}
+
+/* r->chain: the frames of s's chain in the graph's order; their number. */
+static int64_t sample_chain(struct report *r, const struct utrace_dat_sample *s)
+{
+	bool caller = r->caller;
+
+	if (s->nr > r->cap_chain) {
+		uint32_t *c = realloc(r->chain, s->nr * sizeof(*c));
+		struct entry **seen = realloc(r->seen, s->nr * sizeof(*seen));
+
+		if (c)
+			r->chain = c;
+		if (seen)
+			r->seen = seen;
+		if (!c || !seen)
+			return -ENOMEM;
+		r->cap_chain = s->nr;
+	}
+	for (uint32_t i = 0; i < s->nr; i++) {
+		int64_t f = frame_of(r, s->pid, s->chain[i]);
+
+		if (f < 0)
+			return -ENOMEM;
+		r->chain[caller ? s->nr - 1 - i : i] = (uint32_t)f;
+	}
+	return s->nr;
+}
+
+/* --children: each other entry of the chain gets the period, and its part
+ * of the chain (from its frame on), once per sample. */
+static int add_children(struct report *r, const struct utrace_dat_sample *s, struct entry *self,
+			uint32_t n, uint64_t period)
+{
+	uint32_t nr_seen = 1;
+
+	if (!n) /* no chain (the kernel could not walk it): only the self entry */
+		return 0;
+	r->seen[0] = self;
+	for (uint32_t k = 0; k < n; k++) {
+		struct entry *e = entry_of(r, s, &r->frames[r->chain[k]]);
+		uint32_t i;
+
+		if (!e)
+			return -ENOMEM;
+		for (i = 0; i < nr_seen && r->seen[i] != e; i++)
+			;
+		if (i < nr_seen)
+			continue;
+		if (nr_seen < n)
+			r->seen[nr_seen++] = e;
+		e->acc += period;
+		if (n - k > e->max_depth)
+			e->max_depth = n - k;
+		if (r->graph && samples_chain_add(e, r->chain + k, n - k, period) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_sample(struct report *r, const struct utrace_dat_sample *s, struct utrace_error *err)
+{
+	uint64_t period = s->period ? s->period : 1;
+	int64_t f = frame_of(r, s->pid, s->ip), n = 0;
+	struct entry *e = f < 0 ? NULL : entry_of(r, s, &r->frames[f]);
+
+	if (e && (r->graph || r->o->children))
+		n = sample_chain(r, s);
+	if (!e || n < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	e->period += period;
+	e->samples++;
+	e->acc += r->o->children ? period : 0;
 	r->total += period;
 	r->samples++;
+	if ((uint64_t)n > e->max_depth)
+		e->max_depth = (uint32_t)n;
+	if (r->graph && samples_chain_add(e, r->chain, (uint32_t)n, period) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	if (r->o->children && add_children(r, s, e, (uint32_t)n, period) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
 
 static int by_period(const void *a, const void *b)
 {
-	const struct entry *x = a, *y = b;
+	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
 
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
 	return strcmp(x->key, y->key);
+}
+
+static bool sort_caller; /* qsort has no argument */
+static bool sort_by_sym;
+
+/* perf's order with --children: Children, then within one thread the
+ * caller above its callee (by the depth of their chains), then Self. */
+static int by_children(const void *a, const void *b)
+{
+	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
+
+	if (x->acc != y->acc)
+		return x->acc > y->acc ? -1 : 1;
+	if (x->tid == y->tid && sort_by_sym && x->max_depth != y->max_depth) {
+		return (x->max_depth > y->max_depth) == sort_caller ? -1 : 1;
+	}
+	return by_period(a, b);
 }
 
 /* ---- printing ---- */
@@ -276,39 +459,59 @@ static void print_count(FILE *out, uint64_t n)
 	fprintf(out, "%" PRIu64 "%c", n, *units);
 }
 
-static void print_report(struct report *r, struct entry *v, uint64_t lost, bool user_only,
+/* The header of one event's section; lost: the file's first only. */
+static void print_header(struct report *r, const size_t *w, const uint64_t *lost, bool user_only,
 			 FILE *out)
 {
-	size_t w[4];
+	const struct utrace_samples_opts *o = r->o;
 
-	for (unsigned i = 0; i < r->n; i++) {
-		w[i] = strlen(header_name(r->order[i]));
-		for (size_t e = 0; e < r->nr; e++)
-			if (strlen(v[e].cols[i]) > w[i])
-				w[i] = strlen(v[e].cols[i]);
-	}
-	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n# Samples: ", lost);
+	if (lost)
+		fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", *lost);
+	fputs("# Samples: ", out);
 	print_count(out, r->samples);
-	fprintf(out, " of event 'cpu-clock%s'\n# Event count (approx.): %" PRIu64 "\n#\n",
-		user_only ? ":u" : "", r->total);
-	fputs("# Overhead", out);
-	for (unsigned i = 0; i < r->n; i++)
-		fprintf(out, "  %-*s", (int)w[i], header_name(r->order[i]));
-	fputs("\n# ........", out);
-	for (unsigned i = 0; i < r->n; i++) {
+	fprintf(out, " of event '%s'\n# Event count (approx.): %" PRIu64 "\n#\n",
+		r->offcpu   ? "offcpu-time"
+		: user_only ? "cpu-clock:u"
+			    : "cpu-clock",
+		r->total);
+	fputs(o->children ? "# Children      Self" : "# Overhead", out);
+	for (unsigned i = 0; i < o->n; i++)
+		fprintf(out, "  %-*s", (int)w[i], header_name(o->order[i]));
+	fputs(o->children ? "\n# ........  ........" : "\n# ........", out);
+	for (unsigned i = 0; i < o->n; i++) {
 		fputs("  ", out);
 		for (size_t k = 0; k < w[i]; k++)
 			fputc('.', out);
 	}
 	fputs("\n#\n", out);
+}
+
+static void print_report(struct report *r, struct entry **v, const uint64_t *lost, bool user_only,
+			 FILE *out)
+{
+	unsigned n = r->o->n;
+	size_t w[4];
+
+	for (unsigned i = 0; i < n; i++) {
+		w[i] = strlen(header_name(r->o->order[i]));
+		for (size_t e = 0; e < r->nr; e++)
+			if (strlen(v[e]->cols[i]) > w[i])
+				w[i] = strlen(v[e]->cols[i]);
+	}
+	print_header(r, w, lost, user_only, out);
 	for (size_t e = 0; e < r->nr; e++) {
-		fprintf(out, "  %7.2f%%", 100.0 * (double)v[e].period / (double)r->total);
-		for (unsigned i = 0; i < r->n; i++)
-			if (i + 1 < r->n)
-				fprintf(out, "  %-*s", (int)w[i], v[e].cols[i]);
+		if (r->o->children)
+			fprintf(out, "  %7.2f%%", 100.0 * (double)v[e]->acc / (double)r->total);
+		fprintf(out, "  %7.2f%%", 100.0 * (double)v[e]->period / (double)r->total);
+		for (unsigned i = 0; i < n; i++)
+			if (i + 1 < n)
+				fprintf(out, "  %-*s", (int)w[i], v[e]->cols[i]);
 			else
-				fprintf(out, "  %s", v[e].cols[i]);
+				fprintf(out, "  %s", v[e]->cols[i]);
 		fputc('\n', out);
+		if (r->graph)
+			samples_graph_print(r, v[e], r->o->children ? v[e]->acc : v[e]->period,
+					    out);
 	}
 	fputs("\n\n", out);
 }
@@ -316,52 +519,117 @@ static void print_report(struct report *r, struct entry *v, uint64_t lost, bool 
 static void free_report(struct report *r)
 {
 	for (size_t i = 0; i < r->cap; i++) {
-		free(r->v[i].key);
+		if (!r->v[i])
+			continue;
+		free(r->v[i]->key);
 		for (unsigned k = 0; k < 4; k++)
-			free(r->v[i].cols[k]);
+			free(r->v[i]->cols[k]);
+		samples_chain_free(&r->v[i]->root);
+		free(r->v[i]);
 	}
 	free(r->v);
-	while (r->dsos) {
-		struct dso *o = r->dsos;
+	free(r->frames);
+	free(r->fslot);
+	free(r->chain);
+	free(r->seen);
+}
 
-		r->dsos = o->next;
+static void free_dsos(struct dso *o)
+{
+	while (o) {
+		struct dso *next = o->next;
+
 		utrace_symtab_free(o->tab);
 		free(o->secs);
 		free(o->path);
 		free(o);
+		o = next;
 	}
 }
 
-int utrace_samples_report(struct utrace_dat *d, const enum utrace_sample_key *order, unsigned n,
-			  FILE *out, struct utrace_error *err)
+static int start(struct report *r, struct utrace_dat *d, struct utrace_error *err)
 {
-	struct report r = {.d = d, .order = order, .n = n};
-	struct entry *v = NULL;
-	uint64_t lost = 0;
-	bool user_only = false;
-	int ret;
+	enum utrace_sample_graph g = r->o->graph;
 
-	if (!utrace_dat_has_samples(d, NULL, &user_only))
+	if (!utrace_dat_has_samples(d, NULL, NULL))
 		return utrace_error_set(err, -ENOENT,
 					"%s: no samples (record with -F HZ to sample)",
 					utrace_dat_path(d));
-	ret = utrace_dat_samples_each(d, add_sample, &r, &lost, err);
-	if (ret == 0 && r.nr) {
-		size_t k = 0;
+	if (g && !utrace_dat_samples_have_chains(d))
+		return utrace_error_set(err, -EINVAL,
+					"%s: the samples have no call chains for -g (record "
+					"with -F HZ --call-graph fp)",
+					utrace_dat_path(d));
+	/* perf report -g's order: caller unless callee is asked; perf keeps
+	 * it for --children without -g too (the depth rule of the sort) */
+	r->caller = g != UTRACE_GRAPH_CALLEE;
+	if (g == UTRACE_GRAPH_DEFAULT)
+		g = UTRACE_GRAPH_CALLER;
+	r->graph = g;
+	return 0;
+}
 
-		v = malloc(r.nr * sizeof(*v));
-		if (!v)
-			ret = utrace_error_set(err, -ENOMEM, "out of memory");
-		for (size_t i = 0; v && i < r.cap; i++)
-			if (r.v[i].key)
-				v[k++] = r.v[i];
+/* One pass, each sample to its event's report. */
+static int add_event_sample(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
+{
+	return add_sample((struct report *)arg + s->offcpu, s, err);
+}
+
+/* r's entries sorted, NULL if none (-ENOMEM in *ret). */
+static struct entry **sorted(struct report *r, int *ret, struct utrace_error *err)
+{
+	struct entry **v;
+	size_t k = 0;
+
+	if (!r->nr)
+		return NULL;
+	v = malloc(r->nr * sizeof(*v));
+	if (!v) {
+		*ret = utrace_error_set(err, -ENOMEM, "out of memory");
+		return NULL;
 	}
+	for (size_t i = 0; i < r->cap; i++)
+		if (r->v[i])
+			v[k++] = r->v[i];
+	sort_caller = r->caller;
+	sort_by_sym = false;
+	for (unsigned i = 0; i < r->o->n; i++)
+		sort_by_sym |= r->o->order[i] == UTRACE_SAMPLE_SYM;
+	qsort(v, r->nr, sizeof(*v), r->o->children ? by_children : by_period);
+	return v;
+}
+
+int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts *o, FILE *out,
+			  struct utrace_error *err)
+{
+	struct dso *dsos = NULL;
+	/* cpu-clock, then offcpu-time: perf's sections, one per event */
+	struct report r[2] = {{.d = d, .o = o, .dsos = &dsos},
+			      {.d = d, .o = o, .dsos = &dsos, .offcpu = true}};
+	uint64_t lost = 0;
+	bool user_only = false, first = true;
+	int ret = start(&r[0], d, err);
+
 	if (ret == 0) {
-		if (v)
-			qsort(v, r.nr, sizeof(*v), by_period);
-		print_report(&r, v, lost, user_only, out);
+		r[1].graph = r[0].graph;
+		r[1].caller = r[0].caller;
+		utrace_dat_has_samples(d, NULL, &user_only);
+		ret = utrace_dat_samples_each(d, add_event_sample, r, &lost, err);
 	}
-	free(v);
-	free_report(&r);
+	for (int k = 0; k < 2 && ret == 0; k++) {
+		struct entry **v;
+
+		/* no cpu-clock sample: its section only if nothing else */
+		if (!r[k].samples && (k || r[1].samples))
+			continue;
+		v = sorted(&r[k], &ret, err);
+		if (ret == 0)
+			print_report(&r[k], v, first ? &lost : NULL, user_only, out);
+		first = false;
+		free(v);
+	}
+	free_report(&r[0]);
+	free_report(&r[1]);
+	free_dsos(dsos);
 	return ret;
 }

@@ -19,6 +19,11 @@
  * is the function of the program or library mapped at its address, named
  * from the file's symbol table; an address nothing names is printed in
  * hex, as perf does.
+ *
+ * With a graph (-g), each entry is followed by the tree of its call chains
+ * as perf's default "graph,0.5" prints it (samples_graph.c); with children
+ * (--children) each function of a chain gets an entry of its own, with the
+ * Children (all samples under it) and Self columns.
  */
 #ifndef UTRACE_LIB_REPORT_SAMPLES_H
 #define UTRACE_LIB_REPORT_SAMPLES_H
@@ -40,9 +45,26 @@ enum utrace_sample_key {
 int utrace_samples_parse_sort(const char *s, enum utrace_sample_key order[4], unsigned *n,
 			      struct utrace_error *err);
 
+/* Which way -g prints each entry's call chains (perf report -g ORDER). */
+enum utrace_sample_graph {
+	UTRACE_GRAPH_NONE,
+	UTRACE_GRAPH_DEFAULT, /* perf report -g's: caller */
+	UTRACE_GRAPH_CALLER,  /* outermost frame first */
+	UTRACE_GRAPH_CALLEE,  /* the sampled function first */
+};
+
+struct utrace_samples_opts {
+	enum utrace_sample_key order[4]; /* the sort keys, utrace_samples_parse_sort */
+	unsigned n;
+	enum utrace_sample_graph graph;
+	/* perf's --children: each function also gets the time of the
+	 * functions it called (the Children column, Self beside it) */
+	bool children;
+};
+
 /* Prints the report of d's samples to out; -ENOENT (err filled) when d
- * holds none. */
-int utrace_samples_report(struct utrace_dat *d, const enum utrace_sample_key *order, unsigned n,
-			  FILE *out, struct utrace_error *err);
+ * holds none, -EINVAL when a graph is asked of samples without chains. */
+int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts *o, FILE *out,
+			  struct utrace_error *err);
 
 #endif

@@ -20,6 +20,11 @@
  * data_tail orders them before the kernel may reuse the room.  A drain
  * copies what is there into one linear buffer (a record that wraps is
  * made whole) and hands it out as it is.
+ *
+ * --off-cpu adds a second event per CPU, context switches with a period of
+ * one and the switch records (context_switch), on rings of their own whose
+ * records go to lib/sample/offcpu.c instead of out: what is saved is the
+ * off-CPU samples made from them.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -30,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/sample/offcpu.h"
 #include "lib/sample/sampler.h"
 
 #define DATA_PAGES 128 /* 512 KiB per CPU: ~2 s of 999 Hz samples with 64 frames */
@@ -44,6 +50,9 @@ struct ring {
 
 struct utrace_sampler {
 	struct ring *rings;
+	struct ring *cs; /* --off-cpu: the context-switch events, NULL without */
+	struct utrace_offcpu *offcpu;
+	uint64_t last_drain; /* ns: switches before it are all written */
 	unsigned nr;
 	struct utrace_sampler_attr attr;
 	unsigned char *chunk; /* a drain's copy, DATA_PAGES pages */
@@ -83,6 +92,29 @@ static void make_attr(struct perf_event_attr *a, const struct utrace_sampler_opt
 	a->wakeup_events = 0;
 }
 
+/* The context-switch event of --off-cpu: a sample with the user stack at
+ * each switch-out, a PERF_RECORD_SWITCH at each switch-in.  The switch
+ * happens in the kernel, so the kernel is not excluded (the kernel's
+ * stack is: the user's is what names the blocked code). */
+static void make_cs_attr(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a->sample_period = 1;
+	a->sample_type = UTRACE_OFFCPU_CS_TYPE;
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->inherit = 1;
+	a->context_switch = 1;
+	a->sample_id_all = 1;
+	a->exclude_hv = 1;
+	a->exclude_callchain_kernel = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
 static int open_ring(struct utrace_sampler *s, struct ring *r, struct perf_event_attr *a, pid_t pid,
 		     unsigned cpu, struct utrace_error *err)
 {
@@ -114,6 +146,23 @@ static int open_ring(struct utrace_sampler *s, struct ring *r, struct perf_event
 	return 0;
 }
 
+static int open_cs(struct utrace_sampler *s, pid_t pid, unsigned ncpu, struct utrace_error *err)
+{
+	struct perf_event_attr a;
+	int ret = 0;
+
+	s->cs = calloc(ncpu, sizeof(*s->cs));
+	s->offcpu = utrace_offcpu_new();
+	if (!s->cs || !s->offcpu)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (unsigned cpu = 0; cpu < ncpu; cpu++)
+		s->cs[cpu].fd = -1;
+	make_cs_attr(&a);
+	for (unsigned cpu = 0; ret == 0 && cpu < ncpu; cpu++)
+		ret = open_ring(s, &s->cs[cpu], &a, pid, cpu, err);
+	return ret;
+}
+
 int utrace_sampler_open(pid_t pid, const struct utrace_sampler_opts *o, struct utrace_sampler **out,
 			struct utrace_error *err)
 {
@@ -140,6 +189,8 @@ int utrace_sampler_open(pid_t pid, const struct utrace_sampler_opts *o, struct u
 		ret = open_ring(s, &s->rings[cpu], &a, pid, cpu, err);
 		s->nr = cpu + 1;
 	}
+	if (ret == 0 && o->off_cpu)
+		ret = open_cs(s, pid, (unsigned)ncpu, err);
 	if (ret < 0) {
 		utrace_sampler_close(s);
 		return ret;
@@ -177,10 +228,9 @@ static void count(struct utrace_sampler *s, const unsigned char *p, size_t len)
 	}
 }
 
-static int drain_ring(struct utrace_sampler *s, unsigned cpu, utrace_sampler_fn fn, void *arg,
-		      struct utrace_error *err)
+static int drain_ring(struct utrace_sampler *s, struct ring *r, unsigned cpu, utrace_sampler_fn fn,
+		      void *arg, struct utrace_error *err)
 {
-	struct ring *r = &s->rings[cpu];
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->meta->data_tail, len = head - tail, at = tail & (r->size - 1);
 	int ret = 0;
@@ -196,27 +246,73 @@ static int drain_ring(struct utrace_sampler *s, unsigned cpu, utrace_sampler_fn 
 		memcpy(s->chunk + (r->size - at), r->data, len - (r->size - at));
 	}
 	__atomic_store_n(&r->meta->data_tail, tail + len, __ATOMIC_RELEASE);
-	count(s, s->chunk, len);
+	if (r >= s->rings && r < s->rings + s->nr)
+		count(s, s->chunk, len);
 	if (fn)
 		ret = fn(arg, cpu, s->chunk, len, err);
 	return ret;
 }
 
-int utrace_sampler_drain(struct utrace_sampler *s, utrace_sampler_fn fn, void *arg,
+static int feed_offcpu(void *arg, uint32_t cpu, const void *records, size_t len,
+		       struct utrace_error *err)
+{
+	(void)cpu;
+	if (utrace_offcpu_feed(arg, records, len) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The context switches, paired up to the previous drain (offcpu.h). */
+static int drain_offcpu(struct utrace_sampler *s, utrace_sampler_fn fn, bool last, void *arg,
+			struct utrace_error *err)
+{
+	struct timespec now;
+	const void *rec;
+	size_t len;
+	int ret = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (unsigned cpu = 0; ret == 0 && cpu < s->nr; cpu++)
+		if (s->cs[cpu].meta)
+			ret = drain_ring(s, &s->cs[cpu], cpu, feed_offcpu, s->offcpu, err);
+	if (ret == 0 &&
+	    utrace_offcpu_flush(s->offcpu, last ? UINT64_MAX : s->last_drain, &rec, &len) < 0)
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
+	s->last_drain = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	if (ret == 0 && len && fn)
+		ret = fn(arg, 0, rec, len, err);
+	return ret;
+}
+
+int utrace_sampler_drain(struct utrace_sampler *s, utrace_sampler_fn fn,
+			 utrace_sampler_fn offcpu_fn, bool last, void *arg,
 			 struct utrace_error *err)
 {
 	int ret = 0;
 
 	for (unsigned cpu = 0; ret == 0 && cpu < s->nr; cpu++)
 		if (s->rings[cpu].meta)
-			ret = drain_ring(s, cpu, fn, arg, err);
+			ret = drain_ring(s, &s->rings[cpu], cpu, fn, arg, err);
+	if (ret == 0 && s->cs)
+		ret = drain_offcpu(s, offcpu_fn, last, arg, err);
 	return ret;
 }
 
-void utrace_sampler_stats(const struct utrace_sampler *s, uint64_t *samples, uint64_t *lost)
+void utrace_sampler_stats(const struct utrace_sampler *s, uint64_t *samples, uint64_t *lost,
+			  uint64_t *offcpu)
 {
 	*samples = s->samples;
 	*lost = s->lost;
+	if (offcpu)
+		*offcpu = s->offcpu ? utrace_offcpu_samples(s->offcpu) : 0;
+}
+
+static void close_ring(struct utrace_sampler *s, struct ring *r)
+{
+	if (r->base)
+		munmap(r->base, (size_t)(DATA_PAGES + 1) * (size_t)s->page);
+	if (r->fd >= 0)
+		close(r->fd);
 }
 
 void utrace_sampler_close(struct utrace_sampler *s)
@@ -224,12 +320,13 @@ void utrace_sampler_close(struct utrace_sampler *s)
 	if (!s)
 		return;
 	for (unsigned i = 0; i < s->nr; i++) {
-		if (s->rings[i].base)
-			munmap(s->rings[i].base, (size_t)(DATA_PAGES + 1) * (size_t)s->page);
-		if (s->rings[i].fd >= 0)
-			close(s->rings[i].fd);
+		close_ring(s, &s->rings[i]);
+		if (s->cs)
+			close_ring(s, &s->cs[i]);
 	}
 	free(s->rings);
+	free(s->cs);
+	utrace_offcpu_free(s->offcpu);
 	free(s->chunk);
 	free(s);
 }

@@ -33,6 +33,7 @@ struct utrace_sampler_opts {
 	unsigned freq;	/* samples per second of CPU time (perf record -F) */
 	bool callchain; /* -g: the stack by frame pointers */
 	bool user_only; /* leave the kernel's addresses out */
+	bool off_cpu;	/* --off-cpu: also the time threads spend switched out */
 };
 
 /* What utrace_sampler_attr() says of the samples, for their reader. */
@@ -51,15 +52,20 @@ void utrace_sampler_attr(const struct utrace_sampler *s, struct utrace_sampler_a
 
 /* Hands every record the kernel has written since the last call to fn,
  * in chunks of whole records of one CPU's buffer, then frees their room.
- * fn returns 0 or a negative error, which stops the drain and is
- * returned. */
+ * With off_cpu, the off-CPU samples made since (lib/sample/offcpu.h, laid
+ * out by UTRACE_OFFCPU_SAMPLE_TYPE) go to offcpu_fn, cpu 0; last (once the
+ * command is gone) pairs every switch left.  fn returns 0 or a negative
+ * error, which stops the drain and is returned. */
 typedef int (*utrace_sampler_fn)(void *arg, uint32_t cpu, const void *records, size_t len,
 				 struct utrace_error *err);
-int utrace_sampler_drain(struct utrace_sampler *s, utrace_sampler_fn fn, void *arg,
+int utrace_sampler_drain(struct utrace_sampler *s, utrace_sampler_fn fn,
+			 utrace_sampler_fn offcpu_fn, bool last, void *arg,
 			 struct utrace_error *err);
 
-/* Samples and lost records seen by the drains so far. */
-void utrace_sampler_stats(const struct utrace_sampler *s, uint64_t *samples, uint64_t *lost);
+/* Samples and lost records seen by the drains so far (the off-CPU
+ * samples made in *offcpu, if not NULL). */
+void utrace_sampler_stats(const struct utrace_sampler *s, uint64_t *samples, uint64_t *lost,
+			  uint64_t *offcpu);
 void utrace_sampler_close(struct utrace_sampler *s);
 
 #endif

@@ -53,6 +53,7 @@ enum utrace_dat_type {
 	/* 16-19: kept for the records of triggers, histograms and compression */
 	UTRACE_DAT_PERF_ATTR = 20, /* struct utrace_dat_perf_attr: what the samples hold */
 	UTRACE_DAT_PERF = 21,	   /* struct utrace_dat_perf + perf ring-buffer records */
+	UTRACE_DAT_PERF_OFFCPU = 22, /* struct utrace_dat_perf + off-CPU samples */
 };
 
 struct utrace_dat_rec {
@@ -168,6 +169,14 @@ struct utrace_dat_perf_attr {
 };
 
 enum { UTRACE_DAT_PERF_USER_ONLY = 1u << 0 }; /* the kernel's addresses left out */
+
+/* The layout of the PERF_RECORD_SAMPLEs of UTRACE_DAT_PERF_OFFCPU records
+ * (record --off-cpu): one per time a thread was switched out, at the
+ * switch-out, its user stack, its period the ns until it was switched in
+ * (perf's offcpu-time event); whatever the sampling's own layout. */
+#define UTRACE_DAT_OFFCPU_SAMPLE_TYPE                                                              \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
 /* Records of one CPU's perf ring buffer as the kernel wrote them (each
  * starts with a struct perf_event_header): PERF_RECORD_SAMPLE laid out by

@@ -143,7 +143,7 @@ int dat_grow(void **arr, size_t *cap, size_t need, size_t size);
  * first n bytes, record header included), the tables freed */
 int dat_samples_attr(struct utrace_dat *d, const char *p, uint32_t len, uint64_t off);
 int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n, uint32_t len,
-		      uint64_t off);
+		      uint64_t off, bool offcpu);
 void dat_samples_free(struct utrace_dat *d);
 
 /* dat_hist.c: one HIST record (keeps p when it is sound), the tables freed */

@@ -472,8 +472,9 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 			ret = index_page(d, head, rec.len, off);
 		} else if (rec.type == UTRACE_DAT_KPAGE) {
 			ret = dat_kernel_index(d, head, n, rec.len, off);
-		} else if (rec.type == UTRACE_DAT_PERF) {
-			ret = dat_samples_index(d, head, n, rec.len, off);
+		} else if (rec.type == UTRACE_DAT_PERF || rec.type == UTRACE_DAT_PERF_OFFCPU) {
+			ret = dat_samples_index(d, head, n, rec.len, off,
+						rec.type == UTRACE_DAT_PERF_OFFCPU);
 		} else if ((rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_HIST) ||
 			   rec.type == UTRACE_DAT_PERF_ATTR) {
 			/* metadata (PAGE, KPAGE and END are handled above) */

@@ -24,6 +24,7 @@
 struct dat_block {
 	uint64_t off; /* of the records, after struct utrace_dat_perf */
 	uint32_t len, cpu;
+	bool offcpu; /* UTRACE_DAT_PERF_OFFCPU's samples */
 };
 
 struct dat_map {
@@ -81,7 +82,7 @@ int dat_samples_attr(struct utrace_dat *d, const char *p, uint32_t len, uint64_t
 }
 
 int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n, uint32_t len,
-		      uint64_t off)
+		      uint64_t off, bool offcpu)
 {
 	struct dat_samples *s = samples(d);
 	struct utrace_dat_perf hdr;
@@ -98,7 +99,7 @@ int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n,
 		return -ENOMEM;
 	s->blocks[s->nr_blocks++] =
 	    (struct dat_block){off + sizeof(struct utrace_dat_rec) + sizeof(hdr),
-			       len - (uint32_t)sizeof(hdr), hdr.cpu};
+			       len - (uint32_t)sizeof(hdr), hdr.cpu, offcpu};
 	return 0;
 }
 
@@ -130,6 +131,13 @@ bool utrace_dat_has_samples(const struct utrace_dat *d, uint32_t *freq, bool *us
 	if (user_only)
 		*user_only = s->attr.flags & UTRACE_DAT_PERF_USER_ONLY;
 	return true;
+}
+
+bool utrace_dat_samples_have_chains(const struct utrace_dat *d)
+{
+	const struct dat_samples *s = d->samples;
+
+	return s && s->have_attr && (s->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
 }
 
 /* ---- the records besides samples ---- */
@@ -210,13 +218,14 @@ static bool word(const unsigned char *r, size_t size, size_t *at, uint64_t *v)
 }
 
 /* A PERF_RECORD_SAMPLE laid out by sample_type; 1 if damaged. */
-static int parse_sample(struct dat_samples *s, const unsigned char *r, size_t size,
+static int parse_sample(struct dat_samples *s, const unsigned char *r, size_t size, bool offcpu,
 			struct utrace_dat_sample *out)
 {
-	uint64_t t = s->attr.sample_type, v = 0, nr = 0;
+	uint64_t t = offcpu ? UTRACE_DAT_OFFCPU_SAMPLE_TYPE : s->attr.sample_type, v = 0, nr = 0;
 	size_t at = sizeof(struct perf_event_header);
 
 	memset(out, 0, sizeof(*out));
+	out->offcpu = offcpu;
 	if ((t & PERF_SAMPLE_IP) && !word(r, size, &at, &out->ip))
 		return 1;
 	if (t & PERF_SAMPLE_TID) {
@@ -256,7 +265,8 @@ static int parse_sample(struct dat_samples *s, const unsigned char *r, size_t si
 }
 
 /* What one block holds; samples go to fn when fn is set. */
-static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len, uint32_t cpu,
+static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len,
+		      const struct dat_block *bl,
 		      int (*fn)(void *, const struct utrace_dat_sample *, struct utrace_error *),
 		      void *arg, struct utrace_error *err)
 {
@@ -275,10 +285,10 @@ static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len, 
 			break;
 		}
 		if (h.type == PERF_RECORD_SAMPLE && fn) {
-			ret = parse_sample(s, b + off, h.size, &smp);
+			ret = parse_sample(s, b + off, h.size, bl->offcpu, &smp);
 			if (ret == 0) {
-				if (!(s->attr.sample_type & PERF_SAMPLE_CPU))
-					smp.cpu = cpu;
+				if (!bl->offcpu && !(s->attr.sample_type & PERF_SAMPLE_CPU))
+					smp.cpu = bl->cpu;
 				ret = fn(arg, &smp, err);
 				if (ret > 0) /* the caller's stop, not damage */
 					return ret;
@@ -298,7 +308,7 @@ static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len, 
 	}
 	if (ret == 1) {
 		dat_warn(d, "%s: a damaged sample record (cpu %u): the rest of its block skipped",
-			 d->path, cpu);
+			 d->path, bl->cpu);
 		return 0;
 	}
 	return ret;
@@ -329,7 +339,7 @@ static int each_block(struct utrace_dat *d,
 		}
 		ret = dat_pread(d, buf, bl->len, bl->off, err);
 		if (ret == 0)
-			ret = walk_block(d, buf, bl->len, bl->cpu, fn, arg, err);
+			ret = walk_block(d, buf, bl->len, bl, fn, arg, err);
 		if (ret == -ENOMEM)
 			utrace_error_set(err, ret, "out of memory");
 	}

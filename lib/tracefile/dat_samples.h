@@ -18,7 +18,8 @@ struct utrace_dat_sample {
 	uint64_t ts; /* ns, CLOCK_MONOTONIC, as every other record's time */
 	int32_t pid, tid;
 	uint32_t cpu;
-	uint64_t period; /* ns of CPU time the sample stands for */
+	uint64_t period; /* ns of CPU time the sample stands for (off CPU: switched out) */
+	bool offcpu;	 /* record --off-cpu's: a switch-out, perf's offcpu-time event */
 	uint64_t ip;
 	uint32_t nr;	       /* user call chain, innermost first (ip too); 0 without -g */
 	const uint64_t *chain; /* valid during the callback */
@@ -27,6 +28,8 @@ struct utrace_dat_sample {
 /* Whether d holds samples; their frequency and whether the kernel's
  * addresses were left out (either pointer may be NULL). */
 bool utrace_dat_has_samples(const struct utrace_dat *d, uint32_t *freq, bool *user_only);
+/* Whether its samples carry the user call chain (record --call-graph). */
+bool utrace_dat_samples_have_chains(const struct utrace_dat *d);
 
 /*
  * Calls fn for every sample in file order.  *lost: samples the kernel

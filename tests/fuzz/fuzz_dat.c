@@ -59,14 +59,20 @@ static int sample(void *arg, const struct utrace_dat_sample *s, struct utrace_er
 
 static void samples(struct utrace_dat *d)
 {
-	enum utrace_sample_key order[] = {UTRACE_SAMPLE_COMM, UTRACE_SAMPLE_DSO, UTRACE_SAMPLE_SYM};
+	struct utrace_samples_opts o = {
+	    {UTRACE_SAMPLE_COMM, UTRACE_SAMPLE_DSO, UTRACE_SAMPLE_SYM}, 3, UTRACE_GRAPH_NONE, false};
 	struct utrace_error err = {0};
 	uint64_t lost;
 
 	if (!utrace_dat_has_samples(d, NULL, NULL))
 		return;
 	check_err(utrace_dat_samples_each(d, sample, d, &lost, &err), &err);
-	check_err(utrace_samples_report(d, order, 3, fuzz_sink(), &err), &err);
+	check_err(utrace_samples_report(d, &o, fuzz_sink(), &err), &err);
+	/* the chains' trees too, when the file has them */
+	o.graph = UTRACE_GRAPH_DEFAULT;
+	o.children = true;
+	if (utrace_dat_samples_have_chains(d))
+		check_err(utrace_samples_report(d, &o, fuzz_sink(), &err), &err);
 }
 
 static void report(struct utrace_dat *d)

@@ -15,6 +15,9 @@
 #   - #search=NAME: the matching frames turn magenta and "Matched: N%"
 #     gives their share
 #   - --icicle puts the root at the top
+#   - --diff BASE (a second run as the base): well-formed, the script
+#     runs, the frames render in their red/blue fills, both runs' times
+#     in the tooltips
 #
 # The program is examples/wordfreq.c built with `utrace cflags` at -O0.
 # Prints "ok - ..." / "not ok - ..." per check, then "ui: N passed, N
@@ -44,7 +47,8 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT INT TERM
 
 if ! cc -O0 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/examples" -o "$T/prog" \
 	"$ROOT/examples/wordfreq.c" 2>"$T/cc.err" ||
-	! (cd "$T" && "$U" record -o t.dat -- ./prog >/dev/null 2>&1); then
+	! (cd "$T" && "$U" record -o t.dat -- ./prog >/dev/null 2>&1) ||
+	! (cd "$T" && "$U" record -o base.dat -- ./prog >/dev/null 2>&1); then
 	notok "build and record examples/wordfreq.c"
 	finish
 fi
@@ -113,4 +117,18 @@ check "search: its share is given (Matched: N%)" grep -q 'id="matched"[^>]*>Matc
 read -r x0 y0 w0 fill0 < <(frame 0 "$T/i.svg")
 check "icicle: the root frame is the top row (y=$y0)" test "${y0%.*}" = 50
 check "the title is escaped XML" grep -q '>A &amp; B</text>' "$T/i.svg"
+
+# a differential flame graph against a second run
+"$U" dump --flame-graph --svg --diff "$T/base.dat" -i "$T/t.dat" -o "$T/d.svg" 2>"$T/diff.err"
+check "--diff: the SVG is well-formed XML" xmllint --noout "$T/d.svg"
+check "--diff: titled Differential Flame Graph" grep -q '>Differential Flame Graph<' "$T/d.svg"
+check "--diff: the tooltips have the base's times" grep -q '; base: [0-9]* calls, ' "$T/d.svg"
+dom "file://$T/d.svg" >"$T/ddom.html"
+check "--diff: the script ran in Chromium (data-ready)" grep -q 'data-ready="1"' "$T/ddom.html"
+shot "file://$T/d.svg" "$T/diff.png"
+for i in 0 1 2; do
+	[ "$i" -lt "$(grep -c '^<g class="f"' "$T/d.svg")" ] || break
+	read -r x y w fill < <(frame "$i" "$T/d.svg")
+	check "--diff: frame $i renders in its fill ($fill)" centre_is_fill "$T/diff.png" "$x" "$y" "$w" "$fill"
+done
 finish

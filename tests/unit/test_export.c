@@ -13,8 +13,10 @@
 #include "lib/report/callgraph.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/export/export_chrome.h"
+#include "lib/export/export_diff.h"
 #include "lib/export/export_flame.h"
 #include "lib/export/export_pprof.h"
+#include "lib/export/export_svg.h"
 #include "lib/report/report_filter.h"
 #include "tests/unit/trace_fixture.h"
 
@@ -355,6 +357,87 @@ static void test_flame_deep(void)
 	free(text);
 }
 
+/* The SVG of path's graph against base_path's (--diff). */
+static int diff_write(struct utrace_dat *d, FILE *out, void *arg, struct utrace_error *err)
+{
+	struct utrace_callgraph *g = NULL, *bg = NULL;
+	struct utrace_svg_opts o = {NULL, false, 0, NULL};
+	struct utrace_dat *base;
+	int ret = utrace_dat_open(arg, &base, err);
+
+	if (ret < 0)
+		return ret;
+	ret = fx_callgraph(base, NULL, &bg, err);
+	if (ret == 0)
+		ret = utrace_flame_diff_new(bg, &o.diff, err);
+	if (ret == 0)
+		ret = fx_callgraph(d, NULL, &g, err);
+	if (ret == 0)
+		ret = utrace_export_svg(g, &o, out, err);
+	utrace_flame_diff_free(o.diff);
+	utrace_callgraph_free(g);
+	utrace_callgraph_free(bg);
+	utrace_dat_close(base);
+	return ret;
+}
+
+/* The fill of the frame whose title starts with title, "" if none. */
+static const char *fill_of(const char *svg, const char *title, char buf[32])
+{
+	const char *t = svg ? strstr(svg, title) : NULL, *f = t ? strstr(t, "fill=\"") : NULL;
+
+	buf[0] = '\0';
+	if (f)
+		sscanf(f, "fill=\"%31[^\"]", buf);
+	return buf;
+}
+
+/*
+ * A differential flame graph of the basic fixture (main: self 2000000015
+ * ns; foo 5; bar 11, under it 0x1400 16777236 and foo 100) against the
+ * recursion one (main: self 110; foo 50; foo;foo 35; foo;foo;foo 5).
+ * flamegraph.pl's colours, with the largest change main's 1999999905:
+ * red 255,0,0 for main; growth g = b = int(210 * (max - d) / max), so
+ * 209 for bar's +11 and 208 for 0x1400's +16777236.  The other way
+ * round main is full blue, and bar, only in the base, is not drawn.
+ */
+static void test_flame_diff(void)
+{
+	char path[512], base[512], buf[32];
+	char *text;
+
+	snprintf(path, sizeof(path), "%s", check_path("diff-new.dat"));
+	snprintf(base, sizeof(base), "%s", check_path("diff-base.dat"));
+	fx_write_graph_basic(path);
+	{
+		struct utrace_dat_writer *w = fx_begin(base, "function_graph");
+
+		fx_graph_recursion(w);
+		fx_end(w);
+	}
+	text = fx_text(path, diff_write, base);
+	check(text && strstr(text, ">Differential Flame Graph<"), "diff: titled as such");
+	check(!strcmp(fill_of(text, "<title>main (", buf), "rgb(255,0,0)"),
+	      "diff: the largest growth is full red (%s)", buf);
+	check(!strcmp(fill_of(text, "<title>bar (", buf), "rgb(255,209,209)"),
+	      "diff: a frame new in the graph is red as its self time (%s)", buf);
+	check(!strcmp(fill_of(text, "<title>0x1400 (", buf), "rgb(255,208,208)"),
+	      "diff: a larger growth is a deeper red (%s)", buf);
+	check(text && strstr(text, "<title>bar (1 calls, 16777.347 us") &&
+		  strstr(text, "base: 0 calls, 0.000 us, self 0.000 us; self +0.011 us"),
+	      "diff: a path the base lacks has zeros there");
+	free(text);
+	/* the other way round: main's self time shrank the most */
+	text = fx_text(base, diff_write, path);
+	check(!strcmp(fill_of(text, "<title>main (", buf), "rgb(0,0,255)"),
+	      "diff: the largest shrink is full blue (%s)", buf);
+	check(text && strstr(text, "<title>foo (1 calls, 0.090 us, 45.00%, self 0.050 us; base: "
+				   "1 calls, 0.005 us, self 0.005 us; self +0.045 us, +22.50%)"),
+	      "diff: the tooltip has both recordings' times and the change");
+	check(text && !strstr(text, "<title>bar ("), "diff: a path only in the base is not drawn");
+	free(text);
+}
+
 int main(void)
 {
 	check_begin("export");
@@ -364,5 +447,6 @@ int main(void)
 	test_flame();
 	test_pprof();
 	test_flame_deep();
+	test_flame_diff();
 	return check_end();
 }

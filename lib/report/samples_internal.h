@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * samples_internal.h - what samples.c (entries, naming) and
+ * samples_graph.c (the call chain trees) share.
+ */
+#ifndef UTRACE_LIB_REPORT_SAMPLES_INTERNAL_H
+#define UTRACE_LIB_REPORT_SAMPLES_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/report/samples.h"
+
+struct dso;
+
+/*
+ * A function of a call chain, named once: perf merges the chain entries of
+ * one function (its default key "function"), and one without a symbol by
+ * its address.  Frames are interned, a chain is an array of their ids.
+ */
+struct frame {
+	const struct dso *o; /* NULL: mapped nowhere */
+	const char *dso_path;
+	uint64_t addr;	  /* the symbol's start, or the address without one */
+	const char *name; /* NULL: no symbol, printed as addr */
+};
+
+/* One node of an entry's call chain tree: a trie of frames, one per node. */
+struct cnode {
+	uint32_t frame;
+	uint32_t nr_kids, cap_kids;
+	uint64_t hit;	/* period of the chains that end here */
+	uint64_t cumul; /* period of the chains through here */
+	struct cnode **kids;
+};
+
+struct entry {
+	char *key; /* the sort keys' values joined by '\x1f' */
+	char *cols[4];
+	uint64_t period, samples; /* Self */
+	uint64_t acc;		  /* Children: the samples with this entry in their chain */
+	int32_t tid;		  /* the first sample's thread (perf's tie rule) */
+	uint32_t max_depth;	  /* the longest chain added */
+	struct cnode root;	  /* its frame unused */
+};
+
+struct report {
+	struct utrace_dat *d;
+	const struct utrace_samples_opts *o;
+	enum utrace_sample_graph graph; /* DEFAULT resolved */
+	bool caller;			/* chains outermost frame first */
+	struct dso **dsos;		/* the files named so far, shared by the events' reports */
+	bool offcpu;			/* the report of record --off-cpu's samples */
+	struct entry **v;		/* open addressing by key */
+	size_t cap, nr;
+	uint64_t total, samples;
+	struct frame *frames;
+	size_t nr_frames, cap_frames;
+	uint32_t *fslot; /* open addressing of frames by (dso, addr): id + 1 */
+	size_t cap_fslot;
+	uint32_t *chain; /* one sample's frames, in the graph's order */
+	size_t cap_chain;
+	struct entry **seen; /* one sample's entries, counted once (recursion) */
+};
+
+/* Adds the chain of n frames to e's tree with period; -ENOMEM. */
+int samples_chain_add(struct entry *e, const uint32_t *chain, uint32_t n, uint64_t period);
+void samples_chain_free(struct cnode *root);
+/* Prints e's tree as perf report -g graph,0.5 does; parent is the entry's
+ * Overhead (or Children) period. */
+void samples_graph_print(const struct report *r, const struct entry *e, uint64_t parent, FILE *out);
+
+#endif
