@@ -80,17 +80,24 @@ for want in main:100 c:60 a:50 b:35; do
 done
 grep -q __libc_start_call_main "$T/callee.txt" ||
 	unsupported "libc's frames have no names here (install libc6-dbg)"
-for v in "${views[@]}"; do
-	name=${v%%:*} opts=${v#*:}
-	if cmp -s "$G/samples-graph-$name.txt" "$T/$name.txt"; then
-		ok "report --samples $opts: the golden tree"
-	else
-		notok "report --samples $opts: the golden tree"
-		diff "$G/samples-graph-$name.txt" "$T/$name.txt" | sed 's/^/#   /'
-	fi
-done
-
-if command -v perf >/dev/null; then
+# The trees' shape (which branches reach the 1% shown) is a sample of a
+# few thousand: on a busy machine a branch near the edge can come or go.
+# A run whose trees all match is the test; up to three runs are made, and
+# only the last one's differences are reported (a layout bug fails all).
+compare_trees() { # -> $T/cmp.out: "ok"/"notok" lines; status 0 if all matched
+	: >"$T/cmp.out"
+	local bad=0
+	for v in "${views[@]}"; do
+		name=${v%%:*} opts=${v#*:}
+		if cmp -s "$G/samples-graph-$name.txt" "$T/$name.txt"; then
+			echo "ok report --samples $opts: the golden tree" >>"$T/cmp.out"
+		else
+			bad=1
+			{ echo "notok report --samples $opts: the golden tree"
+			  diff "$G/samples-graph-$name.txt" "$T/$name.txt" | sed 's/^/#   /'; } >>"$T/cmp.out"
+		fi
+	done
+	command -v perf >/dev/null || return $bad
 	perf record -e cpu-clock:u -F 999 -g -o "$T/perf.data" "$T/kchain" >/dev/null 2>&1
 	for v in "${views[@]}"; do
 		name=${v%%:*} opts=${v#*:}
@@ -98,13 +105,26 @@ if command -v perf >/dev/null; then
 		# shellcheck disable=SC2086 # opts are words
 		perf report --stdio -i "$T/perf.data" $opts 2>/dev/null | norm >"$T/perf-$name.txt"
 		if cmp -s "$T/perf-$name.txt" "$T/$name.txt"; then
-			ok "report --samples ${v#*:}: perf report $opts's layout"
+			echo "ok report --samples ${v#*:}: perf report $opts's layout" >>"$T/cmp.out"
 		else
-			notok "report --samples ${v#*:}: perf report $opts's layout"
-			diff "$T/perf-$name.txt" "$T/$name.txt" | sed 's/^/#   /'
+			bad=1
+			{ echo "notok report --samples ${v#*:}: perf report $opts's layout"
+			  diff "$T/perf-$name.txt" "$T/$name.txt" | sed 's/^/#   /'; } >>"$T/cmp.out"
 		fi
 	done
-fi
+	return $bad
+}
+for try in 1 2 3; do
+	compare_trees && break
+	[ "$try" = 3 ] && break
+	(cd "$T" && "$U" record -p nop -F 999 --call-graph fp -o g.dat -- ./kchain >/dev/null 2>&1)
+	for v in "${views[@]}"; do
+		name=${v%%:*} opts=${v#*:}
+		# shellcheck disable=SC2086 # opts are words
+		"$U" report --samples $opts -i "$T/g.dat" 2>"$T/$name.err" | norm >"$T/$name.txt"
+	done
+done
+sed -e 's/^ok /ok - /' -e 's/^notok /not ok - /' "$T/cmp.out"
 
 (cd "$T" && "$U" record -p nop -F 999 -o flat.dat -- ./kchain 100000 >/dev/null 2>&1)
 "$U" report --samples -g -i "$T/flat.dat" >"$T/flat.out" 2>"$T/flat.err"
