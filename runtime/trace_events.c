@@ -228,7 +228,7 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 						  const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
-	struct utrace_hist_ctx c = {rec, len, 0, 0, t->comm};
+	struct utrace_hist_ctx c = {.rec = rec, .rec_len = len, .comm = t->comm};
 	uint8_t *st;
 
 	if (unlikely(!t->tid || !t->comm[0])) {

@@ -331,7 +331,7 @@ bool rec_hist_ksoft(const struct utrace_recorder *r)
 static void hist_krecord(struct utrace_recorder *r, const uint8_t *rec, uint32_t size,
 			 uint64_t ts, uint32_t cpu)
 {
-	struct utrace_hist_ctx c = {rec, size, cpu, 0, NULL};
+	struct utrace_hist_ctx c = {.rec = rec, .rec_len = size, .cpu = cpu};
 	int id = rec[0] | rec[1] << 8; /* common_type */
 
 	/* the kernel's trace_clock is x86-tsc: its ticks, as the runtime's */
