@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "common/hist_prog.h"
+#include "lib/hist/hist_compile.h"
 #include "tests/unit/check.h"
 
 struct rec {
@@ -221,10 +222,161 @@ static void test_malformed(void)
 	munmap(t.map, t.size);
 }
 
+/* ---- compiled from the kernel's syntax -------------------------------- */
+
+static const struct utrace_event_field fields[] = {
+    {"unsigned short", "common_type", "common_type", 0, 2, false, true, UTRACE_EF_INT},
+    {"unsigned char", "common_flags", "common_flags", 2, 1, false, true, UTRACE_EF_INT},
+    {"unsigned char", "common_preempt_count", "common_preempt_count", 3, 1, false, true,
+     UTRACE_EF_INT},
+    {"int", "common_pid", "common_pid", 4, 4, true, true, UTRACE_EF_INT},
+    {"int", "id", "id", 8, 4, true, false, UTRACE_EF_INT},
+};
+static const struct utrace_event_format fmt = {
+    .system = "app", .name = "ev", .rec_size = 16, .nr_fields = 5, .fields = fields,
+    .print_fmt = "\"id=%d\", REC->id",
+};
+
+static unsigned synth_fields = 2;
+static const struct utrace_hist_hdr *var_owner; /* the program that defines ts0 */
+
+static int env_var(void *arg, const char *name, const char *msys, const char *mev,
+		   struct utrace_hist_var_info *out)
+{
+	(void)arg;
+	if (strcmp(name, "ts0") && strcmp(name, "app.begin.ts0"))
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	if (msys && (strcmp(msys, "app") || strcmp(mev, "begin")))
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	*out = (struct utrace_hist_var_info){.table = 3, .sum = 1, .bitmap = 2, .bit = 1,
+					     .key_size = var_owner->key_size,
+					     .nr_keys = var_owner->nr_keys};
+	memcpy(out->slots, var_owner->slots, sizeof(out->slots));
+	return 0;
+}
+
+static int env_synth(void *arg, const char *name, struct utrace_hist_synth_info *out)
+{
+	(void)arg;
+	if (strcmp(name, "req_lat"))
+		return UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND;
+	*out = (struct utrace_hist_synth_info){.id = 42, .nr_fields = synth_fields};
+	return 0;
+}
+
+static const struct utrace_hist_env env = {env_var, env_synth, NULL};
+
+/* Compiles text into t (a fresh table); the error code, 0 if it compiled. */
+static int compile_into(struct table *t, const char *text, const struct utrace_hist_env *e,
+			struct utrace_error *err)
+{
+	struct utrace_hist_spec *s;
+	void *prog;
+	uint32_t len;
+	int code = 0;
+
+	if (utrace_hist_parse(text, &s, &code, err) < 0) {
+		check(0, "parse %s: %s", text, err->msg);
+		return -1;
+	}
+	if (utrace_hist_compile_env(s, &fmt, e, &prog, &len, &code, err) < 0) {
+		utrace_hist_spec_free(s);
+		return code;
+	}
+	utrace_hist_spec_free(s);
+	memset(t, 0, sizeof(*t));
+	check(len <= sizeof(t->p) && utrace_hist_hdr_ok(prog, len), "%s: compiled and checked",
+	      text);
+	memcpy(&t->p, prog, len);
+	free(prog);
+	t->size = utrace_hist_map_bytes(t->p.h.map_bits, t->p.h.key_size, t->p.h.nr_sums);
+	t->map = mmap(NULL, t->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	t->map->magic = UTRACE_HIST_MAP_MAGIC;
+	t->map->bits = t->p.h.map_bits;
+	t->map->key_size = t->p.h.key_size;
+	t->map->nr_sums = t->p.h.nr_sums;
+	return 0;
+}
+
+static void test_compiled(void)
+{
+	struct utrace_error err = {0};
+	uint64_t *sb, *se;
+
+	munmap(begin.map, begin.size);
+	munmap(end.map, end.size);
+	nr_emitted = 0;
+	check(!compile_into(&begin, "hist:keys=id:ts0=common_timestamp.usecs", NULL, &err),
+	      "a trigger with a variable compiles");
+	check(begin.p.h.nr_sums == 3, "its sums: hitcount, ts0, the bitmap (%u)", begin.p.h.nr_sums);
+	var_owner = &begin.p.h;
+	check(!compile_into(&end,
+			    "hist:keys=id:lat=common_timestamp.usecs-$ts0:"
+			    "onmatch(app.begin).req_lat($lat,id)",
+			    &env, &err),
+	      "the canonical end trigger compiles: %s", err.msg);
+	check(end.p.h.nr_resolve_insns == 1 && end.p.h.nr_action_insns == 5,
+	      "one RESOLVE, an action of two params (%u, %u)", end.p.h.nr_resolve_insns,
+	      end.p.h.nr_action_insns);
+	hit(&begin, 7, 3000000);
+	hit(&end, 7, 5500000);
+	hit(&end, 8, 5600000);
+	sb = sums_of(&begin, 7);
+	se = sums_of(&end, 7);
+	check(sb && se && sb[1] == 3000 && se[1] == 2500 && !sums_of(&end, 8),
+	      "ts0 in us, lat = 2500 us, the unmatched end is skipped");
+	check(nr_emitted == 1 && emitted[0][0] == 42 && emitted[0][2] == 2500 && emitted[0][3] == 7,
+	      "req_lat(lat 2500, id 7) emitted once");
+	munmap(end.map, end.size);
+	check(!compile_into(&end, "hist:keys=id:onmatch(app.begin).trace(req_lat,$ts0,id)", &env,
+			    &err),
+	      "trace(synth,...) with a param that is another trigger's variable");
+	hit(&begin, 9, 9000000);
+	hit(&end, 9, 9500000);
+	check(nr_emitted == 2 && emitted[1][2] == 9000 && emitted[1][3] == 9,
+	      "it emits ts0 (in us), id");
+	munmap(end.map, end.size);
+}
+
+static void test_compile_errors(void)
+{
+	static const struct {
+		const char *text;
+		bool env;
+		int code;
+		int column;
+	} bad[] = {
+	    {"hist:keys=id:lat=common_timestamp-$ts0", false, UTRACE_HIST_ERR_VAR_NOT_FOUND, 36},
+	    {"hist:keys=id:lat=common_timestamp-$nope", true, UTRACE_HIST_ERR_VAR_NOT_FOUND, 36},
+	    {"hist:keys=id:onmatch(app.begin).req_lat($ts0)", true,
+	     UTRACE_HIST_ERR_SYNTH_COUNT_MISMATCH, 14},
+	    {"hist:keys=id:onmatch(app.begin).nosuch($ts0,id)", true,
+	     UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND, 14},
+	    {"hist:keys=id:onmatch(app.other).req_lat($ts0,id)", true,
+	     UTRACE_HIST_ERR_VAR_NOT_FOUND, 14},
+	    {"hist:keys=id,common_pid:onmatch(app.begin).req_lat($ts0,id)", true,
+	     UTRACE_HIST_ERR_HIST_NOT_FOUND, 25},
+	    {"hist:keys=id:onmatch(app.begin).req_lat($ts0,nofield)", true,
+	     UTRACE_HIST_ERR_PARAM_NOT_FOUND, 14},
+	    {"hist:keys=id:m=id:onmax($m).save(id)", true, UTRACE_HIST_ERR_ACTION_NOT_FOUND, 19},
+	};
+	struct table t;
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct utrace_error err = {0};
+		int code = compile_into(&t, bad[i].text, bad[i].env ? &env : NULL, &err);
+
+		check(code == bad[i].code && err.column == bad[i].column,
+		      "'%s': %s (code %d col %d)", bad[i].text, err.msg, code, err.column);
+	}
+}
+
 int main(void)
 {
 	test_var_resolve_emit();
 	test_malformed();
+	test_compiled();
+	test_compile_errors();
 	munmap(begin.map, begin.size);
 	munmap(end.map, end.size);
 	return check_done();
