@@ -44,6 +44,8 @@ static void record_usage(FILE *f)
 	    "                           (utrace report --hist prints the histograms)\n"
 	    "  -v                       the -e after it are not recorded, their -R triggers\n"
 	    "                           run (trace-cmd's -v; the kernel's soft enable)\n"
+	    "      --synthetic DEF      a synthetic event, kernel syntax: 'req_lat u64 lat; int id'\n"
+	    "                           (-e synthetic:req_lat; an -R onmatch() action fires it)\n"
 	    "  -c, --children           kernel events: of the processes COMMAND starts too\n"
 	    "  -a, --system-wide        kernel events: of every process, not only COMMAND's\n"
 	    "      --probe DEF          a uprobe, kernel syntax: 'p:[GRP/]EVENT PATH:SYMBOL[+OFF]\n"
@@ -256,6 +258,11 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	case 'v':
 		o->excluding = true;
 		return -1;
+	case 'Y':
+		if (!(o->synth_defs = record_push(o->synth_defs, o->nsynth, sizeof(*o->synth_defs))))
+			return 1;
+		o->synth_defs[o->nsynth++] = arg;
+		return -1;
 	case 'U':
 		if (!(o->probe_defs =
 			  record_push(o->probe_defs, o->nprobes, sizeof(*o->probe_defs))))
@@ -309,6 +316,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	    {"filter-event", required_argument, NULL, 'f'},
 	    {"trigger", required_argument, NULL, 'R'},
 	    {"probe", required_argument, NULL, 'U'},
+	    {"synthetic", required_argument, NULL, 'Y'},
 	    {"children", no_argument, NULL, 'c'},
 	    {"system-wide", no_argument, NULL, 'a'},
 	    {"buffer-kb", required_argument, NULL, 'b'},
@@ -370,5 +378,6 @@ int cmd_record(int argc, char **argv)
 		free(o.specs[i].triggers);
 	free(o.specs);
 	free(o.probe_defs);
+	free(o.synth_defs);
 	return ret;
 }

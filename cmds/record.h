@@ -28,6 +28,8 @@ struct record_opts {
 	bool excluding;		 /* -v given: the -e after it are not recorded (triggers only) */
 	const char **probe_defs; /* --probe */
 	unsigned nprobes;
+	const char **synth_defs; /* --synthetic */
+	unsigned nsynth;
 	bool children;			   /* -c: kernel events of the command's children too */
 	bool system_wide;		   /* -a: kernel events of every process */
 	struct utrace_sampler_opts sample; /* -F, --call-graph; freq 0: no sampling */

@@ -36,6 +36,7 @@
 #include "cmds/cmds.h"
 #include "cmds/record.h"
 #include "cmds/record_probes.h"
+#include "cmds/record_synth.h"
 #include "cmds/record_triggers.h"
 #include "lib/base/spawn.h"
 #include "lib/elf/libdeps.h"
@@ -235,6 +236,7 @@ struct record_session {
 	char **target_names; /* specs added for enable_event targets */
 	unsigned nr_target_names;
 	struct record_probes *rp;
+	struct utrace_synth **synths; /* --synthetic, o->nsynth of them */
 	char *command;
 	char runtime[PATH_MAX];
 	pid_t pid;
@@ -267,6 +269,10 @@ static int record_split_events(struct record_session *s)
 	struct record_opts *o = s->o;
 	struct utrace_error err = {0};
 
+	int ret = record_synth_parse(o->synth_defs, o->nsynth, &s->synths);
+
+	if (ret)
+		return ret;
 	s->uspecs = calloc(o->nspecs + 1, sizeof(*s->uspecs));
 	s->kspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->kspecs));
 	s->rp = record_probes_new();
@@ -300,10 +306,12 @@ static int record_split_events(struct record_session *s)
 			}
 			s->kspecs[s->nkspecs++] =
 			    (struct utrace_event_spec){.pattern = pat, .filter = spec->filter};
-		} else if (utrace_ktrace_is_kernel(spec->pattern)) {
+		} else if (!(o->nsynth && !strncmp(spec->pattern, "synthetic:", 10)) &&
+			   utrace_ktrace_is_kernel(spec->pattern)) {
+			/* (the --synthetic events are this recording's own) */
 			/* -R: parsed now, compiled for each format as the
 			 * instance enables it (lib/record/recorder_hist.c) */
-			if (record_check_triggers(spec, 1, NULL, 0))
+			if (record_check_triggers(spec, 1, NULL, 0, NULL, 0))
 				return 2;
 			s->kspecs[s->nkspecs++] = *spec;
 		} else {
@@ -319,8 +327,12 @@ static int record_split_events(struct record_session *s)
 }
 
 /* Whether pattern names an event of one of the files. */
-static bool record_event_exists(const char *pattern, struct utrace_event_list **lists, size_t n)
+static bool record_event_exists(const struct record_session *s, const char *pattern,
+				struct utrace_event_list **lists, size_t n)
 {
+	for (unsigned i = 0; i < s->o->nsynth; i++)
+		if (utrace_event_spec_matches(pattern, "synthetic", s->synths[i]->name))
+			return true;
 	for (size_t i = 0; i < n; i++)
 		for (unsigned k = 0; lists[i] && k < utrace_event_list_count(lists[i]); k++) {
 			const struct utrace_event_format *f = utrace_event_list_get(lists[i], k);
@@ -362,7 +374,7 @@ static int record_check_user_events(struct record_session *s)
 	for (unsigned i = 0; lists && !ret && i < s->nuspecs; i++) {
 		const char *why;
 
-		if (record_event_exists(s->uspecs[i].pattern, lists, n))
+		if (record_event_exists(s, s->uspecs[i].pattern, lists, n))
 			continue;
 		if (s->uspecs[i].exclude && !s->uspecs[i].nr_triggers)
 			continue; /* -v -e: nothing to record, nothing to check */
@@ -379,7 +391,8 @@ static int record_check_user_events(struct record_session *s)
 		ret = 2;
 	}
 	if (lists && !ret)
-		ret = record_check_triggers(s->uspecs, s->nuspecs, lists, n);
+		ret = record_check_triggers(s->uspecs, s->nuspecs, lists, n, s->synths,
+					    s->o->nsynth);
 	for (size_t i = 0; i < n; i++)
 		utrace_event_list_free(lists[i]);
 	free(lists);
@@ -425,7 +438,14 @@ static int record_open_events(struct record_session *s)
 			return 2;
 		}
 		free(exe);
+		for (unsigned i = 0; i < s->o->nsynth; i++)
+			if (utrace_event_select_add_format(s->events, s->synths[i]->fmt) < 0) {
+				utrace_die_msg("record", "out of memory");
+				return 1;
+			}
 		s->o->rec.events = s->events;
+		s->o->rec.synths = s->synths;
+		s->o->rec.nr_synths = s->o->nsynth;
 	}
 	return 0;
 }
@@ -656,6 +676,7 @@ static void record_cleanup(struct record_session *s)
 	utrace_recorder_free(s->r);
 	free(s->command);
 	utrace_event_select_free(s->events);
+	record_synth_free(s->synths, s->o->nsynth);
 	free(s->uspecs);
 	free(s->kspecs);
 	for (unsigned i = 0; i < s->nr_target_names; i++)

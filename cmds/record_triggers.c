@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "cmds/cmds.h"
+#include "cmds/record_synth.h"
 #include "cmds/record_triggers.h"
 #include "lib/events/event_filter.h"
 #include "lib/hist/hist.h"
@@ -24,39 +25,39 @@ static void trigger_error(const char *trigger, const struct utrace_error *err)
 		fprintf(stderr, "  %s\n  %*s^\n", trigger, err->column - 1, "");
 }
 
-/* Compiles t for every event of the lists that pattern names. */
+/* Compiles t for every event that pattern names. */
 static int check_compile(const char *text, const struct utrace_trigger *t, const char *pattern,
-			 struct utrace_event_list **lists, size_t n)
+			 struct record_check_env *env)
 {
-	for (size_t i = 0; i < n; i++)
-		for (unsigned k = 0; lists[i] && k < utrace_event_list_count(lists[i]); k++) {
-			const struct utrace_event_format *f = utrace_event_list_get(lists[i], k);
-			struct utrace_error err = {0};
-			uint32_t len;
-			void *prog;
-			int code, ret;
+	for (size_t i = 0; i < env->nfmts; i++) {
+		const struct utrace_event_format *f = env->fmts[i];
+		struct utrace_error err = {0};
+		uint32_t len;
+		void *prog;
+		int code, ret;
 
-			if (!utrace_event_spec_matches(pattern, f->system, f->name))
-				continue;
-			if (t->hist)
-				ret = utrace_hist_compile(t->hist, f, &prog, &len, &code, &err);
-			else if (t->filter)
-				ret = utrace_filter_compile(f, t->filter, &prog, &len, &err);
-			else
-				continue;
-			if (ret < 0) {
-				if (!t->hist && err.column > 0) /* a column of the filter */
-					err.column += (int)t->filter_pos;
-				trigger_error(text, &err);
-				return 2;
-			}
-			free(prog);
+		if (!utrace_event_spec_matches(pattern, f->system, f->name))
+			continue;
+		if (t->hist)
+			ret = utrace_hist_compile_env(t->hist, f, record_check_env_ops(env), &prog,
+						      &len, &code, &err);
+		else if (t->filter)
+			ret = utrace_filter_compile(f, t->filter, &prog, &len, &err);
+		else
+			continue;
+		if (ret < 0) {
+			if (!t->hist && err.column > 0) /* a column of the filter */
+				err.column += (int)t->filter_pos;
+			trigger_error(text, &err);
+			return 2;
 		}
+		free(prog);
+	}
 	return 0;
 }
 
-static int check_one(const char *text, const char *pattern, struct utrace_event_list **lists,
-		     size_t n)
+static int check_one(const char *text, const char *pattern, struct record_check_env *env,
+		     bool user)
 {
 	struct utrace_trigger *t = NULL;
 	struct utrace_error err = {0};
@@ -67,29 +68,43 @@ static int check_one(const char *text, const char *pattern, struct utrace_event_
 		return 2;
 	}
 	if (t->remove || t->cmd == UTRACE_TRIG_SNAPSHOT || t->cmd == UTRACE_TRIG_STACKTRACE ||
-	    (!lists && t->cmd != UTRACE_TRIG_HIST)) {
+	    (!user && t->cmd != UTRACE_TRIG_HIST)) {
 		utrace_die_msg("record", "-R '%s': %s is not supported %s yet", text,
 			       t->remove ? "removing a trigger" : utrace_trigger_cmd_name(t->cmd),
-			       lists ? "on user events" : "on kernel events");
+			       user ? "on user events" : "on kernel events");
 		ret = 2;
 	} else {
-		ret = check_compile(text, t, pattern, lists, n);
+		ret = check_compile(text, t, pattern, env);
 	}
 	utrace_trigger_free(t);
 	return ret;
 }
 
 int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs,
-			  struct utrace_event_list **lists, size_t n)
+			  struct utrace_event_list **lists, size_t n, struct utrace_synth *const *synths,
+			  unsigned nsynths)
 {
-	for (unsigned i = 0; i < nspecs; i++)
-		for (unsigned k = 0; k < specs[i].nr_triggers; k++) {
-			int ret = check_one(specs[i].triggers[k], specs[i].pattern, lists, n);
+	struct record_check_env env = {specs, nspecs, NULL, 0, synths, nsynths, 0, {0}};
+	size_t cap = nsynths;
+	int ret = 0;
 
-			if (ret)
-				return ret;
-		}
-	return 0;
+	for (size_t i = 0; lists && i < n; i++)
+		cap += lists[i] ? utrace_event_list_count(lists[i]) : 0;
+	env.fmts = calloc(cap + 1, sizeof(*env.fmts));
+	if (!env.fmts) {
+		utrace_die_msg("record", "out of memory");
+		return 1;
+	}
+	for (size_t i = 0; lists && i < n; i++)
+		for (unsigned k = 0; lists[i] && k < utrace_event_list_count(lists[i]); k++)
+			env.fmts[env.nfmts++] = utrace_event_list_get(lists[i], k);
+	for (unsigned i = 0; i < nsynths; i++)
+		env.fmts[env.nfmts++] = synths[i]->fmt;
+	for (unsigned i = 0; i < nspecs && !ret; i++)
+		for (unsigned k = 0; k < specs[i].nr_triggers && !ret; k++)
+			ret = check_one(specs[i].triggers[k], specs[i].pattern, &env, lists != NULL);
+	free(env.fmts);
+	return ret;
 }
 
 /* Is SYSTEM:NAME named by one of the specs? */

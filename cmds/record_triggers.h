@@ -12,12 +12,16 @@
 
 /*
  * Parses every -R of specs and compiles each hist trigger for every event
- * of lists[0..n) its -e names, so that a bad trigger stops the recording
- * before the command runs.  Prints the error (with the trigger and a caret
- * under the column) and returns 2; 0 when all is well.
+ * of lists[0..n) and synthetic event of synths[0..nsynths) its -e names
+ * (the other -R and the synthetic events give its $variables and
+ * actions), so that a bad trigger stops the recording before the command
+ * runs.  Prints the error (with the trigger and a caret under the column)
+ * and returns 2; 0 when all is well.
  */
+struct utrace_synth;
 int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs,
-			  struct utrace_event_list **lists, size_t n);
+			  struct utrace_event_list **lists, size_t n, struct utrace_synth *const *synths,
+			  unsigned nsynths);
 
 /*
  * The targets of enable_event triggers that no -e names: they must be

@@ -28,6 +28,27 @@
  *   value part: 5: LOAD  off 16 size 8          push bytes
  *               6: SUM   1                      pop -> elt->sums[1] += x
  *
+ * Variables (ts0=common_timestamp.usecs) live in the element after the
+ * sums, one u64 each, with one u64 bitmap after them saying which are
+ * set (utrace_hist_var_sum() in lib/hist/hist.h lays them out): VAR
+ * stores one and sets its bit.  A trigger that refers to another's
+ * variable ($ts0) has a resolve part between its key part and the
+ * insert: RESOLVE looks the same key up in the other trigger's table
+ * (found through the context's table callback, never inserted), takes
+ * the variable if its bit is set and clears the bit, the kernel's
+ * read-once; if any RESOLVE fails the hit is skipped whole, as the
+ * kernel's event_hist_trigger() when resolve_var_refs() fails.  The
+ * action part, after the values, computes the params of a synthetic
+ * event (PARAM) from fields, variables (VGET) and references (REF) and
+ * hands them to the context's emit callback (EMIT):
+ *
+ *   hist:keys=id:lat=common_timestamp.usecs-$ts0:onmatch(a.b).req_lat($lat,id)
+ *
+ *   key part:     LOAD id; KEY 0
+ *   resolve part: RESOLVE table 3 var 1 bit 0x1 (bitmap sum 2) -> refs[0]
+ *   value part:   TS; USECS; REF 0; SUB; VAR 1 (bitmap sum 2, bit 0x1)
+ *   action part:  VGET 1; PARAM 0; LOAD id; PARAM 1; EMIT synth 7, 2 params
+ *
  * A number takes 8 bytes of the key; a string (STR, DYNSTR, COMM) is
  * copied into the key at its place, NUL-padded to its width, so equal
  * strings make equal keys.  The key's size is a multiple of 8.
@@ -78,7 +99,9 @@
 #define UTRACE_HIST_MAX_INSNS 64u
 #define UTRACE_HIST_STACK 8u	     /* the stack machine's depth */
 #define UTRACE_HIST_KEY_MAX 1024u    /* bytes of a key */
-#define UTRACE_HIST_SUMS_MAX 8u	     /* hitcount + values (+ variables later) */
+#define UTRACE_HIST_SUMS_MAX 24u     /* hitcount + 3 values + 16 variables + their bitmap */
+#define UTRACE_HIST_REFS_MAX 16u     /* RESOLVEd variables of one hit */
+#define UTRACE_HIST_PARAMS 32u	     /* params of one EMIT (the kernel's SYNTH_FIELDS_MAX) */
 #define UTRACE_HIST_STR_MAX 256u     /* a string key's width at most (MAX_FILTER_STR_VAL) */
 
 enum utrace_hist_op {
@@ -99,6 +122,13 @@ enum utrace_hist_op {
 	UTRACE_HOP_DYNSTR, /* __data_loc char[] (u32 at off) -> key + key_off, width len */
 	UTRACE_HOP_COMM,   /* the thread's name -> key + key_off, width len (16) */
 	UTRACE_HOP_SUM,	   /* pop -> sums[key_off] += x (value part only) */
+	UTRACE_HOP_VAR,	   /* pop -> sums[key_off] = x; sums[reserved] |= imm (value part) */
+	UTRACE_HOP_VGET,   /* push sums[key_off] (value and action parts) */
+	UTRACE_HOP_RESOLVE, /* table off's element of this key: if sums[reserved] & imm,
+			     * clear it and refs[len] = sums[key_off]; else skip the hit */
+	UTRACE_HOP_REF,	   /* push refs[len] */
+	UTRACE_HOP_PARAM,  /* pop -> params[len] (action part) */
+	UTRACE_HOP_EMIT,   /* emit(synthetic event off, params[0..len)) (action part) */
 	UTRACE_HOP_MAX,
 };
 
@@ -107,8 +137,9 @@ struct utrace_hist_insn {
 	uint8_t size;
 	uint16_t len;	  /* STR, DYNSTR, COMM: width in the key */
 	uint32_t off;	  /* LOAD, STR, DYNSTR: offset in the record */
-	uint32_t key_off; /* KEY, STR, DYNSTR, COMM: offset in the key; SUM: index */
-	uint32_t reserved;
+	uint32_t key_off; /* KEY, STR, DYNSTR, COMM: offset in the key; SUM, VAR,
+			   * VGET, RESOLVE: index of the sum */
+	uint32_t reserved; /* VAR, RESOLVE: index of the variables' bitmap sum */
 	uint64_t imm;
 };
 
@@ -146,7 +177,11 @@ struct utrace_hist_hdr {
 	uint32_t filter_len;   /* a filter program (filter_prog.h) after the
 				* instructions, 0 if none */
 	uint32_t needs;	       /* enum utrace_hist_needs: what a hit must supply */
-	uint32_t reserved;
+	/* The parts after the key part: resolve [nr_key_insns, + nr_resolve),
+	 * value [.., nr_insns - nr_action), action [.., nr_insns).  Were one
+	 * reserved 0 word: a program of before has neither part. */
+	uint16_t nr_resolve_insns;
+	uint16_t nr_action_insns;
 	struct utrace_hist_slot slots[3];
 	/* struct utrace_hist_insn insns[nr_insns]; then the filter */
 };
@@ -254,6 +289,30 @@ static inline uint8_t *utrace_hist_map_insert(struct utrace_hist_map *m, const u
 	return 0;
 }
 
+/* The element of key if it is in the table, else NULL; never inserts
+ * (RESOLVE: a key the other trigger never saw has no variable). */
+static inline uint8_t *utrace_hist_map_find(struct utrace_hist_map *m, const uint8_t *key)
+{
+	uint32_t ks = m->key_size, nslots = 2u << m->bits, max = 1u << m->bits;
+	uint32_t h = utrace_jhash(key, ks, 0), idx;
+	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
+
+	if (!h)
+		h = 1;
+	idx = h >> (32 - (m->bits + 1));
+	for (uint32_t probes = 0; probes < nslots; probes++, idx = (idx + 1) & (nslots - 1)) {
+		/* acquire: a published element's key is there to compare */
+		uint64_t w = __atomic_load_n(&slots[idx].word, __ATOMIC_ACQUIRE);
+
+		if (!w)
+			return 0; /* inserts never skip an empty slot: not there */
+		if ((uint32_t)(w >> 32) == h && utrace_hist_slot_elt(w) < max &&
+		    utrace_hist_keyeq(utrace_hist_elt(m, utrace_hist_slot_elt(w)), key, ks))
+			return utrace_hist_elt(m, utrace_hist_slot_elt(w));
+	}
+	return 0;
+}
+
 /* ---- the interpreter ------------------------------------------------ */
 
 /* What a hit knows besides its record. */
@@ -263,6 +322,18 @@ struct utrace_hist_ctx {
 	uint32_t cpu;
 	uint64_t ts_ns;
 	const char *comm; /* 16 bytes, or NULL */
+	/* RESOLVE: the table of another trigger by its id, NULL if unknown
+	 * (its key_size is checked against the program's before use) */
+	struct utrace_hist_map *(*table)(void *arg, uint32_t id);
+	/* EMIT: a synthetic event with its params; may run hists itself */
+	void (*emit)(void *arg, uint32_t synth, const uint64_t *params, uint32_t n);
+	void *arg;
+};
+
+/* What one hit keeps between the parts of its program. */
+struct utrace_hist_frame {
+	uint64_t refs[UTRACE_HIST_REFS_MAX];
+	uint64_t params[UTRACE_HIST_PARAMS];
 };
 
 static inline const struct utrace_hist_hdr *utrace_hist_hdr_ok(const void *prog, uint32_t len)
@@ -275,6 +346,8 @@ static inline const struct utrace_hist_hdr *utrace_hist_hdr_ok(const void *prog,
 	if (h->nr_insns > UTRACE_HIST_MAX_INSNS || h->nr_key_insns > h->nr_insns ||
 	    h->key_size > UTRACE_HIST_KEY_MAX || (h->key_size & 7) || !h->nr_sums ||
 	    h->nr_sums > UTRACE_HIST_SUMS_MAX || h->nr_keys > 3 || h->map_bits > 20)
+		return 0;
+	if ((uint64_t)h->nr_key_insns + h->nr_resolve_insns + h->nr_action_insns > h->nr_insns)
 		return 0;
 	if (sizeof(*h) + (uint64_t)h->nr_insns * sizeof(struct utrace_hist_insn) + h->filter_len >
 	    len)
@@ -405,14 +478,98 @@ static inline int utrace_hist_alu(const struct utrace_hist_insn *in, uint64_t *s
 }
 
 /*
+ * RESOLVE: the variable of this key in another trigger's table, read once
+ * (its bit cleared) as the kernel's tracing_map_read_var_once().  0, or
+ * -1 if the table, the key or the variable is not there: the hit is
+ * skipped.  Two hits that race may both see the bit (one sets it again
+ * after the other took it): each then reads the newest value, as the
+ * kernel's unlocked var_set[] would let them.
+ */
+static __attribute__((noinline, unused)) int
+utrace_hist_resolve(const struct utrace_hist_hdr *h, const struct utrace_hist_insn *x,
+		    const struct utrace_hist_ctx *c, const uint8_t *key, uint64_t *refs)
+{
+	struct utrace_hist_map *m;
+	uint64_t *sums, old;
+	uint8_t *elt;
+
+	if (!c->table || x->len >= UTRACE_HIST_REFS_MAX)
+		return -1;
+	m = c->table(c->arg, x->off);
+	if (!m || m->key_size != h->key_size || x->key_off >= m->nr_sums ||
+	    x->reserved >= m->nr_sums || !(elt = utrace_hist_map_find(m, key)))
+		return -1;
+	sums = (uint64_t *)(elt + m->key_size);
+	/* acquire: pairs with VAR's release, the value is stored before the
+	 * bit that says so is seen here */
+	old = __atomic_fetch_and(&sums[x->reserved], ~x->imm, __ATOMIC_ACQUIRE);
+	if (!x->imm || (old & x->imm) != x->imm)
+		return -1;
+	refs[x->len] = __atomic_load_n(&sums[x->key_off], __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* The variable and action instructions; the new depth, or -1. */
+static __attribute__((noinline, unused)) int
+utrace_hist_exec_var(const struct utrace_hist_hdr *h, const struct utrace_hist_insn *x,
+		     const struct utrace_hist_ctx *c, const uint8_t *key, uint8_t *elt,
+		     struct utrace_hist_frame *fr, uint64_t *st, int sp)
+{
+	uint64_t *sums = elt ? (uint64_t *)(elt + h->key_size) : 0;
+
+	switch (x->op) {
+	case UTRACE_HOP_VAR:
+		if (sp < 1 || !sums || x->key_off >= h->nr_sums || x->reserved >= h->nr_sums)
+			return -1;
+		__atomic_store_n(&sums[x->key_off], st[--sp], __ATOMIC_RELAXED);
+		/* release: the value is in before its bit (RESOLVE's acquire) */
+		__atomic_fetch_or(&sums[x->reserved], x->imm, __ATOMIC_RELEASE);
+		return sp;
+	case UTRACE_HOP_VGET:
+	case UTRACE_HOP_REF:
+		if (sp >= (int)UTRACE_HIST_STACK)
+			return -1;
+		if (x->op == UTRACE_HOP_REF) {
+			if (!fr || x->len >= UTRACE_HIST_REFS_MAX)
+				return -1;
+			st[sp++] = fr->refs[x->len];
+		} else {
+			if (!sums || x->key_off >= h->nr_sums)
+				return -1;
+			st[sp++] = __atomic_load_n(&sums[x->key_off], __ATOMIC_RELAXED);
+		}
+		return sp;
+	case UTRACE_HOP_RESOLVE:
+		if (elt || !fr || utrace_hist_resolve(h, x, c, key, fr->refs) < 0)
+			return -1;
+		return sp;
+	case UTRACE_HOP_PARAM:
+		if (sp < 1 || !sums || !fr || x->len >= UTRACE_HIST_PARAMS)
+			return -1;
+		fr->params[x->len] = st[--sp];
+		return sp;
+	case UTRACE_HOP_EMIT:
+		if (!sums || !fr || x->len > UTRACE_HIST_PARAMS)
+			return -1;
+		if (c->emit)
+			c->emit(c->arg, x->off, fr->params, x->len);
+		return sp;
+	}
+	return -1;
+}
+
+/*
  * Runs instructions [from, to): the key part (elt NULL) writes key, the
- * value part adds to elt's sums.  Returns 0, or -1 for a malformed
- * program (the hit is then dropped).  Inlined into both of its calls: the
- * call and the spilled registers cost a fifth of a hit (27 -> 22 ns).
+ * resolve part (elt NULL) fills fr->refs, the value part adds to elt's
+ * sums and sets its variables, the action part emits.  Returns 0, or -1
+ * for a malformed program or a variable that did not resolve (the hit is
+ * then dropped).  Inlined into its calls: the call and the spilled
+ * registers cost a fifth of a hit (27 -> 22 ns).
  */
 static inline __attribute__((always_inline)) int
 utrace_hist_exec(const struct utrace_hist_hdr *h, uint32_t from, uint32_t to,
-		 const struct utrace_hist_ctx *c, uint8_t *key, uint8_t *elt)
+		 const struct utrace_hist_ctx *c, uint8_t *key, uint8_t *elt,
+		 struct utrace_hist_frame *fr)
 {
 	const struct utrace_hist_insn *in = utrace_hist_insns(h);
 	uint64_t st[UTRACE_HIST_STACK];
@@ -451,6 +608,15 @@ utrace_hist_exec(const struct utrace_hist_hdr *h, uint32_t from, uint32_t to,
 			__atomic_fetch_add((uint64_t *)(elt + h->key_size) + x->key_off, st[--sp],
 					   __ATOMIC_RELAXED);
 			break;
+		case UTRACE_HOP_VAR:
+		case UTRACE_HOP_VGET:
+		case UTRACE_HOP_RESOLVE:
+		case UTRACE_HOP_REF:
+		case UTRACE_HOP_PARAM:
+		case UTRACE_HOP_EMIT:
+			if ((sp = utrace_hist_exec_var(h, x, c, key, elt, fr, st, sp)) < 0)
+				return -1;
+			break;
 		default:
 			if ((sp = utrace_hist_alu(x, st, sp)) < 0)
 				return -1;
@@ -468,6 +634,9 @@ static inline void utrace_hist_run(const struct utrace_hist_hdr *h, struct utrac
 {
 	uint64_t keybuf[UTRACE_HIST_KEY_MAX / 8];
 	uint8_t *key = (uint8_t *)keybuf, *elt;
+	uint32_t kend = h->nr_key_insns, rend = kend + h->nr_resolve_insns;
+	uint32_t vend = h->nr_insns - h->nr_action_insns;
+	struct utrace_hist_frame fr;
 
 	if (__atomic_load_n(&m->paused, __ATOMIC_RELAXED))
 		return;
@@ -476,15 +645,21 @@ static inline void utrace_hist_run(const struct utrace_hist_hdr *h, struct utrac
 		return;
 	for (uint32_t i = 0; i < h->key_size; i += 8)
 		keybuf[i / 8] = 0;
-	if (utrace_hist_exec(h, 0, h->nr_key_insns, c, key, 0) < 0)
+	if (utrace_hist_exec(h, 0, kend, c, key, 0, &fr) < 0)
 		return;
+	if (rend > kend || vend < h->nr_insns) /* a REF or PARAM never reads garbage */
+		__builtin_memset(&fr, 0, sizeof(fr));
+	if (rend > kend && utrace_hist_exec(h, kend, rend, c, key, 0, &fr) < 0)
+		return; /* a variable it refers to is not set for this key */
 	elt = utrace_hist_map_insert(m, key);
 	if (!elt) {
 		__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	__atomic_fetch_add((uint64_t *)(elt + h->key_size), 1, __ATOMIC_RELAXED); /* hitcount */
-	utrace_hist_exec(h, h->nr_key_insns, h->nr_insns, c, key, elt);
+	if (utrace_hist_exec(h, rend, vend, c, key, elt, &fr) < 0 || vend == h->nr_insns)
+		return;
+	utrace_hist_exec(h, vend, h->nr_insns, c, key, elt, &fr);
 }
 
 #endif

@@ -27,7 +27,7 @@
 
 #include <stdint.h>
 
-#define UTRACE_PROTO_VERSION 2
+#define UTRACE_PROTO_VERSION 3
 #define UTRACE_ENV_SOCK "UTRACE_SOCK"
 #define UTRACE_MSG_MAX 65536u
 #define UTRACE_SITES_PER_MSG 4096u
@@ -44,6 +44,7 @@ enum utrace_msg_type {
 	UTRACE_MSG_ENABLE,
 	UTRACE_MSG_HIST,
 	UTRACE_MSG_TRIGGER,
+	UTRACE_MSG_TABLE,
 };
 
 struct utrace_msg {
@@ -111,6 +112,8 @@ struct utrace_msg_config {
 	uint32_t max_depth;	 /* 0 = unlimited */
 	uint64_t thresh_ns;	 /* tracing_thresh; 0 = off */
 	uint64_t tsc_per_us_q16; /* for thresh_ns: tsc ticks per microsecond << 16 */
+	uint32_t nr_synth;	 /* synthetic events: their ENABLEs follow (UTRACE_SYNTH_OBJ) */
+	uint32_t reserved;
 };
 
 enum utrace_obj_flags {
@@ -213,11 +216,30 @@ struct utrace_msg_hist {
 	uint32_t obj;
 	uint32_t key;
 	uint32_t prog_len;
-	uint32_t reserved;
+	uint32_t table; /* the table's id, by which RESOLVEs find it (0: none) */
 	uint64_t map_size;
 	uint8_t prog[];
 };
 #define UTRACE_EVENT_HISTS_MAX 8 /* hist triggers per event */
+#define UTRACE_HIST_TABLES_MAX 256 /* table ids of a recording */
+
+/* Another trigger's table (the memfd) that a following HIST's program
+ * RESOLVEs variables in; sent before it, maybe more than once. */
+struct utrace_msg_table {
+	struct utrace_msg hdr;
+	uint32_t table;
+	uint32_t reserved;
+	uint64_t map_size;
+};
+
+/*
+ * Synthetic events (lib/hist/synth.h) have no object: after CONFIG, when
+ * nr_synth says so, the recorder sends their HIST, TRIGGER and ENABLE
+ * messages as for an object of index UTRACE_SYNTH_OBJ whose key i is the
+ * synthetic event i of the recording (an EMIT's id), then its DONE.
+ */
+#define UTRACE_SYNTH_OBJ 0xfffffff0u
+#define UTRACE_SYNTH_MAX 32
 
 /* One of the other trigger commands of an event (events.rst), sent like a
  * HIST before the event's ENABLE. */

@@ -33,7 +33,8 @@ static void rt_atfork_child(void)
 	rt_fd_release(&rt.sock); /* the parent's: closed here, not in the parent */
 	rt.pid = getpid();
 	rt_rb_forget(&rt_self);
-	if (!path || rt_connect(path, true) < 0) {
+	/* the synthetic events' ENABLEs follow CONFIG (common/proto.h) */
+	if (!path || rt_connect(path, true) < 0 || rt_synth_register() < 0) {
 		rt.enabled = 0;
 		return;
 	}
@@ -49,7 +50,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 		goto out; /* dormant: not started by utrace record */
 	rt.pid = getpid();
 	rt_rseq_init();
-	if (rt_connect(path, false) < 0)
+	if (rt_connect(path, false) < 0 || rt_synth_register() < 0)
 		goto out; /* recorder gone: run untraced */
 	if (rt_xsave_init() < 0) {
 		rt_log("this CPU has no XSAVE; tracing is off");

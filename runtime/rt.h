@@ -273,6 +273,7 @@ void rt_objects_resend(void) RT_HIDDEN;
 /* trace_events.c */
 struct utrace_event_key;
 int rt_events_register(struct rt_object *added) RT_HIDDEN;
+int rt_synth_register(void) RT_HIDDEN;
 extern int __utrace_marker_on;
 
 /* text_poke.c */

@@ -69,6 +69,25 @@ struct rt_jump {
 	uint64_t code, target, key;
 };
 
+/* Every table a hist trigger of this process fills or RESOLVEs in, by the
+ * recorder's id: set once (release) when its HIST or TABLE comes, read
+ * (acquire) by any hit, so a hit sees a table whole or not at all. */
+static struct utrace_hist_map *ev_tables[UTRACE_HIST_TABLES_MAX];
+
+static struct utrace_hist_map *ev_table(void *arg, uint32_t id)
+{
+	(void)arg;
+	return id < UTRACE_HIST_TABLES_MAX ? __atomic_load_n(&ev_tables[id], __ATOMIC_ACQUIRE)
+					   : NULL;
+}
+
+/* The synthetic events of the recording (lib/hist/synth.h): keys that no
+ * jump site names, fired by the EMIT of an onmatch() action. */
+static struct utrace_event_key ev_synth_keys[UTRACE_SYNTH_MAX];
+static struct rt_object ev_synth_obj = {.index = UTRACE_SYNTH_OBJ};
+
+static void ev_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t n);
+
 /* The context that may write a record now, NULL if none: a nested one in
  * a signal handler that interrupted the tracer (rt_ctx).  Events are
  * recorded below a set_graph_notrace function and during unwinding too. */
@@ -228,7 +247,8 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 						  const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
-	struct utrace_hist_ctx c = {rec, len, 0, 0, t->comm};
+	struct utrace_hist_ctx c = {
+	    .rec = rec, .rec_len = len, .comm = t->comm, .table = ev_table, .emit = ev_emit};
 	uint8_t *st;
 
 	if (unlikely(!t->tid || !t->comm[0])) {
@@ -335,6 +355,34 @@ static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32
 	ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | bytes << 16, src, bytes);
 }
 
+/*
+ * EMIT: the synthetic event's record, the common fields then one u64 slot
+ * per param (the kernel's synth_event layout; a narrower field reads the
+ * slot's low bytes), written as any event's: its filter, its triggers,
+ * its record.  A synthetic event's own trigger may emit again: the depth
+ * is bounded per thread (a signal handler that interrupts one only adds
+ * to it), so a loop of actions ends.
+ */
+static __thread uint32_t ev_emit_depth;
+
+static void ev_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t n)
+{
+	uint64_t rec[1 + UTRACE_HIST_PARAMS];
+	struct utrace_event_key *k;
+
+	(void)arg;
+	if (synth >= UTRACE_SYNTH_MAX || n > UTRACE_HIST_PARAMS || ev_emit_depth >= 4)
+		return;
+	k = &ev_synth_keys[synth];
+	if (!__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
+		return; /* no -e names it: nothing to record or run */
+	rec[0] = 0;
+	memcpy(rec + 1, params, n * sizeof(uint64_t));
+	ev_emit_depth++;
+	rt_event_write(k, rec, (uint32_t)(8 + 8 * n));
+	ev_emit_depth--;
+}
+
 /* ---- utrace_printf (include/utrace/utrace.h) -------------------------- */
 
 RT_EXPORT int __utrace_marker_on;
@@ -417,11 +465,38 @@ static int ev_recv_hist(const struct utrace_msg_hist *m, int fd, struct rt_hist 
 	}
 	h->prog = hdr;
 	h->map = map;
+	if (m->table && m->table < UTRACE_HIST_TABLES_MAX && !ev_table(NULL, m->table))
+		/* release: the map is whole before a RESOLVE can find it */
+		__atomic_store_n(&ev_tables[m->table], map, __ATOMIC_RELEASE);
 	return 0;
 bad:
 	rt_log("a hist trigger from the recorder is malformed; it stays off");
 	free(prog);
 	return 1;
+}
+
+/* Another trigger's table that a following program RESOLVEs in: mapped
+ * once, checked whole as a HIST's table is. */
+static void ev_recv_table(const struct utrace_msg_table *m, int fd)
+{
+	struct utrace_hist_map *map;
+
+	if (fd < 0 || !m->table || m->table >= UTRACE_HIST_TABLES_MAX || ev_table(NULL, m->table) ||
+	    m->map_size < UTRACE_HIST_MAP_HDR || m->map_size > (1ull << 40))
+		return;
+	map = mmap(NULL, m->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return;
+	if (map->magic != UTRACE_HIST_MAP_MAGIC || map->bits > 20 || (map->key_size & 7) ||
+	    map->key_size > UTRACE_HIST_KEY_MAX || !map->nr_sums ||
+	    map->nr_sums > UTRACE_HIST_SUMS_MAX ||
+	    m->map_size != utrace_hist_map_bytes(map->bits, map->key_size, map->nr_sums)) {
+		rt_log("a hist table from the recorder is malformed; it is not used");
+		munmap(map, m->map_size);
+		return;
+	}
+	/* release: the map is whole before a RESOLVE can find it */
+	__atomic_store_n(&ev_tables[m->table], map, __ATOMIC_RELEASE);
 }
 
 /* A trigger command for the next ENABLE, its filter checked whole. */
@@ -506,6 +581,12 @@ static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys,
 			p.nr_hist += !r;
 			continue;
 		}
+		if (n >= (int)sizeof(struct utrace_msg_table) && m->hdr.type == UTRACE_MSG_TABLE) {
+			ev_recv_table((const void *)m, fd);
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
 		if (n >= (int)sizeof(struct utrace_msg_trigger) && m->hdr.type == UTRACE_MSG_TRIGGER &&
 		    m->obj == obj->index && p.nr_trig < UTRACE_EVENT_TRIGS_MAX) {
 			int r = ev_recv_trig((const void *)m, &p.trig[p.nr_trig]);
@@ -578,6 +659,15 @@ static int ev_patch_all(void)
 	ret = rt_text_poke_batch(pokes, n);
 	free(pokes);
 	return ret;
+}
+
+/* After CONFIG: the synthetic events the recorder enables, with their
+ * filters and triggers, as for an object (common/proto.h). */
+int rt_synth_register(void)
+{
+	if (!rt.cfg.nr_synth)
+		return 0;
+	return ev_recv_enables(&ev_synth_obj, ev_synth_keys, UTRACE_SYNTH_MAX);
 }
 
 /* Objects added by this scan: name their events, enable what the

@@ -50,6 +50,10 @@ struct utrace_event_select {
 	int next_id;
 	struct sel_prog *progs;
 	char *format; /* the last format text handed out */
+	/* events no object defines (synthetic events), under the path
+	 * UTRACE_EVENT_NOOBJ; borrowed from the caller */
+	const struct utrace_event_format **extra;
+	unsigned nr_extra;
 };
 
 int utrace_event_select_new(struct utrace_event_spec *specs, unsigned nr,
@@ -102,7 +106,39 @@ void utrace_event_select_free(struct utrace_event_select *s)
 		free(p);
 	}
 	free(s->format);
+	free(s->extra);
 	free(s);
+}
+
+int utrace_event_select_add_format(struct utrace_event_select *s,
+				   const struct utrace_event_format *f)
+{
+	const struct utrace_event_format **x =
+	    realloc(s->extra, (s->nr_extra + 1) * sizeof(*x));
+
+	if (!x)
+		return -ENOMEM;
+	s->extra = x;
+	x[s->nr_extra++] = f;
+	return 0;
+}
+
+/* The format of SYSTEM:NAME in the file at path (or an extra one). */
+static struct utrace_event_list *sel_load(struct utrace_event_select *s, const char *path);
+
+static const struct utrace_event_format *sel_find(struct utrace_event_select *s, const char *path,
+						  const char *system, const char *name)
+{
+	struct utrace_event_list *l;
+
+	if (!strcmp(path, UTRACE_EVENT_NOOBJ)) {
+		for (unsigned i = 0; i < s->nr_extra; i++)
+			if (!strcmp(s->extra[i]->system, system) && !strcmp(s->extra[i]->name, name))
+				return s->extra[i];
+		return NULL;
+	}
+	l = sel_load(s, path);
+	return l ? utrace_event_list_find(l, system, name) : NULL;
 }
 
 bool utrace_event_select_empty(const struct utrace_event_select *s)
@@ -269,9 +305,7 @@ const struct utrace_event_format *utrace_event_select_format(struct utrace_event
 							     const char *path, const char *system,
 							     const char *name)
 {
-	struct utrace_event_list *l = sel_load(s, path);
-
-	return l ? utrace_event_list_find(l, system, name) : NULL;
+	return sel_find(s, path, system, name);
 }
 
 const struct utrace_event_spec *utrace_event_select_spec(const struct utrace_event_select *s,
@@ -302,8 +336,7 @@ int utrace_event_select_match(struct utrace_event_select *s, const char *path, c
 			      const char *name, int *id, const void **prog, uint32_t *prog_len,
 			      const char **format, struct utrace_error *err)
 {
-	struct utrace_event_list *l = sel_load(s, path);
-	const struct utrace_event_format *f = l ? utrace_event_list_find(l, system, name) : NULL;
+	const struct utrace_event_format *f = sel_find(s, path, system, name);
 	unsigned spec;
 	bool fresh;
 	int ret;

@@ -73,6 +73,14 @@ const struct utrace_event_format *utrace_event_select_format(struct utrace_event
 const struct utrace_event_spec *utrace_event_select_spec(const struct utrace_event_select *s,
 							 unsigned i);
 unsigned utrace_event_select_count(const struct utrace_event_select *s);
+/*
+ * Events that no object defines (synthetic events): f (borrowed, kept
+ * until s is freed) is found under the path UTRACE_EVENT_NOOBJ by
+ * utrace_event_select_match and utrace_event_select_format.
+ */
+#define UTRACE_EVENT_NOOBJ "<no object>"
+int utrace_event_select_add_format(struct utrace_event_select *s,
+				   const struct utrace_event_format *f);
 /* The id SYSTEM:NAME has (or will have) in this recording, for triggers
  * that name another event; < 0 if out of memory. */
 int utrace_event_select_id(struct utrace_event_select *s, const char *system, const char *name);

@@ -209,6 +209,36 @@ static inline unsigned utrace_hist_val_sum(const struct utrace_hist_spec *s, uns
 	return n;
 }
 
+/*
+ * After the values' sums, one sum per variable (vars[i]) and, if there is
+ * any variable, one bitmap sum whose bit i says vars[i] is set
+ * (common/hist_prog.h: VAR, RESOLVE).  Compiler, recorder and printer
+ * read the element so.
+ */
+static inline unsigned utrace_hist_nr_val_sums(const struct utrace_hist_spec *s)
+{
+	unsigned n = 1;
+
+	for (unsigned j = 0; j < s->nr_vals; j++)
+		n += utrace_hist_val_sum(s, j) != 0;
+	return n;
+}
+
+static inline unsigned utrace_hist_var_sum(const struct utrace_hist_spec *s, unsigned i)
+{
+	return utrace_hist_nr_val_sums(s) + i;
+}
+
+static inline unsigned utrace_hist_var_bitmap(const struct utrace_hist_spec *s)
+{
+	return utrace_hist_nr_val_sums(s) + s->nr_vars;
+}
+
+static inline unsigned utrace_hist_nr_sums(const struct utrace_hist_spec *s)
+{
+	return utrace_hist_nr_val_sums(s) + (s->nr_vars ? s->nr_vars + 1 : 0);
+}
+
 /* ---- every trigger command (events/SYS/EVENT/trigger) --------------- */
 
 enum utrace_trigger_cmd {

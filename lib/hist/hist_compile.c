@@ -18,8 +18,15 @@
  * a constant, or + - * / of expressions, with the field's modifiers that
  * change its value (.usecs, .log2, .buckets=N) applied right after it;
  * the others (.hex, .sym, .execname, ...) only change how it is printed.
- * Variables and handlers (ts0=..., $ts0, onmatch()) are parsed but not
- * compiled yet: they are refused here with a clear error.
+ *
+ * Variables (ts0=expr) are computed after the values and stored in the
+ * element (VAR).  A $name that is not one of the trigger's own variables
+ * (VGET) is another trigger's, found through the caller's env: each one
+ * gets a RESOLVE right after the key part and is read with REF.  An
+ * onmatch(sys.event).synth(params) or .trace(synth,params) action
+ * computes its params (a $variable, a field of the event or a number)
+ * and EMITs the synthetic event.  onmax(), onchange(), save() and
+ * snapshot() are refused: nothing runs them yet.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +42,12 @@ struct hcomp {
 	uint32_t key_size;
 	uint32_t nr_sums;
 	const struct utrace_event_format *fmt;
+	const struct utrace_hist_spec *spec;
+	const struct utrace_hist_env *env;
+	const char *ref_name[UTRACE_HIST_REFS_MAX]; /* refs[i] holds $ref_name[i] */
+	uint32_t nr_refs;
+	struct utrace_hist_slot slots[3];
+	uint32_t key_insns, resolve_insns, action_insns;
 	int *code;
 	struct utrace_error *err;
 };
@@ -114,6 +127,38 @@ static int hc_field(struct hcomp *c, const struct utrace_hist_expr *e)
 	return ret < 0 ? ret : hc_mods(c, e);
 }
 
+/* The trigger's own variable called name, -1 if none. */
+static int hc_own_var(const struct hcomp *c, const char *name)
+{
+	for (unsigned i = 0; i < c->spec->nr_vars; i++)
+		if (!strcmp(c->spec->vars[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* $name: pushes the own variable, or the other trigger's resolved one. */
+static int hc_ref(struct hcomp *c, const char *name, unsigned pos)
+{
+	int own = hc_own_var(c, name);
+
+	if (own >= 0) {
+		int ret = hc_emit(c, UTRACE_HOP_VGET, 0, 0, 0);
+
+		if (ret >= 0)
+			c->insns[c->n - 1].key_off = utrace_hist_var_sum(c->spec, (unsigned)own);
+		return ret;
+	}
+	for (uint32_t i = 0; i < c->nr_refs; i++) {
+		if (strcmp(c->ref_name[i], name))
+			continue;
+		if (hc_emit(c, UTRACE_HOP_REF, 0, 0, 0) < 0)
+			return -1;
+		c->insns[c->n - 1].len = (uint16_t)i;
+		return 0;
+	}
+	return hc_fail(c, UTRACE_HIST_ERR_VAR_NOT_FOUND, pos, name);
+}
+
 static int hc_expr(struct hcomp *c, const struct utrace_hist_expr *e, unsigned depth)
 {
 	static const uint8_t ops[] = {
@@ -133,8 +178,7 @@ static int hc_expr(struct hcomp *c, const struct utrace_hist_expr *e, unsigned d
 	case UTRACE_HE_CONST:
 		return hc_emit(c, UTRACE_HOP_CONST, 0, 0, e->constant);
 	case UTRACE_HE_VAR_REF:
-		return hc_fail(c, UTRACE_HIST_ERR_VAR_NOT_FOUND, e->pos,
-			       "variables are not supported yet");
+		return hc_ref(c, e->name, e->pos + 1); /* the kernel's errpos(var_name) */
 	default:
 		break;
 	}
@@ -229,12 +273,16 @@ static bool hc_sort_known(const struct utrace_hist_spec *s, const char *name)
 
 static int hc_check(struct hcomp *c, const struct utrace_hist_spec *s)
 {
-	if (s->nr_vars)
-		return hc_fail(c, UTRACE_HIST_ERR_VAR_CREATE_FIND_FAIL, s->vars[0].pos,
-			       "variables are not supported yet");
-	if (s->nr_actions)
-		return hc_fail(c, UTRACE_HIST_ERR_ACTION_NOT_FOUND, s->actions[0].pos,
-			       "handlers are not supported yet");
+	for (unsigned i = 0; i < s->nr_actions; i++) {
+		const struct utrace_hist_action *a = &s->actions[i];
+
+		if (a->handler != UTRACE_HIST_ONMATCH)
+			return hc_fail(c, UTRACE_HIST_ERR_ACTION_NOT_FOUND, a->pos,
+				       "onmax() and onchange() are not supported yet");
+		if (a->kind != UTRACE_HIST_ACT_TRACE)
+			return hc_fail(c, UTRACE_HIST_ERR_ACTION_MISMATCH, a->pos,
+				       "save() and snapshot() are not supported yet");
+	}
 	for (unsigned i = 0; i < s->nr_sort; i++)
 		if (!hc_sort_known(s, s->sort[i].name))
 			return hc_fail(c, UTRACE_HIST_ERR_INVALID_SORT_FIELD, s->sort[i].pos,
@@ -262,6 +310,134 @@ static int hc_values(struct hcomp *c, const struct utrace_hist_spec *s)
 		c->insns[c->n - 1].key_off = sum;
 		if (sum + 1 > c->nr_sums)
 			c->nr_sums = sum + 1;
+	}
+	return 0;
+}
+
+/* The variables, after the values: each one's expression, then VAR. */
+static int hc_vars(struct hcomp *c, const struct utrace_hist_spec *s)
+{
+	for (unsigned i = 0; i < s->nr_vars; i++) {
+		if (hc_expr(c, s->vars[i].expr, 0) < 0 || hc_emit(c, UTRACE_HOP_VAR, 0, 0, 0) < 0)
+			return -1;
+		c->insns[c->n - 1].key_off = utrace_hist_var_sum(s, i);
+		c->insns[c->n - 1].reserved = utrace_hist_var_bitmap(s);
+		c->insns[c->n - 1].imm = 1ull << i;
+	}
+	return 0;
+}
+
+/* One RESOLVE for another trigger's variable, once per name. */
+static int hc_resolve_one(struct hcomp *c, const char *name, unsigned pos, const char *msys,
+			  const char *mev)
+{
+	struct utrace_hist_var_info v = {0};
+	int code;
+
+	if (hc_own_var(c, name) >= 0)
+		return 0;
+	for (uint32_t i = 0; i < c->nr_refs; i++)
+		if (!strcmp(c->ref_name[i], name))
+			return 0;
+	if (!c->env || !c->env->var)
+		return hc_fail(c, UTRACE_HIST_ERR_VAR_NOT_FOUND, pos, name);
+	code = c->env->var(c->env->arg, name, msys, mev, &v);
+	if (code)
+		return hc_fail(c, code, pos, name);
+	/* the other table is looked up with this trigger's key: the same
+	 * layout, or the lookup could never find anything */
+	if (v.key_size != c->key_size || v.nr_keys != c->spec->nr_keys)
+		return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");
+	for (unsigned k = 0; k < v.nr_keys && k < 3; k++)
+		if (v.slots[k].kind != c->slots[k].kind || v.slots[k].len != c->slots[k].len ||
+		    v.slots[k].off != c->slots[k].off)
+			return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");
+	if (c->nr_refs >= UTRACE_HIST_REFS_MAX)
+		return hc_fail(c, UTRACE_HIST_ERR_TOO_MANY_VARS, pos, name);
+	if (hc_emit(c, UTRACE_HOP_RESOLVE, 0, v.table, v.bit) < 0)
+		return -1;
+	c->insns[c->n - 1].key_off = v.sum;
+	c->insns[c->n - 1].reserved = v.bitmap;
+	c->insns[c->n - 1].len = (uint16_t)c->nr_refs;
+	c->ref_name[c->nr_refs++] = name;
+	return 0;
+}
+
+static int hc_resolve_expr(struct hcomp *c, const struct utrace_hist_expr *e)
+{
+	if (!e)
+		return 0;
+	if (e->op == UTRACE_HE_VAR_REF)
+		return hc_resolve_one(c, e->name, e->pos + 1, NULL, NULL);
+	if (hc_resolve_expr(c, e->l) < 0)
+		return -1;
+	return hc_resolve_expr(c, e->r);
+}
+
+/* The resolve part: every $name of the values, variables and actions
+ * that is another trigger's, looked up before the element is. */
+static int hc_resolve(struct hcomp *c, const struct utrace_hist_spec *s)
+{
+	for (unsigned j = 0; j < s->nr_vals; j++)
+		if (hc_resolve_expr(c, s->vals[j]) < 0)
+			return -1;
+	for (unsigned i = 0; i < s->nr_vars; i++)
+		if (hc_resolve_expr(c, s->vars[i].expr) < 0)
+			return -1;
+	for (unsigned i = 0; i < s->nr_actions; i++) {
+		const struct utrace_hist_action *a = &s->actions[i];
+
+		for (unsigned k = 0; k < a->nr_params; k++)
+			if (a->params[k][0] == '$' &&
+			    hc_resolve_one(c, a->params[k] + 1, a->pos, a->match_system,
+					   a->match_event) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* One param of an action: $variable, a number, or a field of the event. */
+static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const char *p)
+{
+	struct utrace_hist_expr e = {.op = UTRACE_HE_FIELD, .name = (char *)p, .pos = a->pos};
+	char *end;
+	unsigned long long v;
+
+	if (p[0] == '$')
+		return hc_ref(c, p + 1, a->pos);
+	v = strtoull(p, &end, 0);
+	if (end != p && !*end)
+		return hc_emit(c, UTRACE_HOP_CONST, 0, 0, v);
+	if (!utrace_event_field_find(c->fmt, p) && strcmp(p, "common_timestamp") &&
+	    strcmp(p, "common_cpu") && strcmp(p, "cpu"))
+		return hc_fail(c, UTRACE_HIST_ERR_PARAM_NOT_FOUND, a->pos, p);
+	return hc_field(c, &e);
+}
+
+/* The action part: each action's params, then EMIT. */
+static int hc_actions(struct hcomp *c, const struct utrace_hist_spec *s)
+{
+	for (unsigned i = 0; i < s->nr_actions; i++) {
+		const struct utrace_hist_action *a = &s->actions[i];
+		struct utrace_hist_synth_info si = {0};
+		int code;
+
+		if (!c->env || !c->env->synth)
+			return hc_fail(c, UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND, a->pos, a->synth);
+		code = c->env->synth(c->env->arg, a->synth, &si);
+		if (code)
+			return hc_fail(c, code, a->pos, a->synth);
+		if (si.nr_fields != a->nr_params)
+			return hc_fail(c, UTRACE_HIST_ERR_SYNTH_COUNT_MISMATCH, a->pos, a->synth);
+		for (unsigned k = 0; k < a->nr_params; k++) {
+			if (hc_param(c, a, a->params[k]) < 0 ||
+			    hc_emit(c, UTRACE_HOP_PARAM, 0, 0, 0) < 0)
+				return -1;
+			c->insns[c->n - 1].len = (uint16_t)k;
+		}
+		if (hc_emit(c, UTRACE_HOP_EMIT, 0, si.id, 0) < 0)
+			return -1;
+		c->insns[c->n - 1].len = (uint16_t)a->nr_params;
 	}
 	return 0;
 }
@@ -316,13 +492,35 @@ static void *hc_link(struct hcomp *c, const struct utrace_hist_spec *s, const vo
 	return h;
 }
 
-int utrace_hist_compile(const struct utrace_hist_spec *s, const struct utrace_event_format *fmt,
-			void **prog, uint32_t *len, int *code, struct utrace_error *err)
+/* The parts in their order: key, resolve, value and variables, action. */
+static int hc_parts(struct hcomp *c, const struct utrace_hist_spec *s)
+{
+	uint32_t start;
+
+	for (unsigned i = 0; i < s->nr_keys; i++)
+		if (hc_key(c, s->keys[i], &c->slots[i]) < 0)
+			return -1;
+	c->key_insns = c->n;
+	if (hc_resolve(c, s) < 0)
+		return -1;
+	c->resolve_insns = c->n - c->key_insns;
+	if (hc_values(c, s) < 0 || hc_vars(c, s) < 0)
+		return -1;
+	c->nr_sums = utrace_hist_nr_sums(s);
+	start = c->n;
+	if (hc_actions(c, s) < 0)
+		return -1;
+	c->action_insns = c->n - start;
+	return 0;
+}
+
+int utrace_hist_compile_env(const struct utrace_hist_spec *s, const struct utrace_event_format *fmt,
+			    const struct utrace_hist_env *env, void **prog, uint32_t *len,
+			    int *code, struct utrace_error *err)
 {
 	struct hcomp *c = calloc(1, sizeof(*c));
-	struct utrace_hist_slot slots[3] = {{0}};
 	void *filter = NULL;
-	uint32_t filter_len = 0, key_insns;
+	uint32_t filter_len = 0;
 	int ret;
 
 	*prog = NULL;
@@ -331,14 +529,15 @@ int utrace_hist_compile(const struct utrace_hist_spec *s, const struct utrace_ev
 	if (!c)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	c->fmt = fmt;
+	c->spec = s;
+	c->env = env;
 	c->code = code;
 	c->err = err;
 	ret = hc_check(c, s);
-	for (unsigned i = 0; ret >= 0 && i < s->nr_keys; i++)
-		ret = hc_key(c, s->keys[i], &slots[i]);
-	key_insns = c->n;
 	if (ret >= 0)
-		ret = hc_values(c, s);
+		ret = hc_parts(c, s) < 0 ? err->code : 0;
+	if (ret >= 0 && c->nr_sums > UTRACE_HIST_SUMS_MAX)
+		ret = hc_fail(c, UTRACE_HIST_ERR_TOO_MANY_VARS, s->vars[0].pos, NULL);
 	if (ret >= 0)
 		ret = hc_filter(c, s, &filter, &filter_len);
 	if (ret >= 0) {
@@ -347,12 +546,20 @@ int utrace_hist_compile(const struct utrace_hist_spec *s, const struct utrace_ev
 		if (!h) {
 			ret = utrace_error_set(err, -ENOMEM, "out of memory");
 		} else {
-			h->nr_key_insns = key_insns;
-			memcpy(h->slots, slots, sizeof(slots));
+			h->nr_key_insns = c->key_insns;
+			h->nr_resolve_insns = (uint16_t)c->resolve_insns;
+			h->nr_action_insns = (uint16_t)c->action_insns;
+			memcpy(h->slots, c->slots, sizeof(c->slots));
 			*prog = h;
 		}
 	}
 	free(filter);
 	free(c);
 	return ret;
+}
+
+int utrace_hist_compile(const struct utrace_hist_spec *s, const struct utrace_event_format *fmt,
+			void **prog, uint32_t *len, int *code, struct utrace_error *err)
+{
+	return utrace_hist_compile_env(s, fmt, NULL, prog, len, code, err);
 }

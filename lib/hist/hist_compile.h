@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "common/hist_prog.h"
+
 #include "lib/events/event_format.h"
 #include "lib/hist/hist.h"
 
@@ -19,5 +21,44 @@
  */
 int utrace_hist_compile(const struct utrace_hist_spec *spec, const struct utrace_event_format *fmt,
 			void **prog, uint32_t *len, int *code, struct utrace_error *err);
+
+/* Another trigger's variable, as a $name that refers to it finds it. */
+struct utrace_hist_var_info {
+	uint32_t table;	 /* the id of the table it lives in (the RESOLVE's) */
+	uint32_t sum;	 /* its sum in that table's elements */
+	uint32_t bitmap; /* the sum of that table's bitmap of set variables */
+	uint64_t bit;
+	/* that trigger's key, which must be this one's */
+	uint32_t key_size, nr_keys;
+	struct utrace_hist_slot slots[3];
+};
+
+/* A synthetic event, as an action that emits it finds it. */
+struct utrace_hist_synth_info {
+	uint32_t id;
+	unsigned nr_fields;
+};
+
+/* What the trigger refers to outside itself; every callback may be NULL. */
+struct utrace_hist_env {
+	/* $name as written without the '$' ("ts0" or "sys.event.ts0");
+	 * match_system/match_event: the onmatch() event of the action that
+	 * names it, else NULL.  0 and *out filled, or a UTRACE_HIST_ERR_*
+	 * (VAR_NOT_FOUND, VAR_NOT_UNIQUE) */
+	int (*var)(void *arg, const char *name, const char *match_system,
+		   const char *match_event, struct utrace_hist_var_info *out);
+	/* 0 and *out filled, or UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND */
+	int (*synth)(void *arg, const char *name, struct utrace_hist_synth_info *out);
+	void *arg;
+};
+
+/*
+ * As utrace_hist_compile, with variables of other triggers ($name) and
+ * onmatch().trace() actions that emit synthetic events found through env.
+ */
+int utrace_hist_compile_env(const struct utrace_hist_spec *spec,
+			    const struct utrace_event_format *fmt,
+			    const struct utrace_hist_env *env, void **prog, uint32_t *len,
+			    int *code, struct utrace_error *err);
 
 #endif

@@ -23,6 +23,7 @@ struct utrace_dat_ktask;
 struct utrace_event_select;
 struct utrace_func_filter;
 struct utrace_recorder;
+struct utrace_synth;
 
 struct utrace_recorder_opts {
 	const char *output; /* utrace.dat */
@@ -39,6 +40,10 @@ struct utrace_recorder_opts {
 	 * recorder runs on the kernel's records as it reads their pages. */
 	const struct utrace_event_spec *kspecs;
 	unsigned nkspecs;
+	/* Synthetic events (--synthetic), their formats added to events;
+	 * synths[i] is what an EMIT of id i fires. */
+	struct utrace_synth *const *synths;
+	unsigned nr_synths;
 	const char *command;		    /* for the file's META */
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);

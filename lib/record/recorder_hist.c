@@ -32,6 +32,7 @@
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
 #include "lib/hist/hist_compile.h"
+#include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
 
 #include <traceevent/kbuffer.h>
@@ -51,8 +52,20 @@ struct rec_hist {
 	uint64_t map_size;
 	char *table;		/* name=: the table's name, NULL if none */
 	struct rec_hist *owner; /* name=: the trigger whose table this one shares */
+	uint32_t tid;		/* its table's id, for RESOLVE (common/proto.h) */
 	struct rec_hist *next;
 };
+
+/* What the compiler's callbacks know of the trigger being compiled. */
+struct hist_env_arg {
+	struct utrace_recorder *r;
+	const char *path; /* the object whose event it is */
+	unsigned depth;	  /* triggers compiled to find a variable, nested */
+};
+
+static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
+				 const char *text, const struct utrace_event_format *fmt,
+				 const struct hist_env_arg *env, struct utrace_error *err);
 
 static int hist_map_new(struct rec_hist *h, struct utrace_error *err)
 {
@@ -100,10 +113,152 @@ static void hist_pause(struct utrace_recorder *r, struct rec_hist *h)
 		h->map->paused = 1;
 }
 
-/* Parses and compiles -R `text` for the event's format. */
-static int hist_compile(const char *text, const struct utrace_event_format *fmt, void **prog,
-			uint32_t *len, bool *paused, char **table, struct utrace_error *err)
+/* A concrete "sys:event" of an -e, or false if it is a pattern. */
+static bool hist_concrete(const char *pattern, char *sys, char *ev, size_t n)
 {
+	const char *colon = strchr(pattern, ':');
+
+	if (!colon || strpbrk(pattern, "*?[") || (size_t)(colon - pattern) >= n ||
+	    strlen(colon + 1) >= n)
+		return false;
+	snprintf(sys, n, "%.*s", (int)(colon - pattern), pattern);
+	snprintf(ev, n, "%s", colon + 1);
+	return true;
+}
+
+/* The -R hist trigger of spec i, trigger k, if it defines variable var:
+ * its index there, else -1. */
+static int hist_defines(const struct utrace_event_spec *sp, unsigned k, const char *var)
+{
+	struct utrace_trigger *t = NULL;
+	struct utrace_error e;
+	int code, found = -1;
+
+	if (utrace_trigger_parse(sp->triggers[k], &t, &code, &e) < 0)
+		return -1;
+	for (unsigned v = 0; t->hist && !t->remove && v < t->hist->nr_vars; v++)
+		if (!strcmp(t->hist->vars[v].name, var))
+			found = (int)v;
+	utrace_trigger_free(t);
+	return found;
+}
+
+/* Variable v of trigger k of spec i: its trigger compiled for its event
+ * (a synthetic event's, or one of the same object), for its table. */
+static int hist_var_table(const struct hist_env_arg *a, unsigned i, unsigned k, unsigned v,
+			  struct utrace_hist_var_info *out)
+{
+	struct utrace_event_select *s = a->r->o.events;
+	const struct utrace_event_spec *sp = utrace_event_select_spec(s, i);
+	struct hist_env_arg nested = {a->r, a->path, a->depth + 1};
+	const struct utrace_event_format *fmt;
+	const struct utrace_hist_hdr *p;
+	struct utrace_trigger *t = NULL;
+	struct utrace_error e;
+	struct rec_hist *h;
+	char sys[65], ev[65];
+	int code;
+
+	if (a->depth >= 4 || !hist_concrete(sp->pattern, sys, ev, sizeof(sys)))
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND; /* a loop of references, or no event */
+	fmt = utrace_event_select_format(s, strcmp(sys, "synthetic") ? a->path : UTRACE_EVENT_NOOBJ,
+					 sys, ev);
+	if (!fmt || !(h = hist_get(a->r, i, k, sp->triggers[k], fmt, &nested, &e)))
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	if (utrace_trigger_parse(sp->triggers[k], &t, &code, &e) < 0)
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	p = h->prog;
+	*out = (struct utrace_hist_var_info){
+	    .table = h->owner ? h->owner->tid : h->tid,
+	    .sum = utrace_hist_var_sum(t->hist, v),
+	    .bitmap = utrace_hist_var_bitmap(t->hist),
+	    .bit = 1ull << v,
+	    .key_size = p->key_size,
+	    .nr_keys = p->nr_keys,
+	};
+	memcpy(out->slots, p->slots, sizeof(out->slots));
+	utrace_trigger_free(t);
+	return 0;
+}
+
+/*
+ * $name of a trigger being compiled: the -R of a user event that defines
+ * it (the one of the onmatch() event first, if it is one of them; or the
+ * one "sys.event.name" says), compiled now if its table is not made yet,
+ * so that the reference has a table id to RESOLVE in.
+ */
+static int hist_var(void *arg, const char *name, const char *msys, const char *mev,
+		    struct utrace_hist_var_info *out)
+{
+	const struct hist_env_arg *a = arg;
+	struct utrace_event_select *s = a->r->o.events;
+	char want_sys[65] = "", want_ev[65] = "", sys[65], ev[65];
+	const char *var = name, *d1 = strchr(name, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	unsigned found = 0, fi = 0, fk = 0;
+	int fv = -1;
+
+	if (d1 && !d2)
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	if (d2) {
+		snprintf(want_sys, sizeof(want_sys), "%.*s", (int)(d1 - name), name);
+		snprintf(want_ev, sizeof(want_ev), "%.*s", (int)(d2 - d1 - 1), d1 + 1);
+		var = d2 + 1;
+	}
+	for (int pass = d2 || !msys; pass < 2 && !found; pass++) {
+		if (!pass) { /* onmatch(): its event's variable first */
+			snprintf(want_sys, sizeof(want_sys), "%s", msys);
+			snprintf(want_ev, sizeof(want_ev), "%s", mev);
+		} else if (!d2) {
+			want_sys[0] = want_ev[0] = 0;
+		}
+		for (unsigned i = 0; i < utrace_event_select_count(s); i++) {
+			const struct utrace_event_spec *sp = utrace_event_select_spec(s, i);
+
+			if (!hist_concrete(sp->pattern, sys, ev, sizeof(sys)) ||
+			    (want_sys[0] && (strcmp(sys, want_sys) || strcmp(ev, want_ev))))
+				continue;
+			for (unsigned k = 0; k < sp->nr_triggers; k++) {
+				int v = hist_defines(sp, k, var);
+
+				if (v < 0)
+					continue;
+				if (!found++)
+					fi = i, fk = k, fv = v;
+			}
+		}
+	}
+	if (!found)
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	if (found > 1)
+		return UTRACE_HIST_ERR_VAR_NOT_UNIQUE;
+	return hist_var_table(a, fi, fk, (unsigned)fv, out);
+}
+
+/* An action's synthetic event: its index is the id its EMIT carries. */
+int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info *out)
+{
+	const struct utrace_recorder *r = arg;
+
+	for (unsigned i = 0; i < r->o.nr_synths; i++)
+		if (!strcmp(r->o.synths[i]->name, name)) {
+			out->id = i;
+			out->nr_fields = r->o.synths[i]->nr_fields;
+			return 0;
+		}
+	return UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND;
+}
+
+static int hist_synth(void *arg, const char *name, struct utrace_hist_synth_info *out)
+{
+	return rec_synth_lookup(((const struct hist_env_arg *)arg)->r, name, out);
+}
+
+/* Parses and compiles -R `text` for the event's format. */
+static int hist_compile(const char *text, const struct utrace_event_format *fmt,
+			const struct hist_env_arg *env, void **prog, uint32_t *len, bool *paused,
+			char **table, struct utrace_error *err)
+{
+	struct utrace_hist_env e = {hist_var, hist_synth, (void *)env};
 	struct utrace_trigger *t = NULL;
 	int code, ret;
 
@@ -113,7 +268,7 @@ static int hist_compile(const char *text, const struct utrace_event_format *fmt,
 	if (t->cmd != UTRACE_TRIG_HIST || t->remove)
 		ret = err->code = 0; /* another command: recorder_trig.c's */
 	else
-		ret = utrace_hist_compile(t->hist, fmt, prog, len, &code, err);
+		ret = utrace_hist_compile_env(t->hist, fmt, env ? &e : NULL, prog, len, &code, err);
 	*paused = t->hist && t->hist->pause;
 	if (ret >= 0 && t->hist && t->hist->name && !(*table = strdup(t->hist->name)))
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
@@ -152,7 +307,7 @@ static int hist_share(struct utrace_recorder *r, struct rec_hist *h, struct utra
 
 static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
 				 const char *text, const struct utrace_event_format *fmt,
-				 struct utrace_error *err)
+				 const struct hist_env_arg *env, struct utrace_error *err)
 {
 	struct rec_hist *h;
 	void *prog = NULL;
@@ -160,7 +315,7 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	bool paused = false;
 	char *table = NULL;
 
-	if (hist_compile(text, fmt, &prog, &len, &paused, &table, err) < 0 || !prog) {
+	if (hist_compile(text, fmt, env, &prog, &len, &paused, &table, err) < 0 || !prog) {
 		free(table);
 		return NULL; /* err->code 0: not a hist trigger */
 	}
@@ -197,6 +352,11 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 		goto fail;
 	if (!h->owner && hist_map_new(h, err) < 0)
 		goto fail;
+	if (!h->owner && r->hist_tids + 1 >= UTRACE_HIST_TABLES_MAX) {
+		utrace_error_set(err, -E2BIG, "too many hist tables (%u)", UTRACE_HIST_TABLES_MAX);
+		goto fail;
+	}
+	h->tid = h->owner ? h->owner->tid : ++r->hist_tids;
 	if (paused) /* :pause; a user event's enable_hist may continue it */
 		hist_pause(r, h);
 	{
@@ -222,17 +382,48 @@ fail:
 	return NULL;
 }
 
-static int hist_send(struct rec_conn *c, uint32_t obj, uint32_t key, const struct rec_hist *h)
+/* The tables h's program RESOLVEs in, each before the HIST that needs
+ * it (the runtime keeps the first of an id). */
+static int hist_send_tables(struct utrace_recorder *r, struct rec_conn *c,
+			    const struct rec_hist *h)
+{
+	const struct utrace_hist_hdr *p = h->prog;
+	const struct utrace_hist_insn *in = utrace_hist_insns(p);
+
+	for (uint32_t i = 0; i < p->nr_insns; i++) {
+		struct utrace_msg_table m = {.hdr.type = UTRACE_MSG_TABLE, .hdr.size = sizeof(m)};
+		const struct rec_hist *o;
+		int ret;
+
+		if (in[i].op != UTRACE_HOP_RESOLVE)
+			continue;
+		for (o = r->hists; o && (o->owner || o->tid != in[i].off); o = o->next)
+			;
+		if (!o)
+			continue; /* RESOLVE fails there: the hit is skipped */
+		m.table = o->tid;
+		m.map_size = o->map_size;
+		ret = rec_conn_send(c, &m, sizeof(m), o->fd);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
+		     const struct rec_hist *h)
 {
 	struct utrace_msg_hist m = {
 	    .hdr.type = UTRACE_MSG_HIST,
 	    .obj = obj,
 	    .key = key,
 	    .prog_len = h->prog_len,
+	    .table = h->tid,
 	    .map_size = h->map_size,
 	};
+	int ret = hist_send_tables(r, c, h);
 
-	return rec_conn_send_with(c, &m, sizeof(m), h->prog, h->prog_len, h->fd);
+	return ret < 0 ? ret : rec_conn_send_with(c, &m, sizeof(m), h->prog, h->prog_len, h->fd);
 }
 
 int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
@@ -255,7 +446,9 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 
 			if (sent == UTRACE_EVENT_HISTS_MAX)
 				return 0;
-			h = hist_get(r, i, k, sp->triggers[k], fmt, &e);
+			struct hist_env_arg env = {r, path, 0};
+
+			h = hist_get(r, i, k, sp->triggers[k], fmt, &env, &e);
 			if (!h && !e.code)
 				continue;
 			if (!h) {
@@ -263,7 +456,7 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 					r->o.notice(r->o.notice_arg, c->pid, e.msg);
 				continue;
 			}
-			ret = hist_send(c, obj, key, h);
+			ret = hist_send(r, c, obj, key, h);
 			if (ret < 0)
 				return utrace_error_set(err, ret, "sending a hist trigger failed");
 			sent++;
@@ -296,7 +489,7 @@ int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *
 			return err->code;
 		for (unsigned k = 0; k < sp->nr_triggers; k++) {
 			struct rec_hist *h = hist_get(r, i | REC_HIST_KERNEL, k, sp->triggers[k], fmt,
-						      err);
+						      NULL, err);
 
 			if (!h && !err->code)
 				continue;
@@ -331,7 +524,7 @@ bool rec_hist_ksoft(const struct utrace_recorder *r)
 static void hist_krecord(struct utrace_recorder *r, const uint8_t *rec, uint32_t size,
 			 uint64_t ts, uint32_t cpu)
 {
-	struct utrace_hist_ctx c = {rec, size, cpu, 0, NULL};
+	struct utrace_hist_ctx c = {.rec = rec, .rec_len = size, .cpu = cpu};
 	int id = rec[0] | rec[1] << 8; /* common_type */
 
 	/* the kernel's trace_clock is x86-tsc: its ticks, as the runtime's */

@@ -24,6 +24,7 @@
 #include "common/rb_abi.h"
 #include "lib/tracefile/dat_format.h"
 #include "lib/tracefile/dat_writer.h"
+#include "lib/hist/hist_compile.h"
 #include "lib/record/recorder.h"
 
 struct rec_object {
@@ -91,6 +92,7 @@ struct utrace_recorder {
 	struct rec_conn **who;
 	uint32_t cap_poll;
 	struct rec_hist *hists; /* recorder_hist.c */
+	uint32_t hist_tids;	/* recorder_hist.c: table ids handed out */
 	struct kbuffer *kb;	/* recorder_hist.c: decoding kernel pages for triggers */
 	struct rec_trig *trigs; /* recorder_trig.c: the trigger commands */
 	uint32_t nr_counts;	/* their :N counters in ctl */
@@ -134,6 +136,15 @@ int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *
 void rec_hist_kpage(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len);
 bool rec_hist_ksoft(const struct utrace_recorder *r);
 void rec_hist_free(struct utrace_recorder *r);
+
+/* recorder_msg.c: one event's format, triggers and ENABLE; the DONE. */
+int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
+		     const char *path, const char *sys, const char *name,
+		     struct utrace_msg_enable *en, struct utrace_error *err);
+int rec_enable_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_enable *en);
+
+/* recorder_hist.c: the synthetic event an action names (--synthetic) */
+int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info *out);
 
 /* recorder_trig.c: the trigger commands set up at the start, the flags an
  * event's ENABLE needs, sent before it; freed with the recorder */

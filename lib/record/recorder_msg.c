@@ -21,6 +21,7 @@
 #include "common/scm.h"
 #include "lib/events/event_select.h"
 #include "lib/events/ftrace_filter.h"
+#include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/elf/symtab.h"
 
@@ -84,6 +85,9 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 	return ret;
 }
 
+static int rec_synth_send(struct utrace_recorder *r, struct rec_conn *c,
+			  struct utrace_error *err);
+
 static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		     struct utrace_error *err)
 {
@@ -91,6 +95,7 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	struct utrace_msg_config cfg = {0};
 	struct utrace_dat_image img = {0};
 	size_t elen = n - sizeof(*h);
+	int ret;
 
 	if (n < sizeof(*h) || h->version != UTRACE_PROTO_VERSION)
 		return -EPROTO;
@@ -115,7 +120,9 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	cfg.max_depth = r->o.max_depth;
 	cfg.thresh_ns = r->o.thresh_ns;
 	cfg.tsc_per_us_q16 = r->tsc_per_us_q16;
-	return rec_conn_send(c, &cfg, sizeof(cfg), r->ctl_fd);
+	cfg.nr_synth = r->o.events ? r->o.nr_synths : 0;
+	ret = rec_conn_send(c, &cfg, sizeof(cfg), r->ctl_fd);
+	return ret < 0 ? ret : rec_synth_send(r, c, err);
 }
 
 static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
@@ -189,6 +196,99 @@ static int msg_sites(struct utrace_recorder *r, struct rec_conn *c, const void *
 	return 0;
 }
 
+/*
+ * One event of an object (or a synthetic event, obj UTRACE_SYNTH_OBJ and
+ * path UTRACE_EVENT_NOOBJ): if the recording selects it, its format is
+ * saved the first time, its hist triggers and trigger commands go out,
+ * then its ENABLE.  en: a UTRACE_MSG_MAX buffer.
+ */
+int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
+		     const char *path, const char *sys, const char *name,
+		     struct utrace_msg_enable *en, struct utrace_error *err)
+{
+	const char *format;
+	const void *prog;
+	uint32_t plen;
+	int id, on, ret;
+
+	on = utrace_event_select_match(r->o.events, path, sys, name, &id, &prog, &plen, &format,
+				       err);
+	if (on < 0) {
+		/* a filter that does not fit this object's event: say so and
+		 * leave the event off, the recording goes on */
+		if (r->o.notice)
+			r->o.notice(r->o.notice_arg, c->pid, err->msg);
+		return 0;
+	}
+	if (!on || sizeof(*en) + plen > UTRACE_MSG_MAX)
+		return 0;
+	if (format) {
+		struct utrace_dat_event_format ef = {.id = (uint32_t)id};
+		struct iovec iov[3] = {{&ef, sizeof(ef)},
+				       {(void *)sys, strlen(sys) + 1},
+				       {(void *)format, strlen(format) + 1}};
+
+		ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
+		if (ret < 0)
+			return ret;
+	}
+	ret = rec_hist_send(r, c, obj, key, path, sys, name, err);
+	if (ret >= 0)
+		ret = rec_trig_send(r, c, obj, key, path, sys, name, err);
+	if (ret < 0)
+		return ret;
+	en->hdr.type = UTRACE_MSG_ENABLE;
+	en->hdr.size = (uint32_t)(sizeof(*en) + plen);
+	en->obj = obj;
+	en->key = key;
+	en->id = id;
+	en->filter_len = plen;
+	en->flags = (utrace_event_select_soft(r->o.events, sys, name) ? UTRACE_ENABLE_SOFT : 0) |
+		    rec_trig_flags(r, sys, name);
+	en->reserved = 0;
+	if (plen)
+		memcpy(en->filter, prog, plen);
+	return rec_conn_send(c, en, en->hdr.size, -1);
+}
+
+/* The last ENABLE of an object: the runtime patches after it. */
+int rec_enable_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_enable *en)
+{
+	en->hdr.type = UTRACE_MSG_ENABLE;
+	en->hdr.size = sizeof(*en);
+	en->obj = obj;
+	en->key = UTRACE_ENABLE_DONE;
+	en->id = -1;
+	en->filter_len = 0;
+	en->flags = en->reserved = 0;
+	return rec_conn_send(c, en, sizeof(*en), -1);
+}
+
+/*
+ * The synthetic events of the recording (--synthetic): no object defines
+ * them, so every process gets them right after its CONFIG, as the events
+ * of an object of index UTRACE_SYNTH_OBJ whose key i is synthetic event
+ * i (the id an EMIT carries), with their formats (saved once), filters,
+ * hist triggers and trigger commands.
+ */
+static int rec_synth_send(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
+{
+	struct utrace_msg_enable *en;
+	int ret = 0;
+
+	if (!r->o.events || !r->o.nr_synths)
+		return 0;
+	if (!(en = malloc(UTRACE_MSG_MAX)))
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < r->o.nr_synths && i < UTRACE_SYNTH_MAX && ret >= 0; i++)
+		ret = rec_event_enable(r, c, UTRACE_SYNTH_OBJ, i, UTRACE_EVENT_NOOBJ, "synthetic",
+				       r->o.synths[i]->name, en, err);
+	if (ret >= 0)
+		ret = rec_enable_done(c, UTRACE_SYNTH_OBJ, en);
+	free(en);
+	return ret;
+}
+
 /* The static tracepoints of an object: enable the selected ones. */
 static int msg_events(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		      struct utrace_error *err)
@@ -208,66 +308,15 @@ static int msg_events(struct utrace_recorder *r, struct rec_conn *c, const void 
 	o = &c->objs[m->obj];
 	for (uint32_t i = 0; i < m->count && ret >= 0 && r->o.events; i++) {
 		char sys[65], name[65];
-		const char *format;
-		const void *prog;
-		uint32_t plen;
-		int id, on;
 
 		memcpy(sys, m->ev[i].system, 64);
 		memcpy(name, m->ev[i].name, 64);
 		sys[64] = name[64] = 0;
-		on = utrace_event_select_match(r->o.events, o->path, sys, name, &id, &prog, &plen,
-					       &format, err);
-		if (on < 0) {
-			/* a filter that does not fit this object's event: say
-			 * so and leave the event off, the recording goes on */
-			if (r->o.notice)
-				r->o.notice(r->o.notice_arg, c->pid, err->msg);
-			continue;
-		}
-		if (!on || sizeof(*en) + plen > UTRACE_MSG_MAX)
-			continue;
-		if (format) {
-			struct utrace_dat_event_format ef = {.id = (uint32_t)id};
-			struct iovec iov[3] = {{&ef, sizeof(ef)},
-					       {sys, strlen(sys) + 1},
-					       {(void *)format, strlen(format) + 1}};
-
-			ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
-			if (ret < 0)
-				break;
-		}
-		ret = rec_hist_send(r, c, m->obj, m->ev[i].key, o->path, sys, name, err);
-		if (ret >= 0)
-			ret = rec_trig_send(r, c, m->obj, m->ev[i].key, o->path, sys, name, err);
-		if (ret < 0)
-			break;
-		en->hdr.type = UTRACE_MSG_ENABLE;
-		en->hdr.size = (uint32_t)(sizeof(*en) + plen);
-		en->obj = m->obj;
-		en->key = m->ev[i].key;
-		en->id = id;
-		en->filter_len = plen;
-		en->flags = (utrace_event_select_soft(r->o.events, sys, name) ? UTRACE_ENABLE_SOFT : 0) |
-			    rec_trig_flags(r, sys, name);
-		en->reserved = 0;
-		if (plen)
-			memcpy(en->filter, prog, plen);
-		ret = rec_conn_send(c, en, en->hdr.size, -1);
+		ret = rec_event_enable(r, c, m->obj, m->ev[i].key, o->path, sys, name, en, err);
 	}
-	if (ret >= 0) {
-		/* answered once the object's last EVENTS message is in */
-		if (m->first + m->count == m->total) {
-			en->hdr.type = UTRACE_MSG_ENABLE;
-			en->hdr.size = sizeof(*en);
-			en->obj = m->obj;
-			en->key = UTRACE_ENABLE_DONE;
-			en->id = -1;
-			en->filter_len = 0;
-			en->flags = en->reserved = 0;
-			ret = rec_conn_send(c, en, sizeof(*en), -1);
-		}
-	}
+	/* answered once the object's last EVENTS message is in */
+	if (ret >= 0 && m->first + m->count == m->total)
+		ret = rec_enable_done(c, m->obj, en);
 	free(en);
 	return ret;
 }

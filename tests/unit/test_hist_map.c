@@ -150,7 +150,8 @@ static void table_free(struct table *t)
 
 static void hit(struct table *t, const struct rec *r, uint64_t ts, uint32_t cpu)
 {
-	struct utrace_hist_ctx c = {(const uint8_t *)r, sizeof(*r), cpu, ts, "thread-name"};
+	struct utrace_hist_ctx c = {
+	    .rec = (const uint8_t *)r, .rec_len = sizeof(*r), .cpu = cpu, .ts_ns = ts, .comm = "thread-name"};
 
 	utrace_hist_run(t->prog, t->map, &c);
 }

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* record_synth.h - `utrace record --synthetic`, and what the pre-run
+ * check of the triggers needs to compile variables and actions. */
+#ifndef UTRACE_CMDS_RECORD_SYNTH_H
+#define UTRACE_CMDS_RECORD_SYNTH_H
+
+#include <stddef.h>
+
+#include "lib/events/event_select.h"
+#include "lib/hist/hist_compile.h"
+#include "lib/hist/synth.h"
+
+/* Parses defs[0..n) into *out (n pointers, record_synth_free them); an
+ * error is printed with its caret.  0, or the exit status. */
+int record_synth_parse(const char **defs, unsigned n, struct utrace_synth ***out);
+void record_synth_free(struct utrace_synth **s, unsigned n);
+
+/* The user events' specs, every format the check knows (of the program,
+ * its libraries and the synthetic events), and the synthetic events. */
+struct record_check_env {
+	const struct utrace_event_spec *specs;
+	unsigned nspecs;
+	const struct utrace_event_format **fmts;
+	size_t nfmts;
+	struct utrace_synth *const *synths;
+	unsigned nsynths;
+	unsigned depth;
+	struct utrace_hist_env ops;
+};
+
+/* The compiler's env over e (which must outlive it). */
+const struct utrace_hist_env *record_check_env_ops(struct record_check_env *e);
+
+#endif
