@@ -53,19 +53,6 @@ void record_synth_free(struct utrace_synth **s, unsigned n)
 	free(s);
 }
 
-/* A concrete "sys:event" of an -e, or false if it is a pattern. */
-static bool concrete(const char *pattern, char *sys, char *ev, size_t n)
-{
-	const char *colon = strchr(pattern, ':');
-
-	if (!colon || strpbrk(pattern, "*?[") || (size_t)(colon - pattern) >= n ||
-	    strlen(colon + 1) >= n)
-		return false;
-	snprintf(sys, n, "%.*s", (int)(colon - pattern), pattern);
-	snprintf(ev, n, "%s", colon + 1);
-	return true;
-}
-
 static const struct utrace_event_format *find_format(const struct record_check_env *e,
 						     const char *sys, const char *ev)
 {
@@ -109,27 +96,23 @@ static int check_var(void *arg, const char *name, const char *msys, const char *
 		     struct utrace_hist_var_info *out)
 {
 	const struct record_check_env *e = arg;
-	const char *var = name, *d1 = strchr(name, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	const char *var;
+	const bool qualified = strchr(name, '.') != NULL; /* sys.event.var */
 	char want_sys[65] = "", want_ev[65] = "", sys[65], ev[65];
 	unsigned found = 0;
 	int ret = UTRACE_HIST_ERR_VAR_NOT_FOUND;
 
-	if (d1 && !d2)
-		return ret;
-	if (d2) {
-		snprintf(want_sys, sizeof(want_sys), "%.*s", (int)(d1 - name), name);
-		snprintf(want_ev, sizeof(want_ev), "%.*s", (int)(d2 - d1 - 1), d1 + 1);
-		var = d2 + 1;
-	}
-	for (int pass = d2 || !msys; pass < 2 && !found; pass++) {
+	if (!(var = utrace_hist_var_name(name, want_sys, want_ev, sizeof(want_sys))))
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	for (int pass = qualified || !msys; pass < 2 && !found; pass++) {
 		if (!pass) {
 			snprintf(want_sys, sizeof(want_sys), "%s", msys);
 			snprintf(want_ev, sizeof(want_ev), "%s", mev);
-		} else if (!d2) {
+		} else if (!qualified) {
 			want_sys[0] = want_ev[0] = 0;
 		}
 		for (unsigned i = 0; i < e->nspecs; i++) {
-			if (!concrete(e->specs[i].pattern, sys, ev, sizeof(sys)) ||
+			if (!utrace_event_spec_exact(e->specs[i].pattern, sys, ev, sizeof(sys)) ||
 			    (want_sys[0] && (strcmp(sys, want_sys) || strcmp(ev, want_ev))))
 				continue;
 			for (unsigned k = 0; k < e->specs[i].nr_triggers; k++) {

@@ -11,6 +11,7 @@
  * record layout (lib/events/event_filter.c) and cached.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,18 @@ static const struct utrace_event_format *sel_find(struct utrace_event_select *s,
 bool utrace_event_select_empty(const struct utrace_event_select *s)
 {
 	return !s || !s->nr;
+}
+
+bool utrace_event_spec_exact(const char *pattern, char *sys, char *ev, size_t n)
+{
+	const char *colon = strchr(pattern, ':');
+
+	if (!colon || strpbrk(pattern, "*?[") || (size_t)(colon - pattern) >= n ||
+	    strlen(colon + 1) >= n)
+		return false;
+	snprintf(sys, n, "%.*s", (int)(colon - pattern), pattern);
+	snprintf(ev, n, "%s", colon + 1);
+	return true;
 }
 
 bool utrace_event_spec_matches(const char *pattern, const char *system, const char *name)

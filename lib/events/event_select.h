@@ -7,6 +7,7 @@
 #define UTRACE_LIB_EVENT_SELECT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/base/error.h"
@@ -31,6 +32,10 @@ struct utrace_event_spec {
 };
 
 struct utrace_event_select;
+
+/* A -e pattern that names one event exactly ("sys:event", no glob): its
+ * system and event (each under n bytes); false otherwise. */
+bool utrace_event_spec_exact(const char *pattern, char *sys, char *ev, size_t n);
 
 /* Does one -e pattern select SYSTEM:NAME? */
 bool utrace_event_spec_matches(const char *pattern, const char *system, const char *name);

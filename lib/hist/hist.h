@@ -337,4 +337,11 @@ int utrace_hist_print(FILE *out, const struct utrace_hist_spec *spec,
  */
 int utrace_hist_spec_text(const struct utrace_hist_spec *spec, char *buf, size_t n);
 
+/*
+ * A variable reference's name, "var" or "sys.event.var": the variable, and
+ * in sys/ev (each n bytes) the event it is qualified with ("" if none);
+ * NULL for "a.b", which names no variable.
+ */
+const char *utrace_hist_var_name(const char *name, char *sys, char *ev, size_t n);
+
 #endif

@@ -514,3 +514,17 @@ void hist_field_print(struct hist_sb *sb, const struct utrace_hist_expr *e)
 	if (e->mods & UTRACE_HIST_MOD_BUCKETS)
 		hist_sb_printf(sb, "=%llu", (unsigned long long)e->buckets);
 }
+
+const char *utrace_hist_var_name(const char *name, char *sys, char *ev, size_t n)
+{
+	const char *d1 = strchr(name, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+
+	sys[0] = ev[0] = 0;
+	if (d1 && !d2)
+		return NULL;
+	if (!d2)
+		return name;
+	snprintf(sys, n, "%.*s", (int)(d1 - name), name);
+	snprintf(ev, n, "%.*s", (int)(d2 - d1 - 1), d1 + 1);
+	return d2 + 1;
+}

@@ -113,19 +113,6 @@ static void hist_pause(struct utrace_recorder *r, struct rec_hist *h)
 		h->map->paused = 1;
 }
 
-/* A concrete "sys:event" of an -e, or false if it is a pattern. */
-static bool hist_concrete(const char *pattern, char *sys, char *ev, size_t n)
-{
-	const char *colon = strchr(pattern, ':');
-
-	if (!colon || strpbrk(pattern, "*?[") || (size_t)(colon - pattern) >= n ||
-	    strlen(colon + 1) >= n)
-		return false;
-	snprintf(sys, n, "%.*s", (int)(colon - pattern), pattern);
-	snprintf(ev, n, "%s", colon + 1);
-	return true;
-}
-
 /* The -R hist trigger of spec i, trigger k, if it defines variable var:
  * its index there, else -1. */
 static int hist_defines(const struct utrace_event_spec *sp, unsigned k, const char *var)
@@ -159,7 +146,7 @@ static int hist_var_table(const struct hist_env_arg *a, unsigned i, unsigned k, 
 	char sys[65], ev[65];
 	int code;
 
-	if (a->depth >= 4 || !hist_concrete(sp->pattern, sys, ev, sizeof(sys)))
+	if (a->depth >= 4 || !utrace_event_spec_exact(sp->pattern, sys, ev, sizeof(sys)))
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND; /* a loop of references, or no event */
 	fmt = utrace_event_select_format(s, strcmp(sys, "synthetic") ? a->path : UTRACE_EVENT_NOOBJ,
 					 sys, ev);
@@ -193,28 +180,24 @@ static int hist_var(void *arg, const char *name, const char *msys, const char *m
 	const struct hist_env_arg *a = arg;
 	struct utrace_event_select *s = a->r->o.events;
 	char want_sys[65] = "", want_ev[65] = "", sys[65], ev[65];
-	const char *var = name, *d1 = strchr(name, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	const char *var;
+	const bool qualified = strchr(name, '.') != NULL; /* sys.event.var */
 	unsigned found = 0, fi = 0, fk = 0;
 	int fv = -1;
 
-	if (d1 && !d2)
+	if (!(var = utrace_hist_var_name(name, want_sys, want_ev, sizeof(want_sys))))
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	if (d2) {
-		snprintf(want_sys, sizeof(want_sys), "%.*s", (int)(d1 - name), name);
-		snprintf(want_ev, sizeof(want_ev), "%.*s", (int)(d2 - d1 - 1), d1 + 1);
-		var = d2 + 1;
-	}
-	for (int pass = d2 || !msys; pass < 2 && !found; pass++) {
+	for (int pass = qualified || !msys; pass < 2 && !found; pass++) {
 		if (!pass) { /* onmatch(): its event's variable first */
 			snprintf(want_sys, sizeof(want_sys), "%s", msys);
 			snprintf(want_ev, sizeof(want_ev), "%s", mev);
-		} else if (!d2) {
+		} else if (!qualified) {
 			want_sys[0] = want_ev[0] = 0;
 		}
 		for (unsigned i = 0; i < utrace_event_select_count(s); i++) {
 			const struct utrace_event_spec *sp = utrace_event_select_spec(s, i);
 
-			if (!hist_concrete(sp->pattern, sys, ev, sizeof(sys)) ||
+			if (!utrace_event_spec_exact(sp->pattern, sys, ev, sizeof(sys)) ||
 			    (want_sys[0] && (strcmp(sys, want_sys) || strcmp(ev, want_ev))))
 				continue;
 			for (unsigned k = 0; k < sp->nr_triggers; k++) {
