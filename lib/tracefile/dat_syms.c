@@ -140,7 +140,9 @@ static int apply_sites(struct utrace_dat *d, const struct dat_blob *b)
 		return 0;
 	}
 	end = (uint64_t)hdr.first + hdr.count;
-	if (end > o->nr_sites)
+	/* every site of an object is saved, 8 bytes each: an index beyond
+	 * what the file could hold is damage, not a reason to allocate */
+	if (end > o->nr_sites || end > d->file_size / 8)
 		goto bad;
 	if (!hdr.count)
 		return 0;
