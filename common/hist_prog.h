@@ -49,42 +49,17 @@
  *   value part:   TS; USECS; REF 0; SUB; VAR 1 (bitmap sum 2, bit 0x1)
  *   action part:  VGET 1; PARAM 0; LOAD id; PARAM 1; EMIT synth 7, 2 params
  *
+ * The onmax($v) / onchange($v) handlers (common/hist_track.h) are in the
+ * action part too: TRACK keeps the element's maximum or last value of
+ * $v and skips the handler's action unless the value is new; the action
+ * saves fields into the element (SAVE, SAVESTR), emits (PARAM, EMIT) or
+ * takes a snapshot through the context's callback (SNAPSHOT).
+ *
  * A number takes 8 bytes of the key; a string (STR, DYNSTR, COMM) is
  * copied into the key at its place, NUL-padded to its width, so equal
  * strings make equal keys.  The key's size is a multiple of 8.
  *
- * The table is the kernel's tracing_map (kernel/trace/tracing_map.c),
- * in shared memory (a memfd the recorder makes and every traced process
- * maps, so the fork children of a program add to the same histogram, as
- * the kernel's one table per trigger), with indexes instead of pointers:
- *
- *   +--------------------+  0
- *   | utrace_hist_map    |  sizes, next_elt, drops
- *   +--------------------+  UTRACE_HIST_MAP_HDR
- *   | slots[2 * max]     |  { u32 hash, u32 elt + 1 }: open addressing
- *   +--------------------+
- *   | elts[max]          |  key_size bytes of key, then nr_sums u64s
- *   +--------------------+
- *
- * Insert (after Cliff Click's lock-free hash table, as tracing_map): the
- * key's jhash (0 made 1) picks the first slot, hash >> (32 - (bits + 1));
- * linear probing.  A slot is one 64-bit word, hash << 32 | (element + 1),
- * 0 when empty.  A slot whose hash matches and whose element's key is
- * equal is the entry.  At an empty slot the inserter takes the next free
- * element from next_elt (an atomic add: elements are never freed, so no
- * ABA), copies the key into it, and publishes hash and element together
- * with one compare-and-swap (release): a reader (acquire) sees an empty
- * slot or a complete entry, never a half-made one.  The kernel claims the
- * hash first and publishes the element after, and a reader that sees the
- * hash alone retries; it can, because nothing preempts a tracer there.
- * Here the inserter may be preempted, or be the very thread whose signal
- * handler is looking, so nobody ever waits for anybody: the price is that
- * an inserter that loses the race for a slot leaves its element unused
- * (never in a slot, so never read).  When no element is left the hit is
- * counted in drops.  The table never grows and never deletes, so nothing
- * here allocates or frees: it is safe in any context, signal handlers
- * included.  Sums are atomic adds.  A reader lists the entries by walking
- * the slots, in slot order, as tracing_map_sort_entries does.
+ * The table it fills is common/hist_map.h.
  */
 #ifndef UTRACE_COMMON_HIST_PROG_H
 #define UTRACE_COMMON_HIST_PROG_H
@@ -92,16 +67,22 @@
 #include <stdint.h>
 
 #include "common/filter_prog.h"
-#include "common/jhash.h"
+#include "common/hist_map.h"
 
 #define UTRACE_HIST_MAGIC 0x54534855u /* "UHST" */
 #define UTRACE_HIST_VERSION 1u
 #define UTRACE_HIST_MAX_INSNS 64u
 #define UTRACE_HIST_STACK 8u	     /* the stack machine's depth */
 #define UTRACE_HIST_KEY_MAX 1024u    /* bytes of a key */
-#define UTRACE_HIST_SUMS_MAX 24u     /* hitcount + 3 values + 16 variables + their bitmap */
+/* hitcount + 3 values + 16 variables + their bitmap, 8 tracked values, a
+ * snapshot marker, and what save() keeps (a saved string takes its width) */
+#define UTRACE_HIST_SUMS_MAX 128u
 #define UTRACE_HIST_REFS_MAX 16u     /* RESOLVEd variables of one hit */
 #define UTRACE_HIST_PARAMS 32u	     /* params of one EMIT (the kernel's SYNTH_FIELDS_MAX) */
+/* The words of one EMIT's record after its common fields: a number takes
+ * one, a char[N] string the kernel's STR_VAR_LEN_MAX (256 bytes), a
+ * char[] one word and its bytes after the fixed words. */
+#define UTRACE_HIST_PARAM_WORDS 160u
 #define UTRACE_HIST_STR_MAX 256u     /* a string key's width at most (MAX_FILTER_STR_VAL) */
 
 enum utrace_hist_op {
@@ -128,7 +109,20 @@ enum utrace_hist_op {
 			     * clear it and refs[len] = sums[key_off]; else skip the hit */
 	UTRACE_HOP_REF,	   /* push refs[len] */
 	UTRACE_HOP_PARAM,  /* pop -> params[len] (action part) */
-	UTRACE_HOP_EMIT,   /* emit(synthetic event off, params[0..len)) (action part) */
+	UTRACE_HOP_EMIT,   /* emit(synthetic event off, params[0..len) and the char[]
+			    * strings after them) (action part) */
+	/* onmax($v) (imm 0) / onchange($v) (imm 1): pop v; if it is a new
+	 * maximum / a change of sums[key_off], that becomes v; else the next
+	 * len instructions (the handler's action) are skipped */
+	UTRACE_HOP_TRACK,
+	UTRACE_HOP_SAVE,     /* pop -> sums[key_off] (save()) */
+	UTRACE_HOP_SAVESTR,  /* string (size: UTRACE_HSTR_*, as STR/DYNSTR/COMM's off, imm)
+			      * -> bytes at sums[key_off], width len (save()) */
+	UTRACE_HOP_SNAPSHOT, /* TRACK's value is a new max / change (imm 0 / 1) of the
+			      * map's snap_val: mark sums[key_off], ctx->snapshot() */
+	UTRACE_HOP_PSTR,     /* string (size as SAVESTR's) -> param len: reserved 0: a
+			      * char[N] of imm bytes in params[len..]; 1: a char[],
+			      * its bytes after the key_off fixed words (EMIT) */
 	UTRACE_HOP_MAX,
 };
 
@@ -149,6 +143,13 @@ enum utrace_hist_needs {
 	UTRACE_HIST_NEEDS_TS = 1u << 0,	  /* TS */
 	UTRACE_HIST_NEEDS_CPU = 1u << 1,  /* CPU */
 	UTRACE_HIST_NEEDS_COMM = 1u << 2, /* COMM */
+};
+
+/* Where SAVESTR and PSTR take their string from. */
+enum utrace_hist_str_src {
+	UTRACE_HSTR_CHARS = 0, /* char[imm] at off */
+	UTRACE_HSTR_DYN,       /* __data_loc char[] (u32 at off) */
+	UTRACE_HSTR_COMM,      /* the thread's name */
 };
 
 /* What a key is made of, for whoever prints the table. */
@@ -186,133 +187,6 @@ struct utrace_hist_hdr {
 	/* struct utrace_hist_insn insns[nr_insns]; then the filter */
 };
 
-/* ---- the table ------------------------------------------------------ */
-
-#define UTRACE_HIST_MAP_MAGIC 0x504d4855u /* "UHMP" */
-#define UTRACE_HIST_MAP_HDR 128u
-
-struct utrace_hist_map {
-	uint32_t magic;
-	uint32_t bits;	   /* max elements = 1 << bits, slots = 2 << bits */
-	uint32_t key_size; /* as the program's */
-	uint32_t nr_sums;
-	uint32_t paused; /* pause/cont: hits are not counted while set */
-	uint32_t reserved;
-	_Alignas(64) uint64_t next_elt; /* elements handed out (atomic) */
-	/* Totals' Hits is not counted here but added up from the entries'
-	 * hit counts when the table is read (the same number: a hit counts
-	 * once it has its entry): one shared cache line fewer to fight over
-	 * on every hit. */
-	uint64_t hits_unused;
-	uint64_t drops; /* hits lost because the table was full */
-};
-
-_Static_assert(sizeof(struct utrace_hist_map) <= UTRACE_HIST_MAP_HDR, "map header fits");
-
-/* A slot: hash << 32 | (element index + 1); 0 when empty. */
-typedef uint64_t utrace_hist_mslot_t;
-struct utrace_hist_mslot {
-	uint64_t word;
-};
-
-static inline uint32_t utrace_hist_slot_elt(uint64_t w)
-{
-	return (uint32_t)w - 1; /* for a used slot */
-}
-
-static inline uint64_t utrace_hist_elt_size(uint32_t key_size, uint32_t nr_sums)
-{
-	return key_size + 8ull * nr_sums;
-}
-
-static inline uint64_t utrace_hist_map_bytes(uint32_t bits, uint32_t key_size, uint32_t nr_sums)
-{
-	return UTRACE_HIST_MAP_HDR + (2ull << bits) * sizeof(struct utrace_hist_mslot) +
-	       (1ull << bits) * utrace_hist_elt_size(key_size, nr_sums);
-}
-
-static inline struct utrace_hist_mslot *utrace_hist_slots(struct utrace_hist_map *m)
-{
-	return (struct utrace_hist_mslot *)((uint8_t *)m + UTRACE_HIST_MAP_HDR);
-}
-
-static inline uint8_t *utrace_hist_elt(struct utrace_hist_map *m, uint32_t i)
-{
-	return (uint8_t *)(utrace_hist_slots(m) + (2ull << m->bits)) +
-	       (uint64_t)i * utrace_hist_elt_size(m->key_size, m->nr_sums);
-}
-
-static inline int utrace_hist_keyeq(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i += 8)
-		if (*(const utrace_fp_u64 *)(a + i) != *(const utrace_fp_u64 *)(b + i))
-			return 0;
-	return 1;
-}
-
-/* The element of key, inserted if new; NULL if the table is full. */
-static inline uint8_t *utrace_hist_map_insert(struct utrace_hist_map *m, const uint8_t *key)
-{
-	uint32_t ks = m->key_size, nslots = 2u << m->bits, max = 1u << m->bits;
-	uint32_t h = utrace_jhash(key, ks, 0), idx, mine = UINT32_MAX;
-	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
-
-	if (!h)
-		h = 1;
-	idx = h >> (32 - (m->bits + 1));
-	for (uint32_t probes = 0; probes < nslots; probes++, idx = (idx + 1) & (nslots - 1)) {
-		/* acquire: a published element's key is there to compare */
-		uint64_t w = __atomic_load_n(&slots[idx].word, __ATOMIC_ACQUIRE);
-
-		if (!w) {
-			if (mine == UINT32_MAX) {
-				uint8_t *elt;
-
-				mine = (uint32_t)__atomic_fetch_add(&m->next_elt, 1, __ATOMIC_RELAXED);
-				if (mine >= max)
-					return 0;
-				elt = utrace_hist_elt(m, mine);
-				for (uint32_t i = 0; i < ks; i += 8)
-					*(utrace_fp_u64 *)(elt + i) = *(const utrace_fp_u64 *)(key + i);
-			}
-			/* release: the key is in the element before the slot
-			 * names it; on failure w is the entry that won */
-			if (__atomic_compare_exchange_n(&slots[idx].word, &w,
-							(uint64_t)h << 32 | (mine + 1u), 0,
-							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-				return utrace_hist_elt(m, mine);
-		}
-		if ((uint32_t)(w >> 32) == h && utrace_hist_slot_elt(w) < max &&
-		    utrace_hist_keyeq(utrace_hist_elt(m, utrace_hist_slot_elt(w)), key, ks))
-			return utrace_hist_elt(m, utrace_hist_slot_elt(w));
-	}
-	return 0;
-}
-
-/* The element of key if it is in the table, else NULL; never inserts
- * (RESOLVE: a key the other trigger never saw has no variable). */
-static inline uint8_t *utrace_hist_map_find(struct utrace_hist_map *m, const uint8_t *key)
-{
-	uint32_t ks = m->key_size, nslots = 2u << m->bits, max = 1u << m->bits;
-	uint32_t h = utrace_jhash(key, ks, 0), idx;
-	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
-
-	if (!h)
-		h = 1;
-	idx = h >> (32 - (m->bits + 1));
-	for (uint32_t probes = 0; probes < nslots; probes++, idx = (idx + 1) & (nslots - 1)) {
-		/* acquire: a published element's key is there to compare */
-		uint64_t w = __atomic_load_n(&slots[idx].word, __ATOMIC_ACQUIRE);
-
-		if (!w)
-			return 0; /* inserts never skip an empty slot: not there */
-		if ((uint32_t)(w >> 32) == h && utrace_hist_slot_elt(w) < max &&
-		    utrace_hist_keyeq(utrace_hist_elt(m, utrace_hist_slot_elt(w)), key, ks))
-			return utrace_hist_elt(m, utrace_hist_slot_elt(w));
-	}
-	return 0;
-}
-
 /* ---- the interpreter ------------------------------------------------ */
 
 /* What a hit knows besides its record. */
@@ -325,15 +199,25 @@ struct utrace_hist_ctx {
 	/* RESOLVE: the table of another trigger by its id, NULL if unknown
 	 * (its key_size is checked against the program's before use) */
 	struct utrace_hist_map *(*table)(void *arg, uint32_t id);
-	/* EMIT: a synthetic event with its params; may run hists itself */
+	/* EMIT: a synthetic event with its record after the common fields,
+	 * n words (one per number param, the kernel's synth_event layout);
+	 * may run hists itself */
 	void (*emit)(void *arg, uint32_t synth, const uint64_t *params, uint32_t n);
+	/* SNAPSHOT: save the buffers as they are now (the kernel's
+	 * tracing_snapshot_cond()); NULL: snapshot() does nothing */
+	void (*snapshot)(void *arg);
 	void *arg;
 };
 
 /* What one hit keeps between the parts of its program. */
 struct utrace_hist_frame {
 	uint64_t refs[UTRACE_HIST_REFS_MAX];
-	uint64_t params[UTRACE_HIST_PARAMS];
+	uint64_t params[UTRACE_HIST_PARAM_WORDS];
+	uint64_t set[(UTRACE_HIST_PARAM_WORDS + 63) / 64]; /* params written: EMIT zeroes
+							    * the others, never stack garbage */
+	uint32_t dyn;		     /* PSTR: bytes of char[] strings after the fixed words */
+	uint64_t track;		     /* TRACK: the value that was new, for SNAPSHOT */
+	struct utrace_hist_map *map; /* SNAPSHOT: the table of the hit */
 };
 
 static inline const struct utrace_hist_hdr *utrace_hist_hdr_ok(const void *prog, uint32_t len)
@@ -408,32 +292,42 @@ static inline void utrace_hist_put_str(uint8_t *dst, uint32_t w, const uint8_t *
 		dst[i] = 0;
 }
 
+/* The string a STR, DYNSTR or COMM (src: enum utrace_hist_str_src) reads:
+ * its bytes and at most how many there are (0 if outside the record). */
+static inline const uint8_t *utrace_hist_str_src(uint32_t src, uint32_t off, uint64_t size,
+						 const struct utrace_hist_ctx *c, uint32_t *n)
+{
+	uint32_t loc;
+
+	*n = 0;
+	switch (src) {
+	case UTRACE_HSTR_CHARS:
+		if ((uint64_t)off + size <= c->rec_len)
+			*n = (uint32_t)size;
+		return c->rec + off;
+	case UTRACE_HSTR_DYN:
+		if ((uint64_t)off + 4 > c->rec_len)
+			return c->rec;
+		loc = *(const utrace_fp_u32 *)(c->rec + off);
+		if ((uint64_t)(loc & 0xffff) + (loc >> 16) <= c->rec_len)
+			*n = loc >> 16;
+		return c->rec + (loc & 0xffff);
+	default: /* COMM */
+		*n = c->comm ? 16 : 0;
+		return (const uint8_t *)c->comm;
+	}
+}
+
 static inline void utrace_hist_string(const struct utrace_hist_insn *in,
 				      const struct utrace_hist_ctx *c, uint8_t *key)
 {
-	uint8_t *dst = key + in->key_off;
-	uint32_t loc, off, n;
+	uint32_t src = in->op == UTRACE_HOP_STR	     ? UTRACE_HSTR_CHARS
+		       : in->op == UTRACE_HOP_DYNSTR ? UTRACE_HSTR_DYN
+						     : UTRACE_HSTR_COMM;
+	uint32_t n;
+	const uint8_t *s = utrace_hist_str_src(src, in->off, in->imm, c, &n);
 
-	switch (in->op) {
-	case UTRACE_HOP_STR:
-		n = (uint64_t)in->off + in->imm <= c->rec_len ? (uint32_t)in->imm : 0;
-		utrace_hist_put_str(dst, in->len, c->rec + in->off, n);
-		return;
-	case UTRACE_HOP_DYNSTR:
-		if ((uint64_t)in->off + 4 > c->rec_len) {
-			utrace_hist_put_str(dst, in->len, 0, 0);
-			return;
-		}
-		loc = *(const utrace_fp_u32 *)(c->rec + in->off);
-		off = loc & 0xffff;
-		n = loc >> 16;
-		if ((uint64_t)off + n > c->rec_len)
-			n = 0;
-		utrace_hist_put_str(dst, in->len, c->rec + off, n);
-		return;
-	default: /* COMM */
-		utrace_hist_put_str(dst, in->len, (const uint8_t *)c->comm, c->comm ? 16 : 0);
-	}
+	utrace_hist_put_str(key + in->key_off, in->len, s, n);
 }
 
 /* One arithmetic step; returns the new stack depth, or -1. */
@@ -509,6 +403,8 @@ utrace_hist_resolve(const struct utrace_hist_hdr *h, const struct utrace_hist_in
 	return 0;
 }
 
+#include "common/hist_track.h" /* TRACK, SAVE, SAVESTR, SNAPSHOT, PSTR */
+
 /* The variable and action instructions; the new depth, or -1. */
 static __attribute__((noinline, unused)) int
 utrace_hist_exec_var(const struct utrace_hist_hdr *h, const struct utrace_hist_insn *x,
@@ -544,15 +440,23 @@ utrace_hist_exec_var(const struct utrace_hist_hdr *h, const struct utrace_hist_i
 			return -1;
 		return sp;
 	case UTRACE_HOP_PARAM:
-		if (sp < 1 || !sums || !fr || x->len >= UTRACE_HIST_PARAMS)
+		if (sp < 1 || !sums || !fr || x->len >= UTRACE_HIST_PARAM_WORDS)
 			return -1;
 		fr->params[x->len] = st[--sp];
+		fr->set[x->len / 64] |= 1ull << (x->len % 64);
 		return sp;
 	case UTRACE_HOP_EMIT:
-		if (!sums || !fr || x->len > UTRACE_HIST_PARAMS)
+		if (!sums || !fr || x->len > UTRACE_HIST_PARAM_WORDS ||
+		    x->len + (fr->dyn + 7) / 8 > UTRACE_HIST_PARAM_WORDS)
 			return -1;
+		for (uint32_t w = 0; w < x->len; w++)
+			if (!(fr->set[w / 64] & 1ull << (w % 64)))
+				fr->params[w] = 0;
 		if (c->emit)
-			c->emit(c->arg, x->off, fr->params, x->len);
+			c->emit(c->arg, x->off, fr->params, x->len + (fr->dyn + 7) / 8);
+		fr->dyn = 0;
+		for (uint32_t w = 0; w < sizeof(fr->set) / 8; w++)
+			fr->set[w] = 0;
 		return sp;
 	}
 	return -1;
@@ -573,7 +477,7 @@ utrace_hist_exec(const struct utrace_hist_hdr *h, uint32_t from, uint32_t to,
 {
 	const struct utrace_hist_insn *in = utrace_hist_insns(h);
 	uint64_t st[UTRACE_HIST_STACK];
-	int sp = 0;
+	int sp = 0, r;
 
 	for (uint32_t i = from; i < to; i++) {
 		const struct utrace_hist_insn *x = &in[i];
@@ -617,6 +521,21 @@ utrace_hist_exec(const struct utrace_hist_hdr *h, uint32_t from, uint32_t to,
 			if ((sp = utrace_hist_exec_var(h, x, c, key, elt, fr, st, sp)) < 0)
 				return -1;
 			break;
+		case UTRACE_HOP_TRACK:
+			if (sp < 1 || (r = utrace_hist_track(h, x, elt, st[--sp], fr)) < 0)
+				return -1;
+			i += r ? 0 : x->len; /* not new: its action is skipped */
+			break;
+		case UTRACE_HOP_SAVE:
+			if (sp < 1 || utrace_hist_exec_act(h, x, c, elt, fr, st[--sp]) < 0)
+				return -1;
+			break;
+		case UTRACE_HOP_SAVESTR:
+		case UTRACE_HOP_SNAPSHOT:
+		case UTRACE_HOP_PSTR:
+			if (utrace_hist_exec_act(h, x, c, elt, fr, 0) < 0)
+				return -1;
+			break;
 		default:
 			if ((sp = utrace_hist_alu(x, st, sp)) < 0)
 				return -1;
@@ -647,8 +566,14 @@ static inline void utrace_hist_run(const struct utrace_hist_hdr *h, struct utrac
 		keybuf[i / 8] = 0;
 	if (utrace_hist_exec(h, 0, kend, c, key, 0, &fr) < 0)
 		return;
-	if (rend > kend || vend < h->nr_insns) /* a REF or PARAM never reads garbage */
-		__builtin_memset(&fr, 0, sizeof(fr));
+	if (rend > kend || vend < h->nr_insns) { /* a REF or EMIT never reads garbage; the
+						  * params are zeroed by EMIT, those not set */
+		__builtin_memset(fr.refs, 0, sizeof(fr.refs));
+		__builtin_memset(fr.set, 0, sizeof(fr.set));
+		fr.dyn = 0;
+		fr.track = 0;
+		fr.map = m;
+	}
 	if (rend > kend && utrace_hist_exec(h, kend, rend, c, key, 0, &fr) < 0)
 		return; /* a variable it refers to is not set for this key */
 	elt = utrace_hist_map_insert(m, key);

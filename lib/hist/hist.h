@@ -104,6 +104,7 @@ struct utrace_hist_action {
 	enum utrace_hist_action_kind kind;
 	char *synth; /* TRACE: the synthetic event */
 	char *params[UTRACE_HIST_PARAMS_MAX];
+	unsigned param_pos[UTRACE_HIST_PARAMS_MAX]; /* the kernel's errpos() of each */
 	unsigned nr_params;
 	unsigned pos; /* column of the handler's name */
 	bool trace_keyword; /* TRACE written as trace(synth,...): printed so */
@@ -239,6 +240,41 @@ static inline unsigned utrace_hist_nr_sums(const struct utrace_hist_spec *s)
 	return utrace_hist_nr_val_sums(s) + (s->nr_vars ? s->nr_vars + 1 : 0);
 }
 
+/*
+ * After the variables, one sum per onmax()/onchange() action (actions[a],
+ * in their order) holding its tracked value, then, with a snapshot()
+ * action, the snapshot marker (common/hist_prog.h, SNAPSHOT), then what
+ * save() keeps: its fields in their order, a number in one sum, a string
+ * in as many as its width takes, as the SAVE and SAVESTR instructions of
+ * the program say (the printer reads them there).
+ */
+static inline unsigned utrace_hist_track_sum(const struct utrace_hist_spec *s, unsigned a)
+{
+	unsigned n = utrace_hist_nr_sums(s);
+
+	for (unsigned i = 0; i < a; i++)
+		n += s->actions[i].handler != UTRACE_HIST_ONMATCH;
+	return n;
+}
+
+static inline bool utrace_hist_has_snapshot(const struct utrace_hist_spec *s)
+{
+	for (unsigned i = 0; i < s->nr_actions; i++)
+		if (s->actions[i].kind == UTRACE_HIST_ACT_SNAPSHOT)
+			return true;
+	return false;
+}
+
+static inline unsigned utrace_hist_snap_sum(const struct utrace_hist_spec *s)
+{
+	return utrace_hist_track_sum(s, s->nr_actions);
+}
+
+static inline unsigned utrace_hist_save_sum(const struct utrace_hist_spec *s)
+{
+	return utrace_hist_snap_sum(s) + utrace_hist_has_snapshot(s);
+}
+
 /* ---- every trigger command (events/SYS/EVENT/trigger) --------------- */
 
 enum utrace_trigger_cmd {
@@ -303,6 +339,9 @@ struct utrace_hist_table {
 	const uint8_t *elts;
 	uint32_t nr_elts;
 	bool paused; /* " [paused]" instead of " [active]" */
+	/* the map header's snapshot (common/hist_map.h): how many were taken
+	 * (0: none, no "Snapshot taken" lines) and the last one's value */
+	uint64_t snap_seq, snap_val;
 };
 
 /* The lookups of key modifiers; any may be NULL. */
@@ -321,9 +360,10 @@ struct utrace_hist_names {
 /*
  * Writes the kernel's hist file for one trigger: the "# event histogram"
  * header with the trigger info, the entries sorted by spec's sort keys
- * (hitcount ascending if none), then the Totals.  The handlers' "max:",
- * "changed:" and saved fields are not printed: the table has no room for
- * them.  0, or -EINVAL (err filled) if t does not fit spec.
+ * (hitcount ascending if none), each with its handlers' "max:" or
+ * "changed:" and saved fields, the "Snapshot taken" lines of a snapshot()
+ * action that took one, then the Totals.  0, or -EINVAL (err filled) if
+ * t does not fit spec.
  */
 int utrace_hist_print(FILE *out, const struct utrace_hist_spec *spec,
 		      const struct utrace_hist_table *t, const struct utrace_hist_names *names,

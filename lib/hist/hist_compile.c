@@ -25,8 +25,14 @@
  * gets a RESOLVE right after the key part and is read with REF.  An
  * onmatch(sys.event).synth(params) or .trace(synth,params) action
  * computes its params (a $variable, a field of the event or a number)
- * and EMITs the synthetic event.  onmax(), onchange(), save() and
- * snapshot() are refused: nothing runs them yet.
+ * and EMITs the synthetic event.  onmax($v) and onchange($v) read the
+ * variable (VGET) and TRACK it in a sum of the element; their action
+ * follows, skipped by TRACK when the value is not new:
+ *
+ *   onmax($lat).save(comm,prio):  VGET lat; TRACK max sum 4 skip 2;
+ *                                 SAVESTR comm -> sums 5..6; LOAD prio; SAVE 7
+ *   onchange($v).snapshot():      VGET v; TRACK change sum 4 skip 1; SNAPSHOT 5
+ *   onmax($lat).trace(s,$lat):    VGET lat; TRACK ...; VGET lat; PARAM 0; EMIT
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -273,15 +279,20 @@ static bool hc_sort_known(const struct utrace_hist_spec *s, const char *name)
 
 static int hc_check(struct hcomp *c, const struct utrace_hist_spec *s)
 {
+	unsigned snaps = 0;
+
 	for (unsigned i = 0; i < s->nr_actions; i++) {
 		const struct utrace_hist_action *a = &s->actions[i];
 
-		if (a->handler != UTRACE_HIST_ONMATCH)
-			return hc_fail(c, UTRACE_HIST_ERR_ACTION_NOT_FOUND, a->pos,
-				       "onmax() and onchange() are not supported yet");
-		if (a->kind != UTRACE_HIST_ACT_TRACE)
-			return hc_fail(c, UTRACE_HIST_ERR_ACTION_MISMATCH, a->pos,
-				       "save() and snapshot() are not supported yet");
+		/* the kernel's tracing_snapshot_cond_enable(): one conditional
+		 * snapshot per instance, -EBUSY for another, no error_log text */
+		if (a->kind == UTRACE_HIST_ACT_SNAPSHOT && snaps++) {
+			*c->code = -1;
+			utrace_error_set(c->err, -EBUSY, "Device or resource busy: only one "
+							 "snapshot() action");
+			c->err->column = (int)a->pos + 1;
+			return -EBUSY;
+		}
 	}
 	for (unsigned i = 0; i < s->nr_sort; i++)
 		if (!hc_sort_known(s, s->sort[i].name))
@@ -414,31 +425,121 @@ static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const c
 	return hc_field(c, &e);
 }
 
-/* The action part: each action's params, then EMIT. */
+/* trace(synth, params) / synth(params): each param, then EMIT. */
+static int hc_trace(struct hcomp *c, const struct utrace_hist_action *a)
+{
+	struct utrace_hist_synth_info si = {0};
+	int code;
+
+	if (!c->env || !c->env->synth)
+		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND, a->pos, a->synth);
+	code = c->env->synth(c->env->arg, a->synth, &si);
+	if (code)
+		return hc_fail(c, code, a->pos, a->synth);
+	if (si.nr_fields != a->nr_params)
+		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_COUNT_MISMATCH, a->pos, a->synth);
+	for (unsigned k = 0; k < a->nr_params; k++) {
+		if (hc_param(c, a, a->params[k]) < 0 || hc_emit(c, UTRACE_HOP_PARAM, 0, 0, 0) < 0)
+			return -1;
+		c->insns[c->n - 1].len = (uint16_t)k;
+	}
+	if (hc_emit(c, UTRACE_HOP_EMIT, 0, si.id, 0) < 0)
+		return -1;
+	c->insns[c->n - 1].len = (uint16_t)a->nr_params;
+	return 0;
+}
+
+/* A string save()d or handed to a synthetic event: where op takes it
+ * from; its width in w (0 for a number). */
+static int hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uint32_t *w)
+{
+	const struct utrace_event_field *f = utrace_event_field_find(c->fmt, p);
+
+	*w = 0;
+	if (!strcmp(p, "common_comm")) {
+		in->size = UTRACE_HSTR_COMM;
+		*w = 16;
+	} else if (f && f->kind == UTRACE_EF_CHARS) {
+		in->size = UTRACE_HSTR_CHARS;
+		in->off = f->offset;
+		in->imm = f->size;
+		*w = f->size < UTRACE_HIST_STR_MAX ? f->size : UTRACE_HIST_STR_MAX;
+	} else if (f && f->kind == UTRACE_EF_STRING) {
+		in->size = UTRACE_HSTR_DYN;
+		in->off = f->offset;
+		*w = UTRACE_HIST_STR_MAX;
+	}
+	return 0;
+}
+
+/* save(field, ...): each field into the element, after the tracked
+ * values (utrace_hist_save_sum()), in the order written. */
+static int hc_save(struct hcomp *c, const struct utrace_hist_action *a)
+{
+	for (unsigned k = 0; k < a->nr_params; k++) {
+		const char *p = a->params[k];
+		struct utrace_hist_insn in = {.op = UTRACE_HOP_SAVESTR};
+		uint32_t w, words;
+
+		hc_str_src(c, p, &in, &w);
+		words = w ? (w + 7) / 8 : 1;
+		if (c->nr_sums + words > UTRACE_HIST_SUMS_MAX)
+			return hc_fail(c, UTRACE_HIST_ERR_FIELD_VAR_CREATE_FAIL, a->param_pos[k],
+				       "the saved fields do not fit in an entry");
+		if (w) {
+			if (hc_emit(c, UTRACE_HOP_SAVESTR, 0, 0, 0) < 0)
+				return -1;
+			in.len = (uint16_t)(words * 8);
+			in.key_off = c->nr_sums;
+			c->insns[c->n - 1] = in;
+		} else {
+			struct utrace_hist_expr e = {
+			    .op = UTRACE_HE_FIELD, .name = (char *)p, .pos = a->param_pos[k]};
+
+			if (hc_field(c, &e) < 0 || hc_emit(c, UTRACE_HOP_SAVE, 0, 0, 0) < 0)
+				return -1;
+			c->insns[c->n - 1].key_off = c->nr_sums;
+		}
+		c->nr_sums += words;
+	}
+	return 0;
+}
+
+/* onmax($v) / onchange($v): the variable, TRACK, then its action, which
+ * TRACK skips when the value is not new. */
+static int hc_track(struct hcomp *c, const struct utrace_hist_spec *s, unsigned i)
+{
+	const struct utrace_hist_action *a = &s->actions[i];
+	uint32_t track, start;
+	int ret;
+
+	if (hc_ref(c, a->var, a->pos) < 0 ||
+	    hc_emit(c, UTRACE_HOP_TRACK, 0, 0, a->handler == UTRACE_HIST_ONCHANGE) < 0)
+		return -1;
+	track = c->n - 1;
+	c->insns[track].key_off = utrace_hist_track_sum(s, i);
+	start = c->n;
+	if (a->kind == UTRACE_HIST_ACT_SAVE) {
+		ret = hc_save(c, a);
+	} else if (a->kind == UTRACE_HIST_ACT_SNAPSHOT) {
+		ret = hc_emit(c, UTRACE_HOP_SNAPSHOT, 0, 0, a->handler == UTRACE_HIST_ONCHANGE);
+		if (ret >= 0)
+			c->insns[c->n - 1].key_off = utrace_hist_snap_sum(s);
+	} else {
+		ret = hc_trace(c, a);
+	}
+	c->insns[track].len = (uint16_t)(c->n - start);
+	return ret;
+}
+
+/* The action part, each action in its order. */
 static int hc_actions(struct hcomp *c, const struct utrace_hist_spec *s)
 {
-	for (unsigned i = 0; i < s->nr_actions; i++) {
-		const struct utrace_hist_action *a = &s->actions[i];
-		struct utrace_hist_synth_info si = {0};
-		int code;
-
-		if (!c->env || !c->env->synth)
-			return hc_fail(c, UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND, a->pos, a->synth);
-		code = c->env->synth(c->env->arg, a->synth, &si);
-		if (code)
-			return hc_fail(c, code, a->pos, a->synth);
-		if (si.nr_fields != a->nr_params)
-			return hc_fail(c, UTRACE_HIST_ERR_SYNTH_COUNT_MISMATCH, a->pos, a->synth);
-		for (unsigned k = 0; k < a->nr_params; k++) {
-			if (hc_param(c, a, a->params[k]) < 0 ||
-			    hc_emit(c, UTRACE_HOP_PARAM, 0, 0, 0) < 0)
-				return -1;
-			c->insns[c->n - 1].len = (uint16_t)k;
-		}
-		if (hc_emit(c, UTRACE_HOP_EMIT, 0, si.id, 0) < 0)
+	c->nr_sums = utrace_hist_save_sum(s);
+	for (unsigned i = 0; i < s->nr_actions; i++)
+		if ((s->actions[i].handler == UTRACE_HIST_ONMATCH ? hc_trace(c, &s->actions[i])
+								 : hc_track(c, s, i)) < 0)
 			return -1;
-		c->insns[c->n - 1].len = (uint16_t)a->nr_params;
-	}
 	return 0;
 }
 

@@ -46,6 +46,11 @@ unsigned hist_errpos(const struct hist_parser *hp, const char *text)
 	return p ? (unsigned)(p - hp->cmd) : 0;
 }
 
+unsigned hist_kcol(const struct hist_parser *hp, unsigned kpos)
+{
+	return kpos >= 5 ? hp->param_col + kpos - 5 : hp->cmd_col + kpos;
+}
+
 unsigned hist_col(const struct hist_parser *hp, const char *p)
 {
 	return hp->param_col + (unsigned)(p - hp->buf);

@@ -49,6 +49,8 @@ int hist_fail(struct hist_parser *hp, int code, int errnum, unsigned kpos);
 int hist_fail_einval(struct hist_parser *hp, const char *why);
 /* The kernel's errpos(): where text first occurs in last_cmd, else 0. */
 unsigned hist_errpos(const struct hist_parser *hp, const char *text);
+/* The 0-based column in the text of a position in last_cmd. */
+unsigned hist_kcol(const struct hist_parser *hp, unsigned kpos);
 /* The 0-based column in the text of a pointer into hp->buf. */
 unsigned hist_col(const struct hist_parser *hp, const char *p);
 /* kstrtoull(s, 0): decimal, 0x hex or 0 octal, the whole string. */

@@ -120,14 +120,17 @@ static int parse_attrs(struct hist_parser *hp, char *param, struct attrs *a,
 			s->cont = true;
 		} else if (!strcmp(str, "clear")) {
 			s->clear = true;
-		} else if (a->nr_actions < UTRACE_HIST_ACTIONS_MAX &&
-			   (!strncmp(str, "onmatch(", 8) || !strncmp(str, "onmax(", 6) ||
-			    !strncmp(str, "onchange(", 9))) {
+		} else if (!strncmp(str, "onmatch(", 8) || !strncmp(str, "onmax(", 6) ||
+			   !strncmp(str, "onchange(", 9)) {
+			if (a->nr_actions >= UTRACE_HIST_ACTIONS_MAX) {
+				/* the kernel's bare -EINVAL, here at the one too many */
+				hist_fail_einval(hp, "more than 8 actions");
+				hp->kpos = hist_errpos(hp, str);
+				return -1;
+			}
 			a->action[a->nr_actions++] = str;
 		} else {
-			return hist_fail_einval(hp, a->nr_actions < UTRACE_HIST_ACTIONS_MAX
-							? "unknown hist trigger attribute"
-							: "too many actions");
+			return hist_fail_einval(hp, "unknown hist trigger attribute");
 		}
 	}
 	if (!a->keys)
@@ -162,6 +165,7 @@ static int parse_params(struct hist_parser *hp, char *params, struct utrace_hist
 			continue;
 		}
 		first = false;
+		act->param_pos[act->nr_params] = hist_kcol(hp, hist_errpos(hp, p));
 		if (!(act->params[act->nr_params] = strdup(p)))
 			return hist_fail(hp, -1, -ENOMEM, 0);
 		act->nr_params++;
@@ -548,8 +552,8 @@ static int report(const struct hist_parser *hp, int *code, struct utrace_error *
 		*code = hp->code;
 	if (hp->errnum == -ENOMEM)
 		return utrace_error_set(err, -ENOMEM, "Out of memory");
-	if (hp->code >= 0)
-		col = (int)(hp->kpos >= 5 ? hp->param_col + hp->kpos - 5 : hp->cmd_col + hp->kpos) + 1;
+	if (hp->code >= 0 || hp->kpos) /* a bare -EINVAL has a column where one helps */
+		col = (int)hist_kcol(hp, hp->kpos) + 1;
 	if (hp->code < 0)
 		utrace_error_set(err, hp->errnum, "Invalid argument: %s", hp->why ? hp->why : "");
 	else

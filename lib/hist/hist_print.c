@@ -451,9 +451,10 @@ static void print_val(FILE *out, const char *name, unsigned mods, uint64_t v,
 	}
 }
 
-static void print_entry(FILE *out, const struct utrace_hist_spec *s,
-			const struct utrace_hist_table *t, const uint8_t *elt,
-			const struct val_stat *st, const struct utrace_hist_names *nm)
+/* hist_trigger_print_key(): "{ key, key }" */
+static void print_keys(FILE *out, const struct utrace_hist_spec *s,
+		       const struct utrace_hist_table *t, const uint8_t *elt,
+		       const struct utrace_hist_names *nm)
 {
 	int multiline = 0;
 
@@ -464,6 +465,99 @@ static void print_entry(FILE *out, const struct utrace_hist_spec *s,
 		multiline |= print_key(out, s->keys[i], &t->prog->slots[i], elt, nm);
 	}
 	fputs(multiline ? "}" : " }", out);
+}
+
+/* The saved fields of track_data_print(): the program's SAVE and SAVESTR
+ * in their order are the save() action's params in theirs. */
+static void print_saved(FILE *out, const struct utrace_hist_spec *s,
+			const struct utrace_hist_table *t, const uint8_t *elt)
+{
+	const struct utrace_hist_action *save = NULL;
+	const struct utrace_hist_insn *in = utrace_hist_insns(t->prog);
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < s->nr_actions; i++)
+		if (s->actions[i].kind == UTRACE_HIST_ACT_SAVE)
+			save = &s->actions[i];
+	for (uint32_t i = 0; save && i < t->prog->nr_insns && k < save->nr_params; i++) {
+		char str[UTRACE_HIST_STR_MAX + 1];
+		uint32_t n = in[i].len < UTRACE_HIST_STR_MAX ? in[i].len : UTRACE_HIST_STR_MAX;
+
+		if (in[i].op == UTRACE_HOP_SAVE) {
+			fprintf(out, "  %s: %10llu", save->params[k++],
+				(unsigned long long)sum_of(t, elt, in[i].key_off));
+		} else if (in[i].op == UTRACE_HOP_SAVESTR) {
+			memcpy(str, elt + t->prog->key_size + 8ull * in[i].key_off, n);
+			str[n] = '\0';
+			fprintf(out, "  %s: %-32s", save->params[k++], str);
+		}
+	}
+}
+
+/* print_actions(): each onmax()/onchange() but a snapshot()'s. */
+static void print_actions(FILE *out, const struct utrace_hist_spec *s,
+			  const struct utrace_hist_table *t, const uint8_t *elt)
+{
+	for (unsigned i = 0; i < s->nr_actions; i++) {
+		const struct utrace_hist_action *a = &s->actions[i];
+
+		if (a->handler == UTRACE_HIST_ONMATCH || a->kind == UTRACE_HIST_ACT_SNAPSHOT)
+			continue;
+		fprintf(out, a->handler == UTRACE_HIST_ONMAX ? "\n\tmax: %10llu" : "\n\tchanged: %10llu",
+			(unsigned long long)sum_of(t, elt, utrace_hist_track_sum(s, i)));
+		print_saved(out, s, t, elt);
+	}
+}
+
+/* track_data_snapshot_print(): the entry whose marker is the last
+ * snapshot's number took it. */
+static void print_snapshot(FILE *out, const struct utrace_hist_spec *s,
+			   const struct utrace_hist_table *t, const uint8_t *elts, size_t n,
+			   uint64_t esize, const struct utrace_hist_names *nm)
+{
+	const struct utrace_hist_action *a = NULL;
+
+	for (unsigned i = 0; i < s->nr_actions; i++)
+		if (s->actions[i].kind == UTRACE_HIST_ACT_SNAPSHOT && !a)
+			a = &s->actions[i];
+	if (!a || !t->snap_seq)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *elt = elts + i * esize;
+
+		if (sum_of(t, elt, utrace_hist_snap_sum(s)) != t->snap_seq)
+			continue;
+		fputs("\nSnapshot taken (see tracing/snapshot).  Details:\n", out);
+		fprintf(out, "\ttriggering value { %s($%s) }: %10llu",
+			a->handler == UTRACE_HIST_ONMAX ? "onmax" : "onchange", a->var,
+			(unsigned long long)t->snap_val);
+		fputs("\ttriggered by event with key: ", out);
+		print_keys(out, s, t, elt, nm);
+		fputc('\n', out);
+		return;
+	}
+}
+
+/* The sums the handlers' printing reads are in the table's elements. */
+static bool actions_fit(const struct utrace_hist_spec *s, const struct utrace_hist_hdr *p)
+{
+	const struct utrace_hist_insn *in = utrace_hist_insns(p);
+
+	if (s->nr_actions && utrace_hist_save_sum(s) > p->nr_sums)
+		return false;
+	for (uint32_t i = 0; i < p->nr_insns; i++)
+		if ((in[i].op == UTRACE_HOP_SAVE && in[i].key_off >= p->nr_sums) ||
+		    (in[i].op == UTRACE_HOP_SAVESTR &&
+		     8ull * in[i].key_off + in[i].len > 8ull * p->nr_sums))
+			return false;
+	return true;
+}
+
+static void print_entry(FILE *out, const struct utrace_hist_spec *s,
+			const struct utrace_hist_table *t, const uint8_t *elt,
+			const struct val_stat *st, const struct utrace_hist_names *nm)
+{
+	print_keys(out, s, t, elt, nm);
 	if (!s->nohitcount)
 		print_val(out, "hitcount", 0, sum_of(t, elt, 0), &st[0]);
 	for (unsigned j = 0; j < s->nr_vals; j++) {
@@ -479,6 +573,7 @@ static void print_entry(FILE *out, const struct utrace_hist_spec *s,
 		fputc(' ', out);
 		print_val(out, name, e->mods, sum_of(t, elt, sum), &st[sum]);
 	}
+	print_actions(out, s, t, elt);
 	fputc('\n', out);
 }
 
@@ -499,7 +594,8 @@ int utrace_hist_print(FILE *out, const struct utrace_hist_spec *s,
 		if (utrace_hist_val_sum(s, j) + 1 > need)
 			need = utrace_hist_val_sum(s, j) + 1;
 	if (!t->prog || t->prog->nr_keys != s->nr_keys || t->prog->nr_sums < need ||
-	    t->prog->nr_sums > UTRACE_HIST_SUMS_MAX || (t->nr_elts && !t->elts))
+	    t->prog->nr_sums > UTRACE_HIST_SUMS_MAX || (t->nr_elts && !t->elts) ||
+	    !actions_fit(s, t->prog))
 		return utrace_error_set(err, -EINVAL, "hist table does not match its trigger");
 	for (unsigned i = 0; i < s->nr_keys; i++)
 		if ((uint64_t)t->prog->slots[i].off + t->prog->slots[i].len > t->prog->key_size)
@@ -526,6 +622,7 @@ int utrace_hist_print(FILE *out, const struct utrace_hist_spec *s,
 		}
 	for (size_t i = 0; i < n; i++)
 		print_entry(out, s, t, t->elts + order[i] * esize, st, nm);
+	print_snapshot(out, s, t, t->elts, t->nr_elts, esize, nm);
 	fprintf(out, "\nTotals:\n    Hits: %llu\n    Entries: %zu\n    Dropped: %llu\n",
 		(unsigned long long)t->hits, n, (unsigned long long)t->drops);
 	free(order);

@@ -70,6 +70,8 @@ static int hist_one(struct utrace_dat *d, FILE *out, const struct utrace_dat_his
 	    .elts = h->elts,
 	    .nr_elts = h->nr_elts,
 	    .paused = h->paused,
+	    .snap_seq = h->snap_seq,
+	    .snap_val = h->snap_val,
 	};
 	struct utrace_trigger *trig = NULL;
 	int code, ret;

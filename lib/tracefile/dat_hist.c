@@ -68,6 +68,8 @@ static const char *hist_check(const char *p, uint32_t len, struct utrace_dat_his
 	}
 	h->drops = map.drops;
 	h->paused = map.paused != 0;
+	h->snap_seq = map.snap_seq;
+	h->snap_val = map.snap_val;
 	h->nr_elts = d.nr_elts;
 	h->elt_size = d.elt_size;
 	return NULL;

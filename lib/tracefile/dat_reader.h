@@ -195,6 +195,7 @@ struct utrace_dat_hist_info {
 	uint32_t prog_len;
 	uint64_t hits, drops;
 	bool paused;
+	uint64_t snap_seq, snap_val; /* the table's snapshot() (common/hist_map.h) */
 	const uint8_t *elts;
 	uint32_t nr_elts, elt_size;
 };

@@ -323,8 +323,11 @@ static void test_formats(void)
 	       "hitcount:        255  bytes:        7d0\n"
 	       "\nTotals:\n    Hits: 255\n    Entries: 1\n    Dropped: 0\n");
 
-	fixture_init(&f, 2, 2, 1);
-	add(&f, (uint64_t[]){0xffffffff81168b00ull, 200, 1});
+	/* sums: hitcount, t, the variables' bitmap, onmax()'s max; the
+	 * saved fields are where the program's SAVE instructions say, and
+	 * this hand-made program has none (test_hist_track.c prints them) */
+	fixture_init(&f, 2, 2, 4);
+	add(&f, (uint64_t[]){0xffffffff81168b00ull, 200, 1, 0, 0, 7});
 	expect("sym-offset and buckets keys, timestamp clock, handlers in the info",
 	       render("hist:keys=call_site.sym-offset,lat.buckets=100:t=common_timestamp.usecs:"
 		      "onmax($t).save(prio,comm):onmatch(sched.e).trace(wake,$t,pid):"
@@ -336,6 +339,7 @@ static void test_formats(void)
 	       ":onmatch(sched.e).trace(wake,$t,pid):onmatch(sched.e).wake2($t) [active]\n#\n\n"
 	       "{ call_site: [ffffffff81168b00] kmemdup+0x20/0x50                                      "
 	       ", lat: ~ 200-299 } hitcount:          1\n"
+	       "\tmax:          7\n"
 	       "\nTotals:\n    Hits: 1\n    Entries: 1\n    Dropped: 0\n");
 }
 

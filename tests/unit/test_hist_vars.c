@@ -358,7 +358,7 @@ static void test_compile_errors(void)
 	     UTRACE_HIST_ERR_HIST_NOT_FOUND, 25},
 	    {"hist:keys=id:onmatch(app.begin).req_lat($ts0,nofield)", true,
 	     UTRACE_HIST_ERR_PARAM_NOT_FOUND, 14},
-	    {"hist:keys=id:m=id:onmax($m).save(id)", true, UTRACE_HIST_ERR_ACTION_NOT_FOUND, 19},
+	    {"hist:keys=id:m=id:onmax($m).save(nosuch)", true, UTRACE_HIST_ERR_FIELD_NOT_FOUND, 34},
 	};
 	struct table t;
 

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist_map.h - the table a hist trigger fills (common/hist_prog.h runs the
+ * trigger), shared by every process that has the event.
+ *
+ * The table is the kernel's tracing_map (kernel/trace/tracing_map.c),
+ * in shared memory (a memfd the recorder makes and every traced process
+ * maps, so the fork children of a program add to the same histogram, as
+ * the kernel's one table per trigger), with indexes instead of pointers:
+ *
+ *   +--------------------+  0
+ *   | utrace_hist_map    |  sizes, next_elt, drops
+ *   +--------------------+  UTRACE_HIST_MAP_HDR
+ *   | slots[2 * max]     |  { u32 hash, u32 elt + 1 }: open addressing
+ *   +--------------------+
+ *   | elts[max]          |  key_size bytes of key, then nr_sums u64s
+ *   +--------------------+
+ *
+ * Insert (after Cliff Click's lock-free hash table, as tracing_map): the
+ * key's jhash (0 made 1) picks the first slot, hash >> (32 - (bits + 1));
+ * linear probing.  A slot is one 64-bit word, hash << 32 | (element + 1),
+ * 0 when empty.  A slot whose hash matches and whose element's key is
+ * equal is the entry.  At an empty slot the inserter takes the next free
+ * element from next_elt (an atomic add: elements are never freed, so no
+ * ABA), copies the key into it, and publishes hash and element together
+ * with one compare-and-swap (release): a reader (acquire) sees an empty
+ * slot or a complete entry, never a half-made one.  The kernel claims the
+ * hash first and publishes the element after, and a reader that sees the
+ * hash alone retries; it can, because nothing preempts a tracer there.
+ * Here the inserter may be preempted, or be the very thread whose signal
+ * handler is looking, so nobody ever waits for anybody: the price is that
+ * an inserter that loses the race for a slot leaves its element unused
+ * (never in a slot, so never read).  When no element is left the hit is
+ * counted in drops.  The table never grows and never deletes, so nothing
+ * here allocates or frees: it is safe in any context, signal handlers
+ * included.  Sums are atomic adds.  A reader lists the entries by walking
+ * the slots, in slot order, as tracing_map_sort_entries does.
+ */
+#ifndef UTRACE_COMMON_HIST_MAP_H
+#define UTRACE_COMMON_HIST_MAP_H
+
+#include <stdint.h>
+
+#include "common/filter_prog.h"
+#include "common/jhash.h"
+
+/* ---- the table ------------------------------------------------------ */
+
+#define UTRACE_HIST_MAP_MAGIC 0x504d4855u /* "UHMP" */
+#define UTRACE_HIST_MAP_HDR 128u
+
+struct utrace_hist_map {
+	uint32_t magic;
+	uint32_t bits;	   /* max elements = 1 << bits, slots = 2 << bits */
+	uint32_t key_size; /* as the program's */
+	uint32_t nr_sums;
+	uint32_t paused; /* pause/cont: hits are not counted while set */
+	uint32_t reserved;
+	_Alignas(64) uint64_t next_elt; /* elements handed out (atomic) */
+	/* Totals' Hits is not counted here but added up from the entries'
+	 * hit counts when the table is read (the same number: a hit counts
+	 * once it has its entry): one shared cache line fewer to fight over
+	 * on every hit. */
+	uint64_t hits_unused;
+	uint64_t drops; /* hits lost because the table was full */
+	/* onmax().snapshot() / onchange().snapshot() (common/hist_prog.h,
+	 * SNAPSHOT): the tracked value of the last snapshot taken, and how
+	 * many were taken; the element that took the last one has snap_seq
+	 * in its marker sum (an element index would not survive the reader's
+	 * copy of the entries in slot order). */
+	uint64_t snap_val;
+	uint64_t snap_seq;
+};
+
+_Static_assert(sizeof(struct utrace_hist_map) <= UTRACE_HIST_MAP_HDR, "map header fits");
+
+/* A slot: hash << 32 | (element index + 1); 0 when empty. */
+typedef uint64_t utrace_hist_mslot_t;
+struct utrace_hist_mslot {
+	uint64_t word;
+};
+
+static inline uint32_t utrace_hist_slot_elt(uint64_t w)
+{
+	return (uint32_t)w - 1; /* for a used slot */
+}
+
+static inline uint64_t utrace_hist_elt_size(uint32_t key_size, uint32_t nr_sums)
+{
+	return key_size + 8ull * nr_sums;
+}
+
+static inline uint64_t utrace_hist_map_bytes(uint32_t bits, uint32_t key_size, uint32_t nr_sums)
+{
+	return UTRACE_HIST_MAP_HDR + (2ull << bits) * sizeof(struct utrace_hist_mslot) +
+	       (1ull << bits) * utrace_hist_elt_size(key_size, nr_sums);
+}
+
+static inline struct utrace_hist_mslot *utrace_hist_slots(struct utrace_hist_map *m)
+{
+	return (struct utrace_hist_mslot *)((uint8_t *)m + UTRACE_HIST_MAP_HDR);
+}
+
+static inline uint8_t *utrace_hist_elt(struct utrace_hist_map *m, uint32_t i)
+{
+	return (uint8_t *)(utrace_hist_slots(m) + (2ull << m->bits)) +
+	       (uint64_t)i * utrace_hist_elt_size(m->key_size, m->nr_sums);
+}
+
+static inline int utrace_hist_keyeq(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i += 8)
+		if (*(const utrace_fp_u64 *)(a + i) != *(const utrace_fp_u64 *)(b + i))
+			return 0;
+	return 1;
+}
+
+/* The element of key, inserted if new; NULL if the table is full. */
+static inline uint8_t *utrace_hist_map_insert(struct utrace_hist_map *m, const uint8_t *key)
+{
+	uint32_t ks = m->key_size, nslots = 2u << m->bits, max = 1u << m->bits;
+	uint32_t h = utrace_jhash(key, ks, 0), idx, mine = UINT32_MAX;
+	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
+
+	if (!h)
+		h = 1;
+	idx = h >> (32 - (m->bits + 1));
+	for (uint32_t probes = 0; probes < nslots; probes++, idx = (idx + 1) & (nslots - 1)) {
+		/* acquire: a published element's key is there to compare */
+		uint64_t w = __atomic_load_n(&slots[idx].word, __ATOMIC_ACQUIRE);
+
+		if (!w) {
+			if (mine == UINT32_MAX) {
+				uint8_t *elt;
+
+				mine = (uint32_t)__atomic_fetch_add(&m->next_elt, 1, __ATOMIC_RELAXED);
+				if (mine >= max)
+					return 0;
+				elt = utrace_hist_elt(m, mine);
+				for (uint32_t i = 0; i < ks; i += 8)
+					*(utrace_fp_u64 *)(elt + i) = *(const utrace_fp_u64 *)(key + i);
+			}
+			/* release: the key is in the element before the slot
+			 * names it; on failure w is the entry that won */
+			if (__atomic_compare_exchange_n(&slots[idx].word, &w,
+							(uint64_t)h << 32 | (mine + 1u), 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return utrace_hist_elt(m, mine);
+		}
+		if ((uint32_t)(w >> 32) == h && utrace_hist_slot_elt(w) < max &&
+		    utrace_hist_keyeq(utrace_hist_elt(m, utrace_hist_slot_elt(w)), key, ks))
+			return utrace_hist_elt(m, utrace_hist_slot_elt(w));
+	}
+	return 0;
+}
+
+/* The element of key if it is in the table, else NULL; never inserts
+ * (RESOLVE: a key the other trigger never saw has no variable). */
+static inline uint8_t *utrace_hist_map_find(struct utrace_hist_map *m, const uint8_t *key)
+{
+	uint32_t ks = m->key_size, nslots = 2u << m->bits, max = 1u << m->bits;
+	uint32_t h = utrace_jhash(key, ks, 0), idx;
+	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
+
+	if (!h)
+		h = 1;
+	idx = h >> (32 - (m->bits + 1));
+	for (uint32_t probes = 0; probes < nslots; probes++, idx = (idx + 1) & (nslots - 1)) {
+		/* acquire: a published element's key is there to compare */
+		uint64_t w = __atomic_load_n(&slots[idx].word, __ATOMIC_ACQUIRE);
+
+		if (!w)
+			return 0; /* inserts never skip an empty slot: not there */
+		if ((uint32_t)(w >> 32) == h && utrace_hist_slot_elt(w) < max &&
+		    utrace_hist_keyeq(utrace_hist_elt(m, utrace_hist_slot_elt(w)), key, ks))
+			return utrace_hist_elt(m, utrace_hist_slot_elt(w));
+	}
+	return 0;
+}
+
+#endif
