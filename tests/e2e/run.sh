@@ -95,6 +95,8 @@ FILTERS=(
 	"hist-id -v -e hist:hist_req -R hist:keys=id:vals=bytes -- hist"
 	"hist-pid -p nop -v -e hist:hist_req -R hist:keys=common_pid -- hist"
 	"hist-multi -e hist:hist_req -R hist:keys=word:sort=word -R hist:keys=bytes.log2:vals=id:sort=bytes -- hist"
+	"hist-onmax -v -e hist:hist_req -R hist:keys=id:b=bytes:onmax(\$b).save(word,bytes) -- hist"
+	"hist-onchange -v -e hist:hist_req -R hist:keys=word:k=id:onchange(\$k).save(bytes,word):sort=word -- hist"
 )
 
 ulimit -c 0
@@ -714,6 +716,45 @@ check_hist_multi() {
 	check_golden_raw hist-multi "$RES/hist.txt"
 	t "$(grep -c '^# event histogram$' "$RES/hist.txt" | grep -qx 2; echo $?)" \
 		"$CFG $TEST two histograms" "$(head -20 "$RES/hist.txt")"
+}
+
+# onmax($b).save(word,bytes) on hist.c: bytes grows with every firing of
+# an id, so each id's max is its last firing's, 100 * k + 10 * (k + 1) - 1,
+# saved with that firing's word (words[j % 4]); then the same maximum
+# through onmax().trace() into a synthetic event: one record per new max
+# (id 0's first bytes, 0, is not above the start, 0), 359 in all.
+check_hist_onmax() {
+	local d=$RES st n
+	if ! hist_report; then
+		nok "$CFG $TEST report --hist" "$(head -3 "$RES/hist.err")"
+		return
+	fi
+	check_golden_raw hist-onmax "$RES/hist.txt"
+	"$UTRACE" record -o "$d/tr.dat" -p nop --synthetic 'maxbytes u64 bytes; int id' \
+		-e synthetic:maxbytes -R 'hist:keys=id:vals=bytes' \
+		-v -e hist:hist_req -R 'hist:keys=id:b=bytes:onmax($b).trace(maxbytes,$b,id)' \
+		-- "$BIN/hist" >/dev/null 2>"$d/tr.err" </dev/null
+	st=$?
+	"$UTRACE" report -i "$d/tr.dat" >"$d/tr.rep" 2>&1
+	"$UTRACE" report --hist -i "$d/tr.dat" >"$d/tr.hist" 2>&1
+	n=$(grep -c ' maxbytes: bytes=[0-9]* id=[0-7]$' "$d/tr.rep")
+	t "$([ "$st" = 0 ] && [ "$n" = 359 ] &&
+		grep -q '^{ id:          7 } hitcount:         80  bytes:      59160$' "$d/tr.hist" &&
+		grep -q '^{ id:          0 } hitcount:          9  bytes:         45$' "$d/tr.hist"
+		echo $?)" "$CFG $TEST onmax().trace(): a synthetic record per new max ($n)" \
+		"$(head -20 "$d/tr.hist")" "$(cat "$d/tr.err")"
+}
+
+# onchange($k).save(bytes,word) keyed by word: id changes at each new id
+# of the firing order (0..5 in main, 6 in a thread, 7 in a fork child, one
+# table), so every word's last change is to 7, with bytes 700 + its first
+# index in the word list.
+check_hist_onchange() {
+	if ! hist_report; then
+		nok "$CFG $TEST report --hist" "$(head -3 "$RES/hist.err")"
+		return
+	fi
+	check_golden_raw hist-onchange "$RES/hist.txt"
 }
 
 # The trigger commands of events.rst on hist.c (id k fires 10 * (k + 1)
