@@ -139,7 +139,7 @@ static int check_synth(void *arg, const char *name, struct utrace_hist_synth_inf
 
 	for (unsigned i = 0; i < e->nsynths; i++)
 		if (!strcmp(e->synths[i]->name, name)) {
-			*out = (struct utrace_hist_synth_info){i, e->synths[i]->nr_fields};
+			utrace_synth_info(e->synths[i], i, out);
 			return 0;
 		}
 	return UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND;

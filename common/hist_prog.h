@@ -120,9 +120,9 @@ enum utrace_hist_op {
 			      * -> bytes at sums[key_off], width len (save()) */
 	UTRACE_HOP_SNAPSHOT, /* TRACK's value is a new max / change (imm 0 / 1) of the
 			      * map's snap_val: mark sums[key_off], ctx->snapshot() */
-	UTRACE_HOP_PSTR,     /* string (size as SAVESTR's) -> param len: reserved 0: a
-			      * char[N] of imm bytes in params[len..]; 1: a char[],
-			      * its bytes after the key_off fixed words (EMIT) */
+	UTRACE_HOP_PSTR,     /* string (size, off, imm as SAVESTR's) -> param word len:
+			      * reserved 0: a char[key_off] in 256 bytes there; 1: a
+			      * char[], its bytes after the key_off fixed words */
 	UTRACE_HOP_MAX,
 };
 

@@ -89,12 +89,14 @@ utrace_hist_pstr(const struct utrace_hist_insn *x, const struct utrace_hist_ctx 
 	uint32_t n, len = 0, at;
 	const uint8_t *s = utrace_hist_str_src(x->size, x->off, x->imm, c, &n);
 
-	if (!x->reserved) {
-		uint32_t words = (uint32_t)((x->imm + 7) / 8);
+	if (!x->reserved) { /* key_off: the char[N]'s N; it takes 256 bytes */
+		uint32_t words = UTRACE_HIST_STR_MAX / 8;
 
-		if (x->imm > UTRACE_HIST_STR_MAX || x->len + words > UTRACE_HIST_PARAM_WORDS)
+		if (!x->key_off || x->key_off > UTRACE_HIST_STR_MAX ||
+		    x->len + words > UTRACE_HIST_PARAM_WORDS)
 			return -1;
-		utrace_hist_put_str(p + 8ull * x->len, words * 8, s, n < x->imm ? n : (uint32_t)x->imm - 1);
+		utrace_hist_put_str(p + 8ull * x->len, words * 8, s,
+				    n < x->key_off ? n : x->key_off - 1);
 		for (uint32_t w = x->len; w < x->len + words; w++)
 			fr->set[w / 64] |= 1ull << (w % 64);
 		return 0;

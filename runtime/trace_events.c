@@ -367,11 +367,11 @@ static __thread uint32_t ev_emit_depth;
 
 static void ev_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t n)
 {
-	uint64_t rec[1 + UTRACE_HIST_PARAMS];
+	uint64_t rec[1 + UTRACE_HIST_PARAM_WORDS];
 	struct utrace_event_key *k;
 
 	(void)arg;
-	if (synth >= UTRACE_SYNTH_MAX || n > UTRACE_HIST_PARAMS || ev_emit_depth >= 4)
+	if (synth >= UTRACE_SYNTH_MAX || n > UTRACE_HIST_PARAM_WORDS || ev_emit_depth >= 4)
 		return;
 	k = &ev_synth_keys[synth];
 	if (!__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))

@@ -155,7 +155,9 @@ static enum utrace_event_field_kind classify(const char *type, const char *name,
 		const char *el = type + strlen("__data_loc ");
 		size_t len = strlen(el);
 
-		if (size != 4)
+		/* 8: a synthetic event's char[] (trace_events_synth.c gives
+		 * it a u64 slot; the __data_loc is its low, first, 4 bytes) */
+		if (size != 4 && size != 8)
 			return UTRACE_EF_OTHER;
 		if (len > 2 && !strcmp(el + len - 2, "[]") && is_char_type(el, len - 2))
 			return UTRACE_EF_STRING;

@@ -425,30 +425,6 @@ static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const c
 	return hc_field(c, &e);
 }
 
-/* trace(synth, params) / synth(params): each param, then EMIT. */
-static int hc_trace(struct hcomp *c, const struct utrace_hist_action *a)
-{
-	struct utrace_hist_synth_info si = {0};
-	int code;
-
-	if (!c->env || !c->env->synth)
-		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND, a->pos, a->synth);
-	code = c->env->synth(c->env->arg, a->synth, &si);
-	if (code)
-		return hc_fail(c, code, a->pos, a->synth);
-	if (si.nr_fields != a->nr_params)
-		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_COUNT_MISMATCH, a->pos, a->synth);
-	for (unsigned k = 0; k < a->nr_params; k++) {
-		if (hc_param(c, a, a->params[k]) < 0 || hc_emit(c, UTRACE_HOP_PARAM, 0, 0, 0) < 0)
-			return -1;
-		c->insns[c->n - 1].len = (uint16_t)k;
-	}
-	if (hc_emit(c, UTRACE_HOP_EMIT, 0, si.id, 0) < 0)
-		return -1;
-	c->insns[c->n - 1].len = (uint16_t)a->nr_params;
-	return 0;
-}
-
 /* A string save()d or handed to a synthetic event: where op takes it
  * from; its width in w (0 for a number). */
 static int hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uint32_t *w)
@@ -469,6 +445,63 @@ static int hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *i
 		in->off = f->offset;
 		*w = UTRACE_HIST_STR_MAX;
 	}
+	return 0;
+}
+
+/* A string param of a synthetic event's string field k: a char[] takes
+ * any string; a char[N] only a char[N] of the same N, as the kernel's
+ * check_synth_field(). */
+static int hc_pstr(struct hcomp *c, const struct utrace_hist_action *a, unsigned k,
+		   const struct utrace_hist_synth_info *si)
+{
+	struct utrace_hist_insn in = {.op = UTRACE_HOP_PSTR};
+	bool dyn = si->str[k] == UTRACE_HIST_SYNTH_DYNSTR;
+	uint32_t w;
+
+	hc_str_src(c, a->params[k], &in, &w);
+	if (!w || (!dyn && (in.size != UTRACE_HSTR_CHARS || in.imm != si->str[k])))
+		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_TYPE_MISMATCH, a->param_pos[k],
+			       a->params[k]);
+	if (hc_emit(c, UTRACE_HOP_PSTR, 0, 0, 0) < 0)
+		return -1;
+	in.len = si->word[k];
+	in.reserved = dyn;
+	in.key_off = dyn ? si->words : si->str[k];
+	c->insns[c->n - 1] = in;
+	return 0;
+}
+
+/* trace(synth, params) / synth(params): each param, then EMIT. */
+static int hc_trace(struct hcomp *c, const struct utrace_hist_action *a)
+{
+	struct utrace_hist_synth_info si = {0};
+	int code;
+
+	if (!c->env || !c->env->synth)
+		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND, a->pos, a->synth);
+	code = c->env->synth(c->env->arg, a->synth, &si);
+	if (code)
+		return hc_fail(c, code, a->pos, a->synth);
+	if (si.nr_fields != a->nr_params || si.nr_fields > UTRACE_HIST_PARAMS)
+		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_COUNT_MISMATCH, a->pos, a->synth);
+	if (!si.words) /* numbers only, one word each */
+		for (si.words = 0; si.words < si.nr_fields; si.words++)
+			si.word[si.words] = (uint16_t)si.words;
+	if (si.words > UTRACE_HIST_PARAM_WORDS)
+		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_TYPE_MISMATCH, a->pos, a->synth);
+	for (unsigned k = 0; k < a->nr_params; k++) {
+		if (si.str[k]) {
+			if (hc_pstr(c, a, k, &si) < 0)
+				return -1;
+			continue;
+		}
+		if (hc_param(c, a, a->params[k]) < 0 || hc_emit(c, UTRACE_HOP_PARAM, 0, 0, 0) < 0)
+			return -1;
+		c->insns[c->n - 1].len = si.word[k];
+	}
+	if (hc_emit(c, UTRACE_HOP_EMIT, 0, si.id, 0) < 0)
+		return -1;
+	c->insns[c->n - 1].len = (uint16_t)si.words;
 	return 0;
 }
 

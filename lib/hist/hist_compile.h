@@ -37,7 +37,17 @@ struct utrace_hist_var_info {
 struct utrace_hist_synth_info {
 	uint32_t id;
 	unsigned nr_fields;
+	/* Its record after the common fields (lib/hist/synth.c): field k
+	 * starts at word[k]; str[k] is 0 for a number, N for a char[N] (256
+	 * bytes in the record, as the kernel's), UTRACE_HIST_SYNTH_DYNSTR for
+	 * a char[] (a __data_loc word, its bytes after the words).  words:
+	 * the record's words; 0 if unknown: every field a number, in order. */
+	uint16_t word[UTRACE_HIST_PARAMS];
+	uint16_t str[UTRACE_HIST_PARAMS];
+	uint32_t words;
 };
+
+#define UTRACE_HIST_SYNTH_DYNSTR 0xffffu
 
 /* What the trigger refers to outside itself; every callback may be NULL. */
 struct utrace_hist_env {

@@ -4,8 +4,11 @@
  * kernel's synthetic_events syntax) parsed into the format the kernel
  * gives it (kernel/trace/trace_events_synth.c): the 4 common fields, then
  * one u64 slot per field with the field's own size at its start, and the
- * print fmt "lat=%llu id=%d".  Integer types only, as the values an
- * action hands over are numbers here.
+ * print fmt "lat=%llu id=%d".  Strings as the kernel's: `char comm[16]`
+ * (or `char[16] comm`) takes STR_VAR_LEN_MAX (256) bytes of the record,
+ * printed "comm=%s" from REC->comm; `char[] comm` (or `char comm[]`) is a
+ * __data_loc word whose bytes follow the fixed fields, printed from
+ * __get_str(comm).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -13,7 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hist/hist_compile.h"
 #include "lib/hist/synth.h"
+
+#define SYNTH_STR_LEN_MAX 256u /* the kernel's STR_VAR_LEN_MAX */
+#define SYNTH_DYN 0xffffu
 
 static const char *const synth_err_text[] = {
 #define UTRACE_SYNTH_ERR_TEXT(name, text) text,
@@ -36,9 +43,32 @@ static const struct {
 };
 
 struct synth_field {
-	char type[32], name[64];
-	unsigned t; /* synth_types[t] */
+	char type[48], name[64];
+	unsigned t;   /* synth_types[t], for a number */
+	unsigned str; /* 0: a number; N: char[N]; SYNTH_DYN: char[] */
 };
+
+/* "char[N]" (N 1..256) or "char[]": the string's kind, else 0. */
+static unsigned synth_string(const char *type)
+{
+	unsigned long n;
+	char *end;
+
+	if (strncmp(type, "char[", 5))
+		return 0;
+	if (!strcmp(type + 5, "]"))
+		return SYNTH_DYN;
+	n = strtoul(type + 5, &end, 10);
+	if (end == type + 5 || strcmp(end, "]") || !n || n > SYNTH_STR_LEN_MAX)
+		return 0;
+	return (unsigned)n;
+}
+
+/* Words the field takes in the record after the common fields. */
+static unsigned synth_words(const struct synth_field *f)
+{
+	return f->str && f->str != SYNTH_DYN ? SYNTH_STR_LEN_MAX / 8 : 1;
+}
 
 static int synth_fail(int *code, int c, const char *text, const char *at,
 		      struct utrace_error *err)
@@ -97,9 +127,21 @@ static int synth_field(const char *text, const char *p, const char *end, struct 
 	}
 	if (n < 2)
 		return synth_fail(code, UTRACE_SYNTH_ERR_INCOMPLETE_TYPE, text, w[0], err);
+	{
+		/* "comm[16]": the array goes to the type, as the kernel's */
+		const char *br = memchr(w[1], '[', (size_t)(we[1] - w[1]));
+
+		if (br && strlen(f->type) + (size_t)(we[1] - br) < sizeof(f->type)) {
+			snprintf(f->type + strlen(f->type), sizeof(f->type) - strlen(f->type), "%.*s",
+				 (int)(we[1] - br), br);
+			we[1] = br;
+		}
+	}
 	if (n > 2 || !synth_good_name(w[1], (size_t)(we[1] - w[1])) || we[1] - w[1] >= 64)
 		return synth_fail(code, UTRACE_SYNTH_ERR_INVALID_FIELD, text, w[n > 2 ? 2 : 1], err);
 	snprintf(f->name, sizeof(f->name), "%.*s", (int)(we[1] - w[1]), w[1]);
+	if ((f->str = synth_string(f->type)))
+		return 0;
 	for (f->t = 0; f->t < sizeof(synth_types) / sizeof(synth_types[0]); f->t++)
 		if (!strcmp(synth_types[f->t].type, f->type))
 			return 0;
@@ -120,16 +162,28 @@ static char *synth_format(const char *name, int id, const struct synth_field *f,
 		   "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
 		   "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
 		   "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
-	for (unsigned i = 0; i < n; i++) /* synth_field_signed(): not "u..." nor gfp_t */
-		fprintf(m, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", f[i].type,
-			f[i].name, 8 + 8 * i, synth_types[f[i].t].size,
-			f[i].type[0] != 'u' && strcmp(f[i].type, "gfp_t"));
+	for (unsigned i = 0, off = 8; i < n; off += 8 * synth_words(&f[i]), i++) {
+		/* synth_field_signed(): not "u..." nor gfp_t; f_show(): a
+		 * char[N]'s array after the name, a __data_loc's type whole */
+		int sgn = f[i].type[0] != 'u' && strcmp(f[i].type, "gfp_t");
+
+		if (f[i].str == SYNTH_DYN)
+			fprintf(m, "\tfield:__data_loc char[] %s;\toffset:%u;\tsize:8;\tsigned:%d;\n",
+				f[i].name, off, sgn);
+		else if (f[i].str)
+			fprintf(m, "\tfield:char %s[%u];\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+				f[i].name, f[i].str, off, f[i].str, sgn);
+		else
+			fprintf(m, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n", f[i].type,
+				f[i].name, off, synth_types[f[i].t].size, sgn);
+	}
 	fprintf(m, "\nprint fmt: \"");
 	for (unsigned i = 0; i < n; i++)
-		fprintf(m, "%s=%s%s", f[i].name, synth_types[f[i].t].fmt, i + 1 < n ? " " : "");
+		fprintf(m, "%s=%s%s", f[i].name, f[i].str ? "%s" : synth_types[f[i].t].fmt,
+			i + 1 < n ? " " : "");
 	fputc('"', m);
 	for (unsigned i = 0; i < n; i++)
-		fprintf(m, ", REC->%s", f[i].name);
+		fprintf(m, f[i].str == SYNTH_DYN ? ", __get_str(%s)" : ", REC->%s", f[i].name);
 	fputc('\n', m);
 	if (fclose(m) != 0) {
 		free(text);
@@ -219,4 +273,26 @@ void utrace_synth_free(struct utrace_synth *s)
 	free(s->format);
 	free(s->name);
 	free(s);
+}
+
+void utrace_synth_info(const struct utrace_synth *s, uint32_t id,
+		       struct utrace_hist_synth_info *out)
+{
+	unsigned k = 0;
+
+	*out = (struct utrace_hist_synth_info){.id = id, .nr_fields = s->nr_fields};
+	for (unsigned i = 0; i < s->fmt->nr_fields && k < UTRACE_HIST_PARAMS; i++) {
+		const struct utrace_event_field *f = &s->fmt->fields[i];
+		unsigned words = f->kind == UTRACE_EF_CHARS ? SYNTH_STR_LEN_MAX / 8 : 1;
+
+		if (f->common)
+			continue;
+		out->word[k] = (uint16_t)((f->offset - 8) / 8);
+		out->str[k] = f->kind == UTRACE_EF_CHARS	 ? (uint16_t)f->size
+			      : f->kind == UTRACE_EF_STRING ? UTRACE_HIST_SYNTH_DYNSTR
+							    : 0;
+		if (out->word[k] + words > out->words)
+			out->words = out->word[k] + words;
+		k++;
+	}
 }

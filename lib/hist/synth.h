@@ -47,4 +47,10 @@ int utrace_synth_parse(const char *text, int id, struct utrace_synth **out, int 
 		       struct utrace_error *err);
 void utrace_synth_free(struct utrace_synth *s);
 
+struct utrace_hist_synth_info;
+/* What an action that emits s needs to know of it (lib/hist/hist_compile.h),
+ * id the one its EMIT carries. */
+void utrace_synth_info(const struct utrace_synth *s, uint32_t id,
+		       struct utrace_hist_synth_info *out);
+
 #endif

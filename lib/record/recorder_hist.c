@@ -224,8 +224,7 @@ int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info 
 
 	for (unsigned i = 0; i < r->o.nr_synths; i++)
 		if (!strcmp(r->o.synths[i]->name, name)) {
-			out->id = i;
-			out->nr_fields = r->o.synths[i]->nr_fields;
+			utrace_synth_info(r->o.synths[i], i, out);
 			return 0;
 		}
 	return UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND;

@@ -743,6 +743,20 @@ check_hist_onmax() {
 		grep -q '^{ id:          0 } hitcount:          9  bytes:         45$' "$d/tr.hist"
 		echo $?)" "$CFG $TEST onmax().trace(): a synthetic record per new max ($n)" \
 		"$(head -20 "$d/tr.hist")" "$(cat "$d/tr.err")"
+	# a char[] field: the string copied into each synthetic record
+	"$UTRACE" record -o "$d/ts.dat" -p nop --synthetic 'maxword u64 bytes; char[] word; int id' \
+		-e synthetic:maxword \
+		-v -e hist:hist_req -R 'hist:keys=id:b=bytes:onmax($b).trace(maxword,$b,word,id)' \
+		-- "$BIN/hist" >/dev/null 2>"$d/ts.err" </dev/null
+	"$UTRACE" report -i "$d/ts.dat" >"$d/ts.rep" 2>&1
+	n=$(awk '/ maxword: bytes=[0-9]* word=[a-z]* id=[0-7]$/ {
+			split($0, a, /bytes=| word=| id=/); w[0] = "alpha"; w[1] = "beta"
+			w[2] = "gamma"; w[3] = "delta"
+			if (a[3] == w[(a[2] - 100 * a[4]) % 4]) n++
+		} END { print n + 0 }' "$d/ts.rep")
+	t "$([ "$n" = 359 ]; echo $?)" \
+		"$CFG $TEST char[] synthetic field: each record has its firing's word ($n of 359)" \
+		"$(grep -v '^#' "$d/ts.rep" | head -5)" "$(cat "$d/ts.err")"
 }
 
 # onchange($k).save(bytes,word) keyed by word: id changes at each new id

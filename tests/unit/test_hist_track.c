@@ -15,6 +15,7 @@
 #include "common/hist_prog.h"
 #include "lib/hist/hist.h"
 #include "lib/hist/hist_compile.h"
+#include "lib/hist/synth.h"
 #include "tests/unit/check.h"
 
 /* next_pid, prio, next_comm, lat: as a user event's record */
@@ -51,10 +52,13 @@ struct table {
 
 static uint64_t emitted[8][3]; /* synth, n, params[0] */
 static unsigned nr_emitted, nr_snapshots;
+static uint64_t last_rec[UTRACE_HIST_PARAM_WORDS]; /* the last EMIT's words */
+static struct utrace_synth *wakeup_new_test;
 
 static void emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t n)
 {
 	(void)arg;
+	memcpy(last_rec, params, n * 8);
 	if (nr_emitted < 8) {
 		emitted[nr_emitted][0] = synth;
 		emitted[nr_emitted][1] = n;
@@ -72,6 +76,10 @@ static void snapshot(void *arg)
 static int env_synth(void *arg, const char *name, struct utrace_hist_synth_info *out)
 {
 	(void)arg;
+	if (wakeup_new_test && !strcmp(name, "wakeup_new_test")) {
+		utrace_synth_info(wakeup_new_test, 6, out);
+		return 0;
+	}
 	if (strcmp(name, "maxlat"))
 		return UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND;
 	*out = (struct utrace_hist_synth_info){.id = 5, .nr_fields = 2};
@@ -282,6 +290,53 @@ static void test_snapshot(void)
 	drop(&t);
 }
 
+/* The kernel doc's `wakeup_new_test pid_t pid; char comm[16]`, and a
+ * char[]: strings copied into the synthetic record in the kernel's
+ * layout (a char[16] in 256 bytes, a char[] as a __data_loc after). */
+static void test_string_params(void)
+{
+	struct utrace_error err = {0};
+	struct table t;
+	int code, ret;
+	const char *p;
+
+	ret = utrace_synth_parse("wakeup_new_test pid_t pid; char comm[16]; char[] word", 6,
+				 &wakeup_new_test, &code, &err);
+	check(!ret, "char[16] and char[] synthetic fields parse: %s", err.msg);
+	if (ret)
+		return;
+	check(strstr(wakeup_new_test->format, "\tfield:char comm[16];\toffset:16;\tsize:16;\tsigned:1;\n"
+						 "\tfield:__data_loc char[] word;\toffset:272;\tsize:8;"
+						 "\tsigned:1;\n") != NULL &&
+		  strstr(wakeup_new_test->format, "print fmt: \"pid=%d comm=%s word=%s\", REC->pid, "
+						  "REC->comm, __get_str(word)\n") != NULL,
+	      "their format as the kernel's");
+	ret = make(&t,
+		   "hist:keys=next_pid:l=lat:"
+		   "onmax($l).trace(wakeup_new_test,next_pid,next_comm,next_comm)",
+		   &err);
+	check(!ret, "trace() with string params compiles: %s", err.msg);
+	if (!ret) {
+		nr_emitted = 0;
+		hit(&t, 42, 0, "cyclictest", 3, false);
+		p = (const char *)last_rec;
+		check(nr_emitted == 1 && emitted[0][1] == 34 + 2 && last_rec[0] == 42 &&
+			  !strcmp(p + 8, "cyclictest") && last_rec[33] == (11ull << 16 | (8 + 34 * 8)) &&
+			  !strcmp(p + 34 * 8, "cyclictest"),
+		      "the record: pid, comm in its 256 bytes, word's __data_loc and bytes after "
+		      "(%llu words)", (unsigned long long)emitted[0][1]);
+	}
+	drop(&t);
+	ret = make(&t, "hist:keys=next_pid:l=lat:onmax($l).trace(wakeup_new_test,next_pid,lat,next_comm)",
+		   &err);
+	/* errpos("lat"): the first "lat" of the text, l=lat's */
+	check(ret == UTRACE_HIST_ERR_SYNTH_TYPE_MISMATCH && err.column == 22,
+	      "a number for a char[16]: the kernel's type mismatch (%d col %d)", ret, err.column);
+	drop(&t);
+	utrace_synth_free(wakeup_new_test);
+	wakeup_new_test = NULL;
+}
+
 static void test_errors(void)
 {
 	static const struct {
@@ -326,6 +381,7 @@ int main(void)
 	test_onchange_save();
 	test_onmax_trace();
 	test_snapshot();
+	test_string_params();
 	test_errors();
 	return check_done();
 }
