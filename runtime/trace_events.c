@@ -357,8 +357,9 @@ static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32
 
 /*
  * EMIT: the synthetic event's record, the common fields then one u64 slot
- * per param (the kernel's synth_event layout; a narrower field reads the
- * slot's low bytes), written as any event's: its filter, its triggers,
+ * per number param (the kernel's synth_event layout; a narrower field
+ * reads the slot's low bytes), 256 bytes per char[N] and the char[]
+ * strings after (the words the program built), written as any event's: its filter, its triggers,
  * its record.  A synthetic event's own trigger may emit again: the depth
  * is bounded per thread (a signal handler that interrupts one only adds
  * to it), so a loop of actions ends.
