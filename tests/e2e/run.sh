@@ -97,6 +97,7 @@ FILTERS=(
 	"hist-multi -e hist:hist_req -R hist:keys=word:sort=word -R hist:keys=bytes.log2:vals=id:sort=bytes -- hist"
 	"hist-onmax -v -e hist:hist_req -R hist:keys=id:b=bytes:onmax(\$b).save(word,bytes) -- hist"
 	"hist-onchange -v -e hist:hist_req -R hist:keys=word:k=id:onchange(\$k).save(bytes,word):sort=word -- hist"
+	"hist-track -v -e ksim:tcp_probe -R hist:keys=dport:cwnd=snd_cwnd:onchange(\$cwnd).save(snd_wnd,srtt,rcv_wnd):onchange(\$cwnd).snapshot() -- track"
 )
 
 ulimit -c 0
@@ -769,6 +770,33 @@ check_hist_onchange() {
 		return
 	fi
 	check_golden_raw hist-onchange "$RES/hist.txt"
+}
+
+# The kernel documentation's onchange() and onmax() examples on track.c's
+# kernel-like user events.  tcp_probe: each port's last change of
+# snd_cwnd with the fields saved then (a golden).  The wakeup latency:
+# sched_waking's ts0 per pid, sched_switch's onmax($wakeup_lat).save(...)
+# for cyclictest's three pids, whose max is at least the longest sleep
+# (5 ms) and whose saved fields are the switch's (a golden once the
+# latencies, which the machine decides, are taken out).
+check_hist_track() {
+	local d=$RES bad
+	if ! hist_report; then
+		nok "$CFG $TEST report --hist" "$(head -3 "$RES/hist.err")"
+		return
+	fi
+	check_golden_raw hist-track "$RES/hist.txt"
+	"$UTRACE" record -o "$d/wk.dat" -p nop \
+		-v -e ksim:sched_waking -R 'hist:keys=pid:ts0=common_timestamp.usecs if comm=="cyclictest"' \
+		-v -e ksim:sched_switch -R 'hist:keys=next_pid:wakeup_lat=common_timestamp.usecs-$ts0:onmax($wakeup_lat).save(next_comm,prev_pid,prev_prio,prev_comm) if next_comm=="cyclictest"' \
+		-- "$BIN/track" >/dev/null 2>"$d/wk.err" </dev/null
+	"$UTRACE" report --hist -i "$d/wk.dat" >"$d/wk.hist" 2>&1
+	bad=$(awk '/^\tmax: / && ($2 < 5000 || $2 > 5000000) { print "max " $2 }
+		/^\tmax: / { n++ } END { if (n != 3) print n " max lines" }' "$d/wk.hist")
+	t "$([ -z "$bad" ]; echo $?)" "$CFG $TEST onmax(\$wakeup_lat): each pid's max >= 5 ms" \
+		"$bad" "$(cat "$d/wk.err")"
+	sed -E 's/^(\tmax: +)[0-9]+/\1N/' "$d/wk.hist" >"$d/wk.hist.n"
+	check_golden_raw hist-track-wakeup "$d/wk.hist.n"
 }
 
 # The trigger commands of events.rst on hist.c (id k fires 10 * (k + 1)
