@@ -82,7 +82,7 @@
 /* The words of one EMIT's record after its common fields: a number takes
  * one, a char[N] string the kernel's STR_VAR_LEN_MAX (256 bytes), a
  * char[] one word and its bytes after the fixed words. */
-#define UTRACE_HIST_PARAM_WORDS 160u
+#define UTRACE_HIST_PARAM_WORDS 160u /* <= 192: the bits of the frame's set[] */
 #define UTRACE_HIST_STR_MAX 256u     /* a string key's width at most (MAX_FILTER_STR_VAL) */
 
 enum utrace_hist_op {
@@ -213,8 +213,7 @@ struct utrace_hist_ctx {
 struct utrace_hist_frame {
 	uint64_t refs[UTRACE_HIST_REFS_MAX];
 	uint64_t params[UTRACE_HIST_PARAM_WORDS];
-	uint64_t set[(UTRACE_HIST_PARAM_WORDS + 63) / 64]; /* params written: EMIT zeroes
-							    * the others, never stack garbage */
+	uint64_t set[3]; /* params written: EMIT zeroes the others, never stack garbage */
 	uint32_t dyn;		     /* PSTR: bytes of char[] strings after the fixed words */
 	uint64_t track;		     /* TRACK: the value that was new, for SNAPSHOT */
 	struct utrace_hist_map *map; /* SNAPSHOT: the table of the hit */
@@ -566,14 +565,15 @@ static inline void utrace_hist_run(const struct utrace_hist_hdr *h, struct utrac
 		keybuf[i / 8] = 0;
 	if (utrace_hist_exec(h, 0, kend, c, key, 0, &fr) < 0)
 		return;
-	if (rend > kend || vend < h->nr_insns) { /* a REF or EMIT never reads garbage; the
-						  * params are zeroed by EMIT, those not set */
+	/* a few words, set on every hit: an action instruction that a bad
+	 * program puts in its value part still never reads garbage; the
+	 * params are zeroed by EMIT, those not set */
+	fr.set[0] = fr.set[1] = fr.set[2] = 0;
+	fr.dyn = 0;
+	fr.track = 0;
+	fr.map = m;
+	if (rend > kend || vend < h->nr_insns) /* a REF never reads garbage */
 		__builtin_memset(fr.refs, 0, sizeof(fr.refs));
-		__builtin_memset(fr.set, 0, sizeof(fr.set));
-		fr.dyn = 0;
-		fr.track = 0;
-		fr.map = m;
-	}
 	if (rend > kend && utrace_hist_exec(h, kend, rend, c, key, 0, &fr) < 0)
 		return; /* a variable it refers to is not set for this key */
 	elt = utrace_hist_map_insert(m, key);
