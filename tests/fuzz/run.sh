@@ -92,6 +92,9 @@ make_seeds() {
 		"$U" record -o "$dat/usdt.dat" -e usdt:fuzz:leaf -- "$tgt"
 		"$U" record -o "$dat/hist.dat" -p nop -e tp:tp_value -R 'hist:keys=id,name:vals=hitcount' \
 			-e tp:tp_end -R 'hist:keys=a.log2:sort=a' -- "$tgt"
+		"$U" record -o "$dat/hist-track.dat" -p nop \
+			-e tp:tp_value -R 'hist:keys=id:v=id:onmax($v).save(id,name):onchange($v).snapshot()' \
+			-- "$tgt"
 	) >/dev/null 2>&1
 	return 0
 }
