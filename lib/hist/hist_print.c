@@ -5,6 +5,13 @@
  * and hist_trigger_print_key() of kernel/trace/trace_events_hist.c, with
  * the sort of kernel/trace/tracing_map.c and lib/sort.c.
  *
+ * After an entry's values come its onmax()/onchange() handlers'
+ * "max:"/"changed:" and saved fields (track_data_print(), the saved
+ * fields found through the program's SAVE and SAVESTR instructions), and
+ * after the entries the "Snapshot taken" details of a snapshot() action
+ * (track_data_snapshot_print(): the entry marked with the map header's
+ * last snapshot number).
+ *
  * The order of entries that compare equal is the one thing a stable sort
  * would get wrong: the kernel lists the elements in its slot order, sorts
  * them with lib/sort.c's heapsort (not stable), and then sorts each run
