@@ -797,6 +797,18 @@ check_hist_track() {
 		"$bad" "$(cat "$d/wk.err")"
 	sed -E 's/^(\tmax: +)[0-9]+/\1N/' "$d/wk.hist" >"$d/wk.hist.n"
 	check_golden_raw hist-track-wakeup "$d/wk.hist.n"
+	# the doc's `wakeup_new_test pid_t pid; char comm[16]`: a char[16]
+	# synthetic field filled from sched_switch's next_comm, once per pid
+	# (its next_prio changes from 0 once)
+	"$UTRACE" record -o "$d/wn.dat" -p nop --synthetic 'wakeup_new_test pid_t pid; char comm[16]' \
+		-e synthetic:wakeup_new_test \
+		-v -e ksim:sched_switch -R 'hist:keys=next_pid:p=next_prio:onchange($p).trace(wakeup_new_test,next_pid,next_comm)' \
+		-- "$BIN/track" >/dev/null 2>"$d/wn.err" </dev/null
+	"$UTRACE" report -i "$d/wn.dat" 2>&1 | grep -o 'wakeup_new_test: .*' >"$d/wn.rep"
+	t "$(printf 'wakeup_new_test: pid=%s comm=%s\n' 3001 cyclictest 3002 cyclictest \
+		3003 cyclictest 4000 bash | cmp -s - "$d/wn.rep"; echo $?)" \
+		"$CFG $TEST char[16] synthetic field: each pid's comm, as the kernel prints it" \
+		"$(cat "$d/wn.rep")" "$(cat "$d/wn.err")"
 }
 
 # The trigger commands of events.rst on hist.c (id k fires 10 * (k + 1)
