@@ -335,6 +335,20 @@ static void test_string_params(void)
 	drop(&t);
 	utrace_synth_free(wakeup_new_test);
 	wakeup_new_test = NULL;
+	{
+		struct utrace_synth *a = NULL, *b = NULL;
+
+		check(!utrace_synth_parse("s char[16] comm; char comm2[]", 1, &a, &code, &err) &&
+			  !utrace_synth_parse("s char comm[16]; char[] comm2", 1, &b, &code, &err) &&
+			  !strcmp(a->format, b->format),
+		      "`char[16] comm` is `char comm[16]`, `char comm2[]` is `char[] comm2`");
+		utrace_synth_free(a);
+		utrace_synth_free(b);
+		a = NULL;
+		check(utrace_synth_parse("s u64 lat; char comm[257]", 1, &a, &code, &err) < 0 &&
+			  code == UTRACE_SYNTH_ERR_INVALID_TYPE && err.column == 12 && !a,
+		      "char[257]: the kernel's Invalid type, at the type (col %d)", err.column);
+	}
 }
 
 static void test_errors(void)
