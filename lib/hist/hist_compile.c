@@ -425,9 +425,10 @@ static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const c
 	return hc_field(c, &e);
 }
 
-/* A string save()d or handed to a synthetic event: where op takes it
- * from; its width in w (0 for a number). */
-static int hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uint32_t *w)
+/* A field p save()d or handed to a synthetic event: if it is a string,
+ * where SAVESTR or PSTR takes it from (in's size, off, imm) and its width
+ * in w; w 0 for a number. */
+static void hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uint32_t *w)
 {
 	const struct utrace_event_field *f = utrace_event_field_find(c->fmt, p);
 
@@ -445,7 +446,6 @@ static int hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *i
 		in->off = f->offset;
 		*w = UTRACE_HIST_STR_MAX;
 	}
-	return 0;
 }
 
 /* A string param of a synthetic event's string field k: a char[] takes
