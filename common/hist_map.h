@@ -115,10 +115,13 @@ static inline int utrace_hist_keyeq(const uint8_t *a, const uint8_t *b, uint32_t
 	return 1;
 }
 
-/* The element of key, inserted if new; NULL if the table is full. */
-static inline uint8_t *utrace_hist_map_insert(struct utrace_hist_map *m, const uint8_t *key)
+/* The element of key (ks bytes, the table's key_size), inserted if new;
+ * NULL if the table is full.  Always inlined so that a caller that knows
+ * ks (hist_fast.h: 8) gets the hash and the compare unrolled for it. */
+static inline __attribute__((always_inline)) uint8_t *
+utrace_hist_map_insert_ks(struct utrace_hist_map *m, const uint8_t *key, uint32_t ks)
 {
-	uint32_t ks = m->key_size, nslots = 2u << m->bits, max = 1u << m->bits;
+	uint32_t nslots = 2u << m->bits, max = 1u << m->bits;
 	uint32_t h = utrace_jhash(key, ks, 0), idx, mine = UINT32_MAX;
 	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
 
@@ -152,6 +155,12 @@ static inline uint8_t *utrace_hist_map_insert(struct utrace_hist_map *m, const u
 			return utrace_hist_elt(m, utrace_hist_slot_elt(w));
 	}
 	return 0;
+}
+
+/* The element of key, inserted if new; NULL if the table is full. */
+static inline uint8_t *utrace_hist_map_insert(struct utrace_hist_map *m, const uint8_t *key)
+{
+	return utrace_hist_map_insert_ks(m, key, m->key_size);
 }
 
 /* The element of key if it is in the table, else NULL; never inserts

@@ -30,6 +30,7 @@
 
 #include "arch/x86_64/insn.h"
 #include "common/filter_prog.h"
+#include "common/hist_fast.h"
 #include "common/hist_prog.h"
 #include "common/record.h"
 #include "include/utrace/tracepoint.h"
@@ -41,6 +42,7 @@
 struct rt_hist {
 	const struct utrace_hist_hdr *prog;
 	struct utrace_hist_map *map;
+	struct utrace_hist_fast fast; /* the program's shape, when it has it */
 };
 
 /* A trigger command (traceon, enable_event, ...) of the event. */
@@ -272,8 +274,14 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 
 		c.ts_ns = (uint64_t)(((unsigned __int128)tsc * rt.tsc_ns_mult) >> 32);
 	}
-	for (uint32_t i = 0; i < conf->nr_hist; i++)
-		utrace_hist_run(conf->hist[i].prog, conf->hist[i].map, &c);
+	for (uint32_t i = 0; i < conf->nr_hist; i++) {
+		const struct rt_hist *h = &conf->hist[i];
+
+		if (h->fast.ok)
+			utrace_hist_fast_run(h->prog, &h->fast, h->map, &c);
+		else
+			utrace_hist_run(h->prog, h->map, &c);
+	}
 }
 
 /* An event with triggers or whose state triggers change: whether its
@@ -466,6 +474,7 @@ static int ev_recv_hist(const struct utrace_msg_hist *m, int fd, struct rt_hist 
 	}
 	h->prog = hdr;
 	h->map = map;
+	utrace_hist_fast_of(hdr, &h->fast);
 	if (m->table && m->table < UTRACE_HIST_TABLES_MAX && !ev_table(NULL, m->table))
 		/* release: the map is whole before a RESOLVE can find it */
 		__atomic_store_n(&ev_tables[m->table], map, __ATOMIC_RELEASE);
