@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/kernel/kwakeup.sh BUILD_DIR - triggers with state on kernel
+# events, run by the recorder in time order across CPUs (this kernel has
+# no hist triggers).  kwake.c sleeps N times (N wakeups).  This kernel's
+# pid filter (set_event_pid) at times leaves out a switch in from the idle
+# task, so the counts are checked against the records the kernel gave:
+#
+#   - the kernel documentation's wakeup-latency example verbatim: the
+#     three histograms, at least N wakings, as many latencies as recorded
+#     switches in of kwake that follow a waking of it, each plausible (under a second: a $ts0 read
+#     before it was set would wrap around), and the synthetic events
+#     recorded among the kernel's, each just before its sched_switch
+#   - traceoff/traceon on sched_switch with filters: no switch out of
+#     kwake saved, every switch in saved
+#   - enable_event:...:3 when kwake goes to sleep (state S), disable_event
+#     when it runs again: exactly 3 wakings of kwake saved
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_built "$U"
+need_root "kernel events need root (tracefs instances)"
+find_tracefs
+if [ -z "$TR" ] || [ ! -d "$TR/instances" ] || [ ! -d "$TR/events/sched/sched_waking" ]; then
+	unsupported "no tracefs with instances and sched events"
+fi
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT INT TERM
+if ! ${CC:-cc} -O2 -pthread -o "$T/kwake" "$ROOT/tests/kernel/kwake.c" 2>"$T/cc.err"; then
+	notok "build tests/kernel/kwake.c"
+	exit 1
+fi
+N=20
+
+"$U" record -o "$T/w.dat" --synthetic 'wakeup_latency u64 lat; pid_t pid' \
+	-e sched:sched_waking -R 'hist:keys=pid:ts0=common_timestamp.usecs if comm=="kwake"' \
+	-e sched:sched_switch -R 'hist:keys=next_pid:wakeup_lat=common_timestamp.usecs-$ts0:onmatch(sched.sched_waking).wakeup_latency($wakeup_lat,next_pid)' \
+	-e synthetic:wakeup_latency -R 'hist:keys=pid,lat:sort=pid,lat' \
+	-- "$T/kwake" sleep $N >"$T/w.out" 2>"$T/w.err"
+st=$?
+"$U" report --hist -i "$T/w.dat" >"$T/w.hist" 2>&1
+"$U" report -i "$T/w.dat" >"$T/w.txt" 2>&1
+check "wakeup latency: the recording ran (status $st)" [ "$st" = 0 ]
+check "wakeup latency: three histograms" [ "$(grep -c '^# trigger info:' "$T/w.hist")" = 3 ]
+hits=$(sed -n 's/^    Hits: //p' "$T/w.hist" | tr '\n' ' ')
+set -- $hits
+check "wakeup latency: wakings of kwake counted, at least $N (got ${1:-none})" \
+	[ "${1:-0}" -ge $N ]
+# the switches in of kwake with a waking of it since its last one
+want=$(awk '/sched_waking: comm=kwake /{w=1} /sched_switch: .*next_comm=kwake /{if(w)n++; w=0} END{print n+0}' "$T/w.txt")
+check "wakeup latency: one match per switch in after a waking ($want, got ${2:-none})" \
+	[ "$want" -ge 1 -a "${2:-x}" = "$want" ]
+check "wakeup latency: one latency per match (${3:-none} = ${2:-none})" [ "${3:-x}" = "${2:-y}" ]
+nsyn=$(grep -c 'wakeup_latency: lat=' "$T/w.txt")
+check "wakeup latency: the synthetic events recorded, one per match ($nsyn)" [ "$nsyn" = "${2:-y}" ]
+bad=$(sed -n 's/.*wakeup_latency: lat=\([0-9]*\) .*/\1/p' "$T/w.txt" | awk '$1 >= 1000000' | wc -l)
+check "wakeup latency: every latency under a second ($bad not)" [ "$bad" = 0 ]
+follow=$(grep -A1 'wakeup_latency: lat=' "$T/w.txt" | grep -c 'sched_switch: .*next_comm=kwake')
+check "wakeup latency: each synthetic event on the timeline just before its switch ($follow)" \
+	[ "$follow" = "$nsyn" ]
+
+"$U" record -o "$T/t.dat" -e sched:sched_switch -R 'traceoff if prev_comm=="kwake"' \
+	-R 'traceon if next_comm=="kwake"' -- "$T/kwake" sleep $N >"$T/t.out" 2>"$T/t.err"
+"$U" report -i "$T/t.dat" >"$T/t.txt" 2>&1
+out=$(grep -c 'sched_switch: prev_comm=kwake' "$T/t.txt")
+in=$(grep -c 'sched_switch: .*next_comm=kwake' "$T/t.txt")
+check "traceoff/traceon: no switch out of kwake saved (got $out)" [ "$out" = 0 ]
+check "traceoff/traceon: the switches in saved (got $in)" [ "$in" -ge 1 ]
+
+"$U" record -o "$T/e.dat" -e sched:sched_switch \
+	-R 'enable_event:sched:sched_waking:3 if prev_comm=="kwake" && prev_state==1' \
+	-R 'disable_event:sched:sched_waking if next_comm=="kwake"' \
+	-- "$T/kwake" sleep $N >"$T/e.out" 2>"$T/e.err"
+"$U" report -i "$T/e.dat" >"$T/e.txt" 2>&1
+wk=$(grep -c 'sched_waking: comm=kwake' "$T/e.txt")
+sw=$(grep -c 'sched_switch: .*next_comm=kwake' "$T/e.txt")
+check "enable_event:3: exactly 3 wakings of kwake saved (got $wk)" [ "$wk" = 3 ]
+check "enable_event:3: the switches saved (got $sw)" [ "$sw" -ge 1 ]
