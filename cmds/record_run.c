@@ -616,8 +616,10 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 		uint64_t pages, missed;
 
 		utrace_ktrace_stats(s->k.kt, &pages, &missed);
-		fprintf(stderr, "utrace record: %llu kernel pages (%llu with events lost)\n",
-			(unsigned long long)pages, (unsigned long long)missed);
+		if (!s->o->quiet || missed) /* a warning when events were lost */
+			fprintf(stderr,
+				"utrace record: %llu kernel pages (%llu with events lost)\n",
+				(unsigned long long)pages, (unsigned long long)missed);
 	}
 	if (st->disconnected)
 		fprintf(stderr,
