@@ -132,15 +132,21 @@ static int kready_one(struct utrace_recorder *r, unsigned i, bool kernel, unsign
 				sp->triggers[k], fmt->system, fmt->name, msg);
 }
 
-/* Saved unless only -v -e or an enable_event target name it. */
+/* Saved if an -e before -v names it and none after -v does (as a user
+ * event: utrace_event_select_soft), not if only an enable_event target. */
 static bool kready_kept(const struct utrace_event_spec *sp, unsigned n, const char *sys,
 			const char *name)
 {
-	for (unsigned i = 0; i < n; i++)
-		if (!sp[i].exclude && !sp[i].target_only &&
-		    utrace_event_spec_matches(sp[i].pattern, sys, name))
-			return true;
-	return false;
+	bool kept = false;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!utrace_event_spec_matches(sp[i].pattern, sys, name))
+			continue;
+		if (sp[i].exclude)
+			return false;
+		kept |= !sp[i].target_only;
+	}
+	return kept;
 }
 
 static int kready_fmt(struct utrace_recorder *r, const struct rec_kfmt *kf,
@@ -166,13 +172,12 @@ static int kready_fmt(struct utrace_recorder *r, const struct rec_kfmt *kf,
 		    s ? utrace_event_select_format(s, UTRACE_EVENT_NOOBJ, fmt->system, fmt->name)
 		      : NULL;
 
-		kept = false;
+		kept = uf && !utrace_event_select_soft(s, fmt->system, fmt->name);
 		for (unsigned i = 0; uf && i < utrace_event_select_count(s); i++) {
 			const struct utrace_event_spec *sp = utrace_event_select_spec(s, i);
 
 			if (!utrace_event_spec_matches(sp->pattern, fmt->system, fmt->name))
 				continue;
-			kept |= !sp->exclude && !sp->target_only;
 			for (unsigned k = 0; k < sp->nr_triggers; k++)
 				if (kready_one(r, i, false, k, kf, uf, err) < 0)
 					return err->code;
