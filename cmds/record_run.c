@@ -448,9 +448,10 @@ static int record_open_events(struct record_session *s)
 				return 1;
 			}
 		s->o->rec.events = s->events;
-		s->o->rec.synths = s->synths;
-		s->o->rec.nr_synths = s->o->nsynth;
 	}
+	/* a kernel event's onmatch() fires them too, selected by an -e or not */
+	s->o->rec.synths = s->synths;
+	s->o->rec.nr_synths = s->o->nsynth;
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #   - enable_event:...:3 when kwake goes to sleep (state S), disable_event
 #     when it runs again: wakings of kwake saved only in the 3 windows
 #     the switches saved say were enabled
+#   - the example without -e synthetic:wakeup_latency: it runs, nothing saved
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -86,3 +87,15 @@ read -r bad windows < <(awk '
 check "enable_event:3: no waking of kwake saved while disabled (got $bad)" [ "$bad" = 0 ]
 check "enable_event:3: wakings saved in exactly 3 enabled windows (got $windows)" [ "$windows" = 3 ]
 check "enable_event:3: the switches saved (got $sw)" [ "$sw" -ge 1 ]
+
+# the synthetic event fires without an -e naming it (not saved then)
+"$U" record -o "$T/n.dat" --synthetic 'wakeup_latency u64 lat; pid_t pid' \
+	-e sched:sched_waking -R 'hist:keys=pid:ts0=common_timestamp.usecs if comm=="kwake"' \
+	-e sched:sched_switch -R 'hist:keys=next_pid:wakeup_lat=common_timestamp.usecs-$ts0:onmatch(sched.sched_waking).wakeup_latency($wakeup_lat,next_pid)' \
+	-- "$T/kwake" sleep $N >"$T/n.out" 2>"$T/n.err"
+st=$?
+"$U" report --hist -i "$T/n.dat" >"$T/n.hist" 2>&1
+nsyn=$("$U" report -i "$T/n.dat" 2>&1 | grep -c 'wakeup_latency: ')
+hits=$(sed -n 's/^    Hits: //p' "$T/n.hist" | sed -n 2p)
+check "no -e synthetic: the onmatch() trigger ran (status $st, Hits ${hits:-none}), no record ($nsyn)" \
+	[ "$st" = 0 -a "${hits:-0}" -ge 1 -a "$nsyn" = 0 ]
