@@ -215,7 +215,6 @@ void rec_trig_free(struct utrace_recorder *r);
  * formats are known, run on each record in time order. */
 int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err);
 void rec_trig_krun(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
-bool rec_trig_kany(const struct utrace_recorder *r);
 
 /* recorder_drain.c: save what buffer b committed (all of it when final) */
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,

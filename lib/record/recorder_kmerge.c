@@ -45,7 +45,7 @@
 #define KM_DELTA_BITS 27       /* TS_SHIFT */
 
 struct km_cpu {
-	uint8_t *q;		/* queued: {u64 ts, u32 len, u32 0, data padded to 8} */
+	uint8_t *q; /* queued: {u64 ts, u32 len, u32 0, data padded to 8} */
 	size_t qlen, qcap, head;
 	uint64_t last_ts; /* of the last record queued */
 	bool got;	  /* pages in this round */
@@ -60,7 +60,7 @@ struct rec_kmerge {
 	uint32_t nr_cpus;
 	uint64_t round_end; /* E: the trace clock when the last round ended */
 	struct kbuffer *kb;
-	uint32_t cpu;	 /* the record being run: its CPU, time and task */
+	uint32_t cpu; /* the record being run: its CPU, time and task */
 	uint64_t ts;
 	int32_t pid;
 	uint32_t depth; /* synthetic events fired by synthetic events */
@@ -322,9 +322,11 @@ int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error 
 	}
 	for (uint32_t i = 0; i < km->nr_cpus; i++) {
 		c = &km->cpus[i];
-		memmove(c->q, c->q + c->head, c->qlen - c->head);
-		c->qlen -= c->head;
-		c->head = 0;
+		if (c->head) { /* what is left for the next round to the front */
+			memmove(c->q, c->q + c->head, c->qlen - c->head);
+			c->qlen -= c->head;
+			c->head = 0;
+		}
 		c->got = false;
 		if (km_flush(r, i, c, err) < 0)
 			return err->code;

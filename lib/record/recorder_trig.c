@@ -272,11 +272,6 @@ void rec_trig_free(struct utrace_recorder *r)
 /* ---- kernel events ---------------------------------------------------- */
 
 
-bool rec_trig_kany(const struct utrace_recorder *r)
-{
-	return r->ktrigs != NULL;
-}
-
 static int ktrig_bind(struct utrace_recorder *r, const struct rec_trig *x,
 		      const struct rec_kfmt *kf, struct utrace_error *err)
 {

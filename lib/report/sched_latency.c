@@ -14,14 +14,18 @@
 
 static const struct utrace_sched_lat_spec specs[] = {
     {"sched:sched_waking", "hist:keys=pid:ts0=common_timestamp", false},
-    {"sched:sched_switch", "hist:keys=prev_pid:tsr=common_timestamp if prev_state==0 || "
-			   "prev_state==256", false},
+    {"sched:sched_switch",
+     "hist:keys=prev_pid:tsr=common_timestamp if prev_state==0 || "
+     "prev_state==256",
+     false},
     {"sched:sched_switch",
      "hist:keys=next_pid:lat=common_timestamp-$ts0:onmatch(sched.sched_waking)"
-     ".wakeup_latency($lat,next_pid)", false},
+     ".wakeup_latency($lat,next_pid)",
+     false},
     {"sched:sched_switch",
      "hist:keys=next_pid:latr=common_timestamp-$tsr:onmatch(sched.sched_switch)"
-     ".wakeup_latency($latr,next_pid)", false},
+     ".wakeup_latency($latr,next_pid)",
+     false},
     {"sched:sched_stat_runtime", "hist:keys=pid:vals=runtime", false},
     {"sched:sched_process_fork", "hist:keys=child_pid:vals=parent_pid", false},
     {"synthetic:wakeup_latency", "hist:keys=pid:vals=lat", true},
@@ -29,8 +33,7 @@ static const struct utrace_sched_lat_spec specs[] = {
 };
 
 /* The entries of specs[] the table reads. */
-enum { SL_RUNTIME = 4, SL_FORKS = 5, SL_LAT = 6
-};
+enum { SL_RUNTIME = 4, SL_FORKS = 5, SL_LAT = 6 };
 
 const struct utrace_sched_lat_spec *utrace_sched_latency_specs(void)
 {
@@ -64,8 +67,7 @@ static const struct utrace_dat_hist_info *sl_hist(struct utrace_dat *d, const ch
 }
 
 /* Entry i's pid (the key's first slot) and sums[1]; hitcount in *hits. */
-static int sl_entry(const struct utrace_dat_hist_info *h, uint32_t i, uint64_t *hits,
-		    uint64_t *val)
+static int sl_entry(const struct utrace_dat_hist_info *h, uint32_t i, uint64_t *hits, uint64_t *val)
 {
 	const uint8_t *e = h->elts + (size_t)i * h->elt_size;
 	int64_t pid;
@@ -203,7 +205,7 @@ static void sl_print_row(const struct sl_row *r, bool per_pid, FILE *f)
 {
 	char start[32], end[32];
 	int len = per_pid || r->nr == 1 ? fprintf(f, "  %s:%d ", r->comm, r->pid)
-					 : fprintf(f, "  %s:(%d) ", r->comm, r->nr);
+					: fprintf(f, "  %s:(%d) ", r->comm, r->nr);
 
 	for (int i = len; i < 24; i++)
 		fputc(' ', f);
@@ -241,11 +243,11 @@ static void sl_print(struct sl_table *t, bool per_pid, FILE *f)
 	fprintf(f, " ---------------------------------------------------\n\n");
 }
 
-int utrace_sched_latency_print(struct utrace_dat *d, const struct utrace_sched_lat_opts *o,
-			       FILE *f, struct utrace_error *err)
+int utrace_sched_latency_print(struct utrace_dat *d, const struct utrace_sched_lat_opts *o, FILE *f,
+			       struct utrace_error *err)
 {
-	const struct utrace_dat_hist_info *lat = sl_hist(d, specs[SL_LAT].event,
-							 specs[SL_LAT].trigger);
+	const struct utrace_dat_hist_info *lat =
+	    sl_hist(d, specs[SL_LAT].event, specs[SL_LAT].trigger);
 	const struct utrace_dat_hist_info *run =
 	    sl_hist(d, specs[SL_RUNTIME].event, specs[SL_RUNTIME].trigger);
 	const struct utrace_dat_hist_info *forks =
@@ -253,10 +255,10 @@ int utrace_sched_latency_print(struct utrace_dat *d, const struct utrace_sched_l
 	struct sl_table t = {0};
 	int ret = 0;
 
-
 	if (!lat)
-		return utrace_error_set(err, -ENOENT, "%s holds no wakeup_latency histogram "
-						      "(recorded by utrace sched-latency?)",
+		return utrace_error_set(err, -ENOENT,
+					"%s holds no wakeup_latency histogram "
+					"(recorded by utrace sched-latency?)",
 					utrace_dat_path(d));
 	for (uint32_t i = 0; i < lat->nr_elts && ret >= 0; i++) {
 		uint64_t hits, sum;

@@ -54,7 +54,7 @@ struct utrace_sched_lat_opts {
  * (avg, max, switch, runtime: largest first), then TOTAL.  -ENOENT with a
  * message if the file does not hold the histograms.
  */
-int utrace_sched_latency_print(struct utrace_dat *d, const struct utrace_sched_lat_opts *o,
-			       FILE *f, struct utrace_error *err);
+int utrace_sched_latency_print(struct utrace_dat *d, const struct utrace_sched_lat_opts *o, FILE *f,
+			       struct utrace_error *err);
 
 #endif
