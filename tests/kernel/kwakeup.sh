@@ -3,20 +3,21 @@
 #
 # tests/kernel/kwakeup.sh BUILD_DIR - triggers with state on kernel
 # events, run by the recorder in time order across CPUs (this kernel has
-# no hist triggers).  kwake.c sleeps N times (N wakeups).  This kernel's
-# pid filter (set_event_pid) at times leaves out a switch in from the idle
-# task, so the counts are checked against the records the kernel gave:
+# no hist triggers).  kwake.c sleeps N times (N wakeups).  This kernel
+# (6.18) often leaves a switch in from the idle task out of an instance's
+# buffer (perf_event sees it; tracefs does not, utrace or not), so the
+# counts are checked against the records the kernel gave:
 #
 #   - the kernel documentation's wakeup-latency example verbatim: the
 #     three histograms, at least N wakings, as many latencies as recorded
 #     switches in of kwake that follow a waking of it, each plausible (under a second: a $ts0 read
 #     before it was set would wrap around), and the synthetic events
 #     recorded among the kernel's, each just before its sched_switch
-#   - traceoff/traceon on sched_switch with filters: no switch out of
-#     kwake saved, every switch in saved
+#   - traceoff at kwake's switch out, traceon at its waking: no switch
+#     out of kwake saved, every waking saved
 #   - enable_event:...:3 when kwake goes to sleep (state S), disable_event
-#     when it runs again: wakings of kwake saved only in the 3 windows
-#     the switches saved say were enabled
+#     when it runs again: wakings of kwake saved only in the windows the
+#     switches saved say were enabled, 3 of them
 #   - the example without -e synthetic:wakeup_latency: it runs, nothing saved
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -63,30 +64,36 @@ check "wakeup latency: each synthetic event on the timeline just before its swit
 	[ "$follow" = "$nsyn" ]
 
 "$U" record -o "$T/t.dat" -e sched:sched_switch -R 'traceoff if prev_comm=="kwake"' \
-	-R 'traceon if next_comm=="kwake"' -- "$T/kwake" sleep $N >"$T/t.out" 2>"$T/t.err"
+	-e sched:sched_waking -R 'traceon if comm=="kwake"' \
+	-- "$T/kwake" sleep $N >"$T/t.out" 2>"$T/t.err"
 "$U" report -i "$T/t.dat" >"$T/t.txt" 2>&1
 out=$(grep -c 'sched_switch: prev_comm=kwake' "$T/t.txt")
-in=$(grep -c 'sched_switch: .*next_comm=kwake' "$T/t.txt")
+wk=$(grep -c 'sched_waking: comm=kwake' "$T/t.txt")
 check "traceoff/traceon: no switch out of kwake saved (got $out)" [ "$out" = 0 ]
-check "traceoff/traceon: the switches in saved (got $in)" [ "$in" -ge 1 ]
+check "traceoff/traceon: every waking of kwake saved, at least $N (got $wk)" [ "$wk" -ge $N ]
 
 "$U" record -o "$T/e.dat" -e sched:sched_switch \
 	-R 'enable_event:sched:sched_waking:3 if prev_comm=="kwake" && prev_state==1' \
 	-R 'disable_event:sched:sched_waking if next_comm=="kwake"' \
 	-- "$T/kwake" sleep $N >"$T/e.out" 2>"$T/e.err"
 "$U" report -i "$T/e.dat" >"$T/e.txt" 2>&1
-sw=$(grep -c 'sched_switch: .*next_comm=kwake' "$T/e.txt")
 # replay the two triggers on the saved switches: a waking of kwake saved
-# only while enabled, and 3 enablings (a switch in the kernel left out
-# keeps a window open over more than one waking)
-read -r bad windows < <(awk '
-	/sched_switch: prev_comm=kwake .*prev_state=S / { if (!on && left > 0) { on = 1; left--; seen = 0 } }
-	/sched_switch: .*next_comm=kwake / { on = 0 }
+# only while enabled, and as many enablings as :3 allows of those the
+# switches made possible (a switch in the kernel left out keeps a window
+# open over more than one waking)
+read -r bad windows fired could < <(awk '
+	/sched_switch: prev_comm=kwake .*prev_state=S / {
+		if (!on && left > 0) { on = 1; left--; seen = 0; f++ }
+		if (!free) { free = 1; c++ } }
+	/sched_switch: .*next_comm=kwake / { on = 0; free = 0 }
 	/sched_waking: comm=kwake / { if (!on) bad++; else if (!seen) { seen = 1; w++ } }
-	BEGIN { left = 3 } END { print bad + 0, w + 0 }' "$T/e.txt")
+	BEGIN { left = 3 } END { print bad + 0, w + 0, f + 0, c + 0 }' "$T/e.txt")
+want=$((could < 3 ? could : 3))
 check "enable_event:3: no waking of kwake saved while disabled (got $bad)" [ "$bad" = 0 ]
-check "enable_event:3: wakings saved in exactly 3 enabled windows (got $windows)" [ "$windows" = 3 ]
-check "enable_event:3: the switches saved (got $sw)" [ "$sw" -ge 1 ]
+check "enable_event:3: $want enablings of $could possible (got $fired)" \
+	[ "$fired" = "$want" -a "$fired" -ge 1 ]
+check "enable_event:3: wakings saved in each enabled window (got $windows of $fired)" \
+	[ "$windows" = "$fired" ]
 
 # the synthetic event fires without an -e naming it (not saved then)
 "$U" record -o "$T/n.dat" --synthetic 'wakeup_latency u64 lat; pid_t pid' \
@@ -97,5 +104,7 @@ st=$?
 "$U" report --hist -i "$T/n.dat" >"$T/n.hist" 2>&1
 nsyn=$("$U" report -i "$T/n.dat" 2>&1 | grep -c 'wakeup_latency: ')
 hits=$(sed -n 's/^    Hits: //p' "$T/n.hist" | sed -n 2p)
-check "no -e synthetic: the onmatch() trigger ran (status $st, Hits ${hits:-none}), no record ($nsyn)" \
-	[ "$st" = 0 -a "${hits:-0}" -ge 1 -a "$nsyn" = 0 ]
+"$U" report -i "$T/n.dat" >"$T/n.txt" 2>&1
+want=$(awk '/sched_waking: comm=kwake /{w=1} /sched_switch: .*next_comm=kwake /{if(w)n++; w=0} END{print n+0}' "$T/n.txt")
+check "no -e synthetic: the onmatch() trigger ran (status $st, Hits ${hits:-none} of $want), no record ($nsyn)" \
+	[ "$st" = 0 -a "${hits:-x}" = "$want" -a "$nsyn" = 0 ]
