@@ -19,6 +19,8 @@
 #     when it runs again: wakings of kwake saved only in the windows the
 #     switches saved say were enabled, 3 of them
 #   - the example without -e synthetic:wakeup_latency: it runs, nothing saved
+#   - disable_hist:1 and hist:pause + enable_hist on sched_waking from
+#     sched_switch: counted never, or every time
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -108,3 +110,23 @@ hits=$(sed -n 's/^    Hits: //p' "$T/n.hist" | sed -n 2p)
 want=$(awk '/sched_waking: comm=kwake /{w=1} /sched_switch: .*next_comm=kwake /{if(w)n++; w=0} END{print n+0}' "$T/n.txt")
 check "no -e synthetic: the onmatch() trigger ran (status $st, Hits ${hits:-none} of $want), no record ($nsyn)" \
 	[ "$st" = 0 -a "${hits:-x}" = "$want" -a "$nsyn" = 0 ]
+
+# disable_hist:1 at kwake's first sleep: its wakings never counted, the
+# hist [paused]; a paused hist enabled by enable_hist at each sleep: every
+# waking counted, [active]
+"$U" record -o "$T/h1.dat" -v -e sched:sched_waking -R 'hist:keys=pid if comm=="kwake"' \
+	-e sched:sched_switch -R 'disable_hist:sched:sched_waking:1 if prev_comm=="kwake" && prev_state==1' \
+	-- "$T/kwake" sleep $N >"$T/h1.out" 2>"$T/h1.err"
+"$U" report --hist -i "$T/h1.dat" >"$T/h1.hist" 2>&1
+hits=$(sed -n 's/^    Hits: //p' "$T/h1.hist")
+st=$(grep -c '^# trigger info: .*\[paused\]$' "$T/h1.hist")
+check "disable_hist:1: no waking counted (Hits ${hits:-none}), [paused] ($st)" \
+	[ "${hits:-x}" = 0 -a "$st" = 1 ]
+"$U" record -o "$T/h2.dat" -v -e sched:sched_waking -R 'hist:keys=pid:pause if comm=="kwake"' \
+	-e sched:sched_switch -R 'enable_hist:sched:sched_waking if prev_comm=="kwake" && prev_state==1' \
+	-- "$T/kwake" sleep $N >"$T/h2.out" 2>"$T/h2.err"
+"$U" report --hist -i "$T/h2.dat" >"$T/h2.hist" 2>&1
+hits=$(sed -n 's/^    Hits: //p' "$T/h2.hist")
+st=$(grep -c '^# trigger info: .*\[active\]$' "$T/h2.hist")
+check "hist:pause + enable_hist: every waking counted, at least $N (Hits ${hits:-none}), [active] ($st)" \
+	[ "${hits:-0}" -ge $N -a "$st" = 1 ]
