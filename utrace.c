@@ -3,6 +3,7 @@
  * utrace.c - the command line: dispatches to cmds/<name>.c.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,13 +39,33 @@ void utrace_die_msg(const char *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* Is arg the command name (its '_' spelled '-')? */
+static bool cmd_is(const char *arg, const char *name)
+{
+	for (; *arg && *name; arg++, name++)
+		if (*arg != (*name == '_' ? '-' : *name))
+			return false;
+	return !*arg && !*name;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: utrace COMMAND [OPTIONS] [ARGS]\n\n"
 		   "Function tracing for user programs, modelled on ftrace and trace-cmd.\n\n"
 		   "Commands:\n");
+	int width = 8;
+
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		if ((int)strlen(commands[i].name) > width)
+			width = (int)strlen(commands[i].name);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s", commands[i].name);
+		for (char *p = name; (p = strchr(p, '_'));)
+			*p = '-';
+		fprintf(f, "  %-*s %s\n", width, name, commands[i].help);
+	}
 	fprintf(f, "\nRun 'utrace COMMAND --help' for a command's options,\n"
 		   "'utrace --version' for the version.\n");
 }
@@ -65,7 +86,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (cmd_is(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "utrace: '%s' is not a command (see 'utrace --help')\n", argv[1]);
 	return 2;

@@ -4,7 +4,8 @@
  *
  * UTRACE_COMMANDS is the single list: utrace.c builds its dispatch table
  * and the top-level --help from it, so adding a command is one line here
- * plus its file.
+ * plus its file.  A '_' in a command's name is spelled '-' on the command
+ * line and in --help (sched_latency: `utrace sched-latency`).
  */
 #ifndef UTRACE_CMDS_H
 #define UTRACE_CMDS_H
@@ -18,6 +19,7 @@
 	C(cflags, "print the compiler flags that make a program traceable")                        \
 	C(stat, "run a command and count perf events, like perf stat")                             \
 	C(latency, "histogram of a function's durations, like perf ftrace latency")                \
+	C(sched_latency, "per-task wakeup-to-run delays, like perf sched latency")                 \
 	C(convert, "write a trace-cmd trace.dat file (for trace-cmd report, KernelShark)")         \
 	C(reset, "remove what a killed recorder left behind (tracefs instances, probes)")
 

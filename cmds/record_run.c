@@ -318,8 +318,12 @@ static int record_split_events(struct record_session *s)
 			s->uspecs[s->nuspecs++] = *spec;
 		}
 	}
+	/* an enable_event target of a kernel event is a kernel event: the
+	 * instance enables it, the recorder keeps its records off until then */
 	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->target_names, &s->nr_target_names) <
-	    0) {
+		0 ||
+	    record_trigger_targets(&s->kspecs, &s->nkspecs, &s->target_names, &s->nr_target_names) <
+		0) {
 		utrace_die_msg("record", "out of memory");
 		return 1;
 	}
@@ -444,9 +448,10 @@ static int record_open_events(struct record_session *s)
 				return 1;
 			}
 		s->o->rec.events = s->events;
-		s->o->rec.synths = s->synths;
-		s->o->rec.nr_synths = s->o->nsynth;
 	}
+	/* a kernel event's onmatch() fires them too, selected by an -e or not */
+	s->o->rec.synths = s->synths;
+	s->o->rec.nr_synths = s->o->nsynth;
 	return 0;
 }
 
@@ -467,7 +472,8 @@ static int record_start(struct record_session *s)
 
 		utrace_ktrace_header(s->k.kt, &clock, &subbuf, &hpage, &hevent);
 		if (utrace_recorder_write_kheader(s->r, clock, subbuf, hpage, hevent, &err) < 0 ||
-		    utrace_ktrace_formats(s->k.kt, record_kformat, s->r, &err) < 0) {
+		    utrace_ktrace_formats(s->k.kt, record_kformat, s->r, &err) < 0 ||
+		    utrace_recorder_kready(s->r, &err) < 0) {
 			utrace_die_msg("record", "%s: %s", ro->output, err.msg);
 			return 1;
 		}
@@ -489,6 +495,15 @@ static int record_start(struct record_session *s)
 	return 0;
 }
 
+/* A read of the kernel's CPUs; after a whole round, the triggers the
+ * recorder runs on kernel events get the records it made safe to run. */
+static int record_kpoll(struct record_session *s, struct utrace_error *err)
+{
+	int ret = utrace_ktrace_poll(s->k.kt, false, record_kpage, s->r, err);
+
+	return ret > 0 ? utrace_recorder_kround(s->r, err) : ret;
+}
+
 /* Record until the command and every process it started that is traced
  * have gone, or until interrupted. */
 static void record_loop(struct record_session *s)
@@ -501,7 +516,7 @@ static void record_loop(struct record_session *s)
 				       err.msg);
 			break;
 		}
-		if (s->k.kt && utrace_ktrace_poll(s->k.kt, false, record_kpage, s->r, &err) < 0) {
+		if (s->k.kt && record_kpoll(s, &err) < 0) {
 			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
 				       err.msg);
 			break;
@@ -602,8 +617,10 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 		uint64_t pages, missed;
 
 		utrace_ktrace_stats(s->k.kt, &pages, &missed);
-		fprintf(stderr, "utrace record: %llu kernel pages (%llu with events lost)\n",
-			(unsigned long long)pages, (unsigned long long)missed);
+		if (!s->o->quiet || missed) /* a warning when events were lost */
+			fprintf(stderr,
+				"utrace record: %llu kernel pages (%llu with events lost)\n",
+				(unsigned long long)pages, (unsigned long long)missed);
 	}
 	if (st->disconnected)
 		fprintf(stderr,

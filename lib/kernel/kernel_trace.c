@@ -603,7 +603,7 @@ int utrace_ktrace_poll(struct utrace_ktrace *kt, bool force, utrace_ktrace_page_
 		if (ret > 0)
 			kt->backlog = true;
 	}
-	return ret < 0 ? ret : 0;
+	return ret < 0 ? ret : 1;
 }
 
 /* comm and tgid of the tasks that had exited when their first page was

@@ -70,7 +70,7 @@ typedef int (*utrace_ktrace_page_fn)(void *arg, uint32_t cpu, const void *page, 
 				     struct utrace_error *err);
 
 /* Reads the pages that filled since the last call (at most every few ms;
- * force: now). */
+ * force: now): 1 if every CPU was read (a round), 0 if it was too soon. */
 int utrace_ktrace_poll(struct utrace_ktrace *kt, bool force, utrace_ktrace_page_fn fn, void *arg,
 		       struct utrace_error *err);
 

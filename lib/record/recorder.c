@@ -467,6 +467,8 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 			if (c->objs[k].nr_sites || r->o.tracer == UTRACE_TRACER_FUNCTION)
 				ret = write_symtab(r, c, k, err);
 	}
+	if (ret >= 0) /* the kernel records left, now that none can come */
+		ret = rec_kmerge_round(r, true, err);
 	if (ret >= 0)
 		ret = rec_hist_save_all(r, err);
 	if (ret >= 0) {
@@ -555,8 +557,10 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		free(r->bufs[i]);
 	}
 	free(r->bufs);
+	rec_kmerge_free(r);
 	rec_hist_free(r);
 	rec_trig_free(r);
+	rec_kfmt_free(r);
 	while (r->symtabs) {
 		struct rec_symtab *s = r->symtabs;
 

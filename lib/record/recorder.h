@@ -76,6 +76,13 @@ const char *utrace_recorder_sock_path(const struct utrace_recorder *r);
 /* Accept connections, answer messages and save full sub-buffers, waiting
  * at most timeout_ms for something to happen. */
 int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrace_error *err);
+/* Every kernel event's format has been written (utrace_recorder_write_kformat):
+ * the kernel events' triggers are compiled (a bad one is an error here,
+ * before the command runs). */
+int utrace_recorder_kready(struct utrace_recorder *r, struct utrace_error *err);
+/* One read of every CPU's kernel pages is done: the records that no CPU
+ * can still precede run their triggers (lib/record/recorder_kmerge.c). */
+int utrace_recorder_kround(struct utrace_recorder *r, struct utrace_error *err);
 /* True once at least one process connected and none is connected now. */
 bool utrace_recorder_idle(const struct utrace_recorder *r);
 /* tracing_on = 0 in every traced process (they keep running). */

@@ -35,11 +35,6 @@
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
 
-#include <traceevent/kbuffer.h>
-
-/* spec: the -e's index, with REC_HIST_KERNEL for the kernel's specs */
-#define REC_HIST_KERNEL (1u << 31)
-
 struct rec_hist {
 	unsigned spec, trig;
 	int kid; /* kernel events: the event's id, else -1 */
@@ -61,7 +56,20 @@ struct hist_env_arg {
 	struct utrace_recorder *r;
 	const char *path; /* the object whose event it is */
 	unsigned depth;	  /* triggers compiled to find a variable, nested */
+	bool kernel;	  /* a kernel event's: $vars are the kernel -e's */
 };
+
+static unsigned env_nspecs(const struct hist_env_arg *a)
+{
+	if (a->kernel)
+		return a->r->o.nkspecs;
+	return a->r->o.events ? utrace_event_select_count(a->r->o.events) : 0;
+}
+
+static const struct utrace_event_spec *env_spec(const struct hist_env_arg *a, unsigned i)
+{
+	return a->kernel ? &a->r->o.kspecs[i] : utrace_event_select_spec(a->r->o.events, i);
+}
 
 static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
 				 const char *text, const struct utrace_event_format *fmt,
@@ -136,9 +144,10 @@ static int hist_var_table(const struct hist_env_arg *a, unsigned i, unsigned k, 
 			  struct utrace_hist_var_info *out)
 {
 	struct utrace_event_select *s = a->r->o.events;
-	const struct utrace_event_spec *sp = utrace_event_select_spec(s, i);
-	struct hist_env_arg nested = {a->r, a->path, a->depth + 1};
-	const struct utrace_event_format *fmt;
+	const struct utrace_event_spec *sp = env_spec(a, i);
+	struct hist_env_arg nested = {a->r, a->path, a->depth + 1, a->kernel};
+	const struct utrace_event_format *fmt = NULL;
+	const struct rec_kfmt *kf = NULL;
 	const struct utrace_hist_hdr *p;
 	struct utrace_trigger *t = NULL;
 	struct utrace_error e;
@@ -148,10 +157,16 @@ static int hist_var_table(const struct hist_env_arg *a, unsigned i, unsigned k, 
 
 	if (a->depth >= 4 || !utrace_event_spec_exact(sp->pattern, sys, ev, sizeof(sys)))
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND; /* a loop of references, or no event */
-	fmt = utrace_event_select_format(s, strcmp(sys, "synthetic") ? a->path : UTRACE_EVENT_NOOBJ,
-					 sys, ev);
-	if (!fmt || !(h = hist_get(a->r, i, k, sp->triggers[k], fmt, &nested, &e)))
+	if (a->kernel && (kf = rec_kfmt_find(a->r, sys, ev)))
+		fmt = kf->fmt;
+	else if (!a->kernel)
+		fmt = utrace_event_select_format(
+		    s, strcmp(sys, "synthetic") ? a->path : UTRACE_EVENT_NOOBJ, sys, ev);
+	if (!fmt || !(h = hist_get(a->r, i | (a->kernel ? REC_HIST_KERNEL : 0), k,
+				   sp->triggers[k], fmt, &nested, &e)))
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	if (kf)
+		h->kid = kf->id;
 	if (utrace_trigger_parse(sp->triggers[k], &t, &code, &e) < 0)
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
 	p = h->prog;
@@ -178,7 +193,6 @@ static int hist_var(void *arg, const char *name, const char *msys, const char *m
 		    struct utrace_hist_var_info *out)
 {
 	const struct hist_env_arg *a = arg;
-	struct utrace_event_select *s = a->r->o.events;
 	char want_sys[65] = "", want_ev[65] = "", sys[65], ev[65];
 	const char *var;
 	const bool qualified = strchr(name, '.') != NULL; /* sys.event.var */
@@ -194,8 +208,8 @@ static int hist_var(void *arg, const char *name, const char *msys, const char *m
 		} else if (!qualified) {
 			want_sys[0] = want_ev[0] = 0;
 		}
-		for (unsigned i = 0; i < utrace_event_select_count(s); i++) {
-			const struct utrace_event_spec *sp = utrace_event_select_spec(s, i);
+		for (unsigned i = 0; i < env_nspecs(a); i++) {
+			const struct utrace_event_spec *sp = env_spec(a, i);
 
 			if (!utrace_event_spec_exact(sp->pattern, sys, ev, sizeof(sys)) ||
 			    (want_sys[0] && (strcmp(sys, want_sys) || strcmp(ev, want_ev))))
@@ -428,7 +442,7 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 
 			if (sent == UTRACE_EVENT_HISTS_MAX)
 				return 0;
-			struct hist_env_arg env = {r, path, 0};
+			struct hist_env_arg env = {r, path, 0, false};
 
 			h = hist_get(r, i, k, sp->triggers[k], fmt, &env, &e);
 			if (!h && !e.code)
@@ -447,94 +461,59 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 	return 0;
 }
 
-/* ---- kernel events --------------------------------------------------- */
+/* ---- kernel events (recorder_khist.c, recorder_kmerge.c) ----------- */
 
-/*
- * This kernel has no hist triggers (CONFIG_HIST_TRIGGERS), so the kernel
- * events' ones run here: each format the recording enables compiles the
- * triggers of the -e that name it, and each page the kernel hands over is
- * decoded (libtraceevent's kbuffer, as the reader does) and every record
- * of such an event runs its programs, exactly as the runtime runs them on
- * a user event, on a table of the recorder's own.
- */
-int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *name, int id,
-		     const char *text, struct utrace_error *err)
+struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned k,
+			      const char *text, const struct utrace_event_format *fmt,
+			      bool env_kernel, const char *path, struct utrace_error *err)
 {
-	struct utrace_event_format *fmt = NULL;
+	struct hist_env_arg env = {r, path, 0, env_kernel};
 
-	for (unsigned i = 0; i < r->o.nkspecs; i++) {
-		const struct utrace_event_spec *sp = &r->o.kspecs[i];
-
-		if (!sp->nr_triggers || !utrace_event_spec_matches(sp->pattern, system, name))
-			continue;
-		if (!fmt && utrace_event_format_parse(system, text, &fmt, err) < 0)
-			return err->code;
-		for (unsigned k = 0; k < sp->nr_triggers; k++) {
-			struct rec_hist *h = hist_get(r, i | REC_HIST_KERNEL, k, sp->triggers[k], fmt,
-						      NULL, err);
-
-			if (!h && !err->code)
-				continue;
-			if (!h) { /* a bad trigger stops the recording before it starts */
-				char msg[sizeof(err->msg)];
-
-				snprintf(msg, sizeof(msg), "%s", err->msg);
-				utrace_event_format_free(fmt);
-				return utrace_error_set(err, err->code < 0 ? err->code : -EINVAL,
-							"-R '%s' on %s:%s: %s", sp->triggers[k],
-							system, name, msg);
-			}
-			h->kid = id;
-		}
-	}
-	utrace_event_format_free(fmt);
-	return 0;
+	return hist_get(r, spec, k, text, fmt, &env, err);
 }
 
-/* Every kernel -e comes after -v: the pages are read for the triggers
- * only, not saved. */
-bool rec_hist_ksoft(const struct utrace_recorder *r)
+void rec_hist_set_kid(struct rec_hist *h, int kid)
 {
-	if (!r->o.nkspecs)
-		return false;
-	for (unsigned i = 0; i < r->o.nkspecs; i++)
-		if (!r->o.kspecs[i].exclude)
-			return false;
-	return true;
+	h->kid = kid;
 }
 
-static void hist_krecord(struct utrace_recorder *r, const uint8_t *rec, uint32_t size,
-			 uint64_t ts, uint32_t cpu)
+/* RESOLVE's table of id, for the recorder's own hits. */
+static struct utrace_hist_map *hist_table(void *arg, uint32_t id)
 {
-	struct utrace_hist_ctx c = {.rec = rec, .rec_len = size, .cpu = cpu};
-	int id = rec[0] | rec[1] << 8; /* common_type */
+	const struct utrace_recorder *r = arg;
 
-	/* the kernel's trace_clock is x86-tsc: its ticks, as the runtime's */
-	c.ts_ns = r->tsc_per_us_q16
-			  ? (uint64_t)(((unsigned __int128)ts * 1000 << 16) / r->tsc_per_us_q16)
-			  : ts;
+	for (const struct rec_hist *h = r->hists; h; h = h->next)
+		if (!h->owner && h->tid == id)
+			return h->map;
+	return NULL;
+}
+
+/* One record of kernel id kid (or of a synthetic event the recorder
+ * fired): every table of that id, as the runtime runs a user event's.
+ * c->arg is the recorder (the emit callback's too). */
+void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c)
+{
+	c->table = hist_table;
 	for (struct rec_hist *h = r->hists; h; h = h->next)
-		if (h->kid == id)
-			utrace_hist_run(h->prog, h->map, &c);
+		if (h->kid == kid)
+			utrace_hist_run(h->prog, h->map, c);
 }
 
-void rec_hist_kpage(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len)
+/* enable_hist / disable_hist on a kernel event: its tables, as the
+ * kernel's hist_enable_trigger sets each hist trigger's paused. */
+void rec_hist_kpause(struct utrace_recorder *r, int kid, bool paused)
 {
-	unsigned long long ts;
-	void *rec;
+	for (struct rec_hist *h = r->hists; h; h = h->next)
+		if (h->kid == kid)
+			__atomic_store_n(&h->map->paused, paused, __ATOMIC_RELAXED);
+}
 
-	if (!r->hists || len < 16)
-		return;
-	if (!r->kb && !(r->kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE)))
-		return;
-	kbuffer_load_subbuffer(r->kb, (void *)page);
-	for (rec = kbuffer_read_event(r->kb, &ts); rec; rec = kbuffer_next_event(r->kb, &ts)) {
-		int size = kbuffer_event_size(r->kb);
-
-		if (size < 8 || (const uint8_t *)rec + size > (const uint8_t *)page + len)
-			break;
-		hist_krecord(r, rec, (uint32_t)size, ts, cpu);
-	}
+bool rec_hist_kpaused(const struct utrace_recorder *r, int kid)
+{
+	for (const struct rec_hist *h = r->hists; h; h = h->next)
+		if (h->kid == kid && __atomic_load_n(&h->map->paused, __ATOMIC_RELAXED))
+			return true;
+	return false;
 }
 
 /* The used elements, in slot order (the kernel lists them so), copied
@@ -606,9 +585,6 @@ int rec_hist_save_all(struct utrace_recorder *r, struct utrace_error *err)
 
 void rec_hist_free(struct utrace_recorder *r)
 {
-	if (r->kb)
-		kbuffer_free(r->kb);
-	r->kb = NULL;
 	while (r->hists) {
 		struct rec_hist *h = r->hists;
 

@@ -5,6 +5,8 @@
  *   recorder_msg.c    the messages of the runtime's protocol
  *   recorder_drain.c  saving sub-buffers of the shared ring buffers
  *   recorder_kernel.c the kernel pages and formats of lib/kernel/kernel_trace.c
+ *   recorder_kmerge.c the kernel records in time order, for their triggers
+ *   recorder_khist.c  the kernel events' hist triggers and synthetic events
  *   recorder_proc.c   a process that closed its connection and goes on
  *
  * recorder.c hands each message to recorder_msg.c, each buffer to
@@ -17,6 +19,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -24,6 +27,7 @@
 #include "common/rb_abi.h"
 #include "lib/tracefile/dat_format.h"
 #include "lib/tracefile/dat_writer.h"
+#include "lib/events/event_format.h"
 #include "lib/hist/hist_compile.h"
 #include "lib/record/recorder.h"
 
@@ -93,13 +97,41 @@ struct utrace_recorder {
 	uint32_t cap_poll;
 	struct rec_hist *hists; /* recorder_hist.c */
 	uint32_t hist_tids;	/* recorder_hist.c: table ids handed out */
-	struct kbuffer *kb;	/* recorder_hist.c: decoding kernel pages for triggers */
 	struct rec_trig *trigs; /* recorder_trig.c: the trigger commands */
+	struct rec_kfmt *kfmts; /* recorder_khist.c: the kernel events' formats */
+	struct rec_ktrig *ktrigs; /* recorder_trig.c: kernel trigger commands, bound */
+	struct rec_kmerge *km;	/* recorder_kmerge.c: NULL if no kernel trigger */
+	uint8_t *kstate;	/* by kernel id: enum utrace_ev_state (recorder_trig.c) */
+	bool ktsc;		/* the kernel's trace_clock is x86-tsc */
+	bool kon;		/* kernel records saved: traceon/traceoff */
+	uint32_t ksubbuf;	/* the kernel's sub-buffer size */
 	uint32_t nr_counts;	/* their :N counters in ctl */
 	bool busy; /* the last poll saved sub-buffers: poll again without sleeping */
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
+
+/* A kernel event's format (recorder_khist.c), kept from the start: the
+ * triggers are compiled once every format is known (a $var may name an
+ * event that comes later).  Synthetic events fired by kernel events get
+ * one too, with a kernel id of their own (after the kernel's). */
+struct rec_kfmt {
+	int id;
+	int synth; /* the synthetic event's index, -1 for the kernel's */
+	struct utrace_event_format *fmt;
+	struct rec_kfmt *next;
+};
+
+#define REC_KIDS 65536u /* kernel ids are u16 (common_type) */
+
+static inline const struct rec_kfmt *rec_kfmt_find(const struct utrace_recorder *r,
+						   const char *sys, const char *name)
+{
+	for (const struct rec_kfmt *k = r->kfmts; k; k = k->next)
+		if (!strcmp(k->fmt->system, sys) && !strcmp(k->fmt->name, name))
+			return k;
+	return NULL;
+}
 
 /* One record of a header a[0..alen) and an optional payload b[0..blen),
  * through the session's writer (lib/tracefile/dat_writer.h). */
@@ -129,12 +161,37 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 		  const char *path, const char *system, const char *name,
 		  struct utrace_error *err);
 int rec_hist_save_all(struct utrace_recorder *r, struct utrace_error *err);
-/* kernel events: the triggers compiled for a format, run on a page's
- * records; whether the pages are only read for them (all -e after -v) */
+/* recorder_hist.c: the table of trigger k of spec (kspec | REC_HIST_KERNEL
+ * for a kernel -e), compiled for fmt; NULL with err->code 0 if it is not a
+ * hist trigger.  env_kernel: its $vars are the kernel events' ones. */
+#define REC_HIST_KERNEL (1u << 31)
+struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned k,
+			      const char *text, const struct utrace_event_format *fmt,
+			      bool env_kernel, const char *path, struct utrace_error *err);
+void rec_hist_set_kid(struct rec_hist *h, int kid);
+/* The hists of kernel id kid run on one record (recorder_khist.c). */
+struct utrace_hist_ctx;
+void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c);
+/* enable_hist/disable_hist on kernel id kid; whether one of its is paused */
+void rec_hist_kpause(struct utrace_recorder *r, int kid, bool paused);
+bool rec_hist_kpaused(const struct utrace_recorder *r, int kid);
+
+/* recorder_khist.c: the kernel formats kept, the triggers compiled when
+ * the last has come (rec_kready), the synthetic events they fire. */
 int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *name, int id,
 		     const char *text, struct utrace_error *err);
-void rec_hist_kpage(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len);
-bool rec_hist_ksoft(const struct utrace_recorder *r);
+int rec_kready(struct utrace_recorder *r, struct utrace_error *err);
+void rec_kfmt_free(struct utrace_recorder *r);
+
+/* recorder_kmerge.c: the kernel pages queued per CPU, run in time order
+ * across CPUs up to what every CPU has surely handed over (a round: one
+ * read of every CPU), saved as pages again; at the end all of it. */
+int rec_kmerge_new(struct utrace_recorder *r, struct utrace_error *err);
+int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len,
+		    struct utrace_error *err);
+int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error *err);
+void rec_kmerge_free(struct utrace_recorder *r);
+
 void rec_hist_free(struct utrace_recorder *r);
 
 /* recorder_msg.c: one event's format, triggers and ENABLE; the DONE. */
@@ -154,6 +211,10 @@ int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 		  const char *path, const char *system, const char *name,
 		  struct utrace_error *err);
 void rec_trig_free(struct utrace_recorder *r);
+/* The kernel events' trigger commands: bound to the kernel ids once the
+ * formats are known, run on each record in time order. */
+int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err);
+void rec_trig_krun(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
 
 /* recorder_drain.c: save what buffer b committed (all of it when final) */
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,

@@ -5,7 +5,10 @@
  * event (kernel ids, below the user events' 32768), the KPAGE records as
  * lib/kernel/kernel_trace.c reads them, and KTASKS when recording ends.  They go
  * through the session's writer (utrace_recorder_write_record), between the
- * user-space records, in the order they are read.
+ * user-space records, in the order they are read; or, when kernel events
+ * have triggers the recorder runs (recorder_khist.c), through the merge
+ * that runs them in time order and writes the pages again
+ * (recorder_kmerge.c).
  */
 #include <string.h>
 #include <sys/uio.h>
@@ -23,6 +26,8 @@ int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,
 			       {(void *)header_event, strlen(header_event) + 1}};
 
 	strncpy(h.clock, clock, sizeof(h.clock) - 1);
+	r->ktsc = !strcmp(clock, "x86-tsc");
+	r->ksubbuf = subbuf_size;
 	return utrace_recorder_write_record(r, UTRACE_DAT_KHEADER, iov, 3, err);
 }
 
@@ -45,9 +50,8 @@ int utrace_recorder_write_kpage(struct utrace_recorder *r, uint32_t cpu, const v
 	struct utrace_dat_kpage kp = {.cpu = cpu};
 	struct iovec iov[2] = {{&kp, sizeof(kp)}, {(void *)page, len}};
 
-	rec_hist_kpage(r, cpu, page, len);
-	if (rec_hist_ksoft(r))
-		return 0; /* read for the triggers only (-v) */
+	if (r->km)
+		return rec_kmerge_page(r, cpu, page, len, err);
 	return utrace_recorder_write_record(r, UTRACE_DAT_KPAGE, iov, 2, err);
 }
 
@@ -56,5 +60,18 @@ int utrace_recorder_write_ktasks(struct utrace_recorder *r, const struct utrace_
 {
 	struct iovec iov = {(void *)tasks, n * sizeof(*tasks)};
 
+	/* after the last read: the merge's records all go before the tasks */
+	if (r->km && rec_kmerge_round(r, true, err) < 0)
+		return err->code;
 	return n ? utrace_recorder_write_record(r, UTRACE_DAT_KTASKS, &iov, 1, err) : 0;
+}
+
+int utrace_recorder_kready(struct utrace_recorder *r, struct utrace_error *err)
+{
+	return rec_kready(r, err);
+}
+
+int utrace_recorder_kround(struct utrace_recorder *r, struct utrace_error *err)
+{
+	return r->km ? rec_kmerge_round(r, false, err) : 0;
 }

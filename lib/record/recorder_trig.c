@@ -14,6 +14,15 @@
  * fires).  Each object that defines an event with commands gets them as
  * TRIGGER messages before the event's ENABLE, with the filter compiled
  * for that object's format of the event.
+ *
+ * Kernel events' commands run in the recorder, on the records in time
+ * order (recorder_kmerge.c): each is bound, once the formats are known,
+ * to every kernel event its -e names (its filter compiled for that
+ * format, a count of its own, as the kernel's one trigger per event
+ * file), its target a kernel event.  Their state is the recorder's:
+ * r->kon (traceon/traceoff, copied to tracing_on so that the traced
+ * programs' own records stop and start too, a little later) and
+ * r->kstate by kernel id; a hist's pause is its table's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,12 +34,25 @@
 #include "lib/hist/hist.h"
 #include "lib/record/recorder_internal.h"
 
+#include "common/filter_prog.h"
+
 struct rec_trig {
+	bool kernel;		  /* of a kernel -e: bound in rec_trig_kready */
 	unsigned spec, trig;	  /* which -e, which of its -R */
 	struct utrace_trigger *t; /* parsed */
 	int count_idx;		  /* in utrace_control.trig_count, -1: unlimited */
 	int target;		  /* enable_/disable_: the target's id */
 	struct rec_trig *next;
+};
+
+/* A kernel trigger command bound to one kernel event (rec_trig_kready). */
+struct rec_ktrig {
+	const struct rec_trig *x;
+	int kid, target; /* the event it is bound to, its target's kernel id */
+	int64_t count;	 /* :N left, -1: unlimited */
+	void *filter;	 /* compiled for kid's format, NULL if none */
+	uint32_t flen;
+	struct rec_ktrig *next;
 };
 
 static const uint32_t cmd_of[] = {
@@ -75,7 +97,7 @@ static int trig_add(struct utrace_recorder *r, unsigned i, unsigned k, struct ut
 
 	if (!x)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	*x = (struct rec_trig){i, k, t, -1, -1, r->trigs};
+	*x = (struct rec_trig){false, i, k, t, -1, -1, r->trigs};
 	if (t->count >= 0) {
 		if (r->nr_counts == UTRACE_TRIG_COUNTS) {
 			free(x);
@@ -104,9 +126,38 @@ static int trig_add(struct utrace_recorder *r, unsigned i, unsigned k, struct ut
 	return 0;
 }
 
+/* A trigger command of a kernel -e, bound later to its events. */
+static int trig_kinit(struct utrace_recorder *r, struct utrace_error *err)
+{
+	for (unsigned i = 0; i < r->o.nkspecs; i++)
+		for (unsigned k = 0; k < r->o.kspecs[i].nr_triggers; k++) {
+			struct utrace_trigger *t = NULL;
+			struct rec_trig *x;
+			int code;
+
+			if (utrace_trigger_parse(r->o.kspecs[i].triggers[k], &t, &code, err) < 0)
+				return err->code;
+			if (t->cmd == UTRACE_TRIG_HIST || t->remove ||
+			    t->cmd >= sizeof(cmd_of) / sizeof(cmd_of[0]) || !cmd_of[t->cmd]) {
+				utrace_trigger_free(t);
+				continue;
+			}
+			if (!(x = calloc(1, sizeof(*x)))) {
+				utrace_trigger_free(t);
+				return utrace_error_set(err, -ENOMEM, "out of memory");
+			}
+			*x = (struct rec_trig){true, i, k, t, -1, -1, r->trigs};
+			r->trigs = x;
+		}
+	return 0;
+}
+
 int rec_trig_init(struct utrace_recorder *r, struct utrace_error *err)
 {
 	struct utrace_event_select *s = r->o.events;
+
+	if (trig_kinit(r, err) < 0)
+		return err->code;
 
 	for (unsigned i = 0; s && i < utrace_event_select_count(s); i++) {
 		const struct utrace_event_spec *sp = utrace_event_select_spec(s, i);
@@ -142,7 +193,7 @@ uint32_t rec_trig_flags(struct utrace_recorder *r, const char *system, const cha
 	if (st && *st)
 		return UTRACE_ENABLE_STATEFUL;
 	for (const struct rec_trig *x = r->trigs; x; x = x->next)
-		if (has_target(x->t) && !strcmp(x->t->target_system, system) &&
+		if (!x->kernel && has_target(x->t) && !strcmp(x->t->target_system, system) &&
 		    !strcmp(x->t->target_event, name))
 			return UTRACE_ENABLE_STATEFUL;
 	return 0;
@@ -173,12 +224,13 @@ int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 	unsigned sent = 0;
 
 	for (const struct rec_trig *x = r->trigs; fmt && x; x = x->next) {
-		const struct utrace_event_spec *sp = utrace_event_select_spec(s, x->spec);
+		const struct utrace_event_spec *sp =
+		    x->kernel ? NULL : utrace_event_select_spec(s, x->spec);
 		void *filter = NULL;
 		uint32_t flen = 0;
 		int ret;
 
-		if (!utrace_event_spec_matches(sp->pattern, system, name) ||
+		if (x->kernel || !utrace_event_spec_matches(sp->pattern, system, name) ||
 		    sent == UTRACE_EVENT_TRIGS_MAX)
 			continue;
 		if (x->t->filter) {
@@ -201,11 +253,134 @@ int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 
 void rec_trig_free(struct utrace_recorder *r)
 {
+	while (r->ktrigs) {
+		struct rec_ktrig *b = r->ktrigs;
+
+		r->ktrigs = b->next;
+		free(b->filter);
+		free(b);
+	}
 	while (r->trigs) {
 		struct rec_trig *x = r->trigs;
 
 		r->trigs = x->next;
 		utrace_trigger_free(x->t);
 		free(x);
+	}
+}
+
+/* ---- kernel events ---------------------------------------------------- */
+
+
+static int ktrig_bind(struct utrace_recorder *r, const struct rec_trig *x,
+		      const struct rec_kfmt *kf, struct utrace_error *err)
+{
+	struct rec_ktrig *b = calloc(1, sizeof(*b)), **tail = &r->ktrigs;
+	const struct rec_kfmt *tk = NULL;
+
+	if (!b)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	*b = (struct rec_ktrig){x, kf->id, -1, x->t->count, NULL, 0, NULL};
+	while (*tail) /* in the order of the -R, as they run */
+		tail = &(*tail)->next;
+	*tail = b;
+	if (has_target(x->t)) {
+		if (!(tk = rec_kfmt_find(r, x->t->target_system, x->t->target_event)))
+			return utrace_error_set(err, -ENOENT, "-R '%s': no kernel event %s:%s",
+						r->o.kspecs[x->spec].triggers[x->trig],
+						x->t->target_system, x->t->target_event);
+		b->target = tk->id;
+	}
+	if (x->t->filter && utrace_filter_compile(kf->fmt, x->t->filter, &b->filter, &b->flen,
+						  err) < 0)
+		return utrace_error_set(err, err->code, "-R '%s' on %s:%s: %s",
+					r->o.kspecs[x->spec].triggers[x->trig], kf->fmt->system,
+					kf->fmt->name, err->msg);
+	return 0;
+}
+
+int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err)
+{
+	for (const struct rec_kfmt *kf = r->kfmts; kf; kf = kf->next) {
+		if (kf->synth >= 0)
+			continue;
+		if (rec_hist_kpaused(r, kf->id)) /* hist:...:pause */
+			r->kstate[kf->id] |= UTRACE_EVS_HIST_PAUSED;
+		for (const struct rec_trig *x = r->trigs; x; x = x->next)
+			if (x->kernel &&
+			    utrace_event_spec_matches(r->o.kspecs[x->spec].pattern, kf->fmt->system,
+						      kf->fmt->name) &&
+			    ktrig_bind(r, x, kf, err) < 0)
+				return err->code;
+	}
+	return 0;
+}
+
+/* As the runtime's ev_trig_would_change: a count is used up only by a
+ * firing that changes something. */
+static bool ktrig_changes(const struct utrace_recorder *r, const struct rec_ktrig *b)
+{
+	uint8_t st = b->target >= 0 ? r->kstate[b->target] : 0;
+
+	switch (b->x->t->cmd) {
+	case UTRACE_TRIG_TRACEON:
+		return !r->kon;
+	case UTRACE_TRIG_TRACEOFF:
+		return r->kon;
+	case UTRACE_TRIG_ENABLE_EVENT:
+		return st & UTRACE_EVS_OFF;
+	case UTRACE_TRIG_DISABLE_EVENT:
+		return !(st & UTRACE_EVS_OFF);
+	case UTRACE_TRIG_ENABLE_HIST:
+		return st & UTRACE_EVS_HIST_PAUSED;
+	case UTRACE_TRIG_DISABLE_HIST:
+		return !(st & UTRACE_EVS_HIST_PAUSED);
+	default: /* hist: recorder_hist.c; snapshot, stacktrace: not bound */
+		return false;
+	}
+}
+
+static void ktrig_apply(struct utrace_recorder *r, const struct rec_ktrig *b)
+{
+	uint8_t *st = b->target >= 0 ? &r->kstate[b->target] : NULL;
+
+	switch (b->x->t->cmd) {
+	case UTRACE_TRIG_TRACEON:
+	case UTRACE_TRIG_TRACEOFF:
+		r->kon = b->x->t->cmd == UTRACE_TRIG_TRACEON;
+		__atomic_store_n(&r->ctl->tracing_on, r->kon, __ATOMIC_RELEASE);
+		break;
+	case UTRACE_TRIG_ENABLE_EVENT:
+		*st &= (uint8_t)~UTRACE_EVS_OFF;
+		break;
+	case UTRACE_TRIG_DISABLE_EVENT:
+		*st |= UTRACE_EVS_OFF;
+		break;
+	case UTRACE_TRIG_ENABLE_HIST:
+	case UTRACE_TRIG_DISABLE_HIST:
+		if (b->x->t->cmd == UTRACE_TRIG_ENABLE_HIST)
+			*st &= (uint8_t)~UTRACE_EVS_HIST_PAUSED;
+		else
+			*st |= UTRACE_EVS_HIST_PAUSED;
+		rec_hist_kpause(r, b->target, b->x->t->cmd == UTRACE_TRIG_DISABLE_HIST);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The commands bound to kernel id kid, whether tracing is on or not
+ * (traceon must be able to turn it back on), each with its filter and
+ * its count. */
+void rec_trig_krun(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
+{
+	for (struct rec_ktrig *b = r->ktrigs; b; b = b->next) {
+		if (b->kid != kid ||
+		    (b->filter && !utrace_filter_run(b->filter, b->flen, rec, len)) ||
+		    !ktrig_changes(r, b) || !b->count)
+			continue;
+		if (b->count > 0)
+			b->count--;
+		ktrig_apply(r, b);
 	}
 }

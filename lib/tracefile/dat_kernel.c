@@ -503,6 +503,19 @@ const char *utrace_dat_comm(const struct utrace_dat *d, int pid)
 	return NULL;
 }
 
+int utrace_dat_tgid(const struct utrace_dat *d, int pid)
+{
+	const struct dat_kernel *k = d->kern;
+
+	for (size_t i = 0; k && i < k->nr_tasks; i++)
+		if (k->tasks[i].pid == pid && k->tasks[i].tgid > 0)
+			return k->tasks[i].tgid;
+	for (size_t i = d->nr_buffers; i-- > 0;)
+		if (d->buffers[i].info.tid == pid && !d->buffers[i].info.kernel)
+			return d->buffers[i].info.pid;
+	return -1;
+}
+
 const char *utrace_dat_kernel_clock(const struct utrace_dat *d)
 {
 	return d->kern && d->kern->nr_cpus ? d->kern->hdr.clock : NULL;

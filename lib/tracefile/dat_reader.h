@@ -177,6 +177,8 @@ struct utrace_event {
 /* The name of kernel pid (a thread id) at the end of the recording, from
  * the kernel's records or the user buffers; NULL if unknown. */
 const char *utrace_dat_comm(const struct utrace_dat *d, int pid);
+/* The process (thread group) of kernel pid, -1 if unknown. */
+int utrace_dat_tgid(const struct utrace_dat *d, int pid);
 /* The trace_clock of the kernel events ("x86-tsc" or "mono"), NULL if the
  * file has none. */
 const char *utrace_dat_kernel_clock(const struct utrace_dat *d);

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_kmerge.c - the kernel's records in time order, for the
+ * triggers the recorder runs on them (recorder_khist.c says which).
+ *
+ * The kernel hands its records over per CPU, in pages, each CPU's in
+ * time order but the CPUs read one after the other.  A trigger with
+ * state must see them in the order they happened: the sched_waking on
+ * CPU0 that sets $ts0 before the sched_switch on CPU1 that reads it.  So
+ * the records are queued per CPU and run merged by timestamp, up to a
+ * watermark W below which no CPU can still hand over anything:
+ *
+ *   a round = one read of every CPU (utrace_ktrace_poll), and at its end
+ *   rec_kmerge_round().  A CPU read in this round that handed over
+ *   nothing had nothing stamped before the read began, which is after
+ *   the end of the last round (E); one that handed over pages may have
+ *   more after its last record (it stopped at its page budget), so:
+ *
+ *     W = min(E - margin, last timestamp of each CPU read with pages)
+ *
+ *   margin (1 ms) covers a record stamped but not yet committed when its
+ *   CPU was read.  At the end (after the last read) W is infinite.
+ *
+ * Each record, in merged order: its trigger commands (recorder_trig.c),
+ * then, tracing on, its hist triggers; an onmatch() action's synthetic
+ * event is a record of its own, at the same time on the same CPU, whose
+ * triggers run at once.  A record is kept if tracing is on and its event
+ * is not soft-disabled, and written again as ring-buffer pages (the
+ * kernel's layout, lib/kernel/kernel_trace.c reads them back) per CPU,
+ * so the synthetic events sit among the kernel's on one timeline.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/hist_prog.h"
+#include "lib/record/recorder_internal.h"
+
+#include <traceevent/kbuffer.h>
+
+#define KM_MARGIN_NS 1000000ull
+#define KM_MISSED (1ull << 31) /* the page header's commit: events lost before */
+#define KM_SMALL_MAX 112u      /* RB_MAX_SMALL_DATA: longer data has its length word */
+#define KM_DELTA_BITS 27       /* TS_SHIFT */
+
+struct km_cpu {
+	uint8_t *q; /* queued: {u64 ts, u32 len, u32 0, data padded to 8} */
+	size_t qlen, qcap, head;
+	uint64_t last_ts; /* of the last record queued */
+	bool got;	  /* pages in this round */
+	bool missed;	  /* the next page written says events were lost */
+	uint8_t *page;	  /* being written: header, then events */
+	uint32_t used;	  /* bytes of events in it */
+	uint64_t page_ts, out_ts;
+};
+
+struct rec_kmerge {
+	struct km_cpu *cpus;
+	uint32_t nr_cpus;
+	uint64_t round_end; /* E: the trace clock when the last round ended */
+	struct kbuffer *kb;
+	uint32_t cpu; /* the record being run: its CPU, time and task */
+	uint64_t ts;
+	int32_t pid;
+	uint32_t depth; /* synthetic events fired by synthetic events */
+};
+
+static uint64_t km_now(const struct utrace_recorder *r)
+{
+	struct timespec t;
+	uint32_t lo, hi;
+
+	if (r->ktsc) {
+		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+		return (uint64_t)hi << 32 | lo;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* ns of the trace clock: x86-tsc ticks as the runtime converts its own */
+static uint64_t km_ns(const struct utrace_recorder *r, uint64_t ts)
+{
+	if (!r->ktsc || !r->tsc_per_us_q16)
+		return ts;
+	return (uint64_t)(((unsigned __int128)ts * 1000 << 16) / r->tsc_per_us_q16);
+}
+
+int rec_kmerge_new(struct utrace_recorder *r, struct utrace_error *err)
+{
+	if (!(r->km = calloc(1, sizeof(*r->km))) ||
+	    !(r->km->kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE)))
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	if (!r->ksubbuf)
+		r->ksubbuf = 4096;
+	r->km->round_end = km_now(r);
+	return 0;
+}
+
+static struct km_cpu *km_cpu(struct rec_kmerge *km, uint32_t cpu)
+{
+	if (cpu >= 4096)
+		return NULL;
+	if (cpu >= km->nr_cpus) {
+		struct km_cpu *c = realloc(km->cpus, (cpu + 1) * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		memset(c + km->nr_cpus, 0, (cpu + 1 - km->nr_cpus) * sizeof(*c));
+		km->cpus = c;
+		km->nr_cpus = cpu + 1;
+	}
+	return &km->cpus[cpu];
+}
+
+static int km_queue(struct km_cpu *c, uint64_t ts, const void *rec, uint32_t len)
+{
+	size_t need = 16 + ((len + 7) & ~7u);
+
+	if (c->qlen + need > c->qcap) {
+		size_t cap = c->qcap ? c->qcap * 2 : 65536;
+		uint8_t *q;
+
+		while (cap < c->qlen + need)
+			cap *= 2;
+		if (!(q = realloc(c->q, cap)))
+			return -ENOMEM;
+		c->q = q;
+		c->qcap = cap;
+	}
+	memcpy(c->q + c->qlen, &ts, 8);
+	memcpy(c->q + c->qlen + 8, &len, 4);
+	memset(c->q + c->qlen + 12, 0, need - 12);
+	memcpy(c->q + c->qlen + 16, rec, len);
+	c->qlen += need;
+	c->last_ts = ts;
+	return 0;
+}
+
+int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len,
+		    struct utrace_error *err)
+{
+	struct km_cpu *c = km_cpu(r->km, cpu);
+	unsigned long long ts, commit;
+	void *rec;
+
+	if (!c)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	if (len < 16)
+		return 0;
+	memcpy(&commit, (const uint8_t *)page + 8, 8);
+	c->missed |= !!(commit & KM_MISSED);
+	c->got = true;
+	kbuffer_load_subbuffer(r->km->kb, (void *)page);
+	for (rec = kbuffer_read_event(r->km->kb, &ts); rec;
+	     rec = kbuffer_next_event(r->km->kb, &ts)) {
+		int size = kbuffer_event_size(r->km->kb);
+
+		if (size < 8 || (const uint8_t *)rec + size > (const uint8_t *)page + len)
+			break;
+		if (km_queue(c, ts, rec, (uint32_t)size) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* ---- the pages written ---------------------------------------------- */
+
+static int km_flush(struct utrace_recorder *r, uint32_t cpu, struct km_cpu *c,
+		    struct utrace_error *err)
+{
+	struct utrace_dat_kpage kp = {.cpu = cpu};
+	uint64_t commit = c->used | (c->missed ? KM_MISSED : 0);
+
+	if (!c->used)
+		return 0;
+	memcpy(c->page, &c->page_ts, 8);
+	memcpy(c->page + 8, &commit, 8);
+	c->missed = false;
+	c->used = 0;
+	return rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp), c->page, 16 + (commit & ~KM_MISSED),
+			 err);
+}
+
+/*
+ * One record into its CPU's page, with the ring buffer's event header: a
+ * word of type_len (5 bits: data length / 4 up to 112 bytes, else 0 and a
+ * length word) and the time delta (27 bits), after a TIME_EXTEND (type 30)
+ * when the delta does not fit.
+ */
+static int km_put(struct utrace_recorder *r, uint32_t cpu, uint64_t ts, const uint8_t *rec,
+		  uint32_t len, struct utrace_error *err)
+{
+	struct km_cpu *c = &r->km->cpus[cpu];
+	uint32_t dlen = (len + 3) & ~3u, need = 4 + (dlen > KM_SMALL_MAX ? 4 : 0) + dlen + 8;
+	uint64_t delta;
+	uint32_t *w;
+
+	if (!c->page && !(c->page = malloc(r->ksubbuf)))
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	if (16 + need > r->ksubbuf)
+		return 0; /* cannot be: it came in such a page */
+	if (c->used && 16 + c->used + need > r->ksubbuf && km_flush(r, cpu, c, err) < 0)
+		return err->code;
+	if (!c->used)
+		c->page_ts = c->out_ts = ts;
+	delta = ts > c->out_ts ? ts - c->out_ts : 0;
+	c->out_ts = ts > c->out_ts ? ts : c->out_ts;
+	w = (uint32_t *)(c->page + 16 + c->used);
+	if (delta >> KM_DELTA_BITS) {
+		*w++ = 30u | (uint32_t)(delta & ((1u << KM_DELTA_BITS) - 1)) << 5;
+		*w++ = (uint32_t)(delta >> KM_DELTA_BITS);
+		c->used += 8;
+		delta = 0;
+	}
+	if (dlen > KM_SMALL_MAX) {
+		*w++ = (uint32_t)delta << 5;
+		*w++ = dlen + 4;
+		c->used += 8;
+	} else {
+		*w++ = dlen / 4 | (uint32_t)delta << 5;
+		c->used += 4;
+	}
+	memcpy(w, rec, len);
+	memset((uint8_t *)w + len, 0, dlen - len);
+	c->used += dlen;
+	return 0;
+}
+
+/* ---- running the records -------------------------------------------- */
+
+static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
+
+/* EMIT of an onmatch() action: the synthetic event's record (the
+ * kernel's synth_event layout, a u64 per field) at the time and on the
+ * CPU of the record that fired it, run and kept as a kernel record. */
+static void km_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t n)
+{
+	struct utrace_recorder *r = arg;
+	uint64_t rec[1 + UTRACE_HIST_PARAMS];
+	const struct rec_kfmt *kf;
+	uint16_t type;
+
+	if (n > UTRACE_HIST_PARAMS || r->km->depth >= 4)
+		return;
+	for (kf = r->kfmts; kf && kf->synth != (int)synth; kf = kf->next)
+		;
+	if (!kf)
+		return;
+	type = (uint16_t)kf->id;
+	rec[0] = 0;
+	memcpy(rec, &type, 2);
+	memcpy((uint8_t *)rec + 4, &r->km->pid, 4);
+	memcpy(rec + 1, params, n * sizeof(uint64_t));
+	r->km->depth++;
+	km_run(r, kf->id, (const uint8_t *)rec, 8 + 8 * n);
+	r->km->depth--;
+}
+
+static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
+{
+	struct rec_kmerge *km = r->km;
+	struct utrace_hist_ctx c = {.rec = rec,
+				    .rec_len = len,
+				    .cpu = km->cpu,
+				    .ts_ns = km_ns(r, km->ts),
+				    .emit = km_emit,
+				    .arg = r};
+	struct utrace_error err;
+
+	rec_trig_krun(r, kid, rec, len);
+	if (r->kon)
+		rec_hist_krun(r, kid, &c);
+	if (r->kon && !(r->kstate[kid] & UTRACE_EVS_OFF) &&
+	    km_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
+		r->o.notice(r->o.notice_arg, 0, err.msg);
+}
+
+/* The CPU whose next queued record is the oldest, if it is before w. */
+static struct km_cpu *km_next(struct rec_kmerge *km, uint64_t w, uint64_t *ts)
+{
+	struct km_cpu *best = NULL;
+
+	for (uint32_t i = 0; i < km->nr_cpus; i++) {
+		struct km_cpu *c = &km->cpus[i];
+		uint64_t t;
+
+		if (c->head >= c->qlen)
+			continue;
+		memcpy(&t, c->q + c->head, 8);
+		if (t <= w && (!best || t < *ts)) {
+			best = c;
+			*ts = t;
+		}
+	}
+	return best;
+}
+
+int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error *err)
+{
+	struct rec_kmerge *km = r->km;
+	uint64_t w = final ? UINT64_MAX : km->round_end, ts = 0;
+	uint64_t margin = r->ktsc ? (KM_MARGIN_NS * r->tsc_per_us_q16 / 1000) >> 16 : KM_MARGIN_NS;
+	struct km_cpu *c;
+
+	if (!km)
+		return 0;
+	w = w > margin ? w - margin : 0;
+	for (uint32_t i = 0; !final && i < km->nr_cpus; i++)
+		if (km->cpus[i].got && km->cpus[i].last_ts < w)
+			w = km->cpus[i].last_ts;
+	while ((c = km_next(km, w, &ts))) {
+		uint32_t len;
+
+		memcpy(&len, c->q + c->head + 8, 4);
+		km->cpu = (uint32_t)(c - km->cpus);
+		km->ts = ts;
+		memcpy(&km->pid, c->q + c->head + 16 + 4, 4);
+		km_run(r, c->q[c->head + 16] | c->q[c->head + 17] << 8, c->q + c->head + 16, len);
+		c->head += 16 + ((len + 7) & ~7u);
+	}
+	for (uint32_t i = 0; i < km->nr_cpus; i++) {
+		c = &km->cpus[i];
+		if (c->head) { /* what is left for the next round to the front */
+			memmove(c->q, c->q + c->head, c->qlen - c->head);
+			c->qlen -= c->head;
+			c->head = 0;
+		}
+		c->got = false;
+		if (km_flush(r, i, c, err) < 0)
+			return err->code;
+	}
+	km->round_end = km_now(r);
+	return 0;
+}
+
+void rec_kmerge_free(struct utrace_recorder *r)
+{
+	struct rec_kmerge *km = r->km;
+
+	if (!km)
+		return;
+	for (uint32_t i = 0; i < km->nr_cpus; i++) {
+		free(km->cpus[i].q);
+		free(km->cpus[i].page);
+	}
+	free(km->cpus);
+	if (km->kb)
+		kbuffer_free(km->kb);
+	free(km);
+	r->km = NULL;
+}
