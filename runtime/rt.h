@@ -14,6 +14,8 @@
  *   trace_functions.c  the function tracer
  *   fgraph.c        function_graph: shadow return stack, entry/exit
  *   unwind.c        longjmp, C++ exceptions, pthread_exit vs. hooked returns
+ *   snapshot.c      the snapshot trigger: a request on the control page
+ *   stacktrace.c    the stacktrace trigger: the user stack as a record
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   init.c          start-up, fork/exec: calls the others in order
@@ -269,6 +271,14 @@ int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
 /* ftrace.c */
 int rt_objects_scan(void) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
+
+/* snapshot.c: ask the recorder to save every buffer as it is now (the
+ * snapshot trigger, the hist snapshot() action); signal-safe, never waits */
+void rt_snapshot_request(int32_t event_id, int32_t tid) RT_HIDDEN;
+
+/* stacktrace.c: the user stack of the event whose record is rec, as a
+ * UEXT_STACK record into context t's buffer */
+void rt_stacktrace_write(struct rt_thread *t, const void *rec) RT_HIDDEN;
 
 /* trace_events.c */
 struct utrace_event_key;

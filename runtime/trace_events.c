@@ -191,15 +191,25 @@ static bool ev_trig_would_change(const struct rt_trig *tr)
 		return st && (*st & UTRACE_EVS_HIST_PAUSED);
 	case UTRACE_TC_DISABLE_HIST:
 		return st && !(*st & UTRACE_EVS_HIST_PAUSED);
+	case UTRACE_TC_SNAPSHOT:
+	case UTRACE_TC_STACKTRACE:
+		return true; /* every firing acts, and takes one of :N */
 	}
 	return false;
 }
 
-static void ev_trig_apply(const struct rt_trig *tr)
+static void ev_trig_apply(const struct rt_trig *tr, const void *rec, uint32_t *post)
 {
+	const struct utrace_trace_entry *common = rec;
 	uint8_t *st = ev_state(tr->target);
 
 	switch (tr->cmd) {
+	case UTRACE_TC_SNAPSHOT:
+		rt_snapshot_request(common->common_type, common->common_pid);
+		break;
+	case UTRACE_TC_STACKTRACE:
+		*post |= 1u << UTRACE_TC_STACKTRACE; /* after the event's record */
+		break;
 	case UTRACE_TC_TRACEON:
 	case UTRACE_TC_TRACEOFF:
 		__atomic_store_n(&rt.ctl->tracing_on, tr->cmd == UTRACE_TC_TRACEON, __ATOMIC_RELEASE);
@@ -220,18 +230,21 @@ static void ev_trig_apply(const struct rt_trig *tr)
 }
 
 /* The trigger commands, whether tracing is on or not (traceon must be
- * able to turn it back on), each with its own filter and count. */
-static void ev_commands(const struct rt_event_conf *conf, const void *rec, uint32_t len)
+ * able to turn it back on), each with its own filter and count; *post
+ * gets what must follow the event's record (its stack). */
+static void ev_commands(const struct rt_event_conf *conf, const void *rec, uint32_t len,
+			uint32_t *post)
 {
 	for (uint32_t i = 0; i < conf->nr_trig; i++) {
 		const struct rt_trig *tr = &conf->trig[i];
 
 		if (tr->filter_len && !utrace_filter_run(tr->filter, tr->filter_len, rec, len))
 			continue;
-		if ((tr->cmd >= UTRACE_TC_ENABLE_EVENT && !ev_state(tr->target)) ||
+		if ((tr->cmd >= UTRACE_TC_ENABLE_EVENT && tr->cmd <= UTRACE_TC_DISABLE_HIST &&
+		     !ev_state(tr->target)) ||
 		    !ev_trig_would_change(tr) || !ev_take_count(tr->count_idx))
 			continue;
-		ev_trig_apply(tr);
+		ev_trig_apply(tr, rec, post);
 	}
 }
 
@@ -244,7 +257,7 @@ static void ev_commands(const struct rt_event_conf *conf, const void *rec, uint3
  */
 static inline __attribute__((always_inline)) void ev_triggers(const struct utrace_event_key *key,
 						  const struct rt_event_conf *conf,
-						  const void *rec, uint32_t len)
+						  const void *rec, uint32_t len, uint32_t *post)
 {
 	struct rt_thread *t = &rt_self;
 	struct utrace_hist_ctx c = {
@@ -261,7 +274,7 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	}
 	ev_fill_common(key, rec, t->tid);
 	if (conf->nr_trig)
-		ev_commands(conf, rec, len);
+		ev_commands(conf, rec, len, post);
 	if (!conf->nr_hist || !rt_tracing_on())
 		return;
 	st = conf->flags & UTRACE_ENABLE_STATEFUL ? ev_state(key->id) : NULL;
@@ -279,12 +292,12 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 /* An event with triggers or whose state triggers change: whether its
  * record is written (not soft-enabled, not soft-disabled). */
 static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *key, const struct rt_event_conf *conf,
-		       const void *rec, uint32_t len)
+		       const void *rec, uint32_t len, uint32_t *post)
 {
 	uint8_t *st;
 
 	if (conf->nr_hist || conf->nr_trig)
-		ev_triggers(key, conf, rec, len);
+		ev_triggers(key, conf, rec, len, post);
 	if (conf->flags & UTRACE_ENABLE_SOFT)
 		return false; /* triggers only: no record */
 	if (!(conf->flags & UTRACE_ENABLE_STATEFUL))
@@ -293,18 +306,44 @@ static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *
 	return !st || !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
 }
 
+/* An event one of whose triggers wants a record after its own (the
+ * stacktrace trigger): its record, unless it is off, then the stack,
+ * which the kernel writes even for a soft-disabled event. */
+static __attribute__((noinline)) void ev_write_post(const struct utrace_event_key *key,
+						    const struct rt_event_conf *f, const void *rec,
+						    uint32_t len, bool on)
+{
+	struct rt_thread *t = ev_thread(&rt_self);
+	uint32_t bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
+
+	if (!t || !rt_tracing_on())
+		return;
+	if (on && (!f->len || utrace_filter_run(f->prog, f->len, rec, len)))
+		ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | (bytes > 0xffff ? 0xffff : bytes) << 16,
+			       (const uint8_t *)rec + 8, bytes > 0xffff ? 0xffff : bytes);
+	rt_stacktrace_write(t, rec);
+}
+
 static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
 	const struct rt_event_conf *f = key->filter;
 	const uint32_t *src = (const uint32_t *)((const uint8_t *)rec + 8);
-	uint32_t bytes, n, cpu, *wp;
+	uint32_t bytes, n, cpu, *wp, post = 0;
 	uint64_t ts, delta;
 
 	if (unlikely(len < sizeof(struct utrace_trace_entry)))
 		return;
-	if (unlikely(f && (f->nr_hist || f->nr_trig || f->flags)) && !ev_special(key, f, rec, len))
-		return;
+	if (unlikely(f && (f->nr_hist || f->nr_trig || f->flags))) {
+		bool on = ev_special(key, f, rec, len, &post);
+
+		if (unlikely(post)) {
+			ev_write_post(key, f, rec, len, on);
+			return;
+		}
+		if (!on)
+			return;
+	}
 	if (unlikely(t->state != RT_TS_READY) && !(t = ev_thread(t)))
 		return;
 	if (unlikely(!rt_tracing_on()))
@@ -504,7 +543,7 @@ static int ev_recv_trig(const struct utrace_msg_trigger *m, struct rt_trig *tr)
 {
 	uint64_t *filter = NULL;
 
-	if (m->hdr.size < sizeof(*m) + m->filter_len || !m->cmd || m->cmd > UTRACE_TC_DISABLE_HIST)
+	if (m->hdr.size < sizeof(*m) + m->filter_len || !m->cmd || m->cmd > UTRACE_TC_STACKTRACE)
 		return -1;
 	if (m->filter_len) {
 		filter = malloc((m->filter_len + 7) & ~7u);
