@@ -92,6 +92,9 @@ make_seeds() {
 		"$U" record -o "$dat/usdt.dat" -e usdt:fuzz:leaf -- "$tgt"
 		"$U" record -o "$dat/hist.dat" -p nop -e tp:tp_value -R 'hist:keys=id,name:vals=hitcount' \
 			-e tp:tp_end -R 'hist:keys=a.log2:sort=a' -- "$tgt"
+		"$U" record -o "$dat/snap.dat" --overwrite -e tp:tp_value -R 'stacktrace:3' \
+			-R 'snapshot:2 if id > 1' -- "$tgt"
+		"$U" record -o "$dat/stack.dat" -p nop -e tp -R 'stacktrace' -- "$tgt"
 	) >/dev/null 2>&1
 	return 0
 }
