@@ -129,6 +129,8 @@ enum utrace_hist_op {
 	UTRACE_HOP_REF,	   /* push refs[len] */
 	UTRACE_HOP_PARAM,  /* pop -> params[len] (action part) */
 	UTRACE_HOP_EMIT,   /* emit(synthetic event off, params[0..len)) (action part) */
+	UTRACE_HOP_STACK,  /* the user stack -> key + key_off: len / 8 u64 addresses,
+			    * innermost first, 0 after the last (common_stacktrace) */
 	UTRACE_HOP_MAX,
 };
 
@@ -328,6 +330,9 @@ struct utrace_hist_ctx {
 	/* EMIT: a synthetic event with its params; may run hists itself */
 	void (*emit)(void *arg, uint32_t synth, const uint64_t *params, uint32_t n);
 	void *arg;
+	/* STACK: the user stack of the hit, at most max addresses into pcs
+	 * (innermost first); how many; NULL: none */
+	uint32_t (*stack)(void *arg, uint64_t *pcs, uint32_t max);
 };
 
 /* What one hit keeps between the parts of its program. */
@@ -434,6 +439,17 @@ static inline void utrace_hist_string(const struct utrace_hist_insn *in,
 	default: /* COMM */
 		utrace_hist_put_str(dst, in->len, (const uint8_t *)c->comm, c->comm ? 16 : 0);
 	}
+}
+
+/* STACK: the frames, then zeros to the key's width (a stack shorter than
+ * another is a different key, and the printer stops at the first 0). */
+static inline void utrace_hist_stack(const struct utrace_hist_insn *in,
+				     const struct utrace_hist_ctx *c, uint64_t *dst)
+{
+	uint32_t max = in->len / 8, n = c->stack ? c->stack(c->arg, dst, max) : 0;
+
+	for (; n < max; n++)
+		dst[n] = 0;
 }
 
 /* One arithmetic step; returns the new stack depth, or -1. */
@@ -601,6 +617,11 @@ utrace_hist_exec(const struct utrace_hist_hdr *h, uint32_t from, uint32_t to,
 			if (elt || (uint64_t)x->key_off + x->len > h->key_size)
 				return -1;
 			utrace_hist_string(x, c, key);
+			break;
+		case UTRACE_HOP_STACK:
+			if (elt || (uint64_t)x->key_off + x->len > h->key_size || (x->key_off & 7))
+				return -1;
+			utrace_hist_stack(x, c, (uint64_t *)(void *)(key + x->key_off));
 			break;
 		case UTRACE_HOP_SUM:
 			if (sp < 1 || !elt || x->key_off >= h->nr_sums)

@@ -279,6 +279,10 @@ void rt_snapshot_request(int32_t event_id, int32_t tid) RT_HIDDEN;
 /* stacktrace.c: the user stack of the event whose record is rec, as a
  * UEXT_STACK record into context t's buffer */
 void rt_stacktrace_write(struct rt_thread *t, const void *rec) RT_HIDDEN;
+/* ... or into pc[0..max): how many; *ret_addrs: return addresses (a
+ * frame-pointer walk), else function starts (the shadow stack) */
+unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max,
+			  bool *ret_addrs) RT_HIDDEN;
 
 /* trace_events.c */
 struct utrace_event_key;

@@ -58,13 +58,13 @@ static uint64_t unhooked(const struct rt_thread *t, uint64_t slot, uint64_t ret)
 	return ret;
 }
 
-static unsigned walk_fp(const struct rt_thread *t, const void *rec, uint64_t *pc)
+static unsigned walk_fp(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max)
 {
 	uint64_t fp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
 	uint64_t lo = fp, f[2];
 	unsigned n = 0;
 
-	while (n < UREC_STACK_MAX && !(fp & 7) && fp >= lo && fp - lo < RT_STACK_SPAN &&
+	while (n < max && !(fp & 7) && fp >= lo && fp - lo < RT_STACK_SPAN &&
 	       read_frame(fp, f)) {
 		if (fp > (uint64_t)(uintptr_t)rec && f[1])
 			pc[n++] = unhooked(t, fp + 8, f[1]);
@@ -84,16 +84,30 @@ static uint64_t site_of(uint32_t id)
 	return 0;
 }
 
-static unsigned walk_shadow(const struct rt_thread *t, uint64_t *pc)
+static unsigned walk_shadow(const struct rt_thread *t, uint64_t *pc, unsigned max)
 {
 	unsigned n = 0;
 
-	for (uint32_t i = t->depth; i-- > 0 && n < UREC_STACK_MAX;) {
+	for (uint32_t i = t->depth; i-- > 0 && n < max;) {
 		uint64_t a = site_of(t->stack[i].id);
 
 		if (a)
 			pc[n++] = a;
 	}
+	return n;
+}
+
+unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max,
+			  bool *ret_addrs)
+{
+	int saved = errno;
+	unsigned n;
+
+	if (max > UREC_STACK_MAX)
+		max = UREC_STACK_MAX;
+	*ret_addrs = !(rt.cfg.tracer == UTRACE_TRACER_FUNCTION_GRAPH && t->stack && t->depth);
+	n = *ret_addrs ? walk_fp(t, rec, pc, max) : walk_shadow(t, pc, max);
+	errno = saved;
 	return n;
 }
 
@@ -104,20 +118,15 @@ static unsigned walk_shadow(const struct rt_thread *t, uint64_t *pc)
 void rt_stacktrace_write(struct rt_thread *t, const void *rec)
 {
 	uint64_t pc[UREC_STACK_MAX];
-	uint32_t cpu, delta, flags = 0, *wp;
-	int saved = errno;
+	uint32_t cpu, delta, flags, *wp;
+	bool ret_addrs;
 	unsigned n;
 	uint64_t ts;
 
 	if (!t || !rt_tracing_on())
 		return;
-	if (rt.cfg.tracer == UTRACE_TRACER_FUNCTION_GRAPH && t->stack && t->depth) {
-		n = walk_shadow(t, pc);
-	} else {
-		n = walk_fp(t, rec, pc);
-		flags = UREC_STACK_RET;
-	}
-	errno = saved;
+	n = rt_stack_capture(t, rec, pc, UREC_STACK_MAX, &ret_addrs);
+	flags = ret_addrs ? UREC_STACK_RET : 0;
 	t->state |= RT_TS_BUSY;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ts = rt_clock(&cpu);

@@ -248,6 +248,15 @@ static void ev_commands(const struct rt_event_conf *conf, const void *rec, uint3
 	}
 }
 
+/* STACK of a hist key (common_stacktrace): the hit's stack; arg is its
+ * record, which lies in the frame of the generated code (stacktrace.c). */
+static uint32_t ev_hist_stack(void *arg, uint64_t *pcs, uint32_t max)
+{
+	bool ret_addrs;
+
+	return rt_stack_capture(&rt_self, arg, pcs, max, &ret_addrs);
+}
+
 /*
  * The event's hist triggers, before (or, soft-enabled, instead of) its
  * record.  Needs no buffer and no BUSY bit: the table is lock-free and
@@ -260,8 +269,13 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 						  const void *rec, uint32_t len, uint32_t *post)
 {
 	struct rt_thread *t = &rt_self;
-	struct utrace_hist_ctx c = {
-	    .rec = rec, .rec_len = len, .comm = t->comm, .table = ev_table, .emit = ev_emit};
+	struct utrace_hist_ctx c = {.rec = rec,
+				    .rec_len = len,
+				    .comm = t->comm,
+				    .table = ev_table,
+				    .emit = ev_emit,
+				    .arg = (void *)(uintptr_t)rec,
+				    .stack = ev_hist_stack};
 	uint8_t *st;
 
 	if (unlikely(!t->tid || !t->comm[0])) {
