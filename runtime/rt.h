@@ -16,6 +16,7 @@
  *   unwind.c        longjmp, C++ exceptions, pthread_exit vs. hooked returns
  *   snapshot.c      the snapshot trigger: a request on the control page
  *   stacktrace.c    the stacktrace trigger: the user stack as a record
+ *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   init.c          start-up, fork/exec: calls the others in order
@@ -283,6 +284,29 @@ void rt_stacktrace_write(struct rt_thread *t, const void *rec) RT_HIDDEN;
  * frame-pointer walk), else function starts (the shadow stack) */
 unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max,
 			  bool *ret_addrs) RT_HIDDEN;
+
+/* event_trigger.c */
+/* A trigger command (traceon, enable_event, ...) of an event. */
+struct rt_trig {
+	uint32_t cmd;	   /* enum utrace_trig_cmd */
+	int32_t target;	   /* the event enable_/disable_ act on */
+	int32_t count_idx; /* rt.ctl->trig_count[count_idx], -1: unlimited */
+	uint32_t filter_len;
+	const uint64_t *filter;
+};
+
+/* The state of event id that triggers change (shared by the recording). */
+static inline uint8_t *rt_ev_state(int32_t id)
+{
+	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
+
+	return i < UTRACE_EV_STATE_MAX ? &rt.ctl->ev_state[i] : NULL;
+}
+
+/* The commands trig[0..nr) on the event's record (common fields filled);
+ * *post |= 1 << UTRACE_TC_STACKTRACE when a stack must follow it. */
+void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, uint32_t len,
+		      uint32_t *post) RT_HIDDEN;
 
 /* trace_events.c */
 struct utrace_event_key;

@@ -43,15 +43,6 @@ struct rt_hist {
 	struct utrace_hist_map *map;
 };
 
-/* A trigger command (traceon, enable_event, ...) of the event. */
-struct rt_trig {
-	uint32_t cmd;	   /* enum utrace_trig_cmd */
-	int32_t target;	   /* the event enable_/disable_ act on */
-	int32_t count_idx; /* rt.ctl->trig_count[count_idx], -1: unlimited */
-	uint32_t filter_len;
-	const uint64_t *filter;
-};
-
 /* What the recorder set for an enabled event: key->filter points here. */
 struct rt_event_conf {
 	uint32_t len;	/* bytes of the filter in prog, 0: none */
@@ -146,108 +137,6 @@ static void ev_fill_common(const struct utrace_event_key *key, const void *rec, 
 	common->common_pid = tid;
 }
 
-/* The state of event id that triggers change (shared by the recording). */
-static inline uint8_t *ev_state(int32_t id)
-{
-	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
-
-	return i < UTRACE_EV_STATE_MAX ? &rt.ctl->ev_state[i] : NULL;
-}
-
-/* :N: one firing left to take?  Shared by every process, so a CAS. */
-static bool ev_take_count(int32_t idx)
-{
-	int64_t *n, c;
-
-	if (idx < 0 || idx >= UTRACE_TRIG_COUNTS)
-		return true;
-	n = &rt.ctl->trig_count[idx];
-	c = __atomic_load_n(n, __ATOMIC_RELAXED);
-	do {
-		if (c == 0)
-			return false;
-		if (c < 0)
-			return true;
-	} while (!__atomic_compare_exchange_n(n, &c, c - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-	return true;
-}
-
-/* Does the command change anything now?  As the kernel's *_count_trigger,
- * a count is only used up by a firing that changes the state. */
-static bool ev_trig_would_change(const struct rt_trig *tr)
-{
-	uint8_t *st = ev_state(tr->target);
-
-	switch (tr->cmd) {
-	case UTRACE_TC_TRACEON:
-		return !__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
-	case UTRACE_TC_TRACEOFF:
-		return __atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
-	case UTRACE_TC_ENABLE_EVENT:
-		return st && (*st & UTRACE_EVS_OFF);
-	case UTRACE_TC_DISABLE_EVENT:
-		return st && !(*st & UTRACE_EVS_OFF);
-	case UTRACE_TC_ENABLE_HIST:
-		return st && (*st & UTRACE_EVS_HIST_PAUSED);
-	case UTRACE_TC_DISABLE_HIST:
-		return st && !(*st & UTRACE_EVS_HIST_PAUSED);
-	case UTRACE_TC_SNAPSHOT:
-	case UTRACE_TC_STACKTRACE:
-		return true; /* every firing acts, and takes one of :N */
-	}
-	return false;
-}
-
-static void ev_trig_apply(const struct rt_trig *tr, const void *rec, uint32_t *post)
-{
-	const struct utrace_trace_entry *common = rec;
-	uint8_t *st = ev_state(tr->target);
-
-	switch (tr->cmd) {
-	case UTRACE_TC_SNAPSHOT:
-		rt_snapshot_request(common->common_type, common->common_pid);
-		break;
-	case UTRACE_TC_STACKTRACE:
-		*post |= 1u << UTRACE_TC_STACKTRACE; /* after the event's record */
-		break;
-	case UTRACE_TC_TRACEON:
-	case UTRACE_TC_TRACEOFF:
-		__atomic_store_n(&rt.ctl->tracing_on, tr->cmd == UTRACE_TC_TRACEON, __ATOMIC_RELEASE);
-		break;
-	case UTRACE_TC_ENABLE_EVENT:
-		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_RELEASE);
-		break;
-	case UTRACE_TC_DISABLE_EVENT:
-		__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_RELEASE);
-		break;
-	case UTRACE_TC_ENABLE_HIST:
-		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_HIST_PAUSED, __ATOMIC_RELEASE);
-		break;
-	case UTRACE_TC_DISABLE_HIST:
-		__atomic_fetch_or(st, UTRACE_EVS_HIST_PAUSED, __ATOMIC_RELEASE);
-		break;
-	}
-}
-
-/* The trigger commands, whether tracing is on or not (traceon must be
- * able to turn it back on), each with its own filter and count; *post
- * gets what must follow the event's record (its stack). */
-static void ev_commands(const struct rt_event_conf *conf, const void *rec, uint32_t len,
-			uint32_t *post)
-{
-	for (uint32_t i = 0; i < conf->nr_trig; i++) {
-		const struct rt_trig *tr = &conf->trig[i];
-
-		if (tr->filter_len && !utrace_filter_run(tr->filter, tr->filter_len, rec, len))
-			continue;
-		if ((tr->cmd >= UTRACE_TC_ENABLE_EVENT && tr->cmd <= UTRACE_TC_DISABLE_HIST &&
-		     !ev_state(tr->target)) ||
-		    !ev_trig_would_change(tr) || !ev_take_count(tr->count_idx))
-			continue;
-		ev_trig_apply(tr, rec, post);
-	}
-}
-
 /* STACK of a hist key (common_stacktrace): the hit's stack; arg is its
  * record, which lies in the frame of the generated code (stacktrace.c). */
 static uint32_t ev_hist_stack(void *arg, uint64_t *pcs, uint32_t max)
@@ -288,10 +177,10 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	}
 	ev_fill_common(key, rec, t->tid);
 	if (conf->nr_trig)
-		ev_commands(conf, rec, len, post);
+		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post);
 	if (!conf->nr_hist || !rt_tracing_on())
 		return;
-	st = conf->flags & UTRACE_ENABLE_STATEFUL ? ev_state(key->id) : NULL;
+	st = conf->flags & UTRACE_ENABLE_STATEFUL ? rt_ev_state(key->id) : NULL;
 	if (st && (__atomic_load_n(st, __ATOMIC_RELAXED) & UTRACE_EVS_HIST_PAUSED))
 		return;
 	if (conf->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU)) {
@@ -316,7 +205,7 @@ static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *
 		return false; /* triggers only: no record */
 	if (!(conf->flags & UTRACE_ENABLE_STATEFUL))
 		return true;
-	st = ev_state(key->id);
+	st = rt_ev_state(key->id);
 	return !st || !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
 }
 
