@@ -40,11 +40,11 @@
 #define RT_STACK_SPAN (64ull << 20) /* no thread's frames are further apart */
 
 /* Reads the frame record {saved rbp, return address} at fp, or fails. */
-static bool read_frame(uint64_t fp, uint64_t out[2])
+static bool read_frame(pid_t pid, uint64_t fp, uint64_t out[2])
 {
 	struct iovec local = {out, 16}, remote = {(void *)(uintptr_t)fp, 16};
 
-	return process_vm_readv(rt.pid, &local, 1, &remote, 1, 0) == 16;
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == 16;
 }
 
 /* The real return address of a hooked frame whose slot is at slot. */
@@ -62,10 +62,11 @@ static unsigned walk_fp(const struct rt_thread *t, const void *rec, uint64_t *pc
 {
 	uint64_t fp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
 	uint64_t lo = fp, f[2];
+	pid_t pid = getpid(); /* ours now: a child forked by a raw clone too */
 	unsigned n = 0;
 
 	while (n < max && !(fp & 7) && fp >= lo && fp - lo < RT_STACK_SPAN &&
-	       read_frame(fp, f)) {
+	       read_frame(pid, fp, f)) {
 		if (fp > (uint64_t)(uintptr_t)rec && f[1])
 			pc[n++] = unhooked(t, fp + 8, f[1]);
 		if (f[0] <= fp)
