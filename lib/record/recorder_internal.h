@@ -99,6 +99,7 @@ struct utrace_recorder {
 	uint32_t nr_counts;	/* their :N counters in ctl */
 	uint64_t snap_taken; /* recorder_snap.c: requests handled (the next ticket) */
 	uint32_t snap_ids;   /* snapshots written */
+	uint64_t snap_stall_ns; /* when snap_taken was first seen unpublished */
 	bool busy; /* the last poll saved sub-buffers: poll again without sleeping */
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */

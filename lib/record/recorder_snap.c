@@ -36,6 +36,7 @@
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/record/recorder_internal.h"
@@ -104,6 +105,39 @@ static bool snap_slot(struct utrace_recorder *r, uint64_t n, struct utrace_snap_
 	return __atomic_load_n(&s->seq, __ATOMIC_RELAXED) == n + 1;
 }
 
+/* A ticket whose slot stays unpublished this long while later ones come
+ * was taken by a thread that died between the two (a kill): passed over,
+ * or it would hold up every snapshot after it. */
+#define SNAP_STALL_NS 100000000ull
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether ticket n, not published, is to be passed over. */
+static bool snap_stalled(struct utrace_recorder *r, uint64_t next)
+{
+	uint64_t now;
+
+	if (next <= r->snap_taken + 1) { /* the newest: its thread is on it */
+		r->snap_stall_ns = 0;
+		return false;
+	}
+	now = now_ns();
+	if (!r->snap_stall_ns) {
+		r->snap_stall_ns = now;
+		return false;
+	}
+	if (now - r->snap_stall_ns < SNAP_STALL_NS)
+		return false;
+	r->snap_stall_ns = 0;
+	return true;
+}
+
 int rec_snap_poll(struct utrace_recorder *r, struct utrace_error *err)
 {
 	uint64_t next;
@@ -122,12 +156,17 @@ int rec_snap_poll(struct utrace_recorder *r, struct utrace_error *err)
 
 		/* not published yet (its thread is between its ticket and its
 		 * seq) or being rewritten: the next poll takes it */
-		if (!snap_slot(r, r->snap_taken, &slot))
-			break;
-		ret = snap_take(r, &slot, missed, err);
-		if (ret < 0)
-			return ret;
-		missed = 0;
+		if (!snap_slot(r, r->snap_taken, &slot)) {
+			if (!snap_stalled(r, next))
+				break;
+			missed++;
+		} else {
+			r->snap_stall_ns = 0;
+			ret = snap_take(r, &slot, missed, err);
+			if (ret < 0)
+				return ret;
+			missed = 0;
+		}
 		r->snap_taken++;
 		/* release: the thread that asked resumes once its snapshot is
 		 * copied (runtime/snapshot.c waits on this word) */

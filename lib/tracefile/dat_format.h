@@ -215,7 +215,7 @@ struct utrace_dat_snapshot {
 	uint32_t pages;	    /* SNAP_PAGE records of it */
 	uint64_t tsc;	    /* when the trigger fired */
 	uint32_t torn;	    /* sub-buffers found being overwritten, left out */
-	uint32_t missed;    /* requests before it that were never taken (too many) */
+	uint32_t missed;    /* requests before it never taken (too many; a thread killed mid-request) */
 };
 
 struct utrace_dat_stats {
