@@ -78,7 +78,8 @@ static void trig_apply(const struct rt_trig *tr, const void *rec, uint32_t *post
 		break;
 	case UTRACE_TC_TRACEON:
 	case UTRACE_TC_TRACEOFF:
-		__atomic_store_n(&rt.ctl->tracing_on, tr->cmd == UTRACE_TC_TRACEON, __ATOMIC_RELEASE);
+		__atomic_store_n(&rt.ctl->tracing_on, tr->cmd == UTRACE_TC_TRACEON,
+				 __ATOMIC_RELEASE);
 		break;
 	case UTRACE_TC_ENABLE_EVENT:
 		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_RELEASE);

@@ -221,9 +221,11 @@ static __attribute__((noinline)) void ev_write_post(const struct utrace_event_ke
 
 	if (!t || !rt_tracing_on())
 		return;
+	if (bytes > 0xffff)
+		bytes = 0xffff;
 	if (on && (!f->len || utrace_filter_run(f->prog, f->len, rec, len)))
-		ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | (bytes > 0xffff ? 0xffff : bytes) << 16,
-			       (const uint8_t *)rec + 8, bytes > 0xffff ? 0xffff : bytes);
+		ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | bytes << 16,
+			       (const uint8_t *)rec + 8, bytes);
 	rt_stacktrace_write(t, rec);
 }
 

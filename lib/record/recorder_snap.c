@@ -74,9 +74,11 @@ static int snap_buffer(struct utrace_recorder *r, struct rec_buffer *b,
 static int snap_take(struct utrace_recorder *r, const struct utrace_snap_slot *slot,
 		     uint32_t missed, struct utrace_error *err)
 {
-	struct utrace_dat_snapshot s = {
-	    .id = ++r->snap_ids, .event = slot->id, .tid = slot->tid, .tsc = slot->tsc,
-	    .missed = missed};
+	struct utrace_dat_snapshot s = {.id = ++r->snap_ids,
+					.event = slot->id,
+					.tid = slot->tid,
+					.tsc = slot->tsc,
+					.missed = missed};
 
 	for (uint32_t i = 0; i < r->nr_bufs; i++) {
 		int ret;

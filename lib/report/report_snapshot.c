@@ -25,7 +25,8 @@ static void event_name(const struct utrace_dat *d, int id, char *buf, size_t siz
 	if (id < 0)
 		snprintf(buf, size, "a hist action");
 	else if (fmt && !strncmp(fmt, "name: ", 6))
-		snprintf(buf, size, "%s:%.*s", sys ? sys : "?", (int)strcspn(fmt + 6, "\n"), fmt + 6);
+		snprintf(buf, size, "%s:%.*s", sys ? sys : "?", (int)strcspn(fmt + 6, "\n"),
+			 fmt + 6);
 	else
 		snprintf(buf, size, "event %d", id);
 }

@@ -33,7 +33,11 @@ static const struct utrace_event_field fields[] = {
     {"int", "id", "id", 8, 4, true, false, UTRACE_EF_INT},
 };
 static const struct utrace_event_format fmt = {
-    .system = "app", .name = "ev", .rec_size = 16, .nr_fields = 5, .fields = fields,
+    .system = "app",
+    .name = "ev",
+    .rec_size = 16,
+    .nr_fields = 5,
+    .fields = fields,
     .print_fmt = "\"id=%d\", REC->id",
 };
 
@@ -90,8 +94,8 @@ static int compile_into(struct table *t, const char *text)
 static void hit(struct table *t, int id)
 {
 	struct rec r = {.id = id};
-	struct utrace_hist_ctx c = {.rec = (const uint8_t *)&r, .rec_len = sizeof(r),
-				    .stack = stack_cb};
+	struct utrace_hist_ctx c = {
+	    .rec = (const uint8_t *)&r, .rec_len = sizeof(r), .stack = stack_cb};
 
 	utrace_hist_run(&t->p.h, t->map, &c);
 }
@@ -136,7 +140,8 @@ static void test_key(void)
 	check(hits_of(&t, a, 3) == 2, "the same stack twice: one entry, 2 hits");
 	check(hits_of(&t, b, 2) == 1, "a shorter stack (a prefix of it) is an entry of its own");
 	check(hits_of(&t, frames, 16) == 1, "a deeper stack is cut at 16 frames");
-	check(t.map->next_elt == 3, "three entries in all (%llu)", (unsigned long long)t.map->next_elt);
+	check(t.map->next_elt == 3, "three entries in all (%llu)",
+	      (unsigned long long)t.map->next_elt);
 	munmap(t.map, t.size);
 
 	if (compile_into(&t, "hist:keys=id,stacktrace") < 0)
