@@ -194,8 +194,9 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 
 /* An event with triggers or whose state triggers change: whether its
  * record is written (not soft-enabled, not soft-disabled). */
-static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *key, const struct rt_event_conf *conf,
-		       const void *rec, uint32_t len, uint32_t *post)
+static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *key,
+						 const struct rt_event_conf *conf, const void *rec,
+						 uint32_t len, uint32_t *post)
 {
 	uint8_t *st;
 
