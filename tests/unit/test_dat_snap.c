@@ -184,9 +184,11 @@ static void test_snapshots(const char *path)
 
 int main(void)
 {
-	const char *path = write_file();
+	const char *path;
 
+	check_begin("dat-snap");
+	path = write_file();
 	test_trace(path);
 	test_snapshots(path);
-	return check_done();
+	return check_end();
 }
