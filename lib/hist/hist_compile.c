@@ -116,7 +116,7 @@ static int hc_field(struct hcomp *c, const struct utrace_hist_expr *e)
 	else if (hc_is(e, "common_stacktrace") || hc_is(e, "stacktrace") ||
 		 (e->mods & UTRACE_HIST_MOD_STACKTRACE))
 		return hc_fail(c, UTRACE_HIST_ERR_HIST_CREATE_FAIL, e->pos,
-			       "stack traces are not supported in histograms yet");
+			       "a stack trace can only be a key");
 	else {
 		f = utrace_event_field_find(c->fmt, e->name);
 		if (!f)
