@@ -72,7 +72,8 @@ enum utrace_ext_type {
 			       * the record after its 8 bytes of common fields */
 	UEXT_PRINT = 12,       /* payload n; + u32 delta, u32 bytes, n words of text
 			       * (utrace_printf, the trace_marker equivalent) */
-	UEXT_STACK = 13,       /* payload n; + u32 delta, u32 frames | flags << 16, n words:
+	/* 13, 14: kept for the function arguments and return values */
+	UEXT_STACK = 15,       /* payload n; + u32 delta, u32 frames | flags << 16, n words:
 				* frames u64 addresses, innermost first (stacktrace trigger,
 				* runtime/stacktrace.c); flags UREC_STACK_* */
 	UEXT_NR_TYPES,
