@@ -67,7 +67,8 @@ static int check_one(const char *text, const char *pattern, struct record_check_
 		trigger_error(text, &err);
 		return 2;
 	}
-	if (t->remove || t->cmd == UTRACE_TRIG_SNAPSHOT || t->cmd == UTRACE_TRIG_STACKTRACE) {
+	if (t->remove ||
+	    (!user && (t->cmd == UTRACE_TRIG_SNAPSHOT || t->cmd == UTRACE_TRIG_STACKTRACE))) {
 		utrace_die_msg("record", "-R '%s': %s is not supported %s yet", text,
 			       t->remove ? "removing a trigger" : utrace_trigger_cmd_name(t->cmd),
 			       user ? "on user events" : "on kernel events");

@@ -20,6 +20,7 @@
 #include "lib/tracefile/dat_reader.h"
 #include "lib/report/profile.h"
 #include "lib/report/report_hist.h"
+#include "lib/report/report_snapshot.h"
 #include "lib/report/samples.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_text.h"
@@ -32,6 +33,7 @@ enum {
 	OPT_SAMPLES,
 	OPT_HIST,
 	OPT_CHILDREN,
+	OPT_SNAPSHOT,
 };
 
 static void usage(FILE *f)
@@ -44,6 +46,7 @@ static void usage(FILE *f)
 	    "       utrace report --samples [--sort comm,dso,sym] [-g [caller|callee]]\n"
 	    "                     [--children] [-i FILE]\n"
 	    "       utrace report --hist [-i FILE]\n"
+	    "       utrace report --snapshot [-i FILE] [-O [no]OPTION]... [-t]\n"
 	    "\n"
 	    "Print a recorded trace as the kernel prints /sys/kernel/tracing/trace:\n"
 	    "the function tracer's or function_graph's format, after the tracer the\n"
@@ -64,6 +67,8 @@ static void usage(FILE *f)
 	    "      --stat             per thread: records, lost events, pages, overrun\n"
 	    "      --hist             the histograms of record -R 'hist:...', as the kernel's\n"
 	    "                         events/SYSTEM/EVENT/hist files\n"
+	    "      --snapshot         the snapshots of record -R snapshot, as the kernel's\n"
+	    "                         snapshot file (a line before each when several)\n"
 	    "      --samples          the samples of record -F, as perf report --stdio; with\n"
 	    "                         --sort KEYS of comm, dso, sym, pid (default comm,dso,sym)\n"
 	    "  -g [caller|callee]     with --samples: the call chains under each entry, as\n"
@@ -227,12 +232,40 @@ static int report_hist(struct utrace_select_opts *so)
 	return ret < 0;
 }
 
+/* --snapshot: the snapshots, each as the trace would print; none is an
+ * error (exit 1): a flight recorder's script asks whether it fired. */
+static int report_snapshot(struct utrace_select_opts *so, const struct utrace_report_opts *opts)
+{
+	struct utrace_error err = {0};
+	struct utrace_dat *d;
+	int ret;
+
+	if (so->filter) {
+		utrace_die_msg("report", "--snapshot prints whole snapshots: no selection");
+		select_opts_close(so, NULL);
+		return 1;
+	}
+	if (select_opts_open(so, &d) < 0)
+		return 1;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	ret = utrace_report_print_snapshots(d, stdout, opts, &err);
+	if (ret == 0)
+		fprintf(stderr,
+			"utrace report: %s holds no snapshot (record with -e EVENT -R 'snapshot', "
+			"and --overwrite for a flight recorder)\n",
+			utrace_dat_path(d));
+	if (ret < 0)
+		select_opts_fail(so, &err);
+	select_opts_close(so, d);
+	return ret <= 0;
+}
+
 /* What the options set, besides the trace and the selection. */
 struct report_args {
 	struct utrace_report_opts opts;
 	const char *keys; /* -s */
 	uint32_t fields;  /* -f */
-	int profile, stat, samples, hist;
+	int profile, stat, samples, hist, snapshot;
 	struct utrace_samples_opts so; /* -g, --children */
 	char **argv;
 };
@@ -276,6 +309,9 @@ static int report_option(void *arg, int c, const char *value, struct utrace_erro
 	case OPT_HIST:
 		a->hist = 1;
 		return 0;
+	case OPT_SNAPSHOT:
+		a->snapshot = 1;
+		return 0;
 	case 'g':
 		return graph_option(a, value, err);
 	case OPT_CHILDREN:
@@ -299,6 +335,7 @@ int cmd_report(int argc, char **argv)
 	    {"stat", no_argument, NULL, OPT_STAT},
 	    {"samples", no_argument, NULL, OPT_SAMPLES},
 	    {"hist", no_argument, NULL, OPT_HIST},
+	    {"snapshot", no_argument, NULL, OPT_SNAPSHOT},
 	    {"children", no_argument, NULL, OPT_CHILDREN},
 	    {NULL, 0, NULL, 0},
 	};
@@ -336,6 +373,8 @@ int cmd_report(int argc, char **argv)
 		return report_samples(&so, a.keys, &a.so);
 	if (a.hist)
 		return report_hist(&so);
+	if (a.snapshot)
+		return report_snapshot(&so, &a.opts);
 	if (select_opts_open(&so, &d) < 0)
 		return 1;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);

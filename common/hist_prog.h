@@ -123,6 +123,8 @@ enum utrace_hist_op {
 	UTRACE_HOP_PSTR,     /* string (size, off, imm as SAVESTR's) -> param word len:
 			      * reserved 0: a char[key_off] in 256 bytes there; 1: a
 			      * char[], its bytes after the key_off fixed words */
+	UTRACE_HOP_STACK,  /* the user stack -> key + key_off: len / 8 u64 addresses,
+			    * innermost first, 0 after the last (common_stacktrace) */
 	UTRACE_HOP_MAX,
 };
 
@@ -207,6 +209,9 @@ struct utrace_hist_ctx {
 	 * tracing_snapshot_cond()); NULL: snapshot() does nothing */
 	void (*snapshot)(void *arg);
 	void *arg;
+	/* STACK: the user stack of the hit, at most max addresses into pcs
+	 * (innermost first); how many; NULL: none */
+	uint32_t (*stack)(void *arg, uint64_t *pcs, uint32_t max);
 };
 
 /* What one hit keeps between the parts of its program. */
@@ -327,6 +332,17 @@ static inline void utrace_hist_string(const struct utrace_hist_insn *in,
 	const uint8_t *s = utrace_hist_str_src(src, in->off, in->imm, c, &n);
 
 	utrace_hist_put_str(key + in->key_off, in->len, s, n);
+}
+
+/* STACK: the frames, then zeros to the key's width (a stack shorter than
+ * another is a different key, and the printer stops at the first 0). */
+static inline void utrace_hist_stack(const struct utrace_hist_insn *in,
+				     const struct utrace_hist_ctx *c, uint64_t *dst)
+{
+	uint32_t max = in->len / 8, n = c->stack ? c->stack(c->arg, dst, max) : 0;
+
+	for (; n < max; n++)
+		dst[n] = 0;
 }
 
 /* One arithmetic step; returns the new stack depth, or -1. */
@@ -504,6 +520,11 @@ utrace_hist_exec(const struct utrace_hist_hdr *h, uint32_t from, uint32_t to,
 			if (elt || (uint64_t)x->key_off + x->len > h->key_size)
 				return -1;
 			utrace_hist_string(x, c, key);
+			break;
+		case UTRACE_HOP_STACK:
+			if (elt || (uint64_t)x->key_off + x->len > h->key_size || (x->key_off & 7))
+				return -1;
+			utrace_hist_stack(x, c, (uint64_t *)(void *)(key + x->key_off));
 			break;
 		case UTRACE_HOP_SUM:
 			if (sp < 1 || !elt || x->key_off >= h->nr_sums)

@@ -89,6 +89,17 @@ enum utrace_ev_state {
 	UTRACE_EVS_HIST_PAUSED = 1u << 1, /* its hist triggers paused (disable_hist) */
 };
 
+/* One snapshot request: when (the TSC of the trigger), which event, which
+ * thread.  seq is n + 1 once the slot holds request n. */
+#define UTRACE_SNAP_SLOTS 64
+#define UTRACE_SNAP_WAIT_MS 1000 /* the longest a thread waits for its snapshot */
+struct utrace_snap_slot {
+	uint64_t seq;
+	uint64_t tsc;
+	int32_t id;  /* the event whose trigger asked, -1: a hist action */
+	int32_t tid;
+};
+
 /*
  * The recording's shared state, one page set up by the recorder and mapped
  * writable by every traced process: what the trigger commands change
@@ -102,6 +113,15 @@ struct utrace_control {
 	int32_t tid_filter[16]; /* 0-terminated; empty = every thread */
 	uint8_t ev_state[UTRACE_EV_STATE_MAX]; /* enum utrace_ev_state, by id - base */
 	int64_t trig_count[UTRACE_TRIG_COUNTS]; /* :N left; < 0: unlimited */
+	/* Snapshot requests (runtime/snapshot.c, lib/record/recorder_snap.c):
+	 * request n takes n = snap_next++ and fills snap[n % SLOTS], whose
+	 * seq it publishes last (n + 1, release); the recorder takes them in
+	 * order, and publish in snap_done how many they took (a futex word:
+	 * the thread that asked waits for it, bounded). */
+	uint64_t snap_next;
+	uint32_t snap_done;
+	uint32_t snap_reserved;
+	struct utrace_snap_slot snap[UTRACE_SNAP_SLOTS];
 };
 
 struct utrace_msg_config {
@@ -250,6 +270,8 @@ enum utrace_trig_cmd {
 	UTRACE_TC_DISABLE_EVENT,
 	UTRACE_TC_ENABLE_HIST,
 	UTRACE_TC_DISABLE_HIST,
+	UTRACE_TC_SNAPSHOT,   /* save the buffers as they are now (runtime/snapshot.c) */
+	UTRACE_TC_STACKTRACE, /* the user stack after the event (runtime/stacktrace.c) */
 };
 
 struct utrace_msg_trigger {

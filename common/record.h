@@ -72,8 +72,18 @@ enum utrace_ext_type {
 			       * the record after its 8 bytes of common fields */
 	UEXT_PRINT = 12,       /* payload n; + u32 delta, u32 bytes, n words of text
 			       * (utrace_printf, the trace_marker equivalent) */
+	/* 13, 14: kept for the function arguments and return values */
+	UEXT_STACK = 15,       /* payload n; + u32 delta, u32 frames | flags << 16, n words:
+				* frames u64 addresses, innermost first (stacktrace trigger,
+				* runtime/stacktrace.c); flags UREC_STACK_* */
 	UEXT_NR_TYPES,
 };
+
+/* UEXT_STACK flags: the addresses are return addresses (a frame-pointer
+ * walk: the call is just before each), not function starts (the
+ * function_graph shadow stack names each frame's function exactly). */
+enum { UREC_STACK_RET = 1u << 0 };
+#define UREC_STACK_MAX 32 /* frames kept */
 
 static inline uint32_t urec_entry(uint32_t id, uint32_t delta)
 {
@@ -154,6 +164,7 @@ static inline uint32_t urec_ext_words(uint32_t w)
 		return 2;
 	case UEXT_EVENT:
 	case UEXT_PRINT:
+	case UEXT_STACK:
 		return 3 + urec_ext_payload(w);
 	default:
 		return 0;

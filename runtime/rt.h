@@ -14,6 +14,9 @@
  *   trace_functions.c  the function tracer
  *   fgraph.c        function_graph: shadow return stack, entry/exit
  *   unwind.c        longjmp, C++ exceptions, pthread_exit vs. hooked returns
+ *   snapshot.c      the snapshot trigger: a request on the control page
+ *   stacktrace.c    the stacktrace trigger: the user stack as a record
+ *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   init.c          start-up, fork/exec: calls the others in order
@@ -269,6 +272,41 @@ int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
 /* ftrace.c */
 int rt_objects_scan(void) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
+
+/* snapshot.c: ask the recorder to save every buffer as it is now (the
+ * snapshot trigger, the hist snapshot() action); signal-safe, never waits */
+void rt_snapshot_request(int32_t event_id, int32_t tid) RT_HIDDEN;
+
+/* stacktrace.c: the user stack of the event whose record is rec, as a
+ * UEXT_STACK record into context t's buffer */
+void rt_stacktrace_write(struct rt_thread *t, const void *rec) RT_HIDDEN;
+/* ... or into pc[0..max): how many; *ret_addrs: return addresses (a
+ * frame-pointer walk), else function starts (the shadow stack) */
+unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max,
+			  bool *ret_addrs) RT_HIDDEN;
+
+/* event_trigger.c */
+/* A trigger command (traceon, enable_event, ...) of an event. */
+struct rt_trig {
+	uint32_t cmd;	   /* enum utrace_trig_cmd */
+	int32_t target;	   /* the event enable_/disable_ act on */
+	int32_t count_idx; /* rt.ctl->trig_count[count_idx], -1: unlimited */
+	uint32_t filter_len;
+	const uint64_t *filter;
+};
+
+/* The state of event id that triggers change (shared by the recording). */
+static inline uint8_t *rt_ev_state(int32_t id)
+{
+	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
+
+	return i < UTRACE_EV_STATE_MAX ? &rt.ctl->ev_state[i] : NULL;
+}
+
+/* The commands trig[0..nr) on the event's record (common fields filled);
+ * *post |= 1 << UTRACE_TC_STACKTRACE when a stack must follow it. */
+void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, uint32_t len,
+		      uint32_t *post) RT_HIDDEN;
 
 /* trace_events.c */
 struct utrace_event_key;

@@ -45,15 +45,6 @@ struct rt_hist {
 	struct utrace_hist_fast fast; /* the program's shape, when it has it */
 };
 
-/* A trigger command (traceon, enable_event, ...) of the event. */
-struct rt_trig {
-	uint32_t cmd;	   /* enum utrace_trig_cmd */
-	int32_t target;	   /* the event enable_/disable_ act on */
-	int32_t count_idx; /* rt.ctl->trig_count[count_idx], -1: unlimited */
-	uint32_t filter_len;
-	const uint64_t *filter;
-};
-
 /* What the recorder set for an enabled event: key->filter points here. */
 struct rt_event_conf {
 	uint32_t len;	/* bytes of the filter in prog, 0: none */
@@ -148,93 +139,23 @@ static void ev_fill_common(const struct utrace_event_key *key, const void *rec, 
 	common->common_pid = tid;
 }
 
-/* The state of event id that triggers change (shared by the recording). */
-static inline uint8_t *ev_state(int32_t id)
+/* STACK of a hist key (common_stacktrace): the hit's stack; arg is its
+ * record, which lies in the frame of the generated code (stacktrace.c). */
+static uint32_t ev_hist_stack(void *arg, uint64_t *pcs, uint32_t max)
 {
-	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
+	bool ret_addrs;
 
-	return i < UTRACE_EV_STATE_MAX ? &rt.ctl->ev_state[i] : NULL;
+	return rt_stack_capture(&rt_self, arg, pcs, max, &ret_addrs);
 }
 
-/* :N: one firing left to take?  Shared by every process, so a CAS. */
-static bool ev_take_count(int32_t idx)
+/* SNAPSHOT of a hist handler (onmax($v).snapshot()): as the snapshot
+ * trigger, for this event and thread; arg is the record, its common
+ * fields already filled (ev_fill_common runs before the hists). */
+static void ev_hist_snapshot(void *arg)
 {
-	int64_t *n, c;
+	const struct utrace_trace_entry *e = arg;
 
-	if (idx < 0 || idx >= UTRACE_TRIG_COUNTS)
-		return true;
-	n = &rt.ctl->trig_count[idx];
-	c = __atomic_load_n(n, __ATOMIC_RELAXED);
-	do {
-		if (c == 0)
-			return false;
-		if (c < 0)
-			return true;
-	} while (!__atomic_compare_exchange_n(n, &c, c - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-	return true;
-}
-
-/* Does the command change anything now?  As the kernel's *_count_trigger,
- * a count is only used up by a firing that changes the state. */
-static bool ev_trig_would_change(const struct rt_trig *tr)
-{
-	uint8_t *st = ev_state(tr->target);
-
-	switch (tr->cmd) {
-	case UTRACE_TC_TRACEON:
-		return !__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
-	case UTRACE_TC_TRACEOFF:
-		return __atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
-	case UTRACE_TC_ENABLE_EVENT:
-		return st && (*st & UTRACE_EVS_OFF);
-	case UTRACE_TC_DISABLE_EVENT:
-		return st && !(*st & UTRACE_EVS_OFF);
-	case UTRACE_TC_ENABLE_HIST:
-		return st && (*st & UTRACE_EVS_HIST_PAUSED);
-	case UTRACE_TC_DISABLE_HIST:
-		return st && !(*st & UTRACE_EVS_HIST_PAUSED);
-	}
-	return false;
-}
-
-static void ev_trig_apply(const struct rt_trig *tr)
-{
-	uint8_t *st = ev_state(tr->target);
-
-	switch (tr->cmd) {
-	case UTRACE_TC_TRACEON:
-	case UTRACE_TC_TRACEOFF:
-		__atomic_store_n(&rt.ctl->tracing_on, tr->cmd == UTRACE_TC_TRACEON, __ATOMIC_RELEASE);
-		break;
-	case UTRACE_TC_ENABLE_EVENT:
-		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_RELEASE);
-		break;
-	case UTRACE_TC_DISABLE_EVENT:
-		__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_RELEASE);
-		break;
-	case UTRACE_TC_ENABLE_HIST:
-		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_HIST_PAUSED, __ATOMIC_RELEASE);
-		break;
-	case UTRACE_TC_DISABLE_HIST:
-		__atomic_fetch_or(st, UTRACE_EVS_HIST_PAUSED, __ATOMIC_RELEASE);
-		break;
-	}
-}
-
-/* The trigger commands, whether tracing is on or not (traceon must be
- * able to turn it back on), each with its own filter and count. */
-static void ev_commands(const struct rt_event_conf *conf, const void *rec, uint32_t len)
-{
-	for (uint32_t i = 0; i < conf->nr_trig; i++) {
-		const struct rt_trig *tr = &conf->trig[i];
-
-		if (tr->filter_len && !utrace_filter_run(tr->filter, tr->filter_len, rec, len))
-			continue;
-		if ((tr->cmd >= UTRACE_TC_ENABLE_EVENT && !ev_state(tr->target)) ||
-		    !ev_trig_would_change(tr) || !ev_take_count(tr->count_idx))
-			continue;
-		ev_trig_apply(tr);
-	}
+	rt_snapshot_request(e->common_type, e->common_pid);
 }
 
 /*
@@ -246,11 +167,17 @@ static void ev_commands(const struct rt_event_conf *conf, const void *rec, uint3
  */
 static inline __attribute__((always_inline)) void ev_triggers(const struct utrace_event_key *key,
 						  const struct rt_event_conf *conf,
-						  const void *rec, uint32_t len)
+						  const void *rec, uint32_t len, uint32_t *post)
 {
 	struct rt_thread *t = &rt_self;
-	struct utrace_hist_ctx c = {
-	    .rec = rec, .rec_len = len, .comm = t->comm, .table = ev_table, .emit = ev_emit};
+	struct utrace_hist_ctx c = {.rec = rec,
+				    .rec_len = len,
+				    .comm = t->comm,
+				    .table = ev_table,
+				    .emit = ev_emit,
+				    .arg = (void *)(uintptr_t)rec,
+				    .stack = ev_hist_stack,
+				    .snapshot = ev_hist_snapshot};
 	uint8_t *st;
 
 	if (unlikely(!t->tid || !t->comm[0])) {
@@ -263,10 +190,10 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	}
 	ev_fill_common(key, rec, t->tid);
 	if (conf->nr_trig)
-		ev_commands(conf, rec, len);
+		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post);
 	if (!conf->nr_hist || !rt_tracing_on())
 		return;
-	st = conf->flags & UTRACE_ENABLE_STATEFUL ? ev_state(key->id) : NULL;
+	st = conf->flags & UTRACE_ENABLE_STATEFUL ? rt_ev_state(key->id) : NULL;
 	if (st && (__atomic_load_n(st, __ATOMIC_RELAXED) & UTRACE_EVS_HIST_PAUSED))
 		return;
 	if (conf->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU)) {
@@ -286,19 +213,40 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 
 /* An event with triggers or whose state triggers change: whether its
  * record is written (not soft-enabled, not soft-disabled). */
-static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *key, const struct rt_event_conf *conf,
-		       const void *rec, uint32_t len)
+static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *key,
+						 const struct rt_event_conf *conf, const void *rec,
+						 uint32_t len, uint32_t *post)
 {
 	uint8_t *st;
 
 	if (conf->nr_hist || conf->nr_trig)
-		ev_triggers(key, conf, rec, len);
+		ev_triggers(key, conf, rec, len, post);
 	if (conf->flags & UTRACE_ENABLE_SOFT)
 		return false; /* triggers only: no record */
 	if (!(conf->flags & UTRACE_ENABLE_STATEFUL))
 		return true;
-	st = ev_state(key->id);
+	st = rt_ev_state(key->id);
 	return !st || !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
+}
+
+/* An event one of whose triggers wants a record after its own (the
+ * stacktrace trigger): its record, unless it is off, then the stack,
+ * which the kernel writes even for a soft-disabled event. */
+static __attribute__((noinline)) void ev_write_post(const struct utrace_event_key *key,
+						    const struct rt_event_conf *f, const void *rec,
+						    uint32_t len, bool on)
+{
+	struct rt_thread *t = ev_thread(&rt_self);
+	uint32_t bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
+
+	if (!t || !rt_tracing_on())
+		return;
+	if (bytes > 0xffff)
+		bytes = 0xffff;
+	if (on && (!f->len || utrace_filter_run(f->prog, f->len, rec, len)))
+		ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | bytes << 16,
+			       (const uint8_t *)rec + 8, bytes);
+	rt_stacktrace_write(t, rec);
 }
 
 static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
@@ -306,13 +254,21 @@ static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32
 	struct rt_thread *t = &rt_self;
 	const struct rt_event_conf *f = key->filter;
 	const uint32_t *src = (const uint32_t *)((const uint8_t *)rec + 8);
-	uint32_t bytes, n, cpu, *wp;
+	uint32_t bytes, n, cpu, *wp, post = 0;
 	uint64_t ts, delta;
 
 	if (unlikely(len < sizeof(struct utrace_trace_entry)))
 		return;
-	if (unlikely(f && (f->nr_hist || f->nr_trig || f->flags)) && !ev_special(key, f, rec, len))
-		return;
+	if (unlikely(f && (f->nr_hist || f->nr_trig || f->flags))) {
+		bool on = ev_special(key, f, rec, len, &post);
+
+		if (unlikely(post)) {
+			ev_write_post(key, f, rec, len, on);
+			return;
+		}
+		if (!on)
+			return;
+	}
 	if (unlikely(t->state != RT_TS_READY) && !(t = ev_thread(t)))
 		return;
 	if (unlikely(!rt_tracing_on()))
@@ -514,7 +470,7 @@ static int ev_recv_trig(const struct utrace_msg_trigger *m, struct rt_trig *tr)
 {
 	uint64_t *filter = NULL;
 
-	if (m->hdr.size < sizeof(*m) + m->filter_len || !m->cmd || m->cmd > UTRACE_TC_DISABLE_HIST)
+	if (m->hdr.size < sizeof(*m) + m->filter_len || !m->cmd || m->cmd > UTRACE_TC_STACKTRACE)
 		return -1;
 	if (m->filter_len) {
 		filter = malloc((m->filter_len + 7) & ~7u);

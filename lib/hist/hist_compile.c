@@ -12,6 +12,7 @@
  *
  *   key i:   <expression>  KEY off_i          (a number: 8 bytes)
  *            STR/DYNSTR/COMM off_i width      (a string: its width)
+ *            STACK off_i 128                  (common_stacktrace: 16 frames)
  *   value j: <expression>  SUM sum_j          (hitcount is sum 0, implicit)
  *
  * An expression is a field, a special field (common_timestamp, common_cpu),
@@ -121,7 +122,7 @@ static int hc_field(struct hcomp *c, const struct utrace_hist_expr *e)
 	else if (hc_is(e, "common_stacktrace") || hc_is(e, "stacktrace") ||
 		 (e->mods & UTRACE_HIST_MOD_STACKTRACE))
 		return hc_fail(c, UTRACE_HIST_ERR_HIST_CREATE_FAIL, e->pos,
-			       "stack traces are not supported in histograms yet");
+			       "a stack trace can only be a key");
 	else {
 		f = utrace_event_field_find(c->fmt, e->name);
 		if (!f)
@@ -230,6 +231,28 @@ static int hc_string_key(struct hcomp *c, const struct utrace_hist_expr *e,
 	return 0;
 }
 
+/* common_stacktrace (stacktrace): the user stack of the hit, up to the
+ * kernel's HIST_STACKTRACE_DEPTH (16) frames, from the runtime (STACK). */
+static int hc_stack_key(struct hcomp *c, const struct utrace_hist_expr *e,
+			struct utrace_hist_slot *slot)
+{
+	uint32_t w = 16 * 8;
+	int ret;
+
+	if (c->key_size + w > UTRACE_HIST_KEY_MAX)
+		return hc_fail(c, UTRACE_HIST_ERR_HIST_CREATE_FAIL, e->pos, "key too large");
+	ret = hc_emit(c, UTRACE_HOP_STACK, 0, 0, 0);
+	if (ret < 0)
+		return ret;
+	c->insns[c->n - 1].len = (uint16_t)w;
+	c->insns[c->n - 1].key_off = c->key_size;
+	slot->kind = UTRACE_HSLOT_NUM; /* len / 8 addresses (hist.h) */
+	slot->off = c->key_size;
+	slot->len = w;
+	c->key_size += w;
+	return 0;
+}
+
 static int hc_key(struct hcomp *c, const struct utrace_hist_expr *e, struct utrace_hist_slot *slot)
 {
 	const struct utrace_event_field *f = NULL;
@@ -241,6 +264,8 @@ static int hc_key(struct hcomp *c, const struct utrace_hist_expr *e, struct utra
 		return hc_fail(c, UTRACE_HIST_ERR_INVALID_REF_KEY, e->pos, NULL);
 	if (e->op == UTRACE_HE_FIELD && hc_is(e, "common_comm"))
 		return hc_string_key(c, e, NULL, slot);
+	if (e->op == UTRACE_HE_FIELD && (hc_is(e, "common_stacktrace") || hc_is(e, "stacktrace")))
+		return hc_stack_key(c, e, slot);
 	if (e->op == UTRACE_HE_FIELD)
 		f = utrace_event_field_find(c->fmt, e->name);
 	if (f && (f->kind == UTRACE_EF_CHARS || f->kind == UTRACE_EF_STRING))

@@ -343,19 +343,28 @@ static const char *symbol(const struct utrace_hist_names *nm, uint64_t addr, cha
 	return buf;
 }
 
-/* hist_trigger_stacktrace_print(): one frame a line, 9 blanks before it. */
+/* hist_trigger_stacktrace_print(): one frame a line, 9 blanks before it.
+ * The first frames of a user stack taken with frame pointers are the
+ * tracepoint's generated code (__utrace_do_*, include/utrace/
+ * define_trace.h): left out, as the kernel skips its own. */
 static void print_stack(FILE *out, const uint8_t *p, uint32_t len,
 			const struct utrace_hist_names *nm)
 {
+	bool lead = true;
 	char buf[256];
 
 	for (uint32_t i = 0; i + 8 <= len; i += 8) {
+		const char *s;
 		uint64_t a;
 
 		memcpy(&a, p + i, 8);
 		if (!a)
 			return;
-		fprintf(out, "%*c%s\n", 9, ' ', symbol(nm, a, buf, sizeof(buf), true));
+		s = symbol(nm, a, buf, sizeof(buf), true);
+		if (lead && !strncmp(s, "__utrace_", 9) && strstr(s, "do_"))
+			continue;
+		lead = false;
+		fprintf(out, "%*c%s\n", 9, ' ', s);
 	}
 }
 

@@ -367,6 +367,10 @@ int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrac
 			}
 		}
 	}
+	/* before the drain: a buffer that is finished now is still mapped */
+	ret = rec_snap_poll(r, err);
+	if (ret < 0)
+		return ret;
 	for (uint32_t i = 0; i < r->nr_bufs; i++) {
 		struct rec_buffer *b = r->bufs[i];
 		bool closed;
@@ -453,18 +457,22 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 			   struct utrace_error *err)
 {
 	uint64_t wait_tsc = 0;
+	bool all;
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
+	ret = rec_snap_poll(r, err);
 	for (uint32_t i = 0; i < r->nr_bufs && ret >= 0; i++)
 		ret = rec_drain(r, r->bufs[i], true, err);
 	/* Symbols: objects with call sites always; with the function tracer
-	 * every object, to name the callers (parent ip). */
+	 * every object, to name the callers (parent ip), and with stacktrace
+	 * triggers, to name the frames. */
+	all = r->o.tracer == UTRACE_TRACER_FUNCTION || rec_trig_wants_stacks(r);
 	for (uint32_t i = 0; i < r->nr_conns && ret >= 0; i++) {
 		struct rec_conn *c = r->conns[i];
 
 		for (uint32_t k = 0; k < c->nr_objs && ret >= 0; k++)
-			if (c->objs[k].nr_sites || r->o.tracer == UTRACE_TRACER_FUNCTION)
+			if (c->objs[k].nr_sites || all)
 				ret = write_symtab(r, c, k, err);
 	}
 	if (ret >= 0) /* the kernel records left, now that none can come */

@@ -50,11 +50,41 @@ static uint64_t count_records(const uint32_t *w, uint32_t n)
 }
 
 /*
+ * Copy sub-buffer idx, which its producer may be rewriting (overwrite mode,
+ * the partial one of a thread that may still run, a snapshot), into dst:
+ * its header into *hdr, its committed records after.  The seqlock: seq
+ * must say idx before the copy (the producer stores seq, then a release
+ * fence, then the header and records: runtime/ring_buffer.c) and still
+ * after it (read behind an acquire fence); if it moved, the page was being
+ * overwritten while we copied and is torn: -1.  0 if the slot holds
+ * another index or nothing; else the bytes of records copied.
+ */
+int rec_subbuf_copy(struct rec_buffer *b, uint64_t idx, struct utrace_subbuf *hdr, void *dst)
+{
+	struct utrace_subbuf *sb = buf_slot(b, idx);
+	uint32_t commit;
+
+	if (__atomic_load_n(&sb->seq, __ATOMIC_ACQUIRE) != (uint32_t)idx)
+		return 0;
+	/* acquire: the records under commit are visible once we see it */
+	commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
+	if (commit > UTRACE_SUBBUF_DATA)
+		commit = UTRACE_SUBBUF_DATA;
+	commit &= ~3u;
+	memcpy(hdr, sb, sizeof(*hdr));
+	memcpy(dst, sb + 1, commit);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&sb->seq, __ATOMIC_RELAXED) != (uint32_t)idx)
+		return -1;
+	hdr->commit = commit;
+	return (int)commit;
+}
+
+/*
  * Save sub-buffer idx.  A finished sub-buffer in producer/consumer mode is
  * ours until tail moves past it, so it is written straight from the shared
- * mapping.  check_seq: the producer may be rewriting it (overwrite mode,
- * or the partial one of a thread that may still run), so it is copied out
- * first and kept only if its sequence number did not move (a seqlock).
+ * mapping.  check_seq: the producer may be rewriting it, so it is copied
+ * out first and kept only if rec_subbuf_copy finds it whole.
  */
 static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t idx,
 		       bool check_seq, struct utrace_error *err)
@@ -65,27 +95,25 @@ static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t
 	const void *data = sb + 1;
 	uint32_t commit;
 
-	if (check_seq && __atomic_load_n(&sb->seq, __ATOMIC_ACQUIRE) != (uint32_t)idx)
-		return 0;
-	/* acquire: the records under commit are visible once we see it */
-	commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
-	if (commit > UTRACE_SUBBUF_DATA)
-		commit = UTRACE_SUBBUF_DATA;
-	commit &= ~3u;
-	memcpy(&hdr, sb, sizeof(hdr));
 	if (check_seq) {
-		memcpy(r->page, data, commit);
-		data = r->page;
-		/* the seqlock check: was it being rewritten while we copied? */
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&sb->seq, __ATOMIC_RELAXED) != (uint32_t)idx) {
-			b->overrun++;
+		int n = rec_subbuf_copy(b, idx, &hdr, r->page);
+
+		b->overrun += n < 0;
+		if (n <= 0)
 			return 0;
-		}
+		commit = (uint32_t)n;
+		data = r->page;
+	} else {
+		/* acquire: the records under commit are visible once we see it */
+		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
+		if (commit > UTRACE_SUBBUF_DATA)
+			commit = UTRACE_SUBBUF_DATA;
+		commit &= ~3u;
+		memcpy(&hdr, sb, sizeof(hdr));
+		hdr.commit = commit;
 	}
 	if (!commit)
 		return 0;
-	hdr.commit = commit;
 	b->records += hdr.records ? hdr.records : count_records(data, commit / 4);
 	b->pages++;
 	{

@@ -8,6 +8,7 @@
  *   recorder_kmerge.c the kernel records in time order, for their triggers
  *   recorder_khist.c  the kernel events' hist triggers and synthetic events
  *   recorder_proc.c   a process that closed its connection and goes on
+ *   recorder_snap.c   snapshots the runtime asks for on the control page
  *
  * recorder.c hands each message to recorder_msg.c, each buffer to
  * recorder_drain.c, each connection that ends to recorder_proc.c; they
@@ -106,6 +107,9 @@ struct utrace_recorder {
 	bool kon;		/* kernel records saved: traceon/traceoff */
 	uint32_t ksubbuf;	/* the kernel's sub-buffer size */
 	uint32_t nr_counts;	/* their :N counters in ctl */
+	uint64_t snap_taken; /* recorder_snap.c: requests handled (the next ticket) */
+	uint32_t snap_ids;   /* snapshots written */
+	uint64_t snap_stall_ns; /* when snap_taken was first seen unpublished */
 	bool busy; /* the last poll saved sub-buffers: poll again without sleeping */
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
@@ -210,6 +214,7 @@ uint32_t rec_trig_flags(struct utrace_recorder *r, const char *system, const cha
 int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
 		  const char *path, const char *system, const char *name,
 		  struct utrace_error *err);
+bool rec_trig_wants_stacks(const struct utrace_recorder *r);
 void rec_trig_free(struct utrace_recorder *r);
 /* The kernel events' trigger commands: bound to the kernel ids once the
  * formats are known, run on each record in time order. */
@@ -219,6 +224,13 @@ void rec_trig_krun(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 /* recorder_drain.c: save what buffer b committed (all of it when final) */
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,
 	      struct utrace_error *err);
+
+/* recorder_drain.c: copy sub-buffer idx through its seqlock: bytes of
+ * records (header into *hdr), 0 for none, -1 if it was torn */
+int rec_subbuf_copy(struct rec_buffer *b, uint64_t idx, struct utrace_subbuf *hdr, void *dst);
+
+/* recorder_snap.c: the snapshots asked for since the last call, taken */
+int rec_snap_poll(struct utrace_recorder *r, struct utrace_error *err);
 
 /* recorder_proc.c: c's socket reached its end.  rec_image_alive: its
  * process runs on in the same image (it closed the socket itself);

@@ -34,7 +34,8 @@
 
 int rec_conn_drain(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
 {
-	int ret = 0;
+	/* a snapshot it asked for just before it ended needs its buffers */
+	int ret = rec_snap_poll(r, err);
 
 	for (uint32_t i = 0; i < r->nr_bufs; i++)
 		if (r->bufs[i]->conn == c && rec_drain(r, r->bufs[i], true, err) < 0 && !ret)

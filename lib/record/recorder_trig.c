@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recorder_trig.c - the trigger commands of a recording: traceon,
- * traceoff, enable_event, disable_event, enable_hist, disable_hist, each
+ * traceoff, snapshot, stacktrace, enable_event, disable_event, enable_hist, disable_hist, each
  * with an optional :N count and `if FILTER` (Documentation/trace/events.rst).
  *
  * What they change is the recording's shared state (common/proto.h,
@@ -58,6 +58,8 @@ struct rec_ktrig {
 static const uint32_t cmd_of[] = {
     [UTRACE_TRIG_TRACEON] = UTRACE_TC_TRACEON,
     [UTRACE_TRIG_TRACEOFF] = UTRACE_TC_TRACEOFF,
+    [UTRACE_TRIG_SNAPSHOT] = UTRACE_TC_SNAPSHOT,
+    [UTRACE_TRIG_STACKTRACE] = UTRACE_TC_STACKTRACE,
     [UTRACE_TRIG_ENABLE_EVENT] = UTRACE_TC_ENABLE_EVENT,
     [UTRACE_TRIG_DISABLE_EVENT] = UTRACE_TC_DISABLE_EVENT,
     [UTRACE_TRIG_ENABLE_HIST] = UTRACE_TC_ENABLE_HIST,
@@ -249,6 +251,15 @@ int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 		sent++;
 	}
 	return 0;
+}
+
+/* A stacktrace trigger names frames of any object: every symbol table. */
+bool rec_trig_wants_stacks(const struct utrace_recorder *r)
+{
+	for (const struct rec_trig *x = r->trigs; x; x = x->next)
+		if (x->t->cmd == UTRACE_TRIG_STACKTRACE)
+			return true;
+	return false;
 }
 
 void rec_trig_free(struct utrace_recorder *r)

@@ -27,6 +27,7 @@
 
 #include "lib/report/report_filter.h"
 #include "lib/report/event_print.h"
+#include "lib/report/report_stack.h"
 #include "lib/report/report_text.h"
 
 #define TRACE_GRAPH_INDENT 2
@@ -383,11 +384,17 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 		break;
 	case UTRACE_EV_EVENT:
 	case UTRACE_EV_PRINT:
+	case UTRACE_EV_STACK:
 		/* print_graph_comment(): at the depth the thread is at */
 		graph_prologue(p, ev);
 		print_graph_duration(p, 0, FILL_FULL);
 		put_spaces(p->out, graph_indent(ev->depth));
-		print_event_text(p, ev, true);
+		if (ev->kind == UTRACE_EV_STACK) {
+			fputs("/* ", p->out);
+			utrace_report_print_stack(p->out, p->d, ev, true);
+		} else {
+			print_event_text(p, ev, true);
+		}
 		break;
 	}
 }
@@ -480,7 +487,7 @@ static int printed_by_function(const struct utrace_event *ev)
 {
 	return ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY ||
 	       ev->kind == UTRACE_EV_LEAF || ev->kind == UTRACE_EV_EVENT ||
-	       ev->kind == UTRACE_EV_PRINT;
+	       ev->kind == UTRACE_EV_PRINT || ev->kind == UTRACE_EV_STACK;
 }
 
 static int print_function(struct printer *p, const char *tracer, struct utrace_error *err)
@@ -546,6 +553,9 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 		if (ev.kind == UTRACE_EV_EVENT || ev.kind == UTRACE_EV_PRINT) {
 			print_context(p, &ev);
 			print_event_text(p, &ev, false);
+		} else if (ev.kind == UTRACE_EV_STACK) {
+			print_context(p, &ev);
+			utrace_report_print_stack(p->out, p->d, &ev, false);
 		} else {
 			print_fn_line(p, &ev);
 		}

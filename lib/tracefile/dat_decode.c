@@ -310,6 +310,17 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		r->depth = cur_depth(c);
 		return 1;
 	}
+	case UEXT_STACK:
+		if ((w[2] & 0xffff) * 2 > payload)
+			return corrupt(c, "stack record longer than its words", c->pos);
+		c->pos += nw;
+		c->tick += w[1];
+		raw_init(c, r, UTRACE_EV_STACK);
+		r->flags = w[2] >> 16 & UREC_STACK_RET ? UTRACE_EVF_STACK_RET : 0;
+		r->data = w + 3;
+		r->data_len = (w[2] & 0xffff) * 8;
+		r->depth = cur_depth(c);
+		return 1;
 	case UEXT_EXIT_UNWIND: {
 		uint64_t max = (uint64_t)cur_depth(c) + UNWIND_EXTRA_MAX;
 

@@ -50,6 +50,8 @@ enum utrace_dat_type {
 	UTRACE_DAT_KPAGE = 14,	 /* struct utrace_dat_kpage + a kernel ring-buffer page */
 	UTRACE_DAT_KTASKS = 15,	 /* struct utrace_dat_ktask[] */
 	UTRACE_DAT_HIST = 16,	 /* struct utrace_dat_hist + names + program + table */
+	UTRACE_DAT_SNAP_PAGE = 17, /* as PAGE, utrace_dat_page.reserved = the snapshot's id */
+	UTRACE_DAT_SNAPSHOT = 18,  /* struct utrace_dat_snapshot, after its SNAP_PAGEs */
 	/* 16-19: kept for the records of triggers, histograms and compression */
 	UTRACE_DAT_PERF_ATTR = 20, /* struct utrace_dat_perf_attr: what the samples hold */
 	UTRACE_DAT_PERF = 21,	   /* struct utrace_dat_perf + perf ring-buffer records */
@@ -197,6 +199,23 @@ struct utrace_dat_page {
 	uint32_t buf;
 	uint32_t reserved;
 	/* struct utrace_subbuf, then subbuf.commit bytes of records */
+};
+
+/*
+ * A snapshot (the snapshot trigger, record --overwrite's flight recorder):
+ * every thread's sub-buffers as the ring held them when the trigger fired,
+ * each one a SNAP_PAGE record (a PAGE whose reserved field is the id),
+ * then this.  A reader shows the records up to tsc only: the recorder
+ * copies a little after the moment, while the threads write on.
+ */
+struct utrace_dat_snapshot {
+	uint32_t id;	    /* 1, 2, ... in the order they were taken */
+	int32_t event;	    /* the event whose trigger asked; -1: a hist action */
+	int32_t tid;	    /* the thread that fired it */
+	uint32_t pages;	    /* SNAP_PAGE records of it */
+	uint64_t tsc;	    /* when the trigger fired */
+	uint32_t torn;	    /* sub-buffers found being overwritten, left out */
+	uint32_t missed;    /* requests before it never taken (too many; a thread killed mid-request) */
 };
 
 struct utrace_dat_stats {

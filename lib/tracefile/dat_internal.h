@@ -117,6 +117,12 @@ struct utrace_dat {
 	struct dat_kernel *kern; /* kernel events (dat_kernel.c), NULL if none */
 	struct dat_samples *samples; /* perf samples (dat_samples.c), NULL if none */
 	struct dat_hists *hists;     /* hist trigger tables (dat_hist.c), NULL if none */
+	/* snapshots (SNAPSHOT records); snap_sel: the one whose SNAP_PAGEs are
+	 * read as the pages (0: the trace's PAGEs), its tsc the cut */
+	struct utrace_dat_snapshot *snaps;
+	size_t nr_snaps, cap_snaps;
+	uint32_t snap_sel;
+	uint64_t snap_cut;
 
 	unsigned disk_syms;	/* objects whose symbols came from their file */
 	struct dat_name *names; /* formatted fallback names, freed at close */
@@ -149,6 +155,15 @@ void dat_samples_free(struct utrace_dat *d);
 /* dat_hist.c: one HIST record (keeps p when it is sound), the tables freed */
 int dat_hist_meta(struct utrace_dat *d, char *p, uint32_t len, bool *kept, const char **bad);
 void dat_hist_free(struct utrace_dat *d);
+
+/* dat_snap.c: one SNAPSHOT record; whether a PAGE or SNAP_PAGE record
+ * (its first n bytes in head, record header included) is one of the pages
+ * d shows; the snapshot d shows found and its cut set (an error if the
+ * file has no such snapshot) */
+int dat_snap_meta(struct utrace_dat *d, const char *p, uint32_t len, const char **bad);
+bool dat_snap_page_wanted(const struct utrace_dat *d, uint32_t type, const unsigned char *head,
+			  size_t n);
+int dat_snap_select(struct utrace_dat *d, struct utrace_error *err);
 
 /* dat_syms.c */
 struct dat_image *dat_find_image(const struct utrace_dat *d, uint32_t image);

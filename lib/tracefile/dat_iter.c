@@ -98,6 +98,17 @@ static void heap_pop(struct utrace_dat_iter *it)
 		sift_down(it, 0);
 }
 
+/* A buffer's next record; a snapshot's stream ends at the moment it was
+ * asked for (utrace_dat_open_snapshot): what the copy holds after it was
+ * written while the recorder copied. */
+static int cursor_raw(const struct utrace_dat *d, struct dat_cursor *dc, struct dat_raw *r,
+		      struct utrace_error *err)
+{
+	int ret = dat_cursor_next(dc, r, err);
+
+	return ret > 0 && d->snap_cut && r->tick > d->snap_cut ? 0 : ret;
+}
+
 static inline uint64_t ns(const struct utrace_dat *d, uint64_t tick)
 {
 	return dat_tsc_ns(d, tick);
@@ -157,12 +168,12 @@ static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct u
 		r = c->look;
 		c->has_look = 0;
 	} else {
-		ret = dat_cursor_next(&c->dc, &r, err);
+		ret = cursor_raw(it->d, &c->dc, &r, err);
 		if (ret <= 0)
 			return ret;
 	}
 	if (r.kind == UTRACE_EV_ENTRY) {
-		ret = dat_cursor_next(&c->dc, &n, err);
+		ret = cursor_raw(it->d, &c->dc, &n, err);
 		if (ret < 0)
 			return ret;
 		if (ret > 0 && n.kind == UTRACE_EV_EXIT &&
@@ -249,6 +260,7 @@ static uint32_t thread_depth(const struct utrace_dat_iter *it, uint32_t buf)
 	case UTRACE_EV_LEAF:
 	case UTRACE_EV_EVENT:
 	case UTRACE_EV_PRINT:
+	case UTRACE_EV_STACK:
 		return u->head.depth;
 	default:
 		return 0;

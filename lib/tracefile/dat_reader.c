@@ -355,6 +355,9 @@ static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t typ
 	case UTRACE_DAT_HIST:
 		ret = dat_hist_meta(d, p, len, &m.kept, &m.bad);
 		break;
+	case UTRACE_DAT_SNAPSHOT:
+		ret = dat_snap_meta(d, p, len, &m.bad);
+		break;
 	default:
 		ret = 0;
 		break; /* a newer writer's record: skipped */
@@ -468,15 +471,20 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 					 (unsigned long long)(d->file_size - off));
 			return 0;
 		}
-		if (rec.type == UTRACE_DAT_PAGE) {
-			ret = index_page(d, head, rec.len, off);
+		if (rec.type == UTRACE_DAT_PAGE || rec.type == UTRACE_DAT_SNAP_PAGE) {
+			/* the trace's pages, or those of the snapshot shown */
+			ret = dat_snap_page_wanted(d, rec.type, head, n)
+				  ? index_page(d, head, rec.len, off)
+				  : 0;
+		} else if (rec.type == UTRACE_DAT_KPAGE && d->snap_sel) {
+			ret = 0; /* a snapshot holds the threads' buffers only */
 		} else if (rec.type == UTRACE_DAT_KPAGE) {
 			ret = dat_kernel_index(d, head, n, rec.len, off);
 		} else if (rec.type == UTRACE_DAT_PERF || rec.type == UTRACE_DAT_PERF_OFFCPU) {
 			ret = dat_samples_index(d, head, n, rec.len, off,
 						rec.type == UTRACE_DAT_PERF_OFFCPU);
 		} else if ((rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_HIST) ||
-			   rec.type == UTRACE_DAT_PERF_ATTR) {
+			   rec.type == UTRACE_DAT_PERF_ATTR || rec.type == UTRACE_DAT_SNAPSHOT) {
 			/* metadata (PAGE, KPAGE and END are handled above) */
 			if (rec.len > DAT_MAX_META_LEN) {
 				bad_record(d, off, rec.type, "too large");
@@ -528,6 +536,12 @@ static void link_nested(struct utrace_dat *d)
 
 int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_error *err)
 {
+	return utrace_dat_open_snapshot(path, 0, out, err);
+}
+
+int utrace_dat_open_snapshot(const char *path, unsigned snap, struct utrace_dat **out,
+			     struct utrace_error *err)
+{
 	struct utrace_dat *d;
 	struct scan sc;
 	struct stat st;
@@ -538,6 +552,7 @@ int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_err
 	if (!d)
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
 	d->fd = -1;
+	d->snap_sel = snap;
 	d->path = strdup(path);
 	if (!d->path) {
 		free(d);
@@ -567,6 +582,8 @@ int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_err
 	}
 	memset(&sc, 0, sizeof(sc));
 	ret = scan_records(d, &sc, err);
+	if (ret == 0)
+		ret = dat_snap_select(d, err);
 	if (ret == 0)
 		link_nested(d);
 	if (ret == 0 && dat_syms_finish(d, sc.blobs, sc.nr_blobs) < 0)
@@ -598,6 +615,7 @@ void utrace_dat_close(struct utrace_dat *d)
 	dat_kernel_free(d);
 	dat_samples_free(d);
 	dat_hist_free(d);
+	free(d->snaps);
 	for (size_t i = 0; i < d->nr_meta_blobs; i++)
 		free(d->meta_blobs[i]);
 	free(d->meta_blobs);

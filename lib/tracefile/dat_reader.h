@@ -36,6 +36,20 @@ struct utrace_dat_iter;
 int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_error *err);
 void utrace_dat_close(struct utrace_dat *d);
 
+/*
+ * Snapshots (the snapshot trigger, SNAPSHOT records): how many the file
+ * holds and what each says, in the order they were taken (id 1, 2, ...).
+ * utrace_dat_open_snapshot() opens the file as the snapshot of that id
+ * would be a recording of its own: its sub-buffers are the pages, its
+ * records end at the moment it was asked for, kernel events are left out;
+ * everything else (symbols, formats, buffers) is the recording's.  id 0
+ * is utrace_dat_open(); an id the file does not have is -ENOENT.
+ */
+int utrace_dat_open_snapshot(const char *path, unsigned id, struct utrace_dat **out,
+			     struct utrace_error *err);
+unsigned utrace_dat_snapshot_count(const struct utrace_dat *d);
+const struct utrace_dat_snapshot *utrace_dat_snapshot_get(const struct utrace_dat *d, unsigned i);
+
 const char *utrace_dat_path(const struct utrace_dat *d);
 /* 1 if the file ends with an END record (the recording finished). */
 int utrace_dat_finished(const struct utrace_dat *d);
@@ -133,6 +147,9 @@ enum utrace_event_kind {
 	UTRACE_EV_EVENT = 6, /* a static tracepoint: id = its event id, data = the record
 			      * after the kernel's 8 bytes of common fields */
 	UTRACE_EV_PRINT = 7, /* utrace_printf text in data (not NUL-terminated) */
+	UTRACE_EV_STACK = 8, /* the stacktrace trigger's user stack, after its event:
+			      * data = data_len / 8 u64 addresses (unaligned: memcpy),
+			      * innermost first */
 };
 
 enum utrace_event_flags {
@@ -142,6 +159,7 @@ enum utrace_event_flags {
 	UTRACE_EVF_LOST_UNKNOWN = 1u << 3, /* LOST: how many is unknown */
 	UTRACE_EVF_UNWIND = 1u << 4,	   /* EXIT: left by longjmp/exception */
 	UTRACE_EVF_THRESH = 1u << 5,	   /* EXIT: tracing_thresh record */
+	UTRACE_EVF_STACK_RET = 1u << 6,	   /* STACK: return addresses (else function starts) */
 };
 
 #define UTRACE_DAT_NO_ID UINT32_MAX

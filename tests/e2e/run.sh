@@ -95,6 +95,9 @@ FILTERS=(
 	"hist-id -v -e hist:hist_req -R hist:keys=id:vals=bytes -- hist"
 	"hist-pid -p nop -v -e hist:hist_req -R hist:keys=common_pid -- hist"
 	"hist-multi -e hist:hist_req -R hist:keys=word:sort=word -R hist:keys=bytes.log2:vals=id:sort=bytes -- hist"
+	"stk-graph -e snap:snap_tick -R stacktrace:2 -- snap 6"
+	"snap-ow -p nop --overwrite -b 64 -e snap:snap_tick -- snap 20000"
+	"stk-hist -v -e snap:snap_tick -R hist:keys=common_stacktrace:vals=id -- snap 6"
 	"hist-onmax -v -e hist:hist_req -R hist:keys=id:b=bytes:onmax(\$b).save(word,bytes) -- hist"
 	"hist-onchange -v -e hist:hist_req -R hist:keys=word:k=id:onchange(\$k).save(bytes,word):sort=word -- hist"
 	"hist-track -v -e ksim:tcp_probe -R hist:keys=dport:cwnd=snd_cwnd:onchange(\$cwnd).save(snd_wnd,srtt,rcv_wnd):onchange(\$cwnd).snapshot() -- track"
@@ -786,6 +789,11 @@ check_hist_track() {
 		return
 	fi
 	check_golden_raw hist-track "$RES/hist.txt"
+	# onchange($cwnd).snapshot(): each change for the whole table took one
+	"$UTRACE" report --snapshot -i "$RES/trace.dat" >"$d/snap.txt" 2>"$d/snap.err"
+	t "$([ "$(grep -c '^##### snapshot [0-9]* of [0-9]*: ksim:tcp_probe at ' "$d/snap.txt")" -ge 1 ]
+		echo $?)" "$CFG $TEST onchange().snapshot(): report --snapshot lists them" \
+		"$(head -3 "$d/snap.txt")" "$(cat "$d/snap.err")"
 	"$UTRACE" record -o "$d/wk.dat" -p nop \
 		-v -e ksim:sched_waking -R 'hist:keys=pid:ts0=common_timestamp.usecs if comm=="cyclictest"' \
 		-v -e ksim:sched_switch -R 'hist:keys=next_pid:wakeup_lat=common_timestamp.usecs-$ts0:onmax($wakeup_lat).save(next_comm,prev_pid,prev_prio,prev_comm) if next_comm=="cyclictest"' \
@@ -809,6 +817,101 @@ check_hist_track() {
 		3003 cyclictest 4000 bash | cmp -s - "$d/wn.rep"; echo $?)" \
 		"$CFG $TEST char[16] synthetic field: each pid's comm, as the kernel prints it" \
 		"$(cat "$d/wn.rep")" "$(cat "$d/wn.err")"
+}
+
+# ---------------------------------------------------------------- snapshot, stacktrace
+
+# snap.c fires snap_tick id 0..N-1 from snap_inner <- snap_middle <-
+# snap_outer <- main.  stacktrace:2 under function_graph (the shadow
+# stack): the first two events get the block, naming that chain.
+check_stk_graph() {
+	local st
+	check_golden stk-graph
+	count_lines "$CFG $TEST stacktrace:2: two stack blocks" '<stack trace>' 2
+	count_lines "$CFG $TEST each block names snap_inner first" '^ => snap_inner$' 2
+	count_lines "$CFG $TEST each block ends with main" '^ => main \*/$' 2
+	# without function_graph: frame pointers, which -O0 keeps
+	"$UTRACE" record -p nop -o "$RES/fp.dat" -e snap:snap_tick -R 'stacktrace if id == 3' \
+		-- "$BIN/snap" 6 >/dev/null 2>"$RES/fp.err" </dev/null
+	"$UTRACE" report -i "$RES/fp.dat" >"$RES/fp.txt" 2>>"$RES/fp.err"
+	st=$?
+	t "$([ $st = 0 ] && [ "$(grep -c '<stack trace>$' "$RES/fp.txt")" = 1 ] &&
+		grep -A1 '<stack trace>$' "$RES/fp.txt" | head -1 | grep -q 'snap_tick.*id=3\|<stack trace>'
+		echo $?)" "$CFG $TEST -p nop stacktrace if id == 3: one block" "$(cat "$RES/fp.err")" \
+		"$(head -20 "$RES/fp.txt")"
+	case $CFG in
+	*-O0-*)
+		t "$(grep -A4 '<stack trace>$' "$RES/fp.txt" | tail -4 | tr '\n' ' ' |
+			grep -qx ' => snap_inner  => snap_middle  => snap_outer  => main '; echo $?)" \
+			"$CFG $TEST frame pointers: snap_inner, snap_middle, snap_outer, main" \
+			"$(grep -A6 '<stack trace>$' "$RES/fp.txt")" ;;
+	esac
+}
+
+# hist:keys=common_stacktrace under function_graph: one entry, the chain
+# of the shadow stack as the kernel prints a stacktrace key; the -O0
+# build's frame pointers give the same chain without function_graph.
+check_stk_hist() {
+	if ! hist_report; then
+		nok "$CFG $TEST report --hist" "$(head -3 "$RES/hist.err")"
+		return
+	fi
+	check_golden_raw stk-hist "$RES/hist.txt"
+	case $CFG in
+	*-O0-*)
+		"$UTRACE" record -p nop -o "$RES/fp.dat" -v -e snap:snap_tick \
+			-R 'hist:keys=stacktrace' -- "$BIN/snap" 6 >/dev/null 2>"$RES/fp.err" </dev/null
+		"$UTRACE" report --hist -i "$RES/fp.dat" >"$RES/fp.hist" 2>>"$RES/fp.err"
+		t "$(sed -n '/^{ common_stacktrace:$/,/^}/p' "$RES/fp.hist" | sed 's/+0x[0-9a-f]*$//' |
+			sed -n 2,5p | tr -d ' ' | tr '\n' ' ' | grep -qx 'snap_inner snap_middle snap_outer main '
+			echo $?)" "$CFG $TEST frame pointers: the stacktrace key names the chain" \
+			"$(cat "$RES/fp.hist" "$RES/fp.err")" ;;
+	esac
+}
+
+# snap_ids FILE: "first last count" of the snap_tick ids in FILE
+snap_ids() {
+	sed -n 's/.*snap_tick: id=\([0-9]*\).*/\1/p' "$1" |
+		awk 'NR == 1 { f = $1 } { l = $1; n++ } END { print f + 0, l + 0, n + 0 }'
+}
+
+# The flight recorder: --overwrite with a 64 KB buffer keeps a few
+# thousand of the 20000 ticks; snapshot:1 at id 15000 keeps the ones
+# right before it, every one (the thread waits for the copy), and the
+# trace goes on to the end.
+check_snap_ow() {
+	local st ids f l n
+	"$UTRACE" report --snapshot -i "$RES/trace.dat" >"$RES/none.txt" 2>"$RES/none.err"
+	st=$?
+	t "$([ $st = 1 ] && [ ! -s "$RES/none.txt" ] && grep -q 'holds no snapshot' "$RES/none.err"
+		echo $?)" "$CFG $TEST report --snapshot without one: says so, status 1" "status $st" \
+		"$(cat "$RES/none.err")"
+	"$UTRACE" record -p nop --overwrite -b 64 -o "$RES/ow.dat" -e snap:snap_tick \
+		-R 'snapshot:1 if id == 15000' -- "$BIN/snap" 20000 >/dev/null 2>"$RES/ow.err" </dev/null
+	"$UTRACE" report --snapshot -i "$RES/ow.dat" >"$RES/ow.txt" 2>>"$RES/ow.err"
+	st=$?
+	read -r f l n <<<"$(snap_ids "$RES/ow.txt")"
+	t "$([ $st = 0 ] && [ "$l" = 14999 ] && [ "$f" -gt 5000 ] && [ $((l - f + 1)) = "$n" ] &&
+		[ "$(grep -c '^# tracer: nop$' "$RES/ow.txt")" = 1 ] && ! grep -q '^#####' "$RES/ow.txt"
+		echo $?)" "$CFG $TEST snapshot at id 15000: ids $f..14999, every one, the older overwritten" \
+		"status $st, ids $f..$l ($n)" "$(cat "$RES/ow.err")"
+	"$UTRACE" report -i "$RES/ow.dat" >"$RES/ow.rep" 2>/dev/null
+	read -r f l n <<<"$(snap_ids "$RES/ow.rep")"
+	t "$([ "$l" = 19999 ]; echo $?)" "$CFG $TEST recording went on after the snapshot: the trace ends at 19999" \
+		"ids $f..$l ($n)"
+	# :2 of three firings, without --overwrite: two snapshots, a line each
+	"$UTRACE" record -o "$RES/two.dat" -e snap:snap_tick \
+		-R 'snapshot:2 if id == 100 || id == 200 || id == 300' -- "$BIN/snap" 400 \
+		>/dev/null 2>"$RES/two.err" </dev/null
+	"$UTRACE" report --snapshot -i "$RES/two.dat" >"$RES/two.txt" 2>>"$RES/two.err"
+	grep -E '^#####|^# tracer|snap_tick: id=(0|99|199|299) ' "$RES/two.txt" | mask >"$RES/two.golden"
+	check_golden_raw snap-two "$RES/two.golden"
+	# each snapshot's last tick: the one right before the id that fired it
+	t "$([ "$(awk '/^#####/ { if (l != "") printf "%s ", l; l = "" }
+			/snap_tick: id=/ { sub(/.*id=/, ""); l = $1 + 0 }
+			END { print l }' "$RES/two.txt")" = "99 199" ]; echo $?)" \
+		"$CFG $TEST snapshot:2: two, ending right before ids 100 and 200" \
+		"$(grep -E '^#####' "$RES/two.txt")" "$(cat "$RES/two.err")"
 }
 
 # The trigger commands of events.rst on hist.c (id k fires 10 * (k + 1)

@@ -3,7 +3,8 @@
  * fuzz_dat.c - the utrace.dat reader on arbitrary files: open, every
  * event through the iterator with its names, the samples (PERF records),
  * then what `utrace report` does with a file: the text report, the
- * per-thread statistics, the profile and the call graph.  A damaged file
+ * per-thread statistics, the profile and the call graph, and each
+ * snapshot (SNAPSHOT, SNAP_PAGE records) opened and printed as its own.  A damaged file
  * must give an error with a message or warnings, never a fault, a leak
  * or undefined behaviour (lib/tracefile/dat_reader.h).
  */
@@ -11,6 +12,7 @@
 #include "lib/report/report_hist.h"
 #include "lib/report/profile.h"
 #include "lib/report/report_filter.h"
+#include "lib/report/report_snapshot.h"
 #include "lib/report/report_text.h"
 #include "lib/report/samples.h"
 #include "lib/tracefile/dat_reader.h"
@@ -88,6 +90,8 @@ static void report(struct utrace_dat *d)
 	check_err(utrace_report_print_stat(d, fuzz_sink(), NULL, &err), &err);
 	/* report --hist: HIST records, checked when the file was opened */
 	check_err(utrace_report_print_hist(d, fuzz_sink(), NULL, &err), &err);
+	/* report --snapshot: the file reopened as each snapshot */
+	check_err(utrace_report_print_snapshots(d, fuzz_sink(), &opts, &err), &err);
 }
 
 struct pass {
@@ -146,6 +150,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	samples(d);
 	report(d);
 	profile(d);
+	/* a snapshot's events, as the iterator gives them (its cut, stacks) */
+	if (utrace_dat_snapshot_count(d)) {
+		struct utrace_dat *sd;
+
+		ret = utrace_dat_open_snapshot(utrace_dat_path(d),
+					       utrace_dat_snapshot_get(d, 0)->id, &sd, &err);
+		check_err(ret, &err);
+		if (ret == 0) {
+			iterate(sd);
+			utrace_dat_close(sd);
+		}
+	}
 	utrace_dat_close(d);
 	return 0;
 }

@@ -95,6 +95,9 @@ make_seeds() {
 		"$U" record -o "$dat/hist-track.dat" -p nop \
 			-e tp:tp_value -R 'hist:keys=id:v=id:onmax($v).save(id,name):onchange($v).snapshot()' \
 			-- "$tgt"
+		"$U" record -o "$dat/snap.dat" --overwrite -e tp:tp_value -R 'stacktrace:3' \
+			-R 'snapshot:2 if id > 1' -- "$tgt"
+		"$U" record -o "$dat/stack.dat" -p nop -e tp -R 'stacktrace' -- "$tgt"
 	) >/dev/null 2>&1
 	return 0
 }

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stacktrace.c - the `stacktrace` trigger: the user stack of the event,
+ * written as one UEXT_STACK record (common/record.h) right after the
+ * event's own, which the report prints as the kernel's `<stack trace>`
+ * block (lib/report/report_stack.c).
+ *
+ * Where the stack comes from, as the kernel unwinds through its
+ * function_graph return stack:
+ *
+ *  - function_graph with open frames: the shadow stack (fgraph.c) names
+ *    every traced function the thread is in, innermost first, exactly
+ *    (each frame's id gives its call site, the function's start) and
+ *    needs no frame pointers, so it works at -O2.  Frames of functions
+ *    that are not traced are not on it.
+ *  - otherwise frame pointers: the chain of saved %rbp from this
+ *    function's frame up.  The first frames are the runtime's and the
+ *    generated __utrace_do_<event>'s; the record that function built is
+ *    on its stack, so the frames below the record are skipped and the
+ *    first return address kept is the one into the function that fired
+ *    the event.  A return address that is utrace_graph_return (a hooked
+ *    frame) is replaced by the real one from the shadow stack frame whose
+ *    slot holds it.
+ *
+ * The walk must never fault, whatever the program's frames hold (code
+ * built without frame pointers leaves anything in %rbp): each frame must
+ * lie above the previous one, within RT_STACK_SPAN of the current stack
+ * pointer (the thread's stack, which no frame leaves), 8-byte aligned, and
+ * is read with process_vm_readv() on our own pid, which returns EFAULT
+ * for an unmapped address instead of faulting; at most UREC_STACK_MAX
+ * frames.  Signal-safe, no allocation, errno kept.
+ */
+#include <errno.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common/record.h"
+#include "runtime/rt.h"
+
+#define RT_STACK_SPAN (64ull << 20) /* no thread's frames are further apart */
+
+/* Reads the frame record {saved rbp, return address} at fp, or fails. */
+static bool read_frame(pid_t pid, uint64_t fp, uint64_t out[2])
+{
+	struct iovec local = {out, 16}, remote = {(void *)(uintptr_t)fp, 16};
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == 16;
+}
+
+/* The real return address of a hooked frame whose slot is at slot. */
+static uint64_t unhooked(const struct rt_thread *t, uint64_t slot, uint64_t ret)
+{
+	if (ret != (uint64_t)(uintptr_t)utrace_graph_return || !t->stack)
+		return ret;
+	for (uint32_t i = t->depth; i-- > 0;)
+		if ((uint64_t)(uintptr_t)t->stack[i].slot == slot)
+			return t->stack[i].ret;
+	return ret;
+}
+
+static unsigned walk_fp(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max)
+{
+	uint64_t fp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+	uint64_t lo = fp, f[2];
+	pid_t pid = getpid(); /* ours now: a child forked by a raw clone too */
+	unsigned n = 0;
+
+	while (n < max && !(fp & 7) && fp >= lo && fp - lo < RT_STACK_SPAN &&
+	       read_frame(pid, fp, f)) {
+		if (fp > (uint64_t)(uintptr_t)rec && f[1])
+			pc[n++] = unhooked(t, fp + 8, f[1]);
+		if (f[0] <= fp)
+			break; /* the outermost frame (0), or not a frame chain */
+		fp = f[0];
+	}
+	return n;
+}
+
+/* The call site (function start) of function id, 0 if unknown. */
+static uint64_t site_of(uint32_t id)
+{
+	for (const struct rt_object *o = rt.objects; o; o = o->next)
+		if (id >= o->id_base && id - o->id_base < o->nr_sites)
+			return o->sites ? o->sites[id - o->id_base] : 0;
+	return 0;
+}
+
+static unsigned walk_shadow(const struct rt_thread *t, uint64_t *pc, unsigned max)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = t->depth; i-- > 0 && n < max;) {
+		uint64_t a = site_of(t->stack[i].id);
+
+		if (a)
+			pc[n++] = a;
+	}
+	return n;
+}
+
+unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max,
+			  bool *ret_addrs)
+{
+	int saved = errno;
+	unsigned n;
+
+	if (max > UREC_STACK_MAX)
+		max = UREC_STACK_MAX;
+	*ret_addrs = !(rt.cfg.tracer == UTRACE_TRACER_FUNCTION_GRAPH && t->stack && t->depth);
+	n = *ret_addrs ? walk_fp(t, rec, pc, max) : walk_shadow(t, pc, max);
+	errno = saved;
+	return n;
+}
+
+/*
+ * The stack of the event whose record rec is, into the buffer of context
+ * t (the one the event's record went to), unless tracing is off.
+ */
+void rt_stacktrace_write(struct rt_thread *t, const void *rec)
+{
+	uint64_t pc[UREC_STACK_MAX];
+	uint32_t cpu, delta, flags, *wp;
+	bool ret_addrs;
+	unsigned n;
+	uint64_t ts;
+
+	if (!t || !rt_tracing_on())
+		return;
+	n = rt_stack_capture(t, rec, pc, UREC_STACK_MAX, &ret_addrs);
+	flags = ret_addrs ? UREC_STACK_RET : 0;
+	t->state |= RT_TS_BUSY;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ts = rt_clock(&cpu);
+	wp = rt_rb_reserve(t, 3 + 2 * n, 32, ts, cpu, &delta);
+	if (wp) {
+		wp[0] = urec_ext(UEXT_STACK, 2 * n);
+		wp[1] = delta;
+		wp[2] = n | flags << 16;
+		for (unsigned i = 0; i < n; i++) {
+			wp[3 + 2 * i] = (uint32_t)pc[i];
+			wp[4 + 2 * i] = (uint32_t)(pc[i] >> 32);
+		}
+		rt_rb_commit(t, wp + 3 + 2 * n);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->state &= ~RT_TS_BUSY;
+}
