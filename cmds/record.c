@@ -53,7 +53,10 @@ static void record_usage(FILE *f)
 	    "                           (-e usdt:PROVIDER:NAME attaches a USDT probe of COMMAND)\n"
 	    "  -F, --freq HZ            also sample the command's CPU time HZ times a second\n"
 	    "                           (perf_event_open cpu-clock, like perf record -F)\n"
-	    "      --call-graph fp      with -F: the user stack of each sample, by frame pointers\n"
+	    "      --call-graph MODE    with -F: the stack of each sample; fp: by frame pointers;\n"
+	    "                           dwarf[,SIZE]: a copy of SIZE bytes of the user stack\n"
+	    "                           (default 8192) and the registers, unwound at report\n"
+	    "                           time by the files' CFI (for code without frame pointers)\n"
 	    "      --off-cpu            with -F: also the time threads spend switched out\n"
 	    "                           (blocked, sleeping), at their user stack: perf record\n"
 	    "                           --off-cpu's offcpu-time samples\n"
@@ -208,6 +211,41 @@ static int record_opt_number(struct record_opts *o, int c, const char *arg)
 	}
 }
 
+/* --call-graph fp|dwarf[,SIZE], perf record's syntax, limits and words. */
+static int record_opt_callgraph(struct record_opts *o, const char *arg)
+{
+	const char *size = strchr(arg, ',');
+	size_t mode = size ? (size_t)(size - arg) : strlen(arg);
+	unsigned long long v = UTRACE_SAMPLER_DEFAULT_STACK;
+	char *end;
+
+	if (mode == 2 && !strncmp(arg, "fp", 2) && !size) {
+		o->sample.callchain = true;
+		o->sample.stack_size = 0;
+		return 0;
+	}
+	if (mode != 5 || strncmp(arg, "dwarf", 5)) {
+		utrace_die_msg("record", "--call-graph %s: unknown mode '%.*s' (fp or dwarf[,SIZE])",
+			       arg, (int)mode, arg);
+		return 1;
+	}
+	if (size) {
+		errno = 0;
+		v = strtoull(size + 1, &end, 0);
+		v = (v + 7) & ~7ull; /* perf rounds up to whole u64s */
+		if (!size[1] || *end || errno || !v || v > UTRACE_SAMPLER_MAX_STACK) {
+			utrace_die_msg("record",
+				       "--call-graph %s: incorrect stack dump size (max %u) at "
+				       "column %d",
+				       arg, UTRACE_SAMPLER_MAX_STACK, (int)(size - arg) + 2);
+			return 1;
+		}
+	}
+	o->sample.callchain = false;
+	o->sample.stack_size = (uint32_t)v;
+	return 0;
+}
+
 /* One option; -1 to go on, else the exit status. */
 static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 {
@@ -226,15 +264,7 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	case 'F':
 		return record_opt_number(o, c, arg) ? 1 : -1;
 	case 'C':
-		if (strcmp(arg, "fp")) {
-			utrace_die_msg("record",
-				       "--call-graph %s: 'fp' (frame pointers) is the one "
-				       "supported",
-				       arg);
-			return 2;
-		}
-		o->sample.callchain = true;
-		return -1;
+		return record_opt_callgraph(o, arg) ? 2 : -1;
 	case 'O':
 		o->rec.overwrite = true;
 		return -1;

@@ -30,6 +30,7 @@
 #include "lib/elf/symtab.h"
 #include "lib/report/samples.h"
 #include "lib/report/samples_internal.h"
+#include "lib/report/samples_unwind.h"
 #include "lib/tracefile/dat_samples.h"
 
 struct dso {
@@ -558,7 +559,7 @@ static int start(struct report *r, struct utrace_dat *d, struct utrace_error *er
 	if (g && !utrace_dat_samples_have_chains(d))
 		return utrace_error_set(err, -EINVAL,
 					"%s: the samples have no call chains for -g (record "
-					"with -F HZ --call-graph fp)",
+					"with -F HZ --call-graph fp or dwarf)",
 					utrace_dat_path(d));
 	/* perf report -g's order: caller unless callee is asked; perf keeps
 	 * it for --children without -g too (the depth rule of the sort) */
@@ -569,10 +570,19 @@ static int start(struct report *r, struct utrace_dat *d, struct utrace_error *er
 	return 0;
 }
 
-/* One pass, each sample to its event's report. */
+/* One pass, each sample to its event's report (its chain unwound first
+ * when it carries a stack copy). */
 static int add_event_sample(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
 {
-	return add_sample((struct report *)arg + s->offcpu, s, err);
+	struct report *r = (struct report *)arg + s->offcpu;
+	struct utrace_dat_sample full;
+
+	if (r->unwind && (r->graph || r->o->children)) {
+		if (utrace_unwind_sample(r->unwind, s, &full) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		s = &full;
+	}
+	return add_sample(r, s, err);
 }
 
 /* r's entries sorted, NULL if none (-ENOMEM in *ret). */
@@ -614,6 +624,11 @@ int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts
 		r[1].graph = r[0].graph;
 		r[1].caller = r[0].caller;
 		utrace_dat_has_samples(d, NULL, &user_only);
+		if (utrace_dat_samples_have_stacks(d))
+			ret = utrace_unwind_new(d, &r[0].unwind, err);
+		r[1].unwind = r[0].unwind;
+	}
+	if (ret == 0) {
 		ret = utrace_dat_samples_each(d, add_event_sample, r, &lost, err);
 	}
 	for (int k = 0; k < 2 && ret == 0; k++) {
@@ -631,5 +646,6 @@ int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts
 	free_report(&r[0]);
 	free_report(&r[1]);
 	free_dsos(dsos);
+	utrace_unwind_free(r[0].unwind);
 	return ret;
 }

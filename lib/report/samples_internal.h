@@ -13,6 +13,7 @@
 #include "lib/report/samples.h"
 
 struct dso;
+struct utrace_unwind;
 
 /*
  * A function of a call chain, named once: perf merges the chain entries of
@@ -62,6 +63,7 @@ struct report {
 	uint32_t *chain; /* one sample's frames, in the graph's order */
 	size_t cap_chain;
 	struct entry **seen; /* one sample's entries, counted once (recursion) */
+	struct utrace_unwind *unwind; /* --call-graph dwarf's samples, else NULL */
 };
 
 /* Adds the chain of n frames to e's tree with period; -ENOMEM. */

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,7 @@ struct dat_samples {
 	uint64_t lost;
 	uint64_t *chain; /* one sample's call chain without the context markers */
 	size_t cap_chain;
+	uint64_t regs[64]; /* one sample's user registers, aligned */
 };
 
 static struct dat_samples *samples(struct utrace_dat *d)
@@ -71,12 +73,13 @@ int dat_samples_attr(struct utrace_dat *d, const char *p, uint32_t len, uint64_t
 
 	if (!s)
 		return -ENOMEM;
-	if (len < sizeof(s->attr)) {
+	if (len < offsetof(struct utrace_dat_perf_attr, regs_user)) {
 		dat_warn(d, "%s: record at offset %llu (type %u): too short: skipped", d->path,
 			 (unsigned long long)off, UTRACE_DAT_PERF_ATTR);
 		return 0;
 	}
-	memcpy(&s->attr, p, sizeof(s->attr));
+	/* an older, shorter one: no stack copies (the rest zero) */
+	memcpy(&s->attr, p, len < sizeof(s->attr) ? len : sizeof(s->attr));
 	s->have_attr = true;
 	return 0;
 }
@@ -137,7 +140,15 @@ bool utrace_dat_samples_have_chains(const struct utrace_dat *d)
 {
 	const struct dat_samples *s = d->samples;
 
-	return s && s->have_attr && (s->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	return s && s->have_attr &&
+	       (s->attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER));
+}
+
+bool utrace_dat_samples_have_stacks(const struct utrace_dat *d)
+{
+	const struct dat_samples *s = d->samples;
+
+	return s && s->have_attr && (s->attr.sample_type & PERF_SAMPLE_STACK_USER);
 }
 
 /* ---- the records besides samples ---- */
@@ -205,7 +216,8 @@ static int add_fork(struct dat_samples *s, const unsigned char *r, size_t size)
 /* Sample bits this reader can lay out; another one makes a block unreadable. */
 #define KNOWN_SAMPLE                                                                               \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |                      \
+	 PERF_SAMPLE_STACK_USER)
 
 /* Reads u64 i of a record; false past its end. */
 static bool word(const unsigned char *r, size_t size, size_t *at, uint64_t *v)
@@ -217,11 +229,85 @@ static bool word(const unsigned char *r, size_t size, size_t *at, uint64_t *v)
 	return true;
 }
 
+/* PERF_SAMPLE_CALLCHAIN: u64 nr, nr addresses with context markers
+ * (PERF_CONTEXT_KERNEL, then the kernel's, PERF_CONTEXT_USER, then the
+ * user's); 1 if damaged, -ENOMEM. */
+static int parse_chain(struct dat_samples *s, const unsigned char *r, size_t size, size_t *at,
+		       struct utrace_dat_sample *out)
+{
+	uint64_t nr, v = 0;
+	bool kernel = false;
+
+	if (!word(r, size, at, &nr) || nr > (size - *at) / 8)
+		return 1;
+	if (nr > s->cap_chain) {
+		uint64_t *c = realloc(s->chain, nr * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		s->chain = c;
+		s->cap_chain = nr;
+	}
+	for (uint64_t i = 0; i < nr; i++) {
+		word(r, size, at, &v);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) { /* a context marker */
+			kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		s->chain[out->nr++] = v;
+		out->nr_kernel += kernel;
+	}
+	out->chain = s->chain;
+	return 0;
+}
+
+/* PERF_SAMPLE_REGS_USER: u64 abi, then (abi not NONE) a u64 per bit of
+ * the mask; 1 if damaged. */
+static int parse_regs(struct dat_samples *s, const unsigned char *r, size_t size, size_t *at,
+		      struct utrace_dat_sample *out)
+{
+	uint64_t abi;
+	unsigned n = (unsigned)__builtin_popcountll(s->attr.regs_user);
+
+	if (!word(r, size, at, &abi))
+		return 1;
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		if (!word(r, size, at, &s->regs[i]))
+			return 1;
+	out->nr_regs = n;
+	out->regs_mask = s->attr.regs_user;
+	out->regs = s->regs;
+	return 0;
+}
+
+/* PERF_SAMPLE_STACK_USER: u64 size, size bytes, then (size not 0) u64
+ * dyn_size, the part the kernel could copy; 1 if damaged. */
+static int parse_stack(const unsigned char *r, size_t size, size_t *at,
+		       struct utrace_dat_sample *out)
+{
+	uint64_t len, dyn;
+
+	if (!word(r, size, at, &len))
+		return 1;
+	if (!len)
+		return 0;
+	if (len > size - *at || len % 8)
+		return 1;
+	out->stack = r + *at;
+	*at += len;
+	if (!word(r, size, at, &dyn) || dyn > len)
+		return 1;
+	out->stack_size = dyn;
+	return 0;
+}
+
 /* A PERF_RECORD_SAMPLE laid out by sample_type; 1 if damaged. */
 static int parse_sample(struct dat_samples *s, const unsigned char *r, size_t size, bool offcpu,
 			struct utrace_dat_sample *out)
 {
-	uint64_t t = offcpu ? UTRACE_DAT_OFFCPU_SAMPLE_TYPE : s->attr.sample_type, v = 0, nr = 0;
+	uint64_t t = offcpu ? UTRACE_DAT_OFFCPU_SAMPLE_TYPE : s->attr.sample_type, v = 0;
 	size_t at = sizeof(struct perf_event_header);
 
 	memset(out, 0, sizeof(*out));
@@ -243,24 +329,12 @@ static int parse_sample(struct dat_samples *s, const unsigned char *r, size_t si
 	}
 	if ((t & PERF_SAMPLE_PERIOD) && !word(r, size, &at, &out->period))
 		return 1;
-	if (t & PERF_SAMPLE_CALLCHAIN) {
-		if (!word(r, size, &at, &nr) || nr > (size - at) / 8)
-			return 1;
-		if (nr > s->cap_chain) {
-			uint64_t *c = realloc(s->chain, nr * sizeof(*c));
-
-			if (!c)
-				return -ENOMEM;
-			s->chain = c;
-			s->cap_chain = nr;
-		}
-		for (uint64_t i = 0; i < nr; i++) {
-			word(r, size, &at, &v);
-			if (v < (uint64_t)PERF_CONTEXT_MAX) /* not a context marker */
-				s->chain[out->nr++] = v;
-		}
-		out->chain = s->chain;
-	}
+	if ((t & PERF_SAMPLE_CALLCHAIN) && parse_chain(s, r, size, &at, out))
+		return 1;
+	if (t & PERF_SAMPLE_REGS_USER && parse_regs(s, r, size, &at, out))
+		return 1;
+	if (t & PERF_SAMPLE_STACK_USER && parse_stack(r, size, &at, out))
+		return 1;
 	return 0;
 }
 
