@@ -204,8 +204,7 @@ static int frames_grow(struct report *r)
 	return 0;
 }
 
-/* The frame of ip in process pid, interned; -ENOMEM. */
-static int64_t frame_of(struct report *r, int32_t pid, uint64_t ip)
+int64_t samples_frame_of(struct report *r, int32_t pid, uint64_t ip)
 {
 	uint64_t off = 0;
 	const char *path = utrace_dat_sample_map(r->d, pid, ip, &off);
@@ -348,7 +347,7 @@ static int64_t sample_chain(struct report *r, const struct utrace_dat_sample *s)
 		r->cap_chain = s->nr;
 	}
 	for (uint32_t i = 0; i < s->nr; i++) {
-		int64_t f = frame_of(r, s->pid, s->chain[i]);
+		int64_t f = samples_frame_of(r, s->pid, s->chain[i]);
 
 		if (f < 0)
 			return -ENOMEM;
@@ -391,7 +390,7 @@ static int add_children(struct report *r, const struct utrace_dat_sample *s, str
 static int add_sample(struct report *r, const struct utrace_dat_sample *s, struct utrace_error *err)
 {
 	uint64_t period = s->period ? s->period : 1;
-	int64_t f = frame_of(r, s->pid, s->ip), n = 0;
+	int64_t f = samples_frame_of(r, s->pid, s->ip), n = 0;
 	struct entry *e = f < 0 ? NULL : entry_of(r, s, &r->frames[f]);
 
 	if (e && (r->graph || r->o->children))
@@ -517,7 +516,7 @@ static void print_report(struct report *r, struct entry **v, const uint64_t *los
 	fputs("\n\n", out);
 }
 
-static void free_report(struct report *r)
+void samples_report_free(struct report *r)
 {
 	for (size_t i = 0; i < r->cap; i++) {
 		if (!r->v[i])
@@ -535,7 +534,7 @@ static void free_report(struct report *r)
 	free(r->seen);
 }
 
-static void free_dsos(struct dso *o)
+void samples_dsos_free(struct dso *o)
 {
 	while (o) {
 		struct dso *next = o->next;
@@ -643,9 +642,9 @@ int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts
 		first = false;
 		free(v);
 	}
-	free_report(&r[0]);
-	free_report(&r[1]);
-	free_dsos(dsos);
+	samples_report_free(&r[0]);
+	samples_report_free(&r[1]);
+	samples_dsos_free(dsos);
 	utrace_unwind_free(r[0].unwind);
 	return ret;
 }

@@ -66,6 +66,13 @@ struct report {
 	struct utrace_unwind *unwind; /* --call-graph dwarf's samples, else NULL */
 };
 
+/* The frame of ip in process pid, named and interned: its index in
+ * r->frames; -ENOMEM. */
+int64_t samples_frame_of(struct report *r, int32_t pid, uint64_t ip);
+/* What a report holds (not r itself), and the files it loaded. */
+void samples_report_free(struct report *r);
+void samples_dsos_free(struct dso *o);
+
 /* Adds the chain of n frames to e's tree with period; -ENOMEM. */
 int samples_chain_add(struct entry *e, const uint32_t *chain, uint32_t n, uint64_t period);
 void samples_chain_free(struct cnode *root);
