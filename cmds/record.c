@@ -12,6 +12,7 @@
 
 #include "cmds/cmds.h"
 #include "cmds/record.h"
+#include "lib/sample/ksyms.h"
 
 static void record_usage(FILE *f)
 {
@@ -211,6 +212,23 @@ static int record_opt_number(struct record_opts *o, int c, const char *arg)
 	}
 }
 
+/* -e cpu-clock[:u]: the sampled event, perf's name, with perf's :u
+ * (user space only: no kernel address, no kernel stack) or, without it,
+ * the kernel too. */
+static int record_opt_sample_event(struct record_opts *o, const char *arg)
+{
+	if (arg[9] && strcmp(arg + 9, ":u")) {
+		utrace_die_msg("record",
+			       "-e %s: unknown modifier '%s' at column 11 (cpu-clock samples user "
+			       "and kernel; cpu-clock:u user space only)",
+			       arg, arg + 10);
+		return 1;
+	}
+	o->sample_event = arg;
+	o->sample.user_only = arg[9] != 0;
+	return 0;
+}
+
 /* --call-graph fp|dwarf[,SIZE], perf record's syntax, limits and words. */
 static int record_opt_callgraph(struct record_opts *o, const char *arg)
 {
@@ -278,6 +296,8 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 		o->sample.off_cpu = true;
 		return -1;
 	case 'e':
+		if (!strncmp(arg, "cpu-clock", 9) && (!arg[9] || arg[9] == ':'))
+			return record_opt_sample_event(o, arg) ? 2 : -1;
 		if (!(o->specs = record_push(o->specs, o->nspecs, sizeof(*o->specs))))
 			return 1;
 		o->specs[o->nspecs++] =
@@ -377,6 +397,10 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		utrace_die_msg("record", "--off-cpu goes with -F HZ");
 		return 2;
 	}
+	if (o->sample_event && !o->sample.freq) {
+		utrace_die_msg("record", "-e %s goes with -F HZ", o->sample_event);
+		return 2;
+	}
 	return -1;
 }
 
@@ -390,9 +414,9 @@ int cmd_record(int argc, char **argv)
 		    .buffer_kb = RECORD_DEFAULT_BUFFER_KB,
 		},
 	    .filter = utrace_func_filter_new(),
-	    /* the samples' kernel addresses could not be named: user only,
-	     * as perf's :u */
-	    .sample = {.user_only = true},
+	    /* as perf: the kernel's addresses too where this user may see
+	     * them, else user space only (perf's :u) */
+	    .sample = {.user_only = !utrace_ksyms_allowed()},
 	};
 	int ret;
 

@@ -145,6 +145,24 @@ static int record_perf_attr(struct utrace_recorder *r, const struct utrace_sampl
 	return utrace_recorder_write_record(r, UTRACE_DAT_PERF_ATTR, &iov, 1, err);
 }
 
+/* The kernel symbols the samples need, named now (only this machine's
+ * /proc/kallsyms can). */
+static int record_ksyms(struct utrace_recorder *r, struct utrace_sampler *sp,
+			struct utrace_error *err)
+{
+	struct iovec iov;
+	size_t len;
+	void *buf;
+	int ret = utrace_sampler_ksyms(sp, &buf, &len, err);
+
+	if (ret == 0 && len) {
+		iov = (struct iovec){buf, len};
+		ret = utrace_recorder_write_record(r, UTRACE_DAT_PERF_KSYMS, &iov, 1, err);
+	}
+	free(buf);
+	return ret;
+}
+
 static int record_kformat(void *r, const char *system, const char *name, int id, const char *text,
 			  struct utrace_error *err)
 {
@@ -647,6 +665,9 @@ static void record_end(struct record_session *s)
 	if (s->k.sampler &&
 	    utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu, true, s->r, &err) < 0)
 		utrace_die_msg("record", "%s: %s", output, err.msg);
+	if (s->k.sampler && record_ksyms(s->r, s->k.sampler, &err) < 0)
+		utrace_die_msg("record", "%s: %s (the kernel's frames will not be named)", output,
+			       err.msg);
 	if (utrace_recorder_finish(s->r, &st, &err) < 0)
 		utrace_die_msg("record", "%s: %s", output, err.msg);
 	else

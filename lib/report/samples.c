@@ -33,6 +33,9 @@
 #include "lib/report/samples_unwind.h"
 #include "lib/tracefile/dat_samples.h"
 
+/* perf's Shared Object of the kernel's addresses */
+#define KERNEL_DSO "[kernel.kallsyms]"
+
 struct dso {
 	char *path;
 	const char *base;	   /* file name shown as the Shared Object */
@@ -206,13 +209,20 @@ static int frames_grow(struct report *r)
 
 int64_t samples_frame_of(struct report *r, int32_t pid, uint64_t ip)
 {
-	uint64_t off = 0;
-	const char *path = utrace_dat_sample_map(r->d, pid, ip, &off);
+	uint64_t off = 0, kstart = 0;
+	bool kernel = (int64_t)ip < 0; /* the upper half: the kernel's */
+	const char *kname = kernel ? utrace_dat_sample_ksym(r->d, ip, &kstart) : NULL;
+	const char *path = kernel ? KERNEL_DSO : utrace_dat_sample_map(r->d, pid, ip, &off);
 	struct dso *o = path ? get_dso(r, path) : NULL;
-	const struct utrace_sym *sym = o ? dso_symbol(o, off) : NULL;
-	struct frame f = {o, o ? o->path : NULL, sym ? sym->vaddr : ip, sym ? sym->name : NULL};
+	const struct utrace_sym *sym = o && !kernel ? dso_symbol(o, off) : NULL;
+	struct frame f = {o, o ? o->path : NULL, sym ? sym->vaddr : ip, sym ? sym->name : NULL,
+			  kernel};
 	size_t s;
 
+	if (kname) {
+		f.addr = kstart;
+		f.name = kname;
+	}
 	if ((path && !o) || ((r->nr_frames + 1) * 2 > r->cap_fslot && frames_grow(r) < 0))
 		return -ENOMEM;
 	for (s = frame_slot(o, f.addr, r->cap_fslot); r->fslot[s];
@@ -258,9 +268,10 @@ static void columns(struct report *r, const struct utrace_dat_sample *s, const s
 			break;
 		case UTRACE_SAMPLE_SYM:
 			if (f->name)
-				snprintf(bufs[i], 512, "[.] %s", f->name);
+				snprintf(bufs[i], 512, "[%c] %s", f->kernel ? 'k' : '.', f->name);
 			else
-				snprintf(bufs[i], 512, "[.] %#018" PRIx64, f->addr);
+				snprintf(bufs[i], 512, "[%c] %#018" PRIx64, f->kernel ? 'k' : '.',
+					 f->addr);
 			break;
 		}
 	}

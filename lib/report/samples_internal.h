@@ -25,6 +25,7 @@ struct frame {
 	const char *dso_path;
 	uint64_t addr;	  /* the symbol's start, or the address without one */
 	const char *name; /* NULL: no symbol, printed as addr */
+	bool kernel;	  /* a kernel address, [kernel.kallsyms] */
 };
 
 /* One node of an entry's call chain tree: a trie of frames, one per node. */

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/sample/ksyms.h"
 #include "lib/sample/offcpu.h"
 #include "lib/sample/sampler.h"
 
@@ -63,6 +64,7 @@ struct utrace_sampler {
 	struct ring *rings;
 	struct ring *cs; /* --off-cpu: the context-switch events, NULL without */
 	struct utrace_offcpu *offcpu;
+	struct utrace_ksyms *ksyms; /* the kernel's addresses met, NULL if user only */
 	uint64_t last_drain; /* ns: switches before it are all written */
 	unsigned nr;
 	struct utrace_sampler_attr attr;
@@ -285,6 +287,8 @@ int utrace_sampler_open(pid_t pid, const struct utrace_sampler_opts *o, struct u
 		ret = open_rings(s, o, pid, &a, (unsigned)ncpu, err);
 	if (ret == 0 && o->off_cpu)
 		ret = open_cs(s, pid, (unsigned)ncpu, err);
+	if (ret == 0 && !o->user_only && !(s->ksyms = utrace_ksyms_new()))
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	if (ret < 0) {
 		utrace_sampler_close(s);
 		return ret;
@@ -341,8 +345,11 @@ static int drain_ring(struct utrace_sampler *s, struct ring *r, unsigned cpu, ut
 		memcpy(s->chunk + (r->size - at), r->data, len - (r->size - at));
 	}
 	__atomic_store_n(&r->meta->data_tail, tail + len, __ATOMIC_RELEASE);
-	if (r >= s->rings && r < s->rings + s->nr)
+	if (r >= s->rings && r < s->rings + s->nr) {
 		count(s, s->chunk, len);
+		if (s->ksyms && utrace_ksyms_add(s->ksyms, s->attr.sample_type, s->chunk, len) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
 	if (fn)
 		ret = fn(arg, cpu, s->chunk, len, err);
 	return ret;
@@ -393,6 +400,14 @@ int utrace_sampler_drain(struct utrace_sampler *s, utrace_sampler_fn fn,
 	return ret;
 }
 
+int utrace_sampler_ksyms(struct utrace_sampler *s, void **out, size_t *len,
+			 struct utrace_error *err)
+{
+	*out = NULL;
+	*len = 0;
+	return s->ksyms ? utrace_ksyms_resolve(s->ksyms, NULL, out, len, err) : 0;
+}
+
 void utrace_sampler_stats(const struct utrace_sampler *s, uint64_t *samples, uint64_t *lost,
 			  uint64_t *offcpu)
 {
@@ -425,6 +440,7 @@ void utrace_sampler_close(struct utrace_sampler *s)
 	free(s->rings);
 	free(s->cs);
 	utrace_offcpu_free(s->offcpu);
+	utrace_ksyms_free(s->ksyms);
 	free(s->chunk);
 	free(s);
 }

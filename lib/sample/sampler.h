@@ -85,6 +85,11 @@ int utrace_sampler_drain(struct utrace_sampler *s, utrace_sampler_fn fn,
 			 utrace_sampler_fn offcpu_fn, bool last, void *arg,
 			 struct utrace_error *err);
 
+/* The kernel symbols the samples drained so far need (lib/sample/ksyms.h's
+ * layout; *len 0 if none, or the kernel was left out): a malloc'd *out. */
+int utrace_sampler_ksyms(struct utrace_sampler *s, void **out, size_t *len,
+			 struct utrace_error *err);
+
 /* Samples and lost records seen by the drains so far (the off-CPU
  * samples made in *offcpu, if not NULL). */
 void utrace_sampler_stats(const struct utrace_sampler *s, uint64_t *samples, uint64_t *lost,

@@ -54,6 +54,7 @@ enum utrace_dat_type {
 	UTRACE_DAT_PERF_ATTR = 20, /* struct utrace_dat_perf_attr: what the samples hold */
 	UTRACE_DAT_PERF = 21,	   /* struct utrace_dat_perf + perf ring-buffer records */
 	UTRACE_DAT_PERF_OFFCPU = 22, /* struct utrace_dat_perf + off-CPU samples */
+	UTRACE_DAT_PERF_KSYMS = 23,  /* {u64 start, NUL-terminated name}...: kernel symbols */
 };
 
 struct utrace_dat_rec {

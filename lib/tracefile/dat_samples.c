@@ -43,6 +43,11 @@ struct dat_fork {
 	int32_t pid, ppid;
 };
 
+struct dat_ksym {
+	uint64_t start;
+	const char *name; /* in ksym_text */
+};
+
 struct dat_samples {
 	struct utrace_dat_perf_attr attr;
 	bool have_attr, scanned;
@@ -58,6 +63,9 @@ struct dat_samples {
 	uint64_t *chain; /* one sample's call chain without the context markers */
 	size_t cap_chain;
 	uint64_t regs[64]; /* one sample's user registers, aligned */
+	char *ksym_text;   /* the PERF_KSYMS payload, NUL-terminated */
+	struct dat_ksym *ksyms;
+	size_t nr_ksyms;
 };
 
 static struct dat_samples *samples(struct utrace_dat *d)
@@ -106,6 +114,59 @@ int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n,
 	return 0;
 }
 
+static int by_start(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dat_ksym *)a)->start, y = ((const struct dat_ksym *)b)->start;
+
+	return x < y ? -1 : x > y;
+}
+
+int dat_samples_ksyms(struct utrace_dat *d, const char *p, uint32_t len)
+{
+	struct dat_samples *s = samples(d);
+	size_t at = 0, n = 0;
+	char *t;
+
+	if (!s || !(t = malloc((size_t)len + 1)))
+		return -ENOMEM;
+	memcpy(t, p, len);
+	t[len] = 0; /* a name cut short ends at the end */
+	free(s->ksym_text);
+	free(s->ksyms);
+	s->ksym_text = t;
+	s->ksyms = malloc((len / 9 + 1) * sizeof(*s->ksyms));
+	s->nr_ksyms = 0;
+	if (!s->ksyms)
+		return -ENOMEM;
+	while (at + 8 < len) { /* {u64 start, name NUL} */
+		memcpy(&s->ksyms[n].start, t + at, 8);
+		s->ksyms[n++].name = t + at + 8;
+		at += 8 + strlen(t + at + 8) + 1;
+	}
+	qsort(s->ksyms, n, sizeof(*s->ksyms), by_start); /* sorted as written, unless damaged */
+	s->nr_ksyms = n;
+	return 0;
+}
+
+const char *utrace_dat_sample_ksym(struct utrace_dat *d, uint64_t addr, uint64_t *start)
+{
+	const struct dat_samples *s = d->samples;
+	size_t lo = 0, hi = s ? s->nr_ksyms : 0;
+
+	while (lo < hi) { /* the first symbol above addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->ksyms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	*start = s->ksyms[lo - 1].start;
+	return s->ksyms[lo - 1].name;
+}
+
 void dat_samples_free(struct utrace_dat *d)
 {
 	struct dat_samples *s = d->samples;
@@ -119,6 +180,8 @@ void dat_samples_free(struct utrace_dat *d)
 	free(s->comms);
 	free(s->forks);
 	free(s->chain);
+	free(s->ksym_text);
+	free(s->ksyms);
 	free(s);
 	d->samples = NULL;
 }

@@ -59,6 +59,10 @@ const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip
 				  uint64_t *file_off);
 /* Whether its samples carry stack copies (record --call-graph dwarf). */
 bool utrace_dat_samples_have_stacks(const struct utrace_dat *d);
+/* The kernel symbol at or below addr that the recording saved
+ * (PERF_KSYMS: only those its samples needed) and its start; NULL if
+ * none. */
+const char *utrace_dat_sample_ksym(struct utrace_dat *d, uint64_t addr, uint64_t *start);
 /* The last name the kernel gave thread tid (its comm), NULL if none. */
 const char *utrace_dat_sample_comm(struct utrace_dat *d, int32_t tid);
 
