@@ -21,6 +21,7 @@
 
 #include "lib/tracefile/dat_internal.h"
 #include "lib/tracefile/dat_samples.h"
+#include "lib/tracefile/perf_sample.h"
 
 struct dat_block {
 	uint64_t off; /* of the records, after struct utrace_dat_perf */
@@ -60,9 +61,7 @@ struct dat_samples {
 	struct dat_fork *forks;
 	size_t nr_forks, cap_forks;
 	uint64_t lost;
-	uint64_t *chain; /* one sample's call chain without the context markers */
-	size_t cap_chain;
-	uint64_t regs[64]; /* one sample's user registers, aligned */
+	struct utrace_perf_parser parser; /* one sample's chain and registers */
 	char *ksym_text;   /* the PERF_KSYMS payload, NUL-terminated */
 	struct dat_ksym *ksyms;
 	size_t nr_ksyms;
@@ -179,7 +178,7 @@ void dat_samples_free(struct utrace_dat *d)
 	free(s->blocks);
 	free(s->comms);
 	free(s->forks);
-	free(s->chain);
+	utrace_perf_parser_free(&s->parser);
 	free(s->ksym_text);
 	free(s->ksyms);
 	free(s);
@@ -274,132 +273,7 @@ static int add_fork(struct dat_samples *s, const unsigned char *r, size_t size)
 	return 0;
 }
 
-/* ---- samples ---- */
-
-/* Sample bits this reader can lay out; another one makes a block unreadable. */
-#define KNOWN_SAMPLE                                                                               \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |                      \
-	 PERF_SAMPLE_STACK_USER)
-
-/* Reads u64 i of a record; false past its end. */
-static bool word(const unsigned char *r, size_t size, size_t *at, uint64_t *v)
-{
-	if (*at + 8 > size)
-		return false;
-	memcpy(v, r + *at, 8);
-	*at += 8;
-	return true;
-}
-
-/* PERF_SAMPLE_CALLCHAIN: u64 nr, nr addresses with context markers
- * (PERF_CONTEXT_KERNEL, then the kernel's, PERF_CONTEXT_USER, then the
- * user's); 1 if damaged, -ENOMEM. */
-static int parse_chain(struct dat_samples *s, const unsigned char *r, size_t size, size_t *at,
-		       struct utrace_dat_sample *out)
-{
-	uint64_t nr, v = 0;
-	bool kernel = false;
-
-	if (!word(r, size, at, &nr) || nr > (size - *at) / 8)
-		return 1;
-	if (nr > s->cap_chain) {
-		uint64_t *c = realloc(s->chain, nr * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		s->chain = c;
-		s->cap_chain = nr;
-	}
-	for (uint64_t i = 0; i < nr; i++) {
-		word(r, size, at, &v);
-		if (v >= (uint64_t)PERF_CONTEXT_MAX) { /* a context marker */
-			kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		s->chain[out->nr++] = v;
-		out->nr_kernel += kernel;
-	}
-	out->chain = s->chain;
-	return 0;
-}
-
-/* PERF_SAMPLE_REGS_USER: u64 abi, then (abi not NONE) a u64 per bit of
- * the mask; 1 if damaged. */
-static int parse_regs(struct dat_samples *s, const unsigned char *r, size_t size, size_t *at,
-		      struct utrace_dat_sample *out)
-{
-	uint64_t abi;
-	unsigned n = (unsigned)__builtin_popcountll(s->attr.regs_user);
-
-	if (!word(r, size, at, &abi))
-		return 1;
-	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
-		return 0;
-	for (unsigned i = 0; i < n; i++)
-		if (!word(r, size, at, &s->regs[i]))
-			return 1;
-	out->nr_regs = n;
-	out->regs_mask = s->attr.regs_user;
-	out->regs = s->regs;
-	return 0;
-}
-
-/* PERF_SAMPLE_STACK_USER: u64 size, size bytes, then (size not 0) u64
- * dyn_size, the part the kernel could copy; 1 if damaged. */
-static int parse_stack(const unsigned char *r, size_t size, size_t *at,
-		       struct utrace_dat_sample *out)
-{
-	uint64_t len, dyn;
-
-	if (!word(r, size, at, &len))
-		return 1;
-	if (!len)
-		return 0;
-	if (len > size - *at || len % 8)
-		return 1;
-	out->stack = r + *at;
-	*at += len;
-	if (!word(r, size, at, &dyn) || dyn > len)
-		return 1;
-	out->stack_size = dyn;
-	return 0;
-}
-
-/* A PERF_RECORD_SAMPLE laid out by sample_type; 1 if damaged. */
-static int parse_sample(struct dat_samples *s, const unsigned char *r, size_t size, bool offcpu,
-			struct utrace_dat_sample *out)
-{
-	uint64_t t = offcpu ? UTRACE_DAT_OFFCPU_SAMPLE_TYPE : s->attr.sample_type, v = 0;
-	size_t at = sizeof(struct perf_event_header);
-
-	memset(out, 0, sizeof(*out));
-	out->offcpu = offcpu;
-	if ((t & PERF_SAMPLE_IP) && !word(r, size, &at, &out->ip))
-		return 1;
-	if (t & PERF_SAMPLE_TID) {
-		if (!word(r, size, &at, &v))
-			return 1;
-		out->pid = (int32_t)(uint32_t)v;
-		out->tid = (int32_t)(uint32_t)(v >> 32);
-	}
-	if ((t & PERF_SAMPLE_TIME) && !word(r, size, &at, &out->ts))
-		return 1;
-	if (t & PERF_SAMPLE_CPU) {
-		if (!word(r, size, &at, &v))
-			return 1;
-		out->cpu = (uint32_t)v;
-	}
-	if ((t & PERF_SAMPLE_PERIOD) && !word(r, size, &at, &out->period))
-		return 1;
-	if ((t & PERF_SAMPLE_CALLCHAIN) && parse_chain(s, r, size, &at, out))
-		return 1;
-	if (t & PERF_SAMPLE_REGS_USER && parse_regs(s, r, size, &at, out))
-		return 1;
-	if (t & PERF_SAMPLE_STACK_USER && parse_stack(r, size, &at, out))
-		return 1;
-	return 0;
-}
+/* ---- samples (their layout: perf_sample.c) ---- */
 
 /* What one block holds; samples go to fn when fn is set. */
 static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len,
@@ -422,7 +296,12 @@ static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len,
 			break;
 		}
 		if (h.type == PERF_RECORD_SAMPLE && fn) {
-			ret = parse_sample(s, b + off, h.size, bl->offcpu, &smp);
+			s->parser.regs_user = s->attr.regs_user;
+			ret = utrace_perf_parse_sample(&s->parser,
+						       bl->offcpu ? UTRACE_DAT_OFFCPU_SAMPLE_TYPE
+								  : s->attr.sample_type,
+						       b + off, h.size, &smp);
+			smp.offcpu = bl->offcpu;
 			if (ret == 0) {
 				if (!bl->offcpu && !(s->attr.sample_type & PERF_SAMPLE_CPU))
 					smp.cpu = bl->cpu;
@@ -506,7 +385,7 @@ int utrace_dat_samples_each(struct utrace_dat *d,
 	*lost = 0;
 	if (!d->samples || !d->samples->have_attr)
 		return 0;
-	if (d->samples->attr.sample_type & ~(uint64_t)KNOWN_SAMPLE)
+	if (d->samples->attr.sample_type & ~(uint64_t)UTRACE_PERF_KNOWN_SAMPLE)
 		return utrace_error_set(err, -ENOTSUP,
 					"%s: the samples hold fields this utrace cannot read "
 					"(sample_type %#llx)",
