@@ -211,8 +211,12 @@ int64_t samples_frame_of(struct report *r, int32_t pid, uint64_t ip)
 {
 	uint64_t off = 0, kstart = 0;
 	bool kernel = (int64_t)ip < 0; /* the upper half: the kernel's */
-	const char *kname = kernel ? utrace_dat_sample_ksym(r->d, ip, &kstart) : NULL;
-	const char *path = kernel ? KERNEL_DSO : utrace_dat_sample_map(r->d, pid, ip, &off);
+	const char *kname = !kernel	? NULL
+			    : r->names ? r->names->ksym(r->names_arg, ip, &kstart)
+				       : utrace_dat_sample_ksym(r->d, ip, &kstart);
+	const char *path = kernel     ? KERNEL_DSO
+			   : r->names ? r->names->map(r->names_arg, pid, ip, &off)
+				      : utrace_dat_sample_map(r->d, pid, ip, &off);
 	struct dso *o = path ? get_dso(r, path) : NULL;
 	const struct utrace_sym *sym = o && !kernel ? dso_symbol(o, off) : NULL;
 	struct frame f = {o, o ? o->path : NULL, sym ? sym->vaddr : ip, sym ? sym->name : NULL,
@@ -250,7 +254,8 @@ int64_t samples_frame_of(struct report *r, int32_t pid, uint64_t ip)
 static void columns(struct report *r, const struct utrace_dat_sample *s, const struct frame *f,
 		    char bufs[4][512])
 {
-	const char *comm = utrace_dat_sample_comm(r->d, s->tid);
+	const char *comm = r->names ? r->names->comm(r->names_arg, s->pid, s->tid)
+				    : utrace_dat_sample_comm(r->d, s->tid);
 
 	for (unsigned i = 0; i < r->o->n; i++) {
 		switch (r->o->order[i]) {
@@ -398,7 +403,7 @@ static int add_children(struct report *r, const struct utrace_dat_sample *s, str
 	return 0;
 }
 
-static int add_sample(struct report *r, const struct utrace_dat_sample *s, struct utrace_error *err)
+int samples_add(struct report *r, const struct utrace_dat_sample *s, struct utrace_error *err)
 {
 	uint64_t period = s->period ? s->period : 1;
 	int64_t f = samples_frame_of(r, s->pid, s->ip), n = 0;
@@ -497,29 +502,40 @@ static void print_header(struct report *r, const size_t *w, const uint64_t *lost
 	fputs("\n#\n", out);
 }
 
-static void print_report(struct report *r, struct entry **v, const uint64_t *lost, bool user_only,
-			 FILE *out)
+void samples_widths(const struct report *r, struct entry **v, size_t nr, size_t w[4])
 {
-	unsigned n = r->o->n;
-	size_t w[4];
-
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < r->o->n; i++) {
 		w[i] = strlen(header_name(r->o->order[i]));
-		for (size_t e = 0; e < r->nr; e++)
+		for (size_t e = 0; e < nr; e++)
 			if (strlen(v[e]->cols[i]) > w[i])
 				w[i] = strlen(v[e]->cols[i]);
 	}
+}
+
+void samples_print_row(const struct report *r, const struct entry *e, const size_t *w, FILE *out)
+{
+	unsigned n = r->o->n;
+
+	if (r->o->children)
+		fprintf(out, "  %7.2f%%", 100.0 * (double)e->acc / (double)r->total);
+	fprintf(out, "  %7.2f%%", 100.0 * (double)e->period / (double)r->total);
+	for (unsigned i = 0; i < n; i++)
+		if (i + 1 < n)
+			fprintf(out, "  %-*s", (int)w[i], e->cols[i]);
+		else
+			fprintf(out, "  %s", e->cols[i]);
+	fputc('\n', out);
+}
+
+static void print_report(struct report *r, struct entry **v, const uint64_t *lost, bool user_only,
+			 FILE *out)
+{
+	size_t w[4];
+
+	samples_widths(r, v, r->nr, w);
 	print_header(r, w, lost, user_only, out);
 	for (size_t e = 0; e < r->nr; e++) {
-		if (r->o->children)
-			fprintf(out, "  %7.2f%%", 100.0 * (double)v[e]->acc / (double)r->total);
-		fprintf(out, "  %7.2f%%", 100.0 * (double)v[e]->period / (double)r->total);
-		for (unsigned i = 0; i < n; i++)
-			if (i + 1 < n)
-				fprintf(out, "  %-*s", (int)w[i], v[e]->cols[i]);
-			else
-				fprintf(out, "  %s", v[e]->cols[i]);
-		fputc('\n', out);
+		samples_print_row(r, v[e], w, out);
 		if (r->graph)
 			samples_graph_print(r, v[e], r->o->children ? v[e]->acc : v[e]->period,
 					    out);
@@ -592,11 +608,11 @@ static int add_event_sample(void *arg, const struct utrace_dat_sample *s, struct
 			return utrace_error_set(err, -ENOMEM, "out of memory");
 		s = &full;
 	}
-	return add_sample(r, s, err);
+	return samples_add(r, s, err);
 }
 
 /* r's entries sorted, NULL if none (-ENOMEM in *ret). */
-static struct entry **sorted(struct report *r, int *ret, struct utrace_error *err)
+struct entry **samples_sorted(struct report *r, int *ret, struct utrace_error *err)
 {
 	struct entry **v;
 	size_t k = 0;
@@ -647,7 +663,7 @@ int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts
 		/* no cpu-clock sample: its section only if nothing else */
 		if (!r[k].samples && (k || r[1].samples))
 			continue;
-		v = sorted(&r[k], &ret, err);
+		v = samples_sorted(&r[k], &ret, err);
 		if (ret == 0)
 			print_report(&r[k], v, first ? &lost : NULL, user_only, out);
 		first = false;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "lib/report/samples.h"
+#include "lib/tracefile/dat_samples.h"
 
 struct dso;
 struct utrace_unwind;
@@ -47,8 +48,19 @@ struct entry {
 	struct cnode root;	  /* its frame unused */
 };
 
+/* Where addresses are named when not from a recording (utrace top: the
+ * live system's /proc): the file mapped at ip in pid and ip's offset in
+ * it, the kernel symbol at or below addr, a thread's name; NULL if none. */
+struct samples_names {
+	const char *(*map)(void *arg, int32_t pid, uint64_t ip, uint64_t *off);
+	const char *(*ksym)(void *arg, uint64_t addr, uint64_t *start);
+	const char *(*comm)(void *arg, int32_t pid, int32_t tid);
+};
+
 struct report {
 	struct utrace_dat *d;
+	const struct samples_names *names; /* NULL: the recording d's */
+	void *names_arg;
 	const struct utrace_samples_opts *o;
 	enum utrace_sample_graph graph; /* DEFAULT resolved */
 	bool caller;			/* chains outermost frame first */
@@ -70,6 +82,14 @@ struct report {
 /* The frame of ip in process pid, named and interned: its index in
  * r->frames; -ENOMEM. */
 int64_t samples_frame_of(struct report *r, int32_t pid, uint64_t ip);
+/* One sample into its entry (and chains, children): -ENOMEM. */
+int samples_add(struct report *r, const struct utrace_dat_sample *s, struct utrace_error *err);
+/* r's entries, largest first (NULL if none; -ENOMEM in *ret). */
+struct entry **samples_sorted(struct report *r, int *ret, struct utrace_error *err);
+/* The columns' widths over the nr entries of v (each its widest value
+ * or header), and one entry's line, perf report's. */
+void samples_widths(const struct report *r, struct entry **v, size_t nr, size_t w[4]);
+void samples_print_row(const struct report *r, const struct entry *e, const size_t *w, FILE *out);
 /* What a report holds (not r itself), and the files it loaded. */
 void samples_report_free(struct report *r);
 void samples_dsos_free(struct dso *o);

@@ -139,7 +139,7 @@ struct ksym {
 	size_t name; /* offset in the names */
 };
 
-struct table {
+struct utrace_kallsyms {
 	struct ksym *v;
 	size_t nr, cap;
 	char *names;
@@ -151,7 +151,7 @@ static int cmp_ksym(const void *a, const void *b)
 	return cmp_u64(&((const struct ksym *)a)->start, &((const struct ksym *)b)->start);
 }
 
-static int table_add(struct table *t, uint64_t start, const char *name)
+static int table_add(struct utrace_kallsyms *t, uint64_t start, const char *name)
 {
 	size_t l = strlen(name) + 1;
 
@@ -181,7 +181,7 @@ static int table_add(struct table *t, uint64_t start, const char *name)
 
 /* kallsyms' text symbols, sorted by address; 0 if every address is
  * hidden (zero), 1 if read. */
-static int read_kallsyms(const char *path, struct table *t, struct utrace_error *err)
+static int read_kallsyms(const char *path, struct utrace_kallsyms *t, struct utrace_error *err)
 {
 	FILE *f = fopen(path, "r");
 	char line[512], name[256], type;
@@ -204,23 +204,60 @@ static int read_kallsyms(const char *path, struct table *t, struct utrace_error 
 	return any;
 }
 
+const char *utrace_kallsyms_find(const struct utrace_kallsyms *t, uint64_t addr, uint64_t *start)
+{
+	size_t lo = 0, hi = t->nr;
+
+	while (lo < hi) { /* the first symbol above addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (t->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	*start = t->v[lo - 1].start;
+	return t->names + t->v[lo - 1].name;
+}
+
+int utrace_kallsyms_load(const char *path, struct utrace_kallsyms **out, struct utrace_error *err)
+{
+	struct utrace_kallsyms *t = calloc(1, sizeof(*t));
+	int ret;
+
+	*out = NULL;
+	if (!t)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	ret = read_kallsyms(path ? path : "/proc/kallsyms", t, err);
+	if (ret <= 0) {
+		utrace_kallsyms_free(t);
+		return ret;
+	}
+	*out = t;
+	return 1;
+}
+
+void utrace_kallsyms_free(struct utrace_kallsyms *t)
+{
+	if (!t)
+		return;
+	free(t->v);
+	free(t->names);
+	free(t);
+}
+
 /* Each address's symbol: the last starting at or below it. */
-static void name_all(const struct table *t, const uint64_t *a, struct best *b, size_t n)
+static void name_all(const struct utrace_kallsyms *t, const uint64_t *a, struct best *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		size_t lo = 0, hi = t->nr;
+		uint64_t start;
+		const char *name = utrace_kallsyms_find(t, a[i], &start);
 
-		while (lo < hi) { /* the first symbol above a[i] */
-			size_t mid = (lo + hi) / 2;
-
-			if (t->v[mid].start <= a[i])
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo) {
-			b[i].start = t->v[lo - 1].start;
-			snprintf(b[i].name, sizeof(b[i].name), "%s", t->names + t->v[lo - 1].name);
+		if (name) {
+			b[i].start = start;
+			snprintf(b[i].name, sizeof(b[i].name), "%s", name);
 		}
 	}
 }
@@ -254,7 +291,7 @@ int utrace_ksyms_resolve(struct utrace_ksyms *k, const char *kallsyms, void **ou
 {
 	uint64_t *a = malloc((k->nr ? k->nr : 1) * sizeof(*a));
 	struct best *b = calloc(k->nr ? k->nr : 1, sizeof(*b));
-	struct table t = {0};
+	struct utrace_kallsyms *t = NULL;
 	size_t n = 0;
 	int ret;
 
@@ -269,11 +306,10 @@ int utrace_ksyms_resolve(struct utrace_ksyms *k, const char *kallsyms, void **ou
 		if (k->set[i])
 			a[n++] = k->set[i];
 	qsort(a, n, sizeof(*a), cmp_u64);
-	ret = n ? read_kallsyms(kallsyms ? kallsyms : "/proc/kallsyms", &t, err) : 0;
+	ret = n ? utrace_kallsyms_load(kallsyms, &t, err) : 0;
 	if (ret > 0)
-		name_all(&t, a, b, n);
-	free(t.v);
-	free(t.names);
+		name_all(t, a, b, n);
+	utrace_kallsyms_free(t);
 	if (ret > 0 && pack(b, n, out, len) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	free(a);

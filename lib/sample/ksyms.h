@@ -37,6 +37,15 @@ int utrace_ksyms_add(struct utrace_ksyms *k, uint64_t sample_type, const void *r
 int utrace_ksyms_resolve(struct utrace_ksyms *k, const char *kallsyms, void **out, size_t *len,
 			 struct utrace_error *err);
 
+/* kallsyms' text symbols (a path, for tests; NULL: /proc/kallsyms),
+ * sorted by address, for naming kernel addresses live (utrace top): 1
+ * with *out set, 0 if kallsyms hides its addresses, -errno. */
+struct utrace_kallsyms;
+int utrace_kallsyms_load(const char *path, struct utrace_kallsyms **out, struct utrace_error *err);
+/* The symbol at or below addr and its start; NULL if none. */
+const char *utrace_kallsyms_find(const struct utrace_kallsyms *k, uint64_t addr, uint64_t *start);
+void utrace_kallsyms_free(struct utrace_kallsyms *k);
+
 /* Whether this user may sample the kernel and name its addresses, as
  * perf decides it: root, or kernel.perf_event_paranoid <= 1, and
  * /proc/kallsyms shows the addresses. */
