@@ -184,16 +184,23 @@ static int table_add(struct utrace_kallsyms *t, uint64_t start, const char *name
 static int read_kallsyms(const char *path, struct utrace_kallsyms *t, struct utrace_error *err)
 {
 	FILE *f = fopen(path, "r");
-	char line[512], name[256], type;
-	unsigned long long start;
+	char line[512];
 	int any = 0, ret = 0;
 
 	if (!f)
 		return utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
+	/* "ffffffff81000000 T _stext\t[module]": by hand, sscanf is the
+	 * cost of the whole pass over 200k lines */
 	while (ret == 0 && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &start, &type, name) != 3)
+		char *end, *name, type;
+		unsigned long long start = strtoull(line, &end, 16);
+
+		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
 		any |= start != 0;
+		type = end[1];
+		name = end + 3;
+		name[strcspn(name, " \t\n")] = 0;
 		if (type == 't' || type == 'T' || type == 'w' || type == 'W')
 			ret = table_add(t, start, name);
 	}
