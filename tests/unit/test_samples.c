@@ -18,6 +18,8 @@
 
 #include "lib/elf/elf.h"
 #include "lib/elf/symtab.h"
+#include "lib/export/export_flame.h"
+#include "lib/report/callgraph.h"
 #include "lib/report/samples.h"
 #include "lib/tracefile/dat_samples.h"
 #include "tests/unit/trace_fixture.h"
@@ -151,6 +153,35 @@ static int each(void *arg, const struct utrace_dat_sample *s, struct utrace_erro
 	return 0;
 }
 
+/* The samples as folded stacks (lib/report/samples_fold.c through the
+ * flame export): chains caller first; the two whose caller and ip are
+ * both in test_samples as one path weighing their two periods; an
+ * address without a symbol (0x1234, a caller of 0) is [unknown]. */
+static void test_fold(struct utrace_dat *d)
+{
+	struct utrace_callgraph *g;
+	struct utrace_error err;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *out;
+
+	if (utrace_samples_callgraph(d, &g, &err) < 0) {
+		check(0, "fold: %s", err.msg);
+		return;
+	}
+	out = open_memstream(&text, &tlen);
+	check(utrace_export_flame(g, out, UTRACE_FLAME_NS, &err) == 0, "fold: folded stacks written");
+	fclose(out);
+	check(text && !strcmp(text, "test_samples;test_samples 2000\n"
+				      "[unknown];[unknown] 1000\n"
+				      "[unknown];test_samples 1000\n"),
+	      "fold: chains caller first, weighted by their periods, [unknown] without a symbol");
+	if (text && !strstr(text, "test_samples;test_samples 2000\n"))
+		printf("%s", text);
+	free(text);
+	utrace_callgraph_free(g);
+}
+
 static void test_samples(void)
 {
 	const char *path = check_path("samples.dat");
@@ -234,6 +265,7 @@ static void test_samples(void)
 	if (text && !strstr(text, "[.] test_samples\n"))
 		printf("%s", text);
 	free(text);
+	test_fold(d);
 	utrace_dat_close(d);
 }
 
