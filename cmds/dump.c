@@ -232,7 +232,8 @@ static int build_graph(struct utrace_dat *d, struct utrace_report_filter *f, enu
 	ret = utrace_report_filter_run(f, d, graph_event, g, st, err);
 	if (ret == 0)
 		ret = utrace_callgraph_finish(g, err);
-	if (ret == 0 && src == SRC_AUTO && graph_empty(g) && utrace_dat_has_samples(d, NULL, NULL)) {
+	if (ret == 0 && src == SRC_AUTO && graph_empty(g) &&
+	    utrace_dat_has_samples(d, NULL, NULL)) {
 		utrace_callgraph_free(g);
 		return utrace_samples_callgraph(d, out, err);
 	}

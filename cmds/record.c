@@ -245,8 +245,9 @@ static int record_opt_callgraph(struct record_opts *o, const char *arg)
 		return 0;
 	}
 	if (mode != 5 || strncmp(arg, "dwarf", 5)) {
-		utrace_die_msg("record", "--call-graph %s: unknown mode '%.*s' (fp or dwarf[,SIZE])",
-			       arg, (int)mode, arg);
+		utrace_die_msg("record",
+			       "--call-graph %s: unknown mode '%.*s' (fp or dwarf[,SIZE])", arg,
+			       (int)mode, arg);
 		return 1;
 	}
 	if (size) {

@@ -139,9 +139,11 @@ static int record_perf_attr(struct utrace_recorder *r, const struct utrace_sampl
 	struct iovec iov = {&pa, sizeof(pa)};
 
 	utrace_sampler_attr(sp, &a);
-	pa = (struct utrace_dat_perf_attr){a.sample_type, a.freq,
-					   user_only ? UTRACE_DAT_PERF_USER_ONLY : 0, a.regs_user,
-					   a.stack_user, 0};
+	pa = (struct utrace_dat_perf_attr){.sample_type = a.sample_type,
+					   .freq = a.freq,
+					   .flags = user_only ? UTRACE_DAT_PERF_USER_ONLY : 0,
+					   .regs_user = a.regs_user,
+					   .stack_user = a.stack_user};
 	return utrace_recorder_write_record(r, UTRACE_DAT_PERF_ATTR, &iov, 1, err);
 }
 

@@ -41,26 +41,25 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: utrace top [-F HZ] [-d SECS] [-n N] [-z] [-E N] [--stdio]\n"
-		"       utrace top [...] -p PID\n"
-		"       utrace top [...] -- COMMAND [ARGS...]\n"
-		"\n"
-		"Sample the CPU time of every task (or of one process, or of COMMAND) and\n"
-		"print the functions that take it, largest first, every SECS seconds, as\n"
-		"perf top --stdio does: Overhead, Shared Object, Symbol.  The kernel's\n"
-		"functions too where this user may see them.  Ctrl-C ends it.\n"
-		"\n"
-		"  -F, --freq HZ       samples a second of CPU time (default 999)\n"
-		"  -p, --pid PID       only the process PID (its threads)\n"
-		"  -d, --delay SECS    seconds between screens (default 2; fractions allowed)\n"
-		"  -n, --iterations N  stop after N screens (default: until Ctrl-C)\n"
-		"  -z, --zero          each screen counts its own interval only\n"
-		"  -E, --entries N     print at most N entries a screen (default 20; 0: all)\n"
-		"      --stdio         plain text screens one after the other (the only mode)\n"
-		"  -h, --help          this text\n"
-		"\n"
-		"With a COMMAND, it ends when COMMAND does.  See docs/utrace-top.md.\n");
+	fprintf(f, "usage: utrace top [-F HZ] [-d SECS] [-n N] [-z] [-E N] [--stdio]\n"
+		   "       utrace top [...] -p PID\n"
+		   "       utrace top [...] -- COMMAND [ARGS...]\n"
+		   "\n"
+		   "Sample the CPU time of every task (or of one process, or of COMMAND) and\n"
+		   "print the functions that take it, largest first, every SECS seconds, as\n"
+		   "perf top --stdio does: Overhead, Shared Object, Symbol.  The kernel's\n"
+		   "functions too where this user may see them.  Ctrl-C ends it.\n"
+		   "\n"
+		   "  -F, --freq HZ       samples a second of CPU time (default 999)\n"
+		   "  -p, --pid PID       only the process PID (its threads)\n"
+		   "  -d, --delay SECS    seconds between screens (default 2; fractions allowed)\n"
+		   "  -n, --iterations N  stop after N screens (default: until Ctrl-C)\n"
+		   "  -z, --zero          each screen counts its own interval only\n"
+		   "  -E, --entries N     print at most N entries a screen (default 20; 0: all)\n"
+		   "      --stdio         plain text screens one after the other (the only mode)\n"
+		   "  -h, --help          this text\n"
+		   "\n"
+		   "With a COMMAND, it ends when COMMAND does.  See docs/utrace-top.md.\n");
 }
 
 static int number(const char *opt, const char *arg, unsigned long max, unsigned long *out)
@@ -132,10 +131,14 @@ static int top_opt(struct top_opts *o, int c, const char *arg)
 static int top_parse(int argc, char **argv, struct top_opts *o)
 {
 	static const struct option longopts[] = {
-	    {"freq", required_argument, NULL, 'F'},  {"pid", required_argument, NULL, 'p'},
-	    {"delay", required_argument, NULL, 'd'}, {"iterations", required_argument, NULL, 'n'},
-	    {"zero", no_argument, NULL, 'z'},	     {"entries", required_argument, NULL, 'E'},
-	    {"stdio", no_argument, NULL, 'S'},	     {"help", no_argument, NULL, 'h'},
+	    {"freq", required_argument, NULL, 'F'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"delay", required_argument, NULL, 'd'},
+	    {"iterations", required_argument, NULL, 'n'},
+	    {"zero", no_argument, NULL, 'z'},
+	    {"entries", required_argument, NULL, 'E'},
+	    {"stdio", no_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;

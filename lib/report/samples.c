@@ -211,7 +211,7 @@ int64_t samples_frame_of(struct report *r, int32_t pid, uint64_t ip)
 {
 	uint64_t off = 0, kstart = 0;
 	bool kernel = (int64_t)ip < 0; /* the upper half: the kernel's */
-	const char *kname = !kernel	? NULL
+	const char *kname = !kernel    ? NULL
 			    : r->names ? r->names->ksym(r->names_arg, ip, &kstart)
 				       : utrace_dat_sample_ksym(r->d, ip, &kstart);
 	const char *path = kernel     ? KERNEL_DSO

@@ -36,8 +36,7 @@ static int frame_fn(struct fold *f, uint32_t frame, uint32_t *fn, struct utrace_
 {
 	const char *name = f->r.frames[frame].name;
 
-	return utrace_func_table_intern(f->g->ft, name ? name : UTRACE_CALLGRAPH_UNKNOWN, fn,
-					err);
+	return utrace_func_table_intern(f->g->ft, name ? name : UTRACE_CALLGRAPH_UNKNOWN, fn, err);
 }
 
 static int add_path(struct fold *f, const struct utrace_dat_sample *s, struct utrace_error *err)

@@ -75,7 +75,7 @@ struct report {
 	size_t cap_fslot;
 	uint32_t *chain; /* one sample's frames, in the graph's order */
 	size_t cap_chain;
-	struct entry **seen; /* one sample's entries, counted once (recursion) */
+	struct entry **seen;	      /* one sample's entries, counted once (recursion) */
 	struct utrace_unwind *unwind; /* --call-graph dwarf's samples, else NULL */
 };
 

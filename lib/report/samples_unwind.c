@@ -43,7 +43,7 @@ struct utrace_unwind {
 	struct utrace_dat *d;
 	struct proc *procs;
 	const struct utrace_dat_sample *s; /* the sample being unwound */
-	uint64_t sp;			    /* its user stack pointer */
+	uint64_t sp;			   /* its user stack pointer */
 	uint64_t chain[UTRACE_UNWIND_MAX + 512];
 	uint32_t nr, max;
 };

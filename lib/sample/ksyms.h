@@ -27,8 +27,7 @@ void utrace_ksyms_free(struct utrace_ksyms *k);
 /* The kernel addresses of the PERF_RECORD_SAMPLEs of len bytes of
  * records laid out by sample_type (IP, TID, TIME, CPU, PERIOD, CALLCHAIN
  * in the kernel's order, what the sampler asks for); -ENOMEM. */
-int utrace_ksyms_add(struct utrace_ksyms *k, uint64_t sample_type, const void *records,
-		     size_t len);
+int utrace_ksyms_add(struct utrace_ksyms *k, uint64_t sample_type, const void *records, size_t len);
 
 /* The symbols of the addresses collected, from kallsyms (a path, for
  * tests; NULL: /proc/kallsyms), in the layout above: a malloc'd *out of

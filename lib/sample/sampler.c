@@ -65,7 +65,7 @@ struct utrace_sampler {
 	struct ring *cs; /* --off-cpu: the context-switch events, NULL without */
 	struct utrace_offcpu *offcpu;
 	struct utrace_ksyms *ksyms; /* the kernel's addresses met, NULL if user only */
-	uint64_t last_drain; /* ns: switches before it are all written */
+	uint64_t last_drain;	    /* ns: switches before it are all written */
 	unsigned nr;
 	struct utrace_sampler_attr attr;
 	unsigned char *chunk; /* a drain's copy, pages pages */

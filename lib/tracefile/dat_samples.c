@@ -62,7 +62,7 @@ struct dat_samples {
 	size_t nr_forks, cap_forks;
 	uint64_t lost;
 	struct utrace_perf_parser parser; /* one sample's chain and registers */
-	char *ksym_text;   /* the PERF_KSYMS payload, NUL-terminated */
+	char *ksym_text;		  /* the PERF_KSYMS payload, NUL-terminated */
 	struct dat_ksym *ksyms;
 	size_t nr_ksyms;
 };

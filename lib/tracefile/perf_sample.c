@@ -30,8 +30,8 @@ static bool word(const unsigned char *r, size_t size, size_t *at, uint64_t *v)
 /* PERF_SAMPLE_CALLCHAIN: u64 nr, nr addresses with context markers
  * (PERF_CONTEXT_KERNEL, then the kernel's, PERF_CONTEXT_USER, then the
  * user's); 1 if damaged, -ENOMEM. */
-static int parse_chain(struct utrace_perf_parser *s, const unsigned char *r, size_t size, size_t *at,
-		       struct utrace_dat_sample *out)
+static int parse_chain(struct utrace_perf_parser *s, const unsigned char *r, size_t size,
+		       size_t *at, struct utrace_dat_sample *out)
 {
 	uint64_t nr, v = 0;
 	bool kernel = false;
@@ -135,7 +135,6 @@ int utrace_perf_parse_sample(struct utrace_perf_parser *s, uint64_t t, const voi
 		return 1;
 	return 0;
 }
-
 
 void utrace_perf_parser_free(struct utrace_perf_parser *p)
 {

@@ -20,8 +20,8 @@
 
 static size_t sample(unsigned char *p, uint64_t ip, uint64_t k1)
 {
-	uint64_t v[7] = {ip, 1, 4, (uint64_t)PERF_CONTEXT_KERNEL, k1, (uint64_t)PERF_CONTEXT_USER,
-			 0x401000};
+	uint64_t v[7] = {
+	    ip, 1, 4, (uint64_t)PERF_CONTEXT_KERNEL, k1, (uint64_t)PERF_CONTEXT_USER, 0x401000};
 	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, sizeof(h) + sizeof(v)};
 
 	memcpy(p, &h, sizeof(h));

@@ -170,11 +170,12 @@ static void test_fold(struct utrace_dat *d)
 		return;
 	}
 	out = open_memstream(&text, &tlen);
-	check(utrace_export_flame(g, out, UTRACE_FLAME_NS, &err) == 0, "fold: folded stacks written");
+	check(utrace_export_flame(g, out, UTRACE_FLAME_NS, &err) == 0,
+	      "fold: folded stacks written");
 	fclose(out);
 	check(text && !strcmp(text, "test_samples;test_samples 2000\n"
-				      "[unknown];[unknown] 1000\n"
-				      "[unknown];test_samples 1000\n"),
+				    "[unknown];[unknown] 1000\n"
+				    "[unknown];test_samples 1000\n"),
 	      "fold: chains caller first, weighted by their periods, [unknown] without a symbol");
 	if (text && !strstr(text, "test_samples;test_samples 2000\n"))
 		printf("%s", text);
@@ -207,8 +208,8 @@ static void test_samples(void)
 	check(f_off != 0, "samples: the test's own symbol test_samples is found (%#llx)",
 	      (unsigned long long)f_off);
 	/* the PERF_ATTR of files made before --call-graph dwarf, shorter */
-	fx_write(w, UTRACE_DAT_PERF_ATTR, &attr, offsetof(struct utrace_dat_perf_attr, regs_user), NULL,
-		 0);
+	fx_write(w, UTRACE_DAT_PERF_ATTR, &attr, offsetof(struct utrace_dat_perf_attr, regs_user),
+		 NULL, 0);
 	rec_mmap(&a, 100, base, 1ull << 30, 0, exe);
 	rec_comm(&a, 100, "prog");
 	rec_fork(&a, 101, 100);
@@ -356,20 +357,33 @@ static int each_stack(void *arg, const struct utrace_dat_sample *s, struct utrac
 static void test_stack(void)
 {
 	const char *path = check_path("stack.dat");
-	struct utrace_dat_perf_attr attr = {SAMPLE_TYPE | PERF_SAMPLE_REGS_USER |
-						PERF_SAMPLE_STACK_USER,
-					    999, 0, 0x7, 16, 0};
+	struct utrace_dat_perf_attr attr = {
+	    SAMPLE_TYPE | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, 999, 0, 0x7, 16, 0};
 	struct utrace_dat_writer *w = fx_begin(path, "nop");
 	struct blk a = {.n = 0};
-	uint64_t v1[18] = {0xffffffff81000010ull, 100ull << 32 | 100, 1000, 0, 1000,
-			   4, (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
-			   (uint64_t)PERF_CONTEXT_USER, 0x401000, /* chain */
-			   2, 11, 22, 33,			      /* regs */
-			   16, 0xabcdef, 0, 8};			      /* stack */
+	uint64_t v1[18] = {0xffffffff81000010ull,
+			   100ull << 32 | 100,
+			   1000,
+			   0,
+			   1000,
+			   4,
+			   (uint64_t)PERF_CONTEXT_KERNEL,
+			   0xffffffff81000010ull,
+			   (uint64_t)PERF_CONTEXT_USER,
+			   0x401000, /* chain */
+			   2,
+			   11,
+			   22,
+			   33, /* regs */
+			   16,
+			   0xabcdef,
+			   0,
+			   8}; /* stack */
 	/* abi NONE, stack size 0 */
 	uint64_t v2[8] = {0x401000, 100ull << 32 | 100, 2000, 0, 1000, 0, 0, 0};
 	/* dyn_size 24, past the 16 bytes copied */
-	uint64_t v3[14] = {0x401000, 100ull << 32 | 100, 3000, 0, 1000, 0, 2, 1, 2, 3, 16, 0, 0, 24};
+	uint64_t v3[14] = {0x401000, 100ull << 32 | 100, 3000, 0, 1000, 0, 2, 1, 2, 3, 16, 0, 0,
+			   24};
 	struct utrace_error err;
 	struct utrace_dat *d;
 	struct got_stack g = {0};
