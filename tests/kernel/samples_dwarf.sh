@@ -9,6 +9,8 @@
 #     main, a, b, c, in that order (unwound offline by the CFI)
 #   - --call-graph fp on the same program does not (no frame pointers:
 #     the kernel's walk stops at c), so the check above can fail
+#   - perf record --call-graph dwarf's chain, from main on, is the same
+#     (when perf is installed)
 #   - --children: a and b get (nearly) all the samples as Children
 #   - dwarf,SIZE: perf's limits (a multiple of 8 up to 65528; 0, 65536
 #     and words refused with one line, exit 2), an unknown mode refused
@@ -46,6 +48,14 @@ dw=$(chain "$T/d.txt") fp=$(chain "$T/f.txt")
 check "dwarf: c's chain is main;a;b;c (got '$dw')" grep -q "main;a;b;c$" <<<"$dw"
 check "fp without frame pointers: the chain stops short (got '$fp')" \
 	test -n "$fp" -a -z "$(grep 'a;b;c' <<<"$fp")"
+if command -v perf >/dev/null; then
+	perf record -q -F 999 --call-graph dwarf -o "$T/p.data" "$T/kdwarf" "$N" >/dev/null 2>&1
+	perf report --stdio --no-children -g caller -i "$T/p.data" 2>/dev/null >"$T/p.txt"
+	pc=$(chain "$T/p.txt")
+	# perf adds inlined frames ("__libc_start_main_impl (inlined)"): from main on
+	check "perf's dwarf chain from main on is ours (perf '$pc')" \
+		test -n "$pc" -a "${pc#*;main;}" = "${dw#*;main;}"
+fi
 "$U" report --samples --children -i "$T/d.dat" >"$T/c.txt" 2>&1
 children() { # children FUNC: its Children share, without the %
 	awk -v f="[.] $1" 'index($0, f) && $1 ~ /%$/ { sub(/%/, "", $1); print $1; exit }' "$T/c.txt"
