@@ -404,6 +404,10 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		utrace_die_msg("record", "-e %s goes with -F HZ", o->sample_event);
 		return 2;
 	}
+	/* as perf: the kernel's addresses too where this user may see them,
+	 * else user space only (perf's :u) */
+	if (o->sample.freq && !o->sample_event)
+		o->sample.user_only = !utrace_ksyms_allowed();
 	return -1;
 }
 
@@ -417,9 +421,8 @@ int cmd_record(int argc, char **argv)
 		    .buffer_kb = RECORD_DEFAULT_BUFFER_KB,
 		},
 	    .filter = utrace_func_filter_new(),
-	    /* as perf: the kernel's addresses too where this user may see
-	     * them, else user space only (perf's :u) */
-	    .sample = {.user_only = !utrace_ksyms_allowed()},
+	    /* decided with -F (record_parse) */
+	    .sample = {.user_only = true},
 	};
 	int ret;
 
