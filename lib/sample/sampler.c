@@ -163,11 +163,12 @@ static int open_ring(struct utrace_sampler *s, struct ring *r, struct perf_event
 	if (fd < 0) {
 		int e = errno;
 
-		if (e == EACCES || e == EPERM)
+		if (e == EACCES || e == EPERM) /* perf's limits: the system needs <= 0 */
 			return utrace_error_set(err, -e,
-						"perf_event_open: %s (sampling needs root or "
-						"kernel.perf_event_paranoid <= 1)",
-						strerror(e));
+						"perf_event_open: %s (sampling %s needs root or "
+						"kernel.perf_event_paranoid <= %d)",
+						strerror(e), pid < 0 ? "every CPU" : "a process",
+						pid < 0 ? 0 : a->exclude_kernel ? 2 : 1);
 		return utrace_error_set(err, -e, "perf_event_open (cpu-clock sampling, cpu %u): %s",
 					cpu, strerror(e));
 	}
