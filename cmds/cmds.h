@@ -18,6 +18,7 @@
 	C(list, "list the traceable functions or tracepoints of a program")                        \
 	C(cflags, "print the compiler flags that make a program traceable")                        \
 	C(stat, "run a command and count perf events, like perf stat")                             \
+	C(top, "sample the CPU live and show the functions that take it, like perf top")           \
 	C(latency, "histogram of a function's durations, like perf ftrace latency")                \
 	C(sched_latency, "per-task wakeup-to-run delays, like perf sched latency")                 \
 	C(convert, "write a trace-cmd trace.dat file (for trace-cmd report, KernelShark)")         \

@@ -26,6 +26,8 @@
 #include "lib/export/export_pprof.h"
 #include "lib/export/export_svg.h"
 #include "lib/report/report_filter.h"
+#include "lib/report/samples.h"
+#include "lib/tracefile/dat_samples.h"
 
 enum {
 	OPT_CHROME = SELECT_OPT + 1,
@@ -38,6 +40,14 @@ enum {
 	OPT_DIFF,
 	OPT_COMPLETE,
 	OPT_UNIT,
+	OPT_SOURCE,
+};
+
+/* What a flame graph (or pprof) is drawn from. */
+enum source {
+	SRC_AUTO,      /* functions if the file has calls, else samples */
+	SRC_FUNCTIONS, /* function_graph durations */
+	SRC_SAMPLES,   /* the sampled stacks of record -F */
 };
 
 enum format { RAW, CHROME, FLAME, PERFETTO, PPROF };
@@ -68,6 +78,10 @@ static void usage(FILE *f)
 		"names)\n"
 		"      --flame-graph      folded stacks: 'main;parse;lex 1234' per call path\n"
 		"      --flame-unit UNIT  ns (default) or us\n"
+		"      --source SRC       with --flame-graph or --pprof: what the stacks are:\n"
+		"                         functions (the calls' durations) or samples (the\n"
+		"                         stacks of record -F, weighted by CPU time); default:\n"
+		"                         functions when the file has calls, else samples\n"
 		"      --svg              with --flame-graph: an interactive SVG flame graph\n"
 		"                         (tooltips, click to zoom, search)\n"
 		"      --icicle           with --svg: roots at the top, callees below\n"
@@ -180,10 +194,59 @@ struct dump_args {
 	bool svg;
 	struct utrace_svg_opts svg_opts;
 	const char *diff; /* --diff BASE */
+	enum source source;
 };
 
-/* --diff: BASE's call paths, through the same selection as the graph's. */
-static int load_base(const char *path, struct utrace_report_filter *f,
+/* Whether g has no path at all (a recording without calls). */
+static int count_node(void *arg, const struct utrace_callgraph_node *n)
+{
+	(void)n;
+	++*(uint64_t *)arg;
+	return 1;
+}
+
+static bool graph_empty(const struct utrace_callgraph *g)
+{
+	uint64_t n = 0;
+
+	utrace_callgraph_walk(g, count_node, &n);
+	return n == 0;
+}
+
+/* The call graph of d from the functions' durations (through the
+ * selection) or from its samples, as src says; auto: the samples when
+ * the functions give nothing and the file has samples. */
+static int build_graph(struct utrace_dat *d, struct utrace_report_filter *f, enum source src,
+		       struct utrace_callgraph **out, struct utrace_pass_stats *st,
+		       struct utrace_error *err)
+{
+	struct utrace_callgraph *g;
+	int ret;
+
+	*out = NULL;
+	if (src == SRC_SAMPLES)
+		return utrace_samples_callgraph(d, out, err);
+	ret = utrace_callgraph_new(d, &g, err);
+	if (ret < 0)
+		return ret;
+	ret = utrace_report_filter_run(f, d, graph_event, g, st, err);
+	if (ret == 0)
+		ret = utrace_callgraph_finish(g, err);
+	if (ret == 0 && src == SRC_AUTO && graph_empty(g) &&
+	    utrace_dat_has_samples(d, NULL, NULL)) {
+		utrace_callgraph_free(g);
+		return utrace_samples_callgraph(d, out, err);
+	}
+	if (ret < 0)
+		utrace_callgraph_free(g);
+	else
+		*out = g;
+	return ret;
+}
+
+/* --diff: BASE's call paths, through the same selection and source as
+ * the graph's. */
+static int load_base(const char *path, struct utrace_report_filter *f, enum source src,
 		     struct utrace_flame_diff **out, struct utrace_error *err)
 {
 	struct utrace_pass_stats st;
@@ -192,15 +255,11 @@ static int load_base(const char *path, struct utrace_report_filter *f,
 	int ret = utrace_dat_open(path, &b, err);
 
 	if (ret == 0)
-		ret = utrace_callgraph_new(b, &g, err);
+		ret = build_graph(b, f, src, &g, &st, err);
 	else
 		b = NULL;
 	if (ret == 0) {
-		ret = utrace_report_filter_run(f, b, graph_event, g, &st, err);
-		if (ret == 0)
-			ret = utrace_callgraph_finish(g, err);
-		if (ret == 0)
-			ret = utrace_flame_diff_new(g, out, err);
+		ret = utrace_flame_diff_new(g, out, err);
 		utrace_callgraph_free(g);
 	}
 	if (ret < 0) { /* about BASE, not the graph's file */
@@ -246,14 +305,13 @@ static int dump(struct utrace_dat *d, struct utrace_report_filter *f, const stru
 		return utrace_perfetto_end(p, err);
 	case FLAME:
 	case PPROF:
-		if (a->diff && load_base(a->diff, f, &svg_opts.diff, err) < 0)
+		if (a->diff && load_base(a->diff, f, a->source, &svg_opts.diff, err) < 0)
 			return -1;
-		ret = utrace_callgraph_new(d, &g, err);
-		if (ret < 0)
+		ret = build_graph(d, f, a->source, &g, st, err);
+		if (ret < 0) {
+			utrace_flame_diff_free(svg_opts.diff);
 			return ret;
-		ret = utrace_report_filter_run(f, d, graph_event, g, st, err);
-		if (ret == 0)
-			ret = utrace_callgraph_finish(g, err);
+		}
 		if (ret == 0)
 			ret = a->fmt == PPROF ? utrace_export_pprof(g, program(d), out, err)
 			      : a->svg	      ? utrace_export_svg(g, &svg_opts, out, err)
@@ -302,6 +360,15 @@ static int dump_option(void *arg, int c, const char *value, struct utrace_error 
 	case OPT_DIFF:
 		a->diff = value;
 		return 0;
+	case OPT_SOURCE:
+		if (!strcmp(value, "functions"))
+			a->source = SRC_FUNCTIONS;
+		else if (!strcmp(value, "samples"))
+			a->source = SRC_SAMPLES;
+		else
+			return utrace_error_set(err, -1, "--source '%s': functions or samples",
+						value);
+		return 0;
 	default: /* OPT_UNIT */
 		if (!strcmp(value, "ns"))
 			a->unit = UTRACE_FLAME_NS;
@@ -327,6 +394,7 @@ int cmd_dump(int argc, char **argv)
 	    {"icicle", no_argument, NULL, OPT_ICICLE},
 	    {"title", required_argument, NULL, OPT_TITLE},
 	    {"diff", required_argument, NULL, OPT_DIFF},
+	    {"source", required_argument, NULL, OPT_SOURCE},
 	    {NULL, 0, NULL, 0},
 	};
 	struct dump_args a = {.fmt = RAW, .unit = UTRACE_FLAME_NS};
@@ -351,9 +419,16 @@ int cmd_dump(int argc, char **argv)
 			       a.svg ? "--flame-graph" : "--flame-graph --svg");
 		return 1;
 	}
+	if (a.source && a.fmt != FLAME && a.fmt != PPROF) {
+		utrace_die_msg("dump", "--source goes with --flame-graph or --pprof");
+		return 1;
+	}
 	if (select_opts_open(&so, &d) < 0)
 		return 1;
+	/* durations need function_graph; samples do not */
 	if ((a.fmt == FLAME || a.fmt == PPROF) &&
+	    (a.source == SRC_FUNCTIONS ||
+	     (a.source == SRC_AUTO && !utrace_dat_has_samples(d, NULL, NULL))) &&
 	    select_opts_need_graph(&so, d,
 				   a.fmt == FLAME ? "--flame-graph needs call durations"
 						  : "--pprof needs call durations") < 0) {

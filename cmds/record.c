@@ -12,6 +12,7 @@
 
 #include "cmds/cmds.h"
 #include "cmds/record.h"
+#include "lib/sample/ksyms.h"
 
 static void record_usage(FILE *f)
 {
@@ -54,8 +55,13 @@ static void record_usage(FILE *f)
 	    "                           [FETCHARGS]' or 'r:... $retval' (docs/utrace-probes.md)\n"
 	    "                           (-e usdt:PROVIDER:NAME attaches a USDT probe of COMMAND)\n"
 	    "  -F, --freq HZ            also sample the command's CPU time HZ times a second\n"
-	    "                           (perf_event_open cpu-clock, like perf record -F)\n"
-	    "      --call-graph fp      with -F: the user stack of each sample, by frame pointers\n"
+	    "                           (perf_event_open cpu-clock, like perf record -F); the\n"
+	    "                           kernel too where this user may see it (-e cpu-clock:u:\n"
+	    "                           user space only, perf's :u)\n"
+	    "      --call-graph MODE    with -F: the stack of each sample; fp: by frame pointers;\n"
+	    "                           dwarf[,SIZE]: a copy of SIZE bytes of the user stack\n"
+	    "                           (default 8192) and the registers, unwound at report\n"
+	    "                           time by the files' CFI (for code without frame pointers)\n"
 	    "      --off-cpu            with -F: also the time threads spend switched out\n"
 	    "                           (blocked, sleeping), at their user stack: perf record\n"
 	    "                           --off-cpu's offcpu-time samples\n"
@@ -210,6 +216,59 @@ static int record_opt_number(struct record_opts *o, int c, const char *arg)
 	}
 }
 
+/* -e cpu-clock[:u]: the sampled event, perf's name, with perf's :u
+ * (user space only: no kernel address, no kernel stack) or, without it,
+ * the kernel too. */
+static int record_opt_sample_event(struct record_opts *o, const char *arg)
+{
+	if (arg[9] && strcmp(arg + 9, ":u")) {
+		utrace_die_msg("record",
+			       "-e %s: unknown modifier '%s' at column 11 (cpu-clock samples user "
+			       "and kernel; cpu-clock:u user space only)",
+			       arg, arg + 10);
+		return 1;
+	}
+	o->sample_event = arg;
+	o->sample.user_only = arg[9] != 0;
+	return 0;
+}
+
+/* --call-graph fp|dwarf[,SIZE], perf record's syntax, limits and words. */
+static int record_opt_callgraph(struct record_opts *o, const char *arg)
+{
+	const char *size = strchr(arg, ',');
+	size_t mode = size ? (size_t)(size - arg) : strlen(arg);
+	unsigned long long v = UTRACE_SAMPLER_DEFAULT_STACK;
+	char *end;
+
+	if (mode == 2 && !strncmp(arg, "fp", 2) && !size) {
+		o->sample.callchain = true;
+		o->sample.stack_size = 0;
+		return 0;
+	}
+	if (mode != 5 || strncmp(arg, "dwarf", 5)) {
+		utrace_die_msg("record",
+			       "--call-graph %s: unknown mode '%.*s' (fp or dwarf[,SIZE])", arg,
+			       (int)mode, arg);
+		return 1;
+	}
+	if (size) {
+		errno = 0;
+		v = strtoull(size + 1, &end, 0);
+		v = (v + 7) & ~7ull; /* perf rounds up to whole u64s */
+		if (!size[1] || *end || errno || !v || v > UTRACE_SAMPLER_MAX_STACK) {
+			utrace_die_msg("record",
+				       "--call-graph %s: incorrect stack dump size (max %u) at "
+				       "column %d",
+				       arg, UTRACE_SAMPLER_MAX_STACK, (int)(size - arg) + 2);
+			return 1;
+		}
+	}
+	o->sample.callchain = false;
+	o->sample.stack_size = (uint32_t)v;
+	return 0;
+}
+
 /* One option; -1 to go on, else the exit status. */
 static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 {
@@ -228,15 +287,7 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	case 'F':
 		return record_opt_number(o, c, arg) ? 1 : -1;
 	case 'C':
-		if (strcmp(arg, "fp")) {
-			utrace_die_msg("record",
-				       "--call-graph %s: 'fp' (frame pointers) is the one "
-				       "supported",
-				       arg);
-			return 2;
-		}
-		o->sample.callchain = true;
-		return -1;
+		return record_opt_callgraph(o, arg) ? 2 : -1;
 	case 'O':
 		o->rec.overwrite = true;
 		return -1;
@@ -250,6 +301,8 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 		o->sample.off_cpu = true;
 		return -1;
 	case 'e':
+		if (!strncmp(arg, "cpu-clock", 9) && (!arg[9] || arg[9] == ':'))
+			return record_opt_sample_event(o, arg) ? 2 : -1;
 		if (!(o->specs = record_push(o->specs, o->nspecs, sizeof(*o->specs))))
 			return 1;
 		o->specs[o->nspecs++] =
@@ -349,6 +402,14 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 		utrace_die_msg("record", "--off-cpu goes with -F HZ");
 		return 2;
 	}
+	if (o->sample_event && !o->sample.freq) {
+		utrace_die_msg("record", "-e %s goes with -F HZ", o->sample_event);
+		return 2;
+	}
+	/* as perf: the kernel's addresses too where this user may see them,
+	 * else user space only (perf's :u) */
+	if (o->sample.freq && !o->sample_event)
+		o->sample.user_only = !utrace_ksyms_allowed();
 	return -1;
 }
 
@@ -362,8 +423,7 @@ int cmd_record(int argc, char **argv)
 		    .buffer_kb = RECORD_DEFAULT_BUFFER_KB,
 		},
 	    .filter = utrace_func_filter_new(),
-	    /* the samples' kernel addresses could not be named: user only,
-	     * as perf's :u */
+	    /* decided with -F (record_parse) */
 	    .sample = {.user_only = true},
 	};
 	int ret;

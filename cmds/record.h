@@ -33,6 +33,7 @@ struct record_opts {
 	bool children;			   /* -c: kernel events of the command's children too */
 	bool system_wide;		   /* -a: kernel events of every process */
 	struct utrace_sampler_opts sample; /* -F, --call-graph; freq 0: no sampling */
+	const char *sample_event;	   /* -e cpu-clock[:u], NULL if not given */
 	char **argv;			   /* the command, NULL-terminated */
 
 	/* For commands that record on their own behalf (utrace latency),

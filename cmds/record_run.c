@@ -139,9 +139,30 @@ static int record_perf_attr(struct utrace_recorder *r, const struct utrace_sampl
 	struct iovec iov = {&pa, sizeof(pa)};
 
 	utrace_sampler_attr(sp, &a);
-	pa = (struct utrace_dat_perf_attr){a.sample_type, a.freq,
-					   user_only ? UTRACE_DAT_PERF_USER_ONLY : 0};
+	pa = (struct utrace_dat_perf_attr){.sample_type = a.sample_type,
+					   .freq = a.freq,
+					   .flags = user_only ? UTRACE_DAT_PERF_USER_ONLY : 0,
+					   .regs_user = a.regs_user,
+					   .stack_user = a.stack_user};
 	return utrace_recorder_write_record(r, UTRACE_DAT_PERF_ATTR, &iov, 1, err);
+}
+
+/* The kernel symbols the samples need, named now (only this machine's
+ * /proc/kallsyms can). */
+static int record_ksyms(struct utrace_recorder *r, struct utrace_sampler *sp,
+			struct utrace_error *err)
+{
+	struct iovec iov;
+	size_t len;
+	void *buf;
+	int ret = utrace_sampler_ksyms(sp, &buf, &len, err);
+
+	if (ret == 0 && len) {
+		iov = (struct iovec){buf, len};
+		ret = utrace_recorder_write_record(r, UTRACE_DAT_PERF_KSYMS, &iov, 1, err);
+	}
+	free(buf);
+	return ret;
 }
 
 static int record_kformat(void *r, const char *system, const char *name, int id, const char *text,
@@ -663,6 +684,9 @@ static void record_end(struct record_session *s)
 	if (s->k.sampler &&
 	    utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu, true, s->r, &err) < 0)
 		utrace_die_msg("record", "%s: %s", output, err.msg);
+	if (s->k.sampler && record_ksyms(s->r, s->k.sampler, &err) < 0)
+		utrace_die_msg("record", "%s: %s (the kernel's frames will not be named)", output,
+			       err.msg);
 	if (utrace_recorder_finish(s->r, &st, &err) < 0)
 		utrace_die_msg("record", "%s: %s", output, err.msg);
 	else

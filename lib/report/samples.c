@@ -30,7 +30,11 @@
 #include "lib/elf/symtab.h"
 #include "lib/report/samples.h"
 #include "lib/report/samples_internal.h"
+#include "lib/report/samples_unwind.h"
 #include "lib/tracefile/dat_samples.h"
+
+/* perf's Shared Object of the kernel's addresses */
+#define KERNEL_DSO "[kernel.kallsyms]"
 
 struct dso {
 	char *path;
@@ -203,16 +207,26 @@ static int frames_grow(struct report *r)
 	return 0;
 }
 
-/* The frame of ip in process pid, interned; -ENOMEM. */
-static int64_t frame_of(struct report *r, int32_t pid, uint64_t ip)
+int64_t samples_frame_of(struct report *r, int32_t pid, uint64_t ip)
 {
-	uint64_t off = 0;
-	const char *path = utrace_dat_sample_map(r->d, pid, ip, &off);
+	uint64_t off = 0, kstart = 0;
+	bool kernel = (int64_t)ip < 0; /* the upper half: the kernel's */
+	const char *kname = !kernel    ? NULL
+			    : r->names ? r->names->ksym(r->names_arg, ip, &kstart)
+				       : utrace_dat_sample_ksym(r->d, ip, &kstart);
+	const char *path = kernel     ? KERNEL_DSO
+			   : r->names ? r->names->map(r->names_arg, pid, ip, &off)
+				      : utrace_dat_sample_map(r->d, pid, ip, &off);
 	struct dso *o = path ? get_dso(r, path) : NULL;
-	const struct utrace_sym *sym = o ? dso_symbol(o, off) : NULL;
-	struct frame f = {o, o ? o->path : NULL, sym ? sym->vaddr : ip, sym ? sym->name : NULL};
+	const struct utrace_sym *sym = o && !kernel ? dso_symbol(o, off) : NULL;
+	struct frame f = {o, o ? o->path : NULL, sym ? sym->vaddr : ip, sym ? sym->name : NULL,
+			  kernel};
 	size_t s;
 
+	if (kname) {
+		f.addr = kstart;
+		f.name = kname;
+	}
 	if ((path && !o) || ((r->nr_frames + 1) * 2 > r->cap_fslot && frames_grow(r) < 0))
 		return -ENOMEM;
 	for (s = frame_slot(o, f.addr, r->cap_fslot); r->fslot[s];
@@ -240,7 +254,8 @@ static int64_t frame_of(struct report *r, int32_t pid, uint64_t ip)
 static void columns(struct report *r, const struct utrace_dat_sample *s, const struct frame *f,
 		    char bufs[4][512])
 {
-	const char *comm = utrace_dat_sample_comm(r->d, s->tid);
+	const char *comm = r->names ? r->names->comm(r->names_arg, s->pid, s->tid)
+				    : utrace_dat_sample_comm(r->d, s->tid);
 
 	for (unsigned i = 0; i < r->o->n; i++) {
 		switch (r->o->order[i]) {
@@ -258,9 +273,10 @@ static void columns(struct report *r, const struct utrace_dat_sample *s, const s
 			break;
 		case UTRACE_SAMPLE_SYM:
 			if (f->name)
-				snprintf(bufs[i], 512, "[.] %s", f->name);
+				snprintf(bufs[i], 512, "[%c] %s", f->kernel ? 'k' : '.', f->name);
 			else
-				snprintf(bufs[i], 512, "[.] %#018" PRIx64, f->addr);
+				snprintf(bufs[i], 512, "[%c] %#018" PRIx64, f->kernel ? 'k' : '.',
+					 f->addr);
 			break;
 		}
 	}
@@ -347,7 +363,7 @@ static int64_t sample_chain(struct report *r, const struct utrace_dat_sample *s)
 		r->cap_chain = s->nr;
 	}
 	for (uint32_t i = 0; i < s->nr; i++) {
-		int64_t f = frame_of(r, s->pid, s->chain[i]);
+		int64_t f = samples_frame_of(r, s->pid, s->chain[i]);
 
 		if (f < 0)
 			return -ENOMEM;
@@ -387,10 +403,10 @@ static int add_children(struct report *r, const struct utrace_dat_sample *s, str
 	return 0;
 }
 
-static int add_sample(struct report *r, const struct utrace_dat_sample *s, struct utrace_error *err)
+int samples_add(struct report *r, const struct utrace_dat_sample *s, struct utrace_error *err)
 {
 	uint64_t period = s->period ? s->period : 1;
-	int64_t f = frame_of(r, s->pid, s->ip), n = 0;
+	int64_t f = samples_frame_of(r, s->pid, s->ip), n = 0;
 	struct entry *e = f < 0 ? NULL : entry_of(r, s, &r->frames[f]);
 
 	if (e && (r->graph || r->o->children))
@@ -486,29 +502,40 @@ static void print_header(struct report *r, const size_t *w, const uint64_t *lost
 	fputs("\n#\n", out);
 }
 
-static void print_report(struct report *r, struct entry **v, const uint64_t *lost, bool user_only,
-			 FILE *out)
+void samples_widths(const struct report *r, struct entry **v, size_t nr, size_t w[4])
 {
-	unsigned n = r->o->n;
-	size_t w[4];
-
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < r->o->n; i++) {
 		w[i] = strlen(header_name(r->o->order[i]));
-		for (size_t e = 0; e < r->nr; e++)
+		for (size_t e = 0; e < nr; e++)
 			if (strlen(v[e]->cols[i]) > w[i])
 				w[i] = strlen(v[e]->cols[i]);
 	}
+}
+
+void samples_print_row(const struct report *r, const struct entry *e, const size_t *w, FILE *out)
+{
+	unsigned n = r->o->n;
+
+	if (r->o->children)
+		fprintf(out, "  %7.2f%%", 100.0 * (double)e->acc / (double)r->total);
+	fprintf(out, "  %7.2f%%", 100.0 * (double)e->period / (double)r->total);
+	for (unsigned i = 0; i < n; i++)
+		if (i + 1 < n)
+			fprintf(out, "  %-*s", (int)w[i], e->cols[i]);
+		else
+			fprintf(out, "  %s", e->cols[i]);
+	fputc('\n', out);
+}
+
+static void print_report(struct report *r, struct entry **v, const uint64_t *lost, bool user_only,
+			 FILE *out)
+{
+	size_t w[4];
+
+	samples_widths(r, v, r->nr, w);
 	print_header(r, w, lost, user_only, out);
 	for (size_t e = 0; e < r->nr; e++) {
-		if (r->o->children)
-			fprintf(out, "  %7.2f%%", 100.0 * (double)v[e]->acc / (double)r->total);
-		fprintf(out, "  %7.2f%%", 100.0 * (double)v[e]->period / (double)r->total);
-		for (unsigned i = 0; i < n; i++)
-			if (i + 1 < n)
-				fprintf(out, "  %-*s", (int)w[i], v[e]->cols[i]);
-			else
-				fprintf(out, "  %s", v[e]->cols[i]);
-		fputc('\n', out);
+		samples_print_row(r, v[e], w, out);
 		if (r->graph)
 			samples_graph_print(r, v[e], r->o->children ? v[e]->acc : v[e]->period,
 					    out);
@@ -516,7 +543,7 @@ static void print_report(struct report *r, struct entry **v, const uint64_t *los
 	fputs("\n\n", out);
 }
 
-static void free_report(struct report *r)
+void samples_report_free(struct report *r)
 {
 	for (size_t i = 0; i < r->cap; i++) {
 		if (!r->v[i])
@@ -534,7 +561,7 @@ static void free_report(struct report *r)
 	free(r->seen);
 }
 
-static void free_dsos(struct dso *o)
+void samples_dsos_free(struct dso *o)
 {
 	while (o) {
 		struct dso *next = o->next;
@@ -558,7 +585,7 @@ static int start(struct report *r, struct utrace_dat *d, struct utrace_error *er
 	if (g && !utrace_dat_samples_have_chains(d))
 		return utrace_error_set(err, -EINVAL,
 					"%s: the samples have no call chains for -g (record "
-					"with -F HZ --call-graph fp)",
+					"with -F HZ --call-graph fp or dwarf)",
 					utrace_dat_path(d));
 	/* perf report -g's order: caller unless callee is asked; perf keeps
 	 * it for --children without -g too (the depth rule of the sort) */
@@ -569,14 +596,23 @@ static int start(struct report *r, struct utrace_dat *d, struct utrace_error *er
 	return 0;
 }
 
-/* One pass, each sample to its event's report. */
+/* One pass, each sample to its event's report (its chain unwound first
+ * when it carries a stack copy). */
 static int add_event_sample(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
 {
-	return add_sample((struct report *)arg + s->offcpu, s, err);
+	struct report *r = (struct report *)arg + s->offcpu;
+	struct utrace_dat_sample full;
+
+	if (r->unwind && (r->graph || r->o->children)) {
+		if (utrace_unwind_sample(r->unwind, s, &full) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		s = &full;
+	}
+	return samples_add(r, s, err);
 }
 
 /* r's entries sorted, NULL if none (-ENOMEM in *ret). */
-static struct entry **sorted(struct report *r, int *ret, struct utrace_error *err)
+struct entry **samples_sorted(struct report *r, int *ret, struct utrace_error *err)
 {
 	struct entry **v;
 	size_t k = 0;
@@ -614,6 +650,11 @@ int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts
 		r[1].graph = r[0].graph;
 		r[1].caller = r[0].caller;
 		utrace_dat_has_samples(d, NULL, &user_only);
+		if (utrace_dat_samples_have_stacks(d))
+			ret = utrace_unwind_new(d, &r[0].unwind, err);
+		r[1].unwind = r[0].unwind;
+	}
+	if (ret == 0) {
 		ret = utrace_dat_samples_each(d, add_event_sample, r, &lost, err);
 	}
 	for (int k = 0; k < 2 && ret == 0; k++) {
@@ -622,14 +663,15 @@ int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts
 		/* no cpu-clock sample: its section only if nothing else */
 		if (!r[k].samples && (k || r[1].samples))
 			continue;
-		v = sorted(&r[k], &ret, err);
+		v = samples_sorted(&r[k], &ret, err);
 		if (ret == 0)
 			print_report(&r[k], v, first ? &lost : NULL, user_only, out);
 		first = false;
 		free(v);
 	}
-	free_report(&r[0]);
-	free_report(&r[1]);
-	free_dsos(dsos);
+	samples_report_free(&r[0]);
+	samples_report_free(&r[1]);
+	samples_dsos_free(dsos);
+	utrace_unwind_free(r[0].unwind);
 	return ret;
 }

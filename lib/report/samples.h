@@ -67,4 +67,16 @@ struct utrace_samples_opts {
 int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts *o, FILE *out,
 			  struct utrace_error *err);
 
+/*
+ * The cpu-clock samples' stacks as a call graph (lib/report/callgraph.h),
+ * for the flame graph exports (samples_fold.c): one path per distinct
+ * stack, outermost frame first, each frame named by its symbol
+ * ("[unknown]" without one); a node's calls are its samples, its total
+ * and self times their periods (ns of CPU time).  -ENOENT (err filled)
+ * when d holds no samples.
+ */
+struct utrace_callgraph;
+int utrace_samples_callgraph(struct utrace_dat *d, struct utrace_callgraph **out,
+			     struct utrace_error *err);
+
 #endif

@@ -28,20 +28,32 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/sample/ksyms.h"
 #include "lib/sample/offcpu.h"
 #include "lib/sample/sampler.h"
 
 #define DATA_PAGES 128 /* 512 KiB per CPU: ~2 s of 999 Hz samples with 64 frames */
+/* With stack copies (8 KiB a sample by default): 2 MiB, still ~250 ms at
+ * 999 Hz, against a drain every millisecond or so. */
+#define DWARF_PAGES 512
 
 struct ring {
 	int fd;
+	int *more; /* -p PID: the events of its other threads, output to this ring */
+	unsigned nr_more;
 	void *base;
 	struct perf_event_mmap_page *meta;
 	unsigned char *data;
@@ -52,12 +64,14 @@ struct utrace_sampler {
 	struct ring *rings;
 	struct ring *cs; /* --off-cpu: the context-switch events, NULL without */
 	struct utrace_offcpu *offcpu;
-	uint64_t last_drain; /* ns: switches before it are all written */
+	struct utrace_ksyms *ksyms; /* the kernel's addresses met, NULL if user only */
+	uint64_t last_drain;	    /* ns: switches before it are all written */
 	unsigned nr;
 	struct utrace_sampler_attr attr;
-	unsigned char *chunk; /* a drain's copy, DATA_PAGES pages */
+	unsigned char *chunk; /* a drain's copy, pages pages */
 	uint64_t samples, lost;
 	long page;
+	unsigned pages; /* of a ring's data */
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -66,8 +80,21 @@ static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
+uint64_t utrace_sampler_dwarf_regs(void)
+{
+#if defined(__x86_64__)
+	/* ax bx cx dx si di bp sp ip, r8-r15: not flags nor the segments */
+	return ((1ull << (PERF_REG_X86_IP + 1)) - 1) |
+	       (((1ull << (PERF_REG_X86_R15 + 1)) - 1) & ~((1ull << PERF_REG_X86_R8) - 1));
+#else
+	return 0;
+#endif
+}
+
 static void make_attr(struct perf_event_attr *a, const struct utrace_sampler_opts *o)
 {
+	bool system = o->target == UTRACE_SAMPLE_SYSTEM;
+
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->type = PERF_TYPE_SOFTWARE;
@@ -76,16 +103,28 @@ static void make_attr(struct perf_event_attr *a, const struct utrace_sampler_opt
 	a->sample_freq = o->freq;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			 PERF_SAMPLE_PERIOD | (o->callchain ? PERF_SAMPLE_CALLCHAIN : 0);
-	a->disabled = 1;
-	a->enable_on_exec = 1;
-	a->inherit = 1;
+	if (o->stack_size) {
+		/* perf's dwarf mode: the user part by the unwinder, the
+		 * kernel's (when not excluded) by the kernel */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+				  (o->user_only ? 0 : PERF_SAMPLE_CALLCHAIN);
+		a->sample_regs_user = utrace_sampler_dwarf_regs();
+		a->sample_stack_user = o->stack_size;
+		a->exclude_callchain_user = 1;
+	}
+	/* a held child starts at its exec; a running process or the system now */
+	a->disabled = o->target == UTRACE_SAMPLE_EXEC;
+	a->enable_on_exec = o->target == UTRACE_SAMPLE_EXEC;
+	a->inherit = !system;
 	a->mmap = 1;
 	a->comm = 1;
 	a->task = 1;
 	a->sample_id_all = 0;
 	a->exclude_kernel = o->user_only;
 	a->exclude_hv = 1;
-	a->exclude_callchain_kernel = 1; /* user stacks are what we can name */
+	/* the kernel's part of the stack, named from /proc/kallsyms (the
+	 * recorder saves the symbols), unless the kernel is left out */
+	a->exclude_callchain_kernel = o->user_only;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 0;
@@ -119,16 +158,17 @@ static int open_ring(struct utrace_sampler *s, struct ring *r, struct perf_event
 		     unsigned cpu, struct utrace_error *err)
 {
 	long fd = sys_perf_event_open(a, pid, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	size_t len = (size_t)(DATA_PAGES + 1) * (size_t)s->page;
+	size_t len = (size_t)(s->pages + 1) * (size_t)s->page;
 
 	if (fd < 0) {
 		int e = errno;
 
-		if (e == EACCES || e == EPERM)
+		if (e == EACCES || e == EPERM) /* perf's limits: the system needs <= 0 */
 			return utrace_error_set(err, -e,
-						"perf_event_open: %s (sampling needs root or "
-						"kernel.perf_event_paranoid <= 1)",
-						strerror(e));
+						"perf_event_open: %s (sampling %s needs root or "
+						"kernel.perf_event_paranoid <= %d)",
+						strerror(e), pid < 0 ? "every CPU" : "a process",
+						pid < 0 ? 0 : a->exclude_kernel ? 2 : 1);
 		return utrace_error_set(err, -e, "perf_event_open (cpu-clock sampling, cpu %u): %s",
 					cpu, strerror(e));
 	}
@@ -142,7 +182,7 @@ static int open_ring(struct utrace_sampler *s, struct ring *r, struct perf_event
 	}
 	r->meta = r->base;
 	r->data = (unsigned char *)r->base + s->page;
-	r->size = (uint64_t)DATA_PAGES * (uint64_t)s->page;
+	r->size = (uint64_t)s->pages * (uint64_t)s->page;
 	return 0;
 }
 
@@ -160,6 +200,61 @@ static int open_cs(struct utrace_sampler *s, pid_t pid, unsigned ncpu, struct ut
 	make_cs_attr(&a);
 	for (unsigned cpu = 0; ret == 0 && cpu < ncpu; cpu++)
 		ret = open_ring(s, &s->cs[cpu], &a, pid, cpu, err);
+	return ret;
+}
+
+/* -p PID: the event of each other thread of pid on cpu, its records sent
+ * to r's ring (PERF_EVENT_IOC_SET_OUTPUT), so a ring per CPU serves all;
+ * a thread gone meanwhile is skipped. */
+static int open_threads(struct ring *r, struct perf_event_attr *a, pid_t pid, unsigned cpu,
+			struct utrace_error *err)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(dir = opendir(path)))
+		return utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
+	while (ret == 0 && (de = readdir(dir))) {
+		long tid = strtol(de->d_name, NULL, 10), fd;
+		int *more;
+
+		if (tid <= 0 || tid == pid)
+			continue;
+		fd = sys_perf_event_open(a, (pid_t)tid, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			continue;
+		more = realloc(r->more, (r->nr_more + 1) * sizeof(*more));
+		if (!more) {
+			close((int)fd);
+			ret = utrace_error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		r->more = more;
+		r->more[r->nr_more++] = (int)fd;
+		if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
+			ret = utrace_error_set(err, -errno, "perf_event_open: thread %ld: %s", tid,
+					       strerror(errno));
+	}
+	closedir(dir);
+	return ret;
+}
+
+static int open_rings(struct utrace_sampler *s, const struct utrace_sampler_opts *o, pid_t pid,
+		      struct perf_event_attr *a, unsigned ncpu, struct utrace_error *err)
+{
+	int ret = 0;
+
+	if (o->target == UTRACE_SAMPLE_SYSTEM)
+		pid = -1;
+	for (unsigned cpu = 0; ret == 0 && cpu < ncpu; cpu++) {
+		ret = open_ring(s, &s->rings[cpu], a, pid, cpu, err);
+		s->nr = cpu + 1;
+		if (ret == 0 && o->target == UTRACE_SAMPLE_PROCESS)
+			ret = open_threads(&s->rings[cpu], a, pid, cpu, err);
+	}
 	return ret;
 }
 
@@ -181,21 +276,26 @@ int utrace_sampler_open(pid_t pid, const struct utrace_sampler_opts *o, struct u
 	for (long i = 0; i < ncpu; i++)
 		s->rings[i].fd = -1;
 	s->page = sysconf(_SC_PAGESIZE);
-	s->chunk = malloc((size_t)DATA_PAGES * (size_t)s->page);
+	s->pages = o->stack_size ? DWARF_PAGES : DATA_PAGES;
+	s->chunk = malloc((size_t)s->pages * (size_t)s->page);
 	if (!s->chunk)
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
+	if (ret == 0 && o->stack_size && !utrace_sampler_dwarf_regs())
+		ret = utrace_error_set(err, -ENOTSUP,
+				       "--call-graph dwarf: not supported on this architecture");
 	make_attr(&a, o);
-	for (unsigned cpu = 0; ret == 0 && cpu < (unsigned)ncpu; cpu++) {
-		ret = open_ring(s, &s->rings[cpu], &a, pid, cpu, err);
-		s->nr = cpu + 1;
-	}
+	if (ret == 0)
+		ret = open_rings(s, o, pid, &a, (unsigned)ncpu, err);
 	if (ret == 0 && o->off_cpu)
 		ret = open_cs(s, pid, (unsigned)ncpu, err);
+	if (ret == 0 && !o->user_only && !(s->ksyms = utrace_ksyms_new()))
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	if (ret < 0) {
 		utrace_sampler_close(s);
 		return ret;
 	}
-	s->attr = (struct utrace_sampler_attr){a.sample_type, o->freq, (uint32_t)ncpu};
+	s->attr = (struct utrace_sampler_attr){a.sample_type, o->freq, (uint32_t)ncpu,
+					       a.sample_regs_user, a.sample_stack_user};
 	*out = s;
 	return 0;
 }
@@ -246,8 +346,11 @@ static int drain_ring(struct utrace_sampler *s, struct ring *r, unsigned cpu, ut
 		memcpy(s->chunk + (r->size - at), r->data, len - (r->size - at));
 	}
 	__atomic_store_n(&r->meta->data_tail, tail + len, __ATOMIC_RELEASE);
-	if (r >= s->rings && r < s->rings + s->nr)
+	if (r >= s->rings && r < s->rings + s->nr) {
 		count(s, s->chunk, len);
+		if (s->ksyms && utrace_ksyms_add(s->ksyms, s->attr.sample_type, s->chunk, len) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
 	if (fn)
 		ret = fn(arg, cpu, s->chunk, len, err);
 	return ret;
@@ -298,6 +401,14 @@ int utrace_sampler_drain(struct utrace_sampler *s, utrace_sampler_fn fn,
 	return ret;
 }
 
+int utrace_sampler_ksyms(struct utrace_sampler *s, void **out, size_t *len,
+			 struct utrace_error *err)
+{
+	*out = NULL;
+	*len = 0;
+	return s->ksyms ? utrace_ksyms_resolve(s->ksyms, NULL, out, len, err) : 0;
+}
+
 void utrace_sampler_stats(const struct utrace_sampler *s, uint64_t *samples, uint64_t *lost,
 			  uint64_t *offcpu)
 {
@@ -310,9 +421,12 @@ void utrace_sampler_stats(const struct utrace_sampler *s, uint64_t *samples, uin
 static void close_ring(struct utrace_sampler *s, struct ring *r)
 {
 	if (r->base)
-		munmap(r->base, (size_t)(DATA_PAGES + 1) * (size_t)s->page);
+		munmap(r->base, (size_t)(s->pages + 1) * (size_t)s->page);
 	if (r->fd >= 0)
 		close(r->fd);
+	for (unsigned i = 0; i < r->nr_more; i++)
+		close(r->more[i]);
+	free(r->more);
 }
 
 void utrace_sampler_close(struct utrace_sampler *s)
@@ -327,6 +441,7 @@ void utrace_sampler_close(struct utrace_sampler *s)
 	free(s->rings);
 	free(s->cs);
 	utrace_offcpu_free(s->offcpu);
+	utrace_ksyms_free(s->ksyms);
 	free(s->chunk);
 	free(s);
 }

@@ -56,6 +56,7 @@ enum utrace_dat_type {
 	UTRACE_DAT_PERF_ATTR = 20, /* struct utrace_dat_perf_attr: what the samples hold */
 	UTRACE_DAT_PERF = 21,	   /* struct utrace_dat_perf + perf ring-buffer records */
 	UTRACE_DAT_PERF_OFFCPU = 22, /* struct utrace_dat_perf + off-CPU samples */
+	UTRACE_DAT_PERF_KSYMS = 23,  /* {u64 start, NUL-terminated name}...: kernel symbols */
 };
 
 struct utrace_dat_rec {
@@ -168,6 +169,10 @@ struct utrace_dat_perf_attr {
 	uint64_t sample_type; /* PERF_SAMPLE_* of <linux/perf_event.h> */
 	uint32_t freq;	      /* samples per second of CPU time asked for */
 	uint32_t flags;	      /* UTRACE_DAT_PERF_* */
+	/* --call-graph dwarf (absent in older files: zero) */
+	uint64_t regs_user;  /* PERF_SAMPLE_REGS_USER's mask, <asm/perf_regs.h> bits */
+	uint32_t stack_user; /* PERF_SAMPLE_STACK_USER's size asked for */
+	uint32_t reserved;
 };
 
 enum { UTRACE_DAT_PERF_USER_ONLY = 1u << 0 }; /* the kernel's addresses left out */

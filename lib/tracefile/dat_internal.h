@@ -148,6 +148,8 @@ int dat_grow(void **arr, size_t *cap, size_t need, size_t size);
 /* dat_samples.c: the PERF_ATTR record, a PERF record indexed (head: its
  * first n bytes, record header included), the tables freed */
 int dat_samples_attr(struct utrace_dat *d, const char *p, uint32_t len, uint64_t off);
+/* the PERF_KSYMS record (the kernel symbols the samples need); -ENOMEM */
+int dat_samples_ksyms(struct utrace_dat *d, const char *p, uint32_t len);
 int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n, uint32_t len,
 		      uint64_t off, bool offcpu);
 void dat_samples_free(struct utrace_dat *d);

@@ -352,6 +352,9 @@ static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t typ
 	case UTRACE_DAT_PERF_ATTR:
 		ret = dat_samples_attr(d, p, len, off);
 		break;
+	case UTRACE_DAT_PERF_KSYMS:
+		ret = dat_samples_ksyms(d, p, len);
+		break;
 	case UTRACE_DAT_HIST:
 		ret = dat_hist_meta(d, p, len, &m.kept, &m.bad);
 		break;
@@ -484,7 +487,8 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 			ret = dat_samples_index(d, head, n, rec.len, off,
 						rec.type == UTRACE_DAT_PERF_OFFCPU);
 		} else if ((rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_HIST) ||
-			   rec.type == UTRACE_DAT_PERF_ATTR || rec.type == UTRACE_DAT_SNAPSHOT) {
+			   rec.type == UTRACE_DAT_PERF_ATTR || rec.type == UTRACE_DAT_SNAPSHOT ||
+			   rec.type == UTRACE_DAT_PERF_KSYMS) {
 			/* metadata (PAGE, KPAGE and END are handled above) */
 			if (rec.len > DAT_MAX_META_LEN) {
 				bad_record(d, off, rec.type, "too large");

@@ -15,11 +15,13 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/tracefile/dat_internal.h"
 #include "lib/tracefile/dat_samples.h"
+#include "lib/tracefile/perf_sample.h"
 
 struct dat_block {
 	uint64_t off; /* of the records, after struct utrace_dat_perf */
@@ -42,6 +44,11 @@ struct dat_fork {
 	int32_t pid, ppid;
 };
 
+struct dat_ksym {
+	uint64_t start;
+	const char *name; /* in ksym_text */
+};
+
 struct dat_samples {
 	struct utrace_dat_perf_attr attr;
 	bool have_attr, scanned;
@@ -54,8 +61,10 @@ struct dat_samples {
 	struct dat_fork *forks;
 	size_t nr_forks, cap_forks;
 	uint64_t lost;
-	uint64_t *chain; /* one sample's call chain without the context markers */
-	size_t cap_chain;
+	struct utrace_perf_parser parser; /* one sample's chain and registers */
+	char *ksym_text;		  /* the PERF_KSYMS payload, NUL-terminated */
+	struct dat_ksym *ksyms;
+	size_t nr_ksyms;
 };
 
 static struct dat_samples *samples(struct utrace_dat *d)
@@ -71,12 +80,13 @@ int dat_samples_attr(struct utrace_dat *d, const char *p, uint32_t len, uint64_t
 
 	if (!s)
 		return -ENOMEM;
-	if (len < sizeof(s->attr)) {
+	if (len < offsetof(struct utrace_dat_perf_attr, regs_user)) {
 		dat_warn(d, "%s: record at offset %llu (type %u): too short: skipped", d->path,
 			 (unsigned long long)off, UTRACE_DAT_PERF_ATTR);
 		return 0;
 	}
-	memcpy(&s->attr, p, sizeof(s->attr));
+	/* an older, shorter one: no stack copies (the rest zero) */
+	memcpy(&s->attr, p, len < sizeof(s->attr) ? len : sizeof(s->attr));
 	s->have_attr = true;
 	return 0;
 }
@@ -103,6 +113,59 @@ int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n,
 	return 0;
 }
 
+static int by_start(const void *a, const void *b)
+{
+	uint64_t x = ((const struct dat_ksym *)a)->start, y = ((const struct dat_ksym *)b)->start;
+
+	return x < y ? -1 : x > y;
+}
+
+int dat_samples_ksyms(struct utrace_dat *d, const char *p, uint32_t len)
+{
+	struct dat_samples *s = samples(d);
+	size_t at = 0, n = 0;
+	char *t;
+
+	if (!s || !(t = malloc((size_t)len + 1)))
+		return -ENOMEM;
+	memcpy(t, p, len);
+	t[len] = 0; /* a name cut short ends at the end */
+	free(s->ksym_text);
+	free(s->ksyms);
+	s->ksym_text = t;
+	s->ksyms = malloc((len / 9 + 1) * sizeof(*s->ksyms));
+	s->nr_ksyms = 0;
+	if (!s->ksyms)
+		return -ENOMEM;
+	while (at + 8 < len) { /* {u64 start, name NUL} */
+		memcpy(&s->ksyms[n].start, t + at, 8);
+		s->ksyms[n++].name = t + at + 8;
+		at += 8 + strlen(t + at + 8) + 1;
+	}
+	qsort(s->ksyms, n, sizeof(*s->ksyms), by_start); /* sorted as written, unless damaged */
+	s->nr_ksyms = n;
+	return 0;
+}
+
+const char *utrace_dat_sample_ksym(struct utrace_dat *d, uint64_t addr, uint64_t *start)
+{
+	const struct dat_samples *s = d->samples;
+	size_t lo = 0, hi = s ? s->nr_ksyms : 0;
+
+	while (lo < hi) { /* the first symbol above addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->ksyms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	*start = s->ksyms[lo - 1].start;
+	return s->ksyms[lo - 1].name;
+}
+
 void dat_samples_free(struct utrace_dat *d)
 {
 	struct dat_samples *s = d->samples;
@@ -115,7 +178,9 @@ void dat_samples_free(struct utrace_dat *d)
 	free(s->blocks);
 	free(s->comms);
 	free(s->forks);
-	free(s->chain);
+	utrace_perf_parser_free(&s->parser);
+	free(s->ksym_text);
+	free(s->ksyms);
 	free(s);
 	d->samples = NULL;
 }
@@ -137,7 +202,15 @@ bool utrace_dat_samples_have_chains(const struct utrace_dat *d)
 {
 	const struct dat_samples *s = d->samples;
 
-	return s && s->have_attr && (s->attr.sample_type & PERF_SAMPLE_CALLCHAIN);
+	return s && s->have_attr &&
+	       (s->attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER));
+}
+
+bool utrace_dat_samples_have_stacks(const struct utrace_dat *d)
+{
+	const struct dat_samples *s = d->samples;
+
+	return s && s->have_attr && (s->attr.sample_type & PERF_SAMPLE_STACK_USER);
 }
 
 /* ---- the records besides samples ---- */
@@ -200,69 +273,7 @@ static int add_fork(struct dat_samples *s, const unsigned char *r, size_t size)
 	return 0;
 }
 
-/* ---- samples ---- */
-
-/* Sample bits this reader can lay out; another one makes a block unreadable. */
-#define KNOWN_SAMPLE                                                                               \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
-
-/* Reads u64 i of a record; false past its end. */
-static bool word(const unsigned char *r, size_t size, size_t *at, uint64_t *v)
-{
-	if (*at + 8 > size)
-		return false;
-	memcpy(v, r + *at, 8);
-	*at += 8;
-	return true;
-}
-
-/* A PERF_RECORD_SAMPLE laid out by sample_type; 1 if damaged. */
-static int parse_sample(struct dat_samples *s, const unsigned char *r, size_t size, bool offcpu,
-			struct utrace_dat_sample *out)
-{
-	uint64_t t = offcpu ? UTRACE_DAT_OFFCPU_SAMPLE_TYPE : s->attr.sample_type, v = 0, nr = 0;
-	size_t at = sizeof(struct perf_event_header);
-
-	memset(out, 0, sizeof(*out));
-	out->offcpu = offcpu;
-	if ((t & PERF_SAMPLE_IP) && !word(r, size, &at, &out->ip))
-		return 1;
-	if (t & PERF_SAMPLE_TID) {
-		if (!word(r, size, &at, &v))
-			return 1;
-		out->pid = (int32_t)(uint32_t)v;
-		out->tid = (int32_t)(uint32_t)(v >> 32);
-	}
-	if ((t & PERF_SAMPLE_TIME) && !word(r, size, &at, &out->ts))
-		return 1;
-	if (t & PERF_SAMPLE_CPU) {
-		if (!word(r, size, &at, &v))
-			return 1;
-		out->cpu = (uint32_t)v;
-	}
-	if ((t & PERF_SAMPLE_PERIOD) && !word(r, size, &at, &out->period))
-		return 1;
-	if (t & PERF_SAMPLE_CALLCHAIN) {
-		if (!word(r, size, &at, &nr) || nr > (size - at) / 8)
-			return 1;
-		if (nr > s->cap_chain) {
-			uint64_t *c = realloc(s->chain, nr * sizeof(*c));
-
-			if (!c)
-				return -ENOMEM;
-			s->chain = c;
-			s->cap_chain = nr;
-		}
-		for (uint64_t i = 0; i < nr; i++) {
-			word(r, size, &at, &v);
-			if (v < (uint64_t)PERF_CONTEXT_MAX) /* not a context marker */
-				s->chain[out->nr++] = v;
-		}
-		out->chain = s->chain;
-	}
-	return 0;
-}
+/* ---- samples (their layout: perf_sample.c) ---- */
 
 /* What one block holds; samples go to fn when fn is set. */
 static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len,
@@ -285,7 +296,12 @@ static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len,
 			break;
 		}
 		if (h.type == PERF_RECORD_SAMPLE && fn) {
-			ret = parse_sample(s, b + off, h.size, bl->offcpu, &smp);
+			s->parser.regs_user = s->attr.regs_user;
+			ret = utrace_perf_parse_sample(&s->parser,
+						       bl->offcpu ? UTRACE_DAT_OFFCPU_SAMPLE_TYPE
+								  : s->attr.sample_type,
+						       b + off, h.size, &smp);
+			smp.offcpu = bl->offcpu;
 			if (ret == 0) {
 				if (!bl->offcpu && !(s->attr.sample_type & PERF_SAMPLE_CPU))
 					smp.cpu = bl->cpu;
@@ -369,7 +385,7 @@ int utrace_dat_samples_each(struct utrace_dat *d,
 	*lost = 0;
 	if (!d->samples || !d->samples->have_attr)
 		return 0;
-	if (d->samples->attr.sample_type & ~(uint64_t)KNOWN_SAMPLE)
+	if (d->samples->attr.sample_type & ~(uint64_t)UTRACE_PERF_KNOWN_SAMPLE)
 		return utrace_error_set(err, -ENOTSUP,
 					"%s: the samples hold fields this utrace cannot read "
 					"(sample_type %#llx)",

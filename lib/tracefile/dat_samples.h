@@ -21,14 +21,24 @@ struct utrace_dat_sample {
 	uint64_t period; /* ns of CPU time the sample stands for (off CPU: switched out) */
 	bool offcpu;	 /* record --off-cpu's: a switch-out, perf's offcpu-time event */
 	uint64_t ip;
-	uint32_t nr;	       /* user call chain, innermost first (ip too); 0 without -g */
+	uint32_t nr;	       /* call chain, innermost first (ip too); 0 without -g */
 	const uint64_t *chain; /* valid during the callback */
+	uint32_t nr_kernel;    /* its first nr_kernel addresses are the kernel's */
+	/* --call-graph dwarf: the user registers (regs_user's bits of
+	 * PERF_ATTR, in bit order) and the copy of the stack from the user
+	 * sp; nr_regs 0 when the kernel had none (a kernel thread) */
+	uint32_t nr_regs;
+	uint64_t regs_mask;
+	const uint64_t *regs;
+	uint64_t stack_size; /* the bytes of stack copied (the kernel's dyn_size) */
+	const unsigned char *stack;
 };
 
 /* Whether d holds samples; their frequency and whether the kernel's
  * addresses were left out (either pointer may be NULL). */
 bool utrace_dat_has_samples(const struct utrace_dat *d, uint32_t *freq, bool *user_only);
-/* Whether its samples carry the user call chain (record --call-graph). */
+/* Whether its samples carry the user call chain (record --call-graph fp)
+ * or what to unwind it from (dwarf). */
 bool utrace_dat_samples_have_chains(const struct utrace_dat *d);
 
 /*
@@ -47,6 +57,12 @@ int utrace_dat_samples_each(struct utrace_dat *d,
  * parent's, as fork left them). */
 const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip,
 				  uint64_t *file_off);
+/* Whether its samples carry stack copies (record --call-graph dwarf). */
+bool utrace_dat_samples_have_stacks(const struct utrace_dat *d);
+/* The kernel symbol at or below addr that the recording saved
+ * (PERF_KSYMS: only those its samples needed) and its start; NULL if
+ * none. */
+const char *utrace_dat_sample_ksym(struct utrace_dat *d, uint64_t addr, uint64_t *start);
 /* The last name the kernel gave thread tid (its comm), NULL if none. */
 const char *utrace_dat_sample_comm(struct utrace_dat *d, int32_t tid);
 

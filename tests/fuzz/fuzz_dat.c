@@ -70,7 +70,8 @@ static void samples(struct utrace_dat *d)
 		return;
 	check_err(utrace_dat_samples_each(d, sample, d, &lost, &err), &err);
 	check_err(utrace_samples_report(d, &o, fuzz_sink(), &err), &err);
-	/* the chains' trees too, when the file has them */
+	/* the chains' trees too, when the file has them (unwound from the
+	 * stack copies of --call-graph dwarf: registers and copy are input) */
 	o.graph = UTRACE_GRAPH_DEFAULT;
 	o.children = true;
 	if (utrace_dat_samples_have_chains(d))

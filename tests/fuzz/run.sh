@@ -88,6 +88,7 @@ make_seeds() {
 		"$U" record -o "$dat/function.dat" -p function -l 'leaf' -e tp:tp_value -f 'id > 0' -- "$tgt"
 		"$U" record -o "$dat/nop.dat" -p nop -e tp -- "$tgt"
 		"$U" record -o "$dat/samples.dat" -p nop -F 20000 --call-graph fp -- "$tgt"
+		"$U" record -o "$dat/samples-dwarf.dat" -p nop -F 20000 --call-graph dwarf,256 -- "$tgt"
 		"$U" record -o "$dat/kernel.dat" -e sched:sched_process_exit -e tp -- "$tgt"
 		"$U" record -o "$dat/usdt.dat" -e usdt:fuzz:leaf -- "$tgt"
 		"$U" record -o "$dat/hist.dat" -p nop -e tp:tp_value -R 'hist:keys=id,name:vals=hitcount' \

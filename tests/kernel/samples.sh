@@ -14,6 +14,8 @@
 #     the calls is unchanged
 #   - --call-graph fp records, --sort and a bad --sort key, a recording
 #     without samples
+# (user space only, -e cpu-clock:u: the shares are the program's own;
+# tests/kernel/samples_kernel.sh has the kernel's)
 #
 # Prints "ok - " / "not ok - " per check, or "UNSUPPORTED: reason".
 set -u
@@ -27,7 +29,7 @@ N=${KBURN_N:-4000000}
 
 $CC -O2 -fno-omit-frame-pointer -o "$T/kburn" "$ROOT/tests/kernel/kburn.c" || exit 1
 $CC -O2 -fno-omit-frame-pointer $("$U" cflags) -o "$T/kburn.u" "$ROOT/tests/kernel/kburn.c" || exit 1
-if ! (cd "$T" && "$U" record -p nop -F 999 -o s.dat -- ./kburn "$N" >/dev/null 2>rec.err); then
+if ! (cd "$T" && "$U" record -p nop -F 999 -e cpu-clock:u -o s.dat -- ./kburn "$N" >/dev/null 2>rec.err); then
 	grep -q "perf_event_open" "$T/rec.err" && unsupported "$(head -1 "$T/rec.err")"
 	notok "record -F 999"
 	sed 's/^/#   /' "$T/rec.err"
@@ -52,9 +54,9 @@ done
 grep -q "^  *[0-9.]*%  kburn  *kburn  *\[\.\] burn60$" "$T/rep.txt" &&
 	ok "the program's own file is the Shared Object" ||
 	notok "the program's own file is the Shared Object"
-check "the event is cpu-clock, user only" grep -q "^# Samples: .* of event 'cpu-clock:u'$" "$T/rep.txt"
+check "-e cpu-clock:u: the event is cpu-clock, user only" grep -q "^# Samples: .* of event 'cpu-clock:u'$" "$T/rep.txt"
 if command -v perf >/dev/null; then
-	perf record -F 999 -o "$T/perf.data" "$T/kburn" "$N" >/dev/null 2>&1
+	perf record -e cpu-clock:u -F 999 -o "$T/perf.data" "$T/kburn" "$N" >/dev/null 2>&1
 	# the widths follow the values (which functions got a sample): compare
 	# the names and the groups of dots
 	norm() { grep '^# Overhead\|^# \.\.\.\|^# Total Lost\|^# Samples' | sed 's/ *$//; s/  */ /g; s/\.\.*/./g; s/: [0-9][0-9]*[ KM]* of/: N of/; s/cpu-clock[:a-z]*/cpu-clock/'; }
@@ -67,7 +69,7 @@ if command -v perf >/dev/null; then
 fi
 
 # samples and function records in one file
-(cd "$T" && "$U" record -F 999 --call-graph fp -o both.dat -- ./kburn.u "$N" >/dev/null 2>both.err)
+(cd "$T" && "$U" record -F 999 -e cpu-clock:u --call-graph fp -o both.dat -- ./kburn.u "$N" >/dev/null 2>both.err)
 "$U" report --samples -i "$T/both.dat" >"$T/both.txt" 2>&1
 got=$(share "$T/both.txt" burn30)
 check "traced and sampled at once: burn30 still 30% (got ${got:-none}%)" near 30 "$got"

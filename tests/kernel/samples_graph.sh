@@ -28,7 +28,7 @@ CC=${CC:-cc}
 G=$ROOT/tests/kernel/golden
 
 $CC -O0 -fno-omit-frame-pointer -o "$T/kchain" "$ROOT/tests/kernel/kchain.c" || exit 1
-if ! (cd "$T" && "$U" record -p nop -F 999 --call-graph fp -o g.dat -- ./kchain >/dev/null \
+if ! (cd "$T" && "$U" record -p nop -F 999 -e cpu-clock:u --call-graph fp -o g.dat -- ./kchain >/dev/null \
 	2>rec.err); then
 	grep -q "perf_event_open" "$T/rec.err" && unsupported "$(head -1 "$T/rec.err")"
 	notok "record -F 999 --call-graph fp"
@@ -117,7 +117,7 @@ compare_trees() { # -> $T/cmp.out: "ok"/"notok" lines; status 0 if all matched
 for try in 1 2 3; do
 	compare_trees && break
 	[ "$try" = 3 ] && break
-	(cd "$T" && "$U" record -p nop -F 999 --call-graph fp -o g.dat -- ./kchain >/dev/null 2>&1)
+	(cd "$T" && "$U" record -p nop -F 999 -e cpu-clock:u --call-graph fp -o g.dat -- ./kchain >/dev/null 2>&1)
 	for v in "${views[@]}"; do
 		name=${v%%:*} opts=${v#*:}
 		# shellcheck disable=SC2086 # opts are words
@@ -126,7 +126,7 @@ for try in 1 2 3; do
 done
 sed -e 's/^ok /ok - /' -e 's/^notok /not ok - /' "$T/cmp.out"
 
-(cd "$T" && "$U" record -p nop -F 999 -o flat.dat -- ./kchain 100000 >/dev/null 2>&1)
+(cd "$T" && "$U" record -p nop -F 999 -e cpu-clock:u -o flat.dat -- ./kchain 100000 >/dev/null 2>&1)
 "$U" report --samples -g -i "$T/flat.dat" >"$T/flat.out" 2>"$T/flat.err"
 rc=$?
 check "-g without call chains: exit 1, one line saying so ($(head -1 "$T/flat.err"))" \

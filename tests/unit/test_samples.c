@@ -10,6 +10,7 @@
  * warned about, nothing crashes.
  */
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 
 #include "lib/elf/elf.h"
 #include "lib/elf/symtab.h"
+#include "lib/export/export_flame.h"
+#include "lib/report/callgraph.h"
 #include "lib/report/samples.h"
 #include "lib/tracefile/dat_samples.h"
 #include "tests/unit/trace_fixture.h"
@@ -150,12 +153,43 @@ static int each(void *arg, const struct utrace_dat_sample *s, struct utrace_erro
 	return 0;
 }
 
+/* The samples as folded stacks (lib/report/samples_fold.c through the
+ * flame export): chains caller first; the two whose caller and ip are
+ * both in test_samples as one path weighing their two periods; an
+ * address without a symbol (0x1234, a caller of 0) is [unknown]. */
+static void test_fold(struct utrace_dat *d)
+{
+	struct utrace_callgraph *g;
+	struct utrace_error err;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *out;
+
+	if (utrace_samples_callgraph(d, &g, &err) < 0) {
+		check(0, "fold: %s", err.msg);
+		return;
+	}
+	out = open_memstream(&text, &tlen);
+	check(utrace_export_flame(g, out, UTRACE_FLAME_NS, &err) == 0,
+	      "fold: folded stacks written");
+	fclose(out);
+	check(text && !strcmp(text, "test_samples;test_samples 2000\n"
+				    "[unknown];[unknown] 1000\n"
+				    "[unknown];test_samples 1000\n"),
+	      "fold: chains caller first, weighted by their periods, [unknown] without a symbol");
+	if (text && !strstr(text, "test_samples;test_samples 2000\n"))
+		printf("%s", text);
+	free(text);
+	utrace_callgraph_free(g);
+}
+
 static void test_samples(void)
 {
 	const char *path = check_path("samples.dat");
 	char exe[4096];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	struct utrace_dat_perf_attr attr = {SAMPLE_TYPE, 999, UTRACE_DAT_PERF_USER_ONLY};
+	struct utrace_dat_perf_attr attr = {
+	    .sample_type = SAMPLE_TYPE, .freq = 999, .flags = UTRACE_DAT_PERF_USER_ONLY};
 	struct utrace_dat_writer *w = fx_begin(path, "nop");
 	struct blk a = {.n = 0}, b = {.n = 0};
 	const uint64_t base = 0x555500000000ull;
@@ -173,7 +207,9 @@ static void test_samples(void)
 	f_off = file_offset_of(exe, "test_samples");
 	check(f_off != 0, "samples: the test's own symbol test_samples is found (%#llx)",
 	      (unsigned long long)f_off);
-	fx_write(w, UTRACE_DAT_PERF_ATTR, &attr, sizeof(attr), NULL, 0);
+	/* the PERF_ATTR of files made before --call-graph dwarf, shorter */
+	fx_write(w, UTRACE_DAT_PERF_ATTR, &attr, offsetof(struct utrace_dat_perf_attr, regs_user),
+		 NULL, 0);
 	rec_mmap(&a, 100, base, 1ull << 30, 0, exe);
 	rec_comm(&a, 100, "prog");
 	rec_fork(&a, 101, 100);
@@ -230,6 +266,7 @@ static void test_samples(void)
 	if (text && !strstr(text, "[.] test_samples\n"))
 		printf("%s", text);
 	free(text);
+	test_fold(d);
 	utrace_dat_close(d);
 }
 
@@ -251,7 +288,8 @@ static void test_graph_nochain(void)
 	const char *path = check_path("graph.dat");
 	char exe[4096], *text = NULL;
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	struct utrace_dat_perf_attr attr = {SAMPLE_TYPE, 999, UTRACE_DAT_PERF_USER_ONLY};
+	struct utrace_dat_perf_attr attr = {
+	    .sample_type = SAMPLE_TYPE, .freq = 999, .flags = UTRACE_DAT_PERF_USER_ONLY};
 	struct utrace_dat_writer *w = fx_begin(path, "nop");
 	struct utrace_samples_opts o = {.graph = UTRACE_GRAPH_DEFAULT, .children = true};
 	const uint64_t base = 0x555500000000ull;
@@ -291,10 +329,101 @@ static void test_graph_nochain(void)
 	utrace_dat_close(d);
 }
 
+struct got_stack {
+	unsigned n;
+	struct utrace_dat_sample s[3];
+	uint64_t regs0[3], word0;
+};
+
+static int each_stack(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
+{
+	struct got_stack *g = arg;
+
+	(void)err;
+	if (g->n == 0 && s->nr_regs == 3 && s->stack_size == 8) {
+		memcpy(g->regs0, s->regs, sizeof(g->regs0));
+		memcpy(&g->word0, s->stack, 8);
+	}
+	if (g->n < 3)
+		g->s[g->n] = *s;
+	g->n++;
+	return 0;
+}
+
+/* --call-graph dwarf's layout: a kernel part of the chain (between
+ * PERF_CONTEXT_KERNEL and PERF_CONTEXT_USER), the user registers of the
+ * mask (abi 2, x86_64; abi 0: none), the stack copy (size, bytes,
+ * dyn_size); a dyn_size past the copy is damage. */
+static void test_stack(void)
+{
+	const char *path = check_path("stack.dat");
+	struct utrace_dat_perf_attr attr = {
+	    SAMPLE_TYPE | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, 999, 0, 0x7, 16, 0};
+	struct utrace_dat_writer *w = fx_begin(path, "nop");
+	struct blk a = {.n = 0};
+	uint64_t v1[18] = {0xffffffff81000010ull,
+			   100ull << 32 | 100,
+			   1000,
+			   0,
+			   1000,
+			   4,
+			   (uint64_t)PERF_CONTEXT_KERNEL,
+			   0xffffffff81000010ull,
+			   (uint64_t)PERF_CONTEXT_USER,
+			   0x401000, /* chain */
+			   2,
+			   11,
+			   22,
+			   33, /* regs */
+			   16,
+			   0xabcdef,
+			   0,
+			   8}; /* stack */
+	/* abi NONE, stack size 0 */
+	uint64_t v2[8] = {0x401000, 100ull << 32 | 100, 2000, 0, 1000, 0, 0, 0};
+	/* dyn_size 24, past the 16 bytes copied */
+	uint64_t v3[14] = {0x401000, 100ull << 32 | 100, 3000, 0, 1000, 0, 2, 1, 2, 3, 16, 0, 0,
+			   24};
+	struct utrace_error err;
+	struct utrace_dat *d;
+	struct got_stack g = {0};
+	uint64_t lost;
+
+	fx_write(w, UTRACE_DAT_PERF_ATTR, &attr, sizeof(attr), NULL, 0);
+	header(&a, PERF_RECORD_SAMPLE, sizeof(struct perf_event_header) + sizeof(v1));
+	put(&a, v1, sizeof(v1));
+	header(&a, PERF_RECORD_SAMPLE, sizeof(struct perf_event_header) + sizeof(v2));
+	put(&a, v2, sizeof(v2));
+	header(&a, PERF_RECORD_SAMPLE, sizeof(struct perf_event_header) + sizeof(v3));
+	put(&a, v3, sizeof(v3));
+	write_perf(w, 0, &a);
+	fx_end(w);
+	if (utrace_dat_open(path, &d, &err) < 0) {
+		check(0, "stack: open: %s", err.msg);
+		return;
+	}
+	check(utrace_dat_samples_have_stacks(d) && utrace_dat_samples_have_chains(d),
+	      "stack: the file says its samples carry stack copies");
+	check(utrace_dat_samples_each(d, each_stack, &g, &lost, &err) == 0, "stack: read");
+	check(g.n == 2, "stack: two good samples, the damaged one skipped (got %u)", g.n);
+	check(g.s[0].nr == 2 && g.s[0].nr_kernel == 1,
+	      "stack: the chain's kernel part is told apart (nr %u, kernel %u)", g.s[0].nr,
+	      g.s[0].nr_kernel);
+	check(g.regs0[0] == 11 && g.regs0[2] == 33 && g.s[0].regs_mask == 7,
+	      "stack: the registers of the mask, in order");
+	check(g.s[0].stack_size == 8 && g.word0 == 0xabcdef,
+	      "stack: the copy, its dyn_size the part to use");
+	check(g.n > 1 && g.s[1].nr_regs == 0 && g.s[1].stack_size == 0,
+	      "stack: abi NONE and an empty copy: no registers, no stack");
+	check(utrace_dat_warning_count(d) >= 1, "stack: the damage is warned about");
+	utrace_dat_close(d);
+}
+
 int main(void)
 {
 	check_begin("samples");
 	test_samples();
 	test_graph_nochain();
+	test_stack();
 	return check_end();
 }

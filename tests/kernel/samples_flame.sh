@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/kernel/samples_flame.sh BUILD_DIR - flame graphs from samples
+# (utrace dump --flame-graph on a recording made with -F), on
+# tests/kernel/kburn.c (10/30/60% of its CPU time in burn10/30/60):
+#
+#   - a samples-only recording (-p nop -F 999 --call-graph fp): folded
+#     stacks 'outer;...;burn60 N', each function's width its share of
+#     the CPU time within 3 points, the widths summing to the samples'
+#     periods; --svg draws the frames, --icicle too
+#   - a recording with calls and samples: the default source is the
+#     functions (the same output as --source functions), --source samples
+#     the sampled stacks; a --diff against another recording
+#   - --source samples on a file without samples, a bad --source, --source
+#     without --flame-graph: one line, exit 1
+#
+# Prints "ok - " / "not ok - " per check, or "UNSUPPORTED: reason".
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_built "$U" "$B/libutrace.so"
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT INT TERM
+CC=${CC:-cc}
+N=${KBURN_N:-4000000}
+
+$CC -O2 -fno-omit-frame-pointer -o "$T/kburn" "$ROOT/tests/kernel/kburn.c" || exit 1
+$CC -O2 -fno-omit-frame-pointer $("$U" cflags) -o "$T/kburn.u" "$ROOT/tests/kernel/kburn.c" || exit 1
+if ! (cd "$T" && "$U" record -p nop -F 999 --call-graph fp -o s.dat -- ./kburn "$N" \
+	>/dev/null 2>rec.err); then
+	grep -q "perf_event_open" "$T/rec.err" && unsupported "$(head -1 "$T/rec.err")"
+	notok "record -F 999 --call-graph fp"
+	sed 's/^/#   /' "$T/rec.err"
+	exit 1
+fi
+"$U" dump --flame-graph -i "$T/s.dat" >"$T/s.folded" 2>"$T/s.err"
+check "dump --flame-graph of samples exits 0 ($(head -1 "$T/s.err"))" test -s "$T/s.folded"
+check "folded stacks: callers first, then burn60 (the sampled chains)" \
+	grep -q "^[^ ]*;burn60 [0-9][0-9]*$" "$T/s.folded"
+share() { # share FUNC: the % of the folded weight in stacks ending in FUNC
+	awk -v f="$1" '{ n = $NF; t += n; k = $0; sub(/ [0-9]+$/, "", k)
+		m = split(k, p, ";"); if (p[m] == f) s += n }
+		END { if (t) printf "%.1f", 100 * s / t }' "$T/s.folded"
+}
+near() { awk -v w="$1" -v g="$2" 'BEGIN { exit !(g != "" && g - w <= 3 && w - g <= 3) }'; }
+for f in 10 30 60; do
+	got=$(share "burn$f")
+	check "burn$f: $f% of the flame graph's width, within 3 points (got ${got:-none}%)" \
+		near "$f" "$got"
+done
+total=$(awk '{ t += $NF } END { print t }' "$T/s.folded")
+count=$(grep -o '^# Event count (approx.): [0-9]*' <("$U" report --samples -i "$T/s.dat") |
+	awk '{ print $NF }')
+check "the widths add up to the samples' periods ($total = $count)" test "$total" = "$count"
+"$U" dump --flame-graph --svg -i "$T/s.dat" >"$T/s.svg" 2>&1
+check "--svg draws the sampled frames" grep -q "<title>burn60 " "$T/s.svg"
+"$U" dump --flame-graph --svg --icicle -i "$T/s.dat" >"$T/i.svg" 2>&1
+check "--svg --icicle too" grep -q "<title>burn30 " "$T/i.svg"
+
+(cd "$T" && "$U" record -F 999 --call-graph fp -o both.dat -- ./kburn.u "$N" >/dev/null 2>&1)
+"$U" dump --flame-graph -i "$T/both.dat" >"$T/def.folded" 2>&1
+"$U" dump --flame-graph --source functions -i "$T/both.dat" >"$T/fn.folded" 2>&1
+"$U" dump --flame-graph --source samples -i "$T/both.dat" >"$T/smp.folded" 2>&1
+check "calls and samples: the default source is the functions" cmp -s "$T/def.folded" "$T/fn.folded"
+check "the functions' stacks start at main (no libc frames)" grep -q "^main;burn60 " "$T/fn.folded"
+check "--source samples: the sampled stacks, not the functions'" \
+	test -n "$(grep '^[^ ]*;burn60 [0-9]*$' "$T/smp.folded")" -a -z "$(grep '^main;' "$T/smp.folded")"
+"$U" dump --flame-graph --svg --source samples --diff "$T/s.dat" -i "$T/both.dat" >"$T/d.svg" \
+	2>"$T/d.err"
+check "--diff between two recordings' samples ($(head -1 "$T/d.err"))" grep -q "burn60" "$T/d.svg"
+
+(cd "$T" && "$U" record -o none.dat -- ./kburn.u 1 >/dev/null 2>&1)
+"$U" dump --flame-graph --source samples -i "$T/none.dat" >"$T/none.txt" 2>&1
+rc=$?
+check "--source samples without samples: exit 1, one line ($(head -1 "$T/none.txt"))" \
+	test "$rc" -eq 1 -a "$(wc -l <"$T/none.txt")" -eq 1 -a -n "$(grep 'no samples' "$T/none.txt")"
+"$U" dump --flame-graph --source perf -i "$T/s.dat" >"$T/bad.txt" 2>&1
+rc=$?
+check "a bad --source: exit 1 ($(head -1 "$T/bad.txt"))" test "$rc" -eq 1
+"$U" dump --source samples -i "$T/s.dat" >"$T/bad2.txt" 2>&1
+rc=$?
+check "--source without --flame-graph: exit 1 ($(head -1 "$T/bad2.txt"))" test "$rc" -eq 1
+exit 0
