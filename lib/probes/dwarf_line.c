@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dwarf_line.c - probe points by source line: SYMBOL:LINE (LINE counted
+ * from the function's first line, as `perf probe -L` numbers them) and
+ * FILE:LINE (API in lib/probes/dwarf.h).
+ *
+ * Design: a line's address is the lowest address of the line table's
+ * statement rows for that line (in the function's ranges for SYMBOL:LINE;
+ * in every compilation unit whose row names a file ending in FILE for
+ * FILE:LINE), as perf probe's line walker finds them.  A line without
+ * such a row (a comment, a declaration, code the optimiser merged away)
+ * is refused: `-L` shows which lines have one.
+ */
+#include <ctype.h>
+#include <dwarf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/probes/dwarf_internal.h"
+
+bool utrace_dwarf_is_line_point(const char *target)
+{
+	const char *colon = strrchr(target, ':');
+
+	if (!colon || colon == target || !colon[1])
+		return false;
+	for (const char *s = colon + 1; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* Whether path ends with tail at a '/' boundary. */
+static bool tail_match(const char *path, const char *tail)
+{
+	size_t pl = strlen(path), tl = strlen(tail);
+
+	return pl >= tl && !strcmp(path + pl - tl, tail) &&
+	       (pl == tl || path[pl - tl - 1] == '/' || tail[0] == '/');
+}
+
+/* The lowest statement address of line lno (of a file ending in file) in
+ * cu, restricted to func's ranges if func; true if found. */
+static bool line_in_cu(Dwarf_Die *cu, Dwarf_Die *func, const char *file, int lno, Dwarf_Addr *best)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	bool found = false;
+
+	if (dwarf_getsrclines(cu, &lines, &n) != 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool stmt, end;
+		int ln;
+		const char *src;
+
+		if (dwarf_lineno(l, &ln) || ln != lno || dwarf_lineaddr(l, &a) ||
+		    dwarf_linebeginstatement(l, &stmt) || !stmt || dwarf_lineendsequence(l, &end) ||
+		    end)
+			continue;
+		src = dwarf_linesrc(l, NULL, NULL);
+		if (!src || !tail_match(src, file) || (func && dwarf_haspc(func, a) != 1))
+			continue;
+		if (!found || a < *best)
+			*best = a;
+		found = true;
+	}
+	return found;
+}
+
+/* FUNC:RLN */
+static int func_line(struct utrace_dwarf *d, const char *spec, size_t flen, long rln, int col,
+		     Dwarf_Addr *a, struct utrace_error *err)
+{
+	char name[256], file[4096];
+	Dwarf_Die func, cu;
+	int decl;
+
+	snprintf(name, sizeof(name), "%.*s", (int)flen, spec);
+	if (dw_find_func(d, name, &func) < 0)
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_FUNC, col, "'%s'", name);
+	if (dwarf_decl_line(&func, &decl) != 0 || !dw_func_file(&func, file, sizeof(file)) ||
+	    !dwarf_diecu(&func, &cu, NULL, NULL) ||
+	    !line_in_cu(&cu, &func, file, decl + (int)rln, a))
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_LINE, col + (int)flen + 1, "%s:%ld (see -L %s)",
+			       name, rln, name);
+	return 0;
+}
+
+/* FILE:LINE */
+static int file_line(struct utrace_dwarf *d, const char *spec, size_t flen, long lno, int col,
+		     Dwarf_Addr *a, struct utrace_error *err)
+{
+	char file[4096];
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	bool found = false, seen = false;
+
+	snprintf(file, sizeof(file), "%.*s", (int)flen, spec);
+	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Files *files;
+		size_t nf;
+		Dwarf_Addr one;
+
+		if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_getsrcfiles(&cu, &files, &nf) == 0)
+			for (size_t i = 0; i < nf && !seen; i++)
+				seen = dwarf_filesrc(files, i, NULL, NULL) &&
+				       tail_match(dwarf_filesrc(files, i, NULL, NULL), file);
+		if (dwarf_offdie(d->dw, off + hsize, &cu) &&
+		    line_in_cu(&cu, NULL, file, (int)lno, &one) && (!found || one < *a)) {
+			*a = one;
+			found = true;
+		}
+		off = next;
+	}
+	if (!seen)
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_SOURCE, col, "'%s'", file);
+	if (!found)
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_LINE, col + (int)flen + 1, "%s:%ld", file, lno);
+	return 0;
+}
+
+/* FILE has a '.' or '/', a function name has neither. */
+static bool names_file(const char *s, size_t len)
+{
+	return memchr(s, '.', len) || memchr(s, '/', len);
+}
+
+int dw_point_addr(struct utrace_dwarf *d, const char *point, int col, uint64_t *addr,
+		  Dwarf_Die *func, struct utrace_error *err)
+{
+	const char *colon = strrchr(point, ':'), *plus = strchr(point, '+');
+	Dwarf_Die *scopes = NULL, *f;
+	Dwarf_Addr a = 0;
+	char name[256];
+	int n, ret = 0;
+
+	if (colon && utrace_dwarf_is_line_point(point)) {
+		long line = strtol(colon + 1, NULL, 10);
+		size_t len = (size_t)(colon - point);
+
+		ret = names_file(point, len) ? file_line(d, point, len, line, col, &a, err)
+					     : func_line(d, point, len, line, col, &a, err);
+	} else {
+		size_t len = plus ? (size_t)(plus - point) : strlen(point);
+		char *end = NULL;
+		unsigned long off = plus ? strtoul(plus + 1, &end, 0) : 0;
+
+		if (plus && (!*(plus + 1) || *end))
+			return dw_fail(err, UTRACE_DWARF_ERR_NO_FUNC, col + (int)len + 1, "'%s'", point);
+		snprintf(name, sizeof(name), "%.*s", (int)len, point);
+		if (dw_find_func(d, name, func) < 0 || dwarf_entrypc(func, &a) != 0)
+			return dw_fail(err, UTRACE_DWARF_ERR_NO_FUNC, col, "'%s'", name);
+		a += off;
+	}
+	if (ret < 0)
+		return ret;
+	n = dw_scopes(d, a, &scopes);
+	f = dw_scope_func(scopes, n);
+	if (!f) {
+		free(scopes);
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_SCOPE, col, "0x%" PRIx64, (uint64_t)a);
+	}
+	*func = *f;
+	free(scopes);
+	*addr = a;
+	return 0;
+}
+
+int utrace_dwarf_line_addr(struct utrace_dwarf *d, const char *spec, int col, uint64_t *vaddr,
+			   char **func, uint64_t *func_off, struct utrace_error *err)
+{
+	Dwarf_Die f;
+	Dwarf_Addr entry;
+	const char *name;
+
+	*func = NULL;
+	if (dw_point_addr(d, spec, col, vaddr, &f, err) < 0)
+		return -EINVAL;
+	name = dwarf_diename(&f);
+	if (!name || dwarf_entrypc(&f, &entry) != 0 || entry > *vaddr)
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_SCOPE, col, "0x%" PRIx64, *vaddr);
+	*func = strdup(name);
+	*func_off = *vaddr - entry;
+	return *func ? 0 : utrace_error_set(err, -ENOMEM, "out of memory");
+}

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dwarf_list.c - `utrace probe -V` and `-L`: what a probe can see, in
+ * perf probe's layouts (API in lib/probes/dwarf.h).
+ *
+ * Design: -V walks the scopes holding the address (innermost lexical
+ * block out to the function) and keeps each parameter and variable
+ * that has a location there (dw_var_location(): one that a fetch-arg
+ * could read), printed "TYPE\tNAME" with perf's type names and sorted as
+ * perf's string list sorts them (the whole line).  -L prints the
+ * function's source from its first line, numbering the lines that have a
+ * statement row inside the function (inlined callees' own lines left out,
+ * their call lines in), as perf's die_walk_lines() picks them, then two
+ * more lines of context after the last one.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/probes/dwarf_internal.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct strs {
+	char **v;
+	size_t n;
+};
+
+static int add_str(struct strs *s, const char *text)
+{
+	char **v;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], text))
+			return 0;
+	v = realloc(s->v, (s->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
+	s->v[s->n] = strdup(text);
+	return s->v[s->n++] ? 0 : -ENOMEM;
+}
+
+static void free_strs(struct strs *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
+/* The variables of one scope (not nested blocks: they are scopes too). */
+static int scope_vars(struct utrace_dwarf *d, Dwarf_Die *scope, Dwarf_Die *func, uint64_t addr,
+		      struct strs *out)
+{
+	Dwarf_Die child;
+	char line[512], type[256];
+	struct dw_loc loc;
+
+	if (dwarf_child(scope, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *name = dwarf_diename(&child);
+
+		if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) || !name)
+			continue;
+		if (dw_var_location(d, &child, func, addr, &loc) != 0)
+			continue;
+		if (dw_type_name(&child, type, sizeof(type)) < 0)
+			snprintf(type, sizeof(type), "(unknown_type)");
+		snprintf(line, sizeof(line), "%s\t%s", type, name);
+		if (add_str(out, line) < 0)
+			return -ENOMEM;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+int utrace_dwarf_list_vars(struct utrace_dwarf *d, const char *point, FILE *out,
+			   struct utrace_error *err)
+{
+	Dwarf_Die func, *scopes = NULL;
+	struct strs vars = {0};
+	uint64_t addr;
+	Dwarf_Addr entry = 0;
+	int n, ret = 0;
+
+	if (dw_point_addr(d, point, 1, &addr, &func, err) < 0)
+		return -EINVAL;
+	dwarf_entrypc(&func, &entry);
+	n = dw_scopes(d, addr, &scopes);
+	for (int i = 0; i < n && ret == 0; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_compile_unit)
+			break;
+		ret = scope_vars(d, &scopes[i], &func, addr, &vars);
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(scopes);
+	if (ret < 0) {
+		free_strs(&vars);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	qsort(vars.v, vars.n, sizeof(*vars.v), cmp_str);
+	fprintf(out, "Available variables at %s\n", point);
+	fprintf(out, "\t@<%s+%" PRIu64 ">\n", dwarf_diename(&func), addr - entry);
+	if (!vars.n)
+		fprintf(out, "\t\t(No matched variables)\n");
+	for (size_t i = 0; i < vars.n; i++)
+		fprintf(out, "\t\t%s\n", vars.v[i]);
+	free_strs(&vars);
+	return 0;
+}
+
+/* Whether an inlined callee of func (at any depth) holds addr; its DIE. */
+static bool inline_at(Dwarf_Die *scope, Dwarf_Addr addr, Dwarf_Die *out)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(scope, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine && dwarf_haspc(&child, addr) == 1) {
+			*out = child;
+			return true;
+		}
+		if (tag == DW_TAG_lexical_block && dwarf_haspc(&child, addr) == 1 &&
+		    inline_at(&child, addr, out))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Marks the call lines of func's inlined callees (perf's __die_walk_funclines). */
+static void call_lines(Dwarf_Die *scope, int decl, unsigned char *has, int max)
+{
+	Dwarf_Die child;
+	Dwarf_Attribute attr;
+	Dwarf_Word cl;
+
+	if (dwarf_child(scope, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine &&
+		    dwarf_attr(&child, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &cl) == 0 &&
+		    (int)cl >= decl && (int)cl - decl < max)
+			has[cl - (Dwarf_Word)decl] = 1;
+		if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine)
+			call_lines(&child, decl, has, max);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* Which lines from decl on have a statement in func: has[line - decl]. */
+static int func_lines(Dwarf_Die *func, const char *file, int decl, unsigned char *has, int max)
+{
+	Dwarf_Die cu, inl;
+	Dwarf_Lines *lines;
+	size_t n;
+	int last = 0;
+
+	if (!dwarf_diecu(func, &cu, NULL, NULL) || dwarf_getsrclines(&cu, &lines, &n) != 0)
+		return -1;
+	has[0] = 1; /* the function's own line: its entry */
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool stmt, end;
+		int ln, il;
+		const char *src;
+
+		if (dwarf_lineno(l, &ln) || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end) ||
+		    end || dwarf_linebeginstatement(l, &stmt) || !stmt || dwarf_haspc(func, a) != 1)
+			continue;
+		src = dwarf_linesrc(l, NULL, NULL);
+		if (!src || strcmp(src, file) || ln < decl || ln - decl >= max)
+			continue;
+		/* a line of an inlined callee's body is not one of ours */
+		if (inline_at(func, a, &inl) && dwarf_decl_line(&inl, &il) == 0 && il != decl)
+			continue;
+		has[ln - decl] = 1;
+	}
+	call_lines(func, decl, has, max);
+	for (int i = 0; i < max; i++)
+		if (has[i])
+			last = i;
+	return last;
+}
+
+int utrace_dwarf_list_lines(struct utrace_dwarf *d, const char *name, FILE *out,
+			    struct utrace_error *err)
+{
+	enum { MAX_LINES = 100000 };
+	char file[4096], buf[4096];
+	unsigned char *has;
+	Dwarf_Die func;
+	int decl, last, l = 1;
+	FILE *src;
+
+	if (dw_find_func(d, name, &func) < 0)
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_FUNC, 0, "'%s'", name);
+	if (dwarf_decl_line(&func, &decl) != 0 || !dw_func_file(&func, file, sizeof(file)))
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_LINE, 0, "'%s' has no source line", name);
+	src = fopen(file, "r");
+	if (!src)
+		return utrace_error_set(err, -ENOENT, "%s: %s (the source of %s)", file,
+					strerror(errno), name);
+	has = calloc(MAX_LINES, 1);
+	last = has ? func_lines(&func, file, decl, has, MAX_LINES) : -1;
+	fprintf(out, "<%s@%s:0>\n", name, file);
+	/* perf: the numbered range, then NR_ADDITIONAL_LINES (2) more */
+	while (last >= 0 && fgets(buf, sizeof(buf), src)) {
+		int rel = l - decl;
+		size_t len = strlen(buf);
+
+		if (len && buf[len - 1] == '\n')
+			buf[len - 1] = 0;
+		if (rel > last + 3)
+			break;
+		if (rel >= 0 && has[rel] && rel <= last)
+			fprintf(out, "%7d  %s\n", rel, buf);
+		else if (rel >= 0)
+			fprintf(out, "         %s\n", buf);
+		l++;
+	}
+	fclose(src);
+	free(has);
+	return last < 0 ? utrace_error_set(err, -ENOMEM, "cannot read the lines of %s", name) : 0;
+}
