@@ -18,6 +18,7 @@
 	C(cflags, "print the compiler flags that make a program traceable")                        \
 	C(stat, "run a command and count perf events, like perf stat")                             \
 	C(latency, "histogram of a function's durations, like perf ftrace latency")                \
+	C(probe, "show the variables and lines a dynamic probe can use (perf probe -V, -L)")       \
 	C(convert, "write a trace-cmd trace.dat file (for trace-cmd report, KernelShark)")         \
 	C(reset, "remove what a killed recorder left behind (tracefs instances, probes)")
 

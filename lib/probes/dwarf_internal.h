@@ -50,6 +50,16 @@ int dw_type_name(Dwarf_Die *die, char *buf, size_t size);
  * the user wrote) to an address and its function: 0 or -EINVAL (err). */
 int dw_point_addr(struct utrace_dwarf *d, const char *point, int col, uint64_t *addr,
 		  Dwarf_Die *func, struct utrace_error *err);
+/* Every statement address of a point (a line has several), sorted. */
+#define DW_ADDRS_MAX 64
+struct dw_addrs {
+	Dwarf_Addr a[DW_ADDRS_MAX];
+	unsigned n;
+};
+int dw_point_addrs(struct utrace_dwarf *d, const char *point, int col, struct dw_addrs *set,
+		   bool *is_file, struct utrace_error *err);
+/* The (out-of-line) function holding addr: 0 or -ENOENT. */
+int dw_addr_func(struct utrace_dwarf *d, uint64_t addr, Dwarf_Die *func);
 /* The function's entry and its name; the source path of the function's file. */
 const char *dw_func_file(Dwarf_Die *func, char *buf, size_t size);
 

@@ -42,16 +42,30 @@ static bool tail_match(const char *path, const char *tail)
 	       (pl == tl || path[pl - tl - 1] == '/' || tail[0] == '/');
 }
 
-/* The lowest statement address of line lno (of a file ending in file) in
- * cu, restricted to func's ranges if func; true if found. */
-static bool line_in_cu(Dwarf_Die *cu, Dwarf_Die *func, const char *file, int lno, Dwarf_Addr *best)
+/* Adds a to the sorted set. */
+static void add_addr(struct dw_addrs *set, Dwarf_Addr a)
+{
+	unsigned i = 0;
+
+	while (i < set->n && set->a[i] < a)
+		i++;
+	if ((i < set->n && set->a[i] == a) || set->n == DW_ADDRS_MAX)
+		return;
+	memmove(&set->a[i + 1], &set->a[i], (set->n - i) * sizeof(set->a[0]));
+	set->a[i] = a;
+	set->n++;
+}
+
+/* The statement addresses of line lno (of a file ending in file) in cu,
+ * restricted to func's ranges if func, added to set. */
+static void line_in_cu(Dwarf_Die *cu, Dwarf_Die *func, const char *file, int lno,
+		       struct dw_addrs *set)
 {
 	Dwarf_Lines *lines;
 	size_t n;
-	bool found = false;
 
 	if (dwarf_getsrclines(cu, &lines, &n) != 0)
-		return false;
+		return;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a;
@@ -64,18 +78,14 @@ static bool line_in_cu(Dwarf_Die *cu, Dwarf_Die *func, const char *file, int lno
 		    end)
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
-		if (!src || !tail_match(src, file) || (func && dwarf_haspc(func, a) != 1))
-			continue;
-		if (!found || a < *best)
-			*best = a;
-		found = true;
+		if (src && tail_match(src, file) && (!func || dwarf_haspc(func, a) == 1))
+			add_addr(set, a);
 	}
-	return found;
 }
 
 /* FUNC:RLN */
 static int func_line(struct utrace_dwarf *d, const char *spec, size_t flen, long rln, int col,
-		     Dwarf_Addr *a, struct utrace_error *err)
+		     struct dw_addrs *set, struct utrace_error *err)
 {
 	char name[256], file[4096];
 	Dwarf_Die func, cu;
@@ -84,9 +94,10 @@ static int func_line(struct utrace_dwarf *d, const char *spec, size_t flen, long
 	snprintf(name, sizeof(name), "%.*s", (int)flen, spec);
 	if (dw_find_func(d, name, &func) < 0)
 		return dw_fail(err, UTRACE_DWARF_ERR_NO_FUNC, col, "'%s'", name);
-	if (dwarf_decl_line(&func, &decl) != 0 || !dw_func_file(&func, file, sizeof(file)) ||
-	    !dwarf_diecu(&func, &cu, NULL, NULL) ||
-	    !line_in_cu(&cu, &func, file, decl + (int)rln, a))
+	if (dwarf_decl_line(&func, &decl) == 0 && dw_func_file(&func, file, sizeof(file)) &&
+	    dwarf_diecu(&func, &cu, NULL, NULL))
+		line_in_cu(&cu, &func, file, decl + (int)rln, set);
+	if (!set->n)
 		return dw_fail(err, UTRACE_DWARF_ERR_NO_LINE, col + (int)flen + 1, "%s:%ld (see -L %s)",
 			       name, rln, name);
 	return 0;
@@ -94,34 +105,30 @@ static int func_line(struct utrace_dwarf *d, const char *spec, size_t flen, long
 
 /* FILE:LINE */
 static int file_line(struct utrace_dwarf *d, const char *spec, size_t flen, long lno, int col,
-		     Dwarf_Addr *a, struct utrace_error *err)
+		     struct dw_addrs *set, struct utrace_error *err)
 {
 	char file[4096];
 	Dwarf_Off off = 0, next;
 	size_t hsize;
-	bool found = false, seen = false;
+	bool seen = false;
 
 	snprintf(file, sizeof(file), "%.*s", (int)flen, spec);
 	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 		Dwarf_Files *files;
 		size_t nf;
-		Dwarf_Addr one;
 
 		if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_getsrcfiles(&cu, &files, &nf) == 0)
 			for (size_t i = 0; i < nf && !seen; i++)
 				seen = dwarf_filesrc(files, i, NULL, NULL) &&
 				       tail_match(dwarf_filesrc(files, i, NULL, NULL), file);
-		if (dwarf_offdie(d->dw, off + hsize, &cu) &&
-		    line_in_cu(&cu, NULL, file, (int)lno, &one) && (!found || one < *a)) {
-			*a = one;
-			found = true;
-		}
+		if (dwarf_offdie(d->dw, off + hsize, &cu))
+			line_in_cu(&cu, NULL, file, (int)lno, set);
 		off = next;
 	}
 	if (!seen)
 		return dw_fail(err, UTRACE_DWARF_ERR_NO_SOURCE, col, "'%s'", file);
-	if (!found)
+	if (!set->n)
 		return dw_fail(err, UTRACE_DWARF_ERR_NO_LINE, col + (int)flen + 1, "%s:%ld", file, lno);
 	return 0;
 }
@@ -132,21 +139,23 @@ static bool names_file(const char *s, size_t len)
 	return memchr(s, '.', len) || memchr(s, '/', len);
 }
 
-int dw_point_addr(struct utrace_dwarf *d, const char *point, int col, uint64_t *addr,
-		  Dwarf_Die *func, struct utrace_error *err)
+int dw_point_addrs(struct utrace_dwarf *d, const char *point, int col, struct dw_addrs *set,
+		   bool *is_file, struct utrace_error *err)
 {
 	const char *colon = strrchr(point, ':'), *plus = strchr(point, '+');
-	Dwarf_Die *scopes = NULL, *f;
+	Dwarf_Die func;
 	Dwarf_Addr a = 0;
 	char name[256];
-	int n, ret = 0;
 
+	set->n = 0;
+	*is_file = false;
 	if (colon && utrace_dwarf_is_line_point(point)) {
 		long line = strtol(colon + 1, NULL, 10);
 		size_t len = (size_t)(colon - point);
 
-		ret = names_file(point, len) ? file_line(d, point, len, line, col, &a, err)
-					     : func_line(d, point, len, line, col, &a, err);
+		*is_file = names_file(point, len);
+		return *is_file ? file_line(d, point, len, line, col, set, err)
+				: func_line(d, point, len, line, col, set, err);
 	} else {
 		size_t len = plus ? (size_t)(plus - point) : strlen(point);
 		char *end = NULL;
@@ -155,21 +164,36 @@ int dw_point_addr(struct utrace_dwarf *d, const char *point, int col, uint64_t *
 		if (plus && (!*(plus + 1) || *end))
 			return dw_fail(err, UTRACE_DWARF_ERR_NO_FUNC, col + (int)len + 1, "'%s'", point);
 		snprintf(name, sizeof(name), "%.*s", (int)len, point);
-		if (dw_find_func(d, name, func) < 0 || dwarf_entrypc(func, &a) != 0)
+		if (dw_find_func(d, name, &func) < 0 || dwarf_entrypc(&func, &a) != 0)
 			return dw_fail(err, UTRACE_DWARF_ERR_NO_FUNC, col, "'%s'", name);
-		a += off;
+		add_addr(set, a + off);
 	}
-	if (ret < 0)
-		return ret;
-	n = dw_scopes(d, a, &scopes);
+	return 0;
+}
+
+int dw_addr_func(struct utrace_dwarf *d, uint64_t addr, Dwarf_Die *func)
+{
+	Dwarf_Die *scopes = NULL, *f;
+	int n = dw_scopes(d, addr, &scopes);
+
 	f = dw_scope_func(scopes, n);
-	if (!f) {
-		free(scopes);
-		return dw_fail(err, UTRACE_DWARF_ERR_NO_SCOPE, col, "0x%" PRIx64, (uint64_t)a);
-	}
-	*func = *f;
+	if (f)
+		*func = *f;
 	free(scopes);
-	*addr = a;
+	return f ? 0 : -ENOENT;
+}
+
+int dw_point_addr(struct utrace_dwarf *d, const char *point, int col, uint64_t *addr,
+		  Dwarf_Die *func, struct utrace_error *err)
+{
+	struct dw_addrs set;
+	bool is_file;
+
+	if (dw_point_addrs(d, point, col, &set, &is_file, err) < 0)
+		return -EINVAL;
+	*addr = set.a[0]; /* the line's first instruction */
+	if (dw_addr_func(d, *addr, func) < 0)
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_SCOPE, col, "0x%" PRIx64, *addr);
 	return 0;
 }
 

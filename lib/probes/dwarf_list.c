@@ -81,17 +81,16 @@ static int scope_vars(struct utrace_dwarf *d, Dwarf_Die *scope, Dwarf_Die *func,
 	return 0;
 }
 
-int utrace_dwarf_list_vars(struct utrace_dwarf *d, const char *point, FILE *out,
-			   struct utrace_error *err)
+/* One "@<FUNC+OFF>" block of -V. */
+static int list_at(struct utrace_dwarf *d, uint64_t addr, FILE *out)
 {
 	Dwarf_Die func, *scopes = NULL;
 	struct strs vars = {0};
-	uint64_t addr;
 	Dwarf_Addr entry = 0;
 	int n, ret = 0;
 
-	if (dw_point_addr(d, point, 1, &addr, &func, err) < 0)
-		return -EINVAL;
+	if (dw_addr_func(d, addr, &func) < 0)
+		return 0;
 	dwarf_entrypc(&func, &entry);
 	n = dw_scopes(d, addr, &scopes);
 	for (int i = 0; i < n && ret == 0; i++) {
@@ -104,18 +103,31 @@ int utrace_dwarf_list_vars(struct utrace_dwarf *d, const char *point, FILE *out,
 			break;
 	}
 	free(scopes);
-	if (ret < 0) {
-		free_strs(&vars);
-		return utrace_error_set(err, -ENOMEM, "out of memory");
+	if (ret == 0) {
+		qsort(vars.v, vars.n, sizeof(*vars.v), cmp_str);
+		fprintf(out, "\t@<%s+%" PRIu64 ">\n", dwarf_diename(&func), addr - entry);
+		if (!vars.n)
+			fprintf(out, "\t\t(No matched variables)\n");
+		for (size_t i = 0; i < vars.n; i++)
+			fprintf(out, "\t\t%s\n", vars.v[i]);
 	}
-	qsort(vars.v, vars.n, sizeof(*vars.v), cmp_str);
-	fprintf(out, "Available variables at %s\n", point);
-	fprintf(out, "\t@<%s+%" PRIu64 ">\n", dwarf_diename(&func), addr - entry);
-	if (!vars.n)
-		fprintf(out, "\t\t(No matched variables)\n");
-	for (size_t i = 0; i < vars.n; i++)
-		fprintf(out, "\t\t%s\n", vars.v[i]);
 	free_strs(&vars);
+	return ret;
+}
+
+int utrace_dwarf_list_vars(struct utrace_dwarf *d, const char *point, FILE *out,
+			   struct utrace_error *err)
+{
+	struct dw_addrs set;
+	bool is_file;
+
+	if (dw_point_addrs(d, point, 1, &set, &is_file, err) < 0)
+		return -EINVAL;
+	/* perf names a FILE:LINE point "@FILE:LINE" (FUNC@FILE without FUNC) */
+	fprintf(out, "Available variables at %s%s\n", is_file ? "@" : "", point);
+	for (unsigned i = 0; i < set.n; i++)
+		if (list_at(d, set.a[i], out) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -161,16 +173,65 @@ static void call_lines(Dwarf_Die *scope, int decl, unsigned char *has, int max)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* perf's cu_getsrc_die(): the first statement row at addr's address. */
+static Dwarf_Line *row_at(Dwarf_Lines *lines, size_t n, Dwarf_Addr addr)
+{
+	size_t lo = 0, hi = n ? n - 1 : 0, mid;
+	Dwarf_Addr la = 0;
+	bool stmt = false;
+
+	while (lo < hi) { /* the last row at or below addr */
+		mid = hi - (hi - lo) / 2;
+		if (dwarf_lineaddr(dwarf_onesrcline(lines, mid), &la) != 0)
+			return NULL;
+		if (addr < la)
+			hi = mid - 1;
+		else
+			lo = mid;
+	}
+	while (lo > 0 && dwarf_lineaddr(dwarf_onesrcline(lines, lo - 1), &la) == 0 && la == addr)
+		lo--;
+	for (; lo < n; lo++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, lo);
+
+		if (dwarf_lineaddr(l, &la) != 0 || la > addr ||
+		    dwarf_linebeginstatement(l, &stmt) != 0)
+			return NULL;
+		if (stmt)
+			return l;
+	}
+	return NULL;
+}
+
+/* perf's "make sure this line can be reversible": the line that addr
+ * maps back to is ln (the function's entry maps to its first line). */
+static bool reversible(Dwarf_Lines *lines, size_t n, Dwarf_Addr a, int ln, const char *src,
+		       Dwarf_Addr entry)
+{
+	Dwarf_Line *back;
+	const char *bsrc;
+	int bln;
+
+	if (a == entry)
+		return false; /* the first line, has[0] */
+	back = row_at(lines, n, a);
+	if (!back || dwarf_lineno(back, &bln) != 0 || !(bsrc = dwarf_linesrc(back, NULL, NULL)))
+		return true;
+	return bln == ln && !strcmp(bsrc, src);
+}
+
 /* Which lines from decl on have a statement in func: has[line - decl]. */
 static int func_lines(Dwarf_Die *func, const char *file, int decl, unsigned char *has, int max)
 {
 	Dwarf_Die cu, inl;
 	Dwarf_Lines *lines;
+	Dwarf_Addr entry = 0;
 	size_t n;
 	int last = 0;
 
 	if (!dwarf_diecu(func, &cu, NULL, NULL) || dwarf_getsrclines(&cu, &lines, &n) != 0)
 		return -1;
+	dwarf_entrypc(func, &entry);
 	has[0] = 1; /* the function's own line: its entry */
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
@@ -183,7 +244,8 @@ static int func_lines(Dwarf_Die *func, const char *file, int decl, unsigned char
 		    end || dwarf_linebeginstatement(l, &stmt) || !stmt || dwarf_haspc(func, a) != 1)
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
-		if (!src || strcmp(src, file) || ln < decl || ln - decl >= max)
+		if (!src || strcmp(src, file) || ln < decl || ln - decl >= max ||
+		    !reversible(lines, n, a, ln, src, entry))
 			continue;
 		/* a line of an inlined callee's body is not one of ours */
 		if (inline_at(func, a, &inl) && dwarf_decl_line(&inl, &il) == 0 && il != decl)
