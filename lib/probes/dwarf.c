@@ -339,7 +339,7 @@ int dw_type_name(Dwarf_Die *die, char *buf, size_t size)
 
 const char *dw_func_file(Dwarf_Die *func, char *buf, size_t size)
 {
-	const char *file = dwarf_decl_file(func), *dir;
+	const char *file = dwarf_decl_file(func);
 	Dwarf_Attribute attr;
 	Dwarf_Files *files;
 	Dwarf_Word idx;
@@ -352,13 +352,18 @@ const char *dw_func_file(Dwarf_Die *func, char *buf, size_t size)
 	if (!file && dwarf_attr_integrate(func, DW_AT_decl_file, &attr) &&
 	    dwarf_formudata(&attr, &idx) == 0 && dwarf_getsrcfiles(&cu, &files, &n) == 0 && idx < n)
 		file = dwarf_filesrc(files, idx, NULL, NULL);
-	if (!file)
-		return NULL;
-	dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
-	if (file[0] == '/' || !dir)
-		snprintf(buf, size, "%s", file);
+	return file ? dw_abs_path(&cu, file, buf, size) : NULL;
+}
+
+const char *dw_abs_path(Dwarf_Die *cu, const char *path, char *buf, size_t size)
+{
+	Dwarf_Attribute attr;
+	const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+
+	if (path[0] == '/' || !dir)
+		snprintf(buf, size, "%s", path);
 	else
-		snprintf(buf, size, "%s/%s", dir, file);
+		snprintf(buf, size, "%s/%s", dir, path);
 	return buf;
 }
 

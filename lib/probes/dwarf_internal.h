@@ -62,5 +62,8 @@ int dw_point_addrs(struct utrace_dwarf *d, const char *point, int col, struct dw
 int dw_addr_func(struct utrace_dwarf *d, uint64_t addr, Dwarf_Die *func);
 /* The function's entry and its name; the source path of the function's file. */
 const char *dw_func_file(Dwarf_Die *func, char *buf, size_t size);
+/* path (a line table's or a declaration's) made absolute with cu's
+ * DW_AT_comp_dir, into buf. */
+const char *dw_abs_path(Dwarf_Die *cu, const char *path, char *buf, size_t size);
 
 #endif

@@ -62,6 +62,7 @@ static void line_in_cu(Dwarf_Die *cu, Dwarf_Die *func, const char *file, int lno
 		       struct dw_addrs *set)
 {
 	Dwarf_Lines *lines;
+	char abs[4096];
 	size_t n;
 
 	if (dwarf_getsrclines(cu, &lines, &n) != 0)
@@ -78,7 +79,8 @@ static void line_in_cu(Dwarf_Die *cu, Dwarf_Die *func, const char *file, int lno
 		    end)
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
-		if (src && tail_match(src, file) && (!func || dwarf_haspc(func, a) == 1))
+		if (src && tail_match(dw_abs_path(cu, src, abs, sizeof(abs)), file) &&
+		    (!func || dwarf_haspc(func, a) == 1))
 			add_addr(set, a);
 	}
 }
@@ -119,9 +121,12 @@ static int file_line(struct utrace_dwarf *d, const char *spec, size_t flen, long
 		size_t nf;
 
 		if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_getsrcfiles(&cu, &files, &nf) == 0)
-			for (size_t i = 0; i < nf && !seen; i++)
-				seen = dwarf_filesrc(files, i, NULL, NULL) &&
-				       tail_match(dwarf_filesrc(files, i, NULL, NULL), file);
+			for (size_t i = 0; i < nf && !seen; i++) {
+				const char *src = dwarf_filesrc(files, i, NULL, NULL);
+				char abs[4096];
+
+				seen = src && tail_match(dw_abs_path(&cu, src, abs, sizeof(abs)), file);
+			}
 		if (dwarf_offdie(d->dw, off + hsize, &cu))
 			line_in_cu(&cu, NULL, file, (int)lno, set);
 		off = next;

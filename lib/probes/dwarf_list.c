@@ -226,6 +226,7 @@ static int func_lines(Dwarf_Die *func, const char *file, int decl, unsigned char
 	Dwarf_Die cu, inl;
 	Dwarf_Lines *lines;
 	Dwarf_Addr entry = 0;
+	char abs[4096];
 	size_t n;
 	int last = 0;
 
@@ -244,7 +245,7 @@ static int func_lines(Dwarf_Die *func, const char *file, int decl, unsigned char
 		    end || dwarf_linebeginstatement(l, &stmt) || !stmt || dwarf_haspc(func, a) != 1)
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
-		if (!src || strcmp(src, file) || ln < decl || ln - decl >= max ||
+		if (!src || strcmp(dw_abs_path(&cu, src, abs, sizeof(abs)), file) || ln < decl || ln - decl >= max ||
 		    !reversible(lines, n, a, ln, src, entry))
 			continue;
 		/* a line of an inlined callee's body is not one of ours */
