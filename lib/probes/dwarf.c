@@ -249,6 +249,31 @@ static int static_location(struct utrace_dwarf *d, Dwarf_Addr a, struct dw_loc *
 	return 0;
 }
 
+/*
+ * A parameter at its function's entry whose location list starts a few
+ * bytes later: the entry's NOP sled (patchable entry, mcount) or
+ * instructions that do not touch it.  perf probe takes the first location
+ * of the function, as the parameter is still where the call put it.
+ */
+static int entry_location(Dwarf_Attribute *attr, Dwarf_Die *func, uint64_t addr, Dwarf_Op **ops,
+			  size_t *nops)
+{
+	Dwarf_Addr entry, base, start, end, best = 0;
+	Dwarf_Op *e;
+	size_t n;
+	ptrdiff_t off = 0;
+
+	if (!func || dwarf_entrypc(func, &entry) != 0 || entry != addr)
+		return 0;
+	while ((off = dwarf_getlocations(attr, off, &base, &start, &end, &e, &n)) > 0)
+		if (start > addr && (!best || start < best) && dwarf_haspc(func, start) == 1) {
+			best = start;
+			*ops = e;
+			*nops = n;
+		}
+	return best ? 1 : 0;
+}
+
 int dw_var_location(struct utrace_dwarf *d, Dwarf_Die *var, Dwarf_Die *func, uint64_t addr,
 		    struct dw_loc *loc)
 {
@@ -264,6 +289,8 @@ int dw_var_location(struct utrace_dwarf *d, Dwarf_Die *var, Dwarf_Die *func, uin
 	if (!dwarf_attr_integrate(var, DW_AT_location, &attr))
 		return UTRACE_DWARF_ERR_OPTIMIZED_OUT; /* const_value included: no storage */
 	ret = dwarf_getlocation_addr(&attr, addr, &ops, &nops, 1);
+	if (ret <= 0 && dwarf_tag(var) == DW_TAG_formal_parameter)
+		ret = entry_location(&attr, func, addr, &ops, &nops);
 	if (ret <= 0 || nops == 0)
 		return UTRACE_DWARF_ERR_OPTIMIZED_OUT;
 	if (nops != 1)

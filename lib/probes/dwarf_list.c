@@ -152,27 +152,6 @@ static bool inline_at(Dwarf_Die *scope, Dwarf_Addr addr, Dwarf_Die *out)
 	return false;
 }
 
-/* Marks the call lines of func's inlined callees (perf's __die_walk_funclines). */
-static void call_lines(Dwarf_Die *scope, int decl, unsigned char *has, int max)
-{
-	Dwarf_Die child;
-	Dwarf_Attribute attr;
-	Dwarf_Word cl;
-
-	if (dwarf_child(scope, &child) != 0)
-		return;
-	do {
-		int tag = dwarf_tag(&child);
-
-		if (tag == DW_TAG_inlined_subroutine &&
-		    dwarf_attr(&child, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &cl) == 0 &&
-		    (int)cl >= decl && (int)cl - decl < max)
-			has[cl - (Dwarf_Word)decl] = 1;
-		if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine)
-			call_lines(&child, decl, has, max);
-	} while (dwarf_siblingof(&child, &child) == 0);
-}
-
 /* perf's cu_getsrc_die(): the first statement row at addr's address. */
 static Dwarf_Line *row_at(Dwarf_Lines *lines, size_t n, Dwarf_Addr addr)
 {
@@ -204,38 +183,74 @@ static Dwarf_Line *row_at(Dwarf_Lines *lines, size_t n, Dwarf_Addr addr)
 }
 
 /* perf's "make sure this line can be reversible": the line that addr
- * maps back to is ln (the function's entry maps to its first line). */
-static bool reversible(Dwarf_Lines *lines, size_t n, Dwarf_Addr a, int ln, const char *src,
-		       Dwarf_Addr entry)
+ * maps back to is ln of file (the function's entry maps to its first
+ * line: has[0]). */
+static bool reversible(Dwarf_Die *cu, Dwarf_Lines *lines, size_t n, Dwarf_Addr a, int ln,
+		       const char *file, Dwarf_Addr entry)
 {
 	Dwarf_Line *back;
 	const char *bsrc;
+	char abs[4096];
 	int bln;
 
 	if (a == entry)
-		return false; /* the first line, has[0] */
+		return false;
 	back = row_at(lines, n, a);
 	if (!back || dwarf_lineno(back, &bln) != 0 || !(bsrc = dwarf_linesrc(back, NULL, NULL)))
 		return true;
-	return bln == ln && !strcmp(bsrc, src);
+	return bln == ln && !strcmp(dw_abs_path(cu, bsrc, abs, sizeof(abs)), file);
+}
+
+/* What the line walk of one function needs. */
+struct walk {
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	const char *file;
+	Dwarf_Addr entry;
+	int decl, max;
+	unsigned char *has;
+};
+
+/* Marks the call lines of func's inlined callees that map back to
+ * themselves (perf's __die_walk_funclines through its line callback). */
+static void call_lines(struct walk *w, Dwarf_Die *scope)
+{
+	Dwarf_Die child;
+	Dwarf_Attribute attr;
+	Dwarf_Word cl;
+	Dwarf_Addr a;
+
+	if (dwarf_child(scope, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine &&
+		    dwarf_attr(&child, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &cl) == 0 &&
+		    (int)cl >= w->decl && (int)cl - w->decl < w->max &&
+		    dwarf_entrypc(&child, &a) == 0 &&
+		    reversible(&w->cu, w->lines, w->n, a, (int)cl, w->file, w->entry))
+			w->has[cl - (Dwarf_Word)w->decl] = 1;
+		if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine)
+			call_lines(w, &child);
+	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
 /* Which lines from decl on have a statement in func: has[line - decl]. */
 static int func_lines(Dwarf_Die *func, const char *file, int decl, unsigned char *has, int max)
 {
-	Dwarf_Die cu, inl;
-	Dwarf_Lines *lines;
-	Dwarf_Addr entry = 0;
+	struct walk w = {.file = file, .decl = decl, .max = max, .has = has};
+	Dwarf_Die inl;
 	char abs[4096];
-	size_t n;
 	int last = 0;
 
-	if (!dwarf_diecu(func, &cu, NULL, NULL) || dwarf_getsrclines(&cu, &lines, &n) != 0)
+	if (!dwarf_diecu(func, &w.cu, NULL, NULL) || dwarf_getsrclines(&w.cu, &w.lines, &w.n) != 0)
 		return -1;
-	dwarf_entrypc(func, &entry);
+	dwarf_entrypc(func, &w.entry);
 	has[0] = 1; /* the function's own line: its entry */
-	for (size_t i = 0; i < n; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+	for (size_t i = 0; i < w.n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(w.lines, i);
 		Dwarf_Addr a;
 		bool stmt, end;
 		int ln, il;
@@ -245,15 +260,15 @@ static int func_lines(Dwarf_Die *func, const char *file, int decl, unsigned char
 		    end || dwarf_linebeginstatement(l, &stmt) || !stmt || dwarf_haspc(func, a) != 1)
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
-		if (!src || strcmp(dw_abs_path(&cu, src, abs, sizeof(abs)), file) || ln < decl || ln - decl >= max ||
-		    !reversible(lines, n, a, ln, src, entry))
+		if (!src || strcmp(dw_abs_path(&w.cu, src, abs, sizeof(abs)), file) || ln < decl ||
+		    ln - decl >= max || !reversible(&w.cu, w.lines, w.n, a, ln, file, w.entry))
 			continue;
 		/* a line of an inlined callee's body is not one of ours */
 		if (inline_at(func, a, &inl) && dwarf_decl_line(&inl, &il) == 0 && il != decl)
 			continue;
 		has[ln - decl] = 1;
 	}
-	call_lines(func, decl, has, max);
+	call_lines(&w, func);
 	for (int i = 0; i < max; i++)
 		if (has[i])
 			last = i;
