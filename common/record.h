@@ -72,6 +72,11 @@ enum utrace_ext_type {
 			       * the record after its 8 bytes of common fields */
 	UEXT_PRINT = 12,       /* payload n; + u32 delta, u32 bytes, n words of text
 			       * (utrace_printf, the trace_marker equivalent) */
+	UEXT_ARGS = 13,	       /* payload n; + n words: the argument registers of the ENTRY
+			       * just before it, u64 each (rdi rsi rdx rcx r8 r9), written
+			       * with it in one piece (funcgraph-args) */
+	UEXT_RETVAL = 14,      /* + u64 rax: the return value of the EXIT just before it,
+			       * written with it in one piece (funcgraph-retval) */
 	UEXT_NR_TYPES,
 };
 
@@ -155,6 +160,10 @@ static inline uint32_t urec_ext_words(uint32_t w)
 	case UEXT_EVENT:
 	case UEXT_PRINT:
 		return 3 + urec_ext_payload(w);
+	case UEXT_ARGS:
+		return 1 + urec_ext_payload(w);
+	case UEXT_RETVAL:
+		return 3;
 	default:
 		return 0;
 	}

@@ -131,4 +131,28 @@ int utrace_dwarf_list_vars(struct utrace_dwarf *d, const char *point, FILE *out,
 int utrace_dwarf_list_lines(struct utrace_dwarf *d, const char *func, FILE *out,
 			    struct utrace_error *err);
 
+/*
+ * funcgraph-args and funcgraph-retval: the signature of the function
+ * holding vaddr, as a report needs it to print the argument registers and
+ * rax.  Each parameter's kind: 's' signed integer, 'u' unsigned, 'b'
+ * bool, 'p' pointer, 'e' enum, 'f' floating point (not in an integer
+ * register), 'a' aggregate (struct, union: in one or two registers when
+ * 16 bytes at most), '?' unknown; size in bytes.  The return's kind, or
+ * 'v' for void.
+ */
+#define UTRACE_DWARF_SIG_MAX 16
+struct utrace_dwarf_sig {
+	unsigned nparams;
+	struct {
+		char name[48];
+		char kind;
+		unsigned size;
+	} param[UTRACE_DWARF_SIG_MAX];
+	char ret_kind;
+	unsigned ret_size;
+	bool variadic;
+};
+/* 0 and *sig, or -ENOENT if no function with DWARF holds vaddr. */
+int utrace_dwarf_func_sig(struct utrace_dwarf *d, uint64_t vaddr, struct utrace_dwarf_sig *sig);
+
 #endif

@@ -315,3 +315,71 @@ int utrace_dwarf_list_lines(struct utrace_dwarf *d, const char *name, FILE *out,
 	free(has);
 	return last < 0 ? utrace_error_set(err, -ENOMEM, "cannot read the lines of %s", name) : 0;
 }
+
+/* A type's kind for utrace_dwarf_func_sig(); t is the typed DIE (variable,
+ * parameter or function), size set in *size. */
+static char type_kind(Dwarf_Die *die, unsigned *size)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word enc = 0;
+	Dwarf_Die t, peeled;
+	int tag, bytes;
+
+	*size = 0;
+	if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &t))
+		return 'v';
+	if (dwarf_peel_type(&t, &peeled) != 0)
+		return '?';
+	tag = dwarf_tag(&peeled);
+	bytes = dwarf_bytesize(&peeled);
+	*size = bytes > 0 ? (unsigned)bytes : 0;
+	switch (tag) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		*size = 8;
+		return 'p';
+	case DW_TAG_enumeration_type:
+		return 'e';
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_class_type:
+		return 'a';
+	case DW_TAG_base_type:
+		if (dwarf_attr(&peeled, DW_AT_encoding, &attr))
+			dwarf_formudata(&attr, &enc);
+		if (enc == DW_ATE_boolean)
+			return 'b';
+		if (enc == DW_ATE_float || enc == DW_ATE_complex_float)
+			return 'f';
+		return enc == DW_ATE_signed || enc == DW_ATE_signed_char ? 's' : 'u';
+	default:
+		return '?';
+	}
+}
+
+int utrace_dwarf_func_sig(struct utrace_dwarf *d, uint64_t vaddr, struct utrace_dwarf_sig *sig)
+{
+	Dwarf_Die func, child;
+
+	memset(sig, 0, sizeof(*sig));
+	if (dw_addr_func(d, vaddr, &func) < 0)
+		return -ENOENT;
+	sig->ret_kind = type_kind(&func, &sig->ret_size);
+	if (dwarf_child(&func, &child) != 0)
+		return 0;
+	do {
+		const char *name = dwarf_diename(&child);
+
+		if (dwarf_tag(&child) == DW_TAG_unspecified_parameters)
+			sig->variadic = true;
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter ||
+		    sig->nparams == UTRACE_DWARF_SIG_MAX)
+			continue;
+		snprintf(sig->param[sig->nparams].name, sizeof(sig->param[0].name), "%s",
+			 name ? name : "");
+		sig->param[sig->nparams].kind = type_kind(&child, &sig->param[sig->nparams].size);
+		sig->nparams++;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}

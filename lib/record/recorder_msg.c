@@ -24,6 +24,7 @@
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/elf/symtab.h"
+#include "lib/probes/dwarf.h"
 
 struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path)
 {
@@ -42,6 +43,21 @@ struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path)
 	s->next = r->symtabs;
 	r->symtabs = s;
 	return s;
+}
+
+/* funcgraph-args: whether the function at vaddr of s has parameters
+ * (DWARF; a file without it gets no arguments). */
+static bool site_has_params(struct rec_symtab *s, uint64_t vaddr)
+{
+	struct utrace_dwarf_sig sig;
+	struct utrace_error e;
+
+	if (!s->dwarf_tried) {
+		s->dwarf_tried = true;
+		if (utrace_dwarf_open(s->path, &s->dwarf, &e) < 0)
+			s->dwarf = NULL;
+	}
+	return s->dwarf && utrace_dwarf_func_sig(s->dwarf, vaddr, &sig) == 0 && sig.nparams;
 }
 
 static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
@@ -77,6 +93,9 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 									 sym->raw, o->path,
 									 r->filter_hits)
 					: UTRACE_SITE_TRACE;
+			if ((f & UTRACE_SITE_TRACE) && r->o.funcgraph_args &&
+			    r->o.tracer == UTRACE_TRACER_FUNCTION_GRAPH && site_has_params(o->syms, va))
+				f |= UTRACE_SITE_GRAPH_ARGS;
 			sel->flags[i] = (uint8_t)f;
 		}
 		ret = rec_conn_send(c, sel, sel->hdr.size, -1);
@@ -115,7 +134,8 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 						: UTRACE_CFG_BLOCK) |
 		    (r->o.filter && utrace_func_filter_count(r->o.filter, UTRACE_GRAPH)
 			 ? UTRACE_CFG_GRAPH_FUNCS
-			 : 0);
+			 : 0) |
+		    (r->o.funcgraph_retval ? UTRACE_CFG_GRAPH_RETVAL : 0);
 	cfg.nr_subbufs = r->nr_subbufs;
 	cfg.max_depth = r->o.max_depth;
 	cfg.thresh_ns = r->o.thresh_ns;
