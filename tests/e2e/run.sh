@@ -95,6 +95,9 @@ FILTERS=(
 	"hist-id -v -e hist:hist_req -R hist:keys=id:vals=bytes -- hist"
 	"hist-pid -p nop -v -e hist:hist_req -R hist:keys=common_pid -- hist"
 	"hist-multi -e hist:hist_req -R hist:keys=word:sort=word -R hist:keys=bytes.log2:vals=id:sort=bytes -- hist"
+	"fg-args -O funcgraph-args -O funcgraph-retval -- dwarfargs"
+	"fg-retval -O funcgraph-retval -- dwarfargs"
+	"fg-abi -O funcgraph-args -O funcgraph-retval -- args"
 )
 
 ulimit -c 0
@@ -999,6 +1002,48 @@ run_config() {
 	done
 	want_test latency && check_latency
 	want_test probe-vl && check_probe_vl
+}
+
+# funcgraph-args / funcgraph-retval: the values are the ones the program
+# printed; what no integer register holds is "?", the seventh argument on
+# is "...", a void or floating-point return has no ret=.
+expect_line() { # expect_line WHAT EXTENDED-REGEX
+	if grep -Eq "$2" "$REP"; then ok "$1"; else nok "$1" "no line matching '$2'" "report: $REP"; fi
+}
+check_fg_args() {
+	local count total scale
+	count=$(sed -n 's/^count=\([0-9]*\) .*/\1/p' "$RES/u.out")
+	total=$(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out")
+	scale=$(sed -n 's/.* scale=\([0-9]*\)$/\1/p' "$RES/u.out")
+	expect_balanced "$CFG $TEST braces balance"
+	expect_line "$CFG $TEST main's argc, argv" '\|  main\(argc=1, argv=0x[0-9a-f]+\) \{$'
+	expect_line "$CFG $TEST walk(count=$count) ret=$total" \
+		"\\|    walk\\(p=0x[0-9a-f]+, count=$count, buf=0x[0-9a-f]+\\); /\\* ret=$total \\*/\$"
+	expect_line "$CFG $TEST scale(n=3) ret=$scale" \
+		"\\|    scale\\(n=3, label=0x[0-9a-f]+\\); /\\* ret=$scale \\*/\$"
+	expect_line "$CFG $TEST main's return" '\|  \} /\* main ret=0 \*/$'
+	# addresses change from run to run (ASLR): masked for the golden
+	sed -E 's/0x[0-9a-f]+/0xADDR/g' "$REP" >"$RES/rep-noaddr.txt"
+	local REP=$RES/rep-noaddr.txt
+	check_golden fg-args
+}
+check_fg_retval() {
+	expect_balanced "$CFG $TEST braces balance"
+	expect_line "$CFG $TEST no arguments without funcgraph-args" '\|  main\(\) \{$'
+	expect_line "$CFG $TEST walk's return" "\\|    walk\\(\\); /\\* ret=$(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out") \\*/\$"
+}
+check_fg_abi() {
+	local int8
+	int8=$(sed -n 's/^int8 = //p' "$RES/u.out")
+	expect_balanced "$CFG $TEST braces balance"
+	expect_line "$CFG $TEST six integer registers, then ..." \
+		"int8\\(a=1, b=2, c=3, d=4, e=5, f=6, \\.\\.\\.\\); /\\* ret=$int8 \\*/\$"
+	expect_line "$CFG $TEST floats are not in integer registers" \
+		'mixed\(a=1, b=\?, c=3, d=\?, e=5, f=\?\);$'
+	expect_line "$CFG $TEST a result in memory: its address in rdi first" \
+		'ret_big\(base=100\); /\* ret=0x[0-9a-f]+\(trunc\) \*/$'
+	expect_line "$CFG $TEST a struct by value is in memory" 'by_value\(b=\?, k=2\); /\* ret=-?[0-9]+ \*/$'
+	expect_line "$CFG $TEST no ret= for a floating-point result" 'ret_ld\(x=\?\);$'
 }
 
 # utrace probe -V / -L on dwarfargs (this configuration's DWARF) against
