@@ -136,9 +136,10 @@ int utrace_dwarf_list_lines(struct utrace_dwarf *d, const char *func, FILE *out,
  * holding vaddr, as a report needs it to print the argument registers and
  * rax.  Each parameter's kind: 's' signed integer, 'u' unsigned, 'b'
  * bool, 'p' pointer, 'e' enum, 'f' floating point (not in an integer
- * register), 'a' aggregate (struct, union: in one or two registers when
- * 16 bytes at most), '?' unknown; size in bytes.  The return's kind, or
- * 'v' for void.
+ * register; also an aggregate of 16 bytes at most with a floating-point
+ * member), 'a' aggregate (struct, union: in one or two registers when 16
+ * bytes at most), '?' unknown; size in bytes.  The return's kind, or 'v'
+ * for void.
  */
 #define UTRACE_DWARF_SIG_MAX 16
 struct utrace_dwarf_sig {

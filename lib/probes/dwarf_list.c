@@ -316,6 +316,36 @@ int utrace_dwarf_list_lines(struct utrace_dwarf *d, const char *name, FILE *out,
 	return last < 0 ? utrace_error_set(err, -ENOMEM, "cannot read the lines of %s", name) : 0;
 }
 
+/* Whether an aggregate has a floating-point member (at any depth): System
+ * V passes those in xmm registers, wholly or partly. */
+static bool has_float(Dwarf_Die *agg, int depth)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die m, t, peeled;
+	Dwarf_Word enc;
+
+	if (depth > 8 || dwarf_child(agg, &m) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member || !dwarf_attr_integrate(&m, DW_AT_type, &attr) ||
+		    !dwarf_formref_die(&attr, &t) || dwarf_peel_type(&t, &peeled) != 0)
+			continue;
+		while (dwarf_tag(&peeled) == DW_TAG_array_type &&
+		       dwarf_attr_integrate(&peeled, DW_AT_type, &attr) &&
+		       dwarf_formref_die(&attr, &t) && dwarf_peel_type(&t, &peeled) == 0)
+			;
+		if (dwarf_tag(&peeled) == DW_TAG_base_type &&
+		    dwarf_attr(&peeled, DW_AT_encoding, &attr) && dwarf_formudata(&attr, &enc) == 0 &&
+		    (enc == DW_ATE_float || enc == DW_ATE_complex_float))
+			return true;
+		if ((dwarf_tag(&peeled) == DW_TAG_structure_type ||
+		     dwarf_tag(&peeled) == DW_TAG_union_type) &&
+		    has_float(&peeled, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return false;
+}
+
 /* A type's kind for utrace_dwarf_func_sig(); t is the typed DIE (variable,
  * parameter or function), size set in *size. */
 static char type_kind(Dwarf_Die *die, unsigned *size)
@@ -344,7 +374,8 @@ static char type_kind(Dwarf_Die *die, unsigned *size)
 	case DW_TAG_structure_type:
 	case DW_TAG_union_type:
 	case DW_TAG_class_type:
-		return 'a';
+		/* floating-point members: in xmm registers, not recorded */
+		return has_float(&peeled, 0) && *size <= 16 ? 'f' : 'a';
 	case DW_TAG_base_type:
 		if (dwarf_attr(&peeled, DW_AT_encoding, &attr))
 			dwarf_formudata(&attr, &enc);

@@ -153,21 +153,25 @@ void utrace_graph_args_format(struct utrace_graph_args *g, const struct utrace_e
 
 	buf[0] = 0;
 	PUT("(");
+	/* a result returned in memory: its address comes first, in %rdi */
+	if (sig && sig->ret_kind == 'a' && sig->ret_size > 16)
+		reg = 1;
 	for (unsigned i = 0; sig && i < sig->nparams; i++) {
 		char k = sig->param[i].kind;
 		unsigned sz = sig->param[i].size, words = k == 'a' ? (sz + 7) / 8 : 1;
+		bool in_reg = !(k == 'f' || (k == 'a' && (sz > 16 || !sz)));
 		uint64_t v;
 
 		PUT("%s", i ? ", " : "");
+		if (in_reg && reg + words > ev->nargs) {
+			PUT("..."); /* the kernel's: only what the six registers hold */
+			break;
+		}
 		if (sig->param[i].name[0])
 			PUT("%s=", sig->param[i].name);
-		if (k == 'f' || (k == 'a' && (sz > 16 || !sz))) {
+		if (!in_reg) {
 			PUT("?"); /* in an xmm register or in memory */
 			continue;
-		}
-		if (reg + words > ev->nargs) {
-			PUT("...");
-			break;
 		}
 		v = ev->args[reg];
 		if (k == 's' || k == 'e')
@@ -204,8 +208,8 @@ void utrace_graph_retval_format(struct utrace_graph_args *g, const struct utrace
 	if (k == 'b' && !hex)
 		PUT(" ret=%s", v & 1 ? "true" : "false");
 	else if ((k == 's' || k == 'e') && !hex)
-		PUT(" ret=%" PRId64, (int64_t)trunc_val(v, sz, true));
+		PUT(" ret=%" PRId64 "%s", (int64_t)trunc_val(v, sz, true), sz > 8 ? "(trunc)" : "");
 	else
 		PUT(" ret=0x%" PRIx64 "%s", trunc_val(v, sz > 8 ? 8 : sz, false),
-		    k == 'a' && sz > 8 ? "(trunc)" : "");
+		    sz > 8 ? "(trunc)" : "");
 }
