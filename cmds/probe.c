@@ -65,8 +65,10 @@ static char *find_program(const char *prog)
 static int probe_parse(int argc, char **argv, struct probe_opts *o)
 {
 	static const struct option longopts[] = {
-	    {"vars", required_argument, NULL, 'V'}, {"line", required_argument, NULL, 'L'},
-	    {"exec", required_argument, NULL, 'x'}, {"help", no_argument, NULL, 'h'},
+	    {"vars", required_argument, NULL, 'V'},
+	    {"line", required_argument, NULL, 'L'},
+	    {"exec", required_argument, NULL, 'x'},
+	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;

@@ -241,12 +241,17 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 		o->rec.overwrite = true;
 		return -1;
 	case 'O': /* the kernel's trace_options that change what is recorded */
-		if (!strcmp(arg, "funcgraph-args") || !strcmp(arg, "funcgraph-retval")) {
-			*(arg[10] == 'a' ? &o->rec.funcgraph_args : &o->rec.funcgraph_retval) = true;
+		if (!strcmp(arg, "funcgraph-args")) {
+			o->rec.funcgraph_args = true;
 			return -1;
 		}
-		utrace_die_msg("record", "-O %s: funcgraph-args or funcgraph-retval (the others are "
-					 "utrace report's -O)",
+		if (!strcmp(arg, "funcgraph-retval")) {
+			o->rec.funcgraph_retval = true;
+			return -1;
+		}
+		utrace_die_msg("record",
+			       "-O %s: funcgraph-args or funcgraph-retval (the others are "
+			       "utrace report's -O)",
 			       arg);
 		return 2;
 	case 'N':

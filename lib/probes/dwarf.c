@@ -175,7 +175,7 @@ int dw_find_func(struct utrace_dwarf *d, const char *name, Dwarf_Die *func)
 /* DWARF x86-64 register numbers to the kernel's pt_regs names. */
 static const char *reg_name(unsigned r)
 {
-	static const char *const names[] = {"ax", "dx", "cx", "bx",  "si",  "di",  "bp",  "sp",
+	static const char *const names[] = {"ax", "dx", "cx",  "bx",  "si",  "di",  "bp",  "sp",
 					    "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"};
 
 	return r < sizeof(names) / sizeof(names[0]) ? names[r] : NULL;
@@ -301,7 +301,8 @@ int dw_var_location(struct utrace_dwarf *d, Dwarf_Die *var, Dwarf_Die *func, uin
 		Dwarf_Attribute res;
 		Dwarf_Addr a;
 
-		if (dwarf_getlocation_attr(&attr, &ops[0], &res) != 0 || dwarf_formaddr(&res, &a) != 0)
+		if (dwarf_getlocation_attr(&attr, &ops[0], &res) != 0 ||
+		    dwarf_formaddr(&res, &a) != 0)
 			return UTRACE_DWARF_ERR_LOC_UNSUPPORTED;
 		return static_location(d, a, loc);
 	}
@@ -332,7 +333,8 @@ int dw_type_name(Dwarf_Die *die, char *buf, size_t size)
 
 	/* perf's __die_get_real_type(): qualifiers skipped, typedefs kept */
 	do {
-		if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type))
+		if (!dwarf_attr_integrate(die, DW_AT_type, &attr) ||
+		    !dwarf_formref_die(&attr, &type))
 			return -ENOENT;
 		die = &type;
 		tag = dwarf_tag(die);
@@ -448,7 +450,8 @@ int utrace_dwarf_skip_prologue(struct utrace_dwarf *d, uint64_t entry, uint64_t 
 	for (i = first; i < nlines; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 
-		if (dwarf_lineaddr(l, &a) || dwarf_lineno(l, &lno) || dwarf_lineprologueend(l, &pend))
+		if (dwarf_lineaddr(l, &a) || dwarf_lineno(l, &lno) ||
+		    dwarf_lineprologueend(l, &pend))
 			goto out;
 		if (a >= hi || pend || lno != lno0 || i != first)
 			break;

@@ -32,7 +32,7 @@ struct dw_loc {
 /* Sets err "TEXT at column N: detail" (column 0: no column) and returns
  * -EINVAL. */
 int dw_fail(struct utrace_error *err, int code, int column, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* The scopes holding addr, innermost first (free *scopes); their number,
  * or <= 0 if none. */

@@ -100,8 +100,8 @@ static int func_line(struct utrace_dwarf *d, const char *spec, size_t flen, long
 	    dwarf_diecu(&func, &cu, NULL, NULL))
 		line_in_cu(&cu, &func, file, decl + (int)rln, set);
 	if (!set->n)
-		return dw_fail(err, UTRACE_DWARF_ERR_NO_LINE, col + (int)flen + 1, "%s:%ld (see -L %s)",
-			       name, rln, name);
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_LINE, col + (int)flen + 1,
+			       "%s:%ld (see -L %s)", name, rln, name);
 	return 0;
 }
 
@@ -120,12 +120,14 @@ static int file_line(struct utrace_dwarf *d, const char *spec, size_t flen, long
 		Dwarf_Files *files;
 		size_t nf;
 
-		if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_getsrcfiles(&cu, &files, &nf) == 0)
+		if (dwarf_offdie(d->dw, off + hsize, &cu) &&
+		    dwarf_getsrcfiles(&cu, &files, &nf) == 0)
 			for (size_t i = 0; i < nf && !seen; i++) {
 				const char *src = dwarf_filesrc(files, i, NULL, NULL);
 				char abs[4096];
 
-				seen = src && tail_match(dw_abs_path(&cu, src, abs, sizeof(abs)), file);
+				seen = src &&
+				       tail_match(dw_abs_path(&cu, src, abs, sizeof(abs)), file);
 			}
 		if (dwarf_offdie(d->dw, off + hsize, &cu))
 			line_in_cu(&cu, NULL, file, (int)lno, set);
@@ -134,7 +136,8 @@ static int file_line(struct utrace_dwarf *d, const char *spec, size_t flen, long
 	if (!seen)
 		return dw_fail(err, UTRACE_DWARF_ERR_NO_SOURCE, col, "'%s'", file);
 	if (!set->n)
-		return dw_fail(err, UTRACE_DWARF_ERR_NO_LINE, col + (int)flen + 1, "%s:%ld", file, lno);
+		return dw_fail(err, UTRACE_DWARF_ERR_NO_LINE, col + (int)flen + 1, "%s:%ld", file,
+			       lno);
 	return 0;
 }
 
@@ -167,7 +170,8 @@ int dw_point_addrs(struct utrace_dwarf *d, const char *point, int col, struct dw
 		unsigned long off = plus ? strtoul(plus + 1, &end, 0) : 0;
 
 		if (plus && (!*(plus + 1) || *end))
-			return dw_fail(err, UTRACE_DWARF_ERR_NO_FUNC, col + (int)len + 1, "'%s'", point);
+			return dw_fail(err, UTRACE_DWARF_ERR_NO_FUNC, col + (int)len + 1, "'%s'",
+				       point);
 		snprintf(name, sizeof(name), "%.*s", (int)len, point);
 		if (dw_find_func(d, name, &func) < 0 || dwarf_entrypc(&func, &a) != 0)
 			return dw_fail(err, UTRACE_DWARF_ERR_NO_FUNC, col, "'%s'", name);

@@ -227,9 +227,9 @@ static void call_lines(struct walk *w, Dwarf_Die *scope)
 		int tag = dwarf_tag(&child);
 
 		if (tag == DW_TAG_inlined_subroutine &&
-		    dwarf_attr(&child, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &cl) == 0 &&
-		    (int)cl >= w->decl && (int)cl - w->decl < w->max &&
-		    dwarf_entrypc(&child, &a) == 0 &&
+		    dwarf_attr(&child, DW_AT_call_line, &attr) &&
+		    dwarf_formudata(&attr, &cl) == 0 && (int)cl >= w->decl &&
+		    (int)cl - w->decl < w->max && dwarf_entrypc(&child, &a) == 0 &&
 		    reversible(&w->cu, w->lines, w->n, a, (int)cl, w->file, w->entry))
 			w->has[cl - (Dwarf_Word)w->decl] = 1;
 		if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine)
@@ -256,8 +256,9 @@ static int func_lines(Dwarf_Die *func, const char *file, int decl, unsigned char
 		int ln, il;
 		const char *src;
 
-		if (dwarf_lineno(l, &ln) || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end) ||
-		    end || dwarf_linebeginstatement(l, &stmt) || !stmt || dwarf_haspc(func, a) != 1)
+		if (dwarf_lineno(l, &ln) || dwarf_lineaddr(l, &a) ||
+		    dwarf_lineendsequence(l, &end) || end || dwarf_linebeginstatement(l, &stmt) ||
+		    !stmt || dwarf_haspc(func, a) != 1)
 			continue;
 		src = dwarf_linesrc(l, NULL, NULL);
 		if (!src || strcmp(dw_abs_path(&w.cu, src, abs, sizeof(abs)), file) || ln < decl ||
@@ -327,15 +328,17 @@ static bool has_float(Dwarf_Die *agg, int depth)
 	if (depth > 8 || dwarf_child(agg, &m) != 0)
 		return false;
 	do {
-		if (dwarf_tag(&m) != DW_TAG_member || !dwarf_attr_integrate(&m, DW_AT_type, &attr) ||
-		    !dwarf_formref_die(&attr, &t) || dwarf_peel_type(&t, &peeled) != 0)
+		if (dwarf_tag(&m) != DW_TAG_member ||
+		    !dwarf_attr_integrate(&m, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &t) ||
+		    dwarf_peel_type(&t, &peeled) != 0)
 			continue;
 		while (dwarf_tag(&peeled) == DW_TAG_array_type &&
 		       dwarf_attr_integrate(&peeled, DW_AT_type, &attr) &&
 		       dwarf_formref_die(&attr, &t) && dwarf_peel_type(&t, &peeled) == 0)
 			;
 		if (dwarf_tag(&peeled) == DW_TAG_base_type &&
-		    dwarf_attr(&peeled, DW_AT_encoding, &attr) && dwarf_formudata(&attr, &enc) == 0 &&
+		    dwarf_attr(&peeled, DW_AT_encoding, &attr) &&
+		    dwarf_formudata(&attr, &enc) == 0 &&
 		    (enc == DW_ATE_float || enc == DW_ATE_complex_float))
 			return true;
 		if ((dwarf_tag(&peeled) == DW_TAG_structure_type ||

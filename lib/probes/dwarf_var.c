@@ -126,7 +126,8 @@ static int64_t member_offset(Dwarf_Die *m, Dwarf_Die *mtype, struct obj *o)
 
 	o->bit_size = o->bit_off = 0;
 	if (bits > 0 && size > 0) {
-		if (dwarf_attr(m, DW_AT_data_bit_offset, &attr) && dwarf_formudata(&attr, &w) == 0) {
+		if (dwarf_attr(m, DW_AT_data_bit_offset, &attr) &&
+		    dwarf_formudata(&attr, &w) == 0) {
 			uint64_t byte = w / ((uint64_t)size * 8) * (uint64_t)size;
 
 			o->bit_off = (int)(w - byte * 8);
@@ -147,8 +148,8 @@ static int64_t member_offset(Dwarf_Die *m, Dwarf_Die *mtype, struct obj *o)
 
 /* Member name of the struct/union type st, anonymous members searched too;
  * its offset added to *off. */
-static bool find_member(Dwarf_Die *st, const char *name, size_t len, Dwarf_Die *out,
-			int64_t *off, struct obj *o)
+static bool find_member(Dwarf_Die *st, const char *name, size_t len, Dwarf_Die *out, int64_t *off,
+			struct obj *o)
 {
 	Dwarf_Die m, mt;
 
@@ -190,7 +191,8 @@ static int member(struct conv *c, struct obj *o, bool arrow, const char *s, size
 
 	if (arrow) {
 		if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
-			return fail(c, UTRACE_DWARF_ERR_NEED_DOT, s - 2, "'%.*s'", o->last, o->last_len);
+			return fail(c, UTRACE_DWARF_ERR_NEED_DOT, s - 2, "'%.*s'", o->last,
+				    o->last_len);
 		if (tag != DW_TAG_pointer_type)
 			return fail(c, UTRACE_DWARF_ERR_NOT_POINTER, s - 2, "'%.*s'", o->last,
 				    o->last_len);
@@ -434,13 +436,15 @@ int utrace_dwarf_fetcharg(struct utrace_dwarf *d, uint64_t vaddr, bool is_return
 
 	*out = NULL;
 	if (is_return)
-		return dw_fail(err, UTRACE_DWARF_ERR_ON_RETURN, col + (int)(expr - arg), "'%s'", expr);
+		return dw_fail(err, UTRACE_DWARF_ERR_ON_RETURN, col + (int)(expr - arg), "'%s'",
+			       expr);
 	if (convert(&c, vaddr, expr, end, &o) < 0)
 		return -EINVAL;
 	if (finish(&c, &o, type, expr, fetch, sizeof(fetch), tbuf, sizeof(tbuf)) < 0)
 		return -EINVAL;
 	if (strlen(fetch) > FETCHARG_MAX)
-		return dw_fail(err, UTRACE_DWARF_ERR_TOO_LONG, col + (int)(expr - arg), "%s", fetch);
+		return dw_fail(err, UTRACE_DWARF_ERR_TOO_LONG, col + (int)(expr - arg), "%s",
+			       fetch);
 	/* perf's names: the last member's, else the expression's with _ for : */
 	if (eq)
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);

@@ -94,7 +94,8 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 									 r->filter_hits)
 					: UTRACE_SITE_TRACE;
 			if ((f & UTRACE_SITE_TRACE) && r->o.funcgraph_args &&
-			    r->o.tracer == UTRACE_TRACER_FUNCTION_GRAPH && site_has_params(o->syms, va))
+			    r->o.tracer == UTRACE_TRACER_FUNCTION_GRAPH &&
+			    site_has_params(o->syms, va))
 				f |= UTRACE_SITE_GRAPH_ARGS;
 			sel->flags[i] = (uint8_t)f;
 		}

@@ -28,7 +28,8 @@ enum utrace_report_flags {
 	UTRACE_REPORT_ABSTIME = 1u << 4,  /* funcgraph-abstime */
 	UTRACE_REPORT_TAIL = 1u << 5,	  /* funcgraph-tail */
 	UTRACE_REPORT_PARENT = 1u << 6,	  /* print-parent */
-	UTRACE_REPORT_RETVAL_HEX = 1u << 7, /* funcgraph-retval-hex */
+	UTRACE_REPORT_RETVAL_HEX = 1u << 7, /* funcgraph-retval-hex (a long name:
+					     * the column above stays) */
 };
 
 /* The kernel's defaults. */

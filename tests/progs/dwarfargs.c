@@ -43,9 +43,14 @@ TRACED int scale(int n, const char *label)
 
 int main(int argc, char **argv)
 {
-	struct node b = {.id = 2, .len = 40, .flag = 5, .mode = 17, .arr = {1, 2, 3, 4}, .name = "bee"};
-	struct node a = {.id = 1,	   .next = &b,		      .len = 30,
-			 .flag = 2,	   .mode = 9,		      .arr = {5, 6, 7, 8},
+	struct node b = {
+	    .id = 2, .len = 40, .flag = 5, .mode = 17, .arr = {1, 2, 3, 4}, .name = "bee"};
+	struct node a = {.id = 1,
+			 .next = &b,
+			 .len = 30,
+			 .flag = 2,
+			 .mode = 9,
+			 .arr = {5, 6, 7, 8},
 			 .name = "ay"};
 	long total;
 

@@ -22,13 +22,13 @@
 
 #define NODE_DEF                                                                                   \
 	"struct node {\n"                                                                          \
-	"	int id;\n"                                                                         \
-	"	struct node *next;\n"                                                              \
-	"	long len;\n"                                                                       \
-	"	unsigned flag : 3;\n"                                                              \
-	"	unsigned mode : 5;\n"                                                              \
-	"	int arr[4];\n"                                                                     \
-	"	char name[8];\n"                                                                   \
+	"	int id;\n"                                                                               \
+	"	struct node *next;\n"                                                                    \
+	"	long len;\n"                                                                             \
+	"	unsigned flag : 3;\n"                                                                    \
+	"	unsigned mode : 5;\n"                                                                    \
+	"	int arr[4];\n"                                                                           \
+	"	char name[8];\n"                                                                         \
 	"};\n"
 
 struct node {
@@ -41,27 +41,27 @@ struct node {
 	char name[8];
 };
 
-static const char fx_src[] = "#include <stdio.h>\n" NODE_DEF
-			     "int counter = 5;\n"
-			     "__attribute__((noinline)) long walk(struct node *p, int count, const char *buf)\n"
-			     "{\n"
-			     "	long total = 0;\n"
-			     "	int i;\n"
-			     "\n"
-			     "	for (i = 0; i < count && p; i++) {\n"
-			     "		total += p->len + p->arr[2];\n"
-			     "		p = p->next;\n"
-			     "	}\n"
-			     "	printf(\"walk %s %ld\\n\", buf, total);\n"
-			     "	return total;\n"
-			     "}\n"
-			     "int main(int argc, char **argv)\n"
-			     "{\n"
-			     "	struct node b = {.id = 2, .len = 40};\n"
-			     "	struct node a = {.id = 1, .next = &b, .len = 30};\n"
-			     "	(void)argv;\n"
-			     "	return (int)walk(&a, argc + 1, \"hello\");\n"
-			     "}\n";
+static const char fx_src[] =
+    "#include <stdio.h>\n" NODE_DEF "int counter = 5;\n"
+    "__attribute__((noinline)) long walk(struct node *p, int count, const char *buf)\n"
+    "{\n"
+    "	long total = 0;\n"
+    "	int i;\n"
+    "\n"
+    "	for (i = 0; i < count && p; i++) {\n"
+    "		total += p->len + p->arr[2];\n"
+    "		p = p->next;\n"
+    "	}\n"
+    "	printf(\"walk %s %ld\\n\", buf, total);\n"
+    "	return total;\n"
+    "}\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "	struct node b = {.id = 2, .len = 40};\n"
+    "	struct node a = {.id = 1, .next = &b, .len = 30};\n"
+    "	(void)argv;\n"
+    "	return (int)walk(&a, argc + 1, \"hello\");\n"
+    "}\n";
 /* the fixture's lines: walk's first line and its `total += ...` line */
 #define WALK_LINE 12
 #define TOTAL_LINE 18
@@ -141,8 +141,8 @@ static void check_forms(const char *cfg, uint64_t at)
 	check(!strcmp(conv(at, "p->mode"), want), "%s: bitfield mode = %s (%s)", cfg, want,
 	      conv(at, "p->mode"));
 	snprintf(want, sizeof(want), "name=+%zu(%s):string", name, base);
-	check(!strcmp(conv(at, "p->name:string"), want), "%s: char array as string = %s (%s)",
-	      cfg, want, conv(at, "p->name:string"));
+	check(!strcmp(conv(at, "p->name:string"), want), "%s: char array as string = %s (%s)", cfg,
+	      want, conv(at, "p->name:string"));
 	snprintf(want, sizeof(want), "id=+0(%s):x32", base);
 	check(!strcmp(conv(at, "p->id:x32"), want), "%s: the user's type kept: %s (%s)", cfg, want,
 	      conv(at, "p->id:x32"));
@@ -252,8 +252,8 @@ static void check_listings(const char *cfg)
 	check(utrace_dwarf_list_vars(d, "walk", f, &err) == 0, "%s: -V walk (%s)", cfg, err.msg);
 	fflush(f);
 	ok = text && !strncmp(text, "Available variables at walk\n\t@<walk+0>\n", 39) &&
-	     strstr(text, "\t\tchar*\tbuf\n\t\tint\tcount\n") && strstr(text, "\t\tstruct node*\tp\n") &&
-	     !strstr(text, "total") == optimized;
+	     strstr(text, "\t\tchar*\tbuf\n\t\tint\tcount\n") &&
+	     strstr(text, "\t\tstruct node*\tp\n") && !strstr(text, "total") == optimized;
 	check(ok, "%s: -V lists buf, count, p (and total only at -O0)", cfg);
 	if (!ok)
 		printf("# %s\n", text ? text : "");
