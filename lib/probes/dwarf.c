@@ -114,11 +114,15 @@ void utrace_dwarf_close(struct utrace_dwarf *d)
 int dw_scopes(struct utrace_dwarf *d, uint64_t addr, Dwarf_Die **scopes)
 {
 	Dwarf_Off off = 0, next;
+	Dwarf_Die cu0;
 	size_t hsize;
 
-	/* each unit's own ranges: clang writes no .debug_aranges, and
-	 * libdw 0.188 reads no DWARF 5 addrx low_pc without them */
 	*scopes = NULL;
+	/* .debug_aranges first (gcc's), then each unit's own ranges: clang
+	 * writes no .debug_aranges, and libdw 0.188 reads no DWARF 5 addrx
+	 * low_pc without them */
+	if (dwarf_addrdie(d->dw, addr, &cu0) && dwarf_haspc(&cu0, addr) == 1)
+		return dwarf_getscopes(&cu0, addr, scopes);
 	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 
