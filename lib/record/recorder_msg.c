@@ -45,18 +45,31 @@ struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path)
 	return s;
 }
 
-/* funcgraph-args: whether the function at vaddr of s has parameters
- * (DWARF; a file without it gets no arguments). */
+/* funcgraph-args: the DWARF of an object with call sites, opened once;
+ * one without it gets no arguments, and a notice says why. */
+static void open_dwarf(struct utrace_recorder *r, struct rec_conn *c, struct rec_symtab *s)
+{
+	struct utrace_error e;
+
+	if (s->dwarf_tried)
+		return;
+	s->dwarf_tried = true;
+	if (utrace_dwarf_open(s->path, &s->dwarf, &e) == 0)
+		return;
+	s->dwarf = NULL;
+	if (r->o.notice) {
+		char text[sizeof(e.msg) + 64];
+
+		snprintf(text, sizeof(text), "funcgraph-args: %s: no arguments recorded", e.msg);
+		r->o.notice(r->o.notice_arg, c->pid, text);
+	}
+}
+
+/* funcgraph-args: whether the function at vaddr of s has parameters. */
 static bool site_has_params(struct rec_symtab *s, uint64_t vaddr)
 {
 	struct utrace_dwarf_sig sig;
-	struct utrace_error e;
 
-	if (!s->dwarf_tried) {
-		s->dwarf_tried = true;
-		if (utrace_dwarf_open(s->path, &s->dwarf, &e) < 0)
-			s->dwarf = NULL;
-	}
 	return s->dwarf && utrace_dwarf_func_sig(s->dwarf, vaddr, &sig) == 0 && sig.nparams;
 }
 
@@ -69,6 +82,8 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 	if (!sel)
 		return -ENOMEM;
 	o->syms = rec_symtab_get(r, o->path);
+	if (o->syms && r->o.funcgraph_args && o->nr_sites)
+		open_dwarf(r, c, o->syms);
 	for (uint32_t first = 0; first < o->nr_sites && ret >= 0; first += UTRACE_SITES_PER_MSG) {
 		uint32_t cnt = o->nr_sites - first;
 
