@@ -85,6 +85,10 @@ bool utrace_dwarf_is_line_point(const char *target);
 int utrace_dwarf_line_addr(struct utrace_dwarf *d, const char *spec, int col, uint64_t *vaddr,
 			   char **func, uint64_t *func_off, struct utrace_error *err);
 
+/* The first line of the function holding vaddr (its DW_AT_decl_line, what
+ * SYMBOL:LINE counts from); <0 if unknown. */
+int utrace_dwarf_decl_line(struct utrace_dwarf *d, uint64_t vaddr);
+
 /*
  * perf probe's prologue rule for a probe on a function's entry that reads
  * variables: when the code is not optimised (no location lists in its

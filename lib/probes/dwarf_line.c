@@ -223,3 +223,13 @@ int utrace_dwarf_line_addr(struct utrace_dwarf *d, const char *spec, int col, ui
 	*func_off = *vaddr - entry;
 	return *func ? 0 : utrace_error_set(err, -ENOMEM, "out of memory");
 }
+
+int utrace_dwarf_decl_line(struct utrace_dwarf *d, uint64_t vaddr)
+{
+	Dwarf_Die f;
+	int line;
+
+	if (dw_addr_func(d, vaddr, &f) < 0 || dwarf_decl_line(&f, &line) != 0)
+		return -ENOENT;
+	return line;
+}

@@ -258,6 +258,17 @@ static int resolve_line(struct parse *ps, const char *target, int tcol)
 	if (ret == 0)
 		ret = utrace_dwarf_line_addr(dw, target, tcol, &vaddr, &p->symbol, &p->sym_off,
 					     &ps->dwerr);
+	/* perf probe's name, SYMBOL_L<LINE> (LINE counted from the function's
+	 * first line, for FILE:LINE too) */
+	if (ret == 0 && !p->event[0] && upr_good_name(p->symbol)) {
+		long line = strtol(strrchr(target, ':') + 1, NULL, 10);
+		int decl = utrace_dwarf_decl_line(dw, vaddr);
+
+		if (strpbrk(target, "./") && decl >= 0)
+			line -= decl; /* FILE:LINE */
+		snprintf(p->event, sizeof(p->event), "%.*s_L%ld", UTRACE_UPROBE_NAME_MAX - 12,
+			 p->symbol, line);
+	}
 	utrace_dwarf_close(dw);
 	if (ret == -ENOMEM)
 		return ret;

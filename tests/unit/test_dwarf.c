@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/probes/dwarf.h"
+#include "lib/probes/uprobe.h"
 #include "tests/unit/check.h"
 #include "tests/unit/elf_tools.h"
 
@@ -273,6 +274,41 @@ static void check_listings(const char *cfg)
 	free(text);
 }
 
+/* Through the definition parser (lib/probes/uprobe.c): the kernel line. */
+static void check_definitions(const char *cfg, uint64_t at, uint64_t line_addr)
+{
+	struct utrace_error err = {0};
+	struct utrace_uprobe *p;
+	char def[512], line[1024], want[256];
+
+	snprintf(def, sizeof(def), "p %s:walk count p->next->len", prog);
+	if (utrace_uprobe_parse(def, &p, &err) < 0) {
+		check(0, "%s: '%s' (%s)", cfg, def, err.msg);
+		return;
+	}
+	utrace_uprobe_kernel_line(p, line, sizeof(line));
+	snprintf(want, sizeof(want), "%s:0x%" PRIx64 " ", prog, readelf_offset(prog, at));
+	check(strstr(line, want) && strstr(line, " count=") && strstr(line, " len=+16(+8(") &&
+		  !strcmp(utrace_uprobe_event(p), "walk"),
+	      "%s: names in a definition, at the probe's address (%s)", cfg, line);
+	utrace_uprobe_free(p);
+	snprintf(def, sizeof(def), "p %s:fx.c:%d p->len", prog, TOTAL_LINE);
+	if (utrace_uprobe_parse(def, &p, &err) < 0) {
+		check(0, "%s: '%s' (%s)", cfg, def, err.msg);
+		return;
+	}
+	utrace_uprobe_kernel_line(p, line, sizeof(line));
+	snprintf(want, sizeof(want), "p:utrace/walk_L%d %s:0x%" PRIx64 " len=+16(",
+		 TOTAL_LINE - WALK_LINE, prog, readelf_offset(prog, line_addr));
+	check(!strncmp(line, want, strlen(want)), "%s: FILE:LINE named as perf names it: %s (%s)",
+	      cfg, want, line);
+	utrace_uprobe_free(p);
+	snprintf(def, sizeof(def), "p %s:walk cnt", prog);
+	check(utrace_uprobe_parse(def, &p, &err) == -EINVAL && err.column == (int)strlen(prog) + 9 &&
+		  strstr(err.msg, "Failed to find the variable"),
+	      "%s: a DWARF error's column is the definition's (%s)", cfg, err.msg);
+}
+
 static void run_config(const char *cc, const char *opt)
 {
 	char cfg[64], flags[64], out[64];
@@ -304,6 +340,15 @@ static void run_config(const char *cc, const char *opt)
 	check_forms(cfg, at);
 	check_errors(cfg, at);
 	check_lines(cfg, entry);
+	{
+		uint64_t la = 0, off;
+		char *fn = NULL, spec[32];
+
+		snprintf(spec, sizeof(spec), "fx.c:%d", TOTAL_LINE);
+		utrace_dwarf_line_addr(d, spec, 1, &la, &fn, &off, &err);
+		free(fn);
+		check_definitions(cfg, at, la);
+	}
 	check_listings(cfg);
 	utrace_dwarf_close(d);
 	d = NULL;
