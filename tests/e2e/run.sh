@@ -1031,6 +1031,10 @@ check_fg_retval() {
 	expect_balanced "$CFG $TEST braces balance"
 	expect_line "$CFG $TEST no arguments without funcgraph-args" '\|  main\(\) \{$'
 	expect_line "$CFG $TEST walk's return" "\\|    walk\\(\\); /\\* ret=$(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out") \\*/\$"
+	"$UTRACE" report -O funcgraph-retval-hex -i "$RES/trace.dat" >"$RES/hex.txt" 2>&1
+	local REP=$RES/hex.txt
+	expect_line "$CFG $TEST funcgraph-retval-hex" \
+		"\\|    walk\\(\\); /\\* ret=0x$(printf %x "$(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out")") \\*/\$"
 }
 check_fg_abi() {
 	local int8
