@@ -26,10 +26,10 @@
  * least the threshold is written at its exit as one GRAPH_LEAF record.
  *
  * funcgraph-args: a site whose function has parameters (the tool sets
- * UTRACE_SITE_GRAPH_ARGS from DWARF, so other sites keep the fast path)
- * writes its ENTRY and an ARGS record with the six argument registers as
- * the trampoline saved them, in one piece (the reader finds them
- * together).  funcgraph-retval: every EXIT comes with a RETVAL record
+ * UTRACE_SITE_GRAPH_ARGS from DWARF, so other sites keep the fast path,
+ * with the number of argument registers they use) writes its ENTRY and an
+ * ARGS record with those registers as the trampoline saved them, in one
+ * piece (the reader finds them together).  funcgraph-retval: every EXIT comes with a RETVAL record
  * holding rax, in one piece too (the fast path is off).  Neither is
  * written with tracing_thresh.
  */
@@ -49,9 +49,10 @@ static inline void fgraph_record_entry(struct rt_thread *t, uint32_t id, uint64_
 	}
 }
 
-/* ENTRY (short or long) + ARGS, one record. */
+/* ENTRY (short or long) + ARGS with the first nregs (1-6) argument
+ * registers, one record. */
 static void fgraph_record_entry_args(struct rt_thread *t, uint32_t id, const uint64_t *regs,
-				     uint64_t ts, uint32_t cpu)
+				     unsigned nregs, uint64_t ts, uint32_t cpu)
 {
 	static const uint8_t order[6] = {RT_REG_RDI, RT_REG_RSI, RT_REG_RDX,
 					 RT_REG_RCX, RT_REG_R8,	 RT_REG_R9};
@@ -66,8 +67,10 @@ static void fgraph_record_entry_args(struct rt_thread *t, uint32_t id, const uin
 		w[n++] = 0;
 		dpos = RT_DPOS_WORD32(2);
 	}
-	w[n++] = urec_ext(UEXT_ARGS, 12);
-	for (unsigned i = 0; i < 6; i++) {
+	if (nregs > 6)
+		nregs = 6;
+	w[n++] = urec_ext(UEXT_ARGS, 2 * nregs);
+	for (unsigned i = 0; i < nregs; i++) {
 		w[n++] = (uint32_t)regs[order[i]];
 		w[n++] = (uint32_t)(regs[order[i]] >> 32);
 	}
@@ -183,7 +186,10 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 	 * must say the depth (and CONTEXT) from before it. */
 	if (!rt.tsc_thresh && !(flags & RT_FRAME_NOTRACE)) {
 		if (sel & UTRACE_SITE_GRAPH_ARGS)
-			fgraph_record_entry_args(t, (uint32_t)id, regs, ts, cpu);
+			fgraph_record_entry_args(
+			    t, (uint32_t)id, regs,
+			    (sel & UTRACE_SITE_GRAPH_NREGS_MASK) >> UTRACE_SITE_GRAPH_NREGS_SHIFT, ts,
+			    cpu);
 		else
 			fgraph_record_entry(t, (uint32_t)id, ts, cpu);
 	}

@@ -156,6 +156,9 @@ struct utrace_dwarf_sig {
 	char ret_kind;
 	unsigned ret_size;
 	bool variadic;
+	/* integer argument registers the parameters use (System V: the
+	 * address of a result in memory first), at most 6 */
+	unsigned int_regs;
 };
 /* 0 and *sig, or -ENOENT if no function with DWARF holds vaddr. */
 int utrace_dwarf_func_sig(struct utrace_dwarf *d, uint64_t vaddr, struct utrace_dwarf_sig *sig);

@@ -415,5 +415,15 @@ int utrace_dwarf_func_sig(struct utrace_dwarf *d, uint64_t vaddr, struct utrace_
 		sig->param[sig->nparams].kind = type_kind(&child, &sig->param[sig->nparams].size);
 		sig->nparams++;
 	} while (dwarf_siblingof(&child, &child) == 0);
+	sig->int_regs = sig->ret_kind == 'a' && sig->ret_size > 16;
+	for (unsigned i = 0; i < sig->nparams; i++) {
+		char k = sig->param[i].kind;
+		unsigned sz = sig->param[i].size;
+
+		if (k != 'f' && !(k == 'a' && (sz > 16 || !sz)))
+			sig->int_regs += k == 'a' ? (sz + 7) / 8 : 1;
+	}
+	if (sig->int_regs > 6)
+		sig->int_regs = 6;
 	return 0;
 }

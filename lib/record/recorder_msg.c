@@ -65,12 +65,15 @@ static void open_dwarf(struct utrace_recorder *r, struct rec_conn *c, struct rec
 	}
 }
 
-/* funcgraph-args: whether the function at vaddr of s has parameters. */
-static bool site_has_params(struct rec_symtab *s, uint64_t vaddr)
+/* funcgraph-args: the site flags that record the argument registers the
+ * parameters of the function at vaddr of s use; 0 if none. */
+static unsigned site_args(struct rec_symtab *s, uint64_t vaddr)
 {
 	struct utrace_dwarf_sig sig;
 
-	return s->dwarf && utrace_dwarf_func_sig(s->dwarf, vaddr, &sig) == 0 && sig.nparams;
+	if (!s->dwarf || utrace_dwarf_func_sig(s->dwarf, vaddr, &sig) < 0 || !sig.int_regs)
+		return 0;
+	return UTRACE_SITE_GRAPH_ARGS | sig.int_regs << UTRACE_SITE_GRAPH_NREGS_SHIFT;
 }
 
 static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
@@ -109,9 +112,8 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 									 r->filter_hits)
 					: UTRACE_SITE_TRACE;
 			if ((f & UTRACE_SITE_TRACE) && r->o.funcgraph_args &&
-			    r->o.tracer == UTRACE_TRACER_FUNCTION_GRAPH &&
-			    site_has_params(o->syms, va))
-				f |= UTRACE_SITE_GRAPH_ARGS;
+			    r->o.tracer == UTRACE_TRACER_FUNCTION_GRAPH)
+				f |= site_args(o->syms, va);
 			sel->flags[i] = (uint8_t)f;
 		}
 		ret = rec_conn_send(c, sel, sel->hdr.size, -1);
