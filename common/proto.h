@@ -150,7 +150,7 @@ enum utrace_site_select {
 	UTRACE_SITE_GRAPH_NOTRACE = 1u << 2, /* set_graph_notrace */
 	UTRACE_SITE_GRAPH_ARGS = 1u << 3,    /* funcgraph-args: the function has
 					      * parameters (DWARF); ENTRY with ARGS */
-	/* bits 4-6: how many argument registers they use (1-6): as many
+	/* bits 4-6: how many argument registers they use (0-6): as many
 	 * are recorded */
 	UTRACE_SITE_GRAPH_NREGS_SHIFT = 4,
 	UTRACE_SITE_GRAPH_NREGS_MASK = 7u << 4,

@@ -72,7 +72,7 @@ enum utrace_ext_type {
 			       * the record after its 8 bytes of common fields */
 	UEXT_PRINT = 12,       /* payload n; + u32 delta, u32 bytes, n words of text
 			       * (utrace_printf, the trace_marker equivalent) */
-	UEXT_ARGS = 13,	       /* payload n; + n words: the first n/2 argument registers of
+	UEXT_ARGS = 13,	       /* payload n; + n words: the first n/2 (0-6) argument registers of
 			       * the ENTRY just before it, u64 each (rdi rsi rdx rcx r8 r9),
 			       * written with it in one piece (funcgraph-args) */
 	UEXT_RETVAL = 14,      /* + u64 rax: the return value of the EXIT just before it,

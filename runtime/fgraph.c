@@ -49,7 +49,7 @@ static inline void fgraph_record_entry(struct rt_thread *t, uint32_t id, uint64_
 	}
 }
 
-/* ENTRY (short or long) + ARGS with the first nregs (1-6) argument
+/* ENTRY (short or long) + ARGS with the first nregs (0-6) argument
  * registers, one record. */
 static void fgraph_record_entry_args(struct rt_thread *t, uint32_t id, const uint64_t *regs,
 				     unsigned nregs, uint64_t ts, uint32_t cpu)

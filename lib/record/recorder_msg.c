@@ -66,12 +66,13 @@ static void open_dwarf(struct utrace_recorder *r, struct rec_conn *c, struct rec
 }
 
 /* funcgraph-args: the site flags that record the argument registers the
- * parameters of the function at vaddr of s use; 0 if none. */
+ * parameters of the function at vaddr of s use (maybe none: floating-point
+ * ones, but the report still shows them); 0 if it has no parameter. */
 static unsigned site_args(struct rec_symtab *s, uint64_t vaddr)
 {
 	struct utrace_dwarf_sig sig;
 
-	if (!s->dwarf || utrace_dwarf_func_sig(s->dwarf, vaddr, &sig) < 0 || !sig.int_regs)
+	if (!s->dwarf || utrace_dwarf_func_sig(s->dwarf, vaddr, &sig) < 0 || !sig.nparams)
 		return 0;
 	return UTRACE_SITE_GRAPH_ARGS | sig.int_regs << UTRACE_SITE_GRAPH_NREGS_SHIFT;
 }

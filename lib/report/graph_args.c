@@ -147,7 +147,7 @@ static uint64_t trunc_val(uint64_t v, unsigned size, bool sign)
 void utrace_graph_args_format(struct utrace_graph_args *g, const struct utrace_event *ev, char *buf,
 			      size_t size)
 {
-	const struct utrace_dwarf_sig *sig = ev->nargs ? event_sig(g, ev) : NULL;
+	const struct utrace_dwarf_sig *sig = ev->has_args ? event_sig(g, ev) : NULL;
 	unsigned reg = 0;
 	size_t len = 0;
 

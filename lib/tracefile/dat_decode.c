@@ -236,6 +236,7 @@ static void attach_extra(struct dat_cursor *c, struct dat_raw *r)
 	n = urec_ext_words(w[0]);
 	if (urec_ext_type(w[0]) == UEXT_ARGS && r->kind == UTRACE_EV_ENTRY && n <= left &&
 	    urec_ext_payload(w[0]) <= 12) {
+		r->has_args = 1;
 		r->nargs = urec_ext_payload(w[0]) / 2;
 		for (uint32_t i = 0; i < r->nargs; i++)
 			r->args[i] = u64_at(w + 1 + 2 * i);

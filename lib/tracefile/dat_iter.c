@@ -130,6 +130,7 @@ static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const 
 	ev->lost = r->lost;
 	ev->data = r->data;
 	ev->data_len = r->data_len;
+	ev->has_args = r->has_args;
 	ev->nargs = r->nargs;
 	memcpy(ev->args, r->args, sizeof(ev->args));
 	ev->has_retval = r->has_retval;

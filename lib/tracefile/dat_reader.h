@@ -169,6 +169,7 @@ struct utrace_event {
 	/* funcgraph-args: ENTRY and LEAF with the argument registers (rdi rsi
 	 * rdx rcx r8 r9) at the call; funcgraph-retval: EXIT and LEAF with
 	 * rax at the return */
+	uint32_t has_args; /* an ENTRY or LEAF with its registers, nargs of them */
 	uint32_t nargs;
 	uint32_t has_retval;
 	uint64_t args[6];

@@ -322,11 +322,11 @@ static void test_args_retval(void)
 	check(l.n == 3, "args: 3 events (got %d, %llu warnings)", l.n,
 	      (unsigned long long)l.warnings);
 	expect(&l, 0, UTRACE_EV_ENTRY, 3000, -1, 0, 0, "args: main");
-	check(l.n > 0 && l.ev[0].nargs == 6 && l.ev[0].args[0] == 7 &&
+	check(l.n > 0 && l.ev[0].has_args && l.ev[0].nargs == 6 && l.ev[0].args[0] == 7 &&
 		  l.ev[0].args[1] == UINT64_MAX && l.ev[0].args[5] == 12 && !l.ev[0].has_retval,
 	      "args: main's six registers");
 	expect(&l, 1, UTRACE_EV_LEAF, 3001, 2, 1, 1, "args: foo folds");
-	check(l.n > 1 && !l.ev[1].nargs && l.ev[1].has_retval && l.ev[1].retval == 0x2a,
+	check(l.n > 1 && !l.ev[1].has_args && l.ev[1].has_retval && l.ev[1].retval == 0x2a,
 	      "args: the LEAF has its exit's rax, no arguments");
 	expect(&l, 2, UTRACE_EV_EXIT, 3007, 7, 0, 0, "args: main's exit after a stray RETVAL");
 	check(l.n > 2 && !l.ev[2].has_retval && !l.warnings, "args: no rax, no warning");
