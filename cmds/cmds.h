@@ -20,6 +20,7 @@
 	C(stat, "run a command and count perf events, like perf stat")                             \
 	C(top, "sample the CPU live and show the functions that take it, like perf top")           \
 	C(latency, "histogram of a function's durations, like perf ftrace latency")                \
+	C(probe, "show the variables and lines a dynamic probe can use (perf probe -V, -L)")       \
 	C(sched_latency, "per-task wakeup-to-run delays, like perf sched latency")                 \
 	C(convert, "write a trace-cmd trace.dat file (for trace-cmd report, KernelShark)")         \
 	C(reset, "remove what a killed recorder left behind (tracefs instances, probes)")

@@ -73,6 +73,8 @@ static void record_usage(FILE *f)
 	    "      --drop               a thread whose buffer is full drops records and counts\n"
 	    "                           them (the kernel's default): never slowed, may lose\n"
 	    "      --overwrite          flight recorder: keep the newest records, drop the oldest\n"
+	    "  -O, --option OPT         funcgraph-args: the arguments of functions with\n"
+	    "                           parameters (DWARF); funcgraph-retval: return values\n"
 	    "  -o, --output FILE        output file (default utrace.dat)\n"
 	    "  -h, --help               this text\n"
 	    "\n"
@@ -288,9 +290,23 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 		return record_opt_number(o, c, arg) ? 1 : -1;
 	case 'C':
 		return record_opt_callgraph(o, arg) ? 2 : -1;
-	case 'O':
+	case 'W':
 		o->rec.overwrite = true;
 		return -1;
+	case 'O': /* the kernel's trace_options that change what is recorded */
+		if (!strcmp(arg, "funcgraph-args")) {
+			o->rec.funcgraph_args = true;
+			return -1;
+		}
+		if (!strcmp(arg, "funcgraph-retval")) {
+			o->rec.funcgraph_retval = true;
+			return -1;
+		}
+		utrace_die_msg("record",
+			       "-O %s: funcgraph-args or funcgraph-retval (the others are "
+			       "utrace report's -O)",
+			       arg);
+		return 2;
 	case 'N':
 		o->rec.drop = false;
 		return -1;
@@ -375,7 +391,8 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	    {"children", no_argument, NULL, 'c'},
 	    {"system-wide", no_argument, NULL, 'a'},
 	    {"buffer-kb", required_argument, NULL, 'b'},
-	    {"overwrite", no_argument, NULL, 'O'},
+	    {"overwrite", no_argument, NULL, 'W'},
+	    {"option", required_argument, NULL, 'O'},
 	    {"no-loss", no_argument, NULL, 'N'},
 	    {"drop", no_argument, NULL, 'X'},
 	    {"output", required_argument, NULL, 'o'},
@@ -388,7 +405,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	int c, ret;
 
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:cavh", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:O:cavh", longopts, NULL)) != -1)
 		if ((ret = record_opt(o, c, optarg, argv)) >= 0)
 			return ret;
 	if (optind >= argc) {

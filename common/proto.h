@@ -75,6 +75,7 @@ enum utrace_config_flags {
 	UTRACE_CFG_OVERWRITE = 1u << 0,
 	UTRACE_CFG_GRAPH_FUNCS = 1u << 1, /* -g given: record only below graph roots */
 	UTRACE_CFG_BLOCK = 1u << 2,	  /* no-loss: a full buffer waits (UTRACE_RB_BLOCK) */
+	UTRACE_CFG_GRAPH_RETVAL = 1u << 3, /* funcgraph-retval: each EXIT with rax */
 };
 
 /* The control page is a memfd shared by the recorder and every traced
@@ -167,6 +168,12 @@ enum utrace_site_select {
 	UTRACE_SITE_TRACE = 1u << 0,	     /* patch it */
 	UTRACE_SITE_GRAPH_ROOT = 1u << 1,    /* set_graph_function */
 	UTRACE_SITE_GRAPH_NOTRACE = 1u << 2, /* set_graph_notrace */
+	UTRACE_SITE_GRAPH_ARGS = 1u << 3,    /* funcgraph-args: the function has
+					      * parameters (DWARF); ENTRY with ARGS */
+	/* bits 4-6: how many argument registers they use (0-6): as many
+	 * are recorded */
+	UTRACE_SITE_GRAPH_NREGS_SHIFT = 4,
+	UTRACE_SITE_GRAPH_NREGS_MASK = 7u << 4,
 };
 
 struct utrace_msg_select {

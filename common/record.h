@@ -72,7 +72,11 @@ enum utrace_ext_type {
 			       * the record after its 8 bytes of common fields */
 	UEXT_PRINT = 12,       /* payload n; + u32 delta, u32 bytes, n words of text
 			       * (utrace_printf, the trace_marker equivalent) */
-	/* 13, 14: kept for the function arguments and return values */
+	UEXT_ARGS = 13,	       /* payload n; + n words: the first n/2 (0-6) argument registers of
+			       * the ENTRY just before it, u64 each (rdi rsi rdx rcx r8 r9),
+			       * written with it in one piece (funcgraph-args) */
+	UEXT_RETVAL = 14,      /* + u64 rax: the return value of the EXIT just before it,
+			       * written with it in one piece (funcgraph-retval) */
 	UEXT_STACK = 15,       /* payload n; + u32 delta, u32 frames | flags << 16, n words:
 				* frames u64 addresses, innermost first (stacktrace trigger,
 				* runtime/stacktrace.c); flags UREC_STACK_* */
@@ -166,6 +170,10 @@ static inline uint32_t urec_ext_words(uint32_t w)
 	case UEXT_PRINT:
 	case UEXT_STACK:
 		return 3 + urec_ext_payload(w);
+	case UEXT_ARGS:
+		return 1 + urec_ext_payload(w);
+	case UEXT_RETVAL:
+		return 3;
 	default:
 		return 0;
 	}

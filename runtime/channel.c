@@ -150,7 +150,8 @@ int rt_connect(const char *path, bool forked)
 		rt.tsc_thresh = 1;
 	if (cfg.tsc_per_us_q16)
 		rt.tsc_ns_mult = ((1000ull << 32) << 16) / cfg.tsc_per_us_q16;
-	rt.graph_fast = !rt.tsc_thresh && !cfg.max_depth && !(cfg.flags & UTRACE_CFG_GRAPH_FUNCS);
+	rt.graph_fast = !rt.tsc_thresh && !cfg.max_depth &&
+			!(cfg.flags & (UTRACE_CFG_GRAPH_FUNCS | UTRACE_CFG_GRAPH_RETVAL));
 	return 0;
 fail:
 	rt.sock = fd; /* a failed rt_recv may have let go of it already */

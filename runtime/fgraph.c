@@ -24,6 +24,14 @@
  * Entry records the ENTRY word, exit the EXIT word: 8 bytes per call.
  * With tracing_thresh nothing is written at entry; a call that lasted at
  * least the threshold is written at its exit as one GRAPH_LEAF record.
+ *
+ * funcgraph-args: a site whose function has parameters (the tool sets
+ * UTRACE_SITE_GRAPH_ARGS from DWARF, so other sites keep the fast path,
+ * with the number of argument registers they use) writes its ENTRY and an
+ * ARGS record with those registers as the trampoline saved them, in one
+ * piece (the reader finds them together).  funcgraph-retval: every EXIT comes with a RETVAL record
+ * holding rax, in one piece too (the fast path is off).  Neither is
+ * written with tracing_thresh.
  */
 #include "common/record.h"
 #include "runtime/rt.h"
@@ -39,6 +47,34 @@ static inline void fgraph_record_entry(struct rt_thread *t, uint32_t id, uint64_
 
 		rt_rb_put(t, w, 3, RT_DPOS_WORD32(2), ts, cpu);
 	}
+}
+
+/* ENTRY (short or long) + ARGS with the first nregs (0-6) argument
+ * registers, one record. */
+static void fgraph_record_entry_args(struct rt_thread *t, uint32_t id, const uint64_t *regs,
+				     unsigned nregs, uint64_t ts, uint32_t cpu)
+{
+	static const uint8_t order[6] = {RT_REG_RDI, RT_REG_RSI, RT_REG_RDX,
+					 RT_REG_RCX, RT_REG_R8,	 RT_REG_R9};
+	uint32_t w[3 + 1 + 12], n = 0, dpos;
+
+	if (id <= UREC_SHORT_ID_MAX) {
+		w[n++] = urec_entry(id, 0);
+		dpos = RT_DPOS_SHORT;
+	} else {
+		w[n++] = urec_ext(UEXT_ENTRY_LONG, 0);
+		w[n++] = id;
+		w[n++] = 0;
+		dpos = RT_DPOS_WORD32(2);
+	}
+	if (nregs > 6)
+		nregs = 6;
+	w[n++] = urec_ext(UEXT_ARGS, 2 * nregs);
+	for (unsigned i = 0; i < nregs; i++) {
+		w[n++] = (uint32_t)regs[order[i]];
+		w[n++] = (uint32_t)(regs[order[i]] >> 32);
+	}
+	rt_rb_put(t, w, n, dpos, ts, cpu);
 }
 
 static void fgraph_record_unwind(struct rt_thread *t, uint32_t n, uint64_t ts, uint32_t cpu)
@@ -95,7 +131,7 @@ static void fgraph_pop_dead(struct rt_thread *t, uint32_t new_depth, uint64_t ts
 #define fgraph_signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint64_t id,
-						       uint64_t *slot)
+						       uint64_t *slot, const uint64_t *regs)
 {
 	struct rt_frame *f;
 	uint32_t cpu, flags = 0;
@@ -148,8 +184,15 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 	ts = rt_clock(&cpu);
 	/* Written before the push: a sub-buffer that starts with this record
 	 * must say the depth (and CONTEXT) from before it. */
-	if (!rt.tsc_thresh && !(flags & RT_FRAME_NOTRACE))
-		fgraph_record_entry(t, (uint32_t)id, ts, cpu);
+	if (!rt.tsc_thresh && !(flags & RT_FRAME_NOTRACE)) {
+		if (sel & UTRACE_SITE_GRAPH_ARGS)
+			fgraph_record_entry_args(
+			    t, (uint32_t)id, regs,
+			    (sel & UTRACE_SITE_GRAPH_NREGS_MASK) >> UTRACE_SITE_GRAPH_NREGS_SHIFT, ts,
+			    cpu);
+		else
+			fgraph_record_entry(t, (uint32_t)id, ts, cpu);
+	}
 	f = &t->stack[t->depth];
 	f->ret = *slot;
 	f->slot = slot;
@@ -168,7 +211,7 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 	}
 }
 
-void utrace_graph_entry(uint64_t id, uint64_t *slot)
+void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs)
 {
 	struct rt_thread *t = &rt_self;
 	uint32_t d = t->depth, cpu, *wp;
@@ -178,7 +221,7 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot)
 	if (unlikely(t->state != RT_TS_READY || !rt.graph_fast ||
 		     rt.site_flags[id] != UTRACE_SITE_TRACE || d >= t->stack_cap ||
 		     id > UREC_SHORT_ID_MAX || !rt_tracing_on()))
-		return graph_entry_slow(t, id, slot);
+		return graph_entry_slow(t, id, slot, regs);
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	fgraph_signal_fence();
 	ts = rt_clock(&cpu);
@@ -186,7 +229,7 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot)
 	delta = ts - t->last_ts;
 	if (unlikely(delta > UREC_SHORT_DELTA_MAX || wp >= t->end || cpu != t->cpu)) {
 		t->state = RT_TS_READY;
-		return graph_entry_slow(t, id, slot);
+		return graph_entry_slow(t, id, slot, regs);
 	}
 	*wp = urec_entry((uint32_t)id, (uint32_t)delta);
 	t->wp = wp + 1;
@@ -227,7 +270,8 @@ static struct rt_thread *graph_exit_ctx(struct rt_thread *t, uint64_t *slot)
 	return t;
 }
 
-static __attribute__((noinline)) uint64_t graph_exit_slow(struct rt_thread *t, uint64_t *slot)
+static __attribute__((noinline)) uint64_t graph_exit_slow(struct rt_thread *t, uint64_t *slot,
+							  uint64_t rax)
 {
 	uint32_t busy, d, cpu;
 	struct rt_frame *f;
@@ -262,7 +306,12 @@ static __attribute__((noinline)) uint64_t graph_exit_slow(struct rt_thread *t, u
 	f = &t->stack[d - 1];
 	ret = f->ret;
 	if (!busy && !(f->flags & RT_FRAME_NOTRACE) && !t->notrace_depth && fgraph_may_record(t)) {
-		if (!rt.tsc_thresh) {
+		if (!rt.tsc_thresh && (rt.cfg.flags & UTRACE_CFG_GRAPH_RETVAL)) {
+			uint32_t w[4] = {urec_exit(0), urec_ext(UEXT_RETVAL, 0), (uint32_t)rax,
+					 (uint32_t)(rax >> 32)};
+
+			rt_rb_put(t, w, 4, RT_DPOS_EXIT, ts, cpu);
+		} else if (!rt.tsc_thresh) {
 			uint32_t w = urec_exit(0);
 
 			rt_rb_put(t, &w, 1, RT_DPOS_EXIT, ts, cpu);
@@ -282,7 +331,7 @@ static __attribute__((noinline)) uint64_t graph_exit_slow(struct rt_thread *t, u
 	return ret;
 }
 
-uint64_t utrace_graph_exit(uint64_t *slot)
+uint64_t utrace_graph_exit(uint64_t *slot, uint64_t rax)
 {
 	struct rt_thread *t = &rt_self;
 	uint32_t d = t->depth, cpu, *wp;
@@ -290,11 +339,11 @@ uint64_t utrace_graph_exit(uint64_t *slot)
 	uint64_t ts, delta, ret;
 
 	if (unlikely(!d))
-		return graph_exit_slow(t, slot);
+		return graph_exit_slow(t, slot, rax);
 	f = &t->stack[d - 1];
 	if (unlikely(f->slot != slot || f->flags || t->state != RT_TS_READY || !rt.graph_fast ||
 		     !rt_tracing_on()))
-		return graph_exit_slow(t, slot);
+		return graph_exit_slow(t, slot, rax);
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	fgraph_signal_fence();
 	ts = rt_clock(&cpu);
@@ -302,7 +351,7 @@ uint64_t utrace_graph_exit(uint64_t *slot)
 	delta = ts - t->last_ts;
 	if (unlikely(delta > UREC_EXIT_DELTA_MAX || wp >= t->end || cpu != t->cpu)) {
 		t->state = RT_TS_READY;
-		return graph_exit_slow(t, slot);
+		return graph_exit_slow(t, slot, rax);
 	}
 	*wp = urec_exit((uint32_t)delta);
 	t->wp = wp + 1;

@@ -327,9 +327,20 @@ void rt_fgraph_unhook_all(struct rt_thread *t) RT_HIDDEN;
 void rt_fgraph_rehook_above(struct rt_thread *t, uint64_t sp) RT_HIDDEN;
 void rt_fgraph_unwind_to(struct rt_thread *t, uint64_t sp) RT_HIDDEN;
 uint32_t rt_fgraph_depth(struct rt_thread *t) RT_HIDDEN;
-uint64_t utrace_graph_exit(uint64_t *slot) RT_HIDDEN;
-void utrace_graph_entry(uint64_t id, uint64_t *slot) RT_HIDDEN;
-void utrace_func_entry(uint64_t id, uint64_t parent) RT_HIDDEN;
+uint64_t utrace_graph_exit(uint64_t *slot, uint64_t rax) RT_HIDDEN;
+/* regs: the trampoline's saved registers (RT_REG_* below) */
+void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs) RT_HIDDEN;
+/* Where the entry trampoline saved each argument register, in words from
+ * the regs pointer it passes (arch/x86_64/trampoline.S, SAVE_ARGS). */
+enum {
+	RT_REG_RDI = 8,
+	RT_REG_RSI = 7,
+	RT_REG_RDX = 6,
+	RT_REG_RCX = 5,
+	RT_REG_R8 = 4,
+	RT_REG_R9 = 3
+};
+void utrace_func_entry(uint64_t id, uint64_t parent, const uint64_t *regs) RT_HIDDEN;
 
 /* log.c */
 void rt_log(const char *msg) RT_HIDDEN;

@@ -39,7 +39,7 @@ static __attribute__((noinline)) void func_entry_slow(struct rt_thread *t, uint6
 
 /* The common case with no call at all (see fgraph.c); the rest is a tail
  * call into the slow half. */
-void utrace_func_entry(uint64_t id, uint64_t parent)
+void utrace_func_entry(uint64_t id, uint64_t parent, const uint64_t *regs)
 {
 	struct rt_thread *t = &rt_self;
 	uint32_t cpu, *wp;

@@ -52,8 +52,10 @@
 #define FRAME_PARENT	88
 
 /*
- * ENTRY_TRAMP name, handler, parent: calls handler(id, parent) with
- * parent = the caller's return address (func) or its address (graph).
+ * ENTRY_TRAMP name, handler, parent: calls handler(id, parent, regs) with
+ * parent = the caller's return address (func) or its address (graph), and
+ * regs = rsp, where SAVE_ARGS left the argument registers (funcgraph-args
+ * reads them there: rdi at regs[8] ... r9 at regs[3], runtime/rt.h).
  */
 .macro ENTRY_TRAMP name, handler, parent_insn
 	.globl	\name
@@ -67,6 +69,7 @@
 	.cfi_adjust_cfa_offset 72
 	movq	FRAME_ID(%rsp), %rdi
 	\parent_insn	FRAME_PARENT(%rsp), %rsi
+	movq	%rsp, %rdx
 	call	\handler
 	RESTORE_ARGS
 	.cfi_adjust_cfa_offset -72
@@ -87,8 +90,9 @@
  * function has returned: rax/rdx (and xmm0/xmm1, st0/st1) hold its return
  * value and must survive; rsp is back to 0 mod 16.  utrace_graph_exit
  * takes the address of the slot the return address was in (rsp - 8 at
- * this point, which identifies the frame) and gives back the real return
- * address, which we jump to.  r11 is scratch at a return.
+ * this point, which identifies the frame) and rax (funcgraph-retval), and
+ * gives back the real return address, which we jump to.  r11 is scratch
+ * at a return.
  *
  * No CFI can describe this frame (the real return address lives in the
  * shadow stack), which is why unwinders are kept away from it: the
@@ -103,6 +107,7 @@ utrace_graph_return:
 	pushq	%rax
 	pushq	%rdx
 	leaq	8(%rsp), %rdi		/* slot address: rsp before the pushes, minus 8 */
+	movq	%rax, %rsi		/* the return value */
 	call	utrace_graph_exit
 	movq	%rax, %r11
 	popq	%rdx

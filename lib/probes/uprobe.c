@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/probes/dwarf.h"
 #include "lib/probes/uprobe_internal.h"
 
 #define UPROBE_ERR_TEXT(name, text) text,
@@ -58,6 +59,9 @@ struct parse {
 	bool have_file;
 	int code, column;
 	char detail[PATH_MAX + 64]; /* said after the message, if any */
+	bool dw_failed;		    /* a source name or line was wrong: dwerr says */
+	struct utrace_error dwerr;
+	char no_dwarf[sizeof(((struct utrace_error *)0)->msg)]; /* why no source name can be read */
 };
 
 static int perr(struct parse *ps, int code, int column)
@@ -240,6 +244,46 @@ static int resolve_symbol(struct parse *ps, char *target, int tcol, int pcol, bo
 	return p->symbol ? 0 : -ENOMEM;
 }
 
+/* SYMBOL:LINE or FILE:LINE at tcol (lib/probes/dwarf_line.c). */
+static int resolve_line(struct parse *ps, const char *target, int tcol)
+{
+	struct utrace_uprobe *p = ps->p;
+	struct utrace_dwarf *dw;
+	uint64_t vaddr;
+	int ret;
+
+	if (p->is_return)
+		return perr(ps, UTRACE_UPROBE_ERR_BAD_RETPROBE, tcol);
+	ret = utrace_dwarf_open(p->path, &dw, &ps->dwerr);
+	if (ret == 0)
+		ret = utrace_dwarf_line_addr(dw, target, tcol, &vaddr, &p->symbol, &p->sym_off,
+					     &ps->dwerr);
+	/* perf probe's name, SYMBOL_L<LINE> (LINE counted from the function's
+	 * first line, for FILE:LINE too) */
+	if (ret == 0 && !p->event[0] && upr_good_name(p->symbol)) {
+		long line = strtol(strrchr(target, ':') + 1, NULL, 10);
+		int decl = utrace_dwarf_decl_line(dw, vaddr);
+
+		if (strpbrk(target, "./") && decl >= 0)
+			line -= decl; /* FILE:LINE */
+		snprintf(p->event, sizeof(p->event), "%.*s_L%ld", UTRACE_UPROBE_NAME_MAX - 12,
+			 p->symbol, line);
+	}
+	utrace_dwarf_close(dw);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0) {
+		ps->dw_failed = true;
+		return -1;
+	}
+	if (upr_file_open(p->path, &ps->file, NULL) < 0)
+		return perr(ps, UTRACE_UPROBE_ERR_NOT_ELF, tcol);
+	ps->have_file = true;
+	if (upr_vaddr_to_offset(&ps->file, vaddr, &p->offset) < 0)
+		return perr(ps, UTRACE_UPROBE_ERR_NOT_LOADED, tcol);
+	return 0;
+}
+
 /* PATH:TARGET, the word at col. */
 static int parse_point(struct parse *ps, char *tok, int col, bool *entry)
 {
@@ -302,6 +346,8 @@ static int parse_point(struct parse *ps, char *tok, int col, bool *entry)
 		*pct = 0;
 		p->is_return = true;
 	}
+	if (utrace_dwarf_is_line_point(target))
+		return resolve_line(ps, target, tcol);
 	if (!(*target >= '0' && *target <= '9'))
 		return resolve_symbol(ps, target, tcol, col, entry);
 
@@ -312,6 +358,35 @@ static int parse_point(struct parse *ps, char *tok, int col, bool *entry)
 		ps->have_file = true;
 		*entry = !p->is_return && upr_offset_to_vaddr(&ps->file, p->offset, &v) == 0 &&
 			 upr_is_function_start(&ps->file, v) == 1;
+	}
+	return 0;
+}
+
+/* Source names among the fetchargs become kernel fetchargs; the probe
+ * may move past the prologue for them (lib/probes/dwarf_var.c). */
+static int dwarf_names(struct parse *ps, struct upr_point *pt)
+{
+	struct utrace_uprobe *p = ps->p;
+	uint64_t vaddr = pt->vaddr;
+	int ret;
+
+	ret = utrace_dwarf_rewrite_args(p->path, &vaddr, pt->entry, p->is_return, ps->tok + 2,
+					ps->col + 2, ps->n - 2, &ps->dwerr);
+	if (ret == -ENODATA) { /* the kernel's "BTF is not available" will say */
+		snprintf(ps->no_dwarf, sizeof(ps->no_dwarf), "%s", ps->dwerr.msg);
+		return 0;
+	}
+	if (ret < 0) {
+		ps->dw_failed = ret != -ENOMEM;
+		return ret;
+	}
+	if (vaddr != pt->vaddr) {
+		if (upr_vaddr_to_offset(&ps->file, vaddr, &p->offset) < 0)
+			return perr(ps, UTRACE_UPROBE_ERR_NOT_LOADED, ps->col[1]);
+		p->sym_off += vaddr - pt->vaddr;
+		pt->vaddr = vaddr;
+		pt->offset = p->offset;
+		pt->entry = false;
 	}
 	return 0;
 }
@@ -347,7 +422,11 @@ static int parse(struct parse *ps)
 	pt.offset = p->offset;
 	if (ps->have_file && upr_offset_to_vaddr(&ps->file, p->offset, &pt.vaddr) == 0)
 		pt.file = &ps->file;
+	if (pt.file && (ret = dwarf_names(ps, &pt)) < 0)
+		return ret == -ENOMEM ? ret : -1;
 	ret = upr_parse_args(p, &pt, ps->tok + 2, ps->col + 2, ps->n - 2, &ps->column);
+	if (ret == UTRACE_UPROBE_ERR_NOSUP_BTFARG && ps->no_dwarf[0])
+		snprintf(ps->detail, sizeof(ps->detail), "%s", ps->no_dwarf);
 	if (ret > 0)
 		return perr(ps, ret, ps->column);
 	return ret;
@@ -366,6 +445,10 @@ int utrace_uprobe_parse_code(const char *def, struct utrace_uprobe **out, int *c
 	ret = ps.p ? parse(&ps) : -ENOMEM;
 	if (ret == -ENOMEM) {
 		utrace_error_set(err, -ENOMEM, "out of memory");
+	} else if (ret < 0 && ps.dw_failed) {
+		if (err)
+			*err = ps.dwerr;
+		ret = -EINVAL;
 	} else if (ret < 0) {
 		ret = utrace_error_set(err, -EINVAL, "%s at column %d%s%s", err_text[ps.code],
 				       ps.column, ps.detail[0] ? ": " : "", ps.detail);

@@ -49,6 +49,7 @@
 #include "lib/tracefile/dat_writer.h"
 #include "lib/events/event_select.h"
 #include "lib/events/ftrace_filter.h"
+#include "lib/probes/dwarf.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/elf/symtab.h"
 
@@ -575,6 +576,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		r->symtabs = s->next;
 		if (s->tab)
 			utrace_symtab_free(s->tab);
+		utrace_dwarf_close(s->dwarf);
 		free(s->path);
 		free(s);
 	}

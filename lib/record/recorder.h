@@ -45,6 +45,10 @@ struct utrace_recorder_opts {
 	struct utrace_synth *const *synths;
 	unsigned nr_synths;
 	const char *command;		    /* for the file's META */
+	/* funcgraph-args: the argument registers at the entry of every
+	 * function that has parameters (by its DWARF); funcgraph-retval:
+	 * rax at every return */
+	bool funcgraph_args, funcgraph_retval;
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);
 	void *notice_arg;

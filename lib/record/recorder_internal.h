@@ -40,9 +40,12 @@ struct rec_object {
 	struct rec_symtab *syms;
 };
 
+struct utrace_dwarf;
 struct rec_symtab { /* cache: one load per path */
 	char *path;
 	struct utrace_symtab *tab; /* NULL if the file could not be read */
+	struct utrace_dwarf *dwarf; /* funcgraph-args; NULL: none or not tried */
+	bool dwarf_tried;
 	struct rec_symtab *next;
 };
 

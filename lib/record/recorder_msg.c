@@ -24,6 +24,7 @@
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/elf/symtab.h"
+#include "lib/probes/dwarf.h"
 
 struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path)
 {
@@ -44,6 +45,38 @@ struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path)
 	return s;
 }
 
+/* funcgraph-args: the DWARF of an object with call sites, opened once;
+ * one without it gets no arguments, and a notice says why. */
+static void open_dwarf(struct utrace_recorder *r, struct rec_conn *c, struct rec_symtab *s)
+{
+	struct utrace_error e;
+
+	if (s->dwarf_tried)
+		return;
+	s->dwarf_tried = true;
+	if (utrace_dwarf_open(s->path, &s->dwarf, &e) == 0)
+		return;
+	s->dwarf = NULL;
+	if (r->o.notice) {
+		char text[sizeof(e.msg) + 64];
+
+		snprintf(text, sizeof(text), "funcgraph-args: %s: no arguments recorded", e.msg);
+		r->o.notice(r->o.notice_arg, c->pid, text);
+	}
+}
+
+/* funcgraph-args: the site flags that record the argument registers the
+ * parameters of the function at vaddr of s use (maybe none: floating-point
+ * ones, but the report still shows them); 0 if it has no parameter. */
+static unsigned site_args(struct rec_symtab *s, uint64_t vaddr)
+{
+	struct utrace_dwarf_sig sig;
+
+	if (!s->dwarf || utrace_dwarf_func_sig(s->dwarf, vaddr, &sig) < 0 || !sig.nparams)
+		return 0;
+	return UTRACE_SITE_GRAPH_ARGS | sig.int_regs << UTRACE_SITE_GRAPH_NREGS_SHIFT;
+}
+
 static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 {
 	struct rec_object *o = &c->objs[idx];
@@ -53,6 +86,8 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 	if (!sel)
 		return -ENOMEM;
 	o->syms = rec_symtab_get(r, o->path);
+	if (o->syms && r->o.funcgraph_args && o->nr_sites)
+		open_dwarf(r, c, o->syms);
 	for (uint32_t first = 0; first < o->nr_sites && ret >= 0; first += UTRACE_SITES_PER_MSG) {
 		uint32_t cnt = o->nr_sites - first;
 
@@ -77,6 +112,9 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 									 sym->raw, o->path,
 									 r->filter_hits)
 					: UTRACE_SITE_TRACE;
+			if ((f & UTRACE_SITE_TRACE) && r->o.funcgraph_args &&
+			    r->o.tracer == UTRACE_TRACER_FUNCTION_GRAPH)
+				f |= site_args(o->syms, va);
 			sel->flags[i] = (uint8_t)f;
 		}
 		ret = rec_conn_send(c, sel, sel->hdr.size, -1);
@@ -115,7 +153,8 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 						: UTRACE_CFG_BLOCK) |
 		    (r->o.filter && utrace_func_filter_count(r->o.filter, UTRACE_GRAPH)
 			 ? UTRACE_CFG_GRAPH_FUNCS
-			 : 0);
+			 : 0) |
+		    (r->o.funcgraph_retval ? UTRACE_CFG_GRAPH_RETVAL : 0);
 	cfg.nr_subbufs = r->nr_subbufs;
 	cfg.max_depth = r->o.max_depth;
 	cfg.thresh_ns = r->o.thresh_ns;

@@ -27,6 +27,7 @@
 
 #include "lib/report/report_filter.h"
 #include "lib/report/event_print.h"
+#include "lib/report/graph_args.h"
 #include "lib/report/report_stack.h"
 #include "lib/report/report_text.h"
 
@@ -42,6 +43,7 @@ static const struct {
     {"funcgraph-duration", UTRACE_REPORT_DURATION}, {"funcgraph-proc", UTRACE_REPORT_PROC},
     {"funcgraph-abstime", UTRACE_REPORT_ABSTIME},   {"funcgraph-tail", UTRACE_REPORT_TAIL},
     {"print-parent", UTRACE_REPORT_PARENT},
+    {"funcgraph-retval-hex", UTRACE_REPORT_RETVAL_HEX},
 };
 
 void utrace_report_opts_init(struct utrace_report_opts *o)
@@ -74,7 +76,7 @@ int utrace_report_set_option(struct utrace_report_opts *o, const char *name,
 const char *utrace_report_option_names(void)
 {
 	return "funcgraph-cpu funcgraph-overhead funcgraph-duration funcgraph-proc "
-	       "funcgraph-abstime funcgraph-tail print-parent";
+	       "funcgraph-abstime funcgraph-tail print-parent funcgraph-retval-hex";
 }
 
 struct printer {
@@ -88,6 +90,7 @@ struct printer {
 	struct utrace_report_filter *filter;
 	int nsecs;
 	struct utrace_event_printer *evp; /* TP_printk of tracepoints, NULL if none */
+	struct utrace_graph_args *args;	  /* funcgraph-args/-retval types (DWARF) */
 };
 
 static void put_spaces(FILE *out, size_t n)
@@ -351,27 +354,38 @@ static void print_event_text(struct printer *p, const struct utrace_event *ev, b
 
 static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 {
+	char text[1024], ret[96];
+
 	switch (ev->kind) {
 	case UTRACE_EV_ENTRY:
 		graph_prologue(p, ev);
 		print_graph_duration(p, 0, FILL_FULL);
 		put_spaces(p->out, graph_indent(ev->depth));
 		fputs(func_name(p, ev), p->out);
-		fputs("() {\n", p->out);
+		utrace_graph_args_format(p->args, ev, text, sizeof(text));
+		fprintf(p->out, "%s {\n", text);
 		break;
 	case UTRACE_EV_LEAF:
 		graph_prologue(p, ev);
 		print_graph_duration(p, ev->duration, FILL_NONE);
 		put_spaces(p->out, graph_indent(ev->depth));
 		fputs(func_name(p, ev), p->out);
-		fputs("();\n", p->out);
+		utrace_graph_args_format(p->args, ev, text, sizeof(text));
+		utrace_graph_retval_format(p->args, ev, p->flags & UTRACE_REPORT_RETVAL_HEX, ret,
+					   sizeof(ret));
+		fprintf(p->out, "%s;%s%s%s\n", text, ret[0] ? " /*" : "", ret, ret[0] ? " */" : "");
 		break;
 	case UTRACE_EV_EXIT:
 		graph_prologue(p, ev);
 		print_graph_duration(p, ev->duration,
 				     ev->flags & UTRACE_EVF_NO_DURATION ? FILL_FULL : FILL_NONE);
 		put_spaces(p->out, graph_indent(ev->depth));
-		if (ev->flags & UTRACE_EVF_NO_ID)
+		if (ev->has_retval && !(ev->flags & UTRACE_EVF_NO_ID)) {
+			/* print_graph_retval(): always the name, then the value */
+			utrace_graph_retval_format(p->args, ev, p->flags & UTRACE_REPORT_RETVAL_HEX,
+						   ret, sizeof(ret));
+			fprintf(p->out, "} /* %s%s */\n", func_name(p, ev), ret);
+		} else if (ev->flags & UTRACE_EVF_NO_ID)
 			fputs("}\n", p->out);
 		else if ((ev->flags & UTRACE_EVF_NO_ENTRY) || (p->flags & UTRACE_REPORT_TAIL))
 			fprintf(p->out, "} /* %s */\n", func_name(p, ev));
@@ -597,9 +611,11 @@ int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_rep
 		tracer = "function_graph";
 	if (!strcmp(tracer, "function") || !strcmp(tracer, "nop"))
 		ret = print_function(&p, tracer, err);
-	else if (!strcmp(tracer, "function_graph"))
+	else if (!strcmp(tracer, "function_graph")) {
+		p.args = utrace_graph_args_new(d); /* NULL: the registers untyped */
 		ret = print_graph(&p, err);
-	else
+		utrace_graph_args_free(p.args);
+	} else
 		ret = utrace_error_set(err, -EINVAL, "%s: unknown tracer '%s'", utrace_dat_path(d),
 				       tracer);
 	free(p.last_buf);

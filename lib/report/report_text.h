@@ -3,8 +3,8 @@
  * lib/report - reading a recording for people: the text
  * report (this file), selections (report_filter.h), event text
  * (event_print.h), per-function profile (profile.h), call graph
- * (callgraph.h).  May use: lib/base, lib/elf, lib/tracefile;
- * libtraceevent for event text.
+ * (callgraph.h).  May use: lib/base, lib/elf, lib/tracefile, lib/probes
+ * (DWARF, for funcgraph-args: graph_args.h); libtraceevent for event text.
  *
  * report_text.h - prints the events of a utrace.dat in the kernel's trace
  * text formats (the function tracer's and function_graph's), for
@@ -28,6 +28,8 @@ enum utrace_report_flags {
 	UTRACE_REPORT_ABSTIME = 1u << 4,  /* funcgraph-abstime */
 	UTRACE_REPORT_TAIL = 1u << 5,	  /* funcgraph-tail */
 	UTRACE_REPORT_PARENT = 1u << 6,	  /* print-parent */
+	UTRACE_REPORT_RETVAL_HEX = 1u << 7, /* funcgraph-retval-hex (a long name:
+					     * the column above stays) */
 };
 
 /* The kernel's defaults. */

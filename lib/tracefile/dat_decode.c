@@ -221,6 +221,33 @@ static int set_context(struct dat_cursor *c, const uint32_t *w, uint32_t n)
 	return 0;
 }
 
+/*
+ * The ARGS or RETVAL record the writer put right after an ENTRY or EXIT
+ * (in one piece with it, so in the same sub-buffer), if there is one:
+ * into r.
+ */
+static void attach_extra(struct dat_cursor *c, struct dat_raw *r)
+{
+	const uint32_t *w = c->words + c->pos;
+	uint32_t left = c->nwords - c->pos, n;
+
+	if (!left || urec_kind(w[0]) != UREC_EXT)
+		return;
+	n = urec_ext_words(w[0]);
+	if (urec_ext_type(w[0]) == UEXT_ARGS && r->kind == UTRACE_EV_ENTRY && n <= left &&
+	    urec_ext_payload(w[0]) <= 12) {
+		r->has_args = 1;
+		r->nargs = urec_ext_payload(w[0]) / 2;
+		for (uint32_t i = 0; i < r->nargs; i++)
+			r->args[i] = u64_at(w + 1 + 2 * i);
+		c->pos += n;
+	} else if (urec_ext_type(w[0]) == UEXT_RETVAL && r->kind == UTRACE_EV_EXIT && n <= left) {
+		r->has_retval = 1;
+		r->retval = u64_at(w + 1);
+		c->pos += n;
+	}
+}
+
 /* Decodes the extended record at c->pos.  1 with a record in r, 0 if it
  * only changed the state (or cut the page short). */
 static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
@@ -252,7 +279,9 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 	case UEXT_ENTRY_LONG:
 		c->pos += nw;
 		c->tick += w[2];
-		return push_entry(c, r, w[1]);
+		push_entry(c, r, w[1]);
+		attach_extra(c, r);
+		return 1;
 	case UEXT_FUNC_LONG:
 		c->pos += nw;
 		c->tick += w[2];
@@ -321,6 +350,9 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		r->data_len = (w[2] & 0xffff) * 8;
 		r->depth = cur_depth(c);
 		return 1;
+	case UEXT_ARGS:
+	case UEXT_RETVAL:
+		break; /* not after its ENTRY or EXIT: nothing to attach it to */
 	case UEXT_EXIT_UNWIND: {
 		uint64_t max = (uint64_t)cur_depth(c) + UNWIND_EXTRA_MAX;
 
@@ -345,11 +377,14 @@ static int decode_one(struct dat_cursor *c, struct dat_raw *r)
 	case UREC_ENTRY:
 		c->pos++;
 		c->tick += urec_short_delta(w[0]);
-		return push_entry(c, r, urec_short_id(w[0]));
+		push_entry(c, r, urec_short_id(w[0]));
+		attach_extra(c, r);
+		return 1;
 	case UREC_EXIT:
 		c->pos++;
 		c->tick += urec_exit_delta(w[0]);
 		pop_exit(c, r);
+		attach_extra(c, r);
 		return 1;
 	case UREC_FUNC:
 		if (left < 3)

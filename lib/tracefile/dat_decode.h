@@ -23,6 +23,11 @@ struct dat_raw {
 	uint64_t lost;
 	const uint32_t *data; /* EVENT, PRINT: in the cursor's page */
 	uint32_t data_len;
+	uint32_t has_args;   /* ENTRY with an ARGS record */
+	uint32_t nargs;	     /* its argument registers (0-6) */
+	uint32_t has_retval; /* EXIT with a RETVAL record */
+	uint64_t args[6];
+	uint64_t retval;
 };
 
 /* Damaged sub-buffers met by an iterator. */

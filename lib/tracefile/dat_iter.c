@@ -141,6 +141,11 @@ static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const 
 	ev->lost = r->lost;
 	ev->data = r->data;
 	ev->data_len = r->data_len;
+	ev->has_args = r->has_args;
+	ev->nargs = r->nargs;
+	memcpy(ev->args, r->args, sizeof(ev->args));
+	ev->has_retval = r->has_retval;
+	ev->retval = r->retval;
 	if (r->kind != UTRACE_EV_EXIT || (r->flags & UTRACE_EVF_NO_DURATION))
 		return;
 	if (r->flags & UTRACE_EVF_THRESH) {
@@ -183,6 +188,8 @@ static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct u
 			c->head.kind = UTRACE_EV_LEAF;
 			c->head.flags = n.flags & UTRACE_EVF_UNWIND;
 			c->head.duration = ns_diff(it->d, r.tick, n.tick);
+			c->head.has_retval = n.has_retval;
+			c->head.retval = n.retval;
 			return 1;
 		}
 		if (ret > 0) {

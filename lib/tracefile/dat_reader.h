@@ -130,6 +130,10 @@ const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t 
 				 uint64_t *offset);
 /* Runtime address of the call site of a function id; <0 if unknown. */
 int utrace_dat_func_addr(struct utrace_dat *d, uint32_t image, uint32_t id, uint64_t *addr);
+/* The file of a function id's object (its path when recorded) and the ELF
+ * vaddr of its call site; <0 if unknown. */
+int utrace_dat_func_site(struct utrace_dat *d, uint32_t image, uint32_t id, const char **path,
+			 uint64_t *vaddr);
 
 /*
  * Events, merged across all buffers by time.
@@ -180,6 +184,14 @@ struct utrace_event {
 	uint64_t lost;	    /* LOST */
 	const void *data;   /* EVENT, PRINT: valid until the next utrace_dat_iter_next */
 	uint32_t data_len;
+	/* funcgraph-args: ENTRY and LEAF with the argument registers (rdi rsi
+	 * rdx rcx r8 r9) at the call; funcgraph-retval: EXIT and LEAF with
+	 * rax at the return */
+	uint32_t has_args; /* an ENTRY or LEAF with its registers, nargs of them */
+	uint32_t nargs;
+	uint32_t has_retval;
+	uint64_t args[6];
+	uint64_t retval;
 };
 
 /*

@@ -532,6 +532,23 @@ int utrace_dat_func_addr(struct utrace_dat *d, uint32_t image, uint32_t id, uint
 	return 0;
 }
 
+int utrace_dat_func_site(struct utrace_dat *d, uint32_t image, uint32_t id, const char **path,
+			 uint64_t *vaddr)
+{
+	struct dat_image *img = dat_find_image(d, image);
+	struct dat_object *o = img ? object_of_id(img, id) : NULL;
+	uint32_t idx;
+
+	if (!o || !o->path)
+		return -ENOENT;
+	idx = id - o->id_base;
+	if (idx >= o->nr_known || !o->sites[idx])
+		return -ENOENT;
+	*path = o->path;
+	*vaddr = o->sites[idx];
+	return 0;
+}
+
 const char *utrace_dat_func_name(struct utrace_dat *d, uint32_t image, uint32_t id)
 {
 	struct dat_image *img = dat_find_image(d, image);

@@ -35,6 +35,8 @@
 function basename_of(s,    n) {
 	sub(/^[ \t]+/, "", s)
 	sub(/[ \t]+$/, "", s)
+	# a leaf's funcgraph-retval comment: "foo(); /* ret=0x1 */"
+	sub(/; \/\* ret=[^*]*\*\/$/, ";", s)
 	# strip the "() {" / "();" the graph adds
 	if (s ~ /\(\) \{$/) s = substr(s, 1, length(s) - 4)
 	else if (s ~ /\(\);$/) s = substr(s, 1, length(s) - 3)
@@ -165,6 +167,7 @@ END {
 				cmt = body
 				if (cmt ~ /\/\* .* \*\//) {
 					sub(/^\} *\/\* */, "", cmt); sub(/ *\*\/.*$/, "", cmt)
+					sub(/ ret=.*$/, "", cmt) # funcgraph-retval
 					if (basename_of(cmt) != name) badnest[t]++
 				}
 				sp_[t]--
@@ -176,6 +179,7 @@ END {
 				if (body ~ /\/\* .* \*\//) {
 					name = body
 					sub(/^\} *\/\* */, "", name); sub(/ *\*\/.*$/, "", name)
+					sub(/ ret=.*$/, "", name) # funcgraph-retval
 					name = basename_of(name)
 					if (!(name in cnt)) { names[++nnames] = name; mind[name] = d; maxd[name] = d }
 					cnt[name]++

@@ -101,6 +101,9 @@ FILTERS=(
 	"hist-onmax -v -e hist:hist_req -R hist:keys=id:b=bytes:onmax(\$b).save(word,bytes) -- hist"
 	"hist-onchange -v -e hist:hist_req -R hist:keys=word:k=id:onchange(\$k).save(bytes,word):sort=word -- hist"
 	"hist-track -v -e ksim:tcp_probe -R hist:keys=dport:cwnd=snd_cwnd:onchange(\$cwnd).save(snd_wnd,srtt,rcv_wnd):onchange(\$cwnd).snapshot() -- track"
+	"fg-args -O funcgraph-args -O funcgraph-retval -- dwarfargs"
+	"fg-retval -O funcgraph-retval -- dwarfargs"
+	"fg-abi -O funcgraph-args -O funcgraph-retval -- args"
 )
 
 ulimit -c 0
@@ -1196,6 +1199,89 @@ run_config() {
 		run_test "$name" "$ropts" "$@"
 	done
 	want_test latency && check_latency
+	want_test probe-vl && check_probe_vl
+}
+
+# funcgraph-args / funcgraph-retval: the values are the ones the program
+# printed; what no integer register holds is "?", the seventh argument on
+# is "...", a void or floating-point return has no ret=.
+expect_line() { # expect_line WHAT EXTENDED-REGEX
+	if grep -Eq "$2" "$REP"; then ok "$1"; else nok "$1" "no line matching '$2'" "report: $REP"; fi
+}
+check_fg_args() {
+	local count total scale
+	count=$(sed -n 's/^count=\([0-9]*\) .*/\1/p' "$RES/u.out")
+	total=$(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out")
+	scale=$(sed -n 's/.* scale=\([0-9]*\)$/\1/p' "$RES/u.out")
+	expect_balanced "$CFG $TEST braces balance"
+	expect_line "$CFG $TEST main's argc, argv" '\|  main\(argc=1, argv=0x[0-9a-f]+\) \{$'
+	expect_line "$CFG $TEST walk(count=$count) ret=$total" \
+		"\\|    walk\\(p=0x[0-9a-f]+, count=$count, buf=0x[0-9a-f]+\\); /\\* ret=$total \\*/\$"
+	expect_line "$CFG $TEST scale(n=3) ret=$scale" \
+		"\\|    scale\\(n=3, label=0x[0-9a-f]+\\); /\\* ret=$scale \\*/\$"
+	expect_line "$CFG $TEST main's return" '\|  \} /\* main ret=0 \*/$'
+	# addresses change from run to run (ASLR): masked for the golden
+	sed -E 's/0x[0-9a-f]+/0xADDR/g' "$REP" >"$RES/rep-noaddr.txt"
+	local REP=$RES/rep-noaddr.txt
+	check_golden fg-args
+}
+check_fg_retval() {
+	expect_balanced "$CFG $TEST braces balance"
+	expect_line "$CFG $TEST no arguments without funcgraph-args" '\|  main\(\) \{$'
+	expect_line "$CFG $TEST walk's return" "\\|    walk\\(\\); /\\* ret=$(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out") \\*/\$"
+	"$UTRACE" report -O funcgraph-retval-hex -i "$RES/trace.dat" >"$RES/hex.txt" 2>&1
+	local REP=$RES/hex.txt
+	expect_line "$CFG $TEST funcgraph-retval-hex" \
+		"\\|    walk\\(\\); /\\* ret=0x$(printf %x "$(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out")") \\*/\$"
+}
+check_fg_abi() {
+	local int8
+	int8=$(sed -n 's/^int8 = //p' "$RES/u.out")
+	expect_balanced "$CFG $TEST braces balance"
+	expect_line "$CFG $TEST six integer registers, then ..." \
+		"int8\\(a=1, b=2, c=3, d=4, e=5, f=6, \\.\\.\\.\\); /\\* ret=$int8 \\*/\$"
+	expect_line "$CFG $TEST floats are not in integer registers" \
+		'mixed\(a=1, b=\?, c=3, d=\?, e=5, f=\?\);$'
+	expect_line "$CFG $TEST a result in memory: its address in rdi first" \
+		'ret_big\(base=100\); /\* ret=0x[0-9a-f]+\(trunc\) \*/$'
+	expect_line "$CFG $TEST a struct by value is in memory" 'by_value\(b=\?, k=2\); /\* ret=-?[0-9]+ \*/$'
+	expect_line "$CFG $TEST no ret= for a floating-point result" 'ret_ld\(x=\?\);$'
+}
+
+# utrace probe -V / -L on dwarfargs (this configuration's DWARF) against
+# this configuration's golden (what a probe sees differs with the compiler
+# and -O), and against perf probe's own output where perf is installed.
+check_probe_vl() {
+	local prog=$BIN/dwarfargs line g=$GOLDEN/probe-vl-$CFG.txt
+	RES=$OUT/$CFG/probe-vl
+	mkdir -p "$RES"
+	line=$(grep -n 'total += p->len' "$PROGS/dwarfargs.c" | cut -d: -f1)
+	{
+		"$UTRACE" probe -V walk -x "$prog"
+		"$UTRACE" probe -V "dwarfargs.c:$line" -- "$prog"
+		"$UTRACE" probe -L walk -x "$prog"
+		"$UTRACE" probe -L scale -x "$prog"
+	} >"$RES/vl.txt" 2>&1
+	sed "s|$PROGS/|PROGS/|g" "$RES/vl.txt" >"$RES/masked.txt"
+	if [ "${UTRACE_GOLDEN_UPDATE:-0}" = 1 ]; then
+		cp "$RES/masked.txt" "$g"
+		ok "$CFG probe-vl golden (updated $g)"
+	elif diff -u "$g" "$RES/masked.txt" >"$RES/golden.diff"; then
+		ok "$CFG probe-vl golden"
+	else
+		nok "$CFG probe-vl golden" "$(head -30 "$RES/golden.diff")"
+	fi
+	# perf 6.1 reads clang's DWARF 5 file 0 wrong (and crashes on -L): gcc only
+	if command -v perf >/dev/null && [ "$(config_cc "$CFG")" = gcc ]; then
+		{
+			perf probe -x "$prog" -V walk
+			perf probe -x "$prog" -V "dwarfargs.c:$line"
+			perf probe -x "$prog" -L walk
+			perf probe -x "$prog" -L scale
+		} >"$RES/perf.txt" 2>&1
+		diff -u "$RES/perf.txt" "$RES/vl.txt" >"$RES/perf.diff"
+		t $? "$CFG probe-vl same as perf probe -V/-L" "$(head -30 "$RES/perf.diff")"
+	fi
 }
 
 # ---------------------------------------------------------------- tool checks

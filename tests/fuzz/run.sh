@@ -79,12 +79,14 @@ make_seeds() {
 	for d in "p $tgt:leaf i=%di:s32" "r:fuzz/ret $tgt:walk \$retval:s64 \$comm" \
 		"p:g/e $tgt:walk+4 \$arg1 +0(%sp):u64[2] @sink:s32 s=\\\"x\\\":string" \
 		"p $tgt:0x1000(0x40) a=+8(+0(%bp)):b3@2/8 b=\$stack2:x16" \
-		"p $tgt:main%return" "p:leaf $tgt:leaf @+0x10:ustring %ax:symbol"; do
+		"p $tgt:main%return" "p:leaf $tgt:leaf @+0x10:ustring %ax:symbol" \
+		"p:d/n $tgt:walk n x=n:x32 sum" "p $tgt:target.c:36 i"; do
 		printf '%s' "$d" >"$up/def$((i++))"
 	done
 	(
 		cd "$T" || exit
 		"$U" record -o "$dat/graph.dat" -e all -- "$tgt"
+		"$U" record -o "$dat/args.dat" -O funcgraph-args -O funcgraph-retval -- "$tgt"
 		"$U" record -o "$dat/function.dat" -p function -l 'leaf' -e tp:tp_value -f 'id > 0' -- "$tgt"
 		"$U" record -o "$dat/nop.dat" -p nop -e tp -- "$tgt"
 		"$U" record -o "$dat/samples.dat" -p nop -F 20000 --call-graph fp -- "$tgt"

@@ -49,7 +49,7 @@ CC=${CC:-cc}
 SAN=
 nm "$B/libutrace-tool.a" 2>/dev/null | grep -q __asan_init && SAN=-fsanitize=address,undefined
 if ! $CC $SAN -std=gnu11 -O2 -D_GNU_SOURCE -I"$ROOT" -I"$ROOT/include" -o "$T/kdump" \
-	"$ROOT/tests/kernel/kdump.c" "$B/libutrace-tool.a" -ltraceevent -lz -lstdc++ -ldl \
+	"$ROOT/tests/kernel/kdump.c" "$B/libutrace-tool.a" -ltraceevent -ldw -lelf -lz -lstdc++ -ldl \
 	-lpthread -lm 2>"$T/cc.err"; then
 	notok "build tests/kernel/kdump.c"
 	say "$T/cc.err"

@@ -51,7 +51,7 @@ trap cleanup EXIT INT TERM
 CC=${CC:-cc}
 DRV=$T/drv
 if ! $CC -std=gnu11 -D_GNU_SOURCE -I"$ROOT" -o "$DRV" "$ROOT/tests/kernel/uprobe_drv.c" \
-	"$B/libutrace-tool.a" -ltraceevent -lz -lstdc++ -ldl -lpthread -lm 2>"$T/drv.log"; then
+	"$B/libutrace-tool.a" -ltraceevent -ldw -lelf -lz -lstdc++ -ldl -lpthread -lm 2>"$T/drv.log"; then
 	notok "uprobe_drv builds: $(head -n 3 "$T/drv.log")"
 	exit 1
 fi

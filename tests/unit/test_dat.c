@@ -291,6 +291,47 @@ static void test_thresh_timestamp(void)
 	expect(&l, 0, UTRACE_EV_EXIT, 9000, 10000, 0, 0, "thresh: TIME_STAMP, long duration");
 }
 
+/* funcgraph-args / -retval: ARGS after an ENTRY, RETVAL after an EXIT
+ * belong to them (a LEAF gets both); elsewhere they are skipped. */
+static void test_args_retval(void)
+{
+	const char *path = check_path("args.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	struct fx_page p = {3000, 0, 0, 0, 0, 0};
+	struct wl l1 = {.n = 0};
+	struct evlist l;
+
+	fx_buffer(w, 11, 302, "args");
+	wl_entry(&l1, 0, 0); /* main(7, -1) @3000 */
+	wl_ext(&l1, UEXT_ARGS, 12);
+	for (uint64_t i = 0; i < 6; i++)
+		wl_u64(&l1, i == 1 ? UINT64_MAX : 7 + i);
+	wl_entry(&l1, 1, 1); /* foo @3001, no ARGS */
+	wl_exit(&l1, 2);     /* foo returns 0x2a @3003 */
+	wl_ext(&l1, UEXT_RETVAL, 0);
+	wl_u64(&l1, 0x2a);
+	wl_ext(&l1, UEXT_RETVAL, 0); /* a stray one: skipped */
+	wl_u64(&l1, 5);
+	wl_exit(&l1, 4); /* main @3007, no RETVAL */
+	fx_page(w, 11, &p, &l1);
+	fx_end(w);
+	if (read_all(path, &l, NULL) < 0) {
+		check(0, "args: open");
+		return;
+	}
+	check(l.n == 3, "args: 3 events (got %d, %llu warnings)", l.n,
+	      (unsigned long long)l.warnings);
+	expect(&l, 0, UTRACE_EV_ENTRY, 3000, -1, 0, 0, "args: main");
+	check(l.n > 0 && l.ev[0].has_args && l.ev[0].nargs == 6 && l.ev[0].args[0] == 7 &&
+		  l.ev[0].args[1] == UINT64_MAX && l.ev[0].args[5] == 12 && !l.ev[0].has_retval,
+	      "args: main's six registers");
+	expect(&l, 1, UTRACE_EV_LEAF, 3001, 2, 1, 1, "args: foo folds");
+	check(l.n > 1 && !l.ev[1].has_args && l.ev[1].has_retval && l.ev[1].retval == 0x2a,
+	      "args: the LEAF has its exit's rax, no arguments");
+	expect(&l, 2, UTRACE_EV_EXIT, 3007, 7, 0, 0, "args: main's exit after a stray RETVAL");
+	check(l.n > 2 && !l.ev[2].has_retval && !l.warnings, "args: no rax, no warning");
+}
+
 static void test_merge(void)
 {
 	const char *path = check_path("merge.dat");
@@ -542,6 +583,7 @@ int main(void)
 	test_context_lost();
 	test_unwind_thresh();
 	test_thresh_timestamp();
+	test_args_retval();
 	test_merge();
 	test_long_forms();
 	test_corrupt_records();
