@@ -11,6 +11,7 @@
  * ends, after the instance (an enabled uprobe cannot be removed).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include "cmds/record_probes.h"
 #include "lib/base/glob.h"
+#include "lib/probes/kprobe.h"
 #include "lib/probes/uprobe.h"
 #include "lib/probes/usdt.h"
 
@@ -27,6 +29,8 @@ struct record_probes {
 	char **patterns; /* "GROUP:EVENT" specs handed out */
 	unsigned nr_patterns;
 	char group[32];
+	struct utrace_kprobe **kprobes; /* in-process, in definition order */
+	unsigned nr_kprobes;
 };
 
 struct record_probes *record_probes_new(void)
@@ -159,6 +163,54 @@ const char *record_probes_add_usdt(struct record_probes *rp, const char *spec, c
 	return pattern;
 }
 
+/* An in-process definition (no PATH:): parsed now, run by the runtime;
+ * "-:[GRP/]EVENT" drops an earlier one, as the kernel's removal would. */
+int record_probes_add_in_process(struct record_probes *rp, const char *def, const char *exe,
+				 struct utrace_error *err)
+{
+	struct utrace_kprobe *p;
+	unsigned i;
+
+	if (utrace_kprobe_parse(def, exe, &p, NULL, err) < 0)
+		return -1;
+	for (i = 0; i < rp->nr_kprobes; i++)
+		if (!strcmp(utrace_kprobe_group(rp->kprobes[i]), utrace_kprobe_group(p)) &&
+		    !strcmp(utrace_kprobe_event(rp->kprobes[i]), utrace_kprobe_event(p)))
+			break;
+	if (utrace_kprobe_kind(p) == UTRACE_KP_REMOVE) {
+		bool found = i < rp->nr_kprobes;
+
+		if (found) {
+			utrace_kprobe_free(rp->kprobes[i]);
+			memmove(rp->kprobes + i, rp->kprobes + i + 1,
+				(--rp->nr_kprobes - i) * sizeof(*rp->kprobes));
+		}
+		utrace_kprobe_free(p);
+		if (!found)
+			return utrace_error_set(err, -ENOENT, "'%s': no such probe defined before it",
+						def);
+		return 0;
+	}
+	if (i < rp->nr_kprobes) {
+		utrace_error_set(err, -EEXIST, "'%s': event %s:%s already exists", def,
+				 utrace_kprobe_group(p), utrace_kprobe_event(p));
+		utrace_kprobe_free(p);
+		return -1;
+	}
+	if (rp->nr_kprobes >= UTRACE_KPROBE_MAX_DEFS ||
+	    keep((void **)&rp->kprobes, &rp->nr_kprobes, p) < 0) {
+		utrace_kprobe_free(p);
+		return utrace_error_set(err, -ENOMEM, "too many probes");
+	}
+	return 0;
+}
+
+struct utrace_kprobe *const *record_probes_in_process(const struct record_probes *rp, unsigned *n)
+{
+	*n = rp->nr_kprobes;
+	return rp->kprobes;
+}
+
 /* After the kernel-event session closed (the events are disabled). */
 void record_probes_free(struct record_probes *rp)
 {
@@ -171,6 +223,9 @@ void record_probes_free(struct record_probes *rp)
 			fprintf(stderr, "utrace record: %s (utrace reset removes it later)\n", err.msg);
 		utrace_uprobe_free(rp->probes[i]);
 	}
+	for (unsigned i = 0; i < rp->nr_kprobes; i++)
+		utrace_kprobe_free(rp->kprobes[i]);
+	free(rp->kprobes);
 	for (unsigned i = 0; i < rp->nr_patterns; i++)
 		free(rp->patterns[i]);
 	free(rp->patterns);

@@ -14,6 +14,14 @@ const char *record_probes_add_def(struct record_probes *rp, const char *def,
 /* Register every site of -e usdt:PROVIDER:NAME (globs) found in exe. */
 const char *record_probes_add_usdt(struct record_probes *rp, const char *spec, const char *exe,
 				   struct utrace_error *err);
+/* An in-process probe (lib/probes/kprobe.h) or a removal of one; exe:
+ * the program, for the symbol's size.  0, or -1 with err. */
+#define UTRACE_KPROBE_MAX_DEFS 1024 /* common/proto.h UTRACE_KPROBE_MAX */
+struct utrace_kprobe;
+int record_probes_add_in_process(struct record_probes *rp, const char *def, const char *exe,
+				 struct utrace_error *err);
+struct utrace_kprobe *const *record_probes_in_process(const struct record_probes *rp,
+						      unsigned *n);
 /* Unregister everything (after the kernel session closed) and free. */
 void record_probes_free(struct record_probes *rp);
 

@@ -36,6 +36,7 @@
 #include "cmds/cmds.h"
 #include "cmds/record.h"
 #include "cmds/record_probes.h"
+#include "lib/probes/kprobe.h"
 #include "cmds/record_synth.h"
 #include "cmds/record_triggers.h"
 #include "lib/base/spawn.h"
@@ -237,6 +238,8 @@ struct record_session {
 	unsigned nr_target_names;
 	struct record_probes *rp;
 	struct utrace_synth **synths; /* --synthetic, o->nsynth of them */
+	char *kp_patterns[UTRACE_KPROBE_MAX_DEFS]; /* "GROUP:EVENT" of in-process probes */
+	unsigned nkp_patterns;
 	char *command;
 	char runtime[PATH_MAX];
 	pid_t pid;
@@ -261,6 +264,49 @@ static char *record_command_line(char **argv)
 	return command;
 }
 
+/* --probe without PATH: in-process probes (lib/probes/kprobe.h), their
+ * events selected as the program's own (unless an -e names them, with its
+ * filter and triggers).  0, or the exit status. */
+static int record_in_process_probes(struct record_session *s)
+{
+	struct record_opts *o = s->o;
+	struct utrace_kprobe *const *kp;
+	struct utrace_error err = {0};
+	char *exe = record_which(o->argv[0]);
+	unsigned n;
+
+	for (unsigned i = 0; i < o->nprobes; i++) {
+		if (!utrace_kprobe_is_in_process(o->probe_defs[i]) ||
+		    record_probes_add_in_process(s->rp, o->probe_defs[i], exe, &err) == 0)
+			continue;
+		if (err.column > 0)
+			record_filter_error(o->probe_defs[i], &err);
+		else
+			utrace_die_msg("record", "--probe: %s", err.msg);
+		free(exe);
+		return 2;
+	}
+	free(exe);
+	kp = record_probes_in_process(s->rp, &n);
+	for (unsigned i = 0; i < n; i++) {
+		char pat[160];
+		bool named = false;
+
+		snprintf(pat, sizeof(pat), "%s:%s", utrace_kprobe_group(kp[i]),
+			 utrace_kprobe_event(kp[i]));
+		for (unsigned k = 0; k < o->nspecs && !named; k++)
+			named = utrace_event_spec_matches(o->specs[k].pattern,
+							  utrace_kprobe_group(kp[i]),
+							  utrace_kprobe_event(kp[i]));
+		if (!named && !(s->kp_patterns[s->nkp_patterns] = strdup(pat)))
+			return 1;
+		if (!named)
+			s->uspecs[s->nuspecs++] = (struct utrace_event_spec){
+			    .pattern = s->kp_patterns[s->nkp_patterns++]};
+	}
+	return 0;
+}
+
 /* --probe and -e usdt: become uprobes, enabled as kernel events; an -e
  * whose SYSTEM is a directory of tracefs events/ is a kernel event; the
  * rest are the programs' own tracepoints.  0, or the exit status. */
@@ -273,16 +319,21 @@ static int record_split_events(struct record_session *s)
 
 	if (ret)
 		return ret;
-	s->uspecs = calloc(o->nspecs + 1, sizeof(*s->uspecs));
+	s->uspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->uspecs));
 	s->kspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->kspecs));
 	s->rp = record_probes_new();
 	if (!s->uspecs || !s->kspecs || !s->rp) {
 		utrace_die_msg("record", "out of memory");
 		return 1;
 	}
+	if ((ret = record_in_process_probes(s)))
+		return ret;
 	for (unsigned i = 0; i < o->nprobes; i++) {
-		const char *pat = record_probes_add_def(s->rp, o->probe_defs[i], &err);
+		const char *pat;
 
+		if (utrace_kprobe_is_in_process(o->probe_defs[i]))
+			continue;
+		pat = record_probes_add_def(s->rp, o->probe_defs[i], &err);
 		if (!pat) {
 			if (err.column > 0)
 				record_filter_error(o->probe_defs[i], &err);
@@ -330,8 +381,15 @@ static int record_split_events(struct record_session *s)
 static bool record_event_exists(const struct record_session *s, const char *pattern,
 				struct utrace_event_list **lists, size_t n)
 {
+	unsigned nkp;
+	struct utrace_kprobe *const *kp = record_probes_in_process(s->rp, &nkp);
+
 	for (unsigned i = 0; i < s->o->nsynth; i++)
 		if (utrace_event_spec_matches(pattern, "synthetic", s->synths[i]->name))
+			return true;
+	for (unsigned i = 0; i < nkp; i++)
+		if (utrace_event_spec_matches(pattern, utrace_kprobe_group(kp[i]),
+					      utrace_kprobe_event(kp[i])))
 			return true;
 	for (size_t i = 0; i < n; i++)
 		for (unsigned k = 0; lists[i] && k < utrace_event_list_count(lists[i]); k++) {
@@ -405,7 +463,9 @@ static int record_check_user_events(struct record_session *s)
  * (a bad one stops us before the command runs).  0, or the exit status. */
 static int record_open_events(struct record_session *s)
 {
+	struct utrace_kprobe *const *kp;
 	struct utrace_error err = {0};
+	unsigned nkp;
 	unsigned bad = 0;
 	int ret;
 
@@ -443,6 +503,15 @@ static int record_open_events(struct record_session *s)
 				utrace_die_msg("record", "out of memory");
 				return 1;
 			}
+		kp = record_probes_in_process(s->rp, &nkp);
+		for (unsigned i = 0; i < nkp; i++)
+			if (utrace_event_select_add_format(s->events, utrace_kprobe_format(kp[i])) <
+			    0) {
+				utrace_die_msg("record", "out of memory");
+				return 1;
+			}
+		s->o->rec.kprobes = kp;
+		s->o->rec.nr_kprobes = nkp;
 		s->o->rec.events = s->events;
 		s->o->rec.synths = s->synths;
 		s->o->rec.nr_synths = s->o->nsynth;
@@ -677,6 +746,8 @@ static void record_cleanup(struct record_session *s)
 	free(s->command);
 	utrace_event_select_free(s->events);
 	record_synth_free(s->synths, s->o->nsynth);
+	for (unsigned i = 0; i < s->nkp_patterns; i++)
+		free(s->kp_patterns[i]);
 	free(s->uspecs);
 	free(s->kspecs);
 	for (unsigned i = 0; i < s->nr_target_names; i++)

@@ -15,6 +15,7 @@
  *   fgraph.c        function_graph: shadow return stack, entry/exit
  *   unwind.c        longjmp, C++ exceptions, pthread_exit vs. hooked returns
  *   trace_events.c  static tracepoints: jump labels, filters, records
+ *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   init.c          start-up, fork/exec: calls the others in order
  */
@@ -274,6 +275,11 @@ void rt_objects_resend(void) RT_HIDDEN;
 struct utrace_event_key;
 int rt_events_register(struct rt_object *added) RT_HIDDEN;
 int rt_synth_register(void) RT_HIDDEN;
+int rt_kprobe_events_register(void) RT_HIDDEN;
+void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
+
+/* kprobes.c */
+int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
 extern int __utrace_marker_on;
 
 /* text_poke.c */
@@ -282,6 +288,9 @@ struct rt_poke {
 	uint8_t bytes[5];
 };
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
+int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT_HIDDEN;
+void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
+void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
 
 /* fgraph.c */

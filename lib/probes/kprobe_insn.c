@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobe_insn.c - where an in-process probe lands in an object, and the
+ * displaced instruction of an int3 probe made ready to run out of line.
+ *
+ * Design: the tool does the decoding (Zydis, from the object's file), so
+ * that the runtime only copies bytes.  For each probe whose SYMBOL the
+ * object defines:
+ *
+ *   - a probe at the function's entry (p: +0, r:, f:) whose first
+ *     instruction is the function's patchable call site (after an endbr64
+ *     if any) runs from that site: nothing is moved, no trap;
+ *   - any other instruction gets an int3.  The function is decoded from
+ *     its start, so the probe must be on an instruction boundary (the
+ *     kernel's can_probe()).  The instruction at the probe is re-encoded
+ *     for the runtime's slot (Zydis absolute encoding: RIP-relative
+ *     operands and branch targets keep their absolute addresses, a short
+ *     Jcc becomes a near one) and followed by `jmp` back to the next
+ *     instruction; a direct `call` is not moved but emulated by the
+ *     trap handler (push the return address, go to the target), so the
+ *     callee returns into the program, not into the slot.
+ *
+ * Addresses are ELF vaddrs; the slot is given as a vaddr too (the
+ * runtime's address minus the object's bias), so displacements come out
+ * the same as at run time.
+ */
+#include <Zydis/Zydis.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "lib/probes/kprobe_internal.h"
+
+static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+
+/* The function's bytes from the file (NULL if not all in the file). */
+static const uint8_t *kp_func_bytes(const struct upr_file *f, uint64_t vaddr, uint64_t size)
+{
+	uint64_t off;
+
+	if (upr_vaddr_to_offset(f, vaddr, &off) < 0)
+		return NULL;
+	return utrace_elf_data(f->elf, off, size);
+}
+
+/* Relocates the instruction at a (len bytes, decoded) to slot. */
+static int kp_relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+		       uint64_t a, uint64_t slot, struct utrace_kprobe_loc *loc,
+		       struct utrace_error *err)
+{
+	ZydisEncoderRequest req;
+	ZyanUSize n = sizeof(loc->xol) - 5;
+	int32_t rel;
+
+	if (in->mnemonic == ZYDIS_MNEMONIC_CALL && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	    ops[0].imm.is_relative) {
+		ZyanU64 to;
+
+		ZydisCalcAbsoluteAddress(in, &ops[0], a, &to);
+		loc->call_to = to;
+		return 0;
+	}
+	if (ZYAN_FAILED(ZydisEncoderDecodedInstructionToEncoderRequest(
+		in, ops, in->operand_count_visible, &req)))
+		goto bad;
+	for (unsigned i = 0; i < req.operand_count; i++) {
+		ZyanU64 abs;
+
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[i].imm.is_relative) {
+			ZydisCalcAbsoluteAddress(in, &ops[i], a, &abs);
+			req.operands[i].imm.u = abs;
+		} else if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   ops[i].mem.base == ZYDIS_REGISTER_RIP) {
+			ZydisCalcAbsoluteAddress(in, &ops[i], a, &abs);
+			req.operands[i].mem.displacement = (ZyanI64)abs;
+		}
+	}
+	if (req.branch_type != ZYDIS_BRANCH_TYPE_NONE) { /* let the encoder widen it */
+		req.branch_type = ZYDIS_BRANCH_TYPE_NONE;
+		req.branch_width = ZYDIS_BRANCH_WIDTH_NONE;
+	}
+	if (ZYAN_FAILED(ZydisEncoderEncodeInstructionAbsolute(&req, loc->xol, &n, slot)))
+		goto bad;
+	loc->xol[n] = 0xe9; /* jmp back after it */
+	rel = (int32_t)(int64_t)(a + in->length - (slot + n + 5));
+	memcpy(loc->xol + n + 1, &rel, 4);
+	loc->xol_len = (uint32_t)n + 5;
+	return 0;
+bad:
+	return utrace_error_set(err, -EINVAL,
+				"the instruction at 0x%" PRIx64 " cannot run out of line", a);
+}
+
+/* Decodes the function up to vaddr a: a must be an instruction boundary. */
+static int kp_decode_at(const uint8_t *code, uint64_t func, uint64_t size, uint64_t a,
+			ZydisDecodedInstruction *in, ZydisDecodedOperand *ops)
+{
+	ZydisDecoder dec;
+	uint64_t at = func;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (at < func + size) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - func), func + size - at, in,
+						       ops)))
+			return -1;
+		if (at == a)
+			return 0;
+		if (at > a)
+			return -1;
+		at += in->length;
+	}
+	return -1;
+}
+
+int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const uint64_t *sites,
+			 size_t n, uint64_t slot, struct utrace_kprobe_loc *loc,
+			 struct utrace_error *err)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint64_t func, size, a;
+	const uint8_t *code;
+	struct upr_file f;
+	int ret = 1;
+
+	memset(loc, 0, sizeof(*loc));
+	loc->site = UINT32_MAX;
+	if (p->kind == UTRACE_KP_REMOVE || upr_file_open(path, &f, NULL) < 0)
+		return 0;
+	if (upr_find_symbol(&f, p->symbol, true, &func, &size) < 1) {
+		upr_file_close(&f);
+		return 0;
+	}
+	a = func + p->offset;
+	code = size ? kp_func_bytes(&f, func, size) : NULL;
+	if (!p->offset && code && size >= 9 && !memcmp(code, endbr64, 4))
+		for (size_t i = 0; i < n; i++)
+			if (sites[i] == func + 4)
+				a = func + 4; /* the entry is the site after endbr64 */
+	loc->vaddr = a;
+	loc->func = func;
+	loc->kind = p->kind;
+	for (size_t i = 0; i < n; i++) {
+		if (sites[i] == a)
+			loc->site = (uint32_t)i;
+		else if (sites[i] && a > sites[i] && a < sites[i] + 5)
+			ret = utrace_error_set(err, -EINVAL, "%s+%" PRIu64
+					       ": inside the function's patchable call site",
+					       p->symbol, p->offset);
+	}
+	if (ret > 0 && loc->site == UINT32_MAX) {
+		if (!code || p->offset >= size || kp_decode_at(code, func, size, a, &in, ops) < 0)
+			ret = utrace_error_set(err, -EINVAL,
+					       "%s+%" PRIu64 ": %s", p->symbol, p->offset,
+					       utrace_uprobe_error_text(
+						   UTRACE_UPROBE_ERR_BAD_PROBE_ADDR));
+		else if ((ret = kp_relocate(&in, ops, a, slot, loc, err)) == 0)
+			ret = 1;
+		loc->insn_len = in.length;
+	}
+	upr_file_close(&f);
+	return ret;
+}
+
+struct kp_sym_arg {
+	struct upr_file *f;
+	uint64_t bias;
+};
+
+static int kp_sym_in_file(void *arg, const char *name, uint64_t *addr)
+{
+	struct kp_sym_arg *a = arg;
+	uint64_t vaddr, size;
+
+	if (upr_find_symbol(a->f, name, false, &vaddr, &size) < 1)
+		return -1;
+	*addr = a->bias + vaddr;
+	return 0;
+}
+
+int utrace_kprobe_compile_in(const struct utrace_kprobe *p, const char *path, uint64_t bias,
+			     void **prog, uint32_t *len, struct utrace_error *err)
+{
+	struct upr_file f;
+	struct kp_sym_arg a = {&f, bias};
+	bool open = upr_file_open(path, &f, NULL) == 0;
+	int ret = utrace_kprobe_compile(p, open ? kp_sym_in_file : NULL, &a, prog, len, err);
+
+	if (open)
+		upr_file_close(&f);
+	return ret;
+}
