@@ -466,6 +466,7 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 			continue;
 		}
 		*pp = o->next;
+		rt_kprobes_forget(o->lo, o->hi);
 		free(o->sites);
 		free(o->path);
 		free(o);

@@ -446,6 +446,27 @@ static int kp_object(struct kp_batch *b, struct rt_object *o, struct utrace_msg_
 	return ret;
 }
 
+/* An object unloaded by dlclose (ftrace.c holds the objects lock): its
+ * probes go, so that the same addresses loaded again get theirs anew.
+ * The old table stays readable, as in kp_publish. */
+void rt_kprobes_forget(uint64_t lo, uint64_t hi)
+{
+	const struct kp_table *old = kp_table;
+	struct kp_table *t;
+	size_t n = 0;
+
+	for (uint32_t k = 0; k < kp_nr_sites; k++)
+		if (kp_sites[k].addr >= lo && kp_sites[k].addr < hi)
+			kp_sites[k].addr = 0; /* its slot is never called again */
+	if (!old || !(t = malloc(sizeof(*t) + old->n * sizeof(t->p[0]))))
+		return;
+	for (size_t i = 0; i < old->n; i++)
+		if (old->p[i].addr < lo || old->p[i].addr >= hi)
+			t->p[n++] = old->p[i];
+	t->n = n;
+	__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE);
+}
+
 /* Objects added by this scan: their probes installed (ftrace.c holds the
  * objects lock).  The table first, then the int3s, then the sites. */
 int rt_kprobes_register(struct rt_object *added)

@@ -280,6 +280,7 @@ void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
 
 /* kprobes.c */
 int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
+void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 extern int __utrace_marker_on;
 
 /* text_poke.c */

@@ -99,6 +99,9 @@ FILTERS=(
 
 ulimit -c 0
 
+# shellcheck source=tests/e2e/probes.sh
+. "$E2E/probes.sh"
+
 # ---------------------------------------------------------------- results
 
 ok() { echo "ok - $*"; }
@@ -998,6 +1001,7 @@ run_config() {
 		run_test "$name" "$ropts" "$@"
 	done
 	want_test latency && check_latency
+	want_test probes && check_probes_all
 }
 
 # ---------------------------------------------------------------- tool checks
