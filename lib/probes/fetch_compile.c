@@ -91,11 +91,13 @@ static unsigned kp_first_arg(const struct utrace_kprobe *p)
 static void kp_print_fmt(FILE *m, const struct utrace_kprobe *p, const struct kp_argtype *at)
 {
 	fprintf(m, "\nprint fmt: \"(");
-	if (p->kind == UTRACE_KP_RETURN)
-		fprintf(m, "%%pS <- ");
-	fprintf(m, "%s+0x%" PRIx64, p->symbol, p->offset);
-	if (p->sym_size > 1)
-		fprintf(m, "/0x%" PRIx64, p->sym_size);
+	if (p->kind == UTRACE_KP_RETURN) { /* the kernel's kretprobe: (CALLER+off <- FUNC) */
+		fprintf(m, "%%ps <- %s", p->symbol);
+	} else {
+		fprintf(m, "%s+0x%" PRIx64, p->symbol, p->offset);
+		if (p->sym_size > 1)
+			fprintf(m, "/0x%" PRIx64, p->sym_size);
+	}
 	fputc(')', m);
 	for (unsigned i = 0; i < p->u.nargs; i++) {
 		fprintf(m, " %s=", p->u.args[i].name);

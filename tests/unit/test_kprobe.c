@@ -171,7 +171,7 @@ static void test_format(void)
 		  strstr(t, "field:u32 rv;\toffset:24;\tsize:4;\tsigned:0;") &&
 		  strstr(t, "field:__data_loc char[] s;\toffset:28;\tsize:4;\tsigned:1;"),
 	      "the kretprobe layout and the argument fields");
-	check(strstr(t, "print fmt: \"(%pS <- bar+0x0) rv=0x%x s=\\\"%s\\\"\", REC->__probe_ret_ip, "
+	check(strstr(t, "print fmt: \"(%ps <- bar) rv=0x%x s=\\\"%s\\\"\", REC->__probe_ret_ip, "
 			"REC->rv, __get_str(s)") != NULL,
 	      "the print fmt: (CALLER <- FUNC) name=value");
 	check(utrace_kprobe_format(p) && utrace_kprobe_format(p)->nr_fields == 8,
