@@ -281,7 +281,13 @@ struct utrace_msg_trigger {
  */
 #define UTRACE_KPROBE_OBJ 0xfffffff1u
 #define UTRACE_KPROBE_MAX 1024	     /* probe events of a recording */
-#define UTRACE_KPROBE_SLOT 32	     /* bytes of the area per probe location */
+#define UTRACE_KPROBE_SLOT 128	     /* bytes of the area per probe location */
+#define UTRACE_KPROBE_XOL 96	     /* at most, of displaced instructions and jmp back */
+/* A jump-optimised probe's detour: `lea -128(%rsp),%rsp; push $k;
+ * call *tramp(%rip); lea 128(%rsp),%rsp` (this many bytes, the runtime's),
+ * then the tool's relocated instructions and jmp back, the tramp's
+ * address in the slot's last 8 bytes. */
+#define UTRACE_KPROBE_DETOUR_HEAD 24
 #define UTRACE_KPROBE_AREA (1u << 16) /* bytes of an object's area */
 
 struct utrace_msg_kprobe_area {
@@ -294,6 +300,8 @@ struct utrace_msg_kprobe_area {
 enum utrace_kprobe_how {
 	UTRACE_KPH_SITE = 1, /* from the function's call site (site = its index) */
 	UTRACE_KPH_INT3,     /* an int3; xol runs at the slot, or call_to is emulated */
+	UTRACE_KPH_JMP,	     /* a jmp to a detour: xol (insn_len bytes moved) runs at
+			      * slot + UTRACE_KPROBE_DETOUR_HEAD; an int3 may resume there too */
 };
 
 struct utrace_msg_kprobe {
@@ -309,7 +317,7 @@ struct utrace_msg_kprobe {
 	uint32_t slot;	   /* offset of its slot in the area */
 	uint32_t insn_len; /* the probed instruction's length */
 	uint32_t xol_len;  /* bytes for the slot, at data[0] */
-	uint32_t prog_len; /* the fetch program (common/fetch_prog.h), at data[32] */
+	uint32_t prog_len; /* the fetch program (common/fetch_prog.h), at data[UTRACE_KPROBE_XOL] */
 	uint32_t reserved;
 	uint8_t data[];
 };

@@ -32,6 +32,7 @@
  * is installed with the first probe and passes every other fault to the
  * program's handler (or the default action).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -91,6 +92,8 @@ extern const char utrace_safe_load_begin[] RT_HIDDEN, utrace_safe_load_end[] RT_
     utrace_safe_load_fixup[] RT_HIDDEN;
 uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
 uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs) RT_HIDDEN;
+uint64_t rt_kprobe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
+void utrace_kprobe_detour_tramp(void) RT_HIDDEN;
 
 /* ---- firing ------------------------------------------------------------ */
 
@@ -192,6 +195,19 @@ uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	return s->cont;
 }
 
+/* From utrace_kprobe_detour_tramp: a jump-optimised probe, mid-function. */
+uint64_t rt_kprobe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k)
+{
+	struct kp_slow_arg a = {regs, kp_sites[k % KP_SITES_MAX].addr};
+
+	regs->r[UTRACE_FR_IP] = a.addr;
+	if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
+		kp_fire_all(regs, a.addr);
+	else
+		utrace_call_preserving_fpu(kp_fire_slow, &a);
+	return 0;
+}
+
 struct kp_ret_arg {
 	const struct utrace_fetch_regs *regs;
 	struct kp_ret r;
@@ -241,7 +257,7 @@ static bool kp_trap(void *uc_)
 	const struct rt_kprobe *p = kp_find(t, addr);
 	struct utrace_fetch_regs r;
 
-	if (!p || p->how != UTRACE_KPH_INT3)
+	if (!p || p->how == UTRACE_KPH_SITE)
 		return false;
 	r = (struct utrace_fetch_regs){{
 	    [UTRACE_FR_R15] = (uint64_t)g[REG_R15], [UTRACE_FR_R14] = (uint64_t)g[REG_R14],
@@ -310,6 +326,7 @@ static void kp_install_handlers(void)
 struct kp_batch {
 	struct rt_kprobe *p;
 	size_t n, cap;
+	bool alone; /* the only thread: a jmp may replace several instructions */
 	uint8_t **int3; /* addresses to put an int3 on */
 	size_t nint3;
 	struct rt_poke *sites; /* call sites to point at their slots */
@@ -344,6 +361,36 @@ static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site)
 	return 0;
 }
 
+/*
+ * A jump-optimised probe's detour head (common/proto.h): below the red
+ * zone, push k, call the trampoline (which saves everything), back above
+ * it; then the tool's tail.  The probed instruction becomes `jmp slot`.
+ */
+static int kp_detour_head(struct kp_batch *b, uint8_t *slot, uint64_t addr)
+{
+	static const uint8_t below[5] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */
+	static const uint8_t above[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
+	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kprobe_detour_tramp;
+	int32_t rel = UTRACE_KPROBE_SLOT - 8 - 16; /* from the call's end to the pointer */
+	uint32_t k = kp_nr_sites;
+
+	if (k >= KP_SITES_MAX)
+		return -1;
+	kp_sites[kp_nr_sites++].addr = addr;
+	memcpy(slot, below, 5);
+	slot[5] = INSN_PUSH_IMM32;
+	memcpy(slot + 6, &k, 4);
+	slot[10] = 0xff; /* call *rel(%rip) */
+	slot[11] = 0x15;
+	memcpy(slot + 12, &rel, 4);
+	memcpy(slot + 16, above, 8);
+	memcpy(slot + UTRACE_KPROBE_SLOT - 8, &tramp, 8);
+	b->sites[b->nsites].addr = (uint8_t *)(uintptr_t)addr;
+	insn_rel32(b->sites[b->nsites].bytes, INSN_JMP, addr, (uint64_t)(uintptr_t)slot);
+	b->nsites++;
+	return 0;
+}
+
 /* One KPROBE of obj: checked, its slot written, added to the batch. */
 static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		   const struct utrace_msg_kprobe *m, uint32_t size)
@@ -351,7 +398,7 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 	struct rt_kprobe *p;
 	void *prog;
 
-	if (size < sizeof(*m) + 32 + m->prog_len || m->xol_len > 32 ||
+	if (size < sizeof(*m) + UTRACE_KPROBE_XOL + m->prog_len || m->xol_len > UTRACE_KPROBE_XOL ||
 	    m->slot + UTRACE_KPROBE_SLOT > UTRACE_KPROBE_AREA || !area || m->addr < o->lo ||
 	    m->addr >= o->hi || m->key >= UTRACE_KPROBE_MAX)
 		return -1;
@@ -374,7 +421,7 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
 	if (!prog)
 		return -1;
-	memcpy(prog, m->data + 32, m->prog_len);
+	memcpy(prog, m->data + UTRACE_KPROBE_XOL, m->prog_len);
 	if (utrace_fetch_check(prog, m->prog_len) < 0) {
 		free(prog);
 		rt_log("a probe from the recorder is malformed; it stays off");
@@ -386,6 +433,15 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 	if (m->how == UTRACE_KPH_SITE) {
 		if (kp_site_slot(b, area + m->slot, m->addr) < 0)
 			return 0;
+	} else if (m->how == UTRACE_KPH_JMP) {
+		uint8_t *slot = area + m->slot;
+
+		if (m->insn_len < 5 || m->xol_len + UTRACE_KPROBE_DETOUR_HEAD > UTRACE_KPROBE_SLOT - 8)
+			return -1;
+		memcpy(slot + UTRACE_KPROBE_DETOUR_HEAD, m->data, m->xol_len);
+		p->resume = (uint64_t)(uintptr_t)(slot + UTRACE_KPROBE_DETOUR_HEAD);
+		if (!b->alone || kp_detour_head(b, slot, m->addr) < 0) /* stays an int3 */
+			b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
 	} else {
 		memcpy(area + m->slot, m->data, m->xol_len);
 		if (!kp_find(kp_table, m->addr))
@@ -467,12 +523,30 @@ void rt_kprobes_forget(uint64_t lo, uint64_t hi)
 	__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE);
 }
 
+/* Whether this is the process's only thread: then no other thread can
+ * be in the middle of the instructions a jmp replaces (the kernel waits
+ * for that with RCU-tasks; a program's threads give no such point, so
+ * with several threads the probe stays an int3). */
+static bool kp_alone(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n == 1;
+}
+
 /* Objects added by this scan: their probes installed (ftrace.c holds the
  * objects lock).  The table first, then the int3s, then the sites. */
 int rt_kprobes_register(struct rt_object *added)
 {
 	struct utrace_msg_kprobe *m = malloc(UTRACE_MSG_MAX);
-	struct kp_batch b = {0};
+	struct kp_batch b = {.alone = kp_alone()};
 	uint8_t *cc = NULL;
 	int ret = m ? 0 : -ENOMEM;
 

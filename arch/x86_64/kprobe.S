@@ -129,6 +129,43 @@ utrace_kretprobe_tramp:
 	.size	utrace_kretprobe_tramp, .-utrace_kretprobe_tramp
 
 /*
+ * utrace_kprobe_detour_tramp: a jump-optimised probe (runtime/kprobes.c).
+ * The probed instruction became `jmp detour`; the detour moved rsp below
+ * the red zone (the 128 bytes under rsp that the interrupted code may
+ * use), pushed its index k and called here:
+ *      rsp+16  (128 bytes of red zone, untouched), then the program's rsp
+ *      rsp+8   k
+ *      rsp+0   return into the detour
+ * Mid-function nothing is dead: every register and the flags are saved
+ * and restored, the stack is aligned for the call whatever it was, and
+ * `ret $8` drops k on the way back; the detour then puts rsp back, runs
+ * the displaced instructions and jumps back after them.
+ */
+	.globl	utrace_kprobe_detour_tramp
+	.hidden	utrace_kprobe_detour_tramp
+	.type	utrace_kprobe_detour_tramp, @function
+	.p2align 4
+utrace_kprobe_detour_tramp:
+	pushfq
+	SAVE_REGS
+	movq	R_SIZE(%rsp), %rax
+	movq	%rax, R_FLAGS(%rsp)	/* the program's flags, pushed first */
+	leaq	R_SIZE+8+16+128(%rsp), %rax
+	movq	%rax, R_SP(%rsp)
+	movq	%rsp, %rbx
+	andq	$-16, %rsp
+	movq	%rbx, %rdi
+	movl	R_SIZE+16(%rbx), %esi
+	call	rt_kprobe_detour_hit
+	movq	%rbx, %rsp
+	RESTORE_REGS
+	movq	R_BX(%rsp), %rbx
+	addq	$R_SIZE, %rsp
+	popfq
+	ret	$8
+	.size	utrace_kprobe_detour_tramp, .-utrace_kprobe_detour_tramp
+
+/*
  * int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out):
  * the one routine that reads memory for fetch-args.  A fault on one of
  * the loads between utrace_safe_load_begin and _end is caught by the

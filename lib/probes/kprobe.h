@@ -88,21 +88,23 @@ struct utrace_kprobe_loc {
 	uint64_t func;	  /* the function's vaddr */
 	uint32_t site;	  /* UINT32_MAX, or the object's call-site index at vaddr */
 	uint32_t kind;	  /* enum utrace_kprobe_kind */
-	uint8_t xol[32];  /* int3: the instruction relocated to run at the slot, then jmp back */
+	uint8_t xol[96];  /* the instructions relocated to run at the slot, then jmp back */
 	uint32_t xol_len;
 	uint64_t call_to; /* int3 on a direct call: emulated, its target vaddr (0: none) */
-	uint32_t insn_len;
+	uint32_t insn_len; /* bytes moved: one instruction, or (jmp) those under the jmp */
+	bool jmp;	   /* jump-optimisable: xol runs at slot + the detour's head */
 };
 
 /*
  * Where p lands in the object at path (ELF vaddrs; sites: the object's
  * call-site vaddrs, n of them; slot: where the runtime will run the
- * displaced instruction, as bias-free vaddr).  1 and *loc if the object
- * defines SYMBOL, 0 if not, <0 with err (e.g. an instruction that cannot
- * run out of line).
+ * displaced instructions, as bias-free vaddr; others: where the object's
+ * other probes are, which a jmp must not cover).  1 and *loc if the
+ * object defines SYMBOL, 0 if not, <0 with err (e.g. an instruction that
+ * cannot run out of line).
  */
 int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const uint64_t *sites,
-			 size_t n, uint64_t slot, struct utrace_kprobe_loc *loc,
-			 struct utrace_error *err);
+			 size_t n, uint64_t slot, const uint64_t *others, size_t nothers,
+			 struct utrace_kprobe_loc *loc, struct utrace_error *err);
 
 #endif

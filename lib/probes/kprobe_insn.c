@@ -29,6 +29,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "common/proto.h"
 #include "lib/probes/kprobe_internal.h"
 
 static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
@@ -43,26 +44,17 @@ static const uint8_t *kp_func_bytes(const struct upr_file *f, uint64_t vaddr, ui
 	return utrace_elf_data(f->elf, off, size);
 }
 
-/* Relocates the instruction at a (len bytes, decoded) to slot. */
-static int kp_relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
-		       uint64_t a, uint64_t slot, struct utrace_kprobe_loc *loc,
-		       struct utrace_error *err)
+/* Re-encodes the decoded instruction at a to run at `at` (out: room
+ * bytes); its length, or 0 if it cannot be. */
+static size_t kp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+			  uint64_t a, uint64_t at, uint8_t *out, size_t room)
 {
 	ZydisEncoderRequest req;
-	ZyanUSize n = sizeof(loc->xol) - 5;
-	int32_t rel;
+	ZyanUSize n = room;
 
-	if (in->mnemonic == ZYDIS_MNEMONIC_CALL && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
-	    ops[0].imm.is_relative) {
-		ZyanU64 to;
-
-		ZydisCalcAbsoluteAddress(in, &ops[0], a, &to);
-		loc->call_to = to;
-		return 0;
-	}
 	if (ZYAN_FAILED(ZydisEncoderDecodedInstructionToEncoderRequest(
 		in, ops, in->operand_count_visible, &req)))
-		goto bad;
+		return 0;
 	for (unsigned i = 0; i < req.operand_count; i++) {
 		ZyanU64 abs;
 
@@ -79,16 +71,44 @@ static int kp_relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOper
 		req.branch_type = ZYDIS_BRANCH_TYPE_NONE;
 		req.branch_width = ZYDIS_BRANCH_WIDTH_NONE;
 	}
-	if (ZYAN_FAILED(ZydisEncoderEncodeInstructionAbsolute(&req, loc->xol, &n, slot)))
-		goto bad;
-	loc->xol[n] = 0xe9; /* jmp back after it */
-	rel = (int32_t)(int64_t)(a + in->length - (slot + n + 5));
-	memcpy(loc->xol + n + 1, &rel, 4);
+	if (ZYAN_FAILED(ZydisEncoderEncodeInstructionAbsolute(&req, out, &n, at)))
+		return 0;
+	return n;
+}
+
+/* `jmp to` at out, placed at `at`. */
+static void kp_jmp_back(uint8_t *out, uint64_t at, uint64_t to)
+{
+	int32_t rel = (int32_t)(int64_t)(to - (at + 5));
+
+	out[0] = 0xe9;
+	memcpy(out + 1, &rel, 4);
+}
+
+/* The int3 form: the one instruction at a relocated to slot, then jmp
+ * back; a direct call is emulated by the trap handler instead. */
+static int kp_relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+		       uint64_t a, uint64_t slot, struct utrace_kprobe_loc *loc,
+		       struct utrace_error *err)
+{
+	size_t n;
+
+	loc->insn_len = in->length;
+	if (in->mnemonic == ZYDIS_MNEMONIC_CALL && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	    ops[0].imm.is_relative) {
+		ZyanU64 to;
+
+		ZydisCalcAbsoluteAddress(in, &ops[0], a, &to);
+		loc->call_to = to;
+		return 0;
+	}
+	n = kp_reencode(in, ops, a, slot, loc->xol, sizeof(loc->xol) - 5);
+	if (!n)
+		return utrace_error_set(err, -EINVAL,
+					"the instruction at 0x%" PRIx64 " cannot run out of line", a);
+	kp_jmp_back(loc->xol + n, slot + n, a + in->length);
 	loc->xol_len = (uint32_t)n + 5;
 	return 0;
-bad:
-	return utrace_error_set(err, -EINVAL,
-				"the instruction at 0x%" PRIx64 " cannot run out of line", a);
 }
 
 /* Decodes the function up to vaddr a: a must be an instruction boundary. */
@@ -112,10 +132,87 @@ static int kp_decode_at(const uint8_t *code, uint64_t func, uint64_t size, uint6
 	return -1;
 }
 
-int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const uint64_t *sites,
-			 size_t n, uint64_t slot, struct utrace_kprobe_loc *loc,
-			 struct utrace_error *err)
+/* The bytes [a, *end) a 5-byte jmp at a would cover, if the kernel's
+ * optprobe conditions hold: whole instructions inside the function, none
+ * a call or a trap, no other probe among them; the whole function
+ * decodes, has no indirect jump (a jump table could land anywhere) and
+ * no branch into (a, *end). */
+static bool kp_can_jmp(const uint8_t *code, uint64_t func, uint64_t size, uint64_t a,
+		       const uint64_t *others, size_t nothers, uint64_t *end)
 {
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	uint64_t at;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (at = a; at < a + 5; at += in.length) {
+		if (at >= func + size ||
+		    ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - func), func + size - at,
+						       &in, ops)) ||
+		    in.meta.category == ZYDIS_CATEGORY_CALL ||
+		    in.meta.category == ZYDIS_CATEGORY_INTERRUPT ||
+		    in.meta.category == ZYDIS_CATEGORY_SYSCALL || in.mnemonic == ZYDIS_MNEMONIC_UD2)
+			return false;
+	}
+	*end = at;
+	if (at > func + size)
+		return false;
+	for (size_t i = 0; i < nothers; i++)
+		if (others[i] > a && others[i] < *end)
+			return false;
+	for (at = func; at < func + size; at += in.length) {
+		ZyanU64 to;
+
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - func), func + size - at,
+						       &in, ops)))
+			return false;
+		if (in.meta.branch_type == ZYDIS_BRANCH_TYPE_NONE)
+			continue;
+		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR)
+				return false; /* an indirect jump */
+			continue;
+		}
+		ZydisCalcAbsoluteAddress(&in, &ops[0], at, &to);
+		if (to > a && to < *end)
+			return false;
+	}
+	return true;
+}
+
+/* The detour's tail: the instructions of [a, end) for slot + the head. */
+static bool kp_detour(const uint8_t *code, uint64_t func, uint64_t a, uint64_t end,
+		      uint64_t slot, struct utrace_kprobe_loc *loc)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	uint64_t base = slot + UTRACE_KPROBE_DETOUR_HEAD;
+	size_t n = 0, k;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (uint64_t at = a; at < end; at += in.length) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - func), end - at, &in, ops)))
+			return false;
+		k = kp_reencode(&in, ops, at, base + n, loc->xol + n, UTRACE_KPROBE_XOL - 5 - n);
+		if (!k)
+			return false;
+		n += k;
+	}
+	kp_jmp_back(loc->xol + n, base + n, end);
+	loc->xol_len = (uint32_t)n + 5;
+	loc->insn_len = (uint32_t)(end - a);
+	loc->jmp = true;
+	return true;
+}
+
+int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const uint64_t *sites,
+			 size_t n, uint64_t slot, const uint64_t *others, size_t nothers,
+			 struct utrace_kprobe_loc *loc, struct utrace_error *err)
+{
+	uint64_t end;
+
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	uint64_t func, size, a;
@@ -154,9 +251,11 @@ int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const 
 					       "%s+%" PRIu64 ": %s", p->symbol, p->offset,
 					       utrace_uprobe_error_text(
 						   UTRACE_UPROBE_ERR_BAD_PROBE_ADDR));
+		else if (kp_can_jmp(code, func, size, a, others, nothers, &end) &&
+			 kp_detour(code, func, a, end, slot, loc))
+			ret = 1;
 		else if ((ret = kp_relocate(&in, ops, a, slot, loc, err)) == 0)
 			ret = 1;
-		loc->insn_len = in.length;
 	}
 	upr_file_close(&f);
 	return ret;

@@ -29,7 +29,7 @@ static void rec_kprobe_notice(struct utrace_recorder *r, struct rec_conn *c,
 /* Probe i in object o, at slot *slot of the area: its KPROBE into m. */
 static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 			  const struct utrace_msg_kprobe_area *am, unsigned i, uint32_t *slot,
-			  struct utrace_msg_kprobe *m)
+			  const uint64_t *others, size_t nothers, struct utrace_msg_kprobe *m)
 {
 	const struct utrace_kprobe *p = r->o.kprobes[i];
 	const struct rec_object *o = &c->objs[obj];
@@ -39,8 +39,8 @@ static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_
 	void *prog;
 	int ret;
 
-	ret = utrace_kprobe_locate(p, o->path, o->vaddrs, o->nr_sites,
-				   am->addr + *slot - o->bias, &loc, &e);
+	ret = utrace_kprobe_locate(p, o->path, o->vaddrs, o->nr_sites, am->addr + *slot - o->bias,
+				   others, nothers, &loc, &e);
 	if (ret <= 0) {
 		if (ret < 0)
 			rec_kprobe_notice(r, c, p, e.msg);
@@ -54,17 +54,17 @@ static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_
 		rec_kprobe_notice(r, c, p, e.msg);
 		return 0;
 	}
-	if (sizeof(*m) + 32 + len > UTRACE_MSG_MAX) {
+	if (sizeof(*m) + UTRACE_KPROBE_XOL + len > UTRACE_MSG_MAX) {
 		free(prog);
 		rec_kprobe_notice(r, c, p, "its fetch-args are too large");
 		return 0;
 	}
-	memset(m, 0, sizeof(*m) + 32);
+	memset(m, 0, sizeof(*m) + UTRACE_KPROBE_XOL);
 	m->hdr.type = UTRACE_MSG_KPROBE;
-	m->hdr.size = (uint32_t)(sizeof(*m) + 32 + len);
+	m->hdr.size = (uint32_t)(sizeof(*m) + UTRACE_KPROBE_XOL + len);
 	m->obj = obj;
 	m->key = i;
-	m->how = loc.site == UINT32_MAX ? UTRACE_KPH_INT3 : UTRACE_KPH_SITE;
+	m->how = loc.site != UINT32_MAX ? UTRACE_KPH_SITE : loc.jmp ? UTRACE_KPH_JMP : UTRACE_KPH_INT3;
 	m->is_return = loc.kind == UTRACE_KP_RETURN;
 	m->addr = o->bias + loc.vaddr;
 	m->func = o->bias + loc.func;
@@ -75,7 +75,7 @@ static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_
 	m->xol_len = loc.xol_len;
 	m->prog_len = len;
 	memcpy(m->data, loc.xol, loc.xol_len);
-	memcpy(m->data + 32, prog, len);
+	memcpy(m->data + UTRACE_KPROBE_XOL, prog, len);
 	free(prog);
 	*slot += UTRACE_KPROBE_SLOT;
 	return rec_conn_send(c, m, m->hdr.size, -1);
@@ -91,10 +91,26 @@ int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *b
 
 	if (n < sizeof(*am) || am->obj >= c->nr_objs)
 		return -EPROTO;
-	if (!(m = malloc(UTRACE_MSG_MAX)))
+	uint64_t *at = calloc(r->o.nr_kprobes + 1, sizeof(*at));
+	size_t nat = 0;
+
+	if (!at || !(m = malloc(UTRACE_MSG_MAX))) {
+		free(at);
 		return -ENOMEM;
+	}
+	/* where every probe lands first: a jmp must cover none of them */
+	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++) {
+		const struct rec_object *o = &c->objs[am->obj];
+		struct utrace_kprobe_loc loc;
+		struct utrace_error e;
+
+		if (utrace_kprobe_locate(r->o.kprobes[i], o->path, o->vaddrs, o->nr_sites, 0, NULL,
+					 0, &loc, &e) > 0)
+			at[nat++] = loc.vaddr;
+	}
 	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX && ret >= 0; i++)
-		ret = rec_kprobe_one(r, c, am->obj, am, i, &slot, m);
+		ret = rec_kprobe_one(r, c, am->obj, am, i, &slot, at, nat, m);
+	free(at);
 	if (ret >= 0) {
 		memset(m, 0, sizeof(*m));
 		m->hdr.type = UTRACE_MSG_KPROBE;

@@ -94,20 +94,25 @@ check_probes_fault() {
 		"got: $(probe_vals pf)"
 }
 
+# sweep NAME SPACED: a probe on every instruction (SPACED=0: each is an
+# int3, the next instruction being probed too) or on every instruction at
+# least 5 bytes after the last probed one (SPACED=1: each can be a jmp to
+# a detour, where the function allows it)
 check_probes_sweep() {
-	local args=() f o n bad calls
+	local name=${1:-probes-sweep} spaced=${2:-0} args=() f o n bad calls
 	for f in straight callee add; do
-		for o in $(probe_offsets "$f" "$BIN/probes"); do
+		for o in $(probe_offsets "$f" "$BIN/probes" |
+			awk -v s="$spaced" 's == 0 || NR == 1 || $1 >= last + 5 { print; last = $1 }'); do
 			args+=(--probe "p:sw_${f}_$o $f+$o")
 		done
 	done
 	n=${#args[@]}
-	probe_run probes-sweep probes "${args[@]}" || return
+	probe_run "$name" probes "${args[@]}" || return
 	bad=$(grep -o ' sw_[a-z]*_[0-9]*: ' "$RES/rep.txt" | sort | uniq -c |
 		awk '$1 != 3 { print $2 " fired " $1 " times" }')
 	calls=$(grep -o ' sw_[a-z]*_[0-9]*: ' "$RES/rep.txt" | sort -u | wc -l)
 	t "$([ -z "$bad" ] && [ "$calls" = $((n / 2)) ]; echo $?)" \
-		"$CFG probes-sweep a probe on each of $((n / 2)) instructions fires once per call" \
+		"$CFG $name a probe on each of $((n / 2)) instructions fires once per call" \
 		"$bad" "$calls of $((n / 2)) probes fired" "$(grep -v 'records' "$RES/t.err" | head -3)"
 }
 
@@ -165,6 +170,7 @@ check_probes_all() {
 	check_probes_values
 	check_probes_fault
 	check_probes_sweep
+	check_probes_sweep probes-sweep-jmp 1
 	check_probes_dlopen
 	check_probes_events
 	[ "$CFG" = "$GOLDEN_CFG" ] && check_probes_errors
