@@ -225,6 +225,81 @@ static void test_errors(void)
 	}
 }
 
+/* Functions in assembly, so their bytes are known: where a probe can be
+ * a jmp (the kernel's optprobe conditions) and where it stays an int3. */
+static const char asm_src[] =
+    "__asm__(\".text\\n"
+    ".globl lin\\n.type lin,@function\\nlin:\\n"
+    "  movl $1, %eax\\n  addl $2, %eax\\n  addl $3, %eax\\n  ret\\n.size lin, .-lin\\n"
+    ".globl tgt\\n.type tgt,@function\\ntgt:\\n"
+    "  xorl %eax, %eax\\n1: addl $2, %eax\\n  cmpl $8, %eax\\n  jne 1b\\n  ret\\n.size tgt, .-tgt\\n"
+    ".globl ind\\n.type ind,@function\\nind:\\n"
+    "  movl $1, %eax\\n  addl $2, %eax\\n  jmp *%rdi\\n.size ind, .-ind\\n"
+    ".globl cal\\n.type cal,@function\\ncal:\\n"
+    "  call lin\\n  addl $2, %eax\\n  ret\\n.size cal, .-cal\\n"
+    ".globl rip\\n.type rip,@function\\nrip:\\n"
+    "  movl val(%rip), %eax\\n  addl $2, %eax\\n  ret\\n.size rip, .-rip\\n"
+    ".data\\nval: .long 5\\n\");\n"
+    "int main(void) { return 0; }\n";
+
+static void test_locate(void)
+{
+	static const struct {
+		const char *def;
+		int jmp, call;
+		uint32_t moved;
+	} cases[] = {
+	    {"p lin", 1, 0, 5},	  /* movl $1 is 5 bytes: alone under the jmp */
+	    {"p lin+5", 1, 0, 6}, /* two 3-byte adds */
+	    {"p tgt", 0, 0, 2},	  /* jne lands at +2, inside the 5 bytes */
+	    {"p tgt+2", 1, 0, 6}, /* a branch to the first byte is fine */
+	    {"p ind", 0, 0, 5},	  /* an indirect jump: a table could land anywhere */
+	    {"p cal", 0, 1, 5},	  /* a call is emulated, never moved */
+	    {"p rip", 1, 0, 6},	  /* RIP-relative: moved with its target kept */
+	};
+	char path[512];
+
+	if (check_build(check_cc(), "asmfix", NULL, asm_src, "-no-pie") < 0) {
+		check(0, "build the assembly fixture");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/asmfix", check_tmpdir());
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct utrace_kprobe_loc loc;
+		struct utrace_error err = {0};
+		struct utrace_kprobe *p;
+		int ret;
+
+		if (utrace_kprobe_parse(cases[i].def, NULL, &p, NULL, &err) < 0) {
+			check(0, "parse %s: %s", cases[i].def, err.msg);
+			continue;
+		}
+		ret = utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
+		check(ret == 1 && loc.jmp == (cases[i].jmp == 1) && !!loc.call_to == cases[i].call &&
+			  (cases[i].call || loc.insn_len == cases[i].moved) &&
+			  (cases[i].call || loc.xol[loc.xol_len - 5] == 0xe9),
+		      "'%s': %s, %u bytes moved (got ret %d jmp %d call_to %d moved %u)",
+		      cases[i].def,
+		      cases[i].jmp ? "a jmp" : cases[i].call ? "a call emulated" : "an int3",
+		      cases[i].moved, ret, loc.jmp, !!loc.call_to, loc.insn_len);
+		utrace_kprobe_free(p);
+	}
+	{
+		struct utrace_kprobe_loc loc;
+		struct utrace_error err = {0};
+		struct utrace_kprobe *p;
+		uint64_t other;
+
+		utrace_kprobe_parse("p lin+5", NULL, &p, NULL, &err);
+		utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
+		other = loc.vaddr + 3;
+		check(utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, &other, 1, &loc, &err) == 1 &&
+			  !loc.jmp && loc.insn_len == 3,
+		      "another probe inside the bytes keeps it an int3");
+		utrace_kprobe_free(p);
+	}
+}
+
 static void test_in_process(void)
 {
 	check(utrace_kprobe_is_in_process("p:e foo+4 %di") && utrace_kprobe_is_in_process("-:e") &&
@@ -237,6 +312,10 @@ static void test_in_process(void)
 
 int main(void)
 {
+	if (check_tmpdir_init("kprobe") < 0)
+		return 1;
+	test_locate();
+	check_tmpdir_cleanup();
 	test_in_process();
 	test_fetch();
 	test_format();
