@@ -182,10 +182,27 @@ faulted:
 	return (uint32_t)sizeof(fault) << 16 | dyn;
 }
 
+/* One store of size bytes (little endian: the low bytes of v). */
 static inline void utrace_fetch_put(uint8_t *rec, uint32_t dst, uint64_t v, unsigned size)
 {
-	for (unsigned i = 0; i < size; i++)
-		rec[dst + i] = (uint8_t)(v >> (8 * i));
+	uint8_t b = (uint8_t)v;
+	uint16_t h = (uint16_t)v;
+	uint32_t w = (uint32_t)v;
+
+	switch (size) {
+	case 1:
+		__builtin_memcpy(rec + dst, &b, 1);
+		break;
+	case 2:
+		__builtin_memcpy(rec + dst, &h, 2);
+		break;
+	case 4:
+		__builtin_memcpy(rec + dst, &w, 4);
+		break;
+	default:
+		__builtin_memcpy(rec + dst, &v, 8);
+		break;
+	}
 }
 
 /*

@@ -20,7 +20,7 @@ static int load(uint64_t addr, unsigned size, uint64_t *out)
 {
 	uint64_t v = 0, base = (uint64_t)(uintptr_t)mem;
 
-	if (addr < base || addr + size > base + sizeof(mem))
+	if (addr < base || addr - base > sizeof(mem) - size)
 		return -1;
 	for (unsigned i = 0; i < size; i++)
 		v |= (uint64_t)mem[addr - base + i] << (8 * i);

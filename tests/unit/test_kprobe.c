@@ -25,7 +25,7 @@ static int fake_load(uint64_t addr, unsigned size, uint64_t *out)
 {
 	uint64_t v = 0;
 
-	if (addr < MEM_BASE || addr + size > MEM_BASE + sizeof(mem))
+	if (addr < MEM_BASE || addr - MEM_BASE > sizeof(mem) - size)
 		return -1;
 	for (unsigned i = 0; i < size; i++)
 		v |= (uint64_t)mem[addr - MEM_BASE + i] << (8 * i);
