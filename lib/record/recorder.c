@@ -459,12 +459,14 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 	for (uint32_t i = 0; i < r->nr_bufs && ret >= 0; i++)
 		ret = rec_drain(r, r->bufs[i], true, err);
 	/* Symbols: objects with call sites always; with the function tracer
-	 * every object, to name the callers (parent ip). */
+	 * or in-process probes every object, to name the callers (parent
+	 * ip, a return probe's return address). */
 	for (uint32_t i = 0; i < r->nr_conns && ret >= 0; i++) {
 		struct rec_conn *c = r->conns[i];
 
 		for (uint32_t k = 0; k < c->nr_objs && ret >= 0; k++)
-			if (c->objs[k].nr_sites || r->o.tracer == UTRACE_TRACER_FUNCTION)
+			if (c->objs[k].nr_sites || r->o.tracer == UTRACE_TRACER_FUNCTION ||
+			    r->o.nr_kprobes)
 				ret = write_symtab(r, c, k, err);
 	}
 	if (ret >= 0)

@@ -130,6 +130,21 @@ check_probes_dlopen() {
 		"$CFG probes-dlopen probes in a library dlopen'ed later (twice)" "want: $want" "got: $got" "$(grep -E ' (ph|pe|pm): ' "$RES/rep.txt" | head -8)" "$(head -3 "$RES/t.err")"
 }
 
+# threads.c: 4 threads each call leaf() ROUNDS times; probes at its entry,
+# in its middle and on its return fire that often, from every thread
+check_probes_threads() {
+	local rounds threads want bad=
+	rounds=$(sed -n 's/^#define ROUNDS \([0-9]*\)/\1/p' "$PROGS/threads.c")
+	probe_run probes-threads threads --probe 'f:le leaf x=$arg1:s64' --probe 'r:lr leaf r=$retval:s64' \
+		--probe "p:lm leaf+$(probe_offsets leaf "$BIN/threads" | awk '$1 >= 5 { print; exit }') x=%di:s64" || return
+	threads=$(grep -c '^thread [0-9]*:' "$RES/u.out")
+	want=$((rounds * threads))
+	for e in le lr lm; do
+		[ "$(grep -c " $e: " "$RES/rep.txt")" = "$want" ] || bad="$bad $e:$(grep -c " $e: " "$RES/rep.txt")"
+	done
+	t "$([ -z "$bad" ] && [ "$want" -gt 0 ]; echo $?)" "$CFG probes-threads entry, mid and return probes from $threads threads ($want hits each)" "got:$bad"
+}
+
 # a probe event is an event: -f filters it, -R aggregates it, list -e shows it
 check_probes_events() {
 	local got
@@ -172,6 +187,7 @@ check_probes_all() {
 	check_probes_sweep
 	check_probes_sweep probes-sweep-jmp 1
 	check_probes_dlopen
+	check_probes_threads
 	check_probes_events
 	[ "$CFG" = "$GOLDEN_CFG" ] && check_probes_errors
 }
