@@ -19,6 +19,7 @@
 
 #include "cmds/record_probes.h"
 #include "lib/base/glob.h"
+#include "lib/events/event_select.h"
 #include "lib/probes/kprobe.h"
 #include "lib/probes/uprobe.h"
 #include "lib/probes/usdt.h"
@@ -202,6 +203,63 @@ int record_probes_add_in_process(struct record_probes *rp, const char *def, cons
 		utrace_kprobe_free(p);
 		return utrace_error_set(err, -ENOMEM, "too many probes");
 	}
+	return 0;
+}
+
+int record_probes_in_process_parse(struct record_probes *rp, const char **defs, unsigned n,
+				   const char *exe, unsigned *bad, struct utrace_error *err)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!utrace_kprobe_is_in_process(defs[i]) ||
+		    record_probes_add_in_process(rp, defs[i], exe, err) == 0)
+			continue;
+		*bad = i;
+		return -1;
+	}
+	return 0;
+}
+
+int record_probes_in_process_specs(struct record_probes *rp, const struct utrace_event_spec *specs,
+				   unsigned nspecs, struct utrace_event_spec *out, unsigned *nout)
+{
+	for (unsigned i = 0; i < rp->nr_kprobes; i++) {
+		const char *g = utrace_kprobe_group(rp->kprobes[i]);
+		const char *e = utrace_kprobe_event(rp->kprobes[i]);
+		bool named = false;
+		char *pat;
+
+		for (unsigned k = 0; k < nspecs && !named; k++)
+			named = utrace_event_spec_matches(specs[k].pattern, g, e);
+		if (named)
+			continue;
+		if (asprintf(&pat, "%s:%s", g, e) < 0)
+			return -ENOMEM;
+		if (keep((void **)&rp->patterns, &rp->nr_patterns, pat) < 0) {
+			free(pat);
+			return -ENOMEM;
+		}
+		out[(*nout)++] = (struct utrace_event_spec){.pattern = pat};
+	}
+	return 0;
+}
+
+bool record_probes_names(const struct record_probes *rp, const char *pattern)
+{
+	for (unsigned i = 0; i < rp->nr_kprobes; i++)
+		if (utrace_event_spec_matches(pattern, utrace_kprobe_group(rp->kprobes[i]),
+					      utrace_kprobe_event(rp->kprobes[i])))
+			return true;
+	return false;
+}
+
+int record_probes_add_formats(const struct record_probes *rp, struct utrace_event_select *sel,
+			      struct utrace_kprobe *const **kprobes, unsigned *n)
+{
+	for (unsigned i = 0; i < rp->nr_kprobes; i++)
+		if (utrace_event_select_add_format(sel, utrace_kprobe_format(rp->kprobes[i])) < 0)
+			return -ENOMEM;
+	*kprobes = rp->kprobes;
+	*n = rp->nr_kprobes;
 	return 0;
 }
 

@@ -238,8 +238,6 @@ struct record_session {
 	unsigned nr_target_names;
 	struct record_probes *rp;
 	struct utrace_synth **synths; /* --synthetic, o->nsynth of them */
-	char *kp_patterns[UTRACE_KPROBE_MAX_DEFS]; /* "GROUP:EVENT" of in-process probes */
-	unsigned nkp_patterns;
 	char *command;
 	char runtime[PATH_MAX];
 	pid_t pid;
@@ -264,47 +262,25 @@ static char *record_command_line(char **argv)
 	return command;
 }
 
-/* --probe without PATH: in-process probes (lib/probes/kprobe.h), their
- * events selected as the program's own (unless an -e names them, with its
- * filter and triggers).  0, or the exit status. */
+/* --probe without PATH: in-process probes, their events selected as the
+ * program's own unless an -e names them.  0, or the exit status. */
 static int record_in_process_probes(struct record_session *s)
 {
 	struct record_opts *o = s->o;
-	struct utrace_kprobe *const *kp;
 	struct utrace_error err = {0};
 	char *exe = record_which(o->argv[0]);
-	unsigned n;
+	unsigned bad = 0;
+	int ret = record_probes_in_process_parse(s->rp, o->probe_defs, o->nprobes, exe, &bad, &err);
 
-	for (unsigned i = 0; i < o->nprobes; i++) {
-		if (!utrace_kprobe_is_in_process(o->probe_defs[i]) ||
-		    record_probes_add_in_process(s->rp, o->probe_defs[i], exe, &err) == 0)
-			continue;
-		if (err.column > 0)
-			record_filter_error(o->probe_defs[i], &err);
-		else
-			utrace_die_msg("record", "--probe: %s", err.msg);
-		free(exe);
-		return 2;
-	}
 	free(exe);
-	kp = record_probes_in_process(s->rp, &n);
-	for (unsigned i = 0; i < n; i++) {
-		char pat[160];
-		bool named = false;
-
-		snprintf(pat, sizeof(pat), "%s:%s", utrace_kprobe_group(kp[i]),
-			 utrace_kprobe_event(kp[i]));
-		for (unsigned k = 0; k < o->nspecs && !named; k++)
-			named = utrace_event_spec_matches(o->specs[k].pattern,
-							  utrace_kprobe_group(kp[i]),
-							  utrace_kprobe_event(kp[i]));
-		if (!named && !(s->kp_patterns[s->nkp_patterns] = strdup(pat)))
-			return 1;
-		if (!named)
-			s->uspecs[s->nuspecs++] = (struct utrace_event_spec){
-			    .pattern = s->kp_patterns[s->nkp_patterns++]};
-	}
-	return 0;
+	if (ret < 0 && err.column > 0)
+		record_filter_error(o->probe_defs[bad], &err);
+	else if (ret < 0)
+		utrace_die_msg("record", "--probe: %s", err.msg);
+	if (ret < 0)
+		return err.code == -ENOMEM ? 1 : 2;
+	return record_probes_in_process_specs(s->rp, o->specs, o->nspecs, s->uspecs,
+					      &s->nuspecs) < 0;
 }
 
 /* --probe and -e usdt: become uprobes, enabled as kernel events; an -e
@@ -381,15 +357,10 @@ static int record_split_events(struct record_session *s)
 static bool record_event_exists(const struct record_session *s, const char *pattern,
 				struct utrace_event_list **lists, size_t n)
 {
-	unsigned nkp;
-	struct utrace_kprobe *const *kp = record_probes_in_process(s->rp, &nkp);
-
+	if (record_probes_names(s->rp, pattern))
+		return true;
 	for (unsigned i = 0; i < s->o->nsynth; i++)
 		if (utrace_event_spec_matches(pattern, "synthetic", s->synths[i]->name))
-			return true;
-	for (unsigned i = 0; i < nkp; i++)
-		if (utrace_event_spec_matches(pattern, utrace_kprobe_group(kp[i]),
-					      utrace_kprobe_event(kp[i])))
 			return true;
 	for (size_t i = 0; i < n; i++)
 		for (unsigned k = 0; lists[i] && k < utrace_event_list_count(lists[i]); k++) {
@@ -463,9 +434,7 @@ static int record_check_user_events(struct record_session *s)
  * (a bad one stops us before the command runs).  0, or the exit status. */
 static int record_open_events(struct record_session *s)
 {
-	struct utrace_kprobe *const *kp;
 	struct utrace_error err = {0};
-	unsigned nkp;
 	unsigned bad = 0;
 	int ret;
 
@@ -503,15 +472,11 @@ static int record_open_events(struct record_session *s)
 				utrace_die_msg("record", "out of memory");
 				return 1;
 			}
-		kp = record_probes_in_process(s->rp, &nkp);
-		for (unsigned i = 0; i < nkp; i++)
-			if (utrace_event_select_add_format(s->events, utrace_kprobe_format(kp[i])) <
-			    0) {
-				utrace_die_msg("record", "out of memory");
-				return 1;
-			}
-		s->o->rec.kprobes = kp;
-		s->o->rec.nr_kprobes = nkp;
+		if (record_probes_add_formats(s->rp, s->events, &s->o->rec.kprobes,
+					      &s->o->rec.nr_kprobes) < 0) {
+			utrace_die_msg("record", "out of memory");
+			return 1;
+		}
 		s->o->rec.events = s->events;
 		s->o->rec.synths = s->synths;
 		s->o->rec.nr_synths = s->o->nsynth;
@@ -746,8 +711,6 @@ static void record_cleanup(struct record_session *s)
 	free(s->command);
 	utrace_event_select_free(s->events);
 	record_synth_free(s->synths, s->o->nsynth);
-	for (unsigned i = 0; i < s->nkp_patterns; i++)
-		free(s->kp_patterns[i]);
 	free(s->uspecs);
 	free(s->kspecs);
 	for (unsigned i = 0; i < s->nr_target_names; i++)
