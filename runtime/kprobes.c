@@ -247,6 +247,23 @@ uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs)
 	return a.r.ret;
 }
 
+/*
+ * An exception is about to unwind (unwind.c): the unwinder cannot step
+ * through utrace_kretprobe_tramp (the real return address is on our
+ * stack, which no unwind table describes), so every return this thread
+ * hooked gets its real address back, innermost first (two probes on one
+ * function hooked one slot twice), and those returns go unprobed.
+ */
+static void kp_unhook_returns(void)
+{
+	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
+
+	for (uint32_t d = kp_ret_depth; d-- > 0;)
+		if (*kp_rets[d].slot == tramp)
+			*kp_rets[d].slot = kp_rets[d].ret;
+	kp_ret_depth = 0;
+}
+
 /* text_poke.c's SIGTRAP handler: one of our int3s? */
 static bool kp_trap(void *uc_)
 {
@@ -318,6 +335,7 @@ static void kp_install_handlers(void)
 	sigaction(SIGSEGV, &sa, &kp_old_segv);
 	sigaction(SIGBUS, &sa, &kp_old_bus);
 	rt_text_poke_trap_hook(kp_trap);
+	rt_unwind_unhook_more = kp_unhook_returns;
 	kp_installed = true;
 }
 

@@ -303,6 +303,10 @@ uint64_t utrace_graph_exit(uint64_t *slot) RT_HIDDEN;
 void utrace_graph_entry(uint64_t id, uint64_t *slot) RT_HIDDEN;
 void utrace_func_entry(uint64_t id, uint64_t parent) RT_HIDDEN;
 
+/* unwind.c: called before an exception unwinds, after fgraph's frames
+ * got their real return addresses back (set by kprobes.c) */
+extern void (*rt_unwind_unhook_more)(void) RT_HIDDEN;
+
 /* log.c */
 void rt_log(const char *msg) RT_HIDDEN;
 void rt_disable(const char *why) RT_HIDDEN;

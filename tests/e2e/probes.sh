@@ -145,6 +145,18 @@ check_probes_threads() {
 	t "$([ -z "$bad" ] && [ "$want" -gt 0 ]; echo $?)" "$CFG probes-threads entry, mid and return probes from $threads threads ($want hits each)" "got:$bad"
 }
 
+# C++ exceptions thrown through functions whose return a probe hooked:
+# the unwinder gets the real return addresses back, the program runs as
+# untraced; a return that is not unwound still fires
+check_probes_exception() {
+	probe_run probes-exception exception --probe 'r:r5 _Z6level5i' --probe 'f:l5 _Z6level5i' \
+		--probe 'r:rh _Z6handleRK5Error r=$retval:s32' || return
+	t "$([ "$(grep -c ' l5: ' "$RES/rep.txt")" -gt 0 ] && [ "$(grep -c ' rh: ' "$RES/rep.txt")" -gt 0 ] &&
+		[ "$(grep -c ' r5: ' "$RES/rep.txt")" = 0 ]; echo $?)" \
+		"$CFG probes-exception entries fire, returns unwound by the exception do not" \
+		"$(grep -E ' (l5|r5|rh): ' "$RES/rep.txt" | head -5)"
+}
+
 # a probe event is an event: -f filters it, -R aggregates it, list -e shows it
 check_probes_events() {
 	local got
@@ -188,6 +200,7 @@ check_probes_all() {
 	check_probes_sweep probes-sweep-jmp 1
 	check_probes_dlopen
 	check_probes_threads
+	check_probes_exception
 	check_probes_events
 	[ "$CFG" = "$GOLDEN_CFG" ] && check_probes_errors
 }
