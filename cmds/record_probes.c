@@ -198,6 +198,11 @@ int record_probes_add_in_process(struct record_probes *rp, const char *def, cons
 		utrace_kprobe_free(p);
 		return -1;
 	}
+	if (exe && !utrace_kprobe_found(p))
+		fprintf(stderr,
+			"utrace record: --probe '%s': no function %s in %s or the libraries it "
+			"needs (C++: the mangled name); it waits for a library loaded later\n",
+			def, utrace_kprobe_symbol(p, NULL), exe);
 	if (rp->nr_kprobes >= UTRACE_KPROBE_MAX_DEFS ||
 	    keep((void **)&rp->kprobes, &rp->nr_kprobes, p) < 0) {
 		utrace_kprobe_free(p);

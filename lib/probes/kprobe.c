@@ -268,6 +268,11 @@ const char *utrace_kprobe_symbol(const struct utrace_kprobe *p, uint64_t *offset
 	return p->symbol;
 }
 
+bool utrace_kprobe_found(const struct utrace_kprobe *p)
+{
+	return p->sym_size != 0;
+}
+
 const struct utrace_event_format *utrace_kprobe_format(const struct utrace_kprobe *p)
 {
 	return p->fmt;

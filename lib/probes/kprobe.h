@@ -63,6 +63,9 @@ bool utrace_kprobe_fprobe(const struct utrace_kprobe *p);
 const char *utrace_kprobe_group(const struct utrace_kprobe *p);
 const char *utrace_kprobe_event(const struct utrace_kprobe *p);
 const char *utrace_kprobe_symbol(const struct utrace_kprobe *p, uint64_t *offset);
+/* Whether the exe given to the parse, or a library it needs, defines
+ * SYMBOL as a function (if not, a library loaded later may). */
+bool utrace_kprobe_found(const struct utrace_kprobe *p);
 /* The event's format (system = group) and its text; NULL for a removal. */
 const struct utrace_event_format *utrace_kprobe_format(const struct utrace_kprobe *p);
 const char *utrace_kprobe_format_text(const struct utrace_kprobe *p);
