@@ -46,7 +46,7 @@ static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_
 			rec_kprobe_notice(r, c, p, e.msg);
 		return 0;
 	}
-	if (loc.site == UINT32_MAX && (!am->size || *slot + UTRACE_KPROBE_SLOT > am->size)) {
+	if (!am->size || *slot + UTRACE_KPROBE_SLOT > am->size) { /* every probe has a slot */
 		rec_kprobe_notice(r, c, p, "no room for its slot near the object");
 		return 0;
 	}
