@@ -218,12 +218,17 @@ static char *record_which(const char *name)
 
 /* A filter error, with the expression and a caret under the column, like
  * the kernel's error_log. */
-static void record_filter_error(const char *expr, const struct utrace_error *err)
+static void record_expr_error(const char *opt, const char *expr, const struct utrace_error *err)
 {
-	utrace_die_msg("record", "-f: %s", err->msg);
+	utrace_die_msg("record", "%s: %s", opt, err->msg);
 	if (err->column > 0) {
 		fprintf(stderr, "  %s\n  %*s^\n", expr, err->column - 1, "");
 	}
+}
+
+static void record_filter_error(const char *expr, const struct utrace_error *err)
+{
+	record_expr_error("-f", expr, err);
 }
 
 /* Everything a session holds, released by record_cleanup. */
@@ -274,7 +279,7 @@ static int record_in_process_probes(struct record_session *s)
 
 	free(exe);
 	if (ret < 0 && err.column > 0)
-		record_filter_error(o->probe_defs[bad], &err);
+		record_expr_error("--probe", o->probe_defs[bad], &err);
 	else if (ret < 0)
 		utrace_die_msg("record", "--probe: %s", err.msg);
 	if (ret < 0)
@@ -312,7 +317,7 @@ static int record_split_events(struct record_session *s)
 		pat = record_probes_add_def(s->rp, o->probe_defs[i], &err);
 		if (!pat) {
 			if (err.column > 0)
-				record_filter_error(o->probe_defs[i], &err);
+				record_expr_error("--probe", o->probe_defs[i], &err);
 			else
 				utrace_die_msg("record", "--probe: %s", err.msg);
 			return 2;

@@ -190,7 +190,10 @@ static int kp_parse(struct kp_parse *ps)
 	ret = upr_parse_args(&p->u, &pt, ps->tok + 2, ps->col + 2, ps->n - 2, &ps->column);
 	if (ret > 0)
 		return kerr(ps, ret, ps->column);
-	return ret < 0 ? ret : kp_make_format(p, ps->id);
+	if (ret < 0)
+		return ret;
+	/* every argument was checked: a format that cannot be made is a bug */
+	return kp_make_format(p, ps->id) < 0 ? -ENOMEM : 0;
 }
 
 int utrace_kprobe_parse(const char *def, const char *exe, struct utrace_kprobe **out, int *code,

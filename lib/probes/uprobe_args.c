@@ -447,6 +447,8 @@ static int parse_one(struct utrace_uprobe *p, const struct upr_point *pt, const 
 	}
 	if (type && type[0] == 'b' && !bitfield_ok(fa, type, size))
 		return fail(fa, UTRACE_UPROBE_ERR_BAD_BITFIELD, toffs);
+	if (count && string && pt->in_process)
+		return fail(fa, UTRACE_UPROBE_ERR_STRING_ARRAY_IN_PROCESS, toffs);
 	if (count) {
 		if (!string && fa->op != OP_DEREF)
 			return fail(fa, UTRACE_UPROBE_ERR_BAD_STRING, toffs);

@@ -210,6 +210,7 @@ static void test_errors(void)
 	    {"p:e foo +0(%di):b9@0/8", UTRACE_UPROBE_ERR_BAD_BITFIELD, 17},
 	    {"f:e foo+4", UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, 8},
 	    {"-:", UTRACE_UPROBE_ERR_NO_EVENT_NAME, 3},
+	    {"p:e foo +0(%di):string[2]", UTRACE_UPROBE_ERR_STRING_ARRAY_IN_PROCESS, 17},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
