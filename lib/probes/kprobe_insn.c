@@ -27,6 +27,7 @@
 #include <Zydis/Zydis.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/proto.h"
@@ -132,18 +133,51 @@ static int kp_decode_at(const uint8_t *code, uint64_t func, uint64_t size, uint6
 	return -1;
 }
 
-/* The bytes [a, *end) a 5-byte jmp at a would cover, if the kernel's
- * optprobe conditions hold: whole instructions inside the function, none
- * a call or a trap, no other probe among them; the whole function
- * decodes, has no indirect jump (a jump table could land anywhere) and
- * no branch into (a, *end). */
-static bool kp_can_jmp(const uint8_t *code, uint64_t func, uint64_t size, uint64_t a,
-		       const uint64_t *others, size_t nothers, uint64_t *end)
+/* Whether code (size bytes at vaddr start) decodes whole, has no indirect
+ * jump (a jump table could land anywhere) and no branch into (a, end). */
+static bool kp_no_branch_into(const uint8_t *code, uint64_t start, uint64_t size, uint64_t a,
+			      uint64_t end)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
-	uint64_t at;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (uint64_t at = start; at < start + size; at += in.length) {
+		ZyanU64 to;
+
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - start), start + size - at,
+						       &in, ops)))
+			return false;
+		if (in.meta.branch_type == ZYDIS_BRANCH_TYPE_NONE)
+			continue;
+		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR)
+				return false; /* an indirect jump */
+			continue;
+		}
+		ZydisCalcAbsoluteAddress(&in, &ops[0], at, &to);
+		if (to > a && to < end)
+			return false;
+	}
+	return true;
+}
+
+/* The bytes [a, *end) a 5-byte jmp at a would cover, if the kernel's
+ * optprobe conditions hold: whole instructions inside the function, none
+ * a call or a trap, no other probe among them, and no branch into them
+ * from the function or from its cold part (gcc's SYMBOL.cold, which
+ * jumps back into it). */
+static bool kp_can_jmp(const struct upr_file *f, const char *sym, const uint8_t *code,
+		       uint64_t func, uint64_t size, uint64_t a, const uint64_t *others,
+		       size_t nothers, uint64_t *end)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	char cold[300];
+	uint64_t at, cv, cs;
+	const uint8_t *cc;
 
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	for (at = a; at < a + 5; at += in.length) {
@@ -161,24 +195,13 @@ static bool kp_can_jmp(const uint8_t *code, uint64_t func, uint64_t size, uint64
 	for (size_t i = 0; i < nothers; i++)
 		if (others[i] > a && others[i] < *end)
 			return false;
-	for (at = func; at < func + size; at += in.length) {
-		ZyanU64 to;
-
-		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - func), func + size - at,
-						       &in, ops)))
-			return false;
-		if (in.meta.branch_type == ZYDIS_BRANCH_TYPE_NONE)
-			continue;
-		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
-			if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR)
-				return false; /* an indirect jump */
-			continue;
-		}
-		ZydisCalcAbsoluteAddress(&in, &ops[0], at, &to);
-		if (to > a && to < *end)
-			return false;
-	}
-	return true;
+	if (!kp_no_branch_into(code, func, size, a, *end))
+		return false;
+	snprintf(cold, sizeof(cold), "%s.cold", sym);
+	if (upr_find_symbol(f, cold, true, &cv, &cs) < 1)
+		return true;
+	cc = cs ? kp_func_bytes(f, cv, cs) : NULL;
+	return cc && kp_no_branch_into(cc, cv, cs, a, *end);
 }
 
 /* The detour's tail: the instructions of [a, end) for slot + the head. */
@@ -251,7 +274,7 @@ int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const 
 					       "%s+%" PRIu64 ": %s", p->symbol, p->offset,
 					       utrace_uprobe_error_text(
 						   UTRACE_UPROBE_ERR_BAD_PROBE_ADDR));
-		else if (kp_can_jmp(code, func, size, a, others, nothers, &end) &&
+		else if (kp_can_jmp(&f, p->symbol, code, func, size, a, others, nothers, &end) &&
 			 kp_detour(code, func, a, end, slot, loc))
 			ret = 1;
 		else if ((ret = kp_relocate(&in, ops, a, slot, loc, err)) == 0)

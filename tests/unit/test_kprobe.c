@@ -240,6 +240,9 @@ static const char asm_src[] =
     "  call lin\\n  addl $2, %eax\\n  ret\\n.size cal, .-cal\\n"
     ".globl rip\\n.type rip,@function\\nrip:\\n"
     "  movl val(%rip), %eax\\n  addl $2, %eax\\n  ret\\n.size rip, .-rip\\n"
+    ".globl hot\\n.type hot,@function\\nhot:\\n"
+    "  xorl %eax, %eax\\n.Lhot_mid: addl $2, %eax\\n  addl $3, %eax\\n  ret\\n.size hot, .-hot\\n"
+    ".type hot.cold,@function\\nhot.cold:\\n  jmp .Lhot_mid\\n.size hot.cold, .-hot.cold\\n"
     ".data\\nval: .long 5\\n\");\n"
     "int main(void) { return 0; }\n";
 
@@ -257,6 +260,7 @@ static void test_locate(void)
 	    {"p ind", 0, 0, 5},	  /* an indirect jump: a table could land anywhere */
 	    {"p cal", 0, 1, 5},	  /* a call is emulated, never moved */
 	    {"p rip", 1, 0, 6},	  /* RIP-relative: moved with its target kept */
+	    {"p hot", 0, 0, 2},	  /* hot.cold jumps back to +2 */
 	};
 	char path[512];
 
