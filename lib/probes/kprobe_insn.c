@@ -175,6 +175,7 @@ static bool kp_can_jmp(const struct upr_file *f, const char *sym, const uint8_t 
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
+	struct utrace_elf_section sec;
 	char cold[300];
 	uint64_t at, cv, cs;
 	const uint8_t *cc;
@@ -196,6 +197,11 @@ static bool kp_can_jmp(const struct upr_file *f, const char *sym, const uint8_t 
 		if (others[i] > a && others[i] < *end)
 			return false;
 	if (!kp_no_branch_into(code, func, size, a, *end))
+		return false;
+	/* the unwinder lands in the middle of functions too, at the landing
+	 * pads that .gcc_except_table lists: with no parser for those, such
+	 * an object keeps its int3s */
+	if (utrace_elf_find_section(f->elf, ".gcc_except_table", &sec) == 0)
 		return false;
 	snprintf(cold, sizeof(cold), "%s.cold", sym);
 	if (upr_find_symbol(f, cold, true, &cv, &cs) < 1)

@@ -289,6 +289,22 @@ static void test_locate(void)
 		      cases[i].moved, ret, loc.jmp, !!loc.call_to, loc.insn_len);
 		utrace_kprobe_free(p);
 	}
+	{ /* landing pads (.gcc_except_table) are branch targets no code shows */
+		struct utrace_kprobe_loc loc;
+		struct utrace_error err = {0};
+		struct utrace_kprobe *p;
+		char src[sizeof(asm_src) + 128], eh[512];
+
+		snprintf(src, sizeof(src), "%s__asm__(\".section .gcc_except_table,\\\"a\\\"\\n.byte 0\");\n",
+			 asm_src);
+		snprintf(eh, sizeof(eh), "%s/asmeh", check_tmpdir());
+		utrace_kprobe_parse("p lin", NULL, &p, NULL, &err);
+		check(check_build(check_cc(), "asmeh", NULL, src, "-no-pie") == 0 &&
+			  utrace_kprobe_locate(p, eh, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
+			  !loc.jmp,
+		      "an object with .gcc_except_table keeps its int3s");
+		utrace_kprobe_free(p);
+	}
 	{
 		struct utrace_kprobe_loc loc;
 		struct utrace_error err = {0};
