@@ -66,6 +66,7 @@ struct kp_table {
 struct kp_site {
 	uint64_t addr;
 	uint64_t cont; /* the tracer's stub if the site was patched, else 0 */
+	uint32_t id;   /* the site's function id, for the tracer */
 };
 
 #define KP_SITES_MAX 4096
@@ -80,6 +81,7 @@ static bool kp_installed;
 struct kp_ret {
 	uint64_t ret, *slot, func;
 	const struct rt_kprobe *p;
+	uint64_t caller; /* __probe_ret_ip: ret, or the real one behind fgraph's hook */
 };
 static __thread struct kp_ret kp_rets[KP_RET_DEPTH];
 static __thread uint32_t kp_ret_depth;
@@ -144,9 +146,16 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP];
 	uint32_t d = kp_ret_depth;
 
+	struct rt_thread *t = rt_ctx(&rt_self);
+	uint64_t caller = *slot;
+
 	if (d >= KP_RET_DEPTH)
 		return; /* too deep: this call is not probed */
-	kp_rets[d] = (struct kp_ret){*slot, slot, p->func, p};
+	/* function_graph hooked this return first: name its real caller */
+	if (caller == (uint64_t)(uintptr_t)utrace_graph_return && t && t->depth &&
+	    t->stack[t->depth - 1].slot == slot)
+		caller = t->stack[t->depth - 1].ret;
+	kp_rets[d] = (struct kp_ret){*slot, slot, p->func, p, caller};
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the frame before it counts */
 	kp_ret_depth = d + 1;
 	*slot = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
@@ -180,19 +189,29 @@ static long kp_fire_slow(void *a)
 	return 0;
 }
 
-/* From utrace_kprobe_site_tramp: the function has not started. */
+/*
+ * From utrace_kprobe_site_tramp: the function has not started.  A site
+ * the tracer patched too gets the tracer's entry first, as its own stub
+ * would have called it: so the function tracer sees the real caller, and
+ * function_graph's hook sits outside a return probe's.
+ */
 uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 {
 	const struct kp_site *s = &kp_sites[k % KP_SITES_MAX];
 	struct kp_slow_arg a = {regs, s->addr};
+	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP];
 
+	if (s->cont && rt.cfg.tracer == UTRACE_TRACER_FUNCTION)
+		utrace_func_entry(s->id, *slot);
+	else if (s->cont)
+		utrace_graph_entry(s->id, slot);
 	/* a thread without its buffer yet may call libc: keep the
 	 * program's vector registers (its float arguments) */
 	if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
 		kp_fire_all(regs, s->addr);
 	else
 		utrace_call_preserving_fpu(kp_fire_slow, &a);
-	return s->cont;
+	return 0;
 }
 
 /* From utrace_kprobe_detour_tramp: a jump-optimised probe, mid-function. */
@@ -217,7 +236,7 @@ static long kp_ret_slow(void *a)
 {
 	const struct kp_ret_arg *x = a;
 
-	kp_record(x->r.p, x->regs, x->r.func, x->r.ret);
+	kp_record(x->r.p, x->regs, x->r.func, x->r.caller);
 	return 0;
 }
 
@@ -240,7 +259,7 @@ uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs)
 	regs->r[UTRACE_FR_IP] = a.r.ret;
 	if (rt_tracing_on()) {
 		if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
-			kp_record(a.r.p, regs, a.r.func, a.r.ret);
+			kp_record(a.r.p, regs, a.r.func, a.r.caller);
 		else
 			utrace_call_preserving_fpu(kp_ret_slow, &a);
 	}
@@ -352,7 +371,7 @@ struct kp_batch {
 };
 
 /* The slot of a site probe: `push $k; jmp *0(%rip); .quad tramp`. */
-static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site)
+static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site, uint32_t id)
 {
 	const uint8_t *s = (const uint8_t *)(uintptr_t)site;
 	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kprobe_site_tramp;
@@ -365,7 +384,8 @@ static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site)
 	if (kp_nr_sites >= KP_SITES_MAX || !(insn_is_nop5(s) || s[0] == INSN_CALL))
 		return -1;
 	kp_sites[k].addr = site;
-	if (s[0] == INSN_CALL) { /* the tracer's: go on into its stub */
+	kp_sites[k].id = id;
+	if (s[0] == INSN_CALL) { /* the tracer's: its entry is called first */
 		memcpy(&rel, s + 1, 4);
 		kp_sites[k].cont = site + 5 + (uint64_t)(int64_t)rel;
 	}
@@ -449,7 +469,8 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 	*p = (struct rt_kprobe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot),
 				m->call_to, m->insn_len, m->key, m->is_return, m->how, prog};
 	if (m->how == UTRACE_KPH_SITE) {
-		if (kp_site_slot(b, area + m->slot, m->addr) < 0)
+		if (m->site >= o->nr_sites ||
+		    kp_site_slot(b, area + m->slot, m->addr, o->id_base + m->site) < 0)
 			return 0;
 	} else if (m->how == UTRACE_KPH_JMP) {
 		uint8_t *slot = area + m->slot;

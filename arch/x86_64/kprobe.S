@@ -17,8 +17,8 @@
  *      rsp+0   k, the probe site's index
  * rsp = 8 mod 16 (the function is entered at 8, the call and the push).
  * rt_kprobe_site_hit(regs, k) returns where to go on: 0 into the function,
- * else an address that expects the site's call (the tracer's stub, when
- * the function is traced too), reached with `ret` over k's word.
+ * else an address that expects the site's call, reached with `ret` over
+ * k's word (today always 0: the tracer's entry is called from C).
  *
  * utrace_kretprobe_tramp: a return address that a return probe replaced.
  * On entry rsp = the slot + 8 (0 mod 16), rax/rdx hold the return value.

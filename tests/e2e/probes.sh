@@ -170,6 +170,12 @@ check_probes_events() {
 	got=$got$(awk '/Hits:/ { print $2 }' "$RES/hist.txt")
 	t "$(grep -q 'fa:' "$RES/rep.txt"; [ $? = 1 ] && [ "$got" = "0:1:40 1:1:40 2:1:40 3" ]; echo $?)" \
 		"$CFG probes-hist a hist trigger on a probe event (soft-enabled: no record)" "got: $got"
+	# the function tracer on a probed function still names its real caller
+	probe_run probes-function probes -p function --probe 'r:ra add r=$retval:s32' || return
+	t "$([ "$(grep -cE ': add <-main$' "$RES/rep.txt")" = 3 ] &&
+		[ "$(grep -cE ' ra: \(main\+0x[0-9a-f]+ <- add\) r=4[012]$' "$RES/rep.txt")" = 3 ]; echo $?)" \
+		"$CFG probes-function -p function with a return probe: add <-main, (main+off <- add)" \
+		"$(grep -E 'add|ra:' "$RES/rep.txt" | head -4)"
 	got=$("$UTRACE" list -e "$BIN/probes" -F --probe 'p:pv visit n=+8(%di):u32 s=+0(+16(%di)):string' 2>&1)
 	t "$([[ $got == *"field:unsigned long __probe_ip;	offset:8;	size:8;	signed:0;"* &&
 		$got == *"field:__data_loc char[] s;	offset:20;	size:4;	signed:1;"* &&
