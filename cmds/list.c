@@ -37,6 +37,7 @@
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/events/ftrace_filter.h"
+#include "lib/probes/kprobe.h"
 #include "lib/base/glob.h"
 #include "lib/elf/symtab.h"
 #include "lib/probes/usdt.h"
@@ -47,7 +48,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: utrace list -f PROGRAM [FILTER...]\n"
-		   "       utrace list -e PROGRAM [-F] [EVENT...]\n"
+		   "       utrace list -e PROGRAM [-F] [--probe DEF]... [EVENT...]\n"
 		   "       utrace list --usdt PROGRAM [-v] [PROBE...]\n"
 		   "\n"
 		   "  -f, --functions PROGRAM  list the traceable functions of PROGRAM and of\n"
@@ -60,6 +61,8 @@ static void usage(FILE *f)
 		   "                           as SYSTEM:EVENT, like trace-cmd list -e\n"
 		   "  -F, --format             with -e: print each event's format, as in\n"
 		   "                           tracefs events/SYSTEM/EVENT/format\n"
+		   "      --probe DEF          with -e: also the event of an in-process probe\n"
+		   "                           (utrace record --probe, no PATH:)\n"
 		   "  EVENT                    only events matching SYSTEM:EVENT, SYSTEM, EVENT\n"
 		   "                           or all (globs), as utrace record -e\n"
 		   "      --usdt PROGRAM       list the USDT probes (<sys/sdt.h>) of PROGRAM\n"
@@ -332,8 +335,41 @@ out:
 	return ret;
 }
 
+/* --probe DEF (in-process, lib/probes/kprobe.h): its event, as the
+ * recording would define it.  Returns how many, or -1. */
+static long list_probe_events(struct lister *ls, const char *prog, const char **defs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct utrace_error err = {0};
+		struct utrace_kprobe *p;
+		const struct utrace_event_format *f;
+		bool match = !ls->npatterns;
+
+		if (!utrace_kprobe_is_in_process(defs[i])) {
+			utrace_die_msg(CMD, "--probe '%s': a PATH: probe is the kernel's (see its "
+					    "events/ in tracefs)", defs[i]);
+			return -1;
+		}
+		if (utrace_kprobe_parse(defs[i], prog, &p, NULL, &err) < 0) {
+			utrace_die_msg(CMD, "--probe '%s': %s", defs[i], err.msg);
+			return -1;
+		}
+		f = utrace_kprobe_format(p);
+		for (int k = 0; f && !match && k < ls->npatterns; k++)
+			match = utrace_event_spec_matches(ls->patterns[k], f->system, f->name);
+		if (f && match && ls->format)
+			printf("system: %s\n%s", f->system, utrace_kprobe_format_text(p));
+		else if (f && match)
+			printf("%s:%s\n", f->system, f->name);
+		ls->printed += f && match;
+		utrace_kprobe_free(p);
+	}
+	return n;
+}
+
 /* utrace list -e: the events of prog and of its libraries. */
-static int list_events(const char *arg, char **patterns, int npatterns, bool format)
+static int list_events(const char *arg, char **patterns, int npatterns, bool format,
+		       const char **probes, int nprobes)
 {
 	struct lister ls = {.events = true, .format = format};
 	struct utrace_error err = {0};
@@ -369,9 +405,9 @@ static int list_events(const char *arg, char **patterns, int npatterns, bool for
 	if (main_events < 0)
 		goto out;
 	lib_events = list_libraries(&ls, prog, &deps);
-	if (lib_events < 0)
+	if (lib_events < 0 || list_probe_events(&ls, prog, probes, nprobes) < 0)
 		goto out;
-	if (main_events == 0 && lib_events == 0) {
+	if (main_events == 0 && lib_events == 0 && !nprobes) {
 		utrace_die_msg(CMD,
 			       "%s has no static tracepoints: define CREATE_TRACE_POINTS before "
 			       "including an events header (see <utrace/tracepoint.h>)",
@@ -480,9 +516,9 @@ static int list_usdt(const char *arg, char **patterns, int npatterns, bool verbo
 
 int cmd_list(int argc, char **argv)
 {
-	const char *prog = NULL, *events = NULL, *usdt = NULL;
+	const char *prog = NULL, *events = NULL, *usdt = NULL, *probes[64];
 	bool format = false, verbose = false;
-	int i;
+	int i, nprobes = 0;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -508,6 +544,12 @@ int cmd_list(int argc, char **argv)
 			events = a + 9;
 		} else if (!strcmp(a, "-F") || !strcmp(a, "--format")) {
 			format = true;
+		} else if (!strcmp(a, "--probe")) {
+			if (i + 1 >= argc || nprobes == 64) {
+				utrace_die_msg(CMD, "--probe needs a DEF (at most 64)");
+				return 2;
+			}
+			probes[nprobes++] = argv[++i];
 		} else if (!strcmp(a, "--usdt")) {
 			if (i + 1 >= argc) {
 				utrace_die_msg(CMD, "%s needs a PROGRAM", a);
@@ -558,6 +600,6 @@ int cmd_list(int argc, char **argv)
 		return 2;
 	}
 	if (events)
-		return list_events(events, argv + i, argc - i, format);
+		return list_events(events, argv + i, argc - i, format, probes, nprobes);
 	return list_functions(prog, argv + i, argc - i);
 }

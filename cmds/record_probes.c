@@ -11,6 +11,7 @@
  * ends, after the instance (an enabled uprobe cannot be removed).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 
 #include "cmds/record_probes.h"
 #include "lib/base/glob.h"
+#include "lib/events/event_select.h"
+#include "lib/probes/kprobe.h"
 #include "lib/probes/uprobe.h"
 #include "lib/probes/usdt.h"
 
@@ -27,6 +30,8 @@ struct record_probes {
 	char **patterns; /* "GROUP:EVENT" specs handed out */
 	unsigned nr_patterns;
 	char group[32];
+	struct utrace_kprobe **kprobes; /* in-process, in definition order */
+	unsigned nr_kprobes;
 };
 
 struct record_probes *record_probes_new(void)
@@ -159,6 +164,116 @@ const char *record_probes_add_usdt(struct record_probes *rp, const char *spec, c
 	return pattern;
 }
 
+/* An in-process definition (no PATH:): parsed now, run by the runtime;
+ * "-:[GRP/]EVENT" drops an earlier one, as the kernel's removal would. */
+int record_probes_add_in_process(struct record_probes *rp, const char *def, const char *exe,
+				 struct utrace_error *err)
+{
+	struct utrace_kprobe *p;
+	unsigned i;
+
+	if (utrace_kprobe_parse(def, exe, &p, NULL, err) < 0)
+		return -1;
+	for (i = 0; i < rp->nr_kprobes; i++)
+		if (!strcmp(utrace_kprobe_group(rp->kprobes[i]), utrace_kprobe_group(p)) &&
+		    !strcmp(utrace_kprobe_event(rp->kprobes[i]), utrace_kprobe_event(p)))
+			break;
+	if (utrace_kprobe_kind(p) == UTRACE_KP_REMOVE) {
+		bool found = i < rp->nr_kprobes;
+
+		if (found) {
+			utrace_kprobe_free(rp->kprobes[i]);
+			memmove(rp->kprobes + i, rp->kprobes + i + 1,
+				(--rp->nr_kprobes - i) * sizeof(*rp->kprobes));
+		}
+		utrace_kprobe_free(p);
+		if (!found)
+			return utrace_error_set(err, -ENOENT, "'%s': no such probe defined before it",
+						def);
+		return 0;
+	}
+	if (i < rp->nr_kprobes) {
+		utrace_error_set(err, -EEXIST, "'%s': event %s:%s already exists", def,
+				 utrace_kprobe_group(p), utrace_kprobe_event(p));
+		utrace_kprobe_free(p);
+		return -1;
+	}
+	if (exe && !utrace_kprobe_found(p))
+		fprintf(stderr,
+			"utrace record: --probe '%s': no function %s in %s or the libraries it "
+			"needs (C++: the mangled name); it waits for a library loaded later\n",
+			def, utrace_kprobe_symbol(p, NULL), exe);
+	if (rp->nr_kprobes >= UTRACE_KPROBE_MAX_DEFS ||
+	    keep((void **)&rp->kprobes, &rp->nr_kprobes, p) < 0) {
+		utrace_kprobe_free(p);
+		return utrace_error_set(err, -ENOMEM, "too many probes");
+	}
+	return 0;
+}
+
+int record_probes_in_process_parse(struct record_probes *rp, const char **defs, unsigned n,
+				   const char *exe, unsigned *bad, struct utrace_error *err)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!utrace_kprobe_is_in_process(defs[i]) ||
+		    record_probes_add_in_process(rp, defs[i], exe, err) == 0)
+			continue;
+		*bad = i;
+		return -1;
+	}
+	return 0;
+}
+
+int record_probes_in_process_specs(struct record_probes *rp, const struct utrace_event_spec *specs,
+				   unsigned nspecs, struct utrace_event_spec *out, unsigned *nout)
+{
+	for (unsigned i = 0; i < rp->nr_kprobes; i++) {
+		const char *g = utrace_kprobe_group(rp->kprobes[i]);
+		const char *e = utrace_kprobe_event(rp->kprobes[i]);
+		bool named = false;
+		char *pat;
+
+		for (unsigned k = 0; k < nspecs && !named; k++)
+			named = utrace_event_spec_matches(specs[k].pattern, g, e);
+		if (named)
+			continue;
+		if (asprintf(&pat, "%s:%s", g, e) < 0)
+			return -ENOMEM;
+		if (keep((void **)&rp->patterns, &rp->nr_patterns, pat) < 0) {
+			free(pat);
+			return -ENOMEM;
+		}
+		out[(*nout)++] = (struct utrace_event_spec){.pattern = pat};
+	}
+	return 0;
+}
+
+bool record_probes_names(const struct record_probes *rp, const char *pattern)
+{
+	for (unsigned i = 0; i < rp->nr_kprobes; i++)
+		if (utrace_event_spec_matches(pattern, utrace_kprobe_group(rp->kprobes[i]),
+					      utrace_kprobe_event(rp->kprobes[i])))
+			return true;
+	return false;
+}
+
+int record_probes_add_formats(const struct record_probes *rp, struct utrace_event_select *sel,
+			      struct utrace_kprobe *const **kprobes, unsigned *n)
+{
+	for (unsigned i = 0; i < rp->nr_kprobes; i++)
+		if (utrace_event_select_add_format(sel, utrace_kprobe_format(rp->kprobes[i])) < 0)
+			return -ENOMEM;
+	*kprobes = rp->kprobes;
+	*n = rp->nr_kprobes;
+	return 0;
+}
+
+struct utrace_kprobe *const *record_probes_in_process(const struct record_probes *rp, unsigned *n)
+{
+	*n = rp->nr_kprobes;
+	return rp->kprobes;
+}
+
 /* After the kernel-event session closed (the events are disabled). */
 void record_probes_free(struct record_probes *rp)
 {
@@ -171,6 +286,9 @@ void record_probes_free(struct record_probes *rp)
 			fprintf(stderr, "utrace record: %s (utrace reset removes it later)\n", err.msg);
 		utrace_uprobe_free(rp->probes[i]);
 	}
+	for (unsigned i = 0; i < rp->nr_kprobes; i++)
+		utrace_kprobe_free(rp->kprobes[i]);
+	free(rp->kprobes);
 	for (unsigned i = 0; i < rp->nr_patterns; i++)
 		free(rp->patterns[i]);
 	free(rp->patterns);

@@ -36,6 +36,7 @@
 #include "cmds/cmds.h"
 #include "cmds/record.h"
 #include "cmds/record_probes.h"
+#include "lib/probes/kprobe.h"
 #include "cmds/record_synth.h"
 #include "cmds/record_triggers.h"
 #include "lib/base/spawn.h"
@@ -238,12 +239,17 @@ static char *record_which(const char *name)
 
 /* A filter error, with the expression and a caret under the column, like
  * the kernel's error_log. */
-static void record_filter_error(const char *expr, const struct utrace_error *err)
+static void record_expr_error(const char *opt, const char *expr, const struct utrace_error *err)
 {
-	utrace_die_msg("record", "-f: %s", err->msg);
+	utrace_die_msg("record", "%s: %s", opt, err->msg);
 	if (err->column > 0) {
 		fprintf(stderr, "  %s\n  %*s^\n", expr, err->column - 1, "");
 	}
+}
+
+static void record_filter_error(const char *expr, const struct utrace_error *err)
+{
+	record_expr_error("-f", expr, err);
 }
 
 /* Everything a session holds, released by record_cleanup. */
@@ -282,6 +288,27 @@ static char *record_command_line(char **argv)
 	return command;
 }
 
+/* --probe without PATH: in-process probes, their events selected as the
+ * program's own unless an -e names them.  0, or the exit status. */
+static int record_in_process_probes(struct record_session *s)
+{
+	struct record_opts *o = s->o;
+	struct utrace_error err = {0};
+	char *exe = record_which(o->argv[0]);
+	unsigned bad = 0;
+	int ret = record_probes_in_process_parse(s->rp, o->probe_defs, o->nprobes, exe, &bad, &err);
+
+	free(exe);
+	if (ret < 0 && err.column > 0)
+		record_expr_error("--probe", o->probe_defs[bad], &err);
+	else if (ret < 0)
+		utrace_die_msg("record", "--probe: %s", err.msg);
+	if (ret < 0)
+		return err.code == -ENOMEM ? 1 : 2;
+	return record_probes_in_process_specs(s->rp, o->specs, o->nspecs, s->uspecs,
+					      &s->nuspecs) < 0;
+}
+
 /* --probe and -e usdt: become uprobes, enabled as kernel events; an -e
  * whose SYSTEM is a directory of tracefs events/ is a kernel event; the
  * rest are the programs' own tracepoints.  0, or the exit status. */
@@ -294,19 +321,24 @@ static int record_split_events(struct record_session *s)
 
 	if (ret)
 		return ret;
-	s->uspecs = calloc(o->nspecs + 1, sizeof(*s->uspecs));
+	s->uspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->uspecs));
 	s->kspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->kspecs));
 	s->rp = record_probes_new();
 	if (!s->uspecs || !s->kspecs || !s->rp) {
 		utrace_die_msg("record", "out of memory");
 		return 1;
 	}
+	if ((ret = record_in_process_probes(s)))
+		return ret;
 	for (unsigned i = 0; i < o->nprobes; i++) {
-		const char *pat = record_probes_add_def(s->rp, o->probe_defs[i], &err);
+		const char *pat;
 
+		if (utrace_kprobe_is_in_process(o->probe_defs[i]))
+			continue;
+		pat = record_probes_add_def(s->rp, o->probe_defs[i], &err);
 		if (!pat) {
 			if (err.column > 0)
-				record_filter_error(o->probe_defs[i], &err);
+				record_expr_error("--probe", o->probe_defs[i], &err);
 			else
 				utrace_die_msg("record", "--probe: %s", err.msg);
 			return 2;
@@ -355,6 +387,8 @@ static int record_split_events(struct record_session *s)
 static bool record_event_exists(const struct record_session *s, const char *pattern,
 				struct utrace_event_list **lists, size_t n)
 {
+	if (record_probes_names(s->rp, pattern))
+		return true;
 	for (unsigned i = 0; i < s->o->nsynth; i++)
 		if (utrace_event_spec_matches(pattern, "synthetic", s->synths[i]->name))
 			return true;
@@ -468,6 +502,11 @@ static int record_open_events(struct record_session *s)
 				utrace_die_msg("record", "out of memory");
 				return 1;
 			}
+		if (record_probes_add_formats(s->rp, s->events, &s->o->rec.kprobes,
+					      &s->o->rec.nr_kprobes) < 0) {
+			utrace_die_msg("record", "out of memory");
+			return 1;
+		}
 		s->o->rec.events = s->events;
 	}
 	/* a kernel event's onmatch() fires them too, selected by an -e or not */

@@ -45,6 +45,8 @@ enum utrace_msg_type {
 	UTRACE_MSG_HIST,
 	UTRACE_MSG_TRIGGER,
 	UTRACE_MSG_TABLE,
+	UTRACE_MSG_KPROBE_AREA,
+	UTRACE_MSG_KPROBE,
 };
 
 struct utrace_msg {
@@ -134,7 +136,7 @@ struct utrace_msg_config {
 	uint64_t thresh_ns;	 /* tracing_thresh; 0 = off */
 	uint64_t tsc_per_us_q16; /* for thresh_ns: tsc ticks per microsecond << 16 */
 	uint32_t nr_synth;	 /* synthetic events: their ENABLEs follow (UTRACE_SYNTH_OBJ) */
-	uint32_t reserved;
+	uint32_t nr_kprobes;	 /* in-process probes: their ENABLEs follow (UTRACE_KPROBE_OBJ) */
 };
 
 enum utrace_obj_flags {
@@ -293,6 +295,61 @@ struct utrace_msg_trigger {
 };
 #define UTRACE_EVENT_TRIGS_MAX 8 /* other triggers per event */
 #define UTRACE_ENABLE_DONE UINT32_MAX
+
+/*
+ * In-process probes (lib/probes/kprobe.h, runtime/kprobes.c).  When CONFIG
+ * says nr_kprobes, the recorder sends their HIST, TRIGGER and ENABLE
+ * messages after the synthetic events', as for an object of index
+ * UTRACE_KPROBE_OBJ whose key i is probe i, then its DONE.  Then, for
+ * each object the runtime registers (after its EVENTS), the runtime maps
+ * a probe area within rel32 reach of the object's code and names it
+ * (KPROBE_AREA); the recorder answers with one KPROBE per probe that lands
+ * in the object and a last one of key UTRACE_ENABLE_DONE.  A KPROBE says
+ * everything the runtime needs: where, how (the call site, or an int3 and
+ * the bytes to run at its slot of the area), and the fetch program.
+ */
+#define UTRACE_KPROBE_OBJ 0xfffffff1u
+#define UTRACE_KPROBE_MAX 1024	     /* probe events of a recording */
+#define UTRACE_KPROBE_SLOT 128	     /* bytes of the area per probe location */
+#define UTRACE_KPROBE_XOL 96	     /* at most, of displaced instructions and jmp back */
+/* A jump-optimised probe's detour: `lea -128(%rsp),%rsp; push $k;
+ * call *tramp(%rip); lea 128(%rsp),%rsp` (this many bytes, the runtime's),
+ * then the tool's relocated instructions and jmp back, the tramp's
+ * address in the slot's last 8 bytes. */
+#define UTRACE_KPROBE_DETOUR_HEAD 24
+#define UTRACE_KPROBE_AREA (1u << 16) /* bytes of an object's area */
+
+struct utrace_msg_kprobe_area {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t size; /* 0: no area (no room near the object): int3 probes cannot run */
+	uint64_t addr;
+};
+
+enum utrace_kprobe_how {
+	UTRACE_KPH_SITE = 1, /* from the function's call site (site = its index) */
+	UTRACE_KPH_INT3,     /* an int3; xol runs at the slot, or call_to is emulated */
+	UTRACE_KPH_JMP,	     /* a jmp to a detour: xol (insn_len bytes moved) runs at
+			      * slot + UTRACE_KPROBE_DETOUR_HEAD; an int3 may resume there too */
+};
+
+struct utrace_msg_kprobe {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t key;	   /* the probe (UTRACE_KPROBE_OBJ key); UTRACE_ENABLE_DONE ends */
+	uint32_t how;	   /* enum utrace_kprobe_how */
+	uint32_t is_return; /* the hit hooks the function's return instead of firing */
+	uint64_t addr;	   /* runtime address of the probed instruction */
+	uint64_t func;	   /* runtime address of its function */
+	uint64_t call_to;  /* int3 on a direct call: its target, emulated (0: none) */
+	uint32_t site;	   /* UTRACE_KPH_SITE: the object's site index */
+	uint32_t slot;	   /* offset of its slot in the area */
+	uint32_t insn_len; /* the probed instruction's length */
+	uint32_t xol_len;  /* bytes for the slot, at data[0] */
+	uint32_t prog_len; /* the fetch program (common/fetch_prog.h), at data[UTRACE_KPROBE_XOL] */
+	uint32_t reserved;
+	uint8_t data[];
+};
 
 /* Free text the runtime wants the user to see (e.g. "tracing switched off
  * in pid 42: shadow stack corrupt").  The recorder prints and saves it. */

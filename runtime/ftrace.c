@@ -53,36 +53,9 @@ static uint64_t page_up(uint64_t x)
 	return (x + pg - 1) & ~(pg - 1);
 }
 
-/* Map size bytes at an address every site of obj reaches with rel32. */
 static void *stubs_map_near(struct rt_object *obj, uint64_t size)
 {
-	const uint64_t step = 1ull << 20, span = 1ull << 31;
-
-	for (uint64_t k = 1; k * step < span; k++) {
-		for (int dir = 0; dir < 2; dir++) {
-			uint64_t hint = dir ? page_up(obj->hi) + k * step
-					    : (obj->lo & ~(step - 1)) - k * step - page_up(size);
-			void *p;
-
-			if (dir == 0 && hint > obj->lo)
-				continue; /* wrapped below zero */
-			if (!insn_rel32_reaches(obj->lo + INSN_SITE_SIZE, hint) ||
-			    !insn_rel32_reaches(obj->lo + INSN_SITE_SIZE, hint + size) ||
-			    !insn_rel32_reaches(obj->hi, hint) ||
-			    !insn_rel32_reaches(obj->hi, hint + size))
-				continue;
-			p = mmap((void *)hint, size, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-			if (p == MAP_FAILED)
-				continue;
-			if ((uint64_t)(uintptr_t)p != hint) { /* kernel without NOREPLACE */
-				munmap(p, size);
-				continue;
-			}
-			return p;
-		}
-	}
-	return NULL;
+	return rt_map_near(obj->lo, obj->hi, size);
 }
 
 static int stubs_create(struct rt_object *obj)
@@ -420,6 +393,8 @@ int rt_objects_scan(void)
 	}
 	if (ret >= 0 && ctx.added)
 		ret = rt_events_register(ctx.added);
+	if (ret >= 0 && ctx.added && rt.cfg.nr_kprobes)
+		ret = rt_kprobes_register(ctx.added);
 	pthread_mutex_unlock(&objects_lock);
 	if (ctx.err < 0)
 		ret = ctx.err;
@@ -491,6 +466,7 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 			continue;
 		}
 		*pp = o->next;
+		rt_kprobes_forget(o->lo, o->hi);
 		free(o->sites);
 		free(o->path);
 		free(o);

@@ -34,7 +34,7 @@ static void rt_atfork_child(void)
 	rt.pid = getpid();
 	rt_rb_forget(&rt_self);
 	/* the synthetic events' ENABLEs follow CONFIG (common/proto.h) */
-	if (!path || rt_connect(path, true) < 0 || rt_synth_register() < 0) {
+	if (!path || rt_connect(path, true) < 0 || (rt_synth_register() < 0 || rt_kprobe_events_register() < 0)) {
 		rt.enabled = 0;
 		return;
 	}
@@ -50,7 +50,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 		goto out; /* dormant: not started by utrace record */
 	rt.pid = getpid();
 	rt_rseq_init();
-	if (rt_connect(path, false) < 0 || rt_synth_register() < 0)
+	if (rt_connect(path, false) < 0 || (rt_synth_register() < 0 || rt_kprobe_events_register() < 0))
 		goto out; /* recorder gone: run untraced */
 	if (rt_xsave_init() < 0) {
 		rt_log("this CPU has no XSAVE; tracing is off");

@@ -18,6 +18,7 @@
  *   stacktrace.c    the stacktrace trigger: the user stack as a record
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
+ *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   init.c          start-up, fork/exec: calls the others in order
  */
@@ -312,6 +313,12 @@ void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, 
 struct utrace_event_key;
 int rt_events_register(struct rt_object *added) RT_HIDDEN;
 int rt_synth_register(void) RT_HIDDEN;
+int rt_kprobe_events_register(void) RT_HIDDEN;
+void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
+
+/* kprobes.c */
+int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
+void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 extern int __utrace_marker_on;
 
 /* text_poke.c */
@@ -320,6 +327,9 @@ struct rt_poke {
 	uint8_t bytes[5];
 };
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
+int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT_HIDDEN;
+void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
+void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
 
 /* fgraph.c */
@@ -341,6 +351,10 @@ enum {
 	RT_REG_R9 = 3
 };
 void utrace_func_entry(uint64_t id, uint64_t parent, const uint64_t *regs) RT_HIDDEN;
+
+/* unwind.c: called before an exception unwinds, after fgraph's frames
+ * got their real return addresses back (set by kprobes.c) */
+extern void (*rt_unwind_unhook_more)(void) RT_HIDDEN;
 
 /* log.c */
 void rt_log(const char *msg) RT_HIDDEN;

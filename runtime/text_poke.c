@@ -39,6 +39,7 @@
 #include "runtime/rt.h"
 
 static int poke_sync_cmd;
+static bool (*poke_trap_hook)(void *uc); /* kprobes.c: its int3s */
 static struct rt_poke *volatile poke_batch;
 static volatile size_t poke_batch_n;
 static struct sigaction poke_old_trap;
@@ -88,6 +89,8 @@ static void poke_trap(int sig, siginfo_t *si, void *uc_)
 
 	if (si->si_code != SI_KERNEL) /* sent by kill(), not an int3 */
 		goto not_ours;
+	if (poke_trap_hook && poke_trap_hook(uc_))
+		return;
 	/* A thread that trapped just before step 3 may get its signal only
 	 * now: the int3 is gone, so run the instruction that replaced it. */
 	if (*ip != INSN_INT3) {
@@ -123,6 +126,29 @@ not_ours:
 	raise(SIGTRAP);
 }
 
+static void poke_trap_install(void)
+{
+	struct sigaction sa, cur;
+
+	/* Our handler stays installed after the batch (see poke_trap); keep
+	 * whatever the program had installed to pass its own traps on. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = poke_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, &cur);
+	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != poke_trap)
+		poke_old_trap = cur;
+}
+
+/* kprobes.c's int3s: hook(uc) resumes the thread and says true if the
+ * trap was one of its probes.  Installs the SIGTRAP handler. */
+void rt_text_poke_trap_hook(bool (*hook)(void *uc))
+{
+	poke_trap_hook = hook;
+	poke_trap_install();
+}
+
 /* mprotect every page the batch touches (sorted, so runs are adjacent). */
 static int poke_protect(struct rt_poke *p, size_t n, int prot)
 {
@@ -155,7 +181,6 @@ static int poke_protect(struct rt_poke *p, size_t n, int prot)
  */
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 {
-	struct sigaction sa, cur;
 	int ret;
 
 	if (!n)
@@ -167,15 +192,7 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 
 	poke_batch_n = n;
 	poke_batch = pokes;
-	/* Our handler stays installed after the batch (see poke_trap); keep
-	 * whatever the program had installed to pass its own traps on. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = poke_trap;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTRAP, &sa, &cur);
-	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != poke_trap)
-		poke_old_trap = cur;
+	poke_trap_install();
 
 	for (size_t i = 0; i < n; i++)
 		__atomic_store_n(pokes[i].addr, (uint8_t)INSN_INT3, __ATOMIC_RELAXED);
@@ -191,4 +208,65 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 	poke_batch = NULL;
 	poke_batch_n = 0;
 	return poke_protect(pokes, n, PROT_READ | PROT_EXEC);
+}
+
+/*
+ * One byte per address: int3 on (install) or the original byte back.  A
+ * one-byte store is atomic for instruction fetch, so no int3-first step
+ * is needed; the sync makes every core see it before we return (the
+ * caller publishes what the trap handler needs before installing).
+ */
+int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n)
+{
+	struct rt_poke *p = calloc(n ? n : 1, sizeof(*p));
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		p[i].addr = addrs[i];
+	qsort(p, n, sizeof(*p), poke_cmp);
+	ret = poke_protect(p, n, PROT_READ | PROT_WRITE | PROT_EXEC);
+	if (ret >= 0) {
+		for (size_t i = 0; i < n; i++)
+			__atomic_store_n(addrs[i], bytes[i], __ATOMIC_RELAXED);
+		poke_sync_cores();
+		ret = poke_protect(p, n, PROT_READ | PROT_EXEC);
+	}
+	free(p);
+	return ret;
+}
+
+/* Map size bytes at an address that code in [lo, hi) reaches with rel32
+ * (the kernel keeps its trampolines near the text for the same reason). */
+void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size)
+{
+	const uint64_t step = 1ull << 20, span = 1ull << 31;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	size = (size + pg - 1) & ~(pg - 1);
+	for (uint64_t k = 1; k * step < span; k++) {
+		for (int dir = 0; dir < 2; dir++) {
+			uint64_t hint = dir ? ((hi + pg - 1) & ~(pg - 1)) + k * step
+					    : (lo & ~(step - 1)) - k * step - size;
+			void *p;
+
+			if (dir == 0 && hint > lo)
+				continue; /* wrapped below zero */
+			if (!insn_rel32_reaches(lo + INSN_SITE_SIZE, hint) ||
+			    !insn_rel32_reaches(lo + INSN_SITE_SIZE, hint + size) ||
+			    !insn_rel32_reaches(hi, hint) || !insn_rel32_reaches(hi, hint + size))
+				continue;
+			p = mmap((void *)hint, size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				continue;
+			if ((uint64_t)(uintptr_t)p != hint) { /* kernel without NOREPLACE */
+				munmap(p, size);
+				continue;
+			}
+			return p;
+		}
+	}
+	return NULL;
 }

@@ -627,6 +627,27 @@ static int ev_patch_all(void)
 	return ret;
 }
 
+/* The in-process probes' events (runtime/kprobes.c): keys of a
+ * pseudo-object as the synthetic events', written by a probe's hit. */
+static struct utrace_event_key ev_kprobe_keys[UTRACE_KPROBE_MAX];
+static struct rt_object ev_kprobe_obj = {.index = UTRACE_KPROBE_OBJ};
+
+void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len)
+{
+	struct utrace_event_key *k = &ev_kprobe_keys[key % UTRACE_KPROBE_MAX];
+
+	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
+		rt_event_write(k, rec, len);
+}
+
+/* After CONFIG and the synthetic events: the probes' enables. */
+int rt_kprobe_events_register(void)
+{
+	if (!rt.cfg.nr_kprobes)
+		return 0;
+	return ev_recv_enables(&ev_kprobe_obj, ev_kprobe_keys, UTRACE_KPROBE_MAX);
+}
+
 /* After CONFIG: the synthetic events the recorder enables, with their
  * filters and triggers, as for an object (common/proto.h). */
 int rt_synth_register(void)

@@ -92,9 +92,12 @@ typedef int _Unwind_Reason_Code;
  * the landing pads, and a destructor there may raise a new exception of
  * its own, which must count.)
  */
+void (*rt_unwind_unhook_more)(void); /* kprobes.c: its return hooks too */
+
 static bool before_unwind(void)
 {
 	struct rt_thread *t = &rt_self;
+	void (*more)(void) = rt_unwind_unhook_more;
 
 	if (t->rethrow_hop) {
 		t->rethrow_hop = 0;
@@ -105,6 +108,8 @@ static bool before_unwind(void)
 		rt_fgraph_unhook_all(t);
 		t->state |= RT_TS_UNWINDING;
 	}
+	if (more) /* after fgraph's: it may put back a return probe's hook */
+		more();
 	return true;
 }
 

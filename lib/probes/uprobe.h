@@ -108,7 +108,8 @@
 	C(NOT_LOADED, "Address is in no loaded segment of the file")                               \
 	C(ARG_ON_RETPROBE, "$argN is not available on return probes (registers are reused)")       \
 	C(DEREF_SUFFIX, "Dereference has wrong suffix")                                            \
-	C(ARG_TRANSLATED_TOO_LONG, "Argument expression is too long once translated")
+	C(ARG_TRANSLATED_TOO_LONG, "Argument expression is too long once translated")           \
+	C(STRING_ARRAY_IN_PROCESS, "Arrays of strings are not supported by in-process probes")
 
 #define UTRACE_UPROBE_ERR_ENUM(name, text) UTRACE_UPROBE_ERR_##name,
 enum utrace_uprobe_err { UTRACE_UPROBE_ERR_NONE, UTRACE_UPROBE_ERRORS(UTRACE_UPROBE_ERR_ENUM) };

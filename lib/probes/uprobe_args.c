@@ -204,6 +204,10 @@ static int parse_symbol_addr(struct fa *fa, const char *arg, int pos)
 		return fail(fa, UTRACE_UPROBE_ERR_BAD_MEM_ADDR, pos);
 	memcpy(sym, arg + 1, len);
 	sym[len] = 0;
+	if (fa->pt->in_process) {
+		emit(fa, "%s", arg); /* resolved where the probe lands */
+		return 0;
+	}
 	if (!fa->pt->file)
 		return fail(fa, UTRACE_UPROBE_ERR_NO_SYMBOL, pos + 1);
 	n = upr_find_symbol(fa->pt->file, sym, false, &vaddr, &size);
@@ -369,7 +373,7 @@ static int parse_one(struct utrace_uprobe *p, const struct upr_point *pt, const 
 	int bpos = (int)(body - tok), toffs;
 	uint64_t count = 0;
 	unsigned size;
-	bool string;
+	bool string = false;
 
 	if (eq && eq - tok > UTRACE_UPROBE_ARG_NAME_MAX)
 		return fail(fa, UTRACE_UPROBE_ERR_ARG_NAME_TOO_LONG, 0);
@@ -423,7 +427,7 @@ static int parse_one(struct utrace_uprobe *p, const struct upr_point *pt, const 
 			return fail(fa, UTRACE_UPROBE_ERR_NEED_STRING_TYPE, toffs);
 		type = "string";
 	}
-	size = type_size(type, &string);
+	size = pt->in_process && type && !strcmp(type, "symbol") ? 8 : type_size(type, &string);
 	if (!size)
 		return fail(fa, UTRACE_UPROBE_ERR_BAD_TYPE, toffs);
 
@@ -443,6 +447,8 @@ static int parse_one(struct utrace_uprobe *p, const struct upr_point *pt, const 
 	}
 	if (type && type[0] == 'b' && !bitfield_ok(fa, type, size))
 		return fail(fa, UTRACE_UPROBE_ERR_BAD_BITFIELD, toffs);
+	if (count && string && pt->in_process)
+		return fail(fa, UTRACE_UPROBE_ERR_STRING_ARRAY_IN_PROCESS, toffs);
 	if (count) {
 		if (!string && fa->op != OP_DEREF)
 			return fail(fa, UTRACE_UPROBE_ERR_BAD_STRING, toffs);

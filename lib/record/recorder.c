@@ -466,9 +466,10 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 	for (uint32_t i = 0; i < r->nr_bufs && ret >= 0; i++)
 		ret = rec_drain(r, r->bufs[i], true, err);
 	/* Symbols: objects with call sites always; with the function tracer
-	 * every object, to name the callers (parent ip), and with stacktrace
+	 * every object, to name the callers (parent ip); with in-process
+	 * probes, to name a return probe's return address; with stacktrace
 	 * triggers, to name the frames. */
-	all = r->o.tracer == UTRACE_TRACER_FUNCTION || rec_trig_wants_stacks(r);
+	all = r->o.tracer == UTRACE_TRACER_FUNCTION || r->o.nr_kprobes || rec_trig_wants_stacks(r);
 	for (uint32_t i = 0; i < r->nr_conns && ret >= 0; i++) {
 		struct rec_conn *c = r->conns[i];
 

@@ -24,6 +24,7 @@ struct utrace_event_select;
 struct utrace_func_filter;
 struct utrace_recorder;
 struct utrace_synth;
+struct utrace_kprobe;
 
 struct utrace_recorder_opts {
 	const char *output; /* utrace.dat */
@@ -44,6 +45,10 @@ struct utrace_recorder_opts {
 	 * synths[i] is what an EMIT of id i fires. */
 	struct utrace_synth *const *synths;
 	unsigned nr_synths;
+	/* In-process probes (--probe without PATH:), their formats added to
+	 * events; kprobes[i] is the runtime's probe key i. */
+	struct utrace_kprobe *const *kprobes;
+	unsigned nr_kprobes;
 	const char *command;		    /* for the file's META */
 	/* funcgraph-args: the argument registers at the entry of every
 	 * function that has parameters (by its DWARF); funcgraph-retval:

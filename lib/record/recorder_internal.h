@@ -207,6 +207,11 @@ int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj
 		     struct utrace_msg_enable *en, struct utrace_error *err);
 int rec_enable_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_enable *en);
 
+/* recorder_kprobe.c: the in-process probes' KPROBEs for an object's
+ * KPROBE_AREA */
+int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+		    struct utrace_error *err);
+
 /* recorder_hist.c: the synthetic event an action names (--synthetic) */
 int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info *out);
 

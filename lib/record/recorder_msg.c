@@ -22,6 +22,7 @@
 #include "lib/events/event_select.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/hist/synth.h"
+#include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/elf/symtab.h"
 #include "lib/probes/dwarf.h"
@@ -125,6 +126,8 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 
 static int rec_synth_send(struct utrace_recorder *r, struct rec_conn *c,
 			  struct utrace_error *err);
+static int rec_kprobe_send(struct utrace_recorder *r, struct rec_conn *c,
+			   struct utrace_error *err);
 
 static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		     struct utrace_error *err)
@@ -160,8 +163,11 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	cfg.thresh_ns = r->o.thresh_ns;
 	cfg.tsc_per_us_q16 = r->tsc_per_us_q16;
 	cfg.nr_synth = r->o.events ? r->o.nr_synths : 0;
+	cfg.nr_kprobes = r->o.events ? r->o.nr_kprobes : 0;
 	ret = rec_conn_send(c, &cfg, sizeof(cfg), r->ctl_fd);
-	return ret < 0 ? ret : rec_synth_send(r, c, err);
+	if (ret >= 0)
+		ret = rec_synth_send(r, c, err);
+	return ret < 0 ? ret : rec_kprobe_send(r, c, err);
 }
 
 static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
@@ -328,6 +334,27 @@ static int rec_synth_send(struct utrace_recorder *r, struct rec_conn *c, struct 
 	return ret;
 }
 
+/* The in-process probes' events, after the synthetic events': the
+ * events of an object of index UTRACE_KPROBE_OBJ whose key i is probe i. */
+static int rec_kprobe_send(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
+{
+	struct utrace_msg_enable *en;
+	int ret = 0;
+
+	if (!r->o.events || !r->o.nr_kprobes)
+		return 0;
+	if (!(en = malloc(UTRACE_MSG_MAX)))
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX && ret >= 0; i++)
+		ret = rec_event_enable(r, c, UTRACE_KPROBE_OBJ, i, UTRACE_EVENT_NOOBJ,
+				       utrace_kprobe_group(r->o.kprobes[i]),
+				       utrace_kprobe_event(r->o.kprobes[i]), en, err);
+	if (ret >= 0)
+		ret = rec_enable_done(c, UTRACE_KPROBE_OBJ, en);
+	free(en);
+	return ret;
+}
+
 /* The static tracepoints of an object: enable the selected ones. */
 static int msg_events(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		      struct utrace_error *err)
@@ -468,6 +495,8 @@ int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *bu
 		return msg_notice(r, c, buf, n, err);
 	case UTRACE_MSG_EVENTS:
 		return msg_events(r, c, buf, n, err);
+	case UTRACE_MSG_KPROBE_AREA:
+		return rec_kprobe_area(r, c, buf, n, err);
 	default:
 		return -EPROTO;
 	}

@@ -23,7 +23,31 @@ struct utrace_event_printer {
 	uint8_t *rec;
 	size_t cap;
 	struct trace_seq seq;
+	struct utrace_dat *d;
+	uint32_t image; /* of the record being rendered: names its %pS */
+	char sym[512];
 };
+
+/* %pS and %ps (a return probe's return address): the symbol of the
+ * record's image.  For %ps the name carries the offset, as the kernel's
+ * kretprobe line shows "(CALLER+0x1d <- FUNC)". */
+static char *printer_resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct utrace_event_printer *p = priv;
+	uint64_t off = 0;
+	const char *name = utrace_dat_addr_name(p->d, p->image, *addrp, &off);
+
+	*modp = NULL;
+	if (!name)
+		return NULL;
+	snprintf(p->sym, sizeof(p->sym), "%s+0x%llx", name, (unsigned long long)off);
+	return p->sym;
+}
+
+void utrace_event_printer_set_image(struct utrace_event_printer *p, uint32_t image)
+{
+	p->image = image;
+}
 
 /* Skips a '...' or "..." literal at s (its quote); returns past it. */
 static const char *skip_quoted(const char *s)
@@ -81,6 +105,8 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 	tep_set_file_bigendian(p->tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(p->tep, TEP_LITTLE_ENDIAN);
 	trace_seq_init(&p->seq);
+	p->d = d;
+	tep_set_function_resolver(p->tep, printer_resolve, p);
 	for (unsigned i = 0; i < utrace_dat_event_format_count(d); i++) {
 		const char *sys, *text;
 		int id;

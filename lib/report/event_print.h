@@ -20,6 +20,8 @@ void utrace_event_printer_free(struct utrace_event_printer *p);
 const char *utrace_event_printer_name(struct utrace_event_printer *p, int id);
 /* The TP_printk output for a record (data = after the common fields);
  * valid until the next call. */
+/* The image (process) whose symbols name the next records' %pS. */
+void utrace_event_printer_set_image(struct utrace_event_printer *p, uint32_t image);
 const char *utrace_event_printer_render(struct utrace_event_printer *p, int id, int pid,
 					const void *data, uint32_t len);
 

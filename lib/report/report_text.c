@@ -345,6 +345,8 @@ static void print_event_text(struct printer *p, const struct utrace_event *ev, b
 		return;
 	}
 	name = p->evp ? utrace_event_printer_name(p->evp, (int)ev->id) : NULL;
+	if (p->evp)
+		utrace_event_printer_set_image(p->evp, ev->image);
 	fprintf(p->out, "%s%s: %s%s\n", graph ? "/* " : "", name ? name : "unknown_event",
 		p->evp ? utrace_event_printer_render(p->evp, (int)ev->id, ev->tid, ev->data,
 						     ev->data_len)

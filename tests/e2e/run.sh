@@ -108,6 +108,9 @@ FILTERS=(
 
 ulimit -c 0
 
+# shellcheck source=tests/e2e/probes.sh
+. "$E2E/probes.sh"
+
 # ---------------------------------------------------------------- results
 
 ok() { echo "ok - $*"; }
@@ -1200,6 +1203,7 @@ run_config() {
 	done
 	want_test latency && check_latency
 	want_test probe-vl && check_probe_vl
+	want_test probes && check_probes_all
 }
 
 # funcgraph-args / funcgraph-retval: the values are the ones the program

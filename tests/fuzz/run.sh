@@ -61,6 +61,7 @@ make_seeds() {
 	local elf dat fmt up i=0 f tgt=$FB/seeds/target
 	elf=$(seeds elf) dat=$(seeds dat) fmt=$(seeds event_format) up=$(seeds uprobe)
 	seeds filter >/dev/null
+	seeds kprobe >/dev/null
 	seeds filter_prog >/dev/null
 	seeds ftrace_filter >/dev/null
 	# the kernel's own formats, a few of each kind of field

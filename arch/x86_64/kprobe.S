@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobe.S - the in-process probes' entry points (runtime/kprobes.c).
+ *
+ * Both build a struct utrace_fetch_regs (common/fetch_prog.h: 21 words in
+ * the kernel's regoffset_table order) on the stack, as a trap would have
+ * saved them, and call C with it.  Flags are saved for $flags but not
+ * restored: they are dead at a function's entry and at its return (the
+ * ABI keeps none across a call).  Vector registers are not touched: the
+ * runtime is built with -mgeneral-regs-only and its slow paths go through
+ * utrace_call_preserving_fpu.
+ *
+ * utrace_kprobe_site_tramp: a call site patched to `call slot`, the slot
+ * doing `push $k; jmp *this`.  On entry:
+ *      rsp+16  the function's return address
+ *      rsp+8   return address into the function (site + 5)
+ *      rsp+0   k, the probe site's index
+ * rsp = 8 mod 16 (the function is entered at 8, the call and the push).
+ * rt_kprobe_site_hit(regs, k) returns where to go on: 0 into the function,
+ * else an address that expects the site's call, reached with `ret` over
+ * k's word (today always 0: the tracer's entry is called from C).
+ *
+ * utrace_kretprobe_tramp: a return address that a return probe replaced.
+ * On entry rsp = the slot + 8 (0 mod 16), rax/rdx hold the return value.
+ * rt_kretprobe_hit(regs) returns the real return address.
+ */
+	.text
+
+#define R_R15	0
+#define R_R14	8
+#define R_R13	16
+#define R_R12	24
+#define R_R11	32
+#define R_R10	40
+#define R_R9	48
+#define R_R8	56
+#define R_BX	64
+#define R_CX	72
+#define R_DX	80
+#define R_SI	88
+#define R_DI	96
+#define R_BP	104
+#define R_AX	112
+#define R_ORIG	120
+#define R_IP	128
+#define R_CS	136
+#define R_FLAGS	144
+#define R_SP	152
+#define R_SS	160
+#define R_SIZE	168
+
+.macro SAVE_REGS
+	subq	$R_SIZE, %rsp
+	movq	%r15, R_R15(%rsp)
+	movq	%r14, R_R14(%rsp)
+	movq	%r13, R_R13(%rsp)
+	movq	%r12, R_R12(%rsp)
+	movq	%r11, R_R11(%rsp)
+	movq	%r10, R_R10(%rsp)
+	movq	%r9, R_R9(%rsp)
+	movq	%r8, R_R8(%rsp)
+	movq	%rbx, R_BX(%rsp)
+	movq	%rcx, R_CX(%rsp)
+	movq	%rdx, R_DX(%rsp)
+	movq	%rsi, R_SI(%rsp)
+	movq	%rdi, R_DI(%rsp)
+	movq	%rbp, R_BP(%rsp)
+	movq	%rax, R_AX(%rsp)
+	movq	$0, R_ORIG(%rsp)
+	movq	$0x33, R_CS(%rsp)
+	movq	$0x2b, R_SS(%rsp)
+	pushfq
+	popq	R_FLAGS(%rsp)
+.endm
+
+/* the caller-saved ones: the C code keeps the others */
+.macro RESTORE_REGS
+	movq	R_R11(%rsp), %r11
+	movq	R_R10(%rsp), %r10
+	movq	R_R9(%rsp), %r9
+	movq	R_R8(%rsp), %r8
+	movq	R_CX(%rsp), %rcx
+	movq	R_DX(%rsp), %rdx
+	movq	R_SI(%rsp), %rsi
+	movq	R_DI(%rsp), %rdi
+	movq	R_AX(%rsp), %rax
+.endm
+
+	.globl	utrace_kprobe_site_tramp
+	.hidden	utrace_kprobe_site_tramp
+	.type	utrace_kprobe_site_tramp, @function
+	.p2align 4
+utrace_kprobe_site_tramp:
+	SAVE_REGS
+	leaq	R_SIZE+16(%rsp), %rax	/* the function's rsp at its site */
+	movq	%rax, R_SP(%rsp)
+	movq	R_SIZE+8(%rsp), %rax
+	subq	$5, %rax		/* the site */
+	movq	%rax, R_IP(%rsp)
+	movq	%rsp, %rdi
+	movl	R_SIZE(%rsp), %esi
+	call	rt_kprobe_site_hit
+	testq	%rax, %rax
+	jz	1f
+	movq	%rax, R_SIZE(%rsp)	/* go on through the site's own stub */
+	RESTORE_REGS
+	addq	$R_SIZE, %rsp
+	ret
+1:	RESTORE_REGS
+	addq	$R_SIZE+8, %rsp
+	ret
+	.size	utrace_kprobe_site_tramp, .-utrace_kprobe_site_tramp
+
+	.globl	utrace_kretprobe_tramp
+	.hidden	utrace_kretprobe_tramp
+	.type	utrace_kretprobe_tramp, @function
+	.p2align 4
+utrace_kretprobe_tramp:
+	subq	$8, %rsp		/* the real return address goes here */
+	SAVE_REGS
+	leaq	R_SIZE+8(%rsp), %rax
+	movq	%rax, R_SP(%rsp)
+	movq	%rsp, %rdi
+	call	rt_kretprobe_hit
+	movq	%rax, R_SIZE(%rsp)
+	RESTORE_REGS
+	addq	$R_SIZE, %rsp
+	ret
+	.size	utrace_kretprobe_tramp, .-utrace_kretprobe_tramp
+
+/*
+ * utrace_kprobe_detour_tramp: a jump-optimised probe (runtime/kprobes.c).
+ * The probed instruction became `jmp detour`; the detour moved rsp below
+ * the red zone (the 128 bytes under rsp that the interrupted code may
+ * use), pushed its index k and called here:
+ *      rsp+16  (128 bytes of red zone, untouched), then the program's rsp
+ *      rsp+8   k
+ *      rsp+0   return into the detour
+ * Mid-function nothing is dead: every register and the flags are saved
+ * and restored, the stack is aligned for the call whatever it was, and
+ * `ret $8` drops k on the way back; the detour then puts rsp back, runs
+ * the displaced instructions and jumps back after them.
+ */
+	.globl	utrace_kprobe_detour_tramp
+	.hidden	utrace_kprobe_detour_tramp
+	.type	utrace_kprobe_detour_tramp, @function
+	.p2align 4
+utrace_kprobe_detour_tramp:
+	pushfq
+	SAVE_REGS
+	movq	R_SIZE(%rsp), %rax
+	movq	%rax, R_FLAGS(%rsp)	/* the program's flags, pushed first */
+	leaq	R_SIZE+8+16+128(%rsp), %rax
+	movq	%rax, R_SP(%rsp)
+	movq	%rsp, %rbx
+	andq	$-16, %rsp
+	movq	%rbx, %rdi
+	movl	R_SIZE+16(%rbx), %esi
+	call	rt_kprobe_detour_hit
+	movq	%rbx, %rsp
+	RESTORE_REGS
+	movq	R_BX(%rsp), %rbx
+	addq	$R_SIZE, %rsp
+	popfq
+	ret	$8
+	.size	utrace_kprobe_detour_tramp, .-utrace_kprobe_detour_tramp
+
+/*
+ * int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out):
+ * the one routine that reads memory for fetch-args.  A fault on one of
+ * the loads between utrace_safe_load_begin and _end is caught by the
+ * runtime's SIGSEGV/SIGBUS handler, which resumes at the fixup: -1.
+ * The kernel's exception tables do the same for copy_from_user.
+ */
+	.globl	utrace_fetch_load
+	.hidden	utrace_fetch_load
+	.type	utrace_fetch_load, @function
+	.p2align 4
+utrace_fetch_load:
+	cmpl	$8, %esi
+	je	8f
+	cmpl	$4, %esi
+	je	4f
+	cmpl	$2, %esi
+	je	2f
+	.globl	utrace_safe_load_begin
+	.hidden	utrace_safe_load_begin
+utrace_safe_load_begin:
+	movzbl	(%rdi), %eax
+	jmp	9f
+2:	movzwl	(%rdi), %eax
+	jmp	9f
+4:	movl	(%rdi), %eax
+	jmp	9f
+8:	movq	(%rdi), %rax
+	.globl	utrace_safe_load_end
+	.hidden	utrace_safe_load_end
+utrace_safe_load_end:
+9:	movq	%rax, (%rdx)
+	xorl	%eax, %eax
+	ret
+	.globl	utrace_safe_load_fixup
+	.hidden	utrace_safe_load_fixup
+utrace_safe_load_fixup:
+	movl	$-1, %eax
+	ret
+	.size	utrace_fetch_load, .-utrace_fetch_load
+
+	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# bench/probe.sh [BUILD_DIR]   (BUILD_DIR defaults to build)
+#
+# What one dynamic probe hit costs, the same probe with two fetch-args
+# (a=%di:u64 b=+8(%si):u32) on the same program (bench/probe_loop.c: hit(key,
+# &objs[key]) in a loop), in the same run:
+#
+#   baseline       the program alone (built with utrace cflags: hit's call
+#                  site is a NOP)
+#   utrace entry   utrace record -p nop --probe 'p:e hit ARGS'      (the call site)
+#   utrace mid     utrace record -p nop --probe 'p:m hit+OFF ARGS'  (OFF: the
+#                  instruction after the site; a jmp to a detour)
+#   kernel uprobe  utrace record -p nop --probe 'p:k PROG:hit ARGS' (uprobe_events)
+#   bpftrace       bpftrace -e 'uprobe:PROG:hit { @[arg0, *(uint32 *)(arg1 + 8)] = count(); }'
+#
+# The program times its own loop (wall and thread CPU per event, system
+# time included, so a trap counts), so start-up and the tracers' set-up are
+# not counted; "added" is the CPU time over the baseline.  Every case's
+# hit count is checked: utrace's and the kernel's records, bpftrace's map,
+# must each hold N + N/100 hits (the loop and its warm-up).
+#
+# Knobs: PROBE_RUNS (3, interleaved rounds, median reported), PROBE_N
+# (utrace and baseline, 2000000), PROBE_N_TRAP (kernel and bpftrace:
+# 200000, a trap costs microseconds), CC (gcc).  The kernel and bpftrace
+# cases need root (skipped otherwise).  Timings are never pass/fail.
+set -u
+BUILD=${1:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+U=$BUILD/utrace
+CC=${CC:-gcc}
+RUNS=${PROBE_RUNS:-3}
+N=${PROBE_N:-2000000}
+NT=${PROBE_N_TRAP:-200000}
+OUT=$(mktemp -d /tmp/utrace-probe-bench.XXXXXX) || exit 1
+trap 'rm -rf "$OUT"' EXIT
+die() { echo "probe.sh: $*" >&2; exit 1; }
+
+[ -x "$U" ] || die "$U not found: run make first"
+P=$OUT/probe_loop
+"$CC" -std=gnu11 -O2 $("$U" cflags) -I"$ROOT/bench" "$ROOT/bench/probe_loop.c" -o "$P" ||
+	die "cannot build bench/probe_loop.c"
+# the first instruction after hit's call site (5 bytes, after an endbr64 if any)
+MID=$(objdump -d --no-show-raw-insn "$P" | awk '
+	$2 == "<hit>:" { on = 1; base = strtonum("0x" $1); next }
+	on && /^$/ { exit }
+	on && /^ *[0-9a-f]+:/ { a = $1; sub(":", "", a); o = strtonum("0x" a) - base
+		if ($2 == "endbr64") skip = 4; else if (o >= skip + 5) { print o; exit } }')
+[ -n "$MID" ] || die "cannot find an instruction after hit's call site"
+ARGS='a=%di:u64 b=+8(%si):u32'
+ROOTOK=0
+[ "$(id -u)" = 0 ] && ROOTOK=1
+HAVE_BPF=0
+[ "$ROOTOK" = 1 ] && command -v bpftrace >/dev/null && HAVE_BPF=1
+[ "$ROOTOK" = 1 ] || echo "probe.sh: not root: the kernel uprobe and bpftrace cases are skipped" >&2
+
+nsev() { sed -n 's/.* ns\/event=\([0-9.]*\) cpu_ns\/event=\([0-9.]*\).*/\1 \2/p' "$1"; }
+want() { echo $(($1 + $1 / 100)); }
+verdict() { [ "$2" = "$(want "$1")" ] && echo exact || echo "wrong:$2/$(want "$1")"; }
+
+run_base() {
+	"$P" "$N" >"$OUT/base.out" && echo "baseline $(nsev "$OUT/base.out")" >>"$OUT/times"
+}
+
+run_utrace() { # case probe-definition
+	"$U" record -p nop -o "$OUT/u.dat" --probe "$2" -- "$P" "$N" >"$OUT/u.out" 2>"$OUT/u.err" ||
+		{ cat "$OUT/u.err" >&2; return; }
+	echo "$1 $(nsev "$OUT/u.out")" >>"$OUT/times"
+	echo "$1 $(verdict "$N" "$(sed -n 's/^utrace record: \([0-9]*\) records.*/\1/p' "$OUT/u.err")")" >>"$OUT/counts"
+}
+
+run_kernel() {
+	"$U" record -p nop -o "$OUT/k.dat" --probe "p:utrace_bench/k $P:hit $ARGS" -- "$P" "$NT" \
+		>"$OUT/k.out" 2>"$OUT/k.err" || { cat "$OUT/k.err" >&2; return; }
+	echo "kernel $(nsev "$OUT/k.out")" >>"$OUT/times"
+	echo "kernel $(verdict "$NT" "$("$U" report -i "$OUT/k.dat" 2>/dev/null | grep -c ' k: ')")" >>"$OUT/counts"
+}
+
+run_bpf() {
+	bpftrace -e "uprobe:$P:hit { @[arg0, *(uint32 *)(arg1 + 8)] = count(); }" -c "$P $NT" \
+		>"$OUT/b.out" 2>"$OUT/b.err" || { cat "$OUT/b.err" >&2; return; }
+	echo "bpftrace $(nsev "$OUT/b.out")" >>"$OUT/times"
+	echo "bpftrace $(verdict "$NT" "$(sed -n 's/^@\[.*\]: \([0-9]*\)$/\1/p' "$OUT/b.out" |
+		awk '{ s += $1 } END { print s + 0 }')")" >>"$OUT/counts"
+}
+
+for _ in $(seq "$RUNS"); do
+	run_base
+	run_utrace entry "p:e hit $ARGS"
+	run_utrace mid "p:m hit+$MID $ARGS"
+	[ "$ROOTOK" = 1 ] && run_kernel
+	[ "$HAVE_BPF" = 1 ] && run_bpf
+done
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+col() { awk -v c="$1" -v k="$2" '$1 == c { print $k }' "$OUT/times" | median; }
+
+base=$(col baseline 3)
+echo "dynamic probe cost per hit, two fetch-args (bench/probe.sh, $RUNS rounds, median; n=$N, trap cases n=$NT; mid = hit+$MID)"
+printf '%-10s %12s %12s %16s %s\n' case wall_ns/hit cpu_ns/hit added_cpu_ns/hit counts
+for c in baseline entry mid kernel bpftrace; do
+	w=$(col $c 2)
+	[ -n "$w" ] || continue
+	cpu=$(col $c 3)
+	added=$(awk -v w="$cpu" -v b="$base" 'BEGIN { printf "%.2f", w - b }')
+	echo "$c $added" >>"$OUT/added"
+	cnt=$(awk -v c="$c" '$1 == c { $1 = ""; print substr($0, 2) }' "$OUT/counts" | sort | uniq -c |
+		awk '{ $1 = $1 "x"; print }' | tr '\n' ' ')
+	printf '%-10s %12.2f %12.2f %16s %s\n' "$c" "$w" "$cpu" "$added" "${cnt:--}"
+done
+add() { awk -v c="$1" '$1 == c { print $2 }' "$OUT/added"; }
+for peer in kernel bpftrace; do
+	p=$(add $peer)
+	[ -n "$p" ] || continue
+	for c in entry mid; do
+		x=$(add $c)
+		[ -n "$x" ] && awk -v p="$p" -v x="$x" -v a="$peer" -v c="$c" \
+			'BEGIN { printf "%s / utrace %s, added CPU per hit: %.1fx\n", a, c, p / x }'
+	done
+done

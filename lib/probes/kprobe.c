@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobe.c - in-process probe definitions (syntax in lib/probes/kprobe.h)
+ * parsed and turned into their event's format.
+ *
+ * Design: the words and columns are the kernel's (argv_split, one caret),
+ * and the errors come from the one table of lib/probes/uprobe.h: the
+ * probe type and [GRP/]EVENT first, then SYMBOL[+OFFS][%return], then
+ * the fetchargs through upr_parse_args() with the point marked in-process
+ * (@SYMBOL resolved later, the kprobe type "symbol" allowed).  Default
+ * event names are the kernel's: p_SYMBOL_OFFS and r_SYMBOL_0 for kprobes,
+ * SYMBOL__entry and SYMBOL__exit for fprobes.
+ *
+ * The format is the kernel's for a kprobe event: the common fields, then
+ * __probe_ip (or __probe_func, __probe_ret_ip), then one field per
+ * argument (strings as __data_loc char[], arrays as TYPE name[N]).  Its
+ * print fmt starts with the probed location, "(SYMBOL+0xOFF/0xSIZE)" as
+ * the kernel prints a kprobe hit (the size when the program or one of its
+ * libraries defines the symbol), then name=value in the kernel's
+ * per-type formats.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/elf/libdeps.h"
+#include "lib/probes/kprobe.h"
+#include "lib/probes/kprobe_internal.h"
+
+bool utrace_kprobe_is_in_process(const char *def)
+{
+	const char *s = def, *w;
+	size_t n;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (s[0] == '-' && s[1] == ':')
+		return true;
+	w = s + strcspn(s, " \t");
+	while (*w == ' ' || *w == '\t')
+		w++;
+	n = strcspn(w, " \t");
+	return (*s == 'p' || *s == 'r' || *s == 'f') && n && !memchr(w, ':', n) &&
+	       !(n && isdigit((unsigned char)w[0]));
+}
+
+static int kerr(struct kp_parse *ps, int code, int column)
+{
+	ps->code = code;
+	ps->column = column;
+	return -1;
+}
+
+/* [GRP/]EVENT at col (the kernel's traceprobe_parse_event_name rules). */
+static int kp_event_name(struct kp_parse *ps, const char *name, int col)
+{
+	struct utrace_kprobe *p = ps->p;
+	const char *slash = strchr(name, '/'), *event = name;
+
+	if (!slash)
+		slash = strchr(name, '.');
+	if (slash) {
+		if (slash == name)
+			return kerr(ps, UTRACE_UPROBE_ERR_NO_GROUP_NAME, col);
+		if (slash - name > UTRACE_UPROBE_NAME_MAX)
+			return kerr(ps, UTRACE_UPROBE_ERR_GROUP_TOO_LONG, col);
+		snprintf(p->group, sizeof(p->group), "%.*s", (int)(slash - name), name);
+		if (!upr_good_name(p->group))
+			return kerr(ps, UTRACE_UPROBE_ERR_BAD_GROUP_NAME, col);
+		event = slash + 1;
+		col += (int)(event - name);
+	}
+	if (!*event)
+		return slash ? 0 : kerr(ps, UTRACE_UPROBE_ERR_NO_EVENT_NAME, col);
+	if (strlen(event) > UTRACE_UPROBE_NAME_MAX)
+		return kerr(ps, UTRACE_UPROBE_ERR_EVENT_TOO_LONG, col);
+	if (!upr_good_name(event))
+		return kerr(ps, UTRACE_UPROBE_ERR_BAD_EVENT_NAME, col);
+	strcpy(p->event, event);
+	return 0;
+}
+
+/* SYMBOL[+OFFS][%return] at col. */
+static int kp_point(struct kp_parse *ps, char *tok, int col)
+{
+	struct utrace_kprobe *p = ps->p;
+	char *pct = strchr(tok, '%'), *plus;
+
+	if (pct) {
+		if (strcmp(pct, "%return"))
+			return kerr(ps, UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, col + (int)(pct - tok));
+		*pct = 0;
+		p->kind = UTRACE_KP_RETURN;
+	}
+	plus = strchr(tok, '+');
+	if (plus) {
+		*plus = 0;
+		if (!upr_strtoul(plus + 1, 0, &p->offset))
+			return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, col + (int)(plus + 1 - tok));
+		if (p->offset && (p->kind == UTRACE_KP_RETURN || p->fprobe))
+			return kerr(ps,
+				    p->fprobe ? UTRACE_UPROBE_ERR_BAD_PROBE_ADDR
+					      : UTRACE_UPROBE_ERR_BAD_RETPROBE,
+				    col + (int)(plus - tok));
+	}
+	if (!*tok || !(isalpha((unsigned char)*tok) || *tok == '_' || *tok == '.'))
+		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, col);
+	p->symbol = strdup(tok);
+	return p->symbol ? 0 : -ENOMEM;
+}
+
+/* The function's size from the program or the libraries it needs. */
+static void kp_symbol_size(struct utrace_kprobe *p, const char *exe)
+{
+	struct utrace_libdeps deps = {0};
+	struct utrace_error err;
+
+	if (!exe || utrace_libdeps_get(exe, &deps, &err) < 0)
+		return;
+	for (size_t i = 0; i <= deps.n && !p->sym_size; i++) {
+		struct upr_file f;
+		uint64_t vaddr, size;
+
+		if (upr_file_open(i ? deps.paths[i - 1] : exe, &f, NULL) < 0)
+			continue;
+		if (upr_find_symbol(&f, p->symbol, true, &vaddr, &size) >= 1)
+			p->sym_size = size ? size : 1;
+		upr_file_close(&f);
+	}
+	utrace_libdeps_free(&deps);
+}
+
+static void kp_default_event(struct utrace_kprobe *p)
+{
+	char name[256];
+
+	if (p->fprobe)
+		snprintf(name, sizeof(name), "%s__%s", p->symbol,
+			 p->kind == UTRACE_KP_RETURN ? "exit" : "entry");
+	else
+		snprintf(name, sizeof(name), "%c_%s_%" PRIu64,
+			 p->kind == UTRACE_KP_RETURN ? 'r' : 'p', p->symbol, p->offset);
+	for (char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c))
+			*c = '_';
+	name[UTRACE_UPROBE_NAME_MAX] = 0;
+	memcpy(p->event, name, strlen(name) + 1);
+}
+
+static int kp_parse(struct kp_parse *ps)
+{
+	struct utrace_kprobe *p = ps->p;
+	struct upr_point pt = {.in_process = true};
+	const char *t0;
+	int ret = kp_split(ps);
+
+	if (ret < 0)
+		return ret;
+	if (!ps->n)
+		return kerr(ps, UTRACE_UPROBE_ERR_NO_DEFINITION, 1);
+	t0 = ps->tok[0];
+	if (!strchr("prf-", t0[0]) || !t0[0] || (t0[1] && t0[1] != ':'))
+		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, ps->col[0]);
+	strcpy(p->group, UTRACE_KPROBE_DEFAULT_GROUP);
+	p->kind = t0[0] == 'r' ? UTRACE_KP_RETURN : t0[0] == '-' ? UTRACE_KP_REMOVE : UTRACE_KP_PROBE;
+	p->fprobe = t0[0] == 'f';
+	if (t0[1] == ':' && kp_event_name(ps, t0 + 2, ps->col[0] + 2) < 0)
+		return -1;
+	if (p->kind == UTRACE_KP_REMOVE)
+		return p->event[0] ? 0 : kerr(ps, UTRACE_UPROBE_ERR_NO_EVENT_NAME, ps->col[0] + 2);
+	if (ps->n < 2)
+		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, ps->col[0] + (int)strlen(t0) + 1);
+	if ((ret = kp_point(ps, ps->tok[1], ps->col[1])))
+		return ret;
+	kp_symbol_size(p, ps->exe);
+	if (p->sym_size > 1 && p->offset >= p->sym_size) {
+		snprintf(ps->detail, sizeof(ps->detail), "%s has %" PRIu64 " bytes", p->symbol,
+			 p->sym_size);
+		return kerr(ps, UTRACE_UPROBE_ERR_OFFS_BEYOND_SYMBOL,
+			    ps->col[1] + (int)strlen(p->symbol) + 1);
+	}
+	if (!p->event[0])
+		kp_default_event(p);
+	pt.is_return = p->kind == UTRACE_KP_RETURN;
+	pt.entry = !pt.is_return && !p->offset;
+	p->u.is_return = pt.is_return;
+	ret = upr_parse_args(&p->u, &pt, ps->tok + 2, ps->col + 2, ps->n - 2, &ps->column);
+	if (ret > 0)
+		return kerr(ps, ret, ps->column);
+	if (ret < 0)
+		return ret;
+	/* every argument was checked: a format that cannot be made is a bug */
+	return kp_make_format(p, ps->id) < 0 ? -ENOMEM : 0;
+}
+
+int utrace_kprobe_parse(const char *def, const char *exe, struct utrace_kprobe **out, int *code,
+			struct utrace_error *err)
+{
+	struct kp_parse ps = {.def = def ? def : "", .exe = exe};
+	int ret;
+
+	*out = NULL;
+	if (code)
+		*code = UTRACE_UPROBE_ERR_NONE;
+	ps.p = calloc(1, sizeof(*ps.p));
+	ret = ps.p ? kp_parse(&ps) : -ENOMEM;
+	if (ret == -ENOMEM) {
+		utrace_error_set(err, -ENOMEM, "out of memory");
+	} else if (ret < 0) {
+		ret = utrace_error_set(err, -EINVAL, "%s at column %d%s%s",
+				       utrace_uprobe_error_text(ps.code), ps.column,
+				       ps.detail[0] ? ": " : "", ps.detail);
+		if (err)
+			err->column = ps.column;
+		if (code)
+			*code = ps.code;
+	}
+	for (unsigned i = 0; i < ps.n; i++)
+		free(ps.tok[i]);
+	free(ps.tok);
+	free(ps.col);
+	if (ret < 0)
+		utrace_kprobe_free(ps.p);
+	else
+		*out = ps.p;
+	return ret < 0 ? ret : 0;
+}
+
+void utrace_kprobe_free(struct utrace_kprobe *p)
+{
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->u.nargs; i++) {
+		free(p->u.args[i].fetch);
+		free(p->u.args[i].type);
+	}
+	free(p->u.args);
+	free(p->symbol);
+	free(p->format);
+	utrace_event_format_free(p->fmt);
+	free(p);
+}
+
+enum utrace_kprobe_kind utrace_kprobe_kind(const struct utrace_kprobe *p)
+{
+	return p->kind;
+}
+
+bool utrace_kprobe_fprobe(const struct utrace_kprobe *p)
+{
+	return p->fprobe;
+}
+
+const char *utrace_kprobe_group(const struct utrace_kprobe *p)
+{
+	return p->group;
+}
+
+const char *utrace_kprobe_event(const struct utrace_kprobe *p)
+{
+	return p->event;
+}
+
+const char *utrace_kprobe_symbol(const struct utrace_kprobe *p, uint64_t *offset)
+{
+	if (offset)
+		*offset = p->offset;
+	return p->symbol;
+}
+
+bool utrace_kprobe_found(const struct utrace_kprobe *p)
+{
+	return p->sym_size != 0;
+}
+
+const struct utrace_event_format *utrace_kprobe_format(const struct utrace_kprobe *p)
+{
+	return p->fmt;
+}
+
+const char *utrace_kprobe_format_text(const struct utrace_kprobe *p)
+{
+	return p->format;
+}
+
+int kp_split(struct kp_parse *ps)
+{
+	const char *s = ps->def;
+	size_t len = strlen(s);
+
+	ps->tok = calloc(len / 2 + 2, sizeof(*ps->tok));
+	ps->col = calloc(len / 2 + 2, sizeof(*ps->col));
+	if (!ps->tok || !ps->col)
+		return -ENOMEM;
+	for (size_t i = 0; i < len;) {
+		size_t w;
+
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+			i++;
+			continue;
+		}
+		w = strcspn(s + i, " \t\n");
+		if (!(ps->tok[ps->n] = strndup(s + i, w)))
+			return -ENOMEM;
+		ps->col[ps->n++] = (int)i + 1;
+		i += w;
+	}
+	return 0;
+}

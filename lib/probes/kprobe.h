@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobe.h - in-process dynamic probes: the kernel's kprobe_events and
+ * fprobe syntax on the traced program's own symbols (no PATH:), run by
+ * libutrace.so inside the process instead of by the kernel.
+ *
+ *   p[:[GRP/]EVENT] SYMBOL[+OFFS] [FETCHARGS]      any instruction
+ *   r[:[GRP/]EVENT] SYMBOL[%return] [FETCHARGS]    the function's return
+ *   p[:[GRP/]EVENT] SYMBOL%return [FETCHARGS]      the same
+ *   f[:[GRP/]EVENT] SYMBOL[%return] [FETCHARGS]    entry / exit (fprobe)
+ *   -:[GRP/]EVENT                                  removes an earlier one
+ *
+ * FETCHARGS are checked by lib/probes/uprobe_args.c (the kernel's rules and
+ * messages, one error table), then compiled into a fetch program
+ * (common/fetch_prog.h, lib/probes/fetch_compile.c).  The default group is
+ * "probes".  A parsed probe knows its event's format, the kernel's kprobe
+ * layout (__probe_ip, or __probe_func and __probe_ret_ip for returns).
+ *
+ * Where it runs is decided per loaded object, when the runtime registers
+ * one (utrace_kprobe_locate): the object whose symbols define SYMBOL gets
+ * the probe, on its patchable call site when the probe is at the
+ * function's entry, else on an int3 whose displaced instruction runs out
+ * of line (relocated here with Zydis, lib/probes/kprobe_insn.c).
+ */
+#ifndef UTRACE_LIB_KPROBE_H
+#define UTRACE_LIB_KPROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/error.h"
+#include "lib/events/event_format.h"
+
+#define UTRACE_KPROBE_DEFAULT_GROUP "probes"
+
+enum utrace_kprobe_kind {
+	UTRACE_KP_PROBE,  /* p: SYMBOL[+OFFS] */
+	UTRACE_KP_RETURN, /* r:, p:...%return, f:...%return */
+	UTRACE_KP_REMOVE, /* -:[GRP/]EVENT */
+};
+
+struct utrace_kprobe;
+
+/* Whether def is an in-process definition: its probe point has no PATH:
+ * (or it is a removal). */
+bool utrace_kprobe_is_in_process(const char *def);
+
+/*
+ * Parses def.  exe (may be NULL): the program, whose symbols and those of
+ * the libraries it needs give the function's size for the event's print
+ * format and check OFFS; a symbol found in none of them may come from a
+ * library loaded later.  id goes into the format's ID line.  0 and *out,
+ * or -EINVAL with err->msg "TEXT at column N", err->column, *code (an
+ * enum utrace_uprobe_err) as utrace_uprobe_parse_code() gives them.
+ */
+int utrace_kprobe_parse(const char *def, const char *exe, struct utrace_kprobe **out, int *code,
+			struct utrace_error *err);
+void utrace_kprobe_free(struct utrace_kprobe *p);
+
+enum utrace_kprobe_kind utrace_kprobe_kind(const struct utrace_kprobe *p);
+bool utrace_kprobe_fprobe(const struct utrace_kprobe *p);
+const char *utrace_kprobe_group(const struct utrace_kprobe *p);
+const char *utrace_kprobe_event(const struct utrace_kprobe *p);
+const char *utrace_kprobe_symbol(const struct utrace_kprobe *p, uint64_t *offset);
+/* Whether the exe given to the parse, or a library it needs, defines
+ * SYMBOL as a function (if not, a library loaded later may). */
+bool utrace_kprobe_found(const struct utrace_kprobe *p);
+/* The event's format (system = group) and its text; NULL for a removal. */
+const struct utrace_event_format *utrace_kprobe_format(const struct utrace_kprobe *p);
+const char *utrace_kprobe_format_text(const struct utrace_kprobe *p);
+
+/* @SYMBOL of a fetcharg: its address where the probe lands; 0 or -1. */
+typedef int (*utrace_kprobe_sym_fn)(void *arg, const char *name, uint64_t *addr);
+
+/*
+ * The probe's fetch program (common/fetch_prog.h), malloc'ed, *len bytes,
+ * with @SYMBOLs resolved through sym.  -ENOENT (err says which symbol) if
+ * one is not found.
+ */
+int utrace_kprobe_compile(const struct utrace_kprobe *p, utrace_kprobe_sym_fn sym, void *arg,
+			  void **prog, uint32_t *len, struct utrace_error *err);
+
+/* The same, @SYMBOLs looked up in the object at path loaded at bias. */
+int utrace_kprobe_compile_in(const struct utrace_kprobe *p, const char *path, uint64_t bias,
+			     void **prog, uint32_t *len, struct utrace_error *err);
+
+/* How the runtime runs a probe at one address (common/proto.h KPROBE). */
+struct utrace_kprobe_loc {
+	uint64_t vaddr;	  /* the probed instruction (ELF vaddr) */
+	uint64_t func;	  /* the function's vaddr */
+	uint32_t site;	  /* UINT32_MAX, or the object's call-site index at vaddr */
+	uint32_t kind;	  /* enum utrace_kprobe_kind */
+	uint8_t xol[96];  /* the instructions relocated to run at the slot, then jmp back */
+	uint32_t xol_len;
+	uint64_t call_to; /* int3 on a direct call: emulated, its target vaddr (0: none) */
+	uint32_t insn_len; /* bytes moved: one instruction, or (jmp) those under the jmp */
+	bool jmp;	   /* jump-optimisable: xol runs at slot + the detour's head */
+};
+
+/*
+ * Where p lands in the object at path (ELF vaddrs; sites: the object's
+ * call-site vaddrs, n of them; slot: where the runtime will run the
+ * displaced instructions, as bias-free vaddr; others: where the object's
+ * other probes are, which a jmp must not cover).  1 and *loc if the
+ * object defines SYMBOL, 0 if not, <0 with err (e.g. an instruction that
+ * cannot run out of line).
+ */
+int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const uint64_t *sites,
+			 size_t n, uint64_t slot, const uint64_t *others, size_t nothers,
+			 struct utrace_kprobe_loc *loc, struct utrace_error *err);
+
+#endif

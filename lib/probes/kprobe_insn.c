@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobe_insn.c - where an in-process probe lands in an object, and the
+ * displaced instruction of an int3 probe made ready to run out of line.
+ *
+ * Design: the tool does the decoding (Zydis, from the object's file), so
+ * that the runtime only copies bytes.  For each probe whose SYMBOL the
+ * object defines:
+ *
+ *   - a probe at the function's entry (p: +0, r:, f:) whose first
+ *     instruction is the function's patchable call site (after an endbr64
+ *     if any) runs from that site: nothing is moved, no trap;
+ *   - any other instruction gets an int3.  The function is decoded from
+ *     its start, so the probe must be on an instruction boundary (the
+ *     kernel's can_probe()).  The instruction at the probe is re-encoded
+ *     for the runtime's slot (Zydis absolute encoding: RIP-relative
+ *     operands and branch targets keep their absolute addresses, a short
+ *     Jcc becomes a near one) and followed by `jmp` back to the next
+ *     instruction; a direct `call` is not moved but emulated by the
+ *     trap handler (push the return address, go to the target), so the
+ *     callee returns into the program, not into the slot.
+ *
+ * Addresses are ELF vaddrs; the slot is given as a vaddr too (the
+ * runtime's address minus the object's bias), so displacements come out
+ * the same as at run time.
+ */
+#include <Zydis/Zydis.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/proto.h"
+#include "lib/probes/kprobe_internal.h"
+
+static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+
+/* The function's bytes from the file (NULL if not all in the file). */
+static const uint8_t *kp_func_bytes(const struct upr_file *f, uint64_t vaddr, uint64_t size)
+{
+	uint64_t off;
+
+	if (upr_vaddr_to_offset(f, vaddr, &off) < 0)
+		return NULL;
+	return utrace_elf_data(f->elf, off, size);
+}
+
+/* Re-encodes the decoded instruction at a to run at `at` (out: room
+ * bytes); its length, or 0 if it cannot be. */
+static size_t kp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+			  uint64_t a, uint64_t at, uint8_t *out, size_t room)
+{
+	ZydisEncoderRequest req;
+	ZyanUSize n = room;
+
+	if (ZYAN_FAILED(ZydisEncoderDecodedInstructionToEncoderRequest(
+		in, ops, in->operand_count_visible, &req)))
+		return 0;
+	for (unsigned i = 0; i < req.operand_count; i++) {
+		ZyanU64 abs;
+
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[i].imm.is_relative) {
+			ZydisCalcAbsoluteAddress(in, &ops[i], a, &abs);
+			req.operands[i].imm.u = abs;
+		} else if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   ops[i].mem.base == ZYDIS_REGISTER_RIP) {
+			ZydisCalcAbsoluteAddress(in, &ops[i], a, &abs);
+			req.operands[i].mem.displacement = (ZyanI64)abs;
+		}
+	}
+	if (req.branch_type != ZYDIS_BRANCH_TYPE_NONE) { /* let the encoder widen it */
+		req.branch_type = ZYDIS_BRANCH_TYPE_NONE;
+		req.branch_width = ZYDIS_BRANCH_WIDTH_NONE;
+	}
+	if (ZYAN_FAILED(ZydisEncoderEncodeInstructionAbsolute(&req, out, &n, at)))
+		return 0;
+	return n;
+}
+
+/* `jmp to` at out, placed at `at`. */
+static void kp_jmp_back(uint8_t *out, uint64_t at, uint64_t to)
+{
+	int32_t rel = (int32_t)(int64_t)(to - (at + 5));
+
+	out[0] = 0xe9;
+	memcpy(out + 1, &rel, 4);
+}
+
+/* The int3 form: the one instruction at a relocated to slot, then jmp
+ * back; a direct call is emulated by the trap handler instead. */
+static int kp_relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+		       uint64_t a, uint64_t slot, struct utrace_kprobe_loc *loc,
+		       struct utrace_error *err)
+{
+	size_t n;
+
+	loc->insn_len = in->length;
+	if (in->mnemonic == ZYDIS_MNEMONIC_CALL && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	    ops[0].imm.is_relative) {
+		ZyanU64 to;
+
+		ZydisCalcAbsoluteAddress(in, &ops[0], a, &to);
+		loc->call_to = to;
+		return 0;
+	}
+	n = kp_reencode(in, ops, a, slot, loc->xol, sizeof(loc->xol) - 5);
+	if (!n)
+		return utrace_error_set(err, -EINVAL,
+					"the instruction at 0x%" PRIx64 " cannot run out of line", a);
+	kp_jmp_back(loc->xol + n, slot + n, a + in->length);
+	loc->xol_len = (uint32_t)n + 5;
+	return 0;
+}
+
+/* Decodes the function up to vaddr a: a must be an instruction boundary. */
+static int kp_decode_at(const uint8_t *code, uint64_t func, uint64_t size, uint64_t a,
+			ZydisDecodedInstruction *in, ZydisDecodedOperand *ops)
+{
+	ZydisDecoder dec;
+	uint64_t at = func;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (at < func + size) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - func), func + size - at, in,
+						       ops)))
+			return -1;
+		if (at == a)
+			return 0;
+		if (at > a)
+			return -1;
+		at += in->length;
+	}
+	return -1;
+}
+
+/* Whether code (size bytes at vaddr start) decodes whole, has no indirect
+ * jump (a jump table could land anywhere) and no branch into (a, end). */
+static bool kp_no_branch_into(const uint8_t *code, uint64_t start, uint64_t size, uint64_t a,
+			      uint64_t end)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (uint64_t at = start; at < start + size; at += in.length) {
+		ZyanU64 to;
+
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - start), start + size - at,
+						       &in, ops)))
+			return false;
+		if (in.meta.branch_type == ZYDIS_BRANCH_TYPE_NONE)
+			continue;
+		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR)
+				return false; /* an indirect jump */
+			continue;
+		}
+		ZydisCalcAbsoluteAddress(&in, &ops[0], at, &to);
+		if (to > a && to < end)
+			return false;
+	}
+	return true;
+}
+
+/* The bytes [a, *end) a 5-byte jmp at a would cover, if the kernel's
+ * optprobe conditions hold: whole instructions inside the function, none
+ * a call or a trap, no other probe among them, and no branch into them
+ * from the function or from its cold part (gcc's SYMBOL.cold, which
+ * jumps back into it). */
+static bool kp_can_jmp(const struct upr_file *f, const char *sym, const uint8_t *code,
+		       uint64_t func, uint64_t size, uint64_t a, const uint64_t *others,
+		       size_t nothers, uint64_t *end)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	struct utrace_elf_section sec;
+	char cold[300];
+	uint64_t at, cv, cs;
+	const uint8_t *cc;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (at = a; at < a + 5; at += in.length) {
+		if (at >= func + size ||
+		    ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - func), func + size - at,
+						       &in, ops)) ||
+		    in.meta.category == ZYDIS_CATEGORY_CALL ||
+		    in.meta.category == ZYDIS_CATEGORY_INTERRUPT ||
+		    in.meta.category == ZYDIS_CATEGORY_SYSCALL || in.mnemonic == ZYDIS_MNEMONIC_UD2)
+			return false;
+	}
+	*end = at;
+	if (at > func + size)
+		return false;
+	for (size_t i = 0; i < nothers; i++)
+		if (others[i] > a && others[i] < *end)
+			return false;
+	if (!kp_no_branch_into(code, func, size, a, *end))
+		return false;
+	/* the unwinder lands in the middle of functions too, at the landing
+	 * pads that .gcc_except_table lists: with no parser for those, such
+	 * an object keeps its int3s */
+	if (utrace_elf_find_section(f->elf, ".gcc_except_table", &sec) == 0)
+		return false;
+	snprintf(cold, sizeof(cold), "%s.cold", sym);
+	if (upr_find_symbol(f, cold, true, &cv, &cs) < 1)
+		return true;
+	cc = cs ? kp_func_bytes(f, cv, cs) : NULL;
+	return cc && kp_no_branch_into(cc, cv, cs, a, *end);
+}
+
+/* The detour's tail: the instructions of [a, end) for slot + the head. */
+static bool kp_detour(const uint8_t *code, uint64_t func, uint64_t a, uint64_t end,
+		      uint64_t slot, struct utrace_kprobe_loc *loc)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	uint64_t base = slot + UTRACE_KPROBE_DETOUR_HEAD;
+	size_t n = 0, k;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (uint64_t at = a; at < end; at += in.length) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - func), end - at, &in, ops)))
+			return false;
+		k = kp_reencode(&in, ops, at, base + n, loc->xol + n, UTRACE_KPROBE_XOL - 5 - n);
+		if (!k)
+			return false;
+		n += k;
+	}
+	kp_jmp_back(loc->xol + n, base + n, end);
+	loc->xol_len = (uint32_t)n + 5;
+	loc->insn_len = (uint32_t)(end - a);
+	loc->jmp = true;
+	return true;
+}
+
+int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const uint64_t *sites,
+			 size_t n, uint64_t slot, const uint64_t *others, size_t nothers,
+			 struct utrace_kprobe_loc *loc, struct utrace_error *err)
+{
+	uint64_t end;
+
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint64_t func, size, a;
+	const uint8_t *code;
+	struct upr_file f;
+	int ret = 1;
+
+	memset(loc, 0, sizeof(*loc));
+	loc->site = UINT32_MAX;
+	if (p->kind == UTRACE_KP_REMOVE || upr_file_open(path, &f, NULL) < 0)
+		return 0;
+	if (upr_find_symbol(&f, p->symbol, true, &func, &size) < 1) {
+		upr_file_close(&f);
+		return 0;
+	}
+	a = func + p->offset;
+	code = size ? kp_func_bytes(&f, func, size) : NULL;
+	if (!p->offset && code && size >= 9 && !memcmp(code, endbr64, 4))
+		for (size_t i = 0; i < n; i++)
+			if (sites[i] == func + 4)
+				a = func + 4; /* the entry is the site after endbr64 */
+	loc->vaddr = a;
+	loc->func = func;
+	loc->kind = p->kind;
+	for (size_t i = 0; i < n; i++) {
+		if (sites[i] == a)
+			loc->site = (uint32_t)i;
+		else if (sites[i] && a > sites[i] && a < sites[i] + 5)
+			ret = utrace_error_set(err, -EINVAL, "%s+%" PRIu64
+					       ": inside the function's patchable call site",
+					       p->symbol, p->offset);
+	}
+	if (ret > 0 && loc->site == UINT32_MAX) {
+		if (!code || p->offset >= size || kp_decode_at(code, func, size, a, &in, ops) < 0)
+			ret = utrace_error_set(err, -EINVAL,
+					       "%s+%" PRIu64 ": %s", p->symbol, p->offset,
+					       utrace_uprobe_error_text(
+						   UTRACE_UPROBE_ERR_BAD_PROBE_ADDR));
+		else if (kp_can_jmp(&f, p->symbol, code, func, size, a, others, nothers, &end) &&
+			 kp_detour(code, func, a, end, slot, loc))
+			ret = 1;
+		else if ((ret = kp_relocate(&in, ops, a, slot, loc, err)) == 0)
+			ret = 1;
+	}
+	upr_file_close(&f);
+	return ret;
+}
+
+struct kp_sym_arg {
+	struct upr_file *f;
+	uint64_t bias;
+};
+
+static int kp_sym_in_file(void *arg, const char *name, uint64_t *addr)
+{
+	struct kp_sym_arg *a = arg;
+	uint64_t vaddr, size;
+
+	if (upr_find_symbol(a->f, name, false, &vaddr, &size) < 1)
+		return -1;
+	*addr = a->bias + vaddr;
+	return 0;
+}
+
+int utrace_kprobe_compile_in(const struct utrace_kprobe *p, const char *path, uint64_t bias,
+			     void **prog, uint32_t *len, struct utrace_error *err)
+{
+	struct upr_file f;
+	struct kp_sym_arg a = {&f, bias};
+	bool open = upr_file_open(path, &f, NULL) == 0;
+	int ret = utrace_kprobe_compile(p, open ? kp_sym_in_file : NULL, &a, prog, len, err);
+
+	if (open)
+		upr_file_close(&f);
+	return ret;
+}

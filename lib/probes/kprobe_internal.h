@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobe_internal.h - what lib/probes/kprobe.c (parsing),
+ * lib/probes/fetch_compile.c (layout, format, fetch programs) and
+ * lib/probes/kprobe_insn.c (where a probe lands, relocation) share.
+ */
+#ifndef UTRACE_LIB_KPROBE_INTERNAL_H
+#define UTRACE_LIB_KPROBE_INTERNAL_H
+
+#include <limits.h>
+
+#include "lib/probes/kprobe.h"
+#include "lib/probes/uprobe_internal.h"
+
+struct utrace_kprobe {
+	enum utrace_kprobe_kind kind;
+	bool fprobe;
+	char group[UTRACE_UPROBE_NAME_MAX + 1];
+	char event[UTRACE_UPROBE_NAME_MAX + 1];
+	char *symbol;
+	uint64_t offset;
+	uint64_t sym_size;	/* 0: not known when parsed */
+	struct utrace_uprobe u; /* nargs and args (name, fetch, type), checked */
+	char *format;		/* the format file's text */
+	struct utrace_event_format *fmt;
+};
+
+struct kp_parse {
+	const char *def, *exe;
+	int id;
+	char **tok;
+	int *col;
+	unsigned n;
+	struct utrace_kprobe *p;
+	int code, column;
+	char detail[PATH_MAX + 64];
+};
+
+/* Splits def on blanks (argv_split), with each word's 1-based column. */
+int kp_split(struct kp_parse *ps);
+/* The event's format text and parsed format (fetch_compile.c). */
+int kp_make_format(struct utrace_kprobe *p, int id);
+
+#endif

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_kprobe.c - the recorder's side of the in-process probes
+ * (common/proto.h KPROBE_AREA and KPROBE; their events' ENABLEs are
+ * recorder_msg.c's, after CONFIG): for each object a process registers,
+ * once it names its probe area, every probe whose symbol the object
+ * defines, located, relocated and compiled by lib/probes for that object
+ * and that area.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/probes/kprobe.h"
+#include "lib/record/recorder_internal.h"
+
+static void rec_kprobe_notice(struct utrace_recorder *r, struct rec_conn *c,
+			      const struct utrace_kprobe *p, const char *why)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), "probe %s:%s: %s; it stays off",
+		 utrace_kprobe_group(p), utrace_kprobe_event(p), why);
+	if (r->o.notice)
+		r->o.notice(r->o.notice_arg, c->pid, text);
+}
+
+/* Probe i in object o, at slot *slot of the area: its KPROBE into m. */
+static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			  const struct utrace_msg_kprobe_area *am, unsigned i, uint32_t *slot,
+			  const uint64_t *others, size_t nothers, struct utrace_msg_kprobe *m)
+{
+	const struct utrace_kprobe *p = r->o.kprobes[i];
+	const struct rec_object *o = &c->objs[obj];
+	struct utrace_kprobe_loc loc;
+	struct utrace_error e = {0};
+	uint32_t len;
+	void *prog;
+	int ret;
+
+	ret = utrace_kprobe_locate(p, o->path, o->vaddrs, o->nr_sites, am->addr + *slot - o->bias,
+				   others, nothers, &loc, &e);
+	if (ret <= 0) {
+		if (ret < 0)
+			rec_kprobe_notice(r, c, p, e.msg);
+		return 0;
+	}
+	if (!am->size || *slot + UTRACE_KPROBE_SLOT > am->size) { /* every probe has a slot */
+		rec_kprobe_notice(r, c, p, "no room for its slot near the object");
+		return 0;
+	}
+	if (utrace_kprobe_compile_in(p, o->path, o->bias, &prog, &len, &e) < 0) {
+		rec_kprobe_notice(r, c, p, e.msg);
+		return 0;
+	}
+	if (sizeof(*m) + UTRACE_KPROBE_XOL + len > UTRACE_MSG_MAX) {
+		free(prog);
+		rec_kprobe_notice(r, c, p, "its fetch-args are too large");
+		return 0;
+	}
+	memset(m, 0, sizeof(*m) + UTRACE_KPROBE_XOL);
+	m->hdr.type = UTRACE_MSG_KPROBE;
+	m->hdr.size = (uint32_t)(sizeof(*m) + UTRACE_KPROBE_XOL + len);
+	m->obj = obj;
+	m->key = i;
+	m->how = loc.site != UINT32_MAX ? UTRACE_KPH_SITE : loc.jmp ? UTRACE_KPH_JMP : UTRACE_KPH_INT3;
+	m->is_return = loc.kind == UTRACE_KP_RETURN;
+	m->addr = o->bias + loc.vaddr;
+	m->func = o->bias + loc.func;
+	m->call_to = loc.call_to ? o->bias + loc.call_to : 0;
+	m->site = loc.site;
+	m->slot = *slot;
+	m->insn_len = loc.insn_len;
+	m->xol_len = loc.xol_len;
+	m->prog_len = len;
+	memcpy(m->data, loc.xol, loc.xol_len);
+	memcpy(m->data + UTRACE_KPROBE_XOL, prog, len);
+	free(prog);
+	*slot += UTRACE_KPROBE_SLOT;
+	return rec_conn_send(c, m, m->hdr.size, -1);
+}
+
+int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+		    struct utrace_error *err)
+{
+	const struct utrace_msg_kprobe_area *am = buf;
+	struct utrace_msg_kprobe *m;
+	uint32_t slot = 0;
+	int ret = 0;
+
+	if (n < sizeof(*am) || am->obj >= c->nr_objs)
+		return -EPROTO;
+	uint64_t *at = calloc(r->o.nr_kprobes + 1, sizeof(*at));
+	size_t nat = 0;
+
+	if (!at || !(m = malloc(UTRACE_MSG_MAX))) {
+		free(at);
+		return -ENOMEM;
+	}
+	/* where every probe lands first: a jmp must cover none of them */
+	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++) {
+		const struct rec_object *o = &c->objs[am->obj];
+		struct utrace_kprobe_loc loc;
+		struct utrace_error e;
+
+		if (utrace_kprobe_locate(r->o.kprobes[i], o->path, o->vaddrs, o->nr_sites, 0, NULL,
+					 0, &loc, &e) > 0)
+			at[nat++] = loc.vaddr;
+	}
+	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX && ret >= 0; i++)
+		ret = rec_kprobe_one(r, c, am->obj, am, i, &slot, at, nat, m);
+	free(at);
+	if (ret >= 0) {
+		memset(m, 0, sizeof(*m));
+		m->hdr.type = UTRACE_MSG_KPROBE;
+		m->hdr.size = sizeof(*m);
+		m->obj = am->obj;
+		m->key = UTRACE_ENABLE_DONE;
+		ret = rec_conn_send(c, m, sizeof(*m), -1);
+	}
+	free(m);
+	return ret;
+}

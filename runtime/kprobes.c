@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobes.c - in-process dynamic probes (lib/probes/kprobe.h): where a
+ * probe fires, how its fetch-args read memory, how its event is written.
+ *
+ * The tool decides everything per object and sends it ready (KPROBE,
+ * common/proto.h); this file only installs it:
+ *
+ *   - a probe on a function's patchable call site: the site becomes
+ *     `call slot`, the slot (in the object's probe area, in rel32 reach)
+ *     `push $k; jmp *utrace_kprobe_site_tramp`.  No trap, nothing moved.
+ *     If the tracer had patched the site, the trampoline goes on into the
+ *     tracer's stub after the probes (arch/x86_64/kprobe.S);
+ *   - any other instruction: an int3 (one byte, atomic for fetch), the
+ *     SIGTRAP handler of text_poke.c calling kp_trap: the probes fire on
+ *     the trap's registers, then the thread resumes at the slot, where the
+ *     tool's relocated copy of the instruction runs and jumps back (a
+ *     direct call is emulated instead: push the return, go to the target);
+ *   - a return probe hooks the return address at the entry (site or int3)
+ *     with utrace_kretprobe_tramp and keeps the real one on a per-thread
+ *     stack (the kernel's rethook), firing when the function returns.
+ *
+ * Probes by address live in one sorted table, replaced whole and
+ * published with a release store (the old one is never freed: a signal
+ * handler may still be reading it), so the trap handler reads it with no
+ * lock.  It is published before any int3 is written.
+ *
+ * Memory reads (common/fetch_prog.h) go through utrace_fetch_load, whose
+ * loads a SIGSEGV/SIGBUS handler recognises by the faulting address and
+ * resumes at its fixup (an exception table of one entry): no system call
+ * per read, and a bad pointer gives "(fault)", never a crash.  The handler
+ * is installed with the first probe and passes every other fault to the
+ * program's handler (or the default action).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "arch/x86_64/insn.h"
+#include "common/fetch_prog.h"
+#include "runtime/rt.h"
+
+struct rt_kprobe {
+	uint64_t addr, func;
+	uint64_t resume;  /* int3: where the thread goes on (the slot) */
+	uint64_t call_to; /* int3 on a direct call: emulated */
+	uint32_t insn_len;
+	uint32_t key;
+	uint32_t is_return;
+	uint32_t how;
+	const struct utrace_fetch_hdr *prog;
+};
+
+struct kp_table {
+	size_t n;
+	struct rt_kprobe p[];
+};
+
+/* A call site carrying probes: the slot pushes its index. */
+struct kp_site {
+	uint64_t addr;
+	uint64_t cont; /* the tracer's stub if the site was patched, else 0 */
+	uint32_t id;   /* the site's function id, for the tracer */
+};
+
+#define KP_SITES_MAX 4096
+#define KP_RET_DEPTH 128
+
+static struct kp_table *kp_table;
+static struct kp_site kp_sites[KP_SITES_MAX];
+static uint32_t kp_nr_sites;
+static struct sigaction kp_old_segv, kp_old_bus;
+static bool kp_installed;
+
+struct kp_ret {
+	uint64_t ret, *slot, func;
+	const struct rt_kprobe *p;
+	uint64_t caller; /* __probe_ret_ip: ret, or the real one behind fgraph's hook */
+};
+static __thread struct kp_ret kp_rets[KP_RET_DEPTH];
+static __thread uint32_t kp_ret_depth;
+
+/* arch/x86_64/kprobe.S */
+void utrace_kprobe_site_tramp(void) RT_HIDDEN;
+void utrace_kretprobe_tramp(void) RT_HIDDEN;
+int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
+extern const char utrace_safe_load_begin[] RT_HIDDEN, utrace_safe_load_end[] RT_HIDDEN,
+    utrace_safe_load_fixup[] RT_HIDDEN;
+uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
+uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs) RT_HIDDEN;
+uint64_t rt_kprobe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
+void utrace_kprobe_detour_tramp(void) RT_HIDDEN;
+
+/* ---- firing ------------------------------------------------------------ */
+
+static const struct rt_kprobe *kp_find(const struct kp_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t ? t->n : 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->p[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return t && lo < t->n && t->p[lo].addr == addr ? &t->p[lo] : NULL;
+}
+
+/* One probe's record: the kernel's kprobe layout, then the fetch-args. */
+static void kp_record(const struct rt_kprobe *p, const struct utrace_fetch_regs *regs,
+		      uint64_t func, uint64_t ret_ip)
+{
+	uint64_t rec[UTRACE_FETCH_REC_MAX / 8];
+	struct rt_thread *t = &rt_self;
+	uint32_t len;
+
+	if (unlikely(!t->comm[0])) {
+		int saved = errno;
+
+		prctl(PR_GET_NAME, t->comm);
+		errno = saved;
+	}
+	rec[0] = 0;
+	if (p->is_return) {
+		rec[1] = func;
+		rec[2] = ret_ip;
+	} else {
+		rec[1] = regs->r[UTRACE_FR_IP];
+	}
+	len = utrace_fetch_run(p->prog, regs, t->comm, (uint8_t *)rec, sizeof(rec),
+			       utrace_fetch_load);
+	rt_kprobe_event_write(p->key, rec, len);
+}
+
+/* A return probe at the entry: hook the return address at regs->sp. */
+static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_regs *regs)
+{
+	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP];
+	uint32_t d = kp_ret_depth;
+
+	struct rt_thread *t = rt_ctx(&rt_self);
+	uint64_t caller = *slot;
+
+	if (d >= KP_RET_DEPTH)
+		return; /* too deep: this call is not probed */
+	/* function_graph hooked this return first: name its real caller */
+	if (caller == (uint64_t)(uintptr_t)utrace_graph_return && t && t->depth &&
+	    t->stack[t->depth - 1].slot == slot)
+		caller = t->stack[t->depth - 1].ret;
+	kp_rets[d] = (struct kp_ret){*slot, slot, p->func, p, caller};
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the frame before it counts */
+	kp_ret_depth = d + 1;
+	*slot = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
+}
+
+static void kp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
+{
+	const struct kp_table *t = __atomic_load_n(&kp_table, __ATOMIC_ACQUIRE);
+	const struct rt_kprobe *p = kp_find(t, addr);
+
+	if (!p || !rt_tracing_on())
+		return;
+	for (; p < t->p + t->n && p->addr == addr; p++) {
+		if (p->is_return)
+			kp_hook_return(p, regs);
+		else
+			kp_record(p, regs, 0, 0);
+	}
+}
+
+struct kp_slow_arg {
+	const struct utrace_fetch_regs *regs;
+	uint64_t addr;
+};
+
+static long kp_fire_slow(void *a)
+{
+	const struct kp_slow_arg *s = a;
+
+	kp_fire_all(s->regs, s->addr);
+	return 0;
+}
+
+/*
+ * From utrace_kprobe_site_tramp: the function has not started.  A site
+ * the tracer patched too gets the tracer's entry first, as its own stub
+ * would have called it: so the function tracer sees the real caller, and
+ * function_graph's hook sits outside a return probe's.
+ */
+uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
+{
+	const struct kp_site *s = &kp_sites[k % KP_SITES_MAX];
+	struct kp_slow_arg a = {regs, s->addr};
+	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP];
+
+	if (s->cont && rt.cfg.tracer == UTRACE_TRACER_FUNCTION)
+		utrace_func_entry(s->id, *slot);
+	else if (s->cont)
+		utrace_graph_entry(s->id, slot);
+	/* a thread without its buffer yet may call libc: keep the
+	 * program's vector registers (its float arguments) */
+	if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
+		kp_fire_all(regs, s->addr);
+	else
+		utrace_call_preserving_fpu(kp_fire_slow, &a);
+	return 0;
+}
+
+/* From utrace_kprobe_detour_tramp: a jump-optimised probe, mid-function. */
+uint64_t rt_kprobe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k)
+{
+	struct kp_slow_arg a = {regs, kp_sites[k % KP_SITES_MAX].addr};
+
+	regs->r[UTRACE_FR_IP] = a.addr;
+	if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
+		kp_fire_all(regs, a.addr);
+	else
+		utrace_call_preserving_fpu(kp_fire_slow, &a);
+	return 0;
+}
+
+struct kp_ret_arg {
+	const struct utrace_fetch_regs *regs;
+	struct kp_ret r;
+};
+
+static long kp_ret_slow(void *a)
+{
+	const struct kp_ret_arg *x = a;
+
+	kp_record(x->r.p, x->regs, x->r.func, x->r.caller);
+	return 0;
+}
+
+/* From utrace_kretprobe_tramp: the function returned through our hook. */
+uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs)
+{
+	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP] - 1;
+	struct kp_ret_arg a = {regs, {0}};
+	uint32_t d = kp_ret_depth;
+
+	/* frames above ours were left by longjmp: dropped */
+	while (d > 0 && kp_rets[d - 1].slot < slot)
+		d--;
+	if (!d || kp_rets[d - 1].slot != slot) {
+		rt_log("a return probe lost its frame; the program cannot go on");
+		_exit(127);
+	}
+	a.r = kp_rets[d - 1];
+	kp_ret_depth = d - 1;
+	regs->r[UTRACE_FR_IP] = a.r.ret;
+	if (rt_tracing_on()) {
+		if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
+			kp_record(a.r.p, regs, a.r.func, a.r.caller);
+		else
+			utrace_call_preserving_fpu(kp_ret_slow, &a);
+	}
+	return a.r.ret;
+}
+
+/*
+ * An exception is about to unwind (unwind.c): the unwinder cannot step
+ * through utrace_kretprobe_tramp (the real return address is on our
+ * stack, which no unwind table describes), so every return this thread
+ * hooked gets its real address back, innermost first (two probes on one
+ * function hooked one slot twice), and those returns go unprobed.
+ */
+static void kp_unhook_returns(void)
+{
+	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
+
+	for (uint32_t d = kp_ret_depth; d-- > 0;)
+		if (*kp_rets[d].slot == tramp)
+			*kp_rets[d].slot = kp_rets[d].ret;
+	kp_ret_depth = 0;
+}
+
+/* text_poke.c's SIGTRAP handler: one of our int3s? */
+static bool kp_trap(void *uc_)
+{
+	ucontext_t *uc = uc_;
+	greg_t *g = uc->uc_mcontext.gregs;
+	uint64_t addr = (uint64_t)g[REG_RIP] - 1;
+	const struct kp_table *t = __atomic_load_n(&kp_table, __ATOMIC_ACQUIRE);
+	const struct rt_kprobe *p = kp_find(t, addr);
+	struct utrace_fetch_regs r;
+
+	if (!p || p->how == UTRACE_KPH_SITE)
+		return false;
+	r = (struct utrace_fetch_regs){{
+	    [UTRACE_FR_R15] = (uint64_t)g[REG_R15], [UTRACE_FR_R14] = (uint64_t)g[REG_R14],
+	    [UTRACE_FR_R13] = (uint64_t)g[REG_R13], [UTRACE_FR_R12] = (uint64_t)g[REG_R12],
+	    [UTRACE_FR_R11] = (uint64_t)g[REG_R11], [UTRACE_FR_R10] = (uint64_t)g[REG_R10],
+	    [UTRACE_FR_R9] = (uint64_t)g[REG_R9],   [UTRACE_FR_R8] = (uint64_t)g[REG_R8],
+	    [UTRACE_FR_BX] = (uint64_t)g[REG_RBX],  [UTRACE_FR_CX] = (uint64_t)g[REG_RCX],
+	    [UTRACE_FR_DX] = (uint64_t)g[REG_RDX],  [UTRACE_FR_SI] = (uint64_t)g[REG_RSI],
+	    [UTRACE_FR_DI] = (uint64_t)g[REG_RDI],  [UTRACE_FR_BP] = (uint64_t)g[REG_RBP],
+	    [UTRACE_FR_AX] = (uint64_t)g[REG_RAX],  [UTRACE_FR_IP] = addr,
+	    [UTRACE_FR_CS] = 0x33,		    [UTRACE_FR_FLAGS] = (uint64_t)g[REG_EFL],
+	    [UTRACE_FR_SP] = (uint64_t)g[REG_RSP],  [UTRACE_FR_SS] = 0x2b}};
+	kp_fire_all(&r, addr); /* may hook the return address at RSP */
+	if (p->call_to) {
+		g[REG_RSP] -= 8;
+		*(uint64_t *)(uintptr_t)g[REG_RSP] = addr + p->insn_len;
+		g[REG_RIP] = (greg_t)p->call_to;
+	} else {
+		g[REG_RIP] = (greg_t)p->resume;
+	}
+	return true;
+}
+
+/* SIGSEGV/SIGBUS: a fetch-arg's load faulted?  Else the program's. */
+static void kp_fault(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	struct sigaction *old = sig == SIGSEGV ? &kp_old_segv : &kp_old_bus;
+
+	if (ip >= (uintptr_t)utrace_safe_load_begin && ip < (uintptr_t)utrace_safe_load_end) {
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)utrace_safe_load_fixup;
+		return;
+	}
+	if (old->sa_flags & SA_SIGINFO) {
+		if (old->sa_sigaction) {
+			old->sa_sigaction(sig, si, uc_);
+			return;
+		}
+	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+		return;
+	}
+	/* the default action: it happens when the instruction runs again */
+	sigaction(sig, old, NULL);
+}
+
+static void kp_install_handlers(void)
+{
+	struct sigaction sa;
+
+	if (kp_installed)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = kp_fault;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &kp_old_segv);
+	sigaction(SIGBUS, &sa, &kp_old_bus);
+	rt_text_poke_trap_hook(kp_trap);
+	rt_unwind_unhook_more = kp_unhook_returns;
+	kp_installed = true;
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+struct kp_batch {
+	struct rt_kprobe *p;
+	size_t n, cap;
+	bool alone; /* the only thread: a jmp may replace several instructions */
+	uint8_t **int3; /* addresses to put an int3 on */
+	size_t nint3;
+	struct rt_poke *sites; /* call sites to point at their slots */
+	size_t nsites;
+};
+
+/* The slot of a site probe: `push $k; jmp *0(%rip); .quad tramp`. */
+static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site, uint32_t id)
+{
+	const uint8_t *s = (const uint8_t *)(uintptr_t)site;
+	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kprobe_site_tramp;
+	uint32_t k;
+	int32_t rel;
+
+	for (k = 0; k < kp_nr_sites; k++)
+		if (kp_sites[k].addr == site)
+			return 0; /* its slot is there already */
+	if (kp_nr_sites >= KP_SITES_MAX || !(insn_is_nop5(s) || s[0] == INSN_CALL))
+		return -1;
+	kp_sites[k].addr = site;
+	kp_sites[k].id = id;
+	if (s[0] == INSN_CALL) { /* the tracer's: its entry is called first */
+		memcpy(&rel, s + 1, 4);
+		kp_sites[k].cont = site + 5 + (uint64_t)(int64_t)rel;
+	}
+	kp_nr_sites++;
+	slot[0] = INSN_PUSH_IMM32;
+	memcpy(slot + 1, &k, 4);
+	insn_make_farjmp(slot + 5, tramp);
+	b->sites[b->nsites].addr = (uint8_t *)(uintptr_t)site;
+	insn_rel32(b->sites[b->nsites].bytes, INSN_CALL, site, (uint64_t)(uintptr_t)slot);
+	b->nsites++;
+	return 0;
+}
+
+/*
+ * A jump-optimised probe's detour head (common/proto.h): below the red
+ * zone, push k, call the trampoline (which saves everything), back above
+ * it; then the tool's tail.  The probed instruction becomes `jmp slot`.
+ */
+static int kp_detour_head(struct kp_batch *b, uint8_t *slot, uint64_t addr)
+{
+	static const uint8_t below[5] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */
+	static const uint8_t above[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
+	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kprobe_detour_tramp;
+	int32_t rel = UTRACE_KPROBE_SLOT - 8 - 16; /* from the call's end to the pointer */
+	uint32_t k = kp_nr_sites;
+
+	if (k >= KP_SITES_MAX)
+		return -1;
+	kp_sites[kp_nr_sites++].addr = addr;
+	memcpy(slot, below, 5);
+	slot[5] = INSN_PUSH_IMM32;
+	memcpy(slot + 6, &k, 4);
+	slot[10] = 0xff; /* call *rel(%rip) */
+	slot[11] = 0x15;
+	memcpy(slot + 12, &rel, 4);
+	memcpy(slot + 16, above, 8);
+	memcpy(slot + UTRACE_KPROBE_SLOT - 8, &tramp, 8);
+	b->sites[b->nsites].addr = (uint8_t *)(uintptr_t)addr;
+	insn_rel32(b->sites[b->nsites].bytes, INSN_JMP, addr, (uint64_t)(uintptr_t)slot);
+	b->nsites++;
+	return 0;
+}
+
+/* One KPROBE of obj: checked, its slot written, added to the batch. */
+static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
+		   const struct utrace_msg_kprobe *m, uint32_t size)
+{
+	struct rt_kprobe *p;
+	void *prog;
+
+	if (size < sizeof(*m) + UTRACE_KPROBE_XOL + m->prog_len || m->xol_len > UTRACE_KPROBE_XOL ||
+	    m->slot + UTRACE_KPROBE_SLOT > UTRACE_KPROBE_AREA || !area || m->addr < o->lo ||
+	    m->addr >= o->hi || m->key >= UTRACE_KPROBE_MAX)
+		return -1;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 16;
+		struct rt_kprobe *np = realloc(b->p, cap * sizeof(*np));
+		uint8_t **ni = realloc(b->int3, cap * sizeof(*ni));
+		struct rt_poke *ns = realloc(b->sites, cap * sizeof(*ns));
+
+		if (np)
+			b->p = np;
+		if (ni)
+			b->int3 = ni;
+		if (ns)
+			b->sites = ns;
+		if (!np || !ni || !ns)
+			return -1;
+		b->cap = cap;
+	}
+	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
+	if (!prog)
+		return -1;
+	memcpy(prog, m->data + UTRACE_KPROBE_XOL, m->prog_len);
+	if (utrace_fetch_check(prog, m->prog_len) < 0) {
+		free(prog);
+		rt_log("a probe from the recorder is malformed; it stays off");
+		return 0;
+	}
+	p = &b->p[b->n];
+	*p = (struct rt_kprobe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot),
+				m->call_to, m->insn_len, m->key, m->is_return, m->how, prog};
+	if (m->how == UTRACE_KPH_SITE) {
+		if (m->site >= o->nr_sites ||
+		    kp_site_slot(b, area + m->slot, m->addr, o->id_base + m->site) < 0)
+			return 0;
+	} else if (m->how == UTRACE_KPH_JMP) {
+		uint8_t *slot = area + m->slot;
+
+		if (m->insn_len < 5 || m->xol_len + UTRACE_KPROBE_DETOUR_HEAD > UTRACE_KPROBE_SLOT - 8)
+			return -1;
+		memcpy(slot + UTRACE_KPROBE_DETOUR_HEAD, m->data, m->xol_len);
+		p->resume = (uint64_t)(uintptr_t)(slot + UTRACE_KPROBE_DETOUR_HEAD);
+		if (!b->alone || kp_detour_head(b, slot, m->addr) < 0) /* stays an int3 */
+			b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
+	} else {
+		memcpy(area + m->slot, m->data, m->xol_len);
+		if (!kp_find(kp_table, m->addr))
+			b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
+	}
+	b->n++;
+	return 0;
+}
+
+static int kp_cmp(const void *x, const void *y)
+{
+	const struct rt_kprobe *a = x, *b = y;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* The old table and the batch, sorted, published (the old one is kept:
+ * a trap handler may still be reading it). */
+static int kp_publish(const struct kp_batch *b)
+{
+	const struct kp_table *old = kp_table;
+	size_t n = (old ? old->n : 0) + b->n;
+	struct kp_table *t = malloc(sizeof(*t) + n * sizeof(t->p[0]));
+
+	if (!t)
+		return -ENOMEM;
+	t->n = n;
+	if (old)
+		memcpy(t->p, old->p, old->n * sizeof(t->p[0]));
+	memcpy(t->p + (old ? old->n : 0), b->p, b->n * sizeof(t->p[0]));
+	qsort(t->p, n, sizeof(t->p[0]), kp_cmp);
+	__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Names obj's probe area and takes the recorder's KPROBEs for it. */
+static int kp_object(struct kp_batch *b, struct rt_object *o, struct utrace_msg_kprobe *m)
+{
+	uint8_t *area = o->hi > o->lo ? rt_map_near(o->lo, o->hi, UTRACE_KPROBE_AREA) : NULL;
+	struct utrace_msg_kprobe_area am = {{sizeof(am), UTRACE_MSG_KPROBE_AREA}, o->index,
+					    area ? UTRACE_KPROBE_AREA : 0,
+					    (uint64_t)(uintptr_t)area};
+	int n, ret = rt_send(&am, sizeof(am), -1);
+
+	while (ret >= 0) {
+		n = rt_recv(m, UTRACE_MSG_MAX, NULL);
+		if (n < (int)sizeof(*m) || m->hdr.type != UTRACE_MSG_KPROBE || m->obj != o->index)
+			return -EPROTO;
+		if (m->key == UTRACE_ENABLE_DONE)
+			break;
+		if (kp_take(b, o, area, m, (uint32_t)n) < 0)
+			ret = -EPROTO;
+	}
+	if (area && mprotect(area, UTRACE_KPROBE_AREA, PROT_READ | PROT_EXEC) < 0)
+		ret = -errno;
+	return ret;
+}
+
+/* An object unloaded by dlclose (ftrace.c holds the objects lock): its
+ * probes go, so that the same addresses loaded again get theirs anew.
+ * The old table stays readable, as in kp_publish. */
+void rt_kprobes_forget(uint64_t lo, uint64_t hi)
+{
+	const struct kp_table *old = kp_table;
+	struct kp_table *t;
+	size_t n = 0;
+
+	for (uint32_t k = 0; k < kp_nr_sites; k++)
+		if (kp_sites[k].addr >= lo && kp_sites[k].addr < hi)
+			kp_sites[k].addr = 0; /* its slot is never called again */
+	if (!old || !(t = malloc(sizeof(*t) + old->n * sizeof(t->p[0]))))
+		return;
+	for (size_t i = 0; i < old->n; i++)
+		if (old->p[i].addr < lo || old->p[i].addr >= hi)
+			t->p[n++] = old->p[i];
+	t->n = n;
+	__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE);
+}
+
+/* Whether this is the process's only thread: then no other thread can
+ * be in the middle of the instructions a jmp replaces (the kernel waits
+ * for that with RCU-tasks; a program's threads give no such point, so
+ * with several threads the probe stays an int3). */
+static bool kp_alone(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n == 1;
+}
+
+/* Objects added by this scan: their probes installed (ftrace.c holds the
+ * objects lock).  The table first, then the int3s, then the sites. */
+int rt_kprobes_register(struct rt_object *added)
+{
+	struct utrace_msg_kprobe *m = malloc(UTRACE_MSG_MAX);
+	struct kp_batch b = {.alone = kp_alone()};
+	uint8_t *cc = NULL;
+	int ret = m ? 0 : -ENOMEM;
+
+	for (struct rt_object *o = added; o && ret >= 0; o = o->next)
+		ret = kp_object(&b, o, m);
+	if (ret >= 0 && b.n) {
+		kp_install_handlers();
+		ret = kp_publish(&b);
+		if (ret >= 0 && b.nint3 && (cc = malloc(b.nint3))) {
+			memset(cc, INSN_INT3, b.nint3);
+			ret = rt_text_poke_bytes(b.int3, cc, b.nint3);
+		}
+		if (ret >= 0)
+			ret = rt_text_poke_batch(b.sites, b.nsites);
+	}
+	free(cc);
+	free(b.p);
+	free(b.int3);
+	free(b.sites);
+	free(m);
+	return ret;
+}

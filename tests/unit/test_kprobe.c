@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_kprobe.c - in-process probe definitions (lib/probes/kprobe.h): the
+ * parser's names, kinds and errors (the kernel's messages and columns),
+ * the event format, and the fetch programs (common/fetch_prog.h) run on
+ * made-up registers and memory: every fetcharg form and type, nesting,
+ * bitfields, arrays, strings, and a fault giving "(fault)" and 0.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fetch_prog.h"
+#include "lib/probes/kprobe.h"
+#include "lib/probes/uprobe.h"
+#include "tests/unit/check.h"
+
+/* The made-up memory: one buffer; any other address faults. */
+static uint8_t mem[256];
+#define MEM_BASE 0x10000ull
+
+static int fake_load(uint64_t addr, unsigned size, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (addr < MEM_BASE || addr - MEM_BASE > sizeof(mem) - size)
+		return -1;
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)mem[addr - MEM_BASE + i] << (8 * i);
+	*out = v;
+	return 0;
+}
+
+static int fake_sym(void *arg, const char *name, uint64_t *addr)
+{
+	(void)arg;
+	if (strcmp(name, "counter"))
+		return -1;
+	*addr = MEM_BASE + 0x40;
+	return 0;
+}
+
+static void put64(unsigned off, uint64_t v)
+{
+	memcpy(mem + off, &v, 8);
+}
+
+/* Parses and compiles def, runs it on regs; the record in rec. */
+static uint32_t run(const char *def, const struct utrace_fetch_regs *regs, uint8_t *rec,
+		    struct utrace_kprobe **out)
+{
+	struct utrace_error err = {0};
+	struct utrace_kprobe *p;
+	uint32_t len = 0, n;
+	void *prog;
+
+	memset(rec, 0xee, UTRACE_FETCH_REC_MAX);
+	if (utrace_kprobe_parse(def, NULL, &p, NULL, &err) < 0) {
+		check(0, "parse '%s': %s", def, err.msg);
+		return 0;
+	}
+	if (utrace_kprobe_compile(p, fake_sym, NULL, &prog, &len, &err) < 0 ||
+	    utrace_fetch_check(prog, len) < 0) {
+		check(0, "compile '%s': %s", def, err.msg);
+		utrace_kprobe_free(p);
+		return 0;
+	}
+	n = utrace_fetch_run(prog, regs, "comm-name", rec, UTRACE_FETCH_REC_MAX, fake_load);
+	free(prog);
+	if (out)
+		*out = p;
+	else
+		utrace_kprobe_free(p);
+	return n;
+}
+
+static uint64_t get(const uint8_t *rec, unsigned off, unsigned size)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)rec[off + i] << (8 * i);
+	return v;
+}
+
+static const char *str(const uint8_t *rec, unsigned off)
+{
+	uint32_t loc = (uint32_t)get(rec, off, 4);
+
+	return (const char *)rec + (loc & 0xffff);
+}
+
+static void test_fetch(void)
+{
+	struct utrace_fetch_regs r = {{0}};
+	uint8_t rec[UTRACE_FETCH_REC_MAX];
+	struct utrace_kprobe *p;
+	uint32_t n;
+
+	memset(mem, 0, sizeof(mem));
+	put64(0x00, MEM_BASE + 0x20); /* node->next */
+	put64(0x08, 0x1122334455667788ull);
+	put64(0x10, MEM_BASE + 0x80); /* node->name */
+	put64(0x20, 0);		      /* next->next */
+	put64(0x28, 77);	      /* next->len */
+	put64(0x40, 4242);	      /* counter */
+	memcpy(mem + 0x80, "hello", 6);
+	mem[0x30] = 0xb5; /* a bitfield byte: 1011 0101 */
+	for (int i = 0; i < 4; i++)
+		mem[0x60 + 4 * i] = (uint8_t)(10 + i);
+	r.r[UTRACE_FR_DI] = MEM_BASE;
+	r.r[UTRACE_FR_SI] = (uint64_t)-5;
+	r.r[UTRACE_FR_SP] = MEM_BASE + 0x18; /* $stack1 = *(sp + 8) = mem[0x20] */
+	r.r[UTRACE_FR_AX] = 99;
+
+	n = run("p:g/e foo a=%di:x64 b=%si:s32 c=$arg2:s8 d=\\42:u16", &r, rec, NULL);
+	check(n == 16 + 8 + 4 + 1 + 2, "registers and an immediate: record length %u", n);
+	check(get(rec, 16, 8) == MEM_BASE && (int32_t)get(rec, 24, 4) == -5 &&
+		  (int8_t)get(rec, 28, 1) == -5 && get(rec, 29, 2) == 42,
+	      "registers, $argN and \\IMM stored in their types");
+
+	n = run("p foo+4 l=+8(%di):u32 nl=+8(+0(%di)):u64 st=$stack1:u64 sp=$stack:x64", &r, rec,
+		NULL);
+	check(get(rec, 16, 4) == 0x55667788 && get(rec, 20, 8) == 77 && get(rec, 28, 8) == 0 &&
+		  get(rec, 36, 8) == MEM_BASE + 0x18,
+	      "dereferences, nested, $stackN, $stack");
+
+	n = run("p foo s=+0(+16(%di)):string c=$comm q=\\\"lit\" g=@counter:u32 ga=@counter+0:s64",
+		&r, rec, NULL);
+	check(!strcmp(str(rec, 16), "hello") && !strcmp(str(rec, 20), "comm-name") &&
+		  !strcmp(str(rec, 24), "lit") && get(rec, 28, 4) == 4242 &&
+		  get(rec, 32, 8) == 4242,
+	      "strings from memory, $comm, a string constant, @SYMBOL");
+	check(n == 40 + 6 + 10 + 4, "strings go after the fixed part: length %u", n);
+
+	run("p foo b=+0x30(%di):b3@2/8 w=+0x30(%di):b4@4/8 a=+0x60(%di):u32[4] y=%si:symbol", &r,
+	    rec, NULL);
+	check(get(rec, 16, 1) == 5 && get(rec, 17, 1) == 0xb, "bitfields b3@2/8 and b4@4/8");
+	check(get(rec, 18, 4) == 10 && get(rec, 30, 4) == 13 &&
+		  get(rec, 34, 8) == (uint64_t)-5,
+	      "an array u32[4], a symbol-typed value");
+
+	run("r foo rv=$retval:u8 bad=+0(%si):u32 bs=+0(%si):string", &r, rec, &p);
+	check(get(rec, 24, 1) == 99, "$retval on a return probe, after __probe_func/ret_ip");
+	check(get(rec, 25, 4) == 0 && !strcmp(str(rec, 29), "(fault)"),
+	      "a fault gives 0 for a number and (fault) for a string");
+	check(utrace_kprobe_kind(p) == UTRACE_KP_RETURN && !strcmp(utrace_kprobe_event(p), "r_foo_0"),
+	      "r: gets the kernel's default name r_SYMBOL_0");
+	utrace_kprobe_free(p);
+}
+
+static void test_format(void)
+{
+	struct utrace_error err = {0};
+	struct utrace_kprobe *p;
+	const char *t;
+
+	if (utrace_kprobe_parse("f:grp/ev bar%return rv=$retval:x32 s=+0(%ax):string", NULL, &p,
+				NULL, &err) < 0) {
+		check(0, "parse an fprobe: %s", err.msg);
+		return;
+	}
+	t = utrace_kprobe_format_text(p);
+	check(utrace_kprobe_fprobe(p) && utrace_kprobe_kind(p) == UTRACE_KP_RETURN &&
+		  !strcmp(utrace_kprobe_group(p), "grp") && !strcmp(utrace_kprobe_event(p), "ev"),
+	      "f:grp/ev SYMBOL%%return");
+	check(strstr(t, "field:unsigned long __probe_func;\toffset:8;\tsize:8;") &&
+		  strstr(t, "field:unsigned long __probe_ret_ip;\toffset:16;") &&
+		  strstr(t, "field:u32 rv;\toffset:24;\tsize:4;\tsigned:0;") &&
+		  strstr(t, "field:__data_loc char[] s;\toffset:28;\tsize:4;\tsigned:1;"),
+	      "the kretprobe layout and the argument fields");
+	check(strstr(t, "print fmt: \"(%ps <- bar) rv=0x%x s=\\\"%s\\\"\", REC->__probe_ret_ip, "
+			"REC->rv, __get_str(s)") != NULL,
+	      "the print fmt: (CALLER <- FUNC) name=value");
+	check(utrace_kprobe_format(p) && utrace_kprobe_format(p)->nr_fields == 8,
+	      "the format parses: 4 common fields, 2 probe fields, 2 arguments");
+	utrace_kprobe_free(p);
+	if (utrace_kprobe_parse("f baz", NULL, &p, NULL, &err) == 0) {
+		check(!strcmp(utrace_kprobe_event(p), "baz__entry") &&
+			  !strcmp(utrace_kprobe_group(p), "probes"),
+		      "f: gets SYMBOL__entry in the group probes");
+		utrace_kprobe_free(p);
+	}
+}
+
+/* Definitions that fail: the kernel's message and its caret's column. */
+static void test_errors(void)
+{
+	static const struct {
+		const char *def;
+		int code, column;
+	} bad[] = {
+	    {"", UTRACE_UPROBE_ERR_NO_DEFINITION, 1},
+	    {"x:e foo", UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, 1},
+	    {"p:1e foo", UTRACE_UPROBE_ERR_BAD_EVENT_NAME, 3},
+	    {"p:/e foo", UTRACE_UPROBE_ERR_NO_GROUP_NAME, 3},
+	    {"p:e foo+x", UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, 9},
+	    {"r:e foo+4", UTRACE_UPROBE_ERR_BAD_RETPROBE, 8},
+	    {"p:e foo%ret", UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, 8},
+	    {"p:e foo $retval", UTRACE_UPROBE_ERR_RETVAL_ON_PROBE, 9},
+	    {"p:e foo+4 $arg1", UTRACE_UPROBE_ERR_NOFENTRY_ARGS, 11},
+	    {"p:e foo %xx", UTRACE_UPROBE_ERR_BAD_REG_NAME, 9},
+	    {"p:e foo +8(%di", UTRACE_UPROBE_ERR_DEREF_OPEN_BRACE, 15},
+	    {"p:e foo %di:u33", UTRACE_UPROBE_ERR_BAD_TYPE, 13},
+	    {"p:e foo %di:string", UTRACE_UPROBE_ERR_BAD_STRING, 13},
+	    {"p:e foo a=%di b=%si a=%dx", UTRACE_UPROBE_ERR_USED_ARG_NAME, 21},
+	    {"p:e foo +0(%di):u8[65]", UTRACE_UPROBE_ERR_ARRAY_TOO_BIG, 20},
+	    {"p:e foo +0(%di):b9@0/8", UTRACE_UPROBE_ERR_BAD_BITFIELD, 17},
+	    {"f:e foo+4", UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, 8},
+	    {"-:", UTRACE_UPROBE_ERR_NO_EVENT_NAME, 3},
+	    {"p:e foo +0(%di):string[2]", UTRACE_UPROBE_ERR_STRING_ARRAY_IN_PROCESS, 17},
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct utrace_error err = {0};
+		struct utrace_kprobe *p = NULL;
+		int code = 0, ret = utrace_kprobe_parse(bad[i].def, NULL, &p, &code, &err);
+
+		check(ret == -EINVAL && code == bad[i].code && err.column == bad[i].column &&
+			  strstr(err.msg, utrace_uprobe_error_text(bad[i].code)),
+		      "'%s': %s (got: %s)", bad[i].def, utrace_uprobe_error_text(bad[i].code),
+		      ret < 0 ? err.msg : "accepted");
+		utrace_kprobe_free(p);
+	}
+}
+
+/* Functions in assembly, so their bytes are known: where a probe can be
+ * a jmp (the kernel's optprobe conditions) and where it stays an int3. */
+static const char asm_src[] =
+    "__asm__(\".text\\n"
+    ".globl lin\\n.type lin,@function\\nlin:\\n"
+    "  movl $1, %eax\\n  addl $2, %eax\\n  addl $3, %eax\\n  ret\\n.size lin, .-lin\\n"
+    ".globl tgt\\n.type tgt,@function\\ntgt:\\n"
+    "  xorl %eax, %eax\\n1: addl $2, %eax\\n  cmpl $8, %eax\\n  jne 1b\\n  ret\\n.size tgt, .-tgt\\n"
+    ".globl ind\\n.type ind,@function\\nind:\\n"
+    "  movl $1, %eax\\n  addl $2, %eax\\n  jmp *%rdi\\n.size ind, .-ind\\n"
+    ".globl cal\\n.type cal,@function\\ncal:\\n"
+    "  call lin\\n  addl $2, %eax\\n  ret\\n.size cal, .-cal\\n"
+    ".globl rip\\n.type rip,@function\\nrip:\\n"
+    "  movl val(%rip), %eax\\n  addl $2, %eax\\n  ret\\n.size rip, .-rip\\n"
+    ".globl hot\\n.type hot,@function\\nhot:\\n"
+    "  xorl %eax, %eax\\n.Lhot_mid: addl $2, %eax\\n  addl $3, %eax\\n  ret\\n.size hot, .-hot\\n"
+    ".type hot.cold,@function\\nhot.cold:\\n  jmp .Lhot_mid\\n.size hot.cold, .-hot.cold\\n"
+    ".data\\nval: .long 5\\n\");\n"
+    "int main(void) { return 0; }\n";
+
+static void test_locate(void)
+{
+	static const struct {
+		const char *def;
+		int jmp, call;
+		uint32_t moved;
+	} cases[] = {
+	    {"p lin", 1, 0, 5},	  /* movl $1 is 5 bytes: alone under the jmp */
+	    {"p lin+5", 1, 0, 6}, /* two 3-byte adds */
+	    {"p tgt", 0, 0, 2},	  /* jne lands at +2, inside the 5 bytes */
+	    {"p tgt+2", 1, 0, 6}, /* a branch to the first byte is fine */
+	    {"p ind", 0, 0, 5},	  /* an indirect jump: a table could land anywhere */
+	    {"p cal", 0, 1, 5},	  /* a call is emulated, never moved */
+	    {"p rip", 1, 0, 6},	  /* RIP-relative: moved with its target kept */
+	    {"p hot", 0, 0, 2},	  /* hot.cold jumps back to +2 */
+	};
+	char path[512];
+
+	if (check_build(check_cc(), "asmfix", NULL, asm_src, "-no-pie") < 0) {
+		check(0, "build the assembly fixture");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/asmfix", check_tmpdir());
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct utrace_kprobe_loc loc;
+		struct utrace_error err = {0};
+		struct utrace_kprobe *p;
+		int ret;
+
+		if (utrace_kprobe_parse(cases[i].def, NULL, &p, NULL, &err) < 0) {
+			check(0, "parse %s: %s", cases[i].def, err.msg);
+			continue;
+		}
+		ret = utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
+		check(ret == 1 && loc.jmp == (cases[i].jmp == 1) && !!loc.call_to == cases[i].call &&
+			  (cases[i].call || loc.insn_len == cases[i].moved) &&
+			  (cases[i].call || loc.xol[loc.xol_len - 5] == 0xe9),
+		      "'%s': %s, %u bytes moved (got ret %d jmp %d call_to %d moved %u)",
+		      cases[i].def,
+		      cases[i].jmp ? "a jmp" : cases[i].call ? "a call emulated" : "an int3",
+		      cases[i].moved, ret, loc.jmp, !!loc.call_to, loc.insn_len);
+		utrace_kprobe_free(p);
+	}
+	{ /* landing pads (.gcc_except_table) are branch targets no code shows */
+		struct utrace_kprobe_loc loc;
+		struct utrace_error err = {0};
+		struct utrace_kprobe *p;
+		char src[sizeof(asm_src) + 128], eh[512];
+
+		snprintf(src, sizeof(src), "%s__asm__(\".section .gcc_except_table,\\\"a\\\"\\n.byte 0\");\n",
+			 asm_src);
+		snprintf(eh, sizeof(eh), "%s/asmeh", check_tmpdir());
+		utrace_kprobe_parse("p lin", NULL, &p, NULL, &err);
+		check(check_build(check_cc(), "asmeh", NULL, src, "-no-pie") == 0 &&
+			  utrace_kprobe_locate(p, eh, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
+			  !loc.jmp,
+		      "an object with .gcc_except_table keeps its int3s");
+		utrace_kprobe_free(p);
+	}
+	{
+		struct utrace_kprobe_loc loc;
+		struct utrace_error err = {0};
+		struct utrace_kprobe *p;
+		uint64_t other;
+
+		utrace_kprobe_parse("p lin+5", NULL, &p, NULL, &err);
+		utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
+		other = loc.vaddr + 3;
+		check(utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, &other, 1, &loc, &err) == 1 &&
+			  !loc.jmp && loc.insn_len == 3,
+		      "another probe inside the bytes keeps it an int3");
+		utrace_kprobe_free(p);
+	}
+}
+
+static void test_in_process(void)
+{
+	check(utrace_kprobe_is_in_process("p:e foo+4 %di") && utrace_kprobe_is_in_process("-:e") &&
+		  utrace_kprobe_is_in_process("f foo"),
+	      "definitions without a PATH are in-process");
+	check(!utrace_kprobe_is_in_process("p:e /bin/true:main") &&
+		  !utrace_kprobe_is_in_process("p:e ./prog:0x1000"),
+	      "definitions with a PATH go to the kernel");
+}
+
+int main(void)
+{
+	if (check_tmpdir_init("kprobe") < 0)
+		return 1;
+	test_locate();
+	check_tmpdir_cleanup();
+	test_in_process();
+	test_fetch();
+	test_format();
+	test_errors();
+	return check_done();
+}
