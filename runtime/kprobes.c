@@ -201,10 +201,19 @@ uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	struct kp_slow_arg a = {regs, s->addr};
 	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP];
 
+	uint64_t args[RT_REG_RDI + 1]; /* the argument registers as the
+					* entry trampoline lays them out */
+
+	args[RT_REG_RDI] = regs->r[UTRACE_FR_DI];
+	args[RT_REG_RSI] = regs->r[UTRACE_FR_SI];
+	args[RT_REG_RDX] = regs->r[UTRACE_FR_DX];
+	args[RT_REG_RCX] = regs->r[UTRACE_FR_CX];
+	args[RT_REG_R8] = regs->r[UTRACE_FR_R8];
+	args[RT_REG_R9] = regs->r[UTRACE_FR_R9];
 	if (s->cont && rt.cfg.tracer == UTRACE_TRACER_FUNCTION)
-		utrace_func_entry(s->id, *slot);
+		utrace_func_entry(s->id, *slot, args);
 	else if (s->cont)
-		utrace_graph_entry(s->id, slot);
+		utrace_graph_entry(s->id, slot, args);
 	/* a thread without its buffer yet may call libc: keep the
 	 * program's vector registers (its float arguments) */
 	if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
