@@ -444,9 +444,18 @@ int utrace_dwarf_skip_prologue(struct utrace_dwarf *d, uint64_t entry, uint64_t 
 	    dwarf_highpc(func, &hi) != 0 || !dwarf_diecu(func, &cu, NULL, NULL) ||
 	    dwarf_getsrclines(&cu, &lines, &nlines) != 0)
 		goto out;
-	for (i = 0; i < nlines && first == (size_t)-1; i++)
-		if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) == 0 && a == entry)
-			first = i;
+	/* the row at the entry; gcc -pg -mfentry starts the function's rows
+	 * after its __fentry__ call (or NOP), so else the first one after */
+	for (i = 0; i < nlines; i++) {
+		Dwarf_Addr fa = 0;
+
+		if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) || a < entry || a >= hi)
+			continue;
+		if (first != (size_t)-1 &&
+		    (dwarf_lineaddr(dwarf_onesrcline(lines, first), &fa) || fa <= a))
+			continue;
+		first = i;
+	}
 	if (first == (size_t)-1 || dwarf_lineno(dwarf_onesrcline(lines, first), &lno0) != 0)
 		goto out;
 	/* perf's get_postprologue_addr(): the prologue_end marker, else the

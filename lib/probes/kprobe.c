@@ -28,6 +28,7 @@
 
 #include "lib/elf/libdeps.h"
 #include "lib/probes/kprobe.h"
+#include "lib/probes/dwarf.h"
 #include "lib/probes/kprobe_internal.h"
 
 bool utrace_kprobe_is_in_process(const char *def)
@@ -112,8 +113,9 @@ static int kp_point(struct kp_parse *ps, char *tok, int col)
 	return p->symbol ? 0 : -ENOMEM;
 }
 
-/* The function's size from the program or the libraries it needs. */
-static void kp_symbol_size(struct utrace_kprobe *p, const char *exe)
+/* The function's size, its object and address, from the program or the
+ * libraries it needs. */
+static void kp_symbol_size(struct kp_parse *ps, struct utrace_kprobe *p, const char *exe)
 {
 	struct utrace_libdeps deps = {0};
 	struct utrace_error err;
@@ -126,8 +128,12 @@ static void kp_symbol_size(struct utrace_kprobe *p, const char *exe)
 
 		if (upr_file_open(i ? deps.paths[i - 1] : exe, &f, NULL) < 0)
 			continue;
-		if (upr_find_symbol(&f, p->symbol, true, &vaddr, &size) >= 1)
+		if (upr_find_symbol(&f, p->symbol, true, &vaddr, &size) >= 1) {
 			p->sym_size = size ? size : 1;
+			ps->sym_vaddr = vaddr;
+			snprintf(ps->sym_path, sizeof(ps->sym_path), "%s",
+				 i ? deps.paths[i - 1] : exe);
+		}
 		upr_file_close(&f);
 	}
 	utrace_libdeps_free(&deps);
@@ -148,6 +154,35 @@ static void kp_default_event(struct utrace_kprobe *p)
 			*c = '_';
 	name[UTRACE_UPROBE_NAME_MAX] = 0;
 	memcpy(p->event, name, strlen(name) + 1);
+}
+
+/* Source names among the fetch-args (count, p->next->len) become plain
+ * fetch-args from the DWARF of the symbol's object, as for the kernel's
+ * uprobes (lib/probes/dwarf_var.c); a probe on a function's first
+ * instruction moves past its prologue for them, as perf probe's does, and
+ * so leaves the call site for a mid-function probe.  Without DWARF the
+ * names stay and the checker refuses them with the kernel's message. */
+static int kp_dwarf_names(struct kp_parse *ps, struct upr_point *pt)
+{
+	struct utrace_kprobe *p = ps->p;
+	uint64_t vaddr = ps->sym_vaddr + p->offset, moved = vaddr;
+	int ret;
+
+	if (!ps->sym_path[0] || ps->n < 3 || p->fprobe)
+		return 0;
+	ret = utrace_dwarf_rewrite_args(ps->sym_path, &moved, pt->entry, pt->is_return, ps->tok + 2,
+					ps->col + 2, ps->n - 2, &ps->dwerr);
+	if (ret == -ENODATA)
+		return 0;
+	if (ret < 0) {
+		ps->dw_failed = ret != -ENOMEM;
+		return ret;
+	}
+	if (moved != vaddr) {
+		p->offset += moved - vaddr;
+		pt->entry = false;
+	}
+	return 0;
 }
 
 static int kp_parse(struct kp_parse *ps)
@@ -175,7 +210,7 @@ static int kp_parse(struct kp_parse *ps)
 		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, ps->col[0] + (int)strlen(t0) + 1);
 	if ((ret = kp_point(ps, ps->tok[1], ps->col[1])))
 		return ret;
-	kp_symbol_size(p, ps->exe);
+	kp_symbol_size(ps, p, ps->exe);
 	if (p->sym_size > 1 && p->offset >= p->sym_size) {
 		snprintf(ps->detail, sizeof(ps->detail), "%s has %" PRIu64 " bytes", p->symbol,
 			 p->sym_size);
@@ -186,6 +221,8 @@ static int kp_parse(struct kp_parse *ps)
 		kp_default_event(p);
 	pt.is_return = p->kind == UTRACE_KP_RETURN;
 	pt.entry = !pt.is_return && !p->offset;
+	if ((ret = kp_dwarf_names(ps, &pt)) < 0)
+		return ret;
 	p->u.is_return = pt.is_return;
 	ret = upr_parse_args(&p->u, &pt, ps->tok + 2, ps->col + 2, ps->n - 2, &ps->column);
 	if (ret > 0)
@@ -209,6 +246,10 @@ int utrace_kprobe_parse(const char *def, const char *exe, struct utrace_kprobe *
 	ret = ps.p ? kp_parse(&ps) : -ENOMEM;
 	if (ret == -ENOMEM) {
 		utrace_error_set(err, -ENOMEM, "out of memory");
+	} else if (ret < 0 && ps.dw_failed) {
+		if (err)
+			*err = ps.dwerr;
+		ret = -EINVAL;
 	} else if (ret < 0) {
 		ret = utrace_error_set(err, -EINVAL, "%s at column %d%s%s",
 				       utrace_uprobe_error_text(ps.code), ps.column,

@@ -34,6 +34,11 @@ struct kp_parse {
 	struct utrace_kprobe *p;
 	int code, column;
 	char detail[PATH_MAX + 64];
+	/* where the symbol is, for source names (lib/probes/dwarf.h) */
+	char sym_path[PATH_MAX];
+	uint64_t sym_vaddr;
+	bool dw_failed; /* a source name was wrong: dwerr says */
+	struct utrace_error dwerr;
 };
 
 /* Splits def on blanks (argv_split), with each word's 1-based column. */
