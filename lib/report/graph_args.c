@@ -206,10 +206,10 @@ void utrace_graph_retval_format(struct utrace_graph_args *g, const struct utrace
 	if (!ev->has_retval || k == 'v' || k == 'f')
 		return;
 	if (k == 'b' && !hex)
-		PUT(" ret=%s", v & 1 ? "true" : "false");
+		PUT(" = %s", v & 1 ? "true" : "false");
 	else if ((k == 's' || k == 'e') && !hex)
-		PUT(" ret=%" PRId64 "%s", (int64_t)trunc_val(v, sz, true), sz > 8 ? "(trunc)" : "");
+		PUT(" = %" PRId64 "%s", (int64_t)trunc_val(v, sz, true), sz > 8 ? "(trunc)" : "");
 	else
-		PUT(" ret=0x%" PRIx64 "%s", trunc_val(v, sz > 8 ? 8 : sz, false),
+		PUT(" = 0x%" PRIx64 "%s", trunc_val(v, sz > 8 ? 8 : sz, false),
 		    sz > 8 ? "(trunc)" : "");
 }

@@ -35,8 +35,8 @@
 function basename_of(s,    n) {
 	sub(/^[ \t]+/, "", s)
 	sub(/[ \t]+$/, "", s)
-	# a leaf's funcgraph-retval comment: "foo(); /* ret=0x1 */"
-	sub(/; \/\* ret=[^*]*\*\/$/, ";", s)
+	# a leaf's funcgraph-retval comment: "foo(); /* = 0x1 */"
+	sub(/; \/\* = [^*]*\*\/$/, ";", s)
 	# strip the "() {" / "();" the graph adds
 	if (s ~ /\(\) \{$/) s = substr(s, 1, length(s) - 4)
 	else if (s ~ /\(\);$/) s = substr(s, 1, length(s) - 3)
@@ -167,7 +167,7 @@ END {
 				cmt = body
 				if (cmt ~ /\/\* .* \*\//) {
 					sub(/^\} *\/\* */, "", cmt); sub(/ *\*\/.*$/, "", cmt)
-					sub(/ ret=.*$/, "", cmt) # funcgraph-retval
+					sub(/ = .*$/, "", cmt) # funcgraph-retval
 					if (basename_of(cmt) != name) badnest[t]++
 				}
 				sp_[t]--
@@ -179,7 +179,7 @@ END {
 				if (body ~ /\/\* .* \*\//) {
 					name = body
 					sub(/^\} *\/\* */, "", name); sub(/ *\*\/.*$/, "", name)
-					sub(/ ret=.*$/, "", name) # funcgraph-retval
+					sub(/ = .*$/, "", name) # funcgraph-retval
 					name = basename_of(name)
 					if (!(name in cnt)) { names[++nnames] = name; mind[name] = d; maxd[name] = d }
 					cnt[name]++

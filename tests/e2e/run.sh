@@ -1208,7 +1208,7 @@ run_config() {
 
 # funcgraph-args / funcgraph-retval: the values are the ones the program
 # printed; what no integer register holds is "?", the seventh argument on
-# is "...", a void or floating-point return has no ret=.
+# is "...", a void or floating-point return has no " = ".
 expect_line() { # expect_line WHAT EXTENDED-REGEX
 	if grep -Eq "$2" "$REP"; then ok "$1"; else nok "$1" "no line matching '$2'" "report: $REP"; fi
 }
@@ -1219,11 +1219,11 @@ check_fg_args() {
 	scale=$(sed -n 's/.* scale=\([0-9]*\)$/\1/p' "$RES/u.out")
 	expect_balanced "$CFG $TEST braces balance"
 	expect_line "$CFG $TEST main's argc, argv" '\|  main\(argc=1, argv=0x[0-9a-f]+\) \{$'
-	expect_line "$CFG $TEST walk(count=$count) ret=$total" \
-		"\\|    walk\\(p=0x[0-9a-f]+, count=$count, buf=0x[0-9a-f]+\\); /\\* ret=$total \\*/\$"
-	expect_line "$CFG $TEST scale(n=3) ret=$scale" \
-		"\\|    scale\\(n=3, label=0x[0-9a-f]+\\); /\\* ret=$scale \\*/\$"
-	expect_line "$CFG $TEST main's return" '\|  \} /\* main ret=0 \*/$'
+	expect_line "$CFG $TEST walk(count=$count) = $total" \
+		"\\|    walk\\(p=0x[0-9a-f]+, count=$count, buf=0x[0-9a-f]+\\); /\\* = $total \\*/\$"
+	expect_line "$CFG $TEST scale(n=3) = $scale" \
+		"\\|    scale\\(n=3, label=0x[0-9a-f]+\\); /\\* = $scale \\*/\$"
+	expect_line "$CFG $TEST main's return" '\|  \} /\* main = 0 \*/$'
 	# addresses change from run to run (ASLR): masked for the golden
 	sed -E 's/0x[0-9a-f]+/0xADDR/g' "$REP" >"$RES/rep-noaddr.txt"
 	local REP=$RES/rep-noaddr.txt
@@ -1232,24 +1232,24 @@ check_fg_args() {
 check_fg_retval() {
 	expect_balanced "$CFG $TEST braces balance"
 	expect_line "$CFG $TEST no arguments without funcgraph-args" '\|  main\(\) \{$'
-	expect_line "$CFG $TEST walk's return" "\\|    walk\\(\\); /\\* ret=$(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out") \\*/\$"
+	expect_line "$CFG $TEST walk's return" "\\|    walk\\(\\); /\\* = $(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out") \\*/\$"
 	"$UTRACE" report -O funcgraph-retval-hex -i "$RES/trace.dat" >"$RES/hex.txt" 2>&1
 	local REP=$RES/hex.txt
 	expect_line "$CFG $TEST funcgraph-retval-hex" \
-		"\\|    walk\\(\\); /\\* ret=0x$(printf %x "$(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out")") \\*/\$"
+		"\\|    walk\\(\\); /\\* = 0x$(printf %x "$(sed -n 's/^total=\([0-9]*\) .*/\1/p' "$RES/u.out")") \\*/\$"
 }
 check_fg_abi() {
 	local int8
 	int8=$(sed -n 's/^int8 = //p' "$RES/u.out")
 	expect_balanced "$CFG $TEST braces balance"
 	expect_line "$CFG $TEST six integer registers, then ..." \
-		"int8\\(a=1, b=2, c=3, d=4, e=5, f=6, \\.\\.\\.\\); /\\* ret=$int8 \\*/\$"
+		"int8\\(a=1, b=2, c=3, d=4, e=5, f=6, \\.\\.\\.\\); /\\* = $int8 \\*/\$"
 	expect_line "$CFG $TEST floats are not in integer registers" \
 		'mixed\(a=1, b=\?, c=3, d=\?, e=5, f=\?\);$'
 	expect_line "$CFG $TEST a result in memory: its address in rdi first" \
-		'ret_big\(base=100\); /\* ret=0x[0-9a-f]+\(trunc\) \*/$'
-	expect_line "$CFG $TEST a struct by value is in memory" 'by_value\(b=\?, k=2\); /\* ret=-?[0-9]+ \*/$'
-	expect_line "$CFG $TEST no ret= for a floating-point result" 'ret_ld\(x=\?\);$'
+		'ret_big\(base=100\); /\* = 0x[0-9a-f]+\(trunc\) \*/$'
+	expect_line "$CFG $TEST a struct by value is in memory" 'by_value\(b=\?, k=2\); /\* = -?[0-9]+ \*/$'
+	expect_line "$CFG $TEST no return value for a floating-point result" 'ret_ld\(x=\?\);$'
 }
 
 # utrace probe -V / -L on dwarfargs (this configuration's DWARF) against
