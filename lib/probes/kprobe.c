@@ -58,30 +58,9 @@ static int kerr(struct kp_parse *ps, int code, int column)
 /* [GRP/]EVENT at col (the kernel's traceprobe_parse_event_name rules). */
 static int kp_event_name(struct kp_parse *ps, const char *name, int col)
 {
-	struct utrace_kprobe *p = ps->p;
-	const char *slash = strchr(name, '/'), *event = name;
+	int errcol, code = upr_event_name(name, col, ps->p->group, ps->p->event, &errcol);
 
-	if (!slash)
-		slash = strchr(name, '.');
-	if (slash) {
-		if (slash == name)
-			return kerr(ps, UTRACE_UPROBE_ERR_NO_GROUP_NAME, col);
-		if (slash - name > UTRACE_UPROBE_NAME_MAX)
-			return kerr(ps, UTRACE_UPROBE_ERR_GROUP_TOO_LONG, col);
-		snprintf(p->group, sizeof(p->group), "%.*s", (int)(slash - name), name);
-		if (!upr_good_name(p->group))
-			return kerr(ps, UTRACE_UPROBE_ERR_BAD_GROUP_NAME, col);
-		event = slash + 1;
-		col += (int)(event - name);
-	}
-	if (!*event)
-		return slash ? 0 : kerr(ps, UTRACE_UPROBE_ERR_NO_EVENT_NAME, col);
-	if (strlen(event) > UTRACE_UPROBE_NAME_MAX)
-		return kerr(ps, UTRACE_UPROBE_ERR_EVENT_TOO_LONG, col);
-	if (!upr_good_name(event))
-		return kerr(ps, UTRACE_UPROBE_ERR_BAD_EVENT_NAME, col);
-	strcpy(p->event, event);
-	return 0;
+	return code ? kerr(ps, code, errcol) : 0;
 }
 
 /* SYMBOL[+OFFS][%return] at col. */
@@ -190,7 +169,7 @@ static int kp_parse(struct kp_parse *ps)
 	struct utrace_kprobe *p = ps->p;
 	struct upr_point pt = {.in_process = true};
 	const char *t0;
-	int ret = kp_split(ps);
+	int ret = upr_split(ps->def, &ps->tok, &ps->col, &ps->n);
 
 	if (ret < 0)
 		return ret;
@@ -325,29 +304,4 @@ const struct utrace_event_format *utrace_kprobe_format(const struct utrace_kprob
 const char *utrace_kprobe_format_text(const struct utrace_kprobe *p)
 {
 	return p->format;
-}
-
-int kp_split(struct kp_parse *ps)
-{
-	const char *s = ps->def;
-	size_t len = strlen(s);
-
-	ps->tok = calloc(len / 2 + 2, sizeof(*ps->tok));
-	ps->col = calloc(len / 2 + 2, sizeof(*ps->col));
-	if (!ps->tok || !ps->col)
-		return -ENOMEM;
-	for (size_t i = 0; i < len;) {
-		size_t w;
-
-		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
-			i++;
-			continue;
-		}
-		w = strcspn(s + i, " \t\n");
-		if (!(ps->tok[ps->n] = strndup(s + i, w)))
-			return -ENOMEM;
-		ps->col[ps->n++] = (int)i + 1;
-		i += w;
-	}
-	return 0;
 }

@@ -41,8 +41,6 @@ struct kp_parse {
 	struct utrace_error dwerr;
 };
 
-/* Splits def on blanks (argv_split), with each word's 1-based column. */
-int kp_split(struct kp_parse *ps);
 /* The event's format text and parsed format (fetch_compile.c). */
 int kp_make_format(struct utrace_kprobe *p, int id);
 

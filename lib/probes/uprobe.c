@@ -71,64 +71,12 @@ static int perr(struct parse *ps, int code, int column)
 	return -1;
 }
 
-/* Splits def on blanks as argv_split() does. */
-static int split(struct parse *ps)
-{
-	const char *s = ps->def;
-	size_t len = strlen(s);
-
-	ps->tok = calloc(len / 2 + 1, sizeof(*ps->tok));
-	ps->col = calloc(len / 2 + 1, sizeof(*ps->col));
-	if (!ps->tok || !ps->col)
-		return -ENOMEM;
-	for (size_t i = 0; i < len;) {
-		size_t w;
-
-		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
-			i++;
-			continue;
-		}
-		w = strcspn(s + i, " \t\n");
-		ps->tok[ps->n] = strndup(s + i, w);
-		if (!ps->tok[ps->n])
-			return -ENOMEM;
-		ps->col[ps->n++] = (int)i + 1;
-		i += w;
-	}
-	return 0;
-}
-
 /* traceprobe_parse_event_name(): [GROUP/]EVENT or GROUP.EVENT at col. */
 static int parse_event_name(struct parse *ps, const char *name, int col)
 {
-	const char *slash = strchr(name, '/'), *event = name;
-	size_t len;
+	int errcol, code = upr_event_name(name, col, ps->p->group, ps->p->event, &errcol);
 
-	if (!slash)
-		slash = strchr(name, '.');
-	if (slash) {
-		if (slash == name)
-			return perr(ps, UTRACE_UPROBE_ERR_NO_GROUP_NAME, col);
-		if (slash - name > UTRACE_UPROBE_NAME_MAX)
-			return perr(ps, UTRACE_UPROBE_ERR_GROUP_TOO_LONG, col);
-		snprintf(ps->p->group, sizeof(ps->p->group), "%.*s", (int)(slash - name), name);
-		if (!upr_good_name(ps->p->group))
-			return perr(ps, UTRACE_UPROBE_ERR_BAD_GROUP_NAME, col);
-		event = slash + 1;
-		col += (int)(event - name);
-	}
-	len = strlen(event);
-	if (!len) {
-		if (slash)
-			return 0; /* GROUP/: the default event name */
-		return perr(ps, UTRACE_UPROBE_ERR_NO_EVENT_NAME, col);
-	}
-	if (len > UTRACE_UPROBE_NAME_MAX)
-		return perr(ps, UTRACE_UPROBE_ERR_EVENT_TOO_LONG, col);
-	if (!upr_good_name(event))
-		return perr(ps, UTRACE_UPROBE_ERR_BAD_EVENT_NAME, col);
-	strcpy(ps->p->event, event);
-	return 0;
+	return code ? perr(ps, code, errcol) : 0;
 }
 
 /* name's absolute path: as given if it has a '/', else in the current
@@ -398,7 +346,7 @@ static int parse(struct parse *ps)
 	const char *t0;
 	int ret;
 
-	ret = split(ps);
+	ret = upr_split(ps->def, &ps->tok, &ps->col, &ps->n);
 	if (ret < 0)
 		return ret;
 	if (!ps->n)

@@ -99,6 +99,59 @@ bool upr_good_name(const char *s)
 	return true;
 }
 
+int upr_split(const char *s, char ***tok, int **col, unsigned *n)
+{
+	size_t len = strlen(s);
+
+	*n = 0;
+	*tok = calloc(len / 2 + 2, sizeof(**tok));
+	*col = calloc(len / 2 + 2, sizeof(**col));
+	if (!*tok || !*col)
+		return -ENOMEM;
+	for (size_t i = 0; i < len;) {
+		size_t w;
+
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+			i++;
+			continue;
+		}
+		w = strcspn(s + i, " \t\n");
+		if (!((*tok)[*n] = strndup(s + i, w)))
+			return -ENOMEM;
+		(*col)[(*n)++] = (int)i + 1;
+		i += w;
+	}
+	return 0;
+}
+
+int upr_event_name(const char *name, int col, char *group, char *event, int *errcol)
+{
+	const char *slash = strchr(name, '/'), *ev = name;
+
+	*errcol = col;
+	if (!slash)
+		slash = strchr(name, '.');
+	if (slash) {
+		if (slash == name)
+			return UTRACE_UPROBE_ERR_NO_GROUP_NAME;
+		if (slash - name > UTRACE_UPROBE_NAME_MAX)
+			return UTRACE_UPROBE_ERR_GROUP_TOO_LONG;
+		snprintf(group, UTRACE_UPROBE_NAME_MAX + 1, "%.*s", (int)(slash - name), name);
+		if (!upr_good_name(group))
+			return UTRACE_UPROBE_ERR_BAD_GROUP_NAME;
+		ev = slash + 1;
+		*errcol = col + (int)(ev - name);
+	}
+	if (!*ev) /* GROUP/: the default event name */
+		return slash ? 0 : UTRACE_UPROBE_ERR_NO_EVENT_NAME;
+	if (strlen(ev) > UTRACE_UPROBE_NAME_MAX)
+		return UTRACE_UPROBE_ERR_EVENT_TOO_LONG;
+	if (!upr_good_name(ev))
+		return UTRACE_UPROBE_ERR_BAD_EVENT_NAME;
+	strcpy(event, ev);
+	return 0;
+}
+
 bool upr_strtoul(const char *s, int base, uint64_t *v)
 {
 	char *end;

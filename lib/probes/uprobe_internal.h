@@ -88,6 +88,15 @@ int upr_parse_args(struct utrace_uprobe *p, const struct upr_point *pt, char **t
 
 /* The kernel's is_good_name(): a C identifier. */
 bool upr_good_name(const char *s);
+/* Splits a definition on blanks as argv_split() does: *n words (malloc'd,
+ * as the arrays) with their 1-based columns; -ENOMEM (what was made is
+ * left for the caller to free). */
+int upr_split(const char *def, char ***tok, int **col, unsigned *n);
+/* [GROUP/]EVENT or GROUP.EVENT at column col, the kernel's
+ * traceprobe_parse_event_name(): fills group (if given) and event (if
+ * given; "GROUP/" leaves the default), each UTRACE_UPROBE_NAME_MAX + 1
+ * bytes.  0, or an error code with its column in *errcol. */
+int upr_event_name(const char *name, int col, char *group, char *event, int *errcol);
 /* The kernel's kstrtoul/kstrtol (base 0: 0x, 0, decimal), whole string. */
 bool upr_strtoul(const char *s, int base, uint64_t *v);
 bool upr_strtol(const char *s, int base, int64_t *v);
