@@ -26,11 +26,7 @@
  * __data_loc char[] word @28, dynamic data from 32 */
 #define REC_SIZE 32
 static const struct utrace_event_field fields[] = {
-    {"unsigned short", "common_type", "common_type", 0, 2, false, true, UTRACE_EF_INT},
-    {"unsigned char", "common_flags", "common_flags", 2, 1, false, true, UTRACE_EF_INT},
-    {"unsigned char", "common_preempt_count", "common_preempt_count", 3, 1, false, true,
-     UTRACE_EF_INT},
-    {"int", "common_pid", "common_pid", 4, 4, true, true, UTRACE_EF_INT},
+    UTRACE_EVENT_COMMON_FIELDS,
     {"int", "count", "count", 8, 4, true, false, UTRACE_EF_INT},
     {"char", "comm[16]", "comm", 12, 16, true, false, UTRACE_EF_CHARS},
     {"__data_loc char[]", "word", "word", 28, 4, false, false, UTRACE_EF_STRING},

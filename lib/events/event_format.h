@@ -37,6 +37,15 @@ struct utrace_event_field {
 	enum utrace_event_field_kind kind;
 };
 
+/* The kernel's common fields, the first four of every event's format: an
+ * initializer for the start of a struct utrace_event_field array. */
+#define UTRACE_EVENT_COMMON_FIELDS                                                         \
+	{"unsigned short", "common_type", "common_type", 0, 2, false, true, UTRACE_EF_INT}, \
+	{"unsigned char", "common_flags", "common_flags", 2, 1, false, true, UTRACE_EF_INT}, \
+	{"unsigned char", "common_preempt_count", "common_preempt_count", 3, 1, false,     \
+	 true, UTRACE_EF_INT},                                                              \
+	{"int", "common_pid", "common_pid", 4, 4, true, true, UTRACE_EF_INT}
+
 struct utrace_event_format {
 	const char *system;
 	const char *name;

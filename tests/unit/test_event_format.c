@@ -268,11 +268,7 @@ static void check_kinds(const char *label, const struct utrace_event_list *l)
 static void check_common(const char *label, const struct utrace_event_format *f)
 {
 	static const struct utrace_event_field common[4] = {
-	    {"unsigned short", "common_type", "common_type", 0, 2, false, true, UTRACE_EF_INT},
-	    {"unsigned char", "common_flags", "common_flags", 2, 1, false, true, UTRACE_EF_INT},
-	    {"unsigned char", "common_preempt_count", "common_preempt_count", 3, 1, false, true,
-	     UTRACE_EF_INT},
-	    {"int", "common_pid", "common_pid", 4, 4, true, true, UTRACE_EF_INT},
+	    UTRACE_EVENT_COMMON_FIELDS,
 	};
 	int ok = f && f->nr_fields > 4 && !f->fields[4].common;
 

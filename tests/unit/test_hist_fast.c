@@ -21,11 +21,7 @@
 #include "tests/unit/check.h"
 
 static const struct utrace_event_field fields[] = {
-    {"unsigned short", "common_type", "common_type", 0, 2, false, true, UTRACE_EF_INT},
-    {"unsigned char", "common_flags", "common_flags", 2, 1, false, true, UTRACE_EF_INT},
-    {"unsigned char", "common_preempt_count", "common_preempt_count", 3, 1, false, true,
-     UTRACE_EF_INT},
-    {"int", "common_pid", "common_pid", 4, 4, true, true, UTRACE_EF_INT},
+    UTRACE_EVENT_COMMON_FIELDS,
     {"int", "id", "id", 8, 4, true, false, UTRACE_EF_INT},
     {"short", "small", "small", 12, 2, true, false, UTRACE_EF_INT},
     {"unsigned char", "tiny", "tiny", 14, 1, false, false, UTRACE_EF_INT},

@@ -20,11 +20,7 @@
 
 /* The layout of the records below: the kernel's common fields first. */
 static const struct utrace_event_field fields[] = {
-    {"unsigned short", "common_type", "common_type", 0, 2, false, true, UTRACE_EF_INT},
-    {"unsigned char", "common_flags", "common_flags", 2, 1, false, true, UTRACE_EF_INT},
-    {"unsigned char", "common_preempt_count", "common_preempt_count", 3, 1, false, true,
-     UTRACE_EF_INT},
-    {"int", "common_pid", "common_pid", 4, 4, true, true, UTRACE_EF_INT},
+    UTRACE_EVENT_COMMON_FIELDS,
     {"int", "id", "id", 8, 4, true, false, UTRACE_EF_INT},
     {"unsigned long", "len", "len", 16, 8, false, false, UTRACE_EF_INT},
     {"char", "comm[16]", "comm", 24, 16, true, false, UTRACE_EF_CHARS},

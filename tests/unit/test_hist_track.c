@@ -29,11 +29,7 @@ struct rec {
 };
 
 static const struct utrace_event_field fields[] = {
-    {"unsigned short", "common_type", "common_type", 0, 2, false, true, UTRACE_EF_INT},
-    {"unsigned char", "common_flags", "common_flags", 2, 1, false, true, UTRACE_EF_INT},
-    {"unsigned char", "common_preempt_count", "common_preempt_count", 3, 1, false, true,
-     UTRACE_EF_INT},
-    {"int", "common_pid", "common_pid", 4, 4, true, true, UTRACE_EF_INT},
+    UTRACE_EVENT_COMMON_FIELDS,
     {"int", "next_pid", "next_pid", 8, 4, true, false, UTRACE_EF_INT},
     {"int", "prio", "prio", 12, 4, true, false, UTRACE_EF_INT},
     {"char", "next_comm[16]", "next_comm", 16, 16, true, false, UTRACE_EF_CHARS},
