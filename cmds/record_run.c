@@ -426,6 +426,8 @@ static int record_open_events(struct record_session *s)
 			utrace_die_msg("record", "%s", err.msg);
 		return err.column > 0 || err.code == -ENOENT ? 2 : 1;
 	}
+	if (s->k.kt && (ret = record_kernel_triggers(s->k.kt, s->kspecs, s->nkspecs)))
+		return ret;
 	s->o->rec.kspecs = s->kspecs;
 	s->o->rec.nkspecs = s->nkspecs;
 	if (s->nuspecs) {
@@ -455,6 +457,23 @@ static int record_open_events(struct record_session *s)
 	return 0;
 }
 
+/* The kernel's symbols, when it records its own stacks (-R stacktrace). */
+static int record_ksyms(struct utrace_ktrace *kt, struct utrace_recorder *r,
+			struct utrace_error *err)
+{
+	size_t len;
+	char *text;
+	int ret;
+
+	if (!utrace_ktrace_stacks(kt))
+		return 0;
+	if (!(text = utrace_ktrace_kallsyms(&len, err)))
+		return err->code;
+	ret = utrace_recorder_write_ksyms(r, text, len, err);
+	free(text);
+	return ret;
+}
+
 /* The recorder, the kernel header and formats, the command started.
  * 0, or the exit status. */
 static int record_start(struct record_session *s)
@@ -473,7 +492,7 @@ static int record_start(struct record_session *s)
 		utrace_ktrace_header(s->k.kt, &clock, &subbuf, &hpage, &hevent);
 		if (utrace_recorder_write_kheader(s->r, clock, subbuf, hpage, hevent, &err) < 0 ||
 		    utrace_ktrace_formats(s->k.kt, record_kformat, s->r, &err) < 0 ||
-		    utrace_recorder_kready(s->r, &err) < 0) {
+		    record_ksyms(s->k.kt, s->r, &err) < 0 || utrace_recorder_kready(s->r, &err) < 0) {
 			utrace_die_msg("record", "%s: %s", ro->output, err.msg);
 			return 1;
 		}

@@ -103,6 +103,7 @@ struct utrace_recorder {
 	struct rec_ktrig *ktrigs; /* recorder_trig.c: kernel trigger commands, bound */
 	struct rec_kmerge *km;	/* recorder_kmerge.c: NULL if no kernel trigger */
 	uint8_t *kstate;	/* by kernel id: enum utrace_ev_state (recorder_trig.c) */
+	int kstack_id;		/* ftrace:kernel_stack's kernel id, -1: none */
 	bool ktsc;		/* the kernel's trace_clock is x86-tsc */
 	bool kon;		/* kernel records saved: traceon/traceoff */
 	uint32_t ksubbuf;	/* the kernel's sub-buffer size */
@@ -176,6 +177,10 @@ void rec_hist_set_kid(struct rec_hist *h, int kid);
 /* The hists of kernel id kid run on one record (recorder_khist.c). */
 struct utrace_hist_ctx;
 void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c);
+/* Whether a hist of kernel id kid keys on its stack (common_stacktrace). */
+bool rec_hist_kwants_stack(const struct utrace_recorder *r, int kid);
+/* Whether kernel id kid has a -R stacktrace (its stacks are saved). */
+bool rec_trig_kstack(const struct utrace_recorder *r, int kid);
 /* enable_hist/disable_hist on kernel id kid; whether one of its is paused */
 void rec_hist_kpause(struct utrace_recorder *r, int kid, bool paused);
 bool rec_hist_kpaused(const struct utrace_recorder *r, int kid);

@@ -28,6 +28,16 @@
  * is not soft-disabled, and written again as ring-buffer pages (the
  * kernel's layout, lib/kernel/kernel_trace.c reads them back) per CPU,
  * so the synthetic events sit among the kernel's on one timeline.
+ *
+ * The kernel's stacktrace trigger (cmds/record_triggers.c gives it to the
+ * kernel) writes a kernel_stack entry right after its event, on the same
+ * CPU (a post-trigger, run once the event is committed, preemption off).
+ * So the record after an event on its CPU, if a kernel_stack, is that
+ * event's stack: the key of a hist on common_stacktrace (ctx->stack), and
+ * saved when the event is, if the event has a -R stacktrace (one armed
+ * for a hist alone is not saved).  An event whose hist needs its stack is
+ * not run while it is the last record queued on its CPU: its stack may
+ * be in the next page, read in the next round.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,6 +63,8 @@ struct km_cpu {
 	uint8_t *page;	  /* being written: header, then events */
 	uint32_t used;	  /* bytes of events in it */
 	uint64_t page_ts, out_ts;
+	int last_kid;	/* the last record run (not a stack): its event */
+	bool last_kept; /* and whether it was saved */
 };
 
 struct rec_kmerge {
@@ -64,6 +76,8 @@ struct rec_kmerge {
 	uint64_t ts;
 	int32_t pid;
 	uint32_t depth; /* synthetic events fired by synthetic events */
+	const uint8_t *stack; /* the kernel_stack entry after the record, or NULL */
+	uint32_t stack_len;
 };
 
 static uint64_t km_now(const struct utrace_recorder *r)
@@ -258,23 +272,74 @@ static void km_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t 
 	r->km->depth--;
 }
 
+/* STACK of a hist: the addresses of the kernel_stack entry after the
+ * record (int size, then size longs; ULONG_MAX ends a shorter one). */
+static uint32_t km_stack(void *arg, uint64_t *pcs, uint32_t max)
+{
+	const struct rec_kmerge *km = ((struct utrace_recorder *)arg)->km;
+	uint32_t n = 0, avail = km->stack_len > 16 ? (km->stack_len - 16) / 8 : 0;
+	int32_t size;
+
+	memcpy(&size, km->stack + 8, 4);
+	if (size >= 0 && (uint32_t)size < avail)
+		avail = (uint32_t)size;
+	for (; n < avail && n < max; n++) {
+		memcpy(&pcs[n], km->stack + 16 + 8 * n, 8);
+		if (pcs[n] == UINT64_MAX)
+			break;
+	}
+	return n;
+}
+
 static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
 {
 	struct rec_kmerge *km = r->km;
+	struct km_cpu *cpu = &km->cpus[km->cpu];
 	struct utrace_hist_ctx c = {.rec = rec,
 				    .rec_len = len,
 				    .cpu = km->cpu,
 				    .ts_ns = km_ns(r, km->ts),
 				    .emit = km_emit,
-				    .arg = r};
+				    .arg = r,
+				    .stack = km->stack ? km_stack : NULL};
 	struct utrace_error err;
+	bool keep;
 
-	rec_trig_krun(r, kid, rec, len);
-	if (r->kon)
-		rec_hist_krun(r, kid, &c);
-	if (r->kon && !(r->kstate[kid] & UTRACE_EVS_OFF) &&
-	    km_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
+	if (kid == r->kstack_id && !km->depth) { /* with its event: saved or not */
+		keep = r->kon && cpu->last_kept && rec_trig_kstack(r, cpu->last_kid);
+		cpu->last_kept = false;
+	} else {
+		rec_trig_krun(r, kid, rec, len);
+		if (r->kon)
+			rec_hist_krun(r, kid, &c);
+		keep = r->kon && !(r->kstate[kid] & UTRACE_EVS_OFF);
+		if (!km->depth) { /* not a synthetic event it fired */
+			cpu->last_kid = kid;
+			cpu->last_kept = keep;
+		}
+	}
+	if (keep && km_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
 		r->o.notice(r->o.notice_arg, 0, err.msg);
+}
+
+/* The kernel_stack entry after c's record at head (len bytes): in
+ * km->stack, or NULL.  false if the record must wait for the next round
+ * (its hist needs its stack, which may still be unread). */
+static bool km_pair(struct utrace_recorder *r, struct km_cpu *c, int kid, uint32_t len,
+		    bool final)
+{
+	size_t next = c->head + 16 + ((len + 7) & ~7u);
+
+	r->km->stack = NULL;
+	if (r->kstack_id < 0 || kid == r->kstack_id)
+		return true;
+	if (next + 16 + 8 > c->qlen)
+		return final || !rec_hist_kwants_stack(r, kid);
+	if ((c->q[next + 16] | c->q[next + 17] << 8) == r->kstack_id) {
+		memcpy(&r->km->stack_len, c->q + next + 8, 4);
+		r->km->stack = c->q + next + 16;
+	}
+	return true;
 }
 
 /* The CPU whose next queued record is the oldest, if it is before w. */
@@ -311,13 +376,16 @@ int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error 
 		if (km->cpus[i].got && km->cpus[i].last_ts < w)
 			w = km->cpus[i].last_ts;
 	while ((c = km_next(km, w, &ts))) {
+		int kid = c->q[c->head + 16] | c->q[c->head + 17] << 8;
 		uint32_t len;
 
 		memcpy(&len, c->q + c->head + 8, 4);
+		if (!km_pair(r, c, kid, len, final))
+			break; /* its stack may come in the next round */
 		km->cpu = (uint32_t)(c - km->cpus);
 		km->ts = ts;
 		memcpy(&km->pid, c->q + c->head + 16 + 4, 4);
-		km_run(r, c->q[c->head + 16] | c->q[c->head + 17] << 8, c->q + c->head + 16, len);
+		km_run(r, kid, c->q + c->head + 16, len);
 		c->head += 16 + ((len + 7) & ~7u);
 	}
 	for (uint32_t i = 0; i < km->nr_cpus; i++) {

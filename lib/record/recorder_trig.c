@@ -327,6 +327,14 @@ int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err)
 	return 0;
 }
 
+bool rec_trig_kstack(const struct utrace_recorder *r, int kid)
+{
+	for (const struct rec_ktrig *b = r->ktrigs; b; b = b->next)
+		if (b->kid == kid && b->x->t->cmd == UTRACE_TRIG_STACKTRACE)
+			return true;
+	return false;
+}
+
 /* As the runtime's ev_trig_would_change: a count is used up only by a
  * firing that changes something. */
 static bool ktrig_changes(const struct utrace_recorder *r, const struct rec_ktrig *b)
@@ -346,7 +354,7 @@ static bool ktrig_changes(const struct utrace_recorder *r, const struct rec_ktri
 		return st & UTRACE_EVS_HIST_PAUSED;
 	case UTRACE_TRIG_DISABLE_HIST:
 		return !(st & UTRACE_EVS_HIST_PAUSED);
-	default: /* hist: recorder_hist.c; snapshot, stacktrace: not bound */
+	default: /* hist: recorder_hist.c; stacktrace: the kernel's (cmds/record_triggers.c) */
 		return false;
 	}
 }

@@ -346,6 +346,9 @@ static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t typ
 	case UTRACE_DAT_KTASKS:
 		ret = dat_kernel_meta(d, type, p, len, off);
 		break;
+	case UTRACE_DAT_KSYMS:
+		ret = dat_ksyms_meta(d, p, len, &m.kept);
+		break;
 	case UTRACE_DAT_NOTICE:
 		ret = meta_notice(&m, p, len);
 		break;
@@ -484,7 +487,8 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 			ret = dat_samples_index(d, head, n, rec.len, off,
 						rec.type == UTRACE_DAT_PERF_OFFCPU);
 		} else if ((rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_HIST) ||
-			   rec.type == UTRACE_DAT_PERF_ATTR || rec.type == UTRACE_DAT_SNAPSHOT) {
+			   rec.type == UTRACE_DAT_PERF_ATTR || rec.type == UTRACE_DAT_SNAPSHOT ||
+			   rec.type == UTRACE_DAT_KSYMS) {
 			/* metadata (PAGE, KPAGE and END are handled above) */
 			if (rec.len > DAT_MAX_META_LEN) {
 				bad_record(d, off, rec.type, "too large");
@@ -613,6 +617,7 @@ void utrace_dat_close(struct utrace_dat *d)
 		close(d->fd);
 	dat_syms_free(d);
 	dat_kernel_free(d);
+	dat_ksyms_free(d);
 	dat_samples_free(d);
 	dat_hist_free(d);
 	free(d->snaps);

@@ -130,6 +130,12 @@ const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t 
 				 uint64_t *offset);
 /* Runtime address of the call site of a function id; <0 if unknown. */
 int utrace_dat_func_addr(struct utrace_dat *d, uint32_t image, uint32_t id, uint64_t *addr);
+/* The kernel symbol holding addr (KSYMS record): its name as %ps prints
+ * it ("name" or "name [module]"), the offset and the symbol's size; NULL
+ * when the recording has none or addr is below the first. */
+const char *utrace_dat_ksym(const struct utrace_dat *d, uint64_t addr, uint64_t *off,
+			    uint64_t *size);
+bool utrace_dat_has_ksyms(const struct utrace_dat *d);
 
 /*
  * Events, merged across all buffers by time.
@@ -149,7 +155,8 @@ enum utrace_event_kind {
 	UTRACE_EV_PRINT = 7, /* utrace_printf text in data (not NUL-terminated) */
 	UTRACE_EV_STACK = 8, /* the stacktrace trigger's user stack, after its event:
 			      * data = data_len / 8 u64 addresses (unaligned: memcpy),
-			      * innermost first */
+			      * innermost first; the kernel's own (flag STACK_KERNEL)
+			      * from a kernel_stack entry of a kernel stacktrace trigger */
 };
 
 enum utrace_event_flags {
@@ -160,6 +167,7 @@ enum utrace_event_flags {
 	UTRACE_EVF_UNWIND = 1u << 4,	   /* EXIT: left by longjmp/exception */
 	UTRACE_EVF_THRESH = 1u << 5,	   /* EXIT: tracing_thresh record */
 	UTRACE_EVF_STACK_RET = 1u << 6,	   /* STACK: return addresses (else function starts) */
+	UTRACE_EVF_STACK_KERNEL = 1u << 7, /* STACK: the kernel's (kernel_stack), u64 each */
 };
 
 #define UTRACE_DAT_NO_ID UINT32_MAX
