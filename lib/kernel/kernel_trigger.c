@@ -107,7 +107,10 @@ static int kt_trigger_one(struct utrace_ktrace *kt, const struct kt_event *e, co
 
 	list = utrace_tracefs_read(
 	    utrace_tracefs_path(path, kt->dir, "events/%s/%s/trigger", e->system, e->name));
-	ok = utrace_ktrace_trigger_available(list, cmd);
+	/* the file lists what the kernel has while the event has no
+	 * trigger, else its triggers (ours, from an earlier -R) */
+	ok = list && (!strstr(list, "# Available triggers:") ||
+		      utrace_ktrace_trigger_available(list, cmd));
 	free(list);
 	if (!ok)
 		return utrace_error_set(err, -EOPNOTSUPP,
