@@ -77,10 +77,9 @@ static int check_one(const char *text, const char *pattern, struct record_check_
 		trigger_error(text, &err);
 		return 2;
 	}
-	if (t->remove || (!user && t->cmd == UTRACE_TRIG_SNAPSHOT)) {
-		utrace_die_msg("record", "-R '%s': %s is not supported %s yet", text,
-			       t->remove ? "removing a trigger" : utrace_trigger_cmd_name(t->cmd),
-			       user ? "on user events" : "on kernel events");
+	if (t->remove) {
+		utrace_die_msg("record", "-R '%s': removing a trigger is not supported %s yet",
+			       text, user ? "on user events" : "on kernel events");
 		ret = 2;
 	} else {
 		ret = check_compile(text, t, pattern, env);

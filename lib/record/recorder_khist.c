@@ -203,6 +203,7 @@ int rec_kready(struct utrace_recorder *r, struct utrace_error *err)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	r->kon = true;
 	r->kstack_id = -1;
+	r->ksnap_kid = -1;
 	if (kready_synths(r, err) < 0)
 		return err->code;
 	for (const struct rec_kfmt *kf = r->kfmts; kf; kf = kf->next)

@@ -38,6 +38,10 @@
  * for a hist alone is not saved).  An event whose hist needs its stack is
  * not run while it is the last record queued on its CPU: its stack may
  * be in the next page, read in the next round.
+ *
+ * A snapshot trigger (recorder_trig.c) is taken once its event is saved
+ * (km_snapshot): the threads' rings (recorder_snap.c), each CPU's pages so far,
+ * the last KM_RING_BYTES of them kept for it, and the page being filled.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,6 +57,9 @@
 #define KM_MISSED (1ull << 31) /* the page header's commit: events lost before */
 #define KM_SMALL_MAX 112u      /* RB_MAX_SMALL_DATA: longer data has its length word */
 #define KM_DELTA_BITS 27       /* TS_SHIFT */
+/* A kernel snapshot holds each CPU's last pages: as many as the
+ * instance's ring (lib/kernel's default buffer_size_kb, 2 MiB a CPU). */
+#define KM_RING_BYTES (2048u * 1024u)
 
 struct km_cpu {
 	uint8_t *q; /* queued: {u64 ts, u32 len, u32 0, data padded to 8} */
@@ -65,6 +72,9 @@ struct km_cpu {
 	uint64_t page_ts, out_ts;
 	int last_kid;	/* the last record run (not a stack): its event */
 	bool last_kept; /* and whether it was saved */
+	uint8_t *ring;	/* snapshots: the last pages written, KM_RING of them */
+	uint32_t *ring_len;
+	uint32_t ring_n, ring_next;
 };
 
 struct rec_kmerge {
@@ -76,6 +86,7 @@ struct rec_kmerge {
 	uint64_t ts;
 	int32_t pid;
 	uint32_t depth; /* synthetic events fired by synthetic events */
+	bool keep_pages; /* a snapshot trigger: the last pages kept (ring) */
 	const uint8_t *stack; /* the kernel_stack entry after the record, or NULL */
 	uint32_t stack_len;
 };
@@ -91,6 +102,18 @@ static uint64_t km_now(const struct utrace_recorder *r)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The threads' TSC at kernel time stamp ts: the same clock with x86-tsc;
+ * with mono (no x86-tsc), now, a little after. */
+static uint64_t km_tsc(const struct utrace_recorder *r, uint64_t ts)
+{
+	uint32_t lo, hi;
+
+	if (r->ktsc)
+		return ts;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
 }
 
 /* ns of the trace clock: x86-tsc ticks as the runtime converts its own */
@@ -109,6 +132,7 @@ int rec_kmerge_new(struct utrace_recorder *r, struct utrace_error *err)
 	if (!r->ksubbuf)
 		r->ksubbuf = 4096;
 	r->km->round_end = km_now(r);
+	r->km->keep_pages = rec_trig_ksnap(r);
 	return 0;
 }
 
@@ -181,6 +205,24 @@ int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, s
 
 /* ---- the pages written ---------------------------------------------- */
 
+/* A page written, kept for the snapshots (the oldest one replaced). */
+static void km_ring_add(struct utrace_recorder *r, struct km_cpu *c, uint32_t len)
+{
+	uint32_t max = KM_RING_BYTES / r->ksubbuf;
+
+	if (!c->ring && (!(c->ring = malloc((size_t)max * r->ksubbuf)) ||
+			 !(c->ring_len = calloc(max, sizeof(*c->ring_len))))) {
+		free(c->ring);
+		c->ring = NULL;
+		return; /* the snapshots will have this CPU's current page only */
+	}
+	memcpy(c->ring + (size_t)c->ring_next * r->ksubbuf, c->page, len);
+	c->ring_len[c->ring_next] = len;
+	c->ring_next = (c->ring_next + 1) % max;
+	if (c->ring_n < max)
+		c->ring_n++;
+}
+
 static int km_flush(struct utrace_recorder *r, uint32_t cpu, struct km_cpu *c,
 		    struct utrace_error *err)
 {
@@ -191,6 +233,8 @@ static int km_flush(struct utrace_recorder *r, uint32_t cpu, struct km_cpu *c,
 		return 0;
 	memcpy(c->page, &c->page_ts, 8);
 	memcpy(c->page + 8, &commit, 8);
+	if (r->km->keep_pages)
+		km_ring_add(r, c, 16 + c->used);
 	c->missed = false;
 	c->used = 0;
 	return rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp), c->page, 16 + (commit & ~KM_MISSED),
@@ -242,6 +286,50 @@ static int km_put(struct utrace_recorder *r, uint32_t cpu, uint64_t ts, const ui
 	return 0;
 }
 
+/* The kernel records saved so far, each CPU's last pages (as many as its
+ * ring holds) and the page being filled, as KPAGEs of snapshot id. */
+static int km_snap_pages(struct utrace_recorder *r, uint32_t id, uint32_t *pages,
+			 struct utrace_error *err)
+{
+	struct rec_kmerge *km = r->km;
+	uint32_t max = KM_RING_BYTES / r->ksubbuf;
+
+	for (uint32_t cpu = 0; km && cpu < km->nr_cpus; cpu++) {
+		struct km_cpu *c = &km->cpus[cpu];
+		struct utrace_dat_kpage kp = {.cpu = cpu, .reserved = id};
+		uint64_t commit = c->used | (c->missed ? KM_MISSED : 0);
+
+		for (uint32_t i = 0; c->ring && i < c->ring_n; i++) { /* oldest first */
+			uint32_t k = (c->ring_next + max - c->ring_n + i) % max;
+
+			if (rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp),
+				      c->ring + (size_t)k * r->ksubbuf, c->ring_len[k], err) < 0)
+				return err->code;
+			(*pages)++;
+		}
+		if (!c->used)
+			continue;
+		/* the page being filled, as it would be flushed now */
+		memcpy(c->page, &c->page_ts, 8);
+		memcpy(c->page + 8, &commit, 8);
+		if (rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp), c->page, 16 + c->used, err) < 0)
+			return err->code;
+		(*pages)++;
+	}
+	return 0;
+}
+
+/* A kernel event's snapshot (kid; -1: a hist's snapshot()), at tsc. */
+static int km_snapshot(struct utrace_recorder *r, int kid, int32_t tid, uint64_t tsc,
+		       struct utrace_error *err)
+{
+	struct utrace_dat_snapshot s = {.id = ++r->snap_ids, .event = kid, .tid = tid, .tsc = tsc};
+
+	if (rec_snap_threads(r, &s, err) < 0 || km_snap_pages(r, s.id, &s.pages, err) < 0)
+		return err->code;
+	return rec_write(r, UTRACE_DAT_SNAPSHOT, &s, sizeof(s), NULL, 0, err);
+}
+
 /* ---- running the records -------------------------------------------- */
 
 static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
@@ -291,6 +379,16 @@ static uint32_t km_stack(void *arg, uint64_t *pcs, uint32_t max)
 	return n;
 }
 
+/* SNAPSHOT of a hist (onmax/onchange ... snapshot()): taken as the
+ * trigger's, once the record is saved. */
+static void km_hist_snapshot(void *arg)
+{
+	struct utrace_recorder *r = arg;
+
+	if (r->ksnap_kid == -1)
+		r->ksnap_kid = -2;
+}
+
 static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
 {
 	struct rec_kmerge *km = r->km;
@@ -301,6 +399,7 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 				    .ts_ns = km_ns(r, km->ts),
 				    .emit = km_emit,
 				    .arg = r,
+				    .snapshot = km_hist_snapshot,
 				    .stack = km->stack ? km_stack : NULL};
 	struct utrace_error err;
 	bool keep;
@@ -320,6 +419,13 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 	}
 	if (keep && km_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
 		r->o.notice(r->o.notice_arg, 0, err.msg);
+	if (r->ksnap_kid != -1 && !km->depth) { /* its snapshot: with the event */
+		int skid = r->ksnap_kid == -2 ? -1 : r->ksnap_kid; /* -1: a hist's */
+
+		r->ksnap_kid = -1;
+		if (km_snapshot(r, skid, km->pid, km_tsc(r, km->ts), &err) < 0 && r->o.notice)
+			r->o.notice(r->o.notice_arg, 0, err.msg);
+	}
 }
 
 /* The kernel_stack entry after c's record at head (len bytes): in
@@ -412,6 +518,8 @@ void rec_kmerge_free(struct utrace_recorder *r)
 	for (uint32_t i = 0; i < km->nr_cpus; i++) {
 		free(km->cpus[i].q);
 		free(km->cpus[i].page);
+		free(km->cpus[i].ring);
+		free(km->cpus[i].ring_len);
 	}
 	free(km->cpus);
 	if (km->kb)

@@ -22,7 +22,11 @@
  * file), its target a kernel event.  Their state is the recorder's:
  * r->kon (traceon/traceoff, copied to tracing_on so that the traced
  * programs' own records stop and start too, a little later) and
- * r->kstate by kernel id; a hist's pause is its table's.
+ * r->kstate by kernel id; a hist's pause is its table's.  A snapshot is
+ * the recorder's too (this kernel has none), taken once the event that
+ * fired it is saved (recorder_kmerge.c); stacktrace is the kernel's own
+ * (cmds/record_triggers.c), bound here only so its events' kernel_stack
+ * entries are saved with them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -327,6 +331,14 @@ int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err)
 	return 0;
 }
 
+bool rec_trig_ksnap(const struct utrace_recorder *r)
+{
+	for (const struct rec_trig *x = r->trigs; x; x = x->next)
+		if (x->kernel && x->t->cmd == UTRACE_TRIG_SNAPSHOT)
+			return true;
+	return false;
+}
+
 bool rec_trig_kstack(const struct utrace_recorder *r, int kid)
 {
 	for (const struct rec_ktrig *b = r->ktrigs; b; b = b->next)
@@ -354,6 +366,8 @@ static bool ktrig_changes(const struct utrace_recorder *r, const struct rec_ktri
 		return st & UTRACE_EVS_HIST_PAUSED;
 	case UTRACE_TRIG_DISABLE_HIST:
 		return !(st & UTRACE_EVS_HIST_PAUSED);
+	case UTRACE_TRIG_SNAPSHOT:
+		return true;
 	default: /* hist: recorder_hist.c; stacktrace: the kernel's (cmds/record_triggers.c) */
 		return false;
 	}
@@ -382,6 +396,9 @@ static void ktrig_apply(struct utrace_recorder *r, const struct rec_ktrig *b)
 		else
 			*st |= UTRACE_EVS_HIST_PAUSED;
 		rec_hist_kpause(r, b->target, b->x->t->cmd == UTRACE_TRIG_DISABLE_HIST);
+		break;
+	case UTRACE_TRIG_SNAPSHOT: /* taken once the event is saved (recorder_kmerge.c) */
+		r->ksnap_kid = b->kid;
 		break;
 	default:
 		break;

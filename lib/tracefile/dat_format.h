@@ -159,7 +159,7 @@ struct utrace_dat_kheader {
  * stored); the unused rest of the page is not saved. */
 struct utrace_dat_kpage {
 	uint32_t cpu;
-	uint32_t reserved;
+	uint32_t reserved; /* 0: the trace's; else the id of the (kernel event's) snapshot it is of */
 };
 
 /* Sampling (utrace record -F): the perf_event_attr fields a reader needs

@@ -106,6 +106,8 @@ int dat_kernel_index(struct utrace_dat *d, const unsigned char *head, size_t n, 
 		return 0;
 	}
 	memcpy(&kp, head + sizeof(struct utrace_dat_rec), sizeof(kp));
+	if (kp.reserved != d->snap_sel)
+		return 0; /* a snapshot's page, or the trace's when one is shown */
 	if (kp.cpu > DAT_MAX_CPU) {
 		dat_warn(d, "%s: record at offset %llu (type %u): cpu %u: skipped", d->path,
 			 (unsigned long long)off, UTRACE_DAT_KPAGE, kp.cpu);

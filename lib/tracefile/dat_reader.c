@@ -479,9 +479,9 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 			ret = dat_snap_page_wanted(d, rec.type, head, n)
 				  ? index_page(d, head, rec.len, off)
 				  : 0;
-		} else if (rec.type == UTRACE_DAT_KPAGE && d->snap_sel) {
-			ret = 0; /* a snapshot holds the threads' buffers only */
 		} else if (rec.type == UTRACE_DAT_KPAGE) {
+			/* the trace's, or those of the snapshot shown (a kernel
+			 * event's snapshot, utrace_dat_kpage.reserved its id) */
 			ret = dat_kernel_index(d, head, n, rec.len, off);
 		} else if (rec.type == UTRACE_DAT_PERF || rec.type == UTRACE_DAT_PERF_OFFCPU) {
 			ret = dat_samples_index(d, head, n, rec.len, off,
