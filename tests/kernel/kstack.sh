@@ -8,7 +8,8 @@
 #
 #   - -R 'stacktrace:2 if prev_comm == "ksleep"' on sched:sched_switch:
 #     two <stack trace> blocks, each right after a sched_switch of ksleep,
-#     named from the saved kallsyms, with schedule among the frames
+#     named from the saved kallsyms, with schedule among the frames; and
+#     trace-cmd reports them from `utrace convert`'s file (if installed)
 #   - -R 'hist:keys=common_stacktrace if prev_comm == "ksleep"': entries
 #     whose first frame is __schedule+0xOFF/0xSIZE (%pS), hitcounts that
 #     add up to the sched_switch records of ksleep kept, nothing dropped,
@@ -55,6 +56,21 @@ check "stacktrace:2: each block after a sched_switch of ksleep, named frames wit
 	[ "$blocks" = 2 ] && [ "$frames" -ge 4 ] && [ "$bad" = 0 ]
 check "stacktrace:2: the kernel's first frames (the tracepoint's)" \
 	grep -qx ' => trace_event_raw_event_sched_switch' "$T/st.txt"
+
+# trace-cmd sees them in the converted file: ftrace's kernel_stack entry,
+# its frames named by the kallsyms entries convert writes
+if command -v trace-cmd >/dev/null; then
+	"$U" convert -i "$T/st.dat" -o "$T/st.trace.dat" >"$T/cv.out" 2>&1
+	trace-cmd report -i "$T/st.trace.dat" >"$T/cv.txt" 2>&1
+	n=$(grep -c ': *kernel_stack: *<stack trace *>' "$T/cv.txt")
+	check "convert: trace-cmd reports the two kernel_stack entries (got $n)" [ "$n" = 2 ]
+	check "convert: their frames named, __schedule among them" \
+		grep -q '^=> __schedule (ffffffff[0-9a-f]*)$' "$T/cv.txt"
+	n=$(grep -c '^=> ffffffff[0-9a-f]*$' "$T/cv.txt")
+	check "convert: no frame left unnamed (got $n)" [ "$n" = 0 ]
+else
+	echo "# trace-cmd is not installed: the converted stacks are not checked"
+fi
 
 # ---- hist:keys=common_stacktrace -----------------------------------------
 "$U" record -p nop -o "$T/h.dat" -e sched:sched_switch \
