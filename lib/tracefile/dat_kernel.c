@@ -265,6 +265,9 @@ static void make_event(struct dat_kcursor *c, struct utrace_event *ev, const uin
 	if (rec) {
 		memcpy(&type, rec, 2);
 		memcpy(&pid, rec + 4, 4);
+		ev->ctx_flags = rec[2];
+		ev->ctx_preempt = rec[3];
+		ev->has_ctx = 1;
 		ev->data = rec + 8;
 		ev->data_len = size - 8;
 	}

@@ -188,6 +188,9 @@ struct utrace_event {
 	uint64_t lost;	    /* LOST */
 	const void *data;   /* EVENT, PRINT: valid until the next utrace_dat_iter_next */
 	uint32_t data_len;
+	/* a kernel record's common_flags and common_preempt_count (the
+	 * context the kernel prints as "d..2."), has_ctx 1 when set */
+	uint8_t ctx_flags, ctx_preempt, has_ctx;
 };
 
 /*

@@ -54,6 +54,9 @@ awk '
 read -r blocks frames bad <"$T/st.awk"
 check "stacktrace:2: each block after a sched_switch of ksleep, named frames with schedule ($blocks blocks, $frames frames, $bad bad)" \
 	[ "$blocks" = 2 ] && [ "$frames" -ge 4 ] && [ "$bad" = 0 ]
+n=$(grep ': <stack trace>$' "$T/st.txt" | grep -c '\] d\.\.[1-9a-f]\. ')
+check "stacktrace:2: the kernel's context column, irqs off inside the scheduler (d..N., got $n)" \
+	[ "$n" = 2 ]
 check "stacktrace:2: the kernel's first frames (the tracepoint's)" \
 	grep -qx ' => trace_event_raw_event_sched_switch' "$T/st.txt"
 

@@ -313,6 +313,7 @@ static void test_kernel_stack(void)
 		if (k[i].ev.kind == UTRACE_EV_STACK)
 			s = i;
 	check(s > 0 && (k[s].ev.flags & UTRACE_EVF_STACK_KERNEL) && k[s].ev.data_len == 32 &&
+	          k[s].ev.has_ctx &&
 	          k[s - 1].ev.kind == UTRACE_EV_EVENT && k[s - 1].value == 42,
 	      "kernel stack: a STACK event after its event, 4 frames");
 	check(d && utrace_dat_ksym(d, 0xffffffff81001234ull, &off, &size) &&
@@ -340,6 +341,37 @@ static void test_kernel_stack(void)
 		utrace_dat_close(d);
 }
 
+/* The context column, as trace_print_lat_fmt() prints it. */
+static void test_lat_fmt(void)
+{
+	static const struct {
+		uint8_t flags, pc;
+		const char *want;
+	} cases[] = {
+	    {0x00, 0x00, "....."}, {0x01, 0x02, "d..2."}, {0x81, 0x00, "D...."},
+	    {0x80, 0x00, "b...."}, {0x24, 0x01, ".N.1."}, {0x04, 0x00, ".n..."},
+	    {0x26, 0x00, ".B..."}, {0x02, 0x00, ".l..."}, {0x18, 0x00, "..H.."},
+	    {0x48, 0x00, "..Z.."}, {0x40, 0x00, "..z.."}, {0x10, 0x31, "..s13"},
+	    {0x01, 0x1f, "d..f1"},
+	};
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct utrace_event ev = {.has_ctx = 1,
+					  .ctx_flags = cases[i].flags,
+					  .ctx_preempt = cases[i].pc};
+		char out[6];
+
+		utrace_event_lat_fmt(&ev, out);
+		if (strcmp(out, cases[i].want)) {
+			printf("# flags %#x pc %#x: got %s, want %s\n", cases[i].flags, cases[i].pc,
+			       out, cases[i].want);
+			bad++;
+		}
+	}
+	check(!bad, "kernel context: irqs-off, need-resched, irq, preempt, migrate as the kernel");
+}
+
 int main(void)
 {
 	if (check_tmpdir_init("dat-kernel") < 0) {
@@ -349,6 +381,7 @@ int main(void)
 	test_merge();
 	test_no_tasks();
 	test_kernel_stack();
+	test_lat_fmt();
 	check_tmpdir_cleanup();
 	return check_done();
 }
