@@ -14,6 +14,9 @@
  * keyed on the event's stack (common_stacktrace), a `stacktrace` of its
  * own, without filter (a hit with no stack after it is then a lost one),
  * when no -R stacktrace is there already (the kernel takes one per event).
+ * The kernel takes a stack before it applies the event's filter: the -e's
+ * -f FILTER is added to the trigger's, so only the events recorded have
+ * one, and each stack follows its own event.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -177,23 +180,57 @@ static bool keyed_on_stack(const struct utrace_trigger *t)
 	return false;
 }
 
+/* The text written for -R text (t parsed, NULL: the one a hist needs)
+ * on an event with -f filter: the stack is taken for the events the
+ * filter keeps ("if (F) && (G)"), as the kernel takes it before it
+ * filters the event.  *skip: the bytes before G in the written filter. */
+static char *kernel_text(const char *text, const struct utrace_trigger *t, const char *filter,
+			 size_t *skip)
+{
+	size_t head = t && t->filter ? t->filter_pos : strlen(text);
+	char *out = NULL;
+	int ret;
+
+	*skip = 0;
+	if (!filter)
+		return strdup(text);
+	if (t && t->filter) /* "CMD[:N] if G": back over "if " */
+		while (head > 0 && (text[head - 1] == ' ' || text[head - 1] == 'f' ||
+				    text[head - 1] == 'i'))
+			head--;
+	*skip = strlen(filter) + 7; /* "(F) && (" */
+	ret = t && t->filter ? asprintf(&out, "%.*s if (%s) && (%s)", (int)head, text, filter,
+					t->filter)
+			     : asprintf(&out, "%.*s if (%s)", (int)head, text, filter);
+	return ret < 0 ? NULL : out;
+}
+
 /* One -R given to the kernel; its error printed as -R's (the kernel's
- * column is in the filter). */
+ * column is in the filter written). */
 static int kernel_trigger(struct utrace_ktrace *kt, const struct utrace_event_spec *sp,
 			  const char *text, const struct utrace_trigger *t)
 {
 	struct utrace_error err = {0};
+	size_t skip;
+	char *w = kernel_text(text, t, sp->filter, &skip);
+	int ret;
 
-	if (utrace_ktrace_trigger(kt, sp->pattern, "stacktrace", text, &err) >= 0)
+	if (!w) {
+		utrace_die_msg("record", "out of memory");
+		return 1;
+	}
+	ret = utrace_ktrace_trigger(kt, sp->pattern, "stacktrace", w, &err);
+	free(w);
+	if (ret >= 0)
 		return 0;
-	if (err.column > 0 && t)
-		err.column += (int)t->filter_pos;
+	if (err.column > (int)skip && t && t->filter)
+		err.column += (int)t->filter_pos - (int)skip;
 	else
 		err.column = 0;
 	utrace_die_msg("record", "-R '%s': %s", text, err.msg);
 	if (err.column > 0)
 		fprintf(stderr, "  %s\n  %*s^\n", text, err.column - 1, "");
-	return err.code == -EOPNOTSUPP || err.column > 0 ? 2 : 1;
+	return err.code == -EOPNOTSUPP || err.code == -EINVAL ? 2 : 1;
 }
 
 int record_kernel_triggers(struct utrace_ktrace *kt, const struct utrace_event_spec *specs,

@@ -14,6 +14,7 @@
 #     whose first frame is __schedule+0xOFF/0xSIZE (%pS), hitcounts that
 #     add up to the sched_switch records of ksleep kept, nothing dropped,
 #     and no stack saved in the trace (armed for the hist only)
+#   - with -f FILTER on the event: a stack after each event recorded only
 #   - a filter the kernel refuses: its error_log text, a caret, status 2
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -59,6 +60,19 @@ check "stacktrace:2: the kernel's context column, irqs off inside the scheduler 
 	[ "$n" = 2 ]
 check "stacktrace:2: the kernel's first frames (the tracepoint's)" \
 	grep -qx ' => trace_event_raw_event_sched_switch' "$T/st.txt"
+
+# with -f on the event: a stack for each event recorded, none for the
+# others (the kernel takes it before it filters: the filter is added)
+"$U" record -p nop -o "$T/f.dat" -e sched:sched_switch -f 'prev_comm == "ksleep"' -R 'stacktrace' \
+	-- "$T/ksleep" >"$T/f.out" 2>"$T/f.err"
+"$U" report -i "$T/f.dat" >"$T/f.txt" 2>&1
+awk '/: <stack trace>$/ { if (prev !~ /sched_switch: prev_comm=ksleep /) bad++; stacks++ }
+	/sched_switch:/ { events++ }
+	{ prev = $0 }
+	END { print events + 0, stacks + 0, bad + 0 }' "$T/f.txt" >"$T/f.awk"
+read -r events stacks bad <"$T/f.awk"
+check "-f with stacktrace: one stack after each event recorded ($events events, $stacks stacks, $bad misplaced)" \
+	[ "$events" -ge 4 ] && [ "$stacks" = "$events" ] && [ "$bad" = 0 ]
 
 # trace-cmd sees them in the converted file: ftrace's kernel_stack entry,
 # its frames named by the kallsyms entries convert writes
