@@ -194,10 +194,13 @@ static char *kernel_text(const char *text, const struct utrace_trigger *t, const
 	*skip = 0;
 	if (!filter)
 		return strdup(text);
-	if (t && t->filter) /* "CMD[:N] if G": back over "if " */
-		while (head > 0 && (text[head - 1] == ' ' || text[head - 1] == 'f' ||
-				    text[head - 1] == 'i'))
+	if (t && t->filter) { /* "CMD[:N] if G": back over " if " */
+		while (head > 0 && text[head - 1] == ' ')
 			head--;
+		head -= head >= 2 && !strncmp(text + head - 2, "if", 2) ? 2 : 0;
+		while (head > 0 && text[head - 1] == ' ')
+			head--;
+	}
 	*skip = strlen(filter) + 7; /* "(F) && (" */
 	ret = t && t->filter ? asprintf(&out, "%.*s if (%s) && (%s)", (int)head, text, filter,
 					t->filter)
