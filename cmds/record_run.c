@@ -457,23 +457,6 @@ static int record_open_events(struct record_session *s)
 	return 0;
 }
 
-/* The kernel's symbols, when it records its own stacks (-R stacktrace). */
-static int record_ksyms(struct utrace_ktrace *kt, struct utrace_recorder *r,
-			struct utrace_error *err)
-{
-	size_t len;
-	char *text;
-	int ret;
-
-	if (!utrace_ktrace_stacks(kt))
-		return 0;
-	if (!(text = utrace_ktrace_kallsyms(&len, err)))
-		return err->code;
-	ret = utrace_recorder_write_ksyms(r, text, len, err);
-	free(text);
-	return ret;
-}
-
 /* The recorder, the kernel header and formats, the command started.
  * 0, or the exit status. */
 static int record_start(struct record_session *s)
@@ -492,7 +475,7 @@ static int record_start(struct record_session *s)
 		utrace_ktrace_header(s->k.kt, &clock, &subbuf, &hpage, &hevent);
 		if (utrace_recorder_write_kheader(s->r, clock, subbuf, hpage, hevent, &err) < 0 ||
 		    utrace_ktrace_formats(s->k.kt, record_kformat, s->r, &err) < 0 ||
-		    record_ksyms(s->k.kt, s->r, &err) < 0 || utrace_recorder_kready(s->r, &err) < 0) {
+		    utrace_recorder_kready(s->r, &err) < 0) {
 			utrace_die_msg("record", "%s: %s", ro->output, err.msg);
 			return 1;
 		}
@@ -661,6 +644,26 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 			(unsigned long long)st->overrun);
 }
 
+/* When recording ends: the kernel symbols of the frames of the kernel's
+ * stacks the recording holds (-R stacktrace, hists on common_stacktrace),
+ * named while this machine's /proc/kallsyms is at hand. */
+static int record_kstack_syms(struct utrace_ktrace *kt, struct utrace_recorder *r,
+			      struct utrace_error *err)
+{
+	const uint64_t *addrs = NULL;
+	size_t n, len;
+	char *text;
+	int ret;
+
+	if (!utrace_ktrace_stacks(kt) || !(n = utrace_recorder_kstack_addrs(r, &addrs)))
+		return 0;
+	if (!(text = utrace_ktrace_kallsyms(NULL, addrs, n, &len, err)))
+		return err->code;
+	ret = len ? utrace_recorder_write_ksyms(r, text, len, err) : 0;
+	free(text);
+	return ret;
+}
+
 /* Drain, write the last records, print the summary, close the kernel
  * side, wait for the command. */
 static void record_end(struct record_session *s)
@@ -676,7 +679,8 @@ static void record_end(struct record_session *s)
 		if (utrace_ktrace_stop(s->k.kt, record_kpage, s->r, &err) < 0)
 			utrace_die_msg("record", "%s (what was recorded is saved)", err.msg);
 		tasks = utrace_ktrace_tasks(s->k.kt, &ntasks);
-		if (utrace_recorder_write_ktasks(s->r, tasks, ntasks, &err) < 0)
+		if (utrace_recorder_write_ktasks(s->r, tasks, ntasks, &err) < 0 ||
+		    record_kstack_syms(s->k.kt, s->r, &err) < 0)
 			utrace_die_msg("record", "%s: %s", output, err.msg);
 	}
 	if (s->k.sampler &&

@@ -96,9 +96,13 @@ int utrace_ktrace_trigger(struct utrace_ktrace *kt, const char *pattern, const c
 bool utrace_ktrace_trigger_available(const char *trigger_file, const char *cmd);
 /* Whether a stacktrace trigger is armed (kernel stacks are recorded). */
 bool utrace_ktrace_stacks(const struct utrace_ktrace *kt);
-/* /proc/kallsyms' code symbols (types t, T, w, W), as its lines (with
- * their [module]), malloc'd, *len bytes; NULL with err set. */
-char *utrace_ktrace_kallsyms(size_t *len, struct utrace_error *err);
+/* The kallsyms lines (path, for tests; NULL: /proc/kallsyms; with their
+ * [module]) of the code symbols (types t, T, w, W) that hold addrs
+ * (sorted), each with the next one (its end), malloc'd, *len bytes (0:
+ * none found, or kallsyms hides its addresses from this user); NULL with
+ * err set. */
+char *utrace_ktrace_kallsyms(const char *path, const uint64_t *addrs, size_t nr, size_t *len,
+			     struct utrace_error *err);
 
 /* Each enabled event's format file text, with its kernel id. */
 int utrace_ktrace_formats(struct utrace_ktrace *kt,

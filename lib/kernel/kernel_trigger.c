@@ -22,6 +22,10 @@
  * recording starts.  So each is written once at open (where the kernel
  * checks it, and says what is wrong before the command runs), and again,
  * removed (!CMD) and added, once set_event_pid is set, as tracing starts.
+ *
+ * The frames are named from /proc/kallsyms when recording ends: the
+ * lines of the symbols that hold them, with the next symbol (the end of
+ * each, for %pS), not the whole file (~5 MB).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -178,39 +182,75 @@ bool utrace_ktrace_stacks(const struct utrace_ktrace *kt)
 	return kt && kt->stacks;
 }
 
-char *utrace_ktrace_kallsyms(size_t *len, struct utrace_error *err)
+/* A code symbol of kallsyms: its address and line. */
+struct ksym_line {
+	uint64_t addr;
+	char *line;
+	bool used;
+};
+
+static int cmp_ksym_line(const void *a, const void *b)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], *out = NULL;
-	size_t cap = 0;
+	const struct ksym_line *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Every code symbol line of text (cut into lines, in place), by address. */
+static struct ksym_line *ksym_lines(char *text, size_t *n)
+{
+	size_t cap = 1;
+	struct ksym_line *v;
+
+	for (const char *p = text; *p; p++)
+		cap += *p == '\n';
+	if (!(v = calloc(cap, sizeof(*v))))
+		return NULL;
+	*n = 0;
+	for (char *line = text, *nl; line && *line; line = nl) {
+		char *t = strchr(line, ' ');
+
+		if ((nl = strchr(line, '\n')))
+			*nl++ = 0;
+		if (t && strchr("tTwW", t[1]) && t[1] && t[2] == ' ' && *n < cap)
+			v[(*n)++] = (struct ksym_line){strtoull(line, NULL, 16), line, false};
+	}
+	qsort(v, *n, sizeof(*v), cmp_ksym_line);
+	return v;
+}
+
+char *utrace_ktrace_kallsyms(const char *path, const uint64_t *addrs, size_t nr, size_t *len,
+			     struct utrace_error *err)
+{
+	char *text = utrace_tracefs_read(path ? path : "/proc/kallsyms"), *out = NULL;
+	size_t n = 0, used = 0, size = text ? strlen(text) + 1 : 0;
+	struct ksym_line *v = NULL;
 
 	*len = 0;
-	if (!f) {
-		utrace_error_set(err, -errno, "/proc/kallsyms: %s", strerror(errno));
-		return NULL;
+	/* out before the lines are cut: it holds at most all of them */
+	if (!text || !(out = malloc(size)) || !(v = ksym_lines(text, &n))) {
+		utrace_error_set(err, -(errno ? errno : ENOMEM), "%s: %s",
+				 path ? path : "/proc/kallsyms", strerror(errno ? errno : ENOMEM));
+		free(out);
+		out = NULL;
+		goto done;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char *t = strchr(line, ' ');
-		size_t n = strlen(line);
-
-		if (!t || !strchr("tTwW", t[1]) || t[2] != ' ')
-			continue;
-		if (*len + n + 1 > cap) {
-			char *o = realloc(out, cap = cap ? cap * 2 : 1 << 20);
-
-			if (!o) {
-				free(out);
-				fclose(f);
-				utrace_error_set(err, -ENOMEM, "out of memory");
-				return NULL;
-			}
-			out = o;
+	/* the symbol that holds each address, and the next (its size) */
+	for (size_t i = 0, k = 0; i < nr; i++) {
+		while (k < n && v[k].addr <= addrs[i])
+			k++;
+		if (k && v[k - 1].addr) {
+			v[k - 1].used = true;
+			if (k < n)
+				v[k].used = true;
 		}
-		memcpy(out + *len, line, n + 1);
-		*len += n;
 	}
-	fclose(f);
-	if (!out)
-		utrace_error_set(err, -ENOENT, "/proc/kallsyms: no code symbols");
+	for (size_t k = 0; k < n; k++)
+		if (v[k].used)
+			used += (size_t)sprintf(out + used, "%s\n", v[k].line);
+	*len = used;
+done:
+	free(v);
+	free(text);
 	return out;
 }

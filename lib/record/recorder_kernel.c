@@ -8,8 +8,9 @@
  * user-space records, in the order they are read; or, when kernel events
  * have triggers the recorder runs (recorder_khist.c), through the merge
  * that runs them in time order and writes the pages again
- * (recorder_kmerge.c).  KSYMS, the kernel's symbols, when the kernel
- * records its own stacks (a stacktrace trigger it runs).
+ * (recorder_kmerge.c).  KSYMS, the kernel's symbols of the frames of the
+ * kernel's own stacks (a stacktrace trigger it runs), when recording ends
+ * (the merge collects the frames: utrace_recorder_kstack_addrs).
  */
 #include <string.h>
 #include <sys/uio.h>

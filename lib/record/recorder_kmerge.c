@@ -39,6 +39,9 @@
  * not run while it is the last record queued on its CPU: its stack may
  * be in the next page, read in the next round.
  *
+ * The frames of the stacks saved or keyed on are noted, to be named
+ * from kallsyms when recording ends (utrace_recorder_kstack_addrs).
+ *
  * A snapshot trigger (recorder_trig.c) is taken once its event is saved
  * (km_snapshot): the threads' rings (recorder_snap.c), each CPU's pages so far,
  * the last KM_RING_BYTES of them kept for it, and the page being filled.
@@ -89,6 +92,8 @@ struct rec_kmerge {
 	bool keep_pages; /* a snapshot trigger: the last pages kept (ring) */
 	const uint8_t *stack; /* the kernel_stack entry after the record, or NULL */
 	uint32_t stack_len;
+	uint64_t *addrs; /* the frames of the stacks saved or keyed on, to name */
+	size_t nr_addrs, cap_addrs, sorted;
 };
 
 static uint64_t km_now(const struct utrace_recorder *r)
@@ -360,6 +365,56 @@ static void km_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t 
 	r->km->depth--;
 }
 
+/* Frames to name when recording ends (utrace_recorder_kstack_addrs):
+ * appended, sorted and made unique when they double. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void km_addrs_compact(struct rec_kmerge *km)
+{
+	size_t n = 0;
+
+	qsort(km->addrs, km->nr_addrs, sizeof(*km->addrs), cmp_u64);
+	for (size_t i = 0; i < km->nr_addrs; i++)
+		if (!n || km->addrs[n - 1] != km->addrs[i])
+			km->addrs[n++] = km->addrs[i];
+	km->nr_addrs = km->sorted = n;
+}
+
+static void km_note(struct rec_kmerge *km, const uint64_t *pcs, uint32_t n)
+{
+	if (km->nr_addrs + n > km->cap_addrs) {
+		size_t cap = km->cap_addrs ? km->cap_addrs * 2 : 1024;
+		uint64_t *a;
+
+		if (km->nr_addrs > 2 * km->sorted) /* mostly the same frames again */
+			km_addrs_compact(km);
+		while (cap < km->nr_addrs + n)
+			cap *= 2;
+		if (km->nr_addrs + n > km->cap_addrs) {
+			if (!(a = realloc(km->addrs, cap * sizeof(*a))))
+				return; /* those frames stay unnamed */
+			km->addrs = a;
+			km->cap_addrs = cap;
+		}
+	}
+	memcpy(km->addrs + km->nr_addrs, pcs, n * sizeof(*pcs));
+	km->nr_addrs += n;
+}
+
+size_t utrace_recorder_kstack_addrs(struct utrace_recorder *r, const uint64_t **addrs)
+{
+	if (!r->km)
+		return 0;
+	km_addrs_compact(r->km);
+	*addrs = r->km->addrs;
+	return r->km->nr_addrs;
+}
+
 /* STACK of a hist: the addresses of the kernel_stack entry after the
  * record (int size, then size longs; ULONG_MAX ends a shorter one). */
 static uint32_t km_stack(void *arg, uint64_t *pcs, uint32_t max)
@@ -376,6 +431,7 @@ static uint32_t km_stack(void *arg, uint64_t *pcs, uint32_t max)
 		if (pcs[n] == UINT64_MAX)
 			break;
 	}
+	km_note(((struct utrace_recorder *)arg)->km, pcs, n);
 	return n;
 }
 
@@ -407,6 +463,13 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 	if (kid == r->kstack_id && !km->depth) { /* with its event: saved or not */
 		keep = r->kon && cpu->last_kept && rec_trig_kstack(r, cpu->last_kid);
 		cpu->last_kept = false;
+		if (keep && len > 16) {
+			uint64_t pcs[64];
+			uint32_t n = (len - 16) / 8 < 64 ? (len - 16) / 8 : 64;
+
+			memcpy(pcs, rec + 16, n * 8);
+			km_note(km, pcs, n);
+		}
 	} else {
 		rec_trig_krun(r, kid, rec, len);
 		if (r->kon)
@@ -522,6 +585,7 @@ void rec_kmerge_free(struct utrace_recorder *r)
 		free(km->cpus[i].ring_len);
 	}
 	free(km->cpus);
+	free(km->addrs);
 	if (km->kb)
 		kbuffer_free(km->kb);
 	free(km);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dat_ksyms.c - the kernel's symbols of a recording (the KSYMS record:
- * /proc/kallsyms' code symbols as the recorder read them, saved when the
- * kernel recorded its own stacks), so that the kernel's addresses of a
- * kernel_stack entry or a common_stacktrace key are named as the kernel
- * names them: %ps "name [module]", %pS "name+0xoff/0xsize [module]".
+ * the /proc/kallsyms lines of the symbols its kernel stacks' frames are
+ * in, and of the next ones, saved when recording ends), so that the
+ * kernel's addresses of a kernel_stack entry or a common_stacktrace key
+ * are named as the kernel names them: %ps "name [module]", %pS
+ * "name+0xoff/0xsize [module]".
  * A symbol's size is the distance to the next one, as kallsyms gives it.
  */
 #include <errno.h>
