@@ -130,12 +130,6 @@ const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t 
 				 uint64_t *offset);
 /* Runtime address of the call site of a function id; <0 if unknown. */
 int utrace_dat_func_addr(struct utrace_dat *d, uint32_t image, uint32_t id, uint64_t *addr);
-/* The kernel symbol holding addr (KSYMS record): its name as %ps prints
- * it ("name" or "name [module]"), the offset and the symbol's size; NULL
- * when the recording has none or addr is below the first. */
-const char *utrace_dat_ksym(const struct utrace_dat *d, uint64_t addr, uint64_t *off,
-			    uint64_t *size);
-bool utrace_dat_has_ksyms(const struct utrace_dat *d);
 
 /*
  * Events, merged across all buffers by time.
@@ -184,13 +178,13 @@ struct utrace_event {
 	uint32_t depth;
 	int32_t pid;
 	int32_t tid;
+	/* a kernel record's common_flags and common_preempt_count (the
+	 * context the kernel prints as "d..2."), has_ctx 1 when set */
+	uint8_t ctx_flags, ctx_preempt, has_ctx;
 	uint64_t parent_ip; /* FUNC */
 	uint64_t lost;	    /* LOST */
 	const void *data;   /* EVENT, PRINT: valid until the next utrace_dat_iter_next */
 	uint32_t data_len;
-	/* a kernel record's common_flags and common_preempt_count (the
-	 * context the kernel prints as "d..2."), has_ctx 1 when set */
-	uint8_t ctx_flags, ctx_preempt, has_ctx;
 };
 
 /*
@@ -211,6 +205,12 @@ int utrace_dat_tgid(const struct utrace_dat *d, int pid);
 /* The trace_clock of the kernel events ("x86-tsc" or "mono"), NULL if the
  * file has none. */
 const char *utrace_dat_kernel_clock(const struct utrace_dat *d);
+/* The kernel symbol holding addr (KSYMS record): its name as %ps prints
+ * it ("name" or "name [module]"), the offset and the symbol's size; NULL
+ * when the recording has none or addr is below the first. */
+const char *utrace_dat_ksym(const struct utrace_dat *d, uint64_t addr, uint64_t *off,
+			    uint64_t *size);
+bool utrace_dat_has_ksyms(const struct utrace_dat *d);
 
 /*
  * Hist triggers' tables saved in the file (HIST records, `record -R
