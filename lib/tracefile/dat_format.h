@@ -52,10 +52,12 @@ enum utrace_dat_type {
 	UTRACE_DAT_HIST = 16,	 /* struct utrace_dat_hist + names + program + table */
 	UTRACE_DAT_SNAP_PAGE = 17, /* as PAGE, utrace_dat_page.reserved = the snapshot's id */
 	UTRACE_DAT_SNAPSHOT = 18,  /* struct utrace_dat_snapshot, after its SNAP_PAGEs */
-	UTRACE_DAT_KSYMS = 19,	   /* /proc/kallsyms' code symbol lines (kernel stacks) */
+	/* 16-19: kept for the records of triggers, histograms and compression */
 	UTRACE_DAT_PERF_ATTR = 20, /* struct utrace_dat_perf_attr: what the samples hold */
 	UTRACE_DAT_PERF = 21,	   /* struct utrace_dat_perf + perf ring-buffer records */
 	UTRACE_DAT_PERF_OFFCPU = 22, /* struct utrace_dat_perf + off-CPU samples */
+	/* 23: the samples' kernel symbols (PERF_KSYMS, another branch) */
+	UTRACE_DAT_KSYMS = 24, /* kallsyms lines: the symbols of the kernel stacks' frames */
 };
 
 struct utrace_dat_rec {
