@@ -75,7 +75,7 @@ struct km_cpu {
 	uint64_t page_ts, out_ts;
 	int last_kid;	/* the last record run (not a stack): its event */
 	bool last_kept; /* and whether it was saved */
-	uint8_t *ring;	/* snapshots: the last pages written, KM_RING of them */
+	uint8_t *ring;	/* snapshots: the last pages written, KM_RING_BYTES of them */
 	uint32_t *ring_len;
 	uint32_t ring_n, ring_next;
 };
