@@ -306,8 +306,9 @@ static int ktrig_bind(struct utrace_recorder *r, const struct rec_trig *x,
 						x->t->target_system, x->t->target_event);
 		b->target = tk->id;
 	}
-	if (x->t->filter && utrace_filter_compile(kf->fmt, x->t->filter, &b->filter, &b->flen,
-						  err) < 0)
+	/* stacktrace's filter is the kernel's to run (cmds/record_triggers.c) */
+	if (x->t->filter && x->t->cmd != UTRACE_TRIG_STACKTRACE &&
+	    utrace_filter_compile(kf->fmt, x->t->filter, &b->filter, &b->flen, err) < 0)
 		return utrace_error_set(err, err->code, "-R '%s' on %s:%s: %s",
 					r->o.kspecs[x->spec].triggers[x->trig], kf->fmt->system,
 					kf->fmt->name, err->msg);
