@@ -202,9 +202,9 @@ static char *kernel_text(const char *text, const struct utrace_trigger *t, const
 			head--;
 	}
 	*skip = strlen(filter) + 7; /* "(F) && (" */
-	ret = t && t->filter ? asprintf(&out, "%.*s if (%s) && (%s)", (int)head, text, filter,
-					t->filter)
-			     : asprintf(&out, "%.*s if (%s)", (int)head, text, filter);
+	ret = t && t->filter
+		  ? asprintf(&out, "%.*s if (%s) && (%s)", (int)head, text, filter, t->filter)
+		  : asprintf(&out, "%.*s if (%s)", (int)head, text, filter);
 	return ret < 0 ? NULL : out;
 }
 

@@ -364,9 +364,9 @@ static void print_stack(FILE *out, const uint8_t *p, uint32_t len,
 		if (!a)
 			return;
 		s = symbol(nm, a, buf, sizeof(buf), true);
-		if (lead && ((!strncmp(s, "__utrace_", 9) && strstr(s, "do_")) ||
-			     !strncmp(s, "trace_event_raw_event_", 22) ||
-			     !strncmp(s, "__traceiter_", 12)))
+		if (lead &&
+		    ((!strncmp(s, "__utrace_", 9) && strstr(s, "do_")) ||
+		     !strncmp(s, "trace_event_raw_event_", 22) || !strncmp(s, "__traceiter_", 12)))
 			continue;
 		lead = false;
 		fprintf(out, "%*c%s\n", 9, ' ', s);

@@ -68,7 +68,8 @@ static int kt_add_stack_format(struct utrace_ktrace *kt, struct utrace_error *er
 	    utrace_tracefs_path(path, kt->dir, "events/ftrace/kernel_stack/format"));
 	if (!fmt)
 		return utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
-	if (!(id = strstr(fmt, "\nID: ")) || !(e = realloc(kt->evs, (kt->nr_evs + 1) * sizeof(*e)))) {
+	if (!(id = strstr(fmt, "\nID: ")) ||
+	    !(e = realloc(kt->evs, (kt->nr_evs + 1) * sizeof(*e)))) {
 		free(fmt);
 		return utrace_error_set(err, id ? -ENOMEM : -EINVAL, "%s: %s", path,
 					id ? "out of memory" : "no ID line");
@@ -113,8 +114,8 @@ static int kt_trigger_one(struct utrace_ktrace *kt, const struct kt_event *e, co
 	    utrace_tracefs_path(path, kt->dir, "events/%s/%s/trigger", e->system, e->name));
 	/* the file lists what the kernel has while the event has no
 	 * trigger, else its triggers (ours, from an earlier -R) */
-	ok = list && (!strstr(list, "# Available triggers:") ||
-		      utrace_ktrace_trigger_available(list, cmd));
+	ok = list &&
+	     (!strstr(list, "# Available triggers:") || utrace_ktrace_trigger_available(list, cmd));
 	free(list);
 	if (!ok)
 		return utrace_error_set(err, -EOPNOTSUPP,

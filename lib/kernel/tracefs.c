@@ -133,7 +133,8 @@ int utrace_tracefs_remove_instance(const char *dir)
 int utrace_tracefs_error_log(const char *dir, const char *system, const char *name, int code,
 			     struct utrace_error *err)
 {
-	char path[PATH_MAX], *log = utrace_tracefs_read(utrace_tracefs_path(path, dir, "error_log"));
+	char path[PATH_MAX],
+	    *log = utrace_tracefs_read(utrace_tracefs_path(path, dir, "error_log"));
 	char *entry = NULL, *p, *cmd, *caret;
 	int column = 0;
 

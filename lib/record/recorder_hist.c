@@ -524,8 +524,8 @@ void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c
 			const struct utrace_hist_hdr *hdr = h->prog;
 			const void *f = (const struct utrace_hist_insn *)(hdr + 1) + hdr->nr_insns;
 
-			if (!hdr->filter_len || utrace_filter_run(f, hdr->filter_len, c->rec,
-								  c->rec_len))
+			if (!hdr->filter_len ||
+			    utrace_filter_run(f, hdr->filter_len, c->rec, c->rec_len))
 				__atomic_fetch_add(&h->map->drops, 1, __ATOMIC_RELAXED);
 		} else
 			utrace_hist_run(h->prog, h->map, c);

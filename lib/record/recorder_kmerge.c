@@ -89,7 +89,7 @@ struct rec_kmerge {
 	uint64_t ts;
 	int32_t pid;
 	uint32_t depth; /* synthetic events fired by synthetic events */
-	bool keep_pages; /* a snapshot trigger: the last pages kept (ring) */
+	bool keep_pages;      /* a snapshot trigger: the last pages kept (ring) */
 	const uint8_t *stack; /* the kernel_stack entry after the record, or NULL */
 	uint32_t stack_len;
 	uint64_t *addrs; /* the frames of the stacks saved or keyed on, to name */
@@ -494,8 +494,7 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 /* The kernel_stack entry after c's record at head (len bytes): in
  * km->stack, or NULL.  false if the record must wait for the next round
  * (its hist needs its stack, which may still be unread). */
-static bool km_pair(struct utrace_recorder *r, struct km_cpu *c, int kid, uint32_t len,
-		    bool final)
+static bool km_pair(struct utrace_recorder *r, struct km_cpu *c, int kid, uint32_t len, bool final)
 {
 	size_t next = c->head + 16 + ((len + 7) & ~7u);
 

@@ -283,7 +283,8 @@ static void make_event(struct dat_kcursor *c, struct utrace_event *ev, const uin
 		ev->kind = UTRACE_EV_STACK;
 		ev->flags = UTRACE_EVF_STACK_KERNEL;
 		ev->data = rec + 16;
-		ev->data_len = n > 0 && (uint32_t)n <= (size - 16) / 8 ? (uint32_t)n * 8 : size - 16;
+		ev->data_len =
+		    n > 0 && (uint32_t)n <= (size - 16) / 8 ? (uint32_t)n * 8 : size - 16;
 	}
 	ev->tid = ev->pid = pid;
 	if (b < c->d->nr_buffers) {

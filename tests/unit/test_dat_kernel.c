@@ -313,12 +313,11 @@ static void test_kernel_stack(void)
 		if (k[i].ev.kind == UTRACE_EV_STACK)
 			s = i;
 	check(s > 0 && (k[s].ev.flags & UTRACE_EVF_STACK_KERNEL) && k[s].ev.data_len == 32 &&
-	          k[s].ev.has_ctx &&
-	          k[s - 1].ev.kind == UTRACE_EV_EVENT && k[s - 1].value == 42,
+		  k[s].ev.has_ctx && k[s - 1].ev.kind == UTRACE_EV_EVENT && k[s - 1].value == 42,
 	      "kernel stack: a STACK event after its event, 4 frames");
 	check(d && utrace_dat_ksym(d, 0xffffffff81001234ull, &off, &size) &&
-	          !strcmp(utrace_dat_ksym(d, 0xffffffff81001234ull, &off, &size), "__schedule") &&
-	          off == 0x234 && size == 0x800,
+		  !strcmp(utrace_dat_ksym(d, 0xffffffff81001234ull, &off, &size), "__schedule") &&
+		  off == 0x234 && size == 0x800,
 	      "kernel stack: kallsyms names an address, its offset and size");
 	f = open_memstream(&text, &len);
 	if (f && d && s > 0) {
@@ -357,9 +356,8 @@ static void test_lat_fmt(void)
 	int bad = 0;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct utrace_event ev = {.has_ctx = 1,
-					  .ctx_flags = cases[i].flags,
-					  .ctx_preempt = cases[i].pc};
+		struct utrace_event ev = {
+		    .has_ctx = 1, .ctx_flags = cases[i].flags, .ctx_preempt = cases[i].pc};
 		char out[6];
 
 		utrace_event_lat_fmt(&ev, out);

@@ -44,7 +44,7 @@ static void test_kallsyms(void)
 	}
 	out = utrace_ktrace_kallsyms(path, addrs, 3, &len, &err);
 	check(out && len == strlen(out) &&
-	          !strcmp(out, "ffffffff81001000 t __schedule\n"
+		  !strcmp(out, "ffffffff81001000 t __schedule\n"
 			       "ffffffff81001800 T schedule\n"
 			       "ffffffff81003000 T io_schedule\n"
 			       "ffffffffc0001000 t mod_wait\t[mymod]\n"
@@ -65,17 +65,17 @@ int main(void)
 	check(utrace_ktrace_trigger_available(here, "stacktrace"),
 	      "this kernel's list: stacktrace is there");
 	check(!utrace_ktrace_trigger_available(here, "snapshot") &&
-	          !utrace_ktrace_trigger_available(here, "hist"),
+		  !utrace_ktrace_trigger_available(here, "hist"),
 	      "this kernel's list: no snapshot, no hist");
 	check(utrace_ktrace_trigger_available(full, "hist") &&
-	          utrace_ktrace_trigger_available(full, "snapshot") &&
-	          !utrace_ktrace_trigger_available(full, "enable"),
+		  utrace_ktrace_trigger_available(full, "snapshot") &&
+		  !utrace_ktrace_trigger_available(full, "enable"),
 	      "a full list: hist and snapshot; a word's prefix is not a trigger");
 	check(!utrace_ktrace_trigger_available(without, "stacktrace"),
 	      "a kernel without the stacktrace trigger: not available");
 	check(!utrace_ktrace_trigger_available(armed, "stacktrace") &&
-	          !utrace_ktrace_trigger_available(NULL, "stacktrace") &&
-	          !utrace_ktrace_trigger_available("# Available triggers:", "stacktrace"),
+		  !utrace_ktrace_trigger_available(NULL, "stacktrace") &&
+		  !utrace_ktrace_trigger_available("# Available triggers:", "stacktrace"),
 	      "a file with triggers set (no list), none, or cut short: not available");
 	check_tmpdir_cleanup();
 	return check_done();
