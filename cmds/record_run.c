@@ -481,6 +481,8 @@ static int record_open_events(struct record_session *s)
 			utrace_die_msg("record", "%s", err.msg);
 		return err.column > 0 || err.code == -ENOENT ? 2 : 1;
 	}
+	if (s->k.kt && (ret = record_kernel_triggers(s->k.kt, s->kspecs, s->nkspecs)))
+		return ret;
 	s->o->rec.kspecs = s->kspecs;
 	s->o->rec.nkspecs = s->nkspecs;
 	if (s->nuspecs) {
@@ -702,6 +704,26 @@ static void record_summary(struct record_session *s, const struct utrace_recorde
 			(unsigned long long)st->overrun);
 }
 
+/* When recording ends: the kernel symbols of the frames of the kernel's
+ * stacks the recording holds (-R stacktrace, hists on common_stacktrace),
+ * named while this machine's /proc/kallsyms is at hand. */
+static int record_kstack_syms(struct utrace_ktrace *kt, struct utrace_recorder *r,
+			      struct utrace_error *err)
+{
+	const uint64_t *addrs = NULL;
+	size_t n, len;
+	char *text;
+	int ret;
+
+	if (!utrace_ktrace_stacks(kt) || !(n = utrace_recorder_kstack_addrs(r, &addrs)))
+		return 0;
+	if (!(text = utrace_ktrace_kallsyms(NULL, addrs, n, &len, err)))
+		return err->code;
+	ret = len ? utrace_recorder_write_ksyms(r, text, len, err) : 0;
+	free(text);
+	return ret;
+}
+
 /* Drain, write the last records, print the summary, close the kernel
  * side, wait for the command. */
 static void record_end(struct record_session *s)
@@ -717,7 +739,8 @@ static void record_end(struct record_session *s)
 		if (utrace_ktrace_stop(s->k.kt, record_kpage, s->r, &err) < 0)
 			utrace_die_msg("record", "%s (what was recorded is saved)", err.msg);
 		tasks = utrace_ktrace_tasks(s->k.kt, &ntasks);
-		if (utrace_recorder_write_ktasks(s->r, tasks, ntasks, &err) < 0)
+		if (utrace_recorder_write_ktasks(s->r, tasks, ntasks, &err) < 0 ||
+		    record_kstack_syms(s->k.kt, s->r, &err) < 0)
 			utrace_die_msg("record", "%s: %s", output, err.msg);
 	}
 	if (s->k.sampler &&

@@ -7,13 +7,26 @@
  * (lib/record/recorder_hist.c); this is only the early, clear error, in
  * the kernel's words and with its column, as the kernel's error_log says
  * it when the trigger is written.
+ *
+ * On kernel events, the triggers the kernel has and whose output is the
+ * same are given to it (record_kernel_triggers): `stacktrace`, whose
+ * kernel_stack entries follow their event in the pages; and, for a hist
+ * keyed on the event's stack (common_stacktrace), a `stacktrace` of its
+ * own, without filter (a hit with no stack after it is then a lost one),
+ * when no -R stacktrace is there already (the kernel takes one per event).
+ * The kernel takes a stack before it applies the event's filter: the -e's
+ * -f FILTER is added to the trigger's, so only the events recorded have
+ * one, and each stack follows its own event.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmds/cmds.h"
 #include "cmds/record_synth.h"
 #include "cmds/record_triggers.h"
+#include "lib/kernel/kernel_trace.h"
 #include "lib/events/event_filter.h"
 #include "lib/hist/hist.h"
 #include "lib/hist/hist_compile.h"
@@ -67,11 +80,9 @@ static int check_one(const char *text, const char *pattern, struct record_check_
 		trigger_error(text, &err);
 		return 2;
 	}
-	if (t->remove ||
-	    (!user && (t->cmd == UTRACE_TRIG_SNAPSHOT || t->cmd == UTRACE_TRIG_STACKTRACE))) {
-		utrace_die_msg("record", "-R '%s': %s is not supported %s yet", text,
-			       t->remove ? "removing a trigger" : utrace_trigger_cmd_name(t->cmd),
-			       user ? "on user events" : "on kernel events");
+	if (t->remove) {
+		utrace_die_msg("record", "-R '%s': removing a trigger is not supported %s yet",
+			       text, user ? "on user events" : "on kernel events");
 		ret = 2;
 	} else {
 		ret = check_compile(text, t, pattern, env);
@@ -153,5 +164,102 @@ int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char *
 							      .target_only = true};
 			utrace_trigger_free(t);
 		}
+	return 0;
+}
+
+/* A hist key on the event's own stack (common_stacktrace, stacktrace). */
+static bool keyed_on_stack(const struct utrace_trigger *t)
+{
+	for (unsigned i = 0; t->hist && i < t->hist->nr_keys; i++) {
+		const struct utrace_hist_expr *e = t->hist->keys[i];
+
+		if (e->op == UTRACE_HE_FIELD && (e->mods & UTRACE_HIST_MOD_STACKTRACE) &&
+		    (!strcmp(e->name, "stacktrace") || !strcmp(e->name, "common_stacktrace")))
+			return true;
+	}
+	return false;
+}
+
+/* The text written for -R text (t parsed, NULL: the one a hist needs)
+ * on an event with -f filter: the stack is taken for the events the
+ * filter keeps ("if (F) && (G)"), as the kernel takes it before it
+ * filters the event.  *skip: the bytes before G in the written filter. */
+static char *kernel_text(const char *text, const struct utrace_trigger *t, const char *filter,
+			 size_t *skip)
+{
+	size_t head = t && t->filter ? t->filter_pos : strlen(text);
+	char *out = NULL;
+	int ret;
+
+	*skip = 0;
+	if (!filter)
+		return strdup(text);
+	if (t && t->filter) { /* "CMD[:N] if G": back over " if " */
+		while (head > 0 && text[head - 1] == ' ')
+			head--;
+		head -= head >= 2 && !strncmp(text + head - 2, "if", 2) ? 2 : 0;
+		while (head > 0 && text[head - 1] == ' ')
+			head--;
+	}
+	*skip = strlen(filter) + 7; /* "(F) && (" */
+	ret = t && t->filter
+		  ? asprintf(&out, "%.*s if (%s) && (%s)", (int)head, text, filter, t->filter)
+		  : asprintf(&out, "%.*s if (%s)", (int)head, text, filter);
+	return ret < 0 ? NULL : out;
+}
+
+/* One -R given to the kernel; its error printed as -R's (the kernel's
+ * column is in the filter written). */
+static int kernel_trigger(struct utrace_ktrace *kt, const struct utrace_event_spec *sp,
+			  const char *text, const struct utrace_trigger *t)
+{
+	struct utrace_error err = {0};
+	size_t skip;
+	char *w = kernel_text(text, t, sp->filter, &skip);
+	int ret;
+
+	if (!w) {
+		utrace_die_msg("record", "out of memory");
+		return 1;
+	}
+	ret = utrace_ktrace_trigger(kt, sp->pattern, "stacktrace", w, &err);
+	free(w);
+	if (ret >= 0)
+		return 0;
+	if (err.column > (int)skip && t && t->filter)
+		err.column += (int)t->filter_pos - (int)skip;
+	else
+		err.column = 0;
+	utrace_die_msg("record", "-R '%s': %s", text, err.msg);
+	if (err.column > 0)
+		fprintf(stderr, "  %s\n  %*s^\n", text, err.column - 1, "");
+	return err.code == -EOPNOTSUPP || err.code == -EINVAL ? 2 : 1;
+}
+
+int record_kernel_triggers(struct utrace_ktrace *kt, const struct utrace_event_spec *specs,
+			   unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		bool stack = false, hist_stack = false;
+
+		for (unsigned k = 0; k < specs[i].nr_triggers; k++) {
+			struct utrace_trigger *t = NULL;
+			struct utrace_error err;
+			int code, ret = 0;
+
+			if (utrace_trigger_parse(specs[i].triggers[k], &t, &code, &err) < 0)
+				continue; /* record_check_triggers said why */
+			if (t->cmd == UTRACE_TRIG_STACKTRACE && !t->remove) {
+				stack = true;
+				ret = kernel_trigger(kt, &specs[i], specs[i].triggers[k], t);
+			}
+			hist_stack |= t->cmd == UTRACE_TRIG_HIST && keyed_on_stack(t);
+			utrace_trigger_free(t);
+			if (ret)
+				return ret;
+		}
+		if (hist_stack && !stack && kernel_trigger(kt, &specs[i], "stacktrace", NULL))
+			return 2;
+	}
 	return 0;
 }

@@ -32,4 +32,15 @@ int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs
 int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char ***names,
 			   unsigned *nr_names);
 
+/*
+ * The -R of the kernel -e specs that the kernel runs itself, written to
+ * the instance kt (lib/kernel/kernel_trigger.c): stacktrace, and the one
+ * a hist keyed on common_stacktrace needs.  Prints the error (the
+ * kernel's error_log text, or that the kernel lacks the trigger) and
+ * returns the exit status; 0 when all is well.
+ */
+struct utrace_ktrace;
+int record_kernel_triggers(struct utrace_ktrace *kt, const struct utrace_event_spec *specs,
+			   unsigned n);
+
 #endif

@@ -607,6 +607,48 @@ static int put_tracepoint(struct conv *c, const struct utrace_event *ev)
 	return put_record(c, ev->cpu, ev->ts, c->rec, len);
 }
 
+/*
+ * A kernel event's stack (the kernel's stacktrace trigger): ftrace's
+ * kernel_stack entry again (TRACE_STACK, id 4), its frames named by
+ * kallsyms entries of the symbols that hold them (from the recording's
+ * copy: the function's start, its name without the module).  A user
+ * stack has no such entry in the kernel (its userstacktrace is another
+ * event): left out.
+ */
+static int put_kstack(struct conv *c, const struct utrace_event *ev)
+{
+	uint32_t n = ev->data_len / 8, len;
+	int32_t size;
+
+	if (16 + 8 * n > PAGE_DATA - 32)
+		n = (PAGE_DATA - 48) / 8;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t pc, off, sz, at;
+		const char *name;
+		char *copy;
+
+		memcpy(&pc, (const uint8_t *)ev->data + 8 * i, 8);
+		if (!(name = utrace_dat_ksym(c->d, pc, &off, &sz)))
+			continue;
+		if (!(copy = strndup(name, strcspn(name, " "))))
+			return nomem(c);
+		if (add_sym(c, pc - off, copy, false, &at) < 0)
+			return -ENOMEM;
+		if (pc > c->max_addr) /* the end marker after the frame, not at the start + 1 */
+			c->max_addr = pc;
+	}
+	len = 16 + 8 * n;
+	size = (int32_t)n;
+	memset(c->rec, 0, 16);
+	put_common(c->rec, UTRACE_TRACEDAT_KERNEL_STACK, ev->tid);
+	memcpy(c->rec + 8, &size, 4);
+	memcpy(c->rec + 16, ev->data, 8 * n);
+	if (c->pass == 2)
+		c->st->tracepoints++;
+	c->last.type = UTRACE_TRACEDAT_KERNEL_STACK;
+	return put_record(c, ev->cpu, ev->ts, c->rec, len);
+}
+
 /* utrace_printf text as the kernel's trace_marker writes it: ftrace's
  * print event, ip = a symbol "utrace_printf" listed by the first pass. */
 static int put_print(struct conv *c, const struct utrace_event *ev)
@@ -688,6 +730,8 @@ static int on_event(struct conv *c, const struct utrace_event *ev)
 		return put_tracepoint(c, ev);
 	case UTRACE_EV_PRINT:
 		return put_print(c, ev);
+	case UTRACE_EV_STACK:
+		return ev->flags & UTRACE_EVF_STACK_KERNEL ? put_kstack(c, ev) : 0;
 	}
 	return 0;
 }

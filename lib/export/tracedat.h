@@ -77,6 +77,7 @@ char *utrace_tracedat_symbol_name(const char *name);
 /* Event ids and record sizes of the ftrace formats the file carries. */
 enum {
 	UTRACE_TRACEDAT_FUNCTION = 1,	      /* ip @8, parent_ip @16 */
+	UTRACE_TRACEDAT_KERNEL_STACK = 4,     /* int size @8, unsigned long caller[size] @16 */
 	UTRACE_TRACEDAT_PRINT = 5,	      /* ip @8, char buf[] @16 */
 	UTRACE_TRACEDAT_FUNCGRAPH_EXIT = 10,  /* func, depth, overrun, calltime, rettime */
 	UTRACE_TRACEDAT_FUNCGRAPH_ENTRY = 11, /* func @8, depth @16 */

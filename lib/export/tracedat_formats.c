@@ -58,6 +58,16 @@ static const char *const ftrace_formats[] = {
     "\n"
     "print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n",
 
+    "name: kernel_stack\n"
+    "ID: 4\n"
+    "format:\n" COMMON_FIELDS "\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
+    "\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n"
+    "\n"
+    "print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
+    "\"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
+    "(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
+    "(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]\n",
+
     "name: print\n"
     "ID: 5\n"
     "format:\n" COMMON_FIELDS "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"

@@ -346,7 +346,10 @@ static const char *symbol(const struct utrace_hist_names *nm, uint64_t addr, cha
 /* hist_trigger_stacktrace_print(): one frame a line, 9 blanks before it.
  * The first frames of a user stack taken with frame pointers are the
  * tracepoint's generated code (__utrace_do_*, include/utrace/
- * define_trace.h): left out, as the kernel skips its own. */
+ * define_trace.h): left out, as the kernel skips its own.  A kernel
+ * event's stack (its stacktrace trigger's) starts in the kernel's
+ * tracepoint code (trace_event_raw_event_*, __traceiter_*), which the
+ * kernel's hist skips (HIST_STACKTRACE_SKIP): left out too. */
 static void print_stack(FILE *out, const uint8_t *p, uint32_t len,
 			const struct utrace_hist_names *nm)
 {
@@ -361,7 +364,9 @@ static void print_stack(FILE *out, const uint8_t *p, uint32_t len,
 		if (!a)
 			return;
 		s = symbol(nm, a, buf, sizeof(buf), true);
-		if (lead && !strncmp(s, "__utrace_", 9) && strstr(s, "do_"))
+		if (lead &&
+		    ((!strncmp(s, "__utrace_", 9) && strstr(s, "do_")) ||
+		     !strncmp(s, "trace_event_raw_event_", 22) || !strncmp(s, "__traceiter_", 12)))
 			continue;
 		lead = false;
 		fprintf(out, "%*c%s\n", 9, ' ', s);

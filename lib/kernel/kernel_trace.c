@@ -34,50 +34,8 @@
 #include <unistd.h>
 
 #include "lib/base/glob.h"
-#include "lib/kernel/kernel_trace.h"
+#include "lib/kernel/kernel_internal.h"
 #include "lib/kernel/tracefs.h"
-
-#define KT_READ_INTERVAL_NS 10000000ull /* pages are read at most every 10 ms */
-#define KT_PAGES_PER_POLL 1024		/* per CPU, so user buffers get their turn */
-#define KT_COMMIT_MASK ((1u << 27) - 1)
-#define KT_MISSED_EVENTS (1ull << 31)
-#define KT_MISSED_STORED (1ull << 30)
-
-struct kt_event {
-	char *system, *name, *format;
-	int id;
-};
-
-struct kt_cpu {
-	int fd;
-	uint32_t cpu;
-};
-
-struct utrace_ktrace {
-	char dir[PATH_MAX]; /* the instance */
-	char name[32];
-	char clock[16];
-	uint32_t subbuf_size;
-	char *header_page, *header_event;
-	struct kt_event *evs;
-	size_t nr_evs;
-	struct kt_cpu *cpus;
-	size_t nr_cpus;
-	int free_fd;
-	uint8_t *page;
-	struct kbuffer *kb;
-	struct utrace_dat_ktask *tasks;
-	size_t nr_tasks, cap_tasks;
-	uint32_t *task_hash; /* index + 1 */
-	size_t hash_size;
-	int pid; /* scoped to; 0 = whole system */
-	bool children, stopped;
-	bool backlog; /* a CPU had pages left at the last read */
-	int *tids;    /* threads of pid in set_event_pid */
-	size_t nr_tids;
-	nlink_t task_nlink;
-	uint64_t last_read, pages, missed;
-};
 
 /* ---- which -e are kernel events --------------------------------------- */
 
@@ -153,46 +111,6 @@ static int kt_set(struct utrace_ktrace *kt, const char *file, const char *value,
 	return ret < 0 ? kt_fail(kt, err, ret, file) : 0;
 }
 
-/* The kernel's words for a refused filter: the last error_log entry
- * ("[ts] LOCATION: error: MESSAGE", "  Command: TEXT", "   ^"). */
-static int kt_filter_error(struct utrace_ktrace *kt, const struct kt_event *e, int code,
-			   struct utrace_error *err)
-{
-	char path[PATH_MAX],
-	    *log = utrace_tracefs_read(utrace_tracefs_path(path, kt->dir, "error_log"));
-	char *entry = NULL, *p, *cmd, *caret;
-	int column = 0;
-
-	for (p = log; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
-		if (*p == '[')
-			entry = p;
-	if (!entry) {
-		free(log);
-		return utrace_error_set(err, code, "%s:%s: the kernel refuses the filter: %s",
-					e->system, e->name, strerror(-code));
-	}
-	p = strchr(entry, ']');
-	p = p ? p + 1 + strspn(p + 1, " ") : entry;
-	cmd = strchr(p, '\n');
-	if (cmd) {
-		*cmd++ = 0;
-		caret = strchr(cmd, '\n');
-		if (caret && (caret = strchr(caret + 1, '^'))) {
-			char *text = strstr(cmd, "Command: ");
-			char *bol = caret;
-
-			while (bol > cmd && bol[-1] != '\n')
-				bol--;
-			if (text)
-				column = (int)((caret - bol) - (text + 9 - cmd)) + 1;
-		}
-	}
-	utrace_error_set(err, code, "%s:%s: %s", e->system, e->name, p);
-	err->column = column > 0 ? column : 1;
-	free(log);
-	return code;
-}
-
 static int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *name,
 			const char *filter, struct utrace_error *err)
 {
@@ -222,6 +140,7 @@ static int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *n
 	kt->evs = e;
 	e += kt->nr_evs;
 	e->id = atoi(id + 5);
+	e->format_only = false;
 	e->format = fmt;
 	e->system = strdup(sys);
 	e->name = strdup(name);
@@ -235,7 +154,7 @@ static int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *n
 		    utrace_tracefs_path(path, kt->dir, "events/%s/%s/filter", sys, name), filter,
 		    O_TRUNC);
 		if (ret < 0)
-			return kt_filter_error(kt, e, ret, err);
+			return utrace_tracefs_error_log(kt->dir, e->system, e->name, ret, err);
 	}
 	ret = utrace_tracefs_write(
 	    utrace_tracefs_path(path, kt->dir, "events/%s/%s/enable", sys, name), "1", O_TRUNC);
@@ -459,6 +378,8 @@ int utrace_ktrace_start(struct utrace_ktrace *kt, int pid, bool children, struct
 		if (kt->tids)
 			kt->tids[kt->nr_tids++] = pid;
 	}
+	if ((ret = kt_triggers_rearm(kt, err)) < 0)
+		return ret;
 	return kt_set(kt, "tracing_on", "1", err);
 }
 
@@ -715,6 +636,7 @@ int utrace_ktrace_close(struct utrace_ktrace *kt, struct utrace_error *err)
 		free(kt->evs[i].name);
 		free(kt->evs[i].format);
 	}
+	kt_triggers_free(kt);
 	free(kt->evs);
 	free(kt->cpus);
 	free(kt->header_page);

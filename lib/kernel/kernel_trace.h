@@ -78,6 +78,32 @@ int utrace_ktrace_poll(struct utrace_ktrace *kt, bool force, utrace_ktrace_page_
 int utrace_ktrace_stop(struct utrace_ktrace *kt, utrace_ktrace_page_fn fn, void *arg,
 		       struct utrace_error *err);
 
+/*
+ * Triggers the kernel runs itself (kernel_trigger.c): text, in the
+ * kernel's syntax, written to the trigger file of every event of kt that
+ * pattern names (before tracing starts).  cmd is its command
+ * ("stacktrace"): a kernel whose trigger files do not list it among their
+ * "# Available triggers" is an error saying so; one the kernel refuses
+ * is explained with its error_log (err->column: in the filter).  An
+ * event that has that command already (the kernel allows one of each)
+ * keeps it: 0.  A stacktrace makes the kernel write a kernel_stack entry
+ * (events/ftrace/kernel_stack) after the event: its format is then one
+ * of utrace_ktrace_formats'.
+ */
+int utrace_ktrace_trigger(struct utrace_ktrace *kt, const char *pattern, const char *cmd,
+			  const char *text, struct utrace_error *err);
+/* Whether the text of a trigger file lists cmd as available. */
+bool utrace_ktrace_trigger_available(const char *trigger_file, const char *cmd);
+/* Whether a stacktrace trigger is armed (kernel stacks are recorded). */
+bool utrace_ktrace_stacks(const struct utrace_ktrace *kt);
+/* The kallsyms lines (path, for tests; NULL: /proc/kallsyms; with their
+ * [module]) of the code symbols (types t, T, w, W) that hold addrs
+ * (sorted), each with the next one (its end), malloc'd, *len bytes (0:
+ * none found, or kallsyms hides its addresses from this user); NULL with
+ * err set. */
+char *utrace_ktrace_kallsyms(const char *path, const uint64_t *addrs, size_t nr, size_t *len,
+			     struct utrace_error *err);
+
 /* Each enabled event's format file text, with its kernel id. */
 int utrace_ktrace_formats(struct utrace_ktrace *kt,
 			  int (*fn)(void *arg, const char *system, const char *name, int id,

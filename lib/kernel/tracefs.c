@@ -127,3 +127,43 @@ int utrace_tracefs_remove_instance(const char *dir)
 	}
 	return -EBUSY;
 }
+
+/* The kernel's words for a refused filter or trigger: the last error_log
+ * entry ("[ts] LOCATION: error: MESSAGE", "  Command: TEXT", "   ^"). */
+int utrace_tracefs_error_log(const char *dir, const char *system, const char *name, int code,
+			     struct utrace_error *err)
+{
+	char path[PATH_MAX],
+	    *log = utrace_tracefs_read(utrace_tracefs_path(path, dir, "error_log"));
+	char *entry = NULL, *p, *cmd, *caret;
+	int column = 0;
+
+	for (p = log; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		if (*p == '[')
+			entry = p;
+	if (!entry) {
+		free(log);
+		return utrace_error_set(err, code, "%s:%s: the kernel refuses it: %s", system, name,
+					strerror(-code));
+	}
+	p = strchr(entry, ']');
+	p = p ? p + 1 + strspn(p + 1, " ") : entry;
+	cmd = strchr(p, '\n');
+	if (cmd) {
+		*cmd++ = 0;
+		caret = strchr(cmd, '\n');
+		if (caret && (caret = strchr(caret + 1, '^'))) {
+			char *text = strstr(cmd, "Command: ");
+			char *bol = caret;
+
+			while (bol > cmd && bol[-1] != '\n')
+				bol--;
+			if (text)
+				column = (int)((caret - bol) - (text + 9 - cmd)) + 1;
+		}
+	}
+	utrace_error_set(err, code, "%s:%s: %s", system, name, p);
+	err->column = column > 0 ? column : 1;
+	free(log);
+	return code;
+}

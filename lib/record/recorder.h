@@ -120,6 +120,12 @@ int utrace_recorder_write_kpage(struct utrace_recorder *r, uint32_t cpu, const v
 				size_t len, struct utrace_error *err);
 int utrace_recorder_write_ktasks(struct utrace_recorder *r, const struct utrace_dat_ktask *tasks,
 				 size_t n, struct utrace_error *err);
+/* The kernel's frames of the stacks the recording holds (saved, or keys
+ * of its hists), sorted, unique: to be named when recording ends. */
+size_t utrace_recorder_kstack_addrs(struct utrace_recorder *r, const uint64_t **addrs);
+/* The kernel's symbols (utrace_ktrace_kallsyms' text), for its stacks. */
+int utrace_recorder_write_ksyms(struct utrace_recorder *r, const char *text, size_t len,
+				struct utrace_error *err);
 
 /* Per-buffer statistics after finish, for the summary: returns false past
  * the last buffer. */

@@ -491,12 +491,45 @@ static struct utrace_hist_map *hist_table(void *arg, uint32_t id)
 /* One record of kernel id kid (or of a synthetic event the recorder
  * fired): every table of that id, as the runtime runs a user event's.
  * c->arg is the recorder (the emit callback's too). */
+/* Whether a program keys on the event's stack (common_stacktrace). */
+static bool hist_uses_stack(const void *prog)
+{
+	const struct utrace_hist_hdr *hdr = prog;
+	const struct utrace_hist_insn *in = (const struct utrace_hist_insn *)(hdr + 1);
+
+	for (uint32_t i = 0; i < hdr->nr_insns; i++)
+		if (in[i].op == UTRACE_HOP_STACK)
+			return true;
+	return false;
+}
+
+bool rec_hist_kwants_stack(const struct utrace_recorder *r, int kid)
+{
+	for (const struct rec_hist *h = r->hists; h; h = h->next)
+		if (h->kid == kid && hist_uses_stack(h->prog))
+			return true;
+	return false;
+}
+
+/* A kernel event's hits.  A hist keyed on its stack needs the kernel's
+ * kernel_stack entry after it (c->stack): a hit without one (lost, or
+ * not taken: the -R stacktrace's own filter or count) is dropped. */
 void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c)
 {
 	c->table = hist_table;
-	for (struct rec_hist *h = r->hists; h; h = h->next)
-		if (h->kid == kid)
+	for (struct rec_hist *h = r->hists; h; h = h->next) {
+		if (h->kid != kid)
+			continue;
+		if (!c->stack && hist_uses_stack(h->prog)) {
+			const struct utrace_hist_hdr *hdr = h->prog;
+			const void *f = (const struct utrace_hist_insn *)(hdr + 1) + hdr->nr_insns;
+
+			if (!hdr->filter_len ||
+			    utrace_filter_run(f, hdr->filter_len, c->rec, c->rec_len))
+				__atomic_fetch_add(&h->map->drops, 1, __ATOMIC_RELAXED);
+		} else
 			utrace_hist_run(h->prog, h->map, c);
+	}
 }
 
 /* enable_hist / disable_hist on a kernel event: its tables, as the

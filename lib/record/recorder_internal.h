@@ -106,6 +106,8 @@ struct utrace_recorder {
 	struct rec_ktrig *ktrigs; /* recorder_trig.c: kernel trigger commands, bound */
 	struct rec_kmerge *km;	/* recorder_kmerge.c: NULL if no kernel trigger */
 	uint8_t *kstate;	/* by kernel id: enum utrace_ev_state (recorder_trig.c) */
+	int kstack_id;		/* ftrace:kernel_stack's kernel id, -1: none */
+	int ksnap_kid; /* a kernel snapshot to take: its event, -2 a hist's snapshot(), -1 none */
 	bool ktsc;		/* the kernel's trace_clock is x86-tsc */
 	bool kon;		/* kernel records saved: traceon/traceoff */
 	uint32_t ksubbuf;	/* the kernel's sub-buffer size */
@@ -179,6 +181,10 @@ void rec_hist_set_kid(struct rec_hist *h, int kid);
 /* The hists of kernel id kid run on one record (recorder_khist.c). */
 struct utrace_hist_ctx;
 void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c);
+/* Whether a hist of kernel id kid keys on its stack (common_stacktrace). */
+bool rec_hist_kwants_stack(const struct utrace_recorder *r, int kid);
+/* Whether kernel id kid has a -R stacktrace (its stacks are saved). */
+bool rec_trig_kstack(const struct utrace_recorder *r, int kid);
 /* enable_hist/disable_hist on kernel id kid; whether one of its is paused */
 void rec_hist_kpause(struct utrace_recorder *r, int kid, bool paused);
 bool rec_hist_kpaused(const struct utrace_recorder *r, int kid);
@@ -198,6 +204,8 @@ int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, s
 		    struct utrace_error *err);
 int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error *err);
 void rec_kmerge_free(struct utrace_recorder *r);
+/* Whether a kernel event has a snapshot trigger (pages are kept for it). */
+bool rec_trig_ksnap(const struct utrace_recorder *r);
 
 void rec_hist_free(struct utrace_recorder *r);
 
@@ -239,6 +247,11 @@ int rec_subbuf_copy(struct rec_buffer *b, uint64_t idx, struct utrace_subbuf *hd
 
 /* recorder_snap.c: the snapshots asked for since the last call, taken */
 int rec_snap_poll(struct utrace_recorder *r, struct utrace_error *err);
+/* Every live thread's ring into snapshot s (its SNAP_PAGEs, s->pages and
+ * s->torn counted), the sub-buffers up to s->tsc; the caller writes the
+ * SNAPSHOT record. */
+int rec_snap_threads(struct utrace_recorder *r, struct utrace_dat_snapshot *s,
+		     struct utrace_error *err);
 
 /* recorder_proc.c: c's socket reached its end.  rec_image_alive: its
  * process runs on in the same image (it closed the socket itself);

@@ -8,7 +8,9 @@
  * user-space records, in the order they are read; or, when kernel events
  * have triggers the recorder runs (recorder_khist.c), through the merge
  * that runs them in time order and writes the pages again
- * (recorder_kmerge.c).
+ * (recorder_kmerge.c).  KSYMS, the kernel's symbols of the frames of the
+ * kernel's own stacks (a stacktrace trigger it runs), when recording ends
+ * (the merge collects the frames: utrace_recorder_kstack_addrs).
  */
 #include <string.h>
 #include <sys/uio.h>
@@ -64,6 +66,14 @@ int utrace_recorder_write_ktasks(struct utrace_recorder *r, const struct utrace_
 	if (r->km && rec_kmerge_round(r, true, err) < 0)
 		return err->code;
 	return n ? utrace_recorder_write_record(r, UTRACE_DAT_KTASKS, &iov, 1, err) : 0;
+}
+
+int utrace_recorder_write_ksyms(struct utrace_recorder *r, const char *text, size_t len,
+				struct utrace_error *err)
+{
+	struct iovec iov = {(void *)text, len};
+
+	return utrace_recorder_write_record(r, UTRACE_DAT_KSYMS, &iov, 1, err);
 }
 
 int utrace_recorder_kready(struct utrace_recorder *r, struct utrace_error *err)

@@ -17,7 +17,9 @@
  *       each synthetic event's -R compiled for its format, on the table
  *       the traced processes share (the same one, if they fire it too);
  *       which records are saved: an event of a -v -e (triggers only) or
- *       an enable_event target no -e names starts soft-disabled;
+ *       an enable_event target no -e names starts soft-disabled; the
+ *       kernel's kernel_stack entries (a stacktrace trigger the kernel
+ *       runs, cmds/record_triggers.c) go with the event before them;
  *       the trigger commands bound (recorder_trig.c), the merge made.
  *
  * A user event's trigger that refers to a kernel event's variable (or
@@ -156,7 +158,12 @@ static int kready_fmt(struct utrace_recorder *r, const struct rec_kfmt *kf,
 	struct utrace_event_select *s = r->o.events;
 	bool kept;
 
-	if (kf->synth < 0) {
+	if (kf->synth < 0 && !strcmp(fmt->system, "ftrace") && !strcmp(fmt->name, "kernel_stack")) {
+		/* the kernel's stacktrace trigger's: kept with their event
+		 * (recorder_kmerge.c), read by the hists keyed on them */
+		r->kstack_id = kf->id;
+		kept = true;
+	} else if (kf->synth < 0) {
 		kept = kready_kept(r->o.kspecs, r->o.nkspecs, fmt->system, fmt->name);
 		for (unsigned i = 0; i < r->o.nkspecs; i++)
 			for (unsigned k = 0; utrace_event_spec_matches(r->o.kspecs[i].pattern,
@@ -195,6 +202,8 @@ int rec_kready(struct utrace_recorder *r, struct utrace_error *err)
 	if (!(r->kstate = calloc(REC_KIDS, 1)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	r->kon = true;
+	r->kstack_id = -1;
+	r->ksnap_kid = -1;
 	if (kready_synths(r, err) < 0)
 		return err->code;
 	for (const struct rec_kfmt *kf = r->kfmts; kf; kf = kf->next)

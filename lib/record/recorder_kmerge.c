@@ -28,6 +28,23 @@
  * is not soft-disabled, and written again as ring-buffer pages (the
  * kernel's layout, lib/kernel/kernel_trace.c reads them back) per CPU,
  * so the synthetic events sit among the kernel's on one timeline.
+ *
+ * The kernel's stacktrace trigger (cmds/record_triggers.c gives it to the
+ * kernel) writes a kernel_stack entry right after its event, on the same
+ * CPU (a post-trigger, run once the event is committed, preemption off).
+ * So the record after an event on its CPU, if a kernel_stack, is that
+ * event's stack: the key of a hist on common_stacktrace (ctx->stack), and
+ * saved when the event is, if the event has a -R stacktrace (one armed
+ * for a hist alone is not saved).  An event whose hist needs its stack is
+ * not run while it is the last record queued on its CPU: its stack may
+ * be in the next page, read in the next round.
+ *
+ * The frames of the stacks saved or keyed on are noted, to be named
+ * from kallsyms when recording ends (utrace_recorder_kstack_addrs).
+ *
+ * A snapshot trigger (recorder_trig.c) is taken once its event is saved
+ * (km_snapshot): the threads' rings (recorder_snap.c), each CPU's pages so far,
+ * the last KM_RING_BYTES of them kept for it, and the page being filled.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,6 +60,9 @@
 #define KM_MISSED (1ull << 31) /* the page header's commit: events lost before */
 #define KM_SMALL_MAX 112u      /* RB_MAX_SMALL_DATA: longer data has its length word */
 #define KM_DELTA_BITS 27       /* TS_SHIFT */
+/* A kernel snapshot holds each CPU's last pages: as many as the
+ * instance's ring (lib/kernel's default buffer_size_kb, 2 MiB a CPU). */
+#define KM_RING_BYTES (2048u * 1024u)
 
 struct km_cpu {
 	uint8_t *q; /* queued: {u64 ts, u32 len, u32 0, data padded to 8} */
@@ -53,6 +73,11 @@ struct km_cpu {
 	uint8_t *page;	  /* being written: header, then events */
 	uint32_t used;	  /* bytes of events in it */
 	uint64_t page_ts, out_ts;
+	int last_kid;	/* the last record run (not a stack): its event */
+	bool last_kept; /* and whether it was saved */
+	uint8_t *ring;	/* snapshots: the last pages written, KM_RING_BYTES of them */
+	uint32_t *ring_len;
+	uint32_t ring_n, ring_next;
 };
 
 struct rec_kmerge {
@@ -64,6 +89,11 @@ struct rec_kmerge {
 	uint64_t ts;
 	int32_t pid;
 	uint32_t depth; /* synthetic events fired by synthetic events */
+	bool keep_pages;      /* a snapshot trigger: the last pages kept (ring) */
+	const uint8_t *stack; /* the kernel_stack entry after the record, or NULL */
+	uint32_t stack_len;
+	uint64_t *addrs; /* the frames of the stacks saved or keyed on, to name */
+	size_t nr_addrs, cap_addrs, sorted;
 };
 
 static uint64_t km_now(const struct utrace_recorder *r)
@@ -77,6 +107,18 @@ static uint64_t km_now(const struct utrace_recorder *r)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The threads' TSC at kernel time stamp ts: the same clock with x86-tsc;
+ * with mono (no x86-tsc), now, a little after. */
+static uint64_t km_tsc(const struct utrace_recorder *r, uint64_t ts)
+{
+	uint32_t lo, hi;
+
+	if (r->ktsc)
+		return ts;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
 }
 
 /* ns of the trace clock: x86-tsc ticks as the runtime converts its own */
@@ -95,6 +137,7 @@ int rec_kmerge_new(struct utrace_recorder *r, struct utrace_error *err)
 	if (!r->ksubbuf)
 		r->ksubbuf = 4096;
 	r->km->round_end = km_now(r);
+	r->km->keep_pages = rec_trig_ksnap(r);
 	return 0;
 }
 
@@ -167,6 +210,24 @@ int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, s
 
 /* ---- the pages written ---------------------------------------------- */
 
+/* A page written, kept for the snapshots (the oldest one replaced). */
+static void km_ring_add(struct utrace_recorder *r, struct km_cpu *c, uint32_t len)
+{
+	uint32_t max = KM_RING_BYTES / r->ksubbuf;
+
+	if (!c->ring && (!(c->ring = malloc((size_t)max * r->ksubbuf)) ||
+			 !(c->ring_len = calloc(max, sizeof(*c->ring_len))))) {
+		free(c->ring);
+		c->ring = NULL;
+		return; /* the snapshots will have this CPU's current page only */
+	}
+	memcpy(c->ring + (size_t)c->ring_next * r->ksubbuf, c->page, len);
+	c->ring_len[c->ring_next] = len;
+	c->ring_next = (c->ring_next + 1) % max;
+	if (c->ring_n < max)
+		c->ring_n++;
+}
+
 static int km_flush(struct utrace_recorder *r, uint32_t cpu, struct km_cpu *c,
 		    struct utrace_error *err)
 {
@@ -177,6 +238,8 @@ static int km_flush(struct utrace_recorder *r, uint32_t cpu, struct km_cpu *c,
 		return 0;
 	memcpy(c->page, &c->page_ts, 8);
 	memcpy(c->page + 8, &commit, 8);
+	if (r->km->keep_pages)
+		km_ring_add(r, c, 16 + c->used);
 	c->missed = false;
 	c->used = 0;
 	return rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp), c->page, 16 + (commit & ~KM_MISSED),
@@ -228,6 +291,50 @@ static int km_put(struct utrace_recorder *r, uint32_t cpu, uint64_t ts, const ui
 	return 0;
 }
 
+/* The kernel records saved so far, each CPU's last pages (as many as its
+ * ring holds) and the page being filled, as KPAGEs of snapshot id. */
+static int km_snap_pages(struct utrace_recorder *r, uint32_t id, uint32_t *pages,
+			 struct utrace_error *err)
+{
+	struct rec_kmerge *km = r->km;
+	uint32_t max = KM_RING_BYTES / r->ksubbuf;
+
+	for (uint32_t cpu = 0; km && cpu < km->nr_cpus; cpu++) {
+		struct km_cpu *c = &km->cpus[cpu];
+		struct utrace_dat_kpage kp = {.cpu = cpu, .reserved = id};
+		uint64_t commit = c->used | (c->missed ? KM_MISSED : 0);
+
+		for (uint32_t i = 0; c->ring && i < c->ring_n; i++) { /* oldest first */
+			uint32_t k = (c->ring_next + max - c->ring_n + i) % max;
+
+			if (rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp),
+				      c->ring + (size_t)k * r->ksubbuf, c->ring_len[k], err) < 0)
+				return err->code;
+			(*pages)++;
+		}
+		if (!c->used)
+			continue;
+		/* the page being filled, as it would be flushed now */
+		memcpy(c->page, &c->page_ts, 8);
+		memcpy(c->page + 8, &commit, 8);
+		if (rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp), c->page, 16 + c->used, err) < 0)
+			return err->code;
+		(*pages)++;
+	}
+	return 0;
+}
+
+/* A kernel event's snapshot (kid; -1: a hist's snapshot()), at tsc. */
+static int km_snapshot(struct utrace_recorder *r, int kid, int32_t tid, uint64_t tsc,
+		       struct utrace_error *err)
+{
+	struct utrace_dat_snapshot s = {.id = ++r->snap_ids, .event = kid, .tid = tid, .tsc = tsc};
+
+	if (rec_snap_threads(r, &s, err) < 0 || km_snap_pages(r, s.id, &s.pages, err) < 0)
+		return err->code;
+	return rec_write(r, UTRACE_DAT_SNAPSHOT, &s, sizeof(s), NULL, 0, err);
+}
+
 /* ---- running the records -------------------------------------------- */
 
 static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
@@ -258,23 +365,149 @@ static void km_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t 
 	r->km->depth--;
 }
 
+/* Frames to name when recording ends (utrace_recorder_kstack_addrs):
+ * appended, sorted and made unique when they double. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void km_addrs_compact(struct rec_kmerge *km)
+{
+	size_t n = 0;
+
+	qsort(km->addrs, km->nr_addrs, sizeof(*km->addrs), cmp_u64);
+	for (size_t i = 0; i < km->nr_addrs; i++)
+		if (!n || km->addrs[n - 1] != km->addrs[i])
+			km->addrs[n++] = km->addrs[i];
+	km->nr_addrs = km->sorted = n;
+}
+
+static void km_note(struct rec_kmerge *km, const uint64_t *pcs, uint32_t n)
+{
+	if (km->nr_addrs + n > km->cap_addrs) {
+		size_t cap = km->cap_addrs ? km->cap_addrs * 2 : 1024;
+		uint64_t *a;
+
+		if (km->nr_addrs > 2 * km->sorted) /* mostly the same frames again */
+			km_addrs_compact(km);
+		while (cap < km->nr_addrs + n)
+			cap *= 2;
+		if (km->nr_addrs + n > km->cap_addrs) {
+			if (!(a = realloc(km->addrs, cap * sizeof(*a))))
+				return; /* those frames stay unnamed */
+			km->addrs = a;
+			km->cap_addrs = cap;
+		}
+	}
+	memcpy(km->addrs + km->nr_addrs, pcs, n * sizeof(*pcs));
+	km->nr_addrs += n;
+}
+
+size_t utrace_recorder_kstack_addrs(struct utrace_recorder *r, const uint64_t **addrs)
+{
+	if (!r->km)
+		return 0;
+	km_addrs_compact(r->km);
+	*addrs = r->km->addrs;
+	return r->km->nr_addrs;
+}
+
+/* STACK of a hist: the addresses of the kernel_stack entry after the
+ * record (int size, then size longs; ULONG_MAX ends a shorter one). */
+static uint32_t km_stack(void *arg, uint64_t *pcs, uint32_t max)
+{
+	const struct rec_kmerge *km = ((struct utrace_recorder *)arg)->km;
+	uint32_t n = 0, avail = km->stack_len > 16 ? (km->stack_len - 16) / 8 : 0;
+	int32_t size;
+
+	memcpy(&size, km->stack + 8, 4);
+	if (size >= 0 && (uint32_t)size < avail)
+		avail = (uint32_t)size;
+	for (; n < avail && n < max; n++) {
+		memcpy(&pcs[n], km->stack + 16 + 8 * n, 8);
+		if (pcs[n] == UINT64_MAX)
+			break;
+	}
+	km_note(((struct utrace_recorder *)arg)->km, pcs, n);
+	return n;
+}
+
+/* SNAPSHOT of a hist (onmax/onchange ... snapshot()): taken as the
+ * trigger's, once the record is saved. */
+static void km_hist_snapshot(void *arg)
+{
+	struct utrace_recorder *r = arg;
+
+	if (r->ksnap_kid == -1)
+		r->ksnap_kid = -2;
+}
+
 static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
 {
 	struct rec_kmerge *km = r->km;
+	struct km_cpu *cpu = &km->cpus[km->cpu];
 	struct utrace_hist_ctx c = {.rec = rec,
 				    .rec_len = len,
 				    .cpu = km->cpu,
 				    .ts_ns = km_ns(r, km->ts),
 				    .emit = km_emit,
-				    .arg = r};
+				    .arg = r,
+				    .snapshot = km_hist_snapshot,
+				    .stack = km->stack ? km_stack : NULL};
 	struct utrace_error err;
+	bool keep;
 
-	rec_trig_krun(r, kid, rec, len);
-	if (r->kon)
-		rec_hist_krun(r, kid, &c);
-	if (r->kon && !(r->kstate[kid] & UTRACE_EVS_OFF) &&
-	    km_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
+	if (kid == r->kstack_id && !km->depth) { /* with its event: saved or not */
+		keep = r->kon && cpu->last_kept && rec_trig_kstack(r, cpu->last_kid);
+		cpu->last_kept = false;
+		if (keep && len > 16) {
+			uint64_t pcs[64];
+			uint32_t n = (len - 16) / 8 < 64 ? (len - 16) / 8 : 64;
+
+			memcpy(pcs, rec + 16, n * 8);
+			km_note(km, pcs, n);
+		}
+	} else {
+		rec_trig_krun(r, kid, rec, len);
+		if (r->kon)
+			rec_hist_krun(r, kid, &c);
+		keep = r->kon && !(r->kstate[kid] & UTRACE_EVS_OFF);
+		if (!km->depth) { /* not a synthetic event it fired */
+			cpu->last_kid = kid;
+			cpu->last_kept = keep;
+		}
+	}
+	if (keep && km_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
 		r->o.notice(r->o.notice_arg, 0, err.msg);
+	if (r->ksnap_kid != -1 && !km->depth) { /* its snapshot: with the event */
+		int skid = r->ksnap_kid == -2 ? -1 : r->ksnap_kid; /* -1: a hist's */
+
+		r->ksnap_kid = -1;
+		if (km_snapshot(r, skid, km->pid, km_tsc(r, km->ts), &err) < 0 && r->o.notice)
+			r->o.notice(r->o.notice_arg, 0, err.msg);
+	}
+}
+
+/* The kernel_stack entry after c's record at head (len bytes): in
+ * km->stack, or NULL.  false if the record must wait for the next round
+ * (its hist needs its stack, which may still be unread). */
+static bool km_pair(struct utrace_recorder *r, struct km_cpu *c, int kid, uint32_t len, bool final)
+{
+	size_t next = c->head + 16 + ((len + 7) & ~7u);
+
+	r->km->stack = NULL;
+	if (r->kstack_id < 0 || kid == r->kstack_id)
+		return true;
+	if (next + 16 + 8 > c->qlen)
+		return final || !rec_hist_kwants_stack(r, kid);
+	if ((c->q[next + 16] | c->q[next + 17] << 8) == r->kstack_id) {
+		memcpy(&r->km->stack_len, c->q + next + 8, 4);
+		r->km->stack = c->q + next + 16;
+	}
+	return true;
 }
 
 /* The CPU whose next queued record is the oldest, if it is before w. */
@@ -311,13 +544,16 @@ int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error 
 		if (km->cpus[i].got && km->cpus[i].last_ts < w)
 			w = km->cpus[i].last_ts;
 	while ((c = km_next(km, w, &ts))) {
+		int kid = c->q[c->head + 16] | c->q[c->head + 17] << 8;
 		uint32_t len;
 
 		memcpy(&len, c->q + c->head + 8, 4);
+		if (!km_pair(r, c, kid, len, final))
+			break; /* its stack may come in the next round */
 		km->cpu = (uint32_t)(c - km->cpus);
 		km->ts = ts;
 		memcpy(&km->pid, c->q + c->head + 16 + 4, 4);
-		km_run(r, c->q[c->head + 16] | c->q[c->head + 17] << 8, c->q + c->head + 16, len);
+		km_run(r, kid, c->q + c->head + 16, len);
 		c->head += 16 + ((len + 7) & ~7u);
 	}
 	for (uint32_t i = 0; i < km->nr_cpus; i++) {
@@ -344,8 +580,11 @@ void rec_kmerge_free(struct utrace_recorder *r)
 	for (uint32_t i = 0; i < km->nr_cpus; i++) {
 		free(km->cpus[i].q);
 		free(km->cpus[i].page);
+		free(km->cpus[i].ring);
+		free(km->cpus[i].ring_len);
 	}
 	free(km->cpus);
+	free(km->addrs);
 	if (km->kb)
 		kbuffer_free(km->kb);
 	free(km);

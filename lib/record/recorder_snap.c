@@ -32,6 +32,15 @@
  * what they overwrote before the copy (a ring's worth written in under a
  * millisecond).  Buffers of threads that ended before the request were
  * drained and unmapped: they are not in it.
+ *
+ * A kernel event's snapshot trigger (this kernel has no snapshots:
+ * CONFIG_TRACER_SNAPSHOT) is taken by the recorder when its merge runs
+ * the event (recorder_kmerge.c), a few ms after it happened: the same
+ * copy of the threads' rings (rec_snap_threads), cut at the event's time
+ * stamp (the kernel's x86-tsc is the threads' TSC), with the kernel's
+ * records saved up to and with the event.  In overwrite mode a thread
+ * that writes more than its ring in those few ms has overwritten its
+ * records before the event.
  */
 #include <linux/futex.h>
 #include <string.h>
@@ -71,6 +80,21 @@ static int snap_buffer(struct utrace_recorder *r, struct rec_buffer *b,
 	return 0;
 }
 
+int rec_snap_threads(struct utrace_recorder *r, struct utrace_dat_snapshot *s,
+		     struct utrace_error *err)
+{
+	for (uint32_t i = 0; i < r->nr_bufs; i++) {
+		int ret;
+
+		if (r->bufs[i]->done || !r->bufs[i]->meta)
+			continue;
+		ret = snap_buffer(r, r->bufs[i], s, err);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 static int snap_take(struct utrace_recorder *r, const struct utrace_snap_slot *slot,
 		     uint32_t missed, struct utrace_error *err)
 {
@@ -80,15 +104,8 @@ static int snap_take(struct utrace_recorder *r, const struct utrace_snap_slot *s
 					.tsc = slot->tsc,
 					.missed = missed};
 
-	for (uint32_t i = 0; i < r->nr_bufs; i++) {
-		int ret;
-
-		if (r->bufs[i]->done || !r->bufs[i]->meta)
-			continue;
-		ret = snap_buffer(r, r->bufs[i], &s, err);
-		if (ret < 0)
-			return ret;
-	}
+	if (rec_snap_threads(r, &s, err) < 0)
+		return err->code;
 	return rec_write(r, UTRACE_DAT_SNAPSHOT, &s, sizeof(s), NULL, 0, err);
 }
 

@@ -22,7 +22,11 @@
  * file), its target a kernel event.  Their state is the recorder's:
  * r->kon (traceon/traceoff, copied to tracing_on so that the traced
  * programs' own records stop and start too, a little later) and
- * r->kstate by kernel id; a hist's pause is its table's.
+ * r->kstate by kernel id; a hist's pause is its table's.  A snapshot is
+ * the recorder's too (this kernel has none), taken once the event that
+ * fired it is saved (recorder_kmerge.c); stacktrace is the kernel's own
+ * (cmds/record_triggers.c), bound here only so its events' kernel_stack
+ * entries are saved with them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -302,8 +306,9 @@ static int ktrig_bind(struct utrace_recorder *r, const struct rec_trig *x,
 						x->t->target_system, x->t->target_event);
 		b->target = tk->id;
 	}
-	if (x->t->filter && utrace_filter_compile(kf->fmt, x->t->filter, &b->filter, &b->flen,
-						  err) < 0)
+	/* stacktrace's filter is the kernel's to run (cmds/record_triggers.c) */
+	if (x->t->filter && x->t->cmd != UTRACE_TRIG_STACKTRACE &&
+	    utrace_filter_compile(kf->fmt, x->t->filter, &b->filter, &b->flen, err) < 0)
 		return utrace_error_set(err, err->code, "-R '%s' on %s:%s: %s",
 					r->o.kspecs[x->spec].triggers[x->trig], kf->fmt->system,
 					kf->fmt->name, err->msg);
@@ -327,6 +332,22 @@ int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err)
 	return 0;
 }
 
+bool rec_trig_ksnap(const struct utrace_recorder *r)
+{
+	for (const struct rec_trig *x = r->trigs; x; x = x->next)
+		if (x->kernel && x->t->cmd == UTRACE_TRIG_SNAPSHOT)
+			return true;
+	return false;
+}
+
+bool rec_trig_kstack(const struct utrace_recorder *r, int kid)
+{
+	for (const struct rec_ktrig *b = r->ktrigs; b; b = b->next)
+		if (b->kid == kid && b->x->t->cmd == UTRACE_TRIG_STACKTRACE)
+			return true;
+	return false;
+}
+
 /* As the runtime's ev_trig_would_change: a count is used up only by a
  * firing that changes something. */
 static bool ktrig_changes(const struct utrace_recorder *r, const struct rec_ktrig *b)
@@ -346,7 +367,9 @@ static bool ktrig_changes(const struct utrace_recorder *r, const struct rec_ktri
 		return st & UTRACE_EVS_HIST_PAUSED;
 	case UTRACE_TRIG_DISABLE_HIST:
 		return !(st & UTRACE_EVS_HIST_PAUSED);
-	default: /* hist: recorder_hist.c; snapshot, stacktrace: not bound */
+	case UTRACE_TRIG_SNAPSHOT:
+		return true;
+	default: /* hist: recorder_hist.c; stacktrace: the kernel's (cmds/record_triggers.c) */
 		return false;
 	}
 }
@@ -374,6 +397,9 @@ static void ktrig_apply(struct utrace_recorder *r, const struct rec_ktrig *b)
 		else
 			*st |= UTRACE_EVS_HIST_PAUSED;
 		rec_hist_kpause(r, b->target, b->x->t->cmd == UTRACE_TRIG_DISABLE_HIST);
+		break;
+	case UTRACE_TRIG_SNAPSHOT: /* taken once the event is saved (recorder_kmerge.c) */
+		r->ksnap_kid = b->kid;
 		break;
 	default:
 		break;

@@ -231,3 +231,36 @@ out:
 	trace_seq_terminate(&p->seq);
 	return p->seq.buffer;
 }
+
+/* trace_print_lat_fmt(): irqs-off, need-resched, hardirq/softirq,
+ * preempt depth, migrate-disable, from a kernel record's common_flags
+ * (TRACE_FLAG_*) and common_preempt_count; "....." for a user record. */
+void utrace_event_lat_fmt(const struct utrace_event *ev, char out[6])
+{
+	enum {
+		IRQS_OFF = 0x01,
+		LAZY = 0x02,
+		NEED = 0x04,
+		HARDIRQ = 0x08,
+		SOFTIRQ = 0x10,
+		PREEMPT = 0x20,
+		NMI = 0x40,
+		BH_OFF = 0x80
+	};
+	static const char resched[8] = {'.', 'l', 'n', 'b', 'p', 'L', 'N', 'B'};
+	uint8_t f = ev->ctx_flags, pc = ev->ctx_preempt;
+
+	memcpy(out, ".....", 6);
+	if (!ev->has_ctx)
+		return;
+	out[0] = (f & IRQS_OFF) && (f & BH_OFF) ? 'D' : f & IRQS_OFF ? 'd' : f & BH_OFF ? 'b' : '.';
+	out[1] = resched[(f & LAZY ? 1 : 0) | (f & NEED ? 2 : 0) | (f & PREEMPT ? 4 : 0)];
+	out[2] = (f & NMI) && (f & HARDIRQ)	  ? 'Z'
+		 : f & NMI			  ? 'z'
+		 : (f & HARDIRQ) && (f & SOFTIRQ) ? 'H'
+		 : f & HARDIRQ			  ? 'h'
+		 : f & SOFTIRQ			  ? 's'
+						  : '.';
+	out[3] = pc & 0xf ? "0123456789abcdef"[pc & 0xf] : '.';
+	out[4] = pc >> 4 ? "0123456789abcdef"[pc >> 4] : '.';
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * event_print.h - TP_printk text of static tracepoint records.
+ * event_print.h - TP_printk text of static tracepoint records, and the
+ * kernel's context column of a line.
  */
 #ifndef UTRACE_LIB_EVENT_PRINT_H
 #define UTRACE_LIB_EVENT_PRINT_H
@@ -24,5 +25,10 @@ const char *utrace_event_printer_name(struct utrace_event_printer *p, int id);
 void utrace_event_printer_set_image(struct utrace_event_printer *p, uint32_t image);
 const char *utrace_event_printer_render(struct utrace_event_printer *p, int id, int pid,
 					const void *data, uint32_t len);
+
+/* The context column of a line, as trace_print_lat_fmt() prints it
+ * ("d..2.") from a kernel record's common_flags and preempt count;
+ * "....." for a record without them (the programs' own). */
+void utrace_event_lat_fmt(const struct utrace_event *ev, char out[6]);
 
 #endif

@@ -23,9 +23,33 @@ static const char *hist_comm(void *arg, int pid)
 	return utrace_dat_comm(arg, pid);
 }
 
+/* A kernel address (a common_stacktrace key of a kernel event): %ps
+ * "name [mod]", %pS "name+0xoff/0xsize [mod]", from the recording's
+ * kallsyms. */
+static const char *hist_ksym(const struct utrace_dat *d, uint64_t addr, char *buf, size_t n,
+			     bool with_offset)
+{
+	uint64_t off, size;
+	const char *s = utrace_dat_ksym(d, addr, &off, &size), *mod;
+
+	if (!s)
+		return NULL;
+	if (!with_offset) {
+		snprintf(buf, n, "%s", s);
+		return buf;
+	}
+	mod = strstr(s, " [");
+	snprintf(buf, n, "%.*s+0x%llx/0x%llx%s", (int)(mod ? mod - s : (long)strlen(s)), s,
+		 (unsigned long long)off, (unsigned long long)size, mod ? mod : "");
+	return buf;
+}
+
 static const char *hist_sym(void *arg, uint64_t addr, char *buf, size_t n, bool with_offset)
 {
 	struct utrace_dat *d = arg;
+
+	if (addr >> 47 && utrace_dat_has_ksyms(d)) /* the kernel's half */
+		return hist_ksym(d, addr, buf, n, with_offset);
 
 	/* user addresses of any image: the first image that knows it */
 	for (unsigned i = 0; i < utrace_dat_image_count(d); i++) {

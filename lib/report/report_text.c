@@ -301,13 +301,15 @@ static void print_context(struct printer *p, const struct utrace_event *ev)
 {
 	const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(p->d, ev->buf);
 	uint64_t usecs = (ev->ts + 500) / 1000; /* ns2usecs() rounds */
+	char lat[6];
 
+	utrace_event_lat_fmt(ev, lat);
 	if (p->nsecs)
-		fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%09" PRIu64 ": ", bi->comm,
-			bi->tid, ev->cpu, ev->ts / 1000000000u, ev->ts % 1000000000u);
+		fprintf(p->out, "%16s-%-7d [%03u] %s %5" PRIu64 ".%09" PRIu64 ": ", bi->comm,
+			bi->tid, ev->cpu, lat, ev->ts / 1000000000u, ev->ts % 1000000000u);
 	else
-		fprintf(p->out, "%16s-%-7d [%03u] ..... %5" PRIu64 ".%06" PRIu64 ": ", bi->comm,
-			bi->tid, ev->cpu, usecs / 1000000, usecs % 1000000);
+		fprintf(p->out, "%16s-%-7d [%03u] %s %5" PRIu64 ".%06" PRIu64 ": ", bi->comm,
+			bi->tid, ev->cpu, lat, usecs / 1000000, usecs % 1000000);
 }
 
 /* print_fn_trace() */

@@ -57,6 +57,7 @@ enum utrace_dat_type {
 	UTRACE_DAT_PERF = 21,	   /* struct utrace_dat_perf + perf ring-buffer records */
 	UTRACE_DAT_PERF_OFFCPU = 22, /* struct utrace_dat_perf + off-CPU samples */
 	UTRACE_DAT_PERF_KSYMS = 23,  /* {u64 start, NUL-terminated name}...: kernel symbols */
+	UTRACE_DAT_KSYMS = 24, /* kallsyms lines: the symbols of the kernel stacks' frames */
 };
 
 struct utrace_dat_rec {
@@ -160,7 +161,7 @@ struct utrace_dat_kheader {
  * stored); the unused rest of the page is not saved. */
 struct utrace_dat_kpage {
 	uint32_t cpu;
-	uint32_t reserved;
+	uint32_t reserved; /* 0: the trace's; else the id of the (kernel event's) snapshot it is of */
 };
 
 /* Sampling (utrace record -F): the perf_event_attr fields a reader needs

@@ -115,6 +115,7 @@ struct utrace_dat {
 	unsigned nr_warnings;
 
 	struct dat_kernel *kern; /* kernel events (dat_kernel.c), NULL if none */
+	struct dat_ksyms *ksyms; /* the kernel's symbols (dat_ksyms.c), NULL if none */
 	struct dat_samples *samples; /* perf samples (dat_samples.c), NULL if none */
 	struct dat_hists *hists;     /* hist trigger tables (dat_hist.c), NULL if none */
 	/* snapshots (SNAPSHOT records); snap_sel: the one whose SNAP_PAGEs are

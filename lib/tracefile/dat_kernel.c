@@ -18,6 +18,10 @@
  * its own, made at open, with no pages, named from the KTASKS record (or,
  * in a file whose recorder was killed before writing it, from a pass over
  * the pages, as "<...>").
+ *
+ * The kernel's kernel_stack entries (a stacktrace trigger the kernel ran,
+ * lib/kernel/kernel_trigger.c) are STACK events flagged STACK_KERNEL,
+ * their addresses named from the KSYMS record (dat_ksyms.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,6 +64,7 @@ struct dat_kernel {
 	size_t nr_tasks;
 	struct ktid *map; /* sorted by (tid, from_ns) */
 	size_t nr_map;
+	int kstack_id; /* ftrace:kernel_stack's common_type, -1: none */
 };
 
 struct dat_kcursor {
@@ -101,6 +106,8 @@ int dat_kernel_index(struct utrace_dat *d, const unsigned char *head, size_t n, 
 		return 0;
 	}
 	memcpy(&kp, head + sizeof(struct utrace_dat_rec), sizeof(kp));
+	if (kp.reserved != d->snap_sel)
+		return 0; /* a snapshot's page, or the trace's when one is shown */
 	if (kp.cpu > DAT_MAX_CPU) {
 		dat_warn(d, "%s: record at offset %llu (type %u): cpu %u: skipped", d->path,
 			 (unsigned long long)off, UTRACE_DAT_KPAGE, kp.cpu);
@@ -258,6 +265,9 @@ static void make_event(struct dat_kcursor *c, struct utrace_event *ev, const uin
 	if (rec) {
 		memcpy(&type, rec, 2);
 		memcpy(&pid, rec + 4, 4);
+		ev->ctx_flags = rec[2];
+		ev->ctx_preempt = rec[3];
+		ev->has_ctx = 1;
 		ev->data = rec + 8;
 		ev->data_len = size - 8;
 	}
@@ -266,6 +276,16 @@ static void make_event(struct dat_kcursor *c, struct utrace_event *ev, const uin
 		b = c->have_last ? c->last_buf : 0;
 	ev->id = type;
 	ev->buf = b;
+	if (rec && type == k->kstack_id && size >= 16) { /* int size; long caller[size] */
+		int32_t n;
+
+		memcpy(&n, rec + 8, 4);
+		ev->kind = UTRACE_EV_STACK;
+		ev->flags = UTRACE_EVF_STACK_KERNEL;
+		ev->data = rec + 16;
+		ev->data_len =
+		    n > 0 && (uint32_t)n <= (size - 16) / 8 ? (uint32_t)n * 8 : size - 16;
+	}
 	ev->tid = ev->pid = pid;
 	if (b < c->d->nr_buffers) {
 		const struct utrace_dat_buffer_info *bi = &c->d->buffers[b].info;
@@ -431,6 +451,11 @@ int dat_kernel_finish(struct utrace_dat *d)
 
 	if (!k || !k->nr_cpus)
 		return 0;
+	k->kstack_id = -1;
+	for (size_t i = 0; i < d->nr_evfmts; i++)
+		if (!strcmp(d->evfmts[i].system, "ftrace") &&
+		    !strncmp(d->evfmts[i].text, "name: kernel_stack\n", 19))
+			k->kstack_id = d->evfmts[i].id;
 	if (!k->have_hdr) { /* a file cut short before it: the recorder's defaults */
 		k->hdr.subbuf_size = 4096;
 		strcpy(k->hdr.clock, "x86-tsc");

@@ -7,6 +7,7 @@
 #ifndef UTRACE_LIB_DAT_KERNEL_H
 #define UTRACE_LIB_DAT_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,10 @@ int dat_kernel_meta(struct utrace_dat *d, uint32_t type, const char *p, uint32_t
  * the map from a kernel pid to its buffer; <0 when out of memory. */
 int dat_kernel_finish(struct utrace_dat *d);
 void dat_kernel_free(struct utrace_dat *d);
+/* The KSYMS record (dat_ksyms.c), read whole, NUL-terminated: kept (*kept
+ * set) as the symbols' text; <0 only when out of memory. */
+int dat_ksyms_meta(struct utrace_dat *d, char *p, uint32_t len, bool *kept);
+void dat_ksyms_free(struct utrace_dat *d);
 
 /* One cursor per CPU that has pages. */
 size_t dat_kernel_cpu_count(const struct utrace_dat *d);

@@ -392,6 +392,9 @@ static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t typ
 	case UTRACE_DAT_KTASKS:
 		ret = dat_kernel_meta(d, type, p, len, off);
 		break;
+	case UTRACE_DAT_KSYMS:
+		ret = dat_ksyms_meta(d, p, len, &m.kept);
+		break;
 	case UTRACE_DAT_NOTICE:
 		ret = meta_notice(&m, p, len);
 		break;
@@ -525,16 +528,16 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 			ret = dat_snap_page_wanted(d, rec.type, head, n)
 				  ? index_page(d, head, rec.len, off)
 				  : 0;
-		} else if (rec.type == UTRACE_DAT_KPAGE && d->snap_sel) {
-			ret = 0; /* a snapshot holds the threads' buffers only */
 		} else if (rec.type == UTRACE_DAT_KPAGE) {
+			/* the trace's, or those of the snapshot shown (a kernel
+			 * event's snapshot, utrace_dat_kpage.reserved its id) */
 			ret = dat_kernel_index(d, head, n, rec.len, off);
 		} else if (rec.type == UTRACE_DAT_PERF || rec.type == UTRACE_DAT_PERF_OFFCPU) {
 			ret = dat_samples_index(d, head, n, rec.len, off,
 						rec.type == UTRACE_DAT_PERF_OFFCPU);
 		} else if ((rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_HIST) ||
 			   rec.type == UTRACE_DAT_PERF_ATTR || rec.type == UTRACE_DAT_SNAPSHOT ||
-			   rec.type == UTRACE_DAT_PERF_KSYMS) {
+			   rec.type == UTRACE_DAT_PERF_KSYMS || rec.type == UTRACE_DAT_KSYMS) {
 			/* metadata (PAGE, KPAGE and END are handled above) */
 			if (rec.len > DAT_MAX_META_LEN) {
 				bad_record(d, off, rec.type, "too large");
@@ -663,6 +666,7 @@ void utrace_dat_close(struct utrace_dat *d)
 		close(d->fd);
 	dat_syms_free(d);
 	dat_kernel_free(d);
+	dat_ksyms_free(d);
 	dat_samples_free(d);
 	dat_hist_free(d);
 	free(d->snaps);

@@ -153,7 +153,8 @@ enum utrace_event_kind {
 	UTRACE_EV_PRINT = 7, /* utrace_printf text in data (not NUL-terminated) */
 	UTRACE_EV_STACK = 8, /* the stacktrace trigger's user stack, after its event:
 			      * data = data_len / 8 u64 addresses (unaligned: memcpy),
-			      * innermost first */
+			      * innermost first; the kernel's own (flag STACK_KERNEL)
+			      * from a kernel_stack entry of a kernel stacktrace trigger */
 };
 
 enum utrace_event_flags {
@@ -164,6 +165,7 @@ enum utrace_event_flags {
 	UTRACE_EVF_UNWIND = 1u << 4,	   /* EXIT: left by longjmp/exception */
 	UTRACE_EVF_THRESH = 1u << 5,	   /* EXIT: tracing_thresh record */
 	UTRACE_EVF_STACK_RET = 1u << 6,	   /* STACK: return addresses (else function starts) */
+	UTRACE_EVF_STACK_KERNEL = 1u << 7, /* STACK: the kernel's (kernel_stack), u64 each */
 };
 
 #define UTRACE_DAT_NO_ID UINT32_MAX
@@ -180,6 +182,9 @@ struct utrace_event {
 	uint32_t depth;
 	int32_t pid;
 	int32_t tid;
+	/* a kernel record's common_flags and common_preempt_count (the
+	 * context the kernel prints as "d..2."), has_ctx 1 when set */
+	uint8_t ctx_flags, ctx_preempt, has_ctx;
 	uint64_t parent_ip; /* FUNC */
 	uint64_t lost;	    /* LOST */
 	const void *data;   /* EVENT, PRINT: valid until the next utrace_dat_iter_next */
@@ -212,6 +217,12 @@ int utrace_dat_tgid(const struct utrace_dat *d, int pid);
 /* The trace_clock of the kernel events ("x86-tsc" or "mono"), NULL if the
  * file has none. */
 const char *utrace_dat_kernel_clock(const struct utrace_dat *d);
+/* The kernel symbol holding addr (KSYMS record): its name as %ps prints
+ * it ("name" or "name [module]"), the offset and the symbol's size; NULL
+ * when the recording has none or addr is below the first. */
+const char *utrace_dat_ksym(const struct utrace_dat *d, uint64_t addr, uint64_t *off,
+			    uint64_t *size);
+bool utrace_dat_has_ksyms(const struct utrace_dat *d);
 
 /*
  * Hist triggers' tables saved in the file (HIST records, `record -R

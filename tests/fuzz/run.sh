@@ -102,6 +102,10 @@ make_seeds() {
 		"$U" record -o "$dat/snap.dat" --overwrite -e tp:tp_value -R 'stacktrace:3' \
 			-R 'snapshot:2 if id > 1' -- "$tgt"
 		"$U" record -o "$dat/stack.dat" -p nop -e tp -R 'stacktrace' -- "$tgt"
+		# the kernel's own stacks (kernel_stack entries, KSYMS) and a
+		# kernel event's snapshot (KPAGEs of a snapshot)
+		"$U" record -o "$dat/kstack.dat" -p nop --overwrite -e tp \
+			-e sched:sched_process_exit -R 'stacktrace' -R 'snapshot:1' -- "$tgt"
 	) >/dev/null 2>&1
 	return 0
 }

@@ -6,11 +6,14 @@
  * (tests/unit/dat_fixture.h's function_graph buffer, 1 tick = 1 ns):
  * times, order, CPU, the task's buffer (the user buffer of a traced
  * thread, a buffer of its own for any other task), comm, a time extend,
- * missed events, TP_printk text, a damaged page, and a file whose
- * recorder died before KTASKS.
+ * missed events, TP_printk text, a damaged page, a file whose
+ * recorder died before KTASKS, and the kernel's kernel_stack entries of
+ * its stacktrace trigger (a STACK event named from the KSYMS record,
+ * printed as the kernel's trace_stack_print).
  */
 #include "lib/tracefile/dat_reader.h"
 #include "lib/report/event_print.h"
+#include "lib/report/report_stack.h"
 #include "tests/unit/dat_fixture.h"
 
 #define KEV_ID 7
@@ -239,6 +242,134 @@ static void test_no_tasks(void)
 		utrace_dat_close(d);
 }
 
+/* ftrace:kernel_stack (events/ftrace/kernel_stack/format, id 4). */
+static const char kstack_format[] =
+    "name: kernel_stack\n"
+    "ID: 4\n"
+    "format:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+    "\n"
+    "\tfield:int size;\toffset:8;\tsize:4;\tsigned:0;\n"
+    "\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n"
+    "\n"
+    "print fmt: \"\\t=> %ps\\n\", (void *)REC->caller[0]\n";
+
+static const char ksyms[] = "ffffffff81000000 T _stext\n"
+			    "ffffffff81001000 t __schedule\n"
+			    "ffffffff81001800 T schedule\n"
+			    "ffffffffc0001000 t mod_wait\t[mymod]\n"
+			    "ffffffffc0002000 t mod_end\t[mymod]\n";
+
+/* A kev, then its kernel_stack entry (3 frames, the last one unnamed
+ * below _stext), as the kernel's stacktrace trigger writes them. */
+static void kstack_page(struct utrace_dat_writer *w)
+{
+	uint64_t pcs[4] = {0xffffffff81001234ull, 0xffffffff81001810ull, 0xffffffffc0001010ull,
+			   0x1000};
+	uint16_t type = 4;
+	int32_t pid = 100, size = 4;
+	struct kpage p = {.len = 0};
+
+	kp_event(&p, 0, 100, 42);
+	kp_u32(&p, 12u | 3u << 5); /* 48 bytes of data */
+	memcpy(p.b + 16 + p.len, &type, 2);
+	memset(p.b + 16 + p.len + 2, 0, 2);
+	memcpy(p.b + 16 + p.len + 4, &pid, 4);
+	memcpy(p.b + 16 + p.len + 8, &size, 4);
+	memset(p.b + 16 + p.len + 12, 0, 4);
+	memcpy(p.b + 16 + p.len + 16, pcs, sizeof(pcs));
+	p.len += 48;
+	kp_write(w, 0, &p, 1005, 0);
+}
+
+static void test_kernel_stack(void)
+{
+	const char *path = check_path("kernel-stack.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	struct utrace_dat_event_format ef = {4, 0};
+	struct iovec iov[3] = {
+	    {&ef, sizeof(ef)}, {"ftrace", 7}, {(void *)kstack_format, sizeof(kstack_format)}};
+	struct utrace_error err;
+	struct utrace_dat *d = NULL;
+	uint64_t warnings, off = 0, size = 0;
+	struct kev k[16];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n, s = -1;
+
+	kernel_header(w);
+	if (utrace_dat_write(w, UTRACE_DAT_EVENT_FORMAT, iov, 3, &err) < 0)
+		fx_die(&err);
+	fx_write(w, UTRACE_DAT_KSYMS, ksyms, sizeof(ksyms) - 1, NULL, 0);
+	fx_graph_basic(w);
+	kstack_page(w);
+	fx_end(w);
+	n = read_events(path, k, 16, &warnings, &d);
+	for (int i = 0; i < n; i++)
+		if (k[i].ev.kind == UTRACE_EV_STACK)
+			s = i;
+	check(s > 0 && (k[s].ev.flags & UTRACE_EVF_STACK_KERNEL) && k[s].ev.data_len == 32 &&
+		  k[s].ev.has_ctx && k[s - 1].ev.kind == UTRACE_EV_EVENT && k[s - 1].value == 42,
+	      "kernel stack: a STACK event after its event, 4 frames");
+	check(d && utrace_dat_ksym(d, 0xffffffff81001234ull, &off, &size) &&
+		  !strcmp(utrace_dat_ksym(d, 0xffffffff81001234ull, &off, &size), "__schedule") &&
+		  off == 0x234 && size == 0x800,
+	      "kernel stack: kallsyms names an address, its offset and size");
+	f = open_memstream(&text, &len);
+	if (f && d && s > 0) {
+		/* the event's data lives in the iterator's copy: read it again */
+		const uint64_t pcs[4] = {0xffffffff81001234ull, 0xffffffff81001810ull,
+					 0xffffffffc0001010ull, 0x1000};
+
+		k[s].ev.data = pcs;
+		utrace_report_print_stack(f, d, &k[s].ev, false);
+	}
+	if (f)
+		fclose(f);
+	n = text && !strcmp(text, "<stack trace>\n => __schedule\n => schedule\n"
+				  " => mod_wait [mymod]\n => 0x00001000\n");
+	if (!n)
+		printf("# got:\n%s", text ? text : "");
+	check(n, "kernel stack: printed as trace_stack_print, named from kallsyms");
+	free(text);
+	if (d)
+		utrace_dat_close(d);
+}
+
+/* The context column, as trace_print_lat_fmt() prints it. */
+static void test_lat_fmt(void)
+{
+	static const struct {
+		uint8_t flags, pc;
+		const char *want;
+	} cases[] = {
+	    {0x00, 0x00, "....."}, {0x01, 0x02, "d..2."}, {0x81, 0x00, "D...."},
+	    {0x80, 0x00, "b...."}, {0x24, 0x01, ".N.1."}, {0x04, 0x00, ".n..."},
+	    {0x26, 0x00, ".B..."}, {0x02, 0x00, ".l..."}, {0x18, 0x00, "..H.."},
+	    {0x48, 0x00, "..Z.."}, {0x40, 0x00, "..z.."}, {0x10, 0x31, "..s13"},
+	    {0x01, 0x1f, "d..f1"},
+	};
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct utrace_event ev = {
+		    .has_ctx = 1, .ctx_flags = cases[i].flags, .ctx_preempt = cases[i].pc};
+		char out[6];
+
+		utrace_event_lat_fmt(&ev, out);
+		if (strcmp(out, cases[i].want)) {
+			printf("# flags %#x pc %#x: got %s, want %s\n", cases[i].flags, cases[i].pc,
+			       out, cases[i].want);
+			bad++;
+		}
+	}
+	check(!bad, "kernel context: irqs-off, need-resched, irq, preempt, migrate as the kernel");
+}
+
 int main(void)
 {
 	if (check_tmpdir_init("dat-kernel") < 0) {
@@ -247,6 +378,8 @@ int main(void)
 	}
 	test_merge();
 	test_no_tasks();
+	test_kernel_stack();
+	test_lat_fmt();
 	check_tmpdir_cleanup();
 	return check_done();
 }

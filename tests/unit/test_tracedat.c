@@ -410,8 +410,8 @@ static void test_graph(void)
 		return;
 	td_read(&t, out);
 	check(!t.why, "graph: a well-formed trace.dat (%s)", t.why ? t.why : "ok");
-	check(t.page_size == 4096 && t.nr_formats == 4 && t.nr_systems == 0,
-	      "graph: 4096-byte pages, 4 ftrace formats, no other system");
+	check(t.page_size == 4096 && t.nr_formats == 5 && t.nr_systems == 0,
+	      "graph: 4096-byte pages, 5 ftrace formats (kernel_stack too), no other system");
 	check(t.nr_cpus == 4 && t.cpucount == 4 && st.nr_cpus == 4,
 	      "graph: 4 CPUs, CPUCOUNT option (got %u, %u)", t.nr_cpus, t.cpucount);
 	check(!strcmp(t.clock_opt, "[mono]") && !strcmp(t.clock, "[mono]"),
