@@ -45,6 +45,9 @@ enum utrace_msg_type {
 	UTRACE_MSG_HIST,
 	UTRACE_MSG_TRIGGER,
 	UTRACE_MSG_TABLE,
+	UTRACE_MSG_LIVE,   /* runtime: the live channel's socket (+ fd) */
+	UTRACE_MSG_TRACER, /* recorder, on the live channel: switch tracer */
+	UTRACE_MSG_LIVE_DONE, /* both ways on the live channel: end of a change / its answer */
 };
 
 struct utrace_msg {
@@ -75,6 +78,7 @@ enum utrace_config_flags {
 	UTRACE_CFG_OVERWRITE = 1u << 0,
 	UTRACE_CFG_GRAPH_FUNCS = 1u << 1, /* -g given: record only below graph roots */
 	UTRACE_CFG_BLOCK = 1u << 2,	  /* no-loss: a full buffer waits (UTRACE_RB_BLOCK) */
+	UTRACE_CFG_LIVE = 1u << 3,	  /* open a live channel (utrace record --tracefs) */
 };
 
 /* The control page is a memfd shared by the recorder and every traced
@@ -264,6 +268,30 @@ struct utrace_msg_trigger {
 };
 #define UTRACE_EVENT_TRIGS_MAX 8 /* other triggers per event */
 #define UTRACE_ENABLE_DONE UINT32_MAX
+
+/*
+ * The live channel (utrace record --tracefs): changes made while the
+ * program runs.  With UTRACE_CFG_LIVE the runtime makes a socketpair,
+ * sends one end with an empty LIVE message and serves the other from a
+ * thread of its own, so the recorder can speak first at any time:
+ *
+ *   recorder                               runtime's live thread
+ *   TRACER {tracer}   ------------------>  (the stubs' jump retargeted)
+ *   SELECT ... (every site of every object, as at registration)
+ *   LIVE_DONE         ------------------>  sites patched/unpatched in one batch
+ *                     <------------------  LIVE_DONE {status}
+ */
+struct utrace_msg_tracer {
+	struct utrace_msg hdr;
+	uint32_t tracer; /* enum utrace_tracer */
+	uint32_t reserved;
+};
+
+struct utrace_msg_live_done {
+	struct utrace_msg hdr;
+	int32_t status; /* runtime's answer: 0 or -errno */
+	uint32_t reserved;
+};
 
 /* Free text the runtime wants the user to see (e.g. "tracing switched off
  * in pid 42: shadow stack corrupt").  The recorder prints and saves it. */

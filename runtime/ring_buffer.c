@@ -364,7 +364,9 @@ static long rb_create(void *arg)
 	t->tid = tid;
 	prctl(PR_GET_NAME, m->comm);
 
-	if (rt.cfg.tracer == UTRACE_TRACER_FUNCTION_GRAPH && !t->stack) {
+	/* live: the tracer may become function_graph at any time (live.c) */
+	if ((rt.cfg.tracer == UTRACE_TRACER_FUNCTION_GRAPH || rt.cfg.flags & UTRACE_CFG_LIVE) &&
+	    !t->stack) {
 		void *s = mmap(NULL, (size_t)RT_STACK_FRAMES * sizeof(struct rt_frame),
 			       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 			       -1, 0);

@@ -16,6 +16,7 @@
  *   unwind.c        longjmp, C++ exceptions, pthread_exit vs. hooked returns
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
+ *   live.c          the live channel: tracer and sites changed while running
  *   init.c          start-up, fork/exec: calls the others in order
  */
 #ifndef UTRACE_RUNTIME_RT_H
@@ -269,6 +270,11 @@ int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
 /* ftrace.c */
 int rt_objects_scan(void) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
+int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
+int rt_objects_live_apply(uint32_t tracer) RT_HIDDEN;
+/* live.c */
+void rt_live_start(void) RT_HIDDEN;
+void rt_live_forget(void) RT_HIDDEN;
 
 /* trace_events.c */
 struct utrace_event_key;

@@ -45,6 +45,7 @@ struct utrace_recorder_opts {
 	struct utrace_synth *const *synths;
 	unsigned nr_synths;
 	const char *command;		    /* for the file's META */
+	bool live; /* the processes open a live channel (utrace_recorder_live_set) */
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);
 	void *notice_arg;
@@ -104,6 +105,27 @@ int utrace_recorder_write_kpage(struct utrace_recorder *r, uint32_t cpu, const v
 				size_t len, struct utrace_error *err);
 int utrace_recorder_write_ktasks(struct utrace_recorder *r, const struct utrace_dat_ktask *tasks,
 				 size_t n, struct utrace_error *err);
+
+/*
+ * Live changes (utrace record --tracefs, lib/record/recorder_live.c): the
+ * tracer and the function filter of every traced process, changed while
+ * it runs (sites patched or unpatched at once) and of the processes that
+ * start later.  filter (NULL: every function) must live as long as the
+ * recorder.  Each process is waited for; <0 if one failed.  Not
+ * concurrently with utrace_recorder_poll: the caller serialises.
+ */
+int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer tracer,
+			     const struct utrace_func_filter *filter, struct utrace_error *err);
+/* Every traceable function of the traced processes, each object once. */
+typedef void (*utrace_recorder_func_cb)(void *arg, const char *name, const char *raw,
+					const char *path, bool main_object);
+void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_func_cb cb,
+				    void *arg);
+/* The control page: tracing_on of every process (1/0), read or set. */
+uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
+/* Save every sub-buffer completed so far and flush the file, so that a
+ * reader of output sees what the recording holds now. */
+int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err);
 
 /* Per-buffer statistics after finish, for the summary: returns false past
  * the last buffer. */
