@@ -34,6 +34,7 @@ struct record_opts {
 	bool system_wide;		   /* -a: kernel events of every process */
 	struct utrace_sampler_opts sample; /* -F, --call-graph; freq 0: no sampling */
 	char **argv;			   /* the command, NULL-terminated */
+	const char *tracefs;		   /* --tracefs DIR: the live tracefs, else NULL */
 
 	/* For commands that record on their own behalf (utrace latency),
 	 * whose output is something else than the file: */

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_live.c - `utrace record --tracefs DIR`: the live tracefs
+ * (lib/live) over this recording.  lib/live knows the files; what they
+ * show and change is done here, with lib/record (the tracer and filter of
+ * the running processes, tracing_on, the file written so far) and
+ * lib/report (the trace file's text, as `utrace report` prints it).
+ *
+ * The recorder is single-threaded; the FUSE threads reach it only
+ * between two polls of record_run.c's loop: the loop holds lock while it
+ * works and lets go of it after each poll, yielding to a FUSE thread that
+ * waits (want), since a mutex just released is otherwise often taken back
+ * by the same thread.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmds/cmds.h"
+#include "cmds/record_live.h"
+#include "lib/live/live.h"
+#include "lib/report/report_filter.h"
+#include "lib/report/report_text.h"
+#include "lib/tracefile/dat_reader.h"
+
+struct record_live {
+	struct utrace_recorder *r;
+	const char *output;
+	pthread_mutex_t lock;
+	int want; /* FUSE threads waiting for lock */
+	struct utrace_live *fs;
+};
+
+static void live_lock(struct record_live *rl)
+{
+	__atomic_add_fetch(&rl->want, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&rl->lock);
+	__atomic_sub_fetch(&rl->want, 1, __ATOMIC_RELAXED);
+}
+
+static int live_set_tracer(void *arg, enum utrace_tracer tracer,
+			   const struct utrace_func_filter *filter, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_set(rl->r, tracer, filter, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static uint32_t live_tracing_on(void *arg, int set)
+{
+	struct record_live *rl = arg;
+
+	return utrace_recorder_tracing_on(rl->r, set);
+}
+
+/* The file as written so far, opened while the recorder is held: what
+ * the reader indexes is whole records. */
+static int live_open_dat(struct record_live *rl, struct utrace_dat **d, struct utrace_error *err)
+{
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_sync(rl->r, err);
+	if (ret >= 0)
+		ret = utrace_dat_open(rl->output, d, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static int live_print_trace(void *arg, FILE *out, const char *tracer, uint64_t since_ns,
+			    struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct utrace_report_opts o;
+	struct utrace_report_filter *f = NULL;
+	struct utrace_dat *d;
+	char range[64];
+	int ret;
+
+	if (live_open_dat(rl, &d, err) < 0)
+		return err->code;
+	utrace_report_opts_init(&o);
+	o.tracer = tracer;
+	if (since_ns) {
+		/* `echo > trace`: only what came after */
+		snprintf(range, sizeof(range), "%llu.%09llu~",
+			 (unsigned long long)(since_ns / 1000000000u),
+			 (unsigned long long)(since_ns % 1000000000u));
+		if ((ret = utrace_report_filter_new(&f, err)) < 0 ||
+		    (ret = utrace_report_filter_add(f, "time-range", range, err)) < 0) {
+			utrace_report_filter_free(f);
+			utrace_dat_close(d);
+			return ret;
+		}
+		o.filter = f;
+	}
+	ret = utrace_report_print(d, out, &o, NULL, err);
+	utrace_report_filter_free(f);
+	utrace_dat_close(d);
+	return ret;
+}
+
+static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
+{
+	struct record_live *rl = arg;
+
+	live_lock(rl);
+	utrace_recorder_live_functions(rl->r, cb, cbarg);
+	pthread_mutex_unlock(&rl->lock);
+}
+
+struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
+				      const struct record_opts *o)
+{
+	struct record_live *rl = calloc(1, sizeof(*rl));
+	struct utrace_live_ops ops = {
+	    .set_tracer = live_set_tracer,
+	    .tracing_on = live_tracing_on,
+	    .print_trace = live_print_trace,
+	    .functions = live_functions,
+	    .buffer_kb = o->rec.buffer_kb,
+	    .tracer = o->rec.tracer,
+	};
+	struct utrace_error err = {0};
+
+	if (!rl) {
+		utrace_die_msg("record", "out of memory");
+		return NULL;
+	}
+	rl->r = r;
+	rl->output = o->rec.output;
+	pthread_mutex_init(&rl->lock, NULL);
+	pthread_mutex_lock(&rl->lock); /* the loop's, from the start */
+	ops.arg = rl;
+	if (utrace_live_start(dir, &ops, &rl->fs, &err) < 0) {
+		utrace_die_msg("record", "--tracefs %s", err.msg);
+		pthread_mutex_unlock(&rl->lock);
+		pthread_mutex_destroy(&rl->lock);
+		free(rl);
+		return NULL;
+	}
+	return rl;
+}
+
+void record_live_yield(struct record_live *rl)
+{
+	if (!rl)
+		return;
+	pthread_mutex_unlock(&rl->lock);
+	while (__atomic_load_n(&rl->want, __ATOMIC_RELAXED))
+		sched_yield();
+	pthread_mutex_lock(&rl->lock);
+}
+
+void record_live_stop(struct record_live *rl)
+{
+	if (!rl)
+		return;
+	/* the FUSE threads may wait for the recorder: let them finish */
+	pthread_mutex_unlock(&rl->lock);
+	utrace_live_stop(rl->fs);
+	pthread_mutex_destroy(&rl->lock);
+	free(rl);
+}

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * live_files.c - the files of the live tracefs and their rules, the
+ * kernel's (kernel/trace/trace.c, ftrace.c):
+ *
+ *   current_tracer   "nop\n"; a write of an unknown name fails (EINVAL)
+ *   tracing_on       "1\n"; a write of a number sets it, else EINVAL
+ *   trace            the recording; an open with O_TRUNC (`echo > trace`)
+ *                    clears it, a write is taken and ignored
+ *   set_ftrace_filter, set_ftrace_notrace
+ *                    the functions selected, one a line (the filter's
+ *                    "#### all functions enabled ####" when empty); `>`
+ *                    starts the list over, `>>` adds to it, a `!GLOB`
+ *                    excludes; each write is checked at once (a bad
+ *                    expression or one that names no function: EINVAL),
+ *                    the list is applied when the file is closed
+ *   error_log        the last errors; `echo > error_log` clears it
+ *   available_tracers, available_filter_functions, buffer_size_kb
+ *
+ * Every callback runs with l->lock held (live_fs.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/live/live_int.h"
+
+/* The text of a write, trimmed of white space at both ends. */
+static char *write_text(const char *buf, size_t n)
+{
+	char *s = strndup(buf, n), *e;
+
+	if (!s)
+		return NULL;
+	for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]); e--)
+		;
+	*e = 0;
+	for (e = s; isspace((unsigned char)*e); e++)
+		;
+	memmove(s, e, strlen(e) + 1);
+	return s;
+}
+
+static int show_tracers(struct utrace_live *l, const struct live_file *f, FILE *out)
+{
+	fputs("function_graph function nop\n", out);
+	return 0;
+}
+
+static int show_tracer(struct utrace_live *l, const struct live_file *f, FILE *out)
+{
+	fprintf(out, "%s\n", live_tracer_name(l->tracer));
+	return 0;
+}
+
+static long write_tracer(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	struct utrace_error err = {0};
+	enum utrace_tracer t;
+	char *s = write_text(buf, n);
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	if (live_tracer_parse(s, &t) < 0) {
+		live_errlog_add(l, "current_tracer", s, "No such tracer", 0);
+		free(s);
+		return -EINVAL;
+	}
+	free(s);
+	ret = live_apply(l, t, &l->lists[0], &l->lists[1], &err);
+	return ret < 0 ? ret : (long)n;
+}
+
+static int show_tracing_on(struct utrace_live *l, const struct live_file *f, FILE *out)
+{
+	fprintf(out, "%u\n", l->ops.tracing_on(l->ops.arg, -1));
+	return 0;
+}
+
+static long write_tracing_on(struct utrace_live *l, struct live_handle *h, const char *buf,
+			     size_t n)
+{
+	char *s = write_text(buf, n), *end;
+	unsigned long v;
+
+	if (!s)
+		return -ENOMEM;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (!*s || *end || errno) {
+		free(s);
+		return -EINVAL;
+	}
+	free(s);
+	l->ops.tracing_on(l->ops.arg, v ? 1 : 0);
+	return (long)n;
+}
+
+static int show_trace(struct utrace_live *l, const struct live_file *f, FILE *out)
+{
+	struct utrace_error err = {0};
+
+	return l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->clear_ns, &err);
+}
+
+static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
+{
+	struct timespec ts;
+
+	if (flags & O_TRUNC) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		l->clear_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+	return 0;
+}
+
+/* trace, error_log, trace_marker...: a write is taken whole. */
+static long write_taken(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	return (long)n;
+}
+
+static int show_errlog(struct utrace_live *l, const struct live_file *f, FILE *out)
+{
+	live_errlog_show(l, out);
+	return 0;
+}
+
+static int open_errlog(struct utrace_live *l, struct live_handle *h, int flags)
+{
+	if (flags & O_TRUNC)
+		live_errlog_clear(l);
+	return 0;
+}
+
+static int show_bufsize(struct utrace_live *l, const struct live_file *f, FILE *out)
+{
+	fprintf(out, "%u\n", l->ops.buffer_kb);
+	return 0;
+}
+
+/* ---- function lists ------------------------------------------------- */
+
+struct func_walk {
+	FILE *out;
+	const struct utrace_func_filter *f;
+	int which;  /* -1: every function (available_filter_functions) */
+	size_t hits;
+};
+
+static void func_print(void *arg, const char *name, const char *raw, const char *module,
+		       bool main_object)
+{
+	struct func_walk *w = arg;
+	const char *base = module ? strrchr(module, '/') : NULL;
+	unsigned sel;
+
+	if (w->which >= 0) {
+		sel = utrace_func_filter_select(w->f, name, raw, module);
+		/* set_ftrace_notrace lists what its own expressions match */
+		if (w->which == UTRACE_NOTRACE ? (sel & UTRACE_SITE_TRACE) : !(sel & UTRACE_SITE_TRACE))
+			return;
+	}
+	w->hits++;
+	if (!w->out)
+		return;
+	if (main_object || !module)
+		fprintf(w->out, "%s\n", name ? name : raw);
+	else
+		fprintf(w->out, "%s [%s]\n", name ? name : raw, base ? base + 1 : module);
+}
+
+static int show_functions(struct utrace_live *l, const struct live_file *f, FILE *out)
+{
+	struct func_walk w = {out, NULL, -1, 0};
+
+	l->ops.functions(l->ops.arg, func_print, &w);
+	return 0;
+}
+
+static int show_list(struct utrace_live *l, const struct live_file *f, FILE *out)
+{
+	const struct live_list *list = &l->lists[f->which];
+	struct live_list none = {0};
+	struct utrace_error err = {0};
+	struct func_walk w = {out, NULL, f->which, 0};
+
+	if (!list->n) {
+		if (f->which == UTRACE_FILTER)
+			fputs("#### all functions enabled ####\n", out);
+		return 0;
+	}
+	/* the list alone: set_ftrace_filter shows its own selection */
+	w.f = f->which == UTRACE_FILTER ? live_filter_make(list, &none, &err)
+					 : live_filter_make(&none, list, &err);
+	if (!w.f)
+		return err.code;
+	/* notrace: the functions it matches are those it would drop */
+	if (f->which == UTRACE_NOTRACE)
+		w.which = UTRACE_NOTRACE;
+	l->ops.functions(l->ops.arg, func_print, &w);
+	utrace_func_filter_free((struct utrace_func_filter *)w.f);
+	return 0;
+}
+
+static int open_list(struct utrace_live *l, struct live_handle *h, int flags)
+{
+	if ((flags & O_ACCMODE) == O_RDONLY)
+		return 0;
+	h->dirty = (flags & O_TRUNC) != 0;
+	return h->dirty ? 0 : live_list_copy(&h->pending, &l->lists[h->f->which]);
+}
+
+/* Each expression must parse and, unless it excludes, name a function. */
+static int check_expr(struct utrace_live *l, const char *expr)
+{
+	struct live_list one = {(char **)&expr, 1}, none = {0};
+	struct utrace_error err = {0};
+	struct func_walk w = {NULL, NULL, UTRACE_FILTER, 0};
+
+	w.f = live_filter_make(&one, &none, &err);
+	if (!w.f)
+		return -EINVAL;
+	if (expr[0] != '!')
+		l->ops.functions(l->ops.arg, func_print, &w);
+	utrace_func_filter_free((struct utrace_func_filter *)w.f);
+	return expr[0] == '!' || w.hits ? 0 : -EINVAL;
+}
+
+static long write_list(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	char *s = strndup(buf, n), *save = NULL;
+	int ret = 0;
+
+	if (!s)
+		return -ENOMEM;
+	for (char *e = strtok_r(s, " \t\n", &save); e && ret >= 0; e = strtok_r(NULL, " \t\n", &save))
+		if ((ret = check_expr(l, e)) >= 0)
+			ret = live_list_add(&h->pending, e);
+	free(s);
+	if (ret < 0)
+		return ret;
+	h->dirty = true;
+	return (long)n;
+}
+
+static int flush_list(struct utrace_live *l, struct live_handle *h)
+{
+	struct utrace_error err = {0};
+	const struct live_list *f = h->f->which == UTRACE_FILTER ? &h->pending : &l->lists[0];
+	const struct live_list *nt = h->f->which == UTRACE_NOTRACE ? &h->pending : &l->lists[1];
+
+	if (!h->dirty)
+		return 0;
+	h->dirty = false;
+	return live_apply(l, l->tracer, f, nt, &err);
+}
+
+#define RO 0444
+#define RW 0644
+#define WO 0200
+static const struct live_file files[] = {
+    {"available_tracers", RO, show_tracers, NULL, NULL, NULL, 0},
+    {"current_tracer", RW, show_tracer, NULL, write_tracer, NULL, 0},
+    {"tracing_on", RW, show_tracing_on, NULL, write_tracing_on, NULL, 0},
+    {"trace", RW, show_trace, open_trace, write_taken, NULL, 0},
+    {"set_ftrace_filter", RW, show_list, open_list, write_list, flush_list, UTRACE_FILTER},
+    {"set_ftrace_notrace", RW, show_list, open_list, write_list, flush_list, UTRACE_NOTRACE},
+    {"available_filter_functions", RO, show_functions, NULL, NULL, NULL, 0},
+    {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0},
+    {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0},
+};
+
+const struct live_file *live_file_at(unsigned i)
+{
+	return i < sizeof(files) / sizeof(files[0]) ? &files[i] : NULL;
+}
+
+const struct live_file *live_file_find(const char *name)
+{
+	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (!strcmp(files[i].name, name))
+			return &files[i];
+	return NULL;
+}

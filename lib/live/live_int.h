@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * live_int.h - lib/live's private state, shared by its files (live.h
+ * lists them).  live_fs.c calls live_files.c, which calls live_state.c.
+ */
+#ifndef UTRACE_LIB_LIVE_INT_H
+#define UTRACE_LIB_LIVE_INT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "lib/events/ftrace_filter.h"
+#include "lib/live/live.h"
+
+#define LIVE_ERRLOG_MAX 16 /* the kernel keeps the last 16 errors */
+
+/* The expressions of set_ftrace_filter or set_ftrace_notrace. */
+struct live_list {
+	char **expr;
+	size_t n;
+};
+
+struct utrace_live {
+	struct utrace_live_ops ops;
+	char *dir;
+	struct fuse *fuse;
+	pthread_t thread;
+	bool serving;
+	pthread_mutex_t lock; /* everything below */
+	enum utrace_tracer tracer;
+	struct live_list lists[2]; /* UTRACE_FILTER, UTRACE_NOTRACE */
+	struct utrace_func_filter **filters; /* every filter handed to ops: freed at stop */
+	size_t nfilters;
+	char *errlog[LIVE_ERRLOG_MAX]; /* oldest first */
+	unsigned nerr;
+	uint64_t clear_ns; /* `echo > trace`: CLOCK_MONOTONIC of the clear */
+};
+
+/* One open file. */
+struct live_handle {
+	const struct live_file *f;
+	char *buf; /* what a read sees: made at open */
+	size_t len;
+	struct live_list pending; /* a function list being written */
+	bool dirty;		  /* pending is to be applied at flush */
+};
+
+/* One file of the filesystem.  The callbacks return 0 or -errno; write
+ * returns the bytes taken. */
+struct live_file {
+	const char *name;
+	mode_t mode;
+	int (*show)(struct utrace_live *l, const struct live_file *f, FILE *out);
+	int (*open)(struct utrace_live *l, struct live_handle *h, int flags);
+	long (*write)(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+	int (*flush)(struct utrace_live *l, struct live_handle *h);
+	int which; /* the function list of set_ftrace_filter/notrace */
+};
+
+/* live_files.c: the files, by name; NULL past the end. */
+const struct live_file *live_file_find(const char *name);
+const struct live_file *live_file_at(unsigned i);
+
+/* live_state.c */
+const char *live_tracer_name(enum utrace_tracer t);
+int live_tracer_parse(const char *name, enum utrace_tracer *out);
+/* An error_log entry in the kernel's layout: "[ts] loc: error: text",
+ * the command, a caret under column pos (0-based). */
+void live_errlog_add(struct utrace_live *l, const char *loc, const char *cmd, const char *text,
+		     unsigned pos);
+void live_errlog_show(struct utrace_live *l, FILE *out);
+void live_errlog_clear(struct utrace_live *l);
+/* The tracer and lists made current in every traced process, then kept. */
+int live_apply(struct utrace_live *l, enum utrace_tracer tracer, const struct live_list *filter,
+	       const struct live_list *notrace, struct utrace_error *err);
+int live_list_copy(struct live_list *dst, const struct live_list *src);
+int live_list_add(struct live_list *l, const char *expr);
+void live_list_free(struct live_list *l);
+/* A filter of the expressions of lists[0] (UTRACE_FILTER) and lists[1]
+ * (UTRACE_NOTRACE); NULL with err set on a bad one. */
+struct utrace_func_filter *live_filter_make(const struct live_list *filter,
+					    const struct live_list *notrace,
+					    struct utrace_error *err);
+
+#endif
