@@ -1,0 +1,147 @@
+#!/bin/bash
+# tests/kernel/tracefs.sh BUILD_DIR - utrace record --tracefs DIR: the
+# seeds' basic workflow run verbatim against DIR while the program runs
+# (tracer switched live, the filter glob obeyed, trace cleared), the
+# error cases (unknown tracer: EINVAL and error_log; a glob that names no
+# function; a bad tracing_on), and no mount left after the program's
+# exit, after Ctrl-C of the recorder, and after kill -9 then utrace reset.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+[ -c /dev/fuse ] || unsupported "no /dev/fuse"
+command -v fusermount3 >/dev/null || [ "$(id -u)" -eq 0 ] || unsupported "no fusermount3"
+need_built "$U"
+
+T=$(mktemp -d) || exit 1
+RP=
+cleanup() {
+	touch "$T/stop"
+	[ -n "$RP" ] && kill -9 "$RP" 2>/dev/null
+	grep -q " $T/mnt fuse.utrace " /proc/mounts && umount -l "$T/mnt" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+mkdir "$T/mnt"
+cat >"$T/live.c" <<'PROG'
+#include <unistd.h>
+__attribute__((noinline)) int func_alpha(int x) { __asm__ volatile(""); return x + 1; }
+__attribute__((noinline)) int func_beta(int x) { __asm__ volatile(""); return x * 2; }
+__attribute__((noinline)) int other_gamma(int x) { __asm__ volatile(""); return x - 1; }
+__attribute__((noinline)) void step(void)
+{
+	volatile int v = 0;
+	for (int i = 0; i < 200; i++)
+		v = other_gamma(func_beta(func_alpha(v)));
+}
+int main(int argc, char **argv)
+{
+	while (access(argv[1], F_OK) != 0) {
+		step();
+		usleep(1000);
+	}
+	return 0;
+}
+PROG
+cc -O2 $("$U" cflags) -o "$T/live" "$T/live.c" || { notok "build the program"; exit 1; }
+
+mounted() { grep -q " $T/mnt fuse.utrace " /proc/mounts; }
+# start_rec: the recorder in the background (RP), the mount ready
+start_rec() {
+	rm -f "$T/stop"
+	"$U" record -p nop --tracefs "$T/mnt" -o "$T/live.dat" -- "$T/live" "$T/stop" \
+		>"$T/rec.out" 2>&1 &
+	RP=$!
+	for _ in $(seq 100); do [ -f "$T/mnt/current_tracer" ] && return 0; sleep 0.05; done
+	return 1
+}
+# wait_gone: the mount goes within 5 s
+wait_gone() {
+	for _ in $(seq 100); do mounted || return 0; sleep 0.05; done
+	return 1
+}
+# funcs FILE: the function names of a function tracer's trace
+funcs() { awk '/ <-/ { print $(NF - 1) }' "$1" | sort -u | tr '\n' ' '; }
+
+check "the tracefs is mounted for the recording" start_rec
+cd "$T/mnt" || exit 1
+check "available_tracers" test "$(cat available_tracers)" = "function_graph function nop"
+check "available_filter_functions lists the program's functions" \
+	grep -qx func_alpha available_filter_functions
+check "current_tracer starts as -p said" test "$(cat current_tracer)" = nop
+
+# the seeds' workflow, verbatim
+echo 0 > tracing_on; echo function > current_tracer; echo 'func*' > set_ftrace_filter; echo > trace; echo 1 > tracing_on
+for _ in $(seq 50); do
+	cat trace >"$T/trace1"
+	grep -q ' <-' "$T/trace1" && break
+	sleep 0.1
+done
+echo nop > current_tracer
+check "trace has the function tracer's header" grep -qx '# tracer: function' "$T/trace1"
+check "trace has exactly the functions of the filter glob" \
+	test "$(funcs "$T/trace1")" = "func_alpha func_beta "
+check "set_ftrace_filter lists the functions the glob selects" \
+	test "$(cat set_ftrace_filter | tr '\n' ' ')" = "func_alpha func_beta "
+check "current_tracer is nop again" test "$(cat current_tracer)" = nop
+echo > trace
+sleep 0.3
+cat trace >"$T/trace2"
+check "after nop and a clear, trace has no calls" test -z "$(funcs "$T/trace2")"
+
+# >> appends to the filter; function_graph switched on live
+echo 'other_*' >> set_ftrace_filter
+check ">> appends to set_ftrace_filter" \
+	test "$(cat set_ftrace_filter | tr '\n' ' ')" = "func_alpha func_beta other_gamma "
+echo function_graph > current_tracer; echo > trace
+for _ in $(seq 50); do
+	cat trace >"$T/trace3"
+	grep -q 'other_gamma();' "$T/trace3" && break
+	sleep 0.1
+done
+echo nop > current_tracer
+check "function_graph switched on while running" grep -q '|  other_gamma();$' "$T/trace3"
+check "function_graph's header" grep -qx '# tracer: function_graph' "$T/trace3"
+echo > set_ftrace_filter
+check "echo > set_ftrace_filter: all functions again" \
+	test "$(cat set_ftrace_filter)" = "#### all functions enabled ####"
+
+# errors
+echo foo > current_tracer 2>"$T/err1"
+check "an unknown tracer fails with EINVAL" grep -q 'Invalid argument' "$T/err1"
+check "error_log says which tracer" grep -q '\] current_tracer: error: No such tracer$' error_log
+check "error_log shows the command" grep -qx '  Command: foo' error_log
+check "the tracer is unchanged" test "$(cat current_tracer)" = nop
+echo > error_log
+check "echo > error_log clears it" test ! -s error_log
+echo 'nosuch_fn*' > set_ftrace_filter 2>"$T/err2"
+check "a glob that names no function fails with EINVAL" grep -q 'Invalid argument' "$T/err2"
+echo on > tracing_on 2>"$T/err3"
+check "tracing_on takes numbers only" grep -q 'Invalid argument' "$T/err3"
+echo 0 > tracing_on
+check "tracing_on reads back" test "$(cat tracing_on)" = 0
+cd "$T" || exit 1
+
+# unmounted at the program's exit, at Ctrl-C, and by reset after kill -9
+touch "$T/stop"
+wait "$RP"
+check "the recording ends with the program" test $? -eq 0
+check "no mount left after the program's exit" wait_gone
+"$U" report -i "$T/live.dat" >"$T/report.out" 2>&1
+check "the recording was saved" grep -q "func_alpha" "$T/report.out"
+
+start_rec || notok "mount for the Ctrl-C case"
+kill -INT "$RP"
+check "no mount left after Ctrl-C" wait_gone
+touch "$T/stop"
+wait "$RP"
+
+start_rec || notok "mount for the kill -9 case"
+kill -9 "$RP"
+wait "$RP" 2>/dev/null
+RP=
+touch "$T/stop"
+check "kill -9 of the recorder leaves a dead mount" mounted
+"$U" reset >"$T/reset.out" 2>&1
+check "utrace reset says it unmounted it" grep -q "unmounted the tracefs at $T/mnt" "$T/reset.out"
+check "no mount left after utrace reset" wait_gone
+exit 0
