@@ -125,6 +125,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .functions = live_functions,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,
+	    .filter = o->filter,
 	};
 	struct utrace_error err = {0};
 

@@ -53,8 +53,10 @@ struct utrace_live_ops {
 	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
 	/* per-thread buffer size in KiB */
 	uint32_t buffer_kb;
-	/* the tracer and filter the recording starts with (the command line) */
+	/* the tracer and filter the recording starts with (the command line;
+	 * filter may be NULL) */
 	enum utrace_tracer tracer;
+	const struct utrace_func_filter *filter;
 };
 
 /* Mounts the filesystem at dir (an existing directory) and serves it from

@@ -44,6 +44,15 @@ static char *write_text(const char *buf, size_t n)
 	return s;
 }
 
+/* From now on trace shows only what comes after. */
+static void trace_clear(struct utrace_live *l)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	l->clear_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int show_tracers(struct utrace_live *l, const struct live_file *f, FILE *out)
 {
 	fputs("function_graph function nop\n", out);
@@ -71,8 +80,14 @@ static long write_tracer(struct utrace_live *l, struct live_handle *h, const cha
 		return -EINVAL;
 	}
 	free(s);
-	ret = live_apply(l, t, &l->lists[0], &l->lists[1], &err);
-	return ret < 0 ? ret : (long)n;
+	if (t == l->tracer)
+		return (long)n;
+	ret = live_apply(l, t, l->lists, &err);
+	if (ret < 0)
+		return ret;
+	/* as the kernel resets the buffer for a new tracer: one layout */
+	trace_clear(l);
+	return (long)n;
 }
 
 static int show_tracing_on(struct utrace_live *l, const struct live_file *f, FILE *out)
@@ -109,12 +124,8 @@ static int show_trace(struct utrace_live *l, const struct live_file *f, FILE *ou
 
 static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
 {
-	struct timespec ts;
-
-	if (flags & O_TRUNC) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		l->clear_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	}
+	if (flags & O_TRUNC)
+		trace_clear(l);
 	return 0;
 }
 
@@ -184,24 +195,19 @@ static int show_functions(struct utrace_live *l, const struct live_file *f, FILE
 
 static int show_list(struct utrace_live *l, const struct live_file *f, FILE *out)
 {
-	const struct live_list *list = &l->lists[f->which];
-	struct live_list none = {0};
+	struct live_list one[UTRACE_FILTER_LISTS] = {{0}};
 	struct utrace_error err = {0};
 	struct func_walk w = {out, NULL, f->which, 0};
 
-	if (!list->n) {
+	if (!l->lists[f->which].n) {
 		if (f->which == UTRACE_FILTER)
 			fputs("#### all functions enabled ####\n", out);
 		return 0;
 	}
-	/* the list alone: set_ftrace_filter shows its own selection */
-	w.f = f->which == UTRACE_FILTER ? live_filter_make(list, &none, &err)
-					 : live_filter_make(&none, list, &err);
-	if (!w.f)
+	/* the list alone: what it selects (notrace: what it drops) */
+	one[f->which] = l->lists[f->which];
+	if (!(w.f = live_filter_make(one, &err)))
 		return err.code;
-	/* notrace: the functions it matches are those it would drop */
-	if (f->which == UTRACE_NOTRACE)
-		w.which = UTRACE_NOTRACE;
 	l->ops.functions(l->ops.arg, func_print, &w);
 	utrace_func_filter_free((struct utrace_func_filter *)w.f);
 	return 0;
@@ -218,11 +224,11 @@ static int open_list(struct utrace_live *l, struct live_handle *h, int flags)
 /* Each expression must parse and, unless it excludes, name a function. */
 static int check_expr(struct utrace_live *l, const char *expr)
 {
-	struct live_list one = {(char **)&expr, 1}, none = {0};
+	struct live_list one[UTRACE_FILTER_LISTS] = {{(char **)&expr, 1}};
 	struct utrace_error err = {0};
 	struct func_walk w = {NULL, NULL, UTRACE_FILTER, 0};
 
-	w.f = live_filter_make(&one, &none, &err);
+	w.f = live_filter_make(one, &err);
 	if (!w.f)
 		return -EINVAL;
 	if (expr[0] != '!')
@@ -250,14 +256,15 @@ static long write_list(struct utrace_live *l, struct live_handle *h, const char 
 
 static int flush_list(struct utrace_live *l, struct live_handle *h)
 {
+	struct live_list lists[UTRACE_FILTER_LISTS];
 	struct utrace_error err = {0};
-	const struct live_list *f = h->f->which == UTRACE_FILTER ? &h->pending : &l->lists[0];
-	const struct live_list *nt = h->f->which == UTRACE_NOTRACE ? &h->pending : &l->lists[1];
 
 	if (!h->dirty)
 		return 0;
 	h->dirty = false;
-	return live_apply(l, l->tracer, f, nt, &err);
+	memcpy(lists, l->lists, sizeof(lists));
+	lists[h->f->which] = h->pending; /* live_apply copies them */
+	return live_apply(l, l->tracer, lists, &err);
 }
 
 #define RO 0444

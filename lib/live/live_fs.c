@@ -222,6 +222,10 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
 	l->ops = *ops;
 	l->tracer = ops->tracer;
 	pthread_mutex_init(&l->lock, NULL);
+	if (live_lists_from(l, ops->filter) < 0) {
+		utrace_live_stop(l);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
 	l->fuse = fuse_new(&args, &live_ops, sizeof(live_ops), l);
 	if (!l->fuse || fuse_mount(l->fuse, dir) != 0) {
 		utrace_live_stop(l);
@@ -249,8 +253,8 @@ void utrace_live_stop(struct utrace_live *l)
 		fuse_destroy(l->fuse);
 	}
 	live_errlog_clear(l);
-	live_list_free(&l->lists[0]);
-	live_list_free(&l->lists[1]);
+	for (int w = 0; w < UTRACE_FILTER_LISTS; w++)
+		live_list_free(&l->lists[w]);
 	for (size_t i = 0; i < l->nfilters; i++)
 		utrace_func_filter_free(l->filters[i]);
 	free(l->filters);

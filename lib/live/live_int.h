@@ -15,7 +15,7 @@
 
 #define LIVE_ERRLOG_MAX 16 /* the kernel keeps the last 16 errors */
 
-/* The expressions of set_ftrace_filter or set_ftrace_notrace. */
+/* The expressions of one function list (set_ftrace_filter, ...). */
 struct live_list {
 	char **expr;
 	size_t n;
@@ -29,7 +29,9 @@ struct utrace_live {
 	bool serving;
 	pthread_mutex_t lock; /* everything below */
 	enum utrace_tracer tracer;
-	struct live_list lists[2]; /* UTRACE_FILTER, UTRACE_NOTRACE */
+	/* by enum utrace_filter_list; the graph lists come from the command
+	 * line (-g, --graph-notrace) and are kept */
+	struct live_list lists[UTRACE_FILTER_LISTS];
 	struct utrace_func_filter **filters; /* every filter handed to ops: freed at stop */
 	size_t nfilters;
 	char *errlog[LIVE_ERRLOG_MAX]; /* oldest first */
@@ -72,15 +74,16 @@ void live_errlog_add(struct utrace_live *l, const char *loc, const char *cmd, co
 void live_errlog_show(struct utrace_live *l, FILE *out);
 void live_errlog_clear(struct utrace_live *l);
 /* The tracer and lists made current in every traced process, then kept. */
-int live_apply(struct utrace_live *l, enum utrace_tracer tracer, const struct live_list *filter,
-	       const struct live_list *notrace, struct utrace_error *err);
+int live_apply(struct utrace_live *l, enum utrace_tracer tracer,
+	       const struct live_list lists[UTRACE_FILTER_LISTS], struct utrace_error *err);
 int live_list_copy(struct live_list *dst, const struct live_list *src);
 int live_list_add(struct live_list *l, const char *expr);
 void live_list_free(struct live_list *l);
-/* A filter of the expressions of lists[0] (UTRACE_FILTER) and lists[1]
- * (UTRACE_NOTRACE); NULL with err set on a bad one. */
-struct utrace_func_filter *live_filter_make(const struct live_list *filter,
-					    const struct live_list *notrace,
+/* A filter of the expressions of the lists; NULL with err set on a bad
+ * one. */
+struct utrace_func_filter *live_filter_make(const struct live_list lists[UTRACE_FILTER_LISTS],
 					    struct utrace_error *err);
+/* The lists of a filter (the command line's), into l->lists. */
+int live_lists_from(struct utrace_live *l, const struct utrace_func_filter *f);
 
 #endif

@@ -111,55 +111,71 @@ void live_list_free(struct live_list *l)
 	l->n = 0;
 }
 
-struct utrace_func_filter *live_filter_make(const struct live_list *filter,
-					    const struct live_list *notrace,
+struct utrace_func_filter *live_filter_make(const struct live_list lists[UTRACE_FILTER_LISTS],
 					    struct utrace_error *err)
 {
 	struct utrace_func_filter *f = utrace_func_filter_new();
-	const struct live_list *lists[2] = {filter, notrace};
 
 	if (!f) {
 		utrace_error_set(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	for (int w = 0; w < 2; w++)
-		for (size_t i = 0; i < lists[w]->n; i++)
-			if (utrace_func_filter_add(f, w ? UTRACE_NOTRACE : UTRACE_FILTER,
-						   lists[w]->expr[i], err) < 0) {
+	for (int w = 0; w < UTRACE_FILTER_LISTS; w++)
+		for (size_t i = 0; i < lists[w].n; i++)
+			if (utrace_func_filter_add(f, (enum utrace_filter_list)w, lists[w].expr[i],
+						   err) < 0) {
 				utrace_func_filter_free(f);
 				return NULL;
 			}
 	return f;
 }
 
-int live_apply(struct utrace_live *l, enum utrace_tracer tracer, const struct live_list *filter,
-	       const struct live_list *notrace, struct utrace_error *err)
+int live_lists_from(struct utrace_live *l, const struct utrace_func_filter *f)
+{
+	enum utrace_filter_list which;
+	const char *e;
+	bool neg;
+
+	for (size_t i = 0; f && (e = utrace_func_filter_expr(f, i, &which, &neg)); i++)
+		if (live_list_add(&l->lists[which], e) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static void lists_free(struct live_list lists[UTRACE_FILTER_LISTS])
+{
+	for (int w = 0; w < UTRACE_FILTER_LISTS; w++)
+		live_list_free(&lists[w]);
+}
+
+int live_apply(struct utrace_live *l, enum utrace_tracer tracer,
+	       const struct live_list lists[UTRACE_FILTER_LISTS], struct utrace_error *err)
 {
 	struct utrace_func_filter **keep = realloc(l->filters, (l->nfilters + 1) * sizeof(*keep));
+	struct live_list copy[UTRACE_FILTER_LISTS] = {{0}};
 	struct utrace_func_filter *f;
-	struct live_list nf = {0}, nn = {0};
+	size_t n = 0;
 
 	if (!keep)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	l->filters = keep;
-	if (!(f = live_filter_make(filter, notrace, err)))
+	if (!(f = live_filter_make(lists, err)))
 		return err->code;
 	keep[l->nfilters++] = f;
-	if (live_list_copy(&nf, filter) < 0 || live_list_copy(&nn, notrace) < 0) {
-		live_list_free(&nf);
-		live_list_free(&nn);
-		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (int w = 0; w < UTRACE_FILTER_LISTS; w++) {
+		n += lists[w].n;
+		if (live_list_copy(&copy[w], &lists[w]) < 0) {
+			lists_free(copy);
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		}
 	}
 	/* a filter with no expression at all selects every function */
-	if (l->ops.set_tracer(l->ops.arg, tracer, filter->n || notrace->n ? f : NULL, err) < 0) {
-		live_list_free(&nf);
-		live_list_free(&nn);
+	if (l->ops.set_tracer(l->ops.arg, tracer, n ? f : NULL, err) < 0) {
+		lists_free(copy);
 		return err->code;
 	}
 	l->tracer = tracer;
-	live_list_free(&l->lists[0]);
-	live_list_free(&l->lists[1]);
-	l->lists[0] = nf;
-	l->lists[1] = nn;
+	lists_free(l->lists);
+	memcpy(l->lists, copy, sizeof(copy));
 	return 0;
 }
