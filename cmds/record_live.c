@@ -72,34 +72,64 @@ static int live_open_dat(struct record_live *rl, struct utrace_dat **d, struct u
 	return ret;
 }
 
-static int live_print_trace(void *arg, FILE *out, const char *tracer, uint64_t since_ns,
-			    struct utrace_error *err)
+struct last_ts {
+	uint64_t ts;
+};
+
+static int live_last(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	struct last_ts *l = arg;
+
+	if (ev->kind != UTRACE_EV_LOST && ev->ts > l->ts)
+		l->ts = ev->ts;
+	return 0;
+}
+
+/* The events at or after since_ns (0: all) of cpu (-1: all). */
+static int live_select(struct utrace_report_filter **f, uint64_t since_ns, int cpu,
+		       struct utrace_error *err)
+{
+	char v[64];
+
+	*f = NULL;
+	if (!since_ns && cpu < 0)
+		return 0;
+	if (utrace_report_filter_new(f, err) < 0)
+		return err->code;
+	snprintf(v, sizeof(v), "%llu.%09llu~", (unsigned long long)(since_ns / 1000000000u),
+		 (unsigned long long)(since_ns % 1000000000u));
+	if (since_ns && utrace_report_filter_add(*f, "time-range", v, err) < 0)
+		return err->code;
+	snprintf(v, sizeof(v), "%d", cpu);
+	if (cpu >= 0 && utrace_report_filter_add(*f, "cpu", v, err) < 0)
+		return err->code;
+	return 0;
+}
+
+static int live_print_trace(void *arg, FILE *out, const char *tracer, uint64_t since_ns, int cpu,
+			    uint64_t *last_ns, struct utrace_error *err)
 {
 	struct record_live *rl = arg;
 	struct utrace_report_opts o;
 	struct utrace_report_filter *f = NULL;
+	struct last_ts last = {0};
+	struct utrace_pass_stats st;
 	struct utrace_dat *d;
-	char range[64];
 	int ret;
 
 	if (live_open_dat(rl, &d, err) < 0)
 		return err->code;
 	utrace_report_opts_init(&o);
 	o.tracer = tracer;
-	if (since_ns) {
-		/* `echo > trace`: only what came after */
-		snprintf(range, sizeof(range), "%llu.%09llu~",
-			 (unsigned long long)(since_ns / 1000000000u),
-			 (unsigned long long)(since_ns % 1000000000u));
-		if ((ret = utrace_report_filter_new(&f, err)) < 0 ||
-		    (ret = utrace_report_filter_add(f, "time-range", range, err)) < 0) {
-			utrace_report_filter_free(f);
-			utrace_dat_close(d);
-			return ret;
-		}
-		o.filter = f;
+	ret = live_select(&f, since_ns, cpu, err);
+	o.filter = f;
+	/* trace_pipe: where this read ends, from the same file */
+	if (ret >= 0 && last_ns) {
+		ret = utrace_report_filter_run(f, d, live_last, &last, &st, err);
+		*last_ns = last.ts;
 	}
-	ret = utrace_report_print(d, out, &o, NULL, err);
+	if (ret >= 0 && (!last_ns || last.ts))
+		ret = utrace_report_print(d, out, &o, NULL, err);
 	utrace_report_filter_free(f);
 	utrace_dat_close(d);
 	return ret;

@@ -14,6 +14,7 @@
  *   live_files.c  the table of files: each one's content and writes
  *   live_state.c  the state the files share: tracer, function lists,
  *                 error_log
+ *   live_pipe.c   trace_pipe: consuming, blocking reads
  *   live_reset.c  unmounting what a killed recorder left
  *
  * The ops are called from the FUSE threads, several at once; the
@@ -45,10 +46,12 @@ struct utrace_live_ops {
 			  const struct utrace_func_filter *filter, struct utrace_error *err);
 	/* tracing_on: set (0/1) or only read (-1); returns the value */
 	uint32_t (*tracing_on)(void *arg, int set);
-	/* the recording as the kernel's trace file prints it for tracer,
-	 * events at or after since_ns (CLOCK_MONOTONIC, 0: all) */
-	int (*print_trace)(void *arg, FILE *out, const char *tracer, uint64_t since_ns,
-			   struct utrace_error *err);
+	/* the recording as the kernel's trace file prints it for tracer:
+	 * the events at or after since_ns (CLOCK_MONOTONIC, 0: all) of cpu
+	 * (-1: every CPU); *last_ns (if not NULL) gets the time of the last
+	 * one, 0 if there is none */
+	int (*print_trace)(void *arg, FILE *out, const char *tracer, uint64_t since_ns, int cpu,
+			   uint64_t *last_ns, struct utrace_error *err);
 	/* every traceable function of the traced processes */
 	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
 	/* per-thread buffer size in KiB */

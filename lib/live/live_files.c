@@ -7,6 +7,7 @@
  *   tracing_on       "1\n"; a write of a number sets it, else EINVAL
  *   trace            the recording; an open with O_TRUNC (`echo > trace`)
  *                    clears it, a write is taken and ignored
+ *   trace_pipe       the same, consumed as it is read (live_pipe.c)
  *   set_ftrace_filter, set_ftrace_notrace
  *                    the functions selected, one a line (the filter's
  *                    "#### all functions enabled ####" when empty); `>`
@@ -119,7 +120,8 @@ static int show_trace(struct utrace_live *l, const struct live_file *f, FILE *ou
 {
 	struct utrace_error err = {0};
 
-	return l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->clear_ns, &err);
+	return l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->clear_ns, -1,
+				  NULL, &err);
 }
 
 static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
@@ -269,17 +271,17 @@ static int flush_list(struct utrace_live *l, struct live_handle *h)
 
 #define RO 0444
 #define RW 0644
-#define WO 0200
 static const struct live_file files[] = {
-    {"available_tracers", RO, show_tracers, NULL, NULL, NULL, 0},
-    {"current_tracer", RW, show_tracer, NULL, write_tracer, NULL, 0},
-    {"tracing_on", RW, show_tracing_on, NULL, write_tracing_on, NULL, 0},
-    {"trace", RW, show_trace, open_trace, write_taken, NULL, 0},
-    {"set_ftrace_filter", RW, show_list, open_list, write_list, flush_list, UTRACE_FILTER},
-    {"set_ftrace_notrace", RW, show_list, open_list, write_list, flush_list, UTRACE_NOTRACE},
-    {"available_filter_functions", RO, show_functions, NULL, NULL, NULL, 0},
-    {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0},
-    {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0},
+    {"available_tracers", RO, show_tracers, NULL, NULL, NULL, 0, false},
+    {"current_tracer", RW, show_tracer, NULL, write_tracer, NULL, 0, false},
+    {"tracing_on", RW, show_tracing_on, NULL, write_tracing_on, NULL, 0, false},
+    {"trace", RW, show_trace, open_trace, write_taken, NULL, 0, false},
+    {"trace_pipe", RO, NULL, NULL, NULL, NULL, 0, true},
+    {"set_ftrace_filter", RW, show_list, open_list, write_list, flush_list, UTRACE_FILTER, false},
+    {"set_ftrace_notrace", RW, show_list, open_list, write_list, flush_list, UTRACE_NOTRACE, false},
+    {"available_filter_functions", RO, show_functions, NULL, NULL, NULL, 0, false},
+    {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0, false},
+    {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},
 };
 
 const struct live_file *live_file_at(unsigned i)

@@ -21,6 +21,7 @@
  */
 #define FUSE_USE_VERSION 312
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <fuse.h>
 #include <stdio.h>
@@ -35,11 +36,22 @@ static struct utrace_live *live_of(void)
 	return fuse_get_context()->private_data;
 }
 
+/* Only to interrupt the sleep of a trace_pipe read: no SA_RESTART. */
+static void live_intr(int sig)
+{
+	(void)sig;
+}
+
 static void *live_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 	cfg->direct_io = 1;
+	/* a read of trace_pipe blocked when its reader is killed: the
+	 * library signals the thread (intr_signal, live_intr) and
+	 * fuse_interrupted() says so */
+	cfg->intr = 1;
+	cfg->intr_signal = SIGUSR1;
 	cfg->attr_timeout = 0;
 	cfg->entry_timeout = 0;
 	return fuse_get_context()->private_data;
@@ -115,7 +127,7 @@ static int live_open(const char *path, struct fuse_file_info *fi)
 	pthread_mutex_lock(&l->lock);
 	if (f->open)
 		ret = f->open(l, h, fi->flags);
-	if (ret >= 0 && acc != O_WRONLY)
+	if (ret >= 0 && acc != O_WRONLY && !f->pipe)
 		ret = handle_fill(l, h);
 	pthread_mutex_unlock(&l->lock);
 	if (ret < 0) {
@@ -132,7 +144,16 @@ static int live_read(const char *path, char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct live_handle *h = (void *)(uintptr_t)fi->fh;
+	struct utrace_live *l;
+	long n;
 
+	if (h->f->pipe) {
+		l = live_of();
+		pthread_mutex_lock(&l->lock);
+		n = live_pipe_read(l, buf, size, fi->flags & O_NONBLOCK);
+		pthread_mutex_unlock(&l->lock);
+		return (int)n;
+	}
 	if (off < 0 || (size_t)off >= h->len)
 		return 0;
 	if (size > h->len - (size_t)off)
@@ -221,6 +242,7 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
 	}
 	l->ops = *ops;
 	l->tracer = ops->tracer;
+	sigaction(SIGUSR1, &(struct sigaction){.sa_handler = live_intr}, NULL);
 	pthread_mutex_init(&l->lock, NULL);
 	if (live_lists_from(l, ops->filter) < 0) {
 		utrace_live_stop(l);
@@ -244,6 +266,9 @@ void utrace_live_stop(struct utrace_live *l)
 {
 	if (!l)
 		return;
+	pthread_mutex_lock(&l->lock);
+	l->stopping = true;
+	pthread_mutex_unlock(&l->lock);
 	if (l->fuse) {
 		/* the loop ends when the unmount makes its read of /dev/fuse fail */
 		fuse_exit(l->fuse);
@@ -258,6 +283,7 @@ void utrace_live_stop(struct utrace_live *l)
 	for (size_t i = 0; i < l->nfilters; i++)
 		utrace_func_filter_free(l->filters[i]);
 	free(l->filters);
+	free(l->pipe_text);
 	pthread_mutex_destroy(&l->lock);
 	free(l->dir);
 	free(l);

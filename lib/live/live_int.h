@@ -37,6 +37,12 @@ struct utrace_live {
 	char *errlog[LIVE_ERRLOG_MAX]; /* oldest first */
 	unsigned nerr;
 	uint64_t clear_ns; /* `echo > trace`: CLOCK_MONOTONIC of the clear */
+	/* trace_pipe (live_pipe.c): what its readers consumed, up to pipe_ns,
+	 * and the text fetched that none has read yet */
+	uint64_t pipe_ns;
+	char *pipe_text;
+	size_t pipe_len, pipe_off;
+	bool stopping; /* unmounting: blocked readers give up */
 };
 
 /* One open file. */
@@ -58,7 +64,12 @@ struct live_file {
 	long (*write)(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 	int (*flush)(struct utrace_live *l, struct live_handle *h);
 	int which; /* the function list of set_ftrace_filter/notrace */
+	bool pipe; /* read by live_pipe_read, not from a snapshot */
 };
+
+/* live_pipe.c: a read of trace_pipe: blocks (l->lock let go meanwhile)
+ * until there is something; the bytes given or -errno. */
+long live_pipe_read(struct utrace_live *l, char *buf, size_t size, bool nonblock);
 
 /* live_files.c: the files, by name; NULL past the end. */
 const struct live_file *live_file_find(const char *name);

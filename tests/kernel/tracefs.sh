@@ -3,8 +3,9 @@
 # seeds' basic workflow run verbatim against DIR while the program runs
 # (tracer switched live, the filter glob obeyed, trace cleared), the
 # error cases (unknown tracer: EINVAL and error_log; a glob that names no
-# function; a bad tracing_on), and no mount left after the program's
-# exit, after Ctrl-C of the recorder, and after kill -9 then utrace reset.
+# function; a bad tracing_on), trace_pipe read by two readers who split
+# the records, and no mount left after the program's exit, after Ctrl-C
+# of the recorder, and after kill -9 then utrace reset.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -119,6 +120,34 @@ echo on > tracing_on 2>"$T/err3"
 check "tracing_on takes numbers only" grep -q 'Invalid argument' "$T/err3"
 echo 0 > tracing_on
 check "tracing_on reads back" test "$(cat tracing_on)" = 0
+
+# trace_pipe: consumed by two readers, who split the records
+echo function > current_tracer; echo func_alpha > set_ftrace_filter; echo > trace
+cat trace_pipe >"$T/p1" &
+P1=$!
+cat trace_pipe >"$T/p2" &
+P2=$!
+echo 1 > tracing_on; sleep 1; echo 0 > tracing_on
+prev=
+for _ in $(seq 50); do
+	sleep 0.3
+	now=$(cat "$T/p1" "$T/p2" | wc -c)
+	[ "$now" = "$prev" ] && break
+	prev=$now
+done
+kill "$P1" "$P2"
+wait "$P1" "$P2" 2>/dev/null
+n1=$(grep -c ' <-' "$T/p1")
+n2=$(grep -c ' <-' "$T/p2")
+nt=$(grep -c ' <-' trace)
+check "both readers of trace_pipe got records ($n1, $n2)" test "$n1" -gt 0 -a "$n2" -gt 0
+check "together they hold trace's records, each once ($n1 + $n2 = $nt)" \
+	test $((n1 + n2)) -eq "$nt"
+check "trace_pipe has no header" test -z "$(grep '^#' "$T/p1" "$T/p2")"
+check "trace_pipe has the trace's lines" grep -q 'func_alpha <-step$' "$T/p1"
+echo nop > current_tracer
+cat trace_pipe >"$T/p3" 2>/dev/null &
+P3=$!
 cd "$T" || exit 1
 
 # unmounted at the program's exit, at Ctrl-C, and by reset after kill -9
@@ -126,6 +155,11 @@ touch "$T/stop"
 wait "$RP"
 check "the recording ends with the program" test $? -eq 0
 check "no mount left after the program's exit" wait_gone
+# (a child that ended is a zombie until waited for: kill -0 still finds it)
+running() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat")" != Z ]; }
+for _ in $(seq 50); do running "$P3" || break; sleep 0.1; done
+ended() { ! running "$1"; }
+check "a reader blocked in trace_pipe ends with the recording" ended "$P3"
 "$U" report -i "$T/live.dat" >"$T/report.out" 2>&1
 check "the recording was saved" grep -q "func_alpha" "$T/report.out"
 
