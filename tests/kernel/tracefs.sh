@@ -163,6 +163,62 @@ check "a reader blocked in trace_pipe ends with the recording" ended "$P3"
 "$U" report -i "$T/live.dat" >"$T/report.out" 2>&1
 check "the recording was saved" grep -q "func_alpha" "$T/report.out"
 
+# switching tracers 300 times while two processes (a fork) of three
+# threads each recurse: no crash, both switched
+cat >"$T/mt.c" <<'PROG'
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+__attribute__((noinline)) int leaf(int x) { __asm__ volatile(""); return x + 1; }
+__attribute__((noinline)) int mid(int x) { __asm__ volatile(""); return leaf(x) * 2; }
+__attribute__((noinline)) int rec(int n) { __asm__ volatile(""); return n ? rec(n - 1) + mid(n) : 0; }
+static const char *stop;
+static void *worker(void *a)
+{
+	volatile int v = 0;
+	while (access(stop, F_OK))
+		for (int i = 0; i < 1000; i++)
+			v += rec(10);
+	return a;
+}
+int main(int argc, char **argv)
+{
+	pthread_t t[3];
+	int st = 0;
+	pid_t p;
+
+	stop = argv[1];
+	p = fork();
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	if (p > 0 && (waitpid(p, &st, 0) != p || !WIFEXITED(st)))
+		return 99;
+	return WEXITSTATUS(st);
+}
+PROG
+cc -O2 -pthread $("$U" cflags) -o "$T/mt" "$T/mt.c" || { notok "build the threaded program"; exit 1; }
+rm -f "$T/stop"
+"$U" record -p nop --drop -b 256 --tracefs "$T/mnt" -o "$T/mt.dat" -- "$T/mt" "$T/stop" \
+	>"$T/mt.out" 2>&1 &
+RP=$!
+for _ in $(seq 100); do [ -f "$T/mnt/current_tracer" ] && break; sleep 0.05; done
+sleep 0.5
+fails=0
+for _ in $(seq 100); do
+	for t in function_graph function nop; do
+		echo $t >"$T/mnt/current_tracer" || fails=$((fails + 1))
+	done
+done
+check "300 live tracer switches all succeed" test "$fails" -eq 0
+touch "$T/stop"
+wait "$RP"
+check "the threaded program and its fork exit normally" test $? -eq 0
+"$U" report --stat -i "$T/mt.dat" >"$T/mt.stat" 2>&1
+check "threads of both processes wrote records" \
+	test "$(awk '!/^#/ && $3 > 0 { print $2 }' "$T/mt.stat" | sort -u | wc -l)" -eq 2
+
 start_rec || notok "mount for the Ctrl-C case"
 kill -INT "$RP"
 check "no mount left after Ctrl-C" wait_gone
