@@ -8,6 +8,7 @@
  *   trace            the recording; an open with O_TRUNC (`echo > trace`)
  *                    clears it, a write is taken and ignored
  *   trace_pipe       the same, consumed as it is read (live_pipe.c)
+ *   per_cpu/cpuN/trace  the events written on CPU N; O_TRUNC clears them
  *   set_ftrace_filter, set_ftrace_notrace
  *                    the functions selected, one a line (the filter's
  *                    "#### all functions enabled ####" when empty); `>`
@@ -54,13 +55,13 @@ static void trace_clear(struct utrace_live *l)
 	l->clear_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int show_tracers(struct utrace_live *l, const struct live_file *f, FILE *out)
+static int show_tracers(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	fputs("function_graph function nop\n", out);
 	return 0;
 }
 
-static int show_tracer(struct utrace_live *l, const struct live_file *f, FILE *out)
+static int show_tracer(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	fprintf(out, "%s\n", live_tracer_name(l->tracer));
 	return 0;
@@ -91,7 +92,7 @@ static long write_tracer(struct utrace_live *l, struct live_handle *h, const cha
 	return (long)n;
 }
 
-static int show_tracing_on(struct utrace_live *l, const struct live_file *f, FILE *out)
+static int show_tracing_on(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	fprintf(out, "%u\n", l->ops.tracing_on(l->ops.arg, -1));
 	return 0;
@@ -116,18 +117,31 @@ static long write_tracing_on(struct utrace_live *l, struct live_handle *h, const
 	return (long)n;
 }
 
-static int show_trace(struct utrace_live *l, const struct live_file *f, FILE *out)
+/* trace, per_cpu/cpuN/trace */
+static int show_trace(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	struct utrace_error err = {0};
+	uint64_t since = l->clear_ns;
 
-	return l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->clear_ns, -1,
+	if (h->cpu >= 0 && l->cpu_clear_ns[h->cpu] > since)
+		since = l->cpu_clear_ns[h->cpu];
+	return l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), since, h->cpu,
 				  NULL, &err);
 }
 
 static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
 {
-	if (flags & O_TRUNC)
+	struct timespec ts;
+
+	if (!(flags & O_TRUNC))
+		return 0;
+	if (h->cpu < 0) {
 		trace_clear(l);
+		return 0;
+	}
+	/* the kernel clears only that CPU's buffer */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	l->cpu_clear_ns[h->cpu] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	return 0;
 }
 
@@ -137,7 +151,7 @@ static long write_taken(struct utrace_live *l, struct live_handle *h, const char
 	return (long)n;
 }
 
-static int show_errlog(struct utrace_live *l, const struct live_file *f, FILE *out)
+static int show_errlog(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	live_errlog_show(l, out);
 	return 0;
@@ -150,7 +164,7 @@ static int open_errlog(struct utrace_live *l, struct live_handle *h, int flags)
 	return 0;
 }
 
-static int show_bufsize(struct utrace_live *l, const struct live_file *f, FILE *out)
+static int show_bufsize(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	fprintf(out, "%u\n", l->ops.buffer_kb);
 	return 0;
@@ -187,7 +201,7 @@ static void func_print(void *arg, const char *name, const char *raw, const char 
 		fprintf(w->out, "%s [%s]\n", name ? name : raw, base ? base + 1 : module);
 }
 
-static int show_functions(struct utrace_live *l, const struct live_file *f, FILE *out)
+static int show_functions(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	struct func_walk w = {out, NULL, -1, 0};
 
@@ -195,19 +209,19 @@ static int show_functions(struct utrace_live *l, const struct live_file *f, FILE
 	return 0;
 }
 
-static int show_list(struct utrace_live *l, const struct live_file *f, FILE *out)
+static int show_list(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	struct live_list one[UTRACE_FILTER_LISTS] = {{0}};
 	struct utrace_error err = {0};
-	struct func_walk w = {out, NULL, f->which, 0};
+	struct func_walk w = {out, NULL, h->f->which, 0};
 
-	if (!l->lists[f->which].n) {
-		if (f->which == UTRACE_FILTER)
+	if (!l->lists[h->f->which].n) {
+		if (h->f->which == UTRACE_FILTER)
 			fputs("#### all functions enabled ####\n", out);
 		return 0;
 	}
 	/* the list alone: what it selects (notrace: what it drops) */
-	one[f->which] = l->lists[f->which];
+	one[h->f->which] = l->lists[h->f->which];
 	if (!(w.f = live_filter_make(one, &err)))
 		return err.code;
 	l->ops.functions(l->ops.arg, func_print, &w);
@@ -284,15 +298,74 @@ static const struct live_file files[] = {
     {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},
 };
 
-const struct live_file *live_file_at(unsigned i)
+#define NFILES(t) (sizeof(t) / sizeof((t)[0]))
+
+/* per_cpu/cpuN/: the CPU's part of the recording */
+static const struct live_file cpu_files[] = {
+    {"trace", RW, show_trace, open_trace, write_taken, NULL, 0, false},
+};
+
+static const struct live_file *table_find(const struct live_file *t, size_t n, const char *name)
 {
-	return i < sizeof(files) / sizeof(files[0]) ? &files[i] : NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return &t[i];
+	return NULL;
 }
 
-const struct live_file *live_file_find(const char *name)
+/* "cpuN/rest" or "cpuN": N (< ncpu) and where rest starts, else -1. */
+static int cpu_dir(struct utrace_live *l, const char *p, const char **rest)
 {
-	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (!strcmp(files[i].name, name))
-			return &files[i];
-	return NULL;
+	char *end;
+	long n;
+
+	if (strncmp(p, "cpu", 3) || !isdigit((unsigned char)p[3]))
+		return -1;
+	n = strtol(p + 3, &end, 10);
+	if ((*end && *end != '/') || n >= l->ncpu || (p[3] == '0' && end != p + 4))
+		return -1;
+	*rest = *end ? end + 1 : NULL;
+	return (int)n;
+}
+
+int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h)
+{
+	const char *p = path + (path[0] == '/'), *rest;
+
+	memset(h, 0, sizeof(*h));
+	h->cpu = -1;
+	if (!*p || !strcmp(p, "per_cpu"))
+		return 0;
+	if (!strncmp(p, "per_cpu/", 8)) {
+		if ((h->cpu = cpu_dir(l, p + 8, &rest)) < 0)
+			return -ENOENT;
+		if (rest && !(h->f = table_find(cpu_files, NFILES(cpu_files), rest)))
+			return -ENOENT;
+		return 0;
+	}
+	return (h->f = table_find(files, NFILES(files), p)) ? 0 : -ENOENT;
+}
+
+int live_dir_names(struct utrace_live *l, const char *path,
+		   void (*fill)(void *arg, const char *name), void *arg)
+{
+	struct live_handle h;
+	char name[32];
+
+	if (live_resolve(l, path, &h) < 0 || h.f)
+		return -ENOENT;
+	if (h.cpu >= 0) {
+		for (size_t i = 0; i < NFILES(cpu_files); i++)
+			fill(arg, cpu_files[i].name);
+	} else if (strstr(path, "per_cpu")) {
+		for (int c = 0; c < l->ncpu; c++) {
+			snprintf(name, sizeof(name), "cpu%d", c);
+			fill(arg, name);
+		}
+	} else {
+		for (size_t i = 0; i < NFILES(files); i++)
+			fill(arg, files[i].name);
+		fill(arg, "per_cpu");
+	}
+	return 0;
 }

@@ -59,35 +59,38 @@ static void *live_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 
 static int live_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
-	const struct live_file *f;
+	struct live_handle h;
 
 	memset(st, 0, sizeof(*st));
+	if (live_resolve(live_of(), path, &h) < 0)
+		return -ENOENT;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
-	if (!strcmp(path, "/")) {
-		st->st_mode = S_IFDIR | 0755;
-		st->st_nlink = 2;
-		return 0;
-	}
-	if (!(f = live_file_find(path + 1)))
-		return -ENOENT;
-	st->st_mode = S_IFREG | f->mode;
-	st->st_nlink = 1;
+	st->st_mode = h.f ? S_IFREG | h.f->mode : S_IFDIR | 0755;
+	st->st_nlink = h.f ? 1 : 2;
 	return 0;
+}
+
+struct dir_fill {
+	void *buf;
+	fuse_fill_dir_t fill;
+};
+
+static void dir_add(void *arg, const char *name)
+{
+	struct dir_fill *d = arg;
+
+	d->fill(d->buf, name, NULL, 0, 0);
 }
 
 static int live_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
 			struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
-	const struct live_file *f;
+	struct dir_fill d = {buf, fill};
 
-	if (strcmp(path, "/"))
-		return -ENOENT;
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
-	for (unsigned i = 0; (f = live_file_at(i)); i++)
-		fill(buf, f->name, NULL, 0, 0);
-	return 0;
+	return live_dir_names(live_of(), path, dir_add, &d);
 }
 
 static void handle_free(struct live_handle *h)
@@ -105,7 +108,7 @@ static int handle_fill(struct utrace_live *l, struct live_handle *h)
 
 	if (!out)
 		return -ENOMEM;
-	ret = h->f->show(l, h->f, out);
+	ret = h->f->show(l, h, out);
 	fclose(out);
 	return ret < 0 ? ret : 0;
 }
@@ -113,17 +116,19 @@ static int handle_fill(struct utrace_live *l, struct live_handle *h)
 static int live_open(const char *path, struct fuse_file_info *fi)
 {
 	struct utrace_live *l = live_of();
-	const struct live_file *f = live_file_find(path + 1);
 	int acc = fi->flags & O_ACCMODE, ret = 0;
-	struct live_handle *h;
+	const struct live_file *f;
+	struct live_handle *h, where;
 
-	if (!f)
+	if (live_resolve(l, path, &where) < 0)
 		return -ENOENT;
+	if (!(f = where.f))
+		return -EISDIR;
 	if ((acc != O_RDONLY && !(f->mode & 0200)) || (acc != O_WRONLY && !(f->mode & 0400)))
 		return -EACCES;
 	if (!(h = calloc(1, sizeof(*h))))
 		return -ENOMEM;
-	h->f = f;
+	*h = where;
 	pthread_mutex_lock(&l->lock);
 	if (f->open)
 		ret = f->open(l, h, fi->flags);
@@ -200,7 +205,9 @@ static int live_release(const char *path, struct fuse_file_info *fi)
 /* `>` without FUSE_CAP_ATOMIC_O_TRUNC, or truncate(1): nothing to cut. */
 static int live_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
-	return live_file_find(path + 1) ? 0 : -ENOENT;
+	struct live_handle h;
+
+	return live_resolve(live_of(), path, &h) < 0 ? -ENOENT : h.f ? 0 : -EISDIR;
 }
 
 static const struct fuse_operations live_ops = {
@@ -242,8 +249,15 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
 	}
 	l->ops = *ops;
 	l->tracer = ops->tracer;
-	sigaction(SIGUSR1, &(struct sigaction){.sa_handler = live_intr}, NULL);
 	pthread_mutex_init(&l->lock, NULL);
+	sigaction(SIGUSR1, &(struct sigaction){.sa_handler = live_intr}, NULL);
+	l->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (l->ncpu < 1)
+		l->ncpu = 1;
+	if (!(l->cpu_clear_ns = calloc((size_t)l->ncpu, sizeof(uint64_t)))) {
+		utrace_live_stop(l);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
 	if (live_lists_from(l, ops->filter) < 0) {
 		utrace_live_stop(l);
 		return utrace_error_set(err, -ENOMEM, "out of memory");
@@ -284,6 +298,7 @@ void utrace_live_stop(struct utrace_live *l)
 		utrace_func_filter_free(l->filters[i]);
 	free(l->filters);
 	free(l->pipe_text);
+	free(l->cpu_clear_ns);
 	pthread_mutex_destroy(&l->lock);
 	free(l->dir);
 	free(l);

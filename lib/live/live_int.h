@@ -43,6 +43,8 @@ struct utrace_live {
 	char *pipe_text;
 	size_t pipe_len, pipe_off;
 	bool stopping; /* unmounting: blocked readers give up */
+	int ncpu;      /* per_cpu/cpu0 ... */
+	uint64_t *cpu_clear_ns; /* `echo > per_cpu/cpuN/trace`, by N */
 };
 
 /* One open file. */
@@ -52,6 +54,7 @@ struct live_handle {
 	size_t len;
 	struct live_list pending; /* a function list being written */
 	bool dirty;		  /* pending is to be applied at flush */
+	int cpu;		  /* per_cpu/cpuN/: N, else -1 */
 };
 
 /* One file of the filesystem.  The callbacks return 0 or -errno; write
@@ -59,7 +62,7 @@ struct live_handle {
 struct live_file {
 	const char *name;
 	mode_t mode;
-	int (*show)(struct utrace_live *l, const struct live_file *f, FILE *out);
+	int (*show)(struct utrace_live *l, const struct live_handle *h, FILE *out);
 	int (*open)(struct utrace_live *l, struct live_handle *h, int flags);
 	long (*write)(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 	int (*flush)(struct utrace_live *l, struct live_handle *h);
@@ -71,9 +74,12 @@ struct live_file {
  * until there is something; the bytes given or -errno. */
 long live_pipe_read(struct utrace_live *l, char *buf, size_t size, bool nonblock);
 
-/* live_files.c: the files, by name; NULL past the end. */
-const struct live_file *live_file_find(const char *name);
-const struct live_file *live_file_at(unsigned i);
+/* live_files.c: what path names: 0 with h->f and h->cpu set (h->f NULL
+ * for a directory), or -ENOENT. */
+int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h);
+/* The names in the directory path, through fill; -ENOENT if none. */
+int live_dir_names(struct utrace_live *l, const char *path,
+		   void (*fill)(void *arg, const char *name), void *arg);
 
 /* live_state.c */
 const char *live_tracer_name(enum utrace_tracer t);

@@ -77,6 +77,14 @@ for _ in $(seq 50); do
 	grep -q ' <-' "$T/trace1" && break
 	sleep 0.1
 done
+ncpu=$(ls per_cpu | wc -l)
+bad=0
+for c in $(seq 0 $((ncpu - 1))); do
+	cpu=$(printf '%03d' "$c")
+	awk '/ <-/' "per_cpu/cpu$c/trace" >"$T/cpu"
+	grep -qv "\[$cpu\]" "$T/cpu" && bad=1
+done
+check "per_cpu/cpuN/trace holds only CPU N's events ($ncpu CPUs)" test "$ncpu" -ge 1 -a "$bad" -eq 0
 echo nop > current_tracer
 check "trace has the function tracer's header" grep -qx '# tracer: function' "$T/trace1"
 check "trace has exactly the functions of the filter glob" \
