@@ -12,6 +12,7 @@
  * waits (want), since a mutex just released is otherwise often taken back
  * by the same thread.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,6 +31,9 @@ struct record_live {
 	pthread_mutex_t lock;
 	int want; /* FUSE threads waiting for lock */
 	struct utrace_live *fs;
+	/* the ids of events: the recording's selection (-e), else our own,
+	 * since then no event is recorded whose id it could contradict */
+	struct utrace_event_select *events, *own;
 };
 
 static void live_lock(struct record_live *rl)
@@ -144,6 +148,29 @@ static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
 	pthread_mutex_unlock(&rl->lock);
 }
 
+static void live_objects(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg)
+{
+	struct record_live *rl = arg;
+
+	live_lock(rl);
+	utrace_recorder_live_objects(rl->r, cb, cbarg);
+	pthread_mutex_unlock(&rl->lock);
+}
+
+static int live_event_id(void *arg, const char *system, const char *name)
+{
+	struct record_live *rl = arg;
+	struct utrace_error err = {0};
+	int id;
+
+	live_lock(rl);
+	if (!rl->events && utrace_event_select_new(NULL, 0, &rl->own, &err) >= 0)
+		rl->events = rl->own;
+	id = rl->events ? utrace_event_select_id(rl->events, system, name) : -ENOMEM;
+	pthread_mutex_unlock(&rl->lock);
+	return id;
+}
+
 struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
 				      const struct record_opts *o)
 {
@@ -153,6 +180,8 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .tracing_on = live_tracing_on,
 	    .print_trace = live_print_trace,
 	    .functions = live_functions,
+	    .objects = live_objects,
+	    .event_id = live_event_id,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,
 	    .filter = o->filter,
@@ -165,6 +194,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	}
 	rl->r = r;
 	rl->output = o->rec.output;
+	rl->events = o->rec.events;
 	pthread_mutex_init(&rl->lock, NULL);
 	pthread_mutex_lock(&rl->lock); /* the loop's, from the start */
 	ops.arg = rl;
@@ -195,6 +225,7 @@ void record_live_stop(struct record_live *rl)
 	/* the FUSE threads may wait for the recorder: let them finish */
 	pthread_mutex_unlock(&rl->lock);
 	utrace_live_stop(rl->fs);
+	utrace_event_select_free(rl->own);
 	pthread_mutex_destroy(&rl->lock);
 	free(rl);
 }

@@ -15,6 +15,7 @@
  *   live_state.c  the state the files share: tracer, function lists,
  *                 error_log
  *   live_pipe.c   trace_pipe: consuming, blocking reads
+ *   live_events.c available_events, events/SYSTEM/EVENT/{format,id}
  *   live_reset.c  unmounting what a killed recorder left
  *
  * The ops are called from the FUSE threads, several at once; the
@@ -52,6 +53,11 @@ struct utrace_live_ops {
 	 * one, 0 if there is none */
 	int (*print_trace)(void *arg, FILE *out, const char *tracer, uint64_t since_ns, int cpu,
 			   uint64_t *last_ns, struct utrace_error *err);
+	/* every object file of the traced processes (each may be named
+	 * more than once), and the id the recording gives an event (<0: out
+	 * of memory) */
+	void (*objects)(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg);
+	int (*event_id)(void *arg, const char *system, const char *name);
 	/* every traceable function of the traced processes */
 	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
 	/* per-thread buffer size in KiB */

@@ -283,6 +283,7 @@ static int flush_list(struct utrace_live *l, struct live_handle *h)
 	return live_apply(l, l->tracer, lists, &err);
 }
 
+#define NFILES(t) (sizeof(t) / sizeof((t)[0]))
 #define RO 0444
 #define RW 0644
 static const struct live_file files[] = {
@@ -296,13 +297,18 @@ static const struct live_file files[] = {
     {"available_filter_functions", RO, show_functions, NULL, NULL, NULL, 0, false},
     {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0, false},
     {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},
+    {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
 };
-
-#define NFILES(t) (sizeof(t) / sizeof((t)[0]))
 
 /* per_cpu/cpuN/: the CPU's part of the recording */
 static const struct live_file cpu_files[] = {
     {"trace", RW, show_trace, open_trace, write_taken, NULL, 0, false},
+};
+
+/* events/SYSTEM/EVENT/ (live_events.c) */
+static const struct live_file event_files[] = {
+    {"format", RO, live_show_format, NULL, NULL, NULL, 0, false},
+    {"id", RO, live_show_id, NULL, NULL, NULL, 0, false},
 };
 
 static const struct live_file *table_find(const struct live_file *t, size_t n, const char *name)
@@ -328,21 +334,70 @@ static int cpu_dir(struct utrace_live *l, const char *p, const char **rest)
 	return (int)n;
 }
 
+/* The next component of *p into out (at most 64 bytes); false if none
+ * or too long. */
+static bool component(const char **p, char out[65])
+{
+	const char *s = *p, *e = strchr(s, '/');
+	size_t n = e ? (size_t)(e - s) : strlen(s);
+
+	if (!n || n > 64)
+		return false;
+	memcpy(out, s, n);
+	out[n] = 0;
+	*p = e ? e + 1 : s + n;
+	return true;
+}
+
+/* events/SYS/EVENT/FILE */
+static int resolve_event(struct utrace_live *l, const char *p, struct live_handle *h)
+{
+	char file[65];
+
+	h->dir = LIVE_DIR_EVENTS;
+	if (!*p)
+		return 0;
+	if (!component(&p, h->sys) || !live_event_find(l, h->sys, NULL))
+		return -ENOENT;
+	h->dir = LIVE_DIR_SYSTEM;
+	if (!*p)
+		return 0;
+	if (!component(&p, h->ev) || !live_event_find(l, h->sys, h->ev))
+		return -ENOENT;
+	h->dir = LIVE_DIR_EVENT;
+	if (!*p)
+		return 0;
+	if (!component(&p, file) || *p ||
+	    !(h->f = table_find(event_files, NFILES(event_files), file)))
+		return -ENOENT;
+	h->dir = 0;
+	return 0;
+}
+
 int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h)
 {
 	const char *p = path + (path[0] == '/'), *rest;
 
 	memset(h, 0, sizeof(*h));
 	h->cpu = -1;
-	if (!*p || !strcmp(p, "per_cpu"))
+	if (!*p) {
+		h->dir = LIVE_DIR_ROOT;
 		return 0;
+	}
+	if (!strcmp(p, "per_cpu")) {
+		h->dir = LIVE_DIR_PER_CPU;
+		return 0;
+	}
 	if (!strncmp(p, "per_cpu/", 8)) {
 		if ((h->cpu = cpu_dir(l, p + 8, &rest)) < 0)
 			return -ENOENT;
+		h->dir = rest ? 0 : LIVE_DIR_CPU;
 		if (rest && !(h->f = table_find(cpu_files, NFILES(cpu_files), rest)))
 			return -ENOENT;
 		return 0;
 	}
+	if (!strcmp(p, "events") || !strncmp(p, "events/", 7))
+		return resolve_event(l, p + 6 + (p[6] == '/'), h);
 	return (h->f = table_find(files, NFILES(files), p)) ? 0 : -ENOENT;
 }
 
@@ -354,18 +409,32 @@ int live_dir_names(struct utrace_live *l, const char *path,
 
 	if (live_resolve(l, path, &h) < 0 || h.f)
 		return -ENOENT;
-	if (h.cpu >= 0) {
+	switch (h.dir) {
+	case LIVE_DIR_CPU:
 		for (size_t i = 0; i < NFILES(cpu_files); i++)
 			fill(arg, cpu_files[i].name);
-	} else if (strstr(path, "per_cpu")) {
+		break;
+	case LIVE_DIR_PER_CPU:
 		for (int c = 0; c < l->ncpu; c++) {
 			snprintf(name, sizeof(name), "cpu%d", c);
 			fill(arg, name);
 		}
-	} else {
+		break;
+	case LIVE_DIR_EVENTS:
+		live_event_names(l, NULL, fill, arg);
+		break;
+	case LIVE_DIR_SYSTEM:
+		live_event_names(l, h.sys, fill, arg);
+		break;
+	case LIVE_DIR_EVENT:
+		for (size_t i = 0; i < NFILES(event_files); i++)
+			fill(arg, event_files[i].name);
+		break;
+	default:
 		for (size_t i = 0; i < NFILES(files); i++)
 			fill(arg, files[i].name);
 		fill(arg, "per_cpu");
+		fill(arg, "events");
 	}
 	return 0;
 }

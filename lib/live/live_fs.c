@@ -59,10 +59,15 @@ static void *live_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 
 static int live_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
+	struct utrace_live *l = live_of();
 	struct live_handle h;
+	int ret;
 
 	memset(st, 0, sizeof(*st));
-	if (live_resolve(live_of(), path, &h) < 0)
+	pthread_mutex_lock(&l->lock);
+	ret = live_resolve(l, path, &h);
+	pthread_mutex_unlock(&l->lock);
+	if (ret < 0)
 		return -ENOENT;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
@@ -86,11 +91,16 @@ static void dir_add(void *arg, const char *name)
 static int live_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
 			struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
+	struct utrace_live *l = live_of();
 	struct dir_fill d = {buf, fill};
+	int ret;
 
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
-	return live_dir_names(live_of(), path, dir_add, &d);
+	pthread_mutex_lock(&l->lock);
+	ret = live_dir_names(l, path, dir_add, &d);
+	pthread_mutex_unlock(&l->lock);
+	return ret;
 }
 
 static void handle_free(struct live_handle *h)
@@ -120,7 +130,10 @@ static int live_open(const char *path, struct fuse_file_info *fi)
 	const struct live_file *f;
 	struct live_handle *h, where;
 
-	if (live_resolve(l, path, &where) < 0)
+	pthread_mutex_lock(&l->lock);
+	ret = live_resolve(l, path, &where);
+	pthread_mutex_unlock(&l->lock);
+	if (ret < 0)
 		return -ENOENT;
 	if (!(f = where.f))
 		return -EISDIR;
@@ -205,9 +218,14 @@ static int live_release(const char *path, struct fuse_file_info *fi)
 /* `>` without FUSE_CAP_ATOMIC_O_TRUNC, or truncate(1): nothing to cut. */
 static int live_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
+	struct utrace_live *l = live_of();
 	struct live_handle h;
+	int ret;
 
-	return live_resolve(live_of(), path, &h) < 0 ? -ENOENT : h.f ? 0 : -EISDIR;
+	pthread_mutex_lock(&l->lock);
+	ret = live_resolve(l, path, &h);
+	pthread_mutex_unlock(&l->lock);
+	return ret < 0 ? -ENOENT : h.f ? 0 : -EISDIR;
 }
 
 static const struct fuse_operations live_ops = {
@@ -299,6 +317,7 @@ void utrace_live_stop(struct utrace_live *l)
 	free(l->filters);
 	free(l->pipe_text);
 	free(l->cpu_clear_ns);
+	live_events_free(l);
 	pthread_mutex_destroy(&l->lock);
 	free(l->dir);
 	free(l);

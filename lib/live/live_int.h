@@ -45,6 +45,10 @@ struct utrace_live {
 	bool stopping; /* unmounting: blocked readers give up */
 	int ncpu;      /* per_cpu/cpu0 ... */
 	uint64_t *cpu_clear_ns; /* `echo > per_cpu/cpuN/trace`, by N */
+	/* live_events.c: the event lists of the object files, by path */
+	char **ev_paths;
+	struct utrace_event_list **ev_lists;
+	size_t nev_paths;
 };
 
 /* One open file. */
@@ -55,6 +59,17 @@ struct live_handle {
 	struct live_list pending; /* a function list being written */
 	bool dirty;		  /* pending is to be applied at flush */
 	int cpu;		  /* per_cpu/cpuN/: N, else -1 */
+	int dir;		  /* a directory: enum live_dir; a file: 0 */
+	char sys[65], ev[65];	  /* events/SYS/EVENT/ */
+};
+
+enum live_dir {
+	LIVE_DIR_ROOT = 1,
+	LIVE_DIR_PER_CPU,
+	LIVE_DIR_CPU,
+	LIVE_DIR_EVENTS,
+	LIVE_DIR_SYSTEM,
+	LIVE_DIR_EVENT,
 };
 
 /* One file of the filesystem.  The callbacks return 0 or -errno; write
@@ -74,8 +89,20 @@ struct live_file {
  * until there is something; the bytes given or -errno. */
 long live_pipe_read(struct utrace_live *l, char *buf, size_t size, bool nonblock);
 
-/* live_files.c: what path names: 0 with h->f and h->cpu set (h->f NULL
- * for a directory), or -ENOENT. */
+/* live_events.c */
+struct utrace_event_format;
+const struct utrace_event_format *live_event_find(struct utrace_live *l, const char *system,
+						  const char *name); /* name NULL: any */
+void live_event_names(struct utrace_live *l, const char *sys,
+		      void (*fill)(void *arg, const char *name), void *arg);
+int live_show_events(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_show_format(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_show_id(struct utrace_live *l, const struct live_handle *h, FILE *out);
+void live_events_free(struct utrace_live *l);
+
+/* live_files.c: what path names: 0 with h->f (NULL for a directory,
+ * then h->dir says which), h->cpu, h->sys and h->ev set, or -ENOENT.
+ * With l->lock held, as live_dir_names. */
 int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h);
 /* The names in the directory path, through fill; -ENOENT if none. */
 int live_dir_names(struct utrace_live *l, const char *path,

@@ -121,6 +121,9 @@ typedef void (*utrace_recorder_func_cb)(void *arg, const char *name, const char 
 					const char *path, bool main_object);
 void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_func_cb cb,
 				    void *arg);
+/* The object files of the traced processes (a path may come again). */
+void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
+				  void *arg);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far and flush the file, so that a

@@ -149,3 +149,11 @@ void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_f
 		}
 	}
 }
+
+void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
+				  void *arg)
+{
+	for (uint32_t ci = 0; ci < r->nr_conns; ci++)
+		for (uint32_t oi = 0; oi < r->conns[ci]->nr_objs; oi++)
+			cb(arg, r->conns[ci]->objs[oi].path);
+}

@@ -4,7 +4,7 @@
 # (tracer switched live, the filter glob obeyed, trace cleared), the
 # error cases (unknown tracer: EINVAL and error_log; a glob that names no
 # function; a bad tracing_on), trace_pipe read by two readers who split
-# the records, and no mount left after the program's exit, after Ctrl-C
+# the records, per_cpu, the events' files, and no mount left after the program's exit, after Ctrl-C
 # of the recorder, and after kill -9 then utrace reset.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -226,6 +226,60 @@ check "the threaded program and its fork exit normally" test $? -eq 0
 "$U" report --stat -i "$T/mt.dat" >"$T/mt.stat" 2>&1
 check "threads of both processes wrote records" \
 	test "$(awk '!/^#/ && $3 > 0 { print $2 }' "$T/mt.stat" | sort -u | wc -l)" -eq 2
+
+# the program's static tracepoints: available_events, events/SYS/EVENT/
+cat >"$T/lt_events.h" <<'PROG'
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM livetp
+#if !defined(LT_EVENTS_H) || defined(TRACE_HEADER_MULTI_READ)
+#define LT_EVENTS_H
+#include <utrace/tracepoint.h>
+TRACE_EVENT(lt_tick,
+	TP_PROTO(int n),
+	TP_ARGS(n),
+	TP_STRUCT__entry(__field(int, n)),
+	TP_fast_assign(__entry->n = n;),
+	TP_printk("n=%d", __entry->n)
+);
+#endif
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE lt_events
+#include <utrace/define_trace.h>
+PROG
+cat >"$T/ltp.c" <<'PROG'
+#include <unistd.h>
+#define CREATE_TRACE_POINTS
+#include "lt_events.h"
+int main(int argc, char **argv)
+{
+	for (int n = 0; access(argv[1], F_OK); n++) {
+		trace_lt_tick(n);
+		usleep(1000);
+	}
+	return 0;
+}
+PROG
+(cd "$T" && cc -O2 $("$U" cflags) -I"$ROOT/include" -I. -o ltp ltp.c) ||
+	{ notok "build the tracepoint program"; exit 1; }
+rm -f "$T/stop"
+"$U" record -e livetp:lt_tick --tracefs "$T/mnt" -o "$T/ltp.dat" -- "$T/ltp" "$T/stop" \
+	>"$T/ltp.out" 2>&1 &
+RP=$!
+for _ in $(seq 100); do [ -s "$T/mnt/available_events" ] && break; sleep 0.05; done
+check "available_events lists the program's event" grep -qx 'livetp:lt_tick' "$T/mnt/available_events"
+check "events/ holds its system and event" \
+	test "$(ls "$T/mnt/events") $(ls "$T/mnt/events/livetp")" = "livetp lt_tick"
+check "its format is the kernel's" grep -qx 'print fmt: "n=%d", REC->n' \
+	"$T/mnt/events/livetp/lt_tick/format"
+id=$(cat "$T/mnt/events/livetp/lt_tick/id")
+check "id is the format's ID ($id)" grep -qx "ID: $id" "$T/mnt/events/livetp/lt_tick/format"
+check "an unknown event is not there" test ! -e "$T/mnt/events/livetp/nosuch"
+touch "$T/stop"
+wait "$RP"
+"$U" report -i "$T/ltp.dat" >"$T/ltp.rep" 2>&1
+check "the event was recorded under that format" grep -q 'lt_tick: n=' "$T/ltp.rep"
 
 start_rec || notok "mount for the Ctrl-C case"
 kill -INT "$RP"
