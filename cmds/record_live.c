@@ -199,7 +199,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	pthread_mutex_lock(&rl->lock); /* the loop's, from the start */
 	ops.arg = rl;
 	if (utrace_live_start(dir, &ops, &rl->fs, &err) < 0) {
-		utrace_die_msg("record", "--tracefs %s", err.msg);
+		utrace_die_msg("record", "--tracefs: %s", err.msg);
 		pthread_mutex_unlock(&rl->lock);
 		pthread_mutex_destroy(&rl->lock);
 		free(rl);

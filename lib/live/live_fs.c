@@ -259,7 +259,15 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
 {
 	char *argv[] = {"utrace", "-o", "fsname=utrace,subtype=utrace", NULL};
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-	struct utrace_live *l = calloc(1, sizeof(*l));
+	struct utrace_live *l;
+	struct stat st;
+
+	/* said here in one line, before libfuse says it its own way */
+	if (stat(dir, &st) < 0)
+		return utrace_error_set(err, -errno, "%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return utrace_error_set(err, -ENOTDIR, "%s: not a directory", dir);
+	l = calloc(1, sizeof(*l));
 
 	if (!l || !(l->dir = strdup(dir))) {
 		free(l);

@@ -63,6 +63,10 @@ wait_gone() {
 # funcs FILE: the function names of a function tracer's trace
 funcs() { awk '/ <-/ { print $(NF - 1) }' "$1" | sort -u | tr '\n' ' '; }
 
+"$U" record --tracefs "$T/nodir" -o "$T/x.dat" -- true >"$T/nodir.out" 2>&1
+check "--tracefs of a missing directory fails with one line" \
+	test $? -eq 1 -a "$(cat "$T/nodir.out")" = \
+	"utrace record: --tracefs: $T/nodir: No such file or directory"
 check "the tracefs is mounted for the recording" start_rec
 cd "$T/mnt" || exit 1
 check "available_tracers" test "$(cat available_tracers)" = "function_graph function nop"
