@@ -284,7 +284,7 @@ struct utrace_msg_trigger {
 struct utrace_msg_tracer {
 	struct utrace_msg hdr;
 	uint32_t tracer; /* enum utrace_tracer */
-	uint32_t reserved;
+	uint32_t flags;	 /* UTRACE_CFG_GRAPH_FUNCS or 0: set_graph_function has functions */
 };
 
 struct utrace_msg_live_done {

@@ -505,7 +505,7 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
  * in one batch.  Switching away from function_graph leaves hooked frames
  * hooked: they return through utrace_graph_return as before.
  */
-int rt_objects_live_apply(uint32_t tracer)
+int rt_objects_live_apply(uint32_t tracer, uint32_t graph_funcs)
 {
 	void *tramp = tracer == UTRACE_TRACER_FUNCTION ? (void *)utrace_func_tramp
 						       : (void *)utrace_graph_tramp;
@@ -525,6 +525,14 @@ int rt_objects_live_apply(uint32_t tracer)
 		for (struct rt_object *o = rt.objects; o && ret >= 0; o = o->next)
 			ret = stubs_retarget(o, tramp);
 	if (ret >= 0) {
+		/* set_graph_function: a thread outside every root frame stops
+		 * recording at its next entry, and starts again in a root */
+		__atomic_store_n(&rt.cfg.flags,
+				 (rt.cfg.flags & ~(uint32_t)UTRACE_CFG_GRAPH_FUNCS) | graph_funcs,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&rt.graph_fast,
+				 !rt.tsc_thresh && !rt.cfg.max_depth && !graph_funcs,
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&rt.cfg.tracer, tracer, __ATOMIC_RELEASE);
 		ret = rt_text_poke_batch(pokes, live_pokes(pokes, tracer));
 	}

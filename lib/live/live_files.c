@@ -9,8 +9,9 @@
  *                    clears it, a write is taken and ignored
  *   trace_pipe       the same, consumed as it is read (live_pipe.c)
  *   per_cpu/cpuN/trace  the events written on CPU N; O_TRUNC clears them
- *   set_ftrace_filter, set_ftrace_notrace
- *                    the functions selected, one a line (the filter's
+ *   set_ftrace_filter, set_ftrace_notrace, set_graph_function,
+ *   set_graph_notrace
+ *                    the functions selected, one a line (the kernel's
  *                    "#### all functions enabled ####" when empty); `>`
  *                    starts the list over, `>>` adds to it, a `!GLOB`
  *                    excludes; each write is checked at once (a bad
@@ -189,7 +190,10 @@ static void func_print(void *arg, const char *name, const char *raw, const char 
 	if (w->which >= 0) {
 		sel = utrace_func_filter_select(w->f, name, raw, module);
 		/* set_ftrace_notrace lists what its own expressions match */
-		if (w->which == UTRACE_NOTRACE ? (sel & UTRACE_SITE_TRACE) : !(sel & UTRACE_SITE_TRACE))
+		if (w->which == UTRACE_NOTRACE ? (sel & UTRACE_SITE_TRACE)
+		    : w->which == UTRACE_GRAPH ? !(sel & UTRACE_SITE_GRAPH_ROOT)
+		    : w->which == UTRACE_GRAPH_NOTRACE ? !(sel & UTRACE_SITE_GRAPH_NOTRACE)
+						       : !(sel & UTRACE_SITE_TRACE))
 			return;
 	}
 	w->hits++;
@@ -216,8 +220,11 @@ static int show_list(struct utrace_live *l, const struct live_handle *h, FILE *o
 	struct func_walk w = {out, NULL, h->f->which, 0};
 
 	if (!l->lists[h->f->which].n) {
-		if (h->f->which == UTRACE_FILTER)
+		/* the kernel's texts for an empty list (ftrace.c t_show, g_show) */
+		if (h->f->which == UTRACE_FILTER || h->f->which == UTRACE_GRAPH)
 			fputs("#### all functions enabled ####\n", out);
+		else if (h->f->which == UTRACE_GRAPH_NOTRACE)
+			fputs("#### no functions disabled ####\n", out);
 		return 0;
 	}
 	/* the list alone: what it selects (notrace: what it drops) */
@@ -294,6 +301,9 @@ static const struct live_file files[] = {
     {"trace_pipe", RO, NULL, NULL, NULL, NULL, 0, true},
     {"set_ftrace_filter", RW, show_list, open_list, write_list, flush_list, UTRACE_FILTER, false},
     {"set_ftrace_notrace", RW, show_list, open_list, write_list, flush_list, UTRACE_NOTRACE, false},
+    {"set_graph_function", RW, show_list, open_list, write_list, flush_list, UTRACE_GRAPH, false},
+    {"set_graph_notrace", RW, show_list, open_list, write_list, flush_list, UTRACE_GRAPH_NOTRACE,
+     false},
     {"available_filter_functions", RO, show_functions, NULL, NULL, NULL, 0, false},
     {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0, false},
     {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},

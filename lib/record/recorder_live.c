@@ -59,6 +59,8 @@ static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 
 	/* the SELECTs go down the live channel, not the registration socket */
 	ch.fd = c->live_fd;
+	if (r->o.filter && utrace_func_filter_count(r->o.filter, UTRACE_GRAPH))
+		t.flags = UTRACE_CFG_GRAPH_FUNCS;
 	ret = rec_conn_send(&ch, &t, sizeof(t), -1);
 	for (uint32_t i = 0; ret >= 0 && i < c->nr_objs; i++)
 		if (c->objs[i].nr_sites && c->objs[i].received == c->objs[i].nr_sites)

@@ -118,6 +118,23 @@ echo > set_ftrace_filter
 check "echo > set_ftrace_filter: all functions again" \
 	test "$(cat set_ftrace_filter)" = "#### all functions enabled ####"
 
+# set_graph_function: only below func_beta, switched on live
+check "set_graph_function starts empty" \
+	test "$(cat set_graph_function)" = "#### all functions enabled ####"
+check "set_graph_notrace starts empty" \
+	test "$(cat set_graph_notrace)" = "#### no functions disabled ####"
+echo func_beta > set_graph_function
+check "set_graph_function lists its function" test "$(cat set_graph_function)" = func_beta
+echo function_graph > current_tracer; echo > trace
+for _ in $(seq 50); do
+	cat trace >"$T/trace4"
+	grep -q 'func_beta();' "$T/trace4" && break
+	sleep 0.1
+done
+echo nop > current_tracer; echo > set_graph_function
+check "with set_graph_function func_beta the graph holds func_beta alone" \
+	test "$(grep -v '^#' "$T/trace4" | awk -F'|' '{ print $2 }' | sort -u | tr -d ' ')" = "func_beta();"
+
 # errors
 echo foo > current_tracer 2>"$T/err1"
 check "an unknown tracer fails with EINVAL" grep -q 'Invalid argument' "$T/err1"
