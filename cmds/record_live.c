@@ -44,13 +44,14 @@ static void live_lock(struct record_live *rl)
 }
 
 static int live_set_tracer(void *arg, enum utrace_tracer tracer,
-			   const struct utrace_func_filter *filter, struct utrace_error *err)
+			   const struct utrace_func_filter *filter, uint32_t max_depth,
+			   struct utrace_error *err)
 {
 	struct record_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
-	ret = utrace_recorder_live_set(rl->r, tracer, filter, err);
+	ret = utrace_recorder_live_set(rl->r, tracer, filter, max_depth, err);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
@@ -185,6 +186,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,
 	    .filter = o->filter,
+	    .max_depth = o->rec.max_depth,
 	};
 	struct utrace_error err = {0};
 

@@ -505,8 +505,9 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
  * in one batch.  Switching away from function_graph leaves hooked frames
  * hooked: they return through utrace_graph_return as before.
  */
-int rt_objects_live_apply(uint32_t tracer, uint32_t graph_funcs)
+int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 {
+	uint32_t tracer = t->tracer, graph_funcs = t->flags & UTRACE_CFG_GRAPH_FUNCS;
 	void *tramp = tracer == UTRACE_TRACER_FUNCTION ? (void *)utrace_func_tramp
 						       : (void *)utrace_graph_tramp;
 	struct rt_poke *pokes;
@@ -530,8 +531,11 @@ int rt_objects_live_apply(uint32_t tracer, uint32_t graph_funcs)
 		__atomic_store_n(&rt.cfg.flags,
 				 (rt.cfg.flags & ~(uint32_t)UTRACE_CFG_GRAPH_FUNCS) | graph_funcs,
 				 __ATOMIC_RELAXED);
+		/* max_graph_depth: checked at each entry; deeper frames
+		 * already pushed return as before */
+		__atomic_store_n(&rt.cfg.max_depth, t->max_depth, __ATOMIC_RELAXED);
 		__atomic_store_n(&rt.graph_fast,
-				 !rt.tsc_thresh && !rt.cfg.max_depth && !graph_funcs,
+				 !rt.tsc_thresh && !t->max_depth && !graph_funcs,
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&rt.cfg.tracer, tracer, __ATOMIC_RELEASE);
 		ret = rt_text_poke_batch(pokes, live_pokes(pokes, tracer));

@@ -67,21 +67,22 @@ static void live_answer(int status)
 static void *live_main(void *arg)
 {
 	struct utrace_msg *m = arg;
-	uint32_t tracer = rt.cfg.tracer, flags = rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS;
+	struct utrace_msg_tracer t = {.tracer = rt.cfg.tracer,
+				      .flags = rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS,
+				      .max_depth = rt.cfg.max_depth};
 	int status = 0;
 	long n;
 
 	while ((n = live_recv(m, UTRACE_MSG_MAX)) >= (long)sizeof(*m)) {
 		if (m->type == UTRACE_MSG_TRACER && n >= (long)sizeof(struct utrace_msg_tracer)) {
-			tracer = ((struct utrace_msg_tracer *)m)->tracer;
-			flags = ((struct utrace_msg_tracer *)m)->flags & UTRACE_CFG_GRAPH_FUNCS;
+			t = *(struct utrace_msg_tracer *)m;
 		} else if (m->type == UTRACE_MSG_SELECT &&
 			   n >= (long)sizeof(struct utrace_msg_select)) {
 			if (rt_objects_live_select((void *)m, (uint32_t)n) < 0)
 				status = -EPROTO;
 		} else if (m->type == UTRACE_MSG_LIVE_DONE) {
 			if (!status && rt.enabled)
-				status = rt_objects_live_apply(tracer, flags);
+				status = rt_objects_live_apply(&t);
 			live_answer(status);
 			status = 0;
 		}

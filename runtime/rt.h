@@ -271,7 +271,7 @@ int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
 int rt_objects_scan(void) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
 int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
-int rt_objects_live_apply(uint32_t tracer, uint32_t graph_funcs) RT_HIDDEN;
+int rt_objects_live_apply(const struct utrace_msg_tracer *t) RT_HIDDEN;
 /* live.c */
 void rt_live_start(void) RT_HIDDEN;
 void rt_live_forget(void) RT_HIDDEN;

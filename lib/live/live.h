@@ -44,7 +44,8 @@ struct utrace_live_ops {
 	/* the tracer and the function filter of every traced process, now;
 	 * filter stays valid until utrace_live_stop */
 	int (*set_tracer)(void *arg, enum utrace_tracer tracer,
-			  const struct utrace_func_filter *filter, struct utrace_error *err);
+			  const struct utrace_func_filter *filter, uint32_t max_depth,
+			  struct utrace_error *err);
 	/* tracing_on: set (0/1) or only read (-1); returns the value */
 	uint32_t (*tracing_on)(void *arg, int set);
 	/* the recording as the kernel's trace file prints it for tracer:
@@ -66,6 +67,7 @@ struct utrace_live_ops {
 	 * filter may be NULL) */
 	enum utrace_tracer tracer;
 	const struct utrace_func_filter *filter;
+	uint32_t max_depth;
 };
 
 /* Mounts the filesystem at dir (an existing directory) and serves it from

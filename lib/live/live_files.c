@@ -152,6 +152,38 @@ static long write_taken(struct utrace_live *l, struct live_handle *h, const char
 	return (long)n;
 }
 
+static int show_depth(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	fprintf(out, "%u\n", l->max_depth);
+	return 0;
+}
+
+/* max_graph_depth: a number, 0 for no limit; the processes get it with
+ * the tracer. */
+static long write_depth(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	struct utrace_error err = {0};
+	char *s = write_text(buf, n), *end;
+	uint32_t old = l->max_depth;
+	unsigned long v;
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	ret = !*s || *end || errno || *s == '-' || v > UINT32_MAX ? -EINVAL : 0;
+	free(s);
+	if (ret < 0)
+		return ret;
+	l->max_depth = (uint32_t)v;
+	if ((ret = live_apply(l, l->tracer, l->lists, &err)) < 0) {
+		l->max_depth = old;
+		return ret;
+	}
+	return (long)n;
+}
+
 static int show_errlog(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	live_errlog_show(l, out);
@@ -304,6 +336,7 @@ static const struct live_file files[] = {
     {"set_graph_function", RW, show_list, open_list, write_list, flush_list, UTRACE_GRAPH, false},
     {"set_graph_notrace", RW, show_list, open_list, write_list, flush_list, UTRACE_GRAPH_NOTRACE,
      false},
+    {"max_graph_depth", RW, show_depth, NULL, write_depth, NULL, 0, false},
     {"available_filter_functions", RO, show_functions, NULL, NULL, NULL, 0, false},
     {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0, false},
     {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},

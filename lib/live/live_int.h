@@ -29,6 +29,7 @@ struct utrace_live {
 	bool serving;
 	pthread_mutex_t lock; /* everything below */
 	enum utrace_tracer tracer;
+	uint32_t max_depth; /* max_graph_depth */
 	/* by enum utrace_filter_list; the graph lists come from the command
 	 * line (-g, --graph-notrace) and are kept */
 	struct live_list lists[UTRACE_FILTER_LISTS];

@@ -170,7 +170,7 @@ int live_apply(struct utrace_live *l, enum utrace_tracer tracer,
 		}
 	}
 	/* a filter with no expression at all selects every function */
-	if (l->ops.set_tracer(l->ops.arg, tracer, n ? f : NULL, err) < 0) {
+	if (l->ops.set_tracer(l->ops.arg, tracer, n ? f : NULL, l->max_depth, err) < 0) {
 		lists_free(copy);
 		return err->code;
 	}

@@ -108,14 +108,15 @@ int utrace_recorder_write_ktasks(struct utrace_recorder *r, const struct utrace_
 
 /*
  * Live changes (utrace record --tracefs, lib/record/recorder_live.c): the
- * tracer and the function filter of every traced process, changed while
+ * tracer, the function filter and max_graph_depth of every traced process, changed while
  * it runs (sites patched or unpatched at once) and of the processes that
  * start later.  filter (NULL: every function) must live as long as the
  * recorder.  Each process is waited for; <0 if one failed.  Not
  * concurrently with utrace_recorder_poll: the caller serialises.
  */
 int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer tracer,
-			     const struct utrace_func_filter *filter, struct utrace_error *err);
+			     const struct utrace_func_filter *filter, uint32_t max_depth,
+			     struct utrace_error *err);
 /* Every traceable function of the traced processes, each object once. */
 typedef void (*utrace_recorder_func_cb)(void *arg, const char *name, const char *raw,
 					const char *path, bool main_object);

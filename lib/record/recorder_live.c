@@ -52,7 +52,8 @@ static int live_wait(int fd)
 
 static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 {
-	struct utrace_msg_tracer t = {{sizeof(t), UTRACE_MSG_TRACER}, r->o.tracer, 0};
+	struct utrace_msg_tracer t = {{sizeof(t), UTRACE_MSG_TRACER}, r->o.tracer, 0,
+				      r->o.max_depth, 0};
 	struct utrace_msg_live_done d = {{sizeof(d), UTRACE_MSG_LIVE_DONE}, 0, 0};
 	struct rec_conn ch = *c;
 	int ret;
@@ -75,7 +76,8 @@ static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 }
 
 int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer tracer,
-			     const struct utrace_func_filter *filter, struct utrace_error *err)
+			     const struct utrace_func_filter *filter, uint32_t max_depth,
+			     struct utrace_error *err)
 {
 	size_t nexpr = filter ? utrace_func_filter_total(filter) + 1 : 1;
 	uint32_t *hits = realloc(r->filter_hits, nexpr * sizeof(uint32_t));
@@ -87,6 +89,7 @@ int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer trace
 	r->filter_hits = hits;
 	r->o.tracer = tracer;
 	r->o.filter = filter;
+	r->o.max_depth = max_depth;
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];
 

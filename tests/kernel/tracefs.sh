@@ -135,6 +135,21 @@ echo nop > current_tracer; echo > set_graph_function
 check "with set_graph_function func_beta the graph holds func_beta alone" \
 	test "$(grep -v '^#' "$T/trace4" | awk -F'|' '{ print $2 }' | sort -u | tr -d ' ')" = "func_beta();"
 
+# max_graph_depth 1: step() alone, as a leaf
+echo 1 > max_graph_depth
+check "max_graph_depth reads back" test "$(cat max_graph_depth)" = 1
+echo function_graph > current_tracer; echo > trace
+for _ in $(seq 80); do
+	cat trace >"$T/trace5"
+	grep -q 'step();' "$T/trace5" && break
+	sleep 0.1
+done
+echo nop > current_tracer; echo 0 > max_graph_depth
+check "with max_graph_depth 1 the graph holds step() alone" \
+	test "$(grep -v '^#' "$T/trace5" | awk -F'|' '{ print $2 }' | sort -u | tr -d ' ')" = "step();"
+echo -1 > max_graph_depth 2>"$T/err4"
+check "max_graph_depth takes a number" grep -q 'Invalid argument' "$T/err4"
+
 # errors
 echo foo > current_tracer 2>"$T/err1"
 check "an unknown tracer fails with EINVAL" grep -q 'Invalid argument' "$T/err1"
