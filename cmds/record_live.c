@@ -140,6 +140,17 @@ static int live_print_trace(void *arg, FILE *out, const char *tracer, uint64_t s
 	return ret;
 }
 
+static int live_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_marker(rl->r, text, len, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
 static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
 {
 	struct record_live *rl = arg;
@@ -181,6 +192,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .tracing_on = live_tracing_on,
 	    .print_trace = live_print_trace,
 	    .functions = live_functions,
+	    .marker = live_marker,
 	    .objects = live_objects,
 	    .event_id = live_event_id,
 	    .buffer_kb = o->rec.buffer_kb,

@@ -48,6 +48,7 @@ enum utrace_msg_type {
 	UTRACE_MSG_LIVE,   /* runtime: the live channel's socket (+ fd) */
 	UTRACE_MSG_TRACER, /* recorder, on the live channel: switch tracer */
 	UTRACE_MSG_LIVE_DONE, /* both ways on the live channel: end of a change / its answer */
+	UTRACE_MSG_MARKER, /* recorder, on the live channel: text for the trace (trace_marker) */
 };
 
 struct utrace_msg {
@@ -279,6 +280,8 @@ struct utrace_msg_trigger {
  *   TRACER {tracer}   ------------------>  (the stubs' jump retargeted)
  *   SELECT ... (every site of every object, as at registration)
  *   LIVE_DONE         ------------------>  sites patched/unpatched in one batch
+ *                     <------------------  LIVE_DONE {status}
+ *   MARKER {text}     ------------------>  a PRINT record, as utrace_printf
  *                     <------------------  LIVE_DONE {status}
  */
 struct utrace_msg_tracer {

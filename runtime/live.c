@@ -64,6 +64,10 @@ static void live_answer(int status)
 	rt_fd_done();
 }
 
+/* trace_events.c's utrace_printf writer: the record goes into this
+ * thread's own buffer, made on its first record like any thread's. */
+void __utrace_marker_write(const char *text, unsigned len);
+
 static void *live_main(void *arg)
 {
 	struct utrace_msg *m = arg;
@@ -80,6 +84,13 @@ static void *live_main(void *arg)
 			   n >= (long)sizeof(struct utrace_msg_select)) {
 			if (rt_objects_live_select((void *)m, (uint32_t)n) < 0)
 				status = -EPROTO;
+		} else if (m->type == UTRACE_MSG_MARKER) {
+			if (rt.enabled) {
+				__utrace_marker_write((const char *)(m + 1),
+						      (unsigned)(n - (long)sizeof(*m)));
+				rt_rb_flush(&rt_self); /* readable at once */
+			}
+			live_answer(rt.enabled ? 0 : -EBADF);
 		} else if (m->type == UTRACE_MSG_LIVE_DONE) {
 			if (!status && rt.enabled)
 				status = rt_objects_live_apply(&t);

@@ -209,6 +209,15 @@ static void rb_finish_subbuf(struct rt_thread *t)
 	t->end = NULL;
 }
 
+/* Gives the recorder the current sub-buffer now, however full: the live
+ * channel's thread after a trace_marker, so that `cat trace` shows it at
+ * once.  Only the buffer's own thread may call this (one writer). */
+void rt_rb_flush(struct rt_thread *t)
+{
+	if (t->sb && t->meta && t->written > t->sb_written)
+		rb_finish_subbuf(t);
+}
+
 static void rb_drop(struct rt_thread *t)
 {
 	t->lost++;

@@ -220,6 +220,7 @@ uint32_t *rt_rb_reserve(struct rt_thread *t, unsigned n, unsigned bits, uint64_t
 			uint32_t *delta) RT_HIDDEN;
 void rt_rb_commit(struct rt_thread *t, uint32_t *end) RT_HIDDEN;
 void rt_rb_thread_close(struct rt_thread *t) RT_HIDDEN;
+void rt_rb_flush(struct rt_thread *t) RT_HIDDEN;
 void rt_rb_forget(struct rt_thread *t) RT_HIDDEN;
 
 /*

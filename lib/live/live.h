@@ -59,6 +59,8 @@ struct utrace_live_ops {
 	 * of memory) */
 	void (*objects)(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg);
 	int (*event_id)(void *arg, const char *system, const char *name);
+	/* trace_marker: text into the trace as a print record */
+	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
 	/* every traceable function of the traced processes */
 	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
 	/* per-thread buffer size in KiB */

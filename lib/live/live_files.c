@@ -8,6 +8,7 @@
  *   trace            the recording; an open with O_TRUNC (`echo > trace`)
  *                    clears it, a write is taken and ignored
  *   trace_pipe       the same, consumed as it is read (live_pipe.c)
+ *   trace_marker     a write is a print record (EBADF while tracing is off)
  *   per_cpu/cpuN/trace  the events written on CPU N; O_TRUNC clears them
  *   set_ftrace_filter, set_ftrace_notrace, set_graph_function,
  *   set_graph_notrace
@@ -184,6 +185,23 @@ static long write_depth(struct utrace_live *l, struct live_handle *h, const char
 	return (long)n;
 }
 
+/* trace_marker: the kernel writes nothing while tracing is off (EBADF).
+ * Its record ends with one newline; the print record's line has its own,
+ * so the text goes without. */
+static long write_marker(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	struct utrace_error err = {0};
+	size_t len = n;
+	int ret;
+
+	if (!l->ops.tracing_on(l->ops.arg, -1))
+		return -EBADF;
+	if (len && buf[len - 1] == '\n')
+		len--;
+	ret = l->ops.marker(l->ops.arg, buf, len, &err);
+	return ret < 0 ? ret : (long)n;
+}
+
 static int show_errlog(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	live_errlog_show(l, out);
@@ -331,6 +349,7 @@ static const struct live_file files[] = {
     {"tracing_on", RW, show_tracing_on, NULL, write_tracing_on, NULL, 0, false},
     {"trace", RW, show_trace, open_trace, write_taken, NULL, 0, false},
     {"trace_pipe", RO, NULL, NULL, NULL, NULL, 0, true},
+    {"trace_marker", 0220, NULL, NULL, write_marker, NULL, 0, false},
     {"set_ftrace_filter", RW, show_list, open_list, write_list, flush_list, UTRACE_FILTER, false},
     {"set_ftrace_notrace", RW, show_list, open_list, write_list, flush_list, UTRACE_NOTRACE, false},
     {"set_graph_function", RW, show_list, open_list, write_list, flush_list, UTRACE_GRAPH, false},

@@ -122,6 +122,10 @@ typedef void (*utrace_recorder_func_cb)(void *arg, const char *name, const char 
 					const char *path, bool main_object);
 void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_func_cb cb,
 				    void *arg);
+/* trace_marker: text written as a PRINT record by the command's first
+ * process (its live channel thread), as utrace_printf writes it. */
+int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, size_t len,
+				struct utrace_error *err);
 /* The object files of the traced processes (a path may come again). */
 void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
 				  void *arg);

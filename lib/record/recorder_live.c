@@ -111,6 +111,9 @@ uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set)
 
 int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err)
 {
+	/* messages not read yet (a BUFFER of a thread that just started) */
+	if (utrace_recorder_poll(r, 0, err) < 0)
+		return err->code;
 	for (uint32_t i = 0; i < r->nr_bufs; i++)
 		if (!r->bufs[i]->done && rec_drain(r, r->bufs[i], false, err) < 0)
 			return err->code;
@@ -161,4 +164,31 @@ void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *ar
 	for (uint32_t ci = 0; ci < r->nr_conns; ci++)
 		for (uint32_t oi = 0; oi < r->conns[ci]->nr_objs; oi++)
 			cb(arg, r->conns[ci]->objs[oi].path);
+}
+
+int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, size_t len,
+				struct utrace_error *err)
+{
+	struct utrace_msg m = {0, UTRACE_MSG_MARKER};
+	int ret;
+
+	if (len > UTRACE_MSG_MAX - sizeof(m))
+		len = UTRACE_MSG_MAX - sizeof(m);
+	/* the first process that has a channel: the command itself */
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		struct rec_conn *c = r->conns[i], ch = *c;
+
+		if (!c->open || c->live_fd < 0)
+			continue;
+		ch.fd = c->live_fd;
+		ret = rec_conn_send_with(&ch, &m, sizeof(m), text, len, -1);
+		if (ret >= 0)
+			ret = live_wait(c->live_fd);
+		if (ret == -ETIMEDOUT || ret == -EPROTO)
+			rec_live_close(c);
+		return ret < 0 ? utrace_error_set(err, ret, "the marker was not written: %s",
+						  strerror(-ret))
+			       : 0;
+	}
+	return utrace_error_set(err, -ESRCH, "no traced process to write the marker");
 }

@@ -60,6 +60,12 @@ wait_gone() {
 	for _ in $(seq 100); do mounted || return 0; sleep 0.05; done
 	return 1
 }
+# graph_funcs FILE: the calls of a function_graph trace, "f();" each once
+# (the last entry may show as "f() {": its exit is in a sub-buffer that
+# is not saved yet)
+graph_funcs() {
+	grep -v '^#' "$1" | awk -F'|' '{ print $2 }' | tr -d ' ' | sed 's/(){$/();/' | sort -u
+}
 # funcs FILE: the function names of a function tracer's trace
 funcs() { awk '/ <-/ { print $(NF - 1) }' "$1" | sort -u | tr '\n' ' '; }
 
@@ -133,7 +139,7 @@ for _ in $(seq 50); do
 done
 echo nop > current_tracer; echo > set_graph_function
 check "with set_graph_function func_beta the graph holds func_beta alone" \
-	test "$(grep -v '^#' "$T/trace4" | awk -F'|' '{ print $2 }' | sort -u | tr -d ' ')" = "func_beta();"
+	test "$(graph_funcs "$T/trace4")" = "func_beta();"
 
 # max_graph_depth 1: step() alone, as a leaf
 echo 1 > max_graph_depth
@@ -146,9 +152,20 @@ for _ in $(seq 80); do
 done
 echo nop > current_tracer; echo 0 > max_graph_depth
 check "with max_graph_depth 1 the graph holds step() alone" \
-	test "$(grep -v '^#' "$T/trace5" | awk -F'|' '{ print $2 }' | sort -u | tr -d ' ')" = "step();"
+	test "$(graph_funcs "$T/trace5")" = "step();"
 echo -1 > max_graph_depth 2>"$T/err4"
 check "max_graph_depth takes a number" grep -q 'Invalid argument' "$T/err4"
+
+# trace_marker: a print record, readable at once; none while tracing is off
+echo 1 > tracing_on
+echo hello marker > trace_marker
+check "a trace_marker write shows in trace at once" \
+	grep -q ' tracing_mark_write: hello marker$' trace
+echo 0 > tracing_on
+echo quiet > trace_marker 2>"$T/err5"
+check "trace_marker while tracing is off fails (EBADF)" grep -q 'Bad file descriptor' "$T/err5"
+echo 1 > tracing_on
+check "and writes nothing" test -z "$(grep 'tracing_mark_write: quiet' trace)"
 
 # errors
 echo foo > current_tracer 2>"$T/err1"
