@@ -70,7 +70,11 @@ static int live_open_dat(struct record_live *rl, struct utrace_dat **d, struct u
 	int ret;
 
 	live_lock(rl);
-	ret = utrace_recorder_sync(rl->r, err);
+	/* messages not read yet first (the BUFFER of a thread that just
+	 * started, as trace_marker's), then every sub-buffer done */
+	ret = utrace_recorder_poll(rl->r, 0, err);
+	if (ret >= 0)
+		ret = utrace_recorder_sync(rl->r, err);
 	if (ret >= 0)
 		ret = utrace_dat_open(rl->output, d, err);
 	pthread_mutex_unlock(&rl->lock);

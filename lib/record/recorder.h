@@ -132,7 +132,8 @@ void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *ar
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far and flush the file, so that a
- * reader of output sees what the recording holds now. */
+ * reader of output sees what the recording holds now (after a poll, for
+ * the messages not read yet). */
 int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err);
 
 /* Per-buffer statistics after finish, for the summary: returns false past

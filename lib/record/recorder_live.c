@@ -111,9 +111,6 @@ uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set)
 
 int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err)
 {
-	/* messages not read yet (a BUFFER of a thread that just started) */
-	if (utrace_recorder_poll(r, 0, err) < 0)
-		return err->code;
 	for (uint32_t i = 0; i < r->nr_bufs; i++)
 		if (!r->bufs[i]->done && rec_drain(r, r->bufs[i], false, err) < 0)
 			return err->code;
