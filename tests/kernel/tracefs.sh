@@ -342,7 +342,7 @@ wait "$RP"
 
 start_rec || notok "mount for the kill -9 case"
 kill -9 "$RP"
-wait "$RP" 2>/dev/null
+{ wait "$RP"; } 2>/dev/null
 RP=
 touch "$T/stop"
 check "kill -9 of the recorder leaves a dead mount" mounted
