@@ -81,16 +81,28 @@ static int live_open_dat(struct record_live *rl, struct utrace_dat **d, struct u
 	return ret;
 }
 
-struct last_ts {
-	uint64_t ts;
+/*
+ * A read of trace shows at most the newest LIVE_TRACE_MAX events, as the
+ * kernel's shows what its ring buffer still holds: the text is made in
+ * memory at open, and the file may hold far more.
+ */
+#define LIVE_TRACE_MAX 1000000
+
+struct live_scan {
+	uint64_t events, last_ts; /* LOST records not counted */
+	uint64_t skip, from_ts;	  /* second pass: the time of event `skip` */
 };
 
-static int live_last(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+static int live_count(void *arg, const struct utrace_event *ev, struct utrace_error *err)
 {
-	struct last_ts *l = arg;
+	struct live_scan *s = arg;
 
-	if (ev->kind != UTRACE_EV_LOST && ev->ts > l->ts)
-		l->ts = ev->ts;
+	if (ev->kind == UTRACE_EV_LOST)
+		return 0;
+	if (s->events++ == s->skip)
+		s->from_ts = ev->ts;
+	if (ev->ts > s->last_ts)
+		s->last_ts = ev->ts;
 	return 0;
 }
 
@@ -115,14 +127,36 @@ static int live_select(struct utrace_report_filter **f, uint64_t since_ns, int c
 	return 0;
 }
 
+/* How many events the selection holds, the last one's time, and, past
+ * LIVE_TRACE_MAX, the time from which the newest ones are (a second
+ * pass); *since_ns moved there. */
+static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint64_t *since_ns,
+		     int cpu, struct live_scan *s, struct utrace_error *err)
+{
+	struct utrace_pass_stats st;
+	uint64_t n;
+
+	s->skip = UINT64_MAX;
+	if (utrace_report_filter_run(*f, d, live_count, s, &st, err) < 0)
+		return err->code;
+	if (s->events <= LIVE_TRACE_MAX)
+		return 0;
+	n = s->events;
+	*s = (struct live_scan){.skip = n - LIVE_TRACE_MAX};
+	if (utrace_report_filter_run(*f, d, live_count, s, &st, err) < 0)
+		return err->code;
+	*since_ns = s->from_ts;
+	utrace_report_filter_free(*f);
+	return live_select(f, *since_ns, cpu, err);
+}
+
 static int live_print_trace(void *arg, FILE *out, const char *tracer, uint64_t since_ns, int cpu,
 			    uint64_t *last_ns, struct utrace_error *err)
 {
 	struct record_live *rl = arg;
 	struct utrace_report_opts o;
 	struct utrace_report_filter *f = NULL;
-	struct last_ts last = {0};
-	struct utrace_pass_stats st;
+	struct live_scan scan = {0};
 	struct utrace_dat *d;
 	int ret;
 
@@ -131,13 +165,14 @@ static int live_print_trace(void *arg, FILE *out, const char *tracer, uint64_t s
 	utrace_report_opts_init(&o);
 	o.tracer = tracer;
 	ret = live_select(&f, since_ns, cpu, err);
+	if (ret >= 0)
+		ret = live_scan(d, &f, &since_ns, cpu, &scan, err);
 	o.filter = f;
 	/* trace_pipe: where this read ends, from the same file */
-	if (ret >= 0 && last_ns) {
-		ret = utrace_report_filter_run(f, d, live_last, &last, &st, err);
-		*last_ns = last.ts;
-	}
-	if (ret >= 0 && (!last_ns || last.ts))
+	if (last_ns)
+		*last_ns = scan.last_ts;
+	/* trace has its header even when empty; trace_pipe has nothing */
+	if (ret >= 0 && (!last_ns || scan.events))
 		ret = utrace_report_print(d, out, &o, NULL, err);
 	utrace_report_filter_free(f);
 	utrace_dat_close(d);

@@ -167,6 +167,17 @@ check "trace_marker while tracing is off fails (EBADF)" grep -q 'Bad file descri
 echo 1 > tracing_on
 check "and writes nothing" test -z "$(grep 'tracing_mark_write: quiet' trace)"
 
+# trace shows the newest million events at most
+echo 1 > tracing_on; echo function > current_tracer
+n=0
+for _ in $(seq 60); do
+	n=$(grep -c ' <-' trace)
+	[ "$n" -ge 1000000 ] && break
+	sleep 0.5
+done
+echo nop > current_tracer
+check "trace holds the newest 1000000 events of more ($n)" test "$n" -eq 1000000
+
 # errors
 echo foo > current_tracer 2>"$T/err1"
 check "an unknown tracer fails with EINVAL" grep -q 'Invalid argument' "$T/err1"
