@@ -150,8 +150,8 @@ static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint
 	return live_select(f, *since_ns, cpu, err);
 }
 
-static int live_print_trace(void *arg, FILE *out, const char *tracer, uint64_t since_ns, int cpu,
-			    uint64_t *last_ns, struct utrace_error *err)
+static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
+			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err)
 {
 	struct record_live *rl = arg;
 	struct utrace_report_opts o;
@@ -164,6 +164,7 @@ static int live_print_trace(void *arg, FILE *out, const char *tracer, uint64_t s
 		return err->code;
 	utrace_report_opts_init(&o);
 	o.tracer = tracer;
+	o.flags = options;
 	ret = live_select(&f, since_ns, cpu, err);
 	if (ret >= 0)
 		ret = live_scan(d, &f, &since_ns, cpu, &scan, err);
@@ -177,6 +178,19 @@ static int live_print_trace(void *arg, FILE *out, const char *tracer, uint64_t s
 	utrace_report_filter_free(f);
 	utrace_dat_close(d);
 	return ret;
+}
+
+static int live_set_option(void *arg, const char *name, uint32_t *options)
+{
+	struct utrace_report_opts o;
+	struct utrace_error err = {0};
+
+	utrace_report_opts_init(&o);
+	o.flags = *options;
+	if (utrace_report_set_option(&o, name, &err) < 0)
+		return err.code;
+	*options = o.flags;
+	return 0;
 }
 
 static int live_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
@@ -232,6 +246,9 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .print_trace = live_print_trace,
 	    .functions = live_functions,
 	    .marker = live_marker,
+	    .set_option = live_set_option,
+	    .option_names = utrace_report_option_names(),
+	    .options = UTRACE_REPORT_DEFAULT_FLAGS,
 	    .objects = live_objects,
 	    .event_id = live_event_id,
 	    .buffer_kb = o->rec.buffer_kb,

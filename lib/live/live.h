@@ -16,6 +16,7 @@
  *                 error_log
  *   live_pipe.c   trace_pipe: consuming, blocking reads
  *   live_events.c available_events, events/SYSTEM/EVENT/{format,id}
+ *   live_options.c trace_options, options/
  *   live_reset.c  unmounting what a killed recorder left
  *
  * The ops are called from the FUSE threads, several at once; the
@@ -52,8 +53,14 @@ struct utrace_live_ops {
 	 * the events at or after since_ns (CLOCK_MONOTONIC, 0: all) of cpu
 	 * (-1: every CPU); *last_ns (if not NULL) gets the time of the last
 	 * one, 0 if there is none */
-	int (*print_trace)(void *arg, FILE *out, const char *tracer, uint64_t since_ns, int cpu,
-			   uint64_t *last_ns, struct utrace_error *err);
+	int (*print_trace)(void *arg, FILE *out, const char *tracer, uint32_t options,
+			   uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err);
+	/* trace_options: the names the printing knows (space separated),
+	 * the options word it starts with, and one name or noNAME applied
+	 * to a word (-EINVAL if unknown) */
+	const char *option_names;
+	uint32_t options;
+	int (*set_option)(void *arg, const char *name, uint32_t *options);
 	/* every object file of the traced processes (each may be named
 	 * more than once), and the id the recording gives an event (<0: out
 	 * of memory) */

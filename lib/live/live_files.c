@@ -127,8 +127,8 @@ static int show_trace(struct utrace_live *l, const struct live_handle *h, FILE *
 
 	if (h->cpu >= 0 && l->cpu_clear_ns[h->cpu] > since)
 		since = l->cpu_clear_ns[h->cpu];
-	return l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), since, h->cpu,
-				  NULL, &err);
+	return l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->options, since,
+				  h->cpu, NULL, &err);
 }
 
 static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
@@ -360,12 +360,17 @@ static const struct live_file files[] = {
     {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0, false},
     {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
+    {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */
 static const struct live_file cpu_files[] = {
     {"trace", RW, show_trace, open_trace, write_taken, NULL, 0, false},
 };
+
+/* options/NAME (live_options.c) */
+static const struct live_file option_file = {
+    "", RW, live_show_option, NULL, live_write_option, NULL, 0, false};
 
 /* events/SYSTEM/EVENT/ (live_events.c) */
 static const struct live_file event_files[] = {
@@ -460,6 +465,17 @@ int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h)
 	}
 	if (!strcmp(p, "events") || !strncmp(p, "events/", 7))
 		return resolve_event(l, p + 6 + (p[6] == '/'), h);
+	if (!strcmp(p, "options")) {
+		h->dir = LIVE_DIR_OPTIONS;
+		return 0;
+	}
+	if (!strncmp(p, "options/", 8)) {
+		p += 8;
+		if (!component(&p, h->ev) || *p || !live_option_known(l, h->ev))
+			return -ENOENT;
+		h->f = &option_file;
+		return 0;
+	}
 	return (h->f = table_find(files, NFILES(files), p)) ? 0 : -ENOENT;
 }
 
@@ -492,11 +508,15 @@ int live_dir_names(struct utrace_live *l, const char *path,
 		for (size_t i = 0; i < NFILES(event_files); i++)
 			fill(arg, event_files[i].name);
 		break;
+	case LIVE_DIR_OPTIONS:
+		live_option_names(l, fill, arg);
+		break;
 	default:
 		for (size_t i = 0; i < NFILES(files); i++)
 			fill(arg, files[i].name);
 		fill(arg, "per_cpu");
 		fill(arg, "events");
+		fill(arg, "options");
 	}
 	return 0;
 }

@@ -276,6 +276,7 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
 	l->ops = *ops;
 	l->tracer = ops->tracer;
 	l->max_depth = ops->max_depth;
+	l->options = ops->options;
 	pthread_mutex_init(&l->lock, NULL);
 	sigaction(SIGUSR1, &(struct sigaction){.sa_handler = live_intr}, NULL);
 	l->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);

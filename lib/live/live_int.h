@@ -30,6 +30,7 @@ struct utrace_live {
 	pthread_mutex_t lock; /* everything below */
 	enum utrace_tracer tracer;
 	uint32_t max_depth; /* max_graph_depth */
+	uint32_t options;   /* trace_options: ops->set_option's word */
 	/* by enum utrace_filter_list; the graph lists come from the command
 	 * line (-g, --graph-notrace) and are kept */
 	struct live_list lists[UTRACE_FILTER_LISTS];
@@ -61,7 +62,7 @@ struct live_handle {
 	bool dirty;		  /* pending is to be applied at flush */
 	int cpu;		  /* per_cpu/cpuN/: N, else -1 */
 	int dir;		  /* a directory: enum live_dir; a file: 0 */
-	char sys[65], ev[65];	  /* events/SYS/EVENT/ */
+	char sys[65], ev[65];	  /* events/SYS/EVENT/; options/NAME: ev */
 };
 
 enum live_dir {
@@ -71,6 +72,7 @@ enum live_dir {
 	LIVE_DIR_EVENTS,
 	LIVE_DIR_SYSTEM,
 	LIVE_DIR_EVENT,
+	LIVE_DIR_OPTIONS,
 };
 
 /* One file of the filesystem.  The callbacks return 0 or -errno; write
@@ -100,6 +102,14 @@ int live_show_events(struct utrace_live *l, const struct live_handle *h, FILE *o
 int live_show_format(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_show_id(struct utrace_live *l, const struct live_handle *h, FILE *out);
 void live_events_free(struct utrace_live *l);
+
+/* live_options.c */
+bool live_option_known(struct utrace_live *l, const char *name);
+void live_option_names(struct utrace_live *l, void (*fill)(void *arg, const char *name), void *arg);
+int live_show_options(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_options(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_option(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_option(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 
 /* live_files.c: what path names: 0 with h->f (NULL for a directory,
  * then h->dir says which), h->cpu, h->sys and h->ev set, or -ENOENT.

@@ -57,7 +57,7 @@ static int pipe_fetch(struct utrace_live *l)
 
 	if (!out)
 		return -ENOMEM;
-	ret = l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer),
+	ret = l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->options,
 				 (l->pipe_ns > l->clear_ns ? l->pipe_ns : l->clear_ns) + 1, -1,
 				 &last, &err);
 	fclose(out);
