@@ -26,7 +26,8 @@ endif
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 GEN     := build-gen
 CFLAGS_COMMON := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -I. -Iinclude -I$(GEN)
-TOOL_CFLAGS := $(CFLAGS_COMMON) $(SANFLAGS)
+# libfuse3 (lib/live): its headers live in their own folder
+TOOL_CFLAGS := $(CFLAGS_COMMON) $(SANFLAGS) -I/usr/include/fuse3
 # No calls to memset/memcpy made up by the optimiser from plain loops in the
 # runtime (they use vector registers): gcc and clang spell that differently.
 cc-option = $(shell $(CC) -Werror $(1) -c -x c /dev/null -o /dev/null 2>/dev/null && echo $(1))
@@ -51,7 +52,7 @@ RT_OBJ   := $(RT_SRC:%.c=$(B)/rt/%.o) $(RT_ASM:%.S=$(B)/rt/%.o) $(RT_SHARED:%.c=
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-LDLIBS_TOOL := -ltraceevent -ldw -lelf -lZydis -lz -lstdc++ -ldl -lpthread -lm
+LDLIBS_TOOL := -ltraceevent -ldw -lelf -lZydis -lfuse3 -lz -lstdc++ -ldl -lpthread -lm
 
 VERSION := $(shell cat VERSION)
 # Installation (make install PREFIX=/usr DESTDIR=/tmp/pkg)

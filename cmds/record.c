@@ -78,6 +78,9 @@ static void record_usage(FILE *f)
 	    "  -O, --option OPT         funcgraph-args: the arguments of functions with\n"
 	    "                           parameters (DWARF); funcgraph-retval: return values\n"
 	    "  -o, --output FILE        output file (default utrace.dat)\n"
+	    "      --tracefs DIR        mount a tracefs of the traced processes at DIR while\n"
+	    "                           recording: echo function > DIR/current_tracer ...\n"
+	    "                           (FUSE; docs/utrace-tracefs.md)\n"
 	    "  -h, --help               this text\n"
 	    "\n"
 	    "The exit status is COMMAND's.  See docs/utrace-record.md.\n",
@@ -359,6 +362,10 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	case 'a':
 		o->system_wide = true;
 		return -1;
+	case 'M':
+		o->tracefs = arg;
+		o->rec.live = true;
+		return -1;
 	case 'h':
 		record_usage(stdout);
 		return 0;
@@ -401,6 +408,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	    {"freq", required_argument, NULL, 'F'},
 	    {"call-graph", required_argument, NULL, 'C'},
 	    {"off-cpu", no_argument, NULL, 'K'},
+	    {"tracefs", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};

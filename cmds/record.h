@@ -35,6 +35,7 @@ struct record_opts {
 	struct utrace_sampler_opts sample; /* -F, --call-graph; freq 0: no sampling */
 	const char *sample_event;	   /* -e cpu-clock[:u], NULL if not given */
 	char **argv;			   /* the command, NULL-terminated */
+	const char *tracefs;		   /* --tracefs DIR: the live tracefs, else NULL */
 
 	/* For commands that record on their own behalf (utrace latency),
 	 * whose output is something else than the file: */

@@ -35,6 +35,7 @@
 
 #include "cmds/cmds.h"
 #include "cmds/record.h"
+#include "cmds/record_live.h"
 #include "cmds/record_probes.h"
 #include "lib/probes/kprobe.h"
 #include "cmds/record_synth.h"
@@ -269,6 +270,7 @@ struct record_session {
 	pid_t pid;
 	int status;
 	bool exited, stopped;
+	struct record_live *live; /* --tracefs */
 };
 
 /* The command line as one string, for the file's metadata. */
@@ -540,6 +542,8 @@ static int record_start(struct record_session *s)
 			return 1;
 		}
 	}
+	if (s->o->tracefs && !(s->live = record_live_start(s->r, s->o->tracefs, s->o)))
+		return 1;
 	if (record_interrupted)
 		return 1;
 	s->pid = record_spawn(s->o->argv, utrace_recorder_sock_path(s->r), s->runtime, &s->k, &err);
@@ -595,6 +599,7 @@ static void record_loop(struct record_session *s)
 			break;
 		if (record_interrupted)
 			break;
+		record_live_yield(s->live);
 	}
 	if (record_interrupted && !s->exited) {
 		utrace_recorder_stop(s->r);
@@ -749,6 +754,8 @@ static void record_end(struct record_session *s)
 	if (s->k.sampler && record_ksyms(s->r, s->k.sampler, &err) < 0)
 		utrace_die_msg("record", "%s: %s (the kernel's frames will not be named)", output,
 			       err.msg);
+	record_live_stop(s->live); /* the tracefs reads the file: before it is closed */
+	s->live = NULL;
 	if (utrace_recorder_finish(s->r, &st, &err) < 0)
 		utrace_die_msg("record", "%s: %s", output, err.msg);
 	else
@@ -772,6 +779,7 @@ static void record_cleanup(struct record_session *s)
 {
 	struct utrace_error err = {0};
 
+	record_live_stop(s->live);
 	if (utrace_ktrace_close(s->k.kt, &err) < 0)
 		utrace_die_msg("record", "%s", err.msg);
 	record_probes_free(s->rp);

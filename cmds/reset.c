@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
+#include "lib/live/live.h"
 #include "lib/kernel/kernel_trace.h"
 #include "lib/probes/uprobe.h"
 
@@ -19,8 +20,8 @@ static void reset_usage(FILE *f)
 {
 	fprintf(f, "usage: utrace reset\n"
 		   "\n"
-		   "Remove the tracefs instances (" UTRACE_KTRACE_PREFIX "PID) and probes that\n"
-		   "recorders which are no longer running left behind.\n"
+		   "Remove the tracefs instances (" UTRACE_KTRACE_PREFIX "PID), probes and the\n"
+		   "--tracefs mounts that recorders which are no longer running left behind.\n"
 		   "\n"
 		   "  -h, --help  this text\n"
 		   "\n"
@@ -32,6 +33,11 @@ static void reset_removed(void *arg, const char *what, const char *name)
 	printf("utrace reset: removed %s %s\n", what, name);
 }
 
+static void reset_unmounted(void *arg, const char *dir)
+{
+	printf("utrace reset: unmounted the tracefs at %s\n", dir);
+}
+
 int cmd_reset(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -39,7 +45,7 @@ int cmd_reset(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct utrace_error err = {0};
-	int c, n, probes;
+	int c, n, probes, mounts;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
@@ -56,6 +62,10 @@ int cmd_reset(int argc, char **argv)
 			       argv[optind]);
 		return 2;
 	}
+	/* tracefs mounts (record --tracefs) of recorders killed */
+	mounts = utrace_live_reset(reset_unmounted, NULL, &err);
+	if (mounts < 0)
+		utrace_die_msg("reset", "%s", err.msg);
 	n = utrace_ktrace_reset(reset_removed, NULL, &err);
 	if (n < 0) {
 		utrace_die_msg("reset", "%s", err.msg);
@@ -70,7 +80,7 @@ int cmd_reset(int argc, char **argv)
 	if (probes)
 		printf("utrace reset: removed %d stale uprobe event%s\n", probes,
 		       probes == 1 ? "" : "s");
-	n += probes;
+	n += probes + (mounts > 0 ? mounts : 0);
 	if (!n)
 		printf("utrace reset: nothing to remove\n");
 	return 0;

@@ -47,6 +47,10 @@ enum utrace_msg_type {
 	UTRACE_MSG_TABLE,
 	UTRACE_MSG_KPROBE_AREA,
 	UTRACE_MSG_KPROBE,
+	UTRACE_MSG_LIVE,   /* runtime: the live channel's socket (+ fd) */
+	UTRACE_MSG_TRACER, /* recorder, on the live channel: switch tracer */
+	UTRACE_MSG_LIVE_DONE, /* both ways on the live channel: end of a change / its answer */
+	UTRACE_MSG_MARKER, /* recorder, on the live channel: text for the trace (trace_marker) */
 };
 
 struct utrace_msg {
@@ -78,6 +82,7 @@ enum utrace_config_flags {
 	UTRACE_CFG_GRAPH_FUNCS = 1u << 1, /* -g given: record only below graph roots */
 	UTRACE_CFG_BLOCK = 1u << 2,	  /* no-loss: a full buffer waits (UTRACE_RB_BLOCK) */
 	UTRACE_CFG_GRAPH_RETVAL = 1u << 3, /* funcgraph-retval: each EXIT with rax */
+	UTRACE_CFG_LIVE = 1u << 4,	  /* open a live channel (utrace record --tracefs) */
 };
 
 /* The control page is a memfd shared by the recorder and every traced
@@ -349,6 +354,34 @@ struct utrace_msg_kprobe {
 	uint32_t prog_len; /* the fetch program (common/fetch_prog.h), at data[UTRACE_KPROBE_XOL] */
 	uint32_t reserved;
 	uint8_t data[];
+};
+
+/*
+ * The live channel (utrace record --tracefs): changes made while the
+ * program runs.  With UTRACE_CFG_LIVE the runtime makes a socketpair,
+ * sends one end with an empty LIVE message and serves the other from a
+ * thread of its own, so the recorder can speak first at any time:
+ *
+ *   recorder                               runtime's live thread
+ *   TRACER {tracer}   ------------------>  (the stubs' jump retargeted)
+ *   SELECT ... (every site of every object, as at registration)
+ *   LIVE_DONE         ------------------>  sites patched/unpatched in one batch
+ *                     <------------------  LIVE_DONE {status}
+ *   MARKER {text}     ------------------>  a PRINT record, as utrace_printf
+ *                     <------------------  LIVE_DONE {status}
+ */
+struct utrace_msg_tracer {
+	struct utrace_msg hdr;
+	uint32_t tracer; /* enum utrace_tracer */
+	uint32_t flags;	 /* UTRACE_CFG_GRAPH_FUNCS or 0: set_graph_function has functions */
+	uint32_t max_depth; /* max_graph_depth, 0 = unlimited */
+	uint32_t reserved;
+};
+
+struct utrace_msg_live_done {
+	struct utrace_msg hdr;
+	int32_t status; /* runtime's answer: 0 or -errno */
+	uint32_t reserved;
 };
 
 /* Free text the runtime wants the user to see (e.g. "tracing switched off

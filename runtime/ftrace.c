@@ -407,6 +407,119 @@ int rt_objects_scan(void)
 	return ret;
 }
 
+/* ---- live changes (live.c) ------------------------------------------ */
+
+/* One SELECT of the live channel: new flags for some sites of an object;
+ * nothing is patched before rt_objects_live_apply. */
+int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size)
+{
+	struct rt_object *o;
+	int ret = -EPROTO;
+
+	pthread_mutex_lock(&objects_lock);
+	for (o = rt.objects; o && o->index != sel->obj; o = o->next)
+		;
+	if (o && size >= sizeof(*sel) + sel->count && sel->first <= o->nr_sites &&
+	    sel->count <= o->nr_sites - sel->first) {
+		for (uint32_t i = 0; i < sel->count; i++)
+			rt.site_flags[o->id_base + sel->first + i] = sel->flags[i];
+		ret = 0;
+	}
+	pthread_mutex_unlock(&objects_lock);
+	return ret;
+}
+
+/*
+ * The stubs' far jump (insn_make_farjmp: ff 25 00000000, then the 8-byte
+ * target at +6) points at one tracer's trampoline.  The target is within
+ * the first cache line of the page-aligned region, so one 8-byte store
+ * changes it atomically for a thread jumping through it (x86 makes
+ * unaligned accesses inside a cache line atomic); RWX, never RW, as
+ * text_poke.c does, since other threads may execute the page meanwhile.
+ */
+static int stubs_retarget(struct rt_object *o, void *tramp)
+{
+	if (!o->stubs)
+		return 0;
+	if (mprotect(o->stubs, STUB_HEADER, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -errno;
+	__atomic_store_n((uint64_t *)(void *)(o->stubs + 6), (uint64_t)(uintptr_t)tramp,
+			 __ATOMIC_RELEASE);
+	return mprotect(o->stubs, STUB_HEADER, PROT_READ | PROT_EXEC) < 0 ? -errno : 0;
+}
+
+static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
+{
+	size_t n = 0;
+
+	for (struct rt_object *o = rt.objects; o; o = o->next)
+		for (uint32_t i = 0; i < o->nr_sites; i++) {
+			uint8_t *p = (uint8_t *)(uintptr_t)o->sites[i], want[INSN_SITE_SIZE];
+			uint64_t stub = (uint64_t)(uintptr_t)o->stubs + STUB_HEADER +
+					(uint64_t)i * INSN_STUB_SIZE;
+
+			if (!p || !o->stubs)
+				continue;
+			if (tracer != UTRACE_TRACER_NOP &&
+			    rt.site_flags[o->id_base + i] & UTRACE_SITE_TRACE)
+				insn_rel32(want, INSN_CALL, (uint64_t)(uintptr_t)p, stub);
+			else
+				memcpy(want, insn_nop5, INSN_SITE_SIZE);
+			if (!memcmp(p, want, INSN_SITE_SIZE))
+				continue;
+			pokes[n].addr = p;
+			memcpy(pokes[n].bytes, want, INSN_SITE_SIZE);
+			n++;
+		}
+	return n;
+}
+
+/*
+ * The end of a live change: the stubs jump to the new tracer's trampoline,
+ * then every site whose bytes differ from what its flags want is patched
+ * in one batch.  Switching away from function_graph leaves hooked frames
+ * hooked: they return through utrace_graph_return as before.
+ */
+int rt_objects_live_apply(const struct utrace_msg_tracer *t)
+{
+	uint32_t tracer = t->tracer, graph_funcs = t->flags & UTRACE_CFG_GRAPH_FUNCS;
+	void *tramp = tracer == UTRACE_TRACER_FUNCTION ? (void *)utrace_func_tramp
+						       : (void *)utrace_graph_tramp;
+	struct rt_poke *pokes;
+	size_t total = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&objects_lock);
+	for (struct rt_object *o = rt.objects; o; o = o->next)
+		total += o->nr_sites;
+	pokes = malloc((total ? total : 1) * sizeof(*pokes));
+	if (!pokes) {
+		pthread_mutex_unlock(&objects_lock);
+		return -ENOMEM;
+	}
+	if (tracer != UTRACE_TRACER_NOP && tracer != rt.cfg.tracer)
+		for (struct rt_object *o = rt.objects; o && ret >= 0; o = o->next)
+			ret = stubs_retarget(o, tramp);
+	if (ret >= 0) {
+		/* set_graph_function: a thread outside every root frame stops
+		 * recording at its next entry, and starts again in a root */
+		__atomic_store_n(&rt.cfg.flags,
+				 (rt.cfg.flags & ~(uint32_t)UTRACE_CFG_GRAPH_FUNCS) | graph_funcs,
+				 __ATOMIC_RELAXED);
+		/* max_graph_depth: checked at each entry; deeper frames
+		 * already pushed return as before */
+		__atomic_store_n(&rt.cfg.max_depth, t->max_depth, __ATOMIC_RELAXED);
+		__atomic_store_n(&rt.graph_fast,
+				 !rt.tsc_thresh && !t->max_depth && !graph_funcs,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&rt.cfg.tracer, tracer, __ATOMIC_RELEASE);
+		ret = rt_text_poke_batch(pokes, live_pokes(pokes, tracer));
+	}
+	pthread_mutex_unlock(&objects_lock);
+	free(pokes);
+	return ret;
+}
+
 /* Fork child: same objects, already patched; the recorder needs to know
  * them for this new process. */
 void rt_objects_resend(void)

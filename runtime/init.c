@@ -31,6 +31,7 @@ static void rt_atfork_child(void)
 	if (rt.sock < 0)
 		return;
 	rt_fd_release(&rt.sock); /* the parent's: closed here, not in the parent */
+	rt_live_forget();
 	rt.pid = getpid();
 	rt_rb_forget(&rt_self);
 	/* the synthetic events' ENABLEs follow CONFIG (common/proto.h) */
@@ -39,6 +40,7 @@ static void rt_atfork_child(void)
 		return;
 	}
 	rt_objects_resend();
+	rt_live_start();
 }
 
 __attribute__((constructor(101))) static void rt_init(void)
@@ -72,6 +74,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt.enabled = 1;
 	__utrace_marker_on = 1;
 	rt_objects_scan();
+	rt_live_start();
 out:
 	errno = saved_errno;
 }

@@ -209,6 +209,15 @@ static void rb_finish_subbuf(struct rt_thread *t)
 	t->end = NULL;
 }
 
+/* Gives the recorder the current sub-buffer now, however full: the live
+ * channel's thread after a trace_marker, so that `cat trace` shows it at
+ * once.  Only the buffer's own thread may call this (one writer). */
+void rt_rb_flush(struct rt_thread *t)
+{
+	if (t->sb && t->meta && t->written > t->sb_written)
+		rb_finish_subbuf(t);
+}
+
 static void rb_drop(struct rt_thread *t)
 {
 	t->lost++;
@@ -364,7 +373,9 @@ static long rb_create(void *arg)
 	t->tid = tid;
 	prctl(PR_GET_NAME, m->comm);
 
-	if (rt.cfg.tracer == UTRACE_TRACER_FUNCTION_GRAPH && !t->stack) {
+	/* live: the tracer may become function_graph at any time (live.c) */
+	if ((rt.cfg.tracer == UTRACE_TRACER_FUNCTION_GRAPH || rt.cfg.flags & UTRACE_CFG_LIVE) &&
+	    !t->stack) {
 		void *s = mmap(NULL, (size_t)RT_STACK_FRAMES * sizeof(struct rt_frame),
 			       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 			       -1, 0);

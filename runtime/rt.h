@@ -20,6 +20,7 @@
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
+ *   live.c          the live channel: tracer and sites changed while running
  *   init.c          start-up, fork/exec: calls the others in order
  */
 #ifndef UTRACE_RUNTIME_RT_H
@@ -223,6 +224,7 @@ uint32_t *rt_rb_reserve(struct rt_thread *t, unsigned n, unsigned bits, uint64_t
 			uint32_t *delta) RT_HIDDEN;
 void rt_rb_commit(struct rt_thread *t, uint32_t *end) RT_HIDDEN;
 void rt_rb_thread_close(struct rt_thread *t) RT_HIDDEN;
+void rt_rb_flush(struct rt_thread *t) RT_HIDDEN;
 void rt_rb_forget(struct rt_thread *t) RT_HIDDEN;
 
 /*
@@ -273,6 +275,11 @@ int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
 /* ftrace.c */
 int rt_objects_scan(void) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
+int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
+int rt_objects_live_apply(const struct utrace_msg_tracer *t) RT_HIDDEN;
+/* live.c */
+void rt_live_start(void) RT_HIDDEN;
+void rt_live_forget(void) RT_HIDDEN;
 
 /* snapshot.c: ask the recorder to save every buffer as it is now (the
  * snapshot trigger, the hist snapshot() action); signal-safe, never waits */

@@ -200,6 +200,7 @@ const char *utrace_recorder_sock_path(const struct utrace_recorder *r)
 
 static void conn_close(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
 {
+	rec_live_close(c);
 	close(c->fd);
 	c->fd = -1;
 	c->open = false;
@@ -214,6 +215,7 @@ static int conn_eof(struct utrace_recorder *r, struct rec_conn *c, struct utrace
 		conn_close(r, c, err);
 		return 0;
 	}
+	rec_live_close(c);
 	close(c->fd);
 	c->fd = -1;
 	c->open = false;
@@ -267,6 +269,7 @@ static int accept_conns(struct utrace_recorder *r)
 		r->conns = conns;
 		c->fd = fd;
 		c->pidfd = -1;
+		c->live_fd = -1;
 		c->image = r->nr_conns;
 		c->open = true;
 		r->conns[r->nr_conns++] = c;
@@ -550,6 +553,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 			close(c->fd);
 		if (c->pidfd >= 0)
 			close(c->pidfd);
+		rec_live_close(c);
 		for (uint32_t k = 0; k < c->nr_objs; k++) {
 			free(c->objs[k].path);
 			free(c->objs[k].vaddrs);

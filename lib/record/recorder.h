@@ -54,6 +54,7 @@ struct utrace_recorder_opts {
 	 * function that has parameters (by its DWARF); funcgraph-retval:
 	 * rax at every return */
 	bool funcgraph_args, funcgraph_retval;
+	bool live; /* the processes open a live channel (utrace_recorder_live_set) */
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);
 	void *notice_arg;
@@ -126,6 +127,36 @@ size_t utrace_recorder_kstack_addrs(struct utrace_recorder *r, const uint64_t **
 /* The kernel's symbols (utrace_ktrace_kallsyms' text), for its stacks. */
 int utrace_recorder_write_ksyms(struct utrace_recorder *r, const char *text, size_t len,
 				struct utrace_error *err);
+
+/*
+ * Live changes (utrace record --tracefs, lib/record/recorder_live.c): the
+ * tracer, the function filter and max_graph_depth of every traced process, changed while
+ * it runs (sites patched or unpatched at once) and of the processes that
+ * start later.  filter (NULL: every function) must live as long as the
+ * recorder.  Each process is waited for; <0 if one failed.  Not
+ * concurrently with utrace_recorder_poll: the caller serialises.
+ */
+int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer tracer,
+			     const struct utrace_func_filter *filter, uint32_t max_depth,
+			     struct utrace_error *err);
+/* Every traceable function of the traced processes, each object once. */
+typedef void (*utrace_recorder_func_cb)(void *arg, const char *name, const char *raw,
+					const char *path, bool main_object);
+void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_func_cb cb,
+				    void *arg);
+/* trace_marker: text written as a PRINT record by the command's first
+ * process (its live channel thread), as utrace_printf writes it. */
+int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, size_t len,
+				struct utrace_error *err);
+/* The object files of the traced processes (a path may come again). */
+void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
+				  void *arg);
+/* The control page: tracing_on of every process (1/0), read or set. */
+uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
+/* Save every sub-buffer completed so far and flush the file, so that a
+ * reader of output sees what the recording holds now (after a poll, for
+ * the messages not read yet). */
+int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err);
 
 /* Per-buffer statistics after finish, for the summary: returns false past
  * the last buffer. */

@@ -9,6 +9,7 @@
  *   recorder_khist.c  the kernel events' hist triggers and synthetic events
  *   recorder_proc.c   a process that closed its connection and goes on
  *   recorder_snap.c   snapshots the runtime asks for on the control page
+ *   recorder_live.c   changes while the program runs (the live channel)
  *
  * recorder.c hands each message to recorder_msg.c, each buffer to
  * recorder_drain.c, each connection that ends to recorder_proc.c; they
@@ -55,6 +56,7 @@ struct rec_conn {
 	uint32_t image;
 	int pid;
 	bool open;
+	int live_fd; /* the runtime's live channel (recorder_live.c), else -1 */
 	struct rec_object *objs;
 	uint32_t nr_objs;
 };
@@ -156,6 +158,12 @@ static inline int rec_write(struct utrace_recorder *r, enum utrace_dat_type type
 int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n, int fd,
 		   struct utrace_error *err);
 struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path);
+/* The SELECTs of object idx of c, from the tracer and filter now in r->o. */
+int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx);
+
+/* recorder_live.c: c's live channel (recorder_msg.c's LIVE set it),
+ * closed with the connection */
+void rec_live_close(struct rec_conn *c);
 
 /* recorder_conn.c: send one message (and a descriptor) to a process */
 int rec_conn_send(struct rec_conn *c, const void *msg, size_t len, int fd);

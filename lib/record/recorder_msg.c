@@ -8,6 +8,7 @@
  * is also written to the trace file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -78,7 +79,7 @@ static unsigned site_args(struct rec_symtab *s, uint64_t vaddr)
 	return UTRACE_SITE_GRAPH_ARGS | sig.int_regs << UTRACE_SITE_GRAPH_NREGS_SHIFT;
 }
 
-static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
+int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 {
 	struct rec_object *o = &c->objs[idx];
 	struct utrace_msg_select *sel = malloc(sizeof(*sel) + UTRACE_SITES_PER_MSG);
@@ -157,7 +158,8 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 		    (r->o.filter && utrace_func_filter_count(r->o.filter, UTRACE_GRAPH)
 			 ? UTRACE_CFG_GRAPH_FUNCS
 			 : 0) |
-		    (r->o.funcgraph_retval ? UTRACE_CFG_GRAPH_RETVAL : 0);
+		    (r->o.funcgraph_retval ? UTRACE_CFG_GRAPH_RETVAL : 0) |
+		    (r->o.live ? UTRACE_CFG_LIVE : 0);
 	cfg.nr_subbufs = r->nr_subbufs;
 	cfg.max_depth = r->o.max_depth;
 	cfg.thresh_ns = r->o.thresh_ns;
@@ -237,7 +239,7 @@ static int msg_sites(struct utrace_recorder *r, struct rec_conn *c, const void *
 		      err) < 0)
 		return err->code;
 	if (o->received == o->nr_sites && !(o->flags & UTRACE_OBJ_INHERITED))
-		return conn_select(r, c, m->obj);
+		return rec_conn_select(r, c, m->obj);
 	return 0;
 }
 
@@ -479,6 +481,16 @@ static int msg_notice(struct utrace_recorder *r, struct rec_conn *c, const void 
 	return rec_write(r, UTRACE_DAT_NOTICE, line, (size_t)len, NULL, 0, err);
 }
 
+/* LIVE: the runtime's end of its live channel (recorder_live.c), kept as
+ * a copy (the caller closes fd). */
+static int msg_live(struct rec_conn *c, int fd)
+{
+	if (fd < 0 || c->live_fd >= 0)
+		return -EPROTO;
+	c->live_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	return c->live_fd < 0 ? -errno : 0;
+}
+
 int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n, int fd,
 		   struct utrace_error *err)
 {
@@ -497,6 +509,8 @@ int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *bu
 		return msg_events(r, c, buf, n, err);
 	case UTRACE_MSG_KPROBE_AREA:
 		return rec_kprobe_area(r, c, buf, n, err);
+	case UTRACE_MSG_LIVE:
+		return msg_live(c, fd);
 	default:
 		return -EPROTO;
 	}

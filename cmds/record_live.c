@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_live.c - `utrace record --tracefs DIR`: the live tracefs
+ * (lib/live) over this recording.  lib/live knows the files; what they
+ * show and change is done here, with lib/record (the tracer and filter of
+ * the running processes, tracing_on, the file written so far) and
+ * lib/report (the trace file's text, as `utrace report` prints it).
+ *
+ * The recorder is single-threaded; the FUSE threads reach it only
+ * between two polls of record_run.c's loop: the loop holds lock while it
+ * works and lets go of it after each poll, yielding to a FUSE thread that
+ * waits (want), since a mutex just released is otherwise often taken back
+ * by the same thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmds/cmds.h"
+#include "cmds/record_live.h"
+#include "lib/live/live.h"
+#include "lib/report/report_filter.h"
+#include "lib/report/report_text.h"
+#include "lib/tracefile/dat_reader.h"
+
+struct record_live {
+	struct utrace_recorder *r;
+	const char *output;
+	pthread_mutex_t lock;
+	int want; /* FUSE threads waiting for lock */
+	struct utrace_live *fs;
+	/* the ids of events: the recording's selection (-e), else our own,
+	 * since then no event is recorded whose id it could contradict */
+	struct utrace_event_select *events, *own;
+};
+
+static void live_lock(struct record_live *rl)
+{
+	__atomic_add_fetch(&rl->want, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&rl->lock);
+	__atomic_sub_fetch(&rl->want, 1, __ATOMIC_RELAXED);
+}
+
+static int live_set_tracer(void *arg, enum utrace_tracer tracer,
+			   const struct utrace_func_filter *filter, uint32_t max_depth,
+			   struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_set(rl->r, tracer, filter, max_depth, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static uint32_t live_tracing_on(void *arg, int set)
+{
+	struct record_live *rl = arg;
+
+	return utrace_recorder_tracing_on(rl->r, set);
+}
+
+/* The file as written so far, opened while the recorder is held: what
+ * the reader indexes is whole records. */
+static int live_open_dat(struct record_live *rl, struct utrace_dat **d, struct utrace_error *err)
+{
+	int ret;
+
+	live_lock(rl);
+	/* messages not read yet first (the BUFFER of a thread that just
+	 * started, as trace_marker's), then every sub-buffer done */
+	ret = utrace_recorder_poll(rl->r, 0, err);
+	if (ret >= 0)
+		ret = utrace_recorder_sync(rl->r, err);
+	if (ret >= 0)
+		ret = utrace_dat_open(rl->output, d, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+/*
+ * A read of trace shows at most the newest LIVE_TRACE_MAX events, as the
+ * kernel's shows what its ring buffer still holds: the text is made in
+ * memory at open, and the file may hold far more.
+ */
+#define LIVE_TRACE_MAX 1000000
+
+struct live_scan {
+	uint64_t events, last_ts; /* LOST records not counted */
+	uint64_t skip, from_ts;	  /* second pass: the time of event `skip` */
+};
+
+static int live_count(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	struct live_scan *s = arg;
+
+	if (ev->kind == UTRACE_EV_LOST)
+		return 0;
+	if (s->events++ == s->skip)
+		s->from_ts = ev->ts;
+	if (ev->ts > s->last_ts)
+		s->last_ts = ev->ts;
+	return 0;
+}
+
+/* The events at or after since_ns (0: all) of cpu (-1: all). */
+static int live_select(struct utrace_report_filter **f, uint64_t since_ns, int cpu,
+		       struct utrace_error *err)
+{
+	char v[64];
+
+	*f = NULL;
+	if (!since_ns && cpu < 0)
+		return 0;
+	if (utrace_report_filter_new(f, err) < 0)
+		return err->code;
+	snprintf(v, sizeof(v), "%llu.%09llu~", (unsigned long long)(since_ns / 1000000000u),
+		 (unsigned long long)(since_ns % 1000000000u));
+	if (since_ns && utrace_report_filter_add(*f, "time-range", v, err) < 0)
+		return err->code;
+	snprintf(v, sizeof(v), "%d", cpu);
+	if (cpu >= 0 && utrace_report_filter_add(*f, "cpu", v, err) < 0)
+		return err->code;
+	return 0;
+}
+
+/* How many events the selection holds, the last one's time, and, past
+ * LIVE_TRACE_MAX, the time from which the newest ones are (a second
+ * pass); *since_ns moved there. */
+static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint64_t *since_ns,
+		     int cpu, struct live_scan *s, struct utrace_error *err)
+{
+	struct utrace_pass_stats st;
+	uint64_t n;
+
+	s->skip = UINT64_MAX;
+	if (utrace_report_filter_run(*f, d, live_count, s, &st, err) < 0)
+		return err->code;
+	if (s->events <= LIVE_TRACE_MAX)
+		return 0;
+	n = s->events;
+	*s = (struct live_scan){.skip = n - LIVE_TRACE_MAX};
+	if (utrace_report_filter_run(*f, d, live_count, s, &st, err) < 0)
+		return err->code;
+	*since_ns = s->from_ts;
+	utrace_report_filter_free(*f);
+	return live_select(f, *since_ns, cpu, err);
+}
+
+static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
+			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct utrace_report_opts o;
+	struct utrace_report_filter *f = NULL;
+	struct live_scan scan = {0};
+	struct utrace_dat *d;
+	int ret;
+
+	if (live_open_dat(rl, &d, err) < 0)
+		return err->code;
+	utrace_report_opts_init(&o);
+	o.tracer = tracer;
+	o.flags = options;
+	ret = live_select(&f, since_ns, cpu, err);
+	if (ret >= 0)
+		ret = live_scan(d, &f, &since_ns, cpu, &scan, err);
+	o.filter = f;
+	/* trace_pipe: where this read ends, from the same file */
+	if (last_ns)
+		*last_ns = scan.last_ts;
+	/* trace has its header even when empty; trace_pipe has nothing */
+	if (ret >= 0 && (!last_ns || scan.events))
+		ret = utrace_report_print(d, out, &o, NULL, err);
+	utrace_report_filter_free(f);
+	utrace_dat_close(d);
+	return ret;
+}
+
+static int live_set_option(void *arg, const char *name, uint32_t *options)
+{
+	struct utrace_report_opts o;
+	struct utrace_error err = {0};
+
+	utrace_report_opts_init(&o);
+	o.flags = *options;
+	if (utrace_report_set_option(&o, name, &err) < 0)
+		return err.code;
+	*options = o.flags;
+	return 0;
+}
+
+static int live_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_marker(rl->r, text, len, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
+{
+	struct record_live *rl = arg;
+
+	live_lock(rl);
+	utrace_recorder_live_functions(rl->r, cb, cbarg);
+	pthread_mutex_unlock(&rl->lock);
+}
+
+static void live_objects(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg)
+{
+	struct record_live *rl = arg;
+
+	live_lock(rl);
+	utrace_recorder_live_objects(rl->r, cb, cbarg);
+	pthread_mutex_unlock(&rl->lock);
+}
+
+static int live_event_id(void *arg, const char *system, const char *name)
+{
+	struct record_live *rl = arg;
+	struct utrace_error err = {0};
+	int id;
+
+	live_lock(rl);
+	if (!rl->events && utrace_event_select_new(NULL, 0, &rl->own, &err) >= 0)
+		rl->events = rl->own;
+	id = rl->events ? utrace_event_select_id(rl->events, system, name) : -ENOMEM;
+	pthread_mutex_unlock(&rl->lock);
+	return id;
+}
+
+struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
+				      const struct record_opts *o)
+{
+	struct record_live *rl = calloc(1, sizeof(*rl));
+	struct utrace_live_ops ops = {
+	    .set_tracer = live_set_tracer,
+	    .tracing_on = live_tracing_on,
+	    .print_trace = live_print_trace,
+	    .functions = live_functions,
+	    .marker = live_marker,
+	    .set_option = live_set_option,
+	    .option_names = utrace_report_option_names(),
+	    .options = UTRACE_REPORT_DEFAULT_FLAGS,
+	    .objects = live_objects,
+	    .event_id = live_event_id,
+	    .buffer_kb = o->rec.buffer_kb,
+	    .tracer = o->rec.tracer,
+	    .filter = o->filter,
+	    .max_depth = o->rec.max_depth,
+	};
+	struct utrace_error err = {0};
+
+	if (!rl) {
+		utrace_die_msg("record", "out of memory");
+		return NULL;
+	}
+	rl->r = r;
+	rl->output = o->rec.output;
+	rl->events = o->rec.events;
+	pthread_mutex_init(&rl->lock, NULL);
+	pthread_mutex_lock(&rl->lock); /* the loop's, from the start */
+	ops.arg = rl;
+	if (utrace_live_start(dir, &ops, &rl->fs, &err) < 0) {
+		utrace_die_msg("record", "--tracefs: %s", err.msg);
+		pthread_mutex_unlock(&rl->lock);
+		pthread_mutex_destroy(&rl->lock);
+		free(rl);
+		return NULL;
+	}
+	return rl;
+}
+
+void record_live_yield(struct record_live *rl)
+{
+	if (!rl)
+		return;
+	pthread_mutex_unlock(&rl->lock);
+	while (__atomic_load_n(&rl->want, __ATOMIC_RELAXED))
+		sched_yield();
+	pthread_mutex_lock(&rl->lock);
+}
+
+void record_live_stop(struct record_live *rl)
+{
+	if (!rl)
+		return;
+	/* the FUSE threads may wait for the recorder: let them finish */
+	pthread_mutex_unlock(&rl->lock);
+	utrace_live_stop(rl->fs);
+	utrace_event_select_free(rl->own);
+	pthread_mutex_destroy(&rl->lock);
+	free(rl);
+}

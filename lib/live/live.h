@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/live - a tracefs of the traced processes (utrace record --tracefs):
+ * a FUSE filesystem with the kernel's file names, contents and write
+ * semantics, served by threads of the recorder.  May use: lib/base,
+ * lib/events.
+ *
+ * This layer knows the files and their rules (what `>`, `>>`, `!` and a
+ * bad value do, the error_log's format); what a file shows or changes in
+ * the recording is asked of the recording through struct utrace_live_ops,
+ * which `utrace record` implements over lib/record and lib/report (above
+ * this layer).  Files:
+ *   live_fs.c     the FUSE operations, the mount and its thread
+ *   live_files.c  the table of files: each one's content and writes
+ *   live_state.c  the state the files share: tracer, function lists,
+ *                 error_log
+ *   live_pipe.c   trace_pipe: consuming, blocking reads
+ *   live_events.c available_events, events/SYSTEM/EVENT/{format,id}
+ *   live_options.c trace_options, options/
+ *   live_reset.c  unmounting what a killed recorder left
+ *
+ * The ops are called from the FUSE threads, several at once; the
+ * implementation serialises them with its own work (the recorder's poll
+ * loop).
+ */
+#ifndef UTRACE_LIB_LIVE_H
+#define UTRACE_LIB_LIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/proto.h"
+#include "lib/base/error.h"
+
+struct utrace_func_filter;
+struct utrace_live;
+
+/* One traceable function: its demangled name, symbol and object path. */
+typedef void (*utrace_live_func_cb)(void *cbarg, const char *name, const char *raw,
+				    const char *module, bool main_object);
+
+struct utrace_live_ops {
+	void *arg;
+	/* the tracer and the function filter of every traced process, now;
+	 * filter stays valid until utrace_live_stop */
+	int (*set_tracer)(void *arg, enum utrace_tracer tracer,
+			  const struct utrace_func_filter *filter, uint32_t max_depth,
+			  struct utrace_error *err);
+	/* tracing_on: set (0/1) or only read (-1); returns the value */
+	uint32_t (*tracing_on)(void *arg, int set);
+	/* the recording as the kernel's trace file prints it for tracer:
+	 * the events at or after since_ns (CLOCK_MONOTONIC, 0: all) of cpu
+	 * (-1: every CPU); *last_ns (if not NULL) gets the time of the last
+	 * one, 0 if there is none */
+	int (*print_trace)(void *arg, FILE *out, const char *tracer, uint32_t options,
+			   uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err);
+	/* trace_options: the names the printing knows (space separated),
+	 * the options word it starts with, and one name or noNAME applied
+	 * to a word (-EINVAL if unknown) */
+	const char *option_names;
+	uint32_t options;
+	int (*set_option)(void *arg, const char *name, uint32_t *options);
+	/* every object file of the traced processes (each may be named
+	 * more than once), and the id the recording gives an event (<0: out
+	 * of memory) */
+	void (*objects)(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg);
+	int (*event_id)(void *arg, const char *system, const char *name);
+	/* trace_marker: text into the trace as a print record */
+	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
+	/* every traceable function of the traced processes */
+	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
+	/* per-thread buffer size in KiB */
+	uint32_t buffer_kb;
+	/* the tracer and filter the recording starts with (the command line;
+	 * filter may be NULL) */
+	enum utrace_tracer tracer;
+	const struct utrace_func_filter *filter;
+	uint32_t max_depth;
+};
+
+/* Mounts the filesystem at dir (an existing directory) and serves it from
+ * a thread of its own until utrace_live_stop. */
+int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct utrace_live **out,
+		      struct utrace_error *err);
+/* Unmounts (readers blocked in trace_pipe get end of file) and frees. */
+void utrace_live_stop(struct utrace_live *l);
+
+/* utrace reset: unmounts every utrace tracefs left mounted by a recorder
+ * that was killed (live_reset.c), telling removed of each; how many, or
+ * -errno. */
+int utrace_live_reset(void (*removed)(void *arg, const char *dir), void *arg,
+		      struct utrace_error *err);
+
+#endif

@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * live_files.c - the files of the live tracefs and their rules, the
+ * kernel's (kernel/trace/trace.c, ftrace.c):
+ *
+ *   current_tracer   "nop\n"; a write of an unknown name fails (EINVAL)
+ *   tracing_on       "1\n"; a write of a number sets it, else EINVAL
+ *   trace            the recording; an open with O_TRUNC (`echo > trace`)
+ *                    clears it, a write is taken and ignored
+ *   trace_pipe       the same, consumed as it is read (live_pipe.c)
+ *   trace_marker     a write is a print record (EBADF while tracing is off)
+ *   per_cpu/cpuN/trace  the events written on CPU N; O_TRUNC clears them
+ *   set_ftrace_filter, set_ftrace_notrace, set_graph_function,
+ *   set_graph_notrace
+ *                    the functions selected, one a line (the kernel's
+ *                    "#### all functions enabled ####" when empty); `>`
+ *                    starts the list over, `>>` adds to it, a `!GLOB`
+ *                    excludes; each write is checked at once (a bad
+ *                    expression or one that names no function: EINVAL),
+ *                    the list is applied when the file is closed
+ *   error_log        the last errors; `echo > error_log` clears it
+ *   available_tracers, available_filter_functions, buffer_size_kb
+ *
+ * Every callback runs with l->lock held (live_fs.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/live/live_int.h"
+
+/* The text of a write, trimmed of white space at both ends. */
+static char *write_text(const char *buf, size_t n)
+{
+	char *s = strndup(buf, n), *e;
+
+	if (!s)
+		return NULL;
+	for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]); e--)
+		;
+	*e = 0;
+	for (e = s; isspace((unsigned char)*e); e++)
+		;
+	memmove(s, e, strlen(e) + 1);
+	return s;
+}
+
+/* From now on trace shows only what comes after. */
+static void trace_clear(struct utrace_live *l)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	l->clear_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int show_tracers(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	fputs("function_graph function nop\n", out);
+	return 0;
+}
+
+static int show_tracer(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	fprintf(out, "%s\n", live_tracer_name(l->tracer));
+	return 0;
+}
+
+static long write_tracer(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	struct utrace_error err = {0};
+	enum utrace_tracer t;
+	char *s = write_text(buf, n);
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	if (live_tracer_parse(s, &t) < 0) {
+		live_errlog_add(l, "current_tracer", s, "No such tracer", 0);
+		free(s);
+		return -EINVAL;
+	}
+	free(s);
+	if (t == l->tracer)
+		return (long)n;
+	ret = live_apply(l, t, l->lists, &err);
+	if (ret < 0)
+		return ret;
+	/* as the kernel resets the buffer for a new tracer: one layout */
+	trace_clear(l);
+	return (long)n;
+}
+
+static int show_tracing_on(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	fprintf(out, "%u\n", l->ops.tracing_on(l->ops.arg, -1));
+	return 0;
+}
+
+static long write_tracing_on(struct utrace_live *l, struct live_handle *h, const char *buf,
+			     size_t n)
+{
+	char *s = write_text(buf, n), *end;
+	unsigned long v;
+
+	if (!s)
+		return -ENOMEM;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (!*s || *end || errno) {
+		free(s);
+		return -EINVAL;
+	}
+	free(s);
+	l->ops.tracing_on(l->ops.arg, v ? 1 : 0);
+	return (long)n;
+}
+
+/* trace, per_cpu/cpuN/trace */
+static int show_trace(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	struct utrace_error err = {0};
+	uint64_t since = l->clear_ns;
+
+	if (h->cpu >= 0 && l->cpu_clear_ns[h->cpu] > since)
+		since = l->cpu_clear_ns[h->cpu];
+	return l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->options, since,
+				  h->cpu, NULL, &err);
+}
+
+static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
+{
+	struct timespec ts;
+
+	if (!(flags & O_TRUNC))
+		return 0;
+	if (h->cpu < 0) {
+		trace_clear(l);
+		return 0;
+	}
+	/* the kernel clears only that CPU's buffer */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	l->cpu_clear_ns[h->cpu] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+/* trace, error_log, trace_marker...: a write is taken whole. */
+static long write_taken(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	return (long)n;
+}
+
+static int show_depth(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	fprintf(out, "%u\n", l->max_depth);
+	return 0;
+}
+
+/* max_graph_depth: a number, 0 for no limit; the processes get it with
+ * the tracer. */
+static long write_depth(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	struct utrace_error err = {0};
+	char *s = write_text(buf, n), *end;
+	uint32_t old = l->max_depth;
+	unsigned long v;
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	ret = !*s || *end || errno || *s == '-' || v > UINT32_MAX ? -EINVAL : 0;
+	free(s);
+	if (ret < 0)
+		return ret;
+	l->max_depth = (uint32_t)v;
+	if ((ret = live_apply(l, l->tracer, l->lists, &err)) < 0) {
+		l->max_depth = old;
+		return ret;
+	}
+	return (long)n;
+}
+
+/* trace_marker: the kernel writes nothing while tracing is off (EBADF).
+ * Its record ends with one newline; the print record's line has its own,
+ * so the text goes without. */
+static long write_marker(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	struct utrace_error err = {0};
+	size_t len = n;
+	int ret;
+
+	if (!l->ops.tracing_on(l->ops.arg, -1))
+		return -EBADF;
+	if (len && buf[len - 1] == '\n')
+		len--;
+	ret = l->ops.marker(l->ops.arg, buf, len, &err);
+	return ret < 0 ? ret : (long)n;
+}
+
+static int show_errlog(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	live_errlog_show(l, out);
+	return 0;
+}
+
+static int open_errlog(struct utrace_live *l, struct live_handle *h, int flags)
+{
+	if (flags & O_TRUNC)
+		live_errlog_clear(l);
+	return 0;
+}
+
+static int show_bufsize(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	fprintf(out, "%u\n", l->ops.buffer_kb);
+	return 0;
+}
+
+/* ---- function lists ------------------------------------------------- */
+
+struct func_walk {
+	FILE *out;
+	const struct utrace_func_filter *f;
+	int which;  /* -1: every function (available_filter_functions) */
+	size_t hits;
+};
+
+static void func_print(void *arg, const char *name, const char *raw, const char *module,
+		       bool main_object)
+{
+	struct func_walk *w = arg;
+	const char *base = module ? strrchr(module, '/') : NULL;
+	unsigned sel;
+
+	if (w->which >= 0) {
+		sel = utrace_func_filter_select(w->f, name, raw, module);
+		/* set_ftrace_notrace lists what its own expressions match */
+		if (w->which == UTRACE_NOTRACE ? (sel & UTRACE_SITE_TRACE)
+		    : w->which == UTRACE_GRAPH ? !(sel & UTRACE_SITE_GRAPH_ROOT)
+		    : w->which == UTRACE_GRAPH_NOTRACE ? !(sel & UTRACE_SITE_GRAPH_NOTRACE)
+						       : !(sel & UTRACE_SITE_TRACE))
+			return;
+	}
+	w->hits++;
+	if (!w->out)
+		return;
+	if (main_object || !module)
+		fprintf(w->out, "%s\n", name ? name : raw);
+	else
+		fprintf(w->out, "%s [%s]\n", name ? name : raw, base ? base + 1 : module);
+}
+
+static int show_functions(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	struct func_walk w = {out, NULL, -1, 0};
+
+	l->ops.functions(l->ops.arg, func_print, &w);
+	return 0;
+}
+
+static int show_list(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	struct live_list one[UTRACE_FILTER_LISTS] = {{0}};
+	struct utrace_error err = {0};
+	struct func_walk w = {out, NULL, h->f->which, 0};
+
+	if (!l->lists[h->f->which].n) {
+		/* the kernel's texts for an empty list (ftrace.c t_show, g_show) */
+		if (h->f->which == UTRACE_FILTER || h->f->which == UTRACE_GRAPH)
+			fputs("#### all functions enabled ####\n", out);
+		else if (h->f->which == UTRACE_GRAPH_NOTRACE)
+			fputs("#### no functions disabled ####\n", out);
+		return 0;
+	}
+	/* the list alone: what it selects (notrace: what it drops) */
+	one[h->f->which] = l->lists[h->f->which];
+	if (!(w.f = live_filter_make(one, &err)))
+		return err.code;
+	l->ops.functions(l->ops.arg, func_print, &w);
+	utrace_func_filter_free((struct utrace_func_filter *)w.f);
+	return 0;
+}
+
+static int open_list(struct utrace_live *l, struct live_handle *h, int flags)
+{
+	if ((flags & O_ACCMODE) == O_RDONLY)
+		return 0;
+	h->dirty = (flags & O_TRUNC) != 0;
+	return h->dirty ? 0 : live_list_copy(&h->pending, &l->lists[h->f->which]);
+}
+
+/* Each expression must parse and, unless it excludes, name a function. */
+static int check_expr(struct utrace_live *l, const char *expr)
+{
+	struct live_list one[UTRACE_FILTER_LISTS] = {{(char **)&expr, 1}};
+	struct utrace_error err = {0};
+	struct func_walk w = {NULL, NULL, UTRACE_FILTER, 0};
+
+	w.f = live_filter_make(one, &err);
+	if (!w.f)
+		return -EINVAL;
+	if (expr[0] != '!')
+		l->ops.functions(l->ops.arg, func_print, &w);
+	utrace_func_filter_free((struct utrace_func_filter *)w.f);
+	return expr[0] == '!' || w.hits ? 0 : -EINVAL;
+}
+
+static long write_list(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	char *s = strndup(buf, n), *save = NULL;
+	int ret = 0;
+
+	if (!s)
+		return -ENOMEM;
+	for (char *e = strtok_r(s, " \t\n", &save); e && ret >= 0; e = strtok_r(NULL, " \t\n", &save))
+		if ((ret = check_expr(l, e)) >= 0)
+			ret = live_list_add(&h->pending, e);
+	free(s);
+	if (ret < 0)
+		return ret;
+	h->dirty = true;
+	return (long)n;
+}
+
+static int flush_list(struct utrace_live *l, struct live_handle *h)
+{
+	struct live_list lists[UTRACE_FILTER_LISTS];
+	struct utrace_error err = {0};
+
+	if (!h->dirty)
+		return 0;
+	h->dirty = false;
+	memcpy(lists, l->lists, sizeof(lists));
+	lists[h->f->which] = h->pending; /* live_apply copies them */
+	return live_apply(l, l->tracer, lists, &err);
+}
+
+#define NFILES(t) (sizeof(t) / sizeof((t)[0]))
+#define RO 0444
+#define RW 0644
+static const struct live_file files[] = {
+    {"available_tracers", RO, show_tracers, NULL, NULL, NULL, 0, false},
+    {"current_tracer", RW, show_tracer, NULL, write_tracer, NULL, 0, false},
+    {"tracing_on", RW, show_tracing_on, NULL, write_tracing_on, NULL, 0, false},
+    {"trace", RW, show_trace, open_trace, write_taken, NULL, 0, false},
+    {"trace_pipe", RO, NULL, NULL, NULL, NULL, 0, true},
+    {"trace_marker", 0220, NULL, NULL, write_marker, NULL, 0, false},
+    {"set_ftrace_filter", RW, show_list, open_list, write_list, flush_list, UTRACE_FILTER, false},
+    {"set_ftrace_notrace", RW, show_list, open_list, write_list, flush_list, UTRACE_NOTRACE, false},
+    {"set_graph_function", RW, show_list, open_list, write_list, flush_list, UTRACE_GRAPH, false},
+    {"set_graph_notrace", RW, show_list, open_list, write_list, flush_list, UTRACE_GRAPH_NOTRACE,
+     false},
+    {"max_graph_depth", RW, show_depth, NULL, write_depth, NULL, 0, false},
+    {"available_filter_functions", RO, show_functions, NULL, NULL, NULL, 0, false},
+    {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0, false},
+    {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},
+    {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
+    {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},
+};
+
+/* per_cpu/cpuN/: the CPU's part of the recording */
+static const struct live_file cpu_files[] = {
+    {"trace", RW, show_trace, open_trace, write_taken, NULL, 0, false},
+};
+
+/* options/NAME (live_options.c) */
+static const struct live_file option_file = {
+    "", RW, live_show_option, NULL, live_write_option, NULL, 0, false};
+
+/* events/SYSTEM/EVENT/ (live_events.c) */
+static const struct live_file event_files[] = {
+    {"format", RO, live_show_format, NULL, NULL, NULL, 0, false},
+    {"id", RO, live_show_id, NULL, NULL, NULL, 0, false},
+};
+
+static const struct live_file *table_find(const struct live_file *t, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return &t[i];
+	return NULL;
+}
+
+/* "cpuN/rest" or "cpuN": N (< ncpu) and where rest starts, else -1. */
+static int cpu_dir(struct utrace_live *l, const char *p, const char **rest)
+{
+	char *end;
+	long n;
+
+	if (strncmp(p, "cpu", 3) || !isdigit((unsigned char)p[3]))
+		return -1;
+	n = strtol(p + 3, &end, 10);
+	if ((*end && *end != '/') || n >= l->ncpu || (p[3] == '0' && end != p + 4))
+		return -1;
+	*rest = *end ? end + 1 : NULL;
+	return (int)n;
+}
+
+/* The next component of *p into out (at most 64 bytes); false if none
+ * or too long. */
+static bool component(const char **p, char out[65])
+{
+	const char *s = *p, *e = strchr(s, '/');
+	size_t n = e ? (size_t)(e - s) : strlen(s);
+
+	if (!n || n > 64)
+		return false;
+	memcpy(out, s, n);
+	out[n] = 0;
+	*p = e ? e + 1 : s + n;
+	return true;
+}
+
+/* events/SYS/EVENT/FILE */
+static int resolve_event(struct utrace_live *l, const char *p, struct live_handle *h)
+{
+	char file[65];
+
+	h->dir = LIVE_DIR_EVENTS;
+	if (!*p)
+		return 0;
+	if (!component(&p, h->sys) || !live_event_find(l, h->sys, NULL))
+		return -ENOENT;
+	h->dir = LIVE_DIR_SYSTEM;
+	if (!*p)
+		return 0;
+	if (!component(&p, h->ev) || !live_event_find(l, h->sys, h->ev))
+		return -ENOENT;
+	h->dir = LIVE_DIR_EVENT;
+	if (!*p)
+		return 0;
+	if (!component(&p, file) || *p ||
+	    !(h->f = table_find(event_files, NFILES(event_files), file)))
+		return -ENOENT;
+	h->dir = 0;
+	return 0;
+}
+
+int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h)
+{
+	const char *p = path + (path[0] == '/'), *rest;
+
+	memset(h, 0, sizeof(*h));
+	h->cpu = -1;
+	if (!*p) {
+		h->dir = LIVE_DIR_ROOT;
+		return 0;
+	}
+	if (!strcmp(p, "per_cpu")) {
+		h->dir = LIVE_DIR_PER_CPU;
+		return 0;
+	}
+	if (!strncmp(p, "per_cpu/", 8)) {
+		if ((h->cpu = cpu_dir(l, p + 8, &rest)) < 0)
+			return -ENOENT;
+		h->dir = rest ? 0 : LIVE_DIR_CPU;
+		if (rest && !(h->f = table_find(cpu_files, NFILES(cpu_files), rest)))
+			return -ENOENT;
+		return 0;
+	}
+	if (!strcmp(p, "events") || !strncmp(p, "events/", 7))
+		return resolve_event(l, p + 6 + (p[6] == '/'), h);
+	if (!strcmp(p, "options")) {
+		h->dir = LIVE_DIR_OPTIONS;
+		return 0;
+	}
+	if (!strncmp(p, "options/", 8)) {
+		p += 8;
+		if (!component(&p, h->ev) || *p || !live_option_known(l, h->ev))
+			return -ENOENT;
+		h->f = &option_file;
+		return 0;
+	}
+	return (h->f = table_find(files, NFILES(files), p)) ? 0 : -ENOENT;
+}
+
+int live_dir_names(struct utrace_live *l, const char *path,
+		   void (*fill)(void *arg, const char *name), void *arg)
+{
+	struct live_handle h;
+	char name[32];
+
+	if (live_resolve(l, path, &h) < 0 || h.f)
+		return -ENOENT;
+	switch (h.dir) {
+	case LIVE_DIR_CPU:
+		for (size_t i = 0; i < NFILES(cpu_files); i++)
+			fill(arg, cpu_files[i].name);
+		break;
+	case LIVE_DIR_PER_CPU:
+		for (int c = 0; c < l->ncpu; c++) {
+			snprintf(name, sizeof(name), "cpu%d", c);
+			fill(arg, name);
+		}
+		break;
+	case LIVE_DIR_EVENTS:
+		live_event_names(l, NULL, fill, arg);
+		break;
+	case LIVE_DIR_SYSTEM:
+		live_event_names(l, h.sys, fill, arg);
+		break;
+	case LIVE_DIR_EVENT:
+		for (size_t i = 0; i < NFILES(event_files); i++)
+			fill(arg, event_files[i].name);
+		break;
+	case LIVE_DIR_OPTIONS:
+		live_option_names(l, fill, arg);
+		break;
+	default:
+		for (size_t i = 0; i < NFILES(files); i++)
+			fill(arg, files[i].name);
+		fill(arg, "per_cpu");
+		fill(arg, "events");
+		fill(arg, "options");
+	}
+	return 0;
+}

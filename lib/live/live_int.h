@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * live_int.h - lib/live's private state, shared by its files (live.h
+ * lists them).  live_fs.c calls live_files.c, which calls live_state.c.
+ */
+#ifndef UTRACE_LIB_LIVE_INT_H
+#define UTRACE_LIB_LIVE_INT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "lib/events/ftrace_filter.h"
+#include "lib/live/live.h"
+
+#define LIVE_ERRLOG_MAX 16 /* the kernel keeps the last 16 errors */
+
+/* The expressions of one function list (set_ftrace_filter, ...). */
+struct live_list {
+	char **expr;
+	size_t n;
+};
+
+struct utrace_live {
+	struct utrace_live_ops ops;
+	char *dir;
+	struct fuse *fuse;
+	pthread_t thread;
+	bool serving;
+	pthread_mutex_t lock; /* everything below */
+	enum utrace_tracer tracer;
+	uint32_t max_depth; /* max_graph_depth */
+	uint32_t options;   /* trace_options: ops->set_option's word */
+	/* by enum utrace_filter_list; the graph lists come from the command
+	 * line (-g, --graph-notrace) and are kept */
+	struct live_list lists[UTRACE_FILTER_LISTS];
+	struct utrace_func_filter **filters; /* every filter handed to ops: freed at stop */
+	size_t nfilters;
+	char *errlog[LIVE_ERRLOG_MAX]; /* oldest first */
+	unsigned nerr;
+	uint64_t clear_ns; /* `echo > trace`: CLOCK_MONOTONIC of the clear */
+	/* trace_pipe (live_pipe.c): what its readers consumed, up to pipe_ns,
+	 * and the text fetched that none has read yet */
+	uint64_t pipe_ns;
+	char *pipe_text;
+	size_t pipe_len, pipe_off;
+	bool stopping; /* unmounting: blocked readers give up */
+	int ncpu;      /* per_cpu/cpu0 ... */
+	uint64_t *cpu_clear_ns; /* `echo > per_cpu/cpuN/trace`, by N */
+	/* live_events.c: the event lists of the object files, by path */
+	char **ev_paths;
+	struct utrace_event_list **ev_lists;
+	size_t nev_paths;
+};
+
+/* One open file. */
+struct live_handle {
+	const struct live_file *f;
+	char *buf; /* what a read sees: made at open */
+	size_t len;
+	struct live_list pending; /* a function list being written */
+	bool dirty;		  /* pending is to be applied at flush */
+	int cpu;		  /* per_cpu/cpuN/: N, else -1 */
+	int dir;		  /* a directory: enum live_dir; a file: 0 */
+	char sys[65], ev[65];	  /* events/SYS/EVENT/; options/NAME: ev */
+};
+
+enum live_dir {
+	LIVE_DIR_ROOT = 1,
+	LIVE_DIR_PER_CPU,
+	LIVE_DIR_CPU,
+	LIVE_DIR_EVENTS,
+	LIVE_DIR_SYSTEM,
+	LIVE_DIR_EVENT,
+	LIVE_DIR_OPTIONS,
+};
+
+/* One file of the filesystem.  The callbacks return 0 or -errno; write
+ * returns the bytes taken. */
+struct live_file {
+	const char *name;
+	mode_t mode;
+	int (*show)(struct utrace_live *l, const struct live_handle *h, FILE *out);
+	int (*open)(struct utrace_live *l, struct live_handle *h, int flags);
+	long (*write)(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+	int (*flush)(struct utrace_live *l, struct live_handle *h);
+	int which; /* the function list of set_ftrace_filter/notrace */
+	bool pipe; /* read by live_pipe_read, not from a snapshot */
+};
+
+/* live_pipe.c: a read of trace_pipe: blocks (l->lock let go meanwhile)
+ * until there is something; the bytes given or -errno. */
+long live_pipe_read(struct utrace_live *l, char *buf, size_t size, bool nonblock);
+
+/* live_events.c */
+struct utrace_event_format;
+const struct utrace_event_format *live_event_find(struct utrace_live *l, const char *system,
+						  const char *name); /* name NULL: any */
+void live_event_names(struct utrace_live *l, const char *sys,
+		      void (*fill)(void *arg, const char *name), void *arg);
+int live_show_events(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_show_format(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_show_id(struct utrace_live *l, const struct live_handle *h, FILE *out);
+void live_events_free(struct utrace_live *l);
+
+/* live_options.c */
+bool live_option_known(struct utrace_live *l, const char *name);
+void live_option_names(struct utrace_live *l, void (*fill)(void *arg, const char *name), void *arg);
+int live_show_options(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_options(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_option(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_option(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+
+/* live_files.c: what path names: 0 with h->f (NULL for a directory,
+ * then h->dir says which), h->cpu, h->sys and h->ev set, or -ENOENT.
+ * With l->lock held, as live_dir_names. */
+int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h);
+/* The names in the directory path, through fill; -ENOENT if none. */
+int live_dir_names(struct utrace_live *l, const char *path,
+		   void (*fill)(void *arg, const char *name), void *arg);
+
+/* live_state.c */
+const char *live_tracer_name(enum utrace_tracer t);
+int live_tracer_parse(const char *name, enum utrace_tracer *out);
+/* An error_log entry in the kernel's layout: "[ts] loc: error: text",
+ * the command, a caret under column pos (0-based). */
+void live_errlog_add(struct utrace_live *l, const char *loc, const char *cmd, const char *text,
+		     unsigned pos);
+void live_errlog_show(struct utrace_live *l, FILE *out);
+void live_errlog_clear(struct utrace_live *l);
+/* The tracer and lists made current in every traced process, then kept. */
+int live_apply(struct utrace_live *l, enum utrace_tracer tracer,
+	       const struct live_list lists[UTRACE_FILTER_LISTS], struct utrace_error *err);
+int live_list_copy(struct live_list *dst, const struct live_list *src);
+int live_list_add(struct live_list *l, const char *expr);
+void live_list_free(struct live_list *l);
+/* A filter of the expressions of the lists; NULL with err set on a bad
+ * one. */
+struct utrace_func_filter *live_filter_make(const struct live_list lists[UTRACE_FILTER_LISTS],
+					    struct utrace_error *err);
+/* The lists of a filter (the command line's), into l->lists. */
+int live_lists_from(struct utrace_live *l, const struct utrace_func_filter *f);
+
+#endif

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * live_options.c - trace_options and options/NAME: the options of the
+ * trace's printing (the kernel's names: funcgraph-proc, print-parent, ...,
+ * those `utrace report -O` knows, ops->option_names).
+ *
+ * The options are a word that only ops->set_option understands; an
+ * option is on when setting it changes nothing.  trace_options lists
+ * every option, "noNAME" when off; a write of NAME or noNAME sets or
+ * clears it (another name: EINVAL).  options/NAME reads 1 or 0 and takes
+ * 1 or 0.  The caller holds l->lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/live/live_int.h"
+
+/* Each option name in turn, through fn; stops when fn returns true. */
+static bool each_option(struct utrace_live *l, bool (*fn)(void *arg, const char *name), void *arg)
+{
+	const char *s = l->ops.option_names;
+	char name[65];
+
+	while (s && *s) {
+		size_t n = strcspn(s, " ");
+
+		if (n && n < sizeof(name)) {
+			memcpy(name, s, n);
+			name[n] = 0;
+			if (fn(arg, name))
+				return true;
+		}
+		s += n + (s[n] == ' ');
+	}
+	return false;
+}
+
+static bool same_name(void *arg, const char *name)
+{
+	return !strcmp(arg, name);
+}
+
+bool live_option_known(struct utrace_live *l, const char *name)
+{
+	return each_option(l, same_name, (void *)name);
+}
+
+static bool option_on(struct utrace_live *l, const char *name)
+{
+	uint32_t w = l->options;
+
+	return l->ops.set_option(l->ops.arg, name, &w) == 0 && w == l->options;
+}
+
+struct fill_arg {
+	void (*fill)(void *arg, const char *name);
+	void *arg;
+};
+
+static bool fill_one(void *arg, const char *name)
+{
+	struct fill_arg *f = arg;
+
+	f->fill(f->arg, name);
+	return false;
+}
+
+void live_option_names(struct utrace_live *l, void (*fill)(void *arg, const char *name), void *arg)
+{
+	struct fill_arg f = {fill, arg};
+
+	each_option(l, fill_one, &f);
+}
+
+struct show_arg {
+	struct utrace_live *l;
+	FILE *out;
+};
+
+static bool show_one(void *arg, const char *name)
+{
+	struct show_arg *s = arg;
+
+	fprintf(s->out, "%s%s\n", option_on(s->l, name) ? "" : "no", name);
+	return false;
+}
+
+int live_show_options(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	struct show_arg s = {l, out};
+
+	each_option(l, show_one, &s);
+	return 0;
+}
+
+/* NAME or noNAME of a known option, applied. */
+static int option_set(struct utrace_live *l, const char *name)
+{
+	const char *base = strncmp(name, "no", 2) || live_option_known(l, name) ? name : name + 2;
+	uint32_t w = l->options;
+
+	if (!live_option_known(l, base) || l->ops.set_option(l->ops.arg, name, &w) < 0)
+		return -EINVAL;
+	l->options = w;
+	return 0;
+}
+
+long live_write_options(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	char *s = strndup(buf, n), *save = NULL, *tok;
+	int ret = -EINVAL;
+
+	if (!s)
+		return -ENOMEM;
+	/* the kernel takes one option per write */
+	if ((tok = strtok_r(s, " \t\n", &save)) && !strtok_r(NULL, " \t\n", &save))
+		ret = option_set(l, tok);
+	free(s);
+	return ret < 0 ? ret : (long)n;
+}
+
+int live_show_option(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	fprintf(out, "%d\n", option_on(l, h->ev) ? 1 : 0);
+	return 0;
+}
+
+long live_write_option(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	char name[68];
+	size_t len = n;
+
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	if (len != 1 || (buf[0] != '0' && buf[0] != '1'))
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%s%s", buf[0] == '1' ? "" : "no", h->ev);
+	return option_set(l, name) < 0 ? -EINVAL : (long)n;
+}

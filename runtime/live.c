@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * live.c - the live channel: changes the recorder makes while the program
+ * runs (utrace record --tracefs: `echo function > current_tracer`).
+ *
+ * The registration socket is request/answer, driven by the program's own
+ * threads; the recorder cannot speak on it first.  So with
+ * UTRACE_CFG_LIVE the runtime makes a socketpair, hands one end to the
+ * recorder (a LIVE message) and serves the other from a thread of its own
+ * (common/proto.h has the conversation): a TRACER, the SELECTs of every
+ * object, a LIVE_DONE; ftrace.c then patches in one text_poke batch and
+ * the thread answers LIVE_DONE with the result.
+ *
+ * The thread runs only runtime code (nothing of it is instrumented) with
+ * every signal blocked, so the program's handlers never run on it.  Its
+ * descriptor is guarded like the main socket (fd_guard.c).  A fork child
+ * has no such thread: init.c starts a new one after it reconnects.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/scm.h"
+#include "runtime/rt.h"
+
+static int live_fd = -1;
+
+/* One message from the recorder, waiting for it in slices so that a
+ * move of the descriptor (fd_guard.c) is seen; <= 0 when it has gone. */
+static long live_recv(void *buf, uint32_t size)
+{
+	for (;;) {
+		int fd = rt_fd_use(&live_fd);
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		long n = -ENOTCONN;
+		int got = -1;
+
+		if (fd >= 0 && poll(&p, 1, 0) > 0)
+			n = utrace_scm_recv(fd, buf, size, MSG_DONTWAIT, &got);
+		else if (fd >= 0)
+			n = -EAGAIN;
+		rt_fd_done();
+		if (got >= 0)
+			close(got); /* none is expected */
+		if (n != -EAGAIN && n != -EINTR)
+			return n;
+		p.fd = fd;
+		poll(&p, 1, 200);
+	}
+}
+
+static void live_answer(int status)
+{
+	struct utrace_msg_live_done d = {{sizeof(d), UTRACE_MSG_LIVE_DONE}, status, 0};
+	int fd = rt_fd_use(&live_fd);
+
+	if (fd >= 0)
+		utrace_scm_send(fd, &d, sizeof(d), -1);
+	rt_fd_done();
+}
+
+/* trace_events.c's utrace_printf writer: the record goes into this
+ * thread's own buffer, made on its first record like any thread's. */
+void __utrace_marker_write(const char *text, unsigned len);
+
+static void *live_main(void *arg)
+{
+	struct utrace_msg *m = arg;
+	struct utrace_msg_tracer t = {.tracer = rt.cfg.tracer,
+				      .flags = rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS,
+				      .max_depth = rt.cfg.max_depth};
+	int status = 0;
+	long n;
+
+	while ((n = live_recv(m, UTRACE_MSG_MAX)) >= (long)sizeof(*m)) {
+		if (m->type == UTRACE_MSG_TRACER && n >= (long)sizeof(struct utrace_msg_tracer)) {
+			t = *(struct utrace_msg_tracer *)m;
+		} else if (m->type == UTRACE_MSG_SELECT &&
+			   n >= (long)sizeof(struct utrace_msg_select)) {
+			if (rt_objects_live_select((void *)m, (uint32_t)n) < 0)
+				status = -EPROTO;
+		} else if (m->type == UTRACE_MSG_MARKER) {
+			if (rt.enabled) {
+				__utrace_marker_write((const char *)(m + 1),
+						      (unsigned)(n - (long)sizeof(*m)));
+				rt_rb_flush(&rt_self); /* readable at once */
+			}
+			live_answer(rt.enabled ? 0 : -EBADF);
+		} else if (m->type == UTRACE_MSG_LIVE_DONE) {
+			if (!status && rt.enabled)
+				status = rt_objects_live_apply(&t);
+			live_answer(status);
+			status = 0;
+		}
+	}
+	free(m);
+	return NULL;
+}
+
+/* After registration (init.c), when the recorder asked for it. */
+void rt_live_start(void)
+{
+	struct utrace_msg hello = {sizeof(hello), UTRACE_MSG_LIVE};
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t th;
+	void *buf;
+	int sv[2];
+
+	if (!(rt.cfg.flags & UTRACE_CFG_LIVE) || !rt.enabled)
+		return;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return;
+	live_fd = sv[0];
+	rt_fd_guard(&live_fd);
+	if (rt_send(&hello, sizeof(hello), sv[1]) < 0 || !(buf = malloc(UTRACE_MSG_MAX))) {
+		close(sv[1]);
+		rt_fd_release(&live_fd);
+		return;
+	}
+	close(sv[1]);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits it */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &attr, live_main, buf) != 0) {
+		free(buf);
+		rt_fd_release(&live_fd);
+	}
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Fork child: the parent's channel is the parent's. */
+void rt_live_forget(void)
+{
+	if (live_fd >= 0)
+		rt_fd_release(&live_fd);
+}

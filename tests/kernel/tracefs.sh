@@ -1,0 +1,369 @@
+#!/bin/bash
+# tests/kernel/tracefs.sh BUILD_DIR - utrace record --tracefs DIR: the
+# seeds' basic workflow run verbatim against DIR while the program runs
+# (tracer switched live, the filter glob obeyed, trace cleared), the
+# error cases (unknown tracer: EINVAL and error_log; a glob that names no
+# function; a bad tracing_on), trace_pipe read by two readers who split
+# the records, per_cpu, the events' files, and no mount left after the program's exit, after Ctrl-C
+# of the recorder, and after kill -9 then utrace reset.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+[ -c /dev/fuse ] || unsupported "no /dev/fuse"
+command -v fusermount3 >/dev/null || [ "$(id -u)" -eq 0 ] || unsupported "no fusermount3"
+need_built "$U"
+
+T=$(mktemp -d) || exit 1
+RP=
+cleanup() {
+	touch "$T/stop"
+	[ -n "$RP" ] && kill -9 "$RP" 2>/dev/null
+	grep -q " $T/mnt fuse.utrace " /proc/mounts && umount -l "$T/mnt" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+mkdir "$T/mnt"
+cat >"$T/live.c" <<'PROG'
+#include <unistd.h>
+__attribute__((noinline)) int func_alpha(int x) { __asm__ volatile(""); return x + 1; }
+__attribute__((noinline)) int func_beta(int x) { __asm__ volatile(""); return x * 2; }
+__attribute__((noinline)) int other_gamma(int x) { __asm__ volatile(""); return x - 1; }
+__attribute__((noinline)) void step(void)
+{
+	volatile int v = 0;
+	for (int i = 0; i < 200; i++)
+		v = other_gamma(func_beta(func_alpha(v)));
+}
+int main(int argc, char **argv)
+{
+	while (access(argv[1], F_OK) != 0) {
+		step();
+		usleep(1000);
+	}
+	return 0;
+}
+PROG
+cc -O2 $("$U" cflags) -o "$T/live" "$T/live.c" || { notok "build the program"; exit 1; }
+
+mounted() { grep -q " $T/mnt fuse.utrace " /proc/mounts; }
+# start_rec: the recorder in the background (RP), the mount ready
+start_rec() {
+	rm -f "$T/stop"
+	"$U" record -p nop --tracefs "$T/mnt" -o "$T/live.dat" -- "$T/live" "$T/stop" \
+		>"$T/rec.out" 2>&1 &
+	RP=$!
+	for _ in $(seq 100); do [ -f "$T/mnt/current_tracer" ] && return 0; sleep 0.05; done
+	return 1
+}
+# wait_gone: the mount goes within 5 s
+wait_gone() {
+	for _ in $(seq 100); do mounted || return 0; sleep 0.05; done
+	return 1
+}
+# graph_funcs FILE: the calls of a function_graph trace, "f();" each once
+# (the last entry may show as "f() {": its exit is in a sub-buffer that
+# is not saved yet)
+graph_funcs() {
+	grep -v '^#' "$1" | awk -F'|' '{ print $2 }' | tr -d ' ' | sed 's/(){$/();/' | sort -u
+}
+# funcs FILE: the function names of a function tracer's trace
+funcs() { awk '/ <-/ { print $(NF - 1) }' "$1" | sort -u | tr '\n' ' '; }
+
+"$U" record --tracefs "$T/nodir" -o "$T/x.dat" -- true >"$T/nodir.out" 2>&1
+check "--tracefs of a missing directory fails with one line" \
+	test $? -eq 1 -a "$(cat "$T/nodir.out")" = \
+	"utrace record: --tracefs: $T/nodir: No such file or directory"
+check "the tracefs is mounted for the recording" start_rec
+cd "$T/mnt" || exit 1
+check "available_tracers" test "$(cat available_tracers)" = "function_graph function nop"
+check "available_filter_functions lists the program's functions" \
+	grep -qx func_alpha available_filter_functions
+check "current_tracer starts as -p said" test "$(cat current_tracer)" = nop
+
+# the seeds' workflow, verbatim
+echo 0 > tracing_on; echo function > current_tracer; echo 'func*' > set_ftrace_filter; echo > trace; echo 1 > tracing_on
+for _ in $(seq 50); do
+	cat trace >"$T/trace1"
+	grep -q ' <-' "$T/trace1" && break
+	sleep 0.1
+done
+ncpu=$(ls per_cpu | wc -l)
+bad=0
+for c in $(seq 0 $((ncpu - 1))); do
+	cpu=$(printf '%03d' "$c")
+	awk '/ <-/' "per_cpu/cpu$c/trace" >"$T/cpu"
+	grep -qv "\[$cpu\]" "$T/cpu" && bad=1
+done
+check "per_cpu/cpuN/trace holds only CPU N's events ($ncpu CPUs)" test "$ncpu" -ge 1 -a "$bad" -eq 0
+echo nop > current_tracer
+check "trace has the function tracer's header" grep -qx '# tracer: function' "$T/trace1"
+check "trace has exactly the functions of the filter glob" \
+	test "$(funcs "$T/trace1")" = "func_alpha func_beta "
+check "set_ftrace_filter lists the functions the glob selects" \
+	test "$(cat set_ftrace_filter | tr '\n' ' ')" = "func_alpha func_beta "
+check "current_tracer is nop again" test "$(cat current_tracer)" = nop
+echo > trace
+sleep 0.3
+cat trace >"$T/trace2"
+check "after nop and a clear, trace has no calls" test -z "$(funcs "$T/trace2")"
+
+# >> appends to the filter; function_graph switched on live
+echo 'other_*' >> set_ftrace_filter
+check ">> appends to set_ftrace_filter" \
+	test "$(cat set_ftrace_filter | tr '\n' ' ')" = "func_alpha func_beta other_gamma "
+echo function_graph > current_tracer; echo > trace
+for _ in $(seq 50); do
+	cat trace >"$T/trace3"
+	grep -q 'other_gamma();' "$T/trace3" && break
+	sleep 0.1
+done
+echo nop > current_tracer
+check "function_graph switched on while running" grep -q '|  other_gamma();$' "$T/trace3"
+check "function_graph's header" grep -qx '# tracer: function_graph' "$T/trace3"
+echo > set_ftrace_filter
+check "echo > set_ftrace_filter: all functions again" \
+	test "$(cat set_ftrace_filter)" = "#### all functions enabled ####"
+
+# set_graph_function: only below func_beta, switched on live
+check "set_graph_function starts empty" \
+	test "$(cat set_graph_function)" = "#### all functions enabled ####"
+check "set_graph_notrace starts empty" \
+	test "$(cat set_graph_notrace)" = "#### no functions disabled ####"
+echo func_beta > set_graph_function
+check "set_graph_function lists its function" test "$(cat set_graph_function)" = func_beta
+echo function_graph > current_tracer; echo > trace
+for _ in $(seq 50); do
+	cat trace >"$T/trace4"
+	grep -q 'func_beta();' "$T/trace4" && break
+	sleep 0.1
+done
+echo nop > current_tracer; echo > set_graph_function
+check "with set_graph_function func_beta the graph holds func_beta alone" \
+	test "$(graph_funcs "$T/trace4")" = "func_beta();"
+
+# max_graph_depth 1: step() alone, as a leaf
+echo 1 > max_graph_depth
+check "max_graph_depth reads back" test "$(cat max_graph_depth)" = 1
+echo function_graph > current_tracer; echo > trace
+for _ in $(seq 80); do
+	cat trace >"$T/trace5"
+	grep -q 'step();' "$T/trace5" && break
+	sleep 0.1
+done
+echo nop > current_tracer; echo 0 > max_graph_depth
+check "with max_graph_depth 1 the graph holds step() alone" \
+	test "$(graph_funcs "$T/trace5")" = "step();"
+echo -1 > max_graph_depth 2>"$T/err4"
+check "max_graph_depth takes a number" grep -q 'Invalid argument' "$T/err4"
+
+# trace_options and options/: the printing of trace
+check "trace_options lists what is off with no" grep -qx nofuncgraph-proc trace_options
+echo funcgraph-proc > trace_options
+check "options/funcgraph-proc follows trace_options" test "$(cat options/funcgraph-proc)" = 1
+echo func_alpha > set_ftrace_filter; echo function_graph > current_tracer; echo > trace
+for _ in $(seq 50); do
+	cat trace >"$T/trace6"
+	grep -q '|      func_' "$T/trace6" && break
+	sleep 0.1
+done
+echo nop > current_tracer; echo > set_ftrace_filter
+check "funcgraph-proc adds the task to each line" grep -q ') *live-[0-9]* *|' "$T/trace6"
+echo 0 > options/funcgraph-proc
+check "options/funcgraph-proc takes 0" grep -qx nofuncgraph-proc trace_options
+echo bogus > trace_options 2>"$T/err6"
+check "an unknown option fails with EINVAL" grep -q 'Invalid argument' "$T/err6"
+
+# trace_marker: a print record, readable at once; none while tracing is off
+echo 1 > tracing_on
+echo hello marker > trace_marker
+check "a trace_marker write shows in trace at once" \
+	grep -q ' tracing_mark_write: hello marker$' trace
+echo 0 > tracing_on
+echo quiet > trace_marker 2>"$T/err5"
+check "trace_marker while tracing is off fails (EBADF)" grep -q 'Bad file descriptor' "$T/err5"
+echo 1 > tracing_on
+check "and writes nothing" test -z "$(grep 'tracing_mark_write: quiet' trace)"
+
+# errors
+echo foo > current_tracer 2>"$T/err1"
+check "an unknown tracer fails with EINVAL" grep -q 'Invalid argument' "$T/err1"
+check "error_log says which tracer" grep -q '\] current_tracer: error: No such tracer$' error_log
+check "error_log shows the command" grep -qx '  Command: foo' error_log
+check "the tracer is unchanged" test "$(cat current_tracer)" = nop
+echo > error_log
+check "echo > error_log clears it" test ! -s error_log
+echo 'nosuch_fn*' > set_ftrace_filter 2>"$T/err2"
+check "a glob that names no function fails with EINVAL" grep -q 'Invalid argument' "$T/err2"
+echo on > tracing_on 2>"$T/err3"
+check "tracing_on takes numbers only" grep -q 'Invalid argument' "$T/err3"
+echo 0 > tracing_on
+check "tracing_on reads back" test "$(cat tracing_on)" = 0
+
+# trace_pipe: consumed by two readers, who split the records
+echo function > current_tracer; echo func_alpha > set_ftrace_filter; echo > trace
+cat trace_pipe >"$T/p1" &
+P1=$!
+cat trace_pipe >"$T/p2" &
+P2=$!
+echo 1 > tracing_on; sleep 1; echo 0 > tracing_on
+prev=
+for _ in $(seq 50); do
+	sleep 0.3
+	now=$(cat "$T/p1" "$T/p2" | wc -c)
+	[ "$now" = "$prev" ] && break
+	prev=$now
+done
+kill "$P1" "$P2"
+wait "$P1" "$P2" 2>/dev/null
+n1=$(grep -c ' <-' "$T/p1")
+n2=$(grep -c ' <-' "$T/p2")
+nt=$(grep -c ' <-' trace)
+check "both readers of trace_pipe got records ($n1, $n2)" test "$n1" -gt 0 -a "$n2" -gt 0
+check "together they hold trace's records, each once ($n1 + $n2 = $nt)" \
+	test $((n1 + n2)) -eq "$nt"
+check "trace_pipe has no header" test -z "$(grep '^#' "$T/p1" "$T/p2")"
+check "trace_pipe has the trace's lines" grep -q 'func_alpha <-step$' "$T/p1"
+echo nop > current_tracer
+cat trace_pipe >"$T/p3" 2>/dev/null &
+P3=$!
+cd "$T" || exit 1
+
+# unmounted at the program's exit, at Ctrl-C, and by reset after kill -9
+touch "$T/stop"
+wait "$RP"
+check "the recording ends with the program" test $? -eq 0
+check "no mount left after the program's exit" wait_gone
+# (a child that ended is a zombie until waited for: kill -0 still finds it)
+running() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat")" != Z ]; }
+for _ in $(seq 50); do running "$P3" || break; sleep 0.1; done
+ended() { ! running "$1"; }
+check "a reader blocked in trace_pipe ends with the recording" ended "$P3"
+"$U" report --stat -i "$T/live.dat" >"$T/report.out" 2>&1
+check "the recording was saved" grep -q "^# total: [0-9]* threads, [1-9][0-9]* records" "$T/report.out"
+
+# switching tracers 300 times while two processes (a fork) of three
+# threads each recurse: no crash, both switched
+cat >"$T/mt.c" <<'PROG'
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+__attribute__((noinline)) int leaf(int x) { __asm__ volatile(""); return x + 1; }
+__attribute__((noinline)) int mid(int x) { __asm__ volatile(""); return leaf(x) * 2; }
+__attribute__((noinline)) int rec(int n) { __asm__ volatile(""); return n ? rec(n - 1) + mid(n) : 0; }
+static const char *stop;
+static void *worker(void *a)
+{
+	volatile int v = 0;
+	while (access(stop, F_OK))
+		for (int i = 0; i < 1000; i++)
+			v += rec(10);
+	return a;
+}
+int main(int argc, char **argv)
+{
+	pthread_t t[3];
+	int st = 0;
+	pid_t p;
+
+	stop = argv[1];
+	p = fork();
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	if (p > 0 && (waitpid(p, &st, 0) != p || !WIFEXITED(st)))
+		return 99;
+	return WEXITSTATUS(st);
+}
+PROG
+cc -O2 -pthread $("$U" cflags) -o "$T/mt" "$T/mt.c" || { notok "build the threaded program"; exit 1; }
+rm -f "$T/stop"
+"$U" record -p nop --drop -b 256 --tracefs "$T/mnt" -o "$T/mt.dat" -- "$T/mt" "$T/stop" \
+	>"$T/mt.out" 2>&1 &
+RP=$!
+for _ in $(seq 100); do [ -f "$T/mnt/current_tracer" ] && break; sleep 0.05; done
+sleep 0.5
+fails=0
+for _ in $(seq 100); do
+	for t in function_graph function nop; do
+		echo $t >"$T/mnt/current_tracer" || fails=$((fails + 1))
+	done
+done
+check "300 live tracer switches all succeed" test "$fails" -eq 0
+touch "$T/stop"
+wait "$RP"
+check "the threaded program and its fork exit normally" test $? -eq 0
+"$U" report --stat -i "$T/mt.dat" >"$T/mt.stat" 2>&1
+check "threads of both processes wrote records" \
+	test "$(awk '!/^#/ && $3 > 0 { print $2 }' "$T/mt.stat" | sort -u | wc -l)" -eq 2
+
+# the program's static tracepoints: available_events, events/SYS/EVENT/
+cat >"$T/lt_events.h" <<'PROG'
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM livetp
+#if !defined(LT_EVENTS_H) || defined(TRACE_HEADER_MULTI_READ)
+#define LT_EVENTS_H
+#include <utrace/tracepoint.h>
+TRACE_EVENT(lt_tick,
+	TP_PROTO(int n),
+	TP_ARGS(n),
+	TP_STRUCT__entry(__field(int, n)),
+	TP_fast_assign(__entry->n = n;),
+	TP_printk("n=%d", __entry->n)
+);
+#endif
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE lt_events
+#include <utrace/define_trace.h>
+PROG
+cat >"$T/ltp.c" <<'PROG'
+#include <unistd.h>
+#define CREATE_TRACE_POINTS
+#include "lt_events.h"
+int main(int argc, char **argv)
+{
+	for (int n = 0; access(argv[1], F_OK); n++) {
+		trace_lt_tick(n);
+		usleep(1000);
+	}
+	return 0;
+}
+PROG
+(cd "$T" && cc -O2 $("$U" cflags) -I"$ROOT/include" -I. -o ltp ltp.c) ||
+	{ notok "build the tracepoint program"; exit 1; }
+rm -f "$T/stop"
+"$U" record -e livetp:lt_tick --tracefs "$T/mnt" -o "$T/ltp.dat" -- "$T/ltp" "$T/stop" \
+	>"$T/ltp.out" 2>&1 &
+RP=$!
+for _ in $(seq 100); do [ -s "$T/mnt/available_events" ] && break; sleep 0.05; done
+check "available_events lists the program's event" grep -qx 'livetp:lt_tick' "$T/mnt/available_events"
+check "events/ holds its system and event" \
+	test "$(ls "$T/mnt/events") $(ls "$T/mnt/events/livetp")" = "livetp lt_tick"
+check "its format is the kernel's" grep -qx 'print fmt: "n=%d", REC->n' \
+	"$T/mnt/events/livetp/lt_tick/format"
+id=$(cat "$T/mnt/events/livetp/lt_tick/id")
+check "id is the format's ID ($id)" grep -qx "ID: $id" "$T/mnt/events/livetp/lt_tick/format"
+check "an unknown event is not there" test ! -e "$T/mnt/events/livetp/nosuch"
+touch "$T/stop"
+wait "$RP"
+"$U" report -i "$T/ltp.dat" >"$T/ltp.rep" 2>&1
+check "the event was recorded under that format" grep -q 'lt_tick: n=' "$T/ltp.rep"
+
+start_rec || notok "mount for the Ctrl-C case"
+kill -INT "$RP"
+check "no mount left after Ctrl-C" wait_gone
+touch "$T/stop"
+wait "$RP"
+
+start_rec || notok "mount for the kill -9 case"
+kill -9 "$RP"
+{ wait "$RP"; } 2>/dev/null
+RP=
+touch "$T/stop"
+check "kill -9 of the recorder leaves a dead mount" mounted
+"$U" reset >"$T/reset.out" 2>&1
+check "utrace reset says it unmounted it" grep -q "unmounted the tracefs at $T/mnt" "$T/reset.out"
+check "no mount left after utrace reset" wait_gone
+exit 0
