@@ -37,6 +37,7 @@
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/events/ftrace_filter.h"
+#include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
 #include "lib/base/glob.h"
 #include "lib/elf/symtab.h"
@@ -48,7 +49,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: utrace list -f PROGRAM [FILTER...]\n"
-		   "       utrace list -e PROGRAM [-F] [--probe DEF]... [EVENT...]\n"
+		   "       utrace list -e PROGRAM [-F] [--probe DEF]... [--synthetic DEF]... [EVENT...]\n"
 		   "       utrace list --usdt PROGRAM [-v] [PROBE...]\n"
 		   "\n"
 		   "  -f, --functions PROGRAM  list the traceable functions of PROGRAM and of\n"
@@ -63,6 +64,8 @@ static void usage(FILE *f)
 		   "                           tracefs events/SYSTEM/EVENT/format\n"
 		   "      --probe DEF          with -e: also the event of an in-process probe\n"
 		   "                           (utrace record --probe, no PATH:)\n"
+		   "      --synthetic DEF      with -e: also the synthetic event DEF defines\n"
+		   "                           (utrace record --synthetic), synthetic:NAME\n"
 		   "  EVENT                    only events matching SYSTEM:EVENT, SYSTEM, EVENT\n"
 		   "                           or all (globs), as utrace record -e\n"
 		   "      --usdt PROGRAM       list the USDT probes (<sys/sdt.h>) of PROGRAM\n"
@@ -337,7 +340,7 @@ out:
 
 /* --probe DEF (in-process, lib/probes/kprobe.h): its event, as the
  * recording would define it.  Returns how many, or -1. */
-static long list_probe_events(struct lister *ls, const char *prog, const char **defs, int n)
+static long list_probe_events(struct lister *ls, const char *prog, const char *const *defs, int n)
 {
 	for (int i = 0; i < n; i++) {
 		struct utrace_error err = {0};
@@ -367,9 +370,45 @@ static long list_probe_events(struct lister *ls, const char *prog, const char **
 	return n;
 }
 
+/* --synthetic DEF (lib/hist/synth.h): its event, synthetic:NAME, as the
+ * recording would define it (its ID there is the recording's).  Returns
+ * how many, or -1. */
+static long list_synth_events(struct lister *ls, const char *const *defs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct utrace_error err = {0};
+		struct utrace_synth *sy;
+		bool match = !ls->npatterns;
+		int code;
+
+		if (utrace_synth_parse(defs[i], 0, &sy, &code, &err) < 0) {
+			utrace_die_msg(CMD, "--synthetic: %s", err.msg);
+			if (err.column > 0)
+				fprintf(stderr, "  %s\n  %*s^\n", defs[i], err.column - 1, "");
+			return -1;
+		}
+		for (int k = 0; !match && k < ls->npatterns; k++)
+			match = utrace_event_spec_matches(ls->patterns[k], sy->fmt->system,
+							  sy->fmt->name);
+		if (match && ls->format)
+			printf("system: %s\n%s", sy->fmt->system, sy->format);
+		else if (match)
+			printf("%s:%s\n", sy->fmt->system, sy->fmt->name);
+		ls->printed += match;
+		utrace_synth_free(sy);
+	}
+	return n;
+}
+
+/* The definitions that add events to a program's for utrace list -e. */
+struct list_defs {
+	const char *probes[64], *synths[64];
+	int nprobes, nsynths;
+};
+
 /* utrace list -e: the events of prog and of its libraries. */
 static int list_events(const char *arg, char **patterns, int npatterns, bool format,
-		       const char **probes, int nprobes)
+		       const struct list_defs *defs)
 {
 	struct lister ls = {.events = true, .format = format};
 	struct utrace_error err = {0};
@@ -405,9 +444,10 @@ static int list_events(const char *arg, char **patterns, int npatterns, bool for
 	if (main_events < 0)
 		goto out;
 	lib_events = list_libraries(&ls, prog, &deps);
-	if (lib_events < 0 || list_probe_events(&ls, prog, probes, nprobes) < 0)
+	if (lib_events < 0 || list_probe_events(&ls, prog, defs->probes, defs->nprobes) < 0 ||
+	    list_synth_events(&ls, defs->synths, defs->nsynths) < 0)
 		goto out;
-	if (main_events == 0 && lib_events == 0 && !nprobes) {
+	if (main_events == 0 && lib_events == 0 && !defs->nprobes && !defs->nsynths) {
 		utrace_die_msg(CMD,
 			       "%s has no static tracepoints: define CREATE_TRACE_POINTS before "
 			       "including an events header (see <utrace/tracepoint.h>)",
@@ -516,9 +556,10 @@ static int list_usdt(const char *arg, char **patterns, int npatterns, bool verbo
 
 int cmd_list(int argc, char **argv)
 {
-	const char *prog = NULL, *events = NULL, *usdt = NULL, *probes[64];
+	const char *prog = NULL, *events = NULL, *usdt = NULL;
+	struct list_defs defs = {.nprobes = 0};
 	bool format = false, verbose = false;
-	int i, nprobes = 0;
+	int i;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -544,12 +585,15 @@ int cmd_list(int argc, char **argv)
 			events = a + 9;
 		} else if (!strcmp(a, "-F") || !strcmp(a, "--format")) {
 			format = true;
-		} else if (!strcmp(a, "--probe")) {
-			if (i + 1 >= argc || nprobes == 64) {
-				utrace_die_msg(CMD, "--probe needs a DEF (at most 64)");
+		} else if (!strcmp(a, "--probe") || !strcmp(a, "--synthetic")) {
+			bool probe = a[2] == 'p';
+			int *n = probe ? &defs.nprobes : &defs.nsynths;
+
+			if (i + 1 >= argc || *n == 64) {
+				utrace_die_msg(CMD, "%s needs a DEF (at most 64)", a);
 				return 2;
 			}
-			probes[nprobes++] = argv[++i];
+			(probe ? defs.probes : defs.synths)[(*n)++] = argv[++i];
 		} else if (!strcmp(a, "--usdt")) {
 			if (i + 1 >= argc) {
 				utrace_die_msg(CMD, "%s needs a PROGRAM", a);
@@ -600,6 +644,6 @@ int cmd_list(int argc, char **argv)
 		return 2;
 	}
 	if (events)
-		return list_events(events, argv + i, argc - i, format, probes, nprobes);
+		return list_events(events, argv + i, argc - i, format, &defs);
 	return list_functions(prog, argv + i, argc - i);
 }

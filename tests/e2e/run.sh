@@ -971,6 +971,15 @@ trigger_commands() { # DIR HIST_PROG TRACEPOINTS_PROG
 # none for 9 or 4, and the records it writes, when recorded, say the same.
 synth_commands() { # DIR SYNTH_PROG
 	local d=$1 sp=$2 st bad
+	# utrace list -e lists a definition's event with the program's, and
+	# -F its format, the kernel's for a synthetic event
+	"$UTRACE" list -e "$sp" -F --synthetic 'req_lat u64 lat; int id' 'synthetic:*' \
+		>"$d/list.txt" 2>&1
+	t "$(grep -qx 'name: req_lat' "$d/list.txt" &&
+		grep -qxF '	field:u64 lat;	offset:8;	size:8;	signed:0;' "$d/list.txt" &&
+		grep -qxF 'print fmt: "lat=%llu id=%d", REC->lat, REC->id' "$d/list.txt" &&
+		"$UTRACE" list -e "$sp" --synthetic 'req_lat u64 lat; int id' | grep -qx 'synthetic:req_lat'
+		echo $?)" "list -e --synthetic: synthetic:req_lat and its format" "$(cat "$d/list.txt")"
 	local begin='hist:keys=id:ts0=common_timestamp.usecs'
 	local end='hist:keys=id:lat=common_timestamp.usecs-$ts0:onmatch(app.req_begin)'
 	"$UTRACE" record -o "$d/syn.dat" --synthetic 'req_lat u64 lat; int id' \
