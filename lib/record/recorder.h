@@ -54,6 +54,9 @@ struct utrace_recorder_opts {
 	 * function that has parameters (by its DWARF); funcgraph-retval:
 	 * rax at every return */
 	bool funcgraph_args, funcgraph_retval;
+	/* --libcall: the calls the program (and what it dlopens) makes
+	 * through its PLT are traced, named after the imports */
+	bool libcall;
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);
 	void *notice_arg;
