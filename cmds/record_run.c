@@ -623,9 +623,10 @@ static void record_warn_unmatched(struct record_session *s, const struct utrace_
 	if (!st->sites) {
 		fprintf(
 		    stderr,
-		    "utrace record: %s has no call sites: no function was traced; build it with "
+		    "utrace record: %s has no call sites: %s; build it with "
 		    "the flags of `utrace cflags` (cc $(utrace cflags) ...)\n",
-		    o->argv[0]);
+		    o->argv[0],
+		    o->rec.libcall ? "only its library calls were traced" : "no function was traced");
 		return;
 	}
 	for (size_t i = 0;

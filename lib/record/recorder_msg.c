@@ -197,7 +197,8 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 	o->id_base = m->id_base;
 	o->nr_sites = m->nr_sites;
 	o->flags = m->flags;
-	r->nr_sites += m->nr_sites;
+	if (!(m->flags & UTRACE_OBJ_LIBCALL)) /* call sites: the program's own */
+		r->nr_sites += m->nr_sites;
 	o->vaddrs = calloc(m->nr_sites ? m->nr_sites : 1, sizeof(uint64_t));
 	if (!o->path || !o->vaddrs)
 		return -ENOMEM;

@@ -104,12 +104,17 @@ FILTERS=(
 	"fg-args -O funcgraph-args -O funcgraph-retval -- dwarfargs"
 	"fg-retval -O funcgraph-retval -- dwarfargs"
 	"fg-abi -O funcgraph-args -O funcgraph-retval -- args"
+	"lc-graph --libcall -- libcall"
+	"lc-function --libcall -p function -- libcall"
+	"lc-notrace --libcall -n str* -n *printf -- libcall"
 )
 
 ulimit -c 0
 
 # shellcheck source=tests/e2e/probes.sh
 . "$E2E/probes.sh"
+# shellcheck source=tests/e2e/libcall.sh
+. "$E2E/libcall.sh"
 
 # ---------------------------------------------------------------- results
 
@@ -1609,7 +1614,7 @@ gen_config() {
 		echo "$dir/bin/$p: $src $PROGS/*.h $ROOT/include/utrace/*.h $dir/cflags"
 		case $src in
 		*.cc) printf '\t@{ %s %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cxx" "$base" "$flags" "$src" "$cxx" "$ldflags" ;;
-		*) printf '\t@{ %s -std=gnu11 %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread -ldl; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cc" "$base" "$flags" "$src" "$cc" "$ldflags" ;;
+		*) printf '\t@{ %s -std=gnu11 %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread -ldl -lm; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cc" "$base" "$flags" "$src" "$cc" "$ldflags" ;;
 		esac
 	done
 	targets="$targets $dir/bin/libplugin.so"
@@ -1699,6 +1704,7 @@ main() {
 	want_test tool && tool_checks
 	want_test install && install_checks
 	want_test comdat && comdat_checks
+	want_test libcall && libcall_checks
 }
 
 mkdir -p "$OUT"

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/e2e/libcall.sh - library calls (--libcall, runtime/plt.c), sourced
+# by tests/e2e/run.sh.
+#
+# Per configuration (FILTERS lc-*), tests/progs/libcall.c built with the
+# flags and traced with --libcall: its own functions and its library calls
+# nest together (main -> qsort -> cmp_len -> strlen), in both tracers, and
+# -n hides library calls by name.
+#
+# Once (test name "libcall"): the same program built WITHOUT the flags by
+# gcc and clang at -O0 and -O2, recorded with no option (--libcall is the
+# default there), and distribution binaries (sort, gzip -c): output and
+# exit status identical to an untraced run, library calls named, the graph
+# balanced.
+
+check_lc_graph() {
+	expect_balanced "$CFG $TEST braces balance" open-ok
+	expect_func "$CFG $TEST printf under main" printf count 3 depth 1
+	expect_func "$CFG $TEST qsort under main" qsort count 1 depth 1
+	expect_func "$CFG $TEST qsort calls back into the program" cmp_len mincount 2 depth 2
+	expect_func "$CFG $TEST the callback's library call nested" strlen mincount 4 maxd 3
+	expect_func "$CFG $TEST libm on doubles" pow count 1 depth 1
+	expect_func "$CFG $TEST malloc" malloc count 1 depth 1
+	expect_func "$CFG $TEST free" free count 1 depth 1
+	expect_func "$CFG $TEST longjmp out of a library call" longjmp count 1
+	expect_func "$CFG $TEST exit, which never returns" exit count 1 depth 1
+	expect_func "$CFG $TEST main's own code after the longjmp" puts mincount 2 depth 1
+	expect_absent "$CFG $TEST setjmp (returns twice) left alone" setjmp _setjmp
+}
+
+check_lc_function() {
+	local bad=""
+	[ "$(fact tracer)" = function ] || bad="$bad header '# tracer: $(fact tracer)';"
+	# exit's return address lies past main's end (noreturn): not checked
+	[ "$(fcount exit "$FACTS")" = 1 ] || bad="$bad exit not recorded once;"
+	for pc in "strlen cmp_len" "qsort main" "printf main" "pow main"; do
+		set -- $pc
+		awk -v f="$1" -v p="$2" '$1 == "fcall" && $2 == f && $3 == p { found = 1 } END { exit !found }' "$FACTS" ||
+			bad="$bad no '$1 <-$2' line;"
+	done
+	if [ -z "$bad" ]; then ok "$CFG $TEST library calls with their callers"; else nok "$CFG $TEST library calls with their callers" "$bad" "report: $REP"; fi
+}
+
+check_lc_notrace() {
+	expect_absent "$CFG $TEST -n hides library calls by name" strlen printf snprintf
+	expect_func "$CFG $TEST the others stay" qsort count 1 depth 1
+	expect_func "$CFG $TEST the callback stays" cmp_len mincount 2 depth 2
+}
+
+# libcall_plain NAME CMD...: CMD untraced and under plain `utrace record`
+# in $d; same stdout, stderr and status; the report in $d/NAME.rep.
+libcall_plain() {
+	local name=$1 ust tst
+	shift
+	(cd "$d" && timeout -k 5 "$TMO" "$@" >"$d/$name.u.out" 2>"$d/$name.u.err" </dev/null)
+	ust=$?
+	(cd "$d" && timeout -k 5 "$TMO" "$UTRACE" record -o "$d/$name.dat" -- "$@" \
+		>"$d/$name.t.out" 2>"$d/$name.t.err" </dev/null)
+	tst=$?
+	grep -v '^utrace record:' "$d/$name.t.err" >"$d/$name.t.err.prog"
+	if [ "$ust" = "$tst" ] && cmp -s "$d/$name.u.out" "$d/$name.t.out" &&
+		cmp -s "$d/$name.u.err" "$d/$name.t.err.prog"; then
+		ok "libcall $name: output and status ($ust) unchanged"
+	else
+		nok "libcall $name: output and status unchanged" "status $ust vs $tst" \
+			"$(diff "$d/$name.u.out" "$d/$name.t.out" | head -5)" "$(tail -3 "$d/$name.t.err")"
+	fi
+	timeout -k 5 "$TMO" "$UTRACE" report -i "$d/$name.dat" >"$d/$name.rep" 2>"$d/$name.rep.err" ||
+		nok "libcall $name report" "$(head -3 "$d/$name.rep.err")"
+	REP=$d/$name.rep
+	FACTS=$d/$name.facts
+	awk -f "$E2E/graph.awk" "$REP" >"$FACTS"
+}
+
+libcall_checks() {
+	local d=$OUT/libcall cc opt
+	rm -rf "$d"
+	mkdir -p "$d"
+	for cc in gcc clang; do
+		command -v $cc >/dev/null || continue
+		for opt in -O0 -O2; do
+			CFG="$cc$opt"
+			TEST=plain
+			if ! $cc $opt -o "$d/lc$cc$opt" "$PROGS/libcall.c" -lm 2>"$d/build.err"; then
+				nok "libcall $CFG build" "$(head -3 "$d/build.err")"
+				continue
+			fi
+			libcall_plain "$CFG" "$d/lc$cc$opt"
+			grep -q 'has no call sites: only its library calls were traced' "$d/$CFG.t.err" ||
+				nok "libcall $CFG: the recorder says only library calls were traced" "$(cat "$d/$CFG.t.err")"
+			expect_balanced "libcall $CFG braces balance" open-ok
+			expect_func "libcall $CFG printf" printf count 3 depth 0
+			expect_func "libcall $CFG qsort's callback's strlen nested in qsort" strlen mincount 4 maxd 1
+			expect_func "libcall $CFG qsort" qsort count 1 depth 0
+			expect_func "libcall $CFG pow (doubles)" pow count 1 depth 0
+			expect_func "libcall $CFG longjmp" longjmp count 1 depth 0
+			expect_func "libcall $CFG exit" exit count 1 depth 0
+		done
+	done
+	CFG=dist
+	printf '%s\n' pear apple fig banana apple >"$d/words.txt"
+	libcall_plain sort sort "$d/words.txt"
+	expect_balanced "libcall sort braces balance" open-ok
+	expect_func "libcall sort: its library calls named (setlocale)" setlocale mincount 1 depth 0
+	seq 1 2000 >"$d/nums.txt"
+	libcall_plain gzip gzip -c "$d/nums.txt"
+	expect_balanced "libcall gzip braces balance" open-ok
+	has_func write || has_func fwrite || has_func __write_chk ||
+		nok "libcall gzip writes through a library call" "no write/fwrite in $REP"
+	has_func write || has_func fwrite || has_func __write_chk && ok "libcall gzip writes through a library call"
+}
