@@ -246,7 +246,7 @@ int rec_snap_poll(struct utrace_recorder *r, struct utrace_error *err);
 /* recorder_libcall.c: library calls (UTRACE_OBJ_LIBCALL objects) */
 struct rec_imports;
 bool rec_libcall_refused(const char *name);
-const char *rec_libcall_name(struct rec_symtab *s, uint32_t i, uint64_t va);
+const char *rec_libcall_name(struct rec_symtab *s, uint32_t i, uint64_t va, const char **raw);
 int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx,
 		       struct rec_symtab *s, struct utrace_error *err);
 void rec_imports_free(struct rec_imports *t);

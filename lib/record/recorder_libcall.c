@@ -16,7 +16,13 @@
  * through the parent's frame), that switch stacks or threads (clone,
  * swapcontext), the unwinder's _Unwind_Resume (it unwinds from its own
  * return address, which must stay real), __libc_start_main (runs the
- * whole program) and __tls_get_addr (called with a special stack).
+ * whole program), __tls_get_addr (called with a special stack), and
+ * __cxa_begin_catch, which the runtime interposes (runtime/unwind.c) to
+ * end the frames below the catch: those whose return slot lies below its
+ * caller's stack pointer, as its own hooked slot would.
+ *
+ * C++ names are demangled as the symbol tables' are (lib/elf/symtab.c);
+ * the filters match either spelling.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,7 +35,10 @@ static const char *const refused[] = {
     "setjmp",	  "_setjmp",	"sigsetjmp", "__sigsetjmp", "savectx",
     "vfork",	  "__vfork",	"clone",     "__clone",	    "clone3",
     "getcontext", "swapcontext", "_Unwind_Resume", "__libc_start_main", "__tls_get_addr",
+    "__cxa_begin_catch",
 };
+
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 bool rec_libcall_refused(const char *name)
 {
@@ -41,7 +50,7 @@ bool rec_libcall_refused(const char *name)
 
 struct rec_imports {
 	uint64_t *slot;
-	char **name;
+	char **name, **raw; /* name: demangled (or raw) */
 	size_t n, cap;
 };
 
@@ -53,16 +62,33 @@ static int imports_add(void *arg, const struct utrace_elf_import *imp)
 		size_t cap = t->cap ? t->cap * 2 : 64;
 		uint64_t *s = realloc(t->slot, cap * sizeof(*s));
 		char **nm = s ? realloc(t->name, cap * sizeof(*nm)) : NULL;
+		char **raw = nm ? realloc(t->raw, cap * sizeof(*raw)) : NULL;
 
 		if (s)
 			t->slot = s;
-		if (!nm)
+		if (nm)
+			t->name = nm;
+		if (!raw)
 			return -ENOMEM;
-		t->name = nm;
+		t->raw = raw;
 		t->cap = cap;
 	}
-	if (!(t->name[t->n] = strdup(imp->name)))
+	if (!(t->raw[t->n] = strdup(imp->name)))
 		return -ENOMEM;
+	t->name[t->n] = NULL;
+	if (imp->name[0] == '_' && imp->name[1] == 'Z') {
+		int status = -1;
+		char *dem = __cxa_demangle(imp->name, NULL, NULL, &status);
+
+		if (dem && !status)
+			t->name[t->n] = dem;
+		else
+			free(dem);
+	}
+	if (!t->name[t->n] && !(t->name[t->n] = strdup(imp->name))) {
+		free(t->raw[t->n]);
+		return -ENOMEM;
+	}
 	t->slot[t->n++] = imp->slot;
 	return 0;
 }
@@ -71,9 +97,12 @@ void rec_imports_free(struct rec_imports *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		free(t->name[i]);
+		free(t->raw[i]);
+	}
 	free(t->name);
+	free(t->raw);
 	free(t->slot);
 	free(t);
 }
@@ -97,20 +126,24 @@ static struct rec_imports *imports_get(struct rec_symtab *s)
 	return s->imports = t;
 }
 
-/* The name of site i of the libcall object o (slot vaddr va), NULL if
- * the runtime left it alone or the file does not say. */
-const char *rec_libcall_name(struct rec_symtab *s, uint32_t i, uint64_t va)
+/* The name of site i of the libcall object o (slot vaddr va), and in
+ * *raw (if raw) its mangled spelling; NULL if the runtime left it alone or
+ * the file does not say. */
+const char *rec_libcall_name(struct rec_symtab *s, uint32_t i, uint64_t va, const char **raw)
 {
 	struct rec_imports *t = s ? imports_get(s) : NULL;
+	size_t k = i;
 
 	if (!t || !va)
 		return NULL;
-	if (i < t->n && t->slot[i] == va)
-		return t->name[i];
-	for (size_t k = 0; k < t->n; k++) /* a file changed since: by slot */
-		if (t->slot[k] == va)
-			return t->name[k];
-	return NULL;
+	if (k >= t->n || t->slot[k] != va)
+		for (k = 0; k < t->n && t->slot[k] != va; k++) /* by slot */
+			;
+	if (k >= t->n)
+		return NULL;
+	if (raw)
+		*raw = t->raw[k];
+	return t->name[k];
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -132,7 +165,7 @@ int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 	int ret;
 
 	for (uint32_t i = 0; ents && i < o->nr_sites; i++) {
-		const char *nm = rec_libcall_name(s, i, o->vaddrs[i]);
+		const char *nm = rec_libcall_name(s, i, o->vaddrs[i], NULL);
 
 		if (nm) {
 			ents[n].vaddr = o->vaddrs[i];
@@ -146,7 +179,7 @@ int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
 	for (uint32_t i = 0; i < o->nr_sites; i++) {
-		const char *nm = rec_libcall_name(s, i, o->vaddrs[i]);
+		const char *nm = rec_libcall_name(s, i, o->vaddrs[i], NULL);
 
 		if (nm) {
 			memcpy(strs + off, nm, strlen(nm) + 1);

@@ -108,14 +108,14 @@ static int conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 			unsigned f = 0;
 
 			if (lib) {
-				name = raw = rec_libcall_name(o->syms, first + i, va);
+				name = rec_libcall_name(o->syms, first + i, va, &raw);
 			} else if (va && o->syms && o->syms->tab &&
 				   (sym = utrace_symtab_lookup(o->syms->tab, va, &off))) {
 				name = sym->name;
 				raw = sym->raw;
 			}
 			if (name && r->o.tracer != UTRACE_TRACER_NOP &&
-			    !(lib && rec_libcall_refused(name)))
+			    !(lib && rec_libcall_refused(raw)))
 				f = r->o.filter ? utrace_func_filter_select_hits(
 						      r->o.filter, name, raw, o->path, r->filter_hits)
 						: UTRACE_SITE_TRACE;

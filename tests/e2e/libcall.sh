@@ -29,6 +29,15 @@ check_lc_graph() {
 	expect_absent "$CFG $TEST setjmp (returns twice) left alone" setjmp _setjmp
 }
 
+check_lc_exc() {
+	expect_balanced "$CFG $TEST braces balance" open-ok
+	expect_func "$CFG $TEST libstdc++ throws from inside a library call" \
+		std::__throw_out_of_range_fmt count 3
+	expect_func "$CFG $TEST __cxa_throw, a library call that throws" __cxa_throw count 3
+	expect_func "$CFG $TEST each catch ends in main" __cxa_end_catch count 6 depth 1
+	expect_func "$CFG $TEST calls after the catches still nest" printf count 3 depth 1
+}
+
 check_lc_function() {
 	local bad=""
 	[ "$(fact tracer)" = function ] || bad="$bad header '# tracer: $(fact tracer)';"
@@ -96,6 +105,22 @@ libcall_checks() {
 			expect_func "libcall $CFG pow (doubles)" pow count 1 depth 0
 			expect_func "libcall $CFG longjmp" longjmp count 1 depth 0
 			expect_func "libcall $CFG exit" exit count 1 depth 0
+		done
+	done
+	for cc in g++ clang++; do
+		command -v $cc >/dev/null || continue
+		for opt in -O0 -O2; do
+			CFG="$cc$opt"
+			if ! $cc $opt -o "$d/lcx$cc$opt" "$PROGS/libcall_exc.cc" 2>"$d/build.err"; then
+				nok "libcall $CFG build" "$(head -3 "$d/build.err")"
+				continue
+			fi
+			libcall_plain "$CFG" "$d/lcx$cc$opt"
+			expect_balanced "libcall $CFG braces balance" open-ok
+			expect_func "libcall $CFG exceptions from inside library calls" \
+				std::__throw_out_of_range_fmt count 3 depth 0
+			expect_func "libcall $CFG __cxa_throw" __cxa_throw count 3
+			expect_func "libcall $CFG printf after the catches" printf mincount 3 depth 0
 		done
 	done
 	CFG=dist

@@ -107,6 +107,7 @@ FILTERS=(
 	"lc-graph --libcall -- libcall"
 	"lc-function --libcall -p function -- libcall"
 	"lc-notrace --libcall -n str* -n *printf -- libcall"
+	"lc-exc --libcall -- libcall_exc"
 )
 
 ulimit -c 0
