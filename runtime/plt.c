@@ -36,6 +36,12 @@
  * would overwrite our stub with the target on the first call anyway.  A
  * slot of 0 (an unresolved weak symbol) is left alone too.
  *
+ * A call into a function that is traced already (a library built with
+ * `utrace cflags`, a shared library's call to its own exported function
+ * through its PLT) is left alone as well, or it would show twice, nested
+ * in itself: the target starts with a call site of a registered object,
+ * still a NOP or patched into a call to its object's stubs.
+ *
  * Full RELRO (-z now): the GOT is read-only once relocated; the pages of
  * PT_GNU_RELRO are made writable for the few stores, then read-only again
  * (glibc protects [start, end) rounded down to pages).  Other threads
@@ -49,6 +55,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "arch/x86_64/insn.h"
 #include "lib/elf/elf.h"
 #include "runtime/rt.h"
 
@@ -83,6 +90,32 @@ static int plt_import_add(void *arg, const struct utrace_elf_import *imp)
 	return 0;
 }
 
+/* Whether code at v is the call site of a function of a registered
+ * object: the tracer sees its calls already. */
+static bool plt_target_traced(uint64_t v)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	const uint8_t *p = (const uint8_t *)(uintptr_t)v;
+	uint64_t to = 0;
+	int32_t rel;
+
+	for (const struct rt_object *o = rt.objects; o; o = o->next) {
+		if (v < o->lo || v >= o->hi || !o->nr_sites)
+			continue;
+		if (v + 9 <= o->hi && !memcmp(p, endbr64, 4))
+			p += 4;
+		if (insn_is_nop5(p) || insn_is_nop1x5(p))
+			return true;
+		if (p[0] != INSN_CALL)
+			return false;
+		memcpy(&rel, p + 1, 4);
+		to = (uint64_t)(uintptr_t)p + 5 + (uint64_t)(int64_t)rel;
+		return to >= (uint64_t)(uintptr_t)o->stubs &&
+		       to < (uint64_t)(uintptr_t)o->stubs + o->stubs_size;
+	}
+	return false;
+}
+
 /* The runtime address of import i's slot if we may hook it, else 0. */
 static uint64_t plt_slot_ok(const struct rt_object *obj, const struct plt_imports *a, size_t i)
 {
@@ -93,7 +126,7 @@ static uint64_t plt_slot_ok(const struct rt_object *obj, const struct plt_import
 	v = __atomic_load_n((uint64_t *)(uintptr_t)at, __ATOMIC_RELAXED);
 	if (!v || (a->initial[i] && v == obj->bias + a->initial[i]))
 		return 0; /* unresolved weak, or still lazy */
-	return at;
+	return plt_target_traced(v) ? 0 : at;
 }
 
 /* One stub: see the picture above.  rel32s are from the next instruction. */

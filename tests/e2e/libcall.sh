@@ -123,6 +123,17 @@ libcall_checks() {
 			expect_func "libcall $CFG printf after the catches" printf mincount 3 depth 0
 		done
 	done
+	CFG=plugin
+	if gcc -O2 -fPIC -shared -o "$d/libplugin.so" "$E2E/libcall/plugin.c" 2>"$d/build.err" &&
+		gcc -O2 -I"$PROGS" -o "$d/dlopen" "$PROGS/dlopen.c" -ldl 2>>"$d/build.err"; then
+		libcall_plain plugin "$d/dlopen"
+		expect_balanced "libcall plugin braces balance"
+		expect_func "libcall plugin: the program's dlopen" dlopen count 2 depth 0
+		expect_func "libcall plugin: the plugin's calls, hooked at each dlopen" snprintf count 2 depth 0
+		expect_func "libcall plugin: strlen too" strlen count 2 depth 0
+	else
+		nok "libcall plugin build" "$(head -3 "$d/build.err")"
+	fi
 	CFG=dist
 	printf '%s\n' pear apple fig banana apple >"$d/words.txt"
 	libcall_plain sort sort "$d/words.txt"
@@ -135,3 +146,13 @@ libcall_checks() {
 		nok "libcall gzip writes through a library call" "no write/fwrite in $REP"
 	has_func write || has_func fwrite || has_func __write_chk && ok "libcall gzip writes through a library call"
 }
+
+# The programs of the other tests with their library calls hooked too:
+# what they check must hold still (library calls are leaves between).
+check_lc_dlopen() { check_dlopen; }
+check_lc_threads() { check_threads; }
+check_lc_fork() { check_fork; }
+check_lc_signal() { check_signal; }
+check_lc_errno() { check_errno; }
+check_lc_longjmp() { check_longjmp; }
+check_lc_exception() { check_exception; }

@@ -108,6 +108,13 @@ FILTERS=(
 	"lc-function --libcall -p function -- libcall"
 	"lc-notrace --libcall -n str* -n *printf -- libcall"
 	"lc-exc --libcall -- libcall_exc"
+	"lc-dlopen --libcall -- dlopen"
+	"lc-threads --libcall -- threads"
+	"lc-fork --libcall -- fork"
+	"lc-signal --libcall -- signal"
+	"lc-errno --libcall -- errno"
+	"lc-longjmp --libcall -- longjmp"
+	"lc-exception --libcall -- exception"
 )
 
 ulimit -c 0
@@ -1073,7 +1080,7 @@ run_test() {
 	# several threads: name the task on every line (funcgraph-proc), the
 	# kernel's default output names tasks only at switches, per CPU
 	case $name in
-	threads | fork | errno | recursion | manyfork | fdclose*) repopts="-O funcgraph-proc" ;;
+	threads | fork | errno | recursion | manyfork | fdclose* | lc-threads | lc-fork | lc-errno) repopts="-O funcgraph-proc" ;;
 	*) repopts="" ;;
 	esac
 	# shellcheck disable=SC2086
