@@ -1080,7 +1080,7 @@ run_test() {
 	# several threads: name the task on every line (funcgraph-proc), the
 	# kernel's default output names tasks only at switches, per CPU
 	case $name in
-	threads | fork | errno | recursion | manyfork | fdclose* | lc-threads | lc-fork | lc-errno) repopts="-O funcgraph-proc" ;;
+	threads | fork | errno | recursion | manyfork | fdclose* | lc-*) repopts="-O funcgraph-proc" ;;
 	*) repopts="" ;;
 	esac
 	# shellcheck disable=SC2086
