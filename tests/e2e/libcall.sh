@@ -35,7 +35,8 @@ check_lc_exc() {
 		std::__throw_out_of_range_fmt count 3
 	expect_func "$CFG $TEST __cxa_throw, a library call that throws" __cxa_throw count 3
 	expect_func "$CFG $TEST each catch ends in main" __cxa_end_catch count 6 depth 1
-	expect_func "$CFG $TEST calls after the catches still nest" printf count 3 depth 1
+	expect_func "$CFG $TEST calls after the catches still nest" printf mincount 5
+	expect_func "$CFG $TEST pthread_exit, a forced unwind" pthread_exit count 1
 }
 
 check_lc_function() {
@@ -120,7 +121,8 @@ libcall_checks() {
 			expect_func "libcall $CFG exceptions from inside library calls" \
 				std::__throw_out_of_range_fmt count 3 depth 0
 			expect_func "libcall $CFG __cxa_throw" __cxa_throw count 3
-			expect_func "libcall $CFG printf after the catches" printf mincount 3 depth 0
+			expect_func "libcall $CFG printf after the catches" printf mincount 5 depth 0
+			expect_func "libcall $CFG pthread_exit" pthread_exit count 1 depth 0
 		done
 	done
 	CFG=plugin
