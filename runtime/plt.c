@@ -100,7 +100,7 @@ static bool plt_target_traced(uint64_t v)
 	int32_t rel;
 
 	for (const struct rt_object *o = rt.objects; o; o = o->next) {
-		if (v < o->lo || v >= o->hi || !o->nr_sites)
+		if (v < o->lo || v + 5 > o->hi || !o->nr_sites)
 			continue;
 		if (v + 9 <= o->hi && !memcmp(p, endbr64, 4))
 			p += 4;
@@ -288,8 +288,10 @@ static int plt_register(struct rt_object *added)
 			ret = rt_object_send(lc);
 			if (ret >= 0)
 				ret = rt_object_select(lc);
-			if (ret >= 0)
-				ret = plt_hook(lc);
+			/* not fatal: its calls just go unrecorded */
+			if (ret >= 0 && plt_hook(lc) < 0)
+				rt_log("cannot make a GOT writable: an object's library calls are "
+				       "not traced");
 		}
 		if (o == last || ret < 0)
 			break;
