@@ -10,9 +10,9 @@
 #
 # Once (test name "libcall"): the same program built WITHOUT the flags by
 # gcc and clang at -O0 and -O2, recorded with no option (--libcall is the
-# default there), and distribution binaries (sort, gzip -c): output and
-# exit status identical to an untraced run, library calls named, the graph
-# balanced.
+# default there), and distribution binaries (sort, gzip -c, bash -c,
+# python3 -c with threads): output and exit status identical to an
+# untraced run, library calls named, the graph balanced (sort, gzip).
 
 check_lc_graph() {
 	expect_balanced "$CFG $TEST braces balance" open-ok
@@ -147,6 +147,13 @@ libcall_checks() {
 	has_func write || has_func fwrite || has_func __write_chk ||
 		nok "libcall gzip writes through a library call" "no write/fwrite in $REP"
 	has_func write || has_func fwrite || has_func __write_chk && ok "libcall gzip writes through a library call"
+	# a shell that forks, execs and pipes; an interpreter with threads
+	libcall_plain bash bash -c 'for i in 3 1 2; do echo $i; done | sort; /bin/true'
+	expect_func "libcall bash: fork named" fork mincount 1
+	if [ -x /usr/bin/python3 ]; then # the package's, not a wrapper found first in PATH
+		libcall_plain python3 /usr/bin/python3 -c 'import threading; t = [threading.Thread(target=sum, args=(range(10000),)) for _ in range(4)]; [x.start() for x in t]; [x.join() for x in t]; print("ok")'
+		expect_func "libcall python3: pthread_create named" pthread_create count 4
+	fi
 }
 
 # The programs of the other tests with their library calls hooked too:
