@@ -15,9 +15,9 @@
 # the order rotated every round; median over the rounds):
 #
 #   plain      dd ...                                    (untraced)
-#   ut_raw     utrace record -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -o F -- dd ...
+#   ut_raw     utrace record --no-libcall -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -o F -- dd ...
 #   perf_raw   perf record   -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -o F -- dd ...
-#   ut_sc      utrace record -e syscalls:sys_enter_read -e syscalls:sys_exit_read
+#   ut_sc      utrace record --no-libcall -e syscalls:sys_enter_read -e syscalls:sys_exit_read
 #                            -e syscalls:sys_enter_write -e syscalls:sys_exit_write -o F -- dd ...
 #   perf_sc    perf record   (the same four events) -o F -- dd ...
 #   tc_raw     trace-cmd record -F -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -o F dd ...
@@ -161,8 +161,10 @@ run_case() {
 	TIMEFORMAT='%R %U %S'
 	case $c in
 	plain) { time "${W[@]}" >"$lg" 2>&1; } 2>"$tf" ;;
-	ut_raw) { time "$UT" record "${RAW_EV[@]}" -o "$f" -- "${W[@]}" >"$lg" 2>&1; } 2>"$tf" ;;
-	ut_sc) { time "$UT" record "${SC_EV[@]}" -o "$f" -- "${W[@]}" >"$lg" 2>&1; } 2>"$tf" ;;
+	# --no-libcall: kernel events only, as perf records (dd has no call
+	# sites, so its library calls would be traced by default)
+	ut_raw) { time "$UT" record --no-libcall "${RAW_EV[@]}" -o "$f" -- "${W[@]}" >"$lg" 2>&1; } 2>"$tf" ;;
+	ut_sc) { time "$UT" record --no-libcall "${SC_EV[@]}" -o "$f" -- "${W[@]}" >"$lg" 2>&1; } 2>"$tf" ;;
 	perf_raw) { time perf record "${RAW_EV[@]}" -o "$f" -- "${W[@]}" >"$lg" 2>&1; } 2>"$tf" ;;
 	perf_sc) { time perf record "${SC_EV[@]}" -o "$f" -- "${W[@]}" >"$lg" 2>&1; } 2>"$tf" ;;
 	tc_raw) { time trace-cmd record -F "${RAW_EV[@]}" -o "$f" "${W[@]}" >"$lg" 2>&1; } 2>"$tf" ;;

@@ -12,6 +12,7 @@
 
 #include "cmds/cmds.h"
 #include "cmds/record.h"
+#include "lib/elf/callsite.h"
 #include "lib/sample/ksyms.h"
 
 static void record_usage(FILE *f)
@@ -75,6 +76,9 @@ static void record_usage(FILE *f)
 	    "      --drop               a thread whose buffer is full drops records and counts\n"
 	    "                           them (the kernel's default): never slowed, may lose\n"
 	    "      --overwrite          flight recorder: keep the newest records, drop the oldest\n"
+	    "      --libcall            also trace the calls into shared libraries, through\n"
+	    "                           the PLT, with their names (default for a program\n"
+	    "                           built without `utrace cflags`); --no-libcall: not\n"
 	    "  -O, --option OPT         funcgraph-args: the arguments of functions with\n"
 	    "                           parameters (DWARF); funcgraph-retval: return values\n"
 	    "  -o, --output FILE        output file (default utrace.dat)\n"
@@ -321,6 +325,10 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	case 'K':
 		o->sample.off_cpu = true;
 		return -1;
+	case 'L':
+	case 'Q':
+		o->libcall = c == 'L';
+		return -1;
 	case 'e':
 		if (!strncmp(arg, "cpu-clock", 9) && (!arg[9] || arg[9] == ':'))
 			return record_opt_sample_event(o, arg) ? 2 : -1;
@@ -380,6 +388,26 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	}
 }
 
+/* Whether the program was built with `utrace cflags` (it has call
+ * sites): else --libcall is the default, as in uftrace, so that a
+ * distribution binary shows at least its library calls.  A program that
+ * cannot be read has none here; running it says why. */
+static bool record_has_sites(const char *name)
+{
+	char *exe = record_which(name);
+	struct utrace_elf_section sec;
+	struct utrace_elf *elf;
+	bool has = false;
+
+	if (exe && utrace_elf_open(exe, &elf) == 0) {
+		has = utrace_elf_find_section(elf, UTRACE_SECTION_PATCHABLE, &sec) == 0 ||
+		      utrace_elf_find_section(elf, UTRACE_SECTION_MCOUNT, &sec) == 0;
+		utrace_elf_close(elf);
+	}
+	free(exe);
+	return has;
+}
+
 /* Fills o from the command line; -1 to go on, else the exit status. */
 static int record_parse(int argc, char **argv, struct record_opts *o)
 {
@@ -409,6 +437,8 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	    {"call-graph", required_argument, NULL, 'C'},
 	    {"off-cpu", no_argument, NULL, 'K'},
 	    {"tracefs", required_argument, NULL, 'M'},
+	    {"libcall", no_argument, NULL, 'L'},
+	    {"no-libcall", no_argument, NULL, 'Q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -437,6 +467,9 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	 * else user space only (perf's :u) */
 	if (o->sample.freq && !o->sample_event)
 		o->sample.user_only = !utrace_ksyms_allowed();
+	if (o->libcall < 0)
+		o->libcall = !record_has_sites(o->argv[0]);
+	o->rec.libcall = o->libcall && o->rec.tracer != UTRACE_TRACER_NOP;
 	return -1;
 }
 
@@ -452,6 +485,7 @@ int cmd_record(int argc, char **argv)
 	    .filter = utrace_func_filter_new(),
 	    /* decided with -F (record_parse) */
 	    .sample = {.user_only = true},
+	    .libcall = -1,
 	};
 	int ret;
 

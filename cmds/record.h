@@ -36,6 +36,7 @@ struct record_opts {
 	const char *sample_event;	   /* -e cpu-clock[:u], NULL if not given */
 	char **argv;			   /* the command, NULL-terminated */
 	const char *tracefs;		   /* --tracefs DIR: the live tracefs, else NULL */
+	int libcall; /* --libcall 1, --no-libcall 0, else -1: on if the program has no sites */
 
 	/* For commands that record on their own behalf (utrace latency),
 	 * whose output is something else than the file: */
@@ -52,6 +53,9 @@ struct record_opts {
 };
 
 #define RECORD_RAN (-1)
+
+/* The file execvp would run for name (malloc'ed), or NULL. */
+char *record_which(const char *name);
 
 /* Runs o->argv traced and saves the file.  Prints its own messages;
  * returns the exit status to end with: the command's when it ran (see

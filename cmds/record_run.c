@@ -176,6 +176,7 @@ static int record_kformat(void *r, const char *system, const char *name, int id,
 /* What the child sets up before it waits to exec (utrace_spawn_held). */
 struct record_child_env {
 	const char *sock, *runtime;
+	bool bind_now; /* --libcall: every GOT slot bound before the runtime hooks it */
 };
 
 static void record_child_setup(void *arg)
@@ -188,6 +189,8 @@ static void record_child_setup(void *arg)
 		_exit(127);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("UTRACE_SOCK", env->sock, 1);
+	if (env->bind_now)
+		setenv("LD_BIND_NOW", "1", 1);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 }
@@ -195,10 +198,10 @@ static void record_child_setup(void *arg)
 /* Starts the command held, starts kernel tracing and sampling on its
  * pid, lets it exec.  The pid; -1 (err) if the command could not start or
  * exec, -2 if kernel tracing or sampling could not start (k->err). */
-static pid_t record_spawn(char **argv, const char *sock, const char *runtime,
+static pid_t record_spawn(char **argv, const char *sock, const char *runtime, bool bind_now,
 			  struct record_kernel *k, struct utrace_error *err)
 {
-	struct record_child_env env = {.sock = sock, .runtime = runtime};
+	struct record_child_env env = {.sock = sock, .runtime = runtime, .bind_now = bind_now};
 	struct utrace_spawn s;
 	int ret;
 
@@ -218,7 +221,7 @@ static pid_t record_spawn(char **argv, const char *sock, const char *runtime,
 }
 
 /* The file execvp would run for name, or NULL. */
-static char *record_which(const char *name)
+char *record_which(const char *name)
 {
 	const char *path = getenv("PATH");
 	char *full;
@@ -546,7 +549,8 @@ static int record_start(struct record_session *s)
 		return 1;
 	if (record_interrupted)
 		return 1;
-	s->pid = record_spawn(s->o->argv, utrace_recorder_sock_path(s->r), s->runtime, &s->k, &err);
+	s->pid = record_spawn(s->o->argv, utrace_recorder_sock_path(s->r), s->runtime, ro->libcall,
+			      &s->k, &err);
 	if (s->pid == -2) {
 		utrace_die_msg("record", "%s", s->k.err.msg);
 		return 1;
@@ -626,9 +630,10 @@ static void record_warn_unmatched(struct record_session *s, const struct utrace_
 	if (!st->sites) {
 		fprintf(
 		    stderr,
-		    "utrace record: %s has no call sites: no function was traced; build it with "
+		    "utrace record: %s has no call sites: %s; build it with "
 		    "the flags of `utrace cflags` (cc $(utrace cflags) ...)\n",
-		    o->argv[0]);
+		    o->argv[0],
+		    o->rec.libcall ? "only its library calls were traced" : "no function was traced");
 		return;
 	}
 	for (size_t i = 0;

@@ -83,6 +83,7 @@ enum utrace_config_flags {
 	UTRACE_CFG_BLOCK = 1u << 2,	  /* no-loss: a full buffer waits (UTRACE_RB_BLOCK) */
 	UTRACE_CFG_GRAPH_RETVAL = 1u << 3, /* funcgraph-retval: each EXIT with rax */
 	UTRACE_CFG_LIVE = 1u << 4,	  /* open a live channel (utrace record --tracefs) */
+	UTRACE_CFG_LIBCALL = 1u << 5,	   /* --libcall: hook PLT/GOT slots (runtime/plt.c) */
 };
 
 /* The control page is a memfd shared by the recorder and every traced
@@ -150,6 +151,10 @@ enum utrace_obj_flags {
 	UTRACE_OBJ_MCOUNT =
 	    1u << 2, /* sites from __mcount_loc, else __patchable_function_entries */
 	UTRACE_OBJ_SYMTAB_SITES = 1u << 3, /* some sites found from the symbols, not the section */
+	/* --libcall: not code but the imports of the object of the same path
+	 * and bias; its "sites" are the vaddrs of their GOT slots, in the order
+	 * of utrace_elf_imports (lib/elf/elf.h), 0 for a slot left alone */
+	UTRACE_OBJ_LIBCALL = 1u << 4,
 };
 
 struct utrace_msg_object {

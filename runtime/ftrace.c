@@ -46,6 +46,8 @@
 
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
+int (*rt_objects_added_hook)(struct rt_object *added);
+
 static uint64_t page_up(uint64_t x)
 {
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -189,7 +191,7 @@ static int object_read_sections(struct rt_object *obj)
 	return ret;
 }
 
-static int object_send(struct rt_object *obj)
+int rt_object_send(struct rt_object *obj)
 {
 	size_t plen = strlen(obj->path) + 1;
 	struct utrace_msg_object *om;
@@ -235,33 +237,40 @@ static int object_send(struct rt_object *obj)
 	return ret;
 }
 
-/* Receive the recorder's selection for obj and patch the chosen sites. */
-static int object_enable(struct rt_object *obj)
+/* Receive the recorder's selection for obj into rt.site_flags. */
+int rt_object_select(struct rt_object *obj)
 {
 	struct utrace_msg_select *sel = malloc(UTRACE_MSG_MAX);
-	struct rt_poke *pokes = malloc((size_t)obj->nr_sites * sizeof(*pokes));
-	size_t npokes = 0, nsled = 0;
 	uint32_t got = 0;
-	int ret = 0;
+	int ret = sel ? 0 : -ENOMEM;
 
-	if (!sel || !pokes) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (got < obj->nr_sites) {
+	while (ret >= 0 && got < obj->nr_sites) {
 		ret = rt_recv(sel, UTRACE_MSG_MAX, NULL);
 		if (ret < 0)
-			goto out;
+			break;
 		if (sel->hdr.type != UTRACE_MSG_SELECT || sel->obj != obj->index ||
 		    sel->first != got || sel->count > obj->nr_sites - got ||
 		    sel->hdr.size < sizeof(*sel) + sel->count) {
 			ret = -EPROTO;
-			goto out;
+			break;
 		}
 		for (uint32_t i = 0; i < sel->count; i++)
 			rt.site_flags[obj->id_base + got + i] = sel->flags[i];
 		got += sel->count;
 	}
+	free(sel);
+	return ret;
+}
+
+/* Receive the recorder's selection for obj and patch the chosen sites. */
+static int object_enable(struct rt_object *obj)
+{
+	struct rt_poke *pokes = malloc((size_t)obj->nr_sites * sizeof(*pokes));
+	size_t npokes = 0, nsled = 0;
+	int ret = pokes ? rt_object_select(obj) : -ENOMEM;
+
+	if (ret < 0)
+		goto out;
 
 	/* gcc's five 1-byte NOPs become one 5-byte NOP first: only then can
 	 * a site be switched on and off while threads run (insn.h). */
@@ -291,7 +300,6 @@ static int object_enable(struct rt_object *obj)
 	}
 	ret = rt_text_poke_batch(pokes, npokes);
 out:
-	free(sel);
 	free(pokes);
 	return ret;
 }
@@ -387,7 +395,7 @@ int rt_objects_scan(void)
 	pthread_mutex_lock(&objects_lock);
 	dl_iterate_phdr(scan_one, &ctx);
 	for (struct rt_object *o = ctx.added; o && ret >= 0; o = o->next) {
-		ret = object_send(o);
+		ret = rt_object_send(o);
 		if (ret >= 0 && o->nr_sites)
 			ret = object_enable(o);
 	}
@@ -395,6 +403,8 @@ int rt_objects_scan(void)
 		ret = rt_events_register(ctx.added);
 	if (ret >= 0 && ctx.added && rt.cfg.nr_kprobes)
 		ret = rt_kprobes_register(ctx.added);
+	if (ret >= 0 && ctx.added && rt_objects_added_hook)
+		ret = rt_objects_added_hook(ctx.added);
 	pthread_mutex_unlock(&objects_lock);
 	if (ctx.err < 0)
 		ret = ctx.err;
@@ -526,7 +536,7 @@ void rt_objects_resend(void)
 {
 	for (struct rt_object *o = rt.objects; o; o = o->next) {
 		o->flags |= UTRACE_OBJ_INHERITED;
-		if (object_send(o) < 0)
+		if (rt_object_send(o) < 0)
 			break;
 	}
 }

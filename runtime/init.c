@@ -73,6 +73,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	 * registered (for the record) and nothing is patched. */
 	rt.enabled = 1;
 	__utrace_marker_on = 1;
+	rt_plt_init();
 	rt_objects_scan();
 	rt_live_start();
 out:

@@ -21,6 +21,7 @@
  *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   live.c          the live channel: tracer and sites changed while running
+ *   plt.c           --libcall: the GOT slots of imports hooked through stubs
  *   init.c          start-up, fork/exec: calls the others in order
  */
 #ifndef UTRACE_RUNTIME_RT_H
@@ -196,6 +197,12 @@ static inline uint64_t rt_clock(uint32_t *cpu)
 	return (uint64_t)hi << 32 | lo;
 }
 
+/* plt.c: with --libcall, hook the imports of the objects scanned from
+ * now on (rt_objects_added_hook) */
+void rt_plt_init(void) RT_HIDDEN;
+void utrace_plt_graph_tramp(void) RT_HIDDEN; /* plt_tramp.S */
+void utrace_plt_func_tramp(void) RT_HIDDEN;
+
 /* trampoline.S */
 void utrace_graph_tramp(void) RT_HIDDEN;
 void utrace_func_tramp(void) RT_HIDDEN;
@@ -274,6 +281,11 @@ int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
 
 /* ftrace.c */
 int rt_objects_scan(void) RT_HIDDEN;
+int rt_object_send(struct rt_object *obj) RT_HIDDEN;   /* OBJECT and its SITES */
+int rt_object_select(struct rt_object *obj) RT_HIDDEN; /* its SELECT -> rt.site_flags */
+/* Set by a file above (plt.c): called with the objects of each scan
+ * (from added on, the objects lock held) once they are registered. */
+extern int (*rt_objects_added_hook)(struct rt_object *added) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
 int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
 int rt_objects_live_apply(const struct utrace_msg_tracer *t) RT_HIDDEN;

@@ -451,3 +451,60 @@ int utrace_elf_extra_sites(const struct utrace_elf *elf, const uint64_t *known, 
 	*nextra = k;
 	return 0;
 }
+
+/* ---- imports (PLT/GOT slots) ------------------------------------------ */
+
+/* The 8 file bytes at vaddr, through the SHF_ALLOC section holding them;
+ * 0 if none does (.got.plt is PROGBITS: its lazy entries are there). */
+static uint64_t word_at(const struct utrace_elf *elf, uint64_t vaddr)
+{
+	size_t n = utrace_elf_section_count(elf);
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct utrace_elf_section s;
+		const void *p;
+
+		if (utrace_elf_section(elf, i, &s, NULL) < 0 || !(s.flags & SHF_ALLOC) ||
+		    s.type == SHT_NOBITS || vaddr < s.vaddr || s.size < 8 ||
+		    vaddr - s.vaddr > s.size - 8)
+			continue;
+		if ((p = utrace_elf_data(elf, s.offset + (vaddr - s.vaddr), 8)))
+			memcpy(&v, p, 8);
+		return v;
+	}
+	return 0;
+}
+
+int utrace_elf_imports(const struct utrace_elf *elf,
+		       int (*fn)(void *arg, const struct utrace_elf_import *imp), void *arg)
+{
+	size_t nsec = utrace_elf_section_count(elf);
+	int count = 0;
+
+	for (size_t i = 0; i < nsec; i++) {
+		struct utrace_elf_section rel, sym;
+		size_t n;
+
+		if (utrace_elf_section(elf, i, &rel, NULL) < 0 || rel.type != SHT_RELA ||
+		    utrace_elf_section(elf, rel.link, &sym, NULL) < 0 || sym.type != SHT_DYNSYM)
+			continue;
+		n = utrace_elf_rela_count(elf, &rel);
+		for (size_t k = 0; k < n; k++) {
+			struct utrace_elf_import imp;
+			struct utrace_elf_rela r;
+			struct utrace_elf_sym s;
+
+			if (utrace_elf_rela(elf, &rel, k, &r) < 0 || r.type != R_X86_64_JUMP_SLOT ||
+			    utrace_elf_sym(elf, &sym, r.sym, &s) < 0 || !s.name[0])
+				continue;
+			imp.slot = r.offset;
+			imp.initial = word_at(elf, r.offset);
+			imp.name = s.name;
+			if (fn(arg, &imp) < 0)
+				return -ENOMEM;
+			count++;
+		}
+	}
+	return count;
+}

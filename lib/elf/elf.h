@@ -106,4 +106,22 @@ size_t utrace_elf_rela_count(const struct utrace_elf *elf, const struct utrace_e
 int utrace_elf_rela(const struct utrace_elf *elf, const struct utrace_elf_section *rela, size_t i,
 		    struct utrace_elf_rela *out);
 
+/*
+ * The imports an object calls through its PLT: one per R_X86_64_JUMP_SLOT
+ * relocation of a SHT_RELA section whose symbols are .dynsym, in section
+ * then entry order (the runtime and the tool both number them so: import
+ * i is id_base + i of the object's UTRACE_OBJ_LIBCALL part).  GLOB_DAT
+ * slots are not imports here: they also hold the addresses a program
+ * compares (&free == fn), which a hook would change.
+ */
+struct utrace_elf_import {
+	uint64_t slot;	  /* ELF vaddr of the GOT slot */
+	uint64_t initial; /* the slot's contents in the file: the PLT's lazy
+			   * binding entry (0 when not known) */
+	const char *name; /* the symbol, no version */
+};
+/* Calls fn for each; returns how many, or -ENOMEM if fn said so (< 0). */
+int utrace_elf_imports(const struct utrace_elf *elf,
+		       int (*fn)(void *arg, const struct utrace_elf_import *imp), void *arg);
+
 #endif

@@ -423,6 +423,8 @@ static int write_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t 
 
 	if (!o->syms)
 		o->syms = rec_symtab_get(r, o->path);
+	if (o->flags & UTRACE_OBJ_LIBCALL)
+		return o->syms ? rec_libcall_symtab(r, c, idx, o->syms, err) : 0;
 	if (!o->syms || !o->syms->tab)
 		return 0;
 	n = utrace_symtab_count(o->syms->tab);
@@ -582,6 +584,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		if (s->tab)
 			utrace_symtab_free(s->tab);
 		utrace_dwarf_close(s->dwarf);
+		rec_imports_free(s->imports);
 		free(s->path);
 		free(s);
 	}

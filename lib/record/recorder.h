@@ -55,6 +55,9 @@ struct utrace_recorder_opts {
 	 * rax at every return */
 	bool funcgraph_args, funcgraph_retval;
 	bool live; /* the processes open a live channel (utrace_recorder_live_set) */
+	/* --libcall: the calls the program (and what it dlopens) makes
+	 * through its PLT are traced, named after the imports */
+	bool libcall;
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);
 	void *notice_arg;

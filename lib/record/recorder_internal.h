@@ -10,6 +10,7 @@
  *   recorder_proc.c   a process that closed its connection and goes on
  *   recorder_snap.c   snapshots the runtime asks for on the control page
  *   recorder_live.c   changes while the program runs (the live channel)
+ *   recorder_libcall.c the names of library calls (--libcall)
  *
  * recorder.c hands each message to recorder_msg.c, each buffer to
  * recorder_drain.c, each connection that ends to recorder_proc.c; they
@@ -47,6 +48,8 @@ struct rec_symtab { /* cache: one load per path */
 	struct utrace_symtab *tab; /* NULL if the file could not be read */
 	struct utrace_dwarf *dwarf; /* funcgraph-args; NULL: none or not tried */
 	bool dwarf_tried;
+	struct rec_imports *imports; /* --libcall: the file's PLT imports */
+	bool imports_tried;
 	struct rec_symtab *next;
 };
 
@@ -260,6 +263,14 @@ int rec_snap_poll(struct utrace_recorder *r, struct utrace_error *err);
  * SNAPSHOT record. */
 int rec_snap_threads(struct utrace_recorder *r, struct utrace_dat_snapshot *s,
 		     struct utrace_error *err);
+
+/* recorder_libcall.c: library calls (UTRACE_OBJ_LIBCALL objects) */
+struct rec_imports;
+bool rec_libcall_refused(const char *name);
+const char *rec_libcall_name(struct rec_symtab *s, uint32_t i, uint64_t va, const char **raw);
+int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx,
+		       struct rec_symtab *s, struct utrace_error *err);
+void rec_imports_free(struct rec_imports *t);
 
 /* recorder_proc.c: c's socket reached its end.  rec_image_alive: its
  * process runs on in the same image (it closed the socket itself);

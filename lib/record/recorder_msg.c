@@ -88,7 +88,7 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 	if (!sel)
 		return -ENOMEM;
 	o->syms = rec_symtab_get(r, o->path);
-	if (o->syms && r->o.funcgraph_args && o->nr_sites)
+	if (o->syms && r->o.funcgraph_args && o->nr_sites && !(o->flags & UTRACE_OBJ_LIBCALL))
 		open_dwarf(r, c, o->syms);
 	for (uint32_t first = 0; first < o->nr_sites && ret >= 0; first += UTRACE_SITES_PER_MSG) {
 		uint32_t cnt = o->nr_sites - first;
@@ -104,17 +104,23 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 		for (uint32_t i = 0; i < cnt; i++) {
 			const struct utrace_sym *sym = NULL;
 			uint64_t va = o->vaddrs[first + i], off;
+			const char *name = NULL, *raw = NULL;
+			bool lib = o->flags & UTRACE_OBJ_LIBCALL;
 			unsigned f = 0;
 
-			if (va && o->syms && o->syms->tab)
-				sym = utrace_symtab_lookup(o->syms->tab, va, &off);
-			if (sym && r->o.tracer != UTRACE_TRACER_NOP)
-				f = r->o.filter
-					? utrace_func_filter_select_hits(r->o.filter, sym->name,
-									 sym->raw, o->path,
-									 r->filter_hits)
-					: UTRACE_SITE_TRACE;
-			if ((f & UTRACE_SITE_TRACE) && r->o.funcgraph_args &&
+			if (lib) {
+				name = rec_libcall_name(o->syms, first + i, va, &raw);
+			} else if (va && o->syms && o->syms->tab &&
+				   (sym = utrace_symtab_lookup(o->syms->tab, va, &off))) {
+				name = sym->name;
+				raw = sym->raw;
+			}
+			if (name && r->o.tracer != UTRACE_TRACER_NOP &&
+			    !(lib && rec_libcall_refused(raw)))
+				f = r->o.filter ? utrace_func_filter_select_hits(
+						      r->o.filter, name, raw, o->path, r->filter_hits)
+						: UTRACE_SITE_TRACE;
+			if ((f & UTRACE_SITE_TRACE) && r->o.funcgraph_args && !lib &&
 			    r->o.tracer == UTRACE_TRACER_FUNCTION_GRAPH)
 				f |= site_args(o->syms, va);
 			sel->flags[i] = (uint8_t)f;
@@ -159,7 +165,8 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 			 ? UTRACE_CFG_GRAPH_FUNCS
 			 : 0) |
 		    (r->o.funcgraph_retval ? UTRACE_CFG_GRAPH_RETVAL : 0) |
-		    (r->o.live ? UTRACE_CFG_LIVE : 0);
+		    (r->o.live ? UTRACE_CFG_LIVE : 0) |
+		    (r->o.libcall ? UTRACE_CFG_LIBCALL : 0);
 	cfg.nr_subbufs = r->nr_subbufs;
 	cfg.max_depth = r->o.max_depth;
 	cfg.thresh_ns = r->o.thresh_ns;
@@ -192,7 +199,8 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 	o->id_base = m->id_base;
 	o->nr_sites = m->nr_sites;
 	o->flags = m->flags;
-	r->nr_sites += m->nr_sites;
+	if (!(m->flags & UTRACE_OBJ_LIBCALL)) /* call sites: the program's own */
+		r->nr_sites += m->nr_sites;
 	o->vaddrs = calloc(m->nr_sites ? m->nr_sites : 1, sizeof(uint64_t));
 	if (!o->path || !o->vaddrs)
 		return -ENOMEM;

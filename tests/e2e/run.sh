@@ -104,12 +104,25 @@ FILTERS=(
 	"fg-args -O funcgraph-args -O funcgraph-retval -- dwarfargs"
 	"fg-retval -O funcgraph-retval -- dwarfargs"
 	"fg-abi -O funcgraph-args -O funcgraph-retval -- args"
+	"lc-graph --libcall -- libcall"
+	"lc-function --libcall -p function -- libcall"
+	"lc-notrace --libcall -n str* -n *printf -- libcall"
+	"lc-exc --libcall -- libcall_exc"
+	"lc-dlopen --libcall -- dlopen"
+	"lc-threads --libcall -- threads"
+	"lc-fork --libcall -- fork"
+	"lc-signal --libcall -- signal"
+	"lc-errno --libcall -- errno"
+	"lc-longjmp --libcall -- longjmp"
+	"lc-exception --libcall -- exception"
 )
 
 ulimit -c 0
 
 # shellcheck source=tests/e2e/probes.sh
 . "$E2E/probes.sh"
+# shellcheck source=tests/e2e/libcall.sh
+. "$E2E/libcall.sh"
 
 # ---------------------------------------------------------------- results
 
@@ -1076,7 +1089,7 @@ run_test() {
 	# several threads: name the task on every line (funcgraph-proc), the
 	# kernel's default output names tasks only at switches, per CPU
 	case $name in
-	threads | fork | errno | recursion | manyfork | fdclose*) repopts="-O funcgraph-proc" ;;
+	threads | fork | errno | recursion | manyfork | fdclose* | lc-*) repopts="-O funcgraph-proc" ;;
 	*) repopts="" ;;
 	esac
 	# shellcheck disable=SC2086
@@ -1618,7 +1631,7 @@ gen_config() {
 		echo "$dir/bin/$p: $src $PROGS/*.h $ROOT/include/utrace/*.h $dir/cflags"
 		case $src in
 		*.cc) printf '\t@{ %s %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cxx" "$base" "$flags" "$src" "$cxx" "$ldflags" ;;
-		*) printf '\t@{ %s -std=gnu11 %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread -ldl; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cc" "$base" "$flags" "$src" "$cc" "$ldflags" ;;
+		*) printf '\t@{ %s -std=gnu11 %s %s -c -o $@.o %s && %s %s -o $@ $@.o -pthread -ldl -lm; } >$@.log 2>&1 || { cat $@.log; rm -f $@; exit 1; }\n' "$cc" "$base" "$flags" "$src" "$cc" "$ldflags" ;;
 		esac
 	done
 	targets="$targets $dir/bin/libplugin.so"
@@ -1708,6 +1721,7 @@ main() {
 	want_test tool && tool_checks
 	want_test install && install_checks
 	want_test comdat && comdat_checks
+	want_test libcall && libcall_checks
 }
 
 mkdir -p "$OUT"

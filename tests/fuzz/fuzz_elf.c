@@ -45,6 +45,15 @@ static void nop_entry(void *arg, uint64_t vaddr)
 	++*(size_t *)arg;
 }
 
+/* an import always has a name (utrace_elf_imports skips nameless ones) */
+static int import_one(void *arg, const struct utrace_elf_import *imp)
+{
+	if (!imp->name || !imp->name[0])
+		abort();
+	++*(size_t *)arg;
+	return 0;
+}
+
 static void elf_file(const char *path)
 {
 	struct utrace_elf_section sec;
@@ -63,6 +72,8 @@ static void elf_file(const char *path)
 			section(elf, &sec);
 	(void)utrace_elf_find_section(elf, ".text", &sec);
 	(void)utrace_elf_nop_entries(elf, nop_entry, &count);
+	if (utrace_elf_imports(elf, import_one, &count) < 0)
+		abort(); /* only the callback may fail it */
 	if (utrace_elf_call_sites(elf, &sites, &n, &kind, &extra, &err) < 0 && !err.msg[0])
 		abort();
 	free(sites);

@@ -21,6 +21,7 @@
 #include "lib/elf/elf.h"
 #include "lib/elf/symtab.h"
 #include "tests/unit/check.h"
+#include "tests/unit/elf_tools.h"
 
 /* A program that prints its own call sites, relocated, minus the bias. */
 static const char self_src[] = "#define _GNU_SOURCE\n"
@@ -247,6 +248,78 @@ static void test_shared_lib(void)
 	}
 }
 
+/* --libcall's imports: exactly the JUMP_SLOT relocations readelf lists,
+ * in its order, named; with lazy binding each slot's file contents lead
+ * into the PLT (the resolver entry the runtime must not take for a bound
+ * target). */
+struct imp_acc {
+	char list[4096];
+	uint64_t initial[64];
+	size_t n;
+};
+
+static int imp_add(void *arg, const struct utrace_elf_import *imp)
+{
+	struct imp_acc *a = arg;
+	size_t len = strlen(a->list);
+
+	snprintf(a->list + len, sizeof(a->list) - len, "%llx %s\n", (unsigned long long)imp->slot,
+		 imp->name);
+	if (a->n < 64)
+		a->initial[a->n] = imp->initial;
+	a->n++;
+	return 0;
+}
+
+static void imports_variant(const char *label, const char *flags)
+{
+	static const char src[] = "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+				  "int main(int c, char **v) { puts(v[0]); "
+				  "return (int)strlen(v[0]) + abs(c) + atoi(\"1\"); }\n";
+	char cmd[512], *want;
+	static struct imp_acc a;
+	struct utrace_elf_section plt;
+	struct utrace_elf *elf;
+	int in_plt = 1, ret;
+
+	memset(&a, 0, sizeof(a));
+	if (check_build(check_cc(), "imports", NULL, src, flags) < 0 ||
+	    utrace_elf_open(check_path("imports"), &elf) < 0) {
+		check(0, "imports %s: fixture builds and opens", label);
+		return;
+	}
+	ret = utrace_elf_imports(elf, imp_add, &a);
+	check(ret == (int)a.n && a.n >= 3, "imports %s: %d imports", label, ret);
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -rW '%s' | awk '$3 ~ /JUMP_SLOT/ { sub(/^0+/, \"\", $1); "
+		 "sub(/@.*/, \"\", $5); print $1, $5 }'",
+		 check_path("imports"));
+	want = run(cmd);
+	check(want && !strcmp(want, a.list), "imports %s: readelf's JUMP_SLOTs, in order", label);
+	if (want && strcmp(want, a.list))
+		printf("#   got:\n%s#   readelf:\n%s", a.list, want);
+	if (strstr(flags, "lazy") && utrace_elf_find_section(elf, ".plt", &plt) == 0) {
+		for (size_t i = 0; i < a.n && i < 64; i++)
+			in_plt &= a.initial[i] >= plt.vaddr && a.initial[i] < plt.vaddr + plt.size;
+		check(in_plt, "imports %s: lazy slots lead into .plt", label);
+	}
+	free(want);
+	utrace_elf_close(elf);
+}
+
+static void test_imports(void)
+{
+	imports_variant("pie lazy", "-fpie -pie -Wl,-z,lazy");
+	imports_variant("pie now", "-fpie -pie -Wl,-z,now");
+	imports_variant("no-pie lazy", "-fno-pie -no-pie -Wl,-z,lazy");
+}
+
+static int imp_count(void *arg, const struct utrace_elf_import *imp)
+{
+	*(volatile size_t *)arg += strlen(imp->name);
+	return 0;
+}
+
 /* Runs every reader over an opened (possibly corrupt) file. */
 static void exercise(struct utrace_elf *elf)
 {
@@ -282,6 +355,7 @@ static void exercise(struct utrace_elf *elf)
 	}
 	if (utrace_elf_call_sites(elf, &sites, &n, &kind, NULL, &err) == 0)
 		free(sites);
+	utrace_elf_imports(elf, imp_count, (void *)&sink);
 	if (utrace_symtab_load_elf(elf, &tab, &err) == 0) {
 		for (size_t i = 0; i < utrace_symtab_count(tab); i++)
 			sink += strlen(utrace_symtab_get(tab, i)->name);
@@ -478,6 +552,7 @@ int main(void)
 	test_basics();
 	test_fixtures();
 	test_shared_lib();
+	test_imports();
 	test_corrupt();
 	check_tmpdir_cleanup();
 	return check_done();

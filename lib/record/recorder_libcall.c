@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_libcall.c - the names of library calls (--libcall).
+ *
+ * The runtime (runtime/plt.c) registers the imports of an object as an
+ * object of its own, UTRACE_OBJ_LIBCALL, whose sites are the vaddrs of
+ * the GOT slots in utrace_elf_imports' order.  Here the recorder reads the
+ * same imports from the file to name them: the filters (-l, -n, -g) match
+ * those names, and the object's SYMTAB lists one 8-byte "function" per
+ * slot, so the reader names a library call as any function, from its
+ * site's vaddr (lib/tracefile/dat_syms.c needs nothing of its own).
+ *
+ * Some imports are never hooked, whatever the filters say, because a
+ * hooked return would break them: functions that return twice (setjmp
+ * saves the hooked return address in its jmp_buf, vfork's child returns
+ * through the parent's frame), that switch stacks or threads (clone,
+ * swapcontext), the unwinder's _Unwind_Resume (it unwinds from its own
+ * return address, which must stay real), __libc_start_main (runs the
+ * whole program), __tls_get_addr (called with a special stack), and
+ * __cxa_begin_catch, which the runtime interposes (runtime/unwind.c) to
+ * end the frames below the catch: those whose return slot lies below its
+ * caller's stack pointer, as its own hooked slot would.
+ *
+ * C++ names are demangled as the symbol tables' are (lib/elf/symtab.c);
+ * the filters match either spelling.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/elf/elf.h"
+#include "lib/record/recorder_internal.h"
+
+static const char *const refused[] = {
+    "setjmp",	  "_setjmp",	"sigsetjmp", "__sigsetjmp", "savectx",
+    "vfork",	  "__vfork",	"clone",     "__clone",	    "clone3",
+    "getcontext", "swapcontext", "_Unwind_Resume", "__libc_start_main", "__tls_get_addr",
+    "__cxa_begin_catch",
+};
+
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+bool rec_libcall_refused(const char *name)
+{
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (!strcmp(name, refused[i]))
+			return true;
+	return false;
+}
+
+struct rec_imports {
+	uint64_t *slot;
+	char **name, **raw; /* name: demangled (or raw) */
+	size_t n, cap;
+};
+
+static int imports_add(void *arg, const struct utrace_elf_import *imp)
+{
+	struct rec_imports *t = arg;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		uint64_t *s = realloc(t->slot, cap * sizeof(*s));
+		char **nm = s ? realloc(t->name, cap * sizeof(*nm)) : NULL;
+		char **raw = nm ? realloc(t->raw, cap * sizeof(*raw)) : NULL;
+
+		if (s)
+			t->slot = s;
+		if (nm)
+			t->name = nm;
+		if (!raw)
+			return -ENOMEM;
+		t->raw = raw;
+		t->cap = cap;
+	}
+	if (!(t->raw[t->n] = strdup(imp->name)))
+		return -ENOMEM;
+	t->name[t->n] = NULL;
+	if (imp->name[0] == '_' && imp->name[1] == 'Z') {
+		int status = -1;
+		char *dem = __cxa_demangle(imp->name, NULL, NULL, &status);
+
+		if (dem && !status)
+			t->name[t->n] = dem;
+		else
+			free(dem);
+	}
+	if (!t->name[t->n] && !(t->name[t->n] = strdup(imp->name))) {
+		free(t->raw[t->n]);
+		return -ENOMEM;
+	}
+	t->slot[t->n++] = imp->slot;
+	return 0;
+}
+
+void rec_imports_free(struct rec_imports *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->name[i]);
+		free(t->raw[i]);
+	}
+	free(t->name);
+	free(t->raw);
+	free(t->slot);
+	free(t);
+}
+
+/* The imports of s's file, read once; NULL if it cannot be read. */
+static struct rec_imports *imports_get(struct rec_symtab *s)
+{
+	struct utrace_elf *elf;
+	struct rec_imports *t;
+
+	if (s->imports_tried)
+		return s->imports;
+	s->imports_tried = true;
+	if (utrace_elf_open(s->path, &elf) < 0)
+		return NULL;
+	if ((t = calloc(1, sizeof(*t))) && utrace_elf_imports(elf, imports_add, t) < 0) {
+		rec_imports_free(t);
+		t = NULL;
+	}
+	utrace_elf_close(elf);
+	return s->imports = t;
+}
+
+/* The name of site i of the libcall object o (slot vaddr va), and in
+ * *raw (if raw) its mangled spelling; NULL if the runtime left it alone or
+ * the file does not say. */
+const char *rec_libcall_name(struct rec_symtab *s, uint32_t i, uint64_t va, const char **raw)
+{
+	struct rec_imports *t = s ? imports_get(s) : NULL;
+	size_t k = i;
+
+	if (!t || !va)
+		return NULL;
+	if (k >= t->n || t->slot[k] != va)
+		for (k = 0; k < t->n && t->slot[k] != va; k++) /* by slot */
+			;
+	if (k >= t->n)
+		return NULL;
+	if (raw)
+		*raw = t->raw[k];
+	return t->name[k];
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct utrace_dat_sym *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* The SYMTAB of libcall object idx: an 8-byte symbol per named slot. */
+int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx,
+		       struct rec_symtab *s, struct utrace_error *err)
+{
+	struct rec_object *o = &c->objs[idx];
+	struct utrace_dat_symtab h = {.image = c->image, .obj = idx};
+	struct utrace_dat_sym *ents = malloc((o->nr_sites + 1) * sizeof(*ents));
+	size_t n = 0, strsz = 0, off = 0;
+	char *strs = NULL;
+	int ret;
+
+	for (uint32_t i = 0; ents && i < o->nr_sites; i++) {
+		const char *nm = rec_libcall_name(s, i, o->vaddrs[i], NULL);
+
+		if (nm) {
+			ents[n].vaddr = o->vaddrs[i];
+			ents[n].size = 8;
+			ents[n++].name = (uint32_t)strsz;
+			strsz += strlen(nm) + 1;
+		}
+	}
+	if (!ents || !(strs = malloc(strsz + 1))) {
+		free(ents);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < o->nr_sites; i++) {
+		const char *nm = rec_libcall_name(s, i, o->vaddrs[i], NULL);
+
+		if (nm) {
+			memcpy(strs + off, nm, strlen(nm) + 1);
+			off += strlen(nm) + 1;
+		}
+	}
+	qsort(ents, n, sizeof(*ents), cmp_sym);
+	h.nr_syms = (uint32_t)n;
+	h.str_size = (uint32_t)strsz;
+	{
+		struct iovec iov[3] = {{&h, sizeof(h)}, {ents, n * sizeof(*ents)}, {strs, strsz}};
+
+		ret = utrace_dat_write(r->w, UTRACE_DAT_SYMTAB, iov, 3, err);
+	}
+	free(ents);
+	free(strs);
+	return ret;
+}
