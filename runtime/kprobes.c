@@ -16,6 +16,10 @@
  *     the trap's registers, then the thread resumes at the slot, where the
  *     tool's relocated copy of the instruction runs and jumps back (a
  *     direct call is emulated instead: push the return, go to the target);
+ *   - where the tool proved a jmp safe (lib/probes/kprobe_insn.c): a
+ *     5-byte `jmp slot` to a detour (arch/x86_64/kprobe.S), written with
+ *     the others if the process has one thread, else an int3 first, the
+ *     jmp once kprobe_opt.c proved no other thread in its way;
  *   - a return probe hooks the return address at the entry (site or int3)
  *     with utrace_kretprobe_tramp and keeps the real one on a per-thread
  *     stack (the kernel's rethook), firing when the function returns.
@@ -377,6 +381,9 @@ struct kp_batch {
 	size_t nint3;
 	struct rt_poke *sites; /* call sites to point at their slots */
 	size_t nsites;
+	struct rt_poke *opt; /* jmps written once no thread is in the way */
+	uint64_t *opt_hi;    /* (kprobe_opt.c), each over [addr, opt_hi) */
+	size_t nopt;
 };
 
 /* The slot of a site probe: `push $k; jmp *0(%rip); .quad tramp`. */
@@ -411,9 +418,10 @@ static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site, uint32
 /*
  * A jump-optimised probe's detour head (common/proto.h): below the red
  * zone, push k, call the trampoline (which saves everything), back above
- * it; then the tool's tail.  The probed instruction becomes `jmp slot`.
+ * it; then the tool's tail.  The probed instruction becomes `jmp slot`
+ * (*jmp, to write now or once kprobe_opt.c proves it safe).
  */
-static int kp_detour_head(struct kp_batch *b, uint8_t *slot, uint64_t addr)
+static int kp_detour_head(struct rt_poke *jmp, uint8_t *slot, uint64_t addr)
 {
 	static const uint8_t below[5] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */
 	static const uint8_t above[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
@@ -432,10 +440,22 @@ static int kp_detour_head(struct kp_batch *b, uint8_t *slot, uint64_t addr)
 	memcpy(slot + 12, &rel, 4);
 	memcpy(slot + 16, above, 8);
 	memcpy(slot + UTRACE_KPROBE_SLOT - 8, &tramp, 8);
-	b->sites[b->nsites].addr = (uint8_t *)(uintptr_t)addr;
-	insn_rel32(b->sites[b->nsites].bytes, INSN_JMP, addr, (uint64_t)(uintptr_t)slot);
-	b->nsites++;
+	jmp->addr = (uint8_t *)(uintptr_t)addr;
+	insn_rel32(jmp->bytes, INSN_JMP, addr, (uint64_t)(uintptr_t)slot);
 	return 0;
+}
+
+/* A jmp probe: its detour, and its jmp written with the batch if this
+ * is the only thread, else an int3 first and the jmp queued. */
+static void kp_take_jmp(struct kp_batch *b, uint8_t *slot, const struct utrace_msg_kprobe *m)
+{
+	if (b->alone && kp_detour_head(&b->sites[b->nsites], slot, m->addr) == 0) {
+		b->nsites++;
+		return;
+	}
+	b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
+	if (!b->alone && kp_detour_head(&b->opt[b->nopt], slot, m->addr) == 0)
+		b->opt_hi[b->nopt++] = m->addr + m->insn_len;
 }
 
 /* One KPROBE of obj: checked, its slot written, added to the batch. */
@@ -454,14 +474,15 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		struct rt_kprobe *np = realloc(b->p, cap * sizeof(*np));
 		uint8_t **ni = realloc(b->int3, cap * sizeof(*ni));
 		struct rt_poke *ns = realloc(b->sites, cap * sizeof(*ns));
+		struct rt_poke *no = realloc(b->opt, cap * sizeof(*no));
+		uint64_t *nh = realloc(b->opt_hi, cap * sizeof(*nh));
 
-		if (np)
-			b->p = np;
-		if (ni)
-			b->int3 = ni;
-		if (ns)
-			b->sites = ns;
-		if (!np || !ni || !ns)
+		b->p = np ? np : b->p;
+		b->int3 = ni ? ni : b->int3;
+		b->sites = ns ? ns : b->sites;
+		b->opt = no ? no : b->opt;
+		b->opt_hi = nh ? nh : b->opt_hi;
+		if (!np || !ni || !ns || !no || !nh)
 			return -1;
 		b->cap = cap;
 	}
@@ -488,8 +509,7 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 			return -1;
 		memcpy(slot + UTRACE_KPROBE_DETOUR_HEAD, m->data, m->xol_len);
 		p->resume = (uint64_t)(uintptr_t)(slot + UTRACE_KPROBE_DETOUR_HEAD);
-		if (!b->alone || kp_detour_head(b, slot, m->addr) < 0) /* stays an int3 */
-			b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
+		kp_take_jmp(b, slot, m);
 	} else {
 		memcpy(area + m->slot, m->data, m->xol_len);
 		if (!kp_find(kp_table, m->addr))
@@ -559,6 +579,7 @@ void rt_kprobes_forget(uint64_t lo, uint64_t hi)
 	struct kp_table *t;
 	size_t n = 0;
 
+	rt_kprobe_opt_forget(lo, hi);
 	for (uint32_t k = 0; k < kp_nr_sites; k++)
 		if (kp_sites[k].addr >= lo && kp_sites[k].addr < hi)
 			kp_sites[k].addr = 0; /* its slot is never called again */
@@ -573,8 +594,8 @@ void rt_kprobes_forget(uint64_t lo, uint64_t hi)
 
 /* Whether this is the process's only thread: then no other thread can
  * be in the middle of the instructions a jmp replaces (the kernel waits
- * for that with RCU-tasks; a program's threads give no such point, so
- * with several threads the probe stays an int3). */
+ * for that with RCU-tasks); with several threads the probe starts as an
+ * int3 and kprobe_opt.c proves when the jmp can replace it. */
 static bool kp_alone(void)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -590,7 +611,8 @@ static bool kp_alone(void)
 }
 
 /* Objects added by this scan: their probes installed (ftrace.c holds the
- * objects lock).  The table first, then the int3s, then the sites. */
+ * objects lock).  The table first, then the int3s, then the sites, then
+ * the jmps that wait for the other threads. */
 int rt_kprobes_register(struct rt_object *added)
 {
 	struct utrace_msg_kprobe *m = malloc(UTRACE_MSG_MAX);
@@ -609,8 +631,12 @@ int rt_kprobes_register(struct rt_object *added)
 		}
 		if (ret >= 0)
 			ret = rt_text_poke_batch(b.sites, b.nsites);
+		if (ret >= 0)
+			rt_kprobe_opt_queue(b.opt, b.opt_hi, b.nopt);
 	}
 	free(cc);
+	free(b.opt);
+	free(b.opt_hi);
 	free(b.p);
 	free(b.int3);
 	free(b.sites);

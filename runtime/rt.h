@@ -19,6 +19,7 @@
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
+ *   kprobe_opt.c    int3 -> jmp once no other thread is in the way
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   init.c          start-up, fork/exec: calls the others in order
  */
@@ -331,6 +332,10 @@ int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
 void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
+
+/* kprobe_opt.c */
+void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;
+void rt_kprobe_opt_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 
 /* fgraph.c */
 void rt_fgraph_unhook_all(struct rt_thread *t) RT_HIDDEN;
