@@ -30,6 +30,11 @@
  *      map gives a fault, not a crash.  Scanning every word is
  *      conservative: a stray value only delays the jmp.  A thread on its
  *      sigaltstack, or whose stack cannot be bounded, counts as inside.
+ *      One word is not: a thread handling the probe's own int3 (a hot
+ *      probe's threads mostly are) has addr+1 in its SIGTRAP frame, but
+ *      kprobes.c's trap handler sends it to the slot, never back there;
+ *      rt_kp_trapping names that addr while it runs, and one addr+1 is
+ *      skipped.
  *   4. A probe that no thread was inside, every thread having answered,
  *      gets its jmp with text_poke.c's int3-first protocol (byte 0 is
  *      the int3 already; membarrier(SYNC_CORE) between the steps).  A
@@ -71,6 +76,8 @@
 #define KO_TAG 0x6b6fULL	    /* "ko": si_value's top 16 bits */
 
 int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
+
+__thread uint64_t rt_kp_trapping RT_HIDDEN;
 
 struct ko_probe {
 	struct rt_poke jmp;
@@ -137,10 +144,13 @@ static bool ko_look(const ucontext_t *uc)
 	if (lo >= ko_nmaps || ko_maps[lo].lo > sp || ko_maps[lo].hi - sp > KO_SCAN_MAX)
 		return false;
 	end = ko_maps[lo].hi;
-	for (uint64_t a = sp & ~7ull; a + 8 <= end; a += 8) {
+	for (uint64_t a = sp & ~7ull, trap = rt_kp_trapping; a + 8 <= end; a += 8) {
 		if (utrace_fetch_load(a, 8, &v) < 0)
 			return false;
-		ko_mark(v);
+		if (trap && v == trap + 1)
+			trap = 0; /* its SIGTRAP frame: it goes to the slot */
+		else
+			ko_mark(v);
 	}
 	return true;
 }

@@ -308,6 +308,8 @@ static bool kp_trap(void *uc_)
 
 	if (!p || p->how == UTRACE_KPH_SITE)
 		return false;
+	rt_kp_trapping = addr; /* kprobe_opt.c: this frame goes to the slot */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r = (struct utrace_fetch_regs){{
 	    [UTRACE_FR_R15] = (uint64_t)g[REG_R15], [UTRACE_FR_R14] = (uint64_t)g[REG_R14],
 	    [UTRACE_FR_R13] = (uint64_t)g[REG_R13], [UTRACE_FR_R12] = (uint64_t)g[REG_R12],
@@ -327,6 +329,8 @@ static bool kp_trap(void *uc_)
 	} else {
 		g[REG_RIP] = (greg_t)p->resume;
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the RIP before the name goes */
+	rt_kp_trapping = 0;
 	return true;
 }
 

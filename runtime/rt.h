@@ -336,6 +336,8 @@ int rt_text_poke_init(void) RT_HIDDEN;
 /* kprobe_opt.c */
 void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;
 void rt_kprobe_opt_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
+/* the int3 this thread's kp_trap is handling (kprobes.c), else 0 */
+extern __thread uint64_t rt_kp_trapping RT_HIDDEN;
 
 /* fgraph.c */
 void rt_fgraph_unhook_all(struct rt_thread *t) RT_HIDDEN;
