@@ -46,9 +46,20 @@
  * Any other outcome (a thread inside, one that does not answer: stopped,
  * or blocking KO_SIG, or a program that took the signal over) retries
  * later with a growing pause, at most KO_ROUNDS times; the probe then
- * stays an int3, correct and slower.  The helper blocks every signal,
- * exits when its queue is empty and is started again by the next batch.
- * A fork()ed child keeps its probes as int3s.
+ * stays an int3, correct and slower.
+ *
+ * Removal (kprobes.c's kp_apply_off, run by the helper) uses the same
+ * proof the other way round: once the program's bytes are back, a slot
+ * is free when no thread is in it, returns into it (the detour's call to
+ * its trampoline) or is in the trap handler for its int3, which would
+ * send it there (rt_kprobe_quiesce).
+ *
+ * The helper, one per process with probes, blocks every signal and
+ * sleeps on the control page's kp_gen futex (common/proto.h): a removal
+ * (the recorder) or a new batch (kprobes.c, through ko_wake) moves it.
+ * A fork()ed child has no helper until it loads an object with probes:
+ * till then its probes stay int3s and removed ones stop recording but
+ * keep their bytes.
  *
  * UTRACE_KPROBE_DEBUG=1 logs how many probes were promoted (the tests
  * check that the jmps happened).
@@ -59,6 +70,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/futex.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -95,6 +107,7 @@ static pthread_mutex_t ko_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ko_probe ko_p[KO_PROBES_MAX];
 static size_t ko_n;
 static bool ko_running, ko_debug, ko_ready;
+static void (*ko_off_hook)(void); /* kprobes.c: apply the kp_off bits */
 static unsigned long ko_promoted, ko_kept;
 static int ko_sig;
 static struct sigaction ko_old;
@@ -103,7 +116,7 @@ static struct sigaction ko_old;
  * round reads memory that is never freed; at worst it marks a probe
  * busy, which only delays it). */
 static volatile uint8_t ko_busy[KO_PROBES_MAX];
-static uint64_t ko_lo[KO_PROBES_MAX], ko_hi[KO_PROBES_MAX];
+static uint64_t ko_lo[KO_PROBES_MAX], ko_hi[KO_PROBES_MAX], ko_trap[KO_PROBES_MAX];
 static size_t ko_round_n;
 static uint64_t ko_min, ko_max;
 static struct ko_map ko_maps[KO_MAPS_MAX];
@@ -115,10 +128,10 @@ static uint64_t ko_reply[KO_THREADS_MAX]; /* gen << 1 | unknown */
 
 static void ko_mark(uint64_t v)
 {
-	if (v <= ko_min || v >= ko_max)
+	if (v < ko_min || v >= ko_max)
 		return;
 	for (size_t i = 0; i < ko_round_n; i++)
-		if (v > ko_lo[i] && v < ko_hi[i])
+		if (v >= ko_lo[i] && v < ko_hi[i])
 			ko_busy[i] = 1;
 }
 
@@ -173,6 +186,10 @@ static void ko_handler(int sig, siginfo_t *si, void *uc)
 	}
 	if (gen == __atomic_load_n(&ko_gen, __ATOMIC_ACQUIRE) && i < KO_THREADS_MAX) {
 		bool bounded = ko_look(uc);
+
+		for (size_t k = 0; rt_kp_trapping && k < ko_round_n; k++)
+			if (ko_trap[k] == rt_kp_trapping)
+				ko_busy[k] = 1; /* it resumes in that slot */
 
 		/* the busy marks before the answer that makes them count */
 		__atomic_store_n(&ko_reply[i], (uint64_t)gen << 1 | !bounded, __ATOMIC_RELEASE);
@@ -253,19 +270,44 @@ static bool ko_ask_all(void)
 	return ok;
 }
 
-/* The round's ranges, from ko_p[0..n). */
-static void ko_set_round(size_t n)
+/* A round's ranges [lo, hi); a thread handling the int3 at trap[i] is
+ * in range i too.  True when every thread answered, ko_busy[i] set for
+ * each range a thread was in. */
+static bool ko_round(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n)
 {
 	ko_min = UINT64_MAX;
 	ko_max = 0;
 	for (size_t i = 0; i < n; i++) {
-		ko_lo[i] = (uint64_t)(uintptr_t)ko_p[i].jmp.addr;
-		ko_hi[i] = ko_p[i].hi;
+		ko_lo[i] = lo[i];
+		ko_hi[i] = hi[i];
+		ko_trap[i] = trap ? trap[i] : 0;
 		ko_busy[i] = 0;
 		ko_min = ko_lo[i] < ko_min ? ko_lo[i] : ko_min;
 		ko_max = ko_hi[i] > ko_max ? ko_hi[i] : ko_max;
 	}
 	ko_round_n = n;
+	ko_read_maps();
+	return ko_ask_all();
+}
+
+/*
+ * For kprobes.c's removal, from the helper thread (its off hook): waits
+ * until no thread is in any [lo[i], hi[i]), has a signal frame or a
+ * return address there, or is handling the int3 at trap[i] (it would
+ * resume there).  0, or -EBUSY after KO_ROUNDS rounds.
+ */
+int rt_kprobe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n)
+{
+	for (uint32_t r = 0; r < KO_ROUNDS; r++) {
+		bool clear = n <= KO_PROBES_MAX && ko_round(lo, hi, trap, n);
+
+		for (size_t i = 0; clear && i < n; i++)
+			clear = !ko_busy[i];
+		if (clear)
+			return 0;
+		ko_pause(1000000L << (r < 6 ? r : 6));
+	}
+	return -EBUSY;
 }
 
 /* Whether p's bytes are still the ones queued: dlclose unmaps an object
@@ -319,30 +361,55 @@ static void ko_say(void)
 	rt_log(msg);
 }
 
+/* One promotion round over the first queued probes (at most 64). */
+static void ko_promote(void)
+{
+	uint64_t lo[64], hi[64];
+	unsigned long before = ko_promoted + ko_kept;
+	size_t n;
+	bool answered;
+
+	pthread_mutex_lock(&ko_lock);
+	n = ko_n < 64 ? ko_n : 64;
+	for (size_t i = 0; i < n; i++) {
+		lo[i] = (uint64_t)(uintptr_t)ko_p[i].jmp.addr + 1;
+		hi[i] = ko_p[i].hi;
+	}
+	pthread_mutex_unlock(&ko_lock);
+	if (!n)
+		return;
+	answered = ko_round(lo, hi, NULL, n);
+	ko_finish_round(n, answered);
+	if (ko_debug && ko_promoted + ko_kept != before)
+		ko_say();
+}
+
+/* The helper: promotions while some are queued (a growing pause between
+ * rounds), the off hook whenever kp_gen moves; else it sleeps on it. */
 static void *ko_main(void *arg)
 {
-	(void)arg;
-	for (uint32_t r = 0;; r++) {
-		unsigned long before = ko_promoted + ko_kept;
-		size_t n;
-		bool answered;
+	uint32_t seen = 0, r = 0;
+	bool first = true;
 
-		pthread_mutex_lock(&ko_lock);
-		n = ko_n < 64 ? ko_n : 64;
-		if (!n) {
-			ko_running = false;
-			pthread_mutex_unlock(&ko_lock);
-			break;
+	(void)arg;
+	for (;;) {
+		uint32_t g = __atomic_load_n(&rt.ctl->kp_gen, __ATOMIC_ACQUIRE);
+		long pause = 1000000L << (r < 6 ? r : 6); /* 1 to 64 ms */
+		struct timespec ts = {0, pause};
+		size_t left;
+
+		if (first || g != seen) {
+			seen = g;
+			first = false;
+			if (ko_off_hook)
+				ko_off_hook();
 		}
-		ko_set_round(n);
+		ko_promote();
+		pthread_mutex_lock(&ko_lock);
+		left = ko_n;
 		pthread_mutex_unlock(&ko_lock);
-		ko_read_maps();
-		answered = ko_ask_all();
-		ko_finish_round(n, answered);
-		if (ko_debug && ko_promoted + ko_kept != before)
-			ko_say();
-		if (!answered || ko_n)
-			ko_pause(1000000L << (r < 6 ? r : 6)); /* 1 to 64 ms */
+		r = left ? r + 1 : 0;
+		syscall(SYS_futex, &rt.ctl->kp_gen, FUTEX_WAIT, seen, left ? &ts : NULL, NULL, 0);
 	}
 	return NULL;
 }
@@ -374,25 +441,32 @@ static bool ko_setup(void)
 	return true;
 }
 
-/*
- * Probes whose int3 is in place (every core synced) and whose detour is
- * ready: jmp[i] to write at jmp[i].addr, over [addr, hi[i]).  The caller
- * holds ftrace.c's objects lock.  Those that find no room stay int3s.
- */
-void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n)
+/* A line for UTRACE_KPROBE_DEBUG=1 (the tests read what happened). */
+void rt_kprobe_opt_say(const char *msg)
+{
+	if (ko_debug)
+		rt_log(msg);
+}
+
+/* Wakes the helper: kp_gen moves (the helpers of the recording's other
+ * processes wake too, find nothing new and sleep again). */
+static void ko_wake(void)
+{
+	__atomic_add_fetch(&rt.ctl->kp_gen, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &rt.ctl->kp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* The helper thread, once this process has probes (ftrace.c's objects
+ * lock held); off() applies the recording's kp_off bits (kprobes.c). */
+void rt_kprobe_opt_start(void (*off)(void))
 {
 	sigset_t all, old;
 	pthread_t th;
 
-	if (!n || !ko_setup())
+	if (!rt.ctl || !ko_setup())
 		return;
 	pthread_mutex_lock(&ko_lock);
-	for (size_t i = 0; i < n && ko_n < KO_PROBES_MAX; i++) {
-		uint64_t was;
-
-		if (utrace_fetch_load((uint64_t)(uintptr_t)jmp[i].addr, 8, &was) == 0)
-			ko_p[ko_n++] = (struct ko_probe){jmp[i], hi[i], was, 0, false};
-	}
+	ko_off_hook = off;
 	if (!ko_running) {
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old); /* the helper takes no signal */
@@ -402,6 +476,26 @@ void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n
 			pthread_detach(th);
 	}
 	pthread_mutex_unlock(&ko_lock);
+}
+
+/*
+ * Probes whose int3 is in place (every core synced) and whose detour is
+ * ready: jmp[i] to write at jmp[i].addr, over [addr, hi[i]).  The caller
+ * holds ftrace.c's objects lock.  Those that find no room stay int3s.
+ */
+void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n)
+{
+	if (!n || !ko_running)
+		return;
+	pthread_mutex_lock(&ko_lock);
+	for (size_t i = 0; i < n && ko_n < KO_PROBES_MAX; i++) {
+		uint64_t was;
+
+		if (utrace_fetch_load((uint64_t)(uintptr_t)jmp[i].addr, 8, &was) == 0)
+			ko_p[ko_n++] = (struct ko_probe){jmp[i], hi[i], was, 0, false};
+	}
+	pthread_mutex_unlock(&ko_lock);
+	ko_wake();
 }
 
 /* An object unloaded: its probes are not written (a round writing some

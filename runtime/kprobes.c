@@ -29,20 +29,20 @@
  * handler may still be reading it), so the trap handler reads it with no
  * lock.  It is published before any int3 is written.
  *
- * Memory reads (common/fetch_prog.h) go through utrace_fetch_load, whose
- * loads a SIGSEGV/SIGBUS handler recognises by the faulting address and
- * resumes at its fixup (an exception table of one entry): no system call
- * per read, and a bad pointer gives "(fault)", never a crash.  The handler
- * is installed with the first probe and passes every other fault to the
- * program's handler (or the default action).
+ * Memory reads (common/fetch_prog.h) go through utrace_fetch_load, safe
+ * from faults (fetch_fault.c, installed with the first probe).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -52,6 +52,8 @@
 
 struct rt_kprobe {
 	uint64_t addr, func;
+	uint64_t slot;	  /* its slot in the object's area */
+	uint64_t orig;	  /* the first 8 bytes at addr before the probe */
 	uint64_t resume;  /* int3: where the thread goes on (the slot) */
 	uint64_t call_to; /* int3 on a direct call: emulated */
 	uint32_t insn_len;
@@ -77,9 +79,11 @@ struct kp_site {
 #define KP_RET_DEPTH 128
 
 static struct kp_table *kp_table;
+static pthread_mutex_t kp_lock = PTHREAD_MUTEX_INITIALIZER; /* the table's writers */
+static uint32_t kp_test_key = UINT32_MAX; /* UTRACE_KPROBE_TEST_OFF=KEY:N */
+static uint32_t kp_test_left;
 static struct kp_site kp_sites[KP_SITES_MAX];
 static uint32_t kp_nr_sites;
-static struct sigaction kp_old_segv, kp_old_bus;
 static bool kp_installed;
 
 struct kp_ret {
@@ -94,8 +98,6 @@ static __thread uint32_t kp_ret_depth;
 void utrace_kprobe_site_tramp(void) RT_HIDDEN;
 void utrace_kretprobe_tramp(void) RT_HIDDEN;
 int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
-extern const char utrace_safe_load_begin[] RT_HIDDEN, utrace_safe_load_end[] RT_HIDDEN,
-    utrace_safe_load_fixup[] RT_HIDDEN;
 uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
 uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs) RT_HIDDEN;
 uint64_t rt_kprobe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
@@ -118,6 +120,18 @@ static const struct rt_kprobe *kp_find(const struct kp_table *t, uint64_t addr)
 	return t && lo < t->n && t->p[lo].addr == addr ? &t->p[lo] : NULL;
 }
 
+/* Test only: the Nth hit of kp_test_key turns it off, as
+ * utrace_recorder_kprobe_remove does (this hit still records). */
+static void kp_test_count(uint32_t key)
+{
+	int saved = errno;
+
+	if (__atomic_sub_fetch(&kp_test_left, 1, __ATOMIC_RELAXED) == 0 &&
+	    utrace_ctl_kprobe_set_off(rt.ctl, key))
+		syscall(SYS_futex, &rt.ctl->kp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	errno = saved;
+}
+
 /* One probe's record: the kernel's kprobe layout, then the fetch-args. */
 static void kp_record(const struct rt_kprobe *p, const struct utrace_fetch_regs *regs,
 		      uint64_t func, uint64_t ret_ip)
@@ -126,6 +140,10 @@ static void kp_record(const struct rt_kprobe *p, const struct utrace_fetch_regs 
 	struct rt_thread *t = &rt_self;
 	uint32_t len;
 
+	if (unlikely(utrace_ctl_kprobe_off(rt.ctl, p->key)))
+		return; /* removed: its text goes back soon (kp_apply_off) */
+	if (unlikely(p->key == kp_test_key))
+		kp_test_count(p->key);
 	if (unlikely(!t->comm[0])) {
 		int saved = errno;
 
@@ -153,7 +171,7 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 	struct rt_thread *t = rt_ctx(&rt_self);
 	uint64_t caller = *slot;
 
-	if (d >= KP_RET_DEPTH)
+	if (d >= KP_RET_DEPTH || utrace_ctl_kprobe_off(rt.ctl, p->key))
 		return; /* too deep: this call is not probed */
 	/* function_graph hooked this return first: name its real caller */
 	if (caller == (uint64_t)(uintptr_t)utrace_graph_return && t && t->depth &&
@@ -302,14 +320,20 @@ static bool kp_trap(void *uc_)
 	ucontext_t *uc = uc_;
 	greg_t *g = uc->uc_mcontext.gregs;
 	uint64_t addr = (uint64_t)g[REG_RIP] - 1;
-	const struct kp_table *t = __atomic_load_n(&kp_table, __ATOMIC_ACQUIRE);
-	const struct rt_kprobe *p = kp_find(t, addr);
+	const struct kp_table *t;
+	const struct rt_kprobe *p;
 	struct utrace_fetch_regs r;
 
-	if (!p || p->how == UTRACE_KPH_SITE)
-		return false;
-	rt_kp_trapping = addr; /* kprobe_opt.c: this frame goes to the slot */
+	/* kprobe_opt.c: this frame goes to the slot, named before the table
+	 * is read (a removal waits for it) */
+	rt_kp_trapping = addr;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t = __atomic_load_n(&kp_table, __ATOMIC_ACQUIRE);
+	p = kp_find(t, addr);
+	if (!p || p->how == UTRACE_KPH_SITE) {
+		rt_kp_trapping = 0;
+		return false;
+	}
 	r = (struct utrace_fetch_regs){{
 	    [UTRACE_FR_R15] = (uint64_t)g[REG_R15], [UTRACE_FR_R14] = (uint64_t)g[REG_R14],
 	    [UTRACE_FR_R13] = (uint64_t)g[REG_R13], [UTRACE_FR_R12] = (uint64_t)g[REG_R12],
@@ -334,43 +358,15 @@ static bool kp_trap(void *uc_)
 	return true;
 }
 
-/* SIGSEGV/SIGBUS: a fetch-arg's load faulted?  Else the program's. */
-static void kp_fault(int sig, siginfo_t *si, void *uc_)
-{
-	ucontext_t *uc = uc_;
-	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	struct sigaction *old = sig == SIGSEGV ? &kp_old_segv : &kp_old_bus;
-
-	if (ip >= (uintptr_t)utrace_safe_load_begin && ip < (uintptr_t)utrace_safe_load_end) {
-		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)utrace_safe_load_fixup;
-		return;
-	}
-	if (old->sa_flags & SA_SIGINFO) {
-		if (old->sa_sigaction) {
-			old->sa_sigaction(sig, si, uc_);
-			return;
-		}
-	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
-		old->sa_handler(sig);
-		return;
-	}
-	/* the default action: it happens when the instruction runs again */
-	sigaction(sig, old, NULL);
-}
-
 static void kp_install_handlers(void)
 {
-	struct sigaction sa;
-
 	if (kp_installed)
 		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = kp_fault;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, &kp_old_segv);
-	sigaction(SIGBUS, &sa, &kp_old_bus);
+	rt_fetch_fault_install();
 	rt_text_poke_trap_hook(kp_trap);
+	if (getenv("UTRACE_KPROBE_TEST_OFF") &&
+	    sscanf(getenv("UTRACE_KPROBE_TEST_OFF"), "%u:%u", &kp_test_key, &kp_test_left) != 2)
+		kp_test_key = UINT32_MAX;
 	rt_unwind_unhook_more = kp_unhook_returns;
 	kp_installed = true;
 }
@@ -467,6 +463,7 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		   const struct utrace_msg_kprobe *m, uint32_t size)
 {
 	struct rt_kprobe *p;
+	uint64_t orig;
 	void *prog;
 
 	if (size < sizeof(*m) + UTRACE_KPROBE_XOL + m->prog_len || m->xol_len > UTRACE_KPROBE_XOL ||
@@ -490,6 +487,10 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 			return -1;
 		b->cap = cap;
 	}
+	if (utrace_ctl_kprobe_off(rt.ctl, m->key))
+		return 0; /* removed before this object came */
+	if (utrace_fetch_load(m->addr, 8, &orig) < 0) /* before any of the batch's pokes */
+		return -1;
 	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
 	if (!prog)
 		return -1;
@@ -500,8 +501,9 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		return 0;
 	}
 	p = &b->p[b->n];
-	*p = (struct rt_kprobe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot),
-				m->call_to, m->insn_len, m->key, m->is_return, m->how, prog};
+	*p = (struct rt_kprobe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot), orig,
+				(uint64_t)(uintptr_t)(area + m->slot), m->call_to, m->insn_len,
+				m->key, m->is_return, m->how, prog};
 	if (m->how == UTRACE_KPH_SITE) {
 		if (m->site >= o->nr_sites ||
 		    kp_site_slot(b, area + m->slot, m->addr, o->id_base + m->site) < 0)
@@ -579,21 +581,107 @@ static int kp_object(struct kp_batch *b, struct rt_object *o, struct utrace_msg_
  * The old table stays readable, as in kp_publish. */
 void rt_kprobes_forget(uint64_t lo, uint64_t hi)
 {
-	const struct kp_table *old = kp_table;
+	const struct kp_table *old;
 	struct kp_table *t;
 	size_t n = 0;
 
 	rt_kprobe_opt_forget(lo, hi);
+	pthread_mutex_lock(&kp_lock);
+	old = kp_table;
 	for (uint32_t k = 0; k < kp_nr_sites; k++)
 		if (kp_sites[k].addr >= lo && kp_sites[k].addr < hi)
 			kp_sites[k].addr = 0; /* its slot is never called again */
-	if (!old || !(t = malloc(sizeof(*t) + old->n * sizeof(t->p[0]))))
-		return;
-	for (size_t i = 0; i < old->n; i++)
-		if (old->p[i].addr < lo || old->p[i].addr >= hi)
-			t->p[n++] = old->p[i];
-	t->n = n;
-	__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE);
+	if (old && (t = malloc(sizeof(*t) + old->n * sizeof(t->p[0])))) {
+		for (size_t i = 0; i < old->n; i++)
+			if (old->p[i].addr < lo || old->p[i].addr >= hi)
+				t->p[n++] = old->p[i];
+		t->n = n;
+		__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&kp_lock);
+}
+
+/* ---- removal ------------------------------------------------------------ */
+
+/* The program's bytes back at p->addr, the last probe there going: one
+ * byte over an int3, else (a site's call, a jmp) the int3-first batch. */
+static int kp_restore(const struct rt_kprobe *p)
+{
+	uint8_t *a = (uint8_t *)(uintptr_t)p->addr;
+	struct rt_poke poke = {a, {0}};
+
+	rt_kprobe_opt_forget(p->addr, p->addr + 1); /* a jmp not written yet never is */
+	if (*a == INSN_INT3)
+		return rt_text_poke_bytes(&a, (const uint8_t *)&p->orig, 1);
+	memcpy(poke.bytes, &p->orig, sizeof(poke.bytes));
+	return rt_text_poke_batch(&poke, 1);
+}
+
+/* The probes of t that stay. */
+static struct kp_table *kp_without_off(const struct kp_table *t, size_t *off)
+{
+	struct kp_table *n = malloc(sizeof(*n) + t->n * sizeof(t->p[0]));
+
+	*off = 0;
+	if (!n)
+		return NULL;
+	n->n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (!utrace_ctl_kprobe_off(rt.ctl, t->p[i].key))
+			n->p[n->n++] = t->p[i];
+	*off = t->n - n->n;
+	return n;
+}
+
+/*
+ * kprobe_opt.c's helper thread, when kp_off moved: each probe turned off
+ * (its records stopped already, kp_record) gets the program's bytes back
+ * where no other probe stays, then leaves the table (a trap taken before
+ * the bytes came back still finds it, or finds them back: poke_trap then
+ * runs the instruction), then its slot is free once no thread can be in
+ * it: none there, none returning into it (the detour's call), none in
+ * the trap handler for it (rt_kprobe_quiesce).
+ */
+static void kp_apply_off(void)
+{
+	const struct kp_table *old;
+	struct kp_table *t;
+	uint64_t *lo = NULL, *hi = NULL, *trap = NULL;
+	size_t off, n = 0, failed = 0;
+	char msg[128];
+
+	pthread_mutex_lock(&kp_lock);
+	old = kp_table;
+	t = old ? kp_without_off(old, &off) : NULL;
+	if (t && off && (lo = calloc(off, 8)) && (hi = calloc(off, 8)) && (trap = calloc(off, 8))) {
+		for (size_t i = 0; i < old->n; i++) {
+			const struct rt_kprobe *p = &old->p[i];
+
+			/* a probe that stays at the address may use this slot
+			 * (the jmp's, or the first one's an int3 resumes at) */
+			if (!utrace_ctl_kprobe_off(rt.ctl, p->key) || kp_find(t, p->addr))
+				continue;
+			lo[n] = p->slot;
+			hi[n] = p->slot + UTRACE_KPROBE_SLOT;
+			trap[n++] = p->addr;
+			if (i + 1 == old->n || old->p[i + 1].addr != p->addr)
+				failed += kp_restore(p) < 0;
+		}
+		__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE); /* the old one stays readable */
+		t = NULL;
+	}
+	pthread_mutex_unlock(&kp_lock);
+	free(t);
+	if (n) { /* the others' slots are retired, never reused */
+		int q = rt_kprobe_quiesce(lo, hi, trap, n);
+
+		snprintf(msg, sizeof(msg), "kprobes: %zu probe locations removed (%zu not restored), %s",
+			 n, failed, q == 0 ? "their slots free" : "a thread stays in a slot");
+		rt_kprobe_opt_say(msg);
+	}
+	free(lo);
+	free(hi);
+	free(trap);
 }
 
 /* Whether this is the process's only thread: then no other thread can
@@ -624,10 +712,11 @@ int rt_kprobes_register(struct rt_object *added)
 	uint8_t *cc = NULL;
 	int ret = m ? 0 : -ENOMEM;
 
+	kp_install_handlers(); /* kp_take reads the text through utrace_fetch_load */
+	pthread_mutex_lock(&kp_lock);
 	for (struct rt_object *o = added; o && ret >= 0; o = o->next)
 		ret = kp_object(&b, o, m);
 	if (ret >= 0 && b.n) {
-		kp_install_handlers();
 		ret = kp_publish(&b);
 		if (ret >= 0 && b.nint3 && (cc = malloc(b.nint3))) {
 			memset(cc, INSN_INT3, b.nint3);
@@ -635,9 +724,11 @@ int rt_kprobes_register(struct rt_object *added)
 		}
 		if (ret >= 0)
 			ret = rt_text_poke_batch(b.sites, b.nsites);
+		rt_kprobe_opt_start(kp_apply_off);
 		if (ret >= 0)
 			rt_kprobe_opt_queue(b.opt, b.opt_hi, b.nopt);
 	}
+	pthread_mutex_unlock(&kp_lock);
 	free(cc);
 	free(b.opt);
 	free(b.opt_hi);

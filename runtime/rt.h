@@ -18,6 +18,7 @@
  *   stacktrace.c    the stacktrace trigger: the user stack as a record
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
+ *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
  *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
  *   kprobe_opt.c    int3 -> jmp once no other thread is in the way
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
@@ -317,6 +318,9 @@ int rt_synth_register(void) RT_HIDDEN;
 int rt_kprobe_events_register(void) RT_HIDDEN;
 void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
 
+/* fetch_fault.c */
+void rt_fetch_fault_install(void) RT_HIDDEN;
+
 /* kprobes.c */
 int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
 void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
@@ -336,6 +340,9 @@ int rt_text_poke_init(void) RT_HIDDEN;
 /* kprobe_opt.c */
 void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;
 void rt_kprobe_opt_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
+void rt_kprobe_opt_start(void (*off)(void)) RT_HIDDEN;
+void rt_kprobe_opt_say(const char *msg) RT_HIDDEN;
+int rt_kprobe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n) RT_HIDDEN;
 /* the int3 this thread's kp_trap is handling (kprobes.c), else 0 */
 extern __thread uint64_t rt_kp_trapping RT_HIDDEN;
 

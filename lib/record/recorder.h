@@ -121,6 +121,17 @@ int utrace_recorder_write_kpage(struct utrace_recorder *r, uint32_t cpu, const v
 int utrace_recorder_write_ktasks(struct utrace_recorder *r, const struct utrace_dat_ktask *tasks,
 				 size_t n, struct utrace_error *err);
 
+/*
+ * Live control of in-process probes (lib/record/recorder_kprobe.c), the
+ * kernel's `-:[GROUP/]EVENT` written to kprobe_events while tracing:
+ * turns probe GROUP/EVENT (group NULL: any) off in every process of the
+ * recording, running or to come.  Its records stop at once; each process
+ * puts the program's bytes back shortly after (runtime/kprobes.c).
+ * -ENOENT if the recording has no such probe on.
+ */
+int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, const char *event,
+				  struct utrace_error *err);
+
 /* Per-buffer statistics after finish, for the summary: returns false past
  * the last buffer. */
 bool utrace_recorder_buffer_stats(const struct utrace_recorder *r, uint32_t i, int *pid, int *tid,

@@ -5,12 +5,15 @@
  * plugin_entry -> plugin_helper ROUNDS times at once.  Probes in the
  * library are installed while the process has five threads, and the
  * threads run the probed code while the runtime turns the probes' int3s
- * into jmps (runtime/kprobe_opt.c).  Each thread prints its sum.
+ * into jmps (runtime/kprobe_opt.c), or puts the program's bytes back
+ * when a probe is removed.  Each thread prints its sum.  ROUNDS, or
+ * $THREADS_DLOPEN_ROUNDS.
  */
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,13 +25,14 @@
 static pthread_barrier_t start;
 static int (*entry)(int);
 static long results[NTHREADS];
+static int rounds = ROUNDS;
 
 static void *worker(void *arg)
 {
 	long id = (long)arg, s = 0;
 
 	pthread_barrier_wait(&start);
-	for (int i = 0; i < ROUNDS; i++)
+	for (int i = 0; i < rounds; i++)
 		s += entry((int)id + i % 7);
 	results[id] = s;
 	return NULL;
@@ -43,6 +47,8 @@ int main(void)
 
 	if (n <= 0)
 		return 1;
+	if (getenv("THREADS_DLOPEN_ROUNDS"))
+		rounds = atoi(getenv("THREADS_DLOPEN_ROUNDS"));
 	path[n] = 0;
 	strcpy(strrchr(path, '/') + 1, "libplugin.so");
 	pthread_barrier_init(&start, NULL, NTHREADS + 1);
