@@ -139,7 +139,7 @@ int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, 
 		    (group && strcmp(utrace_kprobe_group(p), group) != 0))
 			continue;
 		if (!utrace_ctl_kprobe_set_off(r->ctl, i))
-			break; /* off already */
+			continue; /* off already: another of that name may be on */
 		/* every process's helper sleeps on kp_gen (a shared futex) */
 		syscall(SYS_futex, &r->ctl->kp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 		return 0;
