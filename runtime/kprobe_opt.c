@@ -30,11 +30,12 @@
  *      map gives a fault, not a crash.  Scanning every word is
  *      conservative: a stray value only delays the jmp.  A thread on its
  *      sigaltstack, or whose stack cannot be bounded, counts as inside.
- *      One word is not: a thread handling the probe's own int3 (a hot
- *      probe's threads mostly are) has addr+1 in its SIGTRAP frame, but
- *      kprobes.c's trap handler sends it to the slot, never back there;
- *      rt_kp_trapping names that addr while it runs, and one addr+1 is
- *      skipped.
+ *      A thread that hit the probe's own int3 (a hot probe's threads
+ *      mostly have) has addr+1 in its SIGTRAP frame, but kprobes.c's trap
+ *      handler sends it to the slot, never back there: KO_SIG is blocked
+ *      while that handler runs (text_poke.c), so the thread answers from
+ *      the slot; and for a nested trap, rt_kp_trapping names the addr
+ *      being handled, whose one addr+1 is skipped.
  *   4. A probe that no thread was inside, every thread having answered,
  *      gets its jmp with text_poke.c's int3-first protocol (byte 0 is
  *      the int3 already; membarrier(SYNC_CORE) between the steps).  A
@@ -430,7 +431,7 @@ static bool ko_setup(void)
 	if (ko_ready)
 		return true;
 	ko_debug = dbg && *dbg == '1';
-	ko_sig = SIGRTMAX - 1;
+	ko_sig = RT_KO_SIG;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = ko_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART; /* no SA_ONSTACK: see ko_look */

@@ -337,7 +337,8 @@ void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
 void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
 
-/* kprobe_opt.c */
+/* kprobe_opt.c; its signal, which text_poke.c's SIGTRAP handler blocks */
+#define RT_KO_SIG (SIGRTMAX - 1)
 void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;
 void rt_kprobe_opt_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 void rt_kprobe_opt_start(void (*off)(void)) RT_HIDDEN;

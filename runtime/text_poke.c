@@ -147,6 +147,10 @@ static void poke_trap_install(void)
 	sa.sa_sigaction = poke_trap;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
+	/* kprobe_opt.c's question waits until the trap is handled: the
+	 * kernel would deliver it on top of the SIGTRAP frame, before our
+	 * handler has sent the thread on from addr+1 */
+	sigaddset(&sa.sa_mask, RT_KO_SIG);
 	sigaction(SIGTRAP, &sa, &cur);
 	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != poke_trap)
 		poke_old_trap = cur;
