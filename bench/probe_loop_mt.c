@@ -11,12 +11,15 @@
  *                              and the timed loop
  *   (no define)                probe_loop_mt, next to the library
  *
- * Each thread warms up (N/100 untimed hits, during which the int3 becomes
- * a jmp), then times N hits with its CPU clock; main prints one line as
- * bench/tracepoint_loop.h does, per hit of one thread:
+ * Each thread warms up (N/100 untimed hits, then, given MID, more until
+ * the probed instruction at hit+MID is no longer an int3: the timed loop
+ * measures the jmp), then times N hits with its CPU clock; main prints
+ * one line as bench/tracepoint_loop.h does, per hit of one thread, and
+ * how many warm-up hits there were in all:
  *
- *   probe-mt n=N threads=4 ns=WALL ns/event=X cpu_ns/event=Y
+ *   probe-mt n=N threads=4 ns=WALL ns/event=X cpu_ns/event=Y warmup=W
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -43,12 +46,18 @@ static void __attribute__((noinline)) loop(long n)
 	}
 }
 
-/* n timed hits after n/100 untimed: the thread's CPU time for those */
-long long probe_loop(long n)
+/* n timed hits after n/100 untimed, and more (at most 1000 x 1000)
+ * while hit+mid holds an int3 (mid < 0: none); the thread's CPU time for
+ * the timed ones, *warm the untimed count */
+long long probe_loop(long n, long mid, long *warm)
 {
+	const volatile unsigned char *at = (const volatile unsigned char *)(uintptr_t)hit + mid;
 	struct timespec a, b;
 
 	loop(n / 100);
+	*warm = n / 100;
+	for (int i = 0; mid >= 0 && *at == 0xcc && i < 1000; i++, *warm += 1000)
+		loop(1000);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
 	loop(n);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
@@ -64,14 +73,15 @@ long long probe_loop(long n)
 #define NTHREADS 4
 
 static pthread_barrier_t start;
-static long long (*run)(long);
-static long n;
+static long long (*run)(long, long, long *);
+static long n, mid = -1;
 static long long cpu[NTHREADS];
+static long warm[NTHREADS];
 
 static void *worker(void *arg)
 {
 	pthread_barrier_wait(&start);
-	cpu[(long)arg] = run(n);
+	cpu[(long)arg] = run(n, mid, &warm[(long)arg]);
 	return NULL;
 }
 
@@ -82,9 +92,11 @@ int main(int argc, char **argv)
 	pthread_t t[NTHREADS];
 	struct timespec a, b;
 	long long sum = 0, wall;
+	long warmup = 0;
 	void *h;
 
 	n = argc > 1 ? strtol(argv[1], NULL, 10) : 1000000L;
+	mid = argc > 2 ? strtol(argv[2], NULL, 10) : -1;
 	if (len <= 0 || n <= 0)
 		return 2;
 	path[len] = 0;
@@ -94,7 +106,7 @@ int main(int argc, char **argv)
 		if (pthread_create(&t[i], NULL, worker, (void *)i) != 0)
 			return 1;
 	h = dlopen(path, RTLD_NOW);
-	if (!h || !(run = (long long (*)(long))dlsym(h, "probe_loop"))) {
+	if (!h || !(run = (long long (*)(long, long, long *))dlsym(h, "probe_loop"))) {
 		fprintf(stderr, "dlopen: %s\n", dlerror());
 		return 1;
 	}
@@ -103,11 +115,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NTHREADS; i++) {
 		pthread_join(t[i], NULL);
 		sum += cpu[i];
+		warmup += warm[i];
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	wall = (long long)(b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
-	printf("probe-mt n=%ld threads=%d ns=%lld ns/event=%.3f cpu_ns/event=%.3f\n", n, NTHREADS,
-	       wall, (double)wall / (double)(n + n / 100), (double)sum / (double)(NTHREADS * n));
+	printf("probe-mt n=%ld threads=%d ns=%lld ns/event=%.3f cpu_ns/event=%.3f warmup=%ld\n", n,
+	       NTHREADS, wall, (double)wall / (double)(NTHREADS * n + warmup) * NTHREADS,
+	       (double)sum / (double)(NTHREADS * n), warmup);
 	return 0;
 }
 #endif
