@@ -32,10 +32,12 @@
  *      sigaltstack, or whose stack cannot be bounded, counts as inside.
  *      A thread that hit the probe's own int3 (a hot probe's threads
  *      mostly have) has addr+1 in its SIGTRAP frame, but kprobes.c's trap
- *      handler sends it to the slot, never back there: KO_SIG is blocked
- *      while that handler runs (text_poke.c), so the thread answers from
- *      the slot; and for a nested trap, rt_kp_trapping names the addr
- *      being handled, whose one addr+1 is skipped.
+ *      handler sends it to the slot, never back there.  So that one word
+ *      is skipped: when the thread is interrupted at the handler's first
+ *      instruction (the kernel delivers KO_SIG on top of the SIGTRAP
+ *      frame it has just built: that frame's RIP, just above), or while
+ *      rt_kp_trapping names the int3 being handled (one addr+1).  In
+ *      between, in the handler's first lines, it counts as inside.
  *   4. A probe that no thread was inside, every thread having answered,
  *      gets its jmp with text_poke.c's int3-first protocol (byte 0 is
  *      the int3 already; membarrier(SYNC_CORE) between the steps).  A
@@ -45,7 +47,8 @@
  *      checked (fault-safe) to be the ones queued before the write.
  *
  * Any other outcome (a thread inside, one that does not answer: stopped,
- * or blocking KO_SIG, or a program that took the signal over) retries
+ * or a program that took the signal over; a thread in sigwait, or that
+ * blocks KO_SIG, is not asked: it may take it as one of its own) retries
  * later with a growing pause, at most KO_ROUNDS times; the probe then
  * stays an int3, correct and slower.
  *
@@ -140,7 +143,7 @@ static void ko_mark(uint64_t v)
  * if its stack cannot be bounded. */
 static bool ko_look(const ucontext_t *uc)
 {
-	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP], v, end;
+	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP], v, end, skip = 0;
 	size_t lo = 0, hi = ko_nmaps;
 	stack_t ss;
 
@@ -158,9 +161,15 @@ static bool ko_look(const ucontext_t *uc)
 	if (lo >= ko_nmaps || ko_maps[lo].lo > sp || ko_maps[lo].hi - sp > KO_SCAN_MAX)
 		return false;
 	end = ko_maps[lo].hi;
+	/* at the SIGTRAP handler's entry: [sp] is the return to the restorer,
+	 * the trap's ucontext follows (the kernel's rt_sigframe) */
+	if ((uint64_t)uc->uc_mcontext.gregs[REG_RIP] == rt_text_poke_trap_entry())
+		skip = sp + 8 + offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]);
 	for (uint64_t a = sp & ~7ull, trap = rt_kp_trapping; a + 8 <= end; a += 8) {
 		if (utrace_fetch_load(a, 8, &v) < 0)
 			return false;
+		if (a == skip)
+			continue; /* that trap's RIP: it goes to the slot */
 		if (trap && v == trap + 1)
 			trap = 0; /* its SIGTRAP frame: it goes to the slot */
 		else
@@ -224,6 +233,35 @@ static void ko_pause(long ns)
 		;
 }
 
+/* Whether thread tid may take KO_SIG as a signal of its own: it waits in
+ * sigwait/sigtimedwait (which unblocks what it waits for: SigBlk does not
+ * say), or blocks KO_SIG (it may call sigwait, or read a signalfd). */
+static bool ko_may_take(pid_t tid)
+{
+	char path[64], line[256];
+	unsigned long long blk;
+	bool blocks = true;
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	if ((f = fopen(path, "re"))) {
+		if (fscanf(f, "%ld", &nr) != 1)
+			nr = -1;
+		fclose(f);
+	}
+	if (nr == SYS_rt_sigtimedwait)
+		return true;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return false; /* gone */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+			blocks = blk >> (ko_sig - 1) & 1;
+	fclose(f);
+	return blocks;
+}
+
 /* Asks every other thread; true when all answered with bounded stacks. */
 static bool ko_ask_all(void)
 {
@@ -241,8 +279,8 @@ static bool ko_ask_all(void)
 
 		if (tid <= 0 || tid == self)
 			continue;
-		if (n >= KO_THREADS_MAX) {
-			ok = false;
+		if (n >= KO_THREADS_MAX || ko_may_take(tid)) {
+			ok = false; /* this round cannot be answered */
 			break;
 		}
 		memset(&si, 0, sizeof(si));
@@ -431,7 +469,7 @@ static bool ko_setup(void)
 	if (ko_ready)
 		return true;
 	ko_debug = dbg && *dbg == '1';
-	ko_sig = RT_KO_SIG;
+	ko_sig = SIGRTMAX - 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = ko_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART; /* no SA_ONSTACK: see ko_look */

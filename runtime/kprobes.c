@@ -358,10 +358,17 @@ static bool kp_trap(void *uc_)
 	return true;
 }
 
+/* A fork()ed child has one thread: a lock its parent's helper held is free. */
+static void kp_child(void)
+{
+	pthread_mutex_init(&kp_lock, NULL);
+}
+
 static void kp_install_handlers(void)
 {
 	if (kp_installed)
 		return;
+	pthread_atfork(NULL, NULL, kp_child);
 	rt_fetch_fault_install();
 	rt_text_poke_trap_hook(kp_trap);
 	if (getenv("UTRACE_KPROBE_TEST_OFF") &&

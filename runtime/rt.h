@@ -334,11 +334,11 @@ struct rt_poke {
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
 int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
+uintptr_t rt_text_poke_trap_entry(void) RT_HIDDEN;
 void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
 
-/* kprobe_opt.c; its signal, which text_poke.c's SIGTRAP handler blocks */
-#define RT_KO_SIG (SIGRTMAX - 1)
+/* kprobe_opt.c */
 void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;
 void rt_kprobe_opt_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 void rt_kprobe_opt_start(void (*off)(void)) RT_HIDDEN;

@@ -147,13 +147,16 @@ static void poke_trap_install(void)
 	sa.sa_sigaction = poke_trap;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	/* kprobe_opt.c's question waits until the trap is handled: the
-	 * kernel would deliver it on top of the SIGTRAP frame, before our
-	 * handler has sent the thread on from addr+1 */
-	sigaddset(&sa.sa_mask, RT_KO_SIG);
 	sigaction(SIGTRAP, &sa, &cur);
 	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != poke_trap)
 		poke_old_trap = cur;
+}
+
+/* Where the SIGTRAP handler starts (kprobe_opt.c: a thread stopped there
+ * has a fresh trap frame just above its stack pointer). */
+uintptr_t rt_text_poke_trap_entry(void)
+{
+	return (uintptr_t)poke_trap;
 }
 
 /* kprobes.c's int3s: hook(uc) resumes the thread and says true if the
