@@ -10,6 +10,10 @@
 #   probes-sweep   a probe on every instruction of straight(), callee()
 #                  and add(): output unchanged, each fires once per call
 #   probes-dlopen  probes in libplugin.so, loaded later with dlopen
+#   probes-sigwait  a thread waits in sigwait() for every signal, the
+#                  others block them all: the runtime's question to the
+#                  threads never reaches the program (the probe stays an
+#                  int3), output and counts unchanged
 #   probes-remove  a probe removed while the program runs (the control
 #                  page's kp_off bit that utrace_recorder_kprobe_remove
 #                  sets, here set by the runtime's test hook
@@ -157,6 +161,17 @@ check_probes_sweep_mt() {
 		"$CFG probes-sweep-mt int3s became jmps while the threads ran" "runtime: ${line:-no notice}"
 }
 
+check_probes_sigwait() {
+	local rounds got
+	rounds=$(sed -n 's/^#define ROUNDS \([0-9]*\)/\1/p' "$PROGS/sigwait_dlopen.c")
+	UTRACE_KPROBE_DEBUG=1 probe_run probes-sigwait sigwait_dlopen \
+		--probe "p:sw plugin_helper+$(probe_offsets plugin_helper "$BIN/libplugin.so" | awk '$1 >= 5 { print; exit }')" || return
+	got=$(grep -c ' sw: ' "$RES/rep.txt")
+	t "$([ "$got" = $((2 * rounds)) ] && grep -q '^sigwait got 10$' "$RES/t.out"; echo $?)" \
+		"$CFG probes-sigwait the program's sigwait gets only its SIGUSR1; $((2 * rounds)) hits" \
+		"hits: $got" "$(grep sigwait "$RES/t.out")" "$(grep 'utrace\[' "$RES/t.err" | head -2)"
+}
+
 # remove_run NAME KEY N WANT...: record threads_dlopen with a jmp probe
 # (key 0) and an entry probe (key 1) in libplugin.so, KEY turned off at
 # its Nth hit; WANT: "EVENT=COUNT" (exact) or "EVENT~COUNT" (N to N+3:
@@ -295,6 +310,7 @@ check_probes_all() {
 	check_probes_dlopen
 	check_probes_sweep_mt
 	check_probes_remove
+	check_probes_sigwait
 	check_probes_threads
 	check_probes_exception
 	check_probes_events
