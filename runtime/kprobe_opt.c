@@ -14,8 +14,9 @@
  *      falling through from addr (it traps and resumes in the slot
  *      instead), by a branch into it (lib/probes/kprobe_insn.c refuses
  *      such functions, exception landing pads included), by a return
- *      into it (it holds no call: refused too, so no return address can
- *      point into it) or by a sigreturn to a signal frame saved there.
+ *      into it (it holds no call: refused too, so no return address, nor
+ *      a setjmp/getcontext saved by a call, can point into it) or by a
+ *      sigreturn to a signal frame saved there.
  *   2. So a thread that is once seen outside the range, with no signal
  *      frame in its stack pointing into it, never enters it again.
  *      Threads created after step 1 start outside, with fresh stacks.
@@ -46,11 +47,12 @@
  *      dlclose unmaps before it forgets: the probe's first 8 bytes are
  *      checked (fault-safe) to be the ones queued before the write.
  *
- * Any other outcome (a thread inside, one that does not answer: stopped,
- * or a program that took the signal over; a thread in sigwait, or that
- * blocks KO_SIG, is not asked: it may take it as one of its own) retries
- * later with a growing pause, at most KO_ROUNDS times; the probe then
- * stays an int3, correct and slower.
+ * Any other outcome (a thread inside, or one that does not answer:
+ * stopped, say) retries later with a growing pause, at most KO_ROUNDS
+ * times; the probe then stays an int3, correct and slower.  Nobody is
+ * asked once the program has installed a handler of its own for KO_SIG
+ * (SIGRTMAX-1), and no thread that waits in sigwait or blocks KO_SIG:
+ * each may take the question for a signal of the program's.
  *
  * Removal (kprobes.c's kp_apply_off, run by the helper) uses the same
  * proof the other way round: once the program's bytes are back, a slot
@@ -65,8 +67,8 @@
  * till then its probes stay int3s and removed ones stop recording but
  * keep their bytes.
  *
- * UTRACE_KPROBE_DEBUG=1 logs how many probes were promoted (the tests
- * check that the jmps happened).
+ * UTRACE_KPROBE_DEBUG=1 logs the probes promoted and removed (the tests
+ * check that the jmps and the restores happened).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -269,9 +271,15 @@ static bool ko_ask_all(void)
 	pid_t pid = getpid(), self = gettid();
 	uint32_t gen = __atomic_add_fetch(&ko_gen, 1, __ATOMIC_ACQ_REL);
 	struct dirent *e;
+	struct sigaction cur;
 	size_t n = 0;
 	long waited = 0;
 	bool ok = d != NULL;
+
+	/* a program that installed its own handler since owns the signal */
+	if (sigaction(ko_sig, NULL, &cur) < 0 || !(cur.sa_flags & SA_SIGINFO) ||
+	    cur.sa_sigaction != ko_handler)
+		ok = false;
 
 	while (ok && (e = readdir(d))) {
 		pid_t tid = (pid_t)atoi(e->d_name);
