@@ -395,6 +395,8 @@ int rt_objects_scan(void)
 		ret = rt_events_register(ctx.added);
 	if (ret >= 0 && ctx.added && rt.cfg.nr_kprobes)
 		ret = rt_kprobes_register(ctx.added);
+	if (ret >= 0 && ctx.added && rt.cfg.nr_kprobes)
+		rt_kprobes_live();
 	pthread_mutex_unlock(&objects_lock);
 	if (ctx.err < 0)
 		ret = ctx.err;

@@ -528,11 +528,12 @@ void rt_kprobe_opt_start(void (*off)(void))
 /*
  * Probes whose int3 is in place (every core synced) and whose detour is
  * ready: jmp[i] to write at jmp[i].addr, over [addr, hi[i]).  The caller
- * holds ftrace.c's objects lock.  Those that find no room stay int3s.
+ * holds ftrace.c's objects lock; the helper takes them once started
+ * (rt_kprobe_opt_start).  Those that find no room stay int3s.
  */
 void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n)
 {
-	if (!n || !ko_running)
+	if (!n || !rt.ctl || !ko_setup())
 		return;
 	pthread_mutex_lock(&ko_lock);
 	for (size_t i = 0; i < n && ko_n < KO_PROBES_MAX; i++) {

@@ -27,7 +27,9 @@
  * Probes by address live in one sorted table, replaced whole and
  * published with a release store (the old one is never freed: a signal
  * handler may still be reading it), so the trap handler reads it with no
- * lock.  It is published before any int3 is written.
+ * lock.  It is published before any int3 is written.  A probe removed
+ * while the program runs stops recording at once (the control page's
+ * kp_off bit, checked on every hit); kprobe_remove.c gives the bytes back.
  *
  * Memory reads (common/fetch_prog.h) go through utrace_fetch_load, safe
  * from faults (fetch_fault.c, installed with the first probe).
@@ -50,24 +52,6 @@
 #include "common/fetch_prog.h"
 #include "runtime/rt.h"
 
-struct rt_kprobe {
-	uint64_t addr, func;
-	uint64_t slot;	  /* its slot in the object's area */
-	uint64_t orig;	  /* the first 8 bytes at addr before the probe */
-	uint64_t resume;  /* int3: where the thread goes on (the slot) */
-	uint64_t call_to; /* int3 on a direct call: emulated */
-	uint32_t insn_len;
-	uint32_t key;
-	uint32_t is_return;
-	uint32_t how;
-	const struct utrace_fetch_hdr *prog;
-};
-
-struct kp_table {
-	size_t n;
-	struct rt_kprobe p[];
-};
-
 /* A call site carrying probes: the slot pushes its index. */
 struct kp_site {
 	uint64_t addr;
@@ -78,8 +62,8 @@ struct kp_site {
 #define KP_SITES_MAX 4096
 #define KP_RET_DEPTH 128
 
-static struct kp_table *kp_table;
-static pthread_mutex_t kp_lock = PTHREAD_MUTEX_INITIALIZER; /* the table's writers */
+struct kp_table *rt_kp_table;
+pthread_mutex_t rt_kp_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t kp_test_key = UINT32_MAX; /* UTRACE_KPROBE_TEST_OFF=KEY:N */
 static uint32_t kp_test_left;
 static struct kp_site kp_sites[KP_SITES_MAX];
@@ -105,7 +89,7 @@ void utrace_kprobe_detour_tramp(void) RT_HIDDEN;
 
 /* ---- firing ------------------------------------------------------------ */
 
-static const struct rt_kprobe *kp_find(const struct kp_table *t, uint64_t addr)
+const struct rt_kprobe *rt_kp_find(const struct kp_table *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t ? t->n : 0;
 
@@ -185,8 +169,8 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 
 static void kp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
 {
-	const struct kp_table *t = __atomic_load_n(&kp_table, __ATOMIC_ACQUIRE);
-	const struct rt_kprobe *p = kp_find(t, addr);
+	const struct kp_table *t = __atomic_load_n(&rt_kp_table, __ATOMIC_ACQUIRE);
+	const struct rt_kprobe *p = rt_kp_find(t, addr);
 
 	if (!p || !rt_tracing_on())
 		return;
@@ -328,8 +312,8 @@ static bool kp_trap(void *uc_)
 	 * is read (a removal waits for it) */
 	rt_kp_trapping = addr;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t = __atomic_load_n(&kp_table, __ATOMIC_ACQUIRE);
-	p = kp_find(t, addr);
+	t = __atomic_load_n(&rt_kp_table, __ATOMIC_ACQUIRE);
+	p = rt_kp_find(t, addr);
 	if (!p || p->how == UTRACE_KPH_SITE) {
 		rt_kp_trapping = 0;
 		return false;
@@ -361,7 +345,7 @@ static bool kp_trap(void *uc_)
 /* A fork()ed child has one thread: a lock its parent's helper held is free. */
 static void kp_child(void)
 {
-	pthread_mutex_init(&kp_lock, NULL);
+	pthread_mutex_init(&rt_kp_lock, NULL);
 }
 
 static void kp_install_handlers(void)
@@ -525,7 +509,7 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		kp_take_jmp(b, slot, m);
 	} else {
 		memcpy(area + m->slot, m->data, m->xol_len);
-		if (!kp_find(kp_table, m->addr))
+		if (!rt_kp_find(rt_kp_table, m->addr))
 			b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
 	}
 	b->n++;
@@ -545,7 +529,7 @@ static int kp_cmp(const void *x, const void *y)
  * a trap handler may still be reading it). */
 static int kp_publish(const struct kp_batch *b)
 {
-	const struct kp_table *old = kp_table;
+	const struct kp_table *old = rt_kp_table;
 	size_t n = (old ? old->n : 0) + b->n;
 	struct kp_table *t = malloc(sizeof(*t) + n * sizeof(t->p[0]));
 
@@ -556,7 +540,7 @@ static int kp_publish(const struct kp_batch *b)
 		memcpy(t->p, old->p, old->n * sizeof(t->p[0]));
 	memcpy(t->p + (old ? old->n : 0), b->p, b->n * sizeof(t->p[0]));
 	qsort(t->p, n, sizeof(t->p[0]), kp_cmp);
-	__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_kp_table, t, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -593,8 +577,8 @@ void rt_kprobes_forget(uint64_t lo, uint64_t hi)
 	size_t n = 0;
 
 	rt_kprobe_opt_forget(lo, hi);
-	pthread_mutex_lock(&kp_lock);
-	old = kp_table;
+	pthread_mutex_lock(&rt_kp_lock);
+	old = rt_kp_table;
 	for (uint32_t k = 0; k < kp_nr_sites; k++)
 		if (kp_sites[k].addr >= lo && kp_sites[k].addr < hi)
 			kp_sites[k].addr = 0; /* its slot is never called again */
@@ -603,92 +587,9 @@ void rt_kprobes_forget(uint64_t lo, uint64_t hi)
 			if (old->p[i].addr < lo || old->p[i].addr >= hi)
 				t->p[n++] = old->p[i];
 		t->n = n;
-		__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE);
+		__atomic_store_n(&rt_kp_table, t, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&kp_lock);
-}
-
-/* ---- removal ------------------------------------------------------------ */
-
-/* The program's bytes back at p->addr, the last probe there going: one
- * byte over an int3, else (a site's call, a jmp) the int3-first batch. */
-static int kp_restore(const struct rt_kprobe *p)
-{
-	uint8_t *a = (uint8_t *)(uintptr_t)p->addr;
-	struct rt_poke poke = {a, {0}};
-
-	rt_kprobe_opt_forget(p->addr, p->addr + 1); /* a jmp not written yet never is */
-	if (*a == INSN_INT3)
-		return rt_text_poke_bytes(&a, (const uint8_t *)&p->orig, 1);
-	memcpy(poke.bytes, &p->orig, sizeof(poke.bytes));
-	return rt_text_poke_batch(&poke, 1);
-}
-
-/* The probes of t that stay. */
-static struct kp_table *kp_without_off(const struct kp_table *t, size_t *off)
-{
-	struct kp_table *n = malloc(sizeof(*n) + t->n * sizeof(t->p[0]));
-
-	*off = 0;
-	if (!n)
-		return NULL;
-	n->n = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (!utrace_ctl_kprobe_off(rt.ctl, t->p[i].key))
-			n->p[n->n++] = t->p[i];
-	*off = t->n - n->n;
-	return n;
-}
-
-/*
- * kprobe_opt.c's helper thread, when kp_off moved: each probe turned off
- * (its records stopped already, kp_record) gets the program's bytes back
- * where no other probe stays, then leaves the table (a trap taken before
- * the bytes came back still finds it, or finds them back: poke_trap then
- * runs the instruction), then its slot is free once no thread can be in
- * it: none there, none returning into it (the detour's call), none in
- * the trap handler for it (rt_kprobe_quiesce).
- */
-static void kp_apply_off(void)
-{
-	const struct kp_table *old;
-	struct kp_table *t;
-	uint64_t *lo = NULL, *hi = NULL, *trap = NULL;
-	size_t off, n = 0, failed = 0;
-	char msg[128];
-
-	pthread_mutex_lock(&kp_lock);
-	old = kp_table;
-	t = old ? kp_without_off(old, &off) : NULL;
-	if (t && off && (lo = calloc(off, 8)) && (hi = calloc(off, 8)) && (trap = calloc(off, 8))) {
-		for (size_t i = 0; i < old->n; i++) {
-			const struct rt_kprobe *p = &old->p[i];
-
-			/* a probe that stays at the address may use this slot
-			 * (the jmp's, or the first one's an int3 resumes at) */
-			if (!utrace_ctl_kprobe_off(rt.ctl, p->key) || kp_find(t, p->addr))
-				continue;
-			lo[n] = p->slot;
-			hi[n] = p->slot + UTRACE_KPROBE_SLOT;
-			trap[n++] = p->addr;
-			if (i + 1 == old->n || old->p[i + 1].addr != p->addr)
-				failed += kp_restore(p) < 0;
-		}
-		__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE); /* the old one stays readable */
-		t = NULL;
-	}
-	pthread_mutex_unlock(&kp_lock);
-	free(t);
-	if (n) { /* the others' slots are retired, never reused */
-		int q = rt_kprobe_quiesce(lo, hi, trap, n);
-
-		snprintf(msg, sizeof(msg), "kprobes: %zu probe locations removed (%zu not restored), %s",
-			 n, failed, q == 0 ? "their slots free" : "a thread stays in a slot");
-		rt_kprobe_opt_say(msg);
-	}
-	free(lo);
-	free(hi);
-	free(trap);
+	pthread_mutex_unlock(&rt_kp_lock);
 }
 
 /* Whether this is the process's only thread: then no other thread can
@@ -720,7 +621,7 @@ int rt_kprobes_register(struct rt_object *added)
 	int ret = m ? 0 : -ENOMEM;
 
 	kp_install_handlers(); /* kp_take reads the text through utrace_fetch_load */
-	pthread_mutex_lock(&kp_lock);
+	pthread_mutex_lock(&rt_kp_lock);
 	for (struct rt_object *o = added; o && ret >= 0; o = o->next)
 		ret = kp_object(&b, o, m);
 	if (ret >= 0 && b.n) {
@@ -731,11 +632,10 @@ int rt_kprobes_register(struct rt_object *added)
 		}
 		if (ret >= 0)
 			ret = rt_text_poke_batch(b.sites, b.nsites);
-		rt_kprobe_opt_start(kp_apply_off);
 		if (ret >= 0)
 			rt_kprobe_opt_queue(b.opt, b.opt_hi, b.nopt);
 	}
-	pthread_mutex_unlock(&kp_lock);
+	pthread_mutex_unlock(&rt_kp_lock);
 	free(cc);
 	free(b.opt);
 	free(b.opt_hi);

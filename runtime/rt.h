@@ -19,14 +19,16 @@
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
- *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
  *   kprobe_opt.c    int3 -> jmp once no other thread is in the way
+ *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
+ *   kprobe_remove.c in-process probes removed while the program runs
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   init.c          start-up, fork/exec: calls the others in order
  */
 #ifndef UTRACE_RUNTIME_RT_H
 #define UTRACE_RUNTIME_RT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -321,9 +323,34 @@ void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
 /* fetch_fault.c */
 void rt_fetch_fault_install(void) RT_HIDDEN;
 
-/* kprobes.c */
+/* kprobes.c: the probes by address, sorted; a table is replaced whole
+ * (release store, the old one never freed: a trap handler may read it),
+ * its writers hold rt_kp_lock */
+struct rt_kprobe {
+	uint64_t addr, func;
+	uint64_t slot;	  /* its slot in the object's area */
+	uint64_t orig;	  /* the first 8 bytes at addr before the probe */
+	uint64_t resume;  /* int3: where the thread goes on (the slot) */
+	uint64_t call_to; /* int3 on a direct call: emulated */
+	uint32_t insn_len;
+	uint32_t key;
+	uint32_t is_return;
+	uint32_t how;
+	const struct utrace_fetch_hdr *prog;
+};
+
+struct kp_table {
+	size_t n;
+	struct rt_kprobe p[];
+};
+extern struct kp_table *rt_kp_table RT_HIDDEN;
+extern pthread_mutex_t rt_kp_lock RT_HIDDEN;
+const struct rt_kprobe *rt_kp_find(const struct kp_table *t, uint64_t addr) RT_HIDDEN;
 int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
 void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
+
+/* kprobe_remove.c */
+void rt_kprobes_live(void) RT_HIDDEN;
 extern int __utrace_marker_on;
 
 /* text_poke.c */
