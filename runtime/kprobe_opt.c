@@ -113,7 +113,8 @@ static pthread_mutex_t ko_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ko_probe ko_p[KO_PROBES_MAX];
 static size_t ko_n;
 static bool ko_running, ko_debug, ko_ready;
-static void (*ko_off_hook)(void); /* kprobes.c: apply the kp_off bits */
+static void (*ko_off_hook)(void); /* kprobe_remove.c: apply the kp_off bits */
+static uint32_t ko_applied;	  /* the kp_gen that ko_off_hook last saw through */
 static unsigned long ko_promoted, ko_kept;
 static int ko_sig;
 static struct sigaction ko_old;
@@ -451,6 +452,7 @@ static void *ko_main(void *arg)
 			if (ko_off_hook)
 				ko_off_hook();
 		}
+		__atomic_store_n(&ko_applied, seen, __ATOMIC_RELEASE); /* ko_fini */
 		ko_promote();
 		pthread_mutex_lock(&ko_lock);
 		left = ko_n;
@@ -459,6 +461,21 @@ static void *ko_main(void *arg)
 		syscall(SYS_futex, &rt.ctl->kp_gen, FUTEX_WAIT, seen, left ? &ts : NULL, NULL, 0);
 	}
 	return NULL;
+}
+
+/* UTRACE_KPROBE_DEBUG=1: the process's end waits (2 s at most) until the
+ * helper has applied every removal asked so far, so that what it says is
+ * complete (tests/e2e/probes.sh reads it).  Without it, nothing waits:
+ * text that an exiting process gets back matters to no one. */
+__attribute__((destructor)) static void ko_fini(void)
+{
+	for (int i = 0; ko_debug && ko_running && rt.ctl && i < 2000; i++) {
+		uint32_t g = __atomic_load_n(&rt.ctl->kp_gen, __ATOMIC_ACQUIRE);
+
+		if (__atomic_load_n(&ko_applied, __ATOMIC_ACQUIRE) == g)
+			break;
+		ko_pause(1000000);
+	}
 }
 
 static void ko_child(void)

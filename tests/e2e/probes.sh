@@ -24,7 +24,9 @@
 #                  plugin_helper, installed while threads_dlopen has five
 #                  threads, four of them calling both at once: output
 #                  unchanged, exact counts, and the int3s became jmps
-#                  under the running threads (runtime/kprobe_opt.c)
+#                  under the running threads (runtime/kprobe_opt.c);
+#                  probes-sweep-mt-all: a probe on every instruction
+#                  (int3s, each next to another: none can be a jmp)
 #   probes-errors  bad definitions: the kernel's message and column
 
 # probe_run NAME PROG [record args...]: runs PROG untraced and under
@@ -136,15 +138,15 @@ check_probes_sweep() {
 # UTRACE_KPROBE_DEBUG=1 makes the runtime say how many int3s became jmps
 # while the threads ran, and how many it had to keep.
 check_probes_sweep_mt() {
-	local f o args=() n bad rounds threads want_e line jmps kept
+	local name=${1:-probes-sweep-mt} spaced=${2:-1} f o args=() n bad rounds threads want_e line jmps kept
 	for f in plugin_entry plugin_helper; do
 		for o in $(probe_offsets "$f" "$BIN/libplugin.so" |
-			awk 'NR == 1 || $1 >= last + 5 { print; last = $1 }'); do
+			awk -v s="$spaced" 's == 0 || NR == 1 || $1 >= last + 5 { print; last = $1 }'); do
 			args+=(--probe "p:mt_${f}_$o $f+$o")
 		done
 	done
 	n=$((${#args[@]} / 2))
-	UTRACE_KPROBE_DEBUG=1 probe_run probes-sweep-mt threads_dlopen "${args[@]}" || return
+	UTRACE_KPROBE_DEBUG=1 probe_run "$name" threads_dlopen "${args[@]}" || return
 	rounds=$(sed -n 's/^#define ROUNDS \([0-9]*\)/\1/p' "$PROGS/threads_dlopen.c")
 	threads=$(grep -c '^thread [0-9]*:' "$RES/u.out")
 	want_e=$((rounds * threads))
@@ -153,7 +155,8 @@ check_probes_sweep_mt() {
 	[ "$(grep -o ' mt_[a-z_]*_[0-9]*: ' "$RES/rep.txt" | sort -u | wc -l)" = "$n" ] ||
 		bad="$bad; $(grep -o ' mt_[a-z_]*_[0-9]*: ' "$RES/rep.txt" | sort -u | wc -l) of $n probes fired"
 	t "$([ -z "$bad" ] && [ "$want_e" -gt 0 ]; echo $?)" \
-		"$CFG probes-sweep-mt $n probes, $threads threads: each fires once per call" "$bad"
+		"$CFG $name $n probes, $threads threads: each fires once per call" "$bad"
+	[ "$spaced" = 1 ] || return
 	line=$(grep 'kprobes: [0-9]* jump-optimised with threads running' "$RES/t.err" | tail -1)
 	jmps=$(echo "$line" | sed -n 's/.*kprobes: \([0-9]*\) jump-optimised.*/\1/p')
 	kept=$(echo "$line" | sed -n 's/.*, \([0-9]*\) kept as int3.*/\1/p')
@@ -309,6 +312,7 @@ check_probes_all() {
 	check_probes_sweep probes-sweep-jmp 1
 	check_probes_dlopen
 	check_probes_sweep_mt
+	check_probes_sweep_mt probes-sweep-mt-all 0
 	check_probes_remove
 	check_probes_sigwait
 	check_probes_threads
