@@ -25,6 +25,7 @@
 #ifndef UTRACE_COMMON_PROTO_H
 #define UTRACE_COMMON_PROTO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define UTRACE_PROTO_VERSION 3
@@ -101,6 +102,7 @@ enum utrace_ev_state {
 /* One snapshot request: when (the TSC of the trigger), which event, which
  * thread.  seq is n + 1 once the slot holds request n. */
 #define UTRACE_SNAP_SLOTS 64
+#define UTRACE_KPROBE_OFF_WORDS 32 /* UTRACE_KPROBE_MAX bits */
 #define UTRACE_SNAP_WAIT_MS 1000 /* the longest a thread waits for its snapshot */
 struct utrace_snap_slot {
 	uint64_t seq;
@@ -131,7 +133,36 @@ struct utrace_control {
 	uint32_t snap_done;
 	uint32_t snap_reserved;
 	struct utrace_snap_slot snap[UTRACE_SNAP_SLOTS];
+	/* In-process probes removed while the programs run (the kernel's
+	 * `-:EVENT` written to kprobe_events): bit k of kp_off set = probe
+	 * key k is off in every process of the recording.  Its records stop
+	 * at once; each process's probe helper thread (runtime/kprobe_opt.c)
+	 * puts the program's bytes back and waits until no thread can be in
+	 * the probe's slot.  kp_gen counts the changes: a (shared) futex word
+	 * the helpers wait on; a runtime bumps it too, to wake its own. */
+	uint32_t kp_gen;
+	uint32_t kp_off[UTRACE_KPROBE_OFF_WORDS];
 };
+
+/* Whether probe key k is off (see kp_off). */
+static inline bool utrace_ctl_kprobe_off(const struct utrace_control *c, uint32_t k)
+{
+	return k / 32 < UTRACE_KPROBE_OFF_WORDS &&
+	       (__atomic_load_n(&c->kp_off[k / 32], __ATOMIC_ACQUIRE) >> (k % 32) & 1);
+}
+
+/* Turns probe key k off; false if it was off already.  The caller wakes
+ * the futex kp_gen (FUTEX_WAKE, shared). */
+static inline bool utrace_ctl_kprobe_set_off(struct utrace_control *c, uint32_t k)
+{
+	uint32_t was;
+
+	if (k / 32 >= UTRACE_KPROBE_OFF_WORDS)
+		return false;
+	was = __atomic_fetch_or(&c->kp_off[k / 32], 1u << (k % 32), __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&c->kp_gen, 1, __ATOMIC_RELEASE);
+	return !(was >> (k % 32) & 1);
+}
 
 struct utrace_msg_config {
 	struct utrace_msg hdr;
@@ -320,6 +351,7 @@ struct utrace_msg_trigger {
  */
 #define UTRACE_KPROBE_OBJ 0xfffffff1u
 #define UTRACE_KPROBE_MAX 1024	     /* probe events of a recording */
+_Static_assert(UTRACE_KPROBE_MAX <= UTRACE_KPROBE_OFF_WORDS * 32, "kp_off holds every probe key");
 #define UTRACE_KPROBE_SLOT 128	     /* bytes of the area per probe location */
 #define UTRACE_KPROBE_XOL 96	     /* at most, of displaced instructions and jmp back */
 /* A jump-optimised probe's detour: `lea -128(%rsp),%rsp; push $k;

@@ -403,6 +403,8 @@ int rt_objects_scan(void)
 		ret = rt_events_register(ctx.added);
 	if (ret >= 0 && ctx.added && rt.cfg.nr_kprobes)
 		ret = rt_kprobes_register(ctx.added);
+	if (ret >= 0 && ctx.added && rt.cfg.nr_kprobes)
+		rt_kprobes_live();
 	if (ret >= 0 && ctx.added && rt_objects_added_hook)
 		ret = rt_objects_added_hook(ctx.added);
 	pthread_mutex_unlock(&objects_lock);

@@ -16,6 +16,10 @@
  *     the trap's registers, then the thread resumes at the slot, where the
  *     tool's relocated copy of the instruction runs and jumps back (a
  *     direct call is emulated instead: push the return, go to the target);
+ *   - where the tool proved a jmp safe (lib/probes/kprobe_insn.c): a
+ *     5-byte `jmp slot` to a detour (arch/x86_64/kprobe.S), written with
+ *     the others if the process has one thread, else an int3 first, the
+ *     jmp once kprobe_opt.c proved no other thread in its way;
  *   - a return probe hooks the return address at the entry (site or int3)
  *     with utrace_kretprobe_tramp and keeps the real one on a per-thread
  *     stack (the kernel's rethook), firing when the function returns.
@@ -23,44 +27,30 @@
  * Probes by address live in one sorted table, replaced whole and
  * published with a release store (the old one is never freed: a signal
  * handler may still be reading it), so the trap handler reads it with no
- * lock.  It is published before any int3 is written.
+ * lock.  It is published before any int3 is written.  A probe removed
+ * while the program runs stops recording at once (the control page's
+ * kp_off bit, checked on every hit); kprobe_remove.c gives the bytes back.
  *
- * Memory reads (common/fetch_prog.h) go through utrace_fetch_load, whose
- * loads a SIGSEGV/SIGBUS handler recognises by the faulting address and
- * resumes at its fixup (an exception table of one entry): no system call
- * per read, and a bad pointer gives "(fault)", never a crash.  The handler
- * is installed with the first probe and passes every other fault to the
- * program's handler (or the default action).
+ * Memory reads (common/fetch_prog.h) go through utrace_fetch_load, safe
+ * from faults (fetch_fault.c, installed with the first probe).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include "arch/x86_64/insn.h"
 #include "common/fetch_prog.h"
 #include "runtime/rt.h"
-
-struct rt_kprobe {
-	uint64_t addr, func;
-	uint64_t resume;  /* int3: where the thread goes on (the slot) */
-	uint64_t call_to; /* int3 on a direct call: emulated */
-	uint32_t insn_len;
-	uint32_t key;
-	uint32_t is_return;
-	uint32_t how;
-	const struct utrace_fetch_hdr *prog;
-};
-
-struct kp_table {
-	size_t n;
-	struct rt_kprobe p[];
-};
 
 /* A call site carrying probes: the slot pushes its index. */
 struct kp_site {
@@ -72,10 +62,12 @@ struct kp_site {
 #define KP_SITES_MAX 4096
 #define KP_RET_DEPTH 128
 
-static struct kp_table *kp_table;
+struct kp_table *rt_kp_table;
+pthread_mutex_t rt_kp_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t kp_test_key = UINT32_MAX; /* UTRACE_KPROBE_TEST_OFF=KEY:N */
+static uint32_t kp_test_left;
 static struct kp_site kp_sites[KP_SITES_MAX];
 static uint32_t kp_nr_sites;
-static struct sigaction kp_old_segv, kp_old_bus;
 static bool kp_installed;
 
 struct kp_ret {
@@ -90,8 +82,6 @@ static __thread uint32_t kp_ret_depth;
 void utrace_kprobe_site_tramp(void) RT_HIDDEN;
 void utrace_kretprobe_tramp(void) RT_HIDDEN;
 int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
-extern const char utrace_safe_load_begin[] RT_HIDDEN, utrace_safe_load_end[] RT_HIDDEN,
-    utrace_safe_load_fixup[] RT_HIDDEN;
 uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
 uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs) RT_HIDDEN;
 uint64_t rt_kprobe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
@@ -99,7 +89,7 @@ void utrace_kprobe_detour_tramp(void) RT_HIDDEN;
 
 /* ---- firing ------------------------------------------------------------ */
 
-static const struct rt_kprobe *kp_find(const struct kp_table *t, uint64_t addr)
+const struct rt_kprobe *rt_kp_find(const struct kp_table *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t ? t->n : 0;
 
@@ -114,6 +104,18 @@ static const struct rt_kprobe *kp_find(const struct kp_table *t, uint64_t addr)
 	return t && lo < t->n && t->p[lo].addr == addr ? &t->p[lo] : NULL;
 }
 
+/* Test only: the Nth hit of kp_test_key turns it off, as
+ * utrace_recorder_kprobe_remove does (this hit still records). */
+static void kp_test_count(uint32_t key)
+{
+	int saved = errno;
+
+	if (__atomic_sub_fetch(&kp_test_left, 1, __ATOMIC_RELAXED) == 0 &&
+	    utrace_ctl_kprobe_set_off(rt.ctl, key))
+		syscall(SYS_futex, &rt.ctl->kp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	errno = saved;
+}
+
 /* One probe's record: the kernel's kprobe layout, then the fetch-args. */
 static void kp_record(const struct rt_kprobe *p, const struct utrace_fetch_regs *regs,
 		      uint64_t func, uint64_t ret_ip)
@@ -122,6 +124,10 @@ static void kp_record(const struct rt_kprobe *p, const struct utrace_fetch_regs 
 	struct rt_thread *t = &rt_self;
 	uint32_t len;
 
+	if (unlikely(utrace_ctl_kprobe_off(rt.ctl, p->key)))
+		return; /* removed: its text goes back soon (kp_apply_off) */
+	if (unlikely(p->key == kp_test_key))
+		kp_test_count(p->key);
 	if (unlikely(!t->comm[0])) {
 		int saved = errno;
 
@@ -149,7 +155,7 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 	struct rt_thread *t = rt_ctx(&rt_self);
 	uint64_t caller = *slot;
 
-	if (d >= KP_RET_DEPTH)
+	if (d >= KP_RET_DEPTH || utrace_ctl_kprobe_off(rt.ctl, p->key))
 		return; /* too deep: this call is not probed */
 	/* function_graph hooked this return first: name its real caller */
 	if (caller == (uint64_t)(uintptr_t)utrace_graph_return && t && t->depth &&
@@ -163,8 +169,8 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 
 static void kp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
 {
-	const struct kp_table *t = __atomic_load_n(&kp_table, __ATOMIC_ACQUIRE);
-	const struct rt_kprobe *p = kp_find(t, addr);
+	const struct kp_table *t = __atomic_load_n(&rt_kp_table, __ATOMIC_ACQUIRE);
+	const struct rt_kprobe *p = rt_kp_find(t, addr);
 
 	if (!p || !rt_tracing_on())
 		return;
@@ -298,12 +304,20 @@ static bool kp_trap(void *uc_)
 	ucontext_t *uc = uc_;
 	greg_t *g = uc->uc_mcontext.gregs;
 	uint64_t addr = (uint64_t)g[REG_RIP] - 1;
-	const struct kp_table *t = __atomic_load_n(&kp_table, __ATOMIC_ACQUIRE);
-	const struct rt_kprobe *p = kp_find(t, addr);
+	const struct kp_table *t;
+	const struct rt_kprobe *p;
 	struct utrace_fetch_regs r;
 
-	if (!p || p->how == UTRACE_KPH_SITE)
+	/* kprobe_opt.c: this frame goes to the slot, named before the table
+	 * is read (a removal waits for it) */
+	rt_kp_trapping = addr;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t = __atomic_load_n(&rt_kp_table, __ATOMIC_ACQUIRE);
+	p = rt_kp_find(t, addr);
+	if (!p || p->how == UTRACE_KPH_SITE) {
+		rt_kp_trapping = 0;
 		return false;
+	}
 	r = (struct utrace_fetch_regs){{
 	    [UTRACE_FR_R15] = (uint64_t)g[REG_R15], [UTRACE_FR_R14] = (uint64_t)g[REG_R14],
 	    [UTRACE_FR_R13] = (uint64_t)g[REG_R13], [UTRACE_FR_R12] = (uint64_t)g[REG_R12],
@@ -323,46 +337,27 @@ static bool kp_trap(void *uc_)
 	} else {
 		g[REG_RIP] = (greg_t)p->resume;
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the RIP before the name goes */
+	rt_kp_trapping = 0;
 	return true;
 }
 
-/* SIGSEGV/SIGBUS: a fetch-arg's load faulted?  Else the program's. */
-static void kp_fault(int sig, siginfo_t *si, void *uc_)
+/* A fork()ed child has one thread: a lock its parent's helper held is free. */
+static void kp_child(void)
 {
-	ucontext_t *uc = uc_;
-	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	struct sigaction *old = sig == SIGSEGV ? &kp_old_segv : &kp_old_bus;
-
-	if (ip >= (uintptr_t)utrace_safe_load_begin && ip < (uintptr_t)utrace_safe_load_end) {
-		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)utrace_safe_load_fixup;
-		return;
-	}
-	if (old->sa_flags & SA_SIGINFO) {
-		if (old->sa_sigaction) {
-			old->sa_sigaction(sig, si, uc_);
-			return;
-		}
-	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
-		old->sa_handler(sig);
-		return;
-	}
-	/* the default action: it happens when the instruction runs again */
-	sigaction(sig, old, NULL);
+	pthread_mutex_init(&rt_kp_lock, NULL);
 }
 
 static void kp_install_handlers(void)
 {
-	struct sigaction sa;
-
 	if (kp_installed)
 		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = kp_fault;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, &kp_old_segv);
-	sigaction(SIGBUS, &sa, &kp_old_bus);
+	pthread_atfork(NULL, NULL, kp_child);
+	rt_fetch_fault_install();
 	rt_text_poke_trap_hook(kp_trap);
+	if (getenv("UTRACE_KPROBE_TEST_OFF") &&
+	    sscanf(getenv("UTRACE_KPROBE_TEST_OFF"), "%u:%u", &kp_test_key, &kp_test_left) != 2)
+		kp_test_key = UINT32_MAX;
 	rt_unwind_unhook_more = kp_unhook_returns;
 	kp_installed = true;
 }
@@ -377,6 +372,9 @@ struct kp_batch {
 	size_t nint3;
 	struct rt_poke *sites; /* call sites to point at their slots */
 	size_t nsites;
+	struct rt_poke *opt; /* jmps written once no thread is in the way */
+	uint64_t *opt_hi;    /* (kprobe_opt.c), each over [addr, opt_hi) */
+	size_t nopt;
 };
 
 /* The slot of a site probe: `push $k; jmp *0(%rip); .quad tramp`. */
@@ -411,9 +409,10 @@ static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site, uint32
 /*
  * A jump-optimised probe's detour head (common/proto.h): below the red
  * zone, push k, call the trampoline (which saves everything), back above
- * it; then the tool's tail.  The probed instruction becomes `jmp slot`.
+ * it; then the tool's tail.  The probed instruction becomes `jmp slot`
+ * (*jmp, to write now or once kprobe_opt.c proves it safe).
  */
-static int kp_detour_head(struct kp_batch *b, uint8_t *slot, uint64_t addr)
+static int kp_detour_head(struct rt_poke *jmp, uint8_t *slot, uint64_t addr)
 {
 	static const uint8_t below[5] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */
 	static const uint8_t above[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
@@ -432,10 +431,22 @@ static int kp_detour_head(struct kp_batch *b, uint8_t *slot, uint64_t addr)
 	memcpy(slot + 12, &rel, 4);
 	memcpy(slot + 16, above, 8);
 	memcpy(slot + UTRACE_KPROBE_SLOT - 8, &tramp, 8);
-	b->sites[b->nsites].addr = (uint8_t *)(uintptr_t)addr;
-	insn_rel32(b->sites[b->nsites].bytes, INSN_JMP, addr, (uint64_t)(uintptr_t)slot);
-	b->nsites++;
+	jmp->addr = (uint8_t *)(uintptr_t)addr;
+	insn_rel32(jmp->bytes, INSN_JMP, addr, (uint64_t)(uintptr_t)slot);
 	return 0;
+}
+
+/* A jmp probe: its detour, and its jmp written with the batch if this
+ * is the only thread, else an int3 first and the jmp queued. */
+static void kp_take_jmp(struct kp_batch *b, uint8_t *slot, const struct utrace_msg_kprobe *m)
+{
+	if (b->alone && kp_detour_head(&b->sites[b->nsites], slot, m->addr) == 0) {
+		b->nsites++;
+		return;
+	}
+	b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
+	if (!b->alone && kp_detour_head(&b->opt[b->nopt], slot, m->addr) == 0)
+		b->opt_hi[b->nopt++] = m->addr + m->insn_len;
 }
 
 /* One KPROBE of obj: checked, its slot written, added to the batch. */
@@ -443,6 +454,7 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		   const struct utrace_msg_kprobe *m, uint32_t size)
 {
 	struct rt_kprobe *p;
+	uint64_t orig;
 	void *prog;
 
 	if (size < sizeof(*m) + UTRACE_KPROBE_XOL + m->prog_len || m->xol_len > UTRACE_KPROBE_XOL ||
@@ -454,17 +466,22 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		struct rt_kprobe *np = realloc(b->p, cap * sizeof(*np));
 		uint8_t **ni = realloc(b->int3, cap * sizeof(*ni));
 		struct rt_poke *ns = realloc(b->sites, cap * sizeof(*ns));
+		struct rt_poke *no = realloc(b->opt, cap * sizeof(*no));
+		uint64_t *nh = realloc(b->opt_hi, cap * sizeof(*nh));
 
-		if (np)
-			b->p = np;
-		if (ni)
-			b->int3 = ni;
-		if (ns)
-			b->sites = ns;
-		if (!np || !ni || !ns)
+		b->p = np ? np : b->p;
+		b->int3 = ni ? ni : b->int3;
+		b->sites = ns ? ns : b->sites;
+		b->opt = no ? no : b->opt;
+		b->opt_hi = nh ? nh : b->opt_hi;
+		if (!np || !ni || !ns || !no || !nh)
 			return -1;
 		b->cap = cap;
 	}
+	if (utrace_ctl_kprobe_off(rt.ctl, m->key))
+		return 0; /* removed before this object came */
+	if (utrace_fetch_load(m->addr, 8, &orig) < 0) /* before any of the batch's pokes */
+		return -1;
 	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
 	if (!prog)
 		return -1;
@@ -475,8 +492,9 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		return 0;
 	}
 	p = &b->p[b->n];
-	*p = (struct rt_kprobe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot),
-				m->call_to, m->insn_len, m->key, m->is_return, m->how, prog};
+	*p = (struct rt_kprobe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot), orig,
+				(uint64_t)(uintptr_t)(area + m->slot), m->call_to, m->insn_len,
+				m->key, m->is_return, m->how, prog};
 	if (m->how == UTRACE_KPH_SITE) {
 		if (m->site >= o->nr_sites ||
 		    kp_site_slot(b, area + m->slot, m->addr, o->id_base + m->site) < 0)
@@ -488,11 +506,10 @@ static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 			return -1;
 		memcpy(slot + UTRACE_KPROBE_DETOUR_HEAD, m->data, m->xol_len);
 		p->resume = (uint64_t)(uintptr_t)(slot + UTRACE_KPROBE_DETOUR_HEAD);
-		if (!b->alone || kp_detour_head(b, slot, m->addr) < 0) /* stays an int3 */
-			b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
+		kp_take_jmp(b, slot, m);
 	} else {
 		memcpy(area + m->slot, m->data, m->xol_len);
-		if (!kp_find(kp_table, m->addr))
+		if (!rt_kp_find(rt_kp_table, m->addr))
 			b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
 	}
 	b->n++;
@@ -512,7 +529,7 @@ static int kp_cmp(const void *x, const void *y)
  * a trap handler may still be reading it). */
 static int kp_publish(const struct kp_batch *b)
 {
-	const struct kp_table *old = kp_table;
+	const struct kp_table *old = rt_kp_table;
 	size_t n = (old ? old->n : 0) + b->n;
 	struct kp_table *t = malloc(sizeof(*t) + n * sizeof(t->p[0]));
 
@@ -523,7 +540,7 @@ static int kp_publish(const struct kp_batch *b)
 		memcpy(t->p, old->p, old->n * sizeof(t->p[0]));
 	memcpy(t->p + (old ? old->n : 0), b->p, b->n * sizeof(t->p[0]));
 	qsort(t->p, n, sizeof(t->p[0]), kp_cmp);
-	__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_kp_table, t, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -555,26 +572,30 @@ static int kp_object(struct kp_batch *b, struct rt_object *o, struct utrace_msg_
  * The old table stays readable, as in kp_publish. */
 void rt_kprobes_forget(uint64_t lo, uint64_t hi)
 {
-	const struct kp_table *old = kp_table;
+	const struct kp_table *old;
 	struct kp_table *t;
 	size_t n = 0;
 
+	rt_kprobe_opt_forget(lo, hi);
+	pthread_mutex_lock(&rt_kp_lock);
+	old = rt_kp_table;
 	for (uint32_t k = 0; k < kp_nr_sites; k++)
 		if (kp_sites[k].addr >= lo && kp_sites[k].addr < hi)
 			kp_sites[k].addr = 0; /* its slot is never called again */
-	if (!old || !(t = malloc(sizeof(*t) + old->n * sizeof(t->p[0]))))
-		return;
-	for (size_t i = 0; i < old->n; i++)
-		if (old->p[i].addr < lo || old->p[i].addr >= hi)
-			t->p[n++] = old->p[i];
-	t->n = n;
-	__atomic_store_n(&kp_table, t, __ATOMIC_RELEASE);
+	if (old && (t = malloc(sizeof(*t) + old->n * sizeof(t->p[0])))) {
+		for (size_t i = 0; i < old->n; i++)
+			if (old->p[i].addr < lo || old->p[i].addr >= hi)
+				t->p[n++] = old->p[i];
+		t->n = n;
+		__atomic_store_n(&rt_kp_table, t, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&rt_kp_lock);
 }
 
 /* Whether this is the process's only thread: then no other thread can
  * be in the middle of the instructions a jmp replaces (the kernel waits
- * for that with RCU-tasks; a program's threads give no such point, so
- * with several threads the probe stays an int3). */
+ * for that with RCU-tasks); with several threads the probe starts as an
+ * int3 and kprobe_opt.c proves when the jmp can replace it. */
 static bool kp_alone(void)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -590,7 +611,8 @@ static bool kp_alone(void)
 }
 
 /* Objects added by this scan: their probes installed (ftrace.c holds the
- * objects lock).  The table first, then the int3s, then the sites. */
+ * objects lock).  The table first, then the int3s, then the sites, then
+ * the jmps that wait for the other threads. */
 int rt_kprobes_register(struct rt_object *added)
 {
 	struct utrace_msg_kprobe *m = malloc(UTRACE_MSG_MAX);
@@ -598,10 +620,11 @@ int rt_kprobes_register(struct rt_object *added)
 	uint8_t *cc = NULL;
 	int ret = m ? 0 : -ENOMEM;
 
+	kp_install_handlers(); /* kp_take reads the text through utrace_fetch_load */
+	pthread_mutex_lock(&rt_kp_lock);
 	for (struct rt_object *o = added; o && ret >= 0; o = o->next)
 		ret = kp_object(&b, o, m);
 	if (ret >= 0 && b.n) {
-		kp_install_handlers();
 		ret = kp_publish(&b);
 		if (ret >= 0 && b.nint3 && (cc = malloc(b.nint3))) {
 			memset(cc, INSN_INT3, b.nint3);
@@ -609,8 +632,13 @@ int rt_kprobes_register(struct rt_object *added)
 		}
 		if (ret >= 0)
 			ret = rt_text_poke_batch(b.sites, b.nsites);
+		if (ret >= 0)
+			rt_kprobe_opt_queue(b.opt, b.opt_hi, b.nopt);
 	}
+	pthread_mutex_unlock(&rt_kp_lock);
 	free(cc);
+	free(b.opt);
+	free(b.opt_hi);
 	free(b.p);
 	free(b.int3);
 	free(b.sites);

@@ -18,7 +18,10 @@
  *   stacktrace.c    the stacktrace trigger: the user stack as a record
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
+ *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
+ *   kprobe_opt.c    int3 -> jmp once no other thread is in the way
  *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
+ *   kprobe_remove.c in-process probes removed while the program runs
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   live.c          the live channel: tracer and sites changed while running
  *   plt.c           --libcall: the GOT slots of imports hooked through stubs
@@ -27,6 +30,7 @@
 #ifndef UTRACE_RUNTIME_RT_H
 #define UTRACE_RUNTIME_RT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -335,9 +339,37 @@ int rt_synth_register(void) RT_HIDDEN;
 int rt_kprobe_events_register(void) RT_HIDDEN;
 void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
 
-/* kprobes.c */
+/* fetch_fault.c */
+void rt_fetch_fault_install(void) RT_HIDDEN;
+
+/* kprobes.c: the probes by address, sorted; a table is replaced whole
+ * (release store, the old one never freed: a trap handler may read it),
+ * its writers hold rt_kp_lock */
+struct rt_kprobe {
+	uint64_t addr, func;
+	uint64_t slot;	  /* its slot in the object's area */
+	uint64_t orig;	  /* the first 8 bytes at addr before the probe */
+	uint64_t resume;  /* int3: where the thread goes on (the slot) */
+	uint64_t call_to; /* int3 on a direct call: emulated */
+	uint32_t insn_len;
+	uint32_t key;
+	uint32_t is_return;
+	uint32_t how;
+	const struct utrace_fetch_hdr *prog;
+};
+
+struct kp_table {
+	size_t n;
+	struct rt_kprobe p[];
+};
+extern struct kp_table *rt_kp_table RT_HIDDEN;
+extern pthread_mutex_t rt_kp_lock RT_HIDDEN;
+const struct rt_kprobe *rt_kp_find(const struct kp_table *t, uint64_t addr) RT_HIDDEN;
 int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
 void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
+
+/* kprobe_remove.c */
+void rt_kprobes_live(void) RT_HIDDEN;
 extern int __utrace_marker_on;
 
 /* text_poke.c */
@@ -348,8 +380,18 @@ struct rt_poke {
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
 int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
+uintptr_t rt_text_poke_trap_entry(void) RT_HIDDEN;
 void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
+
+/* kprobe_opt.c */
+void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;
+void rt_kprobe_opt_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
+void rt_kprobe_opt_start(void (*off)(void)) RT_HIDDEN;
+void rt_kprobe_opt_say(const char *msg) RT_HIDDEN;
+int rt_kprobe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n) RT_HIDDEN;
+/* the int3 this thread's kp_trap is handling (kprobes.c), else 0 */
+extern __thread uint64_t rt_kp_trapping RT_HIDDEN;
 
 /* fgraph.c */
 void rt_fgraph_unhook_all(struct rt_thread *t) RT_HIDDEN;

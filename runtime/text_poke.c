@@ -23,10 +23,12 @@
  *
  * The text is made writable for the batch with mprotect(RWX) - never RW
  * alone, which would fault threads executing the same page - and restored
- * to R-X afterwards.
+ * to R-X afterwards.  poke_lock serialises the batches: ftrace.c pokes
+ * under its objects lock, kprobe_opt.c's helper thread without it.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,13 @@ static bool (*poke_trap_hook)(void *uc); /* kprobes.c: its int3s */
 static struct rt_poke *volatile poke_batch;
 static volatile size_t poke_batch_n;
 static struct sigaction poke_old_trap;
+static pthread_mutex_t poke_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* a fork()ed child has one thread: a lock held by another is free */
+static void poke_child(void)
+{
+	pthread_mutex_init(&poke_lock, NULL);
+}
 
 static int membarrier(int cmd)
 {
@@ -52,6 +61,8 @@ static int membarrier(int cmd)
 int rt_text_poke_init(void)
 {
 	int cmds = membarrier(MEMBARRIER_CMD_QUERY);
+
+	pthread_atfork(NULL, NULL, poke_child);
 
 	if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
 	    !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE)) {
@@ -141,6 +152,13 @@ static void poke_trap_install(void)
 		poke_old_trap = cur;
 }
 
+/* Where the SIGTRAP handler starts (kprobe_opt.c: a thread stopped there
+ * has a fresh trap frame just above its stack pointer). */
+uintptr_t rt_text_poke_trap_entry(void)
+{
+	return (uintptr_t)poke_trap;
+}
+
 /* kprobes.c's int3s: hook(uc) resumes the thread and says true if the
  * trap was one of its probes.  Installs the SIGTRAP handler. */
 void rt_text_poke_trap_hook(bool (*hook)(void *uc))
@@ -177,7 +195,7 @@ static int poke_protect(struct rt_poke *p, size_t n, int prot)
 /*
  * Rewrite every pokes[i].addr with pokes[i].bytes.  Sites must currently
  * hold a complete 5-byte instruction (never the 1-byte NOP sled, see
- * insn.h).  Sorts pokes.  Serialised by the caller (rt_objects lock).
+ * insn.h) or an int3 on its first byte.  Sorts pokes.
  */
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 {
@@ -186,9 +204,12 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 	if (!n)
 		return 0;
 	qsort(pokes, n, sizeof(*pokes), poke_cmp);
+	pthread_mutex_lock(&poke_lock);
 	ret = poke_protect(pokes, n, PROT_READ | PROT_WRITE | PROT_EXEC);
-	if (ret < 0)
+	if (ret < 0) {
+		pthread_mutex_unlock(&poke_lock);
 		return ret;
+	}
 
 	poke_batch_n = n;
 	poke_batch = pokes;
@@ -207,7 +228,9 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 
 	poke_batch = NULL;
 	poke_batch_n = 0;
-	return poke_protect(pokes, n, PROT_READ | PROT_EXEC);
+	ret = poke_protect(pokes, n, PROT_READ | PROT_EXEC);
+	pthread_mutex_unlock(&poke_lock);
+	return ret;
 }
 
 /*
@@ -226,6 +249,7 @@ int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n)
 	for (size_t i = 0; i < n; i++)
 		p[i].addr = addrs[i];
 	qsort(p, n, sizeof(*p), poke_cmp);
+	pthread_mutex_lock(&poke_lock);
 	ret = poke_protect(p, n, PROT_READ | PROT_WRITE | PROT_EXEC);
 	if (ret >= 0) {
 		for (size_t i = 0; i < n; i++)
@@ -233,6 +257,7 @@ int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n)
 		poke_sync_cores();
 		ret = poke_protect(p, n, PROT_READ | PROT_EXEC);
 	}
+	pthread_mutex_unlock(&poke_lock);
 	free(p);
 	return ret;
 }

@@ -161,6 +161,17 @@ uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
  * the messages not read yet). */
 int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err);
 
+/*
+ * Live control of in-process probes (lib/record/recorder_kprobe.c), the
+ * kernel's `-:[GROUP/]EVENT` written to kprobe_events while tracing:
+ * turns probe GROUP/EVENT (group NULL: any) off in every process of the
+ * recording, running or to come.  Its records stop at once; each process
+ * puts the program's bytes back shortly after (runtime/kprobes.c).
+ * -ENOENT if the recording has no such probe on.
+ */
+int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, const char *event,
+				  struct utrace_error *err);
+
 /* Per-buffer statistics after finish, for the summary: returns false past
  * the last buffer. */
 bool utrace_recorder_buffer_stats(const struct utrace_recorder *r, uint32_t i, int *pid, int *tid,

@@ -5,12 +5,18 @@
  * recorder_msg.c's, after CONFIG): for each object a process registers,
  * once it names its probe area, every probe whose symbol the object
  * defines, located, relocated and compiled by lib/probes for that object
- * and that area.
+ * and that area.  And removal while the programs run: a bit of the shared
+ * control page (common/proto.h kp_off) that every process's runtime acts
+ * on.
  */
 #include <errno.h>
+#include <linux/futex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
@@ -121,4 +127,23 @@ int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *b
 	}
 	free(m);
 	return ret;
+}
+
+int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, const char *event,
+				  struct utrace_error *err)
+{
+	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++) {
+		const struct utrace_kprobe *p = r->o.kprobes[i];
+
+		if (strcmp(utrace_kprobe_event(p), event) != 0 ||
+		    (group && strcmp(utrace_kprobe_group(p), group) != 0))
+			continue;
+		if (!utrace_ctl_kprobe_set_off(r->ctl, i))
+			continue; /* off already: another of that name may be on */
+		/* every process's helper sleeps on kp_gen (a shared futex) */
+		syscall(SYS_futex, &r->ctl->kp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+		return 0;
+	}
+	return utrace_error_set(err, -ENOENT, "no in-process probe %s%s%s in this recording",
+				group ? group : "", group ? "/" : "", event);
 }

@@ -10,6 +10,23 @@
 #   probes-sweep   a probe on every instruction of straight(), callee()
 #                  and add(): output unchanged, each fires once per call
 #   probes-dlopen  probes in libplugin.so, loaded later with dlopen
+#   probes-sigwait  a thread waits in sigwait() for every signal, the
+#                  others block them all: the runtime's question to the
+#                  threads never reaches the program (the probe stays an
+#                  int3), output and counts unchanged
+#   probes-remove  a probe removed while the program runs (the control
+#                  page's kp_off bit that utrace_recorder_kprobe_remove
+#                  sets, here set by the runtime's test hook
+#                  UTRACE_KPROBE_TEST_OFF=KEY:N at the probe's Nth hit):
+#                  its records stop, the others' do not, the program's
+#                  bytes come back (a site's call, a jmp under 4 threads)
+#   probes-sweep-mt  probes every 5+ bytes of plugin_entry and
+#                  plugin_helper, installed while threads_dlopen has five
+#                  threads, four of them calling both at once: output
+#                  unchanged, exact counts, and the int3s became jmps
+#                  under the running threads (runtime/kprobe_opt.c);
+#                  probes-sweep-mt-all: a probe on every instruction
+#                  (int3s, each next to another: none can be a jmp)
 #   probes-errors  bad definitions: the kernel's message and column
 
 # probe_run NAME PROG [record args...]: runs PROG untraced and under
@@ -116,6 +133,81 @@ check_probes_sweep() {
 		"$bad" "$calls of $((n / 2)) probes fired" "$(grep -v 'records' "$RES/t.err" | head -3)"
 }
 
+# The spaced sweep of check_probes_sweep on libplugin.so, in a process
+# that has its threads when the library comes (threads_dlopen.c):
+# UTRACE_KPROBE_DEBUG=1 makes the runtime say how many int3s became jmps
+# while the threads ran, and how many it had to keep.
+check_probes_sweep_mt() {
+	local name=${1:-probes-sweep-mt} spaced=${2:-1} f o args=() n bad rounds threads want_e line jmps kept
+	for f in plugin_entry plugin_helper; do
+		for o in $(probe_offsets "$f" "$BIN/libplugin.so" |
+			awk -v s="$spaced" 's == 0 || NR == 1 || $1 >= last + 5 { print; last = $1 }'); do
+			args+=(--probe "p:mt_${f}_$o $f+$o")
+		done
+	done
+	n=$((${#args[@]} / 2))
+	UTRACE_KPROBE_DEBUG=1 probe_run "$name" threads_dlopen "${args[@]}" || return
+	rounds=$(sed -n 's/^#define ROUNDS \([0-9]*\)/\1/p' "$PROGS/threads_dlopen.c")
+	threads=$(grep -c '^thread [0-9]*:' "$RES/u.out")
+	want_e=$((rounds * threads))
+	bad=$(grep -o ' mt_[a-z_]*_[0-9]*: ' "$RES/rep.txt" | sort | uniq -c | awk -v e="$want_e" '
+		{ w = $2 ~ /^mt_plugin_entry_/ ? e : 2 * e; if ($1 != w) print $2 " fired " $1 " times, not " w }')
+	[ "$(grep -o ' mt_[a-z_]*_[0-9]*: ' "$RES/rep.txt" | sort -u | wc -l)" = "$n" ] ||
+		bad="$bad; $(grep -o ' mt_[a-z_]*_[0-9]*: ' "$RES/rep.txt" | sort -u | wc -l) of $n probes fired"
+	t "$([ -z "$bad" ] && [ "$want_e" -gt 0 ]; echo $?)" \
+		"$CFG $name $n probes, $threads threads: each fires once per call" "$bad"
+	[ "$spaced" = 1 ] || return
+	line=$(grep 'kprobes: [0-9]* jump-optimised with threads running' "$RES/t.err" | tail -1)
+	jmps=$(echo "$line" | sed -n 's/.*kprobes: \([0-9]*\) jump-optimised.*/\1/p')
+	kept=$(echo "$line" | sed -n 's/.*, \([0-9]*\) kept as int3.*/\1/p')
+	t "$([ "${jmps:-0}" -gt 0 ] && [ "$kept" = 0 ]; echo $?)" \
+		"$CFG probes-sweep-mt int3s became jmps while the threads ran" "runtime: ${line:-no notice}"
+}
+
+check_probes_sigwait() {
+	local rounds got
+	rounds=$(sed -n 's/^#define ROUNDS \([0-9]*\)/\1/p' "$PROGS/sigwait_dlopen.c")
+	UTRACE_KPROBE_DEBUG=1 probe_run probes-sigwait sigwait_dlopen \
+		--probe "p:sw plugin_helper+$(probe_offsets plugin_helper "$BIN/libplugin.so" | awk '$1 >= 5 { print; exit }')" || return
+	got=$(grep -c ' sw: ' "$RES/rep.txt")
+	t "$([ "$got" = $((2 * rounds)) ] && grep -q '^sigwait got 10$' "$RES/t.out"; echo $?)" \
+		"$CFG probes-sigwait the program's sigwait gets only its SIGUSR1; $((2 * rounds)) hits" \
+		"hits: $got" "$(grep sigwait "$RES/t.out")" "$(grep 'utrace\[' "$RES/t.err" | head -2)"
+}
+
+# remove_run NAME KEY N WANT...: record threads_dlopen with a jmp probe
+# (key 0) and an entry probe (key 1) in libplugin.so, KEY turned off at
+# its Nth hit; WANT: "EVENT=COUNT" (exact) or "EVENT~COUNT" (N to N+3:
+# threads that passed the check while the Nth hit turned it off)
+remove_run() {
+	local name=$1 key=$2 hits=$3 rounds=20000 w e c got bad= mid
+	shift 3
+	mid=$(probe_offsets plugin_helper "$BIN/libplugin.so" | awk '$1 >= 5 { print; exit }')
+	THREADS_DLOPEN_ROUNDS=$rounds UTRACE_KPROBE_DEBUG=1 UTRACE_KPROBE_TEST_OFF=$key:$hits \
+		probe_run "$name" threads_dlopen --probe "p:rj plugin_helper+$mid" --probe 'f:re plugin_entry' || return
+	for w in "$@"; do
+		e=${w%%[=~]*}
+		c=${w#*[=~]}
+		c=$((c * rounds))
+		[ "$c" = 0 ] && c=$hits
+		got=$(grep -c " $e: " "$RES/rep.txt")
+		case $w in
+		*=*) [ "$got" = "$c" ] || bad="$bad $e:$got (want $c)" ;;
+		*) [ "$got" -ge "$c" ] && [ "$got" -le $((c + 3)) ] || bad="$bad $e:$got (want $c..$((c + 3)))" ;;
+		esac
+	done
+	t "$([ -z "$bad" ]; echo $?)" "$CFG $name probe key $key off at its hit $hits: its records stop there" "$bad"
+	got=$(grep -h 'kprobes: [0-9]* probe locations removed' "$RES/t.err" | head -1)
+	t "$([[ $got == *"kprobes: 1 probe locations removed (0 not restored), their slots free"* ]]; echo $?)" \
+		"$CFG $name the program's bytes are back, no thread left in the slot" "runtime: ${got:-no notice}"
+}
+
+check_probes_remove() {
+	# rounds of 4 threads: re fires 4 per round, rj (plugin_helper) 8; =0 / ~0: the N hits
+	remove_run probes-remove-jmp 0 3000 rj~0 re=4
+	remove_run probes-remove-site 1 3000 rj=8 re~0
+}
+
 check_probes_dlopen() {
 	local want got mid
 	# the second instruction: after the call site, an int3
@@ -219,6 +311,10 @@ check_probes_all() {
 	check_probes_sweep
 	check_probes_sweep probes-sweep-jmp 1
 	check_probes_dlopen
+	check_probes_sweep_mt
+	check_probes_sweep_mt probes-sweep-mt-all 0
+	check_probes_remove
+	check_probes_sigwait
 	check_probes_threads
 	check_probes_exception
 	check_probes_events

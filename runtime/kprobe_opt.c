@@ -1,0 +1,576 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobe_opt.c - turning a mid-function int3 probe into a `jmp detour`
+ * while other threads run (the kernel's optimize_kprobe, which waits for
+ * RCU-tasks first).
+ *
+ * A jmp replaces the 5+ bytes [addr, hi) of whole instructions.  Writing
+ * it is safe once no thread can ever execute from [addr+1, hi) again: a
+ * thread stopped there would resume in the middle of the jmp's rel32.
+ * kprobes.c registers such a probe as an int3 (written and every core
+ * synced) and queues it here; a helper thread then proves the condition:
+ *
+ *   1. With the int3 in place, a thread gets into [addr+1, hi) only by
+ *      falling through from addr (it traps and resumes in the slot
+ *      instead), by a branch into it (lib/probes/kprobe_insn.c refuses
+ *      such functions, exception landing pads included), by a return
+ *      into it (it holds no call: refused too, so no return address, nor
+ *      a setjmp/getcontext saved by a call, can point into it) or by a
+ *      sigreturn to a signal frame saved there.
+ *   2. So a thread that is once seen outside the range, with no signal
+ *      frame in its stack pointing into it, never enters it again.
+ *      Threads created after step 1 start outside, with fresh stacks.
+ *   3. Each thread is seen so: the helper lists /proc/self/task and
+ *      queues KO_SIG to every other thread (rt_tgsigqueueinfo, a tag in
+ *      si_value).  The handler reads the interrupted RIP from its
+ *      ucontext (a thread blocked in a system call reports the PC of its
+ *      syscall, never in a range: none holds a syscall) and scans every
+ *      word of its stack from the interrupted RSP to the end of that
+ *      mapping (read from /proc/self/maps before the round) for a saved
+ *      RIP in a range, loading through utrace_fetch_load, so that a stale
+ *      map gives a fault, not a crash.  Scanning every word is
+ *      conservative: a stray value only delays the jmp.  A thread on its
+ *      sigaltstack, or whose stack cannot be bounded, counts as inside.
+ *      A thread that hit the probe's own int3 (a hot probe's threads
+ *      mostly have) has addr+1 in its SIGTRAP frame, but kprobes.c's trap
+ *      handler sends it to the slot, never back there.  So that one word
+ *      is skipped: when the thread is interrupted at the handler's first
+ *      instruction (the kernel delivers KO_SIG on top of the SIGTRAP
+ *      frame it has just built: that frame's RIP, just above), or while
+ *      rt_kp_trapping names the int3 being handled (one addr+1).  In
+ *      between, in the handler's first lines, it counts as inside.
+ *   4. A probe that no thread was inside, every thread having answered,
+ *      gets its jmp with text_poke.c's int3-first protocol (byte 0 is
+ *      the int3 already; membarrier(SYNC_CORE) between the steps).  A
+ *      thread that trapped on the int3 meanwhile still resumes in the
+ *      slot (kprobes.c's trap handler), which is the detour's tail.
+ *      dlclose unmaps before it forgets: the probe's first 8 bytes are
+ *      checked (fault-safe) to be the ones queued before the write.
+ *
+ * Any other outcome (a thread inside, or one that does not answer:
+ * stopped, say) retries later with a growing pause, at most KO_ROUNDS
+ * times; the probe then stays an int3, correct and slower.  Nobody is
+ * asked once the program has installed a handler of its own for KO_SIG
+ * (SIGRTMAX-1), and no thread that waits in sigwait or blocks KO_SIG:
+ * each may take the question for a signal of the program's.
+ *
+ * Removal (kprobes.c's kp_apply_off, run by the helper) uses the same
+ * proof the other way round: once the program's bytes are back, a slot
+ * is free when no thread is in it, returns into it (the detour's call to
+ * its trampoline) or is in the trap handler for its int3, which would
+ * send it there (rt_kprobe_quiesce).
+ *
+ * The helper, one per process with probes, blocks every signal and
+ * sleeps on the control page's kp_gen futex (common/proto.h): a removal
+ * (the recorder) or a new batch (kprobes.c, through ko_wake) moves it.
+ * A fork()ed child has no helper until it loads an object with probes:
+ * till then its probes stay int3s and removed ones stop recording but
+ * keep their bytes.
+ *
+ * UTRACE_KPROBE_DEBUG=1 logs the probes promoted and removed (the tests
+ * check that the jmps and the restores happened).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "runtime/rt.h"
+
+#define KO_PROBES_MAX 1024  /* waiting at once; more stay int3s */
+#define KO_THREADS_MAX 4096 /* threads asked in a round; more: retry */
+#define KO_MAPS_MAX 8192
+#define KO_ROUNDS 60		    /* then the probe stays an int3 */
+#define KO_SCAN_MAX (16u << 20)	    /* bytes of stack a handler scans */
+#define KO_WAIT_NS (200 * 1000000L) /* for every thread's answer */
+#define KO_TAG 0x6b6fULL	    /* "ko": si_value's top 16 bits */
+
+int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
+
+__thread uint64_t rt_kp_trapping RT_HIDDEN;
+
+struct ko_probe {
+	struct rt_poke jmp;
+	uint64_t hi;	 /* end of the displaced instructions */
+	uint64_t was;	 /* its first 8 bytes as queued: cc, then the program's */
+	uint32_t rounds; /* tried so far */
+	bool gone;	 /* its object was unloaded */
+};
+
+struct ko_map {
+	uint64_t lo, hi;
+};
+
+static pthread_mutex_t ko_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ko_probe ko_p[KO_PROBES_MAX];
+static size_t ko_n;
+static bool ko_running, ko_debug, ko_ready;
+static void (*ko_off_hook)(void); /* kprobe_remove.c: apply the kp_off bits */
+static uint32_t ko_applied;	  /* the kp_gen that ko_off_hook last saw through */
+static unsigned long ko_promoted, ko_kept;
+static int ko_sig;
+static struct sigaction ko_old;
+
+/* A round: what the handlers read (static: a late handler of an old
+ * round reads memory that is never freed; at worst it marks a probe
+ * busy, which only delays it). */
+static volatile uint8_t ko_busy[KO_PROBES_MAX];
+static uint64_t ko_lo[KO_PROBES_MAX], ko_hi[KO_PROBES_MAX], ko_trap[KO_PROBES_MAX];
+static size_t ko_round_n;
+static uint64_t ko_min, ko_max;
+static struct ko_map ko_maps[KO_MAPS_MAX];
+static size_t ko_nmaps;
+static uint32_t ko_gen;
+static uint64_t ko_reply[KO_THREADS_MAX]; /* gen << 1 | unknown */
+
+/* ---- the handler (every thread but the helper) ------------------------ */
+
+static void ko_mark(uint64_t v)
+{
+	if (v < ko_min || v >= ko_max)
+		return;
+	for (size_t i = 0; i < ko_round_n; i++)
+		if (v >= ko_lo[i] && v < ko_hi[i])
+			ko_busy[i] = 1;
+}
+
+/* Marks every range the thread is in or has a signal frame into; false
+ * if its stack cannot be bounded. */
+static bool ko_look(const ucontext_t *uc)
+{
+	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP], v, end, skip = 0;
+	size_t lo = 0, hi = ko_nmaps;
+	stack_t ss;
+
+	ko_mark((uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
+	if (sigaltstack(NULL, &ss) < 0 || (ss.ss_flags & SS_ONSTACK))
+		return false; /* frames on two stacks: not bounded */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ko_maps[mid].hi <= sp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= ko_nmaps || ko_maps[lo].lo > sp || ko_maps[lo].hi - sp > KO_SCAN_MAX)
+		return false;
+	end = ko_maps[lo].hi;
+	/* at the SIGTRAP handler's entry: [sp] is the return to the restorer,
+	 * the trap's ucontext follows (the kernel's rt_sigframe) */
+	if ((uint64_t)uc->uc_mcontext.gregs[REG_RIP] == rt_text_poke_trap_entry())
+		skip = sp + 8 + offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]);
+	for (uint64_t a = sp & ~7ull, trap = rt_kp_trapping; a + 8 <= end; a += 8) {
+		if (utrace_fetch_load(a, 8, &v) < 0)
+			return false;
+		if (a == skip)
+			continue; /* that trap's RIP: it goes to the slot */
+		if (trap && v == trap + 1)
+			trap = 0; /* its SIGTRAP frame: it goes to the slot */
+		else
+			ko_mark(v);
+	}
+	return true;
+}
+
+static void ko_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	uint64_t tag = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+	uint32_t gen = (uint32_t)(tag >> 16), i = (uint32_t)(tag & 0xffff);
+
+	if (si->si_code != SI_QUEUE || si->si_pid != getpid() || tag >> 48 != KO_TAG) {
+		errno = saved;
+		if (ko_old.sa_flags & SA_SIGINFO) {
+			if (ko_old.sa_sigaction)
+				ko_old.sa_sigaction(sig, si, uc);
+		} else if (ko_old.sa_handler != SIG_DFL && ko_old.sa_handler != SIG_IGN) {
+			ko_old.sa_handler(sig);
+		}
+		return;
+	}
+	if (gen == __atomic_load_n(&ko_gen, __ATOMIC_ACQUIRE) && i < KO_THREADS_MAX) {
+		bool bounded = ko_look(uc);
+
+		for (size_t k = 0; rt_kp_trapping && k < ko_round_n; k++)
+			if (ko_trap[k] == rt_kp_trapping)
+				ko_busy[k] = 1; /* it resumes in that slot */
+
+		/* the busy marks before the answer that makes them count */
+		__atomic_store_n(&ko_reply[i], (uint64_t)gen << 1 | !bounded, __ATOMIC_RELEASE);
+	}
+	errno = saved;
+}
+
+/* ---- the helper ------------------------------------------------------- */
+
+/* The process's writable mappings, sorted (the kernel lists them so). */
+static void ko_read_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512], perm[8];
+	unsigned long lo, hi;
+
+	ko_nmaps = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && ko_nmaps < KO_MAPS_MAX)
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 && perm[1] == 'w')
+			ko_maps[ko_nmaps++] = (struct ko_map){lo, hi};
+	fclose(f);
+}
+
+static void ko_pause(long ns)
+{
+	struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Whether thread tid may take KO_SIG as a signal of its own: it waits in
+ * sigwait/sigtimedwait (which unblocks what it waits for: SigBlk does not
+ * say), or blocks KO_SIG (it may call sigwait, or read a signalfd). */
+static bool ko_may_take(pid_t tid)
+{
+	char path[64], line[256];
+	unsigned long long blk;
+	bool blocks = true;
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	if ((f = fopen(path, "re"))) {
+		if (fscanf(f, "%ld", &nr) != 1)
+			nr = -1;
+		fclose(f);
+	}
+	if (nr == SYS_rt_sigtimedwait)
+		return true;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return false; /* gone */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+			blocks = blk >> (ko_sig - 1) & 1;
+	fclose(f);
+	return blocks;
+}
+
+/* Asks every other thread; true when all answered with bounded stacks. */
+static bool ko_ask_all(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	pid_t pid = getpid(), self = gettid();
+	uint32_t gen = __atomic_add_fetch(&ko_gen, 1, __ATOMIC_ACQ_REL);
+	struct dirent *e;
+	struct sigaction cur;
+	size_t n = 0;
+	long waited = 0;
+	bool ok = d != NULL;
+
+	/* a program that installed its own handler since owns the signal */
+	if (sigaction(ko_sig, NULL, &cur) < 0 || !(cur.sa_flags & SA_SIGINFO) ||
+	    cur.sa_sigaction != ko_handler)
+		ok = false;
+
+	while (ok && (e = readdir(d))) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		siginfo_t si;
+
+		if (tid <= 0 || tid == self)
+			continue;
+		if (n >= KO_THREADS_MAX || ko_may_take(tid)) {
+			ok = false; /* this round cannot be answered */
+			break;
+		}
+		memset(&si, 0, sizeof(si));
+		si.si_signo = ko_sig;
+		si.si_code = SI_QUEUE;
+		si.si_pid = pid;
+		si.si_uid = getuid();
+		si.si_value.sival_ptr = (void *)(uintptr_t)(KO_TAG << 48 | (uint64_t)gen << 16 | n);
+		ko_reply[n] = 0;
+		if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, ko_sig, &si) < 0)
+			ko_reply[n] = (uint64_t)gen << 1; /* gone: it is in no range */
+		n++;
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 0; ok && i < n; i++) {
+		uint64_t r;
+
+		while ((r = __atomic_load_n(&ko_reply[i], __ATOMIC_ACQUIRE)) >> 1 != gen &&
+		       waited < KO_WAIT_NS) {
+			ko_pause(100000);
+			waited += 100000;
+		}
+		ok = r == (uint64_t)gen << 1;
+	}
+	return ok;
+}
+
+/* A round's ranges [lo, hi); a thread handling the int3 at trap[i] is
+ * in range i too.  True when every thread answered, ko_busy[i] set for
+ * each range a thread was in. */
+static bool ko_round(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n)
+{
+	ko_min = UINT64_MAX;
+	ko_max = 0;
+	for (size_t i = 0; i < n; i++) {
+		ko_lo[i] = lo[i];
+		ko_hi[i] = hi[i];
+		ko_trap[i] = trap ? trap[i] : 0;
+		ko_busy[i] = 0;
+		ko_min = ko_lo[i] < ko_min ? ko_lo[i] : ko_min;
+		ko_max = ko_hi[i] > ko_max ? ko_hi[i] : ko_max;
+	}
+	ko_round_n = n;
+	ko_read_maps();
+	return ko_ask_all();
+}
+
+/*
+ * For kprobes.c's removal, from the helper thread (its off hook): waits
+ * until no thread is in any [lo[i], hi[i]), has a signal frame or a
+ * return address there, or is handling the int3 at trap[i] (it would
+ * resume there).  0, or -EBUSY after KO_ROUNDS rounds.
+ */
+int rt_kprobe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n)
+{
+	for (uint32_t r = 0; r < KO_ROUNDS; r++) {
+		bool clear = n <= KO_PROBES_MAX && ko_round(lo, hi, trap, n);
+
+		for (size_t i = 0; clear && i < n; i++)
+			clear = !ko_busy[i];
+		if (clear)
+			return 0;
+		ko_pause(1000000L << (r < 6 ? r : 6));
+	}
+	return -EBUSY;
+}
+
+/* Whether p's bytes are still the ones queued: dlclose unmaps an object
+ * before it is forgotten, and another may be mapped there meanwhile. */
+static bool ko_still(const struct ko_probe *p)
+{
+	uint64_t v;
+
+	return utrace_fetch_load((uint64_t)(uintptr_t)p->jmp.addr, 8, &v) == 0 && v == p->was;
+}
+
+/* Writes the jmps of the probes no thread was in (all answered); keeps
+ * the others for the next round, or for good after KO_ROUNDS.  ko_lock
+ * is held over the writes: an unloading object's forget waits. */
+static void ko_finish_round(size_t n, bool answered)
+{
+	struct rt_poke pokes[64];
+	size_t np = 0, keep = 0;
+
+	pthread_mutex_lock(&ko_lock);
+	for (size_t i = 0; i < ko_n; i++) {
+		struct ko_probe *p = &ko_p[i];
+
+		if (p->gone || !ko_still(p))
+			continue;
+		if (i < n && answered && !ko_busy[i] && np < sizeof(pokes) / sizeof(pokes[0])) {
+			pokes[np++] = p->jmp;
+			continue;
+		}
+		if (i < n && ++p->rounds >= KO_ROUNDS) {
+			ko_kept++;
+			continue;
+		}
+		ko_p[keep++] = *p;
+	}
+	ko_n = keep;
+	if (np && rt_text_poke_batch(pokes, np) == 0)
+		ko_promoted += np;
+	else
+		ko_kept += np;
+	pthread_mutex_unlock(&ko_lock);
+}
+
+static void ko_say(void)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg),
+		 "kprobes: %lu jump-optimised with threads running, %lu kept as int3", ko_promoted,
+		 ko_kept);
+	rt_log(msg);
+}
+
+/* One promotion round over the first queued probes (at most 64). */
+static void ko_promote(void)
+{
+	uint64_t lo[64], hi[64];
+	unsigned long before = ko_promoted + ko_kept;
+	size_t n;
+	bool answered;
+
+	pthread_mutex_lock(&ko_lock);
+	n = ko_n < 64 ? ko_n : 64;
+	for (size_t i = 0; i < n; i++) {
+		lo[i] = (uint64_t)(uintptr_t)ko_p[i].jmp.addr + 1;
+		hi[i] = ko_p[i].hi;
+	}
+	pthread_mutex_unlock(&ko_lock);
+	if (!n)
+		return;
+	answered = ko_round(lo, hi, NULL, n);
+	ko_finish_round(n, answered);
+	if (ko_debug && ko_promoted + ko_kept != before)
+		ko_say();
+}
+
+/* The helper: promotions while some are queued (a growing pause between
+ * rounds), the off hook whenever kp_gen moves; else it sleeps on it. */
+static void *ko_main(void *arg)
+{
+	uint32_t seen = 0, r = 0;
+	bool first = true;
+
+	(void)arg;
+	for (;;) {
+		uint32_t g = __atomic_load_n(&rt.ctl->kp_gen, __ATOMIC_ACQUIRE);
+		long pause = 1000000L << (r < 6 ? r : 6); /* 1 to 64 ms */
+		struct timespec ts = {0, pause};
+		size_t left;
+
+		if (first || g != seen) {
+			seen = g;
+			first = false;
+			if (ko_off_hook)
+				ko_off_hook();
+		}
+		__atomic_store_n(&ko_applied, seen, __ATOMIC_RELEASE); /* ko_fini */
+		ko_promote();
+		pthread_mutex_lock(&ko_lock);
+		left = ko_n;
+		pthread_mutex_unlock(&ko_lock);
+		r = left ? r + 1 : 0;
+		syscall(SYS_futex, &rt.ctl->kp_gen, FUTEX_WAIT, seen, left ? &ts : NULL, NULL, 0);
+	}
+	return NULL;
+}
+
+/* UTRACE_KPROBE_DEBUG=1: the process's end waits (2 s at most) until the
+ * helper has applied every removal asked so far, so that what it says is
+ * complete (tests/e2e/probes.sh reads it).  Without it, nothing waits:
+ * text that an exiting process gets back matters to no one. */
+__attribute__((destructor)) static void ko_fini(void)
+{
+	for (int i = 0; ko_debug && ko_running && rt.ctl && i < 2000; i++) {
+		uint32_t g = __atomic_load_n(&rt.ctl->kp_gen, __ATOMIC_ACQUIRE);
+
+		if (__atomic_load_n(&ko_applied, __ATOMIC_ACQUIRE) == g)
+			break;
+		ko_pause(1000000);
+	}
+}
+
+static void ko_child(void)
+{
+	pthread_mutex_init(&ko_lock, NULL);
+	ko_n = 0; /* no helper here: the child's probes stay int3s */
+	ko_running = false;
+}
+
+/* The signal and its handler, once (the program's own is chained). */
+static bool ko_setup(void)
+{
+	struct sigaction sa;
+	const char *dbg = getenv("UTRACE_KPROBE_DEBUG");
+
+	if (ko_ready)
+		return true;
+	ko_debug = dbg && *dbg == '1';
+	ko_sig = SIGRTMAX - 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = ko_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART; /* no SA_ONSTACK: see ko_look */
+	sigfillset(&sa.sa_mask);
+	if (sigaction(ko_sig, &sa, &ko_old) < 0 || pthread_atfork(NULL, NULL, ko_child) != 0)
+		return false;
+	ko_ready = true;
+	return true;
+}
+
+/* A line for UTRACE_KPROBE_DEBUG=1 (the tests read what happened). */
+void rt_kprobe_opt_say(const char *msg)
+{
+	if (ko_debug)
+		rt_log(msg);
+}
+
+/* Wakes the helper: kp_gen moves (the helpers of the recording's other
+ * processes wake too, find nothing new and sleep again). */
+static void ko_wake(void)
+{
+	__atomic_add_fetch(&rt.ctl->kp_gen, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &rt.ctl->kp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* The helper thread, once this process has probes (ftrace.c's objects
+ * lock held); off() applies the recording's kp_off bits (kprobes.c). */
+void rt_kprobe_opt_start(void (*off)(void))
+{
+	sigset_t all, old;
+	pthread_t th;
+
+	if (!rt.ctl || !ko_setup())
+		return;
+	pthread_mutex_lock(&ko_lock);
+	ko_off_hook = off;
+	if (!ko_running) {
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old); /* the helper takes no signal */
+		ko_running = pthread_create(&th, NULL, ko_main, NULL) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (ko_running)
+			pthread_detach(th);
+	}
+	pthread_mutex_unlock(&ko_lock);
+}
+
+/*
+ * Probes whose int3 is in place (every core synced) and whose detour is
+ * ready: jmp[i] to write at jmp[i].addr, over [addr, hi[i]).  The caller
+ * holds ftrace.c's objects lock; the helper takes them once started
+ * (rt_kprobe_opt_start).  Those that find no room stay int3s.
+ */
+void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n)
+{
+	if (!n || !rt.ctl || !ko_setup())
+		return;
+	pthread_mutex_lock(&ko_lock);
+	for (size_t i = 0; i < n && ko_n < KO_PROBES_MAX; i++) {
+		uint64_t was;
+
+		if (utrace_fetch_load((uint64_t)(uintptr_t)jmp[i].addr, 8, &was) == 0)
+			ko_p[ko_n++] = (struct ko_probe){jmp[i], hi[i], was, 0, false};
+	}
+	pthread_mutex_unlock(&ko_lock);
+	ko_wake();
+}
+
+/* An object unloaded: its probes are not written (a round writing some
+ * now is waited for). */
+void rt_kprobe_opt_forget(uint64_t lo, uint64_t hi)
+{
+	pthread_mutex_lock(&ko_lock);
+	for (size_t i = 0; i < ko_n; i++)
+		if ((uint64_t)(uintptr_t)ko_p[i].jmp.addr >= lo &&
+		    (uint64_t)(uintptr_t)ko_p[i].jmp.addr < hi)
+			ko_p[i].gone = true;
+	pthread_mutex_unlock(&ko_lock);
+}
