@@ -27,7 +27,8 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 GEN     := build-gen
 CFLAGS_COMMON := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -I. -Iinclude -I$(GEN)
 # libfuse3 (lib/live): its headers live in their own folder
-TOOL_CFLAGS := $(CFLAGS_COMMON) $(SANFLAGS) -I/usr/include/fuse3
+FUSE_CFLAGS := -I/usr/include/fuse3
+TOOL_CFLAGS := $(CFLAGS_COMMON) $(SANFLAGS) $(FUSE_CFLAGS)
 # No calls to memset/memcpy made up by the optimiser from plain loops in the
 # runtime (they use vector registers): gcc and clang spell that differently.
 cc-option = $(shell $(CC) -Werror $(1) -c -x c /dev/null -o /dev/null 2>/dev/null && echo $(1))
@@ -165,7 +166,7 @@ FUZZ_CC   ?= clang
 FUZZ_TIME ?= 20
 FB        := build-fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS := $(CFLAGS_COMMON) -O1 $(FUZZ_SAN)
+FUZZ_CFLAGS := $(CFLAGS_COMMON) $(FUSE_CFLAGS) -O1 $(FUZZ_SAN)
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(FB)/%)
 $(FB)/lib/base/syscall_names.o: $(GEN)/syscall_table.h
