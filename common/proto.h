@@ -47,6 +47,10 @@ enum utrace_msg_type {
 	UTRACE_MSG_TABLE,
 	UTRACE_MSG_KPROBE_AREA,
 	UTRACE_MSG_KPROBE,
+	UTRACE_MSG_FPATCH_ASK,
+	UTRACE_MSG_FPATCH_PLAN,
+	UTRACE_MSG_FPATCH_AREA,
+	UTRACE_MSG_FPATCH,
 };
 
 struct utrace_msg {
@@ -145,6 +149,8 @@ enum utrace_obj_flags {
 	UTRACE_OBJ_MCOUNT =
 	    1u << 2, /* sites from __mcount_loc, else __patchable_function_entries */
 	UTRACE_OBJ_SYMTAB_SITES = 1u << 3, /* some sites found from the symbols, not the section */
+	UTRACE_OBJ_FPATCH = 1u << 4, /* no compiler sites: its sites are patched function
+				      * entries (FPATCH below) */
 };
 
 struct utrace_msg_object {
@@ -350,6 +356,62 @@ struct utrace_msg_kprobe {
 	uint32_t reserved;
 	uint8_t data[];
 };
+
+/*
+ * Objects without compiler sites (lib/probes/func_patch.h,
+ * runtime/func_patch.c), when the tracer is function or function_graph:
+ * before its OBJECT, the runtime asks (FPATCH_ASK) and the recorder
+ * answers how many function entries to patch (FPATCH_PLAN, count 0: none:
+ * not selected, or nothing safe).  The runtime maps that many detour
+ * slots within rel32 reach of the object and names them (FPATCH_AREA,
+ * addr 0: no room); the recorder sends the slots' contents (FPATCH, in
+ * order, count entries each).  The object is then announced with
+ * UTRACE_OBJ_FPATCH and the entries as its sites (an entry the runtime
+ * cannot take is sent as 0), and SELECT says which to patch, as for
+ * compiler sites.  A slot is `call stub_i` (the runtime's), then xol: the
+ * displaced instructions relocated and `jmp` back; the entry becomes
+ * `jmp slot`.
+ */
+#define UTRACE_FPATCH_SLOT 64			     /* bytes per function */
+#define UTRACE_FPATCH_XOL (UTRACE_FPATCH_SLOT - 8) /* after the 5-byte call, padded */
+
+struct utrace_msg_fpatch_ask {
+	struct utrace_msg hdr;
+	uint32_t obj;	/* the index its OBJECT will have */
+	uint32_t flags; /* enum utrace_obj_flags (MAIN) */
+	uint64_t bias;
+	char path[]; /* NUL-terminated */
+};
+
+struct utrace_msg_fpatch_plan {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t count; /* entries to patch: slots to map */
+};
+
+struct utrace_msg_fpatch_area {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t reserved;
+	uint64_t addr; /* the slots, count * UTRACE_FPATCH_SLOT bytes; 0: none */
+};
+
+struct utrace_fpatch_ent {
+	uint64_t vaddr;	  /* the patched instruction (ELF vaddr) */
+	uint32_t len;	  /* bytes displaced (>= 5) */
+	uint32_t xol_len; /* 0: cannot run from its slot: left alone */
+	uint8_t xol[UTRACE_FPATCH_XOL];
+};
+
+struct utrace_msg_fpatch {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t first; /* index of e[0] */
+	uint32_t count;
+	uint32_t reserved;
+	struct utrace_fpatch_ent e[];
+};
+#define UTRACE_FPATCH_PER_MSG 800u
 
 /* Free text the runtime wants the user to see (e.g. "tracing switched off
  * in pid 42: shadow stack corrupt").  The recorder prints and saves it. */

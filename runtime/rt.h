@@ -19,6 +19,8 @@
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
+ *   func_patch.c    objects without compiler sites: function entries patched
+ *                   with a jmp to a detour that calls the sites' stub
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   init.c          start-up, fork/exec: calls the others in order
  */
@@ -142,6 +144,7 @@ struct rt_object {
 	uint32_t nr_keys;
 	uint32_t nr_jumps;
 	const void *jumps; /* __utrace_jump_table: {code, target, key} */
+	uint8_t *fpatch;   /* UTRACE_OBJ_FPATCH: the detour slots (func_patch.c) */
 	struct rt_object *next;
 };
 
@@ -271,6 +274,8 @@ int rt_send(const void *msg, uint32_t size, int fd) RT_HIDDEN;
 int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
 
 /* ftrace.c */
+#define RT_STUB_HEADER 64 /* a stub region's far jump to the tracer's trampoline */
+#define RT_MAX_IDS (1u << 24)
 int rt_objects_scan(void) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
 
@@ -321,6 +326,15 @@ int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
 void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 extern int __utrace_marker_on;
 
+/* func_patch.c: an object without sites gets its function entries as
+ * sites (0 or <0); their slots armed once its stubs exist; entry i's slot
+ * (0: not patchable); the trap handler's resume address for ip (0: not
+ * an entry being patched) */
+int rt_fpatch_object(struct rt_object *obj) RT_HIDDEN;
+int rt_fpatch_arm(struct rt_object *obj) RT_HIDDEN;
+uint64_t rt_fpatch_slot(const struct rt_object *obj, uint32_t i) RT_HIDDEN;
+uint64_t rt_fpatch_resume(uint64_t ip) RT_HIDDEN;
+
 /* text_poke.c */
 struct rt_poke {
 	uint8_t *addr;
@@ -329,6 +343,9 @@ struct rt_poke {
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
 int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
+/* Where a thread that meets the int3 of a batch's poke at ip goes on
+ * (0: after the 5 bytes, as for a NOP site) */
+void rt_text_poke_resume_hook(uint64_t (*hook)(uint64_t ip)) RT_HIDDEN;
 void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
 

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * func_patch.c - which entries of an uninstrumented object's functions
+ * can take a 5-byte jmp (lib/probes/func_patch.h), and their displaced
+ * instructions relocated for a detour.
+ *
+ * Design: the kernel's optprobe conditions (arch/x86/kernel/kprobes/
+ * opt.c), checked over the whole object rather than one function, since
+ * the tool has the time and the file:
+ *
+ *   1. every function is decoded whole (a byte that does not decode
+ *      refuses it: data in the text, or a decoder gap);
+ *   2. every branch target is collected: direct jumps, calls and Jcc of
+ *      every function, code addresses taken RIP-relative (a label's
+ *      address, a function pointer), and the entries of jump tables: for
+ *      a function with an indirect jump, every table its `lea T(%rip)`
+ *      (PIC: int32 entries relative to T) or `disp(,%reg,8)` (absolute
+ *      entries) names is read from the file for as long as its entries
+ *      land in executable code.  No table found: the function is refused
+ *      (its indirect jump could land anywhere in it);
+ *   3. the jmp covers whole instructions from the entry (after an
+ *      endbr64, which stays so that indirect calls still land on it) up
+ *      to 5 bytes or more; none may be a call, ret, jmp or trap (they
+ *      cannot run from the detour and come back), each must re-encode
+ *      for another address (RIP-relative operands kept absolute);
+ *   4. no branch target lies inside the covered bytes after their first,
+ *      and no branch of the function itself goes to their first (a loop
+ *      back to the entry would count a call that did not happen);
+ *   5. the function is entered by calls: not gcc's FUNC.cold parts, not
+ *      the program's entry point (no return address there), not an FDE
+ *      range that only jumps reach (an unnamed cold part).
+ *
+ * Exception landing pads are not parsed (.gcc_except_table): a pad is
+ * code after a call of the function, so never in the first bytes that
+ * 3. lets through (they hold no call).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/elf/symtab.h"
+#include "lib/probes/func_patch.h"
+#include "lib/probes/kprobe_internal.h"
+
+#define FP_TABLE_MAX 16384 /* entries read of one jump table */
+#define FP_CAND_MAX 64	   /* table candidates per function */
+
+struct fp_target {
+	uint64_t to;
+	uint32_t from; /* the function's index; UINT32_MAX: an address taken */
+	uint32_t call;
+};
+
+struct fp_ctx {
+	struct upr_file f;
+	struct utrace_fpatch_plan *plan;
+	struct fp_target *t;
+	size_t nt, capt;
+	uint64_t entry; /* e_entry */
+};
+
+static const char *const fp_whys[] = {
+#define FP_TEXT(n, t) t,
+    UTRACE_FPATCH_WHYS(FP_TEXT)
+#undef FP_TEXT
+};
+
+const char *utrace_fpatch_why_text(unsigned why)
+{
+	return why < UTRACE_FPATCH_NWHY ? fp_whys[why] : "?";
+}
+
+static bool fp_is_exec(const struct fp_ctx *c, uint64_t v)
+{
+	for (unsigned i = 0; i < c->f.nload; i++)
+		if ((c->f.load[i].flags & PF_X) && v >= c->f.load[i].vaddr &&
+		    v - c->f.load[i].vaddr < c->f.load[i].filesz)
+			return true;
+	return false;
+}
+
+static const uint8_t *fp_bytes(const struct fp_ctx *c, uint64_t vaddr, uint64_t size)
+{
+	uint64_t off;
+
+	if (upr_vaddr_to_offset(&c->f, vaddr, &off) < 0)
+		return NULL;
+	return utrace_elf_data(c->f.elf, off, size);
+}
+
+static int fp_push(struct fp_ctx *c, uint64_t to, uint32_t from, bool call)
+{
+	if (c->nt == c->capt) {
+		size_t cap = c->capt ? 2 * c->capt : 4096;
+		struct fp_target *t = realloc(c->t, cap * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		c->t = t;
+		c->capt = cap;
+	}
+	c->t[c->nt++] = (struct fp_target){to, from, call};
+	return 0;
+}
+
+/* The entries of a jump table at vaddr tab (rel: int32 relative to tab,
+ * else absolute 8-byte ones) while they land in code: how many. */
+static long fp_table(struct fp_ctx *c, uint64_t tab, bool rel, uint32_t from)
+{
+	unsigned esz = rel ? 4 : 8;
+	long k;
+
+	if (fp_is_exec(c, tab))
+		return 0;
+	for (k = 0; k < FP_TABLE_MAX; k++) {
+		const uint8_t *p = fp_bytes(c, tab + (uint64_t)k * esz, esz);
+		uint64_t to;
+		int32_t e;
+
+		if (!p)
+			break;
+		if (rel) {
+			memcpy(&e, p, 4);
+			to = tab + (uint64_t)(int64_t)e;
+		} else {
+			memcpy(&to, p, 8);
+		}
+		if (!fp_is_exec(c, to))
+			break;
+		if (fp_push(c, to, from, false) < 0)
+			return -ENOMEM;
+	}
+	return k;
+}
+
+/* What one instruction at `at` of function i adds to the targets;
+ * table candidates into cand (rel flag in bit 0 of the count's pair). */
+static int fp_insn_targets(struct fp_ctx *c, uint32_t i, const ZydisDecodedInstruction *in,
+			   const ZydisDecodedOperand *ops, uint64_t at, uint64_t *cand,
+			   bool *cand_rel, unsigned *ncand, bool *indirect)
+{
+	for (unsigned k = 0; k < in->operand_count_visible; k++) {
+		const ZydisDecodedOperand *o = &ops[k];
+		ZyanU64 to;
+
+		if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && o->imm.is_relative) {
+			ZydisCalcAbsoluteAddress(in, o, at, &to);
+			if (fp_push(c, to, i, in->meta.category == ZYDIS_CATEGORY_CALL) < 0)
+				return -ENOMEM;
+		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_RIP) {
+			ZydisCalcAbsoluteAddress(in, o, at, &to);
+			if (fp_is_exec(c, to) && fp_push(c, to, UINT32_MAX, false) < 0)
+				return -ENOMEM;
+			if (!fp_is_exec(c, to) && in->mnemonic == ZYDIS_MNEMONIC_LEA &&
+			    *ncand < FP_CAND_MAX) {
+				cand_rel[*ncand] = true;
+				cand[(*ncand)++] = to;
+			}
+		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_NONE &&
+			   o->mem.index != ZYDIS_REGISTER_NONE && o->mem.scale == 8 &&
+			   o->mem.disp.has_displacement && *ncand < FP_CAND_MAX) {
+			cand_rel[*ncand] = false;
+			cand[(*ncand)++] = (uint64_t)o->mem.disp.value;
+		}
+	}
+	/* jmp through a register or a computed address: a table (a GOT
+	 * slot, jmp *x(%rip), is a tail call) */
+	if (in->meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
+	    (ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ||
+	     (ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[0].mem.base != ZYDIS_REGISTER_RIP)))
+		*indirect = true;
+	return 0;
+}
+
+/* Step 1 and 2 for function i. */
+static int fp_scan(struct fp_ctx *c, uint32_t i)
+{
+	struct utrace_fpatch_func *fn = &c->plan->f[i];
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	uint64_t cand[FP_CAND_MAX];
+	bool cand_rel[FP_CAND_MAX], indirect = false;
+	unsigned ncand = 0;
+	const uint8_t *code = fp_bytes(c, fn->func, fn->size);
+	long found = 0;
+	int ret;
+
+	if (!code || !fp_is_exec(c, fn->func)) {
+		fn->why = UTRACE_FPATCH_NOT_IN_FILE;
+		return 0;
+	}
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (uint64_t at = fn->func; at < fn->func + fn->size; at += in.length) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - fn->func),
+						       fn->func + fn->size - at, &in, ops))) {
+			fn->why = UTRACE_FPATCH_DECODE;
+			return 0;
+		}
+		ret = fp_insn_targets(c, i, &in, ops, at, cand, cand_rel, &ncand, &indirect);
+		if (ret < 0)
+			return ret;
+	}
+	if (!indirect)
+		return 0;
+	for (unsigned k = 0; k < ncand; k++) {
+		long n = fp_table(c, cand[k], cand_rel[k], i);
+
+		if (n < 0)
+			return (int)n;
+		found += n;
+	}
+	if (!found)
+		fn->why = UTRACE_FPATCH_TABLE;
+	return 0;
+}
+
+static int fp_target_cmp(const void *a, const void *b)
+{
+	const struct fp_target *x = a, *y = b;
+
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* The first target >= v. */
+static size_t fp_lower(const struct fp_ctx *c, uint64_t v)
+{
+	size_t lo = 0, hi = c->nt;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->t[mid].to < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Step 3: the instructions the jmp at fn->addr displaces. */
+static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	uint64_t at;
+	uint8_t tmp[64];
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (at = fn->addr; at < fn->addr + 5; at += in.length) {
+		if (at >= fn->func + fn->size)
+			return UTRACE_FPATCH_SHORT;
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - fn->func),
+						       fn->func + fn->size - at, &in, ops)))
+			return UTRACE_FPATCH_DECODE;
+		switch (in.meta.category) {
+		case ZYDIS_CATEGORY_CALL:
+		case ZYDIS_CATEGORY_RET:
+		case ZYDIS_CATEGORY_UNCOND_BR:
+		case ZYDIS_CATEGORY_INTERRUPT:
+		case ZYDIS_CATEGORY_SYSCALL:
+			return UTRACE_FPATCH_UNMOVABLE;
+		default:
+			break;
+		}
+		if (in.mnemonic == ZYDIS_MNEMONIC_UD2 || in.mnemonic == ZYDIS_MNEMONIC_UD0 ||
+		    in.mnemonic == ZYDIS_MNEMONIC_UD1 || in.mnemonic == ZYDIS_MNEMONIC_HLT)
+			return UTRACE_FPATCH_UNMOVABLE;
+		/* re-encoded for the same place: the operands it cannot keep */
+		if (!kp_reencode(&in, ops, at, at, tmp, sizeof(tmp)))
+			return UTRACE_FPATCH_RELOC;
+	}
+	if (at > fn->func + fn->size)
+		return UTRACE_FPATCH_SHORT;
+	if (at - fn->addr > UTRACE_FPATCH_CODE)
+		return UTRACE_FPATCH_RELOC;
+	fn->len = (uint32_t)(at - fn->addr);
+	memcpy(fn->code, code + (fn->addr - fn->func), fn->len);
+	return UTRACE_FPATCH_OK;
+}
+
+/* Steps 3 to 5 for function i. */
+static unsigned fp_decide(struct fp_ctx *c, uint32_t i)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	struct utrace_fpatch_func *fn = &c->plan->f[i];
+	const uint8_t *code = fp_bytes(c, fn->func, fn->size);
+	bool jumped = false, called = false;
+	unsigned why;
+
+	if (fn->why != UTRACE_FPATCH_OK)
+		return fn->why;
+	if (fn->func == c->entry || strstr(fn->name, ".cold") || !strcmp(fn->name, "_start"))
+		return UTRACE_FPATCH_NOT_CALLED;
+	fn->addr = fn->func;
+	if (fn->size >= 9 && !memcmp(code, endbr64, 4))
+		fn->addr += 4;
+	why = fp_cover(fn, code);
+	if (why != UTRACE_FPATCH_OK)
+		return why;
+	for (size_t k = fp_lower(c, fn->func); k < c->nt && c->t[k].to < fn->addr + fn->len; k++) {
+		const struct fp_target *t = &c->t[k];
+
+		if (t->to > fn->addr || (t->to == fn->addr && t->from == i && !t->call))
+			return UTRACE_FPATCH_BRANCH_IN;
+		if (t->to == fn->func) {
+			called |= t->call != 0;
+			jumped |= !t->call && t->from != i && t->from != UINT32_MAX;
+		}
+	}
+	if (!strncmp(fn->name, "sub_", 4) && jumped && !called)
+		return UTRACE_FPATCH_NOT_CALLED;
+	return UTRACE_FPATCH_OK;
+}
+
+/* The functions of the symbol table, in address order. */
+static int fp_functions(struct fp_ctx *c, struct utrace_error *err)
+{
+	struct utrace_fpatch_plan *p = c->plan;
+	size_t n = utrace_symtab_count(p->tab);
+
+	p->f = calloc(n ? n : 1, sizeof(*p->f));
+	if (!p->f)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const struct utrace_sym *s = utrace_symtab_get(p->tab, i);
+		struct utrace_fpatch_func *fn = &p->f[p->n];
+
+		if (!s->size || !fp_is_exec(c, s->vaddr))
+			continue; /* not code, or its end unknown: not a function we can decode */
+		fn->func = fn->addr = s->vaddr;
+		fn->size = s->size;
+		fn->name = s->raw;
+		p->n++;
+	}
+	return 0;
+}
+
+int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err)
+{
+	struct fp_ctx c = {.plan = plan};
+	const char *why = NULL;
+	Elf64_Ehdr eh;
+	const void *raw;
+	int ret;
+
+	memset(plan, 0, sizeof(*plan));
+	ret = upr_file_open(path, &c.f, &why);
+	if (ret < 0)
+		return utrace_error_set(err, ret, "%s: %s", path, why ? why : strerror(-ret));
+	if ((raw = utrace_elf_data(c.f.elf, 0, sizeof(eh)))) {
+		memcpy(&eh, raw, sizeof(eh));
+		c.entry = eh.e_type == ET_EXEC || eh.e_type == ET_DYN ? eh.e_entry : 0;
+	}
+	ret = utrace_symtab_load_elf(c.f.elf, &plan->tab, err);
+	if (ret >= 0)
+		ret = fp_functions(&c, err);
+	for (uint32_t i = 0; ret >= 0 && i < plan->n; i++)
+		ret = fp_scan(&c, i);
+	if (ret >= 0) {
+		qsort(c.t, c.nt, sizeof(*c.t), fp_target_cmp);
+		for (uint32_t i = 0; i < plan->n; i++) {
+			plan->f[i].why = fp_decide(&c, i);
+			plan->count[plan->f[i].why]++;
+		}
+	} else if (ret == -ENOMEM) {
+		utrace_error_set(err, ret, "%s: out of memory", path);
+	}
+	free(c.t);
+	upr_file_close(&c.f);
+	if (ret < 0)
+		utrace_fpatch_plan_free(plan);
+	return ret < 0 ? ret : 0;
+}
+
+void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan)
+{
+	free(plan->f);
+	utrace_symtab_free(plan->tab);
+	memset(plan, 0, sizeof(*plan));
+}
+
+size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t at, uint8_t *out,
+			      size_t room)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	size_t n = 0, k;
+	int32_t rel;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (uint32_t off = 0; off < f->len; off += in.length) {
+		if (room < n + 5 ||
+		    ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, f->code + off, f->len - off, &in, ops)))
+			return 0;
+		k = kp_reencode(&in, ops, f->addr + off, at + n, out + n, room - n - 5);
+		if (!k)
+			return 0;
+		n += k;
+	}
+	if (room < n + 5 || (int64_t)(f->addr + f->len - (at + n + 5)) != 
+	    (int64_t)(int32_t)(int64_t)(f->addr + f->len - (at + n + 5)))
+		return 0;
+	rel = (int32_t)(int64_t)(f->addr + f->len - (at + n + 5));
+	out[n] = 0xe9;
+	memcpy(out + n + 1, &rel, 4);
+	return n + 5;
+}
