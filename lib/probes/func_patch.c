@@ -20,9 +20,14 @@
  *      (its indirect jump could land anywhere in it);
  *   3. the jmp covers whole instructions from the entry (after an
  *      endbr64, which stays so that indirect calls still land on it) up
- *      to 5 bytes or more; none may be a call, ret, jmp or trap (they
- *      cannot run from the detour and come back), each must re-encode
- *      for another address (RIP-relative operands kept absolute);
+ *      to 5 bytes or more; each must re-encode for another address
+ *      (RIP-relative operands and branch targets kept absolute).  None
+ *      may be a trap or a system call.  A ret or jmp among them is moved
+ *      too: it leaves the detour for good, and the covered bytes after
+ *      it are dead (4. proves no branch reaches them).  A call is moved
+ *      (its callee returns into the detour, which goes on) except in an
+ *      object with C++ exceptions: the unwinder would meet the detour's
+ *      return address, which no FDE describes;
  *   4. no branch target lies inside the covered bytes after their first,
  *      and no branch of the function itself goes to their first (a loop
  *      back to the entry would count a call that did not happen);
@@ -59,6 +64,7 @@ struct fp_ctx {
 	struct fp_target *t;
 	size_t nt, capt;
 	uint64_t entry; /* e_entry */
+	bool eh;	/* C++ exceptions: .gcc_except_table */
 };
 
 static const char *const fp_whys[] = {
@@ -241,7 +247,7 @@ static size_t fp_lower(const struct fp_ctx *c, uint64_t v)
 }
 
 /* Step 3: the instructions the jmp at fn->addr displaces. */
-static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code)
+static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, bool eh)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
@@ -258,8 +264,9 @@ static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code)
 			return UTRACE_FPATCH_DECODE;
 		switch (in.meta.category) {
 		case ZYDIS_CATEGORY_CALL:
-		case ZYDIS_CATEGORY_RET:
-		case ZYDIS_CATEGORY_UNCOND_BR:
+			if (eh)
+				return UTRACE_FPATCH_CALL_EH;
+			break;
 		case ZYDIS_CATEGORY_INTERRUPT:
 		case ZYDIS_CATEGORY_SYSCALL:
 			return UTRACE_FPATCH_UNMOVABLE;
@@ -298,7 +305,7 @@ static unsigned fp_decide(struct fp_ctx *c, uint32_t i)
 	fn->addr = fn->func;
 	if (fn->size >= 9 && !memcmp(code, endbr64, 4))
 		fn->addr += 4;
-	why = fp_cover(fn, code);
+	why = fp_cover(fn, code, c->eh);
 	if (why != UTRACE_FPATCH_OK)
 		return why;
 	for (size_t k = fp_lower(c, fn->func); k < c->nt && c->t[k].to < fn->addr + fn->len; k++) {
@@ -342,6 +349,7 @@ static int fp_functions(struct fp_ctx *c, struct utrace_error *err)
 int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err)
 {
 	struct fp_ctx c = {.plan = plan};
+	struct utrace_elf_section sec;
 	const char *why = NULL;
 	Elf64_Ehdr eh;
 	const void *raw;
@@ -355,6 +363,7 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 		memcpy(&eh, raw, sizeof(eh));
 		c.entry = eh.e_type == ET_EXEC || eh.e_type == ET_DYN ? eh.e_entry : 0;
 	}
+	c.eh = utrace_elf_find_section(c.f.elf, ".gcc_except_table", &sec) == 0;
 	ret = utrace_symtab_load_elf(c.f.elf, &plan->tab, err);
 	if (ret >= 0)
 		ret = fp_functions(&c, err);

@@ -29,7 +29,8 @@
 	X(DECODE, "an instruction does not decode")                                                \
 	X(BRANCH_IN, "a branch lands inside its first 5 bytes")                                    \
 	X(TABLE, "an indirect jump whose table was not found")                                     \
-	X(UNMOVABLE, "a call, ret, jmp or trap in its first 5 bytes")                              \
+	X(UNMOVABLE, "a trap or system call in its first 5 bytes")                                 \
+	X(CALL_EH, "a call in its first 5 bytes, in an object with C++ exceptions")                \
 	X(RELOC, "an instruction of its first 5 bytes cannot run elsewhere")                       \
 	X(NOT_CALLED, "not entered by a call (a cold part, or the entry point)")
 
