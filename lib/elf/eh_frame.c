@@ -6,8 +6,10 @@
  * Design: a linear walk of the section's records.  A CIE gives the
  * encoding of its FDEs' addresses (augmentation 'R'); an FDE's
  * initial_location (in that encoding, usually pc-relative sdata4) and
- * address_range (the same format, never pc-relative) give one range.  The
- * call frame instructions are not read.  Every read is bounds-checked on
+ * address_range (the same format, never pc-relative) give one range.  Of
+ * the call frame instructions only those before the first advance_loc
+ * are read (the CIE's, then the FDE's): they say whether the range starts
+ * as a function does, at a call (cfi_entry).  Every read is bounds-checked on
  * the section's bytes: a corrupt record ends the walk, never a fault.
  */
 #include <errno.h>
@@ -102,9 +104,63 @@ static bool encoded(struct ehp *e, uint8_t enc, bool ignore_rel, uint64_t *v)
 	return true;
 }
 
+/*
+ * The CFA rules at the start of a range, from instructions [e->p, end)
+ * up to the first advance_loc: whether they are a function entry's
+ * (x86-64 DWARF registers: 7 rsp, 16 the return address).  *cfa_ok and
+ * *saved carry the state from the CIE's instructions to the FDE's.
+ */
+static void cfi_entry(struct ehp e, const uint8_t *end, bool *cfa_ok, bool *saved)
+{
+	uint64_t reg, off;
+
+	e.end = end;
+	while (e.p < e.end) {
+		uint8_t op = *e.p++;
+
+		if ((op & 0xc0) == 0x40 || op == 0x02 || op == 0x03 || op == 0x04)
+			return; /* advance_loc: the start's rules are complete */
+		if ((op & 0xc0) == 0x80) { /* offset: a register saved */
+			*saved |= (op & 0x3f) != 16;
+			if (!uleb(&e, &off))
+				return;
+			continue;
+		}
+		if ((op & 0xc0) == 0xc0 || op == 0x00 || op == 0x0a || op == 0x0b)
+			continue; /* restore, nop, remember/restore_state */
+		switch (op) {
+		case 0x0c: /* def_cfa */
+			if (!uleb(&e, &reg) || !uleb(&e, &off))
+				return;
+			*cfa_ok = reg == 7 && off == 8;
+			break;
+		case 0x0d: /* def_cfa_register */
+			if (!uleb(&e, &reg))
+				return;
+			*cfa_ok &= reg == 7;
+			break;
+		case 0x0e: /* def_cfa_offset */
+			if (!uleb(&e, &off))
+				return;
+			*cfa_ok &= off == 8;
+			break;
+		case 0x07: /* undefined: no return address at all (_start) */
+		case 0x08: /* same_value */
+		case 0x2e: /* GNU_args_size */
+			if (!uleb(&e, &reg))
+				return;
+			*saved |= op == 0x07 && reg == 16;
+			break;
+		default: /* offset_extended, expressions, ...: not an entry's */
+			*saved = true;
+			return;
+		}
+	}
+}
+
 /* The FDE pointer encoding of the CIE at c (up to end); false if the CIE
- * cannot be read. */
-static bool cie_encoding(struct ehp e, uint8_t *fde_enc)
+ * cannot be read.  *insns: where its instructions start. */
+static bool cie_encoding(struct ehp e, uint8_t *fde_enc, const uint8_t **insns, bool *aug_z)
 {
 	uint8_t version, b;
 	const char *aug;
@@ -123,10 +179,13 @@ static bool cie_encoding(struct ehp e, uint8_t *fde_enc)
 		return false;
 	if (version == 1 ? !get(&e, &b, 1) : !uleb(&e, &u))
 		return false;
+	*aug_z = aug[0] == 'z';
+	*insns = e.p;
 	if (aug[0] != 'z')
 		return aug[0] == 0;
-	if (!uleb(&e, &u))
+	if (!uleb(&e, &u) || u > (uint64_t)(e.end - e.p))
 		return false;
+	*insns = e.p + u;
 	for (const char *a = aug + 1; *a; a++) {
 		uint64_t ptr;
 
@@ -155,7 +214,7 @@ static int range_cmp(const void *a, const void *b)
 
 /* Appends one range to *out (growing it). */
 static int push(struct utrace_fde_range **out, size_t *n, size_t *cap, uint64_t start,
-		uint64_t size)
+		uint64_t size, bool entry)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? 2 * *cap : 256;
@@ -166,7 +225,7 @@ static int push(struct utrace_fde_range **out, size_t *n, size_t *cap, uint64_t 
 		*out = r;
 		*cap = nc;
 	}
-	(*out)[(*n)++] = (struct utrace_fde_range){start, size};
+	(*out)[(*n)++] = (struct utrace_fde_range){start, size, entry};
 	return 0;
 }
 
@@ -177,7 +236,10 @@ static int record(struct ehp *e, struct utrace_fde_range **out, size_t *n, size_
 	uint32_t len32, id;
 	const uint8_t *rec_end, *id_at;
 	struct ehp c = *e;
-	uint64_t start, size;
+	uint64_t start, size, alen = 0;
+	const uint8_t *cie_insns, *cie_end;
+	bool aug_z = false, cfa_ok = true, saved = false;
+	uint32_t cie_len;
 	uint8_t enc;
 
 	if (!get(e, &len32, 4) || len32 == 0 || len32 == 0xffffffffu ||
@@ -191,14 +253,22 @@ static int record(struct ehp *e, struct utrace_fde_range **out, size_t *n, size_
 		if ((size_t)(id_at - e->base) < id)
 			return 0;
 		c.p = id_at - id + 4; /* past the CIE's length: its id */
-		c.end = e->end;
-		if (c.p + 4 > c.end || c.p[0] | c.p[1] | c.p[2] | c.p[3])
+		if (c.p - 4 < e->base || c.p + 4 > e->end || c.p[0] | c.p[1] | c.p[2] | c.p[3])
 			return 0;
+		memcpy(&cie_len, c.p - 4, 4);
+		if (cie_len < 4 || cie_len > (size_t)(e->end - c.p))
+			return 0;
+		cie_end = c.p + cie_len;
+		c.end = cie_end;
 		c.p += 4;
-		if (!cie_encoding(c, &enc) || !encoded(e, enc, false, &start) ||
-		    !encoded(e, enc & 0x0f, true, &size))
+		if (!cie_encoding(c, &enc, &cie_insns, &aug_z) || !encoded(e, enc, false, &start) ||
+		    !encoded(e, enc & 0x0f, true, &size) || (aug_z && !uleb(e, &alen)) ||
+		    alen > (uint64_t)(rec_end - e->p))
 			return 0;
-		if (size && start && push(out, n, cap, start, size) < 0)
+		c.p = cie_insns;
+		cfi_entry(c, cie_end, &cfa_ok, &saved);
+		cfi_entry((struct ehp){e->p + alen, rec_end, 0, e->base}, rec_end, &cfa_ok, &saved);
+		if (size && start && push(out, n, cap, start, size, cfa_ok && !saved) < 0)
 			return -ENOMEM;
 	}
 	e->p = rec_end;

@@ -14,6 +14,11 @@
 
 struct utrace_fde_range {
 	uint64_t start, size; /* ELF vaddrs */
+	/* the rules at start are a function's entry: CFA = rsp + 8, the
+	 * return address at CFA - 8, no other register saved (false for a
+	 * cold part, which starts inside its function's frame, and for the
+	 * program's entry point, whose return address is undefined) */
+	int entry;
 };
 
 /*

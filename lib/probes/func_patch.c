@@ -16,8 +16,16 @@
  *      a function with an indirect jump, every table its `lea T(%rip)`
  *      (PIC: int32 entries relative to T) or `disp(,%reg,8)` (absolute
  *      entries) names is read from the file for as long as its entries
- *      land in executable code.  No table found: the function is refused
- *      (its indirect jump could land anywhere in it);
+ *      land in executable code.  In a position-independent object every
+ *      other code address comes from a relocation: the R_X86_64_RELATIVE
+ *      ones that point into code (computed-goto tables, function
+ *      pointers) are targets too, and an indirect jump with no table is a
+ *      tail call.  In a fixed-address object (ET_EXEC) a code address can
+ *      be any word: every 8-byte-aligned word of its data and every
+ *      immediate operand that lands in code is taken as a target (more
+ *      targets only refuse more).  Where neither list can be read, a
+ *      function with an indirect jump and no table found is refused
+ *      (its jump could land anywhere in it);
  *   3. the jmp covers whole instructions from the entry (after an
  *      endbr64, which stays so that indirect calls still land on it) up
  *      to 5 bytes or more; each must re-encode for another address
@@ -31,9 +39,12 @@
  *   4. no branch target lies inside the covered bytes after their first,
  *      and no branch of the function itself goes to their first (a loop
  *      back to the entry would count a call that did not happen);
- *   5. the function is entered by calls: not gcc's FUNC.cold parts, not
- *      the program's entry point (no return address there), not an FDE
- *      range that only jumps reach (an unnamed cold part).
+ *   5. the function is entered by calls: not the program's entry point
+ *      (no return address there), not gcc's FUNC.cold parts nor any code
+ *      whose unwind rules (its FDE) do not start as a function's do: a
+ *      stripped object's cold parts have FDEs of their own, and look like
+ *      functions otherwise.  Those are parts, not functions, and are not
+ *      counted as found.
  *
  * Exception landing pads are not parsed (.gcc_except_table): a pad is
  * code after a call of the function, so never in the first bytes that
@@ -45,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/elf/eh_frame.h"
 #include "lib/elf/symtab.h"
 #include "lib/probes/func_patch.h"
 #include "lib/probes/kprobe_internal.h"
@@ -64,7 +76,11 @@ struct fp_ctx {
 	struct fp_target *t;
 	size_t nt, capt;
 	uint64_t entry; /* e_entry */
+	struct utrace_fde_range *fde;
+	size_t nfde;
 	bool eh;	/* C++ exceptions: .gcc_except_table */
+	bool pic;	/* ET_DYN: every code address in data is relocated */
+	bool all;	/* every code address in data is among the targets */
 };
 
 static const char *const fp_whys[] = {
@@ -155,6 +171,10 @@ static int fp_insn_targets(struct fp_ctx *c, uint32_t i, const ZydisDecodedInstr
 			ZydisCalcAbsoluteAddress(in, o, at, &to);
 			if (fp_push(c, to, i, in->meta.category == ZYDIS_CATEGORY_CALL) < 0)
 				return -ENOMEM;
+		} else if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && !c->pic &&
+			   fp_is_exec(c, o->imm.value.u)) { /* mov $label: ET_EXEC */
+			if (fp_push(c, o->imm.value.u, UINT32_MAX, false) < 0)
+				return -ENOMEM;
 		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_RIP) {
 			ZydisCalcAbsoluteAddress(in, o, at, &to);
 			if (fp_is_exec(c, to) && fp_push(c, to, UINT32_MAX, false) < 0)
@@ -218,8 +238,52 @@ static int fp_scan(struct fp_ctx *c, uint32_t i)
 			return (int)n;
 		found += n;
 	}
-	if (!found)
+	if (!found && !c->all)
 		fn->why = UTRACE_FPATCH_TABLE;
+	return 0;
+}
+
+/* Code addresses of relocated data (ET_DYN), as targets: 0 or -ENOMEM. */
+static int fp_relocs(struct fp_ctx *c)
+{
+	struct utrace_elf_section sec;
+	struct utrace_elf_rela r;
+	size_t n;
+
+	if (utrace_elf_find_section(c->f.elf, ".rela.dyn", &sec) < 0)
+		return 0; /* no relocations to trust */
+	n = utrace_elf_rela_count(c->f.elf, &sec);
+	for (size_t i = 0; i < n; i++)
+		if (utrace_elf_rela(c->f.elf, &sec, i, &r) == 0 && r.type == R_X86_64_RELATIVE &&
+		    fp_is_exec(c, (uint64_t)r.addend) &&
+		    fp_push(c, (uint64_t)r.addend, UINT32_MAX, false) < 0)
+			return -ENOMEM;
+	c->all = true;
+	return 0;
+}
+
+/* ET_EXEC: every aligned word of its data that lands in code. */
+static int fp_data_words(struct fp_ctx *c)
+{
+	for (unsigned i = 0; i < c->f.nload; i++) {
+		uint64_t v = (c->f.load[i].vaddr + 7) & ~7ull, end;
+		const uint8_t *p;
+
+		if (c->f.load[i].flags & PF_X)
+			continue;
+		end = c->f.load[i].vaddr + c->f.load[i].filesz;
+		p = v < end ? utrace_elf_data(c->f.elf, c->f.load[i].offset + (v - c->f.load[i].vaddr),
+					      end - v)
+			    : NULL;
+		for (uint64_t k = 0; p && v + k + 8 <= end; k += 8) {
+			uint64_t w;
+
+			memcpy(&w, p + k, 8);
+			if (fp_is_exec(c, w) && fp_push(c, w, UINT32_MAX, false) < 0)
+				return -ENOMEM;
+		}
+	}
+	c->all = true;
 	return 0;
 }
 
@@ -289,19 +353,36 @@ static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, boo
 	return UTRACE_FPATCH_OK;
 }
 
+/* Whether an FDE starts at v whose rules are not an entry's. */
+static bool fp_part(const struct fp_ctx *c, uint64_t v)
+{
+	size_t lo = 0, hi = c->nfde;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->fde[mid].start < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nfde && c->fde[lo].start == v && !c->fde[lo].entry;
+}
+
 /* Steps 3 to 5 for function i. */
 static unsigned fp_decide(struct fp_ctx *c, uint32_t i)
 {
 	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 	struct utrace_fpatch_func *fn = &c->plan->f[i];
 	const uint8_t *code = fp_bytes(c, fn->func, fn->size);
-	bool jumped = false, called = false;
 	unsigned why;
 
+	if (strstr(fn->name, ".cold") || fp_part(c, fn->func))
+		return UTRACE_FPATCH_PART;
 	if (fn->why != UTRACE_FPATCH_OK)
 		return fn->why;
-	if (fn->func == c->entry || strstr(fn->name, ".cold") || !strcmp(fn->name, "_start"))
-		return UTRACE_FPATCH_NOT_CALLED;
+	if (fn->func == c->entry || !strcmp(fn->name, "_start"))
+		return UTRACE_FPATCH_ENTRY;
 	fn->addr = fn->func;
 	if (fn->size >= 9 && !memcmp(code, endbr64, 4))
 		fn->addr += 4;
@@ -313,13 +394,7 @@ static unsigned fp_decide(struct fp_ctx *c, uint32_t i)
 
 		if (t->to > fn->addr || (t->to == fn->addr && t->from == i && !t->call))
 			return UTRACE_FPATCH_BRANCH_IN;
-		if (t->to == fn->func) {
-			called |= t->call != 0;
-			jumped |= !t->call && t->from != i && t->from != UINT32_MAX;
-		}
 	}
-	if (!strncmp(fn->name, "sub_", 4) && jumped && !called)
-		return UTRACE_FPATCH_NOT_CALLED;
 	return UTRACE_FPATCH_OK;
 }
 
@@ -362,11 +437,16 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 	if ((raw = utrace_elf_data(c.f.elf, 0, sizeof(eh)))) {
 		memcpy(&eh, raw, sizeof(eh));
 		c.entry = eh.e_type == ET_EXEC || eh.e_type == ET_DYN ? eh.e_entry : 0;
+		c.pic = eh.e_type == ET_DYN;
 	}
 	c.eh = utrace_elf_find_section(c.f.elf, ".gcc_except_table", &sec) == 0;
 	ret = utrace_symtab_load_elf(c.f.elf, &plan->tab, err);
+	if (ret >= 0 && utrace_elf_fde_ranges(c.f.elf, &c.fde, &c.nfde) < 0)
+		ret = -ENOMEM;
 	if (ret >= 0)
 		ret = fp_functions(&c, err);
+	if (ret >= 0)
+		ret = c.pic ? fp_relocs(&c) : fp_data_words(&c);
 	for (uint32_t i = 0; ret >= 0 && i < plan->n; i++)
 		ret = fp_scan(&c, i);
 	if (ret >= 0) {
@@ -379,6 +459,7 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 		utrace_error_set(err, ret, "%s: out of memory", path);
 	}
 	free(c.t);
+	free(c.fde);
 	upr_file_close(&c.f);
 	if (ret < 0)
 		utrace_fpatch_plan_free(plan);

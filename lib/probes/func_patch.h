@@ -32,7 +32,8 @@
 	X(UNMOVABLE, "a trap or system call in its first 5 bytes")                                 \
 	X(CALL_EH, "a call in its first 5 bytes, in an object with C++ exceptions")                \
 	X(RELOC, "an instruction of its first 5 bytes cannot run elsewhere")                       \
-	X(NOT_CALLED, "not entered by a call (a cold part, or the entry point)")
+	X(ENTRY, "the program's entry point (no return address)")                                  \
+	X(PART, "a part of a function, not its entry (cold code)")
 
 enum utrace_fpatch_why {
 #define UTRACE_FPATCH_ENUM(n, t) UTRACE_FPATCH_##n,
@@ -52,6 +53,7 @@ struct utrace_fpatch_func {
 	uint8_t code[UTRACE_FPATCH_CODE]; /* the displaced bytes */
 };
 
+/* PART ones are not functions: a plan's functions are n - count[PART]. */
 struct utrace_fpatch_plan {
 	struct utrace_fpatch_func *f; /* every function found, by address */
 	size_t n;

@@ -50,6 +50,7 @@ static bool rec_fpatch_wanted(const struct utrace_recorder *r, const char *path,
 /* "PATH: N of M functions patched at their entry; K left out: ..." */
 static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const struct rec_fplan *p)
 {
+	size_t found = p->plan.n - p->plan.count[UTRACE_FPATCH_PART];
 	char text[2048];
 	int len;
 
@@ -57,12 +58,12 @@ static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const 
 		return;
 	len = snprintf(text, sizeof(text),
 		       "%s has no call sites: %u of %zu functions patched at their entry", p->path,
-		       p->nok, p->plan.n);
-	if (p->nok < p->plan.n)
+		       p->nok, found);
+	if (p->nok < found)
 		len += snprintf(text + len, sizeof(text) - (size_t)len,
-				"; %zu left out (utrace list -f --why):", p->plan.n - p->nok);
+				"; %zu left out (utrace list -f --why):", found - p->nok);
 	for (unsigned w = 1; w < UTRACE_FPATCH_NWHY && len < (int)sizeof(text); w++)
-		if (p->plan.count[w])
+		if (p->plan.count[w] && w != UTRACE_FPATCH_PART)
 			len += snprintf(text + len, sizeof(text) - (size_t)len, " %zu %s,",
 					p->plan.count[w], utrace_fpatch_why_text(w));
 	if (len > 0 && len < (int)sizeof(text) && text[len - 1] == ',')
