@@ -31,7 +31,7 @@ long list_fpatch(const char *path, const char *module, const struct utrace_func_
 		if (f->why == UTRACE_FPATCH_PART || (why != (f->why != UTRACE_FPATCH_OK)))
 			continue;
 		left += f->why != UTRACE_FPATCH_OK;
-		if (filter && !(utrace_func_filter_select(filter, f->name, f->name, path) &
+		if (filter && !(utrace_func_filter_select(filter, f->name, f->raw, path) &
 				UTRACE_SITE_TRACE))
 			continue;
 		printf("%s", f->name);

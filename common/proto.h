@@ -370,10 +370,17 @@ struct utrace_msg_kprobe {
  * cannot take is sent as 0), and SELECT says which to patch, as for
  * compiler sites.  A slot is `call stub_i` (the runtime's), then xol: the
  * displaced instructions relocated and `jmp` back; the entry becomes
- * `jmp slot`.
+ * `jmp slot`.  The runtime registers an FDE per slot (cfi below) with
+ * libgcc's __register_frame.
  */
 #define UTRACE_FPATCH_SLOT 64			     /* bytes per function */
-#define UTRACE_FPATCH_XOL (UTRACE_FPATCH_SLOT - 8) /* after the 5-byte call, padded */
+#define UTRACE_FPATCH_HEAD 5			     /* the slot's `call stub_i` */
+#define UTRACE_FPATCH_XOL (UTRACE_FPATCH_SLOT - 8) /* at most, after the call */
+/* The slots' unwind rules: a CIE of CFA = rsp + 8, return address at
+ * CFA - 8 (code factor 1, data factor -8), and per slot an FDE whose call
+ * frame instructions the recorder gives (advance_loc from the slot's
+ * start, def_cfa_offset, offset), at most this many bytes. */
+#define UTRACE_FPATCH_CFI 32
 
 struct utrace_msg_fpatch_ask {
 	struct utrace_msg hdr;
@@ -401,6 +408,9 @@ struct utrace_fpatch_ent {
 	uint32_t len;	  /* bytes displaced (>= 5) */
 	uint32_t xol_len; /* 0: cannot run from its slot: left alone */
 	uint8_t xol[UTRACE_FPATCH_XOL];
+	uint32_t cfi_len; /* UINT32_MAX: no unwind rules for the slot */
+	uint32_t reserved;
+	uint8_t cfi[UTRACE_FPATCH_CFI];
 };
 
 struct utrace_msg_fpatch {
@@ -411,7 +421,7 @@ struct utrace_msg_fpatch {
 	uint32_t reserved;
 	struct utrace_fpatch_ent e[];
 };
-#define UTRACE_FPATCH_PER_MSG 800u
+#define UTRACE_FPATCH_PER_MSG 500u
 
 /* Free text the runtime wants the user to see (e.g. "tracing switched off
  * in pid 42: shadow stack corrupt").  The recorder prints and saves it. */

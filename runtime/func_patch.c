@@ -21,11 +21,18 @@
  * it stays on the stack while the function runs, and nothing but the
  * tracer's own trampoline ever returns into a slot.
  *
+ * Each slot gets an FDE (the tool's call frame instructions for its
+ * displaced ones), registered with libgcc's __register_frame when the
+ * process has libgcc_s (every C++ program): a call among the displaced
+ * instructions leaves a return address inside the slot, which C++
+ * exceptions, backtrace() and debuggers must step through.
+ *
  * The entries are patched through text_poke.c's int3-first batch.  A
  * thread that meets the int3 meanwhile resumes at its slot's displaced
  * instructions (rt_fpatch_resume), which is the function run untraced
  * once: skipping 5 bytes, as for a NOP site, would skip real code.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +41,43 @@
 #include "arch/x86_64/insn.h"
 #include "runtime/rt.h"
 
-#define FP_HEAD 5 /* the slot's `call stub_i` */
+#define FP_HEAD UTRACE_FPATCH_HEAD
+#define FP_FDE_MAX 64 /* an FDE: 4 + 4 + 8 + 8 + 1 + UTRACE_FPATCH_CFI, padded */
+
+/* The slots' .eh_frame: the CIE (common/proto.h), the FDEs, a 0 word. */
+struct fp_frames {
+	uint8_t *buf;
+	size_t len;
+};
+
+static const uint8_t fp_cie[24] = {
+    20, 0, 0, 0, 0, 0, 0, 0, /* length, CIE id */
+    1, 'z', 'R', 0, 1, 0x78, 16, /* version, "zR", code 1, data -8, return address r16 */
+    1, 0x00,			 /* augmentation: FDE addresses are absolute 8-byte words */
+    0x0c, 7, 8, 0x90, 1,	 /* def_cfa rsp+8; r16 at cfa-8 */
+    0, 0};			 /* nops */
+
+static void fp_fde(struct fp_frames *f, uint64_t slot, const uint8_t *cfi, uint32_t n)
+{
+	uint8_t *p = f->buf + f->len;
+	uint32_t body = 4 + 8 + 8 + 1 + n, pad = (8 - (4 + body) % 8) % 8, len = body + pad;
+	uint32_t cie = (uint32_t)(f->len + 4); /* back from this word to the CIE */
+	uint64_t range = UTRACE_FPATCH_SLOT;
+
+	memcpy(p, &len, 4);
+	memcpy(p + 4, &cie, 4);
+	memcpy(p + 8, &slot, 8);
+	memcpy(p + 16, &range, 8);
+	p[24] = 0; /* no augmentation data */
+	memcpy(p + 25, cfi, n);
+	memset(p + 25 + n, 0, pad); /* DW_CFA_nop */
+	f->len += 4 + len;
+}
 
 /* The entries of obj, patched or not, taken from the recorder into the
- * area (RW until rt_fpatch_arm).  got: entries received so far. */
-static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count)
+ * area (RW until rt_fpatch_arm), their FDEs into fr.  got: entries
+ * received so far. */
+static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, struct fp_frames *fr)
 {
 	struct utrace_msg_fpatch *m = malloc(UTRACE_MSG_MAX);
 	uint32_t got = 0;
@@ -60,14 +99,34 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count)
 
 			obj->sites[got] = at;
 			/* a slot left as int3s is never patched (rt_fpatch_slot) */
-			if (e->xol_len && e->xol_len <= UTRACE_FPATCH_XOL && e->len >= 5 &&
-			    at >= obj->lo && at + e->len <= obj->hi)
-				memcpy(area + (size_t)got * UTRACE_FPATCH_SLOT + FP_HEAD, e->xol,
-				       e->xol_len);
+			uint8_t *slot = area + (size_t)got * UTRACE_FPATCH_SLOT;
+
+			if (!e->xol_len || e->xol_len > UTRACE_FPATCH_XOL || e->len < 5 ||
+			    at < obj->lo || at + e->len > obj->hi)
+				continue;
+			memcpy(slot + FP_HEAD, e->xol, e->xol_len);
+			if (fr->buf && e->cfi_len <= UTRACE_FPATCH_CFI)
+				fp_fde(fr, (uint64_t)(uintptr_t)slot, e->cfi, e->cfi_len);
 		}
 	}
 	free(m);
 	return ret;
+}
+
+/* The FDEs to libgcc, if the process has it (kept for good: the
+ * unwinder reads them for as long as the slots exist). */
+static void fp_register_frames(struct fp_frames *fr)
+{
+	void (*reg)(void *);
+
+	if (!fr->buf)
+		return;
+	memset(fr->buf + fr->len, 0, 4);
+	reg = (void (*)(void *))dlsym(RTLD_DEFAULT, "__register_frame");
+	if (reg && fr->len > sizeof(fp_cie))
+		reg(fr->buf);
+	else
+		free(fr->buf);
 }
 
 int rt_fpatch_object(struct rt_object *obj)
@@ -76,6 +135,7 @@ int rt_fpatch_object(struct rt_object *obj)
 	struct utrace_msg_fpatch_ask *ask = malloc(sizeof(*ask) + plen);
 	struct utrace_msg_fpatch_plan plan;
 	struct utrace_msg_fpatch_area am = {{sizeof(am), UTRACE_MSG_FPATCH_AREA}, obj->index, 0, 0};
+	struct fp_frames fr = {NULL, 0};
 	uint8_t *area = NULL;
 	uint64_t size;
 	int ret;
@@ -109,13 +169,20 @@ int rt_fpatch_object(struct rt_object *obj)
 		return ret < 0 ? ret : 0; /* no room: the recorder sends nothing */
 	}
 	memset(area, INSN_INT3, size);
-	ret = fp_receive(obj, area, plan.count);
+	fr.buf = malloc(sizeof(fp_cie) + (size_t)plan.count * FP_FDE_MAX + 4);
+	if (fr.buf) {
+		memcpy(fr.buf, fp_cie, sizeof(fp_cie));
+		fr.len = sizeof(fp_cie);
+	}
+	ret = fp_receive(obj, area, plan.count, &fr);
 	if (ret < 0) {
 		munmap(area, size);
 		free(obj->sites);
+		free(fr.buf);
 		obj->sites = NULL;
 		return ret;
 	}
+	fp_register_frames(&fr);
 	obj->fpatch = area;
 	obj->nr_sites = plan.count;
 	obj->flags |= UTRACE_OBJ_FPATCH;

@@ -33,9 +33,11 @@
  *      may be a trap or a system call.  A ret or jmp among them is moved
  *      too: it leaves the detour for good, and the covered bytes after
  *      it are dead (4. proves no branch reaches them).  A call is moved
- *      (its callee returns into the detour, which goes on) except in an
- *      object with C++ exceptions: the unwinder would meet the detour's
- *      return address, which no FDE describes;
+ *      (the last one, direct, returns straight into the function; an
+ *      earlier or indirect one returns into the detour, which goes on);
+ *      the slot's unwind rules (func_patch_cfi.c) let an unwinder step
+ *      out of it, and an object with C++ exceptions keeps out a function
+ *      that would return into its slot: no landing pad is found there;
  *   4. no branch target lies inside the covered bytes after their first,
  *      and no branch of the function itself goes to their first (a loop
  *      back to the entry would count a call that did not happen);
@@ -59,6 +61,7 @@
 #include "lib/elf/eh_frame.h"
 #include "lib/elf/symtab.h"
 #include "lib/probes/func_patch.h"
+#include "lib/probes/func_patch_cfi.h"
 #include "lib/probes/kprobe_internal.h"
 
 #define FP_TABLE_MAX 16384 /* entries read of one jump table */
@@ -316,9 +319,12 @@ static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, boo
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
+	struct fp_cfi cfi;
+	bool call = false;
 	uint64_t at;
 	uint8_t tmp[64];
 
+	fp_cfi_init(&cfi, NULL, UTRACE_FPATCH_CFI);
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	for (at = fn->addr; at < fn->addr + 5; at += in.length) {
 		if (at >= fn->func + fn->size)
@@ -327,9 +333,9 @@ static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, boo
 						       fn->func + fn->size - at, &in, ops)))
 			return UTRACE_FPATCH_DECODE;
 		switch (in.meta.category) {
-		case ZYDIS_CATEGORY_CALL:
-			if (eh)
-				return UTRACE_FPATCH_CALL_EH;
+		case ZYDIS_CATEGORY_CALL: /* the last, direct, is emulated: no return into the slot */
+			call |= !(ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative &&
+				  at + in.length >= fn->addr + 5);
 			break;
 		case ZYDIS_CATEGORY_INTERRUPT:
 		case ZYDIS_CATEGORY_SYSCALL:
@@ -343,7 +349,10 @@ static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, boo
 		/* re-encoded for the same place: the operands it cannot keep */
 		if (!kp_reencode(&in, ops, at, at, tmp, sizeof(tmp)))
 			return UTRACE_FPATCH_RELOC;
+		fp_cfi_insn(&cfi, &in, ops, (uint32_t)(at + in.length - fn->addr));
 	}
+	if (call && eh && !fp_cfi_done(&cfi))
+		return UTRACE_FPATCH_CALL_EH;
 	if (at > fn->func + fn->size)
 		return UTRACE_FPATCH_SHORT;
 	if (at - fn->addr > UTRACE_FPATCH_CODE)
@@ -415,7 +424,8 @@ static int fp_functions(struct fp_ctx *c, struct utrace_error *err)
 			continue; /* not code, or its end unknown: not a function we can decode */
 		fn->func = fn->addr = s->vaddr;
 		fn->size = s->size;
-		fn->name = s->raw;
+		fn->name = s->name;
+		fn->raw = s->raw;
 		p->n++;
 	}
 	return 0;
@@ -473,30 +483,78 @@ void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t at, uint8_t *out,
-			      size_t room)
+/* `jmp to` at out (placed at vaddr from); false if out of rel32 reach. */
+static bool fp_jmp(uint8_t *out, uint64_t from, uint64_t to)
+{
+	int64_t d = (int64_t)(to - (from + 5));
+	int32_t rel = (int32_t)d;
+
+	if (d != rel)
+		return false;
+	out[0] = 0xe9;
+	memcpy(out + 1, &rel, 4);
+	return true;
+}
+
+/*
+ * The last displaced instruction is a direct call: it becomes a push of
+ * the function's own return address (bias + ret, two 32-bit stores after
+ * moving rsp, which leave the flags and every register alone) and a jmp
+ * to the callee.  The callee returns straight into the function, after
+ * the displaced bytes: no return address inside the slot is ever on the
+ * stack, so an exception the callee throws finds the function's own
+ * landing pad (its .gcc_except_table names the original return address).
+ */
+static size_t fp_emulate_call(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+			      uint64_t a, uint64_t ret, uint64_t at, uint8_t *out, size_t room)
+{
+	static const uint8_t below[5] = {0x48, 0x8d, 0x64, 0x24, 0xf8}; /* lea -8(%rsp),%rsp */
+	uint32_t lo = (uint32_t)ret, hi = (uint32_t)(ret >> 32);
+	ZyanU64 to;
+
+	if (room < 25)
+		return 0;
+	ZydisCalcAbsoluteAddress(in, &ops[0], a, &to);
+	memcpy(out, below, 5);
+	out[5] = 0xc7, out[6] = 0x04, out[7] = 0x24; /* movl $lo,(%rsp) */
+	memcpy(out + 8, &lo, 4);
+	out[12] = 0xc7, out[13] = 0x44, out[14] = 0x24, out[15] = 0x04; /* movl $hi,4(%rsp) */
+	memcpy(out + 16, &hi, 4);
+	return fp_jmp(out + 20, at + 20, to) ? 25 : 0;
+}
+
+size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t bias, uint64_t at,
+			      uint8_t *out, size_t room, uint8_t *cfi, uint32_t *cfi_len)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
+	struct fp_cfi c;
 	size_t n = 0, k;
-	int32_t rel;
 
+	*cfi_len = UINT32_MAX;
+	fp_cfi_init(&c, cfi, UTRACE_FPATCH_CFI);
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	for (uint32_t off = 0; off < f->len; off += in.length) {
 		if (room < n + 5 ||
 		    ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, f->code + off, f->len - off, &in, ops)))
 			return 0;
+		if (in.mnemonic == ZYDIS_MNEMONIC_CALL && off + in.length == f->len &&
+		    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative) {
+			k = fp_emulate_call(&in, ops, f->addr + off, bias + f->addr + f->len, at + n,
+					    out + n, room - n);
+			fp_cfi_push(&c, (uint32_t)(UTRACE_FPATCH_HEAD + n + 5));
+			*cfi_len = k && fp_cfi_done(&c) ? (uint32_t)c.len : UINT32_MAX;
+			return k ? n + k : 0;
+		}
 		k = kp_reencode(&in, ops, f->addr + off, at + n, out + n, room - n - 5);
 		if (!k)
 			return 0;
 		n += k;
+		fp_cfi_insn(&c, &in, ops, (uint32_t)(UTRACE_FPATCH_HEAD + n));
 	}
-	if (room < n + 5 || (int64_t)(f->addr + f->len - (at + n + 5)) != 
-	    (int64_t)(int32_t)(int64_t)(f->addr + f->len - (at + n + 5)))
+	*cfi_len = fp_cfi_done(&c) ? (uint32_t)c.len : UINT32_MAX;
+	if (room < n + 5 || !fp_jmp(out + n, at + n, f->addr + f->len))
 		return 0;
-	rel = (int32_t)(int64_t)(f->addr + f->len - (at + n + 5));
-	out[n] = 0xe9;
-	memcpy(out + n + 1, &rel, 4);
 	return n + 5;
 }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/proto.h"
 #include "lib/base/error.h"
 
 /* Why an entry is left out: X(NAME, text), in this order. */
@@ -30,7 +31,7 @@
 	X(BRANCH_IN, "a branch lands inside its first 5 bytes")                                    \
 	X(TABLE, "an indirect jump whose table was not found")                                     \
 	X(UNMOVABLE, "a trap or system call in its first 5 bytes")                                 \
-	X(CALL_EH, "a call in its first 5 bytes, in an object with C++ exceptions")                \
+	X(CALL_EH, "a call that returns into the detour, in an object with C++ exceptions")                \
 	X(RELOC, "an instruction of its first 5 bytes cannot run elsewhere")                       \
 	X(ENTRY, "the program's entry point (no return address)")                                  \
 	X(PART, "a part of a function, not its entry (cold code)")
@@ -47,7 +48,8 @@ enum utrace_fpatch_why {
 struct utrace_fpatch_func {
 	uint64_t func, size; /* the function (ELF vaddrs) */
 	uint64_t addr;	     /* where the jmp goes: func, or func + 4 after endbr64 */
-	const char *name;    /* the symbol table's (valid while the plan is) */
+	const char *name;    /* demangled (valid while the plan is) */
+	const char *raw;     /* as in the symbol table */
 	uint32_t len;	     /* bytes the jmp displaces (whole instructions, >= 5) */
 	uint32_t why;	     /* enum utrace_fpatch_why */
 	uint8_t code[UTRACE_FPATCH_CODE]; /* the displaced bytes */
@@ -69,11 +71,15 @@ const char *utrace_fpatch_why_text(unsigned why);
 
 /*
  * The detour's tail for f placed at vaddr at (the runtime's address minus
- * the object's bias): the displaced instructions re-encoded for there,
- * then `jmp` back to f->addr + f->len.  Its length (<= room), or 0 if it
- * cannot be (a displacement out of rel32 reach).
+ * the object's bias; the slot starts UTRACE_FPATCH_HEAD bytes before):
+ * the displaced instructions re-encoded for there, then `jmp` back to
+ * f->addr + f->len; a direct call that ends them pushes bias + f->addr +
+ * f->len, the return address it has in place, and jumps to its callee.  Its length (<= room), or 0 if it cannot be (a
+ * displacement out of rel32 reach).  cfi (UTRACE_FPATCH_CFI bytes): the
+ * slot's call frame instructions after the CIE's (common/proto.h),
+ * *cfi_len of them, UINT32_MAX if they cannot be described.
  */
-size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t at, uint8_t *out,
-			      size_t room);
+size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t bias, uint64_t at,
+			      uint8_t *out, size_t room, uint8_t *cfi, uint32_t *cfi_len);
 
 #endif

@@ -150,13 +150,14 @@ int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *b
 		for (uint32_t k = 0; k < cnt; k++) {
 			const struct utrace_fpatch_func *f = &p->plan.f[p->ok[first + k]];
 			/* the slot's vaddr: its address minus the bias the ASK gave */
-			uint64_t at = am->addr + (uint64_t)(first + k) * UTRACE_FPATCH_SLOT + 5 -
+			uint64_t at = am->addr + (uint64_t)(first + k) * UTRACE_FPATCH_SLOT +
+				      UTRACE_FPATCH_HEAD -
 				      c->fp_bias;
 
 			m->e[k].vaddr = f->addr;
 			m->e[k].len = f->len;
-			m->e[k].xol_len = (uint32_t)utrace_fpatch_relocate(f, at, m->e[k].xol,
-									   UTRACE_FPATCH_XOL);
+			m->e[k].xol_len = (uint32_t)utrace_fpatch_relocate(
+			    f, c->fp_bias, at, m->e[k].xol, UTRACE_FPATCH_XOL, m->e[k].cfi, &m->e[k].cfi_len);
 		}
 		ret = rec_conn_send(c, m, m->hdr.size, -1);
 	}

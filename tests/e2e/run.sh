@@ -110,6 +110,8 @@ ulimit -c 0
 
 # shellcheck source=tests/e2e/probes.sh
 . "$E2E/probes.sh"
+# shellcheck source=tests/e2e/anybin.sh
+. "$E2E/anybin.sh"
 
 # ---------------------------------------------------------------- results
 
@@ -1204,6 +1206,7 @@ run_config() {
 	want_test latency && check_latency
 	want_test probe-vl && check_probe_vl
 	want_test probes && check_probes_all
+	want_test anybin && check_anybin_all
 }
 
 # funcgraph-args / funcgraph-retval: the values are the ones the program
@@ -1699,6 +1702,8 @@ main() {
 	want_test tool && tool_checks
 	want_test install && install_checks
 	want_test comdat && comdat_checks
+	want_test anybin && check_anybin_why
+	want_test anybin && check_anybin_dist
 }
 
 mkdir -p "$OUT"
