@@ -94,8 +94,8 @@
  * value and must survive; rsp is back to 0 mod 16.  utrace_graph_exit
  * takes the address of the slot the return address was in (rsp - 8 at
  * this point, which identifies the frame) and rax (funcgraph-retval), and
- * gives back the real return address, which goes back into that slot for
- * our `ret`.  Every scratch register is kept, not only the return value's:
+ * gives back the real return address, which goes back into that slot,
+ * where our final `jmp` reads it.  Every scratch register is kept, not only the return value's:
  * the caller of a function patched at its entry may have been compiled
  * with -fipa-ra, which keeps values across a call in the registers the
  * callee does not write (runtime/func_patch.c).  Nine pushes after the
@@ -134,7 +134,12 @@ utrace_graph_return:
 	popq	%rcx
 	popq	%rdx
 	popq	%rax
-	ret
+	/* jmp, not ret: a ret would pop a second return-stack-buffer entry
+	 * for this one return (the function's ret popped the first) and
+	 * every return above would then be mispredicted.  The target is
+	 * read below rsp, in the red zone, which signal frames skip. */
+	leaq	8(%rsp), %rsp
+	jmp	*-8(%rsp)
 	.size	utrace_graph_return, .-utrace_graph_return
 
 /*

@@ -33,11 +33,12 @@
  *      may be a trap or a system call.  A ret or jmp among them is moved
  *      too: it leaves the detour for good, and the covered bytes after
  *      it are dead (4. proves no branch reaches them).  A call is moved
- *      (the last one, direct, returns straight into the function; an
- *      earlier or indirect one returns into the detour, which goes on);
- *      the slot's unwind rules (func_patch_cfi.c) let an unwinder step
- *      out of it, and an object with C++ exceptions keeps out a function
- *      that would return into its slot: no landing pad is found there;
+ *      (it returns into the detour, which goes on; the slot's unwind
+ *      rules, func_patch_cfi.c, let an unwinder step out of it).  In an
+ *      object with C++ exceptions no landing pad would be found in the
+ *      slot: there a direct call that ends the displaced instructions
+ *      returns straight into the function, and a function with another
+ *      call among them is kept out;
  *   4. no branch target lies inside the covered bytes after their first,
  *      and no branch of the function itself goes to their first (a loop
  *      back to the entry would count a call that did not happen);
@@ -319,12 +320,10 @@ static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, boo
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
-	struct fp_cfi cfi;
 	bool call = false;
 	uint64_t at;
 	uint8_t tmp[64];
 
-	fp_cfi_init(&cfi, NULL, UTRACE_FPATCH_CFI);
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	for (at = fn->addr; at < fn->addr + 5; at += in.length) {
 		if (at >= fn->func + fn->size)
@@ -349,9 +348,8 @@ static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, boo
 		/* re-encoded for the same place: the operands it cannot keep */
 		if (!kp_reencode(&in, ops, at, at, tmp, sizeof(tmp)))
 			return UTRACE_FPATCH_RELOC;
-		fp_cfi_insn(&cfi, &in, ops, (uint32_t)(at + in.length - fn->addr));
 	}
-	if (call && eh && !fp_cfi_done(&cfi))
+	if (call && eh)
 		return UTRACE_FPATCH_CALL_EH;
 	if (at > fn->func + fn->size)
 		return UTRACE_FPATCH_SHORT;
@@ -463,6 +461,7 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 		qsort(c.t, c.nt, sizeof(*c.t), fp_target_cmp);
 		for (uint32_t i = 0; i < plan->n; i++) {
 			plan->f[i].why = fp_decide(&c, i);
+			plan->f[i].emulate_call = c.eh;
 			plan->count[plan->f[i].why]++;
 		}
 	} else if (ret == -ENOMEM) {
@@ -497,13 +496,17 @@ static bool fp_jmp(uint8_t *out, uint64_t from, uint64_t to)
 }
 
 /*
- * The last displaced instruction is a direct call: it becomes a push of
+ * In an object with C++ exceptions, the last displaced instruction, a
+ * direct call, becomes a push of
  * the function's own return address (bias + ret, two 32-bit stores after
  * moving rsp, which leave the flags and every register alone) and a jmp
  * to the callee.  The callee returns straight into the function, after
  * the displaced bytes: no return address inside the slot is ever on the
  * stack, so an exception the callee throws finds the function's own
  * landing pad (its .gcc_except_table names the original return address).
+ * The callee's ret then returns where no call was made: the CPU's
+ * return predictions are off for the returns after it, which is why only
+ * such objects get it.
  */
 static size_t fp_emulate_call(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
 			      uint64_t a, uint64_t ret, uint64_t at, uint8_t *out, size_t room)
@@ -539,7 +542,7 @@ size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t bias,
 		if (room < n + 5 ||
 		    ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, f->code + off, f->len - off, &in, ops)))
 			return 0;
-		if (in.mnemonic == ZYDIS_MNEMONIC_CALL && off + in.length == f->len &&
+		if (f->emulate_call && in.mnemonic == ZYDIS_MNEMONIC_CALL && off + in.length == f->len &&
 		    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative) {
 			k = fp_emulate_call(&in, ops, f->addr + off, bias + f->addr + f->len, at + n,
 					    out + n, room - n);

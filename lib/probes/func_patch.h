@@ -52,6 +52,11 @@ struct utrace_fpatch_func {
 	const char *raw;     /* as in the symbol table */
 	uint32_t len;	     /* bytes the jmp displaces (whole instructions, >= 5) */
 	uint32_t why;	     /* enum utrace_fpatch_why */
+	/* an object with C++ exceptions: a direct call that ends the
+	 * displaced instructions returns into the function itself, so that
+	 * its landing pad is found (a plain call, elsewhere: a return the CPU
+	 * predicts) */
+	bool emulate_call;
 	uint8_t code[UTRACE_FPATCH_CODE]; /* the displaced bytes */
 };
 
@@ -73,8 +78,9 @@ const char *utrace_fpatch_why_text(unsigned why);
  * The detour's tail for f placed at vaddr at (the runtime's address minus
  * the object's bias; the slot starts UTRACE_FPATCH_HEAD bytes before):
  * the displaced instructions re-encoded for there, then `jmp` back to
- * f->addr + f->len; a direct call that ends them pushes bias + f->addr +
- * f->len, the return address it has in place, and jumps to its callee.  Its length (<= room), or 0 if it cannot be (a
+ * f->addr + f->len; with f->emulate_call, a direct call that ends them
+ * pushes bias + f->addr + f->len, the return address it has in place, and
+ * jumps to its callee.  Its length (<= room), or 0 if it cannot be (a
  * displacement out of rel32 reach).  cfi (UTRACE_FPATCH_CFI bytes): the
  * slot's call frame instructions after the CIE's (common/proto.h),
  * *cfi_len of them, UINT32_MAX if they cannot be described.

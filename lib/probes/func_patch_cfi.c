@@ -13,8 +13,8 @@
  * change the rules: a push moves the CFA 8 bytes further and, for a
  * register, saves it at the new rsp; sub/add/lea on rsp move it by their
  * immediate.  Any other write to rsp (mov, and, leave, a pop into it)
- * has no rule here: the slot then gets no CFI, and an object with C++
- * exceptions keeps such a function out when a call follows it.
+ * has no rule here: the slot then gets no FDE, and an unwinder stops
+ * there as it would in any code without unwind information.
  */
 #include <string.h>
 
