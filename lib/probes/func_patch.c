@@ -360,8 +360,8 @@ static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, boo
 	return UTRACE_FPATCH_OK;
 }
 
-/* Whether an FDE starts at v whose rules are not an entry's. */
-static bool fp_part(const struct fp_ctx *c, uint64_t v)
+/* The FDE that starts at v, NULL if none. */
+static const struct utrace_fde_range *fp_fde_at(const struct fp_ctx *c, uint64_t v)
 {
 	size_t lo = 0, hi = c->nfde;
 
@@ -373,7 +373,15 @@ static bool fp_part(const struct fp_ctx *c, uint64_t v)
 		else
 			hi = mid;
 	}
-	return lo < c->nfde && c->fde[lo].start == v && !c->fde[lo].entry;
+	return lo < c->nfde && c->fde[lo].start == v ? &c->fde[lo] : NULL;
+}
+
+/* Whether an FDE starts at v whose rules are not an entry's. */
+static bool fp_part(const struct fp_ctx *c, uint64_t v)
+{
+	const struct utrace_fde_range *r = fp_fde_at(c, v);
+
+	return r && !r->entry;
 }
 
 /* Steps 3 to 5 for function i. */
@@ -416,12 +424,14 @@ static int fp_functions(struct fp_ctx *c, struct utrace_error *err)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const struct utrace_sym *s = utrace_symtab_get(p->tab, i);
+		const struct utrace_fde_range *r = fp_fde_at(c, s->vaddr);
 		struct utrace_fpatch_func *fn = &p->f[p->n];
+		uint64_t size = s->size ? s->size : r ? r->size : 0; /* asm: no .size */
 
-		if (!s->size || !fp_is_exec(c, s->vaddr))
+		if (!size || !fp_is_exec(c, s->vaddr))
 			continue; /* not code, or its end unknown: not a function we can decode */
 		fn->func = fn->addr = s->vaddr;
-		fn->size = s->size;
+		fn->size = size;
 		fn->name = s->name;
 		fn->raw = s->raw;
 		p->n++;

@@ -95,16 +95,21 @@ check_anybin_why() {
 	want=$(printf '%s\t%s\n' tiny "shorter than the 5 bytes of a jmp" \
 		loop_head "a branch lands inside its first 5 bytes" \
 		second "a branch lands inside its first 5 bytes")
-	t "$([ "$(sort "$d/why.txt")" = "$(echo "$want" | sort)" ]; echo $?)" \
+	# the C start-up files may add functions of their own: only ours
+	t "$([ "$(grep -E '^(tiny|loop_head|second|jumper|main|plain)	' "$d/why.txt" | sort)" = \
+		"$(echo "$want" | sort)" ]; echo $?)" \
 		"anybin-why list -f --why names each refused function and its reason" \
 		"$(cat "$d/why.txt" "$d/why.err")"
 	"$UTRACE" list -f "$d/refuse" >"$d/list.txt" 2>&1
-	t "$([ "$(sort "$d/list.txt" | tr '\n' ' ')" = "jumper main plain " ]; echo $?)" \
+	t "$([ "$(grep -xE 'tiny|loop_head|second|jumper|main|plain' "$d/list.txt" | sort | tr '\n' ' ')" = \
+		"jumper main plain " ]; echo $?)" \
 		"anybin-why list -f lists the patched ones" "$(cat "$d/list.txt")"
 	anybin_run anybin-why "$d/refuse"
 	expect_balanced "anybin-why graph balanced"
-	t "$(grep -q "3 of 6 functions patched at their entry; 3 left out" "$RES/t.err"; echo $?)" \
-		"anybin-why the recorder counts patched and left-out functions" "$(head -3 "$RES/t.err")"
+	t "$(grep -qE "[0-9]+ of [0-9]+ functions patched at their entry; [0-9]+ left out .*shorter than.*a branch lands" \
+		"$RES/t.err"; echo $?)" \
+		"anybin-why the recorder counts patched and left-out functions, with reasons" \
+		"$(head -3 "$RES/t.err")"
 	expect_func "anybin-why patched functions traced" plain count 1
 	expect_func "anybin-why tail-called function traced" jumper count 1
 }
