@@ -468,7 +468,8 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 	for (uint32_t i = 0; ret >= 0 && i < plan->n; i++)
 		ret = fp_scan(&c, i);
 	if (ret >= 0) {
-		qsort(c.t, c.nt, sizeof(*c.t), fp_target_cmp);
+		if (c.nt)
+			qsort(c.t, c.nt, sizeof(*c.t), fp_target_cmp);
 		for (uint32_t i = 0; i < plan->n; i++) {
 			plan->f[i].why = fp_decide(&c, i);
 			plan->f[i].emulate_call = c.eh;
