@@ -22,10 +22,11 @@
  * tracer's own trampoline ever returns into a slot.
  *
  * Each slot gets an FDE (the tool's call frame instructions for its
- * displaced ones), registered with libgcc's __register_frame when the
- * process has libgcc_s (every C++ program): a call among the displaced
- * instructions leaves a return address inside the slot, which C++
- * exceptions, backtrace() and debuggers must step through.
+ * displaced ones), registered with libgcc's __register_frame: a call
+ * among the displaced instructions leaves a return address inside the
+ * slot, which backtrace() and other unwinders must step through.  A
+ * program without libgcc_s gets it loaded for that (glibc's backtrace()
+ * loads it too, later, and would find no frames of ours then).
  *
  * The entries are patched through text_poke.c's int3-first batch.  A
  * thread that meets the int3 meanwhile resumes at its slot's displaced
@@ -113,20 +114,24 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, stru
 	return ret;
 }
 
-/* The FDEs to libgcc, if the process has it (kept for good: the
- * unwinder reads them for as long as the slots exist). */
-static void fp_register_frames(struct fp_frames *fr)
+/* The FDEs to libgcc, loaded if need be (kept for good: the unwinder
+ * reads them for as long as the slots exist).  Not from inside
+ * dl_iterate_phdr, which holds the loader's lock that dlopen takes:
+ * rt_fpatch_arm calls it, after the scan; the real dlopen, not ftrace.c's,
+ * which would scan again under the objects lock. */
+static void fp_register_frames(void *frames)
 {
-	void (*reg)(void *);
+	void *(*real_dlopen)(const char *, int);
+	void (*reg)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "__register_frame");
+	void *h;
 
-	if (!fr->buf)
-		return;
-	memset(fr->buf + fr->len, 0, 4);
-	reg = (void (*)(void *))dlsym(RTLD_DEFAULT, "__register_frame");
-	if (reg && fr->len > sizeof(fp_cie))
-		reg(fr->buf);
+	if (!reg && (real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen")) &&
+	    (h = real_dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL)))
+		reg = (void (*)(void *))dlsym(h, "__register_frame");
+	if (reg)
+		reg(frames);
 	else
-		free(fr->buf);
+		free(frames);
 }
 
 int rt_fpatch_object(struct rt_object *obj)
@@ -182,7 +187,12 @@ int rt_fpatch_object(struct rt_object *obj)
 		obj->sites = NULL;
 		return ret;
 	}
-	fp_register_frames(&fr);
+	if (fr.buf && fr.len > sizeof(fp_cie)) {
+		memset(fr.buf + fr.len, 0, 4); /* the end of the list */
+		obj->fpatch_frames = fr.buf;
+	} else {
+		free(fr.buf);
+	}
 	obj->fpatch = area;
 	obj->nr_sites = plan.count;
 	obj->flags |= UTRACE_OBJ_FPATCH;
@@ -205,7 +215,12 @@ int rt_fpatch_arm(struct rt_object *obj)
 			       (uint64_t)i * INSN_STUB_SIZE);
 	}
 	size = (size + 4095) & ~4095ull;
-	return mprotect(obj->fpatch, size, PROT_READ | PROT_EXEC) < 0 ? -errno : 0;
+	if (mprotect(obj->fpatch, size, PROT_READ | PROT_EXEC) < 0)
+		return -errno;
+	if (obj->fpatch_frames)
+		fp_register_frames(obj->fpatch_frames);
+	obj->fpatch_frames = NULL;
+	return 0;
 }
 
 /* Where entry i jumps to, 0 if its slot is empty. */

@@ -145,6 +145,7 @@ struct rt_object {
 	uint32_t nr_jumps;
 	const void *jumps; /* __utrace_jump_table: {code, target, key} */
 	uint8_t *fpatch;   /* UTRACE_OBJ_FPATCH: the detour slots (func_patch.c) */
+	void *fpatch_frames; /* their .eh_frame, until rt_fpatch_arm registers it */
 	struct rt_object *next;
 };
 

@@ -13,6 +13,8 @@
 #   anybin-why    (once) tests/e2e/anybin/refuse.c: each refused function
 #                 named with its reason, the others listed as patched,
 #                 the traced run right
+#   anybin-bt     (once) tests/e2e/anybin/bt.c: backtrace() from a callee
+#                 that returns into a detour slot sees every frame
 #   anybin-dist   (once) distribution binaries: sort, gzip -c, bash -c,
 #                 python3 -c with a loop: same output and status, the
 #                 graph balanced (functions that call exit() stay open)
@@ -112,6 +114,12 @@ check_anybin_why() {
 		"$(head -3 "$RES/t.err")"
 	expect_func "anybin-why patched functions traced" plain count 1
 	expect_func "anybin-why tail-called function traced" jumper count 1
+	# backtrace() through a slot: the same frames as untraced
+	if gcc -O2 -o "$d/bt" "$E2E/anybin/bt.c" >"$d/cc.log" 2>&1; then
+		anybin_run anybin-bt "$d/bt"
+	else
+		nok "anybin-bt builds" "$(head -5 "$d/cc.log")"
+	fi
 }
 
 check_anybin_dist() {
