@@ -16,6 +16,7 @@
 #ifndef UTRACE_LIB_FUNC_PATCH_H
 #define UTRACE_LIB_FUNC_PATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
