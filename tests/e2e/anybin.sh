@@ -10,6 +10,10 @@
 #                 graph balanced, and the same functions, calls and
 #                 nesting as the flags' build gives (what `utrace list -f
 #                 --why` leaves out excepted)
+#   anybin-flt-*  (each *-patch configuration where simple has nothing
+#                 left out, i.e. -O0) the filters on simple built without
+#                 flags: -l, -n, -g, --max-graph-depth, -p function select
+#                 the same calls as on the flags' build
 #   anybin-why    (once) tests/e2e/anybin/refuse.c: each refused function
 #                 named with its reason, the others listed as patched,
 #                 the traced run right
@@ -34,7 +38,8 @@ anybin_run() {
 	mkdir -p "$RES"
 	(cd "$RUN" && timeout -k 5 "$TMO" "$@" >"$RES/u.out" 2>"$RES/u.err" </dev/null)
 	ust=$?
-	(cd "$RUN" && timeout -k 5 "$TMO" "$UTRACE" record -o "$RES/trace.dat" -- "$@" \
+	# shellcheck disable=SC2086 # a word list on purpose
+	(cd "$RUN" && timeout -k 5 "$TMO" "$UTRACE" record ${ANYBIN_ROPTS:-} -o "$RES/trace.dat" -- "$@" \
 		>"$RES/t.out" 2>"$RES/t.err" </dev/null)
 	tst=$?
 	grep -v '^utrace record:' "$RES/t.err" >"$RES/t.err.prog"
@@ -146,10 +151,40 @@ print(s)'
 	fi
 }
 
+# The filters on the bare simple: the same report lines as the flags'
+# build gives with the same options (durations and tids masked).
+check_anybin_filters() {
+	local name opts bare=$OUT/$CFG/bare
+	local -a cases=("l -l b*" "n -n a" "g -g a" "depth --max-graph-depth 2" "function -p function"
+		"function-l -p function -l c")
+	[ -x "$bare/simple" ] || return
+	if [ -s "$bare/simple.why" ]; then # -O2: b() and c() are 4 bytes
+		echo "ok - $CFG anybin-flt # SKIP simple has functions left out: $(tr '\n' ' ' <"$bare/simple.why")"
+		return
+	fi
+	for entry in "${cases[@]}"; do
+		name=${entry%% *}
+		opts=${entry#* }
+		ANYBIN_ROPTS=$opts anybin_run "anybin-flt-$name-cflags" "$BIN/simple"
+		anybin_mask "$REP" >"$bare/flt-$name.want"
+		ANYBIN_ROPTS=$opts anybin_run "anybin-flt-$name" "$bare/simple"
+		anybin_mask "$REP" >"$RES/got"
+		t "$([ -s "$RES/got" ] && cmp -s "$bare/flt-$name.want" "$RES/got"; echo $?)" \
+			"$CFG anybin-flt-$name $opts: the same calls as the flags' build" \
+			"$(diff "$bare/flt-$name.want" "$RES/got" | head -8)"
+	done
+}
+
+# A report's function lines without what changes from run to run.
+anybin_mask() {
+	grep -E '[a-z_]+\(\)|<-' "$1" | sed -E 's/^.*\|  //; s/^ *[^ ]+-[0-9]+ +\[[0-9]+\] +[^ ]+ +[0-9.]+: +//; s/[0-9]+\.[0-9]+ us//g'
+}
+
 check_anybin_all() {
 	case $CFG in *-patch) ;; *) return ;; esac
 	local p
 	for p in $ANYBIN_PROGS; do
 		check_anybin_prog "$p"
 	done
+	check_anybin_filters
 }
