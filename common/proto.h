@@ -382,10 +382,15 @@ struct utrace_msg_kprobe {
  * start, def_cfa_offset, offset), at most this many bytes. */
 #define UTRACE_FPATCH_CFI 32
 
+/* In an ASK's flags: the runtime itself runs on the object (libc, the
+ * dynamic loader, the unwinder), which it cannot patch under its own
+ * feet: the recorder answers 0 and says so if the object was wanted. */
+#define UTRACE_FPATCH_ASK_RUNTIME (1u << 31)
+
 struct utrace_msg_fpatch_ask {
 	struct utrace_msg hdr;
 	uint32_t obj;	/* the index its OBJECT will have */
-	uint32_t flags; /* enum utrace_obj_flags (MAIN) */
+	uint32_t flags; /* enum utrace_obj_flags (MAIN), UTRACE_FPATCH_ASK_RUNTIME */
 	uint64_t bias;
 	char path[]; /* NUL-terminated */
 };

@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include "arch/x86_64/insn.h"
@@ -134,6 +135,18 @@ static void fp_register_frames(void *frames)
 		free(frames);
 }
 
+/* Whether obj is code the runtime itself runs while it patches and
+ * traces: libc (mprotect, membarrier, sendmsg), the dynamic loader
+ * (dl_iterate_phdr, dlsym) or the unwinder (unwind.c's real _Unwind_*). */
+static bool fp_runtime_dep(const struct rt_object *obj)
+{
+	uint64_t libc = (uint64_t)(uintptr_t)&mprotect, ldso = getauxval(AT_BASE);
+	uint64_t unw = (uint64_t)(uintptr_t)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
+
+	return (libc >= obj->lo && libc < obj->hi) || (ldso >= obj->lo && ldso < obj->hi) ||
+	       (unw >= obj->lo && unw < obj->hi);
+}
+
 int rt_fpatch_object(struct rt_object *obj)
 {
 	size_t plen = strlen(obj->path) + 1;
@@ -149,8 +162,10 @@ int rt_fpatch_object(struct rt_object *obj)
 		return 0;
 	if (!ask)
 		return -ENOMEM;
-	*ask = (struct utrace_msg_fpatch_ask){{(uint32_t)(sizeof(*ask) + plen), UTRACE_MSG_FPATCH_ASK},
-					      obj->index, obj->flags & UTRACE_OBJ_MAIN, obj->bias};
+	*ask = (struct utrace_msg_fpatch_ask){
+	    {(uint32_t)(sizeof(*ask) + plen), UTRACE_MSG_FPATCH_ASK}, obj->index,
+	    (obj->flags & UTRACE_OBJ_MAIN) | (fp_runtime_dep(obj) ? UTRACE_FPATCH_ASK_RUNTIME : 0),
+	    obj->bias};
 	memcpy(ask->path, obj->path, plen);
 	ret = rt_send(ask, ask->hdr.size, -1);
 	free(ask);

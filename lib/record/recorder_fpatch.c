@@ -100,6 +100,21 @@ static struct rec_fplan *rec_fplan_get(struct utrace_recorder *r, struct rec_con
 	return p;
 }
 
+/* The program asked for a library the runtime itself runs on. */
+static void rec_fpatch_refuse_runtime(struct utrace_recorder *r, struct rec_conn *c,
+				      const char *path)
+{
+	char text[4400];
+
+	if (!r->o.notice)
+		return;
+	snprintf(text, sizeof(text),
+		 "%.4000s has no call sites, and utrace's runtime itself runs on it (libc, the "
+		 "dynamic loader, the unwinder): its entries are not patched",
+		 path);
+	r->o.notice(r->o.notice_arg, c->pid, text);
+}
+
 int rec_fpatch_ask(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n)
 {
 	const struct utrace_msg_fpatch_ask *m = buf;
@@ -112,8 +127,12 @@ int rec_fpatch_ask(struct utrace_recorder *r, struct rec_conn *c, const void *bu
 	memcpy(path, m->path, n - sizeof(*m));
 	path[n - sizeof(*m)] = 0;
 	pm.obj = m->obj;
-	if (r->o.tracer != UTRACE_TRACER_NOP && rec_fpatch_wanted(r, path, m->flags & UTRACE_OBJ_MAIN))
-		p = rec_fplan_get(r, c, path);
+	if (r->o.tracer != UTRACE_TRACER_NOP && rec_fpatch_wanted(r, path, m->flags & UTRACE_OBJ_MAIN)) {
+		if (!(m->flags & UTRACE_FPATCH_ASK_RUNTIME))
+			p = rec_fplan_get(r, c, path);
+		else
+			rec_fpatch_refuse_runtime(r, c, path);
+	}
 	c->fp_pending = p && p->nok ? p : NULL;
 	c->fp_obj = m->obj;
 	c->fp_bias = m->bias;

@@ -21,7 +21,8 @@
 #                 that returns into a detour slot sees every frame
 #   anybin-dist   (once) distribution binaries: sort, gzip -c, bash -c,
 #                 python3 -c with a loop: same output and status, the
-#                 graph balanced (functions that call exit() stay open)
+#                 graph balanced (functions that call exit() stay open);
+#                 -l '*:mod:libc.so*' leaves libc alone and says so
 
 ANYBIN_PROGS="simple fib longjmp exception tailcall threads signal errno"
 
@@ -140,6 +141,11 @@ check_anybin_dist() {
 	expect_balanced "anybin-gzip graph balanced" open-ok
 	anybin_run anybin-bash bash -c 'echo hi; for i in 1 2 3; do echo $i; done'
 	expect_balanced "anybin-bash graph balanced" open-ok
+	# libc is what the runtime itself runs on: not patched, and said so
+	ANYBIN_ROPTS="-l *:mod:libc.so* -l *:mod:libz.so*" anybin_run anybin-libc \
+		bash -c 'ls / | wc -l'
+	t "$(grep -q "libc.so.6 has no call sites, and utrace's runtime itself runs on it" "$RES/t.err"; echo $?)" \
+		"anybin-libc -l *:mod:libc.so*: libc left alone, and said" "$(head -3 "$RES/t.err")"
 	if [ -n "$py" ]; then
 		anybin_run anybin-python "$py" -c 's = 0
 for i in range(3000):
