@@ -31,8 +31,8 @@ long list_fpatch(const char *path, const char *module, const struct utrace_func_
 		if (f->why == UTRACE_FPATCH_PART || (why != (f->why != UTRACE_FPATCH_OK)))
 			continue;
 		left += f->why != UTRACE_FPATCH_OK;
-		if (filter && !(utrace_func_filter_select(filter, f->name, f->raw, path) &
-				UTRACE_SITE_TRACE))
+		if (filter &&
+		    !(utrace_func_filter_select(filter, f->name, f->raw, path) & UTRACE_SITE_TRACE))
 			continue;
 		printf("%s", f->name);
 		if (module)
@@ -43,7 +43,8 @@ long list_fpatch(const char *path, const char *module, const struct utrace_func_
 		printed++;
 	}
 	if (why)
-		fprintf(stderr, "utrace list: %s: %zu of %zu functions left out\n", path, left, found);
+		fprintf(stderr, "utrace list: %s: %zu of %zu functions left out\n", path, left,
+			found);
 	utrace_fpatch_plan_free(&plan);
 	return printed ? printed : (long)plan.count[UTRACE_FPATCH_OK];
 }

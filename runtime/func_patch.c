@@ -53,11 +53,11 @@ struct fp_frames {
 };
 
 static const uint8_t fp_cie[24] = {
-    20, 0, 0, 0, 0, 0, 0, 0, /* length, CIE id */
-    1, 'z', 'R', 0, 1, 0x78, 16, /* version, "zR", code 1, data -8, return address r16 */
-    1, 0x00,			 /* augmentation: FDE addresses are absolute 8-byte words */
-    0x0c, 7, 8, 0x90, 1,	 /* def_cfa rsp+8; r16 at cfa-8 */
-    0, 0};			 /* nops */
+    20,	  0,	0,   0,	   0, 0,    0,	0, /* length, CIE id */
+    1,	  'z',	'R', 0,	   1, 0x78, 16,	   /* version, "zR", code 1, data -8, return address r16 */
+    1,	  0x00,		      /* augmentation: FDE addresses are absolute 8-byte words */
+    0x0c, 7,	8,   0x90, 1, /* def_cfa rsp+8; r16 at cfa-8 */
+    0,	  0};		      /* nops */
 
 static void fp_fde(struct fp_frames *f, uint64_t slot, const uint8_t *cfi, uint32_t n)
 {
@@ -89,8 +89,8 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, stru
 		return -ENOMEM;
 	while (got < count && ret >= 0) {
 		n = rt_recv(m, UTRACE_MSG_MAX, NULL);
-		if (n < (int)sizeof(*m) || m->hdr.type != UTRACE_MSG_FPATCH || m->obj != obj->index ||
-		    m->first != got || m->count > count - got ||
+		if (n < (int)sizeof(*m) || m->hdr.type != UTRACE_MSG_FPATCH ||
+		    m->obj != obj->index || m->first != got || m->count > count - got ||
 		    (size_t)n < sizeof(*m) + m->count * sizeof(m->e[0])) {
 			ret = n < 0 ? n : -EPROTO;
 			break;
@@ -158,12 +158,14 @@ int rt_fpatch_object(struct rt_object *obj)
 	uint64_t size;
 	int ret;
 
-	if (rt.cfg.tracer != UTRACE_TRACER_FUNCTION && rt.cfg.tracer != UTRACE_TRACER_FUNCTION_GRAPH)
+	if (rt.cfg.tracer != UTRACE_TRACER_FUNCTION &&
+	    rt.cfg.tracer != UTRACE_TRACER_FUNCTION_GRAPH)
 		return 0;
 	if (!ask)
 		return -ENOMEM;
 	*ask = (struct utrace_msg_fpatch_ask){
-	    {(uint32_t)(sizeof(*ask) + plen), UTRACE_MSG_FPATCH_ASK}, obj->index,
+	    {(uint32_t)(sizeof(*ask) + plen), UTRACE_MSG_FPATCH_ASK},
+	    obj->index,
 	    (obj->flags & UTRACE_OBJ_MAIN) | (fp_runtime_dep(obj) ? UTRACE_FPATCH_ASK_RUNTIME : 0),
 	    obj->bias};
 	memcpy(ask->path, obj->path, plen);

@@ -76,23 +76,47 @@ static bool encoded(struct ehp *e, uint8_t enc, bool ignore_rel, uint64_t *v)
 {
 	uint64_t at = e->vaddr + (uint64_t)(e->p - e->base), u = 0;
 	int64_t s = 0;
-	uint16_t u2;
-	uint32_t u4;
-	int16_t s2;
-	int32_t s4;
+	uint16_t u2 = 0;
+	uint32_t u4 = 0;
+	int16_t s2 = 0;
+	int32_t s4 = 0;
 	bool ok;
 
 	switch (enc & 0x0f) {
-	case 0x00: ok = get(e, &u, 8); break;
-	case 0x01: ok = uleb(e, &u); break;
-	case 0x02: ok = get(e, &u2, 2); u = u2; break;
-	case 0x03: ok = get(e, &u4, 4); u = u4; break;
-	case 0x04: ok = get(e, &u, 8); break;
-	case 0x09: ok = sleb(e, &s); u = (uint64_t)s; break;
-	case 0x0a: ok = get(e, &s2, 2); u = (uint64_t)(int64_t)s2; break;
-	case 0x0b: ok = get(e, &s4, 4); u = (uint64_t)(int64_t)s4; break;
-	case 0x0c: ok = get(e, &u, 8); break;
-	default: return false;
+	case 0x00:
+		ok = get(e, &u, 8);
+		break;
+	case 0x01:
+		ok = uleb(e, &u);
+		break;
+	case 0x02:
+		ok = get(e, &u2, 2);
+		u = u2;
+		break;
+	case 0x03:
+		ok = get(e, &u4, 4);
+		u = u4;
+		break;
+	case 0x04:
+		ok = get(e, &u, 8);
+		break;
+	case 0x09:
+		ok = sleb(e, &s);
+		u = (uint64_t)s;
+		break;
+	case 0x0a:
+		ok = get(e, &s2, 2);
+		u = (uint64_t)(int64_t)s2;
+		break;
+	case 0x0b:
+		ok = get(e, &s4, 4);
+		u = (uint64_t)(int64_t)s4;
+		break;
+	case 0x0c:
+		ok = get(e, &u, 8);
+		break;
+	default:
+		return false;
 	}
 	if (!ok)
 		return false;
@@ -119,7 +143,7 @@ static void cfi_entry(struct ehp e, const uint8_t *end, bool *cfa_ok, bool *save
 		uint8_t op = *e.p++;
 
 		if ((op & 0xc0) == 0x40 || op == 0x02 || op == 0x03 || op == 0x04)
-			return; /* advance_loc: the start's rules are complete */
+			return;		   /* advance_loc: the start's rules are complete */
 		if ((op & 0xc0) == 0x80) { /* offset: a register saved */
 			*saved |= (op & 0x3f) != 16;
 			if (!uleb(&e, &off))
@@ -275,8 +299,7 @@ static int record(struct ehp *e, struct utrace_fde_range **out, size_t *n, size_
 	return 1;
 }
 
-int utrace_elf_fde_ranges(const struct utrace_elf *elf, struct utrace_fde_range **out,
-			  size_t *n)
+int utrace_elf_fde_ranges(const struct utrace_elf *elf, struct utrace_fde_range **out, size_t *n)
 {
 	struct utrace_elf_section sec;
 	const uint8_t *data;

@@ -26,7 +26,6 @@ struct utrace_fde_range {
  * *out (NULL when none).  A record that cannot be parsed ends the walk
  * (what came before is kept).  0, or -ENOMEM.
  */
-int utrace_elf_fde_ranges(const struct utrace_elf *elf, struct utrace_fde_range **out,
-			  size_t *n);
+int utrace_elf_fde_ranges(const struct utrace_elf *elf, struct utrace_fde_range **out, size_t *n);
 
 #endif

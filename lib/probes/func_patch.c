@@ -82,9 +82,9 @@ struct fp_ctx {
 	uint64_t entry; /* e_entry */
 	struct utrace_fde_range *fde;
 	size_t nfde;
-	bool eh;	/* C++ exceptions: .gcc_except_table */
-	bool pic;	/* ET_DYN: every code address in data is relocated */
-	bool all;	/* every code address in data is among the targets */
+	bool eh;  /* C++ exceptions: .gcc_except_table */
+	bool pic; /* ET_DYN: every code address in data is relocated */
+	bool all; /* every code address in data is among the targets */
 };
 
 static const char *const fp_whys[] = {
@@ -179,7 +179,8 @@ static int fp_insn_targets(struct fp_ctx *c, uint32_t i, const ZydisDecodedInstr
 			   fp_is_exec(c, o->imm.value.u)) { /* mov $label: ET_EXEC */
 			if (fp_push(c, o->imm.value.u, UINT32_MAX, false) < 0)
 				return -ENOMEM;
-		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_RIP) {
+		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   o->mem.base == ZYDIS_REGISTER_RIP) {
 			ZydisCalcAbsoluteAddress(in, o, at, &to);
 			if (fp_is_exec(c, to) && fp_push(c, to, UINT32_MAX, false) < 0)
 				return -ENOMEM;
@@ -188,7 +189,8 @@ static int fp_insn_targets(struct fp_ctx *c, uint32_t i, const ZydisDecodedInstr
 				cand_rel[*ncand] = true;
 				cand[(*ncand)++] = to;
 			}
-		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->mem.base == ZYDIS_REGISTER_NONE &&
+		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   o->mem.base == ZYDIS_REGISTER_NONE &&
 			   o->mem.index != ZYDIS_REGISTER_NONE && o->mem.scale == 8 &&
 			   o->mem.disp.has_displacement && *ncand < FP_CAND_MAX) {
 			cand_rel[*ncand] = false;
@@ -276,8 +278,8 @@ static int fp_data_words(struct fp_ctx *c)
 		if (c->f.load[i].flags & PF_X)
 			continue;
 		end = c->f.load[i].vaddr + c->f.load[i].filesz;
-		p = v < end ? utrace_elf_data(c->f.elf, c->f.load[i].offset + (v - c->f.load[i].vaddr),
-					      end - v)
+		p = v < end ? utrace_elf_data(
+				  c->f.elf, c->f.load[i].offset + (v - c->f.load[i].vaddr), end - v)
 			    : NULL;
 		for (uint64_t k = 0; p && v + k + 8 <= end; k += 8) {
 			uint64_t w;
@@ -332,9 +334,10 @@ static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, boo
 						       fn->func + fn->size - at, &in, ops)))
 			return UTRACE_FPATCH_DECODE;
 		switch (in.meta.category) {
-		case ZYDIS_CATEGORY_CALL: /* the last, direct, is emulated: no return into the slot */
-			call |= !(ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative &&
-				  at + in.length >= fn->addr + 5);
+		case ZYDIS_CATEGORY_CALL: /* the last, direct, is emulated: no return into the slot
+					   */
+			call |= !(ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+				  ops[0].imm.is_relative && at + in.length >= fn->addr + 5);
 			break;
 		case ZYDIS_CATEGORY_INTERRUPT:
 		case ZYDIS_CATEGORY_SYSCALL:
@@ -550,13 +553,14 @@ size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t bias,
 	fp_cfi_init(&c, cfi, UTRACE_FPATCH_CFI);
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	for (uint32_t off = 0; off < f->len; off += in.length) {
-		if (room < n + 5 ||
-		    ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, f->code + off, f->len - off, &in, ops)))
+		if (room < n + 5 || ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, f->code + off,
+								       f->len - off, &in, ops)))
 			return 0;
-		if (f->emulate_call && in.mnemonic == ZYDIS_MNEMONIC_CALL && off + in.length == f->len &&
-		    ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative) {
-			k = fp_emulate_call(&in, ops, f->addr + off, bias + f->addr + f->len, at + n,
-					    out + n, room - n);
+		if (f->emulate_call && in.mnemonic == ZYDIS_MNEMONIC_CALL &&
+		    off + in.length == f->len && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+		    ops[0].imm.is_relative) {
+			k = fp_emulate_call(&in, ops, f->addr + off, bias + f->addr + f->len,
+					    at + n, out + n, room - n);
 			fp_cfi_push(&c, (uint32_t)(UTRACE_FPATCH_HEAD + n + 5));
 			*cfi_len = k && fp_cfi_done(&c) ? (uint32_t)c.len : UINT32_MAX;
 			return k ? n + k : 0;

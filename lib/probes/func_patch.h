@@ -27,12 +27,12 @@
 #define UTRACE_FPATCH_WHYS(X)                                                                      \
 	X(OK, "patched")                                                                           \
 	X(SHORT, "shorter than the 5 bytes of a jmp")                                              \
-	X(NOT_IN_FILE, "its code is not in the file")                                             \
+	X(NOT_IN_FILE, "its code is not in the file")                                              \
 	X(DECODE, "an instruction does not decode")                                                \
 	X(BRANCH_IN, "a branch lands inside its first 5 bytes")                                    \
 	X(TABLE, "an indirect jump whose table was not found")                                     \
 	X(UNMOVABLE, "a trap or system call in its first 5 bytes")                                 \
-	X(CALL_EH, "a call that returns into the detour, in an object with C++ exceptions")                \
+	X(CALL_EH, "a call that returns into the detour, in an object with C++ exceptions")        \
 	X(RELOC, "an instruction of its first 5 bytes cannot run elsewhere")                       \
 	X(ENTRY, "the program's entry point (no return address)")                                  \
 	X(PART, "a part of a function, not its entry (cold code)")
@@ -41,7 +41,7 @@ enum utrace_fpatch_why {
 #define UTRACE_FPATCH_ENUM(n, t) UTRACE_FPATCH_##n,
 	UTRACE_FPATCH_WHYS(UTRACE_FPATCH_ENUM)
 #undef UTRACE_FPATCH_ENUM
-	UTRACE_FPATCH_NWHY
+	    UTRACE_FPATCH_NWHY
 };
 
 #define UTRACE_FPATCH_CODE 32 /* at most, of moved bytes */

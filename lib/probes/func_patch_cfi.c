@@ -80,8 +80,8 @@ static void fp_cfi_emit(struct fp_cfi *c, uint32_t end, int reg)
 	}
 }
 
-void fp_cfi_insn(struct fp_cfi *c, const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
-		 uint32_t end)
+void fp_cfi_insn(struct fp_cfi *c, const ZydisDecodedInstruction *in,
+		 const ZydisDecodedOperand *ops, uint32_t end)
 {
 	const ZydisDecodedOperand *d = &ops[0];
 	bool rsp_dst = in->operand_count_visible > 0 && d->type == ZYDIS_OPERAND_TYPE_REGISTER &&
@@ -92,8 +92,9 @@ void fp_cfi_insn(struct fp_cfi *c, const ZydisDecodedInstruction *in, const Zydi
 		return;
 	if (in->mnemonic == ZYDIS_MNEMONIC_PUSH && in->operand_width == 64) {
 		c->cfa += 8;
-		fp_cfi_emit(c, end, d->type == ZYDIS_OPERAND_TYPE_REGISTER ? fp_dwarf_reg(d->reg.value)
-									    : -1);
+		fp_cfi_emit(c, end,
+			    d->type == ZYDIS_OPERAND_TYPE_REGISTER ? fp_dwarf_reg(d->reg.value)
+								   : -1);
 		return;
 	}
 	if (in->mnemonic == ZYDIS_MNEMONIC_POP && !rsp_dst && in->operand_width == 64)

@@ -127,7 +127,8 @@ int rec_fpatch_ask(struct utrace_recorder *r, struct rec_conn *c, const void *bu
 	memcpy(path, m->path, n - sizeof(*m));
 	path[n - sizeof(*m)] = 0;
 	pm.obj = m->obj;
-	if (r->o.tracer != UTRACE_TRACER_NOP && rec_fpatch_wanted(r, path, m->flags & UTRACE_OBJ_MAIN)) {
+	if (r->o.tracer != UTRACE_TRACER_NOP &&
+	    rec_fpatch_wanted(r, path, m->flags & UTRACE_OBJ_MAIN)) {
 		if (!(m->flags & UTRACE_FPATCH_ASK_RUNTIME))
 			p = rec_fplan_get(r, c, path);
 		else
@@ -170,13 +171,13 @@ int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *b
 			const struct utrace_fpatch_func *f = &p->plan.f[p->ok[first + k]];
 			/* the slot's vaddr: its address minus the bias the ASK gave */
 			uint64_t at = am->addr + (uint64_t)(first + k) * UTRACE_FPATCH_SLOT +
-				      UTRACE_FPATCH_HEAD -
-				      c->fp_bias;
+				      UTRACE_FPATCH_HEAD - c->fp_bias;
 
 			m->e[k].vaddr = f->addr;
 			m->e[k].len = f->len;
 			m->e[k].xol_len = (uint32_t)utrace_fpatch_relocate(
-			    f, c->fp_bias, at, m->e[k].xol, UTRACE_FPATCH_XOL, m->e[k].cfi, &m->e[k].cfi_len);
+			    f, c->fp_bias, at, m->e[k].xol, UTRACE_FPATCH_XOL, m->e[k].cfi,
+			    &m->e[k].cfi_len);
 		}
 		ret = rec_conn_send(c, m, m->hdr.size, -1);
 	}

@@ -106,7 +106,8 @@ int main(void)
 	test_rip_relative();
 	test_call();
 	test_no_rule();
-	check(!strcmp(utrace_fpatch_why_text(UTRACE_FPATCH_SHORT), "shorter than the 5 bytes of a jmp"),
+	check(!strcmp(utrace_fpatch_why_text(UTRACE_FPATCH_SHORT),
+		      "shorter than the 5 bytes of a jmp"),
 	      "reasons: the table's text");
 	return check_done();
 }
