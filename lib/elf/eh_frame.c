@@ -19,7 +19,6 @@
 
 #include "lib/elf/eh_frame.h"
 
-#define DW_EH_PE_omit 0xff
 
 struct ehp {
 	const uint8_t *p, *end;
