@@ -19,7 +19,6 @@
 
 #include "lib/elf/eh_frame.h"
 
-
 struct ehp {
 	const uint8_t *p, *end;
 	uint64_t vaddr; /* of p[0] when the walk started at the section */
