@@ -6,7 +6,7 @@
 # Programs built without utrace cflags (issue 13), in one run:
 #
 # 1. Coverage on distribution binaries (sort -n, gzip -c, bash -c, python3
-#    -c with a loop): functions whose entries utrace record patches / the
+#    with a loop, gdb -batch: C++): functions whose entries utrace record patches / the
 #    functions it finds (the recorder's notice), beside uftrace's `uftrace
 #    record -P .` (its "dynamic patch stats": patched / total) on the same
 #    command; each traced run's stdout and exit status are compared with
@@ -39,6 +39,8 @@ seq 20000 | awk '{ print ($1 * 7919) % 20011 }' >"$OUT/in.txt"
 printf 's = 0\nfor i in range(200000):\n    s += i * i\nprint(s)\n' >"$OUT/loop.py"
 CMDS=("sort -n $OUT/in.txt" "gzip -c $OUT/in.txt" "bash -c 'for i in 1 2 3; do echo \$i; done'"
 	"$PY $OUT/loop.py")
+# a C++ program with exceptions, if installed
+command -v gdb >/dev/null && CMDS+=("gdb -nx -batch -ex 'print 6*7'")
 
 # same CMD TRACED_OUT TRACED_STATUS: "same" or what differs
 same() {
