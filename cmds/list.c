@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
+#include "cmds/list_fpatch.h"
 #include "common/proto.h"
 #include "lib/elf/callsite.h"
 #include "lib/elf/elf.h"
@@ -49,12 +50,17 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: utrace list -f PROGRAM [FILTER...]\n"
+		   "       utrace list -f PROGRAM --why [FILTER...]\n"
 		   "       utrace list -e PROGRAM [-F] [--probe DEF]... [--synthetic DEF]... [EVENT...]\n"
 		   "       utrace list --usdt PROGRAM [-v] [PROBE...]\n"
 		   "\n"
 		   "  -f, --functions PROGRAM  list the traceable functions of PROGRAM and of\n"
 		   "                           the instrumented shared libraries it loads,\n"
 		   "                           like tracefs available_filter_functions\n"
+		   "                           (a program built without utrace cflags: the\n"
+		   "                           functions whose entries utrace record patches)\n"
+		   "      --why                with -f: the functions of a program without\n"
+		   "                           call sites that are not patched, and why\n"
 		   "  FILTER                   only those matching a set_ftrace_filter\n"
 		   "                           expression: GLOB, !GLOB, GLOB:mod:MODULE\n"
 		   "  -e, --events PROGRAM     list the static tracepoints (TRACE_EVENT) of\n"
@@ -275,7 +281,7 @@ static long list_libraries(struct lister *ls, const char *prog, const struct utr
 	return total;
 }
 
-static int list_functions(const char *arg, char **filters, int nfilters)
+static int list_functions(const char *arg, char **filters, int nfilters, bool why)
 {
 	struct utrace_func_filter *filter = NULL;
 	struct lister ls = {0};
@@ -309,9 +315,14 @@ static int list_functions(const char *arg, char **filters, int nfilters)
 		utrace_die_msg(CMD, "%s", err.msg);
 		goto out;
 	}
-	main_sites = list_object(&ls, prog, NULL);
+	main_sites = why ? 0 : list_object(&ls, prog, NULL);
 	if (main_sites < 0)
 		goto out;
+	if (main_sites == 0) { /* uninstrumented: its patched entries */
+		ret = list_fpatch(prog, NULL, ls.filter, why) < 0 ||
+		      fflush(stdout) != 0 || ferror(stdout);
+		goto out;
+	}
 	lib_sites = list_libraries(&ls, prog, &deps);
 	if (lib_sites < 0)
 		goto out;
@@ -558,7 +569,7 @@ int cmd_list(int argc, char **argv)
 {
 	const char *prog = NULL, *events = NULL, *usdt = NULL;
 	struct list_defs defs = {.nprobes = 0};
-	bool format = false, verbose = false;
+	bool format = false, verbose = false, why = false;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -604,6 +615,8 @@ int cmd_list(int argc, char **argv)
 			usdt = a + 7;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			verbose = true;
+		} else if (!strcmp(a, "--why")) {
+			why = true;
 		} else if (!strcmp(a, "--")) {
 			i++;
 			break;
@@ -616,6 +629,10 @@ int cmd_list(int argc, char **argv)
 	}
 	if (!!prog + !!events + !!usdt > 1) {
 		utrace_die_msg(CMD, "give one of -f, -e and --usdt");
+		return 2;
+	}
+	if (why && !prog) {
+		utrace_die_msg(CMD, "--why tells why functions are not patched: it needs -f PROGRAM");
 		return 2;
 	}
 	if (verbose && !usdt) {
@@ -645,5 +662,5 @@ int cmd_list(int argc, char **argv)
 	}
 	if (events)
 		return list_events(events, argv + i, argc - i, format, &defs);
-	return list_functions(prog, argv + i, argc - i);
+	return list_functions(prog, argv + i, argc - i, why);
 }

@@ -52,6 +52,10 @@ enum utrace_msg_type {
 	UTRACE_MSG_TRACER, /* recorder, on the live channel: switch tracer */
 	UTRACE_MSG_LIVE_DONE, /* both ways on the live channel: end of a change / its answer */
 	UTRACE_MSG_MARKER, /* recorder, on the live channel: text for the trace (trace_marker) */
+	UTRACE_MSG_FPATCH_ASK,
+	UTRACE_MSG_FPATCH_PLAN,
+	UTRACE_MSG_FPATCH_AREA,
+	UTRACE_MSG_FPATCH,
 };
 
 struct utrace_msg {
@@ -186,6 +190,8 @@ enum utrace_obj_flags {
 	 * and bias; its "sites" are the vaddrs of their GOT slots, in the order
 	 * of utrace_elf_imports (lib/elf/elf.h), 0 for a slot left alone */
 	UTRACE_OBJ_LIBCALL = 1u << 4,
+	UTRACE_OBJ_FPATCH = 1u << 5, /* no compiler sites: its sites are patched function
+				      * entries (FPATCH below) */
 };
 
 struct utrace_msg_object {
@@ -420,6 +426,77 @@ struct utrace_msg_live_done {
 	int32_t status; /* runtime's answer: 0 or -errno */
 	uint32_t reserved;
 };
+
+/*
+ * Objects without compiler sites (lib/probes/func_patch.h,
+ * runtime/func_patch.c), when the tracer is function or function_graph:
+ * before its OBJECT, the runtime asks (FPATCH_ASK) and the recorder
+ * answers how many function entries to patch (FPATCH_PLAN, count 0: none:
+ * not selected, or nothing safe).  The runtime maps that many detour
+ * slots within rel32 reach of the object and names them (FPATCH_AREA,
+ * addr 0: no room); the recorder sends the slots' contents (FPATCH, in
+ * order, count entries each).  The object is then announced with
+ * UTRACE_OBJ_FPATCH and the entries as its sites (an entry the runtime
+ * cannot take is sent as 0), and SELECT says which to patch, as for
+ * compiler sites.  A slot is `call stub_i` (the runtime's), then xol: the
+ * displaced instructions relocated and `jmp` back; the entry becomes
+ * `jmp slot`.  The runtime registers an FDE per slot (cfi below) with
+ * libgcc's __register_frame.
+ */
+#define UTRACE_FPATCH_SLOT 64			     /* bytes per function */
+#define UTRACE_FPATCH_HEAD 5			     /* the slot's `call stub_i` */
+#define UTRACE_FPATCH_XOL (UTRACE_FPATCH_SLOT - 8) /* at most, after the call */
+/* The slots' unwind rules: a CIE of CFA = rsp + 8, return address at
+ * CFA - 8 (code factor 1, data factor -8), and per slot an FDE whose call
+ * frame instructions the recorder gives (advance_loc from the slot's
+ * start, def_cfa_offset, offset), at most this many bytes. */
+#define UTRACE_FPATCH_CFI 32
+
+/* In an ASK's flags: the runtime itself runs on the object (libc, the
+ * dynamic loader, the unwinder), which it cannot patch under its own
+ * feet: the recorder answers 0 and says so if the object was wanted. */
+#define UTRACE_FPATCH_ASK_RUNTIME (1u << 31)
+
+struct utrace_msg_fpatch_ask {
+	struct utrace_msg hdr;
+	uint32_t obj;	/* the index its OBJECT will have */
+	uint32_t flags; /* enum utrace_obj_flags (MAIN), UTRACE_FPATCH_ASK_RUNTIME */
+	uint64_t bias;
+	char path[]; /* NUL-terminated */
+};
+
+struct utrace_msg_fpatch_plan {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t count; /* entries to patch: slots to map */
+};
+
+struct utrace_msg_fpatch_area {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t reserved;
+	uint64_t addr; /* the slots, count * UTRACE_FPATCH_SLOT bytes; 0: none */
+};
+
+struct utrace_fpatch_ent {
+	uint64_t vaddr;	  /* the patched instruction (ELF vaddr) */
+	uint32_t len;	  /* bytes displaced (>= 5) */
+	uint32_t xol_len; /* 0: cannot run from its slot: left alone */
+	uint8_t xol[UTRACE_FPATCH_XOL];
+	uint32_t cfi_len; /* UINT32_MAX: no unwind rules for the slot */
+	uint32_t reserved;
+	uint8_t cfi[UTRACE_FPATCH_CFI];
+};
+
+struct utrace_msg_fpatch {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t first; /* index of e[0] */
+	uint32_t count;
+	uint32_t reserved;
+	struct utrace_fpatch_ent e[];
+};
+#define UTRACE_FPATCH_PER_MSG 500u
 
 /* Free text the runtime wants the user to see (e.g. "tracing switched off
  * in pid 42: shadow stack corrupt").  The recorder prints and saves it. */

@@ -41,8 +41,6 @@
 #include "lib/elf/elf.h"
 #include "runtime/rt.h"
 
-#define STUB_HEADER 64 /* far jump to the tracer's trampoline */
-#define RT_MAX_IDS (1u << 24)
 
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -62,7 +60,7 @@ static void *stubs_map_near(struct rt_object *obj, uint64_t size)
 
 static int stubs_create(struct rt_object *obj)
 {
-	uint64_t size = page_up(STUB_HEADER + (uint64_t)obj->nr_sites * INSN_STUB_SIZE);
+	uint64_t size = page_up(RT_STUB_HEADER + (uint64_t)obj->nr_sites * INSN_STUB_SIZE);
 	void *tramp = rt.cfg.tracer == UTRACE_TRACER_FUNCTION ? (void *)utrace_func_tramp
 							      : (void *)utrace_graph_tramp;
 	uint8_t *r = stubs_map_near(obj, size);
@@ -71,7 +69,7 @@ static int stubs_create(struct rt_object *obj)
 		return -ENOMEM;
 	insn_make_farjmp(r, (uint64_t)(uintptr_t)tramp);
 	for (uint32_t i = 0; i < obj->nr_sites; i++) {
-		uint8_t *at = r + STUB_HEADER + (uint64_t)i * INSN_STUB_SIZE;
+		uint8_t *at = r + RT_STUB_HEADER + (uint64_t)i * INSN_STUB_SIZE;
 
 		insn_make_stub(at, (uint64_t)(uintptr_t)at, obj->id_base + i,
 			       (uint64_t)(uintptr_t)r);
@@ -188,7 +186,8 @@ static int object_read_sections(struct rt_object *obj)
 	n = mem ? size / sizeof(uint64_t) : 0;
 	ret = n ? object_sites(obj, elf, mem, n) : 0;
 	utrace_elf_close(elf);
-	return ret;
+	/* no compiler sites: its function entries, if the tool finds some */
+	return n || ret < 0 ? ret : rt_fpatch_object(obj);
 }
 
 int rt_object_send(struct rt_object *obj)
@@ -272,9 +271,15 @@ static int object_enable(struct rt_object *obj)
 	if (ret < 0)
 		goto out;
 
+	if (obj->flags & UTRACE_OBJ_FPATCH) {
+		ret = rt_fpatch_arm(obj);
+		if (ret < 0)
+			goto out;
+		rt_text_poke_resume_hook(rt_fpatch_resume);
+	}
 	/* gcc's five 1-byte NOPs become one 5-byte NOP first: only then can
 	 * a site be switched on and off while threads run (insn.h). */
-	for (uint32_t i = 0; i < obj->nr_sites; i++) {
+	for (uint32_t i = 0; i < obj->nr_sites && !(obj->flags & UTRACE_OBJ_FPATCH); i++) {
 		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
 
 		if (p && insn_is_nop1x5(p)) {
@@ -290,12 +295,18 @@ static int object_enable(struct rt_object *obj)
 	for (uint32_t i = 0; i < obj->nr_sites; i++) {
 		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
 		uint64_t stub =
-		    (uint64_t)(uintptr_t)obj->stubs + STUB_HEADER + (uint64_t)i * INSN_STUB_SIZE;
+		    (uint64_t)(uintptr_t)obj->stubs + RT_STUB_HEADER + (uint64_t)i * INSN_STUB_SIZE;
 
 		if (!p || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
 			continue;
+		if (obj->flags & UTRACE_OBJ_FPATCH) { /* an entry: `jmp slot` */
+			if (!(stub = rt_fpatch_slot(obj, i)))
+				continue;
+			insn_rel32(pokes[npokes].bytes, INSN_JMP, (uint64_t)(uintptr_t)p, stub);
+		} else {
+			insn_rel32(pokes[npokes].bytes, INSN_CALL, (uint64_t)(uintptr_t)p, stub);
+		}
 		pokes[npokes].addr = p;
-		insn_rel32(pokes[npokes].bytes, INSN_CALL, (uint64_t)(uintptr_t)p, stub);
 		npokes++;
 	}
 	ret = rt_text_poke_batch(pokes, npokes);
@@ -453,11 +464,11 @@ static int stubs_retarget(struct rt_object *o, void *tramp)
 {
 	if (!o->stubs)
 		return 0;
-	if (mprotect(o->stubs, STUB_HEADER, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+	if (mprotect(o->stubs, RT_STUB_HEADER, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
 		return -errno;
 	__atomic_store_n((uint64_t *)(void *)(o->stubs + 6), (uint64_t)(uintptr_t)tramp,
 			 __ATOMIC_RELEASE);
-	return mprotect(o->stubs, STUB_HEADER, PROT_READ | PROT_EXEC) < 0 ? -errno : 0;
+	return mprotect(o->stubs, RT_STUB_HEADER, PROT_READ | PROT_EXEC) < 0 ? -errno : 0;
 }
 
 static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
@@ -467,7 +478,7 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
 	for (struct rt_object *o = rt.objects; o; o = o->next)
 		for (uint32_t i = 0; i < o->nr_sites; i++) {
 			uint8_t *p = (uint8_t *)(uintptr_t)o->sites[i], want[INSN_SITE_SIZE];
-			uint64_t stub = (uint64_t)(uintptr_t)o->stubs + STUB_HEADER +
+			uint64_t stub = (uint64_t)(uintptr_t)o->stubs + RT_STUB_HEADER +
 					(uint64_t)i * INSN_STUB_SIZE;
 
 			if (!p || !o->stubs)

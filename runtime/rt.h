@@ -22,6 +22,8 @@
  *   kprobe_opt.c    int3 -> jmp once no other thread is in the way
  *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
  *   kprobe_remove.c in-process probes removed while the program runs
+ *   func_patch.c    objects without compiler sites: function entries patched
+ *                   with a jmp to a detour that calls the sites' stub
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   live.c          the live channel: tracer and sites changed while running
  *   plt.c           --libcall: the GOT slots of imports hooked through stubs
@@ -148,6 +150,8 @@ struct rt_object {
 	uint32_t nr_keys;
 	uint32_t nr_jumps;
 	const void *jumps; /* __utrace_jump_table: {code, target, key} */
+	uint8_t *fpatch;   /* UTRACE_OBJ_FPATCH: the detour slots (func_patch.c) */
+	void *fpatch_frames; /* their .eh_frame, until rt_fpatch_arm registers it */
 	struct rt_object *next;
 };
 
@@ -284,6 +288,8 @@ int rt_send(const void *msg, uint32_t size, int fd) RT_HIDDEN;
 int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
 
 /* ftrace.c */
+#define RT_STUB_HEADER 64 /* a stub region's far jump to the tracer's trampoline */
+#define RT_MAX_IDS (1u << 24)
 int rt_objects_scan(void) RT_HIDDEN;
 int rt_object_send(struct rt_object *obj) RT_HIDDEN;   /* OBJECT and its SITES */
 int rt_object_select(struct rt_object *obj) RT_HIDDEN; /* its SELECT -> rt.site_flags */
@@ -372,6 +378,15 @@ void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 void rt_kprobes_live(void) RT_HIDDEN;
 extern int __utrace_marker_on;
 
+/* func_patch.c: an object without sites gets its function entries as
+ * sites (0 or <0); their slots armed once its stubs exist; entry i's slot
+ * (0: not patchable); the trap handler's resume address for ip (0: not
+ * an entry being patched) */
+int rt_fpatch_object(struct rt_object *obj) RT_HIDDEN;
+int rt_fpatch_arm(struct rt_object *obj) RT_HIDDEN;
+uint64_t rt_fpatch_slot(const struct rt_object *obj, uint32_t i) RT_HIDDEN;
+uint64_t rt_fpatch_resume(uint64_t ip) RT_HIDDEN;
+
 /* text_poke.c */
 struct rt_poke {
 	uint8_t *addr;
@@ -381,6 +396,9 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
 int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
 uintptr_t rt_text_poke_trap_entry(void) RT_HIDDEN;
+/* Where a thread that meets the int3 of a batch's poke at ip goes on
+ * (0: after the 5 bytes, as for a NOP site) */
+void rt_text_poke_resume_hook(uint64_t (*hook)(uint64_t ip)) RT_HIDDEN;
 void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
 

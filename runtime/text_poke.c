@@ -16,7 +16,9 @@
  *
  * Between 1 and 3 a thread that reaches a site traps; our SIGTRAP handler
  * finds the site in the batch and resumes the thread after it, as if the
- * site were a NOP (the call is simply not traced this once).  "Sync every
+ * site were a NOP (the call is simply not traced this once); a patched
+ * function entry is no NOP: func_patch.c's hook says where such a thread
+ * goes on instead.  "Sync every
  * core" is membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE): every
  * running thread of the process executes a core-serialising instruction
  * before it returns, so no core keeps stale instructions in its pipeline.
@@ -42,6 +44,7 @@
 
 static int poke_sync_cmd;
 static bool (*poke_trap_hook)(void *uc); /* kprobes.c: its int3s */
+static uint64_t (*poke_resume_hook)(uint64_t ip); /* func_patch.c: entries, not NOPs */
 static struct rt_poke *volatile poke_batch;
 static volatile size_t poke_batch_n;
 static struct sigaction poke_old_trap;
@@ -112,7 +115,9 @@ static void poke_trap(int sig, siginfo_t *si, void *uc_)
 		size_t mid = (lo + hi) / 2;
 
 		if (b[mid].addr == ip) {
-			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(ip + INSN_SITE_SIZE);
+			uint64_t to = poke_resume_hook ? poke_resume_hook((uint64_t)(uintptr_t)ip) : 0;
+
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(to ? to : (uint64_t)(uintptr_t)ip + INSN_SITE_SIZE);
 			return;
 		}
 		if (b[mid].addr < ip)
@@ -165,6 +170,11 @@ void rt_text_poke_trap_hook(bool (*hook)(void *uc))
 {
 	poke_trap_hook = hook;
 	poke_trap_install();
+}
+
+void rt_text_poke_resume_hook(uint64_t (*hook)(uint64_t ip))
+{
+	poke_resume_hook = hook;
 }
 
 /* mprotect every page the batch touches (sorted, so runs are adjacent). */

@@ -11,7 +11,10 @@
  *
  * The traced function has not run a single instruction yet: its arguments
  * are live in rdi rsi rdx rcx r8 r9, rax (vector count of a variadic call)
- * and r10 (static chain), so those are saved.  Vector registers are not:
+ * and r10 (static chain), so those are saved, and r11 too: a function
+ * patched at its entry (runtime/func_patch.c) was compiled without the
+ * flags, and gcc's -fipa-ra lets its callers keep values in any register
+ * the function does not write, scratch ones included.  Vector registers are not:
  * the runtime is compiled with -mgeneral-regs-only, and anything that may
  * call into libc goes through utrace_call_preserving_fpu below.  Flags are
  * dead at a function's entry.
@@ -31,11 +34,11 @@
 	pushq	%r9
 	pushq	%rax
 	pushq	%r10
-	subq	$8, %rsp
+	pushq	%r11
 .endm
 
 .macro RESTORE_ARGS
-	addq	$8, %rsp
+	popq	%r11
 	popq	%r10
 	popq	%rax
 	popq	%r9
@@ -46,7 +49,7 @@
 	popq	%rdi
 .endm
 
-/* offsets from rsp after SAVE_ARGS: 9 words saved/padded */
+/* offsets from rsp after SAVE_ARGS: 9 words saved */
 #define FRAME_ID	72
 #define FRAME_SELF	80
 #define FRAME_PARENT	88
@@ -91,8 +94,12 @@
  * value and must survive; rsp is back to 0 mod 16.  utrace_graph_exit
  * takes the address of the slot the return address was in (rsp - 8 at
  * this point, which identifies the frame) and rax (funcgraph-retval), and
- * gives back the real return address, which we jump to.  r11 is scratch
- * at a return.
+ * gives back the real return address, which goes back into that slot,
+ * where our final `jmp` reads it.  Every scratch register is kept, not only the return value's:
+ * the caller of a function patched at its entry may have been compiled
+ * with -fipa-ra, which keeps values across a call in the registers the
+ * callee does not write (runtime/func_patch.c).  Nine pushes after the
+ * slot's 8 bytes keep the `call` 16-byte aligned.
  *
  * No CFI can describe this frame (the real return address lives in the
  * shadow stack), which is why unwinders are kept away from it: the
@@ -104,15 +111,35 @@
 	.type	utrace_graph_return, @function
 	.p2align 4
 utrace_graph_return:
+	subq	$8, %rsp		/* the slot: the real return address goes back there */
 	pushq	%rax
 	pushq	%rdx
-	leaq	8(%rsp), %rdi		/* slot address: rsp before the pushes, minus 8 */
+	pushq	%rcx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	leaq	72(%rsp), %rdi		/* slot address: rsp before the pushes, minus 8 */
 	movq	%rax, %rsi		/* the return value */
 	call	utrace_graph_exit
-	movq	%rax, %r11
+	movq	%rax, 72(%rsp)
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rcx
 	popq	%rdx
 	popq	%rax
-	jmp	*%r11
+	/* jmp, not ret: a ret would pop a second return-stack-buffer entry
+	 * for this one return (the function's ret popped the first) and
+	 * every return above would then be mispredicted.  The target is
+	 * read below rsp, in the red zone, which signal frames skip. */
+	leaq	8(%rsp), %rsp
+	jmp	*-8(%rsp)
 	.size	utrace_graph_return, .-utrace_graph_return
 
 /*

@@ -10,9 +10,11 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/elf/eh_frame.h"
 #include "lib/elf/symtab.h"
 
 /* From libstdc++ (the tool links -lstdc++): a malloc'ed string, or NULL. */
@@ -139,6 +141,50 @@ static int collect(const struct utrace_elf *elf, const struct utrace_elf_section
 	return 0;
 }
 
+/*
+ * A stripped object: the functions .dynsym does not name, from the FDEs
+ * of .eh_frame, as sub_ADDR (a range that starts inside a named function
+ * is a part of it, e.g. its .cold part, and gets no name).  Their names
+ * go into *names (freed by the caller after build).
+ */
+static int add_unnamed(const struct utrace_elf *elf, struct cand **c, size_t *n, char **names,
+		       struct utrace_error *err)
+{
+	struct utrace_fde_range *r;
+	struct cand *nc;
+	size_t nr, k = *n;
+
+	*names = NULL;
+	if (utrace_elf_fde_ranges(elf, &r, &nr) < 0)
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_elf_path(elf));
+	if (!nr)
+		return 0;
+	nc = realloc(*c, (*n + nr) * sizeof(**c));
+	*names = malloc(nr * 24);
+	if (!nc || !*names) {
+		if (nc)
+			*c = nc;
+		free(r);
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_elf_path(elf));
+	}
+	*c = nc;
+	qsort(nc, *n, sizeof(*nc), cand_cmp);
+	for (size_t i = 0, j = 0; i < nr; i++) {
+		char *name = *names + i * 24;
+
+		while (j < *n && nc[j].vaddr + (nc[j].size ? nc[j].size : 1) <= r[i].start)
+			j++;
+		if (j < *n && nc[j].vaddr <= r[i].start)
+			continue; /* named, or inside a named function */
+		nc[k] = (struct cand){r[i].start, r[i].size, name, 0, 2};
+		nc[k].len = (size_t)snprintf(name, 24, "sub_%llx", (unsigned long long)r[i].start);
+		k++;
+	}
+	*n = k;
+	free(r);
+	return 0;
+}
+
 /* Fills tab->syms from sorted candidates, one per address. */
 static int build(struct utrace_symtab *tab, const struct cand *c, size_t n, const char *path,
 		 struct utrace_error *err)
@@ -192,11 +238,12 @@ int utrace_symtab_load_elf(const struct utrace_elf *elf, struct utrace_symtab **
 	struct utrace_elf_section sec;
 	struct utrace_symtab *tab;
 	struct cand *c = NULL;
-	size_t n = 0;
+	char *names = NULL;
+	size_t n = 0, t;
 	int ret;
 
 	*out = NULL;
-	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && n == 0; t++) {
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]) && n == 0; t++) {
 		if (utrace_elf_find_section(elf, tables[t].name, &sec) < 0 ||
 		    sec.type != tables[t].type)
 			continue;
@@ -205,16 +252,22 @@ int utrace_symtab_load_elf(const struct utrace_elf *elf, struct utrace_symtab **
 		if (ret < 0)
 			return ret;
 	}
+	if ((t > 1 || !n) && (ret = add_unnamed(elf, &c, &n, &names, err)) < 0) {
+		free(c);
+		return ret;
+	}
 	if (n)
 		qsort(c, n, sizeof(*c), cand_cmp);
 	tab = calloc(1, sizeof(*tab));
 	if (!tab) {
 		free(c);
+		free(names);
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory for the symbol table",
 					path);
 	}
 	ret = build(tab, c, n, path, err);
 	free(c);
+	free(names);
 	if (ret < 0) {
 		utrace_symtab_free(tab);
 		return ret;

@@ -22,7 +22,8 @@ struct utrace_sym {
 
 /*
  * Reads the STT_FUNC and STT_GNU_IFUNC symbols of .symtab, or of .dynsym
- * when the file is stripped.  Undefined symbols are dropped; aliases (same
+ * when the file is stripped; then also the functions .eh_frame knows that
+ * .dynsym does not name, as sub_ADDR (hex ELF vaddr).  Undefined symbols are dropped; aliases (same
  * address) collapse into one, preferring GLOBAL over WEAK over LOCAL, then
  * the shorter name.  The table copies its strings: it does not need the
  * file or the struct utrace_elf afterwards.

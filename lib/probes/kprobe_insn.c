@@ -45,9 +45,7 @@ static const uint8_t *kp_func_bytes(const struct upr_file *f, uint64_t vaddr, ui
 	return utrace_elf_data(f->elf, off, size);
 }
 
-/* Re-encodes the decoded instruction at a to run at `at` (out: room
- * bytes); its length, or 0 if it cannot be. */
-static size_t kp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+size_t kp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
 			  uint64_t a, uint64_t at, uint8_t *out, size_t room)
 {
 	ZydisEncoderRequest req;

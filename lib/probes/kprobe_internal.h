@@ -7,6 +7,7 @@
 #ifndef UTRACE_LIB_KPROBE_INTERNAL_H
 #define UTRACE_LIB_KPROBE_INTERNAL_H
 
+#include <Zydis/Zydis.h>
 #include <limits.h>
 
 #include "lib/probes/kprobe.h"
@@ -40,6 +41,13 @@ struct kp_parse {
 	bool dw_failed; /* a source name was wrong: dwerr says */
 	struct utrace_error dwerr;
 };
+
+/* Re-encodes the decoded instruction at a to run at `at` (out: room
+ * bytes): RIP-relative operands and branch targets keep their absolute
+ * addresses, a short Jcc may become a near one.  Its length, or 0 if it
+ * cannot be (kprobe_insn.c; lib/probes/func_patch.c uses it too). */
+size_t kp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, uint64_t a,
+		   uint64_t at, uint8_t *out, size_t room);
 
 /* The event's format text and parsed format (fetch_compile.c). */
 int kp_make_format(struct utrace_kprobe *p, int id);

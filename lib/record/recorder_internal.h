@@ -11,6 +11,7 @@
  *   recorder_snap.c   snapshots the runtime asks for on the control page
  *   recorder_live.c   changes while the program runs (the live channel)
  *   recorder_libcall.c the names of library calls (--libcall)
+ *   recorder_fpatch.c function entries patched in objects without call sites
  *
  * recorder.c hands each message to recorder_msg.c, each buffer to
  * recorder_drain.c, each connection that ends to recorder_proc.c; they
@@ -62,6 +63,9 @@ struct rec_conn {
 	int live_fd; /* the runtime's live channel (recorder_live.c), else -1 */
 	struct rec_object *objs;
 	uint32_t nr_objs;
+	struct rec_fplan *fp_pending; /* recorder_fpatch.c: an FPATCH_AREA is due */
+	uint32_t fp_obj;
+	uint64_t fp_bias;
 };
 
 struct rec_buffer {
@@ -94,6 +98,7 @@ struct utrace_recorder {
 	struct rec_buffer **bufs;
 	uint32_t nr_bufs;
 	struct rec_symtab *symtabs;
+	struct rec_fplan *fplans; /* recorder_fpatch.c: one per file */
 	struct utrace_dat_clock clock;
 	uint64_t tsc_per_us_q16;
 	uint32_t nr_subbufs;
@@ -230,6 +235,12 @@ int rec_enable_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_enable *
  * KPROBE_AREA */
 int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		    struct utrace_error *err);
+
+/* recorder_fpatch.c: FPATCH_ASK and FPATCH_AREA of an object without
+ * call sites; the plans freed with the recorder */
+int rec_fpatch_ask(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n);
+int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n);
+void rec_fpatch_free(struct utrace_recorder *r);
 
 /* recorder_hist.c: the synthetic event an action names (--synthetic) */
 int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info *out);

@@ -52,6 +52,11 @@ static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_
 			rec_kprobe_notice(r, c, p, e.msg);
 		return 0;
 	}
+	if (loc.site != UINT32_MAX && (o->flags & UTRACE_OBJ_FPATCH)) {
+		rec_kprobe_notice(r, c, p, "on the entry of a function patched for tracing (an "
+					   "object without call sites): not supported");
+		return 0;
+	}
 	if (!am->size || *slot + UTRACE_KPROBE_SLOT > am->size) { /* every probe has a slot */
 		rec_kprobe_notice(r, c, p, "no room for its slot near the object");
 		return 0;

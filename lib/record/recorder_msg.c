@@ -519,6 +519,10 @@ int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *bu
 		return rec_kprobe_area(r, c, buf, n, err);
 	case UTRACE_MSG_LIVE:
 		return msg_live(c, fd);
+	case UTRACE_MSG_FPATCH_ASK:
+		return rec_fpatch_ask(r, c, buf, n);
+	case UTRACE_MSG_FPATCH_AREA:
+		return rec_fpatch_area(r, c, buf, n);
 	default:
 		return -EPROTO;
 	}

@@ -4,7 +4,9 @@
  * relocations, the instrumented call sites (lib/elf/elf.h, callsite.h),
  * the function table (symtab.h), the static tracepoints of the
  * __utrace_events section (lib/events/event_format.h) and the USDT notes
- * with the uprobes made from them (lib/probes/usdt.h).  `utrace list` and
+ * with the uprobes made from them (lib/probes/usdt.h), the FDE ranges of
+ * .eh_frame (lib/elf/eh_frame.h) and the entry-patching plan with its
+ * relocated detours (lib/probes/func_patch.h).  `utrace list` and
  * `utrace record` read whatever file they are given, and libutrace.so
  * reads every object the program loads: a corrupt file must be refused
  * with an error, never read out of bounds.
@@ -12,9 +14,11 @@
 #include <elf.h>
 
 #include "lib/elf/callsite.h"
+#include "lib/elf/eh_frame.h"
 #include "lib/elf/elf.h"
 #include "lib/elf/symtab.h"
 #include "lib/events/event_format.h"
+#include "lib/probes/func_patch.h"
 #include "lib/probes/usdt.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -54,6 +58,48 @@ static int import_one(void *arg, const struct utrace_elf_import *imp)
 	return 0;
 }
 
+/* The FDE ranges: sorted, one per start. */
+static void fde_ranges(const struct utrace_elf *elf)
+{
+	struct utrace_fde_range *r;
+	size_t n;
+
+	if (utrace_elf_fde_ranges(elf, &r, &n) < 0)
+		return;
+	for (size_t i = 1; i < n; i++)
+		if (r[i - 1].start >= r[i].start)
+			abort();
+	free(r);
+}
+
+/* The plan, and the detour of every patchable entry (slot near it). */
+static void fpatch(const char *path)
+{
+	struct utrace_fpatch_plan p;
+	struct utrace_error err = {0};
+	uint8_t xol[UTRACE_FPATCH_XOL], cfi[UTRACE_FPATCH_CFI];
+	uint32_t cfi_len;
+
+	if (utrace_fpatch_plan(path, &p, &err) < 0) {
+		if (!err.msg[0])
+			abort();
+		return;
+	}
+	for (size_t i = 0; i < p.n && i < MAX_ITEMS; i++) {
+		const struct utrace_fpatch_func *f = &p.f[i];
+
+		if (f->why >= UTRACE_FPATCH_NWHY)
+			abort();
+		if (f->why == UTRACE_FPATCH_OK &&
+		    (f->len < 5 || f->len > UTRACE_FPATCH_CODE ||
+		     utrace_fpatch_relocate(f, 0, f->addr + 4096, xol, sizeof(xol), cfi,
+					    &cfi_len) > sizeof(xol) ||
+		     (cfi_len != UINT32_MAX && cfi_len > UTRACE_FPATCH_CFI)))
+			abort();
+	}
+	utrace_fpatch_plan_free(&p);
+}
+
 static void elf_file(const char *path)
 {
 	struct utrace_elf_section sec;
@@ -77,6 +123,7 @@ static void elf_file(const char *path)
 	if (utrace_elf_call_sites(elf, &sites, &n, &kind, &extra, &err) < 0 && !err.msg[0])
 		abort();
 	free(sites);
+	fde_ranges(elf);
 	if (utrace_symtab_load_elf(elf, &tab, &err) == 0) {
 		for (size_t i = 0; i < utrace_symtab_count(tab) && i < MAX_ITEMS; i++) {
 			const struct utrace_sym *s = utrace_symtab_get(tab, i);
@@ -136,6 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *path = fuzz_file(data, size);
 
 	elf_file(path);
+	fpatch(path);
 	events(path);
 	usdt(path);
 	return 0;

@@ -76,6 +76,10 @@ make_seeds() {
 	fi
 	cp "$tgt" "$elf/target"
 	strip -o "$elf/target.stripped" "$tgt" 2>/dev/null
+	# without the flags: the entry-patching plan's input (func_patch.h)
+	cc -O2 -I"$ROOT/include" -I"$ROOT/tests/progs" -o "$elf/target.bare" \
+		"$ROOT/tests/fuzz/target.c" 2>/dev/null &&
+		strip -o "$elf/target.bare.stripped" "$elf/target.bare" 2>/dev/null
 	# definitions on the fixture: its path is in them, so they are made here
 	for d in "p $tgt:leaf i=%di:s32" "r:fuzz/ret $tgt:walk \$retval:s64 \$comm" \
 		"p:g/e $tgt:walk+4 \$arg1 +0(%sp):u64[2] @sink:s32 s=\\\"x\\\":string" \

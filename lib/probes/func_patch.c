@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * func_patch.c - which entries of an uninstrumented object's functions
+ * can take a 5-byte jmp (lib/probes/func_patch.h), and their displaced
+ * instructions relocated for a detour.
+ *
+ * Design: the kernel's optprobe conditions (arch/x86/kernel/kprobes/
+ * opt.c), checked over the whole object rather than one function, since
+ * the tool has the time and the file:
+ *
+ *   1. every function is decoded whole (a byte that does not decode
+ *      refuses it: data in the text, or a decoder gap);
+ *   2. every branch target is collected: direct jumps, calls and Jcc of
+ *      every function, code addresses taken RIP-relative (a label's
+ *      address, a function pointer), and the entries of jump tables: for
+ *      a function with an indirect jump, every table its `lea T(%rip)`
+ *      (PIC: int32 entries relative to T) or `disp(,%reg,8)` (absolute
+ *      entries) names is read from the file for as long as its entries
+ *      land in executable code.  In a position-independent object every
+ *      other code address comes from a relocation: the R_X86_64_RELATIVE
+ *      ones that point into code (computed-goto tables, function
+ *      pointers) are targets too, and an indirect jump with no table is a
+ *      tail call.  In a fixed-address object (ET_EXEC) a code address can
+ *      be any word: every 8-byte-aligned word of its data and every
+ *      immediate operand that lands in code is taken as a target (more
+ *      targets only refuse more).  Where neither list can be read, a
+ *      function with an indirect jump and no table found is refused
+ *      (its jump could land anywhere in it);
+ *   3. the jmp covers whole instructions from the entry (after an
+ *      endbr64, which stays so that indirect calls still land on it) up
+ *      to 5 bytes or more; each must re-encode for another address
+ *      (RIP-relative operands and branch targets kept absolute).  None
+ *      may be a trap or a system call.  A ret or jmp among them is moved
+ *      too: it leaves the detour for good, and the covered bytes after
+ *      it are dead (4. proves no branch reaches them).  A call is moved
+ *      (it returns into the detour, which goes on; the slot's unwind
+ *      rules, func_patch_cfi.c, let an unwinder step out of it).  In an
+ *      object with C++ exceptions no landing pad would be found in the
+ *      slot: there a direct call that ends the displaced instructions
+ *      returns straight into the function, and a function with another
+ *      call among them is kept out;
+ *   4. no branch target lies inside the covered bytes after their first,
+ *      and no branch of the function itself goes to their first (a loop
+ *      back to the entry would count a call that did not happen);
+ *   5. the function is entered by calls: not the program's entry point
+ *      (no return address there), not gcc's FUNC.cold parts nor any code
+ *      whose unwind rules (its FDE) do not start as a function's do: a
+ *      stripped object's cold parts have FDEs of their own, and look like
+ *      functions otherwise.  Those are parts, not functions, and are not
+ *      counted as found.
+ *
+ * Exception landing pads are not parsed (.gcc_except_table): a pad is
+ * code after a call of the function, so never in the first bytes that
+ * 3. lets through (they hold no call).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/elf/eh_frame.h"
+#include "lib/elf/symtab.h"
+#include "lib/probes/func_patch.h"
+#include "lib/probes/func_patch_cfi.h"
+#include "lib/probes/kprobe_internal.h"
+
+#define FP_TABLE_MAX 16384 /* entries read of one jump table */
+#define FP_CAND_MAX 64	   /* table candidates per function */
+
+struct fp_target {
+	uint64_t to;
+	uint32_t from; /* the function's index; UINT32_MAX: an address taken */
+	uint32_t call;
+};
+
+struct fp_ctx {
+	struct upr_file f;
+	struct utrace_fpatch_plan *plan;
+	struct fp_target *t;
+	size_t nt, capt;
+	uint64_t entry; /* e_entry */
+	struct utrace_fde_range *fde;
+	size_t nfde;
+	bool eh;  /* C++ exceptions: .gcc_except_table */
+	bool pic; /* ET_DYN: every code address in data is relocated */
+	bool all; /* every code address in data is among the targets */
+};
+
+static const char *const fp_whys[] = {
+#define FP_TEXT(n, t) t,
+    UTRACE_FPATCH_WHYS(FP_TEXT)
+#undef FP_TEXT
+};
+
+const char *utrace_fpatch_why_text(unsigned why)
+{
+	return why < UTRACE_FPATCH_NWHY ? fp_whys[why] : "?";
+}
+
+static bool fp_is_exec(const struct fp_ctx *c, uint64_t v)
+{
+	for (unsigned i = 0; i < c->f.nload; i++)
+		if ((c->f.load[i].flags & PF_X) && v >= c->f.load[i].vaddr &&
+		    v - c->f.load[i].vaddr < c->f.load[i].filesz)
+			return true;
+	return false;
+}
+
+static const uint8_t *fp_bytes(const struct fp_ctx *c, uint64_t vaddr, uint64_t size)
+{
+	uint64_t off;
+
+	if (upr_vaddr_to_offset(&c->f, vaddr, &off) < 0)
+		return NULL;
+	return utrace_elf_data(c->f.elf, off, size);
+}
+
+static int fp_push(struct fp_ctx *c, uint64_t to, uint32_t from, bool call)
+{
+	if (c->nt == c->capt) {
+		size_t cap = c->capt ? 2 * c->capt : 4096;
+		struct fp_target *t = realloc(c->t, cap * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		c->t = t;
+		c->capt = cap;
+	}
+	c->t[c->nt++] = (struct fp_target){to, from, call};
+	return 0;
+}
+
+/* The entries of a jump table at vaddr tab (rel: int32 relative to tab,
+ * else absolute 8-byte ones) while they land in code: how many. */
+static long fp_table(struct fp_ctx *c, uint64_t tab, bool rel, uint32_t from)
+{
+	unsigned esz = rel ? 4 : 8;
+	long k;
+
+	if (fp_is_exec(c, tab))
+		return 0;
+	for (k = 0; k < FP_TABLE_MAX; k++) {
+		const uint8_t *p = fp_bytes(c, tab + (uint64_t)k * esz, esz);
+		uint64_t to;
+		int32_t e;
+
+		if (!p)
+			break;
+		if (rel) {
+			memcpy(&e, p, 4);
+			to = tab + (uint64_t)(int64_t)e;
+		} else {
+			memcpy(&to, p, 8);
+		}
+		if (!fp_is_exec(c, to))
+			break;
+		if (fp_push(c, to, from, false) < 0)
+			return -ENOMEM;
+	}
+	return k;
+}
+
+/* What one instruction at `at` of function i adds to the targets;
+ * table candidates into cand (rel flag in bit 0 of the count's pair). */
+static int fp_insn_targets(struct fp_ctx *c, uint32_t i, const ZydisDecodedInstruction *in,
+			   const ZydisDecodedOperand *ops, uint64_t at, uint64_t *cand,
+			   bool *cand_rel, unsigned *ncand, bool *indirect)
+{
+	for (unsigned k = 0; k < in->operand_count_visible; k++) {
+		const ZydisDecodedOperand *o = &ops[k];
+		ZyanU64 to;
+
+		if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && o->imm.is_relative) {
+			ZydisCalcAbsoluteAddress(in, o, at, &to);
+			if (fp_push(c, to, i, in->meta.category == ZYDIS_CATEGORY_CALL) < 0)
+				return -ENOMEM;
+		} else if (o->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && !c->pic &&
+			   fp_is_exec(c, o->imm.value.u)) { /* mov $label: ET_EXEC */
+			if (fp_push(c, o->imm.value.u, UINT32_MAX, false) < 0)
+				return -ENOMEM;
+		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   o->mem.base == ZYDIS_REGISTER_RIP) {
+			ZydisCalcAbsoluteAddress(in, o, at, &to);
+			if (fp_is_exec(c, to) && fp_push(c, to, UINT32_MAX, false) < 0)
+				return -ENOMEM;
+			if (!fp_is_exec(c, to) && in->mnemonic == ZYDIS_MNEMONIC_LEA &&
+			    *ncand < FP_CAND_MAX) {
+				cand_rel[*ncand] = true;
+				cand[(*ncand)++] = to;
+			}
+		} else if (o->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			   o->mem.base == ZYDIS_REGISTER_NONE &&
+			   o->mem.index != ZYDIS_REGISTER_NONE && o->mem.scale == 8 &&
+			   o->mem.disp.has_displacement && *ncand < FP_CAND_MAX) {
+			cand_rel[*ncand] = false;
+			cand[(*ncand)++] = (uint64_t)o->mem.disp.value;
+		}
+	}
+	/* jmp through a register or a computed address: a table (a GOT
+	 * slot, jmp *x(%rip), is a tail call) */
+	if (in->meta.category == ZYDIS_CATEGORY_UNCOND_BR &&
+	    (ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ||
+	     (ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[0].mem.base != ZYDIS_REGISTER_RIP)))
+		*indirect = true;
+	return 0;
+}
+
+/* Step 1 and 2 for function i. */
+static int fp_scan(struct fp_ctx *c, uint32_t i)
+{
+	struct utrace_fpatch_func *fn = &c->plan->f[i];
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	uint64_t cand[FP_CAND_MAX];
+	bool cand_rel[FP_CAND_MAX], indirect = false;
+	unsigned ncand = 0;
+	const uint8_t *code = fp_bytes(c, fn->func, fn->size);
+	long found = 0;
+	int ret;
+
+	if (!code || !fp_is_exec(c, fn->func)) {
+		fn->why = UTRACE_FPATCH_NOT_IN_FILE;
+		return 0;
+	}
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (uint64_t at = fn->func; at < fn->func + fn->size; at += in.length) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - fn->func),
+						       fn->func + fn->size - at, &in, ops))) {
+			fn->why = UTRACE_FPATCH_DECODE;
+			return 0;
+		}
+		ret = fp_insn_targets(c, i, &in, ops, at, cand, cand_rel, &ncand, &indirect);
+		if (ret < 0)
+			return ret;
+	}
+	if (!indirect)
+		return 0;
+	for (unsigned k = 0; k < ncand; k++) {
+		long n = fp_table(c, cand[k], cand_rel[k], i);
+
+		if (n < 0)
+			return (int)n;
+		found += n;
+	}
+	if (!found && !c->all)
+		fn->why = UTRACE_FPATCH_TABLE;
+	return 0;
+}
+
+/* Code addresses of relocated data (ET_DYN), as targets: 0 or -ENOMEM. */
+static int fp_relocs(struct fp_ctx *c)
+{
+	struct utrace_elf_section sec;
+	struct utrace_elf_rela r;
+	size_t n;
+
+	if (utrace_elf_find_section(c->f.elf, ".rela.dyn", &sec) < 0)
+		return 0; /* no relocations to trust */
+	n = utrace_elf_rela_count(c->f.elf, &sec);
+	for (size_t i = 0; i < n; i++)
+		if (utrace_elf_rela(c->f.elf, &sec, i, &r) == 0 && r.type == R_X86_64_RELATIVE &&
+		    fp_is_exec(c, (uint64_t)r.addend) &&
+		    fp_push(c, (uint64_t)r.addend, UINT32_MAX, false) < 0)
+			return -ENOMEM;
+	c->all = true;
+	return 0;
+}
+
+/* ET_EXEC: every aligned word of its data that lands in code. */
+static int fp_data_words(struct fp_ctx *c)
+{
+	for (unsigned i = 0; i < c->f.nload; i++) {
+		uint64_t v = (c->f.load[i].vaddr + 7) & ~7ull, end;
+		const uint8_t *p;
+
+		if (c->f.load[i].flags & PF_X)
+			continue;
+		end = c->f.load[i].vaddr + c->f.load[i].filesz;
+		p = v < end ? utrace_elf_data(
+				  c->f.elf, c->f.load[i].offset + (v - c->f.load[i].vaddr), end - v)
+			    : NULL;
+		for (uint64_t k = 0; p && v + k + 8 <= end; k += 8) {
+			uint64_t w;
+
+			memcpy(&w, p + k, 8);
+			if (fp_is_exec(c, w) && fp_push(c, w, UINT32_MAX, false) < 0)
+				return -ENOMEM;
+		}
+	}
+	c->all = true;
+	return 0;
+}
+
+static int fp_target_cmp(const void *a, const void *b)
+{
+	const struct fp_target *x = a, *y = b;
+
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* The first target >= v. */
+static size_t fp_lower(const struct fp_ctx *c, uint64_t v)
+{
+	size_t lo = 0, hi = c->nt;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->t[mid].to < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Step 3: the instructions the jmp at fn->addr displaces. */
+static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, bool eh)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	bool call = false;
+	uint64_t at;
+	uint8_t tmp[64];
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (at = fn->addr; at < fn->addr + 5; at += in.length) {
+		if (at >= fn->func + fn->size)
+			return UTRACE_FPATCH_SHORT;
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - fn->func),
+						       fn->func + fn->size - at, &in, ops)))
+			return UTRACE_FPATCH_DECODE;
+		switch (in.meta.category) {
+		case ZYDIS_CATEGORY_CALL: /* the last, direct, is emulated: no return into the slot
+					   */
+			call |= !(ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+				  ops[0].imm.is_relative && at + in.length >= fn->addr + 5);
+			break;
+		case ZYDIS_CATEGORY_INTERRUPT:
+		case ZYDIS_CATEGORY_SYSCALL:
+			return UTRACE_FPATCH_UNMOVABLE;
+		default:
+			break;
+		}
+		if (in.mnemonic == ZYDIS_MNEMONIC_UD2 || in.mnemonic == ZYDIS_MNEMONIC_UD0 ||
+		    in.mnemonic == ZYDIS_MNEMONIC_UD1 || in.mnemonic == ZYDIS_MNEMONIC_HLT)
+			return UTRACE_FPATCH_UNMOVABLE;
+		/* re-encoded for the same place: the operands it cannot keep */
+		if (!kp_reencode(&in, ops, at, at, tmp, sizeof(tmp)))
+			return UTRACE_FPATCH_RELOC;
+	}
+	if (call && eh)
+		return UTRACE_FPATCH_CALL_EH;
+	if (at > fn->func + fn->size)
+		return UTRACE_FPATCH_SHORT;
+	if (at - fn->addr > UTRACE_FPATCH_CODE)
+		return UTRACE_FPATCH_RELOC;
+	fn->len = (uint32_t)(at - fn->addr);
+	memcpy(fn->code, code + (fn->addr - fn->func), fn->len);
+	return UTRACE_FPATCH_OK;
+}
+
+/* The FDE that starts at v, NULL if none. */
+static const struct utrace_fde_range *fp_fde_at(const struct fp_ctx *c, uint64_t v)
+{
+	size_t lo = 0, hi = c->nfde;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->fde[mid].start < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nfde && c->fde[lo].start == v ? &c->fde[lo] : NULL;
+}
+
+/* Whether an FDE starts at v whose rules are not an entry's. */
+static bool fp_part(const struct fp_ctx *c, uint64_t v)
+{
+	const struct utrace_fde_range *r = fp_fde_at(c, v);
+
+	return r && !r->entry;
+}
+
+/* Steps 3 to 5 for function i. */
+static unsigned fp_decide(struct fp_ctx *c, uint32_t i)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	struct utrace_fpatch_func *fn = &c->plan->f[i];
+	const uint8_t *code = fp_bytes(c, fn->func, fn->size);
+	unsigned why;
+
+	if (strstr(fn->name, ".cold") || fp_part(c, fn->func))
+		return UTRACE_FPATCH_PART;
+	if (fn->why != UTRACE_FPATCH_OK)
+		return fn->why;
+	if (fn->func == c->entry || !strcmp(fn->name, "_start"))
+		return UTRACE_FPATCH_ENTRY;
+	fn->addr = fn->func;
+	if (fn->size >= 9 && !memcmp(code, endbr64, 4))
+		fn->addr += 4;
+	why = fp_cover(fn, code, c->eh);
+	if (why != UTRACE_FPATCH_OK)
+		return why;
+	for (size_t k = fp_lower(c, fn->func); k < c->nt && c->t[k].to < fn->addr + fn->len; k++) {
+		const struct fp_target *t = &c->t[k];
+
+		if (t->to > fn->addr || (t->to == fn->addr && t->from == i && !t->call))
+			return UTRACE_FPATCH_BRANCH_IN;
+	}
+	return UTRACE_FPATCH_OK;
+}
+
+/* The functions of the symbol table, in address order. */
+static int fp_functions(struct fp_ctx *c, struct utrace_error *err)
+{
+	struct utrace_fpatch_plan *p = c->plan;
+	size_t n = utrace_symtab_count(p->tab);
+
+	p->f = calloc(n ? n : 1, sizeof(*p->f));
+	if (!p->f)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const struct utrace_sym *s = utrace_symtab_get(p->tab, i);
+		const struct utrace_fde_range *r = fp_fde_at(c, s->vaddr);
+		struct utrace_fpatch_func *fn = &p->f[p->n];
+		uint64_t size = s->size ? s->size : r ? r->size : 0; /* asm: no .size */
+
+		if (!size || !fp_is_exec(c, s->vaddr))
+			continue; /* not code, or its end unknown: not a function we can decode */
+		fn->func = fn->addr = s->vaddr;
+		fn->size = size;
+		fn->name = s->name;
+		fn->raw = s->raw;
+		p->n++;
+	}
+	return 0;
+}
+
+int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err)
+{
+	struct fp_ctx c = {.plan = plan};
+	struct utrace_elf_section sec;
+	const char *why = NULL;
+	Elf64_Ehdr eh;
+	const void *raw;
+	int ret;
+
+	memset(plan, 0, sizeof(*plan));
+	ret = upr_file_open(path, &c.f, &why);
+	if (ret < 0)
+		return utrace_error_set(err, ret, "%s: %s", path, why ? why : strerror(-ret));
+	if ((raw = utrace_elf_data(c.f.elf, 0, sizeof(eh)))) {
+		memcpy(&eh, raw, sizeof(eh));
+		c.entry = eh.e_type == ET_EXEC || eh.e_type == ET_DYN ? eh.e_entry : 0;
+		c.pic = eh.e_type == ET_DYN;
+	}
+	c.eh = utrace_elf_find_section(c.f.elf, ".gcc_except_table", &sec) == 0;
+	ret = utrace_symtab_load_elf(c.f.elf, &plan->tab, err);
+	if (ret >= 0 && utrace_elf_fde_ranges(c.f.elf, &c.fde, &c.nfde) < 0)
+		ret = -ENOMEM;
+	if (ret >= 0)
+		ret = fp_functions(&c, err);
+	if (ret >= 0)
+		ret = c.pic ? fp_relocs(&c) : fp_data_words(&c);
+	for (uint32_t i = 0; ret >= 0 && i < plan->n; i++)
+		ret = fp_scan(&c, i);
+	if (ret >= 0) {
+		if (c.nt)
+			qsort(c.t, c.nt, sizeof(*c.t), fp_target_cmp);
+		for (uint32_t i = 0; i < plan->n; i++) {
+			plan->f[i].why = fp_decide(&c, i);
+			plan->f[i].emulate_call = c.eh;
+			plan->count[plan->f[i].why]++;
+		}
+	} else if (ret == -ENOMEM) {
+		utrace_error_set(err, ret, "%s: out of memory", path);
+	}
+	free(c.t);
+	free(c.fde);
+	upr_file_close(&c.f);
+	if (ret < 0)
+		utrace_fpatch_plan_free(plan);
+	return ret < 0 ? ret : 0;
+}
+
+void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan)
+{
+	free(plan->f);
+	utrace_symtab_free(plan->tab);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* `jmp to` at out (placed at vaddr from); false if out of rel32 reach. */
+static bool fp_jmp(uint8_t *out, uint64_t from, uint64_t to)
+{
+	int64_t d = (int64_t)(to - (from + 5));
+	int32_t rel = (int32_t)d;
+
+	if (d != rel)
+		return false;
+	out[0] = 0xe9;
+	memcpy(out + 1, &rel, 4);
+	return true;
+}
+
+/*
+ * In an object with C++ exceptions, the last displaced instruction, a
+ * direct call, becomes a push of
+ * the function's own return address (bias + ret, two 32-bit stores after
+ * moving rsp, which leave the flags and every register alone) and a jmp
+ * to the callee.  The callee returns straight into the function, after
+ * the displaced bytes: no return address inside the slot is ever on the
+ * stack, so an exception the callee throws finds the function's own
+ * landing pad (its .gcc_except_table names the original return address).
+ * The callee's ret then returns where no call was made: the CPU's
+ * return predictions are off for the returns after it, which is why only
+ * such objects get it.
+ */
+static size_t fp_emulate_call(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+			      uint64_t a, uint64_t ret, uint64_t at, uint8_t *out, size_t room)
+{
+	static const uint8_t below[5] = {0x48, 0x8d, 0x64, 0x24, 0xf8}; /* lea -8(%rsp),%rsp */
+	uint32_t lo = (uint32_t)ret, hi = (uint32_t)(ret >> 32);
+	ZyanU64 to;
+
+	if (room < 25)
+		return 0;
+	ZydisCalcAbsoluteAddress(in, &ops[0], a, &to);
+	memcpy(out, below, 5);
+	out[5] = 0xc7, out[6] = 0x04, out[7] = 0x24; /* movl $lo,(%rsp) */
+	memcpy(out + 8, &lo, 4);
+	out[12] = 0xc7, out[13] = 0x44, out[14] = 0x24, out[15] = 0x04; /* movl $hi,4(%rsp) */
+	memcpy(out + 16, &hi, 4);
+	return fp_jmp(out + 20, at + 20, to) ? 25 : 0;
+}
+
+size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t bias, uint64_t at,
+			      uint8_t *out, size_t room, uint8_t *cfi, uint32_t *cfi_len)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	struct fp_cfi c;
+	size_t n = 0, k;
+
+	*cfi_len = UINT32_MAX;
+	fp_cfi_init(&c, cfi, UTRACE_FPATCH_CFI);
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (uint32_t off = 0; off < f->len; off += in.length) {
+		if (room < n + 5 || ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, f->code + off,
+								       f->len - off, &in, ops)))
+			return 0;
+		if (f->emulate_call && in.mnemonic == ZYDIS_MNEMONIC_CALL &&
+		    off + in.length == f->len && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+		    ops[0].imm.is_relative) {
+			k = fp_emulate_call(&in, ops, f->addr + off, bias + f->addr + f->len,
+					    at + n, out + n, room - n);
+			fp_cfi_push(&c, (uint32_t)(UTRACE_FPATCH_HEAD + n + 5));
+			*cfi_len = k && fp_cfi_done(&c) ? (uint32_t)c.len : UINT32_MAX;
+			return k ? n + k : 0;
+		}
+		k = kp_reencode(&in, ops, f->addr + off, at + n, out + n, room - n - 5);
+		if (!k)
+			return 0;
+		n += k;
+		fp_cfi_insn(&c, &in, ops, (uint32_t)(UTRACE_FPATCH_HEAD + n));
+	}
+	*cfi_len = fp_cfi_done(&c) ? (uint32_t)c.len : UINT32_MAX;
+	if (room < n + 5 || !fp_jmp(out + n, at + n, f->addr + f->len))
+		return 0;
+	return n + 5;
+}

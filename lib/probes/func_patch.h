@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * func_patch.h - tracing the functions of an object built without the
+ * instrumentation flags: which functions it has, and which of their
+ * entries can be patched with a 5-byte jmp to a detour.
+ *
+ * The functions are those of the symbol table (lib/elf/symtab.h: .symtab,
+ * or .dynsym and .eh_frame's FDEs as sub_ADDR when stripped).  Each is
+ * decoded whole (Zydis); an entry is patched only where the kernel's
+ * optprobe conditions hold (lib/probes/func_patch.c says how), else it is
+ * left out with one of the reasons below.  The runtime runs the patched
+ * entry as `jmp detour`, the detour `call stub` (the compiler sites'
+ * stub: the tracer's entry hook), then the moved instructions relocated
+ * here, then `jmp` back (runtime/func_patch.c).
+ */
+#ifndef UTRACE_LIB_FUNC_PATCH_H
+#define UTRACE_LIB_FUNC_PATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/proto.h"
+#include "lib/base/error.h"
+
+/* Why an entry is left out: X(NAME, text), in this order. */
+#define UTRACE_FPATCH_WHYS(X)                                                                      \
+	X(OK, "patched")                                                                           \
+	X(SHORT, "shorter than the 5 bytes of a jmp")                                              \
+	X(NOT_IN_FILE, "its code is not in the file")                                              \
+	X(DECODE, "an instruction does not decode")                                                \
+	X(BRANCH_IN, "a branch lands inside its first 5 bytes")                                    \
+	X(TABLE, "an indirect jump whose table was not found")                                     \
+	X(UNMOVABLE, "a trap or system call in its first 5 bytes")                                 \
+	X(CALL_EH, "a call that returns into the detour, in an object with C++ exceptions")        \
+	X(RELOC, "an instruction of its first 5 bytes cannot run elsewhere")                       \
+	X(ENTRY, "the program's entry point (no return address)")                                  \
+	X(PART, "a part of a function, not its entry (cold code)")
+
+enum utrace_fpatch_why {
+#define UTRACE_FPATCH_ENUM(n, t) UTRACE_FPATCH_##n,
+	UTRACE_FPATCH_WHYS(UTRACE_FPATCH_ENUM)
+#undef UTRACE_FPATCH_ENUM
+	    UTRACE_FPATCH_NWHY
+};
+
+#define UTRACE_FPATCH_CODE 32 /* at most, of moved bytes */
+
+struct utrace_fpatch_func {
+	uint64_t func, size; /* the function (ELF vaddrs) */
+	uint64_t addr;	     /* where the jmp goes: func, or func + 4 after endbr64 */
+	const char *name;    /* demangled (valid while the plan is) */
+	const char *raw;     /* as in the symbol table */
+	uint32_t len;	     /* bytes the jmp displaces (whole instructions, >= 5) */
+	uint32_t why;	     /* enum utrace_fpatch_why */
+	/* an object with C++ exceptions: a direct call that ends the
+	 * displaced instructions returns into the function itself, so that
+	 * its landing pad is found (a plain call, elsewhere: a return the CPU
+	 * predicts) */
+	bool emulate_call;
+	uint8_t code[UTRACE_FPATCH_CODE]; /* the displaced bytes */
+};
+
+/* PART ones are not functions: a plan's functions are n - count[PART]. */
+struct utrace_fpatch_plan {
+	struct utrace_fpatch_func *f; /* every function found, by address */
+	size_t n;
+	size_t count[UTRACE_FPATCH_NWHY];
+	struct utrace_symtab *tab; /* the names */
+};
+
+/* The plan for the object at path: 0, or <0 with err (not a readable
+ * ELF object, out of memory). */
+int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err);
+void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan);
+const char *utrace_fpatch_why_text(unsigned why);
+
+/*
+ * The detour's tail for f placed at vaddr at (the runtime's address minus
+ * the object's bias; the slot starts UTRACE_FPATCH_HEAD bytes before):
+ * the displaced instructions re-encoded for there, then `jmp` back to
+ * f->addr + f->len; with f->emulate_call, a direct call that ends them
+ * pushes bias + f->addr + f->len, the return address it has in place, and
+ * jumps to its callee.  Its length (<= room), or 0 if it cannot be (a
+ * displacement out of rel32 reach).  cfi (UTRACE_FPATCH_CFI bytes): the
+ * slot's call frame instructions after the CIE's (common/proto.h),
+ * *cfi_len of them, UINT32_MAX if they cannot be described.
+ */
+size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t bias, uint64_t at,
+			      uint8_t *out, size_t room, uint8_t *cfi, uint32_t *cfi_len);
+
+#endif

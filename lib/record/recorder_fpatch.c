@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_fpatch.c - the recorder's side of function-entry patching
+ * (common/proto.h FPATCH_ASK ... FPATCH): for an object without compiler
+ * sites that the recording traces (the program itself, or a library a
+ * ":mod:" filter names, as with compiler sites), the plan of
+ * lib/probes/func_patch.c, made once per file and kept for every process
+ * that loads it; each entry's displaced instructions relocated for the
+ * slot the runtime mapped.  The first time a file is planned, a notice
+ * says how many entries were patched and why the others were not.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/glob.h"
+#include "lib/events/ftrace_filter.h"
+#include "lib/probes/func_patch.h"
+#include "lib/record/recorder_internal.h"
+
+struct rec_fplan {
+	char *path;
+	struct utrace_fpatch_plan plan;
+	uint32_t *ok; /* indices of the entries to patch */
+	uint32_t nok;
+	struct rec_fplan *next;
+};
+
+/* Whether the recording traces the object at path (main: the program). */
+static bool rec_fpatch_wanted(const struct utrace_recorder *r, const char *path, bool main)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = r->o.filter ? utrace_func_filter_total(r->o.filter) : 0;
+
+	if (main)
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		enum utrace_filter_list which;
+		bool neg;
+		const char *e = utrace_func_filter_expr(r->o.filter, i, &which, &neg);
+		const char *mod = e ? strstr(e, ":mod:") : NULL;
+
+		if (mod && !neg && utrace_glob_match(mod + 5, base))
+			return true;
+	}
+	return false;
+}
+
+/* "PATH: N of M functions patched at their entry; K left out: ..." */
+static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const struct rec_fplan *p)
+{
+	size_t found = p->plan.n - p->plan.count[UTRACE_FPATCH_PART];
+	char text[2048];
+	int len;
+
+	if (!r->o.notice)
+		return;
+	len = snprintf(text, sizeof(text),
+		       "%s has no call sites: %u of %zu functions patched at their entry", p->path,
+		       p->nok, found);
+	if (p->nok < found)
+		len += snprintf(text + len, sizeof(text) - (size_t)len,
+				"; %zu left out (utrace list -f --why):", found - p->nok);
+	for (unsigned w = 1; w < UTRACE_FPATCH_NWHY && len < (int)sizeof(text); w++)
+		if (p->plan.count[w] && w != UTRACE_FPATCH_PART)
+			len += snprintf(text + len, sizeof(text) - (size_t)len, " %zu %s,",
+					p->plan.count[w], utrace_fpatch_why_text(w));
+	if (len > 0 && len < (int)sizeof(text) && text[len - 1] == ',')
+		text[len - 1] = 0;
+	r->o.notice(r->o.notice_arg, c->pid, text);
+}
+
+/* The plan of path, made now if it is new (NULL: out of memory, or the
+ * file cannot be read: then a notice says why). */
+static struct rec_fplan *rec_fplan_get(struct utrace_recorder *r, struct rec_conn *c,
+				       const char *path)
+{
+	struct utrace_error e = {0};
+	struct rec_fplan *p;
+
+	for (p = r->fplans; p; p = p->next)
+		if (!strcmp(p->path, path))
+			return p;
+	if (!(p = calloc(1, sizeof(*p))) || !(p->path = strdup(path))) {
+		free(p);
+		return NULL;
+	}
+	if (utrace_fpatch_plan(path, &p->plan, &e) < 0) {
+		if (r->o.notice)
+			r->o.notice(r->o.notice_arg, c->pid, e.msg);
+	} else if ((p->ok = calloc(p->plan.n + 1, sizeof(*p->ok)))) {
+		for (uint32_t i = 0; i < p->plan.n; i++)
+			if (p->plan.f[i].why == UTRACE_FPATCH_OK)
+				p->ok[p->nok++] = i;
+		rec_fpatch_say(r, c, p);
+	}
+	p->next = r->fplans;
+	r->fplans = p;
+	return p;
+}
+
+/* The program asked for a library the runtime itself runs on. */
+static void rec_fpatch_refuse_runtime(struct utrace_recorder *r, struct rec_conn *c,
+				      const char *path)
+{
+	char text[4400];
+
+	if (!r->o.notice)
+		return;
+	snprintf(text, sizeof(text),
+		 "%.4000s has no call sites, and utrace's runtime itself runs on it (libc, the "
+		 "dynamic loader, the unwinder): its entries are not patched",
+		 path);
+	r->o.notice(r->o.notice_arg, c->pid, text);
+}
+
+int rec_fpatch_ask(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n)
+{
+	const struct utrace_msg_fpatch_ask *m = buf;
+	struct utrace_msg_fpatch_plan pm = {{sizeof(pm), UTRACE_MSG_FPATCH_PLAN}, 0, 0};
+	char path[4096];
+	struct rec_fplan *p = NULL;
+
+	if (n < sizeof(*m) + 1 || n - sizeof(*m) >= sizeof(path))
+		return -EPROTO;
+	memcpy(path, m->path, n - sizeof(*m));
+	path[n - sizeof(*m)] = 0;
+	pm.obj = m->obj;
+	if (r->o.tracer != UTRACE_TRACER_NOP &&
+	    rec_fpatch_wanted(r, path, m->flags & UTRACE_OBJ_MAIN)) {
+		if (!(m->flags & UTRACE_FPATCH_ASK_RUNTIME))
+			p = rec_fplan_get(r, c, path);
+		else
+			rec_fpatch_refuse_runtime(r, c, path);
+	}
+	c->fp_pending = p && p->nok ? p : NULL;
+	c->fp_obj = m->obj;
+	c->fp_bias = m->bias;
+	pm.count = c->fp_pending ? p->nok : 0;
+	return rec_conn_send(c, &pm, sizeof(pm), -1);
+}
+
+int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n)
+{
+	const struct utrace_msg_fpatch_area *am = buf;
+	const struct rec_fplan *p = c->fp_pending;
+	struct utrace_msg_fpatch *m;
+	int ret = 0;
+
+	(void)r;
+	if (n < sizeof(*am) || !p || am->obj != c->fp_obj)
+		return -EPROTO;
+	c->fp_pending = NULL;
+	if (!am->addr)
+		return 0; /* no room near the object: it runs untraced */
+	if (!(m = malloc(UTRACE_MSG_MAX)))
+		return -ENOMEM;
+	for (uint32_t first = 0; first < p->nok && ret >= 0; first += UTRACE_FPATCH_PER_MSG) {
+		uint32_t cnt = p->nok - first;
+
+		if (cnt > UTRACE_FPATCH_PER_MSG)
+			cnt = UTRACE_FPATCH_PER_MSG;
+		memset(m, 0, sizeof(*m) + cnt * sizeof(m->e[0]));
+		m->hdr.type = UTRACE_MSG_FPATCH;
+		m->hdr.size = (uint32_t)(sizeof(*m) + cnt * sizeof(m->e[0]));
+		m->obj = am->obj;
+		m->first = first;
+		m->count = cnt;
+		for (uint32_t k = 0; k < cnt; k++) {
+			const struct utrace_fpatch_func *f = &p->plan.f[p->ok[first + k]];
+			/* the slot's vaddr: its address minus the bias the ASK gave */
+			uint64_t at = am->addr + (uint64_t)(first + k) * UTRACE_FPATCH_SLOT +
+				      UTRACE_FPATCH_HEAD - c->fp_bias;
+
+			m->e[k].vaddr = f->addr;
+			m->e[k].len = f->len;
+			m->e[k].xol_len = (uint32_t)utrace_fpatch_relocate(
+			    f, c->fp_bias, at, m->e[k].xol, UTRACE_FPATCH_XOL, m->e[k].cfi,
+			    &m->e[k].cfi_len);
+		}
+		ret = rec_conn_send(c, m, m->hdr.size, -1);
+	}
+	free(m);
+	return ret;
+}
+
+void rec_fpatch_free(struct utrace_recorder *r)
+{
+	while (r->fplans) {
+		struct rec_fplan *p = r->fplans;
+
+		r->fplans = p->next;
+		utrace_fpatch_plan_free(&p->plan);
+		free(p->ok);
+		free(p->path);
+		free(p);
+	}
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * func_patch.c - tracing the functions of an object built without the
+ * instrumentation flags: its function entries become its call sites.
+ *
+ * The tool decides everything (lib/probes/func_patch.c decodes the object
+ * and picks the entries a 5-byte jmp can safely cover) and sends, per
+ * entry, the displaced instructions relocated for a slot of this file's
+ * detour area (common/proto.h FPATCH).  Each slot, within rel32 reach of
+ * the object like the stubs:
+ *
+ *   slot i:  call stub_i          the compiler sites' stub: push id, tracer
+ *            <displaced insns>    relocated by the tool
+ *            jmp entry + len      back into the function
+ *
+ * and the entry becomes `jmp slot_i`.  The call makes the stack exactly
+ * what a patched compiler site makes it (return into the slot, then the
+ * caller's return address, which function_graph hooks), so the tracers,
+ * their filters and the exception/longjmp handling of fgraph.c and
+ * unwind.c work unchanged; the detour is left with `jmp`, so no frame of
+ * it stays on the stack while the function runs, and nothing but the
+ * tracer's own trampoline ever returns into a slot.
+ *
+ * Each slot gets an FDE (the tool's call frame instructions for its
+ * displaced ones), registered with libgcc's __register_frame: a call
+ * among the displaced instructions leaves a return address inside the
+ * slot, which backtrace() and other unwinders must step through.  A
+ * program without libgcc_s gets it loaded for that (glibc's backtrace()
+ * loads it too, later, and would find no frames of ours then).
+ *
+ * The entries are patched through text_poke.c's int3-first batch.  A
+ * thread that meets the int3 meanwhile resumes at its slot's displaced
+ * instructions (rt_fpatch_resume), which is the function run untraced
+ * once: skipping 5 bytes, as for a NOP site, would skip real code.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+
+#include "arch/x86_64/insn.h"
+#include "runtime/rt.h"
+
+#define FP_HEAD UTRACE_FPATCH_HEAD
+#define FP_FDE_MAX 64 /* an FDE: 4 + 4 + 8 + 8 + 1 + UTRACE_FPATCH_CFI, padded */
+
+/* The slots' .eh_frame: the CIE (common/proto.h), the FDEs, a 0 word. */
+struct fp_frames {
+	uint8_t *buf;
+	size_t len;
+};
+
+static const uint8_t fp_cie[24] = {
+    20,	  0,	0,   0,	   0, 0,    0,	0, /* length, CIE id */
+    1,	  'z',	'R', 0,	   1, 0x78, 16,	   /* version, "zR", code 1, data -8, return address r16 */
+    1,	  0x00,		      /* augmentation: FDE addresses are absolute 8-byte words */
+    0x0c, 7,	8,   0x90, 1, /* def_cfa rsp+8; r16 at cfa-8 */
+    0,	  0};		      /* nops */
+
+static void fp_fde(struct fp_frames *f, uint64_t slot, const uint8_t *cfi, uint32_t n)
+{
+	uint8_t *p = f->buf + f->len;
+	uint32_t body = 4 + 8 + 8 + 1 + n, pad = (8 - (4 + body) % 8) % 8, len = body + pad;
+	uint32_t cie = (uint32_t)(f->len + 4); /* back from this word to the CIE */
+	uint64_t range = UTRACE_FPATCH_SLOT;
+
+	memcpy(p, &len, 4);
+	memcpy(p + 4, &cie, 4);
+	memcpy(p + 8, &slot, 8);
+	memcpy(p + 16, &range, 8);
+	p[24] = 0; /* no augmentation data */
+	memcpy(p + 25, cfi, n);
+	memset(p + 25 + n, 0, pad); /* DW_CFA_nop */
+	f->len += 4 + len;
+}
+
+/* The entries of obj, patched or not, taken from the recorder into the
+ * area (RW until rt_fpatch_arm), their FDEs into fr.  got: entries
+ * received so far. */
+static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, struct fp_frames *fr)
+{
+	struct utrace_msg_fpatch *m = malloc(UTRACE_MSG_MAX);
+	uint32_t got = 0;
+	int n, ret = 0;
+
+	if (!m)
+		return -ENOMEM;
+	while (got < count && ret >= 0) {
+		n = rt_recv(m, UTRACE_MSG_MAX, NULL);
+		if (n < (int)sizeof(*m) || m->hdr.type != UTRACE_MSG_FPATCH ||
+		    m->obj != obj->index || m->first != got || m->count > count - got ||
+		    (size_t)n < sizeof(*m) + m->count * sizeof(m->e[0])) {
+			ret = n < 0 ? n : -EPROTO;
+			break;
+		}
+		for (uint32_t k = 0; k < m->count; k++, got++) {
+			const struct utrace_fpatch_ent *e = &m->e[k];
+			uint64_t at = obj->bias + e->vaddr;
+
+			obj->sites[got] = at;
+			/* a slot left as int3s is never patched (rt_fpatch_slot) */
+			uint8_t *slot = area + (size_t)got * UTRACE_FPATCH_SLOT;
+
+			if (!e->xol_len || e->xol_len > UTRACE_FPATCH_XOL || e->len < 5 ||
+			    at < obj->lo || at + e->len > obj->hi)
+				continue;
+			memcpy(slot + FP_HEAD, e->xol, e->xol_len);
+			if (fr->buf && e->cfi_len <= UTRACE_FPATCH_CFI)
+				fp_fde(fr, (uint64_t)(uintptr_t)slot, e->cfi, e->cfi_len);
+		}
+	}
+	free(m);
+	return ret;
+}
+
+/* The FDEs to libgcc, loaded if need be (kept for good: the unwinder
+ * reads them for as long as the slots exist).  Not from inside
+ * dl_iterate_phdr, which holds the loader's lock that dlopen takes:
+ * rt_fpatch_arm calls it, after the scan; the real dlopen, not ftrace.c's,
+ * which would scan again under the objects lock. */
+static void fp_register_frames(void *frames)
+{
+	void *(*real_dlopen)(const char *, int);
+	void (*reg)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "__register_frame");
+	void *h;
+
+	if (!reg && (real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen")) &&
+	    (h = real_dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL)))
+		reg = (void (*)(void *))dlsym(h, "__register_frame");
+	if (reg)
+		reg(frames);
+	else
+		free(frames);
+}
+
+/* Whether obj is code the runtime itself runs while it patches and
+ * traces: libc (mprotect, membarrier, sendmsg), the dynamic loader
+ * (dl_iterate_phdr, dlsym) or the unwinder (unwind.c's real _Unwind_*). */
+static bool fp_runtime_dep(const struct rt_object *obj)
+{
+	uint64_t libc = (uint64_t)(uintptr_t)&mprotect, ldso = getauxval(AT_BASE);
+	uint64_t unw = (uint64_t)(uintptr_t)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
+
+	return (libc >= obj->lo && libc < obj->hi) || (ldso >= obj->lo && ldso < obj->hi) ||
+	       (unw >= obj->lo && unw < obj->hi);
+}
+
+int rt_fpatch_object(struct rt_object *obj)
+{
+	size_t plen = strlen(obj->path) + 1;
+	struct utrace_msg_fpatch_ask *ask = malloc(sizeof(*ask) + plen);
+	struct utrace_msg_fpatch_plan plan;
+	struct utrace_msg_fpatch_area am = {{sizeof(am), UTRACE_MSG_FPATCH_AREA}, obj->index, 0, 0};
+	struct fp_frames fr = {NULL, 0};
+	uint8_t *area = NULL;
+	uint64_t size;
+	int ret;
+
+	if (rt.cfg.tracer != UTRACE_TRACER_FUNCTION &&
+	    rt.cfg.tracer != UTRACE_TRACER_FUNCTION_GRAPH)
+		return 0;
+	if (!ask)
+		return -ENOMEM;
+	*ask = (struct utrace_msg_fpatch_ask){
+	    {(uint32_t)(sizeof(*ask) + plen), UTRACE_MSG_FPATCH_ASK},
+	    obj->index,
+	    (obj->flags & UTRACE_OBJ_MAIN) | (fp_runtime_dep(obj) ? UTRACE_FPATCH_ASK_RUNTIME : 0),
+	    obj->bias};
+	memcpy(ask->path, obj->path, plen);
+	ret = rt_send(ask, ask->hdr.size, -1);
+	free(ask);
+	if (ret >= 0)
+		ret = rt_recv(&plan, sizeof(plan), NULL);
+	if (ret < 0)
+		return ret;
+	if (ret < (int)sizeof(plan) || plan.hdr.type != UTRACE_MSG_FPATCH_PLAN ||
+	    plan.obj != obj->index)
+		return -EPROTO;
+	if (!plan.count)
+		return 0;
+	size = (uint64_t)plan.count * UTRACE_FPATCH_SLOT;
+	if (rt.next_id + plan.count <= RT_MAX_IDS && (obj->sites = calloc(plan.count, 8)))
+		area = rt_map_near(obj->lo, obj->hi, size);
+	am.addr = (uint64_t)(uintptr_t)area;
+	ret = rt_send(&am, sizeof(am), -1);
+	if (!area || ret < 0) {
+		free(obj->sites);
+		obj->sites = NULL;
+		return ret < 0 ? ret : 0; /* no room: the recorder sends nothing */
+	}
+	memset(area, INSN_INT3, size);
+	fr.buf = malloc(sizeof(fp_cie) + (size_t)plan.count * FP_FDE_MAX + 4);
+	if (fr.buf) {
+		memcpy(fr.buf, fp_cie, sizeof(fp_cie));
+		fr.len = sizeof(fp_cie);
+	}
+	ret = fp_receive(obj, area, plan.count, &fr);
+	if (ret < 0) {
+		munmap(area, size);
+		free(obj->sites);
+		free(fr.buf);
+		obj->sites = NULL;
+		return ret;
+	}
+	if (fr.buf && fr.len > sizeof(fp_cie)) {
+		memset(fr.buf + fr.len, 0, 4); /* the end of the list */
+		obj->fpatch_frames = fr.buf;
+	} else {
+		free(fr.buf);
+	}
+	obj->fpatch = area;
+	obj->nr_sites = plan.count;
+	obj->flags |= UTRACE_OBJ_FPATCH;
+	obj->id_base = rt.next_id;
+	rt.next_id += plan.count;
+	return 0;
+}
+
+/* Each slot's `call stub_i`, then the area R-X: once, before any entry
+ * jumps into it (ftrace.c's object_enable, after the stubs exist). */
+int rt_fpatch_arm(struct rt_object *obj)
+{
+	uint64_t size = (uint64_t)obj->nr_sites * UTRACE_FPATCH_SLOT;
+
+	for (uint32_t i = 0; i < obj->nr_sites; i++) {
+		uint8_t *slot = obj->fpatch + (size_t)i * UTRACE_FPATCH_SLOT;
+
+		insn_rel32(slot, INSN_CALL, (uint64_t)(uintptr_t)slot,
+			   (uint64_t)(uintptr_t)obj->stubs + RT_STUB_HEADER +
+			       (uint64_t)i * INSN_STUB_SIZE);
+	}
+	size = (size + 4095) & ~4095ull;
+	if (mprotect(obj->fpatch, size, PROT_READ | PROT_EXEC) < 0)
+		return -errno;
+	if (obj->fpatch_frames)
+		fp_register_frames(obj->fpatch_frames);
+	obj->fpatch_frames = NULL;
+	return 0;
+}
+
+/* Where entry i jumps to, 0 if its slot is empty. */
+uint64_t rt_fpatch_slot(const struct rt_object *obj, uint32_t i)
+{
+	const uint8_t *slot = obj->fpatch + (size_t)i * UTRACE_FPATCH_SLOT;
+
+	return slot[FP_HEAD] == INSN_INT3 ? 0 : (uint64_t)(uintptr_t)slot;
+}
+
+/* text_poke.c's trap handler: a thread met the int3 of an entry being
+ * patched: where it goes on (the slot's displaced instructions), or 0.
+ * Signal-safe: the objects list only grows while a batch runs. */
+uint64_t rt_fpatch_resume(uint64_t ip)
+{
+	for (const struct rt_object *o = rt.objects; o; o = o->next) {
+		uint32_t lo = 0, hi;
+
+		if (!(o->flags & UTRACE_OBJ_FPATCH) || ip < o->lo || ip >= o->hi || !o->fpatch)
+			continue;
+		hi = o->nr_sites;
+		while (lo < hi) { /* sites are sorted: the functions' order */
+			uint32_t mid = (lo + hi) / 2;
+
+			if (o->sites[mid] < ip)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < o->nr_sites && o->sites[lo] == ip && rt_fpatch_slot(o, lo))
+			return rt_fpatch_slot(o, lo) + FP_HEAD;
+	}
+	return 0;
+}
