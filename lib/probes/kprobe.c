@@ -223,20 +223,10 @@ int utrace_kprobe_parse(const char *def, const char *exe, struct utrace_kprobe *
 		*code = UTRACE_UPROBE_ERR_NONE;
 	ps.p = calloc(1, sizeof(*ps.p));
 	ret = ps.p ? kp_parse(&ps) : -ENOMEM;
-	if (ret == -ENOMEM) {
-		utrace_error_set(err, -ENOMEM, "out of memory");
-	} else if (ret < 0 && ps.dw_failed) {
-		if (err)
-			*err = ps.dwerr;
-		ret = -EINVAL;
-	} else if (ret < 0) {
-		ret = utrace_error_set(err, -EINVAL, "%s at column %d%s%s",
-				       utrace_uprobe_error_text(ps.code), ps.column,
-				       ps.detail[0] ? ": " : "", ps.detail);
-		if (err)
-			err->column = ps.column;
-		if (code)
-			*code = ps.code;
+	if (ret < 0) {
+		struct upr_failure f = {ps.code, ps.column, ps.detail, ps.dw_failed, &ps.dwerr};
+
+		ret = upr_parse_failed(ret, &f, code, err);
 	}
 	for (unsigned i = 0; i < ps.n; i++)
 		free(ps.tok[i]);

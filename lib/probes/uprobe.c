@@ -380,6 +380,25 @@ static int parse(struct parse *ps)
 	return ret;
 }
 
+int upr_parse_failed(int ret, const struct upr_failure *f, int *code, struct utrace_error *err)
+{
+	if (ret == -ENOMEM)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	if (f->dw_failed) {
+		if (err)
+			*err = *f->dwerr;
+		return -EINVAL;
+	}
+	ret = utrace_error_set(err, -EINVAL, "%s at column %d%s%s",
+			       utrace_uprobe_error_text(f->code), f->column,
+			       f->detail[0] ? ": " : "", f->detail);
+	if (err)
+		err->column = f->column;
+	if (code)
+		*code = f->code;
+	return ret;
+}
+
 int utrace_uprobe_parse_code(const char *def, struct utrace_uprobe **out, int *code,
 			     struct utrace_error *err)
 {
@@ -391,19 +410,10 @@ int utrace_uprobe_parse_code(const char *def, struct utrace_uprobe **out, int *c
 		*code = UTRACE_UPROBE_ERR_NONE;
 	ps.p = calloc(1, sizeof(*ps.p));
 	ret = ps.p ? parse(&ps) : -ENOMEM;
-	if (ret == -ENOMEM) {
-		utrace_error_set(err, -ENOMEM, "out of memory");
-	} else if (ret < 0 && ps.dw_failed) {
-		if (err)
-			*err = ps.dwerr;
-		ret = -EINVAL;
-	} else if (ret < 0) {
-		ret = utrace_error_set(err, -EINVAL, "%s at column %d%s%s", err_text[ps.code],
-				       ps.column, ps.detail[0] ? ": " : "", ps.detail);
-		if (err)
-			err->column = ps.column;
-		if (code)
-			*code = ps.code;
+	if (ret < 0) {
+		struct upr_failure f = {ps.code, ps.column, ps.detail, ps.dw_failed, &ps.dwerr};
+
+		ret = upr_parse_failed(ret, &f, code, err);
 	}
 	if (ps.have_file)
 		upr_file_close(&ps.file);

@@ -92,6 +92,18 @@ bool upr_good_name(const char *s);
  * as the arrays) with their 1-based columns; -ENOMEM (what was made is
  * left for the caller to free). */
 int upr_split(const char *def, char ***tok, int **col, unsigned *n);
+/* Why a definition was refused: a source name (dwerr says), else the
+ * kernel's error code at a column with an optional detail. */
+struct upr_failure {
+	int code, column;
+	const char *detail;
+	bool dw_failed;
+	const struct utrace_error *dwerr;
+};
+/* The error a parse that returned ret < 0 gives its caller: err filled
+ * (the kernel's text and column), *code (if given) the error code;
+ * returns -EINVAL or -ENOMEM. */
+int upr_parse_failed(int ret, const struct upr_failure *f, int *code, struct utrace_error *err);
 /* [GROUP/]EVENT or GROUP.EVENT at column col, the kernel's
  * traceprobe_parse_event_name(): fills group (if given) and event (if
  * given; "GROUP/" leaves the default), each UTRACE_UPROBE_NAME_MAX + 1
