@@ -419,7 +419,6 @@ static int write_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t 
 	struct utrace_dat_sym *ents;
 	char *strs;
 	size_t n, strsz = 0, off = 0;
-	int ret;
 
 	if (!o->syms)
 		o->syms = rec_symtab_get(r, o->path);
@@ -447,16 +446,7 @@ static int write_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t 
 		memcpy(strs + off, s->name, len);
 		off += len;
 	}
-	h.nr_syms = (uint32_t)n;
-	h.str_size = (uint32_t)strsz;
-	{
-		struct iovec iov[3] = {{&h, sizeof(h)}, {ents, n * sizeof(*ents)}, {strs, strsz}};
-
-		ret = utrace_dat_write(r->w, UTRACE_DAT_SYMTAB, iov, 3, err);
-	}
-	free(ents);
-	free(strs);
-	return ret;
+	return rec_symtab_write(r, &h, ents, n, strs, strsz, err);
 }
 
 int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_stats *st,

@@ -12,6 +12,7 @@
  *   recorder_live.c   changes while the program runs (the live channel)
  *   recorder_libcall.c the names of library calls (--libcall)
  *   recorder_fpatch.c function entries patched in objects without call sites
+ *   recorder_symtab.c a SYMTAB record written (functions, library calls)
  *
  * recorder.c hands each message to recorder_msg.c, each buffer to
  * recorder_drain.c, each connection that ends to recorder_proc.c; they
@@ -279,6 +280,13 @@ int rec_snap_threads(struct utrace_recorder *r, struct utrace_dat_snapshot *s,
 struct rec_imports;
 bool rec_libcall_refused(const char *name);
 const char *rec_libcall_name(struct rec_symtab *s, uint32_t i, uint64_t va, const char **raw);
+/* recorder_symtab.c: writes a SYMTAB record of n entries (h's counts set
+ * here) and frees ents and strs. */
+struct utrace_dat_symtab;
+struct utrace_dat_sym;
+int rec_symtab_write(struct utrace_recorder *r, struct utrace_dat_symtab *h,
+		     struct utrace_dat_sym *ents, size_t n, char *strs, size_t strsz,
+		     struct utrace_error *err);
 int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx,
 		       struct rec_symtab *s, struct utrace_error *err);
 void rec_imports_free(struct rec_imports *t);

@@ -162,7 +162,6 @@ int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 	struct utrace_dat_sym *ents = malloc((o->nr_sites + 1) * sizeof(*ents));
 	size_t n = 0, strsz = 0, off = 0;
 	char *strs = NULL;
-	int ret;
 
 	for (uint32_t i = 0; ents && i < o->nr_sites; i++) {
 		const char *nm = rec_libcall_name(s, i, o->vaddrs[i], NULL);
@@ -187,14 +186,5 @@ int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 		}
 	}
 	qsort(ents, n, sizeof(*ents), cmp_sym);
-	h.nr_syms = (uint32_t)n;
-	h.str_size = (uint32_t)strsz;
-	{
-		struct iovec iov[3] = {{&h, sizeof(h)}, {ents, n * sizeof(*ents)}, {strs, strsz}};
-
-		ret = utrace_dat_write(r->w, UTRACE_DAT_SYMTAB, iov, 3, err);
-	}
-	free(ents);
-	free(strs);
-	return ret;
+	return rec_symtab_write(r, &h, ents, n, strs, strsz, err);
 }
