@@ -81,7 +81,9 @@ window.alert = function (m) { note("data-alert", m); };\
 var warn = console.warn; console.warn = function () { note("data-warning", [].join.call(arguments, " ")); return warn.apply(console, arguments); };\
 </script>\
 \1<script src=|' "$SS/index.html" >"$T/www/check.html"
-check "the check page loads speedscope's script" grep -q '^ *<script src="speedscope' "$T/www/check.html"
+check "the check page has the catcher ahead of speedscope's script" \
+	awk '/^var warn = console.warn/ { c = NR } /<script src="speedscope/ { s = NR }
+		END { exit !(c && s > c) }' "$T/www/check.html"
 
 # http.server on a port the kernel picks; it prints it when listening
 python3 -u -m http.server --bind 127.0.0.1 --directory "$T/www" 0 >"$T/http.log" 2>&1 &
@@ -128,7 +130,8 @@ times() {
 same_times() {
 	local d
 	d=$(join -t$'\t' -a1 -a2 -e- -o0,1.2,1.3,2.2,2.3 <(times "$1") <(times "$2") |
-		awk -F'\t' 'function far(a, b) { return a == "-" || b == "-" || (a - b > 1 + b / 200) || (b - a > 1 + a / 200) }
+		awk -F'\t' 'function far(a, b) {
+				return a == "-" || b == "-" || a - b > 1 + b / 200 || b - a > 1 + a / 200 }
 			far($2, $4) || far($3, $5) { print $1 ": " $2 " " $3 " / " $4 " " $5 }')
 	[ -z "$d" ] || { echo "$d" | sed 's/^/#   total self of A \/ B: /'; return 1; }
 	[ -n "$(times "$1")" ]
