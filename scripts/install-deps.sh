@@ -12,11 +12,28 @@ bench) need+=(gawk trace-cmd uftrace hyperfine lttng-tools liblttng-ust-dev bpft
 *) echo "install-deps.sh: unknown set '$1' (build, test or bench)" >&2; exit 2 ;;
 esac
 
+# speedscope (tests/ui/speedscope.sh reads the folded and Chrome outputs
+# with it) is on npm only; installed where npm is, else that check skips
+npm_deps() {
+	[ "${1:-test}" = test ] && command -v npm >/dev/null || return 0
+	[ -f "$(npm root -g 2>/dev/null)/speedscope/dist/release/index.html" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps.sh: speedscope is missing; run as root or npm install -g speedscope" >&2
+		return 0
+	fi
+	echo "install-deps.sh: installing speedscope (npm)" >&2
+	npm install -g -q speedscope >/dev/null 2>&1 ||
+		echo "install-deps.sh: npm install -g speedscope failed; its ui check will skip" >&2
+}
+
 missing=()
 for p in "${need[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+	npm_deps "${1:-test}"
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: missing packages: ${missing[*]}; run as root or install them" >&2
@@ -26,3 +43,4 @@ echo "install-deps.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+npm_deps "${1:-test}"

@@ -6,7 +6,9 @@
  * (traceEvents array, then displayTimeUnit and otherData).  Entries and
  * returns map to "B"/"E" duration events, which the viewers pair per
  * thread like a stack, so events are written in the order they stream
- * by and nothing is kept per call.  A return without its entry (filtered
+ * by and nothing is kept per call.  An "E" repeats its function's name
+ * (when the return knows it): speedscope ends a "B" only on an "E" of
+ * the same name.  A return without its entry (filtered
  * out, before the start of an --overwrite recording) cannot be an "E":
  * it becomes a complete "X" event starting duration ns before it.  The
  * viewers sort events by time themselves, so such an event may come
@@ -266,7 +268,12 @@ int utrace_chrome_event(struct utrace_chrome *c, const struct utrace_event *ev,
 				break;
 			complete(c, ev, ev->ts > ev->duration ? ev->ts - ev->duration : 0);
 		} else {
+			/* The name is optional in the format, but speedscope
+			 * pairs an "E" with the "B" on top only if the names
+			 * match, and drops the return otherwise. */
 			head(c, ev, ev->ts, 'E');
+			if (!(ev->flags & UTRACE_EVF_NO_ID) && ev->id != UTRACE_DAT_NO_ID)
+				name(c, ev);
 			putc_unlocked('}', c->out);
 		}
 		break;

@@ -7,7 +7,7 @@
  *   {"ph":"M","pid":100,"tid":100,"name":"thread_name","args":{"name":"wordfreq"}},
  *   {"ts":1234.500,"ph":"B","pid":100,"tid":100,"name":"main"},
  *   {"ts":1234.620,"ph":"X","pid":100,"tid":100,"name":"hash","dur":0.030},
- *   {"ts":1240.000,"ph":"E","pid":100,"tid":100},
+ *   {"ts":1240.000,"ph":"E","pid":100,"tid":100,"name":"main"},
  *   ...],
  *   "displayTimeUnit":"ns","otherData":{...}}
  *
@@ -39,7 +39,7 @@ enum utrace_chrome_flags {
  * by f) to utrace_chrome_event(), and finish with utrace_chrome_end().
  *
  *   entry         "B"
- *   return        "E"; "X" timed back from the return when its entry was
+ *   return        "E" (named, as speedscope wants); "X" timed back from the return when its entry was
  *                 not shown (filtered out, or not in the trace)
  *   leaf call     "X"
  *   function      "i" (an instant: the function tracer has no durations)

@@ -28,17 +28,24 @@ B=${1:-build}
 [[ $B = /* ]] || B=$ROOT/$B
 U=$B/utrace
 export LC_ALL=C
-passed=0 failed=0 skipped=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-notok() { echo "not ok - $*"; failed=$((failed + 1)); }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
+. "$ROOT/tests/ui/lib.sh"
 finish() { echo "ui: $skipped skipped"; echo "ui: $passed passed, $failed failed"; exit $((failed > 0)); }
+
+# speedscope reading the folded and Chrome outputs: its lines, counted
+# here (a run that fails without saying which check is one failure)
+ss=$(bash "$ROOT/tests/ui/speedscope.sh" "$B" 2>&1)
+rc=$?
+grep -v '^speedscope: ' <<<"$ss"
+passed=$((passed + $(grep -c '^ok' <<<"$ss")))
+failed=$((failed + $(grep -c '^not ok' <<<"$ss")))
+skipped=$((skipped + $(grep -c '^UNSUPPORTED:' <<<"$ss")))
+[ "$rc" -eq 0 ] || grep -q '^not ok' <<<"$ss" || notok "tests/ui/speedscope.sh exited with status $rc"
 
 CONVERT=/usr/bin/convert # ImageMagick's, whatever PATH puts first
 for need in chromium xmllint "$CONVERT"; do
 	if ! command -v "$need" >/dev/null; then
 		echo "UNSUPPORTED: $need is not installed (scripts/install-deps.sh test)"
-		skipped=1
+		skipped=$((skipped + 1))
 		finish
 	fi
 done
@@ -60,12 +67,9 @@ check "the SVG is well-formed XML" xmllint --noout "$T/f.svg"
 # W x H of the document, for the browser window
 W=$(sed -n 's/^<svg [^>]* width="\([0-9]*\)".*/\1/p' "$T/f.svg")
 H=$(sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' "$T/f.svg")
-# chrome URL OUT: a screenshot; chrome_dom URL: the DOM after the script
-CH=(chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
-	--disable-background-networking --disable-component-update --disable-sync
-	--hide-scrollbars --user-data-dir="$T/profile" --window-size="$W,$((H + 200))")
-shot() { "${CH[@]}" --screenshot="$2" "$1" >/dev/null 2>&1; }
-dom() { "${CH[@]}" --dump-dom "$1" 2>/dev/null; }
+# shot URL OUT: a screenshot; dom URL: the DOM after the script
+shot() { ui_chrome "$T/profile" "$W,$((H + 200))" --screenshot="$2" "$1" >/dev/null 2>&1; }
+dom() { ui_chrome "$T/profile" "$W,$((H + 200))" --dump-dom "$1" 2>/dev/null; }
 pixel() { "$CONVERT" "$1" -format "%[pixel:p{$2,$3}]" info: 2>/dev/null | sed 's/^srgb/rgb/'; }
 
 # frame N's rectangle: x y width fill

@@ -139,8 +139,8 @@ static void test_chrome(void)
 	    "\"dur\":16777.236},\n"
 	    "{\"ts\":16778.260,\"ph\":\"X\",\"pid\":100,\"tid\":100,\"name\":\"foo\","
 	    "\"dur\":0.100},\n"
-	    "{\"ts\":16778.367,\"ph\":\"E\",\"pid\":100,\"tid\":100},\n"
-	    "{\"ts\":2016778.367,\"ph\":\"E\",\"pid\":100,\"tid\":100}",
+	    "{\"ts\":16778.367,\"ph\":\"E\",\"pid\":100,\"tid\":100,\"name\":\"bar\"},\n"
+	    "{\"ts\":2016778.367,\"ph\":\"E\",\"pid\":100,\"tid\":100,\"name\":\"main\"}",
 	    other_data(path));
 	fx_golden("chrome: B/E and X events, us with ns decimals", text, want);
 	valid_json("chrome", text);
@@ -204,7 +204,7 @@ static void test_chrome_threads_lost(void)
 	    "{\"ts\":3.000,\"ph\":\"B\",\"pid\":100,\"tid\":100,\"name\":\"foo\"},\n"
 	    "{\"ts\":3.000,\"ph\":\"i\",\"pid\":100,\"tid\":100,\"name\":\"LOST 3 EVENTS\","
 	    "\"s\":\"t\"},\n"
-	    "{\"ts\":3.010,\"ph\":\"E\",\"pid\":100,\"tid\":100},\n"
+	    "{\"ts\":3.010,\"ph\":\"E\",\"pid\":100,\"tid\":100,\"name\":\"foo\"},\n"
 	    "{\"ts\":4.010,\"ph\":\"X\",\"pid\":100,\"tid\":101,\"name\":\"bar\","
 	    "\"dur\":0.040}",
 	    other_data(path));
