@@ -33,7 +33,9 @@
 #
 # Knobs: PROBE_RUNS (3, interleaved rounds, median reported), PROBE_N
 # (utrace and baseline, 2000000), PROBE_N_TRAP (kernel and bpftrace:
-# 200000, a trap costs microseconds), PROBE_N_MT (per thread, 500000),
+# 200000, a trap costs microseconds), PROBE_N_MT (per thread, 4000000:
+# fewer hits leave the first touch of each thread's 16 MiB buffer in the
+# figure, about 10-20 ns a hit at 500000),
 # CC (gcc).  The kernel and bpftrace
 # cases need root (skipped otherwise).  Timings are never pass/fail.
 set -u
@@ -45,7 +47,7 @@ CC=${CC:-gcc}
 RUNS=${PROBE_RUNS:-3}
 N=${PROBE_N:-2000000}
 NT=${PROBE_N_TRAP:-200000}
-NM=${PROBE_N_MT:-500000}
+NM=${PROBE_N_MT:-4000000}
 OUT=$(mktemp -d /tmp/utrace-probe-bench.XXXXXX) || exit 1
 trap 'rm -rf "$OUT"' EXIT
 die() { echo "probe.sh: $*" >&2; exit 1; }
