@@ -513,6 +513,14 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 	int ret = 0;
 
 	pthread_mutex_lock(&objects_lock);
+	/* patched function entries and hooked library calls are set at
+	 * registration only (their live patching is not done yet): refuse
+	 * the change whole, before anything moves */
+	for (struct rt_object *o = rt.objects; o; o = o->next)
+		if (o->flags & (UTRACE_OBJ_FPATCH | UTRACE_OBJ_LIBCALL)) {
+			pthread_mutex_unlock(&objects_lock);
+			return -EOPNOTSUPP;
+		}
 	for (struct rt_object *o = rt.objects; o; o = o->next)
 		total += o->nr_sites;
 	pokes = malloc((total ? total : 1) * sizeof(*pokes));

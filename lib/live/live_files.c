@@ -83,10 +83,14 @@ static long write_tracer(struct utrace_live *l, struct live_handle *h, const cha
 		free(s);
 		return -EINVAL;
 	}
-	free(s);
-	if (t == l->tracer)
+	if (t == l->tracer) {
+		free(s);
 		return (long)n;
+	}
 	ret = live_apply(l, t, l->lists, &err);
+	if (ret < 0) /* say why, as the write fails */
+		live_errlog_add(l, "current_tracer", s, err.msg[0] ? err.msg : strerror(-ret), 0);
+	free(s);
 	if (ret < 0)
 		return ret;
 	/* as the kernel resets the buffer for a new tracer: one layout */
