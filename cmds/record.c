@@ -29,7 +29,9 @@ static void record_usage(FILE *f)
 	    "                           repeatable; !GLOB removes; GLOB:mod:LIB limits to a "
 	    "library\n"
 	    "  -n, --notrace GLOB       never trace matching functions (set_ftrace_notrace)\n"
-	    "  -g, --graph GLOB         graph only below matching functions (set_graph_function)\n"
+	    "  -g, --graph GLOB         graph only below matching functions (set_graph_function);\n"
+	    "                           -g followed by another option or --: with -F, the\n"
+	    "                           call graph of each sample (perf record -g, --call-graph fp)\n"
 	    "      --graph-notrace GLOB hide matching functions and their callees "
 	    "(set_graph_notrace)\n"
 	    "      --max-graph-depth N  do not trace deeper than N levels (max_graph_depth)\n"
@@ -445,9 +447,18 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	int c, ret;
 
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:O:cavh", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:O:cavh", longopts, NULL)) != -1) {
+		/* -g is trace-cmd's set_graph_function (-g GLOB) and perf
+		 * record's call graph (-F HZ -g): a -g that another option or
+		 * "--" follows is perf's, --call-graph fp */
+		if (c == 'g' && optarg == argv[optind - 1] && optarg[0] == '-') {
+			optind--;
+			c = 'C';
+			optarg = (char *)"fp";
+		}
 		if ((ret = record_opt(o, c, optarg, argv)) >= 0)
 			return ret;
+	}
 	if (optind >= argc) {
 		utrace_die_msg("record",
 			       "no command to run (usage: utrace record [OPTIONS] -- COMMAND)");

@@ -138,4 +138,9 @@ check "-g with an unknown order: exit 1 ($(head -1 "$T/bad.out"))" \
 	test "$rc" -eq 1 -a -n "$(grep 'caller or callee' "$T/bad.out")"
 "$U" report -g -i "$T/g.dat" >"$T/nos.out" 2>&1
 check "-g without --samples is refused" grep -q "options of --samples" "$T/nos.out"
+# perf's spelling: record -F HZ -g (a -g another option follows) is --call-graph fp
+(cd "$T" && "$U" record -p nop -F 999 -g -e cpu-clock:u -o pg.dat -- ./kchain >/dev/null 2>&1)
+"$U" report --samples -g caller -i "$T/pg.dat" >"$T/pg.out" 2>&1
+check "record -F 999 -g: samples with their call chains (report -g has a tree)" \
+	grep -q -- '---' "$T/pg.out"
 exit 0
