@@ -13,8 +13,8 @@
  * the 1 KiB key buffer, the frame of variables and refs, the dispatch of
  * each instruction and the general key compare.  utrace_hist_fast_of()
  * recognises the shape once, when the program arrives, and describes it
- * in a few bytes; utrace_hist_fast_run() then does what the interpreter
- * would, straight: the same loads (0 outside the record), the same jhash
+ * in a few words; utrace_hist_fast_run() then does what the interpreter
+ * would, straight: the same loads (utrace_hist_load), the same jhash
  * and the same table (common/hist_map.h), so a table filled by either is
  * the same table, and the same filter first.  Anything else in the
  * program (a modifier that changes a value, a string key, variables,
@@ -27,30 +27,20 @@
 
 #include "common/hist_prog.h"
 
-struct utrace_hist_fast_load {
-	uint32_t off;	    /* in the record */
-	uint8_t size;	    /* 1, 2, 4, 8 */
-	uint8_t is_signed;
-	uint16_t sum;	    /* value loads: the sum it adds to */
-};
-
 struct utrace_hist_fast {
 	uint32_t ok; /* the program has the shape: the rest is valid */
 	uint32_t nr_vals;
-	struct utrace_hist_fast_load key;
-	struct utrace_hist_fast_load vals[3];
+	/* the program's own LOADs (it outlives this), read with the
+	 * interpreter's utrace_hist_load() */
+	const struct utrace_hist_insn *key;
+	const struct utrace_hist_insn *vals[3];
+	uint32_t sums[3]; /* the sum each value adds to */
 };
 
-static inline int utrace_hist_fast_load_of(const struct utrace_hist_insn *x,
-					   struct utrace_hist_fast_load *l)
+static inline int utrace_hist_fast_load_ok(const struct utrace_hist_insn *x)
 {
-	if (x->op != UTRACE_HOP_LOAD || x->imm > 1 ||
-	    (x->size != 1 && x->size != 2 && x->size != 4 && x->size != 8))
-		return -1;
-	l->off = x->off;
-	l->size = x->size;
-	l->is_signed = (uint8_t)x->imm;
-	return 0;
+	return x->op == UTRACE_HOP_LOAD && x->imm <= 1 &&
+	       (x->size == 1 || x->size == 2 || x->size == 4 || x->size == 8);
 }
 
 /* Fills f; f->ok says whether h (a checked program) has the shape. */
@@ -63,41 +53,17 @@ static inline void utrace_hist_fast_of(const struct utrace_hist_hdr *h, struct u
 	if (h->key_size != 8 || h->nr_key_insns != 2 || h->nr_resolve_insns ||
 	    h->nr_action_insns || h->needs || n < 2 || (n - 2) % 2 || (n - 2) / 2 > 3)
 		return;
-	if (utrace_hist_fast_load_of(&in[0], &f->key) < 0 || in[1].op != UTRACE_HOP_KEY ||
-	    in[1].key_off != 0)
+	if (!utrace_hist_fast_load_ok(&in[0]) || in[1].op != UTRACE_HOP_KEY || in[1].key_off != 0)
 		return;
+	f->key = &in[0];
 	for (uint32_t i = 2; i < n; i += 2) {
-		struct utrace_hist_fast_load *v = &f->vals[f->nr_vals];
-
-		if (utrace_hist_fast_load_of(&in[i], v) < 0 || in[i + 1].op != UTRACE_HOP_SUM ||
+		if (!utrace_hist_fast_load_ok(&in[i]) || in[i + 1].op != UTRACE_HOP_SUM ||
 		    in[i + 1].key_off == 0 || in[i + 1].key_off >= h->nr_sums)
 			return;
-		v->sum = (uint16_t)in[i + 1].key_off;
-		f->nr_vals++;
+		f->vals[f->nr_vals] = &in[i];
+		f->sums[f->nr_vals++] = in[i + 1].key_off;
 	}
 	f->ok = 1;
-}
-
-/* LOAD's value: the field extended, 0 if it is not inside the record. */
-static inline __attribute__((always_inline)) uint64_t
-utrace_hist_fast_load(const struct utrace_hist_fast_load *l, const uint8_t *rec, uint32_t len)
-{
-	const uint8_t *p = rec + l->off;
-
-	if ((uint64_t)l->off + l->size > len)
-		return 0;
-	switch (l->size) {
-	case 1:
-		return l->is_signed ? (uint64_t)(int64_t) * (const int8_t *)p : *p;
-	case 2:
-		return l->is_signed ? (uint64_t)(int64_t)(int16_t) * (const utrace_fp_u16 *)p
-				    : *(const utrace_fp_u16 *)p;
-	case 4:
-		return l->is_signed ? (uint64_t)(int64_t)(int32_t) * (const utrace_fp_u32 *)p
-				    : *(const utrace_fp_u32 *)p;
-	default:
-		return *(const utrace_fp_u64 *)p;
-	}
 }
 
 /* One hit, as utrace_hist_run() would count it. */
@@ -114,7 +80,7 @@ utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_f
 	if (h->filter_len && !utrace_filter_run(utrace_hist_filter(h), h->filter_len, c->rec,
 						c->rec_len))
 		return;
-	key = utrace_hist_fast_load(&f->key, c->rec, c->rec_len);
+	key = utrace_hist_load(f->key, c);
 	elt = utrace_hist_map_insert_ks(m, (const uint8_t *)&key, 8);
 	if (!elt) {
 		__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);
@@ -123,8 +89,7 @@ utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_f
 	sums = (uint64_t *)(elt + 8);
 	__atomic_fetch_add(&sums[0], 1, __ATOMIC_RELAXED); /* hitcount */
 	for (uint32_t i = 0; i < f->nr_vals; i++)
-		__atomic_fetch_add(&sums[f->vals[i].sum],
-				   utrace_hist_fast_load(&f->vals[i], c->rec, c->rec_len),
+		__atomic_fetch_add(&sums[f->sums[i]], utrace_hist_load(f->vals[i], c),
 				   __ATOMIC_RELAXED);
 }
 
