@@ -52,7 +52,6 @@ branch() { # branch FUNC: --N%--FUNC in offcpu-time's section
 		s && match($0, /--[0-9.]+%--/) && substr($0, RSTART + RLENGTH) == f {
 			print substr($0, RSTART + 2, RLENGTH - 5); exit }' "$T/rep.txt"
 }
-near() { awk -v w="$1" -v g="$2" 'BEGIN { exit !(g != "" && g - w <= 3 && w - g <= 3) }'; }
 for want in a:25 b:75; do
 	got=$(branch "${want%:*}")
 	check "off CPU under ${want%:*}: ${want#*:}% (got ${got:-none}%)" near "${want#*:}" "$got"
