@@ -27,28 +27,17 @@
  */
 	.text
 
+#include "arch/x86_64/args.h"
+
+/* r11 is pushed before: a pad where trampoline.S has it */
 .macro SAVE_ARGS
-	pushq	%rdi
-	pushq	%rsi
-	pushq	%rdx
-	pushq	%rcx
-	pushq	%r8
-	pushq	%r9
-	pushq	%rax
-	pushq	%r10
+	PUSH_ARGS
 	subq	$8, %rsp
 .endm
 
 .macro RESTORE_ARGS
 	addq	$8, %rsp
-	popq	%r10
-	popq	%rax
-	popq	%r9
-	popq	%r8
-	popq	%rcx
-	popq	%rdx
-	popq	%rsi
-	popq	%rdi
+	POP_ARGS
 .endm
 
 /* from rsp after SAVE_ARGS: 9 words, then r11, the id, the return address */

@@ -25,28 +25,17 @@
  */
 	.text
 
+#include "arch/x86_64/args.h"
+
+/* the arguments, then r11 (see above) */
 .macro SAVE_ARGS
-	pushq	%rdi
-	pushq	%rsi
-	pushq	%rdx
-	pushq	%rcx
-	pushq	%r8
-	pushq	%r9
-	pushq	%rax
-	pushq	%r10
+	PUSH_ARGS
 	pushq	%r11
 .endm
 
 .macro RESTORE_ARGS
 	popq	%r11
-	popq	%r10
-	popq	%rax
-	popq	%r9
-	popq	%r8
-	popq	%rcx
-	popq	%rdx
-	popq	%rsi
-	popq	%rdi
+	POP_ARGS
 .endm
 
 /* offsets from rsp after SAVE_ARGS: 9 words saved */
