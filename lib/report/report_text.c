@@ -457,12 +457,69 @@ static int begin_pass(struct printer *p, struct utrace_dat_iter **it, struct utr
 	return utrace_dat_iter_open(p->d, it, err);
 }
 
-static int print_graph(struct printer *p, struct utrace_error *err)
+static void put_graph_event(struct printer *p, const struct utrace_event *ev)
+{
+	if (p->sum)
+		p->sum->events++;
+	print_graph_event(p, ev);
+}
+
+static int printed_by_function(const struct utrace_event *ev)
+{
+	return ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY ||
+	       ev->kind == UTRACE_EV_LEAF || ev->kind == UTRACE_EV_EVENT ||
+	       ev->kind == UTRACE_EV_PRINT || ev->kind == UTRACE_EV_STACK;
+}
+
+static void put_function_event(struct printer *p, const struct utrace_event *ev)
+{
+	if (!printed_by_function(ev))
+		return;
+	if (p->sum)
+		p->sum->events++;
+	if (ev->kind == UTRACE_EV_EVENT || ev->kind == UTRACE_EV_PRINT) {
+		print_context(p, ev);
+		print_event_text(p, ev, false);
+	} else if (ev->kind == UTRACE_EV_STACK) {
+		print_context(p, ev);
+		utrace_report_print_stack(p->out, p->d, ev, false);
+	} else {
+		print_fn_line(p, ev);
+	}
+}
+
+/*
+ * The printing pass: every (filtered) event in time order, losses
+ * counted and printed here, the others handed to put; the iterator's
+ * warnings go to the summary.
+ */
+static int print_pass(struct printer *p, void (*put)(struct printer *, const struct utrace_event *),
+		      struct utrace_error *err)
 {
 	struct utrace_dat_iter *it;
 	struct utrace_event ev;
+	int ret = begin_pass(p, &it, err);
+
+	if (ret < 0)
+		return ret;
+	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
+		if (ev.kind == UTRACE_EV_LOST) {
+			count_lost(p, &ev);
+			print_lost(p, &ev);
+			continue;
+		}
+		put(p, &ev);
+	}
+	if (ret < 0)
+		return iter_fail(it, ret);
+	take_warnings(p, it);
+	utrace_dat_iter_close(it);
+	return 0;
+}
+
+static int print_graph(struct printer *p, struct utrace_error *err)
+{
 	uint32_t f = p->flags;
-	int ret;
 
 	fputs("# tracer: function_graph\n#\n", p->out);
 	/* __print_graph_headers_flags() */
@@ -481,31 +538,7 @@ static int print_graph(struct printer *p, struct utrace_error *err)
 		f & UTRACE_REPORT_PROC ? "   |    |        " : "",
 		f & UTRACE_REPORT_DURATION ? "   |   |      " : "");
 
-	ret = begin_pass(p, &it, err);
-	if (ret < 0)
-		return ret;
-	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
-		if (ev.kind == UTRACE_EV_LOST) {
-			count_lost(p, &ev);
-			print_lost(p, &ev);
-			continue;
-		}
-		if (p->sum)
-			p->sum->events++;
-		print_graph_event(p, &ev);
-	}
-	if (ret < 0)
-		return iter_fail(it, ret);
-	take_warnings(p, it);
-	utrace_dat_iter_close(it);
-	return 0;
-}
-
-static int printed_by_function(const struct utrace_event *ev)
-{
-	return ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY ||
-	       ev->kind == UTRACE_EV_LEAF || ev->kind == UTRACE_EV_EVENT ||
-	       ev->kind == UTRACE_EV_PRINT || ev->kind == UTRACE_EV_STACK;
+	return print_pass(p, put_graph_event, err);
 }
 
 static int print_function(struct printer *p, const char *tracer, struct utrace_error *err)
@@ -555,34 +588,7 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 	fputs("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n", p->out);
 	fputs("#              | |         |   |||||     |         |\n", p->out);
 
-	ret = begin_pass(p, &it, err);
-	if (ret < 0)
-		return ret;
-	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
-		if (ev.kind == UTRACE_EV_LOST) {
-			count_lost(p, &ev);
-			print_lost(p, &ev);
-			continue;
-		}
-		if (!printed_by_function(&ev))
-			continue;
-		if (p->sum)
-			p->sum->events++;
-		if (ev.kind == UTRACE_EV_EVENT || ev.kind == UTRACE_EV_PRINT) {
-			print_context(p, &ev);
-			print_event_text(p, &ev, false);
-		} else if (ev.kind == UTRACE_EV_STACK) {
-			print_context(p, &ev);
-			utrace_report_print_stack(p->out, p->d, &ev, false);
-		} else {
-			print_fn_line(p, &ev);
-		}
-	}
-	if (ret < 0)
-		return iter_fail(it, ret);
-	take_warnings(p, it);
-	utrace_dat_iter_close(it);
-	return 0;
+	return print_pass(p, put_function_event, err);
 }
 
 int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_report_opts *opts,
