@@ -14,10 +14,7 @@
 #   need_root WHY           unsupported WHY unless run as root
 #   find_tracefs            TR = where tracefs is mounted, mounting it on
 #                           /sys/kernel/tracing if it is not; "" if neither
-#   near WANT GOT [N]       GOT (a %) is within 3 points of WANT, or, when
-#                           it is a share of N samples, within four
-#                           standard deviations of a binomial share if
-#                           that is wider
+#   near WANT GOT [P]       GOT (a %) is within P points of WANT (default 3)
 #   samples_of FILE         N of report --samples' "# Samples: N" line
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 B=${1:-build}
@@ -32,14 +29,8 @@ check() { # check DESCRIPTION COMMAND...
 	shift
 	if "$@"; then ok "$d"; else notok "$d"; fi
 }
-near() { # near WANT GOT [N]
-	# A share measured from N samples wobbles by 100 * sqrt(p(1-p)/N)
-	# points (p = WANT/100): 1.8 points for 30% of 673 samples, so a
-	# fixed 2-point bound fails one run in four on a loaded machine.
-	awk -v w="$1" -v g="$2" -v n="${3:-0}" 'BEGIN {
-		t = 3; p = w / 100
-		if (n > 0 && 400 * sqrt(p * (1 - p) / n) > t) t = 400 * sqrt(p * (1 - p) / n)
-		exit !(g != "" && g - w <= t && w - g <= t) }'
+near() { # near WANT GOT [POINTS]
+	awk -v w="$1" -v g="$2" -v t="${3:-3}" 'BEGIN { exit !(g != "" && g - w <= t && w - g <= t) }'
 }
 samples_of() { # samples_of FILE: the N of report --samples' "# Samples: N"
 	awk '/^# Samples: [0-9]/ { print $3; exit }' "$1"

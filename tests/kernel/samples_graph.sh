@@ -64,16 +64,16 @@ children() { # children FILE FUNC: the Children column of FUNC's entry
 for want in a:50 b:35 e:15; do
 	got=$(branch "$T/caller.raw" "${want%:*}")
 	check "-g caller: main calls ${want%:*} for ${want#*:}% (got ${got:-none}%)" \
-		near "${want#*:}" "$got" "$(samples_of "$T/caller.raw")"
+		near "${want#*:}" "$got"
 done
 for want in c:60 d:25; do
 	got=$(branch "$T/callee.raw" "${want%:*}")
 	check "-g callee: spin is called by ${want%:*} for ${want#*:}% (got ${got:-none}%)" \
-		near "${want#*:}" "$got" "$(samples_of "$T/caller.raw")"
+		near "${want#*:}" "$got"
 done
 for want in main:100 c:60 a:50 b:35; do
 	got=$(children "$T/children.raw" "${want%:*}")
-	check "--children: ${want%:*} has ${want#*:}% (got ${got:-none}%)" near "${want#*:}" "$got" "$(samples_of "$T/caller.raw")"
+	check "--children: ${want%:*} has ${want#*:}% (got ${got:-none}%)" near "${want#*:}" "$got"
 done
 grep -q __libc_start_call_main "$T/callee.txt" ||
 	unsupported "libc's frames have no names here (install libc6-dbg)"
