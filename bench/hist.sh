@@ -22,20 +22,12 @@
 # and baseline, 20000000), HIST_N_BPF (bpftrace, 1000000: a uprobe costs
 # microseconds), CC (gcc).  Needs root and bpftrace for the bpftrace case
 # (skipped otherwise).  Timings are never pass/fail.
-set -u
-BUILD=${1:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-UTRACE=$BUILD/utrace
-CC=${CC:-gcc}
+. "$(dirname "$0")/lib.sh"
 RUNS=${HIST_RUNS:-5}
 N=${HIST_N:-20000000}
 NB=${HIST_N_BPF:-1000000}
-OUT=$(mktemp -d /tmp/utrace-hist-bench.XXXXXX) || exit 1
-trap 'rm -rf "$OUT"' EXIT
-die() { echo "hist.sh: $*" >&2; exit 1; }
+bench_tmp
 
-[ -x "$UTRACE" ] || die "$UTRACE not found: run make first"
 "$CC" -std=gnu11 -O2 -Wall -Wextra -I"$ROOT/include" -I"$ROOT/bench" "$ROOT/bench/hist_loop.c" \
 	-o "$OUT/hist_loop" || die "cannot build bench/hist_loop.c"
 HAVE_BPF=0
@@ -60,11 +52,11 @@ run_base() {
 }
 
 run_utrace() {
-	"$UTRACE" record -p nop -o "$OUT/h.dat" -v -e bench:bench_two -R 'hist:keys=a:vals=b' \
+	"$U" record -p nop -o "$OUT/h.dat" -v -e bench:bench_two -R 'hist:keys=a:vals=b' \
 		-- "$OUT/hist_loop" "$N" >"$OUT/u.out" 2>"$OUT/u.err" || { cat "$OUT/u.err" >&2; return; }
 	echo "utrace $(nsev "$OUT/u.out")" >>"$OUT/times"
 	# { a:         12 } hitcount:     312500  b:     312500
-	"$UTRACE" report --hist -i "$OUT/h.dat" 2>/dev/null |
+	"$U" report --hist -i "$OUT/h.dat" 2>/dev/null |
 		sed -n 's/^{ a: *\([0-9]*\) } hitcount: *\([0-9]*\).*/\1 \2/p' >"$OUT/u.counts"
 	echo "utrace $(check_counts "$OUT/u.counts" "$N")" >>"$OUT/counts"
 }

@@ -25,19 +25,11 @@
 #
 # Knobs: LIBCALL_RUNS (3 interleaved rounds, median reported), LIBCALL_N
 # (10000000), CC (gcc).  Timings are never pass/fail.
-set -u
-BUILD=${1:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-U=$BUILD/utrace
-CC=${CC:-gcc}
+. "$(dirname "$0")/lib.sh"
 RUNS=${LIBCALL_RUNS:-3}
 N=${LIBCALL_N:-10000000}
-OUT=$(mktemp -d /tmp/utrace-libcall-bench.XXXXXX) || exit 1
-trap 'rm -rf "$OUT"' EXIT
-die() { echo "libcall.sh: $*" >&2; exit 1; }
+bench_tmp
 
-[ -x "$U" ] || die "$U not found: run make first"
 "$CC" -O2 -fPIC -shared "$ROOT/bench/libcall_leaf.c" -o "$OUT/liblcleaf.so" ||
 	die "cannot build bench/libcall_leaf.c"
 P=$OUT/libcall_loop

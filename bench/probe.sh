@@ -38,21 +38,13 @@
 # figure, about 10-20 ns a hit at 500000),
 # CC (gcc).  The kernel and bpftrace
 # cases need root (skipped otherwise).  Timings are never pass/fail.
-set -u
-BUILD=${1:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-U=$BUILD/utrace
-CC=${CC:-gcc}
+. "$(dirname "$0")/lib.sh"
 RUNS=${PROBE_RUNS:-3}
 N=${PROBE_N:-2000000}
 NT=${PROBE_N_TRAP:-200000}
 NM=${PROBE_N_MT:-4000000}
-OUT=$(mktemp -d /tmp/utrace-probe-bench.XXXXXX) || exit 1
-trap 'rm -rf "$OUT"' EXIT
-die() { echo "probe.sh: $*" >&2; exit 1; }
+bench_tmp
 
-[ -x "$U" ] || die "$U not found: run make first"
 P=$OUT/probe_loop
 "$CC" -std=gnu11 -O2 $("$U" cflags) -I"$ROOT/bench" "$ROOT/bench/probe_loop.c" -o "$P" ||
 	die "cannot build bench/probe_loop.c"
