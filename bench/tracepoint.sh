@@ -22,8 +22,10 @@
 #
 #   baseline         the loop alone                                   N_OFF iterations
 #   utrace off       tracepoint_utrace, not traced                     N_OFF
-#   utrace off (rt)  utrace record -e nothing: runtime loaded, event off  N_OFF
-#   utrace on        utrace record -e bench:bench_two                  N_ON
+#   utrace off (rt)  utrace record -p nop: runtime loaded, event off  N_OFF
+#   utrace on        utrace record -p nop -e bench:bench_two           N_ON
+#                    (-p nop: a program without call sites gets --libcall
+#                    by default, which would record its libc calls too)
 #   utrace on (big)  the same with -b big enough for the whole run     N_ON
 #   utrace on (null) default -b, trace written to /dev/null (diagnostic:
 #                    the recorder's disk writes out of the way)        N_ON
@@ -45,13 +47,8 @@
 # the LTTng cases are skipped.  Starting lttng-sessiond needs root (or a
 # per-user session daemon); a daemon started here is stopped at the end.
 # Timings are never pass/fail.
-set -u
+. "$(dirname "$0")/lib.sh"
 
-BUILD=${1:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-UTRACE=$BUILD/utrace
-CC=${CC:-gcc}
 RUNS=${TP_RUNS:-5}
 N_ON=${TP_N_ON:-10000000}
 N_OFF=${TP_N_OFF:-200000000}
@@ -61,7 +58,6 @@ SESSION=utrace-tp-bench-$$
 SESSION_UP=0
 SESSIOND_PID=
 
-die() { echo "tracepoint.sh: $*" >&2; exit 1; }
 
 if [ -z "$OUT" ]; then
 	OUT=$(mktemp -d /tmp/utrace-tp-bench.XXXXXX) || die "mktemp failed"
@@ -92,7 +88,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-[ -x "$UTRACE" ] || die "$UTRACE not found: run make first"
 
 # ---- build --------------------------------------------------------------
 mkdir -p "$BIN" || die "cannot create $BIN"
@@ -146,7 +141,7 @@ run_utrace() { # case n output utrace-record-options...
 	local c=$1 n=$2 f=$3 rec
 	shift 3
 	rm -f "$OUT/u.dat"
-	"$UTRACE" record "$@" -o "$f" -- "$BIN/tp_utrace" "$n" >"$OUT/o" 2>"$OUT/e" ||
+	"$U" record "$@" -o "$f" -- "$BIN/tp_utrace" "$n" >"$OUT/o" 2>"$OUT/e" ||
 		{ cat "$OUT/e" >&2; die "$c: utrace record failed"; }
 	echo "$c $(nsev "$OUT/o")" >>"$OUT/times"
 	# "utrace record: N records (M lost) from ..."
@@ -181,10 +176,10 @@ for round in $(seq 0 "$RUNS"); do
 	# round 0 is a warm-up: its figures are dropped
 	run_plain baseline tp_baseline "$N_OFF"
 	run_plain utrace_off tp_utrace "$N_OFF"
-	run_utrace utrace_off_rt "$N_OFF" "$OUT/u.dat" -e nothing
-	run_utrace utrace_on "$N_ON" "$OUT/u.dat" -e bench:bench_two
-	run_utrace utrace_on_big "$N_ON" "$OUT/u.dat" -b "$BIG_KB" -e bench:bench_two
-	run_utrace utrace_on_null "$N_ON" /dev/null -e bench:bench_two
+	run_utrace utrace_off_rt "$N_OFF" "$OUT/u.dat" -p nop
+	run_utrace utrace_on "$N_ON" "$OUT/u.dat" -p nop -e bench:bench_two
+	run_utrace utrace_on_big "$N_ON" "$OUT/u.dat" -p nop -b "$BIG_KB" -e bench:bench_two
+	run_utrace utrace_on_null "$N_ON" /dev/null -p nop -e bench:bench_two
 	if [ "$HAVE_LTTNG" = 1 ]; then
 		run_plain lttng_off tp_lttng "$N_OFF"
 		run_lttng_on "$N_ON"
@@ -222,9 +217,9 @@ echo "| case | wall ns/event | CPU ns/event | runs (wall) | runs (CPU) |"
 echo "|---|---|---|---|---|"
 row "baseline (no tracepoint)" baseline
 row "utrace disabled, untraced" utrace_off
-row "utrace disabled, under \`utrace record -e nothing\`" utrace_off_rt
+row "utrace disabled, under \`utrace record -p nop\`" utrace_off_rt
 [ "$HAVE_LTTNG" = 1 ] && row "LTTng-UST disabled (no session)" lttng_off
-row "utrace enabled (\`-e bench:bench_two\`, default -b)" utrace_on
+row "utrace enabled (\`-p nop -e bench:bench_two\`, default -b)" utrace_on
 row "utrace enabled, \`-b $BIG_KB\` (no loss)" utrace_on_big
 row "utrace enabled, default -b, \`-o /dev/null\` (diagnostic)" utrace_on_null
 [ "$HAVE_LTTNG" = 1 ] && row "LTTng-UST enabled (8 x 8 MiB sub-buffers)" lttng_on
@@ -233,7 +228,7 @@ if [ "$HAVE_LTTNG" = 1 ]; then
 	echo "| ratio LTTng / utrace (medians) | wall | CPU |"
 	echo "|---|---|---|"
 	for p in "disabled, vs utrace untraced;lttng_off;utrace_off" \
-		"disabled, vs utrace under -e nothing;lttng_off;utrace_off_rt" \
+		"disabled, vs utrace under -p nop;lttng_off;utrace_off_rt" \
 		"enabled, vs utrace default -b;lttng_on;utrace_on" \
 		"enabled, vs utrace big -b (no loss);lttng_on;utrace_on_big" \
 		"enabled, vs utrace -o /dev/null;lttng_on;utrace_on_null"; do
