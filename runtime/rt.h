@@ -10,6 +10,7 @@
  *   channel.c       the socket to the recorder and the process-wide state
  *   log.c           signal-safe, allocation-free notices that keep errno
  *   text_poke.c     patching live code safely (the text_poke_bp protocol)
+ *   trap_guard.c    SIGTRAP kept for our int3s, the program's own handling kept
  *   ring_buffer.c   the producer side of the per-thread buffers
  *   trace_functions.c  the function tracer
  *   fgraph.c        function_graph: shadow return stack, entry/exit
@@ -33,6 +34,7 @@
 #define UTRACE_RUNTIME_RT_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -401,6 +403,12 @@ uintptr_t rt_text_poke_trap_entry(void) RT_HIDDEN;
 void rt_text_poke_resume_hook(uint64_t (*hook)(uint64_t ip)) RT_HIDDEN;
 void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
+
+/* trap_guard.c: the runtime's SIGTRAP handler installed, the program's
+ * own disposition kept (sigaction, signal and the signal masks
+ * interposed); a trap not the runtime's handled as the program asked */
+void rt_trap_guard_install(void (*handler)(int, siginfo_t *, void *)) RT_HIDDEN;
+void rt_trap_forward(int sig, siginfo_t *si, void *uc) RT_HIDDEN;
 
 /* kprobe_opt.c */
 void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;
