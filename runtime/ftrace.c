@@ -300,8 +300,8 @@ static int object_enable(struct rt_object *obj)
 		if (!p || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
 			continue;
 		if (obj->flags & UTRACE_OBJ_FPATCH) { /* an entry: `jmp slot` */
-			if (!(stub = rt_fpatch_slot(obj, i)))
-				continue;
+			if (!(stub = rt_fpatch_slot(obj, i)) || rt_fpatch_is_int3(obj, i))
+				continue; /* an int3 one: rt_fpatch_enable_int3 */
 			insn_rel32(pokes[npokes].bytes, INSN_JMP, (uint64_t)(uintptr_t)p, stub);
 		} else {
 			insn_rel32(pokes[npokes].bytes, INSN_CALL, (uint64_t)(uintptr_t)p, stub);
@@ -310,6 +310,8 @@ static int object_enable(struct rt_object *obj)
 		npokes++;
 	}
 	ret = rt_text_poke_batch(pokes, npokes);
+	if (ret >= 0 && (obj->flags & UTRACE_OBJ_FPATCH))
+		ret = rt_fpatch_enable_int3(obj);
 out:
 	free(pokes);
 	return ret;
@@ -611,6 +613,9 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 		}
 		*pp = o->next;
 		rt_kprobes_forget(o->lo, o->hi);
+		if (o->fpatch_int3)
+			rt_fpatch_forget(o->lo, o->hi);
+		free(o->fpatch_int3);
 		free(o->sites);
 		free(o->path);
 		free(o);

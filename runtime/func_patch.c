@@ -32,6 +32,16 @@
  * thread that meets the int3 meanwhile resumes at its slot's displaced
  * instructions (rt_fpatch_resume), which is the function run untraced
  * once: skipping 5 bytes, as for a NOP site, would skip real code.
+ *
+ * An entry the tool could not prove safe for a jmp but whose first
+ * instruction moves (UTRACE_FPATCH_ENT_INT3) keeps a 1-byte int3 for
+ * good: text_poke.c's SIGTRAP handler finds it in the table below and
+ * sets the thread's rip to the slot's start, so that after the sigreturn
+ * the slot runs exactly as after the jmp (call stub_i, the first
+ * instruction, jmp back): the tracer runs outside the signal handler,
+ * and the stack is the function's entry stack.  A one-byte store needs
+ * no int3-first protocol (rt_text_poke_bytes).  Costlier (a signal per
+ * call), so only where the jmp is refused.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -103,9 +113,11 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, stru
 			/* a slot left as int3s is never patched (rt_fpatch_slot) */
 			uint8_t *slot = area + (size_t)got * UTRACE_FPATCH_SLOT;
 
-			if (!e->xol_len || e->xol_len > UTRACE_FPATCH_XOL || e->len < 5 ||
+			if (!e->xol_len || e->xol_len > UTRACE_FPATCH_XOL || !e->len ||
+			    (e->len < 5 && !(e->flags & UTRACE_FPATCH_ENT_INT3)) ||
 			    at < obj->lo || at + e->len > obj->hi)
 				continue;
+			obj->fpatch_int3[got] = (e->flags & UTRACE_FPATCH_ENT_INT3) != 0;
 			memcpy(slot + FP_HEAD, e->xol, e->xol_len);
 			if (fr->buf && e->cfi_len <= UTRACE_FPATCH_CFI)
 				fp_fde(fr, (uint64_t)(uintptr_t)slot, e->cfi, e->cfi_len);
@@ -147,6 +159,14 @@ static bool fp_runtime_dep(const struct rt_object *obj)
 	       (unw >= obj->lo && unw < obj->hi);
 }
 
+static void fp_drop(struct rt_object *obj)
+{
+	free(obj->sites);
+	free(obj->fpatch_int3);
+	obj->sites = NULL;
+	obj->fpatch_int3 = NULL;
+}
+
 int rt_fpatch_object(struct rt_object *obj)
 {
 	size_t plen = strlen(obj->path) + 1;
@@ -181,13 +201,13 @@ int rt_fpatch_object(struct rt_object *obj)
 	if (!plan.count)
 		return 0;
 	size = (uint64_t)plan.count * UTRACE_FPATCH_SLOT;
-	if (rt.next_id + plan.count <= RT_MAX_IDS && (obj->sites = calloc(plan.count, 8)))
+	if (rt.next_id + plan.count <= RT_MAX_IDS && (obj->sites = calloc(plan.count, 8)) &&
+	    (obj->fpatch_int3 = calloc(plan.count, 1)))
 		area = rt_map_near(obj->lo, obj->hi, size);
 	am.addr = (uint64_t)(uintptr_t)area;
 	ret = rt_send(&am, sizeof(am), -1);
 	if (!area || ret < 0) {
-		free(obj->sites);
-		obj->sites = NULL;
+		fp_drop(obj);
 		return ret < 0 ? ret : 0; /* no room: the recorder sends nothing */
 	}
 	memset(area, INSN_INT3, size);
@@ -199,9 +219,8 @@ int rt_fpatch_object(struct rt_object *obj)
 	ret = fp_receive(obj, area, plan.count, &fr);
 	if (ret < 0) {
 		munmap(area, size);
-		free(obj->sites);
+		fp_drop(obj);
 		free(fr.buf);
-		obj->sites = NULL;
 		return ret;
 	}
 	if (fr.buf && fr.len > sizeof(fp_cie)) {
@@ -271,4 +290,118 @@ uint64_t rt_fpatch_resume(uint64_t ip)
 			return rt_fpatch_slot(o, lo) + FP_HEAD;
 	}
 	return 0;
+}
+
+/*
+ * Entries patched with int3 for good (the tool found no safe jmp): one
+ * table of every object's, sorted by address, which the SIGTRAP handler
+ * reads with no lock.  A change builds a new table and publishes it with
+ * a release store before any int3 it names is written (and after the
+ * bytes an unload took away are gone); the old one is never freed, since
+ * a handler may still be reading it (one per object loaded or unloaded:
+ * small).  Writers hold ftrace.c's objects lock.
+ */
+struct fp_int3_ent {
+	uint64_t addr, slot;
+};
+
+struct fp_int3_table {
+	size_t n;
+	struct fp_int3_ent e[];
+};
+
+static struct fp_int3_table *fp_int3_tab;
+
+bool rt_fpatch_is_int3(const struct rt_object *obj, uint32_t i)
+{
+	return obj->fpatch_int3 && obj->fpatch_int3[i];
+}
+
+/* SIGTRAP handler (text_poke.c): the slot of the int3 entry at ip, or 0. */
+static uint64_t fp_int3_find(uint64_t ip)
+{
+	const struct fp_int3_table *t = __atomic_load_n(&fp_int3_tab, __ATOMIC_ACQUIRE);
+	size_t lo = 0, hi = t ? t->n : 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->e[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return t && lo < t->n && t->e[lo].addr == ip ? t->e[lo].slot : 0;
+}
+
+static int fp_int3_cmp(const void *a, const void *b)
+{
+	const struct fp_int3_ent *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* A new table: the current one's entries outside [lo, hi) and room for
+ * k more (n: the kept ones). */
+static struct fp_int3_table *fp_int3_copy(uint64_t lo, uint64_t hi, size_t k)
+{
+	const struct fp_int3_table *old = fp_int3_tab;
+	size_t n = old ? old->n : 0;
+	struct fp_int3_table *t = malloc(sizeof(*t) + (n + k) * sizeof(t->e[0]));
+
+	if (!t)
+		return NULL;
+	t->n = 0;
+	for (size_t k = 0; k < n; k++)
+		if (old->e[k].addr < lo || old->e[k].addr >= hi)
+			t->e[t->n++] = old->e[k];
+	return t;
+}
+
+int rt_fpatch_enable_int3(struct rt_object *obj)
+{
+	struct fp_int3_table *t;
+	uint8_t **addrs, *cc;
+	size_t k = 0;
+	int ret;
+
+	for (uint32_t i = 0; i < obj->nr_sites; i++)
+		k += rt_fpatch_is_int3(obj, i) && obj->sites[i] && rt_fpatch_slot(obj, i) &&
+		     (rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE);
+	if (!k)
+		return 0;
+	t = fp_int3_copy(0, 0, k); /* [0, 0): keeps them all */
+	addrs = malloc(k * sizeof(*addrs));
+	cc = malloc(k);
+	if (!t || !addrs || !cc) {
+		free(t);
+		free(addrs);
+		free(cc);
+		return -ENOMEM;
+	}
+	k = 0;
+	for (uint32_t i = 0; i < obj->nr_sites; i++) {
+		if (!rt_fpatch_is_int3(obj, i) || !obj->sites[i] || !rt_fpatch_slot(obj, i) ||
+		    !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
+			continue;
+		t->e[t->n++] = (struct fp_int3_ent){obj->sites[i], rt_fpatch_slot(obj, i)};
+		addrs[k] = (uint8_t *)(uintptr_t)obj->sites[i];
+		cc[k++] = INSN_INT3;
+	}
+	qsort(t->e, t->n, sizeof(t->e[0]), fp_int3_cmp);
+	__atomic_store_n(&fp_int3_tab, t, __ATOMIC_RELEASE);
+	rt_text_poke_entry_hook(fp_int3_find);
+	ret = rt_text_poke_bytes(addrs, cc, k);
+	free(addrs);
+	free(cc);
+	return ret;
+}
+
+/* An object unloaded: its code is gone, and so are its int3s. */
+void rt_fpatch_forget(uint64_t lo, uint64_t hi)
+{
+	struct fp_int3_table *t = fp_int3_copy(lo, hi, 0);
+
+	if (t) /* out of memory: stale entries name unmapped code only */
+		__atomic_store_n(&fp_int3_tab, t, __ATOMIC_RELEASE);
 }

@@ -154,6 +154,7 @@ struct rt_object {
 	const void *jumps; /* __utrace_jump_table: {code, target, key} */
 	uint8_t *fpatch;   /* UTRACE_OBJ_FPATCH: the detour slots (func_patch.c) */
 	void *fpatch_frames; /* their .eh_frame, until rt_fpatch_arm registers it */
+	uint8_t *fpatch_int3; /* per site: 1 if the entry takes an int3, not the jmp */
 	struct rt_object *next;
 };
 
@@ -388,6 +389,12 @@ int rt_fpatch_object(struct rt_object *obj) RT_HIDDEN;
 int rt_fpatch_arm(struct rt_object *obj) RT_HIDDEN;
 uint64_t rt_fpatch_slot(const struct rt_object *obj, uint32_t i) RT_HIDDEN;
 uint64_t rt_fpatch_resume(uint64_t ip) RT_HIDDEN;
+/* entries that take an int3 (not the jmp): whether site i is one; its
+ * selected ones published to the trap handler, then written; the table
+ * forgets an unloaded object's */
+bool rt_fpatch_is_int3(const struct rt_object *obj, uint32_t i) RT_HIDDEN;
+int rt_fpatch_enable_int3(struct rt_object *obj) RT_HIDDEN;
+void rt_fpatch_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 
 /* text_poke.c */
 struct rt_poke {
@@ -401,6 +408,9 @@ uintptr_t rt_text_poke_trap_entry(void) RT_HIDDEN;
 /* Where a thread that meets the int3 of a batch's poke at ip goes on
  * (0: after the 5 bytes, as for a NOP site) */
 void rt_text_poke_resume_hook(uint64_t (*hook)(uint64_t ip)) RT_HIDDEN;
+/* func_patch.c's int3 entries: where a thread that trapped at ip goes
+ * (0: not one).  Installs the SIGTRAP handler. */
+void rt_text_poke_entry_hook(uint64_t (*hook)(uint64_t ip)) RT_HIDDEN;
 void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
 

@@ -45,6 +45,7 @@
 static int poke_sync_cmd;
 static bool (*poke_trap_hook)(void *uc); /* kprobes.c: its int3s */
 static uint64_t (*poke_resume_hook)(uint64_t ip); /* func_patch.c: entries, not NOPs */
+static uint64_t (*poke_entry_hook)(uint64_t ip);  /* func_patch.c: its int3 entries */
 static struct rt_poke *volatile poke_batch;
 static volatile size_t poke_batch_n;
 static pthread_mutex_t poke_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -110,6 +111,16 @@ static void poke_trap(int sig, siginfo_t *si, void *uc_)
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
 		return;
 	}
+	/* an entry patched with int3 for good: on to its slot, which calls
+	 * the tracer after the sigreturn, as the jmp's would */
+	if (poke_entry_hook) {
+		uint64_t to = poke_entry_hook((uint64_t)(uintptr_t)ip);
+
+		if (to) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)to;
+			return;
+		}
+	}
 	while (b && lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -154,6 +165,12 @@ void rt_text_poke_trap_hook(bool (*hook)(void *uc))
 void rt_text_poke_resume_hook(uint64_t (*hook)(uint64_t ip))
 {
 	poke_resume_hook = hook;
+}
+
+void rt_text_poke_entry_hook(uint64_t (*hook)(uint64_t ip))
+{
+	poke_entry_hook = hook;
+	poke_trap_install();
 }
 
 /* mprotect every page the batch touches (sorted, so runs are adjacent). */
