@@ -43,6 +43,7 @@
  * no int3-first protocol (rt_text_poke_bytes).  Costlier (a signal per
  * call), so only where the jmp is refused.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -54,6 +55,7 @@
 #include "runtime/rt.h"
 
 #define FP_HEAD UTRACE_FPATCH_HEAD
+#define FP_INT3 0x80u /* in fpatch_len: the entry takes an int3 */
 #define FP_FDE_MAX 64 /* an FDE: 4 + 4 + 8 + 8 + 1 + UTRACE_FPATCH_CFI, padded */
 
 /* The slots' .eh_frame: the CIE (common/proto.h), the FDEs, a 0 word. */
@@ -87,7 +89,7 @@ static void fp_fde(struct fp_frames *f, uint64_t slot, const uint8_t *cfi, uint3
 }
 
 /* The entries of obj, patched or not, taken from the recorder into the
- * area (RW until rt_fpatch_arm), their FDEs into fr.  got: entries
+ * area (RW until fp_arm), their FDEs into fr.  got: entries
  * received so far. */
 static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, struct fp_frames *fr)
 {
@@ -114,10 +116,12 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, stru
 			uint8_t *slot = area + (size_t)got * UTRACE_FPATCH_SLOT;
 
 			if (!e->xol_len || e->xol_len > UTRACE_FPATCH_XOL || !e->len ||
+			    e->len >= FP_INT3 ||
 			    (e->len < 5 && !(e->flags & UTRACE_FPATCH_ENT_INT3)) ||
 			    at < obj->lo || at + e->len > obj->hi)
 				continue;
-			obj->fpatch_int3[got] = (e->flags & UTRACE_FPATCH_ENT_INT3) != 0;
+			obj->fpatch_len[got] =
+			    (uint8_t)(e->len | (e->flags & UTRACE_FPATCH_ENT_INT3 ? FP_INT3 : 0));
 			memcpy(slot + FP_HEAD, e->xol, e->xol_len);
 			if (fr->buf && e->cfi_len <= UTRACE_FPATCH_CFI)
 				fp_fde(fr, (uint64_t)(uintptr_t)slot, e->cfi, e->cfi_len);
@@ -130,7 +134,7 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, stru
 /* The FDEs to libgcc, loaded if need be (kept for good: the unwinder
  * reads them for as long as the slots exist).  Not from inside
  * dl_iterate_phdr, which holds the loader's lock that dlopen takes:
- * rt_fpatch_arm calls it, after the scan; the real dlopen, not ftrace.c's,
+ * fp_arm calls it, after the scan; the real dlopen, not ftrace.c's,
  * which would scan again under the objects lock. */
 static void fp_register_frames(void *frames)
 {
@@ -162,9 +166,9 @@ static bool fp_runtime_dep(const struct rt_object *obj)
 static void fp_drop(struct rt_object *obj)
 {
 	free(obj->sites);
-	free(obj->fpatch_int3);
+	free(obj->fpatch_len);
 	obj->sites = NULL;
-	obj->fpatch_int3 = NULL;
+	obj->fpatch_len = NULL;
 }
 
 int rt_fpatch_object(struct rt_object *obj)
@@ -202,7 +206,7 @@ int rt_fpatch_object(struct rt_object *obj)
 		return 0;
 	size = (uint64_t)plan.count * UTRACE_FPATCH_SLOT;
 	if (rt.next_id + plan.count <= RT_MAX_IDS && (obj->sites = calloc(plan.count, 8)) &&
-	    (obj->fpatch_int3 = calloc(plan.count, 1)))
+	    (obj->fpatch_len = calloc(plan.count, 1)))
 		area = rt_map_near(obj->lo, obj->hi, size);
 	am.addr = (uint64_t)(uintptr_t)area;
 	ret = rt_send(&am, sizeof(am), -1);
@@ -238,8 +242,8 @@ int rt_fpatch_object(struct rt_object *obj)
 }
 
 /* Each slot's `call stub_i`, then the area R-X: once, before any entry
- * jumps into it (ftrace.c's object_enable, after the stubs exist). */
-int rt_fpatch_arm(struct rt_object *obj)
+ * jumps into it (rt_fpatch_enable, after the stubs exist). */
+static int fp_arm(struct rt_object *obj)
 {
 	uint64_t size = (uint64_t)obj->nr_sites * UTRACE_FPATCH_SLOT;
 
@@ -267,27 +271,35 @@ uint64_t rt_fpatch_slot(const struct rt_object *obj, uint32_t i)
 	return slot[FP_HEAD] == INSN_INT3 ? 0 : (uint64_t)(uintptr_t)slot;
 }
 
+/* Site index of the entry at ip in obj, or nr_sites. */
+static uint32_t fp_site_at(const struct rt_object *obj, uint64_t ip)
+{
+	uint32_t lo = 0, hi = obj->nr_sites;
+
+	while (lo < hi) { /* sites are sorted: the functions' order */
+		uint32_t mid = (lo + hi) / 2;
+
+		if (obj->sites[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < obj->nr_sites && obj->sites[lo] == ip ? lo : obj->nr_sites;
+}
+
 /* text_poke.c's trap handler: a thread met the int3 of an entry being
  * patched: where it goes on (the slot's displaced instructions), or 0.
  * Signal-safe: the objects list only grows while a batch runs. */
 uint64_t rt_fpatch_resume(uint64_t ip)
 {
 	for (const struct rt_object *o = rt.objects; o; o = o->next) {
-		uint32_t lo = 0, hi;
+		uint32_t i;
 
 		if (!(o->flags & UTRACE_OBJ_FPATCH) || ip < o->lo || ip >= o->hi || !o->fpatch)
 			continue;
-		hi = o->nr_sites;
-		while (lo < hi) { /* sites are sorted: the functions' order */
-			uint32_t mid = (lo + hi) / 2;
-
-			if (o->sites[mid] < ip)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < o->nr_sites && o->sites[lo] == ip && rt_fpatch_slot(o, lo))
-			return rt_fpatch_slot(o, lo) + FP_HEAD;
+		i = fp_site_at(o, ip);
+		if (i < o->nr_sites && rt_fpatch_slot(o, i))
+			return rt_fpatch_slot(o, i) + FP_HEAD;
 	}
 	return 0;
 }
@@ -312,9 +324,14 @@ struct fp_int3_table {
 
 static struct fp_int3_table *fp_int3_tab;
 
-bool rt_fpatch_is_int3(const struct rt_object *obj, uint32_t i)
+static bool fp_is_int3(const struct rt_object *obj, uint32_t i)
 {
-	return obj->fpatch_int3 && obj->fpatch_int3[i];
+	return obj->fpatch_len[i] & FP_INT3;
+}
+
+static uint32_t fp_len(const struct rt_object *obj, uint32_t i)
+{
+	return obj->fpatch_len[i] & ~FP_INT3;
 }
 
 /* SIGTRAP handler (text_poke.c): the slot of the int3 entry at ip, or 0. */
@@ -352,48 +369,103 @@ static struct fp_int3_table *fp_int3_copy(uint64_t lo, uint64_t hi, size_t k)
 	if (!t)
 		return NULL;
 	t->n = 0;
-	for (size_t k = 0; k < n; k++)
-		if (old->e[k].addr < lo || old->e[k].addr >= hi)
-			t->e[t->n++] = old->e[k];
+	for (size_t i = 0; i < n; i++)
+		if (old->e[i].addr < lo || old->e[i].addr >= hi)
+			t->e[t->n++] = old->e[i];
 	return t;
 }
 
-int rt_fpatch_enable_int3(struct rt_object *obj)
+/* The n entries at addrs (their slots in slots) become int3s: the table
+ * first, then the bytes (one byte each, atomic for fetch). */
+static int fp_int3_write(uint8_t **addrs, const uint64_t *slots, size_t n)
 {
-	struct fp_int3_table *t;
-	uint8_t **addrs, *cc;
-	size_t k = 0;
+	struct fp_int3_table *t = n ? fp_int3_copy(0, 0, n) : NULL; /* [0, 0): keep all */
+	uint8_t *cc = n ? malloc(n) : NULL;
 	int ret;
 
-	for (uint32_t i = 0; i < obj->nr_sites; i++)
-		k += rt_fpatch_is_int3(obj, i) && obj->sites[i] && rt_fpatch_slot(obj, i) &&
-		     (rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE);
-	if (!k)
+	if (!n)
 		return 0;
-	t = fp_int3_copy(0, 0, k); /* [0, 0): keeps them all */
-	addrs = malloc(k * sizeof(*addrs));
-	cc = malloc(k);
-	if (!t || !addrs || !cc) {
+	if (!t || !cc) {
 		free(t);
-		free(addrs);
 		free(cc);
 		return -ENOMEM;
 	}
-	k = 0;
-	for (uint32_t i = 0; i < obj->nr_sites; i++) {
-		if (!rt_fpatch_is_int3(obj, i) || !obj->sites[i] || !rt_fpatch_slot(obj, i) ||
-		    !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
-			continue;
-		t->e[t->n++] = (struct fp_int3_ent){obj->sites[i], rt_fpatch_slot(obj, i)};
-		addrs[k] = (uint8_t *)(uintptr_t)obj->sites[i];
-		cc[k++] = INSN_INT3;
+	for (size_t k = 0; k < n; k++) {
+		t->e[t->n++] = (struct fp_int3_ent){(uint64_t)(uintptr_t)addrs[k], slots[k]};
+		cc[k] = INSN_INT3;
 	}
 	qsort(t->e, t->n, sizeof(t->e[0]), fp_int3_cmp);
 	__atomic_store_n(&fp_int3_tab, t, __ATOMIC_RELEASE);
 	rt_text_poke_entry_hook(fp_int3_find);
-	ret = rt_text_poke_bytes(addrs, cc, k);
-	free(addrs);
+	ret = rt_text_poke_bytes(addrs, cc, n);
 	free(cc);
+	return ret;
+}
+
+/* Whether another thread runs now (/proc/self/task has more than us). */
+static bool fp_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return true; /* cannot tell: as if some did */
+	while (n < 2 && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n > 1;
+}
+
+/*
+ * The selected entries: int3 ones get their int3; the jmp ones their
+ * jmp through text_poke.c's int3-first batch when no other thread runs.
+ * Otherwise (a library dlopen()ed while threads run) one of them may be
+ * inside an entry's displaced bytes, or in a callee that returns there: a
+ * thread that a constructor of the library started, or one that dlopen()ed
+ * the same library meanwhile.  The jmp would cut its instructions in two.
+ * So every entry takes an int3 first (a thread already past byte 0 is
+ * not disturbed), and the jmps are queued to kprobe_opt.c, which writes
+ * each once it has seen every thread outside its bytes (the kernel's
+ * optprobe rule); those it cannot prove stay int3s, correct and slower.
+ */
+int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
+{
+	bool staged = fp_threads();
+	uint8_t **addrs = malloc((obj->nr_sites + 1) * sizeof(*addrs));
+	uint64_t *slots = malloc((obj->nr_sites + 1) * sizeof(*slots));
+	uint64_t *hi = malloc((obj->nr_sites + 1) * sizeof(*hi));
+	size_t nj = 0, ni = 0;
+	int ret = addrs && slots && hi ? fp_arm(obj) : -ENOMEM;
+
+	rt_text_poke_resume_hook(rt_fpatch_resume);
+	for (uint32_t i = 0; ret >= 0 && i < obj->nr_sites; i++) {
+		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
+		uint64_t slot = rt_fpatch_slot(obj, i);
+
+		if (!p || !slot || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
+			continue;
+		if (fp_is_int3(obj, i) || staged) {
+			addrs[ni] = p;
+			slots[ni++] = slot;
+		}
+		if (!fp_is_int3(obj, i)) { /* `jmp slot` */
+			insn_rel32(pokes[nj].bytes, INSN_JMP, (uint64_t)(uintptr_t)p, slot);
+			pokes[nj].addr = p;
+			hi[nj++] = (uint64_t)(uintptr_t)p + fp_len(obj, i);
+		}
+	}
+	if (ret >= 0)
+		ret = fp_int3_write(addrs, slots, ni);
+	if (ret >= 0 && !staged)
+		ret = rt_text_poke_batch(pokes, nj);
+	else if (ret >= 0 && nj) {
+		rt_kprobe_opt_start(NULL);
+		rt_kprobe_opt_queue(pokes, hi, nj);
+	}
+	free(addrs);
+	free(slots);
+	free(hi);
 	return ret;
 }
 

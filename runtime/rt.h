@@ -154,7 +154,7 @@ struct rt_object {
 	const void *jumps; /* __utrace_jump_table: {code, target, key} */
 	uint8_t *fpatch;   /* UTRACE_OBJ_FPATCH: the detour slots (func_patch.c) */
 	void *fpatch_frames; /* their .eh_frame, until rt_fpatch_arm registers it */
-	uint8_t *fpatch_int3; /* per site: 1 if the entry takes an int3, not the jmp */
+	uint8_t *fpatch_len; /* per site: bytes displaced, | 0x80: an int3, not the jmp */
 	struct rt_object *next;
 };
 
@@ -386,14 +386,13 @@ extern int __utrace_marker_on;
  * (0: not patchable); the trap handler's resume address for ip (0: not
  * an entry being patched) */
 int rt_fpatch_object(struct rt_object *obj) RT_HIDDEN;
-int rt_fpatch_arm(struct rt_object *obj) RT_HIDDEN;
 uint64_t rt_fpatch_slot(const struct rt_object *obj, uint32_t i) RT_HIDDEN;
 uint64_t rt_fpatch_resume(uint64_t ip) RT_HIDDEN;
-/* entries that take an int3 (not the jmp): whether site i is one; its
- * selected ones published to the trap handler, then written; the table
- * forgets an unloaded object's */
-bool rt_fpatch_is_int3(const struct rt_object *obj, uint32_t i) RT_HIDDEN;
-int rt_fpatch_enable_int3(struct rt_object *obj) RT_HIDDEN;
+/* the selected entries patched (pokes: room for nr_sites), after the
+ * recorder's SELECT; the int3 entries' table forgets an unloaded
+ * object's */
+struct rt_poke;
+int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes) RT_HIDDEN;
 void rt_fpatch_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 
 /* text_poke.c */

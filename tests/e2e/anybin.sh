@@ -24,6 +24,8 @@
 #   anybin-sigtrap (once) tests/e2e/anybin/sigtrap.c: the program's own
 #                 SIGTRAP handler (installed after ours, on its
 #                 sigaltstack), SIGTRAP blocked and ignored, errno
+#   anybin-dlopen (once) tests/e2e/anybin/dlthreads.c: a library without
+#                 flags dlopen()ed while 4 threads run, called from all
 #   anybin-bt     (once) tests/e2e/anybin/bt.c: backtrace() from a callee
 #                 that returns into a detour slot sees every frame
 #   anybin-dist   (once) distribution binaries: sort, gzip -c, bash -c,
@@ -50,7 +52,8 @@ anybin_run() {
 	(cd "$RUN" && timeout -k 5 "$TMO" "$UTRACE" record ${ANYBIN_ROPTS:-} -o "$RES/trace.dat" -- "$@" \
 		>"$RES/t.out" 2>"$RES/t.err" </dev/null)
 	tst=$?
-	grep -v '^utrace record:' "$RES/t.err" >"$RES/t.err.prog"
+	# without the recorder's lines and the runtime's own (utrace[PID]: ...)
+	grep -v -e '^utrace record:' -e '^utrace\[[0-9]*\]: ' "$RES/t.err" >"$RES/t.err.prog"
 	t "$([ "$ust" = "$tst" ] && cmp -s "$RES/u.out" "$RES/t.out" &&
 		cmp -s "$RES/u.err" "$RES/t.err.prog"; echo $?)" \
 		"$CFG $name same status, stdout and stderr as untraced" "status $ust/$tst" \
@@ -136,6 +139,7 @@ check_anybin_why() {
 	t "$(if has_func spin_entry; then echo 1; else echo 0; fi)" \
 		"anybin-why refused entry not traced" "spin_entry: $(fv spin_entry count) calls"
 	check_anybin_sigtrap "$d"
+	check_anybin_dlopen "$d"
 	# backtrace() through a slot: the same frames as untraced
 	if gcc -O2 -o "$d/bt" "$E2E/anybin/bt.c" >"$d/cc.log" 2>&1; then
 		anybin_run anybin-bt "$d/bt"
@@ -248,6 +252,30 @@ check_anybin_sigtrap() {
 		"anybin-sigtrap the program gets its own SIGTRAPs only, on its sigaltstack" \
 		"$(cat "$RES/t.out" "$RES/t.err" | head -8)"
 	expect_func "anybin-sigtrap int3 entries traced with SIGTRAP blocked and ignored" nothing count 11
+}
+
+# tests/e2e/anybin/dlthreads.c: a library without flags dlopen()ed and
+# selected while four threads run, its entries int3 first and their jmps
+# written once no thread is in the way (UTRACE_KPROBE_DEBUG=1 says so).
+check_anybin_dlopen() {
+	local d=$1 lib
+	lib=$d/libdlt.so
+	if ! { gcc -O2 -fPIC -shared -o "$lib" "$E2E/anybin/dlthreads_lib.c" &&
+		gcc -O2 -o "$d/dlthreads" "$E2E/anybin/dlthreads.c" -pthread -ldl; } \
+		>"$d/cc.log" 2>&1; then
+		nok "anybin-dlopen builds" "$(head -5 "$d/cc.log")"
+		return
+	fi
+	UTRACE_KPROBE_DEBUG=1 ANYBIN_ROPTS="--no-libcall -l *:mod:libdlt.so -l spin" \
+		anybin_run anybin-dlopen "$d/dlthreads" "$lib"
+	expect_balanced "anybin-dlopen graph balanced in every thread"
+	expect_func "anybin-dlopen library called from every thread, each call once" dl_work count 800
+	expect_func "anybin-dlopen 4-byte int3 entry, each call once" dl_add count 8000
+	expect_func "anybin-dlopen jmp entry, each call once" dl_mix count 8000
+	expect_func "anybin-dlopen the threads' loop traced" spin mincount 1
+	t "$(grep -q "libdlt.so has no call sites: 3 of 3 functions patched at their entry (1 with int3" "$RES/t.err" &&
+		grep -qE "[1-9][0-9]* jump-optimised with threads running" "$RES/t.err"; echo $?)" \
+		"anybin-dlopen entries int3 first, jmps once no thread is in the way" "$(head -5 "$RES/t.err")"
 }
 
 check_anybin_all() {
