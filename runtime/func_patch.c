@@ -287,6 +287,20 @@ static uint32_t fp_site_at(const struct rt_object *obj, uint64_t ip)
 	return lo < obj->nr_sites && obj->sites[lo] == ip ? lo : obj->nr_sites;
 }
 
+/* A call to v (a GOT slot's target): does a patched entry trace it?  The
+ * entry may sit after an endbr64. */
+bool rt_fpatch_traced(const struct rt_object *obj, uint64_t v)
+{
+	for (uint64_t at = v; at <= v + 4; at += 4) {
+		uint32_t i = fp_site_at(obj, at);
+
+		if (i < obj->nr_sites && rt_fpatch_slot(obj, i) &&
+		    (rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
+			return true;
+	}
+	return false;
+}
+
 /* text_poke.c's trap handler: a thread met the int3 of an entry being
  * patched: where it goes on (the slot's displaced instructions), or 0.
  * Signal-safe: the objects list only grows while a batch runs. */

@@ -388,10 +388,12 @@ extern int __utrace_marker_on;
 int rt_fpatch_object(struct rt_object *obj) RT_HIDDEN;
 uint64_t rt_fpatch_slot(const struct rt_object *obj, uint32_t i) RT_HIDDEN;
 uint64_t rt_fpatch_resume(uint64_t ip) RT_HIDDEN;
-/* the selected entries patched (pokes: room for nr_sites), after the
- * recorder's SELECT; the int3 entries' table forgets an unloaded
- * object's */
+/* whether a call to v is traced by obj's patched entries (plt.c: then
+ * no library-call hook); the selected entries patched (pokes: room for
+ * nr_sites), after the recorder's SELECT; the int3 entries' table
+ * forgets an unloaded object's */
 struct rt_poke;
+bool rt_fpatch_traced(const struct rt_object *obj, uint64_t v) RT_HIDDEN;
 int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes) RT_HIDDEN;
 void rt_fpatch_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 

@@ -26,6 +26,7 @@
 #                 sigaltstack), SIGTRAP blocked and ignored, errno
 #   anybin-dlopen (once) tests/e2e/anybin/dlthreads.c: a library without
 #                 flags dlopen()ed while 4 threads run, called from all
+#   anybin-gotcall (once) gotcall.c: --libcall into patched entries, once
 #   anybin-bt     (once) tests/e2e/anybin/bt.c: backtrace() from a callee
 #                 that returns into a detour slot sees every frame
 #   anybin-dist   (once) distribution binaries: sort, gzip -c, bash -c,
@@ -256,17 +257,20 @@ check_anybin_sigtrap() {
 
 # tests/e2e/anybin/dlthreads.c: a library without flags dlopen()ed and
 # selected while four threads run, its entries int3 first and their jmps
-# written once no thread is in the way (UTRACE_KPROBE_DEBUG=1 says so).
+# written once no thread is in the way (UTRACE_KPROBE_DEBUG=1 says so);
+# gotcall.c: --libcall with that library linked and selected, a call
+# through the GOT into a patched entry recorded once.
 check_anybin_dlopen() {
 	local d=$1 lib
 	lib=$d/libdlt.so
 	if ! { gcc -O2 -fPIC -shared -o "$lib" "$E2E/anybin/dlthreads_lib.c" &&
-		gcc -O2 -o "$d/dlthreads" "$E2E/anybin/dlthreads.c" -pthread -ldl; } \
+		gcc -O2 -o "$d/dlthreads" "$E2E/anybin/dlthreads.c" -pthread -ldl &&
+		gcc -O2 -o "$d/gotcall" "$E2E/anybin/gotcall.c" -L"$d" -ldlt -Wl,-rpath,"$d"; } \
 		>"$d/cc.log" 2>&1; then
 		nok "anybin-dlopen builds" "$(head -5 "$d/cc.log")"
 		return
 	fi
-	UTRACE_KPROBE_DEBUG=1 ANYBIN_ROPTS="--no-libcall -l *:mod:libdlt.so -l spin" \
+	UTRACE_KPROBE_DEBUG=1 ANYBIN_ROPTS="-l *:mod:libdlt.so -l spin" \
 		anybin_run anybin-dlopen "$d/dlthreads" "$lib"
 	expect_balanced "anybin-dlopen graph balanced in every thread"
 	expect_func "anybin-dlopen library called from every thread, each call once" dl_work count 800
@@ -276,6 +280,10 @@ check_anybin_dlopen() {
 	t "$(grep -q "libdlt.so has no call sites: 3 of 3 functions patched at their entry (1 with int3" "$RES/t.err" &&
 		grep -qE "[1-9][0-9]* jump-optimised with threads running" "$RES/t.err"; echo $?)" \
 		"anybin-dlopen entries int3 first, jmps once no thread is in the way" "$(head -5 "$RES/t.err")"
+	ANYBIN_ROPTS="--libcall -l *:mod:libdlt.so -l main" anybin_run anybin-gotcall "$d/gotcall"
+	expect_balanced "anybin-gotcall graph balanced"
+	expect_func "anybin-gotcall call through the GOT into a jmp entry recorded once" dl_work count 3 depth 1
+	expect_func "anybin-gotcall call through the GOT into an int3 entry recorded once" dl_add count 31
 }
 
 check_anybin_all() {
