@@ -48,6 +48,7 @@ typedef int (*tg_action_fn)(int, const struct sigaction *, struct sigaction *);
 
 static tg_action_fn tg_real_action;
 static tg_mask_fn tg_real_procmask, tg_real_sigmask;
+static sighandler_t (*tg_real_signal)(int, sighandler_t);
 static void (*tg_handler)(int, siginfo_t *, void *); /* ours, once installed */
 static struct sigaction tg_prog[2];		     /* the program's SIGTRAP disposition */
 static int tg_cur;
@@ -58,6 +59,7 @@ __attribute__((constructor(101))) static void tg_resolve(void)
 		return;
 	tg_real_procmask = (tg_mask_fn)dlsym(RTLD_NEXT, "sigprocmask");
 	tg_real_sigmask = (tg_mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+	tg_real_signal = (sighandler_t(*)(int, sighandler_t))dlsym(RTLD_NEXT, "signal");
 	__atomic_store_n(&tg_real_action, (tg_action_fn)dlsym(RTLD_NEXT, "sigaction"),
 			 __ATOMIC_RELEASE);
 }
@@ -162,18 +164,25 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
 	return tg_real_action(sig, act, old);
 }
 
-/* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its
- * handler); its own call of sigaction is internal, hence this one. */
+/* glibc's signal() calls its own sigaction inside libc, which ours does
+ * not see: for SIGTRAP, once ours is installed, its BSD semantics here
+ * (SA_RESTART, the signal blocked in its handler); else libc's. */
 __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t h)
 {
 	struct sigaction sa, old;
 
+	tg_resolve();
+	if (sig != SIGTRAP || !tg_handler) {
+		if (tg_real_signal)
+			return tg_real_signal(sig, h);
+		errno = ENOSYS;
+		return SIG_ERR;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = h;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sig > 0 && sig < NSIG)
-		sigaddset(&sa.sa_mask, sig);
+	sigaddset(&sa.sa_mask, sig);
 	if (sigaction(sig, &sa, &old) < 0)
 		return SIG_ERR;
 	return old.sa_handler;
