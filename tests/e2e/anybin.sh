@@ -30,7 +30,7 @@
 #   anybin-bt     (once) tests/e2e/anybin/bt.c: backtrace() from a callee
 #                 that returns into a detour slot sees every frame
 #   anybin-dist   (once) distribution binaries: sort, gzip -c, bash -c,
-#                 python3 -c with a loop: same output and status, the
+#                 python3 -c with a loop, gdb -batch: same output and status, the
 #                 graph balanced (functions that call exit() stay open);
 #                 -l '*:mod:libc.so*' leaves libc alone and says so
 
@@ -175,6 +175,15 @@ print(s)'
 		expect_balanced "anybin-python graph balanced" open-ok
 	else
 		echo "ok - anybin-python # SKIP no python3"
+	fi
+	# C++ with exceptions, hundreds of int3 entries
+	if command -v gdb >/dev/null; then
+		anybin_run anybin-gdb gdb -nx -batch -ex 'print 6*7'
+		expect_balanced "anybin-gdb graph balanced" open-ok
+		t "$(grep -qE "gdb has no call sites: [0-9]+ of [0-9]+ functions patched at their entry \([1-9][0-9]* with int3" \
+			"$RES/t.err"; echo $?)" "anybin-gdb entries patched, some with int3" "$(head -3 "$RES/t.err")"
+	else
+		echo "ok - anybin-gdb # SKIP no gdb"
 	fi
 }
 
