@@ -2,7 +2,8 @@
 /*
  * dlthreads.c - a library dlopen()ed while four threads run: each thread
  * calls spin() in a loop, then the main thread loads LIB (argv[1]) and
- * every thread calls its dl_work DL_CALLS times.  Built and traced
+ * every thread calls its dl_work DL_CALLS times, while a thread the
+ * library's constructor started runs in it too.  Built and traced
  * without utrace cflags by tests/e2e/anybin.sh with -l '*:mod:LIB':
  * the library's entries are patched while the threads run (int3 first,
  * the jmps once no thread is in their way: runtime/func_patch.c), every
@@ -41,7 +42,7 @@ static void *run(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t th[THREADS];
-	long total = 0;
+	long total = 0, (*done)(void);
 	void *h, *r;
 
 	if (argc < 2)
@@ -55,11 +56,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dlopen: %s\n", dlerror());
 		return 1;
 	}
+	done = (long (*)(void))dlsym(h, "dl_done");
 	__atomic_store_n(&work, (int (*)(int))dlsym(h, "dl_work"), __ATOMIC_RELEASE);
 	for (int i = 0; i < THREADS; i++) {
 		pthread_join(th[i], &r);
 		total += (long)r;
 	}
-	printf("%d threads, %d calls each: %ld\n", THREADS, DL_CALLS, total);
+	printf("%d threads, %d calls each: %ld; the library's own thread: %ld\n", THREADS,
+	       DL_CALLS, total, done ? done() : -1);
 	return 0;
 }
