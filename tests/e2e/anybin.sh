@@ -252,7 +252,7 @@ check_anybin_short() {
 # the int3 entries (runtime/trap_guard.c).
 check_anybin_sigtrap() {
 	local d=$1
-	if ! gcc -O2 -o "$d/sigtrap" "$E2E/anybin/sigtrap.c" >"$d/cc.log" 2>&1; then
+	if ! gcc -O2 -o "$d/sigtrap" "$E2E/anybin/sigtrap.c" -pthread >"$d/cc.log" 2>&1; then
 		nok "anybin-sigtrap builds" "$(head -5 "$d/cc.log")"
 		return
 	fi
@@ -261,7 +261,7 @@ check_anybin_sigtrap() {
 		grep -qx "handler: 2 traps, 1 from int3, 0 off its stack, sum 4" "$RES/t.out"; echo $?)" \
 		"anybin-sigtrap the program gets its own SIGTRAPs only, on its sigaltstack" \
 		"$(cat "$RES/t.out" "$RES/t.err" | head -8)"
-	expect_func "anybin-sigtrap int3 entries traced with SIGTRAP blocked and ignored" nothing count 11
+	expect_func "anybin-sigtrap int3 entries traced with SIGTRAP blocked and ignored" nothing count 15
 }
 
 # tests/e2e/anybin/dlthreads.c: a library without flags dlopen()ed and

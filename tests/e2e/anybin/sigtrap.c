@@ -5,10 +5,12 @@
  * installed after the runtime's, on its sigaltstack, gets the SIGTRAPs it
  * raises and the int3 it executes, and none of the entries' traps; with
  * SIGTRAP blocked or ignored the patched entries still run (the kernel
- * would kill a process whose int3 finds SIGTRAP blocked); errno survives
+ * would kill a process whose int3 finds SIGTRAP blocked), in the main
+ * thread and in a worker that blocks every signal; errno survives
  * an entry's trap.  Prints what it saw: the same traced as untraced.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,17 @@ __attribute__((noinline)) static int calls(int n)
 	return s;
 }
 
+/* a worker thread that blocks every signal, as servers' workers do */
+static void *blocked_worker(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	return (void *)(long)calls(4);
+}
+
 int main(void)
 {
 	struct sigaction sa, old;
@@ -80,6 +93,14 @@ int main(void)
 	s = calls(3);
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	printf("blocked: sum %d\n", s);
+	{
+		pthread_t th;
+		void *r;
+
+		pthread_create(&th, NULL, blocked_worker, NULL);
+		pthread_join(th, &r);
+		printf("worker with every signal blocked: sum %ld\n", (long)r);
+	}
 
 	errno = EDOM;
 	nothing();
