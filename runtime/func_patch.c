@@ -117,8 +117,8 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, stru
 
 			if (!e->xol_len || e->xol_len > UTRACE_FPATCH_XOL || !e->len ||
 			    e->len >= FP_INT3 ||
-			    (e->len < 5 && !(e->flags & UTRACE_FPATCH_ENT_INT3)) ||
-			    at < obj->lo || at + e->len > obj->hi)
+			    (e->len < 5 && !(e->flags & UTRACE_FPATCH_ENT_INT3)) || at < obj->lo ||
+			    at + e->len > obj->hi)
 				continue;
 			obj->fpatch_len[got] =
 			    (uint8_t)(e->len | (e->flags & UTRACE_FPATCH_ENT_INT3 ? FP_INT3 : 0));

@@ -43,7 +43,7 @@
 #include "runtime/rt.h"
 
 static int poke_sync_cmd;
-static bool (*poke_trap_hook)(void *uc); /* kprobes.c: its int3s */
+static bool (*poke_trap_hook)(void *uc);	  /* kprobes.c: its int3s */
 static uint64_t (*poke_resume_hook)(uint64_t ip); /* func_patch.c: entries, not NOPs */
 static uint64_t (*poke_entry_hook)(uint64_t ip);  /* func_patch.c: its int3 entries */
 static struct rt_poke *volatile poke_batch;

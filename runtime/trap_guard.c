@@ -202,8 +202,7 @@ static int tg_mask(tg_mask_fn real, int how, const sigset_t *set, sigset_t *old)
 	return real(how, set, old);
 }
 
-__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set,
-						       sigset_t *old)
+__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	int ret;
 

@@ -76,7 +76,7 @@ struct utrace_fpatch_plan {
 	struct utrace_fpatch_func *f; /* every function found, by address */
 	size_t n;
 	size_t count[UTRACE_FPATCH_NWHY];
-	size_t nint3; /* of count[OK], those patched with int3 */
+	size_t nint3;		   /* of count[OK], those patched with int3 */
 	struct utrace_symtab *tab; /* the names */
 };
 

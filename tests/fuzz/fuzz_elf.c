@@ -94,8 +94,8 @@ static void fpatch(const char *path)
 		/* an int3 entry displaces its first instruction, a jmp 5+ bytes */
 		if (f->why == UTRACE_FPATCH_OK &&
 		    ((f->int3 ? f->len == 0 : f->len < 5) || f->len > UTRACE_FPATCH_CODE ||
-		     utrace_fpatch_relocate(f, 0, f->addr + 4096, xol, sizeof(xol), cfi,
-					    &cfi_len) > sizeof(xol) ||
+		     utrace_fpatch_relocate(f, 0, f->addr + 4096, xol, sizeof(xol), cfi, &cfi_len) >
+			 sizeof(xol) ||
 		     (cfi_len != UINT32_MAX && cfi_len > UTRACE_FPATCH_CFI)))
 			abort();
 	}

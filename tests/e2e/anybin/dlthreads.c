@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 		pthread_join(th[i], &r);
 		total += (long)r;
 	}
-	printf("%d threads, %d calls each: %ld; the library's own thread: %ld\n", THREADS,
-	       DL_CALLS, total, done ? done() : -1);
+	printf("%d threads, %d calls each: %ld; the library's own thread: %ld\n", THREADS, DL_CALLS,
+	       total, done ? done() : -1);
 	return 0;
 }
