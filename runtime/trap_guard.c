@@ -148,10 +148,12 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
 	if (!tg_handler)
 		return tg_real_action(sig, act, old);
 	if (sig == SIGTRAP) {
+		if (act)
+			copy = *act; /* act and old may be the same */
 		if (old)
 			*old = *tg_prog_now();
 		if (act) {
-			tg_prog_set(act);
+			tg_prog_set(&copy);
 			tg_install_ours(); /* SA_ONSTACK as the program's */
 		}
 		return 0;
