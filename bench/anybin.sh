@@ -7,7 +7,8 @@
 #
 # 1. Coverage on distribution binaries (sort -n, gzip -c, bash -c, python3
 #    with a loop, gdb -batch: C++): functions whose entries utrace record patches / the
-#    functions it finds (the recorder's notice), beside uftrace's `uftrace
+#    functions it finds (the recorder's notice; how many of them with an
+#    int3 where a jmp is not safe), beside uftrace's `uftrace
 #    record -P .` (its "dynamic patch stats": patched / total) on the same
 #    command; each traced run's stdout and exit status are compared with
 #    an untraced run (for both tracers).
@@ -54,14 +55,16 @@ same() {
 
 echo "## Coverage: functions patched at their entry / found"
 echo
-echo "| command | utrace patched / found | % | output | uftrace -P . patched / total | % | output |"
-echo "|---|---|---|---|---|---|---|"
+echo "| command | utrace patched / found | % | of them int3 | output | uftrace -P . patched / total | % | output |"
+echo "|---|---|---|---|---|---|---|---|"
 for c in "${CMDS[@]}"; do
 	eval "$U record -o $OUT/t.dat -- $c" >"$OUT/t.out" 2>"$OUT/t.err"
 	st=$?
 	us=$(same "$c" "$OUT/t.out" $st)
 	read -r up uf < <(sed -n 's/.* \([0-9]*\) of \([0-9]*\) functions patched at their entry.*/\1 \2/p' \
 		"$OUT/t.err" | awk '{ p += $1; f += $2 } END { print p + 0, f + 0 }')
+	ui=$(sed -n 's/.*functions patched at their entry (\([0-9]*\) with int3.*/\1/p' "$OUT/t.err" |
+		awk '{ n += $1 } END { print n + 0 }')
 	fp=""; ft=""; fs="(not installed)"
 	if [ -n "$UFT" ]; then
 		eval "$UFT record -d $OUT/uft -P . --no-libcall --debug-domain dynamic:3 $c" \
@@ -73,8 +76,8 @@ for c in "${CMDS[@]}"; do
 		ft=$(awk '/dynamic: +patched:|dynamic: +failed:|dynamic: +skipped:/ { t += $3 } END { print t + 0 }' "$OUT/f.log")
 	fi
 	pct() { [ "${2:-0}" -gt 0 ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }' || echo -; }
-	printf '| `%s` | %s / %s | %s | %s | %s / %s | %s | %s |\n' "${c/$OUT\//}" "$up" "$uf" "$(pct "$up" "$uf")" \
-		"$us" "${fp:--}" "${ft:--}" "$(pct "${fp:-0}" "${ft:-0}")" "$fs"
+	printf '| `%s` | %s / %s | %s | %s | %s | %s / %s | %s | %s |\n' "${c/$OUT\//}" "$up" "$uf" \
+		"$(pct "$up" "$uf")" "$ui" "$us" "${fp:--}" "${ft:--}" "$(pct "${fp:-0}" "${ft:-0}")" "$fs"
 done
 
 echo

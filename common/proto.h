@@ -484,9 +484,13 @@ struct utrace_fpatch_ent {
 	uint32_t xol_len; /* 0: cannot run from its slot: left alone */
 	uint8_t xol[UTRACE_FPATCH_XOL];
 	uint32_t cfi_len; /* UINT32_MAX: no unwind rules for the slot */
-	uint32_t reserved;
+	uint32_t flags;	  /* UTRACE_FPATCH_ENT_* */
 	uint8_t cfi[UTRACE_FPATCH_CFI];
 };
+/* In an entry's flags: the entry takes a 1-byte int3, not the jmp (len:
+ * its first instruction, which xol relocates); the runtime's SIGTRAP
+ * handler sends a thread that meets it to the slot. */
+#define UTRACE_FPATCH_ENT_INT3 (1u << 0)
 
 struct utrace_msg_fpatch {
 	struct utrace_msg hdr;

@@ -271,15 +271,13 @@ static int object_enable(struct rt_object *obj)
 	if (ret < 0)
 		goto out;
 
-	if (obj->flags & UTRACE_OBJ_FPATCH) {
-		ret = rt_fpatch_arm(obj);
-		if (ret < 0)
-			goto out;
-		rt_text_poke_resume_hook(rt_fpatch_resume);
+	if (obj->flags & UTRACE_OBJ_FPATCH) { /* entries: func_patch.c */
+		ret = rt_fpatch_enable(obj, pokes);
+		goto out;
 	}
 	/* gcc's five 1-byte NOPs become one 5-byte NOP first: only then can
 	 * a site be switched on and off while threads run (insn.h). */
-	for (uint32_t i = 0; i < obj->nr_sites && !(obj->flags & UTRACE_OBJ_FPATCH); i++) {
+	for (uint32_t i = 0; i < obj->nr_sites; i++) {
 		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
 
 		if (p && insn_is_nop1x5(p)) {
@@ -299,13 +297,7 @@ static int object_enable(struct rt_object *obj)
 
 		if (!p || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
 			continue;
-		if (obj->flags & UTRACE_OBJ_FPATCH) { /* an entry: `jmp slot` */
-			if (!(stub = rt_fpatch_slot(obj, i)))
-				continue;
-			insn_rel32(pokes[npokes].bytes, INSN_JMP, (uint64_t)(uintptr_t)p, stub);
-		} else {
-			insn_rel32(pokes[npokes].bytes, INSN_CALL, (uint64_t)(uintptr_t)p, stub);
-		}
+		insn_rel32(pokes[npokes].bytes, INSN_CALL, (uint64_t)(uintptr_t)p, stub);
 		pokes[npokes].addr = p;
 		npokes++;
 	}
@@ -611,6 +603,9 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 		}
 		*pp = o->next;
 		rt_kprobes_forget(o->lo, o->hi);
+		if (o->fpatch_len)
+			rt_fpatch_forget(o->lo, o->hi);
+		free(o->fpatch_len);
 		free(o->sites);
 		free(o->path);
 		free(o);

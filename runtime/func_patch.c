@@ -32,7 +32,18 @@
  * thread that meets the int3 meanwhile resumes at its slot's displaced
  * instructions (rt_fpatch_resume), which is the function run untraced
  * once: skipping 5 bytes, as for a NOP site, would skip real code.
+ *
+ * An entry the tool could not prove safe for a jmp but whose first
+ * instruction moves (UTRACE_FPATCH_ENT_INT3) keeps a 1-byte int3 for
+ * good: text_poke.c's SIGTRAP handler finds it in the table below and
+ * sets the thread's rip to the slot's start, so that after the sigreturn
+ * the slot runs exactly as after the jmp (call stub_i, the first
+ * instruction, jmp back): the tracer runs outside the signal handler,
+ * and the stack is the function's entry stack.  A one-byte store needs
+ * no int3-first protocol (rt_text_poke_bytes).  Costlier (a signal per
+ * call), so only where the jmp is refused.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -44,6 +55,7 @@
 #include "runtime/rt.h"
 
 #define FP_HEAD UTRACE_FPATCH_HEAD
+#define FP_INT3 0x80u /* in fpatch_len: the entry takes an int3 */
 #define FP_FDE_MAX 64 /* an FDE: 4 + 4 + 8 + 8 + 1 + UTRACE_FPATCH_CFI, padded */
 
 /* The slots' .eh_frame: the CIE (common/proto.h), the FDEs, a 0 word. */
@@ -77,7 +89,7 @@ static void fp_fde(struct fp_frames *f, uint64_t slot, const uint8_t *cfi, uint3
 }
 
 /* The entries of obj, patched or not, taken from the recorder into the
- * area (RW until rt_fpatch_arm), their FDEs into fr.  got: entries
+ * area (RW until fp_arm), their FDEs into fr.  got: entries
  * received so far. */
 static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, struct fp_frames *fr)
 {
@@ -103,9 +115,13 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, stru
 			/* a slot left as int3s is never patched (rt_fpatch_slot) */
 			uint8_t *slot = area + (size_t)got * UTRACE_FPATCH_SLOT;
 
-			if (!e->xol_len || e->xol_len > UTRACE_FPATCH_XOL || e->len < 5 ||
-			    at < obj->lo || at + e->len > obj->hi)
+			if (!e->xol_len || e->xol_len > UTRACE_FPATCH_XOL || !e->len ||
+			    e->len >= FP_INT3 ||
+			    (e->len < 5 && !(e->flags & UTRACE_FPATCH_ENT_INT3)) || at < obj->lo ||
+			    at + e->len > obj->hi)
 				continue;
+			obj->fpatch_len[got] =
+			    (uint8_t)(e->len | (e->flags & UTRACE_FPATCH_ENT_INT3 ? FP_INT3 : 0));
 			memcpy(slot + FP_HEAD, e->xol, e->xol_len);
 			if (fr->buf && e->cfi_len <= UTRACE_FPATCH_CFI)
 				fp_fde(fr, (uint64_t)(uintptr_t)slot, e->cfi, e->cfi_len);
@@ -118,7 +134,7 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, stru
 /* The FDEs to libgcc, loaded if need be (kept for good: the unwinder
  * reads them for as long as the slots exist).  Not from inside
  * dl_iterate_phdr, which holds the loader's lock that dlopen takes:
- * rt_fpatch_arm calls it, after the scan; the real dlopen, not ftrace.c's,
+ * fp_arm calls it, after the scan; the real dlopen, not ftrace.c's,
  * which would scan again under the objects lock. */
 static void fp_register_frames(void *frames)
 {
@@ -145,6 +161,14 @@ static bool fp_runtime_dep(const struct rt_object *obj)
 
 	return (libc >= obj->lo && libc < obj->hi) || (ldso >= obj->lo && ldso < obj->hi) ||
 	       (unw >= obj->lo && unw < obj->hi);
+}
+
+static void fp_drop(struct rt_object *obj)
+{
+	free(obj->sites);
+	free(obj->fpatch_len);
+	obj->sites = NULL;
+	obj->fpatch_len = NULL;
 }
 
 int rt_fpatch_object(struct rt_object *obj)
@@ -181,13 +205,13 @@ int rt_fpatch_object(struct rt_object *obj)
 	if (!plan.count)
 		return 0;
 	size = (uint64_t)plan.count * UTRACE_FPATCH_SLOT;
-	if (rt.next_id + plan.count <= RT_MAX_IDS && (obj->sites = calloc(plan.count, 8)))
+	if (rt.next_id + plan.count <= RT_MAX_IDS && (obj->sites = calloc(plan.count, 8)) &&
+	    (obj->fpatch_len = calloc(plan.count, 1)))
 		area = rt_map_near(obj->lo, obj->hi, size);
 	am.addr = (uint64_t)(uintptr_t)area;
 	ret = rt_send(&am, sizeof(am), -1);
 	if (!area || ret < 0) {
-		free(obj->sites);
-		obj->sites = NULL;
+		fp_drop(obj);
 		return ret < 0 ? ret : 0; /* no room: the recorder sends nothing */
 	}
 	memset(area, INSN_INT3, size);
@@ -199,9 +223,8 @@ int rt_fpatch_object(struct rt_object *obj)
 	ret = fp_receive(obj, area, plan.count, &fr);
 	if (ret < 0) {
 		munmap(area, size);
-		free(obj->sites);
+		fp_drop(obj);
 		free(fr.buf);
-		obj->sites = NULL;
 		return ret;
 	}
 	if (fr.buf && fr.len > sizeof(fp_cie)) {
@@ -219,8 +242,8 @@ int rt_fpatch_object(struct rt_object *obj)
 }
 
 /* Each slot's `call stub_i`, then the area R-X: once, before any entry
- * jumps into it (ftrace.c's object_enable, after the stubs exist). */
-int rt_fpatch_arm(struct rt_object *obj)
+ * jumps into it (rt_fpatch_enable, after the stubs exist). */
+static int fp_arm(struct rt_object *obj)
 {
 	uint64_t size = (uint64_t)obj->nr_sites * UTRACE_FPATCH_SLOT;
 
@@ -248,27 +271,223 @@ uint64_t rt_fpatch_slot(const struct rt_object *obj, uint32_t i)
 	return slot[FP_HEAD] == INSN_INT3 ? 0 : (uint64_t)(uintptr_t)slot;
 }
 
+/* Site index of the entry at ip in obj, or nr_sites. */
+static uint32_t fp_site_at(const struct rt_object *obj, uint64_t ip)
+{
+	uint32_t lo = 0, hi = obj->nr_sites;
+
+	while (lo < hi) { /* sites are sorted: the functions' order */
+		uint32_t mid = (lo + hi) / 2;
+
+		if (obj->sites[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < obj->nr_sites && obj->sites[lo] == ip ? lo : obj->nr_sites;
+}
+
+/* A call to v (a GOT slot's target): does a patched entry trace it?  The
+ * entry may sit after an endbr64. */
+bool rt_fpatch_traced(const struct rt_object *obj, uint64_t v)
+{
+	for (uint64_t at = v; at <= v + 4; at += 4) {
+		uint32_t i = fp_site_at(obj, at);
+
+		if (i < obj->nr_sites && rt_fpatch_slot(obj, i) &&
+		    (rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
+			return true;
+	}
+	return false;
+}
+
 /* text_poke.c's trap handler: a thread met the int3 of an entry being
  * patched: where it goes on (the slot's displaced instructions), or 0.
  * Signal-safe: the objects list only grows while a batch runs. */
 uint64_t rt_fpatch_resume(uint64_t ip)
 {
 	for (const struct rt_object *o = rt.objects; o; o = o->next) {
-		uint32_t lo = 0, hi;
+		uint32_t i;
 
 		if (!(o->flags & UTRACE_OBJ_FPATCH) || ip < o->lo || ip >= o->hi || !o->fpatch)
 			continue;
-		hi = o->nr_sites;
-		while (lo < hi) { /* sites are sorted: the functions' order */
-			uint32_t mid = (lo + hi) / 2;
-
-			if (o->sites[mid] < ip)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < o->nr_sites && o->sites[lo] == ip && rt_fpatch_slot(o, lo))
-			return rt_fpatch_slot(o, lo) + FP_HEAD;
+		i = fp_site_at(o, ip);
+		if (i < o->nr_sites && rt_fpatch_slot(o, i))
+			return rt_fpatch_slot(o, i) + FP_HEAD;
 	}
 	return 0;
+}
+
+/*
+ * Entries patched with int3 for good (the tool found no safe jmp): one
+ * table of every object's, sorted by address, which the SIGTRAP handler
+ * reads with no lock.  A change builds a new table and publishes it with
+ * a release store before any int3 it names is written (and after the
+ * bytes an unload took away are gone); the old one is never freed, since
+ * a handler may still be reading it (one per object loaded or unloaded:
+ * small).  Writers hold ftrace.c's objects lock.
+ */
+struct fp_int3_ent {
+	uint64_t addr, slot;
+};
+
+struct fp_int3_table {
+	size_t n;
+	struct fp_int3_ent e[];
+};
+
+static struct fp_int3_table *fp_int3_tab;
+
+static bool fp_is_int3(const struct rt_object *obj, uint32_t i)
+{
+	return obj->fpatch_len[i] & FP_INT3;
+}
+
+static uint32_t fp_len(const struct rt_object *obj, uint32_t i)
+{
+	return obj->fpatch_len[i] & ~FP_INT3;
+}
+
+/* SIGTRAP handler (text_poke.c): the slot of the int3 entry at ip, or 0. */
+static uint64_t fp_int3_find(uint64_t ip)
+{
+	const struct fp_int3_table *t = __atomic_load_n(&fp_int3_tab, __ATOMIC_ACQUIRE);
+	size_t lo = 0, hi = t ? t->n : 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->e[mid].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return t && lo < t->n && t->e[lo].addr == ip ? t->e[lo].slot : 0;
+}
+
+static int fp_int3_cmp(const void *a, const void *b)
+{
+	const struct fp_int3_ent *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* A new table: the current one's entries outside [lo, hi) and room for
+ * k more (n: the kept ones). */
+static struct fp_int3_table *fp_int3_copy(uint64_t lo, uint64_t hi, size_t k)
+{
+	const struct fp_int3_table *old = fp_int3_tab;
+	size_t n = old ? old->n : 0;
+	struct fp_int3_table *t = malloc(sizeof(*t) + (n + k) * sizeof(t->e[0]));
+
+	if (!t)
+		return NULL;
+	t->n = 0;
+	for (size_t i = 0; i < n; i++)
+		if (old->e[i].addr < lo || old->e[i].addr >= hi)
+			t->e[t->n++] = old->e[i];
+	return t;
+}
+
+/* The n entries at addrs (their slots in slots) become int3s: the table
+ * first, then the bytes (one byte each, atomic for fetch). */
+static int fp_int3_write(uint8_t **addrs, const uint64_t *slots, size_t n)
+{
+	struct fp_int3_table *t = n ? fp_int3_copy(0, 0, n) : NULL; /* [0, 0): keep all */
+	uint8_t *cc = n ? malloc(n) : NULL;
+	int ret;
+
+	if (!n)
+		return 0;
+	if (!t || !cc) {
+		free(t);
+		free(cc);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++) {
+		t->e[t->n++] = (struct fp_int3_ent){(uint64_t)(uintptr_t)addrs[k], slots[k]};
+		cc[k] = INSN_INT3;
+	}
+	qsort(t->e, t->n, sizeof(t->e[0]), fp_int3_cmp);
+	__atomic_store_n(&fp_int3_tab, t, __ATOMIC_RELEASE);
+	rt_text_poke_entry_hook(fp_int3_find);
+	ret = rt_text_poke_bytes(addrs, cc, n);
+	free(cc);
+	return ret;
+}
+
+/* Whether another thread runs now (/proc/self/task has more than us). */
+static bool fp_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return true; /* cannot tell: as if some did */
+	while (n < 2 && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n > 1;
+}
+
+/*
+ * The selected entries: int3 ones get their int3; the jmp ones their
+ * jmp through text_poke.c's int3-first batch when no other thread runs.
+ * Otherwise (a library dlopen()ed while threads run) one of them may be
+ * inside an entry's displaced bytes, or in a callee that returns there: a
+ * thread that a constructor of the library started, or one that dlopen()ed
+ * the same library meanwhile.  The jmp would cut its instructions in two.
+ * So every entry takes an int3 first (a thread already past byte 0 is
+ * not disturbed), and the jmps are queued to kprobe_opt.c, which writes
+ * each once it has seen every thread outside its bytes (the kernel's
+ * optprobe rule); those it cannot prove stay int3s, correct and slower.
+ */
+int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
+{
+	bool staged = fp_threads();
+	uint8_t **addrs = malloc((obj->nr_sites + 1) * sizeof(*addrs));
+	uint64_t *slots = malloc((obj->nr_sites + 1) * sizeof(*slots));
+	uint64_t *hi = malloc((obj->nr_sites + 1) * sizeof(*hi));
+	size_t nj = 0, ni = 0;
+	int ret = addrs && slots && hi ? fp_arm(obj) : -ENOMEM;
+
+	rt_text_poke_resume_hook(rt_fpatch_resume);
+	for (uint32_t i = 0; ret >= 0 && i < obj->nr_sites; i++) {
+		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
+		uint64_t slot = rt_fpatch_slot(obj, i);
+
+		if (!p || !slot || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
+			continue;
+		if (fp_is_int3(obj, i) || staged) {
+			addrs[ni] = p;
+			slots[ni++] = slot;
+		}
+		if (!fp_is_int3(obj, i)) { /* `jmp slot` */
+			insn_rel32(pokes[nj].bytes, INSN_JMP, (uint64_t)(uintptr_t)p, slot);
+			pokes[nj].addr = p;
+			hi[nj++] = (uint64_t)(uintptr_t)p + fp_len(obj, i);
+		}
+	}
+	if (ret >= 0)
+		ret = fp_int3_write(addrs, slots, ni);
+	if (ret >= 0 && !staged)
+		ret = rt_text_poke_batch(pokes, nj);
+	else if (ret >= 0 && nj) {
+		rt_kprobe_opt_start(NULL);
+		rt_kprobe_opt_queue(pokes, hi, nj);
+	}
+	free(addrs);
+	free(slots);
+	free(hi);
+	return ret;
+}
+
+/* An object unloaded: its code is gone, and so are its int3s. */
+void rt_fpatch_forget(uint64_t lo, uint64_t hi)
+{
+	struct fp_int3_table *t = fp_int3_copy(lo, hi, 0);
+
+	if (t) /* out of memory: stale entries name unmapped code only */
+		__atomic_store_n(&fp_int3_tab, t, __ATOMIC_RELEASE);
 }

@@ -530,7 +530,8 @@ void rt_kprobe_opt_start(void (*off)(void))
 	if (!rt.ctl || !ko_setup())
 		return;
 	pthread_mutex_lock(&ko_lock);
-	ko_off_hook = off;
+	if (off) /* func_patch.c starts it with none: keep kprobes.c's */
+		ko_off_hook = off;
 	if (!ko_running) {
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old); /* the helper takes no signal */

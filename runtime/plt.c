@@ -40,7 +40,9 @@
  * `utrace cflags`, a shared library's call to its own exported function
  * through its PLT) is left alone as well, or it would show twice, nested
  * in itself: the target starts with a call site of a registered object,
- * still a NOP or patched into a call to its object's stubs.
+ * still a NOP or patched into a call to its object's stubs, or is a
+ * selected entry of an object without sites (func_patch.c patches it,
+ * with a jmp, an int3, or a jmp still to come).
  *
  * Full RELRO (-z now): the GOT is read-only once relocated; the pages of
  * PT_GNU_RELRO are made writable for the few stores, then read-only again
@@ -102,6 +104,8 @@ static bool plt_target_traced(uint64_t v)
 	for (const struct rt_object *o = rt.objects; o; o = o->next) {
 		if (v < o->lo || v + 5 > o->hi || !o->nr_sites)
 			continue;
+		if (o->flags & UTRACE_OBJ_FPATCH) /* its bytes may be int3, or not yet patched */
+			return rt_fpatch_traced(o, v);
 		if (v + 9 <= o->hi && !memcmp(p, endbr64, 4))
 			p += 4;
 		if (insn_is_nop5(p) || insn_is_nop1x5(p))

@@ -10,6 +10,7 @@
  *   channel.c       the socket to the recorder and the process-wide state
  *   log.c           signal-safe, allocation-free notices that keep errno
  *   text_poke.c     patching live code safely (the text_poke_bp protocol)
+ *   trap_guard.c    SIGTRAP kept for our int3s, the program's own handling kept
  *   ring_buffer.c   the producer side of the per-thread buffers
  *   trace_functions.c  the function tracer
  *   fgraph.c        function_graph: shadow return stack, entry/exit
@@ -33,6 +34,7 @@
 #define UTRACE_RUNTIME_RT_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -152,6 +154,7 @@ struct rt_object {
 	const void *jumps; /* __utrace_jump_table: {code, target, key} */
 	uint8_t *fpatch;   /* UTRACE_OBJ_FPATCH: the detour slots (func_patch.c) */
 	void *fpatch_frames; /* their .eh_frame, until rt_fpatch_arm registers it */
+	uint8_t *fpatch_len; /* per site: bytes displaced, | 0x80: an int3, not the jmp */
 	struct rt_object *next;
 };
 
@@ -383,9 +386,16 @@ extern int __utrace_marker_on;
  * (0: not patchable); the trap handler's resume address for ip (0: not
  * an entry being patched) */
 int rt_fpatch_object(struct rt_object *obj) RT_HIDDEN;
-int rt_fpatch_arm(struct rt_object *obj) RT_HIDDEN;
 uint64_t rt_fpatch_slot(const struct rt_object *obj, uint32_t i) RT_HIDDEN;
 uint64_t rt_fpatch_resume(uint64_t ip) RT_HIDDEN;
+/* whether a call to v is traced by obj's patched entries (plt.c: then
+ * no library-call hook); the selected entries patched (pokes: room for
+ * nr_sites), after the recorder's SELECT; the int3 entries' table
+ * forgets an unloaded object's */
+struct rt_poke;
+bool rt_fpatch_traced(const struct rt_object *obj, uint64_t v) RT_HIDDEN;
+int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes) RT_HIDDEN;
+void rt_fpatch_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 
 /* text_poke.c */
 struct rt_poke {
@@ -399,8 +409,17 @@ uintptr_t rt_text_poke_trap_entry(void) RT_HIDDEN;
 /* Where a thread that meets the int3 of a batch's poke at ip goes on
  * (0: after the 5 bytes, as for a NOP site) */
 void rt_text_poke_resume_hook(uint64_t (*hook)(uint64_t ip)) RT_HIDDEN;
+/* func_patch.c's int3 entries: where a thread that trapped at ip goes
+ * (0: not one).  Installs the SIGTRAP handler. */
+void rt_text_poke_entry_hook(uint64_t (*hook)(uint64_t ip)) RT_HIDDEN;
 void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size) RT_HIDDEN;
 int rt_text_poke_init(void) RT_HIDDEN;
+
+/* trap_guard.c: the runtime's SIGTRAP handler installed, the program's
+ * own disposition kept (sigaction, signal and the signal masks
+ * interposed); a trap not the runtime's handled as the program asked */
+void rt_trap_guard_install(void (*handler)(int, siginfo_t *, void *)) RT_HIDDEN;
+void rt_trap_forward(int sig, siginfo_t *si, void *uc) RT_HIDDEN;
 
 /* kprobe_opt.c */
 void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;

@@ -43,11 +43,11 @@
 #include "runtime/rt.h"
 
 static int poke_sync_cmd;
-static bool (*poke_trap_hook)(void *uc); /* kprobes.c: its int3s */
+static bool (*poke_trap_hook)(void *uc);	  /* kprobes.c: its int3s */
 static uint64_t (*poke_resume_hook)(uint64_t ip); /* func_patch.c: entries, not NOPs */
+static uint64_t (*poke_entry_hook)(uint64_t ip);  /* func_patch.c: its int3 entries */
 static struct rt_poke *volatile poke_batch;
 static volatile size_t poke_batch_n;
-static struct sigaction poke_old_trap;
 static pthread_mutex_t poke_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* a fork()ed child has one thread: a lock held by another is free */
@@ -111,6 +111,16 @@ static void poke_trap(int sig, siginfo_t *si, void *uc_)
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
 		return;
 	}
+	/* an entry patched with int3 for good: on to its slot, which calls
+	 * the tracer after the sigreturn, as the jmp's would */
+	if (poke_entry_hook) {
+		uint64_t to = poke_entry_hook((uint64_t)(uintptr_t)ip);
+
+		if (to) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)to;
+			return;
+		}
+	}
 	while (b && lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -126,35 +136,15 @@ static void poke_trap(int sig, siginfo_t *si, void *uc_)
 			hi = mid;
 	}
 not_ours:
-	/* Not ours: behave as if we were not installed. */
-	if (poke_old_trap.sa_flags & SA_SIGINFO) {
-		if (poke_old_trap.sa_sigaction)
-			poke_old_trap.sa_sigaction(sig, si, uc_);
-		return;
-	}
-	if (poke_old_trap.sa_handler == SIG_IGN)
-		return;
-	if (poke_old_trap.sa_handler != SIG_DFL) {
-		poke_old_trap.sa_handler(sig);
-		return;
-	}
-	signal(SIGTRAP, SIG_DFL);
-	raise(SIGTRAP);
+	/* Not ours: the program's own disposition (trap_guard.c) */
+	rt_trap_forward(sig, si, uc_);
 }
 
 static void poke_trap_install(void)
 {
-	struct sigaction sa, cur;
-
-	/* Our handler stays installed after the batch (see poke_trap); keep
-	 * whatever the program had installed to pass its own traps on. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = poke_trap;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTRAP, &sa, &cur);
-	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != poke_trap)
-		poke_old_trap = cur;
+	/* Our handler stays installed after the batch (see poke_trap);
+	 * trap_guard.c keeps what the program installs, before or after. */
+	rt_trap_guard_install(poke_trap);
 }
 
 /* Where the SIGTRAP handler starts (kprobe_opt.c: a thread stopped there
@@ -175,6 +165,12 @@ void rt_text_poke_trap_hook(bool (*hook)(void *uc))
 void rt_text_poke_resume_hook(uint64_t (*hook)(uint64_t ip))
 {
 	poke_resume_hook = hook;
+}
+
+void rt_text_poke_entry_hook(uint64_t (*hook)(uint64_t ip))
+{
+	poke_entry_hook = hook;
+	poke_trap_install();
 }
 
 /* mprotect every page the batch touches (sorted, so runs are adjacent). */

@@ -49,6 +49,9 @@
  *      functions otherwise.  Those are parts, not functions, and are not
  *      counted as found.
  *
+ * Where 3. or 4. fail for the jmp, the entry may take a 1-byte int3 if
+ * they hold for its first instruction alone (fp_int3).
+ *
  * Exception landing pads are not parsed (.gcc_except_table): a pad is
  * code after a call of the function, so never in the first bytes that
  * 3. lets through (they hold no call).
@@ -387,6 +390,68 @@ static bool fp_part(const struct fp_ctx *c, uint64_t v)
 	return r && !r->entry;
 }
 
+/* Step 4: a branch into fn's covered bytes after the first, or one of
+ * the function's own (not a call) to the first. */
+static bool fp_branch_in(const struct fp_ctx *c, uint32_t i)
+{
+	const struct utrace_fpatch_func *fn = &c->plan->f[i];
+
+	for (size_t k = fp_lower(c, fn->func); k < c->nt && c->t[k].to < fn->addr + fn->len; k++) {
+		const struct fp_target *t = &c->t[k];
+
+		if (t->to > fn->addr || (t->to == fn->addr && t->from == i && !t->call))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The int3 fallback for function i, whose entry a jmp cannot take (why):
+ * the int3 displaces the first instruction only (after an endbr64), so
+ * steps 3 and 4 hold for that one: it moves (no trap, no system call, a
+ * call only where no exception can cross the slot or the last-call
+ * emulation takes it, which for a lone instruction is a direct one), and
+ * no branch lands after its first byte (instruction boundaries see to
+ * it) nor, but a call, on it: a loop back to the entry would trap as a
+ * call.  Returns UTRACE_FPATCH_OK with fn->int3 = why, or why.
+ */
+static unsigned fp_int3(struct fp_ctx *c, uint32_t i, const uint8_t *code, unsigned why)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	struct utrace_fpatch_func *fn = &c->plan->f[i];
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	uint8_t tmp[64];
+
+	fn->addr = fn->func;
+	if (fn->size > 4 && !memcmp(code, endbr64, 4))
+		fn->addr += 4;
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	if (fn->addr >= fn->func + fn->size ||
+	    ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (fn->addr - fn->func),
+					       fn->func + fn->size - fn->addr, &in, ops)))
+		return why;
+	if (in.meta.category == ZYDIS_CATEGORY_INTERRUPT ||
+	    in.meta.category == ZYDIS_CATEGORY_SYSCALL || in.mnemonic == ZYDIS_MNEMONIC_UD2 ||
+	    in.mnemonic == ZYDIS_MNEMONIC_UD0 || in.mnemonic == ZYDIS_MNEMONIC_UD1 ||
+	    in.mnemonic == ZYDIS_MNEMONIC_HLT)
+		return why;
+	if (in.meta.category == ZYDIS_CATEGORY_CALL && c->eh &&
+	    !(ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative))
+		return why;
+	if (!kp_reencode(&in, ops, fn->addr, fn->addr, tmp, sizeof(tmp)))
+		return why;
+	fn->len = in.length;
+	if (fp_branch_in(c, i)) {
+		fn->len = 0;
+		return why;
+	}
+	memcpy(fn->code, code + (fn->addr - fn->func), fn->len);
+	fn->int3 = why;
+	return UTRACE_FPATCH_OK;
+}
+
 /* Steps 3 to 5 for function i. */
 static unsigned fp_decide(struct fp_ctx *c, uint32_t i)
 {
@@ -405,15 +470,18 @@ static unsigned fp_decide(struct fp_ctx *c, uint32_t i)
 	if (fn->size >= 9 && !memcmp(code, endbr64, 4))
 		fn->addr += 4;
 	why = fp_cover(fn, code, c->eh);
-	if (why != UTRACE_FPATCH_OK)
+	if (why == UTRACE_FPATCH_OK && fp_branch_in(c, i))
+		why = UTRACE_FPATCH_BRANCH_IN;
+	switch (why) {
+	case UTRACE_FPATCH_SHORT:
+	case UTRACE_FPATCH_BRANCH_IN:
+	case UTRACE_FPATCH_UNMOVABLE:
+	case UTRACE_FPATCH_CALL_EH:
+	case UTRACE_FPATCH_RELOC:
+		return fp_int3(c, i, code, why);
+	default:
 		return why;
-	for (size_t k = fp_lower(c, fn->func); k < c->nt && c->t[k].to < fn->addr + fn->len; k++) {
-		const struct fp_target *t = &c->t[k];
-
-		if (t->to > fn->addr || (t->to == fn->addr && t->from == i && !t->call))
-			return UTRACE_FPATCH_BRANCH_IN;
 	}
-	return UTRACE_FPATCH_OK;
 }
 
 /* The functions of the symbol table, in address order. */
@@ -477,6 +545,7 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 			plan->f[i].why = fp_decide(&c, i);
 			plan->f[i].emulate_call = c.eh;
 			plan->count[plan->f[i].why]++;
+			plan->nint3 += plan->f[i].int3 != 0;
 		}
 	} else if (ret == -ENOMEM) {
 		utrace_error_set(err, ret, "%s: out of memory", path);

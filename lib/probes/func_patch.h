@@ -12,6 +12,13 @@
  * entry as `jmp detour`, the detour `call stub` (the compiler sites'
  * stub: the tracer's entry hook), then the moved instructions relocated
  * here, then `jmp` back (runtime/func_patch.c).
+ *
+ * Where a jmp cannot be proven safe (too short a function, a branch into
+ * its first bytes, an instruction after the first that cannot move) but
+ * the first instruction alone can move and no branch but a call lands
+ * on it, the entry gets a 1-byte int3 instead: the runtime's SIGTRAP
+ * handler sends the thread to the same kind of slot, whose displaced
+ * instruction is that first one (int3 below).
  */
 #ifndef UTRACE_LIB_FUNC_PATCH_H
 #define UTRACE_LIB_FUNC_PATCH_H
@@ -53,6 +60,9 @@ struct utrace_fpatch_func {
 	const char *raw;     /* as in the symbol table */
 	uint32_t len;	     /* bytes the jmp displaces (whole instructions, >= 5) */
 	uint32_t why;	     /* enum utrace_fpatch_why */
+	/* OK with a 1-byte int3 at addr instead of the jmp: why the jmp was
+	 * refused (0: the jmp); len is then the first instruction's */
+	uint32_t int3;
 	/* an object with C++ exceptions: a direct call that ends the
 	 * displaced instructions returns into the function itself, so that
 	 * its landing pad is found (a plain call, elsewhere: a return the CPU
@@ -66,6 +76,7 @@ struct utrace_fpatch_plan {
 	struct utrace_fpatch_func *f; /* every function found, by address */
 	size_t n;
 	size_t count[UTRACE_FPATCH_NWHY];
+	size_t nint3;		   /* of count[OK], those patched with int3 */
 	struct utrace_symtab *tab; /* the names */
 };
 

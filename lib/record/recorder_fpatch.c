@@ -7,7 +7,8 @@
  * lib/probes/func_patch.c, made once per file and kept for every process
  * that loads it; each entry's displaced instructions relocated for the
  * slot the runtime mapped.  The first time a file is planned, a notice
- * says how many entries were patched and why the others were not.
+ * says how many entries were patched (how many of them with int3) and
+ * why the others were not.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -59,6 +60,9 @@ static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const 
 	len = snprintf(text, sizeof(text),
 		       "%s has no call sites: %u of %zu functions patched at their entry", p->path,
 		       p->nok, found);
+	if (p->plan.nint3)
+		len += snprintf(text + len, sizeof(text) - (size_t)len,
+				" (%zu with int3, where a jmp is not safe)", p->plan.nint3);
 	if (p->nok < found)
 		len += snprintf(text + len, sizeof(text) - (size_t)len,
 				"; %zu left out (utrace list -f --why):", found - p->nok);
@@ -175,6 +179,7 @@ int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *b
 
 			m->e[k].vaddr = f->addr;
 			m->e[k].len = f->len;
+			m->e[k].flags = f->int3 ? UTRACE_FPATCH_ENT_INT3 : 0;
 			m->e[k].xol_len = (uint32_t)utrace_fpatch_relocate(
 			    f, c->fp_bias, at, m->e[k].xol, UTRACE_FPATCH_XOL, m->e[k].cfi,
 			    &m->e[k].cfi_len);

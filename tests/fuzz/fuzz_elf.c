@@ -88,12 +88,14 @@ static void fpatch(const char *path)
 	for (size_t i = 0; i < p.n && i < MAX_ITEMS; i++) {
 		const struct utrace_fpatch_func *f = &p.f[i];
 
-		if (f->why >= UTRACE_FPATCH_NWHY)
+		if (f->why >= UTRACE_FPATCH_NWHY || f->int3 >= UTRACE_FPATCH_NWHY ||
+		    (f->int3 && f->why != UTRACE_FPATCH_OK))
 			abort();
+		/* an int3 entry displaces its first instruction, a jmp 5+ bytes */
 		if (f->why == UTRACE_FPATCH_OK &&
-		    (f->len < 5 || f->len > UTRACE_FPATCH_CODE ||
-		     utrace_fpatch_relocate(f, 0, f->addr + 4096, xol, sizeof(xol), cfi,
-					    &cfi_len) > sizeof(xol) ||
+		    ((f->int3 ? f->len == 0 : f->len < 5) || f->len > UTRACE_FPATCH_CODE ||
+		     utrace_fpatch_relocate(f, 0, f->addr + 4096, xol, sizeof(xol), cfi, &cfi_len) >
+			 sizeof(xol) ||
 		     (cfi_len != UINT32_MAX && cfi_len > UTRACE_FPATCH_CFI)))
 			abort();
 	}

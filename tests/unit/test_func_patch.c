@@ -6,7 +6,10 @@
  * (RIP-relative operands and branch targets kept absolute), the jmp back,
  * a last direct call emulated where C++ exceptions need it, and the
  * slot's call frame instructions (DWARF CFA rules) for pushes and rsp
- * moves, none for a write to rsp they cannot describe.
+ * moves, none for a write to rsp they cannot describe.  Then the plan of
+ * a built fixture: the entries a jmp cannot take but an int3 can (short
+ * functions, a loop to entry + 2, one after an endbr64), and
+ * one neither can (a loop back to the entry).
  */
 #include <string.h>
 
@@ -100,8 +103,86 @@ static void test_no_rule(void)
 	check(n == 11 && cfi_len == UINT32_MAX, "mov to rsp: relocated, no unwind rules");
 }
 
+/* ret alone (an int3 entry): copied, then the (dead) jmp back */
+static void test_int3_ret(void)
+{
+	static const uint8_t code[] = {0xc3};
+	struct utrace_fpatch_func f = fn(code, sizeof(code));
+	uint8_t out[UTRACE_FPATCH_XOL], cfi[UTRACE_FPATCH_CFI];
+	uint32_t cfi_len;
+	size_t n = utrace_fpatch_relocate(&f, 0, SLOT, out, sizeof(out), cfi, &cfi_len);
+
+	check(n == 6 && out[0] == 0xc3 && out[1] == 0xe9 &&
+		  SLOT + 6 + (int64_t)rel_at(out + 2) == FUNC + 1,
+	      "int3 entry, ret: copied, then jmp back (%zu bytes)", n);
+}
+
+static const char fixture_src[] =
+    "__asm__(\".text\\n\"\n"
+    "  \".globl one\\n.type one,@function\\none: ret\\n.size one,.-one\\n\"\n"
+    "  \".globl three\\n.type three,@function\\nthree: movl %edi,%eax\\n ret\\n"
+    ".size three,.-three\\n\"\n"
+    "  \".globl back2\\n.type back2,@function\\nback2: xorl %eax,%eax\\n"
+    "1: incl %eax\\n cmpl %edi,%eax\\n jl 1b\\n ret\\n.size back2,.-back2\\n\"\n"
+    "  \".globl back0\\n.type back0,@function\\nback0: subl $1,%edi\\n jg back0\\n"
+    " movl %edi,%eax\\n ret\\n.size back0,.-back0\\n\"\n"
+    "  \".globl ebr\\n.type ebr,@function\\nebr: endbr64\\n xorl %eax,%eax\\n"
+    "2: incl %eax\\n cmpl %edi,%eax\\n jl 2b\\n ret\\n.size ebr,.-ebr\\n\"\n"
+    "  \".globl big\\n.type big,@function\\nbig: pushq %rbx\\n movl %edi,%ebx\\n"
+    " call one\\n movl %ebx,%eax\\n popq %rbx\\n ret\\n.size big,.-big\\n\");\n"
+    "int main(void) { return 0; }\n";
+
+static const struct utrace_fpatch_func *find(const struct utrace_fpatch_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->f[i].name, name))
+			return &p->f[i];
+	return NULL;
+}
+
+static void test_plan_int3(void)
+{
+	struct utrace_fpatch_plan p;
+	struct utrace_error err = {0};
+	const struct utrace_fpatch_func *f;
+	size_t n = 0;
+
+	if (check_build(check_cc(), "fix", NULL, fixture_src, "") < 0 ||
+	    utrace_fpatch_plan(check_path("fix"), &p, &err) < 0) {
+		check(0, "fixture builds and is planned (%s)", err.msg);
+		return;
+	}
+	f = find(&p, "one");
+	check(f && f->why == UTRACE_FPATCH_OK && f->int3 == UTRACE_FPATCH_SHORT && f->len == 1,
+	      "1-byte ret: int3, because short, its one byte displaced");
+	f = find(&p, "three");
+	check(f && f->why == UTRACE_FPATCH_OK && f->int3 == UTRACE_FPATCH_SHORT && f->len == 2,
+	      "3 bytes: int3, its first instruction displaced");
+	f = find(&p, "back2");
+	check(f && f->why == UTRACE_FPATCH_OK && f->int3 == UTRACE_FPATCH_BRANCH_IN && f->len == 2,
+	      "loop to entry + 2: int3 on the 2-byte first instruction");
+	f = find(&p, "back0");
+	check(f && f->why == UTRACE_FPATCH_BRANCH_IN && !f->int3,
+	      "loop to the entry: refused, no int3 either");
+	f = find(&p, "ebr");
+	check(f && f->why == UTRACE_FPATCH_OK && f->int3 == UTRACE_FPATCH_BRANCH_IN &&
+		  f->addr == f->func + 4 && f->len == 2,
+	      "endbr64, then a loop to entry + 6: int3 after the endbr64");
+	f = find(&p, "big");
+	check(f && f->why == UTRACE_FPATCH_OK && !f->int3 && f->len >= 5,
+	      "a function a jmp can take: no int3");
+	for (size_t i = 0; i < p.n; i++)
+		n += p.f[i].int3 != 0;
+	/* the C start-up files may add short functions of their own */
+	check(p.nint3 == n && n >= 4, "the plan counts its int3 entries (%zu)", p.nint3);
+	utrace_fpatch_plan_free(&p);
+}
+
 int main(void)
 {
+	check_begin("fpatch");
+	test_int3_ret();
+	test_plan_int3();
 	test_push_sub();
 	test_rip_relative();
 	test_call();
@@ -109,5 +190,5 @@ int main(void)
 	check(!strcmp(utrace_fpatch_why_text(UTRACE_FPATCH_SHORT),
 		      "shorter than the 5 bytes of a jmp"),
 	      "reasons: the table's text");
-	return check_done();
+	return check_end();
 }

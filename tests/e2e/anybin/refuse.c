@@ -4,12 +4,15 @@
  * one per reason (lib/probes/func_patch.h), and one it must patch.  Built
  * without utrace cflags by tests/e2e/anybin.sh, which checks `utrace list
  * -f --why` names each with its reason, and that a traced run is right.
+ * The first three take an int3 instead; spin_entry, whose loop jumps back
+ * to its very entry, takes neither.
  */
 #include <stdio.h>
 
 int tiny(void);	    /* 3 bytes: shorter than a jmp */
 int loop_head(int); /* a loop jumps back to byte 2 */
 int second(int);    /* a branch from another function lands in byte 1 */
+int spin_entry(int); /* a loop jumps back to byte 0 */
 
 __asm__(".text\n"
 	".globl tiny\n.type tiny, @function\n"
@@ -25,7 +28,10 @@ __asm__(".text\n"
 	".size second, .-second\n"
 	".globl jumper\n.type jumper, @function\n"
 	"jumper:\n\tmovl $41, %eax\n\tjmp second_in\n"
-	".size jumper, .-jumper\n");
+	".size jumper, .-jumper\n"
+	".globl spin_entry\n.type spin_entry, @function\n"
+	"spin_entry:\n\tsubl $1, %edi\n\tjg spin_entry\n\tmovl %edi, %eax\n\tret\n"
+	".size spin_entry, .-spin_entry\n");
 
 int jumper(void);
 
@@ -36,6 +42,6 @@ __attribute__((noinline, noipa)) int plain(int x)
 
 int main(void)
 {
-	printf("%d %d %d %d\n", plain(2), loop_head(5), second(1), jumper());
+	printf("%d %d %d %d %d\n", plain(2), loop_head(5), second(1), jumper(), spin_entry(3));
 	return 0;
 }
