@@ -68,6 +68,9 @@ struct utrace_live_ops {
 	int (*event_id)(void *arg, const char *system, const char *name);
 	/* trace_marker: text into the trace as a print record */
 	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
+	/* utrace.dat: what the recording holds now, as a complete utrace.dat
+	 * (utrace extract) */
+	int (*extract)(void *arg, FILE *out, struct utrace_error *err);
 	/* every traceable function of the traced processes */
 	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
 	/* per-thread buffer size in KiB */

@@ -260,6 +260,12 @@ void rec_trig_free(struct utrace_recorder *r);
 int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err);
 void rec_trig_krun(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
 
+/* recorder.c: a (tsc, CLOCK_MONOTONIC ns) pair read close together; the
+ * symbol tables of every object the reader needs, written (finish, and
+ * extract's file) */
+void rec_clock_pair(uint64_t *tsc, uint64_t *ns);
+int rec_write_symtabs(struct utrace_recorder *r, struct utrace_error *err);
+
 /* recorder_drain.c: save what buffer b committed (all of it when final) */
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,
 	      struct utrace_error *err);
