@@ -341,6 +341,8 @@ void record_live_stop(struct record_live *rl)
 		return;
 	/* the FUSE threads may wait for the recorder: let them finish */
 	pthread_mutex_unlock(&rl->lock);
+	/* a trace_pipe reader (utrace stream) gets the last records */
+	utrace_live_drain(rl->fs, 2000);
 	utrace_live_stop(rl->fs);
 	utrace_event_select_free(rl->own);
 	pthread_mutex_destroy(&rl->lock);

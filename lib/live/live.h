@@ -86,6 +86,10 @@ struct utrace_live_ops {
  * a thread of its own until utrace_live_stop. */
 int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct utrace_live **out,
 		      struct utrace_error *err);
+/* When the recording ends (every record in the file): if trace_pipe was
+ * opened, waits (timeout_ms at most) until its readers have taken every
+ * record; 0, or -ETIMEDOUT (a reader that went away). */
+int utrace_live_drain(struct utrace_live *l, int timeout_ms);
 /* Unmounts (readers blocked in trace_pipe get end of file) and frees. */
 void utrace_live_stop(struct utrace_live *l);
 
