@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# bench/many_funcs.sh [N] [THREADS] > prog.c
+# bench/many_funcs.sh [N] [THREADS] [USEC] > prog.c
 #
 # Prints a C program with N functions (default 10000), f0 ... f<N-1>, each
 # noinline so each has its own call site, and a loop: THREADS threads
-# (default 1) call every function once a pass, then sleep 1 ms, until the
+# (default 1) call every function once a pass, then sleep USEC
+# microseconds (default 1000), until the
 # file named by argv[1] exists.  Each pass's sum is known in advance; the
 # program prints it and the number of passes that got another sum (0 when
 # nothing went wrong), so its output is the same traced or not.  Used by
@@ -14,6 +15,7 @@
 set -u
 N=${1:-10000}
 T=${2:-1}
+USEC=${3:-1000}
 cat <<C
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@ cat <<C
 
 #define NF $N
 #define NT $T
+#define USEC $USEC
 C
 awk -v n="$N" 'BEGIN {
 	for (i = 0; i < n; i++)
@@ -54,7 +57,7 @@ static void *loop(void *arg)
 		for (int i = 0; i < NF; i++)
 			s += tab[i](0);
 		bad[t] += s != want;
-		usleep(1000);
+		usleep(USEC);
 	}
 	return NULL;
 }
