@@ -6,6 +6,11 @@
  * the running processes, tracing_on, the file written so far) and
  * lib/report (the trace file's text, as `utrace report` prints it).
  *
+ * An --overwrite recording (utrace start) drains its rings at the end
+ * only: what trace shows, and the mount's utrace.dat, is an extract
+ * (lib/record/recorder_extract.c) at output.extract, made while the
+ * recorder is held and unlinked once opened.
+ *
  * The recorder is single-threaded; the FUSE threads reach it only
  * between two polls of record_run.c's loop: the loop holds lock while it
  * works and lets go of it after each poll, yielding to a FUSE thread that

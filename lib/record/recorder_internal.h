@@ -13,10 +13,13 @@
  *   recorder_libcall.c the names of library calls (--libcall)
  *   recorder_fpatch.c function entries patched in objects without call sites
  *   recorder_symtab.c a SYMTAB record written (functions, library calls)
+ *   recorder_extract.c what the recording holds now, as a file of its own
  *
  * recorder.c hands each message to recorder_msg.c, each buffer to
  * recorder_drain.c, each connection that ends to recorder_proc.c; they
- * write through rec_write() below, never back into recorder.c.
+ * write through rec_write() below, never back into recorder.c (but
+ * rec_clock_pair and rec_write_symtabs, which finish and
+ * recorder_extract.c share).
  */
 #ifndef UTRACE_LIB_RECORDER_INTERNAL_H
 #define UTRACE_LIB_RECORDER_INTERNAL_H
