@@ -8,7 +8,9 @@
 # neither crashes nor computes differently (its output is the untraced
 # run's), and the trace is balanced: each call is whole (an entry and its
 # exit, "fN();"), none cut by a switch (an entry without its exit, an
-# exit without its entry), nothing lost.
+# exit without its entry), nothing lost.  Then the same switches for a
+# program whose function entries are patched (built without utrace's
+# flags).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -60,3 +62,74 @@ closes=$(grep -c '|  *}' "$T/report")
 check "the trace holds the calls ($calls) made while function_graph was on" test "$calls" -gt 1000
 check "no call of f0 ... f999 cut by a switch ($cut)" test "$cut" -eq 0
 check "every frame opened is closed ($opens, $closes)" test "$opens" -eq "$closes" -a "$opens" -gt 0
+
+# A program built without utrace's flags: its function entries are
+# patched (FPATCH); the switches move each detour slot's call (and patch
+# the entries a filter selects later).  Tracer and filter switched live,
+# the output checked as above.  The recording starts with -l func_alpha,
+# so func_beta's entry is first patched by a live change.
+cat >"$T/plain.c" <<'PROG'
+#include <stdio.h>
+#include <unistd.h>
+__attribute__((noinline)) int func_alpha(int x) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); return x * 3 + 1; }
+__attribute__((noinline)) int func_beta(int x) { __asm__ volatile("nop; nop; nop; nop; nop; nop"); return x * 2 + 5; }
+int main(int argc, char **argv)
+{
+	volatile int v = 0;
+	long n = 0, bad = 0;
+
+	while (access(argv[1], F_OK) != 0) {
+		int w = 0;
+
+		for (int i = 0; i < 100; i++) {
+			v = func_beta(func_alpha(v));
+			w = (w * 3 + 1) * 2 + 5;
+		}
+		bad += v != w;
+		v = 0;
+		n++;
+		usleep(500);
+	}
+	printf("wrong passes %ld\n", bad);
+	return 0;
+}
+PROG
+cc -O2 -o "$T/plain" "$T/plain.c" || { notok "build the uninstrumented program"; exit 1; }
+"$T/plain" "$T/plain.c" >"$T/plain0.out"
+rm -f "$T/stop"
+"$U" record -p function -l func_alpha --no-libcall --tracefs "$T/mnt" -o "$T/plain.dat" -- "$T/plain" "$T/stop" \
+	>"$T/plain.out" 2>"$T/plain.err" &
+RP=$!
+for _ in $(seq 100); do grep -q func_beta "$T/mnt/available_filter_functions" 2>/dev/null && break; sleep 0.05; done
+# calls ON: the function trace shows the calls (after a clear) of FUNCS
+calls() { awk '/ <-/ { print $(NF - 1) }' "$T/mnt/trace" | sort -u | tr '\n' ' '; }
+wait_calls() {
+	for _ in $(seq 50); do [ "$(calls)" = "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+echo nop >"$T/mnt/current_tracer" 2>"$T/fp.err"
+check "an entry-patched program takes current_tracer nop" test ! -s "$T/fp.err"
+echo >"$T/mnt/trace"
+sleep 0.3
+check "under nop its functions write nothing" test -z "$(calls)"
+echo func_beta >"$T/mnt/set_ftrace_filter"
+echo function >"$T/mnt/current_tracer"
+echo >"$T/mnt/trace"
+check "a function the filter selects later (its entry patched live) alone" wait_calls "func_beta "
+echo nop >"$T/mnt/current_tracer"
+echo >"$T/mnt/set_ftrace_filter"
+fail=0
+for _ in $(seq 200); do
+	echo function_graph >"$T/mnt/current_tracer" || fail=$((fail + 1))
+	echo nop >"$T/mnt/current_tracer" || fail=$((fail + 1))
+done
+check "200 switches each way of its entries, every write succeeded" test "$fail" -eq 0
+echo function >"$T/mnt/current_tracer"
+echo >"$T/mnt/trace"
+check "function again: both functions" wait_calls "func_alpha func_beta "
+touch "$T/stop"
+wait "$RP"
+rc=$?
+RP=
+check "the entry-patched program ended normally, its output the untraced run's" \
+	test "$rc" -eq 0 -a "$(cat "$T/plain.out")" = "$(cat "$T/plain0.out")"
