@@ -462,7 +462,7 @@ int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size)
  */
 static int stubs_retarget(struct rt_object *o, void *tramp)
 {
-	if (!o->stubs)
+	if (!o->stubs || o->flags & UTRACE_OBJ_LIBCALL) /* plt.c's own layout */
 		return 0;
 	if (mprotect(o->stubs, RT_STUB_HEADER, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
 		return -errno;
@@ -518,6 +518,8 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
 	size_t n = 0;
 
 	for (struct rt_object *o = rt.objects; o; o = o->next) {
+		if (o->flags & UTRACE_OBJ_LIBCALL) /* GOT slots: rt_plt_live */
+			continue;
 		if (o->flags & UTRACE_OBJ_FPATCH) {
 			n += live_pokes_fpatch(o, pokes + n, tracer);
 			continue;
@@ -547,7 +549,8 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
 /*
  * The end of a live change: the stubs jump to the new tracer's trampoline,
  * then every site whose bytes differ from what its flags want is patched
- * in one batch.  Switching away from function_graph leaves hooked frames
+ * in one batch, then the GOT slots of hooked library calls are set
+ * (plt.c).  Switching away from function_graph leaves hooked frames
  * hooked: they return through utrace_graph_return as before.
  */
 int rt_objects_live_apply(const struct utrace_msg_tracer *t)
@@ -560,14 +563,6 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 	int ret = 0;
 
 	pthread_mutex_lock(&objects_lock);
-	/* hooked library calls are set at registration only (their live
-	 * switching is not done yet): refuse the change whole, before
-	 * anything moves */
-	for (struct rt_object *o = rt.objects; o; o = o->next)
-		if (o->flags & UTRACE_OBJ_LIBCALL) {
-			pthread_mutex_unlock(&objects_lock);
-			return -EOPNOTSUPP;
-		}
 	/* an entry-patched object may want two pokes a site: the slot's
 	 * call and the entry's jmp */
 	for (struct rt_object *o = rt.objects; o; o = o->next)
@@ -595,6 +590,10 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 		__atomic_store_n(&rt.cfg.tracer, tracer, __ATOMIC_RELEASE);
 		ret = rt_text_poke_batch(pokes, live_pokes(pokes, tracer));
 	}
+	/* library calls (--libcall): their GOT slots, not code */
+	for (struct rt_object *o = rt.objects; o && ret >= 0; o = o->next)
+		if (o->flags & UTRACE_OBJ_LIBCALL && o->stubs)
+			ret = rt_plt_live(o, tracer);
 	pthread_mutex_unlock(&objects_lock);
 	free(pokes);
 	return ret;

@@ -208,6 +208,10 @@ static inline uint64_t rt_clock(uint32_t *cpu)
 /* plt.c: with --libcall, hook the imports of the objects scanned from
  * now on (rt_objects_added_hook) */
 void rt_plt_init(void) RT_HIDDEN;
+/* A live change (ftrace.c's rt_objects_live_apply) for the libcall part
+ * lc: its stubs' trampoline is tracer's, its slots lead to the stubs of
+ * the imports selected (none under nop), the others to their targets. */
+int rt_plt_live(struct rt_object *lc, uint32_t tracer) RT_HIDDEN;
 void utrace_plt_graph_tramp(void) RT_HIDDEN; /* plt_tramp.S */
 void utrace_plt_func_tramp(void) RT_HIDDEN;
 

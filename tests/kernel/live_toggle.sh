@@ -10,7 +10,7 @@
 # exit, "fN();"), none cut by a switch (an entry without its exit, an
 # exit without its entry), nothing lost.  Then the same switches for a
 # program whose function entries are patched (built without utrace's
-# flags).
+# flags), and for one whose library calls are hooked (--libcall).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -133,3 +133,60 @@ rc=$?
 RP=
 check "the entry-patched program ended normally, its output the untraced run's" \
 	test "$rc" -eq 0 -a "$(cat "$T/plain.out")" = "$(cat "$T/plain0.out")"
+
+# Library calls (--libcall): their GOT slots lead to the stubs or to the
+# targets, switched live.  (The live trace does not name them yet, so
+# the calls are counted; the file names them.)
+cat >"$T/lc.c" <<'PROG'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	long bad = 0;
+	char buf[64];
+
+	while (access(argv[1], F_OK) != 0) {
+		for (int i = 0; i < 50; i++) {
+			snprintf(buf, sizeof(buf), "%d", i);
+			bad += atoi(buf) != i || strlen(buf) == 0;
+		}
+		usleep(500);
+	}
+	printf("wrong calls %ld\n", bad);
+	return 0;
+}
+PROG
+cc -O2 -o "$T/lc" "$T/lc.c" || { notok "build the library-call program"; exit 1; }
+"$T/lc" "$T/lc.c" >"$T/lc0.out"
+rm -f "$T/stop"
+"$U" record -p function --libcall --tracefs "$T/mnt" -o "$T/lc.dat" -- "$T/lc" "$T/stop" \
+	>"$T/lc.out" 2>"$T/lc.err" &
+RP=$!
+for _ in $(seq 100); do [ -f "$T/mnt/current_tracer" ] && break; sleep 0.05; done
+nrec() { grep -c ' <-' "$T/mnt/trace"; }
+some() { for _ in $(seq 50); do [ "$(nrec)" -gt 0 ] && return 0; sleep 0.1; done; return 1; }
+check "library calls traced from the start" some
+echo nop >"$T/mnt/current_tracer" 2>"$T/lc1.err"
+check "a --libcall program takes current_tracer nop" test ! -s "$T/lc1.err"
+echo >"$T/mnt/trace"
+sleep 0.3
+check "under nop its library calls write nothing" test "$(nrec)" -eq 0
+fail=0
+for _ in $(seq 200); do
+	echo function_graph >"$T/mnt/current_tracer" || fail=$((fail + 1))
+	echo nop >"$T/mnt/current_tracer" || fail=$((fail + 1))
+done
+check "200 switches each way of its GOT slots, every write succeeded" test "$fail" -eq 0
+echo function >"$T/mnt/current_tracer"
+echo >"$T/mnt/trace"
+check "function again: its library calls are traced" some
+touch "$T/stop"
+wait "$RP"
+rc=$?
+RP=
+check "the --libcall program ended normally, its output the untraced run's" \
+	test "$rc" -eq 0 -a "$(cat "$T/lc.out")" = "$(cat "$T/lc0.out")"
+check "the file names its library calls" \
+	sh -c "'$U' report -i '$T/lc.dat' | grep -q ' snprintf <-main'"
