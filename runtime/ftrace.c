@@ -45,6 +45,7 @@
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int (*rt_objects_added_hook)(struct rt_object *added);
+int (*rt_objects_libcall_live_hook)(struct rt_object *lc, uint32_t tracer);
 
 static uint64_t page_up(uint64_t x)
 {
@@ -518,7 +519,7 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
 	size_t n = 0;
 
 	for (struct rt_object *o = rt.objects; o; o = o->next) {
-		if (o->flags & UTRACE_OBJ_LIBCALL) /* GOT slots: rt_plt_live */
+		if (o->flags & UTRACE_OBJ_LIBCALL) /* GOT slots: plt.c's hook */
 			continue;
 		if (o->flags & UTRACE_OBJ_FPATCH) {
 			n += live_pokes_fpatch(o, pokes + n, tracer);
@@ -592,8 +593,8 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 	}
 	/* library calls (--libcall): their GOT slots, not code */
 	for (struct rt_object *o = rt.objects; o && ret >= 0; o = o->next)
-		if (o->flags & UTRACE_OBJ_LIBCALL && o->stubs)
-			ret = rt_plt_live(o, tracer);
+		if (o->flags & UTRACE_OBJ_LIBCALL && o->stubs && rt_objects_libcall_live_hook)
+			ret = rt_objects_libcall_live_hook(o, tracer);
 	pthread_mutex_unlock(&objects_lock);
 	free(pokes);
 	return ret;

@@ -276,7 +276,7 @@ static int plt_hook(struct rt_object *lc)
  * meanwhile taking the old one or the new one, both right; function_graph
  * frames hooked before go on returning through the hook.
  */
-int rt_plt_live(struct rt_object *lc, uint32_t tracer)
+static int plt_live(struct rt_object *lc, uint32_t tracer)
 {
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t head = (8 + 8 * (uint64_t)lc->nr_sites + PLT_STUB - 1) & ~(uint64_t)(PLT_STUB - 1);
@@ -354,6 +354,8 @@ static int plt_register(struct rt_object *added)
 
 void rt_plt_init(void)
 {
-	if (rt.cfg.flags & UTRACE_CFG_LIBCALL)
+	if (rt.cfg.flags & UTRACE_CFG_LIBCALL) {
 		rt_objects_added_hook = plt_register;
+		rt_objects_libcall_live_hook = plt_live;
+	}
 }
