@@ -11,8 +11,10 @@
 # TOGGLE_N times.  Each write is timed from the open to the close of
 # `echo NAME > current_tracer` (bash's EPOCHREALTIME, no process started):
 # the write returns once every process has patched or unpatched its
-# 10,000 sites (runtime/live.c, text_poke).  Prints the median and max of
-# each direction.
+# 10,000 sites (runtime/live.c, text_poke).  Prints the median, 90th
+# percentile and max of each direction, and the load: on a loaded
+# machine the max is the wait for a CPU of the four threads a switch goes
+# through (FUSE, recorder, the runtime's live thread, the writer).
 #
 # Peer: the kernel's own current_tracer cannot run here (this kernel has
 # no function tracer), and uftrace cannot change what it traces in a
@@ -50,11 +52,13 @@ P=$OUT/many
 bash "$ROOT/bench/many_funcs.sh" "$FUNCS" "$THREADS" >"$P.c"
 "$CC" -O2 -pthread $("$U" cflags) -o "$P" "$P.c" || die "cannot build the program"
 
-# stats LABEL FILE: median and max of the milliseconds in FILE
+# stats LABEL FILE: median, 90th percentile and max of the milliseconds
+# in FILE
 stats() {
 	sort -n "$2" | awk -v l="$1" '{ v[NR] = $1 } END {
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%-28s median %7.2f ms   max %7.2f ms   (%d switches)\n", l, m, v[NR], NR }'
+		p = v[int((NR * 9 + 9) / 10)]
+		printf "%-28s median %7.2f ms   p90 %7.2f ms   max %7.2f ms   (%d)\n", l, m, p, v[NR], NR }'
 }
 ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'; }
 
