@@ -50,16 +50,20 @@ static void reset_unmounted(void *arg, const char *dir)
  * freed.  How many: 0 or 1. */
 static int reset_session(void)
 {
-	char last[PATH_MAX + 16];
+	char last[PATH_MAX + 16], file[PATH_MAX + 16];
 	struct session s;
 	bool running = session_find(NULL, NULL, &s);
 
 	session_path(&s, "last.dat", last, sizeof(last));
-	if (!running && access(last, F_OK) != 0)
+	session_path(&s, "session", file, sizeof(file));
+	if (!running && access(last, F_OK) != 0) {
+		/* a recorder that was killed: its files (the mount is
+		 * utrace_live_reset's) */
+		if (access(file, F_OK) == 0)
+			session_end(&s, false);
 		return 0;
-	if (!running)
-		s.pid = 0; /* its recorder is gone: only the files */
-	if (session_end(&s))
+	}
+	if (session_end(&s, running))
 		printf("utrace reset: ended the utrace start session (recorder %d, tracefs at %s)\n",
 		       (int)s.pid, s.tracefs);
 	else

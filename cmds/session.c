@@ -138,12 +138,12 @@ static void session_unlink(const struct session *s, const char *name)
 	unlink(path);
 }
 
-bool session_end(struct session *s)
+bool session_end(struct session *s, bool running)
 {
 	char spool[64];
 	bool had = false;
 
-	if (s->pid > 0 && kill(s->pid, SIGTERM) == 0) {
+	if (running && s->pid > 0 && kill(s->pid, SIGTERM) == 0) {
 		/* the recorder unmounts, then waits for its program: wait
 		 * for the mount only (5 s at most) */
 		for (int i = 0; i < 500 && s->tracefs[0] && session_mounted(s->tracefs); i++)

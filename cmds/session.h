@@ -42,9 +42,11 @@ bool session_mounted(const char *dir);
 int session_cat(const char *cmd, const struct session *s, const char *name, FILE *out);
 /* Writes text into file NAME of the mount; 0, or 1 (said, as cmd). */
 int session_write(const char *cmd, const struct session *s, const char *name, const char *text);
-/* Ends a session's recorder (SIGTERM: tracing off, the mount removed, the
- * program left running untraced) and frees its buffers (the spool and
- * last.dat); true if there was one. */
-bool session_end(struct session *s);
+/* Ends a session's recorder if it runs (SIGTERM: tracing off, the mount
+ * removed, the program left running untraced) and frees its buffers (the
+ * spool and last.dat) and files; true if a recorder was ended.  A
+ * recorder that is gone (killed) is not signalled: its pid may be
+ * another process's by now. */
+bool session_end(struct session *s, bool running);
 
 #endif

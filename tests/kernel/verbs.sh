@@ -137,6 +137,18 @@ check "extract after the program ended" \
 check "reset frees an ended session's buffers" test ! -e "$S/last.dat" -a -n \
 	"$(grep 'freed the buffers' "$T/reset2.out")"
 
+# a recorder killed: reset removes its dead mount and its files
+rm -f "$T/stop"
+"$U" start -- "$T/prog" "$T/stop" >"$T/start3.out" 2>&1
+RPID=$(sed -n 's/.*(recorder \([0-9]*\)).*/\1/p' "$T/start3.out")
+kill -9 "$RPID"
+sleep 0.2
+"$U" reset >"$T/reset3.out" 2>&1
+check "after kill -9 of the recorder, reset unmounts its tracefs" \
+	test -z "$(mounted && echo yes)" -a -n "$(grep "unmounted the tracefs at $S/tracefs" "$T/reset3.out")"
+check "and removes its session's files" test ! -e "$S/session" -a ! -e "$S/spool-$RPID.dat"
+touch "$T/stop"
+
 "$U" stream -- "$T/short" >"$T/stream" 2>&1
 check "stream ends as the command ended" test $? -eq 3
 check "stream prints the command's output" grep -qx 'v=62' "$T/stream"
