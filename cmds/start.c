@@ -68,7 +68,7 @@ static bool start_has_child(pid_t pid)
 static void start_recorder(struct session *s, struct record_opts *o)
 {
 	char path[PATH_MAX + 16], spool[PATH_MAX + 16], last[PATH_MAX + 16];
-	int fd = open("/dev/null", O_RDONLY);
+	int fd = open("/dev/null", O_RDONLY), ret;
 	FILE *f;
 
 	setsid();
@@ -86,22 +86,28 @@ static void start_recorder(struct session *s, struct record_opts *o)
 		_exit(1);
 	}
 	o->rec.output = spool;
-	record_run(o);
+	ret = record_run(o);
 	rename(spool, last);
 	unlink(path);
 	unlink(spool);
-	_exit(0);
+	_exit(ret == RECORD_RAN ? 0 : ret); /* 0: the program ran */
 }
 
 /* Waits until the recorder serves the tracefs and its program runs, or
- * ends; 0, or the exit status. */
+ * ends; 0, -1 if the program ran and ended already, else the exit
+ * status. */
 static int start_wait(const struct session *s, pid_t pid)
 {
 	int status;
 
 	for (int i = 0; i < 1000; i++) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			return 1; /* it said why */
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			/* ended already: the program ran (and its buffers are
+			 * last.dat), or the recorder said why not */
+			if (WIFEXITED(status) && !WEXITSTATUS(status))
+				return -1;
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+		}
 		if (session_mounted(s->tracefs) && start_has_child(pid))
 			return 0;
 		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
@@ -153,8 +159,13 @@ static int start_run(struct record_opts *o)
 	}
 	if (!pid)
 		start_recorder(&s, o);
-	if ((ret = start_wait(&s, pid)))
+	if ((ret = start_wait(&s, pid)) > 0)
 		return ret;
+	if (ret < 0) {
+		printf("utrace start: %s ran and ended; its buffers are kept (utrace extract)\n",
+		       o->argv[0]);
+		return 0;
+	}
 	printf("utrace start: %s runs traced in the background (recorder %d); tracefs at %s\n",
 	       o->argv[0], (int)pid, s.tracefs);
 	return 0;
