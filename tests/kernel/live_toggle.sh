@@ -135,8 +135,9 @@ check "the entry-patched program ended normally, its output the untraced run's" 
 	test "$rc" -eq 0 -a "$(cat "$T/plain.out")" = "$(cat "$T/plain0.out")"
 
 # Library calls (--libcall): their GOT slots lead to the stubs or to the
-# targets, switched live.  (The live trace does not name them yet, so
-# the calls are counted; the file names them.)
+# targets, switched live, and a filter selects among them.  (The live
+# trace does not name them yet, so the calls are counted; the file names
+# them.)
 cat >"$T/lc.c" <<'PROG'
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,11 @@ check "200 switches each way of its GOT slots, every write succeeded" test "$fai
 echo function >"$T/mnt/current_tracer"
 echo >"$T/mnt/trace"
 check "function again: its library calls are traced" some
+check "available_filter_functions lists its library calls" \
+	grep -qx 'snprintf \[lc\]' "$T/mnt/available_filter_functions"
+echo snprintf >"$T/mnt/set_ftrace_filter" 2>"$T/lc2.err"
+check "set_ftrace_filter takes a library call's name" test ! -s "$T/lc2.err"
+sleep 0.5
 touch "$T/stop"
 wait "$RP"
 rc=$?
@@ -190,3 +196,6 @@ check "the --libcall program ended normally, its output the untraced run's" \
 	test "$rc" -eq 0 -a "$(cat "$T/lc.out")" = "$(cat "$T/lc0.out")"
 check "the file names its library calls" \
 	sh -c "'$U' report -i '$T/lc.dat' | grep -q ' snprintf <-main'"
+# the file's last calls: after the filter, snprintf's alone
+"$U" report -i "$T/lc.dat" | awk '/ <-/ { print $(NF - 1) }' | tail -200 | sort -u >"$T/lc.last"
+check "after the filter only snprintf is traced" test "$(cat "$T/lc.last")" = snprintf
