@@ -23,7 +23,13 @@
 	C(probe, "show the variables and lines a dynamic probe can use (perf probe -V, -L)")       \
 	C(sched_latency, "per-task wakeup-to-run delays, like perf sched latency")                 \
 	C(convert, "write a trace-cmd trace.dat file (for trace-cmd report, KernelShark)")         \
-	C(reset, "remove what a killed recorder left behind (tracefs instances, probes)")
+	C(start, "run a command traced in the background, into buffers only (trace-cmd start)")   \
+	C(stop, "stop writing records in the utrace start session (tracing_on 0)")                 \
+	C(restart, "write records again in the utrace start session (tracing_on 1)")               \
+	C(show, "print the trace of the utrace start session (trace, trace_pipe, other files)")    \
+	C(extract, "save what the utrace start session's buffers hold as a utrace.dat")            \
+	C(stream, "run a command traced and print its events as they come, saving nothing")        \
+	C(reset, "end the utrace start session; remove what a killed recorder left behind")
 
 #define UTRACE_CMD_DECL(name, help) int cmd_##name(int argc, char **argv);
 UTRACE_COMMANDS(UTRACE_CMD_DECL)

@@ -15,6 +15,10 @@
 #include "lib/elf/callsite.h"
 #include "lib/sample/ksyms.h"
 
+/* The command whose options are parsed (utrace start and stream take
+ * record's), for the messages. */
+static const char *record_name = "record";
+
 static void record_usage(FILE *f)
 {
 	fprintf(
@@ -101,7 +105,7 @@ static int record_parse_uint(const char *opt, const char *s, unsigned long long 
 	errno = 0;
 	*out = strtoull(s, &end, 10);
 	if (errno || !*s || *end || *s == '-' || *out > max) {
-		utrace_die_msg("record", "%s: '%s' is not a number from 0 to %llu", opt, s, max);
+		utrace_die_msg(record_name, "%s: '%s' is not a number from 0 to %llu", opt, s, max);
 		return -1;
 	}
 	return 0;
@@ -113,7 +117,7 @@ static void *record_push(void *arr, unsigned n, size_t size)
 	void *p = realloc(arr, (n + 1) * size);
 
 	if (!p)
-		utrace_die_msg("record", "out of memory");
+		utrace_die_msg(record_name, "out of memory");
 	return p;
 }
 
@@ -133,7 +137,7 @@ static int record_opt_filter(struct record_opts *o, int c, const char *arg)
 					     : "--graph-notrace";
 
 		/* the filter's message names the pattern and column */
-		utrace_die_msg("record", "%s: %s", opt, err.msg);
+		utrace_die_msg(record_name, "%s: %s", opt, err.msg);
 		return 1;
 	}
 	return 0;
@@ -145,12 +149,12 @@ static int record_opt_trigger(struct record_opts *o, const char *arg)
 	struct utrace_event_spec *sp;
 
 	if (!o->nspecs) {
-		utrace_die_msg("record", "-R '%s': a trigger follows the -e it applies to", arg);
+		utrace_die_msg(record_name, "-R '%s': a trigger follows the -e it applies to", arg);
 		return 2;
 	}
 	sp = &o->specs[o->nspecs - 1];
 	if (sp->nr_triggers == UTRACE_EVENT_HISTS_MAX) {
-		utrace_die_msg("record", "-R '%s': at most %u triggers per -e", arg,
+		utrace_die_msg(record_name, "-R '%s': at most %u triggers per -e", arg,
 			       UTRACE_EVENT_HISTS_MAX);
 		return 2;
 	}
@@ -169,7 +173,7 @@ static int record_opt_tracer(struct record_opts *o, const char *arg)
 	else if (!strcmp(arg, "function_graph"))
 		o->rec.tracer = UTRACE_TRACER_FUNCTION_GRAPH;
 	else {
-		utrace_die_msg("record",
+		utrace_die_msg(record_name,
 			       "-p %s: no such tracer (available: nop function function_graph)",
 			       arg);
 		return 1;
@@ -202,7 +206,7 @@ static int record_opt_number(struct record_opts *o, int c, const char *arg)
 		while (ntids < 16 && ro->tids[ntids])
 			ntids++;
 		if (ntids == 15 || !v) {
-			utrace_die_msg("record", "-T %s: at most 15 non-zero thread ids", arg);
+			utrace_die_msg(record_name, "-T %s: at most 15 non-zero thread ids", arg);
 			return 1;
 		}
 		ro->tids[ntids] = (int32_t)v;
@@ -212,7 +216,7 @@ static int record_opt_number(struct record_opts *o, int c, const char *arg)
 		if (record_parse_uint("-F", arg, 100000, &v) < 0)
 			return 1;
 		if (!v) {
-			utrace_die_msg("record", "-F 0: a frequency of at least 1 Hz");
+			utrace_die_msg(record_name, "-F 0: a frequency of at least 1 Hz");
 			return 1;
 		}
 		o->sample.freq = (unsigned)v;
@@ -221,7 +225,7 @@ static int record_opt_number(struct record_opts *o, int c, const char *arg)
 		if (record_parse_uint("-b", arg, 1u << 22, &v) < 0)
 			return 1;
 		if (v < 64) {
-			utrace_die_msg("record", "-b %s: the smallest buffer is 64 KB", arg);
+			utrace_die_msg(record_name, "-b %s: the smallest buffer is 64 KB", arg);
 			return 1;
 		}
 		ro->buffer_kb = (uint32_t)v;
@@ -235,7 +239,7 @@ static int record_opt_number(struct record_opts *o, int c, const char *arg)
 static int record_opt_sample_event(struct record_opts *o, const char *arg)
 {
 	if (arg[9] && strcmp(arg + 9, ":u")) {
-		utrace_die_msg("record",
+		utrace_die_msg(record_name,
 			       "-e %s: unknown modifier '%s' at column 11 (cpu-clock samples user "
 			       "and kernel; cpu-clock:u user space only)",
 			       arg, arg + 10);
@@ -260,7 +264,7 @@ static int record_opt_callgraph(struct record_opts *o, const char *arg)
 		return 0;
 	}
 	if (mode != 5 || strncmp(arg, "dwarf", 5)) {
-		utrace_die_msg("record",
+		utrace_die_msg(record_name,
 			       "--call-graph %s: unknown mode '%.*s' (fp or dwarf[,SIZE])", arg,
 			       (int)mode, arg);
 		return 1;
@@ -270,7 +274,7 @@ static int record_opt_callgraph(struct record_opts *o, const char *arg)
 		v = strtoull(size + 1, &end, 0);
 		v = (v + 7) & ~7ull; /* perf rounds up to whole u64s */
 		if (!size[1] || *end || errno || !v || v > UTRACE_SAMPLER_MAX_STACK) {
-			utrace_die_msg("record",
+			utrace_die_msg(record_name,
 				       "--call-graph %s: incorrect stack dump size (max %u) at "
 				       "column %d",
 				       arg, UTRACE_SAMPLER_MAX_STACK, (int)(size - arg) + 2);
@@ -313,7 +317,7 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 			o->rec.funcgraph_retval = true;
 			return -1;
 		}
-		utrace_die_msg("record",
+		utrace_die_msg(record_name,
 			       "-O %s: funcgraph-args or funcgraph-retval (the others are "
 			       "utrace report's -O)",
 			       arg);
@@ -357,7 +361,7 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 		return -1;
 	case 'f':
 		if (!o->nspecs) {
-			utrace_die_msg("record", "-f '%s': a filter follows the -e it applies to",
+			utrace_die_msg(record_name, "-f '%s': a filter follows the -e it applies to",
 				       arg);
 			return 2;
 		}
@@ -382,9 +386,9 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	default:
 		if (optopt && c == '?' && strchr("plngTboefRF", optopt))
 			utrace_die_msg(
-			    "record", "-%c needs an argument (see 'utrace record --help')", optopt);
+			    record_name, "-%c needs an argument (see 'utrace record --help')", optopt);
 		else
-			utrace_die_msg("record", "unknown option '%s' (see 'utrace record --help')",
+			utrace_die_msg(record_name, "unknown option '%s' (see 'utrace record --help')",
 				       argv[optind - 1]);
 		return 2;
 	}
@@ -410,8 +414,7 @@ static bool record_has_sites(const char *name)
 	return has;
 }
 
-/* Fills o from the command line; -1 to go on, else the exit status. */
-static int record_parse(int argc, char **argv, struct record_opts *o)
+int record_parse(const char *name, int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
 	    {"tracer", required_argument, NULL, 'p'},
@@ -446,6 +449,7 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	};
 	int c, ret;
 
+	record_name = name;
 	opterr = 0; /* our own one-line messages */
 	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:O:cavh", longopts, NULL)) != -1) {
 		/* -g is trace-cmd's set_graph_function (-g GLOB) and perf
@@ -456,22 +460,24 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 			c = 'C';
 			optarg = (char *)"fp";
 		}
+		if (c == 'h' && strcmp(name, "record"))
+			return -2; /* the caller's own --help */
 		if ((ret = record_opt(o, c, optarg, argv)) >= 0)
 			return ret;
 	}
 	if (optind >= argc) {
-		utrace_die_msg("record",
+		utrace_die_msg(record_name,
 			       "no command to run (usage: utrace record [OPTIONS] -- COMMAND)");
 		return 2;
 	}
 	o->argv = argv + optind;
 	/* the samples' file layout and names come with the sampling */
 	if (o->sample.off_cpu && !o->sample.freq) {
-		utrace_die_msg("record", "--off-cpu goes with -F HZ");
+		utrace_die_msg(record_name, "--off-cpu goes with -F HZ");
 		return 2;
 	}
 	if (o->sample_event && !o->sample.freq) {
-		utrace_die_msg("record", "-e %s goes with -F HZ", o->sample_event);
+		utrace_die_msg(record_name, "-e %s goes with -F HZ", o->sample_event);
 		return 2;
 	}
 	/* as perf: the kernel's addresses too where this user may see them,
@@ -484,9 +490,9 @@ static int record_parse(int argc, char **argv, struct record_opts *o)
 	return -1;
 }
 
-int cmd_record(int argc, char **argv)
+int record_opts_init(struct record_opts *o)
 {
-	struct record_opts o = {
+	*o = (struct record_opts){
 	    .rec =
 		{
 		    .output = "utrace.dat",
@@ -498,20 +504,31 @@ int cmd_record(int argc, char **argv)
 	    .sample = {.user_only = true},
 	    .libcall = -1,
 	};
+	if (!o->filter)
+		utrace_die_msg(record_name, "out of memory");
+	return o->filter ? 0 : -1;
+}
+
+void record_opts_free(struct record_opts *o)
+{
+	utrace_func_filter_free(o->filter);
+	for (unsigned i = 0; i < o->nspecs; i++)
+		free(o->specs[i].triggers);
+	free(o->specs);
+	free(o->probe_defs);
+	free(o->synth_defs);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
 	int ret;
 
-	if (!o.filter) {
-		utrace_die_msg("record", "out of memory");
+	if (record_opts_init(&o) < 0)
 		return 1;
-	}
-	ret = record_parse(argc, argv, &o);
+	ret = record_parse("record", argc, argv, &o);
 	if (ret < 0)
 		ret = record_run(&o);
-	utrace_func_filter_free(o.filter);
-	for (unsigned i = 0; i < o.nspecs; i++)
-		free(o.specs[i].triggers);
-	free(o.specs);
-	free(o.probe_defs);
-	free(o.synth_defs);
+	record_opts_free(&o);
 	return ret;
 }

@@ -50,9 +50,23 @@ struct record_opts {
 	 * do, then utrace_exit_like(status) */
 	bool keep_status;
 	int status;
+	/* if not NULL, called once the tracefs (--tracefs) is served, before
+	 * the command starts (utrace stream opens its trace_pipe then) */
+	void (*live_ready)(void *arg, const char *dir);
+	void *live_ready_arg;
 };
 
 #define RECORD_RAN (-1)
+
+/* record's defaults (0; -1, said, if out of memory), and what parsing
+ * allocated, freed. */
+int record_opts_init(struct record_opts *o);
+void record_opts_free(struct record_opts *o);
+/* record's options and command into o, for the command name (utrace
+ * start, stream take them too; messages name it): -1 to go on, -2 for
+ * --help of a command other than record (its own usage), else the exit
+ * status. */
+int record_parse(const char *name, int argc, char **argv, struct record_opts *o);
 
 /* The file execvp would run for name (malloc'ed), or NULL. */
 char *record_which(const char *name);

@@ -6,6 +6,11 @@
  * the running processes, tracing_on, the file written so far) and
  * lib/report (the trace file's text, as `utrace report` prints it).
  *
+ * An --overwrite recording (utrace start) drains its rings at the end
+ * only: what trace shows, and the mount's utrace.dat, is an extract
+ * (lib/record/recorder_extract.c) at output.extract, made while the
+ * recorder is held and unlinked once opened.
+ *
  * The recorder is single-threaded; the FUSE threads reach it only
  * between two polls of record_run.c's loop: the loop holds lock while it
  * works and lets go of it after each poll, yielding to a FUSE thread that
@@ -17,6 +22,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cmds/cmds.h"
 #include "cmds/record_live.h"
@@ -28,6 +35,8 @@
 struct record_live {
 	struct utrace_recorder *r;
 	const char *output;
+	char *extract; /* output.extract: utrace_recorder_extract's file */
+	bool overwrite; /* the rings are read at the end only: trace reads an extract */
 	pthread_mutex_t lock;
 	int want; /* FUSE threads waiting for lock */
 	struct utrace_live *fs;
@@ -73,11 +82,46 @@ static int live_open_dat(struct record_live *rl, struct utrace_dat **d, struct u
 	/* messages not read yet first (the BUFFER of a thread that just
 	 * started, as trace_marker's), then every sub-buffer done */
 	ret = utrace_recorder_poll(rl->r, 0, err);
-	if (ret >= 0)
+	if (ret >= 0 && !rl->overwrite)
 		ret = utrace_recorder_sync(rl->r, err);
-	if (ret >= 0)
+	if (ret >= 0 && !rl->overwrite)
 		ret = utrace_dat_open(rl->output, d, err);
+	/* a flight recorder's records are in the rings only: a copy of what
+	 * they hold, opened then unlinked (the reader keeps its descriptor) */
+	if (ret >= 0 && rl->overwrite) {
+		ret = utrace_recorder_extract(rl->r, rl->extract, err);
+		if (ret >= 0)
+			ret = utrace_dat_open(rl->extract, d, err);
+		unlink(rl->extract);
+	}
 	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+/* utrace.dat: an extract, copied into out. */
+static int live_extract(void *arg, FILE *out, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	char buf[65536];
+	FILE *in = NULL;
+	size_t n;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_poll(rl->r, 0, err);
+	if (ret >= 0)
+		ret = utrace_recorder_extract(rl->r, rl->extract, err);
+	if (ret >= 0 && !(in = fopen(rl->extract, "r")))
+		ret = utrace_error_set(err, -errno, "%s: %s", rl->extract, strerror(errno));
+	unlink(rl->extract);
+	pthread_mutex_unlock(&rl->lock);
+	while (in && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n) {
+			ret = utrace_error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+	if (in)
+		fclose(in);
 	return ret;
 }
 
@@ -251,6 +295,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .options = UTRACE_REPORT_DEFAULT_FLAGS,
 	    .objects = live_objects,
 	    .event_id = live_event_id,
+	    .extract = live_extract,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,
 	    .filter = o->filter,
@@ -264,6 +309,12 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	}
 	rl->r = r;
 	rl->output = o->rec.output;
+	rl->overwrite = o->rec.overwrite;
+	if (asprintf(&rl->extract, "%s.extract", o->rec.output) < 0) {
+		utrace_die_msg("record", "out of memory");
+		free(rl);
+		return NULL;
+	}
 	rl->events = o->rec.events;
 	pthread_mutex_init(&rl->lock, NULL);
 	pthread_mutex_lock(&rl->lock); /* the loop's, from the start */
@@ -272,6 +323,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 		utrace_die_msg("record", "--tracefs: %s", err.msg);
 		pthread_mutex_unlock(&rl->lock);
 		pthread_mutex_destroy(&rl->lock);
+		free(rl->extract);
 		free(rl);
 		return NULL;
 	}
@@ -294,8 +346,11 @@ void record_live_stop(struct record_live *rl)
 		return;
 	/* the FUSE threads may wait for the recorder: let them finish */
 	pthread_mutex_unlock(&rl->lock);
+	/* a trace_pipe reader (utrace stream) gets the last records */
+	utrace_live_drain(rl->fs, 2000);
 	utrace_live_stop(rl->fs);
 	utrace_event_select_free(rl->own);
 	pthread_mutex_destroy(&rl->lock);
+	free(rl->extract);
 	free(rl);
 }

@@ -547,6 +547,8 @@ static int record_start(struct record_session *s)
 	}
 	if (s->o->tracefs && !(s->live = record_live_start(s->r, s->o->tracefs, s->o)))
 		return 1;
+	if (s->live && s->o->live_ready)
+		s->o->live_ready(s->o->live_ready_arg, s->o->tracefs);
 	if (record_interrupted)
 		return 1;
 	s->pid = record_spawn(s->o->argv, utrace_recorder_sock_path(s->r), s->runtime, ro->libcall,

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reset.c - `utrace reset`: remove what a recorder that was killed (kill
- * -9, a crash) left in the kernel: its tracefs instance
+ * reset.c - `utrace reset`: end the session of utrace start, as
+ * trace-cmd reset ends the kernel's tracing (tracing off, the buffers
+ * freed, the mount gone; the program runs on untraced: its recorder
+ * stops it writing records and lets it go, cmds/session.c), and remove
+ * what a recorder that was killed (kill -9, a crash) left in the kernel:
+ * its tracefs instance
  * instances/utrace-<pid> and the probes of its group utrace_<pid>.  Only
  * those whose recorder is gone are touched, so a reset while another
  * recording runs is safe.  The work is lib/kernel/kernel_trace.c's; this prints
@@ -10,8 +14,10 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds/cmds.h"
+#include "cmds/session.h"
 #include "lib/live/live.h"
 #include "lib/kernel/kernel_trace.h"
 #include "lib/probes/uprobe.h"
@@ -20,8 +26,10 @@ static void reset_usage(FILE *f)
 {
 	fprintf(f, "usage: utrace reset\n"
 		   "\n"
-		   "Remove the tracefs instances (" UTRACE_KTRACE_PREFIX "PID), probes and the\n"
-		   "--tracefs mounts that recorders which are no longer running left behind.\n"
+		   "End the utrace start session (tracing off, its buffers freed, its tracefs\n"
+		   "unmounted; the program runs on untraced), and remove the tracefs instances\n"
+		   "(" UTRACE_KTRACE_PREFIX "PID), probes and the --tracefs mounts that\n"
+		   "recorders which are no longer running left behind.\n"
 		   "\n"
 		   "  -h, --help  this text\n"
 		   "\n"
@@ -38,6 +46,31 @@ static void reset_unmounted(void *arg, const char *dir)
 	printf("utrace reset: unmounted the tracefs at %s\n", dir);
 }
 
+/* The utrace start session, ended; its buffers (or an ended session's)
+ * freed.  How many: 0 or 1. */
+static int reset_session(void)
+{
+	char last[PATH_MAX + 16], file[PATH_MAX + 16];
+	struct session s;
+	bool running = session_find(NULL, NULL, &s);
+
+	session_path(&s, "last.dat", last, sizeof(last));
+	session_path(&s, "session", file, sizeof(file));
+	if (!running && access(last, F_OK) != 0) {
+		/* a recorder that was killed: its files (the mount is
+		 * utrace_live_reset's) */
+		if (access(file, F_OK) == 0)
+			session_end(&s, false);
+		return 0;
+	}
+	if (session_end(&s, running))
+		printf("utrace reset: ended the utrace start session (recorder %d, tracefs at %s)\n",
+		       (int)s.pid, s.tracefs);
+	else
+		printf("utrace reset: freed the buffers of the ended utrace start session\n");
+	return 1;
+}
+
 int cmd_reset(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -45,7 +78,7 @@ int cmd_reset(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct utrace_error err = {0};
-	int c, n, probes, mounts;
+	int c, n, probes, mounts, ended;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
@@ -62,6 +95,7 @@ int cmd_reset(int argc, char **argv)
 			       argv[optind]);
 		return 2;
 	}
+	ended = reset_session();
 	/* tracefs mounts (record --tracefs) of recorders killed */
 	mounts = utrace_live_reset(reset_unmounted, NULL, &err);
 	if (mounts < 0)
@@ -80,7 +114,7 @@ int cmd_reset(int argc, char **argv)
 	if (probes)
 		printf("utrace reset: removed %d stale uprobe event%s\n", probes,
 		       probes == 1 ? "" : "s");
-	n += probes + (mounts > 0 ? mounts : 0);
+	n += probes + (mounts > 0 ? mounts : 0) + ended;
 	if (!n)
 		printf("utrace reset: nothing to remove\n");
 	return 0;

@@ -45,6 +45,7 @@
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int (*rt_objects_added_hook)(struct rt_object *added);
+int (*rt_objects_libcall_live_hook)(struct rt_object *lc, uint32_t tracer);
 
 static uint64_t page_up(uint64_t x)
 {
@@ -454,7 +455,7 @@ int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size)
  */
 static int stubs_retarget(struct rt_object *o, void *tramp)
 {
-	if (!o->stubs)
+	if (!o->stubs || o->flags & UTRACE_OBJ_LIBCALL) /* plt.c's own layout */
 		return 0;
 	if (mprotect(o->stubs, RT_STUB_HEADER, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
 		return -errno;
@@ -463,11 +464,59 @@ static int stubs_retarget(struct rt_object *o, void *tramp)
 	return mprotect(o->stubs, RT_STUB_HEADER, PROT_READ | PROT_EXEC) < 0 ? -errno : 0;
 }
 
+/*
+ * An object whose function entries are patched (func_patch.c): its entry
+ * i, once patched, stays `jmp slot_i`; what the tracer switches is the
+ * slot's `call stub_i`, a compiler site of its own: the call, or a 5-byte
+ * NOP (the function then runs its displaced instructions untraced).  A
+ * thread that meets the batch's int3 there is resumed after it, at those
+ * instructions: the call skipped once, as at a NOP site.  An entry that
+ * the filter selects for the first time becomes `jmp slot_i` in the same
+ * batch, as at registration (text_poke.c's resume hook).  Entries are
+ * never put back: no thread can be inside bytes we would restore.
+ */
+static size_t live_pokes_fpatch(struct rt_object *o, struct rt_poke *pokes, uint32_t tracer)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < o->nr_sites; i++) {
+		uint8_t *entry = (uint8_t *)(uintptr_t)o->sites[i], want[INSN_SITE_SIZE];
+		uint8_t *slot = (uint8_t *)(uintptr_t)rt_fpatch_slot(o, i);
+		uint64_t stub = (uint64_t)(uintptr_t)o->stubs + RT_STUB_HEADER +
+				(uint64_t)i * INSN_STUB_SIZE;
+		bool on = tracer != UTRACE_TRACER_NOP &&
+			  rt.site_flags[o->id_base + i] & UTRACE_SITE_TRACE;
+
+		if (!entry || !slot || !o->stubs)
+			continue;
+		if (on)
+			insn_rel32(want, INSN_CALL, (uint64_t)(uintptr_t)slot, stub);
+		else
+			memcpy(want, insn_nop5, INSN_SITE_SIZE);
+		if (memcmp(slot, want, INSN_SITE_SIZE)) {
+			pokes[n].addr = slot;
+			memcpy(pokes[n++].bytes, want, INSN_SITE_SIZE);
+		}
+		insn_rel32(want, INSN_JMP, (uint64_t)(uintptr_t)entry, (uint64_t)(uintptr_t)slot);
+		if (on && memcmp(entry, want, INSN_SITE_SIZE)) {
+			pokes[n].addr = entry;
+			memcpy(pokes[n++].bytes, want, INSN_SITE_SIZE);
+		}
+	}
+	return n;
+}
+
 static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
 {
 	size_t n = 0;
 
-	for (struct rt_object *o = rt.objects; o; o = o->next)
+	for (struct rt_object *o = rt.objects; o; o = o->next) {
+		if (o->flags & UTRACE_OBJ_LIBCALL) /* GOT slots: plt.c's hook */
+			continue;
+		if (o->flags & UTRACE_OBJ_FPATCH) {
+			n += live_pokes_fpatch(o, pokes + n, tracer);
+			continue;
+		}
 		for (uint32_t i = 0; i < o->nr_sites; i++) {
 			uint8_t *p = (uint8_t *)(uintptr_t)o->sites[i], want[INSN_SITE_SIZE];
 			uint64_t stub = (uint64_t)(uintptr_t)o->stubs + RT_STUB_HEADER +
@@ -486,13 +535,15 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
 			memcpy(pokes[n].bytes, want, INSN_SITE_SIZE);
 			n++;
 		}
+	}
 	return n;
 }
 
 /*
  * The end of a live change: the stubs jump to the new tracer's trampoline,
  * then every site whose bytes differ from what its flags want is patched
- * in one batch.  Switching away from function_graph leaves hooked frames
+ * in one batch, then the GOT slots of hooked library calls are set
+ * (plt.c).  Switching away from function_graph leaves hooked frames
  * hooked: they return through utrace_graph_return as before.
  */
 int rt_objects_live_apply(const struct utrace_msg_tracer *t)
@@ -505,16 +556,10 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 	int ret = 0;
 
 	pthread_mutex_lock(&objects_lock);
-	/* patched function entries and hooked library calls are set at
-	 * registration only (their live patching is not done yet): refuse
-	 * the change whole, before anything moves */
+	/* an entry-patched object may want two pokes a site: the slot's
+	 * call and the entry's jmp */
 	for (struct rt_object *o = rt.objects; o; o = o->next)
-		if (o->flags & (UTRACE_OBJ_FPATCH | UTRACE_OBJ_LIBCALL)) {
-			pthread_mutex_unlock(&objects_lock);
-			return -EOPNOTSUPP;
-		}
-	for (struct rt_object *o = rt.objects; o; o = o->next)
-		total += o->nr_sites;
+		total += (o->flags & UTRACE_OBJ_FPATCH ? 2 : 1) * (size_t)o->nr_sites;
 	pokes = malloc((total ? total : 1) * sizeof(*pokes));
 	if (!pokes) {
 		pthread_mutex_unlock(&objects_lock);
@@ -538,6 +583,10 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 		__atomic_store_n(&rt.cfg.tracer, tracer, __ATOMIC_RELEASE);
 		ret = rt_text_poke_batch(pokes, live_pokes(pokes, tracer));
 	}
+	/* library calls (--libcall): their GOT slots, not code */
+	for (struct rt_object *o = rt.objects; o && ret >= 0; o = o->next)
+		if (o->flags & UTRACE_OBJ_LIBCALL && o->stubs && rt_objects_libcall_live_hook)
+			ret = rt_objects_libcall_live_hook(o, tracer);
 	pthread_mutex_unlock(&objects_lock);
 	free(pokes);
 	return ret;

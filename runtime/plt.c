@@ -271,6 +271,58 @@ static int plt_hook(struct rt_object *lc)
 	return ret;
 }
 
+/*
+ * A live change.  The region's trampoline word (the first 8 bytes of its
+ * page-aligned start) is one aligned store, as stubs_retarget's far jump
+ * target in ftrace.c, with the page RWX meanwhile (threads run the stubs
+ * after it).  Each slot then gets its stub or, unselected or under nop,
+ * the target it had (real[i]): one aligned store each, a thread calling
+ * meanwhile taking the old one or the new one, both right; function_graph
+ * frames hooked before go on returning through the hook.
+ */
+static int plt_live(struct rt_object *lc, uint32_t tracer)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t head = (8 + 8 * (uint64_t)lc->nr_sites + PLT_STUB - 1) & ~(uint64_t)(PLT_STUB - 1);
+	uint8_t *base = lc->stubs - head;
+	uint64_t *tramp = (uint64_t *)(void *)base, *real = tramp + 1;
+	struct plt_relro relro = {.bias = lc->bias};
+	bool ro = false;
+	int ret = 0;
+
+	if (tracer != UTRACE_TRACER_NOP) {
+		if (mprotect(base, pg, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+			return -errno;
+		__atomic_store_n(tramp,
+				 tracer == UTRACE_TRACER_FUNCTION
+				     ? (uint64_t)(uintptr_t)utrace_plt_func_tramp
+				     : (uint64_t)(uintptr_t)utrace_plt_graph_tramp,
+				 __ATOMIC_RELEASE);
+		if (mprotect(base, pg, PROT_READ | PROT_EXEC) < 0)
+			return -errno;
+	}
+	dl_iterate_phdr(plt_relro_one, &relro);
+	for (uint32_t i = 0; i < lc->nr_sites && !ro; i++)
+		ro = lc->sites[i] && lc->sites[i] >= relro.lo && lc->sites[i] < relro.hi;
+	if (ro && mprotect((void *)(uintptr_t)relro.lo, relro.hi - relro.lo,
+			   PROT_READ | PROT_WRITE) < 0)
+		return -errno;
+	for (uint32_t i = 0; i < lc->nr_sites; i++) {
+		uint64_t *slot = (uint64_t *)(uintptr_t)lc->sites[i];
+		bool on = tracer != UTRACE_TRACER_NOP &&
+			  (rt.site_flags[lc->id_base + i] & UTRACE_SITE_TRACE);
+
+		if (slot)
+			__atomic_store_n(slot,
+					 on ? (uint64_t)(uintptr_t)(lc->stubs + (uint64_t)i * PLT_STUB)
+					    : real[i],
+					 __ATOMIC_RELEASE);
+	}
+	if (ro && mprotect((void *)(uintptr_t)relro.lo, relro.hi - relro.lo, PROT_READ) < 0)
+		ret = -errno;
+	return ret;
+}
+
 /* rt_objects_added_hook: the main program's imports, then those of every
  * object loaded later.  Each part is registered after the objects of the
  * scan (their indices follow), as an object of its own. */
@@ -306,6 +358,8 @@ static int plt_register(struct rt_object *added)
 
 void rt_plt_init(void)
 {
-	if (rt.cfg.flags & UTRACE_CFG_LIBCALL)
+	if (rt.cfg.flags & UTRACE_CFG_LIBCALL) {
 		rt_objects_added_hook = plt_register;
+		rt_objects_libcall_live_hook = plt_live;
+	}
 }

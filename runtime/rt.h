@@ -299,6 +299,11 @@ int rt_object_select(struct rt_object *obj) RT_HIDDEN; /* its SELECT -> rt.site_
 /* Set by a file above (plt.c): called with the objects of each scan
  * (from added on, the objects lock held) once they are registered. */
 extern int (*rt_objects_added_hook)(struct rt_object *added) RT_HIDDEN;
+/* A live change (rt_objects_live_apply) for a libcall part (plt.c sets
+ * it, as the added hook): its stubs' trampoline is tracer's, its slots
+ * lead to the stubs of the imports selected (none under nop), the others
+ * to their targets. */
+extern int (*rt_objects_libcall_live_hook)(struct rt_object *lc, uint32_t tracer) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
 int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
 int rt_objects_live_apply(const struct utrace_msg_tracer *t) RT_HIDDEN;

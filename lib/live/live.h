@@ -68,6 +68,9 @@ struct utrace_live_ops {
 	int (*event_id)(void *arg, const char *system, const char *name);
 	/* trace_marker: text into the trace as a print record */
 	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
+	/* utrace.dat: what the recording holds now, as a complete utrace.dat
+	 * (utrace extract) */
+	int (*extract)(void *arg, FILE *out, struct utrace_error *err);
 	/* every traceable function of the traced processes */
 	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
 	/* per-thread buffer size in KiB */
@@ -83,6 +86,10 @@ struct utrace_live_ops {
  * a thread of its own until utrace_live_stop. */
 int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct utrace_live **out,
 		      struct utrace_error *err);
+/* When the recording ends (every record in the file): if trace_pipe was
+ * opened, waits (timeout_ms at most) until its readers have taken every
+ * record; 0, or -ETIMEDOUT (a reader that went away). */
+int utrace_live_drain(struct utrace_live *l, int timeout_ms);
 /* Unmounts (readers blocked in trace_pipe get end of file) and frees. */
 void utrace_live_stop(struct utrace_live *l);
 

@@ -151,6 +151,19 @@ static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
 	return 0;
 }
 
+/* utrace.dat (utrace's own, no kernel file): the buffers as a complete
+ * utrace.dat, made at open (utrace extract reads it). */
+static int show_extract(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	struct utrace_error err = {0};
+
+	if (l->ops.extract(l->ops.arg, out, &err) < 0) {
+		live_errlog_add(l, "utrace.dat", "", err.msg, 0);
+		return err.code;
+	}
+	return 0;
+}
+
 /* trace, error_log, trace_marker...: a write is taken whole. */
 static long write_taken(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
@@ -365,6 +378,7 @@ static const struct live_file files[] = {
     {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
     {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},
+    {"utrace.dat", RO, show_extract, NULL, NULL, NULL, 0, false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */

@@ -147,6 +147,7 @@ static int live_open(const char *path, struct fuse_file_info *fi)
 		ret = f->open(l, h, fi->flags);
 	if (ret >= 0 && acc != O_WRONLY && !f->pipe)
 		ret = handle_fill(l, h);
+	l->pipe_used |= ret >= 0 && f->pipe; /* a reader: utrace_live_drain waits for it */
 	pthread_mutex_unlock(&l->lock);
 	if (ret < 0) {
 		handle_free(h);

@@ -44,6 +44,7 @@ struct utrace_live {
 	uint64_t pipe_ns;
 	char *pipe_text;
 	size_t pipe_len, pipe_off;
+	bool pipe_used; /* trace_pipe was opened: utrace_live_drain waits */
 	bool stopping; /* unmounting: blocked readers give up */
 	int ncpu;      /* per_cpu/cpu0 ... */
 	uint64_t *cpu_clear_ns; /* `echo > per_cpu/cpuN/trace`, by N */

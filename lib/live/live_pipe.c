@@ -11,6 +11,9 @@
  * nothing new a read waits, polling every POLL_MS with l->lock let go,
  * until there is something, it is interrupted, or the filesystem goes.
  *
+ * utrace_live_drain, before the recording ends, hands the readers what
+ * is left (utrace stream prints everything the program did).
+ *
  * A thread's records reach the file a sub-buffer at a time; records of
  * a sub-buffer saved after a later one of another thread was read are
  * older than pipe_ns and are not shown (the kernel's per-CPU pages have
@@ -117,4 +120,23 @@ long live_pipe_read(struct utrace_live *l, char *buf, size_t size, bool nonblock
 		usleep(POLL_MS * 1000);
 		pthread_mutex_lock(&l->lock);
 	}
+}
+
+int utrace_live_drain(struct utrace_live *l, int timeout_ms)
+{
+	bool left = false;
+
+	for (int waited = 0; waited <= timeout_ms; waited += 10) {
+		pthread_mutex_lock(&l->lock);
+		/* fetch for the readers: nothing new and nothing untaken is
+		 * the end */
+		if (l->pipe_used && l->pipe_off == l->pipe_len && pipe_fetch(l) < 0)
+			l->pipe_used = false;
+		left = l->pipe_used && l->pipe_off < l->pipe_len;
+		pthread_mutex_unlock(&l->lock);
+		if (!left)
+			return 0;
+		usleep(10 * 1000);
+	}
+	return -ETIMEDOUT;
 }

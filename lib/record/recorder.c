@@ -71,7 +71,7 @@ static uint64_t mono_ns(clockid_t id)
 
 /* A (tsc, ns) pair read as close together as we can: the tightest of a
  * few tries, stamped in the middle. */
-static void clock_pair(uint64_t *tsc, uint64_t *ns)
+void rec_clock_pair(uint64_t *tsc, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
 
@@ -169,12 +169,12 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 	/* TSC rate for tracing_thresh and for a file whose recording was cut
 	 * short: 2 ms give it to 1e-3 with a known-frequency TSC; the CLOCK
 	 * record written at the end spans the whole recording. */
-	clock_pair(&t0, &n0);
+	rec_clock_pair(&t0, &n0);
 	r->clock.tsc0 = t0;
 	r->clock.ns0 = n0;
 	r->clock.realtime_ns = mono_ns(CLOCK_REALTIME);
 	usleep(2000);
-	clock_pair(&r->clock.tsc1, &r->clock.ns1);
+	rec_clock_pair(&r->clock.tsc1, &r->clock.ns1);
 	r->tsc_per_us_q16 =
 	    (r->clock.tsc1 - t0) * 1000 * 65536 / (r->clock.ns1 - n0 ? r->clock.ns1 - n0 : 1);
 
@@ -449,22 +449,16 @@ static int write_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t 
 	return rec_symtab_write(r, &h, ents, n, strs, strsz, err);
 }
 
-int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_stats *st,
-			   struct utrace_error *err)
+int rec_write_symtabs(struct utrace_recorder *r, struct utrace_error *err)
 {
-	uint64_t wait_tsc = 0;
-	bool all;
-	int ret = 0;
-
-	memset(st, 0, sizeof(*st));
-	ret = rec_snap_poll(r, err);
-	for (uint32_t i = 0; i < r->nr_bufs && ret >= 0; i++)
-		ret = rec_drain(r, r->bufs[i], true, err);
 	/* Symbols: objects with call sites always; with the function tracer
 	 * every object, to name the callers (parent ip); with in-process
 	 * probes, to name a return probe's return address; with stacktrace
 	 * triggers, to name the frames. */
-	all = r->o.tracer == UTRACE_TRACER_FUNCTION || r->o.nr_kprobes || rec_trig_wants_stacks(r);
+	bool all = r->o.tracer == UTRACE_TRACER_FUNCTION || r->o.nr_kprobes ||
+		   rec_trig_wants_stacks(r);
+	int ret = 0;
+
 	for (uint32_t i = 0; i < r->nr_conns && ret >= 0; i++) {
 		struct rec_conn *c = r->conns[i];
 
@@ -472,12 +466,27 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 			if (c->objs[k].nr_sites || all)
 				ret = write_symtab(r, c, k, err);
 	}
+	return ret;
+}
+
+int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_stats *st,
+			   struct utrace_error *err)
+{
+	uint64_t wait_tsc = 0;
+	int ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	ret = rec_snap_poll(r, err);
+	for (uint32_t i = 0; i < r->nr_bufs && ret >= 0; i++)
+		ret = rec_drain(r, r->bufs[i], true, err);
+	if (ret >= 0)
+		ret = rec_write_symtabs(r, err);
 	if (ret >= 0) /* the kernel records left, now that none can come */
 		ret = rec_kmerge_round(r, true, err);
 	if (ret >= 0)
 		ret = rec_hist_save_all(r, err);
 	if (ret >= 0) {
-		clock_pair(&r->clock.tsc1, &r->clock.ns1);
+		rec_clock_pair(&r->clock.tsc1, &r->clock.ns1);
 		ret = rec_write(r, UTRACE_DAT_CLOCK, &r->clock, sizeof(r->clock), NULL, 0, err);
 	}
 	if (ret >= 0)

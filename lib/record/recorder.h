@@ -161,6 +161,11 @@ uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
  * the messages not read yet). */
 int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err);
 
+/* What the recording holds now (the file so far and what the threads'
+ * rings hold that it does not) as a complete utrace.dat at path, the
+ * recording going on unchanged (lib/record/recorder_extract.c). */
+int utrace_recorder_extract(struct utrace_recorder *r, const char *path, struct utrace_error *err);
+
 /*
  * Live control of in-process probes (lib/record/recorder_kprobe.c), the
  * kernel's `-:[GROUP/]EVENT` written to kprobe_events while tracing:

@@ -13,10 +13,13 @@
  *   recorder_libcall.c the names of library calls (--libcall)
  *   recorder_fpatch.c function entries patched in objects without call sites
  *   recorder_symtab.c a SYMTAB record written (functions, library calls)
+ *   recorder_extract.c what the recording holds now, as a file of its own
  *
  * recorder.c hands each message to recorder_msg.c, each buffer to
  * recorder_drain.c, each connection that ends to recorder_proc.c; they
- * write through rec_write() below, never back into recorder.c.
+ * write through rec_write() below, never back into recorder.c (but
+ * rec_clock_pair and rec_write_symtabs, which finish and
+ * recorder_extract.c share).
  */
 #ifndef UTRACE_LIB_RECORDER_INTERNAL_H
 #define UTRACE_LIB_RECORDER_INTERNAL_H
@@ -259,6 +262,12 @@ void rec_trig_free(struct utrace_recorder *r);
  * formats are known, run on each record in time order. */
 int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err);
 void rec_trig_krun(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
+
+/* recorder.c: a (tsc, CLOCK_MONOTONIC ns) pair read close together; the
+ * symbol tables of every object the reader needs, written (finish, and
+ * extract's file) */
+void rec_clock_pair(uint64_t *tsc, uint64_t *ns);
+int rec_write_symtabs(struct utrace_recorder *r, struct utrace_error *err);
 
 /* recorder_drain.c: save what buffer b committed (all of it when final) */
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,

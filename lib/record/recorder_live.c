@@ -117,16 +117,33 @@ int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err)
 	return r->w ? utrace_dat_writer_flush(r->w, err) : 0;
 }
 
-/* Each object once (a forked child holds its parent's), by path. */
+/* Each object once (a forked child holds its parent's), by path; the
+ * library calls of an object (its libcall part, the same path) apart. */
 static bool live_seen(struct utrace_recorder *r, uint32_t ci, uint32_t oi)
 {
-	const char *path = r->conns[ci]->objs[oi].path;
+	const struct rec_object *o = &r->conns[ci]->objs[oi];
 
 	for (uint32_t i = 0; i <= ci; i++)
-		for (uint32_t k = 0; k < (i == ci ? oi : r->conns[i]->nr_objs); k++)
-			if (!strcmp(r->conns[i]->objs[k].path, path))
+		for (uint32_t k = 0; k < (i == ci ? oi : r->conns[i]->nr_objs); k++) {
+			const struct rec_object *p = &r->conns[i]->objs[k];
+
+			if (!strcmp(p->path, o->path) &&
+			    (p->flags & UTRACE_OBJ_LIBCALL) == (o->flags & UTRACE_OBJ_LIBCALL))
 				return true;
+		}
 	return false;
+}
+
+/* The library calls of a libcall part o, by their imports' names (those
+ * the runtime may hook). */
+static void live_libcalls(struct rec_object *o, utrace_recorder_func_cb cb, void *arg)
+{
+	for (uint32_t i = 0; i < o->nr_sites; i++) {
+		const char *raw = NULL, *name = rec_libcall_name(o->syms, i, o->vaddrs[i], &raw);
+
+		if (name && !rec_libcall_refused(raw))
+			cb(arg, name, raw, o->path, false);
+	}
 }
 
 void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_func_cb cb,
@@ -142,6 +159,10 @@ void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_f
 				continue;
 			if (!o->syms)
 				o->syms = rec_symtab_get(r, o->path);
+			if (o->flags & UTRACE_OBJ_LIBCALL) {
+				live_libcalls(o, cb, arg);
+				continue;
+			}
 			for (uint32_t i = 0; o->syms && o->syms->tab && i < o->nr_sites; i++) {
 				const struct utrace_sym *s;
 				uint64_t off;

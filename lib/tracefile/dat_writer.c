@@ -156,6 +156,36 @@ int utrace_dat_write(struct utrace_dat_writer *w, enum utrace_dat_type type,
 	return ret;
 }
 
+int utrace_dat_writer_copy(struct utrace_dat_writer *w, const char *src, uint64_t from,
+			   uint64_t len, struct utrace_error *err)
+{
+	int fd = open(src, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return utrace_error_set(err, -errno, "%s: %s", src, strerror(errno));
+	while (len && ret == 0) {
+		size_t want = len < sizeof(w->buf) - w->used ? (size_t)len : sizeof(w->buf) - w->used;
+		ssize_t n = pread(fd, w->buf + w->used, want, (off_t)from);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = utrace_error_set(err, n < 0 ? -errno : -EIO, "%s: read: %s", src,
+					       n < 0 ? strerror(errno) : "the file is shorter");
+			break;
+		}
+		w->used += (size_t)n;
+		w->bytes += (uint64_t)n;
+		from += (uint64_t)n;
+		len -= (uint64_t)n;
+		if (w->used == sizeof(w->buf))
+			ret = writer_flush(w, err);
+	}
+	close(fd);
+	return ret;
+}
+
 int utrace_dat_writer_flush(struct utrace_dat_writer *w, struct utrace_error *err)
 {
 	return writer_flush(w, err);

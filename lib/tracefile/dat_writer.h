@@ -29,6 +29,11 @@ int utrace_dat_writer_open(const char *path, struct utrace_dat_writer **out,
 int utrace_dat_write(struct utrace_dat_writer *w, enum utrace_dat_type type,
 		     const struct iovec *iov, int iovcnt, struct utrace_error *err);
 
+/* Appends bytes [from, from + len) of the file src as they are: the
+ * records another writer wrote (utrace extract copies the recording's
+ * records so far into a file of its own, lib/record/recorder_extract.c). */
+int utrace_dat_writer_copy(struct utrace_dat_writer *w, const char *src, uint64_t from,
+			   uint64_t len, struct utrace_error *err);
 /* Writes out what is buffered. */
 int utrace_dat_writer_flush(struct utrace_dat_writer *w, struct utrace_error *err);
 

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * extract.c - `utrace extract -o FILE`: trace-cmd extract over the
+ * session of utrace start (cmds/session.h): what its buffers hold, saved
+ * as a utrace.dat that report and convert read.  The recorder makes the
+ * file (the mount's utrace.dat: the file so far and a copy of every
+ * thread's ring, lib/record/recorder_extract.c); the buffers are not
+ * consumed.  Once the session's program has ended, the buffers as they
+ * were then (the session's last.dat) are what is saved.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds/cmds.h"
+#include "cmds/session.h"
+
+static void extract_usage(FILE *f)
+{
+	fprintf(f, "usage: utrace extract [-o FILE]\n"
+		   "\n"
+		   "Save what the buffers of the utrace start session hold as a utrace.dat\n"
+		   "(trace-cmd extract); the session goes on.\n"
+		   "\n"
+		   "  -o, --output FILE  the file (default utrace.dat)\n"
+		   "      --tracefs DIR  the session served at DIR (default: utrace start's)\n"
+		   "  -h, --help         this text\n"
+		   "\n"
+		   "See docs/utrace-extract.md.\n");
+}
+
+/* The recording into output, through a temporary file renamed at the
+ * end, so that a failure leaves no half file. */
+static int extract_copy(struct session *s, const char *from, const char *output)
+{
+	char tmp[PATH_MAX + 16];
+	FILE *out;
+	int ret;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", output);
+	if (!(out = fopen(tmp, "w"))) {
+		utrace_die_msg("extract", "%s: %s", tmp, strerror(errno));
+		return 1;
+	}
+	ret = session_cat("extract", s, from, out);
+	if (fclose(out) == EOF && !ret) {
+		utrace_die_msg("extract", "%s: %s", tmp, strerror(errno));
+		ret = 1;
+	}
+	if (!ret && rename(tmp, output) < 0) {
+		utrace_die_msg("extract", "%s: %s", output, strerror(errno));
+		ret = 1;
+	}
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+int cmd_extract(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"tracefs", required_argument, NULL, 'M'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *output = "utrace.dat", *dir = NULL;
+	struct session s;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+		if (c == 'o') {
+			output = optarg;
+		} else if (c == 'M') {
+			dir = optarg;
+		} else if (c == 'h') {
+			extract_usage(stdout);
+			return 0;
+		} else {
+			utrace_die_msg("extract", "%s (see 'utrace extract --help')",
+				       optopt == 'o' ? "-o needs a file name" : "unknown option");
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		utrace_die_msg("extract", "unexpected argument '%s' (see 'utrace extract --help')",
+			       argv[optind]);
+		return 2;
+	}
+	if (session_find(NULL, dir, &s)) /* the recorder makes the file */
+		return extract_copy(&s, "utrace.dat", output);
+	if (!dir) {
+		/* the session's program has ended: its buffers as they were
+		 * then, the file the recorder finished */
+		char last[PATH_MAX + 16];
+
+		session_path(&s, "last.dat", last, sizeof(last));
+		if (access(last, R_OK) == 0) {
+			snprintf(s.tracefs, sizeof(s.tracefs), "%s", s.dir);
+			return extract_copy(&s, "last.dat", output);
+		}
+	}
+	session_find("extract", dir, &s); /* says there is none */
+	return 1;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - the session of `utrace start` that the other verbs (stop,
+ * restart, show, extract, reset) reach (cmds/session.c).
+ *
+ * One session per user at a time, as the kernel has one tracefs: its
+ * files are in the session directory, $XDG_RUNTIME_DIR/utrace or else
+ * /tmp/utrace-UID (mode 0700):
+ *   tracefs/      where the live tracefs is mounted (unless --tracefs DIR)
+ *   session       "PID\nDIR\n": the recorder's pid and the mount
+ *   spool-PID.dat the recorder's own file while it runs (metadata: the
+ *                 records stay in the buffers, docs/utrace-start.md)
+ *   last.dat      the spool of a session whose program ended: what the
+ *                 buffers held then (utrace extract reads it, reset
+ *                 removes it)
+ */
+#ifndef UTRACE_CMDS_SESSION_H
+#define UTRACE_CMDS_SESSION_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct session {
+	char dir[PATH_MAX];	/* the session directory */
+	char tracefs[PATH_MAX]; /* the mount */
+	pid_t pid;		/* the recorder, 0 if none */
+};
+
+/* The session directory into s->dir, made if missing; -1 (said, as cmd)
+ * if it cannot be. */
+int session_dir(const char *cmd, struct session *s);
+/* s->dir/NAME into buf. */
+void session_path(const struct session *s, const char *name, char *buf, size_t size);
+/* The session that runs: s->pid, s->tracefs from the session file, or
+ * tracefs (--tracefs) if not NULL.  false (said, as cmd) if none runs. */
+bool session_find(const char *cmd, const char *tracefs, struct session *s);
+/* Whether a live utrace tracefs answers at dir. */
+bool session_mounted(const char *dir);
+/* Copies file NAME of the mount to out; 0, or 1 (said, as cmd). */
+int session_cat(const char *cmd, const struct session *s, const char *name, FILE *out);
+/* Writes text into file NAME of the mount; 0, or 1 (said, as cmd). */
+int session_write(const char *cmd, const struct session *s, const char *name, const char *text);
+/* Ends a session's recorder if it runs (SIGTERM: tracing off, the mount
+ * removed, the program left running untraced) and frees its buffers (the
+ * spool and last.dat) and files; true if a recorder was ended.  A
+ * recorder that is gone (killed) is not signalled: its pid may be
+ * another process's by now. */
+bool session_end(struct session *s, bool running);
+
+#endif
