@@ -162,6 +162,9 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 	if (caller == (uint64_t)(uintptr_t)utrace_graph_return && t && t->depth &&
 	    t->stack[t->depth - 1].slot == slot)
 		caller = t->stack[t->depth - 1].ret;
+	/* another return probe of the function hooked it first: its caller */
+	if (caller == (uint64_t)(uintptr_t)utrace_kretprobe_tramp && d && kp_rets[d - 1].slot == slot)
+		caller = kp_rets[d - 1].caller;
 	kp_rets[d] = (struct kp_ret){*slot, slot, p->func, p, caller};
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the frame before it counts */
 	kp_ret_depth = d + 1;
