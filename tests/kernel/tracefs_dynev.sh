@@ -111,6 +111,39 @@ check "all three y values are seen" test "$(grep -o 'y=100[012]' "$T/alpha" | so
 check "every return record has ret=2014..2018 ($(wc -l <"$T/beta") records)" \
 	test -s "$T/beta" -a -z "$(grep -v 'beta_ret: (worker+0x[0-9a-f]* <- func_beta) ret=201[468]$' "$T/beta")"
 
+# mid-function (int3, then a jmp once proved safe) and fprobes, added
+# while the threads run: the first instruction after the entry's NOPs
+start=$(nm "$T/dyn" | awk '$3 == "func_alpha" { print $1 }')
+at=$(objdump -d --no-show-raw-insn "$T/dyn" | awk '/<func_alpha>:/ { f = 1; next }
+	f && /^$/ { exit } f && $2 != "nop" { sub(":", "", $1); print $1; exit }')
+off=$((0x$at - 0x$start))
+echo "p:mygrp/mid func_alpha+$off y=%si:s64" >>dynamic_events
+check "a mid-function probe is added (func_alpha+$off)" test $? -eq 0
+echo 'f:mygrp/fb func_beta x=$arg1:s32' >>dynamic_events
+echo 'f:mygrp/fbx func_beta%return r=$retval:s32' >>dynamic_events
+check "fprobes are added and listed" test "$(grep '^f:' dynamic_events)" = \
+	"f:mygrp/fb func_beta x=\$arg1:s32
+f:mygrp/fbx func_beta%return r=\$retval:s32"
+for e in mid fb fbx; do echo 1 >"events/mygrp/$e/enable"; done
+echo >trace
+wait_for "$T/t3" ' fbx: ' >/dev/null
+wait_for "$T/t3" ' mid: ' >/dev/null
+grep ' mid: ' "$T/t3" >"$T/mid"
+check "every mid-function record has y=1000..1002 ($(wc -l <"$T/mid") records)" \
+	test -s "$T/mid" -a -z "$(grep -v "mid: (func_alpha+0x$(printf %x "$off")/0x[0-9a-f]*) y=100[012]\$" "$T/mid")"
+grep ' fb: ' "$T/t3" >"$T/fb"
+check "every fprobe record has x=1007..1009 ($(wc -l <"$T/fb") records)" \
+	test -s "$T/fb" -a -z "$(grep -v 'fb: (func_beta+0x0/0x[0-9a-f]*) x=100[789]$' "$T/fb")"
+grep ' fbx: ' "$T/t3" >"$T/fbx"
+check "every fprobe exit record has r=2014..2018 ($(wc -l <"$T/fbx") records)" \
+	test -s "$T/fbx" -a -z "$(grep -v 'fbx: (worker+0x[0-9a-f]* <- func_beta) r=201[468]$' "$T/fbx")"
+for e in mid fb fbx; do echo 0 >"events/mygrp/$e/enable"; done
+echo '-:mygrp/mid' >>dynamic_events
+echo '-:fb' >>dynamic_events
+echo '-:mygrp/fbx' >>dynamic_events
+check "the mid-function and fprobes are removed while the threads run" \
+	test "$(grep -c 'mid\|fb' dynamic_events)" = 0
+
 { : >dynamic_events; } 2>"$T/busy.err"
 check "> dynamic_events while one is enabled fails with EBUSY" \
 	grep -q 'Device or resource busy' "$T/busy.err"
