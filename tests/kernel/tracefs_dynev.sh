@@ -202,6 +202,28 @@ echo '!lat_ev' >>synthetic_events
 check "!NAME removes it" test -z "$(cat synthetic_events)"
 check "it leaves events/synthetic/" test ! -e events/synthetic/lat_ev
 
+# a synthetic event defined live, fed by an onmatch() action of hist
+# triggers on two probes added live (the kernel's latency recipe): only
+# where events/*/trigger is served
+echo 'p:mygrp/a2 func_alpha' >>dynamic_events
+if [ -e events/mygrp/a2/trigger ]; then
+	echo 'call_lat u64 lat; pid_t pid' >>synthetic_events
+	echo 'hist:keys=common_pid:ts0=common_timestamp.usecs' >>events/mygrp/a2/trigger
+	echo 'hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(mygrp.a2).trace(call_lat,$lat,common_pid)' \
+		>>events/mygrp/beta_ret/trigger
+	echo 1 >events/synthetic/call_lat/enable
+	echo 1 >events/mygrp/a2/enable
+	echo >trace
+	check "an onmatch() action fires the synthetic event defined live" \
+		wait_for "$T/t5" ' call_lat: lat=[0-9]* pid=[0-9]*$'
+	echo 0 >events/synthetic/call_lat/enable
+	echo 0 >events/mygrp/a2/enable
+	echo '!hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(mygrp.a2).trace(call_lat,$lat,common_pid)' \
+		>>events/mygrp/beta_ret/trigger
+	echo '!hist:keys=common_pid:ts0=common_timestamp.usecs' >>events/mygrp/a2/trigger
+else
+	echo "# the onmatch() part needs events/*/trigger, not served here: skipped"
+fi
 echo 0 >events/mygrp/beta_ret/enable
 : >dynamic_events
 check "> dynamic_events removes them all once none is enabled" test -z "$(cat dynamic_events)"
