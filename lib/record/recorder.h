@@ -177,7 +177,8 @@ int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, 
  * live tracefs's dynamic_events): p (parsed, in-process; the recorder's
  * from now on, even on failure) with event id id and format text format (saved in the
  * file now) goes into every process and every one to come; its event is
- * off until utrace_recorder_kprobe_enable.  Its key, or <0 with err.
+ * off until utrace_recorder_kprobe_enable.  Its key, or <0 with err; a
+ * process that does not take it is said as a notice.
  */
 int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *p, int id,
 			       const char *format, struct utrace_error *err);

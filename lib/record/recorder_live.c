@@ -289,6 +289,22 @@ static int live_kprobe_conn(struct utrace_recorder *r, struct rec_conn *c, unsig
 	return ret;
 }
 
+/* A process that did not take an event added while running: said,
+ * unless it went away meanwhile (it exited or exec'ed: nothing to say);
+ * the event is the recording's all the same. */
+static void live_not_taken(struct utrace_recorder *r, struct rec_conn *c, const char *what,
+			   int ret)
+{
+	char text[160];
+
+	if (ret == -EPIPE || ret == -ECONNRESET || ret == -ENOTCONN || ret == -EBADF)
+		return;
+	snprintf(text, sizeof(text), "the %s added to the tracefs is not in this process: %s",
+		 what, strerror(-ret));
+	if (r->o.notice)
+		r->o.notice(r->o.notice_arg, c->pid, text);
+}
+
 /* The key the probe gets: o.kprobes copied into the recorder's own
  * array the first time, p appended. */
 static int live_kprobe_key(struct utrace_recorder *r, struct utrace_kprobe *p, int id)
@@ -326,7 +342,7 @@ int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *
 			       {(void *)sys, strlen(sys) + 1},
 			       {(void *)format, strlen(format) + 1}};
 	struct utrace_msg_kprobe *m;
-	int key = -1, ret = 0, failed = 0;
+	int key = -1, ret = 0;
 
 	if (!st)
 		ret = utrace_error_set(err, -ENOSPC, "no event id left for the probe");
@@ -345,14 +361,10 @@ int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];
 
-		if (c->open && c->live_fd >= 0 && (ret = live_kprobe_conn(r, c, key, m)) < 0 &&
-		    !failed)
-			failed = ret;
+		if (c->open && c->live_fd >= 0 && (ret = live_kprobe_conn(r, c, key, m)) < 0)
+			live_not_taken(r, c, "probe", ret);
 	}
 	free(m);
-	if (failed)
-		return utrace_error_set(err, failed, "a traced process did not take the probe: %s",
-					strerror(-failed));
 	return key;
 }
 
@@ -417,7 +429,7 @@ int utrace_recorder_synth_add(struct utrace_recorder *r, struct utrace_synth *s,
 	struct utrace_msg_enable en = {{sizeof(en), UTRACE_MSG_ENABLE}, UTRACE_SYNTH_OBJ, 0, id, 0,
 				       UTRACE_ENABLE_STATEFUL, 0};
 	unsigned n = r->o.nr_synths;
-	int ret, failed = 0;
+	int ret;
 
 	if (n >= UTRACE_SYNTH_MAX || id < UTRACE_EV_ID_BASE ||
 	    id >= UTRACE_EV_ID_BASE + UTRACE_EV_STATE_MAX) {
@@ -453,12 +465,11 @@ int utrace_recorder_synth_add(struct utrace_recorder *r, struct utrace_synth *s,
 		ret = rec_conn_send(&ch, &en, sizeof(en), -1);
 		if (ret >= 0)
 			ret = live_wait(c->live_fd);
-		if (ret < 0 && !failed)
-			failed = ret;
+		if (ret == -ETIMEDOUT || ret == -EPROTO)
+			rec_live_close(c);
+		if (ret < 0)
+			live_not_taken(r, c, "synthetic event", ret);
 	}
-	if (failed)
-		return utrace_error_set(err, failed, "a traced process did not take the event: %s",
-					strerror(-failed));
 	return (int)n;
 }
 
