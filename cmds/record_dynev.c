@@ -102,23 +102,97 @@ static char *dyn_probe_line(const struct utrace_kprobe *p, const char *def)
 	return buf;
 }
 
+struct sym_walk {
+	const struct utrace_kprobe *p;
+	bool found;
+	char **seen; /* each path is looked in once */
+	size_t nseen;
+};
+
+static void sym_in(void *arg, const char *path)
+{
+	struct sym_walk *w = arg;
+	struct utrace_kprobe_loc loc;
+	struct utrace_error e = {0};
+	char **seen;
+
+	for (size_t i = 0; i < w->nseen && !w->found; i++)
+		if (!strcmp(w->seen[i], path))
+			return;
+	if (w->found || !(seen = realloc(w->seen, (w->nseen + 1) * sizeof(*seen))))
+		return;
+	w->seen = seen;
+	if ((seen[w->nseen] = strdup(path)))
+		w->nseen++;
+	w->found = utrace_kprobe_locate(w->p, path, NULL, 0, 0, NULL, 0, &loc, &e) > 0;
+}
+
+/* Whether the program or a library it needs defines p's symbol, or an
+ * object a traced process has loaded (the command may be a shell that
+ * runs the program). */
+static bool dyn_symbol_known(struct record_live *rl, const struct utrace_kprobe *p)
+{
+	struct sym_walk w = {p, false, NULL, 0};
+
+	if (record_live_dynev(rl)->exe && utrace_kprobe_found(p))
+		return true;
+	record_live_lock(rl);
+	utrace_recorder_live_objects(record_live_recorder(rl), sym_in, &w);
+	record_live_unlock(rl);
+	for (size_t i = 0; i < w.nseen; i++)
+		free(w.seen[i]);
+	free(w.seen);
+	return w.found;
+}
+
+/* p added to the recording (the recorder held); p is the recorder's
+ * afterwards, even on failure; *line only on success. */
+static int dyn_probe_install(struct record_live *rl, struct utrace_kprobe *p, const char *def,
+			     char **line, const struct utrace_event_format **fmt,
+			     struct utrace_error *err)
+{
+	struct record_dynev *d = record_live_dynev(rl);
+	const char *sys = utrace_kprobe_group(p), *name = utrace_kprobe_event(p);
+	char *text = NULL;
+	int id = -1, ret;
+
+	*line = NULL;
+	if (dyn_find(d, sys, name))
+		ret = utrace_error_set(err, -EEXIST, "There is already the exact same probe event");
+	else if ((id = record_live_event_id_locked(rl, sys, name)) < 0 ||
+		 !(text = utrace_event_format_text(utrace_kprobe_format(p), id)) ||
+		 !(*line = dyn_probe_line(p, def)) || dyn_keep(d, sys, name, id, false, true) < 0)
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
+	else {
+		*fmt = utrace_kprobe_format(p);
+		ret = utrace_recorder_kprobe_add(record_live_recorder(rl), p, id, text, err);
+		p = NULL; /* the recorder's */
+		if (ret < 0)
+			d->n--; /* the name dyn_keep kept */
+	}
+	if (ret < 0) {
+		free(*line);
+		*line = NULL;
+	}
+	free(text);
+	utrace_kprobe_free(p);
+	return ret;
+}
+
 static int dyn_probe_add(void *arg, const char *def, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err)
 {
 	struct record_live *rl = arg;
 	struct record_dynev *d = record_live_dynev(rl);
-	struct utrace_recorder *r = record_live_recorder(rl);
 	struct utrace_kprobe *p = NULL;
-	const char *sys, *name;
-	char *text;
-	int id, ret;
+	int ret;
 
 	if (!utrace_kprobe_is_in_process(def))
 		return utrace_error_set(err, -EINVAL, "a probe point with a PATH: is the kernel's "
 						      "(uprobe_events), not the traced processes'");
 	if (utrace_kprobe_parse(def, d->exe, &p, NULL, err) < 0)
 		return err->code ? err->code : -EINVAL;
-	if (d->exe && !utrace_kprobe_found(p)) {
+	if (!dyn_symbol_known(rl, p)) {
 		/* the kernel's error for a symbol it does not know, at the
 		 * probe point (the second word) */
 		int col = (int)strspn(def, " \t");
@@ -130,25 +204,9 @@ static int dyn_probe_add(void *arg, const char *def, char **line,
 		err->column = col + 1;
 		return ret;
 	}
-	sys = utrace_kprobe_group(p);
-	name = utrace_kprobe_event(p);
 	record_live_lock(rl);
-	if (dyn_find(d, sys, name))
-		ret = utrace_error_set(err, -EEXIST, "There is already the exact same probe event");
-	else if ((id = record_live_event_id_locked(rl, sys, name)) < 0)
-		ret = utrace_error_set(err, -ENOMEM, "out of memory");
-	else if (!(text = utrace_event_format_text(utrace_kprobe_format(p), id)))
-		ret = utrace_error_set(err, -ENOMEM, "out of memory");
-	else if (!(*line = dyn_probe_line(p, def)) || dyn_keep(d, sys, name, id, false, true) < 0)
-		ret = utrace_error_set(err, -ENOMEM, "out of memory");
-	else {
-		*fmt = utrace_kprobe_format(p);
-		/* p is the recorder's from here */
-		ret = utrace_recorder_kprobe_add(r, p, id, text, err);
-		p = NULL;
-	}
+	ret = dyn_probe_install(rl, p, def, line, fmt, err);
 	record_live_unlock(rl);
-	utrace_kprobe_free(p);
 	return ret < 0 ? ret : 0;
 }
 
@@ -197,6 +255,7 @@ static int dyn_synth_add(void *arg, const char *def, char **line,
 
 	if (utrace_synth_parse(def, 0, &s, &code, err) < 0)
 		return err->code ? err->code : -EINVAL;
+	*line = NULL;
 	record_live_lock(rl);
 	if (dyn_find(d, "synthetic", s->name))
 		ret = utrace_error_set(err, -EEXIST, "Event already exists");
@@ -209,8 +268,14 @@ static int dyn_synth_add(void *arg, const char *def, char **line,
 		*fmt = s->fmt;
 		ret = utrace_recorder_synth_add(record_live_recorder(rl), s, id, text, err);
 		s = NULL; /* the recorder's */
+		if (ret < 0)
+			d->n--; /* the name dyn_keep kept */
 	}
 	record_live_unlock(rl);
+	if (ret < 0) {
+		free(*line);
+		*line = NULL;
+	}
 	free(text);
 	utrace_synth_free(s);
 	return ret < 0 ? ret : 0;

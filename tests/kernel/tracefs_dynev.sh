@@ -239,4 +239,41 @@ check "the file decodes the live probe's records ($(wc -l <"$T/ralpha"))" \
 	test -s "$T/ralpha" -a -z "$(grep -v 'alpha: (func_alpha+0x0/0x[0-9a-f]*) x=7 y=100[012]$' "$T/ralpha")"
 check "and the return probe's" grep -q 'beta_ret: (worker+0x[0-9a-f]* <- func_beta) ret=201[468]$' "$T/rep"
 check "and the command line's probe's" grep -q 'gamma: (func_beta+0x0/0x[0-9a-f]*) v=10' "$T/rep"
+
+# a shell that runs short programs one after another: the probe is found
+# in the objects the processes loaded (not in the shell), and every
+# process that starts after it is added gets it whole at registration
+cat >"$T/once.c" <<'PROG'
+#include <unistd.h>
+__attribute__((noinline)) int func_alpha(int x, long y) { __asm__ volatile(""); return x + (int)y; }
+int main(void)
+{
+	volatile int v = 0;
+	for (int i = 0; i < 200; i++)
+		v = func_alpha(7, 1000 + i % 3);
+	usleep(20000);
+	return 0;
+}
+PROG
+cc -O2 $("$U" cflags) -o "$T/once" "$T/once.c" || { notok "build the short program"; exit 1; }
+rm -f "$T/stop"
+"$U" record -p nop --tracefs "$T/mnt" -o "$T/once.dat" -- \
+	bash -c "while [ ! -e '$T/stop' ]; do '$T/once'; done" >"$T/rec2.out" 2>&1 &
+RP=$!
+for _ in $(seq 100); do [ -f "$T/mnt/dynamic_events" ] && break; sleep 0.05; done
+sleep 0.3
+echo 'p:mygrp/alpha func_alpha x=%di:s32 y=%si:s64' >>"$T/mnt/dynamic_events"
+check "a probe on a symbol of the programs a shell runs is added" test $? -eq 0
+echo 1 >"$T/mnt/events/mygrp/alpha/enable"
+sleep 1
+touch "$T/stop"
+wait "$RP"
+RP=
+"$U" report -i "$T/once.dat" | grep ' alpha: ' >"$T/once.rep"
+# each process that started after the enable: its 200 calls, all right
+# (the first and last may be cut by the add and the enable)
+counts=$(awk '{ print $1 }' "$T/once.rep" | uniq -c | awk '{ print $1 }' | sed '1d;$d' | sort -u)
+check "the processes started after it record every call ($(echo $counts))" test "$counts" = 200
+check "with the right arguments" \
+	test -s "$T/once.rep" -a -z "$(grep -v 'x=7 y=100[012]$' "$T/once.rep")"
 exit 0
