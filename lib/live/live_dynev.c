@@ -16,7 +16,7 @@
  *   synthetic_events  the synthetic events ("NAME\tTYPE FIELD; ..."); a
  *                     write defines one, "!NAME" removes it; O_TRUNC as
  *                     above, for them
- *   events/SYS/EVENT/enable  of a dynamic event: 0 or 1
+ *   events/SYS/EVENT/enable  of a dynamic event defined here: 0 or 1
  *
  * A definition the recording refuses is a failed write (EINVAL, EEXIST,
  * ENOENT, EBUSY as the kernel) and, for a bad definition, an error_log
@@ -76,6 +76,13 @@ const struct utrace_event_format *live_dynev_format(struct utrace_live *l, size_
 {
 	dyn_init(l);
 	return i < l->ndyn ? l->dyn[i].fmt : NULL;
+}
+
+bool live_dynev_has_enable(struct utrace_live *l, const char *sys, const char *name)
+{
+	/* those of the command line are recorded as -e said */
+	return live_dynev_find(l, sys, name) && l->ops.dynev_enable &&
+	       l->ops.dynev_enable(l->ops.arg, sys, name, -1) >= 0;
 }
 
 static bool dyn_enabled(struct utrace_live *l, const struct live_dyn *d)

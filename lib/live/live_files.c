@@ -444,7 +444,7 @@ static int resolve_event(struct utrace_live *l, const char *p, struct live_handl
 		return -ENOENT;
 	/* a dynamic event's enable is live_dynev.c's */
 	if (!(h->f = table_find(event_files, NFILES(event_files), file)) &&
-	    !strcmp(file, "enable") && live_dynev_find(l, h->sys, h->ev))
+	    !strcmp(file, "enable") && live_dynev_has_enable(l, h->sys, h->ev))
 		h->f = &live_dynev_enable;
 	if (!h->f)
 		return -ENOENT;
@@ -518,7 +518,7 @@ int live_dir_names(struct utrace_live *l, const char *path,
 	case LIVE_DIR_EVENT:
 		for (size_t i = 0; i < NFILES(event_files); i++)
 			fill(arg, event_files[i].name);
-		if (live_dynev_find(l, h.sys, h.ev))
+		if (live_dynev_has_enable(l, h.sys, h.ev))
 			fill(arg, live_dynev_enable.name);
 		break;
 	case LIVE_DIR_OPTIONS:

@@ -124,6 +124,8 @@ extern const struct live_file live_dynev_enable; /* events/SYS/EVENT/enable of o
 /* The dynamic event (sys, name), NULL if none. */
 const struct live_dyn *live_dynev_find(struct utrace_live *l, const char *sys, const char *name);
 const struct utrace_event_format *live_dynev_format(struct utrace_live *l, size_t i);
+/* Whether it has an enable of live_dynev.c's (one defined while running). */
+bool live_dynev_has_enable(struct utrace_live *l, const char *sys, const char *name);
 void live_dynev_free(struct utrace_live *l);
 
 /* live_options.c */

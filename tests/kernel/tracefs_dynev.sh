@@ -76,6 +76,8 @@ wait_for() {
 check "dynamic_events lists the command line's probe" \
 	test "$(cat dynamic_events)" = "p:start/gamma func_beta+0 v=%di:s32"
 check "synthetic_events starts empty" test -z "$(cat synthetic_events)"
+check "the command line's probe has its format under events/" \
+	grep -q 'field:s32 v;' events/start/gamma/format
 
 echo 'p:mygrp/alpha func_alpha x=%di:s32 y=%si:s64' >>dynamic_events
 check "a probe is added to the running program" test $? -eq 0
