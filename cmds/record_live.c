@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
+#include "cmds/record_dynev.h"
 #include "cmds/record_live.h"
 #include "lib/live/live.h"
 #include "lib/report/report_filter.h"
@@ -43,6 +44,7 @@ struct record_live {
 	/* the ids of events: the recording's selection (-e), else our own,
 	 * since then no event is recorded whose id it could contradict */
 	struct utrace_event_select *events, *own;
+	struct record_dynev *dyn; /* dynamic_events, synthetic_events */
 };
 
 static void live_lock(struct record_live *rl)
@@ -266,18 +268,44 @@ static void live_objects(void *arg, void (*cb)(void *cbarg, const char *path), v
 	pthread_mutex_unlock(&rl->lock);
 }
 
+int record_live_event_id_locked(struct record_live *rl, const char *system, const char *name)
+{
+	struct utrace_error err = {0};
+
+	if (!rl->events && utrace_event_select_new(NULL, 0, &rl->own, &err) >= 0)
+		rl->events = rl->own;
+	return rl->events ? utrace_event_select_id(rl->events, system, name) : -ENOMEM;
+}
+
 static int live_event_id(void *arg, const char *system, const char *name)
 {
 	struct record_live *rl = arg;
-	struct utrace_error err = {0};
 	int id;
 
 	live_lock(rl);
-	if (!rl->events && utrace_event_select_new(NULL, 0, &rl->own, &err) >= 0)
-		rl->events = rl->own;
-	id = rl->events ? utrace_event_select_id(rl->events, system, name) : -ENOMEM;
+	id = record_live_event_id_locked(rl, system, name);
 	pthread_mutex_unlock(&rl->lock);
 	return id;
+}
+
+void record_live_lock(struct record_live *rl)
+{
+	live_lock(rl);
+}
+
+void record_live_unlock(struct record_live *rl)
+{
+	pthread_mutex_unlock(&rl->lock);
+}
+
+struct record_dynev *record_live_dynev(struct record_live *rl)
+{
+	return rl->dyn;
+}
+
+struct utrace_recorder *record_live_recorder(struct record_live *rl)
+{
+	return rl->r;
 }
 
 struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
@@ -316,11 +344,17 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 		return NULL;
 	}
 	rl->events = o->rec.events;
+	if (!(rl->dyn = record_dynev_new(rl, o, &ops))) {
+		utrace_die_msg("record", "out of memory");
+		free(rl);
+		return NULL;
+	}
 	pthread_mutex_init(&rl->lock, NULL);
 	pthread_mutex_lock(&rl->lock); /* the loop's, from the start */
 	ops.arg = rl;
 	if (utrace_live_start(dir, &ops, &rl->fs, &err) < 0) {
 		utrace_die_msg("record", "--tracefs: %s", err.msg);
+		record_dynev_free(rl->dyn);
 		pthread_mutex_unlock(&rl->lock);
 		pthread_mutex_destroy(&rl->lock);
 		free(rl->extract);
@@ -350,6 +384,7 @@ void record_live_stop(struct record_live *rl)
 	utrace_live_drain(rl->fs, 2000);
 	utrace_live_stop(rl->fs);
 	utrace_event_select_free(rl->own);
+	record_dynev_free(rl->dyn);
 	pthread_mutex_destroy(&rl->lock);
 	free(rl->extract);
 	free(rl);

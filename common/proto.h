@@ -56,6 +56,7 @@ enum utrace_msg_type {
 	UTRACE_MSG_FPATCH_PLAN,
 	UTRACE_MSG_FPATCH_AREA,
 	UTRACE_MSG_FPATCH,
+	UTRACE_MSG_KPROBE_SLOT, /* both ways on the live channel: a probe slot asked, given */
 };
 
 struct utrace_msg {
@@ -425,6 +426,26 @@ struct utrace_msg_live_done {
 	struct utrace_msg hdr;
 	int32_t status; /* runtime's answer: 0 or -errno */
 	uint32_t reserved;
+};
+
+/*
+ * A probe added while the program runs (dynamic_events, runtime/live.c):
+ *
+ *   recorder                               runtime's live thread
+ *   ENABLE {UTRACE_KPROBE_OBJ, key, id}  ->  the probe's event (records
+ *                                            follow ev_state: off at first)
+ *   per object that defines its symbol:
+ *   KPROBE_SLOT {obj}  ------------------>  the object's probe area (mapped
+ *                      <------------------  now if need be), a free slot
+ *   KPROBE {obj, key, ...}  ------------->  as at registration
+ *   KPROBE {key UTRACE_ENABLE_DONE}  ---->  installed in one batch
+ *                      <------------------  LIVE_DONE {status}
+ */
+struct utrace_msg_kprobe_slot {
+	struct utrace_msg hdr;
+	uint32_t obj;
+	uint32_t slot; /* answer: offset of a free slot, UINT32_MAX: none */
+	uint64_t addr; /* answer: the area, 0: none */
 };
 
 /*

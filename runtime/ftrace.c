@@ -390,6 +390,18 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* fn(arg) with the objects lock held: the list stays as it is (no
+ * registration, no dlclose) meanwhile (kprobe_live.c). */
+int rt_objects_locked(int (*fn)(void *arg), void *arg)
+{
+	int ret;
+
+	pthread_mutex_lock(&objects_lock);
+	ret = fn(arg);
+	pthread_mutex_unlock(&objects_lock);
+	return ret;
+}
+
 /* Find objects not seen yet, tell the recorder, enable what it selects. */
 int rt_objects_scan(void)
 {

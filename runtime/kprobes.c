@@ -50,6 +50,7 @@
 
 #include "arch/x86_64/insn.h"
 #include "common/fetch_prog.h"
+#include "runtime/kprobe_int.h"
 #include "runtime/rt.h"
 
 /* A call site carrying probes: the slot pushes its index. */
@@ -161,6 +162,9 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 	if (caller == (uint64_t)(uintptr_t)utrace_graph_return && t && t->depth &&
 	    t->stack[t->depth - 1].slot == slot)
 		caller = t->stack[t->depth - 1].ret;
+	/* another return probe of the function hooked it first: its caller */
+	if (caller == (uint64_t)(uintptr_t)utrace_kretprobe_tramp && d && kp_rets[d - 1].slot == slot)
+		caller = kp_rets[d - 1].caller;
 	kp_rets[d] = (struct kp_ret){*slot, slot, p->func, p, caller};
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the frame before it counts */
 	kp_ret_depth = d + 1;
@@ -348,7 +352,7 @@ static void kp_child(void)
 	pthread_mutex_init(&rt_kp_lock, NULL);
 }
 
-static void kp_install_handlers(void)
+void rt_kp_install_handlers(void)
 {
 	if (kp_installed)
 		return;
@@ -363,19 +367,6 @@ static void kp_install_handlers(void)
 }
 
 /* ---- registration ------------------------------------------------------ */
-
-struct kp_batch {
-	struct rt_kprobe *p;
-	size_t n, cap;
-	bool alone; /* the only thread: a jmp may replace several instructions */
-	uint8_t **int3; /* addresses to put an int3 on */
-	size_t nint3;
-	struct rt_poke *sites; /* call sites to point at their slots */
-	size_t nsites;
-	struct rt_poke *opt; /* jmps written once no thread is in the way */
-	uint64_t *opt_hi;    /* (kprobe_opt.c), each over [addr, opt_hi) */
-	size_t nopt;
-};
 
 /* The slot of a site probe: `push $k; jmp *0(%rip); .quad tramp`. */
 static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site, uint32_t id)
@@ -450,7 +441,7 @@ static void kp_take_jmp(struct kp_batch *b, uint8_t *slot, const struct utrace_m
 }
 
 /* One KPROBE of obj: checked, its slot written, added to the batch. */
-static int kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
+int rt_kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		   const struct utrace_msg_kprobe *m, uint32_t size)
 {
 	struct rt_kprobe *p;
@@ -544,6 +535,25 @@ static int kp_publish(const struct kp_batch *b)
 	return 0;
 }
 
+/* Each object's probe area, for probes added while running
+ * (kprobe_live.c); rt_kp_lock held. */
+static struct kp_area *kp_areas;
+static size_t kp_nareas;
+
+struct kp_area *rt_kp_area(uint32_t obj, bool add)
+{
+	struct kp_area *n;
+
+	for (size_t i = 0; i < kp_nareas; i++)
+		if (kp_areas[i].obj == obj)
+			return &kp_areas[i];
+	if (!add || !(n = realloc(kp_areas, (kp_nareas + 1) * sizeof(*n))))
+		return NULL;
+	kp_areas = n;
+	n[kp_nareas] = (struct kp_area){obj, 0, NULL};
+	return &n[kp_nareas++];
+}
+
 /* Names obj's probe area and takes the recorder's KPROBEs for it. */
 static int kp_object(struct kp_batch *b, struct rt_object *o, struct utrace_msg_kprobe *m)
 {
@@ -552,6 +562,8 @@ static int kp_object(struct kp_batch *b, struct rt_object *o, struct utrace_msg_
 					    area ? UTRACE_KPROBE_AREA : 0,
 					    (uint64_t)(uintptr_t)area};
 	int n, ret = rt_send(&am, sizeof(am), -1);
+	uint32_t next = 0; /* past the last slot a KPROBE took */
+	struct kp_area *a;
 
 	while (ret >= 0) {
 		n = rt_recv(m, UTRACE_MSG_MAX, NULL);
@@ -559,8 +571,14 @@ static int kp_object(struct kp_batch *b, struct rt_object *o, struct utrace_msg_
 			return -EPROTO;
 		if (m->key == UTRACE_ENABLE_DONE)
 			break;
-		if (kp_take(b, o, area, m, (uint32_t)n) < 0)
+		if (rt_kp_take(b, o, area, m, (uint32_t)n) < 0)
 			ret = -EPROTO;
+		if (m->slot + UTRACE_KPROBE_SLOT > next)
+			next = m->slot + UTRACE_KPROBE_SLOT;
+	}
+	if (area && (a = rt_kp_area(o->index, true))) { /* for probes added later */
+		a->addr = area;
+		a->next = next;
 	}
 	if (area && mprotect(area, UTRACE_KPROBE_AREA, PROT_READ | PROT_EXEC) < 0)
 		ret = -errno;
@@ -617,31 +635,49 @@ int rt_kprobes_register(struct rt_object *added)
 {
 	struct utrace_msg_kprobe *m = malloc(UTRACE_MSG_MAX);
 	struct kp_batch b = {.alone = kp_alone()};
-	uint8_t *cc = NULL;
 	int ret = m ? 0 : -ENOMEM;
 
-	kp_install_handlers(); /* kp_take reads the text through utrace_fetch_load */
+	rt_kp_install_handlers(); /* rt_kp_take reads the text through utrace_fetch_load */
 	pthread_mutex_lock(&rt_kp_lock);
 	for (struct rt_object *o = added; o && ret >= 0; o = o->next)
 		ret = kp_object(&b, o, m);
-	if (ret >= 0 && b.n) {
-		ret = kp_publish(&b);
-		if (ret >= 0 && b.nint3 && (cc = malloc(b.nint3))) {
-			memset(cc, INSN_INT3, b.nint3);
-			ret = rt_text_poke_bytes(b.int3, cc, b.nint3);
-		}
-		if (ret >= 0)
-			ret = rt_text_poke_batch(b.sites, b.nsites);
-		if (ret >= 0)
-			rt_kprobe_opt_queue(b.opt, b.opt_hi, b.nopt);
-	}
+	if (ret >= 0)
+		ret = rt_kp_commit(&b);
 	pthread_mutex_unlock(&rt_kp_lock);
-	free(cc);
-	free(b.opt);
-	free(b.opt_hi);
-	free(b.p);
-	free(b.int3);
-	free(b.sites);
+	rt_kp_batch_free(&b);
 	free(m);
 	return ret;
+}
+
+/* A batch in place (rt_kp_lock and the objects lock held): the table
+ * first, then the int3s, then the sites, then the jmps that wait for the
+ * other threads. */
+int rt_kp_commit(struct kp_batch *b)
+{
+	uint8_t *cc = NULL;
+	int ret;
+
+	if (!b->n)
+		return 0;
+	ret = kp_publish(b);
+	if (ret >= 0 && b->nint3 && (cc = malloc(b->nint3))) {
+		memset(cc, INSN_INT3, b->nint3);
+		ret = rt_text_poke_bytes(b->int3, cc, b->nint3);
+	}
+	if (ret >= 0)
+		ret = rt_text_poke_batch(b->sites, b->nsites);
+	if (ret >= 0)
+		rt_kprobe_opt_queue(b->opt, b->opt_hi, b->nopt);
+	free(cc);
+	return ret;
+}
+
+void rt_kp_batch_free(struct kp_batch *b)
+{
+	free(b->opt);
+	free(b->opt_hi);
+	free(b->p);
+	free(b->int3);
+	free(b->sites);
+	memset(b, 0, sizeof(*b));
 }

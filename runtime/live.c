@@ -9,7 +9,11 @@
  * recorder (a LIVE message) and serves the other from a thread of its own
  * (common/proto.h has the conversation): a TRACER, the SELECTs of every
  * object, a LIVE_DONE; ftrace.c then patches in one text_poke batch and
- * the thread answers LIVE_DONE with the result.
+ * the thread answers LIVE_DONE with the result.  A probe added while
+ * running comes as its event's ENABLE, then per object a KPROBE_SLOT
+ * (answered) and its KPROBE, and a last KPROBE that installs them
+ * (kprobe_live.c) and is answered with a LIVE_DONE.  A synthetic event
+ * defined while running is its ENABLE alone, answered.
  *
  * The thread runs only runtime code (nothing of it is instrumented) with
  * every signal blocked, so the program's handlers never run on it.  Its
@@ -64,6 +68,37 @@ static void live_answer(int status)
 	rt_fd_done();
 }
 
+/* KPROBE_SLOT: the answer is the question filled in. */
+static void live_slot(struct utrace_msg_kprobe_slot *m)
+{
+	int fd;
+
+	if (rt.enabled)
+		rt_kprobe_live_slot(m);
+	else
+		m->slot = UINT32_MAX;
+	m->hdr.size = sizeof(*m);
+	fd = rt_fd_use(&live_fd);
+	if (fd >= 0)
+		utrace_scm_send(fd, m, sizeof(*m), -1);
+	rt_fd_done();
+}
+
+/* A probe added while running (dynamic_events): its KPROBEs, each object
+ * in turn; the DONE installs them and is answered, with the first error
+ * of its ENABLE or KPROBEs (the probe then runs where it could). */
+static void live_kprobe(const struct utrace_msg_kprobe *m, uint32_t n, int *status)
+{
+	int ret = rt.enabled ? rt_kprobe_live_take(m, n) : -EBADF;
+
+	if (ret < 0 && !*status)
+		*status = ret;
+	if (m->key == UTRACE_ENABLE_DONE) {
+		live_answer(*status);
+		*status = 0;
+	}
+}
+
 /* trace_events.c's utrace_printf writer: the record goes into this
  * thread's own buffer, made on its first record like any thread's. */
 void __utrace_marker_write(const char *text, unsigned len);
@@ -74,7 +109,7 @@ static void *live_main(void *arg)
 	struct utrace_msg_tracer t = {.tracer = rt.cfg.tracer,
 				      .flags = rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS,
 				      .max_depth = rt.cfg.max_depth};
-	int status = 0;
+	int status = 0, kp_status = 0;
 	long n;
 
 	while ((n = live_recv(m, UTRACE_MSG_MAX)) >= (long)sizeof(*m)) {
@@ -91,6 +126,21 @@ static void *live_main(void *arg)
 				rt_rb_flush(&rt_self); /* readable at once */
 			}
 			live_answer(rt.enabled ? 0 : -EBADF);
+		} else if (m->type == UTRACE_MSG_ENABLE &&
+			   n >= (long)sizeof(struct utrace_msg_enable)) {
+			/* a probe's: said at its DONE; a synthetic event's now */
+			if (rt_event_live_enable((void *)m, (uint32_t)n) < 0)
+				kp_status = -EPROTO;
+			if (((struct utrace_msg_enable *)m)->obj == UTRACE_SYNTH_OBJ) {
+				live_answer(kp_status);
+				kp_status = 0;
+			}
+		} else if (m->type == UTRACE_MSG_KPROBE_SLOT &&
+			   n >= (long)sizeof(struct utrace_msg_kprobe_slot)) {
+			live_slot((void *)m);
+		} else if (m->type == UTRACE_MSG_KPROBE &&
+			   n >= (long)sizeof(struct utrace_msg_kprobe)) {
+			live_kprobe((void *)m, (uint32_t)n, &kp_status);
 		} else if (m->type == UTRACE_MSG_LIVE_DONE) {
 			if (!status && rt.enabled)
 				status = rt_objects_live_apply(&t);

@@ -26,6 +26,7 @@
  *   func_patch.c    objects without compiler sites: function entries patched
  *                   with a jmp to a detour that calls the sites' stub
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
+ *   kprobe_live.c   in-process probes added while the program runs
  *   live.c          the live channel: tracer and sites changed while running
  *   plt.c           --libcall: the GOT slots of imports hooked through stubs
  *   init.c          start-up, fork/exec: calls the others in order
@@ -307,6 +308,12 @@ extern int (*rt_objects_libcall_live_hook)(struct rt_object *lc, uint32_t tracer
 void rt_objects_resend(void) RT_HIDDEN;
 int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
 int rt_objects_live_apply(const struct utrace_msg_tracer *t) RT_HIDDEN;
+int rt_objects_locked(int (*fn)(void *arg), void *arg) RT_HIDDEN;
+/* kprobe_live.c: a probe added while running (common/proto.h KPROBE_SLOT):
+ * a slot asked for (the answer in m), its KPROBEs until the DONE that
+ * installs them (0 or -errno) */
+void rt_kprobe_live_slot(struct utrace_msg_kprobe_slot *m) RT_HIDDEN;
+int rt_kprobe_live_take(const struct utrace_msg_kprobe *m, uint32_t size) RT_HIDDEN;
 /* live.c */
 void rt_live_start(void) RT_HIDDEN;
 void rt_live_forget(void) RT_HIDDEN;
@@ -352,6 +359,10 @@ int rt_events_register(struct rt_object *added) RT_HIDDEN;
 int rt_synth_register(void) RT_HIDDEN;
 int rt_kprobe_events_register(void) RT_HIDDEN;
 void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
+/* A probe's or synthetic event's event added while running: its ENABLE
+ * (obj UTRACE_KPROBE_OBJ or UTRACE_SYNTH_OBJ) from the live channel; 0 or
+ * -1 (malformed, or a key given twice). */
+int rt_event_live_enable(const struct utrace_msg_enable *m, uint32_t size) RT_HIDDEN;
 
 /* fetch_fault.c */
 void rt_fetch_fault_install(void) RT_HIDDEN;

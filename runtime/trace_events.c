@@ -640,6 +640,33 @@ void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len)
 		rt_event_write(k, rec, len);
 }
 
+int rt_event_live_enable(const struct utrace_msg_enable *m, uint32_t size)
+{
+	static const struct ev_pending none;
+	struct utrace_event_key *k;
+	struct rt_event_conf *f;
+
+	if (size < sizeof(*m) + m->filter_len)
+		return -1;
+	if (m->obj == UTRACE_KPROBE_OBJ && m->key < UTRACE_KPROBE_MAX)
+		k = &ev_kprobe_keys[m->key];
+	else if (m->obj == UTRACE_SYNTH_OBJ && m->key < UTRACE_SYNTH_MAX)
+		k = &ev_synth_keys[m->key];
+	else
+		return -1;
+	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
+		return -1; /* a key is never given twice */
+	f = ev_conf(m, &none);
+	if (!f && (m->filter_len || m->flags))
+		return -1;
+	k->id = m->id;
+	k->filter = f;
+	k->write = rt_event_write;
+	/* release: as ev_recv_enables, id and filter before enabled */
+	__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 /* After CONFIG and the synthetic events: the probes' enables. */
 int rt_kprobe_events_register(void)
 {

@@ -18,6 +18,8 @@
  *   live_events.c available_events, events/SYSTEM/EVENT/{format,id}
  *   live_options.c trace_options, options/
  *   live_reset.c  unmounting what a killed recorder left
+ *   live_dynev.c  dynamic_events, synthetic_events: probes and synthetic
+ *                 events added and removed while the programs run
  *
  * The ops are called from the FUSE threads, several at once; the
  * implementation serialises them with its own work (the recorder's poll
@@ -33,6 +35,7 @@
 #include "common/proto.h"
 #include "lib/base/error.h"
 
+struct utrace_event_format;
 struct utrace_func_filter;
 struct utrace_live;
 
@@ -73,6 +76,26 @@ struct utrace_live_ops {
 	int (*extract)(void *arg, FILE *out, struct utrace_error *err);
 	/* every traceable function of the traced processes */
 	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
+	/* dynamic_events, synthetic_events (live_dynev.c): a probe definition
+	 * (the in-process syntax: no PATH:) or a synthetic event's ("NAME
+	 * TYPE FIELD; ...") added to the recording, its event off; 0 with
+	 * *line what dynamic_events lists for it (malloc'ed) and *fmt its
+	 * format (the recording's, valid until utrace_live_stop), or <0
+	 * with err (err->column: the column of the error, 1-based, 0: none) */
+	int (*probe_add)(void *arg, const char *def, char **line,
+			 const struct utrace_event_format **fmt, struct utrace_error *err);
+	int (*synth_add)(void *arg, const char *def, char **line,
+			 const struct utrace_event_format **fmt, struct utrace_error *err);
+	/* removes the event added so (-ENOENT) */
+	int (*dynev_remove)(void *arg, const char *sys, const char *name, struct utrace_error *err);
+	/* its records on (1), off (0) or only asked (-1): whether they are
+	 * on, or -errno */
+	int (*dynev_enable)(void *arg, const char *sys, const char *name, int on);
+	/* the probes of the command line, for dynamic_events (at start) */
+	void (*dynev_initial)(void *arg,
+			      void (*cb)(void *cbarg, const char *line,
+					 const struct utrace_event_format *fmt),
+			      void *cbarg);
 	/* per-thread buffer size in KiB */
 	uint32_t buffer_kb;
 	/* the tracer and filter the recording starts with (the command line;

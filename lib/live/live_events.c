@@ -50,8 +50,8 @@ static void events_refresh(struct utrace_live *l)
 		l->ops.objects(l->ops.arg, events_add, l);
 }
 
-/* Event i of every list in order, each system:name once; NULL past the
- * end. */
+/* Event i of every list in order, each system:name once, then the
+ * dynamic events (live_dynev.c); NULL past the end. */
 static const struct utrace_event_format *event_at(struct utrace_live *l, size_t i)
 {
 	for (size_t p = 0; p < l->nev_paths; p++)
@@ -66,7 +66,7 @@ static const struct utrace_event_format *event_at(struct utrace_live *l, size_t 
 			if (!dup && !i--)
 				return f;
 		}
-	return NULL;
+	return live_dynev_format(l, i); /* then the dynamic events */
 }
 
 const struct utrace_event_format *live_event_find(struct utrace_live *l, const char *system,

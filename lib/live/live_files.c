@@ -379,6 +379,8 @@ static const struct live_file files[] = {
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
     {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},
     {"utrace.dat", RO, show_extract, NULL, NULL, NULL, 0, false},
+    {"dynamic_events", RW, live_show_dynev, live_open_dynev, live_write_dynev, NULL, 0, false},
+    {"synthetic_events", RW, live_show_synth, live_open_synth, live_write_synth, NULL, 0, false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */
@@ -452,8 +454,13 @@ static int resolve_event(struct utrace_live *l, const char *p, struct live_handl
 	h->dir = LIVE_DIR_EVENT;
 	if (!*p)
 		return 0;
-	if (!component(&p, file) || *p ||
-	    !(h->f = table_find(event_files, NFILES(event_files), file)))
+	if (!component(&p, file) || *p)
+		return -ENOENT;
+	/* a dynamic event's enable is live_dynev.c's */
+	if (!(h->f = table_find(event_files, NFILES(event_files), file)) &&
+	    !strcmp(file, "enable") && live_dynev_has_enable(l, h->sys, h->ev))
+		h->f = &live_dynev_enable;
+	if (!h->f)
 		return -ENOENT;
 	h->dir = 0;
 	return 0;
@@ -525,6 +532,8 @@ int live_dir_names(struct utrace_live *l, const char *path,
 	case LIVE_DIR_EVENT:
 		for (size_t i = 0; i < NFILES(event_files); i++)
 			fill(arg, event_files[i].name);
+		if (live_dynev_has_enable(l, h.sys, h.ev))
+			fill(arg, live_dynev_enable.name);
 		break;
 	case LIVE_DIR_OPTIONS:
 		live_option_names(l, fill, arg);

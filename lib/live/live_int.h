@@ -48,6 +48,10 @@ struct utrace_live {
 	bool stopping; /* unmounting: blocked readers give up */
 	int ncpu;      /* per_cpu/cpu0 ... */
 	uint64_t *cpu_clear_ns; /* `echo > per_cpu/cpuN/trace`, by N */
+	/* live_dynev.c: the events of dynamic_events, oldest first */
+	struct live_dyn *dyn;
+	size_t ndyn;
+	bool dyn_init;
 	/* live_events.c: the event lists of the object files, by path */
 	char **ev_paths;
 	struct utrace_event_list **ev_lists;
@@ -103,6 +107,27 @@ int live_show_events(struct utrace_live *l, const struct live_handle *h, FILE *o
 int live_show_format(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_show_id(struct utrace_live *l, const struct live_handle *h, FILE *out);
 void live_events_free(struct utrace_live *l);
+
+/* live_dynev.c: an event of dynamic_events; its line as the file lists
+ * it, its format (the recording's) */
+struct live_dyn {
+	char *line;
+	const struct utrace_event_format *fmt;
+	bool synth;
+};
+int live_show_dynev(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_dynev(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_dynev(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_synth(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_synth(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_synth(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+extern const struct live_file live_dynev_enable; /* events/SYS/EVENT/enable of one */
+/* The dynamic event (sys, name), NULL if none. */
+const struct live_dyn *live_dynev_find(struct utrace_live *l, const char *sys, const char *name);
+const struct utrace_event_format *live_dynev_format(struct utrace_live *l, size_t i);
+/* Whether it has an enable of live_dynev.c's (one defined while running). */
+bool live_dynev_has_enable(struct utrace_live *l, const char *sys, const char *name);
+void live_dynev_free(struct utrace_live *l);
 
 /* live_options.c */
 bool live_option_known(struct utrace_live *l, const char *name);

@@ -547,6 +547,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		munmap(r->ctl, sizeof(*r->ctl));
 	if (r->ctl_fd >= 0)
 		close(r->ctl_fd);
+	rec_live_free(r);
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];
 

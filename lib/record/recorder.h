@@ -177,6 +177,35 @@ int utrace_recorder_extract(struct utrace_recorder *r, const char *path, struct 
 int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, const char *event,
 				  struct utrace_error *err);
 
+/*
+ * A probe added while the programs run (lib/record/recorder_live.c, the
+ * live tracefs's dynamic_events): p (parsed, in-process; the recorder's
+ * from now on, even on failure) with event id id and format text format (saved in the
+ * file now) goes into every process and every one to come; its event is
+ * off until utrace_recorder_kprobe_enable.  Its key, or <0 with err; a
+ * process that does not take it is said as a notice.
+ */
+int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *p, int id,
+			       const char *format, struct utrace_error *err);
+/* Records of the probe GROUP/EVENT added while running: on (1), off (0),
+ * or only asked (-1); whether they are on, or -ENOENT (none such, or one
+ * from the command line). */
+int utrace_recorder_kprobe_enable(struct utrace_recorder *r, const char *group, const char *event,
+				  int on);
+
+/*
+ * A synthetic event defined while the programs run (synthetic_events): s
+ * (the recorder's from now on, even on failure) with event id id and
+ * format text format (saved now), fired by the onmatch() actions of the
+ * triggers compiled from now on; off until utrace_recorder_synth_enable
+ * (on 1, 0, -1 as utrace_recorder_kprobe_enable).  Its index, or <0.
+ * Removing it turns it off for good and frees its name.
+ */
+int utrace_recorder_synth_add(struct utrace_recorder *r, struct utrace_synth *s, int id,
+			      const char *format, struct utrace_error *err);
+int utrace_recorder_synth_enable(struct utrace_recorder *r, const char *name, int id, int on);
+int utrace_recorder_synth_remove(struct utrace_recorder *r, const char *name, int id);
+
 /* Per-buffer statistics after finish, for the summary: returns false past
  * the last buffer. */
 bool utrace_recorder_buffer_stats(const struct utrace_recorder *r, uint32_t i, int *pid, int *tid,

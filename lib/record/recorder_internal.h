@@ -131,6 +131,15 @@ struct utrace_recorder {
 	uint64_t snap_stall_ns; /* when snap_taken was first seen unpublished */
 	bool busy; /* the last poll saved sub-buffers: poll again without sleeping */
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
+	/* recorder_live.c: o.kprobes and the probes added while running (the
+	 * recorder's: o.kprobes points here once one is); by key, the event
+	 * id of one added while running, 0 for the others */
+	struct utrace_kprobe **kp_own;
+	int32_t *kp_live_id;
+	/* the same for o.synths: those from synth_first_live on are the
+	 * recorder's, defined while running (a removed one's name is "") */
+	struct utrace_synth **synth_own;
+	unsigned synth_first_live;
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 
@@ -239,6 +248,19 @@ int rec_enable_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_enable *
  * KPROBE_AREA */
 int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		    struct utrace_error *err);
+/* Probe i's KPROBE for object obj at slot *slot of the area am names
+ * (moved past it), sent on c (0 also when it does not land there: said
+ * as a notice); others: where the object's probes are. */
+int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+		   const struct utrace_msg_kprobe_area *am, unsigned i, uint32_t *slot,
+		   const uint64_t *others, size_t nothers, struct utrace_msg_kprobe *m);
+/* recorder_kprobe.c: probe key i's ENABLE when it was added while running
+ * (its records follow ev_state: STATEFUL): 1 once sent, 0 if it was
+ * not added so, <0 if the send failed. */
+int rec_kprobe_live_enable(struct utrace_recorder *r, struct rec_conn *c, unsigned i,
+			   struct utrace_msg_enable *en);
+/* recorder_live.c: what utrace_recorder_kprobe_add and _synth_add kept */
+void rec_live_free(struct utrace_recorder *r);
 
 /* recorder_fpatch.c: FPATCH_ASK and FPATCH_AREA of an object without
  * call sites; the plans freed with the recorder */

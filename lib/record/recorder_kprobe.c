@@ -33,7 +33,7 @@ static void rec_kprobe_notice(struct utrace_recorder *r, struct rec_conn *c,
 }
 
 /* Probe i in object o, at slot *slot of the area: its KPROBE into m. */
-static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 			  const struct utrace_msg_kprobe_area *am, unsigned i, uint32_t *slot,
 			  const uint64_t *others, size_t nothers, struct utrace_msg_kprobe *m)
 {
@@ -151,4 +151,22 @@ int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, 
 	}
 	return utrace_error_set(err, -ENOENT, "no in-process probe %s%s%s in this recording",
 				group ? group : "", group ? "/" : "", event);
+}
+
+int rec_kprobe_live_enable(struct utrace_recorder *r, struct rec_conn *c, unsigned i,
+			   struct utrace_msg_enable *en)
+{
+	int ret;
+
+	if (!r->kp_live_id || i >= UTRACE_KPROBE_MAX || !r->kp_live_id[i])
+		return 0;
+	memset(en, 0, sizeof(*en));
+	en->hdr.type = UTRACE_MSG_ENABLE;
+	en->hdr.size = sizeof(*en);
+	en->obj = UTRACE_KPROBE_OBJ;
+	en->key = i;
+	en->id = r->kp_live_id[i];
+	en->flags = UTRACE_ENABLE_STATEFUL; /* on and off by ev_state */
+	ret = rec_conn_send(c, en, sizeof(*en), -1);
+	return ret < 0 ? ret : 1;
 }

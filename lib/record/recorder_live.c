@@ -11,6 +11,15 @@
  * is waited for: when the write to current_tracer returns, the sites are
  * patched.  A process that does not answer within LIVE_WAIT_MS, or whose
  * channel fails, has its channel closed; it keeps its sites as they were.
+ *
+ * A probe added while running (dynamic_events) gets the next key and its
+ * own event id; its format goes into the file at once, its event starts
+ * off (the control page's ev_state, the runtime's ENABLE is STATEFUL),
+ * and each process is sent its ENABLE, then, per object that defines the
+ * symbol, a slot asked for (KPROBE_SLOT) and the KPROBE made for it, as
+ * at registration (recorder_kprobe.c), and a last KPROBE that installs
+ * them.  Processes that start later get it as the probes of the command
+ * line.  Its removal is utrace_recorder_kprobe_remove's.
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,9 +27,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/uio.h>
+
 #include "common/scm.h"
 #include "lib/elf/symtab.h"
 #include "lib/events/ftrace_filter.h"
+#include "lib/hist/synth.h"
+#include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
 
 #define LIVE_WAIT_MS 5000
@@ -209,4 +222,312 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, siz
 			       : 0;
 	}
 	return utrace_error_set(err, -ESRCH, "no traced process to write the marker");
+}
+
+/* ---- probes added while the programs run (dynamic_events) ------------ */
+
+/* A free slot of object obj's probe area (*slot UINT32_MAX: none). */
+static int live_slot_ask(struct rec_conn *ch, uint32_t obj, uint64_t *area, uint32_t *slot)
+{
+	struct utrace_msg_kprobe_slot s = {{sizeof(s), UTRACE_MSG_KPROBE_SLOT}, obj, 0, 0};
+	struct pollfd p = {.fd = ch->fd, .events = POLLIN};
+	int got = -1, ret = rec_conn_send(ch, &s, sizeof(s), -1);
+	long n;
+
+	if (ret < 0)
+		return ret;
+	if (poll(&p, 1, LIVE_WAIT_MS) <= 0)
+		return -ETIMEDOUT;
+	n = utrace_scm_recv(ch->fd, &s, sizeof(s), MSG_DONTWAIT, &got);
+	if (got >= 0)
+		close(got);
+	if (n != (long)sizeof(s) || s.hdr.type != UTRACE_MSG_KPROBE_SLOT || s.obj != obj)
+		return n < 0 ? (int)n : -EPROTO;
+	*area = s.addr;
+	*slot = s.slot;
+	return 0;
+}
+
+/* Probe key's KPROBE for object oi of c, if the object defines its
+ * symbol: a slot asked for, the location made for it (where the
+ * object's other probes are, a jmp must not cover). */
+static int live_kprobe_object(struct utrace_recorder *r, struct rec_conn *ch, unsigned key,
+			      uint32_t oi, struct utrace_msg_kprobe *m)
+{
+	const struct rec_object *o = &ch->objs[oi];
+	struct utrace_msg_kprobe_area am = {{sizeof(am), UTRACE_MSG_KPROBE_AREA}, oi,
+					    UTRACE_KPROBE_AREA, 0};
+	struct utrace_kprobe_loc loc;
+	struct utrace_error e;
+	uint64_t *at;
+	size_t nat = 0;
+	uint32_t slot;
+	int ret;
+
+	if ((o->flags & UTRACE_OBJ_LIBCALL) || o->received != o->nr_sites ||
+	    utrace_kprobe_locate(r->o.kprobes[key], o->path, o->vaddrs, o->nr_sites, 0, NULL, 0,
+				 &loc, &e) <= 0)
+		return 0; /* not there (an error is said by rec_kprobe_one below) */
+	if ((ret = live_slot_ask(ch, oi, &am.addr, &slot)) < 0)
+		return ret;
+	if (slot == UINT32_MAX)
+		am.size = 0; /* rec_kprobe_one says "no room" */
+	if (!(at = calloc(r->o.nr_kprobes + 1, sizeof(*at))))
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++)
+		if (!utrace_ctl_kprobe_off(r->ctl, i) &&
+		    utrace_kprobe_locate(r->o.kprobes[i], o->path, o->vaddrs, o->nr_sites, 0, NULL,
+					 0, &loc, &e) > 0)
+			at[nat++] = loc.vaddr;
+	ret = rec_kprobe_one(r, ch, oi, &am, key, &slot, at, nat, m);
+	free(at);
+	return ret;
+}
+
+/* The probe into one process: its event, its locations, installed. */
+static int live_kprobe_conn(struct utrace_recorder *r, struct rec_conn *c, unsigned key,
+			    struct utrace_msg_kprobe *m)
+{
+	struct rec_conn ch = *c;
+	int ret;
+
+	ch.fd = c->live_fd; /* everything goes down the live channel */
+	ret = rec_kprobe_live_enable(r, &ch, key, (struct utrace_msg_enable *)m);
+	for (uint32_t oi = 0; ret >= 0 && oi < c->nr_objs; oi++)
+		ret = live_kprobe_object(r, &ch, key, oi, m);
+	if (ret >= 0) {
+		memset(m, 0, sizeof(*m));
+		m->hdr.type = UTRACE_MSG_KPROBE;
+		m->hdr.size = sizeof(*m);
+		m->obj = UTRACE_KPROBE_OBJ;
+		m->key = UTRACE_ENABLE_DONE;
+		ret = rec_conn_send(&ch, m, sizeof(*m), -1);
+	}
+	if (ret >= 0)
+		ret = live_wait(c->live_fd);
+	if (ret == -ETIMEDOUT || ret == -EPROTO || ret == -EPIPE || ret == -ECONNRESET)
+		rec_live_close(c);
+	return ret;
+}
+
+/* A process that did not take an event added while running: said,
+ * unless it went away meanwhile (it exited or exec'ed: nothing to say);
+ * the event is the recording's all the same. */
+static void live_not_taken(struct utrace_recorder *r, struct rec_conn *c, const char *what,
+			   int ret)
+{
+	char text[160];
+
+	if (ret == -EPIPE || ret == -ECONNRESET || ret == -ENOTCONN || ret == -EBADF)
+		return;
+	snprintf(text, sizeof(text), "the %s added to the tracefs is not in this process: %s",
+		 what, strerror(-ret));
+	if (r->o.notice)
+		r->o.notice(r->o.notice_arg, c->pid, text);
+}
+
+/* The key the probe gets: o.kprobes copied into the recorder's own
+ * array the first time, p appended. */
+static int live_kprobe_key(struct utrace_recorder *r, struct utrace_kprobe *p, int id)
+{
+	unsigned n = r->o.nr_kprobes;
+
+	if (n >= UTRACE_KPROBE_MAX)
+		return -ENOSPC;
+	if (!r->kp_own) {
+		if (!(r->kp_own = calloc(UTRACE_KPROBE_MAX, sizeof(*r->kp_own))) ||
+		    !(r->kp_live_id = calloc(UTRACE_KPROBE_MAX, sizeof(*r->kp_live_id)))) {
+			free(r->kp_own);
+			r->kp_own = NULL;
+			return -ENOMEM;
+		}
+		if (n)
+			memcpy(r->kp_own, r->o.kprobes, n * sizeof(*r->kp_own));
+		r->o.kprobes = r->kp_own;
+	}
+	r->kp_own[n] = p;
+	r->kp_live_id[n] = id;
+	r->o.nr_kprobes = n + 1;
+	return (int)n;
+}
+
+int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *p, int id,
+			       const char *format, struct utrace_error *err)
+{
+	uint8_t *st = id >= UTRACE_EV_ID_BASE && id < UTRACE_EV_ID_BASE + UTRACE_EV_STATE_MAX
+			  ? &r->ctl->ev_state[id - UTRACE_EV_ID_BASE]
+			  : NULL;
+	struct utrace_dat_event_format ef = {.id = (uint32_t)id};
+	const char *sys = utrace_kprobe_group(p);
+	struct iovec iov[3] = {{&ef, sizeof(ef)},
+			       {(void *)sys, strlen(sys) + 1},
+			       {(void *)format, strlen(format) + 1}};
+	struct utrace_msg_kprobe *m;
+	int key = -1, ret = 0;
+
+	if (!st)
+		ret = utrace_error_set(err, -ENOSPC, "no event id left for the probe");
+	else if ((ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err)) >= 0 &&
+		 (key = live_kprobe_key(r, p, id)) < 0)
+		ret = utrace_error_set(err, key, "%s",
+				       key == -ENOSPC ? "too many probes" : "out of memory");
+	if (ret < 0) {
+		utrace_kprobe_free(p);
+		return ret;
+	}
+	/* off until its enable file says 1, as the kernel's new event */
+	__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
+	if (!(m = malloc(UTRACE_MSG_MAX)))
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		struct rec_conn *c = r->conns[i];
+
+		if (c->open && c->live_fd >= 0 && (ret = live_kprobe_conn(r, c, key, m)) < 0)
+			live_not_taken(r, c, "probe", ret);
+	}
+	free(m);
+	return key;
+}
+
+int utrace_recorder_kprobe_enable(struct utrace_recorder *r, const char *group, const char *event,
+				  int on)
+{
+	for (unsigned i = r->o.nr_kprobes; i-- > 0;) {
+		const struct utrace_kprobe *p = r->o.kprobes[i];
+		int id = r->kp_live_id ? r->kp_live_id[i] : 0;
+		uint8_t *st;
+
+		if (strcmp(utrace_kprobe_group(p), group) || strcmp(utrace_kprobe_event(p), event))
+			continue;
+		if (!id || utrace_ctl_kprobe_off(r->ctl, i))
+			return -ENOENT; /* from the command line, or removed */
+		st = &r->ctl->ev_state[id - UTRACE_EV_ID_BASE];
+		if (on > 0)
+			__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
+		else if (on == 0)
+			__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
+		return !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
+	}
+	return -ENOENT;
+}
+
+void rec_live_free_synths(struct utrace_recorder *r);
+
+void rec_live_free(struct utrace_recorder *r)
+{
+	rec_live_free_synths(r);
+	if (!r->kp_own)
+		return;
+	/* the probes added while running are the recorder's */
+	for (unsigned i = 0; i < r->o.nr_kprobes; i++)
+		if (r->kp_live_id[i])
+			utrace_kprobe_free(r->kp_own[i]);
+	free(r->kp_own);
+	free(r->kp_live_id);
+	r->kp_own = NULL;
+	r->kp_live_id = NULL;
+}
+
+void rec_live_free_synths(struct utrace_recorder *r)
+{
+	if (!r->synth_own)
+		return;
+	for (unsigned i = r->synth_first_live; i < r->o.nr_synths; i++)
+		utrace_synth_free(r->synth_own[i]);
+	free(r->synth_own);
+	r->synth_own = NULL;
+}
+
+/* ---- synthetic events defined while the programs run ------------------ */
+
+int utrace_recorder_synth_add(struct utrace_recorder *r, struct utrace_synth *s, int id,
+			      const char *format, struct utrace_error *err)
+{
+	struct utrace_dat_event_format ef = {.id = (uint32_t)id};
+	struct iovec iov[3] = {{&ef, sizeof(ef)},
+			       {(void *)"synthetic", sizeof("synthetic")},
+			       {(void *)format, strlen(format) + 1}};
+	struct utrace_msg_enable en = {{sizeof(en), UTRACE_MSG_ENABLE}, UTRACE_SYNTH_OBJ, 0, id, 0,
+				       UTRACE_ENABLE_STATEFUL, 0};
+	unsigned n = r->o.nr_synths;
+	int ret;
+
+	if (n >= UTRACE_SYNTH_MAX || id < UTRACE_EV_ID_BASE ||
+	    id >= UTRACE_EV_ID_BASE + UTRACE_EV_STATE_MAX) {
+		utrace_synth_free(s);
+		return utrace_error_set(err, -ENOSPC, "too many synthetic events");
+	}
+	if (!r->synth_own) {
+		if (!(r->synth_own = calloc(UTRACE_SYNTH_MAX, sizeof(*r->synth_own)))) {
+			utrace_synth_free(s);
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		}
+		if (n)
+			memcpy(r->synth_own, r->o.synths, n * sizeof(*r->synth_own));
+		r->synth_first_live = n;
+		r->o.synths = r->synth_own;
+	}
+	if (utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err) < 0) {
+		utrace_synth_free(s);
+		return err->code;
+	}
+	/* off until its enable file says 1, as the kernel's */
+	__atomic_fetch_or(&r->ctl->ev_state[id - UTRACE_EV_ID_BASE], UTRACE_EVS_OFF,
+			  __ATOMIC_ACQ_REL);
+	r->synth_own[n] = s;
+	r->o.nr_synths = n + 1; /* an EMIT's id: n, for the triggers compiled from now on */
+	en.key = n;
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		struct rec_conn *c = r->conns[i], ch = *c;
+
+		if (!c->open || c->live_fd < 0)
+			continue;
+		ch.fd = c->live_fd;
+		ret = rec_conn_send(&ch, &en, sizeof(en), -1);
+		if (ret >= 0)
+			ret = live_wait(c->live_fd);
+		if (ret == -ETIMEDOUT || ret == -EPROTO)
+			rec_live_close(c);
+		if (ret < 0)
+			live_not_taken(r, c, "synthetic event", ret);
+	}
+	return (int)n;
+}
+
+/* The synthetic event named so, defined while running: its index. */
+static int live_synth_find(struct utrace_recorder *r, const char *name)
+{
+	for (unsigned i = r->synth_own ? r->synth_first_live : r->o.nr_synths; i < r->o.nr_synths;
+	     i++)
+		if (r->synth_own[i]->name[0] && !strcmp(r->synth_own[i]->name, name))
+			return (int)i;
+	return -ENOENT;
+}
+
+int utrace_recorder_synth_enable(struct utrace_recorder *r, const char *name, int id, int on)
+{
+	uint8_t *st;
+
+	if (live_synth_find(r, name) < 0 || id < UTRACE_EV_ID_BASE ||
+	    id >= UTRACE_EV_ID_BASE + UTRACE_EV_STATE_MAX)
+		return -ENOENT;
+	st = &r->ctl->ev_state[id - UTRACE_EV_ID_BASE];
+	if (on > 0)
+		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
+	else if (on == 0)
+		__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
+	return !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
+}
+
+int utrace_recorder_synth_remove(struct utrace_recorder *r, const char *name, int id)
+{
+	int i = live_synth_find(r, name);
+
+	if (i < 0)
+		return i;
+	utrace_recorder_synth_enable(r, name, id, 0);
+	/* its index stays an EMIT's id (triggers compiled with it may still
+	 * fire: recorded no more); its name goes, for a new one to take */
+	r->synth_own[i]->name[0] = 0;
+	return 0;
 }

@@ -172,7 +172,8 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	cfg.thresh_ns = r->o.thresh_ns;
 	cfg.tsc_per_us_q16 = r->tsc_per_us_q16;
 	cfg.nr_synth = r->o.events ? r->o.nr_synths : 0;
-	cfg.nr_kprobes = r->o.events ? r->o.nr_kprobes : 0;
+	/* (probes added while running are recorded without any -e) */
+	cfg.nr_kprobes = r->o.events || r->kp_live_id ? r->o.nr_kprobes : 0;
 	ret = rec_conn_send(c, &cfg, sizeof(cfg), r->ctl_fd);
 	if (ret >= 0)
 		ret = rec_synth_send(r, c, err);
@@ -351,14 +352,15 @@ static int rec_kprobe_send(struct utrace_recorder *r, struct rec_conn *c, struct
 	struct utrace_msg_enable *en;
 	int ret = 0;
 
-	if (!r->o.events || !r->o.nr_kprobes)
+	if ((!r->o.events && !r->kp_live_id) || !r->o.nr_kprobes)
 		return 0;
 	if (!(en = malloc(UTRACE_MSG_MAX)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX && ret >= 0; i++)
-		ret = rec_event_enable(r, c, UTRACE_KPROBE_OBJ, i, UTRACE_EVENT_NOOBJ,
-				       utrace_kprobe_group(r->o.kprobes[i]),
-				       utrace_kprobe_event(r->o.kprobes[i]), en, err);
+		if (!(ret = rec_kprobe_live_enable(r, c, i, en)) && r->o.events)
+			ret = rec_event_enable(r, c, UTRACE_KPROBE_OBJ, i, UTRACE_EVENT_NOOBJ,
+					       utrace_kprobe_group(r->o.kprobes[i]),
+					       utrace_kprobe_event(r->o.kprobes[i]), en, err);
 	if (ret >= 0)
 		ret = rec_enable_done(c, UTRACE_KPROBE_OBJ, en);
 	free(en);

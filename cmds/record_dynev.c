@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_dynev.c - dynamic_events and synthetic_events of the live tracefs
+ * (lib/live/live_dynev.c knows the files): a probe definition is parsed
+ * and checked by lib/probes against the program as at `--probe`, gets
+ * its event id in the recording and goes to lib/record, which saves its
+ * format and installs it in every process; a synthetic event likewise
+ * with lib/hist.  Their records are off until their enable file says 1.
+ *
+ * The names defined are kept here (those of the command line's probes
+ * too), so that a second definition of one is refused before anything
+ * is sent, as the kernel refuses it.  Every op holds the recorder.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds/record_dynev.h"
+#include "lib/events/event_format.h"
+#include "lib/hist/synth.h"
+#include "lib/probes/kprobe.h"
+
+struct dyn_name {
+	char sys[65], name[65];
+	int id;
+	bool synth, live;
+};
+
+struct record_dynev {
+	char *exe; /* the program: its symbols check a probe's point */
+	const struct record_opts *o;
+	struct dyn_name *names;
+	size_t n;
+};
+
+static struct dyn_name *dyn_find(struct record_dynev *d, const char *sys, const char *name)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->names[i].sys, sys) && !strcmp(d->names[i].name, name))
+			return &d->names[i];
+	return NULL;
+}
+
+static int dyn_keep(struct record_dynev *d, const char *sys, const char *name, int id, bool synth,
+		    bool live)
+{
+	struct dyn_name *n = realloc(d->names, (d->n + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	d->names = n;
+	n = &n[d->n++];
+	snprintf(n->sys, sizeof(n->sys), "%s", sys);
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->id = id;
+	n->synth = synth;
+	n->live = live;
+	return 0;
+}
+
+/*
+ * The line dynamic_events lists for probe p defined by def, as the
+ * kernel's trace_kprobe_show/trace_fprobe_show: "p:GRP/EVENT SYM+OFFS",
+ * "r:..." for a return, "f:GRP/EVENT SYM[%return]", then each argument
+ * as NAME=ARG (the kernel's argN for an unnamed one).
+ */
+static char *dyn_probe_line(const struct utrace_kprobe *p, const char *def)
+{
+	char *buf = NULL, *copy = strdup(def), *save = NULL, *tok;
+	size_t len = 0;
+	uint64_t off = 0;
+	const char *sym = utrace_kprobe_symbol(p, &off);
+	FILE *f = open_memstream(&buf, &len);
+	unsigned i = 0;
+
+	if (!f || !copy) {
+		if (f)
+			fclose(f);
+		free(buf);
+		free(copy);
+		return NULL;
+	}
+	if (utrace_kprobe_fprobe(p))
+		fprintf(f, "f:%s/%s %s%s", utrace_kprobe_group(p), utrace_kprobe_event(p), sym,
+			utrace_kprobe_kind(p) == UTRACE_KP_RETURN ? "%return" : "");
+	else
+		fprintf(f, "%c:%s/%s %s+%llu", utrace_kprobe_kind(p) == UTRACE_KP_RETURN ? 'r' : 'p',
+			utrace_kprobe_group(p), utrace_kprobe_event(p), sym, (unsigned long long)off);
+	/* the words after the type and the probe point */
+	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (i++ < 2)
+			continue;
+		if (strchr(tok, '='))
+			fprintf(f, " %s", tok);
+		else
+			fprintf(f, " arg%u=%s", i - 2, tok);
+	}
+	fclose(f);
+	free(copy);
+	return buf;
+}
+
+struct sym_walk {
+	const struct utrace_kprobe *p;
+	bool found;
+	char **seen; /* each path is looked in once */
+	size_t nseen;
+};
+
+static void sym_in(void *arg, const char *path)
+{
+	struct sym_walk *w = arg;
+	struct utrace_kprobe_loc loc;
+	struct utrace_error e = {0};
+	char **seen;
+
+	for (size_t i = 0; i < w->nseen && !w->found; i++)
+		if (!strcmp(w->seen[i], path))
+			return;
+	if (w->found || !(seen = realloc(w->seen, (w->nseen + 1) * sizeof(*seen))))
+		return;
+	w->seen = seen;
+	if ((seen[w->nseen] = strdup(path)))
+		w->nseen++;
+	w->found = utrace_kprobe_locate(w->p, path, NULL, 0, 0, NULL, 0, &loc, &e) > 0;
+}
+
+/* Whether the program or a library it needs defines p's symbol, or an
+ * object a traced process has loaded (the command may be a shell that
+ * runs the program). */
+static bool dyn_symbol_known(struct record_live *rl, const struct utrace_kprobe *p)
+{
+	struct sym_walk w = {p, false, NULL, 0};
+
+	if (record_live_dynev(rl)->exe && utrace_kprobe_found(p))
+		return true;
+	record_live_lock(rl);
+	utrace_recorder_live_objects(record_live_recorder(rl), sym_in, &w);
+	record_live_unlock(rl);
+	for (size_t i = 0; i < w.nseen; i++)
+		free(w.seen[i]);
+	free(w.seen);
+	return w.found;
+}
+
+/* p added to the recording (the recorder held); p is the recorder's
+ * afterwards, even on failure; *line only on success. */
+static int dyn_probe_install(struct record_live *rl, struct utrace_kprobe *p, const char *def,
+			     char **line, const struct utrace_event_format **fmt,
+			     struct utrace_error *err)
+{
+	struct record_dynev *d = record_live_dynev(rl);
+	const char *sys = utrace_kprobe_group(p), *name = utrace_kprobe_event(p);
+	char *text = NULL;
+	int id = -1, ret;
+
+	*line = NULL;
+	if (dyn_find(d, sys, name))
+		ret = utrace_error_set(err, -EEXIST, "There is already the exact same probe event");
+	else if ((id = record_live_event_id_locked(rl, sys, name)) < 0 ||
+		 !(text = utrace_event_format_text(utrace_kprobe_format(p), id)) ||
+		 !(*line = dyn_probe_line(p, def)) || dyn_keep(d, sys, name, id, false, true) < 0)
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
+	else {
+		*fmt = utrace_kprobe_format(p);
+		ret = utrace_recorder_kprobe_add(record_live_recorder(rl), p, id, text, err);
+		p = NULL; /* the recorder's */
+		if (ret < 0)
+			d->n--; /* the name dyn_keep kept */
+	}
+	if (ret < 0) {
+		free(*line);
+		*line = NULL;
+	}
+	free(text);
+	utrace_kprobe_free(p);
+	return ret;
+}
+
+static int dyn_probe_add(void *arg, const char *def, char **line,
+			 const struct utrace_event_format **fmt, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct record_dynev *d = record_live_dynev(rl);
+	struct utrace_kprobe *p = NULL;
+	int ret;
+
+	if (!utrace_kprobe_is_in_process(def))
+		return utrace_error_set(err, -EINVAL, "a probe point with a PATH: is the kernel's "
+						      "(uprobe_events), not the traced processes'");
+	if (utrace_kprobe_parse(def, d->exe, &p, NULL, err) < 0)
+		return err->code ? err->code : -EINVAL;
+	if (!dyn_symbol_known(rl, p)) {
+		/* the kernel's error for a symbol it does not know, at the
+		 * probe point (the second word) */
+		int col = (int)strspn(def, " \t");
+
+		col += (int)strcspn(def + col, " \t");
+		col += (int)strspn(def + col, " \t");
+		utrace_kprobe_free(p);
+		ret = utrace_error_set(err, -EINVAL, "Invalid probed address or symbol");
+		err->column = col + 1;
+		return ret;
+	}
+	record_live_lock(rl);
+	ret = dyn_probe_install(rl, p, def, line, fmt, err);
+	record_live_unlock(rl);
+	return ret < 0 ? ret : 0;
+}
+
+/* "NAME\tTYPE FIELD; TYPE FIELD" of definition def, as the kernel lists
+ * a synthetic event (one space between words). */
+static char *dyn_synth_line(const struct utrace_synth *s, const char *def)
+{
+	char *buf = NULL, *copy = strdup(def), *save = NULL, *field, *w, *wsave;
+	size_t len = 0;
+	FILE *f = copy ? open_memstream(&buf, &len) : NULL;
+	bool first = true;
+
+	if (!f) {
+		free(copy);
+		return NULL;
+	}
+	fprintf(f, "s:synthetic/%s\t", s->name);
+	/* the fields: what follows NAME, split at ';' */
+	field = copy + strspn(copy, " \t");
+	field += strcspn(field, " \t");
+	for (field = strtok_r(field, ";", &save); field; field = strtok_r(NULL, ";", &save)) {
+		bool sep = false;
+
+		if (!*(field + strspn(field, " \t")))
+			continue;
+		fputs(first ? "" : "; ", f);
+		first = false;
+		for (w = strtok_r(field, " \t", &wsave); w; w = strtok_r(NULL, " \t", &wsave)) {
+			fprintf(f, "%s%s", sep ? " " : "", w);
+			sep = true;
+		}
+	}
+	fclose(f);
+	free(copy);
+	return buf;
+}
+
+static int dyn_synth_add(void *arg, const char *def, char **line,
+			 const struct utrace_event_format **fmt, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct record_dynev *d = record_live_dynev(rl);
+	struct utrace_synth *s = NULL;
+	char *text = NULL;
+	int id = 0, code, ret;
+
+	if (utrace_synth_parse(def, 0, &s, &code, err) < 0)
+		return err->code ? err->code : -EINVAL;
+	*line = NULL;
+	record_live_lock(rl);
+	if (dyn_find(d, "synthetic", s->name))
+		ret = utrace_error_set(err, -EEXIST, "Event already exists");
+	else if ((id = record_live_event_id_locked(rl, "synthetic", s->name)) < 0 ||
+		 !(text = utrace_event_format_text(s->fmt, id)) ||
+		 !(*line = dyn_synth_line(s, def)) ||
+		 dyn_keep(d, "synthetic", s->name, id, true, true) < 0)
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
+	else {
+		*fmt = s->fmt;
+		ret = utrace_recorder_synth_add(record_live_recorder(rl), s, id, text, err);
+		s = NULL; /* the recorder's */
+		if (ret < 0)
+			d->n--; /* the name dyn_keep kept */
+	}
+	record_live_unlock(rl);
+	if (ret < 0) {
+		free(*line);
+		*line = NULL;
+	}
+	free(text);
+	utrace_synth_free(s);
+	return ret < 0 ? ret : 0;
+}
+
+static int dyn_remove(void *arg, const char *sys, const char *name, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct record_dynev *d = record_live_dynev(rl);
+	struct dyn_name *n;
+	int ret;
+
+	record_live_lock(rl);
+	if (!(n = dyn_find(d, sys, name)))
+		ret = -ENOENT;
+	else if (n->synth)
+		ret = utrace_recorder_synth_remove(record_live_recorder(rl), name, n->id);
+	else
+		ret = utrace_recorder_kprobe_remove(record_live_recorder(rl), sys, name, err);
+	if (ret >= 0 && n) {
+		/* a synthetic event's name is free again; a probe's too (its
+		 * key stays off for good: a new one gets a new key) */
+		*n = d->names[--d->n];
+	}
+	record_live_unlock(rl);
+	return ret;
+}
+
+static int dyn_enable(void *arg, const char *sys, const char *name, int on)
+{
+	struct record_live *rl = arg;
+	struct record_dynev *d = record_live_dynev(rl);
+	struct dyn_name *n;
+	int ret;
+
+	record_live_lock(rl);
+	if (!(n = dyn_find(d, sys, name)) || !n->live)
+		ret = -ENOENT; /* the command line's: recorded as -e said */
+	else if (n->synth)
+		ret = utrace_recorder_synth_enable(record_live_recorder(rl), name, n->id, on);
+	else
+		ret = utrace_recorder_kprobe_enable(record_live_recorder(rl), sys, name, on);
+	record_live_unlock(rl);
+	return ret;
+}
+
+/* The command line's in-process probes: each one's last definition. */
+static void dyn_initial(void *arg, void (*cb)(void *cbarg, const char *line,
+					      const struct utrace_event_format *fmt),
+			void *cbarg)
+{
+	struct record_live *rl = arg;
+	struct record_dynev *d = record_live_dynev(rl);
+	const struct record_opts *o = d->o;
+
+	for (unsigned i = 0; i < o->rec.nr_kprobes; i++) {
+		const struct utrace_kprobe *p = o->rec.kprobes[i];
+		struct utrace_error err = {0};
+		char *line = NULL;
+
+		for (unsigned k = o->nprobes; k-- > 0 && !line;) {
+			struct utrace_kprobe *q;
+
+			if (!utrace_kprobe_is_in_process(o->probe_defs[k]) ||
+			    utrace_kprobe_parse(o->probe_defs[k], d->exe, &q, NULL, &err) < 0)
+				continue;
+			if (utrace_kprobe_kind(q) != UTRACE_KP_REMOVE &&
+			    !strcmp(utrace_kprobe_group(q), utrace_kprobe_group(p)) &&
+			    !strcmp(utrace_kprobe_event(q), utrace_kprobe_event(p)))
+				line = dyn_probe_line(q, o->probe_defs[k]);
+			utrace_kprobe_free(q);
+		}
+		if (line && dyn_keep(d, utrace_kprobe_group(p), utrace_kprobe_event(p), 0, false,
+				     false) >= 0)
+			cb(cbarg, line, utrace_kprobe_format(p));
+		free(line);
+	}
+	/* --synthetic, in order (the kernel lists them here too) */
+	for (unsigned i = 0; i < o->rec.nr_synths && i < o->nsynth; i++) {
+		char *line = dyn_synth_line(o->rec.synths[i], o->synth_defs[i]);
+
+		if (line && dyn_keep(d, "synthetic", o->rec.synths[i]->name, 0, true, false) >= 0)
+			cb(cbarg, line, o->rec.synths[i]->fmt);
+		free(line);
+	}
+}
+
+struct record_dynev *record_dynev_new(struct record_live *rl, const struct record_opts *o,
+				      struct utrace_live_ops *ops)
+{
+	struct record_dynev *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->o = o;
+	d->exe = o->argv ? record_which(o->argv[0]) : NULL;
+	ops->probe_add = dyn_probe_add;
+	ops->synth_add = dyn_synth_add;
+	ops->dynev_remove = dyn_remove;
+	ops->dynev_enable = dyn_enable;
+	ops->dynev_initial = dyn_initial;
+	(void)rl;
+	return d;
+}
+
+void record_dynev_free(struct record_dynev *d)
+{
+	if (!d)
+		return;
+	free(d->exe);
+	free(d->names);
+	free(d);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobe_int.h - what kprobes.c (probes installed at registration) and
+ * kprobe_live.c (probes added while the program runs) share: a batch of
+ * KPROBEs taken, then put in place at once.
+ */
+#ifndef UTRACE_RUNTIME_KPROBE_INT_H
+#define UTRACE_RUNTIME_KPROBE_INT_H
+
+#include "runtime/rt.h"
+
+struct kp_batch {
+	struct rt_kprobe *p;
+	size_t n, cap;
+	bool alone; /* the only thread: a jmp may replace several instructions */
+	uint8_t **int3; /* addresses to put an int3 on */
+	size_t nint3;
+	struct rt_poke *sites; /* call sites to point at their slots */
+	size_t nsites;
+	struct rt_poke *opt; /* jmps written once no thread is in the way */
+	uint64_t *opt_hi;    /* (kprobe_opt.c), each over [addr, opt_hi) */
+	size_t nopt;
+};
+
+/* kprobes.c, with rt_kp_lock held: one KPROBE of object o whose probe
+ * area is area, its slot written (the area writable), added to b (<0:
+ * malformed); the batch put in place (the objects lock held too). */
+int rt_kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
+	       const struct utrace_msg_kprobe *m, uint32_t size) RT_HIDDEN;
+int rt_kp_commit(struct kp_batch *b) RT_HIDDEN;
+void rt_kp_batch_free(struct kp_batch *b) RT_HIDDEN;
+/* The trap and fault handlers, once. */
+void rt_kp_install_handlers(void) RT_HIDDEN;
+
+/* kprobes.c, with rt_kp_lock held: object obj's probe area (addr NULL:
+ * none yet), the slots below next taken; NULL if it has none and add is
+ * false (or no memory). */
+struct kp_area {
+	uint32_t obj; /* rt_object index */
+	uint32_t next;
+	uint8_t *addr;
+};
+struct kp_area *rt_kp_area(uint32_t obj, bool add) RT_HIDDEN;
+
+#endif

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobe_live.c - in-process probes added while the program runs (a
+ * definition written to the live tracefs's dynamic_events), over the live
+ * channel (runtime/live.c, common/proto.h KPROBE_SLOT).
+ *
+ * A probe is installed as at registration (kprobes.c: the same KPROBE
+ * messages, batch and pokes); what differs is where its slot comes from.
+ * Each object's probe area is noted here when registration maps it,
+ * with the slots its probes took; an object without one (the process
+ * started with no probe) gets its area now.  The recorder asks for one
+ * slot per location (KPROBE_SLOT), the runtime, which alone knows what
+ * its areas hold (a fork child inherits its parent's), hands it out.
+ *
+ * Other threads may be running in other slots of the same area, so a
+ * slot is written with the area RWX, never RW (as text_poke.c does), and
+ * back to R+X after.  This process has at least two threads (the live
+ * thread is one), so a jmp probe always starts as an int3 and
+ * kprobe_opt.c's helper promotes it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "runtime/kprobe_int.h"
+#include "runtime/rt.h"
+
+static struct kp_batch kl_batch; /* the live thread's: KPROBEs until DONE */
+
+static struct rt_object *kl_object(uint32_t index)
+{
+	struct rt_object *o = rt.objects;
+
+	while (o && o->index != index)
+		o = o->next;
+	return o && !(o->flags & UTRACE_OBJ_LIBCALL) && o->hi > o->lo ? o : NULL;
+}
+
+/* KPROBE_SLOT (the objects lock held): the area of m->obj, mapped now
+ * if it has none, and a slot of it taken; slot UINT32_MAX if none. */
+static int kl_slot(void *arg)
+{
+	struct utrace_msg_kprobe_slot *m = arg;
+	struct rt_object *o = kl_object(m->obj);
+	struct kp_area *a;
+	uint8_t *area;
+
+	m->slot = UINT32_MAX;
+	m->addr = 0;
+	if (!o)
+		return 0;
+	pthread_mutex_lock(&rt_kp_lock);
+	if ((a = rt_kp_area(o->index, true)) && !a->addr &&
+	    (area = rt_map_near(o->lo, o->hi, UTRACE_KPROBE_AREA))) {
+		if (mprotect(area, UTRACE_KPROBE_AREA, PROT_READ | PROT_EXEC) == 0)
+			a->addr = area;
+		else
+			munmap(area, UTRACE_KPROBE_AREA);
+	}
+	if (a && a->addr && a->next + UTRACE_KPROBE_SLOT <= UTRACE_KPROBE_AREA) {
+		m->addr = (uint64_t)(uintptr_t)a->addr;
+		m->slot = a->next;
+		a->next += UTRACE_KPROBE_SLOT;
+	}
+	pthread_mutex_unlock(&rt_kp_lock);
+	return 0;
+}
+
+void rt_kprobe_live_slot(struct utrace_msg_kprobe_slot *m)
+{
+	rt_objects_locked(kl_slot, m);
+}
+
+struct kl_take {
+	const struct utrace_msg_kprobe *m;
+	uint32_t size;
+};
+
+/* One KPROBE (the objects lock held): its slot written into the area
+ * made writable for the time (and executable: other slots run). */
+static int kl_take(void *arg)
+{
+	const struct kl_take *t = arg;
+	struct rt_object *o = kl_object(t->m->obj);
+	struct kp_area *a;
+	int ret = -EPROTO;
+
+	rt_kp_install_handlers(); /* once; under the objects lock, as registration */
+	pthread_mutex_lock(&rt_kp_lock);
+	a = o ? rt_kp_area(o->index, false) : NULL;
+	if (a && a->addr &&
+	    mprotect(a->addr, UTRACE_KPROBE_AREA, PROT_READ | PROT_WRITE | PROT_EXEC) == 0) {
+		ret = rt_kp_take(&kl_batch, o, a->addr, t->m, t->size) < 0 ? -EPROTO : 0;
+		if (mprotect(a->addr, UTRACE_KPROBE_AREA, PROT_READ | PROT_EXEC) < 0)
+			ret = -errno;
+	}
+	pthread_mutex_unlock(&rt_kp_lock);
+	return ret;
+}
+
+/* DONE (the objects lock held): the batch in place. */
+static int kl_commit(void *arg)
+{
+	int ret;
+
+	(void)arg;
+	pthread_mutex_lock(&rt_kp_lock);
+	ret = rt_kp_commit(&kl_batch);
+	pthread_mutex_unlock(&rt_kp_lock);
+	return ret;
+}
+
+int rt_kprobe_live_take(const struct utrace_msg_kprobe *m, uint32_t size)
+{
+	struct kl_take t = {m, size};
+	int ret;
+
+	if (m->key != UTRACE_ENABLE_DONE)
+		return rt_objects_locked(kl_take, &t);
+	kl_batch.alone = false; /* this thread is one more */
+	ret = rt_objects_locked(kl_commit, NULL);
+	rt_kp_batch_free(&kl_batch);
+	if (ret >= 0)
+		rt_kprobes_live(); /* the helper: jmps promoted, removals applied */
+	return ret;
+}

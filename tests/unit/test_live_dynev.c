@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_live_dynev.c - events defined while the programs run.
+ *
+ * The recorder's side (lib/record/recorder_live.c): a probe and a
+ * synthetic event added to a recording get the next key or index, their
+ * format saved in the file under their id, their event off on the
+ * control page until enabled, and removal turns them off for good.  The
+ * runtime's side is tests/kernel/tracefs_dynev.sh.
+ *
+ * The files' rules (lib/live/live_dynev.c), with ops that parse with the
+ * real parsers (lib/probes, lib/hist) and keep the events in a table:
+ * lines run in order, comments and blank lines skipped, the first bad
+ * one ends the write with the kernel's error_log entry and caret; an
+ * enabled event cannot be removed, and `>` removes all or none.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/hist/synth.h"
+#include "lib/live/live_int.h"
+#include "lib/probes/kprobe.h"
+#include "lib/record/recorder.h"
+#include "lib/record/recorder_internal.h"
+#include "lib/tracefile/dat_reader.h"
+#include "tests/unit/check.h"
+
+/* ---- the recorder ------------------------------------------------------ */
+
+static void recorder_side(void)
+{
+	struct utrace_kprobe *start = NULL, *p = NULL;
+	struct utrace_kprobe *kp[1];
+	struct utrace_recorder_opts o = {0};
+	struct utrace_recorder *r = NULL;
+	struct utrace_error err = {0};
+	struct utrace_synth *s = NULL;
+	struct utrace_dat *d = NULL;
+	struct utrace_recorder_stats st;
+	const char *sys = NULL, *text;
+	char out[512], *ptext, *stext;
+	int code, key;
+
+	if (utrace_kprobe_parse("p:grp/x foo", NULL, &start, &code, &err) < 0 ||
+	    utrace_kprobe_parse("p:grp/new foo n=%di:u32", NULL, &p, &code, &err) < 0 ||
+	    utrace_synth_parse("lat_ev u64 lat; pid_t pid", 0, &s, &code, &err) < 0) {
+		check(0, "parse: %s", err.msg);
+		return;
+	}
+	kp[0] = start;
+	snprintf(out, sizeof(out), "%s/t.dat", check_tmpdir());
+	o.output = out;
+	o.buffer_kb = 64;
+	o.kprobes = kp;
+	o.nr_kprobes = 1;
+	if (utrace_recorder_new(&o, &r, &err) < 0) {
+		check(0, "recorder: %s", err.msg);
+		return;
+	}
+	ptext = utrace_event_format_text(utrace_kprobe_format(p), UTRACE_EV_ID_BASE + 5);
+	stext = utrace_event_format_text(s->fmt, UTRACE_EV_ID_BASE + 6);
+	key = utrace_recorder_kprobe_add(r, p, UTRACE_EV_ID_BASE + 5, ptext, &err);
+	check(key == 1, "a probe added live gets the key after the command line's (%d)", key);
+	check(r->ctl->ev_state[5] & UTRACE_EVS_OFF, "its event starts off (ev_state)");
+	check(utrace_recorder_kprobe_enable(r, "grp", "new", -1) == 0, "enable reads 0");
+	check(utrace_recorder_kprobe_enable(r, "grp", "new", 1) == 1 &&
+		  !(r->ctl->ev_state[5] & UTRACE_EVS_OFF),
+	      "enable 1 clears the control page's OFF bit");
+	check(utrace_recorder_kprobe_enable(r, "grp", "x", 1) == -ENOENT,
+	      "the command line's probe has no live enable (-ENOENT)");
+	check(utrace_recorder_kprobe_enable(r, "grp", "new", 0) == 0 &&
+		  (r->ctl->ev_state[5] & UTRACE_EVS_OFF),
+	      "enable 0 sets it again");
+	check(utrace_recorder_kprobe_remove(r, "grp", "new", &err) == 0 &&
+		  utrace_ctl_kprobe_off(r->ctl, 1) && !utrace_ctl_kprobe_off(r->ctl, 0),
+	      "removing it turns key 1 off, not the command line's key 0");
+	check(utrace_recorder_kprobe_enable(r, "grp", "new", -1) == -ENOENT,
+	      "a removed probe has no enable");
+
+	key = utrace_recorder_synth_add(r, s, UTRACE_EV_ID_BASE + 6, stext, &err);
+	check(key == 0, "a synthetic event added live is EMIT index 0 (%d)", key);
+	check(utrace_recorder_synth_enable(r, "lat_ev", UTRACE_EV_ID_BASE + 6, -1) == 0 &&
+		  utrace_recorder_synth_enable(r, "lat_ev", UTRACE_EV_ID_BASE + 6, 1) == 1,
+	      "it starts off and is turned on");
+	check(utrace_recorder_synth_remove(r, "lat_ev", UTRACE_EV_ID_BASE + 6) == 0 &&
+		  (r->ctl->ev_state[6] & UTRACE_EVS_OFF) &&
+		  utrace_recorder_synth_enable(r, "lat_ev", UTRACE_EV_ID_BASE + 6, -1) == -ENOENT,
+	      "removed: off, and its name is free");
+	if (utrace_recorder_finish(r, &st, &err) < 0 || utrace_dat_open(out, &d, &err) < 0) {
+		check(0, "finish and read: %s", err.msg);
+	} else {
+		text = utrace_dat_event_format_by_id(d, UTRACE_EV_ID_BASE + 5, &sys);
+		check(text && sys && !strcmp(sys, "grp") && !strcmp(text, ptext),
+		      "the probe's format is in the file under its id and group");
+		text = utrace_dat_event_format_by_id(d, UTRACE_EV_ID_BASE + 6, &sys);
+		check(text && sys && !strcmp(sys, "synthetic") && !strcmp(text, stext),
+		      "the synthetic event's format is in the file");
+		utrace_dat_close(d);
+	}
+	utrace_recorder_free(r); /* frees p and s: the recorder's */
+	free(ptext);
+	free(stext);
+	utrace_kprobe_free(start);
+}
+
+/* ---- the files --------------------------------------------------------- */
+
+struct fix_ev {
+	struct utrace_kprobe *p;
+	struct utrace_synth *s;
+	bool on, gone;
+};
+
+static struct fix_ev evs[16];
+static unsigned nev, removed;
+
+static struct fix_ev *fix_find(const char *sys, const char *name)
+{
+	for (unsigned i = 0; i < nev; i++) {
+		const struct utrace_event_format *f =
+		    evs[i].p ? utrace_kprobe_format(evs[i].p) : evs[i].s->fmt;
+
+		if (!evs[i].gone && !strcmp(f->system, sys) && !strcmp(f->name, name))
+			return &evs[i];
+	}
+	return NULL;
+}
+
+static int fix_probe(void *arg, const char *def, char **line,
+		     const struct utrace_event_format **fmt, struct utrace_error *err)
+{
+	struct utrace_kprobe *p;
+
+	if (utrace_kprobe_parse(def, NULL, &p, NULL, err) < 0)
+		return err->code;
+	evs[nev].p = p;
+	*fmt = utrace_kprobe_format(evs[nev++].p);
+	*line = strdup(def);
+	return 0;
+}
+
+static int fix_synth(void *arg, const char *def, char **line,
+		     const struct utrace_event_format **fmt, struct utrace_error *err)
+{
+	struct utrace_synth *s;
+	int code;
+
+	if (utrace_synth_parse(def, 0, &s, &code, err) < 0)
+		return err->code;
+	evs[nev].s = s;
+	*fmt = s->fmt;
+	nev++;
+	if (asprintf(line, "s:synthetic/%s", def) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int fix_remove(void *arg, const char *sys, const char *name, struct utrace_error *err)
+{
+	struct fix_ev *e = fix_find(sys, name);
+
+	if (!e)
+		return -ENOENT;
+	e->gone = true;
+	removed++;
+	return 0;
+}
+
+static int fix_enable(void *arg, const char *sys, const char *name, int on)
+{
+	struct fix_ev *e = fix_find(sys, name);
+
+	if (!e)
+		return -ENOENT;
+	if (on >= 0)
+		e->on = on;
+	return e->on;
+}
+
+static int show_errlog(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	live_errlog_show(l, out);
+	return 0;
+}
+
+/* What a file shows, in out (size bytes). */
+static void show(struct utrace_live *l, int (*fn)(struct utrace_live *, const struct live_handle *,
+						  FILE *),
+		 char *out, size_t size)
+{
+	struct live_handle h = {0};
+	FILE *f = fmemopen(out, size, "w");
+
+	memset(out, 0, size);
+	fn(l, &h, f);
+	fclose(f);
+}
+
+static long put(struct utrace_live *l, const char *text, bool synth)
+{
+	struct live_handle h = {0};
+
+	return synth ? live_write_synth(l, &h, text, strlen(text))
+		     : live_write_dynev(l, &h, text, strlen(text));
+}
+
+static void files_side(void)
+{
+	struct utrace_live l;
+	struct live_handle h = {0};
+	char out[4096], log[1024];
+	const char *good = "p:g/a foo x=%di\n# a comment\n\np:g/b bar\n";
+	long n;
+
+	memset(&l, 0, sizeof(l));
+	l.ops.probe_add = fix_probe;
+	l.ops.synth_add = fix_synth;
+	l.ops.dynev_remove = fix_remove;
+	l.ops.dynev_enable = fix_enable;
+	n = put(&l, good, false);
+	check(n == (long)strlen(good), "two lines, a comment and a blank line are taken (%ld)", n);
+	show(&l, live_show_dynev, out, sizeof(out));
+	check(!strcmp(out, "p:g/a foo x=%di\np:g/b bar\n"), "dynamic_events lists them: '%s'", out);
+	check(live_dynev_find(&l, "g", "a") && live_dynev_find(&l, NULL, "b") &&
+		  live_dynev_format(&l, 1) && !live_dynev_format(&l, 2),
+	      "events/ finds them, by group or not");
+
+	n = put(&l, "p:g/c foo\np:g/d foo x=%zz\np:g/e foo\n", false);
+	check(n == -EINVAL, "a bad line fails the write with EINVAL (%ld)", n);
+	check(live_dynev_find(&l, "g", "c") && !live_dynev_find(&l, "g", "e"),
+	      "the lines before it are taken, none after");
+	show(&l, show_errlog, log, sizeof(log));
+	check(strstr(log, "] trace_kprobe: error: Invalid register name\n"
+			  "  Command: p:g/d foo x=%zz\n"
+			  "                       ^\n") != NULL,
+	      "error_log has the kernel's text, command and caret: '%s'", log);
+
+	fix_enable(NULL, "g", "a", 1);
+	check(live_open_dynev(&l, &h, O_WRONLY | O_TRUNC) == -EBUSY && removed == 0,
+	      "> dynamic_events with one enabled: EBUSY, nothing removed");
+	check(put(&l, "-:g/a", false) == -EBUSY, "-: of an enabled one: EBUSY");
+	fix_enable(NULL, "g", "a", 0);
+	check(put(&l, "-:a", false) == 3 && !live_dynev_find(&l, "g", "a") && removed == 1,
+	      "-:EVENT without a group removes it");
+	check(put(&l, "-:g/nosuch", false) == -ENOENT, "-: of an unknown one: ENOENT");
+
+	check(put(&l, "lat_ev u64 lat; pid_t pid", true) > 0, "synthetic_events takes a definition");
+	check(put(&l, "s:synthetic/other u64 x", false) > 0, "dynamic_events takes s:synthetic/");
+	show(&l, live_show_synth, out, sizeof(out));
+	check(!strcmp(out, "lat_ev u64 lat; pid_t pid\nother u64 x\n"),
+	      "synthetic_events lists only them, without s:synthetic/: '%s'", out);
+	check(put(&l, "bad_ev u64 lat; foo_t pid", true) == -EINVAL, "a bad type: EINVAL");
+	show(&l, show_errlog, log, sizeof(log));
+	check(strstr(log, "] synthetic_events: error: Invalid type\n"
+			  "  Command: bad_ev u64 lat; foo_t pid\n"
+			  "                           ^\n") != NULL,
+	      "error_log: synthetic_events, its caret: '%s'", log);
+	check(put(&l, "!lat_ev", true) > 0 && !live_dynev_find(&l, "synthetic", "lat_ev"),
+	      "!NAME removes a synthetic event");
+	check(live_open_synth(&l, &h, O_WRONLY | O_TRUNC) == 0 &&
+		  !live_dynev_find(&l, "synthetic", "other") && live_dynev_find(&l, "g", "b"),
+	      "> synthetic_events removes the synthetic events only");
+	check(live_open_dynev(&l, &h, O_RDONLY | O_TRUNC) == 0 && live_dynev_find(&l, "g", "b"),
+	      "a read-only open removes nothing");
+	check(live_open_dynev(&l, &h, O_WRONLY | O_TRUNC) == 0 && l.ndyn == 0,
+	      "> dynamic_events removes them all when none is enabled");
+	live_dynev_free(&l);
+	live_errlog_clear(&l);
+	for (unsigned i = 0; i < nev; i++) {
+		utrace_kprobe_free(evs[i].p);
+		utrace_synth_free(evs[i].s);
+	}
+}
+
+int main(void)
+{
+	if (check_tmpdir_init("live_dynev") < 0)
+		return 1;
+	recorder_side();
+	files_side();
+	check_tmpdir_cleanup();
+	return check_done();
+}
