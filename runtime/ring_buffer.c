@@ -499,6 +499,10 @@ void rt_rb_thread_close(struct rt_thread *t)
 	for (struct rt_thread *n = rt_ctx_next(t); n; n = rt_ctx_next(n))
 		rb_close_one(n);
 	rb_close_one(t);
+	if (t->kp_rets) { /* kprobes.c's return frames: the thread is leaving */
+		munmap(t->kp_rets, RT_KP_RETS_BYTES);
+		t->kp_rets = NULL;
+	}
 }
 
 /* In a fork child: the buffer belongs to the parent's thread (the memfd

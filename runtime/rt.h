@@ -103,7 +103,12 @@ struct rt_thread {
 	 * more waiting (records are dropped) until tail moves again */
 	bool stuck;
 	uint64_t stuck_tail;
+
+	void *kp_rets; /* RT_KP_RETS_BYTES, kprobes.c: the return probes' frames, mapped when first needed */
+	uint32_t gen;  /* attach.c: rt.gen when the buffer was made */
 };
+
+#define RT_KP_RETS_BYTES 8192
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;
 
