@@ -146,6 +146,12 @@ struct utrace_control {
 	 * the helpers wait on; a runtime bumps it too, to wake its own. */
 	uint32_t kp_gen;
 	uint32_t kp_off[UTRACE_KPROBE_OFF_WORDS];
+	/* Attached processes (utrace record -P, runtime/attach.c): the
+	 * recorder sets detach to 1 and wakes it (a shared futex word); each
+	 * runtime puts back every byte it changed, adds 1 to detached and
+	 * wakes it, then goes dormant. */
+	uint32_t detach;
+	uint32_t detached;
 };
 
 /* Whether probe key k is off (see kp_off). */
