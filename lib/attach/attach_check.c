@@ -130,8 +130,8 @@ static int check_yama(int id, struct utrace_error *err)
 }
 
 /* Another tracer, another user, not dumpable: what PTRACE_SEIZE would
- * refuse.  /proc/PID is owned by root when the process is not dumpable
- * (proc_pid_make_inode's task_dump_owner). */
+ * refuse.  The files of /proc/PID are owned by root when the process is
+ * not dumpable (task_dump_owner; the folder itself may keep its owner). */
 static int check_access(struct utrace_attach_target *t, int id, struct utrace_error *err)
 {
 	char v[256], path[64], comm[64] = "?";
@@ -148,7 +148,7 @@ static int check_access(struct utrace_attach_target *t, int id, struct utrace_er
 	status_field(t->pid, "Uid", v, sizeof(v));
 	if (sscanf(v, "%u %u %u %u", &ruid, &euid, &suid, &fsuid) != 4)
 		return refuse(err, -ESRCH, NO_PROCESS, id);
-	snprintf(path, sizeof(path), "/proc/%d", t->pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", t->pid);
 	if (stat(path, &st) < 0)
 		return refuse(err, -ESRCH, NO_PROCESS, id);
 	if (self_has_cap_sys_ptrace())
