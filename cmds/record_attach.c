@@ -43,7 +43,8 @@ struct record_attach {
 	const char *runtime;
 	struct attach_proc *p;
 	unsigned n, attached, detached;
-	double t0;
+	double t0;	    /* the command's start */
+	double traced_at;   /* when every process was attached: --duration counts from it */
 	char *exe, *argv[2];
 	void (*notice)(void *arg, int pid, const char *text);
 	void *notice_arg;
@@ -204,6 +205,7 @@ int record_attach_start(struct record_attach *a, struct utrace_recorder *r)
 		if (attach_wait(a, p, r))
 			return 1;
 	}
+	a->traced_at = now_ms();
 	return 0;
 }
 
@@ -218,7 +220,7 @@ bool record_attach_over(struct record_attach *a)
 	}
 	if (gone == a->n)
 		return true;
-	return a->o->duration > 0 && now_ms() - a->t0 >= a->o->duration * 1e3;
+	return a->o->duration > 0 && now_ms() - a->traced_at >= a->o->duration * 1e3;
 }
 
 void record_attach_detach(struct record_attach *a, struct utrace_recorder *r)

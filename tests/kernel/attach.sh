@@ -48,7 +48,7 @@ start() {
 	TP=$!
 	PIDS+=("$TP")
 	for _ in $(seq 200); do
-		grep -q ready "$T/$name.err" && return 0
+		grep -q ready "$T/$name.err" 2>/dev/null && return 0
 		sleep 0.02
 	done
 	return 1
@@ -100,7 +100,10 @@ loop() {
 			continue
 		fi
 		recs=$(sed -n 's/.*: \([0-9]*\) records (.*/\1/p' "$T/$name.log")
-		[ "${recs:-0}" -gt 0 ] || empty=$((empty + 1))
+		if [ "${recs:-0}" -eq 0 ]; then
+			empty=$((empty + 1))
+			echo "# $name attach $i saved no records: $(tr '\n' ' ' <"$T/$name.log")"
+		fi
 	done
 	check "$name: $N attaches and detaches succeed ($fails failed)" test $fails -eq 0
 	check "$name: every attach saved records ($empty did not)" test $empty -eq 0
@@ -153,7 +156,7 @@ if libc.ptrace(0x4206, int(sys.argv[1]), 0, 0):
 print("ready", file=sys.stderr, flush=True)
 time.sleep(60)' "$TP" 2>"$T/tracer.err" &
 PIDS+=($!)
-for _ in $(seq 100); do grep -q ready "$T/tracer.err" && break; sleep 0.02; done
+for _ in $(seq 100); do grep -q ready "$T/tracer.err" 2>/dev/null && break; sleep 0.02; done
 refused "another tracer" "traced already by process" "$TP"
 
 KATTACH_SECCOMP=1 start seccomp "$T/kplain" 1
@@ -163,7 +166,7 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	unshare -m sh -c "mount -t tmpfs none '$B' && exec '$T/kplain' 1" >"$T/ns.out" 2>"$T/ns.err" &
 	TP=$!
 	PIDS+=("$TP")
-	for _ in $(seq 100); do grep -q ready "$T/ns.err" && break; sleep 0.02; done
+	for _ in $(seq 100); do grep -q ready "$T/ns.err" 2>/dev/null && break; sleep 0.02; done
 	refused "the runtime not in its mount namespace" "mount namespace" "$TP"
 else
 	echo "# not root: the mount namespace refusal is not tried"
@@ -177,7 +180,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		"$T/kplain" 1 >"$T/nd.out" 2>"$T/nd.err" &
 	TP=$!
 	PIDS+=("$TP")
-	for _ in $(seq 100); do grep -q ready "$T/nd.err" && break; sleep 0.02; done
+	for _ in $(seq 100); do grep -q ready "$T/nd.err" 2>/dev/null && break; sleep 0.02; done
 	refused "a process that is not dumpable" "not dumpable" "$TP" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups
 else
