@@ -33,14 +33,17 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "arch/x86_64/insn.h"
 #include "runtime/rt.h"
 
 #define ATTACH_GRACE_NS 20000000L /* a thread past its tracing_on check writes within this */
 #define ATTACH_HUP_WAIT_MS 5000	  /* the recorder closes once its file is written */
+#define ATTACH_BUSY_WAIT_MS 2000  /* for the last attach's thread to end */
 
 static bool attach_busy;
 
@@ -62,23 +65,90 @@ static bool attach_hangup(int timeout_ms)
 	return hup;
 }
 
+/* Whether a thread may be between bytes 1 and 4 of the poke at p: the 5
+ * bytes are not one instruction already (the 5-byte NOP, a call or a jmp
+ * of ours) but gcc's 1-byte NOPs or a function's own first instructions. */
+static bool attach_hazard(const uint8_t *p)
+{
+	return memcmp(p, insn_nop5, INSN_SITE_SIZE) && p[0] != 0xe8 && p[0] != 0xe9;
+}
+
+static int attach_quiesce_send(struct utrace_msg_quiesce *q, const struct rt_poke *pokes, size_t n)
+{
+	size_t i = 0;
+	int ret = 0;
+
+	do {
+		q->count = 0;
+		for (; i < n && q->count < UTRACE_QUIESCE_PER_MSG; i++)
+			if (attach_hazard(pokes[i].addr))
+				q->addr[q->count++] = (uint64_t)(uintptr_t)pokes[i].addr;
+		q->flags = i < n ? UTRACE_QUIESCE_MORE : 0;
+		q->hdr.size = (uint32_t)(sizeof(*q) + q->count * sizeof(uint64_t));
+		ret = rt_send(q, q->hdr.size, -1);
+	} while (ret >= 0 && i < n);
+	return ret;
+}
+
+/*
+ * rt_text_poke_quiesce_hook: before a batch that rewrites what a thread
+ * may be in the middle of, the recorder stops every other thread (with
+ * ptrace, out of those bytes: common/proto.h QUIESCE); after it, RESUME.
+ * The message is allocated before the threads stop, never after.
+ */
+static int attach_quiesce(const struct rt_poke *pokes, size_t n, bool stop)
+{
+	struct utrace_msg_quiesce *q, ans;
+	size_t hazards = 0;
+	int ret;
+
+	if (!stop) {
+		struct utrace_msg resume = {sizeof(resume), UTRACE_MSG_RESUME};
+
+		rt_send(&resume, sizeof(resume), -1);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		hazards += attach_hazard(pokes[i].addr);
+	if (!hazards)
+		return 0;
+	if (!(q = malloc(UTRACE_MSG_MAX)))
+		return -ENOMEM;
+	memset(q, 0, sizeof(*q));
+	q->hdr.type = UTRACE_MSG_QUIESCE;
+	q->tid = gettid();
+	ret = attach_quiesce_send(q, pokes, n);
+	free(q);
+	if (ret >= 0)
+		ret = rt_recv(&ans, sizeof(ans), NULL);
+	if (ret < (int)sizeof(ans) || ans.hdr.type != UTRACE_MSG_QUIESCE)
+		return ret < 0 ? ret : -EPROTO;
+	return ans.status < 0 ? ans.status : 1;
+}
+
 /* 0 if this process may be attached to: the state of a past attach is
  * dropped (its sites were put back at its detach). */
 int rt_attach_begin(void)
 {
 	const char *sock = getenv(UTRACE_ENV_SOCK);
 
-	if ((sock && *sock) || __atomic_exchange_n(&attach_busy, true, __ATOMIC_ACQ_REL))
+	if ((sock && *sock) || rt.enabled) /* started by a recorder, or attached */
 		return -EBUSY;
-	if (rt.enabled) { /* linked with -lutrace and started by a recorder */
-		attach_busy = false;
-		return -EBUSY;
+	/* the last attach's thread may still be waiting for its recorder's
+	 * hang-up (it has gone, and this one is its successor) */
+	for (int i = 0; __atomic_exchange_n(&attach_busy, true, __ATOMIC_ACQ_REL); i++) {
+		struct timespec ms = {0, 1000000};
+
+		if (rt.enabled || i == ATTACH_BUSY_WAIT_MS)
+			return -EBUSY;
+		nanosleep(&ms, NULL);
 	}
 	if (rt.sock >= 0)
 		rt_fd_release(&rt.sock);
 	rt.attached = true;
 	rt_objects_forget();
 	rt_text_poke_log(true);
+	rt_text_poke_quiesce_hook(attach_quiesce);
 	return 0;
 }
 
@@ -125,6 +195,7 @@ void rt_attach_end(void)
 	if (rt.sock >= 0)
 		rt_fd_release(&rt.sock);
 	rt_live_forget();
+	rt_text_poke_quiesce_hook(NULL);
 	rt.attached = false;
 	__atomic_store_n(&attach_busy, false, __ATOMIC_RELEASE);
 }

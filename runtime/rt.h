@@ -420,6 +420,10 @@ int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT
 /* attach.c: note the program's bytes before every poke (on), put them all
  * back (restore; logging stops) */
 void rt_text_poke_log(bool on) RT_HIDDEN;
+/* attach.c: called with stop before a batch writes (its pokes sorted; <0:
+ * the batch is not made, >0: call again with !stop after it, 0: nothing
+ * was stopped), then with !stop; nothing may allocate once threads stop */
+void rt_text_poke_quiesce_hook(int (*hook)(const struct rt_poke *pokes, size_t n, bool stop)) RT_HIDDEN;
 int rt_text_poke_restore(void) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
 uintptr_t rt_text_poke_trap_entry(void) RT_HIDDEN;

@@ -69,12 +69,10 @@ static struct poke_orig *poke_log;
 static size_t poke_log_n, poke_log_cap;
 static bool poke_logging;
 
-/* Notes the bytes at n addresses (len each); false if it cannot. */
-static bool poke_note(uint8_t *const *addrs, size_t stride, size_t n, uint8_t len)
+/* Room for n more notes; false if there is none. */
+static bool poke_reserve(size_t n)
 {
-	if (!poke_logging)
-		return true;
-	if (poke_log_n + n > poke_log_cap) {
+	if (poke_logging && poke_log_n + n > poke_log_cap) {
 		size_t cap = (poke_log_n + n) * 2;
 		struct poke_orig *p = realloc(poke_log, cap * sizeof(*p));
 
@@ -83,6 +81,14 @@ static bool poke_note(uint8_t *const *addrs, size_t stride, size_t n, uint8_t le
 		poke_log = p;
 		poke_log_cap = cap;
 	}
+	return true;
+}
+
+/* Notes the bytes at n addresses (len each), in room reserved already. */
+static void poke_note(uint8_t *const *addrs, size_t stride, size_t n, uint8_t len)
+{
+	if (!poke_logging)
+		return;
 	for (size_t i = 0; i < n; i++) {
 		struct poke_orig *o = &poke_log[poke_log_n];
 		uint8_t *a = *(uint8_t *const *)(const void *)((const char *)addrs + i * stride);
@@ -92,7 +98,14 @@ static bool poke_note(uint8_t *const *addrs, size_t stride, size_t n, uint8_t le
 		o->len = len;
 		memcpy(o->bytes, a, len);
 	}
-	return true;
+}
+
+/* attach.c: the other threads stopped around a batch (see rt.h). */
+static int (*poke_quiesce)(const struct rt_poke *pokes, size_t n, bool stop);
+
+void rt_text_poke_quiesce_hook(int (*hook)(const struct rt_poke *pokes, size_t n, bool stop))
+{
+	poke_quiesce = hook;
 }
 
 /* a fork()ed child has one thread: a lock held by another is free */
@@ -254,21 +267,27 @@ static int poke_protect(struct rt_poke *p, size_t n, int prot)
  */
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 {
-	int ret;
+	int ret, quiet;
 
 	if (!n)
 		return 0;
 	qsort(pokes, n, sizeof(*pokes), poke_cmp);
 	pthread_mutex_lock(&poke_lock);
-	ret = poke_protect(pokes, n, PROT_READ | PROT_WRITE | PROT_EXEC);
-	if (ret >= 0 && !poke_note(&pokes[0].addr, sizeof(*pokes), n, INSN_SITE_SIZE)) {
-		poke_protect(pokes, n, PROT_READ | PROT_EXEC);
-		ret = -ENOMEM;
+	/* nothing below allocates: the threads a quiesce stops may hold
+	 * malloc's locks */
+	if (!poke_reserve(n)) {
+		pthread_mutex_unlock(&poke_lock);
+		return -ENOMEM;
 	}
+	quiet = poke_quiesce ? poke_quiesce(pokes, n, true) : 0;
+	ret = quiet < 0 ? quiet : poke_protect(pokes, n, PROT_READ | PROT_WRITE | PROT_EXEC);
 	if (ret < 0) {
+		if (quiet > 0)
+			poke_quiesce(pokes, n, false);
 		pthread_mutex_unlock(&poke_lock);
 		return ret;
 	}
+	poke_note(&pokes[0].addr, sizeof(*pokes), n, INSN_SITE_SIZE);
 
 	poke_batch_n = n;
 	poke_batch = pokes;
@@ -288,6 +307,8 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 	poke_batch = NULL;
 	poke_batch_n = 0;
 	ret = poke_protect(pokes, n, PROT_READ | PROT_EXEC);
+	if (quiet > 0)
+		poke_quiesce(pokes, n, false);
 	pthread_mutex_unlock(&poke_lock);
 	return ret;
 }
@@ -309,12 +330,9 @@ int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n)
 		p[i].addr = addrs[i];
 	qsort(p, n, sizeof(*p), poke_cmp);
 	pthread_mutex_lock(&poke_lock);
-	ret = poke_protect(p, n, PROT_READ | PROT_WRITE | PROT_EXEC);
-	if (ret >= 0 && !poke_note(addrs, sizeof(*addrs), n, 1)) {
-		poke_protect(p, n, PROT_READ | PROT_EXEC);
-		ret = -ENOMEM;
-	}
+	ret = poke_reserve(n) ? poke_protect(p, n, PROT_READ | PROT_WRITE | PROT_EXEC) : -ENOMEM;
 	if (ret >= 0) {
+		poke_note(addrs, sizeof(*addrs), n, 1);
 		for (size_t i = 0; i < n; i++)
 			__atomic_store_n(addrs[i], bytes[i], __ATOMIC_RELAXED);
 		poke_sync_cores();

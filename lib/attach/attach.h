@@ -2,8 +2,9 @@
 /*
  * lib/attach - loading libutrace.so into a process that is already
  * running (utrace record -P): the checks made before the process is
- * touched (attach_check.c) and the ptrace injection (inject.c).  May use:
- * lib/base, lib/elf.
+ * touched (attach_check.c), the ptrace injection (inject.c), the other
+ * threads stopped while code they may be in is rewritten (quiesce.c).
+ * May use: lib/base, lib/elf.
  *
  * attach.h - the target, checked, then injected.
  */
@@ -11,6 +12,7 @@
 #define UTRACE_LIB_ATTACH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/base/error.h"
@@ -55,5 +57,15 @@ int utrace_attach_inject(const struct utrace_attach_target *t, const char *runti
  * process is gone. */
 int utrace_attach_status(const struct utrace_attach_target *t, uint64_t boot,
 			 struct utrace_error *err);
+
+/* Every thread of process pid but except stopped, none inside bytes 1..4
+ * of the n addresses (sorted here): what the runtime of an attached
+ * process asks before it rewrites them (quiesce.c).  0 and *out, or <0
+ * (err; nothing stays stopped). */
+struct utrace_attach_stopped;
+int utrace_attach_quiesce(int pid, int except, uint64_t *addrs, size_t n,
+			  struct utrace_attach_stopped **out, struct utrace_error *err);
+/* They run on (NULL: none). */
+void utrace_attach_resume(struct utrace_attach_stopped *s);
 
 #endif

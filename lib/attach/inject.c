@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "lib/attach/attach.h"
+#include "lib/attach/attach_ptrace.h"
 
 #define BOOT_SIZE 0x2000u
 #define BOOT_DATA 0x1000u	 /* the data page */
@@ -55,7 +56,6 @@
 #define BOOT_D_SOCK 0x200u	 /* the socket's path */
 #define BOOT_D_RUNTIME 0x400u	 /* the runtime's path */
 #define HIJACK_TRIES 200	 /* rounds over the threads, a millisecond apart */
-#define CALL_TIMEOUT_MS 2000	 /* pthread_create on the stopped thread */
 
 /*
  * The bootstrap's code (assembled from this, offsets from its start; D is
@@ -90,79 +90,10 @@ static const unsigned char boot_code[] = {
     0x83, 0x10, 0x10, 0x00, 0x00, 0x5b, 0xff, 0xe0, 0xb8, 0xff, 0xff, 0xff, 0xff, 0xeb, 0x05,
     0xb8, 0xfe, 0xff, 0xff, 0xff, 0x89, 0x83, 0x18, 0x10, 0x00, 0x00, 0x31, 0xc0, 0x5b, 0xc3};
 
-/* A thread stopped by us, and the signal it got meanwhile (0: none). */
-struct stopped {
-	int tid;
-	int pending;
-	struct user_regs_struct saved;
-};
 
-static int mem_rw(int pid, uint64_t addr, void *buf, size_t len, bool write)
-{
-	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
-	ssize_t n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
-			  : process_vm_readv(pid, &local, 1, &remote, 1, 0);
 
-	return n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
-}
 
-static void sleep_us(long us)
-{
-	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
 
-	nanosleep(&ts, NULL);
-}
-
-/*
- * Waits for tid's next stop; *sig is the signal of a signal-delivery
- * stop (held back: saved in s->pending), 0 for our own stops.  Returns
- * 0, or -ESRCH if the thread is gone, -ETIMEDOUT.
- */
-static int wait_stop(struct stopped *s, int timeout_ms, int *sig)
-{
-	int status;
-
-	for (long waited = 0;; waited += 100) {
-		pid_t r = waitpid(s->tid, &status, __WALL | WNOHANG);
-
-		if (r < 0)
-			return -errno;
-		if (r == s->tid && !WIFSTOPPED(status))
-			return -ESRCH; /* exited */
-		if (r == s->tid)
-			break;
-		if (waited / 1000 >= timeout_ms)
-			return -ETIMEDOUT;
-		sleep_us(100);
-	}
-	*sig = 0;
-	if (status >> 16 == PTRACE_EVENT_STOP)
-		return 0; /* the interrupt, or a group stop */
-	if (WSTOPSIG(status) != SIGTRAP) {
-		if (!s->pending)
-			s->pending = WSTOPSIG(status);
-		*sig = WSTOPSIG(status);
-	}
-	return 0;
-}
-
-/* Resumes with req until the thread stops at rip want; its registers. */
-static int run_until(struct stopped *s, int req, uint64_t want, struct user_regs_struct *regs)
-{
-	for (int i = 0; i < 64; i++) {
-		int sig, ret;
-
-		if (ptrace(req, s->tid, NULL, NULL) < 0)
-			return -errno;
-		if ((ret = wait_stop(s, CALL_TIMEOUT_MS, &sig)) < 0)
-			return ret;
-		if (ptrace(PTRACE_GETREGS, s->tid, NULL, regs) < 0)
-			return -errno;
-		if (!sig && regs->rip == want)
-			return 0;
-	}
-	return -EIO;
-}
 
 /* A `syscall` (0f 05) of the vDSO or of libc's code. */
 static uint64_t find_syscall(const struct utrace_attach_target *t)
@@ -174,7 +105,7 @@ static uint64_t find_syscall(const struct utrace_attach_target *t)
 		for (uint64_t a = ranges[r][0]; a < ranges[r][1]; a += sizeof(buf) - 1) {
 			size_t len = ranges[r][1] - a < sizeof(buf) ? ranges[r][1] - a : sizeof(buf);
 
-			if (mem_rw(t->pid, a, buf, len, false) < 0)
+			if (attach_mem_rw(t->pid, a, buf, len, false) < 0)
 				break;
 			for (size_t i = 0; i + 1 < len; i++)
 				if (buf[i] == 0x0f && buf[i + 1] == 0x05)
@@ -199,20 +130,13 @@ static bool hijack_safe(const struct utrace_attach_target *t, const struct user_
  * not (let go again), <0 if it cannot be seized. */
 static int stop_thread(const struct utrace_attach_target *t, struct stopped *s, int tid)
 {
-	int sig, ret;
+	int ret = attach_stop(s, tid);
 
-	memset(s, 0, sizeof(*s));
-	s->tid = tid;
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0)
-		return -errno;
-	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 || (ret = wait_stop(s, 1000, &sig)) < 0 ||
-	    ptrace(PTRACE_GETREGS, tid, NULL, &s->saved) < 0) {
-		ptrace(PTRACE_DETACH, tid, NULL, NULL);
-		return -ESRCH;
-	}
+	if (ret < 0)
+		return ret;
 	if (hijack_safe(t, &s->saved))
 		return 1;
-	ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)s->pending);
+	attach_release(s, 0);
 	return 0;
 }
 
@@ -223,7 +147,7 @@ static int setup_call(struct stopped *s, uint64_t fn, const uint64_t a[4], uint6
 	struct user_regs_struct r = s->saved;
 
 	r.rsp = ((s->saved.rsp - 256) & ~(uint64_t)15) - 8; /* as after a call */
-	if (mem_rw(s->tid, r.rsp, &ret, sizeof(ret), true) < 0)
+	if (attach_mem_rw(s->tid, r.rsp, &ret, sizeof(ret), true) < 0)
 		return -EFAULT;
 	r.rip = fn;
 	r.rdi = a[0];
@@ -252,7 +176,7 @@ static int remote_mmap(struct stopped *s, uint64_t sys, uint64_t *out)
 	r.orig_rax = (unsigned long long)-1;
 	if (ptrace(PTRACE_SETREGS, s->tid, NULL, &r) < 0)
 		return -errno;
-	if ((ret = run_until(s, PTRACE_SINGLESTEP, sys + 2, &r)) < 0)
+	if ((ret = attach_run_until(s, PTRACE_SINGLESTEP, sys + 2, &r)) < 0)
 		return ret;
 	if (r.rax > (unsigned long long)-4096)
 		return (int)r.rax;
@@ -299,7 +223,7 @@ static int hijack(const struct utrace_attach_target *t, struct stopped *s, const
 	if ((ret = remote_mmap(s, sys, &base)) < 0)
 		return utrace_error_set(err, ret, "-P %d: mmap in the process failed: %s", t->tid,
 					strerror(-ret));
-	if ((ret = mem_rw(t->pid, base, img, BOOT_SIZE, true)) < 0)
+	if ((ret = attach_mem_rw(t->pid, base, img, BOOT_SIZE, true)) < 0)
 		return utrace_error_set(err, ret, "-P %d: cannot write its memory: %s", t->tid,
 					strerror(-ret));
 	args[0] = base + BOOT_DATA + BOOT_D_TID;
@@ -307,7 +231,7 @@ static int hijack(const struct utrace_attach_target *t, struct stopped *s, const
 	args[2] = base + BOOT_THREAD;
 	args[3] = base;
 	if ((ret = setup_call(s, t->pthread_create, args, base + BOOT_RET)) < 0 ||
-	    (ret = run_until(s, PTRACE_CONT, base + BOOT_RET + 1, &r)) < 0)
+	    (ret = attach_run_until(s, PTRACE_CONT, base + BOOT_RET + 1, &r)) < 0)
 		return utrace_error_set(err, ret, "-P %d: the call of pthread_create did not come back: %s",
 					t->tid, strerror(-ret));
 	if (r.rax)
@@ -317,17 +241,6 @@ static int hijack(const struct utrace_attach_target *t, struct stopped *s, const
 	return 0;
 }
 
-/* Its registers back, then let go (with the signal held back). */
-static int release(struct stopped *s)
-{
-	int ret = 0;
-
-	if (ptrace(PTRACE_SETREGS, s->tid, NULL, &s->saved) < 0)
-		ret = -errno;
-	if (ptrace(PTRACE_DETACH, s->tid, NULL, (void *)(long)s->pending) < 0 && !ret)
-		ret = -errno;
-	return ret;
-}
 
 /* The candidates: the thread given first, then the others of the process. */
 static int list_threads(const struct utrace_attach_target *t, int *tids, int max)
@@ -357,7 +270,7 @@ int utrace_attach_inject(const struct utrace_attach_target *t, const char *runti
 	struct stopped s;
 	int tids[64], n = list_threads(t, tids, 64), ret;
 
-	for (int round = 0; round < HIJACK_TRIES; round++, sleep_us(1000))
+	for (int round = 0; round < HIJACK_TRIES; round++, attach_sleep_us(1000))
 		for (int i = 0; i < n; i++) {
 			ret = stop_thread(t, &s, tids[i]);
 			if (ret == -EPERM && !i)
@@ -366,7 +279,7 @@ int utrace_attach_inject(const struct utrace_attach_target *t, const char *runti
 			if (ret <= 0)
 				continue;
 			ret = hijack(t, &s, runtime, sock, boot, err);
-			if (release(&s) < 0 && ret >= 0)
+			if (attach_release(&s, 1) < 0 && ret >= 0)
 				ret = utrace_error_set(err, -ESRCH, "-P %d: its thread %d could not be "
 								    "let go", t->tid, s.tid);
 			return ret;
@@ -380,7 +293,7 @@ int utrace_attach_status(const struct utrace_attach_target *t, uint64_t boot,
 {
 	int32_t st;
 
-	if (mem_rw(t->pid, boot + BOOT_DATA + BOOT_D_STATUS, &st, sizeof(st), false) < 0)
+	if (attach_mem_rw(t->pid, boot + BOOT_DATA + BOOT_D_STATUS, &st, sizeof(st), false) < 0)
 		return utrace_error_set(err, -ESRCH, "-P %d: the process has gone", t->tid);
 	if (st == 1)
 		return 1;

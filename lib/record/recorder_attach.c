@@ -2,7 +2,8 @@
 /*
  * recorder_attach.c - the recorder's side of attaching to running
  * processes (utrace record -P, runtime/attach.c): whether an attached
- * process has registered, and its detach.
+ * process has registered, and its detach (its QUIESCE messages:
+ * recorder_quiesce.c).
  *
  * Detach goes through the control page that every process of the
  * recording maps: detach = 1 and a wake of that shared futex word; each
