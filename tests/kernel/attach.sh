@@ -10,6 +10,7 @@
 #     exits 0;
 #   - after the last detach, the code of every object it maps equals the
 #     object's file (/proc/PID/mem against the file, byte for byte);
+#   - -P of a thread's id traces that thread only;
 #   - a server (kattach_srv.c) answering a client during attaches and
 #     detaches loses and changes no answer;
 #   - the refusals: no such process, another tracer, a seccomp filter, the
@@ -120,6 +121,15 @@ loop() {
 }
 loop cflags "$T/kcf"
 loop plain "$T/kplain"
+
+# -P TID: that thread only
+start tid "$T/kcf" 4 || notok "tid: starts"
+tid=$(ls "/proc/$TP/task" | sed -n 3p)
+"$U" record -P "$tid" --duration 0.1 -o "$T/tid.dat" >"$T/tid.log" 2>&1
+"$U" report -i "$T/tid.dat" --stat >"$T/tid.stat" 2>&1
+check "-P TID: only that thread is traced" \
+	test "$(grep -c -- "-$tid " "$T/tid.stat")" -eq 1 -a "$(grep -c '^# total: 1 thread,' "$T/tid.stat")" -eq 1
+kill -USR1 "$TP"
 
 # the server answers during attaches and detaches
 start srv "$T/srv" server "$T/srv.sock" || notok "the server starts"
