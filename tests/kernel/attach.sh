@@ -10,6 +10,7 @@
 #     exits 0;
 #   - after the last detach, the code of every object it maps equals the
 #     object's file (/proc/PID/mem against the file, byte for byte);
+#   - a recorder killed with SIGKILL: the process is put back alike;
 #   - -P of a thread's id traces that thread only;
 #   - a server (kattach_srv.c) answering a client during attaches and
 #     detaches loses and changes no answer;
@@ -121,6 +122,22 @@ loop() {
 }
 loop cflags "$T/kcf"
 loop plain "$T/kplain"
+
+# a recorder killed: the runtime sees its socket close and puts the
+# process back alike; it can be attached to again
+start killed "$T/kcf" 4 || notok "killed: starts"
+"$U" record -P "$TP" -o "$T/killed.dat" >"$T/killed.log" 2>&1 &
+R=$!
+for _ in $(seq 200); do grep -q attached "$T/killed.log" && break; sleep 0.02; done
+kill -9 $R
+wait $R 2>/dev/null
+sleep 0.3
+check "a killed recorder: the code equals the files again" same_code "$TP"
+"$U" record -P "$TP" --duration 0.05 -o "$T/killed2.dat" >"$T/killed2.log" 2>&1
+check "a killed recorder: the process can be attached to again" test $? -eq 0
+kill -USR1 "$TP"
+wait "$TP"
+check "a killed recorder: the process exits 0" test $? -eq 0
 
 # -P TID: that thread only
 start tid "$T/kcf" 4 || notok "tid: starts"
