@@ -209,12 +209,30 @@ int record_attach_start(struct record_attach *a, struct utrace_recorder *r)
 	return 0;
 }
 
+/* Whether the process has ended (a zombie has: its parent has not
+ * reaped it yet). */
+static bool attach_gone(int pid)
+{
+	char path[64], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	paren = strrchr(buf, ')');
+	return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
 bool record_attach_over(struct record_attach *a)
 {
 	unsigned gone = 0;
 
 	for (unsigned i = 0; i < a->n; i++) {
-		if (!a->p[i].gone && kill(a->p[i].t.pid, 0) < 0 && errno == ESRCH)
+		if (!a->p[i].gone && attach_gone(a->p[i].t.pid))
 			a->p[i].gone = true;
 		gone += a->p[i].gone;
 	}
@@ -230,8 +248,7 @@ void record_attach_detach(struct record_attach *a, struct utrace_recorder *r)
 	int done;
 
 	for (unsigned i = 0; i < a->n; i++)
-		live += a->p[i].attached_ms >= 0 && !a->p[i].gone &&
-			!(kill(a->p[i].t.pid, 0) < 0 && errno == ESRCH);
+		live += a->p[i].attached_ms >= 0 && !(a->p[i].gone = a->p[i].gone || attach_gone(a->p[i].t.pid));
 	done = utrace_recorder_detach(r, live, DETACH_WAIT_MS, &err);
 	if (done < 0)
 		utrace_die_msg("record", "detach: %s", err.msg);
@@ -239,9 +256,12 @@ void record_attach_detach(struct record_attach *a, struct utrace_recorder *r)
 		utrace_die_msg("record", "detach: %u of %u processes did not say they had put "
 					 "their code back within %d s",
 			       live - (unsigned)done, live, DETACH_WAIT_MS / 1000);
-	else
+	else if (live)
 		fprintf(stderr, "utrace record: detached from %u process%s\n", live,
 			live == 1 ? "" : "es");
+	if (live < a->n)
+		fprintf(stderr, "utrace record: %u process%s ended while attached\n", a->n - live,
+			a->n - live == 1 ? "" : "es");
 	a->detached = done > 0 ? (unsigned)done : 0;
 	for (unsigned i = 0; i < a->n && done >= 0; i++)
 		if (a->p[i].gone)
