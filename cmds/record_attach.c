@@ -28,8 +28,8 @@
 #include "cmds/record_attach.h"
 #include "lib/attach/attach.h"
 
-#define ATTACH_WAIT_MS 10000  /* for a runtime to say it is attached */
-#define DETACH_WAIT_MS 10000  /* for the runtimes to say they put everything back */
+#define ATTACH_WAIT_MS 10000 /* for a runtime to say it is attached */
+#define DETACH_WAIT_MS 10000 /* for the runtimes to say they put everything back */
 
 struct attach_proc {
 	struct utrace_attach_target t;
@@ -43,8 +43,8 @@ struct record_attach {
 	const char *runtime;
 	struct attach_proc *p;
 	unsigned n, attached, detached;
-	double t0;	    /* the command's start */
-	double traced_at;   /* when every process was attached: --duration counts from it */
+	double t0;	  /* the command's start */
+	double traced_at; /* when every process was attached: --duration counts from it */
 	char *exe, *argv[2];
 	void (*notice)(void *arg, int pid, const char *text);
 	void *notice_arg;
@@ -91,9 +91,7 @@ static int attach_tid_filter(struct record_opts *o, const struct utrace_attach_t
 
 static int attach_opts_ok(const struct record_opts *o)
 {
-	const char *bad = o->sample.freq ? "-F (sampling)"
-			  : o->tracefs	 ? "--tracefs"
-			  : NULL;
+	const char *bad = o->sample.freq ? "-F (sampling)" : o->tracefs ? "--tracefs" : NULL;
 
 	for (unsigned i = 0; !bad && i < o->nprobes; i++)
 		if (!strchr(o->probe_defs[i], '/'))
@@ -118,8 +116,7 @@ static int attach_exe(struct record_attach *a)
 	return 0;
 }
 
-struct record_attach *record_attach_check(struct record_opts *o, const char *runtime,
-					  int *status)
+struct record_attach *record_attach_check(struct record_opts *o, const char *runtime, int *status)
 {
 	struct record_attach *a = calloc(1, sizeof(*a));
 	struct utrace_error err = {0};
@@ -178,8 +175,10 @@ static int attach_wait(struct record_attach *a, struct attach_proc *p, struct ut
 			return 1;
 		}
 		if (now_ms() > end) {
-			utrace_die_msg("record", "-P %d: the runtime did not say it was attached "
-						 "within %d s", p->t.tid, ATTACH_WAIT_MS / 1000);
+			utrace_die_msg("record",
+				       "-P %d: the runtime did not say it was attached "
+				       "within %d s",
+				       p->t.tid, ATTACH_WAIT_MS / 1000);
 			return 1;
 		}
 	}
@@ -248,13 +247,15 @@ void record_attach_detach(struct record_attach *a, struct utrace_recorder *r)
 	int done;
 
 	for (unsigned i = 0; i < a->n; i++)
-		live += a->p[i].attached_ms >= 0 && !(a->p[i].gone = a->p[i].gone || attach_gone(a->p[i].t.pid));
+		live += a->p[i].attached_ms >= 0 &&
+			!(a->p[i].gone = a->p[i].gone || attach_gone(a->p[i].t.pid));
 	done = utrace_recorder_detach(r, live, DETACH_WAIT_MS, &err);
 	if (done < 0)
 		utrace_die_msg("record", "detach: %s", err.msg);
 	else if ((unsigned)done < live)
-		utrace_die_msg("record", "detach: %u of %u processes did not say they had put "
-					 "their code back within %d s",
+		utrace_die_msg("record",
+			       "detach: %u of %u processes did not say they had put "
+			       "their code back within %d s",
 			       live - (unsigned)done, live, DETACH_WAIT_MS / 1000);
 	else if (live)
 		fprintf(stderr, "utrace record: detached from %u process%s\n", live,

@@ -16,8 +16,7 @@ struct record_attach;
 /* Every -P checked before anything touches it (runtime: libutrace.so's
  * path); o->argv becomes the first process's program, for the event
  * lookups.  NULL (said) on failure, *status the exit status. */
-struct record_attach *record_attach_check(struct record_opts *o, const char *runtime,
-					  int *status);
+struct record_attach *record_attach_check(struct record_opts *o, const char *runtime, int *status);
 /* Injects the runtime into each process and waits until each says it is
  * attached.  0, or the exit status (said). */
 int record_attach_start(struct record_attach *a, struct utrace_recorder *r);

@@ -59,7 +59,8 @@ static bool attach_hangup(int timeout_ms)
 {
 	int fd = rt_fd_use(&rt.sock);
 	struct pollfd p = {.fd = fd, .events = 0};
-	bool hup = fd < 0 || (poll(&p, 1, timeout_ms) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)));
+	bool hup =
+	    fd < 0 || (poll(&p, 1, timeout_ms) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)));
 
 	rt_fd_done();
 	return hup;

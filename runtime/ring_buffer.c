@@ -601,8 +601,8 @@ static void rb_retire_one(struct rt_thread *t)
 	__atomic_store_n(&m->lost, t->lost + t->nested, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->state, UTRACE_RB_CLOSED, __ATOMIC_RELEASE);
 	__atomic_fetch_or(&t->state, RT_TS_STALE, __ATOMIC_SEQ_CST);
-	if (mmap(m, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-		 -1, 0) != MAP_FAILED)
+	if (mmap(m, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) != MAP_FAILED)
 		m->nr_subbufs = nr; /* what rt_rb_forget_one unmaps */
 }
 

@@ -25,23 +25,23 @@
 #include "lib/elf/elf.h"
 
 /* The refusals: name, then the message (its printf arguments follow). */
-#define ATTACH_REFUSALS(X)                                                                          \
-	X(NO_PROCESS, "-P %d: no such process")                                                     \
+#define ATTACH_REFUSALS(X)                                                                         \
+	X(NO_PROCESS, "-P %d: no such process")                                                    \
 	X(YAMA_NEVER, "-P %d: ptrace is disabled on this machine "                                 \
-		      "(/proc/sys/kernel/yama/ptrace_scope is 3)")                                \
+		      "(/proc/sys/kernel/yama/ptrace_scope is 3)")                                 \
 	X(YAMA_ADMIN, "-P %d: only a process with CAP_SYS_PTRACE may attach "                      \
-		      "(/proc/sys/kernel/yama/ptrace_scope is 2); run utrace as root")            \
+		      "(/proc/sys/kernel/yama/ptrace_scope is 2); run utrace as root")             \
 	X(YAMA_CHILD, "-P %d: only a descendant of utrace may be attached to "                     \
-		      "(/proc/sys/kernel/yama/ptrace_scope is 1): run utrace as root, or "        \
-		      "'echo 0 > /proc/sys/kernel/yama/ptrace_scope'")                            \
+		      "(/proc/sys/kernel/yama/ptrace_scope is 1): run utrace as root, or "         \
+		      "'echo 0 > /proc/sys/kernel/yama/ptrace_scope'")                             \
 	X(TRACED, "-P %d: traced already by process %d (%s): only one tracer may attach")          \
-	X(OTHER_USER, "-P %d: belongs to another user (uid %u); run utrace as that user or root") \
+	X(OTHER_USER, "-P %d: belongs to another user (uid %u); run utrace as that user or root")  \
 	X(NOT_DUMPABLE, "-P %d: not dumpable (setuid or prctl(PR_SET_DUMPABLE, 0)): its "          \
-			"memory cannot be read or patched without CAP_SYS_PTRACE")                \
+			"memory cannot be read or patched without CAP_SYS_PTRACE")                 \
 	X(SECCOMP, "-P %d: runs under a seccomp %s (Seccomp: %d in /proc/%d/status): the "         \
-		   "system calls of the injected code could be refused or kill it")               \
+		   "system calls of the injected code could be refused or kill it")                \
 	X(MOUNT_NS, "-P %d: %s is not the same file in the process's mount namespace "             \
-		    "(/proc/%d/root%s): it cannot load or reach it")                              \
+		    "(/proc/%d/root%s): it cannot load or reach it")                               \
 	X(NOT_X86_64, "-P %d: %s is not an x86-64 program")                                        \
 	X(NO_LIBC, "-P %d: no libc with dlopen and pthread_create is loaded in it (%s)")
 
@@ -306,7 +306,8 @@ static int libc_symbols(struct utrace_attach_target *t, const char *libc, uint64
 
 	if (utrace_elf_open(libc, &elf) < 0)
 		return -ENOENT;
-	if (utrace_elf_type(elf) != ET_DYN || utrace_elf_find_section(elf, ".dynsym", &dynsym) < 0) {
+	if (utrace_elf_type(elf) != ET_DYN ||
+	    utrace_elf_find_section(elf, ".dynsym", &dynsym) < 0) {
 		utrace_elf_close(elf);
 		return -ENOENT;
 	}

@@ -44,18 +44,18 @@
 #include "lib/attach/attach_ptrace.h"
 
 #define BOOT_SIZE 0x2000u
-#define BOOT_DATA 0x1000u	 /* the data page */
-#define BOOT_RET 0u		 /* int3: where pthread_create returns */
-#define BOOT_THREAD 4u		 /* the new thread's start */
-#define BOOT_D_DLOPEN 0x00u	 /* data: dlopen's address */
-#define BOOT_D_DLSYM 0x08u	 /* dlsym's */
-#define BOOT_D_MUNMAP 0x10u	 /* munmap's */
-#define BOOT_D_STATUS 0x18u	 /* int: 1 running, or __utrace_attach's error, -1, -2 */
-#define BOOT_D_TID 0x20u	 /* pthread_t */
-#define BOOT_D_SYM 0x40u	 /* "__utrace_attach" */
-#define BOOT_D_SOCK 0x200u	 /* the socket's path */
-#define BOOT_D_RUNTIME 0x400u	 /* the runtime's path */
-#define HIJACK_TRIES 200	 /* rounds over the threads, a millisecond apart */
+#define BOOT_DATA 0x1000u     /* the data page */
+#define BOOT_RET 0u	      /* int3: where pthread_create returns */
+#define BOOT_THREAD 4u	      /* the new thread's start */
+#define BOOT_D_DLOPEN 0x00u   /* data: dlopen's address */
+#define BOOT_D_DLSYM 0x08u    /* dlsym's */
+#define BOOT_D_MUNMAP 0x10u   /* munmap's */
+#define BOOT_D_STATUS 0x18u   /* int: 1 running, or __utrace_attach's error, -1, -2 */
+#define BOOT_D_TID 0x20u      /* pthread_t */
+#define BOOT_D_SYM 0x40u      /* "__utrace_attach" */
+#define BOOT_D_SOCK 0x200u    /* the socket's path */
+#define BOOT_D_RUNTIME 0x400u /* the runtime's path */
+#define HIJACK_TRIES 200      /* rounds over the threads, a millisecond apart */
 
 /*
  * The bootstrap's code (assembled from this, offsets from its start; D is
@@ -90,11 +90,6 @@ static const unsigned char boot_code[] = {
     0x83, 0x10, 0x10, 0x00, 0x00, 0x5b, 0xff, 0xe0, 0xb8, 0xff, 0xff, 0xff, 0xff, 0xeb, 0x05,
     0xb8, 0xfe, 0xff, 0xff, 0xff, 0x89, 0x83, 0x18, 0x10, 0x00, 0x00, 0x31, 0xc0, 0x5b, 0xc3};
 
-
-
-
-
-
 /* A `syscall` (0f 05) of the vDSO or of libc's code. */
 static uint64_t find_syscall(const struct utrace_attach_target *t)
 {
@@ -103,7 +98,8 @@ static uint64_t find_syscall(const struct utrace_attach_target *t)
 
 	for (int r = 0; r < 2; r++)
 		for (uint64_t a = ranges[r][0]; a < ranges[r][1]; a += sizeof(buf) - 1) {
-			size_t len = ranges[r][1] - a < sizeof(buf) ? ranges[r][1] - a : sizeof(buf);
+			size_t len =
+			    ranges[r][1] - a < sizeof(buf) ? ranges[r][1] - a : sizeof(buf);
 
 			if (attach_mem_rw(t->pid, a, buf, len, false) < 0)
 				break;
@@ -215,11 +211,13 @@ static int hijack(const struct utrace_attach_target *t, struct stopped *s, const
 	int ret;
 
 	if (!sys)
-		return utrace_error_set(err, -ENOEXEC, "-P %d: no syscall instruction found in its "
-						       "vDSO or libc", t->tid);
-	if ((ret = boot_image(t, runtime, sock, img)) < 0)
-		return utrace_error_set(err, ret, "-P %d: the runtime's or the socket's path is too long",
+		return utrace_error_set(err, -ENOEXEC,
+					"-P %d: no syscall instruction found in its "
+					"vDSO or libc",
 					t->tid);
+	if ((ret = boot_image(t, runtime, sock, img)) < 0)
+		return utrace_error_set(
+		    err, ret, "-P %d: the runtime's or the socket's path is too long", t->tid);
 	if ((ret = remote_mmap(s, sys, &base)) < 0)
 		return utrace_error_set(err, ret, "-P %d: mmap in the process failed: %s", t->tid,
 					strerror(-ret));
@@ -232,7 +230,8 @@ static int hijack(const struct utrace_attach_target *t, struct stopped *s, const
 	args[3] = base;
 	if ((ret = setup_call(s, t->pthread_create, args, base + BOOT_RET)) < 0 ||
 	    (ret = attach_run_until(s, PTRACE_CONT, base + BOOT_RET + 1, &r)) < 0)
-		return utrace_error_set(err, ret, "-P %d: the call of pthread_create did not come back: %s",
+		return utrace_error_set(err, ret,
+					"-P %d: the call of pthread_create did not come back: %s",
 					t->tid, strerror(-ret));
 	if (r.rax)
 		return utrace_error_set(err, -(int)r.rax, "-P %d: pthread_create failed in it: %s",
@@ -240,7 +239,6 @@ static int hijack(const struct utrace_attach_target *t, struct stopped *s, const
 	*boot = base;
 	return 0;
 }
-
 
 /* The candidates: the thread given first, then the others of the process. */
 static int list_threads(const struct utrace_attach_target *t, int *tids, int max)
@@ -280,12 +278,16 @@ int utrace_attach_inject(const struct utrace_attach_target *t, const char *runti
 				continue;
 			ret = hijack(t, &s, runtime, sock, boot, err);
 			if (attach_release(&s, 1) < 0 && ret >= 0)
-				ret = utrace_error_set(err, -ESRCH, "-P %d: its thread %d could not be "
-								    "let go", t->tid, s.tid);
+				ret = utrace_error_set(err, -ESRCH,
+						       "-P %d: its thread %d could not be "
+						       "let go",
+						       t->tid, s.tid);
 			return ret;
 		}
-	return utrace_error_set(err, -EAGAIN, "-P %d: no thread stopped outside libc and the "
-					      "loader in %d tries", t->tid, HIJACK_TRIES);
+	return utrace_error_set(err, -EAGAIN,
+				"-P %d: no thread stopped outside libc and the "
+				"loader in %d tries",
+				t->tid, HIJACK_TRIES);
 }
 
 int utrace_attach_status(const struct utrace_attach_target *t, uint64_t boot,
@@ -304,8 +306,10 @@ int utrace_attach_status(const struct utrace_attach_target *t, uint64_t boot,
 		return utrace_error_set(err, -ENOENT, "-P %d: the runtime has no __utrace_attach",
 					t->tid);
 	if (st == -EBUSY)
-		return utrace_error_set(err, st, "-P %d: traced by utrace already (started by "
-						 "utrace record, or attached)", t->tid);
+		return utrace_error_set(err, st,
+					"-P %d: traced by utrace already (started by "
+					"utrace record, or attached)",
+					t->tid);
 	return utrace_error_set(err, st, "-P %d: the runtime could not register with the recorder",
 				t->tid);
 }

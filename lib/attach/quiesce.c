@@ -115,14 +115,17 @@ static int stop_new(int pid, int except, struct utrace_attach_stopped **sp, cons
 			continue; /* it ended */
 		if (ret < 0) {
 			closedir(dir);
-			return utrace_error_set(err, ret, "thread %d: ptrace: %s", tid, strerror(-ret));
+			return utrace_error_set(err, ret, "thread %d: ptrace: %s", tid,
+						strerror(-ret));
 		}
 		s->n++;
 		added++;
 		if (step_out(&s->t[s->n - 1], addrs, n) < 0) {
 			closedir(dir);
-			return utrace_error_set(err, -EBUSY, "thread %d is stopped inside code being "
-							     "patched", tid);
+			return utrace_error_set(err, -EBUSY,
+						"thread %d is stopped inside code being "
+						"patched",
+						tid);
 		}
 	}
 	closedir(dir);

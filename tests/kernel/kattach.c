@@ -80,8 +80,8 @@ static void restrict_self(void)
 	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	struct sock_fprog prog = {1, &allow};
 
-	if (getenv("KATTACH_SECCOMP") &&
-	    (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)))
+	if (getenv("KATTACH_SECCOMP") && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+					  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)))
 		perror("seccomp");
 	if (getenv("KATTACH_NODUMP") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		perror("PR_SET_DUMPABLE");
@@ -110,7 +110,8 @@ int main(int argc, char **argv)
 		void *r;
 
 		pthread_join(th[i], &r);
-		printf("thread %d: %ld rounds: %016lx\n", i, rounds[i], (unsigned long)(uintptr_t)r);
+		printf("thread %d: %ld rounds: %016lx\n", i, rounds[i],
+		       (unsigned long)(uintptr_t)r);
 	}
 	return 0;
 }
