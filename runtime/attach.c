@@ -20,6 +20,9 @@
  * A recorder that goes away without asking (killed) is seen the same way,
  * by the hang-up of the socket, and the process is put back alike.
  *
+ * A child the process forks while attached puts its own code back at once
+ * (rt_attach_forked, from the fork handler of init.c).
+ *
  * What stays: libutrace.so, dormant (rt.enabled = 0), and its stub and
  * detour regions, since a thread may still be inside one, or return
  * through function_graph's return hook (its shadow stack stays too).  A
@@ -187,6 +190,20 @@ void rt_attach_serve(void)
 	attach_futex(&rt.ctl->detached, FUTEX_WAKE, INT32_MAX, 0);
 	attach_hangup(ATTACH_HUP_WAIT_MS);
 	rt_attach_end();
+}
+
+/* A fork child of an attached process: it has no recorder of its own
+ * (nothing in its environment) and one thread, so its code is put back at
+ * once, with no thread to wait for or stop. */
+void rt_attach_forked(void)
+{
+	__atomic_store_n(&rt.enabled, 0, __ATOMIC_SEQ_CST);
+	__utrace_marker_on = 0;
+	rt_text_poke_quiesce_hook(NULL);
+	rt_plt_unhook();
+	rt_text_poke_restore();
+	rt.attached = false;
+	attach_busy = false;
 }
 
 /* The attach is over (detached, or failed): the socket closed, the

@@ -29,13 +29,18 @@ static void rt_atfork_child(void)
 {
 	const char *path = getenv(UTRACE_ENV_SOCK);
 
-	if (rt.sock < 0)
+	if (rt.sock < 0 && !rt.attached)
 		return;
-	rt_fd_release(&rt.sock); /* the parent's: closed here, not in the parent */
+	if (rt.sock >= 0)
+		rt_fd_release(&rt.sock); /* the parent's: closed here, not in the parent */
 	rt_live_forget();
 	rt.pid = getpid();
 	rt_rb_forget(&rt_self);
 	rt_rb_registry_forget();
+	if (rt.attached) { /* its parent was attached to: it is not */
+		rt_attach_forked();
+		return;
+	}
 	/* the synthetic events' ENABLEs follow CONFIG (common/proto.h) */
 	if (!path || rt_connect(path, true) < 0 || (rt_synth_register() < 0 || rt_kprobe_events_register() < 0)) {
 		rt.enabled = 0;

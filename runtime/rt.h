@@ -322,6 +322,7 @@ int rt_attach_begin(void) RT_HIDDEN;
 int rt_attach_undo(void) RT_HIDDEN;
 void rt_attach_serve(void) RT_HIDDEN;
 void rt_attach_end(void) RT_HIDDEN;
+void rt_attach_forked(void) RT_HIDDEN;
 /* live.c */
 void rt_live_start(void) RT_HIDDEN;
 void rt_live_forget(void) RT_HIDDEN;

@@ -11,6 +11,7 @@
 #   - after the last detach, the code of every object it maps equals the
 #     object's file (/proc/PID/mem against the file, byte for byte);
 #   - a recorder killed with SIGKILL: the process is put back alike;
+#   - a child forked while attached puts its code back at once;
 #   - -P of a thread's id traces that thread only;
 #   - a server (kattach_srv.c) answering a client during attaches and
 #     detaches loses and changes no answer;
@@ -138,6 +139,53 @@ check "a killed recorder: the process can be attached to again" test $? -eq 0
 kill -USR1 "$TP"
 wait "$TP"
 check "a killed recorder: the process exits 0" test $? -eq 0
+
+# a child forked while attached puts its own code back at once
+cat >"$T/forker.c" <<'PROG'
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile sig_atomic_t stop, go;
+static void on(int s) { if (s == SIGUSR1) stop = 1; else go = 1; }
+__attribute__((noinline)) int work(int x) { return x * 3 + 1; }
+int main(void)
+{
+	volatile int sum = 0;
+	pid_t c;
+
+	signal(SIGUSR1, on);
+	signal(SIGUSR2, on);
+	fprintf(stderr, "ready\n");
+	while (!go)
+		sum = work(sum), usleep(100);
+	if (!(c = fork())) {
+		fprintf(stderr, "child %d\n", getpid());
+		while (!stop)
+			sum = work(sum), usleep(1000);
+		_exit(0);
+	}
+	while (!stop)
+		sum = work(sum), usleep(1000);
+	kill(c, SIGUSR1);
+	waitpid(c, NULL, 0);
+	return 0;
+}
+PROG
+$CC -O2 $CF -o "$T/forker" "$T/forker.c" || notok "build forker"
+start forker "$T/forker"
+"$U" record -P "$TP" -o "$T/fork.dat" >"$T/fork.log" 2>&1 &
+R=$!
+for _ in $(seq 200); do grep -q attached "$T/fork.log" && break; sleep 0.02; done
+kill -USR2 "$TP"
+for _ in $(seq 200); do grep -q child "$T/forker.err" && break; sleep 0.02; done
+child=$(sed -n 's/^child //p' "$T/forker.err")
+check "a child forked while attached: its code equals the files" same_code "$child"
+kill -INT $R
+wait $R
+kill -USR1 "$TP"
+wait "$TP"
+check "a child forked while attached: both exit 0" test $? -eq 0
 
 # -P TID: that thread only
 start tid "$T/kcf" 4 || notok "tid: starts"
