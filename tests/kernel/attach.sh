@@ -23,6 +23,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_built "$U" "$B/libutrace.so"
+command -v python3 >/dev/null || unsupported "python3 (to compare /proc/PID/mem with the files)"
 N=${ATTACH_LOOPS:-100}
 T=$(mktemp -d) || exit 1
 chmod 755 "$T"
