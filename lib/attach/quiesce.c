@@ -15,6 +15,11 @@
  * stopped until the batch is written (RESUME), so none can enter a range
  * meanwhile; threads the process creates meanwhile are stopped too (the
  * list of /proc/PID/task is read until it holds no new one).
+ *
+ * A thread blocked in a system call whose return address is outside the
+ * ranges is left alone: when it wakes it can only reach a range at its
+ * first byte, which the int3 covers.  Stopping it would end some of its
+ * system calls early (epoll_wait returns EINTR when ptrace interrupts it).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,6 +59,28 @@ static bool in_range(const uint64_t *addrs, size_t n, uint64_t rip)
 			hi = mid;
 	}
 	return lo > 0 && rip - addrs[lo - 1] < 5;
+}
+
+/* Whether tid sleeps in a system call that returns outside the ranges
+ * (/proc/PID/task/TID/syscall: "NR ARGS... SP PC" while in one). */
+static bool blocked_outside(int pid, int tid, const uint64_t *addrs, size_t n)
+{
+	char path[96], buf[256];
+	unsigned long long pc;
+	const char *last;
+	FILE *f;
+	long nr;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	if (sscanf(buf, "%ld", &nr) != 1 || nr < 0 || !(last = strrchr(buf, ' ')))
+		return false;
+	pc = strtoull(last + 1, NULL, 16);
+	return !in_range(addrs, n, pc);
 }
 
 static bool known(const struct utrace_attach_stopped *s, int tid)
@@ -111,6 +138,12 @@ static int stop_new(int pid, int except, struct utrace_attach_stopped **sp, cons
 			s->cap = cap;
 			*sp = s;
 		}
+		if (blocked_outside(pid, tid, addrs, n)) {
+			s->t[s->n++] =
+			    (struct stopped){.tid = tid, .pending = -1}; /* not stopped */
+			added++;
+			continue;
+		}
 		if ((ret = attach_stop(&s->t[s->n], tid)) == -ESRCH)
 			continue; /* it ended */
 		if (ret < 0) {
@@ -159,6 +192,7 @@ void utrace_attach_resume(struct utrace_attach_stopped *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n; i++)
-		attach_release(&s->t[i], 0);
+		if (s->t[i].pending >= 0) /* -1: left alone */
+			attach_release(&s->t[i], 0);
 	free(s);
 }
