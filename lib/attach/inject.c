@@ -24,8 +24,10 @@
  * taken, or the same again a millisecond later.  dlopen itself runs on the
  * fresh thread, which holds no lock, so at worst it waits for one.
  *
- * A signal that arrives for the stopped thread meanwhile is held back and
- * delivered when it is let go.
+ * A thread in user code is preferred, for 20 ms: interrupting one that
+ * sleeps in a system call may end it early (epoll_wait returns EINTR;
+ * most calls restart).  A signal that arrives for the stopped thread
+ * meanwhile is held back and delivered when it is let go.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -56,6 +58,7 @@
 #define BOOT_D_SOCK 0x200u    /* the socket's path */
 #define BOOT_D_RUNTIME 0x400u /* the runtime's path */
 #define HIJACK_TRIES 200      /* rounds over the threads, a millisecond apart */
+#define HIJACK_USER_ROUNDS 20 /* the first ones: threads in user code only */
 
 /*
  * The bootstrap's code (assembled from this, offsets from its start; D is
@@ -262,6 +265,25 @@ static int list_threads(const struct utrace_attach_target *t, int *tids, int max
 	return n;
 }
 
+/* Whether tid sleeps in a system call (/proc/PID/task/TID/syscall starts
+ * with its number; "running" or -1 when it is in user code).  Stopping it
+ * would end some calls early (epoll_wait returns EINTR), so the first
+ * rounds look for a thread in user code only. */
+static bool in_syscall(int pid, int tid)
+{
+	char path[96], buf[32] = "";
+	FILE *f;
+	long nr;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return sscanf(buf, "%ld", &nr) == 1 && nr >= 0;
+}
+
 int utrace_attach_inject(const struct utrace_attach_target *t, const char *runtime,
 			 const char *sock, uint64_t *boot, struct utrace_error *err)
 {
@@ -270,8 +292,10 @@ int utrace_attach_inject(const struct utrace_attach_target *t, const char *runti
 
 	for (int round = 0; round < HIJACK_TRIES; round++, attach_sleep_us(1000))
 		for (int i = 0; i < n; i++) {
+			if (round < HIJACK_USER_ROUNDS && in_syscall(t->pid, tids[i]))
+				continue;
 			ret = stop_thread(t, &s, tids[i]);
-			if (ret == -EPERM && !i)
+			if (ret == -EPERM)
 				return utrace_error_set(err, ret, "-P %d: ptrace: %s", t->tid,
 							strerror(-ret));
 			if (ret <= 0)
