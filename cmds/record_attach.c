@@ -169,8 +169,7 @@ static int attach_wait(struct record_attach *a, struct attach_proc *p, struct ut
 		}
 		if (p->attached_ms >= 0)
 			break;
-		if (!utrace_recorder_has_pid(r, p->t.pid) &&
-		    utrace_attach_status(&p->t, p->boot, &err) <= 0) {
+		if (utrace_attach_status(&p->t, p->boot, &err) <= 0) {
 			utrace_die_msg("record", "%s", err.msg);
 			return 1;
 		}

@@ -12,6 +12,10 @@
  *                   process has gone, or Ctrl-C
  *   record_end      drain, write the file's last records, the summary
  *
+ * With -P the processes already run: cmds/record_attach.c checks them,
+ * injects the runtime instead of record_spawn, ends the loop at
+ * --duration or their exit, and detaches before the file is finished.
+ *
  * The command runs in our process group with our stdin/stdout/stderr, and
  * we end as it ended: the same exit status, or the same signal raised on
  * ourselves, so a shell sees no difference.  Ctrl-C stops the recording

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recorder_attach.c - the recorder's side of attaching to running
- * processes (utrace record -P, runtime/attach.c): whether an attached
- * process has registered, and its detach (its QUIESCE messages:
- * recorder_quiesce.c).
+ * processes (utrace record -P, runtime/attach.c): their detach (their
+ * QUIESCE messages: recorder_quiesce.c).
  *
  * Detach goes through the control page that every process of the
  * recording maps: detach = 1 and a wake of that shared futex word; each
@@ -18,14 +17,6 @@
 #include <unistd.h>
 
 #include "lib/record/recorder_internal.h"
-
-bool utrace_recorder_has_pid(const struct utrace_recorder *r, int pid)
-{
-	for (uint32_t i = 0; i < r->nr_conns; i++)
-		if (r->conns[i]->pid == pid && r->conns[i]->open)
-			return true;
-	return false;
-}
 
 static uint64_t attach_now_ms(void)
 {

@@ -15,7 +15,8 @@
 #   - -P of a thread's id traces that thread only;
 #   - a server (kattach_srv.c) answering a client during attaches and
 #     detaches loses and changes no answer;
-#   - the refusals: no such process, another tracer, a seccomp filter, the
+#   - the refusals: no such process, another tracer, traced by utrace
+#     record already, a seccomp filter, the
 #     runtime not visible in the process's mount namespace, a process of
 #     another user, one that is not dumpable.
 # Needs ptrace: UNSUPPORTED where utrace cannot attach at all.
@@ -234,6 +235,14 @@ time.sleep(60)' "$TP" 2>"$T/tracer.err" &
 PIDS+=($!)
 for _ in $(seq 100); do grep -q ready "$T/tracer.err" 2>/dev/null && break; sleep 0.02; done
 refused "another tracer" "traced already by process" "$TP"
+
+"$U" record -o "$T/pre.dat" -- "$T/kcf" 1 >"$T/pre.out" 2>"$T/pre.err" &
+R=$!
+PIDS+=("$R")
+for _ in $(seq 200); do grep -q ready "$T/pre.err" 2>/dev/null && break; sleep 0.02; done
+refused "traced by utrace record already" "traced by utrace already" "$(pgrep -n -P $R)"
+kill -USR1 "$(pgrep -n -P $R)"
+wait $R
 
 KATTACH_SECCOMP=1 start seccomp "$T/kplain" 1
 refused "a seccomp filter" "seccomp filter" "$TP"
