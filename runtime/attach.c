@@ -164,6 +164,10 @@ int rt_attach_undo(void)
 
 	__atomic_store_n(&rt.enabled, 0, __ATOMIC_SEQ_CST);
 	__utrace_marker_on = 0;
+	/* putting the program's bytes back needs no quiesce: what is there
+	 * is one instruction of ours, or an int3 before the program's own
+	 * bytes, which a thread inside them keeps running */
+	rt_text_poke_quiesce_hook(NULL);
 	ret = rt_plt_unhook();
 	ret2 = rt_text_poke_restore();
 	/* no thread enters the tracer now; one that was in it when tracing
