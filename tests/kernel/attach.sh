@@ -16,7 +16,7 @@
 #   - a server (kattach_srv.c) answering a client during attaches and
 #     detaches loses and changes no answer;
 #   - the refusals: no such process, another tracer, traced by utrace
-#     record already, a seccomp filter, the
+#     record already, a static program, a seccomp filter, the
 #     runtime not visible in the process's mount namespace, a process of
 #     another user, one that is not dumpable.
 # Needs ptrace: UNSUPPORTED where utrace cannot attach at all.
@@ -243,6 +243,14 @@ for _ in $(seq 200); do grep -q ready "$T/pre.err" 2>/dev/null && break; sleep 0
 refused "traced by utrace record already" "traced by utrace already" "$(pgrep -n -P $R)"
 kill -USR1 "$(pgrep -n -P $R)"
 wait $R
+
+if printf '#include <stdio.h>\n#include <unistd.h>\nint main(void) { fprintf(stderr, "ready\\n"); for (;;) sleep(1); }\n' >"$T/st.c" &&
+	$CC -static -o "$T/st" "$T/st.c" 2>/dev/null; then
+	start static "$T/st"
+	refused "a static program" "no libc with dlopen" "$TP"
+else
+	echo "# no static libc: the static program refusal is not tried"
+fi
 
 KATTACH_SECCOMP=1 start seccomp "$T/kplain" 1
 refused "a seccomp filter" "seccomp filter" "$TP"
