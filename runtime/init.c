@@ -117,8 +117,17 @@ __attribute__((visibility("default"))) int __utrace_attach(const char *sock)
 	sigset_t all;
 	int ret;
 
+	/* the program's handlers never run here; but this thread may run the
+	 * program's traced code (its own malloc, as bash has), whose int3s and
+	 * faults must reach our handlers: a blocked synchronous signal kills */
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, NULL); /* the program's handlers never run here */
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+	rt_self.state |= RT_TS_DEAD; /* the program's code it runs is not its own: untraced */
 	if ((ret = rt_attach_begin()) < 0)
 		return ret;
 	if (rt_start(sock) < 0) {

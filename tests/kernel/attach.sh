@@ -12,6 +12,8 @@
 #     object's file (/proc/PID/mem against the file, byte for byte);
 #   - a recorder killed with SIGKILL: the process is put back alike;
 #   - a child forked while attached puts its code back at once;
+#   - bash (a malloc of its own, which the runtime's thread then runs) is
+#     attached to and put back;
 #   - -P of a thread's id traces that thread only;
 #   - a server (kattach_srv.c) answering a client during attaches and
 #     detaches loses and changes no answer;
@@ -188,6 +190,26 @@ wait $R
 kill -USR1 "$TP"
 wait "$TP"
 check "a child forked while attached: both exit 0" test $? -eq 0
+
+# a distribution binary with a malloc of its own (the runtime's thread
+# runs the program's patched code)
+if [ -x /bin/bash ]; then
+	/bin/bash -c 'trap "exit 0" USR1; echo ready >&2; while :; do x=$((x + 1)); done' \
+		>"$T/bash.out" 2>"$T/bash.err" &
+	TP=$!
+	PIDS+=("$TP")
+	for _ in $(seq 100); do grep -q ready "$T/bash.err" 2>/dev/null && break; sleep 0.02; done
+	fails=0
+	for i in 1 2 3; do
+		"$U" record -P "$TP" --duration 0.2 -o "$T/bash.dat" >"$T/bash.log" 2>&1 ||
+			{ fails=$((fails + 1)); echo "# bash attach $i: $(tail -1 "$T/bash.log")"; }
+	done
+	check "bash: 3 attaches succeed" test $fails -eq 0
+	check "bash: the code equals the files after the detaches" same_code "$TP"
+	kill -USR1 "$TP"
+	wait "$TP"
+	check "bash: exits 0" test $? -eq 0
+fi
 
 # -P TID: that thread only
 start tid "$T/kcf" 4 || notok "tid: starts"
