@@ -9,7 +9,7 @@
  * constructor would (connect, CONFIG, objects, patches) and then stays,
  * asleep, for the recording's length:
  *
- *   recorder                              attach thread (signals blocked)
+ *   recorder                              attach thread (async signals blocked)
  *   ctl->detach = 1, futex wake  ------>  tracing off; GOT slots back;
  *                                         every poked byte back (text_poke.c's
  *                                         log, int3 first); buffers retired
