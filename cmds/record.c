@@ -24,6 +24,7 @@ static void record_usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: utrace record [OPTIONS] [--] COMMAND [ARGS...]\n"
+	    "       utrace record [OPTIONS] -P PID [-P PID]... [--duration SEC]\n"
 	    "\n"
 	    "Run COMMAND with its instrumented functions traced, and write utrace.dat.\n"
 	    "COMMAND must be built with the flags of `utrace cflags`.\n"
@@ -88,6 +89,10 @@ static void record_usage(FILE *f)
 	    "  -O, --option OPT         funcgraph-args: the arguments of functions with\n"
 	    "                           parameters (DWARF); funcgraph-retval: return values\n"
 	    "  -o, --output FILE        output file (default utrace.dat)\n"
+	    "  -P, --pid PID            attach to a running process (a thread's id: that thread\n"
+	    "                           only) instead of running COMMAND; repeatable; detach\n"
+	    "                           at Ctrl-C, --duration or its exit, every byte put back\n"
+	    "      --duration SEC       with -P: detach after SEC seconds (e.g. 0.5)\n"
 	    "      --tracefs DIR        mount a tracefs of the traced processes at DIR while\n"
 	    "                           recording: echo function > DIR/current_tracer ...\n"
 	    "                           (FUSE; docs/utrace-tracefs.md)\n"
@@ -286,6 +291,29 @@ static int record_opt_callgraph(struct record_opts *o, const char *arg)
 	return 0;
 }
 
+/* -P PID (repeatable) and --duration SEC (code 'd'); 0 or -1 (said). */
+static int record_opt_attach(struct record_opts *o, int c, const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	if (c == 'd') {
+		errno = 0;
+		o->duration = strtod(arg, &end);
+		if (errno || end == arg || *end || !(o->duration > 0)) {
+			utrace_die_msg(record_name, "--duration %s: a number of seconds above 0", arg);
+			return -1;
+		}
+		return 0;
+	}
+	if (record_parse_uint("-P", arg, INT_MAX, &v) < 0 || !v)
+		return -1;
+	if (!(o->pids = record_push(o->pids, o->npids, sizeof(*o->pids))))
+		return -1;
+	o->pids[o->npids++] = (int)v;
+	return 0;
+}
+
 /* One option; -1 to go on, else the exit status. */
 static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 {
@@ -380,11 +408,14 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 		o->tracefs = arg;
 		o->rec.live = true;
 		return -1;
+	case 'P':
+	case 'd':
+		return record_opt_attach(o, c, arg) ? 2 : -1;
 	case 'h':
 		record_usage(stdout);
 		return 0;
 	default:
-		if (optopt && c == '?' && strchr("plngTboefRF", optopt))
+		if (optopt && c == '?' && strchr("plngTboefRFP", optopt))
 			utrace_die_msg(
 			    record_name, "-%c needs an argument (see 'utrace record --help')", optopt);
 		else
@@ -444,6 +475,8 @@ int record_parse(const char *name, int argc, char **argv, struct record_opts *o)
 	    {"tracefs", required_argument, NULL, 'M'},
 	    {"libcall", no_argument, NULL, 'L'},
 	    {"no-libcall", no_argument, NULL, 'Q'},
+	    {"pid", required_argument, NULL, 'P'},
+	    {"duration", required_argument, NULL, 'd'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -451,7 +484,7 @@ int record_parse(const char *name, int argc, char **argv, struct record_opts *o)
 
 	record_name = name;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:O:cavh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:O:P:cavh", longopts, NULL)) != -1) {
 		/* -g is trace-cmd's set_graph_function (-g GLOB) and perf
 		 * record's call graph (-F HZ -g): a -g that another option or
 		 * "--" follows is perf's, --call-graph fp */
@@ -465,12 +498,21 @@ int record_parse(const char *name, int argc, char **argv, struct record_opts *o)
 		if ((ret = record_opt(o, c, optarg, argv)) >= 0)
 			return ret;
 	}
-	if (optind >= argc) {
-		utrace_die_msg(record_name,
-			       "no command to run (usage: utrace record [OPTIONS] -- COMMAND)");
+	if (o->npids && optind < argc) {
+		utrace_die_msg(record_name, "-P and a command: attach to processes or run one, not both");
 		return 2;
 	}
-	o->argv = argv + optind;
+	if (o->duration > 0 && !o->npids) {
+		utrace_die_msg(record_name, "--duration goes with -P (a command is recorded until it ends)");
+		return 2;
+	}
+	if (optind >= argc && !o->npids) {
+		utrace_die_msg(record_name,
+			       "no command to run (usage: utrace record [OPTIONS] -- COMMAND, "
+			       "or -P PID)");
+		return 2;
+	}
+	o->argv = o->npids ? NULL : argv + optind;
 	/* the samples' file layout and names come with the sampling */
 	if (o->sample.off_cpu && !o->sample.freq) {
 		utrace_die_msg(record_name, "--off-cpu goes with -F HZ");
@@ -484,8 +526,12 @@ int record_parse(const char *name, int argc, char **argv, struct record_opts *o)
 	 * else user space only (perf's :u) */
 	if (o->sample.freq && !o->sample_event)
 		o->sample.user_only = !utrace_ksyms_allowed();
-	if (o->libcall < 0)
-		o->libcall = !record_has_sites(o->argv[0]);
+	if (o->libcall < 0) {
+		char exe[64];
+
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->npids ? o->pids[0] : 0);
+		o->libcall = !record_has_sites(o->npids ? exe : o->argv[0]);
+	}
 	o->rec.libcall = o->libcall && o->rec.tracer != UTRACE_TRACER_NOP;
 	return -1;
 }
@@ -517,6 +563,7 @@ void record_opts_free(struct record_opts *o)
 	free(o->specs);
 	free(o->probe_defs);
 	free(o->synth_defs);
+	free(o->pids);
 }
 
 int cmd_record(int argc, char **argv)

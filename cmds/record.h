@@ -37,6 +37,9 @@ struct record_opts {
 	char **argv;			   /* the command, NULL-terminated */
 	const char *tracefs;		   /* --tracefs DIR: the live tracefs, else NULL */
 	int libcall; /* --libcall 1, --no-libcall 0, else -1: on if the program has no sites */
+	int *pids;	 /* -P: processes (or threads) to attach to instead of argv */
+	unsigned npids;
+	double duration; /* --duration SEC: with -P, detach after SEC seconds (0: Ctrl-C) */
 
 	/* For commands that record on their own behalf (utrace latency),
 	 * whose output is something else than the file: */

@@ -12,6 +12,10 @@
  *                   process has gone, or Ctrl-C
  *   record_end      drain, write the file's last records, the summary
  *
+ * With -P the processes already run: cmds/record_attach.c checks them,
+ * injects the runtime instead of record_spawn, ends the loop at
+ * --duration or their exit, and detaches before the file is finished.
+ *
  * The command runs in our process group with our stdin/stdout/stderr, and
  * we end as it ended: the same exit status, or the same signal raised on
  * ourselves, so a shell sees no difference.  Ctrl-C stops the recording
@@ -35,6 +39,7 @@
 
 #include "cmds/cmds.h"
 #include "cmds/record.h"
+#include "cmds/record_attach.h"
 #include "cmds/record_live.h"
 #include "cmds/record_probes.h"
 #include "lib/probes/kprobe.h"
@@ -274,6 +279,7 @@ struct record_session {
 	int status;
 	bool exited, stopped;
 	struct record_live *live; /* --tracefs */
+	struct record_attach *attach; /* -P: processes attached to, no command */
 };
 
 /* The command line as one string, for the file's metadata. */
@@ -522,6 +528,16 @@ static int record_open_events(struct record_session *s)
 	return 0;
 }
 
+/* -P: kernel tracing on the first process, the runtime injected. */
+static int record_attach_begin(struct record_session *s)
+{
+	if (s->k.kt && record_kernel_start(&s->k, s->o->pids[0]) < 0) {
+		utrace_die_msg("record", "%s", s->k.err.msg);
+		return 1;
+	}
+	return record_attach_start(s->attach, s->r);
+}
+
 /* The recorder, the kernel header and formats, the command started.
  * 0, or the exit status. */
 static int record_start(struct record_session *s)
@@ -551,6 +567,8 @@ static int record_start(struct record_session *s)
 		s->o->live_ready(s->o->live_ready_arg, s->o->tracefs);
 	if (record_interrupted)
 		return 1;
+	if (s->attach)
+		return record_attach_begin(s);
 	s->pid = record_spawn(s->o->argv, utrace_recorder_sock_path(s->r), s->runtime, ro->libcall,
 			      &s->k, &err);
 	if (s->pid == -2) {
@@ -599,7 +617,9 @@ static void record_loop(struct record_session *s)
 				       err.msg);
 			break;
 		}
-		if (!s->exited && waitpid(s->pid, &s->status, WNOHANG) == s->pid)
+		if (s->attach && record_attach_over(s->attach))
+			break;
+		if (!s->attach && !s->exited && waitpid(s->pid, &s->status, WNOHANG) == s->pid)
 			s->exited = true;
 		if (s->exited && utrace_recorder_idle(s->r))
 			break;
@@ -607,7 +627,7 @@ static void record_loop(struct record_session *s)
 			break;
 		record_live_yield(s->live);
 	}
-	if (record_interrupted && !s->exited) {
+	if (record_interrupted && !s->exited && !s->attach) {
 		utrace_recorder_stop(s->r);
 		s->stopped = true;
 		/* give the processes a moment to close their connections */
@@ -761,6 +781,8 @@ static void record_end(struct record_session *s)
 	if (s->k.sampler && record_ksyms(s->r, s->k.sampler, &err) < 0)
 		utrace_die_msg("record", "%s: %s (the kernel's frames will not be named)", output,
 			       err.msg);
+	if (s->attach)
+		record_attach_detach(s->attach, s->r);
 	record_live_stop(s->live); /* the tracefs reads the file: before it is closed */
 	s->live = NULL;
 	if (utrace_recorder_finish(s->r, &st, &err) < 0)
@@ -775,7 +797,7 @@ static void record_end(struct record_session *s)
 	if (s->stopped)
 		fprintf(stderr, "utrace record: interrupted; waiting for %s to exit\n",
 			s->o->argv[0]);
-	if (!s->exited) {
+	if (!s->exited && !s->attach) {
 		signal(SIGINT, SIG_DFL);
 		while (waitpid(s->pid, &s->status, 0) < 0 && errno == EINTR)
 			;
@@ -790,6 +812,7 @@ static void record_cleanup(struct record_session *s)
 	if (utrace_ktrace_close(s->k.kt, &err) < 0)
 		utrace_die_msg("record", "%s", err.msg);
 	record_probes_free(s->rp);
+	record_attach_free(s->attach);
 	utrace_sampler_close(s->k.sampler);
 	utrace_recorder_free(s->r);
 	free(s->command);
@@ -812,11 +835,13 @@ int record_run(struct record_opts *o)
 			       "cannot find libutrace.so next to utrace (set UTRACE_LIB)");
 		return 1;
 	}
+	if (!o->rec.notice)
+		o->rec.notice = record_notice;
+	if (o->npids && !(s.attach = record_attach_check(o, s.runtime, &ret)))
+		return ret;
 	s.command = record_command_line(o->argv);
 	o->rec.command = s.command;
 	o->rec.filter = o->filter;
-	if (!o->rec.notice)
-		o->rec.notice = record_notice;
 	s.k.children = o->children;
 	s.k.system_wide = o->system_wide;
 	s.k.sopts = o->sample.freq ? &o->sample : NULL;
@@ -832,7 +857,7 @@ int record_run(struct record_opts *o)
 	if (!ret) {
 		record_loop(&s);
 		record_end(&s);
-		ret = RECORD_RAN;
+		ret = s.attach ? record_attach_status(s.attach) : RECORD_RAN;
 	}
 	record_cleanup(&s);
 	if (ret == RECORD_RAN && o->keep_status) {

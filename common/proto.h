@@ -57,6 +57,8 @@ enum utrace_msg_type {
 	UTRACE_MSG_FPATCH_AREA,
 	UTRACE_MSG_FPATCH,
 	UTRACE_MSG_KPROBE_SLOT, /* both ways on the live channel: a probe slot asked, given */
+	UTRACE_MSG_QUIESCE, /* attached process: stop the other threads (answered) */
+	UTRACE_MSG_RESUME,  /* attached process: let them go (no answer) */
 };
 
 struct utrace_msg {
@@ -147,6 +149,12 @@ struct utrace_control {
 	 * the helpers wait on; a runtime bumps it too, to wake its own. */
 	uint32_t kp_gen;
 	uint32_t kp_off[UTRACE_KPROBE_OFF_WORDS];
+	/* Attached processes (utrace record -P, runtime/attach.c): the
+	 * recorder sets detach to 1 and wakes it (a shared futex word); each
+	 * runtime puts back every byte it changed, adds 1 to detached and
+	 * wakes it, then goes dormant. */
+	uint32_t detach;
+	uint32_t detached;
 };
 
 /* Whether probe key k is off (see kp_off). */
@@ -531,5 +539,26 @@ struct utrace_msg_notice {
 	int32_t tid;
 	char text[];
 };
+
+/*
+ * Attached processes (utrace record -P, runtime/attach.c): a text_poke
+ * batch that rewrites bytes a thread may be in the middle of (gcc's five
+ * 1-byte NOPs made one NOP, a function entry's first instructions made a
+ * jmp) first asks the recorder to stop every other thread of the process,
+ * none of them left inside bytes 1..4 of such an address (it is stepped
+ * out with ptrace): QUIESCE, in as many messages as the addresses need
+ * (UTRACE_QUIESCE_MORE on all but the last), answered by one QUIESCE
+ * whose status is 0 or -errno; after the batch, RESUME lets them go.
+ */
+#define UTRACE_QUIESCE_MORE 1u
+struct utrace_msg_quiesce {
+	struct utrace_msg hdr;
+	int32_t tid;	/* the asking thread: not stopped */
+	int32_t status; /* the answer: 0, or -errno (nothing stopped) */
+	uint32_t flags; /* UTRACE_QUIESCE_MORE */
+	uint32_t count;
+	uint64_t addr[]; /* runtime addresses of the batch's rewrites */
+};
+#define UTRACE_QUIESCE_PER_MSG ((UTRACE_MSG_MAX - sizeof(struct utrace_msg_quiesce)) / 8)
 
 #endif

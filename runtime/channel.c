@@ -133,15 +133,18 @@ int rt_connect(const char *path, bool forked)
 	    rt_recv(&cfg, sizeof(cfg), &ctl_fd) < (int)sizeof(cfg) ||
 	    cfg.hdr.type != UTRACE_MSG_CONFIG || ctl_fd < 0)
 		goto fail;
-	if (!rt.ctl) {
-		/* writable: trigger commands change the shared state */
-		rt.ctl = mmap(NULL, sizeof(struct utrace_control), PROT_READ | PROT_WRITE, MAP_SHARED,
-			      ctl_fd, 0);
-		if (rt.ctl == MAP_FAILED) {
-			rt.ctl = NULL;
+	{
+		/* writable: trigger commands change the shared state.  Attached
+		 * again (attach.c): the new recording's page takes the old one's
+		 * place, so a thread still reading rt.ctl never faults. */
+		void *ctl = mmap(rt.ctl, sizeof(struct utrace_control), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | (rt.ctl ? MAP_FIXED : 0), ctl_fd, 0);
+
+		if (ctl == MAP_FAILED) {
 			close(ctl_fd);
 			goto fail;
 		}
+		rt.ctl = ctl;
 	}
 	close(ctl_fd);
 	rt.cfg = cfg;

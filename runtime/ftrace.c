@@ -604,6 +604,25 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 	return ret;
 }
 
+/* A new attach (attach.c): the objects are registered again from
+ * scratch, with the new recorder's ids.  The old stub regions and detour
+ * slots stay mapped: a thread may still be returning through one. */
+void rt_objects_forget(void)
+{
+	pthread_mutex_lock(&objects_lock);
+	while (rt.objects) {
+		struct rt_object *o = rt.objects;
+
+		rt.objects = o->next;
+		free(o->sites);
+		free(o->path);
+		free(o);
+	}
+	rt.nr_objects = 0;
+	rt.next_id = 0;
+	pthread_mutex_unlock(&objects_lock);
+}
+
 /* Fork child: same objects, already patched; the recorder needs to know
  * them for this new process. */
 void rt_objects_resend(void)

@@ -76,8 +76,28 @@ struct kp_ret {
 	const struct rt_kprobe *p;
 	uint64_t caller; /* __probe_ret_ip: ret, or the real one behind fgraph's hook */
 };
-static __thread struct kp_ret kp_rets[KP_RET_DEPTH];
+/* Mapped at a thread's first return probe, not in TLS: libutrace.so is
+ * dlopen'ed when it attaches to a running process (attach.c), and
+ * glibc's static TLS room for a dlopen'ed initial-exec library is about
+ * 1.6 KiB; these 5 KiB would make the dlopen fail.  rt_self.kp_rets keeps
+ * it, so ring_buffer.c unmaps it when the thread exits. */
+#define KP_RETS ((struct kp_ret *)rt_self.kp_rets)
 static __thread uint32_t kp_ret_depth;
+
+_Static_assert(KP_RET_DEPTH * sizeof(struct kp_ret) <= RT_KP_RETS_BYTES, "kp_rets fits");
+
+static bool kp_rets_map(void)
+{
+	int saved_errno = errno;
+	void *p = mmap(NULL, RT_KP_RETS_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	errno = saved_errno;
+	if (p == MAP_FAILED)
+		return false;
+	rt_self.kp_rets = p;
+	return true;
+}
 
 /* arch/x86_64/kprobe.S */
 void utrace_kprobe_site_tramp(void) RT_HIDDEN;
@@ -158,14 +178,16 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 
 	if (d >= KP_RET_DEPTH || utrace_ctl_kprobe_off(rt.ctl, p->key))
 		return; /* too deep: this call is not probed */
+	if (!KP_RETS && !kp_rets_map())
+		return; /* no memory: not probed */
 	/* function_graph hooked this return first: name its real caller */
 	if (caller == (uint64_t)(uintptr_t)utrace_graph_return && t && t->depth &&
 	    t->stack[t->depth - 1].slot == slot)
 		caller = t->stack[t->depth - 1].ret;
 	/* another return probe of the function hooked it first: its caller */
-	if (caller == (uint64_t)(uintptr_t)utrace_kretprobe_tramp && d && kp_rets[d - 1].slot == slot)
-		caller = kp_rets[d - 1].caller;
-	kp_rets[d] = (struct kp_ret){*slot, slot, p->func, p, caller};
+	if (caller == (uint64_t)(uintptr_t)utrace_kretprobe_tramp && d && KP_RETS[d - 1].slot == slot)
+		caller = KP_RETS[d - 1].caller;
+	KP_RETS[d] = (struct kp_ret){*slot, slot, p->func, p, caller};
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the frame before it counts */
 	kp_ret_depth = d + 1;
 	*slot = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
@@ -267,13 +289,13 @@ uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs)
 	uint32_t d = kp_ret_depth;
 
 	/* frames above ours were left by longjmp: dropped */
-	while (d > 0 && kp_rets[d - 1].slot < slot)
+	while (d > 0 && KP_RETS[d - 1].slot < slot)
 		d--;
-	if (!d || kp_rets[d - 1].slot != slot) {
+	if (!d || KP_RETS[d - 1].slot != slot) {
 		rt_log("a return probe lost its frame; the program cannot go on");
 		_exit(127);
 	}
-	a.r = kp_rets[d - 1];
+	a.r = KP_RETS[d - 1];
 	kp_ret_depth = d - 1;
 	regs->r[UTRACE_FR_IP] = a.r.ret;
 	if (rt_tracing_on()) {
@@ -297,8 +319,8 @@ static void kp_unhook_returns(void)
 	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
 
 	for (uint32_t d = kp_ret_depth; d-- > 0;)
-		if (*kp_rets[d].slot == tramp)
-			*kp_rets[d].slot = kp_rets[d].ret;
+		if (*KP_RETS[d].slot == tramp)
+			*KP_RETS[d].slot = KP_RETS[d].ret;
 	kp_ret_depth = 0;
 }
 

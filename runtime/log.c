@@ -38,25 +38,16 @@ static size_t log_utoa(char *dst, unsigned long v)
 	return n;
 }
 
-void rt_log(const char *msg)
+/* The notice to the recorder alone: the program's stderr stays its own. */
+void rt_notice(const char *msg)
 {
 	int saved_errno = errno;
-	char line[256];
-	size_t n = 0;
 	union {
 		struct utrace_msg_notice hdr;
 		char buf[sizeof(struct utrace_msg_notice) + 200];
 	} notice;
 	char *text = notice.buf + sizeof(notice.hdr);
 
-	n += log_strlcpy(line + n, "utrace[", sizeof(line) - n);
-	n += log_utoa(line + n, (unsigned long)getpid());
-	n += log_strlcpy(line + n, "]: ", sizeof(line) - n);
-	n += log_strlcpy(line + n, msg, sizeof(line) - n - 1);
-	line[n++] = '\n';
-	if (write(STDERR_FILENO, line, n) < 0) {
-		/* nothing more we can do */
-	}
 	if (rt.sock >= 0) {
 		size_t len = log_strlcpy(text, msg, 200);
 
@@ -66,6 +57,24 @@ void rt_log(const char *msg)
 		notice.hdr.tid = gettid();
 		rt_send(&notice, notice.hdr.hdr.size, -1);
 	}
+	errno = saved_errno;
+}
+
+void rt_log(const char *msg)
+{
+	int saved_errno = errno;
+	char line[256];
+	size_t n = 0;
+
+	n += log_strlcpy(line + n, "utrace[", sizeof(line) - n);
+	n += log_utoa(line + n, (unsigned long)getpid());
+	n += log_strlcpy(line + n, "]: ", sizeof(line) - n);
+	n += log_strlcpy(line + n, msg, sizeof(line) - n - 1);
+	line[n++] = '\n';
+	if (!rt.attached && write(STDERR_FILENO, line, n) < 0) {
+		/* nothing more we can do */
+	}
+	rt_notice(msg);
 	errno = saved_errno;
 }
 

@@ -358,8 +358,44 @@ static int plt_register(struct rt_object *added)
 
 void rt_plt_init(void)
 {
-	if (rt.cfg.flags & UTRACE_CFG_LIBCALL) {
-		rt_objects_added_hook = plt_register;
-		rt_objects_libcall_live_hook = plt_live;
+	plt_first_done = false; /* attached again: the main program's imports first */
+	rt_objects_added_hook = rt.cfg.flags & UTRACE_CFG_LIBCALL ? plt_register : NULL;
+	rt_objects_libcall_live_hook = rt.cfg.flags & UTRACE_CFG_LIBCALL ? plt_live : NULL;
+}
+
+/* The libcall part lc's slots that lead to its stubs get the targets the
+ * stubs jump to (real[], in front of the stubs) back: the program's own
+ * values, which it reads again at its next call. */
+static int plt_unhook_one(struct rt_object *lc)
+{
+	uint64_t head = (8 + 8 * (uint64_t)lc->nr_sites + PLT_STUB - 1) & ~(uint64_t)(PLT_STUB - 1);
+	const uint64_t *real = (const uint64_t *)(const void *)(lc->stubs - head) + 1;
+	struct plt_relro relro = {.bias = lc->bias};
+	int ret = 0;
+
+	dl_iterate_phdr(plt_relro_one, &relro);
+	if (relro.hi > relro.lo &&
+	    mprotect((void *)(uintptr_t)relro.lo, relro.hi - relro.lo, PROT_READ | PROT_WRITE) < 0)
+		return -errno;
+	for (uint32_t i = 0; i < lc->nr_sites; i++) {
+		uint64_t *slot = (uint64_t *)(uintptr_t)lc->sites[i];
+		uint64_t stub = (uint64_t)(uintptr_t)(lc->stubs + (uint64_t)i * PLT_STUB);
+
+		if (slot && __atomic_load_n(slot, __ATOMIC_RELAXED) == stub)
+			__atomic_store_n(slot, real[i], __ATOMIC_RELEASE);
 	}
+	if (relro.hi > relro.lo &&
+	    mprotect((void *)(uintptr_t)relro.lo, relro.hi - relro.lo, PROT_READ) < 0)
+		ret = -errno;
+	return ret;
+}
+
+int rt_plt_unhook(void)
+{
+	int ret = 0;
+
+	for (struct rt_object *o = rt.objects; o; o = o->next)
+		if ((o->flags & UTRACE_OBJ_LIBCALL) && o->stubs && plt_unhook_one(o) < 0)
+			ret = -EPERM;
+	return ret;
 }

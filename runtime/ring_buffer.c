@@ -43,6 +43,38 @@ __thread struct rt_thread rt_nest_ctx[RT_NEST_MAX];
 static pthread_key_t rb_key;
 static pthread_once_t rb_key_once = PTHREAD_ONCE_INIT;
 
+/* The threads that have a buffer (their own context), for a detach to
+ * retire every buffer at once (rt_rb_retire_all). */
+static pthread_mutex_t rb_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_thread *rb_reg_head;
+
+static void rb_register(struct rt_thread *t)
+{
+	pthread_mutex_lock(&rb_reg_lock);
+	t->nest = rt_nest_ctx;
+	t->reg_prev = NULL;
+	t->reg_next = rb_reg_head;
+	if (rb_reg_head)
+		rb_reg_head->reg_prev = t;
+	rb_reg_head = t;
+	pthread_mutex_unlock(&rb_reg_lock);
+}
+
+static void rb_unregister(struct rt_thread *t)
+{
+	if (!t->nest)
+		return;
+	pthread_mutex_lock(&rb_reg_lock);
+	if (t->reg_prev)
+		t->reg_prev->reg_next = t->reg_next;
+	else
+		rb_reg_head = t->reg_next;
+	if (t->reg_next)
+		t->reg_next->reg_prev = t->reg_prev;
+	t->nest = t->reg_next = t->reg_prev = NULL;
+	pthread_mutex_unlock(&rb_reg_lock);
+}
+
 /*
  * The frames the reader must know about are the recorded ones: not the
  * set_graph_notrace frames (hooked, never written), and none at all with
@@ -330,13 +362,17 @@ static long rb_create(void *arg)
 {
 	struct rt_thread *t = arg;
 	int saved_errno = errno;
-	uint32_t nr = rb_nr_subbufs(t);
-	uint64_t size = utrace_rb_bytes(nr);
+	uint32_t nr;
+	uint64_t size;
 	struct utrace_msg_buffer msg;
 	struct utrace_rb_meta *m;
 	pid_t tid = gettid();
-	int fd;
+	int fd = -1;
 
+	if (t->state & RT_TS_STALE) /* a past attach's: let go of it */
+		rt_rb_forget_one(t);
+	nr = rb_nr_subbufs(t);
+	size = utrace_rb_bytes(nr);
 	/* -T: only the listed threads */
 	if (rt.ctl->tid_filter[0]) {
 		bool found = false;
@@ -410,6 +446,8 @@ static long rb_create(void *arg)
 	if (!t->level) { /* nested contexts are closed with the thread's */
 		pthread_once(&rb_key_once, rb_key_init);
 		pthread_setspecific(rb_key, t);
+		if (!t->nest)
+			rb_register(t);
 	}
 close_out:
 	if (fd >= 0)
@@ -462,7 +500,7 @@ bool rt_rb_slow_ok(struct rt_thread *t)
 		return false;
 	if (!rt.enabled || rt.sock < 0)
 		return false;
-	if (!t->meta) {
+	if (!t->meta || (t->state & RT_TS_STALE)) {
 		t->state |= RT_TS_BUSY;
 		utrace_call_preserving_fpu(rb_create, t);
 		t->state &= ~RT_TS_BUSY;
@@ -499,11 +537,16 @@ void rt_rb_thread_close(struct rt_thread *t)
 	for (struct rt_thread *n = rt_ctx_next(t); n; n = rt_ctx_next(n))
 		rb_close_one(n);
 	rb_close_one(t);
+	rb_unregister(t);
+	if (t->kp_rets) { /* kprobes.c's return frames: the thread is leaving */
+		munmap(t->kp_rets, RT_KP_RETS_BYTES);
+		t->kp_rets = NULL;
+	}
 }
 
 /* In a fork child: the buffer belongs to the parent's thread (the memfd
  * mapping is shared), so let go of it without touching it. */
-static void rb_forget_one(struct rt_thread *t)
+void rt_rb_forget_one(struct rt_thread *t)
 {
 	if (t->meta)
 		munmap(t->meta, utrace_rb_bytes(t->meta->nr_subbufs));
@@ -512,7 +555,7 @@ static void rb_forget_one(struct rt_thread *t)
 	t->wp = t->end = NULL;
 	t->written = t->lost = t->lost_pending = t->nested = 0;
 	t->stuck = false;
-	t->state &= ~(RT_TS_READY | RT_TS_DEAD);
+	t->state &= ~(RT_TS_READY | RT_TS_DEAD | RT_TS_STALE);
 	/* the child's own id and name, read again when first needed: a
 	 * soft-enabled event's common_pid must not be the parent's */
 	t->tid = 0;
@@ -522,6 +565,54 @@ static void rb_forget_one(struct rt_thread *t)
 void rt_rb_forget(struct rt_thread *t)
 {
 	for (struct rt_thread *n = rt_ctx_next(t); n; n = rt_ctx_next(n))
-		rb_forget_one(n);
-	rb_forget_one(t);
+		rt_rb_forget_one(n);
+	rt_rb_forget_one(t);
+	t->nest = t->reg_next = t->reg_prev = NULL; /* the parent's list */
+}
+
+/* A fork child: the other threads of the list are the parent's. */
+void rt_rb_registry_forget(void)
+{
+	pthread_mutex_init(&rb_reg_lock, NULL);
+	rb_reg_head = NULL;
+}
+
+/*
+ * Detach (attach.c): the recording is over, but the threads live on with
+ * their buffers.  Each context's buffer is closed for the recorder as a
+ * thread's at exit (its counts, then CLOSED), and its mapping replaced by
+ * anonymous memory of the same size, so the shared pages are freed here
+ * and a thread that was still between its check of tracing_on and its
+ * store writes harmlessly.  STALE makes its next record (of a later
+ * attach) take a new buffer instead.  Called with every site unpatched
+ * and tracing off for some milliseconds: the owners no longer write.
+ */
+static void rb_retire_one(struct rt_thread *t)
+{
+	struct utrace_rb_meta *m = t->meta;
+	uint32_t nr;
+	uint64_t size;
+
+	if (!m || (t->state & RT_TS_STALE))
+		return;
+	nr = m->nr_subbufs;
+	size = utrace_rb_bytes(nr);
+	__atomic_store_n(&m->written, t->written, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->lost, t->lost + t->nested, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->state, UTRACE_RB_CLOSED, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&t->state, RT_TS_STALE, __ATOMIC_SEQ_CST);
+	if (mmap(m, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) != MAP_FAILED)
+		m->nr_subbufs = nr; /* what rt_rb_forget_one unmaps */
+}
+
+void rt_rb_retire_all(void)
+{
+	pthread_mutex_lock(&rb_reg_lock);
+	for (struct rt_thread *t = rb_reg_head; t; t = t->reg_next) {
+		rb_retire_one(t);
+		for (unsigned i = 0; i < RT_NEST_MAX && t->nest[i].level; i++)
+			rb_retire_one(&t->nest[i]);
+	}
+	pthread_mutex_unlock(&rb_reg_lock);
 }

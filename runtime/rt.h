@@ -29,6 +29,7 @@
  *   kprobe_live.c   in-process probes added while the program runs
  *   live.c          the live channel: tracer and sites changed while running
  *   plt.c           --libcall: the GOT slots of imports hooked through stubs
+ *   attach.c        a running process attached to: its detach puts it back
  *   init.c          start-up, fork/exec: calls the others in order
  */
 #ifndef UTRACE_RUNTIME_RT_H
@@ -70,6 +71,8 @@ enum {
 	RT_TS_DEAD = 1u << 2,	   /* tracing off for this thread for good */
 	RT_TS_NOTRACE = 1u << 3,   /* below a set_graph_notrace function */
 	RT_TS_UNWINDING = 1u << 4, /* an exception is unwinding: frames may die */
+	RT_TS_STALE = 1u << 5,	   /* its buffer is a past recording's (attach.c): a new one
+				    * is made at the next record of an attach */
 };
 
 struct rt_thread {
@@ -106,7 +109,14 @@ struct rt_thread {
 	 * more waiting (records are dropped) until tail moves again */
 	bool stuck;
 	uint64_t stuck_tail;
+
+	void *kp_rets; /* RT_KP_RETS_BYTES, kprobes.c: the return probes' frames, mapped when first needed */
+	/* ring_buffer.c: the threads that have a buffer, for a detach
+	 * (attach.c) to retire them; nest: that thread's rt_nest_ctx */
+	struct rt_thread *reg_next, *reg_prev, *nest;
 };
+
+#define RT_KP_RETS_BYTES 8192
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;
 
@@ -173,6 +183,7 @@ struct rt_global {
 	uint64_t tsc_thresh;
 	uint64_t tsc_ns_mult; /* ns = tsc * tsc_ns_mult >> 32 (hist triggers' common_timestamp) */
 	bool graph_fast; /* plain function_graph: no -g, depth limit or threshold */
+	bool attached;	 /* attach.c: notices go to the recorder only, not the program's stderr */
 	pid_t pid;
 };
 
@@ -212,6 +223,8 @@ static inline uint64_t rt_clock(uint32_t *cpu)
 /* plt.c: with --libcall, hook the imports of the objects scanned from
  * now on (rt_objects_added_hook) */
 void rt_plt_init(void) RT_HIDDEN;
+/* attach.c: every hooked GOT slot gets its target back */
+int rt_plt_unhook(void) RT_HIDDEN;
 void utrace_plt_graph_tramp(void) RT_HIDDEN; /* plt_tramp.S */
 void utrace_plt_func_tramp(void) RT_HIDDEN;
 
@@ -245,6 +258,10 @@ void rt_rb_commit(struct rt_thread *t, uint32_t *end) RT_HIDDEN;
 void rt_rb_thread_close(struct rt_thread *t) RT_HIDDEN;
 void rt_rb_flush(struct rt_thread *t) RT_HIDDEN;
 void rt_rb_forget(struct rt_thread *t) RT_HIDDEN;
+/* attach.c: every thread's buffer retired (detach); the list forgotten (fork) */
+void rt_rb_retire_all(void) RT_HIDDEN;
+void rt_rb_registry_forget(void) RT_HIDDEN;
+void rt_rb_forget_one(struct rt_thread *t) RT_HIDDEN; /* one context's buffer let go */
 
 /*
  * Write one record.  Inlined with constant n and dpos, the fast path is a
@@ -306,6 +323,7 @@ extern int (*rt_objects_added_hook)(struct rt_object *added) RT_HIDDEN;
  * to their targets. */
 extern int (*rt_objects_libcall_live_hook)(struct rt_object *lc, uint32_t tracer) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
+void rt_objects_forget(void) RT_HIDDEN; /* attach.c: before registering anew */
 int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
 int rt_objects_live_apply(const struct utrace_msg_tracer *t) RT_HIDDEN;
 int rt_objects_locked(int (*fn)(void *arg), void *arg) RT_HIDDEN;
@@ -314,6 +332,12 @@ int rt_objects_locked(int (*fn)(void *arg), void *arg) RT_HIDDEN;
  * installs them (0 or -errno) */
 void rt_kprobe_live_slot(struct utrace_msg_kprobe_slot *m) RT_HIDDEN;
 int rt_kprobe_live_take(const struct utrace_msg_kprobe *m, uint32_t size) RT_HIDDEN;
+/* attach.c: a running process attached to (utrace record -P) */
+int rt_attach_begin(void) RT_HIDDEN;
+int rt_attach_undo(void) RT_HIDDEN;
+void rt_attach_serve(void) RT_HIDDEN;
+void rt_attach_end(void) RT_HIDDEN;
+void rt_attach_forked(void) RT_HIDDEN;
 /* live.c */
 void rt_live_start(void) RT_HIDDEN;
 void rt_live_forget(void) RT_HIDDEN;
@@ -420,6 +444,14 @@ struct rt_poke {
 };
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
 int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT_HIDDEN;
+/* attach.c: note the program's bytes before every poke (on), put them all
+ * back (restore; logging stops) */
+void rt_text_poke_log(bool on) RT_HIDDEN;
+/* attach.c: called with stop before a batch writes (its pokes sorted; <0:
+ * the batch is not made, >0: call again with !stop after it, 0: nothing
+ * was stopped), then with !stop; nothing may allocate once threads stop */
+void rt_text_poke_quiesce_hook(int (*hook)(const struct rt_poke *pokes, size_t n, bool stop)) RT_HIDDEN;
+int rt_text_poke_restore(void) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
 uintptr_t rt_text_poke_trap_entry(void) RT_HIDDEN;
 /* Where a thread that meets the int3 of a batch's poke at ip goes on
@@ -472,6 +504,7 @@ extern void (*rt_unwind_unhook_more)(void) RT_HIDDEN;
 
 /* log.c */
 void rt_log(const char *msg) RT_HIDDEN;
+void rt_notice(const char *msg) RT_HIDDEN; /* to the recorder only */
 void rt_disable(const char *why) RT_HIDDEN;
 void rt_conn_lost_say(void) RT_HIDDEN;
 

@@ -50,6 +50,64 @@ static struct rt_poke *volatile poke_batch;
 static volatile size_t poke_batch_n;
 static pthread_mutex_t poke_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * The program's own bytes (attach.c).  A process we attached to must get
+ * back exactly what it had when we detach, whatever patched it meanwhile
+ * (sites, entries, jump labels, probes, sites patched more than once):
+ * while logging is on, every poke first notes what the bytes were.  The
+ * earliest note of an address holds the program's bytes.  A poke whose
+ * note cannot be kept is refused: no byte is changed that could not be
+ * put back.
+ */
+struct poke_orig {
+	uint8_t *addr;
+	uint32_t seq; /* order of the notes: the first of an address wins */
+	uint8_t len;  /* 5 (a batch) or 1 (rt_text_poke_bytes) */
+	uint8_t bytes[INSN_SITE_SIZE];
+};
+static struct poke_orig *poke_log;
+static size_t poke_log_n, poke_log_cap;
+static bool poke_logging;
+
+/* Room for n more notes; false if there is none. */
+static bool poke_reserve(size_t n)
+{
+	if (poke_logging && poke_log_n + n > poke_log_cap) {
+		size_t cap = (poke_log_n + n) * 2;
+		struct poke_orig *p = realloc(poke_log, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		poke_log = p;
+		poke_log_cap = cap;
+	}
+	return true;
+}
+
+/* Notes the bytes at n addresses (len each), in room reserved already. */
+static void poke_note(uint8_t *const *addrs, size_t stride, size_t n, uint8_t len)
+{
+	if (!poke_logging)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct poke_orig *o = &poke_log[poke_log_n];
+		uint8_t *a = *(uint8_t *const *)(const void *)((const char *)addrs + i * stride);
+
+		o->addr = a;
+		o->seq = (uint32_t)poke_log_n++;
+		o->len = len;
+		memcpy(o->bytes, a, len);
+	}
+}
+
+/* attach.c: the other threads stopped around a batch (see rt.h). */
+static int (*poke_quiesce)(const struct rt_poke *pokes, size_t n, bool stop);
+
+void rt_text_poke_quiesce_hook(int (*hook)(const struct rt_poke *pokes, size_t n, bool stop))
+{
+	poke_quiesce = hook;
+}
+
 /* a fork()ed child has one thread: a lock held by another is free */
 static void poke_child(void)
 {
@@ -205,17 +263,27 @@ static int poke_protect(struct rt_poke *p, size_t n, int prot)
  */
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 {
-	int ret;
+	int ret, quiet;
 
 	if (!n)
 		return 0;
 	qsort(pokes, n, sizeof(*pokes), poke_cmp);
 	pthread_mutex_lock(&poke_lock);
-	ret = poke_protect(pokes, n, PROT_READ | PROT_WRITE | PROT_EXEC);
+	/* nothing below allocates: the threads a quiesce stops may hold
+	 * malloc's locks */
+	if (!poke_reserve(n)) {
+		pthread_mutex_unlock(&poke_lock);
+		return -ENOMEM;
+	}
+	quiet = poke_quiesce ? poke_quiesce(pokes, n, true) : 0;
+	ret = quiet < 0 ? quiet : poke_protect(pokes, n, PROT_READ | PROT_WRITE | PROT_EXEC);
 	if (ret < 0) {
+		if (quiet > 0)
+			poke_quiesce(pokes, n, false);
 		pthread_mutex_unlock(&poke_lock);
 		return ret;
 	}
+	poke_note(&pokes[0].addr, sizeof(*pokes), n, INSN_SITE_SIZE);
 
 	poke_batch_n = n;
 	poke_batch = pokes;
@@ -235,6 +303,8 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 	poke_batch = NULL;
 	poke_batch_n = 0;
 	ret = poke_protect(pokes, n, PROT_READ | PROT_EXEC);
+	if (quiet > 0)
+		poke_quiesce(pokes, n, false);
 	pthread_mutex_unlock(&poke_lock);
 	return ret;
 }
@@ -256,8 +326,9 @@ int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n)
 		p[i].addr = addrs[i];
 	qsort(p, n, sizeof(*p), poke_cmp);
 	pthread_mutex_lock(&poke_lock);
-	ret = poke_protect(p, n, PROT_READ | PROT_WRITE | PROT_EXEC);
+	ret = poke_reserve(n) ? poke_protect(p, n, PROT_READ | PROT_WRITE | PROT_EXEC) : -ENOMEM;
 	if (ret >= 0) {
+		poke_note(addrs, sizeof(*addrs), n, 1);
 		for (size_t i = 0; i < n; i++)
 			__atomic_store_n(addrs[i], bytes[i], __ATOMIC_RELAXED);
 		poke_sync_cores();
@@ -270,6 +341,76 @@ int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n)
 
 /* Map size bytes at an address that code in [lo, hi) reaches with rel32
  * (the kernel keeps its trampolines near the text for the same reason). */
+/* ---- the program's bytes, put back (attach.c) ------------------------- */
+
+void rt_text_poke_log(bool on)
+{
+	pthread_mutex_lock(&poke_lock);
+	poke_logging = on;
+	poke_log_n = 0;
+	pthread_mutex_unlock(&poke_lock);
+}
+
+static int orig_cmp(const void *a, const void *b)
+{
+	const struct poke_orig *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The program's bytes at each noted address, into pokes (5 bytes) and
+ * ones/one_bytes (1 byte); how many of each. */
+static void orig_merge(struct rt_poke *pokes, size_t *np, uint8_t **ones, uint8_t *one_bytes,
+		       size_t *n1)
+{
+	for (size_t i = 0, j; i < poke_log_n; i = j) {
+		uint8_t want[INSN_SITE_SIZE];
+		unsigned have = 0;
+
+		/* byte k: from the earliest note that covers it */
+		for (j = i; j < poke_log_n && poke_log[j].addr == poke_log[i].addr; j++)
+			if (poke_log[j].len > have) {
+				memcpy(want + have, poke_log[j].bytes + have, poke_log[j].len - have);
+				have = poke_log[j].len;
+			}
+		if (have == INSN_SITE_SIZE) {
+			pokes[*np].addr = poke_log[i].addr;
+			memcpy(pokes[(*np)++].bytes, want, INSN_SITE_SIZE);
+		} else {
+			ones[*n1] = poke_log[i].addr;
+			one_bytes[(*n1)++] = want[0];
+		}
+	}
+}
+
+/* Every noted address gets the program's bytes back (int3 first, as any
+ * batch), and logging stops. */
+int rt_text_poke_restore(void)
+{
+	size_t n = poke_log_n, np = 0, n1 = 0;
+	struct rt_poke *pokes = calloc(n ? n : 1, sizeof(*pokes));
+	uint8_t **ones = calloc(n ? n : 1, sizeof(*ones)), *one_bytes = malloc(n ? n : 1);
+	int ret = -ENOMEM;
+
+	pthread_mutex_lock(&poke_lock);
+	poke_logging = false;
+	pthread_mutex_unlock(&poke_lock);
+	if (pokes && ones && one_bytes) {
+		qsort(poke_log, n, sizeof(*poke_log), orig_cmp);
+		orig_merge(pokes, &np, ones, one_bytes, &n1);
+		ret = rt_text_poke_batch(pokes, np);
+		if (ret >= 0 && n1)
+			ret = rt_text_poke_bytes(ones, one_bytes, n1);
+	}
+	poke_log_n = 0;
+	free(pokes);
+	free(ones);
+	free(one_bytes);
+	return ret;
+}
+
 void *rt_map_near(uint64_t lo, uint64_t hi, uint64_t size)
 {
 	const uint64_t step = 1ull << 20, span = 1ull << 31;

@@ -200,6 +200,7 @@ const char *utrace_recorder_sock_path(const struct utrace_recorder *r)
 
 static void conn_close(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
 {
+	rec_quiesce_end(c);
 	rec_live_close(c);
 	close(c->fd);
 	c->fd = -1;
@@ -215,6 +216,7 @@ static int conn_eof(struct utrace_recorder *r, struct rec_conn *c, struct utrace
 		conn_close(r, c, err);
 		return 0;
 	}
+	rec_quiesce_end(c);
 	rec_live_close(c);
 	close(c->fd);
 	c->fd = -1;
@@ -556,6 +558,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		if (c->pidfd >= 0)
 			close(c->pidfd);
 		rec_live_close(c);
+		rec_quiesce_end(c);
 		for (uint32_t k = 0; k < c->nr_objs; k++) {
 			free(c->objs[k].path);
 			free(c->objs[k].vaddrs);

@@ -98,6 +98,12 @@ int utrace_recorder_kready(struct utrace_recorder *r, struct utrace_error *err);
 int utrace_recorder_kround(struct utrace_recorder *r, struct utrace_error *err);
 /* True once at least one process connected and none is connected now. */
 bool utrace_recorder_idle(const struct utrace_recorder *r);
+/* Attached processes (utrace record -P, lib/record/recorder_attach.c):
+ * tracing off and every process asked to put itself back, polling until
+ * n of them said they did or timeout_ms passed; how many did, or <0
+ * (err). */
+int utrace_recorder_detach(struct utrace_recorder *r, uint32_t n, int timeout_ms,
+			   struct utrace_error *err);
 /* tracing_on = 0 in every traced process (they keep running). */
 void utrace_recorder_stop(struct utrace_recorder *r);
 /* Save everything that is left, the symbol tables and the statistics,

@@ -68,6 +68,10 @@ struct rec_conn {
 	struct rec_object *objs;
 	uint32_t nr_objs;
 	struct rec_fplan *fp_pending; /* recorder_fpatch.c: an FPATCH_AREA is due */
+	/* recorder_attach.c: a QUIESCE's addresses so far, the threads it stopped */
+	uint64_t *q_addrs;
+	size_t q_n;
+	struct utrace_attach_stopped *q_stopped;
 	uint32_t fp_obj;
 	uint64_t fp_bias;
 };
@@ -264,6 +268,11 @@ void rec_live_free(struct utrace_recorder *r);
 
 /* recorder_fpatch.c: FPATCH_ASK and FPATCH_AREA of an object without
  * call sites; the plans freed with the recorder */
+/* recorder_attach.c: an attached process's QUIESCE and RESUME; its
+ * threads let go when its connection ends */
+int rec_quiesce(struct rec_conn *c, const void *buf, size_t n);
+int rec_resume(struct rec_conn *c);
+void rec_quiesce_end(struct rec_conn *c);
 int rec_fpatch_ask(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n);
 int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n);
 void rec_fpatch_free(struct utrace_recorder *r);

@@ -525,6 +525,10 @@ int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *bu
 		return rec_fpatch_ask(r, c, buf, n);
 	case UTRACE_MSG_FPATCH_AREA:
 		return rec_fpatch_area(r, c, buf, n);
+	case UTRACE_MSG_QUIESCE:
+		return rec_quiesce(c, buf, n);
+	case UTRACE_MSG_RESUME:
+		return rec_resume(c);
 	default:
 		return -EPROTO;
 	}

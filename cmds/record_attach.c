@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_attach.c - `utrace record -P PID [-P PID]... [--duration SEC]`:
+ * the recording of cmds/record_run.c, on processes that already run.
+ *
+ *   record_attach_check   every -P checked from /proc (lib/attach/
+ *                         attach_check.c), before the recorder exists
+ *   record_attach_start   the runtime injected into each (inject.c); each
+ *                         registers like a started program, then says
+ *                         "attached" (a NOTICE), which we time
+ *   record_attach_over    --duration elapsed, or every process gone
+ *   record_attach_detach  the runtimes put every byte back (the control
+ *                         page's detach word, lib/record/recorder_attach.c)
+ *
+ * A thread id (-P TID of a thread that is not its process's main one)
+ * traces that thread only, through the recording's thread filter (-T).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds/cmds.h"
+#include "cmds/record_attach.h"
+#include "lib/attach/attach.h"
+
+#define ATTACH_WAIT_MS 10000 /* for a runtime to say it is attached */
+#define DETACH_WAIT_MS 10000 /* for the runtimes to say they put everything back */
+
+struct attach_proc {
+	struct utrace_attach_target t;
+	uint64_t boot;
+	double attached_ms; /* since the command started; < 0: not yet */
+	bool gone;
+};
+
+struct record_attach {
+	struct record_opts *o;
+	const char *runtime;
+	struct attach_proc *p;
+	unsigned n, attached, detached;
+	double t0;	  /* the command's start */
+	double traced_at; /* when every process was attached: --duration counts from it */
+	char *exe, *argv[2];
+	void (*notice)(void *arg, int pid, const char *text);
+	void *notice_arg;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The runtime's NOTICE "attached" ends its registration (init.c). */
+static void attach_notice(void *arg, int pid, const char *text)
+{
+	struct record_attach *a = arg;
+
+	for (unsigned i = 0; i < a->n; i++)
+		if (a->p[i].t.pid == pid && !strcmp(text, "attached") && a->p[i].attached_ms < 0) {
+			a->p[i].attached_ms = now_ms() - a->t0;
+			return;
+		}
+	if (a->notice)
+		a->notice(a->notice_arg, pid, text);
+}
+
+/* -P of a thread: the thread filter gets it. */
+static int attach_tid_filter(struct record_opts *o, const struct utrace_attach_target *t)
+{
+	unsigned n = 0;
+
+	if (t->tid == t->pid)
+		return 0;
+	while (n < 15 && o->rec.tids[n])
+		n++;
+	if (n == 15) {
+		utrace_die_msg("record", "-P %d: at most 15 threads with -P and -T", t->tid);
+		return 2;
+	}
+	o->rec.tids[n] = t->tid;
+	return 0;
+}
+
+static int attach_opts_ok(const struct record_opts *o)
+{
+	const char *bad = o->sample.freq ? "-F (sampling)" : o->tracefs ? "--tracefs" : NULL;
+
+	for (unsigned i = 0; !bad && i < o->nprobes; i++)
+		if (!strchr(o->probe_defs[i], '/'))
+			bad = "--probe without PATH (in-process probes)";
+	if (bad)
+		utrace_die_msg("record", "-P: %s does not work on an attached process yet", bad);
+	return bad ? 2 : 0;
+}
+
+/* The program of the first process, for the lookups of its events. */
+static int attach_exe(struct record_attach *a)
+{
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", a->p[0].t.pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0 || !(a->exe = strndup(path, (size_t)n)))
+		return 1;
+	a->argv[0] = a->exe;
+	a->o->argv = a->argv;
+	return 0;
+}
+
+struct record_attach *record_attach_check(struct record_opts *o, const char *runtime, int *status)
+{
+	struct record_attach *a = calloc(1, sizeof(*a));
+	struct utrace_error err = {0};
+
+	*status = 1;
+	if (!a || !(a->p = calloc(o->npids, sizeof(*a->p)))) {
+		utrace_die_msg("record", "out of memory");
+		free(a);
+		return NULL;
+	}
+	a->o = o;
+	a->runtime = runtime;
+	a->n = o->npids;
+	a->t0 = now_ms();
+	if ((*status = attach_opts_ok(o)))
+		goto fail;
+	for (unsigned i = 0; i < a->n; i++) {
+		a->p[i].attached_ms = -1;
+		/* the socket's folder is checked once it exists */
+		if (utrace_attach_check(o->pids[i], runtime, runtime, &a->p[i].t, &err) < 0) {
+			utrace_die_msg("record", "%s", err.msg);
+			*status = 1;
+			goto fail;
+		}
+		if ((*status = attach_tid_filter(o, &a->p[i].t)))
+			goto fail;
+	}
+	if ((*status = attach_exe(a)))
+		goto fail;
+	a->notice = o->rec.notice;
+	a->notice_arg = o->rec.notice_arg;
+	o->rec.notice = attach_notice;
+	o->rec.notice_arg = a;
+	return a;
+fail:
+	record_attach_free(a);
+	return NULL;
+}
+
+/* Polls until process p says it is attached, or its bootstrap failed. */
+static int attach_wait(struct record_attach *a, struct attach_proc *p, struct utrace_recorder *r)
+{
+	struct utrace_error err = {0};
+	double end = now_ms() + ATTACH_WAIT_MS;
+
+	while (p->attached_ms < 0) {
+		if (utrace_recorder_poll(r, 1, &err) < 0) {
+			utrace_die_msg("record", "%s", err.msg);
+			return 1;
+		}
+		if (p->attached_ms >= 0)
+			break;
+		if (utrace_attach_status(&p->t, p->boot, &err) <= 0) {
+			utrace_die_msg("record", "%s", err.msg);
+			return 1;
+		}
+		if (now_ms() > end) {
+			utrace_die_msg("record",
+				       "-P %d: the runtime did not say it was attached "
+				       "within %d s",
+				       p->t.tid, ATTACH_WAIT_MS / 1000);
+			return 1;
+		}
+	}
+	a->attached++;
+	fprintf(stderr, "utrace record: attached to %d (%s) in %.1f ms\n", p->t.tid, p->t.comm,
+		p->attached_ms);
+	return 0;
+}
+
+int record_attach_start(struct record_attach *a, struct utrace_recorder *r)
+{
+	const char *sock = utrace_recorder_sock_path(r);
+	struct utrace_error err = {0};
+
+	for (unsigned i = 0; i < a->n; i++) {
+		struct attach_proc *p = &a->p[i];
+
+		if (utrace_attach_check(p->t.tid, a->runtime, sock, &p->t, &err) < 0 ||
+		    utrace_attach_inject(&p->t, a->runtime, sock, &p->boot, &err) < 0) {
+			utrace_die_msg("record", "%s", err.msg);
+			return 1;
+		}
+		if (attach_wait(a, p, r))
+			return 1;
+	}
+	a->traced_at = now_ms();
+	return 0;
+}
+
+/* Whether the process has ended (a zombie has: its parent has not
+ * reaped it yet). */
+static bool attach_gone(int pid)
+{
+	char path[64], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	paren = strrchr(buf, ')');
+	return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
+bool record_attach_over(struct record_attach *a)
+{
+	unsigned gone = 0;
+
+	for (unsigned i = 0; i < a->n; i++) {
+		if (!a->p[i].gone && attach_gone(a->p[i].t.pid))
+			a->p[i].gone = true;
+		gone += a->p[i].gone;
+	}
+	if (gone == a->n)
+		return true;
+	return a->o->duration > 0 && now_ms() - a->traced_at >= a->o->duration * 1e3;
+}
+
+void record_attach_detach(struct record_attach *a, struct utrace_recorder *r)
+{
+	struct utrace_error err = {0};
+	unsigned live = 0;
+	int done;
+
+	for (unsigned i = 0; i < a->n; i++)
+		live += a->p[i].attached_ms >= 0 &&
+			!(a->p[i].gone = a->p[i].gone || attach_gone(a->p[i].t.pid));
+	done = utrace_recorder_detach(r, live, DETACH_WAIT_MS, &err);
+	if (done < 0)
+		utrace_die_msg("record", "detach: %s", err.msg);
+	else if ((unsigned)done < live)
+		utrace_die_msg("record",
+			       "detach: %u of %u processes did not say they had put "
+			       "their code back within %d s",
+			       live - (unsigned)done, live, DETACH_WAIT_MS / 1000);
+	else if (live)
+		fprintf(stderr, "utrace record: detached from %u process%s\n", live,
+			live == 1 ? "" : "es");
+	if (live < a->n)
+		fprintf(stderr, "utrace record: %u process%s ended while attached\n", a->n - live,
+			a->n - live == 1 ? "" : "es");
+	a->detached = done > 0 ? (unsigned)done : 0;
+	for (unsigned i = 0; i < a->n && done >= 0; i++)
+		if (a->p[i].gone)
+			a->detached++;
+}
+
+int record_attach_status(const struct record_attach *a)
+{
+	return a && a->attached == a->n && a->detached >= a->n ? 0 : 1;
+}
+
+void record_attach_free(struct record_attach *a)
+{
+	if (!a)
+		return;
+	if (a->o && a->o->argv == a->argv)
+		a->o->argv = NULL;
+	free(a->exe);
+	free(a->p);
+	free(a);
+}

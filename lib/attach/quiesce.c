@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * quiesce.c - every other thread of an attached process stopped while its
+ * runtime rewrites bytes a thread may be in the middle of (common/proto.h
+ * QUIESCE; runtime/attach.c asks, lib/record/recorder_attach.c answers).
+ *
+ * The int3-first protocol of runtime/text_poke.c makes a rewrite safe for
+ * a thread that reaches its first byte, not for one already past it:
+ * gcc's five 1-byte NOPs, or the first instructions of a function whose
+ * entry becomes a jmp, may hold a thread stopped (preempted, or in a
+ * system call) at byte 1, 2, 3 or 4.  The kernel waits for such threads
+ * with RCU-tasks; here each other thread is stopped with ptrace and, if
+ * its rip is inside one of those ranges, single-stepped out of it (a few
+ * instructions at most: they are NOPs or a prologue).  The threads stay
+ * stopped until the batch is written (RESUME), so none can enter a range
+ * meanwhile; threads the process creates meanwhile are stopped too (the
+ * list of /proc/PID/task is read until it holds no new one).
+ *
+ * A thread blocked in a system call whose return address is outside the
+ * ranges is left alone: when it wakes it can only reach a range at its
+ * first byte, which the int3 covers.  Stopping it would end some of its
+ * system calls early (epoll_wait returns EINTR when ptrace interrupts it).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+
+#include "lib/attach/attach.h"
+#include "lib/attach/attach_ptrace.h"
+
+#define QUIESCE_STEPS 64 /* single steps to leave a range */
+
+struct utrace_attach_stopped {
+	size_t n, cap;
+	struct stopped t[];
+};
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether rip is in bytes 1..4 of one of the sorted addresses. */
+static bool in_range(const uint64_t *addrs, size_t n, uint64_t rip)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first address >= rip */
+		size_t mid = (lo + hi) / 2;
+
+		if (addrs[mid] < rip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && rip - addrs[lo - 1] < 5;
+}
+
+/* Whether tid sleeps in a system call that returns outside the ranges
+ * (/proc/PID/task/TID/syscall: "NR ARGS... SP PC" while in one). */
+static bool blocked_outside(int pid, int tid, const uint64_t *addrs, size_t n)
+{
+	char path[96], buf[256];
+	unsigned long long pc;
+	const char *last;
+	FILE *f;
+	long nr;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	if (sscanf(buf, "%ld", &nr) != 1 || nr < 0 || !(last = strrchr(buf, ' ')))
+		return false;
+	pc = strtoull(last + 1, NULL, 16);
+	return !in_range(addrs, n, pc);
+}
+
+static bool known(const struct utrace_attach_stopped *s, int tid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Steps s out of the ranges; 0, or -EBUSY (it stays: in a system call
+ * there, or it does not leave). */
+static int step_out(struct stopped *s, const uint64_t *addrs, size_t n)
+{
+	struct user_regs_struct r = s->saved;
+
+	for (int i = 0; i < QUIESCE_STEPS && in_range(addrs, n, r.rip); i++) {
+		int sig;
+
+		if ((long long)r.orig_rax >= 0)
+			return -EBUSY; /* it would restart the system call, and block */
+		if (ptrace(PTRACE_SINGLESTEP, s->tid, NULL, NULL) < 0 ||
+		    attach_wait_stop(s, 1000, &sig) < 0 ||
+		    ptrace(PTRACE_GETREGS, s->tid, NULL, &r) < 0)
+			return -EBUSY;
+	}
+	return in_range(addrs, n, r.rip) ? -EBUSY : 0;
+}
+
+/* One pass over /proc/PID/task: the threads not stopped yet; how many. */
+static int stop_new(int pid, int except, struct utrace_attach_stopped **sp, const uint64_t *addrs,
+		    size_t n, struct utrace_error *err)
+{
+	char path[64];
+	struct dirent *d;
+	int added = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	if (!(dir = opendir(path)))
+		return utrace_error_set(err, -ESRCH, "process %d has gone", pid);
+	while ((d = readdir(dir))) {
+		struct utrace_attach_stopped *s = *sp;
+		int tid = atoi(d->d_name), ret;
+
+		if (tid <= 0 || tid == except || known(s, tid))
+			continue;
+		if (s->n == s->cap) {
+			size_t cap = s->cap * 2;
+
+			if (!(s = realloc(s, sizeof(*s) + cap * sizeof(s->t[0])))) {
+				closedir(dir);
+				return utrace_error_set(err, -ENOMEM, "out of memory");
+			}
+			s->cap = cap;
+			*sp = s;
+		}
+		if (blocked_outside(pid, tid, addrs, n)) {
+			s->t[s->n++] =
+			    (struct stopped){.tid = tid, .pending = -1}; /* not stopped */
+			added++;
+			continue;
+		}
+		if ((ret = attach_stop(&s->t[s->n], tid)) == -ESRCH)
+			continue; /* it ended */
+		if (ret < 0) {
+			closedir(dir);
+			return utrace_error_set(err, ret, "thread %d: ptrace: %s", tid,
+						strerror(-ret));
+		}
+		s->n++;
+		added++;
+		if (step_out(&s->t[s->n - 1], addrs, n) < 0) {
+			closedir(dir);
+			return utrace_error_set(err, -EBUSY,
+						"thread %d is stopped inside code being "
+						"patched",
+						tid);
+		}
+	}
+	closedir(dir);
+	return added;
+}
+
+int utrace_attach_quiesce(int pid, int except, uint64_t *addrs, size_t n,
+			  struct utrace_attach_stopped **out, struct utrace_error *err)
+{
+	struct utrace_attach_stopped *s = malloc(sizeof(*s) + 16 * sizeof(s->t[0]));
+	int ret;
+
+	*out = NULL;
+	if (!s)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	s->n = 0;
+	s->cap = 16;
+	qsort(addrs, n, sizeof(*addrs), u64_cmp);
+	while ((ret = stop_new(pid, except, &s, addrs, n, err)) > 0)
+		;
+	if (ret < 0) {
+		utrace_attach_resume(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+void utrace_attach_resume(struct utrace_attach_stopped *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->t[i].pending >= 0) /* -1: left alone */
+			attach_release(&s->t[i], 0);
+	free(s);
+}

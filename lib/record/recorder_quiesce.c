@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_quiesce.c - an attached process's other threads stopped while
+ * its runtime rewrites code they may be in the middle of (common/proto.h
+ * QUIESCE and RESUME, runtime/attach.c; the ptrace work is
+ * lib/attach/quiesce.c).  The threads are let go at RESUME, or when the
+ * process's connection ends, whichever comes first.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/attach/attach.h"
+#include "lib/record/recorder_internal.h"
+
+static int quiesce_answer(struct rec_conn *c, int status)
+{
+	struct utrace_msg_quiesce a = {{sizeof(a), UTRACE_MSG_QUIESCE}, 0, status, 0, 0};
+
+	return rec_conn_send(c, &a, sizeof(a), -1);
+}
+
+/* Addresses until the last message, then the threads stopped and the
+ * answer: a failure (a thread that cannot be moved out) is the runtime's
+ * to handle (it leaves that batch out), not the recording's. */
+int rec_quiesce(struct rec_conn *c, const void *buf, size_t n)
+{
+	const struct utrace_msg_quiesce *q = buf;
+	struct utrace_error err = {0};
+	uint64_t *a;
+	int ret;
+
+	if (n < sizeof(*q) || q->count > (n - sizeof(*q)) / sizeof(uint64_t) || c->q_stopped)
+		return -EPROTO;
+	if (!(a = realloc(c->q_addrs, (c->q_n + q->count + 1) * sizeof(*a))))
+		return -ENOMEM;
+	memcpy(a + c->q_n, q->addr, q->count * sizeof(*a));
+	c->q_addrs = a;
+	c->q_n += q->count;
+	if (q->flags & UTRACE_QUIESCE_MORE)
+		return 0;
+	ret = utrace_attach_quiesce(c->pid, q->tid, c->q_addrs, c->q_n, &c->q_stopped, &err);
+	free(c->q_addrs);
+	c->q_addrs = NULL;
+	c->q_n = 0;
+	return quiesce_answer(c, ret < 0 ? ret : 0);
+}
+
+int rec_resume(struct rec_conn *c)
+{
+	utrace_attach_resume(c->q_stopped);
+	c->q_stopped = NULL;
+	return 0;
+}
+
+void rec_quiesce_end(struct rec_conn *c)
+{
+	rec_resume(c);
+	free(c->q_addrs);
+	c->q_addrs = NULL;
+	c->q_n = 0;
+}
