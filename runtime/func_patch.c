@@ -115,6 +115,12 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, stru
 			/* a slot left as int3s is never patched (rt_fpatch_slot) */
 			uint8_t *slot = area + (size_t)got * UTRACE_FPATCH_SLOT;
 
+			/* An attached runtime was dlopen()ed, not preloaded: the
+			 * program's own sigaction/sigprocmask calls do not reach
+			 * trap_guard.c, so one that later blocks or takes over
+			 * SIGTRAP would die at a lasting int3: no such entries. */
+			if ((e->flags & UTRACE_FPATCH_ENT_INT3) && rt.attached)
+				continue;
 			if (!e->xol_len || e->xol_len > UTRACE_FPATCH_XOL || !e->len ||
 			    e->len >= FP_INT3 ||
 			    (e->len < 5 && !(e->flags & UTRACE_FPATCH_ENT_INT3)) || at < obj->lo ||
