@@ -236,6 +236,17 @@ static int live_event_id(void *arg, const char *system, const char *name)
 	return id;
 }
 
+static int live_event_enable(void *arg, const char *system, const char *name, int set)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_event(rl->r, system, name, set);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
 struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
 				      const struct record_opts *o)
 {
@@ -251,6 +262,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .options = UTRACE_REPORT_DEFAULT_FLAGS,
 	    .objects = live_objects,
 	    .event_id = live_event_id,
+	    .event_enable = live_event_enable,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,
 	    .filter = o->filter,

@@ -15,7 +15,8 @@
  *   live_state.c  the state the files share: tracer, function lists,
  *                 error_log
  *   live_pipe.c   trace_pipe: consuming, blocking reads
- *   live_events.c available_events, events/SYSTEM/EVENT/{format,id}
+ *   live_events.c available_events, set_event, events/enable,
+ *                 events/SYSTEM/enable, events/SYSTEM/EVENT/{enable,format,id}
  *   live_options.c trace_options, options/
  *   live_reset.c  unmounting what a killed recorder left
  *
@@ -66,6 +67,10 @@ struct utrace_live_ops {
 	 * of memory) */
 	void (*objects)(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg);
 	int (*event_id)(void *arg, const char *system, const char *name);
+	/* events/.../enable, set_event: event SYSTEM:NAME of every process
+	 * switched on (set 1) or off (0), or only read (-1); its state (1,
+	 * 0) or -errno */
+	int (*event_enable)(void *arg, const char *system, const char *name, int set);
 	/* trace_marker: text into the trace as a print record */
 	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
 	/* every traceable function of the traced processes */

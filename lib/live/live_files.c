@@ -365,6 +365,8 @@ static const struct live_file files[] = {
     {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
     {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},
+    {"set_event", RW, live_show_set_event, live_open_set_event, live_write_set_event, NULL, 0,
+     false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */
@@ -378,9 +380,14 @@ static const struct live_file option_file = {
 
 /* events/SYSTEM/EVENT/ (live_events.c) */
 static const struct live_file event_files[] = {
+    {"enable", RW, live_show_enable, NULL, live_write_enable, NULL, 0, false},
     {"format", RO, live_show_format, NULL, NULL, NULL, 0, false},
     {"id", RO, live_show_id, NULL, NULL, NULL, 0, false},
 };
+
+/* events/enable, events/SYSTEM/enable */
+static const struct live_file enable_file = {
+    "enable", RW, live_show_enable, NULL, live_write_enable, NULL, 0, false};
 
 static const struct live_file *table_find(const struct live_file *t, size_t n, const char *name)
 {
@@ -428,11 +435,21 @@ static int resolve_event(struct utrace_live *l, const char *p, struct live_handl
 	h->dir = LIVE_DIR_EVENTS;
 	if (!*p)
 		return 0;
+	if (!strcmp(p, "enable")) {
+		h->f = &enable_file;
+		h->dir = 0;
+		return 0;
+	}
 	if (!component(&p, h->sys) || !live_event_find(l, h->sys, NULL))
 		return -ENOENT;
 	h->dir = LIVE_DIR_SYSTEM;
 	if (!*p)
 		return 0;
+	if (!strcmp(p, "enable")) {
+		h->f = &enable_file;
+		h->dir = 0;
+		return 0;
+	}
 	if (!component(&p, h->ev) || !live_event_find(l, h->sys, h->ev))
 		return -ENOENT;
 	h->dir = LIVE_DIR_EVENT;
@@ -503,9 +520,11 @@ int live_dir_names(struct utrace_live *l, const char *path,
 		}
 		break;
 	case LIVE_DIR_EVENTS:
+		fill(arg, "enable");
 		live_event_names(l, NULL, fill, arg);
 		break;
 	case LIVE_DIR_SYSTEM:
+		fill(arg, "enable");
 		live_event_names(l, h.sys, fill, arg);
 		break;
 	case LIVE_DIR_EVENT:

@@ -102,6 +102,11 @@ int live_show_events(struct utrace_live *l, const struct live_handle *h, FILE *o
 int live_show_format(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_show_id(struct utrace_live *l, const struct live_handle *h, FILE *out);
 void live_events_free(struct utrace_live *l);
+int live_show_enable(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_enable(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_set_event(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_set_event(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_set_event(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 
 /* live_options.c */
 bool live_option_known(struct utrace_live *l, const char *name);

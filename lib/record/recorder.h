@@ -154,6 +154,10 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, siz
 /* The object files of the traced processes (a path may come again). */
 void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
 				  void *arg);
+/* Event SYSTEM:NAME of every process switched on (set 1) or off (0) at
+ * once, or only read (-1): 1 or 0, or -errno. */
+int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, const char *name,
+			       int set);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far and flush the file, so that a

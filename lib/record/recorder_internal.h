@@ -42,6 +42,8 @@ struct rec_object {
 	uint32_t id_base, nr_sites, flags, received;
 	uint64_t *vaddrs;
 	struct rec_symtab *syms;
+	struct rec_evkey *evkeys; /* --tracefs: its events' keys (recorder_live.c) */
+	uint32_t nr_evkeys;
 };
 
 struct utrace_dwarf;
@@ -173,6 +175,11 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 /* recorder_live.c: c's live channel (recorder_msg.c's LIVE set it),
  * closed with the connection */
 void rec_live_close(struct rec_conn *c);
+/* The ENABLE flags of an event of a live recording (every event is
+ * enabled, switched by its ev_state byte), its key kept for later
+ * changes; first: its id is new (its state starts from the -e). */
+uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			      uint32_t key, const char *sys, const char *name, int id, bool first);
 
 /* recorder_conn.c: send one message (and a descriptor) to a process */
 int rec_conn_send(struct rec_conn *c, const void *msg, size_t len, int fd);

@@ -298,8 +298,9 @@ int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj
 	en->key = key;
 	en->id = id;
 	en->filter_len = plen;
-	en->flags = (utrace_event_select_soft(r->o.events, sys, name) ? UTRACE_ENABLE_SOFT : 0) |
-		    rec_trig_flags(r, sys, name);
+	en->flags = r->o.live ? rec_live_event_flags(r, c, obj, key, sys, name, id, format != NULL)
+		    : (utrace_event_select_soft(r->o.events, sys, name) ? UTRACE_ENABLE_SOFT : 0) |
+			  rec_trig_flags(r, sys, name);
 	en->reserved = 0;
 	if (plen)
 		memcpy(en->filter, prog, plen);
