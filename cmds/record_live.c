@@ -247,6 +247,18 @@ static int live_event_enable(void *arg, const char *system, const char *name, in
 	return ret;
 }
 
+static int live_event_filter(void *arg, const char *system, const char *name, const char *filter,
+			     struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_filter(rl->r, system, name, filter, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
 struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
 				      const struct record_opts *o)
 {
@@ -263,6 +275,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .objects = live_objects,
 	    .event_id = live_event_id,
 	    .event_enable = live_event_enable,
+	    .event_filter = live_event_filter,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,
 	    .filter = o->filter,

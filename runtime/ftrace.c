@@ -397,6 +397,16 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+void rt_objects_lock(void)
+{
+	pthread_mutex_lock(&objects_lock);
+}
+
+void rt_objects_unlock(void)
+{
+	pthread_mutex_unlock(&objects_lock);
+}
+
 /* Find objects not seen yet, tell the recorder, enable what it selects. */
 int rt_objects_scan(void)
 {

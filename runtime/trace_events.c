@@ -252,7 +252,8 @@ static __attribute__((noinline)) void ev_write_post(const struct utrace_event_ke
 static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
-	const struct rt_event_conf *f = key->filter;
+	/* acquire: a configuration the live channel swaps in is whole */
+	const struct rt_event_conf *f = __atomic_load_n(&key->filter, __ATOMIC_ACQUIRE);
 	const uint32_t *src = (const uint32_t *)((const uint8_t *)rec + 8);
 	uint32_t bytes, n, cpu, *wp, post = 0;
 	uint64_t ts, delta;
@@ -638,6 +639,89 @@ void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len)
 
 	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
 		rt_event_write(k, rec, len);
+}
+
+/* ---- live changes (runtime/live.c) ------------------------------------ */
+
+/* The keys of object obj (or of a pseudo-object), with the objects held. */
+static struct utrace_event_key *ev_keys_of(uint32_t obj, uint32_t *nr)
+{
+	if (obj == UTRACE_SYNTH_OBJ) {
+		*nr = UTRACE_SYNTH_MAX;
+		return ev_synth_keys;
+	}
+	if (obj == UTRACE_KPROBE_OBJ) {
+		*nr = UTRACE_KPROBE_MAX;
+		return ev_kprobe_keys;
+	}
+	for (struct rt_object *o = rt.objects; o; o = o->next)
+		if (o->index == obj) {
+			*nr = o->nr_keys;
+			return o->keys;
+		}
+	return NULL;
+}
+
+/* What the next ENABLE of the live channel turns on: only the live
+ * thread touches it. */
+static struct ev_pending ev_live_pending;
+
+/*
+ * A key's new filter and triggers while the program runs (the tracefs's
+ * filter and trigger files): HISTs, TABLEs and TRIGGERs as at
+ * registration, then the ENABLE, which swaps the key's configuration in
+ * one store.  The old one is not freed: a thread may be running it (a
+ * hit loads the pointer once), and changes are few (written by hand).
+ * A key that was off is turned on and its jump sites patched.
+ */
+int rt_events_live(const struct utrace_msg *msg, long n, int fd)
+{
+	struct ev_pending *p = &ev_live_pending;
+	const struct utrace_msg_enable *m = (const void *)msg;
+	struct utrace_event_key *keys, *k;
+	struct rt_event_conf *f;
+	uint32_t nr = 0;
+	int ret = 0;
+
+	if (msg->type == UTRACE_MSG_HIST && n >= (long)sizeof(struct utrace_msg_hist))
+		return p->nr_hist < UTRACE_EVENT_HISTS_MAX &&
+			       !ev_recv_hist((const void *)msg, fd, &p->hist[p->nr_hist])
+			   ? (p->nr_hist++, 0)
+			   : -EPROTO;
+	if (msg->type == UTRACE_MSG_TABLE && n >= (long)sizeof(struct utrace_msg_table)) {
+		ev_recv_table((const void *)msg, fd);
+		return 0;
+	}
+	if (msg->type == UTRACE_MSG_TRIGGER && n >= (long)sizeof(struct utrace_msg_trigger))
+		return p->nr_trig < UTRACE_EVENT_TRIGS_MAX &&
+			       !ev_recv_trig((const void *)msg, &p->trig[p->nr_trig])
+			   ? (p->nr_trig++, 0)
+			   : -EPROTO;
+	if (msg->type != UTRACE_MSG_ENABLE || n < (long)sizeof(*m) ||
+	    m->hdr.size < sizeof(*m) + m->filter_len)
+		return -EPROTO;
+	f = ev_conf(m, p);
+	p->nr_hist = p->nr_trig = 0;
+	if (!f && (m->filter_len || m->flags))
+		return -EPROTO; /* malformed: said */
+	rt_objects_lock();
+	keys = ev_keys_of(m->obj, &nr);
+	if (!keys || m->key >= nr) {
+		rt_objects_unlock();
+		return -EPROTO;
+	}
+	k = &keys[m->key];
+	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&k->filter, f, __ATOMIC_RELEASE);
+	} else {
+		k->id = m->id;
+		k->filter = f;
+		k->write = rt_event_write;
+		__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
+		ret = m->obj == UTRACE_SYNTH_OBJ || m->obj == UTRACE_KPROBE_OBJ ? 0 : ev_patch_all();
+	}
+	rt_objects_unlock();
+	return ret < 0 ? -EIO : 0;
 }
 
 /* After CONFIG and the synthetic events: the probes' enables. */

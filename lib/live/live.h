@@ -17,6 +17,7 @@
  *   live_pipe.c   trace_pipe: consuming, blocking reads
  *   live_events.c available_events, set_event, events/enable,
  *                 events/SYSTEM/enable, events/SYSTEM/EVENT/{enable,format,id}
+ *   live_evconf.c events/SYSTEM/EVENT/{filter,trigger,hist}
  *   live_options.c trace_options, options/
  *   live_reset.c  unmounting what a killed recorder left
  *
@@ -71,6 +72,10 @@ struct utrace_live_ops {
 	 * switched on (set 1) or off (0), or only read (-1); its state (1,
 	 * 0) or -errno */
 	int (*event_enable)(void *arg, const char *system, const char *name, int set);
+	/* events/.../filter: the event's filter (NULL: none) in every
+	 * process */
+	int (*event_filter)(void *arg, const char *system, const char *name, const char *filter,
+			    struct utrace_error *err);
 	/* trace_marker: text into the trace as a print record */
 	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
 	/* every traceable function of the traced processes */

@@ -381,6 +381,7 @@ static const struct live_file option_file = {
 /* events/SYSTEM/EVENT/ (live_events.c) */
 static const struct live_file event_files[] = {
     {"enable", RW, live_show_enable, NULL, live_write_enable, NULL, 0, false},
+    {"filter", RW, live_show_filter, NULL, live_write_filter, NULL, 0, false},
     {"format", RO, live_show_format, NULL, NULL, NULL, 0, false},
     {"id", RO, live_show_id, NULL, NULL, NULL, 0, false},
 };

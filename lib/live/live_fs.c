@@ -328,6 +328,7 @@ void utrace_live_stop(struct utrace_live *l)
 	free(l->pipe_text);
 	free(l->cpu_clear_ns);
 	live_events_free(l);
+	live_evconf_free(l);
 	pthread_mutex_destroy(&l->lock);
 	free(l->dir);
 	free(l);

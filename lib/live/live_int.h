@@ -51,6 +51,7 @@ struct utrace_live {
 	char **ev_paths;
 	struct utrace_event_list **ev_lists;
 	size_t nev_paths;
+	struct live_evconf *evconfs; /* live_evconf.c: filters, triggers */
 };
 
 /* One open file. */
@@ -107,6 +108,11 @@ long live_write_enable(struct utrace_live *l, struct live_handle *h, const char 
 int live_show_set_event(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_open_set_event(struct utrace_live *l, struct live_handle *h, int flags);
 long live_write_set_event(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+
+/* live_evconf.c */
+int live_show_filter(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_filter(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+void live_evconf_free(struct utrace_live *l);
 
 /* live_options.c */
 bool live_option_known(struct utrace_live *l, const char *name);

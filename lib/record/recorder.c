@@ -567,6 +567,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	rec_kmerge_free(r);
 	rec_hist_free(r);
 	rec_trig_free(r);
+	rec_live_ev_free(r);
 	rec_kfmt_free(r);
 	rec_fpatch_free(r);
 	while (r->symtabs) {

@@ -158,6 +158,10 @@ void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *ar
  * once, or only read (-1): 1 or 0, or -errno. */
 int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, const char *name,
 			       int set);
+/* Event SYSTEM:NAME's filter (the kernel's syntax; NULL or "": none) in
+ * every process at once and in those that come later. */
+int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, const char *name,
+				const char *filter, struct utrace_error *err);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far and flush the file, so that a

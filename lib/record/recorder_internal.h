@@ -10,6 +10,7 @@
  *   recorder_proc.c   a process that closed its connection and goes on
  *   recorder_snap.c   snapshots the runtime asks for on the control page
  *   recorder_live.c   changes while the program runs (the live channel)
+ *   recorder_liveev.c the events' switches, filters, triggers of a live one
  *   recorder_libcall.c the names of library calls (--libcall)
  *   recorder_fpatch.c function entries patched in objects without call sites
  *   recorder_symtab.c a SYMTAB record written (functions, library calls)
@@ -118,6 +119,7 @@ struct utrace_recorder {
 	struct rec_kfmt *kfmts; /* recorder_khist.c: the kernel events' formats */
 	struct rec_ktrig *ktrigs; /* recorder_trig.c: kernel trigger commands, bound */
 	struct rec_kmerge *km;	/* recorder_kmerge.c: NULL if no kernel trigger */
+	struct rec_live_ev *live_evs; /* recorder_liveev.c: what the tracefs set */
 	uint8_t *kstate;	/* by kernel id: enum utrace_ev_state (recorder_trig.c) */
 	int kstack_id;		/* ftrace:kernel_stack's kernel id, -1: none */
 	int ksnap_kid; /* a kernel snapshot to take: its event, -2 a hist's snapshot(), -1 none */
@@ -175,6 +177,14 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 /* recorder_live.c: c's live channel (recorder_msg.c's LIVE set it),
  * closed with the connection */
 void rec_live_close(struct rec_conn *c);
+/* recorder_liveev.c: the filter the tracefs set for an event, for its
+ * ENABLE at registration (*prog, *len replaced; owned here); freed with
+ * the recorder */
+void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
+			 const char *name, int id, const void **prog, uint32_t *len);
+void rec_live_ev_free(struct utrace_recorder *r);
+/* The answer to a LIVE_DONE sent on a live channel: 0 or -errno. */
+int rec_live_wait(int fd);
 /* The ENABLE flags of an event of a live recording (every event is
  * enabled, switched by its ev_state byte), its key kept for later
  * changes; first: its id is new (its state starts from the -e). */

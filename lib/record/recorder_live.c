@@ -20,7 +20,6 @@
 
 #include "common/scm.h"
 #include "lib/elf/symtab.h"
-#include "lib/events/event_select.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/record/recorder_internal.h"
 
@@ -34,7 +33,7 @@ void rec_live_close(struct rec_conn *c)
 }
 
 /* The answer to a LIVE_DONE: the runtime's status, or -errno. */
-static int live_wait(int fd)
+int rec_live_wait(int fd)
 {
 	struct utrace_msg_live_done d;
 	struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -70,7 +69,7 @@ static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 	if (ret >= 0)
 		ret = rec_conn_send(&ch, &d, sizeof(d), -1);
 	if (ret >= 0)
-		ret = live_wait(c->live_fd);
+		ret = rec_live_wait(c->live_fd);
 	if (ret < 0)
 		rec_live_close(c);
 	return ret;
@@ -181,7 +180,7 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, siz
 		ch.fd = c->live_fd;
 		ret = rec_conn_send_with(&ch, &m, sizeof(m), text, len, -1);
 		if (ret >= 0)
-			ret = live_wait(c->live_fd);
+			ret = rec_live_wait(c->live_fd);
 		if (ret == -ETIMEDOUT || ret == -EPROTO)
 			rec_live_close(c);
 		return ret < 0 ? utrace_error_set(err, ret, "the marker was not written: %s",
@@ -191,61 +190,3 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, siz
 	return utrace_error_set(err, -ESRCH, "no traced process to write the marker");
 }
 
-/* ---- events (events/.../enable, set_event) ---------------------------- */
-
-/* One event of an object: its key there and the recording's id. */
-struct rec_evkey {
-	uint32_t key;
-	int id;
-};
-
-static uint8_t *live_ev_state(struct utrace_recorder *r, int id)
-{
-	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
-
-	return id >= UTRACE_EV_ID_BASE && i < UTRACE_EV_STATE_MAX ? &r->ctl->ev_state[i] : NULL;
-}
-
-/*
- * A live recording enables every event of every object (their jump sites
- * patched) with STATEFUL: whether a hit writes its record is its ev_state
- * byte, which events/.../enable flips for every process at once, as the
- * triggers' enable_event does.  An event the command line does not
- * record starts off, once for the recording (a process that comes later
- * must not undo a write to enable).
- */
-uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
-			      uint32_t key, const char *sys, const char *name, int id, bool first)
-{
-	uint8_t *st = live_ev_state(r, id);
-
-	if (obj < c->nr_objs) {
-		struct rec_object *o = &c->objs[obj];
-		struct rec_evkey *k = realloc(o->evkeys, (o->nr_evkeys + 1) * sizeof(*k));
-
-		if (k) {
-			o->evkeys = k;
-			k[o->nr_evkeys++] = (struct rec_evkey){key, id};
-		}
-	}
-	if (first && st && utrace_event_select_soft(r->o.events, sys, name))
-		__atomic_or_fetch(st, UTRACE_EVS_OFF, __ATOMIC_RELEASE);
-	return UTRACE_ENABLE_STATEFUL;
-}
-
-int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, const char *name,
-			       int set)
-{
-	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
-	uint8_t *st = id >= 0 ? live_ev_state(r, id) : NULL;
-
-	if (id < 0)
-		return id;
-	if (!st)
-		return -ENOSPC; /* past the control page's states: cannot be switched */
-	if (set == 0)
-		__atomic_or_fetch(st, UTRACE_EVS_OFF, __ATOMIC_RELEASE);
-	else if (set > 0)
-		__atomic_and_fetch(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_RELEASE);
-	return !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
-}

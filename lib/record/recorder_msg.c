@@ -275,6 +275,8 @@ int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj
 			r->o.notice(r->o.notice_arg, c->pid, err->msg);
 		return 0;
 	}
+	if (on > 0 && r->o.live)
+		rec_live_event_prog(r, path, sys, name, id, &prog, &plen);
 	if (!on || sizeof(*en) + plen > UTRACE_MSG_MAX)
 		return 0;
 	if (format) {
