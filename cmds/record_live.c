@@ -22,6 +22,7 @@
 #include "cmds/record_live.h"
 #include "lib/live/live.h"
 #include "lib/report/report_filter.h"
+#include "lib/report/report_hist.h"
 #include "lib/report/report_text.h"
 #include "lib/tracefile/dat_reader.h"
 
@@ -259,6 +260,52 @@ static int live_event_filter(void *arg, const char *system, const char *name, co
 	return ret;
 }
 
+static int live_event_triggers(void *arg, const char *system, const char *name,
+			       const char *const *texts, unsigned n, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_triggers(rl->r, system, name, texts, n, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+struct live_hist_out {
+	struct utrace_dat *d;
+	FILE *out;
+	unsigned n;
+	struct utrace_error *err;
+};
+
+static int live_hist_one(void *arg, const char *text, const struct utrace_hist_table *t)
+{
+	struct live_hist_out *h = arg;
+
+	if (h->n++) /* the kernel's hist_show: a blank line between */
+		fputs("\n\n", h->out);
+	return utrace_report_hist_table(h->d, h->out, text, t, h->err);
+}
+
+/* The tables are read with the recorder held, the names (comm, symbols)
+ * from the file written so far. */
+static int live_print_hist(void *arg, FILE *out, const char *system, const char *name,
+			   struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct live_hist_out h = {NULL, out, 0, err};
+	int ret;
+
+	if (live_open_dat(rl, &h.d, err) < 0)
+		return err->code;
+	live_lock(rl);
+	ret = utrace_recorder_live_hists(rl->r, system, name, live_hist_one, &h, err);
+	pthread_mutex_unlock(&rl->lock);
+	utrace_dat_close(h.d);
+	return ret;
+}
+
 struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
 				      const struct record_opts *o)
 {
@@ -276,6 +323,8 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .event_id = live_event_id,
 	    .event_enable = live_event_enable,
 	    .event_filter = live_event_filter,
+	    .event_triggers = live_event_triggers,
+	    .print_hist = live_print_hist,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,
 	    .filter = o->filter,

@@ -91,8 +91,10 @@ static void *live_main(void *arg)
 		} else if (m->type == UTRACE_MSG_ENABLE || m->type == UTRACE_MSG_HIST ||
 			   m->type == UTRACE_MSG_TABLE || m->type == UTRACE_MSG_TRIGGER) {
 			/* an event's new filter and triggers (trace_events.c) */
+			rt_objects_lock(); /* dlopen and dlclose change them */
 			if (rt.enabled && rt_events_live(m, n, fd) < 0 && !status)
 				status = -EPROTO;
+			rt_objects_unlock();
 		} else if (m->type == UTRACE_MSG_MARKER) {
 			if (rt.enabled) {
 				__utrace_marker_write((const char *)(m + 1),

@@ -345,7 +345,7 @@ void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, 
 struct utrace_event_key;
 int rt_events_register(struct rt_object *added) RT_HIDDEN;
 /* The live channel's HIST, TABLE, TRIGGER and ENABLE (a key's new filter
- * and triggers): 0, or -EPROTO for a malformed one. */
+ * and triggers), the objects held: 0, or -EPROTO for a malformed one. */
 int rt_events_live(const struct utrace_msg *m, long n, int fd) RT_HIDDEN;
 int rt_synth_register(void) RT_HIDDEN;
 int rt_kprobe_events_register(void) RT_HIDDEN;

@@ -643,7 +643,8 @@ void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len)
 
 /* ---- live changes (runtime/live.c) ------------------------------------ */
 
-/* The keys of object obj (or of a pseudo-object), with the objects held. */
+/* The keys of object obj (or of a pseudo-object); the caller holds the
+ * objects (rt_objects_lock). */
 static struct utrace_event_key *ev_keys_of(uint32_t obj, uint32_t *nr)
 {
 	if (obj == UTRACE_SYNTH_OBJ) {
@@ -704,12 +705,9 @@ int rt_events_live(const struct utrace_msg *msg, long n, int fd)
 	p->nr_hist = p->nr_trig = 0;
 	if (!f && (m->filter_len || m->flags))
 		return -EPROTO; /* malformed: said */
-	rt_objects_lock();
 	keys = ev_keys_of(m->obj, &nr);
-	if (!keys || m->key >= nr) {
-		rt_objects_unlock();
+	if (!keys || m->key >= nr)
 		return -EPROTO;
-	}
 	k = &keys[m->key];
 	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&k->filter, f, __ATOMIC_RELEASE);
@@ -720,7 +718,6 @@ int rt_events_live(const struct utrace_msg *msg, long n, int fd)
 		__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
 		ret = m->obj == UTRACE_SYNTH_OBJ || m->obj == UTRACE_KPROBE_OBJ ? 0 : ev_patch_all();
 	}
-	rt_objects_unlock();
 	return ret < 0 ? -EIO : 0;
 }
 

@@ -3,7 +3,7 @@
  * lib/live - a tracefs of the traced processes (utrace record --tracefs):
  * a FUSE filesystem with the kernel's file names, contents and write
  * semantics, served by threads of the recorder.  May use: lib/base,
- * lib/events.
+ * lib/events, lib/hist (the triggers' syntax).
  *
  * This layer knows the files and their rules (what `>`, `>>`, `!` and a
  * bad value do, the error_log's format); what a file shows or changes in
@@ -76,6 +76,14 @@ struct utrace_live_ops {
 	 * process */
 	int (*event_filter)(void *arg, const char *system, const char *name, const char *filter,
 			    struct utrace_error *err);
+	/* events/.../trigger: the event's triggers, the whole list (the
+	 * kernel's syntax, each checked), in every process */
+	int (*event_triggers)(void *arg, const char *system, const char *name,
+			      const char *const *texts, unsigned n, struct utrace_error *err);
+	/* events/.../hist: the tables of the event's hist triggers, as the
+	 * kernel's file prints them */
+	int (*print_hist)(void *arg, FILE *out, const char *system, const char *name,
+			  struct utrace_error *err);
 	/* trace_marker: text into the trace as a print record */
 	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
 	/* every traceable function of the traced processes */

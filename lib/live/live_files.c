@@ -383,7 +383,9 @@ static const struct live_file event_files[] = {
     {"enable", RW, live_show_enable, NULL, live_write_enable, NULL, 0, false},
     {"filter", RW, live_show_filter, NULL, live_write_filter, NULL, 0, false},
     {"format", RO, live_show_format, NULL, NULL, NULL, 0, false},
+    {"hist", RO, live_show_hist, NULL, NULL, NULL, 0, false},
     {"id", RO, live_show_id, NULL, NULL, NULL, 0, false},
+    {"trigger", RW, live_show_trigger, live_open_trigger, live_write_trigger, NULL, 0, false},
 };
 
 /* events/enable, events/SYSTEM/enable */

@@ -112,6 +112,10 @@ long live_write_set_event(struct utrace_live *l, struct live_handle *h, const ch
 /* live_evconf.c */
 int live_show_filter(struct utrace_live *l, const struct live_handle *h, FILE *out);
 long live_write_filter(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_trigger(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_trigger(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_hist(struct utrace_live *l, const struct live_handle *h, FILE *out);
 void live_evconf_free(struct utrace_live *l);
 
 /* live_options.c */

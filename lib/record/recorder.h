@@ -162,6 +162,18 @@ int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, co
  * every process at once and in those that come later. */
 int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, const char *name,
 				const char *filter, struct utrace_error *err);
+/* Event SYSTEM:NAME's triggers set (the tracefs's trigger file: the
+ * whole list, in the kernel's syntax; one kept keeps its table and
+ * count), in every process at once and in those that come later. */
+int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system, const char *name,
+				  const char *const *texts, unsigned n, struct utrace_error *err);
+/* The tables of the event's hist triggers of the tracefs as they are now,
+ * in order, each to cb with its trigger's text. */
+struct utrace_hist_table;
+int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, const char *name,
+			       int (*cb)(void *arg, const char *text,
+					 const struct utrace_hist_table *t),
+			       void *arg, struct utrace_error *err);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far and flush the file, so that a

@@ -9,7 +9,7 @@
  * process with a channel gets the TRACER, the SELECTs of all its objects
  * (recorder_msg.c computes them as at registration) and a LIVE_DONE, and
  * is waited for: when the write to current_tracer returns, the sites are
- * patched.  A process that does not answer within LIVE_WAIT_MS, or whose
+ * patched.  A process that does not answer within LIVE_WAIT_MS (recorder_conn.c), or whose
  * channel fails, has its channel closed; it keeps its sites as they were.
  */
 #include <errno.h>
@@ -23,32 +23,6 @@
 #include "lib/events/ftrace_filter.h"
 #include "lib/record/recorder_internal.h"
 
-#define LIVE_WAIT_MS 5000
-
-void rec_live_close(struct rec_conn *c)
-{
-	if (c->live_fd >= 0)
-		close(c->live_fd);
-	c->live_fd = -1;
-}
-
-/* The answer to a LIVE_DONE: the runtime's status, or -errno. */
-int rec_live_wait(int fd)
-{
-	struct utrace_msg_live_done d;
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	int got = -1;
-	long n;
-
-	if (poll(&p, 1, LIVE_WAIT_MS) <= 0)
-		return -ETIMEDOUT;
-	n = utrace_scm_recv(fd, &d, sizeof(d), MSG_DONTWAIT, &got);
-	if (got >= 0)
-		close(got);
-	if (n != (long)sizeof(d) || d.hdr.type != UTRACE_MSG_LIVE_DONE)
-		return n < 0 ? (int)n : -EPROTO;
-	return d.status;
-}
 
 static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 {

@@ -21,6 +21,7 @@
 
 #include "lib/events/event_filter.h"
 #include "lib/events/event_select.h"
+#include "lib/hist/hist.h"
 #include "lib/record/recorder_internal.h"
 
 /* One event of an object: its key there and the recording's id. */
@@ -82,11 +83,22 @@ int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, co
 
 /* ---- filters ---------------------------------------------------------- */
 
+/* A trigger the tracefs added to an event. */
+struct rec_live_trig {
+	char *text;		  /* as written (a hist table's text points here) */
+	struct utrace_trigger *t; /* parsed */
+	uint32_t serial;	  /* its hist table's key (REC_HIST_LIVE | serial) */
+	int target;		  /* enable_/disable_: the target's id */
+	int count_idx;		  /* :N: its counter on the control page, else -1 */
+};
+
 /* What the tracefs set for one event of the recording. */
 struct rec_live_ev {
 	int id;
 	char *filter; /* NULL: none */
 	void *prog;   /* the last one compiled (for one object's format) */
+	struct rec_live_trig *trigs;
+	unsigned nr_trigs;
 	struct rec_live_ev *next;
 };
 
@@ -111,6 +123,11 @@ void rec_live_ev_free(struct utrace_recorder *r)
 		struct rec_live_ev *e = r->live_evs;
 
 		r->live_evs = e->next;
+		for (unsigned i = 0; i < e->nr_trigs; i++) {
+			free(e->trigs[i].text);
+			utrace_trigger_free(e->trigs[i].t);
+		}
+		free(e->trigs);
 		free(e->filter);
 		free(e->prog);
 		free(e);
@@ -161,6 +178,96 @@ static const struct rec_object *live_keys_of(struct utrace_recorder *r, struct r
 	return o;
 }
 
+/* ---- triggers --------------------------------------------------------- */
+
+static const uint32_t live_cmd[] = {
+    [UTRACE_TRIG_TRACEON] = UTRACE_TC_TRACEON,
+    [UTRACE_TRIG_TRACEOFF] = UTRACE_TC_TRACEOFF,
+    [UTRACE_TRIG_SNAPSHOT] = UTRACE_TC_SNAPSHOT,
+    [UTRACE_TRIG_STACKTRACE] = UTRACE_TC_STACKTRACE,
+    [UTRACE_TRIG_ENABLE_EVENT] = UTRACE_TC_ENABLE_EVENT,
+    [UTRACE_TRIG_DISABLE_EVENT] = UTRACE_TC_DISABLE_EVENT,
+    [UTRACE_TRIG_ENABLE_HIST] = UTRACE_TC_ENABLE_HIST,
+    [UTRACE_TRIG_DISABLE_HIST] = UTRACE_TC_DISABLE_HIST,
+};
+
+/* The command line's triggers of the event (recorder_hist.c and
+ * recorder_trig.c send them): hist ones in *nh, the others in *nt. */
+static void live_spec_counts(struct utrace_recorder *r, const char *sys, const char *name,
+			     unsigned *nh, unsigned *nt)
+{
+	*nh = *nt = 0;
+	for (unsigned i = 0; i < utrace_event_select_count(r->o.events); i++) {
+		const struct utrace_event_spec *sp = utrace_event_select_spec(r->o.events, i);
+
+		if (!utrace_event_spec_matches(sp->pattern, sys, name))
+			continue;
+		for (unsigned k = 0; k < sp->nr_triggers; k++)
+			(*(strncmp(sp->triggers[k], "hist", 4) ? nt : nh))++;
+	}
+}
+
+/* Trigger command x of the event to c, its filter compiled for fmt. */
+static int live_trig_send(struct rec_conn *c, uint32_t obj, uint32_t key,
+			  const struct rec_live_trig *x, const struct utrace_event_format *fmt)
+{
+	struct utrace_msg_trigger m = {
+	    .hdr.type = UTRACE_MSG_TRIGGER,
+	    .obj = obj,
+	    .key = key,
+	    .cmd = live_cmd[x->t->cmd],
+	    .target = x->target,
+	    .count_idx = x->count_idx,
+	};
+	struct utrace_error err = {0};
+	void *filter = NULL;
+	int ret;
+
+	if (x->t->filter && utrace_filter_compile(fmt, x->t->filter, &filter, &m.filter_len, &err) < 0)
+		return 0; /* does not fit this object's layout: left off */
+	ret = rec_conn_send_with(c, &m, sizeof(m), filter, m.filter_len, -1);
+	free(filter);
+	return ret;
+}
+
+/* The tracefs's triggers of an event, before its ENABLE (at most as many
+ * as the runtime takes, with the command line's). */
+static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			   uint32_t key, const char *path, const char *sys, const char *name,
+			   const struct rec_live_ev *e)
+{
+	const struct utrace_event_format *fmt =
+	    utrace_event_select_format(r->o.events, path, sys, name);
+	unsigned nh, nt;
+	int ret = 0;
+
+	live_spec_counts(r, sys, name, &nh, &nt);
+	for (unsigned i = 0; fmt && i < e->nr_trigs && ret >= 0; i++) {
+		const struct rec_live_trig *x = &e->trigs[i];
+		struct utrace_error err = {0};
+		struct rec_hist *h;
+
+		if (x->t->cmd != UTRACE_TRIG_HIST) {
+			if (nt++ < UTRACE_EVENT_TRIGS_MAX)
+				ret = live_trig_send(c, obj, key, x, fmt);
+			continue;
+		}
+		h = rec_hist_get(r, REC_HIST_LIVE | x->serial, 0, x->text, fmt, false, path, &err);
+		if (h && nh++ < UTRACE_EVENT_HISTS_MAX)
+			ret = rec_hist_send_one(r, c, obj, key, h);
+	}
+	return ret;
+}
+
+int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			 uint32_t key, const char *path, const char *sys, const char *name,
+			 int id)
+{
+	const struct rec_live_ev *e = live_ev(r, id, false);
+
+	return e ? live_trigs_send(r, c, obj, key, path, sys, name, e) : 0;
+}
+
 /* The event's new configuration to one process: an ENABLE per object
  * that has it, then a LIVE_DONE, waited for. */
 static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct rec_live_ev *e,
@@ -178,10 +285,21 @@ static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct re
 			const void *prog;
 			uint32_t len;
 
+			const char *path = c->objs[oi].path;
+			struct utrace_error err = {0};
+
 			if (o->evkeys[i].id != e->id ||
-			    live_compile(r, e, c->objs[oi].path, sys, name, &prog, &len) < 0 ||
+			    live_compile(r, e, path, sys, name, &prog, &len) < 0 ||
 			    sizeof(*en) + len > UTRACE_MSG_MAX)
 				continue;
+			/* the whole configuration: the command line's triggers too */
+			if ((ret = rec_hist_send(r, &ch, oi, o->evkeys[i].key, path, sys, name,
+						 &err)) < 0 ||
+			    (ret = rec_trig_send(r, &ch, oi, o->evkeys[i].key, path, sys, name,
+						 &err)) < 0 ||
+			    (ret = live_trigs_send(r, &ch, oi, o->evkeys[i].key, path, sys, name,
+						   e)) < 0)
+				break;
 			*en = (struct utrace_msg_enable){{(uint32_t)(sizeof(*en) + len), UTRACE_MSG_ENABLE},
 							 oi, o->evkeys[i].key, e->id, len,
 							 UTRACE_ENABLE_STATEFUL, 0};
@@ -236,4 +354,112 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
 	free(e->filter);
 	e->filter = text;
 	return live_ev_push(r, e, system, name, err);
+}
+
+/* A new trigger: parsed (lib/live checked it), its counter and target. */
+static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, const char *text)
+{
+	struct utrace_error err = {0};
+	int code;
+
+	*x = (struct rec_live_trig){.count_idx = -1, .target = -1};
+	if (!(x->text = strdup(text)))
+		return -ENOMEM;
+	if (utrace_trigger_parse(text, &x->t, &code, &err) < 0)
+		return err.code;
+	x->serial = ++r->live_serial;
+	if (x->t->cmd >= UTRACE_TRIG_ENABLE_EVENT && x->t->cmd <= UTRACE_TRIG_DISABLE_HIST) {
+		x->target = utrace_event_select_id(r->o.events, x->t->target_system,
+						   x->t->target_event);
+		if (!live_ev_state(r, x->target))
+			return -E2BIG;
+	}
+	if (x->t->cmd != UTRACE_TRIG_HIST && x->t->count >= 0) {
+		if (r->nr_counts == UTRACE_TRIG_COUNTS)
+			return -E2BIG;
+		x->count_idx = (int)r->nr_counts++;
+		r->ctl->trig_count[x->count_idx] = x->t->count;
+	}
+	return 0;
+}
+
+static void live_trig_drop(struct utrace_recorder *r, struct rec_live_trig *x)
+{
+	rec_hist_drop(r, REC_HIST_LIVE | x->serial);
+	utrace_trigger_free(x->t);
+	free(x->text);
+}
+
+/* Old trigger k of e that texts[i] names again, e->nr_trigs if none. */
+static unsigned live_trig_find(const struct rec_live_ev *e, const bool *kept, const char *text)
+{
+	unsigned k;
+
+	for (k = 0; k < e->nr_trigs && (kept[k] || strcmp(e->trigs[k].text, text)); k++)
+		;
+	return k;
+}
+
+int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system, const char *name,
+				  const char *const *texts, unsigned n, struct utrace_error *err)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	struct rec_live_ev *e = id >= 0 ? live_ev(r, id, true) : NULL;
+	struct rec_live_trig *next = calloc(n + 1, sizeof(*next));
+	bool *kept = e ? calloc(e->nr_trigs + 1, sizeof(bool)) : NULL, *fresh = calloc(n + 1, 1);
+	int ret = e && next && kept && fresh ? 0 : -ENOMEM;
+
+	/* a trigger kept keeps its table and counter */
+	for (unsigned i = 0; i < n && ret >= 0; i++) {
+		unsigned k = live_trig_find(e, kept, texts[i]);
+
+		if (k < e->nr_trigs) {
+			kept[k] = true;
+			next[i] = e->trigs[k];
+		} else {
+			fresh[i] = true;
+			ret = live_trig_new(r, &next[i], texts[i]);
+		}
+	}
+	for (unsigned i = 0; i < n && next; i++) /* failed: the new ones go, else the old */
+		if (ret < 0 && fresh && fresh[i])
+			live_trig_drop(r, &next[i]);
+	for (unsigned k = 0; ret >= 0 && k < e->nr_trigs; k++)
+		if (!kept[k])
+			live_trig_drop(r, &e->trigs[k]);
+	free(kept);
+	free(fresh);
+	if (ret < 0) {
+		free(next);
+		return utrace_error_set(err, id < 0 ? id : ret, "%s:%s: trigger not set: %s", system,
+					name, strerror(-ret));
+	}
+	free(e->trigs);
+	e->trigs = next;
+	e->nr_trigs = n;
+	return live_ev_push(r, e, system, name, err);
+}
+
+int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, const char *name,
+			       int (*cb)(void *arg, const char *text,
+					 const struct utrace_hist_table *t),
+			       void *arg, struct utrace_error *err)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	const struct rec_live_ev *e = id >= 0 ? live_ev(r, id, false) : NULL;
+	int ret = 0;
+
+	for (unsigned i = 0; e && i < e->nr_trigs && ret >= 0; i++) {
+		const struct rec_hist *h = rec_hist_find(r, REC_HIST_LIVE | e->trigs[i].serial);
+		struct utrace_hist_table t = {0};
+		uint8_t *elts;
+
+		if (!h) /* no object had the event yet: no table */
+			continue;
+		if (rec_hist_table(r, h, &t, &elts) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		ret = cb(arg, e->trigs[i].text, &t);
+		free(elts);
+	}
+	return ret < 0 ? utrace_error_set(err, ret, "%s:%s: hist not shown", system, name) : 0;
 }

@@ -292,6 +292,8 @@ int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj
 	ret = rec_hist_send(r, c, obj, key, path, sys, name, err);
 	if (ret >= 0)
 		ret = rec_trig_send(r, c, obj, key, path, sys, name, err);
+	if (ret >= 0 && r->o.live)
+		ret = rec_live_event_trigs(r, c, obj, key, path, sys, name, id);
 	if (ret < 0)
 		return ret;
 	en->hdr.type = UTRACE_MSG_ENABLE;
