@@ -318,6 +318,13 @@ TRACE_EVENT(lt_tick,
 	TP_fast_assign(__entry->n = n;),
 	TP_printk("n=%d", __entry->n)
 );
+TRACE_EVENT(lt_work,
+	TP_PROTO(int n, int kind),
+	TP_ARGS(n, kind),
+	TP_STRUCT__entry(__field(int, n) __field(int, kind)),
+	TP_fast_assign(__entry->n = n; __entry->kind = kind;),
+	TP_printk("n=%d kind=%d", __entry->n, __entry->kind)
+);
 #endif
 #undef TRACE_INCLUDE_PATH
 #define TRACE_INCLUDE_PATH .
@@ -333,6 +340,8 @@ int main(int argc, char **argv)
 {
 	for (int n = 0; access(argv[1], F_OK); n++) {
 		trace_lt_tick(n);
+		for (int k = 0; k < 30; k++)
+			trace_lt_work(n * 30 + k, k % 3);
 		usleep(1000);
 	}
 	return 0;
@@ -346,17 +355,120 @@ rm -f "$T/stop"
 RP=$!
 for _ in $(seq 100); do [ -s "$T/mnt/available_events" ] && break; sleep 0.05; done
 check "available_events lists the program's event" grep -qx 'livetp:lt_tick' "$T/mnt/available_events"
-check "events/ holds its system and event" \
-	test "$(ls "$T/mnt/events") $(ls "$T/mnt/events/livetp")" = "livetp lt_tick"
+check "events/ holds its system, its events and the enable files" \
+	test "$(ls "$T/mnt/events" | tr '\n' ' ')/$(ls "$T/mnt/events/livetp" | tr '\n' ' ')" = \
+	"enable livetp /enable lt_tick lt_work "
 check "its format is the kernel's" grep -qx 'print fmt: "n=%d", REC->n' \
 	"$T/mnt/events/livetp/lt_tick/format"
 id=$(cat "$T/mnt/events/livetp/lt_tick/id")
 check "id is the format's ID ($id)" grep -qx "ID: $id" "$T/mnt/events/livetp/lt_tick/format"
 check "an unknown event is not there" test ! -e "$T/mnt/events/livetp/nosuch"
+# the events' switches, filter, trigger and hist, the seeds' workflow
+# verbatim on a running program: lt_work was not given to -e
+cd "$T/mnt" || exit 1
+check "events/enable is mixed (X) with one event of two on" test "$(cat events/enable)" = X
+check "an event -e did not name reads 0" test "$(cat events/livetp/lt_work/enable)" = 0
+check "set_event lists the -e event" test "$(cat set_event)" = livetp:lt_tick
+check "filter reads none" test "$(cat events/livetp/lt_work/filter)" = none
+check "trigger lists the kernel's available triggers when empty" \
+	test "$(cat events/livetp/lt_work/trigger)" = "# Available triggers:
+# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist"
+# wait_trace PATTERN: trace has a line matching PATTERN within 10 s
+wait_trace() {
+	for _ in $(seq 100); do
+		cat trace >"$T/etrace"
+		grep -q "$1" "$T/etrace" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+echo 1 > events/livetp/enable
+check "events/livetp/enable switched both on" \
+	test "$(cat events/livetp/enable) $(cat events/livetp/lt_work/enable) $(cat events/enable)" = "1 1 1"
+check "set_event lists both" test "$(cat set_event | tr '\n' ' ')" = "livetp:lt_tick livetp:lt_work "
+check "an event switched on live is recorded at once" wait_trace 'lt_work: n=[0-9]* kind='
+echo 'kind == 1' > events/livetp/lt_work/filter
+check "filter reads back" test "$(cat events/livetp/lt_work/filter)" = "kind == 1"
+echo > trace
+wait_trace 'lt_work: n=' >/dev/null
+sleep 0.5
+cat trace >"$T/etrace"
+check "with the filter only kind 1 is recorded" \
+	test "$(grep -o 'lt_work: n=[0-9]* kind=[0-9]' "$T/etrace" | sed 's/.*kind=//' | sort -u)" = 1
+echo 'hist:keys=kind' > events/livetp/lt_work/trigger
+check "trigger lists the hist trigger as the kernel prints it" \
+	test "$(cat events/livetp/lt_work/trigger)" = \
+	"hist:keys=kind:vals=hitcount:sort=hitcount:size=2048 [active]"
+sleep 0.5
+cat events/livetp/lt_work/hist >"$T/hist1"
+check "hist has the kernel's header" grep -qx '# trigger info: hist:keys=kind:vals=hitcount:sort=hitcount:size=2048 \[active\]' "$T/hist1"
+check "hist counts every kind (the trigger runs before the filter)" \
+	test "$(grep -c '^{ kind: *[0-2] } hitcount: *[1-9][0-9]*$' "$T/hist1")" = 3
+h1=$(awk '/Hits:/ { print $2 }' "$T/hist1")
+sleep 0.3
+h2=$(awk '/Hits:/ { print $2 }' events/livetp/lt_work/hist)
+check "hist counts on while the program runs ($h1 < $h2)" test "$h1" -lt "$h2"
+echo 'traceoff:3 if n < 0' >> events/livetp/lt_work/trigger
+check ">> adds a second trigger" test "$(sed -n 2p events/livetp/lt_work/trigger)" = \
+	"traceoff:count=3 if n < 0"
+h3=$(awk '/Hits:/ { print $2 }' events/livetp/lt_work/hist)
+check "the hist table stays when another trigger is added ($h2 <= $h3)" test "$h2" -le "$h3"
+echo 'hist:keys=kind' >> events/livetp/lt_work/trigger 2>"$T/eerr"
+check "the same hist trigger twice is EEXIST" grep -q 'File exists' "$T/eerr"
+echo '!hist:keys=kind' >> events/livetp/lt_work/trigger
+check "!hist:... removes the hist trigger" test "$(cat events/livetp/lt_work/trigger)" = \
+	"traceoff:count=3 if n < 0"
+check "hist is empty without a hist trigger" test ! -s events/livetp/lt_work/hist
+echo > events/livetp/lt_work/trigger
+check "echo > trigger removes every trigger" grep -q '^# Available triggers:' events/livetp/lt_work/trigger
+
+# errors: the kernel's error_log texts, with the caret under the column
+echo > error_log
+echo 'nosuch == 1' > events/livetp/lt_work/filter 2>"$T/eerr"
+check "a bad filter fails with EINVAL" grep -q 'Invalid argument' "$T/eerr"
+check "error_log has the filter's parse error" \
+	grep -q '\] event filter parse error: error: Field not found$' error_log
+check "error_log shows the filter" grep -qx '  Command: nosuch == 1' error_log
+check "the filter reads the kernel's parse_error" \
+	test "$(sed -n 3p events/livetp/lt_work/filter)" = "parse_error: Field not found"
+echo 'kind = 1' > events/livetp/lt_work/filter 2>/dev/null
+# "  Command: " is 11 columns: '=' is the 6th of the filter, nosuch the
+# 11th of the trigger
+check "the caret is under the bad operator" \
+	test "$(tail -1 error_log)" = "$(printf '%16s^' '')"
+echo 0 > events/livetp/lt_work/filter
+check "echo 0 > filter clears it" test "$(cat events/livetp/lt_work/filter)" = none
+echo 'hist:keys=nosuch' >> events/livetp/lt_work/trigger 2>"$T/eerr"
+check "a bad hist trigger fails with EINVAL" grep -q 'Invalid argument' "$T/eerr"
+check "error_log has the hist error" \
+	grep -q '\] hist:livetp:lt_work: error: Couldn.t find field$' error_log
+check "its caret is under the field" \
+	test "$(tail -1 error_log)" = "$(printf '%21s^' '')"
+echo 'bogus' >> events/livetp/lt_work/trigger 2>"$T/eerr"
+check "an unknown trigger command fails with EINVAL" grep -q 'Invalid argument' "$T/eerr"
+echo 2 > events/livetp/lt_work/enable 2>"$T/eerr"
+check "enable takes 0 or 1 only" grep -q 'Invalid argument' "$T/eerr"
+
+# set_event: > replaces, ! removes, SYS:* and NAME, an unknown one fails
+echo 'livetp:lt_tick' > set_event
+check "> set_event replaces the list" test "$(cat set_event)" = livetp:lt_tick
+echo '!livetp:lt_tick' >> set_event
+check "!SYS:EVENT switches it off" test -z "$(cat set_event)"
+check "events/enable reads 0 with every event off" test "$(cat events/enable)" = 0
+echo 'livetp:*' >> set_event
+check "SYS:* switches the system on" test "$(cat events/livetp/enable)" = 1
+echo '!lt_work' >> set_event
+check "a bare event name switches that event" test "$(cat set_event)" = livetp:lt_tick
+echo 'nosuch:event' >> set_event 2>"$T/eerr"
+check "an event that does not exist is EINVAL" grep -q 'Invalid argument' "$T/eerr"
+echo 1 > events/livetp/lt_work/enable
+cd "$T" || exit 1
 touch "$T/stop"
 wait "$RP"
 "$U" report -i "$T/ltp.dat" >"$T/ltp.rep" 2>&1
 check "the event was recorded under that format" grep -q 'lt_tick: n=' "$T/ltp.rep"
+check "the event switched on live was recorded and decodes" \
+	grep -q 'lt_work: n=[0-9]* kind=[0-2]' "$T/ltp.rep"
 
 start_rec || notok "mount for the Ctrl-C case"
 kill -INT "$RP"
