@@ -306,6 +306,45 @@ static int live_print_hist(void *arg, FILE *out, const char *system, const char 
 	return ret;
 }
 
+static int live_take_snapshot(void *arg, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_snapshot_now(rl->r, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static int live_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
+			       unsigned from, unsigned *count, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct utrace_report_opts o;
+	struct utrace_dat *d, *sd;
+	int ret;
+
+	if (live_open_dat(rl, &d, err) < 0)
+		return err->code;
+	*count = utrace_dat_snapshot_count(d);
+	if (!out || *count <= from) {
+		utrace_dat_close(d);
+		return 0;
+	}
+	utrace_report_opts_init(&o);
+	o.tracer = tracer;
+	o.flags = options;
+	ret = utrace_dat_open_snapshot(utrace_dat_path(d),
+				       utrace_dat_snapshot_get(d, *count - 1)->id, &sd, err);
+	if (ret >= 0) {
+		ret = utrace_report_print(sd, out, &o, NULL, err);
+		utrace_dat_close(sd);
+	}
+	utrace_dat_close(d);
+	return ret < 0 ? ret : 1;
+}
+
 struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
 				      const struct record_opts *o)
 {
@@ -325,6 +364,8 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .event_filter = live_event_filter,
 	    .event_triggers = live_event_triggers,
 	    .print_hist = live_print_hist,
+	    .take_snapshot = live_take_snapshot,
+	    .print_snapshot = live_print_snapshot,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,
 	    .filter = o->filter,

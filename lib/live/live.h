@@ -18,6 +18,7 @@
  *   live_events.c available_events, set_event, events/enable,
  *                 events/SYSTEM/enable, events/SYSTEM/EVENT/{enable,format,id}
  *   live_evconf.c events/SYSTEM/EVENT/{filter,trigger,hist}
+ *   live_snapshot.c snapshot
  *   live_options.c trace_options, options/
  *   live_reset.c  unmounting what a killed recorder left
  *
@@ -84,6 +85,12 @@ struct utrace_live_ops {
 	 * kernel's file prints them */
 	int (*print_hist)(void *arg, FILE *out, const char *system, const char *name,
 			  struct utrace_error *err);
+	/* snapshot: take one now (its id, 1, 2, ...); print the newest of
+	 * the recording's if it is after the first `from` (1, and *count
+	 * the snapshots there are; 0 if none; out NULL: only count) */
+	int (*take_snapshot)(void *arg, struct utrace_error *err);
+	int (*print_snapshot)(void *arg, FILE *out, const char *tracer, uint32_t options,
+			      unsigned from, unsigned *count, struct utrace_error *err);
 	/* trace_marker: text into the trace as a print record */
 	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
 	/* every traceable function of the traced processes */

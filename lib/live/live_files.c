@@ -365,6 +365,7 @@ static const struct live_file files[] = {
     {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
     {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},
+    {"snapshot", RW, live_show_snapshot, NULL, live_write_snapshot, NULL, 0, false},
     {"set_event", RW, live_show_set_event, live_open_set_event, live_write_set_event, NULL, 0,
      false},
 };

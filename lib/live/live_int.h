@@ -52,6 +52,10 @@ struct utrace_live {
 	struct utrace_event_list **ev_lists;
 	size_t nev_paths;
 	struct live_evconf *evconfs; /* live_evconf.c: filters, triggers */
+	/* live_snapshot.c: whether `echo 1` "allocated" it, and how many
+	 * snapshots the recording held at the last clear (shown: those after) */
+	bool snap_allocated;
+	unsigned snap_from;
 };
 
 /* One open file. */
@@ -117,6 +121,10 @@ int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags);
 long live_write_trigger(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 int live_show_hist(struct utrace_live *l, const struct live_handle *h, FILE *out);
 void live_evconf_free(struct utrace_live *l);
+
+/* live_snapshot.c */
+int live_show_snapshot(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_snapshot(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 
 /* live_options.c */
 bool live_option_known(struct utrace_live *l, const char *name);

@@ -174,6 +174,9 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
 			       int (*cb)(void *arg, const char *text,
 					 const struct utrace_hist_table *t),
 			       void *arg, struct utrace_error *err);
+/* tracefs `echo 1 > snapshot`: every thread's buffer as it is now saved
+ * as a snapshot (SNAPSHOT record, event UTRACE_SNAP_TRACEFS); its id. */
+int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error *err);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far and flush the file, so that a

@@ -461,12 +461,34 @@ echo '!lt_work' >> set_event
 check "a bare event name switches that event" test "$(cat set_event)" = livetp:lt_tick
 echo 'nosuch:event' >> set_event 2>"$T/eerr"
 check "an event that does not exist is EINVAL" grep -q 'Invalid argument' "$T/eerr"
+
+# snapshot: the kernel's help when there is none; echo 1 takes one, a
+# copy that stays as it was; echo 2 clears it, echo 0 frees it
+check "snapshot starts freed, with the kernel's help" \
+	test "$(sed -n 4p snapshot) $(grep -c '^# echo [012] > snapshot : ' snapshot)" = \
+	"# * Snapshot is freed * 3"
+echo 1 > snapshot
+cat snapshot >"$T/snap1"
+check "echo 1 > snapshot takes one, printed as trace" \
+	test "$(head -1 "$T/snap1")" = "# tracer: $(cat current_tracer)" -a \
+	-n "$(grep 'lt_tick: n=' "$T/snap1")"
+sleep 0.3
+cat snapshot >"$T/snap2"
+check "the snapshot does not change while tracing goes on" cmp -s "$T/snap1" "$T/snap2"
+echo 2 > snapshot
+check "echo 2 > snapshot clears it" grep -qx '# \* Snapshot is allocated \*' snapshot
+echo 0 > snapshot
+check "echo 0 > snapshot frees it" grep -qx '# \* Snapshot is freed \*' snapshot
+echo on > snapshot 2>"$T/eerr"
+check "snapshot takes numbers only" grep -q 'Invalid argument' "$T/eerr"
 echo 1 > events/livetp/lt_work/enable
 cd "$T" || exit 1
 touch "$T/stop"
 wait "$RP"
 "$U" report -i "$T/ltp.dat" >"$T/ltp.rep" 2>&1
 check "the event was recorded under that format" grep -q 'lt_tick: n=' "$T/ltp.rep"
+check "the snapshot taken through the tracefs is in the recording" \
+	test "$("$U" report --snapshot -i "$T/ltp.dat" 2>/dev/null | grep -c 'lt_tick: n=')" -gt 0
 check "the event switched on live was recorded and decodes" \
 	grep -q 'lt_work: n=[0-9]* kind=[0-2]' "$T/ltp.rep"
 
