@@ -345,6 +345,87 @@ static int live_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_
 	return ret < 0 ? ret : 1;
 }
 
+static int live_set_thresh(void *arg, uint64_t usecs, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_thresh(rl->r, usecs, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static unsigned live_nr_buffers(void *arg)
+{
+	struct record_live *rl = arg;
+	unsigned n;
+
+	live_lock(rl);
+	n = utrace_recorder_live_buffers(rl->r);
+	pthread_mutex_unlock(&rl->lock);
+	return n;
+}
+
+struct live_cpu_scan {
+	struct utrace_live_stats *st;
+	uint64_t read_ns;
+};
+
+/* A record's bytes in the threads' encoding (common/record.h). */
+static uint64_t live_record_bytes(const struct utrace_event *ev)
+{
+	switch (ev->kind) {
+	case UTRACE_EV_ENTRY:
+	case UTRACE_EV_EXIT:
+		return 4;
+	case UTRACE_EV_LEAF: /* an entry and its exit shown as one line */
+		return 8;
+	case UTRACE_EV_FUNC:
+		return 12;
+	default: /* EVENT, PRINT, STACK: three words and the data */
+		return 12 + ((uint64_t)ev->data_len + 3) / 4 * 4;
+	}
+}
+
+static int live_cpu_count(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	struct live_cpu_scan *s = arg;
+
+	if (ev->kind == UTRACE_EV_LOST) {
+		s->st->dropped += ev->lost;
+		return 0;
+	}
+	if (ev->ts <= s->read_ns) { /* consumed by trace_pipe */
+		s->st->read++;
+		return 0;
+	}
+	if (!s->st->entries++ || ev->ts < s->st->oldest_ns)
+		s->st->oldest_ns = ev->ts;
+	s->st->bytes += live_record_bytes(ev);
+	return 0;
+}
+
+static int live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
+			  struct utrace_live_stats *st, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct live_cpu_scan s = {st, read_ns};
+	struct utrace_report_filter *f = NULL;
+	struct utrace_pass_stats ps;
+	struct utrace_dat *d;
+	int ret;
+
+	if (live_open_dat(rl, &d, err) < 0)
+		return err->code;
+	ret = live_select(&f, since_ns, cpu, err);
+	if (ret >= 0)
+		ret = utrace_report_filter_run(f, d, live_cpu_count, &s, &ps, err);
+	utrace_report_filter_free(f);
+	utrace_dat_close(d);
+	return ret < 0 ? ret : 0;
+}
+
 struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
 				      const struct record_opts *o)
 {
@@ -366,6 +447,10 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .print_hist = live_print_hist,
 	    .take_snapshot = live_take_snapshot,
 	    .print_snapshot = live_print_snapshot,
+	    .set_thresh = live_set_thresh,
+	    .nr_buffers = live_nr_buffers,
+	    .cpu_stats = live_cpu_stats,
+	    .thresh_us = o->rec.thresh_ns / 1000,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,
 	    .filter = o->filter,

@@ -406,7 +406,8 @@ struct utrace_msg_kprobe {
  * thread of its own, so the recorder can speak first at any time:
  *
  *   recorder                               runtime's live thread
- *   TRACER {tracer}   ------------------>  (the stubs' jump retargeted)
+ *   TRACER {tracer, max_depth, thresh}
+ *                     ------------------>  (the stubs' jump retargeted)
  *   SELECT ... (every site of every object, as at registration)
  *   LIVE_DONE         ------------------>  sites patched/unpatched in one batch
  *                     <------------------  LIVE_DONE {status}
@@ -418,7 +419,7 @@ struct utrace_msg_tracer {
 	uint32_t tracer; /* enum utrace_tracer */
 	uint32_t flags;	 /* UTRACE_CFG_GRAPH_FUNCS or 0: set_graph_function has functions */
 	uint32_t max_depth; /* max_graph_depth, 0 = unlimited */
-	uint32_t reserved;
+	uint32_t thresh_us; /* tracing_thresh in microseconds, 0 = off */
 };
 
 struct utrace_msg_live_done {

@@ -19,6 +19,7 @@
  *                 events/SYSTEM/enable, events/SYSTEM/EVENT/{enable,format,id}
  *   live_evconf.c events/SYSTEM/EVENT/{filter,trigger,hist}
  *   live_snapshot.c snapshot
+ *   live_buffers.c tracing_thresh, buffer_total_size_kb, per_cpu/cpuN/stats
  *   live_options.c trace_options, options/
  *   live_reset.c  unmounting what a killed recorder left
  *
@@ -42,6 +43,16 @@ struct utrace_live;
 /* One traceable function: its demangled name, symbol and object path. */
 typedef void (*utrace_live_func_cb)(void *cbarg, const char *name, const char *raw,
 				    const char *module, bool main_object);
+
+/* per_cpu/cpuN/stats: the kernel's figures of one CPU (tracing_stats_read) */
+struct utrace_live_stats {
+	uint64_t entries;   /* events in the buffer: after the clear, not read */
+	uint64_t overrun;   /* overwritten before they were saved */
+	uint64_t bytes;	    /* the entries' bytes in the recording's encoding */
+	uint64_t oldest_ns; /* the first entry's time, 0: none */
+	uint64_t dropped;   /* lost (a full buffer) */
+	uint64_t read;	    /* consumed through trace_pipe */
+};
 
 struct utrace_live_ops {
 	void *arg;
@@ -91,6 +102,14 @@ struct utrace_live_ops {
 	int (*take_snapshot)(void *arg, struct utrace_error *err);
 	int (*print_snapshot)(void *arg, FILE *out, const char *tracer, uint32_t options,
 			      unsigned from, unsigned *count, struct utrace_error *err);
+	/* tracing_thresh (usecs, 0: off) of every process */
+	int (*set_thresh)(void *arg, uint64_t usecs, struct utrace_error *err);
+	/* the threads' buffers mapped now (buffer_total_size_kb) */
+	unsigned (*nr_buffers)(void *arg);
+	/* per_cpu/cpuN/stats: the recording's figures of cpu, the events at
+	 * or after since_ns (the last clear), those up to read_ns consumed */
+	int (*cpu_stats)(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
+			 struct utrace_live_stats *st, struct utrace_error *err);
 	/* trace_marker: text into the trace as a print record */
 	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
 	/* every traceable function of the traced processes */
@@ -102,6 +121,7 @@ struct utrace_live_ops {
 	enum utrace_tracer tracer;
 	const struct utrace_func_filter *filter;
 	uint32_t max_depth;
+	uint64_t thresh_us; /* --thresh */
 };
 
 /* Mounts the filesystem at dir (an existing directory) and serves it from

@@ -366,13 +366,17 @@ static const struct live_file files[] = {
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
     {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},
     {"snapshot", RW, live_show_snapshot, NULL, live_write_snapshot, NULL, 0, false},
+    {"tracing_thresh", RW, live_show_thresh, NULL, live_write_thresh, NULL, 0, false},
+    {"buffer_total_size_kb", RO, live_show_total_kb, NULL, NULL, NULL, 0, false},
     {"set_event", RW, live_show_set_event, live_open_set_event, live_write_set_event, NULL, 0,
      false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */
 static const struct live_file cpu_files[] = {
+    {"stats", RO, live_show_cpu_stats, NULL, NULL, NULL, 0, false},
     {"trace", RW, show_trace, open_trace, write_taken, NULL, 0, false},
+    {"trace_pipe", RO, NULL, NULL, NULL, NULL, 0, true},
 };
 
 /* options/NAME (live_options.c) */

@@ -21,6 +21,14 @@ struct live_list {
 	size_t n;
 };
 
+/* A trace_pipe (live_pipe.c): what its readers consumed, up to ns, and
+ * the text fetched that none has read yet. */
+struct live_pipe {
+	uint64_t ns;
+	char *text;
+	size_t len, off;
+};
+
 struct utrace_live {
 	struct utrace_live_ops ops;
 	char *dir;
@@ -39,11 +47,9 @@ struct utrace_live {
 	char *errlog[LIVE_ERRLOG_MAX]; /* oldest first */
 	unsigned nerr;
 	uint64_t clear_ns; /* `echo > trace`: CLOCK_MONOTONIC of the clear */
-	/* trace_pipe (live_pipe.c): what its readers consumed, up to pipe_ns,
-	 * and the text fetched that none has read yet */
-	uint64_t pipe_ns;
-	char *pipe_text;
-	size_t pipe_len, pipe_off;
+	/* trace_pipe (live_pipe.c), and per_cpu/cpuN/trace_pipe by N */
+	struct live_pipe pipe;
+	struct live_pipe *cpu_pipes;
 	bool stopping; /* unmounting: blocked readers give up */
 	int ncpu;      /* per_cpu/cpu0 ... */
 	uint64_t *cpu_clear_ns; /* `echo > per_cpu/cpuN/trace`, by N */
@@ -56,6 +62,7 @@ struct utrace_live {
 	 * snapshots the recording held at the last clear (shown: those after) */
 	bool snap_allocated;
 	unsigned snap_from;
+	uint64_t thresh_us; /* live_buffers.c: tracing_thresh */
 };
 
 /* One open file. */
@@ -93,9 +100,12 @@ struct live_file {
 	bool pipe; /* read by live_pipe_read, not from a snapshot */
 };
 
-/* live_pipe.c: a read of trace_pipe: blocks (l->lock let go meanwhile)
- * until there is something; the bytes given or -errno. */
-long live_pipe_read(struct utrace_live *l, char *buf, size_t size, bool nonblock);
+/* live_pipe.c: a read of trace_pipe (cpu -1) or per_cpu/cpuN/trace_pipe:
+ * blocks (l->lock let go meanwhile) until there is something; the bytes
+ * given or -errno.  What is consumed of CPU N's events: up to the time
+ * live_pipe_read_ns says. */
+long live_pipe_read(struct utrace_live *l, int cpu, char *buf, size_t size, bool nonblock);
+uint64_t live_pipe_read_ns(const struct utrace_live *l, int cpu);
 
 /* live_events.c */
 struct utrace_event_format;
@@ -125,6 +135,12 @@ void live_evconf_free(struct utrace_live *l);
 /* live_snapshot.c */
 int live_show_snapshot(struct utrace_live *l, const struct live_handle *h, FILE *out);
 long live_write_snapshot(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+
+/* live_buffers.c */
+int live_show_thresh(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_total_kb(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_show_cpu_stats(struct utrace_live *l, const struct live_handle *h, FILE *out);
 
 /* live_options.c */
 bool live_option_known(struct utrace_live *l, const char *name);

@@ -177,6 +177,11 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
 /* tracefs `echo 1 > snapshot`: every thread's buffer as it is now saved
  * as a snapshot (SNAPSHOT record, event UTRACE_SNAP_TRACEFS); its id. */
 int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error *err);
+/* tracing_thresh (function_graph: only calls longer than usecs, 0 for
+ * every call) of every process, as utrace_recorder_live_set. */
+int utrace_recorder_live_thresh(struct utrace_recorder *r, uint64_t usecs, struct utrace_error *err);
+/* The threads' buffers mapped now (those of threads that ended are not). */
+unsigned utrace_recorder_live_buffers(struct utrace_recorder *r);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far and flush the file, so that a

@@ -27,7 +27,7 @@
 static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 {
 	struct utrace_msg_tracer t = {{sizeof(t), UTRACE_MSG_TRACER}, r->o.tracer, 0,
-				      r->o.max_depth, 0};
+				      r->o.max_depth, (uint32_t)(r->o.thresh_ns / 1000)};
 	struct utrace_msg_live_done d = {{sizeof(d), UTRACE_MSG_LIVE_DONE}, 0, 0};
 	struct rec_conn ch = *c;
 	int ret;
@@ -164,3 +164,27 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, siz
 	return utrace_error_set(err, -ESRCH, "no traced process to write the marker");
 }
 
+
+int utrace_recorder_live_thresh(struct utrace_recorder *r, uint64_t usecs, struct utrace_error *err)
+{
+	uint64_t old = r->o.thresh_ns;
+	int ret;
+
+	if (usecs > UINT32_MAX)
+		return utrace_error_set(err, -EINVAL, "tracing_thresh: %llu us is too long",
+					(unsigned long long)usecs);
+	r->o.thresh_ns = usecs * 1000;
+	ret = utrace_recorder_live_set(r, r->o.tracer, r->o.filter, r->o.max_depth, err);
+	if (ret < 0)
+		r->o.thresh_ns = old;
+	return ret;
+}
+
+unsigned utrace_recorder_live_buffers(struct utrace_recorder *r)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < r->nr_bufs; i++)
+		n += !r->bufs[i]->done;
+	return n;
+}

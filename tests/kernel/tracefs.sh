@@ -3,9 +3,11 @@
 # seeds' basic workflow run verbatim against DIR while the program runs
 # (tracer switched live, the filter glob obeyed, trace cleared), the
 # error cases (unknown tracer: EINVAL and error_log; a glob that names no
-# function; a bad tracing_on), trace_pipe read by two readers who split
-# the records, per_cpu, the events' files, and no mount left after the program's exit, after Ctrl-C
-# of the recorder, and after kill -9 then utrace reset.
+# function; a bad tracing_on), tracing_thresh, trace_pipe read by two
+# readers who split the records, per_cpu (trace, trace_pipe, stats), the events'
+# files (enable, set_event, filter, trigger, hist, the error_log texts),
+# snapshot, and no mount left after the program's exit, after Ctrl-C of
+# the recorder, and after kill -9 then utrace reset.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -156,6 +158,20 @@ check "with max_graph_depth 1 the graph holds step() alone" \
 echo -1 > max_graph_depth 2>"$T/err4"
 check "max_graph_depth takes a number" grep -q 'Invalid argument' "$T/err4"
 
+# tracing_thresh 500 us: the program's calls last a few us, none is kept
+check "tracing_thresh starts at 0" test "$(cat tracing_thresh)" = 0
+echo 500 > tracing_thresh
+check "tracing_thresh reads back" test "$(cat tracing_thresh)" = 500
+echo function_graph > current_tracer; echo > trace
+sleep 1.5
+cat trace >"$T/trace_th"
+echo nop > current_tracer; echo 0 > tracing_thresh
+check "with tracing_thresh 500 no short call is recorded" test -z "$(graph_funcs "$T/trace_th")"
+echo soon > tracing_thresh 2>"$T/err7"
+check "tracing_thresh takes a number" grep -q 'Invalid argument' "$T/err7"
+check "buffer_total_size_kb is buffer_size_kb for the program's one thread" \
+	test "$(cat buffer_total_size_kb)" = "$(cat buffer_size_kb)"
+
 # trace_options and options/: the printing of trace
 check "trace_options lists what is off with no" grep -qx nofuncgraph-proc trace_options
 echo funcgraph-proc > trace_options
@@ -230,6 +246,28 @@ else
 fi
 check "trace_pipe has no header" test -z "$(grep '^#' "$T/p1" "$T/p2")"
 check "trace_pipe has the trace's lines" grep -q 'func_alpha <-step$' "$T/p1"
+check "per_cpu/cpuN/stats has the kernel's lines" \
+	test "$(sed 's/:.*//' per_cpu/cpu0/stats | tr '\n' ,)" = \
+	"entries,overrun,commit overrun,bytes,oldest event ts,now ts,dropped events,read events,"
+tot_e=0 tot_r=0
+for c in $(seq 0 $((ncpu - 1))); do
+	tot_e=$((tot_e + $(awk '/^entries:/ { print $2 }' "per_cpu/cpu$c/stats")))
+	tot_r=$((tot_r + $(awk '/^read events:/ { print $3 }' "per_cpu/cpu$c/stats")))
+done
+check "trace_pipe read everything: the stats say read ($tot_r), no entries left ($tot_e)" \
+	test "$tot_r" -gt 0 -a "$tot_e" -eq 0
+# per_cpu/cpuN/trace_pipe: CPU N's lines only, consumed
+echo 1 > tracing_on; sleep 0.3; echo 0 > tracing_on
+bad=0 got=0
+for c in $(seq 0 $((ncpu - 1))); do
+	cpu=$(printf '%03d' "$c")
+	timeout 3 cat "per_cpu/cpu$c/trace_pipe" >"$T/pc" 2>/dev/null
+	got=$((got + $(grep -c ' <-' "$T/pc")))
+	grep ' <-' "$T/pc" | grep -qv "\[$cpu\]" && bad=1
+	timeout 1 cat "per_cpu/cpu$c/trace_pipe" >"$T/pc2" 2>/dev/null
+	[ -s "$T/pc2" ] && bad=1
+done
+check "per_cpu/cpuN/trace_pipe gives CPU N's lines once ($got)" test "$got" -gt 0 -a "$bad" -eq 0
 echo nop > current_tracer
 cat trace_pipe >"$T/p3" 2>/dev/null &
 P3=$!
