@@ -261,10 +261,11 @@ echo 1 > tracing_on; sleep 0.3; echo 0 > tracing_on
 bad=0 got=0
 for c in $(seq 0 $((ncpu - 1))); do
 	cpu=$(printf '%03d' "$c")
-	timeout 3 cat "per_cpu/cpu$c/trace_pipe" >"$T/pc" 2>/dev/null
+	# O_NONBLOCK: what there is, then EAGAIN ends dd
+	dd if="per_cpu/cpu$c/trace_pipe" of="$T/pc" iflag=nonblock bs=64k status=none 2>/dev/null
 	got=$((got + $(grep -c ' <-' "$T/pc")))
 	grep ' <-' "$T/pc" | grep -qv "\[$cpu\]" && bad=1
-	timeout 1 cat "per_cpu/cpu$c/trace_pipe" >"$T/pc2" 2>/dev/null
+	dd if="per_cpu/cpu$c/trace_pipe" of="$T/pc2" iflag=nonblock bs=64k status=none 2>/dev/null
 	[ -s "$T/pc2" ] && bad=1
 done
 check "per_cpu/cpuN/trace_pipe gives CPU N's lines once ($got)" test "$got" -gt 0 -a "$bad" -eq 0
