@@ -426,6 +426,13 @@ static int live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_n
 	return ret < 0 ? ret : 0;
 }
 
+static int live_event_pids(void *arg, const int32_t *tids, unsigned n)
+{
+	struct record_live *rl = arg;
+
+	return utrace_recorder_live_event_pids(rl->r, tids, n);
+}
+
 struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
 				      const struct record_opts *o)
 {
@@ -450,6 +457,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .set_thresh = live_set_thresh,
 	    .nr_buffers = live_nr_buffers,
 	    .cpu_stats = live_cpu_stats,
+	    .event_pids = live_event_pids,
 	    .thresh_us = o->rec.thresh_ns / 1000,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,

@@ -97,6 +97,7 @@ enum utrace_config_flags {
 #define UTRACE_EV_ID_BASE 32768
 #define UTRACE_EV_STATE_MAX 4096
 #define UTRACE_TRIG_COUNTS 256 /* triggers with a :N count, per recording */
+#define UTRACE_EV_PIDS 64	/* set_event_pid's threads */
 
 enum utrace_ev_state {
 	UTRACE_EVS_OFF = 1u << 0,	  /* soft-disabled: no record (enable_event) */
@@ -146,6 +147,10 @@ struct utrace_control {
 	 * the helpers wait on; a runtime bumps it too, to wake its own. */
 	uint32_t kp_gen;
 	uint32_t kp_off[UTRACE_KPROBE_OFF_WORDS];
+	/* set_event_pid (the live tracefs): the threads whose events are
+	 * recorded, 0-terminated; empty: every thread.  Looked at on each hit
+	 * of a STATEFUL event (every event of a live recording). */
+	int32_t ev_pids[UTRACE_EV_PIDS];
 };
 
 /* Whether probe key k is off (see kp_off). */

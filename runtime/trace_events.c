@@ -211,8 +211,28 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	}
 }
 
+/* set_event_pid: whether this thread's events are recorded (the list is
+ * the recorder's, changed at any time: each entry read once). */
+static bool ev_pid_ok(void)
+{
+	const int32_t *p = rt.ctl->ev_pids;
+	struct rt_thread *t = &rt_self;
+	int32_t v;
+
+	if (!__atomic_load_n(&p[0], __ATOMIC_RELAXED))
+		return true;
+	if (unlikely(!t->tid))
+		t->tid = gettid(); /* sets no errno */
+	for (unsigned i = 0; i < UTRACE_EV_PIDS && (v = __atomic_load_n(&p[i], __ATOMIC_RELAXED));
+	     i++)
+		if (v == t->tid)
+			return true;
+	return false;
+}
+
 /* An event with triggers or whose state triggers change: whether its
- * record is written (not soft-enabled, not soft-disabled). */
+ * record is written (not soft-enabled, not soft-disabled, its thread not
+ * left out by set_event_pid). */
 static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *key,
 						 const struct rt_event_conf *conf, const void *rec,
 						 uint32_t len, uint32_t *post)
@@ -226,7 +246,7 @@ static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *
 	if (!(conf->flags & UTRACE_ENABLE_STATEFUL))
 		return true;
 	st = rt_ev_state(key->id);
-	return !st || !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
+	return (!st || !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF)) && ev_pid_ok();
 }
 
 /* An event one of whose triggers wants a record after its own (the

@@ -15,7 +15,7 @@
  *   live_state.c  the state the files share: tracer, function lists,
  *                 error_log
  *   live_pipe.c   trace_pipe: consuming, blocking reads
- *   live_events.c available_events, set_event, events/enable,
+ *   live_events.c available_events, set_event, set_event_pid, events/enable,
  *                 events/SYSTEM/enable, events/SYSTEM/EVENT/{enable,format,id}
  *   live_evconf.c events/SYSTEM/EVENT/{filter,trigger,hist}
  *   live_snapshot.c snapshot
@@ -110,6 +110,8 @@ struct utrace_live_ops {
 	 * or after since_ns (the last clear), those up to read_ns consumed */
 	int (*cpu_stats)(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
 			 struct utrace_live_stats *st, struct utrace_error *err);
+	/* set_event_pid: only these threads' events recorded (n 0: all) */
+	int (*event_pids)(void *arg, const int32_t *tids, unsigned n);
 	/* trace_marker: text into the trace as a print record */
 	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
 	/* every traceable function of the traced processes */

@@ -15,6 +15,10 @@
  *                               SYS:EVENT, SYS:*, *:EVENT, SYS: or NAME (a
  *                               system or an event) switches on, `!WORD`
  *                               off; a word that names none is EINVAL
+ *   set_event_pid               the threads whose events are recorded, one
+ *                               a line (nothing: every thread's); `>`
+ *                               starts the list over, `>>` adds; a word
+ *                               that is not a thread id is EINVAL
  *
  * A switch is the event's ev_state byte on the control page (ops
  * ->event_enable): every process has every event enabled, its jump sites
@@ -158,6 +162,7 @@ int live_show_id(struct utrace_live *l, const struct live_handle *h, FILE *out)
 
 void live_events_free(struct utrace_live *l)
 {
+	free(l->ev_pids);
 	for (size_t i = 0; i < l->nev_paths; i++) {
 		free(l->ev_paths[i]);
 		utrace_event_list_free(l->ev_lists[i]);
@@ -301,4 +306,67 @@ long live_write_set_event(struct utrace_live *l, struct live_handle *h, const ch
 		ret = set_event_word(l, w);
 	free(s);
 	return ret < 0 ? ret : (long)n;
+}
+
+/* ---- set_event_pid ------------------------------------------------------ */
+
+int live_show_event_pid(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	for (unsigned i = 0; i < l->nev_pids; i++)
+		fprintf(out, "%d\n", l->ev_pids[i]);
+	return 0;
+}
+
+/* The list made current in every process, or left as it was. */
+static int event_pids_apply(struct utrace_live *l, int32_t *tids, unsigned n)
+{
+	int ret = l->ops.event_pids(l->ops.arg, tids, n);
+
+	if (ret < 0) {
+		free(tids);
+		return ret;
+	}
+	free(l->ev_pids);
+	l->ev_pids = tids;
+	l->nev_pids = n;
+	return 0;
+}
+
+int live_open_event_pid(struct utrace_live *l, struct live_handle *h, int flags)
+{
+	if ((flags & O_ACCMODE) == O_RDONLY || !(flags & O_TRUNC) || !l->nev_pids)
+		return 0;
+	return event_pids_apply(l, NULL, 0);
+}
+
+long live_write_event_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	int32_t *tids = malloc((l->nev_pids + n / 2 + 1) * sizeof(*tids));
+	char *s = strndup(buf, n), *save = NULL, *end;
+	unsigned k = l->nev_pids;
+	int ret = tids && s ? 0 : -ENOMEM;
+
+	if (tids)
+		memcpy(tids, l->ev_pids, k * sizeof(*tids));
+	for (char *w = ret ? NULL : strtok_r(s, " \t\n", &save); w && !ret;
+	     w = strtok_r(NULL, " \t\n", &save)) {
+		long v;
+		unsigned i;
+
+		errno = 0;
+		v = strtol(w, &end, 10);
+		if (*end || errno || v <= 0 || v > INT32_MAX) {
+			ret = -EINVAL;
+			break;
+		}
+		for (i = 0; i < k && tids[i] != (int32_t)v; i++)
+			;
+		if (i == k)
+			tids[k++] = (int32_t)v;
+	}
+	free(s);
+	if (!ret)
+		return (ret = event_pids_apply(l, tids, k)) < 0 ? ret : (long)n;
+	free(tids);
+	return ret;
 }

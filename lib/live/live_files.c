@@ -368,6 +368,8 @@ static const struct live_file files[] = {
     {"snapshot", RW, live_show_snapshot, NULL, live_write_snapshot, NULL, 0, false},
     {"tracing_thresh", RW, live_show_thresh, NULL, live_write_thresh, NULL, 0, false},
     {"buffer_total_size_kb", RO, live_show_total_kb, NULL, NULL, NULL, 0, false},
+    {"set_event_pid", RW, live_show_event_pid, live_open_event_pid, live_write_event_pid, NULL, 0,
+     false},
     {"set_event", RW, live_show_set_event, live_open_set_event, live_write_set_event, NULL, 0,
      false},
 };

@@ -63,6 +63,8 @@ struct utrace_live {
 	bool snap_allocated;
 	unsigned snap_from;
 	uint64_t thresh_us; /* live_buffers.c: tracing_thresh */
+	int32_t *ev_pids;   /* live_events.c: set_event_pid */
+	unsigned nev_pids;
 };
 
 /* One open file. */
@@ -122,6 +124,9 @@ long live_write_enable(struct utrace_live *l, struct live_handle *h, const char 
 int live_show_set_event(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_open_set_event(struct utrace_live *l, struct live_handle *h, int flags);
 long live_write_set_event(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_event_pid(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_event_pid(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_event_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 
 /* live_evconf.c */
 int live_show_filter(struct utrace_live *l, const struct live_handle *h, FILE *out);

@@ -182,6 +182,9 @@ int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error 
 int utrace_recorder_live_thresh(struct utrace_recorder *r, uint64_t usecs, struct utrace_error *err);
 /* The threads' buffers mapped now (those of threads that ended are not). */
 unsigned utrace_recorder_live_buffers(struct utrace_recorder *r);
+/* set_event_pid: only these threads' events are recorded (n 0: every
+ * thread's), in every process at once; -ENOSPC past UTRACE_EV_PIDS. */
+int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far and flush the file, so that a

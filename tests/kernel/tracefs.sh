@@ -5,7 +5,8 @@
 # error cases (unknown tracer: EINVAL and error_log; a glob that names no
 # function; a bad tracing_on), tracing_thresh, trace_pipe read by two
 # readers who split the records, per_cpu (trace, trace_pipe, stats), the events'
-# files (enable, set_event, filter, trigger, hist, the error_log texts),
+# files (enable, set_event, set_event_pid, filter, trigger, hist, the
+# error_log texts),
 # snapshot, and no mount left after the program's exit, after Ctrl-C of
 # the recorder, and after kill -9 then utrace reset.
 set -u
@@ -521,6 +522,27 @@ check "echo 0 > snapshot frees it" grep -qx '# \* Snapshot is freed \*' snapshot
 echo on > snapshot 2>"$T/eerr"
 check "snapshot takes numbers only" grep -q 'Invalid argument' "$T/eerr"
 echo 1 > events/livetp/lt_work/enable
+
+# set_event_pid: only the threads listed have their events recorded
+check "set_event_pid starts empty" test -z "$(cat set_event_pid)"
+tid=
+for p in $(pgrep -f "$T/ltp $T/stop"); do
+	[ "$(readlink "/proc/$p/exe")" = "$T/ltp" ] && tid=$p
+done
+echo 999999 > set_event_pid
+check "set_event_pid reads back" test "$(cat set_event_pid)" = 999999
+echo > trace
+sleep 1.5
+check "with another thread listed, the program's events are not recorded" \
+	test -z "$(grep 'lt_work: n=' trace)"
+echo "$tid" >> set_event_pid
+check ">> set_event_pid adds the program's thread ($tid)" \
+	test "$(cat set_event_pid | tr '\n' ' ')" = "999999 $tid "
+check "its events are recorded again" wait_trace 'lt_work: n='
+echo > set_event_pid
+check "echo > set_event_pid empties it" test -z "$(cat set_event_pid)"
+echo me > set_event_pid 2>"$T/eerr"
+check "set_event_pid takes thread ids only" grep -q 'Invalid argument' "$T/eerr"
 cd "$T" || exit 1
 touch "$T/stop"
 wait "$RP"
