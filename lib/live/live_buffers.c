@@ -63,7 +63,8 @@ long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char 
 
 int live_show_total_kb(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
-	fprintf(out, "%llu\n", (unsigned long long)l->ops.buffer_kb * l->ops.nr_buffers(l->ops.arg));
+	fprintf(out, "%llu\n",
+		(unsigned long long)l->ops.buffer_kb * l->ops.nr_buffers(l->ops.arg));
 	return 0;
 }
 

@@ -43,7 +43,7 @@
 
 struct live_evconf {
 	char sys[65], ev[65];
-	char *filter; /* what `cat filter` shows (after an error: the error) */
+	char *filter;		/* what `cat filter` shows (after an error: the error) */
 	struct live_list trigs; /* the triggers as written, in order */
 	struct live_evconf *next;
 };
@@ -105,8 +105,8 @@ static int filter_error(struct utrace_live *l, struct live_evconf *c, char *text
 
 	live_errlog_add(l, "event filter parse error", text, why, pos);
 	if (shown) /* the caret's width is the column, 1-based but for 0 */
-		snprintf(shown, n, "%s\n%*s\nparse_error: %s\n", text, (int)(pos ? pos + 1 : 0), "^",
-			 why);
+		snprintf(shown, n, "%s\n%*s\nparse_error: %s\n", text, (int)(pos ? pos + 1 : 0),
+			 "^", why);
 	free(c->filter);
 	c->filter = shown;
 	free(text);
@@ -133,7 +133,8 @@ long live_write_filter(struct utrace_live *l, struct live_handle *h, const char 
 		free(text);
 		text = NULL;
 	} else if (utrace_filter_compile_code(f, text, &prog, &len, &code, &err) < 0) {
-		return filter_error(l, c, text, code, err.column > 0 ? (unsigned)err.column - 1 : 0);
+		return filter_error(l, c, text, code,
+				    err.column > 0 ? (unsigned)err.column - 1 : 0);
 	}
 	free(prog);
 	ret = l->ops.event_filter(l->ops.arg, h->sys, h->ev, text, &err);
@@ -335,8 +336,9 @@ long live_write_trigger(struct utrace_live *l, struct live_handle *h, const char
 			  ? -EINVAL
 			  : hist_error(l, h, body, code, &err, -EINVAL);
 	else if (body == text && trigger_find(c, t) >= 0) /* added twice */
-		ret = t->hist ? hist_error(l, h, body, UTRACE_HIST_ERR_TRIGGER_EEXIST, NULL, -EEXIST)
-			      : -EEXIST;
+		ret = t->hist
+			  ? hist_error(l, h, body, UTRACE_HIST_ERR_TRIGGER_EEXIST, NULL, -EEXIST)
+			  : -EEXIST;
 	else if (body == text)
 		ret = trigger_check(l, h, body, t);
 	at = ret < 0 ? -1 : trigger_find(c, t);

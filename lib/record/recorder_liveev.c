@@ -139,7 +139,8 @@ void rec_live_ev_free(struct utrace_recorder *r)
 static int live_compile(struct utrace_recorder *r, struct rec_live_ev *e, const char *path,
 			const char *sys, const char *name, const void **prog, uint32_t *len)
 {
-	const struct utrace_event_format *f = utrace_event_select_format(r->o.events, path, sys, name);
+	const struct utrace_event_format *f =
+	    utrace_event_select_format(r->o.events, path, sys, name);
 	struct utrace_error err = {0};
 	void *code = NULL;
 
@@ -223,7 +224,8 @@ static int live_trig_send(struct rec_conn *c, uint32_t obj, uint32_t key,
 	void *filter = NULL;
 	int ret;
 
-	if (x->t->filter && utrace_filter_compile(fmt, x->t->filter, &filter, &m.filter_len, &err) < 0)
+	if (x->t->filter &&
+	    utrace_filter_compile(fmt, x->t->filter, &filter, &m.filter_len, &err) < 0)
 		return 0; /* does not fit this object's layout: left off */
 	ret = rec_conn_send_with(c, &m, sizeof(m), filter, m.filter_len, -1);
 	free(filter);
@@ -259,9 +261,8 @@ static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32
 	return ret;
 }
 
-int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
-			 uint32_t key, const char *path, const char *sys, const char *name,
-			 int id)
+int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
+			 const char *path, const char *sys, const char *name, int id)
 {
 	const struct rec_live_ev *e = live_ev(r, id, false);
 
@@ -300,9 +301,14 @@ static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct re
 			    (ret = live_trigs_send(r, &ch, oi, o->evkeys[i].key, path, sys, name,
 						   e)) < 0)
 				break;
-			*en = (struct utrace_msg_enable){{(uint32_t)(sizeof(*en) + len), UTRACE_MSG_ENABLE},
-							 oi, o->evkeys[i].key, e->id, len,
-							 UTRACE_ENABLE_STATEFUL, 0};
+			*en = (struct utrace_msg_enable){
+			    {(uint32_t)(sizeof(*en) + len), UTRACE_MSG_ENABLE},
+			    oi,
+			    o->evkeys[i].key,
+			    e->id,
+			    len,
+			    UTRACE_ENABLE_STATEFUL,
+			    0};
 			memcpy(en->filter, prog, len);
 			ret = rec_conn_send(&ch, en, en->hdr.size, -1);
 		}
@@ -328,8 +334,8 @@ static int live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const 
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];
 
-		if (c->open && c->live_fd >= 0 && (ret = live_ev_send(r, c, e, sys, name, en)) < 0 &&
-		    !failed)
+		if (c->open && c->live_fd >= 0 &&
+		    (ret = live_ev_send(r, c, e, sys, name, en)) < 0 && !failed)
 			failed = ret;
 	}
 	free(en);
@@ -369,8 +375,8 @@ static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, con
 		return err.code;
 	x->serial = ++r->live_serial;
 	if (x->t->cmd >= UTRACE_TRIG_ENABLE_EVENT && x->t->cmd <= UTRACE_TRIG_DISABLE_HIST) {
-		x->target = utrace_event_select_id(r->o.events, x->t->target_system,
-						   x->t->target_event);
+		x->target =
+		    utrace_event_select_id(r->o.events, x->t->target_system, x->t->target_event);
 		if (!live_ev_state(r, x->target))
 			return -E2BIG;
 	}
@@ -431,8 +437,8 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 	free(fresh);
 	if (ret < 0) {
 		free(next);
-		return utrace_error_set(err, id < 0 ? id : ret, "%s:%s: trigger not set: %s", system,
-					name, strerror(-ret));
+		return utrace_error_set(err, id < 0 ? id : ret, "%s:%s: trigger not set: %s",
+					system, name, strerror(-ret));
 	}
 	free(e->trigs);
 	e->trigs = next;
