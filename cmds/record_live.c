@@ -30,6 +30,7 @@
 #include "cmds/record_live.h"
 #include "lib/live/live.h"
 #include "lib/report/report_filter.h"
+#include "lib/report/report_hist.h"
 #include "lib/report/report_text.h"
 #include "lib/tracefile/dat_reader.h"
 
@@ -308,6 +309,202 @@ struct utrace_recorder *record_live_recorder(struct record_live *rl)
 	return rl->r;
 }
 
+static int live_event_enable(void *arg, const char *system, const char *name, int set)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_event(rl->r, system, name, set);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static int live_event_filter(void *arg, const char *system, const char *name, const char *filter,
+			     struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_filter(rl->r, system, name, filter, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static int live_event_triggers(void *arg, const char *system, const char *name,
+			       const char *const *texts, unsigned n, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_triggers(rl->r, system, name, texts, n, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+struct live_hist_out {
+	struct utrace_dat *d;
+	FILE *out;
+	unsigned n;
+	struct utrace_error *err;
+};
+
+static int live_hist_one(void *arg, const char *text, const struct utrace_hist_table *t)
+{
+	struct live_hist_out *h = arg;
+
+	if (h->n++) /* the kernel's hist_show: a blank line between */
+		fputs("\n\n", h->out);
+	return utrace_report_hist_table(h->d, h->out, text, t, h->err);
+}
+
+/* The tables are read with the recorder held, the names (comm, symbols)
+ * from the file written so far. */
+static int live_print_hist(void *arg, FILE *out, const char *system, const char *name,
+			   struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct live_hist_out h = {NULL, out, 0, err};
+	int ret;
+
+	if (live_open_dat(rl, &h.d, err) < 0)
+		return err->code;
+	live_lock(rl);
+	ret = utrace_recorder_live_hists(rl->r, system, name, live_hist_one, &h, err);
+	pthread_mutex_unlock(&rl->lock);
+	utrace_dat_close(h.d);
+	return ret;
+}
+
+static int live_take_snapshot(void *arg, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_snapshot_now(rl->r, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static int live_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
+			       unsigned from, unsigned *count, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct utrace_report_opts o;
+	struct utrace_dat *d, *sd;
+	int ret;
+
+	if (live_open_dat(rl, &d, err) < 0)
+		return err->code;
+	*count = utrace_dat_snapshot_count(d);
+	if (!out || *count <= from) {
+		utrace_dat_close(d);
+		return 0;
+	}
+	utrace_report_opts_init(&o);
+	o.tracer = tracer;
+	o.flags = options;
+	ret = utrace_dat_open_snapshot(utrace_dat_path(d),
+				       utrace_dat_snapshot_get(d, *count - 1)->id, &sd, err);
+	if (ret >= 0) {
+		ret = utrace_report_print(sd, out, &o, NULL, err);
+		utrace_dat_close(sd);
+	}
+	utrace_dat_close(d);
+	return ret < 0 ? ret : 1;
+}
+
+static int live_set_thresh(void *arg, uint64_t usecs, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_thresh(rl->r, usecs, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static unsigned live_nr_buffers(void *arg)
+{
+	struct record_live *rl = arg;
+	unsigned n;
+
+	live_lock(rl);
+	n = utrace_recorder_live_buffers(rl->r);
+	pthread_mutex_unlock(&rl->lock);
+	return n;
+}
+
+struct live_cpu_scan {
+	struct utrace_live_stats *st;
+	uint64_t read_ns;
+};
+
+/* A record's bytes in the threads' encoding (common/record.h). */
+static uint64_t live_record_bytes(const struct utrace_event *ev)
+{
+	switch (ev->kind) {
+	case UTRACE_EV_ENTRY:
+	case UTRACE_EV_EXIT:
+		return 4;
+	case UTRACE_EV_LEAF: /* an entry and its exit shown as one line */
+		return 8;
+	case UTRACE_EV_FUNC:
+		return 12;
+	default: /* EVENT, PRINT, STACK: three words and the data */
+		return 12 + ((uint64_t)ev->data_len + 3) / 4 * 4;
+	}
+}
+
+static int live_cpu_count(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	struct live_cpu_scan *s = arg;
+
+	if (ev->kind == UTRACE_EV_LOST) {
+		s->st->dropped += ev->lost;
+		return 0;
+	}
+	if (ev->ts <= s->read_ns) { /* consumed by trace_pipe */
+		s->st->read++;
+		return 0;
+	}
+	if (!s->st->entries++ || ev->ts < s->st->oldest_ns)
+		s->st->oldest_ns = ev->ts;
+	s->st->bytes += live_record_bytes(ev);
+	return 0;
+}
+
+static int live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
+			  struct utrace_live_stats *st, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct live_cpu_scan s = {st, read_ns};
+	struct utrace_report_filter *f = NULL;
+	struct utrace_pass_stats ps;
+	struct utrace_dat *d;
+	int ret;
+
+	if (live_open_dat(rl, &d, err) < 0)
+		return err->code;
+	ret = live_select(&f, since_ns, cpu, err);
+	if (ret >= 0)
+		ret = utrace_report_filter_run(f, d, live_cpu_count, &s, &ps, err);
+	utrace_report_filter_free(f);
+	utrace_dat_close(d);
+	return ret < 0 ? ret : 0;
+}
+
+static int live_event_pids(void *arg, const int32_t *tids, unsigned n)
+{
+	struct record_live *rl = arg;
+
+	return utrace_recorder_live_event_pids(rl->r, tids, n);
+}
+
 struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
 				      const struct record_opts *o)
 {
@@ -324,6 +521,17 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .objects = live_objects,
 	    .event_id = live_event_id,
 	    .extract = live_extract,
+	    .event_enable = live_event_enable,
+	    .event_filter = live_event_filter,
+	    .event_triggers = live_event_triggers,
+	    .print_hist = live_print_hist,
+	    .take_snapshot = live_take_snapshot,
+	    .print_snapshot = live_print_snapshot,
+	    .set_thresh = live_set_thresh,
+	    .nr_buffers = live_nr_buffers,
+	    .cpu_stats = live_cpu_stats,
+	    .event_pids = live_event_pids,
+	    .thresh_us = o->rec.thresh_ns / 1000,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,
 	    .filter = o->filter,

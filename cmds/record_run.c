@@ -496,7 +496,8 @@ static int record_open_events(struct record_session *s)
 		return ret;
 	s->o->rec.kspecs = s->kspecs;
 	s->o->rec.nkspecs = s->nkspecs;
-	if (s->nuspecs) {
+	/* --tracefs: every event is made switchable (events/.../enable) */
+	if (s->nuspecs || s->o->tracefs) {
 		char *exe = record_which(s->o->argv[0]);
 
 		if (utrace_event_select_new(s->uspecs, s->nuspecs, &s->events, &err) < 0) {
@@ -504,6 +505,8 @@ static int record_open_events(struct record_session *s)
 			free(exe);
 			return 1;
 		}
+		if (s->o->tracefs)
+			utrace_event_select_all(s->events);
 		if (exe && utrace_event_select_check(s->events, exe, &bad, &err) < 0) {
 			record_filter_error(s->uspecs[bad].filter, &err);
 			free(exe);

@@ -100,6 +100,7 @@ enum utrace_config_flags {
 #define UTRACE_EV_ID_BASE 32768
 #define UTRACE_EV_STATE_MAX 4096
 #define UTRACE_TRIG_COUNTS 256 /* triggers with a :N count, per recording */
+#define UTRACE_EV_PIDS 64	/* set_event_pid's threads */
 
 enum utrace_ev_state {
 	UTRACE_EVS_OFF = 1u << 0,	  /* soft-disabled: no record (enable_event) */
@@ -155,6 +156,10 @@ struct utrace_control {
 	 * wakes it, then goes dormant. */
 	uint32_t detach;
 	uint32_t detached;
+	/* set_event_pid (the live tracefs): the threads whose events are
+	 * recorded, 0-terminated; empty: every thread.  Looked at on each hit
+	 * of a STATEFUL event (every event of a live recording). */
+	int32_t ev_pids[UTRACE_EV_PIDS];
 };
 
 /* Whether probe key k is off (see kp_off). */
@@ -415,7 +420,8 @@ struct utrace_msg_kprobe {
  * thread of its own, so the recorder can speak first at any time:
  *
  *   recorder                               runtime's live thread
- *   TRACER {tracer}   ------------------>  (the stubs' jump retargeted)
+ *   TRACER {tracer, max_depth, thresh}
+ *                     ------------------>  (the stubs' jump retargeted)
  *   SELECT ... (every site of every object, as at registration)
  *   LIVE_DONE         ------------------>  sites patched/unpatched in one batch
  *                     <------------------  LIVE_DONE {status}
@@ -427,7 +433,7 @@ struct utrace_msg_tracer {
 	uint32_t tracer; /* enum utrace_tracer */
 	uint32_t flags;	 /* UTRACE_CFG_GRAPH_FUNCS or 0: set_graph_function has functions */
 	uint32_t max_depth; /* max_graph_depth, 0 = unlimited */
-	uint32_t reserved;
+	uint32_t thresh_us; /* tracing_thresh in microseconds, 0 = off */
 };
 
 struct utrace_msg_live_done {

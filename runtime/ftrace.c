@@ -402,6 +402,16 @@ int rt_objects_locked(int (*fn)(void *arg), void *arg)
 	return ret;
 }
 
+void rt_objects_lock(void)
+{
+	pthread_mutex_lock(&objects_lock);
+}
+
+void rt_objects_unlock(void)
+{
+	pthread_mutex_unlock(&objects_lock);
+}
+
 /* Find objects not seen yet, tell the recorder, enable what it selects. */
 int rt_objects_scan(void)
 {
@@ -589,6 +599,12 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 		/* max_graph_depth: checked at each entry; deeper frames
 		 * already pushed return as before */
 		__atomic_store_n(&rt.cfg.max_depth, t->max_depth, __ATOMIC_RELAXED);
+		/* tracing_thresh: checked at each exit (fgraph.c); a frame
+		 * entered before the change ends with the new rule */
+		__atomic_store_n(&rt.tsc_thresh,
+				 t->thresh_us ? ((uint64_t)t->thresh_us * rt.cfg.tsc_per_us_q16 >> 16 ?: 1)
+					      : 0,
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&rt.graph_fast,
 				 !rt.tsc_thresh && !t->max_depth && !graph_funcs,
 				 __ATOMIC_RELAXED);

@@ -34,25 +34,26 @@
 
 static int live_fd = -1;
 
-/* One message from the recorder, waiting for it in slices so that a
- * move of the descriptor (fd_guard.c) is seen; <= 0 when it has gone. */
-static long live_recv(void *buf, uint32_t size)
+/* One message from the recorder (and its descriptor in *got, else -1),
+ * waiting for it in slices so that a move of the descriptor (fd_guard.c)
+ * is seen; <= 0 when it has gone. */
+static long live_recv(void *buf, uint32_t size, int *got)
 {
 	for (;;) {
 		int fd = rt_fd_use(&live_fd);
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		long n = -ENOTCONN;
-		int got = -1;
 
+		*got = -1;
 		if (fd >= 0 && poll(&p, 1, 0) > 0)
-			n = utrace_scm_recv(fd, buf, size, MSG_DONTWAIT, &got);
+			n = utrace_scm_recv(fd, buf, size, MSG_DONTWAIT, got);
 		else if (fd >= 0)
 			n = -EAGAIN;
 		rt_fd_done();
-		if (got >= 0)
-			close(got); /* none is expected */
 		if (n != -EAGAIN && n != -EINTR)
 			return n;
+		if (*got >= 0)
+			close(*got);
 		p.fd = fd;
 		poll(&p, 1, 200);
 	}
@@ -103,22 +104,53 @@ static void live_kprobe(const struct utrace_msg_kprobe *m, uint32_t n, int *stat
  * thread's own buffer, made on its first record like any thread's. */
 void __utrace_marker_write(const char *text, unsigned len);
 
+/* An ENABLE of a probe or synthetic event added while running
+ * (dynamic_events, synthetic_events); those of the objects' events
+ * carry a new filter and triggers (the events/ files). */
+static bool live_new_event(const struct utrace_msg *m, long n)
+{
+	const struct utrace_msg_enable *e = (const void *)m;
+
+	return m->type == UTRACE_MSG_ENABLE && n >= (long)sizeof(*e) &&
+	       (e->obj == UTRACE_KPROBE_OBJ || e->obj == UTRACE_SYNTH_OBJ);
+}
+
 static void *live_main(void *arg)
 {
 	struct utrace_msg *m = arg;
 	struct utrace_msg_tracer t = {.tracer = rt.cfg.tracer,
 				      .flags = rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS,
-				      .max_depth = rt.cfg.max_depth};
-	int status = 0, kp_status = 0;
+				      .max_depth = rt.cfg.max_depth,
+				      .thresh_us = (uint32_t)(rt.cfg.thresh_ns / 1000)};
+	int status = 0, kp_status = 0, fd;
+	bool sites = false; /* a TRACER or SELECT came: the sites change */
 	long n;
 
-	while ((n = live_recv(m, UTRACE_MSG_MAX)) >= (long)sizeof(*m)) {
+	while ((n = live_recv(m, UTRACE_MSG_MAX, &fd)) >= (long)sizeof(*m)) {
 		if (m->type == UTRACE_MSG_TRACER && n >= (long)sizeof(struct utrace_msg_tracer)) {
 			t = *(struct utrace_msg_tracer *)m;
+			sites = true;
 		} else if (m->type == UTRACE_MSG_SELECT &&
 			   n >= (long)sizeof(struct utrace_msg_select)) {
+			sites = true;
 			if (rt_objects_live_select((void *)m, (uint32_t)n) < 0)
 				status = -EPROTO;
+		} else if (live_new_event(m, n)) {
+			/* a probe's or synthetic event's key, new: said at the
+			 * probe's DONE; a synthetic event's now */
+			if (rt_event_live_enable((void *)m, (uint32_t)n) < 0)
+				kp_status = -EPROTO;
+			if (((struct utrace_msg_enable *)m)->obj == UTRACE_SYNTH_OBJ) {
+				live_answer(kp_status);
+				kp_status = 0;
+			}
+		} else if (m->type == UTRACE_MSG_ENABLE || m->type == UTRACE_MSG_HIST ||
+			   m->type == UTRACE_MSG_TABLE || m->type == UTRACE_MSG_TRIGGER) {
+			/* an event's new filter and triggers (trace_events.c) */
+			rt_objects_lock(); /* dlopen and dlclose change them */
+			if (rt.enabled && rt_events_live(m, n, fd) < 0 && !status)
+				status = -EPROTO;
+			rt_objects_unlock();
 		} else if (m->type == UTRACE_MSG_MARKER) {
 			if (rt.enabled) {
 				__utrace_marker_write((const char *)(m + 1),
@@ -126,15 +158,6 @@ static void *live_main(void *arg)
 				rt_rb_flush(&rt_self); /* readable at once */
 			}
 			live_answer(rt.enabled ? 0 : -EBADF);
-		} else if (m->type == UTRACE_MSG_ENABLE &&
-			   n >= (long)sizeof(struct utrace_msg_enable)) {
-			/* a probe's: said at its DONE; a synthetic event's now */
-			if (rt_event_live_enable((void *)m, (uint32_t)n) < 0)
-				kp_status = -EPROTO;
-			if (((struct utrace_msg_enable *)m)->obj == UTRACE_SYNTH_OBJ) {
-				live_answer(kp_status);
-				kp_status = 0;
-			}
 		} else if (m->type == UTRACE_MSG_KPROBE_SLOT &&
 			   n >= (long)sizeof(struct utrace_msg_kprobe_slot)) {
 			live_slot((void *)m);
@@ -142,11 +165,14 @@ static void *live_main(void *arg)
 			   n >= (long)sizeof(struct utrace_msg_kprobe)) {
 			live_kprobe((void *)m, (uint32_t)n, &kp_status);
 		} else if (m->type == UTRACE_MSG_LIVE_DONE) {
-			if (!status && rt.enabled)
+			if (!status && rt.enabled && sites)
 				status = rt_objects_live_apply(&t);
 			live_answer(status);
 			status = 0;
+			sites = false;
 		}
+		if (fd >= 0)
+			close(fd);
 	}
 	free(m);
 	return NULL;

@@ -338,6 +338,9 @@ int rt_attach_undo(void) RT_HIDDEN;
 void rt_attach_serve(void) RT_HIDDEN;
 void rt_attach_end(void) RT_HIDDEN;
 void rt_attach_forked(void) RT_HIDDEN;
+/* The objects' list held (dlopen and dlclose change it meanwhile). */
+void rt_objects_lock(void) RT_HIDDEN;
+void rt_objects_unlock(void) RT_HIDDEN;
 /* live.c */
 void rt_live_start(void) RT_HIDDEN;
 void rt_live_forget(void) RT_HIDDEN;
@@ -380,6 +383,9 @@ void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, 
 /* trace_events.c */
 struct utrace_event_key;
 int rt_events_register(struct rt_object *added) RT_HIDDEN;
+/* The live channel's HIST, TABLE, TRIGGER and ENABLE (a key's new filter
+ * and triggers), the objects held: 0, or -EPROTO for a malformed one. */
+int rt_events_live(const struct utrace_msg *m, long n, int fd) RT_HIDDEN;
 int rt_synth_register(void) RT_HIDDEN;
 int rt_kprobe_events_register(void) RT_HIDDEN;
 void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;

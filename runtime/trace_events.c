@@ -211,8 +211,28 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	}
 }
 
+/* set_event_pid: whether this thread's events are recorded (the list is
+ * the recorder's, changed at any time: each entry read once). */
+static bool ev_pid_ok(void)
+{
+	const int32_t *p = rt.ctl->ev_pids;
+	struct rt_thread *t = &rt_self;
+	int32_t v;
+
+	if (!__atomic_load_n(&p[0], __ATOMIC_RELAXED))
+		return true;
+	if (unlikely(!t->tid))
+		t->tid = gettid(); /* sets no errno */
+	for (unsigned i = 0; i < UTRACE_EV_PIDS && (v = __atomic_load_n(&p[i], __ATOMIC_RELAXED));
+	     i++)
+		if (v == t->tid)
+			return true;
+	return false;
+}
+
 /* An event with triggers or whose state triggers change: whether its
- * record is written (not soft-enabled, not soft-disabled). */
+ * record is written (not soft-enabled, not soft-disabled, its thread not
+ * left out by set_event_pid). */
 static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *key,
 						 const struct rt_event_conf *conf, const void *rec,
 						 uint32_t len, uint32_t *post)
@@ -226,7 +246,7 @@ static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *
 	if (!(conf->flags & UTRACE_ENABLE_STATEFUL))
 		return true;
 	st = rt_ev_state(key->id);
-	return !st || !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
+	return (!st || !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF)) && ev_pid_ok();
 }
 
 /* An event one of whose triggers wants a record after its own (the
@@ -252,7 +272,8 @@ static __attribute__((noinline)) void ev_write_post(const struct utrace_event_ke
 static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
-	const struct rt_event_conf *f = key->filter;
+	/* acquire: a configuration the live channel swaps in is whole */
+	const struct rt_event_conf *f = __atomic_load_n(&key->filter, __ATOMIC_ACQUIRE);
 	const uint32_t *src = (const uint32_t *)((const uint8_t *)rec + 8);
 	uint32_t bytes, n, cpu, *wp, post = 0;
 	uint64_t ts, delta;
@@ -665,6 +686,86 @@ int rt_event_live_enable(const struct utrace_msg_enable *m, uint32_t size)
 	/* release: as ev_recv_enables, id and filter before enabled */
 	__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* ---- live changes (runtime/live.c) ------------------------------------ */
+
+/* The keys of object obj (or of a pseudo-object); the caller holds the
+ * objects (rt_objects_lock). */
+static struct utrace_event_key *ev_keys_of(uint32_t obj, uint32_t *nr)
+{
+	if (obj == UTRACE_SYNTH_OBJ) {
+		*nr = UTRACE_SYNTH_MAX;
+		return ev_synth_keys;
+	}
+	if (obj == UTRACE_KPROBE_OBJ) {
+		*nr = UTRACE_KPROBE_MAX;
+		return ev_kprobe_keys;
+	}
+	for (struct rt_object *o = rt.objects; o; o = o->next)
+		if (o->index == obj) {
+			*nr = o->nr_keys;
+			return o->keys;
+		}
+	return NULL;
+}
+
+/* What the next ENABLE of the live channel turns on: only the live
+ * thread touches it. */
+static struct ev_pending ev_live_pending;
+
+/*
+ * A key's new filter and triggers while the program runs (the tracefs's
+ * filter and trigger files): HISTs, TABLEs and TRIGGERs as at
+ * registration, then the ENABLE, which swaps the key's configuration in
+ * one store.  The old one is not freed: a thread may be running it (a
+ * hit loads the pointer once), and changes are few (written by hand).
+ * A key that was off is turned on and its jump sites patched.
+ */
+int rt_events_live(const struct utrace_msg *msg, long n, int fd)
+{
+	struct ev_pending *p = &ev_live_pending;
+	const struct utrace_msg_enable *m = (const void *)msg;
+	struct utrace_event_key *keys, *k;
+	struct rt_event_conf *f;
+	uint32_t nr = 0;
+	int ret = 0;
+
+	if (msg->type == UTRACE_MSG_HIST && n >= (long)sizeof(struct utrace_msg_hist))
+		return p->nr_hist < UTRACE_EVENT_HISTS_MAX &&
+			       !ev_recv_hist((const void *)msg, fd, &p->hist[p->nr_hist])
+			   ? (p->nr_hist++, 0)
+			   : -EPROTO;
+	if (msg->type == UTRACE_MSG_TABLE && n >= (long)sizeof(struct utrace_msg_table)) {
+		ev_recv_table((const void *)msg, fd);
+		return 0;
+	}
+	if (msg->type == UTRACE_MSG_TRIGGER && n >= (long)sizeof(struct utrace_msg_trigger))
+		return p->nr_trig < UTRACE_EVENT_TRIGS_MAX &&
+			       !ev_recv_trig((const void *)msg, &p->trig[p->nr_trig])
+			   ? (p->nr_trig++, 0)
+			   : -EPROTO;
+	if (msg->type != UTRACE_MSG_ENABLE || n < (long)sizeof(*m) ||
+	    m->hdr.size < sizeof(*m) + m->filter_len)
+		return -EPROTO;
+	f = ev_conf(m, p);
+	p->nr_hist = p->nr_trig = 0;
+	if (!f && (m->filter_len || m->flags))
+		return -EPROTO; /* malformed: said */
+	keys = ev_keys_of(m->obj, &nr);
+	if (!keys || m->key >= nr)
+		return -EPROTO;
+	k = &keys[m->key];
+	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&k->filter, f, __ATOMIC_RELEASE);
+	} else {
+		k->id = m->id;
+		k->filter = f;
+		k->write = rt_event_write;
+		__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
+		ret = m->obj == UTRACE_SYNTH_OBJ || m->obj == UTRACE_KPROBE_OBJ ? 0 : ev_patch_all();
+	}
+	return ret < 0 ? -EIO : 0;
 }
 
 /* After CONFIG and the synthetic events: the probes' enables. */

@@ -55,6 +55,7 @@ struct utrace_event_select {
 	 * UTRACE_EVENT_NOOBJ; borrowed from the caller */
 	const struct utrace_event_format **extra;
 	unsigned nr_extra;
+	bool all; /* every event a file describes matches (the live tracefs) */
 };
 
 int utrace_event_select_new(struct utrace_event_spec *specs, unsigned nr,
@@ -140,6 +141,11 @@ static const struct utrace_event_format *sel_find(struct utrace_event_select *s,
 	}
 	l = sel_load(s, path);
 	return l ? utrace_event_list_find(l, system, name) : NULL;
+}
+
+void utrace_event_select_all(struct utrace_event_select *s)
+{
+	s->all = true;
 }
 
 bool utrace_event_select_empty(const struct utrace_event_select *s)
@@ -360,10 +366,12 @@ int utrace_event_select_match(struct utrace_event_select *s, const char *path, c
 	if (!f)
 		return 0; /* not described in its file: cannot be decoded, never enabled */
 	spec = sel_recorded(s, system, name);
-	if (utrace_event_select_soft(s, system, name) && !sel_has_triggers(s, system, name))
+	if (utrace_event_select_soft(s, system, name) && !sel_has_triggers(s, system, name) &&
+	    !s->all)
 		return 0; /* excluded (-v), or named by no -e */
 	if (spec == s->nr) /* only triggers: the first spec that names it counts */
-		for (spec = 0; !utrace_event_spec_matches(s->specs[spec].pattern, system, name);)
+		for (spec = 0;
+		     spec < s->nr && !utrace_event_spec_matches(s->specs[spec].pattern, system, name);)
 			spec++;
 	else if (s->specs[spec].filter && !utrace_event_select_soft(s, system, name)) {
 		ret = sel_compile(s, spec, path, f, prog, prog_len, err);

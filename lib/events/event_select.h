@@ -44,6 +44,9 @@ int utrace_event_select_new(struct utrace_event_spec *specs, unsigned nr,
 			    struct utrace_event_select **out, struct utrace_error *err);
 void utrace_event_select_free(struct utrace_event_select *s);
 bool utrace_event_select_empty(const struct utrace_event_select *s);
+/* The live tracefs: every event an object describes is matched (it may be
+ * switched on later), those the specs do not record reading as soft. */
+void utrace_event_select_all(struct utrace_event_select *s);
 
 /*
  * Compiles every filter against the events of an ELF file that its

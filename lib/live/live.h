@@ -3,7 +3,7 @@
  * lib/live - a tracefs of the traced processes (utrace record --tracefs):
  * a FUSE filesystem with the kernel's file names, contents and write
  * semantics, served by threads of the recorder.  May use: lib/base,
- * lib/events.
+ * lib/events, lib/hist (the triggers' syntax).
  *
  * This layer knows the files and their rules (what `>`, `>>`, `!` and a
  * bad value do, the error_log's format); what a file shows or changes in
@@ -15,7 +15,11 @@
  *   live_state.c  the state the files share: tracer, function lists,
  *                 error_log
  *   live_pipe.c   trace_pipe: consuming, blocking reads
- *   live_events.c available_events, events/SYSTEM/EVENT/{format,id}
+ *   live_events.c available_events, set_event, set_event_pid, events/enable,
+ *                 events/SYSTEM/enable, events/SYSTEM/EVENT/{enable,format,id}
+ *   live_evconf.c events/SYSTEM/EVENT/{filter,trigger,hist}
+ *   live_snapshot.c snapshot
+ *   live_buffers.c tracing_thresh, buffer_total_size_kb, per_cpu/cpuN/stats
  *   live_options.c trace_options, options/
  *   live_reset.c  unmounting what a killed recorder left
  *   live_dynev.c  dynamic_events, synthetic_events: probes and synthetic
@@ -43,6 +47,16 @@ struct utrace_live;
 typedef void (*utrace_live_func_cb)(void *cbarg, const char *name, const char *raw,
 				    const char *module, bool main_object);
 
+/* per_cpu/cpuN/stats: the kernel's figures of one CPU (tracing_stats_read) */
+struct utrace_live_stats {
+	uint64_t entries;   /* events in the buffer: after the clear, not read */
+	uint64_t overrun;   /* overwritten before they were saved */
+	uint64_t bytes;	    /* the entries' bytes in the recording's encoding */
+	uint64_t oldest_ns; /* the first entry's time, 0: none */
+	uint64_t dropped;   /* lost (a full buffer) */
+	uint64_t read;	    /* consumed through trace_pipe */
+};
+
 struct utrace_live_ops {
 	void *arg;
 	/* the tracer and the function filter of every traced process, now;
@@ -69,6 +83,38 @@ struct utrace_live_ops {
 	 * of memory) */
 	void (*objects)(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg);
 	int (*event_id)(void *arg, const char *system, const char *name);
+	/* events/.../enable, set_event: event SYSTEM:NAME of every process
+	 * switched on (set 1) or off (0), or only read (-1); its state (1,
+	 * 0) or -errno */
+	int (*event_enable)(void *arg, const char *system, const char *name, int set);
+	/* events/.../filter: the event's filter (NULL: none) in every
+	 * process */
+	int (*event_filter)(void *arg, const char *system, const char *name, const char *filter,
+			    struct utrace_error *err);
+	/* events/.../trigger: the event's triggers, the whole list (the
+	 * kernel's syntax, each checked), in every process */
+	int (*event_triggers)(void *arg, const char *system, const char *name,
+			      const char *const *texts, unsigned n, struct utrace_error *err);
+	/* events/.../hist: the tables of the event's hist triggers, as the
+	 * kernel's file prints them */
+	int (*print_hist)(void *arg, FILE *out, const char *system, const char *name,
+			  struct utrace_error *err);
+	/* snapshot: take one now (its id, 1, 2, ...); print the newest of
+	 * the recording's if it is after the first `from` (1, and *count
+	 * the snapshots there are; 0 if none; out NULL: only count) */
+	int (*take_snapshot)(void *arg, struct utrace_error *err);
+	int (*print_snapshot)(void *arg, FILE *out, const char *tracer, uint32_t options,
+			      unsigned from, unsigned *count, struct utrace_error *err);
+	/* tracing_thresh (usecs, 0: off) of every process */
+	int (*set_thresh)(void *arg, uint64_t usecs, struct utrace_error *err);
+	/* the threads' buffers mapped now (buffer_total_size_kb) */
+	unsigned (*nr_buffers)(void *arg);
+	/* per_cpu/cpuN/stats: the recording's figures of cpu, the events at
+	 * or after since_ns (the last clear), those up to read_ns consumed */
+	int (*cpu_stats)(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
+			 struct utrace_live_stats *st, struct utrace_error *err);
+	/* set_event_pid: only these threads' events recorded (n 0: all) */
+	int (*event_pids)(void *arg, const int32_t *tids, unsigned n);
 	/* trace_marker: text into the trace as a print record */
 	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
 	/* utrace.dat: what the recording holds now, as a complete utrace.dat
@@ -103,6 +149,7 @@ struct utrace_live_ops {
 	enum utrace_tracer tracer;
 	const struct utrace_func_filter *filter;
 	uint32_t max_depth;
+	uint64_t thresh_us; /* --thresh */
 };
 
 /* Mounts the filesystem at dir (an existing directory) and serves it from

@@ -2,7 +2,27 @@
 /*
  * live_events.c - the static tracepoints of the traced processes, as
  * tracefs shows events: available_events ("system:event" a line),
- * events/SYSTEM/EVENT/{format,id}.
+ * events/SYSTEM/EVENT/{format,id}, and their switches, the kernel's
+ * (kernel/trace/trace_events.c):
+ *
+ *   events/SYSTEM/EVENT/enable  "0" or "1"; a write of 0 or 1 switches it,
+ *                               anything else is EINVAL
+ *   events/SYSTEM/enable, events/enable
+ *                               "0", "1", "X" when some are on and some
+ *                               off ("?" when none); a write switches all
+ *   set_event                   the events on, "system:event" a line; `>`
+ *                               switches every event off first, a word
+ *                               SYS:EVENT, SYS:*, *:EVENT, SYS: or NAME (a
+ *                               system or an event) switches on, `!WORD`
+ *                               off; a word that names none is EINVAL
+ *   set_event_pid               the threads whose events are recorded, one
+ *                               a line (nothing: every thread's); `>`
+ *                               starts the list over, `>>` adds; a word
+ *                               that is not a thread id is EINVAL
+ *
+ * A switch is the event's ev_state byte on the control page (ops
+ * ->event_enable): every process has every event enabled, its jump sites
+ * patched, and a hit looks at the byte (lib/record/recorder_live.c).
  *
  * The events are those the objects of the traced processes define in
  * their __utrace_events section (lib/events/event_format.h), read once per
@@ -11,7 +31,9 @@
  * recording gives it (ops->event_id), so format and id say what the
  * trace's common_type will be.  The caller holds l->lock.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,10 +162,211 @@ int live_show_id(struct utrace_live *l, const struct live_handle *h, FILE *out)
 
 void live_events_free(struct utrace_live *l)
 {
+	free(l->ev_pids);
 	for (size_t i = 0; i < l->nev_paths; i++) {
 		free(l->ev_paths[i]);
 		utrace_event_list_free(l->ev_lists[i]);
 	}
 	free(l->ev_paths);
 	free(l->ev_lists);
+}
+
+/* ---- switches ------------------------------------------------------- */
+
+/* Does event f belong to a word of set_event, as the kernel's
+ * __ftrace_set_clr_event_nolock: match (a system or an event name), or
+ * sub and event (NULL: any)? */
+static bool event_in(const struct utrace_event_format *f, const char *match, const char *sub,
+		     const char *event)
+{
+	if (match && strcmp(match, f->name) && strcmp(match, f->system))
+		return false;
+	if (sub && strcmp(sub, f->system))
+		return false;
+	return !event || !strcmp(event, f->name);
+}
+
+/* Every event that is in (match, sub, event) switched on or off (set) or
+ * only read (set -1); bit 0 of *seen: one is off, bit 1: one is on.  How
+ * many there are, or -errno. */
+static int events_switch(struct utrace_live *l, const char *match, const char *sub,
+			 const char *event, int set, unsigned *seen)
+{
+	const struct utrace_event_format *f;
+	int n = 0, on;
+
+	events_refresh(l);
+	for (size_t i = 0; (f = event_at(l, i)); i++) {
+		if (!event_in(f, match, sub, event))
+			continue;
+		if ((on = l->ops.event_enable(l->ops.arg, f->system, f->name, set)) < 0)
+			return on;
+		if (seen)
+			*seen |= 1u << (on ? 1 : 0);
+		n++;
+	}
+	return n;
+}
+
+/* events/enable (sys ""), events/SYS/enable, events/SYS/EVENT/enable */
+int live_show_enable(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	static const char set_to_char[4] = {'?', '0', '1', 'X'};
+	unsigned seen = 0;
+	int n = events_switch(l, NULL, h->sys[0] ? h->sys : NULL, h->ev[0] ? h->ev : NULL, -1,
+			      &seen);
+
+	if (n < 0)
+		return n;
+	if (h->ev[0])
+		fprintf(out, "%d\n", seen == 2);
+	else
+		fprintf(out, "%c\n", set_to_char[seen]);
+	return 0;
+}
+
+/* A number written, as kstrtoul_from_user takes it; -1 if none. */
+static long write_number(const char *buf, size_t n)
+{
+	char text[32], *end;
+	unsigned long v;
+
+	while (n && isspace((unsigned char)buf[n - 1]))
+		n--;
+	if (!n || n >= sizeof(text))
+		return -1;
+	memcpy(text, buf, n);
+	text[n] = 0;
+	errno = 0;
+	v = strtoul(text, &end, 0);
+	return *end || errno || text[0] == '-' || v > 1000 ? -1 : (long)v;
+}
+
+long live_write_enable(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	long v = write_number(buf, n);
+	int ret;
+
+	if (v != 0 && v != 1)
+		return -EINVAL;
+	ret = events_switch(l, NULL, h->sys[0] ? h->sys : NULL, h->ev[0] ? h->ev : NULL, (int)v,
+			    NULL);
+	return ret < 0 ? ret : (long)n;
+}
+
+int live_show_set_event(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	const struct utrace_event_format *f;
+
+	events_refresh(l);
+	for (size_t i = 0; (f = event_at(l, i)); i++)
+		if (l->ops.event_enable(l->ops.arg, f->system, f->name, -1) == 1)
+			fprintf(out, "%s:%s\n", f->system, f->name);
+	return 0;
+}
+
+/* `echo X > set_event`: every event off first (ftrace_clear_events). */
+int live_open_set_event(struct utrace_live *l, struct live_handle *h, int flags)
+{
+	int ret = 0;
+
+	if ((flags & O_ACCMODE) != O_RDONLY && (flags & O_TRUNC))
+		ret = events_switch(l, NULL, NULL, NULL, 0, NULL);
+	return ret < 0 ? ret : 0;
+}
+
+/* One word of set_event, as the kernel's ftrace_set_clr_event. */
+static int set_event_word(struct utrace_live *l, char *w)
+{
+	char *match = w, *sub = NULL, *event = NULL, *colon;
+	int set = 1, n;
+
+	if (*w == '!') {
+		set = 0;
+		match = ++w;
+	}
+	if ((colon = strchr(w, ':'))) {
+		*colon = 0;
+		sub = *w && strcmp(w, "*") ? w : NULL;
+		event = colon[1] && strcmp(colon + 1, "*") ? colon + 1 : NULL;
+		match = NULL;
+	}
+	n = events_switch(l, match, sub, event, set, NULL);
+	return n < 0 ? n : n ? 0 : -EINVAL;
+}
+
+long live_write_set_event(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	char *s = strndup(buf, n), *save = NULL;
+	int ret = 0;
+
+	if (!s)
+		return -ENOMEM;
+	for (char *w = strtok_r(s, " \t\n", &save); w && ret >= 0; w = strtok_r(NULL, " \t\n", &save))
+		ret = set_event_word(l, w);
+	free(s);
+	return ret < 0 ? ret : (long)n;
+}
+
+/* ---- set_event_pid ------------------------------------------------------ */
+
+int live_show_event_pid(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	for (unsigned i = 0; i < l->nev_pids; i++)
+		fprintf(out, "%d\n", l->ev_pids[i]);
+	return 0;
+}
+
+/* The list made current in every process, or left as it was. */
+static int event_pids_apply(struct utrace_live *l, int32_t *tids, unsigned n)
+{
+	int ret = l->ops.event_pids(l->ops.arg, tids, n);
+
+	if (ret < 0) {
+		free(tids);
+		return ret;
+	}
+	free(l->ev_pids);
+	l->ev_pids = tids;
+	l->nev_pids = n;
+	return 0;
+}
+
+int live_open_event_pid(struct utrace_live *l, struct live_handle *h, int flags)
+{
+	if ((flags & O_ACCMODE) == O_RDONLY || !(flags & O_TRUNC) || !l->nev_pids)
+		return 0;
+	return event_pids_apply(l, NULL, 0);
+}
+
+long live_write_event_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	int32_t *tids = malloc((l->nev_pids + n / 2 + 1) * sizeof(*tids));
+	char *s = strndup(buf, n), *save = NULL, *end;
+	unsigned k = l->nev_pids;
+	int ret = tids && s ? 0 : -ENOMEM;
+
+	if (tids)
+		memcpy(tids, l->ev_pids, k * sizeof(*tids));
+	for (char *w = ret ? NULL : strtok_r(s, " \t\n", &save); w && !ret;
+	     w = strtok_r(NULL, " \t\n", &save)) {
+		long v;
+		unsigned i;
+
+		errno = 0;
+		v = strtol(w, &end, 10);
+		if (*end || errno || v <= 0 || v > INT32_MAX) {
+			ret = -EINVAL;
+			break;
+		}
+		for (i = 0; i < k && tids[i] != (int32_t)v; i++)
+			;
+		if (i == k)
+			tids[k++] = (int32_t)v;
+	}
+	free(s);
+	if (!ret)
+		return (ret = event_pids_apply(l, tids, k)) < 0 ? ret : (long)n;
+	free(tids);
+	return ret;
 }

@@ -381,11 +381,20 @@ static const struct live_file files[] = {
     {"utrace.dat", RO, show_extract, NULL, NULL, NULL, 0, false},
     {"dynamic_events", RW, live_show_dynev, live_open_dynev, live_write_dynev, NULL, 0, false},
     {"synthetic_events", RW, live_show_synth, live_open_synth, live_write_synth, NULL, 0, false},
+    {"snapshot", RW, live_show_snapshot, NULL, live_write_snapshot, NULL, 0, false},
+    {"tracing_thresh", RW, live_show_thresh, NULL, live_write_thresh, NULL, 0, false},
+    {"buffer_total_size_kb", RO, live_show_total_kb, NULL, NULL, NULL, 0, false},
+    {"set_event_pid", RW, live_show_event_pid, live_open_event_pid, live_write_event_pid, NULL, 0,
+     false},
+    {"set_event", RW, live_show_set_event, live_open_set_event, live_write_set_event, NULL, 0,
+     false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */
 static const struct live_file cpu_files[] = {
+    {"stats", RO, live_show_cpu_stats, NULL, NULL, NULL, 0, false},
     {"trace", RW, show_trace, open_trace, write_taken, NULL, 0, false},
+    {"trace_pipe", RO, NULL, NULL, NULL, NULL, 0, true},
 };
 
 /* options/NAME (live_options.c) */
@@ -394,9 +403,17 @@ static const struct live_file option_file = {
 
 /* events/SYSTEM/EVENT/ (live_events.c) */
 static const struct live_file event_files[] = {
+    {"enable", RW, live_show_enable, NULL, live_write_enable, NULL, 0, false},
+    {"filter", RW, live_show_filter, NULL, live_write_filter, NULL, 0, false},
     {"format", RO, live_show_format, NULL, NULL, NULL, 0, false},
+    {"hist", RO, live_show_hist, NULL, NULL, NULL, 0, false},
     {"id", RO, live_show_id, NULL, NULL, NULL, 0, false},
+    {"trigger", RW, live_show_trigger, live_open_trigger, live_write_trigger, NULL, 0, false},
 };
+
+/* events/enable, events/SYSTEM/enable */
+static const struct live_file enable_file = {
+    "enable", RW, live_show_enable, NULL, live_write_enable, NULL, 0, false};
 
 static const struct live_file *table_find(const struct live_file *t, size_t n, const char *name)
 {
@@ -444,11 +461,21 @@ static int resolve_event(struct utrace_live *l, const char *p, struct live_handl
 	h->dir = LIVE_DIR_EVENTS;
 	if (!*p)
 		return 0;
+	if (!strcmp(p, "enable")) {
+		h->f = &enable_file;
+		h->dir = 0;
+		return 0;
+	}
 	if (!component(&p, h->sys) || !live_event_find(l, h->sys, NULL))
 		return -ENOENT;
 	h->dir = LIVE_DIR_SYSTEM;
 	if (!*p)
 		return 0;
+	if (!strcmp(p, "enable")) {
+		h->f = &enable_file;
+		h->dir = 0;
+		return 0;
+	}
 	if (!component(&p, h->ev) || !live_event_find(l, h->sys, h->ev))
 		return -ENOENT;
 	h->dir = LIVE_DIR_EVENT;
@@ -524,9 +551,11 @@ int live_dir_names(struct utrace_live *l, const char *path,
 		}
 		break;
 	case LIVE_DIR_EVENTS:
+		fill(arg, "enable");
 		live_event_names(l, NULL, fill, arg);
 		break;
 	case LIVE_DIR_SYSTEM:
+		fill(arg, "enable");
 		live_event_names(l, h.sys, fill, arg);
 		break;
 	case LIVE_DIR_EVENT:

@@ -169,7 +169,7 @@ static int live_read(const char *path, char *buf, size_t size, off_t off,
 	if (h->f->pipe) {
 		l = live_of();
 		pthread_mutex_lock(&l->lock);
-		n = live_pipe_read(l, buf, size, fi->flags & O_NONBLOCK);
+		n = live_pipe_read(l, h->cpu, buf, size, fi->flags & O_NONBLOCK);
 		pthread_mutex_unlock(&l->lock);
 		return (int)n;
 	}
@@ -278,12 +278,14 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
 	l->tracer = ops->tracer;
 	l->max_depth = ops->max_depth;
 	l->options = ops->options;
+	l->thresh_us = ops->thresh_us;
 	pthread_mutex_init(&l->lock, NULL);
 	sigaction(SIGUSR1, &(struct sigaction){.sa_handler = live_intr}, NULL);
 	l->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (l->ncpu < 1)
 		l->ncpu = 1;
-	if (!(l->cpu_clear_ns = calloc((size_t)l->ncpu, sizeof(uint64_t)))) {
+	if (!(l->cpu_clear_ns = calloc((size_t)l->ncpu, sizeof(uint64_t))) ||
+	    !(l->cpu_pipes = calloc((size_t)l->ncpu, sizeof(*l->cpu_pipes)))) {
 		utrace_live_stop(l);
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
@@ -326,10 +328,14 @@ void utrace_live_stop(struct utrace_live *l)
 	for (size_t i = 0; i < l->nfilters; i++)
 		utrace_func_filter_free(l->filters[i]);
 	free(l->filters);
-	free(l->pipe_text);
+	free(l->pipe.text);
+	for (int c = 0; l->cpu_pipes && c < l->ncpu; c++)
+		free(l->cpu_pipes[c].text);
+	free(l->cpu_pipes);
 	free(l->cpu_clear_ns);
 	live_events_free(l);
 	live_dynev_free(l);
+	live_evconf_free(l);
 	pthread_mutex_destroy(&l->lock);
 	free(l->dir);
 	free(l);

@@ -21,6 +21,14 @@ struct live_list {
 	size_t n;
 };
 
+/* A trace_pipe (live_pipe.c): what its readers consumed, up to ns, and
+ * the text fetched that none has read yet. */
+struct live_pipe {
+	uint64_t ns;
+	char *text;
+	size_t len, off;
+};
+
 struct utrace_live {
 	struct utrace_live_ops ops;
 	char *dir;
@@ -39,11 +47,9 @@ struct utrace_live {
 	char *errlog[LIVE_ERRLOG_MAX]; /* oldest first */
 	unsigned nerr;
 	uint64_t clear_ns; /* `echo > trace`: CLOCK_MONOTONIC of the clear */
-	/* trace_pipe (live_pipe.c): what its readers consumed, up to pipe_ns,
-	 * and the text fetched that none has read yet */
-	uint64_t pipe_ns;
-	char *pipe_text;
-	size_t pipe_len, pipe_off;
+	/* trace_pipe (live_pipe.c), and per_cpu/cpuN/trace_pipe by N */
+	struct live_pipe pipe;
+	struct live_pipe *cpu_pipes;
 	bool pipe_used; /* trace_pipe was opened: utrace_live_drain waits */
 	bool stopping; /* unmounting: blocked readers give up */
 	int ncpu;      /* per_cpu/cpu0 ... */
@@ -56,6 +62,14 @@ struct utrace_live {
 	char **ev_paths;
 	struct utrace_event_list **ev_lists;
 	size_t nev_paths;
+	struct live_evconf *evconfs; /* live_evconf.c: filters, triggers */
+	/* live_snapshot.c: whether `echo 1` "allocated" it, and how many
+	 * snapshots the recording held at the last clear (shown: those after) */
+	bool snap_allocated;
+	unsigned snap_from;
+	uint64_t thresh_us; /* live_buffers.c: tracing_thresh */
+	int32_t *ev_pids;   /* live_events.c: set_event_pid */
+	unsigned nev_pids;
 };
 
 /* One open file. */
@@ -93,9 +107,12 @@ struct live_file {
 	bool pipe; /* read by live_pipe_read, not from a snapshot */
 };
 
-/* live_pipe.c: a read of trace_pipe: blocks (l->lock let go meanwhile)
- * until there is something; the bytes given or -errno. */
-long live_pipe_read(struct utrace_live *l, char *buf, size_t size, bool nonblock);
+/* live_pipe.c: a read of trace_pipe (cpu -1) or per_cpu/cpuN/trace_pipe:
+ * blocks (l->lock let go meanwhile) until there is something; the bytes
+ * given or -errno.  What is consumed of CPU N's events: up to the time
+ * live_pipe_read_ns says. */
+long live_pipe_read(struct utrace_live *l, int cpu, char *buf, size_t size, bool nonblock);
+uint64_t live_pipe_read_ns(const struct utrace_live *l, int cpu);
 
 /* live_events.c */
 struct utrace_event_format;
@@ -107,6 +124,33 @@ int live_show_events(struct utrace_live *l, const struct live_handle *h, FILE *o
 int live_show_format(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_show_id(struct utrace_live *l, const struct live_handle *h, FILE *out);
 void live_events_free(struct utrace_live *l);
+int live_show_enable(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_enable(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_set_event(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_set_event(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_set_event(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_event_pid(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_event_pid(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_event_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+
+/* live_evconf.c */
+int live_show_filter(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_filter(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_trigger(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_trigger(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_hist(struct utrace_live *l, const struct live_handle *h, FILE *out);
+void live_evconf_free(struct utrace_live *l);
+
+/* live_snapshot.c */
+int live_show_snapshot(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_snapshot(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+
+/* live_buffers.c */
+int live_show_thresh(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_total_kb(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_show_cpu_stats(struct utrace_live *l, const struct live_handle *h, FILE *out);
 
 /* live_dynev.c: an event of dynamic_events; its line as the file lists
  * it, its format (the recording's) */

@@ -4,7 +4,7 @@
  *
  * The kernel's trace_pipe consumes: a record read by one reader is gone
  * for every other.  Here the records stay in the file; what is consumed
- * is a time, pipe_ns: a fetch asks the recording for the events after it
+ * is a time, the pipe's ns: a fetch asks the recording for the events after it
  * (ops->print_trace, the trace file's text without its header) and moves
  * it to the last one printed.  The text is shared: each read takes whole
  * lines of it, so two readers split the records between them.  With
@@ -16,8 +16,12 @@
  *
  * A thread's records reach the file a sub-buffer at a time; records of
  * a sub-buffer saved after a later one of another thread was read are
- * older than pipe_ns and are not shown (the kernel's per-CPU pages have
+ * older than that time and are not shown (the kernel's per-CPU pages have
  * the same race with a reader, the other way round).
+ *
+ * per_cpu/cpuN/trace_pipe is a pipe of its own over CPU N's events: what
+ * it consumes is not consumed for trace_pipe, nor the other way round
+ * (the kernel's are one buffer read two ways).
  */
 #define FUSE_USE_VERSION 312
 #include <errno.h>
@@ -48,11 +52,17 @@ static void strip_header(char *t, size_t *len)
 	*len = o;
 }
 
-/* New text after pipe_ns into pipe_text; 0 if none yet. */
-static int pipe_fetch(struct utrace_live *l)
+static uint64_t max_ns(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* New text of p (of cpu, -1: every CPU) after what it consumed; 0 if
+ * none yet. */
+static int pipe_fetch(struct utrace_live *l, struct live_pipe *p, int cpu)
 {
 	struct utrace_error err = {0};
-	uint64_t last = 0;
+	uint64_t last = 0, since = max_ns(p->ns, l->clear_ns);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
@@ -60,29 +70,30 @@ static int pipe_fetch(struct utrace_live *l)
 
 	if (!out)
 		return -ENOMEM;
+	if (cpu >= 0) /* cleared on its own */
+		since = max_ns(since, l->cpu_clear_ns[cpu]);
 	ret = l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->options,
-				 (l->pipe_ns > l->clear_ns ? l->pipe_ns : l->clear_ns) + 1, -1,
-				 &last, &err);
+				 since + 1, cpu, &last, &err);
 	fclose(out);
 	if (ret < 0 || !last) {
 		free(text);
 		return ret < 0 ? ret : 0;
 	}
 	strip_header(text, &len);
-	l->pipe_ns = last;
-	free(l->pipe_text);
-	l->pipe_text = text;
-	l->pipe_len = len;
-	l->pipe_off = 0;
+	p->ns = last;
+	free(p->text);
+	p->text = text;
+	p->len = len;
+	p->off = 0;
 	return 0;
 }
 
 /* Whole lines of what is fetched, at most size bytes (at least one line,
  * cut if it alone is longer). */
-static long pipe_take(struct utrace_live *l, char *buf, size_t size)
+static long pipe_take(struct live_pipe *p, char *buf, size_t size)
 {
-	const char *t = l->pipe_text + l->pipe_off;
-	size_t left = l->pipe_len - l->pipe_off, n = 0;
+	const char *t = p->text + p->off;
+	size_t left = p->len - p->off, n = 0;
 
 	while (n < left) {
 		const char *nl = memchr(t + n, '\n', left - n);
@@ -95,20 +106,26 @@ static long pipe_take(struct utrace_live *l, char *buf, size_t size)
 	if (!n)
 		n = size < left ? size : left;
 	memcpy(buf, t, n);
-	l->pipe_off += n;
+	p->off += n;
 	return (long)n;
 }
 
-long live_pipe_read(struct utrace_live *l, char *buf, size_t size, bool nonblock)
+uint64_t live_pipe_read_ns(const struct utrace_live *l, int cpu)
 {
+	return cpu < 0 ? l->pipe.ns : max_ns(l->pipe.ns, l->cpu_pipes[cpu].ns);
+}
+
+long live_pipe_read(struct utrace_live *l, int cpu, char *buf, size_t size, bool nonblock)
+{
+	struct live_pipe *p = cpu < 0 ? &l->pipe : &l->cpu_pipes[cpu];
 	int ret;
 
 	for (;;) {
-		if (l->pipe_off < l->pipe_len)
-			return pipe_take(l, buf, size);
-		if ((ret = pipe_fetch(l)) < 0)
+		if (p->off < p->len)
+			return pipe_take(p, buf, size);
+		if ((ret = pipe_fetch(l, p, cpu)) < 0)
 			return ret;
-		if (l->pipe_off < l->pipe_len)
+		if (p->off < p->len)
 			continue;
 		if (nonblock)
 			return -EAGAIN;
@@ -130,9 +147,9 @@ int utrace_live_drain(struct utrace_live *l, int timeout_ms)
 		pthread_mutex_lock(&l->lock);
 		/* fetch for the readers: nothing new and nothing untaken is
 		 * the end */
-		if (l->pipe_used && l->pipe_off == l->pipe_len && pipe_fetch(l) < 0)
+		if (l->pipe_used && l->pipe.off == l->pipe.len && pipe_fetch(l, &l->pipe, -1) < 0)
 			l->pipe_used = false;
-		left = l->pipe_used && l->pipe_off < l->pipe_len;
+		left = l->pipe_used && l->pipe.off < l->pipe.len;
 		pthread_mutex_unlock(&l->lock);
 		if (!left)
 			return 0;

@@ -562,6 +562,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		for (uint32_t k = 0; k < c->nr_objs; k++) {
 			free(c->objs[k].path);
 			free(c->objs[k].vaddrs);
+			free(c->objs[k].evkeys);
 		}
 		free(c->objs);
 		free(c);
@@ -579,6 +580,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	rec_kmerge_free(r);
 	rec_hist_free(r);
 	rec_trig_free(r);
+	rec_live_ev_free(r);
 	rec_kfmt_free(r);
 	rec_fpatch_free(r);
 	while (r->symtabs) {

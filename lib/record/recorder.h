@@ -160,6 +160,37 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, siz
 /* The object files of the traced processes (a path may come again). */
 void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
 				  void *arg);
+/* Event SYSTEM:NAME of every process switched on (set 1) or off (0) at
+ * once, or only read (-1): 1 or 0, or -errno. */
+int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, const char *name,
+			       int set);
+/* Event SYSTEM:NAME's filter (the kernel's syntax; NULL or "": none) in
+ * every process at once and in those that come later. */
+int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, const char *name,
+				const char *filter, struct utrace_error *err);
+/* Event SYSTEM:NAME's triggers set (the tracefs's trigger file: the
+ * whole list, in the kernel's syntax; one kept keeps its table and
+ * count), in every process at once and in those that come later. */
+int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system, const char *name,
+				  const char *const *texts, unsigned n, struct utrace_error *err);
+/* The tables of the event's hist triggers of the tracefs as they are now,
+ * in order, each to cb with its trigger's text. */
+struct utrace_hist_table;
+int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, const char *name,
+			       int (*cb)(void *arg, const char *text,
+					 const struct utrace_hist_table *t),
+			       void *arg, struct utrace_error *err);
+/* tracefs `echo 1 > snapshot`: every thread's buffer as it is now saved
+ * as a snapshot (SNAPSHOT record, event UTRACE_SNAP_TRACEFS); its id. */
+int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error *err);
+/* tracing_thresh (function_graph: only calls longer than usecs, 0 for
+ * every call) of every process, as utrace_recorder_live_set. */
+int utrace_recorder_live_thresh(struct utrace_recorder *r, uint64_t usecs, struct utrace_error *err);
+/* The threads' buffers mapped now (those of threads that ended are not). */
+unsigned utrace_recorder_live_buffers(struct utrace_recorder *r);
+/* set_event_pid: only these threads' events are recorded (n 0: every
+ * thread's), in every process at once; -ENOSPC past UTRACE_EV_PIDS. */
+int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far and flush the file, so that a

@@ -2,15 +2,19 @@
 /*
  * recorder_conn.c - sending to a traced process: the lowest part of the
  * recorder, used by the parts that answer it (recorder_msg.c) and that
- * hand it hist triggers (recorder_hist.c).
+ * hand it hist triggers (recorder_hist.c), and the live channel's end
+ * (recorder_live.c, recorder_liveev.c).
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/scm.h"
 #include "lib/record/recorder_internal.h"
+
+/* A process that does not answer a live change within this is let go. */
 
 int rec_conn_send(struct rec_conn *c, const void *msg, size_t len, int fd)
 {
@@ -45,4 +49,28 @@ int rec_conn_send_with(struct rec_conn *c, void *hdr, size_t hlen, const void *p
 	ret = rec_conn_send(c, m, hlen + plen, fd);
 	free(m);
 	return ret;
+}
+
+void rec_live_close(struct rec_conn *c)
+{
+	if (c->live_fd >= 0)
+		close(c->live_fd);
+	c->live_fd = -1;
+}
+
+int rec_live_wait(int fd)
+{
+	struct utrace_msg_live_done d;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int got = -1;
+	long n;
+
+	if (poll(&p, 1, REC_LIVE_WAIT_MS) <= 0)
+		return -ETIMEDOUT;
+	n = utrace_scm_recv(fd, &d, sizeof(d), MSG_DONTWAIT, &got);
+	if (got >= 0)
+		close(got);
+	if (n != (long)sizeof(d) || d.hdr.type != UTRACE_MSG_LIVE_DONE)
+		return n < 0 ? (int)n : -EPROTO;
+	return d.status;
 }

@@ -461,6 +461,83 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 	return 0;
 }
 
+/* ---- the live tracefs's triggers (recorder_liveev.c) --------------- */
+
+static void hist_free(struct rec_hist *h);
+
+int rec_hist_send_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
+		      const struct rec_hist *h)
+{
+	return hist_send(r, c, obj, key, h);
+}
+
+static uint8_t *hist_entries(struct utrace_hist_map *m, uint32_t *n);
+
+/* h's table as it is now, for the hist file; *elts to free. */
+int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
+		   struct utrace_hist_table *t, uint8_t **elts)
+{
+	const struct utrace_hist_map *m = h->map;
+	uint8_t *st = hist_state(r, h);
+
+	*elts = hist_entries(h->map, &t->nr_elts);
+	if (!*elts)
+		return -ENOMEM;
+	t->prog = h->prog;
+	t->hits = 0; /* Totals' Hits: every entry's hit count (common/hist_map.h) */
+	for (uint32_t i = 0; i < t->nr_elts; i++) {
+		uint64_t hc;
+
+		memcpy(&hc, *elts + i * utrace_hist_elt_size(m->key_size, m->nr_sums) + m->key_size,
+		       sizeof(hc));
+		t->hits += hc;
+	}
+	t->drops = m->drops;
+	t->elts = *elts;
+	t->paused = m->paused || (st && (*st & UTRACE_EVS_HIST_PAUSED));
+	t->snap_seq = m->snap_seq;
+	t->snap_val = m->snap_val;
+	return 0;
+}
+
+/* A trigger removed: the tables of spec go (the processes keep their
+ * mapping until they end, unused). */
+void rec_hist_drop(struct utrace_recorder *r, unsigned spec)
+{
+	for (struct rec_hist **pp = &r->hists; *pp;) {
+		struct rec_hist *h = *pp;
+
+		if (h->spec != spec) {
+			pp = &h->next;
+			continue;
+		}
+		*pp = h->next;
+		hist_free(h);
+	}
+}
+
+const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned spec)
+{
+	const struct rec_hist *h;
+
+	for (h = r->hists; h && h->spec != spec; h = h->next)
+		;
+	return h;
+}
+
+static void hist_free(struct rec_hist *h)
+{
+	if (h->map && !h->owner)
+		munmap(h->map, h->map_size);
+	if (h->fd >= 0 && !h->owner)
+		close(h->fd);
+	free(h->table);
+	free(h->system);
+	free(h->name);
+	free(h->prog);
+	free(h);
+}
+
 /* ---- kernel events (recorder_khist.c, recorder_kmerge.c) ----------- */
 
 struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned k,

@@ -10,6 +10,7 @@
  *   recorder_proc.c   a process that closed its connection and goes on
  *   recorder_snap.c   snapshots the runtime asks for on the control page
  *   recorder_live.c   changes while the program runs (the live channel)
+ *   recorder_liveev.c the events' switches, filters, triggers of a live one
  *   recorder_libcall.c the names of library calls (--libcall)
  *   recorder_fpatch.c function entries patched in objects without call sites
  *   recorder_symtab.c a SYMTAB record written (functions, library calls)
@@ -45,6 +46,8 @@ struct rec_object {
 	uint32_t id_base, nr_sites, flags, received;
 	uint64_t *vaddrs;
 	struct rec_symtab *syms;
+	struct rec_evkey *evkeys; /* --tracefs: its events' keys (recorder_live.c) */
+	uint32_t nr_evkeys;
 };
 
 struct utrace_dwarf;
@@ -123,6 +126,8 @@ struct utrace_recorder {
 	struct rec_kfmt *kfmts; /* recorder_khist.c: the kernel events' formats */
 	struct rec_ktrig *ktrigs; /* recorder_trig.c: kernel trigger commands, bound */
 	struct rec_kmerge *km;	/* recorder_kmerge.c: NULL if no kernel trigger */
+	struct rec_live_ev *live_evs; /* recorder_liveev.c: what the tracefs set */
+	uint32_t live_serial;	      /* recorder_liveev.c: triggers added so far */
 	uint8_t *kstate;	/* by kernel id: enum utrace_ev_state (recorder_trig.c) */
 	int kstack_id;		/* ftrace:kernel_stack's kernel id, -1: none */
 	int ksnap_kid; /* a kernel snapshot to take: its event, -2 a hist's snapshot(), -1 none */
@@ -189,6 +194,26 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 /* recorder_live.c: c's live channel (recorder_msg.c's LIVE set it),
  * closed with the connection */
 void rec_live_close(struct rec_conn *c);
+/* recorder_liveev.c: the filter the tracefs set for an event, for its
+ * ENABLE at registration (*prog, *len replaced; owned here); freed with
+ * the recorder */
+void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
+			 const char *name, int id, const void **prog, uint32_t *len);
+void rec_live_ev_free(struct utrace_recorder *r);
+/* ... and its triggers, before that ENABLE */
+int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			 uint32_t key, const char *path, const char *sys, const char *name,
+			 int id);
+/* The answer to a LIVE_DONE sent on a live channel: 0 or -errno. */
+int rec_live_wait(int fd);
+/* how long a process's live thread may take to answer (then its channel
+ * is closed; it keeps what it had) */
+#define REC_LIVE_WAIT_MS 5000
+/* The ENABLE flags of an event of a live recording (every event is
+ * enabled, switched by its ev_state byte), its key kept for later
+ * changes; first: its id is new (its state starts from the -e). */
+uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			      uint32_t key, const char *sys, const char *name, int id, bool first);
 
 /* recorder_conn.c: send one message (and a descriptor) to a process */
 int rec_conn_send(struct rec_conn *c, const void *msg, size_t len, int fd);
@@ -207,10 +232,20 @@ int rec_hist_save_all(struct utrace_recorder *r, struct utrace_error *err);
  * for a kernel -e), compiled for fmt; NULL with err->code 0 if it is not a
  * hist trigger.  env_kernel: its $vars are the kernel events' ones. */
 #define REC_HIST_KERNEL (1u << 31)
+#define REC_HIST_LIVE (1u << 30) /* spec: a trigger the tracefs added, by serial */
 struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned k,
 			      const char *text, const struct utrace_event_format *fmt,
 			      bool env_kernel, const char *path, struct utrace_error *err);
 void rec_hist_set_kid(struct rec_hist *h, int kid);
+/* recorder_liveev.c: one trigger's HIST (and the tables it RESOLVEs in)
+ * to c; its table as it is now (*elts to free); a removed one dropped */
+int rec_hist_send_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
+		      const struct rec_hist *h);
+struct utrace_hist_table;
+int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
+		   struct utrace_hist_table *t, uint8_t **elts);
+void rec_hist_drop(struct utrace_recorder *r, unsigned spec);
+const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned spec);
 /* The hists of kernel id kid run on one record (recorder_khist.c). */
 struct utrace_hist_ctx;
 void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c);

@@ -9,7 +9,7 @@
  * process with a channel gets the TRACER, the SELECTs of all its objects
  * (recorder_msg.c computes them as at registration) and a LIVE_DONE, and
  * is waited for: when the write to current_tracer returns, the sites are
- * patched.  A process that does not answer within LIVE_WAIT_MS, or whose
+ * patched.  A process that does not answer within REC_LIVE_WAIT_MS, or whose
  * channel fails, has its channel closed; it keeps its sites as they were.
  *
  * A probe added while running (dynamic_events) gets the next key and its
@@ -36,37 +36,11 @@
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
 
-#define LIVE_WAIT_MS 5000
-
-void rec_live_close(struct rec_conn *c)
-{
-	if (c->live_fd >= 0)
-		close(c->live_fd);
-	c->live_fd = -1;
-}
-
-/* The answer to a LIVE_DONE: the runtime's status, or -errno. */
-static int live_wait(int fd)
-{
-	struct utrace_msg_live_done d;
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	int got = -1;
-	long n;
-
-	if (poll(&p, 1, LIVE_WAIT_MS) <= 0)
-		return -ETIMEDOUT;
-	n = utrace_scm_recv(fd, &d, sizeof(d), MSG_DONTWAIT, &got);
-	if (got >= 0)
-		close(got);
-	if (n != (long)sizeof(d) || d.hdr.type != UTRACE_MSG_LIVE_DONE)
-		return n < 0 ? (int)n : -EPROTO;
-	return d.status;
-}
 
 static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 {
 	struct utrace_msg_tracer t = {{sizeof(t), UTRACE_MSG_TRACER}, r->o.tracer, 0,
-				      r->o.max_depth, 0};
+				      r->o.max_depth, (uint32_t)(r->o.thresh_ns / 1000)};
 	struct utrace_msg_live_done d = {{sizeof(d), UTRACE_MSG_LIVE_DONE}, 0, 0};
 	struct rec_conn ch = *c;
 	int ret;
@@ -82,7 +56,7 @@ static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 	if (ret >= 0)
 		ret = rec_conn_send(&ch, &d, sizeof(d), -1);
 	if (ret >= 0)
-		ret = live_wait(c->live_fd);
+		ret = rec_live_wait(c->live_fd);
 	if (ret < 0)
 		rec_live_close(c);
 	return ret;
@@ -214,7 +188,7 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, siz
 		ch.fd = c->live_fd;
 		ret = rec_conn_send_with(&ch, &m, sizeof(m), text, len, -1);
 		if (ret >= 0)
-			ret = live_wait(c->live_fd);
+			ret = rec_live_wait(c->live_fd);
 		if (ret == -ETIMEDOUT || ret == -EPROTO)
 			rec_live_close(c);
 		return ret < 0 ? utrace_error_set(err, ret, "the marker was not written: %s",
@@ -236,7 +210,7 @@ static int live_slot_ask(struct rec_conn *ch, uint32_t obj, uint64_t *area, uint
 
 	if (ret < 0)
 		return ret;
-	if (poll(&p, 1, LIVE_WAIT_MS) <= 0)
+	if (poll(&p, 1, REC_LIVE_WAIT_MS) <= 0)
 		return -ETIMEDOUT;
 	n = utrace_scm_recv(ch->fd, &s, sizeof(s), MSG_DONTWAIT, &got);
 	if (got >= 0)
@@ -304,7 +278,7 @@ static int live_kprobe_conn(struct utrace_recorder *r, struct rec_conn *c, unsig
 		ret = rec_conn_send(&ch, m, sizeof(*m), -1);
 	}
 	if (ret >= 0)
-		ret = live_wait(c->live_fd);
+		ret = rec_live_wait(c->live_fd);
 	if (ret == -ETIMEDOUT || ret == -EPROTO || ret == -EPIPE || ret == -ECONNRESET)
 		rec_live_close(c);
 	return ret;
@@ -485,7 +459,7 @@ int utrace_recorder_synth_add(struct utrace_recorder *r, struct utrace_synth *s,
 		ch.fd = c->live_fd;
 		ret = rec_conn_send(&ch, &en, sizeof(en), -1);
 		if (ret >= 0)
-			ret = live_wait(c->live_fd);
+			ret = rec_live_wait(c->live_fd);
 		if (ret == -ETIMEDOUT || ret == -EPROTO)
 			rec_live_close(c);
 		if (ret < 0)
@@ -530,4 +504,28 @@ int utrace_recorder_synth_remove(struct utrace_recorder *r, const char *name, in
 	 * fire: recorded no more); its name goes, for a new one to take */
 	r->synth_own[i]->name[0] = 0;
 	return 0;
+}
+
+int utrace_recorder_live_thresh(struct utrace_recorder *r, uint64_t usecs, struct utrace_error *err)
+{
+	uint64_t old = r->o.thresh_ns;
+	int ret;
+
+	if (usecs > UINT32_MAX)
+		return utrace_error_set(err, -EINVAL, "tracing_thresh: %llu us is too long",
+					(unsigned long long)usecs);
+	r->o.thresh_ns = usecs * 1000;
+	ret = utrace_recorder_live_set(r, r->o.tracer, r->o.filter, r->o.max_depth, err);
+	if (ret < 0)
+		r->o.thresh_ns = old;
+	return ret;
+}
+
+unsigned utrace_recorder_live_buffers(struct utrace_recorder *r)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < r->nr_bufs; i++)
+		n += !r->bufs[i]->done;
+	return n;
 }

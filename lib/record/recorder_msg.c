@@ -276,6 +276,8 @@ int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj
 			r->o.notice(r->o.notice_arg, c->pid, err->msg);
 		return 0;
 	}
+	if (on > 0 && r->o.live)
+		rec_live_event_prog(r, path, sys, name, id, &prog, &plen);
 	if (!on || sizeof(*en) + plen > UTRACE_MSG_MAX)
 		return 0;
 	if (format) {
@@ -291,6 +293,8 @@ int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj
 	ret = rec_hist_send(r, c, obj, key, path, sys, name, err);
 	if (ret >= 0)
 		ret = rec_trig_send(r, c, obj, key, path, sys, name, err);
+	if (ret >= 0 && r->o.live)
+		ret = rec_live_event_trigs(r, c, obj, key, path, sys, name, id);
 	if (ret < 0)
 		return ret;
 	en->hdr.type = UTRACE_MSG_ENABLE;
@@ -299,8 +303,9 @@ int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj
 	en->key = key;
 	en->id = id;
 	en->filter_len = plen;
-	en->flags = (utrace_event_select_soft(r->o.events, sys, name) ? UTRACE_ENABLE_SOFT : 0) |
-		    rec_trig_flags(r, sys, name);
+	en->flags = r->o.live ? rec_live_event_flags(r, c, obj, key, sys, name, id, format != NULL)
+		    : (utrace_event_select_soft(r->o.events, sys, name) ? UTRACE_ENABLE_SOFT : 0) |
+			  rec_trig_flags(r, sys, name);
 	en->reserved = 0;
 	if (plen)
 		memcpy(en->filter, prog, plen);

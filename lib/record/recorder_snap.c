@@ -42,6 +42,7 @@
  * that writes more than its ring in those few ms has overwritten its
  * records before the event.
  */
+#include <errno.h>
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -107,6 +108,23 @@ static int snap_take(struct utrace_recorder *r, const struct utrace_snap_slot *s
 	if (rec_snap_threads(r, &s, err) < 0)
 		return err->code;
 	return rec_write(r, UTRACE_DAT_SNAPSHOT, &s, sizeof(s), NULL, 0, err);
+}
+
+/* The live tracefs's `echo 1 > snapshot`: every thread's buffer as it is
+ * now, as a snapshot of no event (UTRACE_SNAP_TRACEFS); its id. */
+int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error *err)
+{
+	struct utrace_snap_slot slot = {.id = UTRACE_SNAP_TRACEFS};
+	uint32_t lo, hi;
+	int ret;
+
+	if (!r->ctl || !r->w)
+		return utrace_error_set(err, -ENODEV, "no recording to take a snapshot of");
+	/* the threads' clock (x86-tsc): the records up to now are in it */
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	slot.tsc = (uint64_t)hi << 32 | lo;
+	ret = snap_take(r, &slot, 0, err);
+	return ret < 0 ? ret : (int)r->snap_ids;
 }
 
 /* The request of ticket n, if its slot holds it whole (a seqlock too: the

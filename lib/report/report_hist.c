@@ -83,6 +83,26 @@ static bool hist_selected(const struct utrace_dat_hist_info *h, const char *even
 	return utrace_glob_match(event, name);
 }
 
+int utrace_report_hist_table(struct utrace_dat *d, FILE *out, const char *trigger,
+			     const struct utrace_hist_table *t, struct utrace_error *err)
+{
+	struct utrace_hist_names names = {hist_comm, hist_sym, hist_syscall, d};
+	struct utrace_trigger *trig = NULL;
+	int code, ret;
+
+	ret = utrace_trigger_parse(trigger, &trig, &code, err);
+	if (ret < 0)
+		return ret;
+	if (trig->cmd != UTRACE_TRIG_HIST || trig->hist->nr_keys != t->prog->nr_keys) {
+		utrace_trigger_free(trig);
+		return utrace_error_set(err, -EINVAL, "trigger '%s' does not match its table",
+					trigger);
+	}
+	ret = utrace_hist_print(out, trig->hist, t, &names, err);
+	utrace_trigger_free(trig);
+	return ret;
+}
+
 static int hist_one(struct utrace_dat *d, FILE *out, const struct utrace_dat_hist_info *h,
 		    struct utrace_error *err)
 {

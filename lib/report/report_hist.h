@@ -20,4 +20,12 @@
 int utrace_report_print_hist(struct utrace_dat *d, FILE *out, const char *event,
 			     struct utrace_error *err);
 
+/*
+ * One table as it is now (the live tracefs's events/SYS/EVENT/hist), of
+ * the hist trigger written as trigger, with d's names for comm, symbols.
+ */
+struct utrace_hist_table;
+int utrace_report_hist_table(struct utrace_dat *d, FILE *out, const char *trigger,
+			     const struct utrace_hist_table *t, struct utrace_error *err);
+
 #endif

@@ -22,7 +22,9 @@ static void event_name(const struct utrace_dat *d, int id, char *buf, size_t siz
 {
 	const char *sys = NULL, *fmt = id >= 0 ? utrace_dat_event_format_by_id(d, id, &sys) : NULL;
 
-	if (id < 0)
+	if (id == UTRACE_SNAP_TRACEFS)
+		snprintf(buf, size, "echo 1 > snapshot");
+	else if (id < 0)
 		snprintf(buf, size, "a hist action");
 	else if (fmt && !strncmp(fmt, "name: ", 6))
 		snprintf(buf, size, "%s:%.*s", sys ? sys : "?", (int)strcspn(fmt + 6, "\n"),

@@ -214,9 +214,11 @@ struct utrace_dat_page {
  * then this.  A reader shows the records up to tsc only: the recorder
  * copies a little after the moment, while the threads write on.
  */
+#define UTRACE_SNAP_TRACEFS (-2)
 struct utrace_dat_snapshot {
 	uint32_t id;	    /* 1, 2, ... in the order they were taken */
-	int32_t event;	    /* the event whose trigger asked; -1: a hist action */
+	int32_t event;	    /* the event whose trigger asked; -1: a hist action;
+			     * UTRACE_SNAP_TRACEFS: a write to the live tracefs */
 	int32_t tid;	    /* the thread that fired it */
 	uint32_t pages;	    /* SNAP_PAGE records of it */
 	uint64_t tsc;	    /* when the trigger fired */

@@ -3,9 +3,12 @@
 # seeds' basic workflow run verbatim against DIR while the program runs
 # (tracer switched live, the filter glob obeyed, trace cleared), the
 # error cases (unknown tracer: EINVAL and error_log; a glob that names no
-# function; a bad tracing_on), trace_pipe read by two readers who split
-# the records, per_cpu, the events' files, and no mount left after the program's exit, after Ctrl-C
-# of the recorder, and after kill -9 then utrace reset.
+# function; a bad tracing_on), tracing_thresh, trace_pipe read by two
+# readers who split the records, per_cpu (trace, trace_pipe, stats), the events'
+# files (enable, set_event, set_event_pid, filter, trigger, hist, the
+# error_log texts),
+# snapshot, and no mount left after the program's exit, after Ctrl-C of
+# the recorder, and after kill -9 then utrace reset.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -156,6 +159,20 @@ check "with max_graph_depth 1 the graph holds step() alone" \
 echo -1 > max_graph_depth 2>"$T/err4"
 check "max_graph_depth takes a number" grep -q 'Invalid argument' "$T/err4"
 
+# tracing_thresh 500 us: the program's calls last a few us, none is kept
+check "tracing_thresh starts at 0" test "$(cat tracing_thresh)" = 0
+echo 500 > tracing_thresh
+check "tracing_thresh reads back" test "$(cat tracing_thresh)" = 500
+echo function_graph > current_tracer; echo > trace
+sleep 1.5
+cat trace >"$T/trace_th"
+echo nop > current_tracer; echo 0 > tracing_thresh
+check "with tracing_thresh 500 no short call is recorded" test -z "$(graph_funcs "$T/trace_th")"
+echo soon > tracing_thresh 2>"$T/err7"
+check "tracing_thresh takes a number" grep -q 'Invalid argument' "$T/err7"
+check "buffer_total_size_kb is buffer_size_kb for the program's one thread" \
+	test "$(cat buffer_total_size_kb)" = "$(cat buffer_size_kb)"
+
 # trace_options and options/: the printing of trace
 check "trace_options lists what is off with no" grep -qx nofuncgraph-proc trace_options
 echo funcgraph-proc > trace_options
@@ -230,6 +247,29 @@ else
 fi
 check "trace_pipe has no header" test -z "$(grep '^#' "$T/p1" "$T/p2")"
 check "trace_pipe has the trace's lines" grep -q 'func_alpha <-step$' "$T/p1"
+check "per_cpu/cpuN/stats has the kernel's lines" \
+	test "$(sed 's/:.*//' per_cpu/cpu0/stats | tr '\n' ,)" = \
+	"entries,overrun,commit overrun,bytes,oldest event ts,now ts,dropped events,read events,"
+tot_e=0 tot_r=0
+for c in $(seq 0 $((ncpu - 1))); do
+	tot_e=$((tot_e + $(awk '/^entries:/ { print $2 }' "per_cpu/cpu$c/stats")))
+	tot_r=$((tot_r + $(awk '/^read events:/ { print $3 }' "per_cpu/cpu$c/stats")))
+done
+check "trace_pipe read everything: the stats say read ($tot_r), no entries left ($tot_e)" \
+	test "$tot_r" -gt 0 -a "$tot_e" -eq 0
+# per_cpu/cpuN/trace_pipe: CPU N's lines only, consumed
+echo 1 > tracing_on; sleep 0.3; echo 0 > tracing_on
+bad=0 got=0
+for c in $(seq 0 $((ncpu - 1))); do
+	cpu=$(printf '%03d' "$c")
+	# O_NONBLOCK: what there is, then EAGAIN ends dd
+	dd if="per_cpu/cpu$c/trace_pipe" of="$T/pc" iflag=nonblock bs=64k status=none 2>/dev/null
+	got=$((got + $(grep -c ' <-' "$T/pc")))
+	grep ' <-' "$T/pc" | grep -qv "\[$cpu\]" && bad=1
+	dd if="per_cpu/cpu$c/trace_pipe" of="$T/pc2" iflag=nonblock bs=64k status=none 2>/dev/null
+	[ -s "$T/pc2" ] && bad=1
+done
+check "per_cpu/cpuN/trace_pipe gives CPU N's lines once ($got)" test "$got" -gt 0 -a "$bad" -eq 0
 echo nop > current_tracer
 cat trace_pipe >"$T/p3" 2>/dev/null &
 P3=$!
@@ -318,6 +358,13 @@ TRACE_EVENT(lt_tick,
 	TP_fast_assign(__entry->n = n;),
 	TP_printk("n=%d", __entry->n)
 );
+TRACE_EVENT(lt_work,
+	TP_PROTO(int n, int kind),
+	TP_ARGS(n, kind),
+	TP_STRUCT__entry(__field(int, n) __field(int, kind)),
+	TP_fast_assign(__entry->n = n; __entry->kind = kind;),
+	TP_printk("n=%d kind=%d", __entry->n, __entry->kind)
+);
 #endif
 #undef TRACE_INCLUDE_PATH
 #define TRACE_INCLUDE_PATH .
@@ -333,6 +380,8 @@ int main(int argc, char **argv)
 {
 	for (int n = 0; access(argv[1], F_OK); n++) {
 		trace_lt_tick(n);
+		for (int k = 0; k < 30; k++)
+			trace_lt_work(n * 30 + k, k % 3);
 		usleep(1000);
 	}
 	return 0;
@@ -346,17 +395,163 @@ rm -f "$T/stop"
 RP=$!
 for _ in $(seq 100); do [ -s "$T/mnt/available_events" ] && break; sleep 0.05; done
 check "available_events lists the program's event" grep -qx 'livetp:lt_tick' "$T/mnt/available_events"
-check "events/ holds its system and event" \
-	test "$(ls "$T/mnt/events") $(ls "$T/mnt/events/livetp")" = "livetp lt_tick"
+check "events/ holds its system, its events and the enable files" \
+	test "$(ls "$T/mnt/events" | tr '\n' ' ')/$(ls "$T/mnt/events/livetp" | tr '\n' ' ')" = \
+	"enable livetp /enable lt_tick lt_work "
 check "its format is the kernel's" grep -qx 'print fmt: "n=%d", REC->n' \
 	"$T/mnt/events/livetp/lt_tick/format"
 id=$(cat "$T/mnt/events/livetp/lt_tick/id")
 check "id is the format's ID ($id)" grep -qx "ID: $id" "$T/mnt/events/livetp/lt_tick/format"
 check "an unknown event is not there" test ! -e "$T/mnt/events/livetp/nosuch"
+# the events' switches, filter, trigger and hist, the seeds' workflow
+# verbatim on a running program: lt_work was not given to -e
+cd "$T/mnt" || exit 1
+check "events/enable is mixed (X) with one event of two on" test "$(cat events/enable)" = X
+check "an event -e did not name reads 0" test "$(cat events/livetp/lt_work/enable)" = 0
+check "set_event lists the -e event" test "$(cat set_event)" = livetp:lt_tick
+check "filter reads none" test "$(cat events/livetp/lt_work/filter)" = none
+check "trigger lists the kernel's available triggers when empty" \
+	test "$(cat events/livetp/lt_work/trigger)" = "# Available triggers:
+# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist"
+# wait_trace PATTERN: trace has a line matching PATTERN within 10 s
+wait_trace() {
+	for _ in $(seq 100); do
+		cat trace >"$T/etrace"
+		grep -q "$1" "$T/etrace" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+echo 1 > events/livetp/enable
+check "events/livetp/enable switched both on" \
+	test "$(cat events/livetp/enable) $(cat events/livetp/lt_work/enable) $(cat events/enable)" = "1 1 1"
+check "set_event lists both" test "$(cat set_event | tr '\n' ' ')" = "livetp:lt_tick livetp:lt_work "
+check "an event switched on live is recorded at once" wait_trace 'lt_work: n=[0-9]* kind='
+echo 'kind == 1' > events/livetp/lt_work/filter
+check "filter reads back" test "$(cat events/livetp/lt_work/filter)" = "kind == 1"
+echo > trace
+wait_trace 'lt_work: n=' >/dev/null
+sleep 0.5
+cat trace >"$T/etrace"
+check "with the filter only kind 1 is recorded" \
+	test "$(grep -o 'lt_work: n=[0-9]* kind=[0-9]' "$T/etrace" | sed 's/.*kind=//' | sort -u)" = 1
+echo 'hist:keys=kind' > events/livetp/lt_work/trigger
+check "trigger lists the hist trigger as the kernel prints it" \
+	test "$(cat events/livetp/lt_work/trigger)" = \
+	"hist:keys=kind:vals=hitcount:sort=hitcount:size=2048 [active]"
+sleep 0.5
+cat events/livetp/lt_work/hist >"$T/hist1"
+check "hist has the kernel's header" grep -qx '# trigger info: hist:keys=kind:vals=hitcount:sort=hitcount:size=2048 \[active\]' "$T/hist1"
+check "hist counts every kind (the trigger runs before the filter)" \
+	test "$(grep -c '^{ kind: *[0-2] } hitcount: *[1-9][0-9]*$' "$T/hist1")" = 3
+h1=$(awk '/Hits:/ { print $2 }' "$T/hist1")
+sleep 0.3
+h2=$(awk '/Hits:/ { print $2 }' events/livetp/lt_work/hist)
+check "hist counts on while the program runs ($h1 < $h2)" test "$h1" -lt "$h2"
+echo 'traceoff:3 if n < 0' >> events/livetp/lt_work/trigger
+check ">> adds a second trigger" test "$(sed -n 2p events/livetp/lt_work/trigger)" = \
+	"traceoff:count=3 if n < 0"
+h3=$(awk '/Hits:/ { print $2 }' events/livetp/lt_work/hist)
+check "the hist table stays when another trigger is added ($h2 <= $h3)" test "$h2" -le "$h3"
+echo 'hist:keys=kind' >> events/livetp/lt_work/trigger 2>"$T/eerr"
+check "the same hist trigger twice is EEXIST" grep -q 'File exists' "$T/eerr"
+echo '!hist:keys=kind' >> events/livetp/lt_work/trigger
+check "!hist:... removes the hist trigger" test "$(cat events/livetp/lt_work/trigger)" = \
+	"traceoff:count=3 if n < 0"
+check "hist is empty without a hist trigger" test ! -s events/livetp/lt_work/hist
+echo > events/livetp/lt_work/trigger
+check "echo > trigger removes every trigger" grep -q '^# Available triggers:' events/livetp/lt_work/trigger
+
+# errors: the kernel's error_log texts, with the caret under the column
+echo > error_log
+echo 'nosuch == 1' > events/livetp/lt_work/filter 2>"$T/eerr"
+check "a bad filter fails with EINVAL" grep -q 'Invalid argument' "$T/eerr"
+check "error_log has the filter's parse error" \
+	grep -q '\] event filter parse error: error: Field not found$' error_log
+check "error_log shows the filter" grep -qx '  Command: nosuch == 1' error_log
+check "the filter reads the kernel's parse_error" \
+	test "$(sed -n 3p events/livetp/lt_work/filter)" = "parse_error: Field not found"
+echo 'kind = 1' > events/livetp/lt_work/filter 2>/dev/null
+# "  Command: " is 11 columns: '=' is the 6th of the filter, nosuch the
+# 11th of the trigger
+check "the caret is under the bad operator" \
+	test "$(tail -1 error_log)" = "$(printf '%16s^' '')"
+echo 0 > events/livetp/lt_work/filter
+check "echo 0 > filter clears it" test "$(cat events/livetp/lt_work/filter)" = none
+echo 'hist:keys=nosuch' >> events/livetp/lt_work/trigger 2>"$T/eerr"
+check "a bad hist trigger fails with EINVAL" grep -q 'Invalid argument' "$T/eerr"
+check "error_log has the hist error" \
+	grep -q '\] hist:livetp:lt_work: error: Couldn.t find field$' error_log
+check "its caret is under the field" \
+	test "$(tail -1 error_log)" = "$(printf '%21s^' '')"
+echo 'bogus' >> events/livetp/lt_work/trigger 2>"$T/eerr"
+check "an unknown trigger command fails with EINVAL" grep -q 'Invalid argument' "$T/eerr"
+echo 2 > events/livetp/lt_work/enable 2>"$T/eerr"
+check "enable takes 0 or 1 only" grep -q 'Invalid argument' "$T/eerr"
+
+# set_event: > replaces, ! removes, SYS:* and NAME, an unknown one fails
+echo 'livetp:lt_tick' > set_event
+check "> set_event replaces the list" test "$(cat set_event)" = livetp:lt_tick
+echo '!livetp:lt_tick' >> set_event
+check "!SYS:EVENT switches it off" test -z "$(cat set_event)"
+check "events/enable reads 0 with every event off" test "$(cat events/enable)" = 0
+echo 'livetp:*' >> set_event
+check "SYS:* switches the system on" test "$(cat events/livetp/enable)" = 1
+echo '!lt_work' >> set_event
+check "a bare event name switches that event" test "$(cat set_event)" = livetp:lt_tick
+echo 'nosuch:event' >> set_event 2>"$T/eerr"
+check "an event that does not exist is EINVAL" grep -q 'Invalid argument' "$T/eerr"
+
+# snapshot: the kernel's help when there is none; echo 1 takes one, a
+# copy that stays as it was; echo 2 clears it, echo 0 frees it
+check "snapshot starts freed, with the kernel's help" \
+	test "$(sed -n 4p snapshot) $(grep -c '^# echo [012] > snapshot : ' snapshot)" = \
+	"# * Snapshot is freed * 3"
+echo 1 > snapshot
+cat snapshot >"$T/snap1"
+check "echo 1 > snapshot takes one, printed as trace" \
+	test "$(head -1 "$T/snap1")" = "# tracer: $(cat current_tracer)" -a \
+	-n "$(grep 'lt_tick: n=' "$T/snap1")"
+sleep 0.3
+cat snapshot >"$T/snap2"
+check "the snapshot does not change while tracing goes on" cmp -s "$T/snap1" "$T/snap2"
+echo 2 > snapshot
+check "echo 2 > snapshot clears it" grep -qx '# \* Snapshot is allocated \*' snapshot
+echo 0 > snapshot
+check "echo 0 > snapshot frees it" grep -qx '# \* Snapshot is freed \*' snapshot
+echo on > snapshot 2>"$T/eerr"
+check "snapshot takes numbers only" grep -q 'Invalid argument' "$T/eerr"
+echo 1 > events/livetp/lt_work/enable
+
+# set_event_pid: only the threads listed have their events recorded
+check "set_event_pid starts empty" test -z "$(cat set_event_pid)"
+tid=
+for p in $(pgrep -f "$T/ltp $T/stop"); do
+	[ "$(readlink "/proc/$p/exe")" = "$T/ltp" ] && tid=$p
+done
+echo 999999 > set_event_pid
+check "set_event_pid reads back" test "$(cat set_event_pid)" = 999999
+echo > trace
+sleep 1.5
+check "with another thread listed, the program's events are not recorded" \
+	test -z "$(grep 'lt_work: n=' trace)"
+echo "$tid" >> set_event_pid
+check ">> set_event_pid adds the program's thread ($tid)" \
+	test "$(cat set_event_pid | tr '\n' ' ')" = "999999 $tid "
+check "its events are recorded again" wait_trace 'lt_work: n='
+echo > set_event_pid
+check "echo > set_event_pid empties it" test -z "$(cat set_event_pid)"
+echo me > set_event_pid 2>"$T/eerr"
+check "set_event_pid takes thread ids only" grep -q 'Invalid argument' "$T/eerr"
+cd "$T" || exit 1
 touch "$T/stop"
 wait "$RP"
 "$U" report -i "$T/ltp.dat" >"$T/ltp.rep" 2>&1
 check "the event was recorded under that format" grep -q 'lt_tick: n=' "$T/ltp.rep"
+check "the snapshot taken through the tracefs is in the recording" \
+	test "$("$U" report --snapshot -i "$T/ltp.dat" 2>/dev/null | grep -c 'lt_tick: n=')" -gt 0
+check "the event switched on live was recorded and decodes" \
+	grep -q 'lt_work: n=[0-9]* kind=[0-2]' "$T/ltp.rep"
 
 start_rec || notok "mount for the Ctrl-C case"
 kill -INT "$RP"

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * live_buffers.c - the live tracefs's files about the buffers and the
+ * graph's threshold, with the kernel's contents (kernel/trace/trace.c):
+ *
+ *   tracing_thresh        function_graph records only calls that lasted
+ *                         at least this many microseconds (0: every one);
+ *                         a write of a number sets it in every process
+ *                         (as `utrace record --thresh`), else EINVAL
+ *   buffer_total_size_kb  buffer_size_kb times the buffers there are: the
+ *                         kernel's per CPU, utrace's per thread, so the
+ *                         threads that have one now
+ *   per_cpu/cpuN/stats    tracing_stats_read's lines, from what the
+ *                         recording holds of CPU N since the last clear of
+ *                         trace (or of per_cpu/cpuN/trace): entries not
+ *                         read yet (trace_pipe consumes up to a time),
+ *                         overrun and commit overrun (0: a thread's full
+ *                         buffer loses its records, counted as dropped),
+ *                         bytes of the entries, the oldest one's time and
+ *                         now (CLOCK_MONOTONIC, the trace's clock)
+ *
+ * The caller holds l->lock.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/live/live_int.h"
+
+int live_show_thresh(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	fprintf(out, "%llu\n", (unsigned long long)l->thresh_us);
+	return 0;
+}
+
+long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	struct utrace_error err = {0};
+	char text[32], *end;
+	unsigned long long v;
+	size_t len = n;
+	int ret;
+
+	while (len && isspace((unsigned char)buf[len - 1]))
+		len--;
+	if (!len || len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = 0;
+	errno = 0;
+	v = strtoull(text, &end, 0);
+	if (*end || errno || text[0] == '-')
+		return -EINVAL;
+	if ((ret = l->ops.set_thresh(l->ops.arg, v, &err)) < 0) {
+		live_errlog_add(l, "tracing_thresh", text, err.msg, 0);
+		return ret;
+	}
+	l->thresh_us = v;
+	return (long)n;
+}
+
+int live_show_total_kb(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	fprintf(out, "%llu\n",
+		(unsigned long long)l->ops.buffer_kb * l->ops.nr_buffers(l->ops.arg));
+	return 0;
+}
+
+/* A time as the kernel's "%5llu.%06lu" of microseconds. */
+static void print_ts(FILE *out, const char *name, uint64_t ns)
+{
+	fprintf(out, "%s: %5llu.%06llu\n", name, (unsigned long long)(ns / 1000000000u),
+		(unsigned long long)(ns / 1000 % 1000000));
+}
+
+int live_show_cpu_stats(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	struct utrace_live_stats st = {0};
+	struct utrace_error err = {0};
+	uint64_t since = l->clear_ns;
+	struct timespec now;
+	int ret;
+
+	if (l->cpu_clear_ns[h->cpu] > since)
+		since = l->cpu_clear_ns[h->cpu];
+	ret = l->ops.cpu_stats(l->ops.arg, h->cpu, since, live_pipe_read_ns(l, h->cpu), &st, &err);
+	if (ret < 0)
+		return ret;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	fprintf(out, "entries: %llu\noverrun: %llu\ncommit overrun: 0\nbytes: %llu\n",
+		(unsigned long long)st.entries, (unsigned long long)st.overrun,
+		(unsigned long long)st.bytes);
+	print_ts(out, "oldest event ts", st.oldest_ns);
+	print_ts(out, "now ts", (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	fprintf(out, "dropped events: %llu\nread events: %llu\n", (unsigned long long)st.dropped,
+		(unsigned long long)st.read);
+	return 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * live_snapshot.c - the live tracefs's `snapshot`, with the kernel's
+ * rules (kernel/trace/trace.c tracing_snapshot_write, print_snapshot_help):
+ *
+ *   echo 1 > snapshot   takes one: every thread's buffer as it is now
+ *                       (the snapshot trigger's copy, lib/record/
+ *                       recorder_snap.c), "allocating" the buffer
+ *   echo 0 > snapshot   frees it: nothing to show
+ *   echo 2 > snapshot   (any other number) clears it if allocated
+ *   cat snapshot        the newest snapshot taken since the last clear
+ *                       (by a write or by a snapshot trigger), printed as
+ *                       trace; none: the kernel's header and its help
+ *
+ * A snapshot stays in the recording when cleared (utrace report
+ * --snapshot shows them all); the file only stops showing it.  The caller
+ * holds l->lock.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/live/live_int.h"
+
+static void snapshot_help(struct utrace_live *l, FILE *out)
+{
+	fprintf(out, "# tracer: %s\n#\n", live_tracer_name(l->tracer));
+	fprintf(out, "#\n# * Snapshot is %s *\n#\n", l->snap_allocated ? "allocated" : "freed");
+	fputs("# Snapshot commands:\n"
+	      "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+	      "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+	      "#                      Takes a snapshot of the main buffer.\n"
+	      "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
+	      "#                      (Doesn't have to be a full buffer, but depends on the\n"
+	      "#                       tracer)\n",
+	      out);
+}
+
+int live_show_snapshot(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	struct utrace_error err = {0};
+	unsigned count = 0;
+	int ret;
+
+	ret = l->ops.print_snapshot(l->ops.arg, out, live_tracer_name(l->tracer), l->options,
+				    l->snap_from, &count, &err);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		snapshot_help(l, out);
+	return 0;
+}
+
+long live_write_snapshot(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	struct utrace_error err = {0};
+	char text[32], *end;
+	unsigned long v;
+	size_t len = n;
+	int ret;
+
+	while (len && isspace((unsigned char)buf[len - 1]))
+		len--;
+	if (!len || len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = 0;
+	errno = 0;
+	v = strtoul(text, &end, 0);
+	if (*end || errno || text[0] == '-')
+		return -EINVAL;
+	if (v == 1) {
+		if ((ret = l->ops.take_snapshot(l->ops.arg, &err)) < 0)
+			return ret;
+		l->snap_allocated = true;
+		l->snap_from = (unsigned)ret - 1; /* show it, the newest */
+		return (long)n;
+	}
+	if (v == 0 || l->snap_allocated) { /* freed, or cleared */
+		unsigned count = 0;
+
+		if ((ret = l->ops.print_snapshot(l->ops.arg, NULL, NULL, 0, 0, &count, &err)) < 0)
+			return ret;
+		l->snap_from = count;
+	}
+	if (v == 0)
+		l->snap_allocated = false;
+	return (long)n;
+}

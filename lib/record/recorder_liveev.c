@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_liveev.c - the events of a live recording (utrace record
+ * --tracefs): switched on and off, their filters and triggers changed
+ * while the programs run (lib/live's events/ files).
+ *
+ * Every event of every object is enabled at registration with STATEFUL
+ * (rec_live_event_flags): whether a hit writes its record is its ev_state
+ * byte on the control page, which a switch flips for every process at
+ * once, as the triggers' enable_event does; its format is saved then, so
+ * an event switched on later decodes.  A new filter (or trigger) is sent
+ * down each process's live channel as at registration - the HISTs and
+ * TRIGGERs, the ENABLE of its key in each object that has the event, a
+ * LIVE_DONE - and the process swaps the key's configuration
+ * (runtime/trace_events.c rt_events_live).  What was set is kept here,
+ * so a process that registers later gets it with its ENABLEs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/events/event_filter.h"
+#include "lib/events/event_select.h"
+#include "lib/hist/hist.h"
+#include "lib/record/recorder_internal.h"
+
+/* One event of an object: its key there and the recording's id. */
+struct rec_evkey {
+	uint32_t key;
+	int id;
+};
+
+static uint8_t *live_ev_state(struct utrace_recorder *r, int id)
+{
+	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
+
+	return id >= UTRACE_EV_ID_BASE && i < UTRACE_EV_STATE_MAX ? &r->ctl->ev_state[i] : NULL;
+}
+
+/*
+ * A live recording enables every event of every object (their jump sites
+ * patched) with STATEFUL: whether a hit writes its record is its ev_state
+ * byte, which events/.../enable flips for every process at once, as the
+ * triggers' enable_event does.  An event the command line does not
+ * record starts off, once for the recording (a process that comes later
+ * must not undo a write to enable).
+ */
+uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			      uint32_t key, const char *sys, const char *name, int id, bool first)
+{
+	uint8_t *st = live_ev_state(r, id);
+
+	if (obj < c->nr_objs) {
+		struct rec_object *o = &c->objs[obj];
+		struct rec_evkey *k = realloc(o->evkeys, (o->nr_evkeys + 1) * sizeof(*k));
+
+		if (k) {
+			o->evkeys = k;
+			k[o->nr_evkeys++] = (struct rec_evkey){key, id};
+		}
+	}
+	if (first && st && utrace_event_select_soft(r->o.events, sys, name))
+		__atomic_or_fetch(st, UTRACE_EVS_OFF, __ATOMIC_RELEASE);
+	return UTRACE_ENABLE_STATEFUL;
+}
+
+int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, const char *name,
+			       int set)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	uint8_t *st = id >= 0 ? live_ev_state(r, id) : NULL;
+
+	if (id < 0)
+		return id;
+	if (!st)
+		return -ENOSPC; /* past the control page's states: cannot be switched */
+	if (set == 0)
+		__atomic_or_fetch(st, UTRACE_EVS_OFF, __ATOMIC_RELEASE);
+	else if (set > 0)
+		__atomic_and_fetch(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_RELEASE);
+	return !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
+}
+
+/* ---- filters ---------------------------------------------------------- */
+
+/* A trigger the tracefs added to an event. */
+struct rec_live_trig {
+	char *text;		  /* as written (a hist table's text points here) */
+	struct utrace_trigger *t; /* parsed */
+	uint32_t serial;	  /* its hist table's key (REC_HIST_LIVE | serial) */
+	int target;		  /* enable_/disable_: the target's id */
+	int count_idx;		  /* :N: its counter on the control page, else -1 */
+};
+
+/* What the tracefs set for one event of the recording. */
+struct rec_live_ev {
+	int id;
+	char *filter; /* NULL: none */
+	void *prog;   /* the last one compiled (for one object's format) */
+	struct rec_live_trig *trigs;
+	unsigned nr_trigs;
+	struct rec_live_ev *next;
+};
+
+static struct rec_live_ev *live_ev(struct utrace_recorder *r, int id, bool create)
+{
+	struct rec_live_ev *e;
+
+	for (e = r->live_evs; e; e = e->next)
+		if (e->id == id)
+			return e;
+	if (!create || !(e = calloc(1, sizeof(*e))))
+		return NULL;
+	e->id = id;
+	e->next = r->live_evs;
+	r->live_evs = e;
+	return e;
+}
+
+void rec_live_ev_free(struct utrace_recorder *r)
+{
+	while (r->live_evs) {
+		struct rec_live_ev *e = r->live_evs;
+
+		r->live_evs = e->next;
+		for (unsigned i = 0; i < e->nr_trigs; i++) {
+			free(e->trigs[i].text);
+			utrace_trigger_free(e->trigs[i].t);
+		}
+		free(e->trigs);
+		free(e->filter);
+		free(e->prog);
+		free(e);
+	}
+}
+
+/* e's filter compiled for the event of the object at path: 0 with *prog
+ * (NULL: none), or -errno (it does not fit this object's layout). */
+static int live_compile(struct utrace_recorder *r, struct rec_live_ev *e, const char *path,
+			const char *sys, const char *name, const void **prog, uint32_t *len)
+{
+	const struct utrace_event_format *f =
+	    utrace_event_select_format(r->o.events, path, sys, name);
+	struct utrace_error err = {0};
+	void *code = NULL;
+
+	*prog = NULL;
+	*len = 0;
+	if (!e->filter)
+		return 0;
+	if (!f || utrace_filter_compile(f, e->filter, &code, len, &err) < 0)
+		return -EINVAL;
+	free(e->prog);
+	*prog = e->prog = code;
+	return 0;
+}
+
+void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
+			 const char *name, int id, const void **prog, uint32_t *len)
+{
+	struct rec_live_ev *e = live_ev(r, id, false);
+
+	if (e && live_compile(r, e, path, sys, name, prog, len) < 0)
+		*prog = NULL, *len = 0; /* said when it was written */
+}
+
+/* The event keys of object oi of c: its own, or (a forked child sends no
+ * EVENTS for what it inherited) those of the same file in another. */
+static const struct rec_object *live_keys_of(struct utrace_recorder *r, struct rec_conn *c,
+					     uint32_t oi)
+{
+	const struct rec_object *o = &c->objs[oi];
+
+	for (uint32_t i = 0; !o->nr_evkeys && i < r->nr_conns; i++)
+		for (uint32_t k = 0; k < r->conns[i]->nr_objs; k++)
+			if (r->conns[i]->objs[k].nr_evkeys &&
+			    !strcmp(r->conns[i]->objs[k].path, o->path))
+				return &r->conns[i]->objs[k];
+	return o;
+}
+
+/* ---- triggers --------------------------------------------------------- */
+
+static const uint32_t live_cmd[] = {
+    [UTRACE_TRIG_TRACEON] = UTRACE_TC_TRACEON,
+    [UTRACE_TRIG_TRACEOFF] = UTRACE_TC_TRACEOFF,
+    [UTRACE_TRIG_SNAPSHOT] = UTRACE_TC_SNAPSHOT,
+    [UTRACE_TRIG_STACKTRACE] = UTRACE_TC_STACKTRACE,
+    [UTRACE_TRIG_ENABLE_EVENT] = UTRACE_TC_ENABLE_EVENT,
+    [UTRACE_TRIG_DISABLE_EVENT] = UTRACE_TC_DISABLE_EVENT,
+    [UTRACE_TRIG_ENABLE_HIST] = UTRACE_TC_ENABLE_HIST,
+    [UTRACE_TRIG_DISABLE_HIST] = UTRACE_TC_DISABLE_HIST,
+};
+
+/* The command line's triggers of the event (recorder_hist.c and
+ * recorder_trig.c send them): hist ones in *nh, the others in *nt. */
+static void live_spec_counts(struct utrace_recorder *r, const char *sys, const char *name,
+			     unsigned *nh, unsigned *nt)
+{
+	*nh = *nt = 0;
+	for (unsigned i = 0; i < utrace_event_select_count(r->o.events); i++) {
+		const struct utrace_event_spec *sp = utrace_event_select_spec(r->o.events, i);
+
+		if (!utrace_event_spec_matches(sp->pattern, sys, name))
+			continue;
+		for (unsigned k = 0; k < sp->nr_triggers; k++)
+			(*(strncmp(sp->triggers[k], "hist", 4) ? nt : nh))++;
+	}
+}
+
+/* Trigger command x of the event to c, its filter compiled for fmt. */
+static int live_trig_send(struct rec_conn *c, uint32_t obj, uint32_t key,
+			  const struct rec_live_trig *x, const struct utrace_event_format *fmt)
+{
+	struct utrace_msg_trigger m = {
+	    .hdr.type = UTRACE_MSG_TRIGGER,
+	    .obj = obj,
+	    .key = key,
+	    .cmd = live_cmd[x->t->cmd],
+	    .target = x->target,
+	    .count_idx = x->count_idx,
+	};
+	struct utrace_error err = {0};
+	void *filter = NULL;
+	int ret;
+
+	if (x->t->filter &&
+	    utrace_filter_compile(fmt, x->t->filter, &filter, &m.filter_len, &err) < 0)
+		return 0; /* does not fit this object's layout: left off */
+	ret = rec_conn_send_with(c, &m, sizeof(m), filter, m.filter_len, -1);
+	free(filter);
+	return ret;
+}
+
+/* The tracefs's triggers of an event, before its ENABLE (at most as many
+ * as the runtime takes, with the command line's). */
+static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			   uint32_t key, const char *path, const char *sys, const char *name,
+			   const struct rec_live_ev *e)
+{
+	const struct utrace_event_format *fmt =
+	    utrace_event_select_format(r->o.events, path, sys, name);
+	unsigned nh, nt;
+	int ret = 0;
+
+	live_spec_counts(r, sys, name, &nh, &nt);
+	for (unsigned i = 0; fmt && i < e->nr_trigs && ret >= 0; i++) {
+		const struct rec_live_trig *x = &e->trigs[i];
+		struct utrace_error err = {0};
+		struct rec_hist *h;
+
+		if (x->t->cmd != UTRACE_TRIG_HIST) {
+			if (nt++ < UTRACE_EVENT_TRIGS_MAX)
+				ret = live_trig_send(c, obj, key, x, fmt);
+			continue;
+		}
+		h = rec_hist_get(r, REC_HIST_LIVE | x->serial, 0, x->text, fmt, false, path, &err);
+		if (h && nh++ < UTRACE_EVENT_HISTS_MAX)
+			ret = rec_hist_send_one(r, c, obj, key, h);
+	}
+	return ret;
+}
+
+int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
+			 const char *path, const char *sys, const char *name, int id)
+{
+	const struct rec_live_ev *e = live_ev(r, id, false);
+
+	return e ? live_trigs_send(r, c, obj, key, path, sys, name, e) : 0;
+}
+
+/* The event's new configuration to one process: an ENABLE per object
+ * that has it, then a LIVE_DONE, waited for. */
+static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct rec_live_ev *e,
+			const char *sys, const char *name, struct utrace_msg_enable *en)
+{
+	struct utrace_msg_live_done d = {{sizeof(d), UTRACE_MSG_LIVE_DONE}, 0, 0};
+	struct rec_conn ch = *c;
+	int ret = 0;
+
+	ch.fd = c->live_fd;
+	for (uint32_t oi = 0; oi < c->nr_objs && ret >= 0; oi++) {
+		const struct rec_object *o = live_keys_of(r, c, oi);
+
+		for (uint32_t i = 0; i < o->nr_evkeys && ret >= 0; i++) {
+			const void *prog;
+			uint32_t len;
+
+			const char *path = c->objs[oi].path;
+			struct utrace_error err = {0};
+
+			if (o->evkeys[i].id != e->id ||
+			    live_compile(r, e, path, sys, name, &prog, &len) < 0 ||
+			    sizeof(*en) + len > UTRACE_MSG_MAX)
+				continue;
+			/* the whole configuration: the command line's triggers too */
+			if ((ret = rec_hist_send(r, &ch, oi, o->evkeys[i].key, path, sys, name,
+						 &err)) < 0 ||
+			    (ret = rec_trig_send(r, &ch, oi, o->evkeys[i].key, path, sys, name,
+						 &err)) < 0 ||
+			    (ret = live_trigs_send(r, &ch, oi, o->evkeys[i].key, path, sys, name,
+						   e)) < 0)
+				break;
+			*en = (struct utrace_msg_enable){
+			    {(uint32_t)(sizeof(*en) + len), UTRACE_MSG_ENABLE},
+			    oi,
+			    o->evkeys[i].key,
+			    e->id,
+			    len,
+			    UTRACE_ENABLE_STATEFUL,
+			    0};
+			memcpy(en->filter, prog, len);
+			ret = rec_conn_send(&ch, en, en->hdr.size, -1);
+		}
+	}
+	if (ret >= 0)
+		ret = rec_conn_send(&ch, &d, sizeof(d), -1);
+	if (ret >= 0)
+		ret = rec_live_wait(c->live_fd);
+	if (ret < 0)
+		rec_live_close(c);
+	return ret;
+}
+
+/* The new configuration of event id to every process with a channel. */
+static int live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const char *sys,
+			const char *name, struct utrace_error *err)
+{
+	struct utrace_msg_enable *en = malloc(UTRACE_MSG_MAX);
+	int failed = 0, ret;
+
+	if (!en)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		struct rec_conn *c = r->conns[i];
+
+		if (c->open && c->live_fd >= 0 &&
+		    (ret = live_ev_send(r, c, e, sys, name, en)) < 0 && !failed)
+			failed = ret;
+	}
+	free(en);
+	if (failed)
+		return utrace_error_set(err, failed, "a traced process did not take the change: %s",
+					strerror(-failed));
+	return 0;
+}
+
+int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, const char *name,
+				const char *filter, struct utrace_error *err)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	struct rec_live_ev *e = id >= 0 ? live_ev(r, id, true) : NULL;
+	char *text = filter && *filter ? strdup(filter) : NULL;
+
+	if (!e || (filter && *filter && !text)) {
+		free(text);
+		return utrace_error_set(err, id < 0 ? id : -ENOMEM, "%s:%s: cannot be filtered",
+					system, name);
+	}
+	free(e->filter);
+	e->filter = text;
+	return live_ev_push(r, e, system, name, err);
+}
+
+/* A new trigger: parsed (lib/live checked it), its counter and target. */
+static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, const char *text)
+{
+	struct utrace_error err = {0};
+	int code;
+
+	*x = (struct rec_live_trig){.count_idx = -1, .target = -1};
+	if (!(x->text = strdup(text)))
+		return -ENOMEM;
+	if (utrace_trigger_parse(text, &x->t, &code, &err) < 0)
+		return err.code;
+	x->serial = ++r->live_serial;
+	if (x->t->cmd >= UTRACE_TRIG_ENABLE_EVENT && x->t->cmd <= UTRACE_TRIG_DISABLE_HIST) {
+		x->target =
+		    utrace_event_select_id(r->o.events, x->t->target_system, x->t->target_event);
+		if (!live_ev_state(r, x->target))
+			return -E2BIG;
+	}
+	if (x->t->cmd != UTRACE_TRIG_HIST && x->t->count >= 0) {
+		if (r->nr_counts == UTRACE_TRIG_COUNTS)
+			return -E2BIG;
+		x->count_idx = (int)r->nr_counts++;
+		r->ctl->trig_count[x->count_idx] = x->t->count;
+	}
+	return 0;
+}
+
+static void live_trig_drop(struct utrace_recorder *r, struct rec_live_trig *x)
+{
+	rec_hist_drop(r, REC_HIST_LIVE | x->serial);
+	utrace_trigger_free(x->t);
+	free(x->text);
+}
+
+/* Old trigger k of e that texts[i] names again, e->nr_trigs if none. */
+static unsigned live_trig_find(const struct rec_live_ev *e, const bool *kept, const char *text)
+{
+	unsigned k;
+
+	for (k = 0; k < e->nr_trigs && (kept[k] || strcmp(e->trigs[k].text, text)); k++)
+		;
+	return k;
+}
+
+int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system, const char *name,
+				  const char *const *texts, unsigned n, struct utrace_error *err)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	struct rec_live_ev *e = id >= 0 ? live_ev(r, id, true) : NULL;
+	struct rec_live_trig *next = calloc(n + 1, sizeof(*next));
+	bool *kept = e ? calloc(e->nr_trigs + 1, sizeof(bool)) : NULL, *fresh = calloc(n + 1, 1);
+	int ret = e && next && kept && fresh ? 0 : -ENOMEM;
+
+	/* a trigger kept keeps its table and counter */
+	for (unsigned i = 0; i < n && ret >= 0; i++) {
+		unsigned k = live_trig_find(e, kept, texts[i]);
+
+		if (k < e->nr_trigs) {
+			kept[k] = true;
+			next[i] = e->trigs[k];
+		} else {
+			fresh[i] = true;
+			ret = live_trig_new(r, &next[i], texts[i]);
+		}
+	}
+	for (unsigned i = 0; i < n && next; i++) /* failed: the new ones go, else the old */
+		if (ret < 0 && fresh && fresh[i])
+			live_trig_drop(r, &next[i]);
+	for (unsigned k = 0; ret >= 0 && k < e->nr_trigs; k++)
+		if (!kept[k])
+			live_trig_drop(r, &e->trigs[k]);
+	free(kept);
+	free(fresh);
+	if (ret < 0) {
+		free(next);
+		return utrace_error_set(err, id < 0 ? id : ret, "%s:%s: trigger not set: %s",
+					system, name, strerror(-ret));
+	}
+	free(e->trigs);
+	e->trigs = next;
+	e->nr_trigs = n;
+	return live_ev_push(r, e, system, name, err);
+}
+
+int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, const char *name,
+			       int (*cb)(void *arg, const char *text,
+					 const struct utrace_hist_table *t),
+			       void *arg, struct utrace_error *err)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	const struct rec_live_ev *e = id >= 0 ? live_ev(r, id, false) : NULL;
+	int ret = 0;
+
+	for (unsigned i = 0; e && i < e->nr_trigs && ret >= 0; i++) {
+		const struct rec_hist *h = rec_hist_find(r, REC_HIST_LIVE | e->trigs[i].serial);
+		struct utrace_hist_table t = {0};
+		uint8_t *elts;
+
+		if (!h) /* no object had the event yet: no table */
+			continue;
+		if (rec_hist_table(r, h, &t, &elts) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		ret = cb(arg, e->trigs[i].text, &t);
+		free(elts);
+	}
+	return ret < 0 ? utrace_error_set(err, ret, "%s:%s: hist not shown", system, name) : 0;
+}
+
+int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n)
+{
+	if (n > UTRACE_EV_PIDS)
+		return -ENOSPC;
+	/* the threads read one entry at a time: the new ones first, the
+	 * end last, so no list longer than either is ever read */
+	for (unsigned i = 1; i < n; i++)
+		__atomic_store_n(&r->ctl->ev_pids[i], tids[i], __ATOMIC_RELAXED);
+	if (n < UTRACE_EV_PIDS)
+		__atomic_store_n(&r->ctl->ev_pids[n ? n : 0], 0, __ATOMIC_RELAXED);
+	if (n)
+		__atomic_store_n(&r->ctl->ev_pids[0], tids[0], __ATOMIC_RELEASE);
+	return 0;
+}
