@@ -483,10 +483,11 @@ static int resolve_event(struct utrace_live *l, const char *p, struct live_handl
 		return 0;
 	if (!component(&p, file) || *p)
 		return -ENOENT;
-	/* a dynamic event's enable is live_dynev.c's */
-	if (!(h->f = table_find(event_files, NFILES(event_files), file)) &&
-	    !strcmp(file, "enable") && live_dynev_has_enable(l, h->sys, h->ev))
+	/* the enable of an event added while running is live_dynev.c's */
+	if (!strcmp(file, "enable") && live_dynev_has_enable(l, h->sys, h->ev))
 		h->f = &live_dynev_enable;
+	else
+		h->f = table_find(event_files, NFILES(event_files), file);
 	if (!h->f)
 		return -ENOENT;
 	h->dir = 0;
@@ -561,8 +562,6 @@ int live_dir_names(struct utrace_live *l, const char *path,
 	case LIVE_DIR_EVENT:
 		for (size_t i = 0; i < NFILES(event_files); i++)
 			fill(arg, event_files[i].name);
-		if (live_dynev_has_enable(l, h.sys, h.ev))
-			fill(arg, live_dynev_enable.name);
 		break;
 	case LIVE_DIR_OPTIONS:
 		live_option_names(l, fill, arg);

