@@ -258,11 +258,14 @@ static void *live_serve(void *arg)
 int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct utrace_live **out,
 		      struct utrace_error *err)
 {
-	char *argv[] = {"utrace", "-o", "fsname=utrace,subtype=utrace", NULL};
+	/* the source names the server: utrace reset leaves a live one's
+	 * mount alone without asking it anything (live_reset.c) */
+	char opts[64], *argv[] = {"utrace", "-o", opts, NULL};
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct utrace_live *l;
 	struct stat st;
 
+	snprintf(opts, sizeof(opts), "fsname=utrace-%d,subtype=utrace", (int)getpid());
 	/* said here in one line, before libfuse says it its own way */
 	if (stat(dir, &st) < 0)
 		return utrace_error_set(err, -errno, "%s: %s", dir, strerror(errno));

@@ -4,14 +4,18 @@
  * killed (utrace reset).
  *
  * A recorder ends its mount on every way out but SIGKILL; then the mount
- * stays, its FUSE connection dead: any access fails with ENOTCONN.  That
- * is how a dead one is told from the mount of a recording still running,
- * which answers and is left alone.  They are found in
+ * stays, its FUSE connection dead: any access fails with ENOTCONN.  The
+ * mount's source, utrace-PID, names the recorder that serves it: while
+ * that process lives the mount is left alone, unasked (a stat would wait
+ * for a server that is busy); otherwise (or for a source without a pid)
+ * a stat that fails with ENOTCONN tells a dead one from a running one.  They are found in
  * /proc/self/mountinfo by their type, fuse.utrace (live_fs.c mounts with
  * subtype=utrace), and detached: umount2(MNT_DETACH) for root, else
  * fusermount3 -u -z, the setuid helper that let the user mount it.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +59,20 @@ static int detach(const char *dir)
 	return 0;
 }
 
+/* Whether the source field at src (utrace-PID ...) names a live process. */
+static bool server_alive(const char *src)
+{
+	char *end;
+	long pid;
+
+	if (strncmp(src, "utrace-", 7))
+		return false;
+	pid = strtol(src + 7, &end, 10);
+	if (pid <= 0 || end == src + 7 || (*end != ' ' && *end != '\n'))
+		return false;
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
 int utrace_live_reset(void (*removed)(void *arg, const char *dir), void *arg,
 		      struct utrace_error *err)
 {
@@ -70,7 +88,7 @@ int utrace_live_reset(void (*removed)(void *arg, const char *dir), void *arg,
 		struct stat st;
 		int i = 0;
 
-		if (!dash || strncmp(dash + 3, "fuse.utrace ", 12))
+		if (!dash || strncmp(dash + 3, "fuse.utrace ", 12) || server_alive(dash + 15))
 			continue;
 		for (tok = strtok_r(line, " ", &save); tok && i < 4; tok = strtok_r(NULL, " ", &save))
 			i++;
