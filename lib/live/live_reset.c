@@ -59,6 +59,23 @@ static int detach(const char *dir)
 	return 0;
 }
 
+/* Whether process pid has ended, its parent yet to reap it. */
+static bool zombie(long pid)
+{
+	char path[64], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	paren = strrchr(buf, ')'); /* the name may hold anything but ends there */
+	return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
 /* Whether the source field at src (utrace-PID ...) names a live process. */
 static bool server_alive(const char *src)
 {
@@ -70,7 +87,9 @@ static bool server_alive(const char *src)
 	pid = strtol(src + 7, &end, 10);
 	if (pid <= 0 || end == src + 7 || (*end != ' ' && *end != '\n'))
 		return false;
-	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+	if (kill((pid_t)pid, 0) < 0 && errno != EPERM)
+		return false;
+	return !zombie(pid); /* killed, not reaped yet: its server is gone */
 }
 
 int utrace_live_reset(void (*removed)(void *arg, const char *dir), void *arg,
