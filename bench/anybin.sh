@@ -20,18 +20,10 @@
 #
 # Knobs: ANYBIN_RUNS (5), ANYBIN_SCALE (callheavy's SCALE, 2), CC (gcc).
 # Timings are never pass/fail; a changed output or status is reported.
-set -u
-BUILD=${1:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-U=$BUILD/utrace
-CC=${CC:-gcc}
+. "$(dirname "$0")/lib.sh"
 RUNS=${ANYBIN_RUNS:-5}
 SCALE=${ANYBIN_SCALE:-2}
-OUT=$(mktemp -d /tmp/utrace-anybin-bench.XXXXXX) || exit 1
-trap 'rm -rf "$OUT"' EXIT
-die() { echo "anybin.sh: $*" >&2; exit 1; }
-[ -x "$U" ] || die "$U missing (run make)"
+bench_tmp
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
 UFT=$(command -v uftrace)

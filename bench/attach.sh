@@ -14,20 +14,13 @@
 #
 # Knobs: ATTACH_RUNS (10 rounds per build, median and max reported),
 # ATTACH_THREADS (16), CC (gcc).  Timings are never pass/fail.
-set -u
-BUILD=${1:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-U=$BUILD/utrace
-CC=${CC:-gcc}
+. "$(dirname "$0")/lib.sh"
 RUNS=${ATTACH_RUNS:-10}
 NT=${ATTACH_THREADS:-16}
 OUT=$(mktemp -d /tmp/utrace-attach-bench.XXXXXX) || exit 1
 TP=
 trap '[ -n "$TP" ] && kill -9 $TP 2>/dev/null; rm -rf "$OUT"' EXIT
-die() { echo "attach.sh: $*" >&2; exit 1; }
 
-[ -x "$U" ] || die "$U not found: run make first"
 $CC -O2 $("$U" cflags) -o "$OUT/kattach.cf" "$ROOT/tests/kernel/kattach.c" -lpthread &&
 	$CC -O2 -o "$OUT/kattach" "$ROOT/tests/kernel/kattach.c" -lpthread || die "cannot build"
 

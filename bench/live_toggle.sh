@@ -26,12 +26,7 @@
 # Knobs: TOGGLE_N (100), TOGGLE_THREADS (1), TOGGLE_FUNCS (10000), CC (gcc).
 # Timings are never pass/fail; the script fails only if the switches did
 # not happen (no function_graph record of the program's functions).
-set -u
-BUILD=${1:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-U=$BUILD/utrace
-CC=${CC:-gcc}
+. "$(dirname "$0")/lib.sh"
 N=${TOGGLE_N:-100}
 THREADS=${TOGGLE_THREADS:-1}
 FUNCS=${TOGGLE_FUNCS:-10000}
@@ -44,9 +39,7 @@ cleanup() {
 	rm -rf "$OUT"
 }
 trap cleanup EXIT
-die() { echo "live_toggle.sh: $*" >&2; exit 1; }
 
-[ -x "$U" ] || die "$U not found: run make first"
 [ -c /dev/fuse ] || die "no /dev/fuse: the live tracefs cannot be mounted here"
 P=$OUT/many
 bash "$ROOT/bench/many_funcs.sh" "$FUNCS" "$THREADS" >"$P.c"
