@@ -38,22 +38,15 @@ int live_show_thresh(struct utrace_live *l, const struct live_handle *h, FILE *o
 long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct utrace_error err = {0};
-	char text[32], *end;
 	unsigned long long v;
-	size_t len = n;
 	int ret;
 
-	while (len && isspace((unsigned char)buf[len - 1]))
-		len--;
-	if (!len || len >= sizeof(text))
-		return -EINVAL;
-	memcpy(text, buf, len);
-	text[len] = 0;
-	errno = 0;
-	v = strtoull(text, &end, 0);
-	if (*end || errno || text[0] == '-')
+	if (live_number(buf, n, &v) < 0)
 		return -EINVAL;
 	if ((ret = l->ops.set_thresh(l->ops.arg, v, &err)) < 0) {
+		char text[32];
+
+		snprintf(text, sizeof(text), "%llu", v);
 		live_errlog_add(l, "tracing_thresh", text, err.msg, 0);
 		return ret;
 	}

@@ -225,29 +225,12 @@ int live_show_enable(struct utrace_live *l, const struct live_handle *h, FILE *o
 	return 0;
 }
 
-/* A number written, as kstrtoul_from_user takes it; -1 if none. */
-static long write_number(const char *buf, size_t n)
-{
-	char text[32], *end;
-	unsigned long v;
-
-	while (n && isspace((unsigned char)buf[n - 1]))
-		n--;
-	if (!n || n >= sizeof(text))
-		return -1;
-	memcpy(text, buf, n);
-	text[n] = 0;
-	errno = 0;
-	v = strtoul(text, &end, 0);
-	return *end || errno || text[0] == '-' || v > 1000 ? -1 : (long)v;
-}
-
 long live_write_enable(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
-	long v = write_number(buf, n);
+	unsigned long long v;
 	int ret;
 
-	if (v != 0 && v != 1)
+	if (live_number(buf, n, &v) < 0 || (v != 0 && v != 1))
 		return -EINVAL;
 	ret = events_switch(l, NULL, h->sys[0] ? h->sys : NULL, h->ev[0] ? h->ev : NULL, (int)v,
 			    NULL);

@@ -152,6 +152,10 @@ long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char 
 int live_show_total_kb(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_show_cpu_stats(struct utrace_live *l, const struct live_handle *h, FILE *out);
 
+/* live_state.c: a number written as kstrtoull_from_user takes it (0x,
+ * 0 prefixes; a trailing newline), else -EINVAL */
+int live_number(const char *buf, size_t n, unsigned long long *v);
+
 /* live_dynev.c: an event of dynamic_events; its line as the file lists
  * it, its format (the recording's) */
 struct live_dyn {

@@ -55,20 +55,10 @@ int live_show_snapshot(struct utrace_live *l, const struct live_handle *h, FILE 
 long live_write_snapshot(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct utrace_error err = {0};
-	char text[32], *end;
-	unsigned long v;
-	size_t len = n;
+	unsigned long long v;
 	int ret;
 
-	while (len && isspace((unsigned char)buf[len - 1]))
-		len--;
-	if (!len || len >= sizeof(text))
-		return -EINVAL;
-	memcpy(text, buf, len);
-	text[len] = 0;
-	errno = 0;
-	v = strtoul(text, &end, 0);
-	if (*end || errno || text[0] == '-')
+	if (live_number(buf, n, &v) < 0)
 		return -EINVAL;
 	if (v == 1) {
 		if ((ret = l->ops.take_snapshot(l->ops.arg, &err)) < 0)

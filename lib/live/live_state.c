@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * live_state.c - what the files of the live tracefs share: the tracer,
- * the function lists of set_ftrace_filter and set_ftrace_notrace, and the
- * error_log.  The caller holds l->lock.
+ * the function lists of set_ftrace_filter and set_ftrace_notrace, the
+ * error_log, and how a number written is read.  The caller holds l->lock.
  *
  * The lists are kept as the expressions written ("func*", "!func_b",
  * "f:mod:libm.so*"); each change makes a new utrace_func_filter of them
@@ -11,6 +11,7 @@
  * still use the previous one until they answered, so every filter made
  * lives until the filesystem goes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,4 +179,19 @@ int live_apply(struct utrace_live *l, enum utrace_tracer tracer,
 	lists_free(l->lists);
 	memcpy(l->lists, copy, sizeof(copy));
 	return 0;
+}
+
+int live_number(const char *buf, size_t n, unsigned long long *v)
+{
+	char text[32], *end;
+
+	while (n && isspace((unsigned char)buf[n - 1]))
+		n--;
+	if (!n || n >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, n);
+	text[n] = 0;
+	errno = 0;
+	*v = strtoull(text, &end, 0);
+	return *end || errno || text[0] == '-' ? -EINVAL : 0;
 }

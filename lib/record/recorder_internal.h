@@ -318,6 +318,9 @@ int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info 
 /* recorder_trig.c: the trigger commands set up at the start, the flags an
  * event's ENABLE needs, sent before it; freed with the recorder */
 int rec_trig_init(struct utrace_recorder *r, struct utrace_error *err);
+/* The runtime's command (UTRACE_TC_*) of a trigger's (UTRACE_TRIG_*), 0 if
+ * the runtime has none for it (hist: a table of its own). */
+uint32_t rec_trig_cmd(uint32_t cmd);
 uint32_t rec_trig_flags(struct utrace_recorder *r, const char *system, const char *name);
 int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
 		  const char *path, const char *system, const char *name,

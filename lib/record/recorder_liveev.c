@@ -181,17 +181,6 @@ static const struct rec_object *live_keys_of(struct utrace_recorder *r, struct r
 
 /* ---- triggers --------------------------------------------------------- */
 
-static const uint32_t live_cmd[] = {
-    [UTRACE_TRIG_TRACEON] = UTRACE_TC_TRACEON,
-    [UTRACE_TRIG_TRACEOFF] = UTRACE_TC_TRACEOFF,
-    [UTRACE_TRIG_SNAPSHOT] = UTRACE_TC_SNAPSHOT,
-    [UTRACE_TRIG_STACKTRACE] = UTRACE_TC_STACKTRACE,
-    [UTRACE_TRIG_ENABLE_EVENT] = UTRACE_TC_ENABLE_EVENT,
-    [UTRACE_TRIG_DISABLE_EVENT] = UTRACE_TC_DISABLE_EVENT,
-    [UTRACE_TRIG_ENABLE_HIST] = UTRACE_TC_ENABLE_HIST,
-    [UTRACE_TRIG_DISABLE_HIST] = UTRACE_TC_DISABLE_HIST,
-};
-
 /* The command line's triggers of the event (recorder_hist.c and
  * recorder_trig.c send them): hist ones in *nh, the others in *nt. */
 static void live_spec_counts(struct utrace_recorder *r, const char *sys, const char *name,
@@ -216,7 +205,7 @@ static int live_trig_send(struct rec_conn *c, uint32_t obj, uint32_t key,
 	    .hdr.type = UTRACE_MSG_TRIGGER,
 	    .obj = obj,
 	    .key = key,
-	    .cmd = live_cmd[x->t->cmd],
+	    .cmd = rec_trig_cmd(x->t->cmd),
 	    .target = x->target,
 	    .count_idx = x->count_idx,
 	};

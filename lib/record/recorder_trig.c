@@ -70,6 +70,11 @@ static const uint32_t cmd_of[] = {
     [UTRACE_TRIG_DISABLE_HIST] = UTRACE_TC_DISABLE_HIST,
 };
 
+uint32_t rec_trig_cmd(uint32_t cmd)
+{
+	return cmd < sizeof(cmd_of) / sizeof(cmd_of[0]) ? cmd_of[cmd] : 0;
+}
+
 static bool has_target(const struct utrace_trigger *t)
 {
 	return t->cmd >= UTRACE_TRIG_ENABLE_EVENT && t->cmd <= UTRACE_TRIG_DISABLE_HIST;
