@@ -92,10 +92,6 @@ static int attach_tid_filter(struct record_opts *o, const struct utrace_attach_t
 static int attach_opts_ok(const struct record_opts *o)
 {
 	const char *bad = o->sample.freq ? "-F (sampling)" : o->tracefs ? "--tracefs" : NULL;
-
-	for (unsigned i = 0; !bad && i < o->nprobes; i++)
-		if (!strchr(o->probe_defs[i], '/'))
-			bad = "--probe without PATH (in-process probes)";
 	if (bad)
 		utrace_die_msg("record", "-P: %s does not work on an attached process yet", bad);
 	return bad ? 2 : 0;

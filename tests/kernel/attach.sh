@@ -128,6 +128,25 @@ loop() {
 loop cflags "$T/kcf"
 loop plain "$T/kplain"
 
+# in-process probes on an attached process: an entry and a return probe
+# of step() fetch their arguments while the workers run; detach takes
+# them out with the rest
+for bin in kcf kplain; do
+	start "p$bin" "$T/$bin" 4 || { notok "p$bin: starts"; continue; }
+	"$U" record -P "$TP" --duration 0.2 -p nop -o "$T/p$bin.dat" \
+		--probe 'p:att/st step x=%di:u64 i=%si:s64' --probe 'r:att/st_ret step r=$retval:u64' \
+		-e att:st -e att:st_ret >"$T/p$bin.log" 2>&1
+	check "$bin: -P with in-process probes ($(tail -1 "$T/p$bin.log"))" test $? -eq 0
+	"$U" report -i "$T/p$bin.dat" >"$T/p$bin.txt" 2>&1
+	n=$(grep -c ' st: (step+0x0/0x[0-9a-f]*) x=[0-9]* i=[0-9]*$' "$T/p$bin.txt")
+	r=$(grep -c ' st_ret: ([a-z_]*+0x[0-9a-f]* <- step) r=[0-9]*$' "$T/p$bin.txt")
+	check "$bin: the probes fetched their arguments ($n entries, $r returns)" test "$n" -gt 0 -a "$r" -gt 0
+	check "$bin: the code equals the files after detach" same_code "$TP"
+	kill -USR1 "$TP"
+	wait "$TP"
+	check "$bin: exits 0 after the probes came and went" test $? -eq 0
+done
+
 # a recorder killed: the runtime sees its socket close and puts the
 # process back alike; it can be attached to again
 start killed "$T/kcf" 4 || notok "killed: starts"
