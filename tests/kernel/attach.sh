@@ -10,6 +10,8 @@
 #     exits 0;
 #   - after the last detach, the code of every object it maps equals the
 #     object's file (/proc/PID/mem against the file, byte for byte);
+#   - in-process probes (entry and return) fetch their arguments in an
+#     attached process, and go with the detach;
 #   - a recorder killed with SIGKILL: the process is put back alike;
 #   - a child forked while attached puts its code back at once;
 #   - bash (a malloc of its own, which the runtime's thread then runs) is
