@@ -12,6 +12,7 @@
 #     object's file (/proc/PID/mem against the file, byte for byte);
 #   - in-process probes (entry and return) fetch their arguments in an
 #     attached process, and go with the detach;
+#   - --tracefs: current_tracer switches an attached process's sites;
 #   - a recorder killed with SIGKILL: the process is put back alike;
 #   - a child forked while attached puts its code back at once;
 #   - bash (a malloc of its own, which the runtime's thread then runs) is
@@ -138,7 +139,8 @@ for bin in kcf kplain; do
 	"$U" record -P "$TP" --duration 0.2 -p nop -o "$T/p$bin.dat" \
 		--probe 'p:att/st step x=%di:u64 i=%si:s64' --probe 'r:att/st_ret step r=$retval:u64' \
 		-e att:st -e att:st_ret >"$T/p$bin.log" 2>&1
-	check "$bin: -P with in-process probes ($(tail -1 "$T/p$bin.log"))" test $? -eq 0
+	rc=$?
+	check "$bin: -P with in-process probes ($(tail -1 "$T/p$bin.log"))" test $rc -eq 0
 	"$U" report -i "$T/p$bin.dat" >"$T/p$bin.txt" 2>&1
 	n=$(grep -c ' st: (step+0x0/0x[0-9a-f]*) x=[0-9]* i=[0-9]*$' "$T/p$bin.txt")
 	r=$(grep -c ' st_ret: ([a-z_]*+0x[0-9a-f]* <- step) r=[0-9]*$' "$T/p$bin.txt")
@@ -148,6 +150,33 @@ for bin in kcf kplain; do
 	wait "$TP"
 	check "$bin: exits 0 after the probes came and went" test $? -eq 0
 done
+
+# --tracefs on an attached process: current_tracer switches its sites
+# while it runs; the mount goes with the detach
+if [ -c /dev/fuse ]; then
+	mkdir -p "$T/mnt"
+	start live "$T/kcf" 4 || notok "live: starts"
+	"$U" record -P "$TP" -p nop --tracefs "$T/mnt" -o "$T/live.dat" >"$T/live.log" 2>&1 &
+	R=$!
+	for _ in $(seq 100); do grep -q attached "$T/live.log" && break; sleep 0.05; done
+	check "--tracefs with -P: current_tracer reads nop" test "$(cat "$T/mnt/current_tracer")" = nop
+	echo function_graph >"$T/mnt/current_tracer"
+	sleep 0.3
+	echo nop >"$T/mnt/current_tracer"
+	kill -INT $R
+	wait $R
+	rc=$?
+	check "--tracefs with -P: the recording ends well ($(tail -1 "$T/live.log"))" test $rc -eq 0
+	check "--tracefs with -P: the mount is gone" test -z "$(grep " $T/mnt fuse.utrace " /proc/mounts)"
+	"$U" report -i "$T/live.dat" >"$T/live.txt" 2>&1
+	check "--tracefs with -P: the switch traced the running threads" grep -q ': mix$' "$T/live.txt"
+	check "--tracefs with -P: the code equals the files after detach" same_code "$TP"
+	kill -USR1 "$TP"
+	wait "$TP"
+	check "--tracefs with -P: the program exits 0" test $? -eq 0
+else
+	echo "# no /dev/fuse: --tracefs with -P not checked"
+fi
 
 # a recorder killed: the runtime sees its socket close and puts the
 # process back alike; it can be attached to again
@@ -250,7 +279,8 @@ for i in $(seq 10); do
 		echo "# server attach $i: $(tail -1 "$T/srv.log")"
 done
 wait $CP
-check "the client got every answer, right ($(cat "$T/client.out"))" test $? -eq 0
+rc=$?
+check "the client got every answer, right ($(cat "$T/client.out"))" test $rc -eq 0
 
 # refusals: one line, non-zero exit, the process untouched
 refused() { # refused WHAT PATTERN PID [RUNAS...]
