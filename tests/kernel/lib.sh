@@ -16,6 +16,10 @@
 #                           /sys/kernel/tracing if it is not; "" if neither
 #   near WANT GOT [P]       GOT (a %) is within P points of WANT (default 3)
 #   samples_of FILE         N of report --samples' "# Samples: N" line
+#   need_fuse               unsupported unless a FUSE tracefs can be mounted
+#   live_tmp                T = a fresh folder with T/mnt, RP = "" (the
+#                           recorder's pid, to set); on exit the recorder
+#                           is killed, the mount detached, T removed
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 B=${1:-build}
 [[ $B = /* ]] || B=$ROOT/$B
@@ -34,6 +38,22 @@ near() { # near WANT GOT [POINTS]
 }
 samples_of() { # samples_of FILE: the N of report --samples' "# Samples: N"
 	awk '/^# Samples: [0-9]/ { print $3; exit }' "$1"
+}
+need_fuse() {
+	[ -c /dev/fuse ] || unsupported "no /dev/fuse"
+	command -v fusermount3 >/dev/null || [ "$(id -u)" -eq 0 ] || unsupported "no fusermount3"
+}
+live_cleanup() {
+	touch "$T/stop"
+	[ -n "$RP" ] && kill -9 "$RP" 2>/dev/null
+	grep -q " $T/mnt fuse.utrace " /proc/mounts && umount -l "$T/mnt" 2>/dev/null
+	rm -rf "$T"
+}
+live_tmp() {
+	T=$(mktemp -d) || exit 1
+	RP=
+	trap live_cleanup EXIT
+	mkdir "$T/mnt"
 }
 unsupported() {
 	echo "UNSUPPORTED: $*"

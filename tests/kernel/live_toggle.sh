@@ -14,21 +14,11 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-[ -c /dev/fuse ] || unsupported "no /dev/fuse"
-command -v fusermount3 >/dev/null || [ "$(id -u)" -eq 0 ] || unsupported "no fusermount3"
+need_fuse
 need_built "$U"
 
 N=${LIVE_TOGGLES:-1000}
-T=$(mktemp -d) || exit 1
-RP=
-cleanup() {
-	touch "$T/stop"
-	[ -n "$RP" ] && kill -9 "$RP" 2>/dev/null
-	grep -q " $T/mnt fuse.utrace " /proc/mounts && umount -l "$T/mnt" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-mkdir "$T/mnt"
+live_tmp
 bash "$ROOT/bench/many_funcs.sh" 1000 4 2000 >"$T/many.c"
 cc -O1 -pthread $("$U" cflags) -o "$T/many" "$T/many.c" || { notok "build the program"; exit 1; }
 "$T/many" "$T/many.c" >"$T/plain.out" 2>&1 # the stop file exists: no pass

@@ -12,20 +12,10 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-[ -c /dev/fuse ] || unsupported "no /dev/fuse"
-command -v fusermount3 >/dev/null || [ "$(id -u)" -eq 0 ] || unsupported "no fusermount3"
+need_fuse
 need_built "$U"
 
-T=$(mktemp -d) || exit 1
-RP=
-cleanup() {
-	touch "$T/stop"
-	[ -n "$RP" ] && kill -9 "$RP" 2>/dev/null
-	grep -q " $T/mnt fuse.utrace " /proc/mounts && umount -l "$T/mnt" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-mkdir "$T/mnt"
+live_tmp
 cat >"$T/live.c" <<'PROG'
 #include <unistd.h>
 __attribute__((noinline)) int func_alpha(int x) { __asm__ volatile(""); return x + 1; }

@@ -12,20 +12,10 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-[ -c /dev/fuse ] || unsupported "no /dev/fuse"
-command -v fusermount3 >/dev/null || [ "$(id -u)" -eq 0 ] || unsupported "no fusermount3"
+need_fuse
 need_built "$U"
 
-T=$(mktemp -d) || exit 1
-RP=
-cleanup() {
-	touch "$T/stop"
-	[ -n "$RP" ] && kill -9 "$RP" 2>/dev/null
-	grep -q " $T/mnt fuse.utrace " /proc/mounts && umount -l "$T/mnt" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-mkdir "$T/mnt"
+live_tmp
 # func_alpha(7, 1000..1002) and func_beta(x) = 2x: every argument and
 # return value is known (func_beta gets 1007..1009, returns 2014..2018)
 cat >"$T/dyn.c" <<'PROG'

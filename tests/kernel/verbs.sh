@@ -13,8 +13,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-[ -c /dev/fuse ] || unsupported "no /dev/fuse"
-command -v fusermount3 >/dev/null || [ "$(id -u)" -eq 0 ] || unsupported "no fusermount3"
+need_fuse
 need_built "$U"
 
 T=$(mktemp -d) || exit 1
