@@ -58,19 +58,26 @@ void rec_live_close(struct rec_conn *c)
 	c->live_fd = -1;
 }
 
-int rec_live_wait(int fd)
+int rec_live_answer(int fd, void *msg, size_t size, uint32_t type)
 {
-	struct utrace_msg_live_done d;
 	struct pollfd p = {.fd = fd, .events = POLLIN};
 	int got = -1;
 	long n;
 
 	if (poll(&p, 1, REC_LIVE_WAIT_MS) <= 0)
 		return -ETIMEDOUT;
-	n = utrace_scm_recv(fd, &d, sizeof(d), MSG_DONTWAIT, &got);
+	n = utrace_scm_recv(fd, msg, size, MSG_DONTWAIT, &got);
 	if (got >= 0)
 		close(got);
-	if (n != (long)sizeof(d) || d.hdr.type != UTRACE_MSG_LIVE_DONE)
+	if (n != (long)size || ((struct utrace_msg *)msg)->type != type)
 		return n < 0 ? (int)n : -EPROTO;
-	return d.status;
+	return 0;
+}
+
+int rec_live_wait(int fd)
+{
+	struct utrace_msg_live_done d;
+	int ret = rec_live_answer(fd, &d, sizeof(d), UTRACE_MSG_LIVE_DONE);
+
+	return ret < 0 ? ret : d.status;
 }

@@ -204,6 +204,9 @@ void rec_live_ev_free(struct utrace_recorder *r);
 int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 			 uint32_t key, const char *path, const char *sys, const char *name,
 			 int id);
+/* The answer (size bytes, of type) to a request sent on a live channel,
+ * within REC_LIVE_WAIT_MS: 0 or -errno. */
+int rec_live_answer(int fd, void *msg, size_t size, uint32_t type);
 /* The answer to a LIVE_DONE sent on a live channel: 0 or -errno. */
 int rec_live_wait(int fd);
 /* how long a process's live thread may take to answer (then its channel

@@ -22,7 +22,6 @@
  * line.  Its removal is utrace_recorder_kprobe_remove's.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -204,19 +203,12 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, siz
 static int live_slot_ask(struct rec_conn *ch, uint32_t obj, uint64_t *area, uint32_t *slot)
 {
 	struct utrace_msg_kprobe_slot s = {{sizeof(s), UTRACE_MSG_KPROBE_SLOT}, obj, 0, 0};
-	struct pollfd p = {.fd = ch->fd, .events = POLLIN};
-	int got = -1, ret = rec_conn_send(ch, &s, sizeof(s), -1);
-	long n;
+	int ret = rec_conn_send(ch, &s, sizeof(s), -1);
 
-	if (ret < 0)
+	if (ret < 0 || (ret = rec_live_answer(ch->fd, &s, sizeof(s), UTRACE_MSG_KPROBE_SLOT)) < 0)
 		return ret;
-	if (poll(&p, 1, REC_LIVE_WAIT_MS) <= 0)
-		return -ETIMEDOUT;
-	n = utrace_scm_recv(ch->fd, &s, sizeof(s), MSG_DONTWAIT, &got);
-	if (got >= 0)
-		close(got);
-	if (n != (long)sizeof(s) || s.hdr.type != UTRACE_MSG_KPROBE_SLOT || s.obj != obj)
-		return n < 0 ? (int)n : -EPROTO;
+	if (s.obj != obj)
+		return -EPROTO;
 	*area = s.addr;
 	*slot = s.slot;
 	return 0;
