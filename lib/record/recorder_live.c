@@ -28,7 +28,6 @@
 
 #include <sys/uio.h>
 
-#include "common/scm.h"
 #include "lib/elf/symtab.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/hist/synth.h"
