@@ -50,7 +50,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: utrace list -f PROGRAM [FILTER...]\n"
-		   "       utrace list -f PROGRAM --why [FILTER...]\n"
+		   "       utrace list -f [--why] PROGRAM [FILTER...]\n"
 		   "       utrace list -e PROGRAM [-F] [--probe DEF]... [--synthetic DEF]... [EVENT...]\n"
 		   "       utrace list --usdt PROGRAM [-v] [PROBE...]\n"
 		   "\n"
@@ -579,6 +579,11 @@ int cmd_list(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--functions")) {
+			/* the spelling: -f --why PROGRAM */
+			if (i + 2 < argc && !strcmp(argv[i + 1], "--why")) {
+				why = true;
+				i++;
+			}
 			if (i + 1 >= argc) {
 				utrace_die_msg(CMD, "%s needs a PROGRAM", a);
 				return 2;

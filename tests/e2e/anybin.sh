@@ -123,6 +123,10 @@ check_anybin_why() {
 		"$(echo "$want" | sort)" ]; echo $?)" \
 		"anybin-why list -f --why names each refused or int3 function and its reason" \
 		"$(cat "$d/why.txt" "$d/why.err")"
+	"$UTRACE" list -f --why "$d/refuse" >"$d/why2.txt" 2>&1
+	t "$(grep -v '^utrace list: ' "$d/why2.txt" | cmp -s - "$d/why.txt"; echo $?)" \
+		"anybin-why the issue's spelling, list -f --why PROG, lists the same" \
+		"$(head -3 "$d/why2.txt")"
 	"$UTRACE" list -f "$d/refuse" >"$d/list.txt" 2>&1
 	t "$([ "$(grep -xE 'tiny|loop_head|second|spin_entry|jumper|main|plain' "$d/list.txt" | sort | tr '\n' ' ')" = \
 		"jumper loop_head main plain second tiny " ]; echo $?)" \
