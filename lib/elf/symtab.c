@@ -276,6 +276,62 @@ int utrace_symtab_load_elf(const struct utrace_elf *elf, struct utrace_symtab **
 	return 0;
 }
 
+/* The PLT imports as symbols: one 8-byte "function" at each GOT slot. */
+struct import_cands {
+	struct cand *c;
+	size_t n, cap;
+};
+
+static int import_cand(void *arg, const struct utrace_elf_import *imp)
+{
+	struct import_cands *t = arg;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct cand *c = realloc(t->c, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		t->c = c;
+		t->cap = cap;
+	}
+	t->c[t->n++] = (struct cand){imp->slot, 8, imp->name, strlen(imp->name), 0};
+	return 0;
+}
+
+int utrace_symtab_load_imports(const char *path, struct utrace_symtab **out,
+			       struct utrace_error *err)
+{
+	struct import_cands t = {0};
+	struct utrace_symtab *tab = NULL;
+	struct utrace_elf *elf;
+	const char *why = NULL;
+	int ret;
+
+	*out = NULL;
+	ret = utrace_elf_open_why(path, &elf, &why);
+	if (ret < 0)
+		return utrace_error_set(err, ret, "%s: %s", path, why ? why : strerror(-ret));
+	ret = utrace_elf_imports(elf, import_cand, &t);
+	if (ret < 0)
+		ret = utrace_error_set(err, ret, "%s: out of memory for the imports", path);
+	else if (!(tab = calloc(1, sizeof(*tab))))
+		ret = utrace_error_set(err, -ENOMEM, "%s: out of memory for the imports", path);
+	if (ret >= 0) {
+		if (t.n)
+			qsort(t.c, t.n, sizeof(*t.c), cand_cmp);
+		ret = build(tab, t.c, t.n, path, err); /* copies the names */
+	}
+	utrace_elf_close(elf);
+	free(t.c);
+	if (ret < 0) {
+		utrace_symtab_free(tab);
+		return ret;
+	}
+	*out = tab;
+	return 0;
+}
+
 int utrace_symtab_load(const char *path, struct utrace_symtab **out, struct utrace_error *err)
 {
 	struct utrace_elf *elf;

@@ -31,6 +31,11 @@ struct utrace_sym {
 int utrace_symtab_load(const char *path, struct utrace_symtab **out, struct utrace_error *err);
 int utrace_symtab_load_elf(const struct utrace_elf *elf, struct utrace_symtab **out,
 			   struct utrace_error *err);
+/* The imports an object calls through its PLT (utrace_elf_imports) as
+ * symbols: each an 8-byte "function" at its GOT slot's vaddr, demangled
+ * as the others (what --libcall records name). */
+int utrace_symtab_load_imports(const char *path, struct utrace_symtab **out,
+			       struct utrace_error *err);
 void utrace_symtab_free(struct utrace_symtab *tab);
 
 size_t utrace_symtab_count(const struct utrace_symtab *tab);

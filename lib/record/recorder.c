@@ -590,7 +590,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		if (s->tab)
 			utrace_symtab_free(s->tab);
 		utrace_dwarf_close(s->dwarf);
-		rec_imports_free(s->imports);
+		utrace_symtab_free(s->imports);
 		free(s->path);
 		free(s);
 	}

@@ -56,7 +56,7 @@ struct rec_symtab { /* cache: one load per path */
 	struct utrace_symtab *tab; /* NULL if the file could not be read */
 	struct utrace_dwarf *dwarf; /* funcgraph-args; NULL: none or not tried */
 	bool dwarf_tried;
-	struct rec_imports *imports; /* --libcall: the file's PLT imports */
+	struct utrace_symtab *imports; /* --libcall: the file's PLT imports */
 	bool imports_tried;
 	struct rec_symtab *next;
 };
@@ -358,9 +358,8 @@ int rec_snap_threads(struct utrace_recorder *r, struct utrace_dat_snapshot *s,
 		     struct utrace_error *err);
 
 /* recorder_libcall.c: library calls (UTRACE_OBJ_LIBCALL objects) */
-struct rec_imports;
 bool rec_libcall_refused(const char *name);
-const char *rec_libcall_name(struct rec_symtab *s, uint32_t i, uint64_t va, const char **raw);
+const char *rec_libcall_name(struct rec_symtab *s, uint64_t va, const char **raw);
 /* recorder_symtab.c: writes a SYMTAB record of n entries (h's counts set
  * here) and frees ents and strs. */
 struct utrace_dat_symtab;
@@ -370,7 +369,6 @@ int rec_symtab_write(struct utrace_recorder *r, struct utrace_dat_symtab *h,
 		     struct utrace_error *err);
 int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx,
 		       struct rec_symtab *s, struct utrace_error *err);
-void rec_imports_free(struct rec_imports *t);
 
 /* recorder_proc.c: c's socket reached its end.  rec_image_alive: its
  * process runs on in the same image (it closed the socket itself);

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/elf/elf.h"
+#include "lib/elf/symtab.h"
 #include "lib/record/recorder_internal.h"
 
 static const char *const refused[] = {
@@ -38,8 +38,6 @@ static const char *const refused[] = {
     "__cxa_begin_catch",
 };
 
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
 bool rec_libcall_refused(const char *name)
 {
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
@@ -48,102 +46,34 @@ bool rec_libcall_refused(const char *name)
 	return false;
 }
 
-struct rec_imports {
-	uint64_t *slot;
-	char **name, **raw; /* name: demangled (or raw) */
-	size_t n, cap;
-};
-
-static int imports_add(void *arg, const struct utrace_elf_import *imp)
+/* The imports of s's file as symbols, read once; NULL if it cannot be
+ * read. */
+static struct utrace_symtab *imports_get(struct rec_symtab *s)
 {
-	struct rec_imports *t = arg;
+	struct utrace_error err;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		uint64_t *s = realloc(t->slot, cap * sizeof(*s));
-		char **nm = s ? realloc(t->name, cap * sizeof(*nm)) : NULL;
-		char **raw = nm ? realloc(t->raw, cap * sizeof(*raw)) : NULL;
-
-		if (s)
-			t->slot = s;
-		if (nm)
-			t->name = nm;
-		if (!raw)
-			return -ENOMEM;
-		t->raw = raw;
-		t->cap = cap;
+	if (!s->imports_tried) {
+		s->imports_tried = true;
+		if (utrace_symtab_load_imports(s->path, &s->imports, &err) < 0)
+			s->imports = NULL;
 	}
-	if (!(t->raw[t->n] = strdup(imp->name)))
-		return -ENOMEM;
-	t->name[t->n] = NULL;
-	if (imp->name[0] == '_' && imp->name[1] == 'Z') {
-		int status = -1;
-		char *dem = __cxa_demangle(imp->name, NULL, NULL, &status);
-
-		if (dem && !status)
-			t->name[t->n] = dem;
-		else
-			free(dem);
-	}
-	if (!t->name[t->n] && !(t->name[t->n] = strdup(imp->name))) {
-		free(t->raw[t->n]);
-		return -ENOMEM;
-	}
-	t->slot[t->n++] = imp->slot;
-	return 0;
+	return s->imports;
 }
 
-void rec_imports_free(struct rec_imports *t)
+/* The name of the libcall site at slot vaddr va, and in *raw (if raw) its
+ * mangled spelling; NULL if the runtime left it alone or the file does
+ * not say. */
+const char *rec_libcall_name(struct rec_symtab *s, uint64_t va, const char **raw)
 {
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->name[i]);
-		free(t->raw[i]);
-	}
-	free(t->name);
-	free(t->raw);
-	free(t->slot);
-	free(t);
-}
+	struct utrace_symtab *t = s ? imports_get(s) : NULL;
+	const struct utrace_sym *sym;
+	uint64_t off = 1;
 
-/* The imports of s's file, read once; NULL if it cannot be read. */
-static struct rec_imports *imports_get(struct rec_symtab *s)
-{
-	struct utrace_elf *elf;
-	struct rec_imports *t;
-
-	if (s->imports_tried)
-		return s->imports;
-	s->imports_tried = true;
-	if (utrace_elf_open(s->path, &elf) < 0)
-		return NULL;
-	if ((t = calloc(1, sizeof(*t))) && utrace_elf_imports(elf, imports_add, t) < 0) {
-		rec_imports_free(t);
-		t = NULL;
-	}
-	utrace_elf_close(elf);
-	return s->imports = t;
-}
-
-/* The name of site i of the libcall object o (slot vaddr va), and in
- * *raw (if raw) its mangled spelling; NULL if the runtime left it alone or
- * the file does not say. */
-const char *rec_libcall_name(struct rec_symtab *s, uint32_t i, uint64_t va, const char **raw)
-{
-	struct rec_imports *t = s ? imports_get(s) : NULL;
-	size_t k = i;
-
-	if (!t || !va)
-		return NULL;
-	if (k >= t->n || t->slot[k] != va)
-		for (k = 0; k < t->n && t->slot[k] != va; k++) /* by slot */
-			;
-	if (k >= t->n)
+	if (!t || !va || !(sym = utrace_symtab_lookup(t, va, &off)) || off)
 		return NULL;
 	if (raw)
-		*raw = t->raw[k];
-	return t->name[k];
+		*raw = sym->raw;
+	return sym->name;
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -164,7 +94,7 @@ int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 	char *strs = NULL;
 
 	for (uint32_t i = 0; ents && i < o->nr_sites; i++) {
-		const char *nm = rec_libcall_name(s, i, o->vaddrs[i], NULL);
+		const char *nm = rec_libcall_name(s, o->vaddrs[i], NULL);
 
 		if (nm) {
 			ents[n].vaddr = o->vaddrs[i];
@@ -178,7 +108,7 @@ int rec_libcall_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t i
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
 	for (uint32_t i = 0; i < o->nr_sites; i++) {
-		const char *nm = rec_libcall_name(s, i, o->vaddrs[i], NULL);
+		const char *nm = rec_libcall_name(s, o->vaddrs[i], NULL);
 
 		if (nm) {
 			memcpy(strs + off, nm, strlen(nm) + 1);

@@ -124,7 +124,7 @@ static bool live_seen(struct utrace_recorder *r, uint32_t ci, uint32_t oi)
 static void live_libcalls(struct rec_object *o, utrace_recorder_func_cb cb, void *arg)
 {
 	for (uint32_t i = 0; i < o->nr_sites; i++) {
-		const char *raw = NULL, *name = rec_libcall_name(o->syms, i, o->vaddrs[i], &raw);
+		const char *raw = NULL, *name = rec_libcall_name(o->syms, o->vaddrs[i], &raw);
 
 		if (name && !rec_libcall_refused(raw))
 			cb(arg, name, raw, o->path, false);

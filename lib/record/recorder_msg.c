@@ -109,7 +109,7 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 			unsigned f = 0;
 
 			if (lib) {
-				name = rec_libcall_name(o->syms, first + i, va, &raw);
+				name = rec_libcall_name(o->syms, va, &raw);
 			} else if (va && o->syms && o->syms->tab &&
 				   (sym = utrace_symtab_lookup(o->syms->tab, va, &off))) {
 				name = sym->name;

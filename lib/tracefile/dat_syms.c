@@ -16,7 +16,8 @@
  * once.  Names made up here (hex addresses) live in a list freed at close.
  *
  * SYMTAB records are written when the recording ends: a recorder that was
- * killed leaves none.  An object without one then gets its symbols from
+ * killed leaves none, and a recording still running (the live tracefs's
+ * trace) has none yet.  An object without one then gets its symbols from
  * its file as it is on disk now (with a warning), the first time a name
  * in it is needed.
  */
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/proto.h"
 #include "lib/tracefile/dat_internal.h"
 #include "lib/elf/symtab.h"
 
@@ -364,7 +366,8 @@ void dat_syms_free(struct utrace_dat *d)
 
 /* ---- lookups ---- */
 
-/* Symbols from the object's file, for an object without a SYMTAB. */
+/* Symbols from the object's file, for an object without a SYMTAB (a
+ * libcall part's: its imports, as the recorder names them). */
 static void load_disk_syms(struct utrace_dat *d, struct dat_object *o)
 {
 	struct utrace_symtab *tab;
@@ -372,7 +375,9 @@ static void load_disk_syms(struct utrace_dat *d, struct dat_object *o)
 	size_t n, strsz = 0, pos = 0;
 
 	o->has_symtab = 1; /* tried */
-	if (!o->path[0] || utrace_symtab_load(o->path, &tab, &err) < 0)
+	if (!o->path[0] ||
+	    ((o->flags & UTRACE_OBJ_LIBCALL) ? utrace_symtab_load_imports(o->path, &tab, &err)
+					     : utrace_symtab_load(o->path, &tab, &err)) < 0)
 		return;
 	n = utrace_symtab_count(tab);
 	for (size_t i = 0; i < n; i++)

@@ -7,7 +7,8 @@
 # saves them as a utrace.dat report reads (while running, and after the
 # program ended), reset ends the session (mount gone, program running on
 # untraced) and frees an ended one's buffers; utrace stream prints a
-# short program's whole call graph and ends as it ended.  Each check
+# short program's whole call graph (its library calls by name) and ends
+# as it ended.  Each check
 # would fail without its verb.  The session directory is one of our own
 # (XDG_RUNTIME_DIR), so other recordings are not touched.
 set -u
@@ -148,9 +149,11 @@ check "after kill -9 of the recorder, reset unmounts its tracefs" \
 check "and removes its session's files" test ! -e "$S/session" -a ! -e "$S/spool-$RPID.dat"
 touch "$T/stop"
 
-"$U" stream -- "$T/short" >"$T/stream" 2>&1
+"$U" stream --libcall -- "$T/short" >"$T/stream" 2>&1
 check "stream ends as the command ended" test $? -eq 3
 check "stream prints the command's output" grep -qx 'v=62' "$T/stream"
 check "stream prints every call as it comes (5 mid, 5 leaf)" test \
 	"$(grep -c '|    mid() {' "$T/stream") $(grep -c 'leaf();' "$T/stream")" = "5 5"
+check "stream names the library call as report does (printf, not a nearby symbol)" \
+	grep -q '|    printf();' "$T/stream"
 check "stream leaves nothing behind" test -z "$(ls "$S" | grep stream)"
