@@ -143,13 +143,16 @@ struct live_scan {
 static int live_count(void *arg, const struct utrace_event *ev, struct utrace_error *err)
 {
 	struct live_scan *s = arg;
+	uint64_t end;
 
 	if (ev->kind == UTRACE_EV_LOST)
 		return 0;
 	if (s->events++ == s->skip)
 		s->from_ts = ev->ts;
-	if (ev->ts > s->last_ts)
-		s->last_ts = ev->ts;
+	/* a LEAF line holds its return too: consumed up to there */
+	end = ev->ts + (ev->kind == UTRACE_EV_LEAF ? ev->duration : 0);
+	if (end > s->last_ts)
+		s->last_ts = end;
 	return 0;
 }
 

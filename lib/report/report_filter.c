@@ -564,6 +564,14 @@ int utrace_report_filter_event(struct utrace_report_filter *f, struct utrace_eve
 	}
 	if (ev->buf >= f->nr_threads || !f->threads[ev->buf])
 		return 0;
+	/* a call folded into one line whose entry lies before the range and
+	 * its return in it: its return, as for a call not folded (trace_pipe
+	 * printed the entry, then the return came) */
+	if (ev->kind == UTRACE_EV_LEAF && ev->ts < f->lo && ev->ts + ev->duration >= f->lo) {
+		ev->kind = UTRACE_EV_EXIT;
+		ev->ts += ev->duration;
+		ev->flags |= UTRACE_EVF_NO_ENTRY;
+	}
 	when = ev->ts >= f->lo && ev->ts <= f->hi && cpu_selected(f, ev->cpu);
 	switch (ev->kind) {
 	case UTRACE_EV_ENTRY:

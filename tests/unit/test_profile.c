@@ -308,7 +308,8 @@ static void test_selected(void)
 	}
 	utrace_report_filter_free(f);
 
-	/* 15 ns to 20 ms after the first event (1000): bar's whole call */
+	/* 15 ns to 20 ms after the first event (1000): bar's whole call, and
+	 * the first foo, which returns in it */
 	utrace_report_filter_new(&f, &err);
 	check(utrace_report_filter_add(f, "time-range", "15ns~20ms", &err) == 0,
 	      "time range 15ns~20ms accepted");
@@ -317,7 +318,7 @@ static void test_selected(void)
 		check(utrace_profile_count(p) == 3 && !find(p, "main"),
 		      "time range: bar, 0x1400, foo");
 		expect(p, "bar", 1, 16777347, 11, 16777347, 16777347, 16777347, "time range");
-		expect(p, "foo", 1, 100, 100, 100, 100, 100, "time range");
+		expect(p, "foo", 2, 105, 105, 5, 100, 105, "time range");
 		done(p, d);
 	} else {
 		check(0, "time range: profile");

@@ -72,9 +72,12 @@ static void test_graph_selections(void)
 	fx_golden_free("--tid 100: the thread", render(path, "tid", "99,100", 0, 0), all);
 	fx_golden_free("--pid 7: no such process", render(path, "pid", "7", 0, 0), GRAPH_HEADER);
 	fx_golden_free("--comm 'te*': the thread", render(path, "comm", "te*", 0, 0), all);
-	fx_golden_free("--time-range absolute: bar's return on",
+	/* foo (0.016778260, 100 ns) returns in the range: its return, as
+	 * bar's, though its entry and return were one line */
+	fx_golden_free("--time-range absolute: foo's, bar's and main's returns",
 		       render(path, "time-range", "0.016778300~", 0, 0),
-		       GRAPH_HEADER " 3) * 16777.34 us |    } /* bar */\n"
+		       GRAPH_HEADER " 3)   0.100 us    |      } /* foo */\n"
+				    " 3) * 16777.34 us |    } /* bar */\n"
 				    " 3) $ 2016777 us  |  } /* main */\n");
 	fx_golden_free("--to 20ns elapsed", render(path, "to", "20ns", 0, 0),
 		       GRAPH_HEADER " 2)               |  main() {\n"
