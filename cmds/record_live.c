@@ -46,6 +46,10 @@ struct record_live {
 	 * since then no event is recorded whose id it could contradict */
 	struct utrace_event_select *events, *own;
 	struct record_dynev *dyn; /* dynamic_events, synthetic_events */
+	/* the bookmarks of trace_pipe ([0]) and per_cpu/cpuN/trace_pipe
+	 * ([N + 1]) in the growing file; used under the tracefs's lock */
+	struct utrace_dat_resume **pipes;
+	size_t nr_pipes;
 };
 
 static void live_lock(struct record_live *rl)
@@ -156,9 +160,10 @@ static int live_count(void *arg, const struct utrace_event *ev, struct utrace_er
 	return 0;
 }
 
-/* The events at or after since_ns (0: all) of cpu (-1: all). */
+/* The events at or after since_ns (0: all) of cpu (-1: all), read on
+ * from rs's bookmarks if rs. */
 static int live_select(struct utrace_report_filter **f, uint64_t since_ns, int cpu,
-		       struct utrace_error *err)
+		       struct utrace_dat_resume *rs, struct utrace_error *err)
 {
 	char v[64];
 
@@ -174,6 +179,7 @@ static int live_select(struct utrace_report_filter **f, uint64_t since_ns, int c
 	snprintf(v, sizeof(v), "%d", cpu);
 	if (cpu >= 0 && utrace_report_filter_add(*f, "cpu", v, err) < 0)
 		return err->code;
+	utrace_report_filter_set_resume(*f, rs);
 	return 0;
 }
 
@@ -181,7 +187,8 @@ static int live_select(struct utrace_report_filter **f, uint64_t since_ns, int c
  * LIVE_TRACE_MAX, the time from which the newest ones are (a second
  * pass); *since_ns moved there. */
 static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint64_t *since_ns,
-		     int cpu, struct live_scan *s, struct utrace_error *err)
+		     int cpu, struct utrace_dat_resume *rs, struct live_scan *s,
+		     struct utrace_error *err)
 {
 	struct utrace_pass_stats st;
 	uint64_t n;
@@ -197,7 +204,29 @@ static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint
 		return err->code;
 	*since_ns = s->from_ts;
 	utrace_report_filter_free(*f);
-	return live_select(f, *since_ns, cpu, err);
+	return live_select(f, *since_ns, cpu, rs, err);
+}
+
+/* The bookmarks of cpu's trace_pipe (-1: trace_pipe), NULL if none: a
+ * flight recorder's file is a new extract each time. */
+static struct utrace_dat_resume *live_pipe_resume(struct record_live *rl, int cpu)
+{
+	size_t i = (size_t)(cpu + 1);
+
+	if (rl->overwrite)
+		return NULL;
+	if (i >= rl->nr_pipes) {
+		struct utrace_dat_resume **p = realloc(rl->pipes, (i + 1) * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + rl->nr_pipes, 0, (i + 1 - rl->nr_pipes) * sizeof(*p));
+		rl->pipes = p;
+		rl->nr_pipes = i + 1;
+	}
+	if (!rl->pipes[i] && utrace_dat_resume_new(&rl->pipes[i]) < 0)
+		return NULL;
+	return rl->pipes[i];
 }
 
 static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
@@ -207,6 +236,7 @@ static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 	struct utrace_report_opts o;
 	struct utrace_report_filter *f = NULL;
 	struct live_scan scan = {0};
+	struct utrace_dat_resume *rs;
 	struct utrace_dat *d;
 	int ret;
 
@@ -215,9 +245,11 @@ static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 	utrace_report_opts_init(&o);
 	o.tracer = tracer;
 	o.flags = options;
-	ret = live_select(&f, since_ns, cpu, err);
+	/* trace_pipe reads on from its bookmarks (NULL: from the start) */
+	rs = last_ns ? live_pipe_resume(rl, cpu) : NULL;
+	ret = live_select(&f, since_ns, cpu, rs, err);
 	if (ret >= 0)
-		ret = live_scan(d, &f, &since_ns, cpu, &scan, err);
+		ret = live_scan(d, &f, &since_ns, cpu, rs, &scan, err);
 	o.filter = f;
 	/* trace_pipe: where this read ends, from the same file */
 	if (last_ns)
@@ -493,7 +525,7 @@ static int live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_n
 
 	if (live_open_dat(rl, &d, err) < 0)
 		return err->code;
-	ret = live_select(&f, since_ns, cpu, err);
+	ret = live_select(&f, since_ns, cpu, NULL, err);
 	if (ret >= 0)
 		ret = utrace_report_filter_run(f, d, live_cpu_count, &s, &ps, err);
 	utrace_report_filter_free(f);
@@ -597,6 +629,9 @@ void record_live_stop(struct record_live *rl)
 	utrace_event_select_free(rl->own);
 	record_dynev_free(rl->dyn);
 	pthread_mutex_destroy(&rl->lock);
+	for (size_t i = 0; i < rl->nr_pipes; i++)
+		utrace_dat_resume_free(rl->pipes[i]);
+	free(rl->pipes);
 	free(rl->extract);
 	free(rl);
 }

@@ -63,6 +63,7 @@ struct utrace_report_filter {
 	uint32_t max_depth; /* NONE: no limit */
 	struct tspec from, to;
 	bool active;
+	struct utrace_dat_resume *resume; /* the caller's, or NULL */
 
 	/* the pass */
 	struct utrace_dat *d;
@@ -422,6 +423,34 @@ int utrace_report_filter_begin(struct utrace_report_filter *f, struct utrace_dat
 	return 0;
 }
 
+void utrace_report_filter_set_resume(struct utrace_report_filter *f, struct utrace_dat_resume *rs)
+{
+	f->resume = rs;
+}
+
+/* Bookmarks skip only what a time range from a fixed time drops: a
+ * function or depth selection follows every call from the start. */
+static bool resumable(const struct utrace_report_filter *f)
+{
+	return f->resume && f->from.set && !f->from.elapsed && !f->nr_funcs &&
+	       f->max_depth == NONE;
+}
+
+int utrace_report_filter_iter_open(struct utrace_report_filter *f, struct utrace_dat *d,
+				   struct utrace_dat_iter **it, struct utrace_error *err)
+{
+	int ret = utrace_report_filter_begin(f, d, err);
+
+	if (ret >= 0)
+		ret = utrace_dat_iter_open(d, it, err);
+	if (ret >= 0 && f && resumable(f) &&
+	    (ret = utrace_dat_iter_resume(*it, f->resume, f->from.ns, err)) < 0) {
+		utrace_dat_iter_close(*it);
+		*it = NULL;
+	}
+	return ret;
+}
+
 bool utrace_report_filter_thread(const struct utrace_report_filter *f, const struct utrace_dat *d,
 				 unsigned buf)
 {
@@ -627,10 +656,7 @@ int utrace_report_filter_run(struct utrace_report_filter *f, struct utrace_dat *
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	ret = utrace_report_filter_begin(f, d, err);
-	if (ret < 0)
-		return ret;
-	ret = utrace_dat_iter_open(d, &it, err);
+	ret = utrace_report_filter_iter_open(f, d, &it, err);
 	if (ret < 0)
 		return ret;
 	while ((ret = utrace_report_filter_next(f, it, &ev, err)) > 0) {

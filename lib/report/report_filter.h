@@ -71,6 +71,14 @@ bool utrace_report_filter_active(const struct utrace_report_filter *f);
  * follows each thread's calls).  f may be NULL (every event). */
 int utrace_report_filter_begin(struct utrace_report_filter *f, struct utrace_dat *d,
 			       struct utrace_error *err);
+/* utrace_report_filter_begin, then an iterator over d for the pass, which
+ * starts at the bookmarks of f's resume (utrace_dat_iter_resume) when f
+ * has one and selects a time range from a fixed time only. */
+int utrace_report_filter_iter_open(struct utrace_report_filter *f, struct utrace_dat *d,
+				   struct utrace_dat_iter **it, struct utrace_error *err);
+/* Bookmarks for the passes of a file read again and again as it grows
+ * (trace_pipe): rs stays the caller's. */
+void utrace_report_filter_set_resume(struct utrace_report_filter *f, struct utrace_dat_resume *rs);
 /* True if the thread of buffer buf of d (utrace_dat_buffer_get) is
  * selected (f may be NULL). */
 bool utrace_report_filter_thread(const struct utrace_report_filter *f, const struct utrace_dat *d,

@@ -447,14 +447,7 @@ static void take_warnings(struct printer *p, const struct utrace_dat_iter *it)
 /* Opens an iterator for one pass over the (filtered) events. */
 static int begin_pass(struct printer *p, struct utrace_dat_iter **it, struct utrace_error *err)
 {
-	int ret;
-
-	if (p->filter) {
-		ret = utrace_report_filter_begin(p->filter, p->d, err);
-		if (ret < 0)
-			return ret;
-	}
-	return utrace_dat_iter_open(p->d, it, err);
+	return utrace_report_filter_iter_open(p->filter, p->d, it, err);
 }
 
 static void put_graph_event(struct printer *p, const struct utrace_event *ev)

@@ -41,6 +41,7 @@ void dat_cursor_fini(struct dat_cursor *c)
 {
 	free(c->raw);
 	free(c->frames);
+	dat_mark_fini(&c->start);
 	c->raw = NULL;
 	c->frames = NULL;
 	c->cap_raw = c->cap_frames = 0;
@@ -175,7 +176,7 @@ static int push_entry(struct dat_cursor *c, struct dat_raw *r, uint32_t id)
 	}
 	f = &c->frames[c->nr_frames++];
 	f->id = id;
-	f->known = 1;
+	f->known = DAT_FRAME_TICK;
 	f->tick = c->tick;
 	return 1;
 }
@@ -187,10 +188,12 @@ static void pop_exit(struct dat_cursor *c, struct dat_raw *r)
 		const struct dat_frame *f = &c->frames[--c->nr_frames];
 
 		r->id = f->id;
-		if (f->known)
+		if (f->known & DAT_FRAME_TICK)
 			r->entry_tick = f->tick;
 		else
 			r->flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY;
+		if (f->known & DAT_FRAME_MARKED)
+			r->flags |= UTRACE_EVF_NO_ENTRY;
 		if (f->id == UTRACE_DAT_NO_ID)
 			r->flags |= UTRACE_EVF_NO_ID;
 	} else {
@@ -446,6 +449,8 @@ int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error
 		if (!c->in_page) {
 			if (c->next_page >= c->b->nr_pages)
 				return lost_at_end(c, r);
+			if (c->keep)
+				dat_mark_take(c, &c->start);
 			ret = load_page(c, err);
 			if (ret < 0)
 				return ret;
@@ -453,6 +458,8 @@ int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error
 		}
 		if (c->pos >= c->nwords) {
 			c->in_page = 0;
+			if (c->keep)
+				dat_mark_keep(c);
 			continue;
 		}
 		if (decode_one(c, r))

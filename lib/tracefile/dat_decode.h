@@ -38,8 +38,29 @@ struct dat_warnings {
 
 struct dat_frame {
 	uint32_t id;
-	uint32_t known; /* tick is the entry time */
+	uint32_t known; /* DAT_FRAME_* */
 	uint64_t tick;
+};
+#define DAT_FRAME_TICK 1u   /* tick is the entry time */
+#define DAT_FRAME_MARKED 2u /* entered before the bookmark it was restored
+			     * from (dat_resume.c): its EXIT says NO_ENTRY */
+
+/* A cursor's state where one of its sub-buffers starts: a bookmark
+ * (dat_resume.c).  The buffer and the sub-buffer are checked on use. */
+struct dat_mark {
+	int valid;
+	int32_t tid;
+	uint32_t buf;
+	size_t page;  /* next_page: the sub-buffer it starts at */
+	uint64_t off; /* that sub-buffer's file offset */
+	uint32_t last_seq;
+	int have_seq;
+	uint64_t tick;
+	uint32_t cpu;
+	uint64_t base;
+	struct dat_frame *frames;
+	size_t nr_frames, cap_frames;
+	uint64_t lost_seen;
 };
 
 struct dat_cursor {
@@ -73,6 +94,12 @@ struct dat_cursor {
 	uint32_t lost_flags;
 	uint64_t lost_seen; /* the counts of the LOST events given so far */
 	int tail_done;	    /* the buffer's last LOST (see dat_cursor_next) is given */
+
+	/* bookmarks: with keep set, each sub-buffer whose records all lie
+	 * before keep_before_ns moves *keep to where it starts */
+	struct dat_mark *keep;
+	uint64_t keep_before_ns;
+	struct dat_mark start; /* where the current sub-buffer started */
 };
 
 void dat_cursor_init(struct dat_cursor *c, struct utrace_dat *d, uint32_t bufidx,
@@ -80,5 +107,12 @@ void dat_cursor_init(struct dat_cursor *c, struct utrace_dat *d, uint32_t bufidx
 /* 1 with a record, 0 at the end of the buffer, <0 on an I/O error. */
 int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err);
 void dat_cursor_fini(struct dat_cursor *c);
+
+/* dat_resume.c */
+void dat_mark_take(const struct dat_cursor *c, struct dat_mark *m);
+void dat_mark_keep(struct dat_cursor *c);
+int dat_cursor_restore(struct dat_cursor *c, const struct dat_mark *m);
+void dat_mark_fini(struct dat_mark *m);
+struct dat_mark *dat_resume_mark(struct utrace_dat_resume *rs, size_t i, uint64_t since_ns);
 
 #endif

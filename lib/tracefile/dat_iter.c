@@ -25,6 +25,9 @@
  * own EXIT becomes one LEAF event, as the kernel's function_graph output
  * folds "func();" lines.  Times are converted from ticks to ns only here;
  * a duration is the difference of the converted times.
+ *
+ * With a utrace_dat_resume (dat_resume.c) the buffers' cursors start at
+ * their bookmarks, and move them on.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -248,6 +251,24 @@ int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 		if (it->nr_heap)
 			sift_down(it, i);
 	*out = it;
+	return 0;
+}
+
+int utrace_dat_iter_resume(struct utrace_dat_iter *it, struct utrace_dat_resume *rs,
+			   uint64_t since_ns, struct utrace_error *err)
+{
+	for (size_t i = 0; i < it->d->nr_buffers; i++) {
+		struct dat_cursor *dc = &it->curs[i].dc;
+		struct dat_mark *m = dat_resume_mark(rs, i, since_ns);
+
+		if (!m)
+			return utrace_error_set(err, -ENOMEM, "%s: out of memory", it->d->path);
+		if (it->curs[i].started)
+			continue;
+		dat_cursor_restore(dc, m); /* its heap key stays a lower bound */
+		dc->keep = m;
+		dc->keep_before_ns = since_ns;
+	}
 	return 0;
 }
 

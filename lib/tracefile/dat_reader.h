@@ -263,4 +263,19 @@ uint64_t utrace_dat_iter_warnings(const struct utrace_dat_iter *it);
 const char *utrace_dat_iter_warning(const struct utrace_dat_iter *it);
 void utrace_dat_iter_close(struct utrace_dat_iter *it);
 
+/*
+ * Bookmarks for reading a growing file again and again (trace_pipe,
+ * dat_resume.c): an iterator given rs, before its first event, starts
+ * each buffer where an earlier reading with rs found that nothing before
+ * since_ns is left, and leaves rs there for the next reading.  The events
+ * at or after since_ns come out as from a whole reading; those before it
+ * may not come out at all.  One rs per file, with since_ns never going back
+ * (a reading from an earlier time forgets the bookmarks).
+ */
+struct utrace_dat_resume;
+int utrace_dat_resume_new(struct utrace_dat_resume **out);
+void utrace_dat_resume_free(struct utrace_dat_resume *rs);
+int utrace_dat_iter_resume(struct utrace_dat_iter *it, struct utrace_dat_resume *rs,
+			   uint64_t since_ns, struct utrace_error *err);
+
 #endif
