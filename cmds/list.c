@@ -10,7 +10,7 @@
  * found the way ldd finds them (lib/elf/libdeps.c).
  *
  * Events are read from the __utrace_events section of the program and of
- * the same libraries (lib/events/event_format.c) and print as "system:event",
+ * the same libraries (lib/events/event_format_elf.c) and print as "system:event",
  * once each even if several objects define one: the recorder gives an
  * event one id by that name, whichever object fires it.
  *

@@ -69,7 +69,7 @@ int utrace_tracedat_convert(struct utrace_dat *d, const char *path,
  */
 char *utrace_tracedat_symbol_name(const char *name);
 
-/* ---- Shared by lib/export/tracedat.c and lib/export/tracedat_formats.c only. ---- */
+/* ---- Shared by the converter's files, lib/export/tracedat*.c, only. ---- */
 
 #define UTRACE_TRACEDAT_PAGE_SIZE 4096u
 #define UTRACE_TRACEDAT_PAGE_HEADER 16u /* u64 time_stamp, long commit */

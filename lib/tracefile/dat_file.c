@@ -9,6 +9,9 @@
  *        |                                   +--> dat_syms.c   (symbols)
  *        v                                   |
  *   dat_iter.c --> dat_decode.c -------------+--> dat_file.c   (this file)
+ *
+ * The open pass hands each metadata record to dat_meta.c (with
+ * dat_evfmt.c's event format checks), which calls the same parts below.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -31,6 +34,12 @@ void dat_warn(struct utrace_dat *d, const char *fmt, ...)
 		d->warnings[d->nr_warnings] = strdup(line);
 	}
 	d->nr_warnings++;
+}
+
+void dat_bad_record(struct utrace_dat *d, uint64_t off, uint32_t type, const char *why)
+{
+	dat_warn(d, "%s: record at offset %llu (type %u): %s: skipped", d->path,
+		 (unsigned long long)off, type, why);
 }
 
 int dat_pread(const struct utrace_dat *d, void *buf, size_t len, uint64_t off,

@@ -2,9 +2,11 @@
 /*
  * dat_internal.h - what the parts of the utrace.dat reader share:
  * dat_file.c (checked reads, warnings, buffer table, clock), dat_reader.c
- * (open, index, metadata), dat_syms.c (symbol lookup), dat_kernel.c
- * (kernel pages), dat_decode.c (sub-buffer decoder) and dat_iter.c (merge
- * by time).  Calls go one way: reader -> kernel/syms -> file.
+ * (open, index, metadata queries), dat_meta.c (metadata records),
+ * dat_evfmt.c (event format checks), dat_syms.c (symbol lookup),
+ * dat_kernel.c (kernel pages), dat_decode.c (sub-buffer decoder) and
+ * dat_iter.c (merge by time).  Calls go one way: reader -> meta ->
+ * evfmt/kernel/syms -> file.
  */
 #ifndef UTRACE_LIB_DAT_INTERNAL_H
 #define UTRACE_LIB_DAT_INTERNAL_H
@@ -131,8 +133,19 @@ struct utrace_dat {
 	unsigned ring_pos;
 };
 
+/* The open pass's state (dat_reader.c), which the metadata handlers
+ * (dat_meta.c) fill. */
+struct dat_scan {
+	struct dat_blob *blobs;
+	size_t nr_blobs, cap_blobs;
+	size_t cap_images, cap_objects, cap_notices, cap_meta, cap_meta_blobs, cap_evfmts;
+	size_t seq;
+};
+
 /* dat_file.c */
 void dat_warn(struct utrace_dat *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* the warning for a record skipped, at file offset off, and why */
+void dat_bad_record(struct utrace_dat *d, uint64_t off, uint32_t type, const char *why);
 /* pread() the whole range; -EIO with err filled if the file is shorter. */
 int dat_pread(const struct utrace_dat *d, void *buf, size_t len, uint64_t off,
 	      struct utrace_error *err);
@@ -145,6 +158,15 @@ uint64_t dat_ticks_to_ns(const struct utrace_dat *d, uint64_t ticks);
 /* the fast tsc->ns conversion's multiplier, from d->clock */
 void dat_clock_prepare(struct utrace_dat *d);
 int dat_grow(void **arr, size_t *cap, size_t need, size_t size);
+
+/* dat_meta.c: one metadata record whose payload p[0..len) was read whole
+ * (p[len] is a NUL), at file offset off; takes p.  <0 only when out of
+ * memory. */
+int dat_meta_record(struct utrace_dat *d, struct dat_scan *sc, uint32_t type, char *p, uint32_t len,
+		    uint64_t off);
+
+/* dat_evfmt.c: whether an event format text is sound to keep */
+bool dat_format_ok(const char *system, const char *text);
 
 /* dat_samples.c: the PERF_ATTR record, a PERF record indexed (head: its
  * first n bytes, record header included), the tables freed */

@@ -13,6 +13,10 @@
  * with a warning, and a missing END record is a warning too: what was
  * saved is still readable.  Only a file that is not a utrace.dat at all,
  * or an I/O error, makes open fail.
+ *
+ * The metadata records are dat_meta.c's; this file checks the file
+ * header, walks the records, indexes the pages, and answers the
+ * metadata queries once the file is open.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,401 +29,7 @@
 #include <unistd.h>
 
 #include "common/rb_abi.h"
-#include "lib/events/event_format.h"
 #include "lib/tracefile/dat_kernel.h"
-
-/* ---- records ---- */
-
-struct scan {
-	struct dat_blob *blobs;
-	size_t nr_blobs, cap_blobs;
-	size_t cap_images, cap_objects, cap_notices, cap_meta, cap_meta_blobs, cap_evfmts;
-	size_t seq;
-};
-
-/* Keeps text (*kept) as the storage of its key/value pairs. */
-static int add_meta(struct utrace_dat *d, struct scan *sc, char *text, size_t len, bool *kept)
-{
-	char *line = text, *end = text + len;
-
-	if (dat_grow((void **)&d->meta_blobs, &sc->cap_meta_blobs, d->nr_meta_blobs + 1,
-		     sizeof(*d->meta_blobs)))
-		return -ENOMEM;
-	d->meta_blobs[d->nr_meta_blobs++] = text;
-	*kept = true;
-	while (line < end) {
-		char *nl = memchr(line, '\n', (size_t)(end - line));
-		char *eq;
-
-		if (!nl)
-			nl = end;
-		*nl = '\0';
-		eq = strchr(line, '=');
-		if (eq) {
-			*eq = '\0';
-			if (dat_grow((void **)&d->meta, &sc->cap_meta, d->nr_meta + 1,
-				     sizeof(*d->meta)))
-				return -ENOMEM;
-			d->meta[d->nr_meta].key = line;
-			d->meta[d->nr_meta].value = eq + 1;
-			d->nr_meta++;
-		}
-		line = nl + 1;
-	}
-	return 0;
-}
-
-static void bad_record(struct utrace_dat *d, uint64_t off, uint32_t type, const char *why)
-{
-	dat_warn(d, "%s: record at offset %llu (type %u): %s: skipped", d->path,
-		 (unsigned long long)off, type, why);
-}
-
-/*
- * One handler per metadata record type.  A handler gets the payload
- * p[0..len), already read whole, and returns 0, -ENOMEM, or
- * META_KEEP when it took ownership of p (otherwise the caller frees it).
- * A malformed record is skipped with a warning: *bad says why.
- */
-#define META_KEEP 1
-
-struct meta_ctx {
-	struct utrace_dat *d;
-	struct scan *sc;
-	uint32_t type;
-	const char *bad; /* set by a handler that skips the record */
-	bool kept;	 /* set by a handler that keeps the payload */
-};
-
-static int meta_clock(struct meta_ctx *m, char *p, uint32_t len)
-{
-	if (len < sizeof(struct utrace_dat_clock)) {
-		m->bad = "too short";
-		return 0;
-	}
-	memcpy(&m->d->clock, p, sizeof(m->d->clock));
-	m->d->have_clock = 1;
-	return 0;
-}
-
-static int meta_text(struct meta_ctx *m, char *p, uint32_t len)
-{
-	return add_meta(m->d, m->sc, p, len, &m->kept);
-}
-
-static int meta_image(struct meta_ctx *m, char *p, uint32_t len)
-{
-	struct utrace_dat *d = m->d;
-	struct utrace_dat_image hdr;
-	struct dat_image *img;
-
-	if (len < sizeof(hdr)) {
-		m->bad = "too short";
-		return 0;
-	}
-	memcpy(&hdr, p, sizeof(hdr));
-	if (dat_grow((void **)&d->images, &m->sc->cap_images, d->nr_images + 1, sizeof(*d->images)))
-		return -ENOMEM;
-	img = &d->images[d->nr_images];
-	memset(img, 0, sizeof(*img));
-	img->exe = strndup(p + sizeof(hdr), len - sizeof(hdr));
-	if (!img->exe)
-		return -ENOMEM;
-	img->info.image = hdr.image;
-	img->info.pid = hdr.pid;
-	img->info.ppid = hdr.ppid;
-	img->info.flags = hdr.flags;
-	img->info.exe = img->exe;
-	img->seq = m->sc->seq++;
-	d->nr_images++;
-	return 0;
-}
-
-static int meta_object(struct meta_ctx *m, char *p, uint32_t len)
-{
-	struct utrace_dat *d = m->d;
-	struct utrace_dat_object hdr;
-	struct dat_object *o;
-
-	if (len < sizeof(hdr)) {
-		m->bad = "too short";
-		return 0;
-	}
-	memcpy(&hdr, p, sizeof(hdr));
-	if ((uint64_t)hdr.id_base + hdr.nr_sites > (uint64_t)UINT32_MAX + 1) {
-		m->bad = "function ids out of range";
-		return 0;
-	}
-	if (dat_grow((void **)&d->objects, &m->sc->cap_objects, d->nr_objects + 1,
-		     sizeof(*d->objects)))
-		return -ENOMEM;
-	o = &d->objects[d->nr_objects];
-	memset(o, 0, sizeof(*o));
-	o->path = strndup(p + sizeof(hdr), len - sizeof(hdr));
-	if (!o->path)
-		return -ENOMEM;
-	o->image = hdr.image;
-	o->obj = hdr.obj;
-	o->flags = hdr.flags;
-	o->id_base = hdr.id_base;
-	o->nr_sites = hdr.nr_sites;
-	o->bias = hdr.bias;
-	o->seq = m->sc->seq++;
-	d->nr_objects++;
-	return 0;
-}
-
-/* SITES and SYMTAB: applied once every OBJECT is known (dat_syms_finish) */
-static int meta_blob(struct meta_ctx *m, char *p, uint32_t len)
-{
-	struct scan *sc = m->sc;
-
-	if (dat_grow((void **)&sc->blobs, &sc->cap_blobs, sc->nr_blobs + 1, sizeof(*sc->blobs)))
-		return -ENOMEM;
-	sc->blobs[sc->nr_blobs].type = m->type;
-	sc->blobs[sc->nr_blobs].len = len;
-	sc->blobs[sc->nr_blobs].data = p;
-	sc->nr_blobs++;
-	m->kept = true;
-	return 0;
-}
-
-static int meta_buffer(struct meta_ctx *m, char *p, uint32_t len)
-{
-	struct utrace_dat_buffer hdr;
-	struct dat_buffer *b;
-
-	if (len < sizeof(hdr)) {
-		m->bad = "too short";
-		return 0;
-	}
-	memcpy(&hdr, p, sizeof(hdr));
-	b = dat_buf_get(m->d, hdr.buf);
-	if (!b)
-		return -ENOMEM;
-	b->info.image = hdr.image;
-	b->info.pid = hdr.pid;
-	b->info.tid = hdr.tid;
-	b->info.flags = hdr.flags;
-	b->base_id = hdr.base;
-	memcpy(b->info.comm, hdr.comm, sizeof(hdr.comm));
-	b->info.comm[sizeof(hdr.comm)] = '\0';
-	if (!b->info.comm[0])
-		strcpy(b->info.comm, "<...>");
-	return 0;
-}
-
-static int meta_stats(struct meta_ctx *m, char *p, uint32_t len)
-{
-	struct utrace_dat_stats st;
-	struct dat_buffer *b;
-
-	if (len < sizeof(st)) {
-		m->bad = "too short";
-		return 0;
-	}
-	memcpy(&st, p, sizeof(st));
-	b = dat_buf_get(m->d, st.buf);
-	if (!b)
-		return -ENOMEM;
-	b->info.has_stats = 1;
-	b->info.written = st.written;
-	b->info.lost = st.lost;
-	b->info.pages = st.pages;
-	b->info.overrun = st.overrun;
-	return 0;
-}
-
-/*
- * Whether a format text reads as the kernel's format file.  utrace report
- * hands these texts to libtraceevent, which trusts them: some malformed
- * ones crash it (a field without its name).  Our parser checks every
- * line, and reads every format the kernel and utrace record write.
- */
-/*
- * libtraceevent (1.7) dereferences NULL on an index "[N]" of the print
- * fmt's arguments that is followed by anything but an operator, a comma,
- * a closing bracket or the end ("REC->a[1];", "x[1]." or "x[1] =", found
- * by fuzz_dat), and on a "]" that closes nothing.  No kernel format has
- * either (checked against all 2323 of this machine's; their "[]" of a
- * static array in a statement expression is empty and harmless).  Strings
- * and characters are skipped.
- */
-static bool print_fmt_indexes_ok(const char *text)
-{
-	const char *s = strstr(text, "\nprint fmt:");
-	char open[64]; /* per "[" open: whether it holds anything yet */
-	unsigned depth = 0;
-
-	for (s = s ? s + 11 : ""; *s; s++) {
-		if (*s == '"' || *s == '\'') {
-			char q = *s;
-
-			for (s++; *s && *s != q; s++)
-				if (*s == '\\' && s[1])
-					s++;
-			if (!*s)
-				return true;
-			continue;
-		}
-		if (*s == '[') {
-			if (depth == sizeof(open))
-				return false;
-			open[depth++] = 0;
-		} else if (*s == ']') {
-			const char *n = s + 1;
-
-			if (!depth)
-				return false;
-			while (*n == ' ' || *n == '\t' || *n == '\n')
-				n++;
-			if (open[--depth] && *n && !strchr(")],+-*/%&|^<>!~:?", *n))
-				return false;
-		} else if (depth && *s != ' ' && *s != '\t') {
-			open[depth - 1] = 1;
-		}
-	}
-	return true;
-}
-
-static bool format_ok(const char *system, const char *text)
-{
-	struct utrace_event_format *f;
-	struct utrace_error err;
-
-	/* format files are printable ASCII; libtraceevent's tokenizer trips
-	 * on other bytes inside a field's declaration (found by fuzz_dat) */
-	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
-		if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c > 0x7e)
-			return false;
-	if (!print_fmt_indexes_ok(text) || utrace_event_format_parse(system, text, &f, &err) < 0)
-		return false;
-	utrace_event_format_free(f);
-	return true;
-}
-
-static int meta_event_format(struct meta_ctx *m, char *p, uint32_t len)
-{
-	struct utrace_dat *d = m->d;
-	struct utrace_dat_event_format ef;
-	struct dat_evfmt *e;
-	const char *sys;
-	size_t slen;
-
-	if (len < sizeof(ef) + 2) {
-		m->bad = "too short";
-		return 0;
-	}
-	memcpy(&ef, p, sizeof(ef));
-	sys = p + sizeof(ef);
-	slen = strnlen(sys, len - sizeof(ef));
-	if (slen + 1 >= len - sizeof(ef)) {
-		m->bad = "no format text after the system name";
-		return 0;
-	}
-	if (dat_grow((void **)&d->evfmts, &m->sc->cap_evfmts, d->nr_evfmts + 1, sizeof(*d->evfmts)))
-		return -ENOMEM;
-	e = &d->evfmts[d->nr_evfmts];
-	e->id = (int)ef.id;
-	e->system = strndup(sys, slen);
-	e->text = strndup(sys + slen + 1, len - sizeof(ef) - slen - 1);
-	if (!e->system || !e->text) {
-		free(e->system);
-		free(e->text);
-		return -ENOMEM;
-	}
-	if (!format_ok(e->system, e->text)) {
-		free(e->system);
-		free(e->text);
-		m->bad = "malformed event format";
-		return 0;
-	}
-	d->nr_evfmts++;
-	return 0;
-}
-
-static int meta_notice(struct meta_ctx *m, char *p, uint32_t len)
-{
-	struct utrace_dat *d = m->d;
-	char *text = strndup(p, len);
-
-	if (!text)
-		return -ENOMEM;
-	if (dat_grow((void **)&d->notices, &m->sc->cap_notices, d->nr_notices + 1,
-		     sizeof(*d->notices))) {
-		free(text);
-		return -ENOMEM;
-	}
-	d->notices[d->nr_notices++] = text;
-	return 0;
-}
-
-/* Handles one metadata record whose payload p[0..len) was read whole.
- * Takes ownership of p.  Returns <0 only when out of memory. */
-static int parse_meta_record(struct utrace_dat *d, struct scan *sc, uint32_t type, char *p,
-			     uint32_t len, uint64_t off)
-{
-	struct meta_ctx m = {.d = d, .sc = sc, .type = type};
-	int ret;
-
-	switch (type) {
-	case UTRACE_DAT_CLOCK:
-		ret = meta_clock(&m, p, len);
-		break;
-	case UTRACE_DAT_META:
-		ret = meta_text(&m, p, len);
-		break;
-	case UTRACE_DAT_IMAGE:
-		ret = meta_image(&m, p, len);
-		break;
-	case UTRACE_DAT_OBJECT:
-		ret = meta_object(&m, p, len);
-		break;
-	case UTRACE_DAT_SITES:
-	case UTRACE_DAT_SYMTAB:
-		ret = meta_blob(&m, p, len);
-		break;
-	case UTRACE_DAT_BUFFER:
-		ret = meta_buffer(&m, p, len);
-		break;
-	case UTRACE_DAT_STATS:
-		ret = meta_stats(&m, p, len);
-		break;
-	case UTRACE_DAT_EVENT_FORMAT:
-		ret = meta_event_format(&m, p, len);
-		break;
-	case UTRACE_DAT_KHEADER:
-	case UTRACE_DAT_KTASKS:
-		ret = dat_kernel_meta(d, type, p, len, off);
-		break;
-	case UTRACE_DAT_KSYMS:
-		ret = dat_ksyms_meta(d, p, len, &m.kept);
-		break;
-	case UTRACE_DAT_NOTICE:
-		ret = meta_notice(&m, p, len);
-		break;
-	case UTRACE_DAT_PERF_ATTR:
-		ret = dat_samples_attr(d, p, len, off);
-		break;
-	case UTRACE_DAT_PERF_KSYMS:
-		ret = dat_samples_ksyms(d, p, len);
-		break;
-	case UTRACE_DAT_HIST:
-		ret = dat_hist_meta(d, p, len, &m.kept, &m.bad);
-		break;
-	case UTRACE_DAT_SNAPSHOT:
-		ret = dat_snap_meta(d, p, len, &m.bad);
-		break;
-	default:
-		ret = 0;
-		break; /* a newer writer's record: skipped */
-	}
-	if (m.bad)
-		bad_record(d, off, type, m.bad);
-	if (!m.kept)
-		free(p);
-	return ret < 0 ? -ENOMEM : 0;
-}
 
 static int index_page(struct utrace_dat *d, const unsigned char *head, uint32_t len, uint64_t off)
 {
@@ -429,13 +39,13 @@ static int index_page(struct utrace_dat *d, const unsigned char *head, uint32_t 
 	uint32_t max = d->hdr.subbuf_size - (uint32_t)sizeof(sb);
 
 	if (len < sizeof(pg) + sizeof(sb)) {
-		bad_record(d, off, UTRACE_DAT_PAGE, "too short for a sub-buffer header");
+		dat_bad_record(d, off, UTRACE_DAT_PAGE, "too short for a sub-buffer header");
 		return 0;
 	}
 	memcpy(&pg, head + sizeof(struct utrace_dat_rec), sizeof(pg));
 	memcpy(&sb, head + sizeof(struct utrace_dat_rec) + sizeof(pg), sizeof(sb));
 	if (sb.commit > len - sizeof(pg) - sizeof(sb) || sb.commit > max) {
-		bad_record(d, off, UTRACE_DAT_PAGE, "commit is larger than the page");
+		dat_bad_record(d, off, UTRACE_DAT_PAGE, "commit is larger than the page");
 		return 0;
 	}
 	b = dat_buf_get(d, pg.buf);
@@ -485,7 +95,7 @@ static int check_header(struct utrace_dat *d, struct utrace_error *err)
 	return 0;
 }
 
-static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_error *err)
+static int scan_records(struct utrace_dat *d, struct dat_scan *sc, struct utrace_error *err)
 {
 	uint64_t off = ((uint64_t)d->hdr.size + 7) & ~7ull;
 	unsigned char head[sizeof(struct utrace_dat_rec) + sizeof(struct utrace_dat_page) +
@@ -540,7 +150,7 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 			   rec.type == UTRACE_DAT_PERF_KSYMS || rec.type == UTRACE_DAT_KSYMS) {
 			/* metadata (PAGE, KPAGE and END are handled above) */
 			if (rec.len > DAT_MAX_META_LEN) {
-				bad_record(d, off, rec.type, "too large");
+				dat_bad_record(d, off, rec.type, "too large");
 				off += sizeof(rec) + padded;
 				continue;
 			}
@@ -553,7 +163,7 @@ static int scan_records(struct utrace_dat *d, struct scan *sc, struct utrace_err
 				return ret;
 			}
 			p[rec.len] = '\0';
-			ret = parse_meta_record(d, sc, rec.type, p, rec.len, off);
+			ret = dat_meta_record(d, sc, rec.type, p, rec.len, off);
 		} else {
 			ret = 0; /* unknown type: forward compatibility */
 		}
@@ -596,7 +206,7 @@ int utrace_dat_open_snapshot(const char *path, unsigned snap, struct utrace_dat 
 			     struct utrace_error *err)
 {
 	struct utrace_dat *d;
-	struct scan sc;
+	struct dat_scan sc;
 	struct stat st;
 	int ret;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_event_format.c - static tracepoint descriptions (lib/events/event_format.c)
+ * test_event_format.c - static tracepoint descriptions (lib/events/event_format*.c)
  * read from programs compiled at run time, the kernel's format text, and
  * its parser on the kernel's own format files.
  *

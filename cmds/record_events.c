@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_events.c - what `utrace record` records besides functions
+ * (cmds/record_run_internal.h): -e and --probe split into the programs'
+ * own events, kernel events and uprobes, each checked before anything
+ * runs.
+ *
+ * Design: --probe and -e usdt: become uprobes, enabled as kernel events
+ * (cmds/record_probes.c); an -e whose SYSTEM is a directory of tracefs
+ * events/ is a kernel event; the rest are the programs' own tracepoints,
+ * which must exist in the program or a library it loads at start.  The
+ * kernel instance is opened here, so that a bad kernel filter stops the
+ * recording before the command runs, as a bad user filter does.  Errors
+ * are said here, the exit status returned.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds/cmds.h"
+#include "cmds/record_probes.h"
+#include "cmds/record_run_internal.h"
+#include "cmds/record_synth.h"
+#include "cmds/record_triggers.h"
+#include "lib/elf/libdeps.h"
+#include "lib/events/event_format.h"
+#include "lib/probes/kprobe.h"
+
+/* A filter error, with the expression and a caret under the column, like
+ * the kernel's error_log. */
+static void record_expr_error(const char *opt, const char *expr, const struct utrace_error *err)
+{
+	utrace_die_msg("record", "%s: %s", opt, err->msg);
+	if (err->column > 0) {
+		fprintf(stderr, "  %s\n  %*s^\n", expr, err->column - 1, "");
+	}
+}
+
+static void record_filter_error(const char *expr, const struct utrace_error *err)
+{
+	record_expr_error("-f", expr, err);
+}
+
+/* --probe without PATH: in-process probes, their events selected as the
+ * program's own unless an -e names them.  0, or the exit status. */
+static int record_in_process_probes(struct record_session *s)
+{
+	struct record_opts *o = s->o;
+	struct utrace_error err = {0};
+	char *exe = record_which(o->argv[0]);
+	unsigned bad = 0;
+	int ret = record_probes_in_process_parse(s->rp, o->probe_defs, o->nprobes, exe, &bad, &err);
+
+	free(exe);
+	if (ret < 0 && err.column > 0)
+		record_expr_error("--probe", o->probe_defs[bad], &err);
+	else if (ret < 0)
+		utrace_die_msg("record", "--probe: %s", err.msg);
+	if (ret < 0)
+		return err.code == -ENOMEM ? 1 : 2;
+	return record_probes_in_process_specs(s->rp, o->specs, o->nspecs, s->uspecs,
+					      &s->nuspecs) < 0;
+}
+
+/* --probe and -e usdt: become uprobes, enabled as kernel events; an -e
+ * whose SYSTEM is a directory of tracefs events/ is a kernel event; the
+ * rest are the programs' own tracepoints.  0, or the exit status. */
+int record_split_events(struct record_session *s)
+{
+	struct record_opts *o = s->o;
+	struct utrace_error err = {0};
+
+	int ret = record_synth_parse(o->synth_defs, o->nsynth, &s->synths);
+
+	if (ret)
+		return ret;
+	s->uspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->uspecs));
+	s->kspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->kspecs));
+	s->rp = record_probes_new();
+	if (!s->uspecs || !s->kspecs || !s->rp) {
+		utrace_die_msg("record", "out of memory");
+		return 1;
+	}
+	if ((ret = record_in_process_probes(s)))
+		return ret;
+	for (unsigned i = 0; i < o->nprobes; i++) {
+		const char *pat;
+
+		if (utrace_kprobe_is_in_process(o->probe_defs[i]))
+			continue;
+		pat = record_probes_add_def(s->rp, o->probe_defs[i], &err);
+		if (!pat) {
+			if (err.column > 0)
+				record_expr_error("--probe", o->probe_defs[i], &err);
+			else
+				utrace_die_msg("record", "--probe: %s", err.msg);
+			return 2;
+		}
+		s->kspecs[s->nkspecs++] = (struct utrace_event_spec){.pattern = pat};
+	}
+	for (unsigned i = 0; i < o->nspecs; i++) {
+		struct utrace_event_spec *spec = &o->specs[i];
+
+		if (!strncmp(spec->pattern, "usdt:", 5)) {
+			char *exe = record_which(o->argv[0]);
+			const char *pat = record_probes_add_usdt(s->rp, spec->pattern, exe, &err);
+
+			free(exe);
+			if (!pat) {
+				utrace_die_msg("record", "%s", err.msg);
+				return 2;
+			}
+			s->kspecs[s->nkspecs++] =
+			    (struct utrace_event_spec){.pattern = pat, .filter = spec->filter};
+		} else if (!(o->nsynth && !strncmp(spec->pattern, "synthetic:", 10)) &&
+			   utrace_ktrace_is_kernel(spec->pattern)) {
+			/* (the --synthetic events are this recording's own) */
+			/* -R: parsed now, compiled for each format as the
+			 * instance enables it (lib/record/recorder_hist.c) */
+			if (record_check_triggers(spec, 1, NULL, 0, NULL, 0))
+				return 2;
+			s->kspecs[s->nkspecs++] = *spec;
+		} else {
+			s->uspecs[s->nuspecs++] = *spec;
+		}
+	}
+	/* an enable_event target of a kernel event is a kernel event: the
+	 * instance enables it, the recorder keeps its records off until then */
+	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->target_names, &s->nr_target_names) <
+		0 ||
+	    record_trigger_targets(&s->kspecs, &s->nkspecs, &s->target_names, &s->nr_target_names) <
+		0) {
+		utrace_die_msg("record", "out of memory");
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether pattern names an event of one of the files. */
+static bool record_event_exists(const struct record_session *s, const char *pattern,
+				struct utrace_event_list **lists, size_t n)
+{
+	if (record_probes_names(s->rp, pattern))
+		return true;
+	for (unsigned i = 0; i < s->o->nsynth; i++)
+		if (utrace_event_spec_matches(pattern, "synthetic", s->synths[i]->name))
+			return true;
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; lists[i] && k < utrace_event_list_count(lists[i]); k++) {
+			const struct utrace_event_format *f = utrace_event_list_get(lists[i], k);
+
+			if (utrace_event_spec_matches(pattern, f->system, f->name))
+				return true;
+		}
+	return false;
+}
+
+/*
+ * Every -e of the programs' own events must name an event of the program
+ * or of a library it loads at start: one that exists nowhere is an error
+ * before anything runs (a typo would otherwise record nothing).  When the
+ * kernel's events cannot be seen (not root), that is said too, since the
+ * pattern may have meant one of them.  0, or the exit status.
+ */
+static int record_check_user_events(struct record_session *s)
+{
+	struct utrace_libdeps deps = {0};
+	struct utrace_event_list **lists = NULL;
+	struct utrace_error err = {0};
+	char *exe = record_which(s->o->argv[0]);
+	size_t n = 0;
+	int ret = 0;
+
+	if (!exe || utrace_libdeps_get(exe, &deps, &err) < 0) {
+		free(exe); /* not a program we can read: spawning will say so */
+		return 0;
+	}
+	lists = calloc(deps.n + 1, sizeof(*lists));
+	if (!lists) {
+		utrace_die_msg("record", "out of memory");
+		ret = 1;
+	}
+	for (size_t i = 0; lists && i <= deps.n; i++)
+		if (utrace_event_list_load(i ? deps.paths[i - 1] : exe, &lists[n], &err) == 0)
+			n++;
+	for (unsigned i = 0; lists && !ret && i < s->nuspecs; i++) {
+		const char *why;
+
+		if (record_event_exists(s, s->uspecs[i].pattern, lists, n))
+			continue;
+		if (s->uspecs[i].exclude && !s->uspecs[i].nr_triggers)
+			continue; /* -v -e: nothing to record, nothing to check */
+		if ((why = utrace_ktrace_unavailable()))
+			utrace_die_msg("record",
+				       "-e %s: no such event in %s or its libraries, and kernel "
+				       "events need access to tracefs (run as root): %s",
+				       s->uspecs[i].pattern, exe, why);
+		else
+			utrace_die_msg("record",
+				       "-e %s: no such event in %s or its libraries, nor in the "
+				       "kernel (utrace list -e %s lists the program's)",
+				       s->uspecs[i].pattern, exe, s->o->argv[0]);
+		ret = 2;
+	}
+	if (lists && !ret)
+		ret = record_check_triggers(s->uspecs, s->nuspecs, lists, n, s->synths,
+					    s->o->nsynth);
+	for (size_t i = 0; i < n; i++)
+		utrace_event_list_free(lists[i]);
+	free(lists);
+	utrace_libdeps_free(&deps);
+	free(exe);
+	return ret;
+}
+
+/* The kernel instance and the user event selection, each filter checked
+ * (a bad one stops us before the command runs).  0, or the exit status. */
+int record_open_events(struct record_session *s)
+{
+	struct utrace_error err = {0};
+	unsigned bad = 0;
+	int ret;
+
+	if (s->nuspecs && (ret = record_check_user_events(s)))
+		return ret;
+	if ((s->o->children || s->o->system_wide) && !s->nkspecs)
+		fprintf(stderr,
+			"utrace record: -%c applies to kernel events only (none selected)\n",
+			s->o->system_wide ? 'a' : 'c');
+	if (s->nkspecs && utrace_ktrace_open(s->kspecs, s->nkspecs, 0, &s->k.kt, &bad, &err) < 0) {
+		if (err.column > 0)
+			record_filter_error(s->kspecs[bad].filter, &err);
+		else
+			utrace_die_msg("record", "%s", err.msg);
+		return err.column > 0 || err.code == -ENOENT ? 2 : 1;
+	}
+	if (s->k.kt && (ret = record_kernel_triggers(s->k.kt, s->kspecs, s->nkspecs)))
+		return ret;
+	s->o->rec.kspecs = s->kspecs;
+	s->o->rec.nkspecs = s->nkspecs;
+	/* --tracefs: every event is made switchable (events/.../enable) */
+	if (s->nuspecs || s->o->tracefs) {
+		char *exe = record_which(s->o->argv[0]);
+
+		if (utrace_event_select_new(s->uspecs, s->nuspecs, &s->events, &err) < 0) {
+			utrace_die_msg("record", "%s", err.msg);
+			free(exe);
+			return 1;
+		}
+		if (s->o->tracefs)
+			utrace_event_select_all(s->events);
+		if (exe && utrace_event_select_check(s->events, exe, &bad, &err) < 0) {
+			record_filter_error(s->uspecs[bad].filter, &err);
+			free(exe);
+			return 2;
+		}
+		free(exe);
+		for (unsigned i = 0; i < s->o->nsynth; i++)
+			if (utrace_event_select_add_format(s->events, s->synths[i]->fmt) < 0) {
+				utrace_die_msg("record", "out of memory");
+				return 1;
+			}
+		if (record_probes_add_formats(s->rp, s->events, &s->o->rec.kprobes,
+					      &s->o->rec.nr_kprobes) < 0) {
+			utrace_die_msg("record", "out of memory");
+			return 1;
+		}
+		s->o->rec.events = s->events;
+	}
+	/* a kernel event's onmatch() fires them too, selected by an -e or not */
+	s->o->rec.synths = s->synths;
+	s->o->rec.nr_synths = s->o->nsynth;
+	return 0;
+}

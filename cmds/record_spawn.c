@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_spawn.c - the command `utrace record` runs
+ * (cmds/record_run_internal.h): libutrace.so found, the command started
+ * held with it preloaded, kernel tracing and sampling started on its pid,
+ * then its exec.
+ *
+ * Design: the child waits on a pipe before its exec (lib/base/spawn.h)
+ * so that the kernel instance and the sampler are scoped to its pid
+ * before it runs a single instruction of the command; it takes
+ * LD_PRELOAD and UTRACE_SOCK from here, and gets back the default SIGINT
+ * and SIGTERM that the recorder itself catches.
+ */
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds/record_run_internal.h"
+#include "lib/base/spawn.h"
+
+/* libutrace.so lives next to the utrace binary (the build tree), in
+ * ../lib (an installed tree: PREFIX/bin/utrace, PREFIX/lib/libutrace.so),
+ * or where UTRACE_LIB says. */
+int record_find_runtime(char *out, size_t len)
+{
+	static const char *const rel[] = {"/libutrace.so", "/../lib/libutrace.so",
+					  "/../lib/utrace/libutrace.so"};
+	const char *env = getenv("UTRACE_LIB");
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return access(out, R_OK);
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		if ((size_t)snprintf(out, len, "%s%s", self, rel[i]) < len && !access(out, R_OK))
+			return 0;
+	return -1;
+}
+
+/* What the child sets up before it waits to exec (utrace_spawn_held). */
+struct record_child_env {
+	const char *sock, *runtime;
+	bool bind_now; /* --libcall: every GOT slot bound before the runtime hooks it */
+};
+
+static void record_child_setup(void *arg)
+{
+	const struct record_child_env *env = arg;
+	const char *old = getenv("LD_PRELOAD");
+	char *preload;
+
+	if (asprintf(&preload, "%s%s%s", env->runtime, old && *old ? ":" : "", old ? old : "") < 0)
+		_exit(127);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("UTRACE_SOCK", env->sock, 1);
+	if (env->bind_now)
+		setenv("LD_BIND_NOW", "1", 1);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
+/* Starts the command held, starts kernel tracing and sampling on its
+ * pid, lets it exec.  The pid; -1 (err) if the command could not start or
+ * exec, -2 if kernel tracing or sampling could not start (k->err). */
+pid_t record_spawn(char **argv, const char *sock, const char *runtime, bool bind_now,
+		   struct record_kernel *k, struct utrace_error *err)
+{
+	struct record_child_env env = {.sock = sock, .runtime = runtime, .bind_now = bind_now};
+	struct utrace_spawn s;
+	int ret;
+
+	ret = utrace_spawn_held(argv, record_child_setup, &env, &s, err);
+	if (ret < 0) {
+		utrace_error_set(err, ret, "cannot run '%s': %s", argv[0], strerror(-ret));
+		return -1;
+	}
+	if ((k->kt && record_kernel_start(k, s.pid) < 0) ||
+	    (k->sopts && utrace_sampler_open(s.pid, k->sopts, &k->sampler, &k->err) < 0)) {
+		utrace_spawn_abandon(&s);
+		return -2;
+	}
+	if (utrace_spawn_release(&s, err) < 0)
+		return -1;
+	return s.pid;
+}
+
+/* The file execvp would run for name, or NULL. */
+char *record_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *full;
+
+	if (strchr(name, '/'))
+		return strdup(name);
+	for (path = path ? path : "/usr/bin:/bin"; *path;) {
+		size_t len = strcspn(path, ":");
+
+		if (asprintf(&full, "%.*s/%s", (int)len, path, name) < 0)
+			return NULL;
+		if (!access(full, X_OK))
+			return full;
+		free(full);
+		path += len + (path[len] == ':');
+	}
+	return NULL;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_summary.c - what `utrace record` says when it ends
+ * (cmds/record_run_internal.h): what was saved and lost, per thread,
+ * sample and kernel page, and what was asked for but matched nothing (a
+ * program without call sites, a function filter or an -e without a
+ * match), as trace-cmd and uftrace say it.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cmds/record_run_internal.h"
+
+/* A program with no call sites, and function patterns that matched no
+ * function: the recording is not what was asked for; say so, as
+ * trace-cmd and uftrace do. */
+static void record_warn_unmatched(struct record_session *s, const struct utrace_recorder_stats *st)
+{
+	static const char *const opt[] = {"-l", "-n", "-g", "--graph-notrace"};
+	const struct record_opts *o = s->o;
+	enum utrace_filter_list which;
+	const char *expr;
+	bool neg;
+
+	if (o->rec.tracer == UTRACE_TRACER_NOP)
+		return;
+	if (!st->sites) {
+		fprintf(
+		    stderr,
+		    "utrace record: %s has no call sites: %s; build it with "
+		    "the flags of `utrace cflags` (cc $(utrace cflags) ...)\n",
+		    o->argv[0],
+		    o->rec.libcall ? "only its library calls were traced" : "no function was traced");
+		return;
+	}
+	for (size_t i = 0;
+	     o->filter && (expr = utrace_func_filter_expr(o->filter, i, &which, &neg)); i++) {
+		if (neg || utrace_recorder_filter_hits(s->r, i))
+			continue;
+		if (o->unmatched)
+			o->unmatched[i] = true;
+		else
+			fprintf(stderr,
+				"utrace record: %s '%s' matched no function of the traced programs "
+				"(utrace list -f shows them)\n",
+				opt[which], expr);
+	}
+}
+
+/* What was saved, what was lost, what matched nothing. */
+void record_summary(struct record_session *s, const struct utrace_recorder_stats *st)
+{
+	const struct utrace_recorder_opts *ro = &s->o->rec;
+	int bpid, btid;
+	char comm[16];
+	uint64_t recs, lost;
+
+	if (!s->o->quiet)
+		fprintf(stderr,
+			"utrace record: %llu records (%llu lost) from %u threads of %u processes "
+			"saved to %s (%llu bytes)\n",
+			(unsigned long long)st->records, (unsigned long long)st->lost, st->buffers,
+			st->images, ro->output, (unsigned long long)st->file_bytes);
+	for (uint32_t i = 0;
+	     utrace_recorder_buffer_stats(s->r, i, &bpid, &btid, comm, &recs, &lost); i++)
+		if (lost)
+			fprintf(stderr, "utrace record:   %s-%d (pid %d): %llu records lost\n",
+				comm, btid, bpid, (unsigned long long)lost);
+	record_warn_unmatched(s, st);
+	for (unsigned i = 0; i < s->nuspecs; i++)
+		if (!s->uspecs[i].matched)
+			fprintf(stderr,
+				"utrace record: -e %s: no such event in the traced programs\n",
+				s->uspecs[i].pattern);
+	if (s->k.sampler) {
+		uint64_t samples, lost, offcpu;
+
+		utrace_sampler_stats(s->k.sampler, &samples, &lost, &offcpu);
+		fprintf(stderr, "utrace record: %llu samples at %u Hz (%llu lost)\n",
+			(unsigned long long)samples, s->o->sample.freq, (unsigned long long)lost);
+		if (s->o->sample.off_cpu)
+			fprintf(stderr, "utrace record: %llu off-CPU samples\n",
+				(unsigned long long)offcpu);
+	}
+	if (s->k.kt) {
+		uint64_t pages, missed;
+
+		utrace_ktrace_stats(s->k.kt, &pages, &missed);
+		if (!s->o->quiet || missed) /* a warning when events were lost */
+			fprintf(stderr,
+				"utrace record: %llu kernel pages (%llu with events lost)\n",
+				(unsigned long long)pages, (unsigned long long)missed);
+	}
+	if (st->disconnected)
+		fprintf(stderr,
+			"utrace record: %u process%s closed utrace's connection while running: "
+			"what %s threads wrote is saved; threads, libraries and processes %s "
+			"started afterwards were not traced\n",
+			st->disconnected, st->disconnected == 1 ? "" : "es",
+			st->disconnected == 1 ? "its" : "their",
+			st->disconnected == 1 ? "it" : "they");
+	if (st->waits)
+		fprintf(stderr,
+			"utrace record: buffers were full %llu times: the threads waited %.3f s "
+			"for the recorder (--drop would have lost records instead)\n",
+			(unsigned long long)st->waits, st->wait_ns / 1e9);
+	if (st->overrun && ro->overwrite)
+		fprintf(stderr,
+			"utrace record: overwrite mode kept the newest records; %llu older "
+			"sub-buffers were overwritten\n",
+			(unsigned long long)st->overrun);
+}
