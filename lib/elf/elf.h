@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/base/error.h"
+
 struct utrace_elf;
 
 struct utrace_elf_section {
@@ -49,6 +51,9 @@ int utrace_elf_open(const char *path, struct utrace_elf **out);
 /* Same; on -ENOEXEC also sets *why to a static string (e.g. "section
  * header table beyond end of file"). */
 int utrace_elf_open_why(const char *path, struct utrace_elf **out, const char **why);
+/* Same; on failure err says "PATH: why" (the -errno's text when no why).
+ * The tool's only (lib/elf/elf_err.c): the runtime links elf.c alone. */
+int utrace_elf_open_err(const char *path, struct utrace_elf **out, struct utrace_error *err);
 void utrace_elf_close(struct utrace_elf *elf);
 
 /* The path given to open, for messages. */

@@ -187,14 +187,13 @@ static int parse_ldd(char *out, const char *prog, struct utrace_libdeps *d)
 int utrace_libdeps_get(const char *prog, struct utrace_libdeps *d, struct utrace_error *err)
 {
 	struct utrace_elf *elf;
-	const char *why = NULL;
 	char *out;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
-	ret = utrace_elf_open_why(prog, &elf, &why);
+	ret = utrace_elf_open_err(prog, &elf, err);
 	if (ret < 0)
-		return utrace_error_set(err, ret, "%s: %s", prog, why ? why : strerror(-ret));
+		return ret;
 	d->interp = elf_interp(elf);
 	utrace_elf_close(elf);
 	if (!d->interp)

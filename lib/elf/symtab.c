@@ -305,13 +305,12 @@ int utrace_symtab_load_imports(const char *path, struct utrace_symtab **out,
 	struct import_cands t = {0};
 	struct utrace_symtab *tab = NULL;
 	struct utrace_elf *elf;
-	const char *why = NULL;
 	int ret;
 
 	*out = NULL;
-	ret = utrace_elf_open_why(path, &elf, &why);
+	ret = utrace_elf_open_err(path, &elf, err);
 	if (ret < 0)
-		return utrace_error_set(err, ret, "%s: %s", path, why ? why : strerror(-ret));
+		return ret;
 	ret = utrace_elf_imports(elf, import_cand, &t);
 	if (ret < 0)
 		ret = utrace_error_set(err, ret, "%s: out of memory for the imports", path);
@@ -335,13 +334,12 @@ int utrace_symtab_load_imports(const char *path, struct utrace_symtab **out,
 int utrace_symtab_load(const char *path, struct utrace_symtab **out, struct utrace_error *err)
 {
 	struct utrace_elf *elf;
-	const char *why = NULL;
 	int ret;
 
 	*out = NULL;
-	ret = utrace_elf_open_why(path, &elf, &why);
+	ret = utrace_elf_open_err(path, &elf, err);
 	if (ret < 0)
-		return utrace_error_set(err, ret, "%s: %s", path, why ? why : strerror(-ret));
+		return ret;
 	ret = utrace_symtab_load_elf(elf, out, err);
 	utrace_elf_close(elf);
 	return ret;

@@ -345,13 +345,12 @@ int utrace_event_list_load(const char *path, struct utrace_event_list **out,
 	struct utrace_event_list *l;
 	struct utrace_elf_section sec;
 	struct utrace_elf *elf;
-	const char *why = NULL;
 	int ret;
 
 	*out = NULL;
-	ret = utrace_elf_open_why(path, &elf, &why);
+	ret = utrace_elf_open_err(path, &elf, err);
 	if (ret < 0)
-		return utrace_error_set(err, ret, "%s: %s", path, why ? why : strerror(-ret));
+		return ret;
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		utrace_elf_close(elf);
