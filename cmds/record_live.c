@@ -46,10 +46,10 @@ struct record_live {
 	 * since then no event is recorded whose id it could contradict */
 	struct utrace_event_select *events, *own;
 	struct record_dynev *dyn; /* dynamic_events, synthetic_events */
-	/* the bookmarks of trace_pipe ([0]) and per_cpu/cpuN/trace_pipe
-	 * ([N + 1]) in the growing file; used under the tracefs's lock */
-	struct utrace_dat_resume **pipes;
-	size_t nr_pipes;
+	/* bookmarks in the growing file (live_resume), used under the
+	 * tracefs's lock */
+	struct utrace_dat_resume **resumes;
+	size_t nr_resumes;
 };
 
 static void live_lock(struct record_live *rl)
@@ -185,7 +185,7 @@ static int live_select(struct utrace_report_filter **f, uint64_t since_ns, int c
 
 /* How many events the selection holds, the last one's time, and, past
  * LIVE_TRACE_MAX, the time from which the newest ones are (a second
- * pass); *since_ns moved there. */
+ * pass); *since_ns moved there, *f then reading from rs's bookmarks. */
 static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint64_t *since_ns,
 		     int cpu, struct utrace_dat_resume *rs, struct live_scan *s,
 		     struct utrace_error *err)
@@ -207,26 +207,33 @@ static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint
 	return live_select(f, *since_ns, cpu, rs, err);
 }
 
-/* The bookmarks of cpu's trace_pipe (-1: trace_pipe), NULL if none: a
- * flight recorder's file is a new extract each time. */
-static struct utrace_dat_resume *live_pipe_resume(struct record_live *rl, int cpu)
+/*
+ * The bookmarks of a reading of trace or trace_pipe (pipe) of cpu (-1:
+ * every CPU): its counting passes read from one time (what trace_pipe
+ * consumed, or trace's last clearing), its printing pass maybe from a
+ * later one (the newest LIVE_TRACE_MAX events), and each of those times
+ * only grows, so each gets bookmarks of its own (which == 0, 1).  NULL if
+ * none: a flight recorder's file is a new extract each time.
+ */
+static struct utrace_dat_resume *live_resume(struct record_live *rl, int cpu, bool pipe,
+					     int which)
 {
-	size_t i = (size_t)(cpu + 1);
+	size_t i = ((size_t)(cpu + 1) * 2 + pipe) * 2 + (size_t)which;
 
 	if (rl->overwrite)
 		return NULL;
-	if (i >= rl->nr_pipes) {
-		struct utrace_dat_resume **p = realloc(rl->pipes, (i + 1) * sizeof(*p));
+	if (i >= rl->nr_resumes) {
+		struct utrace_dat_resume **p = realloc(rl->resumes, (i + 1) * sizeof(*p));
 
 		if (!p)
 			return NULL;
-		memset(p + rl->nr_pipes, 0, (i + 1 - rl->nr_pipes) * sizeof(*p));
-		rl->pipes = p;
-		rl->nr_pipes = i + 1;
+		memset(p + rl->nr_resumes, 0, (i + 1 - rl->nr_resumes) * sizeof(*p));
+		rl->resumes = p;
+		rl->nr_resumes = i + 1;
 	}
-	if (!rl->pipes[i] && utrace_dat_resume_new(&rl->pipes[i]) < 0)
+	if (!rl->resumes[i] && utrace_dat_resume_new(&rl->resumes[i]) < 0)
 		return NULL;
-	return rl->pipes[i];
+	return rl->resumes[i];
 }
 
 static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
@@ -236,7 +243,6 @@ static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 	struct utrace_report_opts o;
 	struct utrace_report_filter *f = NULL;
 	struct live_scan scan = {0};
-	struct utrace_dat_resume *rs;
 	struct utrace_dat *d;
 	int ret;
 
@@ -245,11 +251,9 @@ static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 	utrace_report_opts_init(&o);
 	o.tracer = tracer;
 	o.flags = options;
-	/* trace_pipe reads on from its bookmarks (NULL: from the start) */
-	rs = last_ns ? live_pipe_resume(rl, cpu) : NULL;
-	ret = live_select(&f, since_ns, cpu, rs, err);
+	ret = live_select(&f, since_ns, cpu, live_resume(rl, cpu, last_ns, 0), err);
 	if (ret >= 0)
-		ret = live_scan(d, &f, &since_ns, cpu, rs, &scan, err);
+		ret = live_scan(d, &f, &since_ns, cpu, live_resume(rl, cpu, last_ns, 1), &scan, err);
 	o.filter = f;
 	/* trace_pipe: where this read ends, from the same file */
 	if (last_ns)
@@ -629,9 +633,9 @@ void record_live_stop(struct record_live *rl)
 	utrace_event_select_free(rl->own);
 	record_dynev_free(rl->dyn);
 	pthread_mutex_destroy(&rl->lock);
-	for (size_t i = 0; i < rl->nr_pipes; i++)
-		utrace_dat_resume_free(rl->pipes[i]);
-	free(rl->pipes);
+	for (size_t i = 0; i < rl->nr_resumes; i++)
+		utrace_dat_resume_free(rl->resumes[i]);
+	free(rl->resumes);
 	free(rl->extract);
 	free(rl);
 }
