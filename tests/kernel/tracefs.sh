@@ -268,7 +268,9 @@ cd "$T" || exit 1
 # unmounted at the program's exit, at Ctrl-C, and by reset after kill -9
 touch "$T/stop"
 wait "$RP"
-check "the recording ends with the program" test $? -eq 0
+rc=$?
+check "the recording ends with the program" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/# recorder: /' "$T/rec.out" | tail -5
 check "no mount left after the program's exit" wait_gone
 # (a child that ended is a zombie until waited for: kill -0 still finds it)
 running() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat")" != Z ]; }
