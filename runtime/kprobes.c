@@ -496,9 +496,7 @@ int rt_kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		return 0; /* removed before this object came */
 	if (utrace_fetch_load(m->addr, 8, &orig) < 0) /* before any of the batch's pokes */
 		return -1;
-	/* a probe there already (added earlier, live) has the program's
-	 * bytes; the text holds its int3, jmp or call, which kprobe_remove.c
-	 * must not "restore" when the last probe there goes */
+	/* one there already has the program's bytes (the text: its int3) */
 	if ((q = rt_kp_find(rt_kp_table, m->addr)))
 		orig = q->orig;
 	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
