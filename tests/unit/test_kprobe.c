@@ -335,7 +335,7 @@ static void test_path(const char *fix)
 	struct utrace_error err = {0};
 	struct utrace_kprobe *p = NULL, *q = NULL;
 	uint64_t off = 0, lin;
-	char def[1024], other[1024];
+	char def[2048], other[1024];
 	int code = 0, col;
 
 	snprintf(def, sizeof(def), "p:e %s:lin x=%%di:u64", fix);
@@ -371,6 +371,21 @@ static void test_path(const char *fix)
 	utrace_kprobe_free(p);
 	p = NULL;
 
+	{ /* stripped: no function holds it, so the instruction alone, an int3 */
+		char strip[1100], cmd[2400];
+
+		snprintf(strip, sizeof(strip), "%s/asmstrip", check_tmpdir());
+		snprintf(cmd, sizeof(cmd), "strip -o '%s' '%s'", strip, fix);
+		snprintf(def, sizeof(def), "p %s:0x%" PRIx64, strip, lin + 5);
+		check(system(cmd) == 0 &&
+			  utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
+			  utrace_kprobe_locate(p, strip, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
+			  !loc.jmp && loc.func == loc.vaddr && loc.insn_len == 3 &&
+			  loc.xol[loc.xol_len - 5] == 0xe9,
+		      "PATH:OFFSET with no symbol: an int3, its one instruction moved (%s)", err.msg);
+		utrace_kprobe_free(p);
+		p = NULL;
+	}
 	snprintf(def, sizeof(def), "p:e /no/such/file:0x10");
 	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == -EINVAL &&
 		  code == UTRACE_UPROBE_ERR_FILE_NOT_FOUND && err.column == 5,
