@@ -44,13 +44,13 @@ struct utrace_event_format;
 struct utrace_func_filter;
 struct utrace_live;
 
-/* One traceable function: its demangled name, symbol and object path. */
 /* The file a probe definition was written to (utrace_live_ops.probe_add):
  * dynamic_events takes both kinds of point, kprobe_events SYMBOL[+OFFS]
  * (default group "kprobes"), uprobe_events PATH:OFFSET (default group
  * "uprobes"). */
 enum utrace_live_probe { UTRACE_LIVE_DYNAMIC, UTRACE_LIVE_KPROBE, UTRACE_LIVE_UPROBE };
 
+/* One traceable function: its demangled name, symbol and object path. */
 typedef void (*utrace_live_func_cb)(void *cbarg, const char *name, const char *raw,
 				    const char *module, bool main_object);
 

@@ -103,7 +103,8 @@ struct live_file {
 	int (*open)(struct utrace_live *l, struct live_handle *h, int flags);
 	long (*write)(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 	int (*flush)(struct utrace_live *l, struct live_handle *h);
-	int which; /* the function list of set_ftrace_filter/notrace */
+	int which; /* the function list of set_ftrace_filter/notrace; the
+		    * enum live_dyn_file of live_dynev.c's */
 	bool pipe; /* read by live_pipe_read, not from a snapshot */
 };
 
