@@ -176,7 +176,8 @@ static int kp_type(struct kp_parse *ps, const char *t0)
 	char num[UTRACE_UPROBE_NAME_MAX + 1];
 
 	if (!strchr("prf-", t0[0]) || !t0[0] || (t0[1 + digits] && t0[1 + digits] != ':') ||
-	    (digits && (t0[0] == 'f' || t0[0] == '-' || ps->with_path)))
+	    (digits && (t0[0] == 'f' || t0[0] == '-' || ps->with_path)) ||
+	    (ps->with_path && t0[0] == 'f')) /* a uprobe: p or r */
 		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, ps->col[0]);
 	snprintf(p->group, sizeof(p->group), "%s", ps->group);
 	p->kind = t0[0] == 'r' ? UTRACE_KP_RETURN : t0[0] == '-' ? UTRACE_KP_REMOVE : UTRACE_KP_PROBE;

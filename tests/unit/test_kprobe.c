@@ -386,6 +386,10 @@ static void test_path(const char *fix)
 		utrace_kprobe_free(p);
 		p = NULL;
 	}
+	snprintf(def, sizeof(def), "f:e %s:lin", fix);
+	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	check(code == UTRACE_UPROBE_ERR_BAD_PROBE_TYPE && err.column == 1,
+	      "no fprobe at a PATH: point: %s", err.msg);
 	snprintf(def, sizeof(def), "p:e /no/such/file:0x10");
 	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == -EINVAL &&
 		  code == UTRACE_UPROBE_ERR_FILE_NOT_FOUND && err.column == 5,
