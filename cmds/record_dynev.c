@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_dynev.c - dynamic_events and synthetic_events of the live tracefs
- * (lib/live/live_dynev.c knows the files): a probe definition is parsed
- * and checked by lib/probes against the program as at `--probe`, gets
+ * record_dynev.c - dynamic_events, kprobe_events, uprobe_events and
+ * synthetic_events of the live tracefs (lib/live/live_dynev.c knows the
+ * files): a probe definition is parsed and checked by lib/probes against
+ * the program as at `--probe` (a PATH:OFFSET one against its file, and
+ * installed where a process has that file loaded, now or later), gets
  * its event id in the recording and goes to lib/record, which saves its
  * format and installs it in every process; a synthetic event likewise
  * with lib/hist.  Their records are off until their enable file says 1.
@@ -21,6 +23,7 @@
 #include "lib/events/event_format.h"
 #include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
+#include "lib/probes/uprobe.h"
 
 struct dyn_name {
 	char sys[65], name[65];
@@ -60,20 +63,42 @@ static int dyn_keep(struct record_dynev *d, const char *sys, const char *name, i
 	return 0;
 }
 
+/* The probe point as the kernel lists it: trace_kprobe_show's "SYM" or
+ * "SYM+OFFS", trace_uprobe_show's "PATH:0x%016lx" (PATH absolute),
+ * trace_fprobe_show's "SYM[%return]". */
+static void dyn_point(FILE *f, const struct utrace_kprobe *p)
+{
+	uint64_t off = 0;
+	const char *path = utrace_kprobe_path(p, &off), *sym;
+	char *real = path && path[0] != '/' ? realpath(path, NULL) : NULL;
+
+	if (path) {
+		fprintf(f, " %s:0x%016llx", real ? real : path, (unsigned long long)off);
+		free(real);
+		return;
+	}
+	sym = utrace_kprobe_symbol(p, &off);
+	if (utrace_kprobe_fprobe(p))
+		fprintf(f, " %s%s", sym, utrace_kprobe_kind(p) == UTRACE_KP_RETURN ? "%return" : "");
+	else if (off)
+		fprintf(f, " %s+%llu", sym, (unsigned long long)off);
+	else
+		fprintf(f, " %s", sym);
+}
+
 /*
  * The line dynamic_events lists for probe p defined by def, as the
- * kernel's trace_kprobe_show/trace_fprobe_show: "p:GRP/EVENT SYM+OFFS",
- * "r:..." for a return, "f:GRP/EVENT SYM[%return]", then each argument
- * as NAME=ARG (the kernel's argN for an unnamed one).
+ * kernel's trace_kprobe_show, trace_uprobe_show and trace_fprobe_show:
+ * "p:GRP/EVENT POINT", "r[MAXACTIVE]:..." for a return, "f:GRP/EVENT
+ * ...", then each argument as NAME=ARG (the kernel's argN for an unnamed
+ * one).
  */
 static char *dyn_probe_line(const struct utrace_kprobe *p, const char *def)
 {
 	char *buf = NULL, *copy = strdup(def), *save = NULL, *tok;
 	size_t len = 0;
-	uint64_t off = 0;
-	const char *sym = utrace_kprobe_symbol(p, &off);
 	FILE *f = open_memstream(&buf, &len);
-	unsigned i = 0;
+	unsigned i = 0, max = utrace_kprobe_maxactive(p);
 
 	if (!f || !copy) {
 		if (f)
@@ -83,11 +108,13 @@ static char *dyn_probe_line(const struct utrace_kprobe *p, const char *def)
 		return NULL;
 	}
 	if (utrace_kprobe_fprobe(p))
-		fprintf(f, "f:%s/%s %s%s", utrace_kprobe_group(p), utrace_kprobe_event(p), sym,
-			utrace_kprobe_kind(p) == UTRACE_KP_RETURN ? "%return" : "");
+		fputc('f', f);
 	else
-		fprintf(f, "%c:%s/%s %s+%llu", utrace_kprobe_kind(p) == UTRACE_KP_RETURN ? 'r' : 'p',
-			utrace_kprobe_group(p), utrace_kprobe_event(p), sym, (unsigned long long)off);
+		fputc(utrace_kprobe_kind(p) == UTRACE_KP_RETURN ? 'r' : 'p', f);
+	if (max)
+		fprintf(f, "%u", max);
+	fprintf(f, ":%s/%s", utrace_kprobe_group(p), utrace_kprobe_event(p));
+	dyn_point(f, p);
 	/* the words after the type and the probe point */
 	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		if (i++ < 2)
@@ -179,30 +206,42 @@ static int dyn_probe_install(struct record_live *rl, struct utrace_kprobe *p, co
 	return ret;
 }
 
-static int dyn_probe_add(void *arg, const char *def, char **line,
+/* The kernel's error for a probe point it does not take, at the second
+ * word of def. */
+static int dyn_bad_point(const char *def, int code, struct utrace_error *err)
+{
+	int col = (int)strspn(def, " \t"), ret;
+
+	col += (int)strcspn(def + col, " \t");
+	col += (int)strspn(def + col, " \t");
+	ret = utrace_error_set(err, -EINVAL, "%s", utrace_uprobe_error_text(code));
+	err->column = col + 1;
+	return ret;
+}
+
+static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err)
 {
 	struct record_live *rl = arg;
 	struct record_dynev *d = record_live_dynev(rl);
 	struct utrace_kprobe *p = NULL;
+	bool path = !utrace_kprobe_is_in_process(def);
 	int ret;
 
-	if (!utrace_kprobe_is_in_process(def))
-		return utrace_error_set(err, -EINVAL, "a probe point with a PATH: is the kernel's "
-						      "(uprobe_events), not the traced processes'");
-	if (utrace_kprobe_parse(def, d->exe, &p, NULL, err) < 0)
+	/* kprobe_events: symbols only; uprobe_events: PATH: points only */
+	if (file == UTRACE_LIVE_KPROBE && path)
+		return dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, err);
+	if (file == UTRACE_LIVE_UPROBE && !path)
+		return dyn_bad_point(def, UTRACE_UPROBE_ERR_NO_PROBE_POINT, err);
+	if (utrace_kprobe_parse_as(def, d->exe,
+				   path ? "uprobes" : file == UTRACE_LIVE_KPROBE ? "kprobes" : NULL,
+				   path, &p, NULL, err) < 0)
 		return err->code ? err->code : -EINVAL;
-	if (!dyn_symbol_known(rl, p)) {
-		/* the kernel's error for a symbol it does not know, at the
-		 * probe point (the second word) */
-		int col = (int)strspn(def, " \t");
-
-		col += (int)strcspn(def + col, " \t");
-		col += (int)strspn(def + col, " \t");
+	/* a PATH: probe waits for the file to be loaded, as the kernel's
+	 * uprobe waits for it to be mapped */
+	if (!path && !dyn_symbol_known(rl, p)) {
 		utrace_kprobe_free(p);
-		ret = utrace_error_set(err, -EINVAL, "Invalid probed address or symbol");
-		err->column = col + 1;
-		return ret;
+		return dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, err);
 	}
 	record_live_lock(rl);
 	ret = dyn_probe_install(rl, p, def, line, fmt, err);

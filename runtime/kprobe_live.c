@@ -100,12 +100,17 @@ static int kl_take(void *arg)
 	return ret;
 }
 
-/* DONE (the objects lock held): the batch in place. */
+/* DONE (the objects lock held): the batch in place.  The process has
+ * probes from now on even if none of its objects took this one: the
+ * objects it registers later (dlopen) ask for theirs (ftrace.c reads
+ * nr_kprobes under the same lock), as for a uprobe on a library that is
+ * loaded after it was defined. */
 static int kl_commit(void *arg)
 {
 	int ret;
 
 	(void)arg;
+	rt.cfg.nr_kprobes++;
 	pthread_mutex_lock(&rt_kp_lock);
 	ret = rt_kp_commit(&kl_batch);
 	pthread_mutex_unlock(&rt_kp_lock);

@@ -466,6 +466,7 @@ static void kp_take_jmp(struct kp_batch *b, uint8_t *slot, const struct utrace_m
 int rt_kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		   const struct utrace_msg_kprobe *m, uint32_t size)
 {
+	const struct rt_kprobe *q;
 	struct rt_kprobe *p;
 	uint64_t orig;
 	void *prog;
@@ -495,6 +496,9 @@ int rt_kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 		return 0; /* removed before this object came */
 	if (utrace_fetch_load(m->addr, 8, &orig) < 0) /* before any of the batch's pokes */
 		return -1;
+	/* one there already has the program's bytes (the text: its int3) */
+	if ((q = rt_kp_find(rt_kp_table, m->addr)))
+		orig = q->orig;
 	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
 	if (!prog)
 		return -1;

@@ -22,8 +22,9 @@
  *   live_buffers.c tracing_thresh, buffer_total_size_kb, per_cpu/cpuN/stats
  *   live_options.c trace_options, options/
  *   live_reset.c  unmounting what a killed recorder left
- *   live_dynev.c  dynamic_events, synthetic_events: probes and synthetic
- *                 events added and removed while the programs run
+ *   live_dynev.c  dynamic_events, kprobe_events, uprobe_events,
+ *                 synthetic_events: probes and synthetic events added and
+ *                 removed while the programs run
  *
  * The ops are called from the FUSE threads, several at once; the
  * implementation serialises them with its own work (the recorder's poll
@@ -42,6 +43,12 @@
 struct utrace_event_format;
 struct utrace_func_filter;
 struct utrace_live;
+
+/* The file a probe definition was written to (utrace_live_ops.probe_add):
+ * dynamic_events takes both kinds of point, kprobe_events SYMBOL[+OFFS]
+ * (default group "kprobes"), uprobe_events PATH:OFFSET (default group
+ * "uprobes"). */
+enum utrace_live_probe { UTRACE_LIVE_DYNAMIC, UTRACE_LIVE_KPROBE, UTRACE_LIVE_UPROBE };
 
 /* One traceable function: its demangled name, symbol and object path. */
 typedef void (*utrace_live_func_cb)(void *cbarg, const char *name, const char *raw,
@@ -122,13 +129,15 @@ struct utrace_live_ops {
 	int (*extract)(void *arg, FILE *out, struct utrace_error *err);
 	/* every traceable function of the traced processes */
 	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
-	/* dynamic_events, synthetic_events (live_dynev.c): a probe definition
-	 * (the in-process syntax: no PATH:) or a synthetic event's ("NAME
-	 * TYPE FIELD; ...") added to the recording, its event off; 0 with
-	 * *line what dynamic_events lists for it (malloc'ed) and *fmt its
-	 * format (the recording's, valid until utrace_live_stop), or <0
+	/* dynamic_events, kprobe_events, uprobe_events, synthetic_events
+	 * (live_dynev.c): a probe definition (the in-process syntax, or a
+	 * PATH:OFFSET point; file: which file it was written to, for its
+	 * default group and the points it takes) or a synthetic event's
+	 * ("NAME TYPE FIELD; ...") added to the recording, its event off; 0
+	 * with *line what dynamic_events lists for it (malloc'ed) and *fmt
+	 * its format (the recording's, valid until utrace_live_stop), or <0
 	 * with err (err->column: the column of the error, 1-based, 0: none) */
-	int (*probe_add)(void *arg, const char *def, char **line,
+	int (*probe_add)(void *arg, const char *def, enum utrace_live_probe file, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err);
 	int (*synth_add)(void *arg, const char *def, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err);

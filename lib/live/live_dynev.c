@@ -1,27 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * live_dynev.c - dynamic_events and synthetic_events: the kernel's files
- * for events defined while tracing (trace_dynevent.c, trace_kprobe.c,
+ * live_dynev.c - dynamic_events, kprobe_events, uprobe_events and
+ * synthetic_events: the kernel's files for events defined while tracing
+ * (trace_dynevent.c, trace_kprobe.c, trace_uprobe.c,
  * trace_events_synth.c), over the recording's in-process probes and
  * synthetic events:
  *
  *   dynamic_events    one definition a line as the kernel lists them
- *                     ("p:GRP/EVENT SYMBOL+OFFS NAME=ARG ...", "r:...",
- *                     "f:...", "s:synthetic/NAME\tTYPE FIELD; ...");
+ *                     ("p:GRP/EVENT SYMBOL[+OFFS] NAME=ARG ...", "r:...",
+ *                     "f:...", "p:GRP/EVENT PATH:0xOFFSET ...",
+ *                     "s:synthetic/NAME\tTYPE FIELD; ...");
  *                     a write runs each line ("-:[GRP/]EVENT" removes,
  *                     "s:" defines a synthetic event, "#" starts a
  *                     comment) and stops at the first that fails; an
  *                     open with O_TRUNC (`>`) removes them all, or none
  *                     (EBUSY) if one is enabled
+ *   kprobe_events     the same for the probes on symbols (p, r) alone:
+ *                     default group "kprobes"
+ *   uprobe_events     the same for the probes at PATH:OFFSET alone:
+ *                     default group "uprobes"
  *   synthetic_events  the synthetic events ("NAME\tTYPE FIELD; ..."); a
  *                     write defines one, "!NAME" removes it; O_TRUNC as
  *                     above, for them
  *   events/SYS/EVENT/enable  of a dynamic event defined here: 0 or 1
  *
+ * One list holds them all, each with its kind; a file is a filter of
+ * kinds (dyn_files): what it lists, what its "-:" and `>` remove, and
+ * what its other lines define.
+ *
  * A definition the recording refuses is a failed write (EINVAL, EEXIST,
  * ENOENT, EBUSY as the kernel) and, for a bad definition, an error_log
  * entry as the kernel's: "trace_kprobe" (or "trace_fprobe",
- * "synthetic_events"), the definition, a caret under the column the
+ * "trace_uprobe", "synthetic_events"), the definition, a caret under the column the
  * parser names.  An event added starts disabled, as the kernel's; its
  * format and id are under events/ (live_events.c lists the formats of
  * live_dynev_format after the objects' events).
@@ -37,6 +47,35 @@
 #include "lib/events/event_format.h"
 #include "lib/live/live_int.h"
 
+/* What a file takes: the kinds it lists and removes, the probe_add
+ * file of its p/r lines, whether its lines are synthetic definitions. */
+struct dyn_file {
+	unsigned kinds;
+	enum utrace_live_probe probe;
+	bool synth;
+};
+
+#define DYN_ALL (LIVE_DYN_KPROBE | LIVE_DYN_FPROBE | LIVE_DYN_UPROBE | LIVE_DYN_SYNTH)
+static const struct dyn_file dyn_files[] = {
+    [LIVE_DYN_DYNAMIC] = {DYN_ALL, UTRACE_LIVE_DYNAMIC, false},
+    [LIVE_DYN_SYNTHETIC] = {LIVE_DYN_SYNTH, UTRACE_LIVE_DYNAMIC, true},
+    [LIVE_DYN_KPROBES] = {LIVE_DYN_KPROBE, UTRACE_LIVE_KPROBE, false},
+    [LIVE_DYN_UPROBES] = {LIVE_DYN_UPROBE, UTRACE_LIVE_UPROBE, false},
+};
+
+/* The kind of a line as dynamic_events lists it: a uprobe's point is
+ * its file's absolute path. */
+static unsigned dyn_kind(const char *line)
+{
+	const char *w = line + strcspn(line, " \t");
+
+	w += strspn(w, " \t");
+	return line[0] == 's' ? LIVE_DYN_SYNTH
+	       : line[0] == 'f' ? LIVE_DYN_FPROBE
+	       : w[0] == '/'	? LIVE_DYN_UPROBE
+				: LIVE_DYN_KPROBE;
+}
+
 static void dyn_cb(void *arg, const char *line, const struct utrace_event_format *fmt)
 {
 	struct utrace_live *l = arg;
@@ -47,7 +86,7 @@ static void dyn_cb(void *arg, const char *line, const struct utrace_event_format
 	l->dyn = d;
 	if ((d[l->ndyn].line = strdup(line))) {
 		d[l->ndyn].fmt = fmt;
-		d[l->ndyn].synth = !strncmp(line, "s:", 2);
+		d[l->ndyn].kind = dyn_kind(line);
 		l->ndyn++;
 	}
 }
@@ -62,14 +101,21 @@ static void dyn_init(struct utrace_live *l)
 		l->ops.dynev_initial(l->ops.arg, dyn_cb, l);
 }
 
-const struct live_dyn *live_dynev_find(struct utrace_live *l, const char *sys, const char *name)
+/* The event (sys, name) of one of kinds (sys NULL: any system). */
+static const struct live_dyn *dyn_find(struct utrace_live *l, const char *sys, const char *name,
+				       unsigned kinds)
 {
 	dyn_init(l);
 	for (size_t i = 0; i < l->ndyn; i++)
-		if ((!sys || !strcmp(l->dyn[i].fmt->system, sys)) &&
+		if ((l->dyn[i].kind & kinds) && (!sys || !strcmp(l->dyn[i].fmt->system, sys)) &&
 		    !strcmp(l->dyn[i].fmt->name, name))
 			return &l->dyn[i];
 	return NULL;
+}
+
+const struct live_dyn *live_dynev_find(struct utrace_live *l, const char *sys, const char *name)
+{
+	return dyn_find(l, sys, name, DYN_ALL);
 }
 
 const struct utrace_event_format *live_dynev_format(struct utrace_live *l, size_t i)
@@ -109,24 +155,25 @@ static int dyn_remove(struct utrace_live *l, const struct live_dyn *d)
 	return 0;
 }
 
-/* `>`: every one (synth: the synthetic events only), or none if one is
- * enabled. */
-static int dyn_remove_all(struct utrace_live *l, bool synth_only)
+/* `>`: every one of kinds, or none if one is enabled. */
+static int dyn_remove_all(struct utrace_live *l, unsigned kinds)
 {
 	int ret = 0;
 
 	dyn_init(l);
 	for (size_t i = 0; i < l->ndyn; i++)
-		if ((!synth_only || l->dyn[i].synth) && dyn_enabled(l, &l->dyn[i]))
+		if ((l->dyn[i].kind & kinds) && dyn_enabled(l, &l->dyn[i]))
 			return -EBUSY;
 	for (size_t i = l->ndyn; i-- > 0 && ret >= 0;)
-		if (!synth_only || l->dyn[i].synth)
+		if (l->dyn[i].kind & kinds)
 			ret = dyn_remove(l, &l->dyn[i]);
 	return ret;
 }
 
-/* "-:[GRP/]EVENT" (or "!NAME" of synthetic_events, sys "synthetic"). */
-static int dyn_remove_named(struct utrace_live *l, const char *what, const char *sys)
+/* "-:[GRP/]EVENT" (or "!NAME" of synthetic_events, sys "synthetic"), of
+ * kinds. */
+static int dyn_remove_named(struct utrace_live *l, const char *what, const char *sys,
+			    unsigned kinds)
 {
 	char name[256], *slash;
 	const struct live_dyn *d;
@@ -137,12 +184,30 @@ static int dyn_remove_named(struct utrace_live *l, const char *what, const char 
 		*slash = 0;
 		sys = name;
 	}
-	d = live_dynev_find(l, sys, slash ? slash + 1 : name);
+	d = dyn_find(l, sys, slash ? slash + 1 : name, kinds);
 	return d ? dyn_remove(l, d) : -ENOENT;
 }
 
+/* Where error_log says a refused definition def of file f comes from. */
+static const char *dyn_errloc(const struct dyn_file *f, const char *def)
+{
+	const char *w = def + strcspn(def, " \t");
+	size_t n;
+
+	w += strspn(w, " \t");
+	n = strcspn(w, " \t");
+	if (f->synth)
+		return "synthetic_events";
+	if (def[0] == 'f')
+		return "trace_fprobe";
+	if (f->probe == UTRACE_LIVE_UPROBE ||
+	    (f->probe == UTRACE_LIVE_DYNAMIC && (memchr(w, ':', n) || memchr(w, '/', n))))
+		return "trace_uprobe";
+	return "trace_kprobe";
+}
+
 /* One definition: added, or its error logged. */
-static int dyn_add(struct utrace_live *l, const char *def, bool synth)
+static int dyn_add(struct utrace_live *l, const char *def, const struct dyn_file *f)
 {
 	const struct utrace_event_format *fmt = NULL;
 	struct utrace_error err = {0};
@@ -150,19 +215,19 @@ static int dyn_add(struct utrace_live *l, const char *def, bool synth)
 	char *line = NULL, *text;
 	int ret;
 
-	ret = synth ? (l->ops.synth_add ? l->ops.synth_add(l->ops.arg, def, &line, &fmt, &err)
-					: -EOPNOTSUPP)
-		    : (l->ops.probe_add ? l->ops.probe_add(l->ops.arg, def, &line, &fmt, &err)
-					: -EOPNOTSUPP);
+	ret = f->synth ? (l->ops.synth_add ? l->ops.synth_add(l->ops.arg, def, &line, &fmt, &err)
+					   : -EOPNOTSUPP)
+		       : (l->ops.probe_add ? l->ops.probe_add(l->ops.arg, def, f->probe, &line,
+							      &fmt, &err)
+					   : -EOPNOTSUPP);
 	if (ret < 0) {
 		/* the parser's "TEXT at column N": the text alone */
 		if ((text = strdup(err.msg[0] ? err.msg : strerror(-ret))) &&
 		    err.column > 0 && strstr(text, " at column "))
 			*strstr(text, " at column ") = 0;
 		if (text && ret != -ENOMEM)
-			live_errlog_add(l, synth ? "synthetic_events"
-					: def[0] == 'f' ? "trace_fprobe" : "trace_kprobe",
-					def, text, err.column > 0 ? (unsigned)err.column - 1 : 0);
+			live_errlog_add(l, dyn_errloc(f, def), def, text,
+					err.column > 0 ? (unsigned)err.column - 1 : 0);
 		free(text);
 		return ret;
 	}
@@ -171,12 +236,12 @@ static int dyn_add(struct utrace_live *l, const char *def, bool synth)
 		return -ENOMEM;
 	}
 	l->dyn = d;
-	d[l->ndyn++] = (struct live_dyn){line, fmt, synth};
+	d[l->ndyn++] = (struct live_dyn){line, fmt, dyn_kind(line)};
 	return 0;
 }
 
-/* One line of a write. */
-static int dyn_command(struct utrace_live *l, char *s, bool synth_file)
+/* One line of a write to file f. */
+static int dyn_command(struct utrace_live *l, char *s, const struct dyn_file *f)
 {
 	char *e;
 
@@ -189,21 +254,31 @@ static int dyn_command(struct utrace_live *l, char *s, bool synth_file)
 	if (!*s)
 		return 0;
 	dyn_init(l);
-	if (synth_file)
-		return s[0] == '!' ? dyn_remove_named(l, s + 1, "synthetic") : dyn_add(l, s, true);
+	if (f->synth)
+		return s[0] == '!' ? dyn_remove_named(l, s + 1, "synthetic", f->kinds)
+				   : dyn_add(l, s, f);
 	if (s[0] == '-' && s[1] == ':')
-		return dyn_remove_named(l, s + 2, NULL);
-	if (s[0] == 's' && s[1] == ':') {
+		return dyn_remove_named(l, s + 2, NULL, f->kinds);
+	if (f->probe == UTRACE_LIVE_DYNAMIC && s[0] == 's' && s[1] == ':') {
 		/* "s:[synthetic/]NAME FIELDS" */
 		s += 2;
 		if (!strncmp(s, "synthetic/", 10))
 			s += 10;
-		return dyn_add(l, s, true);
+		return dyn_add(l, s, &dyn_files[LIVE_DYN_SYNTHETIC]);
 	}
-	return dyn_add(l, s, false);
+	/* kprobe_events and uprobe_events take p and r alone, the others
+	 * with no error_log entry (the kernel's -ECANCELED) */
+	if (f->probe != UTRACE_LIVE_DYNAMIC && s[0] != 'p' && s[0] != 'r')
+		return -EINVAL;
+	return dyn_add(l, s, f);
 }
 
-static long dyn_write(struct utrace_live *l, const char *buf, size_t n, bool synth_file)
+static const struct dyn_file *dyn_file(const struct live_handle *h)
+{
+	return &dyn_files[h->f->which];
+}
+
+long live_write_dynev(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	char *s = strndup(buf, n), *line, *save = NULL;
 	int ret = 0;
@@ -211,55 +286,34 @@ static long dyn_write(struct utrace_live *l, const char *buf, size_t n, bool syn
 	if (!s)
 		return -ENOMEM;
 	for (line = strtok_r(s, "\n", &save); line && ret >= 0; line = strtok_r(NULL, "\n", &save))
-		ret = dyn_command(l, line, synth_file);
+		ret = dyn_command(l, line, dyn_file(h));
 	free(s);
 	return ret < 0 ? ret : (long)n;
 }
 
-static int dyn_show(struct utrace_live *l, FILE *out, bool synth_file)
+int live_show_dynev(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
+	const struct dyn_file *f = dyn_file(h);
+
 	dyn_init(l);
 	for (size_t i = 0; i < l->ndyn; i++) {
 		const char *line = l->dyn[i].line;
 
-		if (synth_file && !l->dyn[i].synth)
+		if (!(l->dyn[i].kind & f->kinds))
 			continue;
 		/* synthetic_events: the line without "s:synthetic/" */
-		if (synth_file && strchr(line, '/'))
+		if (f->synth && strchr(line, '/'))
 			line = strchr(line, '/') + 1;
 		fprintf(out, "%s\n", line);
 	}
 	return 0;
 }
 
-int live_show_dynev(struct utrace_live *l, const struct live_handle *h, FILE *out)
-{
-	return dyn_show(l, out, false);
-}
-
 int live_open_dynev(struct utrace_live *l, struct live_handle *h, int flags)
 {
-	return (flags & O_ACCMODE) != O_RDONLY && (flags & O_TRUNC) ? dyn_remove_all(l, false) : 0;
-}
-
-long live_write_dynev(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
-{
-	return dyn_write(l, buf, n, false);
-}
-
-int live_show_synth(struct utrace_live *l, const struct live_handle *h, FILE *out)
-{
-	return dyn_show(l, out, true);
-}
-
-int live_open_synth(struct utrace_live *l, struct live_handle *h, int flags)
-{
-	return (flags & O_ACCMODE) != O_RDONLY && (flags & O_TRUNC) ? dyn_remove_all(l, true) : 0;
-}
-
-long live_write_synth(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
-{
-	return dyn_write(l, buf, n, true);
+	return (flags & O_ACCMODE) != O_RDONLY && (flags & O_TRUNC)
+		   ? dyn_remove_all(l, dyn_file(h)->kinds)
+		   : 0;
 }
 
 /* events/SYS/EVENT/enable of a dynamic event */

@@ -103,7 +103,8 @@ struct live_file {
 	int (*open)(struct utrace_live *l, struct live_handle *h, int flags);
 	long (*write)(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 	int (*flush)(struct utrace_live *l, struct live_handle *h);
-	int which; /* the function list of set_ftrace_filter/notrace */
+	int which; /* the function list of set_ftrace_filter/notrace; the
+		    * enum live_dyn_file of live_dynev.c's */
 	bool pipe; /* read by live_pipe_read, not from a snapshot */
 };
 
@@ -157,18 +158,18 @@ int live_show_cpu_stats(struct utrace_live *l, const struct live_handle *h, FILE
 int live_number(const char *buf, size_t n, unsigned long long *v);
 
 /* live_dynev.c: an event of dynamic_events; its line as the file lists
- * it, its format (the recording's) */
+ * it, its format (the recording's), its kind (LIVE_DYN_*) */
+enum { LIVE_DYN_KPROBE = 1, LIVE_DYN_FPROBE = 2, LIVE_DYN_UPROBE = 4, LIVE_DYN_SYNTH = 8 };
 struct live_dyn {
 	char *line;
 	const struct utrace_event_format *fmt;
-	bool synth;
+	unsigned kind;
 };
+/* the files of live_dynev.c, their live_file.which */
+enum live_dyn_file { LIVE_DYN_DYNAMIC, LIVE_DYN_SYNTHETIC, LIVE_DYN_KPROBES, LIVE_DYN_UPROBES };
 int live_show_dynev(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_open_dynev(struct utrace_live *l, struct live_handle *h, int flags);
 long live_write_dynev(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
-int live_show_synth(struct utrace_live *l, const struct live_handle *h, FILE *out);
-int live_open_synth(struct utrace_live *l, struct live_handle *h, int flags);
-long live_write_synth(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 extern const struct live_file live_dynev_enable; /* events/SYS/EVENT/enable of one */
 /* The dynamic event (sys, name), NULL if none. */
 const struct live_dyn *live_dynev_find(struct utrace_live *l, const char *sys, const char *name);

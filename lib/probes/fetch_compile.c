@@ -91,7 +91,9 @@ static unsigned kp_first_arg(const struct utrace_kprobe *p)
 static void kp_print_fmt(FILE *m, const struct utrace_kprobe *p, const struct kp_argtype *at)
 {
 	fprintf(m, "\nprint fmt: \"(");
-	if (p->kind == UTRACE_KP_RETURN) { /* the kernel's kretprobe: (CALLER+off <- FUNC) */
+	if (p->path) /* the kernel's uprobe: (0xIP), (0xFUNC <- 0xCALLER) */
+		fprintf(m, p->kind == UTRACE_KP_RETURN ? "0x%%lx <- 0x%%lx" : "0x%%lx");
+	else if (p->kind == UTRACE_KP_RETURN) { /* the kernel's kretprobe: (CALLER+off <- FUNC) */
 		fprintf(m, "%%ps <- %s", p->symbol);
 	} else {
 		fprintf(m, "%s+0x%" PRIx64, p->symbol, p->offset);
@@ -111,7 +113,10 @@ static void kp_print_fmt(FILE *m, const struct utrace_kprobe *p, const struct kp
 		fputc('}', m);
 	}
 	fputc('"', m);
-	if (p->kind == UTRACE_KP_RETURN)
+	if (p->path)
+		fprintf(m, p->kind == UTRACE_KP_RETURN ? ", REC->__probe_func, REC->__probe_ret_ip"
+						       : ", REC->__probe_ip");
+	else if (p->kind == UTRACE_KP_RETURN)
 		fprintf(m, ", REC->__probe_ret_ip");
 	for (unsigned i = 0; i < p->u.nargs; i++) {
 		const char *n = p->u.args[i].name;

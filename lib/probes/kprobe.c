@@ -159,34 +159,52 @@ static int kp_dwarf_names(struct kp_parse *ps, struct upr_point *pt)
 	}
 	if (moved != vaddr) {
 		p->offset += moved - vaddr;
+		p->vaddr += moved - vaddr; /* a PATH: probe's, in the same segment */
+		p->foff += moved - vaddr;
 		pt->entry = false;
 	}
 	return 0;
 }
 
-static int kp_parse(struct kp_parse *ps)
+/* The type word: p, r[MAXACTIVE], f or -, then [:[GRP/]EVENT] (the
+ * kernel's __trace_kprobe_create checks, at its columns). */
+static int kp_type(struct kp_parse *ps, const char *t0)
 {
 	struct utrace_kprobe *p = ps->p;
-	struct upr_point pt = {.in_process = true};
-	const char *t0;
-	int ret = upr_split(ps->def, &ps->tok, &ps->col, &ps->n);
+	size_t digits = strspn(t0 + 1, "0123456789");
+	uint64_t max;
+	char num[UTRACE_UPROBE_NAME_MAX + 1];
 
-	if (ret < 0)
-		return ret;
-	if (!ps->n)
-		return kerr(ps, UTRACE_UPROBE_ERR_NO_DEFINITION, 1);
-	t0 = ps->tok[0];
-	if (!strchr("prf-", t0[0]) || !t0[0] || (t0[1] && t0[1] != ':'))
+	if (!strchr("prf-", t0[0]) || !t0[0] || (t0[1 + digits] && t0[1 + digits] != ':') ||
+	    (digits && (t0[0] == 'f' || t0[0] == '-' || ps->with_path)) ||
+	    (ps->with_path && t0[0] == 'f')) /* a uprobe: p or r */
 		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, ps->col[0]);
-	strcpy(p->group, UTRACE_KPROBE_DEFAULT_GROUP);
+	snprintf(p->group, sizeof(p->group), "%s", ps->group);
 	p->kind = t0[0] == 'r' ? UTRACE_KP_RETURN : t0[0] == '-' ? UTRACE_KP_REMOVE : UTRACE_KP_PROBE;
 	p->fprobe = t0[0] == 'f';
-	if (t0[1] == ':' && kp_event_name(ps, t0 + 2, ps->col[0] + 2) < 0)
+	if (digits) {
+		if (p->kind != UTRACE_KP_RETURN)
+			return kerr(ps, UTRACE_UPROBE_ERR_BAD_MAXACT_TYPE, ps->col[0] + 1);
+		snprintf(num, sizeof(num), "%.*s", (int)digits, t0 + 1);
+		if (digits >= sizeof(num) || !upr_strtoul(num, 0, &max) || !max)
+			return kerr(ps, UTRACE_UPROBE_ERR_BAD_MAXACT, ps->col[0] + 1);
+		if (max > UTRACE_KPROBE_MAXACTIVE_MAX)
+			return kerr(ps, UTRACE_UPROBE_ERR_MAXACT_TOO_BIG, ps->col[0] + 1);
+		p->maxactive = (unsigned)max;
+	}
+	if (t0[1 + digits] == ':' &&
+	    kp_event_name(ps, t0 + 2 + digits, ps->col[0] + 2 + (int)digits) < 0)
 		return -1;
-	if (p->kind == UTRACE_KP_REMOVE)
-		return p->event[0] ? 0 : kerr(ps, UTRACE_UPROBE_ERR_NO_EVENT_NAME, ps->col[0] + 2);
-	if (ps->n < 2)
-		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, ps->col[0] + (int)strlen(t0) + 1);
+	return 0;
+}
+
+/* SYMBOL[+OFFS][%return] of the program (or a library): *entry whether
+ * at the function's first instruction. */
+static int kp_symbol_point(struct kp_parse *ps, bool *entry)
+{
+	struct utrace_kprobe *p = ps->p;
+	int ret;
+
 	if ((ret = kp_point(ps, ps->tok[1], ps->col[1])))
 		return ret;
 	kp_symbol_size(ps, p, ps->exe);
@@ -198,8 +216,36 @@ static int kp_parse(struct kp_parse *ps)
 	}
 	if (!p->event[0])
 		kp_default_event(p);
+	*entry = p->kind != UTRACE_KP_RETURN && !p->offset;
+	return 0;
+}
+
+static int kp_parse(struct kp_parse *ps)
+{
+	struct utrace_kprobe *p = ps->p;
+	struct upr_point pt = {.in_process = true};
+	int ret = upr_split(ps->def, &ps->tok, &ps->col, &ps->n);
+
+	if (ret < 0)
+		return ret;
+	if (!ps->n)
+		return kerr(ps, UTRACE_UPROBE_ERR_NO_DEFINITION, 1);
+	if (kp_type(ps, ps->tok[0]) < 0)
+		return -1;
+	if (p->kind == UTRACE_KP_REMOVE)
+		return p->event[0] ? 0 : kerr(ps, UTRACE_UPROBE_ERR_NO_EVENT_NAME, ps->col[0] + 2);
+	if (ps->n < 2)
+		return kerr(ps,
+			    ps->with_path ? UTRACE_UPROBE_ERR_NO_PROBE_POINT
+					  : UTRACE_UPROBE_ERR_BAD_PROBE_ADDR,
+			    ps->col[0] + (int)strlen(ps->tok[0]) + 1);
+	if (!ps->with_path)
+		ret = kp_symbol_point(ps, &pt.entry);
+	else if ((ret = kp_path_point(ps, ps->tok[1], ps->col[1], &pt.entry)) == 0 && !p->event[0])
+		kp_path_event(p);
+	if (ret)
+		return ret;
 	pt.is_return = p->kind == UTRACE_KP_RETURN;
-	pt.entry = !pt.is_return && !p->offset;
 	if ((ret = kp_dwarf_names(ps, &pt)) < 0)
 		return ret;
 	p->u.is_return = pt.is_return;
@@ -215,7 +261,14 @@ static int kp_parse(struct kp_parse *ps)
 int utrace_kprobe_parse(const char *def, const char *exe, struct utrace_kprobe **out, int *code,
 			struct utrace_error *err)
 {
-	struct kp_parse ps = {.def = def ? def : "", .exe = exe};
+	return utrace_kprobe_parse_as(def, exe, NULL, false, out, code, err);
+}
+
+int utrace_kprobe_parse_as(const char *def, const char *exe, const char *group, bool with_path,
+			   struct utrace_kprobe **out, int *code, struct utrace_error *err)
+{
+	struct kp_parse ps = {.def = def ? def : "", .exe = exe, .with_path = with_path,
+			      .group = group ? group : UTRACE_KPROBE_DEFAULT_GROUP};
 	int ret;
 
 	*out = NULL;
@@ -249,6 +302,8 @@ void utrace_kprobe_free(struct utrace_kprobe *p)
 	}
 	free(p->u.args);
 	free(p->symbol);
+	free(p->path);
+	free(p->real);
 	free(p->format);
 	utrace_event_format_free(p->fmt);
 	free(p);
@@ -284,6 +339,18 @@ const char *utrace_kprobe_symbol(const struct utrace_kprobe *p, uint64_t *offset
 bool utrace_kprobe_found(const struct utrace_kprobe *p)
 {
 	return p->sym_size != 0;
+}
+
+const char *utrace_kprobe_path(const struct utrace_kprobe *p, uint64_t *file_offset)
+{
+	if (file_offset)
+		*file_offset = p->foff;
+	return p->path;
+}
+
+unsigned utrace_kprobe_maxactive(const struct utrace_kprobe *p)
+{
+	return p->maxactive;
 }
 
 const struct utrace_event_format *utrace_kprobe_format(const struct utrace_kprobe *p)

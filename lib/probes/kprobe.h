@@ -5,7 +5,7 @@
  * libutrace.so inside the process instead of by the kernel.
  *
  *   p[:[GRP/]EVENT] SYMBOL[+OFFS] [FETCHARGS]      any instruction
- *   r[:[GRP/]EVENT] SYMBOL[%return] [FETCHARGS]    the function's return
+ *   r[MAXACTIVE][:[GRP/]EVENT] SYMBOL[%return] [FETCHARGS]   its return
  *   p[:[GRP/]EVENT] SYMBOL%return [FETCHARGS]      the same
  *   f[:[GRP/]EVENT] SYMBOL[%return] [FETCHARGS]    entry / exit (fprobe)
  *   -:[GRP/]EVENT                                  removes an earlier one
@@ -13,7 +13,10 @@
  * FETCHARGS are checked by lib/probes/uprobe_args.c (the kernel's rules and
  * messages, one error table), then compiled into a fetch program
  * (common/fetch_prog.h, lib/probes/fetch_compile.c).  The default group is
- * "probes".  A parsed probe knows its event's format, the kernel's kprobe
+ * "probes".  utrace_kprobe_parse_as also takes the point of the kernel's
+ * uprobe_events, PATH:OFFSET (a file offset) or PATH:SYMBOL[+OFFS], either
+ * with %return: the probe then lands in the object that is that file
+ * (lib/probes/kprobe_path.c).  A parsed probe knows its event's format, the kernel's kprobe
  * layout (__probe_ip, or __probe_func and __probe_ret_ip for returns).
  *
  * Where it runs is decided per loaded object, when the runtime registers
@@ -33,6 +36,7 @@
 #include "lib/events/event_format.h"
 
 #define UTRACE_KPROBE_DEFAULT_GROUP "probes"
+#define UTRACE_KPROBE_MAXACTIVE_MAX 4096 /* the kernel's KRETPROBE_MAXACTIVE_MAX */
 
 enum utrace_kprobe_kind {
 	UTRACE_KP_PROBE,  /* p: SYMBOL[+OFFS] */
@@ -56,6 +60,12 @@ bool utrace_kprobe_is_in_process(const char *def);
  */
 int utrace_kprobe_parse(const char *def, const char *exe, struct utrace_kprobe **out, int *code,
 			struct utrace_error *err);
+/* The same with group as the default group (NULL: "probes"); with_path:
+ * the probe point is PATH:OFFSET or PATH:SYMBOL[+OFFS][%return] (the
+ * kernel's uprobe_events), PATH an existing file (FILE_NOT_FOUND at its
+ * column if not), an ELF one. */
+int utrace_kprobe_parse_as(const char *def, const char *exe, const char *group, bool with_path,
+			   struct utrace_kprobe **out, int *code, struct utrace_error *err);
 void utrace_kprobe_free(struct utrace_kprobe *p);
 
 enum utrace_kprobe_kind utrace_kprobe_kind(const struct utrace_kprobe *p);
@@ -66,6 +76,10 @@ const char *utrace_kprobe_symbol(const struct utrace_kprobe *p, uint64_t *offset
 /* Whether the exe given to the parse, or a library it needs, defines
  * SYMBOL as a function (if not, a library loaded later may). */
 bool utrace_kprobe_found(const struct utrace_kprobe *p);
+/* A PATH: probe's PATH as written and its file offset; NULL if none. */
+const char *utrace_kprobe_path(const struct utrace_kprobe *p, uint64_t *file_offset);
+/* r<MAXACTIVE>: (0: none given). */
+unsigned utrace_kprobe_maxactive(const struct utrace_kprobe *p);
 /* The event's format (system = group) and its text; NULL for a removal. */
 const struct utrace_event_format *utrace_kprobe_format(const struct utrace_kprobe *p);
 const char *utrace_kprobe_format_text(const struct utrace_kprobe *p);

@@ -234,56 +234,96 @@ static bool kp_detour(const uint8_t *code, uint64_t func, uint64_t a, uint64_t e
 	return true;
 }
 
+/* Where p lands in f (the object at path): 1 with the function holding
+ * it (size 0: none known, func is the probe), its bytes (NULL: not in the
+ * file) and the probe's vaddr; 0 if the object has no place for it. */
+static int kp_where(const struct utrace_kprobe *p, const char *path, const struct upr_file *f,
+		    const uint64_t *sites, size_t n, uint64_t *func, uint64_t *size,
+		    const uint8_t **code, uint64_t *a)
+{
+	if (p->path) {
+		if (!kp_path_where(p, path, f, func, size))
+			return 0;
+		*a = p->vaddr;
+		/* no function known: the instruction alone, as the kernel's
+		 * uprobe (15 bytes: x86's longest) */
+		*code = kp_func_bytes(f, *func, *size ? *size : 15);
+		return 1;
+	}
+	if (upr_find_symbol(f, p->symbol, true, func, size) < 1)
+		return 0;
+	*a = *func + p->offset;
+	*code = *size ? kp_func_bytes(f, *func, *size) : NULL;
+	if (!p->offset && *code && *size >= 9 && !memcmp(*code, endbr64, 4))
+		for (size_t i = 0; i < n; i++)
+			if (sites[i] == *func + 4)
+				*a = *func + 4; /* the entry is the site after endbr64 */
+	return 1;
+}
+
+/* "SYMBOL+OFF" or "PATH:0xOFFSET", for messages. */
+static const char *kp_name(const struct utrace_kprobe *p, char *buf, size_t size)
+{
+	if (p->path)
+		snprintf(buf, size, "%s:0x%" PRIx64, p->path, p->foff);
+	else
+		snprintf(buf, size, "%s+%" PRIu64, p->symbol, p->offset);
+	return buf;
+}
+
+/* The int3, jmp or site for the probe at a in the function [func, +size)
+ * (size 0: unknown, code is the instruction's bytes). */
+static int kp_place(const struct utrace_kprobe *p, const struct upr_file *f, const uint8_t *code,
+		    uint64_t func, uint64_t size, uint64_t a, uint64_t slot, const uint64_t *others,
+		    size_t nothers, struct utrace_kprobe_loc *loc, struct utrace_error *err)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint64_t end;
+	char name[PATH_MAX + 32];
+	bool whole = size != 0;
+
+	if (!code || (whole && a - func >= size) ||
+	    kp_decode_at(code, func, whole ? size : 15, a, &in, ops) < 0)
+		return utrace_error_set(err, -EINVAL, "%s: %s", kp_name(p, name, sizeof(name)),
+					utrace_uprobe_error_text(UTRACE_UPROBE_ERR_BAD_PROBE_ADDR));
+	/* a jmp needs the whole function decoded (no branch into it) */
+	if (whole && kp_can_jmp(f, p->symbol, code, func, size, a, others, nothers, &end) &&
+	    kp_detour(code, func, a, end, slot, loc))
+		return 1;
+	return kp_relocate(&in, ops, a, slot, loc, err) < 0 ? -EINVAL : 1;
+}
+
 int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const uint64_t *sites,
 			 size_t n, uint64_t slot, const uint64_t *others, size_t nothers,
 			 struct utrace_kprobe_loc *loc, struct utrace_error *err)
 {
-	uint64_t end;
-
-	ZydisDecodedInstruction in;
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	uint64_t func, size, a;
-	const uint8_t *code;
+	const uint8_t *code = NULL;
+	char name[PATH_MAX + 32];
 	struct upr_file f;
-	int ret = 1;
+	int ret;
 
 	memset(loc, 0, sizeof(*loc));
 	loc->site = UINT32_MAX;
 	if (p->kind == UTRACE_KP_REMOVE || upr_file_open(path, &f, NULL) < 0)
 		return 0;
-	if (upr_find_symbol(&f, p->symbol, true, &func, &size) < 1) {
-		upr_file_close(&f);
-		return 0;
+	ret = kp_where(p, path, &f, sites, n, &func, &size, &code, &a);
+	if (ret > 0) {
+		loc->vaddr = a;
+		loc->func = func;
+		loc->kind = p->kind;
+		for (size_t i = 0; i < n; i++) {
+			if (sites[i] == a)
+				loc->site = (uint32_t)i;
+			else if (sites[i] && a > sites[i] && a < sites[i] + 5)
+				ret = utrace_error_set(err, -EINVAL,
+						       "%s: inside the function's patchable call site",
+						       kp_name(p, name, sizeof(name)));
+		}
 	}
-	a = func + p->offset;
-	code = size ? kp_func_bytes(&f, func, size) : NULL;
-	if (!p->offset && code && size >= 9 && !memcmp(code, endbr64, 4))
-		for (size_t i = 0; i < n; i++)
-			if (sites[i] == func + 4)
-				a = func + 4; /* the entry is the site after endbr64 */
-	loc->vaddr = a;
-	loc->func = func;
-	loc->kind = p->kind;
-	for (size_t i = 0; i < n; i++) {
-		if (sites[i] == a)
-			loc->site = (uint32_t)i;
-		else if (sites[i] && a > sites[i] && a < sites[i] + 5)
-			ret = utrace_error_set(err, -EINVAL, "%s+%" PRIu64
-					       ": inside the function's patchable call site",
-					       p->symbol, p->offset);
-	}
-	if (ret > 0 && loc->site == UINT32_MAX) {
-		if (!code || p->offset >= size || kp_decode_at(code, func, size, a, &in, ops) < 0)
-			ret = utrace_error_set(err, -EINVAL,
-					       "%s+%" PRIu64 ": %s", p->symbol, p->offset,
-					       utrace_uprobe_error_text(
-						   UTRACE_UPROBE_ERR_BAD_PROBE_ADDR));
-		else if (kp_can_jmp(&f, p->symbol, code, func, size, a, others, nothers, &end) &&
-			 kp_detour(code, func, a, end, slot, loc))
-			ret = 1;
-		else if ((ret = kp_relocate(&in, ops, a, slot, loc, err)) == 0)
-			ret = 1;
-	}
+	if (ret > 0 && loc->site == UINT32_MAX)
+		ret = kp_place(p, &f, code, func, size, a, slot, others, nothers, loc, err);
 	upr_file_close(&f);
 	return ret;
 }

@@ -18,16 +18,24 @@ struct utrace_kprobe {
 	bool fprobe;
 	char group[UTRACE_UPROBE_NAME_MAX + 1];
 	char event[UTRACE_UPROBE_NAME_MAX + 1];
-	char *symbol;
-	uint64_t offset;
+	char *symbol;		/* a PATH: probe's: the function holding it, or NULL */
+	uint64_t offset;	/* from symbol */
 	uint64_t sym_size;	/* 0: not known when parsed */
+	unsigned maxactive;	/* r<N>: (kept for the listing: returns are per thread) */
+	/* PATH:OFFSET, PATH:SYMBOL[+OFF] (the kernel's uprobe point): the
+	 * file as written and as found, its identity (objects are matched by
+	 * it), the probe's ELF vaddr and file offset */
+	char *path, *real;
+	uint64_t dev, ino;
+	uint64_t vaddr, foff;
 	struct utrace_uprobe u; /* nargs and args (name, fetch, type), checked */
 	char *format;		/* the format file's text */
 	struct utrace_event_format *fmt;
 };
 
 struct kp_parse {
-	const char *def, *exe;
+	const char *def, *exe, *group;
+	bool with_path;
 	int id;
 	char **tok;
 	int *col;
@@ -48,6 +56,18 @@ struct kp_parse {
  * cannot be (kprobe_insn.c; lib/probes/func_patch.c uses it too). */
 size_t kp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, uint64_t a,
 		   uint64_t at, uint8_t *out, size_t room);
+
+/* PATH:TARGET at col (kprobe_path.c): p's path fields, symbol and
+ * offset when a function holds it, kind for %return; *entry whether it
+ * is a function's first instruction.  0, -1 with ps->code, -ENOMEM. */
+int kp_path_point(struct kp_parse *ps, char *tok, int col, bool *entry);
+/* The kernel's default uprobe event name, p_BASENAME_0xOFFSET. */
+void kp_path_event(struct utrace_kprobe *p);
+/* Where a PATH: probe lands in the object at path: 1 and the function
+ * holding it (*size 0: none known; *func is then the probe), 0 if the
+ * object is another file (kprobe_path.c). */
+int kp_path_where(const struct utrace_kprobe *p, const char *path, const struct upr_file *f,
+		  uint64_t *func, uint64_t *size);
 
 /* The event's format text and parsed format (fetch_compile.c). */
 int kp_make_format(struct utrace_kprobe *p, int id);

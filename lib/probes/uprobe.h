@@ -109,7 +109,11 @@
 	C(ARG_ON_RETPROBE, "$argN is not available on return probes (registers are reused)")       \
 	C(DEREF_SUFFIX, "Dereference has wrong suffix")                                            \
 	C(ARG_TRANSLATED_TOO_LONG, "Argument expression is too long once translated")           \
-	C(STRING_ARRAY_IN_PROCESS, "Arrays of strings are not supported by in-process probes")
+	C(STRING_ARRAY_IN_PROCESS, "Arrays of strings are not supported by in-process probes")    \
+	/* the kernel's kprobe-only words (r<MAXACTIVE>:, in-process probes) */                    \
+	C(BAD_MAXACT_TYPE, "Maxactive is only for function exit")                                  \
+	C(BAD_MAXACT, "Invalid maxactive number")                                                  \
+	C(MAXACT_TOO_BIG, "Maxactive is too big")
 
 #define UTRACE_UPROBE_ERR_ENUM(name, text) UTRACE_UPROBE_ERR_##name,
 enum utrace_uprobe_err { UTRACE_UPROBE_ERR_NONE, UTRACE_UPROBE_ERRORS(UTRACE_UPROBE_ERR_ENUM) };

@@ -185,3 +185,25 @@ int upr_is_function_start(const struct upr_file *f, uint64_t vaddr)
 	utrace_symtab_free(tab);
 	return ret;
 }
+
+int upr_function_at(const struct upr_file *f, uint64_t vaddr, char **name, uint64_t *func,
+		    uint64_t *size)
+{
+	struct utrace_symtab *tab = NULL;
+	const struct utrace_sym *s;
+	uint64_t off = 0;
+	int ret = 0;
+
+	if (utrace_symtab_load_elf(f->elf, &tab, NULL) < 0)
+		return 0;
+	s = utrace_symtab_lookup(tab, vaddr, &off);
+	/* a symbol of unknown size covers up to the next: not a function's
+	 * extent to decode */
+	if (s && s->size && off < s->size) {
+		*func = s->vaddr;
+		*size = s->size;
+		ret = name && !(*name = strdup(s->raw ? s->raw : s->name)) ? -ENOMEM : 1;
+	}
+	utrace_symtab_free(tab);
+	return ret;
+}

@@ -62,6 +62,10 @@ int upr_offset_to_vaddr(const struct upr_file *f, uint64_t offset, uint64_t *vad
  */
 int upr_find_symbol(const struct upr_file *f, const char *name, bool func_only, uint64_t *vaddr,
 		    uint64_t *size);
+/* The function (of known size) holding vaddr: 1 with its name (if name,
+ * malloc'ed), start and size; 0 if none; -ENOMEM. */
+int upr_function_at(const struct upr_file *f, uint64_t vaddr, char **name, uint64_t *func,
+		    uint64_t *size);
 /* 1 if a function starts at vaddr, 0 if not, <0 if unknown. */
 int upr_is_function_start(const struct upr_file *f, uint64_t vaddr);
 

@@ -73,6 +73,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		use(p);
 		utrace_kprobe_free(p);
 	}
+	/* the same as a uprobe_events line (PATH:OFFSET, PATH:SYMBOL) */
+	if (utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) < 0) {
+		if (!err.msg[0])
+			abort();
+	} else {
+		use(p);
+		utrace_kprobe_free(p);
+	}
 	(void)utrace_kprobe_is_in_process(def);
 	free(def);
 	return 0;

@@ -64,7 +64,7 @@ wait_for() {
 }
 
 check "dynamic_events lists the command line's probe" \
-	test "$(cat dynamic_events)" = "p:start/gamma func_beta+0 v=%di:s32"
+	test "$(cat dynamic_events)" = "p:start/gamma func_beta v=%di:s32"
 check "synthetic_events starts empty" test -z "$(cat synthetic_events)"
 check "the command line's probe has its format under events/" \
 	grep -q 'field:s32 v;' events/start/gamma/format
@@ -74,9 +74,9 @@ check "a probe is added to the running program" test $? -eq 0
 echo 'r:mygrp/beta_ret func_beta ret=$retval:s32' >>dynamic_events
 check "a return probe is added" test $? -eq 0
 check "dynamic_events lists them in the kernel's format" test "$(cat dynamic_events)" = \
-	"p:start/gamma func_beta+0 v=%di:s32
-p:mygrp/alpha func_alpha+0 x=%di:s32 y=%si:s64
-r:mygrp/beta_ret func_beta+0 ret=\$retval:s32"
+	"p:start/gamma func_beta v=%di:s32
+p:mygrp/alpha func_alpha x=%di:s32 y=%si:s64
+r:mygrp/beta_ret func_beta ret=\$retval:s32"
 check "events/mygrp/ holds both (and the system's enable)" \
 	test "$(ls events/mygrp | tr '\n' ' ')" = "alpha beta_ret enable "
 check "the new event has the event files" \

@@ -211,6 +211,10 @@ static void test_errors(void)
 	    {"f:e foo+4", UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, 8},
 	    {"-:", UTRACE_UPROBE_ERR_NO_EVENT_NAME, 3},
 	    {"p:e foo +0(%di):string[2]", UTRACE_UPROBE_ERR_STRING_ARRAY_IN_PROCESS, 17},
+	    {"p5:e foo", UTRACE_UPROBE_ERR_BAD_MAXACT_TYPE, 2},
+	    {"r0:e foo", UTRACE_UPROBE_ERR_BAD_MAXACT, 2},
+	    {"r4097:e foo", UTRACE_UPROBE_ERR_MAXACT_TOO_BIG, 2},
+	    {"r4x:e foo", UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, 1},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -321,6 +325,104 @@ static void test_locate(void)
 	}
 }
 
+/* PATH:OFFSET and PATH:SYMBOL points (the kernel's uprobe_events) on the
+ * assembly fixture: errors at the kernel's columns, the file offset, the
+ * default name and group, the uprobe print format, and where it lands:
+ * in that file only. */
+static void test_path(const char *fix)
+{
+	struct utrace_kprobe_loc loc;
+	struct utrace_error err = {0};
+	struct utrace_kprobe *p = NULL, *q = NULL;
+	uint64_t off = 0, lin;
+	char def[2048], other[1024];
+	int code = 0, col;
+
+	snprintf(def, sizeof(def), "p:e %s:lin x=%%di:u64", fix);
+	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
+		  !strcmp(utrace_kprobe_group(p), "uprobes") && utrace_kprobe_path(p, &off) &&
+		  off > 0,
+	      "'p:e PATH:lin': group uprobes, a file offset (%s)", err.msg);
+	check(p && strstr(utrace_kprobe_format_text(p), "print fmt: \"(0x%lx) x=%Lu\", "
+							  "REC->__probe_ip, REC->x\n"),
+	      "its print format is the kernel's uprobe one");
+	lin = off;
+	utrace_kprobe_free(p);
+	snprintf(def, sizeof(def), "r %s:0x%" PRIx64, fix, lin);
+	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
+		  utrace_kprobe_kind(p) == UTRACE_KP_RETURN &&
+		  !strncmp(utrace_kprobe_event(p), "p_asmfix_0x", 11) &&
+		  strstr(utrace_kprobe_format_text(p), "(0x%lx <- 0x%lx)\", REC->__probe_func, "
+							 "REC->__probe_ret_ip"),
+	      "'r PATH:0xOFF': a return probe named as the kernel (%s)", p ? utrace_kprobe_event(p) : err.msg);
+	check(p && utrace_kprobe_locate(p, fix, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
+		  loc.func == loc.vaddr && loc.kind == UTRACE_KP_RETURN,
+	      "it lands at lin's entry in the fixture (%s)", err.msg);
+	snprintf(other, sizeof(other), "%s/asmeh", check_tmpdir());
+	check(p && utrace_kprobe_locate(p, other, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 0,
+	      "not in another file with the same symbols");
+	utrace_kprobe_free(p);
+	p = NULL;
+	snprintf(def, sizeof(def), "p %s:0x%" PRIx64, fix, lin + 5);
+	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
+		  utrace_kprobe_locate(p, fix, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
+		  loc.vaddr == loc.func + 5 && loc.jmp,
+	      "PATH:OFFSET inside a function is decoded with it (a jmp: %s)", err.msg);
+	utrace_kprobe_free(p);
+	p = NULL;
+
+	{ /* stripped: no function holds it, so the instruction alone, an int3 */
+		char strip[1100], cmd[2400];
+
+		snprintf(strip, sizeof(strip), "%s/asmstrip", check_tmpdir());
+		snprintf(cmd, sizeof(cmd), "strip -o '%s' '%s'", strip, fix);
+		snprintf(def, sizeof(def), "p %s:0x%" PRIx64, strip, lin + 5);
+		check(system(cmd) == 0 &&
+			  utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
+			  utrace_kprobe_locate(p, strip, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
+			  !loc.jmp && loc.func == loc.vaddr && loc.insn_len == 3 &&
+			  loc.xol[loc.xol_len - 5] == 0xe9,
+		      "PATH:OFFSET with no symbol: an int3, its one instruction moved (%s)", err.msg);
+		utrace_kprobe_free(p);
+		p = NULL;
+	}
+	snprintf(def, sizeof(def), "f:e %s:lin", fix);
+	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	check(code == UTRACE_UPROBE_ERR_BAD_PROBE_TYPE && err.column == 1,
+	      "no fprobe at a PATH: point: %s", err.msg);
+	snprintf(def, sizeof(def), "p:e /no/such/file:0x10");
+	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == -EINVAL &&
+		  code == UTRACE_UPROBE_ERR_FILE_NOT_FOUND && err.column == 5,
+	      "a missing file: %s", err.msg);
+	snprintf(def, sizeof(def), "p:e %s:zz", fix);
+	col = 5 + (int)strlen(fix) + 1;
+	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	check(code == UTRACE_UPROBE_ERR_NO_SYMBOL && err.column == col, "no such symbol: %s", err.msg);
+	snprintf(def, sizeof(def), "p:e %s:0x%" PRIx64 "%%ret", fix, lin);
+	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	check(code == UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, "a bad suffix: %s", err.msg);
+	snprintf(def, sizeof(def), "r:e %s:0x%" PRIx64, fix, lin + 5);
+	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	check(code == UTRACE_UPROBE_ERR_BAD_RETPROBE && err.column == col,
+	      "a return probe inside a function: %s", err.msg);
+	snprintf(def, sizeof(def), "p:e %s:0x1z", fix);
+	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	check(code == UTRACE_UPROBE_ERR_BAD_UPROBE_OFFS && err.column == col,
+	      "a bad offset: %s", err.msg);
+	utrace_kprobe_free(q);
+}
+
+static void test_maxactive(void)
+{
+	struct utrace_error err = {0};
+	struct utrace_kprobe *p = NULL;
+
+	check(utrace_kprobe_parse_as("r10:e foo", NULL, "kprobes", false, &p, NULL, &err) == 0 &&
+		  utrace_kprobe_maxactive(p) == 10 && !strcmp(utrace_kprobe_group(p), "kprobes"),
+	      "r10: keeps its maxactive; the default group is the one given");
+	utrace_kprobe_free(p);
+}
+
 static void test_in_process(void)
 {
 	check(utrace_kprobe_is_in_process("p:e foo+4 %di") && utrace_kprobe_is_in_process("-:e") &&
@@ -336,7 +438,14 @@ int main(void)
 	if (check_tmpdir_init("kprobe") < 0)
 		return 1;
 	test_locate();
+	{
+		char fix[512];
+
+		snprintf(fix, sizeof(fix), "%s/asmfix", check_tmpdir());
+		test_path(fix);
+	}
 	check_tmpdir_cleanup();
+	test_maxactive();
 	test_in_process();
 	test_fetch();
 	test_format();

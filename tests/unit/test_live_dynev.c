@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/hist/synth.h"
 #include "lib/live/live_int.h"
@@ -129,12 +130,17 @@ static struct fix_ev *fix_find(const char *sys, const char *name)
 	return NULL;
 }
 
-static int fix_probe(void *arg, const char *def, char **line,
+static int fix_probe(void *arg, const char *def, enum utrace_live_probe file, char **line,
 		     const struct utrace_event_format **fmt, struct utrace_error *err)
 {
+	bool path = !utrace_kprobe_is_in_process(def);
 	struct utrace_kprobe *p;
 
-	if (utrace_kprobe_parse(def, NULL, &p, NULL, err) < 0)
+	if ((file == UTRACE_LIVE_KPROBE && path) || (file == UTRACE_LIVE_UPROBE && !path))
+		return utrace_error_set(err, -EINVAL, "not this file's kind of point");
+	if (utrace_kprobe_parse_as(def, NULL,
+				   path ? "uprobes" : file == UTRACE_LIVE_KPROBE ? "kprobes" : NULL,
+				   path, &p, NULL, err) < 0)
 		return err->code;
 	evs[nev].p = p;
 	*fmt = utrace_kprobe_format(evs[nev++].p);
@@ -186,31 +192,51 @@ static int show_errlog(struct utrace_live *l, const struct live_handle *h, FILE 
 	return 0;
 }
 
-/* What a file shows, in out (size bytes). */
-static void show(struct utrace_live *l, int (*fn)(struct utrace_live *, const struct live_handle *,
-						  FILE *),
-		 char *out, size_t size)
+/* The files of live_dynev.c, as live_files.c lists them. */
+static const struct live_file f_dyn = {"dynamic_events", 0644, live_show_dynev, live_open_dynev,
+				       live_write_dynev, NULL, LIVE_DYN_DYNAMIC, false};
+static const struct live_file f_synth = {"synthetic_events", 0644, live_show_dynev,
+					 live_open_dynev, live_write_dynev, NULL,
+					 LIVE_DYN_SYNTHETIC, false};
+static const struct live_file f_kp = {"kprobe_events", 0644, live_show_dynev, live_open_dynev,
+				      live_write_dynev, NULL, LIVE_DYN_KPROBES, false};
+static const struct live_file f_up = {"uprobe_events", 0644, live_show_dynev, live_open_dynev,
+				      live_write_dynev, NULL, LIVE_DYN_UPROBES, false};
+static const struct live_file f_log = {"error_log", 0644, show_errlog, NULL, NULL, NULL, 0, false};
+
+/* What file f shows, in out (size bytes). */
+static void show(struct utrace_live *l, const struct live_file *file, char *out, size_t size)
 {
-	struct live_handle h = {0};
+	struct live_handle h = {.f = file};
 	FILE *f = fmemopen(out, size, "w");
 
 	memset(out, 0, size);
-	fn(l, &h, f);
+	file->show(l, &h, f);
 	fclose(f);
+}
+
+static long put_to(struct utrace_live *l, const struct live_file *file, const char *text)
+{
+	struct live_handle h = {.f = file};
+
+	return live_write_dynev(l, &h, text, strlen(text));
 }
 
 static long put(struct utrace_live *l, const char *text, bool synth)
 {
-	struct live_handle h = {0};
+	return put_to(l, synth ? &f_synth : &f_dyn, text);
+}
 
-	return synth ? live_write_synth(l, &h, text, strlen(text))
-		     : live_write_dynev(l, &h, text, strlen(text));
+static int trunc_of(struct utrace_live *l, const struct live_file *file, int flags)
+{
+	struct live_handle h = {.f = file};
+
+	return live_open_dynev(l, &h, flags);
 }
 
 static void files_side(void)
 {
 	struct utrace_live l;
-	struct live_handle h = {0};
 	char out[4096], log[1024];
 	const char *good = "p:g/a foo x=%di\n# a comment\n\np:g/b bar\n";
 	long n;
@@ -222,7 +248,7 @@ static void files_side(void)
 	l.ops.dynev_enable = fix_enable;
 	n = put(&l, good, false);
 	check(n == (long)strlen(good), "two lines, a comment and a blank line are taken (%ld)", n);
-	show(&l, live_show_dynev, out, sizeof(out));
+	show(&l, &f_dyn, out, sizeof(out));
 	check(!strcmp(out, "p:g/a foo x=%di\np:g/b bar\n"), "dynamic_events lists them: '%s'", out);
 	check(live_dynev_find(&l, "g", "a") && live_dynev_find(&l, NULL, "b") &&
 		  live_dynev_format(&l, 1) && !live_dynev_format(&l, 2),
@@ -232,14 +258,14 @@ static void files_side(void)
 	check(n == -EINVAL, "a bad line fails the write with EINVAL (%ld)", n);
 	check(live_dynev_find(&l, "g", "c") && !live_dynev_find(&l, "g", "e"),
 	      "the lines before it are taken, none after");
-	show(&l, show_errlog, log, sizeof(log));
+	show(&l, &f_log, log, sizeof(log));
 	check(strstr(log, "] trace_kprobe: error: Invalid register name\n"
 			  "  Command: p:g/d foo x=%zz\n"
 			  "                       ^\n") != NULL,
 	      "error_log has the kernel's text, command and caret: '%s'", log);
 
 	fix_enable(NULL, "g", "a", 1);
-	check(live_open_dynev(&l, &h, O_WRONLY | O_TRUNC) == -EBUSY && removed == 0,
+	check(trunc_of(&l, &f_dyn, O_WRONLY | O_TRUNC) == -EBUSY && removed == 0,
 	      "> dynamic_events with one enabled: EBUSY, nothing removed");
 	check(put(&l, "-:g/a", false) == -EBUSY, "-: of an enabled one: EBUSY");
 	fix_enable(NULL, "g", "a", 0);
@@ -249,23 +275,23 @@ static void files_side(void)
 
 	check(put(&l, "lat_ev u64 lat; pid_t pid", true) > 0, "synthetic_events takes a definition");
 	check(put(&l, "s:synthetic/other u64 x", false) > 0, "dynamic_events takes s:synthetic/");
-	show(&l, live_show_synth, out, sizeof(out));
+	show(&l, &f_synth, out, sizeof(out));
 	check(!strcmp(out, "lat_ev u64 lat; pid_t pid\nother u64 x\n"),
 	      "synthetic_events lists only them, without s:synthetic/: '%s'", out);
 	check(put(&l, "bad_ev u64 lat; foo_t pid", true) == -EINVAL, "a bad type: EINVAL");
-	show(&l, show_errlog, log, sizeof(log));
+	show(&l, &f_log, log, sizeof(log));
 	check(strstr(log, "] synthetic_events: error: Invalid type\n"
 			  "  Command: bad_ev u64 lat; foo_t pid\n"
 			  "                           ^\n") != NULL,
 	      "error_log: synthetic_events, its caret: '%s'", log);
 	check(put(&l, "!lat_ev", true) > 0 && !live_dynev_find(&l, "synthetic", "lat_ev"),
 	      "!NAME removes a synthetic event");
-	check(live_open_synth(&l, &h, O_WRONLY | O_TRUNC) == 0 &&
+	check(trunc_of(&l, &f_synth, O_WRONLY | O_TRUNC) == 0 &&
 		  !live_dynev_find(&l, "synthetic", "other") && live_dynev_find(&l, "g", "b"),
 	      "> synthetic_events removes the synthetic events only");
-	check(live_open_dynev(&l, &h, O_RDONLY | O_TRUNC) == 0 && live_dynev_find(&l, "g", "b"),
+	check(trunc_of(&l, &f_dyn, O_RDONLY | O_TRUNC) == 0 && live_dynev_find(&l, "g", "b"),
 	      "a read-only open removes nothing");
-	check(live_open_dynev(&l, &h, O_WRONLY | O_TRUNC) == 0 && l.ndyn == 0,
+	check(trunc_of(&l, &f_dyn, O_WRONLY | O_TRUNC) == 0 && l.ndyn == 0,
 	      "> dynamic_events removes them all when none is enabled");
 	live_dynev_free(&l);
 	live_errlog_clear(&l);
@@ -275,12 +301,67 @@ static void files_side(void)
 	}
 }
 
+/* kprobe_events and uprobe_events: one kind each, of the one list */
+static void kuprobe_side(void)
+{
+	struct utrace_live l;
+	char out[4096], log[2048], exe[1024], def[1200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	memset(&l, 0, sizeof(l));
+	l.ops.probe_add = fix_probe;
+	l.ops.dynev_remove = fix_remove;
+	l.ops.dynev_enable = fix_enable;
+	exe[n > 0 ? n : 0] = 0;
+	check(put_to(&l, &f_kp, "p:myprobe foo x=%di:s32") > 0 &&
+		  live_dynev_find(&l, "kprobes", "myprobe"),
+	      "kprobe_events takes a probe on a symbol, in group kprobes");
+	snprintf(def, sizeof(def), "p:upr %s:main", exe);
+	check(put_to(&l, &f_up, def) > 0 && live_dynev_find(&l, "uprobes", "upr"),
+	      "uprobe_events takes PATH:SYMBOL, in group uprobes");
+	show(&l, &f_kp, out, sizeof(out));
+	check(!strcmp(out, "p:myprobe foo x=%di:s32\n"), "kprobe_events lists the kprobe only: '%s'",
+	      out);
+	show(&l, &f_up, out, sizeof(out));
+	check(!strncmp(out, "p:upr /", 7) && !strchr(out, '\n')[1],
+	      "uprobe_events lists the uprobe only: '%s'", out);
+	show(&l, &f_dyn, out, sizeof(out));
+	check(strstr(out, "p:myprobe") && strstr(out, "p:upr"), "dynamic_events lists both");
+
+	snprintf(def, sizeof(def), "p:bad %s:main", exe);
+	check(put_to(&l, &f_kp, def) == -EINVAL, "kprobe_events refuses a PATH: point");
+	show(&l, &f_log, log, sizeof(log));
+	check(strstr(log, "] trace_kprobe: error: ") != NULL, "... logged as trace_kprobe");
+	check(put_to(&l, &f_up, "p:bad /no/such/file:0x10") == -EINVAL,
+	      "uprobe_events refuses a missing file");
+	show(&l, &f_log, log, sizeof(log));
+	check(strstr(log, "] trace_uprobe: error: Failed to find the given file\n"
+			  "  Command: p:bad /no/such/file:0x10\n"
+			  "                 ^\n") != NULL,
+	      "error_log: trace_uprobe, the kernel's text, the caret under the path: '%s'", log);
+	check(put_to(&l, &f_kp, "f:x foo") == -EINVAL && put_to(&l, &f_kp, "s:x u64 a") == -EINVAL,
+	      "kprobe_events takes no fprobe or synthetic line (EINVAL)");
+	check(put_to(&l, &f_kp, "-:upr") == -ENOENT, "-: in kprobe_events finds no uprobe");
+
+	fix_enable(NULL, "uprobes", "upr", 1);
+	check(trunc_of(&l, &f_up, O_WRONLY | O_TRUNC) == -EBUSY, "> uprobe_events with it on: EBUSY");
+	check(trunc_of(&l, &f_kp, O_WRONLY | O_TRUNC) == 0 &&
+		  !live_dynev_find(&l, "kprobes", "myprobe") && live_dynev_find(&l, "uprobes", "upr"),
+	      "> kprobe_events removes the kprobes only");
+	fix_enable(NULL, "uprobes", "upr", 0);
+	check(trunc_of(&l, &f_up, O_WRONLY | O_TRUNC) == 0 && l.ndyn == 0,
+	      "> uprobe_events removes the uprobes once off");
+	live_dynev_free(&l);
+	live_errlog_clear(&l);
+}
+
 int main(void)
 {
 	if (check_tmpdir_init("live_dynev") < 0)
 		return 1;
 	recorder_side();
 	files_side();
+	kuprobe_side();
 	check_tmpdir_cleanup();
 	return check_done();
 }

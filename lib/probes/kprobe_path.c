@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprobe_path.c - in-process probes at a file location: the probe point
+ * of the kernel's uprobe_events (trace_uprobe.c), PATH:OFFSET with a file
+ * offset, or utrace's PATH:SYMBOL[+OFF], either with %return.
+ *
+ * Design: the kernel's uprobe sits on an inode at a file offset and fires
+ * in every process that maps it; here the probe goes into every traced
+ * process's object that is the same file (device and inode, so that
+ * /lib/... and /usr/lib/... are one), at the vaddr the program headers
+ * give the offset.  The function holding it, when the symbols say (size
+ * known), is decoded as for a SYMBOL probe (kprobe_insn.c); without one
+ * the probe can only be an int3 on the instruction at the address, as the
+ * kernel's uprobe is.  Errors are the kernel's table's, at its columns:
+ * the path (FILE_NOT_FOUND, NO_REGULAR_FILE), the offset (BAD_UPROBE_OFFS),
+ * the suffix (BAD_ADDR_SUFFIX).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/probes/kprobe_internal.h"
+
+static int perr(struct kp_parse *ps, int code, int column)
+{
+	ps->code = code;
+	ps->column = column;
+	return -1;
+}
+
+/* PATH (tok up to colon) as the kernel's kern_path: an existing regular
+ * file. */
+static int kp_path_file(struct kp_parse *ps, const char *tok, size_t len, int col)
+{
+	struct utrace_kprobe *p = ps->p;
+	struct stat st;
+
+	if (!(p->path = strndup(tok, len)))
+		return -ENOMEM;
+	if (!len || stat(p->path, &st) < 0) {
+		snprintf(ps->detail, sizeof(ps->detail), "%s", p->path);
+		return perr(ps, UTRACE_UPROBE_ERR_FILE_NOT_FOUND, col);
+	}
+	if (!S_ISREG(st.st_mode))
+		return perr(ps, UTRACE_UPROBE_ERR_NO_REGULAR_FILE, col);
+	p->dev = st.st_dev;
+	p->ino = st.st_ino;
+	return (p->real = realpath(p->path, NULL)) ? 0 : -ENOMEM;
+}
+
+/* SYMBOL[+OFF] at tcol in f: p->vaddr. */
+static int kp_path_symbol(struct kp_parse *ps, const struct upr_file *f, char *target, int tcol)
+{
+	struct utrace_kprobe *p = ps->p;
+	char *plus = strchr(target, '+');
+	uint64_t off = 0, vaddr, size;
+	int n;
+
+	if (plus) {
+		*plus = 0;
+		if (!upr_strtoul(plus + 1, 0, &off))
+			return perr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR,
+				    tcol + (int)(plus + 1 - target));
+		if (off && p->kind == UTRACE_KP_RETURN)
+			return perr(ps, UTRACE_UPROBE_ERR_BAD_RETPROBE, tcol + (int)(plus - target));
+	}
+	n = *target ? upr_find_symbol(f, target, true, &vaddr, &size) : 0;
+	if (n != 1) {
+		snprintf(ps->detail, sizeof(ps->detail), "'%s' in %s", target, p->path);
+		return perr(ps, n ? UTRACE_UPROBE_ERR_AMBIGUOUS_SYMBOL : UTRACE_UPROBE_ERR_NO_SYMBOL,
+			    tcol);
+	}
+	if (size && off >= size) {
+		snprintf(ps->detail, sizeof(ps->detail), "%s has %" PRIu64 " bytes", target, size);
+		return perr(ps, UTRACE_UPROBE_ERR_OFFS_BEYOND_SYMBOL, tcol + (int)(plus + 1 - target));
+	}
+	p->vaddr = vaddr + off;
+	if (upr_vaddr_to_offset(f, p->vaddr, &p->foff) < 0)
+		return perr(ps, UTRACE_UPROBE_ERR_NOT_LOADED, tcol);
+	return 0;
+}
+
+/* OFFSET (or SYMBOL[+OFF]) after the colon, in the ELF file. */
+static int kp_path_target(struct kp_parse *ps, const struct upr_file *f, char *target, int tcol,
+			  bool *entry)
+{
+	struct utrace_kprobe *p = ps->p;
+	uint64_t func, size;
+	int ret;
+
+	if (*target >= '0' && *target <= '9') {
+		if (!upr_strtoul(target, 0, &p->foff))
+			return perr(ps, UTRACE_UPROBE_ERR_BAD_UPROBE_OFFS, tcol);
+		if (upr_offset_to_vaddr(f, p->foff, &p->vaddr) < 0)
+			return perr(ps, UTRACE_UPROBE_ERR_NOT_LOADED, tcol);
+	} else if ((ret = kp_path_symbol(ps, f, target, tcol)) != 0) {
+		return ret;
+	}
+	ret = upr_function_at(f, p->vaddr, &p->symbol, &func, &size);
+	if (ret < 0)
+		return ret;
+	p->offset = ret ? p->vaddr - func : 0;
+	*entry = ret && p->vaddr == func && p->kind != UTRACE_KP_RETURN;
+	/* a return probe hooks the return address: at an entry only */
+	if (p->kind == UTRACE_KP_RETURN && (ret ? p->vaddr != func
+						: upr_is_function_start(f, p->vaddr) == 0))
+		return perr(ps, UTRACE_UPROBE_ERR_BAD_RETPROBE, tcol);
+	if (ret) { /* source names are read from its DWARF (kprobe.c) */
+		snprintf(ps->sym_path, sizeof(ps->sym_path), "%s", p->real);
+		ps->sym_vaddr = func;
+		p->sym_size = size;
+	}
+	return 0;
+}
+
+int kp_path_point(struct kp_parse *ps, char *tok, int col, bool *entry)
+{
+	struct utrace_kprobe *p = ps->p;
+	char *colon = strrchr(tok, ':'), *target, *pct;
+	const char *why = NULL;
+	struct upr_file f;
+	int tcol, ret;
+
+	*entry = false;
+	if (!colon)
+		return perr(ps, UTRACE_UPROBE_ERR_NO_PROBE_POINT, col);
+	if (colon == tok)
+		return perr(ps, UTRACE_UPROBE_ERR_NO_PATH, col);
+	if ((ret = kp_path_file(ps, tok, (size_t)(colon - tok), col)) != 0)
+		return ret;
+	target = colon + 1;
+	tcol = col + (int)(target - tok);
+	if ((pct = strchr(target, '%'))) {
+		if (strcmp(pct, "%return"))
+			return perr(ps, UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, tcol + (int)(pct - target));
+		*pct = 0;
+		p->kind = UTRACE_KP_RETURN;
+	}
+	if (!*target)
+		return perr(ps, UTRACE_UPROBE_ERR_BAD_UPROBE_OFFS, tcol);
+	/* the kernel takes any file; one run in-process must be ELF */
+	if ((ret = upr_file_open(p->real, &f, &why)) < 0) {
+		snprintf(ps->detail, sizeof(ps->detail), "%s: %s", p->path,
+			 why ? why : strerror(-ret));
+		return perr(ps, UTRACE_UPROBE_ERR_NOT_ELF, col);
+	}
+	ret = kp_path_target(ps, &f, target, tcol, entry);
+	upr_file_close(&f);
+	return ret;
+}
+
+void kp_path_event(struct utrace_kprobe *p)
+{
+	const char *base = strrchr(p->path, '/') ? strrchr(p->path, '/') + 1 : p->path;
+	char name[256];
+
+	/* trace_uprobe.c: 'p' for returns too, the name cut at . - _ */
+	snprintf(name, sizeof(name), "p_%.*s_0x%" PRIx64, (int)strcspn(base, ".-_"), base, p->foff);
+	for (char *c = name; *c; c++)
+		if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9')))
+			*c = '_';
+	name[UTRACE_UPROBE_NAME_MAX] = 0;
+	memcpy(p->event, name, strlen(name) + 1);
+}
+
+int kp_path_where(const struct utrace_kprobe *p, const char *path, const struct upr_file *f,
+		  uint64_t *func, uint64_t *size)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || st.st_dev != p->dev || st.st_ino != p->ino)
+		return 0;
+	if (upr_function_at(f, p->vaddr, NULL, func, size) != 1) {
+		*func = p->vaddr;
+		*size = 0;
+	}
+	return 1;
+}
