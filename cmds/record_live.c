@@ -140,23 +140,18 @@ static int live_extract(void *arg, FILE *out, struct utrace_error *err)
 #define LIVE_TRACE_MAX 1000000
 
 struct live_scan {
-	uint64_t events, last_ts; /* LOST records not counted */
-	uint64_t skip, from_ts;	  /* second pass: the time of event `skip` */
+	uint64_t events;	/* LOST records not counted */
+	uint64_t skip, from_ts; /* second pass: the time of event `skip` */
 };
 
 static int live_count(void *arg, const struct utrace_event *ev, struct utrace_error *err)
 {
 	struct live_scan *s = arg;
-	uint64_t end;
 
 	if (ev->kind == UTRACE_EV_LOST)
 		return 0;
 	if (s->events++ == s->skip)
 		s->from_ts = ev->ts;
-	/* a LEAF line holds its return too: consumed up to there */
-	end = ev->ts + (ev->kind == UTRACE_EV_LEAF ? ev->duration : 0);
-	if (end > s->last_ts)
-		s->last_ts = end;
 	return 0;
 }
 
@@ -236,13 +231,54 @@ static struct utrace_dat_resume *live_resume(struct record_live *rl, int cpu, bo
 	return rl->resumes[i];
 }
 
+/* trace: the newest LIVE_TRACE_MAX events after the last clearing (a
+ * pass to count them first). */
+static int live_print_all(struct record_live *rl, struct utrace_dat *d, FILE *out,
+			  struct utrace_report_opts *o, uint64_t since_ns, int cpu,
+			  struct utrace_error *err)
+{
+	struct utrace_report_filter *f = NULL;
+	struct live_scan scan = {0};
+	int ret;
+
+	ret = live_select(&f, since_ns, cpu, live_resume(rl, cpu, false, 0), err);
+	if (ret >= 0)
+		ret = live_scan(d, &f, &since_ns, cpu, live_resume(rl, cpu, false, 1), &scan, err);
+	o->filter = f;
+	if (ret >= 0) /* with its header even when empty */
+		ret = utrace_report_print(d, out, o, NULL, err);
+	utrace_report_filter_free(f);
+	return ret;
+}
+
+/* trace_pipe: the oldest LIVE_TRACE_MAX events after what it consumed,
+ * in one pass, which says where they end (*last_ns, 0 if none). */
+static int live_print_pipe(struct record_live *rl, struct utrace_dat *d, FILE *out,
+			   struct utrace_report_opts *o, uint64_t since_ns, int cpu,
+			   uint64_t *last_ns, struct utrace_error *err)
+{
+	struct utrace_report_filter *f = NULL;
+	int ret;
+
+	*last_ns = 0;
+	ret = live_select(&f, since_ns, cpu, live_resume(rl, cpu, true, 0), err);
+	if (ret >= 0 && !f)
+		ret = utrace_report_filter_new(&f, err);
+	if (ret < 0)
+		return ret;
+	utrace_report_filter_set_limit(f, LIVE_TRACE_MAX);
+	o->filter = f;
+	ret = utrace_report_print(d, out, o, NULL, err);
+	*last_ns = utrace_report_filter_last(f);
+	utrace_report_filter_free(f);
+	return ret;
+}
+
 static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
 			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err)
 {
 	struct record_live *rl = arg;
 	struct utrace_report_opts o;
-	struct utrace_report_filter *f = NULL;
-	struct live_scan scan = {0};
 	struct utrace_dat *d;
 	int ret;
 
@@ -251,17 +287,10 @@ static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 	utrace_report_opts_init(&o);
 	o.tracer = tracer;
 	o.flags = options;
-	ret = live_select(&f, since_ns, cpu, live_resume(rl, cpu, last_ns, 0), err);
-	if (ret >= 0)
-		ret = live_scan(d, &f, &since_ns, cpu, live_resume(rl, cpu, last_ns, 1), &scan, err);
-	o.filter = f;
-	/* trace_pipe: where this read ends, from the same file */
 	if (last_ns)
-		*last_ns = scan.last_ts;
-	/* trace has its header even when empty; trace_pipe has nothing */
-	if (ret >= 0 && (!last_ns || scan.events))
-		ret = utrace_report_print(d, out, &o, NULL, err);
-	utrace_report_filter_free(f);
+		ret = live_print_pipe(rl, d, out, &o, since_ns, cpu, last_ns, err);
+	else
+		ret = live_print_all(rl, d, out, &o, since_ns, cpu, err);
 	utrace_dat_close(d);
 	return ret;
 }

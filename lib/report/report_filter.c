@@ -64,6 +64,7 @@ struct utrace_report_filter {
 	struct tspec from, to;
 	bool active;
 	struct utrace_dat_resume *resume; /* the caller's, or NULL */
+	uint64_t limit;			  /* events a pass gives at most (0: all) */
 
 	/* the pass */
 	struct utrace_dat *d;
@@ -76,6 +77,7 @@ struct utrace_report_filter {
 	int have_origin;
 	uint64_t lo, hi;
 	struct report_fold fold;
+	uint64_t kept, last_end; /* events given, the end of the latest */
 };
 
 int utrace_report_filter_new(struct utrace_report_filter **out, struct utrace_error *err)
@@ -408,6 +410,7 @@ int utrace_report_filter_begin(struct utrace_report_filter *f, struct utrace_dat
 	end_pass(f);
 	f->d = d;
 	f->have_origin = 0;
+	f->kept = f->last_end = 0;
 	report_fold_reset(&f->fold, f->max_depth == NONE ? 0 : f->max_depth);
 	f->threads = calloc(n ? n : 1, sizeof(*f->threads));
 	f->th = calloc(n ? n : 1, sizeof(*f->th));
@@ -639,11 +642,34 @@ int utrace_report_filter_next(struct utrace_report_filter *f, struct utrace_dat_
 			      struct utrace_event *ev, struct utrace_error *err)
 {
 	struct pull_arg a = {f, it};
+	uint64_t end;
+	int ret;
 
+	if (f && f->limit && f->kept >= f->limit)
+		return 0;
 	/* with a depth limit, a call at the limit is one line (report_fold.h) */
 	if (f && f->active && f->max_depth != NONE)
-		return report_fold_next(&f->fold, pull_selected, &a, ev, err);
-	return pull_selected(&a, ev, err);
+		ret = report_fold_next(&f->fold, pull_selected, &a, ev, err);
+	else
+		ret = pull_selected(&a, ev, err);
+	if (ret <= 0 || !f || ev->kind == UTRACE_EV_LOST)
+		return ret;
+	f->kept++;
+	/* a one-line call ends at its return */
+	end = ev->ts + (ev->kind == UTRACE_EV_LEAF ? ev->duration : 0);
+	if (end > f->last_end)
+		f->last_end = end;
+	return ret;
+}
+
+void utrace_report_filter_set_limit(struct utrace_report_filter *f, uint64_t n)
+{
+	f->limit = n;
+}
+
+uint64_t utrace_report_filter_last(const struct utrace_report_filter *f)
+{
+	return f->last_end;
 }
 
 int utrace_report_filter_run(struct utrace_report_filter *f, struct utrace_dat *d,

@@ -98,6 +98,13 @@ int utrace_report_filter_event(struct utrace_report_filter *f, struct utrace_eve
 int utrace_report_filter_next(struct utrace_report_filter *f, struct utrace_dat_iter *it,
 			      struct utrace_event *ev, struct utrace_error *err);
 
+/* At most n events (LOST ones not counted) in each pass from now on
+ * (0: all): the first n of the selection. */
+void utrace_report_filter_set_limit(struct utrace_report_filter *f, uint64_t n);
+/* The time the last pass's events reach: the latest one's, a one-line
+ * call's return; 0 if it gave none. */
+uint64_t utrace_report_filter_last(const struct utrace_report_filter *f);
+
 /* What a pass met besides the events it kept. */
 struct utrace_pass_stats {
 	uint64_t events;       /* kept, LOST excluded */
