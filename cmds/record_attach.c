@@ -91,7 +91,10 @@ static int attach_tid_filter(struct record_opts *o, const struct utrace_attach_t
 
 static int attach_opts_ok(const struct record_opts *o)
 {
-	const char *bad = o->sample.freq ? "-F (sampling)" : NULL;
+	const char *bad = o->sample.off_cpu	       ? "--off-cpu"
+			  : o->sample.freq && o->npids > 1 ? "-F with more than one -P"
+							   : NULL;
+
 	if (bad)
 		utrace_die_msg("record", "-P: %s does not work on an attached process yet", bad);
 	return bad ? 2 : 0;

@@ -74,13 +74,39 @@ static char *record_command_line(char **argv)
 	return command;
 }
 
-/* -P: kernel tracing on the first process, the runtime injected. */
+/* -P -F: the process's threads sampled from now on, after the records
+ * that name what it mapped and its threads before. */
+static int record_attach_sample(struct record_session *s)
+{
+	struct utrace_sampler_opts so = *s->k.sopts;
+	struct utrace_error err = {0};
+	size_t len;
+	void *buf;
+
+	so.target = UTRACE_SAMPLE_PROCESS;
+	if (utrace_sampler_open(s->o->pids[0], &so, &s->k.sampler, &err) < 0 ||
+	    utrace_sampler_synthesize(s->o->pids[0], &buf, &len, &err) < 0) {
+		utrace_die_msg("record", "%s", err.msg);
+		return 1;
+	}
+	if (record_perf_attr(s->r, s->k.sampler, so.user_only, &err) < 0 ||
+	    (len && record_perf(s->r, 0, buf, len, &err) < 0))
+		utrace_die_msg("record", "%s: %s (the samples will not be readable)",
+			       s->o->rec.output, err.msg);
+	free(buf);
+	return 0;
+}
+
+/* -P: kernel tracing and sampling on the first process, the runtime
+ * injected. */
 static int record_attach_begin(struct record_session *s)
 {
 	if (s->k.kt && record_kernel_start(&s->k, s->o->pids[0]) < 0) {
 		utrace_die_msg("record", "%s", s->k.err.msg);
 		return 1;
 	}
+	if (s->k.sopts && record_attach_sample(s))
+		return 1;
 	return record_attach_start(s->attach, s->r);
 }
 

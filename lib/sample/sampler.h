@@ -96,4 +96,10 @@ void utrace_sampler_stats(const struct utrace_sampler *s, uint64_t *samples, uin
 			  uint64_t *offcpu);
 void utrace_sampler_close(struct utrace_sampler *s);
 
+/* For a process sampled while it runs (UTRACE_SAMPLE_PROCESS): the COMM
+ * and MMAP records the kernel wrote before (its threads' names, the files
+ * it maps executable), made from /proc (sampler_synth.c), laid out as
+ * the sampler's records, to save before them; a malloc'd *out. */
+int utrace_sampler_synthesize(pid_t pid, void **out, size_t *len, struct utrace_error *err);
+
 #endif

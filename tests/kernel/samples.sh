@@ -95,6 +95,23 @@ rc=$?
 check "a bad --sort key: exit 1 and the column ($(head -1 "$T/bad.txt"))" \
 	grep -q "unknown key 'nosuch' at column 5" "$T/bad.txt"
 test "$rc" -eq 1 || notok "a bad --sort key exits 1 (got $rc)"
+# -P PID -F: a process sampled from the middle of its life, its files and
+# threads named from /proc (no exec to see them at)
+"$T/kburn" 20000000 >/dev/null &
+KP=$!
+sleep 0.3
+"$U" record -P "$KP" -p nop -F 999 --duration 1.5 -o "$T/p.dat" >/dev/null 2>"$T/p.err"
+rc=$?
+kill "$KP" 2>/dev/null
+wait "$KP" 2>/dev/null
+check "record -P PID -F 999 samples a running process (exit $rc: $(tail -1 "$T/p.err"))" \
+	test "$rc" -eq 0 -a -n "$(grep 'samples at 999 Hz' "$T/p.err")"
+"$U" report --samples -i "$T/p.dat" >"$T/p.txt" 2>&1
+p10=$(share "$T/p.txt" burn10) p30=$(share "$T/p.txt" burn30) p60=$(share "$T/p.txt" burn60)
+check "its functions are named, by its command and file (burn10 $p10%, burn30 $p30%, burn60 $p60%)" \
+	grep -q "^  *[0-9.]*%  kburn  *kburn  *\[\.\] burn60$" "$T/p.txt"
+check "in their shares' order" awk -v a="${p10:-0}" -v b="${p30:-0}" -v c="${p60:-0}" \
+	'BEGIN { exit !(a > 0 && a < b && b < c) }'
 (cd "$T" && "$U" record -p nop -o none.dat -- ./kburn 1 >/dev/null 2>&1)
 "$U" report --samples -i "$T/none.dat" >"$T/none.txt" 2>&1
 rc=$?
