@@ -236,26 +236,42 @@ static int add_map(struct dat_samples *s, const unsigned char *r, size_t size)
 	return 0;
 }
 
+static const char *comm_of(const struct dat_samples *s, int32_t tid)
+{
+	for (size_t i = 0; s && i < s->nr_comms; i++)
+		if (s->comms[i].tid == tid)
+			return s->comms[i].comm;
+	return NULL;
+}
+
+/* Thread c->tid is called c->comm from now on. */
+static int set_comm(struct dat_samples *s, const struct dat_comm *c)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_comms; i++)
+		if (s->comms[i].tid == c->tid)
+			break;
+	if (i == s->nr_comms &&
+	    dat_grow((void **)&s->comms, &s->cap_comms, s->nr_comms + 1, sizeof(*s->comms)))
+		return -ENOMEM;
+	s->comms[i] = *c;
+	s->nr_comms += i == s->nr_comms;
+	return 0;
+}
+
 static int add_comm(struct dat_samples *s, const unsigned char *r, size_t size)
 {
 	struct dat_comm c = {0};
 	uint32_t ids[2];
-	size_t fixed = sizeof(struct perf_event_header) + sizeof(ids), i;
+	size_t fixed = sizeof(struct perf_event_header) + sizeof(ids);
 
 	if (size <= fixed)
 		return 1;
 	memcpy(ids, r + sizeof(struct perf_event_header), sizeof(ids));
 	c.tid = (int32_t)ids[1];
 	memcpy(c.comm, r + fixed, size - fixed < 15 ? size - fixed : 15);
-	for (i = 0; i < s->nr_comms; i++)
-		if (s->comms[i].tid == c.tid)
-			break;
-	if (i == s->nr_comms &&
-	    dat_grow((void **)&s->comms, &s->cap_comms, s->nr_comms + 1, sizeof(*s->comms)))
-		return -ENOMEM;
-	s->comms[i] = c;
-	s->nr_comms += i == s->nr_comms;
-	return 0;
+	return set_comm(s, &c);
 }
 
 static int add_fork(struct dat_samples *s, const unsigned char *r, size_t size)
@@ -265,8 +281,15 @@ static int add_fork(struct dat_samples *s, const unsigned char *r, size_t size)
 	if (size < sizeof(struct perf_event_header) + sizeof(ids))
 		return 1;
 	memcpy(ids, r + sizeof(struct perf_event_header), sizeof(ids));
-	if (ids[0] == ids[1]) /* a new thread, not a new process */
-		return 0;
+	if (ids[0] == ids[1]) { /* a new thread: named as the one that made it */
+		const char *comm = comm_of(s, (int32_t)ids[3]);
+		struct dat_comm c = {.tid = (int32_t)ids[2]};
+
+		if (!comm || comm_of(s, c.tid))
+			return 0;
+		memcpy(c.comm, comm, sizeof(c.comm) - 1);
+		return set_comm(s, &c);
+	}
 	if (dat_grow((void **)&s->forks, &s->cap_forks, s->nr_forks + 1, sizeof(*s->forks)))
 		return -ENOMEM;
 	s->forks[s->nr_forks++] = (struct dat_fork){(int32_t)ids[0], (int32_t)ids[1]};
@@ -435,10 +458,5 @@ const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip
 
 const char *utrace_dat_sample_comm(struct utrace_dat *d, int32_t tid)
 {
-	const struct dat_samples *s = d->samples;
-
-	for (size_t i = 0; s && i < s->nr_comms; i++)
-		if (s->comms[i].tid == tid)
-			return s->comms[i].comm;
-	return NULL;
+	return comm_of(d->samples, tid);
 }
