@@ -113,6 +113,6 @@ void dat_mark_take(const struct dat_cursor *c, struct dat_mark *m);
 void dat_mark_keep(struct dat_cursor *c);
 int dat_cursor_restore(struct dat_cursor *c, const struct dat_mark *m);
 void dat_mark_fini(struct dat_mark *m);
-struct dat_mark *dat_resume_mark(struct utrace_dat_resume *rs, size_t i, uint64_t since_ns);
+struct dat_mark *dat_resume_marks(struct utrace_dat_resume *rs, size_t n, uint64_t since_ns);
 
 #endif

@@ -257,16 +257,17 @@ int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 int utrace_dat_iter_resume(struct utrace_dat_iter *it, struct utrace_dat_resume *rs,
 			   uint64_t since_ns, struct utrace_error *err)
 {
+	struct dat_mark *m = dat_resume_marks(rs, it->d->nr_buffers, since_ns);
+
+	if (!m && it->d->nr_buffers)
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", it->d->path);
 	for (size_t i = 0; i < it->d->nr_buffers; i++) {
 		struct dat_cursor *dc = &it->curs[i].dc;
-		struct dat_mark *m = dat_resume_mark(rs, i, since_ns);
 
-		if (!m)
-			return utrace_error_set(err, -ENOMEM, "%s: out of memory", it->d->path);
 		if (it->curs[i].started)
 			continue;
-		dat_cursor_restore(dc, m); /* its heap key stays a lower bound */
-		dc->keep = m;
+		dat_cursor_restore(dc, &m[i]); /* its heap key stays a lower bound */
+		dc->keep = &m[i];
 		dc->keep_before_ns = since_ns;
 	}
 	return 0;

@@ -157,23 +157,24 @@ void utrace_dat_resume_free(struct utrace_dat_resume *rs)
 	free(rs);
 }
 
-/* The bookmark of buffer i for a reading from since_ns, NULL if out of
+/* The bookmarks of buffers 0 to n - 1 for a reading from since_ns (the
+ * array moves when it grows: take it once per reading), NULL if out of
  * memory; every bookmark forgotten if since_ns went back. */
-struct dat_mark *dat_resume_mark(struct utrace_dat_resume *rs, size_t i, uint64_t since_ns)
+struct dat_mark *dat_resume_marks(struct utrace_dat_resume *rs, size_t n, uint64_t since_ns)
 {
 	if (since_ns < rs->since_ns)
 		for (size_t k = 0; k < rs->nr_marks; k++)
 			rs->marks[k].valid = 0;
 	rs->since_ns = since_ns;
-	if (i >= rs->nr_marks) {
-		size_t n = i + 1 > rs->nr_marks * 2 ? i + 1 : rs->nr_marks * 2;
-		struct dat_mark *p = realloc(rs->marks, n * sizeof(*p));
+	if (n > rs->nr_marks) {
+		size_t cap = n > rs->nr_marks * 2 ? n : rs->nr_marks * 2;
+		struct dat_mark *p = realloc(rs->marks, cap * sizeof(*p));
 
 		if (!p)
 			return NULL;
-		memset(p + rs->nr_marks, 0, (n - rs->nr_marks) * sizeof(*p));
+		memset(p + rs->nr_marks, 0, (cap - rs->nr_marks) * sizeof(*p));
 		rs->marks = p;
-		rs->nr_marks = n;
+		rs->nr_marks = cap;
 	}
-	return &rs->marks[i];
+	return rs->marks;
 }

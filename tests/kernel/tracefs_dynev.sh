@@ -232,7 +232,9 @@ check "> dynamic_events removes them all once none is enabled" test -z "$(cat dy
 cd "$T" || exit 1
 touch "$T/stop"
 wait "$RP"
-check "the program and the recording end well" test $? -eq 0
+rc=$?
+check "the program and the recording end well" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/# recorder: /' "$T/rec.out" | tail -5
 RP=
 "$U" report -i "$T/dyn.dat" >"$T/rep" 2>&1
 grep ' alpha: ' "$T/rep" >"$T/ralpha"
