@@ -12,6 +12,8 @@
  *   text_poke.c     patching live code safely (the text_poke_bp protocol)
  *   trap_guard.c    SIGTRAP kept for our int3s, the program's own handling kept
  *   ring_buffer.c   the producer side of the per-thread buffers
+ *   trace_pid.c     set_ftrace_pid: whether a thread's function records
+ *                   are written
  *   trace_functions.c  the function tracer
  *   fgraph.c        function_graph: shadow return stack, entry/exit
  *   unwind.c        longjmp, C++ exceptions, pthread_exit vs. hooked returns
@@ -84,6 +86,10 @@ struct rt_thread {
 	uint32_t cpu;
 	uint32_t state; /* RT_TS_* */
 	int32_t tid;	/* gettid(), set with the buffer (common_pid of events) */
+	/* trace_pid.c: the answer of set_ftrace_pid for this thread, under
+	 * the control page's ft_pid_gen G: G (written), G | 1 << 32 (left
+	 * out); anything else: not asked under G */
+	uint64_t ftpid;
 
 	struct utrace_rb_meta *meta;
 	uint8_t *subbufs;
@@ -291,6 +297,28 @@ rt_rb_put(struct rt_thread *t, uint32_t *w, unsigned n, unsigned dpos, uint64_t 
 		return;
 	}
 	rt_rb_write(t, w, n, dpos, ts, cpu);
+}
+
+/* trace_pid.c */
+bool rt_ftpid_ask(struct rt_thread *t, uint32_t gen) RT_HIDDEN;
+
+/*
+ * set_ftrace_pid, set_ftrace_notrace_pid: whether context t's function
+ * records are left out.  While no list is set (bit 0 of ft_pid_gen
+ * clear) this is one load of a control-page word and a test; with one,
+ * a thread asked under the same word compares its cached answer.  The
+ * load is an acquire (a plain load on x86): the lists read after it are
+ * at least as new as the word.
+ */
+static inline bool rt_ftpid_out(struct rt_thread *t)
+{
+	uint32_t gen = __atomic_load_n(&rt.ctl->ft_pid_gen, __ATOMIC_ACQUIRE);
+
+	if (likely(!(gen & 1)))
+		return false;
+	if (likely(t->ftpid == gen))
+		return false;
+	return rt_ftpid_ask(t, gen);
 }
 
 /* cpu.c */
