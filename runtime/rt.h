@@ -470,6 +470,10 @@ struct rt_poke;
 bool rt_fpatch_traced(const struct rt_object *obj, uint64_t v) RT_HIDDEN;
 int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes) RT_HIDDEN;
 void rt_fpatch_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
+/* a live change: whether selected entry i takes its jmp in the batch;
+ * the selected int3 entries without their int3 get it */
+bool rt_fpatch_live_jmp(const struct rt_object *obj, uint32_t i) RT_HIDDEN;
+int rt_fpatch_live_int3(struct rt_object *obj) RT_HIDDEN;
 
 /* text_poke.c */
 struct rt_poke {
