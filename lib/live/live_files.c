@@ -48,8 +48,7 @@ static char *write_text(const char *buf, size_t n)
 	return s;
 }
 
-/* From now on trace shows only what comes after. */
-static void trace_clear(struct utrace_live *l)
+void live_trace_clear(struct utrace_live *l)
 {
 	struct timespec ts;
 
@@ -94,7 +93,7 @@ static long write_tracer(struct utrace_live *l, struct live_handle *h, const cha
 	if (ret < 0)
 		return ret;
 	/* as the kernel resets the buffer for a new tracer: one layout */
-	trace_clear(l);
+	live_trace_clear(l);
 	return (long)n;
 }
 
@@ -142,7 +141,7 @@ static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
 	if (!(flags & O_TRUNC))
 		return 0;
 	if (h->cpu < 0) {
-		trace_clear(l);
+		live_trace_clear(l);
 		return 0;
 	}
 	/* the kernel clears only that CPU's buffer */
@@ -388,6 +387,11 @@ static const struct live_file files[] = {
      false},
     {"set_event", RW, live_show_set_event, live_open_set_event, live_write_set_event, NULL, 0,
      false},
+    {"set_ftrace_pid", RW, live_show_ftrace_pid, live_open_ftrace_pid, live_write_ftrace_pid, NULL,
+     0, false},
+    {"set_ftrace_notrace_pid", RW, live_show_ftrace_pid, live_open_ftrace_pid,
+     live_write_ftrace_pid, NULL, 1, false},
+    {"trace_clock", RW, live_show_clock, NULL, live_write_clock, NULL, 0, false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */
