@@ -48,14 +48,6 @@ static char *write_text(const char *buf, size_t n)
 	return s;
 }
 
-void live_trace_clear(struct utrace_live *l)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	l->clear_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int show_tracers(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	fputs("function_graph function nop\n", out);

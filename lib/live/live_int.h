@@ -213,10 +213,9 @@ int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h)
 int live_dir_names(struct utrace_live *l, const char *path,
 		   void (*fill)(void *arg, const char *name), void *arg);
 
-/* live_files.c: from now on trace shows only what comes after */
-void live_trace_clear(struct utrace_live *l);
-
 /* live_state.c */
+/* From now on trace shows only what comes after (`echo > trace`). */
+void live_trace_clear(struct utrace_live *l);
 const char *live_tracer_name(enum utrace_tracer t);
 int live_tracer_parse(const char *name, enum utrace_tracer *out);
 /* An error_log entry in the kernel's layout: "[ts] loc: error: text",
