@@ -228,7 +228,7 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs)
 
 	if (unlikely(t->state != RT_TS_READY || !rt.graph_fast ||
 		     rt.site_flags[id] != UTRACE_SITE_TRACE || d >= t->stack_cap ||
-		     id > UREC_SHORT_ID_MAX || !rt_tracing_on() || rt_ftpid_out(t)))
+		     id > UREC_SHORT_ID_MAX || !rt_tracing_on() || rt_ftpid_unsure(t)))
 		return graph_entry_slow(t, id, slot, regs);
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	fgraph_signal_fence();

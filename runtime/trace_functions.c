@@ -47,7 +47,7 @@ void utrace_func_entry(uint64_t id, uint64_t parent, const uint64_t *regs)
 	uint64_t ts, delta;
 
 	if (unlikely(t->state != RT_TS_READY || id > UREC_SHORT_ID_MAX || !rt_tracing_on() ||
-		     rt_ftpid_out(t)))
+		     rt_ftpid_unsure(t)))
 		return func_entry_slow(t, id, parent);
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
