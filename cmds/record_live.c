@@ -573,6 +573,32 @@ static int live_event_pids(void *arg, const int32_t *tids, unsigned n)
 	return utrace_recorder_live_event_pids(rl->r, tids, n);
 }
 
+static int live_ftrace_pids(void *arg, const int32_t *pids, unsigned n, const int32_t *notrace,
+			    unsigned nn)
+{
+	struct record_live *rl = arg;
+
+	return utrace_recorder_live_ftrace_pids(rl->r, pids, n, notrace, nn);
+}
+
+/*
+ * trace_clock: every record holds the TSC the runtime read (rdtsc,
+ * runtime/rt.h rt_clock); the file's two calibration points make it
+ * CLOCK_MONOTONIC.  So the clocks are the kernel's
+ * "mono" (ktime_get_mono_fast_ns: CLOCK_MONOTONIC, printed as seconds)
+ * and "x86-tsc" (the raw counter, printed as a count).
+ */
+static int live_set_clock(void *arg, const char *name, uint32_t *options)
+{
+	if (!strcmp(name, "mono"))
+		*options &= ~UTRACE_REPORT_CLOCK_TSC;
+	else if (!strcmp(name, "x86-tsc"))
+		*options |= UTRACE_REPORT_CLOCK_TSC;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
 				      const struct record_opts *o)
 {
@@ -599,6 +625,9 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .nr_buffers = live_nr_buffers,
 	    .cpu_stats = live_cpu_stats,
 	    .event_pids = live_event_pids,
+	    .ftrace_pids = live_ftrace_pids,
+	    .clock_names = "mono x86-tsc",
+	    .set_clock = live_set_clock,
 	    .thresh_us = o->rec.thresh_ns / 1000,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,

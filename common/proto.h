@@ -101,6 +101,7 @@ enum utrace_config_flags {
 #define UTRACE_EV_STATE_MAX 4096
 #define UTRACE_TRIG_COUNTS 256 /* triggers with a :N count, per recording */
 #define UTRACE_EV_PIDS 64	/* set_event_pid's threads */
+#define UTRACE_FT_PIDS 64	/* set_ftrace_pid's, set_ftrace_notrace_pid's threads */
 
 enum utrace_ev_state {
 	UTRACE_EVS_OFF = 1u << 0,	  /* soft-disabled: no record (enable_event) */
@@ -160,6 +161,20 @@ struct utrace_control {
 	 * recorded, 0-terminated; empty: every thread.  Looked at on each hit
 	 * of a STATEFUL event (every event of a live recording). */
 	int32_t ev_pids[UTRACE_EV_PIDS];
+	/* set_ftrace_pid, set_ftrace_notrace_pid (the live tracefs): the
+	 * threads whose function records (function, function_graph) are
+	 * written, and those whose are not; 0-terminated, empty: no rule.
+	 * ft_pid_gen: bit 0 set while either list is non-empty, the only
+	 * word the tracers' fast paths read for them (nothing more while it
+	 * is clear, as the kernel installs its pid wrapper only for a
+	 * non-empty list); bits 1-31 count the changes.  The recorder
+	 * writes the lists, then ft_pid_gen (release); a thread keeps its
+	 * answer with the ft_pid_gen it read before the lists (acquire) and
+	 * asks again when the word differs (runtime/trace_pid.c). */
+	uint32_t ft_pid_gen;
+	uint32_t ft_reserved;
+	int32_t ft_pids[UTRACE_FT_PIDS];
+	int32_t ft_notrace_pids[UTRACE_FT_PIDS];
 };
 
 /* Whether probe key k is off (see kp_off). */

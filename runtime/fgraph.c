@@ -32,6 +32,11 @@
  * piece (the reader finds them together).  funcgraph-retval: every EXIT comes with a RETVAL record
  * holding rax, in one piece too (the fast path is off).  Neither is
  * written with tracing_thresh.
+ *
+ * set_ftrace_pid (trace_pid.c): a thread left out is not hooked at entry,
+ * so it has no exit to write; a frame hooked before its thread was left
+ * out returns as any other and writes its exit (the trace stays
+ * balanced; the kernel's return handler does not look at the pid either).
  */
 #include "common/record.h"
 #include "runtime/rt.h"
@@ -167,6 +172,9 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 			t->state &= ~RT_TS_BUSY;
 		}
 	}
+	/* set_ftrace_pid: not hooked, so no exit either (trace_pid.c) */
+	if (rt_ftpid_out(t))
+		return;
 	sel = rt.site_flags[id];
 	if (rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS) {
 		if (sel & UTRACE_SITE_GRAPH_ROOT)
@@ -220,7 +228,7 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs)
 
 	if (unlikely(t->state != RT_TS_READY || !rt.graph_fast ||
 		     rt.site_flags[id] != UTRACE_SITE_TRACE || d >= t->stack_cap ||
-		     id > UREC_SHORT_ID_MAX || !rt_tracing_on()))
+		     id > UREC_SHORT_ID_MAX || !rt_tracing_on() || rt_ftpid_unsure(t)))
 		return graph_entry_slow(t, id, slot, regs);
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	fgraph_signal_fence();

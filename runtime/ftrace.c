@@ -494,8 +494,10 @@ static int stubs_retarget(struct rt_object *o, void *tramp)
  * thread that meets the batch's int3 there is resumed after it, at those
  * instructions: the call skipped once, as at a NOP site.  An entry that
  * the filter selects for the first time becomes `jmp slot_i` in the same
- * batch, as at registration (text_poke.c's resume hook).  Entries are
- * never put back: no thread can be inside bytes we would restore.
+ * batch, as at registration (text_poke.c's resume hook), unless it takes
+ * an int3 (rt_fpatch_live_int3 writes it after the batch) or has one now
+ * (its jmp is kprobe_opt.c's to write).  Entries are never put back: no
+ * thread can be inside bytes we would restore.
  */
 static size_t live_pokes_fpatch(struct rt_object *o, struct rt_poke *pokes, uint32_t tracer)
 {
@@ -520,7 +522,7 @@ static size_t live_pokes_fpatch(struct rt_object *o, struct rt_poke *pokes, uint
 			memcpy(pokes[n++].bytes, want, INSN_SITE_SIZE);
 		}
 		insn_rel32(want, INSN_JMP, (uint64_t)(uintptr_t)entry, (uint64_t)(uintptr_t)slot);
-		if (on && memcmp(entry, want, INSN_SITE_SIZE)) {
+		if (on && rt_fpatch_live_jmp(o, i) && memcmp(entry, want, INSN_SITE_SIZE)) {
 			pokes[n].addr = entry;
 			memcpy(pokes[n++].bytes, want, INSN_SITE_SIZE);
 		}
@@ -611,6 +613,11 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 		__atomic_store_n(&rt.cfg.tracer, tracer, __ATOMIC_RELEASE);
 		ret = rt_text_poke_batch(pokes, live_pokes(pokes, tracer));
 	}
+	/* entries too short for a jmp: their int3 (func_patch.c) */
+	for (struct rt_object *o = rt.objects; o && ret >= 0 && tracer != UTRACE_TRACER_NOP;
+	     o = o->next)
+		if (o->flags & UTRACE_OBJ_FPATCH && o->stubs)
+			ret = rt_fpatch_live_int3(o);
 	/* library calls (--libcall): their GOT slots, not code */
 	for (struct rt_object *o = rt.objects; o && ret >= 0; o = o->next)
 		if (o->flags & UTRACE_OBJ_LIBCALL && o->stubs && rt_objects_libcall_live_hook)

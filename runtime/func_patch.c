@@ -489,6 +489,43 @@ int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
 	return ret;
 }
 
+/* A live change (ftrace.c): whether selected entry i may become `jmp
+ * slot` in its batch: not an int3 entry (a jmp would cover the bytes
+ * after its one instruction), and no int3 there now (a jmp queued to
+ * kprobe_opt.c, which writes it once no thread is in the way). */
+bool rt_fpatch_live_jmp(const struct rt_object *obj, uint32_t i)
+{
+	const uint8_t *p = (const uint8_t *)(uintptr_t)obj->sites[i];
+
+	return !fp_is_int3(obj, i) && *p != INSN_INT3;
+}
+
+/* A live change: the int3 entries the filter selects now and that have
+ * no int3 yet get it, as at registration (one byte each). */
+int rt_fpatch_live_int3(struct rt_object *obj)
+{
+	uint8_t **addrs = malloc((obj->nr_sites + 1) * sizeof(*addrs));
+	uint64_t *slots = malloc((obj->nr_sites + 1) * sizeof(*slots));
+	size_t n = 0;
+	int ret = addrs && slots ? 0 : -ENOMEM;
+
+	for (uint32_t i = 0; !ret && i < obj->nr_sites; i++) {
+		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
+		uint64_t slot = rt_fpatch_slot(obj, i);
+
+		if (p && slot && fp_is_int3(obj, i) && *p != INSN_INT3 &&
+		    rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE) {
+			addrs[n] = p;
+			slots[n++] = slot;
+		}
+	}
+	if (!ret)
+		ret = fp_int3_write(addrs, slots, n);
+	free(addrs);
+	free(slots);
+	return ret;
+}
+
 /* An object unloaded: its code is gone, and so are its int3s. */
 void rt_fpatch_forget(uint64_t lo, uint64_t hi)
 {

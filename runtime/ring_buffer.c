@@ -407,6 +407,7 @@ static long rb_create(void *arg)
 	m->tid = tid;
 	m->nest = t->level;
 	t->tid = tid;
+	t->ftpid = 0; /* set_ftrace_pid asked again: a new thread, or a new recording (attach) */
 	prctl(PR_GET_NAME, m->comm);
 
 	/* live: the tracer may become function_graph at any time (live.c) */
@@ -559,6 +560,7 @@ void rt_rb_forget_one(struct rt_thread *t)
 	/* the child's own id and name, read again when first needed: a
 	 * soft-enabled event's common_pid must not be the parent's */
 	t->tid = 0;
+	t->ftpid = 0; /* set_ftrace_pid's answer was the parent's */
 	t->comm[0] = 0;
 }
 

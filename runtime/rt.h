@@ -12,6 +12,8 @@
  *   text_poke.c     patching live code safely (the text_poke_bp protocol)
  *   trap_guard.c    SIGTRAP kept for our int3s, the program's own handling kept
  *   ring_buffer.c   the producer side of the per-thread buffers
+ *   trace_pid.c     set_ftrace_pid: whether a thread's function records
+ *                   are written
  *   trace_functions.c  the function tracer
  *   fgraph.c        function_graph: shadow return stack, entry/exit
  *   unwind.c        longjmp, C++ exceptions, pthread_exit vs. hooked returns
@@ -84,6 +86,10 @@ struct rt_thread {
 	uint32_t cpu;
 	uint32_t state; /* RT_TS_* */
 	int32_t tid;	/* gettid(), set with the buffer (common_pid of events) */
+	/* trace_pid.c: the answer of set_ftrace_pid for this thread, under
+	 * the control page's ft_pid_gen G: G (written), G | 1 << 32 (left
+	 * out); anything else: not asked under G */
+	uint64_t ftpid;
 
 	struct utrace_rb_meta *meta;
 	uint8_t *subbufs;
@@ -293,6 +299,37 @@ rt_rb_put(struct rt_thread *t, uint32_t *w, unsigned n, unsigned dpos, uint64_t 
 	rt_rb_write(t, w, n, dpos, ts, cpu);
 }
 
+/* trace_pid.c */
+bool rt_ftpid_ask(struct rt_thread *t, uint32_t gen) RT_HIDDEN;
+
+/*
+ * set_ftrace_pid, set_ftrace_notrace_pid: whether context t's function
+ * records are left out.  While no list is set (bit 0 of ft_pid_gen
+ * clear) this is one load of a control-page word and a test; with one,
+ * a thread asked under the same word compares its cached answer.  The
+ * load is an acquire (a plain load on x86): the lists read after it are
+ * at least as new as the word.  For the slow halves: it may call.
+ */
+static inline bool rt_ftpid_out(struct rt_thread *t)
+{
+	uint32_t gen = __atomic_load_n(&rt.ctl->ft_pid_gen, __ATOMIC_ACQUIRE);
+
+	if (likely(!(gen & 1)))
+		return false;
+	if (likely(t->ftpid == gen))
+		return false;
+	return rt_ftpid_ask(t, gen);
+}
+
+/* For the fast halves, which make no call (so save no register): true
+ * when rt_ftpid_out might be true, for the slow half to ask. */
+static inline bool rt_ftpid_unsure(const struct rt_thread *t)
+{
+	uint32_t gen = __atomic_load_n(&rt.ctl->ft_pid_gen, __ATOMIC_ACQUIRE);
+
+	return unlikely(gen & 1) && t->ftpid != gen;
+}
+
 /* cpu.c */
 void rt_rseq_init(void) RT_HIDDEN;
 int rt_xsave_init(void) RT_HIDDEN;
@@ -442,6 +479,10 @@ struct rt_poke;
 bool rt_fpatch_traced(const struct rt_object *obj, uint64_t v) RT_HIDDEN;
 int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes) RT_HIDDEN;
 void rt_fpatch_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
+/* a live change: whether selected entry i takes its jmp in the batch;
+ * the selected int3 entries without their int3 get it */
+bool rt_fpatch_live_jmp(const struct rt_object *obj, uint32_t i) RT_HIDDEN;
+int rt_fpatch_live_int3(struct rt_object *obj) RT_HIDDEN;
 
 /* text_poke.c */
 struct rt_poke {

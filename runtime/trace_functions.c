@@ -3,6 +3,7 @@
  * trace_functions.c - the function tracer: one record per call with the
  * function and the address it was called from (ip and parent ip), as the
  * kernel's function tracer does.  12 bytes: the FUNC word and the parent.
+ * A thread set_ftrace_pid leaves out writes nothing (trace_pid.c).
  */
 #include "common/record.h"
 #include "runtime/rt.h"
@@ -17,7 +18,7 @@ static __attribute__((noinline)) void func_entry_slow(struct rt_thread *t, uint6
 		return; /* a signal handler, with every nested context busy */
 	if (t->state != RT_TS_READY && !rt_rb_slow_ok(t))
 		return;
-	if (!rt_tracing_on())
+	if (!rt_tracing_on() || rt_ftpid_out(t))
 		return;
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -45,7 +46,8 @@ void utrace_func_entry(uint64_t id, uint64_t parent, const uint64_t *regs)
 	uint32_t cpu, *wp;
 	uint64_t ts, delta;
 
-	if (unlikely(t->state != RT_TS_READY || id > UREC_SHORT_ID_MAX || !rt_tracing_on()))
+	if (unlikely(t->state != RT_TS_READY || id > UREC_SHORT_ID_MAX || !rt_tracing_on() ||
+		     rt_ftpid_unsure(t)))
 		return func_entry_slow(t, id, parent);
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

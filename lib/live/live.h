@@ -17,6 +17,9 @@
  *   live_pipe.c   trace_pipe: consuming, blocking reads
  *   live_events.c available_events, set_event, set_event_pid, events/enable,
  *                 events/SYSTEM/enable, events/SYSTEM/EVENT/{enable,format,id}
+ *   live_pids.c   set_ftrace_pid, set_ftrace_notrace_pid; the thread-id
+ *                 lists' syntax
+ *   live_clock.c  trace_clock
  *   live_evconf.c events/SYSTEM/EVENT/{filter,trigger,hist}
  *   live_snapshot.c snapshot
  *   live_buffers.c tracing_thresh, buffer_total_size_kb, per_cpu/cpuN/stats
@@ -122,6 +125,15 @@ struct utrace_live_ops {
 			 struct utrace_live_stats *st, struct utrace_error *err);
 	/* set_event_pid: only these threads' events recorded (n 0: all) */
 	int (*event_pids)(void *arg, const int32_t *tids, unsigned n);
+	/* set_ftrace_pid, set_ftrace_notrace_pid: only the function records
+	 * of the threads pids (n 0: every thread's), never notrace's */
+	int (*ftrace_pids)(void *arg, const int32_t *pids, unsigned n, const int32_t *notrace,
+			   unsigned nn);
+	/* trace_clock: the clocks trace can print its time stamps in, the
+	 * kernel's names and order, space separated, the first the one it
+	 * starts with; one of them applied to an options word (<0: unknown) */
+	const char *clock_names;
+	int (*set_clock)(void *arg, const char *name, uint32_t *options);
 	/* trace_marker: text into the trace as a print record */
 	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
 	/* utrace.dat: what the recording holds now, as a complete utrace.dat

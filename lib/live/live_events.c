@@ -18,7 +18,8 @@
  *   set_event_pid               the threads whose events are recorded, one
  *                               a line (nothing: every thread's); `>`
  *                               starts the list over, `>>` adds; a word
- *                               that is not a thread id is EINVAL
+ *                               that is not a thread id is EINVAL (the
+ *                               syntax of live_pids.c)
  *
  * A switch is the event's ev_state byte on the control page (ops
  * ->event_enable): every process has every event enabled, its jump sites
@@ -324,32 +325,11 @@ int live_open_event_pid(struct utrace_live *l, struct live_handle *h, int flags)
 
 long live_write_event_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
-	int32_t *tids = malloc((l->nev_pids + n / 2 + 1) * sizeof(*tids));
-	char *s = strndup(buf, n), *save = NULL, *end;
-	unsigned k = l->nev_pids;
-	int ret = tids && s ? 0 : -ENOMEM;
+	int32_t *tids;
+	unsigned k;
+	int ret = live_pids_parse(buf, n, l->ev_pids, l->nev_pids, &tids, &k);
 
-	if (tids)
-		memcpy(tids, l->ev_pids, k * sizeof(*tids));
-	for (char *w = ret ? NULL : strtok_r(s, " \t\n", &save); w && !ret;
-	     w = strtok_r(NULL, " \t\n", &save)) {
-		long v;
-		unsigned i;
-
-		errno = 0;
-		v = strtol(w, &end, 10);
-		if (*end || errno || v <= 0 || v > INT32_MAX) {
-			ret = -EINVAL;
-			break;
-		}
-		for (i = 0; i < k && tids[i] != (int32_t)v; i++)
-			;
-		if (i == k)
-			tids[k++] = (int32_t)v;
-	}
-	free(s);
-	if (!ret)
-		return (ret = event_pids_apply(l, tids, k)) < 0 ? ret : (long)n;
-	free(tids);
-	return ret;
+	if (ret < 0)
+		return ret;
+	return (ret = event_pids_apply(l, tids, k)) < 0 ? ret : (long)n;
 }

@@ -48,15 +48,6 @@ static char *write_text(const char *buf, size_t n)
 	return s;
 }
 
-/* From now on trace shows only what comes after. */
-static void trace_clear(struct utrace_live *l)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	l->clear_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int show_tracers(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	fputs("function_graph function nop\n", out);
@@ -94,7 +85,7 @@ static long write_tracer(struct utrace_live *l, struct live_handle *h, const cha
 	if (ret < 0)
 		return ret;
 	/* as the kernel resets the buffer for a new tracer: one layout */
-	trace_clear(l);
+	live_trace_clear(l);
 	return (long)n;
 }
 
@@ -142,7 +133,7 @@ static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
 	if (!(flags & O_TRUNC))
 		return 0;
 	if (h->cpu < 0) {
-		trace_clear(l);
+		live_trace_clear(l);
 		return 0;
 	}
 	/* the kernel clears only that CPU's buffer */
@@ -394,6 +385,11 @@ static const struct live_file files[] = {
      false},
     {"set_event", RW, live_show_set_event, live_open_set_event, live_write_set_event, NULL, 0,
      false},
+    {"set_ftrace_pid", RW, live_show_ftrace_pid, live_open_ftrace_pid, live_write_ftrace_pid, NULL,
+     0, false},
+    {"set_ftrace_notrace_pid", RW, live_show_ftrace_pid, live_open_ftrace_pid,
+     live_write_ftrace_pid, NULL, 1, false},
+    {"trace_clock", RW, live_show_clock, NULL, live_write_clock, NULL, 0, false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */

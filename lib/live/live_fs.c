@@ -282,6 +282,7 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
 	l->max_depth = ops->max_depth;
 	l->options = ops->options;
 	l->thresh_us = ops->thresh_us;
+	live_clock_init(l);
 	pthread_mutex_init(&l->lock, NULL);
 	sigaction(SIGUSR1, &(struct sigaction){.sa_handler = live_intr}, NULL);
 	l->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -337,6 +338,7 @@ void utrace_live_stop(struct utrace_live *l)
 	free(l->cpu_pipes);
 	free(l->cpu_clear_ns);
 	live_events_free(l);
+	live_pids_free(l);
 	live_dynev_free(l);
 	live_evconf_free(l);
 	pthread_mutex_destroy(&l->lock);

@@ -70,6 +70,10 @@ struct utrace_live {
 	uint64_t thresh_us; /* live_buffers.c: tracing_thresh */
 	int32_t *ev_pids;   /* live_events.c: set_event_pid */
 	unsigned nev_pids;
+	/* live_pids.c: set_ftrace_pid [0], set_ftrace_notrace_pid [1] */
+	int32_t *ft_pids[2];
+	unsigned nft_pids[2];
+	char clock[16]; /* live_clock.c: trace_clock's current clock */
 };
 
 /* One open file. */
@@ -104,7 +108,8 @@ struct live_file {
 	long (*write)(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 	int (*flush)(struct utrace_live *l, struct live_handle *h);
 	int which; /* the function list of set_ftrace_filter/notrace; the
-		    * enum live_dyn_file of live_dynev.c's */
+		    * enum live_dyn_file of live_dynev.c's; 0/1:
+		    * set_ftrace_pid/set_ftrace_notrace_pid */
 	bool pipe; /* read by live_pipe_read, not from a snapshot */
 };
 
@@ -133,6 +138,21 @@ long live_write_set_event(struct utrace_live *l, struct live_handle *h, const ch
 int live_show_event_pid(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_open_event_pid(struct utrace_live *l, struct live_handle *h, int flags);
 long live_write_event_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+
+/* live_pids.c: the words of a write to a thread-id list (set_event_pid,
+ * set_ftrace_pid) added to old[0..nold) into *out (malloc'ed, *nout of
+ * them, each once), or -EINVAL for a word that is not a thread id */
+int live_pids_parse(const char *buf, size_t len, const int32_t *old, unsigned nold, int32_t **out,
+		    unsigned *nout);
+int live_show_ftrace_pid(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_ftrace_pid(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_ftrace_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+void live_pids_free(struct utrace_live *l);
+
+/* live_clock.c: trace_clock */
+void live_clock_init(struct utrace_live *l);
+int live_show_clock(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_clock(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 
 /* live_evconf.c */
 int live_show_filter(struct utrace_live *l, const struct live_handle *h, FILE *out);
@@ -195,6 +215,8 @@ int live_dir_names(struct utrace_live *l, const char *path,
 		   void (*fill)(void *arg, const char *name), void *arg);
 
 /* live_state.c */
+/* From now on trace shows only what comes after (`echo > trace`). */
+void live_trace_clear(struct utrace_live *l);
 const char *live_tracer_name(enum utrace_tracer t);
 int live_tracer_parse(const char *name, enum utrace_tracer *out);
 /* An error_log entry in the kernel's layout: "[ts] loc: error: text",

@@ -2,7 +2,8 @@
 /*
  * live_state.c - what the files of the live tracefs share: the tracer,
  * the function lists of set_ftrace_filter and set_ftrace_notrace, the
- * error_log, and how a number written is read.  The caller holds l->lock.
+ * error_log, the time of the last clear of trace, and how a number
+ * written is read.  The caller holds l->lock.
  *
  * The lists are kept as the expressions written ("func*", "!func_b",
  * "f:mod:libm.so*"); each change makes a new utrace_func_filter of them
@@ -179,6 +180,14 @@ int live_apply(struct utrace_live *l, enum utrace_tracer tracer,
 	lists_free(l->lists);
 	memcpy(l->lists, copy, sizeof(copy));
 	return 0;
+}
+
+void live_trace_clear(struct utrace_live *l)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	l->clear_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 int live_number(const char *buf, size_t n, unsigned long long *v)

@@ -191,6 +191,11 @@ unsigned utrace_recorder_live_buffers(struct utrace_recorder *r);
 /* set_event_pid: only these threads' events are recorded (n 0: every
  * thread's), in every process at once; -ENOSPC past UTRACE_EV_PIDS. */
 int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n);
+/* set_ftrace_pid, set_ftrace_notrace_pid: only the threads pids (n 0:
+ * every thread) have their function records written, never those of
+ * notrace, in every process at once; -ENOSPC past UTRACE_FT_PIDS. */
+int utrace_recorder_live_ftrace_pids(struct utrace_recorder *r, const int32_t *pids, unsigned n,
+				     const int32_t *notrace, unsigned nn);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far and flush the file, so that a

@@ -265,13 +265,15 @@ static void verif_task(struct printer *p, const struct utrace_event *ev)
 /* print_graph_prologue() */
 static void graph_prologue(struct printer *p, const struct utrace_event *ev)
 {
+	uint64_t ts = p->flags & UTRACE_REPORT_CLOCK_TSC ? ev->tsc : ev->ts;
+
 	verif_task(p, ev);
 	if ((p->flags & UTRACE_REPORT_ABSTIME) && p->nsecs)
-		fprintf(p->out, "%5" PRIu64 ".%09" PRIu64 " |  ", ev->ts / 1000000000u,
-			ev->ts % 1000000000u);
+		fprintf(p->out, "%5" PRIu64 ".%09" PRIu64 " |  ", ts / 1000000000u,
+			ts % 1000000000u);
 	else if (p->flags & UTRACE_REPORT_ABSTIME)
-		fprintf(p->out, "%5" PRIu64 ".%06" PRIu64 " |  ", ev->ts / 1000000000u,
-			ev->ts % 1000000000u / 1000u);
+		fprintf(p->out, "%5" PRIu64 ".%06" PRIu64 " |  ", ts / 1000000000u,
+			ts % 1000000000u / 1000u);
 	if (p->flags & UTRACE_REPORT_CPU)
 		print_graph_cpu(p, ev->cpu);
 	if (p->flags & UTRACE_REPORT_PROC) {
@@ -304,7 +306,10 @@ static void print_context(struct printer *p, const struct utrace_event *ev)
 	char lat[6];
 
 	utrace_event_lat_fmt(ev, lat);
-	if (p->nsecs)
+	if (p->flags & UTRACE_REPORT_CLOCK_TSC) /* trace_print_time: not in ns */
+		fprintf(p->out, "%16s-%-7d [%03u] %s %12" PRIu64 ": ", bi->comm, bi->tid, ev->cpu,
+			lat, ev->tsc);
+	else if (p->nsecs)
 		fprintf(p->out, "%16s-%-7d [%03u] %s %5" PRIu64 ".%09" PRIu64 ": ", bi->comm,
 			bi->tid, ev->cpu, lat, ev->ts / 1000000000u, ev->ts % 1000000000u);
 	else

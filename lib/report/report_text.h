@@ -30,6 +30,11 @@ enum utrace_report_flags {
 	UTRACE_REPORT_PARENT = 1u << 6,	  /* print-parent */
 	UTRACE_REPORT_RETVAL_HEX = 1u << 7, /* funcgraph-retval-hex (a long name:
 					     * the column above stays) */
+	/* not an option: the kernel's trace_clock x86-tsc (the live
+	 * tracefs): timestamps are the TSC's counts (" %12llu: "), and
+	 * funcgraph-abstime shows them as the kernel does, as if ns;
+	 * durations stay ns (the kernel's are its local clock's) */
+	UTRACE_REPORT_CLOCK_TSC = 1u << 8,
 };
 
 /* The kernel's defaults. */

@@ -133,6 +133,7 @@ static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const 
 	ev->kind = r->kind;
 	ev->flags = r->flags;
 	ev->ts = ns(it->d, r->tick);
+	ev->tsc = r->tick;
 	ev->buf = c->dc.bufidx;
 	ev->image = bi->image;
 	ev->id = r->id;

@@ -191,6 +191,21 @@ static uint64_t kticks_to_ns(const struct utrace_dat *d, uint64_t ts)
 	return utrace_dat_tsc_to_ns(d, ts);
 }
 
+/* The TSC count of a kernel time stamp: itself under x86-tsc; under mono,
+ * the count the file's two calibration points put at that time. */
+static uint64_t kticks_to_tsc(const struct utrace_dat *d, uint64_t ts)
+{
+	const struct utrace_dat_clock *c = &d->clock;
+	__int128 dns = (__int128)c->ns1 - c->ns0, v;
+
+	if (!d->kern || strcmp(d->kern->hdr.clock, "mono"))
+		return ts;
+	if (!d->have_clock || dns <= 0 || c->tsc1 <= c->tsc0)
+		return ts;
+	v = (__int128)c->tsc0 + ((__int128)ts - c->ns0) * (__int128)(c->tsc1 - c->tsc0) / dns;
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
 /* Loads page i of c into c->page (zero-padded): its event bytes, or 0 if
  * it is damaged (with a warning), or <0 on an I/O error. */
 static int load_page(struct dat_kcursor *c, size_t i, struct utrace_error *err)
@@ -261,6 +276,7 @@ static void make_event(struct dat_kcursor *c, struct utrace_event *ev, const uin
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = UTRACE_EV_EVENT;
 	ev->ts = kticks_to_ns(c->d, c->ts);
+	ev->tsc = kticks_to_tsc(c->d, c->ts);
 	ev->cpu = c->kc->cpu;
 	if (rec) {
 		memcpy(&type, rec, 2);
@@ -332,6 +348,7 @@ int dat_kcursor_next(struct dat_kcursor *c, struct utrace_event *ev, struct utra
 				ev->data = NULL;
 				ev->data_len = 0;
 				ev->ts = kticks_to_ns(c->d, ts);
+				ev->tsc = kticks_to_tsc(c->d, ts);
 				ev->lost = c->lost > 0 ? (uint64_t)c->lost : 0;
 				ev->flags = c->lost < 0 ? UTRACE_EVF_LOST_UNKNOWN : 0;
 				return 1;

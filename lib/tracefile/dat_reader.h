@@ -197,6 +197,10 @@ struct utrace_event {
 	uint32_t has_retval;
 	uint64_t args[6];
 	uint64_t retval;
+	/* the TSC count the record was written at, as the runtime read it
+	 * (ts is it made CLOCK_MONOTONIC); a kernel record's under the mono
+	 * trace_clock: its time made a count by the file's calibration */
+	uint64_t tsc;
 };
 
 /*
