@@ -344,6 +344,31 @@ static int live_event_triggers(void *arg, const char *system, const char *name,
 	return ret;
 }
 
+_Static_assert(UTRACE_LIVE_TRIG_CLEAR == 3, "the recorder's numbers of what trigger_ctl does");
+
+static int live_trigger_ctl(void *arg, const char *system, const char *name, const char *text,
+			    int what, long *count, bool *paused)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_trigger_ctl(rl->r, system, name, text, what, count, paused);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static bool live_event_soft(void *arg, const char *system, const char *name)
+{
+	struct record_live *rl = arg;
+	bool soft;
+
+	live_lock(rl);
+	soft = utrace_recorder_live_soft(rl->r, system, name);
+	pthread_mutex_unlock(&rl->lock);
+	return soft;
+}
+
 struct live_hist_out {
 	struct utrace_dat *d;
 	FILE *out;
@@ -525,6 +550,8 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .event_filter = live_event_filter,
 	    .event_triggers = live_event_triggers,
 	    .print_hist = live_print_hist,
+	    .trigger_ctl = live_trigger_ctl,
+	    .event_soft = live_event_soft,
 	    .take_snapshot = live_take_snapshot,
 	    .print_snapshot = live_print_snapshot,
 	    .set_thresh = live_set_thresh,

@@ -180,6 +180,17 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
 			       int (*cb)(void *arg, const char *text,
 					 const struct utrace_hist_table *t),
 			       void *arg, struct utrace_error *err);
+/* The tracefs's trigger of SYSTEM:NAME written as text, as it is now:
+ * *count its :N left (-1: unlimited), *paused whether its hist table is
+ * paused, after what was done to that table: 0 nothing, 1 :pause, 2
+ * :cont, 3 :clear (lib/live's enum utrace_live_trig_ctl); -ENOENT if
+ * there is no such trigger (or hist table yet). */
+int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, const char *system,
+				     const char *name, const char *text, int what, long *count,
+				     bool *paused);
+/* Whether a trigger (the tracefs's or -R's) enable_/disable_event or
+ * _hist names SYSTEM:NAME: the kernel's soft mode of the event. */
+bool utrace_recorder_live_soft(struct utrace_recorder *r, const char *system, const char *name);
 /* tracefs `echo 1 > snapshot`: every thread's buffer as it is now saved
  * as a snapshot (SNAPSHOT record, event UTRACE_SNAP_TRACEFS); its id. */
 int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error *err);

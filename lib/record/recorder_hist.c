@@ -109,11 +109,12 @@ static uint8_t *hist_state(struct utrace_recorder *r, const struct rec_hist *h)
 	return id >= UTRACE_EV_ID_BASE && i < UTRACE_EV_STATE_MAX ? &r->ctl->ev_state[i] : NULL;
 }
 
-/* hist:...:pause: a user event's hists start paused in the shared state
- * (enable_hist continues them), a kernel event's table is paused itself. */
+/* hist:...:pause: a user event's hists of -R start paused in the shared
+ * state (enable_hist continues them), a kernel event's table and one the
+ * tracefs added (:cont continues it) are paused themselves. */
 static void hist_pause(struct utrace_recorder *r, struct rec_hist *h)
 {
-	uint8_t *st = hist_state(r, h);
+	uint8_t *st = h->spec & REC_HIST_LIVE ? NULL : hist_state(r, h);
 
 	if (st)
 		*st |= UTRACE_EVS_HIST_PAUSED;
@@ -514,6 +515,55 @@ void rec_hist_drop(struct utrace_recorder *r, unsigned spec)
 		*pp = h->next;
 		hist_free(h);
 	}
+}
+
+/*
+ * :clear (the kernel's hist_clear, tracing_map_clear): the table emptied
+ * in place while the programs may be counting into it.  It is paused
+ * meanwhile, so a hit that starts now counts nothing; the slots go first
+ * (a reader or an inserter finds none of the old entries), then the
+ * elements, then the counter hands them out again from the first.  A hit
+ * already past the pause check is not waited for (no process can be):
+ * its entry lands in the new table or is lost, as the kernel's clear
+ * races with its tracepoints too.
+ */
+static void hist_clear(struct utrace_hist_map *m)
+{
+	uint32_t was = __atomic_exchange_n(&m->paused, 1, __ATOMIC_ACQ_REL);
+	uint32_t nslots = 2u << m->bits;
+	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
+
+	for (uint32_t i = 0; i < nslots; i++)
+		__atomic_store_n(&slots[i].word, 0, __ATOMIC_RELAXED);
+	/* release: the slots read empty before an element is cleared */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memset(utrace_hist_elt(m, 0), 0,
+	       (size_t)(1ull << m->bits) * utrace_hist_elt_size(m->key_size, m->nr_sums));
+	__atomic_store_n(&m->drops, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->snap_seq, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->snap_val, 0, __ATOMIC_RELAXED);
+	/* release: the elements are zero before one is handed out again */
+	__atomic_store_n(&m->next_elt, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&m->paused, was, __ATOMIC_RELEASE);
+}
+
+int rec_hist_ctl(struct utrace_recorder *r, unsigned spec, int what, bool *paused)
+{
+	struct rec_hist *h;
+	uint8_t *st;
+
+	for (h = r->hists; h && h->spec != spec; h = h->next)
+		;
+	if (!h)
+		return -ENOENT;
+	if (what == REC_HIST_PAUSE || what == REC_HIST_CONT)
+		__atomic_store_n(&h->map->paused, what == REC_HIST_PAUSE, __ATOMIC_RELEASE);
+	else if (what == REC_HIST_CLEAR)
+		hist_clear(h->map);
+	st = hist_state(r, h);
+	*paused = __atomic_load_n(&h->map->paused, __ATOMIC_ACQUIRE) ||
+		  (st && (__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_HIST_PAUSED));
+	return 0;
 }
 
 const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned spec)

@@ -225,6 +225,10 @@ int rec_conn_send(struct rec_conn *c, const void *msg, size_t len, int fd);
 int rec_conn_send_with(struct rec_conn *c, void *hdr, size_t hlen, const void *payload,
 		       size_t plen, int fd);
 
+/* recorder_trig.c: whether an -R enable_/disable_event (or _hist) of a
+ * user event names event id as its target (the kernel's soft mode) */
+bool rec_trig_targets(const struct utrace_recorder *r, int id);
+
 /* recorder_hist.c: the event's hist triggers, sent before its ENABLE;
  * the tables saved at the end; freed with the recorder */
 int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
@@ -248,6 +252,11 @@ struct utrace_hist_table;
 int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
 		   struct utrace_hist_table *t, uint8_t **elts);
 void rec_hist_drop(struct utrace_recorder *r, unsigned spec);
+/* The table of spec paused, continued or cleared (hist:...:pause, :cont,
+ * :clear written again), or only read: *paused, whether its hits count
+ * now; -ENOENT if it has no table. */
+enum { REC_HIST_READ, REC_HIST_PAUSE, REC_HIST_CONT, REC_HIST_CLEAR };
+int rec_hist_ctl(struct utrace_recorder *r, unsigned spec, int what, bool *paused);
 const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned spec);
 /* The hists of kernel id kid run on one record (recorder_khist.c). */
 struct utrace_hist_ctx;

@@ -435,6 +435,49 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 	return live_ev_push(r, e, system, name, err);
 }
 
+int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, const char *system,
+				     const char *name, const char *text, int what, long *count,
+				     bool *paused)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	const struct rec_live_ev *e = id >= 0 ? live_ev(r, id, false) : NULL;
+	const struct rec_live_trig *x = NULL;
+
+	for (unsigned i = 0; e && i < e->nr_trigs && !x; i++)
+		if (!strcmp(e->trigs[i].text, text))
+			x = &e->trigs[i];
+	if (!x)
+		return -ENOENT;
+	/* :N as the processes have used it up (runtime/event_trigger.c) */
+	*count = x->count_idx >= 0
+		     ? (long)__atomic_load_n(&r->ctl->trig_count[x->count_idx], __ATOMIC_ACQUIRE)
+		     : -1;
+	*paused = false;
+	if (x->t->cmd != UTRACE_TRIG_HIST)
+		return 0;
+	return rec_hist_ctl(r, REC_HIST_LIVE | x->serial, what, paused);
+}
+
+/* Whether a trigger command of t's kind names id as its target. */
+static bool live_targets(const struct utrace_trigger *t, int target, int id)
+{
+	return t->cmd >= UTRACE_TRIG_ENABLE_EVENT && t->cmd <= UTRACE_TRIG_DISABLE_HIST &&
+	       target == id;
+}
+
+bool utrace_recorder_live_soft(struct utrace_recorder *r, const char *system, const char *name)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+
+	if (id < 0)
+		return false;
+	for (const struct rec_live_ev *e = r->live_evs; e; e = e->next)
+		for (unsigned i = 0; i < e->nr_trigs; i++)
+			if (live_targets(e->trigs[i].t, e->trigs[i].target, id))
+				return true;
+	return rec_trig_targets(r, id); /* the command line's -R */
+}
+
 int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, const char *name,
 			       int (*cb)(void *arg, const char *text,
 					 const struct utrace_hist_table *t),
