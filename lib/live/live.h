@@ -116,8 +116,9 @@ struct utrace_live_ops {
 	 * utrace_live_trig_ctl) was done to its table; -ENOENT if none */
 	int (*trigger_ctl)(void *arg, const char *system, const char *name, const char *text,
 			   int what, long *count, bool *paused);
-	/* events/.../enable: whether a trigger's enable_/disable_event (or
-	 * _hist) names the event (the kernel's SOFT_MODE: "0*", "1*") */
+	/* events/.../enable: whether the event has a trigger or one's
+	 * enable_/disable_event (or _hist) names it (the kernel's
+	 * SOFT_MODE: "0*", "1*") */
 	bool (*event_soft)(void *arg, const char *system, const char *name);
 	/* a hist trigger of SYSTEM:NAME checked before it is set: its $vars
 	 * and actions' synthetic events, as the recording finds them

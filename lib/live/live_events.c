@@ -5,10 +5,10 @@
  * events/SYSTEM/EVENT/{format,id}, and their switches, the kernel's
  * (kernel/trace/trace_events.c):
  *
- *   events/SYSTEM/EVENT/enable  "0" or "1" ("0*", "1*" while a trigger's
- *                               enable_/disable_ names it: the kernel's
- *                               soft mode); a write of 0 or 1 switches
- *                               it, anything else is EINVAL
+ *   events/SYSTEM/EVENT/enable  "0" or "1" ("0*", "1*" while it has a
+ *                               trigger or one's enable_/disable_ names
+ *                               it: the kernel's soft mode); a write of
+ *                               0 or 1 switches it, anything else EINVAL
  *   events/SYSTEM/enable, events/enable
  *                               "0", "1", "X" when some are on and some
  *                               off ("?" when none); a write switches all
@@ -220,7 +220,7 @@ int live_show_enable(struct utrace_live *l, const struct live_handle *h, FILE *o
 
 	if (n < 0)
 		return n;
-	if (h->ev[0]) /* "*": a trigger manages it (event_enable_read's SOFT_MODE) */
+	if (h->ev[0]) /* "*": triggers run it (event_enable_read's SOFT_MODE) */
 		fprintf(out, "%d%s\n", seen == 2,
 			l->ops.event_soft && l->ops.event_soft(l->ops.arg, h->sys, h->ev) ? "*"
 											  : "");

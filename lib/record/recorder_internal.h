@@ -200,6 +200,23 @@ void rec_live_close(struct rec_conn *c);
 void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
 			 const char *name, int id, const void **prog, uint32_t *len);
 void rec_live_ev_free(struct utrace_recorder *r);
+/* ... the tracefs's hist triggers that define variable var (of event
+ * sys:ev only, if sys is not ""): each to cb with its event, its text and
+ * its table's spec (REC_HIST_LIVE | serial); how many */
+unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
+		       const char *ev,
+		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
+				  unsigned spec, unsigned v),
+		       void *arg);
+/* ... the format of sys:name where path has it, else where it is (*where:
+ * UTRACE_EVENT_NOOBJ for a synthetic event or a probe, or an object) */
+const struct utrace_event_format *rec_live_fmt(struct utrace_recorder *r, const char *path,
+					       const char *sys, const char *name,
+					       const char **where);
+/* recorder_hist.c: $name of a hist trigger of an event where path has
+ * it, as its compile finds it (a UTRACE_HIST_ERR_* or 0) */
+int rec_hist_var(struct utrace_recorder *r, const char *path, const char *name, const char *msys,
+		 const char *mev, struct utrace_hist_var_info *out);
 /* ... and its triggers, before that ENABLE */
 int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 			 uint32_t key, const char *path, const char *sys, const char *name,

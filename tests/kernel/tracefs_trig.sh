@@ -8,8 +8,9 @@
 # :clear (the open removed the trigger: ENOENT, as the kernel); the :N of
 # the other triggers read as what is left (stacktrace, snapshot,
 # enable_event used up to count=0, traceon keeping its 5 while it changes
-# nothing, then taking one when a traceoff:1 turned tracing off); an event an enable_event/disable_event names reading "0*" or
-# "1*" (the kernel's soft mode) until the trigger goes.
+# nothing, then taking one when a traceoff:1 turned tracing off); an
+# event with a trigger, or that an enable_event/disable_event names,
+# reading "0*" or "1*" (the kernel's soft mode) until the trigger goes.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -151,6 +152,7 @@ echo 1 >tracing_on
 check "an event no trigger names reads 0" test "$(cat "$K/enable")" = 0
 echo 'enable_event:livetp:lt_tick if n < 0' >>"$W/trigger"
 check "named by an enable_event (not fired) it reads 0*" test "$(cat "$K/enable")" = '0*'
+check "an event with a trigger of its own reads 0* too" test "$(cat "$W/enable")" = '0*'
 echo 1 >"$K/enable"
 check "switched on, 1*" test "$(cat "$K/enable")" = '1*'
 check "the system's enable has no *" test "$(cat events/livetp/enable)" = X
