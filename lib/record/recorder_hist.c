@@ -35,22 +35,6 @@
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
 
-struct rec_hist {
-	unsigned spec, trig;
-	int kid; /* kernel events: the event's id, else -1 */
-	char *system, *name;
-	const char *text; /* the -R as written (the cmd's string) */
-	void *prog;
-	uint32_t prog_len;
-	int fd;
-	struct utrace_hist_map *map;
-	uint64_t map_size;
-	char *table;		/* name=: the table's name, NULL if none */
-	struct rec_hist *owner; /* name=: the trigger whose table this one shares */
-	uint32_t tid;		/* its table's id, for RESOLVE (common/proto.h) */
-	struct rec_hist *next;
-};
-
 /* What the compiler's callbacks know of the trigger being compiled. */
 struct hist_env_arg {
 	struct utrace_recorder *r;
@@ -97,7 +81,7 @@ static int hist_map_new(struct rec_hist *h, struct utrace_error *err)
 }
 
 /* A user event's state (common/proto.h), NULL for a kernel event. */
-static uint8_t *hist_state(struct utrace_recorder *r, const struct rec_hist *h)
+uint8_t *rec_hist_state(struct utrace_recorder *r, const struct rec_hist *h)
 {
 	int id;
 	unsigned i;
@@ -114,7 +98,7 @@ static uint8_t *hist_state(struct utrace_recorder *r, const struct rec_hist *h)
  * tracefs added (:cont continues it) are paused themselves. */
 static void hist_pause(struct utrace_recorder *r, struct rec_hist *h)
 {
-	uint8_t *st = h->spec & REC_HIST_LIVE ? NULL : hist_state(r, h);
+	uint8_t *st = h->spec & REC_HIST_LIVE ? NULL : rec_hist_state(r, h);
 
 	if (st)
 		*st |= UTRACE_EVS_HIST_PAUSED;
@@ -530,118 +514,13 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 
 /* ---- the live tracefs's triggers (recorder_liveev.c) --------------- */
 
-static void hist_free(struct rec_hist *h);
-
 int rec_hist_send_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
 		      const struct rec_hist *h)
 {
 	return hist_send(r, c, obj, key, h);
 }
 
-static uint8_t *hist_entries(struct utrace_hist_map *m, uint32_t *n);
-
-/* h's table as it is now, for the hist file; *elts to free. */
-int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
-		   struct utrace_hist_table *t, uint8_t **elts)
-{
-	const struct utrace_hist_map *m = h->map;
-	uint8_t *st = hist_state(r, h);
-
-	*elts = hist_entries(h->map, &t->nr_elts);
-	if (!*elts)
-		return -ENOMEM;
-	t->prog = h->prog;
-	t->hits = 0; /* Totals' Hits: every entry's hit count (common/hist_map.h) */
-	for (uint32_t i = 0; i < t->nr_elts; i++) {
-		uint64_t hc;
-
-		memcpy(&hc, *elts + i * utrace_hist_elt_size(m->key_size, m->nr_sums) + m->key_size,
-		       sizeof(hc));
-		t->hits += hc;
-	}
-	t->drops = m->drops;
-	t->elts = *elts;
-	t->paused = m->paused || (st && (*st & UTRACE_EVS_HIST_PAUSED));
-	t->snap_seq = m->snap_seq;
-	t->snap_val = m->snap_val;
-	return 0;
-}
-
-/* A trigger removed: the tables of spec go (the processes keep their
- * mapping until they end, unused). */
-void rec_hist_drop(struct utrace_recorder *r, unsigned spec)
-{
-	for (struct rec_hist **pp = &r->hists; *pp;) {
-		struct rec_hist *h = *pp;
-
-		if (h->spec != spec) {
-			pp = &h->next;
-			continue;
-		}
-		*pp = h->next;
-		hist_free(h);
-	}
-}
-
-/*
- * :clear (the kernel's hist_clear, tracing_map_clear): the table emptied
- * in place while the programs may be counting into it.  It is paused
- * meanwhile, so a hit that starts now counts nothing; the slots go first
- * (a reader or an inserter finds none of the old entries), then the
- * elements, then the counter hands them out again from the first.  A hit
- * already past the pause check is not waited for (no process can be):
- * its entry lands in the new table or is lost, as the kernel's clear
- * races with its tracepoints too.
- */
-static void hist_clear(struct utrace_hist_map *m)
-{
-	uint32_t was = __atomic_exchange_n(&m->paused, 1, __ATOMIC_ACQ_REL);
-	uint32_t nslots = 2u << m->bits;
-	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
-
-	for (uint32_t i = 0; i < nslots; i++)
-		__atomic_store_n(&slots[i].word, 0, __ATOMIC_RELAXED);
-	/* release: the slots read empty before an element is cleared */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memset(utrace_hist_elt(m, 0), 0,
-	       (size_t)(1ull << m->bits) * utrace_hist_elt_size(m->key_size, m->nr_sums));
-	__atomic_store_n(&m->drops, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->snap_seq, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->snap_val, 0, __ATOMIC_RELAXED);
-	/* release: the elements are zero before one is handed out again */
-	__atomic_store_n(&m->next_elt, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&m->paused, was, __ATOMIC_RELEASE);
-}
-
-int rec_hist_ctl(struct utrace_recorder *r, unsigned spec, int what, bool *paused)
-{
-	struct rec_hist *h;
-	uint8_t *st;
-
-	for (h = r->hists; h && h->spec != spec; h = h->next)
-		;
-	if (!h)
-		return -ENOENT;
-	if (what == REC_HIST_PAUSE || what == REC_HIST_CONT)
-		__atomic_store_n(&h->map->paused, what == REC_HIST_PAUSE, __ATOMIC_RELEASE);
-	else if (what == REC_HIST_CLEAR)
-		hist_clear(h->map);
-	st = hist_state(r, h);
-	*paused = __atomic_load_n(&h->map->paused, __ATOMIC_ACQUIRE) ||
-		  (st && (__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_HIST_PAUSED));
-	return 0;
-}
-
-const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned spec)
-{
-	const struct rec_hist *h;
-
-	for (h = r->hists; h && h->spec != spec; h = h->next)
-		;
-	return h;
-}
-
-static void hist_free(struct rec_hist *h)
+void rec_hist_free_one(struct rec_hist *h)
 {
 	if (h->map && !h->owner)
 		munmap(h->map, h->map_size);
@@ -744,7 +623,7 @@ bool rec_hist_kpaused(const struct utrace_recorder *r, int kid)
 
 /* The used elements, in slot order (the kernel lists them so), copied
  * into one buffer: *n of them. */
-static uint8_t *hist_entries(struct utrace_hist_map *m, uint32_t *n)
+uint8_t *rec_hist_entries(struct utrace_hist_map *m, uint32_t *n)
 {
 	uint64_t esize = utrace_hist_elt_size(m->key_size, m->nr_sums);
 	uint32_t nslots = 2u << m->bits, max = 1u << m->bits;
@@ -773,13 +652,13 @@ static int hist_save(struct utrace_recorder *r, struct rec_hist *h,
 	size_t ls = strlen(h->system) + 1, ln = strlen(h->name) + 1, lt = strlen(h->text) + 1;
 	static const uint8_t zero[8];
 	struct iovec iov[8];
-	uint8_t *elts = hist_entries(m, &d.nr_elts);
+	uint8_t *elts = rec_hist_entries(m, &d.nr_elts);
 	int ret;
 
 	if (!elts)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	{
-		uint8_t *st = hist_state(r, h); /* "[paused]" as the trigger is now */
+		uint8_t *st = rec_hist_state(r, h); /* "[paused]" as the trigger is now */
 
 		if (st && (*st & UTRACE_EVS_HIST_PAUSED))
 			m->paused = 1;

@@ -27,12 +27,6 @@
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
 
-/* One event of an object: its key there and the recording's id. */
-struct rec_evkey {
-	uint32_t key;
-	int id;
-};
-
 static uint8_t *live_ev_state(struct utrace_recorder *r, int id)
 {
 	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
@@ -86,45 +80,6 @@ int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, co
 
 /* ---- filters ---------------------------------------------------------- */
 
-/* A trigger the tracefs added to an event. */
-struct rec_live_trig {
-	char *text;		  /* as written (a hist table's text points here) */
-	struct utrace_trigger *t; /* parsed */
-	uint32_t serial;	  /* its hist table's key (REC_HIST_LIVE | serial) */
-	int target;		  /* enable_/disable_: the target's id */
-	int count_idx;		  /* :N: its counter on the control page, else -1 */
-};
-
-/* What the tracefs set for one event of the recording. */
-struct rec_live_ev {
-	int id;
-	char sys[65], name[65];
-	char *filter; /* NULL: none */
-	void *prog;   /* the last one compiled (for one object's format) */
-	struct rec_live_trig *trigs;
-	unsigned nr_trigs;
-	struct rec_live_ev *next;
-};
-
-/* Event id's settings; a new one (create: sys:name) if it has none. */
-static struct rec_live_ev *live_ev_of(struct utrace_recorder *r, int id, const char *sys,
-				      const char *name)
-{
-	struct rec_live_ev *e;
-
-	for (e = r->live_evs; e; e = e->next)
-		if (e->id == id)
-			return e;
-	if (!sys || !(e = calloc(1, sizeof(*e))))
-		return NULL;
-	e->id = id;
-	snprintf(e->sys, sizeof(e->sys), "%s", sys);
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	e->next = r->live_evs;
-	r->live_evs = e;
-	return e;
-}
-
 void rec_live_ev_free(struct utrace_recorder *r)
 {
 	while (r->live_evs) {
@@ -140,25 +95,6 @@ void rec_live_ev_free(struct utrace_recorder *r)
 		free(e->prog);
 		free(e);
 	}
-}
-
-/* The format of sys:name where path (an object, or UTRACE_EVENT_NOOBJ
- * for the pseudo-objects' events) has it: an object's, a synthetic
- * event's (one defined while running too), an in-process probe's. */
-static const struct utrace_event_format *live_fmt(struct utrace_recorder *r, const char *path,
-						  const char *sys, const char *name)
-{
-	const struct utrace_event_format *f =
-	    utrace_event_select_format(r->o.events, path, sys, name);
-
-	for (unsigned i = 0; !f && !strcmp(path, UTRACE_EVENT_NOOBJ) && i < r->o.nr_synths; i++)
-		if (!strcmp(sys, "synthetic") && !strcmp(r->o.synths[i]->name, name))
-			f = r->o.synths[i]->fmt;
-	for (unsigned i = 0; !f && !strcmp(path, UTRACE_EVENT_NOOBJ) && i < r->o.nr_kprobes; i++)
-		if (!strcmp(utrace_kprobe_group(r->o.kprobes[i]), sys) &&
-		    !strcmp(utrace_kprobe_event(r->o.kprobes[i]), name))
-			f = utrace_kprobe_format(r->o.kprobes[i]);
-	return f;
 }
 
 /* e's filter compiled for the event's format f: 0 with *prog (NULL:
@@ -183,9 +119,9 @@ static int live_compile(struct rec_live_ev *e, const struct utrace_event_format 
 void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
 			 const char *name, int id, const void **prog, uint32_t *len)
 {
-	struct rec_live_ev *e = live_ev_of(r, id, NULL, NULL);
+	struct rec_live_ev *e = rec_live_ev_of(r, id, NULL, NULL);
 
-	if (e && live_compile(e, live_fmt(r, path, sys, name), prog, len) < 0)
+	if (e && live_compile(e, rec_ev_fmt(r, path, sys, name), prog, len) < 0)
 		*prog = NULL, *len = 0; /* said when it was written */
 }
 
@@ -277,9 +213,9 @@ static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32
 int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
 			 const char *path, const char *sys, const char *name, int id)
 {
-	const struct rec_live_ev *e = live_ev_of(r, id, NULL, NULL);
+	const struct rec_live_ev *e = rec_live_ev_of(r, id, NULL, NULL);
 
-	return e ? live_trigs_send(r, c, obj, key, path, live_fmt(r, path, sys, name), e) : 0;
+	return e ? live_trigs_send(r, c, obj, key, path, rec_ev_fmt(r, path, sys, name), e) : 0;
 }
 
 /* The event's whole configuration for key of object obj (its format fmt
@@ -349,7 +285,7 @@ static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct re
 		for (uint32_t i = 0; i < o->nr_evkeys && ret >= 0; i++)
 			if (o->evkeys[i].id == e->id)
 				ret = live_key_send(r, &ch, e, oi, o->evkeys[i].key, path,
-						    live_fmt(r, path, sys, name), en);
+						    rec_ev_fmt(r, path, sys, name), en);
 	}
 	if (ret >= 0)
 		ret = live_pseudo_send(r, &ch, e, sys, name, en);
@@ -389,7 +325,7 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
 				const char *filter, struct utrace_error *err)
 {
 	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
-	struct rec_live_ev *e = id >= 0 ? live_ev_of(r, id, system, name) : NULL;
+	struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, system, name) : NULL;
 	char *text = filter && *filter ? strdup(filter) : NULL;
 
 	if (!e || (filter && *filter && !text)) {
@@ -450,7 +386,7 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 				  const char *const *texts, unsigned n, struct utrace_error *err)
 {
 	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
-	struct rec_live_ev *e = id >= 0 ? live_ev_of(r, id, system, name) : NULL;
+	struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, system, name) : NULL;
 	struct rec_live_trig *next = calloc(n + 1, sizeof(*next));
 	bool *kept = e ? calloc(e->nr_trigs + 1, sizeof(bool)) : NULL, *fresh = calloc(n + 1, 1);
 	int ret = e && next && kept && fresh ? 0 : -ENOMEM;
@@ -486,63 +422,6 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 	return live_ev_push(r, e, system, name, err);
 }
 
-/* ---- the variables of the tracefs's hist triggers ------------------ */
-
-unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
-		       const char *ev,
-		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
-				  unsigned spec, unsigned v),
-		       void *arg)
-{
-	unsigned n = 0;
-
-	for (const struct rec_live_ev *e = r->live_evs; e; e = e->next) {
-		if (sys[0] && (strcmp(e->sys, sys) || strcmp(e->name, ev)))
-			continue;
-		for (unsigned i = 0; i < e->nr_trigs; i++) {
-			const struct utrace_hist_spec *h = e->trigs[i].t->hist;
-
-			for (unsigned v = 0; h && v < h->nr_vars; v++)
-				if (!strcmp(h->vars[v].name, var)) {
-					cb(arg, e->sys, e->name, e->trigs[i].text,
-					   REC_HIST_LIVE | e->trigs[i].serial, v);
-					n++;
-				}
-		}
-	}
-	return n;
-}
-
-/* An object path of a traced process whose keys hold event id, else
- * UTRACE_EVENT_NOOBJ (a synthetic event, an in-process probe). */
-static const char *live_path_of(struct utrace_recorder *r, int id)
-{
-	for (uint32_t c = 0; c < r->nr_conns; c++)
-		for (uint32_t oi = 0; oi < r->conns[c]->nr_objs; oi++) {
-			const struct rec_object *o = &r->conns[c]->objs[oi];
-
-			for (uint32_t k = 0; k < o->nr_evkeys; k++)
-				if (o->evkeys[k].id == id)
-					return o->path;
-		}
-	return UTRACE_EVENT_NOOBJ;
-}
-
-const struct utrace_event_format *rec_live_fmt(struct utrace_recorder *r, const char *path,
-					       const char *sys, const char *name,
-					       const char **where)
-{
-	const struct utrace_event_format *f = live_fmt(r, path, sys, name);
-	int id;
-
-	*where = path;
-	if (!f)
-		f = live_fmt(r, (*where = UTRACE_EVENT_NOOBJ), sys, name);
-	if (!f && (id = utrace_event_select_id(r->o.events, sys, name)) >= 0)
-		f = live_fmt(r, (*where = live_path_of(r, id)), sys, name);
-	return f;
-}
-
 int utrace_recorder_live_hist_var(struct utrace_recorder *r, const char *system,
 				  const char *name, const char *var, const char *msys,
 				  const char *mev, struct utrace_hist_var_info *out)
@@ -551,7 +430,7 @@ int utrace_recorder_live_hist_var(struct utrace_recorder *r, const char *system,
 
 	if (id < 0)
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	return rec_hist_var(r, live_path_of(r, id), var, msys, mev, out);
+	return rec_hist_var(r, rec_ev_path(r, id), var, msys, mev, out);
 }
 
 int utrace_recorder_live_synth(struct utrace_recorder *r, const char *synth,
@@ -565,7 +444,7 @@ int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, const char *syst
 				     bool *paused)
 {
 	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
-	const struct rec_live_ev *e = id >= 0 ? live_ev_of(r, id, NULL, NULL) : NULL;
+	const struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
 	const struct rec_live_trig *x = NULL;
 
 	for (unsigned i = 0; e && i < e->nr_trigs && !x; i++)
@@ -594,7 +473,7 @@ bool utrace_recorder_live_soft(struct utrace_recorder *r, const char *system, co
 {
 	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
 
-	const struct rec_live_ev *own = id >= 0 ? live_ev_of(r, id, NULL, NULL) : NULL;
+	const struct rec_live_ev *own = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
 	unsigned nh, nt;
 
 	if (id < 0)
@@ -617,7 +496,7 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
 			       void *arg, struct utrace_error *err)
 {
 	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
-	const struct rec_live_ev *e = id >= 0 ? live_ev_of(r, id, NULL, NULL) : NULL;
+	const struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
 	int ret = 0;
 
 	for (unsigned i = 0; e && i < e->nr_trigs && ret >= 0; i++) {
