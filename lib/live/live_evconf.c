@@ -15,9 +15,11 @@
  *            else each as the kernel prints it (hist: its full spec and
  *            " [active]"; the others "cmd[:sys:event]:unlimited" or
  *            ":count=N" with N what is left now, " if FILTER"); `>`
- *            removes every trigger first, `>>` adds one, `!TRIGGER`
- *            removes the one of that command (a hist trigger: the same
- *            one by hist_trigger_match).  A hist trigger with :pause,
+ *            removes every trigger first (not the hist ones when
+ *            another trigger reads a variable of one), `>>` adds one,
+ *            `!TRIGGER` removes the one of that command (a hist trigger:
+ *            the same one by hist_trigger_match; EBUSY while another
+ *            trigger reads its variables).  A hist trigger with :pause,
  *            :cont or :clear that is the same as one there pauses,
  *            continues or clears that one's table and adds nothing
  *            (:cont, :clear of none: ENOENT).  A trigger that does
@@ -330,15 +332,27 @@ static int trigger_check(struct utrace_live *l, const struct live_handle *h, con
 	return ret;
 }
 
-/* `echo > trigger`: every trigger removed first (the kernel's unreg_all). */
+/* `echo > trigger`: every trigger removed first (each command's
+ * unreg_all), but the hist ones when another trigger reads a variable of
+ * one of them (hist_unreg_all's hist_file_check_refs: the recording says
+ * EBUSY). */
 int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags)
 {
 	struct live_evconf *c = evconf(l, h, false);
-	struct live_list none = {0};
+	struct live_list keep = {0};
+	int ret;
 
 	if ((flags & O_ACCMODE) == O_RDONLY || !(flags & O_TRUNC) || !c || !c->trigs.n)
 		return 0;
-	return triggers_apply(l, c, &none);
+	if ((ret = triggers_apply(l, c, &keep)) != -EBUSY)
+		return ret;
+	for (size_t i = 0; i < c->trigs.n; i++)
+		if (!strncmp(c->trigs.expr[i], "hist", 4) &&
+		    live_list_add(&keep, c->trigs.expr[i]) < 0) {
+			live_list_free(&keep);
+			return -ENOMEM;
+		}
+	return triggers_apply(l, c, &keep);
 }
 
 /* hist:...:pause, :cont or :clear of the hist trigger at of c: done to

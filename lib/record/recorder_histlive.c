@@ -3,7 +3,7 @@
  * recorder_histlive.c - the hist tables of the live tracefs's triggers
  * (recorder_liveev.c): read for the hist file, paused, continued and
  * cleared by a trigger written again with :pause, :cont, :clear, dropped
- * with their trigger.  The tables are recorder_hist.c's, shared with
+ * with their trigger unless another trigger reads their variables.  The tables are recorder_hist.c's, shared with
  * every traced process: these act on the recorder's own mapping, which
  * the processes see at once.
  */
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/hist_map.h"
+#include "common/hist_prog.h"
 #include "lib/hist/hist.h"
 #include "lib/record/recorder_internal.h"
 
@@ -114,4 +115,25 @@ const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned s
 	for (h = r->hists; h && h->spec != spec; h = h->next)
 		;
 	return h;
+}
+
+/* Whether another trigger's program RESOLVEs in the table of spec: its
+ * variables are read (the kernel's hist_trigger_check_refs). */
+bool rec_hist_referenced(const struct utrace_recorder *r, unsigned spec)
+{
+	const struct rec_hist *h = rec_hist_find(r, spec);
+	uint32_t tid;
+
+	if (!h)
+		return false;
+	tid = h->owner ? h->owner->tid : h->tid;
+	for (const struct rec_hist *o = r->hists; o; o = o->next) {
+		const struct utrace_hist_hdr *p = o->prog;
+		const struct utrace_hist_insn *in = utrace_hist_insns(p);
+
+		for (uint32_t i = 0; o->spec != spec && i < p->nr_insns; i++)
+			if (in[i].op == UTRACE_HOP_RESOLVE && in[i].off == tid)
+				return true;
+	}
+	return false;
 }

@@ -334,6 +334,8 @@ struct utrace_hist_table;
 int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
 		   struct utrace_hist_table *t, uint8_t **elts);
 void rec_hist_drop(struct utrace_recorder *r, unsigned spec);
+/* Whether another trigger's program reads a variable of spec's table. */
+bool rec_hist_referenced(const struct utrace_recorder *r, unsigned spec);
 /* The table of spec paused, continued or cleared (hist:...:pause, :cont,
  * :clear written again), or only read: *paused, whether its hits count
  * now; -ENOENT if it has no table. */

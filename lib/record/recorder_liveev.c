@@ -403,6 +403,10 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 			ret = live_trig_new(r, &next[i], texts[i]);
 		}
 	}
+	/* a table whose variables another trigger reads stays (EBUSY) */
+	for (unsigned k = 0; ret >= 0 && k < e->nr_trigs; k++)
+		if (!kept[k] && rec_hist_referenced(r, REC_HIST_LIVE | e->trigs[k].serial))
+			ret = -EBUSY;
 	for (unsigned i = 0; i < n && next; i++) /* failed: the new ones go, else the old */
 		if (ret < 0 && fresh && fresh[i])
 			live_trig_drop(r, &next[i]);

@@ -253,6 +253,13 @@ check "... all from the filter's thread" test "$pids" = "$main "
 cat events/synthetic/call_lat/hist >"$T/sh"
 check "the synthetic event's hist counts by pid" \
 	grep -q "^{ pid: *${pids% } } hitcount: *[1-9][0-9]* *lat: *[0-9]*$" "$T/sh"
+echo "!$ts0" >>events/mygrp/a2/trigger 2>"$T/e7"
+check "a trigger whose \$ts0 another reads cannot be removed (EBUSY)" \
+	grep -q 'Device or resource busy' "$T/e7"
+echo 'traceon' >>events/mygrp/a2/trigger
+echo >events/mygrp/a2/trigger
+check "> trigger keeps it too, removing the others (hist_unreg_all)" \
+	test "$(grep -c '' events/mygrp/a2/trigger) $(grep -c '^hist:keys=common_pid:' events/mygrp/a2/trigger)" = "1 1"
 echo 0 >events/synthetic/call_lat/enable
 echo "!$lat" >>events/mygrp/beta_ret/trigger
 echo "!$ts0" >>events/mygrp/a2/trigger
