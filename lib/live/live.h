@@ -122,7 +122,8 @@ struct utrace_live_ops {
 	bool (*event_soft)(void *arg, const char *system, const char *name);
 	/* a hist trigger of SYSTEM:NAME checked before it is set: its $vars
 	 * and actions' synthetic events, as the recording finds them
-	 * (lib/hist/hist_compile.h's env); NULL: the trigger has none */
+	 * (lib/hist/hist_compile.h's env callbacks: 0 with *out, or a
+	 * UTRACE_HIST_ERR_*); NULL: none is found */
 	int (*hist_var)(void *arg, const char *system, const char *name, const char *var,
 			const char *match_system, const char *match_event,
 			struct utrace_hist_var_info *out);
