@@ -412,6 +412,54 @@ static int live_event_triggers(void *arg, const char *system, const char *name,
 	return ret;
 }
 
+_Static_assert(UTRACE_LIVE_TRIG_CLEAR == 3, "the recorder's numbers of what trigger_ctl does");
+
+static int live_trigger_ctl(void *arg, const char *system, const char *name, const char *text,
+			    int what, long *count, bool *paused)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_trigger_ctl(rl->r, system, name, text, what, count, paused);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static bool live_event_soft(void *arg, const char *system, const char *name)
+{
+	struct record_live *rl = arg;
+	bool soft;
+
+	live_lock(rl);
+	soft = utrace_recorder_live_soft(rl->r, system, name);
+	pthread_mutex_unlock(&rl->lock);
+	return soft;
+}
+
+static int live_hist_var(void *arg, const char *system, const char *name, const char *var,
+			 const char *msys, const char *mev, struct utrace_hist_var_info *out)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_hist_var(rl->r, system, name, var, msys, mev, out);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static int live_hist_synth(void *arg, const char *synth, struct utrace_hist_synth_info *out)
+{
+	struct record_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_synth(rl->r, synth, out);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
 struct live_hist_out {
 	struct utrace_dat *d;
 	FILE *out;
@@ -619,6 +667,10 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .event_filter = live_event_filter,
 	    .event_triggers = live_event_triggers,
 	    .print_hist = live_print_hist,
+	    .trigger_ctl = live_trigger_ctl,
+	    .event_soft = live_event_soft,
+	    .hist_var = live_hist_var,
+	    .hist_synth = live_hist_synth,
 	    .take_snapshot = live_take_snapshot,
 	    .print_snapshot = live_print_snapshot,
 	    .set_thresh = live_set_thresh,

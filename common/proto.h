@@ -297,6 +297,10 @@ enum utrace_enable_flags {
 	/* A trigger may turn its record or its hist triggers off and on
 	 * (utrace_control.ev_state): look there on every hit. */
 	UTRACE_ENABLE_STATEFUL = 1u << 1,
+	/* Down the live channel: the new filter and triggers of an event the
+	 * process may have already (the tracefs's files), not a probe or a
+	 * synthetic event added while running. */
+	UTRACE_ENABLE_RECONF = 1u << 2,
 };
 
 struct utrace_msg_enable {

@@ -105,14 +105,15 @@ static void live_kprobe(const struct utrace_msg_kprobe *m, uint32_t n, int *stat
 void __utrace_marker_write(const char *text, unsigned len);
 
 /* An ENABLE of a probe or synthetic event added while running
- * (dynamic_events, synthetic_events); those of the objects' events
- * carry a new filter and triggers (the events/ files). */
+ * (dynamic_events, synthetic_events); the others (RECONF) carry an
+ * event's new filter and triggers (the events/ files). */
 static bool live_new_event(const struct utrace_msg *m, long n)
 {
 	const struct utrace_msg_enable *e = (const void *)m;
 
 	return m->type == UTRACE_MSG_ENABLE && n >= (long)sizeof(*e) &&
-	       (e->obj == UTRACE_KPROBE_OBJ || e->obj == UTRACE_SYNTH_OBJ);
+	       (e->obj == UTRACE_KPROBE_OBJ || e->obj == UTRACE_SYNTH_OBJ) &&
+	       !(e->flags & UTRACE_ENABLE_RECONF);
 }
 
 static void *live_main(void *arg)

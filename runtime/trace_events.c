@@ -528,7 +528,7 @@ static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const st
 	if (!f)
 		return NULL;
 	f->len = m->filter_len;
-	f->flags = m->flags;
+	f->flags = m->flags & ~(uint32_t)UTRACE_ENABLE_RECONF; /* how it came, not what it is */
 	f->nr_hist = nr_hist;
 	memcpy(f->hist, h, nr_hist * sizeof(*h));
 	f->nr_trig = p->nr_trig;

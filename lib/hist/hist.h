@@ -378,6 +378,15 @@ int utrace_hist_print(FILE *out, const struct utrace_hist_spec *spec,
 int utrace_hist_spec_text(const struct utrace_hist_spec *spec, char *buf, size_t n);
 
 /*
+ * Whether a and b are one trigger for the kernel (hist_trigger_match): the
+ * same keys, values, variables, sort, name, actions and filter.  Neither
+ * size= nor clock= nor :pause/:cont/:clear makes them differ: a trigger
+ * written with :pause, :cont or :clear acts on the one it is the same as
+ * (event_hist_trigger_parse), `!` removes it, and another is EEXIST.
+ */
+bool utrace_hist_spec_same(const struct utrace_hist_spec *a, const struct utrace_hist_spec *b);
+
+/*
  * A variable reference's name, "var" or "sys.event.var": the variable, and
  * in sys/ev (each n bytes) the event it is qualified with ("" if none);
  * NULL for "a.b", which names no variable.

@@ -208,3 +208,30 @@ out:
 		*out = t;
 	return ret < 0 ? ret : 0;
 }
+
+/* The spec as hist_trigger_match() sees it: size, clock and
+ * pause/cont/clear are not part of it (spec_text prints no flag). */
+static char *match_text(const struct utrace_hist_spec *s)
+{
+	struct utrace_hist_spec x = *s; /* shallow: only read by spec_text */
+	int n;
+	char *buf;
+
+	x.map_bits = UTRACE_HIST_BITS_DEFAULT;
+	x.clock = NULL;
+	n = utrace_hist_spec_text(&x, NULL, 0);
+	if (n < 0 || !(buf = malloc((size_t)n + 1)))
+		return NULL;
+	utrace_hist_spec_text(&x, buf, (size_t)n + 1);
+	return buf;
+}
+
+bool utrace_hist_spec_same(const struct utrace_hist_spec *a, const struct utrace_hist_spec *b)
+{
+	char *x = match_text(a), *y = match_text(b);
+	bool same = x && y && !strcmp(x, y);
+
+	free(x);
+	free(y);
+	return same;
+}

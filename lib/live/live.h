@@ -45,6 +45,8 @@
 
 struct utrace_event_format;
 struct utrace_func_filter;
+struct utrace_hist_synth_info;
+struct utrace_hist_var_info;
 struct utrace_live;
 
 /* The file a probe definition was written to (utrace_live_ops.probe_add):
@@ -52,6 +54,15 @@ struct utrace_live;
  * (default group "kprobes"), uprobe_events PATH:OFFSET (default group
  * "uprobes"). */
 enum utrace_live_probe { UTRACE_LIVE_DYNAMIC, UTRACE_LIVE_KPROBE, UTRACE_LIVE_UPROBE };
+
+/* trigger_ctl: what is done to a hist trigger's table (:pause, :cont,
+ * :clear of one written again), or nothing */
+enum utrace_live_trig_ctl {
+	UTRACE_LIVE_TRIG_READ,
+	UTRACE_LIVE_TRIG_PAUSE,
+	UTRACE_LIVE_TRIG_CONT,
+	UTRACE_LIVE_TRIG_CLEAR,
+};
 
 /* One traceable function: its demangled name, symbol and object path. */
 typedef void (*utrace_live_func_cb)(void *cbarg, const char *name, const char *raw,
@@ -109,6 +120,24 @@ struct utrace_live_ops {
 	 * kernel's file prints them */
 	int (*print_hist)(void *arg, FILE *out, const char *system, const char *name,
 			  struct utrace_error *err);
+	/* events/.../trigger: the trigger of the list event_triggers set
+	 * written as text, as it is in the recording now (*count: its :N
+	 * left, -1 unlimited; *paused: its hist table's), after what (enum
+	 * utrace_live_trig_ctl) was done to its table; -ENOENT if none */
+	int (*trigger_ctl)(void *arg, const char *system, const char *name, const char *text,
+			   int what, long *count, bool *paused);
+	/* events/.../enable: whether the event has a trigger or one's
+	 * enable_/disable_event (or _hist) names it (the kernel's
+	 * SOFT_MODE: "0*", "1*") */
+	bool (*event_soft)(void *arg, const char *system, const char *name);
+	/* a hist trigger of SYSTEM:NAME checked before it is set: its $vars
+	 * and actions' synthetic events, as the recording finds them
+	 * (lib/hist/hist_compile.h's env callbacks: 0 with *out, or a
+	 * UTRACE_HIST_ERR_*); NULL: none is found */
+	int (*hist_var)(void *arg, const char *system, const char *name, const char *var,
+			const char *match_system, const char *match_event,
+			struct utrace_hist_var_info *out);
+	int (*hist_synth)(void *arg, const char *synth, struct utrace_hist_synth_info *out);
 	/* snapshot: take one now (its id, 1, 2, ...); print the newest of
 	 * the recording's if it is after the first `from` (1, and *count
 	 * the snapshots there are; 0 if none; out NULL: only count) */

@@ -14,13 +14,21 @@
  *   trigger  the kernel's "# Available triggers:" list when there is none,
  *            else each as the kernel prints it (hist: its full spec and
  *            " [active]"; the others "cmd[:sys:event]:unlimited" or
- *            ":count=N", " if FILTER"); `>` removes every trigger first,
- *            `>>` adds one, `!TRIGGER` removes the one of that command
- *            (a hist trigger: of the same spec).  A trigger that does
+ *            ":count=N" with N what is left now, " if FILTER"); `>`
+ *            removes every trigger first (not the hist ones when
+ *            another trigger reads a variable of one), `>>` adds one,
+ *            `!TRIGGER` removes the one of that command (a hist trigger:
+ *            the same one by hist_trigger_match; EBUSY while another
+ *            trigger reads its variables).  A hist trigger with :pause,
+ *            :cont or :clear that is the same as one there pauses,
+ *            continues or clears that one's table and adds nothing
+ *            (:cont, :clear of none: ENOENT).  A trigger that does
  *            not parse or compile fails the write (EINVAL); a hist
  *            trigger's error is logged as the kernel's ("hist:SYS:EVENT:
  *            error: TEXT", the caret under its column); a second trigger
  *            of the same command (and target, or hist spec) is EEXIST.
+ *            A hist trigger's $vars and synthetic events are found in the
+ *            recording (ops->hist_var, hist_synth), as record -R's.
  *   hist     the tables of the event's hist triggers (ops->print_hist)
  *
  * The expression is compiled here first (lib/events/event_filter.h, on
@@ -156,8 +164,9 @@ static const char available_triggers[] = "# Available triggers:\n"
 					 "# traceon traceoff snapshot stacktrace enable_event "
 					 "disable_event enable_hist disable_hist hist\n";
 
-/* One trigger as the kernel's print callbacks write it. */
-static void trigger_print(FILE *out, const struct utrace_trigger *t)
+/* One trigger as the kernel's print callbacks write it, with its :N left
+ * and its table's state as the recording has them now. */
+static void trigger_print(FILE *out, const struct utrace_trigger *t, long count, bool paused)
 {
 	int len;
 	char *spec;
@@ -167,17 +176,17 @@ static void trigger_print(FILE *out, const struct utrace_trigger *t)
 		if (!(spec = malloc((size_t)len + 1)))
 			return;
 		utrace_hist_spec_text(t->hist, spec, (size_t)len + 1);
-		fprintf(out, "%s%s\n", spec, t->hist->pause ? " [paused]" : " [active]");
+		fprintf(out, "%s%s\n", spec, paused ? " [paused]" : " [active]");
 		free(spec);
 		return;
 	}
 	fputs(utrace_trigger_cmd_name(t->cmd), out);
 	if (t->target_system)
 		fprintf(out, ":%s:%s", t->target_system, t->target_event);
-	if (t->count < 0)
+	if (count < 0)
 		fputs(":unlimited", out);
 	else
-		fprintf(out, ":count=%ld", t->count);
+		fprintf(out, ":count=%ld", count);
 	if (t->filter)
 		fprintf(out, " if %s\n", t->filter);
 	else
@@ -196,35 +205,33 @@ int live_show_trigger(struct utrace_live *l, const struct live_handle *h, FILE *
 	}
 	for (size_t i = 0; i < c->trigs.n; i++) {
 		struct utrace_trigger *t = NULL;
+		long count;
+		bool paused;
 
-		if (utrace_trigger_parse(c->trigs.expr[i], &t, &code, &err) >= 0)
-			trigger_print(out, t);
+		if (utrace_trigger_parse(c->trigs.expr[i], &t, &code, &err) < 0)
+			continue;
+		/* what is left of :N lives in the running programs */
+		count = t->count;
+		paused = t->hist && t->hist->pause;
+		if (l->ops.trigger_ctl)
+			l->ops.trigger_ctl(l->ops.arg, c->sys, c->ev, c->trigs.expr[i],
+					   UTRACE_LIVE_TRIG_READ, &count, &paused);
+		trigger_print(out, t, count, paused);
 		utrace_trigger_free(t);
 	}
 	return 0;
 }
 
 /* Whether two triggers are the same one for the kernel: the same command
- * (and target), or for hist the same spec. */
+ * (and target), or for hist hist_trigger_match's (lib/hist). */
 static bool trigger_same(const struct utrace_trigger *a, const struct utrace_trigger *b)
 {
-	char x[1024], y[1024];
-	bool pa, pb;
-
 	if (a->cmd != b->cmd)
 		return false;
 	if (a->target_system && (strcmp(a->target_system, b->target_system) ||
 				 strcmp(a->target_event, b->target_event)))
 		return false;
-	if (a->cmd != UTRACE_TRIG_HIST)
-		return true;
-	/* pause/cont/clear are not part of what the trigger is */
-	pa = a->hist->pause, pb = b->hist->pause;
-	a->hist->pause = b->hist->pause = false;
-	utrace_hist_spec_text(a->hist, x, sizeof(x));
-	utrace_hist_spec_text(b->hist, y, sizeof(y));
-	a->hist->pause = pa, b->hist->pause = pb;
-	return !strcmp(x, y);
+	return a->cmd != UTRACE_TRIG_HIST || utrace_hist_spec_same(a->hist, b->hist);
 }
 
 /* The trigger of c that is the same as t, or -1. */
@@ -274,12 +281,37 @@ static int hist_error(struct utrace_live *l, const struct live_handle *h, const 
 	return ret;
 }
 
+/* The recording's $vars and synthetic events, for the check of a hist
+ * trigger of the event h names. */
+struct check_env {
+	struct utrace_live *l;
+	const struct live_handle *h;
+};
+
+static int check_var(void *arg, const char *name, const char *msys, const char *mev,
+		     struct utrace_hist_var_info *out)
+{
+	const struct check_env *e = arg;
+
+	return e->l->ops.hist_var(e->l->ops.arg, e->h->sys, e->h->ev, name, msys, mev, out);
+}
+
+static int check_synth(void *arg, const char *name, struct utrace_hist_synth_info *out)
+{
+	const struct check_env *e = arg;
+
+	return e->l->ops.hist_synth(e->l->ops.arg, name, out);
+}
+
 /* t checked as the kernel would take it for this event: its fields, its
- * target. */
+ * variables and actions, its target. */
 static int trigger_check(struct utrace_live *l, const struct live_handle *h, const char *text,
 			 const struct utrace_trigger *t)
 {
 	const struct utrace_event_format *f = live_event_find(l, h->sys, h->ev);
+	struct check_env ce = {l, h};
+	struct utrace_hist_env env = {l->ops.hist_var ? check_var : NULL,
+				      l->ops.hist_synth ? check_synth : NULL, &ce};
 	struct utrace_error err = {0};
 	void *prog = NULL;
 	uint32_t len;
@@ -290,7 +322,7 @@ static int trigger_check(struct utrace_live *l, const struct live_handle *h, con
 	if (t->target_system && !live_event_find(l, t->target_system, t->target_event))
 		return -EINVAL;
 	if (t->hist) {
-		ret = utrace_hist_compile_env(t->hist, f, NULL, &prog, &len, &code, &err);
+		ret = utrace_hist_compile_env(t->hist, f, &env, &prog, &len, &code, &err);
 		if (ret < 0)
 			return code >= 0 ? hist_error(l, h, text, code, &err, -EINVAL) : -EINVAL;
 	} else if (t->filter) {
@@ -300,15 +332,95 @@ static int trigger_check(struct utrace_live *l, const struct live_handle *h, con
 	return ret;
 }
 
-/* `echo > trigger`: every trigger removed first (the kernel's unreg_all). */
+/* `echo > trigger`: every trigger removed first (each command's
+ * unreg_all), but the hist ones when another trigger reads a variable of
+ * one of them (hist_unreg_all's hist_file_check_refs: the recording says
+ * EBUSY). */
 int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags)
 {
 	struct live_evconf *c = evconf(l, h, false);
-	struct live_list none = {0};
+	struct live_list keep = {0};
+	int ret;
 
 	if ((flags & O_ACCMODE) == O_RDONLY || !(flags & O_TRUNC) || !c || !c->trigs.n)
 		return 0;
-	return triggers_apply(l, c, &none);
+	if ((ret = triggers_apply(l, c, &keep)) != -EBUSY)
+		return ret;
+	for (size_t i = 0; i < c->trigs.n; i++)
+		if (!strncmp(c->trigs.expr[i], "hist", 4) &&
+		    live_list_add(&keep, c->trigs.expr[i]) < 0) {
+			live_list_free(&keep);
+			return -ENOMEM;
+		}
+	return triggers_apply(l, c, &keep);
+}
+
+/* hist:...:pause, :cont or :clear of the hist trigger at of c: done to
+ * its table, nothing added (existing_hist_update_only). */
+static int hist_update(struct utrace_live *l, const struct live_evconf *c, long at,
+		       const struct utrace_hist_spec *s)
+{
+	int what = s->pause  ? UTRACE_LIVE_TRIG_PAUSE
+		   : s->cont ? UTRACE_LIVE_TRIG_CONT
+			     : UTRACE_LIVE_TRIG_CLEAR;
+	long count;
+	bool paused;
+
+	if (!l->ops.trigger_ctl)
+		return -EOPNOTSUPP;
+	return l->ops.trigger_ctl(l->ops.arg, c->sys, c->ev, c->trigs.expr[at], what, &count,
+				  &paused);
+}
+
+/* `>> trigger` of t (text): a new one, or :pause/:cont/:clear of one
+ * there is, as event_hist_trigger_parse and hist_register_trigger. */
+static int trigger_add(struct utrace_live *l, const struct live_handle *h, struct live_evconf *c,
+		       const char *text, const struct utrace_trigger *t)
+{
+	const struct utrace_hist_spec *s = t->hist;
+	long at = trigger_find(c, t);
+	struct live_list next = {0};
+	int ret;
+
+	if (at >= 0 && s && (s->pause || s->cont || s->clear))
+		return hist_update(l, c, at, s);
+	if (at >= 0) /* added twice */
+		return s ? hist_error(l, h, text, UTRACE_HIST_ERR_TRIGGER_EEXIST, NULL, -EEXIST)
+			 : -EEXIST;
+	if ((ret = trigger_check(l, h, text, t)) < 0)
+		return ret;
+	if (s && (s->cont || s->clear))
+		return hist_error(l, h, text, UTRACE_HIST_ERR_TRIGGER_ENOENT_CLEAR, NULL, -ENOENT);
+	for (size_t i = 0; ret >= 0 && i < c->trigs.n; i++)
+		ret = live_list_add(&next, c->trigs.expr[i]);
+	if (ret >= 0)
+		ret = live_list_add(&next, text);
+	if (ret < 0) {
+		live_list_free(&next);
+		return ret;
+	}
+	return triggers_apply(l, c, &next);
+}
+
+/* `!TRIGGER`: the one of c that is the same goes; none is no error, as
+ * in the kernel. */
+static int trigger_remove(struct utrace_live *l, struct live_evconf *c,
+			  const struct utrace_trigger *t)
+{
+	long at = trigger_find(c, t);
+	struct live_list next = {0};
+	int ret = 0;
+
+	if (at < 0)
+		return 0;
+	for (size_t i = 0; ret >= 0 && i < c->trigs.n; i++)
+		if ((long)i != at)
+			ret = live_list_add(&next, c->trigs.expr[i]);
+	if (ret < 0) {
+		live_list_free(&next);
+		return ret;
+	}
+	return triggers_apply(l, c, &next);
 }
 
 long live_write_trigger(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
@@ -318,8 +430,6 @@ long live_write_trigger(struct utrace_live *l, struct live_handle *h, const char
 	const char *body = text && *text == '!' ? text + 1 : text;
 	struct utrace_trigger *t = NULL;
 	struct utrace_error err = {0};
-	struct live_list next = {0};
-	long at;
 	int code, ret;
 
 	if (!c || !text) {
@@ -335,23 +445,10 @@ long live_write_trigger(struct utrace_live *l, struct live_handle *h, const char
 		ret = t || code < 0 || strncmp(body, "hist", 4)
 			  ? -EINVAL
 			  : hist_error(l, h, body, code, &err, -EINVAL);
-	else if (body == text && trigger_find(c, t) >= 0) /* added twice */
-		ret = t->hist
-			  ? hist_error(l, h, body, UTRACE_HIST_ERR_TRIGGER_EEXIST, NULL, -EEXIST)
-			  : -EEXIST;
 	else if (body == text)
-		ret = trigger_check(l, h, body, t);
-	at = ret < 0 ? -1 : trigger_find(c, t);
-	for (size_t i = 0; ret >= 0 && i < c->trigs.n; i++)
-		if ((long)i != at || body == text)
-			ret = live_list_add(&next, c->trigs.expr[i]);
-	if (ret >= 0 && body == text)
-		ret = live_list_add(&next, body);
-	/* removing one that is not there changes nothing, as the kernel */
-	if (ret >= 0 && (body == text || at >= 0))
-		ret = triggers_apply(l, c, &next);
+		ret = trigger_add(l, h, c, body, t);
 	else
-		live_list_free(&next);
+		ret = trigger_remove(l, c, t);
 	utrace_trigger_free(t);
 	free(text);
 	return ret < 0 ? ret : (long)n;

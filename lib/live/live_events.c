@@ -5,8 +5,10 @@
  * events/SYSTEM/EVENT/{format,id}, and their switches, the kernel's
  * (kernel/trace/trace_events.c):
  *
- *   events/SYSTEM/EVENT/enable  "0" or "1"; a write of 0 or 1 switches it,
- *                               anything else is EINVAL
+ *   events/SYSTEM/EVENT/enable  "0" or "1" ("0*", "1*" while it has a
+ *                               trigger or one's enable_/disable_ names
+ *                               it: the kernel's soft mode); a write of
+ *                               0 or 1 switches it, anything else EINVAL
  *   events/SYSTEM/enable, events/enable
  *                               "0", "1", "X" when some are on and some
  *                               off ("?" when none); a write switches all
@@ -219,8 +221,10 @@ int live_show_enable(struct utrace_live *l, const struct live_handle *h, FILE *o
 
 	if (n < 0)
 		return n;
-	if (h->ev[0])
-		fprintf(out, "%d\n", seen == 2);
+	if (h->ev[0]) /* "*": triggers run it (event_enable_read's SOFT_MODE) */
+		fprintf(out, "%d%s\n", seen == 2,
+			l->ops.event_soft && l->ops.event_soft(l->ops.arg, h->sys, h->ev) ? "*"
+											  : "");
 	else
 		fprintf(out, "%c\n", set_to_char[seen]);
 	return 0;

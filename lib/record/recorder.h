@@ -180,6 +180,30 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
 			       int (*cb)(void *arg, const char *text,
 					 const struct utrace_hist_table *t),
 			       void *arg, struct utrace_error *err);
+/* The tracefs's trigger of SYSTEM:NAME written as text, as it is now:
+ * *count its :N left (-1: unlimited), *paused whether its hist table is
+ * paused, after what was done to that table: 0 nothing, 1 :pause, 2
+ * :cont, 3 :clear (lib/live's enum utrace_live_trig_ctl); -ENOENT if
+ * there is no such trigger (or hist table yet). */
+int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, const char *system,
+				     const char *name, const char *text, int what, long *count,
+				     bool *paused);
+/* For the check of a hist trigger of SYSTEM:NAME written to the tracefs:
+ * its $var (the -R's, or another trigger's of the tracefs: its table made
+ * now if it is not) and its action's synthetic event, as the recording's
+ * compile finds them (lib/hist/hist_compile.h's env: 0 or a
+ * UTRACE_HIST_ERR_*). */
+struct utrace_hist_var_info;
+struct utrace_hist_synth_info;
+int utrace_recorder_live_hist_var(struct utrace_recorder *r, const char *system,
+				  const char *name, const char *var, const char *msys,
+				  const char *mev, struct utrace_hist_var_info *out);
+int utrace_recorder_live_synth(struct utrace_recorder *r, const char *synth,
+			       struct utrace_hist_synth_info *out);
+/* Whether SYSTEM:NAME has a trigger (the tracefs's or -R's) or one's
+ * enable_/disable_event or _hist names it: the kernel's soft mode of the
+ * event, which runs its triggers whether it is on or off. */
+bool utrace_recorder_live_soft(struct utrace_recorder *r, const char *system, const char *name);
 /* tracefs `echo 1 > snapshot`: every thread's buffer as it is now saved
  * as a snapshot (SNAPSHOT record, event UTRACE_SNAP_TRACEFS); its id. */
 int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error *err);

@@ -35,22 +35,6 @@
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
 
-struct rec_hist {
-	unsigned spec, trig;
-	int kid; /* kernel events: the event's id, else -1 */
-	char *system, *name;
-	const char *text; /* the -R as written (the cmd's string) */
-	void *prog;
-	uint32_t prog_len;
-	int fd;
-	struct utrace_hist_map *map;
-	uint64_t map_size;
-	char *table;		/* name=: the table's name, NULL if none */
-	struct rec_hist *owner; /* name=: the trigger whose table this one shares */
-	uint32_t tid;		/* its table's id, for RESOLVE (common/proto.h) */
-	struct rec_hist *next;
-};
-
 /* What the compiler's callbacks know of the trigger being compiled. */
 struct hist_env_arg {
 	struct utrace_recorder *r;
@@ -97,7 +81,7 @@ static int hist_map_new(struct rec_hist *h, struct utrace_error *err)
 }
 
 /* A user event's state (common/proto.h), NULL for a kernel event. */
-static uint8_t *hist_state(struct utrace_recorder *r, const struct rec_hist *h)
+uint8_t *rec_hist_state(struct utrace_recorder *r, const struct rec_hist *h)
 {
 	int id;
 	unsigned i;
@@ -109,11 +93,12 @@ static uint8_t *hist_state(struct utrace_recorder *r, const struct rec_hist *h)
 	return id >= UTRACE_EV_ID_BASE && i < UTRACE_EV_STATE_MAX ? &r->ctl->ev_state[i] : NULL;
 }
 
-/* hist:...:pause: a user event's hists start paused in the shared state
- * (enable_hist continues them), a kernel event's table is paused itself. */
+/* hist:...:pause: a user event's hists of -R start paused in the shared
+ * state (enable_hist continues them), a kernel event's table and one the
+ * tracefs added (:cont continues it) are paused themselves. */
 static void hist_pause(struct utrace_recorder *r, struct rec_hist *h)
 {
-	uint8_t *st = hist_state(r, h);
+	uint8_t *st = h->spec & REC_HIST_LIVE ? NULL : rec_hist_state(r, h);
 
 	if (st)
 		*st |= UTRACE_EVS_HIST_PAUSED;
@@ -138,38 +123,18 @@ static int hist_defines(const struct utrace_event_spec *sp, unsigned k, const ch
 	return found;
 }
 
-/* Variable v of trigger k of spec i: its trigger compiled for its event
- * (a synthetic event's, or one of the same object), for its table. */
-static int hist_var_table(const struct hist_env_arg *a, unsigned i, unsigned k, unsigned v,
-			  struct utrace_hist_var_info *out)
+/* What a $name refers to of trigger text (variable v), now that its
+ * table h is made. */
+static int hist_var_info(const struct rec_hist *h, const char *text, unsigned v,
+			 struct utrace_hist_var_info *out)
 {
-	struct utrace_event_select *s = a->r->o.events;
-	const struct utrace_event_spec *sp = env_spec(a, i);
-	struct hist_env_arg nested = {a->r, a->path, a->depth + 1, a->kernel};
-	const struct utrace_event_format *fmt = NULL;
-	const struct rec_kfmt *kf = NULL;
-	const struct utrace_hist_hdr *p;
+	const struct utrace_hist_hdr *p = h->prog;
 	struct utrace_trigger *t = NULL;
 	struct utrace_error e;
-	struct rec_hist *h;
-	char sys[65], ev[65];
 	int code;
 
-	if (a->depth >= 4 || !utrace_event_spec_exact(sp->pattern, sys, ev, sizeof(sys)))
-		return UTRACE_HIST_ERR_VAR_NOT_FOUND; /* a loop of references, or no event */
-	if (a->kernel && (kf = rec_kfmt_find(a->r, sys, ev)))
-		fmt = kf->fmt;
-	else if (!a->kernel)
-		fmt = utrace_event_select_format(
-		    s, strcmp(sys, "synthetic") ? a->path : UTRACE_EVENT_NOOBJ, sys, ev);
-	if (!fmt || !(h = hist_get(a->r, i | (a->kernel ? REC_HIST_KERNEL : 0), k,
-				   sp->triggers[k], fmt, &nested, &e)))
+	if (utrace_trigger_parse(text, &t, &code, &e) < 0)
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	if (kf)
-		h->kid = kf->id;
-	if (utrace_trigger_parse(sp->triggers[k], &t, &code, &e) < 0)
-		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	p = h->prog;
 	*out = (struct utrace_hist_var_info){
 	    .table = h->owner ? h->owner->tid : h->tid,
 	    .sum = utrace_hist_var_sum(t->hist, v),
@@ -183,25 +148,97 @@ static int hist_var_table(const struct hist_env_arg *a, unsigned i, unsigned k, 
 	return 0;
 }
 
+/* Variable v of trigger k of spec i: its trigger compiled for its event
+ * (a synthetic event's, or one of the same object), for its table. */
+static int hist_var_table(const struct hist_env_arg *a, unsigned i, unsigned k, unsigned v,
+			  struct utrace_hist_var_info *out)
+{
+	struct utrace_event_select *s = a->r->o.events;
+	const struct utrace_event_spec *sp = env_spec(a, i);
+	struct hist_env_arg nested = {a->r, a->path, a->depth + 1, a->kernel};
+	const struct utrace_event_format *fmt = NULL;
+	const struct rec_kfmt *kf = NULL;
+	struct utrace_error e;
+	struct rec_hist *h;
+	char sys[65], ev[65];
+
+	if (a->depth >= 4 || !utrace_event_spec_exact(sp->pattern, sys, ev, sizeof(sys)))
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND; /* a loop of references, or no event */
+	if (a->kernel && (kf = rec_kfmt_find(a->r, sys, ev)))
+		fmt = kf->fmt;
+	else if (!a->kernel)
+		fmt = utrace_event_select_format(
+		    s, strcmp(sys, "synthetic") ? a->path : UTRACE_EVENT_NOOBJ, sys, ev);
+	if (!fmt || !(h = hist_get(a->r, i | (a->kernel ? REC_HIST_KERNEL : 0), k,
+				   sp->triggers[k], fmt, &nested, &e)))
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	if (kf)
+		h->kid = kf->id;
+	return hist_var_info(h, sp->triggers[k], v, out);
+}
+
+/* A variable of a trigger the tracefs added (recorder_liveev.c), as
+ * hist_var found it. */
+struct hist_live_var {
+	struct hist_env_arg *a;
+	unsigned found;
+	char sys[65], ev[65];
+	const char *text;
+	unsigned spec, v;
+};
+
+static void hist_live_found(void *arg, const char *sys, const char *ev, const char *text,
+			    unsigned spec, unsigned v)
+{
+	struct hist_live_var *lv = arg;
+
+	if (lv->found++)
+		return;
+	snprintf(lv->sys, sizeof(lv->sys), "%s", sys);
+	snprintf(lv->ev, sizeof(lv->ev), "%s", ev);
+	lv->text = text;
+	lv->spec = spec;
+	lv->v = v;
+}
+
+/* ... its table, made now for its event's format where the trigger being
+ * compiled is (or where else it is) if it is not made yet. */
+static int hist_live_var_table(const struct hist_live_var *lv, struct utrace_hist_var_info *out)
+{
+	const char *where = lv->a->path;
+	const struct utrace_event_format *fmt =
+	    rec_live_fmt(lv->a->r, lv->a->path, lv->sys, lv->ev, &where);
+	struct hist_env_arg nested = {lv->a->r, where, lv->a->depth + 1, false};
+	struct utrace_error e;
+	struct rec_hist *h;
+
+	if (lv->a->depth >= 4 || !fmt ||
+	    !(h = hist_get(lv->a->r, lv->spec, 0, lv->text, fmt, &nested, &e)))
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	return hist_var_info(h, lv->text, lv->v, out);
+}
+
 /*
  * $name of a trigger being compiled: the -R of a user event that defines
- * it (the one of the onmatch() event first, if it is one of them; or the
- * one "sys.event.name" says), compiled now if its table is not made yet,
- * so that the reference has a table id to RESOLVE in.
+ * it, or a trigger the tracefs added (the one of the onmatch() event
+ * first, if it is one of them; or the one "sys.event.name" says),
+ * compiled now if its table is not made yet, so that the reference has
+ * a table id to RESOLVE in.
  */
 static int hist_var(void *arg, const char *name, const char *msys, const char *mev,
 		    struct utrace_hist_var_info *out)
 {
-	const struct hist_env_arg *a = arg;
+	struct hist_env_arg *a = arg;
 	char want_sys[65] = "", want_ev[65] = "", sys[65], ev[65];
 	const char *var;
 	const bool qualified = strchr(name, '.') != NULL; /* sys.event.var */
+	struct hist_live_var lv = {.a = a};
 	unsigned found = 0, fi = 0, fk = 0;
 	int fv = -1;
 
 	if (!(var = utrace_hist_var_name(name, want_sys, want_ev, sizeof(want_sys))))
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	for (int pass = qualified || !msys; pass < 2 && !found; pass++) {
+	for (int pass = qualified || !msys; pass < 2 && !found && !lv.found; pass++) {
 		if (!pass) { /* onmatch(): its event's variable first */
 			snprintf(want_sys, sizeof(want_sys), "%s", msys);
 			snprintf(want_ev, sizeof(want_ev), "%s", mev);
@@ -223,12 +260,26 @@ static int hist_var(void *arg, const char *name, const char *msys, const char *m
 					fi = i, fk = k, fv = v;
 			}
 		}
+		if (!a->kernel && a->r->o.live)
+			rec_live_vars(a->r, var, want_sys, want_ev, hist_live_found, &lv);
 	}
+	if (found + lv.found > 1)
+		return UTRACE_HIST_ERR_VAR_NOT_UNIQUE;
+	if (lv.found)
+		return hist_live_var_table(&lv, out);
 	if (!found)
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	if (found > 1)
-		return UTRACE_HIST_ERR_VAR_NOT_UNIQUE;
 	return hist_var_table(a, fi, fk, (unsigned)fv, out);
+}
+
+/* The live tracefs's check of a trigger of an event where path has it
+ * (recorder_liveev.c): hist_var as its compile would call it. */
+int rec_hist_var(struct utrace_recorder *r, const char *path, const char *name, const char *msys,
+		 const char *mev, struct utrace_hist_var_info *out)
+{
+	struct hist_env_arg env = {r, path, 0, false};
+
+	return hist_var(&env, name, msys, mev, out);
 }
 
 /* An action's synthetic event: its index is the id its EMIT carries. */
@@ -463,69 +514,13 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 
 /* ---- the live tracefs's triggers (recorder_liveev.c) --------------- */
 
-static void hist_free(struct rec_hist *h);
-
 int rec_hist_send_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
 		      const struct rec_hist *h)
 {
 	return hist_send(r, c, obj, key, h);
 }
 
-static uint8_t *hist_entries(struct utrace_hist_map *m, uint32_t *n);
-
-/* h's table as it is now, for the hist file; *elts to free. */
-int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
-		   struct utrace_hist_table *t, uint8_t **elts)
-{
-	const struct utrace_hist_map *m = h->map;
-	uint8_t *st = hist_state(r, h);
-
-	*elts = hist_entries(h->map, &t->nr_elts);
-	if (!*elts)
-		return -ENOMEM;
-	t->prog = h->prog;
-	t->hits = 0; /* Totals' Hits: every entry's hit count (common/hist_map.h) */
-	for (uint32_t i = 0; i < t->nr_elts; i++) {
-		uint64_t hc;
-
-		memcpy(&hc, *elts + i * utrace_hist_elt_size(m->key_size, m->nr_sums) + m->key_size,
-		       sizeof(hc));
-		t->hits += hc;
-	}
-	t->drops = m->drops;
-	t->elts = *elts;
-	t->paused = m->paused || (st && (*st & UTRACE_EVS_HIST_PAUSED));
-	t->snap_seq = m->snap_seq;
-	t->snap_val = m->snap_val;
-	return 0;
-}
-
-/* A trigger removed: the tables of spec go (the processes keep their
- * mapping until they end, unused). */
-void rec_hist_drop(struct utrace_recorder *r, unsigned spec)
-{
-	for (struct rec_hist **pp = &r->hists; *pp;) {
-		struct rec_hist *h = *pp;
-
-		if (h->spec != spec) {
-			pp = &h->next;
-			continue;
-		}
-		*pp = h->next;
-		hist_free(h);
-	}
-}
-
-const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned spec)
-{
-	const struct rec_hist *h;
-
-	for (h = r->hists; h && h->spec != spec; h = h->next)
-		;
-	return h;
-}
-
-static void hist_free(struct rec_hist *h)
+void rec_hist_free_one(struct rec_hist *h)
 {
 	if (h->map && !h->owner)
 		munmap(h->map, h->map_size);
@@ -628,7 +623,7 @@ bool rec_hist_kpaused(const struct utrace_recorder *r, int kid)
 
 /* The used elements, in slot order (the kernel lists them so), copied
  * into one buffer: *n of them. */
-static uint8_t *hist_entries(struct utrace_hist_map *m, uint32_t *n)
+uint8_t *rec_hist_entries(struct utrace_hist_map *m, uint32_t *n)
 {
 	uint64_t esize = utrace_hist_elt_size(m->key_size, m->nr_sums);
 	uint32_t nslots = 2u << m->bits, max = 1u << m->bits;
@@ -657,13 +652,13 @@ static int hist_save(struct utrace_recorder *r, struct rec_hist *h,
 	size_t ls = strlen(h->system) + 1, ln = strlen(h->name) + 1, lt = strlen(h->text) + 1;
 	static const uint8_t zero[8];
 	struct iovec iov[8];
-	uint8_t *elts = hist_entries(m, &d.nr_elts);
+	uint8_t *elts = rec_hist_entries(m, &d.nr_elts);
 	int ret;
 
 	if (!elts)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	{
-		uint8_t *st = hist_state(r, h); /* "[paused]" as the trigger is now */
+		uint8_t *st = rec_hist_state(r, h); /* "[paused]" as the trigger is now */
 
 		if (st && (*st & UTRACE_EVS_HIST_PAUSED))
 			m->paused = 1;

@@ -11,6 +11,8 @@
  *   recorder_snap.c   snapshots the runtime asks for on the control page
  *   recorder_live.c   changes while the program runs (the live channel)
  *   recorder_liveev.c the events' switches, filters, triggers of a live one
+ *   recorder_livevar.c what it set per event, where an event is, its $vars
+ *   recorder_histlive.c its hist tables read, paused, cleared, dropped
  *   recorder_libcall.c the names of library calls (--libcall)
  *   recorder_fpatch.c function entries patched in objects without call sites
  *   recorder_symtab.c a SYMTAB record written (functions, library calls)
@@ -194,12 +196,66 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 /* recorder_live.c: c's live channel (recorder_msg.c's LIVE set it),
  * closed with the connection */
 void rec_live_close(struct rec_conn *c);
+/* One event of an object: its key there and the recording's id. */
+struct rec_evkey {
+	uint32_t key;
+	int id;
+};
+
+/* A trigger the tracefs added to an event. */
+struct rec_live_trig {
+	char *text;		  /* as written (a hist table's text points here) */
+	struct utrace_trigger *t; /* parsed */
+	uint32_t serial;	  /* its hist table's key (REC_HIST_LIVE | serial) */
+	int target;		  /* enable_/disable_: the target's id */
+	int count_idx;		  /* :N: its counter on the control page, else -1 */
+};
+
+/* What the tracefs set for one event of the recording. */
+struct rec_live_ev {
+	int id;
+	char sys[65], name[65];
+	char *filter; /* NULL: none */
+	void *prog;   /* the last one compiled (for one object's format) */
+	struct rec_live_trig *trigs;
+	unsigned nr_trigs;
+	struct rec_live_ev *next;
+};
+
+/* recorder_livevar.c: event id's settings; a new one if it has none and
+ * sys (its name: sys, name) is given */
+struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char *sys,
+				   const char *name);
+/* The format of sys:name where path (an object, or UTRACE_EVENT_NOOBJ for
+ * a synthetic event or a probe) has it; an object of a traced process
+ * whose keys hold event id, else UTRACE_EVENT_NOOBJ */
+const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const char *path,
+					     const char *sys, const char *name);
+const char *rec_ev_path(struct utrace_recorder *r, int id);
+
 /* recorder_liveev.c: the filter the tracefs set for an event, for its
  * ENABLE at registration (*prog, *len replaced; owned here); freed with
  * the recorder */
 void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
 			 const char *name, int id, const void **prog, uint32_t *len);
 void rec_live_ev_free(struct utrace_recorder *r);
+/* recorder_livevar.c: the tracefs's hist triggers that define variable var (of event
+ * sys:ev only, if sys is not ""): each to cb with its event, its text and
+ * its table's spec (REC_HIST_LIVE | serial); how many */
+unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
+		       const char *ev,
+		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
+				  unsigned spec, unsigned v),
+		       void *arg);
+/* ... the format of sys:name where path has it, else where it is (*where:
+ * UTRACE_EVENT_NOOBJ for a synthetic event or a probe, or an object) */
+const struct utrace_event_format *rec_live_fmt(struct utrace_recorder *r, const char *path,
+					       const char *sys, const char *name,
+					       const char **where);
+/* recorder_hist.c: $name of a hist trigger of an event where path has
+ * it, as its compile finds it (a UTRACE_HIST_ERR_* or 0) */
+int rec_hist_var(struct utrace_recorder *r, const char *path, const char *name, const char *msys,
+		 const char *mev, struct utrace_hist_var_info *out);
 /* ... and its triggers, before that ENABLE */
 int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 			 uint32_t key, const char *path, const char *sys, const char *name,
@@ -225,6 +281,35 @@ int rec_conn_send(struct rec_conn *c, const void *msg, size_t len, int fd);
 int rec_conn_send_with(struct rec_conn *c, void *hdr, size_t hlen, const void *payload,
 		       size_t plen, int fd);
 
+/* recorder_trig.c: whether an -R enable_/disable_event (or _hist) of a
+ * user event names event id as its target (the kernel's soft mode) */
+bool rec_trig_targets(const struct utrace_recorder *r, int id);
+
+/* A hist trigger's table (recorder_hist.c), shared with the processes. */
+struct rec_hist {
+	unsigned spec, trig;
+	int kid; /* kernel events: the event's id, else -1 */
+	char *system, *name;
+	const char *text; /* the -R as written (the cmd's string) */
+	void *prog;
+	uint32_t prog_len;
+	int fd;
+	struct utrace_hist_map *map;
+	uint64_t map_size;
+	char *table;		/* name=: the table's name, NULL if none */
+	struct rec_hist *owner; /* name=: the trigger whose table this one shares */
+	uint32_t tid;		/* its table's id, for RESOLVE (common/proto.h) */
+	struct rec_hist *next;
+};
+
+/* recorder_hist.c: a user event's state byte (NULL for a kernel
+ * event); the used elements of a table, in slot order (*n; free it);
+ * one table freed */
+uint8_t *rec_hist_state(struct utrace_recorder *r, const struct rec_hist *h);
+struct utrace_hist_map;
+uint8_t *rec_hist_entries(struct utrace_hist_map *m, uint32_t *n);
+void rec_hist_free_one(struct rec_hist *h);
+
 /* recorder_hist.c: the event's hist triggers, sent before its ENABLE;
  * the tables saved at the end; freed with the recorder */
 int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
@@ -241,13 +326,21 @@ struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned
 			      bool env_kernel, const char *path, struct utrace_error *err);
 void rec_hist_set_kid(struct rec_hist *h, int kid);
 /* recorder_liveev.c: one trigger's HIST (and the tables it RESOLVEs in)
- * to c; its table as it is now (*elts to free); a removed one dropped */
+ * to c; recorder_histlive.c: its table as it is now (*elts to free); a
+ * removed one dropped */
 int rec_hist_send_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
 		      const struct rec_hist *h);
 struct utrace_hist_table;
 int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
 		   struct utrace_hist_table *t, uint8_t **elts);
 void rec_hist_drop(struct utrace_recorder *r, unsigned spec);
+/* Whether another trigger's program reads a variable of spec's table. */
+bool rec_hist_referenced(const struct utrace_recorder *r, unsigned spec);
+/* The table of spec paused, continued or cleared (hist:...:pause, :cont,
+ * :clear written again), or only read: *paused, whether its hits count
+ * now; -ENOENT if it has no table. */
+enum { REC_HIST_READ, REC_HIST_PAUSE, REC_HIST_CONT, REC_HIST_CLEAR };
+int rec_hist_ctl(struct utrace_recorder *r, unsigned spec, int what, bool *paused);
 const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned spec);
 /* The hists of kernel id kid run on one record (recorder_khist.c). */
 struct utrace_hist_ctx;

@@ -16,19 +16,16 @@
  * so a process that registers later gets it with its ENABLEs.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/events/event_filter.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
+#include "lib/hist/synth.h"
+#include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
-
-/* One event of an object: its key there and the recording's id. */
-struct rec_evkey {
-	uint32_t key;
-	int id;
-};
 
 static uint8_t *live_ev_state(struct utrace_recorder *r, int id)
 {
@@ -83,40 +80,6 @@ int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, co
 
 /* ---- filters ---------------------------------------------------------- */
 
-/* A trigger the tracefs added to an event. */
-struct rec_live_trig {
-	char *text;		  /* as written (a hist table's text points here) */
-	struct utrace_trigger *t; /* parsed */
-	uint32_t serial;	  /* its hist table's key (REC_HIST_LIVE | serial) */
-	int target;		  /* enable_/disable_: the target's id */
-	int count_idx;		  /* :N: its counter on the control page, else -1 */
-};
-
-/* What the tracefs set for one event of the recording. */
-struct rec_live_ev {
-	int id;
-	char *filter; /* NULL: none */
-	void *prog;   /* the last one compiled (for one object's format) */
-	struct rec_live_trig *trigs;
-	unsigned nr_trigs;
-	struct rec_live_ev *next;
-};
-
-static struct rec_live_ev *live_ev(struct utrace_recorder *r, int id, bool create)
-{
-	struct rec_live_ev *e;
-
-	for (e = r->live_evs; e; e = e->next)
-		if (e->id == id)
-			return e;
-	if (!create || !(e = calloc(1, sizeof(*e))))
-		return NULL;
-	e->id = id;
-	e->next = r->live_evs;
-	r->live_evs = e;
-	return e;
-}
-
 void rec_live_ev_free(struct utrace_recorder *r)
 {
 	while (r->live_evs) {
@@ -134,13 +97,11 @@ void rec_live_ev_free(struct utrace_recorder *r)
 	}
 }
 
-/* e's filter compiled for the event of the object at path: 0 with *prog
- * (NULL: none), or -errno (it does not fit this object's layout). */
-static int live_compile(struct utrace_recorder *r, struct rec_live_ev *e, const char *path,
-			const char *sys, const char *name, const void **prog, uint32_t *len)
+/* e's filter compiled for the event's format f: 0 with *prog (NULL:
+ * none), or -errno (it does not fit this layout). */
+static int live_compile(struct rec_live_ev *e, const struct utrace_event_format *f,
+			const void **prog, uint32_t *len)
 {
-	const struct utrace_event_format *f =
-	    utrace_event_select_format(r->o.events, path, sys, name);
 	struct utrace_error err = {0};
 	void *code = NULL;
 
@@ -158,9 +119,9 @@ static int live_compile(struct utrace_recorder *r, struct rec_live_ev *e, const 
 void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
 			 const char *name, int id, const void **prog, uint32_t *len)
 {
-	struct rec_live_ev *e = live_ev(r, id, false);
+	struct rec_live_ev *e = rec_live_ev_of(r, id, NULL, NULL);
 
-	if (e && live_compile(r, e, path, sys, name, prog, len) < 0)
+	if (e && live_compile(e, rec_ev_fmt(r, path, sys, name), prog, len) < 0)
 		*prog = NULL, *len = 0; /* said when it was written */
 }
 
@@ -221,18 +182,17 @@ static int live_trig_send(struct rec_conn *c, uint32_t obj, uint32_t key,
 	return ret;
 }
 
-/* The tracefs's triggers of an event, before its ENABLE (at most as many
- * as the runtime takes, with the command line's). */
+/* The tracefs's triggers of an event of format fmt where path has it,
+ * before its ENABLE (at most as many as the runtime takes, with the
+ * command line's). */
 static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
-			   uint32_t key, const char *path, const char *sys, const char *name,
+			   uint32_t key, const char *path, const struct utrace_event_format *fmt,
 			   const struct rec_live_ev *e)
 {
-	const struct utrace_event_format *fmt =
-	    utrace_event_select_format(r->o.events, path, sys, name);
 	unsigned nh, nt;
 	int ret = 0;
 
-	live_spec_counts(r, sys, name, &nh, &nt);
+	live_spec_counts(r, fmt ? fmt->system : "", fmt ? fmt->name : "", &nh, &nt);
 	for (unsigned i = 0; fmt && i < e->nr_trigs && ret >= 0; i++) {
 		const struct rec_live_trig *x = &e->trigs[i];
 		struct utrace_error err = {0};
@@ -253,9 +213,59 @@ static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32
 int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
 			 const char *path, const char *sys, const char *name, int id)
 {
-	const struct rec_live_ev *e = live_ev(r, id, false);
+	const struct rec_live_ev *e = rec_live_ev_of(r, id, NULL, NULL);
 
-	return e ? live_trigs_send(r, c, obj, key, path, sys, name, e) : 0;
+	return e ? live_trigs_send(r, c, obj, key, path, rec_ev_fmt(r, path, sys, name), e) : 0;
+}
+
+/* The event's whole configuration for key of object obj (its format fmt
+ * where path has it) down c's live channel ch: the command line's
+ * triggers and the tracefs's, then the ENABLE with its filter. */
+static int live_key_send(struct utrace_recorder *r, struct rec_conn *ch, struct rec_live_ev *e,
+			 uint32_t obj, uint32_t key, const char *path,
+			 const struct utrace_event_format *fmt, struct utrace_msg_enable *en)
+{
+	struct utrace_error err = {0};
+	const void *prog;
+	uint32_t len;
+	int ret;
+
+	if (!fmt || live_compile(e, fmt, &prog, &len) < 0 || sizeof(*en) + len > UTRACE_MSG_MAX)
+		return 0;
+	if ((ret = rec_hist_send(r, ch, obj, key, path, fmt->system, fmt->name, &err)) < 0 ||
+	    (ret = rec_trig_send(r, ch, obj, key, path, fmt->system, fmt->name, &err)) < 0 ||
+	    (ret = live_trigs_send(r, ch, obj, key, path, fmt, e)) < 0)
+		return ret;
+	*en = (struct utrace_msg_enable){{(uint32_t)(sizeof(*en) + len), UTRACE_MSG_ENABLE},
+					 obj,
+					 key,
+					 e->id,
+					 len,
+					 UTRACE_ENABLE_STATEFUL | UTRACE_ENABLE_RECONF,
+					 0};
+	memcpy(en->filter, prog, len);
+	return rec_conn_send(ch, en, en->hdr.size, -1);
+}
+
+/* The keys of sys:name in the pseudo-objects (runtime/trace_events.c):
+ * synthetic event i is key i of UTRACE_SYNTH_OBJ, in-process probe i key
+ * i of UTRACE_KPROBE_OBJ; each with its configuration to ch. */
+static int live_pseudo_send(struct utrace_recorder *r, struct rec_conn *ch,
+			    struct rec_live_ev *e, const char *sys, const char *name,
+			    struct utrace_msg_enable *en)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; ret >= 0 && i < r->o.nr_synths && i < UTRACE_SYNTH_MAX; i++)
+		if (!strcmp(sys, "synthetic") && !strcmp(r->o.synths[i]->name, name))
+			ret = live_key_send(r, ch, e, UTRACE_SYNTH_OBJ, i, UTRACE_EVENT_NOOBJ,
+					    r->o.synths[i]->fmt, en);
+	for (unsigned i = 0; ret >= 0 && i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++)
+		if (!strcmp(utrace_kprobe_group(r->o.kprobes[i]), sys) &&
+		    !strcmp(utrace_kprobe_event(r->o.kprobes[i]), name))
+			ret = live_key_send(r, ch, e, UTRACE_KPROBE_OBJ, i, UTRACE_EVENT_NOOBJ,
+					    utrace_kprobe_format(r->o.kprobes[i]), en);
+	return ret;
 }
 
 /* The event's new configuration to one process: an ENABLE per object
@@ -270,38 +280,15 @@ static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct re
 	ch.fd = c->live_fd;
 	for (uint32_t oi = 0; oi < c->nr_objs && ret >= 0; oi++) {
 		const struct rec_object *o = live_keys_of(r, c, oi);
+		const char *path = c->objs[oi].path;
 
-		for (uint32_t i = 0; i < o->nr_evkeys && ret >= 0; i++) {
-			const void *prog;
-			uint32_t len;
-
-			const char *path = c->objs[oi].path;
-			struct utrace_error err = {0};
-
-			if (o->evkeys[i].id != e->id ||
-			    live_compile(r, e, path, sys, name, &prog, &len) < 0 ||
-			    sizeof(*en) + len > UTRACE_MSG_MAX)
-				continue;
-			/* the whole configuration: the command line's triggers too */
-			if ((ret = rec_hist_send(r, &ch, oi, o->evkeys[i].key, path, sys, name,
-						 &err)) < 0 ||
-			    (ret = rec_trig_send(r, &ch, oi, o->evkeys[i].key, path, sys, name,
-						 &err)) < 0 ||
-			    (ret = live_trigs_send(r, &ch, oi, o->evkeys[i].key, path, sys, name,
-						   e)) < 0)
-				break;
-			*en = (struct utrace_msg_enable){
-			    {(uint32_t)(sizeof(*en) + len), UTRACE_MSG_ENABLE},
-			    oi,
-			    o->evkeys[i].key,
-			    e->id,
-			    len,
-			    UTRACE_ENABLE_STATEFUL,
-			    0};
-			memcpy(en->filter, prog, len);
-			ret = rec_conn_send(&ch, en, en->hdr.size, -1);
-		}
+		for (uint32_t i = 0; i < o->nr_evkeys && ret >= 0; i++)
+			if (o->evkeys[i].id == e->id)
+				ret = live_key_send(r, &ch, e, oi, o->evkeys[i].key, path,
+						    rec_ev_fmt(r, path, sys, name), en);
 	}
+	if (ret >= 0)
+		ret = live_pseudo_send(r, &ch, e, sys, name, en);
 	if (ret >= 0)
 		ret = rec_conn_send(&ch, &d, sizeof(d), -1);
 	if (ret >= 0)
@@ -338,7 +325,7 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
 				const char *filter, struct utrace_error *err)
 {
 	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
-	struct rec_live_ev *e = id >= 0 ? live_ev(r, id, true) : NULL;
+	struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, system, name) : NULL;
 	char *text = filter && *filter ? strdup(filter) : NULL;
 
 	if (!e || (filter && *filter && !text)) {
@@ -399,7 +386,7 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 				  const char *const *texts, unsigned n, struct utrace_error *err)
 {
 	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
-	struct rec_live_ev *e = id >= 0 ? live_ev(r, id, true) : NULL;
+	struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, system, name) : NULL;
 	struct rec_live_trig *next = calloc(n + 1, sizeof(*next));
 	bool *kept = e ? calloc(e->nr_trigs + 1, sizeof(bool)) : NULL, *fresh = calloc(n + 1, 1);
 	int ret = e && next && kept && fresh ? 0 : -ENOMEM;
@@ -416,6 +403,10 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 			ret = live_trig_new(r, &next[i], texts[i]);
 		}
 	}
+	/* a table whose variables another trigger reads stays (EBUSY) */
+	for (unsigned k = 0; ret >= 0 && k < e->nr_trigs; k++)
+		if (!kept[k] && rec_hist_referenced(r, REC_HIST_LIVE | e->trigs[k].serial))
+			ret = -EBUSY;
 	for (unsigned i = 0; i < n && next; i++) /* failed: the new ones go, else the old */
 		if (ret < 0 && fresh && fresh[i])
 			live_trig_drop(r, &next[i]);
@@ -435,13 +426,81 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 	return live_ev_push(r, e, system, name, err);
 }
 
+int utrace_recorder_live_hist_var(struct utrace_recorder *r, const char *system,
+				  const char *name, const char *var, const char *msys,
+				  const char *mev, struct utrace_hist_var_info *out)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+
+	if (id < 0)
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	return rec_hist_var(r, rec_ev_path(r, id), var, msys, mev, out);
+}
+
+int utrace_recorder_live_synth(struct utrace_recorder *r, const char *synth,
+			       struct utrace_hist_synth_info *out)
+{
+	return rec_synth_lookup(r, synth, out);
+}
+
+int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, const char *system,
+				     const char *name, const char *text, int what, long *count,
+				     bool *paused)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	const struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
+	const struct rec_live_trig *x = NULL;
+
+	for (unsigned i = 0; e && i < e->nr_trigs && !x; i++)
+		if (!strcmp(e->trigs[i].text, text))
+			x = &e->trigs[i];
+	if (!x)
+		return -ENOENT;
+	/* :N as the processes have used it up (runtime/event_trigger.c) */
+	*count = x->count_idx >= 0
+		     ? (long)__atomic_load_n(&r->ctl->trig_count[x->count_idx], __ATOMIC_ACQUIRE)
+		     : -1;
+	*paused = false;
+	if (x->t->cmd != UTRACE_TRIG_HIST)
+		return 0;
+	return rec_hist_ctl(r, REC_HIST_LIVE | x->serial, what, paused);
+}
+
+/* Whether a trigger command of t's kind names id as its target. */
+static bool live_targets(const struct utrace_trigger *t, int target, int id)
+{
+	return t->cmd >= UTRACE_TRIG_ENABLE_EVENT && t->cmd <= UTRACE_TRIG_DISABLE_HIST &&
+	       target == id;
+}
+
+bool utrace_recorder_live_soft(struct utrace_recorder *r, const char *system, const char *name)
+{
+	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+
+	const struct rec_live_ev *own = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
+	unsigned nh, nt;
+
+	if (id < 0)
+		return false;
+	/* a trigger of its own (trace_event_trigger_enable_disable) */
+	live_spec_counts(r, system, name, &nh, &nt);
+	if ((own && own->nr_trigs) || nh + nt)
+		return true;
+	/* or the target of another's enable_/disable_ (event_enable_register_trigger) */
+	for (const struct rec_live_ev *e = r->live_evs; e; e = e->next)
+		for (unsigned i = 0; i < e->nr_trigs; i++)
+			if (live_targets(e->trigs[i].t, e->trigs[i].target, id))
+				return true;
+	return rec_trig_targets(r, id); /* the command line's -R */
+}
+
 int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, const char *name,
 			       int (*cb)(void *arg, const char *text,
 					 const struct utrace_hist_table *t),
 			       void *arg, struct utrace_error *err)
 {
 	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
-	const struct rec_live_ev *e = id >= 0 ? live_ev(r, id, false) : NULL;
+	const struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
 	int ret = 0;
 
 	for (unsigned i = 0; e && i < e->nr_trigs && ret >= 0; i++) {

@@ -210,6 +210,14 @@ uint32_t rec_trig_flags(struct utrace_recorder *r, const char *system, const cha
 	return 0;
 }
 
+bool rec_trig_targets(const struct utrace_recorder *r, int id)
+{
+	for (const struct rec_trig *x = r->trigs; x; x = x->next)
+		if (!x->kernel && has_target(x->t) && x->target == id)
+			return true;
+	return false;
+}
+
 static int trig_send(struct rec_conn *c, uint32_t obj, uint32_t key, const struct rec_trig *x,
 		     const void *filter, uint32_t flen)
 {

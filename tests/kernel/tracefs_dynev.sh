@@ -7,8 +7,10 @@
 # one removed while the threads run through it (the calls go on, the
 # program ends well); `>` refused (EBUSY) while one is enabled; bad
 # definitions failing with the kernel's error_log text and caret; a
-# synthetic event defined, listed, its format served, removed; and the
-# final file decoding every record of the probes added live.
+# synthetic event defined, listed, its format served, removed; one fed by
+# hist triggers of two probes added live (a $ts0 of the one read by the
+# other's onmatch()), with a hist trigger and a filter of its own; and
+# the final file decoding every record of the probes added live.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -56,7 +58,7 @@ cd "$T/mnt" || exit 1
 # wait_for FILE PATTERN: the trace shows PATTERN within 5 s (a copy in FILE)
 wait_for() {
 	for _ in $(seq 50); do
-		cat trace >"$1"
+		timeout 10 cat trace >"$1" # each read bounded too
 		grep -q "$2" "$1" && return 0
 		sleep 0.1
 	done
@@ -196,35 +198,74 @@ check "!NAME removes it" test -z "$(cat synthetic_events)"
 check "it leaves events/synthetic/" test ! -e events/synthetic/lat_ev
 
 # a synthetic event defined live, fed by an onmatch() action of hist
-# triggers on two probes added live (the kernel's latency recipe): only
-# where events/*/trigger is served
+# triggers on two probes added live (the kernel's wakeup-latency recipe:
+# a timestamp saved in one event's table, read by the other's through
+# $ts0 by the same key); the synthetic event's records, its own hist
+# trigger and filter
+# the other events off: trace holds only call_lat, quick to read
+echo 0 >events/mygrp/beta_ret/enable
+echo 0 >events/start/gamma/enable
 echo 'p:mygrp/a2 func_alpha' >>dynamic_events
-if [ -e events/mygrp/a2/trigger ]; then
-	echo 'call_lat u64 lat; pid_t pid' >>synthetic_events
-	echo 'hist:keys=common_pid:ts0=common_timestamp.usecs' >>events/mygrp/a2/trigger
-fi
-# a $var of another event's trigger is not served through the tracefs
-# yet (docs/utrace-tracefs.md, NOT YET): the write fails, nothing fires
-if [ -e events/mygrp/a2/trigger ] &&
-	! echo 'hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(mygrp.a2).trace(call_lat,$lat,common_pid)' \
-		2>/dev/null >>events/mygrp/beta_ret/trigger; then
-	echo "# onmatch() with another event's \$ts0, written to the tracefs, is not served yet: skipped"
-	echo '!hist:keys=common_pid:ts0=common_timestamp.usecs' >>events/mygrp/a2/trigger
-	echo '!call_lat' >>synthetic_events
-elif [ -e events/mygrp/a2/trigger ]; then
-	echo 1 >events/synthetic/call_lat/enable
-	echo 1 >events/mygrp/a2/enable
-	echo >trace
-	check "an onmatch() action fires the synthetic event defined live" \
-		wait_for "$T/t5" ' call_lat: lat=[0-9]* pid=[0-9]*$'
-	echo 0 >events/synthetic/call_lat/enable
-	echo 0 >events/mygrp/a2/enable
-	echo '!hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(mygrp.a2).trace(call_lat,$lat,common_pid)' \
-		>>events/mygrp/beta_ret/trigger
-	echo '!hist:keys=common_pid:ts0=common_timestamp.usecs' >>events/mygrp/a2/trigger
-else
-	echo "# the onmatch() part needs events/*/trigger, not served here: skipped"
-fi
+echo 'call_lat u64 lat; pid_t pid' >>synthetic_events
+ts0='hist:keys=common_pid:ts0=common_timestamp.usecs'
+lat='hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(mygrp.a2).trace(call_lat,$lat,common_pid)'
+echo "$ts0" >>events/mygrp/a2/trigger
+check "a hist trigger with a variable is set on a probe added live" test $? -eq 0
+echo "$lat" >>events/mygrp/beta_ret/trigger 2>"$T/e5"
+check "another event's trigger reads its \$ts0 in onmatch().trace() ($(cat "$T/e5"))" \
+	test ! -s "$T/e5"
+check "... listed as the kernel prints it" test "$(cat events/mygrp/beta_ret/trigger)" = \
+	'hist:keys=common_pid:vals=hitcount:lat=common_timestamp.usecs-$ts0:sort=hitcount:size=2048:clock=global:onmatch(mygrp.a2).trace(call_lat,$lat,common_pid) [active]'
+echo 'hist:keys=pid:vals=lat:sort=pid' >>events/synthetic/call_lat/trigger
+check "the synthetic event takes a hist trigger of its own" test $? -eq 0
+main=
+for p in $(pgrep -f "$T/dyn $T/stop"); do
+	[ "$(readlink "/proc/$p/exe")" = "$T/dyn" ] && main=$p
+done
+echo "pid == $main" >events/synthetic/call_lat/filter
+check "... and a filter" test $? -eq 0
+echo 'hist:keys=common_pid:vals=$nosuch:onmatch(mygrp.a2).trace(call_lat,$nosuch,common_pid)' \
+	>>events/mygrp/beta_ret/trigger 2>"$T/e6"
+check "a \$var no trigger defines fails with EINVAL" grep -q 'Invalid argument' "$T/e6"
+echo 1 >events/synthetic/call_lat/enable
+echo >trace
+# fired: the synthetic event's own hist counts (a quick read: its table)
+fired() {
+	for _ in $(seq 100); do
+		grep -q '^{ pid: ' events/synthetic/call_lat/hist && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "the onmatch() action fires the synthetic event defined live" fired
+# trace is made from the whole file so far: few reads, each bounded (the
+# records show once their sub-buffer is saved)
+for _ in 1 2 3; do
+	timeout 120 cat trace >"$T/t5"
+	grep -q ' call_lat: ' "$T/t5" && break
+	sleep 0.5
+done
+grep ' call_lat: ' "$T/t5" >"$T/lat"
+pids=$(sed 's/.* pid=//' "$T/lat" | sort -u | tr '\n' ' ')
+check "every call_lat record has lat=N pid=P of the program ($(wc -l <"$T/lat") records, pids $pids)" \
+	test -s "$T/lat" -a -z "$(grep -v 'call_lat: lat=[0-9]* pid=[0-9]*$' "$T/lat")"
+check "... all from the filter's thread" test "$pids" = "$main "
+cat events/synthetic/call_lat/hist >"$T/sh"
+check "the synthetic event's hist counts by pid" \
+	grep -q "^{ pid: *${pids% } } hitcount: *[1-9][0-9]* *lat: *[0-9]*$" "$T/sh"
+echo "!$ts0" >>events/mygrp/a2/trigger 2>"$T/e7"
+check "a trigger whose \$ts0 another reads cannot be removed (EBUSY)" \
+	grep -q 'Device or resource busy' "$T/e7"
+echo 'traceon' >>events/mygrp/a2/trigger
+echo >events/mygrp/a2/trigger
+check "> trigger keeps it too, removing the others (hist_unreg_all)" \
+	test "$(grep -c '' events/mygrp/a2/trigger) $(grep -c '^hist:keys=common_pid:' events/mygrp/a2/trigger)" = "1 1"
+echo 0 >events/synthetic/call_lat/enable
+echo "!$lat" >>events/mygrp/beta_ret/trigger
+echo "!$ts0" >>events/mygrp/a2/trigger
+echo >events/synthetic/call_lat/trigger
+check "the triggers go" test "$(cat events/mygrp/beta_ret/trigger events/mygrp/a2/trigger | grep -c '^hist')" = 0
+echo 1 >events/start/gamma/enable
 echo 0 >events/mygrp/beta_ret/enable
 : >dynamic_events
 check "> dynamic_events removes them all once none is enabled" test -z "$(cat dynamic_events)"

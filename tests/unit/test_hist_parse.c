@@ -291,6 +291,41 @@ static void test_triggers(void)
 	      "error texts");
 }
 
+/* hist_trigger_match: which hist triggers are one for :pause, :cont,
+ * :clear, `!` and EEXIST */
+static void test_same(void)
+{
+	static const struct {
+		const char *a, *b;
+		bool same;
+	} cases[] = {
+	    {"hist:keys=id", "hist:key=id:clear", true},
+	    {"hist:keys=id", "hist:keys=id:pause", true},
+	    {"hist:keys=id:vals=hitcount", "hist:keys=id:cont", true},
+	    {"hist:keys=id:size=256", "hist:keys=id:size=4096:continue", true},
+	    {"hist:keys=id:ts0=common_timestamp.usecs",
+	     "hist:keys=id:ts0=common_timestamp.usecs:clock=mono:clear", true},
+	    {"hist:keys=id", "hist:keys=id:vals=len", false},
+	    {"hist:keys=id", "hist:keys=id:sort=id", false},
+	    {"hist:keys=id", "hist:keys=id.hex", false},
+	    {"hist:keys=id", "hist:keys=id:clear if id > 1", false},
+	    {"hist:keys=id if id > 1", "hist:keys=id:pause if id > 2", false},
+	    {"hist:keys=id", "hist:name=t:keys=id", false},
+	    {"hist:keys=id:a=len", "hist:keys=id:b=len", false},
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct utrace_hist_spec *a = parse_ok(cases[i].a), *b = parse_ok(cases[i].b);
+
+		check(a && b && utrace_hist_spec_same(a, b) == cases[i].same &&
+			      utrace_hist_spec_same(b, a) == cases[i].same,
+		      "'%s' and '%s' are %s", cases[i].a, cases[i].b,
+		      cases[i].same ? "one trigger" : "two");
+		utrace_hist_spec_free(a);
+		utrace_hist_spec_free(b);
+	}
+}
+
 int main(void)
 {
 	test_errors();
@@ -298,5 +333,6 @@ int main(void)
 	test_expressions();
 	test_handlers();
 	test_triggers();
+	test_same();
 	return check_done();
 }

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_livevar.c - what the live tracefs set for each event
+ * (struct rec_live_ev, recorder_internal.h), where an event is (its
+ * objects' keys, its format there), and the variables its hist triggers
+ * define.  Below both recorder_liveev.c, which sets them, and
+ * recorder_hist.c, whose $name lookup finds a variable of a trigger the
+ * tracefs added (the one of -R's first, by the kernel's rules there).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/events/event_select.h"
+#include "lib/hist/hist.h"
+#include "lib/hist/synth.h"
+#include "lib/probes/kprobe.h"
+#include "lib/record/recorder_internal.h"
+
+/* Event id's settings; a new one (create: sys:name) if it has none. */
+struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char *sys,
+				      const char *name)
+{
+	struct rec_live_ev *e;
+
+	for (e = r->live_evs; e; e = e->next)
+		if (e->id == id)
+			return e;
+	if (!sys || !(e = calloc(1, sizeof(*e))))
+		return NULL;
+	e->id = id;
+	snprintf(e->sys, sizeof(e->sys), "%s", sys);
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->next = r->live_evs;
+	r->live_evs = e;
+	return e;
+}
+
+/* The format of sys:name where path (an object, or UTRACE_EVENT_NOOBJ
+ * for the pseudo-objects' events) has it: an object's, a synthetic
+ * event's (one defined while running too), an in-process probe's. */
+const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const char *path,
+					     const char *sys, const char *name)
+{
+	const struct utrace_event_format *f =
+	    utrace_event_select_format(r->o.events, path, sys, name);
+
+	for (unsigned i = 0; !f && !strcmp(path, UTRACE_EVENT_NOOBJ) && i < r->o.nr_synths; i++)
+		if (!strcmp(sys, "synthetic") && !strcmp(r->o.synths[i]->name, name))
+			f = r->o.synths[i]->fmt;
+	for (unsigned i = 0; !f && !strcmp(path, UTRACE_EVENT_NOOBJ) && i < r->o.nr_kprobes; i++)
+		if (!strcmp(utrace_kprobe_group(r->o.kprobes[i]), sys) &&
+		    !strcmp(utrace_kprobe_event(r->o.kprobes[i]), name))
+			f = utrace_kprobe_format(r->o.kprobes[i]);
+	return f;
+}
+
+unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
+		       const char *ev,
+		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
+				  unsigned spec, unsigned v),
+		       void *arg)
+{
+	unsigned n = 0;
+
+	for (const struct rec_live_ev *e = r->live_evs; e; e = e->next) {
+		if (sys[0] && (strcmp(e->sys, sys) || strcmp(e->name, ev)))
+			continue;
+		for (unsigned i = 0; i < e->nr_trigs; i++) {
+			const struct utrace_hist_spec *h = e->trigs[i].t->hist;
+
+			for (unsigned v = 0; h && v < h->nr_vars; v++)
+				if (!strcmp(h->vars[v].name, var)) {
+					cb(arg, e->sys, e->name, e->trigs[i].text,
+					   REC_HIST_LIVE | e->trigs[i].serial, v);
+					n++;
+				}
+		}
+	}
+	return n;
+}
+
+/* An object path of a traced process whose keys hold event id, else
+ * UTRACE_EVENT_NOOBJ (a synthetic event, an in-process probe). */
+const char *rec_ev_path(struct utrace_recorder *r, int id)
+{
+	for (uint32_t c = 0; c < r->nr_conns; c++)
+		for (uint32_t oi = 0; oi < r->conns[c]->nr_objs; oi++) {
+			const struct rec_object *o = &r->conns[c]->objs[oi];
+
+			for (uint32_t k = 0; k < o->nr_evkeys; k++)
+				if (o->evkeys[k].id == id)
+					return o->path;
+		}
+	return UTRACE_EVENT_NOOBJ;
+}
+
+const struct utrace_event_format *rec_live_fmt(struct utrace_recorder *r, const char *path,
+					       const char *sys, const char *name,
+					       const char **where)
+{
+	const struct utrace_event_format *f = rec_ev_fmt(r, path, sys, name);
+	int id;
+
+	*where = path;
+	if (!f)
+		f = rec_ev_fmt(r, (*where = UTRACE_EVENT_NOOBJ), sys, name);
+	if (!f && (id = utrace_event_select_id(r->o.events, sys, name)) >= 0)
+		f = rec_ev_fmt(r, (*where = rec_ev_path(r, id)), sys, name);
+	return f;
+}

@@ -1,0 +1,177 @@
+#!/bin/bash
+# tests/kernel/tracefs_trig.sh BUILD_DIR - the live tracefs's trigger
+# files beyond adding and removing (tracefs.sh does those), on a running
+# program with two tracepoints: a hist trigger paused, continued and
+# cleared by writing it again with :pause, :cont, :clear (one line kept,
+# "[paused]" in its listing and in hist, the table emptied), :cont and
+# :clear of no trigger (ENOENT and the kernel's error_log text), `>` with
+# :clear (the open removed the trigger: ENOENT, as the kernel); the :N of
+# the other triggers read as what is left (stacktrace, snapshot,
+# enable_event used up to count=0, traceon keeping its 5 while it changes
+# nothing, then taking one when a traceoff:1 turned tracing off); an
+# event with a trigger, or that an enable_event/disable_event names,
+# reading "0*" or "1*" (the kernel's soft mode) until the trigger goes.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_fuse
+need_built "$U"
+
+live_tmp
+cat >"$T/lt_events.h" <<'PROG'
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM livetp
+#if !defined(LT_EVENTS_H) || defined(TRACE_HEADER_MULTI_READ)
+#define LT_EVENTS_H
+#include <utrace/tracepoint.h>
+TRACE_EVENT(lt_tick,
+	TP_PROTO(int n),
+	TP_ARGS(n),
+	TP_STRUCT__entry(__field(int, n)),
+	TP_fast_assign(__entry->n = n;),
+	TP_printk("n=%d", __entry->n)
+);
+TRACE_EVENT(lt_work,
+	TP_PROTO(int n, int kind),
+	TP_ARGS(n, kind),
+	TP_STRUCT__entry(__field(int, n) __field(int, kind)),
+	TP_fast_assign(__entry->n = n; __entry->kind = kind;),
+	TP_printk("n=%d kind=%d", __entry->n, __entry->kind)
+);
+#endif
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE lt_events
+#include <utrace/define_trace.h>
+PROG
+cat >"$T/ltp.c" <<'PROG'
+#include <unistd.h>
+#define CREATE_TRACE_POINTS
+#include "lt_events.h"
+int main(int argc, char **argv)
+{
+	for (int n = 0; access(argv[1], F_OK); n++) {
+		trace_lt_tick(n);
+		for (int k = 0; k < 30; k++)
+			trace_lt_work(n * 30 + k, k % 3);
+		usleep(1000);
+	}
+	return 0;
+}
+PROG
+(cd "$T" && cc -O2 $("$U" cflags) -I"$ROOT/include" -I. -o ltp ltp.c) ||
+	{ notok "build the tracepoint program"; exit 1; }
+"$U" record --tracefs "$T/mnt" -o "$T/ltp.dat" -- "$T/ltp" "$T/stop" >"$T/ltp.out" 2>&1 &
+RP=$!
+for _ in $(seq 100); do [ -s "$T/mnt/available_events" ] && break; sleep 0.05; done
+cd "$T/mnt" || exit 1
+W=events/livetp/lt_work
+K=events/livetp/lt_tick
+
+# hits FILE: the Totals' Hits of a hist file
+hits() { awk '/^    Hits:/ { print $2 }' "$1"; }
+# until SECONDS COMMAND...: COMMAND succeeds within SECONDS (checked every 0.1 s)
+until_ok() {
+	local n=$(($1 * 10))
+	shift
+	for _ in $(seq "$n"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# errlog_is TEXT CMD: the last error_log entry is hist's TEXT for CMD, caret at 0
+errlog_is() {
+	test "$(tail -n 3 error_log | sed 's/^\[ *[0-9.]*\] //')" = \
+		"$(printf 'hist:livetp:lt_work: error: %s\n  Command: %s\n%11s^' "$1" "$2" '')"
+}
+hist_counts() { h=$(hits "$W/hist"); test -n "$h" && test "$h" -gt "$1"; }
+
+# ---- :pause, :cont, :clear --------------------------------------------
+spec='hist:keys=kind:vals=hitcount:sort=hitcount:size=2048'
+echo 'hist:keys=kind' >>"$W/trigger"
+check "a hist trigger counts" until_ok 10 hist_counts 0
+echo 'hist:keys=kind:pause' >>"$W/trigger"
+check ":pause of the same trigger pauses it, adding none" \
+	test "$(cat "$W/trigger")" = "$spec [paused]"
+cat "$W/hist" >"$T/p1"
+check "hist says [paused]" grep -qx "# trigger info: $spec \[paused\]" "$T/p1"
+sleep 0.3
+check "a paused table counts nothing ($(hits "$T/p1") hits)" \
+	test "$(hits "$W/hist")" = "$(hits "$T/p1")"
+echo 'hist:keys=kind:clear' >>"$W/trigger"
+cat "$W/hist" >"$T/p2"
+check ":clear empties the table" test "$(hits "$T/p2") $(awk '/^    Entries:/ { print $2 }' "$T/p2")" = "0 0"
+check "... and leaves it paused" test "$(cat "$W/trigger")" = "$spec [paused]"
+echo 'hist:keys=kind:cont' >>"$W/trigger"
+check ":cont makes it active again" test "$(cat "$W/trigger")" = "$spec [active]"
+check "... and it counts again" until_ok 10 hist_counts 0
+check ":continue is the same" sh -c "echo 'hist:keys=kind:pause' >>'$W/trigger' &&
+	echo 'hist:keys=kind:continue' >>'$W/trigger' && grep -q 'active' '$W/trigger'"
+echo >error_log
+echo 'hist:keys=kind:size=4096' >>"$W/trigger" 2>"$T/e1"
+check "the same keys with another size= is the same trigger: EEXIST" grep -q 'File exists' "$T/e1"
+bad='hist:keys=kind:clear if kind == 1'
+echo "$bad" >>"$W/trigger" 2>"$T/e2"
+check ":clear of no such trigger (another filter) fails with ENOENT" \
+	grep -q 'No such file or directory' "$T/e2"
+check "error_log: Can't clear or continue a nonexistent hist trigger" \
+	errlog_is "Can't clear or continue a nonexistent hist trigger" "$bad"
+echo 'hist:keys=n:cont' >>"$W/trigger" 2>"$T/e3"
+check ":cont of no such trigger fails with ENOENT" grep -q 'No such file or directory' "$T/e3"
+check "neither was added" test "$(cat "$W/trigger")" = "$spec [active]"
+echo 'hist:keys=kind:pause if kind == 2' >>"$W/trigger"
+check ":pause of none adds a paused one" test "$(sed -n 2p "$W/trigger")" = \
+	"$spec if kind == 2 [paused]"
+check "... with an empty table" test "$(sed -n '/if kind == 2/,$p' "$W/hist" | hits /dev/stdin)" = 0
+echo 'hist:keys=kind:clear' >"$W/trigger" 2>"$T/e4"
+check "> with :clear: the open removed every trigger, so ENOENT (the kernel's)" \
+	grep -q 'No such file or directory' "$T/e4"
+check "... and no trigger is left" grep -q '^# Available triggers:' "$W/trigger"
+
+# ---- :N read as what is left --------------------------------------------
+echo 'traceon:5' >"$W/trigger"
+echo 'stacktrace:2 if kind == 1' >>"$W/trigger"
+echo 'snapshot:2 if kind == 2' >>"$W/trigger"
+used_up() { test "$(grep -c ':count=0 ' "$W/trigger")" = 2; }
+check "stacktrace:2 and snapshot:2 are used up to count=0" until_ok 10 used_up
+check "the listing reads what is left" test "$(cat "$W/trigger")" = "traceon:count=5
+stacktrace:count=0 if kind == 1
+snapshot:count=0 if kind == 2"
+echo 'traceoff:1 if kind == 2' >>"$W/trigger"
+# traceoff turns tracing off once; the next hit's traceon:5, which
+# changes something now, turns it on again and uses one of its 5
+fired() { grep -q '^traceoff:count=0 ' "$W/trigger" && grep -qx 'traceon:count=4' "$W/trigger"; }
+check "traceoff:1 fires, then traceon takes one of its 5" until_ok 10 fired
+check "... and tracing is on again" test "$(cat tracing_on)" = 1
+echo >"$W/trigger"
+echo 1 >tracing_on
+
+# ---- soft mode: "0*" / "1*" -------------------------------------------------
+check "an event no trigger names reads 0" test "$(cat "$K/enable")" = 0
+echo 'enable_event:livetp:lt_tick if n < 0' >>"$W/trigger"
+check "named by an enable_event (not fired) it reads 0*" test "$(cat "$K/enable")" = '0*'
+check "an event with a trigger of its own reads 0* too" test "$(cat "$W/enable")" = '0*'
+echo 1 >"$K/enable"
+check "switched on, 1*" test "$(cat "$K/enable")" = '1*'
+check "the system's enable has no *" test "$(cat events/livetp/enable)" = X
+echo '!enable_event:livetp:lt_tick' >>"$W/trigger"
+check "without the trigger, 1" test "$(cat "$K/enable")" = 1
+echo 0 >"$K/enable"
+echo 'enable_event:livetp:lt_tick:1' >>"$W/trigger"
+on_soft() { test "$(cat "$K/enable")" = '1*'; }
+check "enable_event:...:1 fires: 1*" until_ok 10 on_soft
+check "... and reads count=0" test "$(cat "$W/trigger")" = 'enable_event:livetp:lt_tick:count=0'
+echo 'disable_event:livetp:lt_work' >>"$K/trigger"
+check "a disable_event's target reads 0* (off, managed)" test "$(cat "$W/enable")" = '0*'
+echo >"$K/trigger"
+echo >"$W/trigger"
+check "every trigger gone, no *" test "$(cat "$K/enable")$(cat "$W/enable")" = 10
+
+cd "$T" || exit 1
+touch "$T/stop"
+wait "$RP"
+check "the program and the recording end well" test $? -eq 0
+RP=
+exit 0
