@@ -20,6 +20,12 @@
 #   live_tmp                T = a fresh folder with T/mnt, RP = "" (the
 #                           recorder's pid, to set); on exit the recorder
 #                           is killed, the mount detached, T removed
+#   until_ok N COMMAND...   COMMAND succeeds within N tenths of a second
+#   trace_shows FILE PAT    in a live tracefs (the current folder), trace
+#                           shows PAT within 5 s; FILE keeps the last read
+#   errlog_is LOC TEXT CMD POS  error_log's last entry is the kernel's
+#                           "LOC: error: TEXT", "  Command: CMD" and a
+#                           caret under column POS of CMD
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 B=${1:-build}
 [[ $B = /* ]] || B=$ROOT/$B
@@ -54,6 +60,25 @@ live_tmp() {
 	RP=
 	trap live_cleanup EXIT
 	mkdir "$T/mnt"
+}
+until_ok() {
+	local n=$1
+	shift
+	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+trace_shows() {
+	for _ in $(seq 50); do
+		timeout 10 cat trace >"$1" # each read bounded too
+		grep -q "$2" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+errlog_is() {
+	local want
+	want=$(printf '%s: error: %s\n  Command: %s\n%*s^' "$1" "$2" "$3" $((11 + $4)) '')
+	test "$(tail -n 3 error_log | sed 's/^\[ *[0-9.]*\] //')" = "$want"
 }
 unsupported() {
 	echo "UNSUPPORTED: $*"

@@ -55,15 +55,6 @@ cc -O2 $("$U" cflags) -pthread -o "$T/dyn" "$T/dyn.c" || { notok "build the prog
 RP=$!
 for _ in $(seq 100); do [ -f "$T/mnt/dynamic_events" ] && break; sleep 0.05; done
 cd "$T/mnt" || exit 1
-# wait_for FILE PATTERN: the trace shows PATTERN within 5 s (a copy in FILE)
-wait_for() {
-	for _ in $(seq 50); do
-		timeout 10 cat trace >"$1" # each read bounded too
-		grep -q "$2" "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 check "dynamic_events lists the command line's probe" \
 	test "$(cat dynamic_events)" = "p:start/gamma func_beta v=%di:s32"
@@ -96,8 +87,8 @@ check "a disabled probe records nothing" test "$(grep -c ' alpha: ' "$T/off")" =
 echo 1 >events/mygrp/alpha/enable
 echo 1 >events/mygrp/beta_ret/enable
 check "enable reads 1 once written" test "$(cat events/mygrp/alpha/enable)" = 1
-check "the probe's records come" wait_for "$T/t1" ' alpha: '
-wait_for "$T/t1" ' beta_ret: ' >/dev/null
+check "the probe's records come" trace_shows "$T/t1" ' alpha: '
+trace_shows "$T/t1" ' beta_ret: ' >/dev/null
 grep ' alpha: ' "$T/t1" >"$T/alpha"
 grep ' beta_ret: ' "$T/t1" >"$T/beta"
 check "every alpha record has x=7 y=1000..1002 ($(wc -l <"$T/alpha") records)" \
@@ -121,8 +112,8 @@ check "fprobes are added and listed" test "$(grep '^f:' dynamic_events)" = \
 f:mygrp/fbx func_beta%return r=\$retval:s32"
 for e in mid fb fbx; do echo 1 >"events/mygrp/$e/enable"; done
 echo >trace
-wait_for "$T/t3" ' fbx: ' >/dev/null
-wait_for "$T/t3" ' mid: ' >/dev/null
+trace_shows "$T/t3" ' fbx: ' >/dev/null
+trace_shows "$T/t3" ' mid: ' >/dev/null
 grep ' mid: ' "$T/t3" >"$T/mid"
 check "every mid-function record has y=1000..1002 ($(wc -l <"$T/mid") records)" \
 	test -s "$T/mid" -a -z "$(grep -v "mid: (func_alpha+0x$(printf %x "$off")/0x[0-9a-f]*) y=100[012]\$" "$T/mid")"
@@ -153,17 +144,11 @@ check "a disabled probe is removed" test $? -eq 0
 check "it leaves dynamic_events" test -z "$(grep alpha dynamic_events)"
 check "it leaves events/" test ! -e events/mygrp/alpha
 echo >trace
-check "the calls go on after the removal" wait_for "$T/t2" ' beta_ret: '
+check "the calls go on after the removal" trace_shows "$T/t2" ' beta_ret: '
 check "nothing of the removed probe is recorded" test -z "$(grep ' alpha: ' "$T/t2")"
 
 # bad definitions: EINVAL, the kernel's error_log text and caret
 echo >error_log
-# errlog_is LOC TEXT CMD POS: the last entry of error_log
-errlog_is() {
-	local want
-	want=$(printf '%s: error: %s\n  Command: %s\n%*s^' "$1" "$2" "$3" $((11 + $4)) '')
-	test "$(tail -n 3 error_log | sed 's/^\[ *[0-9.]*\] //')" = "$want"
-}
 bad='p:mygrp/bad func_alpha x=%zz'
 echo "$bad" >>dynamic_events 2>"$T/e1"
 check "a bad register fails with EINVAL" grep -q 'Invalid argument' "$T/e1"

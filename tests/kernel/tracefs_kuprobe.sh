@@ -68,15 +68,6 @@ MOFF=$(readelf -lW "$LIBC" | awk -v va=$((16#$MVA)) '$1 == "LOAD" {
 RP=$!
 for _ in $(seq 100); do [ -f "$T/mnt/uprobe_events" ] && break; sleep 0.05; done
 cd "$T/mnt" || exit 1
-# wait_for FILE PATTERN: the trace shows PATTERN within 5 s (a copy in FILE)
-wait_for() {
-	for _ in $(seq 50); do
-		cat trace >"$1"
-		grep -q "$2" "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 # empty FILE: FILE is read (the mount answers) and has nothing
 empty() {
 	local c
@@ -86,12 +77,6 @@ empty() {
 lacks() {
 	local c
 	c=$(cat "$1") && ! grep -q "$2" <<<"$c"
-}
-# errlog_is LOC TEXT CMD POS: the last entry of error_log
-errlog_is() {
-	local want
-	want=$(printf '%s: error: %s\n  Command: %s\n%*s^' "$1" "$2" "$3" $((11 + $4)) '')
-	test "$(tail -n 3 error_log | sed 's/^\[ *[0-9.]*\] //')" = "$want"
 }
 
 check "kprobe_events and uprobe_events start empty" empty kprobe_events
@@ -108,8 +93,8 @@ check "events/kprobes/myprobe has the event files" \
 	test "$(ls events/kprobes/myprobe | tr '\n' ' ')" = "enable filter format hist id trigger "
 echo 1 >events/kprobes/myprobe/enable
 echo 1 >events/kprobes/myretprobe/enable
-check "the kprobe's records come" wait_for "$T/t1" ' myprobe: '
-wait_for "$T/t1" ' myretprobe: ' >/dev/null
+check "the kprobe's records come" trace_shows "$T/t1" ' myprobe: '
+trace_shows "$T/t1" ' myretprobe: ' >/dev/null
 grep ' myprobe: ' "$T/t1" >"$T/kp"
 check "every myprobe record has x=7 y=1000..1002 ($(wc -l <"$T/kp"))" \
 	test -s "$T/kp" -a -z "$(grep -v 'myprobe: (func_alpha+0x0/0x[0-9a-f]*) x=7 y=100[012]$' "$T/kp")"
@@ -138,8 +123,8 @@ check "the uprobe's format is the kernel's" \
 	events/uprobes/malloc_call/format
 for e in malloc_call malloc_ret alpha_u; do echo 1 >"events/uprobes/$e/enable"; done
 echo >trace
-check "the uprobes' records come" wait_for "$T/t2" ' malloc_ret: '
-wait_for "$T/t2" ' alpha_u: ' >/dev/null
+check "the uprobes' records come" trace_shows "$T/t2" ' malloc_ret: '
+trace_shows "$T/t2" ' alpha_u: ' >/dev/null
 # where libc's malloc is in the program: its first mapping's start + vaddr
 PID=$(pgrep -f "^$T/kup ")
 BASE=$(awk -v f="$(readlink -f "$LIBC")" '$6 == f && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' \
@@ -164,7 +149,7 @@ echo >trace
 sleep 0.2
 check "it records nothing before the library is loaded" lacks trace ' gamma: '
 touch "$T/load"
-check "it fires once the program dlopens the library" wait_for "$T/t3" ' gamma: '
+check "it fires once the program dlopens the library" trace_shows "$T/t3" ' gamma: '
 check "with the argument the program passes (v=42)" \
 	test -z "$(grep ' gamma: ' "$T/t3" | grep -v 'gamma: (0x[0-9a-f]*) v=42$')"
 
@@ -184,7 +169,7 @@ echo >uprobe_events
 check "> uprobe_events removes every uprobe once none is enabled" empty uprobe_events
 check "... and no kprobe" test "$(cat kprobe_events | wc -l)" = 2
 echo >trace
-check "the program runs on after the removals" wait_for "$T/t4" ' myprobe: '
+check "the program runs on after the removals" trace_shows "$T/t4" ' myprobe: '
 check "nothing of the removed uprobes is recorded" \
 	test -z "$(grep ' malloc_call: \| malloc_ret: \| alpha_u: \| gamma: ' "$T/t4")"
 

@@ -71,27 +71,12 @@ K=events/livetp/lt_tick
 
 # hits FILE: the Totals' Hits of a hist file
 hits() { awk '/^    Hits:/ { print $2 }' "$1"; }
-# until SECONDS COMMAND...: COMMAND succeeds within SECONDS (checked every 0.1 s)
-until_ok() {
-	local n=$(($1 * 10))
-	shift
-	for _ in $(seq "$n"); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# errlog_is TEXT CMD: the last error_log entry is hist's TEXT for CMD, caret at 0
-errlog_is() {
-	test "$(tail -n 3 error_log | sed 's/^\[ *[0-9.]*\] //')" = \
-		"$(printf 'hist:livetp:lt_work: error: %s\n  Command: %s\n%11s^' "$1" "$2" '')"
-}
 hist_counts() { h=$(hits "$W/hist"); test -n "$h" && test "$h" -gt "$1"; }
 
 # ---- :pause, :cont, :clear --------------------------------------------
 spec='hist:keys=kind:vals=hitcount:sort=hitcount:size=2048'
 echo 'hist:keys=kind' >>"$W/trigger"
-check "a hist trigger counts" until_ok 10 hist_counts 0
+check "a hist trigger counts" until_ok 100 hist_counts 0
 echo 'hist:keys=kind:pause' >>"$W/trigger"
 check ":pause of the same trigger pauses it, adding none" \
 	test "$(cat "$W/trigger")" = "$spec [paused]"
@@ -106,7 +91,7 @@ check ":clear empties the table" test "$(hits "$T/p2") $(awk '/^    Entries:/ { 
 check "... and leaves it paused" test "$(cat "$W/trigger")" = "$spec [paused]"
 echo 'hist:keys=kind:cont' >>"$W/trigger"
 check ":cont makes it active again" test "$(cat "$W/trigger")" = "$spec [active]"
-check "... and it counts again" until_ok 10 hist_counts 0
+check "... and it counts again" until_ok 100 hist_counts 0
 check ":continue is the same" sh -c "echo 'hist:keys=kind:pause' >>'$W/trigger' &&
 	echo 'hist:keys=kind:continue' >>'$W/trigger' && grep -q 'active' '$W/trigger'"
 echo >error_log
@@ -117,7 +102,7 @@ echo "$bad" >>"$W/trigger" 2>"$T/e2"
 check ":clear of no such trigger (another filter) fails with ENOENT" \
 	grep -q 'No such file or directory' "$T/e2"
 check "error_log: Can't clear or continue a nonexistent hist trigger" \
-	errlog_is "Can't clear or continue a nonexistent hist trigger" "$bad"
+	errlog_is hist:livetp:lt_work "Can't clear or continue a nonexistent hist trigger" "$bad" 0
 echo 'hist:keys=n:cont' >>"$W/trigger" 2>"$T/e3"
 check ":cont of no such trigger fails with ENOENT" grep -q 'No such file or directory' "$T/e3"
 check "neither was added" test "$(cat "$W/trigger")" = "$spec [active]"
@@ -135,7 +120,7 @@ echo 'traceon:5' >"$W/trigger"
 echo 'stacktrace:2 if kind == 1' >>"$W/trigger"
 echo 'snapshot:2 if kind == 2' >>"$W/trigger"
 used_up() { test "$(grep -c ':count=0 ' "$W/trigger")" = 2; }
-check "stacktrace:2 and snapshot:2 are used up to count=0" until_ok 10 used_up
+check "stacktrace:2 and snapshot:2 are used up to count=0" until_ok 100 used_up
 check "the listing reads what is left" test "$(cat "$W/trigger")" = "traceon:count=5
 stacktrace:count=0 if kind == 1
 snapshot:count=0 if kind == 2"
@@ -143,7 +128,7 @@ echo 'traceoff:1 if kind == 2' >>"$W/trigger"
 # traceoff turns tracing off once; the next hit's traceon:5, which
 # changes something now, turns it on again and uses one of its 5
 fired() { grep -q '^traceoff:count=0 ' "$W/trigger" && grep -qx 'traceon:count=4' "$W/trigger"; }
-check "traceoff:1 fires, then traceon takes one of its 5" until_ok 10 fired
+check "traceoff:1 fires, then traceon takes one of its 5" until_ok 100 fired
 check "... and tracing is on again" test "$(cat tracing_on)" = 1
 echo >"$W/trigger"
 echo 1 >tracing_on
@@ -161,7 +146,7 @@ check "without the trigger, 1" test "$(cat "$K/enable")" = 1
 echo 0 >"$K/enable"
 echo 'enable_event:livetp:lt_tick:1' >>"$W/trigger"
 on_soft() { test "$(cat "$K/enable")" = '1*'; }
-check "enable_event:...:1 fires: 1*" until_ok 10 on_soft
+check "enable_event:...:1 fires: 1*" until_ok 100 on_soft
 check "... and reads count=0" test "$(cat "$W/trigger")" = 'enable_event:livetp:lt_tick:count=0'
 echo 'disable_event:livetp:lt_work' >>"$K/trigger"
 check "a disable_event's target reads 0* (off, managed)" test "$(cat "$W/enable")" = '0*'

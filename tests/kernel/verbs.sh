@@ -58,13 +58,6 @@ PROG
 cc -O2 $("$U" cflags) -o "$T/prog" "$T/prog.c" &&
 	cc -O2 $("$U" cflags) -o "$T/short" "$T/short.c" || { notok "build the programs"; exit 1; }
 mounted() { grep -q " $S/tracefs fuse.utrace " /proc/mounts; }
-# until N CMD...: CMD succeeds within N tenths of a second
-until_ok() {
-	local n=$1
-	shift
-	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 has_calls() { "$U" show >"$T/show" 2>&1 && grep -q 'func_beta <-main' "$T/show"; }
 
 "$U" stop >"$T/none.out" 2>&1
