@@ -69,6 +69,7 @@ static uint64_t mono_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+
 /* A (tsc, ns) pair read as close together as we can: the tightest of a
  * few tries, stamped in the middle. */
 void rec_clock_pair(uint64_t *tsc, uint64_t *ns)
@@ -279,14 +280,16 @@ static int accept_conns(struct utrace_recorder *r)
 	}
 }
 
-/* While sub-buffers keep coming, poll again at short intervals */
+/* While sub-buffers keep coming into a buffer that could fill soon
+ * (rec_drain), poll again at short intervals */
 #define RECENT_NS 10000000ull /* for 10 ms after the last one came */
 #define SHORT_POLL_NS 50000L  /* every 50 us: 64 KB at 1.3 GB/s */
 
 /*
  * How long the next poll may sleep.  Sub-buffers came in since the last
- * poll: more are likely on the way, and a producer may be waiting for room
- * (no-loss mode), so only look at the sockets.  Some came in recently: a
+ * poll into a buffer that could fill before long: more are likely on the
+ * way, and a producer may be waiting for room (no-loss mode), so only
+ * look at the sockets.  Some came in recently: a
  * producer with a small buffer fills it in less than the caller's
  * timeout (64 KB in 65 us at 1 GB/s) and would wait for most of it, so
  * sleep briefly.  Quiet for a while: the caller's timeout (NULL: none).

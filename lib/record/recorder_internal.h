@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "common/proto.h"
 #include "common/rb_abi.h"
@@ -90,6 +91,8 @@ struct rec_buffer {
 	uint64_t pages, overrun, records, lost;
 	uint64_t woken; /* times a producer waiting on a full buffer was woken */
 	uint64_t waits, wait_tsc; /* the producer's, read when it is done */
+	uint64_t seen_ns; /* CLOCK_MONOTONIC when a drain last found
+			   * sub-buffers (0: none yet) */
 	int pid, tid;
 	uint32_t nest; /* meta.nest: 0 for a thread's own buffer */
 	char comm[16];
@@ -140,7 +143,8 @@ struct utrace_recorder {
 	uint64_t snap_taken; /* recorder_snap.c: requests handled (the next ticket) */
 	uint32_t snap_ids;   /* snapshots written */
 	uint64_t snap_stall_ns; /* when snap_taken was first seen unpublished */
-	bool busy; /* the last poll saved sub-buffers: poll again without sleeping */
+	bool busy; /* the last poll saved sub-buffers of a buffer that could
+		    * fill soon (rec_drain): poll again without sleeping */
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
 	/* recorder_live.c: o.kprobes and the probes added while running (the
 	 * recorder's: o.kprobes points here once one is); by key, the event
@@ -434,6 +438,14 @@ void rec_trig_krun(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 void rec_clock_pair(uint64_t *tsc, uint64_t *ns);
 int rec_write_symtabs(struct utrace_recorder *r, struct utrace_error *err);
 
+/* CLOCK_MONOTONIC now, in ns */
+static inline uint64_t rec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 /* recorder_drain.c: save what buffer b committed (all of it when final) */
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,
 	      struct utrace_error *err);
