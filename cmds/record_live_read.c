@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_live_read.c - what the live tracefs reads of the recording: the
+ * file written so far (or, with --overwrite, an extract of the rings),
+ * opened with the recorder held, printed as `utrace report` prints it
+ * (lib/report): trace, the newest events after the last clearing;
+ * trace_pipe and per_cpu/cpuN/trace_pipe, the oldest after what they
+ * consumed, read on from bookmarks (lib/tracefile/dat_resume.c) so that a
+ * read does not cost the whole file; utrace.dat, an extract; and
+ * per_cpu/cpuN/stats, counted over the same selection.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds/record_live_int.h"
+#include "lib/report/report_filter.h"
+#include "lib/report/report_text.h"
+
+/* The file as written so far, opened while the recorder is held: what
+ * the reader indexes is whole records. */
+int record_live_open_dat(struct record_live *rl, struct utrace_dat **d, struct utrace_error *err)
+{
+	int ret;
+
+	live_lock(rl);
+	/* messages not read yet first (the BUFFER of a thread that just
+	 * started, as trace_marker's), then every sub-buffer done */
+	ret = utrace_recorder_poll(rl->r, 0, err);
+	if (ret >= 0 && !rl->overwrite)
+		ret = utrace_recorder_sync(rl->r, err);
+	if (ret >= 0 && !rl->overwrite)
+		ret = utrace_dat_open(rl->output, d, err);
+	/* a flight recorder's records are in the rings only: a copy of what
+	 * they hold, opened then unlinked (the reader keeps its descriptor) */
+	if (ret >= 0 && rl->overwrite) {
+		ret = utrace_recorder_extract(rl->r, rl->extract, err);
+		if (ret >= 0)
+			ret = utrace_dat_open(rl->extract, d, err);
+		unlink(rl->extract);
+	}
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+/* utrace.dat: an extract, copied into out. */
+int record_live_extract(void *arg, FILE *out, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	char buf[65536];
+	FILE *in = NULL;
+	size_t n;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_poll(rl->r, 0, err);
+	if (ret >= 0)
+		ret = utrace_recorder_extract(rl->r, rl->extract, err);
+	if (ret >= 0 && !(in = fopen(rl->extract, "r")))
+		ret = utrace_error_set(err, -errno, "%s: %s", rl->extract, strerror(errno));
+	unlink(rl->extract);
+	pthread_mutex_unlock(&rl->lock);
+	while (in && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n) {
+			ret = utrace_error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+	if (in)
+		fclose(in);
+	return ret;
+}
+
+/*
+ * A read of trace shows at most the newest LIVE_TRACE_MAX events, as the
+ * kernel's shows what its ring buffer still holds: the text is made in
+ * memory at open, and the file may hold far more.
+ */
+#define LIVE_TRACE_MAX 1000000
+
+struct live_scan {
+	uint64_t events;	/* LOST records not counted */
+	uint64_t skip, from_ts; /* second pass: the time of event `skip` */
+};
+
+static int live_count(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	struct live_scan *s = arg;
+
+	if (ev->kind == UTRACE_EV_LOST)
+		return 0;
+	if (s->events++ == s->skip)
+		s->from_ts = ev->ts;
+	return 0;
+}
+
+/* The events at or after since_ns (0: all) of cpu (-1: all), read on
+ * from rs's bookmarks if rs. */
+static int live_select(struct utrace_report_filter **f, uint64_t since_ns, int cpu,
+		       struct utrace_dat_resume *rs, struct utrace_error *err)
+{
+	char v[64];
+
+	*f = NULL;
+	if (!since_ns && cpu < 0)
+		return 0;
+	if (utrace_report_filter_new(f, err) < 0)
+		return err->code;
+	snprintf(v, sizeof(v), "%llu.%09llu~", (unsigned long long)(since_ns / 1000000000u),
+		 (unsigned long long)(since_ns % 1000000000u));
+	if (since_ns && utrace_report_filter_add(*f, "time-range", v, err) < 0)
+		return err->code;
+	snprintf(v, sizeof(v), "%d", cpu);
+	if (cpu >= 0 && utrace_report_filter_add(*f, "cpu", v, err) < 0)
+		return err->code;
+	utrace_report_filter_set_resume(*f, rs);
+	return 0;
+}
+
+/* How many events the selection holds, the last one's time, and, past
+ * LIVE_TRACE_MAX, the time from which the newest ones are (a second
+ * pass); *since_ns moved there, *f then reading from rs's bookmarks. */
+static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint64_t *since_ns,
+		     int cpu, struct utrace_dat_resume *rs, struct live_scan *s,
+		     struct utrace_error *err)
+{
+	struct utrace_pass_stats st;
+	uint64_t n;
+
+	s->skip = UINT64_MAX;
+	if (utrace_report_filter_run(*f, d, live_count, s, &st, err) < 0)
+		return err->code;
+	if (s->events <= LIVE_TRACE_MAX)
+		return 0;
+	n = s->events;
+	*s = (struct live_scan){.skip = n - LIVE_TRACE_MAX};
+	if (utrace_report_filter_run(*f, d, live_count, s, &st, err) < 0)
+		return err->code;
+	*since_ns = s->from_ts;
+	utrace_report_filter_free(*f);
+	return live_select(f, *since_ns, cpu, rs, err);
+}
+
+/*
+ * The bookmarks of a reading of trace or trace_pipe (pipe) of cpu (-1:
+ * every CPU): its counting passes read from one time (what trace_pipe
+ * consumed, or trace's last clearing), its printing pass maybe from a
+ * later one (the newest LIVE_TRACE_MAX events), and each of those times
+ * only grows, so each gets bookmarks of its own (which == 0, 1).  NULL if
+ * none: a flight recorder's file is a new extract each time.
+ */
+static struct utrace_dat_resume *live_resume(struct record_live *rl, int cpu, bool pipe,
+					     int which)
+{
+	size_t i = ((size_t)(cpu + 1) * 2 + pipe) * 2 + (size_t)which;
+
+	if (rl->overwrite)
+		return NULL;
+	if (i >= rl->nr_resumes) {
+		struct utrace_dat_resume **p = realloc(rl->resumes, (i + 1) * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + rl->nr_resumes, 0, (i + 1 - rl->nr_resumes) * sizeof(*p));
+		rl->resumes = p;
+		rl->nr_resumes = i + 1;
+	}
+	if (!rl->resumes[i] && utrace_dat_resume_new(&rl->resumes[i]) < 0)
+		return NULL;
+	return rl->resumes[i];
+}
+
+/* trace: the newest LIVE_TRACE_MAX events after the last clearing (a
+ * pass to count them first). */
+static int live_print_all(struct record_live *rl, struct utrace_dat *d, FILE *out,
+			  struct utrace_report_opts *o, uint64_t since_ns, int cpu,
+			  struct utrace_error *err)
+{
+	struct utrace_report_filter *f = NULL;
+	struct live_scan scan = {0};
+	int ret;
+
+	ret = live_select(&f, since_ns, cpu, live_resume(rl, cpu, false, 0), err);
+	if (ret >= 0)
+		ret = live_scan(d, &f, &since_ns, cpu, live_resume(rl, cpu, false, 1), &scan, err);
+	o->filter = f;
+	if (ret >= 0) /* with its header even when empty */
+		ret = utrace_report_print(d, out, o, NULL, err);
+	utrace_report_filter_free(f);
+	return ret;
+}
+
+/* trace_pipe: the oldest LIVE_TRACE_MAX events after what it consumed,
+ * in one pass, which says where they end (*last_ns, 0 if none). */
+static int live_print_pipe(struct record_live *rl, struct utrace_dat *d, FILE *out,
+			   struct utrace_report_opts *o, uint64_t since_ns, int cpu,
+			   uint64_t *last_ns, struct utrace_error *err)
+{
+	struct utrace_report_filter *f = NULL;
+	int ret;
+
+	*last_ns = 0;
+	ret = live_select(&f, since_ns, cpu, live_resume(rl, cpu, true, 0), err);
+	if (ret >= 0 && !f)
+		ret = utrace_report_filter_new(&f, err);
+	if (ret < 0)
+		return ret;
+	utrace_report_filter_set_limit(f, LIVE_TRACE_MAX);
+	o->filter = f;
+	ret = utrace_report_print(d, out, o, NULL, err);
+	*last_ns = utrace_report_filter_last(f);
+	utrace_report_filter_free(f);
+	return ret;
+}
+
+int record_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
+			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct utrace_report_opts o;
+	struct utrace_dat *d;
+	int ret;
+
+	if (record_live_open_dat(rl, &d, err) < 0)
+		return err->code;
+	utrace_report_opts_init(&o);
+	o.tracer = tracer;
+	o.flags = options;
+	if (last_ns)
+		ret = live_print_pipe(rl, d, out, &o, since_ns, cpu, last_ns, err);
+	else
+		ret = live_print_all(rl, d, out, &o, since_ns, cpu, err);
+	utrace_dat_close(d);
+	return ret;
+}
+
+void record_live_resumes_free(struct record_live *rl)
+{
+	for (size_t i = 0; i < rl->nr_resumes; i++)
+		utrace_dat_resume_free(rl->resumes[i]);
+	free(rl->resumes);
+	rl->resumes = NULL;
+	rl->nr_resumes = 0;
+}
+
+struct live_cpu_scan {
+	struct utrace_live_stats *st;
+	uint64_t read_ns;
+};
+
+/* A record's bytes in the threads' encoding (common/record.h). */
+static uint64_t live_record_bytes(const struct utrace_event *ev)
+{
+	switch (ev->kind) {
+	case UTRACE_EV_ENTRY:
+	case UTRACE_EV_EXIT:
+		return 4;
+	case UTRACE_EV_LEAF: /* an entry and its exit shown as one line */
+		return 8;
+	case UTRACE_EV_FUNC:
+		return 12;
+	default: /* EVENT, PRINT, STACK: three words and the data */
+		return 12 + ((uint64_t)ev->data_len + 3) / 4 * 4;
+	}
+}
+
+static int live_cpu_count(void *arg, const struct utrace_event *ev, struct utrace_error *err)
+{
+	struct live_cpu_scan *s = arg;
+
+	if (ev->kind == UTRACE_EV_LOST) {
+		s->st->dropped += ev->lost;
+		return 0;
+	}
+	if (ev->ts <= s->read_ns) { /* consumed by trace_pipe */
+		s->st->read++;
+		return 0;
+	}
+	if (!s->st->entries++ || ev->ts < s->st->oldest_ns)
+		s->st->oldest_ns = ev->ts;
+	s->st->bytes += live_record_bytes(ev);
+	return 0;
+}
+
+int record_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
+			  struct utrace_live_stats *st, struct utrace_error *err)
+{
+	struct record_live *rl = arg;
+	struct live_cpu_scan s = {st, read_ns};
+	struct utrace_report_filter *f = NULL;
+	struct utrace_pass_stats ps;
+	struct utrace_dat *d;
+	int ret;
+
+	if (record_live_open_dat(rl, &d, err) < 0)
+		return err->code;
+	ret = live_select(&f, since_ns, cpu, NULL, err);
+	if (ret >= 0)
+		ret = utrace_report_filter_run(f, d, live_cpu_count, &s, &ps, err);
+	utrace_report_filter_free(f);
+	utrace_dat_close(d);
+	return ret < 0 ? ret : 0;
+}
