@@ -22,7 +22,8 @@
  *   synthetic_events  the synthetic events ("NAME\tTYPE FIELD; ..."); a
  *                     write defines one, "!NAME" removes it; O_TRUNC as
  *                     above, for them
- *   events/SYS/EVENT/enable  of a dynamic event defined here: 0 or 1
+ *   events/SYS/EVENT/enable  of a dynamic event defined here: 0 or 1, with
+ *                            the soft mode's "*" as any event's
  *
  * One list holds them all, each with its kind; a file is a filter of
  * kinds (dyn_files): what it lists, what its "-:" and `>` remove, and
@@ -321,7 +322,7 @@ static int show_enable(struct utrace_live *l, const struct live_handle *h, FILE 
 {
 	int on = l->ops.dynev_enable ? l->ops.dynev_enable(l->ops.arg, h->sys, h->ev, -1) : 0;
 
-	fprintf(out, "%d\n", on > 0);
+	fprintf(out, "%d%s\n", on > 0, live_soft_mark(l, h->sys, h->ev));
 	return 0;
 }
 

@@ -222,9 +222,7 @@ int live_show_enable(struct utrace_live *l, const struct live_handle *h, FILE *o
 	if (n < 0)
 		return n;
 	if (h->ev[0]) /* "*": triggers run it (event_enable_read's SOFT_MODE) */
-		fprintf(out, "%d%s\n", seen == 2,
-			l->ops.event_soft && l->ops.event_soft(l->ops.arg, h->sys, h->ev) ? "*"
-											  : "");
+		fprintf(out, "%d%s\n", seen == 2, live_soft_mark(l, h->sys, h->ev));
 	else
 		fprintf(out, "%c\n", set_to_char[seen]);
 	return 0;

@@ -231,6 +231,8 @@ int live_apply(struct utrace_live *l, enum utrace_tracer tracer,
 int live_list_copy(struct live_list *dst, const struct live_list *src);
 int live_list_add(struct live_list *l, const char *expr);
 void live_list_free(struct live_list *l);
+/* "*" when triggers manage the event (the kernel's soft mode), else "" */
+const char *live_soft_mark(struct utrace_live *l, const char *sys, const char *ev);
 /* A filter of the expressions of the lists; NULL with err set on a bad
  * one. */
 struct utrace_func_filter *live_filter_make(const struct live_list lists[UTRACE_FILTER_LISTS],

@@ -2,8 +2,8 @@
 /*
  * live_state.c - what the files of the live tracefs share: the tracer,
  * the function lists of set_ftrace_filter and set_ftrace_notrace, the
- * error_log, the time of the last clear of trace, and how a number
- * written is read.  The caller holds l->lock.
+ * error_log, the time of the last clear of trace, how a number written
+ * is read, and an event enable's soft-mode mark.  The caller holds l->lock.
  *
  * The lists are kept as the expressions written ("func*", "!func_b",
  * "f:mod:libm.so*"); each change makes a new utrace_func_filter of them
@@ -203,4 +203,11 @@ int live_number(const char *buf, size_t n, unsigned long long *v)
 	errno = 0;
 	*v = strtoull(text, &end, 0);
 	return *end || errno || text[0] == '-' ? -EINVAL : 0;
+}
+
+/* The soft mode's "*" of an event's enable (event_enable_read): when
+ * enable_event, disable_event or its own triggers run it. */
+const char *live_soft_mark(struct utrace_live *l, const char *sys, const char *ev)
+{
+	return l->ops.event_soft && l->ops.event_soft(l->ops.arg, sys, ev) ? "*" : "";
 }

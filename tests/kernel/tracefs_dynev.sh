@@ -196,6 +196,8 @@ ts0='hist:keys=common_pid:ts0=common_timestamp.usecs'
 lat='hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(mygrp.a2).trace(call_lat,$lat,common_pid)'
 echo "$ts0" >>events/mygrp/a2/trigger
 check "a hist trigger with a variable is set on a probe added live" test $? -eq 0
+check "the probe's enable reads 0*: its trigger runs it (soft mode)" \
+	test "$(cat events/mygrp/a2/enable)" = "0*"
 echo "$lat" >>events/mygrp/beta_ret/trigger 2>"$T/e5"
 check "another event's trigger reads its \$ts0 in onmatch().trace() ($(cat "$T/e5"))" \
 	test ! -s "$T/e5"
@@ -250,6 +252,7 @@ echo "!$lat" >>events/mygrp/beta_ret/trigger
 echo "!$ts0" >>events/mygrp/a2/trigger
 echo >events/synthetic/call_lat/trigger
 check "the triggers go" test "$(cat events/mygrp/beta_ret/trigger events/mygrp/a2/trigger | grep -c '^hist')" = 0
+check "and the probe's enable reads 0 again" test "$(cat events/mygrp/a2/enable)" = 0
 echo 1 >events/start/gamma/enable
 echo 0 >events/mygrp/beta_ret/enable
 : >dynamic_events
