@@ -103,6 +103,26 @@ static int live_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t
 	return ret;
 }
 
+/* h is open (l->lock held). */
+static void handle_link(struct utrace_live *l, struct live_handle *h)
+{
+	h->prev = NULL;
+	h->next = l->open;
+	if (l->open)
+		l->open->prev = h;
+	l->open = h;
+}
+
+static void handle_unlink(struct utrace_live *l, struct live_handle *h)
+{
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		l->open = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+}
+
 static void handle_free(struct live_handle *h)
 {
 	free(h->buf);
@@ -148,6 +168,8 @@ static int live_open(const char *path, struct fuse_file_info *fi)
 	if (ret >= 0 && acc != O_WRONLY && !f->pipe)
 		ret = handle_fill(l, h);
 	l->pipe_used |= ret >= 0 && f->pipe; /* a reader: utrace_live_drain waits for it */
+	if (ret >= 0)
+		handle_link(l, h);
 	pthread_mutex_unlock(&l->lock);
 	if (ret < 0) {
 		handle_free(h);
@@ -212,7 +234,13 @@ static int live_flush(const char *path, struct fuse_file_info *fi)
 
 static int live_release(const char *path, struct fuse_file_info *fi)
 {
-	handle_free((void *)(uintptr_t)fi->fh);
+	struct live_handle *h = (void *)(uintptr_t)fi->fh;
+	struct utrace_live *l = live_of();
+
+	pthread_mutex_lock(&l->lock);
+	handle_unlink(l, h);
+	pthread_mutex_unlock(&l->lock);
+	handle_free(h);
 	return 0;
 }
 
@@ -298,6 +326,7 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
 	l->fuse = fuse_new(&args, &live_ops, sizeof(live_ops), l);
+	fuse_opt_free_args(&args); /* fuse_new's copy of them is its own */
 	if (!l->fuse || fuse_mount(l->fuse, dir) != 0) {
 		utrace_live_stop(l);
 		return utrace_error_set(err, -EIO, "%s: cannot mount the tracefs (FUSE)", dir);
@@ -325,6 +354,15 @@ void utrace_live_stop(struct utrace_live *l)
 		if (l->serving)
 			pthread_join(l->thread, NULL);
 		fuse_destroy(l->fuse);
+	}
+	/* the files a reader still had open when the mount went (a blocked
+	 * cat of trace_pipe): the FUSE threads are gone, nothing releases
+	 * them */
+	while (l->open) {
+		struct live_handle *h = l->open;
+
+		handle_unlink(l, h);
+		handle_free(h);
 	}
 	live_errlog_clear(l);
 	for (int w = 0; w < UTRACE_FILTER_LISTS; w++)

@@ -36,6 +36,7 @@ struct utrace_live {
 	pthread_t thread;
 	bool serving;
 	pthread_mutex_t lock; /* everything below */
+	struct live_handle *open; /* the files open: FUSE releases none at an unmount */
 	enum utrace_tracer tracer;
 	uint32_t max_depth; /* max_graph_depth */
 	uint32_t options;   /* trace_options: ops->set_option's word */
@@ -86,6 +87,7 @@ struct live_handle {
 	int cpu;		  /* per_cpu/cpuN/: N, else -1 */
 	int dir;		  /* a directory: enum live_dir; a file: 0 */
 	char sys[65], ev[65];	  /* events/SYS/EVENT/; options/NAME: ev */
+	struct live_handle *prev, *next; /* l->open: freed at the stop if still open */
 };
 
 enum live_dir {
