@@ -337,49 +337,8 @@ check "threads of both processes wrote records" \
 	test "$(awk '!/^#/ && $3 > 0 { print $2 }' "$T/mt.stat" | sort -u | wc -l)" -eq 2
 
 # the program's static tracepoints: available_events, events/SYS/EVENT/
-cat >"$T/lt_events.h" <<'PROG'
-#undef TRACE_SYSTEM
-#define TRACE_SYSTEM livetp
-#if !defined(LT_EVENTS_H) || defined(TRACE_HEADER_MULTI_READ)
-#define LT_EVENTS_H
-#include <utrace/tracepoint.h>
-TRACE_EVENT(lt_tick,
-	TP_PROTO(int n),
-	TP_ARGS(n),
-	TP_STRUCT__entry(__field(int, n)),
-	TP_fast_assign(__entry->n = n;),
-	TP_printk("n=%d", __entry->n)
-);
-TRACE_EVENT(lt_work,
-	TP_PROTO(int n, int kind),
-	TP_ARGS(n, kind),
-	TP_STRUCT__entry(__field(int, n) __field(int, kind)),
-	TP_fast_assign(__entry->n = n; __entry->kind = kind;),
-	TP_printk("n=%d kind=%d", __entry->n, __entry->kind)
-);
-#endif
-#undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH .
-#undef TRACE_INCLUDE_FILE
-#define TRACE_INCLUDE_FILE lt_events
-#include <utrace/define_trace.h>
-PROG
-cat >"$T/ltp.c" <<'PROG'
-#include <unistd.h>
-#define CREATE_TRACE_POINTS
-#include "lt_events.h"
-int main(int argc, char **argv)
-{
-	for (int n = 0; access(argv[1], F_OK); n++) {
-		trace_lt_tick(n);
-		for (int k = 0; k < 30; k++)
-			trace_lt_work(n * 30 + k, k % 3);
-		usleep(1000);
-	}
-	return 0;
-}
-PROG
-(cd "$T" && cc -O2 $("$U" cflags) -I"$ROOT/include" -I. -o ltp ltp.c) ||
+cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/kernel" -o "$T/ltp" \
+	"$ROOT/tests/kernel/ltp.c" ||
 	{ notok "build the tracepoint program"; exit 1; }
 rm -f "$T/stop"
 "$U" record -e livetp:lt_tick --tracefs "$T/mnt" -o "$T/ltp.dat" -- "$T/ltp" "$T/stop" \
