@@ -81,3 +81,16 @@ int rec_live_wait(int fd)
 
 	return ret < 0 ? ret : d.status;
 }
+
+int rec_live_done(struct rec_conn *c, struct rec_conn *ch, int ret)
+{
+	struct utrace_msg_live_done d = {{sizeof(d), UTRACE_MSG_LIVE_DONE}, 0, 0};
+
+	if (ret >= 0)
+		ret = rec_conn_send(ch, &d, sizeof(d), -1);
+	if (ret >= 0)
+		ret = rec_live_wait(c->live_fd);
+	if (ret < 0)
+		rec_live_close(c);
+	return ret;
+}

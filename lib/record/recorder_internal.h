@@ -269,6 +269,10 @@ int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t
 int rec_live_answer(int fd, void *msg, size_t size, uint32_t type);
 /* The answer to a LIVE_DONE sent on a live channel: 0 or -errno. */
 int rec_live_wait(int fd);
+/* The end of a batch sent on c's live channel through ch (ret: how the
+ * batch went): its LIVE_DONE sent and answered, the channel closed if
+ * anything failed.  0 or -errno. */
+int rec_live_done(struct rec_conn *c, struct rec_conn *ch, int ret);
 /* how long a process's live thread may take to answer (then its channel
  * is closed; it keeps what it had) */
 #define REC_LIVE_WAIT_MS 5000

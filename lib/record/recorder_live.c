@@ -39,7 +39,6 @@ static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 {
 	struct utrace_msg_tracer t = {{sizeof(t), UTRACE_MSG_TRACER}, r->o.tracer, 0,
 				      r->o.max_depth, (uint32_t)(r->o.thresh_ns / 1000)};
-	struct utrace_msg_live_done d = {{sizeof(d), UTRACE_MSG_LIVE_DONE}, 0, 0};
 	struct rec_conn ch = *c;
 	int ret;
 
@@ -51,13 +50,7 @@ static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 	for (uint32_t i = 0; ret >= 0 && i < c->nr_objs; i++)
 		if (c->objs[i].nr_sites && c->objs[i].received == c->objs[i].nr_sites)
 			ret = rec_conn_select(r, &ch, i);
-	if (ret >= 0)
-		ret = rec_conn_send(&ch, &d, sizeof(d), -1);
-	if (ret >= 0)
-		ret = rec_live_wait(c->live_fd);
-	if (ret < 0)
-		rec_live_close(c);
-	return ret;
+	return rec_live_done(c, &ch, ret);
 }
 
 int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer tracer,
@@ -377,24 +370,30 @@ int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *
 	return key;
 }
 
+/* An event's switch on the control page: on 1 clears its OFF bit, 0 sets
+ * it, -1 reads; whether it is on now.  The runtime reads it at every hit
+ * (acquire, runtime/trace_events.c). */
+static int ev_switch(uint8_t *st, int on)
+{
+	if (on > 0)
+		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
+	else if (on == 0)
+		__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
+	return !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
+}
+
 int utrace_recorder_kprobe_enable(struct utrace_recorder *r, const char *group, const char *event,
 				  int on)
 {
 	for (unsigned i = r->o.nr_kprobes; i-- > 0;) {
 		const struct utrace_kprobe *p = r->o.kprobes[i];
 		int id = r->kp_live_id ? r->kp_live_id[i] : 0;
-		uint8_t *st;
 
 		if (strcmp(utrace_kprobe_group(p), group) || strcmp(utrace_kprobe_event(p), event))
 			continue;
 		if (!id || utrace_ctl_kprobe_off(r->ctl, i))
 			return -ENOENT; /* from the command line, or removed */
-		st = &r->ctl->ev_state[id - UTRACE_EV_ID_BASE];
-		if (on > 0)
-			__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
-		else if (on == 0)
-			__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
-		return !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
+		return ev_switch(&r->ctl->ev_state[id - UTRACE_EV_ID_BASE], on);
 	}
 	return -ENOENT;
 }
@@ -494,17 +493,11 @@ static int live_synth_find(struct utrace_recorder *r, const char *name)
 
 int utrace_recorder_synth_enable(struct utrace_recorder *r, const char *name, int id, int on)
 {
-	uint8_t *st;
 
 	if (live_synth_find(r, name) < 0 || id < UTRACE_EV_ID_BASE ||
 	    id >= UTRACE_EV_ID_BASE + UTRACE_EV_STATE_MAX)
 		return -ENOENT;
-	st = &r->ctl->ev_state[id - UTRACE_EV_ID_BASE];
-	if (on > 0)
-		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
-	else if (on == 0)
-		__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
-	return !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
+	return ev_switch(&r->ctl->ev_state[id - UTRACE_EV_ID_BASE], on);
 }
 
 int utrace_recorder_synth_remove(struct utrace_recorder *r, const char *name, int id)

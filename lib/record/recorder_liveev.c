@@ -273,7 +273,6 @@ static int live_pseudo_send(struct utrace_recorder *r, struct rec_conn *ch,
 static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct rec_live_ev *e,
 			const char *sys, const char *name, struct utrace_msg_enable *en)
 {
-	struct utrace_msg_live_done d = {{sizeof(d), UTRACE_MSG_LIVE_DONE}, 0, 0};
 	struct rec_conn ch = *c;
 	int ret = 0;
 
@@ -289,13 +288,7 @@ static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct re
 	}
 	if (ret >= 0)
 		ret = live_pseudo_send(r, &ch, e, sys, name, en);
-	if (ret >= 0)
-		ret = rec_conn_send(&ch, &d, sizeof(d), -1);
-	if (ret >= 0)
-		ret = rec_live_wait(c->live_fd);
-	if (ret < 0)
-		rec_live_close(c);
-	return ret;
+	return rec_live_done(c, &ch, ret);
 }
 
 /* The new configuration of event id to every process with a channel. */
