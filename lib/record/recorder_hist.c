@@ -694,14 +694,6 @@ void rec_hist_free(struct utrace_recorder *r)
 		struct rec_hist *h = r->hists;
 
 		r->hists = h->next;
-		if (h->map && !h->owner)
-			munmap(h->map, h->map_size);
-		if (h->fd >= 0 && !h->owner)
-			close(h->fd);
-		free(h->table);
-		free(h->system);
-		free(h->name);
-		free(h->prog);
-		free(h);
+		rec_hist_free_one(h);
 	}
 }
