@@ -93,10 +93,8 @@ RP=$!
 for _ in $(seq 100); do grep -q func_beta "$T/mnt/available_filter_functions" 2>/dev/null && break; sleep 0.05; done
 # calls ON: the function trace shows the calls (after a clear) of FUNCS
 calls() { awk '/ <-/ { print $(NF - 1) }' "$T/mnt/trace" | sort -u | tr '\n' ' '; }
-wait_calls() {
-	for _ in $(seq 50); do [ "$(calls)" = "$1" ] && return 0; sleep 0.1; done
-	return 1
-}
+calls_are() { [ "$(calls)" = "$1" ]; }
+wait_calls() { until_ok 50 calls_are "$1"; }
 echo nop >"$T/mnt/current_tracer" 2>"$T/fp.err"
 check "an entry-patched program takes current_tracer nop" test ! -s "$T/fp.err"
 echo >"$T/mnt/trace"
@@ -125,9 +123,8 @@ check "the entry-patched program ended normally, its output the untraced run's" 
 	test "$rc" -eq 0 -a "$(cat "$T/plain.out")" = "$(cat "$T/plain0.out")"
 
 # Library calls (--libcall): their GOT slots lead to the stubs or to the
-# targets, switched live, and a filter selects among them.  (The live
-# trace does not name them yet, so the calls are counted; the file names
-# them.)
+# targets, switched live, and a filter selects among them.  (The calls
+# are counted; the file names them.)
 cat >"$T/lc.c" <<'PROG'
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,7 +154,8 @@ rm -f "$T/stop"
 RP=$!
 for _ in $(seq 100); do [ -f "$T/mnt/current_tracer" ] && break; sleep 0.05; done
 nrec() { grep -c ' <-' "$T/mnt/trace"; }
-some() { for _ in $(seq 50); do [ "$(nrec)" -gt 0 ] && return 0; sleep 0.1; done; return 1; }
+has_recs() { [ "$(nrec)" -gt 0 ]; }
+some() { until_ok 50 has_recs; }
 check "library calls traced from the start" some
 echo nop >"$T/mnt/current_tracer" 2>"$T/lc1.err"
 check "a --libcall program takes current_tracer nop" test ! -s "$T/lc1.err"
