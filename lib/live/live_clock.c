@@ -16,8 +16,8 @@
  * options word trace is printed with (ops->set_clock).  The caller holds
  * l->lock.
  */
-#include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/live/live_int.h"
@@ -35,11 +35,11 @@ static size_t clock_next(const char **s)
 /* At start: the first clock named. */
 void live_clock_init(struct utrace_live *l)
 {
-	const char *s = l->ops.clock_names ? l->ops.clock_names : "";
+	const char *names = l->ops.clock_names ? l->ops.clock_names : "", *s = names;
 	size_t n = clock_next(&s);
 
 	if (n < sizeof(l->clock)) {
-		memcpy(l->clock, l->ops.clock_names, n);
+		memcpy(l->clock, names, n); /* names, never NULL: no ops says none */
 		l->clock[n] = 0;
 	}
 }
@@ -62,30 +62,27 @@ int live_show_clock(struct utrace_live *l, const struct live_handle *h, FILE *ou
 
 long live_write_clock(struct utrace_live *l, struct live_handle *h, const char *buf, size_t len)
 {
-	char name[sizeof(l->clock)];
 	uint32_t options = l->options;
 	const char *s = l->ops.clock_names ? l->ops.clock_names : "";
-	size_t n = len;
+	char *name = live_strip(buf, len);
+	size_t n = name ? strlen(name) : 0;
+	long ret = -EINVAL;
 
-	while (n && isspace((unsigned char)buf[n - 1]))
-		n--;
-	while (n && isspace((unsigned char)*buf))
-		buf++, n--;
-	if (!n || n >= sizeof(name))
-		return -EINVAL;
-	memcpy(name, buf, n);
-	name[n] = 0;
-	while (*s) { /* only a listed name */
+	if (!name)
+		return -ENOMEM;
+	while (n && n < sizeof(l->clock) && *s) { /* only a listed name */
 		const char *p = s;
 
 		if (clock_next(&s) == n && !strncmp(p, name, n)) {
 			if (l->ops.set_clock(l->ops.arg, name, &options) < 0)
-				return -EINVAL;
+				break;
 			l->options = options;
 			memcpy(l->clock, name, n + 1);
 			live_trace_clear(l);
-			return (long)len;
+			ret = (long)len;
+			break;
 		}
 	}
-	return -EINVAL;
+	free(name);
+	return ret;
 }

@@ -36,7 +36,6 @@
  * recording compiles it again for each object's own layout (ops
  * ->event_filter).  The caller holds l->lock.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,16 +83,6 @@ void live_evconf_free(struct utrace_live *l)
 	}
 }
 
-/* The text of a write without the white space around it (strstrip). */
-static char *stripped(const char *buf, size_t n)
-{
-	while (n && isspace((unsigned char)buf[n - 1]))
-		n--;
-	while (n && isspace((unsigned char)*buf))
-		buf++, n--;
-	return strndup(buf, n);
-}
-
 int live_show_filter(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	const struct live_evconf *c = evconf(l, h, false);
@@ -128,7 +117,7 @@ long live_write_filter(struct utrace_live *l, struct live_handle *h, const char 
 	const struct utrace_event_format *f = live_event_find(l, h->sys, h->ev);
 	struct live_evconf *c = evconf(l, h, true);
 	struct utrace_error err = {0};
-	char *text = stripped(buf, n);
+	char *text = live_strip(buf, n);
 	void *prog = NULL;
 	uint32_t len;
 	int code = 0, ret;
@@ -426,7 +415,7 @@ static int trigger_remove(struct utrace_live *l, struct live_evconf *c,
 long live_write_trigger(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct live_evconf *c = evconf(l, h, true);
-	char *text = stripped(buf, n);
+	char *text = live_strip(buf, n);
 	const char *body = text && *text == '!' ? text + 1 : text;
 	struct utrace_trigger *t = NULL;
 	struct utrace_error err = {0};

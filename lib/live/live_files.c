@@ -32,22 +32,6 @@
 
 #include "lib/live/live_int.h"
 
-/* The text of a write, trimmed of white space at both ends. */
-static char *write_text(const char *buf, size_t n)
-{
-	char *s = strndup(buf, n), *e;
-
-	if (!s)
-		return NULL;
-	for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]); e--)
-		;
-	*e = 0;
-	for (e = s; isspace((unsigned char)*e); e++)
-		;
-	memmove(s, e, strlen(e) + 1);
-	return s;
-}
-
 static int show_tracers(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	fputs("function_graph function nop\n", out);
@@ -64,7 +48,7 @@ static long write_tracer(struct utrace_live *l, struct live_handle *h, const cha
 {
 	struct utrace_error err = {0};
 	enum utrace_tracer t;
-	char *s = write_text(buf, n);
+	char *s = live_strip(buf, n);
 	int ret;
 
 	if (!s)
@@ -98,7 +82,7 @@ static int show_tracing_on(struct utrace_live *l, const struct live_handle *h, F
 static long write_tracing_on(struct utrace_live *l, struct live_handle *h, const char *buf,
 			     size_t n)
 {
-	char *s = write_text(buf, n), *end;
+	char *s = live_strip(buf, n), *end;
 	unsigned long v;
 
 	if (!s)
@@ -172,7 +156,7 @@ static int show_depth(struct utrace_live *l, const struct live_handle *h, FILE *
 static long write_depth(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct utrace_error err = {0};
-	char *s = write_text(buf, n), *end;
+	char *s = live_strip(buf, n), *end;
 	uint32_t old = l->max_depth;
 	unsigned long v;
 	int ret;

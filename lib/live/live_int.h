@@ -178,6 +178,9 @@ int live_show_cpu_stats(struct utrace_live *l, const struct live_handle *h, FILE
 /* live_state.c: a number written as kstrtoull_from_user takes it (0x,
  * 0 prefixes; a trailing newline), else -EINVAL */
 int live_number(const char *buf, size_t n, unsigned long long *v);
+/* live_state.c: the text of a write without the white space around it
+ * (the kernel's strstrip), as a string to free; NULL if out of memory */
+char *live_strip(const char *buf, size_t n);
 
 /* live_dynev.c: an event of dynamic_events; its line as the file lists
  * it, its format (the recording's), its kind (LIVE_DYN_*) */

@@ -190,6 +190,15 @@ void live_trace_clear(struct utrace_live *l)
 	l->clear_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+char *live_strip(const char *buf, size_t n)
+{
+	while (n && isspace((unsigned char)buf[n - 1]))
+		n--;
+	while (n && isspace((unsigned char)*buf))
+		buf++, n--;
+	return strndup(buf, n);
+}
+
 int live_number(const char *buf, size_t n, unsigned long long *v)
 {
 	char text[32], *end;
