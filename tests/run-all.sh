@@ -8,6 +8,7 @@
 #   tests/stress/run.sh   random programs with exceptions, traced vs untraced
 #   tests/fuzz/run.sh     libFuzzer harnesses, FUZZ_TIME seconds each (default 8)
 #   tests/kernel/run.sh   (when present)
+#   tests/hostile/run.sh  hostile programs under every mode (issue 21)
 # Each tier ends with "<tier>: N passed, N failed"; this script adds them up
 # and ends with exactly one line "N passed, N failed".  A tier that ends
 # without its summary line counts as one failure.  Exits 1 on any failure.
@@ -58,6 +59,7 @@ tier stress "$ROOT/tests/stress/run.sh"
 # a short run of each harness keeps CI fast; `make fuzz` runs longer
 FUZZ_TIME=${FUZZ_TIME:-8} tier fuzz "$ROOT/tests/fuzz/run.sh"
 tier kernel "$ROOT/tests/kernel/run.sh"
+tier hostile "$ROOT/tests/hostile/run.sh"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/hostile/lib.sh - what every tests/hostile/*.sh shares.  A script
+# sources it first, its arguments unchanged:
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# It brings tests/kernel/lib.sh (ROOT, B, U, ok, notok, check, unsupported,
+# need_root, until_ok, ...) and adds:
+#   W                       a fresh folder for this script, removed on exit
+#   HP                      tests/hostile/progs (the programs' sources)
+#   build NAME SRC [CC [OPT [FLAGS...]]]
+#                           compile SRC (relative to HP, or absolute) with
+#                           `utrace cflags`, CC (default gcc) at OPT (default
+#                           -O2) into $W/NAME; notok and return 1 on failure
+#   run_plain OUT CMD...    run CMD untraced: OUT.out (stdout), OUT.err
+#                           (stderr), OUT.rc (exit status)
+#   run_traced OUT OPTS -- CMD...
+#                           the same under `utrace record -o OUT.dat OPTS
+#                           -- CMD`; OUT.rec holds the recorder's own lines
+#                           (the program's stderr still goes to OUT.err
+#                           only where the program did not redirect it)
+#   same_run WHAT OUT_A OUT_B
+#                           ok when stdout and exit status are the same,
+#                           else notok with the difference
+#   each_mode               the modes every program runs in, one per line:
+#                           "-p function", "-p function_graph", ...
+. "$(dirname "${BASH_SOURCE[0]}")/../kernel/lib.sh"
+HP=$ROOT/tests/hostile/progs
+W=$(mktemp -d "${TMPDIR:-/tmp}/utrace-hostile.XXXXXX") || exit 1
+trap 'rm -rf "$W"' EXIT
+
+build() { # build NAME SRC [CC [OPT [FLAGS...]]]
+	local name=$1 src=$2 cc=${3:-gcc} opt=${4:--O2}
+	shift $(($# < 4 ? $# : 4))
+	[[ $src = /* ]] || src=$HP/$src
+	# shellcheck disable=SC2046 # cflags is a list of flags
+	if ! "$cc" $("$U" cflags --cc "$cc") "$opt" -g -o "$W/$name" "$src" "$@" \
+		-lpthread 2>"$W/$name.build"; then
+		notok "build $name ($cc $opt)"
+		sed 's/^/#   /' "$W/$name.build" | head -20
+		return 1
+	fi
+}
+
+run_plain() { # run_plain OUT CMD...
+	local o=$1
+	shift
+	"$@" >"$o.out" 2>"$o.err"
+	echo $? >"$o.rc"
+}
+
+run_traced() { # run_traced OUT OPTS... -- CMD...
+	local o=$1 opts=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	"$U" record -o "$o.dat" "${opts[@]}" -- "$@" >"$o.out" 2>"$o.err"
+	echo $? >"$o.rc"
+	grep -E '^utrace( [a-z]+)?(\[[0-9]+\])?:' "$o.err" >"$o.rec"
+}
+
+same_run() { # same_run WHAT OUT_A OUT_B
+	local what=$1 a=$2 b=$3
+	if cmp -s "$a.out" "$b.out" && cmp -s "$a.rc" "$b.rc"; then
+		ok "$what"
+		return 0
+	fi
+	notok "$what"
+	echo "#   exit status $(cat "$a.rc") untraced, $(cat "$b.rc") traced"
+	diff "$a.out" "$b.out" | head -10 | sed 's/^/#   /'
+	[ -f "$b.rec" ] && sed 's/^/#   recorder: /' "$b.rec" | tail -5
+	return 1
+}
+
+each_mode() {
+	printf '%s\n' "-p function" "-p function_graph"
+}
