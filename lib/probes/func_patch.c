@@ -47,7 +47,9 @@
  *      whose unwind rules (its FDE) do not start as a function's do: a
  *      stripped object's cold parts have FDEs of their own, and look like
  *      functions otherwise.  Those are parts, not functions, and are not
- *      counted as found.
+ *      counted as found;
+ *   6. no language runtime forbids it (func_patch_deny.c: Go's and V8's
+ *      own code, an entry whose next instruction is entered directly).
  *
  * Where 3. or 4. fail for the jmp, the entry may take a 1-byte int3 if
  * they hold for its first instruction alone (fp_int3).
@@ -66,6 +68,7 @@
 #include "lib/elf/symtab.h"
 #include "lib/probes/func_patch.h"
 #include "lib/probes/func_patch_cfi.h"
+#include "lib/probes/func_patch_deny.h"
 #include "lib/probes/kprobe_internal.h"
 
 #define FP_TABLE_MAX 16384 /* entries read of one jump table */
@@ -539,6 +542,7 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 	for (uint32_t i = 0; ret >= 0 && i < plan->n; i++)
 		ret = fp_scan(&c, i);
 	if (ret >= 0) {
+		fp_deny(&c.f, plan); /* whatever the bytes say: func_patch_deny.c */
 		if (c.nt)
 			qsort(c.t, c.nt, sizeof(*c.t), fp_target_cmp);
 		for (uint32_t i = 0; i < plan->n; i++) {

@@ -42,7 +42,9 @@
 	X(CALL_EH, "a call that returns into the detour, in an object with C++ exceptions")        \
 	X(RELOC, "an instruction of its first 5 bytes cannot run elsewhere")                       \
 	X(ENTRY, "the program's entry point (no return address)")                                  \
-	X(PART, "a part of a function, not its entry (cold code)")
+	X(PART, "a part of a function, not its entry (cold code)")                                \
+	X(RUNTIME, "code of a runtime with its own registers and stacks (Go, V8's builtins)")     \
+	X(INSIDE, "entered after its first instruction (a nop, then a call: Go's goexit)")
 
 enum utrace_fpatch_why {
 #define UTRACE_FPATCH_ENUM(n, t) UTRACE_FPATCH_##n,
@@ -71,6 +73,18 @@ struct utrace_fpatch_func {
 	uint8_t code[UTRACE_FPATCH_CODE]; /* the displaced bytes */
 };
 
+/*
+ * A language runtime that reads or moves the return addresses of the
+ * object's functions (lib/probes/func_patch_deny.c): function_graph must
+ * not replace them, and traces those functions' entries only.
+ */
+enum utrace_fpatch_runtime {
+	UTRACE_FPATCH_RT_NONE,
+	UTRACE_FPATCH_RT_GO,	  /* moves goroutine stacks, walks their frames */
+	UTRACE_FPATCH_RT_HOTSPOT, /* the JVM: walks its own stack (frame::sender) */
+	UTRACE_FPATCH_RT_V8,	  /* walks its frames, entered from builtins */
+};
+
 /* PART ones are not functions: a plan's functions are n - count[PART]. */
 struct utrace_fpatch_plan {
 	struct utrace_fpatch_func *f; /* every function found, by address */
@@ -78,6 +92,7 @@ struct utrace_fpatch_plan {
 	size_t count[UTRACE_FPATCH_NWHY];
 	size_t nint3;		   /* of count[OK], those patched with int3 */
 	struct utrace_symtab *tab; /* the names */
+	unsigned runtime;	   /* enum utrace_fpatch_runtime */
 };
 
 /* The plan for the object at path: 0, or <0 with err (not a readable
@@ -85,6 +100,12 @@ struct utrace_fpatch_plan {
 int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err);
 void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan);
 const char *utrace_fpatch_why_text(unsigned why);
+/* "Go", "HotSpot (the JVM)", "V8"; NULL for none. */
+const char *utrace_fpatch_runtime_text(unsigned runtime);
+/* The runtime of the ELF object at path (enum utrace_fpatch_runtime; NONE
+ * if it cannot be read), without a plan: for a program that runs no
+ * preloaded code (statically linked), to say what works instead. */
+unsigned utrace_fpatch_runtime_of(const char *path);
 
 /*
  * The detour's tail for f placed at vaddr at (the runtime's address minus
