@@ -252,6 +252,11 @@ enum utrace_site_select {
 	 * are recorded */
 	UTRACE_SITE_GRAPH_NREGS_SHIFT = 4,
 	UTRACE_SITE_GRAPH_NREGS_MASK = 7u << 4,
+	/* function_graph: the function's runtime reads or moves return
+	 * addresses (Go, the JVM, V8: lib/probes/func_patch_deny.c), so its
+	 * return is never replaced; its entry is written as the function
+	 * tracer writes it (FUNC, with the parent ip) */
+	UTRACE_SITE_ENTRY_ONLY = 1u << 7,
 };
 
 struct utrace_msg_select {

@@ -33,6 +33,11 @@
  * holding rax, in one piece too (the fast path is off).  Neither is
  * written with tracing_thresh.
  *
+ * A site marked UTRACE_SITE_ENTRY_ONLY belongs to a runtime that reads or
+ * moves return addresses (Go, the JVM, V8): its return is left alone and
+ * its entry written as the function tracer writes it (FUNC, parent ip),
+ * which the report prints as a line of its own, at the depth it ran.
+ *
  * set_ftrace_pid (trace_pid.c): a thread left out is not hooked at entry,
  * so it has no exit to write; a frame hooked before its thread was left
  * out returns as any other and writes its exit (the trace stays
@@ -181,6 +186,12 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 			flags |= RT_FRAME_ROOT;
 		else if (!t->graph_roots)
 			return;
+	}
+	/* Go, the JVM, V8 read return addresses: never replace theirs */
+	if (sel & UTRACE_SITE_ENTRY_ONLY) {
+		if (!t->notrace_depth && !rt.tsc_thresh)
+			utrace_func_entry(id, *slot, regs);
+		return;
 	}
 	if (sel & UTRACE_SITE_GRAPH_NOTRACE)
 		flags |= RT_FRAME_NOTRACE;

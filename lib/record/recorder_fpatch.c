@@ -8,7 +8,9 @@
  * that loads it; each entry's displaced instructions relocated for the
  * slot the runtime mapped.  The first time a file is planned, a notice
  * says how many entries were patched (how many of them with int3) and
- * why the others were not.
+ * why the others were not, and, for the object of a runtime that reads
+ * return addresses (Go, the JVM, V8: lib/probes/func_patch_deny.c), that
+ * function_graph traces its functions' entries only.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -73,6 +75,13 @@ static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const 
 	if (len > 0 && len < (int)sizeof(text) && text[len - 1] == ',')
 		text[len - 1] = 0;
 	r->o.notice(r->o.notice_arg, c->pid, text);
+	if (p->nok && p->plan.runtime && r->o.tracer == UTRACE_TRACER_FUNCTION_GRAPH) {
+		snprintf(text, sizeof(text),
+			 "%.1800s: %s reads the return addresses on its stack: function_graph "
+			 "traces its functions' entries only (no return, no duration)",
+			 p->path, utrace_fpatch_runtime_text(p->plan.runtime));
+		r->o.notice(r->o.notice_arg, c->pid, text);
+	}
 }
 
 /* The plan of path, made now if it is new (NULL: out of memory, or the
@@ -117,6 +126,14 @@ static void rec_fpatch_refuse_runtime(struct utrace_recorder *r, struct rec_conn
 		 "dynamic loader, the unwinder): its entries are not patched",
 		 path);
 	r->o.notice(r->o.notice_arg, c->pid, text);
+}
+
+unsigned rec_fpatch_site_flags(const struct utrace_recorder *r, const char *path)
+{
+	for (const struct rec_fplan *p = r->fplans; p; p = p->next)
+		if (!strcmp(p->path, path))
+			return p->plan.runtime ? UTRACE_SITE_ENTRY_ONLY : 0;
+	return 0;
 }
 
 int rec_fpatch_ask(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n)

@@ -415,6 +415,9 @@ void rec_quiesce_end(struct rec_conn *c);
 int rec_fpatch_ask(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n);
 int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n);
 void rec_fpatch_free(struct utrace_recorder *r);
+/* The site flags every function of the planned object at path adds:
+ * UTRACE_SITE_ENTRY_ONLY where its runtime reads return addresses. */
+unsigned rec_fpatch_site_flags(const struct utrace_recorder *r, const char *path);
 
 /* recorder_hist.c: the synthetic event an action names (--synthetic) */
 int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info *out);

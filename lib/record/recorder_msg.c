@@ -83,6 +83,7 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 {
 	struct rec_object *o = &c->objs[idx];
 	struct utrace_msg_select *sel = malloc(sizeof(*sel) + UTRACE_SITES_PER_MSG);
+	unsigned extra = o->flags & UTRACE_OBJ_FPATCH ? rec_fpatch_site_flags(r, o->path) : 0;
 	int ret = 0;
 
 	if (!sel)
@@ -123,6 +124,8 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 			if ((f & UTRACE_SITE_TRACE) && r->o.funcgraph_args && !lib &&
 			    r->o.tracer == UTRACE_TRACER_FUNCTION_GRAPH)
 				f |= site_args(o->syms, va);
+			if (f & UTRACE_SITE_TRACE)
+				f |= extra;
 			sel->flags[i] = (uint8_t)f;
 		}
 		ret = rec_conn_send(c, sel, sel->hdr.size, -1);
