@@ -9,8 +9,47 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmds/record_run_internal.h"
+#include "lib/elf/elf.h"
+#include "lib/probes/func_patch.h"
+
+/*
+ * No process of the recording ran the runtime, and the program is
+ * statically linked: nothing could be preloaded into it (Go's default
+ * build is one).  Say what does work: sampling, the kernel's uprobes
+ * (entry probes only for Go: a uretprobe replaces return addresses, which
+ * Go's runtime walks), and for Go a cgo build (only its C code is traced
+ * in-process: lib/probes/func_patch_deny.c).  False if it is not static.
+ */
+static bool record_say_static(const char *prog)
+{
+	char *exe = record_which(prog);
+	struct utrace_elf_section sec;
+	struct utrace_elf *elf;
+	bool is_static = false, go;
+
+	if (exe && utrace_elf_open(exe, &elf) == 0) {
+		is_static = utrace_elf_find_section(elf, ".interp", &sec) < 0;
+		utrace_elf_close(elf);
+	}
+	if (!is_static) {
+		free(exe);
+		return false;
+	}
+	go = utrace_fpatch_runtime_of(exe) == UTRACE_FPATCH_RT_GO;
+	fprintf(stderr,
+		"utrace record: %s is statically linked%s: utrace's runtime cannot be preloaded "
+		"into it, so none of its functions was traced; what works: sampling (utrace "
+		"record -F 999 -- %s), the kernel's uprobes (as root: --probe 'p:EV %s:%s')%s\n",
+		prog, go ? " (a Go program)" : "", prog, exe, go ? "main.main" : "SYMBOL",
+		go ? "; built with cgo (CGO_ENABLED=1, -ldflags=-linkmode=external) it is "
+		     "dynamically linked, and its C code is traced, not its Go code"
+		   : ", or a dynamically linked build with the flags of `utrace cflags`");
+	free(exe);
+	return true;
+}
 
 /* A program with no call sites, and function patterns that matched no
  * function: the recording is not what was asked for; say so, as
@@ -26,6 +65,8 @@ static void record_warn_unmatched(struct record_session *s, const struct utrace_
 	if (o->rec.tracer == UTRACE_TRACER_NOP)
 		return;
 	if (!st->sites) {
+		if (!st->images && o->argv && record_say_static(o->argv[0]))
+			return;
 		fprintf(
 		    stderr,
 		    "utrace record: %s has no call sites: %s; build it with "
