@@ -14,14 +14,19 @@
  * and r10 (static chain), so those are saved, and r11 too: a function
  * patched at its entry (runtime/func_patch.c) was compiled without the
  * flags, and gcc's -fipa-ra lets its callers keep values in any register
- * the function does not write, scratch ones included.  Vector registers are not:
- * the runtime is compiled with -mgeneral-regs-only, and anything that may
- * call into libc goes through utrace_call_preserving_fpu below.  Flags are
- * dead at a function's entry.
+ * the function does not write, scratch ones included.  The callee-saved
+ * ones (rbx rbp r12-r15: Go's goroutine in r14, V8's roots in r13) the C
+ * handler keeps.  Vector registers are not touched (xmm15, Go's zero,
+ * included): the runtime is compiled with -mgeneral-regs-only, and
+ * anything that may call into libc goes through utrace_call_preserving_fpu
+ * below.  The flags are kept too (pushfq/popfq): code that does not follow
+ * the C convention may pass a condition in them, or enter with the
+ * direction flag set, which C code must not see (cld).
  *
  * Stack alignment: the function was entered with rsp = 8 mod 16; the site
- * call makes it 0, the stub's push 8.  Eight saved registers plus an 8-byte
- * pad bring it back to 0 at our `call`, as the ABI requires.
+ * call makes it 0, the stub's push 8.  The flags, an 8-byte pad and nine
+ * saved registers bring it back to 0 at our `call`, as the ABI requires.
+ * After RESTORE_FLAGS, nothing may change a flag: mov and lea, not add.
  */
 	.text
 
@@ -38,10 +43,29 @@
 	POP_ARGS
 .endm
 
-/* offsets from rsp after SAVE_ARGS: 9 words saved */
-#define FRAME_ID	72
-#define FRAME_SELF	80
-#define FRAME_PARENT	88
+/*
+ * The flags pushfq saved at \at(%rsp) back, without popfq (microcoded:
+ * it cost function_graph 17 ns a call on fib): DF by std where it was
+ * set, OF by an add that overflows exactly when it was set, SF ZF AF PF
+ * CF by sahf.  Clobbers rax, which the caller then reloads with a mov
+ * (no flag changes).  TF, IF and the rest cannot change in user mode.
+ */
+.macro RESTORE_FLAGS at
+	movl	\at(%rsp), %eax
+	testb	$4, %ah			/* DF, flags bit 10 */
+	jz	1f
+	std
+1:	shrb	$3, %ah			/* OF (bit 11) to bit 0; IOPL and NT are 0 */
+	rolw	$8, %ax			/* al: OF, ah: SF ZF AF PF CF as sahf takes them */
+	addb	$0x7f, %al		/* overflows iff al was 1 */
+	sahf
+.endm
+
+/* offsets from rsp after SAVE_ARGS: 9 words saved, above them a pad and
+ * the flags */
+#define FRAME_ID	88
+#define FRAME_SELF	96
+#define FRAME_PARENT	104
 
 /*
  * ENTRY_TRAMP name, handler, parent: calls handler(id, parent, regs) with
@@ -57,6 +81,10 @@
 \name:
 	.cfi_startproc
 	.cfi_adjust_cfa_offset 16
+	pushfq
+	leaq	-8(%rsp), %rsp		/* the pad */
+	.cfi_adjust_cfa_offset 16
+	cld
 	SAVE_ARGS
 	.cfi_adjust_cfa_offset 72
 	movq	FRAME_ID(%rsp), %rdi
@@ -65,8 +93,11 @@
 	call	\handler
 	RESTORE_ARGS
 	.cfi_adjust_cfa_offset -72
-	addq	$8, %rsp		/* drop the id */
-	.cfi_adjust_cfa_offset -8
+	movq	%rax, (%rsp)		/* the pad holds rax meanwhile */
+	RESTORE_FLAGS 8
+	movq	(%rsp), %rax
+	leaq	24(%rsp), %rsp		/* the pad, the flags, the id */
+	.cfi_adjust_cfa_offset -24
 	ret				/* into the function body */
 	.cfi_endproc
 	.size	\name, .-\name
@@ -80,15 +111,17 @@
 /*
  * The graph tracer replaced the caller's return address with this.  The
  * function has returned: rax/rdx (and xmm0/xmm1, st0/st1) hold its return
- * value and must survive; rsp is back to 0 mod 16.  utrace_graph_exit
+ * value and must survive, and the flags (code outside the C convention may
+ * return a condition there); rsp is back to 0 mod 16.  utrace_graph_exit
  * takes the address of the slot the return address was in (rsp - 8 at
  * this point, which identifies the frame) and rax (funcgraph-retval), and
  * gives back the real return address, which goes back into that slot,
  * where our final `jmp` reads it.  Every scratch register is kept, not only the return value's:
  * the caller of a function patched at its entry may have been compiled
  * with -fipa-ra, which keeps values across a call in the registers the
- * callee does not write (runtime/func_patch.c).  Nine pushes after the
- * slot's 8 bytes keep the `call` 16-byte aligned.
+ * callee does not write (runtime/func_patch.c).  The flags and a pad,
+ * then nine pushes after the slot's 8 bytes keep the `call` 16-byte
+ * aligned; after RESTORE_FLAGS only mov, lea and jmp, which change no flag.
  *
  * No CFI can describe this frame (the real return address lives in the
  * shadow stack), which is why unwinders are kept away from it: the
@@ -100,7 +133,10 @@
 	.type	utrace_graph_return, @function
 	.p2align 4
 utrace_graph_return:
-	subq	$8, %rsp		/* the slot: the real return address goes back there */
+	leaq	-8(%rsp), %rsp		/* the slot: the real return address goes back there */
+	pushfq
+	leaq	-8(%rsp), %rsp		/* the pad */
+	cld
 	pushq	%rax
 	pushq	%rdx
 	pushq	%rcx
@@ -110,10 +146,10 @@ utrace_graph_return:
 	pushq	%r9
 	pushq	%r10
 	pushq	%r11
-	leaq	72(%rsp), %rdi		/* slot address: rsp before the pushes, minus 8 */
+	leaq	88(%rsp), %rdi		/* slot address: rsp before the pushes, minus 8 */
 	movq	%rax, %rsi		/* the return value */
 	call	utrace_graph_exit
-	movq	%rax, 72(%rsp)
+	movq	%rax, 88(%rsp)
 	popq	%r11
 	popq	%r10
 	popq	%r9
@@ -123,11 +159,14 @@ utrace_graph_return:
 	popq	%rcx
 	popq	%rdx
 	popq	%rax
+	movq	%rax, (%rsp)		/* the pad holds rax meanwhile */
+	RESTORE_FLAGS 8
+	movq	(%rsp), %rax
 	/* jmp, not ret: a ret would pop a second return-stack-buffer entry
 	 * for this one return (the function's ret popped the first) and
 	 * every return above would then be mispredicted.  The target is
 	 * read below rsp, in the red zone, which signal frames skip. */
-	leaq	8(%rsp), %rsp
+	leaq	24(%rsp), %rsp		/* the pad, the flags, the slot */
 	jmp	*-8(%rsp)
 	.size	utrace_graph_return, .-utrace_graph_return
 
