@@ -129,7 +129,9 @@ static const char fixture_src[] =
     "  \".globl ebr\\n.type ebr,@function\\nebr: endbr64\\n xorl %eax,%eax\\n"
     "2: incl %eax\\n cmpl %edi,%eax\\n jl 2b\\n ret\\n.size ebr,.-ebr\\n\"\n"
     "  \".globl big\\n.type big,@function\\nbig: pushq %rbx\\n movl %edi,%ebx\\n"
-    " call one\\n movl %ebx,%eax\\n popq %rbx\\n ret\\n.size big,.-big\\n\");\n"
+    " call one\\n movl %ebx,%eax\\n popq %rbx\\n ret\\n.size big,.-big\\n\"\n"
+    "  \".globl goexitish\\n.type goexitish,@function\\ngoexitish: nop\\n call one\\n"
+    " nop\\n ret\\n.size goexitish,.-goexitish\\n\");\n"
     "int main(void) { return 0; }\n";
 
 static const struct utrace_fpatch_func *find(const struct utrace_fpatch_plan *p, const char *name)
@@ -171,10 +173,58 @@ static void test_plan_int3(void)
 	f = find(&p, "big");
 	check(f && f->why == UTRACE_FPATCH_OK && !f->int3 && f->len >= 5,
 	      "a function a jmp can take: no int3");
+	f = find(&p, "goexitish");
+	check(f && f->why == UTRACE_FPATCH_INSIDE,
+	      "a nop, then a call (Go's goexit, entered at +1): left out");
+	check(p.runtime == UTRACE_FPATCH_RT_NONE, "a C program: no runtime of its own");
 	for (size_t i = 0; i < p.n; i++)
 		n += p.f[i].int3 != 0;
 	/* the C start-up files may add short functions of their own */
 	check(p.nint3 == n && n >= 4, "the plan counts its int3 entries (%zu)", p.nint3);
+	utrace_fpatch_plan_free(&p);
+}
+
+/* V8's builtins are left out and name the runtime; HotSpot's data symbol
+ * names its runtime and leaves every function in. */
+static const char v8_src[] =
+    "__asm__(\".text\\n\"\n"
+    "  \".globl Builtins_Fake\\n.type Builtins_Fake,@function\\nBuiltins_Fake: pushq %rbx\\n"
+    " movl %edi,%ebx\\n movl %ebx,%eax\\n popq %rbx\\n ret\\n"
+    ".size Builtins_Fake,.-Builtins_Fake\\n\");\n"
+    "__attribute__((noinline)) int cxx(int x) { return x * 3 + 1; }\n"
+    "int main(int c, char **v) { (void)v; return cxx(c); }\n";
+static const char hotspot_src[] =
+    "void *gHotSpotVMStructs = 0;\n"
+    "__attribute__((noinline)) int jvm(int x) { return x * 3 + 1; }\n"
+    "int main(int c, char **v) { (void)v; return jvm(c); }\n";
+
+static void test_plan_runtimes(void)
+{
+	struct utrace_fpatch_plan p;
+	struct utrace_error err = {0};
+	const struct utrace_fpatch_func *f;
+
+	if (check_build(check_cc(), "v8", NULL, v8_src, "") < 0 ||
+	    utrace_fpatch_plan(check_path("v8"), &p, &err) < 0) {
+		check(0, "V8 fixture builds and is planned (%s)", err.msg);
+		return;
+	}
+	check(p.runtime == UTRACE_FPATCH_RT_V8, "Builtins_*: V8's runtime (%u)", p.runtime);
+	f = find(&p, "Builtins_Fake");
+	check(f && f->why == UTRACE_FPATCH_RUNTIME, "a builtin of V8: left out");
+	f = find(&p, "cxx");
+	check(f && f->why == UTRACE_FPATCH_OK, "V8's C++: patched");
+	utrace_fpatch_plan_free(&p);
+	if (check_build(check_cc(), "hs", NULL, hotspot_src, "") < 0 ||
+	    utrace_fpatch_plan(check_path("hs"), &p, &err) < 0) {
+		check(0, "HotSpot fixture builds and is planned (%s)", err.msg);
+		return;
+	}
+	check(p.runtime == UTRACE_FPATCH_RT_HOTSPOT, "gHotSpotVMStructs: HotSpot (%u)", p.runtime);
+	f = find(&p, "jvm");
+	check(f && f->why == UTRACE_FPATCH_OK, "HotSpot's functions: patched");
+	check(utrace_fpatch_runtime_of(check_path("hs")) == UTRACE_FPATCH_RT_HOTSPOT,
+	      "the runtime of a file without a plan");
 	utrace_fpatch_plan_free(&p);
 }
 
@@ -183,6 +233,7 @@ int main(void)
 	check_begin("fpatch");
 	test_int3_ret();
 	test_plan_int3();
+	test_plan_runtimes();
 	test_push_sub();
 	test_rip_relative();
 	test_call();
