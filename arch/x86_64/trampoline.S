@@ -19,7 +19,7 @@
  * handler keeps.  Vector registers are not touched (xmm15, Go's zero,
  * included): the runtime is compiled with -mgeneral-regs-only, and
  * anything that may call into libc goes through utrace_call_preserving_fpu
- * below.  The flags are kept too (pushfq/popfq): code that does not follow
+ * below.  The flags are kept too (pushfq, RESTORE_FLAGS): code off
  * the C convention may pass a condition in them, or enter with the
  * direction flag set, which C code must not see (cld).
  *
