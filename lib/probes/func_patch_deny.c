@@ -201,9 +201,14 @@ unsigned fp_runtime(const struct upr_file *f, const struct utrace_symtab *tab)
 		return UTRACE_FPATCH_RT_GO;
 	if (upr_find_symbol(f, "gHotSpotVMStructs", false, &v, &size) > 0)
 		return UTRACE_FPATCH_RT_HOTSPOT;
-	for (size_t i = 0, n = tab ? utrace_symtab_count(tab) : 0; i < n; i++)
-		if (fd_v8_builtin(utrace_symtab_get(tab, i)->name))
+	/* V8 itself: its builtins' symbols, or (a stripped libnode) the
+	 * v8::Isolate of its API */
+	for (size_t i = 0, n = tab ? utrace_symtab_count(tab) : 0; i < n; i++) {
+		const char *name = utrace_symtab_get(tab, i)->name;
+
+		if (fd_v8_builtin(name) || !strncmp(name, "v8::Isolate::", 13))
 			return UTRACE_FPATCH_RT_V8;
+	}
 	return UTRACE_FPATCH_RT_NONE;
 }
 

@@ -25,6 +25,7 @@ while read -r mode; do
 done < <(each_mode)
 
 js=$HP/node_timers.js
+uv=$("$U" list -f "$(readlink -f "$(command -v node)")" 2>/dev/null | grep -x uv_run)
 run_plain "$W/a" node "$js"
 while read -r mode; do
 	# shellcheck disable=SC2086 # a mode is a list of options
@@ -32,7 +33,8 @@ while read -r mode; do
 	same_run "node timers and promises, $mode" "$W/a" "$W/b" ||
 		grep -v '^utrace' "$W/b.err" | head -5 | sed 's/^/#   /'
 	"$U" report -i "$W/b.dat" --profile -f call >"$W/prof" 2>&1
-	check "node timers and promises, $mode: uv_run traced" \
+	# libuv is in node's binary here, or Debian's libuv1 (not traced)
+	[ "$uv" ] && check "node timers and promises, $mode: uv_run traced" \
 		awk '$2 == "uv_run" && $1 > 0 { f = 1 } END { exit !f }' "$W/prof"
 	check "node timers and promises, $mode: no builtin of V8 detoured" \
 		eval "! grep -q ' Builtins_' '$W/prof'"
