@@ -459,9 +459,10 @@ int rec_write_symtabs(struct utrace_recorder *r, struct utrace_error *err)
 	/* Symbols: objects with call sites always; with the function tracer
 	 * every object, to name the callers (parent ip); with in-process
 	 * probes, to name a return probe's return address; with stacktrace
-	 * triggers, to name the frames. */
+	 * triggers, to name the frames; with entries traced as the function
+	 * tracer's under function_graph (Go, the JVM, V8), their callers. */
 	bool all = r->o.tracer == UTRACE_TRACER_FUNCTION || r->o.nr_kprobes ||
-		   rec_trig_wants_stacks(r);
+		   rec_trig_wants_stacks(r) || rec_fpatch_entry_only_any(r);
 	int ret = 0;
 
 	for (uint32_t i = 0; i < r->nr_conns && ret >= 0; i++) {

@@ -136,6 +136,14 @@ unsigned rec_fpatch_site_flags(const struct utrace_recorder *r, const char *path
 	return 0;
 }
 
+bool rec_fpatch_entry_only_any(const struct utrace_recorder *r)
+{
+	for (const struct rec_fplan *p = r->fplans; p; p = p->next)
+		if (p->plan.runtime && p->nok)
+			return true;
+	return false;
+}
+
 int rec_fpatch_ask(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n)
 {
 	const struct utrace_msg_fpatch_ask *m = buf;

@@ -418,6 +418,9 @@ void rec_fpatch_free(struct utrace_recorder *r);
 /* The site flags every function of the planned object at path adds:
  * UTRACE_SITE_ENTRY_ONLY where its runtime reads return addresses. */
 unsigned rec_fpatch_site_flags(const struct utrace_recorder *r, const char *path);
+/* Whether a planned object has entries traced as FUNC records under
+ * function_graph (their callers must be named). */
+bool rec_fpatch_entry_only_any(const struct utrace_recorder *r);
 
 /* recorder_hist.c: the synthetic event an action names (--synthetic) */
 int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info *out);

@@ -43,6 +43,9 @@ for link in internal external; do
 			sed 's/^/#   /' "$W/b.err" | grep -v '^#   utrace' | head -5
 		check "go ($link linking), $mode: cgo_step called $((G * CALLS)) times" \
 			test "$(calls_of "$W/b.dat" cgo_step)" = $((G * CALLS))
+		"$U" report -i "$W/b.dat" >/dev/null 2>"$W/report.err"
+		check "go ($link linking), $mode: report reads it without a warning" \
+			test ! -s "$W/report.err"
 	done < <(each_mode)
 	# the last mode is function_graph: the notice, once
 	check "go ($link linking): function_graph says once that it traces entries only" \
