@@ -401,6 +401,15 @@ void rt_kp_install_handlers(void)
 
 /* ---- registration ------------------------------------------------------ */
 
+/* A thread that called the slot before the site was restored still
+ * finds its tracer stub (cont, id); addr 0 matches no probe. */
+void rt_kp_site_forget(uint64_t addr)
+{
+	for (uint32_t k = 0; k < kp_nr_sites; k++)
+		if (kp_sites[k].addr == addr)
+			__atomic_store_n(&kp_sites[k].addr, 0, __ATOMIC_RELAXED);
+}
+
 /* The slot of a site probe: `push $k; jmp *0(%rip); .quad tramp`. */
 static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site, uint32_t id)
 {
