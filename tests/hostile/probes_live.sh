@@ -7,7 +7,9 @@
 # nanosleep, another in poll and read):
 #   - rounds of add, enable, disable, remove on hotfn (entry, return,
 #     mid-function in turn): every round's probe records, not only the
-#     first on a point (a removed entry probe's site is made anew).
+#     first on a point (a removed entry probe's site is made anew);
+#   - points the kernel refuses (inside an instruction, inside the
+#     patchable call site) fail with EINVAL and error_log's entry.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_built "$U" "$B/libutrace.so"
 need_root "the live tracefs's FUSE mount"
@@ -22,9 +24,11 @@ objdump -d "$W/plive" | awk -F'\t' '
 	on && /^$/ { exit }
 	on && NF >= 3 { gsub(/[ :]/, "", $1); a = strtonum("0x" $1); if (n) print last - base, a - last; last = a; n++ }
 ' >"$W/insns"
-# past the 5-byte call site: the second instruction (mid)
+# past the 5-byte call site: the second instruction (mid), and a byte
+# inside the first instruction longer than one byte (inside)
 MID=$(awk '$1 >= 5 && ++k == 2 { print $1; exit }' "$W/insns")
-[ -n "$MID" ] || { notok "hotfn's instructions ($(wc -l <"$W/insns"))"; exit 1; }
+INSIDE=$(awk '$1 >= 5 && $2 >= 2 { print $1 + 1; exit }' "$W/insns")
+[ -n "$MID" ] && [ -n "$INSIDE" ] || { notok "hotfn's instructions ($(wc -l <"$W/insns"))"; exit 1; }
 
 live_tmp
 "$U" record -p nop --tracefs "$T/mnt" -o "$T/live.dat" -- "$W/plive" "$T/stop" "$T/ready" \
@@ -59,6 +63,20 @@ done
 check "$ROUNDS rounds of add, enable, disable, remove on hotfn: every write took" \
 	test "$failed" -eq 0
 check "each round's probe recorded (entry, return and mid-function in turn)" test "$silent" -eq 0
+
+# Points the kernel refuses, as its kprobe_events does.
+for off in "$INSIDE" 2; do
+	if add_probe "p:kbad hotfn+$off"; then
+		notok "hotfn+$off (not an instruction boundary) refused"
+		echo "-:kprobes/kbad" >>kprobe_events
+		continue
+	fi
+	check "hotfn+$off (not an instruction boundary) refused with EINVAL" \
+		grep -q 'Invalid argument' "$W/w.err"
+	check "hotfn+$off: error_log says so, caret under the point" \
+		errlog_is trace_kprobe 'Probe point is not an instruction boundary' "p:kbad hotfn+$off" 7
+done
+check "no refused point is listed" test "$(grep -c kbad kprobe_events)" -eq 0
 
 cd "$W" || exit 1
 touch "$T/stop"
