@@ -9,7 +9,10 @@
 #     mid-function in turn): every round's probe records, not only the
 #     first on a point (a removed entry probe's site is made anew);
 #   - points the kernel refuses (inside an instruction, inside the
-#     patchable call site) fail with EINVAL and error_log's entry.
+#     patchable call site) fail with EINVAL and error_log's entry;
+#   - none of it interrupts the program's system calls: its sleeps last
+#     their whole time, poll and read get no EINTR (its stdout is the
+#     untraced run's).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_built "$U" "$B/libutrace.so"
 need_root "the live tracefs's FUSE mount"
@@ -29,6 +32,11 @@ objdump -d "$W/plive" | awk -F'\t' '
 MID=$(awk '$1 >= 5 && ++k == 2 { print $1; exit }' "$W/insns")
 INSIDE=$(awk '$1 >= 5 && $2 >= 2 { print $1 + 1; exit }' "$W/insns")
 [ -n "$MID" ] && [ -n "$INSIDE" ] || { notok "hotfn's instructions ($(wc -l <"$W/insns"))"; exit 1; }
+
+run_plain "$W/a" "$W/plive" "$W/stop0" "$W/ready0" &
+sleep 0.5
+touch "$W/stop0"
+wait
 
 live_tmp
 "$U" record -p nop --tracefs "$T/mnt" -o "$T/live.dat" -- "$W/plive" "$T/stop" "$T/ready" \
@@ -81,4 +89,7 @@ check "no refused point is listed" test "$(grep -c kbad kprobe_events)" -eq 0
 cd "$W" || exit 1
 touch "$T/stop"
 wait "$RP"
+echo $? >"$W/b.rc"
 RP=
+same_run "the program's sleeps, poll and read as untraced while probes came and went" \
+	"$W/a" "$W/b"
