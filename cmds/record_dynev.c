@@ -172,6 +172,19 @@ static bool dyn_symbol_known(struct record_live *rl, const struct utrace_kprobe 
 	return w.found;
 }
 
+/* The kernel's error for a probe point it does not take, at the second
+ * word of def. */
+static int dyn_bad_point(const char *def, int code, struct utrace_error *err)
+{
+	int col = (int)strspn(def, " \t"), ret;
+
+	col += (int)strcspn(def + col, " \t");
+	col += (int)strspn(def + col, " \t");
+	ret = utrace_error_set(err, -EINVAL, "%s", utrace_uprobe_error_text(code));
+	err->column = col + 1;
+	return ret;
+}
+
 /* p added to the recording (the recorder held); p is the recorder's
  * afterwards, even on failure; *line only on success. */
 static int dyn_probe_install(struct record_live *rl, struct utrace_kprobe *p, const char *def,
@@ -186,6 +199,8 @@ static int dyn_probe_install(struct record_live *rl, struct utrace_kprobe *p, co
 	*line = NULL;
 	if (dyn_find(d, sys, name))
 		ret = utrace_error_set(err, -EEXIST, "There is already the exact same probe event");
+	else if (utrace_recorder_kprobe_check(record_live_recorder(rl), p, err) < 0)
+		ret = dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_INSN_BNDRY, err);
 	else if ((id = record_live_event_id_locked(rl, sys, name)) < 0 ||
 		 !(text = utrace_event_format_text(utrace_kprobe_format(p), id)) ||
 		 !(*line = dyn_probe_line(p, def)) || dyn_keep(d, sys, name, id, false, true) < 0)
@@ -203,19 +218,6 @@ static int dyn_probe_install(struct record_live *rl, struct utrace_kprobe *p, co
 	}
 	free(text);
 	utrace_kprobe_free(p);
-	return ret;
-}
-
-/* The kernel's error for a probe point it does not take, at the second
- * word of def. */
-static int dyn_bad_point(const char *def, int code, struct utrace_error *err)
-{
-	int col = (int)strspn(def, " \t"), ret;
-
-	col += (int)strcspn(def + col, " \t");
-	col += (int)strspn(def + col, " \t");
-	ret = utrace_error_set(err, -EINVAL, "%s", utrace_uprobe_error_text(code));
-	err->column = col + 1;
 	return ret;
 }
 

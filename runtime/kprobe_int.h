@@ -29,6 +29,10 @@ int rt_kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 	       const struct utrace_msg_kprobe *m, uint32_t size) RT_HIDDEN;
 int rt_kp_commit(struct kp_batch *b) RT_HIDDEN;
 void rt_kp_batch_free(struct kp_batch *b) RT_HIDDEN;
+/* kprobes.c, with rt_kp_lock held: the call site at addr got the
+ * program's bytes back (kprobe_remove.c), so a probe added there later
+ * makes a slot and a call of its own. */
+void rt_kp_site_forget(uint64_t addr) RT_HIDDEN;
 /* The trap and fault handlers, once. */
 void rt_kp_install_handlers(void) RT_HIDDEN;
 

@@ -20,25 +20,29 @@
  *   2. So a thread that is once seen outside the range, with no signal
  *      frame in its stack pointing into it, never enters it again.
  *      Threads created after step 1 start outside, with fresh stacks.
- *   3. Each thread is seen so: the helper lists /proc/self/task and
- *      queues KO_SIG to every other thread (rt_tgsigqueueinfo, a tag in
- *      si_value).  The handler reads the interrupted RIP from its
- *      ucontext (a thread blocked in a system call reports the PC of its
- *      syscall, never in a range: none holds a syscall) and scans every
- *      word of its stack from the interrupted RSP to the end of that
- *      mapping (read from /proc/self/maps before the round) for a saved
- *      RIP in a range, loading through utrace_fetch_load, so that a stale
- *      map gives a fault, not a crash.  Scanning every word is
- *      conservative: a stray value only delays the jmp.  A thread on its
- *      sigaltstack, or whose stack cannot be bounded, counts as inside.
- *      A thread that hit the probe's own int3 (a hot probe's threads
- *      mostly have) has addr+1 in its SIGTRAP frame, but kprobes.c's trap
- *      handler sends it to the slot, never back there.  So that one word
- *      is skipped: when the thread is interrupted at the handler's first
- *      instruction (the kernel delivers KO_SIG on top of the SIGTRAP
- *      frame it has just built: that frame's RIP, just above), or while
- *      rt_kp_trapping names the int3 being handled (one addr+1).  In
- *      between, in the handler's first lines, it counts as inside.
+ *   3. Each thread is seen so, and none is interrupted for it (a
+ *      signal would end its nanosleep, poll, ... with EINTR, even with
+ *      SA_RESTART): a round lists /proc/self/task, and each other thread
+ *      is seen one of two ways.  Blocked (in a system call, a page
+ *      fault, a stop), the kernel gives its user SP and PC in
+ *      /proc/self/task/TID/syscall (read while it stays off the CPU);
+ *      the helper checks the PC and scans every word of its stack from
+ *      SP to the end of that mapping (read from /proc/self/maps before
+ *      the round) for a saved RIP in a range, loading through
+ *      utrace_fetch_load (a stale map gives a fault, not a crash), then
+ *      reads the file and the thread's context-switch counts again: the
+ *      same, and the thread never ran meanwhile.  Running, it answers
+ *      itself when it next meets one of our int3s (a hot probe's threads
+ *      soon do): text_poke.c's SIGTRAP handler, once it has set where
+ *      the thread goes on (never back into a range), shows it the
+ *      ucontext, and the same check runs on the interrupted RSP.
+ *      Scanning every word is conservative: a stray value only delays
+ *      the jmp.  A thread whose stack cannot be bounded (interrupted on
+ *      its sigaltstack, or a stack we cannot find) counts as inside.  A
+ *      blocked thread on its sigaltstack is scanned there only: a frame
+ *      into a range on its main stack under a handler that is on its
+ *      sigaltstack and blocked is not seen (two nested signals, the
+ *      first inside the range's few bytes).
  *   4. A probe that no thread was inside, every thread having answered,
  *      gets its jmp with text_poke.c's int3-first protocol (byte 0 is
  *      the int3 already; membarrier(SYNC_CORE) between the steps).  A
@@ -47,12 +51,10 @@
  *      dlclose unmaps before it forgets: the probe's first 8 bytes are
  *      checked (fault-safe) to be the ones queued before the write.
  *
- * Any other outcome (a thread inside, or one that does not answer:
- * stopped, say) retries later with a growing pause, at most KO_ROUNDS
- * times; the probe then stays an int3, correct and slower.  Nobody is
- * asked once the program has installed a handler of its own for KO_SIG
- * (SIGRTMAX-1), and no thread that waits in sigwait or blocks KO_SIG:
- * each may take the question for a signal of the program's.
+ * Any other outcome (a thread inside, or one not seen: running and
+ * never meeting an int3 of ours, say) retries later with a growing
+ * pause, at most KO_ROUNDS times; the probe then stays an int3, correct
+ * and slower.
  *
  * Removal (kprobes.c's kp_apply_off, run by the helper) uses the same
  * proof the other way round: once the program's bytes are back, a slot
@@ -60,8 +62,8 @@
  * its trampoline) or is in the trap handler for its int3, which would
  * send it there (rt_kprobe_quiesce).
  *
- * The helper, one per process with probes, blocks every signal and
- * sleeps on the control page's kp_gen futex (common/proto.h): a removal
+ * The helper, one per process with probes, blocks every signal, sends
+ * none, and sleeps on the control page's kp_gen futex (common/proto.h): a removal
  * (the recorder) or a new batch (kprobes.c, through ko_wake) moves it.
  * A fork()ed child has no helper until it loads an object with probes:
  * till then its probes stay int3s and removed ones stop recording but
@@ -90,8 +92,7 @@
 #define KO_MAPS_MAX 8192
 #define KO_ROUNDS 60		    /* then the probe stays an int3 */
 #define KO_SCAN_MAX (16u << 20)	    /* bytes of stack a handler scans */
-#define KO_WAIT_NS (200 * 1000000L) /* for every thread's answer */
-#define KO_TAG 0x6b6fULL	    /* "ko": si_value's top 16 bits */
+#define KO_WAIT_NS (200 * 1000000L) /* for every thread to be seen */
 
 int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
 
@@ -116,8 +117,6 @@ static bool ko_running, ko_debug, ko_ready;
 static void (*ko_off_hook)(void); /* kprobe_remove.c: apply the kp_off bits */
 static uint32_t ko_applied;	  /* the kp_gen that ko_off_hook last saw through */
 static unsigned long ko_promoted, ko_kept;
-static int ko_sig;
-static struct sigaction ko_old;
 
 /* A round: what the handlers read (static: a late handler of an old
  * round reads memory that is never freed; at worst it marks a probe
@@ -129,9 +128,12 @@ static uint64_t ko_min, ko_max;
 static struct ko_map ko_maps[KO_MAPS_MAX];
 static size_t ko_nmaps;
 static uint32_t ko_gen;
+static uint32_t ko_open;		  /* the round's gen while threads may answer, else 0 */
+static pid_t ko_tids[KO_THREADS_MAX];	  /* the threads to see this round */
+static size_t ko_ntids;
 static uint64_t ko_reply[KO_THREADS_MAX]; /* gen << 1 | unknown */
 
-/* ---- the handler (every thread but the helper) ------------------------ */
+/* ---- seeing a thread ------------------------------------------------- */
 
 static void ko_mark(uint64_t v)
 {
@@ -142,17 +144,17 @@ static void ko_mark(uint64_t v)
 			ko_busy[i] = 1;
 }
 
-/* Marks every range the thread is in or has a signal frame into; false
- * if its stack cannot be bounded. */
-static bool ko_look(const ucontext_t *uc)
+/* Marks every range that pc, or a word of the stack from sp to the end
+ * of its mapping, points into; a thread handling the int3 at ko_trap[i]
+ * (its SIGTRAP frame's RIP is that + 1) would resume in range i.  trap:
+ * one such word to skip (an int3 this thread is handling, which sends
+ * it to its slot).  False if the stack cannot be bounded. */
+static bool ko_scan(uint64_t pc, uint64_t sp, uint64_t trap)
 {
-	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP], v, end, skip = 0;
 	size_t lo = 0, hi = ko_nmaps;
-	stack_t ss;
+	uint64_t v, end;
 
-	ko_mark((uint64_t)uc->uc_mcontext.gregs[REG_RIP]);
-	if (sigaltstack(NULL, &ss) < 0 || (ss.ss_flags & SS_ONSTACK))
-		return false; /* frames on two stacks: not bounded */
+	ko_mark(pc);
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -164,50 +166,110 @@ static bool ko_look(const ucontext_t *uc)
 	if (lo >= ko_nmaps || ko_maps[lo].lo > sp || ko_maps[lo].hi - sp > KO_SCAN_MAX)
 		return false;
 	end = ko_maps[lo].hi;
-	/* at the SIGTRAP handler's entry: [sp] is the return to the restorer,
-	 * the trap's ucontext follows (the kernel's rt_sigframe) */
-	if ((uint64_t)uc->uc_mcontext.gregs[REG_RIP] == rt_text_poke_trap_entry())
-		skip = sp + 8 + offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]);
-	for (uint64_t a = sp & ~7ull, trap = rt_kp_trapping; a + 8 <= end; a += 8) {
+	for (uint64_t a = sp & ~7ull; a + 8 <= end; a += 8) {
 		if (utrace_fetch_load(a, 8, &v) < 0)
 			return false;
-		if (a == skip)
-			continue; /* that trap's RIP: it goes to the slot */
-		if (trap && v == trap + 1)
+		if (trap && v == trap + 1) {
 			trap = 0; /* its SIGTRAP frame: it goes to the slot */
-		else
-			ko_mark(v);
+			continue;
+		}
+		ko_mark(v);
+		for (size_t i = 0; v > 1 && i < ko_round_n; i++)
+			if (ko_trap[i] && v == ko_trap[i] + 1)
+				ko_busy[i] = 1; /* a trap frame that resumes in slot i */
 	}
 	return true;
 }
 
-static void ko_handler(int sig, siginfo_t *si, void *uc)
+/* text_poke.c's hook: a thread one of our int3s sends on (uc's RIP is
+ * where it goes), seen if a round waits for it.  Signal-safe. */
+static void ko_seen(void *uc_)
 {
+	const ucontext_t *uc = uc_;
+	uint32_t gen = __atomic_load_n(&ko_open, __ATOMIC_ACQUIRE);
+	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
 	int saved = errno;
-	uint64_t tag = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
-	uint32_t gen = (uint32_t)(tag >> 16), i = (uint32_t)(tag & 0xffff);
+	pid_t tid;
+	size_t i = 0;
+	stack_t ss;
+	bool bounded;
 
-	if (si->si_code != SI_QUEUE || si->si_pid != getpid() || tag >> 48 != KO_TAG) {
-		errno = saved;
-		if (ko_old.sa_flags & SA_SIGINFO) {
-			if (ko_old.sa_sigaction)
-				ko_old.sa_sigaction(sig, si, uc);
-		} else if (ko_old.sa_handler != SIG_DFL && ko_old.sa_handler != SIG_IGN) {
-			ko_old.sa_handler(sig);
-		}
+	if (likely(!gen))
 		return;
-	}
-	if (gen == __atomic_load_n(&ko_gen, __ATOMIC_ACQUIRE) && i < KO_THREADS_MAX) {
-		bool bounded = ko_look(uc);
-
-		for (size_t k = 0; rt_kp_trapping && k < ko_round_n; k++)
-			if (ko_trap[k] == rt_kp_trapping)
-				ko_busy[k] = 1; /* it resumes in that slot */
-
+	tid = (pid_t)syscall(SYS_gettid);
+	while (i < ko_ntids && ko_tids[i] != tid)
+		i++;
+	if (i < ko_ntids && __atomic_load_n(&ko_reply[i], __ATOMIC_ACQUIRE) >> 1 != gen) {
+		/* interrupted on its sigaltstack: frames on two stacks */
+		bounded = sigaltstack(NULL, &ss) == 0 &&
+			  (ss.ss_flags & SS_DISABLE || sp < (uint64_t)(uintptr_t)ss.ss_sp ||
+			   sp - (uint64_t)(uintptr_t)ss.ss_sp >= ss.ss_size) &&
+			  ko_scan((uint64_t)uc->uc_mcontext.gregs[REG_RIP], sp, rt_kp_trapping);
 		/* the busy marks before the answer that makes them count */
 		__atomic_store_n(&ko_reply[i], (uint64_t)gen << 1 | !bounded, __ATOMIC_RELEASE);
 	}
 	errno = saved;
+}
+
+/* "name: N" of /proc/self/task/TID/status, summed over both context
+ * switch counts; -1 if the thread has gone. */
+static long ko_switches(pid_t tid)
+{
+	char path[64], line[256];
+	long n = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+			n += v;
+	fclose(f);
+	return n;
+}
+
+/* /proc/self/task/TID/syscall into buf; false if unreadable. */
+static bool ko_syscall(pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	return ok;
+}
+
+/* A thread off the CPU, seen by the helper with no signal: 1 seen (its
+ * marks made), 0 not now (it runs), -1 its stack cannot be bounded. */
+static int ko_see_blocked(pid_t tid)
+{
+	char a[256], b[256];
+	unsigned long long sp, pc;
+	long n0 = ko_switches(tid);
+	const char *w;
+	bool bounded;
+
+	if (n0 < 0)
+		return 1; /* gone: it is in no range */
+	if (!ko_syscall(tid, a, sizeof(a)) || !strncmp(a, "running", 7))
+		return 0;
+	/* "NR ARGS... SP PC" or "-1 SP PC": the last two words */
+	if (!(w = strrchr(a, ' ')) || sscanf(w, " 0x%llx", &pc) != 1)
+		return 0;
+	while (w > a && w[-1] != ' ')
+		w--;
+	if (w == a || sscanf(w - 1, " 0x%llx", &sp) != 1)
+		return 0;
+	bounded = ko_scan(pc, sp, 0);
+	if (!ko_syscall(tid, b, sizeof(b)) || strcmp(a, b) || ko_switches(tid) != n0)
+		return 0; /* it ran meanwhile: what was scanned may be stale */
+	return bounded ? 1 : -1;
 }
 
 /* ---- the helper ------------------------------------------------------- */
@@ -236,86 +298,66 @@ static void ko_pause(long ns)
 		;
 }
 
-/* Whether thread tid may take KO_SIG as a signal of its own: it waits in
- * sigwait/sigtimedwait (which unblocks what it waits for: SigBlk does not
- * say), or blocks KO_SIG (it may call sigwait, or read a signalfd). */
-static bool ko_may_take(pid_t tid)
-{
-	char path[64], line[256];
-	unsigned long long blk;
-	bool blocks = true;
-	long nr = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	if ((f = fopen(path, "re"))) {
-		if (fscanf(f, "%ld", &nr) != 1)
-			nr = -1;
-		fclose(f);
-	}
-	if (nr == SYS_rt_sigtimedwait)
-		return true;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
-	if (!(f = fopen(path, "re")))
-		return false; /* gone */
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigBlk: %llx", &blk) == 1)
-			blocks = blk >> (ko_sig - 1) & 1;
-	fclose(f);
-	return blocks;
-}
-
-/* Asks every other thread; true when all answered with bounded stacks. */
-static bool ko_ask_all(void)
+/* Lists the other threads into ko_tids; false if there are too many. */
+static bool ko_list(void)
 {
 	DIR *d = opendir("/proc/self/task");
-	pid_t pid = getpid(), self = gettid();
-	uint32_t gen = __atomic_add_fetch(&ko_gen, 1, __ATOMIC_ACQ_REL);
+	pid_t self = gettid();
 	struct dirent *e;
-	struct sigaction cur;
-	size_t n = 0;
-	long waited = 0;
 	bool ok = d != NULL;
 
-	/* a program that installed its own handler since owns the signal */
-	if (sigaction(ko_sig, NULL, &cur) < 0 || !(cur.sa_flags & SA_SIGINFO) ||
-	    cur.sa_sigaction != ko_handler)
-		ok = false;
-
+	ko_ntids = 0;
 	while (ok && (e = readdir(d))) {
 		pid_t tid = (pid_t)atoi(e->d_name);
-		siginfo_t si;
 
 		if (tid <= 0 || tid == self)
 			continue;
-		if (n >= KO_THREADS_MAX || ko_may_take(tid)) {
-			ok = false; /* this round cannot be answered */
-			break;
-		}
-		memset(&si, 0, sizeof(si));
-		si.si_signo = ko_sig;
-		si.si_code = SI_QUEUE;
-		si.si_pid = pid;
-		si.si_uid = getuid();
-		si.si_value.sival_ptr = (void *)(uintptr_t)(KO_TAG << 48 | (uint64_t)gen << 16 | n);
-		ko_reply[n] = 0;
-		if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, ko_sig, &si) < 0)
-			ko_reply[n] = (uint64_t)gen << 1; /* gone: it is in no range */
-		n++;
+		if (ko_ntids >= KO_THREADS_MAX)
+			ok = false;
+		else
+			ko_tids[ko_ntids++] = tid;
 	}
 	if (d)
 		closedir(d);
-	for (size_t i = 0; ok && i < n; i++) {
-		uint64_t r;
-
-		while ((r = __atomic_load_n(&ko_reply[i], __ATOMIC_ACQUIRE)) >> 1 != gen &&
-		       waited < KO_WAIT_NS) {
-			ko_pause(100000);
-			waited += 100000;
-		}
-		ok = r == (uint64_t)gen << 1;
-	}
 	return ok;
+}
+
+/* Sees every other thread (step 3); true when each was seen with a
+ * bounded stack within KO_WAIT_NS. */
+static bool ko_see_all(void)
+{
+	uint32_t gen = __atomic_add_fetch(&ko_gen, 1, __ATOMIC_ACQ_REL);
+	bool ok = ko_list(), all = false;
+	long waited = 0;
+
+	for (size_t i = 0; i < ko_ntids; i++)
+		ko_reply[i] = 0;
+	/* the round (ranges, maps, threads) before a thread may answer */
+	__atomic_store_n(&ko_open, gen, __ATOMIC_RELEASE);
+	while (ok && !all && waited < KO_WAIT_NS) {
+		all = true;
+		for (size_t i = 0; ok && i < ko_ntids; i++) {
+			uint64_t r = __atomic_load_n(&ko_reply[i], __ATOMIC_ACQUIRE);
+			int seen;
+
+			if (r >> 1 == gen) {
+				ok = !(r & 1);
+				continue;
+			}
+			if ((seen = ko_see_blocked(ko_tids[i])) < 0)
+				ok = false;
+			else if (seen)
+				__atomic_store_n(&ko_reply[i], (uint64_t)gen << 1, __ATOMIC_RELEASE);
+			else
+				all = false;
+		}
+		if (!all) {
+			ko_pause(1000000);
+			waited += 1000000;
+		}
+	}
+	__atomic_store_n(&ko_open, 0, __ATOMIC_RELEASE);
+	return ok && all;
 }
 
 /* A round's ranges [lo, hi); a thread handling the int3 at trap[i] is
@@ -335,7 +377,7 @@ static bool ko_round(const uint64_t *lo, const uint64_t *hi, const uint64_t *tra
 	}
 	ko_round_n = n;
 	ko_read_maps();
-	return ko_ask_all();
+	return ko_see_all();
 }
 
 /*
@@ -483,24 +525,20 @@ static void ko_child(void)
 	pthread_mutex_init(&ko_lock, NULL);
 	ko_n = 0; /* no helper here: the child's probes stay int3s */
 	ko_running = false;
+	ko_open = 0; /* a round of its parent's: none of its threads here */
 }
 
-/* The signal and its handler, once (the program's own is chained). */
+/* Once: threads that meet our int3s are shown to ko_seen. */
 static bool ko_setup(void)
 {
-	struct sigaction sa;
 	const char *dbg = getenv("UTRACE_KPROBE_DEBUG");
 
 	if (ko_ready)
 		return true;
 	ko_debug = dbg && *dbg == '1';
-	ko_sig = SIGRTMAX - 1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = ko_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART; /* no SA_ONSTACK: see ko_look */
-	sigfillset(&sa.sa_mask);
-	if (sigaction(ko_sig, &sa, &ko_old) < 0 || pthread_atfork(NULL, NULL, ko_child) != 0)
+	if (pthread_atfork(NULL, NULL, ko_child) != 0)
 		return false;
+	rt_text_poke_seen_hook(ko_seen);
 	ko_ready = true;
 	return true;
 }

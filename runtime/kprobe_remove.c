@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "arch/x86_64/insn.h"
+#include "runtime/kprobe_int.h"
 #include "runtime/rt.h"
 
 /* The program's bytes back at p->addr, the last probe there going: one
@@ -39,11 +40,18 @@ static int kp_restore(const struct rt_kprobe *p)
 	uint8_t *a = (uint8_t *)(uintptr_t)p->addr;
 	struct rt_poke poke = {a, {0}};
 
+	int ret;
+
 	rt_kprobe_opt_forget(p->addr, p->addr + 1); /* a jmp not written yet never is */
 	if (*a == INSN_INT3)
 		return rt_text_poke_bytes(&a, (const uint8_t *)&p->orig, 1);
 	memcpy(poke.bytes, &p->orig, sizeof(poke.bytes));
-	return rt_text_poke_batch(&poke, 1);
+	ret = rt_text_poke_batch(&poke, 1);
+	/* the site no longer calls its slot: a probe added there later
+	 * must patch it again, not find it done */
+	if (ret == 0 && p->how == UTRACE_KPH_SITE)
+		rt_kp_site_forget(p->addr);
+	return ret;
 }
 
 /* The probes of t that stay. */

@@ -86,17 +86,20 @@ static __thread uint32_t kp_ret_depth;
 
 _Static_assert(KP_RET_DEPTH * sizeof(struct kp_ret) <= RT_KP_RETS_BYTES, "kp_rets fits");
 
+/* A signal handler may hit its own first return probe while this one
+ * maps: the first mapping stored wins, the other goes back. */
 static bool kp_rets_map(void)
 {
 	int saved_errno = errno;
-	void *p = mmap(NULL, RT_KP_RETS_BYTES, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *none = NULL, *p = mmap(NULL, RT_KP_RETS_BYTES, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
+	if (p != MAP_FAILED &&
+	    !__atomic_compare_exchange_n(&rt_self.kp_rets, &none, p, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		munmap(p, RT_KP_RETS_BYTES);
 	errno = saved_errno;
-	if (p == MAP_FAILED)
-		return false;
-	rt_self.kp_rets = p;
-	return true;
+	return p != MAP_FAILED || KP_RETS;
 }
 
 /* arch/x86_64/kprobe.S */
@@ -187,9 +190,15 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 	/* another return probe of the function hooked it first: its caller */
 	if (caller == (uint64_t)(uintptr_t)utrace_kretprobe_tramp && d && KP_RETS[d - 1].slot == slot)
 		caller = KP_RETS[d - 1].caller;
+	/* The slot is taken before it is filled: a signal handler that runs
+	 * between any two instructions here and hits return probes of its
+	 * own pushes above it and pops back to it (as the ring buffer's
+	 * nested writers do); filled first, a handler would take the same
+	 * index and leave its own frame in ours. */
+	__atomic_store_n(&kp_ret_depth, d + 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	KP_RETS[d] = (struct kp_ret){*slot, slot, p->func, p, caller};
-	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the frame before it counts */
-	kp_ret_depth = d + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the frame before the hook */
 	*slot = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
 }
 
@@ -295,8 +304,10 @@ uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs)
 		rt_log("a return probe lost its frame; the program cannot go on");
 		_exit(127);
 	}
+	/* read, then let go: a handler from here on pushes over it */
 	a.r = KP_RETS[d - 1];
-	kp_ret_depth = d - 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&kp_ret_depth, d - 1, __ATOMIC_RELAXED);
 	regs->r[UTRACE_FR_IP] = a.r.ret;
 	if (rt_tracing_on()) {
 		if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
@@ -389,6 +400,15 @@ void rt_kp_install_handlers(void)
 }
 
 /* ---- registration ------------------------------------------------------ */
+
+/* A thread that called the slot before the site was restored still
+ * finds its tracer stub (cont, id); addr 0 matches no probe. */
+void rt_kp_site_forget(uint64_t addr)
+{
+	for (uint32_t k = 0; k < kp_nr_sites; k++)
+		if (kp_sites[k].addr == addr)
+			__atomic_store_n(&kp_sites[k].addr, 0, __ATOMIC_RELAXED);
+}
 
 /* The slot of a site probe: `push $k; jmp *0(%rip); .quad tramp`. */
 static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site, uint32_t id)

@@ -500,7 +500,9 @@ void rt_text_poke_log(bool on) RT_HIDDEN;
 void rt_text_poke_quiesce_hook(int (*hook)(const struct rt_poke *pokes, size_t n, bool stop)) RT_HIDDEN;
 int rt_text_poke_restore(void) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
-uintptr_t rt_text_poke_trap_entry(void) RT_HIDDEN;
+/* kprobe_opt.c: hook(uc) for each thread one of our int3s sent on (its
+ * RIP where it goes on), from the SIGTRAP handler */
+void rt_text_poke_seen_hook(void (*hook)(void *uc)) RT_HIDDEN;
 /* Where a thread that meets the int3 of a batch's poke at ip goes on
  * (0: after the 5 bytes, as for a NOP site) */
 void rt_text_poke_resume_hook(uint64_t (*hook)(uint64_t ip)) RT_HIDDEN;

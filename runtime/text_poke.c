@@ -46,6 +46,7 @@ static int poke_sync_cmd;
 static bool (*poke_trap_hook)(void *uc);	  /* kprobes.c: its int3s */
 static uint64_t (*poke_resume_hook)(uint64_t ip); /* func_patch.c: entries, not NOPs */
 static uint64_t (*poke_entry_hook)(uint64_t ip);  /* func_patch.c: its int3 entries */
+static void (*poke_seen_hook)(void *uc);	  /* kprobe_opt.c: a thread seen going on */
 static struct rt_poke *volatile poke_batch;
 static volatile size_t poke_batch_n;
 static pthread_mutex_t poke_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -162,12 +163,12 @@ static void poke_trap(int sig, siginfo_t *si, void *uc_)
 	if (si->si_code != SI_KERNEL) /* sent by kill(), not an int3 */
 		goto not_ours;
 	if (poke_trap_hook && poke_trap_hook(uc_))
-		return;
+		goto seen;
 	/* A thread that trapped just before step 3 may get its signal only
 	 * now: the int3 is gone, so run the instruction that replaced it. */
 	if (*ip != INSN_INT3) {
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
-		return;
+		goto seen;
 	}
 	/* an entry patched with int3 for good: on to its slot, which calls
 	 * the tracer after the sigreturn, as the jmp's would */
@@ -176,7 +177,7 @@ static void poke_trap(int sig, siginfo_t *si, void *uc_)
 
 		if (to) {
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)to;
-			return;
+			goto seen;
 		}
 	}
 	while (b && lo < hi) {
@@ -186,7 +187,7 @@ static void poke_trap(int sig, siginfo_t *si, void *uc_)
 			uint64_t to = poke_resume_hook ? poke_resume_hook((uint64_t)(uintptr_t)ip) : 0;
 
 			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(to ? to : (uint64_t)(uintptr_t)ip + INSN_SITE_SIZE);
-			return;
+			goto seen;
 		}
 		if (b[mid].addr < ip)
 			lo = mid + 1;
@@ -196,6 +197,10 @@ static void poke_trap(int sig, siginfo_t *si, void *uc_)
 not_ours:
 	/* Not ours: the program's own disposition (trap_guard.c) */
 	rt_trap_forward(sig, si, uc_);
+	return;
+seen: /* where it goes on is set: kprobe_opt.c may want to see it there */
+	if (poke_seen_hook)
+		poke_seen_hook(uc_);
 }
 
 static void poke_trap_install(void)
@@ -205,11 +210,11 @@ static void poke_trap_install(void)
 	rt_trap_guard_install(poke_trap);
 }
 
-/* Where the SIGTRAP handler starts (kprobe_opt.c: a thread stopped there
- * has a fresh trap frame just above its stack pointer). */
-uintptr_t rt_text_poke_trap_entry(void)
+/* kprobe_opt.c: shown every thread that one of our int3s sends on, its
+ * ucontext's RIP where it goes on (never back to the int3). */
+void rt_text_poke_seen_hook(void (*hook)(void *uc))
 {
-	return (uintptr_t)poke_trap;
+	poke_seen_hook = hook;
 }
 
 /* kprobes.c's int3s: hook(uc) resumes the thread and says true if the

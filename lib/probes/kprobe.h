@@ -117,8 +117,10 @@ struct utrace_kprobe_loc {
  * call-site vaddrs, n of them; slot: where the runtime will run the
  * displaced instructions, as bias-free vaddr; others: where the object's
  * other probes are, which a jmp must not cover).  1 and *loc if the
- * object defines SYMBOL, 0 if not, <0 with err (e.g. an instruction that
- * cannot run out of line).
+ * object defines SYMBOL, 0 if not, <0 with err: -EILSEQ where the
+ * kernel's register_kprobe() says so (not an instruction boundary, or
+ * inside the function's patchable call site), else e.g. an instruction
+ * that cannot run out of line.
  */
 int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const uint64_t *sites,
 			 size_t n, uint64_t slot, const uint64_t *others, size_t nothers,

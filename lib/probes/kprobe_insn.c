@@ -283,10 +283,13 @@ static int kp_place(const struct utrace_kprobe *p, const struct upr_file *f, con
 	char name[PATH_MAX + 32];
 	bool whole = size != 0;
 
-	if (!code || (whole && a - func >= size) ||
-	    kp_decode_at(code, func, whole ? size : 15, a, &in, ops) < 0)
+	if (!code || (whole && a - func >= size))
 		return utrace_error_set(err, -EINVAL, "%s: %s", kp_name(p, name, sizeof(name)),
 					utrace_uprobe_error_text(UTRACE_UPROBE_ERR_BAD_PROBE_ADDR));
+	/* -EILSEQ: the kernel's register_kprobe() for the same point */
+	if (kp_decode_at(code, func, whole ? size : 15, a, &in, ops) < 0)
+		return utrace_error_set(err, -EILSEQ, "%s: %s", kp_name(p, name, sizeof(name)),
+					utrace_uprobe_error_text(UTRACE_UPROBE_ERR_BAD_INSN_BNDRY));
 	/* a jmp needs the whole function decoded (no branch into it) */
 	if (whole && kp_can_jmp(f, p->symbol, code, func, size, a, others, nothers, &end) &&
 	    kp_detour(code, func, a, end, slot, loc))
@@ -317,7 +320,7 @@ int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const 
 			if (sites[i] == a)
 				loc->site = (uint32_t)i;
 			else if (sites[i] && a > sites[i] && a < sites[i] + 5)
-				ret = utrace_error_set(err, -EINVAL,
+				ret = utrace_error_set(err, -EILSEQ,
 						       "%s: inside the function's patchable call site",
 						       kp_name(p, name, sizeof(name)));
 		}

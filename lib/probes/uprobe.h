@@ -92,6 +92,7 @@
 	C(USED_ARG_NAME, "This argument name is already used")                                     \
 	C(ARG_TOO_LONG, "Argument expression is too long")                                         \
 	C(NO_ARG_BODY, "No argument expression")                                                   \
+	C(BAD_INSN_BNDRY, "Probe point is not an instruction boundary")                            \
 	C(NOSUP_BTFARG, "BTF is not available or not supported")                                   \
 	C(NOFENTRY_ARGS, "$arg* can be used only on function entry or exit")                       \
 	C(NEED_STRING_TYPE, "$comm and immediate-string only accepts string type")                 \

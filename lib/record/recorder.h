@@ -251,6 +251,15 @@ int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, 
  * off until utrace_recorder_kprobe_enable.  Its key, or <0 with err; a
  * process that does not take it is said as a notice.
  */
+/*
+ * Whether p's point is one the recording's processes can take: each
+ * loaded object that defines its symbol is asked what --probe asks at
+ * registration (utrace_kprobe_locate, with the object's call sites).
+ * 0, or -EILSEQ with err where the point is not an instruction boundary
+ * or inside a patchable call site (what the kernel refuses so).
+ */
+int utrace_recorder_kprobe_check(struct utrace_recorder *r, const struct utrace_kprobe *p,
+				 struct utrace_error *err);
 int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *p, int id,
 			       const char *format, struct utrace_error *err);
 /* Records of the probe GROUP/EVENT added while running: on (1), off (0),

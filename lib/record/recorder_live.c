@@ -332,6 +332,31 @@ static int live_kprobe_key(struct utrace_recorder *r, struct utrace_kprobe *p, i
 	return (int)n;
 }
 
+int utrace_recorder_kprobe_check(struct utrace_recorder *r, const struct utrace_kprobe *p,
+				 struct utrace_error *err)
+{
+	struct utrace_kprobe_loc loc;
+	struct utrace_error e;
+
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		const struct rec_conn *c = r->conns[i];
+
+		for (uint32_t oi = 0; c->open && oi < c->nr_objs; oi++) {
+			const struct rec_object *o = &c->objs[oi];
+
+			if ((o->flags & UTRACE_OBJ_LIBCALL) || o->received != o->nr_sites)
+				continue;
+			memset(&e, 0, sizeof(e));
+			if (utrace_kprobe_locate(p, o->path, o->vaddrs, o->nr_sites, 0, NULL, 0, &loc,
+						 &e) == -EILSEQ) {
+				*err = e;
+				return -EILSEQ;
+			}
+		}
+	}
+	return 0;
+}
+
 int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *p, int id,
 			       const char *format, struct utrace_error *err)
 {
