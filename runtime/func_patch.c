@@ -444,21 +444,20 @@ static bool fp_threads(void)
  * inside an entry's displaced bytes, or in a callee that returns there: a
  * thread that a constructor of the library started, or one that dlopen()ed
  * the same library meanwhile.  The jmp would cut its instructions in two.
- * So every entry takes an int3 first (a thread already past byte 0 is
- * not disturbed), and the jmps are queued to kprobe_opt.c, which writes
- * each once it has seen every thread outside its bytes (the kernel's
- * optprobe rule); those it cannot prove stay int3s, correct and slower.
+ * So (staged) every entry takes an int3 first (a thread already past
+ * byte 0 is not disturbed), and the jmps are queued to kprobe_opt.c,
+ * which writes each once it has seen every thread outside its bytes (the
+ * kernel's optprobe rule); those it cannot prove stay int3s, correct and
+ * slower.
  */
-int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
+static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged)
 {
-	bool staged = fp_threads();
 	uint8_t **addrs = malloc((obj->nr_sites + 1) * sizeof(*addrs));
-	uint64_t *slots = malloc((obj->nr_sites + 1) * sizeof(*slots));
+	uint64_t *slots = calloc(obj->nr_sites + 1, sizeof(*slots));
 	uint64_t *hi = malloc((obj->nr_sites + 1) * sizeof(*hi));
 	size_t nj = 0, ni = 0;
-	int ret = addrs && slots && hi ? fp_arm(obj) : -ENOMEM;
+	int ret = addrs && slots && hi ? 0 : -ENOMEM;
 
-	rt_text_poke_resume_hook(rt_fpatch_resume);
 	for (uint32_t i = 0; ret >= 0 && i < obj->nr_sites; i++) {
 		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
 		uint64_t slot = rt_fpatch_slot(obj, i);
@@ -487,6 +486,27 @@ int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
 	free(slots);
 	free(hi);
 	return ret;
+}
+
+/*
+ * An attached process (attach.c) runs threads whatever it loads, but its
+ * batches stop them: the recorder holds every other thread with ptrace
+ * out of the bytes being rewritten and refuses if one has a return
+ * address or a signal frame into them (lib/attach/quiesce.c), so its
+ * jmps are written at once, as in a program started under utrace.  Only
+ * a refused batch (nothing written) takes the staged way.
+ */
+int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
+{
+	bool staged = fp_threads();
+	int ret;
+
+	rt_text_poke_resume_hook(rt_fpatch_resume);
+	if ((ret = fp_arm(obj)) < 0)
+		return ret;
+	if (staged && rt.attached && fp_enable(obj, pokes, false) >= 0)
+		return 0;
+	return fp_enable(obj, pokes, staged);
 }
 
 /* A live change (ftrace.c): whether selected entry i may become `jmp
