@@ -85,6 +85,11 @@ struct fp_ctx {
 	uint64_t entry; /* e_entry */
 	struct utrace_fde_range *fde;
 	size_t nfde;
+	/* utrace_fpatch_plan_only: the functions selected (NULL: all), and
+	 * the sorted starts of their windows, where targets are kept */
+	const bool *sel;
+	uint64_t *win;
+	size_t nwin;
 	bool eh;  /* C++ exceptions: .gcc_except_table */
 	bool pic; /* ET_DYN: every code address in data is relocated */
 	bool all; /* every code address in data is among the targets */
@@ -119,8 +124,31 @@ static const uint8_t *fp_bytes(const struct fp_ctx *c, uint64_t vaddr, uint64_t 
 	return utrace_elf_data(c->f.elf, off, size);
 }
 
+/* The bytes of a selected entry where a target matters (fp_branch_in): from
+ * the function's start to past an endbr64 and the longest displaced run. */
+#define FP_WINDOW (4 + UTRACE_FPATCH_CODE)
+
+/* Whether v lies in a window: the last one that starts at or before v
+ * holds it if any does (they are all as long). */
+static bool fp_in_window(const struct fp_ctx *c, uint64_t v)
+{
+	size_t lo = 0, hi = c->nwin;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->win[mid] <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && v - c->win[lo - 1] < FP_WINDOW;
+}
+
 static int fp_push(struct fp_ctx *c, uint64_t to, uint32_t from, bool call)
 {
+	if (c->sel && !fp_in_window(c, to))
+		return 0; /* lands where no selected entry is */
 	if (c->nt == c->capt) {
 		size_t cap = c->capt ? 2 * c->capt : 4096;
 		struct fp_target *t = realloc(c->t, cap * sizeof(*t));
@@ -462,6 +490,8 @@ static unsigned fp_decide(struct fp_ctx *c, uint32_t i)
 
 	if (strstr(fn->name, ".cold") || fp_part(c, fn->func))
 		return UTRACE_FPATCH_PART;
+	if (c->sel && !c->sel[i])
+		return UTRACE_FPATCH_UNSELECTED;
 	if (fn->why != UTRACE_FPATCH_OK)
 		return fn->why;
 	if (fn->func == c->entry || !strcmp(fn->name, "_start"))
@@ -510,11 +540,37 @@ static int fp_functions(struct fp_ctx *c, struct utrace_error *err)
 	return 0;
 }
 
-int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err)
+static int fp_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The functions want selects, and their windows; 0 or -ENOMEM. */
+static int fp_select(struct fp_ctx *c, utrace_fpatch_want_fn want, void *arg, bool **sel)
+{
+	const struct utrace_fpatch_plan *p = c->plan;
+
+	*sel = calloc(p->n + 1, sizeof(**sel));
+	c->win = malloc((p->n + 1) * sizeof(*c->win));
+	if (!*sel || !c->win)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++)
+		if (((*sel)[i] = want(arg, p->f[i].name, p->f[i].raw)))
+			c->win[c->nwin++] = p->f[i].func;
+	qsort(c->win, c->nwin, sizeof(*c->win), fp_u64_cmp);
+	c->sel = *sel;
+	return 0;
+}
+
+int utrace_fpatch_plan_only(const char *path, utrace_fpatch_want_fn want, void *arg,
+			    struct utrace_fpatch_plan *plan, struct utrace_error *err)
 {
 	struct fp_ctx c = {.plan = plan};
 	struct utrace_elf_section sec;
 	const char *why = NULL;
+	bool *sel = NULL;
 	Elf64_Ehdr eh;
 	const void *raw;
 	int ret;
@@ -534,6 +590,8 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 		ret = -ENOMEM;
 	if (ret >= 0)
 		ret = fp_functions(&c, err);
+	if (ret >= 0 && want)
+		ret = fp_select(&c, want, arg, &sel);
 	if (ret >= 0)
 		ret = c.pic ? fp_relocs(&c) : fp_data_words(&c);
 	for (uint32_t i = 0; ret >= 0 && i < plan->n; i++)
@@ -552,10 +610,17 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 	}
 	free(c.t);
 	free(c.fde);
+	free(c.win);
+	free(sel);
 	upr_file_close(&c.f);
 	if (ret < 0)
 		utrace_fpatch_plan_free(plan);
 	return ret < 0 ? ret : 0;
+}
+
+int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err)
+{
+	return utrace_fpatch_plan_only(path, NULL, NULL, plan, err);
 }
 
 void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan)

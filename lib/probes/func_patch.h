@@ -42,7 +42,8 @@
 	X(CALL_EH, "a call that returns into the detour, in an object with C++ exceptions")        \
 	X(RELOC, "an instruction of its first 5 bytes cannot run elsewhere")                       \
 	X(ENTRY, "the program's entry point (no return address)")                                  \
-	X(PART, "a part of a function, not its entry (cold code)")
+	X(PART, "a part of a function, not its entry (cold code)")                                 \
+	X(UNSELECTED, "not selected: not planned")
 
 enum utrace_fpatch_why {
 #define UTRACE_FPATCH_ENUM(n, t) UTRACE_FPATCH_##n,
@@ -83,6 +84,20 @@ struct utrace_fpatch_plan {
 /* The plan for the object at path: 0, or <0 with err (not a readable
  * ELF object, out of memory). */
 int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err);
+
+/*
+ * The same for the functions want(arg, name, raw) selects only; the
+ * others are UNSELECTED.  Every function is still decoded, since a branch
+ * into a selected entry's first bytes may come from any code of the
+ * object (and a byte sweep cannot tell an instruction from an operand),
+ * but only the targets that land in a selected entry's first bytes are
+ * kept: no sort of every branch of a big object, and no decision for
+ * what is not selected.  A selected function's decision is the whole
+ * plan's.
+ */
+typedef bool (*utrace_fpatch_want_fn)(void *arg, const char *name, const char *raw);
+int utrace_fpatch_plan_only(const char *path, utrace_fpatch_want_fn want, void *arg,
+			    struct utrace_fpatch_plan *plan, struct utrace_error *err);
 void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan);
 const char *utrace_fpatch_why_text(unsigned why);
 
