@@ -237,6 +237,18 @@ static int fp_insn_targets(struct fp_ctx *c, uint32_t i, const ZydisDecodedInstr
 	return 0;
 }
 
+/* Whether fp_insn_targets needs the operands of in (most instructions
+ * name no code: their operands are not decoded, which halves the time
+ * of a big object's plan): a relative immediate or a RIP-relative
+ * operand, an immediate of a fixed-address object, a SIB (a jump table's
+ * disp(,%reg,8)), or a jmp (indirect or not). */
+static bool fp_operands_matter(const struct fp_ctx *c, const ZydisDecodedInstruction *in)
+{
+	return (in->attributes & (ZYDIS_ATTRIB_IS_RELATIVE | ZYDIS_ATTRIB_HAS_SIB)) ||
+	       (!c->pic && (in->raw.imm[0].size || in->raw.imm[1].size)) ||
+	       in->meta.category == ZYDIS_CATEGORY_UNCOND_BR;
+}
+
 /* Step 1 and 2 for function i. */
 static int fp_scan(struct fp_ctx *c, uint32_t i)
 {
@@ -257,11 +269,17 @@ static int fp_scan(struct fp_ctx *c, uint32_t i)
 	}
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	for (uint64_t at = fn->func; at < fn->func + fn->size; at += in.length) {
-		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - fn->func),
-						       fn->func + fn->size - at, &in, ops))) {
+		ZydisDecoderContext ctx;
+
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, &ctx, code + (at - fn->func),
+							      fn->func + fn->size - at, &in)) ||
+		    (fp_operands_matter(c, &in) &&
+		     ZYAN_FAILED(ZydisDecoderDecodeOperands(&dec, &ctx, &in, ops, in.operand_count)))) {
 			fn->why = UTRACE_FPATCH_DECODE;
 			return 0;
 		}
+		if (!fp_operands_matter(c, &in))
+			continue; /* no operand of it can name code */
 		ret = fp_insn_targets(c, i, &in, ops, at, cand, cand_rel, &ncand, &indirect);
 		if (ret < 0)
 			return ret;
