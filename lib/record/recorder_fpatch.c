@@ -64,7 +64,8 @@ static bool rec_fpatch_wanted(const struct utrace_recorder *r, const char *path,
 	return false;
 }
 
-/* "PATH: N of M functions patched at their entry; K left out: ..." */
+/* "PATH: N of M functions patched at their entry; K left out: ...; L more
+ * not selected by the filter, not planned" (M: those selected) */
 static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const struct rec_fplan *p)
 {
 	size_t found = p->plan.n - p->plan.count[UTRACE_FPATCH_PART];
@@ -74,15 +75,9 @@ static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const 
 
 	if (!r->o.notice)
 		return;
-	if (p->only)
-		len = snprintf(text, sizeof(text),
-			       "%s has no call sites: %u of the %zu functions the filter selects "
-			       "patched at their entry (%zu functions; the others were not planned)",
-			       p->path, p->nok, sel, found);
-	else
-		len = snprintf(text, sizeof(text),
-			       "%s has no call sites: %u of %zu functions patched at their entry",
-			       p->path, p->nok, found);
+	len = snprintf(text, sizeof(text),
+		       "%s has no call sites: %u of %zu functions patched at their entry", p->path,
+		       p->nok, sel);
 	if (p->plan.nint3)
 		len += snprintf(text + len, sizeof(text) - (size_t)len,
 				" (%zu with int3, where a jmp is not safe)", p->plan.nint3);
@@ -94,7 +89,10 @@ static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const 
 			len += snprintf(text + len, sizeof(text) - (size_t)len, " %zu %s,",
 					p->plan.count[w], utrace_fpatch_why_text(w));
 	if (len > 0 && len < (int)sizeof(text) && text[len - 1] == ',')
-		text[len - 1] = 0;
+		text[--len] = 0;
+	if (found > sel && len < (int)sizeof(text))
+		snprintf(text + len, sizeof(text) - (size_t)len,
+			 "; %zu more not selected by the filter, not planned", found - sel);
 	r->o.notice(r->o.notice_arg, c->pid, text);
 }
 
