@@ -49,7 +49,7 @@ for cfg in "gcc -O0" "gcc -O2" "clang -O2"; do
 		w=$(count_in "$W/$name.t.txt" work)
 		check "$name $mode: main and work entered once in each of the 3 processes ($m, $w)" \
 			test "$m" -eq 3 -a "$w" -eq 3
-	done < <(each_mode)
+	done < <(printf '%s\n' "-p function" "-p function_graph") # the tracers that patch entries
 	run_traced "$W/$name.a" -p function -- "${cmd[@]}"
 	same_run "$name -p function, no filter: output and exit status as untraced" "$W/$name.u" "$W/$name.a"
 	check "$name, no filter: every function planned, once ($(grep -o 'call sites: .*' "$W/$name.a.err"))" \
