@@ -50,6 +50,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "arch/x86_64/insn.h"
 #include "runtime/rt.h"
@@ -57,6 +58,8 @@
 #define FP_HEAD UTRACE_FPATCH_HEAD
 #define FP_INT3 0x80u /* in fpatch_len: the entry takes an int3 */
 #define FP_FDE_MAX 64 /* an FDE: 4 + 4 + 8 + 8 + 1 + UTRACE_FPATCH_CFI, padded */
+#define FP_QUIESCE_TRIES 10		 /* attached: quiesced batches tried */
+#define FP_QUIESCE_PAUSE_NS 10000000L /* between two */
 
 /* The slots' .eh_frame: the CIE (common/proto.h), the FDEs, a 0 word. */
 struct fp_frames {
@@ -493,19 +496,26 @@ static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged)
  * batches stop them: the recorder holds every other thread with ptrace
  * out of the bytes being rewritten and refuses if one has a return
  * address or a signal frame into them (lib/attach/quiesce.c), so its
- * jmps are written at once, as in a program started under utrace.  Only
- * a refused batch (nothing written) takes the staged way.
+ * jmps are written at once, as in a program started under utrace.  A
+ * refused batch (nothing written) is tried again a few times, then takes
+ * the staged way.
  */
 int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
 {
+	struct timespec pause = {0, FP_QUIESCE_PAUSE_NS};
 	bool staged = fp_threads();
 	int ret;
 
 	rt_text_poke_resume_hook(rt_fpatch_resume);
 	if ((ret = fp_arm(obj)) < 0)
 		return ret;
-	if (staged && rt.attached && fp_enable(obj, pokes, false) >= 0)
-		return 0;
+	/* a refusal is mostly passing (a handler, a callee that returns):
+	 * the attach thread may wait a little, the program does not */
+	for (int k = 0; staged && rt.attached && k < FP_QUIESCE_TRIES; k++) {
+		if (fp_enable(obj, pokes, false) >= 0)
+			return 0;
+		nanosleep(&pause, NULL);
+	}
 	return fp_enable(obj, pokes, staged);
 }
 

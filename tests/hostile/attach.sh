@@ -135,3 +135,34 @@ for cfg in "gcc -O0" "gcc -O2" "clang -O2"; do
 			awk -v a="$ATT_MED" -v s="$sm" -v k="$RATIO" 'BEGIN { exit !(s > 0 && a > 0 && a <= k * s) }'
 	done < <(printf '%s\n' "-p function" "-p function_graph") # the tracers that patch entries
 done
+
+# A thread with a return address inside an entry's first bytes (hold's
+# `call *%rdi` at hold + 1 returns to hold + 3): the main thread waits
+# there when the process is attached to, a worker calls through there all
+# the while.  The jmp must not be written over those bytes (the recorder
+# reads the stacks and refuses; the entry stays an int3): the program
+# goes on and ends normally while attached.
+"${CC:-gcc}" -O2 -g -o "$W/inside" "$HP/attach_inside.c" -lpthread 2>"$W/inside.build" ||
+	{ notok "build attach_inside"; exit 0; }
+while read -r mode; do
+	"$W/inside" >"$W/inside.out" 2>"$W/inside.err" &
+	p=$!
+	if ! until_ok 100 grep -qs ready "$W/inside.err" || ! at=$(entry_addr $p "$W/inside" hold); then
+		notok "inside: the program starts"
+		kill -9 $p
+		continue
+	fi
+	# shellcheck disable=SC2086 # a mode is a list of options
+	"$U" record $mode -P $p --duration 5 -o "$W/inside.dat" >"$W/inside.rec" 2>&1 &
+	r=$!
+	until_ok 100 grep -q "attached to $p" "$W/inside.rec"
+	byte=$(byte_at $p "$at")
+	kill -USR1 $p # main returns through hold + 3 while attached
+	wait $p
+	rc=$?
+	wait $r
+	check "inside $mode: no jmp over a return address (hold's first byte ${byte:-unread}, e9 is a jmp)" \
+		test -n "$byte" -a "$byte" != e9
+	check "inside $mode: the program ends normally while attached (status $rc: $(cat "$W/inside.out"))" \
+		test $rc -eq 0 -a "$(cat "$W/inside.out")" = "main back 42"
+done < <(printf '%s\n' "-p function" "-p function_graph")
