@@ -60,6 +60,7 @@
 #define FP_FDE_MAX 64 /* an FDE: 4 + 4 + 8 + 8 + 1 + UTRACE_FPATCH_CFI, padded */
 #define FP_QUIESCE_TRIES 10		 /* attached: quiesced batches tried */
 #define FP_QUIESCE_PAUSE_NS 10000000L /* between two */
+#define FP_REFUSED_MAX 64		 /* entries left as int3s for a thread's sake */
 
 /* The slots' .eh_frame: the CIE (common/proto.h), the FDEs, a 0 word. */
 struct fp_frames {
@@ -453,7 +454,17 @@ static bool fp_threads(void)
  * kernel's optprobe rule); those it cannot prove stay int3s, correct and
  * slower.
  */
-static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged)
+/* Whether p is one of the n entries a quiesced batch refused. */
+static bool fp_refused(const uint64_t *excl, size_t n, const uint8_t *p)
+{
+	for (size_t k = 0; k < n; k++)
+		if (excl[k] == (uint64_t)(uintptr_t)p)
+			return true;
+	return false;
+}
+
+static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged,
+		     const uint64_t *excl, size_t nexcl)
 {
 	uint8_t **addrs = malloc((obj->nr_sites + 1) * sizeof(*addrs));
 	uint64_t *slots = calloc(obj->nr_sites + 1, sizeof(*slots));
@@ -465,13 +476,15 @@ static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged)
 		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
 		uint64_t slot = rt_fpatch_slot(obj, i);
 
+		bool int3 = fp_is_int3(obj, i) || staged || fp_refused(excl, nexcl, p);
+
 		if (!p || !slot || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
 			continue;
-		if (fp_is_int3(obj, i) || staged) {
+		if (int3 && *p != INSN_INT3) { /* (an earlier try may have put it) */
 			addrs[ni] = p;
 			slots[ni++] = slot;
 		}
-		if (!fp_is_int3(obj, i)) { /* `jmp slot` */
+		if (!fp_is_int3(obj, i) && (staged || !int3)) { /* `jmp slot` */
 			insn_rel32(pokes[nj].bytes, INSN_JMP, (uint64_t)(uintptr_t)p, slot);
 			pokes[nj].addr = p;
 			hi[nj++] = (uint64_t)(uintptr_t)p + fp_len(obj, i);
@@ -481,7 +494,7 @@ static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged)
 		ret = fp_int3_write(addrs, slots, ni);
 	if (ret >= 0 && !staged)
 		ret = rt_text_poke_batch(pokes, nj);
-	else if (ret >= 0 && nj) {
+	else if (ret >= 0 && nj && !rt.attached) {
 		rt_kprobe_opt_start(NULL);
 		rt_kprobe_opt_queue(pokes, hi, nj);
 	}
@@ -496,27 +509,45 @@ static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged)
  * batches stop them: the recorder holds every other thread with ptrace
  * out of the bytes being rewritten and refuses if one has a return
  * address or a signal frame into them (lib/attach/quiesce.c), so its
- * jmps are written at once, as in a program started under utrace.  A
- * refused batch (nothing written) is tried again a few times, then takes
- * the staged way.
+ * jmps are written at once, as in a program started under utrace.  An
+ * entry a thread would come back into (the recorder names it) keeps an
+ * int3 instead, and the others are tried again; a batch still refused
+ * after a few tries (nothing written) leaves every entry an int3 for
+ * the attach, correct and slower.  Their jmps
+ * are not queued to kprobe_opt.c: its question is a signal to every
+ * thread, which would end a sleep or a sigsuspend of the program's with
+ * EINTR (the recorder's ptrace leaves such threads alone), and the
+ * attach thread, which blocks it, would never answer anyway.
  */
 int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
 {
 	struct timespec pause = {0, FP_QUIESCE_PAUSE_NS};
+	uint64_t excl[FP_REFUSED_MAX];
 	bool staged = fp_threads();
+	size_t nexcl = 0;
 	int ret;
 
 	rt_text_poke_resume_hook(rt_fpatch_resume);
 	if ((ret = fp_arm(obj)) < 0)
 		return ret;
-	/* a refusal is mostly passing (a handler, a callee that returns):
-	 * the attach thread may wait a little, the program does not */
-	for (int k = 0; staged && rt.attached && k < FP_QUIESCE_TRIES; k++) {
-		if (fp_enable(obj, pokes, false) >= 0)
+	/* an entry a thread's stack points into keeps an int3 (its jmp
+	 * would cut the bytes the thread comes back to), the others are
+	 * tried again; a refusal for no named entry is mostly passing (a
+	 * thread being stepped): the attach thread may wait a little */
+	for (int k = 0; staged && rt.attached && k < FP_QUIESCE_TRIES;) {
+		uint64_t a;
+
+		if (fp_enable(obj, pokes, false, excl, nexcl) >= 0)
 			return 0;
+		if ((a = rt_text_poke_refused()) && nexcl < FP_REFUSED_MAX &&
+		    !fp_refused(excl, nexcl, (const uint8_t *)(uintptr_t)a)) {
+			excl[nexcl++] = a;
+			continue;
+		}
+		k++;
 		nanosleep(&pause, NULL);
 	}
-	return fp_enable(obj, pokes, staged);
+	return fp_enable(obj, pokes, staged, NULL, 0);
 }
 
 /* A live change (ftrace.c): whether selected entry i may become `jmp

@@ -57,6 +57,22 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The address of the sorted ones whose bytes 1..4 hold v, or 0. */
+static uint64_t range_of(const uint64_t *addrs, size_t n, uint64_t v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first address >= v */
+		size_t mid = (lo + hi) / 2;
+
+		if (addrs[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && v - addrs[lo - 1] < 5 ? addrs[lo - 1] : 0;
+}
+
 /* Whether rip is in bytes 1..4 of one of the sorted addresses. */
 static bool in_range(const uint64_t *addrs, size_t n, uint64_t rip)
 {
@@ -117,12 +133,13 @@ static uint64_t stack_end(int pid, uint64_t sp)
 }
 
 /* Whether a word of the stack at sp points into bytes 1..4 of a range
- * (a return address or a saved signal frame there), or the stack cannot
- * be read: then it may. */
-static bool stack_refers(int pid, uint64_t sp, const uint64_t *addrs, size_t n)
+ * (a return address or a saved signal frame there: *hit, its address),
+ * or the stack cannot be read: then it may (*hit 0). */
+static bool stack_refers(int pid, uint64_t sp, const uint64_t *addrs, size_t n, uint64_t *hit)
 {
 	uint64_t end = stack_end(pid, sp), buf[512];
 
+	*hit = 0;
 	sp &= ~7ull;
 	if (!end || end - sp > QUIESCE_SCAN_MAX)
 		return true;
@@ -133,7 +150,7 @@ static bool stack_refers(int pid, uint64_t sp, const uint64_t *addrs, size_t n)
 		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
 			return true;
 		for (size_t k = 0; k < len / 8; k++)
-			if (in_range(addrs, n, buf[k]))
+			if ((*hit = range_of(addrs, n, buf[k])))
 				return true;
 		sp += len;
 	}
@@ -170,7 +187,7 @@ static int step_out(struct stopped *s, const uint64_t *addrs, size_t n)
 
 /* One pass over /proc/PID/task: the threads not stopped yet; how many. */
 static int stop_new(int pid, int except, struct utrace_attach_stopped **sp, const uint64_t *addrs,
-		    size_t n, struct utrace_error *err)
+		    size_t n, uint64_t *hit, struct utrace_error *err)
 {
 	char path[64];
 	struct dirent *d;
@@ -201,7 +218,7 @@ static int stop_new(int pid, int except, struct utrace_attach_stopped **sp, cons
 			s->t[s->n++] =
 			    (struct stopped){.tid = tid, .pending = -1}; /* not stopped */
 			added++;
-			if (stack_refers(pid, stk, addrs, n)) {
+			if (stack_refers(pid, stk, addrs, n, hit)) {
 				refused = tid;
 				break;
 			}
@@ -223,7 +240,7 @@ static int stop_new(int pid, int except, struct utrace_attach_stopped **sp, cons
 						"patched",
 						tid);
 		}
-		if (stack_refers(pid, s->t[s->n - 1].saved.rsp, addrs, n)) {
+		if (stack_refers(pid, s->t[s->n - 1].saved.rsp, addrs, n, hit)) {
 			refused = tid;
 			break;
 		}
@@ -236,7 +253,7 @@ static int stop_new(int pid, int except, struct utrace_attach_stopped **sp, cons
 	return added;
 }
 
-int utrace_attach_quiesce(int pid, int except, uint64_t *addrs, size_t n,
+int utrace_attach_quiesce(int pid, int except, uint64_t *addrs, size_t n, uint64_t *refused,
 			  struct utrace_attach_stopped **out, struct utrace_error *err)
 {
 	struct utrace_attach_stopped *s = malloc(sizeof(*s) + 16 * sizeof(s->t[0]));
@@ -248,7 +265,8 @@ int utrace_attach_quiesce(int pid, int except, uint64_t *addrs, size_t n,
 	s->n = 0;
 	s->cap = 16;
 	qsort(addrs, n, sizeof(*addrs), u64_cmp);
-	while ((ret = stop_new(pid, except, &s, addrs, n, err)) > 0)
+	*refused = 0;
+	while ((ret = stop_new(pid, except, &s, addrs, n, refused, err)) > 0)
 		;
 	if (ret < 0) {
 		utrace_attach_resume(s);

@@ -140,14 +140,15 @@ done
 # `call *%rdi` at hold + 1 returns to hold + 3): the main thread waits
 # there when the process is attached to, a worker calls through there all
 # the while.  The jmp must not be written over those bytes (the recorder
-# reads the stacks and refuses; the entry stays an int3): the program
-# goes on and ends normally while attached.
+# reads the stacks and names the entry; it stays an int3), the other
+# entries get theirs, and the program ends normally while attached.
 "${CC:-gcc}" -O2 -g -o "$W/inside" "$HP/attach_inside.c" -lpthread 2>"$W/inside.build" ||
 	{ notok "build attach_inside"; exit 0; }
 while read -r mode; do
 	"$W/inside" >"$W/inside.out" 2>"$W/inside.err" &
 	p=$!
-	if ! until_ok 100 grep -qs ready "$W/inside.err" || ! at=$(entry_addr $p "$W/inside" hold); then
+	if ! until_ok 100 grep -qs ready "$W/inside.err" || ! at=$(entry_addr $p "$W/inside" hold) ||
+		! qat=$(entry_addr $p "$W/inside" quick); then
 		notok "inside: the program starts"
 		kill -9 $p
 		continue
@@ -157,12 +158,15 @@ while read -r mode; do
 	r=$!
 	until_ok 100 grep -q "attached to $p" "$W/inside.rec"
 	byte=$(byte_at $p "$at")
+	qbyte=$(byte_at $p "$qat")
 	kill -USR1 $p # main returns through hold + 3 while attached
 	wait $p
 	rc=$?
 	wait $r
 	check "inside $mode: no jmp over a return address (hold's first byte ${byte:-unread}, e9 is a jmp)" \
 		test -n "$byte" -a "$byte" != e9
+	check "inside $mode: the other entries still get their jmp (quick's first byte ${qbyte:-unread})" \
+		test "$qbyte" = e9
 	check "inside $mode: the program ends normally while attached (status $rc: $(cat "$W/inside.out"))" \
 		test $rc -eq 0 -a "$(cat "$W/inside.out")" = "main back 42"
 done < <(printf '%s\n' "-p function" "-p function_graph")
