@@ -441,6 +441,15 @@ static bool fp_threads(void)
 	return n > 1;
 }
 
+/* Whether p is one of the n entries a quiesced batch refused. */
+static bool fp_refused(const uint64_t *excl, size_t n, const uint8_t *p)
+{
+	for (size_t k = 0; k < n; k++)
+		if (excl[k] == (uint64_t)(uintptr_t)p)
+			return true;
+	return false;
+}
+
 /*
  * The selected entries: int3 ones get their int3; the jmp ones their
  * jmp through text_poke.c's int3-first batch when no other thread runs.
@@ -452,17 +461,9 @@ static bool fp_threads(void)
  * byte 0 is not disturbed), and the jmps are queued to kprobe_opt.c,
  * which writes each once it has seen every thread outside its bytes (the
  * kernel's optprobe rule); those it cannot prove stay int3s, correct and
- * slower.
+ * slower.  excl: entries an attached process's quiesced batch refused,
+ * which take an int3 instead of their jmp.
  */
-/* Whether p is one of the n entries a quiesced batch refused. */
-static bool fp_refused(const uint64_t *excl, size_t n, const uint8_t *p)
-{
-	for (size_t k = 0; k < n; k++)
-		if (excl[k] == (uint64_t)(uintptr_t)p)
-			return true;
-	return false;
-}
-
 static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged,
 		     const uint64_t *excl, size_t nexcl)
 {
@@ -475,7 +476,6 @@ static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged,
 	for (uint32_t i = 0; ret >= 0 && i < obj->nr_sites; i++) {
 		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
 		uint64_t slot = rt_fpatch_slot(obj, i);
-
 		bool int3 = fp_is_int3(obj, i) || staged || fp_refused(excl, nexcl, p);
 
 		if (!p || !slot || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
@@ -513,11 +513,11 @@ static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged,
  * entry a thread would come back into (the recorder names it) keeps an
  * int3 instead, and the others are tried again; a batch still refused
  * after a few tries (nothing written) leaves every entry an int3 for
- * the attach, correct and slower.  Their jmps
- * are not queued to kprobe_opt.c: its question is a signal to every
- * thread, which would end a sleep or a sigsuspend of the program's with
- * EINTR (the recorder's ptrace leaves such threads alone), and the
- * attach thread, which blocks it, would never answer anyway.
+ * the attach, correct and slower.  Their jmps are not queued to
+ * kprobe_opt.c: its question is a signal to every thread, which would
+ * end a sleep or a sigsuspend of the program's with EINTR (the
+ * recorder's ptrace leaves such threads alone), and the attach thread,
+ * which blocks it, would never answer anyway.
  */
 int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
 {
