@@ -103,6 +103,12 @@ void record_summary(struct record_session *s, const struct utrace_recorder_stats
 			"saved to %s (%llu bytes)\n",
 			(unsigned long long)st->records, (unsigned long long)st->lost, st->buffers,
 			st->images, ro->output, (unsigned long long)st->file_bytes);
+	if (!s->o->quiet && st->fpatch_plans)
+		fprintf(stderr,
+			"utrace record: %u object%s without call sites planned once each; %u more "
+			"process%s used a plan made already\n",
+			st->fpatch_plans, st->fpatch_plans == 1 ? "" : "s", st->fpatch_reused,
+			st->fpatch_reused == 1 ? "" : "es");
 	for (uint32_t i = 0;
 	     utrace_recorder_buffer_stats(s->r, i, &bpid, &btid, comm, &recs, &lost); i++)
 		if (lost)

@@ -82,6 +82,26 @@ static void usage(FILE *f)
 	    utrace_report_option_names(), utrace_report_filter_help());
 }
 
+/* A notice as the recorder saved it ("PID TID TEXT"), for the user.  An
+ * attach (record -P) says which process and from when: its thread TID is
+ * the one utrace started in it to load the runtime. */
+static void print_notice(const char *raw)
+{
+	int pid, tid, n = 0;
+	char when[32] = "";
+
+	if (sscanf(raw, "%d %d attached%n", &pid, &tid, &n) == 2 && n &&
+	    (!raw[n] || sscanf(raw + n, " at %31s", when) == 1)) {
+		fprintf(stderr,
+			"utrace report: notice: process %d was attached to (record -P)%s%s: what it "
+			"did before is not in the trace; its thread %d is utrace's, which loaded "
+			"the runtime\n",
+			pid, *when ? " at " : "", when, tid);
+		return;
+	}
+	fprintf(stderr, "utrace report: notice: %s\n", raw);
+}
+
 static void print_summary(const struct utrace_select_opts *so, struct utrace_dat *d,
 			  const struct utrace_report_summary *sum)
 {
@@ -89,7 +109,7 @@ static void print_summary(const struct utrace_select_opts *so, struct utrace_dat
 
 	select_opts_warn(so, d, sum->warnings, sum->warning);
 	for (unsigned i = 0; i < utrace_dat_notice_count(d); i++)
-		fprintf(stderr, "utrace report: notice: %s\n", utrace_dat_notice(d, i));
+		print_notice(utrace_dat_notice(d, i));
 
 	for (unsigned i = 0; i < sum->nr_bufs; i++)
 		threads += sum->buf_lost[i] != 0;

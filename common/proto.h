@@ -578,7 +578,9 @@ struct utrace_msg_notice {
  * none of them left inside bytes 1..4 of such an address (it is stepped
  * out with ptrace): QUIESCE, in as many messages as the addresses need
  * (UTRACE_QUIESCE_MORE on all but the last), answered by one QUIESCE
- * whose status is 0 or -errno; after the batch, RESUME lets them go.
+ * whose status is 0 or -errno; after the batch, RESUME lets them go.  A
+ * refusal because a thread's stack points into bytes 1..4 of an address
+ * (it would come back there) names that address (count 1, addr[0]).
  */
 #define UTRACE_QUIESCE_MORE 1u
 struct utrace_msg_quiesce {

@@ -102,7 +102,11 @@ static int attach_quiesce_send(struct utrace_msg_quiesce *q, const struct rt_pok
  */
 static int attach_quiesce(const struct rt_poke *pokes, size_t n, bool stop)
 {
-	struct utrace_msg_quiesce *q, ans;
+	struct utrace_msg_quiesce *q;
+	struct {
+		struct utrace_msg_quiesce q;
+		uint64_t addr; /* refused: where a thread would come back */
+	} ans;
 	size_t hazards = 0;
 	int ret;
 
@@ -125,9 +129,11 @@ static int attach_quiesce(const struct rt_poke *pokes, size_t n, bool stop)
 	free(q);
 	if (ret >= 0)
 		ret = rt_recv(&ans, sizeof(ans), NULL);
-	if (ret < (int)sizeof(ans) || ans.hdr.type != UTRACE_MSG_QUIESCE)
+	if (ret < (int)sizeof(ans.q) || ans.q.hdr.type != UTRACE_MSG_QUIESCE)
 		return ret < 0 ? ret : -EPROTO;
-	return ans.status < 0 ? ans.status : 1;
+	if (ans.q.status < 0 && ans.q.count == 1 && ret >= (int)sizeof(ans))
+		rt_text_poke_set_refused(ans.addr);
+	return ans.q.status < 0 ? ans.q.status : 1;
 }
 
 /* 0 if this process may be attached to: the state of a past attach is

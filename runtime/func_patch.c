@@ -50,6 +50,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "arch/x86_64/insn.h"
 #include "runtime/rt.h"
@@ -57,6 +58,9 @@
 #define FP_HEAD UTRACE_FPATCH_HEAD
 #define FP_INT3 0x80u /* in fpatch_len: the entry takes an int3 */
 #define FP_FDE_MAX 64 /* an FDE: 4 + 4 + 8 + 8 + 1 + UTRACE_FPATCH_CFI, padded */
+#define FP_QUIESCE_TRIES 10		 /* attached: quiesced batches tried */
+#define FP_QUIESCE_PAUSE_NS 10000000L /* between two */
+#define FP_REFUSED_MAX 64		 /* entries left as int3s for a thread's sake */
 
 /* The slots' .eh_frame: the CIE (common/proto.h), the FDEs, a 0 word. */
 struct fp_frames {
@@ -437,6 +441,15 @@ static bool fp_threads(void)
 	return n > 1;
 }
 
+/* Whether p is one of the n entries a quiesced batch refused. */
+static bool fp_refused(const uint64_t *excl, size_t n, const uint8_t *p)
+{
+	for (size_t k = 0; k < n; k++)
+		if (excl[k] == (uint64_t)(uintptr_t)p)
+			return true;
+	return false;
+}
+
 /*
  * The selected entries: int3 ones get their int3; the jmp ones their
  * jmp through text_poke.c's int3-first batch when no other thread runs.
@@ -444,32 +457,34 @@ static bool fp_threads(void)
  * inside an entry's displaced bytes, or in a callee that returns there: a
  * thread that a constructor of the library started, or one that dlopen()ed
  * the same library meanwhile.  The jmp would cut its instructions in two.
- * So every entry takes an int3 first (a thread already past byte 0 is
- * not disturbed), and the jmps are queued to kprobe_opt.c, which writes
- * each once it has seen every thread outside its bytes (the kernel's
- * optprobe rule); those it cannot prove stay int3s, correct and slower.
+ * So (staged) every entry takes an int3 first (a thread already past
+ * byte 0 is not disturbed), and the jmps are queued to kprobe_opt.c,
+ * which writes each once it has seen every thread outside its bytes (the
+ * kernel's optprobe rule); those it cannot prove stay int3s, correct and
+ * slower.  excl: entries an attached process's quiesced batch refused,
+ * which take an int3 instead of their jmp.
  */
-int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
+static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged,
+		     const uint64_t *excl, size_t nexcl)
 {
-	bool staged = fp_threads();
 	uint8_t **addrs = malloc((obj->nr_sites + 1) * sizeof(*addrs));
-	uint64_t *slots = malloc((obj->nr_sites + 1) * sizeof(*slots));
+	uint64_t *slots = calloc(obj->nr_sites + 1, sizeof(*slots));
 	uint64_t *hi = malloc((obj->nr_sites + 1) * sizeof(*hi));
 	size_t nj = 0, ni = 0;
-	int ret = addrs && slots && hi ? fp_arm(obj) : -ENOMEM;
+	int ret = addrs && slots && hi ? 0 : -ENOMEM;
 
-	rt_text_poke_resume_hook(rt_fpatch_resume);
 	for (uint32_t i = 0; ret >= 0 && i < obj->nr_sites; i++) {
 		uint8_t *p = (uint8_t *)(uintptr_t)obj->sites[i];
 		uint64_t slot = rt_fpatch_slot(obj, i);
+		bool int3 = fp_is_int3(obj, i) || staged || fp_refused(excl, nexcl, p);
 
 		if (!p || !slot || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
 			continue;
-		if (fp_is_int3(obj, i) || staged) {
+		if (int3 && *p != INSN_INT3) { /* (an earlier try may have put it) */
 			addrs[ni] = p;
 			slots[ni++] = slot;
 		}
-		if (!fp_is_int3(obj, i)) { /* `jmp slot` */
+		if (!fp_is_int3(obj, i) && (staged || !int3)) { /* `jmp slot` */
 			insn_rel32(pokes[nj].bytes, INSN_JMP, (uint64_t)(uintptr_t)p, slot);
 			pokes[nj].addr = p;
 			hi[nj++] = (uint64_t)(uintptr_t)p + fp_len(obj, i);
@@ -479,7 +494,7 @@ int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
 		ret = fp_int3_write(addrs, slots, ni);
 	if (ret >= 0 && !staged)
 		ret = rt_text_poke_batch(pokes, nj);
-	else if (ret >= 0 && nj) {
+	else if (ret >= 0 && nj && !rt.attached) {
 		rt_kprobe_opt_start(NULL);
 		rt_kprobe_opt_queue(pokes, hi, nj);
 	}
@@ -487,6 +502,52 @@ int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
 	free(slots);
 	free(hi);
 	return ret;
+}
+
+/*
+ * An attached process (attach.c) runs threads whatever it loads, but its
+ * batches stop them: the recorder holds every other thread with ptrace
+ * out of the bytes being rewritten and refuses if one has a return
+ * address or a signal frame into them (lib/attach/quiesce.c), so its
+ * jmps are written at once, as in a program started under utrace.  An
+ * entry a thread would come back into (the recorder names it) keeps an
+ * int3 instead, and the others are tried again; a batch still refused
+ * after a few tries (nothing written) leaves every entry an int3 for
+ * the attach, correct and slower.  Their jmps are not queued to
+ * kprobe_opt.c: its question is a signal to every thread, which would
+ * end a sleep or a sigsuspend of the program's with EINTR (the
+ * recorder's ptrace leaves such threads alone), and the attach thread,
+ * which blocks it, would never answer anyway.
+ */
+int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
+{
+	struct timespec pause = {0, FP_QUIESCE_PAUSE_NS};
+	uint64_t excl[FP_REFUSED_MAX];
+	bool staged = fp_threads();
+	size_t nexcl = 0;
+	int ret;
+
+	rt_text_poke_resume_hook(rt_fpatch_resume);
+	if ((ret = fp_arm(obj)) < 0)
+		return ret;
+	/* an entry a thread's stack points into keeps an int3 (its jmp
+	 * would cut the bytes the thread comes back to), the others are
+	 * tried again; a refusal for no named entry is mostly passing (a
+	 * thread being stepped): the attach thread may wait a little */
+	for (int k = 0; staged && rt.attached && k < FP_QUIESCE_TRIES;) {
+		uint64_t a;
+
+		if (fp_enable(obj, pokes, false, excl, nexcl) >= 0)
+			return 0;
+		if ((a = rt_text_poke_refused()) && nexcl < FP_REFUSED_MAX &&
+		    !fp_refused(excl, nexcl, (const uint8_t *)(uintptr_t)a)) {
+			excl[nexcl++] = a;
+			continue;
+		}
+		k++;
+		nanosleep(&pause, NULL);
+	}
+	return fp_enable(obj, pokes, staged, NULL, 0);
 }
 
 /* A live change (ftrace.c): whether selected entry i may become `jmp

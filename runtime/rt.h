@@ -498,6 +498,11 @@ void rt_text_poke_log(bool on) RT_HIDDEN;
  * the batch is not made, >0: call again with !stop after it, 0: nothing
  * was stopped), then with !stop; nothing may allocate once threads stop */
 void rt_text_poke_quiesce_hook(int (*hook)(const struct rt_poke *pokes, size_t n, bool stop)) RT_HIDDEN;
+/* A batch the hook refused because a thread would come back into the
+ * bytes of one poke (attach.c sets it, a caller reads it after the batch
+ * failed): that poke's address, else 0.  Reset by every batch. */
+void rt_text_poke_set_refused(uint64_t addr) RT_HIDDEN;
+uint64_t rt_text_poke_refused(void) RT_HIDDEN;
 int rt_text_poke_restore(void) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
 /* kprobe_opt.c: hook(uc) for each thread one of our int3s sent on (its

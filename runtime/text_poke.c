@@ -109,6 +109,18 @@ void rt_text_poke_quiesce_hook(int (*hook)(const struct rt_poke *pokes, size_t n
 	poke_quiesce = hook;
 }
 
+static uint64_t poke_refused; /* under poke_lock, read by the batch's caller */
+
+void rt_text_poke_set_refused(uint64_t addr)
+{
+	poke_refused = addr;
+}
+
+uint64_t rt_text_poke_refused(void)
+{
+	return poke_refused;
+}
+
 /* a fork()ed child has one thread: a lock held by another is free */
 static void poke_child(void)
 {
@@ -280,6 +292,7 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 		pthread_mutex_unlock(&poke_lock);
 		return -ENOMEM;
 	}
+	poke_refused = 0;
 	quiet = poke_quiesce ? poke_quiesce(pokes, n, true) : 0;
 	ret = quiet < 0 ? quiet : poke_protect(pokes, n, PROT_READ | PROT_WRITE | PROT_EXEC);
 	if (ret < 0) {

@@ -61,9 +61,10 @@ int utrace_attach_status(const struct utrace_attach_target *t, uint64_t boot,
 /* Every thread of process pid but except stopped, none inside bytes 1..4
  * of the n addresses (sorted here): what the runtime of an attached
  * process asks before it rewrites them (quiesce.c).  0 and *out, or <0
- * (err; nothing stays stopped). */
+ * (err; nothing stays stopped; *refused: the address a thread's stack
+ * points into, if that was why, else 0). */
 struct utrace_attach_stopped;
-int utrace_attach_quiesce(int pid, int except, uint64_t *addrs, size_t n,
+int utrace_attach_quiesce(int pid, int except, uint64_t *addrs, size_t n, uint64_t *refused,
 			  struct utrace_attach_stopped **out, struct utrace_error *err);
 /* They run on (NULL: none). */
 void utrace_attach_resume(struct utrace_attach_stopped *s);

@@ -263,6 +263,23 @@ const void *utrace_elf_section_data(const struct utrace_elf *elf,
 	return utrace_elf_data(elf, sec->offset, sec->size);
 }
 
+int utrace_elf_build_id(const struct utrace_elf *elf, uint8_t *out, size_t room)
+{
+	struct utrace_elf_section sec;
+	const uint8_t *n;
+	uint32_t namesz, descsz;
+
+	if (utrace_elf_find_section(elf, ".note.gnu.build-id", &sec) < 0 || sec.size < 16 ||
+	    !(n = utrace_elf_section_data(elf, &sec)))
+		return -ENOENT;
+	memcpy(&namesz, n, 4);
+	memcpy(&descsz, n + 4, 4);
+	if (namesz != 4 || descsz < 2 || descsz > room || 16 + (uint64_t)descsz > sec.size)
+		return -ENOENT;
+	memcpy(out, n + 16, descsz);
+	return (int)descsz;
+}
+
 /* Number of whole entries of size entsize in a table section, 0 if the
  * section lies outside the file. */
 static size_t table_count(const struct utrace_elf *elf, const struct utrace_elf_section *sec,

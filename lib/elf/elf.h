@@ -73,6 +73,9 @@ int utrace_elf_section(const struct utrace_elf *elf, size_t idx, struct utrace_e
 /* First section called name; 0 or -ENOENT. */
 int utrace_elf_find_section(const struct utrace_elf *elf, const char *name,
 			    struct utrace_elf_section *out);
+/* The GNU build id (.note.gnu.build-id's descriptor) into out: its
+ * length (at most room), or -ENOENT if the object has none. */
+int utrace_elf_build_id(const struct utrace_elf *elf, uint8_t *out, size_t room);
 /* A section's file contents, or NULL (SHT_NOBITS, or out of bounds). */
 const void *utrace_elf_section_data(const struct utrace_elf *elf,
 				    const struct utrace_elf_section *sec);

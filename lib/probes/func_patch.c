@@ -67,7 +67,6 @@
 #include "lib/elf/eh_frame.h"
 #include "lib/elf/symtab.h"
 #include "lib/probes/func_patch.h"
-#include "lib/probes/func_patch_cfi.h"
 #include "lib/probes/func_patch_deny.h"
 #include "lib/probes/kprobe_internal.h"
 
@@ -88,6 +87,11 @@ struct fp_ctx {
 	uint64_t entry; /* e_entry */
 	struct utrace_fde_range *fde;
 	size_t nfde;
+	/* utrace_fpatch_plan_only: the functions selected (NULL: all), and
+	 * the sorted starts of their windows, where targets are kept */
+	const bool *sel;
+	uint64_t *win;
+	size_t nwin;
 	bool eh;  /* C++ exceptions: .gcc_except_table */
 	bool pic; /* ET_DYN: every code address in data is relocated */
 	bool all; /* every code address in data is among the targets */
@@ -122,8 +126,31 @@ static const uint8_t *fp_bytes(const struct fp_ctx *c, uint64_t vaddr, uint64_t 
 	return utrace_elf_data(c->f.elf, off, size);
 }
 
+/* The bytes of a selected entry where a target matters (fp_branch_in): from
+ * the function's start to past an endbr64 and the longest displaced run. */
+#define FP_WINDOW (4 + UTRACE_FPATCH_CODE)
+
+/* Whether v lies in a window: the last one that starts at or before v
+ * holds it if any does (they are all as long). */
+static bool fp_in_window(const struct fp_ctx *c, uint64_t v)
+{
+	size_t lo = 0, hi = c->nwin;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->win[mid] <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && v - c->win[lo - 1] < FP_WINDOW;
+}
+
 static int fp_push(struct fp_ctx *c, uint64_t to, uint32_t from, bool call)
 {
+	if (c->sel && !fp_in_window(c, to))
+		return 0; /* lands where no selected entry is */
 	if (c->nt == c->capt) {
 		size_t cap = c->capt ? 2 * c->capt : 4096;
 		struct fp_target *t = realloc(c->t, cap * sizeof(*t));
@@ -212,6 +239,18 @@ static int fp_insn_targets(struct fp_ctx *c, uint32_t i, const ZydisDecodedInstr
 	return 0;
 }
 
+/* Whether fp_insn_targets needs the operands of in (most instructions
+ * name no code: their operands are not decoded, which halves the time
+ * of a big object's plan): a relative immediate or a RIP-relative
+ * operand, an immediate of a fixed-address object, a SIB (a jump table's
+ * disp(,%reg,8)), or a jmp (indirect or not). */
+static bool fp_operands_matter(const struct fp_ctx *c, const ZydisDecodedInstruction *in)
+{
+	return (in->attributes & (ZYDIS_ATTRIB_IS_RELATIVE | ZYDIS_ATTRIB_HAS_SIB)) ||
+	       (!c->pic && (in->raw.imm[0].size || in->raw.imm[1].size)) ||
+	       in->meta.category == ZYDIS_CATEGORY_UNCOND_BR;
+}
+
 /* Step 1 and 2 for function i. */
 static int fp_scan(struct fp_ctx *c, uint32_t i)
 {
@@ -232,11 +271,17 @@ static int fp_scan(struct fp_ctx *c, uint32_t i)
 	}
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	for (uint64_t at = fn->func; at < fn->func + fn->size; at += in.length) {
-		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - fn->func),
-						       fn->func + fn->size - at, &in, ops))) {
+		ZydisDecoderContext ctx;
+
+		if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&dec, &ctx, code + (at - fn->func),
+							      fn->func + fn->size - at, &in)) ||
+		    (fp_operands_matter(c, &in) &&
+		     ZYAN_FAILED(ZydisDecoderDecodeOperands(&dec, &ctx, &in, ops, in.operand_count)))) {
 			fn->why = UTRACE_FPATCH_DECODE;
 			return 0;
 		}
+		if (!fp_operands_matter(c, &in))
+			continue; /* no operand of it can name code */
 		ret = fp_insn_targets(c, i, &in, ops, at, cand, cand_rel, &ncand, &indirect);
 		if (ret < 0)
 			return ret;
@@ -465,6 +510,8 @@ static unsigned fp_decide(struct fp_ctx *c, uint32_t i)
 
 	if (strstr(fn->name, ".cold") || fp_part(c, fn->func))
 		return UTRACE_FPATCH_PART;
+	if (c->sel && !c->sel[i])
+		return UTRACE_FPATCH_UNSELECTED;
 	if (fn->why != UTRACE_FPATCH_OK)
 		return fn->why;
 	if (fn->func == c->entry || !strcmp(fn->name, "_start"))
@@ -513,11 +560,37 @@ static int fp_functions(struct fp_ctx *c, struct utrace_error *err)
 	return 0;
 }
 
-int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err)
+static int fp_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The functions want selects, and their windows; 0 or -ENOMEM. */
+static int fp_select(struct fp_ctx *c, utrace_fpatch_want_fn want, void *arg, bool **sel)
+{
+	const struct utrace_fpatch_plan *p = c->plan;
+
+	*sel = calloc(p->n + 1, sizeof(**sel));
+	c->win = malloc((p->n + 1) * sizeof(*c->win));
+	if (!*sel || !c->win)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++)
+		if (((*sel)[i] = want(arg, p->f[i].name, p->f[i].raw)))
+			c->win[c->nwin++] = p->f[i].func;
+	qsort(c->win, c->nwin, sizeof(*c->win), fp_u64_cmp);
+	c->sel = *sel;
+	return 0;
+}
+
+int utrace_fpatch_plan_only(const char *path, utrace_fpatch_want_fn want, void *arg,
+			    struct utrace_fpatch_plan *plan, struct utrace_error *err)
 {
 	struct fp_ctx c = {.plan = plan};
 	struct utrace_elf_section sec;
 	const char *why = NULL;
+	bool *sel = NULL;
 	Elf64_Ehdr eh;
 	const void *raw;
 	int ret;
@@ -537,6 +610,8 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 		ret = -ENOMEM;
 	if (ret >= 0)
 		ret = fp_functions(&c, err);
+	if (ret >= 0 && want)
+		ret = fp_select(&c, want, arg, &sel);
 	if (ret >= 0)
 		ret = c.pic ? fp_relocs(&c) : fp_data_words(&c);
 	for (uint32_t i = 0; ret >= 0 && i < plan->n; i++)
@@ -556,10 +631,17 @@ int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct
 	}
 	free(c.t);
 	free(c.fde);
+	free(c.win);
+	free(sel);
 	upr_file_close(&c.f);
 	if (ret < 0)
 		utrace_fpatch_plan_free(plan);
 	return ret < 0 ? ret : 0;
+}
+
+int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err)
+{
+	return utrace_fpatch_plan_only(path, NULL, NULL, plan, err);
 }
 
 void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan)
@@ -567,85 +649,4 @@ void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan)
 	free(plan->f);
 	utrace_symtab_free(plan->tab);
 	memset(plan, 0, sizeof(*plan));
-}
-
-/* `jmp to` at out (placed at vaddr from); false if out of rel32 reach. */
-static bool fp_jmp(uint8_t *out, uint64_t from, uint64_t to)
-{
-	int64_t d = (int64_t)(to - (from + 5));
-	int32_t rel = (int32_t)d;
-
-	if (d != rel)
-		return false;
-	out[0] = 0xe9;
-	memcpy(out + 1, &rel, 4);
-	return true;
-}
-
-/*
- * In an object with C++ exceptions, the last displaced instruction, a
- * direct call, becomes a push of
- * the function's own return address (bias + ret, two 32-bit stores after
- * moving rsp, which leave the flags and every register alone) and a jmp
- * to the callee.  The callee returns straight into the function, after
- * the displaced bytes: no return address inside the slot is ever on the
- * stack, so an exception the callee throws finds the function's own
- * landing pad (its .gcc_except_table names the original return address).
- * The callee's ret then returns where no call was made: the CPU's
- * return predictions are off for the returns after it, which is why only
- * such objects get it.
- */
-static size_t fp_emulate_call(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
-			      uint64_t a, uint64_t ret, uint64_t at, uint8_t *out, size_t room)
-{
-	static const uint8_t below[5] = {0x48, 0x8d, 0x64, 0x24, 0xf8}; /* lea -8(%rsp),%rsp */
-	uint32_t lo = (uint32_t)ret, hi = (uint32_t)(ret >> 32);
-	ZyanU64 to;
-
-	if (room < 25)
-		return 0;
-	ZydisCalcAbsoluteAddress(in, &ops[0], a, &to);
-	memcpy(out, below, 5);
-	out[5] = 0xc7, out[6] = 0x04, out[7] = 0x24; /* movl $lo,(%rsp) */
-	memcpy(out + 8, &lo, 4);
-	out[12] = 0xc7, out[13] = 0x44, out[14] = 0x24, out[15] = 0x04; /* movl $hi,4(%rsp) */
-	memcpy(out + 16, &hi, 4);
-	return fp_jmp(out + 20, at + 20, to) ? 25 : 0;
-}
-
-size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t bias, uint64_t at,
-			      uint8_t *out, size_t room, uint8_t *cfi, uint32_t *cfi_len)
-{
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	ZydisDecodedInstruction in;
-	ZydisDecoder dec;
-	struct fp_cfi c;
-	size_t n = 0, k;
-
-	*cfi_len = UINT32_MAX;
-	fp_cfi_init(&c, cfi, UTRACE_FPATCH_CFI);
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	for (uint32_t off = 0; off < f->len; off += in.length) {
-		if (room < n + 5 || ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, f->code + off,
-								       f->len - off, &in, ops)))
-			return 0;
-		if (f->emulate_call && in.mnemonic == ZYDIS_MNEMONIC_CALL &&
-		    off + in.length == f->len && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
-		    ops[0].imm.is_relative) {
-			k = fp_emulate_call(&in, ops, f->addr + off, bias + f->addr + f->len,
-					    at + n, out + n, room - n);
-			fp_cfi_push(&c, (uint32_t)(UTRACE_FPATCH_HEAD + n + 5));
-			*cfi_len = k && fp_cfi_done(&c) ? (uint32_t)c.len : UINT32_MAX;
-			return k ? n + k : 0;
-		}
-		k = kp_reencode(&in, ops, f->addr + off, at + n, out + n, room - n - 5);
-		if (!k)
-			return 0;
-		n += k;
-		fp_cfi_insn(&c, &in, ops, (uint32_t)(UTRACE_FPATCH_HEAD + n));
-	}
-	*cfi_len = fp_cfi_done(&c) ? (uint32_t)c.len : UINT32_MAX;
-	if (room < n + 5 || !fp_jmp(out + n, at + n, f->addr + f->len))
-		return 0;
-	return n + 5;
 }

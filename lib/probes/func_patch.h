@@ -44,7 +44,8 @@
 	X(ENTRY, "the program's entry point (no return address)")                                  \
 	X(PART, "a part of a function, not its entry (cold code)")                                \
 	X(RUNTIME, "code of a runtime with its own registers and stacks (Go, V8's builtins)")     \
-	X(INSIDE, "entered after its first instruction (a nop, then a call: Go's goexit)")
+	X(INSIDE, "entered after its first instruction (a nop, then a call: Go's goexit)")       \
+	X(UNSELECTED, "not selected: not planned")
 
 enum utrace_fpatch_why {
 #define UTRACE_FPATCH_ENUM(n, t) UTRACE_FPATCH_##n,
@@ -98,6 +99,20 @@ struct utrace_fpatch_plan {
 /* The plan for the object at path: 0, or <0 with err (not a readable
  * ELF object, out of memory). */
 int utrace_fpatch_plan(const char *path, struct utrace_fpatch_plan *plan, struct utrace_error *err);
+
+/*
+ * The same for the functions want(arg, name, raw) selects only; the
+ * others are UNSELECTED.  Every function is still decoded, since a branch
+ * into a selected entry's first bytes may come from any code of the
+ * object (and a byte sweep cannot tell an instruction from an operand),
+ * but only the targets that land in a selected entry's first bytes are
+ * kept: no sort of every branch of a big object, and no decision for
+ * what is not selected.  A selected function's decision is the whole
+ * plan's.
+ */
+typedef bool (*utrace_fpatch_want_fn)(void *arg, const char *name, const char *raw);
+int utrace_fpatch_plan_only(const char *path, utrace_fpatch_want_fn want, void *arg,
+			    struct utrace_fpatch_plan *plan, struct utrace_error *err);
 void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan);
 const char *utrace_fpatch_why_text(unsigned why);
 /* "Go", "HotSpot (the JVM)", "V8"; NULL for none. */

@@ -516,6 +516,8 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 	st->wait_ns = r->tsc_per_us_q16 ? wait_tsc * 1000 * 65536 / r->tsc_per_us_q16 : 0;
 	st->images = r->nr_conns;
 	st->disconnected = r->nr_orphans;
+	st->fpatch_plans = r->fp_plans;
+	st->fpatch_reused = r->fp_reused;
 	return ret;
 }
 

@@ -76,6 +76,9 @@ struct utrace_recorder_stats {
 	uint64_t sites; /* call sites of every object of every process */
 	/* processes that closed their connection and ran on */
 	uint32_t disconnected;
+	/* objects without call sites: entry plans made (one per file, by its
+	 * build id), and processes that loaded one planned already */
+	uint32_t fpatch_plans, fpatch_reused;
 };
 
 /* The functions function filter expression i (utrace_func_filter_expr's

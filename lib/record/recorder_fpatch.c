@@ -11,6 +11,16 @@
  * why the others were not, and, for the object of a runtime that reads
  * return addresses (Go, the JVM, V8: lib/probes/func_patch_deny.c), that
  * function_graph traces its functions' entries only.
+ *
+ * A plan of a big object takes seconds (cc1: 40k functions, millions of
+ * branches), and gcc runs cc1, as and collect2 as processes of their own:
+ * so a plan is kept by the file's build id (its path when it has none),
+ * which every process of the recording that maps the same binary finds,
+ * whatever path it has it by.  And unless the recording may change its
+ * filter later (--tracefs), only the functions the filter selects are
+ * planned (utrace_fpatch_plan_only): the others would never be patched.
+ * Where the filter names files (":mod:"), the selection depends on the
+ * file's name, which the key then holds too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,12 +28,18 @@
 #include <string.h>
 
 #include "lib/base/glob.h"
+#include "lib/elf/elf.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/probes/func_patch.h"
 #include "lib/record/recorder_internal.h"
 
+#define FP_ID_MAX 64
+
 struct rec_fplan {
 	char *path;
+	uint8_t id[FP_ID_MAX]; /* build id */
+	int idlen;	       /* 0: none, the path is the key */
+	bool only;	       /* only the filter's functions were planned */
 	struct utrace_fpatch_plan plan;
 	uint32_t *ok; /* indices of the entries to patch */
 	uint32_t nok;
@@ -50,10 +66,12 @@ static bool rec_fpatch_wanted(const struct utrace_recorder *r, const char *path,
 	return false;
 }
 
-/* "PATH: N of M functions patched at their entry; K left out: ..." */
+/* "PATH: N of M functions patched at their entry; K left out: ...; L more
+ * not selected by the filter, not planned" (M: those selected) */
 static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const struct rec_fplan *p)
 {
 	size_t found = p->plan.n - p->plan.count[UTRACE_FPATCH_PART];
+	size_t sel = found - p->plan.count[UTRACE_FPATCH_UNSELECTED];
 	char text[2048];
 	int len;
 
@@ -61,19 +79,22 @@ static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const 
 		return;
 	len = snprintf(text, sizeof(text),
 		       "%s has no call sites: %u of %zu functions patched at their entry", p->path,
-		       p->nok, found);
+		       p->nok, sel);
 	if (p->plan.nint3)
 		len += snprintf(text + len, sizeof(text) - (size_t)len,
 				" (%zu with int3, where a jmp is not safe)", p->plan.nint3);
-	if (p->nok < found)
+	if (p->nok < sel)
 		len += snprintf(text + len, sizeof(text) - (size_t)len,
-				"; %zu left out (utrace list -f --why):", found - p->nok);
+				"; %zu left out (utrace list -f --why):", sel - p->nok);
 	for (unsigned w = 1; w < UTRACE_FPATCH_NWHY && len < (int)sizeof(text); w++)
-		if (p->plan.count[w] && w != UTRACE_FPATCH_PART)
+		if (p->plan.count[w] && w != UTRACE_FPATCH_PART && w != UTRACE_FPATCH_UNSELECTED)
 			len += snprintf(text + len, sizeof(text) - (size_t)len, " %zu %s,",
 					p->plan.count[w], utrace_fpatch_why_text(w));
 	if (len > 0 && len < (int)sizeof(text) && text[len - 1] == ',')
-		text[len - 1] = 0;
+		text[--len] = 0;
+	if (found > sel && len < (int)sizeof(text))
+		snprintf(text + len, sizeof(text) - (size_t)len,
+			 "; %zu more not selected by the filter, not planned", found - sel);
 	r->o.notice(r->o.notice_arg, c->pid, text);
 	if (p->nok && p->plan.runtime && r->o.tracer == UTRACE_TRACER_FUNCTION_GRAPH) {
 		snprintf(text, sizeof(text),
@@ -84,22 +105,85 @@ static void rec_fpatch_say(struct utrace_recorder *r, struct rec_conn *c, const 
 	}
 }
 
+struct fp_select {
+	const struct utrace_recorder *r;
+	const char *path;
+};
+
+/* What a SELECT would give the function: patched only if it is traced. */
+static bool rec_fpatch_select(void *arg, const char *name, const char *raw)
+{
+	const struct fp_select *s = arg;
+
+	return utrace_func_filter_select(s->r->o.filter, name, raw, s->path) & UTRACE_SITE_TRACE;
+}
+
+static const char *fp_base(const char *path)
+{
+	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+}
+
+/* Whether the filter selects by the file's name (":mod:"). */
+static bool fp_by_name(const struct utrace_recorder *r)
+{
+	size_t n = utrace_func_filter_total(r->o.filter);
+
+	for (size_t i = 0; i < n; i++) {
+		enum utrace_filter_list which;
+		bool neg;
+		const char *e = utrace_func_filter_expr(r->o.filter, i, &which, &neg);
+
+		if (e && strstr(e, ":mod:"))
+			return true;
+	}
+	return false;
+}
+
+/* The plan kept for the file whose build id is id (idlen 0: at path). */
+static struct rec_fplan *rec_fplan_find(struct utrace_recorder *r, const char *path,
+					const uint8_t *id, int idlen, bool only)
+{
+	for (struct rec_fplan *p = r->fplans; p; p = p->next) {
+		if (idlen > 0 ? p->idlen != idlen || memcmp(p->id, id, (size_t)idlen)
+			      : p->idlen || strcmp(p->path, path))
+			continue;
+		if (!only || !fp_by_name(r) || !strcmp(fp_base(p->path), fp_base(path)))
+			return p;
+	}
+	return NULL;
+}
+
 /* The plan of path, made now if it is new (NULL: out of memory, or the
  * file cannot be read: then a notice says why). */
 static struct rec_fplan *rec_fplan_get(struct utrace_recorder *r, struct rec_conn *c,
 				       const char *path)
 {
+	struct fp_select sel = {r, path};
 	struct utrace_error e = {0};
+	struct utrace_elf *elf;
+	uint8_t id[FP_ID_MAX];
+	int idlen = 0;
+	/* a live filter may select any function later */
+	bool only = r->o.filter && utrace_func_filter_total(r->o.filter) && !r->o.live;
 	struct rec_fplan *p;
 
-	for (p = r->fplans; p; p = p->next)
-		if (!strcmp(p->path, path))
-			return p;
+	if (utrace_elf_open(path, &elf) == 0) {
+		idlen = utrace_elf_build_id(elf, id, sizeof(id));
+		utrace_elf_close(elf);
+	}
+	if ((p = rec_fplan_find(r, path, id, idlen, only))) {
+		r->fp_reused++;
+		return p;
+	}
 	if (!(p = calloc(1, sizeof(*p))) || !(p->path = strdup(path))) {
 		free(p);
 		return NULL;
 	}
-	if (utrace_fpatch_plan(path, &p->plan, &e) < 0) {
+	p->idlen = idlen > 0 ? idlen : 0;
+	memcpy(p->id, id, (size_t)p->idlen);
+	p->only = only;
+	r->fp_plans++;
+	if (utrace_fpatch_plan_only(path, only ? rec_fpatch_select : NULL, &sel, &p->plan, &e) < 0) {
 		if (r->o.notice)
 			r->o.notice(r->o.notice_arg, c->pid, e.msg);
 	} else if ((p->ok = calloc(p->plan.n + 1, sizeof(*p->ok)))) {

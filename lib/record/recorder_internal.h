@@ -115,6 +115,7 @@ struct utrace_recorder {
 	uint32_t nr_bufs;
 	struct rec_symtab *symtabs;
 	struct rec_fplan *fplans; /* recorder_fpatch.c: one per file */
+	uint32_t fp_plans, fp_reused; /* plans made, and asks a plan made already answered */
 	struct utrace_dat_clock clock;
 	uint64_t tsc_per_us_q16;
 	uint32_t nr_subbufs;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -494,6 +495,13 @@ static int msg_notice(struct utrace_recorder *r, struct rec_conn *c, const void 
 	if (r->o.notice)
 		r->o.notice(r->o.notice_arg, m->pid, text);
 	len = snprintf(line, sizeof(line), "%d %d %s", m->pid, m->tid, text);
+	if (!strcmp(text, "attached")) { /* when, on the trace's clock: report says it */
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		len = snprintf(line, sizeof(line), "%d %d attached at %lld.%06ld", m->pid, m->tid,
+			       (long long)now.tv_sec, now.tv_nsec / 1000);
+	}
 	if (len >= (int)sizeof(line))
 		len = (int)sizeof(line) - 1;
 	return rec_write(r, UTRACE_DAT_NOTICE, line, (size_t)len, NULL, 0, err);

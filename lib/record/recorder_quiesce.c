@@ -13,11 +13,20 @@
 #include "lib/attach/attach.h"
 #include "lib/record/recorder_internal.h"
 
-static int quiesce_answer(struct rec_conn *c, int status)
+/* status, and with -EBUSY the address a thread's stack points into (the
+ * runtime leaves that one out and asks again) */
+static int quiesce_answer(struct rec_conn *c, int status, uint64_t refused)
 {
-	struct utrace_msg_quiesce a = {{sizeof(a), UTRACE_MSG_QUIESCE}, 0, status, 0, 0};
+	struct {
+		struct utrace_msg_quiesce q;
+		uint64_t addr;
+	} a = {{{sizeof(a.q), UTRACE_MSG_QUIESCE}, 0, status, 0, 0}, refused};
 
-	return rec_conn_send(c, &a, sizeof(a), -1);
+	if (refused) {
+		a.q.hdr.size = sizeof(a.q) + sizeof(a.addr);
+		a.q.count = 1;
+	}
+	return rec_conn_send(c, &a, a.q.hdr.size, -1);
 }
 
 /* Addresses until the last message, then the threads stopped and the
@@ -27,7 +36,7 @@ int rec_quiesce(struct rec_conn *c, const void *buf, size_t n)
 {
 	const struct utrace_msg_quiesce *q = buf;
 	struct utrace_error err = {0};
-	uint64_t *a;
+	uint64_t *a, refused;
 	int ret;
 
 	if (n < sizeof(*q) || q->count > (n - sizeof(*q)) / sizeof(uint64_t) || c->q_stopped)
@@ -39,11 +48,12 @@ int rec_quiesce(struct rec_conn *c, const void *buf, size_t n)
 	c->q_n += q->count;
 	if (q->flags & UTRACE_QUIESCE_MORE)
 		return 0;
-	ret = utrace_attach_quiesce(c->pid, q->tid, c->q_addrs, c->q_n, &c->q_stopped, &err);
+	ret = utrace_attach_quiesce(c->pid, q->tid, c->q_addrs, c->q_n, &refused, &c->q_stopped,
+				    &err);
 	free(c->q_addrs);
 	c->q_addrs = NULL;
 	c->q_n = 0;
-	return quiesce_answer(c, ret < 0 ? ret : 0);
+	return quiesce_answer(c, ret < 0 ? ret : 0, ret < 0 ? refused : 0);
 }
 
 int rec_resume(struct rec_conn *c)

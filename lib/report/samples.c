@@ -107,25 +107,19 @@ static void load_sections(struct dso *o, const struct utrace_elf *elf)
 static struct utrace_symtab *debug_symtab(const struct utrace_elf *elf)
 {
 	struct utrace_elf_section sec;
-	const unsigned char *n;
 	struct utrace_symtab *tab = NULL;
 	struct utrace_elf *dbg;
 	struct utrace_error err;
-	uint32_t namesz, descsz;
+	uint8_t id[64];
 	char path[256];
-	int len;
+	int len, n;
 
 	if (utrace_elf_find_section(elf, ".symtab", &sec) == 0 ||
-	    utrace_elf_find_section(elf, ".note.gnu.build-id", &sec) < 0 || sec.size < 16 ||
-	    !(n = utrace_elf_section_data(elf, &sec)))
+	    (n = utrace_elf_build_id(elf, id, sizeof(id))) < 0)
 		return NULL;
-	memcpy(&namesz, n, 4);
-	memcpy(&descsz, n + 4, 4);
-	if (namesz != 4 || descsz < 2 || descsz > 64 || 16 + (uint64_t)descsz > sec.size)
-		return NULL;
-	len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", n[16]);
-	for (uint32_t i = 1; i < descsz; i++)
-		len += snprintf(path + len, sizeof(path) - (size_t)len, "%02x", n[16 + i]);
+	len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (int i = 1; i < n; i++)
+		len += snprintf(path + len, sizeof(path) - (size_t)len, "%02x", id[i]);
 	snprintf(path + len, sizeof(path) - (size_t)len, ".debug");
 	if (utrace_elf_open(path, &dbg) < 0)
 		return NULL;

@@ -131,7 +131,11 @@ static const char fixture_src[] =
     "  \".globl big\\n.type big,@function\\nbig: pushq %rbx\\n movl %edi,%ebx\\n"
     " call one\\n movl %ebx,%eax\\n popq %rbx\\n ret\\n.size big,.-big\\n\"\n"
     "  \".globl goexitish\\n.type goexitish,@function\\ngoexitish: nop\\n call one\\n"
-    " nop\\n ret\\n.size goexitish,.-goexitish\\n\");\n"
+    " nop\\n ret\\n.size goexitish,.-goexitish\\n\"\n"
+    "  \".globl tgt\\n.type tgt,@function\\ntgt: pushq %rbx\\n movl %edi,%ebx\\n"
+    " call one\\n movl %ebx,%eax\\n popq %rbx\\n ret\\n.size tgt,.-tgt\\n\"\n"
+    "  \".globl jin\\n.type jin,@function\\njin: testl %edi,%edi\\n jne tgt+1\\n"
+    " ret\\n.size jin,.-jin\\n\");\n"
     "int main(void) { return 0; }\n";
 
 static const struct utrace_fpatch_func *find(const struct utrace_fpatch_plan *p, const char *name)
@@ -228,12 +232,58 @@ static void test_plan_runtimes(void)
 	utrace_fpatch_plan_free(&p);
 }
 
+static bool want_one(void *arg, const char *name, const char *raw)
+{
+	(void)raw;
+	return !strcmp(name, arg);
+}
+
+/* A plan of one function decides it as the whole plan does, from every
+ * branch of the object (jin's into tgt + 1 included), and plans no other. */
+static void test_plan_only(void)
+{
+	static const char *const names[] = {"one", "three", "back2", "back0", "ebr", "big", "tgt", "main"};
+	struct utrace_fpatch_plan all, one;
+	struct utrace_error err = {0};
+
+	if (utrace_fpatch_plan(check_path("fix"), &all, &err) < 0) {
+		check(0, "fixture planned (%s)", err.msg);
+		return;
+	}
+	check(find(&all, "tgt") && find(&all, "tgt")->why == UTRACE_FPATCH_OK &&
+		  find(&all, "tgt")->int3 == UTRACE_FPATCH_BRANCH_IN,
+	      "another function's jump into tgt + 1: int3 on tgt");
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		const struct utrace_fpatch_func *a = find(&all, names[k]), *o;
+		size_t others = 0;
+
+		if (utrace_fpatch_plan_only(check_path("fix"), want_one, (void *)names[k], &one,
+					    &err) < 0) {
+			check(0, "%s planned alone (%s)", names[k], err.msg);
+			continue;
+		}
+		o = find(&one, names[k]);
+		check(a && o && o->why == a->why && o->int3 == a->int3 && o->len == a->len &&
+			  o->addr == a->addr && !memcmp(o->code, a->code, a->len),
+		      "%s planned alone: decided as in the whole plan (%s)", names[k],
+		      o ? utrace_fpatch_why_text(o->why) : "missing");
+		for (size_t i = 0; i < one.n; i++)
+			others += one.f[i].why != UTRACE_FPATCH_UNSELECTED &&
+				  one.f[i].why != UTRACE_FPATCH_PART && strcmp(one.f[i].name, names[k]);
+		check(others == 0, "%s planned alone: no other function decided (%zu)", names[k],
+		      others);
+		utrace_fpatch_plan_free(&one);
+	}
+	utrace_fpatch_plan_free(&all);
+}
+
 int main(void)
 {
 	check_begin("fpatch");
 	test_int3_ret();
 	test_plan_int3();
 	test_plan_runtimes();
+	test_plan_only();
 	test_push_sub();
 	test_rip_relative();
 	test_call();
