@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/rb_abi.h"
+#include "lib/base/private_file.h"
 #include "lib/tracefile/dat_writer.h"
 
 #define DAT_WRITER_BUF (1u << 20)
@@ -102,7 +103,7 @@ int utrace_dat_writer_open(const char *path, struct utrace_dat_writer **out,
 		free(w);
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = utrace_create_private(path, 0); /* 0600: a trace is private */
 	if (w->fd < 0) {
 		ret = utrace_error_set(err, -errno, "%s: cannot create: %s", path, strerror(errno));
 		free(w->path);
