@@ -25,7 +25,11 @@ static struct utrace_subbuf *buf_slot(struct rec_buffer *b, uint64_t idx)
 }
 
 /* Records in a saved sub-buffer: the recorder's own count, complete even
- * for a process that was killed before it could publish its counters. */
+ * for a process that was killed before it could publish its counters.
+ * Counted as the runtime counts them (rt_rb_commit): the ARGS after an
+ * entry and the RETVAL after an exit are written with it in one piece,
+ * parts of that record; a sub-buffer's CPU, TIME_EXTEND and CONTEXT
+ * words are no record at all. */
 static uint64_t count_records(const uint32_t *w, uint32_t n)
 {
 	uint64_t count = 0;
@@ -39,7 +43,8 @@ static uint64_t count_records(const uint32_t *w, uint32_t n)
 			len = urec_ext_words(w[i]);
 			if (!len || t == UEXT_PAD)
 				break;
-			count += t != UEXT_TIME_EXTEND && t != UEXT_CPU && t != UEXT_CONTEXT;
+			count += t != UEXT_TIME_EXTEND && t != UEXT_CPU && t != UEXT_CONTEXT &&
+				 t != UEXT_ARGS && t != UEXT_RETVAL;
 		} else {
 			len = urec_kind(w[i]) == UREC_FUNC ? 3 : 1;
 			count++;
