@@ -64,9 +64,9 @@ struct utrace_recorder_opts {
 };
 
 struct utrace_recorder_stats {
-	uint64_t records; /* written by the traced threads */
+	uint64_t records; /* written by the traced threads and saved */
 	uint64_t lost;	  /* dropped because a buffer was full */
-	uint64_t overrun; /* sub-buffers overwritten (overwrite mode) */
+	uint64_t overrun; /* records written but overwritten (overwrite mode) or torn */
 	uint64_t waits;	  /* times a thread's buffer was full and it waited (no-loss) */
 	uint64_t wait_ns; /* the time the threads spent waiting, summed */
 	uint64_t pages;
