@@ -96,6 +96,9 @@ int utrace_recorder_kready(struct utrace_recorder *r, struct utrace_error *err);
 /* One read of every CPU's kernel pages is done: the records that no CPU
  * can still precede run their triggers (lib/record/recorder_kmerge.c). */
 int utrace_recorder_kround(struct utrace_recorder *r, struct utrace_error *err);
+/* The negative errno of the file's first failed write (a full disk:
+ * every later write fails the same), 0 if none; before finish. */
+int utrace_recorder_write_failed(const struct utrace_recorder *r);
 /* True once at least one process connected and none is connected now. */
 bool utrace_recorder_idle(const struct utrace_recorder *r);
 /* Attached processes (utrace record -P, lib/record/recorder_attach.c):
