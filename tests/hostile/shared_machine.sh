@@ -165,4 +165,5 @@ check "extract -o is 0600 under umask 000" test "$(mode "$W/ex.dat")" = 600
 check "the session's files are 0600" \
 	test -z "$(find "$D" -maxdepth 1 -type f ! -perm 600)"
 "$U" reset >/dev/null 2>&1
-touch "$W/stop"
+touch "$W/stop" # the program, untraced now, ends; wait for it (W goes at exit)
+until_ok 100 eval '! pgrep -f "^$W/spin" >/dev/null'
