@@ -69,9 +69,8 @@ void session_path(const struct session *s, const char *name, char *buf, size_t s
 bool session_mounted(const char *dir)
 {
 	char path[PATH_MAX];
-	struct stat st;
-
 	struct statfs fs;
+	struct stat st;
 
 	/* a FUSE mount (lib/live): a folder with a file of that name is not
 	 * a tracefs that answers */
