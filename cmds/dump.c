@@ -17,6 +17,7 @@
 
 #include "cmds/cmds.h"
 #include "cmds/select_opts.h"
+#include "lib/base/private_file.h"
 #include "lib/report/callgraph.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/export/export_chrome.h"
@@ -380,6 +381,17 @@ static int dump_option(void *arg, int c, const char *value, struct utrace_error 
 	}
 }
 
+/* -o FILE: trace data, so 0600 as utrace.dat (lib/base/private_file.h). */
+static FILE *dump_create(const char *path)
+{
+	int fd = utrace_create_private(path, 0);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -442,7 +454,7 @@ int cmd_dump(int argc, char **argv)
 		select_opts_close(&so, d);
 		return 1;
 	}
-	if (a.outpath && !(out = fopen(a.outpath, "w"))) {
+	if (a.outpath && !(out = dump_create(a.outpath))) {
 		utrace_die_msg("dump", "%s: %s", a.outpath, strerror(errno));
 		select_opts_close(&so, d);
 		return 1;

@@ -9,6 +9,7 @@
  * were then (the session's last.dat) are what is saved.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "cmds/cmds.h"
 #include "cmds/session.h"
+#include "lib/base/private_file.h"
 
 static void extract_usage(FILE *f)
 {
@@ -36,11 +38,14 @@ static void extract_usage(FILE *f)
 static int extract_copy(struct session *s, const char *from, const char *output)
 {
 	char tmp[PATH_MAX + 16];
-	FILE *out;
-	int ret;
+	FILE *out = NULL;
+	int ret, fd;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", output);
-	if (!(out = fopen(tmp, "w"))) {
+	/* 0600 as utrace.dat; never through a link planted at the name */
+	if ((fd = utrace_create_private(tmp, O_NOFOLLOW)) >= 0 && !(out = fdopen(fd, "w")))
+		close(fd);
+	if (!out) {
 		utrace_die_msg("extract", "%s: %s", tmp, strerror(errno));
 		return 1;
 	}
@@ -90,6 +95,8 @@ int cmd_extract(int argc, char **argv)
 			       argv[optind]);
 		return 2;
 	}
+	if (session_dir("extract", &s) < 0)
+		return 1;
 	if (session_find(NULL, dir, &s)) /* the recorder makes the file */
 		return extract_copy(&s, "utrace.dat", output);
 	if (!dir) {

@@ -166,6 +166,43 @@ static int record_kpoll(struct record_session *s, struct utrace_error *err)
 	return ret > 0 ? utrace_recorder_kround(s->r, err) : ret;
 }
 
+/*
+ * An error of the recording, said once, in one line that names the file
+ * (err's message names it already if the writer made it; about_file: the
+ * error is the file's).  A failed write (a full disk) is sticky: every
+ * later write fails with the same code, and is not said again.
+ */
+static void record_fail(struct record_session *s, const struct utrace_error *err,
+			bool about_file, const char *tail)
+{
+	const char *out = s->o->rec.output;
+	size_t n = strlen(out);
+
+	if (s->failed && err->code == s->failed)
+		return;
+	if (!s->failed)
+		s->failed = err->code;
+	if (!about_file || (!strncmp(err->msg, out, n) && err->msg[n] == ':'))
+		utrace_die_msg("record", "%s%s", err->msg, tail);
+	else
+		utrace_die_msg("record", "%s: %s%s", out, err->msg, tail);
+}
+
+/* The loop ends at an error: said; if the file cannot be written (a full
+ * disk), tracing goes off in the processes, which run on untraced
+ * instead of filling buffers nobody saves. */
+static void record_stop_on(struct record_session *s, const struct utrace_error *err)
+{
+	bool unwritable = utrace_recorder_write_failed(s->r) != 0;
+
+	record_fail(s, err, false,
+		    unwritable ? "; recording stopped, the program runs on untraced, utrace "
+				 "report reads what the file holds"
+			       : " (stopping; what was recorded is saved)");
+	if (unwritable)
+		utrace_recorder_stop(s->r);
+}
+
 /* Record until the command and every process it started that is traced
  * have gone, or until interrupted. */
 static void record_loop(struct record_session *s)
@@ -173,20 +210,11 @@ static void record_loop(struct record_session *s)
 	struct utrace_error err = {0};
 
 	for (;;) {
-		if (utrace_recorder_poll(s->r, 1, &err) < 0) {
-			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
-				       err.msg);
-			break;
-		}
-		if (s->k.kt && record_kpoll(s, &err) < 0) {
-			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
-				       err.msg);
-			break;
-		}
-		if (s->k.sampler && utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu,
-							 false, s->r, &err) < 0) {
-			utrace_die_msg("record", "%s (stopping; what was recorded is saved)",
-				       err.msg);
+		if (utrace_recorder_poll(s->r, 1, &err) < 0 ||
+		    (s->k.kt && record_kpoll(s, &err) < 0) ||
+		    (s->k.sampler && utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu,
+							  false, s->r, &err) < 0)) {
+			record_stop_on(s, &err);
 			break;
 		}
 		if (s->attach && record_attach_over(s->attach))
@@ -212,7 +240,6 @@ static void record_loop(struct record_session *s)
  * side, wait for the command. */
 static void record_end(struct record_session *s)
 {
-	const char *output = s->o->rec.output;
 	struct utrace_recorder_stats st;
 	struct utrace_error err = {0};
 
@@ -221,24 +248,23 @@ static void record_end(struct record_session *s)
 		size_t ntasks;
 
 		if (utrace_ktrace_stop(s->k.kt, record_kpage, s->r, &err) < 0)
-			utrace_die_msg("record", "%s (what was recorded is saved)", err.msg);
+			record_fail(s, &err, false, " (what was recorded is saved)");
 		tasks = utrace_ktrace_tasks(s->k.kt, &ntasks);
 		if (utrace_recorder_write_ktasks(s->r, tasks, ntasks, &err) < 0 ||
 		    record_kstack_syms(s->k.kt, s->r, &err) < 0)
-			utrace_die_msg("record", "%s: %s", output, err.msg);
+			record_fail(s, &err, true, "");
 	}
 	if (s->k.sampler &&
 	    utrace_sampler_drain(s->k.sampler, record_perf, record_offcpu, true, s->r, &err) < 0)
-		utrace_die_msg("record", "%s: %s", output, err.msg);
+		record_fail(s, &err, true, "");
 	if (s->k.sampler && record_ksyms(s->r, s->k.sampler, &err) < 0)
-		utrace_die_msg("record", "%s: %s (the kernel's frames will not be named)", output,
-			       err.msg);
+		record_fail(s, &err, true, " (the kernel's frames will not be named)");
 	if (s->attach)
 		record_attach_detach(s->attach, s->r);
 	record_live_stop(s->live); /* the tracefs reads the file: before it is closed */
 	s->live = NULL;
 	if (utrace_recorder_finish(s->r, &st, &err) < 0)
-		utrace_die_msg("record", "%s: %s", output, err.msg);
+		record_fail(s, &err, true, "; utrace report reads what the file holds");
 	else
 		record_summary(s, &st);
 	if (utrace_ktrace_close(s->k.kt, &err) < 0)

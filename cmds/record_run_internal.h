@@ -49,6 +49,7 @@ struct record_session {
 	bool exited, stopped;
 	struct record_live *live; /* --tracefs */
 	struct record_attach *attach; /* -P: processes attached to, no command */
+	int failed; /* the error that stopped the recording, said (record_fail) */
 };
 
 /* record_events.c: the -e and --probe specs split into user events,

@@ -155,6 +155,6 @@ void record_summary(struct record_session *s, const struct utrace_recorder_stats
 	if (st->overrun && ro->overwrite)
 		fprintf(stderr,
 			"utrace record: overwrite mode kept the newest records; %llu older "
-			"sub-buffers were overwritten\n",
+			"records were overwritten\n",
 			(unsigned long long)st->overrun);
 }

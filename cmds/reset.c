@@ -47,12 +47,17 @@ static void reset_unmounted(void *arg, const char *dir)
 }
 
 /* The utrace start session, ended; its buffers (or an ended session's)
- * freed.  How many: 0 or 1. */
+ * freed.  How many: 0 or 1; -1 (said) if the session directory is not
+ * ours to use. */
 static int reset_session(void)
 {
 	char last[PATH_MAX + 16], file[PATH_MAX + 16];
 	struct session s;
-	bool running = session_find(NULL, NULL, &s);
+	bool running;
+
+	if (session_dir("reset", &s) < 0)
+		return -1;
+	running = session_find(NULL, NULL, &s);
 
 	session_path(&s, "last.dat", last, sizeof(last));
 	session_path(&s, "session", file, sizeof(file));
@@ -78,7 +83,7 @@ int cmd_reset(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct utrace_error err = {0};
-	int c, n, probes, mounts, ended;
+	int c, n, probes, mounts, ended, status = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
@@ -95,7 +100,10 @@ int cmd_reset(int argc, char **argv)
 			       argv[optind]);
 		return 2;
 	}
-	ended = reset_session();
+	/* a session directory not ours is left alone (said); what the
+	 * kernel holds is cleaned up all the same */
+	if ((ended = reset_session()) < 0)
+		status = 1;
 	/* tracefs mounts (record --tracefs) of recorders killed */
 	mounts = utrace_live_reset(reset_unmounted, NULL, &err);
 	if (mounts < 0)
@@ -114,8 +122,8 @@ int cmd_reset(int argc, char **argv)
 	if (probes)
 		printf("utrace reset: removed %d stale uprobe event%s\n", probes,
 		       probes == 1 ? "" : "s");
-	n += probes + (mounts > 0 ? mounts : 0) + ended;
-	if (!n)
+	n += probes + (mounts > 0 ? mounts : 0) + (ended > 0 ? ended : 0);
+	if (!n && !status)
 		printf("utrace reset: nothing to remove\n");
-	return 0;
+	return status;
 }

@@ -9,12 +9,40 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmds/cmds.h"
 #include "cmds/session.h"
+
+#define SESSION_FUSE_MAGIC 0x65735546 /* linux/magic.h FUSE_SUPER_MAGIC */
+
+/* Whether dir, just made or found, is ours alone: a directory (not a
+ * link to one), owned by us, mode 0700 at most.  /tmp/utrace-UID may
+ * have been made by another user before us; as ssh-agent and tmux do,
+ * refuse it rather than use it (its session file would name a pid to
+ * signal and a tracefs to write, its links a place to write to). */
+static int session_dir_private(const char *cmd, const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0) {
+		utrace_die_msg(cmd, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		utrace_die_msg(cmd, "%s: not a private directory of this user (%s, owner uid %u, "
+			       "mode %04o): refusing to use it; remove it, or set XDG_RUNTIME_DIR",
+			       dir, S_ISLNK(st.st_mode) ? "a symbolic link" :
+				    S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
+			       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
 
 int session_dir(const char *cmd, struct session *s)
 {
@@ -29,7 +57,7 @@ int session_dir(const char *cmd, struct session *s)
 		utrace_die_msg(cmd, "%s: %s", s->dir, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return session_dir_private(cmd, s->dir);
 }
 
 void session_path(const struct session *s, const char *name, char *buf, size_t size)
@@ -41,10 +69,23 @@ void session_path(const struct session *s, const char *name, char *buf, size_t s
 bool session_mounted(const char *dir)
 {
 	char path[PATH_MAX];
+	struct statfs fs;
 	struct stat st;
 
+	/* a FUSE mount (lib/live): a folder with a file of that name is not
+	 * a tracefs that answers */
 	return snprintf(path, sizeof(path), "%s/current_tracer", dir) < (int)sizeof(path) &&
-	       stat(path, &st) == 0;
+	       stat(path, &st) == 0 && statfs(dir, &fs) == 0 && fs.f_type == SESSION_FUSE_MAGIC;
+}
+
+FILE *session_fopen(const char *path, int flags)
+{
+	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, (flags & O_ACCMODE) == O_RDONLY ? "r" : "w");
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
 }
 
 /* The session file: pid and mount; false if there is none. */
@@ -55,7 +96,7 @@ static bool session_read(struct session *s)
 	bool ok;
 
 	session_path(s, "session", path, sizeof(path));
-	if (!(f = fopen(path, "r")))
+	if (!(f = session_fopen(path, O_RDONLY)))
 		return false;
 	ok = fgets(line, sizeof(line), f) && (s->pid = atoi(line)) > 0 &&
 	     fgets(s->tracefs, sizeof(s->tracefs), f);
@@ -88,7 +129,7 @@ int session_cat(const char *cmd, const struct session *s, const char *name, FILE
 
 	if (snprintf(path, sizeof(path), "%s/%s", s->tracefs, name) >= (int)sizeof(path))
 		errno = ENAMETOOLONG;
-	else if ((f = fopen(path, "r")))
+	else if ((f = session_fopen(path, O_RDONLY)))
 		errno = 0;
 	if (errno) {
 		utrace_die_msg(cmd, "%s: %s", path, strerror(errno));
@@ -115,7 +156,7 @@ int session_write(const char *cmd, const struct session *s, const char *name, co
 
 	if (snprintf(path, sizeof(path), "%s/%s", s->tracefs, name) >= (int)sizeof(path))
 		errno = ENAMETOOLONG;
-	else if ((f = fopen(path, "w")))
+	else if ((f = session_fopen(path, O_WRONLY | O_TRUNC))) /* a file of the mount: never made */
 		errno = 0;
 	if (errno) {
 		utrace_die_msg(cmd, "%s: %s", path, strerror(errno));
@@ -138,12 +179,59 @@ static void session_unlink(const struct session *s, const char *name)
 	unlink(path);
 }
 
+/* /proc/PID/NAME's start into buf, NUL-terminated; its length, or -1. */
+static ssize_t session_proc_read(pid_t pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+/* Whether pid is the recorder of a utrace start of this user: its owner
+ * is us, its program utrace (the same binary as ours, or one named
+ * utrace), its command line `utrace start ...`.  A session file names a
+ * pid that may have ended and been reused by now, by any process. */
+static bool session_is_recorder(pid_t pid)
+{
+	char path[64], exe[PATH_MAX], cmdline[256];
+	struct stat st, self, it;
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) < 0 || st.st_uid != geteuid())
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
+		return false;
+	exe[n] = 0;
+	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	if (!(stat(path, &it) == 0 && stat("/proc/self/exe", &self) == 0 &&
+	      it.st_dev == self.st_dev && it.st_ino == self.st_ino) &&
+	    strncmp(base, "utrace", 6) != 0)
+		return false;
+	/* argv: "utrace\0start\0..." (argv[0] as it was typed) */
+	if ((n = session_proc_read(pid, "cmdline", cmdline, sizeof(cmdline))) <= 0)
+		return false;
+	n = (ssize_t)strlen(cmdline) + 1;
+	return n < (ssize_t)sizeof(cmdline) && strcmp(cmdline + n, "start") == 0;
+}
+
 bool session_end(struct session *s, bool running)
 {
 	char spool[64];
 	bool had = false;
 
-	if (running && s->pid > 0 && kill(s->pid, SIGTERM) == 0) {
+	if (running && s->pid > 0 && session_is_recorder(s->pid) && kill(s->pid, SIGTERM) == 0) {
 		/* the recorder unmounts, then waits for its program: wait
 		 * for the mount only (5 s at most) */
 		for (int i = 0; i < 500 && s->tracefs[0] && session_mounted(s->tracefs); i++)

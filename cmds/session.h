@@ -5,7 +5,8 @@
  *
  * One session per user at a time, as the kernel has one tracefs: its
  * files are in the session directory, $XDG_RUNTIME_DIR/utrace or else
- * /tmp/utrace-UID (mode 0700):
+ * /tmp/utrace-UID (mode 0700, owned by the user; session_dir refuses one
+ * that is not, or is a link: another user may have made it first):
  *   tracefs/      where the live tracefs is mounted (unless --tracefs DIR)
  *   session       "PID\nDIR\n": the recorder's pid and the mount
  *   spool-PID.dat the recorder's own file while it runs (metadata: the
@@ -31,6 +32,9 @@ struct session {
 /* The session directory into s->dir, made if missing; -1 (said, as cmd)
  * if it cannot be. */
 int session_dir(const char *cmd, struct session *s);
+/* fopen of a session file, never through a symbolic link (O_NOFOLLOW),
+ * made 0600 if O_CREAT; NULL with errno if it cannot be. */
+FILE *session_fopen(const char *path, int flags);
 /* s->dir/NAME into buf. */
 void session_path(const struct session *s, const char *name, char *buf, size_t size);
 /* The session that runs: s->pid, s->tracefs from the session file, or
@@ -46,7 +50,8 @@ int session_write(const char *cmd, const struct session *s, const char *name, co
  * removed, the program left running untraced) and frees its buffers (the
  * spool and last.dat) and files; true if a recorder was ended.  A
  * recorder that is gone (killed) is not signalled: its pid may be
- * another process's by now. */
+ * another process's by now; nor is a pid that is not a utrace start
+ * recorder of this user (the file may name any). */
 bool session_end(struct session *s, bool running);
 
 #endif

@@ -80,7 +80,7 @@ static void start_recorder(struct session *s, struct record_opts *o)
 	snprintf(path, sizeof(path), "%s/session", s->dir);
 	snprintf(last, sizeof(last), "%s/last.dat", s->dir);
 	unlink(last); /* an older session's buffers */
-	if (!(f = fopen(path, "w")) || fprintf(f, "%d\n%s\n", (int)getpid(), s->tracefs) < 0 ||
+	if (!(f = session_fopen(path, O_WRONLY | O_CREAT | O_TRUNC)) || fprintf(f, "%d\n%s\n", (int)getpid(), s->tracefs) < 0 ||
 	    fclose(f) == EOF) {
 		utrace_die_msg("start", "%s: %s", path, strerror(errno));
 		_exit(1);

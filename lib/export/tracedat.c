@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/base/private_file.h"
 #include "lib/export/tracedat_internal.h"
 
 static int sym_cmp(const void *a, const void *b)
@@ -227,7 +228,7 @@ int utrace_tracedat_convert(struct utrace_dat *d, const char *path,
 		nr_cpus = c.nr_s ? c.nr_s : 1;
 	c.st->nr_cpus = nr_cpus;
 
-	c.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	c.fd = utrace_create_private(path, 0); /* 0600, as utrace.dat */
 	if (c.fd < 0) {
 		ret = utrace_error_set(err, -errno, "%s: cannot create: %s", path, strerror(errno));
 		goto out;

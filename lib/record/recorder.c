@@ -402,6 +402,11 @@ int utrace_recorder_write_record(struct utrace_recorder *r, uint32_t type, const
 	return utrace_dat_write(r->w, (enum utrace_dat_type)type, iov, n, err);
 }
 
+int utrace_recorder_write_failed(const struct utrace_recorder *r)
+{
+	return r->w ? utrace_dat_writer_failed(r->w) : 0;
+}
+
 bool utrace_recorder_idle(const struct utrace_recorder *r)
 {
 	for (uint32_t i = 0; i < r->nr_conns; i++)

@@ -64,9 +64,9 @@ struct utrace_recorder_opts {
 };
 
 struct utrace_recorder_stats {
-	uint64_t records; /* written by the traced threads */
+	uint64_t records; /* written by the traced threads and saved */
 	uint64_t lost;	  /* dropped because a buffer was full */
-	uint64_t overrun; /* sub-buffers overwritten (overwrite mode) */
+	uint64_t overrun; /* records written but overwritten (overwrite mode) or torn */
 	uint64_t waits;	  /* times a thread's buffer was full and it waited (no-loss) */
 	uint64_t wait_ns; /* the time the threads spent waiting, summed */
 	uint64_t pages;
@@ -99,6 +99,9 @@ int utrace_recorder_kready(struct utrace_recorder *r, struct utrace_error *err);
 /* One read of every CPU's kernel pages is done: the records that no CPU
  * can still precede run their triggers (lib/record/recorder_kmerge.c). */
 int utrace_recorder_kround(struct utrace_recorder *r, struct utrace_error *err);
+/* The negative errno of the file's first failed write (a full disk:
+ * every later write fails the same), 0 if none; before finish. */
+int utrace_recorder_write_failed(const struct utrace_recorder *r);
 /* True once at least one process connected and none is connected now. */
 bool utrace_recorder_idle(const struct utrace_recorder *r);
 /* Attached processes (utrace record -P, lib/record/recorder_attach.c):

@@ -25,7 +25,11 @@ static struct utrace_subbuf *buf_slot(struct rec_buffer *b, uint64_t idx)
 }
 
 /* Records in a saved sub-buffer: the recorder's own count, complete even
- * for a process that was killed before it could publish its counters. */
+ * for a process that was killed before it could publish its counters.
+ * Counted as the runtime counts them (rt_rb_commit): the ARGS after an
+ * entry and the RETVAL after an exit are written with it in one piece,
+ * parts of that record; a sub-buffer's CPU, TIME_EXTEND and CONTEXT
+ * words are no record at all. */
 static uint64_t count_records(const uint32_t *w, uint32_t n)
 {
 	uint64_t count = 0;
@@ -39,7 +43,8 @@ static uint64_t count_records(const uint32_t *w, uint32_t n)
 			len = urec_ext_words(w[i]);
 			if (!len || t == UEXT_PAD)
 				break;
-			count += t != UEXT_TIME_EXTEND && t != UEXT_CPU && t != UEXT_CONTEXT;
+			count += t != UEXT_TIME_EXTEND && t != UEXT_CPU && t != UEXT_CONTEXT &&
+				 t != UEXT_ARGS && t != UEXT_RETVAL;
 		} else {
 			len = urec_kind(w[i]) == UREC_FUNC ? 3 : 1;
 			count++;
@@ -96,9 +101,10 @@ static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t
 	uint32_t commit;
 
 	if (check_seq) {
+		/* torn (-1): its records count as overwritten, as the
+		 * thread's own count of what it wrote says at the end */
 		int n = rec_subbuf_copy(b, idx, &hdr, r->page);
 
-		b->overrun += n < 0;
 		if (n <= 0)
 			return 0;
 		commit = (uint32_t)n;
@@ -169,11 +175,26 @@ static bool fills_soon(const struct rec_buffer *b, uint64_t n, uint64_t now)
 	       dt / n * m->nr_subbufs < FILL_SOON_NS;
 }
 
+/*
+ * The kernel's overrun, in records: what the thread wrote and that was not
+ * saved: overwritten in --overwrite mode, or torn while it was copied.
+ * entries-written is what was saved plus that.  The thread's own count
+ * (written) is published with each finished sub-buffer and when it
+ * closes its buffer; one that did not close it (exit_group, a kill) wrote
+ * the partial sub-buffer's records (part) after its last count.
+ */
+static void rec_count_overrun(struct rec_buffer *b, uint64_t written, uint64_t part, bool closed)
+{
+	if (!closed)
+		written += part;
+	b->overrun = written > b->records ? written - b->records : 0;
+}
+
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struct utrace_error *err)
 {
 	struct utrace_rb_meta *m = b->meta;
-	uint64_t head, start;
-	bool overwrite;
+	uint64_t head, start, part;
+	bool overwrite, closed;
 	int ret = 0;
 
 	if (b->done) /* and unmapped: m is NULL */
@@ -184,10 +205,8 @@ int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struc
 	/* acquire: pairs with the producer's release of head */
 	head = __atomic_load_n(&m->head, __ATOMIC_ACQUIRE);
 	start = b->tail;
-	if (overwrite && head >= m->nr_subbufs && head - m->nr_subbufs + 1 > start) {
-		b->overrun += head - m->nr_subbufs + 1 - start;
-		start = head - m->nr_subbufs + 1;
-	}
+	if (overwrite && head >= m->nr_subbufs && head - m->nr_subbufs + 1 > start)
+		start = head - m->nr_subbufs + 1; /* the older ones are overwritten */
 	if (head - start > m->nr_subbufs) /* a producer that broke the protocol */
 		start = head - m->nr_subbufs;
 	for (uint64_t i = start; i < head && ret >= 0; i++) {
@@ -206,7 +225,15 @@ int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struc
 		return ret;
 
 	/* the sub-buffer in progress, if the producer had started it */
+	part = b->records;
 	ret = save_subbuf(r, b, head, true, err);
+	part = b->records - part;
+	/* acquire: the count published before the close, or with a
+	 * sub-buffer finished since head was read (that count has the
+	 * partial one's records), is seen with it */
+	closed = __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) == UTRACE_RB_CLOSED ||
+		 __atomic_load_n(&m->head, __ATOMIC_ACQUIRE) != head;
+	rec_count_overrun(b, __atomic_load_n(&m->written, __ATOMIC_RELAXED), part, closed);
 	b->lost = __atomic_load_n(&m->lost, __ATOMIC_RELAXED);
 	b->waits = __atomic_load_n(&m->waits, __ATOMIC_RELAXED);
 	b->wait_tsc = __atomic_load_n(&m->wait_tsc, __ATOMIC_RELAXED);
@@ -217,7 +244,7 @@ int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struc
 	b->meta = NULL;
 	if (ret >= 0) {
 		struct utrace_dat_stats s = {.buf = b->id,
-					     .written = b->records,
+					     .written = b->records + b->overrun,
 					     .lost = b->lost,
 					     .pages = b->pages,
 					     .overrun = b->overrun};

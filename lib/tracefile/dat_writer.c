@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/rb_abi.h"
+#include "lib/base/private_file.h"
 #include "lib/tracefile/dat_writer.h"
 
 #define DAT_WRITER_BUF (1u << 20)
@@ -26,6 +27,7 @@ struct utrace_dat_writer {
 	int failed; /* negative errno of the first failure, 0 if none */
 	char *path;
 	uint64_t bytes; /* file size once everything buffered is written */
+	uint64_t on_disk; /* bytes written out: the file's size after a failure */
 	bool ended;	/* the END record is written */
 	size_t used;
 	char buf[DAT_WRITER_BUF];
@@ -36,7 +38,8 @@ static int writer_fail(struct utrace_dat_writer *w, int code, struct utrace_erro
 {
 	if (!w->failed)
 		w->failed = code;
-	return utrace_error_set(err, code, "%s: %s: %s", w->path, what, strerror(-code));
+	return utrace_error_set(err, code, "%s: %s: %s (the file ends after %llu bytes)", w->path,
+				what, strerror(-code), (unsigned long long)w->on_disk);
 }
 
 static int writer_flush(struct utrace_dat_writer *w, struct utrace_error *err)
@@ -57,6 +60,7 @@ static int writer_flush(struct utrace_dat_writer *w, struct utrace_error *err)
 		if (n == 0)
 			return writer_fail(w, -EIO, err, "write returned 0");
 		done += (size_t)n;
+		w->on_disk += (uint64_t)n;
 	}
 	w->used = 0;
 	return 0;
@@ -102,7 +106,7 @@ int utrace_dat_writer_open(const char *path, struct utrace_dat_writer **out,
 		free(w);
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = utrace_create_private(path, 0); /* 0600: a trace is private */
 	if (w->fd < 0) {
 		ret = utrace_error_set(err, -errno, "%s: cannot create: %s", path, strerror(errno));
 		free(w->path);
@@ -216,6 +220,11 @@ int utrace_dat_writer_close(struct utrace_dat_writer *w, struct utrace_error *er
 	free(w->path);
 	free(w);
 	return ret;
+}
+
+int utrace_dat_writer_failed(const struct utrace_dat_writer *w)
+{
+	return w->failed;
 }
 
 uint64_t utrace_dat_writer_bytes(const struct utrace_dat_writer *w)

@@ -46,6 +46,10 @@ int utrace_dat_writer_end(struct utrace_dat_writer *w, struct utrace_error *err)
  * closes the file and frees w (always, even when it fails). */
 int utrace_dat_writer_close(struct utrace_dat_writer *w, struct utrace_error *err);
 
+/* The negative errno of the first write that failed (every later one
+ * fails with it: the file ends there), 0 if none has. */
+int utrace_dat_writer_failed(const struct utrace_dat_writer *w);
+
 /* Bytes of the file so far, buffered bytes included. */
 uint64_t utrace_dat_writer_bytes(const struct utrace_dat_writer *w);
 

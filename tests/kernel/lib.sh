@@ -14,8 +14,21 @@
 #   need_root WHY           unsupported WHY unless run as root
 #   find_tracefs            TR = where tracefs is mounted, mounting it on
 #                           /sys/kernel/tracing if it is not; "" if neither
-#   near WANT GOT [P]       GOT (a %) is within P points of WANT (default 3)
+#   near WANT GOT [P]       GOT (a %) is within P points of WANT (default 3);
+#                           not for a share of samples (near_share)
+#   near_share WANT GOT N [K]
+#                           GOT (a %) is a share of N samples whose true
+#                           value is WANT: within K (default 4.5) binomial
+#                           standard deviations, 100 * sqrt(p(1-p)/N), plus
+#                           the report's rounding.  A statistic, so its
+#                           margin comes from the sample count, never a
+#                           fixed window that a busy machine may exceed
+#   share_margin WANT N [K] that margin in points, for a check's name
 #   samples_of FILE         N of report --samples' "# Samples: N" line
+#   samples_n FILE [HZ]     the exact sample count of report --samples' first
+#                           event ("# Samples: 1K" is rounded: then its
+#                           event count over cpu-clock's period at HZ,
+#                           default 999)
 #   need_fuse               unsupported unless a FUSE tracefs can be mounted
 #   live_tmp                T = a fresh folder with T/mnt, RP = "" (the
 #                           recorder's pid, to set); on exit the recorder
@@ -41,6 +54,21 @@ check() { # check DESCRIPTION COMMAND...
 }
 near() { # near WANT GOT [POINTS]
 	awk -v w="$1" -v g="$2" -v t="${3:-3}" 'BEGIN { exit !(g != "" && g - w <= t && w - g <= t) }'
+}
+share_margin() { # share_margin WANT N [K]
+	awk -v w="$1" -v n="$2" -v k="${3:-4.5}" \
+		'BEGIN { p = w / 100; printf "%.2f", (n > 0 ? 100 * k * sqrt(p * (1 - p) / n) + 0.01 : 100) }'
+}
+near_share() { # near_share WANT GOT N [K]
+	local m
+	m=$(share_margin "$1" "$3" "${4:-4.5}")
+	awk -v w="$1" -v g="$2" -v m="$m" 'BEGIN { exit !(g != "" && g - w <= m && w - g <= m) }'
+}
+samples_n() { # samples_n FILE [HZ]
+	awk -v hz="${2:-999}" '/^# Samples: [0-9]+ / && !n { n = $3; next }
+		/^# Samples: / && !n { r = 1; next }
+		/^# Event count/ && r && !n { n = int($NF * hz / 1e9 + 0.5) }
+		END { print n + 0 }' "$1"
 }
 samples_of() { # samples_of FILE: the N of report --samples' "# Samples: N"
 	awk '/^# Samples: [0-9]/ { print $3; exit }' "$1"

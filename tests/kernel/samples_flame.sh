@@ -7,7 +7,8 @@
 #
 #   - a samples-only recording (-p nop -F 999 --call-graph fp): folded
 #     stacks 'outer;...;burn60 N', each function's width its share of
-#     the CPU time within 3 points, the widths summing to the samples'
+#     the CPU time within its binomial margin (lib.sh near_share), the
+#     widths summing to the samples'
 #     periods; --svg draws the frames, --icicle too
 #   - a recording with calls and samples: the default source is the
 #     functions (the same output as --source functions), --source samples
@@ -32,11 +33,19 @@ share() { # share FUNC: the % of the folded weight in stacks ending in FUNC
 		m = split(k, p, ";"); if (p[m] == f) s += n }
 		END { if (t) printf "%.1f", 100 * s / t }' "$T/s.folded"
 }
-# On a loaded machine a phase that shares its core runs slower (see
-# samples.sh): up to three recordings, the first whose three widths are
-# all within 3 points is the one checked.
+# A width is a share of the samples: within their binomial margin
+# (lib.sh near_share).  On a loaded machine a phase also pays for time its
+# CPU was taken away (see samples.sh): up to three recordings, each twice
+# as long as the one before, the first whose three widths all match is
+# the one checked.
+shares_ok() {
+	local n
+	n=$(samples_n "$T/s.rep")
+	near_share 10 "$(share burn10)" "$n" && near_share 30 "$(share burn30)" "$n" &&
+		near_share 60 "$(share burn60)" "$n"
+}
 for try in 1 2 3; do
-	if ! (cd "$T" && "$U" record -p nop -F 999 --call-graph fp -o s.dat -- ./kburn "$N" \
+	if ! (cd "$T" && "$U" record -p nop -F 999 --call-graph fp -o s.dat -- ./kburn $((N << (try - 1))) \
 		>/dev/null 2>rec.err); then
 		grep -q "perf_event_open" "$T/rec.err" && unsupported "$(head -1 "$T/rec.err")"
 		notok "record -F 999 --call-graph fp"
@@ -44,17 +53,18 @@ for try in 1 2 3; do
 		exit 1
 	fi
 	"$U" dump --flame-graph -i "$T/s.dat" >"$T/s.folded" 2>"$T/s.err"
-	near 10 "$(share burn10)" && near 30 "$(share burn30)" && near 60 "$(share burn60)" && break
+	"$U" report --samples -i "$T/s.dat" >"$T/s.rep" 2>&1
+	shares_ok && break
 done
 check "dump --flame-graph of samples exits 0 ($(head -1 "$T/s.err"))" test -s "$T/s.folded"
 check "folded stacks: callers first, then burn60 (the sampled chains)" \
 	grep -q "^[^ ]*;burn60 [0-9][0-9]*$" "$T/s.folded"
-"$U" report --samples -i "$T/s.dat" >"$T/s.rep" 2>&1
 total=$(awk '{ t += $NF } END { print t }' "$T/s.folded")
+n=$(samples_n "$T/s.rep")
 for f in 10 30 60; do
 	got=$(share "burn$f")
-	check "burn$f: $f% of the flame graph's width, within 3 points (got ${got:-none}%, run $try)" \
-		near "$f" "$got"
+	check "burn$f: $f% of the flame graph's width, within $(share_margin $f "$n") points (got ${got:-none}% of $n, run $try)" \
+		near_share "$f" "$got" "$n"
 done
 count=$(grep -o '^# Event count (approx.): [0-9]*' "$T/s.rep" |
 	awk '{ print $NF }')
