@@ -44,6 +44,7 @@
 #include "cmds/record_probes.h"
 #include "cmds/record_run_internal.h"
 #include "cmds/record_synth.h"
+#include "lib/base/spawn.h"
 
 static volatile sig_atomic_t record_interrupted;
 
@@ -55,6 +56,21 @@ static void record_on_signal(int sig)
 static void record_notice(void *arg, int pid, const char *text)
 {
 	fprintf(stderr, "utrace record: pid %d: %s\n", pid, text);
+}
+
+/* Ctrl-C, SIGTERM and SIGHUP end the recording, except one that utrace
+ * was started ignoring (nohup, a background job): that one the command
+ * ignores too (it gets utrace's dispositions back, lib/base/spawn.h), and
+ * the recording goes on with it.  SIGPIPE is ignored for our own writes
+ * only: the command's stays as it was. */
+static void record_catch_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!utrace_spawn_signal_ignored(sigs[i]))
+			signal(sigs[i], record_on_signal);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* The command line as one string, for the file's metadata. */
@@ -250,7 +266,8 @@ static void record_end(struct record_session *s)
 		fprintf(stderr, "utrace record: interrupted; waiting for %s to exit\n",
 			s->o->argv[0]);
 	if (!s->exited && !s->attach) {
-		signal(SIGINT, SIG_DFL);
+		if (!utrace_spawn_signal_ignored(SIGINT))
+			signal(SIGINT, SIG_DFL);
 		while (waitpid(s->pid, &s->status, 0) < 0 && errno == EINTR)
 			;
 	}
@@ -297,10 +314,7 @@ int record_run(struct record_opts *o)
 	s.k.children = o->children;
 	s.k.system_wide = o->system_wide;
 	s.k.sopts = o->sample.freq ? &o->sample : NULL;
-	signal(SIGINT, record_on_signal);
-	signal(SIGTERM, record_on_signal);
-	signal(SIGHUP, record_on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	record_catch_signals();
 	ret = record_split_events(&s);
 	if (!ret)
 		ret = record_open_events(&s);
