@@ -271,6 +271,8 @@ static void record_end(struct record_session *s)
 		while (waitpid(s->pid, &s->status, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (!s->attach)
+		record_say_killed(s);
 }
 
 static void record_cleanup(struct record_session *s)

@@ -79,5 +79,8 @@ int record_kstack_syms(struct utrace_ktrace *kt, struct utrace_recorder *r,
 
 /* record_summary.c: what was saved, what was lost, what matched nothing */
 void record_summary(struct record_session *s, const struct utrace_recorder_stats *st);
+/* The command died of a signal: said once it is reaped (utrace record
+ * then ends with the same signal, which a shell may not say). */
+void record_say_killed(const struct record_session *s);
 
 #endif
