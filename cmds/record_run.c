@@ -11,7 +11,8 @@
  *                   started held, kernel tracing on its pid, then exec
  *                   (cmds/record_spawn.c, cmds/record_kernel.c)
  *   record_loop     poll the buffers (tracefs, samples) until every traced
- *                   process has gone, or Ctrl-C
+ *                   process has gone, or only daemons are left
+ *                   (cmds/record_daemons.c), or Ctrl-C
  *   record_end      drain, write the file's last records, the summary
  *                   (cmds/record_summary.c)
  *
@@ -183,10 +184,11 @@ static int record_kpoll(struct record_session *s, struct utrace_error *err)
 }
 
 /* Record until the command and every process it started that is traced
- * have gone, or until interrupted. */
+ * have gone (but daemons: record_daemons.c), or until interrupted. */
 static void record_loop(struct record_session *s)
 {
 	struct utrace_error err = {0};
+	int end;
 
 	for (;;) {
 		if (utrace_recorder_poll(s->r, 1, &err) < 0) {
@@ -207,10 +209,15 @@ static void record_loop(struct record_session *s)
 		}
 		if (s->attach && record_attach_over(s->attach))
 			break;
+		if (!s->attach)
+			record_daemons_watch(s);
 		if (!s->attach && !s->exited && waitpid(s->pid, &s->status, WNOHANG) == s->pid)
 			s->exited = true;
-		if (s->exited && utrace_recorder_idle(s->r))
+		if (s->exited && (end = record_daemons_end_check(s))) {
+			if (end == RECORD_DAEMONS_LEFT)
+				record_daemons_end(s);
 			break;
+		}
 		if (record_interrupted)
 			break;
 		record_live_yield(s->live);
