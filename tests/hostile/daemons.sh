@@ -87,8 +87,8 @@ fi
 
 # a real daemon: gpg -c starts gpg-agent
 if ! command -v gpg >/dev/null || ! command -v gpg-agent >/dev/null ||
-	! command -v gpgconf >/dev/null; then
-	unsupported "no gpg, gpg-agent or gpgconf"
+	! command -v gpgconf >/dev/null || ! command -v gpg-connect-agent >/dev/null; then
+	unsupported "no gpg, gpg-agent or gpgconf (scripts/install-deps.sh test)"
 	exit 0
 fi
 export GNUPGHOME=$W/gnupg
@@ -114,7 +114,9 @@ while read -r mode; do
 	check "gpg -c: gpg's status is 0 ($mode)" grep -qx 0 "$W/g.rc"
 	check "gpg -c: the summary names gpg-agent ($mode)" \
 		grep -q "^utrace record: gpg ended; .* pid [0-9]* (gpg-agent)" "$W/g.err"
-	check "gpg -c: the agent runs on, untraced, and decrypts ($mode)" \
+	check "gpg -c: gpg-agent runs on and answers ($mode)" \
+		eval "gpg-connect-agent --no-autostart /bye >/dev/null 2>&1"
+	check "gpg -c: what traced gpg wrote decrypts ($mode)" \
 		eval "gpg --batch --passphrase x --pinentry-mode loopback -d \"$W/t.gpg\" 2>/dev/null | grep -qx 'a secret'"
 	gpgconf --kill gpg-agent
 	until_ok $LONG test -s "$W/g.rc"
