@@ -79,3 +79,14 @@ for sig in 1 2; do
 			eval "\"$U\" report -i \"$W/gb.dat\" 2>/dev/null | grep -q step"
 	done < <(each_mode)
 done
+
+# SIGCHLD ignored (17): the command still inherits it, and the recorder,
+# which waits for its command, still sees it end (timeout: a hang's bound)
+run_plain "$W/ca" "$W/signals_run" -i 17 -- "$W/signals_show"
+while read -r mode; do
+	# shellcheck disable=SC2086
+	run_plain "$W/cb" timeout 120 "$W/signals_run" -i 17 -- \
+		"$U" record -o "$W/cb.dat" $mode -- "$W/signals_show"
+	same_run "SIGCHLD ignored: inherited, and the recording ends with the command, $mode" \
+		"$W/ca" "$W/cb"
+done < <(each_mode)
