@@ -59,18 +59,19 @@ static void record_notice(void *arg, int pid, const char *text)
 	fprintf(stderr, "utrace record: pid %d: %s\n", pid, text);
 }
 
-/* Ctrl-C, SIGTERM and SIGHUP end the recording, except one that utrace
- * was started ignoring (nohup, a background job): that one the command
- * ignores too (it gets utrace's dispositions back, lib/base/spawn.h), and
- * the recording goes on with it.  SIGPIPE is ignored for our own writes
- * only: the command's stays as it was. */
+/* Ctrl-C, SIGTERM and SIGHUP end the recording, as they end trace-cmd
+ * and perf record, even where the shell had SIGINT ignored (a background
+ * job: `kill -INT` is how one stops it).  But a SIGHUP utrace was started
+ * ignoring (nohup) the recording ignores too, as the command does (it
+ * gets utrace's dispositions back, lib/base/spawn.h): a hang-up ends
+ * neither.  SIGPIPE is ignored for our own writes only: the command's
+ * stays as it was. */
 static void record_catch_signals(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (!utrace_spawn_signal_ignored(sigs[i]))
-			signal(sigs[i], record_on_signal);
+	signal(SIGINT, record_on_signal);
+	signal(SIGTERM, record_on_signal);
+	if (!utrace_spawn_signal_ignored(SIGHUP))
+		signal(SIGHUP, record_on_signal);
 	signal(SIGPIPE, SIG_IGN);
 }
 

@@ -63,7 +63,9 @@ while read -r mode; do
 done < <(each_mode)
 
 # nohup: a hang-up (or a Ctrl-C a background job ignores) sent to the
-# whole process group, the recorder's included
+# whole process group, the recorder's included: the command goes on as
+# untraced; under nohup the recording goes on too (a SIGINT ends it, as
+# it ends trace-cmd and perf record: only the command must not notice)
 for sig in 1 2; do
 	setsid -w "$W/signals_run" -i $sig -- "$W/signals_group" $sig >"$W/ga.out" 2>"$W/ga.err"
 	echo $? >"$W/ga.rc"
@@ -73,9 +75,9 @@ for sig in 1 2; do
 			"$W/signals_group" $sig >"$W/gb.out" 2>"$W/gb.err"
 		echo $? >"$W/gb.rc"
 		grep -E '^utrace( [a-z]+)?:' "$W/gb.err" >"$W/gb.rec"
-		same_run "signal $sig ignored from the start: the command and the recording go on, $mode" \
+		same_run "signal $sig ignored from the start: the command goes on, $mode" \
 			"$W/ga" "$W/gb"
-		check "signal $sig ignored: the recording has the command's calls ($mode)" \
+		[ $sig = 1 ] && check "SIGHUP ignored: the recording goes on, it has the command's calls ($mode)" \
 			eval "\"$U\" report -i \"$W/gb.dat\" 2>/dev/null | grep -q step"
 	done < <(each_mode)
 done
