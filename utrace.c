@@ -2,12 +2,14 @@
 /*
  * utrace.c - the command line: dispatches to cmds/<name>.c.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmds/cmds.h"
+#include "lib/base/spawn.h"
 
 #ifndef UTRACE_VERSION /* set by the Makefile from the file VERSION */
 #define UTRACE_VERSION "unknown"
@@ -72,6 +74,13 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* before any command changes one: what the commands utrace starts
+	 * get back (lib/base/spawn.h) */
+	utrace_spawn_save_signals();
+	/* an ignored SIGCHLD would reap our commands behind waitpid's back;
+	 * they get it back ignored */
+	if (utrace_spawn_signal_ignored(SIGCHLD))
+		signal(SIGCHLD, SIG_DFL);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

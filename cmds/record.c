@@ -93,6 +93,10 @@ static void record_usage(FILE *f)
 	    "                           only) instead of running COMMAND; repeatable; detach\n"
 	    "                           at Ctrl-C, --duration or its exit, every byte put back\n"
 	    "      --duration SEC       with -P: detach after SEC seconds (e.g. 0.5)\n"
+	    "      --follow-daemons     go on recording the daemons COMMAND started (processes\n"
+	    "                           that left its session, as gpg-agent, ssh-agent, tmux\n"
+	    "                           do) until they exit; by default the recording ends\n"
+	    "                           with COMMAND and they run on untraced\n"
 	    "      --tracefs DIR        mount a tracefs of the traced processes at DIR while\n"
 	    "                           recording: echo function > DIR/current_tracer ...\n"
 	    "                           (FUSE; docs/utrace-tracefs.md)\n"
@@ -401,6 +405,9 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	case 'c':
 		o->children = true;
 		return -1;
+	case 'J':
+		o->follow_daemons = true;
+		return -1;
 	case 'a':
 		o->system_wide = true;
 		return -1;
@@ -477,6 +484,7 @@ int record_parse(const char *name, int argc, char **argv, struct record_opts *o)
 	    {"no-libcall", no_argument, NULL, 'Q'},
 	    {"pid", required_argument, NULL, 'P'},
 	    {"duration", required_argument, NULL, 'd'},
+	    {"follow-daemons", no_argument, NULL, 'J'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};

@@ -40,6 +40,8 @@ struct record_opts {
 	int *pids;	 /* -P: processes (or threads) to attach to instead of argv */
 	unsigned npids;
 	double duration; /* --duration SEC: with -P, detach after SEC seconds (0: Ctrl-C) */
+	bool follow_daemons; /* --follow-daemons: wait for the traced processes that
+			      * left the command's session too (record_daemons.c) */
 
 	/* For commands that record on their own behalf (utrace latency),
 	 * whose output is something else than the file: */

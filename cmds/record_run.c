@@ -11,7 +11,8 @@
  *                   started held, kernel tracing on its pid, then exec
  *                   (cmds/record_spawn.c, cmds/record_kernel.c)
  *   record_loop     poll the buffers (tracefs, samples) until every traced
- *                   process has gone, or Ctrl-C
+ *                   process has gone, or only daemons are left
+ *                   (cmds/record_daemons.c), or Ctrl-C
  *   record_end      drain, write the file's last records, the summary
  *                   (cmds/record_summary.c)
  *
@@ -44,6 +45,7 @@
 #include "cmds/record_probes.h"
 #include "cmds/record_run_internal.h"
 #include "cmds/record_synth.h"
+#include "lib/base/spawn.h"
 
 static volatile sig_atomic_t record_interrupted;
 
@@ -55,6 +57,22 @@ static void record_on_signal(int sig)
 static void record_notice(void *arg, int pid, const char *text)
 {
 	fprintf(stderr, "utrace record: pid %d: %s\n", pid, text);
+}
+
+/* Ctrl-C, SIGTERM and SIGHUP end the recording, as they end trace-cmd
+ * and perf record, even where the shell had SIGINT ignored (a background
+ * job: `kill -INT` is how one stops it).  But a SIGHUP utrace was started
+ * ignoring (nohup) the recording ignores too, as the command does (it
+ * gets utrace's dispositions back, lib/base/spawn.h): a hang-up ends
+ * neither.  SIGPIPE is ignored for our own writes only: the command's
+ * stays as it was. */
+static void record_catch_signals(void)
+{
+	signal(SIGINT, record_on_signal);
+	signal(SIGTERM, record_on_signal);
+	if (!utrace_spawn_signal_ignored(SIGHUP))
+		signal(SIGHUP, record_on_signal);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* The command line as one string, for the file's metadata. */
@@ -204,10 +222,11 @@ static void record_stop_on(struct record_session *s, const struct utrace_error *
 }
 
 /* Record until the command and every process it started that is traced
- * have gone, or until interrupted. */
+ * have gone (but daemons: record_daemons.c), or until interrupted. */
 static void record_loop(struct record_session *s)
 {
 	struct utrace_error err = {0};
+	int end;
 
 	for (;;) {
 		if (utrace_recorder_poll(s->r, 1, &err) < 0 ||
@@ -219,10 +238,15 @@ static void record_loop(struct record_session *s)
 		}
 		if (s->attach && record_attach_over(s->attach))
 			break;
+		if (!s->attach)
+			record_daemons_watch(s);
 		if (!s->attach && !s->exited && waitpid(s->pid, &s->status, WNOHANG) == s->pid)
 			s->exited = true;
-		if (s->exited && utrace_recorder_idle(s->r))
+		if (s->exited && (end = record_daemons_end_check(s))) {
+			if (end == RECORD_DAEMONS_LEFT)
+				record_daemons_end(s);
 			break;
+		}
 		if (record_interrupted)
 			break;
 		record_live_yield(s->live);
@@ -276,10 +300,13 @@ static void record_end(struct record_session *s)
 		fprintf(stderr, "utrace record: interrupted; waiting for %s to exit\n",
 			s->o->argv[0]);
 	if (!s->exited && !s->attach) {
-		signal(SIGINT, SIG_DFL);
+		if (!utrace_spawn_signal_ignored(SIGINT))
+			signal(SIGINT, SIG_DFL);
 		while (waitpid(s->pid, &s->status, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (!s->attach)
+		record_say_killed(s);
 }
 
 static void record_cleanup(struct record_session *s)
@@ -323,10 +350,7 @@ int record_run(struct record_opts *o)
 	s.k.children = o->children;
 	s.k.system_wide = o->system_wide;
 	s.k.sopts = o->sample.freq ? &o->sample : NULL;
-	signal(SIGINT, record_on_signal);
-	signal(SIGTERM, record_on_signal);
-	signal(SIGHUP, record_on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	record_catch_signals();
 	ret = record_split_events(&s);
 	if (!ret)
 		ret = record_open_events(&s);

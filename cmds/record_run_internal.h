@@ -45,6 +45,8 @@ struct record_session {
 	char *command;
 	char runtime[PATH_MAX];
 	pid_t pid;
+	pid_t sid, cmd_sid; /* record_daemons.c: ours, the command's as it ran */
+	uint64_t daemons_looked_ns; /* record_daemons.c: the last look in /proc */
 	int status;
 	bool exited, stopped;
 	struct record_live *live; /* --tracefs */
@@ -78,7 +80,20 @@ int record_kformat(void *r, const char *system, const char *name, int id, const 
 int record_kstack_syms(struct utrace_ktrace *kt, struct utrace_recorder *r,
 		       struct utrace_error *err);
 
+/* record_daemons.c: the command's session noted while it runs (each
+ * round of the loop); once it has exited, whether the recording is over:
+ * 0 (no), RECORD_ALL_GONE, or RECORD_DAEMONS_LEFT (only processes that
+ * left its session are still traced, and not --follow-daemons); then
+ * record_daemons_end switches tracing off in them and names them. */
+enum { RECORD_ALL_GONE = 1, RECORD_DAEMONS_LEFT };
+void record_daemons_watch(struct record_session *s);
+int record_daemons_end_check(struct record_session *s);
+void record_daemons_end(struct record_session *s);
+
 /* record_summary.c: what was saved, what was lost, what matched nothing */
 void record_summary(struct record_session *s, const struct utrace_recorder_stats *st);
+/* The command died of a signal: said once it is reaped (utrace record
+ * then ends with the same signal, which a shell may not say). */
+void record_say_killed(const struct record_session *s);
 
 #endif

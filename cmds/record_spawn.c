@@ -8,8 +8,9 @@
  * Design: the child waits on a pipe before its exec (lib/base/spawn.h)
  * so that the kernel instance and the sampler are scoped to its pid
  * before it runs a single instruction of the command; it takes
- * LD_PRELOAD and UTRACE_SOCK from here, and gets back the default SIGINT
- * and SIGTERM that the recorder itself catches.
+ * LD_PRELOAD and UTRACE_SOCK from here, and gets back the signal
+ * dispositions and mask utrace started with (lib/base/spawn.h), not the
+ * recorder's.
  */
 #include <limits.h>
 #include <signal.h>
@@ -69,8 +70,6 @@ static void record_child_setup(void *arg)
 	setenv("UTRACE_SOCK", env->sock, 1);
 	if (env->bind_now)
 		setenv("LD_BIND_NOW", "1", 1);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
 }
 
 /* Starts the command held, starts kernel tracing and sampling on its

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 
 #include "cmds/record_run_internal.h"
 #include "lib/elf/elf.h"
@@ -157,4 +159,15 @@ void record_summary(struct record_session *s, const struct utrace_recorder_stats
 			"utrace record: overwrite mode kept the newest records; %llu older "
 			"records were overwritten\n",
 			(unsigned long long)st->overrun);
+}
+
+void record_say_killed(const struct record_session *s)
+{
+	int sig;
+
+	if (!WIFSIGNALED(s->status))
+		return;
+	sig = WTERMSIG(s->status);
+	fprintf(stderr, "utrace record: %s was killed by signal %d (%s)%s\n", s->o->argv[0], sig,
+		strsignal(sig), WCOREDUMP(s->status) ? ", core dumped" : "");
 }

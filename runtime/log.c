@@ -3,8 +3,9 @@
  * log.c - how the runtime tells the user something, from anywhere: inside
  * a signal handler, inside malloc, between two instructions of the traced
  * program.  So: no allocation, no stdio, no locks, errno preserved.  The
- * text goes to stderr with write(2) and, when connected, to the recorder
- * (which saves it in the trace file as a NOTICE).
+ * text goes to the recorder over the runtime's connection (channel.c), as
+ * a NOTICE that it prints and saves in the trace file; the program's
+ * stderr stays its own.
  */
 #include <errno.h>
 #include <string.h>
@@ -24,58 +25,80 @@ static size_t log_strlcpy(char *dst, const char *src, size_t cap)
 	return n;
 }
 
-static size_t log_utoa(char *dst, unsigned long v)
-{
-	char tmp[24];
-	size_t n = 0, i;
+/*
+ * A message said while no recorder is connected (a forked child between
+ * fork and its own connection) waits here for the next one said while
+ * connected; beyond LOG_PENDING, or if no connection comes, it is
+ * dropped.  Slots are claimed once (a counter) and sent once (READY ->
+ * SENT), so a signal handler saying something in the middle of either is
+ * safe; a forked child inherits only what its parent could not send.
+ */
+#define LOG_PENDING 4
+#define LOG_TEXT 200
+enum { LOG_FREE, LOG_READY, LOG_SENT };
+static struct {
+	int state;
+	char text[LOG_TEXT];
+} log_pending[LOG_PENDING];
+static unsigned log_claimed;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		dst[i] = tmp[n - 1 - i];
-	return n;
+static void log_send(const char *msg)
+{
+	union {
+		struct utrace_msg_notice hdr;
+		char buf[sizeof(struct utrace_msg_notice) + LOG_TEXT];
+	} notice;
+	size_t len = log_strlcpy(notice.buf + sizeof(notice.hdr), msg, LOG_TEXT);
+
+	notice.hdr.hdr.type = UTRACE_MSG_NOTICE;
+	notice.hdr.hdr.size = (uint32_t)(sizeof(notice.hdr) + len + 1);
+	notice.hdr.pid = getpid();
+	notice.hdr.tid = gettid();
+	rt_send(&notice, notice.hdr.hdr.size, -1);
 }
 
-/* The notice to the recorder alone: the program's stderr stays its own. */
+static void log_keep(const char *msg)
+{
+	unsigned i = __atomic_fetch_add(&log_claimed, 1, __ATOMIC_RELAXED);
+
+	if (i >= LOG_PENDING)
+		return;
+	log_strlcpy(log_pending[i].text, msg, LOG_TEXT);
+	__atomic_store_n(&log_pending[i].state, LOG_READY, __ATOMIC_RELEASE);
+}
+
+static void log_flush(void)
+{
+	for (unsigned i = 0; i < LOG_PENDING; i++) {
+		int ready = LOG_READY;
+
+		if (__atomic_compare_exchange_n(&log_pending[i].state, &ready, LOG_SENT, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			log_send(log_pending[i].text);
+	}
+}
+
+/*
+ * What the runtime tells the user goes to the recorder, which prints it
+ * and saves it in the trace file (a NOTICE): never to the program's own
+ * descriptors, whose fd 2 may be its log, a socket or closed.
+ */
 void rt_notice(const char *msg)
 {
 	int saved_errno = errno;
-	union {
-		struct utrace_msg_notice hdr;
-		char buf[sizeof(struct utrace_msg_notice) + 200];
-	} notice;
-	char *text = notice.buf + sizeof(notice.hdr);
 
-	if (rt.sock >= 0) {
-		size_t len = log_strlcpy(text, msg, 200);
-
-		notice.hdr.hdr.type = UTRACE_MSG_NOTICE;
-		notice.hdr.hdr.size = (uint32_t)(sizeof(notice.hdr) + len + 1);
-		notice.hdr.pid = getpid();
-		notice.hdr.tid = gettid();
-		rt_send(&notice, notice.hdr.hdr.size, -1);
+	if (__atomic_load_n(&rt.sock, __ATOMIC_RELAXED) >= 0) {
+		log_flush();
+		log_send(msg);
+	} else {
+		log_keep(msg);
 	}
 	errno = saved_errno;
 }
 
 void rt_log(const char *msg)
 {
-	int saved_errno = errno;
-	char line[256];
-	size_t n = 0;
-
-	n += log_strlcpy(line + n, "utrace[", sizeof(line) - n);
-	n += log_utoa(line + n, (unsigned long)getpid());
-	n += log_strlcpy(line + n, "]: ", sizeof(line) - n);
-	n += log_strlcpy(line + n, msg, sizeof(line) - n - 1);
-	line[n++] = '\n';
-	if (!rt.attached && write(STDERR_FILENO, line, n) < 0) {
-		/* nothing more we can do */
-	}
 	rt_notice(msg);
-	errno = saved_errno;
 }
 
 /* An internal fault: tracing switches itself off in this process, says so,
@@ -92,7 +115,8 @@ void rt_disable(const char *why)
 	rt_log(msg);
 }
 
-/* The connection to the recorder is gone (channel.c): said once.  What
+/* The connection to the recorder is gone (channel.c): said once, if it
+ * comes back (else the recorder, which saw it go, has said it).  What
  * the threads with a buffer write is still recorded; the recorder counts
  * the process as disconnected. */
 void rt_conn_lost_say(void)

@@ -557,8 +557,10 @@ void utrace_func_entry(uint64_t id, uint64_t parent, const uint64_t *regs) RT_HI
 extern void (*rt_unwind_unhook_more)(void) RT_HIDDEN;
 
 /* log.c */
+/* to the recorder (a NOTICE it prints), never to the program's fds;
+ * kept a while if not connected; rt_log is the same */
 void rt_log(const char *msg) RT_HIDDEN;
-void rt_notice(const char *msg) RT_HIDDEN; /* to the recorder only */
+void rt_notice(const char *msg) RT_HIDDEN;
 void rt_disable(const char *why) RT_HIDDEN;
 void rt_conn_lost_say(void) RT_HIDDEN;
 

@@ -9,11 +9,53 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/base/spawn.h"
+
+/* What utrace started with (utrace_spawn_save_signals): process-wide
+ * state, like the dispositions themselves. */
+static struct {
+	bool saved;
+	sigset_t ignored, mask;
+} spawn_sig;
+
+void utrace_spawn_save_signals(void)
+{
+	struct sigaction old;
+
+	sigemptyset(&spawn_sig.ignored);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (!sigaction(sig, NULL, &old) && old.sa_handler == SIG_IGN)
+			sigaddset(&spawn_sig.ignored, sig);
+	sigprocmask(SIG_SETMASK, NULL, &spawn_sig.mask);
+	spawn_sig.saved = true;
+}
+
+bool utrace_spawn_signal_ignored(int sig)
+{
+	return spawn_sig.saved && sigismember(&spawn_sig.ignored, sig) == 1;
+}
+
+void utrace_spawn_restore_signals(void)
+{
+	if (!spawn_sig.saved)
+		return;
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa = {.sa_handler = SIG_DFL};
+
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (sigismember(&spawn_sig.ignored, sig) == 1)
+			sa.sa_handler = SIG_IGN;
+		/* libc's own signals refuse (EINVAL): exec resets them anyway */
+		sigaction(sig, &sa, NULL);
+	}
+	sigprocmask(SIG_SETMASK, &spawn_sig.mask, NULL);
+}
 
 /* The child: set up, wait for the go byte, then become the command. */
 static void __attribute__((noreturn))
@@ -25,6 +67,7 @@ spawn_child(char *const argv[], void (*in_child)(void *), void *arg, int go_fd, 
 
 	if (in_child)
 		in_child(arg);
+	utrace_spawn_restore_signals();
 	while ((n = read(go_fd, &c, 1)) < 0 && errno == EINTR)
 		;
 	if (n != 1)

@@ -13,9 +13,27 @@
 #ifndef UTRACE_LIB_SPAWN_H
 #define UTRACE_LIB_SPAWN_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "lib/base/error.h"
+
+/*
+ * The signal dispositions and mask utrace was started with.  Every
+ * command started here gets them back between fork and exec (exec keeps
+ * only SIG_IGN and the mask, so those are what is saved): a SIG_IGN the
+ * shell handed utrace (nohup, a background job ignoring SIGINT) reaches
+ * the command, and what utrace itself catches or ignores (SIGPIPE for its
+ * own writes) does not.  utrace_spawn_save_signals() runs first thing in
+ * main, before anything changes one; without it nothing is restored.
+ */
+void utrace_spawn_save_signals(void);
+/* sig was ignored when utrace started (false if nothing was saved): a
+ * command that honours nohup does not catch it either. */
+bool utrace_spawn_signal_ignored(int sig);
+/* The saved dispositions and mask set again: async-signal-safe, for a
+ * child between fork and exec. */
+void utrace_spawn_restore_signals(void);
 
 struct utrace_spawn {
 	pid_t pid;	  /* the child; -1 once reaped by these functions */
@@ -26,7 +44,8 @@ struct utrace_spawn {
 
 /*
  * Forks argv (PATH searched) held before its exec; in_child (may be NULL)
- * runs in the child first, and may _exit(127) if it fails.  0, or -errno
+ * runs in the child first, and may _exit(127) if it fails; then the
+ * saved signal dispositions and mask are set again (see above).  0, or -errno
  * with "pipe: ..." / "fork: ..." in err and nothing left behind.
  */
 int utrace_spawn_held(char *const argv[], void (*in_child)(void *), void *arg,

@@ -420,6 +420,16 @@ void utrace_recorder_stop(struct utrace_recorder *r)
 	__atomic_store_n(&r->ctl->tracing_on, 0, __ATOMIC_RELEASE);
 }
 
+void utrace_recorder_refuse(struct utrace_recorder *r)
+{
+	/* a connection waiting to be accepted is reset: its process stops
+	 * waiting for the CONFIG and runs on untraced */
+	if (r->listen_fd >= 0)
+		close(r->listen_fd);
+	r->listen_fd = -1;
+	unlink(r->sock_path);
+}
+
 /* Function symbols of an object, demangled, for the reader. */
 static int write_symtab(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx,
 			struct utrace_error *err)

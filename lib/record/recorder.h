@@ -110,8 +110,19 @@ bool utrace_recorder_idle(const struct utrace_recorder *r);
  * (err). */
 int utrace_recorder_detach(struct utrace_recorder *r, uint32_t n, int timeout_ms,
 			   struct utrace_error *err);
+/* The processes still traced (connected, or closed their connection and
+ * still running): how many; the first max pids in pids.  A pid of 0 is a
+ * connection that has not said who it is yet. */
+uint32_t utrace_recorder_traced_pids(const struct utrace_recorder *r, int *pids, uint32_t max);
+/* The processes that map the recording's control page, found in /proc
+ * (every traced process, and a forked one before it has connected): how
+ * many; the first max pids in pids. */
+uint32_t utrace_recorder_mapping_pids(struct utrace_recorder *r, int *pids, uint32_t max);
 /* tracing_on = 0 in every traced process (they keep running). */
 void utrace_recorder_stop(struct utrace_recorder *r);
+/* No new process is taken: the socket is closed and removed (a process
+ * that tries runs untraced).  The connections made stay. */
+void utrace_recorder_refuse(struct utrace_recorder *r);
 /* Save everything that is left, the symbol tables and the statistics,
  * and close the file. */
 int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_stats *stats,

@@ -18,9 +18,16 @@
  *     when the process exits, and only then are they drained to the end
  *     (without one, at the end of the recording);
  *   - the user is told, the file gets a NOTICE, the summary counts it.
+ *
+ * utrace_recorder_traced_pids() says which processes are still traced,
+ * and utrace_recorder_mapping_pids() which map the control page (a forked
+ * child does from its first instruction, before it connects), for a
+ * caller that ends the recording without some of them (daemons).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -64,13 +71,14 @@ static bool maps_line_ours(struct utrace_recorder *r, struct rec_conn *c, const 
 	return false;
 }
 
-static bool maps_have(struct utrace_recorder *r, struct rec_conn *c, const struct stat *ctl)
+static bool maps_have(struct utrace_recorder *r, struct rec_conn *c, int pid,
+		      const struct stat *ctl)
 {
 	char path[64], line[512];
 	bool found = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	f = fopen(path, "re");
 	if (!f)
 		return false;
@@ -99,8 +107,8 @@ bool rec_image_alive(struct utrace_recorder *r, struct rec_conn *c)
 	for (uint32_t i = 0; i < r->nr_bufs && !bufs; i++)
 		bufs = r->bufs[i]->conn == c && !r->bufs[i]->done;
 	if (bufs)
-		return maps_have(r, c, NULL);
-	return !pid_reconnected(r, c) && !fstat(r->ctl_fd, &ctl) && maps_have(r, c, &ctl);
+		return maps_have(r, c, c->pid, NULL);
+	return !pid_reconnected(r, c) && !fstat(r->ctl_fd, &ctl) && maps_have(r, c, c->pid, &ctl);
 }
 
 int rec_conn_orphan(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
@@ -121,4 +129,43 @@ int rec_conn_exited(struct utrace_recorder *r, struct rec_conn *c, struct utrace
 	close(c->pidfd);
 	c->pidfd = -1;
 	return rec_conn_drain(r, c, err);
+}
+
+uint32_t utrace_recorder_traced_pids(const struct utrace_recorder *r, int *pids, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		const struct rec_conn *c = r->conns[i];
+
+		if (!c->open && c->pidfd < 0)
+			continue;
+		if (n < max)
+			pids[n] = c->pid > 0 ? c->pid : 0;
+		n++;
+	}
+	return n;
+}
+
+uint32_t utrace_recorder_mapping_pids(struct utrace_recorder *r, int *pids, uint32_t max)
+{
+	struct stat ctl;
+	struct dirent *d;
+	uint32_t n = 0;
+	DIR *dir;
+
+	if (fstat(r->ctl_fd, &ctl) < 0 || !(dir = opendir("/proc")))
+		return 0;
+	while ((d = readdir(dir))) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == getpid() || !maps_have(r, NULL, (int)pid, &ctl))
+			continue;
+		if (n < max)
+			pids[n] = (int)pid;
+		n++;
+	}
+	closedir(dir);
+	return n;
 }
