@@ -63,6 +63,15 @@ struct dat_mark {
 	uint64_t lost_seen;
 };
 
+/* The call stack of another program stack of the thread (a coroutine's),
+ * kept while the thread runs elsewhere (SWITCH records). */
+struct dat_stack {
+	uint32_t key;
+	uint64_t base;
+	struct dat_frame *frames;
+	size_t nr_frames, cap_frames;
+};
+
 struct dat_cursor {
 	struct utrace_dat *d;
 	struct dat_buffer *b;
@@ -87,6 +96,12 @@ struct dat_cursor {
 	uint64_t base;
 	struct dat_frame *frames;
 	size_t nr_frames, cap_frames;
+
+	/* the thread's other program stacks: stacks[0, nr_stacks) are kept,
+	 * up to cap_stacks hold arrays for reuse; forgotten (nr_stacks = 0)
+	 * wherever the stack above is reset */
+	struct dat_stack *stacks;
+	size_t nr_stacks, cap_stacks;
 
 	uint32_t unwind_left; /* EXIT events an EXIT_UNWIND still owes */
 	int lost_pending;     /* a LOST event owed for the page just loaded */

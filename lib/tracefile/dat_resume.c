@@ -132,6 +132,7 @@ int dat_cursor_restore(struct dat_cursor *c, const struct dat_mark *m)
 		c->frames[i].known |= DAT_FRAME_MARKED;
 	}
 	c->nr_frames = m->nr_frames;
+	c->nr_stacks = 0; /* a coroutine's frames are not in the bookmark */
 	c->next_page = m->page;
 	c->last_seq = m->last_seq;
 	c->have_seq = m->have_seq;
