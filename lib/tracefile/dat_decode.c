@@ -160,6 +160,7 @@ static void raw_init(const struct dat_cursor *c, struct dat_raw *r, uint32_t kin
 	r->kind = kind;
 	r->tick = c->tick;
 	r->cpu = c->cpu;
+	r->stack = c->stack;
 	r->id = UTRACE_DAT_NO_ID;
 }
 
@@ -302,6 +303,7 @@ static int switch_stack(struct dat_cursor *c, const uint32_t *w, uint32_t n)
 
 	if (n > w[4] || w[4] > DAT_MAX_DEPTH)
 		return corrupt(c, "impossible SWITCH record", c->pos);
+	c->stack = w[3];
 	if (stack_keep(c, w[2]) < 0)
 		return set_context(c, w + 3, n);
 	to = stack_find(c, w[3]);

@@ -19,6 +19,7 @@ struct dat_raw {
 	uint64_t entry_tick; /* EXIT with a known entry */
 	uint64_t dur_ticks;  /* EXIT of a GRAPH_LEAF record */
 	uint32_t id, cpu, depth;
+	uint32_t stack; /* the program stack's key (SWITCH) */
 	uint64_t parent_ip;
 	uint64_t lost;
 	const uint32_t *data; /* EVENT, PRINT: in the cursor's page */
@@ -61,6 +62,7 @@ struct dat_mark {
 	struct dat_frame *frames;
 	size_t nr_frames, cap_frames;
 	uint64_t lost_seen;
+	uint32_t stack;
 };
 
 /* The call stack of another program stack of the thread (a coroutine's),
@@ -102,6 +104,7 @@ struct dat_cursor {
 	 * wherever the stack above is reset */
 	struct dat_stack *stacks;
 	size_t nr_stacks, cap_stacks;
+	uint32_t stack; /* the key of the one above (0: the thread's own) */
 
 	uint32_t unwind_left; /* EXIT events an EXIT_UNWIND still owes */
 	int lost_pending;     /* a LOST event owed for the page just loaded */

@@ -222,19 +222,6 @@ static void test_context_lost(void)
 	check(l.n > 11 && (l.ev[11].flags & UTRACE_EVF_NO_DURATION), "context: empty stack flags");
 }
 
-/* SWITCH id, depth, ids...: the thread goes on on stack `to` (coroutines) */
-static void wl_switch(struct wl *l, uint32_t delta, uint32_t from, uint32_t to, uint32_t depth,
-		      uint32_t n, const uint32_t *ids)
-{
-	wl_ext(l, UEXT_SWITCH, n);
-	wl_put(l, delta);
-	wl_put(l, from);
-	wl_put(l, to);
-	wl_put(l, depth);
-	for (uint32_t i = 0; i < n; i++)
-		wl_put(l, ids[i]);
-}
-
 /*
  * Two program stacks in one thread: main (0) calls f (1), switches to
  * stack 5 where g (2) starts, back to stack 0 where f returns, to 5 where
