@@ -365,11 +365,12 @@ static struct fs_stack *fs_stack_of(uint64_t sp)
 }
 
 /* Only the thread's own context (not a signal handler's nested one), with
- * a shadow stack, still traced.  (The caller knows that nobody is in the
+ * a shadow stack.  Also once the thread is no longer traced: its hooked
+ * frames must still be found.  (The caller knows that nobody is in the
  * middle of changing it.) */
 static bool fs_usable(const struct rt_thread *t)
 {
-	return t == &rt_self && t->stack && !(t->state & RT_TS_LOST_STACK);
+	return t == &rt_self && t->stack;
 }
 
 /*

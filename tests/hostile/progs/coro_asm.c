@@ -5,11 +5,14 @@
  * coroutines on heap stacks and one on a stack inside main's frame run
  * traced functions, each switch made from inside traced functions.
  * Under function_graph the thread must either stay exact or stop being
- * traced; the program must behave as untraced.
+ * traced; the program must behave as untraced.  A swapcontext coroutine
+ * started before them (its frames hooked) is finished after them: its
+ * returns must still find their real addresses.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ucontext.h>
 
 #define NCO 3
 #define ROUNDS 500
@@ -80,6 +83,21 @@ static void *asm_stack_init(char *base, size_t size)
 	return sp;
 }
 
+static ucontext_t uc_main, uc_co;
+static unsigned long uc_sum;
+
+__attribute__((noinline)) void uc_pause(int i)
+{
+	uc_sum = uc_sum * 3 + (unsigned long)i;
+	swapcontext(&uc_co, &uc_main);
+}
+
+__attribute__((noinline)) void uc_body(void)
+{
+	for (int i = 0; i < 4; i++)
+		uc_pause(i);
+}
+
 __attribute__((noinline)) void asm_resume(int id)
 {
 	cur = id;
@@ -90,6 +108,15 @@ int main(void)
 {
 	char local_stack[STACK]; /* one coroutine's stack inside main's frame */
 	unsigned long total = 0;
+	char *uc_stack = malloc(STACK);
+
+	if (!uc_stack || getcontext(&uc_co) != 0)
+		return 2;
+	uc_co.uc_stack.ss_sp = uc_stack;
+	uc_co.uc_stack.ss_size = STACK;
+	uc_co.uc_link = &uc_main;
+	makecontext(&uc_co, uc_body, 0);
+	swapcontext(&uc_main, &uc_co); /* uc_body waits in uc_pause(0) */
 
 	for (int i = 0; i < NCO; i++) {
 		char *s = i == NCO - 1 ? local_stack : malloc(STACK);
@@ -101,8 +128,10 @@ int main(void)
 	for (int r = 0; r < ROUNDS; r++)
 		for (int i = 0; i < NCO; i++)
 			asm_resume(i);
+	for (int i = 0; i < 4; i++)
+		swapcontext(&uc_main, &uc_co); /* uc_pause(1..3), then uc_body returns */
 	for (int i = 0; i < NCO; i++)
 		total = total * 31 + sum[i];
-	printf("result: %lu\n", total);
+	printf("result: %lu %lu\n", total, uc_sum);
 	return 0;
 }
