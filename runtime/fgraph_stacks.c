@@ -282,8 +282,8 @@ void rt_fstack_register(uint64_t lo, uint64_t hi)
 
 		if (r->lo == lo && r->hi == hi && r->cap >= cap)
 			s = r;
-		else if (r->lo < hi && lo < r->hi)
-			r->lo = r->hi = 0; /* retired: holds nothing any more */
+		else if (r->lo < hi && lo < r->hi) /* retired: holds nothing any more (one */
+			__atomic_store_n(&r->hi, r->lo, __ATOMIC_RELAXED); /* store: read unlocked) */
 	}
 	if (!s && fs_regions && fs_nr < FS_MAX_REGIONS) {
 		struct rt_frame *f = fs_frames(cap);
