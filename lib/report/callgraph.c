@@ -349,6 +349,8 @@ int utrace_callgraph_finish(struct utrace_callgraph *g, struct utrace_error *err
 	for (unsigned i = 0; i < g->nr_th; i++) {
 		struct gthread *t = &g->th[i];
 
+		if (i >= g->nr_buf && stack_index_moved(&g->stacks, i - g->nr_buf))
+			continue;
 		while (t->n) {
 			struct gframe f = t->st[--t->n];
 			uint64_t dur = t->last_ts > f.ts ? t->last_ts - f.ts : 0;

@@ -397,6 +397,8 @@ int utrace_profile_finish(struct utrace_profile *p, struct utrace_error *err)
 	for (unsigned i = 0; i < p->nr_th; i++) {
 		struct pthread *t = &p->th[i];
 
+		if (i >= p->nr_buf && stack_index_moved(&p->stacks, i - p->nr_buf))
+			continue;
 		while (t->n) {
 			struct pframe f = t->st[t->n - 1];
 			uint64_t dur = t->last_ts > f.ts ? t->last_ts - f.ts : 0;

@@ -12,7 +12,9 @@
 
 struct stack_index {
 	uint64_t *keys; /* buf << 32 | stack of the stacks after the threads' own */
+	uint64_t *used; /* when each was last used, in events given to stack_index */
 	size_t nr, cap, last;
+	uint64_t clock;
 };
 
 /*
@@ -24,6 +26,10 @@ struct stack_index {
  */
 long stack_index(struct stack_index *s, void **arr, size_t elem, unsigned nbuf, uint32_t buf,
 		 uint32_t stack);
+/* Whether the stack at index nbuf + i went on in another thread after this
+ * one last ran it (a coroutine resumed by another thread): the calls it
+ * left open here are that thread's to end, not unfinished here. */
+int stack_index_moved(const struct stack_index *s, size_t i);
 void stack_index_free(struct stack_index *s);
 
 #endif

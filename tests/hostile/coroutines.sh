@@ -6,7 +6,8 @@
 # open across 8000 switches (coro_swap.c), getcontext/setcontext round
 # trips, an abandoned coroutine and returns to uc_link (coro_ctx.c), a
 # hand-written assembly switch that utrace is not told of (coro_asm.c),
-# and C++20 coroutines with an exception (coro_cxx20.cc), which must stay
+# coroutines in 4 threads at once and one that moves between threads
+# (coro_threads.c), and C++20 coroutines with an exception (coro_cxx20.cc), which must stay
 # as they were.
 # gcc and clang, -O0 and -O2, both tracers: output and exit status as
 # untraced; the ucontext programs' calls counted exactly by report (the
@@ -47,13 +48,16 @@ counts() {
 SWAP=(co_step=8000 co_leaf=8000 co_yield=8000 co_main=4 sched_resume=8004 main=1)
 # coro_ctx.c: 99 setcontext round trips, 3 coroutines of 300 steps
 CTX=(ctx_body=100 ctx_jump=99 ctx_work=901 ctx_run=3 main=1)
+# coro_threads.c: 4 threads x 3 coroutines x 400 rounds, and one that
+# each thread resumes once
+TH=(th_step=4804 th_yield=4804 th_run=13 th_resume=4817 worker=4 main=1)
 # coro_cxx20.cc: 4 generators of 500 values, one throws at its end
 CXX=(cx_next=2005 cx_value=2000 cx_fail=1 main=1)
 
 for cc in gcc clang; do
 	command -v $cc >/dev/null || { unsupported "$cc is not installed"; continue; }
 	for opt in -O0 -O2; do
-		for p in swap ctx asm cxx20; do
+		for p in swap ctx asm threads cxx20; do
 			if [ $p = cxx20 ]; then
 				build "$p$cc$opt" coro_cxx20.cc ${cc/gcc/g}++ $opt -std=c++20 || continue
 			else
@@ -71,6 +75,7 @@ for cc in gcc clang; do
 				case $p in
 				swap) counts "coro_swap ($cc $opt), $mode: exact calls" "$o.dat" "${SWAP[@]}" ;;
 				ctx) counts "coro_ctx ($cc $opt), $mode: exact calls" "$o.dat" "${CTX[@]}" ;;
+				threads) counts "coro_threads ($cc $opt), $mode: exact calls" "$o.dat" "${TH[@]}" ;;
 				cxx20) counts "coro_cxx20 ($cc $opt), $mode: exact calls" "$o.dat" "${CXX[@]}" ;;
 				esac
 			done < <(each_mode)
@@ -107,6 +112,9 @@ for cc in gcc clang; do
 		o=$W/swap$cc$opt.function_graph
 		[ -f "$o.dat" ] && depths "coro_swap ($cc $opt): each coroutine's calls nest in it" "$o.dat" \
 			main=0 sched_resume=1 co_main=0 co_step=1 co_leaf=2 co_yield=2
+		o=$W/threads$cc$opt.function_graph
+		[ -f "$o.dat" ] && depths "coro_threads ($cc $opt): each coroutine's calls nest in it" \
+			"$o.dat" main=0 worker=0 th_resume=1 th_run=0 th_step=1 th_yield=2
 		o=$W/ctx$cc$opt.function_graph
 		[ -f "$o.dat" ] && depths "coro_ctx ($cc $opt): setcontext ends frames, coroutines nest" "$o.dat" \
 			main=0 ctx_body=1 ctx_jump=1 ctx_run=0 ctx_abandon=0 ctx_work=1
