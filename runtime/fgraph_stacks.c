@@ -49,7 +49,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <unistd.h>
+#include <sys/syscall.h>
 
 #include "common/record.h"
 #include "runtime/rt.h"
@@ -93,6 +93,19 @@ static struct fs_stack *fs_loaded(void)
 
 /* ---- the thread's own stack: its mapping ---------------------------- */
 
+/* A system call made directly: libc's open, read, getrlimit ... are
+ * functions a program may replace (or trace), and errno is the program's. */
+static long fs_sys(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 static uint64_t fs_hex(const char **p)
 {
 	uint64_t v = 0;
@@ -127,7 +140,7 @@ static bool fs_maps_line(const char *l, const char *end, uint64_t sp, uint64_t *
 	if (stack) {
 		struct rlimit r;
 
-		if (!getrlimit(RLIMIT_STACK, &r) && r.rlim_cur < b - 4096)
+		if (!fs_sys(SYS_getrlimit, RLIMIT_STACK, (long)&r, 0) && r.rlim_cur < b - 4096)
 			*lo = b - r.rlim_cur < a ? b - r.rlim_cur : a;
 		else
 			*lo = 4096;
@@ -135,18 +148,18 @@ static bool fs_maps_line(const char *l, const char *end, uint64_t sp, uint64_t *
 	return true;
 }
 
-/* The mapping that holds sp, read without allocating (raw reads, a
- * buffer on the stack): 0 when it cannot be read. */
+/* The mapping that holds sp, read without allocating (raw system calls,
+ * a buffer on the stack): 0 when it cannot be read. */
 static int fs_mapping_of(uint64_t sp, uint64_t *lo, uint64_t *hi)
 {
 	char buf[2048];
 	size_t have = 0;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), found = 0;
+	int fd = (int)fs_sys(SYS_open, (long)"/proc/self/maps", O_RDONLY | O_CLOEXEC, 0), found = 0;
 
 	if (fd < 0)
 		return 0;
 	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		long n = fs_sys(SYS_read, fd, (long)(buf + have), (long)(sizeof(buf) - have));
 		char *l = buf, *nl;
 
 		if (n <= 0)
@@ -165,7 +178,7 @@ static int fs_mapping_of(uint64_t sp, uint64_t *lo, uint64_t *hi)
 			have = 0; /* a line longer than the buffer: not one we need */
 	}
 out:
-	close(fd);
+	fs_sys(SYS_close, fd, 0, 0);
 	return found;
 }
 
@@ -177,19 +190,17 @@ out:
  */
 static void fs_own_bounds(void)
 {
-	int saved_errno = errno;
 	uint64_t self;
 
 	if (fs_own.hi)
 		return;
 	__asm__("movq %%fs:0x10, %0" : "=r"(self));
-	if (gettid() == getpid())
+	if (fs_sys(SYS_gettid, 0, 0, 0) == fs_sys(SYS_getpid, 0, 0, 0))
 		self = 0; /* fs_maps_line: the line named [stack] */
 	if (!fs_mapping_of(self, &fs_own.lo, &fs_own.hi)) {
 		fs_own.lo = 0; /* unknown: the whole address space */
 		fs_own.hi = UINT64_MAX;
 	}
-	errno = saved_errno;
 }
 
 /* ---- loading and saving --------------------------------------------- */
@@ -282,8 +293,8 @@ void rt_fstack_register(uint64_t lo, uint64_t hi)
 
 		if (r->lo == lo && r->hi == hi && r->cap >= cap)
 			s = r;
-		else if (r->lo < hi && lo < r->hi) /* retired: holds nothing any more (one */
-			__atomic_store_n(&r->hi, r->lo, __ATOMIC_RELAXED); /* store: read unlocked) */
+		else if (r->lo < hi && lo < r->hi) /* retired: empty, in one store (read unlocked) */
+			__atomic_store_n(&r->hi, r->lo, __ATOMIC_RELAXED);
 	}
 	if (!s && fs_regions && fs_nr < FS_MAX_REGIONS) {
 		struct rt_frame *f = fs_frames(cap);

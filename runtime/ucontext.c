@@ -19,6 +19,7 @@
  * seen by fgraph.c at the next entry or return.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdint.h>
 #include <ucontext.h>
 
@@ -32,11 +33,13 @@ void ucontext_made(ucontext_t *ucp) RT_HIDDEN;
 void ucontext_made(ucontext_t *ucp)
 {
 	uint64_t lo = (uint64_t)(uintptr_t)ucp->uc_stack.ss_sp;
+	int saved_errno = errno;
 
 	if (!ucontext_real_make)
 		ucontext_real_make = dlsym(RTLD_NEXT, "makecontext");
 	if (!(rt_self.state & RT_TS_BUSY))
 		rt_fstack_register(lo, lo + ucp->uc_stack.ss_size);
+	errno = saved_errno;
 }
 
 /* rsp is 8 mod 16 at entry: seven pushes make the call aligned. */
@@ -73,13 +76,16 @@ static void ucontext_leave(const ucontext_t *ucp, uint64_t here)
 {
 	struct rt_thread *t = &rt_self;
 	uint64_t sp = ucontext_sp(ucp);
+	int saved_errno = errno;
 
 	if (!t->stack || (t->state & RT_TS_BUSY) || rt_fstack_switch_to(t, sp))
-		return;
+		goto out;
 	/* a context saved further up this stack: the frames below it die */
 	if (rt_fgraph_depth(t) && !(t->state & RT_TS_LOST_STACK) && here <= sp &&
 	    rt_fstack_same(t, (const uint64_t *)here, (const uint64_t *)sp))
 		rt_fgraph_unwind_to(t, sp);
+out:
+	errno = saved_errno;
 }
 
 /* Back on the stack at here (resumed, or the call failed): the shadow
@@ -87,9 +93,11 @@ static void ucontext_leave(const ucontext_t *ucp, uint64_t here)
 static void ucontext_back(uint64_t here)
 {
 	struct rt_thread *t = &rt_self;
+	int saved_errno = errno; /* the real call's */
 
 	if (t->stack && !(t->state & RT_TS_BUSY) && rt_fstack_away(t, (const uint64_t *)here))
 		rt_fstack_switch_to(t, here);
+	errno = saved_errno;
 }
 
 RT_EXPORT int swapcontext(ucontext_t *restrict oucp, const ucontext_t *restrict ucp)
