@@ -293,7 +293,7 @@ void rt_fstack_register(uint64_t lo, uint64_t hi)
 
 		if (r->lo == lo && r->hi == hi && r->cap >= cap)
 			s = r;
-		else if (r->lo < hi && lo < r->hi) /* retired: empty, in one store (read unlocked) */
+		else if (r->lo < hi && lo < r->hi) /* retired: emptied in one store */
 			__atomic_store_n(&r->hi, r->lo, __ATOMIC_RELAXED);
 	}
 	if (!s && fs_regions && fs_nr < FS_MAX_REGIONS) {
