@@ -83,6 +83,22 @@ for cc in gcc clang; do
 	done
 done
 
+# The same program built without the flags: its functions patched at
+# their entries, its library calls hooked (--libcall).
+if gcc -O2 -g -o "$W/swap-plain" "$HP/coro_swap.c" 2>"$W/swap-plain.build"; then
+	run_plain "$W/swap-plain.a" "$W/swap-plain"
+	while read -r mode; do
+		o=$W/swap-plain.${mode##* }
+		# shellcheck disable=SC2086 # a mode is a list of options
+		run_traced "$o" $mode -- "$W/swap-plain"
+		same_run "coro_swap without the flags, $mode: output and exit status" \
+			"$W/swap-plain.a" "$o" &&
+			counts "coro_swap without the flags, $mode: exact calls" "$o.dat" "${SWAP[@]}"
+	done < <(each_mode)
+else
+	notok "build coro_swap without the flags"
+fi
+
 # depths WHAT DAT FUNC=D...: every call of FUNC that report prints (an
 # entry "FUNC() {" or a leaf "FUNC();") is at depth D of its own stack:
 # each coroutine's calls nest under its own first function, a frame left
