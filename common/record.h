@@ -80,6 +80,11 @@ enum utrace_ext_type {
 	UEXT_STACK = 15,       /* payload n; + u32 delta, u32 frames | flags << 16, n words:
 				* frames u64 addresses, innermost first (stacktrace trigger,
 				* runtime/stacktrace.c); flags UREC_STACK_* */
+	UEXT_SWITCH = 16,      /* payload n; + u32 delta, u32 from, u32 to, u32 depth, n * u32
+				* ids (outer->inner): the thread now runs on another stack
+				* (a coroutine, runtime/fgraph_stacks.c); from and to name
+				* the stacks (0: the thread's own), depth and ids are what is
+				* open on the one entered, as in CONTEXT */
 	UEXT_NR_TYPES,
 };
 
@@ -174,6 +179,8 @@ static inline uint32_t urec_ext_words(uint32_t w)
 		return 1 + urec_ext_payload(w);
 	case UEXT_RETVAL:
 		return 3;
+	case UEXT_SWITCH:
+		return 5 + urec_ext_payload(w);
 	default:
 		return 0;
 	}

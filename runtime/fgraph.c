@@ -129,6 +129,46 @@ static void fgraph_pop_dead(struct rt_thread *t, uint32_t new_depth, uint64_t ts
 		fgraph_frame_gone(t, &t->stack[--t->depth]);
 }
 
+/* Whether frame f, pushed after the one returning at slot, is dead: it
+ * returned unhooked while an exception unwound, or it lay on the same
+ * program stack below slot (a longjmp or unwind we did not see). */
+static bool fgraph_dead_above(struct rt_thread *t, const struct rt_frame *f, const uint64_t *slot)
+{
+	return (f->flags & RT_FRAME_UNHOOKED) || rt_fstack_same(t, f->slot, slot);
+}
+
+/*
+ * The frame at d - 1 returns at slot with frames [d, depth) above it.  The
+ * dead ones are popped.  One that lies on another program stack is alive:
+ * its stack was left by a switch we could not follow (an assembly one):
+ * the thread is traced no more, and the live frames stay, for their
+ * returns, with the returning one moved on top.  The new depth.
+ */
+static uint32_t fgraph_pop_above(struct rt_thread *t, uint32_t d, const uint64_t *slot,
+				 uint64_t ts, uint32_t cpu)
+{
+	struct rt_frame mine;
+	uint32_t i, w;
+
+	for (i = d; i < t->depth && fgraph_dead_above(t, &t->stack[i], slot); i++)
+		;
+	if (i == t->depth) {
+		fgraph_pop_dead(t, d, ts, cpu);
+		return d;
+	}
+	rt_fstack_lost(t);
+	mine = t->stack[d - 1];
+	for (w = d - 1, i = d; i < t->depth; i++) {
+		if (fgraph_dead_above(t, &t->stack[i], slot))
+			fgraph_frame_gone(t, &t->stack[i]);
+		else
+			t->stack[w++] = t->stack[i];
+	}
+	t->stack[w++] = mine;
+	t->depth = w;
+	return w;
+}
+
 /*
  * The entry and exit handlers come in two halves.  The fast half handles
  * the common case (plain function_graph, record fits, top frame matches)
@@ -152,6 +192,10 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 		return; /* a signal handler, with every nested context busy */
 	if (t->state != RT_TS_READY && !rt_rb_slow_ok(t))
 		return;
+	/* on another program stack than the shadow stack's: a coroutine
+	 * switch nobody told us of (fgraph_stacks.c) */
+	if (unlikely(rt_fstack_away(t, slot)))
+		rt_fstack_entry_away(t, slot);
 	if (!rt_tracing_on())
 		return;
 	/* An exception is unwinding and a landing pad (a destructor, a
@@ -239,7 +283,8 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs)
 
 	if (unlikely(t->state != RT_TS_READY || !rt.graph_fast ||
 		     rt.site_flags[id] != UTRACE_SITE_TRACE || d >= t->stack_cap ||
-		     id > UREC_SHORT_ID_MAX || !rt_tracing_on() || rt_ftpid_unsure(t)))
+		     id > UREC_SHORT_ID_MAX || !rt_tracing_on() || rt_ftpid_unsure(t) ||
+		     rt_fstack_away(t, slot)))
 		return graph_entry_slow(t, id, slot, regs);
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	fgraph_signal_fence();
@@ -306,6 +351,11 @@ static __attribute__((noinline)) uint64_t graph_exit_slow(struct rt_thread *t, u
 	ts = rt_clock(&cpu);
 	while (d && t->stack[d - 1].slot != slot)
 		d--;
+	/* the frame may be another program stack's: a coroutine switch
+	 * nobody told us of (fgraph_stacks.c) */
+	if (unlikely(!d) && !busy && rt_fstack_exit_away(t, slot))
+		for (d = t->depth; d && t->stack[d - 1].slot != slot;)
+			d--;
 	if (unlikely(!d)) {
 		/* No frame owns this slot: the shadow stack no longer matches
 		 * the program's.  There is no right answer left; the newest
@@ -318,7 +368,7 @@ static __attribute__((noinline)) uint64_t graph_exit_slow(struct rt_thread *t, u
 		}
 	}
 	if (d != t->depth)
-		fgraph_pop_dead(t, d, ts, cpu);
+		d = fgraph_pop_above(t, d, slot, ts, cpu);
 
 	/* The frame is popped after its exit is written, for the same
 	 * reason as in utrace_graph_entry. */

@@ -37,9 +37,6 @@
 __thread struct rt_thread rt_self;
 __thread struct rt_thread rt_nest_ctx[RT_NEST_MAX];
 
-/* Frames of shadow stack reserved per thread (address space only). */
-#define RT_STACK_FRAMES (1u << 18)
-
 static pthread_key_t rb_key;
 static pthread_once_t rb_key_once = PTHREAD_ONCE_INIT;
 
@@ -526,7 +523,7 @@ static void rb_close_one(struct rt_thread *t)
 	t->sb = NULL;
 	t->wp = t->end = NULL;
 	munmap(m, utrace_rb_bytes(m->nr_subbufs));
-	if (t->stack && !t->depth) {
+	if (t->stack && !t->depth && !t->stack_key) { /* (a coroutine's: fgraph_stacks.c) */
 		munmap(t->stack, (size_t)t->stack_cap * sizeof(struct rt_frame));
 		t->stack = NULL;
 	}

@@ -15,8 +15,12 @@
  *   trace_pid.c     set_ftrace_pid: whether a thread's function records
  *                   are written
  *   trace_functions.c  the function tracer
+ *   fgraph_stacks.c function_graph: one shadow stack per program stack
+ *                   (coroutines), switched with it
  *   fgraph.c        function_graph: shadow return stack, entry/exit
  *   unwind.c        longjmp, C++ exceptions, pthread_exit vs. hooked returns
+ *   ucontext.c      makecontext, swapcontext, setcontext: the shadow stack
+ *                   follows the program's
  *   snapshot.c      the snapshot trigger: a request on the control page
  *   stacktrace.c    the stacktrace trigger: the user stack as a record
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
@@ -75,6 +79,8 @@ enum {
 	RT_TS_UNWINDING = 1u << 4, /* an exception is unwinding: frames may die */
 	RT_TS_STALE = 1u << 5,	   /* its buffer is a past recording's (attach.c): a new one
 				    * is made at the next record of an attach */
+	RT_TS_LOST_STACK = 1u << 6, /* switched stacks in a way fgraph_stacks.c cannot follow:
+				     * not traced any more, hooked frames still return */
 };
 
 struct rt_thread {
@@ -105,6 +111,11 @@ struct rt_thread {
 	uint32_t stack_cap;
 	uint32_t graph_roots; /* open set_graph_function frames */
 	uint32_t notrace_depth;
+	/* fgraph_stacks.c: the program stack the shadow stack above is for,
+	 * [stk_lo, stk_lo + ~stk_nspan) (zero: all of memory), and its key
+	 * (0: the thread's own stack, whose frames ring_buffer.c may unmap) */
+	uint64_t stk_lo, stk_nspan;
+	uint32_t stack_key;
 	uint64_t nested;      /* calls not traced: they interrupted the tracer (signal) */
 	uint32_t exceptions;  /* exceptions raised and not caught yet (unwind.c) */
 	uint32_t rethrow_hop; /* _Unwind_Resume_or_Rethrow is calling _Unwind_RaiseException */
@@ -531,6 +542,20 @@ void rt_kprobe_opt_say(const char *msg) RT_HIDDEN;
 int rt_kprobe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n) RT_HIDDEN;
 /* the int3 this thread's kp_trap is handling (kprobes.c), else 0 */
 extern __thread uint64_t rt_kp_trapping RT_HIDDEN;
+
+/* fgraph_stacks.c: one shadow stack per program stack (coroutines) */
+#define RT_STACK_FRAMES (1u << 18) /* frames of a thread's shadow stack (address space) */
+void rt_fstack_register(uint64_t lo, uint64_t hi) RT_HIDDEN;
+bool rt_fstack_switch_to(struct rt_thread *t, uint64_t sp) RT_HIDDEN;
+void rt_fstack_entry_away(struct rt_thread *t, uint64_t *slot) RT_HIDDEN;
+bool rt_fstack_exit_away(struct rt_thread *t, uint64_t *slot) RT_HIDDEN;
+bool rt_fstack_same(struct rt_thread *t, const uint64_t *a, const uint64_t *slot) RT_HIDDEN;
+void rt_fstack_lost(struct rt_thread *t) RT_HIDDEN;
+/* whether slot lies outside the program stack t's shadow stack is for */
+static inline bool rt_fstack_away(const struct rt_thread *t, const uint64_t *slot)
+{
+	return (uint64_t)(uintptr_t)slot - t->stk_lo >= ~t->stk_nspan;
+}
 
 /* fgraph.c */
 void rt_fgraph_unhook_all(struct rt_thread *t) RT_HIDDEN;

@@ -58,9 +58,12 @@ static uint64_t jmpbuf_sp(const void *env)
 static void before_longjmp(const void *env)
 {
 	struct rt_thread *t = &rt_self;
+	uint64_t sp = jmpbuf_sp(env);
 
+	if (t->stack && !(t->state & RT_TS_BUSY))
+		rt_fstack_switch_to(t, sp); /* out of a coroutine (fgraph_stacks.c) */
 	if (rt_fgraph_depth(t))
-		rt_fgraph_unwind_to(t, jmpbuf_sp(env));
+		rt_fgraph_unwind_to(t, sp);
 }
 
 #define RT_LONGJMP(name)                                                                           \

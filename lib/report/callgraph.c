@@ -152,7 +152,7 @@ int utrace_callgraph_new(struct utrace_dat *d, struct utrace_callgraph **out,
 	if (!g)
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(d));
 	g->d = d;
-	g->nr_th = n;
+	g->nr_th = g->nr_buf = n;
 	g->th = calloc(n ? n : 1, sizeof(*g->th));
 	if (!g->th || callgraph_tree_init(&g->t, NONE) < 0) {
 		utrace_callgraph_free(g);
@@ -174,6 +174,7 @@ void utrace_callgraph_free(struct utrace_callgraph *g)
 	for (unsigned i = 0; g->th && i < g->nr_th; i++)
 		free(g->th[i].st);
 	free(g->th);
+	stack_index_free(&g->stacks);
 	callgraph_tree_free(&g->t);
 	utrace_func_table_free(g->ft);
 	free(g);
@@ -306,10 +307,15 @@ int utrace_callgraph_add(struct utrace_callgraph *g, const struct utrace_event *
 	struct gframe f = {0, 0, 0, 0, 0, 0};
 	struct gthread *t;
 	uint64_t end;
+	long i;
 
-	if (ev->buf >= g->nr_th || ev->kind == UTRACE_EV_LOST || ev->kind == UTRACE_EV_FUNC)
+	if (ev->buf >= g->nr_buf || ev->kind == UTRACE_EV_LOST || ev->kind == UTRACE_EV_FUNC)
 		return 0;
-	t = &g->th[ev->buf];
+	i = stack_index(&g->stacks, (void **)&g->th, sizeof(*g->th), g->nr_buf, ev->buf, ev->stack);
+	if (i < 0)
+		return oom(g, err);
+	g->nr_th = g->nr_buf + (unsigned)g->stacks.nr;
+	t = &g->th[i];
 	end = ev->kind == UTRACE_EV_LEAF ? ev->ts + ev->duration : ev->ts;
 	if (!t->seen || end > t->last_ts)
 		t->last_ts = end;
@@ -343,6 +349,8 @@ int utrace_callgraph_finish(struct utrace_callgraph *g, struct utrace_error *err
 	for (unsigned i = 0; i < g->nr_th; i++) {
 		struct gthread *t = &g->th[i];
 
+		if (i >= g->nr_buf && stack_index_moved(&g->stacks, i - g->nr_buf))
+			continue;
 		while (t->n) {
 			struct gframe f = t->st[--t->n];
 			uint64_t dur = t->last_ts > f.ts ? t->last_ts - f.ts : 0;

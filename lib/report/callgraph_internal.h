@@ -11,6 +11,7 @@
 
 #include "lib/report/callgraph.h"
 #include "lib/report/func_table.h"
+#include "lib/report/stack_index.h"
 
 #define CALLGRAPH_NONE UINT32_MAX
 
@@ -41,8 +42,9 @@ struct utrace_callgraph {
 	struct utrace_func_table *ft;
 	struct tree t;
 	uint32_t unknown_fn;
-	struct gthread *th;
-	unsigned nr_th;
+	struct gthread *th; /* per call stack: nr_buf threads', then coroutines' */
+	unsigned nr_th, nr_buf;
+	struct stack_index stacks;
 	uint64_t unfinished;
 };
 

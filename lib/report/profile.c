@@ -29,6 +29,7 @@
 
 #include "lib/report/func_table.h"
 #include "lib/report/profile.h"
+#include "lib/report/stack_index.h"
 
 #define NONE UINT32_MAX
 
@@ -60,8 +61,9 @@ struct utrace_profile {
 	struct utrace_func_table *ft;
 	struct utrace_profile_entry *e; /* per function number */
 	uint32_t cap_e;
-	struct pthread *th;
-	unsigned nr_th;
+	struct pthread *th; /* per call stack: nr_buf threads', then coroutines' */
+	unsigned nr_th, nr_buf;
+	struct stack_index stacks;
 	uint32_t *order; /* sorted functions with calls */
 	unsigned nr_order;
 	uint64_t unfinished, untimed;
@@ -175,7 +177,7 @@ int utrace_profile_new(struct utrace_dat *d, struct utrace_profile **out, struct
 	if (!p)
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(d));
 	p->d = d;
-	p->nr_th = n;
+	p->nr_th = p->nr_buf = n;
 	p->th = calloc(n ? n : 1, sizeof(*p->th));
 	if (!p->th) {
 		utrace_profile_free(p);
@@ -199,6 +201,7 @@ void utrace_profile_free(struct utrace_profile *p)
 		free(p->th[i].act.cnt);
 	}
 	free(p->th);
+	stack_index_free(&p->stacks);
 	free(p->e);
 	free(p->order);
 	utrace_func_table_free(p->ft);
@@ -347,10 +350,15 @@ int utrace_profile_add(struct utrace_profile *p, const struct utrace_event *ev,
 	struct pthread *t;
 	uint32_t fn;
 	uint64_t end;
+	long i;
 
-	if (ev->buf >= p->nr_th || ev->kind == UTRACE_EV_LOST)
+	if (ev->buf >= p->nr_buf || ev->kind == UTRACE_EV_LOST)
 		return 0;
-	t = &p->th[ev->buf];
+	i = stack_index(&p->stacks, (void **)&p->th, sizeof(*p->th), p->nr_buf, ev->buf, ev->stack);
+	if (i < 0)
+		return oom(p, err);
+	p->nr_th = p->nr_buf + (unsigned)p->stacks.nr;
+	t = &p->th[i];
 	end = ev->kind == UTRACE_EV_LEAF ? ev->ts + ev->duration : ev->ts;
 	if (!t->seen || end > t->last_ts)
 		t->last_ts = end;
@@ -389,6 +397,8 @@ int utrace_profile_finish(struct utrace_profile *p, struct utrace_error *err)
 	for (unsigned i = 0; i < p->nr_th; i++) {
 		struct pthread *t = &p->th[i];
 
+		if (i >= p->nr_buf && stack_index_moved(&p->stacks, i - p->nr_buf))
+			continue;
 		while (t->n) {
 			struct pframe f = t->st[t->n - 1];
 			uint64_t dur = t->last_ts > f.ts ? t->last_ts - f.ts : 0;

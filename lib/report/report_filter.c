@@ -30,6 +30,7 @@
 #include "lib/base/glob.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_fold.h"
+#include "lib/report/stack_index.h"
 
 #define NONE UINT32_MAX
 
@@ -72,8 +73,10 @@ struct utrace_report_filter {
 	uint8_t *fmatch; /* per function: 0 not looked at, 1 no, 2 yes */
 	size_t fmatch_cap;
 	bool *threads;
-	struct fthread *th;
 	unsigned nr_threads;
+	struct fthread *th; /* per call stack: the threads', then coroutines' */
+	unsigned nr_th;
+	struct stack_index stacks;
 	int have_origin;
 	uint64_t lo, hi;
 	struct report_fold fold;
@@ -93,9 +96,10 @@ int utrace_report_filter_new(struct utrace_report_filter **out, struct utrace_er
 
 static void end_pass(struct utrace_report_filter *f)
 {
-	for (unsigned i = 0; f->th && i < f->nr_threads; i++)
+	for (unsigned i = 0; f->th && i < f->nr_th; i++)
 		free(f->th[i].stack);
 	free(f->th);
+	stack_index_free(&f->stacks);
 	free(f->threads);
 	free(f->fmatch);
 	utrace_func_table_free(f->ft);
@@ -104,7 +108,7 @@ static void end_pass(struct utrace_report_filter *f)
 	f->fmatch = NULL;
 	f->fmatch_cap = 0;
 	f->ft = NULL;
-	f->nr_threads = 0;
+	f->nr_threads = f->nr_th = 0;
 }
 
 void utrace_report_filter_free(struct utrace_report_filter *f)
@@ -416,7 +420,7 @@ int utrace_report_filter_begin(struct utrace_report_filter *f, struct utrace_dat
 	f->th = calloc(n ? n : 1, sizeof(*f->th));
 	if (!f->threads || !f->th)
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(d));
-	f->nr_threads = n;
+	f->nr_threads = f->nr_th = n;
 	for (unsigned i = 0; i < n; i++) {
 		f->threads[i] = thread_selected(f, utrace_dat_buffer_get(d, i));
 		f->th[i].match = NONE;
@@ -582,9 +586,26 @@ static int graph_event(struct utrace_report_filter *f, struct fthread *t, struct
 	return 1;
 }
 
+/* The open calls of ev's program stack (its thread's, or a coroutine's). */
+static struct fthread *call_stack(struct utrace_report_filter *f, const struct utrace_event *ev)
+{
+	long i = stack_index(&f->stacks, (void **)&f->th, sizeof(*f->th), f->nr_threads, ev->buf,
+			     ev->stack);
+
+	if (i < 0)
+		return NULL;
+	if ((unsigned long)i >= f->nr_th) {
+		f->th[i].match = NONE;
+		f->nr_th = (unsigned)i + 1;
+	}
+	return &f->th[i];
+}
+
 int utrace_report_filter_event(struct utrace_report_filter *f, struct utrace_event *ev,
 			       struct utrace_error *err)
 {
+	struct fthread *t;
+
 	bool when;
 
 	if (!f || !f->active)
@@ -609,7 +630,10 @@ int utrace_report_filter_event(struct utrace_report_filter *f, struct utrace_eve
 	case UTRACE_EV_ENTRY:
 	case UTRACE_EV_LEAF:
 	case UTRACE_EV_EXIT:
-		return graph_event(f, &f->th[ev->buf], ev, when, err);
+		if (!(t = call_stack(f, ev)))
+			return utrace_error_set(err, -ENOMEM, "%s: out of memory",
+						utrace_dat_path(f->d));
+		return graph_event(f, t, ev, when, err);
 	case UTRACE_EV_FUNC:
 		if (!when)
 			return 0;

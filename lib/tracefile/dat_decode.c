@@ -41,6 +41,11 @@ void dat_cursor_fini(struct dat_cursor *c)
 {
 	free(c->raw);
 	free(c->frames);
+	for (size_t i = 0; i < c->cap_stacks; i++)
+		free(c->stacks[i].frames);
+	free(c->stacks);
+	c->stacks = NULL;
+	c->nr_stacks = c->cap_stacks = 0;
 	dat_mark_fini(&c->start);
 	c->raw = NULL;
 	c->frames = NULL;
@@ -98,6 +103,7 @@ static void set_unknown_stack(struct dat_cursor *c, uint64_t depth)
 {
 	c->nr_frames = 0;
 	c->base = depth;
+	c->nr_stacks = 0;
 }
 
 static int load_page(struct dat_cursor *c, struct utrace_error *err)
@@ -135,6 +141,8 @@ static int load_page(struct dat_cursor *c, struct utrace_error *err)
 	/* When this sub-buffer does not follow the previous one, what is open
 	 * is what the producer says: a CONTEXT record, or without one (nothing
 	 * was open, or the producer did not say) the depth in its header. */
+	if (sb.lost_before || gap || c->broken)
+		c->nr_stacks = 0; /* what other stacks had open is not known either */
 	if ((sb.lost_before || gap || c->broken) && !(sb.flags & UTRACE_SB_CONTEXT))
 		set_unknown_stack(c, sb.depth < DAT_MAX_DEPTH ? sb.depth : 0);
 	c->broken = 0;
@@ -152,6 +160,7 @@ static void raw_init(const struct dat_cursor *c, struct dat_raw *r, uint32_t kin
 	r->kind = kind;
 	r->tick = c->tick;
 	r->cpu = c->cpu;
+	r->stack = c->stack;
 	r->id = UTRACE_DAT_NO_ID;
 }
 
@@ -221,6 +230,91 @@ static int set_context(struct dat_cursor *c, const uint32_t *w, uint32_t n)
 		c->frames[i].known = 0;
 		c->frames[i].tick = 0;
 	}
+	return 0;
+}
+
+/* The kept stack named key, NULL if none. */
+static struct dat_stack *stack_find(struct dat_cursor *c, uint32_t key)
+{
+	for (size_t i = 0; i < c->nr_stacks; i++)
+		if (c->stacks[i].key == key)
+			return &c->stacks[i];
+	return NULL;
+}
+
+/* The cursor's stack and s's trade places (arrays included). */
+static void stack_trade(struct dat_cursor *c, struct dat_stack *s)
+{
+	struct dat_stack cur = {s->key, c->base, c->frames, c->nr_frames, c->cap_frames};
+
+	c->base = s->base;
+	c->frames = s->frames;
+	c->nr_frames = s->nr_frames;
+	c->cap_frames = s->cap_frames;
+	*s = cur;
+}
+
+/* The running stack kept under key; it is empty after. */
+static int stack_keep(struct dat_cursor *c, uint32_t key)
+{
+	struct dat_stack *s = stack_find(c, key);
+
+	if (!s) {
+		if (c->nr_stacks == c->cap_stacks) {
+			size_t cap = c->cap_stacks ? c->cap_stacks * 2 : 8;
+			struct dat_stack *p = realloc(c->stacks, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			memset(p + c->cap_stacks, 0, (cap - c->cap_stacks) * sizeof(*p));
+			c->stacks = p;
+			c->cap_stacks = cap;
+		}
+		s = &c->stacks[c->nr_stacks++];
+	}
+	s->nr_frames = 0;
+	s->base = 0;
+	stack_trade(c, s);
+	s->key = key;
+	return 0;
+}
+
+/* Whether kept stack s is what a SWITCH says is open: its depth, and the
+ * ids it names of the innermost frames. */
+static int stack_matches(const struct dat_stack *s, const uint32_t *w, uint32_t n)
+{
+	if (s->base + s->nr_frames != w[4])
+		return 0;
+	for (uint32_t i = 0; i < n && i < s->nr_frames; i++)
+		if (s->frames[s->nr_frames - 1 - i].id != w[5 + n - 1 - i])
+			return 0;
+	return 1;
+}
+
+/*
+ * SWITCH: the thread goes on on another program stack (a coroutine).  The
+ * stack left is kept under its key; the one entered is the one kept under
+ * its own, with its entry times, if it is what the record says is open,
+ * else (its records were not all seen) what the record says, as CONTEXT.
+ */
+static int switch_stack(struct dat_cursor *c, const uint32_t *w, uint32_t n)
+{
+	struct dat_stack *to, spare;
+
+	if (n > w[4] || w[4] > DAT_MAX_DEPTH)
+		return corrupt(c, "impossible SWITCH record", c->pos);
+	c->stack = w[3];
+	if (stack_keep(c, w[2]) < 0)
+		return set_context(c, w + 3, n);
+	to = stack_find(c, w[3]);
+	if (!to || !stack_matches(to, w, n))
+		return set_context(c, w + 3, n);
+	stack_trade(c, to);
+	/* to is no longer kept: the last kept one takes its place, its array
+	 * (the emptied one) stays beyond nr_stacks for reuse */
+	spare = *to;
+	*to = c->stacks[c->nr_stacks - 1];
+	c->stacks[--c->nr_stacks] = spare;
 	return 0;
 }
 
@@ -353,6 +447,11 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		r->data_len = (w[2] & 0xffff) * 8;
 		r->depth = cur_depth(c);
 		return 1;
+	case UEXT_SWITCH:
+		c->tick += w[1];
+		if (switch_stack(c, w, payload) == 0 && !c->in_page)
+			return 0; /* cut short */
+		break;
 	case UEXT_ARGS:
 	case UEXT_RETVAL:
 		break; /* not after its ENTRY or EXIT: nothing to attach it to */

@@ -19,6 +19,7 @@ struct dat_raw {
 	uint64_t entry_tick; /* EXIT with a known entry */
 	uint64_t dur_ticks;  /* EXIT of a GRAPH_LEAF record */
 	uint32_t id, cpu, depth;
+	uint32_t stack; /* the program stack's key (SWITCH) */
 	uint64_t parent_ip;
 	uint64_t lost;
 	const uint32_t *data; /* EVENT, PRINT: in the cursor's page */
@@ -61,6 +62,16 @@ struct dat_mark {
 	struct dat_frame *frames;
 	size_t nr_frames, cap_frames;
 	uint64_t lost_seen;
+	uint32_t stack;
+};
+
+/* The call stack of another program stack of the thread (a coroutine's),
+ * kept while the thread runs elsewhere (SWITCH records). */
+struct dat_stack {
+	uint32_t key;
+	uint64_t base;
+	struct dat_frame *frames;
+	size_t nr_frames, cap_frames;
 };
 
 struct dat_cursor {
@@ -87,6 +98,13 @@ struct dat_cursor {
 	uint64_t base;
 	struct dat_frame *frames;
 	size_t nr_frames, cap_frames;
+
+	/* the thread's other program stacks: stacks[0, nr_stacks) are kept,
+	 * up to cap_stacks hold arrays for reuse; forgotten (nr_stacks = 0)
+	 * wherever the stack above is reset */
+	struct dat_stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	uint32_t stack; /* the key of the one above (0: the thread's own) */
 
 	uint32_t unwind_left; /* EXIT events an EXIT_UNWIND still owes */
 	int lost_pending;     /* a LOST event owed for the page just loaded */

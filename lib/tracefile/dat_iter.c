@@ -139,6 +139,7 @@ static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const 
 	ev->id = r->id;
 	ev->cpu = r->cpu;
 	ev->depth = r->depth;
+	ev->stack = r->stack;
 	ev->pid = bi->pid;
 	ev->tid = bi->tid;
 	ev->parent_ip = r->parent_ip;

@@ -180,6 +180,9 @@ struct utrace_event {
 	uint32_t id; /* function id, UTRACE_DAT_NO_ID if unknown */
 	uint32_t cpu;
 	uint32_t depth;
+	/* the program stack the call ran on: 0 the thread's own, else a
+	 * coroutine's (each with its own calls and depths: SWITCH records) */
+	uint32_t stack;
 	int32_t pid;
 	int32_t tid;
 	/* a kernel record's common_flags and common_preempt_count (the

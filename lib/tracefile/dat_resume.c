@@ -91,6 +91,7 @@ void dat_mark_take(const struct dat_cursor *c, struct dat_mark *m)
 	m->tick = c->tick;
 	m->cpu = c->cpu;
 	m->base = c->base;
+	m->stack = c->stack;
 	m->lost_seen = c->lost_seen;
 	m->valid = 1;
 }
@@ -132,12 +133,14 @@ int dat_cursor_restore(struct dat_cursor *c, const struct dat_mark *m)
 		c->frames[i].known |= DAT_FRAME_MARKED;
 	}
 	c->nr_frames = m->nr_frames;
+	c->nr_stacks = 0; /* a coroutine's frames are not in the bookmark */
 	c->next_page = m->page;
 	c->last_seq = m->last_seq;
 	c->have_seq = m->have_seq;
 	c->tick = m->tick;
 	c->cpu = m->cpu;
 	c->base = m->base;
+	c->stack = m->stack;
 	c->lost_seen = m->lost_seen;
 	return 1;
 }

@@ -65,6 +65,20 @@ static inline void wl_ext(struct wl *l, enum utrace_ext_type type, uint32_t payl
 	wl_put(l, urec_ext(type, payload));
 }
 
+/* SWITCH: the thread goes on on program stack `to` (a coroutine's), where
+ * depth frames are open, the innermost n with these ids */
+static inline void wl_switch(struct wl *l, uint32_t delta, uint32_t from, uint32_t to,
+			     uint32_t depth, uint32_t n, const uint32_t *ids)
+{
+	wl_ext(l, UEXT_SWITCH, n);
+	wl_put(l, delta);
+	wl_put(l, from);
+	wl_put(l, to);
+	wl_put(l, depth);
+	for (uint32_t i = 0; i < n; i++)
+		wl_put(l, ids[i]);
+}
+
 /* A call recorded at its return only (--thresh): GRAPH_LEAF. */
 static inline void wl_leaf(struct wl *l, uint32_t delta, uint32_t id, uint32_t depth,
 			   uint64_t duration)

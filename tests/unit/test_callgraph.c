@@ -286,11 +286,58 @@ static void test_deep(void)
 	utrace_dat_close(d);
 }
 
+/*
+ * Coroutines: main() calls foo(), which switches to another program stack
+ * where bar() starts; foo returns on main's stack, bar on its own, main
+ * last.  bar is a root of its own, and no callee's time is credited to a
+ * frame of the other stack.
+ */
+static void test_coroutines(void)
+{
+	const char *path = check_path("coro.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	struct fx_page p1 = {100, 0, 0, 0, 0, 0};
+	static const uint32_t main_foo[] = {0, 1}, bar[] = {2}, m[] = {0};
+	struct walked walked = {"", 0};
+	struct wl l1 = {.n = 0};
+	struct utrace_callgraph *g;
+	struct utrace_dat *d;
+
+	fx_buffer(w, 1, 100, "co");
+	wl_entry(&l1, 0, 0);			   /* main @100 */
+	wl_entry(&l1, 1, 10);			   /* foo @110 */
+	wl_switch(&l1, 10, 0, 7, 0, 0, NULL);	   /* @120 */
+	wl_entry(&l1, 2, 10);			   /* bar @130 */
+	wl_switch(&l1, 10, 7, 0, 2, 2, main_foo); /* @140 */
+	wl_exit(&l1, 10);			   /* foo @150 */
+	wl_switch(&l1, 10, 0, 7, 1, 1, bar);	   /* @160 */
+	wl_exit(&l1, 10);			   /* bar @170 */
+	wl_switch(&l1, 10, 7, 0, 1, 1, m);	   /* @180 */
+	wl_exit(&l1, 20);			   /* main @200 */
+	fx_page(w, 1, &p1, &l1);
+	fx_end(w);
+
+	g = graph_of(path, NULL, NULL, &d);
+	if (!g) {
+		check(0, "coroutines: graph");
+		return;
+	}
+	check(utrace_callgraph_walk(g, walk_node, &walked) == 0, "coroutines: walk");
+	fx_golden_free("coroutines: each stack's calls under its own root", strdup(walked.text),
+		       "0 main calls=1 total=100 self=60\n"
+		       "1 foo calls=1 total=40 self=40\n"
+		       "0 bar calls=1 total=40 self=40\n");
+	check(utrace_callgraph_unfinished(g) == 0, "coroutines: nothing unfinished");
+	utrace_callgraph_free(g);
+	utrace_dat_close(d);
+}
+
 int main(void)
 {
 	check_begin("callgraph");
 	test_basic();
 	test_recursion_unknown();
+	test_coroutines();
 	test_deep();
 	return check_end();
 }

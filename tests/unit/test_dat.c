@@ -222,6 +222,54 @@ static void test_context_lost(void)
 	check(l.n > 11 && (l.ev[11].flags & UTRACE_EVF_NO_DURATION), "context: empty stack flags");
 }
 
+/*
+ * Two program stacks in one thread: main (0) calls f (1), switches to
+ * stack 5 where g (2) starts, back to stack 0 where f returns, to 5 where
+ * g returns, to 0 where main returns: each exit pairs with the entry of
+ * its own stack, durations included.  Then a switch to a stack whose
+ * entries were never seen (9): its frames are what the record names.
+ */
+static void test_switch(void)
+{
+	const char *path = check_path("switch.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	struct fx_page p1 = {100, 0, 0, 0, 0, 0};
+	struct wl l1 = {.n = 0};
+	static const uint32_t main_f[] = {0, 1}, g[] = {2}, m[] = {0}, far[] = {3, 4};
+	struct evlist l;
+
+	fx_buffer(w, 8, 200, "co");
+	wl_entry(&l1, 0, 0);			/* main @100 */
+	wl_entry(&l1, 1, 10);			/* f @110 */
+	wl_switch(&l1, 10, 0, 5, 0, 0, NULL);	/* @120 */
+	wl_entry(&l1, 2, 10);			/* g @130 */
+	wl_switch(&l1, 10, 5, 0, 2, 2, main_f); /* @140 */
+	wl_exit(&l1, 10);			/* f @150 */
+	wl_switch(&l1, 10, 0, 5, 1, 1, g);	/* @160 */
+	wl_exit(&l1, 10);			/* g @170 */
+	wl_switch(&l1, 10, 5, 0, 1, 1, m);	/* @180 */
+	wl_switch(&l1, 0, 0, 9, 2, 2, far);	/* @180 */
+	wl_exit(&l1, 10);			/* 4 @190 */
+	wl_switch(&l1, 0, 9, 0, 1, 1, m);	/* @190 */
+	wl_exit(&l1, 10);			/* main @200 */
+	fx_page(w, 8, &p1, &l1);
+	fx_end(w);
+
+	if (read_all(path, &l, NULL) < 0) {
+		check(0, "switch: open");
+		return;
+	}
+	check(l.n == 7, "switch: 7 events (got %d)", l.n);
+	expect(&l, 0, UTRACE_EV_ENTRY, 100, -1, 0, 0, "switch: main");
+	expect(&l, 1, UTRACE_EV_ENTRY, 110, -1, 1, 1, "switch: f");
+	expect(&l, 2, UTRACE_EV_ENTRY, 130, -1, 2, 0, "switch: g on its own stack");
+	expect(&l, 3, UTRACE_EV_EXIT, 150, 40, 1, 1, "switch: f returns, timed");
+	expect(&l, 4, UTRACE_EV_EXIT, 170, 40, 2, 0, "switch: g returns, timed");
+	expect(&l, 5, UTRACE_EV_EXIT, 190, 0, 4, 1, "switch: a stack not seen: its named frame");
+	check(l.n > 5 && (l.ev[5].flags & UTRACE_EVF_NO_DURATION), "switch: not seen: no duration");
+	expect(&l, 6, UTRACE_EV_EXIT, 200, 100, 0, 0, "switch: main returns, timed");
+}
+
 static void test_unwind_thresh(void)
 {
 	const char *path = check_path("unwind.dat");
@@ -581,6 +629,7 @@ int main(void)
 	}
 	test_basic();
 	test_context_lost();
+	test_switch();
 	test_unwind_thresh();
 	test_thresh_timestamp();
 	test_args_retval();

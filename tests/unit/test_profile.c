@@ -326,9 +326,86 @@ static void test_selected(void)
 	utrace_report_filter_free(f);
 }
 
+/* Coroutines: main() calls foo(), which switches to another program stack
+ * where bar() starts; foo returns on main's stack, bar on its own, main
+ * last.  Each stack has its own calls: bar's time is not foo's or
+ * main's. */
+static void test_coroutines(void)
+{
+	const char *path = check_path("coro.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	struct fx_page p1 = {100, 0, 0, 0, 0, 0};
+	static const uint32_t main_foo[] = {0, 1}, bar[] = {2}, m[] = {0};
+	struct wl l1 = {.n = 0};
+	struct utrace_profile *p;
+	struct utrace_dat *d;
+
+	fx_buffer(w, 1, 100, "co");
+	wl_entry(&l1, 0, 0);			   /* main @100 */
+	wl_entry(&l1, 1, 10);			   /* foo @110 */
+	wl_switch(&l1, 10, 0, 7, 0, 0, NULL);	   /* @120 */
+	wl_entry(&l1, 2, 10);			   /* bar @130 */
+	wl_switch(&l1, 10, 7, 0, 2, 2, main_foo); /* @140 */
+	wl_exit(&l1, 10);			   /* foo @150 */
+	wl_switch(&l1, 10, 0, 7, 1, 1, bar);	   /* @160 */
+	wl_exit(&l1, 10);			   /* bar @170 */
+	wl_switch(&l1, 10, 7, 0, 1, 1, m);	   /* @180 */
+	wl_exit(&l1, 20);			   /* main @200 */
+	fx_page(w, 1, &p1, &l1);
+	fx_end(w);
+	p = profile_of(path, NULL, &d);
+	if (!p) {
+		check(0, "coroutines: profile");
+		return;
+	}
+	check(utrace_profile_unfinished(p) == 0, "coroutines: nothing unfinished");
+	expect(p, "main", 1, 100, 60, 100, 100, 100, "coroutines");
+	expect(p, "foo", 1, 40, 40, 40, 40, 40, "coroutines");
+	expect(p, "bar", 1, 40, 40, 40, 40, 40, "coroutines");
+	done(p, d);
+}
+
+/* A coroutine that moves: bar starts on stack 7 in one thread, which
+ * switches away; another thread resumes stack 7 later and bar returns
+ * there.  One call of bar, not also one still running in the first. */
+static void test_coroutine_moves(void)
+{
+	const char *path = check_path("coro_moves.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	struct fx_page p1 = {100, 0, 0, 0, 0, 0}, p2 = {200, 0, 0, 0, 0, 0};
+	static const uint32_t m[] = {0}, bar[] = {2};
+	struct wl l1 = {.n = 0}, l2 = {.n = 0};
+	struct utrace_profile *p;
+	struct utrace_dat *d;
+
+	fx_buffer(w, 1, 100, "one");
+	wl_entry(&l1, 0, 0);		      /* main @100 */
+	wl_switch(&l1, 10, 0, 7, 0, 0, NULL); /* @110 */
+	wl_entry(&l1, 2, 10);		      /* bar @120 */
+	wl_switch(&l1, 10, 7, 0, 1, 1, m);    /* @130 */
+	wl_exit(&l1, 20);		      /* main @150 */
+	fx_page(w, 1, &p1, &l1);
+	fx_buffer(w, 2, 101, "two");
+	wl_switch(&l2, 0, 0, 7, 1, 1, bar); /* @200 */
+	wl_exit(&l2, 10);		    /* bar @210 */
+	wl_switch(&l2, 0, 7, 0, 0, 0, NULL);
+	fx_page(w, 2, &p2, &l2);
+	fx_end(w);
+	p = profile_of(path, NULL, &d);
+	if (!p) {
+		check(0, "coroutine moves: profile");
+		return;
+	}
+	check(utrace_profile_unfinished(p) == 0, "coroutine moves: nothing unfinished");
+	check(find(p, "bar") && find(p, "bar")->calls == 1, "coroutine moves: bar called once");
+	done(p, d);
+}
+
 int main(void)
 {
 	check_begin("profile");
+	test_coroutines();
+	test_coroutine_moves();
 	test_basic();
 	test_recursion();
 	test_unfinished_thresh();
