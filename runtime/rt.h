@@ -75,6 +75,8 @@ enum {
 	RT_TS_UNWINDING = 1u << 4, /* an exception is unwinding: frames may die */
 	RT_TS_STALE = 1u << 5,	   /* its buffer is a past recording's (attach.c): a new one
 				    * is made at the next record of an attach */
+	RT_TS_SHARED = 1u << 6,	   /* another thread shares this TLS block (clone() without
+				    * CLONE_SETTLS): only thread `owner` may use it (rt_nest) */
 };
 
 struct rt_thread {
@@ -120,6 +122,7 @@ struct rt_thread {
 	/* ring_buffer.c: the threads that have a buffer, for a detach
 	 * (attach.c) to retire them; nest: that thread's rt_nest_ctx */
 	struct rt_thread *reg_next, *reg_prev, *nest;
+	int32_t owner; /* RT_TS_SHARED: the thread whose TLS this is (ring_buffer.c) */
 };
 
 #define RT_KP_RETS_BYTES 8192
@@ -139,10 +142,12 @@ extern __thread struct rt_thread rt_nest_ctx[RT_NEST_MAX] RT_HIDDEN;
 
 struct rt_thread *rt_nest(struct rt_thread *t) RT_HIDDEN;
 
-/* The context a tracer entered with t may write in, NULL if none. */
+/* The context a tracer entered with t may write in, NULL if none.  A
+ * TLS block that another thread shares (RT_TS_SHARED) also goes to
+ * rt_nest, which lets only its owner through: one test either way. */
 static inline struct rt_thread *rt_ctx(struct rt_thread *t)
 {
-	return unlikely(t->state & RT_TS_BUSY) ? rt_nest(t) : t;
+	return unlikely(t->state & (RT_TS_BUSY | RT_TS_SHARED)) ? rt_nest(t) : t;
 }
 
 /* The context nested in t, NULL if there is none (yet). */
@@ -268,6 +273,10 @@ void rt_rb_forget(struct rt_thread *t) RT_HIDDEN;
 void rt_rb_retire_all(void) RT_HIDDEN;
 void rt_rb_registry_forget(void) RT_HIDDEN;
 void rt_rb_forget_one(struct rt_thread *t) RT_HIDDEN; /* one context's buffer let go */
+/* init.c's clone(): the caller's TLS block shared with the thread it
+ * makes (whether it was already), and given back after a CLONE_VFORK */
+bool rt_rb_share(void) RT_HIDDEN;
+void rt_rb_unshare(bool was) RT_HIDDEN;
 
 /*
  * Write one record.  Inlined with constant n and dpos, the fast path is a
@@ -328,6 +337,24 @@ static inline bool rt_ftpid_unsure(const struct rt_thread *t)
 	uint32_t gen = __atomic_load_n(&rt.ctl->ft_pid_gen, __ATOMIC_ACQUIRE);
 
 	return unlikely(gen & 1) && t->ftpid != gen;
+}
+
+/*
+ * A system call made directly, for the paths that may call nothing the
+ * program can replace (a fork child before the program's own atfork
+ * handlers ran, a tid check on a thread that shares its TLS): libc's
+ * wrappers are symbols an executable may define, and set errno.
+ * Returns the kernel's value (-errno on failure).
+ */
+static inline long rt_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
 }
 
 /* cpu.c */
