@@ -102,6 +102,25 @@ __attribute__((visibility("default"))) pid_t fork(void)
 	return pid;
 }
 
+/* A child made by clone() without CLONE_VM (a fork that runs no fork
+ * handlers): it leaves its parent's buffers before it runs fn, as a fork
+ * child does, and stays untraced (the program's allocator may be locked:
+ * no handler of its released it).  start is the creator's copy, on the
+ * creator's stack as it was when the child got its own memory. */
+struct clone_start {
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int clone_child(void *start)
+{
+	struct clone_start s = *(struct clone_start *)start;
+
+	rt_atfork_child();
+	fork_pending = false;
+	return s.fn(s.arg);
+}
+
 /*
  * clone() with CLONE_VM and without CLONE_SETTLS: the new thread runs on
  * the caller's TLS block, where the tracers find their per-thread state;
@@ -114,6 +133,7 @@ __attribute__((visibility("default"))) int clone(int (*fn)(void *), void *stack,
 						 void *arg, ...)
 {
 	bool share = (flags & CLONE_VM) && !(flags & CLONE_SETTLS), was = false;
+	struct clone_start start = {fn, arg};
 	static bool said;
 	void *ptid, *tls, *ctid;
 	va_list ap;
@@ -132,6 +152,10 @@ __attribute__((visibility("default"))) int clone(int (*fn)(void *), void *stack,
 		if (!was && rt.enabled && !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
 			rt_log("a thread made by clone() without CLONE_SETTLS shares its creator's TLS: "
 			       "it is not traced");
+	}
+	if (!(flags & CLONE_VM) && fn) {
+		fn = clone_child;
+		arg = &start;
 	}
 	ret = real_clone(fn, stack, flags, arg, ptid, tls, ctid);
 	if (share && (ret < 0 || (flags & CLONE_VFORK))) {

@@ -6,7 +6,8 @@
 # keep their per-thread state.  Output and exit status as untraced, in
 # both tracers, and the creator, which goes on being traced, has every
 # call it made recorded (series() calls step() 300000 times, then
-# it waits for each thread).
+# it waits for each thread).  Children made by clone() without CLONE_VM
+# leave their parent's buffer: its count is exact..
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_built "$U" "$B/libutrace.so"
 
@@ -33,4 +34,20 @@ for cc in gcc clang; do
 				[ "$got" = "$want" ]
 		done < <(each_mode)
 	done
+done
+
+for opt in -O0 -O2; do
+	build clonefork forkclone_clonefork.c gcc "$opt" || continue
+	run_plain "$W/f0" "$W/clonefork"
+	while read -r mode; do
+		# shellcheck disable=SC2086 # a mode is a list of options
+		run_traced "$W/f1" $mode -- "$W/clonefork"
+		same_run "clone() children without CLONE_VM, gcc $opt, $mode" "$W/f0" "$W/f1" || continue
+		# main, 10 x (work + 100000 x mix): a record each, two with a graph
+		want=1000011
+		[ "$mode" = "-p function" ] || want=2000022
+		got=$(records "$W/f1.dat")
+		check "their parent's calls exactly, gcc $opt, $mode (got $got, want $want)" \
+			[ "$got" = "$want" ]
+	done < <(each_mode)
 done
