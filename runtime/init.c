@@ -37,6 +37,7 @@
 static char rt_sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static pid_t (*real_fork)(void);
 static bool fork_pending; /* a fork child that has not registered yet */
+static __thread bool in_fork; /* this thread is in our fork(): it finishes the child's start */
 static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
 
 /*
@@ -84,9 +85,15 @@ static void rt_atfork_child(void)
 	rt.pid = (pid_t)rt_syscall3(SYS_getpid, 0, 0, 0);
 	rt_fd_release(&rt.sock); /* the parent's: closed here, not in the parent */
 	rt_live_forget();
-	if (rt.attached)
-		rt.enabled = 0;
 	fork_pending = true;
+	/* A fork our fork() did not see: the runtime was dlopen'ed by an
+	 * attach, after the program's calls of fork were bound to libc's.
+	 * Its code goes back now, as before (the child of an attached process
+	 * is not traced); a preloaded runtime's child stays untraced. */
+	if (!in_fork && rt.attached)
+		rt_fork_resume();
+	else if (!in_fork)
+		fork_pending = false;
 }
 
 /* fork(): the child registers once every fork handler has run. */
@@ -96,7 +103,9 @@ __attribute__((visibility("default"))) pid_t fork(void)
 
 	if (!real_fork) /* before our constructor: another's constructor forks */
 		real_fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
+	in_fork = true;
 	pid = real_fork();
+	in_fork = false;
 	if (pid == 0 && fork_pending)
 		rt_fork_resume();
 	return pid;

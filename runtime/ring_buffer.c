@@ -584,6 +584,7 @@ void rt_rb_thread_close(struct rt_thread *t)
 void rt_rb_forget_one(struct rt_thread *t)
 {
 	struct utrace_rb_meta *m = t->meta;
+	uint32_t busy = t->state & RT_TS_BUSY; /* rb_create's, for one */
 
 	t->state = (t->state | RT_TS_BUSY) & ~(RT_TS_READY | RT_TS_SHARED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -594,7 +595,7 @@ void rt_rb_forget_one(struct rt_thread *t)
 	t->wp = t->end = NULL;
 	t->written = t->lost = t->lost_pending = t->nested = 0;
 	t->stuck = false;
-	t->state &= ~(RT_TS_READY | RT_TS_DEAD | RT_TS_STALE | RT_TS_BUSY);
+	t->state = (t->state & ~(RT_TS_READY | RT_TS_DEAD | RT_TS_STALE | RT_TS_BUSY)) | busy;
 	/* the child's own id and name, read again when first needed: a
 	 * soft-enabled event's common_pid must not be the parent's */
 	t->tid = 0;
