@@ -478,6 +478,8 @@ uint32_t rt_fgraph_depth(struct rt_thread *t)
 {
 	uint32_t d = 0;
 
+	if (rt_tls_foreign(t)) /* none are the caller's: its unwinding leaves them alone */
+		return 0;
 	for (; t; t = rt_ctx_next(t))
 		d += t->depth;
 	return d;

@@ -501,7 +501,7 @@ struct rt_thread *rt_nest(struct rt_thread *t)
 
 	/* shared by a thread made without a TLS of its own: the other one
 	 * reads nothing more and writes nothing (rt_rb_share) */
-	if (unlikely(t->state & RT_TS_SHARED) && rt_syscall3(SYS_gettid, 0, 0, 0) != t->owner)
+	if (rt_tls_foreign(t))
 		return NULL;
 	while (t->state & RT_TS_BUSY) {
 		if (!t->meta || t->level >= RT_NEST_MAX || (t->state & RT_TS_DEAD))

@@ -42,6 +42,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 
 #include "common/proto.h"
@@ -355,6 +356,15 @@ static inline long rt_syscall3(long nr, long a, long b, long c)
 			 : "0"(nr), "D"(a), "S"(b), "d"(c)
 			 : "rcx", "r11", "memory");
 	return ret;
+}
+
+/* Whether t, a TLS block that another thread shares (RT_TS_SHARED), is
+ * not the calling thread's own: that thread must neither read nor write
+ * it (the tracers in rt_nest; longjmp, exceptions and stack walks through
+ * rt_fgraph_depth).  A system call only for a block marked shared. */
+static inline bool rt_tls_foreign(const struct rt_thread *t)
+{
+	return unlikely(t->state & RT_TS_SHARED) && rt_syscall3(SYS_gettid, 0, 0, 0) != t->owner;
 }
 
 /* cpu.c */

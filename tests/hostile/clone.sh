@@ -6,8 +6,9 @@
 # keep their per-thread state.  Output and exit status as untraced, in
 # both tracers, and the creator, which goes on being traced, has every
 # call it made recorded (series() calls step() 300000 times, then
-# it waits for each thread).  Children made by clone() without CLONE_VM
-# leave their parent's buffer: its count is exact..
+# it waits for each thread).  Such threads that longjmp leave their
+# creator's hooked frames alone.  Children made by clone() without
+# CLONE_VM leave their parent's buffer: its count is exact..
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_built "$U" "$B/libutrace.so"
 
@@ -20,9 +21,15 @@ for cc in gcc clang; do
 	command -v "$cc" >/dev/null || { unsupported "$cc not installed"; continue; }
 	for opt in -O0 -O2; do
 		build clone forkclone_clone.c "$cc" "$opt" || continue
+		build clonejmp forkclone_clonejmp.c "$cc" "$opt" || continue
 		run_plain "$W/c0" "$W/clone"
+		run_plain "$W/j0" "$W/clonejmp"
 		while read -r mode; do
 			# shellcheck disable=SC2086 # a mode is a list of options
+			run_traced "$W/j1" $mode -- "$W/clonejmp"
+			same_run "clone() threads that longjmp under a pthread's frames, $cc $opt, $mode" \
+				"$W/j0" "$W/j1"
+			# shellcheck disable=SC2086
 			run_traced "$W/c1" $mode -- "$W/clone"
 			same_run "clone() threads on their creator's TLS, $cc $opt, $mode" "$W/c0" "$W/c1" ||
 				continue
