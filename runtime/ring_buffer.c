@@ -580,13 +580,13 @@ void rt_rb_thread_close(struct rt_thread *t)
  * thing a fork child does (init.c): stores and a system call made
  * directly, nothing the program could replace.  The store of meta
  * comes first: a record written meanwhile (a signal handler) finds no
- * buffer.  No other thread shares the TLS in the child. */
+ * buffer. */
 void rt_rb_forget_one(struct rt_thread *t)
 {
 	struct utrace_rb_meta *m = t->meta;
 	uint32_t busy = t->state & RT_TS_BUSY; /* rb_create's, for one */
 
-	t->state = (t->state | RT_TS_BUSY) & ~(RT_TS_READY | RT_TS_SHARED);
+	t->state = (t->state | RT_TS_BUSY) & ~RT_TS_READY;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->meta = NULL;
 	if (m)
@@ -609,6 +609,8 @@ void rt_rb_forget(struct rt_thread *t)
 		rt_rb_forget_one(n);
 	rt_rb_forget_one(t);
 	t->nest = t->reg_next = t->reg_prev = NULL; /* the parent's list */
+	/* the threads that shared its TLS (clone) stayed in the parent */
+	__atomic_fetch_and(&t->state, ~RT_TS_SHARED, __ATOMIC_SEQ_CST);
 }
 
 /* A fork child: the other threads of the list are the parent's.  No
