@@ -46,6 +46,7 @@ static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *
 			const struct utrace_pass_stats *st, uint64_t unfinished)
 {
 	select_opts_warn(so, d, st->damaged, st->damaged_first);
+	select_opts_unread(so->cmd, st->damaged, st->unread, st->unread_unknown);
 	if (st->lost || st->lost_unknown)
 		fprintf(stderr,
 			"utrace graph: warning: events were lost (%" PRIu64

@@ -133,6 +133,7 @@ static void print_summary(const struct utrace_select_opts *so, struct utrace_dat
 			"utrace report: %" PRIu64 " time%s, an unknown number of events was lost "
 			"(sub-buffers missing)\n",
 			sum->lost_unknown, sum->lost_unknown == 1 ? "" : "s");
+	select_opts_unread(so->cmd, sum->warnings, sum->unread, sum->unread_unknown);
 }
 
 struct profile_pass {
@@ -170,8 +171,11 @@ static int profile_pass(struct utrace_dat *d, struct utrace_report_filter *f,
 	sum->events = st.events;
 	sum->lost = st.lost;
 	sum->lost_unknown = st.lost_unknown;
-	if (ret == 0 && (sum->warnings = st.damaged))
+	if (ret == 0 && (sum->warnings = st.damaged)) {
 		snprintf(sum->warning, sizeof(sum->warning), "%s", st.damaged_first);
+		sum->unread = st.unread;
+		sum->unread_unknown = st.unread_unknown;
+	}
 	return ret;
 }
 

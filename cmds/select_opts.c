@@ -141,6 +141,20 @@ void select_opts_fail(const struct utrace_select_opts *so, const struct utrace_e
 		utrace_die_msg(so->cmd, "%s: %s", so->path, err->msg);
 }
 
+/* The count of what the damaged sub-buffers held, as a summary line of
+ * its own: a warning is easy to miss, a number that is not zero is not. */
+void select_opts_unread(const char *cmd, uint64_t damaged, uint64_t unread, uint64_t unknown)
+{
+	if (!damaged)
+		return;
+	fprintf(stderr, "utrace %s: %" PRIu64 " record%s could not be read", cmd, unread + unknown,
+		unread + unknown == 1 ? "" : "s");
+	if (unknown)
+		fprintf(stderr, " (at least: %" PRIu64 " sub-buffer%s did not count %s)", unknown,
+			unknown == 1 ? "" : "s", unknown == 1 ? "its" : "theirs");
+	fprintf(stderr, ", in %" PRIu64 " damaged sub-buffer%s\n", damaged, damaged == 1 ? "" : "s");
+}
+
 void select_opts_warn(const struct utrace_select_opts *so, struct utrace_dat *d, uint64_t damaged,
 		      const char *first)
 {

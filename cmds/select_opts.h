@@ -61,6 +61,9 @@ void select_opts_fail(const struct utrace_select_opts *so, const struct utrace_e
  * cut short at a bad record (damaged, the first one's message). */
 void select_opts_warn(const struct utrace_select_opts *so, struct utrace_dat *d, uint64_t damaged,
 		      const char *first);
+/* The summary's line "N records could not be read" of those sub-buffers
+ * (utrace_dat_iter_unread); nothing when none was damaged. */
+void select_opts_unread(const char *cmd, uint64_t damaged, uint64_t unread, uint64_t unknown);
 /* Frees the selection and closes d (if not NULL). */
 void select_opts_close(struct utrace_select_opts *so, struct utrace_dat *d);
 

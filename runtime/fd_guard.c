@@ -135,8 +135,8 @@ void rt_fd_release(int *var)
 {
 	int fd = __atomic_exchange_n(var, -1, __ATOMIC_SEQ_CST);
 
-	if (fd >= 0)
-		syscall(SYS_close, fd);
+	if (fd >= 0) /* directly: a fork child's first steps call nothing replaceable */
+		rt_syscall3(SYS_close, fd, 0, 0);
 }
 
 int rt_fd_use(int *var)

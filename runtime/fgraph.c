@@ -100,7 +100,8 @@ static void fgraph_record_unwind(struct rt_thread *t, uint32_t n, uint64_t ts, u
 
 static inline bool fgraph_may_record(struct rt_thread *t)
 {
-	return (t->state & ~(RT_TS_BUSY | RT_TS_UNWINDING)) == RT_TS_READY && rt_tracing_on();
+	return (t->state & ~(RT_TS_BUSY | RT_TS_UNWINDING | RT_TS_SHARED)) == RT_TS_READY &&
+	       rt_tracing_on();
 }
 
 /* Bookkeeping for a frame leaving the shadow stack. */
@@ -538,6 +539,8 @@ uint32_t rt_fgraph_depth(struct rt_thread *t)
 {
 	uint32_t d = 0;
 
+	if (rt_tls_foreign(t)) /* none are the caller's: its unwinding leaves them alone */
+		return 0;
 	for (; t; t = rt_ctx_next(t))
 		d += t->depth;
 	return d;

@@ -10,44 +10,170 @@
  * on its own, or a recorder that has gone) the runtime stays dormant:
  * every site keeps its NOP.
  *
- * fork(): the child gets a connection of its own and forgets the parent's
- * buffer (the memfd mapping is shared with the parent).  exec(): the new
+ * fork(): the child forgets the parent's buffer first thing (the memfd
+ * mapping is shared with the parent), then, once fork() returns, gets a
+ * connection of its own.  clone() of a thread that shares its creator's
+ * TLS: the creator's per-thread state is marked shared (ring_buffer.c).  exec(): the new
  * image starts over from its own constructor, traced as long as the
  * environment still carries LD_PRELOAD and UTRACE_SOCK.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "runtime/rt.h"
 
-static void rt_atfork_child(void)
-{
-	const char *path = getenv(UTRACE_ENV_SOCK);
+/* UTRACE_SOCK, copied at start: a fork child must not call getenv (bash
+ * defines its own, traced) */
+static char rt_sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static pid_t (*real_fork)(void);
+static bool fork_pending; /* a fork child that has not registered yet */
+static __thread bool in_fork; /* this thread is in our fork(): it finishes the child's start */
+static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
 
-	if (rt.sock < 0 && !rt.attached)
-		return;
-	if (rt.sock >= 0)
-		rt_fd_release(&rt.sock); /* the parent's: closed here, not in the parent */
-	rt_live_forget();
-	rt.pid = getpid();
-	rt_rb_forget(&rt_self);
-	rt_rb_registry_forget();
+/*
+ * A fork child, once fork() returns: a connection of its own, the
+ * objects registered again, the live channel.  This may allocate: the
+ * program's own fork handlers have run, so its allocator's lock is free
+ * again.  Not sooner, at the child's first record say: that may be in
+ * one of those handlers, the lock held.  A child forked otherwise (the
+ * system call made directly) stays untraced.
+ */
+static void rt_fork_resume(void)
+{
+	int saved_errno = errno;
+
+	fork_pending = false;
 	if (rt.attached) { /* its parent was attached to: it is not */
 		rt_attach_forked();
-		return;
-	}
-	/* the synthetic events' ENABLEs follow CONFIG (common/proto.h) */
-	if (!path || rt_connect(path, true) < 0 || (rt_synth_register() < 0 || rt_kprobe_events_register() < 0)) {
+	} else if (rt_connect(rt_sock_path, true) < 0 || rt_synth_register() < 0 ||
+		   rt_kprobe_events_register() < 0) {
+		/* the synthetic events' ENABLEs follow CONFIG (common/proto.h) */
 		rt.enabled = 0;
-		return;
+	} else {
+		rt_objects_resend();
+		rt_live_start();
 	}
-	rt_objects_resend();
-	rt_live_start();
+	errno = saved_errno;
+}
+
+/*
+ * The first of the child's fork handlers (registered before the
+ * program's): the child leaves its parent's buffers before anything else
+ * can write a record into them, and calls nothing the program could
+ * replace: getenv (bash's is its own and traced: it wrote the child's
+ * records into the parent's buffer), malloc (an allocator that holds its
+ * lock across fork frees it in its own child handler, which runs after
+ * this one: a malloc here never returns).  Stores and system calls made
+ * directly; the rest waits for rt_fork_resume.
+ */
+static void rt_atfork_child(void)
+{
+	rt_rb_forget(&rt_self);
+	rt_rb_registry_forget();
+	if (rt.sock < 0 && !rt.attached)
+		return;
+	rt.pid = (pid_t)rt_syscall3(SYS_getpid, 0, 0, 0);
+	rt_fd_release(&rt.sock); /* the parent's: closed here, not in the parent */
+	rt_live_forget();
+	fork_pending = true;
+	/* A fork our fork() did not see: the runtime was dlopen'ed by an
+	 * attach, after the program's calls of fork were bound to libc's.
+	 * Its code goes back now, as before (the child of an attached process
+	 * is not traced); a preloaded runtime's child stays untraced. */
+	if (!in_fork && rt.attached)
+		rt_fork_resume();
+	else if (!in_fork)
+		fork_pending = false;
+}
+
+/* fork(): the child registers once every fork handler has run. */
+__attribute__((visibility("default"))) pid_t fork(void)
+{
+	pid_t pid;
+
+	if (!real_fork) /* before our constructor: another's constructor forks */
+		real_fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
+	in_fork = true;
+	pid = real_fork();
+	in_fork = false;
+	if (pid == 0 && fork_pending)
+		rt_fork_resume();
+	return pid;
+}
+
+/* A child made by clone() without CLONE_VM (a fork that runs no fork
+ * handlers): it leaves its parent's buffers before it runs fn, as a fork
+ * child does, and stays untraced (the program's allocator may be locked:
+ * no handler of its released it).  start is the creator's copy, on the
+ * creator's stack as it was when the child got its own memory. */
+struct clone_start {
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int clone_child(void *start)
+{
+	struct clone_start s = *(struct clone_start *)start;
+
+	rt_atfork_child();
+	fork_pending = false;
+	return s.fn(s.arg);
+}
+
+/*
+ * clone() with CLONE_VM and without CLONE_SETTLS: the new thread runs on
+ * the caller's TLS block, where the tracers find their per-thread state;
+ * two writers of one buffer tear each other's records.  The block is
+ * marked shared (ring_buffer.c): its owner, the caller, goes on being
+ * traced, the new thread is not.  A CLONE_VFORK child has left when
+ * clone returns: the block is the caller's alone again.
+ */
+__attribute__((visibility("default"))) int clone(int (*fn)(void *), void *stack, int flags,
+						 void *arg, ...)
+{
+	bool share = (flags & CLONE_VM) && !(flags & CLONE_SETTLS), was = false;
+	struct clone_start start = {fn, arg};
+	static bool said;
+	void *ptid, *tls, *ctid;
+	va_list ap;
+	int ret;
+
+	va_start(ap, arg); /* read whatever flags says: glibc's clone does too */
+	ptid = va_arg(ap, void *);
+	tls = va_arg(ap, void *);
+	ctid = va_arg(ap, void *);
+	va_end(ap);
+	if (!real_clone)
+		real_clone = (int (*)(int (*)(void *), void *, int, void *, ...))dlsym(RTLD_NEXT,
+										     "clone");
+	if (share) {
+		was = rt_rb_share();
+		if (!was && rt.enabled && !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+			rt_log("a thread made by clone() without CLONE_SETTLS shares its creator's TLS: "
+			       "it is not traced");
+	}
+	if (!(flags & CLONE_VM) && fn) {
+		fn = clone_child;
+		arg = &start;
+	}
+	ret = real_clone(fn, stack, flags, arg, ptid, tls, ctid);
+	if (share && (ret < 0 || (flags & CLONE_VFORK))) {
+		int saved_errno = errno;
+
+		rt_rb_unshare(was);
+		errno = saved_errno;
+	}
+	return ret;
 }
 
 /* What the first start of this process image does once. */
@@ -100,8 +226,13 @@ __attribute__((constructor(101))) static void rt_init(void)
 	const char *path = getenv(UTRACE_ENV_SOCK);
 	int saved_errno = errno;
 
-	if (path && *path) /* else dormant: not started by utrace record */
+	real_fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
+	real_clone = (int (*)(int (*)(void *), void *, int, void *, ...))dlsym(RTLD_NEXT, "clone");
+	if (path && *path && strlen(path) < sizeof(rt_sock_path)) {
+		/* else dormant: not started by utrace record */
+		strcpy(rt_sock_path, path);
 		rt_start(path);
+	}
 	errno = saved_errno;
 }
 

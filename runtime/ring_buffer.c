@@ -255,6 +255,30 @@ static void rb_drop(struct rt_thread *t)
 }
 
 /*
+ * Whether the calling thread is the one context t was made for: checked
+ * once a sub-buffer (a system call per few hundred records), so that a
+ * thread sharing the TLS that the clone() wrapper did not see (a clone
+ * made by a system call of its own), or a child forked without the fork
+ * handlers (the fork system call made directly, vfork) never hands on
+ * a buffer that is not its own.  A thread of this process marks the
+ * block SHARED for its owner (rt_nest keeps it out from then on); a
+ * child process, whose memory may still be the parent's (vfork), changes
+ * nothing.
+ */
+static bool rb_mine(struct rt_thread *t)
+{
+	struct rt_thread *base = t->level ? &rt_self : t;
+
+	if (likely(rt_syscall3(SYS_gettid, 0, 0, 0) == t->tid))
+		return true;
+	if (rt_syscall3(SYS_getpid, 0, 0, 0) == rt.pid && !(base->state & RT_TS_SHARED)) {
+		base->owner = t->tid;
+		__atomic_fetch_or(&base->state, RT_TS_SHARED, __ATOMIC_SEQ_CST);
+	}
+	return false;
+}
+
+/*
  * Make room for a record of n words at time ts: a new sub-buffer if this
  * one is full, a CPU record if the thread moved, a TIME_EXTEND if the
  * delta does not fit the record's delta field of `bits` bits.  Returns
@@ -272,6 +296,8 @@ uint32_t *rt_rb_reserve(struct rt_thread *t, unsigned n, unsigned bits, uint64_t
 	if (n + 3 > UTRACE_SUBBUF_DATA / 4)
 		goto drop; /* can never fit */
 	if (!t->sb || t->end - t->wp < (long)n + 3) {
+		if (unlikely(!rb_mine(t)))
+			return NULL; /* not ours to write, nor to count in */
 		if (t->sb)
 			rb_finish_subbuf(t);
 		if (!rb_start_subbuf(t, ts, cpu))
@@ -440,7 +466,7 @@ static long rb_create(void *arg)
 	t->head = 0;
 	t->sb = NULL;
 	t->wp = t->end = NULL;
-	t->state = RT_TS_READY;
+	t->state = RT_TS_READY | (t->state & RT_TS_SHARED);
 	if (!t->level) { /* nested contexts are closed with the thread's */
 		pthread_once(&rb_key_once, rb_key_init);
 		pthread_setspecific(rb_key, t);
@@ -470,6 +496,10 @@ struct rt_thread *rt_nest(struct rt_thread *t)
 {
 	struct rt_thread *base = t, *n;
 
+	/* shared by a thread made without a TLS of its own: the other one
+	 * reads nothing more and writes nothing (rt_rb_share) */
+	if (rt_tls_foreign(t))
+		return NULL;
 	while (t->state & RT_TS_BUSY) {
 		if (!t->meta || t->level >= RT_NEST_MAX || (t->state & RT_TS_DEAD))
 			goto lost;
@@ -503,7 +533,7 @@ bool rt_rb_slow_ok(struct rt_thread *t)
 		utrace_call_preserving_fpu(rb_create, t);
 		t->state &= ~RT_TS_BUSY;
 	}
-	return (t->state & ~RT_TS_UNWINDING) == RT_TS_READY;
+	return (t->state & ~(RT_TS_UNWINDING | RT_TS_SHARED)) == RT_TS_READY;
 }
 
 static void rb_close_one(struct rt_thread *t)
@@ -543,17 +573,26 @@ void rt_rb_thread_close(struct rt_thread *t)
 }
 
 /* In a fork child: the buffer belongs to the parent's thread (the memfd
- * mapping is shared), so let go of it without touching it. */
+ * mapping is shared), so let go of it without touching it.  The first
+ * thing a fork child does (init.c): stores and a system call made
+ * directly, nothing the program could replace.  The store of meta
+ * comes first: a record written meanwhile (a signal handler) finds no
+ * buffer. */
 void rt_rb_forget_one(struct rt_thread *t)
 {
-	if (t->meta)
-		munmap(t->meta, utrace_rb_bytes(t->meta->nr_subbufs));
+	struct utrace_rb_meta *m = t->meta;
+	uint32_t busy = t->state & RT_TS_BUSY; /* rb_create's, for one */
+
+	t->state = (t->state | RT_TS_BUSY) & ~RT_TS_READY;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->meta = NULL;
+	if (m)
+		rt_syscall3(SYS_munmap, (long)m, (long)utrace_rb_bytes(m->nr_subbufs), 0);
 	t->sb = NULL;
 	t->wp = t->end = NULL;
 	t->written = t->lost = t->lost_pending = t->nested = 0;
 	t->stuck = false;
-	t->state &= ~(RT_TS_READY | RT_TS_DEAD | RT_TS_STALE);
+	t->state = (t->state & ~(RT_TS_READY | RT_TS_DEAD | RT_TS_STALE | RT_TS_BUSY)) | busy;
 	/* the child's own id and name, read again when first needed: a
 	 * soft-enabled event's common_pid must not be the parent's */
 	t->tid = 0;
@@ -567,13 +606,46 @@ void rt_rb_forget(struct rt_thread *t)
 		rt_rb_forget_one(n);
 	rt_rb_forget_one(t);
 	t->nest = t->reg_next = t->reg_prev = NULL; /* the parent's list */
+	/* the threads that shared its TLS (clone) stayed in the parent */
+	__atomic_fetch_and(&t->state, ~RT_TS_SHARED, __ATOMIC_SEQ_CST);
 }
 
-/* A fork child: the other threads of the list are the parent's. */
+/* A fork child: the other threads of the list are the parent's.  No
+ * pthread_mutex_init (a symbol the program may define): a store. */
 void rt_rb_registry_forget(void)
 {
-	pthread_mutex_init(&rb_reg_lock, NULL);
+	static const pthread_mutex_t unlocked = PTHREAD_MUTEX_INITIALIZER;
+
+	rb_reg_lock = unlocked;
 	rb_reg_head = NULL;
+}
+
+/*
+ * The calling thread is making a thread that will run on its TLS
+ * (clone() with CLONE_VM and without CLONE_SETTLS, init.c): from now on
+ * the block is SHARED, so that neither thread takes the fast paths (they
+ * need state == READY) and rt_nest lets only the owner, this thread,
+ * through; the other is not traced and writes nothing here.  Costs the
+ * owner a gettid per traced call; every other thread pays nothing.
+ * Returns whether the block was shared already.
+ */
+bool rt_rb_share(void)
+{
+	struct rt_thread *t = &rt_self;
+	bool was = t->state & RT_TS_SHARED;
+
+	t->owner = (int32_t)rt_syscall3(SYS_gettid, 0, 0, 0);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_fetch_or(&t->state, RT_TS_SHARED, __ATOMIC_SEQ_CST);
+	return was;
+}
+
+/* A CLONE_VFORK child has exec'd or exited: the block is the owner's alone
+ * again (unless it was shared before). */
+void rt_rb_unshare(bool was)
+{
+	if (!was)
+		__atomic_fetch_and(&rt_self.state, ~RT_TS_SHARED, __ATOMIC_SEQ_CST);
 }
 
 /*

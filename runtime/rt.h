@@ -46,6 +46,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 
 #include "common/proto.h"
@@ -81,6 +82,8 @@ enum {
 				    * is made at the next record of an attach */
 	RT_TS_LOST_STACK = 1u << 6, /* switched stacks in a way fgraph_stacks.c cannot follow:
 				     * not traced any more, hooked frames still return */
+	RT_TS_SHARED = 1u << 7,	   /* another thread shares this TLS block (clone() without
+				    * CLONE_SETTLS): only thread `owner` may use it (rt_nest) */
 };
 
 struct rt_thread {
@@ -131,6 +134,7 @@ struct rt_thread {
 	/* ring_buffer.c: the threads that have a buffer, for a detach
 	 * (attach.c) to retire them; nest: that thread's rt_nest_ctx */
 	struct rt_thread *reg_next, *reg_prev, *nest;
+	int32_t owner; /* RT_TS_SHARED: the thread whose TLS this is (ring_buffer.c) */
 };
 
 #define RT_KP_RETS_BYTES 8192
@@ -150,10 +154,12 @@ extern __thread struct rt_thread rt_nest_ctx[RT_NEST_MAX] RT_HIDDEN;
 
 struct rt_thread *rt_nest(struct rt_thread *t) RT_HIDDEN;
 
-/* The context a tracer entered with t may write in, NULL if none. */
+/* The context a tracer entered with t may write in, NULL if none.  A
+ * TLS block that another thread shares (RT_TS_SHARED) also goes to
+ * rt_nest, which lets only its owner through: one test either way. */
 static inline struct rt_thread *rt_ctx(struct rt_thread *t)
 {
-	return unlikely(t->state & RT_TS_BUSY) ? rt_nest(t) : t;
+	return unlikely(t->state & (RT_TS_BUSY | RT_TS_SHARED)) ? rt_nest(t) : t;
 }
 
 /* The context nested in t, NULL if there is none (yet). */
@@ -279,6 +285,10 @@ void rt_rb_forget(struct rt_thread *t) RT_HIDDEN;
 void rt_rb_retire_all(void) RT_HIDDEN;
 void rt_rb_registry_forget(void) RT_HIDDEN;
 void rt_rb_forget_one(struct rt_thread *t) RT_HIDDEN; /* one context's buffer let go */
+/* init.c's clone(): the caller's TLS block shared with the thread it
+ * makes (whether it was already), and given back after a CLONE_VFORK */
+bool rt_rb_share(void) RT_HIDDEN;
+void rt_rb_unshare(bool was) RT_HIDDEN;
 
 /*
  * Write one record.  Inlined with constant n and dpos, the fast path is a
@@ -339,6 +349,33 @@ static inline bool rt_ftpid_unsure(const struct rt_thread *t)
 	uint32_t gen = __atomic_load_n(&rt.ctl->ft_pid_gen, __ATOMIC_ACQUIRE);
 
 	return unlikely(gen & 1) && t->ftpid != gen;
+}
+
+/*
+ * A system call made directly, for the paths that may call nothing the
+ * program can replace (a fork child before the program's own atfork
+ * handlers ran, a tid check on a thread that shares its TLS): libc's
+ * wrappers are symbols an executable may define, and set errno.
+ * Returns the kernel's value (-errno on failure).
+ */
+static inline long rt_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* Whether t, a TLS block that another thread shares (RT_TS_SHARED), is
+ * not the calling thread's own: that thread must neither read nor write
+ * it (the tracers in rt_nest; longjmp, exceptions and stack walks through
+ * rt_fgraph_depth).  A system call only for a block marked shared. */
+static inline bool rt_tls_foreign(const struct rt_thread *t)
+{
+	return unlikely(t->state & RT_TS_SHARED) && rt_syscall3(SYS_gettid, 0, 0, 0) != t->owner;
 }
 
 /* cpu.c */

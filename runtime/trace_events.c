@@ -88,7 +88,7 @@ static struct rt_thread *ev_thread(struct rt_thread *t)
 {
 	if (!(t = rt_ctx(t)))
 		return NULL;
-	if ((t->state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY)
+	if ((t->state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING | RT_TS_SHARED)) == RT_TS_READY)
 		return t;
 	if (t->state & (RT_TS_BUSY | RT_TS_DEAD) || t->meta)
 		return NULL;

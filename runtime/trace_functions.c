@@ -11,7 +11,7 @@
 static __attribute__((noinline)) void func_entry_slow(struct rt_thread *t, uint64_t id,
 						      uint64_t parent)
 {
-	uint32_t cpu;
+	uint32_t cpu, shared;
 	uint64_t ts;
 
 	if (!(t = rt_ctx(t)))
@@ -20,7 +20,8 @@ static __attribute__((noinline)) void func_entry_slow(struct rt_thread *t, uint6
 		return;
 	if (!rt_tracing_on() || rt_ftpid_out(t))
 		return;
-	t->state = RT_TS_READY | RT_TS_BUSY;
+	shared = t->state & RT_TS_SHARED; /* kept: the fast path stays shut */
+	t->state = RT_TS_READY | RT_TS_BUSY | shared;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ts = rt_clock(&cpu);
 	if (id <= UREC_SHORT_ID_MAX) {
@@ -35,7 +36,7 @@ static __attribute__((noinline)) void func_entry_slow(struct rt_thread *t, uint6
 		rt_rb_put(t, w, 5, RT_DPOS_WORD32(2), ts, cpu);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->state = RT_TS_READY;
+	t->state = RT_TS_READY | shared;
 }
 
 /* The common case with no call at all (see fgraph.c); the rest is a tail

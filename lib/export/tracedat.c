@@ -57,6 +57,7 @@ static int run_pass(struct conv *c)
 			ret = tracedat_flush_page(c, c->s[i]);
 	if (ret == 0 && c->pass == 2) {
 		c->st->warnings = utrace_dat_iter_warnings(it);
+		c->st->unread = utrace_dat_iter_unread(it, &c->st->unread_unknown);
 		if (c->st->warnings)
 			snprintf(c->st->warning, sizeof(c->st->warning), "%s",
 				 utrace_dat_iter_warning(it));

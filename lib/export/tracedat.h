@@ -45,6 +45,7 @@ struct utrace_tracedat_stats {
 	uint64_t clamped;      /* events moved forward to keep a CPU's time order */
 	uint64_t file_bytes;
 	uint64_t warnings; /* sub-buffers the reader cut short at a bad record */
+	uint64_t unread, unread_unknown; /* their records not read (utrace_dat_iter_unread) */
 	unsigned nr_cpus;
 	unsigned nr_tasks; /* saved_cmdlines lines */
 	unsigned nr_syms;  /* kallsyms lines, the end marker included */

@@ -111,6 +111,7 @@ struct utrace_pass_stats {
 	uint64_t lost;	       /* events lost in the selected threads */
 	uint64_t lost_unknown; /* losses of an unknown number of events */
 	uint64_t damaged;      /* sub-buffers cut short at a bad record */
+	uint64_t unread, unread_unknown; /* their records not read (utrace_dat_iter_unread) */
 	char damaged_first[512];
 };
 

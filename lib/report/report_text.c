@@ -446,6 +446,7 @@ static void take_warnings(struct printer *p, const struct utrace_dat_iter *it)
 	if (!p->sum || !utrace_dat_iter_warnings(it))
 		return;
 	p->sum->warnings = utrace_dat_iter_warnings(it);
+	p->sum->unread = utrace_dat_iter_unread(it, &p->sum->unread_unknown);
 	snprintf(p->sum->warning, sizeof(p->sum->warning), "%s", utrace_dat_iter_warning(it));
 }
 

@@ -65,6 +65,7 @@ struct utrace_report_summary {
 	uint64_t *buf_lost;    /* lost per buffer index (utrace_dat_buffer_get) */
 	unsigned nr_bufs;
 	uint64_t warnings; /* sub-buffers cut short at a bad record */
+	uint64_t unread, unread_unknown; /* their records not read (utrace_dat_iter_unread) */
 	char warning[512]; /* the first one */
 };
 

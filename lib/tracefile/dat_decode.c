@@ -54,10 +54,49 @@ void dat_cursor_fini(struct dat_cursor *c)
 	c->in_page = 0;
 }
 
+/*
+ * Records among the first n words of the page, counted as the writer
+ * counts them in the header (one per record it wrote: the words that only
+ * change the decoder's state, and an ENTRY's ARGS or an EXIT's RETVAL,
+ * which it wrote in one piece with them, are not records).  Those words
+ * were decoded already: every length is sound.
+ */
+static uint32_t records_before(const struct dat_cursor *c, uint32_t n)
+{
+	uint32_t count = 0;
+
+	for (uint32_t i = 0; i < n;) {
+		const uint32_t w = c->words[i];
+		uint32_t len = urec_kind(w) == UREC_FUNC ? 3 : 1;
+
+		if (urec_kind(w) == UREC_EXT) {
+			enum utrace_ext_type t = urec_ext_type(w);
+
+			len = urec_ext_words(w);
+			if (!len)
+				break;
+			count += t != UEXT_TIME_EXTEND && t != UEXT_CPU && t != UEXT_CONTEXT &&
+				 t != UEXT_ARGS && t != UEXT_RETVAL && t != UEXT_PAD &&
+				 t != UEXT_TIME_STAMP;
+		} else {
+			count++;
+		}
+		i += len;
+	}
+	return count;
+}
+
 static int corrupt(struct dat_cursor *c, const char *what, uint32_t pos)
 {
 	struct dat_warnings *w = c->warn;
+	uint32_t read = records_before(c, pos);
 
+	/* what could not be read: the rest of the records the writer says it
+	 * put here, at least the bad one when it does not say */
+	if (c->page_records > read)
+		w->unread += c->page_records - read;
+	else if (!c->page_records)
+		w->unread_unknown++;
 	if (!w->count++)
 		snprintf(w->first, sizeof(w->first),
 			 "%s: thread %s-%d (buffer %u), sub-buffer at offset %llu: %s at byte %u",
@@ -130,6 +169,7 @@ static int load_page(struct dat_cursor *c, struct utrace_error *err)
 	c->nwords = ref->commit / 4;
 	c->pos = 0;
 	c->in_page = 1;
+	c->page_records = sb.records;
 	if ((sb.commit & ~3u) != ref->commit)
 		return corrupt(c, "the sub-buffer header changed since the file was opened", 0);
 

@@ -33,7 +33,9 @@ struct dat_raw {
 
 /* Damaged sub-buffers met by an iterator. */
 struct dat_warnings {
-	uint64_t count;
+	uint64_t count;	       /* sub-buffers cut short at a bad record */
+	uint64_t unread;       /* records of theirs from the bad one on (the header's count) */
+	uint64_t unread_unknown; /* of them, those whose header gives no count */
 	char first[512];
 };
 
@@ -90,6 +92,7 @@ struct dat_cursor {
 	uint32_t last_seq;
 	int have_seq;
 	int broken; /* the previous page was cut short */
+	uint32_t page_records; /* the sub-buffer header's count of records, 0: not given */
 
 	uint64_t tick;
 	uint32_t cpu;

@@ -455,6 +455,12 @@ uint64_t utrace_dat_iter_warnings(const struct utrace_dat_iter *it)
 	return it->warn.count;
 }
 
+uint64_t utrace_dat_iter_unread(const struct utrace_dat_iter *it, uint64_t *unknown)
+{
+	*unknown = it->warn.unread_unknown;
+	return it->warn.unread;
+}
+
 const char *utrace_dat_iter_warning(const struct utrace_dat_iter *it)
 {
 	return it->warn.count ? it->warn.first : NULL;

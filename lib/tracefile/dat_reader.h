@@ -268,6 +268,11 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
  * description (NULL if none). */
 uint64_t utrace_dat_iter_warnings(const struct utrace_dat_iter *it);
 const char *utrace_dat_iter_warning(const struct utrace_dat_iter *it);
+/* The records of those sub-buffers that could not be read, from the bad
+ * one on, as their headers count them; *unknown: how many of them have a
+ * header that does not (the last, partial sub-buffer of a thread), each
+ * at least one record more. */
+uint64_t utrace_dat_iter_unread(const struct utrace_dat_iter *it, uint64_t *unknown);
 void utrace_dat_iter_close(struct utrace_dat_iter *it);
 
 /*

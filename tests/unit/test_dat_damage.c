@@ -229,6 +229,66 @@ static void test_random_pages(FILE *sink)
 	      variants, counts[0], counts[1], bad);
 }
 
+/* fx_page with the writer's count of records in the header */
+static void page_counted(struct utrace_dat_writer *w, uint32_t buf, uint32_t seq,
+			 uint32_t records, const struct wl *l)
+{
+	struct utrace_dat_page pg = {buf, 0};
+	struct utrace_subbuf sb = {1000 + seq, l->n * 4, seq, 0, 0, 0, 0, records};
+	struct iovec iov[3] = {{&pg, sizeof(pg)}, {&sb, sizeof(sb)}, {(void *)l->w, l->n * 4}};
+	struct utrace_error err;
+
+	if (utrace_dat_write(w, UTRACE_DAT_PAGE, iov, 3, &err) < 0)
+		fx_die(&err);
+}
+
+/*
+ * What a bad record costs is counted: a sub-buffer whose header says 5
+ * records, of which 3 come before the bad word (a TIME_EXTEND between
+ * them is not a record), leaves 2 unread; one whose header gives no count
+ * (a thread's last, partial one) is counted apart.
+ */
+static void test_unread_count(void)
+{
+	const char *path = check_path("unread.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function");
+	struct wl a = {.n = 0}, b = {.n = 0};
+	struct utrace_dat_iter *it;
+	struct utrace_error err;
+	struct utrace_event ev;
+	struct utrace_dat *d;
+	uint64_t events = 0, unread, unknown = 99;
+
+	fx_buffer(w, 1, 10, "t");
+	wl_func(&a, 1, 1, FX_BIAS + 0x210);
+	wl_func(&a, 2, 1, FX_BIAS + 0x210);
+	wl_ext(&a, UEXT_TIME_EXTEND, 5);
+	wl_put(&a, 0);
+	wl_func(&a, 1, 1, FX_BIAS + 0x210);
+	wl_put(&a, urec_ext((enum utrace_ext_type)63, 0)); /* no such type */
+	wl_func(&a, 2, 1, FX_BIAS + 0x210);
+	wl_func(&a, 1, 1, FX_BIAS + 0x210);
+	page_counted(w, 1, 0, 5, &a);
+	wl_func(&b, 1, 1, FX_BIAS + 0x210);
+	wl_put(&b, urec_ext((enum utrace_ext_type)63, 0));
+	wl_func(&b, 2, 1, FX_BIAS + 0x210);
+	page_counted(w, 1, 1, 0, &b);
+	fx_end(w);
+	if (utrace_dat_open(path, &d, &err) < 0 || utrace_dat_iter_open(d, &it, &err) < 0)
+		fx_die(&err);
+	while (utrace_dat_iter_next(it, &ev, &err) > 0)
+		events += ev.kind == UTRACE_EV_FUNC;
+	unread = utrace_dat_iter_unread(it, &unknown);
+	check(events == 4 && utrace_dat_iter_warnings(it) == 2,
+	      "damaged sub-buffers: 4 records read (got %llu), 2 cut short (got %llu)",
+	      (unsigned long long)events, (unsigned long long)utrace_dat_iter_warnings(it));
+	check(unread == 2 && unknown == 1,
+	      "unread records: 2 counted (got %llu), 1 sub-buffer without a count (got %llu)",
+	      (unsigned long long)unread, (unsigned long long)unknown);
+	utrace_dat_iter_close(it);
+	utrace_dat_close(d);
+}
+
 int main(void)
 {
 	FILE *sink;
@@ -241,6 +301,7 @@ int main(void)
 	test_truncated(sink);
 	test_flips(sink);
 	test_random_pages(sink);
+	test_unread_count();
 	fclose(sink);
 	check_tmpdir_cleanup();
 	return check_done();
