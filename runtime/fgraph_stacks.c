@@ -93,19 +93,6 @@ static struct fs_stack *fs_loaded(void)
 
 /* ---- the thread's own stack: its mapping ---------------------------- */
 
-/* A system call made directly: libc's open, read, getrlimit ... are
- * functions a program may replace (or trace), and errno is the program's. */
-static long fs_sys(long nr, long a, long b, long c)
-{
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"(nr), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
 static uint64_t fs_hex(const char **p)
 {
 	uint64_t v = 0;
@@ -140,7 +127,7 @@ static bool fs_maps_line(const char *l, const char *end, uint64_t sp, uint64_t *
 	if (stack) {
 		struct rlimit r;
 
-		if (!fs_sys(SYS_getrlimit, RLIMIT_STACK, (long)&r, 0) && r.rlim_cur < b - 4096)
+		if (!rt_syscall3(SYS_getrlimit, RLIMIT_STACK, (long)&r, 0) && r.rlim_cur < b - 4096)
 			*lo = b - r.rlim_cur < a ? b - r.rlim_cur : a;
 		else
 			*lo = 4096;
@@ -154,12 +141,13 @@ static int fs_mapping_of(uint64_t sp, uint64_t *lo, uint64_t *hi)
 {
 	char buf[2048];
 	size_t have = 0;
-	int fd = (int)fs_sys(SYS_open, (long)"/proc/self/maps", O_RDONLY | O_CLOEXEC, 0), found = 0;
+	int fd = (int)rt_syscall3(SYS_open, (long)"/proc/self/maps", O_RDONLY | O_CLOEXEC, 0),
+	    found = 0;
 
 	if (fd < 0)
 		return 0;
 	for (;;) {
-		long n = fs_sys(SYS_read, fd, (long)(buf + have), (long)(sizeof(buf) - have));
+		long n = rt_syscall3(SYS_read, fd, (long)(buf + have), (long)(sizeof(buf) - have));
 		char *l = buf, *nl;
 
 		if (n <= 0)
@@ -178,7 +166,7 @@ static int fs_mapping_of(uint64_t sp, uint64_t *lo, uint64_t *hi)
 			have = 0; /* a line longer than the buffer: not one we need */
 	}
 out:
-	fs_sys(SYS_close, fd, 0, 0);
+	rt_syscall3(SYS_close, fd, 0, 0);
 	return found;
 }
 
@@ -195,7 +183,7 @@ static void fs_own_bounds(void)
 	if (fs_own.hi)
 		return;
 	__asm__("movq %%fs:0x10, %0" : "=r"(self));
-	if (fs_sys(SYS_gettid, 0, 0, 0) == fs_sys(SYS_getpid, 0, 0, 0))
+	if (rt_syscall3(SYS_gettid, 0, 0, 0) == rt_syscall3(SYS_getpid, 0, 0, 0))
 		self = 0; /* fs_maps_line: the line named [stack] */
 	if (!fs_mapping_of(self, &fs_own.lo, &fs_own.hi)) {
 		fs_own.lo = 0; /* unknown: the whole address space */
