@@ -239,6 +239,33 @@ static inline void fx_write_graph_basic(const char *path)
 }
 
 /*
+ * Coroutines, buffer 1 (co-100, from ts 100): main() calls foo(), which
+ * switches to program stack 7, where bar() starts; back on stack 0 foo
+ * returns, on stack 7 bar does, and main last (at 200).
+ */
+static inline void fx_write_coro(const char *path)
+{
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	struct fx_page p1 = {100, 0, 0, 0, 0, 0};
+	static const uint32_t main_foo[] = {0, 1}, bar[] = {2}, m[] = {0};
+	struct wl l1 = {.n = 0};
+
+	fx_buffer(w, 1, 100, "co");
+	wl_entry(&l1, 0, 0);			   /* main @100 */
+	wl_entry(&l1, 1, 10);			   /* foo @110 */
+	wl_switch(&l1, 10, 0, 7, 0, 0, NULL);	   /* @120 */
+	wl_entry(&l1, 2, 10);			   /* bar @130 */
+	wl_switch(&l1, 10, 7, 0, 2, 2, main_foo); /* @140 */
+	wl_exit(&l1, 10);			   /* foo @150 */
+	wl_switch(&l1, 10, 0, 7, 1, 1, bar);	   /* @160 */
+	wl_exit(&l1, 10);			   /* bar @170 */
+	wl_switch(&l1, 10, 7, 0, 1, 1, m);	   /* @180 */
+	wl_exit(&l1, 20);			   /* main @200 */
+	fx_page(w, 1, &p1, &l1);
+	fx_end(w);
+}
+
+/*
  * Recursion, buffer 1 (rec-100, cpu 0, from ts 1000):
  *   main() { foo() { foo() { foo(); } foo(); } }
  * main takes 200 ns, the foo()s 90, 30, 5 and 10.

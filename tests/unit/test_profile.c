@@ -333,26 +333,10 @@ static void test_selected(void)
 static void test_coroutines(void)
 {
 	const char *path = check_path("coro.dat");
-	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
-	struct fx_page p1 = {100, 0, 0, 0, 0, 0};
-	static const uint32_t main_foo[] = {0, 1}, bar[] = {2}, m[] = {0};
-	struct wl l1 = {.n = 0};
 	struct utrace_profile *p;
 	struct utrace_dat *d;
 
-	fx_buffer(w, 1, 100, "co");
-	wl_entry(&l1, 0, 0);			   /* main @100 */
-	wl_entry(&l1, 1, 10);			   /* foo @110 */
-	wl_switch(&l1, 10, 0, 7, 0, 0, NULL);	   /* @120 */
-	wl_entry(&l1, 2, 10);			   /* bar @130 */
-	wl_switch(&l1, 10, 7, 0, 2, 2, main_foo); /* @140 */
-	wl_exit(&l1, 10);			   /* foo @150 */
-	wl_switch(&l1, 10, 0, 7, 1, 1, bar);	   /* @160 */
-	wl_exit(&l1, 10);			   /* bar @170 */
-	wl_switch(&l1, 10, 7, 0, 1, 1, m);	   /* @180 */
-	wl_exit(&l1, 20);			   /* main @200 */
-	fx_page(w, 1, &p1, &l1);
-	fx_end(w);
+	fx_write_coro(path);
 	p = profile_of(path, NULL, &d);
 	if (!p) {
 		check(0, "coroutines: profile");
