@@ -251,16 +251,16 @@ static inline void fx_write_coro(const char *path)
 	struct wl l1 = {.n = 0};
 
 	fx_buffer(w, 1, 100, "co");
-	wl_entry(&l1, 0, 0);			   /* main @100 */
-	wl_entry(&l1, 1, 10);			   /* foo @110 */
-	wl_switch(&l1, 10, 0, 7, 0, 0, NULL);	   /* @120 */
-	wl_entry(&l1, 2, 10);			   /* bar @130 */
+	wl_entry(&l1, 0, 0);			  /* main @100 */
+	wl_entry(&l1, 1, 10);			  /* foo @110 */
+	wl_switch(&l1, 10, 0, 7, 0, 0, NULL);	  /* @120 */
+	wl_entry(&l1, 2, 10);			  /* bar @130 */
 	wl_switch(&l1, 10, 7, 0, 2, 2, main_foo); /* @140 */
-	wl_exit(&l1, 10);			   /* foo @150 */
-	wl_switch(&l1, 10, 0, 7, 1, 1, bar);	   /* @160 */
-	wl_exit(&l1, 10);			   /* bar @170 */
-	wl_switch(&l1, 10, 7, 0, 1, 1, m);	   /* @180 */
-	wl_exit(&l1, 20);			   /* main @200 */
+	wl_exit(&l1, 10);			  /* foo @150 */
+	wl_switch(&l1, 10, 0, 7, 1, 1, bar);	  /* @160 */
+	wl_exit(&l1, 10);			  /* bar @170 */
+	wl_switch(&l1, 10, 7, 0, 1, 1, m);	  /* @180 */
+	wl_exit(&l1, 20);			  /* main @200 */
 	fx_page(w, 1, &p1, &l1);
 	fx_end(w);
 }
