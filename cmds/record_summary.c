@@ -105,7 +105,7 @@ void record_summary(struct record_session *s, const struct utrace_recorder_stats
 			"saved to %s (%llu bytes)\n",
 			(unsigned long long)st->records, (unsigned long long)st->lost, st->buffers,
 			st->images, ro->output, (unsigned long long)st->file_bytes);
-	if (!s->o->quiet && st->fpatch_plans)
+	if (!s->o->quiet && st->fpatch_reused)
 		fprintf(stderr,
 			"utrace record: %u object%s without call sites planned once each; %u more "
 			"process%s used a plan made already\n",
