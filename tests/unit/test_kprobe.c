@@ -293,6 +293,20 @@ static void test_locate(void)
 		      cases[i].moved, ret, loc.jmp, !!loc.call_to, loc.insn_len);
 		utrace_kprobe_free(p);
 	}
+	{ /* inside lin's 5-byte movl: the kernel's -EILSEQ and error text */
+		struct utrace_kprobe_loc loc;
+		struct utrace_error err = {0};
+		struct utrace_kprobe *p;
+		int ret = -1;
+
+		if (utrace_kprobe_parse("p lin+2", NULL, &p, NULL, &err) == 0) {
+			ret = utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
+			utrace_kprobe_free(p);
+		}
+		check(ret == -EILSEQ &&
+			  strstr(err.msg, "lin+2: Probe point is not an instruction boundary"),
+		      "'p lin+2': not an instruction boundary (%d: %s)", ret, err.msg);
+	}
 	{ /* landing pads (.gcc_except_table) are branch targets no code shows */
 		struct utrace_kprobe_loc loc;
 		struct utrace_error err = {0};
