@@ -17,13 +17,20 @@
  * runtime leaves that one out and asks again) */
 static int quiesce_answer(struct rec_conn *c, int status, uint64_t refused)
 {
-	struct {
+	/* the message and room for one addr[] (a struct with a flexible
+	 * array member may not be another struct's field) */
+	union {
 		struct utrace_msg_quiesce q;
-		uint64_t addr;
-	} a = {{{sizeof(a.q), UTRACE_MSG_QUIESCE}, 0, status, 0, 0}, refused};
+		uint8_t b[sizeof(struct utrace_msg_quiesce) + sizeof(uint64_t)];
+	} a;
 
+	memset(&a, 0, sizeof(a));
+	a.q.hdr.size = sizeof(a.q);
+	a.q.hdr.type = UTRACE_MSG_QUIESCE;
+	a.q.status = status;
 	if (refused) {
-		a.q.hdr.size = sizeof(a.q) + sizeof(a.addr);
+		memcpy(a.b + sizeof(a.q), &refused, sizeof(refused));
+		a.q.hdr.size += sizeof(refused);
 		a.q.count = 1;
 	}
 	return rec_conn_send(c, &a, a.q.hdr.size, -1);
