@@ -19,11 +19,28 @@
 #
 # The test runs in a mount namespace of its own with a fresh /tmp, so the
 # planted folder is never the machine's /tmp/utrace-0 that other
-# recordings use.
+# recordings use.  A source tree or build folder under /tmp (a CI clone)
+# is bound back at its own path, from a descriptor opened before.
+fresh_tmp() { # fresh_tmp DIR...: a new /tmp, each DIR under /tmp kept
+	local d fd=9 held=()
+	for d; do
+		case $d in /tmp/*) ;; *) continue ;; esac
+		eval "exec $fd<\"\$d\"" && held+=("$fd:$d")
+		fd=$((fd + 1))
+	done
+	mount -t tmpfs -o mode=1777 tmpfs /tmp || return 1
+	for d in "${held[@]}"; do
+		mkdir -p "${d#*:}" && mount --no-canonicalize --bind "/proc/self/fd/${d%%:*}" "${d#*:}" || return 1
+	done
+}
 if [ -z "${SHARED_MACHINE_NS:-}" ] && [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
 	export SHARED_MACHINE_NS=1
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	b=${1:-build}
+	[[ $b = /* ]] || b=$top/$b
 	exec unshare -m --propagation private bash -c \
-		'mount -t tmpfs -o mode=1777 tmpfs /tmp && exec bash "$0" "$@"' "$0" "$@"
+		"$(declare -f fresh_tmp)"'; fresh_tmp "$1" "$2" && shift 2 && exec bash "$0" "$@"' \
+		"$0" "$top" "$b" "$b" "${@:2}"
 fi
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_root "a planted folder of another user needs root (chown)"
