@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +38,8 @@ struct attach_proc {
 	uint64_t boot;
 	double attached_ms; /* since the command started; < 0: not yet */
 	bool gone;
+	int status; /* as wait() gives it, if seen; -1: not known */
+	int pidfd;  /* from the attach on: its exit status once reaped */
 };
 
 struct record_attach {
@@ -134,6 +138,8 @@ struct record_attach *record_attach_check(struct record_opts *o, const char *run
 		goto fail;
 	for (unsigned i = 0; i < a->n; i++) {
 		a->p[i].attached_ms = -1;
+		a->p[i].status = -1;
+		a->p[i].pidfd = -1;
 		/* the socket's folder is checked once it exists */
 		if (utrace_attach_check(o->pids[i], runtime, runtime, &a->p[i].t, &err) < 0) {
 			utrace_die_msg("record", "%s", err.msg);
@@ -155,6 +161,73 @@ fail:
 	return NULL;
 }
 
+/* Whether the process has ended (a zombie has: its parent has not
+ * reaped it yet).  It is not our child, so wait() cannot tell how; a
+ * zombie's stat does (field 52, exit_code, in wait()'s form: how the
+ * signal that killed it shows), until its parent reaps it: into
+ * *status then, which stays as it was otherwise. */
+static bool attach_gone(int pid, int *status)
+{
+	char path[64], buf[1024], *paren, *f52;
+	FILE *f;
+	size_t n;
+	int field = 3;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	paren = strrchr(buf, ')');
+	if (!paren || paren[1] != ' ')
+		return true;
+	if (paren[2] != 'Z' && paren[2] != 'X')
+		return false;
+	for (f52 = paren + 2; field < 52 && (f52 = strchr(f52, ' ')); field++)
+		f52++;
+	if (f52 && *f52 >= '0' && *f52 <= '9')
+		*status = atoi(f52);
+	return true;
+}
+
+/* struct pidfd_info of linux/pidfd.h (Linux 6.15), which the headers
+ * here may not have: its first version, with the exit status. */
+struct attach_pidfd_info {
+	uint64_t mask, cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	int32_t exit_code;
+};
+#define ATTACH_PIDFD_GET_INFO _IOWR(0xff, 11, struct attach_pidfd_info)
+#define ATTACH_PIDFD_INFO_EXIT (1ull << 3)
+
+/* The exit status of a process its parent reaped before we saw it a
+ * zombie: the kernel keeps it for a pidfd opened before (Linux 6.15;
+ * older ones say EINVAL or ENOTTY, and nothing is known). */
+static void attach_reaped_status(struct attach_proc *p)
+{
+	struct attach_pidfd_info info = {.mask = ATTACH_PIDFD_INFO_EXIT};
+
+	if (p->status >= 0 || p->pidfd < 0)
+		return;
+	if (ioctl(p->pidfd, ATTACH_PIDFD_GET_INFO, &info) == 0 &&
+	    (info.mask & ATTACH_PIDFD_INFO_EXIT))
+		p->status = info.exit_code;
+}
+
+/* How a process that ended while attached ended, if it was seen: a
+ * signal that killed it is worth saying (a crash of the program, or of
+ * our patching). */
+static void attach_say_killed(const struct attach_proc *p)
+{
+	int sig = p->status & 0x7f;
+
+	if (p->status < 0 || !sig || sig == 0x7f)
+		return;
+	fprintf(stderr, "utrace record: %d (%s) was killed by signal %d (%s)%s\n", p->t.pid,
+		p->t.comm, sig, strsignal(sig), p->status & 0x80 ? ", core dumped" : "");
+}
+
 /* Polls until process p says it is attached, or its bootstrap failed. */
 static int attach_wait(struct record_attach *a, struct attach_proc *p, struct utrace_recorder *r)
 {
@@ -170,6 +243,10 @@ static int attach_wait(struct record_attach *a, struct attach_proc *p, struct ut
 			break;
 		if (utrace_attach_status(&p->t, p->boot, &err) <= 0) {
 			utrace_die_msg("record", "%s", err.msg);
+			if (attach_gone(p->t.pid, &p->status)) {
+				attach_reaped_status(p);
+				attach_say_killed(p);
+			}
 			return 1;
 		}
 		if (now_ms() > end) {
@@ -194,6 +271,7 @@ int record_attach_start(struct record_attach *a, struct utrace_recorder *r)
 	for (unsigned i = 0; i < a->n; i++) {
 		struct attach_proc *p = &a->p[i];
 
+		p->pidfd = (int)syscall(SYS_pidfd_open, p->t.pid, 0); /* -1: none */
 		if (utrace_attach_check(p->t.tid, a->runtime, sock, &p->t, &err) < 0 ||
 		    utrace_attach_inject(&p->t, a->runtime, sock, &p->boot, &err) < 0) {
 			utrace_die_msg("record", "%s", err.msg);
@@ -206,30 +284,12 @@ int record_attach_start(struct record_attach *a, struct utrace_recorder *r)
 	return 0;
 }
 
-/* Whether the process has ended (a zombie has: its parent has not
- * reaped it yet). */
-static bool attach_gone(int pid)
-{
-	char path[64], buf[512], *paren;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (!(f = fopen(path, "r")))
-		return true;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	paren = strrchr(buf, ')');
-	return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
-}
-
 bool record_attach_over(struct record_attach *a)
 {
 	unsigned gone = 0;
 
 	for (unsigned i = 0; i < a->n; i++) {
-		if (!a->p[i].gone && attach_gone(a->p[i].t.pid))
+		if (!a->p[i].gone && attach_gone(a->p[i].t.pid, &a->p[i].status))
 			a->p[i].gone = true;
 		gone += a->p[i].gone;
 	}
@@ -245,8 +305,9 @@ void record_attach_detach(struct record_attach *a, struct utrace_recorder *r)
 	int done;
 
 	for (unsigned i = 0; i < a->n; i++)
-		live += a->p[i].attached_ms >= 0 &&
-			!(a->p[i].gone = a->p[i].gone || attach_gone(a->p[i].t.pid));
+		live +=
+		    a->p[i].attached_ms >= 0 &&
+		    !(a->p[i].gone = a->p[i].gone || attach_gone(a->p[i].t.pid, &a->p[i].status));
 	done = utrace_recorder_detach(r, live, DETACH_WAIT_MS, &err);
 	if (done < 0)
 		utrace_die_msg("record", "detach: %s", err.msg);
@@ -258,9 +319,15 @@ void record_attach_detach(struct record_attach *a, struct utrace_recorder *r)
 	else if (live)
 		fprintf(stderr, "utrace record: detached from %u process%s\n", live,
 			live == 1 ? "" : "es");
-	if (live < a->n)
+	if (live < a->n) {
 		fprintf(stderr, "utrace record: %u process%s ended while attached\n", a->n - live,
 			a->n - live == 1 ? "" : "es");
+		for (unsigned i = 0; i < a->n; i++)
+			if (a->p[i].gone) {
+				attach_reaped_status(&a->p[i]);
+				attach_say_killed(&a->p[i]);
+			}
+	}
 	a->detached = done > 0 ? (unsigned)done : 0;
 	for (unsigned i = 0; i < a->n && done >= 0; i++)
 		if (a->p[i].gone)
@@ -278,6 +345,9 @@ void record_attach_free(struct record_attach *a)
 		return;
 	if (a->o && a->o->argv == a->argv)
 		a->o->argv = NULL;
+	for (unsigned i = 0; a->p && i < a->n; i++)
+		if (a->p[i].pidfd >= 0)
+			close(a->p[i].pidfd);
 	free(a->exe);
 	free(a->p);
 	free(a);

@@ -14,6 +14,7 @@
 struct stopped {
 	int tid;
 	int pending;
+	uint64_t own_trap; /* where our own int3 stops it (rip after it), 0 */
 	struct user_regs_struct saved;
 };
 

@@ -33,6 +33,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,8 @@ static int step_out(struct stopped *s, const uint64_t *addrs, size_t n)
 
 		if ((long long)r.orig_rax >= 0)
 			return -EBUSY; /* it would restart the system call, and block */
+		if (s->pending == SIGTRAP)
+			return -EBUSY; /* its handler may want it where it is */
 		if (ptrace(PTRACE_SINGLESTEP, s->tid, NULL, NULL) < 0 ||
 		    attach_wait_stop(s, 1000, &sig) < 0 ||
 		    ptrace(PTRACE_GETREGS, s->tid, NULL, &r) < 0)
