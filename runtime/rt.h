@@ -254,6 +254,9 @@ void utrace_plt_func_tramp(void) RT_HIDDEN;
 /* trampoline.S */
 void utrace_graph_tramp(void) RT_HIDDEN;
 void utrace_func_tramp(void) RT_HIDDEN;
+/* the same keeping the flags: for entries patched by func_patch.c */
+void utrace_graph_tramp_keepflags(void) RT_HIDDEN;
+void utrace_func_tramp_keepflags(void) RT_HIDDEN;
 void utrace_graph_return(void) RT_HIDDEN;
 long utrace_call_preserving_fpu(long (*fn)(void *), void *arg) RT_HIDDEN;
 

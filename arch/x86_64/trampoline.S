@@ -19,14 +19,23 @@
  * handler keeps.  Vector registers are not touched (xmm15, Go's zero,
  * included): the runtime is compiled with -mgeneral-regs-only, and
  * anything that may call into libc goes through utrace_call_preserving_fpu
- * below.  The flags are kept too (pushfq, RESTORE_FLAGS): code off
- * the C convention may pass a condition in them, or enter with the
- * direction flag set, which C code must not see (cld).
+ * below.
+ *
+ * The flags: at a compiler site (-fpatchable-function-entry, mcount) the
+ * function is C, whose flags are dead at entry and after its return, with
+ * DF clear; its stubs lead to the plain trampolines.  A function patched
+ * at its entry (an object without compiler sites: Go's assembly, V8's
+ * code, hand-written asm) may take a condition in them or be entered with
+ * DF set, which the C handler must not see: its stubs lead to the
+ * _keepflags ones, which save them (pushfq), clear DF and put them back
+ * (RESTORE_FLAGS); runtime/ftrace.c picks per object.  Both come from
+ * ENTRY_TRAMP.
  *
  * Stack alignment: the function was entered with rsp = 8 mod 16; the site
- * call makes it 0, the stub's push 8.  The flags, an 8-byte pad and nine
- * saved registers bring it back to 0 at our `call`, as the ABI requires.
- * After RESTORE_FLAGS, nothing may change a flag: mov and lea, not add.
+ * call makes it 0, the stub's push 8.  Nine saved registers bring it back
+ * to 0 at our `call`, as the ABI requires (keepflags: the flags and an
+ * 8-byte pad before them).  After RESTORE_FLAGS, nothing may change a
+ * flag: mov and lea, not add.
  */
 	.text
 
@@ -61,19 +70,19 @@
 	sahf
 .endm
 
-/* offsets from rsp after SAVE_ARGS: 9 words saved, above them a pad and
- * the flags */
-#define FRAME_ID	88
-#define FRAME_SELF	96
-#define FRAME_PARENT	104
+/* offsets from rsp after SAVE_ARGS: 9 words saved, above them (keep = 1)
+ * a pad and the flags */
+#define FRAME_ID(keep)		(72 + 16 * (keep))
+#define FRAME_PARENT(keep)	(88 + 16 * (keep))
 
 /*
- * ENTRY_TRAMP name, handler, parent: calls handler(id, parent, regs) with
- * parent = the caller's return address (func) or its address (graph), and
- * regs = rsp, where SAVE_ARGS left the argument registers (funcgraph-args
- * reads them there: rdi at regs[8] ... r9 at regs[3], runtime/rt.h).
+ * ENTRY_TRAMP name, handler, parent, keep: calls handler(id, parent, regs)
+ * with parent = the caller's return address (func) or its address (graph),
+ * and regs = rsp, where SAVE_ARGS left the argument registers
+ * (funcgraph-args reads them there: rdi at regs[8] ... r9 at regs[3],
+ * runtime/rt.h).  keep = 1: the flags are kept (see above).
  */
-.macro ENTRY_TRAMP name, handler, parent_insn
+.macro ENTRY_TRAMP name, handler, parent_insn, keep
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -81,32 +90,41 @@
 \name:
 	.cfi_startproc
 	.cfi_adjust_cfa_offset 16
+.if \keep
 	pushfq
 	leaq	-8(%rsp), %rsp		/* the pad */
 	.cfi_adjust_cfa_offset 16
 	cld
+.endif
 	SAVE_ARGS
 	.cfi_adjust_cfa_offset 72
-	movq	FRAME_ID(%rsp), %rdi
-	\parent_insn	FRAME_PARENT(%rsp), %rsi
+	movq	FRAME_ID(\keep)(%rsp), %rdi
+	\parent_insn	FRAME_PARENT(\keep)(%rsp), %rsi
 	movq	%rsp, %rdx
 	call	\handler
 	RESTORE_ARGS
 	.cfi_adjust_cfa_offset -72
+.if \keep
 	movq	%rax, (%rsp)		/* the pad holds rax meanwhile */
 	RESTORE_FLAGS 8
 	movq	(%rsp), %rax
 	leaq	24(%rsp), %rsp		/* the pad, the flags, the id */
 	.cfi_adjust_cfa_offset -24
+.else
+	addq	$8, %rsp		/* drop the id */
+	.cfi_adjust_cfa_offset -8
+.endif
 	ret				/* into the function body */
 	.cfi_endproc
 	.size	\name, .-\name
 .endm
 
 	/* function_graph: the handler may replace the return address */
-	ENTRY_TRAMP utrace_graph_tramp, utrace_graph_entry, leaq
+	ENTRY_TRAMP utrace_graph_tramp, utrace_graph_entry, leaq, 0
+	ENTRY_TRAMP utrace_graph_tramp_keepflags, utrace_graph_entry, leaq, 1
 	/* function: the handler records the return address (parent ip) */
-	ENTRY_TRAMP utrace_func_tramp, utrace_func_entry, movq
+	ENTRY_TRAMP utrace_func_tramp, utrace_func_entry, movq, 0
+	ENTRY_TRAMP utrace_func_tramp_keepflags, utrace_func_entry, movq, 1
 
 /*
  * The graph tracer replaced the caller's return address with this.  The
