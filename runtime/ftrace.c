@@ -64,7 +64,8 @@ static void *stubs_map_near(struct rt_object *obj, uint64_t size)
  * are C functions, whose flags are dead at entry and after the return:
  * the plain trampolines.  Entries patched by func_patch.c (an object
  * without compiler sites) may be code off the C convention, which takes
- * or returns a condition in the flags: the ones that keep them.
+ * or returns a condition in the flags: the ones that keep them, and for
+ * function_graph the return trampoline that does (fgraph.c).
  */
 static void *stubs_tramp(const struct rt_object *obj, uint32_t tracer)
 {
