@@ -4,7 +4,10 @@
  *
  * As in the kernel (ret_stack in task_struct), a traced function's entry
  * saves the real return address on a per-thread shadow stack and puts the
- * address of utrace_graph_return in its place on the program's stack:
+ * address of utrace_graph_return in its place on the program's stack
+ * (utrace_graph_return_keepflags for a function patched at its entry,
+ * which may return a condition in the flags; RT_FRAME_KEEPFLAGS says
+ * which, for the frames hooked again after an unwind):
  *
  *   program stack                     shadow stack (rt_self.stack)
  *   +------------------------+        +------------------------------+
@@ -181,11 +184,22 @@ static uint32_t fgraph_pop_above(struct rt_thread *t, uint32_t d, const uint64_t
  */
 #define fgraph_signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
+/* The return trampoline a frame is hooked with: the one that keeps the
+ * flags for a function patched at its entry (its entry came through
+ * utrace_graph_tramp_keepflags), the plain one for a compiler site. */
+static inline uint64_t fgraph_return(uint32_t frame_flags)
+{
+	return frame_flags & RT_FRAME_KEEPFLAGS ? (uint64_t)(uintptr_t)utrace_graph_return_keepflags
+						: (uint64_t)(uintptr_t)utrace_graph_return;
+}
+
+/* keep: RT_FRAME_KEEPFLAGS or 0 */
 static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint64_t id,
-						       uint64_t *slot, const uint64_t *regs)
+						       uint64_t *slot, const uint64_t *regs,
+						       uint32_t keep)
 {
 	struct rt_frame *f;
-	uint32_t cpu, flags = 0;
+	uint32_t cpu, flags = keep;
 	uint8_t sel;
 	uint64_t ts;
 
@@ -266,7 +280,7 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 	t->depth++;
 	if (flags & RT_FRAME_ROOT)
 		t->graph_roots++;
-	*slot = (uint64_t)(uintptr_t)utrace_graph_return;
+	*slot = fgraph_return(flags);
 	fgraph_signal_fence();
 	t->state &= ~RT_TS_BUSY;
 	if (flags & RT_FRAME_NOTRACE) {
@@ -275,7 +289,8 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 	}
 }
 
-void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs)
+static inline __attribute__((always_inline)) void graph_entry(uint64_t id, uint64_t *slot,
+							      const uint64_t *regs, uint32_t keep)
 {
 	struct rt_thread *t = &rt_self;
 	uint32_t d = t->depth, cpu, *wp;
@@ -286,7 +301,7 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs)
 		     rt.site_flags[id] != UTRACE_SITE_TRACE || d >= t->stack_cap ||
 		     id > UREC_SHORT_ID_MAX || !rt_tracing_on() || rt_ftpid_unsure(t) ||
 		     rt_fstack_away(t, slot)))
-		return graph_entry_slow(t, id, slot, regs);
+		return graph_entry_slow(t, id, slot, regs, keep);
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	fgraph_signal_fence();
 	ts = rt_clock(&cpu);
@@ -294,7 +309,7 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs)
 	delta = ts - t->last_ts;
 	if (unlikely(delta > UREC_SHORT_DELTA_MAX || wp >= t->end || cpu != t->cpu)) {
 		t->state = RT_TS_READY;
-		return graph_entry_slow(t, id, slot, regs);
+		return graph_entry_slow(t, id, slot, regs, keep);
 	}
 	*wp = urec_entry((uint32_t)id, (uint32_t)delta);
 	t->wp = wp + 1;
@@ -308,11 +323,21 @@ void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs)
 	f->slot = slot;
 	f->ts = ts;
 	f->id = (uint32_t)id;
-	f->flags = 0;
+	f->flags = keep;
 	t->depth = d + 1;
-	*slot = (uint64_t)(uintptr_t)utrace_graph_return;
+	*slot = fgraph_return(keep);
 	fgraph_signal_fence();
 	t->state = RT_TS_READY;
+}
+
+void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs)
+{
+	graph_entry(id, slot, regs, 0);
+}
+
+void utrace_graph_entry_keepflags(uint64_t id, uint64_t *slot, const uint64_t *regs)
+{
+	graph_entry(id, slot, regs, RT_FRAME_KEEPFLAGS);
 }
 
 /*
@@ -411,8 +436,8 @@ uint64_t utrace_graph_exit(uint64_t *slot, uint64_t rax)
 	if (unlikely(!d))
 		return graph_exit_slow(t, slot, rax);
 	f = &t->stack[d - 1];
-	if (unlikely(f->slot != slot || f->flags || t->state != RT_TS_READY || !rt.graph_fast ||
-		     !rt_tracing_on()))
+	if (unlikely(f->slot != slot || (f->flags & ~(uint32_t)RT_FRAME_KEEPFLAGS) ||
+		     t->state != RT_TS_READY || !rt.graph_fast || !rt_tracing_on()))
 		return graph_exit_slow(t, slot, rax);
 	t->state = RT_TS_READY | RT_TS_BUSY;
 	fgraph_signal_fence();
@@ -489,7 +514,7 @@ static void fgraph_rehook_one(struct rt_thread *t, uint64_t sp)
 		struct rt_frame *f = &t->stack[i];
 
 		if (f->flags & RT_FRAME_UNHOOKED) {
-			*f->slot = (uint64_t)(uintptr_t)utrace_graph_return;
+			*f->slot = fgraph_return(f->flags);
 			f->flags &= ~RT_FRAME_UNHOOKED;
 		}
 	}

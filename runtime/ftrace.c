@@ -59,11 +59,27 @@ static void *stubs_map_near(struct rt_object *obj, uint64_t size)
 	return rt_map_near(obj->lo, obj->hi, size);
 }
 
+/*
+ * The trampoline an object's stubs jump to under tracer.  Compiler sites
+ * are C functions, whose flags are dead at entry and after the return:
+ * the plain trampolines.  Entries patched by func_patch.c (an object
+ * without compiler sites) may be code off the C convention, which takes
+ * or returns a condition in the flags: the ones that keep them, and for
+ * function_graph the return trampoline that does (fgraph.c).
+ */
+static void *stubs_tramp(const struct rt_object *obj, uint32_t tracer)
+{
+	bool keep = obj->flags & UTRACE_OBJ_FPATCH;
+
+	if (tracer == UTRACE_TRACER_FUNCTION)
+		return keep ? (void *)utrace_func_tramp_keepflags : (void *)utrace_func_tramp;
+	return keep ? (void *)utrace_graph_tramp_keepflags : (void *)utrace_graph_tramp;
+}
+
 static int stubs_create(struct rt_object *obj)
 {
 	uint64_t size = page_up(RT_STUB_HEADER + (uint64_t)obj->nr_sites * INSN_STUB_SIZE);
-	void *tramp = rt.cfg.tracer == UTRACE_TRACER_FUNCTION ? (void *)utrace_func_tramp
-							      : (void *)utrace_graph_tramp;
+	void *tramp = stubs_tramp(obj, rt.cfg.tracer);
 	uint8_t *r = stubs_map_near(obj, size);
 
 	if (!r)
@@ -475,8 +491,10 @@ int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size)
  * unaligned accesses inside a cache line atomic); RWX, never RW, as
  * text_poke.c does, since other threads may execute the page meanwhile.
  */
-static int stubs_retarget(struct rt_object *o, void *tramp)
+static int stubs_retarget(struct rt_object *o, uint32_t tracer)
 {
+	void *tramp = stubs_tramp(o, tracer);
+
 	if (!o->stubs || o->flags & UTRACE_OBJ_LIBCALL) /* plt.c's own layout */
 		return 0;
 	if (mprotect(o->stubs, RT_STUB_HEADER, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
@@ -573,8 +591,6 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
 int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 {
 	uint32_t tracer = t->tracer, graph_funcs = t->flags & UTRACE_CFG_GRAPH_FUNCS;
-	void *tramp = tracer == UTRACE_TRACER_FUNCTION ? (void *)utrace_func_tramp
-						       : (void *)utrace_graph_tramp;
 	struct rt_poke *pokes;
 	size_t total = 0;
 	int ret = 0;
@@ -591,7 +607,7 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 	}
 	if (tracer != UTRACE_TRACER_NOP && tracer != rt.cfg.tracer)
 		for (struct rt_object *o = rt.objects; o && ret >= 0; o = o->next)
-			ret = stubs_retarget(o, tramp);
+			ret = stubs_retarget(o, tracer);
 	if (ret >= 0) {
 		/* set_graph_function: a thread outside every root frame stops
 		 * recording at its next entry, and starts again in a root */

@@ -184,8 +184,7 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 	if (!KP_RETS && !kp_rets_map())
 		return; /* no memory: not probed */
 	/* function_graph hooked this return first: name its real caller */
-	if (caller == (uint64_t)(uintptr_t)utrace_graph_return && t && t->depth &&
-	    t->stack[t->depth - 1].slot == slot)
+	if (rt_is_graph_return(caller) && t && t->depth && t->stack[t->depth - 1].slot == slot)
 		caller = t->stack[t->depth - 1].ret;
 	/* another return probe of the function hooked it first: its caller */
 	if (caller == (uint64_t)(uintptr_t)utrace_kretprobe_tramp && d && KP_RETS[d - 1].slot == slot)

@@ -66,9 +66,10 @@ struct rt_frame {
 };
 
 enum {
-	RT_FRAME_ROOT = 1u << 0,     /* a set_graph_function root */
-	RT_FRAME_NOTRACE = 1u << 1,  /* set_graph_notrace: hooked, nothing recorded below */
-	RT_FRAME_UNHOOKED = 1u << 2, /* real return address put back (unwinding) */
+	RT_FRAME_ROOT = 1u << 0,      /* a set_graph_function root */
+	RT_FRAME_NOTRACE = 1u << 1,   /* set_graph_notrace: hooked, nothing recorded below */
+	RT_FRAME_UNHOOKED = 1u << 2,  /* real return address put back (unwinding) */
+	RT_FRAME_KEEPFLAGS = 1u << 3, /* hooked with utrace_graph_return_keepflags */
 };
 
 /* Thread state.  A new thread's TLS is zero: not ready. */
@@ -254,7 +255,19 @@ void utrace_plt_func_tramp(void) RT_HIDDEN;
 /* trampoline.S */
 void utrace_graph_tramp(void) RT_HIDDEN;
 void utrace_func_tramp(void) RT_HIDDEN;
+/* the same keeping the flags: for entries patched by func_patch.c */
+void utrace_graph_tramp_keepflags(void) RT_HIDDEN;
+void utrace_func_tramp_keepflags(void) RT_HIDDEN;
 void utrace_graph_return(void) RT_HIDDEN;
+void utrace_graph_return_keepflags(void) RT_HIDDEN;
+
+/* A return address that function_graph put in place of a real one:
+ * either return trampoline (trampoline.S). */
+static inline bool rt_is_graph_return(uint64_t a)
+{
+	return a == (uint64_t)(uintptr_t)utrace_graph_return ||
+	       a == (uint64_t)(uintptr_t)utrace_graph_return_keepflags;
+}
 long utrace_call_preserving_fpu(long (*fn)(void *), void *arg) RT_HIDDEN;
 
 /* ring_buffer.c
@@ -602,6 +615,9 @@ uint32_t rt_fgraph_depth(struct rt_thread *t) RT_HIDDEN;
 uint64_t utrace_graph_exit(uint64_t *slot, uint64_t rax) RT_HIDDEN;
 /* regs: the trampoline's saved registers (RT_REG_* below) */
 void utrace_graph_entry(uint64_t id, uint64_t *slot, const uint64_t *regs) RT_HIDDEN;
+/* the same from utrace_graph_tramp_keepflags: hooks the return with
+ * utrace_graph_return_keepflags */
+void utrace_graph_entry_keepflags(uint64_t id, uint64_t *slot, const uint64_t *regs) RT_HIDDEN;
 /* Where the entry trampoline saved each argument register, in words from
  * the regs pointer it passes (arch/x86_64/trampoline.S, SAVE_ARGS). */
 enum {

@@ -18,9 +18,9 @@
  *    generated __utrace_do_<event>'s; the record that function built is
  *    on its stack, so the frames below the record are skipped and the
  *    first return address kept is the one into the function that fired
- *    the event.  A return address that is utrace_graph_return (a hooked
- *    frame) is replaced by the real one from the shadow stack frame whose
- *    slot holds it.
+ *    the event.  A return address that is a graph return trampoline (a
+ *    hooked frame: rt_is_graph_return) is replaced by the real one from
+ *    the shadow stack frame whose slot holds it.
  *
  * The walk must never fault, whatever the program's frames hold (code
  * built without frame pointers leaves anything in %rbp): each frame must
@@ -50,7 +50,7 @@ static bool read_frame(pid_t pid, uint64_t fp, uint64_t out[2])
 /* The real return address of a hooked frame whose slot is at slot. */
 static uint64_t unhooked(const struct rt_thread *t, uint64_t slot, uint64_t ret)
 {
-	if (ret != (uint64_t)(uintptr_t)utrace_graph_return || !t->stack)
+	if (!rt_is_graph_return(ret) || !t->stack)
 		return ret;
 	for (uint32_t i = t->depth; i-- > 0;)
 		if ((uint64_t)(uintptr_t)t->stack[i].slot == slot)

@@ -4,7 +4,8 @@
  * returning: longjmp, C++ exceptions, pthread_exit.
  *
  * A hooked frame's return address on the program's stack points at
- * utrace_graph_return, which has no unwind information.  An unwinder
+ * utrace_graph_return (or utrace_graph_return_keepflags), which has no
+ * unwind information.  An unwinder
  * (C++ throw, pthread_exit's forced unwind, backtrace()) walking through
  * it would stop, and terminate the program.  So before any unwinding
  * starts, every real return address of the thread is put back

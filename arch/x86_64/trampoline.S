@@ -19,14 +19,23 @@
  * handler keeps.  Vector registers are not touched (xmm15, Go's zero,
  * included): the runtime is compiled with -mgeneral-regs-only, and
  * anything that may call into libc goes through utrace_call_preserving_fpu
- * below.  The flags are kept too (pushfq, RESTORE_FLAGS): code off
- * the C convention may pass a condition in them, or enter with the
- * direction flag set, which C code must not see (cld).
+ * below.
+ *
+ * The flags: at a compiler site (-fpatchable-function-entry, mcount) the
+ * function is C, whose flags are dead at entry and after its return, with
+ * DF clear; its stubs lead to the plain trampolines.  A function patched
+ * at its entry (an object without compiler sites: Go's assembly, V8's
+ * code, hand-written asm) may take a condition in them or be entered with
+ * DF set, which the C handler must not see: its stubs lead to the
+ * _keepflags ones, which save them (pushfq), clear DF and put them back
+ * (RESTORE_FLAGS); runtime/ftrace.c picks per object.  Both come from
+ * ENTRY_TRAMP, as the two return trampolines from GRAPH_RETURN.
  *
  * Stack alignment: the function was entered with rsp = 8 mod 16; the site
- * call makes it 0, the stub's push 8.  The flags, an 8-byte pad and nine
- * saved registers bring it back to 0 at our `call`, as the ABI requires.
- * After RESTORE_FLAGS, nothing may change a flag: mov and lea, not add.
+ * call makes it 0, the stub's push 8.  Nine saved registers bring it back
+ * to 0 at our `call`, as the ABI requires (keepflags: the flags and an
+ * 8-byte pad before them).  After RESTORE_FLAGS, nothing may change a
+ * flag: mov and lea, not add.
  */
 	.text
 
@@ -61,19 +70,19 @@
 	sahf
 .endm
 
-/* offsets from rsp after SAVE_ARGS: 9 words saved, above them a pad and
- * the flags */
-#define FRAME_ID	88
-#define FRAME_SELF	96
-#define FRAME_PARENT	104
+/* offsets from rsp after SAVE_ARGS: 9 words saved, above them (keep = 1)
+ * a pad and the flags */
+#define FRAME_ID(keep)		(72 + 16 * (keep))
+#define FRAME_PARENT(keep)	(88 + 16 * (keep))
 
 /*
- * ENTRY_TRAMP name, handler, parent: calls handler(id, parent, regs) with
- * parent = the caller's return address (func) or its address (graph), and
- * regs = rsp, where SAVE_ARGS left the argument registers (funcgraph-args
- * reads them there: rdi at regs[8] ... r9 at regs[3], runtime/rt.h).
+ * ENTRY_TRAMP name, handler, parent, keep: calls handler(id, parent, regs)
+ * with parent = the caller's return address (func) or its address (graph),
+ * and regs = rsp, where SAVE_ARGS left the argument registers
+ * (funcgraph-args reads them there: rdi at regs[8] ... r9 at regs[3],
+ * runtime/rt.h).  keep = 1: the flags are kept (see above).
  */
-.macro ENTRY_TRAMP name, handler, parent_insn
+.macro ENTRY_TRAMP name, handler, parent_insn, keep
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -81,62 +90,79 @@
 \name:
 	.cfi_startproc
 	.cfi_adjust_cfa_offset 16
+.if \keep
 	pushfq
 	leaq	-8(%rsp), %rsp		/* the pad */
 	.cfi_adjust_cfa_offset 16
 	cld
+.endif
 	SAVE_ARGS
 	.cfi_adjust_cfa_offset 72
-	movq	FRAME_ID(%rsp), %rdi
-	\parent_insn	FRAME_PARENT(%rsp), %rsi
+	movq	FRAME_ID(\keep)(%rsp), %rdi
+	\parent_insn	FRAME_PARENT(\keep)(%rsp), %rsi
 	movq	%rsp, %rdx
 	call	\handler
 	RESTORE_ARGS
 	.cfi_adjust_cfa_offset -72
+.if \keep
 	movq	%rax, (%rsp)		/* the pad holds rax meanwhile */
 	RESTORE_FLAGS 8
 	movq	(%rsp), %rax
 	leaq	24(%rsp), %rsp		/* the pad, the flags, the id */
 	.cfi_adjust_cfa_offset -24
+.else
+	addq	$8, %rsp		/* drop the id */
+	.cfi_adjust_cfa_offset -8
+.endif
 	ret				/* into the function body */
 	.cfi_endproc
 	.size	\name, .-\name
 .endm
 
 	/* function_graph: the handler may replace the return address */
-	ENTRY_TRAMP utrace_graph_tramp, utrace_graph_entry, leaq
+	ENTRY_TRAMP utrace_graph_tramp, utrace_graph_entry, leaq, 0
+	ENTRY_TRAMP utrace_graph_tramp_keepflags, utrace_graph_entry_keepflags, leaq, 1
 	/* function: the handler records the return address (parent ip) */
-	ENTRY_TRAMP utrace_func_tramp, utrace_func_entry, movq
+	ENTRY_TRAMP utrace_func_tramp, utrace_func_entry, movq, 0
+	ENTRY_TRAMP utrace_func_tramp_keepflags, utrace_func_entry, movq, 1
 
 /*
- * The graph tracer replaced the caller's return address with this.  The
+ * The graph tracer replaced the caller's return address with one of
+ * these: utrace_graph_return_keepflags for a function patched at its
+ * entry (utrace_graph_entry_keepflags hooked it), which may return a
+ * condition in the flags (code outside the C convention), the plain one
+ * for a compiler site's, whose flags are dead after the return.  The
  * function has returned: rax/rdx (and xmm0/xmm1, st0/st1) hold its return
- * value and must survive, and the flags (code outside the C convention may
- * return a condition there); rsp is back to 0 mod 16.  utrace_graph_exit
+ * value and must survive; rsp is back to 0 mod 16.  utrace_graph_exit
  * takes the address of the slot the return address was in (rsp - 8 at
  * this point, which identifies the frame) and rax (funcgraph-retval), and
  * gives back the real return address, which goes back into that slot,
  * where our final `jmp` reads it.  Every scratch register is kept, not only the return value's:
  * the caller of a function patched at its entry may have been compiled
  * with -fipa-ra, which keeps values across a call in the registers the
- * callee does not write (runtime/func_patch.c).  The flags and a pad,
- * then nine pushes after the slot's 8 bytes keep the `call` 16-byte
- * aligned; after RESTORE_FLAGS only mov, lea and jmp, which change no flag.
+ * callee does not write (runtime/func_patch.c).  Nine pushes after the
+ * slot's 8 bytes (keep: and after the flags and a pad) keep the `call`
+ * 16-byte aligned; after RESTORE_FLAGS only mov, lea and jmp, which
+ * change no flag.
  *
  * No CFI can describe this frame (the real return address lives in the
  * shadow stack), which is why unwinders are kept away from it: the
  * runtime restores the real addresses before an exception unwinds
- * (see runtime/unwind.c).
+ * (see runtime/unwind.c).  Whatever recognises a hooked return address
+ * must know both (rt_is_graph_return, runtime/rt.h).
  */
-	.globl	utrace_graph_return
-	.hidden	utrace_graph_return
-	.type	utrace_graph_return, @function
+.macro GRAPH_RETURN name, keep
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
 	.p2align 4
-utrace_graph_return:
+\name:
 	leaq	-8(%rsp), %rsp		/* the slot: the real return address goes back there */
+.if \keep
 	pushfq
 	leaq	-8(%rsp), %rsp		/* the pad */
 	cld
+.endif
 	pushq	%rax
 	pushq	%rdx
 	pushq	%rcx
@@ -146,10 +172,10 @@ utrace_graph_return:
 	pushq	%r9
 	pushq	%r10
 	pushq	%r11
-	leaq	88(%rsp), %rdi		/* slot address: rsp before the pushes, minus 8 */
+	leaq	(72 + 16 * \keep)(%rsp), %rdi	/* slot address: rsp before the pushes, minus 8 */
 	movq	%rax, %rsi		/* the return value */
 	call	utrace_graph_exit
-	movq	%rax, 88(%rsp)
+	movq	%rax, (72 + 16 * \keep)(%rsp)
 	popq	%r11
 	popq	%r10
 	popq	%r9
@@ -159,16 +185,22 @@ utrace_graph_return:
 	popq	%rcx
 	popq	%rdx
 	popq	%rax
+.if \keep
 	movq	%rax, (%rsp)		/* the pad holds rax meanwhile */
 	RESTORE_FLAGS 8
 	movq	(%rsp), %rax
+.endif
 	/* jmp, not ret: a ret would pop a second return-stack-buffer entry
 	 * for this one return (the function's ret popped the first) and
 	 * every return above would then be mispredicted.  The target is
 	 * read below rsp, in the red zone, which signal frames skip. */
-	leaq	24(%rsp), %rsp		/* the pad, the flags, the slot */
+	leaq	(8 + 16 * \keep)(%rsp), %rsp	/* (the pad, the flags,) the slot */
 	jmp	*-8(%rsp)
-	.size	utrace_graph_return, .-utrace_graph_return
+	.size	\name, .-\name
+.endm
+
+	GRAPH_RETURN utrace_graph_return, 0
+	GRAPH_RETURN utrace_graph_return_keepflags, 1
 
 /*
  * long utrace_call_preserving_fpu(long (*fn)(void *), void *arg)
