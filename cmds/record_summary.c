@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmds/record_run_internal.h"
 #include "lib/elf/elf.h"
@@ -53,6 +55,37 @@ static bool record_say_static(const char *prog)
 	return true;
 }
 
+/*
+ * No process of the recording ran the runtime, and the program is
+ * set-user-ID or set-group-ID to someone else: the dynamic loader runs it
+ * in secure-execution mode (AT_SECURE), where it ignores LD_PRELOAD's
+ * paths, so the program ran untraced.  Say so, and what does work.
+ * False if the program is not such a one.
+ */
+static bool record_say_setid(const char *prog)
+{
+	char *exe = record_which(prog);
+	struct stat st;
+	bool setid;
+
+	if (!exe || stat(exe, &st) != 0) {
+		free(exe);
+		return false;
+	}
+	setid = ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+		((st.st_mode & S_ISGID) && st.st_gid != getegid());
+	if (setid)
+		fprintf(stderr,
+			"utrace record: %s is set-%s-ID: the dynamic loader runs it in secure "
+			"mode, which does not preload utrace's runtime, so it ran untraced; what "
+			"works: a copy without the set-ID bit, or the kernel's uprobes (as root: "
+			"--probe 'p:EV %s:SYMBOL')\n",
+			prog, (st.st_mode & S_ISUID) && st.st_uid != geteuid() ? "user" : "group",
+			exe);
+	free(exe);
+	return setid;
+}
+
 /* A program with no call sites, and function patterns that matched no
  * function: the recording is not what was asked for; say so, as
  * trace-cmd and uftrace do. */
@@ -67,7 +100,8 @@ static void record_warn_unmatched(struct record_session *s, const struct utrace_
 	if (o->rec.tracer == UTRACE_TRACER_NOP)
 		return;
 	if (!st->sites) {
-		if (!st->images && o->argv && record_say_static(o->argv[0]))
+		if (!st->images && o->argv &&
+		    (record_say_static(o->argv[0]) || record_say_setid(o->argv[0])))
 			return;
 		fprintf(
 		    stderr,
