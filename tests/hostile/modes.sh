@@ -75,6 +75,38 @@ want() {
 	esac
 }
 
+# calls DAT FUNC: the calls report --profile gives FUNC (a C++ FUNC(ARGS)
+# by its name)
+calls() {
+	"$U" report -i "$1" --profile 2>/dev/null | awk -v f="$2" '
+		{ for (i = 2; i <= NF; i++)
+			if (($i == f || index($i, f "(") == 1) && $(i - 1) ~ /^[0-9]+$/) { n += $(i - 1); break } }
+		END { print n + 0 }'
+}
+
+# counts WHAT DAT FUNC=N...: every FUNC called N times
+counts() {
+	local what=$1 dat=$2 bad="" fw got
+	shift 2
+	for fw in "$@"; do
+		got=$(calls "$dat" "${fw%=*}")
+		[ "$got" = "${fw#*=}" ] || bad+=" ${fw%=*}: $got calls, not ${fw#*=};"
+	done
+	if [ -z "$bad" ]; then
+		ok "$what"
+	else
+		notok "$what"
+		echo "#  $bad"
+	fi
+}
+
+# the calls the tracers count exactly in the modes_* programs (close: its
+# threads start after it closed utrace's connection, untraced)
+DL=(dl_round=200 dl_work=200 dl_leaf=400 main=1)
+CLOSE=(cl_work=2000 main=1)
+EXC=(ex_outer=3000 ex_mid=3000 ex_throw=3000 main=1)
+JMP=(jmp_deep=12000 jmp_handler_work=2000 main=1)
+
 # NAME SOURCE PROBED-FUNCTION [ARGS...]; the ARGS' @W@ is $W
 # not yet: a return probe on a function whose frame stays open across a
 # swapcontext (coro_swap.c's co_step: 'r:x co_step') kills the program,
@@ -142,6 +174,12 @@ for cc in gcc clang; do
 			fi
 			same_run "$name ($cc $opt), $label: output and exit status" "$W/$exe.a" "$o" ||
 				continue
+			case $name/$mode in
+			dl/-p\ function | dl/) counts "$name ($cc $opt), $label: exact calls" "$o.dat" "${DL[@]}" ;;
+			close/-p\ function | close/) counts "$name ($cc $opt), $label: exact calls" "$o.dat" "${CLOSE[@]}" ;;
+			exc/-p\ function | exc/) counts "$name ($cc $opt), $label: exact calls" "$o.dat" "${EXC[@]}" ;;
+			jmp/-p\ function | jmp/) counts "$name ($cc $opt), $label: exact calls" "$o.dat" "${JMP[@]}" ;;
+			esac
 			if [ "$mode" = "-p nop" ]; then
 				read -r we wx < <(want "$name" "$o")
 				hits "$name ($cc $opt), $label" "$o" "${we:-?}" "${wx:-?}"
