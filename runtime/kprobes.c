@@ -181,6 +181,8 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 
 	if (d >= KP_RET_DEPTH || utrace_ctl_kprobe_off(rt.ctl, p->key))
 		return; /* too deep: this call is not probed */
+	if (rt_tls_foreign(&rt_self))
+		return; /* a clone() thread on its creator's TLS: the list is the creator's */
 	if (!KP_RETS && !kp_rets_map())
 		return; /* no memory: not probed */
 	/* function_graph hooked this return first: name its real caller */
@@ -294,19 +296,29 @@ uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs)
 {
 	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP] - 1;
 	struct kp_ret_arg a = {regs, {0}};
-	uint32_t d = kp_ret_depth;
+	uint32_t d = kp_ret_depth, k = d, n;
 
-	/* frames above ours were left by longjmp: dropped */
-	while (d > 0 && KP_RETS[d - 1].slot < slot)
-		d--;
-	if (!d || KP_RETS[d - 1].slot != slot) {
+	/* ours is the newest frame hooked at this slot (one that longjmp
+	 * left at the same address is older) */
+	while (k > 0 && KP_RETS[k - 1].slot != slot)
+		k--;
+	if (!k--) {
 		rt_log("a return probe lost its frame; the program cannot go on");
 		_exit(127);
 	}
+	a.r = KP_RETS[k];
+	/* Frames above ours: pushed later on this program stack, they were
+	 * passed by (longjmp) and are dropped; on another one (a coroutine
+	 * that swapcontext left) they are still to return and stay.  Only
+	 * indexes below d are written until the depth goes down, so a
+	 * handler that interrupts this pushes over none of them. */
+	n = k;
+	for (uint32_t i = k + 1; i < d; i++)
+		if (!rt_fstack_same(&rt_self, KP_RETS[i].slot, slot))
+			KP_RETS[n++] = KP_RETS[i];
 	/* read, then let go: a handler from here on pushes over it */
-	a.r = KP_RETS[d - 1];
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&kp_ret_depth, d - 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&kp_ret_depth, n, __ATOMIC_RELAXED);
 	regs->r[UTRACE_FR_IP] = a.r.ret;
 	if (rt_tracing_on()) {
 		if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
@@ -328,6 +340,8 @@ static void kp_unhook_returns(void)
 {
 	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
 
+	if (rt_tls_foreign(&rt_self))
+		return; /* the list is the creator's, whose TLS this thread shares */
 	for (uint32_t d = kp_ret_depth; d-- > 0;)
 		if (*KP_RETS[d].slot == tramp)
 			*KP_RETS[d].slot = KP_RETS[d].ret;
