@@ -39,7 +39,7 @@ hits() {
 	e=$(grep -c ' e: ' "$o.rep")
 	m=$(grep -c ' m: ' "$o.rep")
 	x=$(grep -c ' x: ' "$o.rep")
-	if { [ "$we" = - ] || [ "$e" = "$we" ] && [ "$m" = "$we" ]; } &&
+	if { [ "$we" = - ] || { [ "$e" = "$we" ] && [ "$m" = "$we" ]; }; } &&
 		{ [ "$wx" = - ] || [ "$x" = "$wx" ]; }; then
 		ok "$what: one hit per call ($e entries, $m mid-function, $x returns)"
 	else
@@ -108,15 +108,8 @@ EXC=(ex_outer=3000 ex_mid=3000 ex_throw=3000 main=1)
 JMP=(jmp_deep=12000 jmp_handler_work=2000 main=1)
 
 # NAME SOURCE PROBED-FUNCTION [ARGS...]; the ARGS' @W@ is $W
-# not yet: a return probe on a function whose frame stays open across a
-# swapcontext (coro_swap.c's co_step: 'r:x co_step') kills the program,
-# status 127, "a return probe lost its frame; the program cannot go on"
-# (runtime/kprobes.c rt_kretprobe_hit takes a frame on another stack at
-# a higher address for one left by longjmp and drops it); so co_leaf.
-# not yet: the same for a return probe on a function that clone() threads
-# without CLONE_SETTLS run (forkclone_clone.c's step: 'r:x step'): they
-# share their creator's return-probe stack; so wait_gone, which only the
-# creator runs.
+# The probed functions above return on the stack they were called on;
+# the return probes whose frames do not are checked after the loop.
 PROGS=(
 	"swap coro_swap.c co_leaf"
 	"clone forkclone_clone.c wait_gone"
@@ -189,6 +182,25 @@ for cc in gcc clang; do
 			# the process is still alive when it sees the hang-up; under load
 			# it has often exited by then, and the line is missing)
 		done
+	done
+done
+
+# Return probes whose frames leave the thread's one list: co_step's
+# stays open across swapcontext (4 coroutines x 2000 rounds; under
+# function_graph, which follows the program stacks), and step runs in
+# clone() threads without CLONE_SETTLS, on their creator's TLS (only the
+# creator's 300000 calls are probed).  Both once exited with status 127,
+# "a return probe lost its frame".
+for cc in gcc clang; do
+	command -v $cc >/dev/null || continue
+	for p in "swap co_step 8000 -p function_graph" "clone step 300000 -p nop"; do
+		read -r name fn n tracer <<<"$p"
+		exe=$name$cc
+		[ -x "$W/$exe-O2" ] || [ -x "$W/$exe-O0" ] || continue
+		exe=$(cd "$W" && ls -d "$exe"-O? | head -1)
+		limited "$W/$exe.r" $tracer --probe "r:x $fn" -- "$W/$exe"
+		same_run "$name ($cc), $tracer, r: on $fn: output and exit status" "$W/$exe.a" \
+			"$W/$exe.r" && hits "$name ($cc), $tracer, r: on $fn" "$W/$exe.r" - "$n"
 	done
 done
 
