@@ -9,18 +9,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_built "$U" "$B/libutrace.so"
 
-# fork_traced OUT OPTS... -- CMD...: run_traced under a time limit, so
-# that a deadlock fails (status 124) instead of hanging the tier
-fork_traced() {
-	local o=$1 opts=()
-	shift
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
-	shift
-	timeout -k 5 60 "$U" record -o "$o.dat" "${opts[@]}" -- "$@" >"$o.out" 2>"$o.err"
-	echo $? >"$o.rc"
-	grep -E '^utrace( [a-z]+)?(\[[0-9]+\])?:' "$o.err" >"$o.rec"
-}
-
 # undamaged WHAT DAT: report reads every record of DAT
 undamaged() {
 	if ! "$U" report -i "$2" >/dev/null 2>"$W/report.err"; then
@@ -39,7 +27,7 @@ loop='for i in $(seq 200); do /bin/true; done; echo done'
 run_plain "$W/sh0" bash -c "$loop"
 while read -r mode; do
 	# shellcheck disable=SC2086 # a mode is a list of options
-	fork_traced "$W/sh1" $mode -- bash -c "$loop"
+	run_traced "$W/sh1" $mode -- bash -c "$loop"
 	same_run "bash forking 200 times, $mode" "$W/sh0" "$W/sh1" &&
 		undamaged "bash forking 200 times, $mode: every record readable" "$W/sh1.dat"
 done < <(each_mode)
@@ -53,10 +41,10 @@ for cc in gcc clang; do
 		run_plain "$W/f0" "$W/fork"
 		while read -r mode; do
 			# shellcheck disable=SC2086
-			fork_traced "$W/a1" $mode -- "$W/atfork"
+			run_traced "$W/a1" $mode -- "$W/atfork"
 			same_run "allocator locked across fork, $cc $opt, $mode" "$W/a0" "$W/a1"
 			# shellcheck disable=SC2086
-			fork_traced "$W/f1" $mode -- "$W/fork"
+			run_traced "$W/f1" $mode -- "$W/fork"
 			same_run "fork, vfork + exec, 1 ms threads, $cc $opt, $mode" "$W/f0" "$W/f1" &&
 				undamaged "fork, vfork + exec, 1 ms threads, $cc $opt, $mode: every record readable" "$W/f1.dat"
 		done < <(each_mode)

@@ -17,7 +17,8 @@
 #                           (stderr), OUT.rc (exit status)
 #   run_traced OUT OPTS -- CMD...
 #                           the same under `utrace record -o OUT.dat OPTS
-#                           -- CMD`; OUT.rec holds the recorder's own lines
+#                           -- CMD`, at most HOSTILE_LIMIT seconds (120: a
+#                           hang fails with status 124); OUT.rec holds the recorder's own lines
 #                           (the program's stderr still goes to OUT.err
 #                           only where the program did not redirect it)
 #   same_run WHAT OUT_A OUT_B
@@ -55,7 +56,9 @@ run_traced() { # run_traced OUT OPTS... -- CMD...
 	shift
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
 	shift
-	"$U" record -o "$o.dat" "${opts[@]}" -- "$@" >"$o.out" 2>"$o.err"
+	# bounded: a deadlock fails (status 124) instead of hanging the tier
+	timeout -k 5 "${HOSTILE_LIMIT:-120}" "$U" record -o "$o.dat" "${opts[@]}" -- "$@" \
+		>"$o.out" 2>"$o.err"
 	echo $? >"$o.rc"
 	grep -E '^utrace( [a-z]+)?(\[[0-9]+\])?:' "$o.err" >"$o.rec"
 }

@@ -17,18 +17,6 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_built "$U" "$B/libutrace.so"
 
-# limited OUT OPTS... -- CMD...: run_traced under a time limit, so that a
-# deadlock fails (status 124) instead of hanging the tier
-limited() {
-	local o=$1 opts=()
-	shift
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
-	shift
-	timeout -k 5 60 "$U" record -o "$o.dat" "${opts[@]}" -- "$@" >"$o.out" 2>"$o.err"
-	echo $? >"$o.rc"
-	grep -E '^utrace( [a-z]+)?(\[[0-9]+\])?:' "$o.err" >"$o.rec"
-}
-
 # hits WHAT OUT ENTRIES RETURNS: report of OUT.dat has ENTRIES hits of
 # the entry probe e and of the mid-function probe m, and RETURNS of the
 # return probe x ("-": not known)
@@ -160,10 +148,10 @@ for cc in gcc clang; do
 			esac
 			# shellcheck disable=SC2086 # a mode is a list of options
 			if [ "$mode" = "-p nop" ]; then
-				limited "$o" -p nop --probe "p:e $fn" --probe "p:m $fn+${off:-0}" \
+				run_traced "$o" -p nop --probe "p:e $fn" --probe "p:m $fn+${off:-0}" \
 					--probe "r:x $fn" -- "$W/$exe" $args
 			else
-				limited "$o" $mode -- "$W/$exe" $args
+				run_traced "$o" $mode -- "$W/$exe" $args
 			fi
 			same_run "$name ($cc $opt), $label: output and exit status" "$W/$exe.a" "$o" ||
 				continue
@@ -198,7 +186,7 @@ for cc in gcc clang; do
 		exe=$name$cc
 		[ -x "$W/$exe-O2" ] || [ -x "$W/$exe-O0" ] || continue
 		exe=$(cd "$W" && ls -d "$exe"-O? | head -1)
-		limited "$W/$exe.r" $tracer --probe "r:x $fn" -- "$W/$exe"
+		run_traced "$W/$exe.r" $tracer --probe "r:x $fn" -- "$W/$exe"
 		same_run "$name ($cc), $tracer, r: on $fn: output and exit status" "$W/$exe.a" \
 			"$W/$exe.r" && hits "$name ($cc), $tracer, r: on $fn" "$W/$exe.r" - "$n"
 	done
@@ -216,14 +204,14 @@ if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
 		check "set-user-ID program: its mode has the bit" test -u "$W/suid"
 		for mode in "" "-p function" "--libcall"; do
 			# shellcheck disable=SC2086 # a mode is a list of options
-			limited "$W/su.b" $mode -- "$W/suid"
+			run_traced "$W/su.b" $mode -- "$W/suid"
 			same_run "set-user-ID program, ${mode:-function_graph}: output and exit status" \
 				"$W/su.a" "$W/su.b"
 			check "set-user-ID program, ${mode:-function_graph}: the recorder says it ran untraced" \
 				grep -q "is set-user-ID: .* secure mode.* ran untraced" "$W/su.b.rec"
 		done
 		# the same program without the bit is traced
-		limited "$W/su.c" -- "$W/suid-copy"
+		run_traced "$W/su.c" -- "$W/suid-copy"
 		same_run "its copy without the set-user-ID bit: output and exit status" "$W/su.a" "$W/su.c"
 		check "its copy without the set-user-ID bit is traced" \
 			test "$("$U" report -i "$W/su.c.dat" --profile 2>/dev/null | grep -c jmp_deep)" -ge 1
