@@ -34,8 +34,9 @@
 #                           recorder's pid, to set); on exit the recorder
 #                           is killed, the mount detached, T removed
 #   until_ok N COMMAND...   COMMAND succeeds within N tenths of a second
-#   trace_shows FILE PAT    in a live tracefs (the current folder), trace
-#                           shows PAT within 5 s; FILE keeps the last read
+#   trace_shows FILE PAT [N]  in a live tracefs (the current folder), trace
+#                           shows PAT within N reads 0.1 s apart (50: 5 s
+#                           and the reads' time); FILE keeps the last read
 #   errlog_is LOC TEXT CMD POS  error_log's last entry is the kernel's
 #                           "LOC: error: TEXT", "  Command: CMD" and a
 #                           caret under column POS of CMD
@@ -96,7 +97,7 @@ until_ok() {
 	return 1
 }
 trace_shows() {
-	for _ in $(seq 50); do
+	for _ in $(seq "${3:-50}"); do
 		timeout 10 cat trace >"$1" # each read bounded too
 		grep -q "$2" "$1" && return 0
 		sleep 0.1
