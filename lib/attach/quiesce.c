@@ -77,17 +77,7 @@ static uint64_t range_of(const uint64_t *addrs, size_t n, uint64_t v)
 /* Whether rip is in bytes 1..4 of one of the sorted addresses. */
 static bool in_range(const uint64_t *addrs, size_t n, uint64_t rip)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) { /* the first address >= rip */
-		size_t mid = (lo + hi) / 2;
-
-		if (addrs[mid] < rip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && rip - addrs[lo - 1] < 5;
+	return range_of(addrs, n, rip) != 0;
 }
 
 /* Whether tid sleeps in a system call that returns outside the ranges
