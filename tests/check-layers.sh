@@ -75,7 +75,7 @@ for d in lib/*/; do
 	else say FAIL "$d includes a higher layer: $(echo "$bad" | head -3 | tr '\n' ' ')"; fi
 
 	h=$(echo "$TABLE" | awk -v d="$d" '$1 == d { print $NF }')
-	may=$(awk '/May use:/ { on = 1 } on { print } on && (/\*\// || /^ \*$/) { exit }' "$d/$h")
+	may=$(awk '/May use:/ { on = 1 } on { print } on && (/\*\// || /^ \*$/) { exit }' "$d/$h" 2>/dev/null)
 	echo "$may" | grep -q 'every layer below' && continue
 	missing=
 	for u in $(grep -hoE '#include "lib/[a-z_]+/' "$d"/*.[ch] | sed -E 's/.*"lib\/([a-z_]+)\//\1/' | sort -u); do
