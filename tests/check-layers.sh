@@ -21,6 +21,7 @@
 #      runtime/ call each other round in a circle.
 #   7. runtime/rt.h lists every runtime file, lowest first, and each one
 #      calls only files listed above it.
+#   8. Every file the feature map (docs/design.md section 0.1) names exists.
 #
 # Prints "ok - ..." / "not ok - ..." lines for tests/run-unit.sh.
 B=${1:-build}
@@ -186,4 +187,17 @@ if have runtime "$B"/rt/runtime/*.o; then
 	if [ -z "$bad" ]; then say OK "runtime/rt.h lists the runtime's files in the order they call each other"
 	else say FAIL "runtime/rt.h's list of files: $bad"; fi
 fi
+# 8. the feature map of docs/design.md (section 0.1) names files that
+# exist: `dir/file` as written, a bare `file` in the dir of the path
+# before it in its row (globs allowed).
+bad=$(sed -n '/^### 0.1 Feature map/,/^## /p' docs/design.md | grep '^|' | while IFS= read -r row; do
+	dir=.
+	for f in $(echo "$row" | grep -oE '`[^` ]+\.(c|h|S|md)`' | tr -d '`'); do
+		case $f in */*) dir=${f%/*}; p=$f ;; *) p=$dir/$f ;; esac
+		set -- $p
+		[ -e "$1" ] || printf '%s ' "$p"
+	done
+done)
+if [ -z "$bad" ]; then say OK "every file the feature map of docs/design.md names exists"
+else say FAIL "the feature map of docs/design.md names files that do not exist: $bad"; fi
 exit $status
