@@ -12,7 +12,8 @@
 #      runtime/ and common/ use no lib/ header but lib/elf/elf.h (the ELF
 #      reader the runtime shares).
 #   3. A folder's main header says what it uses ("May use: lib/...", or
-#      "every layer below"): every lower folder it includes is named.
+#      "every layer below"): every lower folder it includes is named.  A
+#      folder's private headers (*_internal.h, *_int.h) are its own.
 #   4. No include circle: no header of lib/, common/, runtime/, cmds/,
 #      include/ or arch/ includes itself, directly or through others.
 #   5. Calls (nm of BUILD_DIR's objects): a function defined in a higher
@@ -86,6 +87,12 @@ for d in lib/*/; do
 	if [ -n "$may" ] && [ -z "$missing" ]; then say OK "$d/$h's May use line names what $d includes"
 	else say FAIL "$d/$h's May use line leaves out:${missing:- (it has none)}"; fi
 done
+# a folder's private header (*_internal.h, *_int.h) is its own
+bad=$(grep -HnE '#include "[a-z]+/([a-z_]+/)?[a-z_]+_int(ernal)?\.h"' lib/*/*.[ch] cmds/*.[ch] runtime/*.[ch] |
+	awk -F: '{ f = $1; sub(/\/[^\/]*$/, "", f); i = $3; sub(/^[^"]*"/, "", i); sub(/\/[^\/]*$/, "", i)
+		if (f != i) print $1 ": " $3 }')
+if [ -z "$bad" ]; then say OK "no file includes another folder's private header"
+else say FAIL "private headers included from another folder: $(echo "$bad" | head -3 | tr '\n' ' ')"; fi
 bad=$(grep -HnE '#include "(lib|cmds)/' runtime/*.[ch] common/*.h arch/*/* 2>/dev/null |
 	grep -v '"lib/elf/elf.h"')
 if [ -z "$bad" ]; then say OK "runtime/ and common/ use no tool library but lib/elf/elf.h"
