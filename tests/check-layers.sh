@@ -45,6 +45,7 @@ for d in lib/*/; do
 	d=${d%/}
 	echo "$TABLE" | grep -q "^  $d  " || bad="$bad$d is not in it; "
 done
+for d in $(echo "$TABLE" | awk '{ print $1 }' | sort | uniq -d); do bad="$bad$d is in it twice; "; done
 bad=$bad$(echo "$TABLE" | while read -r dir role; do
 	dir=${dir%/}; h=${role##* }
 	[ -d "$dir" ] || { echo "$dir does not exist; "; continue; }
@@ -76,7 +77,7 @@ for d in lib/*/; do
 	if [ -z "$bad" ]; then say OK "$d includes only its own and lower layers"
 	else say FAIL "$d includes a higher layer: $(echo "$bad" | head -3 | tr '\n' ' ')"; fi
 
-	h=$(echo "$TABLE" | awk -v d="$d" '$1 == d { print $NF }')
+	h=$(echo "$TABLE" | awk -v d="$d" '$1 == d { print $NF; exit }')
 	may=$(awk '/May use:/ { on = 1 } on { print } on && (/\*\// || /^ \*$/) { exit }' "$d/$h" 2>/dev/null)
 	echo "$may" | grep -q 'every layer below' && continue
 	missing=
