@@ -3,7 +3,6 @@
  * utrace.c - the command line: dispatches to cmds/<name>.c.
  */
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,22 +23,6 @@ struct utrace_cmd {
 #define UTRACE_CMD_ENTRY(n, h) {#n, h, cmd_##n},
 static const struct utrace_cmd commands[] = {UTRACE_COMMANDS(UTRACE_CMD_ENTRY)};
 #undef UTRACE_CMD_ENTRY
-
-const char *utrace_progname(void)
-{
-	return "utrace";
-}
-
-void utrace_die_msg(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "utrace %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 /* Is arg the command name (its '_' spelled '-')? */
 static bool cmd_is(const char *arg, const char *name)

@@ -9,8 +9,8 @@
  *                   close/closefrom/close_range/dup2/dup3
  *   channel.c       the socket to the recorder and the process-wide state
  *   log.c           signal-safe, allocation-free notices that keep errno
- *   text_poke.c     patching live code safely (the text_poke_bp protocol)
  *   trap_guard.c    SIGTRAP kept for our int3s, the program's own handling kept
+ *   text_poke.c     patching live code safely (the text_poke_bp protocol)
  *   ring_buffer.c   the producer side of the per-thread buffers
  *   trace_pid.c     set_ftrace_pid: whether a thread's function records
  *                   are written

@@ -29,13 +29,21 @@
 
 #include "lib/base/private_file.h"
 #include "lib/export/tracedat_internal.h"
+#include "lib/export/tracedat_records.h"
 
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct utrace_tracedat_sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
+struct conv {
+	struct utrace_dat *d;
+	int pass; /* 1: lay out, 2: write */
+	int fd;
+	const char *path; /* the output */
+	struct tracedat_syms *syms;
+	struct tracedat_pages *pages;
+	struct tracedat_records *records;
+	struct utrace_tracedat_format *formats; /* the recording's, ftrace's left out */
+	size_t nr_formats;
+	struct utrace_tracedat_stats *st;
+	struct utrace_error *err;
+};
 
 /* One pass over the events; the pages of every CPU end finished. */
 static int run_pass(struct conv *c)
@@ -48,13 +56,12 @@ static int run_pass(struct conv *c)
 	if (ret < 0)
 		return ret;
 	while ((ret = utrace_dat_iter_next(it, &ev, c->err)) > 0)
-		if ((ret = tracedat_on_event(c, &ev)) < 0)
+		if ((ret = tracedat_records_event(c->records, &ev)) < 0)
 			break;
-	if (ret == 0 && c->leaf.set)
-		ret = tracedat_put_leaf_exit(c, false, 0);
-	for (uint32_t i = 0; ret == 0 && i < c->nr_s; i++)
-		if (c->s[i] && c->s[i]->used)
-			ret = tracedat_flush_page(c, c->s[i]);
+	if (ret == 0)
+		ret = tracedat_records_end(c->records);
+	if (ret == 0)
+		ret = tracedat_pages_finish(c->pages);
 	if (ret == 0 && c->pass == 2) {
 		c->st->warnings = utrace_dat_iter_warnings(it);
 		c->st->unread = utrace_dat_iter_unread(it, &c->st->unread_unknown);
@@ -86,8 +93,9 @@ static int write_header(struct conv *c, uint32_t nr_cpus)
 {
 	struct utrace_tracedat_layout l;
 	struct utrace_tracedat_task *tasks;
-	size_t nr_tasks = 0, len = 0;
-	uint64_t *pages, off;
+	size_t nr_tasks = 0, len = 0, nr_syms;
+	const struct utrace_tracedat_sym *syms;
+	uint64_t *pages, end;
 	char *hdr = NULL;
 	int ret;
 
@@ -96,13 +104,14 @@ static int write_header(struct conv *c, uint32_t nr_cpus)
 	if (!tasks || !pages) {
 		free(tasks);
 		free(pages);
-		return tracedat_nomem(c);
+		return tracedat_nomem(c->d, c->err);
 	}
-	for (uint32_t i = 0; i < c->nr_s; i++)
-		pages[i] = c->s[i] ? c->s[i]->pages : 0;
-	l = (struct utrace_tracedat_layout){.syms = c->syms,
-					    .nr_syms = c->nr_syms,
-					    .end = c->max_addr + 1,
+	for (uint32_t i = 0; i < tracedat_pages_nr_cpus(c->pages); i++)
+		pages[i] = tracedat_pages_count(c->pages, i);
+	syms = tracedat_syms_list(c->syms, &nr_syms, &end);
+	l = (struct utrace_tracedat_layout){.syms = syms,
+					    .nr_syms = nr_syms,
+					    .end = end,
 					    .tasks = tasks,
 					    .nr_tasks = nr_tasks,
 					    .nr_cpus = nr_cpus,
@@ -112,27 +121,12 @@ static int write_header(struct conv *c, uint32_t nr_cpus)
 					    .nr_formats = c->nr_formats};
 	ret = utrace_tracedat_header(&l, &hdr, &len, c->err);
 	if (ret < 0)
-		tracedat_nomem(c);
+		tracedat_nomem(c->d, c->err);
 	else if ((ret = write_all(c->fd, hdr, len)) < 0)
 		utrace_error_set(c->err, ret, "%s: cannot write: %s", c->path, strerror(-ret));
 	c->st->nr_tasks = (unsigned)nr_tasks;
-	off = len;
-	for (uint32_t i = 0; i < c->nr_s; i++) {
-		struct stream *s = c->s[i];
-
-		if (!s)
-			continue;
-		s->planned = s->pages;
-		s->file_off = off;
-		off += s->pages * PAGE;
-		s->pages = 0;
-		s->last_ts = 0;
-		s->pend = s->pend_unknown = false;
-		s->pend_lost = 0;
-	}
-	memset(&c->now, 0, sizeof(c->now));
-	memset(&c->last, 0, sizeof(c->last));
-	c->st->file_bytes = off;
+	c->st->file_bytes = tracedat_pages_place(c->pages, c->fd, len);
+	tracedat_records_rewind(c->records);
 	free(hdr);
 	free(tasks);
 	free(pages);
@@ -147,7 +141,7 @@ static int list_formats(struct conv *c)
 
 	c->formats = calloc(n + 1, sizeof(*c->formats));
 	if (!c->formats)
-		return tracedat_nomem(c);
+		return tracedat_nomem(c->d, c->err);
 	for (unsigned i = 0; i < n; i++) {
 		const char *sys, *text;
 		int id;
@@ -161,7 +155,7 @@ static int list_formats(struct conv *c)
 	return 0;
 }
 
-/* The first pass, then the symbol list sorted. */
+/* The parts, the first pass, then the symbol list sorted. */
 static int lay_out(struct conv *c)
 {
 	int ret;
@@ -169,27 +163,25 @@ static int lay_out(struct conv *c)
 	ret = list_formats(c);
 	if (ret < 0)
 		return ret;
+	if (!(c->syms = tracedat_syms_new(c->d, c->err)) ||
+	    !(c->pages = tracedat_pages_new(c->d, c->path, c->st, c->err)) ||
+	    !(c->records = tracedat_records_new(c->d, c->syms, c->pages, c->formats, c->nr_formats,
+						c->st, c->err)))
+		return c->err->code;
 	c->pass = 1;
 	ret = run_pass(c);
 	if (ret < 0)
 		return ret;
-	qsort(c->syms, c->nr_syms, sizeof(*c->syms), sym_cmp);
-	c->st->nr_syms = (unsigned)c->nr_syms + 1;
+	c->st->nr_syms = (unsigned)tracedat_syms_close(c->syms) + 1;
 	return 0;
 }
 
 static void conv_free(struct conv *c)
 {
-	for (uint32_t i = 0; i < c->nr_s; i++)
-		free(c->s[i]);
-	free(c->s);
-	for (size_t i = 0; i < c->nr_syms; i++)
-		free(c->syms[i].name);
-	free(c->syms);
+	tracedat_records_free(c->records);
+	tracedat_pages_free(c->pages);
+	tracedat_syms_free(c->syms);
 	free(c->formats);
-	free(c->funcs.v);
-	free(c->callers.v);
-	free(c->addrs.v);
 }
 
 /* The output must not be the input: it is truncated first. */
@@ -207,8 +199,7 @@ int utrace_tracedat_convert(struct utrace_dat *d, const char *path,
 			    struct utrace_tracedat_stats *st, struct utrace_error *err)
 {
 	struct utrace_tracedat_stats local;
-	struct conv c = {
-	    .d = d, .fd = -1, .path = path, .next_synthetic = SYNTHETIC_BASE, .err = err};
+	struct conv c = {.d = d, .fd = -1, .path = path, .err = err};
 	uint32_t nr_cpus;
 	struct stat sb;
 	int ret;
@@ -221,12 +212,12 @@ int utrace_tracedat_convert(struct utrace_dat *d, const char *path,
 	if (ret < 0)
 		goto out;
 	nr_cpus = utrace_dat_nr_cpus(d);
-	if (nr_cpus < c.nr_s)
-		nr_cpus = c.nr_s;
+	if (nr_cpus < tracedat_pages_nr_cpus(c.pages))
+		nr_cpus = tracedat_pages_nr_cpus(c.pages);
 	if (nr_cpus == 0)
 		nr_cpus = 1;
 	if (nr_cpus > MAX_CPUS)
-		nr_cpus = c.nr_s ? c.nr_s : 1;
+		nr_cpus = tracedat_pages_nr_cpus(c.pages) ? tracedat_pages_nr_cpus(c.pages) : 1;
 	c.st->nr_cpus = nr_cpus;
 
 	c.fd = utrace_create_private(path, 0); /* 0600, as utrace.dat */
@@ -246,9 +237,8 @@ int utrace_tracedat_convert(struct utrace_dat *d, const char *path,
 		c.pass = 2;
 		ret = run_pass(&c);
 	}
-	for (uint32_t i = 0; ret == 0 && i < c.nr_s; i++)
-		if (c.s[i] && c.s[i]->pages != c.s[i]->planned)
-			ret = tracedat_changed(&c);
+	if (ret == 0)
+		ret = tracedat_pages_check(c.pages);
 	if (close(c.fd) < 0 && ret == 0)
 		ret = utrace_error_set(err, -errno, "%s: cannot write: %s", path, strerror(errno));
 	if (ret < 0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tracedat_records.c - utrace's events as ftrace's records in a trace.dat
- * being converted (lib/export/tracedat_internal.h).
+ * being converted (lib/export/tracedat_records.h).
  *
  * Design.  ENTRY -> funcgraph_entry, EXIT -> funcgraph_exit (calltime =
  * time - duration), FUNC -> function, common_pid = tid.  trace-cmd prints
@@ -22,9 +22,69 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/export/tracedat_internal.h"
+#include "lib/export/tracedat_records.h"
+
+struct tracedat_records {
+	struct utrace_dat *d;
+	struct tracedat_syms *syms;
+	struct tracedat_pages *pages;
+	const struct utrace_tracedat_format *formats; /* the recording's, ftrace's left out */
+	size_t nr_formats;
+	bool counting; /* the second pass: st counts */
+	struct {
+		bool set;
+		uint32_t cpu, depth;
+		int32_t pid;
+		uint64_t func, ts, dur;
+		bool tie; /* another CPU has a record at ts before it */
+	} leaf;		  /* a LEAF whose exit is not written yet */
+	struct {
+		uint16_t type;
+		int32_t pid;
+		uint64_t func;
+	} last;			 /* the last record written, of any CPU */
+	uint64_t print_ip;	 /* the "utrace_printf" symbol of print events, 0 if none yet */
+	unsigned char rec[PAGE]; /* an event being put together */
+	struct utrace_tracedat_stats *st;
+	struct utrace_error *err;
+};
+
+struct tracedat_records *tracedat_records_new(struct utrace_dat *d, struct tracedat_syms *syms,
+					      struct tracedat_pages *pages,
+					      const struct utrace_tracedat_format *formats,
+					      size_t nr_formats, struct utrace_tracedat_stats *st,
+					      struct utrace_error *err)
+{
+	struct tracedat_records *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		tracedat_nomem(d, err);
+		return NULL;
+	}
+	r->d = d;
+	r->syms = syms;
+	r->pages = pages;
+	r->formats = formats;
+	r->nr_formats = nr_formats;
+	r->st = st;
+	r->err = err;
+	return r;
+}
+
+void tracedat_records_free(struct tracedat_records *r)
+{
+	free(r);
+}
+
+void tracedat_records_rewind(struct tracedat_records *r)
+{
+	memset(&r->last, 0, sizeof(r->last));
+	r->counting = true;
+}
 
 /* common_type, common_flags, common_preempt_count, common_pid */
 static void put_common(unsigned char *rec, uint16_t type, int32_t pid)
@@ -33,27 +93,26 @@ static void put_common(unsigned char *rec, uint16_t type, int32_t pid)
 	memcpy(rec + 4, &pid, 4);
 }
 
-static int put_entry(struct conv *c, uint32_t cpu, uint64_t ts, int32_t pid, uint64_t func,
-		     uint32_t depth)
+static int put_entry(struct tracedat_records *r, uint32_t cpu, uint64_t ts, int32_t pid,
+		     uint64_t func, uint32_t depth)
 {
 	unsigned char rec[UTRACE_TRACEDAT_ENTRY_SIZE] = {0};
 	int32_t dep = (int32_t)depth;
 
-	c->last.type = UTRACE_TRACEDAT_FUNCGRAPH_ENTRY;
-	c->last.pid = pid;
-	c->last.func = func;
+	r->last.type = UTRACE_TRACEDAT_FUNCGRAPH_ENTRY;
+	r->last.pid = pid;
+	r->last.func = func;
 	put_common(rec, UTRACE_TRACEDAT_FUNCGRAPH_ENTRY, pid);
 	memcpy(rec + 8, &func, 8);
 	memcpy(rec + 16, &dep, 4);
-	return tracedat_put_record(c, cpu, ts, rec, sizeof(rec));
+	return tracedat_pages_put(r->pages, cpu, ts, rec, sizeof(rec));
 }
 
-static int put_exit(struct conv *c, uint32_t cpu, uint64_t ts, int32_t pid, uint64_t func,
-		    uint32_t depth, uint64_t calltime, uint64_t rettime)
+static int put_exit(struct tracedat_records *r, uint32_t cpu, uint64_t ts, int32_t pid,
+		    uint64_t func, uint32_t depth, uint64_t calltime, uint64_t rettime)
 {
 	unsigned char rec[UTRACE_TRACEDAT_EXIT_SIZE] = {0};
 	int32_t dep = (int32_t)depth;
-	struct stream *s = cpu < c->nr_s ? c->s[cpu] : NULL;
 
 	/*
 	 * An exit that opens a page after lost events would pass, to
@@ -61,29 +120,30 @@ static int put_exit(struct conv *c, uint32_t cpu, uint64_t ts, int32_t pid, uint
 	 * loss: it would print a leaf and swallow "EVENTS DROPPED".  The
 	 * func of a return is not printed: leave it out.
 	 */
-	if (s && s->pend && !s->used && c->last.type == UTRACE_TRACEDAT_FUNCGRAPH_ENTRY &&
-	    c->last.pid == pid && c->last.func == func)
+	if (tracedat_pages_after_loss(r->pages, cpu) &&
+	    r->last.type == UTRACE_TRACEDAT_FUNCGRAPH_ENTRY && r->last.pid == pid &&
+	    r->last.func == func)
 		func = 0;
-	c->last.type = UTRACE_TRACEDAT_FUNCGRAPH_EXIT;
+	r->last.type = UTRACE_TRACEDAT_FUNCGRAPH_EXIT;
 	put_common(rec, UTRACE_TRACEDAT_FUNCGRAPH_EXIT, pid);
 	memcpy(rec + 8, &func, 8);
 	memcpy(rec + 16, &dep, 4);
 	/* overrun @20 stays 0 */
 	memcpy(rec + 24, &calltime, 8);
 	memcpy(rec + 32, &rettime, 8);
-	return tracedat_put_record(c, cpu, ts, rec, sizeof(rec));
+	return tracedat_pages_put(r->pages, cpu, ts, rec, sizeof(rec));
 }
 
-static int put_function(struct conv *c, uint32_t cpu, uint64_t ts, int32_t pid, uint64_t ip,
-			uint64_t parent_ip)
+static int put_function(struct tracedat_records *r, uint32_t cpu, uint64_t ts, int32_t pid,
+			uint64_t ip, uint64_t parent_ip)
 {
 	unsigned char rec[UTRACE_TRACEDAT_FUNCTION_SIZE] = {0};
 
-	c->last.type = UTRACE_TRACEDAT_FUNCTION;
+	r->last.type = UTRACE_TRACEDAT_FUNCTION;
 	put_common(rec, UTRACE_TRACEDAT_FUNCTION, pid);
 	memcpy(rec + 8, &ip, 8);
 	memcpy(rec + 16, &parent_ip, 8);
-	return tracedat_put_record(c, cpu, ts, rec, sizeof(rec));
+	return tracedat_pages_put(r->pages, cpu, ts, rec, sizeof(rec));
 }
 
 /*
@@ -92,49 +152,26 @@ static int put_function(struct conv *c, uint32_t cpu, uint64_t ts, int32_t pid, 
  * on a tie: the exit must come before the next event, and must not come
  * after a record of another CPU at the entry's time written before it.
  */
-int tracedat_put_leaf_exit(struct conv *c, bool have_next, uint64_t next_ts)
+static int put_leaf_exit(struct tracedat_records *r, bool have_next, uint64_t next_ts)
 {
-	uint64_t ret_ts = c->leaf.ts + c->leaf.dur, at = ret_ts;
+	uint64_t ret_ts = r->leaf.ts + r->leaf.dur, at = ret_ts;
 
-	if (ret_ts < c->leaf.ts)
+	if (ret_ts < r->leaf.ts)
 		ret_ts = at = UINT64_MAX;
 	if (have_next && at >= next_ts)
-		at = next_ts > c->leaf.ts ? next_ts - 1 : c->leaf.ts;
-	if (c->leaf.tie)
-		at = c->leaf.ts;
-	c->leaf.set = false;
-	return put_exit(c, c->leaf.cpu, at, c->leaf.pid, c->leaf.func, c->leaf.depth, c->leaf.ts,
+		at = next_ts > r->leaf.ts ? next_ts - 1 : r->leaf.ts;
+	if (r->leaf.tie)
+		at = r->leaf.ts;
+	r->leaf.set = false;
+	return put_exit(r, r->leaf.cpu, at, r->leaf.pid, r->leaf.func, r->leaf.depth, r->leaf.ts,
 			ret_ts);
 }
 
-static int put_lost(struct conv *c, uint32_t cpu, bool unknown, uint64_t n)
-{
-	struct stream *s = tracedat_get_stream(c, cpu);
-	int ret;
-
-	if (!s)
-		return c->err->code;
-	if (s->used && (ret = tracedat_flush_page(c, s)) < 0)
-		return ret;
-	s->pend = true;
-	if (unknown)
-		s->pend_unknown = true;
-	else
-		s->pend_lost += n;
-	if (c->pass == 2) {
-		if (unknown)
-			c->st->lost_unknown++;
-		else
-			c->st->lost += n;
-	}
-	return 0;
-}
-
 /* Whether the file carries a format for event id. */
-static bool have_format(const struct conv *c, uint32_t id)
+static bool have_format(const struct tracedat_records *r, uint32_t id)
 {
-	for (size_t i = 0; i < c->nr_formats; i++)
-		if (c->formats[i].id == (int)id)
+	for (size_t i = 0; i < r->nr_formats; i++)
+		if (r->formats[i].id == (int)id)
 			return true;
 	return false;
 }
@@ -146,22 +183,22 @@ static bool have_format(const struct conv *c, uint32_t id)
  * without a format in the file, or too big for a page, is left out and
  * counted.
  */
-static int put_tracepoint(struct conv *c, const struct utrace_event *ev)
+static int put_tracepoint(struct tracedat_records *r, const struct utrace_event *ev)
 {
 	uint32_t len = 8 + ev->data_len;
 
-	if (ev->id > UINT16_MAX || !have_format(c, ev->id) || len > PAGE_DATA - 16) {
-		if (c->pass == 2)
-			c->st->skipped++;
+	if (ev->id > UINT16_MAX || !have_format(r, ev->id) || len > PAGE_DATA - 16) {
+		if (r->counting)
+			r->st->skipped++;
 		return 0;
 	}
-	memset(c->rec, 0, 8);
-	put_common(c->rec, (uint16_t)ev->id, ev->tid);
-	memcpy(c->rec + 8, ev->data, ev->data_len);
-	if (c->pass == 2)
-		c->st->tracepoints++;
-	c->last.type = (uint16_t)ev->id;
-	return tracedat_put_record(c, ev->cpu, ev->ts, c->rec, len);
+	memset(r->rec, 0, 8);
+	put_common(r->rec, (uint16_t)ev->id, ev->tid);
+	memcpy(r->rec + 8, ev->data, ev->data_len);
+	if (r->counting)
+		r->st->tracepoints++;
+	r->last.type = (uint16_t)ev->id;
+	return tracedat_pages_put(r->pages, ev->cpu, ev->ts, r->rec, len);
 }
 
 /*
@@ -172,7 +209,7 @@ static int put_tracepoint(struct conv *c, const struct utrace_event *ev)
  * stack has no such entry in the kernel (its userstacktrace is another
  * event): left out.
  */
-static int put_kstack(struct conv *c, const struct utrace_event *ev)
+static int put_kstack(struct tracedat_records *r, const struct utrace_event *ev)
 {
 	uint32_t n = ev->data_len / 8, len;
 	int32_t size;
@@ -185,110 +222,117 @@ static int put_kstack(struct conv *c, const struct utrace_event *ev)
 		char *copy;
 
 		memcpy(&pc, (const uint8_t *)ev->data + 8 * i, 8);
-		if (!(name = utrace_dat_ksym(c->d, pc, &off, &sz)))
+		if (!(name = utrace_dat_ksym(r->d, pc, &off, &sz)))
 			continue;
 		if (!(copy = strndup(name, strcspn(name, " "))))
-			return tracedat_nomem(c);
-		if (tracedat_add_sym(c, pc - off, copy, false, &at) < 0)
+			return tracedat_nomem(r->d, r->err);
+		if (tracedat_syms_add(r->syms, pc - off, copy, false, &at) < 0)
 			return -ENOMEM;
-		if (pc > c->max_addr) /* the end marker after the frame, not at the start + 1 */
-			c->max_addr = pc;
+		/* the end marker after the frame, not at the start + 1 */
+		tracedat_syms_reach(r->syms, pc);
 	}
 	len = 16 + 8 * n;
 	size = (int32_t)n;
-	memset(c->rec, 0, 16);
-	put_common(c->rec, UTRACE_TRACEDAT_KERNEL_STACK, ev->tid);
-	memcpy(c->rec + 8, &size, 4);
-	memcpy(c->rec + 16, ev->data, 8 * n);
-	if (c->pass == 2)
-		c->st->tracepoints++;
-	c->last.type = UTRACE_TRACEDAT_KERNEL_STACK;
-	return tracedat_put_record(c, ev->cpu, ev->ts, c->rec, len);
+	memset(r->rec, 0, 16);
+	put_common(r->rec, UTRACE_TRACEDAT_KERNEL_STACK, ev->tid);
+	memcpy(r->rec + 8, &size, 4);
+	memcpy(r->rec + 16, ev->data, 8 * n);
+	if (r->counting)
+		r->st->tracepoints++;
+	r->last.type = UTRACE_TRACEDAT_KERNEL_STACK;
+	return tracedat_pages_put(r->pages, ev->cpu, ev->ts, r->rec, len);
 }
 
 /* utrace_printf text as the kernel's trace_marker writes it: ftrace's
  * print event, ip = a symbol "utrace_printf" listed by the first pass. */
-static int put_print(struct conv *c, const struct utrace_event *ev)
+static int put_print(struct tracedat_records *r, const struct utrace_event *ev)
 {
 	uint32_t n = ev->data_len, len;
 	uint64_t ip;
 	int ret;
 
-	if (!c->print_ip) {
+	if (!r->print_ip) {
 		char *name = strdup("utrace_printf");
 
-		if (c->pass == 2)
-			return tracedat_changed(c);
+		if (r->counting) {
+			free(name);
+			return tracedat_changed(r->d, r->err);
+		}
 		if (!name)
-			return tracedat_nomem(c);
-		ret = tracedat_add_sym(c, c->next_synthetic, name, true, &c->print_ip);
-		c->next_synthetic += SYNTHETIC_STEP;
+			return tracedat_nomem(r->d, r->err);
+		ret = tracedat_syms_add_synthetic(r->syms, name, &r->print_ip);
 		if (ret < 0)
 			return ret;
 	}
 	if (n > PAGE_DATA - 32)
 		n = PAGE_DATA - 32; /* the kernel cuts trace_marker text too */
 	len = 16 + n + 1;
-	ip = c->print_ip;
-	memset(c->rec, 0, 16);
-	put_common(c->rec, UTRACE_TRACEDAT_PRINT, ev->tid);
-	memcpy(c->rec + 8, &ip, 8);
-	memcpy(c->rec + 16, ev->data, n);
-	c->rec[16 + n] = 0;
-	if (c->pass == 2)
-		c->st->tracepoints++;
-	c->last.type = UTRACE_TRACEDAT_PRINT;
-	return tracedat_put_record(c, ev->cpu, ev->ts, c->rec, len);
+	ip = r->print_ip;
+	memset(r->rec, 0, 16);
+	put_common(r->rec, UTRACE_TRACEDAT_PRINT, ev->tid);
+	memcpy(r->rec + 8, &ip, 8);
+	memcpy(r->rec + 16, ev->data, n);
+	r->rec[16 + n] = 0;
+	if (r->counting)
+		r->st->tracepoints++;
+	r->last.type = UTRACE_TRACEDAT_PRINT;
+	return tracedat_pages_put(r->pages, ev->cpu, ev->ts, r->rec, len);
 }
 
-int tracedat_on_event(struct conv *c, const struct utrace_event *ev)
+int tracedat_records_event(struct tracedat_records *r, const struct utrace_event *ev)
 {
 	uint64_t func = 0, parent;
 	int ret;
 
-	if (c->leaf.set && (ret = tracedat_put_leaf_exit(c, true, ev->ts)) < 0)
+	if (r->leaf.set && (ret = put_leaf_exit(r, true, ev->ts)) < 0)
 		return ret;
 	switch (ev->kind) {
 	case UTRACE_EV_ENTRY:
 	case UTRACE_EV_LEAF:
-		if ((ret = tracedat_func_addr(c, ev->image, ev->id, &func)) < 0)
+		if ((ret = tracedat_syms_func(r->syms, ev->image, ev->id, &func)) < 0)
 			return ret;
-		c->leaf.tie = c->now.ts == ev->ts && (c->now.multi || c->now.cpu != ev->cpu);
-		if ((ret = put_entry(c, ev->cpu, ev->ts, ev->tid, func, ev->depth)) < 0)
+		r->leaf.tie = tracedat_pages_tie(r->pages, ev->cpu, ev->ts);
+		if ((ret = put_entry(r, ev->cpu, ev->ts, ev->tid, func, ev->depth)) < 0)
 			return ret;
 		if (ev->kind == UTRACE_EV_LEAF) {
-			c->leaf.set = true;
-			c->leaf.cpu = ev->cpu;
-			c->leaf.depth = ev->depth;
-			c->leaf.pid = ev->tid;
-			c->leaf.func = func;
-			c->leaf.ts = ev->ts;
-			c->leaf.dur = ev->duration;
+			r->leaf.set = true;
+			r->leaf.cpu = ev->cpu;
+			r->leaf.depth = ev->depth;
+			r->leaf.pid = ev->tid;
+			r->leaf.func = func;
+			r->leaf.ts = ev->ts;
+			r->leaf.dur = ev->duration;
 		}
 		return 0;
 	case UTRACE_EV_EXIT:
 		if (!(ev->flags & UTRACE_EVF_NO_ID) && ev->id != UTRACE_DAT_NO_ID &&
-		    (ret = tracedat_func_addr(c, ev->image, ev->id, &func)) < 0)
+		    (ret = tracedat_syms_func(r->syms, ev->image, ev->id, &func)) < 0)
 			return ret;
-		return put_exit(c, ev->cpu, ev->ts, ev->tid, func, ev->depth,
+		return put_exit(r, ev->cpu, ev->ts, ev->tid, func, ev->depth,
 				(ev->flags & UTRACE_EVF_NO_DURATION) || ev->duration > ev->ts
 				    ? ev->ts
 				    : ev->ts - ev->duration,
 				ev->ts);
 	case UTRACE_EV_FUNC:
-		if ((ret = tracedat_func_addr(c, ev->image, ev->id, &func)) < 0 ||
-		    (ret = tracedat_note_caller(c, ev->image, ev->parent_ip)) < 0)
+		if ((ret = tracedat_syms_func(r->syms, ev->image, ev->id, &func)) < 0 ||
+		    (ret = tracedat_syms_caller(r->syms, ev->image, ev->parent_ip)) < 0)
 			return ret;
 		parent = ev->parent_ip;
-		return put_function(c, ev->cpu, ev->ts, ev->tid, func, parent);
+		return put_function(r, ev->cpu, ev->ts, ev->tid, func, parent);
 	case UTRACE_EV_LOST:
-		return put_lost(c, ev->cpu, ev->flags & UTRACE_EVF_LOST_UNKNOWN, ev->lost);
+		return tracedat_pages_lost(r->pages, ev->cpu, ev->flags & UTRACE_EVF_LOST_UNKNOWN,
+					   ev->lost);
 	case UTRACE_EV_EVENT:
-		return put_tracepoint(c, ev);
+		return put_tracepoint(r, ev);
 	case UTRACE_EV_PRINT:
-		return put_print(c, ev);
+		return put_print(r, ev);
 	case UTRACE_EV_STACK:
-		return ev->flags & UTRACE_EVF_STACK_KERNEL ? put_kstack(c, ev) : 0;
+		return ev->flags & UTRACE_EVF_STACK_KERNEL ? put_kstack(r, ev) : 0;
 	}
 	return 0;
+}
+
+int tracedat_records_end(struct tracedat_records *r)
+{
+	return r->leaf.set ? put_leaf_exit(r, false, 0) : 0;
 }

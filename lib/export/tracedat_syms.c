@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tracedat_syms.c - the kallsyms of a trace.dat being converted
- * (lib/export/tracedat_internal.h): which address each function gets in
+ * (lib/export/tracedat_syms.h): which address each function gets in
  * the records, and the symbol list the header prints.
  *
  * Design.  Each function's runtime address (its call site) is its value
@@ -25,6 +25,61 @@
 #include <string.h>
 
 #include "lib/export/tracedat_internal.h"
+#include "lib/export/tracedat_syms.h"
+
+/* addresses for functions without one of their own: above user space */
+#define SYNTHETIC_BASE 0xffffff0000000000ull
+#define SYNTHETIC_STEP 16
+
+struct slot {
+	uint64_t k1, k2, val;
+	bool used;
+};
+
+/* Open addressing, linear probing, at most half full. */
+struct map {
+	struct slot *v;
+	size_t cap, n;
+};
+
+struct tracedat_syms {
+	struct utrace_dat *d;
+	struct utrace_error *err;
+	bool closed;	    /* sorted: the first pass is over */
+	struct map funcs;   /* (image, id) -> address in the file */
+	struct map callers; /* (image, caller address) already named */
+	struct map addrs;   /* address -> index in syms */
+	struct utrace_tracedat_sym *syms;
+	size_t nr_syms, cap_syms;
+	uint64_t next_synthetic, max_addr;
+};
+
+struct tracedat_syms *tracedat_syms_new(struct utrace_dat *d, struct utrace_error *err)
+{
+	struct tracedat_syms *y = calloc(1, sizeof(*y));
+
+	if (!y) {
+		tracedat_nomem(d, err);
+		return NULL;
+	}
+	y->d = d;
+	y->err = err;
+	y->next_synthetic = SYNTHETIC_BASE;
+	return y;
+}
+
+void tracedat_syms_free(struct tracedat_syms *y)
+{
+	if (!y)
+		return;
+	for (size_t i = 0; i < y->nr_syms; i++)
+		free(y->syms[i].name);
+	free(y->syms);
+	free(y->funcs.v);
+	free(y->callers.v);
+	free(y->addrs.v);
+	free(y);
+}
 
 static uint64_t hash2(uint64_t a, uint64_t b)
 {
@@ -83,38 +138,53 @@ static int map_add(struct map *m, uint64_t k1, uint64_t k2, uint64_t val)
  * is kept for the first one; if movable, the function moves to a new
  * address.  *out: the address listed.
  */
-int tracedat_add_sym(struct conv *c, uint64_t addr, char *name, bool movable, uint64_t *out)
+int tracedat_syms_add(struct tracedat_syms *y, uint64_t addr, char *name, bool movable,
+		      uint64_t *out)
 {
 	struct slot *sl;
 
-	while ((sl = map_find(&c->addrs, addr, 0))) {
-		if (!strcmp(c->syms[sl->val].name, name) || !movable) {
+	while ((sl = map_find(&y->addrs, addr, 0))) {
+		if (!strcmp(y->syms[sl->val].name, name) || !movable) {
 			free(name);
 			*out = addr;
 			return 0;
 		}
-		addr = c->next_synthetic;
-		c->next_synthetic += SYNTHETIC_STEP;
+		addr = y->next_synthetic;
+		y->next_synthetic += SYNTHETIC_STEP;
 	}
-	if (c->nr_syms == c->cap_syms) {
-		size_t cap = c->cap_syms ? c->cap_syms * 2 : 256;
-		struct utrace_tracedat_sym *v = realloc(c->syms, cap * sizeof(*v));
+	if (y->nr_syms == y->cap_syms) {
+		size_t cap = y->cap_syms ? y->cap_syms * 2 : 256;
+		struct utrace_tracedat_sym *v = realloc(y->syms, cap * sizeof(*v));
 
 		if (!v)
 			goto oom;
-		c->syms = v;
-		c->cap_syms = cap;
+		y->syms = v;
+		y->cap_syms = cap;
 	}
-	if (map_add(&c->addrs, addr, 0, c->nr_syms) < 0)
+	if (map_add(&y->addrs, addr, 0, y->nr_syms) < 0)
 		goto oom;
-	c->syms[c->nr_syms++] = (struct utrace_tracedat_sym){addr, name};
-	if (addr > c->max_addr)
-		c->max_addr = addr;
+	y->syms[y->nr_syms++] = (struct utrace_tracedat_sym){addr, name};
+	if (addr > y->max_addr)
+		y->max_addr = addr;
 	*out = addr;
 	return 0;
 oom:
 	free(name);
-	return tracedat_nomem(c);
+	return tracedat_nomem(y->d, y->err);
+}
+
+int tracedat_syms_add_synthetic(struct tracedat_syms *y, char *name, uint64_t *out)
+{
+	int ret = tracedat_syms_add(y, y->next_synthetic, name, true, out);
+
+	y->next_synthetic += SYNTHETIC_STEP;
+	return ret;
+}
+
+void tracedat_syms_reach(struct tracedat_syms *y, uint64_t addr)
+{
+	if (addr > y->max_addr)
+		y->max_addr = addr;
 }
 
 /* name for kallsyms, or its address when it has none. */
@@ -128,9 +198,9 @@ static char *sym_name(const char *name, uint64_t addr)
 }
 
 /* The address of a function in the file; the first pass lists it. */
-int tracedat_func_addr(struct conv *c, uint32_t image, uint32_t id, uint64_t *out)
+int tracedat_syms_func(struct tracedat_syms *y, uint32_t image, uint32_t id, uint64_t *out)
 {
-	struct slot *sl = map_find(&c->funcs, image, id);
+	struct slot *sl = map_find(&y->funcs, image, id);
 	uint64_t addr;
 	char *name;
 	int ret;
@@ -139,41 +209,63 @@ int tracedat_func_addr(struct conv *c, uint32_t image, uint32_t id, uint64_t *ou
 		*out = sl->val;
 		return 0;
 	}
-	if (c->pass == 2)
-		return tracedat_changed(c);
-	if (utrace_dat_func_addr(c->d, image, id, &addr) < 0) {
-		addr = c->next_synthetic;
-		c->next_synthetic += SYNTHETIC_STEP;
+	if (y->closed)
+		return tracedat_changed(y->d, y->err);
+	if (utrace_dat_func_addr(y->d, image, id, &addr) < 0) {
+		addr = y->next_synthetic;
+		y->next_synthetic += SYNTHETIC_STEP;
 	}
-	name = sym_name(utrace_dat_func_name(c->d, image, id), addr);
+	name = sym_name(utrace_dat_func_name(y->d, image, id), addr);
 	if (!name)
-		return tracedat_nomem(c);
-	ret = tracedat_add_sym(c, addr, name, true, out);
+		return tracedat_nomem(y->d, y->err);
+	ret = tracedat_syms_add(y, addr, name, true, out);
 	if (ret < 0)
 		return ret;
-	return map_add(&c->funcs, image, id, *out) < 0 ? tracedat_nomem(c) : 0;
+	return map_add(&y->funcs, image, id, *out) < 0 ? tracedat_nomem(y->d, y->err) : 0;
 }
 
 /* The first pass lists the symbol holding a function tracer caller. */
-int tracedat_note_caller(struct conv *c, uint32_t image, uint64_t ip)
+int tracedat_syms_caller(struct tracedat_syms *y, uint32_t image, uint64_t ip)
 {
 	uint64_t off = 0, start = ip, dummy;
 	const char *raw;
 	char *name;
 
-	if (c->pass == 2 || !ip || map_find(&c->callers, image, ip))
+	if (y->closed || !ip || map_find(&y->callers, image, ip))
 		return 0;
-	if (map_add(&c->callers, image, ip, 0) < 0)
-		return tracedat_nomem(c);
-	raw = utrace_dat_addr_name(c->d, image, ip, &off);
+	if (map_add(&y->callers, image, ip, 0) < 0)
+		return tracedat_nomem(y->d, y->err);
+	raw = utrace_dat_addr_name(y->d, image, ip, &off);
 	if (raw && *raw && off <= ip)
 		start = ip - off;
 	else
 		raw = NULL;
 	name = sym_name(raw, ip);
 	if (!name)
-		return tracedat_nomem(c);
-	if (ip > c->max_addr)
-		c->max_addr = ip;
-	return tracedat_add_sym(c, start, name, false, &dummy);
+		return tracedat_nomem(y->d, y->err);
+	if (ip > y->max_addr)
+		y->max_addr = ip;
+	return tracedat_syms_add(y, start, name, false, &dummy);
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct utrace_tracedat_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+size_t tracedat_syms_close(struct tracedat_syms *y)
+{
+	qsort(y->syms, y->nr_syms, sizeof(*y->syms), sym_cmp);
+	y->closed = true;
+	return y->nr_syms;
+}
+
+const struct utrace_tracedat_sym *tracedat_syms_list(const struct tracedat_syms *y, size_t *n,
+						     uint64_t *end)
+{
+	*n = y->nr_syms;
+	*end = y->max_addr + 1;
+	return y->syms;
 }

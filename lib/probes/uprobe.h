@@ -2,7 +2,8 @@
 /*
  * lib/probes - dynamic probes: uprobe definitions in the
  * kernel's syntax (this file) resolved against ELF symbols, and USDT notes
- * (usdt.h).  May use: lib/base, lib/elf, lib/kernel.
+ * (usdt.h).  May use: lib/base, lib/elf, lib/events (the in-process
+ * probes' formats), lib/kernel.
  *
  * uprobe.h - dynamic probes on any binary, through the kernel's
  * uprobe_events (Documentation/trace/uprobetracer.rst).

@@ -3,7 +3,8 @@
  * lib/record - the recorder: the traced processes'
  * connections, their ring buffers drained into utrace.dat, and the kernel
  * pages written alongside (this file and recorder_internal.h).  May use:
- * every layer below it (base, elf, events, tracefile, kernel, probes).
+ * lib/base, lib/elf, lib/attach, lib/events, lib/tracefile, lib/probes,
+ * lib/hist.
  *
  * recorder.h - the consumer side of a recording session: the socket the
  * traced processes connect to, the choice of call sites to enable, the

@@ -4,7 +4,8 @@
  * report (this file), selections (report_filter.h), event text
  * (event_print.h), per-function profile (profile.h), call graph
  * (callgraph.h).  May use: lib/base, lib/elf, lib/tracefile, lib/probes
- * (DWARF, for funcgraph-args: graph_args.h); libtraceevent for event text.
+ * (DWARF, for funcgraph-args: graph_args.h), lib/hist (report --hist),
+ * lib/sample (kernel symbols, for top); libtraceevent for event text.
  *
  * report_text.h - prints the events of a utrace.dat in the kernel's trace
  * text formats (the function tracer's and function_graph's), for
