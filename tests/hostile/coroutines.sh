@@ -12,7 +12,8 @@
 # gcc and clang, -O0 and -O2, both tracers: output and exit status as
 # untraced; the ucontext programs' calls counted exactly by report (the
 # counts are the programs' own, from their loops); the assembly one only
-# has to run intact (function_graph stops tracing that thread).
+# has to run intact (function_graph stops tracing that thread).  Return
+# probes on the ucontext programs, with no tracer too (at the end).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_built "$U" "$B/libutrace.so"
 
@@ -134,5 +135,59 @@ for cc in gcc clang; do
 		o=$W/ctx$cc$opt.function_graph
 		[ -f "$o.dat" ] && depths "coro_ctx ($cc $opt): setcontext ends frames, coroutines nest" "$o.dat" \
 			main=0 ctx_body=1 ctx_jump=1 ctx_run=0 ctx_abandon=0 ctx_work=1
+	done
+done
+
+# Return probes on functions whose frames stay open across switches
+# (runtime/kprobes.c keeps a makecontext stack's return-probe frames with
+# that stack, fgraph_stacks.c's regions, whatever the tracer): with no
+# tracer, -p function and the default one, the program runs as untraced
+# and each probe fires once per return, the program's own counts (ctx_jump
+# and ctx_abandon never return: their frames are left by setcontext and
+# by a coroutine never resumed; the wandering coroutine of coro_threads
+# returns on another thread than the one that called).
+declare -A RP=(
+	[swap]="cs:co_step=8000 cy:co_yield=8000 cm:co_main=4 sr:sched_resume=8004"
+	[ctx]="cb:ctx_body=100 cj:ctx_jump=0 cw:ctx_work=901 cr:ctx_run=3 ca:ctx_abandon=0"
+	[threads]="ts:th_step=4804 ty:th_yield=4804 tr:th_run=13 te:th_resume=4817")
+
+# rhits WHAT DAT EV:FUNC=N...: each event EV recorded N times
+rhits() {
+	local what=$1 dat=$2 bad="" ev want got x
+	shift 2
+	"$U" report -i "$dat" >"$dat.rep" 2>&1
+	for x in "$@"; do
+		ev=${x%%:*} want=${x#*=}
+		got=$(grep -c " $ev: " "$dat.rep")
+		[ "$got" = "$want" ] || bad+=" $ev (${x%=*}): $got hits, not $want;"
+	done
+	if [ -z "$bad" ] && ! grep -q warning "$dat.rep"; then
+		ok "$what"
+	else
+		notok "$what"
+		echo "#  $bad"
+		grep -E 'warning|notice' "$dat.rep" | head -3 | sed 's/^/#   report: /'
+	fi
+}
+
+for cc in gcc clang; do
+	for opt in -O0 -O2; do
+		for p in swap ctx threads; do
+			x=$W/$p$cc$opt
+			[ -x "$x" ] || continue
+			probes=()
+			for r in ${RP[$p]}; do
+				f=${r#*:}
+				probes+=(--probe "r:${r%%:*} ${f%=*}")
+			done
+			for mode in "-p nop" "-p function" ""; do
+				o=$x.r${mode##* }
+				# shellcheck disable=SC2086 # a mode is a list of options
+				run_traced "$o" $mode "${probes[@]}" -- "$x"
+				what="coro_$p ($cc $opt), ${mode:-default tracer}, return probes"
+				same_run "$what: output and exit status" "$x.a" "$o" &&
+					rhits "$what: one hit per return" "$o.dat" ${RP[$p]}
+			done
+		done
 	done
 done
