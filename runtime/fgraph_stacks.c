@@ -491,6 +491,19 @@ bool rt_fstack_same(struct rt_thread *t, const uint64_t *a, const uint64_t *slot
 	return true;
 }
 
+/* kprobes.c: whether rt_fstack_same(t, a, slot) knows its answer: one of
+ * them lies on a stack utrace was told of (a makecontext stack, the
+ * thread's own), not on two that only their mapping tells apart. */
+bool rt_fstack_known(const uint64_t *a, const uint64_t *slot)
+{
+	uint64_t x = (uint64_t)(uintptr_t)a, s = (uint64_t)(uintptr_t)slot;
+
+	if (fs_region_of(x) || fs_region_of(s))
+		return true;
+	fs_own_bounds();
+	return x - fs_own.lo < fs_own.hi - fs_own.lo || s - fs_own.lo < fs_own.hi - fs_own.lo;
+}
+
 /* kprobes.c: the return-probe frames of the makecontext stack that holds
  * addr (where its array's address goes, and its depth); NULL when addr is
  * on no such stack. */

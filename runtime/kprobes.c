@@ -317,6 +317,26 @@ static long kp_ret_slow(void *a)
 	return 0;
 }
 
+/*
+ * Whether frame f, pushed after the one returning at slot, is dead: on
+ * the same program stack below slot (longjmp passed it by).  Stacks
+ * utrace was not told of (makecontext not seen: an attached process;
+ * coroutines in one heap mapping) are told apart by nothing certain, so
+ * there only a frame whose return slot no longer holds our hook is
+ * known dead; a live one dropped would end the program.
+ */
+static bool kp_dead_above(const struct kp_ret *f, const uint64_t *slot)
+{
+	uint64_t v;
+
+	if (!rt_fstack_same(&rt_self, f->slot, slot))
+		return false;
+	if (rt_fstack_known(f->slot, slot))
+		return true;
+	return utrace_fetch_load((uint64_t)(uintptr_t)f->slot, 8, &v) != 0 ||
+	       v != (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
+}
+
 /* The frame hooked at slot, taken off stack s (false: s has none). */
 static bool kp_ret_pop(struct kp_stack s, const uint64_t *slot, struct kp_ret *out)
 {
@@ -337,7 +357,7 @@ static bool kp_ret_pop(struct kp_stack s, const uint64_t *slot, struct kp_ret *o
 	 * down, so a handler that interrupts this pushes over none of them. */
 	n = k;
 	for (uint32_t i = k + 1; i < d; i++)
-		if (!rt_fstack_same(&rt_self, rets[i].slot, slot))
+		if (!kp_dead_above(&rets[i], slot))
 			rets[n++] = rets[i];
 	/* read, then let go: a handler from here on pushes over it */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

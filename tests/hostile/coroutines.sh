@@ -13,7 +13,8 @@
 # untraced; the ucontext programs' calls counted exactly by report (the
 # counts are the programs' own, from their loops); the assembly one only
 # has to run intact (function_graph stops tracing that thread).  Return
-# probes on the ucontext programs, with no tracer too (at the end).
+# probes on the ucontext programs, with no tracer too, and coro_swap
+# attached to (-P) and under --tracefs with probes added live (at the end).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_built "$U" "$B/libutrace.so"
 
@@ -191,3 +192,77 @@ for cc in gcc clang; do
 		done
 	done
 done
+
+# coro_swap attached to (record -P) while it waits for a file, then let
+# run: makecontext and swapcontext are not interposed there (the runtime
+# is dlopen'ed), so the return probes learn none of the coroutines'
+# stacks and must still keep their live frames (it once exited 127);
+# exact hits under -p nop and -p function.  function_graph cannot follow
+# the switches it was not told of: that thread stops being traced, and
+# the program runs as untraced.
+# attach_go OUT EXE OPTS...: EXE waiting for OUT.go, attached to with OPTS
+attach_go() {
+	local o=$1 exe=$2 p r
+	shift 2
+	"$exe" "$o.go" >"$o.out" 2>"$o.err" &
+	p=$!
+	timeout -k 5 "${HOSTILE_LIMIT:-120}" "$U" record -o "$o.dat" "$@" -P $p >"$o.rec" 2>&1 &
+	r=$!
+	until_ok 300 grep -q "attached to $p" "$o.rec"
+	touch "$o.go"
+	wait $p
+	echo $? >"$o.rc"
+	wait $r
+}
+
+if [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)" = 0 ]; then
+	for b in gcc-O2 clang-O0; do
+		x=$W/swap$b
+		[ -x "$x" ] || continue
+		for mode in "-p nop" "-p function" "-p function_graph"; do
+			o=$x.att${mode##* }
+			what="coro_swap ($b), attached to, $mode, return probes"
+			# shellcheck disable=SC2086 # a mode is a list of options
+			attach_go "$o" "$x" $mode --probe "r:cs co_step" --probe "r:sr sched_resume"
+			same_run "$what: output and exit status" "$x.a" "$o" || continue
+			[ "$mode" = "-p function_graph" ] ||
+				rhits "$what: one hit per return" "$o.dat" cs:co_step=8000 sr:sched_resume=8004
+		done
+	done
+else
+	unsupported "record -P: no permission to attach (ptrace_scope)"
+fi
+
+# coro_swap under --tracefs (the live tracefs), probes added while it
+# waits: an entry and a return probe on co_step, whose calls stay open
+# across the switches: exact hits, and the program as untraced; the same
+# with function_graph chosen live (the program as untraced only: report
+# does not show the probes' events of a recording whose tracer changed).
+if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "$W/swapgcc-O2" ]; then
+	x=$W/swapgcc-O2 o=$W/swap-live m=$W/live-mnt
+	mkdir -p "$m"
+	for tracer in nop function_graph; do
+		rm -f "$o.go"
+		timeout -k 5 "${HOSTILE_LIMIT:-120}" "$U" record -p nop --tracefs "$m" -o "$o.dat" -- \
+			"$x" "$o.go" >"$o.out" 2>"$o.err" &
+		r=$!
+		what="coro_swap (gcc -O2), --tracefs, live p: and r: on co_step, current_tracer $tracer"
+		if until_ok 300 test -f "$m/kprobe_events" &&
+			echo "p:ce co_step" >>"$m/kprobe_events" && echo "r:cs co_step" >>"$m/kprobe_events" &&
+			echo 1 >"$m/events/kprobes/enable" && echo $tracer >"$m/current_tracer"; then
+			touch "$o.go"
+			wait $r
+			echo $? >"$o.rc"
+			grep -E '^utrace( [a-z]+)?(\[[0-9]+\])?:' "$o.err" >"$o.rec"
+			same_run "$what: output and exit status" "$x.a" "$o" && [ $tracer = nop ] &&
+				rhits "$what: one hit per call and return" "$o.dat" ce:co_step=8000 cs:co_step=8000
+		else
+			notok "$what: the probes go in"
+			touch "$o.go"
+			wait $r
+		fi
+	done
+	grep -q " $m fuse" /proc/mounts && umount -l "$m"
+else
+	unsupported "--tracefs: needs root, /dev/fuse and the gcc -O2 build"
+fi
