@@ -193,28 +193,13 @@ for cc in gcc clang; do
 	done
 done
 
-# coro_swap attached to (record -P) while it waits for a file, then let
-# run: makecontext and swapcontext are not interposed there (the runtime
+# coro_swap attached to (record -P) before its main (attach_held), then
+# let run: makecontext and swapcontext are not interposed there (the runtime
 # is dlopen'ed), so the return probes learn none of the coroutines'
 # stacks and must still keep their live frames (it once exited 127);
 # exact hits under -p nop and -p function.  function_graph cannot follow
 # the switches it was not told of: that thread stops being traced, and
 # the program runs as untraced.
-# attach_go OUT EXE OPTS...: EXE waiting for OUT.go, attached to with OPTS
-attach_go() {
-	local o=$1 exe=$2 p r
-	shift 2
-	"$exe" "$o.go" >"$o.out" 2>"$o.err" &
-	p=$!
-	timeout -k 5 "${HOSTILE_LIMIT:-120}" "$U" record -o "$o.dat" "$@" -P $p >"$o.rec" 2>&1 &
-	r=$!
-	until_ok 300 grep -q "attached to $p" "$o.rec"
-	touch "$o.go"
-	wait $p
-	echo $? >"$o.rc"
-	wait $r
-}
-
 if [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)" = 0 ]; then
 	for b in gcc-O2 clang-O0; do
 		x=$W/swap$b
@@ -223,7 +208,7 @@ if [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/nu
 			o=$x.att${mode##* }
 			what="coro_swap ($b), attached to, $mode, return probes"
 			# shellcheck disable=SC2086 # a mode is a list of options
-			attach_go "$o" "$x" $mode --probe "r:cs co_step" --probe "r:sr sched_resume"
+			attach_held "$o" $mode --probe "r:cs co_step" --probe "r:sr sched_resume" -- "$x"
 			same_run "$what: output and exit status" "$x.a" "$o" || continue
 			[ "$mode" = "-p function_graph" ] ||
 				rhits "$what: one hit per return" "$o.dat" cs:co_step=8000 sr:sched_resume=8004
@@ -262,7 +247,7 @@ if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "$W/swapgcc-O2" ]; then
 			wait $r
 		fi
 	done
-	grep -q " $m fuse" /proc/mounts && umount -l "$m"
+	if grep -q " $m fuse" /proc/mounts; then umount -l "$m"; fi
 else
 	unsupported "--tracefs: needs root, /dev/fuse and the gcc -O2 build"
 fi
