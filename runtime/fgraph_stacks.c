@@ -38,6 +38,10 @@
  * (rt_fstack_lost): the frames hooked so far still return through their
  * real addresses.
  *
+ * Return probes (kprobes.c) keep their frames the same way, whatever the
+ * tracer: a region holds its stack's return-probe frames too, so regions
+ * are registered without a shadow stack when function_graph cannot run.
+ *
  * Regions are added by makecontext under a lock and never removed (a
  * makecontext on the same stack starts its shadow stack afresh: the frames
  * of a coroutine that was never resumed are dropped, not inherited); the
@@ -59,6 +63,10 @@ struct fs_stack {
 	struct rt_frame *frames;
 	uint32_t depth, cap, roots, notrace;
 	uint32_t key; /* the reader's name for it: 0 the thread's own stack */
+	/* a makecontext stack's return-probe frames (kprobes.c), kept with
+	 * the stack, not the thread: a coroutine may return on another one */
+	void *kp_rets;
+	uint32_t kp_depth;
 };
 
 #define FS_MAX_REGIONS (1u << 16)
@@ -251,25 +259,35 @@ static struct fs_stack *fs_region_of(uint64_t addr)
 	return NULL;
 }
 
+/* The frames a region's shadow stack needs: none unless function_graph
+ * can be the tracer (as ring_buffer.c maps a thread's). */
+static uint32_t fs_cap(uint64_t size)
+{
+	uint32_t cap = size / 8 < RT_STACK_FRAMES ? (uint32_t)(size / 8) : RT_STACK_FRAMES;
+
+	if (!rt_self.stack && rt.cfg.tracer != UTRACE_TRACER_FUNCTION_GRAPH &&
+	    !(rt.cfg.flags & UTRACE_CFG_LIVE))
+		return 0;
+	return cap < 256 ? 256 : cap; /* every frame needs 8 bytes of stack, but a tail call none */
+}
+
 /*
  * makecontext(ucp, ...) with the stack [lo, hi): that stack's shadow
- * stack starts empty.  A region over the same memory is reused (its
- * frames belonged to a coroutine that will never run again); one that
- * overlaps it in part is retired.
+ * stack and return-probe frames start empty.  A region over the same
+ * memory is reused (its frames belonged to a coroutine that will never
+ * run again); one that overlaps it in part is retired.  Registered
+ * whatever the tracer: return probes keep their frames by region.
  */
 void rt_fstack_register(uint64_t lo, uint64_t hi)
 {
-	uint64_t size = hi - lo;
-	uint32_t cap = size / 8 < RT_STACK_FRAMES ? (uint32_t)(size / 8) : RT_STACK_FRAMES;
+	uint32_t cap = fs_cap(hi - lo);
 	struct fs_stack *s = NULL;
 	int saved_errno = errno;
 
-	if (hi <= lo || !rt_self.stack)
+	if (hi <= lo)
 		return;
 	if (!fs_cur)
 		fs_own_bounds();
-	if (cap < 256)
-		cap = 256; /* every frame needs 8 bytes of stack, but a tail call none */
 	fs_lock();
 	if (!fs_regions) {
 		void *m = mmap(NULL, FS_MAX_REGIONS * sizeof(*fs_regions), PROT_READ | PROT_WRITE,
@@ -285,19 +303,20 @@ void rt_fstack_register(uint64_t lo, uint64_t hi)
 			__atomic_store_n(&r->hi, r->lo, __ATOMIC_RELAXED);
 	}
 	if (!s && fs_regions && fs_nr < FS_MAX_REGIONS) {
-		struct rt_frame *f = fs_frames(cap);
+		struct rt_frame *f = cap ? fs_frames(cap) : NULL;
 
-		if (f) {
+		if (f || !cap) {
 			s = &fs_regions[fs_nr];
 			s->frames = f;
 			s->cap = cap;
 			s->lo = lo;
 			s->hi = hi;
+			s->kp_rets = NULL;
 			__atomic_store_n(&fs_nr, fs_nr + 1, __ATOMIC_RELEASE);
 		}
 	}
 	if (s && s != fs_cur) { /* (the loaded one: makecontext on the running stack) */
-		s->depth = s->roots = s->notrace = 0;
+		s->depth = s->roots = s->notrace = s->kp_depth = 0;
 		if (!++fs_next_key)
 			fs_next_key = 1;
 		s->key = fs_next_key;
@@ -341,8 +360,8 @@ static void fs_switch(struct rt_thread *t, struct fs_stack *to)
 	struct fs_stack *from = fs_loaded();
 	uint32_t busy = t->state & RT_TS_BUSY;
 
-	if (to == from)
-		return;
+	if (to == from || !to->frames)
+		return; /* (none: a region made before function_graph could trace) */
 	t->state |= RT_TS_BUSY;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	fs_record_switch(t, to);
@@ -470,6 +489,32 @@ bool rt_fstack_same(struct rt_thread *t, const uint64_t *a, const uint64_t *slot
 	if (fs_mapping_of(s, &lo, &hi))
 		return x >= lo && x < hi;
 	return true;
+}
+
+/* kprobes.c: whether rt_fstack_same(t, a, slot) knows its answer: one of
+ * them lies on a stack utrace was told of (a makecontext stack, the
+ * thread's own), not on two that only their mapping tells apart. */
+bool rt_fstack_known(const uint64_t *a, const uint64_t *slot)
+{
+	uint64_t x = (uint64_t)(uintptr_t)a, s = (uint64_t)(uintptr_t)slot;
+
+	if (fs_region_of(x) || fs_region_of(s))
+		return true;
+	fs_own_bounds();
+	return x - fs_own.lo < fs_own.hi - fs_own.lo || s - fs_own.lo < fs_own.hi - fs_own.lo;
+}
+
+/* kprobes.c: the return-probe frames of the makecontext stack that holds
+ * addr (where its array's address goes, and its depth); NULL when addr is
+ * on no such stack. */
+void **rt_fstack_kp(uint64_t addr, uint32_t **depth)
+{
+	struct fs_stack *r = fs_region_of(addr);
+
+	if (!r)
+		return NULL;
+	*depth = &r->kp_depth;
+	return &r->kp_rets;
 }
 
 /* A switch that cannot be followed: the thread is no longer traced. */

@@ -21,8 +21,9 @@
  *     the others if the process has one thread, else an int3 first, the
  *     jmp once kprobe_opt.c proved no other thread in its way;
  *   - a return probe hooks the return address at the entry (site or int3)
- *     with utrace_kretprobe_tramp and keeps the real one on a per-thread
- *     stack (the kernel's rethook), firing when the function returns.
+ *     with utrace_kretprobe_tramp and keeps the real one on a stack of
+ *     frames (the kernel's rethook): the thread's, or a makecontext
+ *     stack's own (fgraph_stacks.c), firing when the function returns.
  *
  * Probes by address live in one sorted table, replaced whole and
  * published with a release store (the old one is never freed: a signal
@@ -81,25 +82,45 @@ struct kp_ret {
  * glibc's static TLS room for a dlopen'ed initial-exec library is about
  * 1.6 KiB; these 5 KiB would make the dlopen fail.  rt_self.kp_rets keeps
  * it, so ring_buffer.c unmaps it when the thread exits. */
-#define KP_RETS ((struct kp_ret *)rt_self.kp_rets)
 static __thread uint32_t kp_ret_depth;
 
 _Static_assert(KP_RET_DEPTH * sizeof(struct kp_ret) <= RT_KP_RETS_BYTES, "kp_rets fits");
 
+/* The frames of one program stack: a makecontext stack's are its own
+ * (fgraph_stacks.c's region: a coroutine may return on another thread
+ * than the one that called), every other stack's the thread's. */
+struct kp_stack {
+	void **rets; /* -> the array, NULL until mapped */
+	uint32_t *depth;
+};
+
+static struct kp_stack kp_thread_stack(void)
+{
+	return (struct kp_stack){&rt_self.kp_rets, &kp_ret_depth};
+}
+
+static struct kp_stack kp_stack_of(const uint64_t *slot)
+{
+	struct kp_stack s;
+
+	s.rets = rt_fstack_kp((uint64_t)(uintptr_t)slot, &s.depth);
+	return s.rets ? s : kp_thread_stack();
+}
+
 /* A signal handler may hit its own first return probe while this one
  * maps: the first mapping stored wins, the other goes back. */
-static bool kp_rets_map(void)
+static bool kp_rets_map(void **where)
 {
 	int saved_errno = errno;
 	void *none = NULL, *p = mmap(NULL, RT_KP_RETS_BYTES, PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p != MAP_FAILED &&
-	    !__atomic_compare_exchange_n(&rt_self.kp_rets, &none, p, false, __ATOMIC_RELAXED,
+	    !__atomic_compare_exchange_n(where, &none, p, false, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
 		munmap(p, RT_KP_RETS_BYTES);
 	errno = saved_errno;
-	return p != MAP_FAILED || KP_RETS;
+	return p != MAP_FAILED || *where;
 }
 
 /* arch/x86_64/kprobe.S */
@@ -174,31 +195,36 @@ static void kp_record(const struct rt_kprobe *p, const struct utrace_fetch_regs 
 static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_regs *regs)
 {
 	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP];
-	uint32_t d = kp_ret_depth;
+	struct kp_stack s;
+	uint32_t d;
+	struct kp_ret *rets;
 
 	struct rt_thread *t = rt_ctx(&rt_self);
 	uint64_t caller = *slot;
 
-	if (d >= KP_RET_DEPTH || utrace_ctl_kprobe_off(rt.ctl, p->key))
-		return; /* too deep: this call is not probed */
 	if (rt_tls_foreign(&rt_self))
 		return; /* a clone() thread on its creator's TLS: the list is the creator's */
-	if (!KP_RETS && !kp_rets_map())
+	s = kp_stack_of(slot);
+	d = *s.depth;
+	if (d >= KP_RET_DEPTH || utrace_ctl_kprobe_off(rt.ctl, p->key))
+		return; /* too deep: this call is not probed */
+	if (!*s.rets && !kp_rets_map(s.rets))
 		return; /* no memory: not probed */
+	rets = *s.rets;
 	/* function_graph hooked this return first: name its real caller */
 	if (rt_is_graph_return(caller) && t && t->depth && t->stack[t->depth - 1].slot == slot)
 		caller = t->stack[t->depth - 1].ret;
 	/* another return probe of the function hooked it first: its caller */
-	if (caller == (uint64_t)(uintptr_t)utrace_kretprobe_tramp && d && KP_RETS[d - 1].slot == slot)
-		caller = KP_RETS[d - 1].caller;
+	if (caller == (uint64_t)(uintptr_t)utrace_kretprobe_tramp && d && rets[d - 1].slot == slot)
+		caller = rets[d - 1].caller;
 	/* The slot is taken before it is filled: a signal handler that runs
 	 * between any two instructions here and hits return probes of its
 	 * own pushes above it and pops back to it (as the ring buffer's
 	 * nested writers do); filled first, a handler would take the same
 	 * index and leave its own frame in ours. */
-	__atomic_store_n(&kp_ret_depth, d + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(s.depth, d + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	KP_RETS[d] = (struct kp_ret){*slot, slot, p->func, p, caller};
+	rets[d] = (struct kp_ret){*slot, slot, p->func, p, caller};
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the frame before the hook */
 	*slot = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
 }
@@ -291,34 +317,67 @@ static long kp_ret_slow(void *a)
 	return 0;
 }
 
+/*
+ * Whether frame f, pushed after the one returning at slot, is dead: on
+ * the same program stack below slot (longjmp passed it by).  Stacks
+ * utrace was not told of (makecontext not seen: an attached process;
+ * coroutines in one heap mapping) are told apart by nothing certain, so
+ * there only a frame whose return slot no longer holds our hook is
+ * known dead; a live one dropped would end the program.
+ */
+static bool kp_dead_above(const struct kp_ret *f, const uint64_t *slot)
+{
+	uint64_t v;
+
+	if (!rt_fstack_same(&rt_self, f->slot, slot))
+		return false;
+	if (rt_fstack_known(f->slot, slot))
+		return true;
+	return utrace_fetch_load((uint64_t)(uintptr_t)f->slot, 8, &v) != 0 ||
+	       v != (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
+}
+
+/* The frame hooked at slot, taken off stack s (false: s has none). */
+static bool kp_ret_pop(struct kp_stack s, const uint64_t *slot, struct kp_ret *out)
+{
+	uint32_t d = *s.depth, k = d, n;
+	struct kp_ret *rets = *s.rets;
+
+	/* ours is the newest frame hooked at this slot (one that longjmp
+	 * left at the same address is older) */
+	while (k > 0 && rets[k - 1].slot != slot)
+		k--;
+	if (!k--)
+		return false;
+	*out = rets[k];
+	/* Frames above ours: pushed later on this program stack, they were
+	 * passed by (longjmp) and are dropped; on another one (a stack
+	 * switch in assembly that left them) they are still to return and
+	 * stay.  Only indexes below d are written until the depth goes
+	 * down, so a handler that interrupts this pushes over none of them. */
+	n = k;
+	for (uint32_t i = k + 1; i < d; i++)
+		if (!kp_dead_above(&rets[i], slot))
+			rets[n++] = rets[i];
+	/* read, then let go: a handler from here on pushes over it */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(s.depth, n, __ATOMIC_RELAXED);
+	return true;
+}
+
 /* From utrace_kretprobe_tramp: the function returned through our hook. */
 uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs)
 {
 	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP] - 1;
 	struct kp_ret_arg a = {regs, {0}};
-	uint32_t d = kp_ret_depth, k = d, n;
+	struct kp_stack s = kp_stack_of(slot);
 
-	/* ours is the newest frame hooked at this slot (one that longjmp
-	 * left at the same address is older) */
-	while (k > 0 && KP_RETS[k - 1].slot != slot)
-		k--;
-	if (!k--) {
+	/* (the thread's: a frame hooked before makecontext named its stack) */
+	if (!kp_ret_pop(s, slot, &a.r) &&
+	    (s.depth == &kp_ret_depth || !kp_ret_pop(kp_thread_stack(), slot, &a.r))) {
 		rt_log("a return probe lost its frame; the program cannot go on");
 		_exit(127);
 	}
-	a.r = KP_RETS[k];
-	/* Frames above ours: pushed later on this program stack, they were
-	 * passed by (longjmp) and are dropped; on another one (a coroutine
-	 * that swapcontext left) they are still to return and stay.  Only
-	 * indexes below d are written until the depth goes down, so a
-	 * handler that interrupts this pushes over none of them. */
-	n = k;
-	for (uint32_t i = k + 1; i < d; i++)
-		if (!rt_fstack_same(&rt_self, KP_RETS[i].slot, slot))
-			KP_RETS[n++] = KP_RETS[i];
-	/* read, then let go: a handler from here on pushes over it */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&kp_ret_depth, n, __ATOMIC_RELAXED);
 	regs->r[UTRACE_FR_IP] = a.r.ret;
 	if (rt_tracing_on()) {
 		if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
@@ -336,16 +395,27 @@ uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs)
  * hooked gets its real address back, innermost first (two probes on one
  * function hooked one slot twice), and those returns go unprobed.
  */
-static void kp_unhook_returns(void)
+static void kp_unhook(struct kp_stack s)
 {
 	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
+	struct kp_ret *rets = *s.rets;
+
+	for (uint32_t d = *s.depth; d-- > 0;)
+		if (*rets[d].slot == tramp)
+			*rets[d].slot = rets[d].ret;
+	*s.depth = 0;
+}
+
+/* the thread's frames, and those of the coroutine it unwinds */
+static void kp_unhook_returns(void)
+{
+	struct kp_stack s = kp_stack_of(__builtin_frame_address(0));
 
 	if (rt_tls_foreign(&rt_self))
 		return; /* the list is the creator's, whose TLS this thread shares */
-	for (uint32_t d = kp_ret_depth; d-- > 0;)
-		if (*KP_RETS[d].slot == tramp)
-			*KP_RETS[d].slot = KP_RETS[d].ret;
-	kp_ret_depth = 0;
+	kp_unhook(kp_thread_stack());
+	if (s.depth != &kp_ret_depth)
+		kp_unhook(s);
 }
 
 /* text_poke.c's SIGTRAP handler: one of our int3s? */

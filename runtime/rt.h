@@ -601,6 +601,8 @@ void rt_fstack_entry_away(struct rt_thread *t, uint64_t *slot) RT_HIDDEN;
 bool rt_fstack_exit_away(struct rt_thread *t, uint64_t *slot) RT_HIDDEN;
 bool rt_fstack_same(struct rt_thread *t, const uint64_t *a, const uint64_t *slot) RT_HIDDEN;
 void rt_fstack_lost(struct rt_thread *t) RT_HIDDEN;
+void **rt_fstack_kp(uint64_t addr, uint32_t **depth) RT_HIDDEN;
+bool rt_fstack_known(const uint64_t *a, const uint64_t *slot) RT_HIDDEN;
 /* whether slot lies outside the program stack t's shadow stack is for */
 static inline bool rt_fstack_away(const struct rt_thread *t, const uint64_t *slot)
 {

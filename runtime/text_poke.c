@@ -165,6 +165,36 @@ static int poke_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/*
+ * Nothing here calls the program's allocator: a fork child of an attached
+ * process puts its code back from a fork handler (attach.c), where an
+ * allocator that holds its lock across fork is still locked.  So scratch
+ * memory is mapped, and sorting is a shell sort in place (glibc's qsort
+ * mallocs a buffer for more than 1 KiB).
+ */
+static void *poke_scratch(size_t bytes)
+{
+	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void poke_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *v = base, x[32];
+
+	if (size > sizeof(x))
+		return; /* (never: the notes and the pokes are smaller) */
+	for (size_t gap = n / 2; gap; gap = gap == 2 ? 1 : gap * 5 / 11)
+		for (size_t i = gap, j; i < n; i++) {
+			memcpy(x, v + i * size, size);
+			for (j = i; j >= gap && cmp(v + (j - gap) * size, x) > 0; j -= gap)
+				memcpy(v + j * size, v + (j - gap) * size, size);
+			memcpy(v + j * size, x, size);
+		}
+}
+
 static void poke_trap(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
@@ -284,7 +314,7 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 
 	if (!n)
 		return 0;
-	qsort(pokes, n, sizeof(*pokes), poke_cmp);
+	poke_sort(pokes, n, sizeof(*pokes), poke_cmp);
 	pthread_mutex_lock(&poke_lock);
 	/* nothing below allocates: the threads a quiesce stops may hold
 	 * malloc's locks */
@@ -335,14 +365,14 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
  */
 int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n)
 {
-	struct rt_poke *p = calloc(n ? n : 1, sizeof(*p));
+	struct rt_poke *p = poke_scratch(n * sizeof(*p));
 	int ret;
 
 	if (!p)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		p[i].addr = addrs[i];
-	qsort(p, n, sizeof(*p), poke_cmp);
+	poke_sort(p, n, sizeof(*p), poke_cmp);
 	pthread_mutex_lock(&poke_lock);
 	ret = poke_reserve(n) ? poke_protect(p, n, PROT_READ | PROT_WRITE | PROT_EXEC) : -ENOMEM;
 	if (ret >= 0) {
@@ -353,7 +383,7 @@ int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n)
 		ret = poke_protect(p, n, PROT_READ | PROT_EXEC);
 	}
 	pthread_mutex_unlock(&poke_lock);
-	free(p);
+	munmap(p, n ? n * sizeof(*p) : 1);
 	return ret;
 }
 
@@ -408,24 +438,23 @@ static void orig_merge(struct rt_poke *pokes, size_t *np, uint8_t **ones, uint8_
 int rt_text_poke_restore(void)
 {
 	size_t n = poke_log_n, np = 0, n1 = 0;
-	struct rt_poke *pokes = calloc(n ? n : 1, sizeof(*pokes));
-	uint8_t **ones = calloc(n ? n : 1, sizeof(*ones)), *one_bytes = malloc(n ? n : 1);
+	size_t bytes = n * (sizeof(struct rt_poke) + sizeof(uint8_t *) + 1);
+	struct rt_poke *pokes = poke_scratch(bytes);
+	uint8_t **ones = pokes ? (uint8_t **)(pokes + n) : NULL;
 	int ret = -ENOMEM;
 
 	pthread_mutex_lock(&poke_lock);
 	poke_logging = false;
 	pthread_mutex_unlock(&poke_lock);
-	if (pokes && ones && one_bytes) {
-		qsort(poke_log, n, sizeof(*poke_log), orig_cmp);
-		orig_merge(pokes, &np, ones, one_bytes, &n1);
+	if (pokes) {
+		poke_sort(poke_log, n, sizeof(*poke_log), orig_cmp);
+		orig_merge(pokes, &np, ones, (uint8_t *)(ones + n), &n1);
 		ret = rt_text_poke_batch(pokes, np);
 		if (ret >= 0 && n1)
-			ret = rt_text_poke_bytes(ones, one_bytes, n1);
+			ret = rt_text_poke_bytes(ones, (uint8_t *)(ones + n), n1);
+		munmap(pokes, bytes ? bytes : 1);
 	}
 	poke_log_n = 0;
-	free(pokes);
-	free(ones);
-	free(one_bytes);
 	return ret;
 }
 

@@ -12,7 +12,9 @@
 # gcc and clang, -O0 and -O2, both tracers: output and exit status as
 # untraced; the ucontext programs' calls counted exactly by report (the
 # counts are the programs' own, from their loops); the assembly one only
-# has to run intact (function_graph stops tracing that thread).
+# has to run intact (function_graph stops tracing that thread).  Return
+# probes on the ucontext programs, with no tracer too, and coro_swap
+# attached to (-P) and under --tracefs with probes added live (at the end).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_built "$U" "$B/libutrace.so"
 
@@ -136,3 +138,116 @@ for cc in gcc clang; do
 			main=0 ctx_body=1 ctx_jump=1 ctx_run=0 ctx_abandon=0 ctx_work=1
 	done
 done
+
+# Return probes on functions whose frames stay open across switches
+# (runtime/kprobes.c keeps a makecontext stack's return-probe frames with
+# that stack, fgraph_stacks.c's regions, whatever the tracer): with no
+# tracer, -p function and the default one, the program runs as untraced
+# and each probe fires once per return, the program's own counts (ctx_jump
+# and ctx_abandon never return: their frames are left by setcontext and
+# by a coroutine never resumed; the wandering coroutine of coro_threads
+# returns on another thread than the one that called).
+declare -A RP=(
+	[swap]="cs:co_step=8000 cy:co_yield=8000 cm:co_main=4 sr:sched_resume=8004"
+	[ctx]="cb:ctx_body=100 cj:ctx_jump=0 cw:ctx_work=901 cr:ctx_run=3 ca:ctx_abandon=0"
+	[threads]="ts:th_step=4804 ty:th_yield=4804 tr:th_run=13 te:th_resume=4817")
+
+# rhits WHAT DAT EV:FUNC=N...: each event EV recorded N times
+rhits() {
+	local what=$1 dat=$2 bad="" ev want got x
+	shift 2
+	"$U" report -i "$dat" >"$dat.rep" 2>&1
+	for x in "$@"; do
+		ev=${x%%:*} want=${x#*=}
+		got=$(grep -c " $ev: " "$dat.rep")
+		[ "$got" = "$want" ] || bad+=" $ev (${x%=*}): $got hits, not $want;"
+	done
+	if [ -z "$bad" ] && ! grep -q warning "$dat.rep"; then
+		ok "$what"
+	else
+		notok "$what"
+		echo "#  $bad"
+		grep -E 'warning|notice' "$dat.rep" | head -3 | sed 's/^/#   report: /'
+	fi
+}
+
+for cc in gcc clang; do
+	for opt in -O0 -O2; do
+		for p in swap ctx threads; do
+			x=$W/$p$cc$opt
+			[ -x "$x" ] || continue
+			probes=()
+			for r in ${RP[$p]}; do
+				f=${r#*:}
+				probes+=(--probe "r:${r%%:*} ${f%=*}")
+			done
+			for mode in "-p nop" "-p function" ""; do
+				o=$x.r${mode##* }
+				# shellcheck disable=SC2086 # a mode is a list of options
+				run_traced "$o" $mode "${probes[@]}" -- "$x"
+				what="coro_$p ($cc $opt), ${mode:-default tracer}, return probes"
+				same_run "$what: output and exit status" "$x.a" "$o" &&
+					rhits "$what: one hit per return" "$o.dat" ${RP[$p]}
+			done
+		done
+	done
+done
+
+# coro_swap attached to (record -P) before its main (attach_held), then
+# let run: makecontext and swapcontext are not interposed there (the runtime
+# is dlopen'ed), so the return probes learn none of the coroutines'
+# stacks and must still keep their live frames (it once exited 127);
+# exact hits under -p nop and -p function.  function_graph cannot follow
+# the switches it was not told of: that thread stops being traced, and
+# the program runs as untraced.
+if [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)" = 0 ]; then
+	for b in gcc-O2 clang-O0; do
+		x=$W/swap$b
+		[ -x "$x" ] || continue
+		for mode in "-p nop" "-p function" "-p function_graph"; do
+			o=$x.att${mode##* }
+			what="coro_swap ($b), attached to, $mode, return probes"
+			# shellcheck disable=SC2086 # a mode is a list of options
+			attach_held "$o" $mode --probe "r:cs co_step" --probe "r:sr sched_resume" -- "$x"
+			same_run "$what: output and exit status" "$x.a" "$o" || continue
+			[ "$mode" = "-p function_graph" ] ||
+				rhits "$what: one hit per return" "$o.dat" cs:co_step=8000 sr:sched_resume=8004
+		done
+	done
+else
+	unsupported "record -P: no permission to attach (ptrace_scope)"
+fi
+
+# coro_swap under --tracefs (the live tracefs), probes added while it
+# waits: an entry and a return probe on co_step, whose calls stay open
+# across the switches: exact hits, and the program as untraced; the same
+# with function_graph chosen live (the program as untraced only: report
+# does not show the probes' events of a recording whose tracer changed).
+if [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] && [ -x "$W/swapgcc-O2" ]; then
+	x=$W/swapgcc-O2 o=$W/swap-live m=$W/live-mnt
+	mkdir -p "$m"
+	for tracer in nop function_graph; do
+		rm -f "$o.go"
+		timeout -k 5 "${HOSTILE_LIMIT:-120}" "$U" record -p nop --tracefs "$m" -o "$o.dat" -- \
+			"$x" "$o.go" >"$o.out" 2>"$o.err" &
+		r=$!
+		what="coro_swap (gcc -O2), --tracefs, live p: and r: on co_step, current_tracer $tracer"
+		if until_ok 300 test -f "$m/kprobe_events" &&
+			echo "p:ce co_step" >>"$m/kprobe_events" && echo "r:cs co_step" >>"$m/kprobe_events" &&
+			echo 1 >"$m/events/kprobes/enable" && echo $tracer >"$m/current_tracer"; then
+			touch "$o.go"
+			wait $r
+			echo $? >"$o.rc"
+			grep -E '^utrace( [a-z]+)?(\[[0-9]+\])?:' "$o.err" >"$o.rec"
+			same_run "$what: output and exit status" "$x.a" "$o" && [ $tracer = nop ] &&
+				rhits "$what: one hit per call and return" "$o.dat" ce:co_step=8000 cs:co_step=8000
+		else
+			notok "$what: the probes go in"
+			touch "$o.go"
+			wait $r
+		fi
+	done
+	if grep -q " $m fuse" /proc/mounts; then umount -l "$m"; fi
+else
+	unsupported "--tracefs: needs root, /dev/fuse and the gcc -O2 build"
+fi

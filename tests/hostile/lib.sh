@@ -79,3 +79,30 @@ same_run() { # same_run WHAT OUT_A OUT_B
 each_mode() {
 	printf '%s\n' "-p function" "-p function_graph"
 }
+
+# attach_held OUT OPTS... -- CMD...: CMD started held before its main by a
+# preloaded constructor (progs/modes_gate.c) until `utrace record -o
+# OUT.dat OPTS -P PID` says it attached, then let run; OUT.out, OUT.err,
+# OUT.rc are CMD's, OUT.rec the recorder's; both bounded as run_traced
+attach_held() {
+	local o=$1 opts=() p r k
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	[ -f "$W/modes_gate.so" ] ||
+		gcc -O2 -shared -fPIC -o "$W/modes_gate.so" "$HP/modes_gate.c" || return 1
+	rm -f "$o.go"
+	MODES_GATE=$o.go LD_PRELOAD=$W/modes_gate.so "$@" >"$o.out" 2>"$o.err" &
+	p=$!
+	{ sleep "${HOSTILE_LIMIT:-120}"; pkill -9 -P $p; kill -9 $p; } 2>/dev/null &
+	k=$!
+	timeout -k 5 "${HOSTILE_LIMIT:-120}" "$U" record -o "$o.dat" "${opts[@]}" -P $p \
+		>"$o.rec" 2>&1 &
+	r=$!
+	until_ok 300 grep -q "attached to $p" "$o.rec"
+	touch "$o.go"
+	wait $p
+	echo $? >"$o.rc"
+	kill $k 2>/dev/null
+	wait $r
+}

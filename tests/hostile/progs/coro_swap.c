@@ -6,11 +6,14 @@
  * Each coroutine's entry function returns to uc_link at the end.  Known
  * counts (NCO coroutines, ROUNDS switches each): co_step, co_leaf and
  * co_yield are called NCO * ROUNDS times, co_main NCO times, sched_resume
- * NCO * (ROUNDS + 1) times.
+ * NCO * (ROUNDS + 1) times.  With an argument, it first waits until that
+ * file exists (tracing attached or changed meanwhile).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #define NCO 4
 #define ROUNDS 2000
@@ -51,13 +54,15 @@ __attribute__((noinline)) void sched_resume(int id)
 		abort();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *stacks = malloc((size_t)NCO * STACK);
 	unsigned long total = 0;
 
 	if (!stacks)
 		return 2;
+	while (argc > 1 && access(argv[1], F_OK) != 0)
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
 	for (int i = 0; i < NCO; i++) {
 		if (getcontext(&co_ctx[i]) != 0)
 			return 3;
