@@ -51,6 +51,15 @@
 #include "lib/events/ftrace_filter.h"
 #include "lib/probes/dwarf.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_fpatch.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_libcall.h"
+#include "lib/record/recorder_live.h"
+#include "lib/record/recorder_quiesce.h"
+#include "lib/record/recorder_snap.h"
+#include "lib/record/recorder_symtab.h"
+#include "lib/record/recorder_trig.h"
 #include "lib/elf/symtab.h"
 
 static uint64_t rdtsc(void)

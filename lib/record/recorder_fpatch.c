@@ -32,6 +32,7 @@
 #include "lib/events/ftrace_filter.h"
 #include "lib/probes/func_patch.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_fpatch.h"
 
 #define FP_ID_MAX 64
 

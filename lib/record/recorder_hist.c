@@ -34,6 +34,9 @@
 #include "lib/hist/hist_compile.h"
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_live.h"
 
 /* What the compiler's callbacks know of the trigger being compiled. */
 struct hist_env_arg {

@@ -15,6 +15,7 @@
 #include "common/hist_prog.h"
 #include "lib/hist/hist.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
 
 /* h's table as it is now, for the hist file; *elts to free. */
 int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,

@@ -17,6 +17,7 @@
 
 #include "lib/tracefile/dat_format.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kernel.h"
 
 int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,
 				  uint32_t subbuf_size, const char *header_page,

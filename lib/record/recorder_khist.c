@@ -34,6 +34,9 @@
 #include "lib/events/event_select.h"
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_trig.h"
 
 static int kfmt_add(struct utrace_recorder *r, int id, int synth, struct utrace_event_format *fmt,
 		    struct utrace_error *err)

@@ -53,6 +53,10 @@
 
 #include "common/hist_prog.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_snap.h"
+#include "lib/record/recorder_trig.h"
 
 #include <traceevent/kbuffer.h>
 

@@ -20,6 +20,7 @@
 
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kprobe.h"
 
 static void rec_kprobe_notice(struct utrace_recorder *r, struct rec_conn *c,
 			      const struct utrace_kprobe *p, const char *why)

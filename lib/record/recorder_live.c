@@ -33,6 +33,9 @@
 #include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kprobe.h"
+#include "lib/record/recorder_libcall.h"
+#include "lib/record/recorder_live.h"
 
 
 static int live_one(struct utrace_recorder *r, struct rec_conn *c)

@@ -26,6 +26,9 @@
 #include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_live.h"
+#include "lib/record/recorder_trig.h"
 
 static uint8_t *live_ev_state(struct utrace_recorder *r, int id)
 {

@@ -16,6 +16,8 @@
 #include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_live.h"
 
 /* Event id's settings; a new one (create: sys:name) if it has none. */
 struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char *sys,

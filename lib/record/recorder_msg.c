@@ -26,6 +26,13 @@
 #include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_fpatch.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kprobe.h"
+#include "lib/record/recorder_libcall.h"
+#include "lib/record/recorder_live.h"
+#include "lib/record/recorder_quiesce.h"
+#include "lib/record/recorder_trig.h"
 #include "lib/elf/symtab.h"
 #include "lib/probes/dwarf.h"
 

@@ -12,6 +12,7 @@
 
 #include "lib/attach/attach.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_quiesce.h"
 
 /* status, and with -EBUSY the address a thread's stack points into (the
  * runtime leaves that one out and asks again) */

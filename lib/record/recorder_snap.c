@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_snap.h"
 
 /* One thread's ring into snapshot id: the sub-buffers up to the cut. */
 static int snap_buffer(struct utrace_recorder *r, struct rec_buffer *b,

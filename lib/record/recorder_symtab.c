@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_symtab.h"
 #include "lib/tracefile/dat_format.h"
 #include "lib/tracefile/dat_writer.h"
 

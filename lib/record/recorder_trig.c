@@ -37,6 +37,9 @@
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_trig.h"
 
 #include "common/filter_prog.h"
 

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_live.h - the recorder's changes while the program runs (record
+ * --tracefs): the live channel (recorder_live.c), the events' switches,
+ * filters and triggers (recorder_liveev.c), what was set per event
+ * (recorder_livevar.c).
+ * Private to lib/record.
+ */
+#ifndef UTRACE_LIB_RECORDER_LIVE_H
+#define UTRACE_LIB_RECORDER_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct utrace_recorder;
+struct rec_conn;
+struct utrace_event_format;
+struct utrace_trigger;
+
+/* recorder_live.c: c's live channel (recorder_msg.c's LIVE set it),
+ * closed with the connection */
+void rec_live_close(struct rec_conn *c);
+/* One event of an object: its key there and the recording's id. */
+struct rec_evkey {
+	uint32_t key;
+	int id;
+};
+
+/* A trigger the tracefs added to an event. */
+struct rec_live_trig {
+	char *text;		  /* as written (a hist table's text points here) */
+	struct utrace_trigger *t; /* parsed */
+	uint32_t serial;	  /* its hist table's key (REC_HIST_LIVE | serial) */
+	int target;		  /* enable_/disable_: the target's id */
+	int count_idx;		  /* :N: its counter on the control page, else -1 */
+};
+
+/* What the tracefs set for one event of the recording. */
+struct rec_live_ev {
+	int id;
+	char sys[65], name[65];
+	char *filter; /* NULL: none */
+	void *prog;   /* the last one compiled (for one object's format) */
+	struct rec_live_trig *trigs;
+	unsigned nr_trigs;
+	struct rec_live_ev *next;
+};
+
+/* recorder_livevar.c: event id's settings; a new one if it has none and
+ * sys (its name: sys, name) is given */
+struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char *sys,
+				   const char *name);
+/* The format of sys:name where path (an object, or UTRACE_EVENT_NOOBJ for
+ * a synthetic event or a probe) has it; an object of a traced process
+ * whose keys hold event id, else UTRACE_EVENT_NOOBJ */
+const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const char *path,
+					     const char *sys, const char *name);
+const char *rec_ev_path(struct utrace_recorder *r, int id);
+
+/* recorder_liveev.c: the filter the tracefs set for an event, for its
+ * ENABLE at registration (*prog, *len replaced; owned here); freed with
+ * the recorder */
+void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
+			 const char *name, int id, const void **prog, uint32_t *len);
+void rec_live_ev_free(struct utrace_recorder *r);
+/* recorder_livevar.c: the tracefs's hist triggers that define variable var (of event
+ * sys:ev only, if sys is not ""): each to cb with its event, its text and
+ * its table's spec (REC_HIST_LIVE | serial); how many */
+unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
+		       const char *ev,
+		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
+				  unsigned spec, unsigned v),
+		       void *arg);
+/* ... the format of sys:name where path has it, else where it is (*where:
+ * UTRACE_EVENT_NOOBJ for a synthetic event or a probe, or an object) */
+const struct utrace_event_format *rec_live_fmt(struct utrace_recorder *r, const char *path,
+					       const char *sys, const char *name,
+					       const char **where);
+/* ... and its triggers, before that ENABLE */
+int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			 uint32_t key, const char *path, const char *sys, const char *name,
+			 int id);
+/* The answer (size bytes, of type) to a request sent on a live channel,
+ * within REC_LIVE_WAIT_MS: 0 or -errno. */
+int rec_live_answer(int fd, void *msg, size_t size, uint32_t type);
+/* The answer to a LIVE_DONE sent on a live channel: 0 or -errno. */
+int rec_live_wait(int fd);
+/* The end of a batch sent on c's live channel through ch (ret: how the
+ * batch went): its LIVE_DONE sent and answered, the channel closed if
+ * anything failed.  0 or -errno. */
+int rec_live_done(struct rec_conn *c, struct rec_conn *ch, int ret);
+/* how long a process's live thread may take to answer (then its channel
+ * is closed; it keeps what it had) */
+#define REC_LIVE_WAIT_MS 5000
+/* The ENABLE flags of an event of a live recording (every event is
+ * enabled, switched by its ev_state byte), its key kept for later
+ * changes; first: its id is new (its state starts from the -e). */
+uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			      uint32_t key, const char *sys, const char *name, int id, bool first);
+
+/* recorder_live.c: what utrace_recorder_kprobe_add and _synth_add kept */
+void rec_live_free(struct utrace_recorder *r);
+
+#endif
