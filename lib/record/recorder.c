@@ -118,6 +118,19 @@ static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
 	return rec_write(r, UTRACE_DAT_META, text, (size_t)n, NULL, 0, err);
 }
 
+/* The mechanisms' states (each file's own), made with the recorder. */
+static int states_new(struct utrace_recorder *r)
+{
+	if (rec_snap_new(r) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void states_free(struct utrace_recorder *r)
+{
+	rec_snap_free(r);
+}
+
 int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_recorder **out,
 			struct utrace_error *err)
 {
@@ -137,6 +150,10 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 			free(r);
 			return utrace_error_set(err, -ENOMEM, "out of memory");
 		}
+	}
+	if (states_new(r) < 0) {
+		utrace_recorder_free(r);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
 	r->nr_subbufs = (uint32_t)((uint64_t)opts->buffer_kb * 1024 / UTRACE_SUBBUF_SIZE);
 	if (r->nr_subbufs < UTRACE_RB_MIN_SUBBUFS)
@@ -624,5 +641,6 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		free(s->path);
 		free(s);
 	}
+	states_free(r);
 	free(r);
 }

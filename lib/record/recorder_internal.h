@@ -147,9 +147,7 @@ struct utrace_recorder {
 	bool kon;		/* kernel records saved: traceon/traceoff */
 	uint32_t ksubbuf;	/* the kernel's sub-buffer size */
 	uint32_t nr_counts;	/* their :N counters in ctl */
-	uint64_t snap_taken; /* recorder_snap.c: requests handled (the next ticket) */
-	uint32_t snap_ids;   /* snapshots written */
-	uint64_t snap_stall_ns; /* when snap_taken was first seen unpublished */
+	struct rec_snap *snap; /* recorder_snap.c */
 	bool busy; /* the last poll saved sub-buffers of a buffer that could
 		    * fill soon (rec_drain): poll again without sleeping */
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */

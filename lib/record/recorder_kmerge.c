@@ -332,7 +332,7 @@ static int km_snap_pages(struct utrace_recorder *r, uint32_t id, uint32_t *pages
 static int km_snapshot(struct utrace_recorder *r, int kid, int32_t tid, uint64_t tsc,
 		       struct utrace_error *err)
 {
-	struct utrace_dat_snapshot s = {.id = ++r->snap_ids, .event = kid, .tid = tid, .tsc = tsc};
+	struct utrace_dat_snapshot s = {.id = rec_snap_new_id(r), .event = kid, .tid = tid, .tsc = tsc};
 
 	if (rec_snap_threads(r, &s, err) < 0 || km_snap_pages(r, s.id, &s.pages, err) < 0)
 		return err->code;
