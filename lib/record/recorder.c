@@ -121,7 +121,7 @@ static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
 /* The mechanisms' states (each file's own), made with the recorder. */
 static int states_new(struct utrace_recorder *r)
 {
-	if (rec_snap_new(r) < 0)
+	if (rec_snap_new(r) < 0 || rec_fpatch_new(r) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -557,8 +557,7 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 	st->wait_ns = r->tsc_per_us_q16 ? wait_tsc * 1000 * 65536 / r->tsc_per_us_q16 : 0;
 	st->images = r->nr_conns;
 	st->disconnected = r->nr_orphans;
-	st->fpatch_plans = r->fp_plans;
-	st->fpatch_reused = r->fp_reused;
+	rec_fpatch_stats(r, &st->fpatch_plans, &st->fpatch_reused);
 	return ret;
 }
 
@@ -606,6 +605,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 			close(c->pidfd);
 		rec_live_close(c);
 		rec_quiesce_end(c);
+		rec_fpatch_conn_free(c);
 		for (uint32_t k = 0; k < c->nr_objs; k++) {
 			free(c->objs[k].path);
 			free(c->objs[k].vaddrs);

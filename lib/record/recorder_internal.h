@@ -79,13 +79,8 @@ struct rec_conn {
 	int live_fd; /* the runtime's live channel (recorder_live.c), else -1 */
 	struct rec_object *objs;
 	uint32_t nr_objs;
-	struct rec_fplan *fp_pending; /* recorder_fpatch.c: an FPATCH_AREA is due */
-	/* recorder_attach.c: a QUIESCE's addresses so far, the threads it stopped */
-	uint64_t *q_addrs;
-	size_t q_n;
-	struct utrace_attach_stopped *q_stopped;
-	uint32_t fp_obj;
-	uint64_t fp_bias;
+	struct rec_fpatch_due *fp_due; /* recorder_fpatch.c: an FPATCH_AREA is due */
+	struct rec_quiesce *q;	       /* recorder_quiesce.c: a QUIESCE under way */
 };
 
 struct rec_buffer {
@@ -120,8 +115,7 @@ struct utrace_recorder {
 	struct rec_buffer **bufs;
 	uint32_t nr_bufs;
 	struct rec_symtab *symtabs;
-	struct rec_fplan *fplans; /* recorder_fpatch.c: one per file */
-	uint32_t fp_plans, fp_reused; /* plans made, and asks a plan made already answered */
+	struct rec_fpatch *fp; /* recorder_fpatch.c */
 	struct utrace_dat_clock clock;
 	uint64_t tsc_per_us_q16;
 	uint32_t nr_subbufs;

@@ -11,7 +11,7 @@
 
 struct rec_conn;
 
-/* recorder_attach.c: an attached process's QUIESCE and RESUME; its
+/* recorder_quiesce.c: an attached process's QUIESCE and RESUME; its
  * threads let go when its connection ends */
 int rec_quiesce(struct rec_conn *c, const void *buf, size_t n);
 int rec_resume(struct rec_conn *c);
