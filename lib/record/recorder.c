@@ -121,7 +121,7 @@ static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
 /* The mechanisms' states (each file's own), made with the recorder. */
 static int states_new(struct utrace_recorder *r)
 {
-	if (rec_snap_new(r) < 0 || rec_fpatch_new(r) < 0)
+	if (rec_snap_new(r) < 0 || rec_fpatch_new(r) < 0 || rec_hist_new(r) < 0)
 		return -ENOMEM;
 	return 0;
 }

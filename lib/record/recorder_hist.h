@@ -18,6 +18,14 @@ struct rec_conn;
 struct utrace_error;
 struct utrace_event_format;
 
+/* The hist tables of the recording (recorder_hist.c, recorder_histlive.c):
+ * made with the recorder (rec_hist_new: -ENOMEM), freed with it. */
+struct rec_hists {
+	struct rec_hist *hists;
+	uint32_t hist_tids; /* table ids handed out */
+};
+int rec_hist_new(struct utrace_recorder *r);
+
 /* A hist trigger's table (recorder_hist.c), shared with the processes. */
 struct rec_hist {
 	unsigned spec, trig;

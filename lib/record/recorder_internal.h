@@ -126,8 +126,7 @@ struct utrace_recorder {
 	struct pollfd *pfd;    /* poll set, one slot per open connection */
 	struct rec_conn **who;
 	uint32_t cap_poll;
-	struct rec_hist *hists; /* recorder_hist.c */
-	uint32_t hist_tids;	/* recorder_hist.c: table ids handed out */
+	struct rec_hists *hist;	/* recorder_hist.h: the hist tables */
 	struct rec_trig *trigs; /* recorder_trig.c: the trigger commands */
 	struct rec_kfmt *kfmts; /* recorder_khist.c: the kernel events' formats */
 	struct rec_ktrig *ktrigs; /* recorder_trig.c: kernel trigger commands, bound */
