@@ -54,6 +54,7 @@
 #include "lib/record/recorder_fpatch.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_kprobe.h"
 #include "lib/record/recorder_libcall.h"
 #include "lib/record/recorder_live.h"
 #include "lib/record/recorder_quiesce.h"
@@ -121,7 +122,8 @@ static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
 /* The mechanisms' states (each file's own), made with the recorder. */
 static int states_new(struct utrace_recorder *r)
 {
-	if (rec_snap_new(r) < 0 || rec_fpatch_new(r) < 0 || rec_hist_new(r) < 0)
+	if (rec_snap_new(r) < 0 || rec_fpatch_new(r) < 0 || rec_hist_new(r) < 0 ||
+	    rec_kprobe_new(r) < 0 || rec_live_new(r) < 0 || rec_live_evs_new(r) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -596,6 +598,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	if (r->ctl_fd >= 0)
 		close(r->ctl_fd);
 	rec_live_free(r);
+	rec_kprobe_free(r);
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];
 

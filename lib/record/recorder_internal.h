@@ -131,8 +131,7 @@ struct utrace_recorder {
 	struct rec_kfmt *kfmts; /* recorder_khist.c: the kernel events' formats */
 	struct rec_ktrig *ktrigs; /* recorder_trig.c: kernel trigger commands, bound */
 	struct rec_kmerge *km;	/* recorder_kmerge.c: NULL if no kernel trigger */
-	struct rec_live_ev *live_evs; /* recorder_liveev.c: what the tracefs set */
-	uint32_t live_serial;	      /* recorder_liveev.c: triggers added so far */
+	struct rec_live_evs *lev; /* recorder_live.h: what the tracefs set */
 	uint8_t *kstate;	/* by kernel id: enum utrace_ev_state (recorder_trig.c) */
 	int kstack_id;		/* ftrace:kernel_stack's kernel id, -1: none */
 	int ksnap_kid; /* a kernel snapshot to take: its event, -2 a hist's snapshot(), -1 none */
@@ -144,15 +143,8 @@ struct utrace_recorder {
 	bool busy; /* the last poll saved sub-buffers of a buffer that could
 		    * fill soon (rec_drain): poll again without sleeping */
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
-	/* recorder_live.c: o.kprobes and the probes added while running (the
-	 * recorder's: o.kprobes points here once one is); by key, the event
-	 * id of one added while running, 0 for the others */
-	struct utrace_kprobe **kp_own;
-	int32_t *kp_live_id;
-	/* the same for o.synths: those from synth_first_live on are the
-	 * recorder's, defined while running (a removed one's name is "") */
-	struct utrace_synth **synth_own;
-	unsigned synth_first_live;
+	struct rec_kprobes *kp;	  /* recorder_kprobe.c: probes added while running */
+	struct rec_live *live;	  /* recorder_live.c: synthetic events defined so */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };
 

@@ -47,6 +47,17 @@ struct rec_live_ev {
 	struct rec_live_ev *next;
 };
 
+/* What the tracefs set, per event (recorder_liveev.c, recorder_livevar.c):
+ * made with the recorder (rec_live_new: -ENOMEM), freed with it. */
+struct rec_live_evs {
+	struct rec_live_ev *live_evs;
+	uint32_t live_serial; /* triggers added so far */
+};
+/* recorder_live.c: its own state (the synthetic events defined while
+ * running), made with the recorder */
+int rec_live_new(struct utrace_recorder *r);
+int rec_live_evs_new(struct utrace_recorder *r);
+
 /* recorder_livevar.c: event id's settings; a new one if it has none and
  * sys (its name: sys, name) is given */
 struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char *sys,

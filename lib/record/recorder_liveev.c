@@ -83,12 +83,18 @@ int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, co
 
 /* ---- filters ---------------------------------------------------------- */
 
+int rec_live_evs_new(struct utrace_recorder *r)
+{
+	r->lev = calloc(1, sizeof(*r->lev));
+	return r->lev ? 0 : -ENOMEM;
+}
+
 void rec_live_ev_free(struct utrace_recorder *r)
 {
-	while (r->live_evs) {
-		struct rec_live_ev *e = r->live_evs;
+	while (r->lev && r->lev->live_evs) {
+		struct rec_live_ev *e = r->lev->live_evs;
 
-		r->live_evs = e->next;
+		r->lev->live_evs = e->next;
 		for (unsigned i = 0; i < e->nr_trigs; i++) {
 			free(e->trigs[i].text);
 			utrace_trigger_free(e->trigs[i].t);
@@ -98,6 +104,8 @@ void rec_live_ev_free(struct utrace_recorder *r)
 		free(e->prog);
 		free(e);
 	}
+	free(r->lev);
+	r->lev = NULL;
 }
 
 /* e's filter compiled for the event's format f: 0 with *prog (NULL:
@@ -345,7 +353,7 @@ static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, con
 		return -ENOMEM;
 	if (utrace_trigger_parse(text, &x->t, &code, &err) < 0)
 		return err.code;
-	x->serial = ++r->live_serial;
+	x->serial = ++r->lev->live_serial;
 	if (x->t->cmd >= UTRACE_TRIG_ENABLE_EVENT && x->t->cmd <= UTRACE_TRIG_DISABLE_HIST) {
 		x->target =
 		    utrace_event_select_id(r->o.events, x->t->target_system, x->t->target_event);
@@ -483,7 +491,7 @@ bool utrace_recorder_live_soft(struct utrace_recorder *r, const char *system, co
 	if ((own && own->nr_trigs) || nh + nt)
 		return true;
 	/* or the target of another's enable_/disable_ (event_enable_register_trigger) */
-	for (const struct rec_live_ev *e = r->live_evs; e; e = e->next)
+	for (const struct rec_live_ev *e = r->lev->live_evs; e; e = e->next)
 		for (unsigned i = 0; i < e->nr_trigs; i++)
 			if (live_targets(e->trigs[i].t, e->trigs[i].target, id))
 				return true;

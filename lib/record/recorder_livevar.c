@@ -25,7 +25,7 @@ struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char
 {
 	struct rec_live_ev *e;
 
-	for (e = r->live_evs; e; e = e->next)
+	for (e = r->lev->live_evs; e; e = e->next)
 		if (e->id == id)
 			return e;
 	if (!sys || !(e = calloc(1, sizeof(*e))))
@@ -33,8 +33,8 @@ struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char
 	e->id = id;
 	snprintf(e->sys, sizeof(e->sys), "%s", sys);
 	snprintf(e->name, sizeof(e->name), "%s", name);
-	e->next = r->live_evs;
-	r->live_evs = e;
+	e->next = r->lev->live_evs;
+	r->lev->live_evs = e;
 	return e;
 }
 
@@ -65,7 +65,7 @@ unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *s
 {
 	unsigned n = 0;
 
-	for (const struct rec_live_ev *e = r->live_evs; e; e = e->next) {
+	for (const struct rec_live_ev *e = r->lev->live_evs; e; e = e->next) {
 		if (sys[0] && (strcmp(e->sys, sys) || strcmp(e->name, ev)))
 			continue;
 		for (unsigned i = 0; i < e->nr_trigs; i++) {

@@ -184,7 +184,7 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	cfg.tsc_per_us_q16 = r->tsc_per_us_q16;
 	cfg.nr_synth = r->o.events ? r->o.nr_synths : 0;
 	/* (probes added while running are recorded without any -e) */
-	cfg.nr_kprobes = r->o.events || r->kp_live_id ? r->o.nr_kprobes : 0;
+	cfg.nr_kprobes = r->o.events || rec_kprobe_any_live(r) ? r->o.nr_kprobes : 0;
 	ret = rec_conn_send(c, &cfg, sizeof(cfg), r->ctl_fd);
 	if (ret >= 0)
 		ret = rec_synth_send(r, c, err);
@@ -368,7 +368,7 @@ static int rec_kprobe_send(struct utrace_recorder *r, struct rec_conn *c, struct
 	struct utrace_msg_enable *en;
 	int ret = 0;
 
-	if ((!r->o.events && !r->kp_live_id) || !r->o.nr_kprobes)
+	if ((!r->o.events && !rec_kprobe_any_live(r)) || !r->o.nr_kprobes)
 		return 0;
 	if (!(en = malloc(UTRACE_MSG_MAX)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
