@@ -128,16 +128,14 @@ struct utrace_recorder {
 	uint32_t cap_poll;
 	struct rec_hists *hist;	/* recorder_hist.h: the hist tables */
 	struct rec_trig *trigs; /* recorder_trig.c: the trigger commands */
-	struct rec_kfmt *kfmts; /* recorder_khist.c: the kernel events' formats */
+	struct rec_kfmts *kf;	/* recorder_kfmt.c: the kernel events' formats */
 	struct rec_ktrig *ktrigs; /* recorder_trig.c: kernel trigger commands, bound */
 	struct rec_kmerge *km;	/* recorder_kmerge.c: NULL if no kernel trigger */
 	struct rec_live_evs *lev; /* recorder_live.h: what the tracefs set */
 	uint8_t *kstate;	/* by kernel id: enum utrace_ev_state (recorder_trig.c) */
 	int kstack_id;		/* ftrace:kernel_stack's kernel id, -1: none */
 	int ksnap_kid; /* a kernel snapshot to take: its event, -2 a hist's snapshot(), -1 none */
-	bool ktsc;		/* the kernel's trace_clock is x86-tsc */
 	bool kon;		/* kernel records saved: traceon/traceoff */
-	uint32_t ksubbuf;	/* the kernel's sub-buffer size */
 	uint32_t nr_counts;	/* their :N counters in ctl */
 	struct rec_snap *snap; /* recorder_snap.c */
 	bool busy; /* the last poll saved sub-buffers of a buffer that could

@@ -29,14 +29,21 @@ struct rec_kfmt {
 
 #define REC_KIDS 65536u /* kernel ids are u16 (common_type) */
 
-static inline const struct rec_kfmt *rec_kfmt_find(const struct utrace_recorder *r,
-						   const char *sys, const char *name)
-{
-	for (const struct rec_kfmt *k = r->kfmts; k; k = k->next)
-		if (!strcmp(k->fmt->system, sys) && !strcmp(k->fmt->name, name))
-			return k;
-	return NULL;
-}
+/* recorder_kfmt.c: the kernel's formats and page header, kept from the
+ * start: its state made with the recorder (-ENOMEM), freed with it; a
+ * format added (fmt is then its, even on failure); the one of sys:name,
+ * NULL if none; the first (then ->next) */
+int rec_kfmt_new(struct utrace_recorder *r);
+int rec_kfmt_add(struct utrace_recorder *r, int id, int synth, struct utrace_event_format *fmt,
+		 struct utrace_error *err);
+const struct rec_kfmt *rec_kfmt_find(const struct utrace_recorder *r, const char *sys,
+				     const char *name);
+const struct rec_kfmt *rec_kfmt_first(const struct utrace_recorder *r);
+/* The kernel's trace clock (x86-tsc or not) and sub-buffer size, from
+ * its header page (recorder_kernel.c); read by the merge. */
+void rec_kheader_set(struct utrace_recorder *r, bool tsc, uint32_t subbuf);
+bool rec_ktsc(const struct utrace_recorder *r);
+uint32_t rec_ksubbuf(const struct utrace_recorder *r);
 
 /* recorder_khist.c: the kernel formats kept, the triggers compiled when
  * the last has come (rec_kready), the synthetic events they fire. */

@@ -38,22 +38,6 @@
 #include "lib/record/recorder_kernel.h"
 #include "lib/record/recorder_trig.h"
 
-static int kfmt_add(struct utrace_recorder *r, int id, int synth, struct utrace_event_format *fmt,
-		    struct utrace_error *err)
-{
-	struct rec_kfmt *k = calloc(1, sizeof(*k)), **tail = &r->kfmts;
-
-	if (!k) {
-		utrace_event_format_free(fmt);
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	}
-	*k = (struct rec_kfmt){id, synth, fmt, NULL};
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = k;
-	return 0;
-}
-
 int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *name, int id,
 		     const char *text, struct utrace_error *err)
 {
@@ -64,7 +48,7 @@ int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *
 		return 0;
 	if (utrace_event_format_parse(system, text, &fmt, err) < 0)
 		return err->code;
-	return kfmt_add(r, id, -1, fmt, err);
+	return rec_kfmt_add(r, id, -1, fmt, err);
 }
 
 /* Whether the kernel records go through the merge: some kernel -e has
@@ -84,7 +68,7 @@ static int kready_synths(struct utrace_recorder *r, struct utrace_error *err)
 {
 	int next = 0;
 
-	for (const struct rec_kfmt *k = r->kfmts; k; k = k->next)
+	for (const struct rec_kfmt *k = rec_kfmt_first(r); k; k = k->next)
 		if (k->id >= next)
 			next = k->id + 1;
 	for (unsigned i = 0; i < r->o.nr_synths; i++, next++) {
@@ -108,7 +92,7 @@ static int kready_synths(struct utrace_recorder *r, struct utrace_error *err)
 			ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
 		}
 		free(text);
-		if (ret < 0 || (ret = kfmt_add(r, next, (int)i, fmt, err)) < 0)
+		if (ret < 0 || (ret = rec_kfmt_add(r, next, (int)i, fmt, err)) < 0)
 			return ret;
 	}
 	return 0;
@@ -209,23 +193,10 @@ int rec_kready(struct utrace_recorder *r, struct utrace_error *err)
 	r->ksnap_kid = -1;
 	if (kready_synths(r, err) < 0)
 		return err->code;
-	for (const struct rec_kfmt *kf = r->kfmts; kf; kf = kf->next)
+	for (const struct rec_kfmt *kf = rec_kfmt_first(r); kf; kf = kf->next)
 		if (kready_fmt(r, kf, err) < 0)
 			return err->code;
 	if (rec_trig_kready(r, err) < 0)
 		return err->code;
 	return rec_kmerge_new(r, err);
-}
-
-void rec_kfmt_free(struct utrace_recorder *r)
-{
-	while (r->kfmts) {
-		struct rec_kfmt *k = r->kfmts;
-
-		r->kfmts = k->next;
-		utrace_event_format_free(k->fmt);
-		free(k);
-	}
-	free(r->kstate);
-	r->kstate = NULL;
 }

@@ -94,6 +94,8 @@ struct rec_kmerge {
 	int32_t pid;
 	uint32_t depth; /* synthetic events fired by synthetic events */
 	bool keep_pages;      /* a snapshot trigger: the last pages kept (ring) */
+	bool ktsc;	      /* the kernel's trace_clock is x86-tsc (recorder_kfmt.c) */
+	uint32_t ksubbuf;     /* the kernel's sub-buffer size */
 	const uint8_t *stack; /* the kernel_stack entry after the record, or NULL */
 	uint32_t stack_len;
 	uint64_t *addrs; /* the frames of the stacks saved or keyed on, to name */
@@ -105,7 +107,7 @@ static uint64_t km_now(const struct utrace_recorder *r)
 	struct timespec t;
 	uint32_t lo, hi;
 
-	if (r->ktsc) {
+	if (r->km->ktsc) {
 		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 		return (uint64_t)hi << 32 | lo;
 	}
@@ -119,7 +121,7 @@ static uint64_t km_tsc(const struct utrace_recorder *r, uint64_t ts)
 {
 	uint32_t lo, hi;
 
-	if (r->ktsc)
+	if (r->km->ktsc)
 		return ts;
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return (uint64_t)hi << 32 | lo;
@@ -128,7 +130,7 @@ static uint64_t km_tsc(const struct utrace_recorder *r, uint64_t ts)
 /* ns of the trace clock: x86-tsc ticks as the runtime converts its own */
 static uint64_t km_ns(const struct utrace_recorder *r, uint64_t ts)
 {
-	if (!r->ktsc || !r->tsc_per_us_q16)
+	if (!r->km->ktsc || !r->tsc_per_us_q16)
 		return ts;
 	return (uint64_t)(((unsigned __int128)ts * 1000 << 16) / r->tsc_per_us_q16);
 }
@@ -138,8 +140,8 @@ int rec_kmerge_new(struct utrace_recorder *r, struct utrace_error *err)
 	if (!(r->km = calloc(1, sizeof(*r->km))) ||
 	    !(r->km->kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	if (!r->ksubbuf)
-		r->ksubbuf = 4096;
+	r->km->ktsc = rec_ktsc(r);
+	r->km->ksubbuf = rec_ksubbuf(r) ? rec_ksubbuf(r) : 4096;
 	r->km->round_end = km_now(r);
 	r->km->keep_pages = rec_trig_ksnap(r);
 	return 0;
@@ -217,15 +219,15 @@ int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, s
 /* A page written, kept for the snapshots (the oldest one replaced). */
 static void km_ring_add(struct utrace_recorder *r, struct km_cpu *c, uint32_t len)
 {
-	uint32_t max = KM_RING_BYTES / r->ksubbuf;
+	uint32_t max = KM_RING_BYTES / r->km->ksubbuf;
 
-	if (!c->ring && (!(c->ring = malloc((size_t)max * r->ksubbuf)) ||
+	if (!c->ring && (!(c->ring = malloc((size_t)max * r->km->ksubbuf)) ||
 			 !(c->ring_len = calloc(max, sizeof(*c->ring_len))))) {
 		free(c->ring);
 		c->ring = NULL;
 		return; /* the snapshots will have this CPU's current page only */
 	}
-	memcpy(c->ring + (size_t)c->ring_next * r->ksubbuf, c->page, len);
+	memcpy(c->ring + (size_t)c->ring_next * r->km->ksubbuf, c->page, len);
 	c->ring_len[c->ring_next] = len;
 	c->ring_next = (c->ring_next + 1) % max;
 	if (c->ring_n < max)
@@ -264,11 +266,11 @@ static int km_put(struct utrace_recorder *r, uint32_t cpu, uint64_t ts, const ui
 	uint64_t delta;
 	uint32_t *w;
 
-	if (!c->page && !(c->page = malloc(r->ksubbuf)))
+	if (!c->page && !(c->page = malloc(r->km->ksubbuf)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	if (16 + need > r->ksubbuf)
+	if (16 + need > r->km->ksubbuf)
 		return 0; /* cannot be: it came in such a page */
-	if (c->used && 16 + c->used + need > r->ksubbuf && km_flush(r, cpu, c, err) < 0)
+	if (c->used && 16 + c->used + need > r->km->ksubbuf && km_flush(r, cpu, c, err) < 0)
 		return err->code;
 	if (!c->used)
 		c->page_ts = c->out_ts = ts;
@@ -301,7 +303,7 @@ static int km_snap_pages(struct utrace_recorder *r, uint32_t id, uint32_t *pages
 			 struct utrace_error *err)
 {
 	struct rec_kmerge *km = r->km;
-	uint32_t max = KM_RING_BYTES / r->ksubbuf;
+	uint32_t max = KM_RING_BYTES / r->km->ksubbuf;
 
 	for (uint32_t cpu = 0; km && cpu < km->nr_cpus; cpu++) {
 		struct km_cpu *c = &km->cpus[cpu];
@@ -312,7 +314,7 @@ static int km_snap_pages(struct utrace_recorder *r, uint32_t id, uint32_t *pages
 			uint32_t k = (c->ring_next + max - c->ring_n + i) % max;
 
 			if (rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp),
-				      c->ring + (size_t)k * r->ksubbuf, c->ring_len[k], err) < 0)
+				      c->ring + (size_t)k * r->km->ksubbuf, c->ring_len[k], err) < 0)
 				return err->code;
 			(*pages)++;
 		}
@@ -355,7 +357,7 @@ static void km_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t 
 
 	if (n > UTRACE_HIST_PARAMS || r->km->depth >= 4)
 		return;
-	for (kf = r->kfmts; kf && kf->synth != (int)synth; kf = kf->next)
+	for (kf = rec_kfmt_first(r); kf && kf->synth != (int)synth; kf = kf->next)
 		;
 	if (!kf)
 		return;
@@ -538,11 +540,12 @@ int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error 
 {
 	struct rec_kmerge *km = r->km;
 	uint64_t w = final ? UINT64_MAX : km->round_end, ts = 0;
-	uint64_t margin = r->ktsc ? (KM_MARGIN_NS * r->tsc_per_us_q16 / 1000) >> 16 : KM_MARGIN_NS;
+	uint64_t margin;
 	struct km_cpu *c;
 
 	if (!km)
 		return 0;
+	margin = km->ktsc ? (KM_MARGIN_NS * r->tsc_per_us_q16 / 1000) >> 16 : KM_MARGIN_NS;
 	w = w > margin ? w - margin : 0;
 	for (uint32_t i = 0; !final && i < km->nr_cpus; i++)
 		if (km->cpus[i].got && km->cpus[i].last_ts < w)

@@ -298,6 +298,8 @@ void rec_trig_free(struct utrace_recorder *r)
 		utrace_trigger_free(x->t);
 		free(x);
 	}
+	free(r->kstate);
+	r->kstate = NULL;
 }
 
 /* ---- kernel events ---------------------------------------------------- */
@@ -333,7 +335,7 @@ static int ktrig_bind(struct utrace_recorder *r, const struct rec_trig *x,
 
 int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err)
 {
-	for (const struct rec_kfmt *kf = r->kfmts; kf; kf = kf->next) {
+	for (const struct rec_kfmt *kf = rec_kfmt_first(r); kf; kf = kf->next) {
 		if (kf->synth >= 0)
 			continue;
 		if (rec_hist_kpaused(r, kf->id)) /* hist:...:pause */
