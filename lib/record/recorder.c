@@ -124,7 +124,7 @@ static int states_new(struct utrace_recorder *r)
 {
 	if (rec_snap_new(r) < 0 || rec_fpatch_new(r) < 0 || rec_hist_new(r) < 0 ||
 	    rec_kprobe_new(r) < 0 || rec_live_new(r) < 0 || rec_live_evs_new(r) < 0 ||
-	    rec_kfmt_new(r) < 0)
+	    rec_kfmt_new(r) < 0 || rec_trig_new(r) < 0)
 		return -ENOMEM;
 	return 0;
 }

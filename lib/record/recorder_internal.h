@@ -127,16 +127,10 @@ struct utrace_recorder {
 	struct rec_conn **who;
 	uint32_t cap_poll;
 	struct rec_hists *hist;	/* recorder_hist.h: the hist tables */
-	struct rec_trig *trigs; /* recorder_trig.c: the trigger commands */
+	struct rec_trigs *trig; /* recorder_trig.c: the trigger commands */
 	struct rec_kfmts *kf;	/* recorder_kfmt.c: the kernel events' formats */
-	struct rec_ktrig *ktrigs; /* recorder_trig.c: kernel trigger commands, bound */
 	struct rec_kmerge *km;	/* recorder_kmerge.c: NULL if no kernel trigger */
 	struct rec_live_evs *lev; /* recorder_live.h: what the tracefs set */
-	uint8_t *kstate;	/* by kernel id: enum utrace_ev_state (recorder_trig.c) */
-	int kstack_id;		/* ftrace:kernel_stack's kernel id, -1: none */
-	int ksnap_kid; /* a kernel snapshot to take: its event, -2 a hist's snapshot(), -1 none */
-	bool kon;		/* kernel records saved: traceon/traceoff */
-	uint32_t nr_counts;	/* their :N counters in ctl */
 	struct rec_snap *snap; /* recorder_snap.c */
 	bool busy; /* the last poll saved sub-buffers of a buffer that could
 		    * fill soon (rec_drain): poll again without sleeping */

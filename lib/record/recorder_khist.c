@@ -148,7 +148,6 @@ static int kready_fmt(struct utrace_recorder *r, const struct rec_kfmt *kf,
 	if (kf->synth < 0 && !strcmp(fmt->system, "ftrace") && !strcmp(fmt->name, "kernel_stack")) {
 		/* the kernel's stacktrace trigger's: kept with their event
 		 * (recorder_kmerge.c), read by the hists keyed on them */
-		r->kstack_id = kf->id;
 		kept = true;
 	} else if (kf->synth < 0) {
 		kept = kready_kept(r->o.kspecs, r->o.nkspecs, fmt->system, fmt->name);
@@ -177,7 +176,7 @@ static int kready_fmt(struct utrace_recorder *r, const struct rec_kfmt *kf,
 					return err->code;
 		}
 	}
-	r->kstate[kf->id] = kept ? 0 : UTRACE_EVS_OFF;
+	rec_trig_kset(r, kf->id, kept ? 0 : UTRACE_EVS_OFF);
 	return 0;
 }
 
@@ -186,11 +185,8 @@ int rec_kready(struct utrace_recorder *r, struct utrace_error *err)
 	err->code = 0;
 	if (!kready_needed(r))
 		return 0;
-	if (!(r->kstate = calloc(REC_KIDS, 1)))
+	if (rec_trig_kstart(r) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	r->kon = true;
-	r->kstack_id = -1;
-	r->ksnap_kid = -1;
 	if (kready_synths(r, err) < 0)
 		return err->code;
 	for (const struct rec_kfmt *kf = rec_kfmt_first(r); kf; kf = kf->next)

@@ -95,6 +95,7 @@ struct rec_kmerge {
 	uint32_t depth; /* synthetic events fired by synthetic events */
 	bool keep_pages;      /* a snapshot trigger: the last pages kept (ring) */
 	bool ktsc;	      /* the kernel's trace_clock is x86-tsc (recorder_kfmt.c) */
+	int kstack_id;	      /* ftrace:kernel_stack's kernel id, -1: none */
 	uint32_t ksubbuf;     /* the kernel's sub-buffer size */
 	const uint8_t *stack; /* the kernel_stack entry after the record, or NULL */
 	uint32_t stack_len;
@@ -137,11 +138,15 @@ static uint64_t km_ns(const struct utrace_recorder *r, uint64_t ts)
 
 int rec_kmerge_new(struct utrace_recorder *r, struct utrace_error *err)
 {
+	const struct rec_kfmt *kf;
+
 	if (!(r->km = calloc(1, sizeof(*r->km))) ||
 	    !(r->km->kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	r->km->ktsc = rec_ktsc(r);
 	r->km->ksubbuf = rec_ksubbuf(r) ? rec_ksubbuf(r) : 4096;
+	kf = rec_kfmt_find(r, "ftrace", "kernel_stack");
+	r->km->kstack_id = kf && kf->synth < 0 ? kf->id : -1;
 	r->km->round_end = km_now(r);
 	r->km->keep_pages = rec_trig_ksnap(r);
 	return 0;
@@ -445,10 +450,7 @@ static uint32_t km_stack(void *arg, uint64_t *pcs, uint32_t max)
  * trigger's, once the record is saved. */
 static void km_hist_snapshot(void *arg)
 {
-	struct utrace_recorder *r = arg;
-
-	if (r->ksnap_kid == -1)
-		r->ksnap_kid = -2;
+	rec_trig_ksnap_hist(arg);
 }
 
 static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
@@ -465,9 +467,10 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 				    .stack = km->stack ? km_stack : NULL};
 	struct utrace_error err;
 	bool keep;
+	int skid;
 
-	if (kid == r->kstack_id && !km->depth) { /* with its event: saved or not */
-		keep = r->kon && cpu->last_kept && rec_trig_kstack(r, cpu->last_kid);
+	if (kid == km->kstack_id && !km->depth) { /* with its event: saved or not */
+		keep = rec_trig_kon(r) && cpu->last_kept && rec_trig_kstack(r, cpu->last_kid);
 		cpu->last_kept = false;
 		if (keep && len > 16) {
 			uint64_t pcs[64];
@@ -478,9 +481,9 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 		}
 	} else {
 		rec_trig_krun(r, kid, rec, len);
-		if (r->kon)
+		if (rec_trig_kon(r))
 			rec_hist_krun(r, kid, &c);
-		keep = r->kon && !(r->kstate[kid] & UTRACE_EVS_OFF);
+		keep = rec_trig_kkeep(r, kid);
 		if (!km->depth) { /* not a synthetic event it fired */
 			cpu->last_kid = kid;
 			cpu->last_kept = keep;
@@ -488,10 +491,8 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 	}
 	if (keep && km_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
 		r->o.notice(r->o.notice_arg, 0, err.msg);
-	if (r->ksnap_kid != -1 && !km->depth) { /* its snapshot: with the event */
-		int skid = r->ksnap_kid == -2 ? -1 : r->ksnap_kid; /* -1: a hist's */
-
-		r->ksnap_kid = -1;
+	if (!km->depth && (skid = rec_trig_ksnap_take(r)) != -1) { /* its snapshot: with the event */
+		skid = skid == -2 ? -1 : skid; /* -1: a hist's */
 		if (km_snapshot(r, skid, km->pid, km_tsc(r, km->ts), &err) < 0 && r->o.notice)
 			r->o.notice(r->o.notice_arg, 0, err.msg);
 	}
@@ -505,11 +506,11 @@ static bool km_pair(struct utrace_recorder *r, struct km_cpu *c, int kid, uint32
 	size_t next = c->head + 16 + ((len + 7) & ~7u);
 
 	r->km->stack = NULL;
-	if (r->kstack_id < 0 || kid == r->kstack_id)
+	if (r->km->kstack_id < 0 || kid == r->km->kstack_id)
 		return true;
 	if (next + 16 + 8 > c->qlen)
 		return final || !rec_hist_kwants_stack(r, kid);
-	if ((c->q[next + 16] | c->q[next + 17] << 8) == r->kstack_id) {
+	if ((c->q[next + 16] | c->q[next + 17] << 8) == r->km->kstack_id) {
 		memcpy(&r->km->stack_len, c->q + next + 8, 4);
 		r->km->stack = c->q + next + 16;
 	}

@@ -361,9 +361,8 @@ static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, con
 			return -E2BIG;
 	}
 	if (x->t->cmd != UTRACE_TRIG_HIST && x->t->count >= 0) {
-		if (r->nr_counts == UTRACE_TRIG_COUNTS)
+		if ((x->count_idx = rec_trig_count_new(r)) < 0)
 			return -E2BIG;
-		x->count_idx = (int)r->nr_counts++;
 		r->ctl->trig_count[x->count_idx] = x->t->count;
 	}
 	return 0;

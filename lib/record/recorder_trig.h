@@ -25,6 +25,24 @@ bool rec_trig_kstack(const struct utrace_recorder *r, int kid);
 /* Whether a kernel event has a snapshot trigger (pages are kept for it). */
 bool rec_trig_ksnap(const struct utrace_recorder *r);
 
+/* Its state, made with the recorder (-ENOMEM), freed by rec_trig_free;
+ * a :N counter on the control page for a new trigger (recorder_liveev.c
+ * too): its index, -1 if none is left. */
+int rec_trig_new(struct utrace_recorder *r);
+int rec_trig_count_new(struct utrace_recorder *r);
+/* The kernel events' switches, once their formats are known
+ * (recorder_khist.c): tracing on, every event's state byte as kid's is
+ * set (kept or UTRACE_EVS_OFF), -ENOMEM.  What the merge reads
+ * (recorder_kmerge.c): traceon/traceoff's state; whether kid's record is
+ * saved; the snapshot a trigger asked for (its kid, -2 a hist's
+ * snapshot(), -1 none; taken: reset); a hist's snapshot() asked for. */
+int rec_trig_kstart(struct utrace_recorder *r);
+void rec_trig_kset(struct utrace_recorder *r, int kid, uint8_t state);
+bool rec_trig_kon(const struct utrace_recorder *r);
+bool rec_trig_kkeep(const struct utrace_recorder *r, int kid);
+int rec_trig_ksnap_take(struct utrace_recorder *r);
+void rec_trig_ksnap_hist(struct utrace_recorder *r);
+
 /* recorder_trig.c: the trigger commands set up at the start, the flags an
  * event's ENABLE needs, sent before it; freed with the recorder */
 int rec_trig_init(struct utrace_recorder *r, struct utrace_error *err);
