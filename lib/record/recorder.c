@@ -634,17 +634,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	rec_live_ev_free(r);
 	rec_kfmt_free(r);
 	rec_fpatch_free(r);
-	while (r->symtabs) {
-		struct rec_symtab *s = r->symtabs;
-
-		r->symtabs = s->next;
-		if (s->tab)
-			utrace_symtab_free(s->tab);
-		utrace_dwarf_close(s->dwarf);
-		utrace_symtab_free(s->imports);
-		free(s->path);
-		free(s);
-	}
+	rec_symtab_free_all(r);
 	states_free(r);
 	free(r);
 }

@@ -59,17 +59,6 @@ struct rec_object {
 	uint32_t nr_evkeys;
 };
 
-struct utrace_dwarf;
-struct rec_symtab { /* cache: one load per path */
-	char *path;
-	struct utrace_symtab *tab; /* NULL if the file could not be read */
-	struct utrace_dwarf *dwarf; /* funcgraph-args; NULL: none or not tried */
-	bool dwarf_tried;
-	struct utrace_symtab *imports; /* --libcall: the file's PLT imports */
-	bool imports_tried;
-	struct rec_symtab *next;
-};
-
 struct rec_conn {
 	int fd;
 	int pidfd; /* closed its socket but runs on: readable at its exit, else -1 */
@@ -114,7 +103,7 @@ struct utrace_recorder {
 	uint32_t nr_conns;
 	struct rec_buffer **bufs;
 	uint32_t nr_bufs;
-	struct rec_symtab *symtabs;
+	struct rec_symtab *symtabs; /* recorder_symtab.c: the cache */
 	struct rec_fpatch *fp; /* recorder_fpatch.c */
 	struct utrace_dat_clock clock;
 	uint64_t tsc_per_us_q16;
@@ -153,7 +142,6 @@ static inline int rec_write(struct utrace_recorder *r, enum utrace_dat_type type
 /* recorder_msg.c: one message of connection c; <0 on a protocol error */
 int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n, int fd,
 		   struct utrace_error *err);
-struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path);
 /* The SELECTs of object idx of c, from the tracer and filter now in r->o. */
 int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx);
 

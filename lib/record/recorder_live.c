@@ -36,6 +36,7 @@
 #include "lib/record/recorder_kprobe.h"
 #include "lib/record/recorder_libcall.h"
 #include "lib/record/recorder_live.h"
+#include "lib/record/recorder_symtab.h"
 
 
 static int live_one(struct utrace_recorder *r, struct rec_conn *c)

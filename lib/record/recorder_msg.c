@@ -31,29 +31,11 @@
 #include "lib/record/recorder_kprobe.h"
 #include "lib/record/recorder_libcall.h"
 #include "lib/record/recorder_live.h"
+#include "lib/record/recorder_symtab.h"
 #include "lib/record/recorder_quiesce.h"
 #include "lib/record/recorder_trig.h"
 #include "lib/elf/symtab.h"
 #include "lib/probes/dwarf.h"
-
-struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path)
-{
-	struct rec_symtab *s;
-	struct utrace_error e;
-
-	for (s = r->symtabs; s; s = s->next)
-		if (!strcmp(s->path, path))
-			return s;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->path = strdup(path);
-	if (utrace_symtab_load(path, &s->tab, &e) < 0)
-		s->tab = NULL;
-	s->next = r->symtabs;
-	r->symtabs = s;
-	return s;
-}
 
 /* funcgraph-args: the DWARF of an object with call sites, opened once;
  * one without it gets no arguments, and a notice says why. */
