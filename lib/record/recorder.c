@@ -613,7 +613,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		for (uint32_t k = 0; k < c->nr_objs; k++) {
 			free(c->objs[k].path);
 			free(c->objs[k].vaddrs);
-			free(c->objs[k].evkeys);
+			rec_live_keys_free(&c->objs[k]);
 		}
 		free(c->objs);
 		free(c);

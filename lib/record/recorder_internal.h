@@ -55,8 +55,7 @@ struct rec_object {
 	uint32_t id_base, nr_sites, flags, received;
 	uint64_t *vaddrs;
 	struct rec_symtab *syms;
-	struct rec_evkey *evkeys; /* --tracefs: its events' keys (recorder_live.c) */
-	uint32_t nr_evkeys;
+	struct rec_live_keys *lk; /* recorder_live.h: --tracefs: its events' keys */
 };
 
 struct rec_conn {

@@ -17,6 +17,7 @@ struct utrace_recorder;
 struct rec_conn;
 struct utrace_event_format;
 struct utrace_trigger;
+struct rec_object;
 
 /* recorder_live.c: c's live channel (recorder_msg.c's LIVE set it),
  * closed with the connection */
@@ -26,6 +27,15 @@ struct rec_evkey {
 	uint32_t key;
 	int id;
 };
+
+/* An object's events' keys (recorder_liveev.c adds them), NULL until it
+ * has one; how many o has, freed with the recorder (recorder_livevar.c). */
+struct rec_live_keys {
+	struct rec_evkey *evkeys;
+	uint32_t nr_evkeys;
+};
+uint32_t rec_live_nkeys(const struct rec_object *o);
+void rec_live_keys_free(struct rec_object *o);
 
 /* A trigger the tracefs added to an event. */
 struct rec_live_trig {

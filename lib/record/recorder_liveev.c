@@ -52,11 +52,12 @@ uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uin
 
 	if (obj < c->nr_objs) {
 		struct rec_object *o = &c->objs[obj];
-		struct rec_evkey *k = realloc(o->evkeys, (o->nr_evkeys + 1) * sizeof(*k));
+		struct rec_live_keys *lk = o->lk ? o->lk : (o->lk = calloc(1, sizeof(*lk)));
+		struct rec_evkey *k = lk ? realloc(lk->evkeys, (lk->nr_evkeys + 1) * sizeof(*k)) : NULL;
 
 		if (k) {
-			o->evkeys = k;
-			k[o->nr_evkeys++] = (struct rec_evkey){key, id};
+			lk->evkeys = k;
+			k[lk->nr_evkeys++] = (struct rec_evkey){key, id};
 		}
 	}
 	if (first && st && utrace_event_select_soft(r->o.events, sys, name))
@@ -143,9 +144,9 @@ static const struct rec_object *live_keys_of(struct utrace_recorder *r, struct r
 {
 	const struct rec_object *o = &c->objs[oi];
 
-	for (uint32_t i = 0; !o->nr_evkeys && i < r->nr_conns; i++)
+	for (uint32_t i = 0; !rec_live_nkeys(o) && i < r->nr_conns; i++)
 		for (uint32_t k = 0; k < r->conns[i]->nr_objs; k++)
-			if (r->conns[i]->objs[k].nr_evkeys &&
+			if (rec_live_nkeys(&r->conns[i]->objs[k]) &&
 			    !strcmp(r->conns[i]->objs[k].path, o->path))
 				return &r->conns[i]->objs[k];
 	return o;
@@ -292,9 +293,9 @@ static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct re
 		const struct rec_object *o = live_keys_of(r, c, oi);
 		const char *path = c->objs[oi].path;
 
-		for (uint32_t i = 0; i < o->nr_evkeys && ret >= 0; i++)
-			if (o->evkeys[i].id == e->id)
-				ret = live_key_send(r, &ch, e, oi, o->evkeys[i].key, path,
+		for (uint32_t i = 0; i < rec_live_nkeys(o) && ret >= 0; i++)
+			if (o->lk->evkeys[i].id == e->id)
+				ret = live_key_send(r, &ch, e, oi, o->lk->evkeys[i].key, path,
 						    rec_ev_fmt(r, path, sys, name), en);
 	}
 	if (ret >= 0)

@@ -82,6 +82,19 @@ unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *s
 	return n;
 }
 
+uint32_t rec_live_nkeys(const struct rec_object *o)
+{
+	return o->lk ? o->lk->nr_evkeys : 0;
+}
+
+void rec_live_keys_free(struct rec_object *o)
+{
+	if (o->lk)
+		free(o->lk->evkeys);
+	free(o->lk);
+	o->lk = NULL;
+}
+
 /* An object path of a traced process whose keys hold event id, else
  * UTRACE_EVENT_NOOBJ (a synthetic event, an in-process probe). */
 const char *rec_ev_path(struct utrace_recorder *r, int id)
@@ -90,8 +103,8 @@ const char *rec_ev_path(struct utrace_recorder *r, int id)
 		for (uint32_t oi = 0; oi < r->conns[c]->nr_objs; oi++) {
 			const struct rec_object *o = &r->conns[c]->objs[oi];
 
-			for (uint32_t k = 0; k < o->nr_evkeys; k++)
-				if (o->evkeys[k].id == id)
+			for (uint32_t k = 0; k < rec_live_nkeys(o); k++)
+				if (o->lk->evkeys[k].id == id)
 					return o->path;
 		}
 	return UTRACE_EVENT_NOOBJ;
