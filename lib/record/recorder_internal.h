@@ -1,28 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recorder_internal.h - the recorder's private state, shared by its files:
+ * recorder_internal.h - the recorder's core, shared by its files: the
+ * session (struct utrace_recorder), its connections, objects and
+ * buffers, and the functions of the files that run them:
  *   recorder.c        the session: socket, poll loop, finish, clock, symbols
  *   recorder_msg.c    the messages of the runtime's protocol
+ *   recorder_conn.c   sending to a process (and the live channel's end)
  *   recorder_drain.c  saving sub-buffers of the shared ring buffers
- *   recorder_kernel.c the kernel pages and formats of lib/kernel/kernel_trace.c
- *   recorder_kmerge.c the kernel records in time order, for their triggers
- *   recorder_khist.c  the kernel events' hist triggers and synthetic events
  *   recorder_proc.c   a process that closed its connection and goes on
- *   recorder_snap.c   snapshots the runtime asks for on the control page
- *   recorder_live.c   changes while the program runs (the live channel)
- *   recorder_liveev.c the events' switches, filters, triggers of a live one
- *   recorder_livevar.c what it set per event, where an event is, its $vars
- *   recorder_histlive.c its hist tables read, paused, cleared, dropped
- *   recorder_libcall.c the names of library calls (--libcall)
- *   recorder_fpatch.c function entries patched in objects without call sites
- *   recorder_symtab.c a SYMTAB record written (functions, library calls)
- *   recorder_extract.c what the recording holds now, as a file of its own
  *
- * Each mechanism declares its functions in a header of its own
- * (recorder_hist.h, recorder_kernel.h, recorder_trig.h, recorder_live.h,
- * recorder_kprobe.h, recorder_fpatch.h, recorder_quiesce.h,
- * recorder_snap.h, recorder_libcall.h, recorder_symtab.h); this one holds
- * the session: connections, buffers, the writer, the loop's functions.
+ * Each mechanism keeps its state in a struct of its own, made and freed
+ * with the recorder (the session holds only a pointer to it), and
+ * declares its functions in its own header; the others reach its state
+ * only through them:
+ *   recorder_hist.h    hist tables        recorder_hist.c, recorder_histlive.c
+ *   recorder_trig.h    trigger commands   recorder_trig.c (and the kernel
+ *                      events' switches: kept, traceon/off, snapshot due)
+ *   recorder_kernel.h  kernel pages       recorder_kernel.c (the API),
+ *                      recorder_kfmt.c (formats, clock), recorder_khist.c
+ *                      (their triggers set up), recorder_kmerge.c (merge)
+ *   recorder_live.h    live control       recorder_live.c, recorder_liveev.c,
+ *                      recorder_livevar.c (record --tracefs)
+ *   recorder_kprobe.h  in-process probes  recorder_kprobe.c
+ *   recorder_snap.h    snapshots          recorder_snap.c
+ *   recorder_fpatch.h  entries patched    recorder_fpatch.c
+ *   recorder_quiesce.h attach's stops     recorder_quiesce.c
+ *   recorder_libcall.h --libcall's names  recorder_libcall.c
+ *   recorder_symtab.h  symbol tables      recorder_symtab.c
+ * recorder_attach.c (utrace_recorder_detach) and recorder_extract.c (the
+ * recording so far as a file) use the core only.
  *
  * recorder.c hands each message to recorder_msg.c, each buffer to
  * recorder_drain.c, each connection that ends to recorder_proc.c; they
@@ -45,8 +51,6 @@
 #include "common/rb_abi.h"
 #include "lib/tracefile/dat_format.h"
 #include "lib/tracefile/dat_writer.h"
-#include "lib/events/event_format.h"
-#include "lib/hist/hist_compile.h"
 #include "lib/record/recorder.h"
 
 struct rec_object {
@@ -150,6 +154,21 @@ int rec_conn_send(struct rec_conn *c, const void *msg, size_t len, int fd);
  * payload of plen bytes after it. */
 int rec_conn_send_with(struct rec_conn *c, void *hdr, size_t hlen, const void *payload,
 		       size_t plen, int fd);
+/* recorder_conn.c: c's live channel (recorder_msg.c's LIVE set it),
+ * closed with the connection */
+void rec_live_close(struct rec_conn *c);
+/* The answer (size bytes, of type) to a request sent on a live channel,
+ * within REC_LIVE_WAIT_MS: 0 or -errno. */
+int rec_live_answer(int fd, void *msg, size_t size, uint32_t type);
+/* The answer to a LIVE_DONE sent on a live channel: 0 or -errno. */
+int rec_live_wait(int fd);
+/* The end of a batch sent on c's live channel through ch (ret: how the
+ * batch went): its LIVE_DONE sent and answered, the channel closed if
+ * anything failed.  0 or -errno. */
+int rec_live_done(struct rec_conn *c, struct rec_conn *ch, int ret);
+/* how long a process's live thread may take to answer (then its channel
+ * is closed; it keeps what it had) */
+#define REC_LIVE_WAIT_MS 5000
 
 /* recorder_msg.c: one event's format, triggers and ENABLE; the DONE. */
 int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,

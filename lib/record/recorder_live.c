@@ -22,6 +22,7 @@
  * line.  Its removal is utrace_recorder_kprobe_remove's.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

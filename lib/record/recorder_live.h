@@ -19,9 +19,6 @@ struct utrace_event_format;
 struct utrace_trigger;
 struct rec_object;
 
-/* recorder_live.c: c's live channel (recorder_msg.c's LIVE set it),
- * closed with the connection */
-void rec_live_close(struct rec_conn *c);
 /* One event of an object: its key there and the recording's id. */
 struct rec_evkey {
 	uint32_t key;
@@ -102,18 +99,6 @@ const struct utrace_event_format *rec_live_fmt(struct utrace_recorder *r, const 
 int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 			 uint32_t key, const char *path, const char *sys, const char *name,
 			 int id);
-/* The answer (size bytes, of type) to a request sent on a live channel,
- * within REC_LIVE_WAIT_MS: 0 or -errno. */
-int rec_live_answer(int fd, void *msg, size_t size, uint32_t type);
-/* The answer to a LIVE_DONE sent on a live channel: 0 or -errno. */
-int rec_live_wait(int fd);
-/* The end of a batch sent on c's live channel through ch (ret: how the
- * batch went): its LIVE_DONE sent and answered, the channel closed if
- * anything failed.  0 or -errno. */
-int rec_live_done(struct rec_conn *c, struct rec_conn *ch, int ret);
-/* how long a process's live thread may take to answer (then its channel
- * is closed; it keeps what it had) */
-#define REC_LIVE_WAIT_MS 5000
 /* The ENABLE flags of an event of a live recording (every event is
  * enabled, switched by its ev_state byte), its key kept for later
  * changes; first: its id is new (its state starts from the -e). */
