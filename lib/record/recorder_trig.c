@@ -20,9 +20,9 @@
  * to every kernel event its -e names (its filter compiled for that
  * format, a count of its own, as the kernel's one trigger per event
  * file), its target a kernel event.  Their state is the recorder's:
- * r->trig->kon (traceon/traceoff, copied to tracing_on so that the traced
+ * kon (traceon/traceoff, copied to tracing_on so that the traced
  * programs' own records stop and start too, a little later) and
- * r->trig->kstate by kernel id; a hist's pause is its table's.  A snapshot is
+ * kstate by kernel id; a hist's pause is its table's.  A snapshot is
  * the recorder's too (this kernel has none), taken once the event that
  * fired it is saved (recorder_kmerge.c); stacktrace is the kernel's own
  * (cmds/record_triggers.c), bound here only so its events' kernel_stack
