@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recorder_kernel.h - the recorder's the kernel's pages and formats: the
- * formats kept (recorder_khist.c), the records merged in time order for
- * their triggers (recorder_kmerge.c).
+ * recorder_kernel.h - the recorder's side of the kernel's pages and
+ * formats: the formats and page header kept (recorder_kfmt.c), the
+ * triggers set up once all are known (recorder_khist.c), the records
+ * merged in time order for them (recorder_kmerge.c); the public calls
+ * are recorder_kernel.c's.
  * Private to lib/record.
  */
 #ifndef UTRACE_LIB_RECORDER_KERNEL_H
@@ -11,10 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
-#include "lib/events/event_format.h"
-#include "lib/record/recorder_internal.h"
+struct utrace_recorder;
+struct utrace_error;
+struct utrace_event_format;
 
 /* A kernel event's format (recorder_khist.c), kept from the start: the
  * triggers are compiled once every format is known (a $var may name an
