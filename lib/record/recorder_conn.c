@@ -13,7 +13,6 @@
 
 #include "common/scm.h"
 #include "lib/record/recorder_internal.h"
-#include "lib/record/recorder_live.h"
 
 /* A process that does not answer a live change within this is let go. */
 
