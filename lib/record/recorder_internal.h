@@ -68,7 +68,7 @@ struct rec_conn {
 	uint32_t image;
 	int pid;
 	bool open;
-	int live_fd; /* the runtime's live channel (recorder_live.c), else -1 */
+	int live_fd; /* the live channel (recorder_msg.c's LIVE), else -1: rec_live_close */
 	struct rec_object *objs;
 	uint32_t nr_objs;
 	struct rec_fpatch_due *fp_due; /* recorder_fpatch.c: an FPATCH_AREA is due */
