@@ -51,6 +51,16 @@
 #include "lib/events/ftrace_filter.h"
 #include "lib/probes/dwarf.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_fpatch.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_kprobe.h"
+#include "lib/record/recorder_libcall.h"
+#include "lib/record/recorder_live.h"
+#include "lib/record/recorder_quiesce.h"
+#include "lib/record/recorder_snap.h"
+#include "lib/record/recorder_symtab.h"
+#include "lib/record/recorder_trig.h"
 #include "lib/elf/symtab.h"
 
 static uint64_t rdtsc(void)
@@ -109,6 +119,21 @@ static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
 	return rec_write(r, UTRACE_DAT_META, text, (size_t)n, NULL, 0, err);
 }
 
+/* The mechanisms' states (each file's own), made with the recorder. */
+static int states_new(struct utrace_recorder *r)
+{
+	if (rec_snap_new(r) < 0 || rec_fpatch_new(r) < 0 || rec_hist_new(r) < 0 ||
+	    rec_kprobe_new(r) < 0 || rec_live_new(r) < 0 || rec_live_evs_new(r) < 0 ||
+	    rec_kfmt_new(r) < 0 || rec_trig_new(r) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void states_free(struct utrace_recorder *r)
+{
+	rec_snap_free(r);
+}
+
 int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_recorder **out,
 			struct utrace_error *err)
 {
@@ -128,6 +153,10 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 			free(r);
 			return utrace_error_set(err, -ENOMEM, "out of memory");
 		}
+	}
+	if (states_new(r) < 0) {
+		utrace_recorder_free(r);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
 	r->nr_subbufs = (uint32_t)((uint64_t)opts->buffer_kb * 1024 / UTRACE_SUBBUF_SIZE);
 	if (r->nr_subbufs < UTRACE_RB_MIN_SUBBUFS)
@@ -531,8 +560,7 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 	st->wait_ns = r->tsc_per_us_q16 ? wait_tsc * 1000 * 65536 / r->tsc_per_us_q16 : 0;
 	st->images = r->nr_conns;
 	st->disconnected = r->nr_orphans;
-	st->fpatch_plans = r->fp_plans;
-	st->fpatch_reused = r->fp_reused;
+	rec_fpatch_stats(r, &st->fpatch_plans, &st->fpatch_reused);
 	return ret;
 }
 
@@ -571,6 +599,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	if (r->ctl_fd >= 0)
 		close(r->ctl_fd);
 	rec_live_free(r);
+	rec_kprobe_free(r);
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];
 
@@ -580,10 +609,11 @@ void utrace_recorder_free(struct utrace_recorder *r)
 			close(c->pidfd);
 		rec_live_close(c);
 		rec_quiesce_end(c);
+		rec_fpatch_conn_free(c);
 		for (uint32_t k = 0; k < c->nr_objs; k++) {
 			free(c->objs[k].path);
 			free(c->objs[k].vaddrs);
-			free(c->objs[k].evkeys);
+			rec_live_keys_free(&c->objs[k]);
 		}
 		free(c->objs);
 		free(c);
@@ -604,16 +634,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	rec_live_ev_free(r);
 	rec_kfmt_free(r);
 	rec_fpatch_free(r);
-	while (r->symtabs) {
-		struct rec_symtab *s = r->symtabs;
-
-		r->symtabs = s->next;
-		if (s->tab)
-			utrace_symtab_free(s->tab);
-		utrace_dwarf_close(s->dwarf);
-		utrace_symtab_free(s->imports);
-		free(s->path);
-		free(s);
-	}
+	rec_symtab_free_all(r);
+	states_free(r);
 	free(r);
 }

@@ -32,8 +32,24 @@
 #include "lib/events/ftrace_filter.h"
 #include "lib/probes/func_patch.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_fpatch.h"
 
 #define FP_ID_MAX 64
+
+/* The plans, one per file, and how many were made and reused (for
+ * utrace_recorder_finish's stats). */
+struct rec_fpatch {
+	struct rec_fplan *fplans;
+	uint32_t fp_plans, fp_reused; /* plans made, and asks a plan made already answered */
+};
+
+/* A connection's FPATCH_AREA due after its FPATCH_ASK: the plan, for
+ * object obj loaded at bias. */
+struct rec_fpatch_due {
+	struct rec_fplan *plan;
+	uint32_t obj;
+	uint64_t bias;
+};
 
 struct rec_fplan {
 	char *path;
@@ -143,7 +159,7 @@ static bool fp_by_name(const struct utrace_recorder *r)
 static struct rec_fplan *rec_fplan_find(struct utrace_recorder *r, const char *path,
 					const uint8_t *id, int idlen, bool only)
 {
-	for (struct rec_fplan *p = r->fplans; p; p = p->next) {
+	for (struct rec_fplan *p = r->fp->fplans; p; p = p->next) {
 		if (idlen > 0 ? p->idlen != idlen || memcmp(p->id, id, (size_t)idlen)
 			      : p->idlen || strcmp(p->path, path))
 			continue;
@@ -172,7 +188,7 @@ static struct rec_fplan *rec_fplan_get(struct utrace_recorder *r, struct rec_con
 		utrace_elf_close(elf);
 	}
 	if ((p = rec_fplan_find(r, path, id, idlen, only))) {
-		r->fp_reused++;
+		r->fp->fp_reused++;
 		return p;
 	}
 	if (!(p = calloc(1, sizeof(*p))) || !(p->path = strdup(path))) {
@@ -182,7 +198,7 @@ static struct rec_fplan *rec_fplan_get(struct utrace_recorder *r, struct rec_con
 	p->idlen = idlen > 0 ? idlen : 0;
 	memcpy(p->id, id, (size_t)p->idlen);
 	p->only = only;
-	r->fp_plans++;
+	r->fp->fp_plans++;
 	if (utrace_fpatch_plan_only(path, only ? rec_fpatch_select : NULL, &sel, &p->plan, &e) < 0) {
 		if (r->o.notice)
 			r->o.notice(r->o.notice_arg, c->pid, e.msg);
@@ -192,8 +208,8 @@ static struct rec_fplan *rec_fplan_get(struct utrace_recorder *r, struct rec_con
 				p->ok[p->nok++] = i;
 		rec_fpatch_say(r, c, p);
 	}
-	p->next = r->fplans;
-	r->fplans = p;
+	p->next = r->fp->fplans;
+	r->fp->fplans = p;
 	return p;
 }
 
@@ -214,7 +230,7 @@ static void rec_fpatch_refuse_runtime(struct utrace_recorder *r, struct rec_conn
 
 unsigned rec_fpatch_site_flags(const struct utrace_recorder *r, const char *path)
 {
-	for (const struct rec_fplan *p = r->fplans; p; p = p->next)
+	for (const struct rec_fplan *p = r->fp->fplans; p; p = p->next)
 		if (!strcmp(p->path, path))
 			return p->plan.runtime ? UTRACE_SITE_ENTRY_ONLY : 0;
 	return 0;
@@ -222,7 +238,7 @@ unsigned rec_fpatch_site_flags(const struct utrace_recorder *r, const char *path
 
 bool rec_fpatch_entry_only_any(const struct utrace_recorder *r)
 {
-	for (const struct rec_fplan *p = r->fplans; p; p = p->next)
+	for (const struct rec_fplan *p = r->fp->fplans; p; p = p->next)
 		if (p->plan.runtime && p->nok)
 			return true;
 	return false;
@@ -247,24 +263,25 @@ int rec_fpatch_ask(struct utrace_recorder *r, struct rec_conn *c, const void *bu
 		else
 			rec_fpatch_refuse_runtime(r, c, path);
 	}
-	c->fp_pending = p && p->nok ? p : NULL;
-	c->fp_obj = m->obj;
-	c->fp_bias = m->bias;
-	pm.count = c->fp_pending ? p->nok : 0;
+	if (p && p->nok && !c->fp_due && !(c->fp_due = calloc(1, sizeof(*c->fp_due))))
+		return -ENOMEM;
+	if (c->fp_due)
+		*c->fp_due = (struct rec_fpatch_due){p && p->nok ? p : NULL, m->obj, m->bias};
+	pm.count = p && p->nok ? p->nok : 0;
 	return rec_conn_send(c, &pm, sizeof(pm), -1);
 }
 
 int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n)
 {
 	const struct utrace_msg_fpatch_area *am = buf;
-	const struct rec_fplan *p = c->fp_pending;
+	const struct rec_fplan *p = c->fp_due ? c->fp_due->plan : NULL;
 	struct utrace_msg_fpatch *m;
 	int ret = 0;
 
 	(void)r;
-	if (n < sizeof(*am) || !p || am->obj != c->fp_obj)
+	if (n < sizeof(*am) || !p || am->obj != c->fp_due->obj)
 		return -EPROTO;
-	c->fp_pending = NULL;
+	c->fp_due->plan = NULL;
 	if (!am->addr)
 		return 0; /* no room near the object: it runs untraced */
 	if (!(m = malloc(UTRACE_MSG_MAX)))
@@ -284,13 +301,13 @@ int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *b
 			const struct utrace_fpatch_func *f = &p->plan.f[p->ok[first + k]];
 			/* the slot's vaddr: its address minus the bias the ASK gave */
 			uint64_t at = am->addr + (uint64_t)(first + k) * UTRACE_FPATCH_SLOT +
-				      UTRACE_FPATCH_HEAD - c->fp_bias;
+				      UTRACE_FPATCH_HEAD - c->fp_due->bias;
 
 			m->e[k].vaddr = f->addr;
 			m->e[k].len = f->len;
 			m->e[k].flags = f->int3 ? UTRACE_FPATCH_ENT_INT3 : 0;
 			m->e[k].xol_len = (uint32_t)utrace_fpatch_relocate(
-			    f, c->fp_bias, at, m->e[k].xol, UTRACE_FPATCH_XOL, m->e[k].cfi,
+			    f, c->fp_due->bias, at, m->e[k].xol, UTRACE_FPATCH_XOL, m->e[k].cfi,
 			    &m->e[k].cfi_len);
 		}
 		ret = rec_conn_send(c, m, m->hdr.size, -1);
@@ -299,15 +316,37 @@ int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *b
 	return ret;
 }
 
+int rec_fpatch_new(struct utrace_recorder *r)
+{
+	r->fp = calloc(1, sizeof(*r->fp));
+	return r->fp ? 0 : -ENOMEM;
+}
+
+void rec_fpatch_stats(const struct utrace_recorder *r, uint32_t *plans, uint32_t *reused)
+{
+	*plans = r->fp->fp_plans;
+	*reused = r->fp->fp_reused;
+}
+
+void rec_fpatch_conn_free(struct rec_conn *c)
+{
+	free(c->fp_due);
+	c->fp_due = NULL;
+}
+
 void rec_fpatch_free(struct utrace_recorder *r)
 {
-	while (r->fplans) {
-		struct rec_fplan *p = r->fplans;
+	if (!r->fp)
+		return;
+	while (r->fp->fplans) {
+		struct rec_fplan *p = r->fp->fplans;
 
-		r->fplans = p->next;
+		r->fp->fplans = p->next;
 		utrace_fpatch_plan_free(&p->plan);
 		free(p->ok);
 		free(p->path);
 		free(p);
 	}
+	free(r->fp);
+	r->fp = NULL;
 }

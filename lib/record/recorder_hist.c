@@ -34,6 +34,9 @@
 #include "lib/hist/hist_compile.h"
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_live.h"
 
 /* What the compiler's callbacks know of the trigger being compiled. */
 struct hist_env_arg {
@@ -333,7 +336,7 @@ static int hist_share(struct utrace_recorder *r, struct rec_hist *h, struct utra
 {
 	const struct utrace_hist_hdr *p = h->prog, *q;
 
-	for (struct rec_hist *o = r->hists; o; o = o->next) {
+	for (struct rec_hist *o = r->hist->hists; o; o = o->next) {
 		if (!o->table || o->owner || strcmp(o->table, h->table))
 			continue;
 		q = o->prog;
@@ -366,7 +369,7 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 		free(table);
 		return NULL; /* err->code 0: not a hist trigger */
 	}
-	for (h = r->hists; h; h = h->next)
+	for (h = r->hist->hists; h; h = h->next)
 		if (h->spec == spec && h->trig == trig && !strcmp(h->system, fmt->system) &&
 		    !strcmp(h->name, fmt->name))
 			break;
@@ -399,16 +402,16 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 		goto fail;
 	if (!h->owner && hist_map_new(h, err) < 0)
 		goto fail;
-	if (!h->owner && r->hist_tids + 1 >= UTRACE_HIST_TABLES_MAX) {
+	if (!h->owner && r->hist->hist_tids + 1 >= UTRACE_HIST_TABLES_MAX) {
 		utrace_error_set(err, -E2BIG, "too many hist tables (%u)", UTRACE_HIST_TABLES_MAX);
 		goto fail;
 	}
-	h->tid = h->owner ? h->owner->tid : ++r->hist_tids;
+	h->tid = h->owner ? h->owner->tid : ++r->hist->hist_tids;
 	if (paused) /* :pause; a user event's enable_hist may continue it */
 		hist_pause(r, h);
 	{
 		/* kept in the order of the triggers, in which they are saved */
-		struct rec_hist **tail = &r->hists;
+		struct rec_hist **tail = &r->hist->hists;
 
 		while (*tail)
 			tail = &(*tail)->next;
@@ -444,7 +447,7 @@ static int hist_send_tables(struct utrace_recorder *r, struct rec_conn *c,
 
 		if (in[i].op != UTRACE_HOP_RESOLVE)
 			continue;
-		for (o = r->hists; o && (o->owner || o->tid != in[i].off); o = o->next)
+		for (o = r->hist->hists; o && (o->owner || o->tid != in[i].off); o = o->next)
 			;
 		if (!o)
 			continue; /* RESOLVE fails there: the hit is skipped */
@@ -554,7 +557,7 @@ static struct utrace_hist_map *hist_table(void *arg, uint32_t id)
 {
 	const struct utrace_recorder *r = arg;
 
-	for (const struct rec_hist *h = r->hists; h; h = h->next)
+	for (const struct rec_hist *h = r->hist->hists; h; h = h->next)
 		if (!h->owner && h->tid == id)
 			return h->map;
 	return NULL;
@@ -577,7 +580,7 @@ static bool hist_uses_stack(const void *prog)
 
 bool rec_hist_kwants_stack(const struct utrace_recorder *r, int kid)
 {
-	for (const struct rec_hist *h = r->hists; h; h = h->next)
+	for (const struct rec_hist *h = r->hist->hists; h; h = h->next)
 		if (h->kid == kid && hist_uses_stack(h->prog))
 			return true;
 	return false;
@@ -589,7 +592,7 @@ bool rec_hist_kwants_stack(const struct utrace_recorder *r, int kid)
 void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c)
 {
 	c->table = hist_table;
-	for (struct rec_hist *h = r->hists; h; h = h->next) {
+	for (struct rec_hist *h = r->hist->hists; h; h = h->next) {
 		if (h->kid != kid)
 			continue;
 		if (!c->stack && hist_uses_stack(h->prog)) {
@@ -608,14 +611,14 @@ void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c
  * kernel's hist_enable_trigger sets each hist trigger's paused. */
 void rec_hist_kpause(struct utrace_recorder *r, int kid, bool paused)
 {
-	for (struct rec_hist *h = r->hists; h; h = h->next)
+	for (struct rec_hist *h = r->hist->hists; h; h = h->next)
 		if (h->kid == kid)
 			__atomic_store_n(&h->map->paused, paused, __ATOMIC_RELAXED);
 }
 
 bool rec_hist_kpaused(const struct utrace_recorder *r, int kid)
 {
-	for (const struct rec_hist *h = r->hists; h; h = h->next)
+	for (const struct rec_hist *h = r->hist->hists; h; h = h->next)
 		if (h->kid == kid && __atomic_load_n(&h->map->paused, __ATOMIC_RELAXED))
 			return true;
 	return false;
@@ -683,17 +686,25 @@ int rec_hist_save_all(struct utrace_recorder *r, struct utrace_error *err)
 {
 	int ret = 0;
 
-	for (struct rec_hist *h = r->hists; h && ret >= 0; h = h->next)
+	for (struct rec_hist *h = r->hist->hists; h && ret >= 0; h = h->next)
 		ret = hist_save(r, h, err);
 	return ret;
 }
 
+int rec_hist_new(struct utrace_recorder *r)
+{
+	r->hist = calloc(1, sizeof(*r->hist));
+	return r->hist ? 0 : -ENOMEM;
+}
+
 void rec_hist_free(struct utrace_recorder *r)
 {
-	while (r->hists) {
-		struct rec_hist *h = r->hists;
+	while (r->hist && r->hist->hists) {
+		struct rec_hist *h = r->hist->hists;
 
-		r->hists = h->next;
+		r->hist->hists = h->next;
 		rec_hist_free_one(h);
 	}
+	free(r->hist);
+	r->hist = NULL;
 }

@@ -15,6 +15,7 @@
 #include "common/hist_prog.h"
 #include "lib/hist/hist.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
 
 /* h's table as it is now, for the hist file; *elts to free. */
 int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
@@ -47,7 +48,7 @@ int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
  * mapping until they end, unused). */
 void rec_hist_drop(struct utrace_recorder *r, unsigned spec)
 {
-	for (struct rec_hist **pp = &r->hists; *pp;) {
+	for (struct rec_hist **pp = &r->hist->hists; *pp;) {
 		struct rec_hist *h = *pp;
 
 		if (h->spec != spec) {
@@ -94,7 +95,7 @@ int rec_hist_ctl(struct utrace_recorder *r, unsigned spec, int what, bool *pause
 	struct rec_hist *h;
 	uint8_t *st;
 
-	for (h = r->hists; h && h->spec != spec; h = h->next)
+	for (h = r->hist->hists; h && h->spec != spec; h = h->next)
 		;
 	if (!h)
 		return -ENOENT;
@@ -112,7 +113,7 @@ const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned s
 {
 	const struct rec_hist *h;
 
-	for (h = r->hists; h && h->spec != spec; h = h->next)
+	for (h = r->hist->hists; h && h->spec != spec; h = h->next)
 		;
 	return h;
 }
@@ -127,7 +128,7 @@ bool rec_hist_referenced(const struct utrace_recorder *r, unsigned spec)
 	if (!h)
 		return false;
 	tid = h->owner ? h->owner->tid : h->tid;
-	for (const struct rec_hist *o = r->hists; o; o = o->next) {
+	for (const struct rec_hist *o = r->hist->hists; o; o = o->next) {
 		const struct utrace_hist_hdr *p = o->prog;
 		const struct utrace_hist_insn *in = utrace_hist_insns(p);
 

@@ -17,6 +17,7 @@
 
 #include "lib/tracefile/dat_format.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kernel.h"
 
 int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,
 				  uint32_t subbuf_size, const char *header_page,
@@ -28,8 +29,7 @@ int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,
 			       {(void *)header_event, strlen(header_event) + 1}};
 
 	strncpy(h.clock, clock, sizeof(h.clock) - 1);
-	r->ktsc = !strcmp(clock, "x86-tsc");
-	r->ksubbuf = subbuf_size;
+	rec_kheader_set(r, !strcmp(clock, "x86-tsc"), subbuf_size);
 	return utrace_recorder_write_record(r, UTRACE_DAT_KHEADER, iov, 3, err);
 }
 

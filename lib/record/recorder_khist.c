@@ -34,22 +34,9 @@
 #include "lib/events/event_select.h"
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
-
-static int kfmt_add(struct utrace_recorder *r, int id, int synth, struct utrace_event_format *fmt,
-		    struct utrace_error *err)
-{
-	struct rec_kfmt *k = calloc(1, sizeof(*k)), **tail = &r->kfmts;
-
-	if (!k) {
-		utrace_event_format_free(fmt);
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	}
-	*k = (struct rec_kfmt){id, synth, fmt, NULL};
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = k;
-	return 0;
-}
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_trig.h"
 
 int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *name, int id,
 		     const char *text, struct utrace_error *err)
@@ -61,7 +48,7 @@ int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *
 		return 0;
 	if (utrace_event_format_parse(system, text, &fmt, err) < 0)
 		return err->code;
-	return kfmt_add(r, id, -1, fmt, err);
+	return rec_kfmt_add(r, id, -1, fmt, err);
 }
 
 /* Whether the kernel records go through the merge: some kernel -e has
@@ -81,7 +68,7 @@ static int kready_synths(struct utrace_recorder *r, struct utrace_error *err)
 {
 	int next = 0;
 
-	for (const struct rec_kfmt *k = r->kfmts; k; k = k->next)
+	for (const struct rec_kfmt *k = rec_kfmt_first(r); k; k = k->next)
 		if (k->id >= next)
 			next = k->id + 1;
 	for (unsigned i = 0; i < r->o.nr_synths; i++, next++) {
@@ -105,7 +92,7 @@ static int kready_synths(struct utrace_recorder *r, struct utrace_error *err)
 			ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
 		}
 		free(text);
-		if (ret < 0 || (ret = kfmt_add(r, next, (int)i, fmt, err)) < 0)
+		if (ret < 0 || (ret = rec_kfmt_add(r, next, (int)i, fmt, err)) < 0)
 			return ret;
 	}
 	return 0;
@@ -161,7 +148,6 @@ static int kready_fmt(struct utrace_recorder *r, const struct rec_kfmt *kf,
 	if (kf->synth < 0 && !strcmp(fmt->system, "ftrace") && !strcmp(fmt->name, "kernel_stack")) {
 		/* the kernel's stacktrace trigger's: kept with their event
 		 * (recorder_kmerge.c), read by the hists keyed on them */
-		r->kstack_id = kf->id;
 		kept = true;
 	} else if (kf->synth < 0) {
 		kept = kready_kept(r->o.kspecs, r->o.nkspecs, fmt->system, fmt->name);
@@ -190,7 +176,7 @@ static int kready_fmt(struct utrace_recorder *r, const struct rec_kfmt *kf,
 					return err->code;
 		}
 	}
-	r->kstate[kf->id] = kept ? 0 : UTRACE_EVS_OFF;
+	rec_trig_kset(r, kf->id, kept ? 0 : UTRACE_EVS_OFF);
 	return 0;
 }
 
@@ -199,30 +185,14 @@ int rec_kready(struct utrace_recorder *r, struct utrace_error *err)
 	err->code = 0;
 	if (!kready_needed(r))
 		return 0;
-	if (!(r->kstate = calloc(REC_KIDS, 1)))
+	if (rec_trig_kstart(r) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	r->kon = true;
-	r->kstack_id = -1;
-	r->ksnap_kid = -1;
 	if (kready_synths(r, err) < 0)
 		return err->code;
-	for (const struct rec_kfmt *kf = r->kfmts; kf; kf = kf->next)
+	for (const struct rec_kfmt *kf = rec_kfmt_first(r); kf; kf = kf->next)
 		if (kready_fmt(r, kf, err) < 0)
 			return err->code;
 	if (rec_trig_kready(r, err) < 0)
 		return err->code;
 	return rec_kmerge_new(r, err);
-}
-
-void rec_kfmt_free(struct utrace_recorder *r)
-{
-	while (r->kfmts) {
-		struct rec_kfmt *k = r->kfmts;
-
-		r->kfmts = k->next;
-		utrace_event_format_free(k->fmt);
-		free(k);
-	}
-	free(r->kstate);
-	r->kstate = NULL;
 }

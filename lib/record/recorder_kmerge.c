@@ -53,6 +53,10 @@
 
 #include "common/hist_prog.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_snap.h"
+#include "lib/record/recorder_trig.h"
 
 #include <traceevent/kbuffer.h>
 
@@ -90,6 +94,9 @@ struct rec_kmerge {
 	int32_t pid;
 	uint32_t depth; /* synthetic events fired by synthetic events */
 	bool keep_pages;      /* a snapshot trigger: the last pages kept (ring) */
+	bool ktsc;	      /* the kernel's trace_clock is x86-tsc (recorder_kfmt.c) */
+	int kstack_id;	      /* ftrace:kernel_stack's kernel id, -1: none */
+	uint32_t ksubbuf;     /* the kernel's sub-buffer size */
 	const uint8_t *stack; /* the kernel_stack entry after the record, or NULL */
 	uint32_t stack_len;
 	uint64_t *addrs; /* the frames of the stacks saved or keyed on, to name */
@@ -101,7 +108,7 @@ static uint64_t km_now(const struct utrace_recorder *r)
 	struct timespec t;
 	uint32_t lo, hi;
 
-	if (r->ktsc) {
+	if (r->km->ktsc) {
 		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 		return (uint64_t)hi << 32 | lo;
 	}
@@ -115,7 +122,7 @@ static uint64_t km_tsc(const struct utrace_recorder *r, uint64_t ts)
 {
 	uint32_t lo, hi;
 
-	if (r->ktsc)
+	if (r->km->ktsc)
 		return ts;
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return (uint64_t)hi << 32 | lo;
@@ -124,18 +131,22 @@ static uint64_t km_tsc(const struct utrace_recorder *r, uint64_t ts)
 /* ns of the trace clock: x86-tsc ticks as the runtime converts its own */
 static uint64_t km_ns(const struct utrace_recorder *r, uint64_t ts)
 {
-	if (!r->ktsc || !r->tsc_per_us_q16)
+	if (!r->km->ktsc || !r->tsc_per_us_q16)
 		return ts;
 	return (uint64_t)(((unsigned __int128)ts * 1000 << 16) / r->tsc_per_us_q16);
 }
 
 int rec_kmerge_new(struct utrace_recorder *r, struct utrace_error *err)
 {
+	const struct rec_kfmt *kf;
+
 	if (!(r->km = calloc(1, sizeof(*r->km))) ||
 	    !(r->km->kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	if (!r->ksubbuf)
-		r->ksubbuf = 4096;
+	r->km->ktsc = rec_ktsc(r);
+	r->km->ksubbuf = rec_ksubbuf(r) ? rec_ksubbuf(r) : 4096;
+	kf = rec_kfmt_find(r, "ftrace", "kernel_stack");
+	r->km->kstack_id = kf && kf->synth < 0 ? kf->id : -1;
 	r->km->round_end = km_now(r);
 	r->km->keep_pages = rec_trig_ksnap(r);
 	return 0;
@@ -213,15 +224,15 @@ int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, s
 /* A page written, kept for the snapshots (the oldest one replaced). */
 static void km_ring_add(struct utrace_recorder *r, struct km_cpu *c, uint32_t len)
 {
-	uint32_t max = KM_RING_BYTES / r->ksubbuf;
+	uint32_t max = KM_RING_BYTES / r->km->ksubbuf;
 
-	if (!c->ring && (!(c->ring = malloc((size_t)max * r->ksubbuf)) ||
+	if (!c->ring && (!(c->ring = malloc((size_t)max * r->km->ksubbuf)) ||
 			 !(c->ring_len = calloc(max, sizeof(*c->ring_len))))) {
 		free(c->ring);
 		c->ring = NULL;
 		return; /* the snapshots will have this CPU's current page only */
 	}
-	memcpy(c->ring + (size_t)c->ring_next * r->ksubbuf, c->page, len);
+	memcpy(c->ring + (size_t)c->ring_next * r->km->ksubbuf, c->page, len);
 	c->ring_len[c->ring_next] = len;
 	c->ring_next = (c->ring_next + 1) % max;
 	if (c->ring_n < max)
@@ -260,11 +271,11 @@ static int km_put(struct utrace_recorder *r, uint32_t cpu, uint64_t ts, const ui
 	uint64_t delta;
 	uint32_t *w;
 
-	if (!c->page && !(c->page = malloc(r->ksubbuf)))
+	if (!c->page && !(c->page = malloc(r->km->ksubbuf)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	if (16 + need > r->ksubbuf)
+	if (16 + need > r->km->ksubbuf)
 		return 0; /* cannot be: it came in such a page */
-	if (c->used && 16 + c->used + need > r->ksubbuf && km_flush(r, cpu, c, err) < 0)
+	if (c->used && 16 + c->used + need > r->km->ksubbuf && km_flush(r, cpu, c, err) < 0)
 		return err->code;
 	if (!c->used)
 		c->page_ts = c->out_ts = ts;
@@ -297,7 +308,7 @@ static int km_snap_pages(struct utrace_recorder *r, uint32_t id, uint32_t *pages
 			 struct utrace_error *err)
 {
 	struct rec_kmerge *km = r->km;
-	uint32_t max = KM_RING_BYTES / r->ksubbuf;
+	uint32_t max = KM_RING_BYTES / r->km->ksubbuf;
 
 	for (uint32_t cpu = 0; km && cpu < km->nr_cpus; cpu++) {
 		struct km_cpu *c = &km->cpus[cpu];
@@ -308,7 +319,7 @@ static int km_snap_pages(struct utrace_recorder *r, uint32_t id, uint32_t *pages
 			uint32_t k = (c->ring_next + max - c->ring_n + i) % max;
 
 			if (rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp),
-				      c->ring + (size_t)k * r->ksubbuf, c->ring_len[k], err) < 0)
+				      c->ring + (size_t)k * r->km->ksubbuf, c->ring_len[k], err) < 0)
 				return err->code;
 			(*pages)++;
 		}
@@ -328,7 +339,7 @@ static int km_snap_pages(struct utrace_recorder *r, uint32_t id, uint32_t *pages
 static int km_snapshot(struct utrace_recorder *r, int kid, int32_t tid, uint64_t tsc,
 		       struct utrace_error *err)
 {
-	struct utrace_dat_snapshot s = {.id = ++r->snap_ids, .event = kid, .tid = tid, .tsc = tsc};
+	struct utrace_dat_snapshot s = {.id = rec_snap_new_id(r), .event = kid, .tid = tid, .tsc = tsc};
 
 	if (rec_snap_threads(r, &s, err) < 0 || km_snap_pages(r, s.id, &s.pages, err) < 0)
 		return err->code;
@@ -351,7 +362,7 @@ static void km_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t 
 
 	if (n > UTRACE_HIST_PARAMS || r->km->depth >= 4)
 		return;
-	for (kf = r->kfmts; kf && kf->synth != (int)synth; kf = kf->next)
+	for (kf = rec_kfmt_first(r); kf && kf->synth != (int)synth; kf = kf->next)
 		;
 	if (!kf)
 		return;
@@ -439,10 +450,7 @@ static uint32_t km_stack(void *arg, uint64_t *pcs, uint32_t max)
  * trigger's, once the record is saved. */
 static void km_hist_snapshot(void *arg)
 {
-	struct utrace_recorder *r = arg;
-
-	if (r->ksnap_kid == -1)
-		r->ksnap_kid = -2;
+	rec_trig_ksnap_hist(arg);
 }
 
 static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
@@ -459,9 +467,10 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 				    .stack = km->stack ? km_stack : NULL};
 	struct utrace_error err;
 	bool keep;
+	int skid;
 
-	if (kid == r->kstack_id && !km->depth) { /* with its event: saved or not */
-		keep = r->kon && cpu->last_kept && rec_trig_kstack(r, cpu->last_kid);
+	if (kid == km->kstack_id && !km->depth) { /* with its event: saved or not */
+		keep = rec_trig_kon(r) && cpu->last_kept && rec_trig_kstack(r, cpu->last_kid);
 		cpu->last_kept = false;
 		if (keep && len > 16) {
 			uint64_t pcs[64];
@@ -472,9 +481,9 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 		}
 	} else {
 		rec_trig_krun(r, kid, rec, len);
-		if (r->kon)
+		if (rec_trig_kon(r))
 			rec_hist_krun(r, kid, &c);
-		keep = r->kon && !(r->kstate[kid] & UTRACE_EVS_OFF);
+		keep = rec_trig_kkeep(r, kid);
 		if (!km->depth) { /* not a synthetic event it fired */
 			cpu->last_kid = kid;
 			cpu->last_kept = keep;
@@ -482,10 +491,8 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 	}
 	if (keep && km_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
 		r->o.notice(r->o.notice_arg, 0, err.msg);
-	if (r->ksnap_kid != -1 && !km->depth) { /* its snapshot: with the event */
-		int skid = r->ksnap_kid == -2 ? -1 : r->ksnap_kid; /* -1: a hist's */
-
-		r->ksnap_kid = -1;
+	if (!km->depth && (skid = rec_trig_ksnap_take(r)) != -1) { /* its snapshot: with the event */
+		skid = skid == -2 ? -1 : skid; /* -1: a hist's */
 		if (km_snapshot(r, skid, km->pid, km_tsc(r, km->ts), &err) < 0 && r->o.notice)
 			r->o.notice(r->o.notice_arg, 0, err.msg);
 	}
@@ -499,11 +506,11 @@ static bool km_pair(struct utrace_recorder *r, struct km_cpu *c, int kid, uint32
 	size_t next = c->head + 16 + ((len + 7) & ~7u);
 
 	r->km->stack = NULL;
-	if (r->kstack_id < 0 || kid == r->kstack_id)
+	if (r->km->kstack_id < 0 || kid == r->km->kstack_id)
 		return true;
 	if (next + 16 + 8 > c->qlen)
 		return final || !rec_hist_kwants_stack(r, kid);
-	if ((c->q[next + 16] | c->q[next + 17] << 8) == r->kstack_id) {
+	if ((c->q[next + 16] | c->q[next + 17] << 8) == r->km->kstack_id) {
 		memcpy(&r->km->stack_len, c->q + next + 8, 4);
 		r->km->stack = c->q + next + 16;
 	}
@@ -534,11 +541,12 @@ int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error 
 {
 	struct rec_kmerge *km = r->km;
 	uint64_t w = final ? UINT64_MAX : km->round_end, ts = 0;
-	uint64_t margin = r->ktsc ? (KM_MARGIN_NS * r->tsc_per_us_q16 / 1000) >> 16 : KM_MARGIN_NS;
+	uint64_t margin;
 	struct km_cpu *c;
 
 	if (!km)
 		return 0;
+	margin = km->ktsc ? (KM_MARGIN_NS * r->tsc_per_us_q16 / 1000) >> 16 : KM_MARGIN_NS;
 	w = w > margin ? w - margin : 0;
 	for (uint32_t i = 0; !final && i < km->nr_cpus; i++)
 		if (km->cpus[i].got && km->cpus[i].last_ts < w)

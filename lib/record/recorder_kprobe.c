@@ -20,6 +20,7 @@
 
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kprobe.h"
 
 static void rec_kprobe_notice(struct utrace_recorder *r, struct rec_conn *c,
 			      const struct utrace_kprobe *p, const char *why)
@@ -153,19 +154,82 @@ int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, 
 				group ? group : "", group ? "/" : "", event);
 }
 
+/* o.kprobes and the probes added while running (the recorder's:
+ * o.kprobes points at own once one is); by key, the event id of one
+ * added while running, 0 for the others */
+struct rec_kprobes {
+	struct utrace_kprobe **own;
+	int32_t *live_id;
+};
+
+int rec_kprobe_new(struct utrace_recorder *r)
+{
+	r->kp = calloc(1, sizeof(*r->kp));
+	return r->kp ? 0 : -ENOMEM;
+}
+
+/* The key the probe gets: o.kprobes copied into the recorder's own
+ * array the first time, p appended. */
+int rec_kprobe_key_new(struct utrace_recorder *r, struct utrace_kprobe *p, int id)
+{
+	unsigned n = r->o.nr_kprobes;
+
+	if (n >= UTRACE_KPROBE_MAX)
+		return -ENOSPC;
+	if (!r->kp->own) {
+		if (!(r->kp->own = calloc(UTRACE_KPROBE_MAX, sizeof(*r->kp->own))) ||
+		    !(r->kp->live_id = calloc(UTRACE_KPROBE_MAX, sizeof(*r->kp->live_id)))) {
+			free(r->kp->own);
+			r->kp->own = NULL;
+			return -ENOMEM;
+		}
+		if (n)
+			memcpy(r->kp->own, r->o.kprobes, n * sizeof(*r->kp->own));
+		r->o.kprobes = r->kp->own;
+	}
+	r->kp->own[n] = p;
+	r->kp->live_id[n] = id;
+	r->o.nr_kprobes = n + 1;
+	return (int)n;
+}
+
+int rec_kprobe_live_id(const struct utrace_recorder *r, unsigned i)
+{
+	return r->kp->live_id ? r->kp->live_id[i] : 0;
+}
+
+bool rec_kprobe_any_live(const struct utrace_recorder *r)
+{
+	return r->kp->live_id != NULL;
+}
+
+void rec_kprobe_free(struct utrace_recorder *r)
+{
+	if (!r->kp)
+		return;
+	/* the probes added while running are the recorder's */
+	for (unsigned i = 0; r->kp->own && i < r->o.nr_kprobes; i++)
+		if (r->kp->live_id[i])
+			utrace_kprobe_free(r->kp->own[i]);
+	free(r->kp->own);
+	free(r->kp->live_id);
+	free(r->kp);
+	r->kp = NULL;
+}
+
 int rec_kprobe_live_enable(struct utrace_recorder *r, struct rec_conn *c, unsigned i,
 			   struct utrace_msg_enable *en)
 {
 	int ret;
 
-	if (!r->kp_live_id || i >= UTRACE_KPROBE_MAX || !r->kp_live_id[i])
+	if (i >= UTRACE_KPROBE_MAX || !rec_kprobe_live_id(r, i))
 		return 0;
 	memset(en, 0, sizeof(*en));
 	en->hdr.type = UTRACE_MSG_ENABLE;
 	en->hdr.size = sizeof(*en);
 	en->obj = UTRACE_KPROBE_OBJ;
 	en->key = i;
-	en->id = r->kp_live_id[i];
+	en->id = rec_kprobe_live_id(r, i);
 	en->flags = UTRACE_ENABLE_STATEFUL; /* on and off by ev_state */
 	ret = rec_conn_send(c, en, sizeof(*en), -1);
 	return ret < 0 ? ret : 1;

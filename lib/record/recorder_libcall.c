@@ -30,6 +30,8 @@
 
 #include "lib/elf/symtab.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_libcall.h"
+#include "lib/record/recorder_symtab.h"
 
 static const char *const refused[] = {
     "setjmp",	  "_setjmp",	"sigsetjmp", "__sigsetjmp", "savectx",

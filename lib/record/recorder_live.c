@@ -22,6 +22,7 @@
  * line.  Its removal is utrace_recorder_kprobe_remove's.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +34,10 @@
 #include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kprobe.h"
+#include "lib/record/recorder_libcall.h"
+#include "lib/record/recorder_live.h"
+#include "lib/record/recorder_symtab.h"
 
 
 static int live_one(struct utrace_recorder *r, struct rec_conn *c)
@@ -307,31 +312,6 @@ static void live_not_taken(struct utrace_recorder *r, struct rec_conn *c, const 
 		r->o.notice(r->o.notice_arg, c->pid, text);
 }
 
-/* The key the probe gets: o.kprobes copied into the recorder's own
- * array the first time, p appended. */
-static int live_kprobe_key(struct utrace_recorder *r, struct utrace_kprobe *p, int id)
-{
-	unsigned n = r->o.nr_kprobes;
-
-	if (n >= UTRACE_KPROBE_MAX)
-		return -ENOSPC;
-	if (!r->kp_own) {
-		if (!(r->kp_own = calloc(UTRACE_KPROBE_MAX, sizeof(*r->kp_own))) ||
-		    !(r->kp_live_id = calloc(UTRACE_KPROBE_MAX, sizeof(*r->kp_live_id)))) {
-			free(r->kp_own);
-			r->kp_own = NULL;
-			return -ENOMEM;
-		}
-		if (n)
-			memcpy(r->kp_own, r->o.kprobes, n * sizeof(*r->kp_own));
-		r->o.kprobes = r->kp_own;
-	}
-	r->kp_own[n] = p;
-	r->kp_live_id[n] = id;
-	r->o.nr_kprobes = n + 1;
-	return (int)n;
-}
-
 int utrace_recorder_kprobe_check(struct utrace_recorder *r, const struct utrace_kprobe *p,
 				 struct utrace_error *err)
 {
@@ -374,7 +354,7 @@ int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *
 	if (!st)
 		ret = utrace_error_set(err, -ENOSPC, "no event id left for the probe");
 	else if ((ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err)) >= 0 &&
-		 (key = live_kprobe_key(r, p, id)) < 0)
+		 (key = rec_kprobe_key_new(r, p, id)) < 0)
 		ret = utrace_error_set(err, key, "%s",
 				       key == -ENOSPC ? "too many probes" : "out of memory");
 	if (ret < 0) {
@@ -412,7 +392,7 @@ int utrace_recorder_kprobe_enable(struct utrace_recorder *r, const char *group, 
 {
 	for (unsigned i = r->o.nr_kprobes; i-- > 0;) {
 		const struct utrace_kprobe *p = r->o.kprobes[i];
-		int id = r->kp_live_id ? r->kp_live_id[i] : 0;
+		int id = rec_kprobe_live_id(r, i);
 
 		if (strcmp(utrace_kprobe_group(p), group) || strcmp(utrace_kprobe_event(p), event))
 			continue;
@@ -425,29 +405,36 @@ int utrace_recorder_kprobe_enable(struct utrace_recorder *r, const char *group, 
 
 void rec_live_free_synths(struct utrace_recorder *r);
 
+/* o.synths when one is defined while running: those from
+ * synth_first_live on are the recorder's (a removed one's name is "") */
+struct rec_live {
+	struct utrace_synth **synth_own;
+	unsigned synth_first_live;
+};
+
+int rec_live_new(struct utrace_recorder *r)
+{
+	r->live = calloc(1, sizeof(*r->live));
+	return r->live ? 0 : -ENOMEM;
+}
+
 void rec_live_free(struct utrace_recorder *r)
 {
-	rec_live_free_synths(r);
-	if (!r->kp_own)
+	if (!r->live)
 		return;
-	/* the probes added while running are the recorder's */
-	for (unsigned i = 0; i < r->o.nr_kprobes; i++)
-		if (r->kp_live_id[i])
-			utrace_kprobe_free(r->kp_own[i]);
-	free(r->kp_own);
-	free(r->kp_live_id);
-	r->kp_own = NULL;
-	r->kp_live_id = NULL;
+	rec_live_free_synths(r);
+	free(r->live);
+	r->live = NULL;
 }
 
 void rec_live_free_synths(struct utrace_recorder *r)
 {
-	if (!r->synth_own)
+	if (!r->live->synth_own)
 		return;
-	for (unsigned i = r->synth_first_live; i < r->o.nr_synths; i++)
-		utrace_synth_free(r->synth_own[i]);
-	free(r->synth_own);
-	r->synth_own = NULL;
+	for (unsigned i = r->live->synth_first_live; i < r->o.nr_synths; i++)
+		utrace_synth_free(r->live->synth_own[i]);
+	free(r->live->synth_own);
+	r->live->synth_own = NULL;
 }
 
 /* ---- synthetic events defined while the programs run ------------------ */
@@ -469,15 +456,15 @@ int utrace_recorder_synth_add(struct utrace_recorder *r, struct utrace_synth *s,
 		utrace_synth_free(s);
 		return utrace_error_set(err, -ENOSPC, "too many synthetic events");
 	}
-	if (!r->synth_own) {
-		if (!(r->synth_own = calloc(UTRACE_SYNTH_MAX, sizeof(*r->synth_own)))) {
+	if (!r->live->synth_own) {
+		if (!(r->live->synth_own = calloc(UTRACE_SYNTH_MAX, sizeof(*r->live->synth_own)))) {
 			utrace_synth_free(s);
 			return utrace_error_set(err, -ENOMEM, "out of memory");
 		}
 		if (n)
-			memcpy(r->synth_own, r->o.synths, n * sizeof(*r->synth_own));
-		r->synth_first_live = n;
-		r->o.synths = r->synth_own;
+			memcpy(r->live->synth_own, r->o.synths, n * sizeof(*r->live->synth_own));
+		r->live->synth_first_live = n;
+		r->o.synths = r->live->synth_own;
 	}
 	if (utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err) < 0) {
 		utrace_synth_free(s);
@@ -486,7 +473,7 @@ int utrace_recorder_synth_add(struct utrace_recorder *r, struct utrace_synth *s,
 	/* off until its enable file says 1, as the kernel's */
 	__atomic_fetch_or(&r->ctl->ev_state[id - UTRACE_EV_ID_BASE], UTRACE_EVS_OFF,
 			  __ATOMIC_ACQ_REL);
-	r->synth_own[n] = s;
+	r->live->synth_own[n] = s;
 	r->o.nr_synths = n + 1; /* an EMIT's id: n, for the triggers compiled from now on */
 	en.key = n;
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
@@ -509,9 +496,11 @@ int utrace_recorder_synth_add(struct utrace_recorder *r, struct utrace_synth *s,
 /* The synthetic event named so, defined while running: its index. */
 static int live_synth_find(struct utrace_recorder *r, const char *name)
 {
-	for (unsigned i = r->synth_own ? r->synth_first_live : r->o.nr_synths; i < r->o.nr_synths;
+	const struct rec_live *l = r->live;
+
+	for (unsigned i = l->synth_own ? l->synth_first_live : r->o.nr_synths; i < r->o.nr_synths;
 	     i++)
-		if (r->synth_own[i]->name[0] && !strcmp(r->synth_own[i]->name, name))
+		if (l->synth_own[i]->name[0] && !strcmp(l->synth_own[i]->name, name))
 			return (int)i;
 	return -ENOENT;
 }
@@ -534,7 +523,7 @@ int utrace_recorder_synth_remove(struct utrace_recorder *r, const char *name, in
 	utrace_recorder_synth_enable(r, name, id, 0);
 	/* its index stays an EMIT's id (triggers compiled with it may still
 	 * fire: recorded no more); its name goes, for a new one to take */
-	r->synth_own[i]->name[0] = 0;
+	r->live->synth_own[i]->name[0] = 0;
 	return 0;
 }
 

@@ -26,6 +26,9 @@
 #include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_live.h"
+#include "lib/record/recorder_trig.h"
 
 static uint8_t *live_ev_state(struct utrace_recorder *r, int id)
 {
@@ -49,11 +52,12 @@ uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uin
 
 	if (obj < c->nr_objs) {
 		struct rec_object *o = &c->objs[obj];
-		struct rec_evkey *k = realloc(o->evkeys, (o->nr_evkeys + 1) * sizeof(*k));
+		struct rec_live_keys *lk = o->lk ? o->lk : (o->lk = calloc(1, sizeof(*lk)));
+		struct rec_evkey *k = lk ? realloc(lk->evkeys, (lk->nr_evkeys + 1) * sizeof(*k)) : NULL;
 
 		if (k) {
-			o->evkeys = k;
-			k[o->nr_evkeys++] = (struct rec_evkey){key, id};
+			lk->evkeys = k;
+			k[lk->nr_evkeys++] = (struct rec_evkey){key, id};
 		}
 	}
 	if (first && st && utrace_event_select_soft(r->o.events, sys, name))
@@ -80,12 +84,18 @@ int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, co
 
 /* ---- filters ---------------------------------------------------------- */
 
+int rec_live_evs_new(struct utrace_recorder *r)
+{
+	r->lev = calloc(1, sizeof(*r->lev));
+	return r->lev ? 0 : -ENOMEM;
+}
+
 void rec_live_ev_free(struct utrace_recorder *r)
 {
-	while (r->live_evs) {
-		struct rec_live_ev *e = r->live_evs;
+	while (r->lev && r->lev->live_evs) {
+		struct rec_live_ev *e = r->lev->live_evs;
 
-		r->live_evs = e->next;
+		r->lev->live_evs = e->next;
 		for (unsigned i = 0; i < e->nr_trigs; i++) {
 			free(e->trigs[i].text);
 			utrace_trigger_free(e->trigs[i].t);
@@ -95,6 +105,8 @@ void rec_live_ev_free(struct utrace_recorder *r)
 		free(e->prog);
 		free(e);
 	}
+	free(r->lev);
+	r->lev = NULL;
 }
 
 /* e's filter compiled for the event's format f: 0 with *prog (NULL:
@@ -132,9 +144,9 @@ static const struct rec_object *live_keys_of(struct utrace_recorder *r, struct r
 {
 	const struct rec_object *o = &c->objs[oi];
 
-	for (uint32_t i = 0; !o->nr_evkeys && i < r->nr_conns; i++)
+	for (uint32_t i = 0; !rec_live_nkeys(o) && i < r->nr_conns; i++)
 		for (uint32_t k = 0; k < r->conns[i]->nr_objs; k++)
-			if (r->conns[i]->objs[k].nr_evkeys &&
+			if (rec_live_nkeys(&r->conns[i]->objs[k]) &&
 			    !strcmp(r->conns[i]->objs[k].path, o->path))
 				return &r->conns[i]->objs[k];
 	return o;
@@ -281,9 +293,9 @@ static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct re
 		const struct rec_object *o = live_keys_of(r, c, oi);
 		const char *path = c->objs[oi].path;
 
-		for (uint32_t i = 0; i < o->nr_evkeys && ret >= 0; i++)
-			if (o->evkeys[i].id == e->id)
-				ret = live_key_send(r, &ch, e, oi, o->evkeys[i].key, path,
+		for (uint32_t i = 0; i < rec_live_nkeys(o) && ret >= 0; i++)
+			if (o->lk->evkeys[i].id == e->id)
+				ret = live_key_send(r, &ch, e, oi, o->lk->evkeys[i].key, path,
 						    rec_ev_fmt(r, path, sys, name), en);
 	}
 	if (ret >= 0)
@@ -342,7 +354,7 @@ static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, con
 		return -ENOMEM;
 	if (utrace_trigger_parse(text, &x->t, &code, &err) < 0)
 		return err.code;
-	x->serial = ++r->live_serial;
+	x->serial = ++r->lev->live_serial;
 	if (x->t->cmd >= UTRACE_TRIG_ENABLE_EVENT && x->t->cmd <= UTRACE_TRIG_DISABLE_HIST) {
 		x->target =
 		    utrace_event_select_id(r->o.events, x->t->target_system, x->t->target_event);
@@ -350,9 +362,8 @@ static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, con
 			return -E2BIG;
 	}
 	if (x->t->cmd != UTRACE_TRIG_HIST && x->t->count >= 0) {
-		if (r->nr_counts == UTRACE_TRIG_COUNTS)
+		if ((x->count_idx = rec_trig_count_new(r)) < 0)
 			return -E2BIG;
-		x->count_idx = (int)r->nr_counts++;
 		r->ctl->trig_count[x->count_idx] = x->t->count;
 	}
 	return 0;
@@ -480,7 +491,7 @@ bool utrace_recorder_live_soft(struct utrace_recorder *r, const char *system, co
 	if ((own && own->nr_trigs) || nh + nt)
 		return true;
 	/* or the target of another's enable_/disable_ (event_enable_register_trigger) */
-	for (const struct rec_live_ev *e = r->live_evs; e; e = e->next)
+	for (const struct rec_live_ev *e = r->lev->live_evs; e; e = e->next)
 		for (unsigned i = 0; i < e->nr_trigs; i++)
 			if (live_targets(e->trigs[i].t, e->trigs[i].target, id))
 				return true;

@@ -16,6 +16,8 @@
 #include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_live.h"
 
 /* Event id's settings; a new one (create: sys:name) if it has none. */
 struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char *sys,
@@ -23,7 +25,7 @@ struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char
 {
 	struct rec_live_ev *e;
 
-	for (e = r->live_evs; e; e = e->next)
+	for (e = r->lev->live_evs; e; e = e->next)
 		if (e->id == id)
 			return e;
 	if (!sys || !(e = calloc(1, sizeof(*e))))
@@ -31,8 +33,8 @@ struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char
 	e->id = id;
 	snprintf(e->sys, sizeof(e->sys), "%s", sys);
 	snprintf(e->name, sizeof(e->name), "%s", name);
-	e->next = r->live_evs;
-	r->live_evs = e;
+	e->next = r->lev->live_evs;
+	r->lev->live_evs = e;
 	return e;
 }
 
@@ -63,7 +65,7 @@ unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *s
 {
 	unsigned n = 0;
 
-	for (const struct rec_live_ev *e = r->live_evs; e; e = e->next) {
+	for (const struct rec_live_ev *e = r->lev->live_evs; e; e = e->next) {
 		if (sys[0] && (strcmp(e->sys, sys) || strcmp(e->name, ev)))
 			continue;
 		for (unsigned i = 0; i < e->nr_trigs; i++) {
@@ -80,6 +82,19 @@ unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *s
 	return n;
 }
 
+uint32_t rec_live_nkeys(const struct rec_object *o)
+{
+	return o->lk ? o->lk->nr_evkeys : 0;
+}
+
+void rec_live_keys_free(struct rec_object *o)
+{
+	if (o->lk)
+		free(o->lk->evkeys);
+	free(o->lk);
+	o->lk = NULL;
+}
+
 /* An object path of a traced process whose keys hold event id, else
  * UTRACE_EVENT_NOOBJ (a synthetic event, an in-process probe). */
 const char *rec_ev_path(struct utrace_recorder *r, int id)
@@ -88,8 +103,8 @@ const char *rec_ev_path(struct utrace_recorder *r, int id)
 		for (uint32_t oi = 0; oi < r->conns[c]->nr_objs; oi++) {
 			const struct rec_object *o = &r->conns[c]->objs[oi];
 
-			for (uint32_t k = 0; k < o->nr_evkeys; k++)
-				if (o->evkeys[k].id == id)
+			for (uint32_t k = 0; k < rec_live_nkeys(o); k++)
+				if (o->lk->evkeys[k].id == id)
 					return o->path;
 		}
 	return UTRACE_EVENT_NOOBJ;

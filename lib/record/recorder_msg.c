@@ -26,27 +26,16 @@
 #include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_fpatch.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kprobe.h"
+#include "lib/record/recorder_libcall.h"
+#include "lib/record/recorder_live.h"
+#include "lib/record/recorder_symtab.h"
+#include "lib/record/recorder_quiesce.h"
+#include "lib/record/recorder_trig.h"
 #include "lib/elf/symtab.h"
 #include "lib/probes/dwarf.h"
-
-struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path)
-{
-	struct rec_symtab *s;
-	struct utrace_error e;
-
-	for (s = r->symtabs; s; s = s->next)
-		if (!strcmp(s->path, path))
-			return s;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->path = strdup(path);
-	if (utrace_symtab_load(path, &s->tab, &e) < 0)
-		s->tab = NULL;
-	s->next = r->symtabs;
-	r->symtabs = s;
-	return s;
-}
 
 /* funcgraph-args: the DWARF of an object with call sites, opened once;
  * one without it gets no arguments, and a notice says why. */
@@ -177,7 +166,7 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	cfg.tsc_per_us_q16 = r->tsc_per_us_q16;
 	cfg.nr_synth = r->o.events ? r->o.nr_synths : 0;
 	/* (probes added while running are recorded without any -e) */
-	cfg.nr_kprobes = r->o.events || r->kp_live_id ? r->o.nr_kprobes : 0;
+	cfg.nr_kprobes = r->o.events || rec_kprobe_any_live(r) ? r->o.nr_kprobes : 0;
 	ret = rec_conn_send(c, &cfg, sizeof(cfg), r->ctl_fd);
 	if (ret >= 0)
 		ret = rec_synth_send(r, c, err);
@@ -361,7 +350,7 @@ static int rec_kprobe_send(struct utrace_recorder *r, struct rec_conn *c, struct
 	struct utrace_msg_enable *en;
 	int ret = 0;
 
-	if ((!r->o.events && !r->kp_live_id) || !r->o.nr_kprobes)
+	if ((!r->o.events && !rec_kprobe_any_live(r)) || !r->o.nr_kprobes)
 		return 0;
 	if (!(en = malloc(UTRACE_MSG_MAX)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_snap.h"
 
 #define ORPHAN_TEXT                                                                                \
 	"closed utrace's connection; threads and libraries it starts from now on are not traced"

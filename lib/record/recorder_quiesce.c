@@ -12,6 +12,14 @@
 
 #include "lib/attach/attach.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_quiesce.h"
+
+/* A connection's QUIESCE: its addresses so far, the threads it stopped. */
+struct rec_quiesce {
+	uint64_t *addrs;
+	size_t n;
+	struct utrace_attach_stopped *stopped;
+};
 
 /* status, and with -EBUSY the address a thread's stack points into (the
  * runtime leaves that one out and asks again) */
@@ -43,37 +51,45 @@ int rec_quiesce(struct rec_conn *c, const void *buf, size_t n)
 {
 	const struct utrace_msg_quiesce *q = buf;
 	struct utrace_error err = {0};
+	struct rec_quiesce *s;
 	uint64_t *a, refused;
 	int ret;
 
-	if (n < sizeof(*q) || q->count > (n - sizeof(*q)) / sizeof(uint64_t) || c->q_stopped)
+	if (n < sizeof(*q) || q->count > (n - sizeof(*q)) / sizeof(uint64_t))
 		return -EPROTO;
-	if (!(a = realloc(c->q_addrs, (c->q_n + q->count + 1) * sizeof(*a))))
+	if (!c->q && !(c->q = calloc(1, sizeof(*c->q))))
 		return -ENOMEM;
-	memcpy(a + c->q_n, q->addr, q->count * sizeof(*a));
-	c->q_addrs = a;
-	c->q_n += q->count;
+	s = c->q;
+	if (s->stopped)
+		return -EPROTO;
+	if (!(a = realloc(s->addrs, (s->n + q->count + 1) * sizeof(*a))))
+		return -ENOMEM;
+	memcpy(a + s->n, q->addr, q->count * sizeof(*a));
+	s->addrs = a;
+	s->n += q->count;
 	if (q->flags & UTRACE_QUIESCE_MORE)
 		return 0;
-	ret = utrace_attach_quiesce(c->pid, q->tid, c->q_addrs, c->q_n, &refused, &c->q_stopped,
-				    &err);
-	free(c->q_addrs);
-	c->q_addrs = NULL;
-	c->q_n = 0;
+	ret = utrace_attach_quiesce(c->pid, q->tid, s->addrs, s->n, &refused, &s->stopped, &err);
+	free(s->addrs);
+	s->addrs = NULL;
+	s->n = 0;
 	return quiesce_answer(c, ret < 0 ? ret : 0, ret < 0 ? refused : 0);
 }
 
 int rec_resume(struct rec_conn *c)
 {
-	utrace_attach_resume(c->q_stopped);
-	c->q_stopped = NULL;
+	if (!c->q)
+		return 0;
+	utrace_attach_resume(c->q->stopped);
+	c->q->stopped = NULL;
 	return 0;
 }
 
 void rec_quiesce_end(struct rec_conn *c)
 {
 	rec_resume(c);
-	free(c->q_addrs);
-	c->q_addrs = NULL;
-	c->q_n = 0;
+	if (c->q)
+		free(c->q->addrs);
+	free(c->q);
+	c->q = NULL;
 }

@@ -44,12 +44,37 @@
  */
 #include <errno.h>
 #include <linux/futex.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_snap.h"
+
+struct rec_snap {
+	uint64_t taken; /* requests handled (the next ticket) */
+	uint32_t ids;   /* snapshots written */
+	uint64_t stall_ns; /* when taken was first seen unpublished */
+};
+
+int rec_snap_new(struct utrace_recorder *r)
+{
+	r->snap = calloc(1, sizeof(*r->snap));
+	return r->snap ? 0 : -ENOMEM;
+}
+
+void rec_snap_free(struct utrace_recorder *r)
+{
+	free(r->snap);
+	r->snap = NULL;
+}
+
+uint32_t rec_snap_new_id(struct utrace_recorder *r)
+{
+	return ++r->snap->ids;
+}
 
 /* One thread's ring into snapshot id: the sub-buffers up to the cut. */
 static int snap_buffer(struct utrace_recorder *r, struct rec_buffer *b,
@@ -99,7 +124,7 @@ int rec_snap_threads(struct utrace_recorder *r, struct utrace_dat_snapshot *s,
 static int snap_take(struct utrace_recorder *r, const struct utrace_snap_slot *slot,
 		     uint32_t missed, struct utrace_error *err)
 {
-	struct utrace_dat_snapshot s = {.id = ++r->snap_ids,
+	struct utrace_dat_snapshot s = {.id = ++r->snap->ids,
 					.event = slot->id,
 					.tid = slot->tid,
 					.tsc = slot->tsc,
@@ -124,7 +149,7 @@ int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error 
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	slot.tsc = (uint64_t)hi << 32 | lo;
 	ret = snap_take(r, &slot, 0, err);
-	return ret < 0 ? ret : (int)r->snap_ids;
+	return ret < 0 ? ret : (int)r->snap->ids;
 }
 
 /* The request of ticket n, if its slot holds it whole (a seqlock too: the
@@ -160,18 +185,18 @@ static bool snap_stalled(struct utrace_recorder *r, uint64_t next)
 {
 	uint64_t now;
 
-	if (next <= r->snap_taken + 1) { /* the newest: its thread is on it */
-		r->snap_stall_ns = 0;
+	if (next <= r->snap->taken + 1) { /* the newest: its thread is on it */
+		r->snap->stall_ns = 0;
 		return false;
 	}
 	now = now_ns();
-	if (!r->snap_stall_ns) {
-		r->snap_stall_ns = now;
+	if (!r->snap->stall_ns) {
+		r->snap->stall_ns = now;
 		return false;
 	}
-	if (now - r->snap_stall_ns < SNAP_STALL_NS)
+	if (now - r->snap->stall_ns < SNAP_STALL_NS)
 		return false;
-	r->snap_stall_ns = 0;
+	r->snap->stall_ns = 0;
 	return true;
 }
 
@@ -183,31 +208,31 @@ int rec_snap_poll(struct utrace_recorder *r, struct utrace_error *err)
 	if (!r->ctl || !r->w)
 		return 0;
 	next = __atomic_load_n(&r->ctl->snap_next, __ATOMIC_RELAXED);
-	if (next - r->snap_taken > UTRACE_SNAP_SLOTS) { /* their slots were reused */
-		missed = (uint32_t)(next - UTRACE_SNAP_SLOTS - r->snap_taken);
-		r->snap_taken = next - UTRACE_SNAP_SLOTS;
+	if (next - r->snap->taken > UTRACE_SNAP_SLOTS) { /* their slots were reused */
+		missed = (uint32_t)(next - UTRACE_SNAP_SLOTS - r->snap->taken);
+		r->snap->taken = next - UTRACE_SNAP_SLOTS;
 	}
-	while (r->snap_taken < next) {
+	while (r->snap->taken < next) {
 		struct utrace_snap_slot slot;
 		int ret;
 
 		/* not published yet (its thread is between its ticket and its
 		 * seq) or being rewritten: the next poll takes it */
-		if (!snap_slot(r, r->snap_taken, &slot)) {
+		if (!snap_slot(r, r->snap->taken, &slot)) {
 			if (!snap_stalled(r, next))
 				break;
 			missed++;
 		} else {
-			r->snap_stall_ns = 0;
+			r->snap->stall_ns = 0;
 			ret = snap_take(r, &slot, missed, err);
 			if (ret < 0)
 				return ret;
 			missed = 0;
 		}
-		r->snap_taken++;
+		r->snap->taken++;
 		/* release: the thread that asked resumes once its snapshot is
 		 * copied (runtime/snapshot.c waits on this word) */
-		__atomic_store_n(&r->ctl->snap_done, (uint32_t)r->snap_taken, __ATOMIC_RELEASE);
+		__atomic_store_n(&r->ctl->snap_done, (uint32_t)r->snap->taken, __ATOMIC_RELEASE);
 		syscall(SYS_futex, &r->ctl->snap_done, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 	}
 	return 0;

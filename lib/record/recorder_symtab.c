@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recorder_symtab.c - a SYMTAB record written: the function symbols of
+ * recorder_symtab.c - the objects' symbol tables, loaded once per path
+ * (the cache), and a SYMTAB record written: the function symbols of
  * one object (recorder.c) or the names of its library calls
  * (recorder_libcall.c), as the reader's symbol tables read them.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
+#include "lib/elf/symtab.h"
+#include "lib/probes/dwarf.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_symtab.h"
 #include "lib/tracefile/dat_format.h"
 #include "lib/tracefile/dat_writer.h"
 
@@ -24,4 +29,38 @@ int rec_symtab_write(struct utrace_recorder *r, struct utrace_dat_symtab *h,
 	free(ents);
 	free(strs);
 	return ret;
+}
+
+struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path)
+{
+	struct rec_symtab *s;
+	struct utrace_error e;
+
+	for (s = r->symtabs; s; s = s->next)
+		if (!strcmp(s->path, path))
+			return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->path = strdup(path);
+	if (utrace_symtab_load(path, &s->tab, &e) < 0)
+		s->tab = NULL;
+	s->next = r->symtabs;
+	r->symtabs = s;
+	return s;
+}
+
+void rec_symtab_free_all(struct utrace_recorder *r)
+{
+	while (r->symtabs) {
+		struct rec_symtab *s = r->symtabs;
+
+		r->symtabs = s->next;
+		if (s->tab)
+			utrace_symtab_free(s->tab);
+		utrace_dwarf_close(s->dwarf);
+		utrace_symtab_free(s->imports);
+		free(s->path);
+		free(s);
+	}
 }

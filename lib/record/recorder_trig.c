@@ -20,9 +20,9 @@
  * to every kernel event its -e names (its filter compiled for that
  * format, a count of its own, as the kernel's one trigger per event
  * file), its target a kernel event.  Their state is the recorder's:
- * r->kon (traceon/traceoff, copied to tracing_on so that the traced
+ * kon (traceon/traceoff, copied to tracing_on so that the traced
  * programs' own records stop and start too, a little later) and
- * r->kstate by kernel id; a hist's pause is its table's.  A snapshot is
+ * kstate by kernel id; a hist's pause is its table's.  A snapshot is
  * the recorder's too (this kernel has none), taken once the event that
  * fired it is saved (recorder_kmerge.c); stacktrace is the kernel's own
  * (cmds/record_triggers.c), bound here only so its events' kernel_stack
@@ -37,6 +37,9 @@
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_trig.h"
 
 #include "common/filter_prog.h"
 
@@ -58,6 +61,30 @@ struct rec_ktrig {
 	uint32_t flen;
 	struct rec_ktrig *next;
 };
+
+/* The trigger commands, and what the kernel ones switch: the recorder's
+ * (made with it: rec_trig_new, -ENOMEM). */
+struct rec_trigs {
+	struct rec_trig *trigs;	  /* the trigger commands */
+	struct rec_ktrig *ktrigs; /* kernel trigger commands, bound */
+	uint8_t *kstate;	  /* by kernel id: enum utrace_ev_state */
+	int ksnap_kid; /* a kernel snapshot to take: its event, -2 a hist's snapshot(), -1 none */
+	bool kon;	     /* kernel records saved: traceon/traceoff */
+	uint32_t nr_counts;  /* their :N counters in ctl */
+};
+
+int rec_trig_new(struct utrace_recorder *r)
+{
+	r->trig = calloc(1, sizeof(*r->trig));
+	return r->trig ? 0 : -ENOMEM;
+}
+
+int rec_trig_count_new(struct utrace_recorder *r)
+{
+	if (r->trig->nr_counts == UTRACE_TRIG_COUNTS)
+		return -1;
+	return (int)r->trig->nr_counts++;
+}
 
 static const uint32_t cmd_of[] = {
     [UTRACE_TRIG_TRACEON] = UTRACE_TC_TRACEON,
@@ -108,14 +135,13 @@ static int trig_add(struct utrace_recorder *r, unsigned i, unsigned k, struct ut
 
 	if (!x)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	*x = (struct rec_trig){false, i, k, t, -1, -1, r->trigs};
+	*x = (struct rec_trig){false, i, k, t, -1, -1, r->trig->trigs};
 	if (t->count >= 0) {
-		if (r->nr_counts == UTRACE_TRIG_COUNTS) {
+		if ((x->count_idx = rec_trig_count_new(r)) < 0) {
 			free(x);
 			return utrace_error_set(err, -E2BIG, "more than %u triggers with a count",
 						UTRACE_TRIG_COUNTS);
 		}
-		x->count_idx = (int)r->nr_counts++;
 		r->ctl->trig_count[x->count_idx] = t->count;
 	}
 	if (has_target(t)) {
@@ -133,7 +159,7 @@ static int trig_add(struct utrace_recorder *r, unsigned i, unsigned k, struct ut
 		    !user_enabled(r->o.events, t->target_system, t->target_event))
 			*st |= UTRACE_EVS_OFF;
 	}
-	r->trigs = x;
+	r->trig->trigs = x;
 	return 0;
 }
 
@@ -157,8 +183,8 @@ static int trig_kinit(struct utrace_recorder *r, struct utrace_error *err)
 				utrace_trigger_free(t);
 				return utrace_error_set(err, -ENOMEM, "out of memory");
 			}
-			*x = (struct rec_trig){true, i, k, t, -1, -1, r->trigs};
-			r->trigs = x;
+			*x = (struct rec_trig){true, i, k, t, -1, -1, r->trig->trigs};
+			r->trig->trigs = x;
 		}
 	return 0;
 }
@@ -203,7 +229,7 @@ uint32_t rec_trig_flags(struct utrace_recorder *r, const char *system, const cha
 
 	if (st && *st)
 		return UTRACE_ENABLE_STATEFUL;
-	for (const struct rec_trig *x = r->trigs; x; x = x->next)
+	for (const struct rec_trig *x = r->trig->trigs; x; x = x->next)
 		if (!x->kernel && has_target(x->t) && !strcmp(x->t->target_system, system) &&
 		    !strcmp(x->t->target_event, name))
 			return UTRACE_ENABLE_STATEFUL;
@@ -212,7 +238,7 @@ uint32_t rec_trig_flags(struct utrace_recorder *r, const char *system, const cha
 
 bool rec_trig_targets(const struct utrace_recorder *r, int id)
 {
-	for (const struct rec_trig *x = r->trigs; x; x = x->next)
+	for (const struct rec_trig *x = r->trig->trigs; x; x = x->next)
 		if (!x->kernel && has_target(x->t) && x->target == id)
 			return true;
 	return false;
@@ -242,7 +268,7 @@ int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 	const struct utrace_event_format *fmt = utrace_event_select_format(s, path, system, name);
 	unsigned sent = 0;
 
-	for (const struct rec_trig *x = r->trigs; fmt && x; x = x->next) {
+	for (const struct rec_trig *x = r->trig->trigs; fmt && x; x = x->next) {
 		const struct utrace_event_spec *sp =
 		    x->kernel ? NULL : utrace_event_select_spec(s, x->spec);
 		void *filter = NULL;
@@ -273,7 +299,7 @@ int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 /* A stacktrace trigger names frames of any object: every symbol table. */
 bool rec_trig_wants_stacks(const struct utrace_recorder *r)
 {
-	for (const struct rec_trig *x = r->trigs; x; x = x->next)
+	for (const struct rec_trig *x = r->trig->trigs; x; x = x->next)
 		if (x->t->cmd == UTRACE_TRIG_STACKTRACE)
 			return true;
 	return false;
@@ -281,20 +307,25 @@ bool rec_trig_wants_stacks(const struct utrace_recorder *r)
 
 void rec_trig_free(struct utrace_recorder *r)
 {
-	while (r->ktrigs) {
-		struct rec_ktrig *b = r->ktrigs;
+	if (!r->trig)
+		return;
+	while (r->trig->ktrigs) {
+		struct rec_ktrig *b = r->trig->ktrigs;
 
-		r->ktrigs = b->next;
+		r->trig->ktrigs = b->next;
 		free(b->filter);
 		free(b);
 	}
-	while (r->trigs) {
-		struct rec_trig *x = r->trigs;
+	while (r->trig->trigs) {
+		struct rec_trig *x = r->trig->trigs;
 
-		r->trigs = x->next;
+		r->trig->trigs = x->next;
 		utrace_trigger_free(x->t);
 		free(x);
 	}
+	free(r->trig->kstate);
+	free(r->trig);
+	r->trig = NULL;
 }
 
 /* ---- kernel events ---------------------------------------------------- */
@@ -303,7 +334,7 @@ void rec_trig_free(struct utrace_recorder *r)
 static int ktrig_bind(struct utrace_recorder *r, const struct rec_trig *x,
 		      const struct rec_kfmt *kf, struct utrace_error *err)
 {
-	struct rec_ktrig *b = calloc(1, sizeof(*b)), **tail = &r->ktrigs;
+	struct rec_ktrig *b = calloc(1, sizeof(*b)), **tail = &r->trig->ktrigs;
 	const struct rec_kfmt *tk = NULL;
 
 	if (!b)
@@ -330,12 +361,12 @@ static int ktrig_bind(struct utrace_recorder *r, const struct rec_trig *x,
 
 int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err)
 {
-	for (const struct rec_kfmt *kf = r->kfmts; kf; kf = kf->next) {
+	for (const struct rec_kfmt *kf = rec_kfmt_first(r); kf; kf = kf->next) {
 		if (kf->synth >= 0)
 			continue;
 		if (rec_hist_kpaused(r, kf->id)) /* hist:...:pause */
-			r->kstate[kf->id] |= UTRACE_EVS_HIST_PAUSED;
-		for (const struct rec_trig *x = r->trigs; x; x = x->next)
+			r->trig->kstate[kf->id] |= UTRACE_EVS_HIST_PAUSED;
+		for (const struct rec_trig *x = r->trig->trigs; x; x = x->next)
 			if (x->kernel &&
 			    utrace_event_spec_matches(r->o.kspecs[x->spec].pattern, kf->fmt->system,
 						      kf->fmt->name) &&
@@ -345,9 +376,47 @@ int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err)
 	return 0;
 }
 
+int rec_trig_kstart(struct utrace_recorder *r)
+{
+	if (!(r->trig->kstate = calloc(REC_KIDS, 1)))
+		return -ENOMEM;
+	r->trig->kon = true;
+	r->trig->ksnap_kid = -1;
+	return 0;
+}
+
+void rec_trig_kset(struct utrace_recorder *r, int kid, uint8_t state)
+{
+	r->trig->kstate[kid] = state;
+}
+
+bool rec_trig_kon(const struct utrace_recorder *r)
+{
+	return r->trig->kon;
+}
+
+bool rec_trig_kkeep(const struct utrace_recorder *r, int kid)
+{
+	return r->trig->kon && !(r->trig->kstate[kid] & UTRACE_EVS_OFF);
+}
+
+int rec_trig_ksnap_take(struct utrace_recorder *r)
+{
+	int kid = r->trig->ksnap_kid;
+
+	r->trig->ksnap_kid = -1;
+	return kid;
+}
+
+void rec_trig_ksnap_hist(struct utrace_recorder *r)
+{
+	if (r->trig->ksnap_kid == -1)
+		r->trig->ksnap_kid = -2;
+}
+
 bool rec_trig_ksnap(const struct utrace_recorder *r)
 {
-	for (const struct rec_trig *x = r->trigs; x; x = x->next)
+	for (const struct rec_trig *x = r->trig->trigs; x; x = x->next)
 		if (x->kernel && x->t->cmd == UTRACE_TRIG_SNAPSHOT)
 			return true;
 	return false;
@@ -355,7 +424,7 @@ bool rec_trig_ksnap(const struct utrace_recorder *r)
 
 bool rec_trig_kstack(const struct utrace_recorder *r, int kid)
 {
-	for (const struct rec_ktrig *b = r->ktrigs; b; b = b->next)
+	for (const struct rec_ktrig *b = r->trig->ktrigs; b; b = b->next)
 		if (b->kid == kid && b->x->t->cmd == UTRACE_TRIG_STACKTRACE)
 			return true;
 	return false;
@@ -365,13 +434,13 @@ bool rec_trig_kstack(const struct utrace_recorder *r, int kid)
  * firing that changes something. */
 static bool ktrig_changes(const struct utrace_recorder *r, const struct rec_ktrig *b)
 {
-	uint8_t st = b->target >= 0 ? r->kstate[b->target] : 0;
+	uint8_t st = b->target >= 0 ? r->trig->kstate[b->target] : 0;
 
 	switch (b->x->t->cmd) {
 	case UTRACE_TRIG_TRACEON:
-		return !r->kon;
+		return !r->trig->kon;
 	case UTRACE_TRIG_TRACEOFF:
-		return r->kon;
+		return r->trig->kon;
 	case UTRACE_TRIG_ENABLE_EVENT:
 		return st & UTRACE_EVS_OFF;
 	case UTRACE_TRIG_DISABLE_EVENT:
@@ -389,13 +458,13 @@ static bool ktrig_changes(const struct utrace_recorder *r, const struct rec_ktri
 
 static void ktrig_apply(struct utrace_recorder *r, const struct rec_ktrig *b)
 {
-	uint8_t *st = b->target >= 0 ? &r->kstate[b->target] : NULL;
+	uint8_t *st = b->target >= 0 ? &r->trig->kstate[b->target] : NULL;
 
 	switch (b->x->t->cmd) {
 	case UTRACE_TRIG_TRACEON:
 	case UTRACE_TRIG_TRACEOFF:
-		r->kon = b->x->t->cmd == UTRACE_TRIG_TRACEON;
-		__atomic_store_n(&r->ctl->tracing_on, r->kon, __ATOMIC_RELEASE);
+		r->trig->kon = b->x->t->cmd == UTRACE_TRIG_TRACEON;
+		__atomic_store_n(&r->ctl->tracing_on, r->trig->kon, __ATOMIC_RELEASE);
 		break;
 	case UTRACE_TRIG_ENABLE_EVENT:
 		*st &= (uint8_t)~UTRACE_EVS_OFF;
@@ -412,7 +481,7 @@ static void ktrig_apply(struct utrace_recorder *r, const struct rec_ktrig *b)
 		rec_hist_kpause(r, b->target, b->x->t->cmd == UTRACE_TRIG_DISABLE_HIST);
 		break;
 	case UTRACE_TRIG_SNAPSHOT: /* taken once the event is saved (recorder_kmerge.c) */
-		r->ksnap_kid = b->kid;
+		r->trig->ksnap_kid = b->kid;
 		break;
 	default:
 		break;
@@ -424,7 +493,7 @@ static void ktrig_apply(struct utrace_recorder *r, const struct rec_ktrig *b)
  * its count. */
 void rec_trig_krun(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
 {
-	for (struct rec_ktrig *b = r->ktrigs; b; b = b->next) {
+	for (struct rec_ktrig *b = r->trig->ktrigs; b; b = b->next) {
 		if (b->kid != kid ||
 		    (b->filter && !utrace_filter_run(b->filter, b->flen, rec, len)) ||
 		    !ktrig_changes(r, b) || !b->count)

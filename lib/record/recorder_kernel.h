@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_kernel.h - the recorder's side of the kernel's pages and
+ * formats: the formats and page header kept (recorder_kfmt.c), the
+ * triggers set up once all are known (recorder_khist.c), the records
+ * merged in time order for them (recorder_kmerge.c); the public calls
+ * are recorder_kernel.c's.
+ * Private to lib/record.
+ */
+#ifndef UTRACE_LIB_RECORDER_KERNEL_H
+#define UTRACE_LIB_RECORDER_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct utrace_recorder;
+struct utrace_error;
+struct utrace_event_format;
+
+/* A kernel event's format (recorder_khist.c), kept from the start: the
+ * triggers are compiled once every format is known (a $var may name an
+ * event that comes later).  Synthetic events fired by kernel events get
+ * one too, with a kernel id of their own (after the kernel's). */
+struct rec_kfmt {
+	int id;
+	int synth; /* the synthetic event's index, -1 for the kernel's */
+	struct utrace_event_format *fmt;
+	struct rec_kfmt *next;
+};
+
+#define REC_KIDS 65536u /* kernel ids are u16 (common_type) */
+
+/* recorder_kfmt.c: the kernel's formats and page header, kept from the
+ * start: its state made with the recorder (-ENOMEM), freed with it; a
+ * format added (fmt is then its, even on failure); the one of sys:name,
+ * NULL if none; the first (then ->next) */
+int rec_kfmt_new(struct utrace_recorder *r);
+int rec_kfmt_add(struct utrace_recorder *r, int id, int synth, struct utrace_event_format *fmt,
+		 struct utrace_error *err);
+const struct rec_kfmt *rec_kfmt_find(const struct utrace_recorder *r, const char *sys,
+				     const char *name);
+const struct rec_kfmt *rec_kfmt_first(const struct utrace_recorder *r);
+/* The kernel's trace clock (x86-tsc or not) and sub-buffer size, from
+ * its header page (recorder_kernel.c); read by the merge. */
+void rec_kheader_set(struct utrace_recorder *r, bool tsc, uint32_t subbuf);
+bool rec_ktsc(const struct utrace_recorder *r);
+uint32_t rec_ksubbuf(const struct utrace_recorder *r);
+
+/* recorder_khist.c: the kernel formats kept, the triggers compiled when
+ * the last has come (rec_kready), the synthetic events they fire. */
+int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *name, int id,
+		     const char *text, struct utrace_error *err);
+int rec_kready(struct utrace_recorder *r, struct utrace_error *err);
+void rec_kfmt_free(struct utrace_recorder *r);
+
+/* recorder_kmerge.c: the kernel pages queued per CPU, run in time order
+ * across CPUs up to what every CPU has surely handed over (a round: one
+ * read of every CPU), saved as pages again; at the end all of it. */
+int rec_kmerge_new(struct utrace_recorder *r, struct utrace_error *err);
+int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len,
+		    struct utrace_error *err);
+int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error *err);
+void rec_kmerge_free(struct utrace_recorder *r);
+
+#endif

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_kfmt.c - what the kernel said about its events and pages, kept
+ * from the start: each enabled event's format by kernel id (and those the
+ * --synthetic events get, recorder_khist.c), its trace clock and its
+ * sub-buffer size (recorder_kernel.c).  The kernel's triggers, hists and
+ * merge read them here; this file calls none of them back.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/events/event_format.h"
+#include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kernel.h"
+
+struct rec_kfmts {
+	struct rec_kfmt *kfmts;
+	bool ktsc;	  /* the kernel's trace_clock is x86-tsc */
+	uint32_t ksubbuf; /* the kernel's sub-buffer size */
+};
+
+int rec_kfmt_new(struct utrace_recorder *r)
+{
+	r->kf = calloc(1, sizeof(*r->kf));
+	return r->kf ? 0 : -ENOMEM;
+}
+
+int rec_kfmt_add(struct utrace_recorder *r, int id, int synth, struct utrace_event_format *fmt,
+		 struct utrace_error *err)
+{
+	struct rec_kfmt *k = calloc(1, sizeof(*k)), **tail = &r->kf->kfmts;
+
+	if (!k) {
+		utrace_event_format_free(fmt);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	*k = (struct rec_kfmt){id, synth, fmt, NULL};
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = k;
+	return 0;
+}
+
+const struct rec_kfmt *rec_kfmt_find(const struct utrace_recorder *r, const char *sys,
+				     const char *name)
+{
+	for (const struct rec_kfmt *k = r->kf->kfmts; k; k = k->next)
+		if (!strcmp(k->fmt->system, sys) && !strcmp(k->fmt->name, name))
+			return k;
+	return NULL;
+}
+
+const struct rec_kfmt *rec_kfmt_first(const struct utrace_recorder *r)
+{
+	return r->kf->kfmts;
+}
+
+void rec_kheader_set(struct utrace_recorder *r, bool tsc, uint32_t subbuf)
+{
+	r->kf->ktsc = tsc;
+	r->kf->ksubbuf = subbuf;
+}
+
+bool rec_ktsc(const struct utrace_recorder *r)
+{
+	return r->kf->ktsc;
+}
+
+uint32_t rec_ksubbuf(const struct utrace_recorder *r)
+{
+	return r->kf->ksubbuf;
+}
+
+void rec_kfmt_free(struct utrace_recorder *r)
+{
+	if (!r->kf)
+		return;
+	while (r->kf->kfmts) {
+		struct rec_kfmt *k = r->kf->kfmts;
+
+		r->kf->kfmts = k->next;
+		utrace_event_format_free(k->fmt);
+		free(k);
+	}
+	free(r->kf);
+	r->kf = NULL;
+}

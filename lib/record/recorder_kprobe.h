@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_kprobe.h - the recorder's in-process probes: their KPROBEs for an
+ * object's KPROBE_AREA and the ENABLE of one added while running
+ * (recorder_kprobe.c).
+ * Private to lib/record.
+ */
+#ifndef UTRACE_LIB_RECORDER_KPROBE_H
+#define UTRACE_LIB_RECORDER_KPROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/proto.h"
+
+struct utrace_recorder;
+struct rec_conn;
+struct utrace_error;
+
+/* recorder_kprobe.c: the in-process probes' KPROBEs for an object's
+ * KPROBE_AREA */
+int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+		    struct utrace_error *err);
+/* Probe i's KPROBE for object obj at slot *slot of the area am names
+ * (moved past it), sent on c (0 also when it does not land there: said
+ * as a notice); others: where the object's probes are. */
+int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+		   const struct utrace_msg_kprobe_area *am, unsigned i, uint32_t *slot,
+		   const uint64_t *others, size_t nothers, struct utrace_msg_kprobe *m);
+/* The probes' state, made with the recorder (-ENOMEM), freed with it
+ * (with the probes added while running); probe p added while running as
+ * event id: its key (o.kprobes becomes the recorder's own array), or
+ * -ENOSPC, -ENOMEM; the event id of key i if it was added so, else 0;
+ * whether any was. */
+int rec_kprobe_new(struct utrace_recorder *r);
+void rec_kprobe_free(struct utrace_recorder *r);
+struct utrace_kprobe;
+int rec_kprobe_key_new(struct utrace_recorder *r, struct utrace_kprobe *p, int id);
+int rec_kprobe_live_id(const struct utrace_recorder *r, unsigned i);
+bool rec_kprobe_any_live(const struct utrace_recorder *r);
+/* recorder_kprobe.c: probe key i's ENABLE when it was added while running
+ * (its records follow ev_state: STATEFUL): 1 once sent, 0 if it was
+ * not added so, <0 if the send failed. */
+int rec_kprobe_live_enable(struct utrace_recorder *r, struct rec_conn *c, unsigned i,
+			   struct utrace_msg_enable *en);
+
+#endif

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_live.h - the recorder's changes while the program runs (record
+ * --tracefs): the live channel (recorder_live.c), the events' switches,
+ * filters and triggers (recorder_liveev.c), what was set per event
+ * (recorder_livevar.c).
+ * Private to lib/record.
+ */
+#ifndef UTRACE_LIB_RECORDER_LIVE_H
+#define UTRACE_LIB_RECORDER_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct utrace_recorder;
+struct rec_conn;
+struct utrace_event_format;
+struct utrace_trigger;
+struct rec_object;
+
+/* One event of an object: its key there and the recording's id. */
+struct rec_evkey {
+	uint32_t key;
+	int id;
+};
+
+/* An object's events' keys (recorder_liveev.c adds them), NULL until it
+ * has one; how many o has, freed with the recorder (recorder_livevar.c). */
+struct rec_live_keys {
+	struct rec_evkey *evkeys;
+	uint32_t nr_evkeys;
+};
+uint32_t rec_live_nkeys(const struct rec_object *o);
+void rec_live_keys_free(struct rec_object *o);
+
+/* A trigger the tracefs added to an event. */
+struct rec_live_trig {
+	char *text;		  /* as written (a hist table's text points here) */
+	struct utrace_trigger *t; /* parsed */
+	uint32_t serial;	  /* its hist table's key (REC_HIST_LIVE | serial) */
+	int target;		  /* enable_/disable_: the target's id */
+	int count_idx;		  /* :N: its counter on the control page, else -1 */
+};
+
+/* What the tracefs set for one event of the recording. */
+struct rec_live_ev {
+	int id;
+	char sys[65], name[65];
+	char *filter; /* NULL: none */
+	void *prog;   /* the last one compiled (for one object's format) */
+	struct rec_live_trig *trigs;
+	unsigned nr_trigs;
+	struct rec_live_ev *next;
+};
+
+/* What the tracefs set, per event (recorder_liveev.c, recorder_livevar.c):
+ * made with the recorder (rec_live_new: -ENOMEM), freed with it. */
+struct rec_live_evs {
+	struct rec_live_ev *live_evs;
+	uint32_t live_serial; /* triggers added so far */
+};
+/* recorder_live.c: its own state (the synthetic events defined while
+ * running), made with the recorder */
+int rec_live_new(struct utrace_recorder *r);
+int rec_live_evs_new(struct utrace_recorder *r);
+
+/* recorder_livevar.c: event id's settings; a new one if it has none and
+ * sys (its name: sys, name) is given */
+struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char *sys,
+				   const char *name);
+/* The format of sys:name where path (an object, or UTRACE_EVENT_NOOBJ for
+ * a synthetic event or a probe) has it; an object of a traced process
+ * whose keys hold event id, else UTRACE_EVENT_NOOBJ */
+const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const char *path,
+					     const char *sys, const char *name);
+const char *rec_ev_path(struct utrace_recorder *r, int id);
+
+/* recorder_liveev.c: the filter the tracefs set for an event, for its
+ * ENABLE at registration (*prog, *len replaced; owned here); freed with
+ * the recorder */
+void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
+			 const char *name, int id, const void **prog, uint32_t *len);
+void rec_live_ev_free(struct utrace_recorder *r);
+/* recorder_livevar.c: the tracefs's hist triggers that define variable var (of event
+ * sys:ev only, if sys is not ""): each to cb with its event, its text and
+ * its table's spec (REC_HIST_LIVE | serial); how many */
+unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
+		       const char *ev,
+		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
+				  unsigned spec, unsigned v),
+		       void *arg);
+/* ... the format of sys:name where path has it, else where it is (*where:
+ * UTRACE_EVENT_NOOBJ for a synthetic event or a probe, or an object) */
+const struct utrace_event_format *rec_live_fmt(struct utrace_recorder *r, const char *path,
+					       const char *sys, const char *name,
+					       const char **where);
+/* ... and its triggers, before that ENABLE */
+int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			 uint32_t key, const char *path, const char *sys, const char *name,
+			 int id);
+/* The ENABLE flags of an event of a live recording (every event is
+ * enabled, switched by its ev_state byte), its key kept for later
+ * changes; first: its id is new (its state starts from the -e). */
+uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			      uint32_t key, const char *sys, const char *name, int id, bool first);
+
+/* recorder_live.c: what utrace_recorder_kprobe_add and _synth_add kept */
+void rec_live_free(struct utrace_recorder *r);
+
+#endif

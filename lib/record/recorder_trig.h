@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder_trig.h - the recorder's the trigger commands (-R): set up at the
+ * start, sent with an event's ENABLE, run on the kernel's records
+ * (recorder_trig.c).
+ * Private to lib/record.
+ */
+#ifndef UTRACE_LIB_RECORDER_TRIG_H
+#define UTRACE_LIB_RECORDER_TRIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct utrace_recorder;
+struct rec_conn;
+struct utrace_error;
+
+/* recorder_trig.c: whether an -R enable_/disable_event (or _hist) of a
+ * user event names event id as its target (the kernel's soft mode) */
+bool rec_trig_targets(const struct utrace_recorder *r, int id);
+
+/* Whether kernel id kid has a -R stacktrace (its stacks are saved). */
+bool rec_trig_kstack(const struct utrace_recorder *r, int kid);
+
+/* Whether a kernel event has a snapshot trigger (pages are kept for it). */
+bool rec_trig_ksnap(const struct utrace_recorder *r);
+
+/* Its state, made with the recorder (-ENOMEM), freed by rec_trig_free;
+ * a :N counter on the control page for a new trigger (recorder_liveev.c
+ * too): its index, -1 if none is left. */
+int rec_trig_new(struct utrace_recorder *r);
+int rec_trig_count_new(struct utrace_recorder *r);
+/* The kernel events' switches, once their formats are known
+ * (recorder_khist.c): tracing on, every event's state byte as kid's is
+ * set (kept or UTRACE_EVS_OFF), -ENOMEM.  What the merge reads
+ * (recorder_kmerge.c): traceon/traceoff's state; whether kid's record is
+ * saved; the snapshot a trigger asked for (its kid, -2 a hist's
+ * snapshot(), -1 none; taken: reset); a hist's snapshot() asked for. */
+int rec_trig_kstart(struct utrace_recorder *r);
+void rec_trig_kset(struct utrace_recorder *r, int kid, uint8_t state);
+bool rec_trig_kon(const struct utrace_recorder *r);
+bool rec_trig_kkeep(const struct utrace_recorder *r, int kid);
+int rec_trig_ksnap_take(struct utrace_recorder *r);
+void rec_trig_ksnap_hist(struct utrace_recorder *r);
+
+/* recorder_trig.c: the trigger commands set up at the start, the flags an
+ * event's ENABLE needs, sent before it; freed with the recorder */
+int rec_trig_init(struct utrace_recorder *r, struct utrace_error *err);
+/* The runtime's command (UTRACE_TC_*) of a trigger's (UTRACE_TRIG_*), 0 if
+ * the runtime has none for it (hist: a table of its own). */
+uint32_t rec_trig_cmd(uint32_t cmd);
+uint32_t rec_trig_flags(struct utrace_recorder *r, const char *system, const char *name);
+int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
+		  const char *path, const char *system, const char *name,
+		  struct utrace_error *err);
+bool rec_trig_wants_stacks(const struct utrace_recorder *r);
+void rec_trig_free(struct utrace_recorder *r);
+/* The kernel events' trigger commands: bound to the kernel ids once the
+ * formats are known, run on each record in time order. */
+int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err);
+void rec_trig_krun(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
+
+#endif
