@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record.c - `utrace record`: its options, parsed into a struct
- * record_opts (cmds/record.h); the work is record_run (cmds/record_run.c).
+ * utrace_session_opts (lib/session/session.h), and the recording run
+ * through lib/session; start and stream take the same options
+ * (record_parse, record_run: cmds/cmds.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,9 +13,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "cmds/record.h"
-#include "lib/elf/callsite.h"
-#include "lib/sample/ksyms.h"
+#include "lib/session/session.h"
 
 /* The command whose options are parsed (utrace start and stream take
  * record's), for the messages. */
@@ -103,7 +103,7 @@ static void record_usage(FILE *f)
 	    "  -h, --help               this text\n"
 	    "\n"
 	    "The exit status is COMMAND's.  See docs/utrace-record.md.\n",
-	    RECORD_DEFAULT_BUFFER_KB);
+	    UTRACE_SESSION_BUFFER_KB);
 }
 
 static int record_parse_uint(const char *opt, const char *s, unsigned long long max,
@@ -131,7 +131,7 @@ static void *record_push(void *arr, unsigned n, size_t size)
 }
 
 /* -l -n -g --graph-notrace */
-static int record_opt_filter(struct record_opts *o, int c, const char *arg)
+static int record_opt_filter(struct utrace_session_opts *o, int c, const char *arg)
 {
 	enum utrace_filter_list list = c == 'l'	  ? UTRACE_FILTER
 				       : c == 'n' ? UTRACE_NOTRACE
@@ -153,7 +153,7 @@ static int record_opt_filter(struct record_opts *o, int c, const char *arg)
 }
 
 /* -R: a trigger of the preceding -e.  -1 to go on, else the exit status. */
-static int record_opt_trigger(struct record_opts *o, const char *arg)
+static int record_opt_trigger(struct utrace_session_opts *o, const char *arg)
 {
 	struct utrace_event_spec *sp;
 
@@ -173,7 +173,7 @@ static int record_opt_trigger(struct record_opts *o, const char *arg)
 	return -1;
 }
 
-static int record_opt_tracer(struct record_opts *o, const char *arg)
+static int record_opt_tracer(struct utrace_session_opts *o, const char *arg)
 {
 	if (!strcmp(arg, "nop"))
 		o->rec.tracer = UTRACE_TRACER_NOP;
@@ -191,7 +191,7 @@ static int record_opt_tracer(struct record_opts *o, const char *arg)
 }
 
 /* The options with a number. */
-static int record_opt_number(struct record_opts *o, int c, const char *arg)
+static int record_opt_number(struct utrace_session_opts *o, int c, const char *arg)
 {
 	struct utrace_recorder_opts *ro = &o->rec;
 	unsigned long long v;
@@ -245,7 +245,7 @@ static int record_opt_number(struct record_opts *o, int c, const char *arg)
 /* -e cpu-clock[:u]: the sampled event, perf's name, with perf's :u
  * (user space only: no kernel address, no kernel stack) or, without it,
  * the kernel too. */
-static int record_opt_sample_event(struct record_opts *o, const char *arg)
+static int record_opt_sample_event(struct utrace_session_opts *o, const char *arg)
 {
 	if (arg[9] && strcmp(arg + 9, ":u")) {
 		utrace_die_msg(record_name,
@@ -260,7 +260,7 @@ static int record_opt_sample_event(struct record_opts *o, const char *arg)
 }
 
 /* --call-graph fp|dwarf[,SIZE], perf record's syntax, limits and words. */
-static int record_opt_callgraph(struct record_opts *o, const char *arg)
+static int record_opt_callgraph(struct utrace_session_opts *o, const char *arg)
 {
 	const char *size = strchr(arg, ',');
 	size_t mode = size ? (size_t)(size - arg) : strlen(arg);
@@ -296,7 +296,7 @@ static int record_opt_callgraph(struct record_opts *o, const char *arg)
 }
 
 /* -P PID (repeatable) and --duration SEC (code 'd'); 0 or -1 (said). */
-static int record_opt_attach(struct record_opts *o, int c, const char *arg)
+static int record_opt_attach(struct utrace_session_opts *o, int c, const char *arg)
 {
 	unsigned long long v;
 	char *end;
@@ -319,7 +319,7 @@ static int record_opt_attach(struct record_opts *o, int c, const char *arg)
 }
 
 /* One option; -1 to go on, else the exit status. */
-static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
+static int record_opt(struct utrace_session_opts *o, int c, char *arg, char **argv)
 {
 	switch (c) {
 	case 'p':
@@ -432,27 +432,7 @@ static int record_opt(struct record_opts *o, int c, char *arg, char **argv)
 	}
 }
 
-/* Whether the program was built with `utrace cflags` (it has call
- * sites): else --libcall is the default, as in uftrace, so that a
- * distribution binary shows at least its library calls.  A program that
- * cannot be read has none here; running it says why. */
-static bool record_has_sites(const char *name)
-{
-	char *exe = record_which(name);
-	struct utrace_elf_section sec;
-	struct utrace_elf *elf;
-	bool has = false;
-
-	if (exe && utrace_elf_open(exe, &elf) == 0) {
-		has = utrace_elf_find_section(elf, UTRACE_SECTION_PATCHABLE, &sec) == 0 ||
-		      utrace_elf_find_section(elf, UTRACE_SECTION_MCOUNT, &sec) == 0;
-		utrace_elf_close(elf);
-	}
-	free(exe);
-	return has;
-}
-
-int record_parse(const char *name, int argc, char **argv, struct record_opts *o)
+int record_parse(const char *name, int argc, char **argv, struct utrace_session_opts *o)
 {
 	static const struct option longopts[] = {
 	    {"tracer", required_argument, NULL, 'p'},
@@ -488,6 +468,7 @@ int record_parse(const char *name, int argc, char **argv, struct record_opts *o)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	struct utrace_error err = {0};
 	int c, ret;
 
 	record_name = name;
@@ -506,84 +487,56 @@ int record_parse(const char *name, int argc, char **argv, struct record_opts *o)
 		if ((ret = record_opt(o, c, optarg, argv)) >= 0)
 			return ret;
 	}
-	if (o->npids && optind < argc) {
-		utrace_die_msg(record_name, "-P and a command: attach to processes or run one, not both");
+	o->argv = argv + optind;
+	if (utrace_session_opts_finish(o, &err) < 0) {
+		utrace_die_msg(record_name, "%s", err.msg);
 		return 2;
 	}
-	if (o->duration > 0 && !o->npids) {
-		utrace_die_msg(record_name, "--duration goes with -P (a command is recorded until it ends)");
-		return 2;
-	}
-	if (optind >= argc && !o->npids) {
-		utrace_die_msg(record_name,
-			       "no command to run (usage: utrace record [OPTIONS] -- COMMAND, "
-			       "or -P PID)");
-		return 2;
-	}
-	o->argv = o->npids ? NULL : argv + optind;
-	/* the samples' file layout and names come with the sampling */
-	if (o->sample.off_cpu && !o->sample.freq) {
-		utrace_die_msg(record_name, "--off-cpu goes with -F HZ");
-		return 2;
-	}
-	if (o->sample_event && !o->sample.freq) {
-		utrace_die_msg(record_name, "-e %s goes with -F HZ", o->sample_event);
-		return 2;
-	}
-	/* as perf: the kernel's addresses too where this user may see them,
-	 * else user space only (perf's :u) */
-	if (o->sample.freq && !o->sample_event)
-		o->sample.user_only = !utrace_ksyms_allowed();
-	if (o->libcall < 0) {
-		char exe[64];
-
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->npids ? o->pids[0] : 0);
-		o->libcall = !record_has_sites(o->npids ? exe : o->argv[0]);
-	}
-	o->rec.libcall = o->libcall && o->rec.tracer != UTRACE_TRACER_NOP;
 	return -1;
 }
 
-int record_opts_init(struct record_opts *o)
+int record_run(struct utrace_session_opts *o, int *status)
 {
-	*o = (struct record_opts){
-	    .rec =
-		{
-		    .output = "utrace.dat",
-		    .tracer = UTRACE_TRACER_FUNCTION_GRAPH,
-		    .buffer_kb = RECORD_DEFAULT_BUFFER_KB,
-		},
-	    .filter = utrace_func_filter_new(),
-	    /* decided with -F (record_parse) */
-	    .sample = {.user_only = true},
-	    .libcall = -1,
-	};
-	if (!o->filter)
-		utrace_die_msg(record_name, "out of memory");
-	return o->filter ? 0 : -1;
-}
+	struct utrace_error err = {0};
+	struct utrace_session *s;
+	int ret, st;
 
-void record_opts_free(struct record_opts *o)
-{
-	utrace_func_filter_free(o->filter);
-	for (unsigned i = 0; i < o->nspecs; i++)
-		free(o->specs[i].triggers);
-	free(o->specs);
-	free(o->probe_defs);
-	free(o->synth_defs);
-	free(o->pids);
+	if (utrace_session_new(o, &s) < 0) {
+		utrace_die_msg("record", "out of memory");
+		return 1;
+	}
+	ret = utrace_session_start(s, &err);
+	if (ret) {
+		if (err.msg[0])
+			utrace_die_msg("record", "%s", err.msg);
+		fputs(utrace_session_error_tail(s), stderr);
+	} else {
+		utrace_session_run(s);
+		ret = utrace_session_stop(s);
+	}
+	st = utrace_session_status(s);
+	utrace_session_free(s);
+	if (ret == UTRACE_SESSION_RAN && status) {
+		*status = st;
+		return UTRACE_SESSION_RAN;
+	}
+	/* end as the command ended: this may raise its signal on ourselves,
+	 * so only once everything is cleaned up */
+	return ret == UTRACE_SESSION_RAN ? utrace_exit_like(st) : ret;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o;
+	struct utrace_session_opts o;
 	int ret;
 
-	if (record_opts_init(&o) < 0)
+	if (utrace_session_opts_init(&o) < 0) {
+		utrace_die_msg("record", "out of memory");
 		return 1;
+	}
 	ret = record_parse("record", argc, argv, &o);
 	if (ret < 0)
-		ret = record_run(&o);
-	record_opts_free(&o);
+		ret = record_run(&o, NULL);
+	utrace_session_opts_free(&o);
 	return ret;
 }

@@ -16,7 +16,7 @@
 # Prints "ok - ..." / "not ok - ..." lines for tests/run-unit.sh.
 B=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-LAYERS="base elf attach events tracefile kernel probes perf hist live record sample report export"
+LAYERS="base elf attach events tracefile kernel probes perf hist live record sample report export session"
 cd "$ROOT" || exit 1
 
 rank() { # rank FOLDER: its position in LAYERS, 99 if unknown

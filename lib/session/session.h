@@ -1,26 +1,47 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record.h - a recording session of `utrace record`, as a plain struct
- * that option parsing fills (cmds/record.c) and a function that does the
- * work (cmds/record_run.c), so that other commands (attaching to a running
- * process, live control) can start a recording without going through
- * argv.
+ * lib/session - one recording: the command spawned (or the processes
+ * attached to), the recorder and its loop, the kernel instance, the
+ * sampler, the live tracefs, the summary; and the folder of `utrace
+ * start`'s session (session_folder.h).  May use: record, sample, report,
+ * hist, perf, probes, kernel, tracefile, live, events, attach, elf, base.
+ *
+ * session.h - a recording as a plain struct of options that a command
+ * fills (utrace record, start, stream, latency, sched-latency) and an
+ * opaque session made from it, as libtracefs's instance API serves
+ * trace-cmd's commands:
+ *
+ *   utrace_session_new     the session of the options (nothing runs yet)
+ *   utrace_session_start   events checked, the recorder, the kernel
+ *                          instance, the tracefs, the command started
+ *                          (or the processes attached to)
+ *   utrace_session_run     record until the command and its traced
+ *                          processes end, --duration, or Ctrl-C
+ *   utrace_session_stop    drain, the file's last records, the summary,
+ *                          the command waited for
+ *   utrace_session_free    everything released, on every way out
+ *
+ * What the recording says while it runs and at its end (notices of the
+ * processes, warnings, the summary) is written to o->log, the command's
+ * stderr; a failure that stops it is returned (lib/base/error.h).
  */
-#ifndef UTRACE_CMDS_RECORD_H
-#define UTRACE_CMDS_RECORD_H
+#ifndef UTRACE_SESSION_H
+#define UTRACE_SESSION_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
+#include "lib/base/error.h"
 #include "lib/events/event_select.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/record/recorder.h"
 #include "lib/sample/sampler.h"
 
-#define RECORD_DEFAULT_BUFFER_KB 16384
+#define UTRACE_SESSION_BUFFER_KB 16384 /* -b: each thread's buffer */
 
-struct record_opts {
+struct utrace_session_opts {
 	/* output, tracer, buffer, depth, threshold, threads, overwrite; the
-	 * command line and the function filter are set by record_run */
+	 * command line and the function filter are set by utrace_session_start */
 	struct utrace_recorder_opts rec;
 	struct utrace_func_filter *filter; /* -l -n -g --graph-notrace */
 	struct utrace_event_spec *specs;   /* -e with its -f and -R, in order */
@@ -41,7 +62,7 @@ struct record_opts {
 	unsigned npids;
 	double duration; /* --duration SEC: with -P, detach after SEC seconds (0: Ctrl-C) */
 	bool follow_daemons; /* --follow-daemons: wait for the traced processes that
-			      * left the command's session too (record_daemons.c) */
+			      * left the command's session too (session_daemons.c) */
 
 	/* For commands that record on their own behalf (utrace latency),
 	 * whose output is something else than the file: */
@@ -50,36 +71,64 @@ struct record_opts {
 	 * utrace_func_filter_expr), set when a positive one matched no
 	 * function: the caller says so in its own terms, record does not */
 	bool *unmatched;
-	/* return RECORD_RAN with the command's wait status in status once
-	 * it ran, rather than ending as it ended: the caller has more to
-	 * do, then utrace_exit_like(status) */
-	bool keep_status;
-	int status;
 	/* if not NULL, called once the tracefs (--tracefs) is served, before
 	 * the command starts (utrace stream opens its trace_pipe then) */
 	void (*live_ready)(void *arg, const char *dir);
 	void *live_ready_arg;
+	/* where the recording says what it does (the notices of the
+	 * processes, warnings, the summary): the command's stderr; must
+	 * be set */
+	FILE *log;
 };
 
-#define RECORD_RAN (-1)
+/* utrace_session_stop: the command ran (its wait status:
+ * utrace_session_status) */
+#define UTRACE_SESSION_RAN (-1)
 
-/* record's defaults (0; -1, said, if out of memory), and what parsing
- * allocated, freed. */
-int record_opts_init(struct record_opts *o);
-void record_opts_free(struct record_opts *o);
-/* record's options and command into o, for the command name (utrace
- * start, stream take them too; messages name it): -1 to go on, -2 for
- * --help of a command other than record (its own usage), else the exit
- * status. */
-int record_parse(const char *name, int argc, char **argv, struct record_opts *o);
+struct utrace_session;
+
+/* record's defaults in o (log: stderr); -ENOMEM.  What the options
+ * allocated (the filter, the arrays of -e, --probe, ... and -P), freed. */
+int utrace_session_opts_init(struct utrace_session_opts *o);
+void utrace_session_opts_free(struct utrace_session_opts *o);
+/* Once the options are parsed: the defaults that depend on the others
+ * (--libcall when the program has no call sites, the samples' :u) and
+ * the checks that span options; -EINVAL with err (the words of
+ * record's command line) when they disagree. */
+int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_error *err);
 
 /* The file execvp would run for name (malloc'ed), or NULL. */
-char *record_which(const char *name);
+char *utrace_session_which(const char *name);
 
-/* Runs o->argv traced and saves the file.  Prints its own messages;
- * returns the exit status to end with: the command's when it ran (see
- * utrace_exit_like; RECORD_RAN with keep_status), else 1 (a failure),
- * 2 (bad input) or 127 (the command could not start). */
-int record_run(struct record_opts *o);
+/* A session of o, which must outlive it (its fields may be set by the
+ * session: the recorder's command, filter and events); -ENOMEM, or
+ * -EINVAL without o->log. */
+int utrace_session_new(struct utrace_session_opts *o, struct utrace_session **out);
+/*
+ * Everything up to the command running: the events split and checked,
+ * the recorder, the kernel instance, the tracefs served, the command
+ * started held and let go (or the -P processes checked and attached to).
+ * 0, or the exit status to end with, err said what: 1 (a failure), 2 (bad
+ * input), 127 (the command could not start); utrace_session_error_tail
+ * has the lines to print after err's.
+ */
+int utrace_session_start(struct utrace_session *s, struct utrace_error *err);
+/* Records until the command and every traced process it started have
+ * gone (daemons aside), --duration, or SIGINT/SIGTERM/SIGHUP. */
+void utrace_session_run(struct utrace_session *s);
+/* Drains, writes the file's last records and the summary (to o->log),
+ * waits for the command.  UTRACE_SESSION_RAN once the command ran, else
+ * (-P) 1 if a process could not be attached to or detached from. */
+int utrace_session_stop(struct utrace_session *s);
+/* The command's wait status, once utrace_session_stop returned
+ * UTRACE_SESSION_RAN. */
+int utrace_session_status(const struct utrace_session *s);
+/* What to print after the error of utrace_session_start ("" if nothing):
+ * the expression at fault with a caret under err's column, or how an
+ * attached process that ended in the middle ended. */
+const char *utrace_session_error_tail(const struct utrace_session *s);
+/* Stops what still runs (the tracefs, the kernel instance, probes),
+ * frees; NULL: nothing. */
+void utrace_session_free(struct utrace_session *s);
 
 #endif

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_live_int.h - what the two halves of the live tracefs of `utrace
- * record --tracefs` share: record_live.c (the files' changes, the
- * recorder held) and record_live_read.c (what trace, trace_pipe,
+ * session_live_int.h - what the two halves of the live tracefs of `utrace
+ * record --tracefs` share: session_live.c (the files' changes, the
+ * recorder held) and session_live_read.c (what trace, trace_pipe,
  * utrace.dat and per_cpu/cpuN/stats read of the file written so far).
  */
-#ifndef UTRACE_CMDS_RECORD_LIVE_INT_H
-#define UTRACE_CMDS_RECORD_LIVE_INT_H
+#ifndef UTRACE_SESSION_LIVE_INT_H
+#define UTRACE_SESSION_LIVE_INT_H
 
 #include <pthread.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "lib/record/recorder.h"
 #include "lib/tracefile/dat_reader.h"
 
-struct record_live {
+struct session_live {
 	struct utrace_recorder *r;
 	const char *output;
 	char *extract; /* output.extract: utrace_recorder_extract's file */
@@ -26,31 +26,31 @@ struct record_live {
 	/* the ids of events: the recording's selection (-e), else our own,
 	 * since then no event is recorded whose id it could contradict */
 	struct utrace_event_select *events, *own;
-	struct record_dynev *dyn; /* dynamic_events, synthetic_events */
+	struct session_dynev *dyn; /* dynamic_events, synthetic_events */
 	/* bookmarks in the growing file (live_resume), used under the
 	 * tracefs's lock */
 	struct utrace_dat_resume **resumes;
 	size_t nr_resumes;
 };
 
-static inline void live_lock(struct record_live *rl)
+static inline void live_lock(struct session_live *rl)
 {
 	__atomic_add_fetch(&rl->want, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&rl->lock);
 	__atomic_sub_fetch(&rl->want, 1, __ATOMIC_RELAXED);
 }
 
-/* record_live_read.c */
+/* session_live_read.c */
 /* The file as written so far (an extract with --overwrite), opened with
  * the recorder held. */
-int record_live_open_dat(struct record_live *rl, struct utrace_dat **d, struct utrace_error *err);
+int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct utrace_error *err);
 /* The utrace_live_ops that read it (lib/live/live.h). */
-int record_live_extract(void *arg, FILE *out, struct utrace_error *err);
-int record_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
+int session_live_extract(void *arg, FILE *out, struct utrace_error *err);
+int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
 			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err);
-int record_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
+int session_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
 			  struct utrace_live_stats *st, struct utrace_error *err);
 /* Frees the bookmarks of trace's and trace_pipe's reads. */
-void record_live_resumes_free(struct record_live *rl);
+void session_live_resumes_free(struct session_live *rl);
 
 #endif
