@@ -106,48 +106,81 @@ static void record_usage(FILE *f)
 	    UTRACE_SESSION_BUFFER_KB);
 }
 
+static const struct option record_longopts[] = {
+    {"tracer", required_argument, NULL, 'p'},
+    {"filter", required_argument, NULL, 'l'},
+    {"notrace", required_argument, NULL, 'n'},
+    {"graph", required_argument, NULL, 'g'},
+    {"graph-notrace", required_argument, NULL, 'G'},
+    {"max-graph-depth", required_argument, NULL, 'D'},
+    {"thresh", required_argument, NULL, 'H'},
+    {"tid", required_argument, NULL, 'T'},
+    {"event", required_argument, NULL, 'e'},
+    {"filter-event", required_argument, NULL, 'f'},
+    {"trigger", required_argument, NULL, 'R'},
+    {"probe", required_argument, NULL, 'U'},
+    {"synthetic", required_argument, NULL, 'Y'},
+    {"children", no_argument, NULL, 'c'},
+    {"system-wide", no_argument, NULL, 'a'},
+    {"buffer-kb", required_argument, NULL, 'b'},
+    {"overwrite", no_argument, NULL, 'W'},
+    {"option", required_argument, NULL, 'O'},
+    {"no-loss", no_argument, NULL, 'N'},
+    {"drop", no_argument, NULL, 'X'},
+    {"output", required_argument, NULL, 'o'},
+    {"freq", required_argument, NULL, 'F'},
+    {"call-graph", required_argument, NULL, 'C'},
+    {"off-cpu", no_argument, NULL, 'K'},
+    {"tracefs", required_argument, NULL, 'M'},
+    {"libcall", no_argument, NULL, 'L'},
+    {"no-libcall", no_argument, NULL, 'Q'},
+    {"pid", required_argument, NULL, 'P'},
+    {"duration", required_argument, NULL, 'd'},
+    {"follow-daemons", no_argument, NULL, 'J'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* One option: -h and getopt's errors here, the others to lib/session by
+ * their long name.  -1 to go on, else the exit status. */
+static int record_opt(struct utrace_session_opts *o, int c, const char *arg, char **argv)
+{
+	struct utrace_error err = {0};
+	const char *name = c == 'v' ? "v" : NULL;
+	int ret;
+
+	if (c == 'h') {
+		record_usage(stdout);
+		return 0;
+	}
+	for (const struct option *l = record_longopts; !name && l->name; l++)
+		if (l->val == c && c != 'h')
+			name = l->name;
+	if (!name) {
+		if (optopt && c == '?' && strchr("plngTboefRFP", optopt))
+			utrace_die_msg(
+			    record_name, "-%c needs an argument (see 'utrace record --help')", optopt);
+		else
+			utrace_die_msg(record_name, "unknown option '%s' (see 'utrace record --help')",
+				       argv[optind - 1]);
+		return 2;
+	}
+	if (!(ret = utrace_session_opts_set(o, name, arg, &err)))
+		return -1;
+	if (err.msg[0])
+		utrace_die_msg(record_name, "%s", err.msg);
+	return ret;
+}
+
 int record_parse(const char *name, int argc, char **argv, struct utrace_session_opts *o)
 {
-	static const struct option longopts[] = {
-	    {"tracer", required_argument, NULL, 'p'},
-	    {"filter", required_argument, NULL, 'l'},
-	    {"notrace", required_argument, NULL, 'n'},
-	    {"graph", required_argument, NULL, 'g'},
-	    {"graph-notrace", required_argument, NULL, 'G'},
-	    {"max-graph-depth", required_argument, NULL, 'D'},
-	    {"thresh", required_argument, NULL, 'H'},
-	    {"tid", required_argument, NULL, 'T'},
-	    {"event", required_argument, NULL, 'e'},
-	    {"filter-event", required_argument, NULL, 'f'},
-	    {"trigger", required_argument, NULL, 'R'},
-	    {"probe", required_argument, NULL, 'U'},
-	    {"synthetic", required_argument, NULL, 'Y'},
-	    {"children", no_argument, NULL, 'c'},
-	    {"system-wide", no_argument, NULL, 'a'},
-	    {"buffer-kb", required_argument, NULL, 'b'},
-	    {"overwrite", no_argument, NULL, 'W'},
-	    {"option", required_argument, NULL, 'O'},
-	    {"no-loss", no_argument, NULL, 'N'},
-	    {"drop", no_argument, NULL, 'X'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"freq", required_argument, NULL, 'F'},
-	    {"call-graph", required_argument, NULL, 'C'},
-	    {"off-cpu", no_argument, NULL, 'K'},
-	    {"tracefs", required_argument, NULL, 'M'},
-	    {"libcall", no_argument, NULL, 'L'},
-	    {"no-libcall", no_argument, NULL, 'Q'},
-	    {"pid", required_argument, NULL, 'P'},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"follow-daemons", no_argument, NULL, 'J'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct utrace_error err = {0};
 	int c, ret;
 
 	record_name = name;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:O:P:cavh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:O:P:cavh", record_longopts,
+				NULL)) != -1) {
 		/* -g is trace-cmd's set_graph_function (-g GLOB) and perf
 		 * record's call graph (-F HZ -g): a -g that another option or
 		 * "--" follows is perf's, --call-graph fp */

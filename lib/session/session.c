@@ -152,7 +152,7 @@ static int session_begin(struct utrace_session *s)
 	if (s->attach)
 		return session_attach_begin(s);
 	s->pid = session_spawn(s->o->argv, utrace_recorder_sock_path(s->r), s->runtime, ro->libcall,
-			      &s->k, &err);
+			       &s->k, &err);
 	if (s->pid == -2)
 		return session_failf(&s->fail, 1, "%s", s->k.err.msg);
 	if (s->pid < 0)
@@ -178,8 +178,8 @@ static int session_kpoll(struct utrace_session *s, struct utrace_error *err)
  * error is the file's).  A failed write (a full disk) is sticky: every
  * later write fails with the same code, and is not said again.
  */
-static void session_said(struct utrace_session *s, const struct utrace_error *err,
-			bool about_file, const char *tail)
+static void session_said(struct utrace_session *s, const struct utrace_error *err, bool about_file,
+			 const char *tail)
 {
 	const char *out = s->o->rec.output;
 	size_t n = strlen(out);
@@ -202,9 +202,9 @@ static void session_stop_on(struct utrace_session *s, const struct utrace_error 
 	bool unwritable = utrace_recorder_write_failed(s->r) != 0;
 
 	session_said(s, err, false,
-		    unwritable ? "; recording stopped, the program runs on untraced, utrace "
-				 "report reads what the file holds"
-			       : " (stopping; what was recorded is saved)");
+		     unwritable ? "; recording stopped, the program runs on untraced, utrace "
+				  "report reads what the file holds"
+				: " (stopping; what was recorded is saved)");
 	if (unwritable)
 		utrace_recorder_stop(s->r);
 }
@@ -219,8 +219,8 @@ void utrace_session_run(struct utrace_session *s)
 	for (;;) {
 		if (utrace_recorder_poll(s->r, 1, &err) < 0 ||
 		    (s->k.kt && session_kpoll(s, &err) < 0) ||
-		    (s->k.sampler && utrace_sampler_drain(s->k.sampler, session_perf, session_offcpu,
-							  false, s->r, &err) < 0)) {
+		    (s->k.sampler && utrace_sampler_drain(s->k.sampler, session_perf,
+							  session_offcpu, false, s->r, &err) < 0)) {
 			session_stop_on(s, &err);
 			break;
 		}

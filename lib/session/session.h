@@ -91,6 +91,12 @@ struct utrace_session;
  * allocated (the filter, the arrays of -e, --probe, ... and -P), freed. */
 int utrace_session_opts_init(struct utrace_session_opts *o);
 void utrace_session_opts_free(struct utrace_session_opts *o);
+/* One option of utrace record (start, stream), by its long name ("v"
+ * for -v) and its argument (NULL if it takes none; kept, not copied):
+ * checked and stored in o.  0, or the exit status (1, 2) with err in the
+ * command line's words ("" for a -P 0, which says nothing). */
+int utrace_session_opts_set(struct utrace_session_opts *o, const char *name, const char *arg,
+			    struct utrace_error *err);
 /* Once the options are parsed: the defaults that depend on the others
  * (--libcall when the program has no call sites, the samples' :u) and
  * the checks that span options; -EINVAL with err (the words of

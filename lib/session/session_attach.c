@@ -223,8 +223,8 @@ static void attach_say_killed(const struct attach_proc *p, FILE *log, struct ses
 	if (p->status < 0 || !sig || sig == 0x7f)
 		return;
 	if (log)
-		session_log(log, "%d (%s) was killed by signal %d (%s)%s", p->t.pid, p->t.comm,
-			    sig, strsignal(sig), p->status & 0x80 ? ", core dumped" : "");
+		session_log(log, "%d (%s) was killed by signal %d (%s)%s", p->t.pid, p->t.comm, sig,
+			    strsignal(sig), p->status & 0x80 ? ", core dumped" : "");
 	else
 		session_fail_line(f, "utrace record: %d (%s) was killed by signal %d (%s)%s",
 				  p->t.pid, p->t.comm, sig, strsignal(sig),

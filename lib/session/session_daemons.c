@@ -137,8 +137,9 @@ void session_daemons_end(struct utrace_session *s)
 	n = n < 2 * DAEMONS_MAX ? n : 2 * DAEMONS_MAX;
 	if (!log)
 		return;
-	fprintf(log, "utrace record: %s ended; processes it started left its session and "
-		     "run on, no longer traced (--follow-daemons records them until they exit):",
+	fprintf(log,
+		"utrace record: %s ended; processes it started left its session and "
+		"run on, no longer traced (--follow-daemons records them until they exit):",
 		s->o->argv[0]);
 	for (uint32_t i = 0; i < n; i++) {
 		char comm[32];

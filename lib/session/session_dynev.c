@@ -416,8 +416,9 @@ static void dyn_initial(void *arg, void (*cb)(void *cbarg, const char *line,
 	}
 }
 
-struct session_dynev *session_dynev_new(struct session_live *rl, const struct utrace_session_opts *o,
-				      struct utrace_live_ops *ops)
+struct session_dynev *session_dynev_new(struct session_live *rl,
+					const struct utrace_session_opts *o,
+					struct utrace_live_ops *ops)
 {
 	struct session_dynev *d = calloc(1, sizeof(*d));
 

@@ -15,8 +15,9 @@ struct session_dynev;
 
 /* The state for rl's recording (NULL: out of memory), its ops set
  * in ops (whose arg must be rl). */
-struct session_dynev *session_dynev_new(struct session_live *rl, const struct utrace_session_opts *o,
-				      struct utrace_live_ops *ops);
+struct session_dynev *session_dynev_new(struct session_live *rl,
+					const struct utrace_session_opts *o,
+					struct utrace_live_ops *ops);
 void session_dynev_free(struct session_dynev *d);
 
 /* The id an event has in rl's recording (the recorder held): that of

@@ -60,8 +60,8 @@ static int session_in_process_probes(struct utrace_session *s)
 		session_failf(&s->fail, 0, "--probe: %s", err.msg);
 	if (ret < 0)
 		return err.code == -ENOMEM ? 1 : 2;
-	return session_probes_in_process_specs(s->rp, o->specs, o->nspecs, s->uspecs,
-					      &s->nuspecs) < 0;
+	return session_probes_in_process_specs(s->rp, o->specs, o->nspecs, s->uspecs, &s->nuspecs) <
+	       0;
 }
 
 /* --probe and -e usdt: become uprobes, enabled as kernel events; an -e
@@ -134,7 +134,7 @@ int session_split_events(struct utrace_session *s)
 
 /* Whether pattern names an event of one of the files. */
 static bool session_event_exists(const struct utrace_session *s, const char *pattern,
-				struct utrace_event_list **lists, size_t n)
+				 struct utrace_event_list **lists, size_t n)
 {
 	if (session_probes_names(s->rp, pattern))
 		return true;
@@ -251,7 +251,7 @@ int session_open_events(struct utrace_session *s)
 			if (utrace_event_select_add_format(s->events, s->synths[i]->fmt) < 0)
 				return session_failf(&s->fail, 1, "out of memory");
 		if (session_probes_add_formats(s->rp, s->events, &s->o->rec.kprobes,
-					      &s->o->rec.nr_kprobes) < 0)
+					       &s->o->rec.nr_kprobes) < 0)
 			return session_failf(&s->fail, 1, "out of memory");
 		s->o->rec.events = s->events;
 	}

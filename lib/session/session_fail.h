@@ -21,13 +21,13 @@ struct session_fail {
 
 /* fmt as the failure (its code: -1); returns status, the exit status. */
 int session_failf(struct session_fail *f, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* "  EXPR\n  ^" with the caret under column (1-based; 0: nothing) added
  * to the lines said after the error. */
 void session_fail_caret(struct session_fail *f, const char *expr, int column);
 /* One line, fmt, added to them. */
 void session_fail_line(struct session_fail *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void session_fail_free(struct session_fail *f);
 
 /* "utrace record: " fmt "\n" on log, the command's stderr (NULL: nothing). */

@@ -31,11 +31,15 @@ static int session_dir_private(const char *dir, struct utrace_error *err)
 	if (lstat(dir, &st) < 0)
 		return utrace_error_set(err, -errno, "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		return utrace_error_set(err, -EPERM, "%s: not a private directory of this user (%s, owner uid %u, "
-			       "mode %04o): refusing to use it; remove it, or set XDG_RUNTIME_DIR",
-			       dir, S_ISLNK(st.st_mode) ? "a symbolic link" :
-				    S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
-			       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return utrace_error_set(
+		    err, -EPERM,
+		    "%s: not a private directory of this user (%s, owner uid %u, "
+		    "mode %04o): refusing to use it; remove it, or set XDG_RUNTIME_DIR",
+		    dir,
+		    S_ISLNK(st.st_mode)	  ? "a symbolic link"
+		    : S_ISDIR(st.st_mode) ? "a directory"
+					  : "not a directory",
+		    (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 	}
 	return 0;
 }
@@ -54,7 +58,8 @@ int utrace_session_folder_open(struct utrace_session_folder *s, struct utrace_er
 	return session_dir_private(s->dir, err);
 }
 
-void utrace_session_folder_path(const struct utrace_session_folder *s, const char *name, char *buf, size_t size)
+void utrace_session_folder_path(const struct utrace_session_folder *s, const char *name, char *buf,
+				size_t size)
 {
 	if (snprintf(buf, size, "%s/%s", s->dir, name) >= (int)size)
 		buf[0] = 0; /* too long: names nothing */
@@ -143,15 +148,16 @@ int utrace_session_cat(const struct utrace_session_folder *s, const char *name, 
 	return 0;
 }
 
-int utrace_session_write(const struct utrace_session_folder *s, const char *name,
-			 const char *text, struct utrace_error *err)
+int utrace_session_write(const struct utrace_session_folder *s, const char *name, const char *text,
+			 struct utrace_error *err)
 {
 	char path[PATH_MAX];
 	FILE *f = NULL;
 
 	if (snprintf(path, sizeof(path), "%s/%s", s->tracefs, name) >= (int)sizeof(path))
 		errno = ENAMETOOLONG;
-	else if ((f = utrace_session_fopen(path, O_WRONLY | O_TRUNC))) /* a file of the mount: never made */
+	else if ((f = utrace_session_fopen(
+		      path, O_WRONLY | O_TRUNC))) /* a file of the mount: never made */
 		errno = 0;
 	if (errno)
 		return utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));

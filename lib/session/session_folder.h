@@ -40,8 +40,8 @@ int utrace_session_folder_open(struct utrace_session_folder *s, struct utrace_er
  * made 0600 if O_CREAT; NULL with errno if it cannot be. */
 FILE *utrace_session_fopen(const char *path, int flags);
 /* s->dir/NAME into buf. */
-void utrace_session_folder_path(const struct utrace_session_folder *s, const char *name,
-				char *buf, size_t size);
+void utrace_session_folder_path(const struct utrace_session_folder *s, const char *name, char *buf,
+				size_t size);
 /* The session that runs: s->pid, s->tracefs from the session file, or
  * tracefs (--tracefs) if not NULL.  1 if one runs; 0 if none does, err
  * saying so; < 0 (err) if the directory cannot be used. */
@@ -53,8 +53,8 @@ bool utrace_session_mounted(const char *dir);
 int utrace_session_cat(const struct utrace_session_folder *s, const char *name, FILE *out,
 		       struct utrace_error *err);
 /* Writes text into file NAME of the mount; 0, or < 0 (err). */
-int utrace_session_write(const struct utrace_session_folder *s, const char *name,
-			 const char *text, struct utrace_error *err);
+int utrace_session_write(const struct utrace_session_folder *s, const char *name, const char *text,
+			 struct utrace_error *err);
 /* Ends a session's recorder if it runs (SIGTERM: tracing off, the mount
  * removed, the program left running untraced) and frees its buffers (the
  * spool and last.dat) and files; true if a recorder was ended.  A

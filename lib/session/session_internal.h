@@ -46,14 +46,14 @@ struct utrace_session {
 	char *command;
 	char runtime[PATH_MAX];
 	pid_t pid;
-	pid_t sid, cmd_sid; /* session_daemons.c: ours, the command's as it ran */
+	pid_t sid, cmd_sid;	    /* session_daemons.c: ours, the command's as it ran */
 	uint64_t daemons_looked_ns; /* session_daemons.c: the last look in /proc */
 	int status;
 	bool exited, stopped;
-	struct session_live *live; /* --tracefs */
+	struct session_live *live;     /* --tracefs */
 	struct session_attach *attach; /* -P: processes attached to, no command */
-	int failed; /* the error that stopped the recording, said (session_fail) */
-	bool started; /* utrace_session_start got as far as the loop */
+	int failed;		  /* the error that stopped the recording, said (session_fail) */
+	bool started;		  /* utrace_session_start got as far as the loop */
 	struct session_fail fail; /* what stopped utrace_session_start */
 };
 
@@ -68,20 +68,21 @@ int session_open_events(struct utrace_session *s);
  * there). */
 int session_find_runtime(char *out, size_t len);
 pid_t session_spawn(char **argv, const char *sock, const char *runtime, bool bind_now,
-		   struct session_kernel *k, struct utrace_error *err);
+		    struct session_kernel *k, struct utrace_error *err);
 
 /* session_kernel.c: the kernel side's and the sampler's records */
 int session_kernel_start(struct session_kernel *k, pid_t pid);
 int session_kpage(void *r, uint32_t cpu, const void *page, size_t len, struct utrace_error *err);
 int session_perf(void *r, uint32_t cpu, const void *records, size_t len, struct utrace_error *err);
-int session_offcpu(void *r, uint32_t cpu, const void *records, size_t len, struct utrace_error *err);
+int session_offcpu(void *r, uint32_t cpu, const void *records, size_t len,
+		   struct utrace_error *err);
 int session_perf_attr(struct utrace_recorder *r, const struct utrace_sampler *sp, bool user_only,
-		     struct utrace_error *err);
+		      struct utrace_error *err);
 int session_ksyms(struct utrace_recorder *r, struct utrace_sampler *sp, struct utrace_error *err);
 int session_kformat(void *r, const char *system, const char *name, int id, const char *text,
-		   struct utrace_error *err);
+		    struct utrace_error *err);
 int session_kstack_syms(struct utrace_ktrace *kt, struct utrace_recorder *r,
-		       struct utrace_error *err);
+			struct utrace_error *err);
 
 /* session_daemons.c: the command's session noted while it runs (each
  * round of the loop); once it has exited, whether the recording is over:

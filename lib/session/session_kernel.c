@@ -51,7 +51,7 @@ int session_offcpu(void *r, uint32_t cpu, const void *records, size_t len, struc
 
 /* What the samples hold, before the first of them. */
 int session_perf_attr(struct utrace_recorder *r, const struct utrace_sampler *sp, bool user_only,
-		     struct utrace_error *err)
+		      struct utrace_error *err)
 {
 	struct utrace_sampler_attr a;
 	struct utrace_dat_perf_attr pa;
@@ -84,7 +84,7 @@ int session_ksyms(struct utrace_recorder *r, struct utrace_sampler *sp, struct u
 }
 
 int session_kformat(void *r, const char *system, const char *name, int id, const char *text,
-		   struct utrace_error *err)
+		    struct utrace_error *err)
 {
 	return utrace_recorder_write_kformat(r, system, name, id, text, err);
 }
@@ -93,7 +93,7 @@ int session_kformat(void *r, const char *system, const char *name, int id, const
  * stacks the recording holds (-R stacktrace, hists on common_stacktrace),
  * named while this machine's /proc/kallsyms is at hand. */
 int session_kstack_syms(struct utrace_ktrace *kt, struct utrace_recorder *r,
-		       struct utrace_error *err)
+			struct utrace_error *err)
 {
 	const uint64_t *addrs = NULL;
 	size_t n, len;

@@ -321,7 +321,8 @@ static int live_set_clock(void *arg, const char *name, uint32_t *options)
 }
 
 struct session_live *session_live_start(struct utrace_recorder *r, const char *dir,
-					const struct utrace_session_opts *o, struct utrace_error *err)
+					const struct utrace_session_opts *o,
+					struct utrace_error *err)
 {
 	struct session_live *rl = calloc(1, sizeof(*rl));
 	struct utrace_live_ops ops = {

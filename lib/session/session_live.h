@@ -14,7 +14,8 @@ struct session_live;
 /* Mounts DIR; NULL (err says why) on failure.  The caller holds the recorder
  * from now on, letting go of it in session_live_yield. */
 struct session_live *session_live_start(struct utrace_recorder *r, const char *dir,
-					const struct utrace_session_opts *o, struct utrace_error *err);
+					const struct utrace_session_opts *o,
+					struct utrace_error *err);
 /* Between two polls: the FUSE threads that wait get the recorder. */
 void session_live_yield(struct session_live *rl);
 /* Unmounts and frees (NULL: nothing). */

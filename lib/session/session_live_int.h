@@ -47,9 +47,10 @@ int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct
 /* The utrace_live_ops that read it (lib/live/live.h). */
 int session_live_extract(void *arg, FILE *out, struct utrace_error *err);
 int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
-			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err);
+			     uint64_t since_ns, int cpu, uint64_t *last_ns,
+			     struct utrace_error *err);
 int session_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
-			  struct utrace_live_stats *st, struct utrace_error *err);
+			   struct utrace_live_stats *st, struct utrace_error *err);
 /* Frees the bookmarks of trace's and trace_pipe's reads. */
 void session_live_resumes_free(struct session_live *rl);
 

@@ -150,8 +150,7 @@ static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint
  * only grows, so each gets bookmarks of its own (which == 0, 1).  NULL if
  * none: a flight recorder's file is a new extract each time.
  */
-static struct utrace_dat_resume *live_resume(struct session_live *rl, int cpu, bool pipe,
-					     int which)
+static struct utrace_dat_resume *live_resume(struct session_live *rl, int cpu, bool pipe, int which)
 {
 	size_t i = ((size_t)(cpu + 1) * 2 + pipe) * 2 + (size_t)which;
 
@@ -215,7 +214,8 @@ static int live_print_pipe(struct session_live *rl, struct utrace_dat *d, FILE *
 }
 
 int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
-			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err)
+			     uint64_t since_ns, int cpu, uint64_t *last_ns,
+			     struct utrace_error *err)
 {
 	struct session_live *rl = arg;
 	struct utrace_report_opts o;
@@ -284,7 +284,7 @@ static int live_cpu_count(void *arg, const struct utrace_event *ev, struct utrac
 }
 
 int session_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
-			  struct utrace_live_stats *st, struct utrace_error *err)
+			   struct utrace_live_stats *st, struct utrace_error *err)
 {
 	struct session_live *rl = arg;
 	struct live_cpu_scan s = {st, read_ns};

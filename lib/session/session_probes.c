@@ -69,7 +69,7 @@ static const char *pattern_of(struct session_probes *rp, const struct utrace_upr
 }
 
 const char *session_probes_add_def(struct session_probes *rp, const char *def,
-				  struct utrace_error *err)
+				   struct utrace_error *err)
 {
 	struct utrace_uprobe *p;
 
@@ -93,7 +93,7 @@ fail:
 }
 
 const char *session_probes_add_usdt(struct session_probes *rp, const char *spec, const char *exe,
-				   struct utrace_error *err)
+				    struct utrace_error *err)
 {
 	const char *what = spec + strlen("usdt:"), *colon = strchr(what, ':');
 	struct utrace_usdt_list *l = NULL;
@@ -226,8 +226,9 @@ int session_probes_in_process_parse(struct session_probes *rp, const char **defs
 	return 0;
 }
 
-int session_probes_in_process_specs(struct session_probes *rp, const struct utrace_event_spec *specs,
-				   unsigned nspecs, struct utrace_event_spec *out, unsigned *nout)
+int session_probes_in_process_specs(struct session_probes *rp,
+				    const struct utrace_event_spec *specs, unsigned nspecs,
+				    struct utrace_event_spec *out, unsigned *nout)
 {
 	for (unsigned i = 0; i < rp->nr_kprobes; i++) {
 		const char *g = utrace_kprobe_group(rp->kprobes[i]);
@@ -260,7 +261,7 @@ bool session_probes_names(const struct session_probes *rp, const char *pattern)
 }
 
 int session_probes_add_formats(const struct session_probes *rp, struct utrace_event_select *sel,
-			      struct utrace_kprobe *const **kprobes, unsigned *n)
+			       struct utrace_kprobe *const **kprobes, unsigned *n)
 {
 	for (unsigned i = 0; i < rp->nr_kprobes; i++)
 		if (utrace_event_select_add_format(sel, utrace_kprobe_format(rp->kprobes[i])) < 0)

@@ -76,7 +76,7 @@ static void session_child_setup(void *arg)
  * pid, lets it exec.  The pid; -1 (err) if the command could not start or
  * exec, -2 if kernel tracing or sampling could not start (k->err). */
 pid_t session_spawn(char **argv, const char *sock, const char *runtime, bool bind_now,
-		   struct session_kernel *k, struct utrace_error *err)
+		    struct session_kernel *k, struct utrace_error *err)
 {
 	struct session_child_env env = {.sock = sock, .runtime = runtime, .bind_now = bind_now};
 	struct utrace_spawn s;

@@ -104,12 +104,12 @@ static void session_warn_unmatched(struct utrace_session *s, const struct utrace
 		if (!st->images && o->argv &&
 		    (session_say_static(log, o->argv[0]) || session_say_setid(log, o->argv[0])))
 			return;
-		fprintf(
-		    log,
-		    "utrace record: %s has no call sites: %s; build it with "
-		    "the flags of `utrace cflags` (cc $(utrace cflags) ...)\n",
-		    o->argv[0],
-		    o->rec.libcall ? "only its library calls were traced" : "no function was traced");
+		fprintf(log,
+			"utrace record: %s has no call sites: %s; build it with "
+			"the flags of `utrace cflags` (cc $(utrace cflags) ...)\n",
+			o->argv[0],
+			o->rec.libcall ? "only its library calls were traced"
+				       : "no function was traced");
 		return;
 	}
 	for (size_t i = 0;
@@ -150,13 +150,12 @@ void session_summary(struct utrace_session *s, const struct utrace_recorder_stat
 	for (uint32_t i = 0;
 	     utrace_recorder_buffer_stats(s->r, i, &bpid, &btid, comm, &recs, &lost); i++)
 		if (lost)
-			fprintf(log, "utrace record:   %s-%d (pid %d): %llu records lost\n",
-				comm, btid, bpid, (unsigned long long)lost);
+			fprintf(log, "utrace record:   %s-%d (pid %d): %llu records lost\n", comm,
+				btid, bpid, (unsigned long long)lost);
 	session_warn_unmatched(s, st);
 	for (unsigned i = 0; i < s->nuspecs; i++)
 		if (!s->uspecs[i].matched)
-			fprintf(log,
-				"utrace record: -e %s: no such event in the traced programs\n",
+			fprintf(log, "utrace record: -e %s: no such event in the traced programs\n",
 				s->uspecs[i].pattern);
 	if (s->k.sampler) {
 		uint64_t samples, lost, offcpu;
@@ -173,8 +172,7 @@ void session_summary(struct utrace_session *s, const struct utrace_recorder_stat
 
 		utrace_ktrace_stats(s->k.kt, &pages, &missed);
 		if (!s->o->quiet || missed) /* a warning when events were lost */
-			fprintf(log,
-				"utrace record: %llu kernel pages (%llu with events lost)\n",
+			fprintf(log, "utrace record: %llu kernel pages (%llu with events lost)\n",
 				(unsigned long long)pages, (unsigned long long)missed);
 	}
 	if (st->disconnected)
