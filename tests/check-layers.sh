@@ -12,6 +12,7 @@
 #      called from a lower one (nm of BUILD_DIR's objects).
 #   3. No circles: no set of files of lib/ or runtime/ call each other
 #      round in a circle (a subsystem's parts depend one way).
+#   4. cmds/: a command includes no header of cmds/ but cmds/cmds.h.
 #
 # Prints "ok - ..." / "not ok - ..." lines for tests/run-unit.sh.
 B=${1:-build}
@@ -105,4 +106,9 @@ check_objs lib "$B"/lib/*/*.o
 if [ -d "$B/rt/runtime" ]; then
 	check_objs runtime "$B"/rt/runtime/*.o
 fi
+# 4. commands: no file of cmds/ includes a header of cmds/ but cmds/cmds.h
+# (the dispatcher's table): what two commands share lives in lib/.
+bad=$(grep -HnE '#include "cmds/' cmds/*.[ch] | grep -v '"cmds/cmds.h"')
+if [ -z "$bad" ]; then say OK "cmds/ includes no header of cmds/ but cmds/cmds.h"
+else say FAIL "cmds/ includes a header of cmds/: $(echo "$bad" | head -3 | tr '\n' ' ')"; fi
 exit $status
