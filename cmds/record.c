@@ -5,11 +5,8 @@
  * through lib/session; start and stream take the same options
  * (record_parse, record_run: cmds/cmds.h).
  */
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmds/cmds.h"
@@ -154,7 +151,7 @@ static int record_opt(struct utrace_session_opts *o, int c, const char *arg, cha
 		return 0;
 	}
 	for (const struct option *l = record_longopts; !name && l->name; l++)
-		if (l->val == c && c != 'h')
+		if (l->val == c)
 			name = l->name;
 	if (!name) {
 		if (optopt && c == '?' && strchr("plngTboefRFP", optopt))
