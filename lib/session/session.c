@@ -40,12 +40,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/base/spawn.h"
 #include "lib/session/session_attach.h"
+#include "lib/session/session_internal.h"
 #include "lib/session/session_live.h"
 #include "lib/session/session_probes.h"
-#include "lib/session/session_internal.h"
 #include "lib/session/session_synth.h"
-#include "lib/base/spawn.h"
 
 static volatile sig_atomic_t session_interrupted;
 

@@ -116,7 +116,9 @@ int utrace_session_new(struct utrace_session_opts *o, struct utrace_session **ou
  * started held and let go (or the -P processes checked and attached to).
  * 0, or the exit status to end with, err said what: 1 (a failure), 2 (bad
  * input), 127 (the command could not start); utrace_session_error_tail
- * has the lines to print after err's.
+ * has the lines to print after err's.  SIGINT, SIGTERM and SIGHUP (unless
+ * ignored when utrace started) end the recording from here on, one
+ * session per process; SIGPIPE is ignored.
  */
 int utrace_session_start(struct utrace_session *s, struct utrace_error *err);
 /* Records until the command and every traced process it started have
