@@ -114,8 +114,9 @@ int utrace_session_new(struct utrace_session_opts *o, struct utrace_session **ou
  * Everything up to the command running: the events split and checked,
  * the recorder, the kernel instance, the tracefs served, the command
  * started held and let go (or the -P processes checked and attached to).
- * 0, or the exit status to end with, err said what: 1 (a failure), 2 (bad
- * input), 127 (the command could not start); utrace_session_error_tail
+ * 0, or the exit status to end with, err said what ("" if nothing is to
+ * be said: interrupted): 1 (a failure), 2 (bad input), 127 (the command
+ * could not start); utrace_session_error_tail
  * has the lines to print after err's.  SIGINT, SIGTERM and SIGHUP (unless
  * ignored when utrace started) end the recording from here on, one
  * session per process; SIGPIPE is ignored.
@@ -125,8 +126,8 @@ int utrace_session_start(struct utrace_session *s, struct utrace_error *err);
  * gone (daemons aside), --duration, or SIGINT/SIGTERM/SIGHUP. */
 void utrace_session_run(struct utrace_session *s);
 /* Drains, writes the file's last records and the summary (to o->log),
- * waits for the command.  UTRACE_SESSION_RAN once the command ran, else
- * (-P) 1 if a process could not be attached to or detached from. */
+ * waits for the command.  UTRACE_SESSION_RAN once the command ran; with
+ * -P, 0, or 1 if a process could not be attached to or detached from. */
 int utrace_session_stop(struct utrace_session *s);
 /* The command's wait status, once utrace_session_stop returned
  * UTRACE_SESSION_RAN. */
