@@ -12,7 +12,7 @@
  * The names defined are kept here (those of the command line's probes
  * too), so that a second definition of one is refused before anything
  * is sent, as the kernel refuses it.  Every op holds the recorder (the
- * lock of lib/session/session_live_int.h); session_live.c calls here,
+ * lock of lib/session/session_live_internal.h); session_live.c calls here,
  * never the other way.
  */
 #include <ctype.h>
@@ -26,7 +26,7 @@
 #include "lib/probes/kprobe.h"
 #include "lib/probes/uprobe.h"
 #include "lib/session/session_dynev.h"
-#include "lib/session/session_live_int.h"
+#include "lib/session/session_live_internal.h"
 
 struct dyn_name {
 	char sys[65], name[65];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * session_kernel.c - what `utrace record` writes for the kernel side
- * (cmds/session_run_internal.h): kernel tracing started on a pid, the
+ * (lib/session/session_internal.h): kernel tracing started on a pid, the
  * tracefs instance's pages and formats, the sampler's PERF records and
  * their attributes, and the kernel symbols the samples and the kernel's
  * stacks need.

@@ -30,7 +30,7 @@
 
 #include "lib/session/session_dynev.h"
 #include "lib/session/session_live.h"
-#include "lib/session/session_live_int.h"
+#include "lib/session/session_live_internal.h"
 #include "lib/live/live.h"
 #include "lib/report/report_hist.h"
 #include "lib/report/report_text.h"

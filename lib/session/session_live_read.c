@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/session/session_live_int.h"
+#include "lib/session/session_live_internal.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_text.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * session_spawn.c - the command `utrace record` runs
- * (cmds/session_run_internal.h): libutrace.so found, the command started
+ * (lib/session/session_internal.h): libutrace.so found, the command started
  * held with it preloaded, kernel tracing and sampling started on its pid,
  * then its exec.
  *

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_synth.c - `utrace record --synthetic DEF`: the definitions parsed
+ * session_synth.c - `utrace record --synthetic DEF`: the definitions parsed
  * before anything runs (the kernel's errors, with a caret), and what the
- * pre-run check of the -R triggers (record_triggers.c) needs to compile a
+ * pre-run check of the -R triggers (session_triggers.c) needs to compile a
  * trigger that refers to another's variable ($ts0) or fires a synthetic
  * event: the trigger that defines the variable, compiled for its event's
  * format, gives the key it must share; the definitions give the count of

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* record_synth.h - `utrace record --synthetic`, and what the pre-run
+/* session_synth.h - `utrace record --synthetic`, and what the pre-run
  * check of the triggers needs to compile variables and actions. */
 #ifndef UTRACE_CMDS_RECORD_SYNTH_H
 #define UTRACE_CMDS_RECORD_SYNTH_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_triggers.c - `utrace record -e EVENT -R TRIGGER`: every trigger
+ * session_triggers.c - `utrace record -e EVENT -R TRIGGER`: every trigger
  * is parsed, and each hist trigger compiled for the formats of the events
  * its -e names in the program and its libraries, before the command runs.
  * The recorder compiles them again for each object that defines the event

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* record_triggers.h - the -R triggers of `utrace record`, checked before
+/* session_triggers.h - the -R triggers of `utrace record`, checked before
  * anything runs. */
 #ifndef UTRACE_CMDS_RECORD_TRIGGERS_H
 #define UTRACE_CMDS_RECORD_TRIGGERS_H

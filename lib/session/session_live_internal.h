@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session_live_int.h - what the two halves of the live tracefs of `utrace
- * record --tracefs` share: session_live.c (the files' changes, the
- * recorder held) and session_live_read.c (what trace, trace_pipe,
- * utrace.dat and per_cpu/cpuN/stats read of the file written so far).
+ * session_live_internal.h - what the parts of the live tracefs of
+ * `utrace record --tracefs` share: session_live.c (the files' changes,
+ * the recorder held), session_live_read.c (what trace, trace_pipe,
+ * utrace.dat and per_cpu/cpuN/stats read of the file written so far)
+ * and session_dynev.c (dynamic_events and synthetic_events), which
+ * session_live.c calls, none of them calling back.
  */
-#ifndef UTRACE_SESSION_LIVE_INT_H
-#define UTRACE_SESSION_LIVE_INT_H
+#ifndef UTRACE_SESSION_LIVE_INTERNAL_H
+#define UTRACE_SESSION_LIVE_INTERNAL_H
 
 #include <pthread.h>
 #include <stdio.h>
