@@ -7,7 +7,7 @@
  * lib/report (the trace file's text, as `utrace report` prints it).
  * What the files read of the file written so far (trace, trace_pipe,
  * utrace.dat, per_cpu/cpuN/stats) is session_live_read.c's; the state both
- * share, session_live_int.h's.
+ * share, session_live_internal.h's.
  *
  * An --overwrite recording (utrace start) drains its rings at the end
  * only: what trace shows, and the mount's utrace.dat, is an extract
