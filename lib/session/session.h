@@ -4,7 +4,7 @@
  * attached to), the recorder and its loop, the kernel instance, the
  * sampler, the live tracefs, the summary; and the folder of `utrace
  * start`'s session (session_folder.h).  May use: record, sample, report,
- * hist, perf, probes, kernel, tracefile, live, events, attach, elf, base.
+ * hist, probes, kernel, tracefile, live, events, attach, elf, base.
  *
  * session.h - a recording as a plain struct of options that a command
  * fills (utrace record, start, stream, latency, sched-latency) and an
