@@ -44,4 +44,17 @@ void utrace_die_msg(const char *cmd, const char *fmt, ...) __attribute__((format
  * to exit with (cmds/exit_like.c). */
 int utrace_exit_like(int status);
 
+/* utrace record's options (cmds/record.c), taken by start and stream
+ * too: into o for the command name (messages name it); -1 to go on, -2
+ * for --help of a command other than record (its own usage), else the
+ * exit status. */
+struct utrace_session_opts;
+int record_parse(const char *name, int argc, char **argv, struct utrace_session_opts *o);
+/* The recording of o (lib/session/session.h), its errors said: the exit
+ * status to end with, the command's as it ended (utrace_exit_like), or,
+ * with status, UTRACE_SESSION_RAN and the command's wait status in
+ * *status once it ran; else 1 (a failure), 2 (bad input) or 127 (the
+ * command could not start). */
+int record_run(struct utrace_session_opts *o, int *status);
+
 #endif

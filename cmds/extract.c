@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * extract.c - `utrace extract -o FILE`: trace-cmd extract over the
- * session of utrace start (cmds/session.h): what its buffers hold, saved
+ * session of utrace start (lib/session/session_folder.h): what its buffers hold, saved
  * as a utrace.dat that report and convert read.  The recorder makes the
  * file (the mount's utrace.dat: the file so far and a copy of every
  * thread's ring, lib/record/recorder_extract.c); the buffers are not
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "cmds/session.h"
+#include "lib/session/session_folder.h"
 #include "lib/base/private_file.h"
 
 static void extract_usage(FILE *f)
@@ -35,8 +35,9 @@ static void extract_usage(FILE *f)
 
 /* The recording into output, through a temporary file renamed at the
  * end, so that a failure leaves no half file. */
-static int extract_copy(struct session *s, const char *from, const char *output)
+static int extract_copy(struct utrace_session_folder *s, const char *from, const char *output)
 {
+	struct utrace_error err = {0};
 	char tmp[PATH_MAX + 16];
 	FILE *out = NULL;
 	int ret, fd;
@@ -49,7 +50,9 @@ static int extract_copy(struct session *s, const char *from, const char *output)
 		utrace_die_msg("extract", "%s: %s", tmp, strerror(errno));
 		return 1;
 	}
-	ret = session_cat("extract", s, from, out);
+	ret = utrace_session_cat(s, from, out, &err) < 0;
+	if (ret)
+		utrace_die_msg("extract", "%s", err.msg);
 	if (fclose(out) == EOF && !ret) {
 		utrace_die_msg("extract", "%s: %s", tmp, strerror(errno));
 		ret = 1;
@@ -72,7 +75,8 @@ int cmd_extract(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *output = "utrace.dat", *dir = NULL;
-	struct session s;
+	struct utrace_session_folder s;
+	struct utrace_error err = {0};
 	int c;
 
 	opterr = 0;
@@ -95,21 +99,24 @@ int cmd_extract(int argc, char **argv)
 			       argv[optind]);
 		return 2;
 	}
-	if (session_dir("extract", &s) < 0)
+	if (utrace_session_folder_open(&s, &err) < 0) {
+		utrace_die_msg("extract", "%s", err.msg);
 		return 1;
-	if (session_find(NULL, dir, &s)) /* the recorder makes the file */
+	}
+	if (utrace_session_folder_find(dir, &s, &err) > 0) /* the recorder makes the file */
 		return extract_copy(&s, "utrace.dat", output);
 	if (!dir) {
 		/* the session's program has ended: its buffers as they were
 		 * then, the file the recorder finished */
 		char last[PATH_MAX + 16];
 
-		session_path(&s, "last.dat", last, sizeof(last));
+		utrace_session_folder_path(&s, "last.dat", last, sizeof(last));
 		if (access(last, R_OK) == 0) {
 			snprintf(s.tracefs, sizeof(s.tracefs), "%s", s.dir);
 			return extract_copy(&s, "last.dat", output);
 		}
 	}
-	session_find("extract", dir, &s); /* says there is none */
+	utrace_session_folder_find(dir, &s, &err); /* says there is none */
+	utrace_die_msg("extract", "%s", err.msg);
 	return 1;
 }

@@ -2,7 +2,7 @@
 /*
  * latency.c - `utrace latency -T FUNC -- COMMAND`: perf ftrace latency for
  * a user program.  Runs COMMAND with only the -T functions patched, under
- * function_graph (record_run, cmds/record.h), into a temporary utrace.dat
+ * function_graph (lib/session, through record_run), into a temporary utrace.dat
  * (or -o FILE), then prints the histogram of their call durations in
  * perf's layout (lib/report/latency.c) after the command's own output.
  *
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "cmds/record.h"
+#include "lib/session/session.h"
 #include "lib/report/latency.h"
 #include "lib/tracefile/dat_reader.h"
 
@@ -214,7 +214,7 @@ static int latency_report(const char *path, const struct utrace_latency_opts *o)
 }
 
 /* Records into o->rec.output and prints the histogram; the exit status. */
-static int latency_run(struct latency_args *a, struct record_opts *o)
+static int latency_run(struct latency_args *a, struct utrace_session_opts *o, int *status)
 {
 	struct utrace_latency h;
 	struct utrace_error err = {0};
@@ -233,14 +233,14 @@ static int latency_run(struct latency_args *a, struct record_opts *o)
 		return 1;
 	}
 	o->unmatched = unmatched;
-	ret = record_run(o);
-	if (ret == RECORD_RAN) {
+	ret = record_run(o, status);
+	if (ret == UTRACE_SESSION_RAN) {
 		if (latency_unmatched(a, unmatched))
 			ret = 2;
 		else if (latency_report(o->rec.output, &a->hist))
 			ret = 1;
 		else
-			ret = RECORD_RAN;
+			ret = UTRACE_SESSION_RAN;
 	}
 	free(unmatched);
 	return ret;
@@ -251,12 +251,12 @@ int cmd_latency(int argc, char **argv)
 	const char *tmpdir = getenv("TMPDIR");
 	char tmp[PATH_MAX];
 	struct latency_args a = {.funcs = utrace_func_filter_new()};
-	struct record_opts o = {
-	    .rec = {.tracer = UTRACE_TRACER_FUNCTION_GRAPH, .buffer_kb = RECORD_DEFAULT_BUFFER_KB},
+	struct utrace_session_opts o = {
+	    .rec = {.tracer = UTRACE_TRACER_FUNCTION_GRAPH, .buffer_kb = UTRACE_SESSION_BUFFER_KB},
 	    .quiet = true,
-	    .keep_status = true,
+	    .log = stderr,
 	};
-	int ret, fd = -1;
+	int ret, fd = -1, status = 0;
 
 	if (!a.funcs) {
 		utrace_die_msg(CMD, "out of memory");
@@ -273,7 +273,7 @@ int cmd_latency(int argc, char **argv)
 		o.filter = a.funcs;
 		o.argv = a.argv;
 		o.rec.output = a.output ? a.output : tmp;
-		ret = latency_run(&a, &o);
+		ret = latency_run(&a, &o, &status);
 	}
 	if (fd >= 0) {
 		close(fd);
@@ -281,5 +281,5 @@ int cmd_latency(int argc, char **argv)
 	}
 	utrace_func_filter_free(a.funcs);
 	/* end as the command ended, once the histogram is out */
-	return ret == RECORD_RAN ? utrace_exit_like(o.status) : ret;
+	return ret == UTRACE_SESSION_RAN ? utrace_exit_like(status) : ret;
 }

@@ -3,7 +3,7 @@
  * reset.c - `utrace reset`: end the session of utrace start, as
  * trace-cmd reset ends the kernel's tracing (tracing off, the buffers
  * freed, the mount gone; the program runs on untraced: its recorder
- * stops it writing records and lets it go, cmds/session.c), and remove
+ * stops it writing records and lets it go, lib/session/session_folder.c), and remove
  * what a recorder that was killed (kill -9, a crash) left in the kernel:
  * its tracefs instance
  * instances/utrace-<pid> and the probes of its group utrace_<pid>.  Only
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "cmds/session.h"
+#include "lib/session/session_folder.h"
 #include "lib/live/live.h"
 #include "lib/kernel/kernel_trace.h"
 #include "lib/probes/uprobe.h"
@@ -52,23 +52,26 @@ static void reset_unmounted(void *arg, const char *dir)
 static int reset_session(void)
 {
 	char last[PATH_MAX + 16], file[PATH_MAX + 16];
-	struct session s;
+	struct utrace_session_folder s;
+	struct utrace_error err = {0};
 	bool running;
 
-	if (session_dir("reset", &s) < 0)
+	if (utrace_session_folder_open(&s, &err) < 0) {
+		utrace_die_msg("reset", "%s", err.msg);
 		return -1;
-	running = session_find(NULL, NULL, &s);
+	}
+	running = utrace_session_folder_find(NULL, &s, &err) > 0;
 
-	session_path(&s, "last.dat", last, sizeof(last));
-	session_path(&s, "session", file, sizeof(file));
+	utrace_session_folder_path(&s, "last.dat", last, sizeof(last));
+	utrace_session_folder_path(&s, "session", file, sizeof(file));
 	if (!running && access(last, F_OK) != 0) {
 		/* a recorder that was killed: its files (the mount is
 		 * utrace_live_reset's) */
 		if (access(file, F_OK) == 0)
-			session_end(&s, false);
+			utrace_session_end(&s, false);
 		return 0;
 	}
-	if (session_end(&s, running))
+	if (utrace_session_end(&s, running))
 		printf("utrace reset: ended the utrace start session (recorder %d, tracefs at %s)\n",
 		       (int)s.pid, s.tracefs);
 	else

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "cmds/record.h"
+#include "lib/session/session.h"
 #include "lib/report/sched_latency.h"
 #include "lib/tracefile/dat_reader.h"
 
@@ -134,12 +134,12 @@ int cmd_sched_latency(int argc, char **argv)
 	struct utrace_event_spec specs[SL_MAX_SPECS];
 	char tmp[PATH_MAX];
 	struct sched_latency_args a = {0};
-	struct record_opts o = {
-	    .rec = {.tracer = UTRACE_TRACER_NOP, .buffer_kb = RECORD_DEFAULT_BUFFER_KB},
+	struct utrace_session_opts o = {
+	    .rec = {.tracer = UTRACE_TRACER_NOP, .buffer_kb = UTRACE_SESSION_BUFFER_KB},
 	    .quiet = true,
-	    .keep_status = true,
+	    .log = stderr,
 	};
-	int ret = sched_latency_parse(argc, argv, &a), fd = -1;
+	int ret = sched_latency_parse(argc, argv, &a), fd = -1, status = 0;
 
 	snprintf(tmp, sizeof(tmp), "%s/utrace-sched-latency-XXXXXX.dat",
 		 tmpdir && *tmpdir ? tmpdir : "/tmp");
@@ -155,8 +155,8 @@ int cmd_sched_latency(int argc, char **argv)
 		o.argv = a.argv;
 		o.children = true; /* its threads and children from their start */
 		o.rec.output = a.output ? a.output : tmp;
-		ret = record_run(&o);
-		if (ret == RECORD_RAN && sched_latency_report(o.rec.output, &a.print))
+		ret = record_run(&o, &status);
+		if (ret == UTRACE_SESSION_RAN && sched_latency_report(o.rec.output, &a.print))
 			ret = 1;
 	}
 	if (fd >= 0) {
@@ -164,5 +164,5 @@ int cmd_sched_latency(int argc, char **argv)
 		unlink(tmp);
 	}
 	/* end as the command ended, once the table is out */
-	return ret == RECORD_RAN ? utrace_exit_like(o.status) : ret;
+	return ret == UTRACE_SESSION_RAN ? utrace_exit_like(status) : ret;
 }

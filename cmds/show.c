@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * show.c - `utrace show`: trace-cmd show over the session of utrace
- * start (cmds/session.h): prints `trace` (or, with -p, the consuming
+ * start (lib/session/session_folder.h): prints `trace` (or, with -p, the consuming
  * `trace_pipe`, until interrupted), a CPU's, or one of the other files
  * trace-cmd show names with its options.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "cmds/session.h"
+#include "lib/session/session_folder.h"
 
 static void show_usage(FILE *f)
 {
@@ -95,7 +95,8 @@ int cmd_show(int argc, char **argv)
 	};
 	struct show_opts so = {.cpu = -1};
 	char name[64];
-	struct session s;
+	struct utrace_session_folder s;
+	struct utrace_error err = {0};
 	int c, ret;
 
 	opterr = 0;
@@ -107,8 +108,10 @@ int cmd_show(int argc, char **argv)
 			       argv[optind]);
 		return 2;
 	}
-	if (!session_find("show", so.dir, &s))
+	if (utrace_session_folder_find(so.dir, &s, &err) <= 0) {
+		utrace_die_msg("show", "%s", err.msg);
 		return 1;
+	}
 	if (so.file)
 		snprintf(name, sizeof(name), "%s", so.file);
 	else if (so.cpu >= 0)
@@ -118,5 +121,9 @@ int cmd_show(int argc, char **argv)
 		snprintf(name, sizeof(name), "%s", so.pipe ? "trace_pipe" : "trace");
 	if (so.path)
 		printf("%s/%s\n", s.tracefs, name);
-	return session_cat("show", &s, name, stdout);
+	if (utrace_session_cat(&s, name, stdout, &err) < 0) {
+		utrace_die_msg("show", "%s", err.msg);
+		return 1;
+	}
+	return 0;
 }

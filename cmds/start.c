@@ -3,7 +3,7 @@
  * start.c - `utrace start [record's options] -- COMMAND`: trace-cmd
  * start for a user program.  COMMAND runs traced in the background, its
  * records kept in the buffers only, the live tracefs served at the
- * session's place (cmds/session.h) for stop, restart, show, extract and
+ * session's place (lib/session/session_folder.h) for stop, restart, show, extract and
  * reset to reach.
  *
  * "Buffers only": the recording is an --overwrite one, a flight
@@ -12,7 +12,7 @@
  * goes on) or when the program ends; the recorder's own file (the spool
  * in the session directory) holds meanwhile the metadata only.  A
  * recorder process of our own, detached (setsid, stdin from /dev/null),
- * runs record_run; we return once the tracefs answers and the program
+ * runs the recording (lib/session); we return once the tracefs answers and the program
  * has started.
  */
 #include <errno.h>
@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "cmds/record.h"
-#include "cmds/session.h"
 #include "lib/live/live.h"
+#include "lib/session/session.h"
+#include "lib/session/session_folder.h"
 
 static void start_usage(FILE *f)
 {
@@ -65,8 +65,9 @@ static bool start_has_child(pid_t pid)
 
 /* The recorder: detached, its session file written, record_run, then
  * the spool kept as last.dat (unless reset removed it). */
-static void start_recorder(struct session *s, struct record_opts *o)
+static void start_recorder(struct utrace_session_folder *s, struct utrace_session_opts *o)
 {
+	int status;
 	char path[PATH_MAX + 16], spool[PATH_MAX + 16], last[PATH_MAX + 16];
 	int fd = open("/dev/null", O_RDONLY), ret;
 	FILE *f;
@@ -80,23 +81,23 @@ static void start_recorder(struct session *s, struct record_opts *o)
 	snprintf(path, sizeof(path), "%s/session", s->dir);
 	snprintf(last, sizeof(last), "%s/last.dat", s->dir);
 	unlink(last); /* an older session's buffers */
-	if (!(f = session_fopen(path, O_WRONLY | O_CREAT | O_TRUNC)) || fprintf(f, "%d\n%s\n", (int)getpid(), s->tracefs) < 0 ||
+	if (!(f = utrace_session_fopen(path, O_WRONLY | O_CREAT | O_TRUNC)) || fprintf(f, "%d\n%s\n", (int)getpid(), s->tracefs) < 0 ||
 	    fclose(f) == EOF) {
 		utrace_die_msg("start", "%s: %s", path, strerror(errno));
 		_exit(1);
 	}
 	o->rec.output = spool;
-	ret = record_run(o);
+	ret = record_run(o, &status);
 	rename(spool, last);
 	unlink(path);
 	unlink(spool);
-	_exit(ret == RECORD_RAN ? 0 : ret); /* 0: the program ran */
+	_exit(ret == UTRACE_SESSION_RAN ? 0 : ret); /* 0: the program ran */
 }
 
 /* Waits until the recorder serves the tracefs and its program runs, or
  * ends; 0, -1 if the program ran and ended already, else the exit
  * status. */
-static int start_wait(const struct session *s, pid_t pid)
+static int start_wait(const struct utrace_session_folder *s, pid_t pid)
 {
 	int status;
 
@@ -108,7 +109,7 @@ static int start_wait(const struct session *s, pid_t pid)
 				return -1;
 			return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 		}
-		if (session_mounted(s->tracefs) && start_has_child(pid))
+		if (utrace_session_mounted(s->tracefs) && start_has_child(pid))
 			return 0;
 		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 	}
@@ -117,14 +118,14 @@ static int start_wait(const struct session *s, pid_t pid)
 }
 
 /* Where the tracefs goes: --tracefs DIR, else the session's tracefs/. */
-static int start_place(struct session *s, const char *dir)
+static int start_place(struct utrace_session_folder *s, const char *dir)
 {
 	if (dir && !realpath(dir, s->tracefs)) {
 		utrace_die_msg("start", "--tracefs: %s: %s", dir, strerror(errno));
 		return 2;
 	}
 	if (!dir) {
-		session_path(s, "tracefs", s->tracefs, sizeof(s->tracefs));
+		utrace_session_folder_path(s, "tracefs", s->tracefs, sizeof(s->tracefs));
 		if (mkdir(s->tracefs, 0700) < 0 && errno != EEXIST) {
 			utrace_die_msg("start", "%s: %s", s->tracefs, strerror(errno));
 			return 1;
@@ -135,16 +136,19 @@ static int start_place(struct session *s, const char *dir)
 	return 0;
 }
 
-static int start_run(struct record_opts *o)
+static int start_run(struct utrace_session_opts *o)
 {
-	struct session s, old;
+	struct utrace_session_folder s, old;
+	struct utrace_error err = {0};
 	pid_t pid;
 	int ret;
 
-	if (session_dir("start", &s) < 0)
+	if (utrace_session_folder_open(&s, &err) < 0) {
+		utrace_die_msg("start", "%s", err.msg);
 		return 1;
+	}
 	old = s;
-	if (session_find(NULL, NULL, &old)) {
+	if (utrace_session_folder_find(NULL, &old, &err) > 0) {
 		utrace_die_msg("start", "a session runs (recorder %d, tracefs at %s): utrace reset "
 					"ends it", (int)old.pid, old.tracefs);
 		return 1;
@@ -173,11 +177,13 @@ static int start_run(struct record_opts *o)
 
 int cmd_start(int argc, char **argv)
 {
-	struct record_opts o;
+	struct utrace_session_opts o;
 	int ret;
 
-	if (record_opts_init(&o) < 0)
+	if (utrace_session_opts_init(&o) < 0) {
+		utrace_die_msg("record", "out of memory");
 		return 1;
+	}
 	ret = record_parse("start", argc, argv, &o);
 	if (ret == -2) {
 		start_usage(stdout);
@@ -190,9 +196,8 @@ int cmd_start(int argc, char **argv)
 		o.rec.overwrite = true; /* the flight recorder: buffers only */
 		o.rec.live = true;
 		o.quiet = true;
-		o.keep_status = true;
 		ret = start_run(&o);
 	}
-	record_opts_free(&o);
+	utrace_session_opts_free(&o);
 	return ret;
 }

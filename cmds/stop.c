@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stop.c - `utrace stop` and `utrace restart`: trace-cmd's, over the
- * session of utrace start (cmds/session.h): tracing_on 0 or 1 in the
+ * session of utrace start (lib/session/session_folder.h): tracing_on 0 or 1 in the
  * running processes (they go on; nothing is unpatched).  One file for the
  * two, since each is the other's undo and they share everything but the
  * value.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "cmds/session.h"
+#include "lib/session/session_folder.h"
 
 static void onoff_usage(FILE *f, const char *cmd, int on)
 {
@@ -36,7 +36,8 @@ static int onoff(const char *cmd, int on, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *dir = NULL;
-	struct session s;
+	struct utrace_session_folder s;
+	struct utrace_error err = {0};
 	int c;
 
 	opterr = 0;
@@ -58,9 +59,12 @@ static int onoff(const char *cmd, int on, int argc, char **argv)
 			       cmd);
 		return 2;
 	}
-	if (!session_find(cmd, dir, &s))
+	if (utrace_session_folder_find(dir, &s, &err) <= 0 ||
+	    utrace_session_write(&s, "tracing_on", on ? "1\n" : "0\n", &err) < 0) {
+		utrace_die_msg(cmd, "%s", err.msg);
 		return 1;
-	return session_write(cmd, &s, "tracing_on", on ? "1\n" : "0\n");
+	}
+	return 0;
 }
 
 int cmd_stop(int argc, char **argv)

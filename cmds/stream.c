@@ -6,7 +6,7 @@
  * saved.
  *
  * The recording is utrace record's with a live tracefs at a directory of
- * our own (in the session directory, cmds/session.h) and its file there
+ * our own (in the session directory, lib/session/session_folder.h) and its file there
  * too, removed at the end; a child of ours reads the mount's trace_pipe
  * onto stdout.  When the program ends the recorder hands the reader the
  * last records before unmounting (utrace_live_drain), then the reader
@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "cmds/record.h"
-#include "cmds/session.h"
+#include "lib/session/session.h"
+#include "lib/session/session_folder.h"
 
 static void stream_usage(FILE *f)
 {
@@ -51,9 +51,9 @@ static void stream_reader(const char *dir, int ready)
 	signal(SIGINT, SIG_IGN); /* the recorder ends us by unmounting */
 	if (snprintf(path, sizeof(path), "%s/trace_pipe", dir) >= (int)sizeof(path))
 		_exit(1);
-	for (int i = 0; i < 1000 && !session_mounted(dir); i++)
+	for (int i = 0; i < 1000 && !utrace_session_mounted(dir); i++)
 		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-	if (session_mounted(dir))
+	if (utrace_session_mounted(dir))
 		f = fopen(path, "r");
 	(void)!write(ready, "", 1);
 	close(ready);
@@ -76,15 +76,18 @@ static void stream_ready(void *arg, const char *dir)
 	close(*ready);
 }
 
-static int stream_run(struct record_opts *o)
+static int stream_run(struct utrace_session_opts *o)
 {
 	char dir[PATH_MAX + 32], spool[PATH_MAX + 32];
-	struct session s;
-	int ret, ready[2];
+	struct utrace_session_folder s;
+	struct utrace_error err = {0};
+	int ret, ready[2], status = 0;
 	pid_t reader;
 
-	if (session_dir("stream", &s) < 0)
+	if (utrace_session_folder_open(&s, &err) < 0) {
+		utrace_die_msg("stream", "%s", err.msg);
 		return 1;
+	}
 	snprintf(dir, sizeof(dir), "%s/stream-%d", s.dir, (int)getpid());
 	snprintf(spool, sizeof(spool), "%s/stream-%d.dat", s.dir, (int)getpid());
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
@@ -106,7 +109,7 @@ static int stream_run(struct record_opts *o)
 	o->live_ready_arg = &ready[0];
 	o->tracefs = dir;
 	o->rec.output = spool;
-	ret = record_run(o);
+	ret = record_run(o, &status);
 	/* the mount is gone: the reader, which has been handed the end,
 	 * finds it gone; one that never began is ended */
 	for (int i = 0; i < 200 && waitpid(reader, NULL, WNOHANG) == 0; i++)
@@ -115,16 +118,18 @@ static int stream_run(struct record_opts *o)
 		waitpid(reader, NULL, 0);
 	unlink(spool);
 	rmdir(dir);
-	return ret == RECORD_RAN ? utrace_exit_like(o->status) : ret;
+	return ret == UTRACE_SESSION_RAN ? utrace_exit_like(status) : ret;
 }
 
 int cmd_stream(int argc, char **argv)
 {
-	struct record_opts o;
+	struct utrace_session_opts o;
 	int ret;
 
-	if (record_opts_init(&o) < 0)
+	if (utrace_session_opts_init(&o) < 0) {
+		utrace_die_msg("record", "out of memory");
 		return 1;
+	}
 	ret = record_parse("stream", argc, argv, &o);
 	if (ret == -2) {
 		stream_usage(stdout);
@@ -136,9 +141,8 @@ int cmd_stream(int argc, char **argv)
 	} else if (ret == -1) {
 		o.rec.live = true;
 		o.quiet = true;
-		o.keep_status = true;
 		ret = stream_run(&o);
 	}
-	record_opts_free(&o);
+	utrace_session_opts_free(&o);
 	return ret;
 }

@@ -23,6 +23,7 @@
 #   7. runtime/rt.h lists every runtime file, lowest first, and each one
 #      calls only files listed above it.
 #   8. Every file the feature map (docs/design.md section 0.1) names exists.
+#   9. cmds/: a command includes no header of cmds/ but cmds/cmds.h.
 #
 # Prints "ok - ..." / "not ok - ..." lines for tests/run-unit.sh.
 B=${1:-build}
@@ -99,9 +100,8 @@ bad=$(grep -HnE '#include "(lib|cmds)/' runtime/*.[ch] common/*.h arch/*/* 2>/de
 if [ -z "$bad" ]; then say OK "runtime/ and common/ use no tool library but lib/elf/elf.h"
 else say FAIL "runtime/ or common/ include the tool's code: $(echo "$bad" | head -3 | tr '\n' ' ')"; fi
 
-circles() { # circles NAME [A B]: stdin "from to" lines; prints whether they make a circle
-	# (edges between A and B are left out: a known circle, see its caller)
-	awk -v name="$1" -v a="$2" -v b="$3" '
+circles() { # circles NAME: stdin "from to" lines; prints whether they make a circle
+	awk -v name="$1" '
 	function dfs(v,   k, w, i) {
 		color[v] = 1; path[++depth] = v
 		for (k = 1; k <= nout[v] && !found; k++) {
@@ -113,7 +113,6 @@ circles() { # circles NAME [A B]: stdin "from to" lines; prints whether they mak
 		}
 		color[v] = 2; depth--
 	}
-	($1 == a && $2 == b) || ($1 == b && $2 == a) { next }
 	!(($1, $2) in edge) { edge[$1, $2] = 1; out[$1, ++nout[$1]] = $2; node[$1] = 1; node[$2] = 1 }
 	END {
 		for (v in node) if (!color[v] && !found) dfs(v)
@@ -150,14 +149,18 @@ edges() { # edges OBJ...
 		}
 	}'
 }
+objs() { # objs GLOB: the built objects of GLOB's sources (no stale object of a moved file)
+	for c in $1; do [ -f "$c" ] && [ -f "$B/${c%.c}.o" ] && printf '%s\n' "$B/${c%.c}.o"; done
+}
 have() { # have NAME OBJ...: whether the objects were built
 	name=$1; shift
 	[ $# -gt 0 ] && [ -f "$1" ] && return 0
 	say FAIL "$name: no objects in $B (build first)"; return 1
 }
 
-if have lib "$B"/lib/*/*.o; then
-	E=$(edges "$B"/lib/*/*.o)
+LIB_O=$(objs "lib/*/*.c")
+if have lib $LIB_O; then
+	E=$(edges $LIB_O)
 	bad=$(echo "$E" | awk -v layers="$LAYERS" '
 	function folder(f) { sub(/^lib\//, "", f); sub(/\/.*/, "", f); return f }
 	BEGIN { n = split(layers, L, " "); for (i = 1; i <= n; i++) R[L[i]] = i }
@@ -172,12 +175,10 @@ if have lib "$B"/lib/*/*.o; then
 	echo "$E" | circles "lib: files that call each other" || status=1
 fi
 
-# cmds/record_live.c and cmds/record_dynev.c call each other: issue 24
-# (item 1) moves them into lib/session, whose check is the one above;
-# delete the exception then.
-if have cmds "$B"/cmds/*.o; then
-	edges "$B"/cmds/*.o "$B"/utrace.o |
-		circles "cmds and utrace.c: files that call each other" cmds/record_live.c cmds/record_dynev.c ||
+CMD_O=$(objs "cmds/*.c utrace.c")
+if have cmds $CMD_O; then
+	edges $CMD_O |
+		circles "cmds and utrace.c: files that call each other" ||
 		status=1
 fi
 
@@ -208,4 +209,9 @@ bad=$(sed -n '/^### 0.1 Feature map/,/^## /p' docs/design.md | grep '^|' | while
 done)
 if [ -z "$bad" ]; then say OK "every file the feature map of docs/design.md names exists"
 else say FAIL "the feature map of docs/design.md names files that do not exist: $bad"; fi
+# 9. commands: no file of cmds/ includes a header of cmds/ but cmds/cmds.h
+# (the dispatcher's table): what two commands share lives in lib/.
+bad=$(grep -HnE '#include "cmds/' cmds/*.[ch] | grep -v '"cmds/cmds.h"')
+if [ -z "$bad" ]; then say OK "cmds/ includes no header of cmds/ but cmds/cmds.h"
+else say FAIL "cmds/ includes a header of cmds/: $(echo "$bad" | head -3 | tr '\n' ' ')"; fi
 exit $status

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/kernel/attach.sh BUILD_DIR - utrace record -P: attaching to running
-# processes and detaching from them (cmds/record_attach.c, lib/attach/,
+# processes and detaching from them (lib/session/session_attach.c, lib/attach/,
 # runtime/attach.c).
 #
 #   - a multi-threaded computation (tests/kernel/kattach.c), built with

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* record_synth.h - `utrace record --synthetic`, and what the pre-run
+/* session_synth.h - `utrace record --synthetic`, and what the pre-run
  * check of the triggers needs to compile variables and actions. */
 #ifndef UTRACE_CMDS_RECORD_SYNTH_H
 #define UTRACE_CMDS_RECORD_SYNTH_H
@@ -9,10 +9,12 @@
 #include "lib/events/event_select.h"
 #include "lib/hist/hist_compile.h"
 #include "lib/hist/synth.h"
+#include "lib/session/session_fail.h"
 
 /* Parses defs[0..n) into *out (n pointers, record_synth_free them); an
- * error is printed with its caret.  0, or the exit status. */
-int record_synth_parse(const char **defs, unsigned n, struct utrace_synth ***out);
+ * error goes to f with its caret.  0, or the exit status. */
+int record_synth_parse(const char **defs, unsigned n, struct utrace_synth ***out,
+		       struct session_fail *f);
 void record_synth_free(struct utrace_synth **s, unsigned n);
 
 /* The user events' specs, every format the check knows (of the program,

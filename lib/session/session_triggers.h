@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* record_triggers.h - the -R triggers of `utrace record`, checked before
+/* session_triggers.h - the -R triggers of `utrace record`, checked before
  * anything runs. */
 #ifndef UTRACE_CMDS_RECORD_TRIGGERS_H
 #define UTRACE_CMDS_RECORD_TRIGGERS_H
@@ -9,19 +9,20 @@
 
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
+#include "lib/session/session_fail.h"
 
 /*
  * Parses every -R of specs and compiles each hist trigger for every event
  * of lists[0..n) and synthetic event of synths[0..nsynths) its -e names
  * (the other -R and the synthetic events give its $variables and
  * actions), so that a bad trigger stops the recording before the command
- * runs.  Prints the error (with the trigger and a caret under the column)
- * and returns 2; 0 when all is well.
+ * runs.  The error goes to fail (with the trigger and a caret under
+ * the column), 2 returned; 0 when all is well.
  */
 struct utrace_synth;
 int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs,
 			  struct utrace_event_list **lists, size_t n, struct utrace_synth *const *synths,
-			  unsigned nsynths);
+			  unsigned nsynths, struct session_fail *fail);
 
 /*
  * The targets of enable_event triggers that no -e names: they must be
@@ -35,12 +36,12 @@ int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char *
 /*
  * The -R of the kernel -e specs that the kernel runs itself, written to
  * the instance kt (lib/kernel/kernel_trigger.c): stacktrace, and the one
- * a hist keyed on common_stacktrace needs.  Prints the error (the
- * kernel's error_log text, or that the kernel lacks the trigger) and
- * returns the exit status; 0 when all is well.
+ * a hist keyed on common_stacktrace needs.  The error goes to fail
+ * (the kernel's error_log text, or that the kernel lacks the trigger), the
+ * exit status returned; 0 when all is well.
  */
 struct utrace_ktrace;
 int record_kernel_triggers(struct utrace_ktrace *kt, const struct utrace_event_spec *specs,
-			   unsigned n);
+			   unsigned n, struct session_fail *fail);
 
 #endif

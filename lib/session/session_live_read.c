@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_live_read.c - what the live tracefs reads of the recording: the
+ * session_live_read.c - what the live tracefs reads of the recording: the
  * file written so far (or, with --overwrite, an extract of the rings),
  * opened with the recorder held, printed as `utrace report` prints it
  * (lib/report): trace, the newest events after the last clearing;
@@ -15,13 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmds/record_live_int.h"
+#include "lib/session/session_live_internal.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_text.h"
 
 /* The file as written so far, opened while the recorder is held: what
  * the reader indexes is whole records. */
-int record_live_open_dat(struct record_live *rl, struct utrace_dat **d, struct utrace_error *err)
+int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct utrace_error *err)
 {
 	int ret;
 
@@ -46,9 +46,9 @@ int record_live_open_dat(struct record_live *rl, struct utrace_dat **d, struct u
 }
 
 /* utrace.dat: an extract, copied into out. */
-int record_live_extract(void *arg, FILE *out, struct utrace_error *err)
+int session_live_extract(void *arg, FILE *out, struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	char buf[65536];
 	FILE *in = NULL;
 	size_t n;
@@ -150,8 +150,7 @@ static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint
  * only grows, so each gets bookmarks of its own (which == 0, 1).  NULL if
  * none: a flight recorder's file is a new extract each time.
  */
-static struct utrace_dat_resume *live_resume(struct record_live *rl, int cpu, bool pipe,
-					     int which)
+static struct utrace_dat_resume *live_resume(struct session_live *rl, int cpu, bool pipe, int which)
 {
 	size_t i = ((size_t)(cpu + 1) * 2 + pipe) * 2 + (size_t)which;
 
@@ -173,7 +172,7 @@ static struct utrace_dat_resume *live_resume(struct record_live *rl, int cpu, bo
 
 /* trace: the newest LIVE_TRACE_MAX events after the last clearing (a
  * pass to count them first). */
-static int live_print_all(struct record_live *rl, struct utrace_dat *d, FILE *out,
+static int live_print_all(struct session_live *rl, struct utrace_dat *d, FILE *out,
 			  struct utrace_report_opts *o, uint64_t since_ns, int cpu,
 			  struct utrace_error *err)
 {
@@ -193,7 +192,7 @@ static int live_print_all(struct record_live *rl, struct utrace_dat *d, FILE *ou
 
 /* trace_pipe: the oldest LIVE_TRACE_MAX events after what it consumed,
  * in one pass, which says where they end (*last_ns, 0 if none). */
-static int live_print_pipe(struct record_live *rl, struct utrace_dat *d, FILE *out,
+static int live_print_pipe(struct session_live *rl, struct utrace_dat *d, FILE *out,
 			   struct utrace_report_opts *o, uint64_t since_ns, int cpu,
 			   uint64_t *last_ns, struct utrace_error *err)
 {
@@ -214,15 +213,16 @@ static int live_print_pipe(struct record_live *rl, struct utrace_dat *d, FILE *o
 	return ret;
 }
 
-int record_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
-			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err)
+int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
+			     uint64_t since_ns, int cpu, uint64_t *last_ns,
+			     struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	struct utrace_report_opts o;
 	struct utrace_dat *d;
 	int ret;
 
-	if (record_live_open_dat(rl, &d, err) < 0)
+	if (session_live_open_dat(rl, &d, err) < 0)
 		return err->code;
 	utrace_report_opts_init(&o);
 	o.tracer = tracer;
@@ -235,7 +235,7 @@ int record_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 	return ret;
 }
 
-void record_live_resumes_free(struct record_live *rl)
+void session_live_resumes_free(struct session_live *rl)
 {
 	for (size_t i = 0; i < rl->nr_resumes; i++)
 		utrace_dat_resume_free(rl->resumes[i]);
@@ -283,17 +283,17 @@ static int live_cpu_count(void *arg, const struct utrace_event *ev, struct utrac
 	return 0;
 }
 
-int record_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
-			  struct utrace_live_stats *st, struct utrace_error *err)
+int session_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
+			   struct utrace_live_stats *st, struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	struct live_cpu_scan s = {st, read_ns};
 	struct utrace_report_filter *f = NULL;
 	struct utrace_pass_stats ps;
 	struct utrace_dat *d;
 	int ret;
 
-	if (record_live_open_dat(rl, &d, err) < 0)
+	if (session_live_open_dat(rl, &d, err) < 0)
 		return err->code;
 	ret = live_select(&f, since_ns, cpu, NULL, err);
 	if (ret >= 0)

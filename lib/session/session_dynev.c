@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_dynev.c - dynamic_events, kprobe_events, uprobe_events and
+ * session_dynev.c - dynamic_events, kprobe_events, uprobe_events and
  * synthetic_events of the live tracefs (lib/live/live_dynev.c knows the
  * files): a probe definition is parsed and checked by lib/probes against
  * the program as at `--probe` (a PATH:OFFSET one against its file, and
@@ -11,7 +11,9 @@
  *
  * The names defined are kept here (those of the command line's probes
  * too), so that a second definition of one is refused before anything
- * is sent, as the kernel refuses it.  Every op holds the recorder.
+ * is sent, as the kernel refuses it.  Every op holds the recorder (the
+ * lock of lib/session/session_live_internal.h); session_live.c calls here,
+ * never the other way.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -19,11 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds/record_dynev.h"
 #include "lib/events/event_format.h"
 #include "lib/hist/synth.h"
 #include "lib/probes/kprobe.h"
 #include "lib/probes/uprobe.h"
+#include "lib/session/session_dynev.h"
+#include "lib/session/session_live_internal.h"
 
 struct dyn_name {
 	char sys[65], name[65];
@@ -31,14 +34,23 @@ struct dyn_name {
 	bool synth, live;
 };
 
-struct record_dynev {
+struct session_dynev {
 	char *exe; /* the program: its symbols check a probe's point */
-	const struct record_opts *o;
+	const struct utrace_session_opts *o;
 	struct dyn_name *names;
 	size_t n;
 };
 
-static struct dyn_name *dyn_find(struct record_dynev *d, const char *sys, const char *name)
+int session_dynev_event_id(struct session_live *rl, const char *system, const char *name)
+{
+	struct utrace_error err = {0};
+
+	if (!rl->events && utrace_event_select_new(NULL, 0, &rl->own, &err) >= 0)
+		rl->events = rl->own;
+	return rl->events ? utrace_event_select_id(rl->events, system, name) : -ENOMEM;
+}
+
+static struct dyn_name *dyn_find(struct session_dynev *d, const char *sys, const char *name)
 {
 	for (size_t i = 0; i < d->n; i++)
 		if (!strcmp(d->names[i].sys, sys) && !strcmp(d->names[i].name, name))
@@ -46,7 +58,7 @@ static struct dyn_name *dyn_find(struct record_dynev *d, const char *sys, const 
 	return NULL;
 }
 
-static int dyn_keep(struct record_dynev *d, const char *sys, const char *name, int id, bool synth,
+static int dyn_keep(struct session_dynev *d, const char *sys, const char *name, int id, bool synth,
 		    bool live)
 {
 	struct dyn_name *n = realloc(d->names, (d->n + 1) * sizeof(*n));
@@ -157,15 +169,15 @@ static void sym_in(void *arg, const char *path)
 /* Whether the program or a library it needs defines p's symbol, or an
  * object a traced process has loaded (the command may be a shell that
  * runs the program). */
-static bool dyn_symbol_known(struct record_live *rl, const struct utrace_kprobe *p)
+static bool dyn_symbol_known(struct session_live *rl, const struct utrace_kprobe *p)
 {
 	struct sym_walk w = {p, false, NULL, 0};
 
-	if (record_live_dynev(rl)->exe && utrace_kprobe_found(p))
+	if (rl->dyn->exe && utrace_kprobe_found(p))
 		return true;
-	record_live_lock(rl);
-	utrace_recorder_live_objects(record_live_recorder(rl), sym_in, &w);
-	record_live_unlock(rl);
+	live_lock(rl);
+	utrace_recorder_live_objects(rl->r, sym_in, &w);
+	pthread_mutex_unlock(&rl->lock);
 	for (size_t i = 0; i < w.nseen; i++)
 		free(w.seen[i]);
 	free(w.seen);
@@ -187,11 +199,11 @@ static int dyn_bad_point(const char *def, int code, struct utrace_error *err)
 
 /* p added to the recording (the recorder held); p is the recorder's
  * afterwards, even on failure; *line only on success. */
-static int dyn_probe_install(struct record_live *rl, struct utrace_kprobe *p, const char *def,
+static int dyn_probe_install(struct session_live *rl, struct utrace_kprobe *p, const char *def,
 			     char **line, const struct utrace_event_format **fmt,
 			     struct utrace_error *err)
 {
-	struct record_dynev *d = record_live_dynev(rl);
+	struct session_dynev *d = rl->dyn;
 	const char *sys = utrace_kprobe_group(p), *name = utrace_kprobe_event(p);
 	char *text = NULL;
 	int id = -1, ret;
@@ -199,15 +211,15 @@ static int dyn_probe_install(struct record_live *rl, struct utrace_kprobe *p, co
 	*line = NULL;
 	if (dyn_find(d, sys, name))
 		ret = utrace_error_set(err, -EEXIST, "There is already the exact same probe event");
-	else if (utrace_recorder_kprobe_check(record_live_recorder(rl), p, err) < 0)
+	else if (utrace_recorder_kprobe_check(rl->r, p, err) < 0)
 		ret = dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_INSN_BNDRY, err);
-	else if ((id = record_live_event_id_locked(rl, sys, name)) < 0 ||
+	else if ((id = session_dynev_event_id(rl, sys, name)) < 0 ||
 		 !(text = utrace_event_format_text(utrace_kprobe_format(p), id)) ||
 		 !(*line = dyn_probe_line(p, def)) || dyn_keep(d, sys, name, id, false, true) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	else {
 		*fmt = utrace_kprobe_format(p);
-		ret = utrace_recorder_kprobe_add(record_live_recorder(rl), p, id, text, err);
+		ret = utrace_recorder_kprobe_add(rl->r, p, id, text, err);
 		p = NULL; /* the recorder's */
 		if (ret < 0)
 			d->n--; /* the name dyn_keep kept */
@@ -224,8 +236,8 @@ static int dyn_probe_install(struct record_live *rl, struct utrace_kprobe *p, co
 static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err)
 {
-	struct record_live *rl = arg;
-	struct record_dynev *d = record_live_dynev(rl);
+	struct session_live *rl = arg;
+	struct session_dynev *d = rl->dyn;
 	struct utrace_kprobe *p = NULL;
 	bool path = !utrace_kprobe_is_in_process(def);
 	int ret;
@@ -245,9 +257,9 @@ static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file
 		utrace_kprobe_free(p);
 		return dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, err);
 	}
-	record_live_lock(rl);
+	live_lock(rl);
 	ret = dyn_probe_install(rl, p, def, line, fmt, err);
-	record_live_unlock(rl);
+	pthread_mutex_unlock(&rl->lock);
 	return ret < 0 ? ret : 0;
 }
 
@@ -288,8 +300,8 @@ static char *dyn_synth_line(const struct utrace_synth *s, const char *def)
 static int dyn_synth_add(void *arg, const char *def, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err)
 {
-	struct record_live *rl = arg;
-	struct record_dynev *d = record_live_dynev(rl);
+	struct session_live *rl = arg;
+	struct session_dynev *d = rl->dyn;
 	struct utrace_synth *s = NULL;
 	char *text = NULL;
 	int id = 0, code, ret;
@@ -297,22 +309,22 @@ static int dyn_synth_add(void *arg, const char *def, char **line,
 	if (utrace_synth_parse(def, 0, &s, &code, err) < 0)
 		return err->code ? err->code : -EINVAL;
 	*line = NULL;
-	record_live_lock(rl);
+	live_lock(rl);
 	if (dyn_find(d, "synthetic", s->name))
 		ret = utrace_error_set(err, -EEXIST, "Event already exists");
-	else if ((id = record_live_event_id_locked(rl, "synthetic", s->name)) < 0 ||
+	else if ((id = session_dynev_event_id(rl, "synthetic", s->name)) < 0 ||
 		 !(text = utrace_event_format_text(s->fmt, id)) ||
 		 !(*line = dyn_synth_line(s, def)) ||
 		 dyn_keep(d, "synthetic", s->name, id, true, true) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	else {
 		*fmt = s->fmt;
-		ret = utrace_recorder_synth_add(record_live_recorder(rl), s, id, text, err);
+		ret = utrace_recorder_synth_add(rl->r, s, id, text, err);
 		s = NULL; /* the recorder's */
 		if (ret < 0)
 			d->n--; /* the name dyn_keep kept */
 	}
-	record_live_unlock(rl);
+	pthread_mutex_unlock(&rl->lock);
 	if (ret < 0) {
 		free(*line);
 		*line = NULL;
@@ -324,42 +336,42 @@ static int dyn_synth_add(void *arg, const char *def, char **line,
 
 static int dyn_remove(void *arg, const char *sys, const char *name, struct utrace_error *err)
 {
-	struct record_live *rl = arg;
-	struct record_dynev *d = record_live_dynev(rl);
+	struct session_live *rl = arg;
+	struct session_dynev *d = rl->dyn;
 	struct dyn_name *n;
 	int ret;
 
-	record_live_lock(rl);
+	live_lock(rl);
 	if (!(n = dyn_find(d, sys, name)))
 		ret = -ENOENT;
 	else if (n->synth)
-		ret = utrace_recorder_synth_remove(record_live_recorder(rl), name, n->id);
+		ret = utrace_recorder_synth_remove(rl->r, name, n->id);
 	else
-		ret = utrace_recorder_kprobe_remove(record_live_recorder(rl), sys, name, err);
+		ret = utrace_recorder_kprobe_remove(rl->r, sys, name, err);
 	if (ret >= 0 && n) {
 		/* a synthetic event's name is free again; a probe's too (its
 		 * key stays off for good: a new one gets a new key) */
 		*n = d->names[--d->n];
 	}
-	record_live_unlock(rl);
+	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
 
 static int dyn_enable(void *arg, const char *sys, const char *name, int on)
 {
-	struct record_live *rl = arg;
-	struct record_dynev *d = record_live_dynev(rl);
+	struct session_live *rl = arg;
+	struct session_dynev *d = rl->dyn;
 	struct dyn_name *n;
 	int ret;
 
-	record_live_lock(rl);
+	live_lock(rl);
 	if (!(n = dyn_find(d, sys, name)) || !n->live)
 		ret = -ENOENT; /* the command line's: recorded as -e said */
 	else if (n->synth)
-		ret = utrace_recorder_synth_enable(record_live_recorder(rl), name, n->id, on);
+		ret = utrace_recorder_synth_enable(rl->r, name, n->id, on);
 	else
-		ret = utrace_recorder_kprobe_enable(record_live_recorder(rl), sys, name, on);
-	record_live_unlock(rl);
+		ret = utrace_recorder_kprobe_enable(rl->r, sys, name, on);
+	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
 
@@ -368,9 +380,9 @@ static void dyn_initial(void *arg, void (*cb)(void *cbarg, const char *line,
 					      const struct utrace_event_format *fmt),
 			void *cbarg)
 {
-	struct record_live *rl = arg;
-	struct record_dynev *d = record_live_dynev(rl);
-	const struct record_opts *o = d->o;
+	struct session_live *rl = arg;
+	struct session_dynev *d = rl->dyn;
+	const struct utrace_session_opts *o = d->o;
 
 	for (unsigned i = 0; i < o->rec.nr_kprobes; i++) {
 		const struct utrace_kprobe *p = o->rec.kprobes[i];
@@ -404,15 +416,16 @@ static void dyn_initial(void *arg, void (*cb)(void *cbarg, const char *line,
 	}
 }
 
-struct record_dynev *record_dynev_new(struct record_live *rl, const struct record_opts *o,
-				      struct utrace_live_ops *ops)
+struct session_dynev *session_dynev_new(struct session_live *rl,
+					const struct utrace_session_opts *o,
+					struct utrace_live_ops *ops)
 {
-	struct record_dynev *d = calloc(1, sizeof(*d));
+	struct session_dynev *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return NULL;
 	d->o = o;
-	d->exe = o->argv ? record_which(o->argv[0]) : NULL;
+	d->exe = o->argv ? utrace_session_which(o->argv[0]) : NULL;
 	ops->probe_add = dyn_probe_add;
 	ops->synth_add = dyn_synth_add;
 	ops->dynev_remove = dyn_remove;
@@ -422,7 +435,7 @@ struct record_dynev *record_dynev_new(struct record_live *rl, const struct recor
 	return d;
 }
 
-void record_dynev_free(struct record_dynev *d)
+void session_dynev_free(struct session_dynev *d)
 {
 	if (!d)
 		return;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session.c - finding and reaching the session of `utrace start`
- * (cmds/session.h says where its files are).  The verbs work through the
+ * session_folder.c - finding and reaching the session of `utrace start`
+ * (lib/session/session_folder.h says where its files are).  The verbs work through the
  * mount's files, as trace-cmd's work through tracefs: stop writes
  * tracing_on, show reads trace, extract reads utrace.dat.
  */
@@ -15,8 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmds/cmds.h"
-#include "cmds/session.h"
+#include "lib/session/session_folder.h"
 
 #define SESSION_FUSE_MAGIC 0x65735546 /* linux/magic.h FUSE_SUPER_MAGIC */
 
@@ -25,26 +24,27 @@
  * have been made by another user before us; as ssh-agent and tmux do,
  * refuse it rather than use it (its session file would name a pid to
  * signal and a tracefs to write, its links a place to write to). */
-static int session_dir_private(const char *cmd, const char *dir)
+static int session_dir_private(const char *dir, struct utrace_error *err)
 {
 	struct stat st;
 
-	if (lstat(dir, &st) < 0) {
-		utrace_die_msg(cmd, "%s: %s", dir, strerror(errno));
-		return -1;
-	}
+	if (lstat(dir, &st) < 0)
+		return utrace_error_set(err, -errno, "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		utrace_die_msg(cmd, "%s: not a private directory of this user (%s, owner uid %u, "
-			       "mode %04o): refusing to use it; remove it, or set XDG_RUNTIME_DIR",
-			       dir, S_ISLNK(st.st_mode) ? "a symbolic link" :
-				    S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
-			       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		return -1;
+		return utrace_error_set(
+		    err, -EPERM,
+		    "%s: not a private directory of this user (%s, owner uid %u, "
+		    "mode %04o): refusing to use it; remove it, or set XDG_RUNTIME_DIR",
+		    dir,
+		    S_ISLNK(st.st_mode)	  ? "a symbolic link"
+		    : S_ISDIR(st.st_mode) ? "a directory"
+					  : "not a directory",
+		    (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 	}
 	return 0;
 }
 
-int session_dir(const char *cmd, struct session *s)
+int utrace_session_folder_open(struct utrace_session_folder *s, struct utrace_error *err)
 {
 	const char *run = getenv("XDG_RUNTIME_DIR");
 
@@ -53,20 +53,19 @@ int session_dir(const char *cmd, struct session *s)
 		snprintf(s->dir, sizeof(s->dir), "%s/utrace", run);
 	else
 		snprintf(s->dir, sizeof(s->dir), "/tmp/utrace-%u", (unsigned)getuid());
-	if (mkdir(s->dir, 0700) < 0 && errno != EEXIST) {
-		utrace_die_msg(cmd, "%s: %s", s->dir, strerror(errno));
-		return -1;
-	}
-	return session_dir_private(cmd, s->dir);
+	if (mkdir(s->dir, 0700) < 0 && errno != EEXIST)
+		return utrace_error_set(err, -errno, "%s: %s", s->dir, strerror(errno));
+	return session_dir_private(s->dir, err);
 }
 
-void session_path(const struct session *s, const char *name, char *buf, size_t size)
+void utrace_session_folder_path(const struct utrace_session_folder *s, const char *name, char *buf,
+				size_t size)
 {
 	if (snprintf(buf, size, "%s/%s", s->dir, name) >= (int)size)
 		buf[0] = 0; /* too long: names nothing */
 }
 
-bool session_mounted(const char *dir)
+bool utrace_session_mounted(const char *dir)
 {
 	char path[PATH_MAX];
 	struct statfs fs;
@@ -78,7 +77,7 @@ bool session_mounted(const char *dir)
 	       stat(path, &st) == 0 && statfs(dir, &fs) == 0 && fs.f_type == SESSION_FUSE_MAGIC;
 }
 
-FILE *session_fopen(const char *path, int flags)
+FILE *utrace_session_fopen(const char *path, int flags)
 {
 	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, (flags & O_ACCMODE) == O_RDONLY ? "r" : "w");
@@ -89,14 +88,14 @@ FILE *session_fopen(const char *path, int flags)
 }
 
 /* The session file: pid and mount; false if there is none. */
-static bool session_read(struct session *s)
+static bool session_read(struct utrace_session_folder *s)
 {
 	char path[PATH_MAX], line[PATH_MAX];
 	FILE *f;
 	bool ok;
 
-	session_path(s, "session", path, sizeof(path));
-	if (!(f = session_fopen(path, O_RDONLY)))
+	utrace_session_folder_path(s, "session", path, sizeof(path));
+	if (!(f = utrace_session_fopen(path, O_RDONLY)))
 		return false;
 	ok = fgets(line, sizeof(line), f) && (s->pid = atoi(line)) > 0 &&
 	     fgets(s->tracefs, sizeof(s->tracefs), f);
@@ -105,23 +104,25 @@ static bool session_read(struct session *s)
 	return ok && s->tracefs[0];
 }
 
-bool session_find(const char *cmd, const char *tracefs, struct session *s)
+int utrace_session_folder_find(const char *tracefs, struct utrace_session_folder *s,
+			       struct utrace_error *err)
 {
-	if (session_dir(cmd ? cmd : "start", s) < 0)
-		return false;
+	if (utrace_session_folder_open(s, err) < 0)
+		return err->code;
 	if (!session_read(s))
 		s->pid = 0;
 	if (tracefs)
 		snprintf(s->tracefs, sizeof(s->tracefs), "%s", tracefs);
-	if (s->tracefs[0] && session_mounted(s->tracefs))
-		return true;
-	if (cmd) /* NULL: only asking */
-		utrace_die_msg(cmd, "no tracing session runs%s%s (start one with utrace start -- COMMAND)",
-		       s->tracefs[0] ? ": nothing served at " : "", s->tracefs);
-	return false;
+	if (s->tracefs[0] && utrace_session_mounted(s->tracefs))
+		return 1;
+	utrace_error_set(err, -ENOENT,
+			 "no tracing session runs%s%s (start one with utrace start -- COMMAND)",
+			 s->tracefs[0] ? ": nothing served at " : "", s->tracefs);
+	return 0;
 }
 
-int session_cat(const char *cmd, const struct session *s, const char *name, FILE *out)
+int utrace_session_cat(const struct utrace_session_folder *s, const char *name, FILE *out,
+		       struct utrace_error *err)
 {
 	char path[PATH_MAX], buf[65536];
 	FILE *f = NULL;
@@ -129,53 +130,49 @@ int session_cat(const char *cmd, const struct session *s, const char *name, FILE
 
 	if (snprintf(path, sizeof(path), "%s/%s", s->tracefs, name) >= (int)sizeof(path))
 		errno = ENAMETOOLONG;
-	else if ((f = session_fopen(path, O_RDONLY)))
+	else if ((f = utrace_session_fopen(path, O_RDONLY)))
 		errno = 0;
-	if (errno) {
-		utrace_die_msg(cmd, "%s: %s", path, strerror(errno));
-		return 1;
-	}
+	if (errno)
+		return utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
 		if (fwrite(buf, 1, n, out) != n)
 			break;
 		fflush(out); /* trace_pipe: each read as it comes */
 	}
 	if (ferror(f) || ferror(out)) {
-		utrace_die_msg(cmd, "%s: %s", ferror(f) ? path : "output", strerror(errno));
+		utrace_error_set(err, -EIO, "%s: %s", ferror(f) ? path : "output", strerror(errno));
 		fclose(f);
-		return 1;
+		return err->code;
 	}
 	fclose(f);
 	return 0;
 }
 
-int session_write(const char *cmd, const struct session *s, const char *name, const char *text)
+int utrace_session_write(const struct utrace_session_folder *s, const char *name, const char *text,
+			 struct utrace_error *err)
 {
 	char path[PATH_MAX];
 	FILE *f = NULL;
 
 	if (snprintf(path, sizeof(path), "%s/%s", s->tracefs, name) >= (int)sizeof(path))
 		errno = ENAMETOOLONG;
-	else if ((f = session_fopen(path, O_WRONLY | O_TRUNC))) /* a file of the mount: never made */
+	else if ((f = utrace_session_fopen(
+		      path, O_WRONLY | O_TRUNC))) /* a file of the mount: never made */
 		errno = 0;
-	if (errno) {
-		utrace_die_msg(cmd, "%s: %s", path, strerror(errno));
-		return 1;
-	}
+	if (errno)
+		return utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
 	/* the write's error comes at the flush: the file takes it whole */
-	if (fputs(text, f) == EOF || fclose(f) == EOF) {
-		utrace_die_msg(cmd, "%s: %s", path, strerror(errno));
-		return 1;
-	}
+	if (fputs(text, f) == EOF || fclose(f) == EOF)
+		return utrace_error_set(err, -EIO, "%s: %s", path, strerror(errno));
 	return 0;
 }
 
 /* Removes s->dir/NAME, if it is there. */
-static void session_unlink(const struct session *s, const char *name)
+static void session_unlink(const struct utrace_session_folder *s, const char *name)
 {
 	char path[PATH_MAX];
 
-	session_path(s, name, path, sizeof(path));
+	utrace_session_folder_path(s, name, path, sizeof(path));
 	unlink(path);
 }
 
@@ -226,7 +223,7 @@ static bool session_is_recorder(pid_t pid)
 	return n < (ssize_t)sizeof(cmdline) && strcmp(cmdline + n, "start") == 0;
 }
 
-bool session_end(struct session *s, bool running)
+bool utrace_session_end(struct utrace_session_folder *s, bool running)
 {
 	char spool[64];
 	bool had = false;
@@ -234,7 +231,7 @@ bool session_end(struct session *s, bool running)
 	if (running && s->pid > 0 && session_is_recorder(s->pid) && kill(s->pid, SIGTERM) == 0) {
 		/* the recorder unmounts, then waits for its program: wait
 		 * for the mount only (5 s at most) */
-		for (int i = 0; i < 500 && s->tracefs[0] && session_mounted(s->tracefs); i++)
+		for (int i = 0; i < 500 && s->tracefs[0] && utrace_session_mounted(s->tracefs); i++)
 			nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 		had = true;
 	}

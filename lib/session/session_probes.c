@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_probes.c - the dynamic probes of a recording: `--probe DEF` and
+ * session_probes.c - the dynamic probes of a recording: `--probe DEF` and
  * `-e usdt:PROVIDER:NAME`.
  *
  * Each becomes one or more uprobes registered in the kernel's
@@ -17,14 +17,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmds/record_probes.h"
 #include "lib/base/glob.h"
 #include "lib/events/event_select.h"
 #include "lib/probes/kprobe.h"
 #include "lib/probes/uprobe.h"
 #include "lib/probes/usdt.h"
+#include "lib/session/session_fail.h"
+#include "lib/session/session_probes.h"
 
-struct record_probes {
+struct session_probes {
 	struct utrace_uprobe **probes; /* registered, one per event name */
 	unsigned nr;
 	char **patterns; /* "GROUP:EVENT" specs handed out */
@@ -34,9 +35,9 @@ struct record_probes {
 	unsigned nr_kprobes;
 };
 
-struct record_probes *record_probes_new(void)
+struct session_probes *session_probes_new(void)
 {
-	struct record_probes *rp = calloc(1, sizeof(*rp));
+	struct session_probes *rp = calloc(1, sizeof(*rp));
 
 	if (rp)
 		snprintf(rp->group, sizeof(rp->group), "utrace_%d", (int)getpid());
@@ -54,7 +55,7 @@ static int keep(void **arr, unsigned *n, void *item)
 	return 0;
 }
 
-static const char *pattern_of(struct record_probes *rp, const struct utrace_uprobe *p)
+static const char *pattern_of(struct session_probes *rp, const struct utrace_uprobe *p)
 {
 	char *s;
 
@@ -67,8 +68,8 @@ static const char *pattern_of(struct record_probes *rp, const struct utrace_upro
 	return s;
 }
 
-const char *record_probes_add_def(struct record_probes *rp, const char *def,
-				  struct utrace_error *err)
+const char *session_probes_add_def(struct session_probes *rp, const char *def,
+				   struct utrace_error *err)
 {
 	struct utrace_uprobe *p;
 
@@ -91,8 +92,8 @@ fail:
 	return NULL;
 }
 
-const char *record_probes_add_usdt(struct record_probes *rp, const char *spec, const char *exe,
-				   struct utrace_error *err)
+const char *session_probes_add_usdt(struct session_probes *rp, const char *spec, const char *exe,
+				    struct utrace_error *err)
 {
 	const char *what = spec + strlen("usdt:"), *colon = strchr(what, ':');
 	struct utrace_usdt_list *l = NULL;
@@ -166,8 +167,8 @@ const char *record_probes_add_usdt(struct record_probes *rp, const char *spec, c
 
 /* An in-process definition (no PATH:): parsed now, run by the runtime;
  * "-:[GRP/]EVENT" drops an earlier one, as the kernel's removal would. */
-int record_probes_add_in_process(struct record_probes *rp, const char *def, const char *exe,
-				 struct utrace_error *err)
+int session_probes_add_in_process(struct session_probes *rp, const char *def, const char *exe,
+				  FILE *log, struct utrace_error *err)
 {
 	struct utrace_kprobe *p;
 	unsigned i;
@@ -199,10 +200,10 @@ int record_probes_add_in_process(struct record_probes *rp, const char *def, cons
 		return -1;
 	}
 	if (exe && !utrace_kprobe_found(p))
-		fprintf(stderr,
-			"utrace record: --probe '%s': no function %s in %s or the libraries it "
-			"needs (C++: the mangled name); it waits for a library loaded later\n",
-			def, utrace_kprobe_symbol(p, NULL), exe);
+		session_log(log,
+			    "--probe '%s': no function %s in %s or the libraries it "
+			    "needs (C++: the mangled name); it waits for a library loaded later",
+			    def, utrace_kprobe_symbol(p, NULL), exe);
 	if (rp->nr_kprobes >= UTRACE_KPROBE_MAX_DEFS ||
 	    keep((void **)&rp->kprobes, &rp->nr_kprobes, p) < 0) {
 		utrace_kprobe_free(p);
@@ -211,12 +212,13 @@ int record_probes_add_in_process(struct record_probes *rp, const char *def, cons
 	return 0;
 }
 
-int record_probes_in_process_parse(struct record_probes *rp, const char **defs, unsigned n,
-				   const char *exe, unsigned *bad, struct utrace_error *err)
+int session_probes_in_process_parse(struct session_probes *rp, const char **defs, unsigned n,
+				    const char *exe, FILE *log, unsigned *bad,
+				    struct utrace_error *err)
 {
 	for (unsigned i = 0; i < n; i++) {
 		if (!utrace_kprobe_is_in_process(defs[i]) ||
-		    record_probes_add_in_process(rp, defs[i], exe, err) == 0)
+		    session_probes_add_in_process(rp, defs[i], exe, log, err) == 0)
 			continue;
 		*bad = i;
 		return -1;
@@ -224,8 +226,9 @@ int record_probes_in_process_parse(struct record_probes *rp, const char **defs, 
 	return 0;
 }
 
-int record_probes_in_process_specs(struct record_probes *rp, const struct utrace_event_spec *specs,
-				   unsigned nspecs, struct utrace_event_spec *out, unsigned *nout)
+int session_probes_in_process_specs(struct session_probes *rp,
+				    const struct utrace_event_spec *specs, unsigned nspecs,
+				    struct utrace_event_spec *out, unsigned *nout)
 {
 	for (unsigned i = 0; i < rp->nr_kprobes; i++) {
 		const char *g = utrace_kprobe_group(rp->kprobes[i]);
@@ -248,7 +251,7 @@ int record_probes_in_process_specs(struct record_probes *rp, const struct utrace
 	return 0;
 }
 
-bool record_probes_names(const struct record_probes *rp, const char *pattern)
+bool session_probes_names(const struct session_probes *rp, const char *pattern)
 {
 	for (unsigned i = 0; i < rp->nr_kprobes; i++)
 		if (utrace_event_spec_matches(pattern, utrace_kprobe_group(rp->kprobes[i]),
@@ -257,8 +260,8 @@ bool record_probes_names(const struct record_probes *rp, const char *pattern)
 	return false;
 }
 
-int record_probes_add_formats(const struct record_probes *rp, struct utrace_event_select *sel,
-			      struct utrace_kprobe *const **kprobes, unsigned *n)
+int session_probes_add_formats(const struct session_probes *rp, struct utrace_event_select *sel,
+			       struct utrace_kprobe *const **kprobes, unsigned *n)
 {
 	for (unsigned i = 0; i < rp->nr_kprobes; i++)
 		if (utrace_event_select_add_format(sel, utrace_kprobe_format(rp->kprobes[i])) < 0)
@@ -268,14 +271,14 @@ int record_probes_add_formats(const struct record_probes *rp, struct utrace_even
 	return 0;
 }
 
-struct utrace_kprobe *const *record_probes_in_process(const struct record_probes *rp, unsigned *n)
+struct utrace_kprobe *const *session_probes_in_process(const struct session_probes *rp, unsigned *n)
 {
 	*n = rp->nr_kprobes;
 	return rp->kprobes;
 }
 
 /* After the kernel-event session closed (the events are disabled). */
-void record_probes_free(struct record_probes *rp)
+void session_probes_free(struct session_probes *rp, FILE *log)
 {
 	struct utrace_error err;
 
@@ -283,7 +286,7 @@ void record_probes_free(struct record_probes *rp)
 		return;
 	for (unsigned i = rp->nr; i-- > 0;) {
 		if (utrace_uprobe_unregister(NULL, rp->probes[i], &err) < 0 && err.code != -ENOENT)
-			fprintf(stderr, "utrace record: %s (utrace reset removes it later)\n", err.msg);
+			session_log(log, "%s (utrace reset removes it later)", err.msg);
 		utrace_uprobe_free(rp->probes[i]);
 	}
 	for (unsigned i = 0; i < rp->nr_kprobes; i++)

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_live.c - `utrace record --tracefs DIR`: the live tracefs
+ * session_live.c - `utrace record --tracefs DIR`: the live tracefs
  * (lib/live) over this recording.  lib/live knows the files; what they
  * show and change is done here, with lib/record (the tracer and filter of
  * the running processes, tracing_on, the file written so far) and
  * lib/report (the trace file's text, as `utrace report` prints it).
  * What the files read of the file written so far (trace, trace_pipe,
- * utrace.dat, per_cpu/cpuN/stats) is record_live_read.c's; the state both
- * share, record_live_int.h's.
+ * utrace.dat, per_cpu/cpuN/stats) is session_live_read.c's; the state both
+ * share, session_live_internal.h's.
  *
  * An --overwrite recording (utrace start) drains its rings at the end
  * only: what trace shows, and the mount's utrace.dat, is an extract
@@ -15,7 +15,7 @@
  * recorder is held and unlinked once opened.
  *
  * The recorder is single-threaded; the FUSE threads reach it only
- * between two polls of record_run.c's loop: the loop holds lock while it
+ * between two polls of session.c's loop: the loop holds lock while it
  * works and lets go of it after each poll, yielding to a FUSE thread that
  * waits (want), since a mutex just released is otherwise often taken back
  * by the same thread.
@@ -28,10 +28,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmds/cmds.h"
-#include "cmds/record_dynev.h"
-#include "cmds/record_live.h"
-#include "cmds/record_live_int.h"
+#include "lib/session/session_dynev.h"
+#include "lib/session/session_live.h"
+#include "lib/session/session_live_internal.h"
 #include "lib/live/live.h"
 #include "lib/report/report_hist.h"
 #include "lib/report/report_text.h"
@@ -41,7 +40,7 @@ static int live_set_tracer(void *arg, enum utrace_tracer tracer,
 			   const struct utrace_func_filter *filter, uint32_t max_depth,
 			   struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
@@ -52,7 +51,7 @@ static int live_set_tracer(void *arg, enum utrace_tracer tracer,
 
 static uint32_t live_tracing_on(void *arg, int set)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 
 	return utrace_recorder_tracing_on(rl->r, set);
 }
@@ -72,7 +71,7 @@ static int live_set_option(void *arg, const char *name, uint32_t *options)
 
 static int live_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
@@ -83,7 +82,7 @@ static int live_marker(void *arg, const char *text, size_t len, struct utrace_er
 
 static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 
 	live_lock(rl);
 	utrace_recorder_live_functions(rl->r, cb, cbarg);
@@ -92,56 +91,27 @@ static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
 
 static void live_objects(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 
 	live_lock(rl);
 	utrace_recorder_live_objects(rl->r, cb, cbarg);
 	pthread_mutex_unlock(&rl->lock);
 }
 
-int record_live_event_id_locked(struct record_live *rl, const char *system, const char *name)
-{
-	struct utrace_error err = {0};
-
-	if (!rl->events && utrace_event_select_new(NULL, 0, &rl->own, &err) >= 0)
-		rl->events = rl->own;
-	return rl->events ? utrace_event_select_id(rl->events, system, name) : -ENOMEM;
-}
-
 static int live_event_id(void *arg, const char *system, const char *name)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int id;
 
 	live_lock(rl);
-	id = record_live_event_id_locked(rl, system, name);
+	id = session_dynev_event_id(rl, system, name);
 	pthread_mutex_unlock(&rl->lock);
 	return id;
 }
 
-void record_live_lock(struct record_live *rl)
-{
-	live_lock(rl);
-}
-
-void record_live_unlock(struct record_live *rl)
-{
-	pthread_mutex_unlock(&rl->lock);
-}
-
-struct record_dynev *record_live_dynev(struct record_live *rl)
-{
-	return rl->dyn;
-}
-
-struct utrace_recorder *record_live_recorder(struct record_live *rl)
-{
-	return rl->r;
-}
-
 static int live_event_enable(void *arg, const char *system, const char *name, int set)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
@@ -153,7 +123,7 @@ static int live_event_enable(void *arg, const char *system, const char *name, in
 static int live_event_filter(void *arg, const char *system, const char *name, const char *filter,
 			     struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
@@ -165,7 +135,7 @@ static int live_event_filter(void *arg, const char *system, const char *name, co
 static int live_event_triggers(void *arg, const char *system, const char *name,
 			       const char *const *texts, unsigned n, struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
@@ -179,7 +149,7 @@ _Static_assert(UTRACE_LIVE_TRIG_CLEAR == 3, "the recorder's numbers of what trig
 static int live_trigger_ctl(void *arg, const char *system, const char *name, const char *text,
 			    int what, long *count, bool *paused)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
@@ -190,7 +160,7 @@ static int live_trigger_ctl(void *arg, const char *system, const char *name, con
 
 static bool live_event_soft(void *arg, const char *system, const char *name)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	bool soft;
 
 	live_lock(rl);
@@ -202,7 +172,7 @@ static bool live_event_soft(void *arg, const char *system, const char *name)
 static int live_hist_var(void *arg, const char *system, const char *name, const char *var,
 			 const char *msys, const char *mev, struct utrace_hist_var_info *out)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
@@ -213,7 +183,7 @@ static int live_hist_var(void *arg, const char *system, const char *name, const 
 
 static int live_hist_synth(void *arg, const char *synth, struct utrace_hist_synth_info *out)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
@@ -243,11 +213,11 @@ static int live_hist_one(void *arg, const char *text, const struct utrace_hist_t
 static int live_print_hist(void *arg, FILE *out, const char *system, const char *name,
 			   struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	struct live_hist_out h = {NULL, out, 0, err};
 	int ret;
 
-	if (record_live_open_dat(rl, &h.d, err) < 0)
+	if (session_live_open_dat(rl, &h.d, err) < 0)
 		return err->code;
 	live_lock(rl);
 	ret = utrace_recorder_live_hists(rl->r, system, name, live_hist_one, &h, err);
@@ -258,7 +228,7 @@ static int live_print_hist(void *arg, FILE *out, const char *system, const char 
 
 static int live_take_snapshot(void *arg, struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
@@ -270,12 +240,12 @@ static int live_take_snapshot(void *arg, struct utrace_error *err)
 static int live_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
 			       unsigned from, unsigned *count, struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	struct utrace_report_opts o;
 	struct utrace_dat *d, *sd;
 	int ret;
 
-	if (record_live_open_dat(rl, &d, err) < 0)
+	if (session_live_open_dat(rl, &d, err) < 0)
 		return err->code;
 	*count = utrace_dat_snapshot_count(d);
 	if (!out || *count <= from) {
@@ -297,7 +267,7 @@ static int live_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_
 
 static int live_set_thresh(void *arg, uint64_t usecs, struct utrace_error *err)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
@@ -308,7 +278,7 @@ static int live_set_thresh(void *arg, uint64_t usecs, struct utrace_error *err)
 
 static unsigned live_nr_buffers(void *arg)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 	unsigned n;
 
 	live_lock(rl);
@@ -319,7 +289,7 @@ static unsigned live_nr_buffers(void *arg)
 
 static int live_event_pids(void *arg, const int32_t *tids, unsigned n)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 
 	return utrace_recorder_live_event_pids(rl->r, tids, n);
 }
@@ -327,7 +297,7 @@ static int live_event_pids(void *arg, const int32_t *tids, unsigned n)
 static int live_ftrace_pids(void *arg, const int32_t *pids, unsigned n, const int32_t *notrace,
 			    unsigned nn)
 {
-	struct record_live *rl = arg;
+	struct session_live *rl = arg;
 
 	return utrace_recorder_live_ftrace_pids(rl->r, pids, n, notrace, nn);
 }
@@ -350,14 +320,15 @@ static int live_set_clock(void *arg, const char *name, uint32_t *options)
 	return 0;
 }
 
-struct record_live *record_live_start(struct utrace_recorder *r, const char *dir,
-				      const struct record_opts *o)
+struct session_live *session_live_start(struct utrace_recorder *r, const char *dir,
+					const struct utrace_session_opts *o,
+					struct utrace_error *err)
 {
-	struct record_live *rl = calloc(1, sizeof(*rl));
+	struct session_live *rl = calloc(1, sizeof(*rl));
 	struct utrace_live_ops ops = {
 	    .set_tracer = live_set_tracer,
 	    .tracing_on = live_tracing_on,
-	    .print_trace = record_live_print_trace,
+	    .print_trace = session_live_print_trace,
 	    .functions = live_functions,
 	    .marker = live_marker,
 	    .set_option = live_set_option,
@@ -365,7 +336,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .options = UTRACE_REPORT_DEFAULT_FLAGS,
 	    .objects = live_objects,
 	    .event_id = live_event_id,
-	    .extract = record_live_extract,
+	    .extract = session_live_extract,
 	    .event_enable = live_event_enable,
 	    .event_filter = live_event_filter,
 	    .event_triggers = live_event_triggers,
@@ -378,7 +349,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .print_snapshot = live_print_snapshot,
 	    .set_thresh = live_set_thresh,
 	    .nr_buffers = live_nr_buffers,
-	    .cpu_stats = record_live_cpu_stats,
+	    .cpu_stats = session_live_cpu_stats,
 	    .event_pids = live_event_pids,
 	    .ftrace_pids = live_ftrace_pids,
 	    .clock_names = "mono x86-tsc",
@@ -389,32 +360,32 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	    .filter = o->filter,
 	    .max_depth = o->rec.max_depth,
 	};
-	struct utrace_error err = {0};
+	struct utrace_error lerr = {0};
 
 	if (!rl) {
-		utrace_die_msg("record", "out of memory");
+		utrace_error_set(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	rl->r = r;
 	rl->output = o->rec.output;
 	rl->overwrite = o->rec.overwrite;
 	if (asprintf(&rl->extract, "%s.extract", o->rec.output) < 0) {
-		utrace_die_msg("record", "out of memory");
+		utrace_error_set(err, -ENOMEM, "out of memory");
 		free(rl);
 		return NULL;
 	}
 	rl->events = o->rec.events;
-	if (!(rl->dyn = record_dynev_new(rl, o, &ops))) {
-		utrace_die_msg("record", "out of memory");
+	if (!(rl->dyn = session_dynev_new(rl, o, &ops))) {
+		utrace_error_set(err, -ENOMEM, "out of memory");
 		free(rl);
 		return NULL;
 	}
 	pthread_mutex_init(&rl->lock, NULL);
 	pthread_mutex_lock(&rl->lock); /* the loop's, from the start */
 	ops.arg = rl;
-	if (utrace_live_start(dir, &ops, &rl->fs, &err) < 0) {
-		utrace_die_msg("record", "--tracefs: %s", err.msg);
-		record_dynev_free(rl->dyn);
+	if (utrace_live_start(dir, &ops, &rl->fs, &lerr) < 0) {
+		utrace_error_set(err, lerr.code, "--tracefs: %s", lerr.msg);
+		session_dynev_free(rl->dyn);
 		pthread_mutex_unlock(&rl->lock);
 		pthread_mutex_destroy(&rl->lock);
 		free(rl->extract);
@@ -424,7 +395,7 @@ struct record_live *record_live_start(struct utrace_recorder *r, const char *dir
 	return rl;
 }
 
-void record_live_yield(struct record_live *rl)
+void session_live_yield(struct session_live *rl)
 {
 	if (!rl)
 		return;
@@ -434,7 +405,7 @@ void record_live_yield(struct record_live *rl)
 	pthread_mutex_lock(&rl->lock);
 }
 
-void record_live_stop(struct record_live *rl)
+void session_live_stop(struct session_live *rl)
 {
 	if (!rl)
 		return;
@@ -444,9 +415,9 @@ void record_live_stop(struct record_live *rl)
 	utrace_live_drain(rl->fs, 2000);
 	utrace_live_stop(rl->fs);
 	utrace_event_select_free(rl->own);
-	record_dynev_free(rl->dyn);
+	session_dynev_free(rl->dyn);
 	pthread_mutex_destroy(&rl->lock);
-	record_live_resumes_free(rl);
+	session_live_resumes_free(rl);
 	free(rl->extract);
 	free(rl);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_spawn.c - the command `utrace record` runs
- * (cmds/record_run_internal.h): libutrace.so found, the command started
+ * session_spawn.c - the command `utrace record` runs
+ * (lib/session/session_internal.h): libutrace.so found, the command started
  * held with it preloaded, kernel tracing and sampling started on its pid,
  * then its exec.
  *
@@ -20,13 +20,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmds/record_run_internal.h"
+#include "lib/session/session_internal.h"
 #include "lib/base/spawn.h"
 
 /* libutrace.so lives next to the utrace binary (the build tree), in
  * ../lib (an installed tree: PREFIX/bin/utrace, PREFIX/lib/libutrace.so),
  * or where UTRACE_LIB says. */
-int record_find_runtime(char *out, size_t len)
+int session_find_runtime(char *out, size_t len)
 {
 	static const char *const rel[] = {"/libutrace.so", "/../lib/libutrace.so",
 					  "/../lib/utrace/libutrace.so"};
@@ -53,14 +53,14 @@ int record_find_runtime(char *out, size_t len)
 }
 
 /* What the child sets up before it waits to exec (utrace_spawn_held). */
-struct record_child_env {
+struct session_child_env {
 	const char *sock, *runtime;
 	bool bind_now; /* --libcall: every GOT slot bound before the runtime hooks it */
 };
 
-static void record_child_setup(void *arg)
+static void session_child_setup(void *arg)
 {
-	const struct record_child_env *env = arg;
+	const struct session_child_env *env = arg;
 	const char *old = getenv("LD_PRELOAD");
 	char *preload;
 
@@ -75,19 +75,19 @@ static void record_child_setup(void *arg)
 /* Starts the command held, starts kernel tracing and sampling on its
  * pid, lets it exec.  The pid; -1 (err) if the command could not start or
  * exec, -2 if kernel tracing or sampling could not start (k->err). */
-pid_t record_spawn(char **argv, const char *sock, const char *runtime, bool bind_now,
-		   struct record_kernel *k, struct utrace_error *err)
+pid_t session_spawn(char **argv, const char *sock, const char *runtime, bool bind_now,
+		    struct session_kernel *k, struct utrace_error *err)
 {
-	struct record_child_env env = {.sock = sock, .runtime = runtime, .bind_now = bind_now};
+	struct session_child_env env = {.sock = sock, .runtime = runtime, .bind_now = bind_now};
 	struct utrace_spawn s;
 	int ret;
 
-	ret = utrace_spawn_held(argv, record_child_setup, &env, &s, err);
+	ret = utrace_spawn_held(argv, session_child_setup, &env, &s, err);
 	if (ret < 0) {
 		utrace_error_set(err, ret, "cannot run '%s': %s", argv[0], strerror(-ret));
 		return -1;
 	}
-	if ((k->kt && record_kernel_start(k, s.pid) < 0) ||
+	if ((k->kt && session_kernel_start(k, s.pid) < 0) ||
 	    (k->sopts && utrace_sampler_open(s.pid, k->sopts, &k->sampler, &k->err) < 0)) {
 		utrace_spawn_abandon(&s);
 		return -2;
@@ -98,7 +98,7 @@ pid_t record_spawn(char **argv, const char *sock, const char *runtime, bool bind
 }
 
 /* The file execvp would run for name, or NULL. */
-char *record_which(const char *name)
+char *utrace_session_which(const char *name)
 {
 	const char *path = getenv("PATH");
 	char *full;

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_events.c - what `utrace record` records besides functions
- * (cmds/record_run_internal.h): -e and --probe split into the programs'
+ * session_events.c - what `utrace record` records besides functions
+ * (lib/session/session_internal.h): -e and --probe split into the programs'
  * own events, kernel events and uprobes, each checked before anything
  * runs.
  *
  * Design: --probe and -e usdt: become uprobes, enabled as kernel events
- * (cmds/record_probes.c); an -e whose SYSTEM is a directory of tracefs
+ * (session_probes.c); an -e whose SYSTEM is a directory of tracefs
  * events/ is a kernel event; the rest are the programs' own tracepoints,
  * which must exist in the program or a library it loads at start.  The
  * kernel instance is opened here, so that a bad kernel filter stops the
  * recording before the command runs, as a bad user filter does.  Errors
- * are said here, the exit status returned.
+ * go to the session's failure (session_fail.h), the exit status returned.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,83 +19,81 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds/cmds.h"
-#include "cmds/record_probes.h"
-#include "cmds/record_run_internal.h"
-#include "cmds/record_synth.h"
-#include "cmds/record_triggers.h"
+#include "lib/session/session_probes.h"
+#include "lib/session/session_internal.h"
+#include "lib/session/session_synth.h"
+#include "lib/session/session_triggers.h"
 #include "lib/elf/libdeps.h"
 #include "lib/events/event_format.h"
 #include "lib/probes/kprobe.h"
 
 /* A filter error, with the expression and a caret under the column, like
  * the kernel's error_log. */
-static void record_expr_error(const char *opt, const char *expr, const struct utrace_error *err)
+static void session_expr_error(struct utrace_session *s, const char *opt, const char *expr,
+			       const struct utrace_error *err)
 {
-	utrace_die_msg("record", "%s: %s", opt, err->msg);
-	if (err->column > 0) {
-		fprintf(stderr, "  %s\n  %*s^\n", expr, err->column - 1, "");
-	}
+	session_failf(&s->fail, 0, "%s: %s", opt, err->msg);
+	session_fail_caret(&s->fail, expr, err->column);
 }
 
-static void record_filter_error(const char *expr, const struct utrace_error *err)
+static void session_filter_error(struct utrace_session *s, const char *expr,
+				 const struct utrace_error *err)
 {
-	record_expr_error("-f", expr, err);
+	session_expr_error(s, "-f", expr, err);
 }
 
 /* --probe without PATH: in-process probes, their events selected as the
  * program's own unless an -e names them.  0, or the exit status. */
-static int record_in_process_probes(struct record_session *s)
+static int session_in_process_probes(struct utrace_session *s)
 {
-	struct record_opts *o = s->o;
+	struct utrace_session_opts *o = s->o;
 	struct utrace_error err = {0};
-	char *exe = record_which(o->argv[0]);
+	char *exe = utrace_session_which(o->argv[0]);
 	unsigned bad = 0;
-	int ret = record_probes_in_process_parse(s->rp, o->probe_defs, o->nprobes, exe, &bad, &err);
+	int ret = session_probes_in_process_parse(s->rp, o->probe_defs, o->nprobes, exe, o->log,
+						  &bad, &err);
 
 	free(exe);
 	if (ret < 0 && err.column > 0)
-		record_expr_error("--probe", o->probe_defs[bad], &err);
+		session_expr_error(s, "--probe", o->probe_defs[bad], &err);
 	else if (ret < 0)
-		utrace_die_msg("record", "--probe: %s", err.msg);
+		session_failf(&s->fail, 0, "--probe: %s", err.msg);
 	if (ret < 0)
 		return err.code == -ENOMEM ? 1 : 2;
-	return record_probes_in_process_specs(s->rp, o->specs, o->nspecs, s->uspecs,
-					      &s->nuspecs) < 0;
+	return session_probes_in_process_specs(s->rp, o->specs, o->nspecs, s->uspecs, &s->nuspecs) <
+	       0;
 }
 
 /* --probe and -e usdt: become uprobes, enabled as kernel events; an -e
  * whose SYSTEM is a directory of tracefs events/ is a kernel event; the
  * rest are the programs' own tracepoints.  0, or the exit status. */
-int record_split_events(struct record_session *s)
+int session_split_events(struct utrace_session *s)
 {
-	struct record_opts *o = s->o;
+	struct utrace_session_opts *o = s->o;
 	struct utrace_error err = {0};
 
-	int ret = record_synth_parse(o->synth_defs, o->nsynth, &s->synths);
+	int ret = record_synth_parse(o->synth_defs, o->nsynth, &s->synths, &s->fail);
 
 	if (ret)
 		return ret;
 	s->uspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->uspecs));
 	s->kspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->kspecs));
-	s->rp = record_probes_new();
-	if (!s->uspecs || !s->kspecs || !s->rp) {
-		utrace_die_msg("record", "out of memory");
-		return 1;
-	}
-	if ((ret = record_in_process_probes(s)))
+	s->rp = session_probes_new();
+	if (!s->uspecs || !s->kspecs || !s->rp)
+		return session_failf(&s->fail, 1, "out of memory");
+	if ((ret = session_in_process_probes(s)))
 		return ret;
 	for (unsigned i = 0; i < o->nprobes; i++) {
 		const char *pat;
 
 		if (utrace_kprobe_is_in_process(o->probe_defs[i]))
 			continue;
-		pat = record_probes_add_def(s->rp, o->probe_defs[i], &err);
+		pat = session_probes_add_def(s->rp, o->probe_defs[i], &err);
 		if (!pat) {
 			if (err.column > 0)
-				record_expr_error("--probe", o->probe_defs[i], &err);
+				session_expr_error(s, "--probe", o->probe_defs[i], &err);
 			else
-				utrace_die_msg("record", "--probe: %s", err.msg);
+				session_failf(&s->fail, 0, "--probe: %s", err.msg);
 			return 2;
 		}
 		s->kspecs[s->nkspecs++] = (struct utrace_event_spec){.pattern = pat};
@@ -104,14 +102,12 @@ int record_split_events(struct record_session *s)
 		struct utrace_event_spec *spec = &o->specs[i];
 
 		if (!strncmp(spec->pattern, "usdt:", 5)) {
-			char *exe = record_which(o->argv[0]);
-			const char *pat = record_probes_add_usdt(s->rp, spec->pattern, exe, &err);
+			char *exe = utrace_session_which(o->argv[0]);
+			const char *pat = session_probes_add_usdt(s->rp, spec->pattern, exe, &err);
 
 			free(exe);
-			if (!pat) {
-				utrace_die_msg("record", "%s", err.msg);
-				return 2;
-			}
+			if (!pat)
+				return session_failf(&s->fail, 2, "%s", err.msg);
 			s->kspecs[s->nkspecs++] =
 			    (struct utrace_event_spec){.pattern = pat, .filter = spec->filter};
 		} else if (!(o->nsynth && !strncmp(spec->pattern, "synthetic:", 10)) &&
@@ -119,7 +115,7 @@ int record_split_events(struct record_session *s)
 			/* (the --synthetic events are this recording's own) */
 			/* -R: parsed now, compiled for each format as the
 			 * instance enables it (lib/record/recorder_hist.c) */
-			if (record_check_triggers(spec, 1, NULL, 0, NULL, 0))
+			if (record_check_triggers(spec, 1, NULL, 0, NULL, 0, &s->fail))
 				return 2;
 			s->kspecs[s->nkspecs++] = *spec;
 		} else {
@@ -131,18 +127,16 @@ int record_split_events(struct record_session *s)
 	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->target_names, &s->nr_target_names) <
 		0 ||
 	    record_trigger_targets(&s->kspecs, &s->nkspecs, &s->target_names, &s->nr_target_names) <
-		0) {
-		utrace_die_msg("record", "out of memory");
-		return 1;
-	}
+		0)
+		return session_failf(&s->fail, 1, "out of memory");
 	return 0;
 }
 
 /* Whether pattern names an event of one of the files. */
-static bool record_event_exists(const struct record_session *s, const char *pattern,
-				struct utrace_event_list **lists, size_t n)
+static bool session_event_exists(const struct utrace_session *s, const char *pattern,
+				 struct utrace_event_list **lists, size_t n)
 {
-	if (record_probes_names(s->rp, pattern))
+	if (session_probes_names(s->rp, pattern))
 		return true;
 	for (unsigned i = 0; i < s->o->nsynth; i++)
 		if (utrace_event_spec_matches(pattern, "synthetic", s->synths[i]->name))
@@ -164,12 +158,12 @@ static bool record_event_exists(const struct record_session *s, const char *patt
  * kernel's events cannot be seen (not root), that is said too, since the
  * pattern may have meant one of them.  0, or the exit status.
  */
-static int record_check_user_events(struct record_session *s)
+static int session_check_user_events(struct utrace_session *s)
 {
 	struct utrace_libdeps deps = {0};
 	struct utrace_event_list **lists = NULL;
 	struct utrace_error err = {0};
-	char *exe = record_which(s->o->argv[0]);
+	char *exe = utrace_session_which(s->o->argv[0]);
 	size_t n = 0;
 	int ret = 0;
 
@@ -178,35 +172,33 @@ static int record_check_user_events(struct record_session *s)
 		return 0;
 	}
 	lists = calloc(deps.n + 1, sizeof(*lists));
-	if (!lists) {
-		utrace_die_msg("record", "out of memory");
-		ret = 1;
-	}
+	if (!lists)
+		ret = session_failf(&s->fail, 1, "out of memory");
 	for (size_t i = 0; lists && i <= deps.n; i++)
 		if (utrace_event_list_load(i ? deps.paths[i - 1] : exe, &lists[n], &err) == 0)
 			n++;
 	for (unsigned i = 0; lists && !ret && i < s->nuspecs; i++) {
 		const char *why;
 
-		if (record_event_exists(s, s->uspecs[i].pattern, lists, n))
+		if (session_event_exists(s, s->uspecs[i].pattern, lists, n))
 			continue;
 		if (s->uspecs[i].exclude && !s->uspecs[i].nr_triggers)
 			continue; /* -v -e: nothing to record, nothing to check */
 		if ((why = utrace_ktrace_unavailable()))
-			utrace_die_msg("record",
-				       "-e %s: no such event in %s or its libraries, and kernel "
-				       "events need access to tracefs (run as root): %s",
-				       s->uspecs[i].pattern, exe, why);
+			session_failf(&s->fail, 0,
+				      "-e %s: no such event in %s or its libraries, and kernel "
+				      "events need access to tracefs (run as root): %s",
+				      s->uspecs[i].pattern, exe, why);
 		else
-			utrace_die_msg("record",
-				       "-e %s: no such event in %s or its libraries, nor in the "
-				       "kernel (utrace list -e %s lists the program's)",
-				       s->uspecs[i].pattern, exe, s->o->argv[0]);
+			session_failf(&s->fail, 0,
+				      "-e %s: no such event in %s or its libraries, nor in the "
+				      "kernel (utrace list -e %s lists the program's)",
+				      s->uspecs[i].pattern, exe, s->o->argv[0]);
 		ret = 2;
 	}
 	if (lists && !ret)
 		ret = record_check_triggers(s->uspecs, s->nuspecs, lists, n, s->synths,
-					    s->o->nsynth);
+					    s->o->nsynth, &s->fail);
 	for (size_t i = 0; i < n; i++)
 		utrace_event_list_free(lists[i]);
 	free(lists);
@@ -217,56 +209,50 @@ static int record_check_user_events(struct record_session *s)
 
 /* The kernel instance and the user event selection, each filter checked
  * (a bad one stops us before the command runs).  0, or the exit status. */
-int record_open_events(struct record_session *s)
+int session_open_events(struct utrace_session *s)
 {
 	struct utrace_error err = {0};
 	unsigned bad = 0;
 	int ret;
 
-	if (s->nuspecs && (ret = record_check_user_events(s)))
+	if (s->nuspecs && (ret = session_check_user_events(s)))
 		return ret;
 	if ((s->o->children || s->o->system_wide) && !s->nkspecs)
-		fprintf(stderr,
-			"utrace record: -%c applies to kernel events only (none selected)\n",
-			s->o->system_wide ? 'a' : 'c');
+		session_log(s->o->log, "-%c applies to kernel events only (none selected)",
+			    s->o->system_wide ? 'a' : 'c');
 	if (s->nkspecs && utrace_ktrace_open(s->kspecs, s->nkspecs, 0, &s->k.kt, &bad, &err) < 0) {
 		if (err.column > 0)
-			record_filter_error(s->kspecs[bad].filter, &err);
+			session_filter_error(s, s->kspecs[bad].filter, &err);
 		else
-			utrace_die_msg("record", "%s", err.msg);
+			session_failf(&s->fail, 0, "%s", err.msg);
 		return err.column > 0 || err.code == -ENOENT ? 2 : 1;
 	}
-	if (s->k.kt && (ret = record_kernel_triggers(s->k.kt, s->kspecs, s->nkspecs)))
+	if (s->k.kt && (ret = record_kernel_triggers(s->k.kt, s->kspecs, s->nkspecs, &s->fail)))
 		return ret;
 	s->o->rec.kspecs = s->kspecs;
 	s->o->rec.nkspecs = s->nkspecs;
 	/* --tracefs: every event is made switchable (events/.../enable) */
 	if (s->nuspecs || s->o->tracefs) {
-		char *exe = record_which(s->o->argv[0]);
+		char *exe = utrace_session_which(s->o->argv[0]);
 
 		if (utrace_event_select_new(s->uspecs, s->nuspecs, &s->events, &err) < 0) {
-			utrace_die_msg("record", "%s", err.msg);
 			free(exe);
-			return 1;
+			return session_failf(&s->fail, 1, "%s", err.msg);
 		}
 		if (s->o->tracefs)
 			utrace_event_select_all(s->events);
 		if (exe && utrace_event_select_check(s->events, exe, &bad, &err) < 0) {
-			record_filter_error(s->uspecs[bad].filter, &err);
+			session_filter_error(s, s->uspecs[bad].filter, &err);
 			free(exe);
 			return 2;
 		}
 		free(exe);
 		for (unsigned i = 0; i < s->o->nsynth; i++)
-			if (utrace_event_select_add_format(s->events, s->synths[i]->fmt) < 0) {
-				utrace_die_msg("record", "out of memory");
-				return 1;
-			}
-		if (record_probes_add_formats(s->rp, s->events, &s->o->rec.kprobes,
-					      &s->o->rec.nr_kprobes) < 0) {
-			utrace_die_msg("record", "out of memory");
-			return 1;
-		}
+			if (utrace_event_select_add_format(s->events, s->synths[i]->fmt) < 0)
+				return session_failf(&s->fail, 1, "out of memory");
+		if (session_probes_add_formats(s->rp, s->events, &s->o->rec.kprobes,
+					       &s->o->rec.nr_kprobes) < 0)
+			return session_failf(&s->fail, 1, "out of memory");
 		s->o->rec.events = s->events;
 	}
 	/* a kernel event's onmatch() fires them too, selected by an -e or not */

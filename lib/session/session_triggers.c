@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_triggers.c - `utrace record -e EVENT -R TRIGGER`: every trigger
+ * session_triggers.c - `utrace record -e EVENT -R TRIGGER`: every trigger
  * is parsed, and each hist trigger compiled for the formats of the events
  * its -e names in the program and its libraries, before the command runs.
  * The recorder compiles them again for each object that defines the event
@@ -23,24 +23,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds/cmds.h"
-#include "cmds/record_synth.h"
-#include "cmds/record_triggers.h"
+#include "lib/session/session_synth.h"
+#include "lib/session/session_triggers.h"
 #include "lib/kernel/kernel_trace.h"
 #include "lib/events/event_filter.h"
 #include "lib/hist/hist.h"
 #include "lib/hist/hist_compile.h"
 
-static void trigger_error(const char *trigger, const struct utrace_error *err)
+static void trigger_error(const char *trigger, const struct utrace_error *err,
+			  struct session_fail *f)
 {
-	utrace_die_msg("record", "-R: %s", err->msg);
-	if (err->column > 0)
-		fprintf(stderr, "  %s\n  %*s^\n", trigger, err->column - 1, "");
+	session_failf(f, 2, "-R: %s", err->msg);
+	session_fail_caret(f, trigger, err->column);
 }
 
 /* Compiles t for every event that pattern names. */
 static int check_compile(const char *text, const struct utrace_trigger *t, const char *pattern,
-			 struct record_check_env *env)
+			 struct record_check_env *env, struct session_fail *fail)
 {
 	for (size_t i = 0; i < env->nfmts; i++) {
 		const struct utrace_event_format *f = env->fmts[i];
@@ -61,7 +60,7 @@ static int check_compile(const char *text, const struct utrace_trigger *t, const
 		if (ret < 0) {
 			if (!t->hist && err.column > 0) /* a column of the filter */
 				err.column += (int)t->filter_pos;
-			trigger_error(text, &err);
+			trigger_error(text, &err, fail);
 			return 2;
 		}
 		free(prog);
@@ -70,22 +69,21 @@ static int check_compile(const char *text, const struct utrace_trigger *t, const
 }
 
 static int check_one(const char *text, const char *pattern, struct record_check_env *env,
-		     bool user)
+		     bool user, struct session_fail *fail)
 {
 	struct utrace_trigger *t = NULL;
 	struct utrace_error err = {0};
 	int code, ret = 0;
 
 	if (utrace_trigger_parse(text, &t, &code, &err) < 0) {
-		trigger_error(text, &err);
+		trigger_error(text, &err, fail);
 		return 2;
 	}
 	if (t->remove) {
-		utrace_die_msg("record", "-R '%s': removing a trigger is not supported %s yet",
-			       text, user ? "on user events" : "on kernel events");
-		ret = 2;
+		ret = session_failf(fail, 2, "-R '%s': removing a trigger is not supported %s yet",
+				    text, user ? "on user events" : "on kernel events");
 	} else {
-		ret = check_compile(text, t, pattern, env);
+		ret = check_compile(text, t, pattern, env, fail);
 	}
 	utrace_trigger_free(t);
 	return ret;
@@ -93,7 +91,7 @@ static int check_one(const char *text, const char *pattern, struct record_check_
 
 int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs,
 			  struct utrace_event_list **lists, size_t n, struct utrace_synth *const *synths,
-			  unsigned nsynths)
+			  unsigned nsynths, struct session_fail *fail)
 {
 	struct record_check_env env = {specs, nspecs, NULL, 0, synths, nsynths, 0, {0}};
 	size_t cap = nsynths;
@@ -102,10 +100,8 @@ int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs
 	for (size_t i = 0; lists && i < n; i++)
 		cap += lists[i] ? utrace_event_list_count(lists[i]) : 0;
 	env.fmts = calloc(cap + 1, sizeof(*env.fmts));
-	if (!env.fmts) {
-		utrace_die_msg("record", "out of memory");
-		return 1;
-	}
+	if (!env.fmts)
+		return session_failf(fail, 1, "out of memory");
 	for (size_t i = 0; lists && i < n; i++)
 		for (unsigned k = 0; lists[i] && k < utrace_event_list_count(lists[i]); k++)
 			env.fmts[env.nfmts++] = utrace_event_list_get(lists[i], k);
@@ -113,7 +109,8 @@ int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs
 		env.fmts[env.nfmts++] = synths[i]->fmt;
 	for (unsigned i = 0; i < nspecs && !ret; i++)
 		for (unsigned k = 0; k < specs[i].nr_triggers && !ret; k++)
-			ret = check_one(specs[i].triggers[k], specs[i].pattern, &env, lists != NULL);
+			ret = check_one(specs[i].triggers[k], specs[i].pattern, &env, lists != NULL,
+					fail);
 	free(env.fmts);
 	return ret;
 }
@@ -211,17 +208,15 @@ static char *kernel_text(const char *text, const struct utrace_trigger *t, const
 /* One -R given to the kernel; its error printed as -R's (the kernel's
  * column is in the filter written). */
 static int kernel_trigger(struct utrace_ktrace *kt, const struct utrace_event_spec *sp,
-			  const char *text, const struct utrace_trigger *t)
+			  const char *text, const struct utrace_trigger *t, struct session_fail *fail)
 {
 	struct utrace_error err = {0};
 	size_t skip;
 	char *w = kernel_text(text, t, sp->filter, &skip);
 	int ret;
 
-	if (!w) {
-		utrace_die_msg("record", "out of memory");
-		return 1;
-	}
+	if (!w)
+		return session_failf(fail, 1, "out of memory");
 	ret = utrace_ktrace_trigger(kt, sp->pattern, "stacktrace", w, &err);
 	free(w);
 	if (ret >= 0)
@@ -230,14 +225,13 @@ static int kernel_trigger(struct utrace_ktrace *kt, const struct utrace_event_sp
 		err.column += (int)t->filter_pos - (int)skip;
 	else
 		err.column = 0;
-	utrace_die_msg("record", "-R '%s': %s", text, err.msg);
-	if (err.column > 0)
-		fprintf(stderr, "  %s\n  %*s^\n", text, err.column - 1, "");
+	session_failf(fail, 0, "-R '%s': %s", text, err.msg);
+	session_fail_caret(fail, text, err.column);
 	return err.code == -EOPNOTSUPP || err.code == -EINVAL ? 2 : 1;
 }
 
 int record_kernel_triggers(struct utrace_ktrace *kt, const struct utrace_event_spec *specs,
-			   unsigned n)
+			   unsigned n, struct session_fail *fail)
 {
 	for (unsigned i = 0; i < n; i++) {
 		bool stack = false, hist_stack = false;
@@ -251,14 +245,14 @@ int record_kernel_triggers(struct utrace_ktrace *kt, const struct utrace_event_s
 				continue; /* record_check_triggers said why */
 			if (t->cmd == UTRACE_TRIG_STACKTRACE && !t->remove) {
 				stack = true;
-				ret = kernel_trigger(kt, &specs[i], specs[i].triggers[k], t);
+				ret = kernel_trigger(kt, &specs[i], specs[i].triggers[k], t, fail);
 			}
 			hist_stack |= t->cmd == UTRACE_TRIG_HIST && keyed_on_stack(t);
 			utrace_trigger_free(t);
 			if (ret)
 				return ret;
 		}
-		if (hist_stack && !stack && kernel_trigger(kt, &specs[i], "stacktrace", NULL))
+		if (hist_stack && !stack && kernel_trigger(kt, &specs[i], "stacktrace", NULL, fail))
 			return 2;
 	}
 	return 0;

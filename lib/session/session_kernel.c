@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_kernel.c - what `utrace record` writes for the kernel side
- * (cmds/record_run_internal.h): kernel tracing started on a pid, the
+ * session_kernel.c - what `utrace record` writes for the kernel side
+ * (lib/session/session_internal.h): kernel tracing started on a pid, the
  * tracefs instance's pages and formats, the sampler's PERF records and
  * their attributes, and the kernel symbols the samples and the kernel's
  * stacks need.
@@ -15,22 +15,22 @@
 #include <stdlib.h>
 #include <sys/uio.h>
 
-#include "cmds/record_run_internal.h"
+#include "lib/session/session_internal.h"
 #include "lib/sample/offcpu.h"
 #include "lib/tracefile/dat_format.h"
 
-int record_kernel_start(struct record_kernel *k, pid_t pid)
+int session_kernel_start(struct session_kernel *k, pid_t pid)
 {
 	return utrace_ktrace_start(k->kt, k->system_wide ? 0 : pid, k->children, &k->err);
 }
 
-int record_kpage(void *r, uint32_t cpu, const void *page, size_t len, struct utrace_error *err)
+int session_kpage(void *r, uint32_t cpu, const void *page, size_t len, struct utrace_error *err)
 {
 	return utrace_recorder_write_kpage(r, cpu, page, len, err);
 }
 
 /* A drain of the sampler: one PERF record per CPU buffer's records. */
-int record_perf(void *r, uint32_t cpu, const void *records, size_t len, struct utrace_error *err)
+int session_perf(void *r, uint32_t cpu, const void *records, size_t len, struct utrace_error *err)
 {
 	struct utrace_dat_perf h = {cpu, 0};
 	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)records, len}};
@@ -39,7 +39,7 @@ int record_perf(void *r, uint32_t cpu, const void *records, size_t len, struct u
 }
 
 /* The off-CPU samples of a drain (--off-cpu), in a record of their own. */
-int record_offcpu(void *r, uint32_t cpu, const void *records, size_t len, struct utrace_error *err)
+int session_offcpu(void *r, uint32_t cpu, const void *records, size_t len, struct utrace_error *err)
 {
 	struct utrace_dat_perf h = {cpu, 0};
 	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)records, len}};
@@ -50,8 +50,8 @@ int record_offcpu(void *r, uint32_t cpu, const void *records, size_t len, struct
 }
 
 /* What the samples hold, before the first of them. */
-int record_perf_attr(struct utrace_recorder *r, const struct utrace_sampler *sp, bool user_only,
-		     struct utrace_error *err)
+int session_perf_attr(struct utrace_recorder *r, const struct utrace_sampler *sp, bool user_only,
+		      struct utrace_error *err)
 {
 	struct utrace_sampler_attr a;
 	struct utrace_dat_perf_attr pa;
@@ -68,7 +68,7 @@ int record_perf_attr(struct utrace_recorder *r, const struct utrace_sampler *sp,
 
 /* The kernel symbols the samples need, named now (only this machine's
  * /proc/kallsyms can). */
-int record_ksyms(struct utrace_recorder *r, struct utrace_sampler *sp, struct utrace_error *err)
+int session_ksyms(struct utrace_recorder *r, struct utrace_sampler *sp, struct utrace_error *err)
 {
 	struct iovec iov;
 	size_t len;
@@ -83,8 +83,8 @@ int record_ksyms(struct utrace_recorder *r, struct utrace_sampler *sp, struct ut
 	return ret;
 }
 
-int record_kformat(void *r, const char *system, const char *name, int id, const char *text,
-		   struct utrace_error *err)
+int session_kformat(void *r, const char *system, const char *name, int id, const char *text,
+		    struct utrace_error *err)
 {
 	return utrace_recorder_write_kformat(r, system, name, id, text, err);
 }
@@ -92,8 +92,8 @@ int record_kformat(void *r, const char *system, const char *name, int id, const 
 /* When recording ends: the kernel symbols of the frames of the kernel's
  * stacks the recording holds (-R stacktrace, hists on common_stacktrace),
  * named while this machine's /proc/kallsyms is at hand. */
-int record_kstack_syms(struct utrace_ktrace *kt, struct utrace_recorder *r,
-		       struct utrace_error *err)
+int session_kstack_syms(struct utrace_ktrace *kt, struct utrace_recorder *r,
+			struct utrace_error *err)
 {
 	const uint64_t *addrs = NULL;
 	size_t n, len;

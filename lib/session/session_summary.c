@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_summary.c - what `utrace record` says when it ends
- * (cmds/record_run_internal.h): what was saved and lost, per thread,
+ * session_summary.c - what `utrace record` says when it ends
+ * (lib/session/session_internal.h): what was saved and lost, per thread,
  * sample and kernel page, and what was asked for but matched nothing (a
  * program without call sites, a function filter or an -e without a
  * match), as trace-cmd and uftrace say it.
@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmds/record_run_internal.h"
+#include "lib/session/session_internal.h"
 #include "lib/elf/elf.h"
 #include "lib/probes/func_patch.h"
 
@@ -27,9 +27,9 @@
  * Go's runtime walks), and for Go a cgo build (only its C code is traced
  * in-process: lib/probes/func_patch_deny.c).  False if it is not static.
  */
-static bool record_say_static(const char *prog)
+static bool session_say_static(FILE *log, const char *prog)
 {
-	char *exe = record_which(prog);
+	char *exe = utrace_session_which(prog);
 	struct utrace_elf_section sec;
 	struct utrace_elf *elf;
 	bool is_static = false, go;
@@ -43,7 +43,7 @@ static bool record_say_static(const char *prog)
 		return false;
 	}
 	go = utrace_fpatch_runtime_of(exe) == UTRACE_FPATCH_RT_GO;
-	fprintf(stderr,
+	fprintf(log,
 		"utrace record: %s is statically linked%s: utrace's runtime cannot be preloaded "
 		"into it, so none of its functions was traced; what works: sampling (utrace "
 		"record -F 999 -- %s), the kernel's uprobes (as root: --probe 'p:EV %s:%s')%s\n",
@@ -62,9 +62,9 @@ static bool record_say_static(const char *prog)
  * paths, so the program ran untraced.  Say so, and what does work.
  * False if the program is not such a one.
  */
-static bool record_say_setid(const char *prog)
+static bool session_say_setid(FILE *log, const char *prog)
 {
-	char *exe = record_which(prog);
+	char *exe = utrace_session_which(prog);
 	struct stat st;
 	bool setid;
 
@@ -75,7 +75,7 @@ static bool record_say_setid(const char *prog)
 	setid = ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
 		((st.st_mode & S_ISGID) && st.st_gid != getegid());
 	if (setid)
-		fprintf(stderr,
+		fprintf(log,
 			"utrace record: %s is set-%s-ID: the dynamic loader runs it in secure "
 			"mode, which does not preload utrace's runtime, so it ran untraced; what "
 			"works: a copy without the set-ID bit, or the kernel's uprobes (as root: "
@@ -89,10 +89,11 @@ static bool record_say_setid(const char *prog)
 /* A program with no call sites, and function patterns that matched no
  * function: the recording is not what was asked for; say so, as
  * trace-cmd and uftrace do. */
-static void record_warn_unmatched(struct record_session *s, const struct utrace_recorder_stats *st)
+static void session_warn_unmatched(struct utrace_session *s, const struct utrace_recorder_stats *st)
 {
 	static const char *const opt[] = {"-l", "-n", "-g", "--graph-notrace"};
-	const struct record_opts *o = s->o;
+	const struct utrace_session_opts *o = s->o;
+	FILE *log = o->log;
 	enum utrace_filter_list which;
 	const char *expr;
 	bool neg;
@@ -101,14 +102,14 @@ static void record_warn_unmatched(struct record_session *s, const struct utrace_
 		return;
 	if (!st->sites) {
 		if (!st->images && o->argv &&
-		    (record_say_static(o->argv[0]) || record_say_setid(o->argv[0])))
+		    (session_say_static(log, o->argv[0]) || session_say_setid(log, o->argv[0])))
 			return;
-		fprintf(
-		    stderr,
-		    "utrace record: %s has no call sites: %s; build it with "
-		    "the flags of `utrace cflags` (cc $(utrace cflags) ...)\n",
-		    o->argv[0],
-		    o->rec.libcall ? "only its library calls were traced" : "no function was traced");
+		fprintf(log,
+			"utrace record: %s has no call sites: %s; build it with "
+			"the flags of `utrace cflags` (cc $(utrace cflags) ...)\n",
+			o->argv[0],
+			o->rec.libcall ? "only its library calls were traced"
+				       : "no function was traced");
 		return;
 	}
 	for (size_t i = 0;
@@ -118,7 +119,7 @@ static void record_warn_unmatched(struct record_session *s, const struct utrace_
 		if (o->unmatched)
 			o->unmatched[i] = true;
 		else
-			fprintf(stderr,
+			fprintf(log,
 				"utrace record: %s '%s' matched no function of the traced programs "
 				"(utrace list -f shows them)\n",
 				opt[which], expr);
@@ -126,21 +127,22 @@ static void record_warn_unmatched(struct record_session *s, const struct utrace_
 }
 
 /* What was saved, what was lost, what matched nothing. */
-void record_summary(struct record_session *s, const struct utrace_recorder_stats *st)
+void session_summary(struct utrace_session *s, const struct utrace_recorder_stats *st)
 {
 	const struct utrace_recorder_opts *ro = &s->o->rec;
+	FILE *log = s->o->log;
 	int bpid, btid;
 	char comm[16];
 	uint64_t recs, lost;
 
 	if (!s->o->quiet)
-		fprintf(stderr,
+		fprintf(log,
 			"utrace record: %llu records (%llu lost) from %u threads of %u processes "
 			"saved to %s (%llu bytes)\n",
 			(unsigned long long)st->records, (unsigned long long)st->lost, st->buffers,
 			st->images, ro->output, (unsigned long long)st->file_bytes);
 	if (!s->o->quiet && st->fpatch_reused)
-		fprintf(stderr,
+		fprintf(log,
 			"utrace record: %u object%s without call sites planned once each; %u more "
 			"process%s used a plan made already\n",
 			st->fpatch_plans, st->fpatch_plans == 1 ? "" : "s", st->fpatch_reused,
@@ -148,22 +150,21 @@ void record_summary(struct record_session *s, const struct utrace_recorder_stats
 	for (uint32_t i = 0;
 	     utrace_recorder_buffer_stats(s->r, i, &bpid, &btid, comm, &recs, &lost); i++)
 		if (lost)
-			fprintf(stderr, "utrace record:   %s-%d (pid %d): %llu records lost\n",
-				comm, btid, bpid, (unsigned long long)lost);
-	record_warn_unmatched(s, st);
+			fprintf(log, "utrace record:   %s-%d (pid %d): %llu records lost\n", comm,
+				btid, bpid, (unsigned long long)lost);
+	session_warn_unmatched(s, st);
 	for (unsigned i = 0; i < s->nuspecs; i++)
 		if (!s->uspecs[i].matched)
-			fprintf(stderr,
-				"utrace record: -e %s: no such event in the traced programs\n",
+			fprintf(log, "utrace record: -e %s: no such event in the traced programs\n",
 				s->uspecs[i].pattern);
 	if (s->k.sampler) {
 		uint64_t samples, lost, offcpu;
 
 		utrace_sampler_stats(s->k.sampler, &samples, &lost, &offcpu);
-		fprintf(stderr, "utrace record: %llu samples at %u Hz (%llu lost)\n",
+		fprintf(log, "utrace record: %llu samples at %u Hz (%llu lost)\n",
 			(unsigned long long)samples, s->o->sample.freq, (unsigned long long)lost);
 		if (s->o->sample.off_cpu)
-			fprintf(stderr, "utrace record: %llu off-CPU samples\n",
+			fprintf(log, "utrace record: %llu off-CPU samples\n",
 				(unsigned long long)offcpu);
 	}
 	if (s->k.kt) {
@@ -171,12 +172,11 @@ void record_summary(struct record_session *s, const struct utrace_recorder_stats
 
 		utrace_ktrace_stats(s->k.kt, &pages, &missed);
 		if (!s->o->quiet || missed) /* a warning when events were lost */
-			fprintf(stderr,
-				"utrace record: %llu kernel pages (%llu with events lost)\n",
+			fprintf(log, "utrace record: %llu kernel pages (%llu with events lost)\n",
 				(unsigned long long)pages, (unsigned long long)missed);
 	}
 	if (st->disconnected)
-		fprintf(stderr,
+		fprintf(log,
 			"utrace record: %u process%s closed utrace's connection while running: "
 			"what %s threads wrote is saved; threads, libraries and processes %s "
 			"started afterwards were not traced\n",
@@ -184,24 +184,25 @@ void record_summary(struct record_session *s, const struct utrace_recorder_stats
 			st->disconnected == 1 ? "its" : "their",
 			st->disconnected == 1 ? "it" : "they");
 	if (st->waits)
-		fprintf(stderr,
+		fprintf(log,
 			"utrace record: buffers were full %llu times: the threads waited %.3f s "
 			"for the recorder (--drop would have lost records instead)\n",
 			(unsigned long long)st->waits, st->wait_ns / 1e9);
 	if (st->overrun && ro->overwrite)
-		fprintf(stderr,
+		fprintf(log,
 			"utrace record: overwrite mode kept the newest records; %llu older "
 			"records were overwritten\n",
 			(unsigned long long)st->overrun);
 }
 
-void record_say_killed(const struct record_session *s)
+void session_say_killed(const struct utrace_session *s)
 {
+	FILE *log = s->o->log;
 	int sig;
 
 	if (!WIFSIGNALED(s->status))
 		return;
 	sig = WTERMSIG(s->status);
-	fprintf(stderr, "utrace record: %s was killed by signal %d (%s)%s\n", s->o->argv[0], sig,
+	fprintf(log, "utrace record: %s was killed by signal %d (%s)%s\n", s->o->argv[0], sig,
 		strsignal(sig), WCOREDUMP(s->status) ? ", core dumped" : "");
 }

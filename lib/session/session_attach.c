@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_attach.c - `utrace record -P PID [-P PID]... [--duration SEC]`:
- * the recording of cmds/record_run.c, on processes that already run.
+ * session_attach.c - `utrace record -P PID [-P PID]... [--duration SEC]`:
+ * the recording of lib/session/session.c, on processes that already run.
  *
- *   record_attach_check   every -P checked from /proc (lib/attach/
+ *   session_attach_check   every -P checked from /proc (lib/attach/
  *                         attach_check.c), before the recorder exists
- *   record_attach_start   the runtime injected into each (inject.c); each
+ *   session_attach_start   the runtime injected into each (inject.c); each
  *                         registers like a started program, then says
  *                         "attached" (a NOTICE), which we time
- *   record_attach_over    --duration elapsed, or every process gone
- *   record_attach_detach  the runtimes put every byte back (the control
+ *   session_attach_over    --duration elapsed, or every process gone
+ *   session_attach_detach  the runtimes put every byte back (the control
  *                         page's detach word, lib/record/recorder_attach.c)
  *
  * A thread id (-P TID of a thread that is not its process's main one)
@@ -26,9 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmds/cmds.h"
-#include "cmds/record_attach.h"
 #include "lib/attach/attach.h"
+#include "lib/session/session_attach.h"
 
 #define ATTACH_WAIT_MS 10000 /* for a runtime to say it is attached */
 #define DETACH_WAIT_MS 10000 /* for the runtimes to say they put everything back */
@@ -42,8 +41,8 @@ struct attach_proc {
 	int pidfd;  /* from the attach on: its exit status once reaped */
 };
 
-struct record_attach {
-	struct record_opts *o;
+struct session_attach {
+	struct utrace_session_opts *o;
 	const char *runtime;
 	struct attach_proc *p;
 	unsigned n, attached, detached;
@@ -65,7 +64,7 @@ static double now_ms(void)
 /* The runtime's NOTICE "attached" ends its registration (init.c). */
 static void attach_notice(void *arg, int pid, const char *text)
 {
-	struct record_attach *a = arg;
+	struct session_attach *a = arg;
 
 	for (unsigned i = 0; i < a->n; i++)
 		if (a->p[i].t.pid == pid && !strcmp(text, "attached") && a->p[i].attached_ms < 0) {
@@ -77,7 +76,8 @@ static void attach_notice(void *arg, int pid, const char *text)
 }
 
 /* -P of a thread: the thread filter gets it. */
-static int attach_tid_filter(struct record_opts *o, const struct utrace_attach_target *t)
+static int attach_tid_filter(struct utrace_session_opts *o, const struct utrace_attach_target *t,
+			     struct session_fail *f)
 {
 	unsigned n = 0;
 
@@ -85,27 +85,25 @@ static int attach_tid_filter(struct record_opts *o, const struct utrace_attach_t
 		return 0;
 	while (n < 15 && o->rec.tids[n])
 		n++;
-	if (n == 15) {
-		utrace_die_msg("record", "-P %d: at most 15 threads with -P and -T", t->tid);
-		return 2;
-	}
+	if (n == 15)
+		return session_failf(f, 2, "-P %d: at most 15 threads with -P and -T", t->tid);
 	o->rec.tids[n] = t->tid;
 	return 0;
 }
 
-static int attach_opts_ok(const struct record_opts *o)
+static int attach_opts_ok(const struct utrace_session_opts *o, struct session_fail *f)
 {
 	const char *bad = o->sample.off_cpu	       ? "--off-cpu"
 			  : o->sample.freq && o->npids > 1 ? "-F with more than one -P"
 							   : NULL;
 
 	if (bad)
-		utrace_die_msg("record", "-P: %s does not work on an attached process yet", bad);
-	return bad ? 2 : 0;
+		return session_failf(f, 2, "-P: %s does not work on an attached process yet", bad);
+	return 0;
 }
 
 /* The program of the first process, for the lookups of its events. */
-static int attach_exe(struct record_attach *a)
+static int attach_exe(struct session_attach *a)
 {
 	char link[64], path[PATH_MAX];
 	ssize_t n;
@@ -119,14 +117,15 @@ static int attach_exe(struct record_attach *a)
 	return 0;
 }
 
-struct record_attach *record_attach_check(struct record_opts *o, const char *runtime, int *status)
+struct session_attach *session_attach_check(struct utrace_session_opts *o, const char *runtime,
+					    struct session_fail *f, int *status)
 {
-	struct record_attach *a = calloc(1, sizeof(*a));
+	struct session_attach *a = calloc(1, sizeof(*a));
 	struct utrace_error err = {0};
 
 	*status = 1;
 	if (!a || !(a->p = calloc(o->npids, sizeof(*a->p)))) {
-		utrace_die_msg("record", "out of memory");
+		session_failf(f, 1, "out of memory");
 		free(a);
 		return NULL;
 	}
@@ -134,7 +133,7 @@ struct record_attach *record_attach_check(struct record_opts *o, const char *run
 	a->runtime = runtime;
 	a->n = o->npids;
 	a->t0 = now_ms();
-	if ((*status = attach_opts_ok(o)))
+	if ((*status = attach_opts_ok(o, f)))
 		goto fail;
 	for (unsigned i = 0; i < a->n; i++) {
 		a->p[i].attached_ms = -1;
@@ -142,11 +141,10 @@ struct record_attach *record_attach_check(struct record_opts *o, const char *run
 		a->p[i].pidfd = -1;
 		/* the socket's folder is checked once it exists */
 		if (utrace_attach_check(o->pids[i], runtime, runtime, &a->p[i].t, &err) < 0) {
-			utrace_die_msg("record", "%s", err.msg);
-			*status = 1;
+			*status = session_failf(f, 1, "%s", err.msg);
 			goto fail;
 		}
-		if ((*status = attach_tid_filter(o, &a->p[i].t)))
+		if ((*status = attach_tid_filter(o, &a->p[i].t, f)))
 			goto fail;
 	}
 	if ((*status = attach_exe(a)))
@@ -157,7 +155,7 @@ struct record_attach *record_attach_check(struct record_opts *o, const char *run
 	o->rec.notice_arg = a;
 	return a;
 fail:
-	record_attach_free(a);
+	session_attach_free(a);
 	return NULL;
 }
 
@@ -217,53 +215,56 @@ static void attach_reaped_status(struct attach_proc *p)
 
 /* How a process that ended while attached ended, if it was seen: a
  * signal that killed it is worth saying (a crash of the program, or of
- * our patching). */
-static void attach_say_killed(const struct attach_proc *p)
+ * our patching): to log, or (log NULL) after the error of f. */
+static void attach_say_killed(const struct attach_proc *p, FILE *log, struct session_fail *f)
 {
 	int sig = p->status & 0x7f;
 
 	if (p->status < 0 || !sig || sig == 0x7f)
 		return;
-	fprintf(stderr, "utrace record: %d (%s) was killed by signal %d (%s)%s\n", p->t.pid,
-		p->t.comm, sig, strsignal(sig), p->status & 0x80 ? ", core dumped" : "");
+	if (log)
+		session_log(log, "%d (%s) was killed by signal %d (%s)%s", p->t.pid, p->t.comm, sig,
+			    strsignal(sig), p->status & 0x80 ? ", core dumped" : "");
+	else
+		session_fail_line(f, "utrace record: %d (%s) was killed by signal %d (%s)%s",
+				  p->t.pid, p->t.comm, sig, strsignal(sig),
+				  p->status & 0x80 ? ", core dumped" : "");
 }
 
 /* Polls until process p says it is attached, or its bootstrap failed. */
-static int attach_wait(struct record_attach *a, struct attach_proc *p, struct utrace_recorder *r)
+static int attach_wait(struct session_attach *a, struct attach_proc *p, struct utrace_recorder *r,
+		       struct session_fail *f)
 {
 	struct utrace_error err = {0};
 	double end = now_ms() + ATTACH_WAIT_MS;
 
 	while (p->attached_ms < 0) {
-		if (utrace_recorder_poll(r, 1, &err) < 0) {
-			utrace_die_msg("record", "%s", err.msg);
-			return 1;
-		}
+		if (utrace_recorder_poll(r, 1, &err) < 0)
+			return session_failf(f, 1, "%s", err.msg);
 		if (p->attached_ms >= 0)
 			break;
 		if (utrace_attach_status(&p->t, p->boot, &err) <= 0) {
-			utrace_die_msg("record", "%s", err.msg);
+			session_failf(f, 1, "%s", err.msg);
 			if (attach_gone(p->t.pid, &p->status)) {
 				attach_reaped_status(p);
-				attach_say_killed(p);
+				attach_say_killed(p, NULL, f);
 			}
 			return 1;
 		}
-		if (now_ms() > end) {
-			utrace_die_msg("record",
-				       "-P %d: the runtime did not say it was attached "
-				       "within %d s",
-				       p->t.tid, ATTACH_WAIT_MS / 1000);
-			return 1;
-		}
+		if (now_ms() > end)
+			return session_failf(f, 1,
+					     "-P %d: the runtime did not say it was attached "
+					     "within %d s",
+					     p->t.tid, ATTACH_WAIT_MS / 1000);
 	}
 	a->attached++;
-	fprintf(stderr, "utrace record: attached to %d (%s) in %.1f ms\n", p->t.tid, p->t.comm,
-		p->attached_ms);
+	session_log(a->o->log, "attached to %d (%s) in %.1f ms", p->t.tid, p->t.comm,
+		    p->attached_ms);
 	return 0;
 }
 
-int record_attach_start(struct record_attach *a, struct utrace_recorder *r)
+int session_attach_start(struct session_attach *a, struct utrace_recorder *r,
+			 struct session_fail *f)
 {
 	const char *sock = utrace_recorder_sock_path(r);
 	struct utrace_error err = {0};
@@ -273,18 +274,16 @@ int record_attach_start(struct record_attach *a, struct utrace_recorder *r)
 
 		p->pidfd = (int)syscall(SYS_pidfd_open, p->t.pid, 0); /* -1: none */
 		if (utrace_attach_check(p->t.tid, a->runtime, sock, &p->t, &err) < 0 ||
-		    utrace_attach_inject(&p->t, a->runtime, sock, &p->boot, &err) < 0) {
-			utrace_die_msg("record", "%s", err.msg);
-			return 1;
-		}
-		if (attach_wait(a, p, r))
+		    utrace_attach_inject(&p->t, a->runtime, sock, &p->boot, &err) < 0)
+			return session_failf(f, 1, "%s", err.msg);
+		if (attach_wait(a, p, r, f))
 			return 1;
 	}
 	a->traced_at = now_ms();
 	return 0;
 }
 
-bool record_attach_over(struct record_attach *a)
+bool session_attach_over(struct session_attach *a)
 {
 	unsigned gone = 0;
 
@@ -298,7 +297,7 @@ bool record_attach_over(struct record_attach *a)
 	return a->o->duration > 0 && now_ms() - a->traced_at >= a->o->duration * 1e3;
 }
 
-void record_attach_detach(struct record_attach *a, struct utrace_recorder *r)
+void session_attach_detach(struct session_attach *a, struct utrace_recorder *r)
 {
 	struct utrace_error err = {0};
 	unsigned live = 0;
@@ -310,22 +309,21 @@ void record_attach_detach(struct record_attach *a, struct utrace_recorder *r)
 		    !(a->p[i].gone = a->p[i].gone || attach_gone(a->p[i].t.pid, &a->p[i].status));
 	done = utrace_recorder_detach(r, live, DETACH_WAIT_MS, &err);
 	if (done < 0)
-		utrace_die_msg("record", "detach: %s", err.msg);
+		session_log(a->o->log, "detach: %s", err.msg);
 	else if ((unsigned)done < live)
-		utrace_die_msg("record",
-			       "detach: %u of %u processes did not say they had put "
-			       "their code back within %d s",
-			       live - (unsigned)done, live, DETACH_WAIT_MS / 1000);
+		session_log(a->o->log,
+			    "detach: %u of %u processes did not say they had put "
+			    "their code back within %d s",
+			    live - (unsigned)done, live, DETACH_WAIT_MS / 1000);
 	else if (live)
-		fprintf(stderr, "utrace record: detached from %u process%s\n", live,
-			live == 1 ? "" : "es");
+		session_log(a->o->log, "detached from %u process%s", live, live == 1 ? "" : "es");
 	if (live < a->n) {
-		fprintf(stderr, "utrace record: %u process%s ended while attached\n", a->n - live,
-			a->n - live == 1 ? "" : "es");
+		session_log(a->o->log, "%u process%s ended while attached", a->n - live,
+			    a->n - live == 1 ? "" : "es");
 		for (unsigned i = 0; i < a->n; i++)
 			if (a->p[i].gone) {
 				attach_reaped_status(&a->p[i]);
-				attach_say_killed(&a->p[i]);
+				attach_say_killed(&a->p[i], a->o->log, NULL);
 			}
 	}
 	a->detached = done > 0 ? (unsigned)done : 0;
@@ -334,12 +332,12 @@ void record_attach_detach(struct record_attach *a, struct utrace_recorder *r)
 			a->detached++;
 }
 
-int record_attach_status(const struct record_attach *a)
+int session_attach_status(const struct session_attach *a)
 {
 	return a && a->attached == a->n && a->detached >= a->n ? 0 : 1;
 }
 
-void record_attach_free(struct record_attach *a)
+void session_attach_free(struct session_attach *a)
 {
 	if (!a)
 		return;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_daemons.c - the end of a recording whose command started daemons
- * (cmds/record_run_internal.h).
+ * session_daemons.c - the end of a recording whose command started daemons
+ * (lib/session/session_internal.h).
  *
  * `gpg -c` starts gpg-agent, `ssh-agent` itself forks one, tmux its
  * server, `emacs --daemon` itself: a process that stays after the command
@@ -28,12 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmds/record_run_internal.h"
+#include "lib/session/session_internal.h"
 
 #define DAEMONS_MAX 256 /* more traced processes than that: wait */
 
 /* The command's session while it runs: it may have left ours. */
-void record_daemons_watch(struct record_session *s)
+void session_daemons_watch(struct utrace_session *s)
 {
 	pid_t sid;
 
@@ -44,7 +44,7 @@ void record_daemons_watch(struct record_session *s)
 }
 
 /* pid is in the command's session (or may be: not known yet). */
-static bool daemons_in_session(const struct record_session *s, int pid)
+static bool daemons_in_session(const struct utrace_session *s, int pid)
 {
 	pid_t sid;
 
@@ -56,7 +56,7 @@ static bool daemons_in_session(const struct record_session *s, int pid)
 	return sid < 0 || sid == s->sid || sid == s->cmd_sid;
 }
 
-static bool daemons_any_in_session(const struct record_session *s, const int *pids, uint32_t n)
+static bool daemons_any_in_session(const struct utrace_session *s, const int *pids, uint32_t n)
 {
 	if (n > DAEMONS_MAX)
 		return true; /* not all seen: wait */
@@ -75,8 +75,8 @@ static uint64_t daemons_now_ns(void)
 }
 
 /*
- * The command has exited: 0 to go on, RECORD_ALL_GONE or
- * RECORD_DAEMONS_LEFT.  The processes that count are those connected and
+ * The command has exited: 0 to go on, SESSION_ALL_GONE or
+ * SESSION_DAEMONS_LEFT.  The processes that count are those connected and
  * those that map the control page: a child forked just before its parent
  * exited (the first half of a double fork) maps it before it connects,
  * and would be missed by looking at the connections alone.  That look in
@@ -84,7 +84,7 @@ static uint64_t daemons_now_ns(void)
  * most every DAEMONS_LOOK_NS.
  */
 #define DAEMONS_LOOK_NS 20000000ull
-int record_daemons_end_check(struct record_session *s)
+int session_daemons_end_check(struct utrace_session *s)
 {
 	int pids[DAEMONS_MAX];
 	uint32_t n = utrace_recorder_traced_pids(s->r, pids, DAEMONS_MAX);
@@ -100,8 +100,8 @@ int record_daemons_end_check(struct record_session *s)
 	if (s->o->follow_daemons ? n > 0 : daemons_any_in_session(s, pids, n))
 		return 0;
 	if (!n && utrace_recorder_traced_pids(s->r, pids, 0) == 0)
-		return RECORD_ALL_GONE;
-	return RECORD_DAEMONS_LEFT;
+		return SESSION_ALL_GONE;
+	return SESSION_DAEMONS_LEFT;
 }
 
 /* Its name, as ps shows it. */
@@ -123,10 +123,11 @@ static void daemons_comm(int pid, char *comm, size_t len)
 
 /* Tracing off in the daemons, and which ones run on: those connected
  * and those that map the control page, each once. */
-void record_daemons_end(struct record_session *s)
+void session_daemons_end(struct utrace_session *s)
 {
 	int pids[2 * DAEMONS_MAX];
 	uint32_t n, said = 0;
+	FILE *log = s->o->log;
 
 	utrace_recorder_stop(s->r);
 	utrace_recorder_refuse(s->r); /* a daemon's child that connects later: untraced */
@@ -134,8 +135,11 @@ void record_daemons_end(struct record_session *s)
 	n = n < DAEMONS_MAX ? n : DAEMONS_MAX;
 	n += utrace_recorder_mapping_pids(s->r, pids + n, DAEMONS_MAX);
 	n = n < 2 * DAEMONS_MAX ? n : 2 * DAEMONS_MAX;
-	fprintf(stderr, "utrace record: %s ended; processes it started left its session and "
-			"run on, no longer traced (--follow-daemons records them until they exit):",
+	if (!log)
+		return;
+	fprintf(log,
+		"utrace record: %s ended; processes it started left its session and "
+		"run on, no longer traced (--follow-daemons records them until they exit):",
 		s->o->argv[0]);
 	for (uint32_t i = 0; i < n; i++) {
 		char comm[32];
@@ -146,7 +150,7 @@ void record_daemons_end(struct record_session *s)
 		if (seen || pids[i] <= 0 || getsid(pids[i]) < 0)
 			continue;
 		daemons_comm(pids[i], comm, sizeof(comm));
-		fprintf(stderr, "%s pid %d (%s)", said++ ? "," : "", pids[i], comm);
+		fprintf(log, "%s pid %d (%s)", said++ ? "," : "", pids[i], comm);
 	}
-	fprintf(stderr, "%s\n", said ? "" : " none left");
+	fprintf(log, "%s\n", said ? "" : " none left");
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record_synth.c - `utrace record --synthetic DEF`: the definitions parsed
+ * session_synth.c - `utrace record --synthetic DEF`: the definitions parsed
  * before anything runs (the kernel's errors, with a caret), and what the
- * pre-run check of the -R triggers (record_triggers.c) needs to compile a
+ * pre-run check of the -R triggers (session_triggers.c) needs to compile a
  * trigger that refers to another's variable ($ts0) or fires a synthetic
  * event: the trigger that defines the variable, compiled for its event's
  * format, gives the key it must share; the definitions give the count of
@@ -13,35 +13,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds/record_synth.h"
-#include "cmds/cmds.h"
+#include "lib/session/session_synth.h"
 #include "lib/hist/hist_compile.h"
 
-int record_synth_parse(const char **defs, unsigned n, struct utrace_synth ***out)
+int record_synth_parse(const char **defs, unsigned n, struct utrace_synth ***out,
+		       struct session_fail *f)
 {
 	struct utrace_synth **s = calloc(n + 1, sizeof(*s));
 
 	*out = s;
-	if (!s) {
-		utrace_die_msg("record", "out of memory");
-		return 1;
-	}
+	if (!s)
+		return session_failf(f, 1, "out of memory");
 	for (unsigned i = 0; i < n; i++) {
 		struct utrace_error err = {0};
 		int code;
 
 		if (utrace_synth_parse(defs[i], 0, &s[i], &code, &err) < 0) {
-			utrace_die_msg("record", "--synthetic: %s", err.msg);
-			if (err.column > 0)
-				fprintf(stderr, "  %s\n  %*s^\n", defs[i], err.column - 1, "");
+			session_failf(f, 2, "--synthetic: %s", err.msg);
+			session_fail_caret(f, defs[i], err.column);
 			return 2;
 		}
 		for (unsigned k = 0; k < i; k++)
-			if (!strcmp(s[k]->name, s[i]->name)) {
-				utrace_die_msg("record", "--synthetic '%s': Event already exists",
-					       defs[i]);
-				return 2;
-			}
+			if (!strcmp(s[k]->name, s[i]->name))
+				return session_failf(f, 2, "--synthetic '%s': Event already exists",
+						     defs[i]);
 	}
 	return 0;
 }

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session_dynev.h - the live tracefs's dynamic_events and synthetic_events
+ * over a recording (lib/session/session_dynev.c): probes and synthetic events
+ * defined, enabled and removed while the programs run.
+ */
+#ifndef UTRACE_SESSION_DYNEV_H
+#define UTRACE_SESSION_DYNEV_H
+
+#include "lib/session/session.h"
+#include "lib/live/live.h"
+
+struct session_live;
+struct session_dynev;
+
+/* The state for rl's recording (NULL: out of memory), its ops set
+ * in ops (whose arg must be rl). */
+struct session_dynev *session_dynev_new(struct session_live *rl,
+					const struct utrace_session_opts *o,
+					struct utrace_live_ops *ops);
+void session_dynev_free(struct session_dynev *d);
+
+/* The id an event has in rl's recording (the recorder held): that of
+ * its event selection (-e), else of one of the tracefs's own. */
+int session_dynev_event_id(struct session_live *rl, const char *system, const char *name);
+
+#endif
