@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "cmds/select_opts.h"
+#include "lib/report/report_select.h"
 #include "lib/base/private_file.h"
 #include "lib/report/callgraph.h"
 #include "lib/tracefile/dat_reader.h"
@@ -99,8 +99,8 @@ static void usage(FILE *f)
 static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *d,
 			const struct utrace_pass_stats *st)
 {
-	select_opts_warn(so, d, st->damaged, st->damaged_first);
-	select_opts_unread(so->cmd, st->damaged, st->unread, st->unread_unknown);
+	utrace_select_warn(so, d, st->damaged, st->damaged_first, stderr);
+	utrace_select_unread(so->cmd, st->damaged, st->unread, st->unread_unknown, stderr);
 	if (st->lost || st->lost_unknown)
 		fprintf(stderr, "utrace dump: warning: events were lost (%" PRIu64 "%s)\n",
 			st->lost, st->lost_unknown ? " and more" : "");
@@ -411,7 +411,7 @@ int cmd_dump(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct dump_args a = {.fmt = RAW, .unit = UTRACE_FLAME_NS};
-	const struct utrace_select_cmd cmd = {"dump", "o:", longopts, usage, dump_option, &a, 0};
+	const struct utrace_select_cmd cmd = {"dump", "o:", longopts, dump_option, &a, 0};
 	struct utrace_select_opts so;
 	struct utrace_error err = {0};
 	struct utrace_pass_stats st;
@@ -419,7 +419,11 @@ int cmd_dump(int argc, char **argv)
 	FILE *out = stdout;
 	int ret;
 
-	ret = select_opts_parse(&so, &cmd, argc, argv);
+	ret = utrace_select_parse(&so, &cmd, argc, argv, &err);
+	if (ret > 0)
+		usage(stdout);
+	else if (ret < 0)
+		utrace_die_msg("dump", "%s", err.msg);
 	if (ret)
 		return ret < 0;
 	if ((a.svg && a.fmt != FLAME) ||
@@ -436,28 +440,32 @@ int cmd_dump(int argc, char **argv)
 		utrace_die_msg("dump", "--source goes with --flame-graph or --pprof");
 		return 1;
 	}
-	if (select_opts_open(&so, &d) < 0)
+	if (utrace_select_open(&so, &d, &err) < 0) {
+		utrace_die_msg("dump", "%s", err.msg);
 		return 1;
+	}
 	/* durations need function_graph; samples do not */
 	if ((a.fmt == FLAME || a.fmt == PPROF) &&
 	    (a.source == SRC_FUNCTIONS ||
 	     (a.source == SRC_AUTO && !utrace_dat_has_samples(d, NULL, NULL))) &&
-	    select_opts_need_graph(&so, d,
-				   a.fmt == FLAME ? "--flame-graph needs call durations"
-						  : "--pprof needs call durations") < 0) {
-		select_opts_close(&so, d);
+	    utrace_select_need_graph(&so, d,
+				     a.fmt == FLAME ? "--flame-graph needs call durations"
+						    : "--pprof needs call durations",
+				     &err) < 0) {
+		utrace_die_msg("dump", "%s", err.msg);
+		utrace_select_close(&so, d);
 		return 1;
 	}
 	if (a.fmt == PERFETTO && !a.outpath && isatty(STDOUT_FILENO)) {
 		utrace_die_msg("dump",
 			       "--perfetto writes binary protobuf: give -o FILE or redirect "
 			       "standard output");
-		select_opts_close(&so, d);
+		utrace_select_close(&so, d);
 		return 1;
 	}
 	if (a.outpath && !(out = dump_create(a.outpath))) {
 		utrace_die_msg("dump", "%s: %s", a.outpath, strerror(errno));
-		select_opts_close(&so, d);
+		utrace_select_close(&so, d);
 		return 1;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 16);
@@ -468,9 +476,9 @@ int cmd_dump(int argc, char **argv)
 	if (out != stdout && fclose(out) == EOF && ret == 0)
 		ret = utrace_error_set(&err, -1, "writing %s: %s", a.outpath, strerror(errno));
 	if (ret < 0)
-		select_opts_fail(&so, &err);
+		utrace_die_msg("dump", "%s", utrace_select_about(&so, &err));
 	else
 		print_notes(&so, d, &st);
-	select_opts_close(&so, d);
+	utrace_select_close(&so, d);
 	return ret < 0;
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "cmds/select_opts.h"
+#include "lib/report/report_select.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/report/profile.h"
 #include "lib/report/report_hist.h"
@@ -107,7 +107,7 @@ static void print_summary(const struct utrace_select_opts *so, struct utrace_dat
 {
 	unsigned shown = 0, threads = 0;
 
-	select_opts_warn(so, d, sum->warnings, sum->warning);
+	utrace_select_warn(so, d, sum->warnings, sum->warning, stderr);
 	for (unsigned i = 0; i < utrace_dat_notice_count(d); i++)
 		print_notice(utrace_dat_notice(d, i));
 
@@ -133,7 +133,7 @@ static void print_summary(const struct utrace_select_opts *so, struct utrace_dat
 			"utrace report: %" PRIu64 " time%s, an unknown number of events was lost "
 			"(sub-buffers missing)\n",
 			sum->lost_unknown, sum->lost_unknown == 1 ? "" : "s");
-	select_opts_unread(so->cmd, sum->warnings, sum->unread, sum->unread_unknown);
+	utrace_select_unread(so->cmd, sum->warnings, sum->unread, sum->unread_unknown, stderr);
 }
 
 struct profile_pass {
@@ -219,17 +219,19 @@ static int report_samples(struct utrace_select_opts *so, const char *keys,
 
 	if (utrace_samples_parse_sort(keys ? keys : "comm,dso,sym", o->order, &o->n, &err) < 0) {
 		utrace_die_msg("report", "%s", err.msg);
-		select_opts_close(so, NULL);
+		utrace_select_close(so, NULL);
 		return 1;
 	}
-	if (select_opts_open(so, &d) < 0)
+	if (utrace_select_open(so, &d, &err) < 0) {
+		utrace_die_msg("report", "%s", err.msg);
 		return 1;
+	}
 	ret = utrace_samples_report(d, o, stdout, &err);
 	if (ret == 0 && fflush(stdout) == EOF)
 		ret = utrace_error_set(&err, -1, "writing the report failed");
 	if (ret < 0)
-		select_opts_fail(so, &err);
-	select_opts_close(so, d);
+		utrace_die_msg("report", "%s", utrace_select_about(so, &err));
+	utrace_select_close(so, d);
 	return ret < 0;
 }
 
@@ -240,8 +242,10 @@ static int report_hist(struct utrace_select_opts *so)
 	struct utrace_dat *d;
 	int ret;
 
-	if (select_opts_open(so, &d) < 0)
+	if (utrace_select_open(so, &d, &err) < 0) {
+		utrace_die_msg("report", "%s", err.msg);
 		return 1;
+	}
 	ret = utrace_report_print_hist(d, stdout, NULL, &err);
 	if (ret == 0)
 		fprintf(stderr,
@@ -251,8 +255,8 @@ static int report_hist(struct utrace_select_opts *so)
 	if (ret >= 0 && fflush(stdout) == EOF)
 		ret = utrace_error_set(&err, -1, "writing the report failed");
 	if (ret < 0)
-		select_opts_fail(so, &err);
-	select_opts_close(so, d);
+		utrace_die_msg("report", "%s", utrace_select_about(so, &err));
+	utrace_select_close(so, d);
 	return ret < 0;
 }
 
@@ -266,11 +270,13 @@ static int report_snapshot(struct utrace_select_opts *so, const struct utrace_re
 
 	if (so->filter) {
 		utrace_die_msg("report", "--snapshot prints whole snapshots: no selection");
-		select_opts_close(so, NULL);
+		utrace_select_close(so, NULL);
 		return 1;
 	}
-	if (select_opts_open(so, &d) < 0)
+	if (utrace_select_open(so, &d, &err) < 0) {
+		utrace_die_msg("report", "%s", err.msg);
 		return 1;
+	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	ret = utrace_report_print_snapshots(d, stdout, opts, &err);
 	if (ret == 0)
@@ -279,8 +285,8 @@ static int report_snapshot(struct utrace_select_opts *so, const struct utrace_re
 			"and --overwrite for a flight recorder)\n",
 			utrace_dat_path(d));
 	if (ret < 0)
-		select_opts_fail(so, &err);
-	select_opts_close(so, d);
+		utrace_die_msg("report", "%s", utrace_select_about(so, &err));
+	utrace_select_close(so, d);
 	return ret <= 0;
 }
 
@@ -364,8 +370,7 @@ int cmd_report(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct report_args a = {.keys = NULL};
-	const struct utrace_select_cmd cmd = {"report",	     "O:ts:f:g::", longopts, usage,
-					      report_option, &a,	   0};
+	const struct utrace_select_cmd cmd = {"report", "O:ts:f:g::", longopts, report_option, &a, 0};
 	struct utrace_select_opts so;
 	struct utrace_report_summary sum;
 	struct utrace_error err = {0};
@@ -374,23 +379,27 @@ int cmd_report(int argc, char **argv)
 
 	utrace_report_opts_init(&a.opts);
 	a.argv = argv;
-	ret = select_opts_parse(&so, &cmd, argc, argv);
+	ret = utrace_select_parse(&so, &cmd, argc, argv, &err);
+	if (ret > 0)
+		usage(stdout);
+	else if (ret < 0)
+		utrace_die_msg("report", "%s", err.msg);
 	if (ret)
 		return ret < 0;
 	if (((a.keys && !a.samples) || a.fields) && !a.profile) {
 		utrace_die_msg("report",
 			       "-s and -f are options of --profile (and -s of --samples)");
-		select_opts_close(&so, NULL);
+		utrace_select_close(&so, NULL);
 		return 1;
 	}
 	if (a.profile && a.keys && utrace_profile_check_sort(a.keys, &err) < 0) {
 		utrace_die_msg("report", "%s", err.msg);
-		select_opts_close(&so, NULL);
+		utrace_select_close(&so, NULL);
 		return 1;
 	}
 	if ((a.so.graph || a.so.children) && !a.samples) {
 		utrace_die_msg("report", "-g and --children are options of --samples");
-		select_opts_close(&so, NULL);
+		utrace_select_close(&so, NULL);
 		return 1;
 	}
 	if (a.samples)
@@ -399,14 +408,16 @@ int cmd_report(int argc, char **argv)
 		return report_hist(&so);
 	if (a.snapshot)
 		return report_snapshot(&so, &a.opts);
-	if (select_opts_open(&so, &d) < 0)
+	if (utrace_select_open(&so, &d, &err) < 0) {
+		utrace_die_msg("report", "%s", err.msg);
 		return 1;
+	}
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	if (a.stat) {
 		ret = utrace_report_print_stat(d, stdout, so.filter, &err);
 		if (ret < 0)
-			select_opts_fail(&so, &err);
-		select_opts_close(&so, d);
+			utrace_die_msg("report", "%s", utrace_select_about(&so, &err));
+		utrace_select_close(&so, d);
 		return ret < 0;
 	}
 	if (a.profile) {
@@ -425,13 +436,13 @@ int cmd_report(int argc, char **argv)
 	}
 	if (ret < 0) {
 		fflush(stdout);
-		select_opts_fail(&so, &err);
+		utrace_die_msg("report", "%s", utrace_select_about(&so, &err));
 		utrace_report_summary_free(&sum);
-		select_opts_close(&so, d);
+		utrace_select_close(&so, d);
 		return 1;
 	}
 	print_summary(&so, d, &sum);
 	utrace_report_summary_free(&sum);
-	select_opts_close(&so, d);
+	utrace_select_close(&so, d);
 	return 0;
 }
