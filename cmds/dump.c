@@ -100,11 +100,11 @@ static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *
 
 static int dump_option(void *arg, int c, const char *value, struct utrace_error *err)
 {
-	struct dump_args *a = arg;
-	enum format want = c == OPT_CHROME     ? CHROME
-			   : c == OPT_PERFETTO ? PERFETTO
-			   : c == OPT_PPROF    ? PPROF
-					       : FLAME;
+	struct utrace_dump_opts *a = arg;
+	enum utrace_dump_format want = c == OPT_CHROME	   ? UTRACE_DUMP_CHROME
+				       : c == OPT_PERFETTO ? UTRACE_DUMP_PERFETTO
+				       : c == OPT_PPROF	   ? UTRACE_DUMP_PPROF
+							   : UTRACE_DUMP_FLAME;
 
 	switch (c) {
 	case 'o':
@@ -114,7 +114,7 @@ static int dump_option(void *arg, int c, const char *value, struct utrace_error 
 	case OPT_FLAME:
 	case OPT_PERFETTO:
 	case OPT_PPROF:
-		if (a->fmt != RAW && a->fmt != want)
+		if (a->fmt != UTRACE_DUMP_RAW && a->fmt != want)
 			return utrace_error_set(
 			    err, -1, "one of --chrome, --flame-graph, --perfetto and --pprof");
 		a->fmt = want;
@@ -136,9 +136,9 @@ static int dump_option(void *arg, int c, const char *value, struct utrace_error 
 		return 0;
 	case OPT_SOURCE:
 		if (!strcmp(value, "functions"))
-			a->source = SRC_FUNCTIONS;
+			a->source = UTRACE_DUMP_FUNCTIONS;
 		else if (!strcmp(value, "samples"))
-			a->source = SRC_SAMPLES;
+			a->source = UTRACE_DUMP_SAMPLES;
 		else
 			return utrace_error_set(err, -1, "--source '%s': functions or samples",
 						value);
@@ -182,7 +182,7 @@ int cmd_dump(int argc, char **argv)
 	    {"source", required_argument, NULL, OPT_SOURCE},
 	    {NULL, 0, NULL, 0},
 	};
-	struct dump_args a = {.fmt = RAW, .unit = UTRACE_FLAME_NS};
+	struct utrace_dump_opts a = {.fmt = UTRACE_DUMP_RAW, .unit = UTRACE_FLAME_NS};
 	const struct utrace_select_cmd cmd = {"dump", "o:", longopts, dump_option, &a, 0};
 	struct utrace_select_opts so;
 	struct utrace_error err = {0};
@@ -198,7 +198,7 @@ int cmd_dump(int argc, char **argv)
 		utrace_die_msg("dump", "%s", err.msg);
 	if (ret)
 		return ret < 0;
-	if ((a.svg && a.fmt != FLAME) ||
+	if ((a.svg && a.fmt != UTRACE_DUMP_FLAME) ||
 	    ((a.svg_opts.icicle || a.svg_opts.title || a.diff) && !a.svg)) {
 		utrace_die_msg("dump", "%s goes with %s (see 'utrace dump --help')",
 			       a.svg		   ? "--svg"
@@ -208,7 +208,7 @@ int cmd_dump(int argc, char **argv)
 			       a.svg ? "--flame-graph" : "--flame-graph --svg");
 		return 1;
 	}
-	if (a.source && a.fmt != FLAME && a.fmt != PPROF) {
+	if (a.source && a.fmt != UTRACE_DUMP_FLAME && a.fmt != UTRACE_DUMP_PPROF) {
 		utrace_die_msg("dump", "--source goes with --flame-graph or --pprof");
 		return 1;
 	}
@@ -217,18 +217,19 @@ int cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	/* durations need function_graph; samples do not */
-	if ((a.fmt == FLAME || a.fmt == PPROF) &&
-	    (a.source == SRC_FUNCTIONS ||
-	     (a.source == SRC_AUTO && !utrace_dat_has_samples(d, NULL, NULL))) &&
+	if ((a.fmt == UTRACE_DUMP_FLAME || a.fmt == UTRACE_DUMP_PPROF) &&
+	    (a.source == UTRACE_DUMP_FUNCTIONS ||
+	     (a.source == UTRACE_DUMP_AUTO && !utrace_dat_has_samples(d, NULL, NULL))) &&
 	    utrace_select_need_graph(&so, d,
-				     a.fmt == FLAME ? "--flame-graph needs call durations"
-						    : "--pprof needs call durations",
+				     a.fmt == UTRACE_DUMP_FLAME
+					 ? "--flame-graph needs call durations"
+					 : "--pprof needs call durations",
 				     &err) < 0) {
 		utrace_die_msg("dump", "%s", err.msg);
 		utrace_select_close(&so, d);
 		return 1;
 	}
-	if (a.fmt == PERFETTO && !a.outpath && isatty(STDOUT_FILENO)) {
+	if (a.fmt == UTRACE_DUMP_PERFETTO && !a.outpath && isatty(STDOUT_FILENO)) {
 		utrace_die_msg("dump",
 			       "--perfetto writes binary protobuf: give -o FILE or redirect "
 			       "standard output");

@@ -120,15 +120,15 @@ static bool graph_empty(const struct utrace_callgraph *g)
 /* The call graph of d from the functions' durations (through the
  * selection) or from its samples, as src says; auto: the samples when
  * the functions give nothing and the file has samples. */
-static int build_graph(struct utrace_dat *d, struct utrace_report_filter *f, enum source src,
-		       struct utrace_callgraph **out, struct utrace_pass_stats *st,
-		       struct utrace_error *err)
+static int build_graph(struct utrace_dat *d, struct utrace_report_filter *f,
+		       enum utrace_dump_source src, struct utrace_callgraph **out,
+		       struct utrace_pass_stats *st, struct utrace_error *err)
 {
 	struct utrace_callgraph *g;
 	int ret;
 
 	*out = NULL;
-	if (src == SRC_SAMPLES)
+	if (src == UTRACE_DUMP_SAMPLES)
 		return utrace_samples_callgraph(d, out, err);
 	ret = utrace_callgraph_new(d, &g, err);
 	if (ret < 0)
@@ -136,7 +136,7 @@ static int build_graph(struct utrace_dat *d, struct utrace_report_filter *f, enu
 	ret = utrace_report_filter_run(f, d, graph_event, g, st, err);
 	if (ret == 0)
 		ret = utrace_callgraph_finish(g, err);
-	if (ret == 0 && src == SRC_AUTO && graph_empty(g) &&
+	if (ret == 0 && src == UTRACE_DUMP_AUTO && graph_empty(g) &&
 	    utrace_dat_has_samples(d, NULL, NULL)) {
 		utrace_callgraph_free(g);
 		return utrace_samples_callgraph(d, out, err);
@@ -150,7 +150,7 @@ static int build_graph(struct utrace_dat *d, struct utrace_report_filter *f, enu
 
 /* --diff: BASE's call paths, through the same selection and source as
  * the graph's. */
-static int load_base(const char *path, struct utrace_report_filter *f, enum source src,
+static int load_base(const char *path, struct utrace_report_filter *f, enum utrace_dump_source src,
 		     struct utrace_flame_diff **out, struct utrace_error *err)
 {
 	struct utrace_pass_stats st;
@@ -177,8 +177,8 @@ static int load_base(const char *path, struct utrace_report_filter *f, enum sour
 }
 
 int utrace_export_dump(struct utrace_dat *d, struct utrace_report_filter *f,
-		      const struct dump_args *a, FILE *out, struct utrace_pass_stats *st,
-		      struct utrace_error *err)
+		       const struct utrace_dump_opts *a, FILE *out, struct utrace_pass_stats *st,
+		       struct utrace_error *err)
 {
 	struct utrace_callgraph *g;
 	struct utrace_perfetto *p;
@@ -188,7 +188,7 @@ int utrace_export_dump(struct utrace_dat *d, struct utrace_report_filter *f,
 	int ret;
 
 	switch (a->fmt) {
-	case CHROME:
+	case UTRACE_DUMP_CHROME:
 		ret = utrace_chrome_begin(d, f, out, a->chrome_flags, &c, err);
 		if (ret < 0)
 			return ret;
@@ -198,7 +198,7 @@ int utrace_export_dump(struct utrace_dat *d, struct utrace_report_filter *f,
 			return ret;
 		}
 		return utrace_chrome_end(c, err);
-	case PERFETTO:
+	case UTRACE_DUMP_PERFETTO:
 		ret = utrace_perfetto_begin(d, f, out, &p, err);
 		if (ret < 0)
 			return ret;
@@ -208,8 +208,8 @@ int utrace_export_dump(struct utrace_dat *d, struct utrace_report_filter *f,
 			return ret;
 		}
 		return utrace_perfetto_end(p, err);
-	case FLAME:
-	case PPROF:
+	case UTRACE_DUMP_FLAME:
+	case UTRACE_DUMP_PPROF:
 		if (a->diff && load_base(a->diff, f, a->source, &svg_opts.diff, err) < 0)
 			return -1;
 		ret = build_graph(d, f, a->source, &g, st, err);
@@ -218,9 +218,10 @@ int utrace_export_dump(struct utrace_dat *d, struct utrace_report_filter *f,
 			return ret;
 		}
 		if (ret == 0)
-			ret = a->fmt == PPROF ? utrace_export_pprof(g, program(d), out, err)
-			      : a->svg	      ? utrace_export_svg(g, &svg_opts, out, err)
-					      : utrace_export_flame(g, out, a->unit, err);
+			ret = a->fmt == UTRACE_DUMP_PPROF
+				  ? utrace_export_pprof(g, program(d), out, err)
+			      : a->svg ? utrace_export_svg(g, &svg_opts, out, err)
+				       : utrace_export_flame(g, out, a->unit, err);
 		utrace_callgraph_free(g);
 		utrace_flame_diff_free(svg_opts.diff);
 		return ret;

@@ -20,28 +20,34 @@
 #include "lib/tracefile/dat_reader.h"
 
 /* What a flame graph (or pprof) is drawn from. */
-enum source {
-	SRC_AUTO,      /* functions if the file has calls, else samples */
-	SRC_FUNCTIONS, /* function_graph durations */
-	SRC_SAMPLES,   /* the sampled stacks of record -F */
+enum utrace_dump_source {
+	UTRACE_DUMP_AUTO,      /* functions if the file has calls, else samples */
+	UTRACE_DUMP_FUNCTIONS, /* function_graph durations */
+	UTRACE_DUMP_SAMPLES,   /* the sampled stacks of record -F */
 };
 
-enum format { RAW, CHROME, FLAME, PERFETTO, PPROF };
+enum utrace_dump_format {
+	UTRACE_DUMP_RAW,
+	UTRACE_DUMP_CHROME,
+	UTRACE_DUMP_FLAME,
+	UTRACE_DUMP_PERFETTO,
+	UTRACE_DUMP_PPROF
+};
 
 /* What the options set, besides the trace and the selection. */
-struct dump_args {
+struct utrace_dump_opts {
 	const char *outpath; /* -o */
-	enum format fmt;
+	enum utrace_dump_format fmt;
 	uint32_t chrome_flags;
 	enum utrace_flame_unit unit;
 	bool svg;
 	struct utrace_svg_opts svg_opts;
 	const char *diff; /* --diff BASE */
-	enum source source;
+	enum utrace_dump_source source;
 };
 
 int utrace_export_dump(struct utrace_dat *d, struct utrace_report_filter *f,
-		      const struct dump_args *a, FILE *out, struct utrace_pass_stats *st,
-		      struct utrace_error *err);
+		       const struct utrace_dump_opts *a, FILE *out, struct utrace_pass_stats *st,
+		       struct utrace_error *err);
 
 #endif
