@@ -20,12 +20,12 @@
 #include "lib/tracefile/dat_reader.h"
 #include "lib/report/profile.h"
 #include "lib/report/report_hist.h"
+#include "lib/report/report_profile.h"
 #include "lib/report/report_snapshot.h"
+#include "lib/report/report_summary.h"
 #include "lib/report/samples.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_text.h"
-
-#define LOST_LINES_MAX 20
 
 enum {
 	OPT_STAT = SELECT_OPT + 1,
@@ -80,133 +80,6 @@ static void usage(FILE *f)
 	    "%s"
 	    "  -h, --help             show this help\n",
 	    utrace_report_option_names(), utrace_report_filter_help());
-}
-
-/* A notice as the recorder saved it ("PID TID TEXT"), for the user.  An
- * attach (record -P) says which process and from when: its thread TID is
- * the one utrace started in it to load the runtime. */
-static void print_notice(const char *raw)
-{
-	int pid, tid, n = 0;
-	char when[32] = "";
-
-	if (sscanf(raw, "%d %d attached%n", &pid, &tid, &n) == 2 && n &&
-	    (!raw[n] || sscanf(raw + n, " at %31s", when) == 1)) {
-		fprintf(stderr,
-			"utrace report: notice: process %d was attached to (record -P)%s%s: what it "
-			"did before is not in the trace; its thread %d is utrace's, which loaded "
-			"the runtime\n",
-			pid, *when ? " at " : "", when, tid);
-		return;
-	}
-	fprintf(stderr, "utrace report: notice: %s\n", raw);
-}
-
-static void print_summary(const struct utrace_select_opts *so, struct utrace_dat *d,
-			  const struct utrace_report_summary *sum)
-{
-	unsigned shown = 0, threads = 0;
-
-	utrace_select_warn(so, d, sum->warnings, sum->warning, stderr);
-	for (unsigned i = 0; i < utrace_dat_notice_count(d); i++)
-		print_notice(utrace_dat_notice(d, i));
-
-	for (unsigned i = 0; i < sum->nr_bufs; i++)
-		threads += sum->buf_lost[i] != 0;
-	if (sum->lost)
-		fprintf(stderr, "utrace report: %" PRIu64 " event%s lost in %u thread%s:\n",
-			sum->lost, sum->lost == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
-	for (unsigned i = 0; i < sum->nr_bufs; i++) {
-		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(d, i);
-
-		if (!sum->buf_lost[i])
-			continue;
-		if (shown++ == LOST_LINES_MAX) {
-			fprintf(stderr, "  ... and %u more threads\n", threads - LOST_LINES_MAX);
-			break;
-		}
-		fprintf(stderr, "  %s-%d: %" PRIu64 " events lost\n", bi->comm, bi->tid,
-			sum->buf_lost[i]);
-	}
-	if (sum->lost_unknown)
-		fprintf(stderr,
-			"utrace report: %" PRIu64 " time%s, an unknown number of events was lost "
-			"(sub-buffers missing)\n",
-			sum->lost_unknown, sum->lost_unknown == 1 ? "" : "s");
-	utrace_select_unread(so->cmd, sum->warnings, sum->unread, sum->unread_unknown, stderr);
-}
-
-struct profile_pass {
-	struct utrace_profile *p;
-	struct utrace_report_summary *sum;
-};
-
-static int profile_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
-{
-	struct profile_pass *pp = arg;
-
-	if (ev->kind != UTRACE_EV_LOST)
-		return utrace_profile_add(pp->p, ev, err);
-	if (!(ev->flags & UTRACE_EVF_LOST_UNKNOWN))
-		pp->sum->buf_lost[ev->buf] += ev->lost;
-	return 0;
-}
-
-/* One pass over the selected events into the profile; counts the losses
- * and damaged sub-buffers into sum as utrace_report_print() does. */
-static int profile_pass(struct utrace_dat *d, struct utrace_report_filter *f,
-			struct utrace_profile *p, struct utrace_report_summary *sum,
-			struct utrace_error *err)
-{
-	struct profile_pass pp = {p, sum};
-	struct utrace_pass_stats st;
-	int ret;
-
-	memset(sum, 0, sizeof(*sum));
-	sum->nr_bufs = utrace_dat_buffer_count(d);
-	sum->buf_lost = calloc(sum->nr_bufs ? sum->nr_bufs : 1, sizeof(*sum->buf_lost));
-	if (!sum->buf_lost)
-		return utrace_error_set(err, -1, "%s: out of memory", utrace_dat_path(d));
-	ret = utrace_report_filter_run(f, d, profile_event, &pp, &st, err);
-	sum->events = st.events;
-	sum->lost = st.lost;
-	sum->lost_unknown = st.lost_unknown;
-	if (ret == 0 && (sum->warnings = st.damaged)) {
-		snprintf(sum->warning, sizeof(sum->warning), "%s", st.damaged_first);
-		sum->unread = st.unread;
-		sum->unread_unknown = st.unread_unknown;
-	}
-	return ret;
-}
-
-static int report_profile(struct utrace_dat *d, struct utrace_report_filter *f, const char *keys,
-			  uint32_t fields, struct utrace_report_summary *sum,
-			  struct utrace_error *err)
-{
-	struct utrace_profile *p;
-	int ret;
-
-	ret = utrace_profile_new(d, &p, err);
-	if (ret < 0)
-		return ret;
-	ret = profile_pass(d, f, p, sum, err);
-	if (ret == 0)
-		ret = utrace_profile_finish(p, err);
-	if (ret == 0 && keys)
-		ret = utrace_profile_sort(p, keys, err);
-	if (ret == 0)
-		ret = utrace_profile_print(p, stdout, fields, err);
-	if (ret == 0 && fflush(stdout) == EOF)
-		ret =
-		    utrace_error_set(err, -1, "%s: writing the profile failed", utrace_dat_path(d));
-	if (ret == 0 && utrace_profile_unfinished(p))
-		fprintf(stderr,
-			"utrace report: %" PRIu64 " call%s still running when the trace ends, "
-			"timed up to their thread's last event\n",
-			utrace_profile_unfinished(p),
-			utrace_profile_unfinished(p) == 1 ? " was" : "s were");
-	utrace_profile_free(p);
-	return ret;
 }
 
 /* --samples: perf report's view of the samples (lib/report/samples.c). */
@@ -429,7 +302,7 @@ int cmd_report(int argc, char **argv)
 		if (!a.fields)
 			a.fields = UTRACE_PROFILE_DEFAULT_FIELDS |
 				   (a.keys ? utrace_profile_sort_fields(a.keys) : 0);
-		ret = report_profile(d, so.filter, a.keys, a.fields, &sum, &err);
+		ret = utrace_report_profile(d, so.filter, a.keys, a.fields, &sum, &err);
 	} else {
 		a.opts.filter = so.filter;
 		ret = utrace_report_print(d, stdout, &a.opts, &sum, &err);
@@ -441,7 +314,7 @@ int cmd_report(int argc, char **argv)
 		utrace_select_close(&so, d);
 		return 1;
 	}
-	print_summary(&so, d, &sum);
+	utrace_report_summary_write(&so, d, &sum);
 	utrace_report_summary_free(&sum);
 	utrace_select_close(&so, d);
 	return 0;

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_summary.h - the summary `utrace report` writes after the trace
+ * (what went wrong while recording: warnings, notices, lost events).
+ */
+#ifndef UTRACE_LIB_REPORT_SUMMARY_H
+#define UTRACE_LIB_REPORT_SUMMARY_H
+
+#include "lib/report/report_select.h"
+#include "lib/report/report_text.h"
+#include "lib/tracefile/dat_reader.h"
+
+void utrace_report_summary_write(const struct utrace_select_opts *so, struct utrace_dat *d,
+				 const struct utrace_report_summary *sum);
+
+#endif
