@@ -248,6 +248,7 @@ int cmd_report(int argc, char **argv)
 	struct utrace_report_summary sum;
 	struct utrace_error err = {0};
 	struct utrace_dat *d;
+	uint64_t unfinished;
 	int ret;
 
 	utrace_report_opts_init(&a.opts);
@@ -294,15 +295,13 @@ int cmd_report(int argc, char **argv)
 		return ret < 0;
 	}
 	if (a.profile) {
-		const char *tracer = utrace_dat_meta(d, "tracer");
-
-		/* the function tracer has no durations: only the calls */
-		if (!a.fields && tracer && strcmp(tracer, "function_graph"))
-			a.fields = UTRACE_PROFILE_CALLS;
-		if (!a.fields)
-			a.fields = UTRACE_PROFILE_DEFAULT_FIELDS |
-				   (a.keys ? utrace_profile_sort_fields(a.keys) : 0);
-		ret = utrace_report_profile(d, so.filter, a.keys, a.fields, &sum, &err);
+		ret = utrace_report_profile(d, so.filter, a.keys, a.fields, stdout, &sum,
+					    &unfinished, &err);
+		if (unfinished)
+			fprintf(stderr,
+				"utrace report: %" PRIu64 " call%s still running when the trace "
+				"ends, timed up to their thread's last event\n",
+				unfinished, unfinished == 1 ? " was" : "s were");
 	} else {
 		a.opts.filter = so.filter;
 		ret = utrace_report_print(d, stdout, &a.opts, &sum, &err);
@@ -314,7 +313,7 @@ int cmd_report(int argc, char **argv)
 		utrace_select_close(&so, d);
 		return 1;
 	}
-	utrace_report_summary_write(&so, d, &sum);
+	utrace_report_summary_write(&so, d, &sum, stderr);
 	utrace_report_summary_free(&sum);
 	utrace_select_close(&so, d);
 	return 0;

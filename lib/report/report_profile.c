@@ -58,12 +58,19 @@ static int profile_pass(struct utrace_dat *d, struct utrace_report_filter *f,
 }
 
 int utrace_report_profile(struct utrace_dat *d, struct utrace_report_filter *f, const char *keys,
-			  uint32_t fields, struct utrace_report_summary *sum,
-			  struct utrace_error *err)
+			  uint32_t fields, FILE *out, struct utrace_report_summary *sum,
+			  uint64_t *unfinished, struct utrace_error *err)
 {
+	const char *tracer = utrace_dat_meta(d, "tracer");
 	struct utrace_profile *p;
 	int ret;
 
+	/* the function tracer has no durations: only the calls */
+	if (!fields && tracer && strcmp(tracer, "function_graph"))
+		fields = UTRACE_PROFILE_CALLS;
+	if (!fields)
+		fields = UTRACE_PROFILE_DEFAULT_FIELDS | (keys ? utrace_profile_sort_fields(keys) : 0);
+	*unfinished = 0;
 	ret = utrace_profile_new(d, &p, err);
 	if (ret < 0)
 		return ret;
@@ -73,16 +80,12 @@ int utrace_report_profile(struct utrace_dat *d, struct utrace_report_filter *f, 
 	if (ret == 0 && keys)
 		ret = utrace_profile_sort(p, keys, err);
 	if (ret == 0)
-		ret = utrace_profile_print(p, stdout, fields, err);
-	if (ret == 0 && fflush(stdout) == EOF)
+		ret = utrace_profile_print(p, out, fields, err);
+	if (ret == 0 && fflush(out) == EOF)
 		ret =
 		    utrace_error_set(err, -1, "%s: writing the profile failed", utrace_dat_path(d));
-	if (ret == 0 && utrace_profile_unfinished(p))
-		fprintf(stderr,
-			"utrace report: %" PRIu64 " call%s still running when the trace ends, "
-			"timed up to their thread's last event\n",
-			utrace_profile_unfinished(p),
-			utrace_profile_unfinished(p) == 1 ? " was" : "s were");
+	if (ret == 0)
+		*unfinished = utrace_profile_unfinished(p);
 	utrace_profile_free(p);
 	return ret;
 }
