@@ -82,87 +82,6 @@ static void usage(FILE *f)
 	    utrace_report_option_names(), utrace_report_filter_help());
 }
 
-/* --samples: perf report's view of the samples (lib/report/samples.c). */
-static int report_samples(struct utrace_select_opts *so, const char *keys,
-			  struct utrace_samples_opts *o)
-{
-	struct utrace_error err = {0};
-	struct utrace_dat *d;
-	int ret;
-
-	if (utrace_samples_parse_sort(keys ? keys : "comm,dso,sym", o->order, &o->n, &err) < 0) {
-		utrace_die_msg("report", "%s", err.msg);
-		utrace_select_close(so, NULL);
-		return 1;
-	}
-	if (utrace_select_open(so, &d, &err) < 0) {
-		utrace_die_msg("report", "%s", err.msg);
-		return 1;
-	}
-	ret = utrace_samples_report(d, o, stdout, &err);
-	if (ret == 0 && fflush(stdout) == EOF)
-		ret = utrace_error_set(&err, -1, "writing the report failed");
-	if (ret < 0)
-		utrace_die_msg("report", "%s", utrace_select_about(so, &err));
-	utrace_select_close(so, d);
-	return ret < 0;
-}
-
-/* --hist: the hist triggers' tables, as the kernel's hist files. */
-static int report_hist(struct utrace_select_opts *so)
-{
-	struct utrace_error err = {0};
-	struct utrace_dat *d;
-	int ret;
-
-	if (utrace_select_open(so, &d, &err) < 0) {
-		utrace_die_msg("report", "%s", err.msg);
-		return 1;
-	}
-	ret = utrace_report_print_hist(d, stdout, NULL, &err);
-	if (ret == 0)
-		fprintf(stderr,
-			"utrace report: %s holds no histogram (record with -e EVENT -R "
-			"'hist:keys=...')\n",
-			utrace_dat_path(d));
-	if (ret >= 0 && fflush(stdout) == EOF)
-		ret = utrace_error_set(&err, -1, "writing the report failed");
-	if (ret < 0)
-		utrace_die_msg("report", "%s", utrace_select_about(so, &err));
-	utrace_select_close(so, d);
-	return ret < 0;
-}
-
-/* --snapshot: the snapshots, each as the trace would print; none is an
- * error (exit 1): a flight recorder's script asks whether it fired. */
-static int report_snapshot(struct utrace_select_opts *so, const struct utrace_report_opts *opts)
-{
-	struct utrace_error err = {0};
-	struct utrace_dat *d;
-	int ret;
-
-	if (so->filter) {
-		utrace_die_msg("report", "--snapshot prints whole snapshots: no selection");
-		utrace_select_close(so, NULL);
-		return 1;
-	}
-	if (utrace_select_open(so, &d, &err) < 0) {
-		utrace_die_msg("report", "%s", err.msg);
-		return 1;
-	}
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	ret = utrace_report_print_snapshots(d, stdout, opts, &err);
-	if (ret == 0)
-		fprintf(stderr,
-			"utrace report: %s holds no snapshot (record with -e EVENT -R 'snapshot', "
-			"and --overwrite for a flight recorder)\n",
-			utrace_dat_path(d));
-	if (ret < 0)
-		utrace_die_msg("report", "%s", utrace_select_about(so, &err));
-	utrace_select_close(so, d);
-	return ret <= 0;
-}
-
 /* What the options set, besides the trace and the selection. */
 struct report_args {
 	struct utrace_report_opts opts;
@@ -172,6 +91,49 @@ struct report_args {
 	struct utrace_samples_opts so; /* -g, --children */
 	char **argv;
 };
+
+/* --samples (perf report's view of the samples), --hist (the hist
+ * triggers' tables, as the kernel's hist files), --snapshot (each as the
+ * trace would print: none is an error, a flight recorder's script asks
+ * whether it fired) or --stat, the first given: one call into lib/report.
+ * Returns the command's exit status after printing what went wrong. */
+static int report_mode(const struct report_args *a, struct utrace_select_opts *so,
+		       struct utrace_dat *d)
+{
+	enum {
+		SAMPLES,
+		HIST,
+		SNAPSHOT,
+		STAT
+	} m = a->samples    ? SAMPLES
+	      : a->hist	    ? HIST
+	      : a->snapshot ? SNAPSHOT
+			    : STAT;
+	struct utrace_error err = {0};
+	int ret;
+
+	if (m == SNAPSHOT || m == STAT)
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	if (m == SAMPLES)
+		ret = utrace_samples_report(d, &a->so, stdout, &err);
+	else if (m == HIST)
+		ret = utrace_report_print_hist(d, stdout, NULL, &err);
+	else if (m == SNAPSHOT)
+		ret = utrace_report_print_snapshots(d, stdout, &a->opts, &err);
+	else
+		ret = utrace_report_print_stat(d, stdout, so->filter, &err);
+	if (ret == 0 && (m == HIST || m == SNAPSHOT))
+		fprintf(stderr, "utrace report: %s holds no %s\n", utrace_dat_path(d),
+			m == HIST ? "histogram (record with -e EVENT -R 'hist:keys=...')"
+				  : "snapshot (record with -e EVENT -R 'snapshot', and --overwrite "
+				    "for a flight recorder)");
+	if (((m == SAMPLES && ret == 0) || (m == HIST && ret >= 0)) && fflush(stdout) == EOF)
+		ret = utrace_error_set(&err, -1, "writing the report failed");
+	if (ret < 0)
+		utrace_die_msg("report", "%s", utrace_select_about(so, &err));
+	utrace_select_close(so, d);
+	return m == SNAPSHOT ? ret <= 0 : ret < 0;
+}
 
 /* -g [caller|callee]: perf takes the order as the next word, so does -g */
 static int graph_option(struct report_args *a, const char *value, struct utrace_error *err)
@@ -276,24 +238,24 @@ int cmd_report(int argc, char **argv)
 		utrace_select_close(&so, NULL);
 		return 1;
 	}
-	if (a.samples)
-		return report_samples(&so, a.keys, &a.so);
-	if (a.hist)
-		return report_hist(&so);
-	if (a.snapshot)
-		return report_snapshot(&so, &a.opts);
+	if (a.samples && utrace_samples_parse_sort(a.keys ? a.keys : "comm,dso,sym", a.so.order,
+						   &a.so.n, &err) < 0) {
+		utrace_die_msg("report", "%s", err.msg);
+		utrace_select_close(&so, NULL);
+		return 1;
+	}
+	if (a.snapshot && !a.samples && !a.hist && so.filter) {
+		utrace_die_msg("report", "--snapshot prints whole snapshots: no selection");
+		utrace_select_close(&so, NULL);
+		return 1;
+	}
 	if (utrace_select_open(&so, &d, &err) < 0) {
 		utrace_die_msg("report", "%s", err.msg);
 		return 1;
 	}
+	if (a.samples || a.hist || a.snapshot || a.stat)
+		return report_mode(&a, &so, d);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	if (a.stat) {
-		ret = utrace_report_print_stat(d, stdout, so.filter, &err);
-		if (ret < 0)
-			utrace_die_msg("report", "%s", utrace_select_about(&so, &err));
-		utrace_select_close(&so, d);
-		return ret < 0;
-	}
 	if (a.profile) {
 		ret = utrace_report_profile(d, so.filter, a.keys, a.fields, stdout, &sum,
 					    &unfinished, &err);
