@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "cmds/cmds.h"
-#include "cmds/list_fpatch.h"
+#include "lib/probes/fpatch_list.h"
 #include "lib/probes/func_patch.h"
 
 long list_fpatch(const char *path, const char *module, const struct utrace_func_filter *filter,
