@@ -94,7 +94,7 @@ int cmd_convert(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *in = "utrace.dat", *out = "trace.dat";
+	const char *in = UTRACE_DAT_DEFAULT, *out = "trace.dat";
 	struct utrace_tracedat_stats st;
 	struct utrace_error err = {0};
 	struct utrace_dat *d;

@@ -86,7 +86,7 @@ int utrace_select_parse(struct utrace_select_opts *so, const struct utrace_selec
 	int ret;
 
 	so->cmd = cmd->name;
-	so->path = "utrace.dat";
+	so->path = UTRACE_DAT_DEFAULT;
 	so->filter = NULL;
 	if (utrace_report_filter_new(&so->filter, err) < 0)
 		return -1;

@@ -37,7 +37,7 @@ struct utrace_select_cmd {
 
 struct utrace_select_opts {
 	const char *cmd;		     /* the command's name */
-	const char *path;		     /* -i (default: utrace.dat) */
+	const char *path;		     /* -i (default: UTRACE_DAT_DEFAULT) */
 	struct utrace_report_filter *filter; /* NULL if nothing is selected */
 };
 
