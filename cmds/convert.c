@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "cmds/select_opts.h"
+#include "lib/report/report_select.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/export/tracedat.h"
 
@@ -59,7 +59,7 @@ static void print_summary(struct utrace_dat *d, const char *out,
 			"utrace convert: warning: %" PRIu64 " sub-buffer%s cut short at a bad "
 			"record; the first: %s\n",
 			st->warnings, st->warnings == 1 ? "" : "s", st->warning);
-	select_opts_unread("convert", st->warnings, st->unread, st->unread_unknown);
+	utrace_select_unread("convert", st->warnings, st->unread, st->unread_unknown, stderr);
 	fprintf(stderr,
 		"utrace convert: %" PRIu64 " events of %u task%s on %u CPU%s, %u symbols, "
 		"written to %s (%" PRIu64 " bytes)\n",
@@ -94,7 +94,7 @@ int cmd_convert(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *in = "utrace.dat", *out = "trace.dat";
+	const char *in = UTRACE_DAT_DEFAULT, *out = "trace.dat";
 	struct utrace_tracedat_stats st;
 	struct utrace_error err = {0};
 	struct utrace_dat *d;

@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "cmds/select_opts.h"
+#include "lib/report/report_select.h"
 #include "lib/base/private_file.h"
+#include "lib/export/export_dump.h"
 #include "lib/report/callgraph.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/export/export_chrome.h"
@@ -43,15 +44,6 @@ enum {
 	OPT_UNIT,
 	OPT_SOURCE,
 };
-
-/* What a flame graph (or pprof) is drawn from. */
-enum source {
-	SRC_AUTO,      /* functions if the file has calls, else samples */
-	SRC_FUNCTIONS, /* function_graph durations */
-	SRC_SAMPLES,   /* the sampled stacks of record -F */
-};
-
-enum format { RAW, CHROME, FLAME, PERFETTO, PPROF };
 
 static void usage(FILE *f)
 {
@@ -99,240 +91,20 @@ static void usage(FILE *f)
 static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *d,
 			const struct utrace_pass_stats *st)
 {
-	select_opts_warn(so, d, st->damaged, st->damaged_first);
-	select_opts_unread(so->cmd, st->damaged, st->unread, st->unread_unknown);
+	utrace_select_warn(so, d, st->damaged, st->damaged_first, stderr);
+	utrace_select_unread(so->cmd, st->damaged, st->unread, st->unread_unknown, stderr);
 	if (st->lost || st->lost_unknown)
 		fprintf(stderr, "utrace dump: warning: events were lost (%" PRIu64 "%s)\n",
 			st->lost, st->lost_unknown ? " and more" : "");
 }
 
-struct raw {
-	struct utrace_dat *d;
-	FILE *out;
-};
-
-static int raw_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
-{
-	static const char *const kinds[] = {"?",    "entry", "exit",  "leaf",
-					    "func", "lost",  "event", "print"};
-	struct raw *r = arg;
-	FILE *out = r->out;
-
-	fprintf(out, "%5" PRIu64 ".%09" PRIu64 " %7d/%-7d [%03u] %-5s", ev->ts / 1000000000u,
-		ev->ts % 1000000000u, ev->pid, ev->tid, ev->cpu,
-		ev->kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[ev->kind] : "?");
-	switch (ev->kind) {
-	case UTRACE_EV_ENTRY:
-		fprintf(out, " depth=%u %s\n", ev->depth,
-			utrace_dat_func_name(r->d, ev->image, ev->id));
-		break;
-	case UTRACE_EV_LEAF:
-		fprintf(out, " depth=%u %s %" PRIu64 " ns\n", ev->depth,
-			utrace_dat_func_name(r->d, ev->image, ev->id), ev->duration);
-		break;
-	case UTRACE_EV_EXIT:
-		fprintf(out, " depth=%u %s", ev->depth,
-			(ev->flags & UTRACE_EVF_NO_ID)
-			    ? "?"
-			    : utrace_dat_func_name(r->d, ev->image, ev->id));
-		if (!(ev->flags & UTRACE_EVF_NO_DURATION))
-			fprintf(out, " %" PRIu64 " ns", ev->duration);
-		fprintf(out, "%s%s%s\n", (ev->flags & UTRACE_EVF_NO_ENTRY) ? " (no entry)" : "",
-			(ev->flags & UTRACE_EVF_UNWIND) ? " (unwound)" : "",
-			(ev->flags & UTRACE_EVF_THRESH) ? " (thresh)" : "");
-		break;
-	case UTRACE_EV_FUNC:
-		fprintf(out, " %s <- %#" PRIx64 "\n", utrace_dat_func_name(r->d, ev->image, ev->id),
-			ev->parent_ip);
-		break;
-	case UTRACE_EV_LOST:
-		if (ev->flags & UTRACE_EVF_LOST_UNKNOWN)
-			fputs(" ? events\n", out);
-		else
-			fprintf(out, " %" PRIu64 " events\n", ev->lost);
-		break;
-	case UTRACE_EV_PRINT:
-		fprintf(out, " %.*s\n", (int)ev->data_len, (const char *)ev->data);
-		break;
-	default:
-		fprintf(out, " id=%u %u bytes\n", ev->id, ev->data_len);
-		break;
-	}
-	if (ferror(out))
-		return utrace_error_set(err, -EIO, "writing the dump failed");
-	return 0;
-}
-
-static int chrome_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
-{
-	return utrace_chrome_event(arg, ev, err);
-}
-
-static int perfetto_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
-{
-	return utrace_perfetto_event(arg, ev, err);
-}
-
-static int graph_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
-{
-	return utrace_callgraph_add(arg, ev, err);
-}
-
-/* The traced program's file: the first image's. */
-static const char *program(struct utrace_dat *d)
-{
-	const struct utrace_dat_image_info *im =
-	    utrace_dat_image_count(d) ? utrace_dat_image_get(d, 0) : NULL;
-
-	return im && im->exe[0] ? im->exe : NULL;
-}
-
-/* What the options set, besides the trace and the selection. */
-struct dump_args {
-	const char *outpath; /* -o */
-	enum format fmt;
-	uint32_t chrome_flags;
-	enum utrace_flame_unit unit;
-	bool svg;
-	struct utrace_svg_opts svg_opts;
-	const char *diff; /* --diff BASE */
-	enum source source;
-};
-
-/* Whether g has no path at all (a recording without calls). */
-static int count_node(void *arg, const struct utrace_callgraph_node *n)
-{
-	(void)n;
-	++*(uint64_t *)arg;
-	return 1;
-}
-
-static bool graph_empty(const struct utrace_callgraph *g)
-{
-	uint64_t n = 0;
-
-	utrace_callgraph_walk(g, count_node, &n);
-	return n == 0;
-}
-
-/* The call graph of d from the functions' durations (through the
- * selection) or from its samples, as src says; auto: the samples when
- * the functions give nothing and the file has samples. */
-static int build_graph(struct utrace_dat *d, struct utrace_report_filter *f, enum source src,
-		       struct utrace_callgraph **out, struct utrace_pass_stats *st,
-		       struct utrace_error *err)
-{
-	struct utrace_callgraph *g;
-	int ret;
-
-	*out = NULL;
-	if (src == SRC_SAMPLES)
-		return utrace_samples_callgraph(d, out, err);
-	ret = utrace_callgraph_new(d, &g, err);
-	if (ret < 0)
-		return ret;
-	ret = utrace_report_filter_run(f, d, graph_event, g, st, err);
-	if (ret == 0)
-		ret = utrace_callgraph_finish(g, err);
-	if (ret == 0 && src == SRC_AUTO && graph_empty(g) &&
-	    utrace_dat_has_samples(d, NULL, NULL)) {
-		utrace_callgraph_free(g);
-		return utrace_samples_callgraph(d, out, err);
-	}
-	if (ret < 0)
-		utrace_callgraph_free(g);
-	else
-		*out = g;
-	return ret;
-}
-
-/* --diff: BASE's call paths, through the same selection and source as
- * the graph's. */
-static int load_base(const char *path, struct utrace_report_filter *f, enum source src,
-		     struct utrace_flame_diff **out, struct utrace_error *err)
-{
-	struct utrace_pass_stats st;
-	struct utrace_callgraph *g;
-	struct utrace_dat *b;
-	int ret = utrace_dat_open(path, &b, err);
-
-	if (ret == 0)
-		ret = build_graph(b, f, src, &g, &st, err);
-	else
-		b = NULL;
-	if (ret == 0) {
-		ret = utrace_flame_diff_new(g, out, err);
-		utrace_callgraph_free(g);
-	}
-	if (ret < 0) { /* about BASE, not the graph's file */
-		struct utrace_error e = *err;
-
-		utrace_error_set(err, ret, "--diff: %s", e.msg);
-	}
-	if (b)
-		utrace_dat_close(b);
-	return ret;
-}
-
-static int dump(struct utrace_dat *d, struct utrace_report_filter *f, const struct dump_args *a,
-		FILE *out, struct utrace_pass_stats *st, struct utrace_error *err)
-{
-	struct utrace_callgraph *g;
-	struct utrace_perfetto *p;
-	struct utrace_chrome *c;
-	struct raw r = {d, out};
-	struct utrace_svg_opts svg_opts = a->svg_opts;
-	int ret;
-
-	switch (a->fmt) {
-	case CHROME:
-		ret = utrace_chrome_begin(d, f, out, a->chrome_flags, &c, err);
-		if (ret < 0)
-			return ret;
-		ret = utrace_report_filter_run(f, d, chrome_event, c, st, err);
-		if (ret < 0) {
-			utrace_chrome_end(c, NULL);
-			return ret;
-		}
-		return utrace_chrome_end(c, err);
-	case PERFETTO:
-		ret = utrace_perfetto_begin(d, f, out, &p, err);
-		if (ret < 0)
-			return ret;
-		ret = utrace_report_filter_run(f, d, perfetto_event, p, st, err);
-		if (ret < 0) {
-			utrace_perfetto_end(p, NULL);
-			return ret;
-		}
-		return utrace_perfetto_end(p, err);
-	case FLAME:
-	case PPROF:
-		if (a->diff && load_base(a->diff, f, a->source, &svg_opts.diff, err) < 0)
-			return -1;
-		ret = build_graph(d, f, a->source, &g, st, err);
-		if (ret < 0) {
-			utrace_flame_diff_free(svg_opts.diff);
-			return ret;
-		}
-		if (ret == 0)
-			ret = a->fmt == PPROF ? utrace_export_pprof(g, program(d), out, err)
-			      : a->svg	      ? utrace_export_svg(g, &svg_opts, out, err)
-					      : utrace_export_flame(g, out, a->unit, err);
-		utrace_callgraph_free(g);
-		utrace_flame_diff_free(svg_opts.diff);
-		return ret;
-	default:
-		return utrace_report_filter_run(f, d, raw_event, &r, st, err);
-	}
-}
-
 static int dump_option(void *arg, int c, const char *value, struct utrace_error *err)
 {
-	struct dump_args *a = arg;
-	enum format want = c == OPT_CHROME     ? CHROME
-			   : c == OPT_PERFETTO ? PERFETTO
-			   : c == OPT_PPROF    ? PPROF
-					       : FLAME;
+	struct utrace_dump_opts *a = arg;
+	enum utrace_dump_format want = c == OPT_CHROME	   ? UTRACE_DUMP_CHROME
+				       : c == OPT_PERFETTO ? UTRACE_DUMP_PERFETTO
+				       : c == OPT_PPROF	   ? UTRACE_DUMP_PPROF
+							   : UTRACE_DUMP_FLAME;
 
 	switch (c) {
 	case 'o':
@@ -342,7 +114,7 @@ static int dump_option(void *arg, int c, const char *value, struct utrace_error 
 	case OPT_FLAME:
 	case OPT_PERFETTO:
 	case OPT_PPROF:
-		if (a->fmt != RAW && a->fmt != want)
+		if (a->fmt != UTRACE_DUMP_RAW && a->fmt != want)
 			return utrace_error_set(
 			    err, -1, "one of --chrome, --flame-graph, --perfetto and --pprof");
 		a->fmt = want;
@@ -364,9 +136,9 @@ static int dump_option(void *arg, int c, const char *value, struct utrace_error 
 		return 0;
 	case OPT_SOURCE:
 		if (!strcmp(value, "functions"))
-			a->source = SRC_FUNCTIONS;
+			a->source = UTRACE_DUMP_FUNCTIONS;
 		else if (!strcmp(value, "samples"))
-			a->source = SRC_SAMPLES;
+			a->source = UTRACE_DUMP_SAMPLES;
 		else
 			return utrace_error_set(err, -1, "--source '%s': functions or samples",
 						value);
@@ -410,8 +182,8 @@ int cmd_dump(int argc, char **argv)
 	    {"source", required_argument, NULL, OPT_SOURCE},
 	    {NULL, 0, NULL, 0},
 	};
-	struct dump_args a = {.fmt = RAW, .unit = UTRACE_FLAME_NS};
-	const struct utrace_select_cmd cmd = {"dump", "o:", longopts, usage, dump_option, &a, 0};
+	struct utrace_dump_opts a = {.fmt = UTRACE_DUMP_RAW, .unit = UTRACE_FLAME_NS};
+	const struct utrace_select_cmd cmd = {"dump", "o:", longopts, dump_option, &a, 0};
 	struct utrace_select_opts so;
 	struct utrace_error err = {0};
 	struct utrace_pass_stats st;
@@ -419,10 +191,14 @@ int cmd_dump(int argc, char **argv)
 	FILE *out = stdout;
 	int ret;
 
-	ret = select_opts_parse(&so, &cmd, argc, argv);
+	ret = utrace_select_parse(&so, &cmd, argc, argv, &err);
+	if (ret > 0)
+		usage(stdout);
+	else if (ret < 0)
+		utrace_die_msg("dump", "%s", err.msg);
 	if (ret)
 		return ret < 0;
-	if ((a.svg && a.fmt != FLAME) ||
+	if ((a.svg && a.fmt != UTRACE_DUMP_FLAME) ||
 	    ((a.svg_opts.icicle || a.svg_opts.title || a.diff) && !a.svg)) {
 		utrace_die_msg("dump", "%s goes with %s (see 'utrace dump --help')",
 			       a.svg		   ? "--svg"
@@ -432,45 +208,50 @@ int cmd_dump(int argc, char **argv)
 			       a.svg ? "--flame-graph" : "--flame-graph --svg");
 		return 1;
 	}
-	if (a.source && a.fmt != FLAME && a.fmt != PPROF) {
+	if (a.source && a.fmt != UTRACE_DUMP_FLAME && a.fmt != UTRACE_DUMP_PPROF) {
 		utrace_die_msg("dump", "--source goes with --flame-graph or --pprof");
 		return 1;
 	}
-	if (select_opts_open(&so, &d) < 0)
-		return 1;
-	/* durations need function_graph; samples do not */
-	if ((a.fmt == FLAME || a.fmt == PPROF) &&
-	    (a.source == SRC_FUNCTIONS ||
-	     (a.source == SRC_AUTO && !utrace_dat_has_samples(d, NULL, NULL))) &&
-	    select_opts_need_graph(&so, d,
-				   a.fmt == FLAME ? "--flame-graph needs call durations"
-						  : "--pprof needs call durations") < 0) {
-		select_opts_close(&so, d);
+	if (utrace_select_open(&so, &d, &err) < 0) {
+		utrace_die_msg("dump", "%s", err.msg);
 		return 1;
 	}
-	if (a.fmt == PERFETTO && !a.outpath && isatty(STDOUT_FILENO)) {
+	/* durations need function_graph; samples do not */
+	if ((a.fmt == UTRACE_DUMP_FLAME || a.fmt == UTRACE_DUMP_PPROF) &&
+	    (a.source == UTRACE_DUMP_FUNCTIONS ||
+	     (a.source == UTRACE_DUMP_AUTO && !utrace_dat_has_samples(d, NULL, NULL))) &&
+	    utrace_select_need_graph(&so, d,
+				     a.fmt == UTRACE_DUMP_FLAME
+					 ? "--flame-graph needs call durations"
+					 : "--pprof needs call durations",
+				     &err) < 0) {
+		utrace_die_msg("dump", "%s", err.msg);
+		utrace_select_close(&so, d);
+		return 1;
+	}
+	if (a.fmt == UTRACE_DUMP_PERFETTO && !a.outpath && isatty(STDOUT_FILENO)) {
 		utrace_die_msg("dump",
 			       "--perfetto writes binary protobuf: give -o FILE or redirect "
 			       "standard output");
-		select_opts_close(&so, d);
+		utrace_select_close(&so, d);
 		return 1;
 	}
 	if (a.outpath && !(out = dump_create(a.outpath))) {
 		utrace_die_msg("dump", "%s: %s", a.outpath, strerror(errno));
-		select_opts_close(&so, d);
+		utrace_select_close(&so, d);
 		return 1;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 16);
-	ret = dump(d, so.filter, &a, out, &st, &err);
+	ret = utrace_export_dump(d, so.filter, &a, out, &st, &err);
 	if (ret == 0 && (fflush(out) == EOF || ferror(out)))
 		ret = utrace_error_set(&err, -1, "writing %s: %s",
 				       a.outpath ? a.outpath : "the dump", strerror(errno));
 	if (out != stdout && fclose(out) == EOF && ret == 0)
 		ret = utrace_error_set(&err, -1, "writing %s: %s", a.outpath, strerror(errno));
 	if (ret < 0)
-		select_opts_fail(&so, &err);
+		utrace_die_msg("dump", "%s", utrace_select_about(&so, &err));
 	else
 		print_notes(&so, d, &st);
-	select_opts_close(&so, d);
+	utrace_select_close(&so, d);
 	return ret < 0;
 }

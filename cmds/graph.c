@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "cmds/select_opts.h"
+#include "lib/report/report_select.h"
 #include "lib/report/callgraph.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/report/report_filter.h"
@@ -45,8 +45,8 @@ static void usage(FILE *f)
 static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *d,
 			const struct utrace_pass_stats *st, uint64_t unfinished)
 {
-	select_opts_warn(so, d, st->damaged, st->damaged_first);
-	select_opts_unread(so->cmd, st->damaged, st->unread, st->unread_unknown);
+	utrace_select_warn(so, d, st->damaged, st->damaged_first, stderr);
+	utrace_select_unread(so->cmd, st->damaged, st->unread, st->unread_unknown, stderr);
 	if (st->lost || st->lost_unknown)
 		fprintf(stderr,
 			"utrace graph: warning: events were lost (%" PRIu64
@@ -102,7 +102,7 @@ int cmd_graph(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct graph_args a = {UTRACE_CALLGRAPH_DEFAULT_FIELDS, 0, 0};
-	const struct utrace_select_cmd cmd = {"graph", "f:a", longopts, usage, graph_option, &a, 1};
+	const struct utrace_select_cmd cmd = {"graph", "f:a", longopts, graph_option, &a, 1};
 	struct utrace_select_opts so;
 	struct utrace_error err = {0};
 	struct utrace_pass_stats st;
@@ -111,7 +111,11 @@ int cmd_graph(int argc, char **argv)
 	struct utrace_dat *d;
 	int ret;
 
-	ret = select_opts_parse(&so, &cmd, argc, argv);
+	ret = utrace_select_parse(&so, &cmd, argc, argv, &err);
+	if (ret > 0)
+		usage(stdout);
+	else if (ret < 0)
+		utrace_die_msg("graph", "%s", err.msg);
 	if (ret)
 		return ret < 0;
 	if (optind < argc)
@@ -119,13 +123,16 @@ int cmd_graph(int argc, char **argv)
 	if (optind < argc || (func && a.all)) {
 		utrace_die_msg("graph", "unexpected argument '%s' (one FUNC, or --all)",
 			       optind < argc ? argv[optind] : func);
-		select_opts_close(&so, NULL);
+		utrace_select_close(&so, NULL);
 		return 1;
 	}
-	if (select_opts_open(&so, &d) < 0)
+	if (utrace_select_open(&so, &d, &err) < 0) {
+		utrace_die_msg("graph", "%s", err.msg);
 		return 1;
-	if (select_opts_need_graph(&so, d, "a call graph needs entries and returns") < 0) {
-		select_opts_close(&so, d);
+	}
+	if (utrace_select_need_graph(&so, d, "a call graph needs entries and returns", &err) < 0) {
+		utrace_die_msg("graph", "%s", err.msg);
+		utrace_select_close(&so, d);
 		return 1;
 	}
 	ret = utrace_callgraph_new(d, &g, &err);
@@ -145,7 +152,7 @@ int cmd_graph(int argc, char **argv)
 		utrace_callgraph_free(g);
 	}
 	if (ret < 0)
-		select_opts_fail(&so, &err);
-	select_opts_close(&so, d);
+		utrace_die_msg("graph", "%s", utrace_select_about(&so, &err));
+	utrace_select_close(&so, d);
 	return ret < 0;
 }

@@ -1,51 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * list.c - "utrace list -f PROGRAM": the traceable functions of a program,
- * like tracefs available_filter_functions; "utrace list -e PROGRAM": its
- * static tracepoints, like trace-cmd list -e (-F: with their formats).
- *
- * A function is traceable if the compiler recorded a call site for it
- * (lib/elf/callsite.c).  The main executable's functions print bare, those of
- * the shared libraries it loads as "name [module]".  The libraries are
- * found the way ldd finds them (lib/elf/libdeps.c).
- *
- * Events are read from the __utrace_events section of the program and of
- * the same libraries (lib/events/event_format_elf.c) and print as "system:event",
- * once each even if several objects define one: the recorder gives an
- * event one id by that name, whichever object fires it.
- *
- * "utrace list --usdt PROGRAM" prints the USDT probes (<sys/sdt.h>) of
- * PROGRAM's .note.stapsdt (lib/probes/usdt.c) as "provider:name", once each
- * however many sites it has, like `perf list sdt`; with -v, every site:
- * its address, semaphore, argument spec and the uprobe fetchargs that
- * `utrace record -e usdt:PROVIDER:NAME` would use.
+ * like tracefs available_filter_functions; "-e PROGRAM": its static
+ * tracepoints, like trace-cmd list -e (-F: with their formats); "--usdt
+ * PROGRAM": its USDT probes, like `perf list sdt` (-v: every site).  The
+ * lists are lib/probes/prog_list.c's; here, the options and the messages.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "cmds/list_fpatch.h"
-#include "common/proto.h"
-#include "lib/elf/callsite.h"
-#include "lib/elf/elf.h"
-#include "lib/elf/libdeps.h"
 #include "lib/base/error.h"
-#include "lib/events/event_format.h"
-#include "lib/events/event_select.h"
+#include "lib/elf/libdeps.h"
 #include "lib/events/ftrace_filter.h"
-#include "lib/hist/synth.h"
-#include "lib/probes/kprobe.h"
-#include "lib/base/glob.h"
-#include "lib/elf/symtab.h"
-#include "lib/probes/usdt.h"
+#include "lib/hist/synth_list.h"
+#include "lib/probes/prog_list.h"
 
 #define CMD "list"
-#define EVENT_SYSTEM_MAX 128 /* as utrace record -e */
 
 static void usage(FILE *f)
 {
@@ -84,331 +58,75 @@ static void usage(FILE *f)
 		   "  -h, --help               show this help\n");
 }
 
-struct lister {
-	const struct utrace_func_filter *filter; /* NULL: print everything */
-	size_t printed;
-	bool events;	 /* -e: list events, not functions */
-	bool format;	 /* -F */
-	char **patterns; /* -e's EVENT arguments; none: all */
-	int npatterns;
-	char **seen; /* "system:event" printed so far */
-	size_t nseen, cap_seen;
-};
-
-/* Prints the traceable functions of one object; module NULL for the
- * main executable.  Returns the number of call sites, or -1. */
-static long list_object(struct lister *ls, const char *path, const char *module)
+/* The lists' warnings, as the command's. */
+static void warn(void *arg, const char *msg)
 {
-	struct utrace_error err = {0};
-	struct utrace_symtab *tab = NULL;
-	struct utrace_elf *elf;
-	const char *why = NULL;
-	uint64_t *sites = NULL;
-	bool *seen = NULL;
-	unsigned kind;
-	size_t n = 0, from_symbols = 0;
-	int ret;
-
-	ret = utrace_elf_open_why(path, &elf, &why);
-	if (ret < 0) {
-		utrace_die_msg(CMD, "%s: %s", path, why ? why : strerror(-ret));
-		return -1;
-	}
-	ret = utrace_elf_call_sites(elf, &sites, &n, &kind, &from_symbols, &err);
-	if (ret == 0 && from_symbols)
-		fprintf(stderr,
-			"utrace %s: warning: %s: %zu functions start with the instrumented NOP but "
-			"are missing from its %s (the linker dropped them with a discarded "
-			"COMDAT function: a gcc 12 bug, see utrace cflags); found from its "
-			"symbols\n",
-			CMD, path, from_symbols,
-			kind & UTRACE_OBJ_MCOUNT ? UTRACE_SECTION_MCOUNT
-						 : UTRACE_SECTION_PATCHABLE);
-	if (ret == 0 && n)
-		ret = utrace_symtab_load_elf(elf, &tab, &err);
-	if (ret == 0 && n) {
-		seen = calloc(utrace_symtab_count(tab) + 1, sizeof(*seen));
-		if (!seen)
-			ret = utrace_error_set(&err, -ENOMEM, "out of memory");
-	}
-	if (ret < 0) {
-		utrace_die_msg(CMD, "%s", err.msg);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct utrace_sym *sym;
-		size_t idx;
-
-		if (!sites[i] || !(sym = utrace_symtab_lookup(tab, sites[i], NULL)))
-			continue;
-		idx = (size_t)(sym - utrace_symtab_get(tab, 0));
-		if (seen[idx])
-			continue;
-		seen[idx] = true;
-		if (ls->filter &&
-		    !(utrace_func_filter_select(ls->filter, sym->name, sym->raw, path) &
-		      UTRACE_SITE_TRACE))
-			continue;
-		if (module)
-			printf("%s [%s]\n", sym->name, module);
-		else
-			printf("%s\n", sym->name);
-		ls->printed++;
-	}
-out:
-	free(seen);
-	free(sites);
-	utrace_symtab_free(tab);
-	utrace_elf_close(elf);
-	return ret < 0 ? -1 : (long)n;
+	(void)arg;
+	fprintf(stderr, "utrace %s: warning: %s\n", CMD, msg);
 }
 
-/* Remembers system:name; 1 if new, 0 if printed before, -1 out of memory. */
-static int event_first_time(struct lister *ls, const char *system, const char *name)
+/* A failed listing's error, printed; returns status (the exit status). */
+static int list_failed(const struct utrace_error *err, int status)
 {
-	char *key;
+	utrace_die_msg(CMD, "%s", err->msg);
+	return status;
+}
 
-	for (size_t i = 0; i < ls->nseen; i++) {
-		const char *k = ls->seen[i];
-		size_t n = strlen(system);
+/* The EVENT (event) or PROBE patterns checked: 0, or 2 after saying why. */
+static int check_patterns(char **patterns, int n, bool event)
+{
+	struct utrace_error err = {0};
 
-		if (!strncmp(k, system, n) && k[n] == ':' && !strcmp(k + n + 1, name))
-			return 0;
-	}
-	if (ls->nseen == ls->cap_seen) {
-		size_t cap = ls->cap_seen ? ls->cap_seen * 2 : 32;
-		char **n = realloc(ls->seen, cap * sizeof(*n));
+	for (int i = 0; i < n; i++)
+		if (utrace_prog_list_check(patterns[i], event, &err) < 0)
+			return list_failed(&err, 2);
+	return 0;
+}
 
-		if (!n)
-			return -1;
-		ls->seen = n;
-		ls->cap_seen = cap;
-	}
-	if (asprintf(&key, "%s:%s", system, name) < 0)
-		return -1;
-	ls->seen[ls->nseen++] = key;
+/* The resolved path of PROGRAM, or NULL after saying why. */
+static char *program(const char *arg)
+{
+	char *prog = utrace_program_path(arg);
+
+	if (!prog)
+		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
+	return prog;
+}
+
+/* Standard output flushed; 0, or 1 after saying why not. */
+static int flush_out(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	utrace_die_msg(CMD, "write error: %s", strerror(errno));
 	return 1;
-}
-
-/* Prints the events of one object that the patterns select.  Returns
- * the number of events it defines, or -1. */
-static long list_object_events(struct lister *ls, const char *path)
-{
-	struct utrace_error err = {0};
-	struct utrace_event_list *l;
-	unsigned n;
-
-	if (utrace_event_list_load(path, &l, &err) < 0) {
-		utrace_die_msg(CMD, "%s", err.msg);
-		return -1;
-	}
-	n = utrace_event_list_count(l);
-	for (unsigned i = 0; i < n; i++) {
-		const struct utrace_event_format *f = utrace_event_list_get(l, i);
-		bool match = !ls->npatterns;
-		int fresh;
-
-		for (int p = 0; !match && p < ls->npatterns; p++)
-			match = utrace_event_spec_matches(ls->patterns[p], f->system, f->name);
-		if (!match)
-			continue;
-		fresh = event_first_time(ls, f->system, f->name);
-		if (fresh < 0) {
-			utrace_die_msg(CMD, "out of memory");
-			utrace_event_list_free(l);
-			return -1;
-		}
-		if (!fresh)
-			continue;
-		if (ls->format) {
-			/* No id before recording: the recorder gives them out. */
-			char *text = utrace_event_format_text(f, 0);
-
-			if (!text) {
-				utrace_die_msg(CMD, "out of memory");
-				utrace_event_list_free(l);
-				return -1;
-			}
-			printf("system: %s\n%s", f->system, text);
-			free(text);
-		} else {
-			printf("%s:%s\n", f->system, f->name);
-		}
-		ls->printed++;
-	}
-	utrace_event_list_free(l);
-	return (long)n;
-}
-
-/* Lists the instrumented libraries prog loads.  Returns their total
- * number of call sites (with -e: events), or -1 if one could not be read. */
-static long list_libraries(struct lister *ls, const char *prog, const struct utrace_libdeps *deps)
-{
-	long total = 0;
-
-	if (deps->ldd_failed)
-		fprintf(stderr, "utrace %s: warning: %s: cannot list its shared libraries\n", CMD,
-			prog);
-	for (size_t i = 0; i < deps->nr_missing; i++)
-		fprintf(stderr, "utrace %s: warning: %s: library %s not found\n", CMD, prog,
-			deps->missing[i]);
-	for (size_t i = 0; i < deps->n; i++) {
-		const char *path = deps->paths[i], *base;
-		struct utrace_elf *elf;
-		struct utrace_elf_section sec;
-		long r;
-
-		/* Skip uninstrumented libraries (libc, ...) without a word. */
-		if (utrace_elf_open(path, &elf) < 0)
-			continue;
-		if (ls->events)
-			r = utrace_elf_find_section(elf, "__utrace_events", &sec) == 0;
-		else
-			r = utrace_elf_find_section(elf, UTRACE_SECTION_PATCHABLE, &sec) == 0 ||
-			    utrace_elf_find_section(elf, UTRACE_SECTION_MCOUNT, &sec) == 0;
-		utrace_elf_close(elf);
-		if (!r)
-			continue;
-		base = strrchr(path, '/');
-		if (ls->events)
-			r = list_object_events(ls, path);
-		else
-			r = list_object(ls, path, base ? base + 1 : path);
-		if (r < 0)
-			return -1;
-		total += r;
-	}
-	return total;
 }
 
 static int list_functions(const char *arg, char **filters, int nfilters, bool why)
 {
-	struct utrace_func_filter *filter = NULL;
-	struct lister ls = {0};
+	struct utrace_prog_list ls = {.out = stdout, .warn = warn};
+	struct utrace_prog_list_found r;
 	struct utrace_error err = {0};
-	struct utrace_libdeps deps = {0};
-	char *prog;
-	long main_sites, lib_sites = 0;
-	int ret = 1;
+	char *prog = program(arg);
+	int ret;
 
-	prog = utrace_program_path(arg);
-	if (!prog) {
-		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
+	if (!prog)
 		return 1;
+	ret = utrace_prog_list_functions(&ls, prog, filters, nfilters, why, &r, &err);
+	if (ret < 0)
+		ret = list_failed(&err, 1);
+	else if (r.patched) { /* (its write error says nothing) */
+		if (why)
+			fprintf(stderr,
+				"utrace list: %s: %zu of %zu functions left out, %zu patched with "
+				"int3\n",
+				prog, r.counts.left, r.counts.found, r.counts.nint3);
+		ret = fflush(stdout) != 0 || ferror(stdout);
+	} else {
+		ret = flush_out();
 	}
-	if (nfilters) {
-		filter = utrace_func_filter_new();
-		if (!filter) {
-			utrace_die_msg(CMD, "out of memory");
-			goto out;
-		}
-		for (int i = 0; i < nfilters; i++) {
-			if (utrace_func_filter_add(filter, UTRACE_FILTER, filters[i], &err) < 0) {
-				utrace_die_msg(CMD, "%s", err.msg);
-				goto out;
-			}
-		}
-		ls.filter = filter;
-	}
-	ret = 1;
-	if (utrace_libdeps_get(prog, &deps, &err) < 0) {
-		utrace_die_msg(CMD, "%s", err.msg);
-		goto out;
-	}
-	main_sites = why ? 0 : list_object(&ls, prog, NULL);
-	if (main_sites < 0)
-		goto out;
-	if (main_sites == 0) { /* uninstrumented: its patched entries */
-		ret = list_fpatch(prog, NULL, ls.filter, why) < 0 ||
-		      fflush(stdout) != 0 || ferror(stdout);
-		goto out;
-	}
-	lib_sites = list_libraries(&ls, prog, &deps);
-	if (lib_sites < 0)
-		goto out;
-	if (main_sites == 0 && lib_sites == 0) {
-		utrace_die_msg(CMD,
-			       "%s has no traceable functions: build it with $(utrace cflags) "
-			       "(-fpatchable-function-entry=5)",
-			       prog);
-		goto out;
-	}
-	if (main_sites == 0)
-		fprintf(stderr,
-			"utrace %s: warning: %s itself is not instrumented (see utrace cflags)\n",
-			CMD, prog);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		utrace_die_msg(CMD, "write error: %s", strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	utrace_func_filter_free(filter);
-	utrace_libdeps_free(&deps);
 	free(prog);
 	return ret;
-}
-
-/* --probe DEF (in-process, lib/probes/kprobe.h): its event, as the
- * recording would define it.  Returns how many, or -1. */
-static long list_probe_events(struct lister *ls, const char *prog, const char *const *defs, int n)
-{
-	for (int i = 0; i < n; i++) {
-		struct utrace_error err = {0};
-		struct utrace_kprobe *p;
-		const struct utrace_event_format *f;
-		bool match = !ls->npatterns;
-
-		if (!utrace_kprobe_is_in_process(defs[i])) {
-			utrace_die_msg(CMD, "--probe '%s': a PATH: probe is the kernel's (see its "
-					    "events/ in tracefs)", defs[i]);
-			return -1;
-		}
-		if (utrace_kprobe_parse(defs[i], prog, &p, NULL, &err) < 0) {
-			utrace_die_msg(CMD, "--probe '%s': %s", defs[i], err.msg);
-			return -1;
-		}
-		f = utrace_kprobe_format(p);
-		for (int k = 0; f && !match && k < ls->npatterns; k++)
-			match = utrace_event_spec_matches(ls->patterns[k], f->system, f->name);
-		if (f && match && ls->format)
-			printf("system: %s\n%s", f->system, utrace_kprobe_format_text(p));
-		else if (f && match)
-			printf("%s:%s\n", f->system, f->name);
-		ls->printed += f && match;
-		utrace_kprobe_free(p);
-	}
-	return n;
-}
-
-/* --synthetic DEF (lib/hist/synth.h): its event, synthetic:NAME, as the
- * recording would define it (its ID there is the recording's).  Returns
- * how many, or -1. */
-static long list_synth_events(struct lister *ls, const char *const *defs, int n)
-{
-	for (int i = 0; i < n; i++) {
-		struct utrace_error err = {0};
-		struct utrace_synth *sy;
-		bool match = !ls->npatterns;
-		int code;
-
-		if (utrace_synth_parse(defs[i], 0, &sy, &code, &err) < 0) {
-			utrace_die_msg(CMD, "--synthetic: %s", err.msg);
-			if (err.column > 0)
-				fprintf(stderr, "  %s\n  %*s^\n", defs[i], err.column - 1, "");
-			return -1;
-		}
-		for (int k = 0; !match && k < ls->npatterns; k++)
-			match = utrace_event_spec_matches(ls->patterns[k], sy->fmt->system,
-							  sy->fmt->name);
-		if (match && ls->format)
-			printf("system: %s\n%s", sy->fmt->system, sy->format);
-		else if (match)
-			printf("%s:%s\n", sy->fmt->system, sy->fmt->name);
-		ls->printed += match;
-		utrace_synth_free(sy);
-	}
-	return n;
 }
 
 /* The definitions that add events to a program's for utrace list -e. */
@@ -421,156 +139,94 @@ struct list_defs {
 static int list_events(const char *arg, char **patterns, int npatterns, bool format,
 		       const struct list_defs *defs)
 {
-	struct lister ls = {.events = true, .format = format};
+	struct utrace_prog_list ls = {
+	    .out = stdout, .events = true, .format = format, .warn = warn};
+	struct utrace_prog_list_found r;
 	struct utrace_error err = {0};
-	struct utrace_libdeps deps = {0};
 	char *prog;
-	long main_events, lib_events = 0;
 	int ret;
 
-	for (int i = 0; i < npatterns; i++) {
-		const char *colon = strchr(patterns[i], ':');
-
-		if (!*patterns[i] || (colon && colon - patterns[i] >= EVENT_SYSTEM_MAX) ||
-		    utrace_glob_check(patterns[i], &err) < 0) {
-			utrace_die_msg(CMD, "bad EVENT '%s'%s%s", patterns[i],
-				       err.msg[0] ? ": " : "", err.msg);
-			return 2;
-		}
-	}
+	if (check_patterns(patterns, npatterns, true))
+		return 2;
 	ls.patterns = patterns;
 	ls.npatterns = npatterns;
-	prog = utrace_program_path(arg);
-	if (!prog) {
-		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
+	prog = program(arg);
+	if (!prog)
 		return 1;
-	}
-	if (utrace_libdeps_get(prog, &deps, &err) < 0) {
-		utrace_die_msg(CMD, "%s", err.msg);
-		free(prog);
-		return 1;
-	}
 	ret = 1;
-	main_events = list_object_events(&ls, prog);
-	if (main_events < 0)
+	if (utrace_prog_list_events(&ls, prog, defs->probes, defs->nprobes, &r, &err) < 0) {
+		list_failed(&err, 1);
 		goto out;
-	lib_events = list_libraries(&ls, prog, &deps);
-	if (lib_events < 0 || list_probe_events(&ls, prog, defs->probes, defs->nprobes) < 0 ||
-	    list_synth_events(&ls, defs->synths, defs->nsynths) < 0)
-		goto out;
-	if (main_events == 0 && lib_events == 0 && !defs->nprobes && !defs->nsynths) {
+	}
+	for (int i = 0; i < defs->nsynths; i++) {
+		if (utrace_synth_list(&ls, defs->synths[i], &err) < 0) {
+			utrace_die_msg(CMD, "--synthetic: %s", err.msg);
+			if (err.column > 0)
+				fprintf(stderr, "  %s\n  %*s^\n", defs->synths[i], err.column - 1,
+					"");
+			goto out;
+		}
+	}
+	if (r.main == 0 && r.libs == 0 && !defs->nprobes && !defs->nsynths) {
 		utrace_die_msg(CMD,
 			       "%s has no static tracepoints: define CREATE_TRACE_POINTS before "
 			       "including an events header (see <utrace/tracepoint.h>)",
 			       prog);
 		goto out;
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		utrace_die_msg(CMD, "write error: %s", strerror(errno));
-		goto out;
-	}
-	ret = 0;
+	ret = flush_out();
 out:
-	for (size_t i = 0; i < ls.nseen; i++)
-		free(ls.seen[i]);
-	free(ls.seen);
-	utrace_libdeps_free(&deps);
+	utrace_prog_list_free(&ls);
 	free(prog);
 	return ret;
-}
-
-/* One USDT site in -v form: where, semaphore, arguments, fetchargs. */
-static void print_usdt_site(const struct utrace_usdt_list *l, size_t i)
-{
-	const struct utrace_usdt_probe *s = utrace_usdt_get(l, i);
-	struct utrace_error err = {0};
-	char *args = NULL;
-	int len;
-
-	printf("\tlocation 0x%" PRIx64 " (file offset 0x%" PRIx64 ")", s->pc, s->offset);
-	if (s->semaphore && s->sem_offset)
-		printf(", semaphore 0x%" PRIx64 " (file offset 0x%" PRIx64 ")\n", s->semaphore,
-		       s->sem_offset);
-	else if (s->semaphore)
-		printf(", semaphore 0x%" PRIx64 " (not in the file)\n", s->semaphore);
-	else
-		printf(", no semaphore\n");
-	printf("\targuments: %s\n", *s->args ? s->args : "(none)");
-	len = utrace_usdt_fetchargs(l, i, NULL, 0, &err);
-	if (len >= 0 && (args = malloc((size_t)len + 1)))
-		utrace_usdt_fetchargs(l, i, args, (size_t)len + 1, &err);
-	if (args)
-		printf("\tfetchargs: %s\n", *args ? args : "(none)");
-	else
-		printf("\tfetchargs: cannot be fetched by a uprobe: %s\n", err.msg);
-	free(args);
 }
 
 /* utrace list --usdt: the USDT probes of one file. */
 static int list_usdt(const char *arg, char **patterns, int npatterns, bool verbose)
 {
 	struct utrace_error err = {0};
-	struct utrace_usdt_list *l;
 	char *prog;
-	size_t n;
+	int ret;
 
-	for (int i = 0; i < npatterns; i++) {
-		if (!*patterns[i] || utrace_glob_check(patterns[i], &err) < 0) {
-			utrace_die_msg(CMD, "bad PROBE '%s'%s%s", patterns[i],
-				       err.msg[0] ? ": " : "", err.msg);
-			return 2;
-		}
-	}
-	prog = utrace_program_path(arg);
-	if (!prog) {
-		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
+	if (check_patterns(patterns, npatterns, false))
+		return 2;
+	prog = program(arg);
+	if (!prog)
 		return 1;
-	}
-	if (utrace_usdt_load(prog, &l, &err) < 0) {
-		utrace_die_msg(CMD, "%s", err.msg);
-		free(prog);
-		return 1;
-	}
-	n = utrace_usdt_count(l);
-	if (!n) {
-		utrace_die_msg(CMD, "%s has no USDT probes (no .note.stapsdt section)", prog);
-		utrace_usdt_free(l);
-		free(prog);
-		return 1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct utrace_usdt_probe *s = utrace_usdt_get(l, i);
-		bool match = !npatterns, first = true;
-
-		for (int p = 0; !match && p < npatterns; p++)
-			match = utrace_event_spec_matches(patterns[p], s->provider, s->name);
-		/* Once per provider:name, at its first site. */
-		for (size_t j = 0; match && first && j < i; j++)
-			first = strcmp(utrace_usdt_get(l, j)->provider, s->provider) ||
-				strcmp(utrace_usdt_get(l, j)->name, s->name);
-		if (!match || !first)
-			continue;
-		printf("%s:%s\n", s->provider, s->name);
-		for (size_t j = i; verbose && j < n; j++)
-			if (!strcmp(utrace_usdt_get(l, j)->provider, s->provider) &&
-			    !strcmp(utrace_usdt_get(l, j)->name, s->name))
-				print_usdt_site(l, j);
-	}
-	utrace_usdt_free(l);
+	ret = utrace_prog_list_usdt(stdout, prog, patterns, npatterns, verbose, &err);
 	free(prog);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		utrace_die_msg(CMD, "write error: %s", strerror(errno));
+	return ret < 0 ? list_failed(&err, 1) : flush_out();
+}
+
+/* argv[*i] is SHORT or LONG taking a PROGRAM (the next argument), or
+ * LONG=PROGRAM: 1 with *v set; 0 if it is not; -1 after saying that
+ * PROGRAM is missing. */
+static int program_opt(int argc, char **argv, int *i, const char *shrt, const char *lng,
+		       const char **v)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(lng);
+
+	if (!strncmp(a, lng, n) && a[n] == '=') {
+		*v = a + n + 1;
 		return 1;
 	}
-	return 0;
+	if (strcmp(a, lng) && (!shrt || strcmp(a, shrt)))
+		return 0;
+	if (*i + 1 >= argc) {
+		utrace_die_msg(CMD, "%s needs a PROGRAM", a);
+		return -1;
+	}
+	*v = argv[++*i];
+	return 1;
 }
 
 int cmd_list(int argc, char **argv)
 {
-	const char *prog = NULL, *events = NULL, *usdt = NULL;
+	const char *prog = NULL, *events = NULL, *usdt = NULL, *one, *bad;
 	struct list_defs defs = {.nprobes = 0};
 	bool format = false, verbose = false, why = false;
-	int i;
+	int i, r;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -591,14 +247,9 @@ int cmd_list(int argc, char **argv)
 			prog = argv[++i];
 		} else if (!strncmp(a, "--functions=", 12)) {
 			prog = a + 12;
-		} else if (!strcmp(a, "-e") || !strcmp(a, "--events")) {
-			if (i + 1 >= argc) {
-				utrace_die_msg(CMD, "%s needs a PROGRAM", a);
+		} else if ((r = program_opt(argc, argv, &i, "-e", "--events", &events))) {
+			if (r < 0)
 				return 2;
-			}
-			events = argv[++i];
-		} else if (!strncmp(a, "--events=", 9)) {
-			events = a + 9;
 		} else if (!strcmp(a, "-F") || !strcmp(a, "--format")) {
 			format = true;
 		} else if (!strcmp(a, "--probe") || !strcmp(a, "--synthetic")) {
@@ -610,14 +261,9 @@ int cmd_list(int argc, char **argv)
 				return 2;
 			}
 			(probe ? defs.probes : defs.synths)[(*n)++] = argv[++i];
-		} else if (!strcmp(a, "--usdt")) {
-			if (i + 1 >= argc) {
-				utrace_die_msg(CMD, "%s needs a PROGRAM", a);
+		} else if ((r = program_opt(argc, argv, &i, NULL, "--usdt", &usdt))) {
+			if (r < 0)
 				return 2;
-			}
-			usdt = argv[++i];
-		} else if (!strncmp(a, "--usdt=", 7)) {
-			usdt = a + 7;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			verbose = true;
 		} else if (!strcmp(a, "--why")) {
@@ -632,39 +278,21 @@ int cmd_list(int argc, char **argv)
 			break;
 		}
 	}
-	if (!!prog + !!events + !!usdt > 1) {
-		utrace_die_msg(CMD, "give one of -f, -e and --usdt");
+	one = usdt ? usdt : prog ? prog : events;
+	bad = !!prog + !!events + !!usdt > 1 ? "give one of -f, -e and --usdt"
+	      : why && !prog	 ? "--why tells why functions are not patched: it needs -f PROGRAM"
+	      : verbose && !usdt ? "-v shows USDT sites: it needs --usdt PROGRAM"
+	      : format && !events && !usdt ? "-F shows event formats: it needs -e PROGRAM"
+	      : !one  ? "nothing to list: give -f PROGRAM, -e PROGRAM or --usdt PROGRAM "
+			"(see 'utrace list --help')"
+	      : !*one ? "empty PROGRAM"
+		      : NULL;
+	if (bad) {
+		utrace_die_msg(CMD, "%s", bad);
 		return 2;
 	}
-	if (why && !prog) {
-		utrace_die_msg(CMD, "--why tells why functions are not patched: it needs -f PROGRAM");
-		return 2;
-	}
-	if (verbose && !usdt) {
-		utrace_die_msg(CMD, "-v shows USDT sites: it needs --usdt PROGRAM");
-		return 2;
-	}
-	if (usdt) {
-		if (!*usdt) {
-			utrace_die_msg(CMD, "empty PROGRAM");
-			return 2;
-		}
+	if (usdt)
 		return list_usdt(usdt, argv + i, argc - i, verbose);
-	}
-	if (format && !events) {
-		utrace_die_msg(CMD, "-F shows event formats: it needs -e PROGRAM");
-		return 2;
-	}
-	if (!prog && !events) {
-		utrace_die_msg(CMD,
-			       "nothing to list: give -f PROGRAM, -e PROGRAM or --usdt PROGRAM "
-			       "(see 'utrace list --help')");
-		return 2;
-	}
-	if (!*(prog ? prog : events)) {
-		utrace_die_msg(CMD, "empty PROGRAM");
-		return 2;
-	}
 	if (events)
 		return list_events(events, argv + i, argc - i, format, &defs);
 	return list_functions(prog, argv + i, argc - i, why);

@@ -16,16 +16,16 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
-#include "cmds/select_opts.h"
+#include "lib/report/report_select.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/report/profile.h"
 #include "lib/report/report_hist.h"
+#include "lib/report/report_profile.h"
 #include "lib/report/report_snapshot.h"
+#include "lib/report/report_summary.h"
 #include "lib/report/samples.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_text.h"
-
-#define LOST_LINES_MAX 20
 
 enum {
 	OPT_STAT = SELECT_OPT + 1,
@@ -82,208 +82,6 @@ static void usage(FILE *f)
 	    utrace_report_option_names(), utrace_report_filter_help());
 }
 
-/* A notice as the recorder saved it ("PID TID TEXT"), for the user.  An
- * attach (record -P) says which process and from when: its thread TID is
- * the one utrace started in it to load the runtime. */
-static void print_notice(const char *raw)
-{
-	int pid, tid, n = 0;
-	char when[32] = "";
-
-	if (sscanf(raw, "%d %d attached%n", &pid, &tid, &n) == 2 && n &&
-	    (!raw[n] || sscanf(raw + n, " at %31s", when) == 1)) {
-		fprintf(stderr,
-			"utrace report: notice: process %d was attached to (record -P)%s%s: what it "
-			"did before is not in the trace; its thread %d is utrace's, which loaded "
-			"the runtime\n",
-			pid, *when ? " at " : "", when, tid);
-		return;
-	}
-	fprintf(stderr, "utrace report: notice: %s\n", raw);
-}
-
-static void print_summary(const struct utrace_select_opts *so, struct utrace_dat *d,
-			  const struct utrace_report_summary *sum)
-{
-	unsigned shown = 0, threads = 0;
-
-	select_opts_warn(so, d, sum->warnings, sum->warning);
-	for (unsigned i = 0; i < utrace_dat_notice_count(d); i++)
-		print_notice(utrace_dat_notice(d, i));
-
-	for (unsigned i = 0; i < sum->nr_bufs; i++)
-		threads += sum->buf_lost[i] != 0;
-	if (sum->lost)
-		fprintf(stderr, "utrace report: %" PRIu64 " event%s lost in %u thread%s:\n",
-			sum->lost, sum->lost == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
-	for (unsigned i = 0; i < sum->nr_bufs; i++) {
-		const struct utrace_dat_buffer_info *bi = utrace_dat_buffer_get(d, i);
-
-		if (!sum->buf_lost[i])
-			continue;
-		if (shown++ == LOST_LINES_MAX) {
-			fprintf(stderr, "  ... and %u more threads\n", threads - LOST_LINES_MAX);
-			break;
-		}
-		fprintf(stderr, "  %s-%d: %" PRIu64 " events lost\n", bi->comm, bi->tid,
-			sum->buf_lost[i]);
-	}
-	if (sum->lost_unknown)
-		fprintf(stderr,
-			"utrace report: %" PRIu64 " time%s, an unknown number of events was lost "
-			"(sub-buffers missing)\n",
-			sum->lost_unknown, sum->lost_unknown == 1 ? "" : "s");
-	select_opts_unread(so->cmd, sum->warnings, sum->unread, sum->unread_unknown);
-}
-
-struct profile_pass {
-	struct utrace_profile *p;
-	struct utrace_report_summary *sum;
-};
-
-static int profile_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
-{
-	struct profile_pass *pp = arg;
-
-	if (ev->kind != UTRACE_EV_LOST)
-		return utrace_profile_add(pp->p, ev, err);
-	if (!(ev->flags & UTRACE_EVF_LOST_UNKNOWN))
-		pp->sum->buf_lost[ev->buf] += ev->lost;
-	return 0;
-}
-
-/* One pass over the selected events into the profile; counts the losses
- * and damaged sub-buffers into sum as utrace_report_print() does. */
-static int profile_pass(struct utrace_dat *d, struct utrace_report_filter *f,
-			struct utrace_profile *p, struct utrace_report_summary *sum,
-			struct utrace_error *err)
-{
-	struct profile_pass pp = {p, sum};
-	struct utrace_pass_stats st;
-	int ret;
-
-	memset(sum, 0, sizeof(*sum));
-	sum->nr_bufs = utrace_dat_buffer_count(d);
-	sum->buf_lost = calloc(sum->nr_bufs ? sum->nr_bufs : 1, sizeof(*sum->buf_lost));
-	if (!sum->buf_lost)
-		return utrace_error_set(err, -1, "%s: out of memory", utrace_dat_path(d));
-	ret = utrace_report_filter_run(f, d, profile_event, &pp, &st, err);
-	sum->events = st.events;
-	sum->lost = st.lost;
-	sum->lost_unknown = st.lost_unknown;
-	if (ret == 0 && (sum->warnings = st.damaged)) {
-		snprintf(sum->warning, sizeof(sum->warning), "%s", st.damaged_first);
-		sum->unread = st.unread;
-		sum->unread_unknown = st.unread_unknown;
-	}
-	return ret;
-}
-
-static int report_profile(struct utrace_dat *d, struct utrace_report_filter *f, const char *keys,
-			  uint32_t fields, struct utrace_report_summary *sum,
-			  struct utrace_error *err)
-{
-	struct utrace_profile *p;
-	int ret;
-
-	ret = utrace_profile_new(d, &p, err);
-	if (ret < 0)
-		return ret;
-	ret = profile_pass(d, f, p, sum, err);
-	if (ret == 0)
-		ret = utrace_profile_finish(p, err);
-	if (ret == 0 && keys)
-		ret = utrace_profile_sort(p, keys, err);
-	if (ret == 0)
-		ret = utrace_profile_print(p, stdout, fields, err);
-	if (ret == 0 && fflush(stdout) == EOF)
-		ret =
-		    utrace_error_set(err, -1, "%s: writing the profile failed", utrace_dat_path(d));
-	if (ret == 0 && utrace_profile_unfinished(p))
-		fprintf(stderr,
-			"utrace report: %" PRIu64 " call%s still running when the trace ends, "
-			"timed up to their thread's last event\n",
-			utrace_profile_unfinished(p),
-			utrace_profile_unfinished(p) == 1 ? " was" : "s were");
-	utrace_profile_free(p);
-	return ret;
-}
-
-/* --samples: perf report's view of the samples (lib/report/samples.c). */
-static int report_samples(struct utrace_select_opts *so, const char *keys,
-			  struct utrace_samples_opts *o)
-{
-	struct utrace_error err = {0};
-	struct utrace_dat *d;
-	int ret;
-
-	if (utrace_samples_parse_sort(keys ? keys : "comm,dso,sym", o->order, &o->n, &err) < 0) {
-		utrace_die_msg("report", "%s", err.msg);
-		select_opts_close(so, NULL);
-		return 1;
-	}
-	if (select_opts_open(so, &d) < 0)
-		return 1;
-	ret = utrace_samples_report(d, o, stdout, &err);
-	if (ret == 0 && fflush(stdout) == EOF)
-		ret = utrace_error_set(&err, -1, "writing the report failed");
-	if (ret < 0)
-		select_opts_fail(so, &err);
-	select_opts_close(so, d);
-	return ret < 0;
-}
-
-/* --hist: the hist triggers' tables, as the kernel's hist files. */
-static int report_hist(struct utrace_select_opts *so)
-{
-	struct utrace_error err = {0};
-	struct utrace_dat *d;
-	int ret;
-
-	if (select_opts_open(so, &d) < 0)
-		return 1;
-	ret = utrace_report_print_hist(d, stdout, NULL, &err);
-	if (ret == 0)
-		fprintf(stderr,
-			"utrace report: %s holds no histogram (record with -e EVENT -R "
-			"'hist:keys=...')\n",
-			utrace_dat_path(d));
-	if (ret >= 0 && fflush(stdout) == EOF)
-		ret = utrace_error_set(&err, -1, "writing the report failed");
-	if (ret < 0)
-		select_opts_fail(so, &err);
-	select_opts_close(so, d);
-	return ret < 0;
-}
-
-/* --snapshot: the snapshots, each as the trace would print; none is an
- * error (exit 1): a flight recorder's script asks whether it fired. */
-static int report_snapshot(struct utrace_select_opts *so, const struct utrace_report_opts *opts)
-{
-	struct utrace_error err = {0};
-	struct utrace_dat *d;
-	int ret;
-
-	if (so->filter) {
-		utrace_die_msg("report", "--snapshot prints whole snapshots: no selection");
-		select_opts_close(so, NULL);
-		return 1;
-	}
-	if (select_opts_open(so, &d) < 0)
-		return 1;
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	ret = utrace_report_print_snapshots(d, stdout, opts, &err);
-	if (ret == 0)
-		fprintf(stderr,
-			"utrace report: %s holds no snapshot (record with -e EVENT -R 'snapshot', "
-			"and --overwrite for a flight recorder)\n",
-			utrace_dat_path(d));
-	if (ret < 0)
-		select_opts_fail(so, &err);
-	select_opts_close(so, d);
-	return ret <= 0;
-}
-
 /* What the options set, besides the trace and the selection. */
 struct report_args {
 	struct utrace_report_opts opts;
@@ -293,6 +91,49 @@ struct report_args {
 	struct utrace_samples_opts so; /* -g, --children */
 	char **argv;
 };
+
+/* --samples (perf report's view of the samples), --hist (the hist
+ * triggers' tables, as the kernel's hist files), --snapshot (each as the
+ * trace would print: none is an error, a flight recorder's script asks
+ * whether it fired) or --stat, the first given: one call into lib/report.
+ * Returns the command's exit status after printing what went wrong. */
+static int report_mode(const struct report_args *a, struct utrace_select_opts *so,
+		       struct utrace_dat *d)
+{
+	enum {
+		SAMPLES,
+		HIST,
+		SNAPSHOT,
+		STAT
+	} m = a->samples    ? SAMPLES
+	      : a->hist	    ? HIST
+	      : a->snapshot ? SNAPSHOT
+			    : STAT;
+	struct utrace_error err = {0};
+	int ret;
+
+	if (m == SNAPSHOT || m == STAT)
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	if (m == SAMPLES)
+		ret = utrace_samples_report(d, &a->so, stdout, &err);
+	else if (m == HIST)
+		ret = utrace_report_print_hist(d, stdout, NULL, &err);
+	else if (m == SNAPSHOT)
+		ret = utrace_report_print_snapshots(d, stdout, &a->opts, &err);
+	else
+		ret = utrace_report_print_stat(d, stdout, so->filter, &err);
+	if (ret == 0 && (m == HIST || m == SNAPSHOT))
+		fprintf(stderr, "utrace report: %s holds no %s\n", utrace_dat_path(d),
+			m == HIST ? "histogram (record with -e EVENT -R 'hist:keys=...')"
+				  : "snapshot (record with -e EVENT -R 'snapshot', and --overwrite "
+				    "for a flight recorder)");
+	if (((m == SAMPLES && ret == 0) || (m == HIST && ret >= 0)) && fflush(stdout) == EOF)
+		ret = utrace_error_set(&err, -1, "writing the report failed");
+	if (ret < 0)
+		utrace_die_msg("report", "%s", utrace_select_about(so, &err));
+	utrace_select_close(so, d);
+	return m == SNAPSHOT ? ret <= 0 : ret < 0;
+}
 
 /* -g [caller|callee]: perf takes the order as the next word, so does -g */
 static int graph_option(struct report_args *a, const char *value, struct utrace_error *err)
@@ -364,74 +205,78 @@ int cmd_report(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct report_args a = {.keys = NULL};
-	const struct utrace_select_cmd cmd = {"report",	     "O:ts:f:g::", longopts, usage,
-					      report_option, &a,	   0};
+	const struct utrace_select_cmd cmd = {"report", "O:ts:f:g::", longopts, report_option, &a, 0};
 	struct utrace_select_opts so;
 	struct utrace_report_summary sum;
 	struct utrace_error err = {0};
 	struct utrace_dat *d;
+	uint64_t unfinished;
 	int ret;
 
 	utrace_report_opts_init(&a.opts);
 	a.argv = argv;
-	ret = select_opts_parse(&so, &cmd, argc, argv);
+	ret = utrace_select_parse(&so, &cmd, argc, argv, &err);
+	if (ret > 0)
+		usage(stdout);
+	else if (ret < 0)
+		utrace_die_msg("report", "%s", err.msg);
 	if (ret)
 		return ret < 0;
 	if (((a.keys && !a.samples) || a.fields) && !a.profile) {
 		utrace_die_msg("report",
 			       "-s and -f are options of --profile (and -s of --samples)");
-		select_opts_close(&so, NULL);
+		utrace_select_close(&so, NULL);
 		return 1;
 	}
 	if (a.profile && a.keys && utrace_profile_check_sort(a.keys, &err) < 0) {
 		utrace_die_msg("report", "%s", err.msg);
-		select_opts_close(&so, NULL);
+		utrace_select_close(&so, NULL);
 		return 1;
 	}
 	if ((a.so.graph || a.so.children) && !a.samples) {
 		utrace_die_msg("report", "-g and --children are options of --samples");
-		select_opts_close(&so, NULL);
+		utrace_select_close(&so, NULL);
 		return 1;
 	}
-	if (a.samples)
-		return report_samples(&so, a.keys, &a.so);
-	if (a.hist)
-		return report_hist(&so);
-	if (a.snapshot)
-		return report_snapshot(&so, &a.opts);
-	if (select_opts_open(&so, &d) < 0)
+	if (a.samples && utrace_samples_parse_sort(a.keys ? a.keys : "comm,dso,sym", a.so.order,
+						   &a.so.n, &err) < 0) {
+		utrace_die_msg("report", "%s", err.msg);
+		utrace_select_close(&so, NULL);
 		return 1;
+	}
+	if (a.snapshot && !a.samples && !a.hist && so.filter) {
+		utrace_die_msg("report", "--snapshot prints whole snapshots: no selection");
+		utrace_select_close(&so, NULL);
+		return 1;
+	}
+	if (utrace_select_open(&so, &d, &err) < 0) {
+		utrace_die_msg("report", "%s", err.msg);
+		return 1;
+	}
+	if (a.samples || a.hist || a.snapshot || a.stat)
+		return report_mode(&a, &so, d);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	if (a.stat) {
-		ret = utrace_report_print_stat(d, stdout, so.filter, &err);
-		if (ret < 0)
-			select_opts_fail(&so, &err);
-		select_opts_close(&so, d);
-		return ret < 0;
-	}
 	if (a.profile) {
-		const char *tracer = utrace_dat_meta(d, "tracer");
-
-		/* the function tracer has no durations: only the calls */
-		if (!a.fields && tracer && strcmp(tracer, "function_graph"))
-			a.fields = UTRACE_PROFILE_CALLS;
-		if (!a.fields)
-			a.fields = UTRACE_PROFILE_DEFAULT_FIELDS |
-				   (a.keys ? utrace_profile_sort_fields(a.keys) : 0);
-		ret = report_profile(d, so.filter, a.keys, a.fields, &sum, &err);
+		ret = utrace_report_profile(d, so.filter, a.keys, a.fields, stdout, &sum,
+					    &unfinished, &err);
+		if (unfinished)
+			fprintf(stderr,
+				"utrace report: %" PRIu64 " call%s still running when the trace "
+				"ends, timed up to their thread's last event\n",
+				unfinished, unfinished == 1 ? " was" : "s were");
 	} else {
 		a.opts.filter = so.filter;
 		ret = utrace_report_print(d, stdout, &a.opts, &sum, &err);
 	}
 	if (ret < 0) {
 		fflush(stdout);
-		select_opts_fail(&so, &err);
+		utrace_die_msg("report", "%s", utrace_select_about(&so, &err));
 		utrace_report_summary_free(&sum);
-		select_opts_close(&so, d);
+		utrace_select_close(&so, d);
 		return 1;
 	}
-	print_summary(&so, d, &sum);
+	utrace_report_summary_write(&so, d, &sum, stderr);
 	utrace_report_summary_free(&sum);
-	select_opts_close(&so, d);
+	utrace_select_close(&so, d);
 	return 0;
 }

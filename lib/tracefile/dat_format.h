@@ -23,6 +23,9 @@
 
 #define UTRACE_DAT_MAGIC "\177UTRACE\n"
 #define UTRACE_DAT_VERSION 1
+/* The file record and start write, and report, dump, graph, convert and
+ * extract read, when no -o or -i names one. */
+#define UTRACE_DAT_DEFAULT "utrace.dat"
 
 struct utrace_dat_header {
 	char magic[8];

@@ -1,34 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * select_opts.c - the options and messages `utrace report`, `utrace
- * graph` and `utrace dump` share (cmds/select_opts.h).
+ * report_select.c - the options and messages `utrace report`, `utrace
+ * graph`, `utrace dump` and `utrace convert` share (report_select.h).
  */
 #include <inttypes.h>
 #include <string.h>
 
-#include "cmds/cmds.h"
-#include "cmds/select_opts.h"
+#include "lib/report/report_select.h"
 
 /* The shared short options: -i FILE, the selection's -F -D -r, -h. */
 #define SELECT_SHORTOPTS "i:F:D:r:h"
 
-static int option_error(const char *cmd, const char *shortopts, char **argv)
+static int option_error(const char *cmd, const char *shortopts, char **argv,
+			struct utrace_error *err)
 {
 	const char *p = optopt > 0 && optopt < SELECT_OPT ? strchr(shortopts, optopt) : NULL;
 
 	/* values of long-only options are SELECT_OPT and above */
 	if (optopt >= SELECT_OPT || (p && p[1] == ':'))
-		utrace_die_msg(cmd, "option '%s' needs an argument (see 'utrace %s --help')",
-			       argv[optind - 1], cmd);
-	else if (optopt)
-		utrace_die_msg(cmd, "unknown option '-%c' (see 'utrace %s --help')", optopt, cmd);
-	else
-		utrace_die_msg(cmd, "unknown option '%s' (see 'utrace %s --help')",
-			       argv[optind - 1], cmd);
-	return -1;
+		return utrace_error_set(err, -1,
+					"option '%s' needs an argument (see 'utrace %s --help')",
+					argv[optind - 1], cmd);
+	if (optopt)
+		return utrace_error_set(err, -1, "unknown option '-%c' (see 'utrace %s --help')",
+					optopt, cmd);
+	return utrace_error_set(err, -1, "unknown option '%s' (see 'utrace %s --help')",
+				argv[optind - 1], cmd);
 }
 
-/* 0 to go on, 1 after --help, -1 after an error (printed). */
+/* 0 to go on, 1 at --help, <0 after an error (in err). */
 static int parse(struct utrace_select_opts *so, const struct utrace_select_cmd *cmd, int argc,
 		 char **argv, struct utrace_error *err)
 {
@@ -64,40 +64,33 @@ static int parse(struct utrace_select_opts *so, const struct utrace_select_cmd *
 			so->path = optarg;
 			ret = 0;
 		} else if (c == 'h') {
-			cmd->usage(stdout);
 			return 1;
 		} else if (c == '?') {
-			return option_error(cmd->name, shortopts, argv);
+			return option_error(cmd->name, shortopts, argv, err);
 		} else {
 			ret = cmd->option(cmd->arg, c, optarg, err);
 		}
-		if (ret < 0) {
-			utrace_die_msg(cmd->name, "%s", err->msg);
+		if (ret < 0)
 			return -1;
-		}
 	}
-	if (!cmd->operands && optind < argc) {
-		utrace_die_msg(cmd->name, "unexpected argument '%s' (the file is given with -i)",
-			       argv[optind]);
-		return -1;
-	}
+	if (!cmd->operands && optind < argc)
+		return utrace_error_set(err, -1,
+					"unexpected argument '%s' (the file is given with -i)",
+					argv[optind]);
 	return 0;
 }
 
-int select_opts_parse(struct utrace_select_opts *so, const struct utrace_select_cmd *cmd, int argc,
-		      char **argv)
+int utrace_select_parse(struct utrace_select_opts *so, const struct utrace_select_cmd *cmd,
+			int argc, char **argv, struct utrace_error *err)
 {
-	struct utrace_error err = {0};
 	int ret;
 
 	so->cmd = cmd->name;
-	so->path = "utrace.dat";
+	so->path = UTRACE_DAT_DEFAULT;
 	so->filter = NULL;
-	if (utrace_report_filter_new(&so->filter, &err) < 0) {
-		utrace_die_msg(cmd->name, "%s", err.msg);
+	if (utrace_report_filter_new(&so->filter, err) < 0)
 		return -1;
-	}
-	ret = parse(so, cmd, argc, argv, &err);
+	ret = parse(so, cmd, argc, argv, err);
 	if (ret != 0 || !utrace_report_filter_active(so->filter)) {
 		utrace_report_filter_free(so->filter);
 		so->filter = NULL;
@@ -105,74 +98,75 @@ int select_opts_parse(struct utrace_select_opts *so, const struct utrace_select_
 	return ret;
 }
 
-int select_opts_open(struct utrace_select_opts *so, struct utrace_dat **d)
+int utrace_select_open(struct utrace_select_opts *so, struct utrace_dat **d,
+		       struct utrace_error *err)
 {
-	struct utrace_error err = {0};
-
-	if (utrace_dat_open(so->path, d, &err) < 0) {
-		select_opts_fail(so, &err);
-		select_opts_close(so, NULL);
+	if (utrace_dat_open(so->path, d, err) < 0) {
+		utrace_select_about(so, err);
+		utrace_select_close(so, NULL);
 		return -1;
 	}
 	return 0;
 }
 
-int select_opts_need_graph(const struct utrace_select_opts *so, struct utrace_dat *d,
-			   const char *why)
+int utrace_select_need_graph(const struct utrace_select_opts *so, struct utrace_dat *d,
+			     const char *why, struct utrace_error *err)
 {
 	const char *tracer = utrace_dat_meta(d, "tracer");
 
 	if (!tracer || !strcmp(tracer, "function_graph"))
 		return 0;
-	utrace_die_msg(so->cmd,
-		       "%s: %s: record with -p function_graph (this trace used the %s tracer)",
-		       so->path, why, tracer);
-	return -1;
+	return utrace_error_set(
+	    err, -1, "%s: %s: record with -p function_graph (this trace used the %s tracer)",
+	    so->path, why, tracer);
 }
 
 /* err.msg starts with the file name when it is about the file */
-void select_opts_fail(const struct utrace_select_opts *so, const struct utrace_error *err)
+const char *utrace_select_about(const struct utrace_select_opts *so, struct utrace_error *err)
 {
 	size_t n = strlen(so->path);
+	char msg[sizeof(err->msg)];
 
 	if (!strncmp(err->msg, so->path, n) && err->msg[n] == ':')
-		utrace_die_msg(so->cmd, "%s", err->msg);
-	else
-		utrace_die_msg(so->cmd, "%s: %s", so->path, err->msg);
+		return err->msg;
+	memcpy(msg, err->msg, sizeof(msg));
+	utrace_error_set(err, err->code, "%s: %s", so->path, msg);
+	return err->msg;
 }
 
 /* The count of what the damaged sub-buffers held, as a summary line of
  * its own: a warning is easy to miss, a number that is not zero is not. */
-void select_opts_unread(const char *cmd, uint64_t damaged, uint64_t unread, uint64_t unknown)
+void utrace_select_unread(const char *cmd, uint64_t damaged, uint64_t unread, uint64_t unknown,
+			  FILE *f)
 {
 	if (!damaged)
 		return;
-	fprintf(stderr, "utrace %s: %" PRIu64 " record%s could not be read", cmd, unread + unknown,
+	fprintf(f, "utrace %s: %" PRIu64 " record%s could not be read", cmd, unread + unknown,
 		unread + unknown == 1 ? "" : "s");
 	if (unknown)
-		fprintf(stderr, " (at least: %" PRIu64 " sub-buffer%s did not count %s)", unknown,
+		fprintf(f, " (at least: %" PRIu64 " sub-buffer%s did not count %s)", unknown,
 			unknown == 1 ? "" : "s", unknown == 1 ? "its" : "theirs");
-	fprintf(stderr, ", in %" PRIu64 " damaged sub-buffer%s\n", damaged, damaged == 1 ? "" : "s");
+	fprintf(f, ", in %" PRIu64 " damaged sub-buffer%s\n", damaged, damaged == 1 ? "" : "s");
 }
 
-void select_opts_warn(const struct utrace_select_opts *so, struct utrace_dat *d, uint64_t damaged,
-		      const char *first)
+void utrace_select_warn(const struct utrace_select_opts *so, struct utrace_dat *d,
+			uint64_t damaged, const char *first, FILE *f)
 {
 	unsigned nw = utrace_dat_warning_count(d), kept = 0;
 
 	for (const char *w; kept < nw && (w = utrace_dat_warning(d, kept)); kept++)
-		fprintf(stderr, "utrace %s: warning: %s\n", so->cmd, w);
+		fprintf(f, "utrace %s: warning: %s\n", so->cmd, w);
 	if (kept < nw)
-		fprintf(stderr, "utrace %s: warning: ... and %u more warnings\n", so->cmd,
+		fprintf(f, "utrace %s: warning: ... and %u more warnings\n", so->cmd,
 			nw - kept);
 	if (damaged)
-		fprintf(stderr,
+		fprintf(f,
 			"utrace %s: warning: %" PRIu64 " sub-buffer%s cut short at a bad record; "
 			"the first: %s\n",
 			so->cmd, damaged, damaged == 1 ? "" : "s", first);
 }
 
-void select_opts_close(struct utrace_select_opts *so, struct utrace_dat *d)
+void utrace_select_close(struct utrace_select_opts *so, struct utrace_dat *d)
 {
 	utrace_report_filter_free(so->filter);
 	so->filter = NULL;

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * synth_list.h - `utrace list -e --synthetic DEF`: the synthetic event a
+ * definition makes, listed with a program's events (lib/probes/prog_list.h).
+ */
+#ifndef UTRACE_LIB_HIST_SYNTH_LIST_H
+#define UTRACE_LIB_HIST_SYNTH_LIST_H
+
+#include "lib/base/error.h"
+#include "lib/probes/prog_list.h"
+
+/* Lists synthetic:NAME of def (its format with ls->format) if ls->patterns
+ * select it, as the recording would define it (its ID there is the
+ * recording's).  0, or <0 with err as utrace_synth_parse() sets it
+ * (err->column: the word at fault). */
+int utrace_synth_list(struct utrace_prog_list *ls, const char *def, struct utrace_error *err);
+
+#endif
