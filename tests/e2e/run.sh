@@ -18,6 +18,7 @@
 #
 # TEST: only these tests: a file of tests/e2e/t/ (graph-simple, or its
 # path) or a test's name (simple, flt-l, probes, tool); `make test T=NAME`.
+# `run.sh BUILD_DIR --list` lists the files and the tests each registers.
 #
 # Prints "ok - <config> <test> <what>" / "not ok - ..." (with "#" detail
 # lines after a failure), and last "e2e: N passed, N failed".  Exits 1 if
@@ -69,7 +70,9 @@ declare -A E2E_OF_FILE=() # file (without .sh) -> the names it registers
 E2E_NAMES=" "             # every test and group name
 E2E_FILE=
 e2e_named() { # e2e_named NAME [GROUP]
-	E2E_OF_FILE[$E2E_FILE]="${E2E_OF_FILE[$E2E_FILE]:-}$1 "
+	local f=${E2E_FILE##*/}
+	f=${f%.sh}
+	E2E_OF_FILE[$f]="${E2E_OF_FILE[$f]:-}$1 "
 	E2E_NAMES="$E2E_NAMES$1 "
 	[ "${2:--}" != - ] && E2E_NAMES="$E2E_NAMES$2 "
 	return 0
@@ -86,6 +89,35 @@ for E2E_FILE in "$E2E"/t/*.sh; do
 	# shellcheck disable=SC1090
 	. "$E2E_FILE"
 done
+
+# run.sh BUILD_DIR --list: each file of t/ and the tests it registers
+if [ "$MODE" = --list ]; then
+	for f in "$E2E"/t/*.sh; do
+		f=${f##*/}
+		echo "$f: ${E2E_OF_FILE[${f%.sh}]% }"
+	done
+	echo "groups: $(printf '%s\n' "${E2E_CFG[@]}" "${E2E_ONCE[@]}" | awk '$2 != "-" { print $2 }' | sort -u | paste -sd ' ')"
+	exit 0
+fi
+
+# run.sh BUILD_DIR TEST...: the tests of a file of t/ (its name, with or
+# without .sh, or its path), or tests and groups by name
+E2E_UNKNOWN=
+if [ $# -gt 1 ] && [ "$MODE" != --config ]; then
+	UTRACE_E2E_TESTS=
+	for n in "${@:2}"; do
+		f=${n##*/}
+		f=${f%.sh}
+		if [ -n "${E2E_OF_FILE[$f]:-}" ]; then
+			UTRACE_E2E_TESTS="$UTRACE_E2E_TESTS${E2E_OF_FILE[$f]}"
+		elif [[ $E2E_NAMES == *" $f "* ]]; then
+			UTRACE_E2E_TESTS="$UTRACE_E2E_TESTS$f "
+		else
+			E2E_UNKNOWN="$E2E_UNKNOWN $n"
+		fi
+	done
+	export UTRACE_E2E_TESTS
+fi
 
 want_test() { # want_test NAME [GROUP]
 	[ -z "${UTRACE_E2E_TESTS:-}" ] && return 0
@@ -294,6 +326,12 @@ if [ "$MODE" = --config ]; then
 fi
 
 main() {
+	local n
+	for n in $E2E_UNKNOWN; do
+		nok "e2e: no test $n" "the tests are the files of $E2E/t/ and the names they register"
+	done
+	# only unknown names: nothing to run
+	[ -n "$E2E_UNKNOWN" ] && [ -z "$UTRACE_E2E_TESTS" ] && return
 	if [ ! -x "$UTRACE" ] || [ ! -f "$B/libutrace.so" ]; then
 		nok "setup" "$UTRACE or $B/libutrace.so is missing (run make)"
 		return
