@@ -7,6 +7,7 @@
 # flags: same exit status, stdout and stderr as untraced, the graph
 # balanced, and the same functions, calls and nesting as the flags' build
 # gives (what `utrace list -f --why` leaves out excepted)
+#
 # anybin-flt-* (each *-patch configuration where simple has nothing left
 # out, i.e. -O0) the filters on simple built without flags: -l, -n, -g,
 # --max-graph-depth, -p function select the same calls as on the flags'

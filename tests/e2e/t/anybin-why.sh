@@ -5,12 +5,16 @@
 # runtime/func_patch.c): anybin-why (once) tests/e2e/anybin/refuse.c: each
 # refused or int3 function named with its reason, the others listed as
 # patched, the traced run right
+#
 # anybin-sigtrap (once) tests/e2e/anybin/sigtrap.c: the program's own
 # SIGTRAP handler (installed after ours, on its sigaltstack), SIGTRAP
 # blocked and ignored, errno
+#
 # anybin-dlopen (once) tests/e2e/anybin/dlthreads.c: a library without flags
 # dlopen()ed while 4 threads run, called from all
+#
 # anybin-gotcall (once) gotcall.c: --libcall into patched entries, once
+#
 # anybin-bt (once) tests/e2e/anybin/bt.c: backtrace() from a callee that
 # returns into a detour slot sees every frame
 

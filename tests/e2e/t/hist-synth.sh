@@ -8,10 +8,10 @@
 e2e_once synth tool synth_checks
 
 synth_checks() {
-	local d=$OUT/synth hprog=$OUT/${CONFIGS%% *}/bin/hist
+	local d=$OUT/synth sp=$OUT/${CONFIGS%% *}/bin/synth
 	rm -rf "$d"
 	mkdir -p "$d"
-	[ -x "$(dirname "$hprog")/synth" ] && synth_commands "$d" "$(dirname "$hprog")/synth"
+	[ -x "$sp" ] && synth_commands "$d" "$sp"
 }
 
 # The kernel's latency recipe on synth.c: requests 1..3 begin, take id * 2
