@@ -151,12 +151,17 @@ stress: all
 
 # The README's test command: installs what is missing, builds, runs every
 # tier (unit tests also under ASan+UBSan); the last line is
-# "N passed, N failed".
+# "N passed, N failed".  make test T=NAME: one test (tests/run-one.sh).
+ifdef T
+test: all
+	@tests/run-one.sh $(B) $(T)
+else
 test:
 	@scripts/install-deps.sh test
 	@$(MAKE) --no-print-directory all unit-bins
 	@$(MAKE) --no-print-directory SAN=1 unit-bins
 	@tests/run-all.sh $(B)
+endif
 
 san:
 	$(MAKE) SAN=1 test-unit

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // libcall_exc.cc - C++ exceptions thrown from inside library calls, for
-// --libcall (tests/e2e/libcall.sh): vector::at throws from libstdc++
+// --libcall (tests/e2e/t/lc-*.sh): vector::at throws from libstdc++
 // (std::__throw_out_of_range_fmt, called through the PLT), __cxa_throw
 // is itself a library call, and the catch runs __cxa_begin_catch /
 // __cxa_end_catch through the PLT too.  Each hooked frame the exception

@@ -4,7 +4,7 @@
  * calls spin() in a loop, then the main thread loads LIB (argv[1]) and
  * every thread calls its dl_work DL_CALLS times, while a thread the
  * library's constructor started runs in it too.  Built and traced
- * without utrace cflags by tests/e2e/anybin.sh with -l '*:mod:LIB':
+ * without utrace cflags by tests/e2e/t/anybin-why.sh with -l '*:mod:LIB':
  * the library's entries are patched while the threads run (int3 first,
  * the jmps once no thread is in their way: runtime/func_patch.c), every
  * call recorded once, the output as untraced.

@@ -2,7 +2,7 @@
 /*
  * refuse.c - functions whose entries utrace must not patch with a jmp,
  * one per reason (lib/probes/func_patch.h), and one it must patch.  Built
- * without utrace cflags by tests/e2e/anybin.sh, which checks `utrace list
+ * without utrace cflags by tests/e2e/t/anybin-why.sh, which checks `utrace list
  * -f --why` names each with its reason, and that a traced run is right.
  * The first three take an int3 instead; spin_entry, whose loop jumps back
  * to its very entry, takes neither.

@@ -3,7 +3,7 @@
  * short.c - functions whose entries a 5-byte jmp cannot take but a 1-byte
  * int3 can (lib/probes/func_patch.c fp_int3), called from C.  Built
  * without utrace cflags by every *-patch configuration of
- * tests/e2e/anybin.sh: `utrace list -f --why` says int3 and why, the
+ * tests/e2e/t/anybin-short.sh: `utrace list -f --why` says int3 and why, the
  * traced run prints what the untraced one does, and the graph (golden
  * anybin-short) has every call, balanced.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plugin.c - a plugin for --libcall (tests/e2e/libcall.sh), built plainly
+ * plugin.c - a plugin for --libcall (tests/e2e/t/lc-plain.sh), built plainly
  * into libplugin.so beside a plain build of tests/progs/dlopen.c: loaded
  * with dlopen after the program started, its own calls into libc must be
  * hooked and named too (its imports registered at the dlopen).

@@ -1,62 +1,14 @@
 # SPDX-License-Identifier: MIT
 #
-# tests/e2e/libcall.sh - library calls (--libcall, runtime/plt.c), sourced
-# by tests/e2e/run.sh.
-#
-# Per configuration (FILTERS lc-*), tests/progs/libcall.c built with the
-# flags and traced with --libcall: its own functions and its library calls
-# nest together (main -> qsort -> cmp_len -> strlen), in both tracers, and
-# -n hides library calls by name.
-#
-# Once (test name "libcall"): the same program built WITHOUT the flags by
-# gcc and clang at -O0 and -O2, recorded with no option (--libcall is the
-# default there), and distribution binaries (sort, gzip -c, bash -c,
-# python3 -c with threads): output and exit status identical to an
-# untraced run, library calls named, the graph balanced (sort, gzip).
+# tests/e2e/t/lc-plain.sh - library calls (--libcall, runtime/plt.c), once
+# (test name "libcall"): tests/progs/libcall.c and libcall_exc.cc built
+# WITHOUT the flags by gcc and clang at -O0 and -O2, recorded with no option
+# (--libcall is the default there); tests/e2e/libcall/plugin.c dlopen()ed;
+# distribution binaries (sort, gzip -c, bash -c, python3 -c with threads):
+# output and exit status identical to an untraced run, library calls named,
+# the graph balanced (sort, gzip).
 
-check_lc_graph() {
-	expect_balanced "$CFG $TEST braces balance" open-ok
-	expect_func "$CFG $TEST printf under main" printf count 3 depth 1
-	expect_func "$CFG $TEST qsort under main" qsort count 1 depth 1
-	expect_func "$CFG $TEST qsort calls back into the program" cmp_len mincount 2 depth 2
-	expect_func "$CFG $TEST the callback's library call nested" strlen mincount 4 maxd 3
-	expect_func "$CFG $TEST libm on doubles, in main and a new thread" pow count 2
-	expect_func "$CFG $TEST malloc" malloc count 1 depth 1
-	expect_func "$CFG $TEST free" free count 1 depth 1
-	expect_func "$CFG $TEST longjmp out of a library call" longjmp count 1
-	expect_func "$CFG $TEST exit, which never returns" exit count 1 depth 1
-	expect_func "$CFG $TEST main's own code after the longjmp" puts mincount 3 depth 1
-	expect_absent "$CFG $TEST setjmp (returns twice) left alone" setjmp _setjmp
-}
-
-check_lc_exc() {
-	expect_balanced "$CFG $TEST braces balance" open-ok
-	expect_func "$CFG $TEST libstdc++ throws from inside a library call" \
-		std::__throw_out_of_range_fmt count 3
-	expect_func "$CFG $TEST __cxa_throw, a library call that throws" __cxa_throw count 3
-	expect_func "$CFG $TEST each catch ends in main" __cxa_end_catch count 6 depth 1
-	expect_func "$CFG $TEST calls after the catches still nest" printf mincount 5
-	expect_func "$CFG $TEST pthread_exit, a forced unwind" pthread_exit count 1
-}
-
-check_lc_function() {
-	local bad=""
-	[ "$(fact tracer)" = function ] || bad="$bad header '# tracer: $(fact tracer)';"
-	# exit's return address lies past main's end (noreturn): not checked
-	[ "$(fcount exit "$FACTS")" = 1 ] || bad="$bad exit not recorded once;"
-	for pc in "strlen cmp_len" "qsort main" "printf main" "pow main"; do
-		set -- $pc
-		awk -v f="$1" -v p="$2" '$1 == "fcall" && $2 == f && $3 == p { found = 1 } END { exit !found }' "$FACTS" ||
-			bad="$bad no '$1 <-$2' line;"
-	done
-	if [ -z "$bad" ]; then ok "$CFG $TEST library calls with their callers"; else nok "$CFG $TEST library calls with their callers" "$bad" "report: $REP"; fi
-}
-
-check_lc_notrace() {
-	expect_absent "$CFG $TEST -n hides library calls by name" strlen printf snprintf
-	expect_func "$CFG $TEST the others stay" qsort count 1 depth 1
-	expect_func "$CFG $TEST the callback stays" cmp_len mincount 2 depth 2
-}
+e2e_once libcall - libcall_checks
 
 # libcall_plain NAME CMD...: CMD untraced and under plain `utrace record`
 # in $d; same stdout, stderr and status; the report in $d/NAME.rep.
@@ -159,13 +111,3 @@ libcall_checks() {
 		expect_func "libcall python3: pthread_create named" pthread_create count 4
 	fi
 }
-
-# The programs of the other tests with their library calls hooked too:
-# what they check must hold still (library calls are leaves between).
-check_lc_dlopen() { check_dlopen; }
-check_lc_threads() { check_threads; }
-check_lc_fork() { check_fork; }
-check_lc_signal() { check_signal; }
-check_lc_errno() { check_errno; }
-check_lc_longjmp() { check_longjmp; }
-check_lc_exception() { check_exception; }

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/e2e/t/flt-function.sh - record -p function
+# Must hold: # tracer: function, 4 lines, b <-a, c <-a, a <-main.
+
+e2e_test "flt-function -p function -- simple"
+
+check_flt_function() {
+	local bad=""
+	[ "$(fact tracer)" = function ] || bad="$bad header '# tracer: $(fact tracer)';"
+	grep -q ' <-' "$REP" || bad="$bad no '<-' in the lines;"
+	for pc in "b a" "c a" "a main"; do
+		set -- $pc
+		awk -v f="$1" -v p="$2" '$1 == "fcall" && $2 == f && $3 == p { found = 1 } END { exit !found }' "$FACTS" ||
+			bad="$bad no '$1 <-$2' line;"
+	done
+	[ "$(fact flines)" = 4 ] || bad="$bad $(fact flines) function lines, expected 4;"
+	if [ -z "$bad" ]; then ok "$CFG $TEST lines 'func <-parent'"; else nok "$CFG $TEST lines 'func <-parent'" "$bad" "report: $REP"; fi
+}

@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/e2e/t/tool.sh - the tool's own behaviour, once (test name "tool"):
+# utrace cflags, one-line usage errors, exit statuses passed on, list -f,
+# record's warnings and errors before anything runs, a recorder stopped by
+# SIGSTOP (no-loss mode gives up), report of a cut trace file
+
+e2e_once tool - tool_checks
+
+tool_checks() {
+	local d=$OUT/tool out st n
+	rm -rf "$d"
+	mkdir -p "$d"
+	cd "$d" || return
+
+	out=$("$UTRACE" cflags 2>&1)
+	case " $out " in
+	*" -fpatchable-function-entry=5 "*) ok "tool cflags (patchable)" ;;
+	*) nok "tool cflags (patchable)" "utrace cflags printed '$out'" ;;
+	esac
+	out=$("$UTRACE" cflags --cc gcc --mcount 2>&1)
+	# gcc's __mcount_loc records get utrace's assembler fix (-B .../gcc-as/)
+	if [ "$(echo $out | sed 's| -B[^ ]*/gcc-as/$||')" = "$MCOUNT_FLAGS" ] &&
+		[ -x "$(echo $out | sed -n 's|.* -B\([^ ]*/gcc-as/\)$|\1|p')as" ]; then
+		ok "tool cflags --mcount"
+	else
+		nok "tool cflags --mcount" "printed '$out'" "expected '$MCOUNT_FLAGS'"
+	fi
+	if "$UTRACE" cflags --cc clang --mcount >/dev/null 2>"$d/err"; then
+		nok "tool cflags --cc clang --mcount refused" "exit 0, clang has no -mnop-mcount"
+	else
+		ok "tool cflags --cc clang --mcount refused"
+	fi
+
+	# one-line errors and a non-zero status for bad usage
+	bad_usage() { # bad_usage WHAT ARGS...
+		local what=$1
+		shift
+		"$UTRACE" "$@" >"$d/out" 2>"$d/err" </dev/null
+		st=$?
+		n=$(wc -l <"$d/err")
+		if [ "$st" -ne 0 ] && [ "$st" -lt 128 ] && [ "$n" -eq 1 ]; then
+			ok "tool $what: one-line error, status $st"
+		else
+			nok "tool $what: one-line error" "status $st, $n lines on stderr:" "$(head -5 "$d/err")"
+		fi
+	}
+	bad_usage "record --no-such-option" record --no-such-option -- /bin/true
+	bad_usage "record -p no-such-tracer" record -p no-such-tracer -o "$d/x.dat" -- /bin/true
+	bad_usage "record --max-graph-depth abc" record --max-graph-depth abc -o "$d/x.dat" -- /bin/true
+	bad_usage "report -i missing file" report -i "$d/does-not-exist.dat"
+	bad_usage "unknown command" no-such-command
+
+	"$UTRACE" record -o "$d/none.dat" -- "$d/no-such-program" >"$d/out" 2>"$d/err" </dev/null
+	st=$?
+	if [ "$st" -ne 0 ] && grep -q '^utrace record:' "$d/err"; then
+		ok "tool record of a missing program fails (status $st)"
+	else
+		nok "tool record of a missing program fails" "status $st" "$(head -3 "$d/err")"
+	fi
+
+	"$UTRACE" record -o "$d/true.dat" -- /bin/true >"$d/out" 2>"$d/err" </dev/null
+	st=$?
+	if [ "$st" = 0 ] && "$UTRACE" report -i "$d/true.dat" >"$d/rep" 2>"$d/err2"; then
+		ok "tool record of an uninstrumented program"
+	else
+		nok "tool record of an uninstrumented program" "record status $st" "$(head -3 "$d/err" "$d/err2")"
+	fi
+	t "$(grep -q 'bin/true has no call sites: [0-9]* of [0-9]* functions patched at their entry' "$d/err"; echo $?)" \
+		"tool record says a program has no call sites and patches its entries" "$(cat "$d/err")"
+
+	"$UTRACE" record -o "$d/sh.dat" -- /bin/sh -c 'exit 7' >"$d/out" 2>"$d/err" </dev/null
+	st=$?
+	t "$([ "$st" = 7 ]; echo $?)" "tool exit status of the command passed on (7)" "got $st"
+	{ "$UTRACE" record -o "$d/sh2.dat" -- /bin/sh -c 'kill -TERM $$' >"$d/out" 2>"$d/err" </dev/null; } 2>/dev/null
+	st=$?
+	t "$([ "$st" = 143 ]; echo $?)" "tool death by SIGTERM passed on as 143" "got $st"
+
+	local simple=$OUT/gcc-O0-patch/bin/simple
+	[ -x "$simple" ] || simple=$(ls "$OUT"/*/bin/simple 2>/dev/null | head -1)
+	if [ -n "$simple" ] && [ -x "$simple" ]; then
+		"$UTRACE" list -f "$simple" >"$d/list" 2>"$d/err"
+		st=$?
+		local missing=""
+		for f in main a b c; do
+			grep -Eq "(^|[^A-Za-z0-9_])$f([^A-Za-z0-9_]|$)" "$d/list" || missing="$missing $f"
+		done
+		if [ "$st" = 0 ] && [ -z "$missing" ]; then
+			ok "tool list -f simple"
+		else
+			nok "tool list -f simple" "status $st, missing:$missing" "$(head -5 "$d/list" "$d/err")"
+		fi
+
+		"$UTRACE" record -l 'nosuch*' -l main -o "$d/l.dat" -- "$simple" >/dev/null 2>"$d/l.err" </dev/null
+		t "$(grep -q "^utrace record: -l 'nosuch\*' matched no function" "$d/l.err" &&
+			! grep -q "'main' matched no" "$d/l.err"; echo $?)" \
+			"tool record warns of a -l pattern that matches nothing, not of one that does" \
+			"$(cat "$d/l.err")"
+
+		# an event that exists nowhere: an error before anything runs
+		"$UTRACE" record -e nosys:noev -o "$d/ne.dat" -- "$simple" >"$d/ne.out" 2>"$d/ne.err" </dev/null
+		st=$?
+		t "$([ "$st" = 2 ] && [ ! -s "$d/ne.out" ] &&
+			grep -q '^utrace record: -e nosys:noev: no such event' "$d/ne.err"; echo $?)" \
+			"tool record -e of no event: status 2, the program never ran" \
+			"status $st, stdout $(wc -c <"$d/ne.out") bytes: $(cat "$d/ne.err")"
+		# a bad trigger: the kernel's message and a caret under its column,
+		# before anything runs
+		local hprog=$OUT/${CONFIGS%% *}/bin/hist
+		if [ -x "$hprog" ]; then
+			"$UTRACE" record -e hist:hist_req -R 'hist:keys=id:vals=nosuch' -o "$d/hb.dat" \
+				-- "$hprog" >"$d/hb.out" 2>"$d/hb.err" </dev/null
+			st=$?
+			t "$([ "$st" = 2 ] && [ ! -s "$d/hb.out" ] &&
+				grep -qx "utrace record: -R: Couldn't find field: nosuch" "$d/hb.err" &&
+				grep -qx '                    ^' "$d/hb.err"; echo $?)" \
+				"tool record -R with a field the event lacks: the kernel's error, caret, nothing ran" \
+				"status $st: $(cat "$d/hb.err")"
+			"$UTRACE" record -e hist:hist_req -R 'hist:keys=id:sort=nosuch' -o "$d/hb.dat" \
+				-- "$hprog" >"$d/hb.out" 2>"$d/hb.err" </dev/null
+			st=$?
+			t "$([ "$st" = 2 ] && grep -q "Sort field must be a key or a val" "$d/hb.err"; echo $?)" \
+				"tool record -R with a bad sort key: the kernel's error" "status $st: $(cat "$d/hb.err")"
+		fi
+		# kernel events without access to tracefs: say so, before running
+		if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+			mkdir -p "$d/nobody" && chmod 777 "$d/nobody"
+			(cd "$d/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+				"$UTRACE" record -e sched:sched_switch -o "$d/nobody/k.dat" -- "$simple" \
+				>"$d/nobody/out" 2>"$d/nobody/err" </dev/null)
+			st=$?
+			t "$([ "$st" = 2 ] && [ ! -s "$d/nobody/out" ] &&
+				grep -q 'kernel events need access to tracefs' "$d/nobody/err"; echo $?)" \
+				"tool record -e sched:sched_switch as a user: tracefs access said, nothing ran" \
+				"status $st: $(cat "$d/nobody/err")"
+		fi
+
+		noloss_stopped_recorder
+		# a cut trace file (a recorder killed mid-way) must not crash report
+		"$UTRACE" record -o "$d/full.dat" -- "$simple" >/dev/null 2>"$d/full.err" </dev/null
+		local size said
+		size=$(stat -c %s "$d/full.dat" 2>/dev/null || echo 0)
+		said=$(sed -n 's/.* saved to .* (\([0-9]*\) bytes)$/\1/p' "$d/full.err")
+		t "$([ "$said" = "$size" ]; echo $?)" "tool record says the file's size ($size bytes)" \
+			"record said ${said:-nothing}"
+		if [ "$size" -gt 0 ]; then
+			local cut bad=""
+			for cut in 1 2 3 5 7; do
+				head -c $((size * cut / 8)) "$d/full.dat" >"$d/cut.dat"
+				{ timeout -k 5 "$TMO" "$UTRACE" report -i "$d/cut.dat" >"$d/cut.rep" 2>"$d/cut.err"; } 2>/dev/null
+				st=$?
+				[ "$st" -ge 124 ] && bad="$bad $cut/8 of the file: status $st;"
+			done
+			t "$([ -z "$bad" ]; echo $?)" "tool report of a cut trace file does not crash" "$bad"
+		else
+			nok "tool report of a cut trace file does not crash" "could not record $simple"
+		fi
+	fi
+}
+
+# No-loss mode must not hang a program on a recorder that saves nothing
+# (here: stopped by SIGSTOP once the program is in its loop): the program
+# waits UTRACE_RB_BLOCK_TIMEOUT_MS (1 s), then drops and counts as --drop
+# does, and finishes while the recorder is still stopped.
+noloss_stopped_recorder() {
+	local d=$OUT/tool longrun rpid i size=0
+	longrun=$(ls "$OUT"/*/bin/longrun 2>/dev/null | head -1)
+	[ -n "$longrun" ] || return
+	rm -f "$d/stop.done"
+	"$UTRACE" record -b 64 -o "$d/stop.dat" -- /bin/sh -c \
+		"'$longrun' 5000000 >/dev/null; touch '$d/stop.done'" >/dev/null 2>"$d/stop.err" </dev/null &
+	rpid=$!
+	# a file of 1 MB: longrun registered and is in its loop
+	for i in $(seq 200); do
+		size=$(stat -c %s "$d/stop.dat" 2>/dev/null || echo 0)
+		[ "$size" -gt $((1 << 20)) ] && break
+		sleep 0.05
+	done
+	kill -STOP "$rpid"
+	for i in $(seq 300); do
+		[ -e "$d/stop.done" ] && break
+		sleep 0.1
+	done
+	kill -CONT "$rpid"
+	wait "$rpid"
+	t "$([ -e "$d/stop.done" ]; echo $?)" \
+		"tool record (no-loss): a stopped recorder does not hang the program" \
+		"longrun had not finished 30 s after the recorder was stopped ($size bytes then)"
+	t "$(grep -Eq '^utrace record: [0-9]+ records \([1-9][0-9]* lost\)' "$d/stop.err"; echo $?)" \
+		"tool record (no-loss): what a stopped recorder could not take is counted lost" \
+		"$(head -3 "$d/stop.err")"
+}
