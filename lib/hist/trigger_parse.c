@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hist/hist_int.h"
+#include "lib/hist/hist_internal.h"
 
 static const char *const cmd_names[] = {
     [UTRACE_TRIG_TRACEON] = "traceon",
