@@ -13,6 +13,7 @@
 #include "cmds/cmds.h"
 #include "cmds/record.h"
 #include "lib/elf/callsite.h"
+#include "lib/hist/hist.h"
 #include "lib/sample/ksyms.h"
 
 /* The command whose options are parsed (utrace start and stream take
@@ -167,8 +168,10 @@ static int record_opt_trigger(struct record_opts *o, const char *arg)
 			       UTRACE_EVENT_HISTS_MAX);
 		return 2;
 	}
-	if (!(sp->triggers = record_push(sp->triggers, sp->nr_triggers, sizeof(*sp->triggers))))
+	if (!(sp->triggers = record_push(sp->triggers, sp->nr_triggers, sizeof(*sp->triggers))) ||
+	    !(sp->trigs = record_push(sp->trigs, sp->nr_triggers, sizeof(*sp->trigs))))
 		return 1;
+	sp->trigs[sp->nr_triggers] = NULL; /* parsed by its check (record_triggers.c) */
 	sp->triggers[sp->nr_triggers++] = arg;
 	return -1;
 }
@@ -566,8 +569,10 @@ int record_opts_init(struct record_opts *o)
 void record_opts_free(struct record_opts *o)
 {
 	utrace_func_filter_free(o->filter);
-	for (unsigned i = 0; i < o->nspecs; i++)
+	for (unsigned i = 0; i < o->nspecs; i++) {
+		utrace_trigger_free_spec(&o->specs[i]);
 		free(o->specs[i].triggers);
+	}
 	free(o->specs);
 	free(o->probe_defs);
 	free(o->synth_defs);

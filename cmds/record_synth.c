@@ -116,17 +116,16 @@ static int check_var(void *arg, const char *name, const char *msys, const char *
 			    (want_sys[0] && (strcmp(sys, want_sys) || strcmp(ev, want_ev))))
 				continue;
 			for (unsigned k = 0; k < e->specs[i].nr_triggers; k++) {
-				struct utrace_trigger *t = NULL;
 				struct utrace_error err;
-				int code;
+				const struct utrace_trigger *t =
+				    utrace_trigger_of(&e->specs[i], k, NULL, &err);
 
-				if (utrace_trigger_parse(e->specs[i].triggers[k], &t, &code, &err) < 0)
-					continue;
+				if (!t)
+					continue; /* its own check says why */
 				for (unsigned v = 0; t->hist && v < t->hist->nr_vars; v++)
 					if (!strcmp(t->hist->vars[v].name, var) && !found++)
 						ret = var_layout(e, e->specs[i].triggers[k], sys, ev,
 								 t->hist, v, out);
-				utrace_trigger_free(t);
 			}
 		}
 	}

@@ -18,7 +18,7 @@ void record_synth_free(struct utrace_synth **s, unsigned n);
 /* The user events' specs, every format the check knows (of the program,
  * its libraries and the synthetic events), and the synthetic events. */
 struct record_check_env {
-	const struct utrace_event_spec *specs;
+	struct utrace_event_spec *specs; /* their triggers parsed as they are met */
 	unsigned nspecs;
 	const struct utrace_event_format **fmts;
 	size_t nfmts;

@@ -69,29 +69,28 @@ static int check_compile(const char *text, const struct utrace_trigger *t, const
 	return 0;
 }
 
-static int check_one(const char *text, const char *pattern, struct record_check_env *env,
+/* Trigger k of sp parsed (once: kept in the spec for everyone after) and
+ * compiled for the events it names. */
+static int check_one(struct utrace_event_spec *sp, unsigned k, struct record_check_env *env,
 		     bool user)
 {
-	struct utrace_trigger *t = NULL;
+	const char *text = sp->triggers[k];
 	struct utrace_error err = {0};
-	int code, ret = 0;
+	const struct utrace_trigger *t = utrace_trigger_of(sp, k, NULL, &err);
 
-	if (utrace_trigger_parse(text, &t, &code, &err) < 0) {
+	if (!t) {
 		trigger_error(text, &err);
 		return 2;
 	}
 	if (t->remove) {
 		utrace_die_msg("record", "-R '%s': removing a trigger is not supported %s yet",
 			       text, user ? "on user events" : "on kernel events");
-		ret = 2;
-	} else {
-		ret = check_compile(text, t, pattern, env);
+		return 2;
 	}
-	utrace_trigger_free(t);
-	return ret;
+	return check_compile(text, t, sp->pattern, env);
 }
 
-int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs,
+int record_check_triggers(struct utrace_event_spec *specs, unsigned nspecs,
 			  struct utrace_event_list **lists, size_t n, struct utrace_synth *const *synths,
 			  unsigned nsynths)
 {
@@ -113,7 +112,7 @@ int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs
 		env.fmts[env.nfmts++] = synths[i]->fmt;
 	for (unsigned i = 0; i < nspecs && !ret; i++)
 		for (unsigned k = 0; k < specs[i].nr_triggers && !ret; k++)
-			ret = check_one(specs[i].triggers[k], specs[i].pattern, &env, lists != NULL);
+			ret = check_one(&specs[i], k, &env, lists != NULL);
 	free(env.fmts);
 	return ret;
 }
@@ -135,19 +134,16 @@ int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char *
 
 	for (unsigned i = 0; i < orig; i++)
 		for (unsigned k = 0; k < (*specs)[i].nr_triggers; k++) {
-			struct utrace_trigger *t = NULL;
 			struct utrace_error err;
+			const struct utrace_trigger *t = utrace_trigger_of(&(*specs)[i], k, NULL, &err);
 			struct utrace_event_spec *sp;
 			char **nm;
-			int code;
 
-			if (utrace_trigger_parse((*specs)[i].triggers[k], &t, &code, &err) < 0)
+			if (!t)
 				continue; /* record_check_triggers says why */
 			if (t->cmd != UTRACE_TRIG_ENABLE_EVENT ||
-			    named(*specs, *n, t->target_system, t->target_event)) {
-				utrace_trigger_free(t);
+			    named(*specs, *n, t->target_system, t->target_event))
 				continue;
-			}
 			sp = realloc(*specs, (*n + 1) * sizeof(**specs));
 			nm = realloc(*names, (*nr_names + 1) * sizeof(**names));
 			if (nm)
@@ -156,13 +152,10 @@ int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char *
 				*specs = sp;
 			if (!sp || !nm ||
 			    asprintf(&(*names)[*nr_names], "%s:%s", t->target_system,
-				     t->target_event) < 0) {
-				utrace_trigger_free(t);
+				     t->target_event) < 0)
 				return -1;
-			}
 			(*specs)[(*n)++] = (struct utrace_event_spec){.pattern = (*names)[(*nr_names)++],
 							      .target_only = true};
-			utrace_trigger_free(t);
 		}
 	return 0;
 }
@@ -243,18 +236,16 @@ int record_kernel_triggers(struct utrace_ktrace *kt, const struct utrace_event_s
 		bool stack = false, hist_stack = false;
 
 		for (unsigned k = 0; k < specs[i].nr_triggers; k++) {
-			struct utrace_trigger *t = NULL;
-			struct utrace_error err;
-			int code, ret = 0;
+			const struct utrace_trigger *t = utrace_trigger_parsed(&specs[i], k);
+			int ret = 0;
 
-			if (utrace_trigger_parse(specs[i].triggers[k], &t, &code, &err) < 0)
+			if (!t)
 				continue; /* record_check_triggers said why */
 			if (t->cmd == UTRACE_TRIG_STACKTRACE && !t->remove) {
 				stack = true;
 				ret = kernel_trigger(kt, &specs[i], specs[i].triggers[k], t);
 			}
 			hist_stack |= t->cmd == UTRACE_TRIG_HIST && keyed_on_stack(t);
-			utrace_trigger_free(t);
 			if (ret)
 				return ret;
 		}

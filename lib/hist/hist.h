@@ -309,6 +309,20 @@ void utrace_trigger_free(struct utrace_trigger *t);
 const char *utrace_trigger_cmd_name(enum utrace_trigger_cmd cmd);
 
 /*
+ * The -R triggers of an -e (lib/events/event_select.h), parsed once
+ * (trigger_spec.c): trigger k of sp as parsed before, else parsed now and
+ * kept in sp->trigs (allocated if NULL, nr_triggers long), or NULL with
+ * *code and err as utrace_trigger_parse says.  utrace_trigger_parsed only
+ * reads: NULL if k is not parsed (or did not parse).  free_spec frees
+ * what sp->trigs holds, and the array.
+ */
+struct utrace_event_spec;
+const struct utrace_trigger *utrace_trigger_of(struct utrace_event_spec *sp, unsigned k, int *code,
+					       struct utrace_error *err);
+const struct utrace_trigger *utrace_trigger_parsed(const struct utrace_event_spec *sp, unsigned k);
+void utrace_trigger_free_spec(struct utrace_event_spec *sp);
+
+/*
  * Parses "hist:..." (the text as written to events/SYS/EVENT/trigger).  On
  * error returns < 0 with *code one of UTRACE_HIST_ERR_* (or -1 for a
  * syntax error that the kernel reports with -EINVAL and no text) and

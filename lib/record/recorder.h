@@ -38,7 +38,9 @@ struct utrace_recorder_opts {
 	const struct utrace_func_filter *filter;
 	struct utrace_event_select *events; /* -e / -f; NULL for none */
 	/* The kernel events' -e with their -R (and -v): hist triggers the
-	 * recorder runs on the kernel's records as it reads their pages. */
+	 * recorder runs on the kernel's records as it reads their pages.
+	 * Here and in events, every -R is parsed already (the spec's trigs,
+	 * lib/hist's utrace_trigger_of): the recorder reads, never parses. */
 	const struct utrace_event_spec *kspecs;
 	unsigned nkspecs;
 	/* Synthetic events (--synthetic), their formats added to events;

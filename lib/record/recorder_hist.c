@@ -56,7 +56,8 @@ static const struct utrace_event_spec *env_spec(const struct hist_env_arg *a, un
 }
 
 static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
-				 const char *text, const struct utrace_event_format *fmt,
+				 const char *text, const struct utrace_trigger *t,
+				 const struct utrace_event_format *fmt,
 				 const struct hist_env_arg *env, struct utrace_error *err);
 
 static int hist_map_new(struct rec_hist *h, struct utrace_error *err)
@@ -110,41 +111,31 @@ static void hist_pause(struct utrace_recorder *r, struct rec_hist *h)
  * its index there, else -1. */
 static int hist_defines(const struct utrace_event_spec *sp, unsigned k, const char *var)
 {
-	struct utrace_trigger *t = NULL;
-	struct utrace_error e;
-	int code, found = -1;
+	const struct utrace_trigger *t = utrace_trigger_parsed(sp, k);
+	int found = -1;
 
-	if (utrace_trigger_parse(sp->triggers[k], &t, &code, &e) < 0)
-		return -1;
-	for (unsigned v = 0; t->hist && !t->remove && v < t->hist->nr_vars; v++)
+	for (unsigned v = 0; t && t->hist && !t->remove && v < t->hist->nr_vars; v++)
 		if (!strcmp(t->hist->vars[v].name, var))
 			found = (int)v;
-	utrace_trigger_free(t);
 	return found;
 }
 
-/* What a $name refers to of trigger text (variable v), now that its
+/* What a $name refers to of hist trigger s (variable v), now that its
  * table h is made. */
-static int hist_var_info(const struct rec_hist *h, const char *text, unsigned v,
+static int hist_var_info(const struct rec_hist *h, const struct utrace_hist_spec *s, unsigned v,
 			 struct utrace_hist_var_info *out)
 {
 	const struct utrace_hist_hdr *p = h->prog;
-	struct utrace_trigger *t = NULL;
-	struct utrace_error e;
-	int code;
 
-	if (utrace_trigger_parse(text, &t, &code, &e) < 0)
-		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
 	*out = (struct utrace_hist_var_info){
 	    .table = h->owner ? h->owner->tid : h->tid,
-	    .sum = utrace_hist_var_sum(t->hist, v),
-	    .bitmap = utrace_hist_var_bitmap(t->hist),
+	    .sum = utrace_hist_var_sum(s, v),
+	    .bitmap = utrace_hist_var_bitmap(s),
 	    .bit = 1ull << v,
 	    .key_size = p->key_size,
 	    .nr_keys = p->nr_keys,
 	};
 	memcpy(out->slots, p->slots, sizeof(out->slots));
-	utrace_trigger_free(t);
 	return 0;
 }
 
@@ -155,6 +146,7 @@ static int hist_var_table(const struct hist_env_arg *a, unsigned i, unsigned k, 
 {
 	struct utrace_event_select *s = a->r->o.events;
 	const struct utrace_event_spec *sp = env_spec(a, i);
+	const struct utrace_trigger *t = utrace_trigger_parsed(sp, k);
 	struct hist_env_arg nested = {a->r, a->path, a->depth + 1, a->kernel};
 	const struct utrace_event_format *fmt = NULL;
 	const struct rec_kfmt *kf = NULL;
@@ -169,12 +161,12 @@ static int hist_var_table(const struct hist_env_arg *a, unsigned i, unsigned k, 
 	else if (!a->kernel)
 		fmt = utrace_event_select_format(
 		    s, strcmp(sys, "synthetic") ? a->path : UTRACE_EVENT_NOOBJ, sys, ev);
-	if (!fmt || !(h = hist_get(a->r, i | (a->kernel ? REC_HIST_KERNEL : 0), k,
-				   sp->triggers[k], fmt, &nested, &e)))
+	if (!fmt || !t || !(h = hist_get(a->r, i | (a->kernel ? REC_HIST_KERNEL : 0), k,
+					 sp->triggers[k], t, fmt, &nested, &e)))
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
 	if (kf)
 		h->kid = kf->id;
-	return hist_var_info(h, sp->triggers[k], v, out);
+	return hist_var_info(h, t->hist, v, out);
 }
 
 /* A variable of a trigger the tracefs added (recorder_liveev.c), as
@@ -184,11 +176,12 @@ struct hist_live_var {
 	unsigned found;
 	char sys[65], ev[65];
 	const char *text;
+	const struct utrace_trigger *t;
 	unsigned spec, v;
 };
 
 static void hist_live_found(void *arg, const char *sys, const char *ev, const char *text,
-			    unsigned spec, unsigned v)
+			    const struct utrace_trigger *t, unsigned spec, unsigned v)
 {
 	struct hist_live_var *lv = arg;
 
@@ -197,6 +190,7 @@ static void hist_live_found(void *arg, const char *sys, const char *ev, const ch
 	snprintf(lv->sys, sizeof(lv->sys), "%s", sys);
 	snprintf(lv->ev, sizeof(lv->ev), "%s", ev);
 	lv->text = text;
+	lv->t = t;
 	lv->spec = spec;
 	lv->v = v;
 }
@@ -213,9 +207,9 @@ static int hist_live_var_table(const struct hist_live_var *lv, struct utrace_his
 	struct rec_hist *h;
 
 	if (lv->a->depth >= 4 || !fmt ||
-	    !(h = hist_get(lv->a->r, lv->spec, 0, lv->text, fmt, &nested, &e)))
+	    !(h = hist_get(lv->a->r, lv->spec, 0, lv->text, lv->t, fmt, &nested, &e)))
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	return hist_var_info(h, lv->text, lv->v, out);
+	return hist_var_info(h, lv->t->hist, lv->v, out);
 }
 
 /*
@@ -300,18 +294,14 @@ static int hist_synth(void *arg, const char *name, struct utrace_hist_synth_info
 	return rec_synth_lookup(((const struct hist_env_arg *)arg)->r, name, out);
 }
 
-/* Parses and compiles -R `text` for the event's format. */
-static int hist_compile(const char *text, const struct utrace_event_format *fmt,
+/* Compiles -R t (parsed) for the event's format. */
+static int hist_compile(const struct utrace_trigger *t, const struct utrace_event_format *fmt,
 			const struct hist_env_arg *env, void **prog, uint32_t *len, bool *paused,
 			char **table, struct utrace_error *err)
 {
 	struct utrace_hist_env e = {hist_var, hist_synth, (void *)env};
-	struct utrace_trigger *t = NULL;
 	int code, ret;
 
-	ret = utrace_trigger_parse(text, &t, &code, err);
-	if (ret < 0)
-		return ret;
 	if (t->cmd != UTRACE_TRIG_HIST || t->remove)
 		ret = err->code = 0; /* another command: recorder_trig.c's */
 	else
@@ -319,7 +309,6 @@ static int hist_compile(const char *text, const struct utrace_event_format *fmt,
 	*paused = t->hist && t->hist->pause;
 	if (ret >= 0 && t->hist && t->hist->name && !(*table = strdup(t->hist->name)))
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
-	utrace_trigger_free(t);
 	return ret;
 }
 
@@ -353,7 +342,8 @@ static int hist_share(struct utrace_recorder *r, struct rec_hist *h, struct utra
 }
 
 static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
-				 const char *text, const struct utrace_event_format *fmt,
+				 const char *text, const struct utrace_trigger *t,
+				 const struct utrace_event_format *fmt,
 				 const struct hist_env_arg *env, struct utrace_error *err)
 {
 	struct rec_hist *h;
@@ -362,7 +352,11 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	bool paused = false;
 	char *table = NULL;
 
-	if (hist_compile(text, fmt, env, &prog, &len, &paused, &table, err) < 0 || !prog) {
+	if (!t) {
+		utrace_error_set(err, -EINVAL, "-R '%s': not parsed", text);
+		return NULL;
+	}
+	if (hist_compile(t, fmt, env, &prog, &len, &paused, &table, err) < 0 || !prog) {
 		free(table);
 		return NULL; /* err->code 0: not a hist trigger */
 	}
@@ -495,7 +489,8 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 				return 0;
 			struct hist_env_arg env = {r, path, 0, false};
 
-			h = hist_get(r, i, k, sp->triggers[k], fmt, &env, &e);
+			h = hist_get(r, i, k, sp->triggers[k], utrace_trigger_parsed(sp, k), fmt,
+				     &env, &e);
 			if (!h && !e.code)
 				continue;
 			if (!h) {
@@ -536,12 +531,13 @@ void rec_hist_free_one(struct rec_hist *h)
 /* ---- kernel events (recorder_khist.c, recorder_kmerge.c) ----------- */
 
 struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned k,
-			      const char *text, const struct utrace_event_format *fmt,
-			      bool env_kernel, const char *path, struct utrace_error *err)
+			      const char *text, const struct utrace_trigger *t,
+			      const struct utrace_event_format *fmt, bool env_kernel,
+			      const char *path, struct utrace_error *err)
 {
 	struct hist_env_arg env = {r, path, 0, env_kernel};
 
-	return hist_get(r, spec, k, text, fmt, &env, err);
+	return hist_get(r, spec, k, text, t, fmt, &env, err);
 }
 
 void rec_hist_set_kid(struct rec_hist *h, int kid)

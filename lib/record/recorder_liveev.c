@@ -203,7 +203,8 @@ static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32
 				ret = live_trig_send(c, obj, key, x, fmt);
 			continue;
 		}
-		h = rec_hist_get(r, REC_HIST_LIVE | x->serial, 0, x->text, fmt, false, path, &err);
+		h = rec_hist_get(r, REC_HIST_LIVE | x->serial, 0, x->text, x->t, fmt, false, path,
+				 &err);
 		if (h && nh++ < UTRACE_EVENT_HISTS_MAX)
 			ret = rec_hist_send_one(r, c, obj, key, h);
 	}
