@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "lib/events/event_select.h"
-#include "lib/hist/hist_compile.h"
+#include "lib/hist/hist_env.h"
 #include "lib/hist/synth.h"
 
 /* Parses defs[0..n) into *out (n pointers, record_synth_free them); an
@@ -25,7 +25,7 @@ struct record_check_env {
 	struct utrace_synth *const *synths;
 	unsigned nsynths;
 	unsigned depth;
-	struct utrace_hist_env ops;
+	struct utrace_hist_scope scope;
 };
 
 /* The compiler's env over e (which must outlive it). */
