@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record_triggers.c - `utrace record -e EVENT -R TRIGGER`: every trigger
- * is parsed, and each hist trigger compiled for the formats of the events
- * its -e names in the program and its libraries, before the command runs.
- * The recorder compiles them again for each object that defines the event
- * (lib/record/recorder_hist.c); this is only the early, clear error, in
- * the kernel's words and with its column, as the kernel's error_log says
- * it when the trigger is written.
+ * is parsed, once (kept in its -e's spec, which the recorder reads: the
+ * parse is the check, as the kernel's when a trigger is written), and each
+ * hist trigger compiled for the formats of the events its -e names in the
+ * program and its libraries, before the command runs.  The recorder
+ * compiles them for each object that defines the event, in the same
+ * environment (lib/hist/hist_env.c) with its tables' ids; this compile is
+ * the early, clear error, in the kernel's words and with its column, as
+ * the kernel's error_log says it when the trigger is written.
  *
  * On kernel events, the triggers the kernel has and whose output is the
  * same are given to it (record_kernel_triggers): `stacktrace`, whose
