@@ -76,8 +76,8 @@ static int var_layout(void *arg, const struct utrace_hist_def *d, struct utrace_
 
 	nested.depth++;
 	if (!f || e->depth >= 4 ||
-	    utrace_hist_compile_env(spec, f, record_check_env_ops(&nested), (void **)&p, &len,
-				    &code, &err) < 0)
+	    utrace_trigger_compile(d->t, f, record_check_env_ops(&nested), (void **)&p, &len,
+				   &code, &err) < 0)
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
 	*out = (struct utrace_hist_var_info){.sum = utrace_hist_var_sum(spec, d->v),
 					     .bitmap = utrace_hist_var_bitmap(spec),

@@ -31,7 +31,7 @@
 #include "lib/kernel/kernel_trace.h"
 #include "lib/events/event_filter.h"
 #include "lib/hist/hist.h"
-#include "lib/hist/hist_compile.h"
+#include "lib/hist/hist_env.h"
 
 static void trigger_error(const char *trigger, const struct utrace_error *err)
 {
@@ -53,16 +53,9 @@ static int check_compile(const char *text, const struct utrace_trigger *t, const
 
 		if (!utrace_event_spec_matches(pattern, f->system, f->name))
 			continue;
-		if (t->hist)
-			ret = utrace_hist_compile_env(t->hist, f, record_check_env_ops(env), &prog,
-						      &len, &code, &err);
-		else if (t->filter)
-			ret = utrace_filter_compile(f, t->filter, &prog, &len, &err);
-		else
-			continue;
+		ret = utrace_trigger_compile(t, f, record_check_env_ops(env), &prog, &len, &code,
+					     &err);
 		if (ret < 0) {
-			if (!t->hist && err.column > 0) /* a column of the filter */
-				err.column += (int)t->filter_pos;
 			trigger_error(text, &err);
 			return 2;
 		}

@@ -45,7 +45,7 @@
 #include "lib/events/event_filter.h"
 #include "lib/events/event_format.h"
 #include "lib/hist/hist.h"
-#include "lib/hist/hist_compile.h"
+#include "lib/hist/hist_env.h"
 #include "lib/live/live_int.h"
 
 /* The triggers as written, in order, each parsed once when it was
@@ -332,15 +332,11 @@ static int trigger_check(struct utrace_live *l, const struct live_handle *h, con
 		return -ENOENT;
 	if (t->target_system && !live_event_find(l, t->target_system, t->target_event))
 		return -EINVAL;
-	if (t->hist) {
-		ret = utrace_hist_compile_env(t->hist, f, &env, &prog, &len, &code, &err);
-		if (ret < 0)
-			return code >= 0 ? hist_error(l, h, text, code, &err, -EINVAL) : -EINVAL;
-	} else if (t->filter) {
-		ret = utrace_filter_compile(f, t->filter, &prog, &len, &err) < 0 ? -EINVAL : 0;
-	}
+	ret = utrace_trigger_compile(t, f, &env, &prog, &len, &code, &err);
 	free(prog);
-	return ret;
+	if (ret < 0) /* a hist trigger's error is logged; a filter's is a bare EINVAL */
+		return t->hist && code >= 0 ? hist_error(l, h, text, code, &err, -EINVAL) : -EINVAL;
+	return 0;
 }
 
 /* `echo > trigger`: every trigger removed first (each command's

@@ -267,8 +267,8 @@ static int hist_compile(const struct utrace_trigger *t, const struct utrace_even
 	if (t->cmd != UTRACE_TRIG_HIST || t->remove)
 		ret = err->code = 0; /* another command: recorder_trig.c's */
 	else
-		ret = utrace_hist_compile_env(t->hist, fmt, env ? hist_env(env, &sc) : NULL, prog,
-					      len, &code, err);
+		ret = utrace_trigger_compile(t, fmt, env ? hist_env(env, &sc) : NULL, prog, len,
+					     &code, err);
 	*paused = t->hist && t->hist->pause;
 	if (ret >= 0 && t->hist && t->hist->name && !(*table = strdup(t->hist->name)))
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
