@@ -7,7 +7,7 @@
  *
  *   recorder                                   traced processes
  *   first object that defines demo_word:
- *     parse + compile for its format
+ *     compile (parsed by the -R check)
  *     memfd: utrace_hist_map, zeroed  ---- HIST {prog} + fd ---->  mmap, attach
  *                                      ---- ENABLE {key} ------->  patch the sites
  *   every later object, fork child, exec:                          (same table)
