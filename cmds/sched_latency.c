@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
+#include "lib/hist/hist.h"
 #include "lib/session/session.h"
 #include "lib/report/sched_latency.h"
 #include "lib/tracefile/dat_reader.h"
@@ -93,7 +94,8 @@ static int sched_latency_parse(int argc, char **argv, struct sched_latency_args 
 }
 
 /* The -e/-R of lib/report/sched_latency.c, one spec per event. */
-static unsigned sched_latency_specs(struct utrace_event_spec *specs, const char **trig)
+static unsigned sched_latency_specs(struct utrace_event_spec *specs, const char **trig,
+				    struct utrace_trigger **parsed)
 {
 	const struct utrace_sched_lat_spec *s = utrace_sched_latency_specs();
 	unsigned n = 0, k = 0;
@@ -101,7 +103,8 @@ static unsigned sched_latency_specs(struct utrace_event_spec *specs, const char 
 	for (; s->event && k < SL_MAX_SPECS; s++, k++) {
 		if (!n || strcmp(specs[n - 1].pattern, s->event))
 			specs[n++] = (struct utrace_event_spec){
-			    .pattern = s->event, .triggers = &trig[k], .exclude = !s->record};
+			    .pattern = s->event, .triggers = &trig[k], .trigs = &parsed[k],
+			    .exclude = !s->record};
 		trig[k] = s->trigger;
 		specs[n - 1].nr_triggers += s->trigger != NULL;
 	}
@@ -130,6 +133,7 @@ static int sched_latency_report(const char *path, const struct utrace_sched_lat_
 int cmd_sched_latency(int argc, char **argv)
 {
 	const char *tmpdir = getenv("TMPDIR"), *trig[SL_MAX_SPECS];
+	struct utrace_trigger *parsed[SL_MAX_SPECS] = {0}; /* each trig[k] once parsed */
 	const char *synth[] = {UTRACE_SCHED_LAT_SYNTH};
 	struct utrace_event_spec specs[SL_MAX_SPECS];
 	char tmp[PATH_MAX];
@@ -149,7 +153,7 @@ int cmd_sched_latency(int argc, char **argv)
 	}
 	if (ret < 0) {
 		o.specs = specs;
-		o.nspecs = sched_latency_specs(specs, trig);
+		o.nspecs = sched_latency_specs(specs, trig, parsed);
 		o.synth_defs = synth;
 		o.nsynth = 1;
 		o.argv = a.argv;
@@ -159,6 +163,8 @@ int cmd_sched_latency(int argc, char **argv)
 		if (ret == UTRACE_SESSION_RAN && sched_latency_report(o.rec.output, &a.print))
 			ret = 1;
 	}
+	for (unsigned k = 0; k < SL_MAX_SPECS; k++)
+		utrace_trigger_free(parsed[k]);
 	if (fd >= 0) {
 		close(fd);
 		unlink(tmp);

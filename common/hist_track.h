@@ -2,8 +2,8 @@
 /*
  * hist_track.h - the instructions of the onmax($v) / onchange($v)
  * handlers and of the actions that only they and string params have:
- * TRACK, SAVE, SAVESTR, SNAPSHOT and PSTR (common/hist_prog.h, which
- * includes this after its types; not to be included on its own).
+ * TRACK, SAVE, SAVESTR, SNAPSHOT and PSTR, which the interpreter
+ * (common/hist_prog.h) runs; the program's types are common/hist_insn.h.
  *
  * A handler is kept in the element, as the kernel keeps it in the
  * tracing_map_elt's variables: the tracked value (the maximum, or the
@@ -14,6 +14,8 @@
  */
 #ifndef UTRACE_COMMON_HIST_TRACK_H
 #define UTRACE_COMMON_HIST_TRACK_H
+
+#include "common/hist_insn.h"
 
 /*
  * TRACK: whether v is a new maximum (imm 0) or a change (imm 1) of the

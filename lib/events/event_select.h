@@ -12,10 +12,14 @@
 
 #include "lib/base/error.h"
 
+struct utrace_trigger; /* lib/hist/hist.h */
+
 /*
  * One -e: "SYSTEM:EVENT", "SYSTEM", "EVENT" or "all" (globs allowed),
  * like trace-cmd record -e.  filter: the -f that followed it, or NULL.
- * triggers: the -R that followed it (lib/hist parses them).  exclude: the
+ * triggers: the -R that followed it; trigs: each parsed once (lib/hist's
+ * utrace_trigger_of, NULL until then; an array of nr_triggers that every
+ * copy of the spec shares, lib/hist/trigger_spec.c).  exclude: the
  * -e came after -v: the events it names are not recorded, but their
  * triggers run (trace-cmd's -v -e EVENT -R TRIGGER, the kernel's soft
  * enable).
@@ -24,6 +28,7 @@ struct utrace_event_spec {
 	const char *pattern;
 	const char *filter;
 	const char **triggers;
+	struct utrace_trigger **trigs;
 	unsigned nr_triggers;
 	bool exclude;
 	bool target_only; /* added for an enable_event target no -e names: its

@@ -298,15 +298,34 @@ struct utrace_trigger {
 	struct utrace_hist_spec *hist;	    /* UTRACE_TRIG_HIST */
 	char *filter;			    /* after "if ", NULL if none */
 	unsigned filter_pos;
+	unsigned refs; /* holders besides the first (utrace_trigger_get) */
 };
 
 /* Parses any trigger; errors as utrace_hist_parse (code -1 and the kernel's
  * -EINVAL for a command it does not know or a malformed count). */
 int utrace_trigger_parse(const char *text, struct utrace_trigger **out, int *code,
 			 struct utrace_error *err);
+/* utrace_trigger_free drops one holder's hold: the last frees t. */
 void utrace_trigger_free(struct utrace_trigger *t);
+/* One more holder of t, which keeps it as parsed (a trigger is parsed
+ * once, when it is written, and its holders share it); returns t. */
+struct utrace_trigger *utrace_trigger_get(const struct utrace_trigger *t);
 /* The command's name as the kernel spells it ("enable_event"). */
 const char *utrace_trigger_cmd_name(enum utrace_trigger_cmd cmd);
+
+/*
+ * The -R triggers of an -e (lib/events/event_select.h), parsed once
+ * (trigger_spec.c): trigger k of sp as parsed before, else parsed now and
+ * kept in sp->trigs (allocated if NULL, nr_triggers long), or NULL with
+ * *code and err as utrace_trigger_parse says.  utrace_trigger_parsed only
+ * reads: NULL if k is not parsed (or did not parse).  free_spec frees
+ * what sp->trigs holds, and the array.
+ */
+struct utrace_event_spec;
+const struct utrace_trigger *utrace_trigger_of(struct utrace_event_spec *sp, unsigned k, int *code,
+					       struct utrace_error *err);
+const struct utrace_trigger *utrace_trigger_parsed(const struct utrace_event_spec *sp, unsigned k);
+void utrace_trigger_free_spec(struct utrace_event_spec *sp);
 
 /*
  * Parses "hist:..." (the text as written to events/SYS/EVENT/trigger).  On

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hist/hist_int.h"
+#include "lib/hist/hist_internal.h"
 
 int hist_fail(struct hist_parser *hp, int code, int errnum, unsigned kpos)
 {

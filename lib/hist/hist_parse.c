@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hist/hist_int.h"
+#include "lib/hist/hist_internal.h"
 
 #define UTRACE_HIST_ERR_TEXT(name, text) text,
 static const char *const err_text[] = {UTRACE_HIST_ERRORS(UTRACE_HIST_ERR_TEXT)};

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "common/hist_prog.h"
-#include "lib/hist/hist_int.h"
+#include "lib/hist/hist_internal.h"
 
 /* ---- the trigger info ----------------------------------------------- */
 

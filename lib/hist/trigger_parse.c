@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hist/hist_int.h"
+#include "lib/hist/hist_internal.h"
 
 static const char *const cmd_names[] = {
     [UTRACE_TRIG_TRACEON] = "traceon",
@@ -40,13 +40,22 @@ const char *utrace_trigger_cmd_name(enum utrace_trigger_cmd cmd)
 
 void utrace_trigger_free(struct utrace_trigger *t)
 {
-	if (!t)
-		return;
+	if (!t || __atomic_fetch_sub(&t->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return; /* another holder keeps it */
 	utrace_hist_spec_free(t->hist);
 	free(t->target_system);
 	free(t->target_event);
 	free(t->filter);
 	free(t);
+}
+
+struct utrace_trigger *utrace_trigger_get(const struct utrace_trigger *t)
+{
+	struct utrace_trigger *w = (struct utrace_trigger *)t; /* the count is not the trigger */
+
+	if (w)
+		__atomic_add_fetch(&w->refs, 1, __ATOMIC_RELAXED);
+	return w;
 }
 
 static int einval(int *code, struct utrace_error *err, int col, const char *why)

@@ -47,6 +47,7 @@ struct utrace_event_format;
 struct utrace_func_filter;
 struct utrace_hist_synth_info;
 struct utrace_hist_var_info;
+struct utrace_trigger;
 struct utrace_live;
 
 /* The file a probe definition was written to (utrace_live_ops.probe_add):
@@ -113,9 +114,12 @@ struct utrace_live_ops {
 	int (*event_filter)(void *arg, const char *system, const char *name, const char *filter,
 			    struct utrace_error *err);
 	/* events/.../trigger: the event's triggers, the whole list (the
-	 * kernel's syntax, each checked), in every process */
+	 * kernel's syntax, each checked: trigs[i] is texts[i] parsed, once,
+	 * as it was written; utrace_trigger_get() to keep one), in every
+	 * process */
 	int (*event_triggers)(void *arg, const char *system, const char *name,
-			      const char *const *texts, unsigned n, struct utrace_error *err);
+			      const char *const *texts, struct utrace_trigger *const *trigs,
+			      unsigned n, struct utrace_error *err);
 	/* events/.../hist: the tables of the event's hist triggers, as the
 	 * kernel's file prints them */
 	int (*print_hist)(void *arg, FILE *out, const char *system, const char *name,

@@ -45,15 +45,50 @@
 #include "lib/events/event_filter.h"
 #include "lib/events/event_format.h"
 #include "lib/hist/hist.h"
-#include "lib/hist/hist_compile.h"
+#include "lib/hist/hist_env.h"
 #include "lib/live/live_int.h"
+
+/* The triggers as written, in order, each parsed once when it was
+ * written (t[i] of expr[i]; the recording holds it too). */
+struct live_trigs {
+	char **expr;
+	struct utrace_trigger **t;
+	size_t n;
+};
 
 struct live_evconf {
 	char sys[65], ev[65];
-	char *filter;		/* what `cat filter` shows (after an error: the error) */
-	struct live_list trigs; /* the triggers as written, in order */
+	char *filter; /* what `cat filter` shows (after an error: the error) */
+	struct live_trigs trigs;
 	struct live_evconf *next;
 };
+
+static int trigs_add(struct live_trigs *l, const char *expr, const struct utrace_trigger *t)
+{
+	char **e = realloc(l->expr, (l->n + 1) * sizeof(*e));
+	struct utrace_trigger **p;
+
+	if (e)
+		l->expr = e;
+	p = e ? realloc(l->t, (l->n + 1) * sizeof(*p)) : NULL;
+	if (p)
+		l->t = p;
+	if (!p || !(l->expr[l->n] = strdup(expr)))
+		return -ENOMEM;
+	l->t[l->n++] = utrace_trigger_get(t);
+	return 0;
+}
+
+static void trigs_free(struct live_trigs *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->expr[i]);
+		utrace_trigger_free(l->t[i]);
+	}
+	free(l->expr);
+	free(l->t);
+	*l = (struct live_trigs){0};
+}
 
 static struct live_evconf *evconf(struct utrace_live *l, const struct live_handle *h, bool create)
 {
@@ -78,7 +113,7 @@ void live_evconf_free(struct utrace_live *l)
 
 		l->evconfs = c->next;
 		free(c->filter);
-		live_list_free(&c->trigs);
+		trigs_free(&c->trigs);
 		free(c);
 	}
 }
@@ -185,20 +220,16 @@ static void trigger_print(FILE *out, const struct utrace_trigger *t, long count,
 int live_show_trigger(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	const struct live_evconf *c = evconf(l, h, false);
-	struct utrace_error err;
-	int code;
 
 	if (!c || !c->trigs.n) {
 		fputs(available_triggers, out);
 		return 0;
 	}
 	for (size_t i = 0; i < c->trigs.n; i++) {
-		struct utrace_trigger *t = NULL;
+		const struct utrace_trigger *t = c->trigs.t[i];
 		long count;
 		bool paused;
 
-		if (utrace_trigger_parse(c->trigs.expr[i], &t, &code, &err) < 0)
-			continue;
 		/* what is left of :N lives in the running programs */
 		count = t->count;
 		paused = t->hist && t->hist->pause;
@@ -206,7 +237,6 @@ int live_show_trigger(struct utrace_live *l, const struct live_handle *h, FILE *
 			l->ops.trigger_ctl(l->ops.arg, c->sys, c->ev, c->trigs.expr[i],
 					   UTRACE_LIVE_TRIG_READ, &count, &paused);
 		trigger_print(out, t, count, paused);
-		utrace_trigger_free(t);
 	}
 	return 0;
 }
@@ -226,33 +256,25 @@ static bool trigger_same(const struct utrace_trigger *a, const struct utrace_tri
 /* The trigger of c that is the same as t, or -1. */
 static long trigger_find(const struct live_evconf *c, const struct utrace_trigger *t)
 {
-	struct utrace_error err;
-	int code;
-
-	for (size_t i = 0; i < c->trigs.n; i++) {
-		struct utrace_trigger *o = NULL;
-		bool same = utrace_trigger_parse(c->trigs.expr[i], &o, &code, &err) >= 0 &&
-			    trigger_same(o, t);
-
-		utrace_trigger_free(o);
-		if (same)
+	for (size_t i = 0; i < c->trigs.n; i++)
+		if (trigger_same(c->trigs.t[i], t))
 			return (long)i;
-	}
 	return -1;
 }
 
 /* The list made current in every process; on failure left as it was. */
-static int triggers_apply(struct utrace_live *l, struct live_evconf *c, struct live_list *next)
+static int triggers_apply(struct utrace_live *l, struct live_evconf *c, struct live_trigs *next)
 {
 	struct utrace_error err = {0};
 	int ret = l->ops.event_triggers(l->ops.arg, c->sys, c->ev, (const char *const *)next->expr,
-					(unsigned)next->n, &err);
+					(struct utrace_trigger *const *)next->t, (unsigned)next->n,
+					&err);
 
 	if (ret < 0) {
-		live_list_free(next);
+		trigs_free(next);
 		return ret;
 	}
-	live_list_free(&c->trigs);
+	trigs_free(&c->trigs);
 	c->trigs = *next;
 	return 0;
 }
@@ -310,15 +332,11 @@ static int trigger_check(struct utrace_live *l, const struct live_handle *h, con
 		return -ENOENT;
 	if (t->target_system && !live_event_find(l, t->target_system, t->target_event))
 		return -EINVAL;
-	if (t->hist) {
-		ret = utrace_hist_compile_env(t->hist, f, &env, &prog, &len, &code, &err);
-		if (ret < 0)
-			return code >= 0 ? hist_error(l, h, text, code, &err, -EINVAL) : -EINVAL;
-	} else if (t->filter) {
-		ret = utrace_filter_compile(f, t->filter, &prog, &len, &err) < 0 ? -EINVAL : 0;
-	}
+	ret = utrace_trigger_compile(t, f, &env, &prog, &len, &code, &err);
 	free(prog);
-	return ret;
+	if (ret < 0) /* a hist trigger's error is logged; a filter's is a bare EINVAL */
+		return t->hist && code >= 0 ? hist_error(l, h, text, code, &err, -EINVAL) : -EINVAL;
+	return 0;
 }
 
 /* `echo > trigger`: every trigger removed first (each command's
@@ -328,7 +346,7 @@ static int trigger_check(struct utrace_live *l, const struct live_handle *h, con
 int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags)
 {
 	struct live_evconf *c = evconf(l, h, false);
-	struct live_list keep = {0};
+	struct live_trigs keep = {0};
 	int ret;
 
 	if ((flags & O_ACCMODE) == O_RDONLY || !(flags & O_TRUNC) || !c || !c->trigs.n)
@@ -337,8 +355,8 @@ int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags)
 		return ret;
 	for (size_t i = 0; i < c->trigs.n; i++)
 		if (!strncmp(c->trigs.expr[i], "hist", 4) &&
-		    live_list_add(&keep, c->trigs.expr[i]) < 0) {
-			live_list_free(&keep);
+		    trigs_add(&keep, c->trigs.expr[i], c->trigs.t[i]) < 0) {
+			trigs_free(&keep);
 			return -ENOMEM;
 		}
 	return triggers_apply(l, c, &keep);
@@ -368,7 +386,7 @@ static int trigger_add(struct utrace_live *l, const struct live_handle *h, struc
 {
 	const struct utrace_hist_spec *s = t->hist;
 	long at = trigger_find(c, t);
-	struct live_list next = {0};
+	struct live_trigs next = {0};
 	int ret;
 
 	if (at >= 0 && s && (s->pause || s->cont || s->clear))
@@ -381,11 +399,11 @@ static int trigger_add(struct utrace_live *l, const struct live_handle *h, struc
 	if (s && (s->cont || s->clear))
 		return hist_error(l, h, text, UTRACE_HIST_ERR_TRIGGER_ENOENT_CLEAR, NULL, -ENOENT);
 	for (size_t i = 0; ret >= 0 && i < c->trigs.n; i++)
-		ret = live_list_add(&next, c->trigs.expr[i]);
+		ret = trigs_add(&next, c->trigs.expr[i], c->trigs.t[i]);
 	if (ret >= 0)
-		ret = live_list_add(&next, text);
+		ret = trigs_add(&next, text, t);
 	if (ret < 0) {
-		live_list_free(&next);
+		trigs_free(&next);
 		return ret;
 	}
 	return triggers_apply(l, c, &next);
@@ -397,16 +415,16 @@ static int trigger_remove(struct utrace_live *l, struct live_evconf *c,
 			  const struct utrace_trigger *t)
 {
 	long at = trigger_find(c, t);
-	struct live_list next = {0};
+	struct live_trigs next = {0};
 	int ret = 0;
 
 	if (at < 0)
 		return 0;
 	for (size_t i = 0; ret >= 0 && i < c->trigs.n; i++)
 		if ((long)i != at)
-			ret = live_list_add(&next, c->trigs.expr[i]);
+			ret = trigs_add(&next, c->trigs.expr[i], c->trigs.t[i]);
 	if (ret < 0) {
-		live_list_free(&next);
+		trigs_free(&next);
 		return ret;
 	}
 	return triggers_apply(l, c, &next);

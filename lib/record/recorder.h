@@ -39,7 +39,9 @@ struct utrace_recorder_opts {
 	const struct utrace_func_filter *filter;
 	struct utrace_event_select *events; /* -e / -f; NULL for none */
 	/* The kernel events' -e with their -R (and -v): hist triggers the
-	 * recorder runs on the kernel's records as it reads their pages. */
+	 * recorder runs on the kernel's records as it reads their pages.
+	 * Here and in events, every -R is parsed already (the spec's trigs,
+	 * lib/hist's utrace_trigger_of): the recorder reads, never parses. */
 	const struct utrace_event_spec *kspecs;
 	unsigned nkspecs;
 	/* Synthetic events (--synthetic), their formats added to events;
@@ -187,10 +189,13 @@ int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, co
 int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, const char *name,
 				const char *filter, struct utrace_error *err);
 /* Event SYSTEM:NAME's triggers set (the tracefs's trigger file: the
- * whole list, in the kernel's syntax; one kept keeps its table and
- * count), in every process at once and in those that come later. */
+ * whole list, in the kernel's syntax, trigs[i] texts[i] as it was parsed
+ * when written, which the recorder holds too; one kept keeps its table
+ * and count), in every process at once and in those that come later. */
+struct utrace_trigger;
 int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system, const char *name,
-				  const char *const *texts, unsigned n, struct utrace_error *err);
+				  const char *const *texts, struct utrace_trigger *const *trigs,
+				  unsigned n, struct utrace_error *err);
 /* The tables of the event's hist triggers of the tracefs as they are now,
  * in order, each to cb with its trigger's text. */
 struct utrace_hist_table;

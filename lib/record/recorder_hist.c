@@ -7,7 +7,7 @@
  *
  *   recorder                                   traced processes
  *   first object that defines demo_word:
- *     parse + compile for its format
+ *     compile (parsed by the -R check)
  *     memfd: utrace_hist_map, zeroed  ---- HIST {prog} + fd ---->  mmap, attach
  *                                      ---- ENABLE {key} ------->  patch the sites
  *   every later object, fork child, exec:                          (same table)
@@ -31,7 +31,7 @@
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
-#include "lib/hist/hist_compile.h"
+#include "lib/hist/hist_env.h"
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_hist.h"
@@ -59,7 +59,8 @@ static const struct utrace_event_spec *env_spec(const struct hist_env_arg *a, un
 }
 
 static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
-				 const char *text, const struct utrace_event_format *fmt,
+				 const char *text, const struct utrace_trigger *t,
+				 const struct utrace_event_format *fmt,
 				 const struct hist_env_arg *env, struct utrace_error *err);
 
 static int hist_map_new(struct rec_hist *h, struct utrace_error *err)
@@ -109,180 +110,145 @@ static void hist_pause(struct utrace_recorder *r, struct rec_hist *h)
 		h->map->paused = 1;
 }
 
-/* The -R hist trigger of spec i, trigger k, if it defines variable var:
- * its index there, else -1. */
-static int hist_defines(const struct utrace_event_spec *sp, unsigned k, const char *var)
-{
-	struct utrace_trigger *t = NULL;
-	struct utrace_error e;
-	int code, found = -1;
-
-	if (utrace_trigger_parse(sp->triggers[k], &t, &code, &e) < 0)
-		return -1;
-	for (unsigned v = 0; t->hist && !t->remove && v < t->hist->nr_vars; v++)
-		if (!strcmp(t->hist->vars[v].name, var))
-			found = (int)v;
-	utrace_trigger_free(t);
-	return found;
-}
-
-/* What a $name refers to of trigger text (variable v), now that its
+/* What a $name refers to of hist trigger s (variable v), now that its
  * table h is made. */
-static int hist_var_info(const struct rec_hist *h, const char *text, unsigned v,
+static int hist_var_info(const struct rec_hist *h, const struct utrace_hist_spec *s, unsigned v,
 			 struct utrace_hist_var_info *out)
 {
 	const struct utrace_hist_hdr *p = h->prog;
-	struct utrace_trigger *t = NULL;
-	struct utrace_error e;
-	int code;
 
-	if (utrace_trigger_parse(text, &t, &code, &e) < 0)
-		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
 	*out = (struct utrace_hist_var_info){
 	    .table = h->owner ? h->owner->tid : h->tid,
-	    .sum = utrace_hist_var_sum(t->hist, v),
-	    .bitmap = utrace_hist_var_bitmap(t->hist),
+	    .sum = utrace_hist_var_sum(s, v),
+	    .bitmap = utrace_hist_var_bitmap(s),
 	    .bit = 1ull << v,
 	    .key_size = p->key_size,
 	    .nr_keys = p->nr_keys,
 	};
 	memcpy(out->slots, p->slots, sizeof(out->slots));
-	utrace_trigger_free(t);
 	return 0;
 }
 
-/* Variable v of trigger k of spec i: its trigger compiled for its event
- * (a synthetic event's, or one of the same object), for its table. */
-static int hist_var_table(const struct hist_env_arg *a, unsigned i, unsigned k, unsigned v,
+/* Variable d->v of trigger d->k of spec d->spec: its trigger compiled
+ * for its event (a synthetic event's, or one of the same object), for
+ * its table. */
+static int hist_var_table(const struct hist_env_arg *a, const struct utrace_hist_def *d,
 			  struct utrace_hist_var_info *out)
 {
 	struct utrace_event_select *s = a->r->o.events;
-	const struct utrace_event_spec *sp = env_spec(a, i);
 	struct hist_env_arg nested = {a->r, a->path, a->depth + 1, a->kernel};
 	const struct utrace_event_format *fmt = NULL;
 	const struct rec_kfmt *kf = NULL;
 	struct utrace_error e;
 	struct rec_hist *h;
-	char sys[65], ev[65];
 
-	if (a->depth >= 4 || !utrace_event_spec_exact(sp->pattern, sys, ev, sizeof(sys)))
-		return UTRACE_HIST_ERR_VAR_NOT_FOUND; /* a loop of references, or no event */
-	if (a->kernel && (kf = rec_kfmt_find(a->r, sys, ev)))
+	if (a->depth >= 4)
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND; /* a loop of references */
+	if (a->kernel && (kf = rec_kfmt_find(a->r, d->sys, d->ev)))
 		fmt = kf->fmt;
 	else if (!a->kernel)
 		fmt = utrace_event_select_format(
-		    s, strcmp(sys, "synthetic") ? a->path : UTRACE_EVENT_NOOBJ, sys, ev);
-	if (!fmt || !(h = hist_get(a->r, i | (a->kernel ? REC_HIST_KERNEL : 0), k,
-				   sp->triggers[k], fmt, &nested, &e)))
+		    s, strcmp(d->sys, "synthetic") ? a->path : UTRACE_EVENT_NOOBJ, d->sys, d->ev);
+	if (!fmt || !(h = hist_get(a->r, d->spec | (a->kernel ? REC_HIST_KERNEL : 0), d->k,
+				   d->text, d->t, fmt, &nested, &e)))
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
 	if (kf)
 		h->kid = kf->id;
-	return hist_var_info(h, sp->triggers[k], v, out);
+	return hist_var_info(h, d->t->hist, d->v, out);
 }
 
-/* A variable of a trigger the tracefs added (recorder_liveev.c), as
- * hist_var found it. */
-struct hist_live_var {
-	struct hist_env_arg *a;
-	unsigned found;
-	char sys[65], ev[65];
-	const char *text;
-	unsigned spec, v;
-};
-
-static void hist_live_found(void *arg, const char *sys, const char *ev, const char *text,
-			    unsigned spec, unsigned v)
+/* ... of a trigger the tracefs added (recorder_liveev.c): its table, made
+ * now for its event's format where the trigger being compiled is (or
+ * where else it is) if it is not made yet. */
+static int hist_live_var_table(const struct hist_env_arg *a, const struct utrace_hist_def *d,
+			       struct utrace_hist_var_info *out)
 {
-	struct hist_live_var *lv = arg;
-
-	if (lv->found++)
-		return;
-	snprintf(lv->sys, sizeof(lv->sys), "%s", sys);
-	snprintf(lv->ev, sizeof(lv->ev), "%s", ev);
-	lv->text = text;
-	lv->spec = spec;
-	lv->v = v;
-}
-
-/* ... its table, made now for its event's format where the trigger being
- * compiled is (or where else it is) if it is not made yet. */
-static int hist_live_var_table(const struct hist_live_var *lv, struct utrace_hist_var_info *out)
-{
-	const char *where = lv->a->path;
-	const struct utrace_event_format *fmt =
-	    rec_live_fmt(lv->a->r, lv->a->path, lv->sys, lv->ev, &where);
-	struct hist_env_arg nested = {lv->a->r, where, lv->a->depth + 1, false};
+	const char *where = a->path;
+	const struct utrace_event_format *fmt = rec_live_fmt(a->r, a->path, d->sys, d->ev, &where);
+	struct hist_env_arg nested = {a->r, where, a->depth + 1, false};
 	struct utrace_error e;
 	struct rec_hist *h;
 
-	if (lv->a->depth >= 4 || !fmt ||
-	    !(h = hist_get(lv->a->r, lv->spec, 0, lv->text, fmt, &nested, &e)))
+	if (a->depth >= 4 || !fmt ||
+	    !(h = hist_get(a->r, d->spec, 0, d->text, d->t, fmt, &nested, &e)))
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	return hist_var_info(h, lv->text, lv->v, out);
+	return hist_var_info(h, d->t->hist, d->v, out);
+}
+
+static int hist_layout(void *arg, const struct utrace_hist_def *d,
+		       struct utrace_hist_var_info *out)
+{
+	const struct hist_env_arg *a = arg;
+
+	return d->spec & REC_HIST_LIVE ? hist_live_var_table(a, d, out)
+				       : hist_var_table(a, d, out);
+}
+
+/* A trigger the tracefs added that defines the variable looked for. */
+struct hist_live_visit {
+	void (*visit)(void *ctx, const struct utrace_hist_def *d);
+	void *ctx;
+};
+
+static void hist_live_found(void *arg, const char *sys, const char *ev, const char *text,
+			    const struct utrace_trigger *t, unsigned spec, unsigned v)
+{
+	const struct hist_live_visit *lv = arg;
+
+	(void)v; /* visit finds it */
+	lv->visit(lv->ctx, &(struct utrace_hist_def){sys, ev, text, t, spec, 0, 0});
 }
 
 /*
- * $name of a trigger being compiled: the -R of a user event that defines
- * it, or a trigger the tracefs added (the one of the onmatch() event
- * first, if it is one of them; or the one "sys.event.name" says),
- * compiled now if its table is not made yet, so that the reference has
- * a table id to RESOLVE in.
+ * The triggers a $name may be of (lib/hist/hist_env.c searches them):
+ * the -R of a user event (a kernel event's: of the kernel -e), and the
+ * triggers the tracefs added.  The one found is compiled now if its table
+ * is not made yet (hist_layout), so that the reference has a table id to
+ * RESOLVE in.
  */
-static int hist_var(void *arg, const char *name, const char *msys, const char *mev,
-		    struct utrace_hist_var_info *out)
+static void hist_each(void *arg, const char *var, const char *want_sys, const char *want_ev,
+		      void (*visit)(void *ctx, const struct utrace_hist_def *d), void *ctx)
 {
-	struct hist_env_arg *a = arg;
-	char want_sys[65] = "", want_ev[65] = "", sys[65], ev[65];
-	const char *var;
-	const bool qualified = strchr(name, '.') != NULL; /* sys.event.var */
-	struct hist_live_var lv = {.a = a};
-	unsigned found = 0, fi = 0, fk = 0;
-	int fv = -1;
+	const struct hist_env_arg *a = arg;
+	struct hist_live_visit lv = {visit, ctx};
+	char sys[65], ev[65];
 
-	if (!(var = utrace_hist_var_name(name, want_sys, want_ev, sizeof(want_sys))))
-		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	for (int pass = qualified || !msys; pass < 2 && !found && !lv.found; pass++) {
-		if (!pass) { /* onmatch(): its event's variable first */
-			snprintf(want_sys, sizeof(want_sys), "%s", msys);
-			snprintf(want_ev, sizeof(want_ev), "%s", mev);
-		} else if (!qualified) {
-			want_sys[0] = want_ev[0] = 0;
-		}
-		for (unsigned i = 0; i < env_nspecs(a); i++) {
-			const struct utrace_event_spec *sp = env_spec(a, i);
+	for (unsigned i = 0; i < env_nspecs(a); i++) {
+		const struct utrace_event_spec *sp = env_spec(a, i);
 
-			if (!utrace_event_spec_exact(sp->pattern, sys, ev, sizeof(sys)) ||
-			    (want_sys[0] && (strcmp(sys, want_sys) || strcmp(ev, want_ev))))
-				continue;
-			for (unsigned k = 0; k < sp->nr_triggers; k++) {
-				int v = hist_defines(sp, k, var);
-
-				if (v < 0)
-					continue;
-				if (!found++)
-					fi = i, fk = k, fv = v;
-			}
-		}
-		if (!a->kernel && a->r->o.live)
-			rec_live_vars(a->r, var, want_sys, want_ev, hist_live_found, &lv);
+		if (!utrace_event_spec_exact(sp->pattern, sys, ev, sizeof(sys)))
+			continue;
+		for (unsigned k = 0; k < sp->nr_triggers; k++)
+			visit(ctx, &(struct utrace_hist_def){sys, ev, sp->triggers[k],
+							     utrace_trigger_parsed(sp, k), i, k, 0});
 	}
-	if (found + lv.found > 1)
-		return UTRACE_HIST_ERR_VAR_NOT_UNIQUE;
-	if (lv.found)
-		return hist_live_var_table(&lv, out);
-	if (!found)
-		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	return hist_var_table(a, fi, fk, (unsigned)fv, out);
+	if (!a->kernel && a->r->o.live)
+		rec_live_vars(a->r, var, want_sys, want_ev, hist_live_found, &lv);
+}
+
+/* The compiler's env of a trigger compiled with a (which must outlive
+ * it, as sc must). */
+static const struct utrace_hist_env *hist_env(const struct hist_env_arg *a,
+					      struct utrace_hist_scope *sc)
+{
+	*sc = (struct utrace_hist_scope){.each = hist_each,
+					 .layout = hist_layout,
+					 .synths = a->r->o.synths,
+					 .nr_synths = a->r->o.nr_synths,
+					 .arg = (void *)a};
+	return utrace_hist_scope_env(sc);
 }
 
 /* The live tracefs's check of a trigger of an event where path has it
- * (recorder_liveev.c): hist_var as its compile would call it. */
+ * (recorder_liveev.c): $name as its compile would find it. */
 int rec_hist_var(struct utrace_recorder *r, const char *path, const char *name, const char *msys,
 		 const char *mev, struct utrace_hist_var_info *out)
 {
-	struct hist_env_arg env = {r, path, 0, false};
+	struct hist_env_arg a = {r, path, 0, false};
+	struct utrace_hist_scope sc;
+	const struct utrace_hist_env *env = hist_env(&a, &sc);
 
-	return hist_var(&env, name, msys, mev, out);
+	return env->var(env->arg, name, msys, mev, out);
 }
 
 /* An action's synthetic event: its index is the id its EMIT carries. */
@@ -290,39 +256,25 @@ int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info 
 {
 	const struct utrace_recorder *r = arg;
 
-	for (unsigned i = 0; i < r->o.nr_synths; i++)
-		if (!strcmp(r->o.synths[i]->name, name)) {
-			utrace_synth_info(r->o.synths[i], i, out);
-			return 0;
-		}
-	return UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND;
+	return utrace_synth_lookup(r->o.synths, r->o.nr_synths, name, out);
 }
 
-static int hist_synth(void *arg, const char *name, struct utrace_hist_synth_info *out)
-{
-	return rec_synth_lookup(((const struct hist_env_arg *)arg)->r, name, out);
-}
-
-/* Parses and compiles -R `text` for the event's format. */
-static int hist_compile(const char *text, const struct utrace_event_format *fmt,
+/* Compiles -R t (parsed) for the event's format. */
+static int hist_compile(const struct utrace_trigger *t, const struct utrace_event_format *fmt,
 			const struct hist_env_arg *env, void **prog, uint32_t *len, bool *paused,
 			char **table, struct utrace_error *err)
 {
-	struct utrace_hist_env e = {hist_var, hist_synth, (void *)env};
-	struct utrace_trigger *t = NULL;
+	struct utrace_hist_scope sc;
 	int code, ret;
 
-	ret = utrace_trigger_parse(text, &t, &code, err);
-	if (ret < 0)
-		return ret;
 	if (t->cmd != UTRACE_TRIG_HIST || t->remove)
 		ret = err->code = 0; /* another command: recorder_trig.c's */
 	else
-		ret = utrace_hist_compile_env(t->hist, fmt, env ? &e : NULL, prog, len, &code, err);
+		ret = utrace_trigger_compile(t, fmt, env ? hist_env(env, &sc) : NULL, prog, len,
+					     &code, err);
 	*paused = t->hist && t->hist->pause;
 	if (ret >= 0 && t->hist && t->hist->name && !(*table = strdup(t->hist->name)))
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
-	utrace_trigger_free(t);
 	return ret;
 }
 
@@ -356,7 +308,8 @@ static int hist_share(struct utrace_recorder *r, struct rec_hist *h, struct utra
 }
 
 static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
-				 const char *text, const struct utrace_event_format *fmt,
+				 const char *text, const struct utrace_trigger *t,
+				 const struct utrace_event_format *fmt,
 				 const struct hist_env_arg *env, struct utrace_error *err)
 {
 	struct rec_hist *h;
@@ -365,7 +318,11 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	bool paused = false;
 	char *table = NULL;
 
-	if (hist_compile(text, fmt, env, &prog, &len, &paused, &table, err) < 0 || !prog) {
+	if (!t) {
+		utrace_error_set(err, -EINVAL, "-R '%s': not parsed", text);
+		return NULL;
+	}
+	if (hist_compile(t, fmt, env, &prog, &len, &paused, &table, err) < 0 || !prog) {
 		free(table);
 		return NULL; /* err->code 0: not a hist trigger */
 	}
@@ -498,7 +455,8 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 				return 0;
 			struct hist_env_arg env = {r, path, 0, false};
 
-			h = hist_get(r, i, k, sp->triggers[k], fmt, &env, &e);
+			h = hist_get(r, i, k, sp->triggers[k], utrace_trigger_parsed(sp, k), fmt,
+				     &env, &e);
 			if (!h && !e.code)
 				continue;
 			if (!h) {
@@ -539,12 +497,13 @@ void rec_hist_free_one(struct rec_hist *h)
 /* ---- kernel events (recorder_khist.c, recorder_kmerge.c) ----------- */
 
 struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned k,
-			      const char *text, const struct utrace_event_format *fmt,
-			      bool env_kernel, const char *path, struct utrace_error *err)
+			      const char *text, const struct utrace_trigger *t,
+			      const struct utrace_event_format *fmt, bool env_kernel,
+			      const char *path, struct utrace_error *err)
 {
 	struct hist_env_arg env = {r, path, 0, env_kernel};
 
-	return hist_get(r, spec, k, text, fmt, &env, err);
+	return hist_get(r, spec, k, text, t, fmt, &env, err);
 }
 
 void rec_hist_set_kid(struct rec_hist *h, int kid)

@@ -58,13 +58,14 @@ int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 		  struct utrace_error *err);
 int rec_hist_save_all(struct utrace_recorder *r, struct utrace_error *err);
 /* recorder_hist.c: the table of trigger k of spec (kspec | REC_HIST_KERNEL
- * for a kernel -e), compiled for fmt; NULL with err->code 0 if it is not a
+ * for a kernel -e), t (parsed from text) compiled for fmt; NULL with err->code 0 if it is not a
  * hist trigger.  env_kernel: its $vars are the kernel events' ones. */
 #define REC_HIST_KERNEL (1u << 31)
 #define REC_HIST_LIVE (1u << 30) /* spec: a trigger the tracefs added, by serial */
 struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned k,
-			      const char *text, const struct utrace_event_format *fmt,
-			      bool env_kernel, const char *path, struct utrace_error *err);
+			      const char *text, const struct utrace_trigger *t,
+			      const struct utrace_event_format *fmt, bool env_kernel,
+			      const char *path, struct utrace_error *err);
 void rec_hist_set_kid(struct rec_hist *h, int kid);
 /* recorder_liveev.c: one trigger's HIST (and the tables it RESOLVEs in)
  * to c; recorder_histlive.c: its table as it is now (*elts to free); a

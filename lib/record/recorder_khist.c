@@ -106,8 +106,9 @@ static int kready_one(struct utrace_recorder *r, unsigned i, bool kernel, unsign
 {
 	const struct utrace_event_spec *sp =
 	    kernel ? &r->o.kspecs[i] : utrace_event_select_spec(r->o.events, i);
-	struct rec_hist *h = rec_hist_get(r, i | (kernel ? REC_HIST_KERNEL : 0), k, sp->triggers[k],
-					  fmt, kernel, UTRACE_EVENT_NOOBJ, err);
+	struct rec_hist *h =
+	    rec_hist_get(r, i | (kernel ? REC_HIST_KERNEL : 0), k, sp->triggers[k],
+			 utrace_trigger_parsed(sp, k), fmt, kernel, UTRACE_EVENT_NOOBJ, err);
 	char msg[sizeof(err->msg)];
 
 	if (h) {

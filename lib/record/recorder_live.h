@@ -88,7 +88,7 @@ void rec_live_ev_free(struct utrace_recorder *r);
 unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
 		       const char *ev,
 		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
-				  unsigned spec, unsigned v),
+				  const struct utrace_trigger *t, unsigned spec, unsigned v),
 		       void *arg);
 /* ... the format of sys:name where path has it, else where it is (*where:
  * UTRACE_EVENT_NOOBJ for a synthetic event or a probe, or an object) */

@@ -215,7 +215,8 @@ static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32
 				ret = live_trig_send(c, obj, key, x, fmt);
 			continue;
 		}
-		h = rec_hist_get(r, REC_HIST_LIVE | x->serial, 0, x->text, fmt, false, path, &err);
+		h = rec_hist_get(r, REC_HIST_LIVE | x->serial, 0, x->text, x->t, fmt, false, path,
+				 &err);
 		if (h && nh++ < UTRACE_EVENT_HISTS_MAX)
 			ret = rec_hist_send_one(r, c, obj, key, h);
 	}
@@ -343,17 +344,16 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
 	return live_ev_push(r, e, system, name, err);
 }
 
-/* A new trigger: parsed (lib/live checked it), its counter and target. */
-static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, const char *text)
+/* A new trigger: parsed and checked by lib/live as it was written (held
+ * here too), its counter and target. */
+static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, const char *text,
+			 const struct utrace_trigger *t)
 {
-	struct utrace_error err = {0};
-	int code;
-
 	*x = (struct rec_live_trig){.count_idx = -1, .target = -1};
 	if (!(x->text = strdup(text)))
 		return -ENOMEM;
-	if (utrace_trigger_parse(text, &x->t, &code, &err) < 0)
-		return err.code;
+	if (!(x->t = utrace_trigger_get(t)))
+		return -EINVAL;
 	x->serial = ++r->lev->live_serial;
 	if (x->t->cmd >= UTRACE_TRIG_ENABLE_EVENT && x->t->cmd <= UTRACE_TRIG_DISABLE_HIST) {
 		x->target =
@@ -387,7 +387,8 @@ static unsigned live_trig_find(const struct rec_live_ev *e, const bool *kept, co
 }
 
 int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system, const char *name,
-				  const char *const *texts, unsigned n, struct utrace_error *err)
+				  const char *const *texts, struct utrace_trigger *const *trigs,
+				  unsigned n, struct utrace_error *err)
 {
 	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
 	struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, system, name) : NULL;
@@ -404,7 +405,7 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 			next[i] = e->trigs[k];
 		} else {
 			fresh[i] = true;
-			ret = live_trig_new(r, &next[i], texts[i]);
+			ret = live_trig_new(r, &next[i], texts[i], trigs[i]);
 		}
 	}
 	/* a table whose variables another trigger reads stays (EBUSY) */

@@ -60,7 +60,7 @@ const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const ch
 unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
 		       const char *ev,
 		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
-				  unsigned spec, unsigned v),
+				  const struct utrace_trigger *t, unsigned spec, unsigned v),
 		       void *arg)
 {
 	unsigned n = 0;
@@ -73,7 +73,7 @@ unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *s
 
 			for (unsigned v = 0; h && v < h->nr_vars; v++)
 				if (!strcmp(h->vars[v].name, var)) {
-					cb(arg, e->sys, e->name, e->trigs[i].text,
+					cb(arg, e->sys, e->name, e->trigs[i].text, e->trigs[i].t,
 					   REC_HIST_LIVE | e->trigs[i].serial, v);
 					n++;
 				}

@@ -46,7 +46,7 @@
 struct rec_trig {
 	bool kernel;		  /* of a kernel -e: bound in rec_trig_kready */
 	unsigned spec, trig;	  /* which -e, which of its -R */
-	struct utrace_trigger *t; /* parsed */
+	const struct utrace_trigger *t; /* as its -e holds it parsed */
 	int count_idx;		  /* in utrace_control.trig_count, -1: unlimited */
 	int target;		  /* enable_/disable_: the target's id */
 	struct rec_trig *next;
@@ -128,8 +128,8 @@ static bool user_enabled(const struct utrace_event_select *s, const char *system
 }
 
 /* One trigger command of spec i: its counter, its target's id and state. */
-static int trig_add(struct utrace_recorder *r, unsigned i, unsigned k, struct utrace_trigger *t,
-		    struct utrace_error *err)
+static int trig_add(struct utrace_recorder *r, unsigned i, unsigned k,
+		    const struct utrace_trigger *t, struct utrace_error *err)
 {
 	struct rec_trig *x = calloc(1, sizeof(*x));
 
@@ -163,26 +163,28 @@ static int trig_add(struct utrace_recorder *r, unsigned i, unsigned k, struct ut
 	return 0;
 }
 
+/* The -e's trigger was not parsed by the check that must parse each one
+ * (utrace_trigger_of, cmds/record_triggers.c). */
+static int trig_unparsed(const char *text, struct utrace_error *err)
+{
+	return utrace_error_set(err, -EINVAL, "-R '%s': not parsed", text);
+}
+
 /* A trigger command of a kernel -e, bound later to its events. */
 static int trig_kinit(struct utrace_recorder *r, struct utrace_error *err)
 {
 	for (unsigned i = 0; i < r->o.nkspecs; i++)
 		for (unsigned k = 0; k < r->o.kspecs[i].nr_triggers; k++) {
-			struct utrace_trigger *t = NULL;
+			const struct utrace_trigger *t = utrace_trigger_parsed(&r->o.kspecs[i], k);
 			struct rec_trig *x;
-			int code;
 
-			if (utrace_trigger_parse(r->o.kspecs[i].triggers[k], &t, &code, err) < 0)
-				return err->code;
+			if (!t)
+				return trig_unparsed(r->o.kspecs[i].triggers[k], err);
 			if (t->cmd == UTRACE_TRIG_HIST || t->remove ||
-			    t->cmd >= sizeof(cmd_of) / sizeof(cmd_of[0]) || !cmd_of[t->cmd]) {
-				utrace_trigger_free(t);
+			    t->cmd >= sizeof(cmd_of) / sizeof(cmd_of[0]) || !cmd_of[t->cmd])
 				continue;
-			}
-			if (!(x = calloc(1, sizeof(*x)))) {
-				utrace_trigger_free(t);
+			if (!(x = calloc(1, sizeof(*x))))
 				return utrace_error_set(err, -ENOMEM, "out of memory");
-			}
 			*x = (struct rec_trig){true, i, k, t, -1, -1, r->trig->trigs};
 			r->trig->trigs = x;
 		}
@@ -200,21 +202,16 @@ int rec_trig_init(struct utrace_recorder *r, struct utrace_error *err)
 		const struct utrace_event_spec *sp = utrace_event_select_spec(s, i);
 
 		for (unsigned k = 0; k < sp->nr_triggers; k++) {
-			struct utrace_trigger *t = NULL;
-			int code;
+			const struct utrace_trigger *t = utrace_trigger_parsed(sp, k);
 
-			if (utrace_trigger_parse(sp->triggers[k], &t, &code, err) < 0)
-				return err->code;
+			if (!t)
+				return trig_unparsed(sp->triggers[k], err);
 			if (t->cmd == UTRACE_TRIG_HIST || t->remove || t->cmd >= sizeof(cmd_of) /
 									  sizeof(cmd_of[0]) ||
-			    !cmd_of[t->cmd]) {
-				utrace_trigger_free(t); /* hist: recorder_hist.c; the rest: refused */
-				continue;
-			}
-			if (trig_add(r, i, k, t, err) < 0) {
-				utrace_trigger_free(t);
+			    !cmd_of[t->cmd])
+				continue; /* hist: recorder_hist.c; the rest: refused */
+			if (trig_add(r, i, k, t, err) < 0)
 				return err->code;
-			}
 		}
 	}
 	return 0;
@@ -320,7 +317,6 @@ void rec_trig_free(struct utrace_recorder *r)
 		struct rec_trig *x = r->trig->trigs;
 
 		r->trig->trigs = x->next;
-		utrace_trigger_free(x->t);
 		free(x);
 	}
 	free(r->trig->kstate);

@@ -2,8 +2,9 @@
 /*
  * report_hist.c - `utrace report --hist`: the tables the hist triggers of a
  * recording filled (HIST records, lib/tracefile/dat_hist.c), each printed
- * by lib/hist/hist_print.c in the kernel's hist file format.  The trigger
- * is parsed again from its text, for the names, modifiers and sort keys;
+ * by lib/hist/hist_print.c in the kernel's hist file format.  The file
+ * keeps each trigger as its text (as the kernel's trigger file shows it),
+ * parsed here once per table for the names, modifiers and sort keys;
  * the saved program gives the key's layout.  Names the kernel looks up at
  * print time are looked up in the recording: a pid's command for
  * .execname, an address's symbol for .sym.
@@ -83,21 +84,39 @@ static bool hist_selected(const struct utrace_dat_hist_info *h, const char *even
 	return utrace_glob_match(event, name);
 }
 
+/* The saved trigger text of a table, parsed (the file keeps a trigger as
+ * the kernel's trigger file shows it: its text): *trig, or < 0 with
+ * *mismatch set if it parsed but is not the hist trigger of prog. */
+static int hist_trigger(const char *text, const struct utrace_hist_hdr *prog,
+			struct utrace_trigger **trig, bool *mismatch, struct utrace_error *err)
+{
+	int code, ret = utrace_trigger_parse(text, trig, &code, err);
+
+	*mismatch = false;
+	if (ret < 0)
+		return ret;
+	if ((*trig)->cmd != UTRACE_TRIG_HIST || (*trig)->hist->nr_keys != prog->nr_keys) {
+		utrace_trigger_free(*trig);
+		*trig = NULL;
+		*mismatch = true;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int utrace_report_hist_table(struct utrace_dat *d, FILE *out, const char *trigger,
 			     const struct utrace_hist_table *t, struct utrace_error *err)
 {
 	struct utrace_hist_names names = {hist_comm, hist_sym, hist_syscall, d};
 	struct utrace_trigger *trig = NULL;
-	int code, ret;
+	bool mismatch;
+	int ret = hist_trigger(trigger, t->prog, &trig, &mismatch, err);
 
-	ret = utrace_trigger_parse(trigger, &trig, &code, err);
-	if (ret < 0)
-		return ret;
-	if (trig->cmd != UTRACE_TRIG_HIST || trig->hist->nr_keys != t->prog->nr_keys) {
-		utrace_trigger_free(trig);
+	if (ret < 0 && mismatch)
 		return utrace_error_set(err, -EINVAL, "trigger '%s' does not match its table",
 					trigger);
-	}
+	if (ret < 0)
+		return ret;
 	ret = utrace_hist_print(out, trig->hist, t, &names, err);
 	utrace_trigger_free(trig);
 	return ret;
@@ -118,17 +137,15 @@ static int hist_one(struct utrace_dat *d, FILE *out, const struct utrace_dat_his
 	    .snap_val = h->snap_val,
 	};
 	struct utrace_trigger *trig = NULL;
-	int code, ret;
+	bool mismatch;
+	int ret = hist_trigger(h->trigger, h->prog, &trig, &mismatch, err);
 
-	ret = utrace_trigger_parse(h->trigger, &trig, &code, err);
+	if (ret < 0 && mismatch)
+		return utrace_error_set(err, -EINVAL, "%s:%s: trigger '%s' does not match its table",
+					h->system, h->event, h->trigger);
 	if (ret < 0)
 		return utrace_error_set(err, ret, "%s:%s: trigger '%s': %s", h->system, h->event,
 					h->trigger, err->msg);
-	if (trig->cmd != UTRACE_TRIG_HIST || trig->hist->nr_keys != h->prog->nr_keys) {
-		utrace_trigger_free(trig);
-		return utrace_error_set(err, -EINVAL, "%s:%s: trigger '%s' does not match its table",
-					h->system, h->event, h->trigger);
-	}
 	ret = utrace_hist_print(out, trig->hist, &t, &names, err);
 	utrace_trigger_free(trig);
 	return ret;

@@ -79,8 +79,10 @@ static int record_opt_trigger(struct utrace_session_opts *o, const char *arg,
 		return 2;
 	}
 	if (!(sp->triggers =
-		  record_push(sp->triggers, sp->nr_triggers, sizeof(*sp->triggers), err)))
+		  record_push(sp->triggers, sp->nr_triggers, sizeof(*sp->triggers), err)) ||
+	    !(sp->trigs = record_push(sp->trigs, sp->nr_triggers, sizeof(*sp->trigs), err)))
 		return 1;
+	sp->trigs[sp->nr_triggers] = NULL; /* parsed by its check (session_triggers.c) */
 	sp->triggers[sp->nr_triggers++] = arg;
 	return -1;
 }

@@ -168,8 +168,12 @@ static int session_check_user_events(struct utrace_session *s)
 	int ret = 0;
 
 	if (!exe || utrace_libdeps_get(exe, &deps, &err) < 0) {
+		static struct utrace_event_list *none;
+
 		free(exe); /* not a program we can read: spawning will say so */
-		return 0;
+		/* its triggers parsed all the same (the recorder reads them so) */
+		return record_check_triggers(s->uspecs, s->nuspecs, &none, 0, s->synths,
+					     s->o->nsynth, &s->fail);
 	}
 	lists = calloc(deps.n + 1, sizeof(*lists));
 	if (!lists)

@@ -133,13 +133,14 @@ static int live_event_filter(void *arg, const char *system, const char *name, co
 }
 
 static int live_event_triggers(void *arg, const char *system, const char *name,
-			       const char *const *texts, unsigned n, struct utrace_error *err)
+			       const char *const *texts, struct utrace_trigger *const *trigs,
+			       unsigned n, struct utrace_error *err)
 {
 	struct session_live *rl = arg;
 	int ret;
 
 	live_lock(rl);
-	ret = utrace_recorder_live_triggers(rl->r, system, name, texts, n, err);
+	ret = utrace_recorder_live_triggers(rl->r, system, name, texts, trigs, n, err);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }

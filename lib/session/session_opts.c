@@ -11,6 +11,7 @@
 
 #include "lib/elf/callsite.h"
 #include "lib/elf/elf.h"
+#include "lib/hist/hist.h"
 #include "lib/sample/ksyms.h"
 #include "lib/session/session.h"
 
@@ -35,8 +36,10 @@ int utrace_session_opts_init(struct utrace_session_opts *o)
 void utrace_session_opts_free(struct utrace_session_opts *o)
 {
 	utrace_func_filter_free(o->filter);
-	for (unsigned i = 0; i < o->nspecs; i++)
+	for (unsigned i = 0; i < o->nspecs; i++) {
+		utrace_trigger_free_spec(&o->specs[i]);
 		free(o->specs[i].triggers);
+	}
 	free(o->specs);
 	free(o->probe_defs);
 	free(o->synth_defs);

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "lib/events/event_select.h"
-#include "lib/hist/hist_compile.h"
+#include "lib/hist/hist_env.h"
 #include "lib/hist/synth.h"
 #include "lib/session/session_fail.h"
 
@@ -20,14 +20,14 @@ void record_synth_free(struct utrace_synth **s, unsigned n);
 /* The user events' specs, every format the check knows (of the program,
  * its libraries and the synthetic events), and the synthetic events. */
 struct record_check_env {
-	const struct utrace_event_spec *specs;
+	struct utrace_event_spec *specs; /* their triggers parsed as they are met */
 	unsigned nspecs;
 	const struct utrace_event_format **fmts;
 	size_t nfmts;
 	struct utrace_synth *const *synths;
 	unsigned nsynths;
 	unsigned depth;
-	struct utrace_hist_env ops;
+	struct utrace_hist_scope scope;
 };
 
 /* The compiler's env over e (which must outlive it). */

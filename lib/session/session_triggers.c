@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * session_triggers.c - `utrace record -e EVENT -R TRIGGER`: every trigger
- * is parsed, and each hist trigger compiled for the formats of the events
- * its -e names in the program and its libraries, before the command runs.
- * The recorder compiles them again for each object that defines the event
- * (lib/record/recorder_hist.c); this is only the early, clear error, in
- * the kernel's words and with its column, as the kernel's error_log says
- * it when the trigger is written.
+ * is parsed, once (kept in its -e's spec, which the recorder reads: the
+ * parse is the check, as the kernel's when a trigger is written), and each
+ * hist trigger compiled for the formats of the events its -e names in the
+ * program and its libraries, before the command runs.  The recorder
+ * compiles them for each object that defines the event, in the same
+ * environment (lib/hist/hist_env.c) with its tables' ids; this compile is
+ * the early, clear error, in the kernel's words and with its column, as
+ * the kernel's error_log says it when the trigger is written.
  *
  * On kernel events, the triggers the kernel has and whose output is the
  * same are given to it (record_kernel_triggers): `stacktrace`, whose
@@ -28,7 +30,7 @@
 #include "lib/kernel/kernel_trace.h"
 #include "lib/events/event_filter.h"
 #include "lib/hist/hist.h"
-#include "lib/hist/hist_compile.h"
+#include "lib/hist/hist_env.h"
 
 static void trigger_error(const char *trigger, const struct utrace_error *err,
 			  struct session_fail *f)
@@ -50,16 +52,9 @@ static int check_compile(const char *text, const struct utrace_trigger *t, const
 
 		if (!utrace_event_spec_matches(pattern, f->system, f->name))
 			continue;
-		if (t->hist)
-			ret = utrace_hist_compile_env(t->hist, f, record_check_env_ops(env), &prog,
-						      &len, &code, &err);
-		else if (t->filter)
-			ret = utrace_filter_compile(f, t->filter, &prog, &len, &err);
-		else
-			continue;
+		ret = utrace_trigger_compile(t, f, record_check_env_ops(env), &prog, &len, &code,
+					     &err);
 		if (ret < 0) {
-			if (!t->hist && err.column > 0) /* a column of the filter */
-				err.column += (int)t->filter_pos;
 			trigger_error(text, &err, fail);
 			return 2;
 		}
@@ -68,28 +63,26 @@ static int check_compile(const char *text, const struct utrace_trigger *t, const
 	return 0;
 }
 
-static int check_one(const char *text, const char *pattern, struct record_check_env *env,
+/* Trigger k of sp parsed (once: kept in the spec for everyone after) and
+ * compiled for the events it names. */
+static int check_one(struct utrace_event_spec *sp, unsigned k, struct record_check_env *env,
 		     bool user, struct session_fail *fail)
 {
-	struct utrace_trigger *t = NULL;
+	const char *text = sp->triggers[k];
 	struct utrace_error err = {0};
-	int code, ret = 0;
+	const struct utrace_trigger *t = utrace_trigger_of(sp, k, NULL, &err);
 
-	if (utrace_trigger_parse(text, &t, &code, &err) < 0) {
+	if (!t) {
 		trigger_error(text, &err, fail);
 		return 2;
 	}
-	if (t->remove) {
-		ret = session_failf(fail, 2, "-R '%s': removing a trigger is not supported %s yet",
-				    text, user ? "on user events" : "on kernel events");
-	} else {
-		ret = check_compile(text, t, pattern, env, fail);
-	}
-	utrace_trigger_free(t);
-	return ret;
+	if (t->remove)
+		return session_failf(fail, 2, "-R '%s': removing a trigger is not supported %s yet",
+				     text, user ? "on user events" : "on kernel events");
+	return check_compile(text, t, sp->pattern, env, fail);
 }
 
-int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs,
+int record_check_triggers(struct utrace_event_spec *specs, unsigned nspecs,
 			  struct utrace_event_list **lists, size_t n, struct utrace_synth *const *synths,
 			  unsigned nsynths, struct session_fail *fail)
 {
@@ -109,8 +102,7 @@ int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs
 		env.fmts[env.nfmts++] = synths[i]->fmt;
 	for (unsigned i = 0; i < nspecs && !ret; i++)
 		for (unsigned k = 0; k < specs[i].nr_triggers && !ret; k++)
-			ret = check_one(specs[i].triggers[k], specs[i].pattern, &env, lists != NULL,
-					fail);
+			ret = check_one(&specs[i], k, &env, lists != NULL, fail);
 	free(env.fmts);
 	return ret;
 }
@@ -132,19 +124,16 @@ int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char *
 
 	for (unsigned i = 0; i < orig; i++)
 		for (unsigned k = 0; k < (*specs)[i].nr_triggers; k++) {
-			struct utrace_trigger *t = NULL;
 			struct utrace_error err;
+			const struct utrace_trigger *t = utrace_trigger_of(&(*specs)[i], k, NULL, &err);
 			struct utrace_event_spec *sp;
 			char **nm;
-			int code;
 
-			if (utrace_trigger_parse((*specs)[i].triggers[k], &t, &code, &err) < 0)
+			if (!t)
 				continue; /* record_check_triggers says why */
 			if (t->cmd != UTRACE_TRIG_ENABLE_EVENT ||
-			    named(*specs, *n, t->target_system, t->target_event)) {
-				utrace_trigger_free(t);
+			    named(*specs, *n, t->target_system, t->target_event))
 				continue;
-			}
 			sp = realloc(*specs, (*n + 1) * sizeof(**specs));
 			nm = realloc(*names, (*nr_names + 1) * sizeof(**names));
 			if (nm)
@@ -153,13 +142,10 @@ int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char *
 				*specs = sp;
 			if (!sp || !nm ||
 			    asprintf(&(*names)[*nr_names], "%s:%s", t->target_system,
-				     t->target_event) < 0) {
-				utrace_trigger_free(t);
+				     t->target_event) < 0)
 				return -1;
-			}
 			(*specs)[(*n)++] = (struct utrace_event_spec){.pattern = (*names)[(*nr_names)++],
 							      .target_only = true};
-			utrace_trigger_free(t);
 		}
 	return 0;
 }
@@ -237,18 +223,16 @@ int record_kernel_triggers(struct utrace_ktrace *kt, const struct utrace_event_s
 		bool stack = false, hist_stack = false;
 
 		for (unsigned k = 0; k < specs[i].nr_triggers; k++) {
-			struct utrace_trigger *t = NULL;
-			struct utrace_error err;
-			int code, ret = 0;
+			const struct utrace_trigger *t = utrace_trigger_parsed(&specs[i], k);
+			int ret = 0;
 
-			if (utrace_trigger_parse(specs[i].triggers[k], &t, &code, &err) < 0)
+			if (!t)
 				continue; /* record_check_triggers said why */
 			if (t->cmd == UTRACE_TRIG_STACKTRACE && !t->remove) {
 				stack = true;
 				ret = kernel_trigger(kt, &specs[i], specs[i].triggers[k], t, fail);
 			}
 			hist_stack |= t->cmd == UTRACE_TRIG_HIST && keyed_on_stack(t);
-			utrace_trigger_free(t);
 			if (ret)
 				return ret;
 		}

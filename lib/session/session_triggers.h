@@ -12,7 +12,8 @@
 #include "lib/session/session_fail.h"
 
 /*
- * Parses every -R of specs and compiles each hist trigger for every event
+ * Parses every -R of specs (once: kept in each spec's trigs, which the
+ * recorder and the rest read) and compiles each hist trigger for every event
  * of lists[0..n) and synthetic event of synths[0..nsynths) its -e names
  * (the other -R and the synthetic events give its $variables and
  * actions), so that a bad trigger stops the recording before the command
@@ -20,7 +21,7 @@
  * the column), 2 returned; 0 when all is well.
  */
 struct utrace_synth;
-int record_check_triggers(const struct utrace_event_spec *specs, unsigned nspecs,
+int record_check_triggers(struct utrace_event_spec *specs, unsigned nspecs,
 			  struct utrace_event_list **lists, size_t n, struct utrace_synth *const *synths,
 			  unsigned nsynths, struct session_fail *fail);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hist_int.h - what the files of lib/hist share and nobody else sees: the
+ * hist_internal.h - what the files of lib/hist share and nobody else sees: the
  * parser's state, the expression parser (hist_expr.c) that hist_parse.c
  * drives, and the kernel's names of fields (hist_field_name(),
  * expr_str(), hist_field_print()) that the printer (hist_print.c) uses.
@@ -8,8 +8,8 @@
  * Files call each other one way: hist_expr.c <- hist_parse.c <-
  * trigger_parse.c, and hist_expr.c <- hist_print.c.
  */
-#ifndef UTRACE_LIB_HIST_INT_H
-#define UTRACE_LIB_HIST_INT_H
+#ifndef UTRACE_LIB_HIST_INTERNAL_H
+#define UTRACE_LIB_HIST_INTERNAL_H
 
 #include <stdarg.h>
 #include <stddef.h>

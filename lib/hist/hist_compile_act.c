@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist_compile_act.c - the parts of a hist program that reach outside its
+ * own element: the resolve part (RESOLVE of another trigger's variable,
+ * found through the caller's env) and the action part (onmatch()'s
+ * EMIT of a synthetic event, onmax()/onchange()'s TRACK with save(),
+ * snapshot() or trace()), as hist_compile.c's comment shows them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/hist/hist_compile_internal.h"
+
+/* One RESOLVE for another trigger's variable, once per name. */
+static int hc_resolve_one(struct hcomp *c, const char *name, unsigned pos, const char *msys,
+			  const char *mev)
+{
+	struct utrace_hist_var_info v = {0};
+	int code;
+
+	if (hc_own_var(c, name) >= 0)
+		return 0;
+	for (uint32_t i = 0; i < c->nr_refs; i++)
+		if (!strcmp(c->ref_name[i], name))
+			return 0;
+	if (!c->env || !c->env->var)
+		return hc_fail(c, UTRACE_HIST_ERR_VAR_NOT_FOUND, pos, name);
+	code = c->env->var(c->env->arg, name, msys, mev, &v);
+	if (code)
+		return hc_fail(c, code, pos, name);
+	/* the other table is looked up with this trigger's key: the same
+	 * layout, or the lookup could never find anything */
+	if (v.key_size != c->key_size || v.nr_keys != c->spec->nr_keys)
+		return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");
+	for (unsigned k = 0; k < v.nr_keys && k < 3; k++)
+		if (v.slots[k].kind != c->slots[k].kind || v.slots[k].len != c->slots[k].len ||
+		    v.slots[k].off != c->slots[k].off)
+			return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");
+	if (c->nr_refs >= UTRACE_HIST_REFS_MAX)
+		return hc_fail(c, UTRACE_HIST_ERR_TOO_MANY_VARS, pos, name);
+	if (hc_emit(c, UTRACE_HOP_RESOLVE, 0, v.table, v.bit) < 0)
+		return -1;
+	c->insns[c->n - 1].key_off = v.sum;
+	c->insns[c->n - 1].reserved = v.bitmap;
+	c->insns[c->n - 1].len = (uint16_t)c->nr_refs;
+	c->ref_name[c->nr_refs++] = name;
+	return 0;
+}
+
+static int hc_resolve_expr(struct hcomp *c, const struct utrace_hist_expr *e)
+{
+	if (!e)
+		return 0;
+	if (e->op == UTRACE_HE_VAR_REF)
+		return hc_resolve_one(c, e->name, e->pos + 1, NULL, NULL);
+	if (hc_resolve_expr(c, e->l) < 0)
+		return -1;
+	return hc_resolve_expr(c, e->r);
+}
+
+/* The resolve part: every $name of the values, variables and actions
+ * that is another trigger's, looked up before the element is. */
+int hc_resolve(struct hcomp *c, const struct utrace_hist_spec *s)
+{
+	for (unsigned j = 0; j < s->nr_vals; j++)
+		if (hc_resolve_expr(c, s->vals[j]) < 0)
+			return -1;
+	for (unsigned i = 0; i < s->nr_vars; i++)
+		if (hc_resolve_expr(c, s->vars[i].expr) < 0)
+			return -1;
+	for (unsigned i = 0; i < s->nr_actions; i++) {
+		const struct utrace_hist_action *a = &s->actions[i];
+
+		for (unsigned k = 0; k < a->nr_params; k++)
+			if (a->params[k][0] == '$' &&
+			    hc_resolve_one(c, a->params[k] + 1, a->pos, a->match_system,
+					   a->match_event) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* One param of an action: $variable, a number, or a field of the event. */
+static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const char *p)
+{
+	struct utrace_hist_expr e = {.op = UTRACE_HE_FIELD, .name = (char *)p, .pos = a->pos};
+	char *end;
+	unsigned long long v;
+
+	if (p[0] == '$')
+		return hc_ref(c, p + 1, a->pos);
+	v = strtoull(p, &end, 0);
+	if (end != p && !*end)
+		return hc_emit(c, UTRACE_HOP_CONST, 0, 0, v);
+	if (!utrace_event_field_find(c->fmt, p) && strcmp(p, "common_timestamp") &&
+	    strcmp(p, "common_cpu") && strcmp(p, "cpu"))
+		return hc_fail(c, UTRACE_HIST_ERR_PARAM_NOT_FOUND, a->pos, p);
+	return hc_field(c, &e);
+}
+
+/* A field p save()d or handed to a synthetic event: if it is a string,
+ * where SAVESTR or PSTR takes it from (in's size, off, imm) and its width
+ * in w; w 0 for a number. */
+static void hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uint32_t *w)
+{
+	const struct utrace_event_field *f = utrace_event_field_find(c->fmt, p);
+
+	*w = 0;
+	if (!strcmp(p, "common_comm")) {
+		in->size = UTRACE_HSTR_COMM;
+		*w = 16;
+	} else if (f && f->kind == UTRACE_EF_CHARS) {
+		in->size = UTRACE_HSTR_CHARS;
+		in->off = f->offset;
+		in->imm = f->size;
+		*w = f->size < UTRACE_HIST_STR_MAX ? f->size : UTRACE_HIST_STR_MAX;
+	} else if (f && f->kind == UTRACE_EF_STRING) {
+		in->size = UTRACE_HSTR_DYN;
+		in->off = f->offset;
+		*w = UTRACE_HIST_STR_MAX;
+	}
+}
+
+/* A string param of a synthetic event's string field k: a char[] takes
+ * any string; a char[N] only a char[N] of the same N, as the kernel's
+ * check_synth_field(). */
+static int hc_pstr(struct hcomp *c, const struct utrace_hist_action *a, unsigned k,
+		   const struct utrace_hist_synth_info *si)
+{
+	struct utrace_hist_insn in = {.op = UTRACE_HOP_PSTR};
+	bool dyn = si->str[k] == UTRACE_HIST_SYNTH_DYNSTR;
+	uint32_t w;
+
+	hc_str_src(c, a->params[k], &in, &w);
+	if (!w || (!dyn && (in.size != UTRACE_HSTR_CHARS || in.imm != si->str[k])))
+		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_TYPE_MISMATCH, a->param_pos[k],
+			       a->params[k]);
+	if (hc_emit(c, UTRACE_HOP_PSTR, 0, 0, 0) < 0)
+		return -1;
+	in.len = si->word[k];
+	in.reserved = dyn;
+	in.key_off = dyn ? si->words : si->str[k];
+	c->insns[c->n - 1] = in;
+	return 0;
+}
+
+/* trace(synth, params) / synth(params): each param, then EMIT. */
+static int hc_trace(struct hcomp *c, const struct utrace_hist_action *a)
+{
+	struct utrace_hist_synth_info si = {0};
+	int code;
+
+	if (!c->env || !c->env->synth)
+		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND, a->pos, a->synth);
+	code = c->env->synth(c->env->arg, a->synth, &si);
+	if (code)
+		return hc_fail(c, code, a->pos, a->synth);
+	if (si.nr_fields != a->nr_params || si.nr_fields > UTRACE_HIST_PARAMS)
+		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_COUNT_MISMATCH, a->pos, a->synth);
+	if (!si.words) /* numbers only, one word each */
+		for (si.words = 0; si.words < si.nr_fields; si.words++)
+			si.word[si.words] = (uint16_t)si.words;
+	if (si.words > UTRACE_HIST_PARAM_WORDS)
+		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_TYPE_MISMATCH, a->pos, a->synth);
+	for (unsigned k = 0; k < a->nr_params; k++) {
+		if (si.str[k]) {
+			if (hc_pstr(c, a, k, &si) < 0)
+				return -1;
+			continue;
+		}
+		if (hc_param(c, a, a->params[k]) < 0 || hc_emit(c, UTRACE_HOP_PARAM, 0, 0, 0) < 0)
+			return -1;
+		c->insns[c->n - 1].len = si.word[k];
+	}
+	if (hc_emit(c, UTRACE_HOP_EMIT, 0, si.id, 0) < 0)
+		return -1;
+	c->insns[c->n - 1].len = (uint16_t)si.words;
+	return 0;
+}
+
+/* save(field, ...): each field into the element, after the tracked
+ * values (utrace_hist_save_sum()), in the order written. */
+static int hc_save(struct hcomp *c, const struct utrace_hist_action *a)
+{
+	for (unsigned k = 0; k < a->nr_params; k++) {
+		const char *p = a->params[k];
+		struct utrace_hist_insn in = {.op = UTRACE_HOP_SAVESTR};
+		uint32_t w, words;
+
+		hc_str_src(c, p, &in, &w);
+		words = w ? (w + 7) / 8 : 1;
+		if (c->nr_sums + words > UTRACE_HIST_SUMS_MAX)
+			return hc_fail(c, UTRACE_HIST_ERR_FIELD_VAR_CREATE_FAIL, a->param_pos[k],
+				       "the saved fields do not fit in an entry");
+		if (w) {
+			if (hc_emit(c, UTRACE_HOP_SAVESTR, 0, 0, 0) < 0)
+				return -1;
+			in.len = (uint16_t)(words * 8);
+			in.key_off = c->nr_sums;
+			c->insns[c->n - 1] = in;
+		} else {
+			struct utrace_hist_expr e = {
+			    .op = UTRACE_HE_FIELD, .name = (char *)p, .pos = a->param_pos[k]};
+
+			if (hc_field(c, &e) < 0 || hc_emit(c, UTRACE_HOP_SAVE, 0, 0, 0) < 0)
+				return -1;
+			c->insns[c->n - 1].key_off = c->nr_sums;
+		}
+		c->nr_sums += words;
+	}
+	return 0;
+}
+
+/* onmax($v) / onchange($v): the variable, TRACK, then its action, which
+ * TRACK skips when the value is not new. */
+static int hc_track(struct hcomp *c, const struct utrace_hist_spec *s, unsigned i)
+{
+	const struct utrace_hist_action *a = &s->actions[i];
+	uint32_t track, start;
+	int ret;
+
+	if (hc_ref(c, a->var, a->pos) < 0 ||
+	    hc_emit(c, UTRACE_HOP_TRACK, 0, 0, a->handler == UTRACE_HIST_ONCHANGE) < 0)
+		return -1;
+	track = c->n - 1;
+	c->insns[track].key_off = utrace_hist_track_sum(s, i);
+	start = c->n;
+	if (a->kind == UTRACE_HIST_ACT_SAVE) {
+		ret = hc_save(c, a);
+	} else if (a->kind == UTRACE_HIST_ACT_SNAPSHOT) {
+		ret = hc_emit(c, UTRACE_HOP_SNAPSHOT, 0, 0, a->handler == UTRACE_HIST_ONCHANGE);
+		if (ret >= 0)
+			c->insns[c->n - 1].key_off = utrace_hist_snap_sum(s);
+	} else {
+		ret = hc_trace(c, a);
+	}
+	c->insns[track].len = (uint16_t)(c->n - start);
+	return ret;
+}
+
+/* The action part, each action in its order. */
+int hc_actions(struct hcomp *c, const struct utrace_hist_spec *s)
+{
+	c->nr_sums = utrace_hist_save_sum(s);
+	for (unsigned i = 0; i < s->nr_actions; i++)
+		if ((s->actions[i].handler == UTRACE_HIST_ONMATCH ? hc_trace(c, &s->actions[i])
+								 : hc_track(c, s, i)) < 0)
+			return -1;
+	return 0;
+}
