@@ -6,7 +6,7 @@
  * that turns a parsed hist trigger and an event format into the program
  * the event's writer runs (hist_compile.c, common/hist_prog.h), and the
  * printer of the kernel's `hist` file (hist_print.c).  May use: lib/base,
- * lib/elf, lib/events.
+ * lib/elf, lib/events, lib/probes (synth_list.c: utrace list's output).
  *
  * hist.h - a trigger as written, parsed into plain structs.  Nothing here
  * knows the event yet: field names are checked by the compiler, which is
