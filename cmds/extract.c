@@ -18,6 +18,7 @@
 #include "cmds/cmds.h"
 #include "lib/session/session_folder.h"
 #include "lib/base/private_file.h"
+#include "lib/tracefile/dat_format.h"
 
 static void extract_usage(FILE *f)
 {
@@ -74,7 +75,7 @@ int cmd_extract(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *output = "utrace.dat", *dir = NULL;
+	const char *output = UTRACE_DAT_DEFAULT, *dir = NULL;
 	struct utrace_session_folder s;
 	struct utrace_error err = {0};
 	int c;
@@ -104,7 +105,7 @@ int cmd_extract(int argc, char **argv)
 		return 1;
 	}
 	if (utrace_session_folder_find(dir, &s, &err) > 0) /* the recorder makes the file */
-		return extract_copy(&s, "utrace.dat", output);
+		return extract_copy(&s, UTRACE_DAT_DEFAULT, output);
 	if (!dir) {
 		/* the session's program has ended: its buffers as they were
 		 * then, the file the recorder finished */

@@ -188,7 +188,7 @@ int cmd_start(int argc, char **argv)
 	if (ret == -2) {
 		start_usage(stdout);
 		ret = 0;
-	} else if (ret == -1 && strcmp(o.rec.output, "utrace.dat")) {
+	} else if (ret == -1 && o.output_given) {
 		utrace_die_msg("start", "-o %s: start keeps the records in the buffers; "
 					"utrace extract -o FILE saves them", o.rec.output);
 		ret = 2;

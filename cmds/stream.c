@@ -134,7 +134,7 @@ int cmd_stream(int argc, char **argv)
 	if (ret == -2) {
 		stream_usage(stdout);
 		ret = 0;
-	} else if (ret == -1 && (strcmp(o.rec.output, "utrace.dat") || o.tracefs)) {
+	} else if (ret == -1 && (o.output_given || o.tracefs)) {
 		utrace_die_msg("stream", "%s: stream saves nothing and serves no tracefs of its own "
 					 "(utrace record does)", o.tracefs ? "--tracefs" : "-o");
 		ret = 2;

@@ -44,6 +44,7 @@ struct utrace_session_opts {
 	/* output, tracer, buffer, depth, threshold, threads, overwrite; the
 	 * command line and the function filter are set by utrace_session_start */
 	struct utrace_recorder_opts rec;
+	bool output_given; /* -o given (rec.output is UTRACE_DAT_DEFAULT if not) */
 	struct utrace_func_filter *filter; /* -l -n -g --graph-notrace */
 	struct utrace_event_spec *specs;   /* -e with its -f and -R, in order */
 	unsigned nspecs;

@@ -326,6 +326,7 @@ static int record_opt(struct utrace_session_opts *o, int c, const char *arg,
 		return -1;
 	case 'o':
 		o->rec.output = arg;
+		o->output_given = true;
 		return -1;
 	case 'c':
 		o->children = true;

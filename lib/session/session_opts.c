@@ -14,13 +14,14 @@
 #include "lib/hist/hist.h"
 #include "lib/sample/ksyms.h"
 #include "lib/session/session.h"
+#include "lib/tracefile/dat_format.h"
 
 int utrace_session_opts_init(struct utrace_session_opts *o)
 {
 	*o = (struct utrace_session_opts){
 	    .rec =
 		{
-		    .output = "utrace.dat",
+		    .output = UTRACE_DAT_DEFAULT,
 		    .tracer = UTRACE_TRACER_FUNCTION_GRAPH,
 		    .buffer_kb = UTRACE_SESSION_BUFFER_KB,
 		},
