@@ -26,7 +26,7 @@ endif
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 GEN     := build-gen
 CFLAGS_COMMON := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -I. -Iinclude -I$(GEN)
-# libfuse3 (lib/live): its headers live in their own folder
+# libfuse3 (lib/tracefs): its headers live in their own folder
 FUSE_CFLAGS := -I/usr/include/fuse3
 TOOL_CFLAGS := $(CFLAGS_COMMON) $(SANFLAGS) $(FUSE_CFLAGS)
 # No calls to memset/memcpy made up by the optimiser from plain loops in the

@@ -18,7 +18,7 @@
 #                  dlopen'ed once they exist
 #   mid-mt         the mid probe on it: installed in a process with five
 #                  threads, an int3 the runtime turns into a jmp while they
-#                  run (runtime/kprobe_opt.c); the threads warm up until
+#                  run (runtime/inproc_probe_opt.c); the threads warm up until
 #                  it is a jmp (the program reads hit+OFF), so the timed
 #                  loop measures the jmp; "jmp" in the counts column says
 #                  the runtime reported it (UTRACE_KPROBE_DEBUG=1)

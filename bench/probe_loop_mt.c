@@ -5,7 +5,7 @@
  * hit() being in a library that main loads with dlopen once the threads
  * exist.  So a probe in hit() is installed in a process with five
  * threads: an int3 that the runtime turns into a jmp while they run
- * (runtime/kprobe_opt.c).  Built twice from this file:
+ * (runtime/inproc_probe_opt.c).  Built twice from this file:
  *
  *   -DPROBE_LIB -fPIC -shared  libprobe_mt.so: hit() (with utrace cflags)
  *                              and the timed loop

@@ -18,7 +18,7 @@
 
 #include "cmds/cmds.h"
 #include "lib/session/session_folder.h"
-#include "lib/live/live.h"
+#include "lib/tracefs/live.h"
 #include "lib/kernel/kernel_trace.h"
 #include "lib/probes/uprobe.h"
 

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
-#include "lib/live/live.h"
+#include "lib/tracefs/live.h"
 #include "lib/session/session.h"
 #include "lib/session/session_folder.h"
 

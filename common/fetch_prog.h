@@ -7,7 +7,7 @@
  * compiled once by the tool (lib/probes/fetch_compile.c) into a short
  * array of instructions; libutrace.so runs it at every hit on the saved
  * registers and writes the event's record, laid out as the kernel lays out
- * a kprobe event (its format, lib/probes/kprobe.c):
+ * a kprobe event (its format, lib/probes/inproc_probe.c):
  *
  *   offset 0    the 8 bytes of common fields (filled by trace_events.c)
  *   offset 8    __probe_ip                         (p:, f:)
@@ -20,7 +20,7 @@
  * DEREF, ADD) computing one 64-bit value v, ended by one store (ST_INT,
  * ST_MEM, ST_STR, ST_COMM, ST_DATA, ST_ARRAY) that writes the argument
  * at dst.  Memory is read only through the caller's load function, which
- * in the runtime is the safe-load routine (runtime/kprobes.c): a fault
+ * in the runtime is the safe-load routine (runtime/inproc_probes.c): a fault
  * makes it return -1 and never crashes the program.  A faulting argument
  * is written as the kernel writes it: 0 for a number, and for a string
  * the text "(fault)".

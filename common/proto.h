@@ -145,7 +145,7 @@ struct utrace_control {
 	/* In-process probes removed while the programs run (the kernel's
 	 * `-:EVENT` written to kprobe_events): bit k of kp_off set = probe
 	 * key k is off in every process of the recording.  Its records stop
-	 * at once; each process's probe helper thread (runtime/kprobe_opt.c)
+	 * at once; each process's probe helper thread (runtime/inproc_probe_opt.c)
 	 * puts the program's bytes back and waits until no thread can be in
 	 * the probe's slot.  kp_gen counts the changes: a (shared) futex word
 	 * the helpers wait on; a runtime bumps it too, to wake its own. */
@@ -382,7 +382,7 @@ struct utrace_msg_trigger {
 #define UTRACE_ENABLE_DONE UINT32_MAX
 
 /*
- * In-process probes (lib/probes/kprobe.h, runtime/kprobes.c).  When CONFIG
+ * In-process probes (lib/probes/inproc_probe.h, runtime/inproc_probes.c).  When CONFIG
  * says nr_kprobes, the recorder sends their HIST, TRIGGER and ENABLE
  * messages after the synthetic events', as for an object of index
  * UTRACE_KPROBE_OBJ whose key i is probe i, then its DONE.  Then, for

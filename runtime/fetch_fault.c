@@ -3,8 +3,8 @@
  * fetch_fault.c - a fault in a probe's memory read is not the program's.
  *
  * Memory reads of fetch-args (common/fetch_prog.h) and of the runtime's
- * own stack scans (kprobe_opt.c) go through utrace_fetch_load
- * (arch/x86_64/kprobe.S), whose loads lie between utrace_safe_load_begin
+ * own stack scans (inproc_probe_opt.c) go through utrace_fetch_load
+ * (arch/x86_64/inproc_probe.S), whose loads lie between utrace_safe_load_begin
  * and _end.  The SIGSEGV/SIGBUS handler here recognises them by the
  * faulting instruction and resumes at the fixup, which returns -1 (the
  * kernel's exception tables do the same for copy_from_user): no system

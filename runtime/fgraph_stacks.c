@@ -38,7 +38,7 @@
  * (rt_fstack_lost): the frames hooked so far still return through their
  * real addresses.
  *
- * Return probes (kprobes.c) keep their frames the same way, whatever the
+ * Return probes (inproc_probes.c) keep their frames the same way, whatever the
  * tracer: a region holds its stack's return-probe frames too, so regions
  * are registered without a shadow stack when function_graph cannot run.
  *
@@ -63,7 +63,7 @@ struct fs_stack {
 	struct rt_frame *frames;
 	uint32_t depth, cap, roots, notrace;
 	uint32_t key; /* the reader's name for it: 0 the thread's own stack */
-	/* a makecontext stack's return-probe frames (kprobes.c), kept with
+	/* a makecontext stack's return-probe frames (inproc_probes.c), kept with
 	 * the stack, not the thread: a coroutine may return on another one */
 	void *kp_rets;
 	uint32_t kp_depth;
@@ -491,7 +491,7 @@ bool rt_fstack_same(struct rt_thread *t, const uint64_t *a, const uint64_t *slot
 	return true;
 }
 
-/* kprobes.c: whether rt_fstack_same(t, a, slot) knows its answer: one of
+/* inproc_probes.c: whether rt_fstack_same(t, a, slot) knows its answer: one of
  * them lies on a stack utrace was told of (a makecontext stack, the
  * thread's own), not on two that only their mapping tells apart. */
 bool rt_fstack_known(const uint64_t *a, const uint64_t *slot)
@@ -504,7 +504,7 @@ bool rt_fstack_known(const uint64_t *a, const uint64_t *slot)
 	return x - fs_own.lo < fs_own.hi - fs_own.lo || s - fs_own.lo < fs_own.hi - fs_own.lo;
 }
 
-/* kprobes.c: the return-probe frames of the makecontext stack that holds
+/* inproc_probes.c: the return-probe frames of the makecontext stack that holds
  * addr (where its array's address goes, and its depth); NULL when addr is
  * on no such stack. */
 void **rt_fstack_kp(uint64_t addr, uint32_t **depth)

@@ -407,7 +407,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* fn(arg) with the objects lock held: the list stays as it is (no
- * registration, no dlclose) meanwhile (kprobe_live.c). */
+ * registration, no dlclose) meanwhile (inproc_probe_live.c). */
 int rt_objects_locked(int (*fn)(void *arg), void *arg)
 {
 	int ret;
@@ -514,7 +514,7 @@ static int stubs_retarget(struct rt_object *o, uint32_t tracer)
  * the filter selects for the first time becomes `jmp slot_i` in the same
  * batch, as at registration (text_poke.c's resume hook), unless it takes
  * an int3 (rt_fpatch_live_int3 writes it after the batch) or has one now
- * (its jmp is kprobe_opt.c's to write).  Entries are never put back: no
+ * (its jmp is inproc_probe_opt.c's to write).  Entries are never put back: no
  * thread can be inside bytes we would restore.
  */
 static size_t live_pokes_fpatch(struct rt_object *o, struct rt_poke *pokes, uint32_t tracer)

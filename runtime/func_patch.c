@@ -458,7 +458,7 @@ static bool fp_refused(const uint64_t *excl, size_t n, const uint8_t *p)
  * thread that a constructor of the library started, or one that dlopen()ed
  * the same library meanwhile.  The jmp would cut its instructions in two.
  * So (staged) every entry takes an int3 first (a thread already past
- * byte 0 is not disturbed), and the jmps are queued to kprobe_opt.c,
+ * byte 0 is not disturbed), and the jmps are queued to inproc_probe_opt.c,
  * which writes each once it has seen every thread outside its bytes (the
  * kernel's optprobe rule); those it cannot prove stay int3s, correct and
  * slower.  excl: entries an attached process's quiesced batch refused,
@@ -514,7 +514,7 @@ static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged,
  * int3 instead, and the others are tried again; a batch still refused
  * after a few tries (nothing written) leaves every entry an int3 for
  * the attach, correct and slower.  Their jmps are not queued to
- * kprobe_opt.c: its question is a signal to every thread, which would
+ * inproc_probe_opt.c: its question is a signal to every thread, which would
  * end a sleep or a sigsuspend of the program's with EINTR (the
  * recorder's ptrace leaves such threads alone), and the attach thread,
  * which blocks it, would never answer anyway.
@@ -553,7 +553,7 @@ int rt_fpatch_enable(struct rt_object *obj, struct rt_poke *pokes)
 /* A live change (ftrace.c): whether selected entry i may become `jmp
  * slot` in its batch: not an int3 entry (a jmp would cover the bytes
  * after its one instruction), and no int3 there now (a jmp queued to
- * kprobe_opt.c, which writes it once no thread is in the way). */
+ * inproc_probe_opt.c, which writes it once no thread is in the way). */
 bool rt_fpatch_live_jmp(const struct rt_object *obj, uint32_t i)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)obj->sites[i];

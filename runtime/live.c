@@ -12,7 +12,7 @@
  * the thread answers LIVE_DONE with the result.  A probe added while
  * running comes as its event's ENABLE, then per object a KPROBE_SLOT
  * (answered) and its KPROBE, and a last KPROBE that installs them
- * (kprobe_live.c) and is answered with a LIVE_DONE.  A synthetic event
+ * (inproc_probe_live.c) and is answered with a LIVE_DONE.  A synthetic event
  * defined while running is its ENABLE alone, answered.
  *
  * The thread runs only runtime code (nothing of it is instrumented) with

@@ -566,7 +566,7 @@ void rt_rb_thread_close(struct rt_thread *t)
 		rb_close_one(n);
 	rb_close_one(t);
 	rb_unregister(t);
-	if (t->kp_rets) { /* kprobes.c's return frames: the thread is leaving */
+	if (t->kp_rets) { /* inproc_probes.c's return frames: the thread is leaving */
 		munmap(t->kp_rets, RT_KP_RETS_BYTES);
 		t->kp_rets = NULL;
 	}

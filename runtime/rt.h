@@ -26,13 +26,13 @@
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
- *   kprobe_opt.c    int3 -> jmp once no other thread is in the way
- *   kprobes.c       in-process probes: sites, int3s, return hooks, fetch-args
- *   kprobe_remove.c in-process probes removed while the program runs
+ *   inproc_probe_opt.c    int3 -> jmp once no other thread is in the way
+ *   inproc_probes.c       in-process probes: sites, int3s, return hooks, fetch-args
+ *   inproc_probe_remove.c in-process probes removed while the program runs
  *   func_patch.c    objects without compiler sites: function entries patched
  *                   with a jmp to a detour that calls the sites' stub
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
- *   kprobe_live.c   in-process probes added while the program runs
+ *   inproc_probe_live.c   in-process probes added while the program runs
  *   live.c          the live channel: tracer and sites changed while running
  *   plt.c           --libcall: the GOT slots of imports hooked through stubs
  *   attach.c        a running process attached to: its detach puts it back
@@ -131,7 +131,7 @@ struct rt_thread {
 	bool stuck;
 	uint64_t stuck_tail;
 
-	void *kp_rets; /* RT_KP_RETS_BYTES, kprobes.c: the return probes' frames, mapped when first needed */
+	void *kp_rets; /* RT_KP_RETS_BYTES, inproc_probes.c: the return probes' frames, mapped when first needed */
 	/* ring_buffer.c: the threads that have a buffer, for a detach
 	 * (attach.c) to retire them; nest: that thread's rt_nest_ctx */
 	struct rt_thread *reg_next, *reg_prev, *nest;
@@ -425,7 +425,7 @@ void rt_objects_forget(void) RT_HIDDEN; /* attach.c: before registering anew */
 int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
 int rt_objects_live_apply(const struct utrace_msg_tracer *t) RT_HIDDEN;
 int rt_objects_locked(int (*fn)(void *arg), void *arg) RT_HIDDEN;
-/* kprobe_live.c: a probe added while running (common/proto.h KPROBE_SLOT):
+/* inproc_probe_live.c: a probe added while running (common/proto.h KPROBE_SLOT):
  * a slot asked for (the answer in m), its KPROBEs until the DONE that
  * installs them (0 or -errno) */
 void rt_kprobe_live_slot(struct utrace_msg_kprobe_slot *m) RT_HIDDEN;
@@ -495,7 +495,7 @@ int rt_event_live_enable(const struct utrace_msg_enable *m, uint32_t size) RT_HI
 /* fetch_fault.c */
 void rt_fetch_fault_install(void) RT_HIDDEN;
 
-/* kprobes.c: the probes by address, sorted; a table is replaced whole
+/* inproc_probes.c: the probes by address, sorted; a table is replaced whole
  * (release store, the old one never freed: a trap handler may read it),
  * its writers hold rt_kp_lock */
 struct rt_kprobe {
@@ -521,7 +521,7 @@ const struct rt_kprobe *rt_kp_find(const struct kp_table *t, uint64_t addr) RT_H
 int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
 void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 
-/* kprobe_remove.c */
+/* inproc_probe_remove.c */
 void rt_kprobes_live(void) RT_HIDDEN;
 extern int __utrace_marker_on;
 
@@ -566,7 +566,7 @@ void rt_text_poke_set_refused(uint64_t addr) RT_HIDDEN;
 uint64_t rt_text_poke_refused(void) RT_HIDDEN;
 int rt_text_poke_restore(void) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
-/* kprobe_opt.c: hook(uc) for each thread one of our int3s sent on (its
+/* inproc_probe_opt.c: hook(uc) for each thread one of our int3s sent on (its
  * RIP where it goes on), from the SIGTRAP handler */
 void rt_text_poke_seen_hook(void (*hook)(void *uc)) RT_HIDDEN;
 /* Where a thread that meets the int3 of a batch's poke at ip goes on
@@ -584,13 +584,13 @@ int rt_text_poke_init(void) RT_HIDDEN;
 void rt_trap_guard_install(void (*handler)(int, siginfo_t *, void *)) RT_HIDDEN;
 void rt_trap_forward(int sig, siginfo_t *si, void *uc) RT_HIDDEN;
 
-/* kprobe_opt.c */
+/* inproc_probe_opt.c */
 void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;
 void rt_kprobe_opt_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 void rt_kprobe_opt_start(void (*off)(void)) RT_HIDDEN;
 void rt_kprobe_opt_say(const char *msg) RT_HIDDEN;
 int rt_kprobe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n) RT_HIDDEN;
-/* the int3 this thread's kp_trap is handling (kprobes.c), else 0 */
+/* the int3 this thread's kp_trap is handling (inproc_probes.c), else 0 */
 extern __thread uint64_t rt_kp_trapping RT_HIDDEN;
 
 /* fgraph_stacks.c: one shadow stack per program stack (coroutines) */
@@ -633,7 +633,7 @@ enum {
 void utrace_func_entry(uint64_t id, uint64_t parent, const uint64_t *regs) RT_HIDDEN;
 
 /* unwind.c: called before an exception unwinds, after fgraph's frames
- * got their real return addresses back (set by kprobes.c) */
+ * got their real return addresses back (set by inproc_probes.c) */
 extern void (*rt_unwind_unhook_more)(void) RT_HIDDEN;
 
 /* log.c */

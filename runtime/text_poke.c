@@ -26,7 +26,7 @@
  * The text is made writable for the batch with mprotect(RWX) - never RW
  * alone, which would fault threads executing the same page - and restored
  * to R-X afterwards.  poke_lock serialises the batches: ftrace.c pokes
- * under its objects lock, kprobe_opt.c's helper thread without it.
+ * under its objects lock, inproc_probe_opt.c's helper thread without it.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -43,10 +43,10 @@
 #include "runtime/rt.h"
 
 static int poke_sync_cmd;
-static bool (*poke_trap_hook)(void *uc);	  /* kprobes.c: its int3s */
+static bool (*poke_trap_hook)(void *uc);	  /* inproc_probes.c: its int3s */
 static uint64_t (*poke_resume_hook)(uint64_t ip); /* func_patch.c: entries, not NOPs */
 static uint64_t (*poke_entry_hook)(uint64_t ip);  /* func_patch.c: its int3 entries */
-static void (*poke_seen_hook)(void *uc);	  /* kprobe_opt.c: a thread seen going on */
+static void (*poke_seen_hook)(void *uc);	  /* inproc_probe_opt.c: a thread seen going on */
 static struct rt_poke *volatile poke_batch;
 static volatile size_t poke_batch_n;
 static pthread_mutex_t poke_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -240,7 +240,7 @@ not_ours:
 	/* Not ours: the program's own disposition (trap_guard.c) */
 	rt_trap_forward(sig, si, uc_);
 	return;
-seen: /* where it goes on is set: kprobe_opt.c may want to see it there */
+seen: /* where it goes on is set: inproc_probe_opt.c may want to see it there */
 	if (poke_seen_hook)
 		poke_seen_hook(uc_);
 }
@@ -252,14 +252,14 @@ static void poke_trap_install(void)
 	rt_trap_guard_install(poke_trap);
 }
 
-/* kprobe_opt.c: shown every thread that one of our int3s sends on, its
+/* inproc_probe_opt.c: shown every thread that one of our int3s sends on, its
  * ucontext's RIP where it goes on (never back to the int3). */
 void rt_text_poke_seen_hook(void (*hook)(void *uc))
 {
 	poke_seen_hook = hook;
 }
 
-/* kprobes.c's int3s: hook(uc) resumes the thread and says true if the
+/* inproc_probes.c's int3s: hook(uc) resumes the thread and says true if the
  * trap was one of its probes.  Installs the SIGTRAP handler. */
 void rt_text_poke_trap_hook(bool (*hook)(void *uc))
 {

@@ -648,7 +648,7 @@ static int ev_patch_all(void)
 	return ret;
 }
 
-/* The in-process probes' events (runtime/kprobes.c): keys of a
+/* The in-process probes' events (runtime/inproc_probes.c): keys of a
  * pseudo-object as the synthetic events', written by a probe's hit. */
 static struct utrace_event_key ev_kprobe_keys[UTRACE_KPROBE_MAX];
 static struct rt_object ev_kprobe_obj = {.index = UTRACE_KPROBE_OBJ};

@@ -3,7 +3,7 @@
  * trap_guard.c - SIGTRAP kept for the runtime's int3s, the program's own
  * SIGTRAP semantics kept as they were.
  *
- * The runtime's int3s (text_poke.c's batches, kprobes.c's probes,
+ * The runtime's int3s (text_poke.c's batches, inproc_probes.c's probes,
  * func_patch.c's entries that take an int3 for good) need its SIGTRAP
  * handler installed and SIGTRAP deliverable on every thread.  The kernel
  * sends an int3's SIGTRAP with force_sig: if the thread blocks SIGTRAP or

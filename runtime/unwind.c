@@ -96,7 +96,7 @@ typedef int _Unwind_Reason_Code;
  * the landing pads, and a destructor there may raise a new exception of
  * its own, which must count.)
  */
-void (*rt_unwind_unhook_more)(void); /* kprobes.c: its return hooks too */
+void (*rt_unwind_unhook_more)(void); /* inproc_probes.c: its return hooks too */
 
 static bool before_unwind(void)
 {

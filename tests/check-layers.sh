@@ -149,8 +149,8 @@ edges() { # edges OBJ...
 		}
 	}'
 }
-objs() { # objs GLOB: the built objects of GLOB's sources (no stale object of a moved file)
-	for c in $1; do [ -f "$c" ] && [ -f "$B/${c%.c}.o" ] && printf '%s\n' "$B/${c%.c}.o"; done
+objs() { # objs GLOB [SUBDIR]: the built objects of GLOB's sources (no stale object of a moved file)
+	for c in $1; do [ -f "$c" ] && [ -f "$B/$2${c%.c}.o" ] && printf '%s\n' "$B/$2${c%.c}.o"; done
 }
 have() { # have NAME OBJ...: whether the objects were built
 	name=$1; shift
@@ -182,8 +182,9 @@ if have cmds $CMD_O; then
 		status=1
 fi
 
-if have runtime "$B"/rt/runtime/*.o; then
-	E=$(edges "$B"/rt/runtime/*.o)
+RT_O=$(objs "runtime/*.c" rt/)
+if have runtime $RT_O; then
+	E=$(edges $RT_O)
 	echo "$E" | circles "runtime: files that call each other" || status=1
 	ORDER=$(sed -n '/The files, lowest first/,/\*\//p' runtime/rt.h | sed -nE 's/^ \*   ([a-z0-9_]+\.c) .*/\1/p')
 	bad=

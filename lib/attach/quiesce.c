@@ -26,7 +26,7 @@
  * instructions) or a signal frame saved there (a handler that interrupted
  * them runs, or sleeps).  So every thread's stack, from its stack pointer
  * to the end of its mapping, is read too, and a word that points into a
- * range refuses the batch (kprobe_opt.c's rule: a stray value only
+ * range refuses the batch (inproc_probe_opt.c's rule: a stray value only
  * refuses more; the runtime then takes its slower way).  A handler on a
  * sigaltstack keeps the interrupted frame on that stack, which is the
  * one read.

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "lib/kernel/kernel_trace.h"
-#include "lib/kernel/tracefs.h"
+#include "lib/kernel/kernel_tracefs.h"
 
 /* True if pid is a live utrace (the owner of an instance or probe group). */
 static bool kt_owner_alive(int pid)

@@ -35,7 +35,7 @@
 
 #include "lib/base/glob.h"
 #include "lib/kernel/kernel_internal.h"
-#include "lib/kernel/tracefs.h"
+#include "lib/kernel/kernel_tracefs.h"
 
 /* ---- which -e are kernel events --------------------------------------- */
 

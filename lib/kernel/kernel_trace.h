@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/kernel - the kernel's tracefs: file access (tracefs.h),
+ * lib/kernel - the kernel's tracefs: file access (kernel_tracefs.h),
  * recording kernel events through an instance of our own (this file),
  * and cleaning up after a killed recorder.  May use: lib/base, lib/events,
  * lib/tracefile (record layouts only).

@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "lib/kernel/kernel_internal.h"
-#include "lib/kernel/tracefs.h"
+#include "lib/kernel/kernel_tracefs.h"
 
 bool utrace_ktrace_trigger_available(const char *trigger_file, const char *cmd)
 {

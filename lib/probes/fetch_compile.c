@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "common/fetch_prog.h"
-#include "lib/probes/kprobe_internal.h"
+#include "lib/probes/inproc_probe_internal.h"
 
 /* A type of the kernel's fetch_type table, on x86-64. */
 struct kp_type {

@@ -68,7 +68,7 @@
 #include "lib/elf/symtab.h"
 #include "lib/probes/func_patch.h"
 #include "lib/probes/func_patch_deny.h"
-#include "lib/probes/kprobe_internal.h"
+#include "lib/probes/inproc_probe_internal.h"
 
 #define FP_TABLE_MAX 16384 /* entries read of one jump table */
 #define FP_CAND_MAX 64	   /* table candidates per function */

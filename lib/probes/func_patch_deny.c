@@ -44,7 +44,7 @@
 #include "lib/elf/symtab.h"
 #include "lib/probes/func_patch.h"
 #include "lib/probes/func_patch_deny.h"
-#include "lib/probes/kprobe_internal.h"
+#include "lib/probes/inproc_probe_internal.h"
 
 /* .gopclntab's pcHeader magics: Go 1.16-1.17, 1.18-1.19, 1.20+ */
 #define GO_PCLN_116 0xfffffffau

@@ -10,7 +10,7 @@
 
 #include "lib/probes/func_patch.h"
 #include "lib/probes/func_patch_cfi.h"
-#include "lib/probes/kprobe_internal.h"
+#include "lib/probes/inproc_probe_internal.h"
 
 /* `jmp to` at out (placed at vaddr from); false if out of rel32 reach. */
 static bool fp_jmp(uint8_t *out, uint64_t from, uint64_t to)

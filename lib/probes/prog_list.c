@@ -36,7 +36,7 @@
 #include "lib/base/glob.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/probes/fpatch_list.h"
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/probes/prog_list.h"
 #include "lib/probes/usdt.h"
 
@@ -235,7 +235,7 @@ long utrace_prog_list_libraries(struct utrace_prog_list *ls, const char *prog,
 	return total;
 }
 
-/* --probe DEF (in-process, lib/probes/kprobe.h): its event, as the
+/* --probe DEF (in-process, lib/probes/inproc_probe.h): its event, as the
  * recording would define it.  Returns how many, or -1. */
 long utrace_prog_list_probes(struct utrace_prog_list *ls, const char *prog, const char *const *defs,
 			     int n, struct utrace_error *err)

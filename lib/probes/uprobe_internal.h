@@ -76,7 +76,7 @@ struct upr_point {
 	const struct upr_file *file; /* NULL if not an ELF file: no @SYMBOL */
 	uint64_t vaddr;		     /* the probe's vaddr, for @SYMBOL */
 	uint64_t offset;	     /* and its file offset */
-	/* an in-process probe (lib/probes/kprobe.c): @SYMBOL is resolved
+	/* an in-process probe (lib/probes/inproc_probe.c): @SYMBOL is resolved
 	 * later, in the object the probe lands in, and the kprobe-only type
 	 * "symbol" is accepted */
 	bool in_process;

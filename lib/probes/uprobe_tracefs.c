@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/kernel/tracefs.h"
+#include "lib/kernel/kernel_tracefs.h"
 #include "lib/probes/uprobe_internal.h"
 
 static const char *root_dir(const char *dir, struct utrace_error *err)

@@ -54,7 +54,7 @@
 #include "lib/record/recorder_fpatch.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_kernel.h"
-#include "lib/record/recorder_kprobe.h"
+#include "lib/record/recorder_inproc_probe.h"
 #include "lib/record/recorder_libcall.h"
 #include "lib/record/recorder_live.h"
 #include "lib/record/recorder_quiesce.h"

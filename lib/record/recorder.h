@@ -206,7 +206,7 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
 /* The tracefs's trigger of SYSTEM:NAME written as text, as it is now:
  * *count its :N left (-1: unlimited), *paused whether its hist table is
  * paused, after what was done to that table: 0 nothing, 1 :pause, 2
- * :cont, 3 :clear (lib/live's enum utrace_live_trig_ctl); -ENOENT if
+ * :cont, 3 :clear (lib/tracefs's enum utrace_live_trig_ctl); -ENOENT if
  * there is no such trigger (or hist table yet). */
 int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, const char *system,
 				     const char *name, const char *text, int what, long *count,
@@ -256,11 +256,11 @@ int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err);
 int utrace_recorder_extract(struct utrace_recorder *r, const char *path, struct utrace_error *err);
 
 /*
- * Live control of in-process probes (lib/record/recorder_kprobe.c), the
+ * Live control of in-process probes (lib/record/recorder_inproc_probe.c), the
  * kernel's `-:[GROUP/]EVENT` written to kprobe_events while tracing:
  * turns probe GROUP/EVENT (group NULL: any) off in every process of the
  * recording, running or to come.  Its records stop at once; each process
- * puts the program's bytes back shortly after (runtime/kprobes.c).
+ * puts the program's bytes back shortly after (runtime/inproc_probes.c).
  * -ENOENT if the recording has no such probe on.
  */
 int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, const char *event,

@@ -21,7 +21,7 @@
  *                      (their triggers set up), recorder_kmerge.c (merge)
  *   recorder_live.h    live control       recorder_live.c, recorder_liveev.c,
  *                      recorder_livevar.c (record --tracefs)
- *   recorder_kprobe.h  in-process probes  recorder_kprobe.c
+ *   recorder_inproc_probe.h  in-process probes  recorder_inproc_probe.c
  *   recorder_snap.h    snapshots          recorder_snap.c
  *   recorder_fpatch.h  entries patched    recorder_fpatch.c
  *   recorder_quiesce.h attach's stops     recorder_quiesce.c
@@ -127,7 +127,7 @@ struct utrace_recorder {
 	bool busy; /* the last poll saved sub-buffers of a buffer that could
 		    * fill soon (rec_drain): poll again without sleeping */
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
-	struct rec_kprobes *kp;	  /* recorder_kprobe.c: probes added while running */
+	struct rec_kprobes *kp;	  /* recorder_inproc_probe.c: probes added while running */
 	struct rec_live *live;	  /* recorder_live.c: synthetic events defined so */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };

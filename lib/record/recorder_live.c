@@ -17,7 +17,7 @@
  * off (the control page's ev_state, the runtime's ENABLE is STATEFUL),
  * and each process is sent its ENABLE, then, per object that defines the
  * symbol, a slot asked for (KPROBE_SLOT) and the KPROBE made for it, as
- * at registration (recorder_kprobe.c), and a last KPROBE that installs
+ * at registration (recorder_inproc_probe.c), and a last KPROBE that installs
  * them.  Processes that start later get it as the probes of the command
  * line.  Its removal is utrace_recorder_kprobe_remove's.
  */
@@ -32,9 +32,9 @@
 #include "lib/elf/symtab.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/hist/synth.h"
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/record/recorder_internal.h"
-#include "lib/record/recorder_kprobe.h"
+#include "lib/record/recorder_inproc_probe.h"
 #include "lib/record/recorder_libcall.h"
 #include "lib/record/recorder_live.h"
 #include "lib/record/recorder_symtab.h"

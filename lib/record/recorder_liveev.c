@@ -2,7 +2,7 @@
 /*
  * recorder_liveev.c - the events of a live recording (utrace record
  * --tracefs): switched on and off, their filters and triggers changed
- * while the programs run (lib/live's events/ files).
+ * while the programs run (lib/tracefs's events/ files).
  *
  * Every event of every object is enabled at registration with STATEFUL
  * (rec_live_event_flags): whether a hit writes its record is its ev_state
@@ -24,7 +24,7 @@
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
 #include "lib/hist/synth.h"
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_live.h"
@@ -344,7 +344,7 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
 	return live_ev_push(r, e, system, name, err);
 }
 
-/* A new trigger: parsed and checked by lib/live as it was written (held
+/* A new trigger: parsed and checked by lib/tracefs as it was written (held
  * here too), its counter and target. */
 static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, const char *text,
 			 const struct utrace_trigger *t)

@@ -14,7 +14,7 @@
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
 #include "lib/hist/synth.h"
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_live.h"

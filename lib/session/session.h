@@ -4,7 +4,7 @@
  * attached to), the recorder and its loop, the kernel instance, the
  * sampler, the live tracefs, the summary; and the folder of `utrace
  * start`'s session (session_folder.h).  May use: lib/record, lib/sample,
- * lib/report, lib/hist, lib/probes, lib/kernel, lib/tracefile, lib/live,
+ * lib/report, lib/hist, lib/probes, lib/kernel, lib/tracefile, lib/tracefs,
  * lib/events, lib/attach, lib/elf, lib/base.
  *
  * session.h - a recording as a plain struct of options that a command

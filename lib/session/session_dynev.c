@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * session_dynev.c - dynamic_events, kprobe_events, uprobe_events and
- * synthetic_events of the live tracefs (lib/live/live_dynev.c knows the
+ * synthetic_events of the live tracefs (lib/tracefs/live_dynev.c knows the
  * files): a probe definition is parsed and checked by lib/probes against
  * the program as at `--probe` (a PATH:OFFSET one against its file, and
  * installed where a process has that file loaded, now or later), gets
@@ -23,7 +23,7 @@
 
 #include "lib/events/event_format.h"
 #include "lib/hist/synth.h"
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/probes/uprobe.h"
 #include "lib/session/session_dynev.h"
 #include "lib/session/session_live_internal.h"

@@ -8,7 +8,7 @@
 #define UTRACE_SESSION_DYNEV_H
 
 #include "lib/session/session.h"
-#include "lib/live/live.h"
+#include "lib/tracefs/live.h"
 
 struct session_live;
 struct session_dynev;

@@ -25,7 +25,7 @@
 #include "lib/session/session_triggers.h"
 #include "lib/elf/libdeps.h"
 #include "lib/events/event_format.h"
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 
 /* A filter error, with the expression and a caret under the column, like
  * the kernel's error_log. */

@@ -71,7 +71,7 @@ bool utrace_session_mounted(const char *dir)
 	struct statfs fs;
 	struct stat st;
 
-	/* a FUSE mount (lib/live): a folder with a file of that name is not
+	/* a FUSE mount (lib/tracefs): a folder with a file of that name is not
 	 * a tracefs that answers */
 	return snprintf(path, sizeof(path), "%s/current_tracer", dir) < (int)sizeof(path) &&
 	       stat(path, &st) == 0 && statfs(dir, &fs) == 0 && fs.f_type == SESSION_FUSE_MAGIC;

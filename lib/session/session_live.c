@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * session_live.c - `utrace record --tracefs DIR`: the live tracefs
- * (lib/live) over this recording.  lib/live knows the files; what they
+ * (lib/tracefs) over this recording.  lib/tracefs knows the files; what they
  * show and change is done here, with lib/record (the tracer and filter of
  * the running processes, tracing_on, the file written so far) and
  * lib/report (the trace file's text, as `utrace report` prints it).
@@ -31,7 +31,7 @@
 #include "lib/session/session_dynev.h"
 #include "lib/session/session_live.h"
 #include "lib/session/session_live_internal.h"
-#include "lib/live/live.h"
+#include "lib/tracefs/live.h"
 #include "lib/report/report_hist.h"
 #include "lib/report/report_text.h"
 #include "lib/tracefile/dat_reader.h"

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "lib/live/live.h"
+#include "lib/tracefs/live.h"
 #include "lib/record/recorder.h"
 #include "lib/tracefile/dat_reader.h"
 
@@ -46,7 +46,7 @@ static inline void live_lock(struct session_live *rl)
 /* The file as written so far (an extract with --overwrite), opened with
  * the recorder held. */
 int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct utrace_error *err);
-/* The utrace_live_ops that read it (lib/live/live.h). */
+/* The utrace_live_ops that read it (lib/tracefs/live.h). */
 int session_live_extract(void *arg, FILE *out, struct utrace_error *err);
 int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
 			     uint64_t since_ns, int cpu, uint64_t *last_ns,

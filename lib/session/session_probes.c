@@ -19,7 +19,7 @@
 
 #include "lib/base/glob.h"
 #include "lib/events/event_select.h"
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/probes/uprobe.h"
 #include "lib/probes/usdt.h"
 #include "lib/session/session_fail.h"

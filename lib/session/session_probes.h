@@ -17,7 +17,7 @@ const char *session_probes_add_def(struct session_probes *rp, const char *def,
 /* Register every site of -e usdt:PROVIDER:NAME (globs) found in exe. */
 const char *session_probes_add_usdt(struct session_probes *rp, const char *spec, const char *exe,
 				    struct utrace_error *err);
-/* An in-process probe (lib/probes/kprobe.h) or a removal of one; exe:
+/* An in-process probe (lib/probes/inproc_probe.h) or a removal of one; exe:
  * the program, for the symbol's size.  0, or -1 with err. */
 #define UTRACE_KPROBE_MAX_DEFS 1024 /* common/proto.h UTRACE_KPROBE_MAX */
 struct utrace_kprobe;

@@ -5,7 +5,7 @@
  *
  * trace_pipe reads the recording while it is written: each read opens the
  * file as it is now and prints the events after the time the pipe has
- * consumed (lib/live/live_pipe.c).  Decoding every buffer from its first
+ * consumed (lib/tracefs/live_pipe.c).  Decoding every buffer from its first
  * sub-buffer each time costs the whole file per read, so a long stream
  * gets slower and slower.  A bookmark is a decoder cursor's state where
  * one of its buffer's sub-buffers starts (dat_decode.h struct dat_mark):

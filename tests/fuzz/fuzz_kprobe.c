@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_kprobe.c - the in-process probe parser and fetch-arg compiler
- * (lib/probes/kprobe.h, common/fetch_prog.h): "p:GRP/EVENT SYM+OFFS
+ * (lib/probes/inproc_probe.h, common/fetch_prog.h): "p:GRP/EVENT SYM+OFFS
  * FETCHARGS", r:, f:, -:, then, for a definition that parses, its
  * format, its compiled program (which must pass utrace_fetch_check) and
  * one run of it on made-up registers whose memory reads mostly fault:
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/fetch_prog.h"
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "tests/fuzz/fuzz.h"
 
 static uint8_t mem[64];

@@ -140,7 +140,7 @@ for cc in gcc clang; do
 done
 
 # Return probes on functions whose frames stay open across switches
-# (runtime/kprobes.c keeps a makecontext stack's return-probe frames with
+# (runtime/inproc_probes.c keeps a makecontext stack's return-probe frames with
 # that stack, fgraph_stacks.c's regions, whatever the tracer): with no
 # tracer, -p function and the default one, the program runs as untraced
 # and each probe fires once per return, the program's own counts (ctx_jump

@@ -4,7 +4,7 @@
 # tests/hostile/probes_signal.sh - return probes on a function that a
 # 10 kHz SIGALRM handler calls (handler_work) and on the function it
 # interrupts (spin_step): each handler's return-probe frame nests inside
-# the interrupted call's (runtime/kprobes.c takes a frame's slot before
+# the interrupted call's (runtime/inproc_probes.c takes a frame's slot before
 # it fills it, as the ring buffer's nested writers do).  The program
 # behaves as untraced, and each probe records exactly one hit per call,
 # as counted by the program itself; gcc and clang, -O0 and -O2, with no

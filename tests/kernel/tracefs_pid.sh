@@ -3,7 +3,7 @@
 #
 # tests/kernel/tracefs_pid.sh BUILD_DIR - set_ftrace_pid,
 # set_ftrace_notrace_pid and trace_clock of `utrace record --tracefs DIR`
-# (lib/live/live_pids.c, live_clock.c, runtime/trace_pid.c), on a program
+# (lib/tracefs/live_pids.c, live_clock.c, runtime/trace_pid.c), on a program
 # whose two threads call the same functions: with one thread's id in
 # set_ftrace_pid only its function lines are in trace, under function and
 # function_graph; set_ftrace_notrace_pid leaves that one out; "no pid"

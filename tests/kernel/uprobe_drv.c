@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/kernel/tracefs.h"
+#include "lib/kernel/kernel_tracefs.h"
 #include "lib/probes/uprobe.h"
 #include "lib/probes/usdt.h"
 

@@ -4,7 +4,7 @@
  * signal and one waits for them all in sigwait(); then main loads
  * libplugin.so and calls plugin_entry ROUNDS times, and sends the waiter
  * SIGUSR1.  The waiter prints what it got: the runtime's own signal
- * (runtime/kprobe_opt.c asks threads where they are) must never reach it.
+ * (runtime/inproc_probe_opt.c asks threads where they are) must never reach it.
  */
 #include <dlfcn.h>
 #include <limits.h>

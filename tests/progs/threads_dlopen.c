@@ -5,7 +5,7 @@
  * plugin_entry -> plugin_helper ROUNDS times at once.  Probes in the
  * library are installed while the process has five threads, and the
  * threads run the probed code while the runtime turns the probes' int3s
- * into jmps (runtime/kprobe_opt.c), or puts the program's bytes back
+ * into jmps (runtime/inproc_probe_opt.c), or puts the program's bytes back
  * when a probe is removed.  Each thread prints its sum.  ROUNDS, or
  * $THREADS_DLOPEN_ROUNDS.
  */

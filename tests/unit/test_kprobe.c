@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_kprobe.c - in-process probe definitions (lib/probes/kprobe.h): the
+ * test_kprobe.c - in-process probe definitions (lib/probes/inproc_probe.h): the
  * parser's names, kinds and errors (the kernel's messages and columns),
  * the event format, and the fetch programs (common/fetch_prog.h) run on
  * made-up registers and memory: every fetcharg form and type, nesting,
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/fetch_prog.h"
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/probes/uprobe.h"
 #include "tests/unit/check.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_kprobe_ctl.c - removing in-process probes while the programs run
- * (utrace_recorder_kprobe_remove, lib/record/recorder_kprobe.c): the bit
+ * (utrace_recorder_kprobe_remove, lib/record/recorder_inproc_probe.c): the bit
  * of the control page that every traced process's runtime acts on
- * (common/proto.h kp_off, runtime/kprobes.c), by group and event name,
+ * (common/proto.h kp_off, runtime/inproc_probes.c), by group and event name,
  * the futex word that wakes the runtimes' helpers, and the errors.  The
  * runtime's side is tests/e2e/probes.sh's probes-remove.
  */
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/record/recorder.h"
 #include "lib/record/recorder_internal.h"
 #include "tests/unit/check.h"

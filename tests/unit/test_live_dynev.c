@@ -8,7 +8,7 @@
  * control page until enabled, and removal turns them off for good.  The
  * runtime's side is tests/kernel/tracefs_dynev.sh.
  *
- * The files' rules (lib/live/live_dynev.c), with ops that parse with the
+ * The files' rules (lib/tracefs/live_dynev.c), with ops that parse with the
  * real parsers (lib/probes, lib/hist) and keep the events in a table:
  * lines run in order, comments and blank lines skipped, the first bad
  * one ends the write with the kernel's error_log entry and caret; an
@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "lib/hist/synth.h"
-#include "lib/live/live_int.h"
-#include "lib/probes/kprobe.h"
+#include "lib/tracefs/live_internal.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/record/recorder.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/tracefile/dat_reader.h"

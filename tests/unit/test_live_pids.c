@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_live_pids.c - set_ftrace_pid, set_ftrace_notrace_pid and their
- * thread-id syntax (lib/live/live_pids.c, shared with set_event_pid), and
- * trace_clock (lib/live/live_clock.c).
+ * thread-id syntax (lib/tracefs/live_pids.c, shared with set_event_pid), and
+ * trace_clock (lib/tracefs/live_clock.c).
  *
  * The parser takes the kernel's words (kstrtoul, base 0; 1 to
  * PID_MAX_LIMIT), each once, after the old list; the files read "no pid"
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 #include "lib/record/recorder.h"
 #include "lib/record/recorder_internal.h"
 #include "tests/unit/check.h"

@@ -5,7 +5,7 @@
 # plugin_entry and plugin_helper, installed while threads_dlopen has five
 # threads, four of them calling both at once: output unchanged, exact
 # counts, and the int3s became jmps under the running threads
-# (runtime/kprobe_opt.c); probes-sweep-mt- all: a probe on every instruction
+# (runtime/inproc_probe_opt.c); probes-sweep-mt- all: a probe on every instruction
 # (int3s, each next to another: none can be a jmp)
 
 e2e_cfg probes-sweep-mt probes check_probes_sweep_mt

@@ -30,7 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 #define POLL_MS 50
 

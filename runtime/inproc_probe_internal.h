@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobe_int.h - what kprobes.c (probes installed at registration) and
- * kprobe_live.c (probes added while the program runs) share: a batch of
+ * inproc_probe_internal.h - what inproc_probes.c (probes installed at registration) and
+ * inproc_probe_live.c (probes added while the program runs) share: a batch of
  * KPROBEs taken, then put in place at once.
  */
 #ifndef UTRACE_RUNTIME_KPROBE_INT_H
@@ -18,25 +18,25 @@ struct kp_batch {
 	struct rt_poke *sites; /* call sites to point at their slots */
 	size_t nsites;
 	struct rt_poke *opt; /* jmps written once no thread is in the way */
-	uint64_t *opt_hi;    /* (kprobe_opt.c), each over [addr, opt_hi) */
+	uint64_t *opt_hi;    /* (inproc_probe_opt.c), each over [addr, opt_hi) */
 	size_t nopt;
 };
 
-/* kprobes.c, with rt_kp_lock held: one KPROBE of object o whose probe
+/* inproc_probes.c, with rt_kp_lock held: one KPROBE of object o whose probe
  * area is area, its slot written (the area writable), added to b (<0:
  * malformed); the batch put in place (the objects lock held too). */
 int rt_kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 	       const struct utrace_msg_kprobe *m, uint32_t size) RT_HIDDEN;
 int rt_kp_commit(struct kp_batch *b) RT_HIDDEN;
 void rt_kp_batch_free(struct kp_batch *b) RT_HIDDEN;
-/* kprobes.c, with rt_kp_lock held: the call site at addr got the
- * program's bytes back (kprobe_remove.c), so a probe added there later
+/* inproc_probes.c, with rt_kp_lock held: the call site at addr got the
+ * program's bytes back (inproc_probe_remove.c), so a probe added there later
  * makes a slot and a call of its own. */
 void rt_kp_site_forget(uint64_t addr) RT_HIDDEN;
 /* The trap and fault handlers, once. */
 void rt_kp_install_handlers(void) RT_HIDDEN;
 
-/* kprobes.c, with rt_kp_lock held: object obj's probe area (addr NULL:
+/* inproc_probes.c, with rt_kp_lock held: object obj's probe area (addr NULL:
  * none yet), the slots below next taken; NULL if it has none and add is
  * false (or no memory). */
 struct kp_area {

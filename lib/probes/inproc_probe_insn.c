@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobe_insn.c - where an in-process probe lands in an object, and the
+ * inproc_probe_insn.c - where an in-process probe lands in an object, and the
  * displaced instruction of an int3 probe made ready to run out of line.
  *
  * Design: the tool does the decoding (Zydis, from the object's file), so
@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "common/proto.h"
-#include "lib/probes/kprobe_internal.h"
+#include "lib/probes/inproc_probe_internal.h"
 
 static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobe.h - in-process dynamic probes: the kernel's kprobe_events and
+ * inproc_probe.h - in-process dynamic probes: the kernel's kprobe_events and
  * fprobe syntax on the traced program's own symbols (no PATH:), run by
  * libutrace.so inside the process instead of by the kernel.
  *
@@ -16,14 +16,14 @@
  * "probes".  utrace_kprobe_parse_as also takes the point of the kernel's
  * uprobe_events, PATH:OFFSET (a file offset) or PATH:SYMBOL[+OFFS], either
  * with %return: the probe then lands in the object that is that file
- * (lib/probes/kprobe_path.c).  A parsed probe knows its event's format, the kernel's kprobe
+ * (lib/probes/inproc_probe_path.c).  A parsed probe knows its event's format, the kernel's kprobe
  * layout (__probe_ip, or __probe_func and __probe_ret_ip for returns).
  *
  * Where it runs is decided per loaded object, when the runtime registers
  * one (utrace_kprobe_locate): the object whose symbols define SYMBOL gets
  * the probe, on its patchable call site when the probe is at the
  * function's entry, else on an int3 whose displaced instruction runs out
- * of line (relocated here with Zydis, lib/probes/kprobe_insn.c).
+ * of line (relocated here with Zydis, lib/probes/inproc_probe_insn.c).
  */
 #ifndef UTRACE_LIB_KPROBE_H
 #define UTRACE_LIB_KPROBE_H

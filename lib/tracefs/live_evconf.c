@@ -46,7 +46,7 @@
 #include "lib/events/event_format.h"
 #include "lib/hist/hist.h"
 #include "lib/hist/hist_env.h"
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 /* The triggers as written, in order, each parsed once when it was
  * written (t[i] of expr[i]; the recording holds it too). */

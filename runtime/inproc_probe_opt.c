@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobe_opt.c - turning a mid-function int3 probe into a `jmp detour`
+ * inproc_probe_opt.c - turning a mid-function int3 probe into a `jmp detour`
  * while other threads run (the kernel's optimize_kprobe, which waits for
  * RCU-tasks first).
  *
  * A jmp replaces the 5+ bytes [addr, hi) of whole instructions.  Writing
  * it is safe once no thread can ever execute from [addr+1, hi) again: a
  * thread stopped there would resume in the middle of the jmp's rel32.
- * kprobes.c registers such a probe as an int3 (written and every core
+ * inproc_probes.c registers such a probe as an int3 (written and every core
  * synced) and queues it here; a helper thread then proves the condition:
  *
  *   1. With the int3 in place, a thread gets into [addr+1, hi) only by
  *      falling through from addr (it traps and resumes in the slot
- *      instead), by a branch into it (lib/probes/kprobe_insn.c refuses
+ *      instead), by a branch into it (lib/probes/inproc_probe_insn.c refuses
  *      such functions, exception landing pads included), by a return
  *      into it (it holds no call: refused too, so no return address, nor
  *      a setjmp/getcontext saved by a call, can point into it) or by a
@@ -47,7 +47,7 @@
  *      gets its jmp with text_poke.c's int3-first protocol (byte 0 is
  *      the int3 already; membarrier(SYNC_CORE) between the steps).  A
  *      thread that trapped on the int3 meanwhile still resumes in the
- *      slot (kprobes.c's trap handler), which is the detour's tail.
+ *      slot (inproc_probes.c's trap handler), which is the detour's tail.
  *      dlclose unmaps before it forgets: the probe's first 8 bytes are
  *      checked (fault-safe) to be the ones queued before the write.
  *
@@ -56,7 +56,7 @@
  * pause, at most KO_ROUNDS times; the probe then stays an int3, correct
  * and slower.
  *
- * Removal (kprobes.c's kp_apply_off, run by the helper) uses the same
+ * Removal (inproc_probes.c's kp_apply_off, run by the helper) uses the same
  * proof the other way round: once the program's bytes are back, a slot
  * is free when no thread is in it, returns into it (the detour's call to
  * its trampoline) or is in the trap handler for its int3, which would
@@ -64,7 +64,7 @@
  *
  * The helper, one per process with probes, blocks every signal, sends
  * none, and sleeps on the control page's kp_gen futex (common/proto.h): a removal
- * (the recorder) or a new batch (kprobes.c, through ko_wake) moves it.
+ * (the recorder) or a new batch (inproc_probes.c, through ko_wake) moves it.
  * A fork()ed child has no helper until it loads an object with probes:
  * till then its probes stay int3s and removed ones stop recording but
  * keep their bytes.
@@ -114,7 +114,7 @@ static pthread_mutex_t ko_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ko_probe ko_p[KO_PROBES_MAX];
 static size_t ko_n;
 static bool ko_running, ko_debug, ko_ready;
-static void (*ko_off_hook)(void); /* kprobe_remove.c: apply the kp_off bits */
+static void (*ko_off_hook)(void); /* inproc_probe_remove.c: apply the kp_off bits */
 static uint32_t ko_applied;	  /* the kp_gen that ko_off_hook last saw through */
 static unsigned long ko_promoted, ko_kept;
 
@@ -381,7 +381,7 @@ static bool ko_round(const uint64_t *lo, const uint64_t *hi, const uint64_t *tra
 }
 
 /*
- * For kprobes.c's removal, from the helper thread (its off hook): waits
+ * For inproc_probes.c's removal, from the helper thread (its off hook): waits
  * until no thread is in any [lo[i], hi[i]), has a signal frame or a
  * return address there, or is handling the int3 at trap[i] (it would
  * resume there).  0, or -EBUSY after KO_ROUNDS rounds.
@@ -559,7 +559,7 @@ static void ko_wake(void)
 }
 
 /* The helper thread, once this process has probes (ftrace.c's objects
- * lock held); off() applies the recording's kp_off bits (kprobes.c). */
+ * lock held); off() applies the recording's kp_off bits (inproc_probes.c). */
 void rt_kprobe_opt_start(void (*off)(void))
 {
 	sigset_t all, old;
@@ -568,7 +568,7 @@ void rt_kprobe_opt_start(void (*off)(void))
 	if (!rt.ctl || !ko_setup())
 		return;
 	pthread_mutex_lock(&ko_lock);
-	if (off) /* func_patch.c starts it with none: keep kprobes.c's */
+	if (off) /* func_patch.c starts it with none: keep inproc_probes.c's */
 		ko_off_hook = off;
 	if (!ko_running) {
 		sigfillset(&all);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recorder_kprobe.h - the recorder's in-process probes: their KPROBEs for an
+ * recorder_inproc_probe.h - the recorder's in-process probes: their KPROBEs for an
  * object's KPROBE_AREA and the ENABLE of one added while running
- * (recorder_kprobe.c).
+ * (recorder_inproc_probe.c).
  * Private to lib/record.
  */
 #ifndef UTRACE_LIB_RECORDER_KPROBE_H
@@ -18,7 +18,7 @@ struct utrace_recorder;
 struct rec_conn;
 struct utrace_error;
 
-/* recorder_kprobe.c: the in-process probes' KPROBEs for an object's
+/* recorder_inproc_probe.c: the in-process probes' KPROBEs for an object's
  * KPROBE_AREA */
 int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		    struct utrace_error *err);
@@ -39,7 +39,7 @@ struct utrace_kprobe;
 int rec_kprobe_key_new(struct utrace_recorder *r, struct utrace_kprobe *p, int id);
 int rec_kprobe_live_id(const struct utrace_recorder *r, unsigned i);
 bool rec_kprobe_any_live(const struct utrace_recorder *r);
-/* recorder_kprobe.c: probe key i's ENABLE when it was added while running
+/* recorder_inproc_probe.c: probe key i's ENABLE when it was added while running
  * (its records follow ev_state: STATEFUL): 1 once sent, 0 if it was
  * not added so, <0 if the send failed. */
 int rec_kprobe_live_enable(struct utrace_recorder *r, struct rec_conn *c, unsigned i,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * live_int.h - lib/live's private state, shared by its files (live.h
+ * live_internal.h - lib/tracefs's private state, shared by its files (live.h
  * lists them).  live_fs.c calls live_files.c, which calls live_state.c.
  */
 #ifndef UTRACE_LIB_LIVE_INT_H
@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "lib/events/ftrace_filter.h"
-#include "lib/live/live.h"
+#include "lib/tracefs/live.h"
 
 #define LIVE_ERRLOG_MAX 16 /* the kernel keeps the last 16 errors */
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 static void snapshot_help(struct utrace_live *l, FILE *out)
 {

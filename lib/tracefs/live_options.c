@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 /* Each option name in turn, through fn; stops when fn returns true. */
 static bool each_option(struct utrace_live *l, bool (*fn)(void *arg, const char *name), void *arg)

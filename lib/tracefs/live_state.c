@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 static const char *const tracer_names[] = {
     [UTRACE_TRACER_NOP] = "nop",

@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobe_remove.c - removing in-process probes from running programs (the
+ * inproc_probe_remove.c - removing in-process probes from running programs (the
  * kernel's `-:EVENT` written to kprobe_events while tracing).
  *
  * The recording turns probe key k off with a bit of the shared control
  * page (common/proto.h kp_off; utrace_recorder_kprobe_remove).  Records
- * stop at once: kprobes.c checks the bit on every hit.  This process's
- * probe helper thread (kprobe_opt.c), woken by kp_gen, then gives the
+ * stop at once: inproc_probes.c checks the bit on every hit.  This process's
+ * probe helper thread (inproc_probe_opt.c), woken by kp_gen, then gives the
  * program its bytes back and frees the probes' slots, in that order:
  *
  *   1. the bytes: one byte over an int3 (atomic for fetch), or the
  *      int3-first batch of text_poke.c over a jmp or a site's call; a
- *      jmp that kprobe_opt.c had not written yet never is;
- *   2. the table without them, published as kprobes.c does (the old one
+ *      jmp that inproc_probe_opt.c had not written yet never is;
+ *   2. the table without them, published as inproc_probes.c does (the old one
  *      stays readable): a trap taken before the bytes came back still
  *      finds its probe and resumes in the slot, or finds the bytes back
  *      and poke_trap runs the instruction;
  *   3. the slots: free once no thread is in one, returns into one (the
  *      detour calls its trampoline) or handles its int3 (it would resume
- *      there): rt_kprobe_quiesce, kprobe_opt.c's proof.
+ *      there): rt_kprobe_quiesce, inproc_probe_opt.c's proof.
  *
  * A probe that shares its address with one that stays keeps the bytes,
  * and its slot is retired (the jmp, or an int3's resume, may lead there).
@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "arch/x86_64/insn.h"
-#include "runtime/kprobe_int.h"
+#include "runtime/inproc_probe_internal.h"
 #include "runtime/rt.h"
 
 /* The program's bytes back at p->addr, the last probe there going: one
@@ -71,7 +71,7 @@ static struct kp_table *kp_without_off(const struct kp_table *t, size_t *off)
 }
 
 /*
- * kprobe_opt.c's helper thread, when kp_off moved: each probe turned off
+ * inproc_probe_opt.c's helper thread, when kp_off moved: each probe turned off
  * (its records stopped already, kp_record) gets the program's bytes back
  * where no other probe stays, then leaves the table (a trap taken before
  * the bytes came back still finds it, or finds them back: poke_trap then

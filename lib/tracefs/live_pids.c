@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 #define LIVE_PID_MAX 4194304 /* the kernel's PID_MAX_LIMIT (64-bit) */
 

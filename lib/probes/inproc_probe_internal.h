@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobe_internal.h - what lib/probes/kprobe.c (parsing),
+ * inproc_probe_internal.h - what lib/probes/inproc_probe.c (parsing),
  * lib/probes/fetch_compile.c (layout, format, fetch programs) and
- * lib/probes/kprobe_insn.c (where a probe lands, relocation) share.
+ * lib/probes/inproc_probe_insn.c (where a probe lands, relocation) share.
  */
 #ifndef UTRACE_LIB_KPROBE_INTERNAL_H
 #define UTRACE_LIB_KPROBE_INTERNAL_H
@@ -10,7 +10,7 @@
 #include <Zydis/Zydis.h>
 #include <limits.h>
 
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/probes/uprobe_internal.h"
 
 struct utrace_kprobe {
@@ -53,11 +53,11 @@ struct kp_parse {
 /* Re-encodes the decoded instruction at a to run at `at` (out: room
  * bytes): RIP-relative operands and branch targets keep their absolute
  * addresses, a short Jcc may become a near one.  Its length, or 0 if it
- * cannot be (kprobe_insn.c; lib/probes/func_patch.c uses it too). */
+ * cannot be (inproc_probe_insn.c; lib/probes/func_patch.c uses it too). */
 size_t kp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, uint64_t a,
 		   uint64_t at, uint8_t *out, size_t room);
 
-/* PATH:TARGET at col (kprobe_path.c): p's path fields, symbol and
+/* PATH:TARGET at col (inproc_probe_path.c): p's path fields, symbol and
  * offset when a function holds it, kind for %return; *entry whether it
  * is a function's first instruction.  0, -1 with ps->code, -ENOMEM. */
 int kp_path_point(struct kp_parse *ps, char *tok, int col, bool *entry);
@@ -65,7 +65,7 @@ int kp_path_point(struct kp_parse *ps, char *tok, int col, bool *entry);
 void kp_path_event(struct utrace_kprobe *p);
 /* Where a PATH: probe lands in the object at path: 1 and the function
  * holding it (*size 0: none known; *func is then the probe), 0 if the
- * object is another file (kprobe_path.c). */
+ * object is another file (inproc_probe_path.c). */
 int kp_path_where(const struct utrace_kprobe *p, const char *path, const struct upr_file *f,
 		  uint64_t *func, uint64_t *size);
 

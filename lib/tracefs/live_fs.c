@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 static struct utrace_live *live_of(void)
 {

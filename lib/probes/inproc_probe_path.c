@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobe_path.c - in-process probes at a file location: the probe point
+ * inproc_probe_path.c - in-process probes at a file location: the probe point
  * of the kernel's uprobe_events (trace_uprobe.c), PATH:OFFSET with a file
  * offset, or utrace's PATH:SYMBOL[+OFF], either with %return.
  *
@@ -9,7 +9,7 @@
  * process's object that is the same file (device and inode, so that
  * /lib/... and /usr/lib/... are one), at the vaddr the program headers
  * give the offset.  The function holding it, when the symbols say (size
- * known), is decoded as for a SYMBOL probe (kprobe_insn.c); without one
+ * known), is decoded as for a SYMBOL probe (inproc_probe_insn.c); without one
  * the probe can only be an int3 on the instruction at the address, as the
  * kernel's uprobe is.  Errors are the kernel's table's, at its columns:
  * the path (FILE_NOT_FOUND, NO_REGULAR_FILE), the offset (BAD_UPROBE_OFFS),
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/probes/kprobe_internal.h"
+#include "lib/probes/inproc_probe_internal.h"
 
 static int perr(struct kp_parse *ps, int code, int column)
 {
@@ -108,7 +108,7 @@ static int kp_path_target(struct kp_parse *ps, const struct upr_file *f, char *t
 	if (p->kind == UTRACE_KP_RETURN && (ret ? p->vaddr != func
 						: upr_is_function_start(f, p->vaddr) == 0))
 		return perr(ps, UTRACE_UPROBE_ERR_BAD_RETPROBE, tcol);
-	if (ret) { /* source names are read from its DWARF (kprobe.c) */
+	if (ret) { /* source names are read from its DWARF (inproc_probe.c) */
 		snprintf(ps->sym_path, sizeof(ps->sym_path), "%s", p->real);
 		ps->sym_vaddr = func;
 		p->sym_size = size;

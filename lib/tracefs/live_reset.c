@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "lib/live/live.h"
+#include "lib/tracefs/live.h"
 
 extern char **environ;
 

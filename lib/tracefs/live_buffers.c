@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 int live_show_thresh(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {

@@ -41,7 +41,7 @@
 #include <string.h>
 
 #include "lib/events/event_format.h"
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 static void events_add(void *arg, const char *path)
 {

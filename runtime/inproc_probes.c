@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobes.c - in-process dynamic probes (lib/probes/kprobe.h): where a
+ * inproc_probes.c - in-process dynamic probes (lib/probes/inproc_probe.h): where a
  * probe fires, how its fetch-args read memory, how its event is written.
  *
  * The tool decides everything per object and sends it ready (KPROBE,
@@ -10,16 +10,16 @@
  *     `call slot`, the slot (in the object's probe area, in rel32 reach)
  *     `push $k; jmp *utrace_kprobe_site_tramp`.  No trap, nothing moved.
  *     If the tracer had patched the site, the trampoline goes on into the
- *     tracer's stub after the probes (arch/x86_64/kprobe.S);
+ *     tracer's stub after the probes (arch/x86_64/inproc_probe.S);
  *   - any other instruction: an int3 (one byte, atomic for fetch), the
  *     SIGTRAP handler of text_poke.c calling kp_trap: the probes fire on
  *     the trap's registers, then the thread resumes at the slot, where the
  *     tool's relocated copy of the instruction runs and jumps back (a
  *     direct call is emulated instead: push the return, go to the target);
- *   - where the tool proved a jmp safe (lib/probes/kprobe_insn.c): a
- *     5-byte `jmp slot` to a detour (arch/x86_64/kprobe.S), written with
+ *   - where the tool proved a jmp safe (lib/probes/inproc_probe_insn.c): a
+ *     5-byte `jmp slot` to a detour (arch/x86_64/inproc_probe.S), written with
  *     the others if the process has one thread, else an int3 first, the
- *     jmp once kprobe_opt.c proved no other thread in its way;
+ *     jmp once inproc_probe_opt.c proved no other thread in its way;
  *   - a return probe hooks the return address at the entry (site or int3)
  *     with utrace_kretprobe_tramp and keeps the real one on a stack of
  *     frames (the kernel's rethook): the thread's, or a makecontext
@@ -30,7 +30,7 @@
  * handler may still be reading it), so the trap handler reads it with no
  * lock.  It is published before any int3 is written.  A probe removed
  * while the program runs stops recording at once (the control page's
- * kp_off bit, checked on every hit); kprobe_remove.c gives the bytes back.
+ * kp_off bit, checked on every hit); inproc_probe_remove.c gives the bytes back.
  *
  * Memory reads (common/fetch_prog.h) go through utrace_fetch_load, safe
  * from faults (fetch_fault.c, installed with the first probe).
@@ -51,7 +51,7 @@
 
 #include "arch/x86_64/insn.h"
 #include "common/fetch_prog.h"
-#include "runtime/kprobe_int.h"
+#include "runtime/inproc_probe_internal.h"
 #include "runtime/rt.h"
 
 /* A call site carrying probes: the slot pushes its index. */
@@ -123,7 +123,7 @@ static bool kp_rets_map(void **where)
 	return p != MAP_FAILED || *where;
 }
 
-/* arch/x86_64/kprobe.S */
+/* arch/x86_64/inproc_probe.S */
 void utrace_kprobe_site_tramp(void) RT_HIDDEN;
 void utrace_kretprobe_tramp(void) RT_HIDDEN;
 int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
@@ -428,7 +428,7 @@ static bool kp_trap(void *uc_)
 	const struct rt_kprobe *p;
 	struct utrace_fetch_regs r;
 
-	/* kprobe_opt.c: this frame goes to the slot, named before the table
+	/* inproc_probe_opt.c: this frame goes to the slot, named before the table
 	 * is read (a removal waits for it) */
 	rt_kp_trapping = addr;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -526,7 +526,7 @@ static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site, uint32
  * A jump-optimised probe's detour head (common/proto.h): below the red
  * zone, push k, call the trampoline (which saves everything), back above
  * it; then the tool's tail.  The probed instruction becomes `jmp slot`
- * (*jmp, to write now or once kprobe_opt.c proves it safe).
+ * (*jmp, to write now or once inproc_probe_opt.c proves it safe).
  */
 static int kp_detour_head(struct rt_poke *jmp, uint8_t *slot, uint64_t addr)
 {
@@ -665,7 +665,7 @@ static int kp_publish(const struct kp_batch *b)
 }
 
 /* Each object's probe area, for probes added while running
- * (kprobe_live.c); rt_kp_lock held. */
+ * (inproc_probe_live.c); rt_kp_lock held. */
 static struct kp_area *kp_areas;
 static size_t kp_nareas;
 
@@ -742,7 +742,7 @@ void rt_kprobes_forget(uint64_t lo, uint64_t hi)
 /* Whether this is the process's only thread: then no other thread can
  * be in the middle of the instructions a jmp replaces (the kernel waits
  * for that with RCU-tasks); with several threads the probe starts as an
- * int3 and kprobe_opt.c proves when the jmp can replace it. */
+ * int3 and inproc_probe_opt.c proves when the jmp can replace it. */
 static bool kp_alone(void)
 {
 	DIR *d = opendir("/proc/self/task");

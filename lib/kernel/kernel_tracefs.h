@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracefs.h - file access to the kernel's tracefs, for lib/kernel/kernel_trace.c,
+ * kernel_tracefs.h - file access to the kernel's tracefs, for lib/kernel/kernel_trace.c,
  * kernel_trigger.c and kernel_reset.c.  Paths are PATH_MAX buffers.
  */
 #ifndef UTRACE_LIB_TRACEFS_H

@@ -46,7 +46,7 @@
 #include <string.h>
 
 #include "lib/events/event_format.h"
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 /* What a file takes: the kinds it lists and removes, the probe_add
  * file of its p/r lines, whether its lines are synthetic definitions. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobe.c - in-process probe definitions (syntax in lib/probes/kprobe.h)
+ * inproc_probe.c - in-process probe definitions (syntax in lib/probes/inproc_probe.h)
  * parsed and turned into their event's format.
  *
  * Design: the words and columns are the kernel's (argv_split, one caret),
@@ -27,9 +27,9 @@
 #include <string.h>
 
 #include "lib/elf/libdeps.h"
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/probes/dwarf.h"
-#include "lib/probes/kprobe_internal.h"
+#include "lib/probes/inproc_probe_internal.h"
 
 bool utrace_kprobe_is_in_process(const char *def)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/live - a tracefs of the traced processes (utrace record --tracefs):
+ * lib/tracefs - a tracefs of the traced processes (utrace record --tracefs):
  * a FUSE filesystem with the kernel's file names, contents and write
  * semantics, served by threads of the recorder.  May use: lib/base,
  * lib/events, lib/hist (the triggers' syntax).

@@ -30,7 +30,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 static int show_tracers(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recorder_kprobe.c - the recorder's side of the in-process probes
+ * recorder_inproc_probe.c - the recorder's side of the in-process probes
  * (common/proto.h KPROBE_AREA and KPROBE; their events' ENABLEs are
  * recorder_msg.c's, after CONFIG): for each object a process registers,
  * once it names its probe area, every probe whose symbol the object
@@ -18,9 +18,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "lib/probes/kprobe.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/record/recorder_internal.h"
-#include "lib/record/recorder_kprobe.h"
+#include "lib/record/recorder_inproc_probe.h"
 
 static void rec_kprobe_notice(struct utrace_recorder *r, struct rec_conn *c,
 			      const struct utrace_kprobe *p, const char *why)

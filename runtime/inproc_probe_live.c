@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobe_live.c - in-process probes added while the program runs (a
+ * inproc_probe_live.c - in-process probes added while the program runs (a
  * definition written to the live tracefs's dynamic_events), over the live
  * channel (runtime/live.c, common/proto.h KPROBE_SLOT).
  *
- * A probe is installed as at registration (kprobes.c: the same KPROBE
+ * A probe is installed as at registration (inproc_probes.c: the same KPROBE
  * messages, batch and pokes); what differs is where its slot comes from.
  * Each object's probe area is noted here when registration maps it,
  * with the slots its probes took; an object without one (the process
@@ -16,7 +16,7 @@
  * slot is written with the area RWX, never RW (as text_poke.c does), and
  * back to R+X after.  This process has at least two threads (the live
  * thread is one), so a jmp probe always starts as an int3 and
- * kprobe_opt.c's helper promotes it.
+ * inproc_probe_opt.c's helper promotes it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "runtime/kprobe_int.h"
+#include "runtime/inproc_probe_internal.h"
 #include "runtime/rt.h"
 
 static struct kp_batch kl_batch; /* the live thread's: KPROBEs until DONE */

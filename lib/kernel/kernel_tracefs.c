@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracefs.c - the tracefs files utrace reads and writes (lib/kernel/tracefs.h):
+ * kernel_tracefs.c - the tracefs files utrace reads and writes (lib/kernel/kernel_tracefs.h):
  * where tracefs is (mounted at /sys/kernel/tracing if it is nowhere), a
  * file read whole, a value written in one write() as the kernel wants it
  * (O_TRUNC replaces a list, O_APPEND adds to it), an instance removed.
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/kernel/tracefs.h"
+#include "lib/kernel/kernel_tracefs.h"
 
 const char *utrace_tracefs_root(void)
 {

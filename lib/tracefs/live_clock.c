@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/live/live_int.h"
+#include "lib/tracefs/live_internal.h"
 
 /* The name at *s (its length), *s moved past it and its space. */
 static size_t clock_next(const char **s)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kprobe.S - the in-process probes' entry points (runtime/kprobes.c).
+ * inproc_probe.S - the in-process probes' entry points (runtime/inproc_probes.c).
  *
  * Both build a struct utrace_fetch_regs (common/fetch_prog.h: 21 words in
  * the kernel's regoffset_table order) on the stack, as a trap would have
@@ -129,7 +129,7 @@ utrace_kretprobe_tramp:
 	.size	utrace_kretprobe_tramp, .-utrace_kretprobe_tramp
 
 /*
- * utrace_kprobe_detour_tramp: a jump-optimised probe (runtime/kprobes.c).
+ * utrace_kprobe_detour_tramp: a jump-optimised probe (runtime/inproc_probes.c).
  * The probed instruction became `jmp detour`; the detour moved rsp below
  * the red zone (the 128 bytes under rsp that the interrupted code may
  * use), pushed its index k and called here:
