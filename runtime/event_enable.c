@@ -30,6 +30,8 @@ struct rt_jump {
 	uint64_t code, target, key;
 };
 
+static struct rt_object ev_synth_obj = {.index = UTRACE_SYNTH_OBJ};
+
 /* ---- registration ------------------------------------------------------ */
 
 static int ev_send_names(struct rt_object *obj, struct utrace_event_key *keys, uint32_t nr)

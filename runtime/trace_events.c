@@ -10,7 +10,7 @@
  * ids and compiled filters (ENABLE).  An enabled key gets the id, the
  * filter and our write function, then every jump site of that key, in
  * every object, is patched from its 5-byte NOP to `jmp target` (one
- * text_poke batch, as for function sites):
+ * text_poke batch, as for function sites; all of this is event_enable.c):
  *
  *   trace_foo(a, b):   nopl 0(%rax,%rax)   ->   jmp  .Lrecord
  *                      ...                      ...
@@ -24,11 +24,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "arch/x86_64/insn.h"
 #include "common/filter_prog.h"
 #include "common/hist_fast.h"
 #include "common/hist_prog.h"
@@ -54,7 +52,6 @@ struct utrace_hist_map *ev_table(void *arg, uint32_t id)
 /* The synthetic events of the recording (lib/hist/synth.h): keys that no
  * jump site names, fired by the EMIT of an onmatch() action. */
 struct utrace_event_key ev_synth_keys[UTRACE_SYNTH_MAX];
-struct rt_object ev_synth_obj = {.index = UTRACE_SYNTH_OBJ};
 
 static void ev_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t n);
 
