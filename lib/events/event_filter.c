@@ -38,6 +38,7 @@
 
 #include "common/filter_prog.h"
 #include "lib/events/event_filter.h"
+#include "lib/events/event_filter_internal.h"
 
 #define UTRACE_FILTER_ERR_TEXT(name, text) text,
 static const char *const err_text[] = {UTRACE_FILTER_ERRORS(UTRACE_FILTER_ERR_TEXT)};
@@ -85,21 +86,6 @@ static int fail(struct parser *ps, int code, const char *where)
 	ps->code = code;
 	ps->where = where;
 	return -1;
-}
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alnum(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 static void skip_space(struct parser *ps)
@@ -205,112 +191,6 @@ static const struct {
 static bool is_string_field(const struct utrace_event_field *f)
 {
 	return f->kind == UTRACE_EF_CHARS || f->kind == UTRACE_EF_STRING;
-}
-
-/* Value of one digit in base, or -1. */
-static int digit_value(char c, unsigned base)
-{
-	int v;
-
-	if (is_digit(c))
-		v = c - '0';
-	else if (c >= 'a' && c <= 'f')
-		v = c - 'a' + 10;
-	else if (c >= 'A' && c <= 'F')
-		v = c - 'A' + 10;
-	else
-		return -1;
-	return v < (int)base ? v : -1;
-}
-
-/*
- * s[0..len) as the kernel's kstrtoull()/kstrtoll() with base 0 read it:
- * "0x" hex, a leading 0 octal, else decimal; a '-' only if is_signed;
- * nothing else, and no overflow of the type.  0 or -1.
- */
-static int parse_number(const char *s, size_t len, bool is_signed, uint64_t *out)
-{
-	bool neg = false;
-	unsigned base = 10;
-	uint64_t v = 0;
-	size_t i = 0;
-
-	if (len && s[0] == '-') {
-		if (!is_signed)
-			return -1;
-		neg = true;
-		i++;
-	}
-	if (i + 2 < len && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
-	    digit_value(s[i + 2], 16) >= 0) {
-		base = 16;
-		i += 2;
-	} else if (i < len && s[i] == '0') {
-		base = 8;
-	}
-	if (i == len)
-		return -1;
-	for (; i < len; i++) {
-		int d = digit_value(s[i], base);
-
-		if (d < 0 || v > (UINT64_MAX - (unsigned)d) / base)
-			return -1;
-		v = v * base + (unsigned)d;
-	}
-	if (is_signed) {
-		if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
-			return -1;
-		if (neg)
-			v = 0 - v;
-	}
-	*out = v;
-	return 0;
-}
-
-/* v converted to a size-byte integer, then extended back to 64 bits. */
-static uint64_t to_field_type(uint64_t v, uint32_t size, bool is_signed)
-{
-	unsigned shift = 64 - 8 * size;
-
-	if (size >= 8)
-		return v;
-	v <<= shift;
-	return is_signed ? (uint64_t)((int64_t)v >> shift) : v >> shift;
-}
-
-/*
- * The string test of a ~ pattern, as the kernel's filter_parse_regex()
- * classifies it: a leading '!' negates; a '*' only at the start, the end
- * or both makes a suffix, prefix or substring test of the rest; any other
- * wildcard ('*' inside, '?', '[', '\') a glob; none an equality.
- */
-static uint8_t glob_op(const char **pat, size_t *len, bool *neg)
-{
-	const char *s = *pat;
-	size_t n = *len, i;
-	bool lead, trail;
-
-	*neg = n && s[0] == '!';
-	if (*neg) {
-		s++;
-		n--;
-	}
-	for (i = 0; i < n; i++)
-		if (s[i] == '?' || s[i] == '[' || s[i] == '\\' ||
-		    (s[i] == '*' && i != 0 && i != n - 1)) {
-			*pat = s;
-			*len = n;
-			return UTRACE_FOP_STR_GLOB;
-		}
-	lead = n && s[0] == '*';
-	trail = n > 1 && s[n - 1] == '*';
-	*pat = s + lead;
-	*len = n - lead - trail;
-	if (lead && trail)
-		return UTRACE_FOP_STR_SUBSTR;
-	if (lead)
-		return UTRACE_FOP_STR_SUFFIX;
-	return trail ? UTRACE_FOP_STR_PREFIX : UTRACE_FOP_STR_EQ;
 }
 
 /* FIELD OP "string": fills in and reports whether the test is negated. */
@@ -631,104 +511,4 @@ int utrace_filter_compile(const struct utrace_event_format *fmt, const char *exp
 			  uint32_t *prog_len, struct utrace_error *err)
 {
 	return utrace_filter_compile_code(fmt, expr, prog, prog_len, NULL, err);
-}
-
-/* Listing output: appends like snprintf, counting what did not fit. */
-struct out {
-	char *buf;
-	size_t size, len;
-};
-
-static void __attribute__((format(printf, 2, 3))) put(struct out *o, const char *fmt, ...)
-{
-	size_t room = o->len < o->size ? o->size - o->len : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->len += (size_t)n;
-}
-
-static void put_target(struct out *o, uint16_t t)
-{
-	if (t == UTRACE_FILTER_KEEP)
-		put(o, "keep");
-	else if (t == UTRACE_FILTER_DROP)
-		put(o, "drop");
-	else
-		put(o, "%u", t);
-}
-
-static void put_string(struct out *o, const uint8_t *s, uint32_t n)
-{
-	uint32_t i;
-
-	put(o, "\"");
-	for (i = 0; i < n; i++) {
-		if (s[i] == '"' || s[i] == '\\')
-			put(o, "\\%c", s[i]);
-		else if (s[i] >= 0x20 && s[i] < 0x7f)
-			put(o, "%c", s[i]);
-		else
-			put(o, "\\x%02x", s[i]);
-	}
-	put(o, "\"");
-}
-
-int utrace_filter_disasm(const void *prog, uint32_t len, char *buf, size_t size)
-{
-	static const char *const names[UTRACE_FOP_MAX] = {
-	    [UTRACE_FOP_EQ] = "==",
-	    [UTRACE_FOP_NE] = "!=",
-	    [UTRACE_FOP_LT] = "<",
-	    [UTRACE_FOP_LE] = "<=",
-	    [UTRACE_FOP_GT] = ">",
-	    [UTRACE_FOP_GE] = ">=",
-	    [UTRACE_FOP_BAND] = "&",
-	    [UTRACE_FOP_STR_EQ] = "==",
-	    [UTRACE_FOP_STR_PREFIX] = "prefix",
-	    [UTRACE_FOP_STR_SUFFIX] = "suffix",
-	    [UTRACE_FOP_STR_SUBSTR] = "contains",
-	    [UTRACE_FOP_STR_GLOB] = "glob",
-	};
-	const struct utrace_filter_hdr *h = prog;
-	const struct utrace_filter_insn *in;
-	struct out o = {buf, size, 0};
-	uint32_t i;
-
-	if (buf && size)
-		buf[0] = '\0';
-	if (utrace_filter_check(prog, len) < 0)
-		return -EINVAL;
-	in = (const struct utrace_filter_insn *)(h + 1);
-	for (i = 0; i < h->nr_insns; i++, in++) {
-		bool sign = in->flags & UTRACE_FF_SIGNED;
-
-		put(&o, "%4u: ", i);
-		if (in->op <= UTRACE_FOP_BAND) {
-			put(&o, "%c%u @%u %s ", sign ? 's' : 'u', in->size * 8, in->off,
-			    names[in->op]);
-			if (in->op == UTRACE_FOP_BAND)
-				put(&o, "0x%llx", (unsigned long long)in->imm);
-			else if (sign)
-				put(&o, "%lld", (long long)in->imm);
-			else
-				put(&o, "%llu", (unsigned long long)in->imm);
-		} else {
-			if (in->flags & UTRACE_FF_LOC)
-				put(&o, "__data_loc char[] @%u %s ", in->off, names[in->op]);
-			else
-				put(&o, "char[%u] @%u %s ", in->size, in->off, names[in->op]);
-			put_string(&o, (const uint8_t *)prog + in->str_off, in->str_len);
-		}
-		put(&o, " ? ");
-		put_target(&o, in->jt);
-		put(&o, " : ");
-		put_target(&o, in->jf);
-		put(&o, "\n");
-	}
-	return (int)o.len;
 }
