@@ -30,9 +30,7 @@
  * and stops at the first error.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,7 +211,7 @@ static int string_pred(struct parser *ps, const struct utrace_event_field *f, in
 	ps->p = end + 1;
 
 	*neg = op == UTRACE_FOP_NE;
-	in->op = op == OP_GLOB ? glob_op(&pat, &len, neg) : UTRACE_FOP_STR_EQ;
+	in->op = op == OP_GLOB ? filter_glob_op(&pat, &len, neg) : UTRACE_FOP_STR_EQ;
 	if (f->kind == UTRACE_EF_STRING) {
 		in->flags = UTRACE_FF_LOC;
 		in->size = 4;
@@ -243,12 +241,12 @@ static int number_pred(struct parser *ps, const struct utrace_event_field *f, in
 		end++;
 	if (end - val > NUM_MAX)
 		return fail(ps, UTRACE_FILTER_ERR_OPERAND_TOO_LONG, val);
-	if (parse_number(val, (size_t)(end - val), f->is_signed, &v) < 0)
+	if (filter_parse_number(val, (size_t)(end - val), f->is_signed, &v) < 0)
 		return fail(ps, UTRACE_FILTER_ERR_ILLEGAL_INTVAL, val);
 	ps->p = end;
 	in->op = (uint8_t)op;
 	in->flags = f->is_signed ? UTRACE_FF_SIGNED : 0;
-	in->imm = to_field_type(v, f->size, f->is_signed);
+	in->imm = filter_to_field_type(v, f->size, f->is_signed);
 	return 0;
 }
 

@@ -27,8 +27,8 @@ static inline bool is_alnum(char c)
 }
 
 /* event_filter_value.c */
-int parse_number(const char *s, size_t len, bool is_signed, uint64_t *out);
-uint64_t to_field_type(uint64_t v, uint32_t size, bool is_signed);
-uint8_t glob_op(const char **pat, size_t *len, bool *neg);
+int filter_parse_number(const char *s, size_t len, bool is_signed, uint64_t *out);
+uint64_t filter_to_field_type(uint64_t v, uint32_t size, bool is_signed);
+uint8_t filter_glob_op(const char **pat, size_t *len, bool *neg);
 
 #endif

@@ -34,7 +34,7 @@ static int digit_value(char c, unsigned base)
  * "0x" hex, a leading 0 octal, else decimal; a '-' only if is_signed;
  * nothing else, and no overflow of the type.  0 or -1.
  */
-int parse_number(const char *s, size_t len, bool is_signed, uint64_t *out)
+int filter_parse_number(const char *s, size_t len, bool is_signed, uint64_t *out)
 {
 	bool neg = false;
 	unsigned base = 10;
@@ -74,7 +74,7 @@ int parse_number(const char *s, size_t len, bool is_signed, uint64_t *out)
 }
 
 /* v converted to a size-byte integer, then extended back to 64 bits. */
-uint64_t to_field_type(uint64_t v, uint32_t size, bool is_signed)
+uint64_t filter_to_field_type(uint64_t v, uint32_t size, bool is_signed)
 {
 	unsigned shift = 64 - 8 * size;
 
@@ -90,7 +90,7 @@ uint64_t to_field_type(uint64_t v, uint32_t size, bool is_signed)
  * or both makes a suffix, prefix or substring test of the rest; any other
  * wildcard ('*' inside, '?', '[', '\') a glob; none an equality.
  */
-uint8_t glob_op(const char **pat, size_t *len, bool *neg)
+uint8_t filter_glob_op(const char **pat, size_t *len, bool *neg)
 {
 	const char *s = *pat;
 	size_t n = *len, i;
