@@ -7,7 +7,7 @@
  * offset in it (the kernel's MMAP records), that offset turned into the
  * file's virtual address through its sections, then the symbol table's
  * function at that address.  Files are loaded once (a small cache by
- * path).  Samples with the same values of the sort keys add their periods
+ * path; all of this is samples_frames.c).  Samples with the same values of the sort keys add their periods
  * into one entry of a hash table keyed by those values joined into one
  * string; at the end the entries are sorted by period, largest first, and
  * printed with perf's column widths (each the widest of its header and
@@ -26,8 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/elf/elf.h"
-#include "lib/elf/symtab.h"
 #include "lib/report/samples.h"
 #include "lib/report/samples_internal.h"
 #include "lib/report/samples_unwind.h"
