@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile_internal.h - a profile's state, shared by the counting
+ * (profile.c) and the sorting and printing (profile_sort.c).
+ */
+#ifndef UTRACE_LIB_REPORT_PROFILE_INTERNAL_H
+#define UTRACE_LIB_REPORT_PROFILE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "lib/report/profile.h"
+#include "lib/report/stack_index.h"
+
+struct pthread;
+
+struct utrace_profile {
+	struct utrace_dat *d;
+	struct utrace_func_table *ft;
+	struct utrace_profile_entry *e; /* per function number */
+	uint32_t cap_e;
+	struct pthread *th; /* per call stack: nr_buf threads', then coroutines' */
+	unsigned nr_th, nr_buf;
+	struct stack_index stacks;
+	uint32_t *order; /* sorted functions with calls */
+	unsigned nr_order;
+	uint64_t unfinished, untimed;
+};
+
+/* profile.c: -ENOMEM, said with the recording's name */
+int oom(struct utrace_profile *p, struct utrace_error *err);
+
+#endif
