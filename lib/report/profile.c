@@ -57,7 +57,7 @@ struct pthread {
 	int seen;
 };
 
-int oom(struct utrace_profile *p, struct utrace_error *err)
+int profile_oom(struct utrace_profile *p, struct utrace_error *err)
 {
 	return utrace_error_set(err, -ENOMEM, "%s: out of memory for the profile",
 				utrace_dat_path(p->d));
@@ -211,7 +211,7 @@ static int lookup(struct utrace_profile *p, const struct utrace_event *ev, uint3
 			cap *= 2;
 		n = realloc(p->e, cap * sizeof(*n));
 		if (!n)
-			return oom(p, err);
+			return profile_oom(p, err);
 		memset(n + p->cap_e, 0, (cap - p->cap_e) * sizeof(*n));
 		p->e = n;
 		p->cap_e = cap;
@@ -252,7 +252,7 @@ static int push(struct utrace_profile *p, struct pthread *t, struct pframe f,
 		struct pframe *n = realloc(t->st, cap * sizeof(*n));
 
 		if (!n)
-			return oom(p, err);
+			return profile_oom(p, err);
 		t->st = n;
 		t->cap = cap;
 	}
@@ -260,7 +260,7 @@ static int push(struct utrace_profile *p, struct pthread *t, struct pframe f,
 		int64_t before = act_inc(&t->act, f.fn);
 
 		if (before < 0)
-			return oom(p, err);
+			return profile_oom(p, err);
 		f.outer = before == 0;
 	}
 	t->st[t->n++] = f;
@@ -344,7 +344,7 @@ int utrace_profile_add(struct utrace_profile *p, const struct utrace_event *ev,
 		return 0;
 	i = stack_index(&p->stacks, (void **)&p->th, sizeof(*p->th), p->nr_buf, ev->buf, ev->stack);
 	if (i < 0)
-		return oom(p, err);
+		return profile_oom(p, err);
 	p->nr_th = p->nr_buf + (unsigned)p->stacks.nr;
 	t = &p->th[i];
 	end = ev->kind == UTRACE_EV_LEAF ? ev->ts + ev->duration : ev->ts;

@@ -27,6 +27,6 @@ struct utrace_profile {
 };
 
 /* profile.c: -ENOMEM, said with the recording's name */
-int oom(struct utrace_profile *p, struct utrace_error *err);
+int profile_oom(struct utrace_profile *p, struct utrace_error *err);
 
 #endif

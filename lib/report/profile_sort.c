@@ -173,7 +173,7 @@ int utrace_profile_sort(struct utrace_profile *p, const char *keys, struct utrac
 	if (!p->order) {
 		p->order = malloc((nfn ? nfn : 1) * sizeof(*p->order));
 		if (!p->order)
-			return oom(p, err);
+			return profile_oom(p, err);
 		for (uint32_t fn = 0; fn < nfn && fn < p->cap_e; fn++) {
 			if (!p->e[fn].calls)
 				continue;
