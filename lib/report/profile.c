@@ -57,11 +57,6 @@ struct pthread {
 	int seen;
 };
 
-int profile_oom(struct utrace_profile *p, struct utrace_error *err)
-{
-	return utrace_error_set(err, -ENOMEM, "%s: out of memory for the profile",
-				utrace_dat_path(p->d));
-}
 
 static uint32_t hash32(uint32_t x)
 {

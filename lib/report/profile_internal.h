@@ -6,6 +6,7 @@
 #ifndef UTRACE_LIB_REPORT_PROFILE_INTERNAL_H
 #define UTRACE_LIB_REPORT_PROFILE_INTERNAL_H
 
+#include <errno.h>
 #include <stdint.h>
 
 #include "lib/report/profile.h"
@@ -26,7 +27,12 @@ struct utrace_profile {
 	uint64_t unfinished, untimed;
 };
 
-/* profile.c: -ENOMEM, said with the recording's name */
-int profile_oom(struct utrace_profile *p, struct utrace_error *err);
+/* -ENOMEM, said with the recording's name (inline: profile.c calls
+ * profile_sort.c, never the other way) */
+static inline int profile_oom(struct utrace_profile *p, struct utrace_error *err)
+{
+	return utrace_error_set(err, -ENOMEM, "%s: out of memory for the profile",
+				utrace_dat_path(p->d));
+}
 
 #endif
