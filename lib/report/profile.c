@@ -57,7 +57,6 @@ struct pthread {
 	int seen;
 };
 
-
 static uint32_t hash32(uint32_t x)
 {
 	x ^= x >> 16;
