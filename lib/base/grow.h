@@ -33,7 +33,7 @@ int utrace_grow_zero(void *pptr, size_t *cap, size_t need, size_t size);
 	({                                                                                         \
 		size_t grow_cap_ = (cap);                                                          \
 		int grow_ret_ = fn(&(ptr), &grow_cap_, (need), sizeof(*(ptr)));                    \
-		if (!grow_ret_ && (__typeof__(cap))grow_cap_ != grow_cap_)                         \
+		if (!grow_ret_ && (size_t)(__typeof__(cap))grow_cap_ != grow_cap_)                       \
 			grow_ret_ = utrace_grow_toobig();                                          \
 		else if (!grow_ret_)                                                               \
 			(cap) = (__typeof__(cap))grow_cap_;                                        \
