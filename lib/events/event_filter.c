@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "common/filter_prog.h"
+#include "lib/base/grow.h"
 #include "lib/events/event_filter.h"
 #include "lib/events/event_filter_internal.h"
 
@@ -92,28 +93,12 @@ static void skip_space(struct parser *ps)
 		ps->p++;
 }
 
-/* Grows an array of *cap elements of size sz to hold n + 1. */
-static int grow(void **arr, unsigned *cap, unsigned n, size_t sz)
-{
-	unsigned ncap;
-	void *a;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	a = realloc(*arr, (size_t)ncap * sz);
-	if (!a)
-		return -1;
-	*arr = a;
-	*cap = ncap;
-	return 0;
-}
 
 static int new_node(struct parser *ps, enum node_type type, uint32_t first)
 {
 	struct node *n;
 
-	if (grow((void **)&ps->nodes, &ps->cap_nodes, ps->nr_nodes, sizeof(*n)) < 0)
+	if (UTRACE_GROW(ps->nodes, ps->cap_nodes, (size_t)ps->nr_nodes + 1) < 0)
 		return fail(ps, UTRACE_FILTER_ERR_NO_MEMORY, ps->p);
 	n = &ps->nodes[ps->nr_nodes];
 	*n = (struct node){.type = type, .first = first, .child = -1, .last = -1, .next = -1};
@@ -137,18 +122,8 @@ static long add_string(struct parser *ps, const char *s, size_t len)
 	size_t need = ps->pool_len + len + 1;
 	long off = (long)ps->pool_len;
 
-	if (need > ps->pool_cap) {
-		size_t ncap = ps->pool_cap ? ps->pool_cap : 256;
-		char *np;
-
-		while (ncap < need)
-			ncap *= 2;
-		np = realloc(ps->pool, ncap);
-		if (!np)
-			return -1;
-		ps->pool = np;
-		ps->pool_cap = ncap;
-	}
+	if (UTRACE_GROW(ps->pool, ps->pool_cap, need) < 0)
+		return -1;
 	memcpy(ps->pool + ps->pool_len, s, len);
 	ps->pool[ps->pool_len + len] = '\0';
 	ps->pool_len = need;
@@ -301,7 +276,7 @@ static int parse_pred(struct parser *ps)
 	if (ret < 0)
 		return -1;
 
-	if (grow((void **)&ps->insns, &ps->cap_insns, ps->nr_insns, sizeof(in)) < 0)
+	if (UTRACE_GROW(ps->insns, ps->cap_insns, (size_t)ps->nr_insns + 1) < 0)
 		return fail(ps, UTRACE_FILTER_ERR_NO_MEMORY, name);
 	n = new_node(ps, N_PRED, ps->nr_insns);
 	if (n < 0)
