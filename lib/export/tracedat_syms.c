@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/export/tracedat_internal.h"
 
 static uint64_t hash2(uint64_t a, uint64_t b)
@@ -96,15 +97,8 @@ int tracedat_add_sym(struct conv *c, uint64_t addr, char *name, bool movable, ui
 		addr = c->next_synthetic;
 		c->next_synthetic += SYNTHETIC_STEP;
 	}
-	if (c->nr_syms == c->cap_syms) {
-		size_t cap = c->cap_syms ? c->cap_syms * 2 : 256;
-		struct utrace_tracedat_sym *v = realloc(c->syms, cap * sizeof(*v));
-
-		if (!v)
-			goto oom;
-		c->syms = v;
-		c->cap_syms = cap;
-	}
+	if (UTRACE_GROW(c->syms, c->cap_syms, c->nr_syms + 1) < 0)
+		goto oom;
 	if (map_add(&c->addrs, addr, 0, c->nr_syms) < 0)
 		goto oom;
 	c->syms[c->nr_syms++] = (struct utrace_tracedat_sym){addr, name};
