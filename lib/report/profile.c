@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/report/func_table.h"
 #include "lib/report/profile.h"
 #include "lib/report/profile_internal.h"
@@ -197,19 +198,8 @@ static int lookup(struct utrace_profile *p, const struct utrace_event *ev, uint3
 
 	if (ret < 0)
 		return ret;
-	if (*fn >= p->cap_e) {
-		uint32_t cap = p->cap_e ? p->cap_e : 64;
-		struct utrace_profile_entry *n;
-
-		while (cap <= *fn)
-			cap *= 2;
-		n = realloc(p->e, cap * sizeof(*n));
-		if (!n)
-			return profile_oom(p, err);
-		memset(n + p->cap_e, 0, (cap - p->cap_e) * sizeof(*n));
-		p->e = n;
-		p->cap_e = cap;
-	}
+	if (UTRACE_GROW_ZERO(p->e, p->cap_e, (size_t)*fn + 1) < 0)
+		return profile_oom(p, err);
 	return 0;
 }
 
@@ -241,15 +231,8 @@ static void count_call(struct utrace_profile *p, uint32_t fn, uint64_t dur, uint
 static int push(struct utrace_profile *p, struct pthread *t, struct pframe f,
 		struct utrace_error *err)
 {
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		struct pframe *n = realloc(t->st, cap * sizeof(*n));
-
-		if (!n)
-			return profile_oom(p, err);
-		t->st = n;
-		t->cap = cap;
-	}
+	if (UTRACE_GROW(t->st, t->cap, (size_t)t->n + 1) < 0)
+		return profile_oom(p, err);
 	if (f.fn != NONE) {
 		int64_t before = act_inc(&t->act, f.fn);
 

@@ -28,6 +28,7 @@
 
 #include "lib/report/func_table.h"
 #include "lib/base/glob.h"
+#include "lib/base/grow.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_filter_internal.h"
 #include "lib/report/report_fold.h"
@@ -211,19 +212,8 @@ static int func_matches(struct utrace_report_filter *f, const struct utrace_even
 	ret = utrace_func_table_lookup(f->ft, ev->image, ev->id, &fn, err);
 	if (ret < 0)
 		return ret;
-	if (fn >= f->fmatch_cap) {
-		size_t cap = f->fmatch_cap ? f->fmatch_cap : 256;
-		uint8_t *n;
-
-		while (cap <= fn)
-			cap *= 2;
-		n = realloc(f->fmatch, cap);
-		if (!n)
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		memset(n + f->fmatch_cap, 0, cap - f->fmatch_cap);
-		f->fmatch = n;
-		f->fmatch_cap = cap;
-	}
+	if (UTRACE_GROW_ZERO(f->fmatch, f->fmatch_cap, (size_t)fn + 1) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	if (!f->fmatch[fn])
 		f->fmatch[fn] = name_matches(f, utrace_func_table_name(f->ft, fn)) ? 2 : 1;
 	return f->fmatch[fn] == 2;
@@ -231,15 +221,8 @@ static int func_matches(struct utrace_report_filter *f, const struct utrace_even
 
 static int push_call(struct fthread *t, uint32_t depth, uint32_t shown, struct utrace_error *err)
 {
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 32;
-		struct open_call *n = realloc(t->stack, cap * sizeof(*n));
-
-		if (!n)
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		t->stack = n;
-		t->cap = cap;
-	}
+	if (UTRACE_GROW(t->stack, t->cap, (size_t)t->n + 1) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	t->stack[t->n++] = (struct open_call){depth, shown};
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/elf/elf.h"
 #include "lib/elf/symtab.h"
 #include "lib/report/samples.h"
@@ -172,15 +173,8 @@ int64_t samples_frame_of(struct report *r, int32_t pid, uint64_t ip)
 		if (g->o == o && g->addr == f.addr)
 			return r->fslot[s] - 1;
 	}
-	if (r->nr_frames == r->cap_frames) {
-		size_t cap = r->cap_frames ? r->cap_frames * 2 : 256;
-		struct frame *v = realloc(r->frames, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->frames = v;
-		r->cap_frames = cap;
-	}
+	if (UTRACE_GROW(r->frames, r->cap_frames, r->nr_frames + 1) < 0)
+		return -ENOMEM;
 	r->frames[r->nr_frames] = f;
 	r->fslot[s] = (uint32_t)++r->nr_frames;
 	return r->fslot[s] - 1;
