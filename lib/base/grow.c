@@ -4,6 +4,7 @@
  * elements until it holds need, every product checked, realloc'd once.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,11 @@ int utrace_grow_toobig(void)
 	return -ENOMEM;
 }
 
-/* The capacity for need elements of size: *cap doubled; 0 if too big. */
+/* The capacity for need elements of size: *cap doubled; 0 if too big
+ * (no object may be larger than PTRDIFF_MAX bytes). */
 static size_t grow_cap(size_t cap, size_t need, size_t size)
 {
-	size_t max = size ? SIZE_MAX / size : SIZE_MAX;
+	size_t max = size ? PTRDIFF_MAX / size : PTRDIFF_MAX;
 
 	if (need > max)
 		return 0;

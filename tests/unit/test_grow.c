@@ -80,7 +80,7 @@ static void test_overflow(void)
 	check(ret == -ENOMEM && errno == ENOMEM, "need * size overflows: -ENOMEM, errno ENOMEM");
 	check(v && cap == 16 && v[0] == 42, "and the array is as it was");
 	ret = utrace_grow(&v, &cap, SIZE_MAX, 1);
-	check(ret == -ENOMEM && cap == 16, "SIZE_MAX bytes: -ENOMEM");
+	check(ret == -ENOMEM && cap == 16, "SIZE_MAX bytes: -ENOMEM, nothing asked of malloc");
 	free(v);
 
 	check(!UTRACE_GROW(b, bcap, 100) && bcap == 128, "a uint8_t capacity of 128");
