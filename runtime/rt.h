@@ -25,6 +25,7 @@
  *   stacktrace.c    the stacktrace trigger: the user stack as a record
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
+ *   event_enable.c  which tracepoints are on: the recorder's ENABLEs, jump patching
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
  *   inproc_probe_opt.c    int3 -> jmp once no other thread is in the way
  *   inproc_probes.c       in-process probes: sites, int3s, return hooks, fetch-args
@@ -478,7 +479,7 @@ static inline uint8_t *rt_ev_state(int32_t id)
 void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, uint32_t len,
 		      uint32_t *post) RT_HIDDEN;
 
-/* trace_events.c */
+/* event_enable.c */
 struct utrace_event_key;
 int rt_events_register(struct rt_object *added) RT_HIDDEN;
 /* The live channel's HIST, TABLE, TRIGGER and ENABLE (a key's new filter

@@ -10,7 +10,7 @@
  * ids and compiled filters (ENABLE).  An enabled key gets the id, the
  * filter and our write function, then every jump site of that key, in
  * every object, is patched from its 5-byte NOP to `jmp target` (one
- * text_poke batch, as for function sites):
+ * text_poke batch, as for function sites; all of this is event_enable.c):
  *
  *   trace_foo(a, b):   nopl 0(%rax,%rax)   ->   jmp  .Lrecord
  *                      ...                      ...
@@ -24,50 +24,25 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "arch/x86_64/insn.h"
 #include "common/filter_prog.h"
 #include "common/hist_fast.h"
 #include "common/hist_prog.h"
 #include "common/record.h"
 #include "include/utrace/tracepoint.h"
 #include "runtime/rt.h"
+#include "runtime/trace_events.h"
 
 #define RT_EXPORT __attribute__((visibility("default")))
-
-/* A hist trigger: its program and the table it fills (shared memory). */
-struct rt_hist {
-	const struct utrace_hist_hdr *prog;
-	struct utrace_hist_map *map;
-	struct utrace_hist_fast fast; /* the program's shape, when it has it */
-};
-
-/* What the recorder set for an enabled event: key->filter points here. */
-struct rt_event_conf {
-	uint32_t len;	/* bytes of the filter in prog, 0: none */
-	uint32_t flags; /* enum utrace_enable_flags */
-	uint32_t nr_hist;
-	uint32_t needs; /* enum utrace_hist_needs of every trigger */
-	uint32_t nr_trig;
-	uint32_t reserved;
-	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
-	struct rt_trig trig[UTRACE_EVENT_TRIGS_MAX];
-	uint64_t prog[]; /* the interpreter wants its program 8-byte aligned */
-};
-
-struct rt_jump {
-	uint64_t code, target, key;
-};
 
 /* Every table a hist trigger of this process fills or RESOLVEs in, by the
  * recorder's id: set once (release) when its HIST or TABLE comes, read
  * (acquire) by any hit, so a hit sees a table whole or not at all. */
-static struct utrace_hist_map *ev_tables[UTRACE_HIST_TABLES_MAX];
+struct utrace_hist_map *ev_tables[UTRACE_HIST_TABLES_MAX];
 
-static struct utrace_hist_map *ev_table(void *arg, uint32_t id)
+struct utrace_hist_map *ev_table(void *arg, uint32_t id)
 {
 	(void)arg;
 	return id < UTRACE_HIST_TABLES_MAX ? __atomic_load_n(&ev_tables[id], __ATOMIC_ACQUIRE)
@@ -76,8 +51,7 @@ static struct utrace_hist_map *ev_table(void *arg, uint32_t id)
 
 /* The synthetic events of the recording (lib/hist/synth.h): keys that no
  * jump site names, fired by the EMIT of an onmatch() action. */
-static struct utrace_event_key ev_synth_keys[UTRACE_SYNTH_MAX];
-static struct rt_object ev_synth_obj = {.index = UTRACE_SYNTH_OBJ};
+struct utrace_event_key ev_synth_keys[UTRACE_SYNTH_MAX];
 
 static void ev_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t n);
 
@@ -269,7 +243,7 @@ static __attribute__((noinline)) void ev_write_post(const struct utrace_event_ke
 	rt_stacktrace_write(t, rec);
 }
 
-static void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
+void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
 	/* acquire: a configuration the live channel swaps in is whole */
@@ -382,424 +356,4 @@ RT_EXPORT void __utrace_marker_write(const char *text, unsigned len)
 	if (len > 4096)
 		len = 4096;
 	ev_write_words(t, UEXT_PRINT, len, text, len);
-}
-
-/* ---- registration ------------------------------------------------------ */
-
-static int ev_send_names(struct rt_object *obj, struct utrace_event_key *keys, uint32_t nr)
-{
-	size_t size = sizeof(struct utrace_msg_events) +
-		      UTRACE_EVENTS_PER_MSG * sizeof(struct utrace_msg_event_name);
-	struct utrace_msg_events *m = calloc(1, size);
-	int ret = 0;
-
-	if (!m)
-		return -1;
-	for (uint32_t first = 0; first < nr && ret >= 0; first += UTRACE_EVENTS_PER_MSG) {
-		uint32_t cnt =
-		    nr - first < UTRACE_EVENTS_PER_MSG ? nr - first : UTRACE_EVENTS_PER_MSG;
-
-		m->hdr.type = UTRACE_MSG_EVENTS;
-		m->hdr.size = (uint32_t)(sizeof(*m) + cnt * sizeof(m->ev[0]));
-		m->obj = obj->index;
-		m->first = first;
-		m->count = cnt;
-		m->total = nr;
-		for (uint32_t i = 0; i < cnt; i++) {
-			const struct utrace_event_key *k = &keys[first + i];
-			const struct utrace_fmt_event *fe = k->fmt;
-
-			memset(&m->ev[i], 0, sizeof(m->ev[i]));
-			m->ev[i].key = first + i;
-			if (k->size != sizeof(*k) || !fe || fe->kind != UTRACE_FMT_EVENT)
-				continue; /* an ABI we do not know: never enabled */
-			memcpy(m->ev[i].system, fe->system, sizeof(m->ev[i].system) - 1);
-			memcpy(m->ev[i].name, fe->name, sizeof(m->ev[i].name) - 1);
-		}
-		ret = rt_send(m, m->hdr.size, -1);
-	}
-	free(m);
-	return ret;
-}
-
-/* A hist trigger for the next ENABLE: its program, checked whole once
- * here (each run checks only what it runs), and its table mapped. */
-static int ev_recv_hist(const struct utrace_msg_hist *m, int fd, struct rt_hist *h)
-{
-	const struct utrace_hist_hdr *hdr;
-	struct utrace_hist_map *map;
-	void *prog;
-
-	if (fd < 0 || m->hdr.size < sizeof(*m) + m->prog_len)
-		return -1;
-	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
-	if (!prog)
-		return -1;
-	memcpy(prog, m->prog, m->prog_len);
-	hdr = utrace_hist_hdr_ok(prog, m->prog_len);
-	if (!hdr || (hdr->filter_len && utrace_filter_check(utrace_hist_filter(hdr),
-							     hdr->filter_len) < 0) ||
-	    m->map_size != utrace_hist_map_bytes(hdr->map_bits, hdr->key_size, hdr->nr_sums))
-		goto bad;
-	map = mmap(NULL, m->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		goto bad;
-	if (map->magic != UTRACE_HIST_MAP_MAGIC || map->bits != hdr->map_bits ||
-	    map->key_size != hdr->key_size || map->nr_sums != hdr->nr_sums) {
-		munmap(map, m->map_size);
-		goto bad;
-	}
-	h->prog = hdr;
-	h->map = map;
-	utrace_hist_fast_of(hdr, &h->fast);
-	if (m->table && m->table < UTRACE_HIST_TABLES_MAX && !ev_table(NULL, m->table))
-		/* release: the map is whole before a RESOLVE can find it */
-		__atomic_store_n(&ev_tables[m->table], map, __ATOMIC_RELEASE);
-	return 0;
-bad:
-	rt_log("a hist trigger from the recorder is malformed; it stays off");
-	free(prog);
-	return 1;
-}
-
-/* Another trigger's table that a following program RESOLVEs in: mapped
- * once, checked whole as a HIST's table is. */
-static void ev_recv_table(const struct utrace_msg_table *m, int fd)
-{
-	struct utrace_hist_map *map;
-
-	if (fd < 0 || !m->table || m->table >= UTRACE_HIST_TABLES_MAX || ev_table(NULL, m->table) ||
-	    m->map_size < UTRACE_HIST_MAP_HDR || m->map_size > (1ull << 40))
-		return;
-	map = mmap(NULL, m->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		return;
-	if (map->magic != UTRACE_HIST_MAP_MAGIC || map->bits > 20 || (map->key_size & 7) ||
-	    map->key_size > UTRACE_HIST_KEY_MAX || !map->nr_sums ||
-	    map->nr_sums > UTRACE_HIST_SUMS_MAX ||
-	    m->map_size != utrace_hist_map_bytes(map->bits, map->key_size, map->nr_sums)) {
-		rt_log("a hist table from the recorder is malformed; it is not used");
-		munmap(map, m->map_size);
-		return;
-	}
-	/* release: the map is whole before a RESOLVE can find it */
-	__atomic_store_n(&ev_tables[m->table], map, __ATOMIC_RELEASE);
-}
-
-/* A trigger command for the next ENABLE, its filter checked whole. */
-static int ev_recv_trig(const struct utrace_msg_trigger *m, struct rt_trig *tr)
-{
-	uint64_t *filter = NULL;
-
-	if (m->hdr.size < sizeof(*m) + m->filter_len || !m->cmd || m->cmd > UTRACE_TC_STACKTRACE)
-		return -1;
-	if (m->filter_len) {
-		filter = malloc((m->filter_len + 7) & ~7u);
-		if (!filter)
-			return -1;
-		memcpy(filter, m->filter, m->filter_len);
-		if (utrace_filter_check(filter, m->filter_len) < 0) {
-			rt_log("a trigger's filter from the recorder is malformed; it stays off");
-			free(filter);
-			return 1;
-		}
-	}
-	*tr = (struct rt_trig){m->cmd, m->target, m->count_idx, m->filter_len, filter};
-	return 0;
-}
-
-struct ev_pending { /* what the next ENABLE turns on with its event */
-	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
-	uint32_t nr_hist;
-	struct rt_trig trig[UTRACE_EVENT_TRIGS_MAX];
-	uint32_t nr_trig;
-};
-
-/* The event's filter and triggers, as the runtime keeps them. */
-static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const struct ev_pending *p)
-{
-	const struct rt_hist *h = p->hist;
-	uint32_t nr_hist = p->nr_hist;
-	struct rt_event_conf *f;
-
-	if (!m->filter_len && !nr_hist && !p->nr_trig && !m->flags)
-		return NULL;
-	f = calloc(1, sizeof(*f) + ((m->filter_len + 7) & ~7u));
-	if (!f)
-		return NULL;
-	f->len = m->filter_len;
-	f->flags = m->flags & ~(uint32_t)UTRACE_ENABLE_RECONF; /* how it came, not what it is */
-	f->nr_hist = nr_hist;
-	memcpy(f->hist, h, nr_hist * sizeof(*h));
-	f->nr_trig = p->nr_trig;
-	memcpy(f->trig, p->trig, p->nr_trig * sizeof(p->trig[0]));
-	for (uint32_t i = 0; i < nr_hist; i++)
-		f->needs |= h[i].prog->needs;
-	memcpy(f->prog, m->filter, m->filter_len);
-	if (f->len && utrace_filter_check(f->prog, f->len) < 0) {
-		rt_log("an event filter from the recorder is malformed; the event stays off");
-		free(f);
-		return NULL;
-	}
-	return f;
-}
-
-static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys, uint32_t nr)
-{
-	struct utrace_msg_enable *m = malloc(UTRACE_MSG_MAX);
-	struct ev_pending p = {.nr_hist = 0};
-	int ret = -1, fd;
-
-	if (!m)
-		return -1;
-	for (;;) {
-		struct utrace_event_key *k;
-		struct rt_event_conf *f;
-		int n = rt_recv(m, UTRACE_MSG_MAX, &fd);
-
-		if (n >= (int)sizeof(struct utrace_msg_hist) && m->hdr.type == UTRACE_MSG_HIST &&
-		    m->obj == obj->index && p.nr_hist < UTRACE_EVENT_HISTS_MAX) {
-			int r = ev_recv_hist((const void *)m, fd, &p.hist[p.nr_hist]);
-
-			if (fd >= 0)
-				close(fd);
-			if (r < 0)
-				break;
-			p.nr_hist += !r;
-			continue;
-		}
-		if (n >= (int)sizeof(struct utrace_msg_table) && m->hdr.type == UTRACE_MSG_TABLE) {
-			ev_recv_table((const void *)m, fd);
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		if (n >= (int)sizeof(struct utrace_msg_trigger) && m->hdr.type == UTRACE_MSG_TRIGGER &&
-		    m->obj == obj->index && p.nr_trig < UTRACE_EVENT_TRIGS_MAX) {
-			int r = ev_recv_trig((const void *)m, &p.trig[p.nr_trig]);
-
-			if (fd >= 0)
-				close(fd);
-			if (r < 0)
-				break;
-			p.nr_trig += !r;
-			continue;
-		}
-		if (fd >= 0)
-			close(fd);
-		if (n < (int)sizeof(*m) || m->hdr.type != UTRACE_MSG_ENABLE || m->obj != obj->index)
-			break;
-		if (m->key == UTRACE_ENABLE_DONE) {
-			ret = 0;
-			break;
-		}
-		if (m->key >= nr || m->hdr.size < sizeof(*m) + m->filter_len)
-			break;
-		k = &keys[m->key];
-		f = ev_conf(m, &p);
-		p.nr_hist = p.nr_trig = 0;
-		if (!f && (m->filter_len || m->flags))
-			continue; /* malformed: said, the event stays off */
-		k->id = m->id;
-		k->filter = f;
-		k->write = rt_event_write;
-		/* release: id, filter and write are set before the key reads
-		 * as enabled (the jump sites are patched after this too) */
-		__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
-	}
-	free(m);
-	return ret;
-}
-
-/* Patch every jump site whose key is enabled and that is still a NOP. */
-static int ev_patch_all(void)
-{
-	size_t n = 0, cap = 0;
-	struct rt_poke *pokes = NULL;
-	int ret;
-
-	for (struct rt_object *o = rt.objects; o; o = o->next) {
-		const struct rt_jump *j = o->jumps;
-
-		for (uint32_t i = 0; i < o->nr_jumps; i++) {
-			const struct utrace_event_key *k = (const void *)(uintptr_t)j[i].key;
-			uint8_t *code = (uint8_t *)(uintptr_t)j[i].code;
-
-			if (!k || !code || j[i].code < o->lo || j[i].code + 5 > o->hi ||
-			    !insn_is_nop5(code) || !__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
-				continue;
-			if (n == cap) {
-				struct rt_poke *p =
-				    realloc(pokes, (cap = cap ? 2 * cap : 64) * sizeof(*p));
-
-				if (!p) {
-					free(pokes);
-					return -1;
-				}
-				pokes = p;
-			}
-			pokes[n].addr = code;
-			insn_rel32(pokes[n].bytes, INSN_JMP, j[i].code, j[i].target);
-			n++;
-		}
-	}
-	ret = rt_text_poke_batch(pokes, n);
-	free(pokes);
-	return ret;
-}
-
-/* The in-process probes' events (runtime/inproc_probes.c): keys of a
- * pseudo-object as the synthetic events', written by a probe's hit. */
-static struct utrace_event_key ev_kprobe_keys[UTRACE_KPROBE_MAX];
-static struct rt_object ev_kprobe_obj = {.index = UTRACE_KPROBE_OBJ};
-
-void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len)
-{
-	struct utrace_event_key *k = &ev_kprobe_keys[key % UTRACE_KPROBE_MAX];
-
-	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
-		rt_event_write(k, rec, len);
-}
-
-int rt_event_live_enable(const struct utrace_msg_enable *m, uint32_t size)
-{
-	static const struct ev_pending none;
-	struct utrace_event_key *k;
-	struct rt_event_conf *f;
-
-	if (size < sizeof(*m) + m->filter_len)
-		return -1;
-	if (m->obj == UTRACE_KPROBE_OBJ && m->key < UTRACE_KPROBE_MAX)
-		k = &ev_kprobe_keys[m->key];
-	else if (m->obj == UTRACE_SYNTH_OBJ && m->key < UTRACE_SYNTH_MAX)
-		k = &ev_synth_keys[m->key];
-	else
-		return -1;
-	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
-		return -1; /* a key is never given twice */
-	f = ev_conf(m, &none);
-	if (!f && (m->filter_len || m->flags))
-		return -1;
-	k->id = m->id;
-	k->filter = f;
-	k->write = rt_event_write;
-	/* release: as ev_recv_enables, id and filter before enabled */
-	__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
-	return 0;
-}
-
-/* ---- live changes (runtime/live.c) ------------------------------------ */
-
-/* The keys of object obj (or of a pseudo-object); the caller holds the
- * objects (rt_objects_lock). */
-static struct utrace_event_key *ev_keys_of(uint32_t obj, uint32_t *nr)
-{
-	if (obj == UTRACE_SYNTH_OBJ) {
-		*nr = UTRACE_SYNTH_MAX;
-		return ev_synth_keys;
-	}
-	if (obj == UTRACE_KPROBE_OBJ) {
-		*nr = UTRACE_KPROBE_MAX;
-		return ev_kprobe_keys;
-	}
-	for (struct rt_object *o = rt.objects; o; o = o->next)
-		if (o->index == obj) {
-			*nr = o->nr_keys;
-			return o->keys;
-		}
-	return NULL;
-}
-
-/* What the next ENABLE of the live channel turns on: only the live
- * thread touches it. */
-static struct ev_pending ev_live_pending;
-
-/*
- * A key's new filter and triggers while the program runs (the tracefs's
- * filter and trigger files): HISTs, TABLEs and TRIGGERs as at
- * registration, then the ENABLE, which swaps the key's configuration in
- * one store.  The old one is not freed: a thread may be running it (a
- * hit loads the pointer once), and changes are few (written by hand).
- * A key that was off is turned on and its jump sites patched.
- */
-int rt_events_live(const struct utrace_msg *msg, long n, int fd)
-{
-	struct ev_pending *p = &ev_live_pending;
-	const struct utrace_msg_enable *m = (const void *)msg;
-	struct utrace_event_key *keys, *k;
-	struct rt_event_conf *f;
-	uint32_t nr = 0;
-	int ret = 0;
-
-	if (msg->type == UTRACE_MSG_HIST && n >= (long)sizeof(struct utrace_msg_hist))
-		return p->nr_hist < UTRACE_EVENT_HISTS_MAX &&
-			       !ev_recv_hist((const void *)msg, fd, &p->hist[p->nr_hist])
-			   ? (p->nr_hist++, 0)
-			   : -EPROTO;
-	if (msg->type == UTRACE_MSG_TABLE && n >= (long)sizeof(struct utrace_msg_table)) {
-		ev_recv_table((const void *)msg, fd);
-		return 0;
-	}
-	if (msg->type == UTRACE_MSG_TRIGGER && n >= (long)sizeof(struct utrace_msg_trigger))
-		return p->nr_trig < UTRACE_EVENT_TRIGS_MAX &&
-			       !ev_recv_trig((const void *)msg, &p->trig[p->nr_trig])
-			   ? (p->nr_trig++, 0)
-			   : -EPROTO;
-	if (msg->type != UTRACE_MSG_ENABLE || n < (long)sizeof(*m) ||
-	    m->hdr.size < sizeof(*m) + m->filter_len)
-		return -EPROTO;
-	f = ev_conf(m, p);
-	p->nr_hist = p->nr_trig = 0;
-	if (!f && (m->filter_len || m->flags))
-		return -EPROTO; /* malformed: said */
-	keys = ev_keys_of(m->obj, &nr);
-	if (!keys || m->key >= nr)
-		return -EPROTO;
-	k = &keys[m->key];
-	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE)) {
-		__atomic_store_n(&k->filter, f, __ATOMIC_RELEASE);
-	} else {
-		k->id = m->id;
-		k->filter = f;
-		k->write = rt_event_write;
-		__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
-		ret = m->obj == UTRACE_SYNTH_OBJ || m->obj == UTRACE_KPROBE_OBJ ? 0 : ev_patch_all();
-	}
-	return ret < 0 ? -EIO : 0;
-}
-
-/* After CONFIG and the synthetic events: the probes' enables. */
-int rt_kprobe_events_register(void)
-{
-	if (!rt.cfg.nr_kprobes)
-		return 0;
-	return ev_recv_enables(&ev_kprobe_obj, ev_kprobe_keys, UTRACE_KPROBE_MAX);
-}
-
-/* After CONFIG: the synthetic events the recorder enables, with their
- * filters and triggers, as for an object (common/proto.h). */
-int rt_synth_register(void)
-{
-	if (!rt.cfg.nr_synth)
-		return 0;
-	return ev_recv_enables(&ev_synth_obj, ev_synth_keys, UTRACE_SYNTH_MAX);
-}
-
-/* Objects added by this scan: name their events, enable what the
- * recorder selects, then patch jump sites in every object. */
-int rt_events_register(struct rt_object *added)
-{
-	bool any = false;
-
-	for (struct rt_object *o = added; o; o = o->next) {
-		if (!o->nr_keys)
-			continue;
-		if (ev_send_names(o, o->keys, o->nr_keys) < 0 ||
-		    ev_recv_enables(o, o->keys, o->nr_keys) < 0)
-			return -1;
-		any = true;
-	}
-	for (struct rt_object *o = added; o && !any; o = o->next)
-		any = o->nr_jumps;
-	return any ? ev_patch_all() : 0;
 }

@@ -2,7 +2,8 @@
 /*
  * lib/base - what every library stands on: errors (this file),
  * shell globs (glob.h), starting a command held before its exec
- * (spawn.h), trace files made 0600 (private_file.h).  May use: libc only.
+ * (spawn.h), trace files made 0600 (private_file.h), growable arrays
+ * (grow.h).  May use: libc only.
  *
  * error.h - how the libraries report failure.
  *

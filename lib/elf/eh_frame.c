@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/elf/eh_frame.h"
 
 struct ehp {
@@ -238,15 +239,8 @@ static int range_cmp(const void *a, const void *b)
 static int push(struct utrace_fde_range **out, size_t *n, size_t *cap, uint64_t start,
 		uint64_t size, bool entry)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 256;
-		struct utrace_fde_range *r = realloc(*out, nc * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		*out = r;
-		*cap = nc;
-	}
+	if (UTRACE_GROW(*out, *cap, *n + 1) < 0)
+		return -ENOMEM;
 	(*out)[(*n)++] = (struct utrace_fde_range){start, size, entry};
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/base/grow.h"
 #include "lib/elf/elf.h"
 #include "lib/elf/libdeps.h"
 
@@ -98,14 +99,8 @@ static char *run_ldd(const char *interp, const char *prog)
 	}
 	close(fds[1]);
 	for (;;) {
-		if (cap - len < 1024) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
+		if (UTRACE_GROW(buf, cap, len + 1024) < 0)
+			break;
 		r = read(fds[0], buf + len, cap - len - 1);
 		if (r < 0 && errno == EINTR)
 			continue;

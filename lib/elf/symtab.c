@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/elf/eh_frame.h"
 #include "lib/elf/symtab.h"
 
@@ -286,15 +287,8 @@ static int import_cand(void *arg, const struct utrace_elf_import *imp)
 {
 	struct import_cands *t = arg;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct cand *c = realloc(t->c, cap * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		t->c = c;
-		t->cap = cap;
-	}
+	if (UTRACE_GROW(t->c, t->cap, t->n + 1) < 0)
+		return -ENOMEM;
 	t->c[t->n++] = (struct cand){imp->slot, 8, imp->name, strlen(imp->name), 0};
 	return 0;
 }

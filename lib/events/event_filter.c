@@ -30,14 +30,14 @@
  * and stops at the first error.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/filter_prog.h"
+#include "lib/base/grow.h"
 #include "lib/events/event_filter.h"
+#include "lib/events/event_filter_internal.h"
 
 #define UTRACE_FILTER_ERR_TEXT(name, text) text,
 static const char *const err_text[] = {UTRACE_FILTER_ERRORS(UTRACE_FILTER_ERR_TEXT)};
@@ -87,49 +87,18 @@ static int fail(struct parser *ps, int code, const char *where)
 	return -1;
 }
 
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alnum(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 static void skip_space(struct parser *ps)
 {
 	while (is_space(*ps->p))
 		ps->p++;
 }
 
-/* Grows an array of *cap elements of size sz to hold n + 1. */
-static int grow(void **arr, unsigned *cap, unsigned n, size_t sz)
-{
-	unsigned ncap;
-	void *a;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	a = realloc(*arr, (size_t)ncap * sz);
-	if (!a)
-		return -1;
-	*arr = a;
-	*cap = ncap;
-	return 0;
-}
 
 static int new_node(struct parser *ps, enum node_type type, uint32_t first)
 {
 	struct node *n;
 
-	if (grow((void **)&ps->nodes, &ps->cap_nodes, ps->nr_nodes, sizeof(*n)) < 0)
+	if (UTRACE_GROW(ps->nodes, ps->cap_nodes, (size_t)ps->nr_nodes + 1) < 0)
 		return fail(ps, UTRACE_FILTER_ERR_NO_MEMORY, ps->p);
 	n = &ps->nodes[ps->nr_nodes];
 	*n = (struct node){.type = type, .first = first, .child = -1, .last = -1, .next = -1};
@@ -153,18 +122,8 @@ static long add_string(struct parser *ps, const char *s, size_t len)
 	size_t need = ps->pool_len + len + 1;
 	long off = (long)ps->pool_len;
 
-	if (need > ps->pool_cap) {
-		size_t ncap = ps->pool_cap ? ps->pool_cap : 256;
-		char *np;
-
-		while (ncap < need)
-			ncap *= 2;
-		np = realloc(ps->pool, ncap);
-		if (!np)
-			return -1;
-		ps->pool = np;
-		ps->pool_cap = ncap;
-	}
+	if (UTRACE_GROW(ps->pool, ps->pool_cap, need) < 0)
+		return -1;
 	memcpy(ps->pool + ps->pool_len, s, len);
 	ps->pool[ps->pool_len + len] = '\0';
 	ps->pool_len = need;
@@ -207,112 +166,6 @@ static bool is_string_field(const struct utrace_event_field *f)
 	return f->kind == UTRACE_EF_CHARS || f->kind == UTRACE_EF_STRING;
 }
 
-/* Value of one digit in base, or -1. */
-static int digit_value(char c, unsigned base)
-{
-	int v;
-
-	if (is_digit(c))
-		v = c - '0';
-	else if (c >= 'a' && c <= 'f')
-		v = c - 'a' + 10;
-	else if (c >= 'A' && c <= 'F')
-		v = c - 'A' + 10;
-	else
-		return -1;
-	return v < (int)base ? v : -1;
-}
-
-/*
- * s[0..len) as the kernel's kstrtoull()/kstrtoll() with base 0 read it:
- * "0x" hex, a leading 0 octal, else decimal; a '-' only if is_signed;
- * nothing else, and no overflow of the type.  0 or -1.
- */
-static int parse_number(const char *s, size_t len, bool is_signed, uint64_t *out)
-{
-	bool neg = false;
-	unsigned base = 10;
-	uint64_t v = 0;
-	size_t i = 0;
-
-	if (len && s[0] == '-') {
-		if (!is_signed)
-			return -1;
-		neg = true;
-		i++;
-	}
-	if (i + 2 < len && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
-	    digit_value(s[i + 2], 16) >= 0) {
-		base = 16;
-		i += 2;
-	} else if (i < len && s[i] == '0') {
-		base = 8;
-	}
-	if (i == len)
-		return -1;
-	for (; i < len; i++) {
-		int d = digit_value(s[i], base);
-
-		if (d < 0 || v > (UINT64_MAX - (unsigned)d) / base)
-			return -1;
-		v = v * base + (unsigned)d;
-	}
-	if (is_signed) {
-		if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
-			return -1;
-		if (neg)
-			v = 0 - v;
-	}
-	*out = v;
-	return 0;
-}
-
-/* v converted to a size-byte integer, then extended back to 64 bits. */
-static uint64_t to_field_type(uint64_t v, uint32_t size, bool is_signed)
-{
-	unsigned shift = 64 - 8 * size;
-
-	if (size >= 8)
-		return v;
-	v <<= shift;
-	return is_signed ? (uint64_t)((int64_t)v >> shift) : v >> shift;
-}
-
-/*
- * The string test of a ~ pattern, as the kernel's filter_parse_regex()
- * classifies it: a leading '!' negates; a '*' only at the start, the end
- * or both makes a suffix, prefix or substring test of the rest; any other
- * wildcard ('*' inside, '?', '[', '\') a glob; none an equality.
- */
-static uint8_t glob_op(const char **pat, size_t *len, bool *neg)
-{
-	const char *s = *pat;
-	size_t n = *len, i;
-	bool lead, trail;
-
-	*neg = n && s[0] == '!';
-	if (*neg) {
-		s++;
-		n--;
-	}
-	for (i = 0; i < n; i++)
-		if (s[i] == '?' || s[i] == '[' || s[i] == '\\' ||
-		    (s[i] == '*' && i != 0 && i != n - 1)) {
-			*pat = s;
-			*len = n;
-			return UTRACE_FOP_STR_GLOB;
-		}
-	lead = n && s[0] == '*';
-	trail = n > 1 && s[n - 1] == '*';
-	*pat = s + lead;
-	*len = n - lead - trail;
-	if (lead && trail)
-		return UTRACE_FOP_STR_SUBSTR;
-	if (lead)
-		return UTRACE_FOP_STR_SUFFIX;
-	return trail ? UTRACE_FOP_STR_PREFIX : UTRACE_FOP_STR_EQ;
-}
-
 /* FIELD OP "string": fills in and reports whether the test is negated. */
 static int string_pred(struct parser *ps, const struct utrace_event_field *f, int op,
 		       const char *op_at, struct utrace_filter_insn *in, bool *neg)
@@ -333,7 +186,7 @@ static int string_pred(struct parser *ps, const struct utrace_event_field *f, in
 	ps->p = end + 1;
 
 	*neg = op == UTRACE_FOP_NE;
-	in->op = op == OP_GLOB ? glob_op(&pat, &len, neg) : UTRACE_FOP_STR_EQ;
+	in->op = op == OP_GLOB ? filter_glob_op(&pat, &len, neg) : UTRACE_FOP_STR_EQ;
 	if (f->kind == UTRACE_EF_STRING) {
 		in->flags = UTRACE_FF_LOC;
 		in->size = 4;
@@ -363,12 +216,12 @@ static int number_pred(struct parser *ps, const struct utrace_event_field *f, in
 		end++;
 	if (end - val > NUM_MAX)
 		return fail(ps, UTRACE_FILTER_ERR_OPERAND_TOO_LONG, val);
-	if (parse_number(val, (size_t)(end - val), f->is_signed, &v) < 0)
+	if (filter_parse_number(val, (size_t)(end - val), f->is_signed, &v) < 0)
 		return fail(ps, UTRACE_FILTER_ERR_ILLEGAL_INTVAL, val);
 	ps->p = end;
 	in->op = (uint8_t)op;
 	in->flags = f->is_signed ? UTRACE_FF_SIGNED : 0;
-	in->imm = to_field_type(v, f->size, f->is_signed);
+	in->imm = filter_to_field_type(v, f->size, f->is_signed);
 	return 0;
 }
 
@@ -423,7 +276,7 @@ static int parse_pred(struct parser *ps)
 	if (ret < 0)
 		return -1;
 
-	if (grow((void **)&ps->insns, &ps->cap_insns, ps->nr_insns, sizeof(in)) < 0)
+	if (UTRACE_GROW(ps->insns, ps->cap_insns, (size_t)ps->nr_insns + 1) < 0)
 		return fail(ps, UTRACE_FILTER_ERR_NO_MEMORY, name);
 	n = new_node(ps, N_PRED, ps->nr_insns);
 	if (n < 0)
@@ -631,104 +484,4 @@ int utrace_filter_compile(const struct utrace_event_format *fmt, const char *exp
 			  uint32_t *prog_len, struct utrace_error *err)
 {
 	return utrace_filter_compile_code(fmt, expr, prog, prog_len, NULL, err);
-}
-
-/* Listing output: appends like snprintf, counting what did not fit. */
-struct out {
-	char *buf;
-	size_t size, len;
-};
-
-static void __attribute__((format(printf, 2, 3))) put(struct out *o, const char *fmt, ...)
-{
-	size_t room = o->len < o->size ? o->size - o->len : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->len += (size_t)n;
-}
-
-static void put_target(struct out *o, uint16_t t)
-{
-	if (t == UTRACE_FILTER_KEEP)
-		put(o, "keep");
-	else if (t == UTRACE_FILTER_DROP)
-		put(o, "drop");
-	else
-		put(o, "%u", t);
-}
-
-static void put_string(struct out *o, const uint8_t *s, uint32_t n)
-{
-	uint32_t i;
-
-	put(o, "\"");
-	for (i = 0; i < n; i++) {
-		if (s[i] == '"' || s[i] == '\\')
-			put(o, "\\%c", s[i]);
-		else if (s[i] >= 0x20 && s[i] < 0x7f)
-			put(o, "%c", s[i]);
-		else
-			put(o, "\\x%02x", s[i]);
-	}
-	put(o, "\"");
-}
-
-int utrace_filter_disasm(const void *prog, uint32_t len, char *buf, size_t size)
-{
-	static const char *const names[UTRACE_FOP_MAX] = {
-	    [UTRACE_FOP_EQ] = "==",
-	    [UTRACE_FOP_NE] = "!=",
-	    [UTRACE_FOP_LT] = "<",
-	    [UTRACE_FOP_LE] = "<=",
-	    [UTRACE_FOP_GT] = ">",
-	    [UTRACE_FOP_GE] = ">=",
-	    [UTRACE_FOP_BAND] = "&",
-	    [UTRACE_FOP_STR_EQ] = "==",
-	    [UTRACE_FOP_STR_PREFIX] = "prefix",
-	    [UTRACE_FOP_STR_SUFFIX] = "suffix",
-	    [UTRACE_FOP_STR_SUBSTR] = "contains",
-	    [UTRACE_FOP_STR_GLOB] = "glob",
-	};
-	const struct utrace_filter_hdr *h = prog;
-	const struct utrace_filter_insn *in;
-	struct out o = {buf, size, 0};
-	uint32_t i;
-
-	if (buf && size)
-		buf[0] = '\0';
-	if (utrace_filter_check(prog, len) < 0)
-		return -EINVAL;
-	in = (const struct utrace_filter_insn *)(h + 1);
-	for (i = 0; i < h->nr_insns; i++, in++) {
-		bool sign = in->flags & UTRACE_FF_SIGNED;
-
-		put(&o, "%4u: ", i);
-		if (in->op <= UTRACE_FOP_BAND) {
-			put(&o, "%c%u @%u %s ", sign ? 's' : 'u', in->size * 8, in->off,
-			    names[in->op]);
-			if (in->op == UTRACE_FOP_BAND)
-				put(&o, "0x%llx", (unsigned long long)in->imm);
-			else if (sign)
-				put(&o, "%lld", (long long)in->imm);
-			else
-				put(&o, "%llu", (unsigned long long)in->imm);
-		} else {
-			if (in->flags & UTRACE_FF_LOC)
-				put(&o, "__data_loc char[] @%u %s ", in->off, names[in->op]);
-			else
-				put(&o, "char[%u] @%u %s ", in->size, in->off, names[in->op]);
-			put_string(&o, (const uint8_t *)prog + in->str_off, in->str_len);
-		}
-		put(&o, " ? ");
-		put_target(&o, in->jt);
-		put(&o, " : ");
-		put_target(&o, in->jf);
-		put(&o, "\n");
-	}
-	return (int)o.len;
 }

@@ -20,6 +20,7 @@
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/base/glob.h"
+#include "lib/base/grow.h"
 
 
 struct sel_loaded { /* the events of one file, loaded once */
@@ -54,7 +55,7 @@ struct utrace_event_select {
 	/* events no object defines (synthetic events), under the path
 	 * UTRACE_EVENT_NOOBJ; borrowed from the caller */
 	const struct utrace_event_format **extra;
-	unsigned nr_extra;
+	unsigned nr_extra, cap_extra;
 	bool all; /* every event a file describes matches (the live tracefs) */
 };
 
@@ -115,13 +116,9 @@ void utrace_event_select_free(struct utrace_event_select *s)
 int utrace_event_select_add_format(struct utrace_event_select *s,
 				   const struct utrace_event_format *f)
 {
-	const struct utrace_event_format **x =
-	    realloc(s->extra, (s->nr_extra + 1) * sizeof(*x));
-
-	if (!x)
+	if (UTRACE_GROW(s->extra, s->cap_extra, (size_t)s->nr_extra + 1) < 0)
 		return -ENOMEM;
-	s->extra = x;
-	x[s->nr_extra++] = f;
+	s->extra[s->nr_extra++] = f;
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "common/proto.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/base/glob.h"
+#include "lib/base/grow.h"
 
 struct expr {
 	char *text; /* as the user wrote it */
@@ -142,16 +143,9 @@ int utrace_func_filter_add(struct utrace_func_filter *f, enum utrace_filter_list
 		if (ret < 0)
 			goto fail;
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		struct expr *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			ret = utrace_error_set(err, -ENOMEM, "out of memory for filter '%s'", expr);
-			goto fail;
-		}
-		l->v = v;
-		l->cap = cap;
+	if (UTRACE_GROW(l->v, l->cap, l->n + 1) < 0) {
+		ret = utrace_error_set(err, -ENOMEM, "out of memory for filter '%s'", expr);
+		goto fail;
 	}
 	l->v[l->n++] = e;
 	if (!e.neg)

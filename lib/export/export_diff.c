@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/export/export_diff.h"
 #include "lib/export/export_flame.h"
 
@@ -48,14 +49,8 @@ static const char *fold(struct utrace_flame_diff *d, const char *const *path, un
 
 	for (unsigned i = 0; i < n; i++)
 		len += strlen(path[i]) + 1;
-	if (len + 1 > d->cap_key) {
-		char *k = realloc(d->key, len + 1);
-
-		if (!k)
-			return NULL;
-		d->key = k;
-		d->cap_key = len + 1;
-	}
+	if (UTRACE_GROW(d->key, d->cap_key, len + 1) < 0)
+		return NULL;
 	len = 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (i)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_threads.h"
 #include "lib/export/protobuf.h"
@@ -88,7 +89,7 @@ struct utrace_perfetto {
 	uint64_t next_iid;
 	uint64_t next_uuid;
 	struct track *tracks; /* threads */
-	size_t nr_tracks;
+	size_t nr_tracks, cap_tracks;
 	uint64_t *buf_uuid; /* by buffer index: its thread's track, 0 if none */
 	unsigned nr_bufs;
 	unsigned char *obuf; /* output, written out when full */
@@ -175,13 +176,11 @@ struct tasks_arg {
 static int add_track(struct tasks_arg *a, int32_t pid, int32_t tid, uint64_t *uuid)
 {
 	struct utrace_perfetto *p = a->p;
-	struct track *t = realloc(p->tracks, (p->nr_tracks + 1) * sizeof(*t));
 
-	if (!t)
+	if (UTRACE_GROW(p->tracks, p->cap_tracks, p->nr_tracks + 1) < 0)
 		return utrace_error_set(a->err, -ENOMEM, "out of memory");
-	p->tracks = t;
 	*uuid = p->next_uuid++;
-	t[p->nr_tracks++] = (struct track){pid, tid, *uuid};
+	p->tracks[p->nr_tracks++] = (struct track){pid, tid, *uuid};
 	return 0;
 }
 

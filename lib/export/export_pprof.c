@@ -16,6 +16,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "lib/base/grow.h"
 #include "lib/export/export_flame.h"
 #include "lib/export/export_pprof.h"
 #include "lib/export/protobuf.h"
@@ -100,15 +101,8 @@ static uint64_t function_id(struct pprof *pp, const char *name)
 	for (s = name_slot(name, pp->hash_cap); pp->hash[s]; s = (s + 1) & (pp->hash_cap - 1))
 		if (!strcmp(pp->names[pp->hash[s] - 1], name))
 			return pp->hash[s];
-	if (pp->nr_names == pp->cap_names) {
-		size_t cap = pp->cap_names ? pp->cap_names * 2 : 256;
-		const char **v = realloc(pp->names, cap * sizeof(*v));
-
-		if (!v)
-			return 0;
-		pp->names = v;
-		pp->cap_names = cap;
-	}
+	if (UTRACE_GROW(pp->names, pp->cap_names, pp->nr_names + 1) < 0)
+		return 0;
 	pp->names[pp->nr_names++] = name;
 	pp->hash[s] = pp->nr_names;
 	return pp->nr_names;
@@ -123,15 +117,8 @@ static int pprof_node(void *arg, const struct utrace_callgraph_node *n)
 
 	if (n->depth >= UTRACE_FLAME_MAX_DEPTH)
 		return 1;
-	if (n->depth >= pp->path_cap) {
-		size_t cap = pp->path_cap ? pp->path_cap * 2 : 64;
-		uint64_t *v = realloc(pp->path, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		pp->path = v;
-		pp->path_cap = cap;
-	}
+	if (UTRACE_GROW(pp->path, pp->path_cap, (size_t)n->depth + 1) < 0)
+		return -ENOMEM;
 	if (!(id = function_id(pp, n->name)))
 		return -ENOMEM;
 	pp->path[n->depth] = id;

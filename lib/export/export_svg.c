@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/export/export_diff.h"
 #include "lib/export/export_flame.h"
 #include "lib/export/export_svg.h"
@@ -146,16 +147,8 @@ static int frame_node(void *arg, const struct utrace_callgraph_node *n)
 
 	if (n->depth >= UTRACE_FLAME_MAX_DEPTH)
 		return 1;
-	if (n->depth + 1 >= s->cap) {
-		size_t cap = s->cap * 2 + 64;
-		uint64_t *v = realloc(s->next_x, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		memset(v + s->cap, 0, (cap - s->cap) * sizeof(*v));
-		s->next_x = v;
-		s->cap = cap;
-	}
+	if (UTRACE_GROW_ZERO(s->next_x, s->cap, (size_t)n->depth + 2) < 0)
+		return -ENOMEM;
 	x0 = s->next_x[n->depth];
 	s->next_x[n->depth] += n->total;
 	s->next_x[n->depth + 1] = x0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/export/protobuf.h"
 
 void utrace_pb_reset(struct utrace_pb *b)
@@ -25,19 +26,9 @@ void utrace_pb_raw(struct utrace_pb *b, const void *data, size_t len)
 {
 	if (b->oom)
 		return;
-	if (b->cap - b->len < len) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap - b->len < len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (UTRACE_GROW(b->p, b->cap, b->len + len) < 0) {
+		b->oom = true;
+		return;
 	}
 	memcpy(b->p + b->len, data, len);
 	b->len += len;

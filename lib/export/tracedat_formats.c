@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/export/tracedat.h"
 
 #define COMMON_FIELDS                                                                              \
@@ -112,19 +113,9 @@ static void put(struct obuf *b, const void *data, size_t len)
 {
 	if (b->oom)
 		return;
-	if (b->cap - b->len < len) {
-		size_t cap = b->cap ? b->cap : 65536;
-		char *p;
-
-		while (cap - b->len < len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (UTRACE_GROW(b->p, b->cap, b->len + len) < 0) {
+		b->oom = true;
+		return;
 	}
 	memcpy(b->p + b->len, data, len);
 	b->len += len;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/export/tracedat_internal.h"
 #include "lib/export/tracedat_syms.h"
 
@@ -152,15 +153,8 @@ int tracedat_syms_add(struct tracedat_syms *y, uint64_t addr, char *name, bool m
 		addr = y->next_synthetic;
 		y->next_synthetic += SYNTHETIC_STEP;
 	}
-	if (y->nr_syms == y->cap_syms) {
-		size_t cap = y->cap_syms ? y->cap_syms * 2 : 256;
-		struct utrace_tracedat_sym *v = realloc(y->syms, cap * sizeof(*v));
-
-		if (!v)
-			goto oom;
-		y->syms = v;
-		y->cap_syms = cap;
-	}
+	if (UTRACE_GROW(y->syms, y->cap_syms, y->nr_syms + 1) < 0)
+		goto oom;
 	if (map_add(&y->addrs, addr, 0, y->nr_syms) < 0)
 		goto oom;
 	y->syms[y->nr_syms++] = (struct utrace_tracedat_sym){addr, name};

@@ -44,9 +44,9 @@ struct utrace_ktrace {
 	uint32_t subbuf_size;
 	char *header_page, *header_event;
 	struct kt_event *evs;
-	size_t nr_evs;
+	size_t nr_evs, cap_evs;
 	struct kt_cpu *cpus;
-	size_t nr_cpus;
+	size_t nr_cpus, cap_cpus;
 	int free_fd;
 	uint8_t *page;
 	struct kbuffer *kb;
@@ -58,12 +58,12 @@ struct utrace_ktrace {
 	bool children, stopped;
 	bool backlog; /* a CPU had pages left at the last read */
 	int *tids;    /* threads of pid in set_event_pid */
-	size_t nr_tids;
+	size_t nr_tids, cap_tids;
 	nlink_t task_nlink;
 	uint64_t last_read, pages, missed;
 	bool stacks; /* a stacktrace trigger is armed: kernel_stack entries */
 	struct kt_trig *trigs;
-	size_t nr_trigs;
+	size_t nr_trigs, cap_trigs;
 };
 
 /* kernel_trigger.c: the triggers written again as tracing starts (their

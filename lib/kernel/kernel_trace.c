@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "lib/base/glob.h"
+#include "lib/base/grow.h"
 #include "lib/kernel/kernel_internal.h"
 #include "lib/kernel/kernel_tracefs.h"
 
@@ -132,13 +133,11 @@ static int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *n
 		free(fmt);
 		return utrace_error_set(err, -EINVAL, "%s: no ID line", path);
 	}
-	e = realloc(kt->evs, (kt->nr_evs + 1) * sizeof(*e));
-	if (!e) {
+	if (UTRACE_GROW(kt->evs, kt->cap_evs, kt->nr_evs + 1) < 0) {
 		free(fmt);
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
-	kt->evs = e;
-	e += kt->nr_evs;
+	e = &kt->evs[kt->nr_evs];
 	e->id = atoi(id + 5);
 	e->format_only = false;
 	e->format = fmt;
@@ -206,7 +205,6 @@ static int kt_open_cpus(struct utrace_ktrace *kt, struct utrace_error *err)
 	if (!d)
 		return utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
 	while ((de = readdir(d))) {
-		struct kt_cpu *c;
 		unsigned cpu;
 		int fd;
 
@@ -215,8 +213,7 @@ static int kt_open_cpus(struct utrace_ktrace *kt, struct utrace_error *err)
 		fd = open(
 		    utrace_tracefs_path(path, kt->dir, "per_cpu/%s/trace_pipe_raw", de->d_name),
 		    O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		c = fd < 0 ? NULL : realloc(kt->cpus, (kt->nr_cpus + 1) * sizeof(*c));
-		if (!c) {
+		if (fd < 0 || UTRACE_GROW(kt->cpus, kt->cap_cpus, kt->nr_cpus + 1) < 0) {
 			int e = fd < 0 ? errno : ENOMEM;
 
 			if (fd >= 0)
@@ -224,7 +221,6 @@ static int kt_open_cpus(struct utrace_ktrace *kt, struct utrace_error *err)
 			closedir(d);
 			return utrace_error_set(err, -e, "%s: %s", path, strerror(e));
 		}
-		kt->cpus = c;
 		kt->cpus[kt->nr_cpus].fd = fd;
 		kt->cpus[kt->nr_cpus++].cpu = cpu;
 	}
@@ -341,17 +337,15 @@ static void kt_add_threads(struct utrace_ktrace *kt)
 	kt->task_nlink = st.st_nlink;
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
-		int tid = atoi(de->d_name), *n;
+		int tid = atoi(de->d_name);
 		size_t i;
 
 		for (i = 0; i < kt->nr_tids && kt->tids[i] != tid; i++)
 			;
 		if (tid <= 0 || i < kt->nr_tids)
 			continue;
-		n = realloc(kt->tids, (kt->nr_tids + 1) * sizeof(*n));
-		if (!n)
+		if (UTRACE_GROW(kt->tids, kt->cap_tids, kt->nr_tids + 1) < 0)
 			break;
-		kt->tids = n;
 		kt->tids[kt->nr_tids++] = tid;
 		snprintf(num, sizeof(num), "%d", tid);
 		/* without O_TRUNC a write adds to the list */
@@ -374,8 +368,7 @@ int utrace_ktrace_start(struct utrace_ktrace *kt, int pid, bool children, struct
 		if ((ret = kt_set(kt, "options/event-fork", children ? "1" : "0", err)) < 0 ||
 		    (ret = kt_set(kt, "set_event_pid", num, err)) < 0)
 			return ret;
-		kt->tids = malloc(sizeof(*kt->tids));
-		if (kt->tids)
+		if (!UTRACE_GROW(kt->tids, kt->cap_tids, kt->nr_tids + 1))
 			kt->tids[kt->nr_tids++] = pid;
 	}
 	if ((ret = kt_triggers_rearm(kt, err)) < 0)

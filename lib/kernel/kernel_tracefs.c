@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/base/grow.h"
 #include "lib/kernel/kernel_tracefs.h"
 
 const char *utrace_tracefs_root(void)
@@ -58,20 +59,15 @@ int utrace_tracefs_write(const char *path, const char *text, int flags)
 char *utrace_tracefs_read(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 4096;
-	char *buf = NULL, *n;
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
 	ssize_t r;
 
 	if (fd < 0)
 		return NULL;
 	for (;;) {
-		if (!buf || len + 1 >= cap) {
-			cap *= 2;
-			n = realloc(buf, cap);
-			if (!n)
-				break;
-			buf = n;
-		}
+		if (UTRACE_GROW(buf, cap, len + 4096) < 0)
+			break;
 		r = read(fd, buf + len, cap - len - 1);
 		if (r < 0 && errno == EINTR)
 			continue;

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/kernel/kernel_internal.h"
 #include "lib/kernel/kernel_tracefs.h"
 
@@ -69,13 +70,12 @@ static int kt_add_stack_format(struct utrace_ktrace *kt, struct utrace_error *er
 	if (!fmt)
 		return utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
 	if (!(id = strstr(fmt, "\nID: ")) ||
-	    !(e = realloc(kt->evs, (kt->nr_evs + 1) * sizeof(*e)))) {
+	    UTRACE_GROW(kt->evs, kt->cap_evs, kt->nr_evs + 1) < 0) {
 		free(fmt);
 		return utrace_error_set(err, id ? -ENOMEM : -EINVAL, "%s: %s", path,
 					id ? "out of memory" : "no ID line");
 	}
-	kt->evs = e;
-	e += kt->nr_evs++;
+	e = &kt->evs[kt->nr_evs++];
 	*e = (struct kt_event){strdup("ftrace"), strdup("kernel_stack"), fmt, atoi(id + 5), true};
 	if (!e->system || !e->name)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
@@ -87,12 +87,11 @@ static int kt_add_stack_format(struct utrace_ktrace *kt, struct utrace_error *er
 static int kt_note(struct utrace_ktrace *kt, size_t ev, const char *cmd, const char *text,
 		   struct utrace_error *err)
 {
-	struct kt_trig *t = realloc(kt->trigs, (kt->nr_trigs + 1) * sizeof(*t));
+	struct kt_trig *t;
 
-	if (!t)
+	if (UTRACE_GROW(kt->trigs, kt->cap_trigs, kt->nr_trigs + 1) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	kt->trigs = t;
-	t += kt->nr_trigs;
+	t = &kt->trigs[kt->nr_trigs];
 	*t = (struct kt_trig){ev, strdup(cmd), strdup(text)};
 	if (!t->cmd || !t->text) {
 		free(t->cmd);

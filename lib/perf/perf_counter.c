@@ -55,6 +55,7 @@
 
 #include "lib/perf/perf_counter.h"
 #include "lib/base/spawn.h"
+#include "lib/base/grow.h"
 
 #ifndef PERF_FLAG_FD_CLOEXEC
 #define PERF_FLAG_FD_CLOEXEC (1UL << 3)
@@ -240,15 +241,8 @@ static int push_event(struct utrace_perf_counters *pc, const char *spec, bool in
 	struct perf_ev e = {.fd = -1};
 	int ret;
 
-	if (pc->nr == pc->cap) {
-		size_t cap = pc->cap ? 2 * pc->cap : 16;
-		struct perf_ev *n = realloc(pc->ev, cap * sizeof(*n));
-
-		if (!n)
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		pc->ev = n;
-		pc->cap = cap;
-	}
+	if (UTRACE_GROW(pc->ev, pc->cap, pc->nr + 1) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	ret = parse_event(spec, &e, err);
 	if (ret < 0)
 		return ret;

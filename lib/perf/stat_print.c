@@ -41,6 +41,7 @@
 
 #include <linux/perf_event.h>
 
+#include "lib/base/grow.h"
 #include "lib/perf/stat_print.h"
 
 #define METRIC_LEN 35
@@ -201,15 +202,8 @@ int utrace_stat_table_add_counter(struct utrace_stat_table *t, const char *name,
 {
 	struct stat_counter *c;
 
-	if (t->nr == t->cap) {
-		int cap = t->cap ? 2 * t->cap : 16;
-		struct stat_counter *n = realloc(t->c, (size_t)cap * sizeof(*n));
-
-		if (!n)
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		t->c = n;
-		t->cap = cap;
-	}
+	if (UTRACE_GROW(t->c, t->cap, (size_t)t->nr + 1) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	c = &t->c[t->nr];
 	memset(c, 0, sizeof(*c));
 	c->name = strdup(name);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/probes/dwarf_internal.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -29,20 +30,16 @@ static int cmp_str(const void *a, const void *b)
 
 struct strs {
 	char **v;
-	size_t n;
+	size_t n, cap;
 };
 
 static int add_str(struct strs *s, const char *text)
 {
-	char **v;
-
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i], text))
 			return 0;
-	v = realloc(s->v, (s->n + 1) * sizeof(*v));
-	if (!v)
+	if (UTRACE_GROW(s->v, s->cap, s->n + 1) < 0)
 		return -ENOMEM;
-	s->v = v;
 	s->v[s->n] = strdup(text);
 	return s->v[s->n++] ? 0 : -ENOMEM;
 }

@@ -64,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/elf/eh_frame.h"
 #include "lib/elf/symtab.h"
 #include "lib/probes/func_patch.h"
@@ -151,15 +152,8 @@ static int fp_push(struct fp_ctx *c, uint64_t to, uint32_t from, bool call)
 {
 	if (c->sel && !fp_in_window(c, to))
 		return 0; /* lands where no selected entry is */
-	if (c->nt == c->capt) {
-		size_t cap = c->capt ? 2 * c->capt : 4096;
-		struct fp_target *t = realloc(c->t, cap * sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		c->t = t;
-		c->capt = cap;
-	}
+	if (UTRACE_GROW(c->t, c->capt, c->nt + 1) < 0)
+		return -ENOMEM;
 	c->t[c->nt++] = (struct fp_target){to, from, call};
 	return 0;
 }

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/probes/uprobe_internal.h"
 #include "lib/probes/usdt.h"
 
@@ -91,15 +92,8 @@ static const char *x86_reg(const char *name, size_t len, bool *high)
 
 static int add_site(struct utrace_usdt_list *l, const struct utrace_usdt_probe *s)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct utrace_usdt_probe *n = realloc(l->sites, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		l->sites = n;
-		l->cap = cap;
-	}
+	if (UTRACE_GROW(l->sites, l->cap, l->n + 1) < 0)
+		return -ENOMEM;
 	l->sites[l->n++] = *s;
 	return 0;
 }

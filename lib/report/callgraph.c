@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/report/callgraph_internal.h"
 
 #define NONE CALLGRAPH_NONE
@@ -50,15 +51,8 @@ static int tree_add_node(struct tree *t, uint32_t parent, uint32_t fn)
 {
 	struct gnode *n;
 
-	if (t->nr == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 256;
-
-		n = realloc(t->n, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		t->n = n;
-		t->cap = cap;
-	}
+	if (UTRACE_GROW(t->n, t->cap, (size_t)t->nr + 1) < 0)
+		return -1;
 	n = &t->n[t->nr];
 	memset(n, 0, sizeof(*n));
 	n->parent = parent;
@@ -205,15 +199,8 @@ static void complete(struct tree *t, uint32_t node, uint64_t dur, uint64_t child
 static int push(struct utrace_callgraph *g, struct gthread *t, struct gframe f,
 		struct utrace_error *err)
 {
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		struct gframe *n = realloc(t->st, cap * sizeof(*n));
-
-		if (!n)
-			return oom(g, err);
-		t->st = n;
-		t->cap = cap;
-	}
+	if (UTRACE_GROW(t->st, t->cap, (size_t)t->n + 1) < 0)
+		return oom(g, err);
 	t->st[t->n++] = f;
 	return 0;
 }
@@ -385,16 +372,9 @@ int utrace_callgraph_walk(const struct utrace_callgraph *g,
 		size_t base = n;
 
 		for (; c != NONE; c = t->n[c].next) {
-			if (n == cap) {
-				struct item *ns;
-
-				cap = cap ? cap * 2 : 64;
-				ns = realloc(st, cap * sizeof(*ns));
-				if (!ns) {
-					free(st);
-					return -ENOMEM;
-				}
-				st = ns;
+			if (UTRACE_GROW(st, cap, n + 1) < 0) {
+				free(st);
+				return -ENOMEM;
 			}
 			st[n++] = (struct item){c, depth};
 		}

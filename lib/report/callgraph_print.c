@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/report/callgraph_internal.h"
 #include "lib/report/profile.h"
 
@@ -295,15 +296,8 @@ static int merge(const struct tree *g, uint32_t src, struct tree *m, uint32_t ds
 
 			if (callgraph_tree_child(m, dst, g->n[c].fn, &mc) < 0)
 				goto fail;
-			if (n == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				struct pair *ns = realloc(st, ncap * sizeof(*ns));
-
-				if (!ns)
-					goto fail;
-				st = ns;
-				cap = ncap;
-			}
+			if (UTRACE_GROW(st, cap, n + 1) < 0)
+				goto fail;
 			st[n++] = (struct pair){c, mc};
 		}
 		if (!n)
@@ -330,27 +324,13 @@ static int find_calls(const struct tree *t, uint32_t fn, uint32_t **out, size_t 
 		size_t base = n;
 
 		if (node && t->n[node].fn == fn) {
-			if (nf == capf) {
-				uint32_t *nn;
-
-				capf = capf ? capf * 2 : 16;
-				nn = realloc(found, capf * sizeof(*nn));
-				if (!nn)
-					goto fail;
-				found = nn;
-			}
+			if (UTRACE_GROW(found, capf, nf + 1) < 0)
+				goto fail;
 			found[nf++] = node;
 		} else {
 			for (uint32_t c = t->n[node].first; c != NONE; c = t->n[c].next) {
-				if (n == cap) {
-					uint32_t *ns;
-
-					cap = cap ? cap * 2 : 64;
-					ns = realloc(st, cap * sizeof(*ns));
-					if (!ns)
-						goto fail;
-					st = ns;
-				}
+				if (UTRACE_GROW(st, cap, n + 1) < 0)
+					goto fail;
 				st[n++] = c;
 			}
 			for (size_t i = base, j = n; i + 1 < j; i++, j--) {

@@ -16,6 +16,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "lib/base/grow.h"
 #include "lib/report/event_print.h"
 
 struct utrace_event_printer {
@@ -182,16 +183,7 @@ static bool dynamic_ok(const struct tep_event *ev, const uint8_t *rec, size_t si
  * memory. */
 static bool rec_reserve(struct utrace_event_printer *p, size_t n)
 {
-	uint8_t *r;
-
-	if (n + 1 <= p->cap)
-		return true;
-	r = realloc(p->rec, n + 1);
-	if (!r)
-		return false;
-	p->rec = r;
-	p->cap = n + 1;
-	return true;
+	return UTRACE_GROW(p->rec, p->cap, n + 1) == 0;
 }
 
 const char *utrace_event_printer_render(struct utrace_event_printer *p, int id, int pid,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/report/func_table.h"
 
 #define EMPTY UINT32_MAX
@@ -154,15 +155,8 @@ static int name_number(struct utrace_func_table *t, const char *name, uint32_t i
 			return 0;
 		}
 	}
-	if (t->nr_funcs == t->cap_funcs) {
-		uint32_t cap = t->cap_funcs ? t->cap_funcs * 2 : 64;
-		struct func *n = realloc(t->funcs, cap * sizeof(*n));
-
-		if (!n)
-			return oom(t, err);
-		t->funcs = n;
-		t->cap_funcs = cap;
-	}
+	if (UTRACE_GROW(t->funcs, t->cap_funcs, (size_t)t->nr_funcs + 1) < 0)
+		return oom(t, err);
 	f = &t->funcs[t->nr_funcs];
 	f->name = strdup(name);
 	if (!f->name)

@@ -28,60 +28,11 @@
 
 #include "lib/report/func_table.h"
 #include "lib/base/glob.h"
+#include "lib/base/grow.h"
 #include "lib/report/report_filter.h"
+#include "lib/report/report_filter_internal.h"
 #include "lib/report/report_fold.h"
 #include "lib/report/stack_index.h"
-
-#define NONE UINT32_MAX
-
-struct cpu_range {
-	uint32_t lo, hi;
-};
-
-struct tspec {
-	int set, elapsed;
-	uint64_t ns;
-};
-
-struct open_call {
-	uint32_t depth;
-	uint32_t shown;
-};
-
-struct fthread {
-	struct open_call *stack;
-	uint32_t n, cap;
-	uint32_t match; /* depth of the matching function we are below, NONE */
-};
-
-struct utrace_report_filter {
-	struct cpu_range *cpus;
-	size_t nr_cpus;
-	int32_t *tids, *pids;
-	size_t nr_tids, nr_pids;
-	char **comms, **funcs;
-	size_t nr_comms, nr_funcs;
-	uint32_t max_depth; /* NONE: no limit */
-	struct tspec from, to;
-	bool active;
-	struct utrace_dat_resume *resume; /* the caller's, or NULL */
-	uint64_t limit;			  /* events a pass gives at most (0: all) */
-
-	/* the pass */
-	struct utrace_dat *d;
-	struct utrace_func_table *ft;
-	uint8_t *fmatch; /* per function: 0 not looked at, 1 no, 2 yes */
-	size_t fmatch_cap;
-	bool *threads;
-	unsigned nr_threads;
-	struct fthread *th; /* per call stack: the threads', then coroutines' */
-	unsigned nr_th;
-	struct stack_index stacks;
-	int have_origin;
-	uint64_t lo, hi;
-	struct report_fold fold;
-	uint64_t kept, last_end; /* events given, the end of the latest */
-};
 
 int utrace_report_filter_new(struct utrace_report_filter **out, struct utrace_error *err)
 {
@@ -132,249 +83,6 @@ void utrace_report_filter_free(struct utrace_report_filter *f)
 bool utrace_report_filter_active(const struct utrace_report_filter *f)
 {
 	return f && f->active;
-}
-
-static int bad(struct utrace_error *err, const char *key, const char *value, const char *why)
-{
-	return utrace_error_set(err, -EINVAL, "--%s '%s': %s", key, value, why);
-}
-
-/* A decimal number up to max; the end in *end. */
-static int parse_uint(const char *s, const char **end, uint64_t max, uint64_t *v)
-{
-	uint64_t n = 0;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		n = n * 10 + (uint64_t)(*s - '0');
-		if (n > max)
-			return -1;
-	}
-	*end = s;
-	*v = n;
-	return 0;
-}
-
-static int add_cpus(struct utrace_report_filter *f, const char *value, struct utrace_error *err)
-{
-	const char *s = value;
-
-	for (;;) {
-		uint64_t lo, hi;
-		struct cpu_range *n;
-
-		if (parse_uint(s, &s, UINT32_MAX - 1, &lo) < 0)
-			return bad(err, "cpu", value, "expected CPU numbers like 0,2-3");
-		hi = lo;
-		if (*s == '-' && parse_uint(s + 1, &s, UINT32_MAX - 1, &hi) < 0)
-			return bad(err, "cpu", value, "expected CPU numbers like 0,2-3");
-		if (hi < lo)
-			return bad(err, "cpu", value, "range ends before it starts");
-		n = realloc(f->cpus, (f->nr_cpus + 1) * sizeof(*n));
-		if (!n)
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		f->cpus = n;
-		f->cpus[f->nr_cpus++] = (struct cpu_range){(uint32_t)lo, (uint32_t)hi};
-		if (!*s)
-			return 0;
-		if (*s++ != ',')
-			return bad(err, "cpu", value, "expected CPU numbers like 0,2-3");
-	}
-}
-
-static int add_ids(int32_t **arr, size_t *nr, const char *key, const char *value,
-		   struct utrace_error *err)
-{
-	const char *s = value;
-
-	for (;;) {
-		uint64_t v;
-		int32_t *n;
-
-		if (parse_uint(s, &s, INT32_MAX, &v) < 0 || (*s && *s != ','))
-			return bad(err, key, value, "expected numbers separated by commas");
-		n = realloc(*arr, (*nr + 1) * sizeof(*n));
-		if (!n)
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		*arr = n;
-		(*arr)[(*nr)++] = (int32_t)v;
-		if (!*s)
-			return 0;
-		s++;
-	}
-}
-
-static int add_glob(char ***arr, size_t *nr, const char *key, const char *value,
-		    struct utrace_error *err)
-{
-	struct utrace_error gerr;
-	char **n;
-
-	if (!*value)
-		return bad(err, key, value, "empty pattern");
-	if (utrace_glob_check(value, &gerr) < 0)
-		return utrace_error_set(err, -EINVAL, "--%s '%s': %s", key, value, gerr.msg);
-	n = realloc(*arr, (*nr + 1) * sizeof(*n));
-	if (!n)
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	*arr = n;
-	n[*nr] = strdup(value);
-	if (!n[*nr])
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	(*nr)++;
-	return 0;
-}
-
-/* "SECS[.FRAC]" (absolute) or "N[.FRAC]UNIT" (elapsed); the whole of s. */
-static int parse_time(const char *s, struct tspec *t)
-{
-	static const struct {
-		const char *name;
-		uint64_t ns;
-	} units[] = {
-	    {"ns", 1},
-	    {"us", 1000},
-	    {"ms", 1000000},
-	    {"s", 1000000000ull},
-	    {"m", 60000000000ull},
-	    {"h", 3600000000000ull},
-	};
-	uint64_t ip, frac = 0, scale = 1, mult = 1000000000ull;
-	unsigned __int128 v;
-	const char *p;
-
-	if (parse_uint(s, &p, UINT64_MAX / 10, &ip) < 0)
-		return -1;
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9')
-			return -1;
-		for (; *p >= '0' && *p <= '9'; p++) {
-			if (scale >= 1000000000000000000ull)
-				continue; /* finer than we can count */
-			frac = frac * 10 + (uint64_t)(*p - '0');
-			scale *= 10;
-		}
-	}
-	t->elapsed = 0;
-	if (*p) {
-		size_t i;
-
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (!strcmp(p, units[i].name))
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return -1;
-		mult = units[i].ns;
-		t->elapsed = 1;
-	}
-	v = (unsigned __int128)ip * mult + (unsigned __int128)frac * mult / scale;
-	if (v > UINT64_MAX)
-		return -1;
-	t->ns = (uint64_t)v;
-	t->set = 1;
-	return 0;
-}
-
-static int set_time(struct tspec *t, const char *key, const char *value, const char *s,
-		    struct utrace_error *err)
-{
-	if (parse_time(s, t) < 0)
-		return bad(err, key, value,
-			   "expected a timestamp in seconds (12345.678901) or an elapsed time "
-			   "with a unit (ns us ms s m h)");
-	return 0;
-}
-
-static int set_range(struct utrace_report_filter *f, const char *value, struct utrace_error *err)
-{
-	const char *tilde = strchr(value, '~');
-	char start[64];
-	size_t n;
-
-	if (!tilde || tilde[1] == '~' || strchr(tilde + 1, '~'))
-		return bad(err, "time-range", value, "expected START~END");
-	n = (size_t)(tilde - value);
-	if (n >= sizeof(start))
-		return bad(err, "time-range", value, "start too long");
-	memcpy(start, value, n);
-	start[n] = '\0';
-	if (!n && !tilde[1])
-		return bad(err, "time-range", value, "give a start, an end or both");
-	if (n && set_time(&f->from, "time-range", value, start, err) < 0)
-		return -EINVAL;
-	if (tilde[1] && set_time(&f->to, "time-range", value, tilde + 1, err) < 0)
-		return -EINVAL;
-	return 0;
-}
-
-int utrace_report_filter_add(struct utrace_report_filter *f, const char *key, const char *value,
-			     struct utrace_error *err)
-{
-	int ret;
-
-	if (!strcmp(key, "cpu")) {
-		ret = add_cpus(f, value, err);
-	} else if (!strcmp(key, "tid")) {
-		ret = add_ids(&f->tids, &f->nr_tids, key, value, err);
-	} else if (!strcmp(key, "pid")) {
-		ret = add_ids(&f->pids, &f->nr_pids, key, value, err);
-	} else if (!strcmp(key, "comm")) {
-		ret = add_glob(&f->comms, &f->nr_comms, key, value, err);
-	} else if (!strcmp(key, "filter")) {
-		ret = add_glob(&f->funcs, &f->nr_funcs, key, value, err);
-	} else if (!strcmp(key, "depth")) {
-		const char *end;
-		uint64_t v;
-
-		if (parse_uint(value, &end, NONE - 1, &v) < 0 || *end || !v)
-			return bad(err, key, value, "expected a depth of 1 or more");
-		f->max_depth = (uint32_t)v;
-		ret = 0;
-	} else if (!strcmp(key, "time-range")) {
-		ret = set_range(f, value, err);
-	} else if (!strcmp(key, "from")) {
-		ret = set_time(&f->from, key, value, value, err);
-	} else if (!strcmp(key, "to")) {
-		ret = set_time(&f->to, key, value, value, err);
-	} else {
-		return utrace_error_set(err, -EINVAL, "unknown selection '%s'", key);
-	}
-	if (ret == 0)
-		f->active = true;
-	return ret;
-}
-
-const char *utrace_report_filter_short_key(int c)
-{
-	switch (c) {
-	case 'F':
-		return "filter";
-	case 'D':
-		return "depth";
-	case 'r':
-		return "time-range";
-	default:
-		return NULL;
-	}
-}
-
-const char *utrace_report_filter_help(void)
-{
-	return "\nSelection (different options must all hold; repeated values or lists, any):\n"
-	       "      --tid TID[,TID]    threads\n"
-	       "      --pid PID[,PID]    every thread of the processes\n"
-	       "      --comm GLOB        threads by name\n"
-	       "      --cpu CPUS         the CPU an event was written on: 2 or 0,2-3\n"
-	       "  -F, --filter GLOB      calls of matching functions and all they call\n"
-	       "                         (depths counted from the matching function)\n"
-	       "  -D, --depth N          calls less than N deep\n"
-	       "  -r, --time-range START~END\n"
-	       "      --from START, --to END\n"
-	       "                         times as report prints them (12345.678901, seconds)\n"
-	       "                         or elapsed since the first event with a unit:\n"
-	       "                         ns us ms s m h (1.5ms~20ms)\n";
 }
 
 static bool thread_selected(const struct utrace_report_filter *f,
@@ -504,19 +212,8 @@ static int func_matches(struct utrace_report_filter *f, const struct utrace_even
 	ret = utrace_func_table_lookup(f->ft, ev->image, ev->id, &fn, err);
 	if (ret < 0)
 		return ret;
-	if (fn >= f->fmatch_cap) {
-		size_t cap = f->fmatch_cap ? f->fmatch_cap : 256;
-		uint8_t *n;
-
-		while (cap <= fn)
-			cap *= 2;
-		n = realloc(f->fmatch, cap);
-		if (!n)
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		memset(n + f->fmatch_cap, 0, cap - f->fmatch_cap);
-		f->fmatch = n;
-		f->fmatch_cap = cap;
-	}
+	if (UTRACE_GROW_ZERO(f->fmatch, f->fmatch_cap, (size_t)fn + 1) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	if (!f->fmatch[fn])
 		f->fmatch[fn] = name_matches(f, utrace_func_table_name(f->ft, fn)) ? 2 : 1;
 	return f->fmatch[fn] == 2;
@@ -524,15 +221,8 @@ static int func_matches(struct utrace_report_filter *f, const struct utrace_even
 
 static int push_call(struct fthread *t, uint32_t depth, uint32_t shown, struct utrace_error *err)
 {
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 32;
-		struct open_call *n = realloc(t->stack, cap * sizeof(*n));
-
-		if (!n)
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		t->stack = n;
-		t->cap = cap;
-	}
+	if (UTRACE_GROW(t->stack, t->cap, (size_t)t->n + 1) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	t->stack[t->n++] = (struct open_call){depth, shown};
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/event_print.h"
 #include "lib/report/graph_args.h"
@@ -237,18 +238,12 @@ static void verif_task(struct printer *p, const struct utrace_event *ev)
 	uint32_t prev;
 
 	if (ev->cpu >= p->nr_last) {
-		size_t n = p->nr_last ? p->nr_last : 64;
-		uint32_t *a;
+		size_t old = p->nr_last;
 
-		while (n <= ev->cpu)
-			n *= 2;
-		a = realloc(p->last_buf, n * sizeof(*a));
-		if (!a)
+		if (UTRACE_GROW(p->last_buf, p->nr_last, (size_t)ev->cpu + 1) < 0)
 			return;
-		for (size_t i = p->nr_last; i < n; i++)
-			a[i] = NO_TASK;
-		p->last_buf = a;
-		p->nr_last = n;
+		for (size_t i = old; i < p->nr_last; i++)
+			p->last_buf[i] = NO_TASK;
 	}
 	prev = p->last_buf[ev->cpu];
 	p->last_buf[ev->cpu] = ev->buf;

@@ -13,7 +13,15 @@
 #include "lib/report/samples.h"
 #include "lib/tracefile/dat_samples.h"
 
-struct dso;
+/* A mapped file of the samples, loaded once (samples_frames.c). */
+struct dso {
+	char *path;
+	const char *base;	   /* file name shown as the Shared Object */
+	struct utrace_symtab *tab; /* NULL: no symbols (not an ELF file, [vdso], ...) */
+	struct utrace_elf_section *secs;
+	size_t nr_secs;
+	struct dso *next;
+};
 struct utrace_unwind;
 
 /*

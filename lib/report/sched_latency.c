@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/hist_prog.h"
+#include "lib/base/grow.h"
 #include "lib/report/sched_latency.h"
 
 static const struct utrace_sched_lat_spec specs[] = {
@@ -118,15 +119,8 @@ static struct sl_row *sl_row(struct sl_table *t, struct utrace_dat *d, int pid, 
 	for (size_t i = 0; i < t->n; i++)
 		if (per_pid ? t->rows[i].pid == pid : !strcmp(t->rows[i].comm, name))
 			return &t->rows[i];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct sl_row *r = realloc(t->rows, cap * sizeof(*r));
-
-		if (!r)
-			return NULL;
-		t->rows = r;
-		t->cap = cap;
-	}
+	if (UTRACE_GROW(t->rows, t->cap, t->n + 1) < 0)
+		return NULL;
 	t->rows[t->n] = (struct sl_row){.pid = pid};
 	memcpy(t->rows[t->n].comm, name, sizeof(name));
 	return &t->rows[t->n++];

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/report/samples_internal.h"
 #include "lib/report/top.h"
 #include "lib/sample/ksyms.h"
@@ -37,7 +38,7 @@ struct pmap {
 struct proc {
 	int32_t pid;
 	struct pmap *v;
-	size_t nr;
+	size_t nr, cap;
 	uint64_t screen; /* when the maps were last read */
 	struct proc *next;
 };
@@ -65,7 +66,7 @@ static void free_maps(struct proc *p)
 		free(p->v[i].path);
 	free(p->v);
 	p->v = NULL;
-	p->nr = 0;
+	p->nr = p->cap = 0;
 }
 
 /* /proc/PID/maps' file mappings (a process gone: the old ones kept). */
@@ -81,19 +82,15 @@ static void read_maps(struct proc *p)
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long s, e, off;
 		char *name = strchr(line, '/');
-		struct pmap *v;
 
 		if (!name || sscanf(line, "%llx-%llx %*s %llx", &s, &e, &off) != 3)
 			continue;
 		name[strcspn(name, "\n")] = 0;
-		if (!(v = realloc(p->v, (p->nr + 1) * sizeof(*v))))
+		if (UTRACE_GROW(p->v, p->cap, p->nr + 1) < 0 || !(p->v[p->nr].path = strdup(name)))
 			break;
-		p->v = v;
-		if (!(v[p->nr].path = strdup(name)))
-			break;
-		v[p->nr].start = s;
-		v[p->nr].end = e;
-		v[p->nr++].off = off;
+		p->v[p->nr].start = s;
+		p->v[p->nr].end = e;
+		p->v[p->nr++].off = off;
 	}
 	fclose(f);
 }

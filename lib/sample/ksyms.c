@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/base/grow.h"
 #include "lib/sample/ksyms.h"
 
 struct utrace_ksyms {
@@ -155,24 +156,9 @@ static int table_add(struct utrace_kallsyms *t, uint64_t start, const char *name
 {
 	size_t l = strlen(name) + 1;
 
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		struct ksym *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
-	if (t->used + l > t->room) {
-		size_t room = t->room ? t->room * 2 : 1 << 20;
-		char *n = realloc(t->names, room);
-
-		if (!n)
-			return -ENOMEM;
-		t->names = n;
-		t->room = room;
-	}
+	if (UTRACE_GROW(t->v, t->cap, t->nr + 1) < 0 ||
+	    UTRACE_GROW(t->names, t->room, t->used + l) < 0)
+		return -ENOMEM;
 	memcpy(t->names + t->used, name, l);
 	t->v[t->nr++] = (struct ksym){start, t->used};
 	t->used += l;

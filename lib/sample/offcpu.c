@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/sample/offcpu.h"
 
 struct cs_ev {
@@ -139,16 +140,9 @@ int utrace_offcpu_feed(struct utrace_offcpu *o, const void *records, size_t len)
 		off += h.size;
 		if (!ok)
 			continue;
-		if (o->nr == o->cap) {
-			size_t cap = o->cap ? o->cap * 2 : 1024;
-			struct cs_ev *v = realloc(o->ev, cap * sizeof(*v));
-
-			if (!v) {
-				free(e.chain);
-				return -ENOMEM;
-			}
-			o->ev = v;
-			o->cap = cap;
+		if (UTRACE_GROW(o->ev, o->cap, o->nr + 1) < 0) {
+			free(e.chain);
+			return -ENOMEM;
 		}
 		o->ev[o->nr++] = e;
 	}
@@ -207,15 +201,8 @@ static int emit(struct utrace_offcpu *o, const struct cs_ev *out, uint64_t in_ts
 
 	if (size > UINT16_MAX)
 		return 0; /* a record cannot be that long: the kernel caps chains lower */
-	if (o->len + size > o->cap_out) {
-		size_t cap = (o->len + size) * 2;
-		unsigned char *v = realloc(o->out, cap);
-
-		if (!v)
-			return -ENOMEM;
-		o->out = v;
-		o->cap_out = cap;
-	}
+	if (UTRACE_GROW(o->out, o->cap_out, o->len + size) < 0)
+		return -ENOMEM;
 	memcpy(o->out + o->len, &h, sizeof(h));
 	memcpy(o->out + o->len + sizeof(h), w, sizeof(w));
 	memcpy(o->out + o->len + sizeof(h) + sizeof(w), out->chain, out->nr * 8);

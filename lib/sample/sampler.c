@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/base/grow.h"
 #include "lib/sample/ksyms.h"
 #include "lib/sample/offcpu.h"
 #include "lib/sample/sampler.h"
@@ -53,7 +54,7 @@
 struct ring {
 	int fd;
 	int *more; /* -p PID: the events of its other threads, output to this ring */
-	unsigned nr_more;
+	unsigned nr_more, cap_more;
 	void *base;
 	struct perf_event_mmap_page *meta;
 	unsigned char *data;
@@ -219,20 +220,17 @@ static int open_threads(struct ring *r, struct perf_event_attr *a, pid_t pid, un
 		return utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
 	while (ret == 0 && (de = readdir(dir))) {
 		long tid = strtol(de->d_name, NULL, 10), fd;
-		int *more;
 
 		if (tid <= 0 || tid == pid)
 			continue;
 		fd = sys_perf_event_open(a, (pid_t)tid, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
 			continue;
-		more = realloc(r->more, (r->nr_more + 1) * sizeof(*more));
-		if (!more) {
+		if (UTRACE_GROW(r->more, r->cap_more, (size_t)r->nr_more + 1) < 0) {
 			close((int)fd);
 			ret = utrace_error_set(err, -ENOMEM, "out of memory");
 			break;
 		}
-		r->more = more;
 		r->more[r->nr_more++] = (int)fd;
 		if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
 			ret = utrace_error_set(err, -errno, "perf_event_open: thread %ld: %s", tid,

@@ -22,6 +22,7 @@
 
 #include "common/rb_abi.h"
 #include "common/record.h"
+#include "lib/base/grow.h"
 #include "lib/tracefile/dat_decode.h"
 
 /* extra EXIT events an EXIT_UNWIND may report beyond the known frames */
@@ -122,20 +123,7 @@ static uint32_t cur_depth(const struct dat_cursor *c)
 
 static int reserve_frames(struct dat_cursor *c, size_t n)
 {
-	size_t cap;
-	struct dat_frame *p;
-
-	if (n <= c->cap_frames)
-		return 0;
-	cap = c->cap_frames ? c->cap_frames * 2 : 64;
-	while (cap < n)
-		cap *= 2;
-	p = realloc(c->frames, cap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	c->frames = p;
-	c->cap_frames = cap;
-	return 0;
+	return UTRACE_GROW(c->frames, c->cap_frames, n);
 }
 
 static void set_unknown_stack(struct dat_cursor *c, uint64_t depth)
@@ -152,14 +140,8 @@ static int load_page(struct dat_cursor *c, struct utrace_error *err)
 	struct utrace_subbuf sb;
 	int gap, ret;
 
-	if (need > c->cap_raw) {
-		uint32_t *p = realloc(c->raw, need * 4);
-
-		if (!p)
-			return utrace_error_set(err, -ENOMEM, "%s: out of memory", c->d->path);
-		c->raw = p;
-		c->cap_raw = need;
-	}
+	if (UTRACE_GROW(c->raw, c->cap_raw, need) < 0)
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", c->d->path);
 	ret = dat_pread(c->d, c->raw, need * 4, ref->off, err);
 	if (ret < 0)
 		return ret;
@@ -300,16 +282,8 @@ static int stack_keep(struct dat_cursor *c, uint32_t key)
 	struct dat_stack *s = stack_find(c, key);
 
 	if (!s) {
-		if (c->nr_stacks == c->cap_stacks) {
-			size_t cap = c->cap_stacks ? c->cap_stacks * 2 : 8;
-			struct dat_stack *p = realloc(c->stacks, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			memset(p + c->cap_stacks, 0, (cap - c->cap_stacks) * sizeof(*p));
-			c->stacks = p;
-			c->cap_stacks = cap;
-		}
+		if (UTRACE_GROW_ZERO(c->stacks, c->cap_stacks, c->nr_stacks + 1) < 0)
+			return -ENOMEM;
 		s = &c->stacks[c->nr_stacks++];
 	}
 	s->nr_frames = 0;

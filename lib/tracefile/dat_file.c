@@ -68,24 +68,6 @@ int dat_pread(const struct utrace_dat *d, void *buf, size_t len, uint64_t off,
 	return 0;
 }
 
-/* Grows *arr (of *cap elements of `size` bytes) to hold `need`. */
-int dat_grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
 
 /* ---- buffers: a small open-addressing hash from file id to index ---- */
 
@@ -140,7 +122,7 @@ struct dat_buffer *dat_buf_get(struct utrace_dat *d, uint32_t id)
 		return b;
 	if (d->nr_buffers >= UINT32_MAX - 1)
 		return NULL;
-	if (dat_grow((void **)&d->buffers, &d->cap_buffers, d->nr_buffers + 1, sizeof(*d->buffers)))
+	if (UTRACE_GROW(d->buffers, d->cap_buffers, d->nr_buffers + 1))
 		return NULL;
 	b = &d->buffers[d->nr_buffers++];
 	memset(b, 0, sizeof(*b));

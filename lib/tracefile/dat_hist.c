@@ -21,6 +21,7 @@ struct dat_hists {
 	struct utrace_dat_hist_info *v;
 	size_t n, cap;
 	char **blobs; /* the records' payloads, which v points into */
+	size_t cap_blobs;
 };
 
 static const char *hist_check(const char *p, uint32_t len, struct utrace_dat_hist_info *h)
@@ -86,15 +87,10 @@ int dat_hist_meta(struct utrace_dat *d, char *p, uint32_t len, bool *kept, const
 		return 0;
 	if (!hs && !(hs = d->hists = calloc(1, sizeof(*hs))))
 		return -ENOMEM;
-	if (dat_grow((void **)&hs->v, &hs->cap, hs->n + 1, sizeof(*hs->v)))
+	if (UTRACE_GROW(hs->v, hs->cap, hs->n + 1))
 		return -ENOMEM;
-	{
-		char **b = realloc(hs->blobs, (hs->n + 1) * sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		hs->blobs = b;
-	}
+	if (UTRACE_GROW(hs->blobs, hs->cap_blobs, hs->n + 1))
+		return -ENOMEM;
 	hs->blobs[hs->n] = p;
 	hs->v[hs->n++] = h;
 	*kept = true;

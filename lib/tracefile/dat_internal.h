@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/base/grow.h"
 #include "lib/tracefile/dat_reader.h"
 
 /* Limits that tell a damaged file from a real one. */
@@ -157,7 +158,7 @@ struct dat_buffer *dat_buf_find(const struct utrace_dat *d, uint32_t id);
 uint64_t dat_ticks_to_ns(const struct utrace_dat *d, uint64_t ticks);
 /* the fast tsc->ns conversion's multiplier, from d->clock */
 void dat_clock_prepare(struct utrace_dat *d);
-int dat_grow(void **arr, size_t *cap, size_t need, size_t size);
+
 
 /* dat_meta.c: one metadata record whose payload p[0..len) was read whole
  * (p[len] is a NUL), at file offset off; takes p.  <0 only when out of

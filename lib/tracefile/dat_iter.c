@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "common/rb_abi.h"
+#include "lib/base/grow.h"
 #include "lib/tracefile/dat_kernel.h"
 
 struct iter_cursor {
@@ -425,14 +426,8 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 			nest_adjust(it, ev, ev->buf);
 		if (ev->data_len) {
 			/* the cursor is about to move on, maybe to another page */
-			if (ev->data_len > it->cap_out) {
-				uint8_t *p = realloc(it->out, ev->data_len);
-
-				if (!p)
-					return utrace_error_set(err, -ENOMEM, "out of memory");
-				it->out = p;
-				it->cap_out = ev->data_len;
-			}
+			if (UTRACE_GROW(it->out, it->cap_out, ev->data_len) < 0)
+				return utrace_error_set(err, -ENOMEM, "out of memory");
 			memcpy(it->out, ev->data, ev->data_len);
 			ev->data = it->out;
 		}

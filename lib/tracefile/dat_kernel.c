@@ -29,6 +29,7 @@
 #include <string.h>
 #include <traceevent/kbuffer.h>
 
+#include "lib/base/grow.h"
 #include "lib/tracefile/dat_kernel.h"
 
 #define KPAGE_MAX (1u << 20) /* a page larger than this is damage */
@@ -59,9 +60,9 @@ struct dat_kernel {
 	struct utrace_dat_kheader hdr;
 	int have_hdr, have_tasks;
 	struct kcpu *cpus;
-	size_t nr_cpus;
+	size_t nr_cpus, cap_cpus;
 	struct utrace_dat_ktask *tasks;
-	size_t nr_tasks;
+	size_t nr_tasks, cap_tasks;
 	struct ktid *map; /* sorted by (tid, from_ns) */
 	size_t nr_map;
 	int kstack_id; /* ftrace:kernel_stack's common_type, -1: none */
@@ -117,24 +118,15 @@ int dat_kernel_index(struct utrace_dat *d, const unsigned char *head, size_t n, 
 		if (k->cpus[i].cpu == kp.cpu)
 			c = &k->cpus[i];
 	if (!c) {
-		c = realloc(k->cpus, (k->nr_cpus + 1) * sizeof(*c));
-		if (!c)
+		if (UTRACE_GROW(k->cpus, k->cap_cpus, k->nr_cpus + 1) < 0)
 			return -ENOMEM;
-		k->cpus = c;
-		c += k->nr_cpus++;
+		c = &k->cpus[k->nr_cpus++];
 		memset(c, 0, sizeof(*c));
 		c->cpu = kp.cpu;
 		memcpy(&c->first_ts, head + hl, 8);
 	}
-	if (c->nr_pages == c->cap_pages) {
-		size_t cap = c->cap_pages ? c->cap_pages * 2 : 16;
-		struct kpage_ref *p = realloc(c->pages, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->pages = p;
-		c->cap_pages = cap;
-	}
+	if (UTRACE_GROW(c->pages, c->cap_pages, c->nr_pages + 1) < 0)
+		return -ENOMEM;
 	c->pages[c->nr_pages].off = off + hl;
 	c->pages[c->nr_pages].len = len - (uint32_t)sizeof(kp);
 	c->pages[c->nr_pages++].reserved = 0;
@@ -170,11 +162,11 @@ int dat_kernel_meta(struct utrace_dat *d, uint32_t type, const char *p, uint32_t
 		k->have_hdr = 1;
 	} else if (type == UTRACE_DAT_KTASKS) {
 		size_t n = len / sizeof(*k->tasks);
-		struct utrace_dat_ktask *t = realloc(k->tasks, (k->nr_tasks + n + 1) * sizeof(*t));
+		struct utrace_dat_ktask *t;
 
-		if (!t)
+		if (UTRACE_GROW(k->tasks, k->cap_tasks, k->nr_tasks + n + 1) < 0)
 			return -ENOMEM;
-		k->tasks = t;
+		t = k->tasks;
 		memcpy(t + k->nr_tasks, p, n * sizeof(*t));
 		for (size_t i = 0; i < n; i++)
 			t[k->nr_tasks + i].comm[sizeof(t->comm) - 1] = 0;
@@ -217,14 +209,8 @@ static int load_page(struct dat_kcursor *c, size_t i, struct utrace_error *err)
 
 	if (need < c->d->kern->hdr.subbuf_size + 64u)
 		need = c->d->kern->hdr.subbuf_size + 64u;
-	if (need > c->cap) {
-		uint8_t *p = realloc(c->page, need);
-
-		if (!p)
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		c->page = p;
-		c->cap = need;
-	}
+	if (UTRACE_GROW(c->page, c->cap, need) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	memset(c->page, 0, c->cap);
 	ret = dat_pread(c->d, c->page, pr->len, pr->off, err);
 	if (ret < 0)
@@ -418,11 +404,9 @@ static int add_task(struct dat_kernel *k, int32_t pid)
 	for (size_t i = 0; i < k->nr_tasks; i++)
 		if (k->tasks[i].pid == pid)
 			return 0;
-	t = realloc(k->tasks, (k->nr_tasks + 1) * sizeof(*t));
-	if (!t)
+	if (UTRACE_GROW(k->tasks, k->cap_tasks, k->nr_tasks + 1) < 0)
 		return -ENOMEM;
-	k->tasks = t;
-	t += k->nr_tasks++;
+	t = &k->tasks[k->nr_tasks++];
 	memset(t, 0, sizeof(*t));
 	t->pid = t->tgid = pid;
 	strcpy(t->comm, pid ? "<...>" : "<idle>");

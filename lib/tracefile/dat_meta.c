@@ -24,8 +24,7 @@ static int add_meta(struct utrace_dat *d, struct dat_scan *sc, char *text, size_
 {
 	char *line = text, *end = text + len;
 
-	if (dat_grow((void **)&d->meta_blobs, &sc->cap_meta_blobs, d->nr_meta_blobs + 1,
-		     sizeof(*d->meta_blobs)))
+	if (UTRACE_GROW(d->meta_blobs, sc->cap_meta_blobs, d->nr_meta_blobs + 1))
 		return -ENOMEM;
 	d->meta_blobs[d->nr_meta_blobs++] = text;
 	*kept = true;
@@ -39,8 +38,7 @@ static int add_meta(struct utrace_dat *d, struct dat_scan *sc, char *text, size_
 		eq = strchr(line, '=');
 		if (eq) {
 			*eq = '\0';
-			if (dat_grow((void **)&d->meta, &sc->cap_meta, d->nr_meta + 1,
-				     sizeof(*d->meta)))
+			if (UTRACE_GROW(d->meta, sc->cap_meta, d->nr_meta + 1))
 				return -ENOMEM;
 			d->meta[d->nr_meta].key = line;
 			d->meta[d->nr_meta].value = eq + 1;
@@ -94,7 +92,7 @@ static int meta_image(struct meta_ctx *m, char *p, uint32_t len)
 		return 0;
 	}
 	memcpy(&hdr, p, sizeof(hdr));
-	if (dat_grow((void **)&d->images, &m->sc->cap_images, d->nr_images + 1, sizeof(*d->images)))
+	if (UTRACE_GROW(d->images, m->sc->cap_images, d->nr_images + 1))
 		return -ENOMEM;
 	img = &d->images[d->nr_images];
 	memset(img, 0, sizeof(*img));
@@ -126,8 +124,7 @@ static int meta_object(struct meta_ctx *m, char *p, uint32_t len)
 		m->bad = "function ids out of range";
 		return 0;
 	}
-	if (dat_grow((void **)&d->objects, &m->sc->cap_objects, d->nr_objects + 1,
-		     sizeof(*d->objects)))
+	if (UTRACE_GROW(d->objects, m->sc->cap_objects, d->nr_objects + 1))
 		return -ENOMEM;
 	o = &d->objects[d->nr_objects];
 	memset(o, 0, sizeof(*o));
@@ -150,7 +147,7 @@ static int meta_blob(struct meta_ctx *m, char *p, uint32_t len)
 {
 	struct dat_scan *sc = m->sc;
 
-	if (dat_grow((void **)&sc->blobs, &sc->cap_blobs, sc->nr_blobs + 1, sizeof(*sc->blobs)))
+	if (UTRACE_GROW(sc->blobs, sc->cap_blobs, sc->nr_blobs + 1))
 		return -ENOMEM;
 	sc->blobs[sc->nr_blobs].type = m->type;
 	sc->blobs[sc->nr_blobs].len = len;
@@ -225,7 +222,7 @@ static int meta_event_format(struct meta_ctx *m, char *p, uint32_t len)
 		m->bad = "no format text after the system name";
 		return 0;
 	}
-	if (dat_grow((void **)&d->evfmts, &m->sc->cap_evfmts, d->nr_evfmts + 1, sizeof(*d->evfmts)))
+	if (UTRACE_GROW(d->evfmts, m->sc->cap_evfmts, d->nr_evfmts + 1))
 		return -ENOMEM;
 	e = &d->evfmts[d->nr_evfmts];
 	e->id = (int)ef.id;
@@ -253,8 +250,7 @@ static int meta_notice(struct meta_ctx *m, char *p, uint32_t len)
 
 	if (!text)
 		return -ENOMEM;
-	if (dat_grow((void **)&d->notices, &m->sc->cap_notices, d->nr_notices + 1,
-		     sizeof(*d->notices))) {
+	if (UTRACE_GROW(d->notices, m->sc->cap_notices, d->nr_notices + 1)) {
 		free(text);
 		return -ENOMEM;
 	}

@@ -49,7 +49,7 @@ static int index_page(struct utrace_dat *d, const unsigned char *head, uint32_t 
 		return 0;
 	}
 	b = dat_buf_get(d, pg.buf);
-	if (!b || dat_grow((void **)&b->pages, &b->cap_pages, b->nr_pages + 1, sizeof(*b->pages)))
+	if (!b || UTRACE_GROW(b->pages, b->cap_pages, b->nr_pages + 1))
 		return -ENOMEM;
 	if (!b->nr_pages)
 		b->first_tsc = sb.time_stamp;

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/tracefile/dat_decode.h"
 
 /* a deeper stack is not copied at each sub-buffer: no bookmark there */
@@ -61,14 +62,8 @@ void dat_mark_fini(struct dat_mark *m)
 
 static int mark_frames(struct dat_mark *m, const struct dat_frame *f, size_t n)
 {
-	if (n > m->cap_frames) {
-		struct dat_frame *p = realloc(m->frames, n * sizeof(*p));
-
-		if (!p)
-			return -1;
-		m->frames = p;
-		m->cap_frames = n;
-	}
+	if (UTRACE_GROW(m->frames, m->cap_frames, n) < 0)
+		return -1;
 	if (n)
 		memcpy(m->frames, f, n * sizeof(*f));
 	m->nr_frames = n;
@@ -120,14 +115,8 @@ int dat_cursor_restore(struct dat_cursor *c, const struct dat_mark *m)
 	if (!m->valid || m->tid != c->b->info.tid || m->buf != c->b->info.buf ||
 	    m->page >= c->b->nr_pages || c->b->pages[m->page].off != m->off)
 		return 0;
-	if (m->nr_frames > c->cap_frames) {
-		struct dat_frame *p = realloc(c->frames, m->nr_frames * sizeof(*p));
-
-		if (!p)
-			return 0;
-		c->frames = p;
-		c->cap_frames = m->nr_frames;
-	}
+	if (UTRACE_GROW(c->frames, c->cap_frames, m->nr_frames) < 0)
+		return 0;
 	for (size_t i = 0; i < m->nr_frames; i++) {
 		c->frames[i] = m->frames[i];
 		c->frames[i].known |= DAT_FRAME_MARKED;
@@ -169,15 +158,7 @@ struct dat_mark *dat_resume_marks(struct utrace_dat_resume *rs, size_t n, uint64
 		for (size_t k = 0; k < rs->nr_marks; k++)
 			rs->marks[k].valid = 0;
 	rs->since_ns = since_ns;
-	if (n > rs->nr_marks) {
-		size_t cap = n > rs->nr_marks * 2 ? n : rs->nr_marks * 2;
-		struct dat_mark *p = realloc(rs->marks, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		memset(p + rs->nr_marks, 0, (cap - rs->nr_marks) * sizeof(*p));
-		rs->marks = p;
-		rs->nr_marks = cap;
-	}
+	if (UTRACE_GROW_ZERO(rs->marks, rs->nr_marks, n) < 0)
+		return NULL;
 	return rs->marks;
 }

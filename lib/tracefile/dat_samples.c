@@ -105,7 +105,7 @@ int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n,
 		return 0;
 	}
 	memcpy(&hdr, head + sizeof(struct utrace_dat_rec), sizeof(hdr));
-	if (dat_grow((void **)&s->blocks, &s->cap_blocks, s->nr_blocks + 1, sizeof(*s->blocks)))
+	if (UTRACE_GROW(s->blocks, s->cap_blocks, s->nr_blocks + 1))
 		return -ENOMEM;
 	s->blocks[s->nr_blocks++] =
 	    (struct dat_block){off + sizeof(struct utrace_dat_rec) + sizeof(hdr),
@@ -228,7 +228,7 @@ static int add_map(struct dat_samples *s, const unsigned char *r, size_t size)
 		return 1;
 	memcpy(&m, r + sizeof(struct perf_event_header), sizeof(m));
 	path = strndup((const char *)r + fixed, size - fixed);
-	if (!path || dat_grow((void **)&s->maps, &s->cap_maps, s->nr_maps + 1, sizeof(*s->maps))) {
+	if (!path || UTRACE_GROW(s->maps, s->cap_maps, s->nr_maps + 1)) {
 		free(path);
 		return -ENOMEM;
 	}
@@ -253,7 +253,7 @@ static int set_comm(struct dat_samples *s, const struct dat_comm *c)
 		if (s->comms[i].tid == c->tid)
 			break;
 	if (i == s->nr_comms &&
-	    dat_grow((void **)&s->comms, &s->cap_comms, s->nr_comms + 1, sizeof(*s->comms)))
+	    UTRACE_GROW(s->comms, s->cap_comms, s->nr_comms + 1))
 		return -ENOMEM;
 	s->comms[i] = *c;
 	s->nr_comms += i == s->nr_comms;
@@ -290,7 +290,7 @@ static int add_fork(struct dat_samples *s, const unsigned char *r, size_t size)
 		memcpy(c.comm, comm, sizeof(c.comm) - 1);
 		return set_comm(s, &c);
 	}
-	if (dat_grow((void **)&s->forks, &s->cap_forks, s->nr_forks + 1, sizeof(*s->forks)))
+	if (UTRACE_GROW(s->forks, s->cap_forks, s->nr_forks + 1))
 		return -ENOMEM;
 	s->forks[s->nr_forks++] = (struct dat_fork){(int32_t)ids[0], (int32_t)ids[1]};
 	return 0;
@@ -366,15 +366,9 @@ static int each_block(struct utrace_dat *d,
 	for (size_t i = 0; ret == 0 && i < s->nr_blocks; i++) {
 		const struct dat_block *bl = &s->blocks[i];
 
-		if (bl->len > cap) {
-			unsigned char *n = realloc(buf, bl->len);
-
-			if (!n) {
-				ret = utrace_error_set(err, -ENOMEM, "out of memory");
-				break;
-			}
-			buf = n;
-			cap = bl->len;
+		if (UTRACE_GROW(buf, cap, bl->len) < 0) {
+			ret = utrace_error_set(err, -ENOMEM, "out of memory");
+			break;
 		}
 		ret = dat_pread(d, buf, bl->len, bl->off, err);
 		if (ret == 0)

@@ -24,7 +24,7 @@ int dat_snap_meta(struct utrace_dat *d, const char *p, uint32_t len, const char 
 		*bad = "snapshot id 0";
 		return 0;
 	}
-	if (dat_grow((void **)&d->snaps, &d->cap_snaps, d->nr_snaps + 1, sizeof(s)))
+	if (UTRACE_GROW(d->snaps, d->cap_snaps, d->nr_snaps + 1))
 		return -ENOMEM;
 	d->snaps[d->nr_snaps++] = s;
 	return 0;

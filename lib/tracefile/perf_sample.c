@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/tracefile/perf_sample.h"
 
 /* Reads u64 i of a record; false past its end. */
@@ -38,14 +39,8 @@ static int parse_chain(struct utrace_perf_parser *s, const unsigned char *r, siz
 
 	if (!word(r, size, at, &nr) || nr > (size - *at) / 8)
 		return 1;
-	if (nr > s->cap_chain) {
-		uint64_t *c = realloc(s->chain, nr * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		s->chain = c;
-		s->cap_chain = nr;
-	}
+	if (UTRACE_GROW(s->chain, s->cap_chain, nr) < 0)
+		return -ENOMEM;
 	for (uint64_t i = 0; i < nr; i++) {
 		word(r, size, at, &v);
 		if (v >= (uint64_t)PERF_CONTEXT_MAX) { /* a context marker */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_events.h - what trace_events.c (an event's hit: filter, triggers,
+ * record) shares with event_enable.c (which events are on and how: the
+ * recorder's ENABLE, HIST, TABLE and TRIGGER at registration and live):
+ * the configuration a key's filter pointer holds, the hist tables by id
+ * and the synthetic events' keys.
+ */
+#ifndef UTRACE_RUNTIME_TRACE_EVENTS_H
+#define UTRACE_RUNTIME_TRACE_EVENTS_H
+
+#include "common/hist_fast.h"
+#include "common/hist_prog.h"
+#include "include/utrace/tracepoint.h"
+#include "runtime/rt.h"
+
+/* A hist trigger: its program and the table it fills (shared memory). */
+struct rt_hist {
+	const struct utrace_hist_hdr *prog;
+	struct utrace_hist_map *map;
+	struct utrace_hist_fast fast; /* the program's shape, when it has it */
+};
+
+/* What the recorder set for an enabled event: key->filter points here. */
+struct rt_event_conf {
+	uint32_t len;	/* bytes of the filter in prog, 0: none */
+	uint32_t flags; /* enum utrace_enable_flags */
+	uint32_t nr_hist;
+	uint32_t needs; /* enum utrace_hist_needs of every trigger */
+	uint32_t nr_trig;
+	uint32_t reserved;
+	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
+	struct rt_trig trig[UTRACE_EVENT_TRIGS_MAX];
+	uint64_t prog[]; /* the interpreter wants its program 8-byte aligned */
+};
+
+/* trace_events.c: the tables by the recorder's id (set with release),
+ * the synthetic events' keys, and the write function of an enabled key */
+extern struct utrace_hist_map *ev_tables[UTRACE_HIST_TABLES_MAX] RT_HIDDEN;
+extern struct utrace_event_key ev_synth_keys[UTRACE_SYNTH_MAX] RT_HIDDEN;
+struct utrace_hist_map *ev_table(void *arg, uint32_t id) RT_HIDDEN;
+void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len) RT_HIDDEN;
+
+#endif
