@@ -72,6 +72,13 @@ check "available_tracers" test "$(cat available_tracers)" = "function_graph func
 check "available_filter_functions lists the program's functions" \
 	grep -qx func_alpha available_filter_functions
 check "current_tracer starts as -p said" test "$(cat current_tracer)" = nop
+# README: the kernel's mini-HOWTO, listing only what this tracefs takes
+# (the ftrace selftests grep it for features: tests/ftracetest)
+check "README is the kernel's tracing mini-HOWTO" test "$(head -1 README)" = "tracing mini-HOWTO:"
+check "README lists the probe syntax this tracefs takes" \
+	grep -qF 'f[:[<group>/][<event>]] <func-name>[%return] [<args>]' README
+check "README does not list what it does not take (t: probes, symstr)" \
+	sh -c '! grep -qe "t\[:\[<group>" -e symstr README'
 
 # the seeds' workflow, verbatim
 echo 0 > tracing_on; echo function > current_tracer; echo 'func*' > set_ftrace_filter; echo > trace; echo 1 > tracing_on
