@@ -15,11 +15,12 @@
  *            else each as the kernel prints it (hist: its full spec and
  *            " [active]"; the others "cmd[:sys:event]:unlimited" or
  *            ":count=N" with N what is left now, " if FILTER"); `>`
- *            removes every trigger first (not the hist ones when
- *            another trigger reads a variable of one), `>>` adds one,
- *            `!TRIGGER` removes the one of that command (a hist trigger:
- *            the same one by hist_trigger_match; EBUSY while another
- *            trigger reads its variables).  A hist trigger with :pause,
+ *            removes the hist (and enable_/disable_hist) triggers first
+ *            (none when another trigger reads a variable of one), `>>`
+ *            adds one, `!TRIGGER` removes the one of that command, its
+ *            count and filter not read (a hist trigger: the same one by
+ *            hist_trigger_match; EBUSY while another trigger reads its
+ *            variables).  A hist trigger with :pause,
  *            :cont or :clear that is the same as one there pauses,
  *            continues or clears that one's table and adds nothing
  *            (:cont, :clear of none: ENOENT).  A trigger that does
