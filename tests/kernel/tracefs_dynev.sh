@@ -254,8 +254,9 @@ check "a trigger whose \$ts0 another reads cannot be removed (EBUSY)" \
 	grep -q 'Device or resource busy' "$T/e7"
 echo 'traceon' >>events/mygrp/a2/trigger
 echo >events/mygrp/a2/trigger
-check "> trigger keeps it too, removing the others (hist_unreg_all)" \
-	test "$(grep -c '' events/mygrp/a2/trigger) $(grep -c '^hist:keys=common_pid:' events/mygrp/a2/trigger)" = "1 1"
+check "> trigger keeps it too (hist_unreg_all), and the traceon: > removes only hist ones" \
+	test "$(grep -c '' events/mygrp/a2/trigger) $(grep -c '^hist:keys=common_pid:' events/mygrp/a2/trigger)" = "2 1"
+echo '!traceon:unlimited' >>events/mygrp/a2/trigger
 echo 0 >events/synthetic/call_lat/enable
 echo "!$lat" >>events/mygrp/beta_ret/trigger
 echo "!$ts0" >>events/mygrp/a2/trigger
