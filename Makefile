@@ -70,7 +70,7 @@ COMPDIR := $(PREFIX)/share/bash-completion/completions
 MAN_SRC := $(sort $(wildcard docs/utrace*.md))
 MAN_OUT := $(foreach f,$(MAN_SRC),$(B)/man/$(shell sed -n '1s/^# \([-a-z]*\)(\([0-9]\))$$/\1.\2/p' $(f)))
 
-.PHONY: all clean test test-unit test-e2e test-kernel test-ui test-hostile stress demo man install bench deps format san unit-bins
+.PHONY: all clean test test-unit test-e2e test-kernel test-ui test-hostile test-ftracetest stress demo man install bench deps format san unit-bins
 .PHONY: fuzz fuzz-bins
 all: $(B)/utrace $(B)/libutrace.so $(B)/gcc-as/as
 
@@ -143,6 +143,9 @@ test-hostile: all
 
 test-ui: all
 	@tests/ui/run.sh $(B)
+
+test-ftracetest: all
+	@tests/ftracetest/run.sh $(B)
 
 # The differential stress test with more seeds: make stress SEEDS=500
 SEEDS ?= 100

@@ -9,6 +9,7 @@
 #   tests/fuzz/run.sh     libFuzzer harnesses, FUZZ_TIME seconds each (default 8)
 #   tests/kernel/run.sh   (when present)
 #   tests/hostile/run.sh  hostile programs under every mode (issue 21)
+#   tests/ftracetest/run.sh  the kernel's ftrace selftests on --tracefs (issue 23)
 # Each tier ends with "<tier>: N passed, N failed"; this script adds them up
 # and ends with exactly one line "N passed, N failed".  A tier that ends
 # without its summary line counts as one failure.  Exits 1 on any failure.
@@ -60,6 +61,7 @@ tier stress "$ROOT/tests/stress/run.sh"
 FUZZ_TIME=${FUZZ_TIME:-8} tier fuzz "$ROOT/tests/fuzz/run.sh"
 tier kernel "$ROOT/tests/kernel/run.sh"
 tier hostile "$ROOT/tests/hostile/run.sh"
+tier ftracetest "$ROOT/tests/ftracetest/run.sh"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

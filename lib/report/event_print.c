@@ -93,6 +93,121 @@ static bool divisions_ok(const char *text)
 	return true;
 }
 
+/*
+ * libtraceevent has no %c: it prints ">c<" for the conversion (the
+ * kernel's kprobe :char type is "'%c'", char[N] "{'%c','%c',...}").  So
+ * a print fmt with %c is given to it with each %c made %s and the
+ * argument that conversion takes wrapped in __utrace_char(), a print
+ * function (char_print) that writes the character.
+ */
+static unsigned long long char_print(struct trace_seq *s, unsigned long long *args)
+{
+	trace_seq_printf(s, "%c", (int)(unsigned char)args[0]);
+	return 0;
+}
+
+static unsigned long long char_at_print(struct trace_seq *s, unsigned long long *args)
+{
+	const char *str = (const char *)(uintptr_t)args[0];
+
+	trace_seq_printf(s, "%c", str && args[1] < strlen(str) ? str[args[1]] : '\0');
+	return 0;
+}
+
+/* Copies the print fmt string at fmt (past its opening quote) to *o
+ * with each %c made %s; returns the argument indexes of those (a bit
+ * mask, the first 64) and sets *end past the closing quote. */
+static uint64_t fmt_copy(const char *fmt, char **o, const char **end)
+{
+	uint64_t mask = 0;
+	unsigned arg = 0;
+
+	while (*fmt && *fmt != '"') {
+		if (*fmt == '\\' && fmt[1]) {
+			*(*o)++ = *fmt++;
+		} else if (*fmt == '%' && fmt[1] == '%') {
+			*(*o)++ = *fmt++;
+		} else if (*fmt == '%') {
+			for (*(*o)++ = *fmt++; *fmt && strchr("#0- +.123456789*lhzLtj", *fmt); fmt++)
+				arg += *fmt == '*', *(*o)++ = *fmt;
+			if (*fmt == 'c' && arg < 64)
+				mask |= 1ULL << arg;
+			arg += *fmt != '\0';
+			if (!*fmt)
+				break;
+			*(*o)++ = *fmt == 'c' ? 's' : *fmt;
+			fmt++;
+			continue;
+		}
+		*(*o)++ = *fmt++;
+	}
+	if (*fmt)
+		*(*o)++ = *fmt++;
+	*end = fmt;
+	return mask;
+}
+
+/* One argument of a print fmt, [s, e) without its spaces, as the %s of a
+ * %c: __utrace_char(ARG), or __utrace_char_at(ARRAY, N) for ARRAY[N]
+ * (libtraceevent takes no [N] in a function's argument). */
+static char *char_arg(char *o, const char *s, const char *e)
+{
+	const char *br = e > s && e[-1] == ']' ? memrchr(s, '[', (size_t)(e - s)) : NULL;
+
+	if (br)
+		return o + sprintf(o, "__utrace_char_at(%.*s, %.*s)", (int)(br - s), s,
+				   (int)(e - br - 2), br + 1);
+	return o + sprintf(o, "__utrace_char(%.*s)", (int)(e - s), s);
+}
+
+/* text with its print fmt's %c rewritten (see above), or NULL: none. */
+static char *fmt_chars(const char *text)
+{
+	const char *f = strstr(text, "\nprint fmt: \""), *s, *arg_s;
+	size_t head = f ? (size_t)(f + 13 - text) : 0;
+	char *out = f ? malloc(strlen(text) + 24 * 64 + 1) : NULL, *o;
+	unsigned arg = ~0u, depth = 0;
+	uint64_t mask;
+
+	if (!out)
+		return NULL;
+	memcpy(out, text, head);
+	o = out + head;
+	if (!(mask = fmt_copy(text + head, &o, &s))) {
+		free(out);
+		return NULL;
+	}
+	for (arg_s = s;; s++) {
+		if ((*s == '"' || *s == '\'') && !depth) {
+			s = skip_quoted(s) - 1;
+			continue;
+		}
+		if (*s && *s != '\n' && (*s != ',' || depth)) {
+			depth += (*s == '(' || *s == '[') - (depth && (*s == ')' || *s == ']'));
+			continue;
+		}
+		if (arg < 64 && (mask >> arg & 1)) { /* the argument [arg_s, s) */
+			const char *b = arg_s, *e = s;
+
+			for (; b < e && *b == ' '; b++)
+				*o++ = ' ';
+			for (; e > b && e[-1] == ' '; e--)
+				;
+			o = char_arg(o, b, e);
+		} else {
+			memcpy(o, arg_s, (size_t)(s - arg_s));
+			o += s - arg_s;
+		}
+		if (!*s || *s == '\n')
+			break;
+		*o++ = ',';
+		arg_s = s + 1;
+		arg++;
+	}
+	strcpy(o, s);
+	return out;
+}
+
 int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer **out,
 			     struct utrace_error *err)
 {
@@ -108,14 +223,22 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 	trace_seq_init(&p->seq);
 	p->d = d;
 	tep_set_function_resolver(p->tep, printer_resolve, p);
+	tep_register_print_function(p->tep, char_print, TEP_FUNC_ARG_VOID, "__utrace_char",
+				    TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
+	tep_register_print_function(p->tep, char_at_print, TEP_FUNC_ARG_VOID, "__utrace_char_at",
+				    TEP_FUNC_ARG_STRING, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
 	for (unsigned i = 0; i < utrace_dat_event_format_count(d); i++) {
 		const char *sys, *text;
 		int id;
 
 		text = utrace_dat_event_format(d, i, &id, &sys);
 		/* a format libtraceevent cannot parse prints raw (see below) */
-		if (text && divisions_ok(text))
-			tep_parse_event(p->tep, text, strlen(text), sys);
+		if (text && divisions_ok(text)) {
+			char *fixed = fmt_chars(text);
+
+			tep_parse_event(p->tep, fixed ? fixed : text, strlen(fixed ? fixed : text), sys);
+			free(fixed);
+		}
 	}
 	*out = p;
 	return 0;

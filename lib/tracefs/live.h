@@ -22,6 +22,7 @@
  *   live_clock.c  trace_clock
  *   live_evconf.c events/SYSTEM/EVENT/{filter,trigger,hist}
  *   live_snapshot.c snapshot
+ *   live_readme.c README: the features this tracefs has, the kernel's layout
  *   live_buffers.c tracing_thresh, buffer_total_size_kb, per_cpu/cpuN/stats
  *   live_options.c trace_options, options/
  *   live_reset.c  unmounting what a killed recorder left

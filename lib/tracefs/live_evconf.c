@@ -15,11 +15,12 @@
  *            else each as the kernel prints it (hist: its full spec and
  *            " [active]"; the others "cmd[:sys:event]:unlimited" or
  *            ":count=N" with N what is left now, " if FILTER"); `>`
- *            removes every trigger first (not the hist ones when
- *            another trigger reads a variable of one), `>>` adds one,
- *            `!TRIGGER` removes the one of that command (a hist trigger:
- *            the same one by hist_trigger_match; EBUSY while another
- *            trigger reads its variables).  A hist trigger with :pause,
+ *            removes the hist (and enable_/disable_hist) triggers first
+ *            (none when another trigger reads a variable of one), `>>`
+ *            adds one, `!TRIGGER` removes the one of that command, its
+ *            count and filter not read (a hist trigger: the same one by
+ *            hist_trigger_match; EBUSY while another trigger reads its
+ *            variables).  A hist trigger with :pause,
  *            :cont or :clear that is the same as one there pauses,
  *            continues or clears that one's table and adds nothing
  *            (:cont, :clear of none: ENOENT).  A trigger that does
@@ -339,10 +340,18 @@ static int trigger_check(struct utrace_live *l, const struct live_handle *h, con
 	return 0;
 }
 
-/* `echo > trigger`: every trigger removed first (each command's
- * unreg_all), but the hist ones when another trigger reads a variable of
- * one of them (hist_unreg_all's hist_file_check_refs: the recording says
- * EBUSY). */
+/* hist, enable_hist, disable_hist: the commands with an unreg_all, the
+ * only triggers `echo > trigger` removes in the kernel */
+static bool trigger_is_hist(const char *e)
+{
+	return !strncmp(e, "hist", 4) || !strncmp(e, "enable_hist:", 12) ||
+	       !strncmp(e, "disable_hist:", 13);
+}
+
+/* `echo > trigger`: the hist triggers removed first (the unreg_all of
+ * hist, enable_hist and disable_hist; the others stay), but none when
+ * another trigger reads a variable of one of them (hist_unreg_all's
+ * hist_file_check_refs: the recording says EBUSY). */
 int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags)
 {
 	struct live_evconf *c = evconf(l, h, false);
@@ -351,15 +360,18 @@ int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags)
 
 	if ((flags & O_ACCMODE) == O_RDONLY || !(flags & O_TRUNC) || !c || !c->trigs.n)
 		return 0;
-	if ((ret = triggers_apply(l, c, &keep)) != -EBUSY)
-		return ret;
 	for (size_t i = 0; i < c->trigs.n; i++)
-		if (!strncmp(c->trigs.expr[i], "hist", 4) &&
+		if (!trigger_is_hist(c->trigs.expr[i]) &&
 		    trigs_add(&keep, c->trigs.expr[i], c->trigs.t[i]) < 0) {
 			trigs_free(&keep);
 			return -ENOMEM;
 		}
-	return triggers_apply(l, c, &keep);
+	if (keep.n == c->trigs.n) {
+		trigs_free(&keep);
+		return 0;
+	}
+	ret = triggers_apply(l, c, &keep);
+	return ret == -EBUSY ? 0 : ret;
 }
 
 /* hist:...:pause, :cont or :clear of the hist trigger at of c: done to
@@ -430,6 +442,24 @@ static int trigger_remove(struct utrace_live *l, struct live_evconf *c,
 	return triggers_apply(l, c, &next);
 }
 
+/* `!TRIGGER` of a command other than hist: what follows the command (and
+ * its SYS:EVENT target) is not read, as event_trigger_parse and
+ * event_enable_trigger_parse unregister before they parse the count or
+ * the filter; so the form the file prints, `traceoff:unlimited`,
+ * `snapshot:count=0 if FILTER`, removes it.  Cut in place. */
+static void trigger_removal_key(char *body)
+{
+	unsigned colons = strncmp(body, "enable_", 7) && strncmp(body, "disable_", 8) ? 1 : 3;
+	char *p = body + strcspn(body, " \t");
+
+	*p = '\0';
+	for (p = body; *p; p++)
+		if (*p == ':' && --colons == 0) {
+			*p = '\0';
+			break;
+		}
+}
+
 long live_write_trigger(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct live_evconf *c = evconf(l, h, true);
@@ -447,6 +477,8 @@ long live_write_trigger(struct utrace_live *l, struct live_handle *h, const char
 		free(text);
 		return (long)n;
 	}
+	if (body != text && strncmp(body, "hist", 4))
+		trigger_removal_key(text + 1);
 	ret = utrace_trigger_parse(body, &t, &code, &err);
 	if (ret < 0)
 		ret = t || code < 0 || strncmp(body, "hist", 4)

@@ -374,6 +374,7 @@ static const struct live_file files[] = {
     {"set_ftrace_notrace_pid", RW, live_show_ftrace_pid, live_open_ftrace_pid,
      live_write_ftrace_pid, NULL, 1, false},
     {"trace_clock", RW, live_show_clock, NULL, live_write_clock, NULL, 0, false},
+    {"README", RO, live_show_readme, NULL, NULL, NULL, 0, false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */

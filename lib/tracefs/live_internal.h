@@ -169,6 +169,9 @@ void live_evconf_free(struct utrace_live *l);
 int live_show_snapshot(struct utrace_live *l, const struct live_handle *h, FILE *out);
 long live_write_snapshot(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 
+/* live_readme.c */
+int live_show_readme(struct utrace_live *l, const struct live_handle *h, FILE *out);
+
 /* live_buffers.c */
 int live_show_thresh(struct utrace_live *l, const struct live_handle *h, FILE *out);
 long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);

@@ -72,6 +72,13 @@ check "available_tracers" test "$(cat available_tracers)" = "function_graph func
 check "available_filter_functions lists the program's functions" \
 	grep -qx func_alpha available_filter_functions
 check "current_tracer starts as -p said" test "$(cat current_tracer)" = nop
+# README: the kernel's mini-HOWTO, listing only what this tracefs takes
+# (the ftrace selftests grep it for features: tests/ftracetest)
+check "README is the kernel's tracing mini-HOWTO" test "$(head -1 README)" = "tracing mini-HOWTO:"
+check "README lists the probe syntax this tracefs takes" \
+	grep -qF 'f[:[<group>/][<event>]] <func-name>[%return] [<args>]' README
+check "README does not list what it does not take (t: probes, symstr)" \
+	sh -c '! grep -qe "t\[:\[<group>" -e symstr README'
 
 # the seeds' workflow, verbatim
 echo 0 > tracing_on; echo function > current_tracer; echo 'func*' > set_ftrace_filter; echo > trace; echo 1 > tracing_on
@@ -410,8 +417,21 @@ echo '!hist:keys=kind' >> events/livetp/lt_work/trigger
 check "!hist:... removes the hist trigger" test "$(cat events/livetp/lt_work/trigger)" = \
 	"traceoff:count=3 if n < 0"
 check "hist is empty without a hist trigger" test ! -s events/livetp/lt_work/hist
+echo 'hist:keys=kind' >> events/livetp/lt_work/trigger
 echo > events/livetp/lt_work/trigger
-check "echo > trigger removes every trigger" grep -q '^# Available triggers:' events/livetp/lt_work/trigger
+check "echo > trigger removes only the hist triggers (the kernel's)" \
+	test "$(cat events/livetp/lt_work/trigger)" = "traceoff:count=3 if n < 0"
+echo traceoff:3 > events/livetp/lt_work/trigger 2>"$T/eerr"
+check "... so the same traceoff again is EEXIST" grep -q 'File exists' "$T/eerr"
+echo '!traceoff:count=3 if n < 0' >> events/livetp/lt_work/trigger
+check "! of a trigger in the form the file prints removes it" \
+	grep -q '^# Available triggers:' events/livetp/lt_work/trigger
+for form in traceon '!traceon:unlimited' 'snapshot:2 if n < 0' '!snapshot:count=0' \
+	'enable_event:livetp:lt_tick' '!enable_event:livetp:lt_tick:unlimited if n > 1'; do
+	echo "$form" >> events/livetp/lt_work/trigger
+done
+check "! takes :unlimited, :count=N, a target and an if FILTER, as the kernel" \
+	grep -q '^# Available triggers:' events/livetp/lt_work/trigger
 
 # errors: the kernel's error_log texts, with the caret under the column
 echo > error_log

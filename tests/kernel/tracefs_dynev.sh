@@ -97,6 +97,15 @@ check "all three y values are seen" test "$(grep -o 'y=100[012]' "$T/alpha" | so
 check "every return record has ret=2014..2018 ($(wc -l <"$T/beta") records)" \
 	test -s "$T/beta" -a -z "$(grep -v 'beta_ret: (worker+0x[0-9a-f]* <- func_beta) ret=201[468]$' "$T/beta")"
 
+# the :char type prints the character in quotes, as the kernel's '%c'
+# (libtraceevent has no %c: lib/report/event_print.c; char[N] prints
+# {'t','e','s','t'}: tests/ftracetest's kprobe_args_char.tc)
+echo 'p:mygrp/ch func_beta c=\116:char' >>dynamic_events
+echo 1 >events/mygrp/ch/enable
+check "a :char argument prints as the kernel's: c='t'" trace_shows "$T/tc" " ch: (func_beta+0x0/0x[0-9a-f]*) c='t'\$"
+echo 0 >events/mygrp/ch/enable
+echo '-:mygrp/ch' >>dynamic_events
+
 # mid-function (int3, then a jmp once proved safe) and fprobes, added
 # while the threads run: the first instruction after the entry's NOPs
 start=$(nm "$T/dyn" | awk '$3 == "func_alpha" { print $1 }')
@@ -245,8 +254,9 @@ check "a trigger whose \$ts0 another reads cannot be removed (EBUSY)" \
 	grep -q 'Device or resource busy' "$T/e7"
 echo 'traceon' >>events/mygrp/a2/trigger
 echo >events/mygrp/a2/trigger
-check "> trigger keeps it too, removing the others (hist_unreg_all)" \
-	test "$(grep -c '' events/mygrp/a2/trigger) $(grep -c '^hist:keys=common_pid:' events/mygrp/a2/trigger)" = "1 1"
+check "> trigger keeps it too (hist_unreg_all), and the traceon: > removes only hist ones" \
+	test "$(grep -c '' events/mygrp/a2/trigger) $(grep -c '^hist:keys=common_pid:' events/mygrp/a2/trigger)" = "2 1"
+echo '!traceon:unlimited' >>events/mygrp/a2/trigger
 echo 0 >events/synthetic/call_lat/enable
 echo "!$lat" >>events/mygrp/beta_ret/trigger
 echo "!$ts0" >>events/mygrp/a2/trigger

@@ -28,6 +28,10 @@ cd "$T/mnt" || exit 1
 W=events/livetp/lt_work
 K=events/livetp/lt_tick
 
+# untrigger FILE: every trigger of FILE removed in the form it prints
+# (the kernel's selftests' reset_trigger: `>` removes only hist ones)
+untrigger() { grep -v '^#' "$1" | while read -r t; do echo "!${t%% \[*}" >>"$1"; done; }
+
 # hits FILE: the Totals' Hits of a hist file
 hits() { awk '/^    Hits:/ { print $2 }' "$1"; }
 hist_counts() { h=$(hits "$W/hist"); test -n "$h" && test "$h" -gt "$1"; }
@@ -89,7 +93,7 @@ echo 'traceoff:1 if kind == 2' >>"$W/trigger"
 fired() { grep -q '^traceoff:count=0 ' "$W/trigger" && grep -qx 'traceon:count=4' "$W/trigger"; }
 check "traceoff:1 fires, then traceon takes one of its 5" until_ok 100 fired
 check "... and tracing is on again" test "$(cat tracing_on)" = 1
-echo >"$W/trigger"
+untrigger "$W/trigger"
 echo 1 >tracing_on
 
 # ---- soft mode: "0*" / "1*" -------------------------------------------------
@@ -109,8 +113,8 @@ check "enable_event:...:1 fires: 1*" until_ok 100 on_soft
 check "... and reads count=0" test "$(cat "$W/trigger")" = 'enable_event:livetp:lt_tick:count=0'
 echo 'disable_event:livetp:lt_work' >>"$K/trigger"
 check "a disable_event's target reads 0* (off, managed)" test "$(cat "$W/enable")" = '0*'
-echo >"$K/trigger"
-echo >"$W/trigger"
+untrigger "$K/trigger"
+untrigger "$W/trigger"
 check "every trigger gone, no *" test "$(cat "$K/enable")$(cat "$W/enable")" = 10
 
 cd "$T" || exit 1

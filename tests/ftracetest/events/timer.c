@@ -1,0 +1,4 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+#define CREATE_TRACE_POINTS
+#include "ev_timer.h"

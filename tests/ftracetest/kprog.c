@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprog.c - the traced program of the ftracetest tier (run.sh): its
+ * functions and static tracepoints carry the kernel's names and field
+ * layouts (events/ev_*.h, defined in events/*.c, Linux v6.12) that the kernel's ftrace selftests
+ * probe, filter and trigger on, so the cases run unchanged against
+ * `utrace record --tracefs`.  Every millisecond, until the file argv[1]
+ * exists, it calls each function once and fires each tracepoint once.
+ * eventfs_create_dir gets "test" (kprobe_args_char.tc reads its first
+ * argument as the name of the kernel's new events folder).
+ */
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include "ev_kmem.h"
+#include "ev_raw_syscalls.h"
+#include "ev_sched.h"
+#include "ev_signal.h"
+#include "ev_syscalls.h"
+#include "ev_timer.h"
+
+volatile long sink;
+#define KFN(ret, name, ...) __attribute__((noinline)) ret name(__VA_ARGS__)
+
+KFN(long, kernel_clone, void *args) { sink += (long)args; return sink; }
+KFN(void, schedule, void) { sink++; }
+KFN(void, scheduler_tick, void) { sink++; }
+KFN(long, vfs_read, void *file, char *buf, size_t count, long *pos)
+{
+	sink += (long)file + (long)buf + (long)count + (pos ? *pos : 0);
+	return (long)count;
+}
+KFN(int, vfs_open, const void *path, void *file) { sink += (long)path + (long)file; return 0; }
+KFN(int, vfs_symlink, void *idmap, void *dir, void *dentry, const char *old)
+{
+	sink += (long)idmap + (long)dir + (long)dentry + old[0];
+	return 0;
+}
+KFN(void, dput, void *dentry) { sink += (long)dentry; }
+KFN(void, kfree, const void *p) { sink += (long)p; }
+KFN(void *, kmem_cache_alloc, void *cache, unsigned flags) { sink += flags; return cache; }
+KFN(void, kmem_cache_free, void *cache, void *p) { sink += (long)cache + (long)p; }
+KFN(int, do_execve, const char *filename, void *argv, void *envp)
+{
+	sink += filename[0] + (long)argv + (long)envp;
+	return 0;
+}
+KFN(long, do_sys_open, int dfd, const char *filename, int flags, unsigned short mode)
+{
+	sink += dfd + filename[0] + flags + mode;
+	return 3;
+}
+KFN(long, do_sys_openat2, int dfd, const char *filename, void *how)
+{
+	sink += dfd + filename[0] + (long)how;
+	return 3;
+}
+KFN(void *, inet_csk_accept, void *sk, int flags) { sink += flags; return sk; }
+KFN(long, proc_reg_write, void *file, const char *buf, size_t count, long *ppos)
+{
+	sink += (long)file + buf[0] + (long)ppos;
+	return (long)count;
+}
+KFN(void *, eventfs_create_dir, const char *name, void *parent, void *entries, int size, void *data)
+{
+	sink += name[0] + (long)parent + (long)entries + size + (long)data;
+	return parent;
+}
+KFN(void *, tracefs_create_dir, const char *name, void *parent) { sink += name[0]; return parent; }
+
+static void kernel_functions(int n)
+{
+	char buf[64] = "";
+	long pos = n;
+
+	kernel_clone(&n);
+	schedule();
+	scheduler_tick();
+	vfs_read(buf, buf, sizeof(buf), &pos);
+	vfs_open("/etc/passwd", buf);
+	vfs_symlink(NULL, buf, buf, "/tmp/link");
+	dput(buf);
+	kfree(buf);
+	kmem_cache_free(buf, kmem_cache_alloc(buf, 0xcc0));
+	do_execve("/bin/true", NULL, NULL);
+	do_sys_open(-100, "/etc/hostname", 0, 0);
+	do_sys_openat2(-100, "/etc/hostname", NULL);
+	inet_csk_accept(buf, 0);
+	proc_reg_write(buf, "1", 1, &pos);
+	eventfs_create_dir("test", buf, NULL, 0, NULL);
+	tracefs_create_dir("test", buf);
+}
+
+static void kernel_events(int n, pid_t pid)
+{
+	unsigned long args[6] = {257, (unsigned long)-100, 0, 0, 0, 0};
+	char obj[32];
+
+	trace_sched_waking("kprog", pid, 120, n % 2);
+	trace_sched_wakeup("kprog", pid, 120, n % 2);
+	trace_sched_switch("kprog", pid, 120, 1, "swapper/0", 0, 120);
+	trace_sched_switch("swapper/0", 0, 120, 0, "kprog", pid, 120);
+	trace_sched_process_fork("kprog", pid, "kprog", pid + 1 + n % 7);
+	trace_sched_process_exec("/bin/true", pid, pid);
+	trace_sched_process_exit("kprog", pid, 120);
+	trace_kmalloc((unsigned long)kernel_events, obj, 32 + n % 64, 64 + n % 64, 0xcc0, 0);
+	trace_kmem_cache_free((unsigned long)kernel_events, obj, "dentry");
+	trace_signal_generate(SIGCHLD, 0, 0, "kprog", pid, 1, 0);
+	trace_sys_enter(257, args);
+	trace_sys_exit(257, 3);
+	trace_sys_enter_openat(257, -100, "/etc/hostname", 0, 0);
+	trace_sys_exit_openat(257, 3);
+	trace_sys_enter_chdir(80, "/");
+	trace_timer_cancel(obj);
+}
+
+int main(int argc, char **argv)
+{
+	pid_t pid = getpid();
+
+	for (int n = 0; argc > 1 && access(argv[1], F_OK); n++) {
+		kernel_functions(n);
+		kernel_events(n, pid);
+		usleep(1000);
+	}
+	return 0;
+}

@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tests/ftracetest/run.sh BUILD_DIR [CASE.tc...] - the kernel's own ftrace
+# selftests (tools/testing/selftests/ftrace of Linux v6.12, the ftracetest
+# runner and its test.d/**/*.tc cases) run unchanged against utrace's
+# tracefs (issue 23).
+#
+# The suite comes from Debian's linux-source-6.12 package (scripts/
+# install-deps.sh test installs it): only that folder is extracted from
+# /usr/src/linux-source-6.12.tar.xz, once, into $FTRACETEST_CACHE (default
+# /var/cache/utrace-ftracetest); it is never copied into this repository.
+# ping (iputils-ping, also installed by it) is the suite's own: its yield
+# and the inter-event cases run it (UNRESOLVED without).
+# The one adapter: a copy of the runner, next to it, whose TRACING_DIR is
+# the folder we give it instead of the first tracefs of /proc/mounts.
+# No case is edited.  HOME is an empty folder, so that a case the runner
+# repeats in instances/ (which utrace does not have yet) cannot write
+# anywhere else; only each case's first verdict is counted.
+#
+# Each case runs in a fresh session, `utrace record -p nop --tracefs DIR
+# -- kprog`: kprog.c's functions and static tracepoints have the names and
+# field layouts the cases use (kernel_clone, schedule, vfs_read, dput ...;
+# sched:sched_switch, kmem:kmem_cache_free, signal:signal_generate ...).
+#
+# Verdicts, as ftracetest prints them: PASS and XFAIL are "ok".  FAIL,
+# UNRESOLVED, UNSUPPORTED and a case that ran out of time (TIMEOUT) are
+# "not ok" and count as failures, unless tests/ftracetest/known-fail lists
+# the case with that very verdict: then the line still says "not ok" (or
+# "ok ... # SKIP" for UNSUPPORTED/UNRESOLVED) with the list's reason, and
+# the summary counts it neither as passed nor as failed.  A listed case
+# that now PASSes, or gives another verdict than the list's, is a failure
+# ("remove it from known-fail" / "update known-fail"): the list can only
+# shrink, never hide a change.  The end is one line per category with the
+# counts of PASS, FAIL, UNRESOLVED and UNSUPPORTED, and "ftracetest: N
+# passed, N failed".  A case runs at most FTRACETEST_TIMEOUT seconds (60).
+# The logs of every case not PASSing are kept in BUILD_DIR/ftracetest/logs.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+B=${1:-build}
+[[ $B = /* ]] || B=$ROOT/$B
+shift $(($# > 0 ? 1 : 0))
+U=$B/utrace
+export LC_ALL=C
+TARBALL=/usr/src/linux-source-6.12.tar.xz
+CACHE=${FTRACETEST_CACHE:-/var/cache/utrace-ftracetest}
+FT=$CACHE/linux-source-6.12/tools/testing/selftests/ftrace
+KNOWN=$ROOT/tests/ftracetest/known-fail
+CASE_TIMEOUT=${FTRACETEST_TIMEOUT:-60}
+OUT=$B/ftracetest
+
+die() { echo "not ok - $*"; echo "ftracetest: 0 passed, 1 failed"; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "ftracetest must run as root (the runner refuses otherwise)"
+[ -c /dev/fuse ] || die "no /dev/fuse: the tracefs cannot be mounted"
+[ -x "$U" ] || die "$U is not built"
+
+# the suite, extracted once
+if [ ! -x "$FT/ftracetest" ]; then
+	[ -f "$TARBALL" ] || die "$TARBALL is missing: scripts/install-deps.sh test installs linux-source-6.12"
+	mkdir -p "$CACHE" && tmp=$(mktemp -d "$CACHE/.x.XXXXXX") || die "cannot write $CACHE"
+	tar -xJf "$TARBALL" -C "$tmp" --wildcards 'linux-source-6.12/tools/testing/selftests/ftrace' ||
+		die "extract the ftrace selftests from $TARBALL"
+	rm -rf "$CACHE/linux-source-6.12"
+	mv "$tmp/linux-source-6.12" "$CACHE/" && rmdir "$tmp"
+fi
+# the adapter: the runner, told where the tracing folder is
+sed 's|^TRACING_DIR=`grep tracefs /proc/mounts.*|TRACING_DIR=$UTRACE_TRACING_DIR|' \
+	"$FT/ftracetest" >"$FT/ftracetest-utrace"
+grep -q '^TRACING_DIR=$UTRACE_TRACING_DIR$' "$FT/ftracetest-utrace" ||
+	die "the runner's TRACING_DIR line changed: adapt run.sh"
+
+mkdir -p "$OUT/logs" || die "cannot write $OUT"
+cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/ftracetest/events" -o "$OUT/kprog" \
+	"$ROOT/tests/ftracetest/kprog.c" "$ROOT/tests/ftracetest/events/"*.c || die "build kprog"
+
+# run_case CASE.tc: prints its first verdict (PASS, FAIL, ... or TIMEOUT)
+run_case() {
+	local tc=$1 t rp v
+	t=$(mktemp -d /tmp/utrace-ftracetest.XXXXXX) || return 1
+	mkdir -p "$t/mnt" "$t/home" "$t/logs"
+	"$U" record -p nop --tracefs "$t/mnt" -o "$t/k.dat" -- "$OUT/kprog" "$t/stop" >"$t/record.out" 2>&1 &
+	rp=$!
+	for _ in $(seq 200); do grep -qs . "$t/mnt/available_events" && break; sleep 0.05; done
+	(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt timeout -k 5 "$CASE_TIMEOUT" \
+		sh ./ftracetest-utrace -l "$t/logs" -k "$tc") >"$t/run.out" 2>&1 </dev/null
+	v=$(sed -n 's/^\[1\].*\[\([A-Z]*\)\]$/\1/p' "$t/logs/ftracetest.log" 2>/dev/null | head -1)
+	[ -n "$v" ] || v=TIMEOUT
+	touch "$t/stop"
+	for _ in $(seq 100); do kill -0 "$rp" 2>/dev/null || break; sleep 0.1; done
+	kill "$rp" 2>/dev/null && wait "$rp" 2>/dev/null
+	wait "$rp" 2>/dev/null
+	mountpoint -q "$t/mnt" && { fusermount3 -u "$t/mnt" 2>/dev/null || umount -l "$t/mnt"; }
+	if [ "$v" != PASS ]; then
+		local name=${tc#"$FT/test.d/"}
+		cat "$t/run.out" "$t/logs/"*-log.* "$t/record.out" >"$OUT/logs/${name//\//_}.log" 2>/dev/null
+	fi
+	rm -rf "$t"
+	echo "$v"
+}
+
+# known VERDICT of a case in known-fail ("CASE VERDICT REASON..." lines)
+known() { awk -v c="$1" '$1 == c { print $2; exit }' "$KNOWN" 2>/dev/null; }
+reason() { awk -v c="$1" '$1 == c { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }' "$KNOWN"; }
+
+if [ $# -gt 0 ]; then
+	cases=("$@")
+else
+	mapfile -t cases < <(cd "$FT/test.d" && find . -name '*.tc' | sed 's|^\./||' | sort)
+fi
+passed=0 failed=0 known_n=0
+declare -A cnt cats
+start=$SECONDS
+for c in "${cases[@]}"; do
+	v=$(run_case "$FT/test.d/$c")
+	k=$(known "$c")
+	cat=${c%%/*}
+	cnt[$cat $v]=$((${cnt[$cat $v]:-0} + 1))
+	cats[$cat]=1
+	if [ "$v" = PASS ] || [ "$v" = XFAIL ]; then
+		if [ -n "$k" ]; then
+			echo "not ok - $c passes: remove it from known-fail"
+			failed=$((failed + 1))
+		else
+			echo "ok - $c $v"
+			passed=$((passed + 1))
+		fi
+	elif [ "$k" = "$v" ]; then
+		case $v in
+		UNSUPPORTED | UNRESOLVED) echo "ok - $c # SKIP $v (known: $(reason "$c"))" ;;
+		*) echo "not ok - $c $v (known, not counted: $(reason "$c"))" ;;
+		esac
+		known_n=$((known_n + 1))
+	elif [ -n "$k" ]; then
+		echo "not ok - $c $v, known-fail says $k: update known-fail"
+		failed=$((failed + 1))
+	else
+		echo "not ok - $c $v (log: $OUT/logs/${c//\//_}.log)"
+		failed=$((failed + 1))
+	fi
+done
+echo "# per category:   PASS  FAIL  UNRESOLVED  UNSUPPORTED  (other)"
+for cat in $(printf '%s\n' "${!cats[@]}" | sort); do
+	other=0
+	for v in XFAIL UNTESTED UNDEFINED TIMEOUT; do other=$((other + ${cnt[$cat $v]:-0})); done
+	printf '# %-15s %5d %5d %11d %12d  %d\n' "$cat" "${cnt[$cat PASS]:-0}" "${cnt[$cat FAIL]:-0}" \
+		"${cnt[$cat UNRESOLVED]:-0}" "${cnt[$cat UNSUPPORTED]:-0}" "$other"
+done
+echo "# ${#cases[@]} cases in $((SECONDS - start)) s; $known_n as known-fail lists them (not counted)"
+echo "ftracetest: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
