@@ -362,6 +362,7 @@ static void test_path(const char *fix)
 	      "its print format is the kernel's uprobe one");
 	lin = off;
 	utrace_kprobe_free(p);
+	p = NULL;
 	snprintf(def, sizeof(def), "r %s:0x%" PRIx64, fix, lin);
 	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
 		  utrace_kprobe_kind(p) == UTRACE_KP_RETURN &&

@@ -299,6 +299,8 @@ static void files_side(void)
 		utrace_kprobe_free(evs[i].p);
 		utrace_synth_free(evs[i].s);
 	}
+	memset(evs, 0, sizeof(evs)); /* the next side starts with no event */
+	nev = removed = 0;
 }
 
 /* kprobe_events and uprobe_events: one kind each, of the one list */

@@ -65,8 +65,10 @@ static int fix_pids(void *arg, const int32_t *pids, unsigned n, const int32_t *n
 	calls++;
 	if (fail_next)
 		return fail_next;
-	memcpy(got[0], pids, n * sizeof(*pids));
-	memcpy(got[1], notrace, nn * sizeof(*notrace));
+	if (n) /* an empty list may come as NULL */
+		memcpy(got[0], pids, n * sizeof(*pids));
+	if (nn)
+		memcpy(got[1], notrace, nn * sizeof(*notrace));
 	ngot[0] = n;
 	ngot[1] = nn;
 	return 0;
