@@ -175,15 +175,17 @@ if have lib $LIB_O; then
 	echo "$E" | circles "lib: files that call each other" || status=1
 fi
 
+# cmds/ and runtime/ are checked where they were built (not in the
+# ASan build of the unit tests, which builds lib/ only)
 CMD_O=$(objs "cmds/*.c utrace.c")
-if have cmds $CMD_O; then
+if [ -n "$CMD_O" ]; then
 	edges $CMD_O |
 		circles "cmds and utrace.c: files that call each other" ||
 		status=1
 fi
 
 RT_O=$(objs "runtime/*.c" rt/)
-if have runtime $RT_O; then
+if [ -n "$RT_O" ]; then
 	E=$(edges $RT_O)
 	echo "$E" | circles "runtime: files that call each other" || status=1
 	ORDER=$(sed -n '/The files, lowest first/,/\*\//p' runtime/rt.h | sed -nE 's/^ \*   ([a-z0-9_]+\.c) .*/\1/p')
