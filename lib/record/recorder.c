@@ -45,6 +45,7 @@
 #include "common/rb_abi.h"
 #include "common/record.h"
 #include "common/scm.h"
+#include "lib/base/grow.h"
 #include "lib/tracefile/dat_format.h"
 #include "lib/tracefile/dat_writer.h"
 #include "lib/events/event_select.h"
@@ -287,18 +288,16 @@ static int accept_conns(struct utrace_recorder *r)
 {
 	for (;;) {
 		int fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		struct rec_conn *c, **conns;
+		struct rec_conn *c;
 
 		if (fd < 0)
 			return errno == EAGAIN ? 0 : -errno;
 		c = calloc(1, sizeof(*c));
-		conns = realloc(r->conns, (r->nr_conns + 1) * sizeof(*conns));
-		if (!c || !conns) {
+		if (!c || UTRACE_GROW(r->conns, r->cap_conns, r->nr_conns + 1) < 0) {
 			free(c);
 			close(fd);
 			return -ENOMEM;
 		}
-		r->conns = conns;
 		c->fd = fd;
 		c->pidfd = -1;
 		c->live_fd = -1;

@@ -70,7 +70,7 @@ struct rec_conn {
 	bool open;
 	int live_fd; /* the live channel (recorder_msg.c's LIVE), else -1: rec_live_close */
 	struct rec_object *objs;
-	uint32_t nr_objs;
+	uint32_t nr_objs, cap_objs;
 	struct rec_fpatch_due *fp_due; /* recorder_fpatch.c: an FPATCH_AREA is due */
 	struct rec_quiesce *q;	       /* recorder_quiesce.c: a QUIESCE under way */
 };
@@ -103,9 +103,9 @@ struct utrace_recorder {
 	struct utrace_control *ctl;
 	struct utrace_dat_writer *w;
 	struct rec_conn **conns;
-	uint32_t nr_conns;
+	uint32_t nr_conns, cap_conns;
 	struct rec_buffer **bufs;
-	uint32_t nr_bufs;
+	uint32_t nr_bufs, cap_bufs;
 	struct rec_symtab *symtabs; /* recorder_symtab.c: the cache */
 	struct rec_fpatch *fp; /* recorder_fpatch.c */
 	struct utrace_dat_clock clock;

@@ -52,6 +52,7 @@
 #include <time.h>
 
 #include "common/hist_prog.h"
+#include "lib/base/grow.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_kernel.h"
@@ -86,7 +87,7 @@ struct km_cpu {
 
 struct rec_kmerge {
 	struct km_cpu *cpus;
-	uint32_t nr_cpus;
+	uint32_t nr_cpus, cap_cpus;
 	uint64_t round_end; /* E: the trace clock when the last round ended */
 	struct kbuffer *kb;
 	uint32_t cpu; /* the record being run: its CPU, time and task */
@@ -157,12 +158,8 @@ static struct km_cpu *km_cpu(struct rec_kmerge *km, uint32_t cpu)
 	if (cpu >= 4096)
 		return NULL;
 	if (cpu >= km->nr_cpus) {
-		struct km_cpu *c = realloc(km->cpus, (cpu + 1) * sizeof(*c));
-
-		if (!c)
+		if (UTRACE_GROW_ZERO(km->cpus, km->cap_cpus, cpu + 1) < 0)
 			return NULL;
-		memset(c + km->nr_cpus, 0, (cpu + 1 - km->nr_cpus) * sizeof(*c));
-		km->cpus = c;
 		km->nr_cpus = cpu + 1;
 	}
 	return &km->cpus[cpu];
@@ -172,17 +169,8 @@ static int km_queue(struct km_cpu *c, uint64_t ts, const void *rec, uint32_t len
 {
 	size_t need = 16 + ((len + 7) & ~7u);
 
-	if (c->qlen + need > c->qcap) {
-		size_t cap = c->qcap ? c->qcap * 2 : 65536;
-		uint8_t *q;
-
-		while (cap < c->qlen + need)
-			cap *= 2;
-		if (!(q = realloc(c->q, cap)))
-			return -ENOMEM;
-		c->q = q;
-		c->qcap = cap;
-	}
+	if (UTRACE_GROW(c->q, c->qcap, c->qlen + need) < 0)
+		return -ENOMEM;
 	memcpy(c->q + c->qlen, &ts, 8);
 	memcpy(c->q + c->qlen + 8, &len, 4);
 	memset(c->q + c->qlen + 12, 0, need - 12);
@@ -399,19 +387,10 @@ static void km_addrs_compact(struct rec_kmerge *km)
 static void km_note(struct rec_kmerge *km, const uint64_t *pcs, uint32_t n)
 {
 	if (km->nr_addrs + n > km->cap_addrs) {
-		size_t cap = km->cap_addrs ? km->cap_addrs * 2 : 1024;
-		uint64_t *a;
-
 		if (km->nr_addrs > 2 * km->sorted) /* mostly the same frames again */
 			km_addrs_compact(km);
-		while (cap < km->nr_addrs + n)
-			cap *= 2;
-		if (km->nr_addrs + n > km->cap_addrs) {
-			if (!(a = realloc(km->addrs, cap * sizeof(*a))))
-				return; /* those frames stay unnamed */
-			km->addrs = a;
-			km->cap_addrs = cap;
-		}
+		if (UTRACE_GROW(km->addrs, km->cap_addrs, km->nr_addrs + n) < 0)
+			return; /* those frames stay unnamed */
 	}
 	memcpy(km->addrs + km->nr_addrs, pcs, n * sizeof(*pcs));
 	km->nr_addrs += n;

@@ -29,7 +29,7 @@ struct rec_evkey {
  * has one; how many o has, freed with the recorder (recorder_livevar.c). */
 struct rec_live_keys {
 	struct rec_evkey *evkeys;
-	uint32_t nr_evkeys;
+	uint32_t nr_evkeys, cap_evkeys;
 };
 uint32_t rec_live_nkeys(const struct rec_object *o);
 void rec_live_keys_free(struct rec_object *o);

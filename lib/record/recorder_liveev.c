@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/events/event_filter.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
@@ -53,12 +54,9 @@ uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uin
 	if (obj < c->nr_objs) {
 		struct rec_object *o = &c->objs[obj];
 		struct rec_live_keys *lk = o->lk ? o->lk : (o->lk = calloc(1, sizeof(*lk)));
-		struct rec_evkey *k = lk ? realloc(lk->evkeys, (lk->nr_evkeys + 1) * sizeof(*k)) : NULL;
 
-		if (k) {
-			lk->evkeys = k;
-			k[lk->nr_evkeys++] = (struct rec_evkey){key, id};
-		}
+		if (lk && UTRACE_GROW(lk->evkeys, lk->cap_evkeys, lk->nr_evkeys + 1) == 0)
+			lk->evkeys[lk->nr_evkeys++] = (struct rec_evkey){key, id};
 	}
 	if (first && st && utrace_event_select_soft(r->o.events, sys, name))
 		__atomic_or_fetch(st, UTRACE_EVS_OFF, __ATOMIC_RELEASE);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/scm.h"
+#include "lib/base/grow.h"
 #include "lib/events/event_select.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/hist/synth.h"
@@ -178,15 +179,13 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 {
 	const struct utrace_msg_object *m = buf;
 	struct utrace_dat_object d = {0};
-	struct rec_object *o, *objs;
+	struct rec_object *o;
 
 	if (n < sizeof(*m) + 1 || m->obj != c->nr_objs || m->nr_sites > (1u << 24))
 		return -EPROTO;
-	objs = realloc(c->objs, (c->nr_objs + 1) * sizeof(*objs));
-	if (!objs)
+	if (UTRACE_GROW(c->objs, c->cap_objs, c->nr_objs + 1) < 0)
 		return -ENOMEM;
-	c->objs = objs;
-	o = &objs[c->nr_objs++];
+	o = &c->objs[c->nr_objs++];
 	memset(o, 0, sizeof(*o));
 	o->path = strndup(m->path, n - sizeof(*m));
 	o->bias = m->bias;
@@ -419,7 +418,7 @@ static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void 
 {
 	const struct utrace_msg_buffer *m = buf;
 	struct utrace_dat_buffer d = {0};
-	struct rec_buffer *b, **bufs;
+	struct rec_buffer *b;
 	struct stat st;
 	void *map;
 
@@ -431,13 +430,11 @@ static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void 
 	if (map == MAP_FAILED)
 		return -errno;
 	b = calloc(1, sizeof(*b));
-	bufs = realloc(r->bufs, (r->nr_bufs + 1) * sizeof(*bufs));
-	if (!b || !bufs) {
+	if (!b || UTRACE_GROW(r->bufs, r->cap_bufs, r->nr_bufs + 1) < 0) {
 		free(b);
 		munmap(map, (size_t)st.st_size);
 		return -ENOMEM;
 	}
-	r->bufs = bufs;
 	b->meta = map;
 	b->size = (uint64_t)st.st_size;
 	if (b->meta->magic != UTRACE_RB_MAGIC || b->meta->nr_subbufs != m->nr_subbufs ||

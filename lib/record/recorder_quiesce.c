@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/attach/attach.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_quiesce.h"
@@ -17,7 +18,7 @@
 /* A connection's QUIESCE: its addresses so far, the threads it stopped. */
 struct rec_quiesce {
 	uint64_t *addrs;
-	size_t n;
+	size_t n, cap;
 	struct utrace_attach_stopped *stopped;
 };
 
@@ -52,7 +53,7 @@ int rec_quiesce(struct rec_conn *c, const void *buf, size_t n)
 	const struct utrace_msg_quiesce *q = buf;
 	struct utrace_error err = {0};
 	struct rec_quiesce *s;
-	uint64_t *a, refused;
+	uint64_t refused;
 	int ret;
 
 	if (n < sizeof(*q) || q->count > (n - sizeof(*q)) / sizeof(uint64_t))
@@ -62,10 +63,9 @@ int rec_quiesce(struct rec_conn *c, const void *buf, size_t n)
 	s = c->q;
 	if (s->stopped)
 		return -EPROTO;
-	if (!(a = realloc(s->addrs, (s->n + q->count + 1) * sizeof(*a))))
+	if (UTRACE_GROW(s->addrs, s->cap, s->n + q->count + 1) < 0)
 		return -ENOMEM;
-	memcpy(a + s->n, q->addr, q->count * sizeof(*a));
-	s->addrs = a;
+	memcpy(s->addrs + s->n, q->addr, q->count * sizeof(*s->addrs));
 	s->n += q->count;
 	if (q->flags & UTRACE_QUIESCE_MORE)
 		return 0;
@@ -73,6 +73,7 @@ int rec_quiesce(struct rec_conn *c, const void *buf, size_t n)
 	free(s->addrs);
 	s->addrs = NULL;
 	s->n = 0;
+	s->cap = 0;
 	return quiesce_answer(c, ret < 0 ? ret : 0, ret < 0 ? refused : 0);
 }
 

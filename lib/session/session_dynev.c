@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/events/event_format.h"
 #include "lib/hist/synth.h"
 #include "lib/probes/inproc_probe.h"
@@ -38,7 +39,7 @@ struct session_dynev {
 	char *exe; /* the program: its symbols check a probe's point */
 	const struct utrace_session_opts *o;
 	struct dyn_name *names;
-	size_t n;
+	size_t n, cap;
 };
 
 int session_dynev_event_id(struct session_live *rl, const char *system, const char *name)
@@ -61,12 +62,11 @@ static struct dyn_name *dyn_find(struct session_dynev *d, const char *sys, const
 static int dyn_keep(struct session_dynev *d, const char *sys, const char *name, int id, bool synth,
 		    bool live)
 {
-	struct dyn_name *n = realloc(d->names, (d->n + 1) * sizeof(*n));
+	struct dyn_name *n;
 
-	if (!n)
+	if (UTRACE_GROW(d->names, d->cap, d->n + 1) < 0)
 		return -ENOMEM;
-	d->names = n;
-	n = &n[d->n++];
+	n = &d->names[d->n++];
 	snprintf(n->sys, sizeof(n->sys), "%s", sys);
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->id = id;
@@ -145,7 +145,7 @@ struct sym_walk {
 	const struct utrace_kprobe *p;
 	bool found;
 	char **seen; /* each path is looked in once */
-	size_t nseen;
+	size_t nseen, cap_seen;
 };
 
 static void sym_in(void *arg, const char *path)
@@ -153,15 +153,13 @@ static void sym_in(void *arg, const char *path)
 	struct sym_walk *w = arg;
 	struct utrace_kprobe_loc loc;
 	struct utrace_error e = {0};
-	char **seen;
 
 	for (size_t i = 0; i < w->nseen && !w->found; i++)
 		if (!strcmp(w->seen[i], path))
 			return;
-	if (w->found || !(seen = realloc(w->seen, (w->nseen + 1) * sizeof(*seen))))
+	if (w->found || UTRACE_GROW(w->seen, w->cap_seen, w->nseen + 1) < 0)
 		return;
-	w->seen = seen;
-	if ((seen[w->nseen] = strdup(path)))
+	if ((w->seen[w->nseen] = strdup(path)))
 		w->nseen++;
 	w->found = utrace_kprobe_locate(w->p, path, NULL, 0, 0, NULL, 0, &loc, &e) > 0;
 }
@@ -171,7 +169,7 @@ static void sym_in(void *arg, const char *path)
  * runs the program). */
 static bool dyn_symbol_known(struct session_live *rl, const struct utrace_kprobe *p)
 {
-	struct sym_walk w = {p, false, NULL, 0};
+	struct sym_walk w = {p, false, NULL, 0, 0};
 
 	if (rl->dyn->exe && utrace_kprobe_found(p))
 		return true;

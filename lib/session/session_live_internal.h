@@ -32,7 +32,7 @@ struct session_live {
 	/* bookmarks in the growing file (live_resume), used under the
 	 * tracefs's lock */
 	struct utrace_dat_resume **resumes;
-	size_t nr_resumes;
+	size_t nr_resumes, cap_resumes;
 };
 
 static inline void live_lock(struct session_live *rl)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/base/grow.h"
 #include "lib/session/session_live_internal.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/report_text.h"
@@ -157,12 +158,8 @@ static struct utrace_dat_resume *live_resume(struct session_live *rl, int cpu, b
 	if (rl->overwrite)
 		return NULL;
 	if (i >= rl->nr_resumes) {
-		struct utrace_dat_resume **p = realloc(rl->resumes, (i + 1) * sizeof(*p));
-
-		if (!p)
+		if (UTRACE_GROW_ZERO(rl->resumes, rl->cap_resumes, i + 1) < 0)
 			return NULL;
-		memset(p + rl->nr_resumes, 0, (i + 1 - rl->nr_resumes) * sizeof(*p));
-		rl->resumes = p;
 		rl->nr_resumes = i + 1;
 	}
 	if (!rl->resumes[i] && utrace_dat_resume_new(&rl->resumes[i]) < 0)
@@ -242,6 +239,7 @@ void session_live_resumes_free(struct session_live *rl)
 	free(rl->resumes);
 	rl->resumes = NULL;
 	rl->nr_resumes = 0;
+	rl->cap_resumes = 0;
 }
 
 struct live_cpu_scan {

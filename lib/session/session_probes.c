@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/base/glob.h"
+#include "lib/base/grow.h"
 #include "lib/events/event_select.h"
 #include "lib/probes/inproc_probe.h"
 #include "lib/probes/uprobe.h"
@@ -27,12 +28,12 @@
 
 struct session_probes {
 	struct utrace_uprobe **probes; /* registered, one per event name */
-	unsigned nr;
+	unsigned nr, cap;
 	char **patterns; /* "GROUP:EVENT" specs handed out */
-	unsigned nr_patterns;
+	unsigned nr_patterns, cap_patterns;
 	char group[32];
 	struct utrace_kprobe **kprobes; /* in-process, in definition order */
-	unsigned nr_kprobes;
+	unsigned nr_kprobes, cap_kprobes;
 };
 
 struct session_probes *session_probes_new(void)
@@ -44,14 +45,11 @@ struct session_probes *session_probes_new(void)
 	return rp;
 }
 
-static int keep(void **arr, unsigned *n, void *item)
+static int keep(void **arr, unsigned *n, unsigned *cap, void *item)
 {
-	void **a = realloc(*arr, (*n + 1) * sizeof(*a));
-
-	if (!a)
+	if (UTRACE_GROW(*(void ***)arr, *cap, *n + 1) < 0)
 		return -ENOMEM;
-	a[(*n)++] = item;
-	*arr = a;
+	(*(void ***)arr)[(*n)++] = item;
 	return 0;
 }
 
@@ -61,7 +59,7 @@ static const char *pattern_of(struct session_probes *rp, const struct utrace_upr
 
 	if (asprintf(&s, "%s:%s", utrace_uprobe_group(p), utrace_uprobe_event(p)) < 0)
 		return NULL;
-	if (keep((void **)&rp->patterns, &rp->nr_patterns, s) < 0) {
+	if (keep((void **)&rp->patterns, &rp->nr_patterns, &rp->cap_patterns, s) < 0) {
 		free(s);
 		return NULL;
 	}
@@ -81,7 +79,7 @@ const char *session_probes_add_def(struct session_probes *rp, const char *def,
 		goto fail;
 	if (utrace_uprobe_register(NULL, p, err) < 0)
 		goto fail;
-	if (keep((void **)&rp->probes, &rp->nr, p) < 0) {
+	if (keep((void **)&rp->probes, &rp->nr, &rp->cap, p) < 0) {
 		utrace_uprobe_unregister(NULL, p, err);
 		utrace_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
@@ -137,7 +135,7 @@ const char *session_probes_add_usdt(struct session_probes *rp, const char *spec,
 			utrace_usdt_free(l);
 			return NULL;
 		}
-		if (keep((void **)&rp->probes, &rp->nr, p) < 0) {
+		if (keep((void **)&rp->probes, &rp->nr, &rp->cap, p) < 0) {
 			utrace_uprobe_unregister(NULL, p, err);
 			utrace_uprobe_free(p);
 			utrace_usdt_free(l);
@@ -158,7 +156,7 @@ const char *session_probes_add_usdt(struct session_probes *rp, const char *spec,
 		char *all;
 
 		if (asprintf(&all, "%s:%s*", rp->group, colon + 1) < 0 ||
-		    keep((void **)&rp->patterns, &rp->nr_patterns, all) < 0)
+		    keep((void **)&rp->patterns, &rp->nr_patterns, &rp->cap_patterns, all) < 0)
 			return pattern;
 		return all;
 	}
@@ -205,7 +203,7 @@ int session_probes_add_in_process(struct session_probes *rp, const char *def, co
 			    "needs (C++: the mangled name); it waits for a library loaded later",
 			    def, utrace_kprobe_symbol(p, NULL), exe);
 	if (rp->nr_kprobes >= UTRACE_KPROBE_MAX_DEFS ||
-	    keep((void **)&rp->kprobes, &rp->nr_kprobes, p) < 0) {
+	    keep((void **)&rp->kprobes, &rp->nr_kprobes, &rp->cap_kprobes, p) < 0) {
 		utrace_kprobe_free(p);
 		return utrace_error_set(err, -ENOMEM, "too many probes");
 	}
@@ -242,7 +240,7 @@ int session_probes_in_process_specs(struct session_probes *rp,
 			continue;
 		if (asprintf(&pat, "%s:%s", g, e) < 0)
 			return -ENOMEM;
-		if (keep((void **)&rp->patterns, &rp->nr_patterns, pat) < 0) {
+		if (keep((void **)&rp->patterns, &rp->nr_patterns, &rp->cap_patterns, pat) < 0) {
 			free(pat);
 			return -ENOMEM;
 		}

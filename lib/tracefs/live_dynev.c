@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/events/event_format.h"
 #include "lib/tracefs/live_internal.h"
 
@@ -80,11 +81,11 @@ static unsigned dyn_kind(const char *line)
 static void dyn_cb(void *arg, const char *line, const struct utrace_event_format *fmt)
 {
 	struct utrace_live *l = arg;
-	struct live_dyn *d = realloc(l->dyn, (l->ndyn + 1) * sizeof(*d));
+	struct live_dyn *d;
 
-	if (!d)
+	if (UTRACE_GROW(l->dyn, l->cap_dyn, l->ndyn + 1) < 0)
 		return;
-	l->dyn = d;
+	d = l->dyn;
 	if ((d[l->ndyn].line = strdup(line))) {
 		d[l->ndyn].fmt = fmt;
 		d[l->ndyn].kind = dyn_kind(line);
@@ -212,7 +213,6 @@ static int dyn_add(struct utrace_live *l, const char *def, const struct dyn_file
 {
 	const struct utrace_event_format *fmt = NULL;
 	struct utrace_error err = {0};
-	struct live_dyn *d;
 	char *line = NULL, *text;
 	int ret;
 
@@ -232,12 +232,11 @@ static int dyn_add(struct utrace_live *l, const char *def, const struct dyn_file
 		free(text);
 		return ret;
 	}
-	if (!(d = realloc(l->dyn, (l->ndyn + 1) * sizeof(*d)))) {
+	if (UTRACE_GROW(l->dyn, l->cap_dyn, l->ndyn + 1) < 0) {
 		free(line);
 		return -ENOMEM;
 	}
-	l->dyn = d;
-	d[l->ndyn++] = (struct live_dyn){line, fmt, dyn_kind(line)};
+	l->dyn[l->ndyn++] = (struct live_dyn){line, fmt, dyn_kind(line)};
 	return 0;
 }
 
@@ -351,4 +350,5 @@ void live_dynev_free(struct utrace_live *l)
 	free(l->dyn);
 	l->dyn = NULL;
 	l->ndyn = 0;
+	l->cap_dyn = 0;
 }

@@ -43,6 +43,7 @@
 
 #include <fcntl.h>
 
+#include "lib/base/grow.h"
 #include "lib/events/event_filter.h"
 #include "lib/events/event_format.h"
 #include "lib/hist/hist.h"
@@ -54,7 +55,7 @@
 struct live_trigs {
 	char **expr;
 	struct utrace_trigger **t;
-	size_t n;
+	size_t n, cap_expr, cap_t;
 };
 
 struct live_evconf {
@@ -66,15 +67,8 @@ struct live_evconf {
 
 static int trigs_add(struct live_trigs *l, const char *expr, const struct utrace_trigger *t)
 {
-	char **e = realloc(l->expr, (l->n + 1) * sizeof(*e));
-	struct utrace_trigger **p;
-
-	if (e)
-		l->expr = e;
-	p = e ? realloc(l->t, (l->n + 1) * sizeof(*p)) : NULL;
-	if (p)
-		l->t = p;
-	if (!p || !(l->expr[l->n] = strdup(expr)))
+	if (UTRACE_GROW(l->expr, l->cap_expr, l->n + 1) < 0 ||
+	    UTRACE_GROW(l->t, l->cap_t, l->n + 1) < 0 || !(l->expr[l->n] = strdup(expr)))
 		return -ENOMEM;
 	l->t[l->n++] = utrace_trigger_get(t);
 	return 0;

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/events/event_format.h"
 #include "lib/tracefs/live_internal.h"
 
@@ -48,24 +49,18 @@ static void events_add(void *arg, const char *path)
 	struct utrace_live *l = arg;
 	struct utrace_event_list *list;
 	struct utrace_error err = {0};
-	char **paths;
-	struct utrace_event_list **lists;
 
 	for (size_t i = 0; i < l->nev_paths; i++)
 		if (!strcmp(l->ev_paths[i], path))
 			return;
-	paths = realloc(l->ev_paths, (l->nev_paths + 1) * sizeof(*paths));
-	if (paths)
-		l->ev_paths = paths;
-	lists = realloc(l->ev_lists, (l->nev_paths + 1) * sizeof(*lists));
-	if (lists)
-		l->ev_lists = lists;
-	if (!paths || !lists || !(paths[l->nev_paths] = strdup(path)))
+	if (UTRACE_GROW(l->ev_paths, l->cap_ev_paths, l->nev_paths + 1) < 0 ||
+	    UTRACE_GROW(l->ev_lists, l->cap_ev_lists, l->nev_paths + 1) < 0 ||
+	    !(l->ev_paths[l->nev_paths] = strdup(path)))
 		return;
 	/* a file that cannot be read defines nothing we can show */
 	if (utrace_event_list_load(path, &list, &err) < 0)
 		list = NULL;
-	lists[l->nev_paths++] = list;
+	l->ev_lists[l->nev_paths++] = list;
 }
 
 /* Reads the event sections of the objects registered since last time. */

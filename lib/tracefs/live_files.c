@@ -289,7 +289,7 @@ static int open_list(struct utrace_live *l, struct live_handle *h, int flags)
 /* Each expression must parse and, unless it excludes, name a function. */
 static int check_expr(struct utrace_live *l, const char *expr)
 {
-	struct live_list one[UTRACE_FILTER_LISTS] = {{(char **)&expr, 1}};
+	struct live_list one[UTRACE_FILTER_LISTS] = {{(char **)&expr, 1, 1}};
 	struct utrace_error err = {0};
 	struct func_walk w = {NULL, NULL, UTRACE_FILTER, 0};
 

@@ -18,7 +18,7 @@
 /* The expressions of one function list (set_ftrace_filter, ...). */
 struct live_list {
 	char **expr;
-	size_t n;
+	size_t n, cap;
 };
 
 /* A trace_pipe (live_pipe.c): what its readers consumed, up to ns, and
@@ -44,7 +44,7 @@ struct utrace_live {
 	 * line (-g, --graph-notrace) and are kept */
 	struct live_list lists[UTRACE_FILTER_LISTS];
 	struct utrace_func_filter **filters; /* every filter handed to ops: freed at stop */
-	size_t nfilters;
+	size_t nfilters, cap_filters;
 	char *errlog[LIVE_ERRLOG_MAX]; /* oldest first */
 	unsigned nerr;
 	uint64_t clear_ns; /* `echo > trace`: CLOCK_MONOTONIC of the clear */
@@ -57,12 +57,12 @@ struct utrace_live {
 	uint64_t *cpu_clear_ns; /* `echo > per_cpu/cpuN/trace`, by N */
 	/* live_dynev.c: the events of dynamic_events, oldest first */
 	struct live_dyn *dyn;
-	size_t ndyn;
+	size_t ndyn, cap_dyn;
 	bool dyn_init;
 	/* live_events.c: the event lists of the object files, by path */
 	char **ev_paths;
 	struct utrace_event_list **ev_lists;
-	size_t nev_paths;
+	size_t nev_paths, cap_ev_paths, cap_ev_lists;
 	struct live_evconf *evconfs; /* live_evconf.c: filters, triggers */
 	/* live_snapshot.c: whether `echo 1` "allocated" it, and how many
 	 * snapshots the recording held at the last clear (shown: those after) */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/base/grow.h"
 #include "lib/tracefs/live_internal.h"
 
 static const char *const tracer_names[] = {
@@ -85,12 +86,9 @@ void live_errlog_clear(struct utrace_live *l)
 
 int live_list_add(struct live_list *l, const char *expr)
 {
-	char **e = realloc(l->expr, (l->n + 1) * sizeof(char *));
-
-	if (!e)
+	if (UTRACE_GROW(l->expr, l->cap, l->n + 1) < 0)
 		return -ENOMEM;
-	l->expr = e;
-	if (!(e[l->n] = strdup(expr)))
+	if (!(l->expr[l->n] = strdup(expr)))
 		return -ENOMEM;
 	l->n++;
 	return 0;
@@ -111,6 +109,7 @@ void live_list_free(struct live_list *l)
 	free(l->expr);
 	l->expr = NULL;
 	l->n = 0;
+	l->cap = 0;
 }
 
 struct utrace_func_filter *live_filter_make(const struct live_list lists[UTRACE_FILTER_LISTS],
@@ -153,17 +152,15 @@ static void lists_free(struct live_list lists[UTRACE_FILTER_LISTS])
 int live_apply(struct utrace_live *l, enum utrace_tracer tracer,
 	       const struct live_list lists[UTRACE_FILTER_LISTS], struct utrace_error *err)
 {
-	struct utrace_func_filter **keep = realloc(l->filters, (l->nfilters + 1) * sizeof(*keep));
 	struct live_list copy[UTRACE_FILTER_LISTS] = {{0}};
 	struct utrace_func_filter *f;
 	size_t n = 0;
 
-	if (!keep)
+	if (UTRACE_GROW(l->filters, l->cap_filters, l->nfilters + 1) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	l->filters = keep;
 	if (!(f = live_filter_make(lists, err)))
 		return err->code;
-	keep[l->nfilters++] = f;
+	l->filters[l->nfilters++] = f;
 	for (int w = 0; w < UTRACE_FILTER_LISTS; w++) {
 		n += lists[w].n;
 		if (live_list_copy(&copy[w], &lists[w]) < 0) {
