@@ -18,28 +18,7 @@
 #include "tests/fuzz/fuzz.h"
 
 /* The kernel's format text of the event the filters are compiled for. */
-static const char format_text[] =
-    "name: sample\n"
-    "ID: 42\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "\tfield:int count;\toffset:8;\tsize:4;\tsigned:1;\n"
-    "\tfield:short delta;\toffset:12;\tsize:2;\tsigned:1;\n"
-    "\tfield:unsigned char level;\toffset:14;\tsize:1;\tsigned:0;\n"
-    "\tfield:char ch;\toffset:15;\tsize:1;\tsigned:1;\n"
-    "\tfield:unsigned long len;\toffset:16;\tsize:8;\tsigned:0;\n"
-    "\tfield:char comm[16];\toffset:24;\tsize:16;\tsigned:1;\n"
-    "\tfield:__data_loc char[] word;\toffset:40;\tsize:4;\tsigned:0;\n"
-    "\tfield:__data_loc int[] vals;\toffset:44;\tsize:4;\tsigned:0;\n"
-    "\tfield:long long big;\toffset:48;\tsize:8;\tsigned:1;\n"
-    "\tfield:int arr[2];\toffset:56;\tsize:8;\tsigned:1;\n"
-    "\tfield:unsigned int flags32;\toffset:64;\tsize:4;\tsigned:0;\n"
-    "\n"
-    "print fmt: \"count=%d\", REC->count\n";
+static const char format_text[] = FUZZ_SAMPLE_FORMAT;
 
 /* A record of that event: count 7, comm "bash", word "foobar". */
 static const uint8_t fixed_rec[] = {
