@@ -14,9 +14,6 @@
 # and ends with exactly one line "N passed, N failed".  A tier that ends
 # without its summary line counts as one failure.  Exits 1 on any failure.
 set -u
-# tests that behave differently inside the whole suite can tell (see
-# tests/hostile/signals.sh)
-export UTRACE_FULL_SUITE=1
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=${1:-build}
 [[ $B = /* ]] || B=$ROOT/$B
