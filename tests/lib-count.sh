@@ -7,7 +7,9 @@
 #   tally NAME STATUS   adds up the lines of $out, the output of test NAME
 #                       that exited with STATUS: "ok..." passed, "not ok..."
 #                       failed, "UNSUPPORTED:..." skipped; prints the
-#                       failing and unsupported ones as "NAME: LINE".  A
+#                       failing and unsupported ones as "NAME: LINE", each
+#                       failure with the "#" lines that follow it (the
+#                       difference, so a failure in CI can be read).  A
 #                       test that exits non-zero without a "not ok" line
 #                       (it crashed, or failed without saying which check)
 #                       counts as one failure.
@@ -21,7 +23,8 @@ tally() {
 	tally_ok=$(grep -c '^ok' "$out")
 	tally_bad=$(grep -c '^not ok' "$out")
 	tally_skip=$(grep -c '^UNSUPPORTED:' "$out")
-	grep -E '^(not ok|UNSUPPORTED:)' "$out" | sed "s|^|$1: |"
+	awk -v n="$1" '/^(not ok|UNSUPPORTED:)/ { print n ": " $0; d = /^not ok/; k = 0; next }
+		d && /^#/ && k++ < 12 { print n ":   " $0; next } { d = 0 }' "$out"
 	if [ "$2" -ne 0 ] && [ "$tally_bad" -eq 0 ]; then
 		echo "$1: not ok - exited with status $2"
 		tail -n 5 "$out" | sed "s|^|$1:   |"
