@@ -15,6 +15,10 @@ else
 Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
+# make -s is silent: no "  CC file" lines either
+ifneq ($(findstring s,$(filter-out -%,$(firstword $(MAKEFLAGS)))),)
+say = @true
+endif
 ifeq ($(SAN),1)
 B       := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
