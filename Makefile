@@ -210,12 +210,11 @@ fuzz: all
 # Man pages from docs/, by go-md2man.
 man: $(MAN_OUT)
 
-$(B)/man/%: $(MAN_SRC)
+$(B)/man/%: $(MAN_SRC) scripts/md2man.sh
 	@mkdir -p $(dir $@)
 	$(call say,MAN,$@)
 	$(Q)src=$$(grep -l "^# $(basename $(notdir $@))($(subst .,,$(suffix $@)))$$" $(MAN_SRC) | head -1); \
-	sed '1s/^# \([-a-z]*\)(\([0-9]\))$$/% \U\1\E \2 "" "utrace $(VERSION)" "utrace manual"/' $$src \
-		>$@.md && go-md2man -in $@.md -out $@ && rm -f $@.md
+	scripts/md2man.sh $$src $@ $(VERSION)
 
 $(B)/utrace.pc: utrace.pc.in VERSION
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$${prefix}/lib|; s|@INCLUDEDIR@|$${prefix}/include|; s|@VERSION@|$(VERSION)|' $< >$@
