@@ -74,7 +74,7 @@ COMPDIR := $(PREFIX)/share/bash-completion/completions
 MAN_SRC := $(sort $(wildcard docs/utrace*.md))
 MAN_OUT := $(foreach f,$(MAN_SRC),$(B)/man/$(shell sed -n '1s/^# \([-a-z]*\)(\([0-9]\))$$/\1.\2/p' $(f)))
 
-.PHONY: all clean test test-unit test-e2e test-kernel test-ui test-hostile test-ftracetest stress demo man install bench deps format san unit-bins
+.PHONY: all clean test test-unit test-e2e test-kernel test-ui test-hostile test-ftracetest stress demo man install uninstall bench deps format san unit-bins
 .PHONY: fuzz fuzz-bins
 all: $(B)/utrace $(B)/libutrace.so $(B)/gcc-as/as
 
@@ -216,7 +216,12 @@ $(B)/man/%: $(MAN_SRC) scripts/md2man.sh
 	$(Q)src=$$(grep -l "^# $(basename $(notdir $@))($(subst .,,$(suffix $@)))$$" $(MAN_SRC) | head -1); \
 	scripts/md2man.sh $$src $@ $(VERSION)
 
-$(B)/utrace.pc: utrace.pc.in VERSION
+# utrace.pc names PREFIX: rebuilt when PREFIX differs from the last build's
+$(B)/prefix.stamp: FORCE
+	@mkdir -p $(B)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' >$@
+
+$(B)/utrace.pc: utrace.pc.in VERSION $(B)/prefix.stamp
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$${prefix}/lib|; s|@INCLUDEDIR@|$${prefix}/include|; s|@VERSION@|$(VERSION)|' $< >$@
 
 # The tool, the runtime (also the library of -lutrace), the headers, the
@@ -231,6 +236,23 @@ install: all man $(B)/utrace.pc
 		install -D -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
 	install -D -m 644 $(B)/utrace.pc $(DESTDIR)$(PCDIR)/utrace.pc
 	install -D -m 644 scripts/utrace-completion.bash $(DESTDIR)$(COMPDIR)/utrace
+	@# a program linked with -lutrace finds the library at once (not
+	@# into a DESTDIR: the packager's ldconfig runs on the real system)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
+		ldconfig; fi
+
+FORCE:
+
+# Removes what install put there (and the folders it made, when empty).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/utrace $(DESTDIR)$(LIBDIR)/libutrace.so \
+		$(DESTDIR)$(LIBDIR)/utrace/gcc-as/as $(DESTDIR)$(PCDIR)/utrace.pc \
+		$(DESTDIR)$(COMPDIR)/utrace
+	rm -f $(addprefix $(DESTDIR)$(INCDIR)/utrace/,$(notdir $(wildcard include/utrace/*.h)))
+	for m in $(notdir $(MAN_OUT)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
+	-rmdir $(DESTDIR)$(LIBDIR)/utrace/gcc-as $(DESTDIR)$(LIBDIR)/utrace $(DESTDIR)$(INCDIR)/utrace 2>/dev/null
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
+		ldconfig; fi
 
 # The README's demo command.
 demo:

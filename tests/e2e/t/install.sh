@@ -44,4 +44,30 @@ install_checks() {
 	t "$(bash -c ". '$root/usr/share/bash-completion/completions/utrace'
 		PATH='$root/usr/bin':\$PATH; COMP_WORDS=(utrace record --ove); COMP_CWORD=2; _utrace
 		[ \"\${COMPREPLY[*]}\" = --overwrite ]"; echo $?)" "install: bash completion of an option"
+	install_pages "$root"
+	install_again "$d"
+}
+
+# every installed page renders at 80 columns without a warning from
+# man, tbl or troff (a dropped ".word" line, a table wider than the page)
+install_pages() {
+	local root=$1 m w bad=
+	command -v man >/dev/null || return 0
+	for m in "$root"/usr/share/man/man*/*; do
+		w=$(MANWIDTH=80 man -l "$m" 2>&1 >/dev/null)
+		[ -z "$w" ] || bad="$bad $(basename "$m"): $(echo "$w" | head -1)"
+	done
+	t "$([ -z "$bad" ]; echo $?)" "install: every man page renders clean at 80 columns" "$bad"
+}
+
+# a second install with another PREFIX writes that PREFIX into utrace.pc
+# (it once kept the first build's); uninstall leaves no file behind
+install_again() {
+	local d=$1 root=$1/root2
+	make -s -C "$ROOT" install DESTDIR="$root" PREFIX=/opt/utrace >"$d/make2.log" 2>&1
+	t "$(grep -qx 'prefix=/opt/utrace' "$root/opt/utrace/lib/pkgconfig/utrace.pc"; echo $?)" \
+		"install: utrace.pc follows PREFIX" "$(head -2 "$root/opt/utrace/lib/pkgconfig/utrace.pc" 2>&1)"
+	make -s -C "$ROOT" uninstall DESTDIR="$root" PREFIX=/opt/utrace >"$d/un.log" 2>&1
+	t "$([ -z "$(find "$root" -type f)" ]; echo $?)" "install: make uninstall removes every file" \
+		"$(find "$root" -type f | head -3) $(tail -2 "$d/un.log")"
 }
