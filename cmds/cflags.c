@@ -141,12 +141,12 @@ static bool gcc_links_one_section(const char *cc)
 	return one && n > 1;
 }
 
-/* The directory of utrace's assembler fix (scripts/utrace-as, as gcc-as/as):
- * next to utrace in the build tree, or PREFIX/lib/utrace when installed. */
-static bool find_as_dir(char *out, size_t len)
+/* The first of the folders rel[] (relative to utrace's own folder) that
+ * holds leaf, resolved into out. */
+static bool find_near_self(const char *const *rel, size_t nrel, const char *leaf, int mode,
+			   char *out, size_t len)
 {
-	static const char *const rel[] = {"/gcc-as", "/../lib/utrace/gcc-as"};
-	char self[4096], path[4200], real[4096];
+	char self[4096], dir[4200], real[4096], path[4200];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *slash;
 
@@ -155,26 +155,52 @@ static bool find_as_dir(char *out, size_t len)
 	self[n] = '\0';
 	if ((slash = strrchr(self, '/')))
 		*slash = '\0';
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(path, sizeof(path), "%s%s/as", self, rel[i]);
-		if (!access(path, X_OK) && realpath(path, real)) {
-			slash = strrchr(real, '/');
-			*slash = '\0';
+	for (size_t i = 0; i < nrel; i++) {
+		snprintf(dir, sizeof(dir), "%s%s", self, rel[i]);
+		if (!realpath(dir, real))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", real, leaf);
+		if (!access(path, mode))
 			return (size_t)snprintf(out, len, "%s", real) < len;
-		}
 	}
 	return false;
 }
 
-/* The flags, with -B DIR/ when gcc needs its records fixed. */
+/* The directory of utrace's assembler fix (scripts/utrace-as, as gcc-as/as):
+ * next to utrace in the build tree, or PREFIX/lib/utrace when installed. */
+static bool find_as_dir(char *out, size_t len)
+{
+	static const char *const rel[] = {"/gcc-as", "/../lib/utrace/gcc-as"};
+
+	return find_near_self(rel, 2, "as", X_OK, out, len);
+}
+
+/* " -IDIR" for <utrace/...> (a program with tracepoints): the source tree's
+ * include/ from the build tree, PREFIX/include when installed; nothing for
+ * the compiler's own folders, which it searches anyway. */
+static void include_flag(char *out, size_t len)
+{
+	static const char *const rel[] = {"/../include"};
+	char dir[4096];
+
+	out[0] = '\0';
+	if (!find_near_self(rel, 1, "utrace/tracepoint.h", R_OK, dir, sizeof(dir)) ||
+	    !strcmp(dir, "/usr/include") || !strcmp(dir, "/usr/local/include"))
+		return;
+	snprintf(out, len, " -I%s", dir);
+}
+
+/* The flags, with -B DIR/ when gcc needs its records fixed, and -I for
+ * utrace's headers when they are not where the compiler looks. */
 static int print_flags(const char *cc, const struct cc_info *info, bool mcount)
 {
 	const char *flags = mcount ? FLAGS_MCOUNT : FLAGS_PATCHABLE;
-	char dir[4096];
+	char dir[4096], inc[4200];
 
+	include_flag(inc, sizeof(inc));
 	/* gcc's __mcount_loc records never link to their function: always fixed */
 	if (info->family != CC_GCC || (!mcount && !gcc_links_one_section(cc))) {
-		puts(flags);
+		printf("%s%s\n", flags, inc);
 		return 0;
 	}
 	if (!find_as_dir(dir, sizeof(dir))) {
@@ -184,10 +210,10 @@ static int print_flags(const char *cc, const struct cc_info *info, bool mcount)
 			"gcc-as/as, is not next to utrace: such functions are found from their "
 			"symbols instead\n",
 			CMD, cc);
-		puts(flags);
+		printf("%s%s\n", flags, inc);
 		return 0;
 	}
-	printf("%s -B%s/\n", flags, dir);
+	printf("%s -B%s/%s\n", flags, dir, inc);
 	return 0;
 }
 
