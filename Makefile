@@ -69,6 +69,9 @@ INCDIR  := $(PREFIX)/include
 MANDIR  := $(PREFIX)/share/man
 PCDIR   := $(LIBDIR)/pkgconfig
 COMPDIR := $(PREFIX)/share/bash-completion/completions
+# the tracepoint example utrace-tracepoints(7) points at
+EXDIR   := $(PREFIX)/share/utrace/examples
+EXAMPLES := examples/demo_events.h examples/wordfreq.c
 # Man pages: docs/NAME.md whose first line is "# NAME(SECTION)", converted
 # with go-md2man (its title block is "% NAME SECTION").
 MAN_SRC := $(sort $(wildcard docs/utrace*.md))
@@ -236,6 +239,8 @@ install: all man $(B)/utrace.pc
 		install -D -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
 	install -D -m 644 $(B)/utrace.pc $(DESTDIR)$(PCDIR)/utrace.pc
 	install -D -m 644 scripts/utrace-completion.bash $(DESTDIR)$(COMPDIR)/utrace
+	install -d $(DESTDIR)$(EXDIR)
+	install -m 644 $(EXAMPLES) $(DESTDIR)$(EXDIR)/
 	@# a program linked with -lutrace finds the library at once (not
 	@# into a DESTDIR: the packager's ldconfig runs on the real system)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
@@ -248,9 +253,10 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/utrace $(DESTDIR)$(LIBDIR)/libutrace.so \
 		$(DESTDIR)$(LIBDIR)/utrace/gcc-as/as $(DESTDIR)$(PCDIR)/utrace.pc \
 		$(DESTDIR)$(COMPDIR)/utrace
+	rm -f $(addprefix $(DESTDIR)$(EXDIR)/,$(notdir $(EXAMPLES)))
 	rm -f $(addprefix $(DESTDIR)$(INCDIR)/utrace/,$(notdir $(wildcard include/utrace/*.h)))
 	for m in $(notdir $(MAN_OUT)); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m; done
-	-rmdir $(DESTDIR)$(LIBDIR)/utrace/gcc-as $(DESTDIR)$(LIBDIR)/utrace $(DESTDIR)$(INCDIR)/utrace 2>/dev/null
+	-rmdir $(DESTDIR)$(EXDIR) $(DESTDIR)$(PREFIX)/share/utrace $(DESTDIR)$(LIBDIR)/utrace/gcc-as $(DESTDIR)$(LIBDIR)/utrace $(DESTDIR)$(INCDIR)/utrace 2>/dev/null
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
 		ldconfig; fi
 

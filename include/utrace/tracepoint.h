@@ -3,7 +3,11 @@
  * <utrace/tracepoint.h> - static tracepoints for user programs, as the
  * kernel's TRACE_EVENT() makes them (include/linux/tracepoint.h).
  *
- * An events header (see examples/demo_events.h) lists events with
+ * The guide is utrace-tracepoints(7) (docs/utrace-tracepoints.md); a
+ * complete example is examples/demo_events.h in the source tree, installed
+ * as PREFIX/share/utrace/examples/demo_events.h.
+ *
+ * An events header lists events with
  * TRACE_EVENT / DECLARE_EVENT_CLASS + DEFINE_EVENT and ends by including
  * <utrace/define_trace.h>.  Every file that includes the header gets the
  * inline trace_<name>() functions; the one file that defines

@@ -10,7 +10,7 @@ e2e_once install - install_checks
 # --version, a program built with pkg-config's flags and `utrace cflags`,
 # traced (the runtime found in ../lib), the man page, the completion.
 install_checks() {
-	local d=$OUT/install root st flags
+	local d=$OUT/install root st flags ex u
 	rm -rf "$d"
 	mkdir -p "$d"
 	root=$d/root
@@ -26,10 +26,18 @@ install_checks() {
 	t "$(echo "$flags" | grep -q -- "-I$root/usr/include.*-lutrace"; echo $?)" \
 		"install: pkg-config --cflags --libs utrace" "$flags $(cat "$d/pc.err")"
 	# shellcheck disable=SC2046,SC2086 # the flags are word lists
-	cc $("$root/usr/bin/utrace" cflags) -I"$ROOT/examples" -o "$d/wf" "$ROOT/examples/wordfreq.c" \
+	ex=$root/usr/share/utrace/examples
+	cc $("$root/usr/bin/utrace" cflags) -I"$ex" -o "$d/wf" "$ex/wordfreq.c" \
 		$flags >"$d/cc.log" 2>&1
-	t "$?" "install: a program with tracepoints built against the installed tree" \
+	t "$?" "install: the installed example with tracepoints built against the installed tree" \
 		"$(head -5 "$d/cc.log")"
+	# utrace cflags alone gives what <utrace/...> needs, from the build
+	# tree (before any install) and from the installed tree
+	for u in "build tree:$B/utrace" "installed tree:$root/usr/bin/utrace"; do
+		cc $("${u#*:}" cflags) -I"$ROOT/examples" -c -o "$d/wf.o" "$ROOT/examples/wordfreq.c" \
+			>"$d/cc2.log" 2>&1
+		t "$?" "install: utrace cflags gives utrace's headers (${u%%:*})" "$(head -3 "$d/cc2.log")"
+	done
 	(cd "$d" && LD_LIBRARY_PATH=$root/usr/lib "$root/usr/bin/utrace" record -e demo:demo_word \
 		-o i.dat -- ./wf >/dev/null 2>rec.err)
 	st=$?
