@@ -31,7 +31,7 @@ static void extract_usage(FILE *f)
 		   "      --tracefs DIR  the session served at DIR (default: utrace start's)\n"
 		   "  -h, --help         this text\n"
 		   "\n"
-		   "See docs/utrace-extract.md.\n");
+		   "See man utrace-extract.\n");
 }
 
 /* The recording into output, through a temporary file renamed at the

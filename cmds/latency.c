@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		"  -h, --help               this text\n"
 		"\n"
 		"perf's -b/--use-bpf does not apply: utrace times the calls in the program\n"
-		"itself.  The exit status is COMMAND's.  See docs/utrace-latency.md.\n");
+		"itself.  The exit status is COMMAND's.  See man utrace-latency.\n");
 }
 
 /* What the options set. */

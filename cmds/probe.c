@@ -39,7 +39,7 @@ static void probe_usage(FILE *f)
 		   "  -x, --exec=PATH   the executable or shared library to read\n"
 		   "  -h, --help        this text\n"
 		   "\n"
-		   "See docs/utrace-probe.md.\n");
+		   "See man utrace-probe.\n");
 }
 
 /* PROG as given if it has a '/', else from $PATH. */

@@ -57,7 +57,7 @@ static void record_usage(FILE *f)
 	    "  -c, --children           kernel events: of the processes COMMAND starts too\n"
 	    "  -a, --system-wide        kernel events: of every process, not only COMMAND's\n"
 	    "      --probe DEF          a uprobe, kernel syntax: 'p:[GRP/]EVENT PATH:SYMBOL[+OFF]\n"
-	    "                           [FETCHARGS]' or 'r:... $retval' (docs/utrace-probes.md);\n"
+	    "                           [FETCHARGS]' or 'r:... $retval' (man utrace-probes);\n"
 	    "                           without PATH: run in-process: 'p:EV SYM[+OFF] ARGS',\n"
 	    "                           'r:EV SYM', 'f:EV SYM[%%return]', '-:EV'\n"
 	    "                           (-e usdt:PROVIDER:NAME attaches a USDT probe of COMMAND)\n"
@@ -96,10 +96,10 @@ static void record_usage(FILE *f)
 	    "                           with COMMAND and they run on untraced\n"
 	    "      --tracefs DIR        mount a tracefs of the traced processes at DIR while\n"
 	    "                           recording: echo function > DIR/current_tracer ...\n"
-	    "                           (FUSE; docs/utrace-tracefs.md)\n"
+	    "                           (FUSE; man utrace-tracefs)\n"
 	    "  -h, --help               this text\n"
 	    "\n"
-	    "The exit status is COMMAND's.  See docs/utrace-record.md.\n",
+	    "The exit status is COMMAND's.  See man utrace-record.\n",
 	    UTRACE_SESSION_BUFFER_KB);
 }
 

@@ -33,7 +33,7 @@ static void reset_usage(FILE *f)
 		   "\n"
 		   "  -h, --help  this text\n"
 		   "\n"
-		   "See docs/utrace-reset.md.\n");
+		   "See man utrace-reset.\n");
 }
 
 static void reset_removed(void *arg, const char *what, const char *name)

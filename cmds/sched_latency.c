@@ -42,7 +42,7 @@ static void usage(FILE *f)
 		"  -o, --output FILE  keep the recording in FILE (utrace report --hist reads it)\n"
 		"  -h, --help         this text\n"
 		"\n"
-		"The exit status is COMMAND's.  See docs/utrace-sched-latency.md.\n");
+		"The exit status is COMMAND's.  See man utrace-sched-latency.\n");
 }
 
 /* What the options set. */

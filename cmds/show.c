@@ -33,7 +33,7 @@ static void show_usage(FILE *f)
 		   "      --tracefs DIR    the session served at DIR (default: utrace start's)\n"
 		   "  -h, --help           this text\n"
 		   "\n"
-		   "See docs/utrace-show.md.\n");
+		   "See man utrace-show.\n");
 }
 
 /* The long options that name a file: their index is the value - 256. */

@@ -44,7 +44,7 @@ static void start_usage(FILE *f)
 		   "  -h, --help               this text\n"
 		   "\n"
 		   "Then: utrace stop, restart, show, extract -o FILE, reset.\n"
-		   "See docs/utrace-start.md.\n",
+		   "See man utrace-start.\n",
 		   "$XDG_RUNTIME_DIR/utrace/tracefs or /tmp/utrace-UID/tracefs");
 }
 

@@ -24,7 +24,7 @@ static void onoff_usage(FILE *f, const char *cmd, int on)
 		"      --tracefs DIR  the session served at DIR (default: the one utrace start made)\n"
 		"  -h, --help         this text\n"
 		"\n"
-		"See docs/utrace-%s.md.\n",
+		"See man utrace-%s.\n",
 		cmd, on ? "Let" : "Stop", on ? "write" : "writing", on, cmd, cmd);
 }
 

@@ -36,7 +36,7 @@ static void stream_usage(FILE *f)
 		   "                           but -o and --tracefs\n"
 		   "  -h, --help               this text\n"
 		   "\n"
-		   "The exit status is COMMAND's.  See docs/utrace-stream.md.\n");
+		   "The exit status is COMMAND's.  See man utrace-stream.\n");
 }
 
 /* The reader: trace_pipe onto stdout until the mount goes (a read fails

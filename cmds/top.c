@@ -59,7 +59,7 @@ static void usage(FILE *f)
 		   "      --stdio         plain text screens one after the other (the only mode)\n"
 		   "  -h, --help          this text\n"
 		   "\n"
-		   "With a COMMAND, it ends when COMMAND does.  See docs/utrace-top.md.\n");
+		   "With a COMMAND, it ends when COMMAND does.  See man utrace-top.\n");
 }
 
 static int number(const char *opt, const char *arg, unsigned long max, unsigned long *out)

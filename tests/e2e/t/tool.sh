@@ -12,6 +12,7 @@ tool_checks() {
 	rm -rf "$d"
 	mkdir -p "$d"
 	cd "$d" || return
+	tool_help_pages
 
 	out=$("$UTRACE" cflags 2>&1)
 	case " $out " in
@@ -20,6 +21,8 @@ tool_checks() {
 	esac
 	out=$("$UTRACE" cflags --cc gcc --mcount 2>&1)
 	# gcc's __mcount_loc records get utrace's assembler fix (-B .../gcc-as/)
+	# (and -I for utrace's headers when they are beside the tool)
+	out=$(echo $out | sed 's| -I[^ ]*$||')
 	if [ "$(echo $out | sed 's| -B[^ ]*/gcc-as/$||')" = "$MCOUNT_FLAGS" ] &&
 		[ -x "$(echo $out | sed -n 's|.* -B\([^ ]*/gcc-as/\)$|\1|p')as" ]; then
 		ok "tool cflags --mcount"
@@ -189,4 +192,14 @@ noloss_stopped_recorder() {
 	t "$(grep -Eq '^utrace record: [0-9]+ records \([1-9][0-9]* lost\)' "$d/stop.err"; echo $?)" \
 		"tool record (no-loss): what a stopped recorder could not take is counted lost" \
 		"$(head -3 "$d/stop.err")"
+}
+
+# every command's --help points at its man page, never at a docs/ path
+# that does not exist once installed
+tool_help_pages() {
+	local c bad=
+	for c in $("$UTRACE" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p'); do
+		"$UTRACE" "$c" --help 2>&1 | grep -q 'docs/' && bad="$bad $c"
+	done
+	t "$([ -z "$bad" ]; echo $?)" "tool --help of every command names man pages, not docs/" "$bad"
 }
