@@ -13,19 +13,27 @@
 
 #include "lib/session/session.h"
 
-static int record_parse_uint(const char *opt, const char *s, unsigned long long max,
-			     unsigned long long *out, struct utrace_error *err)
+/* A whole number from min to max; the error names the range. */
+static int record_parse_range(const char *opt, const char *s, unsigned long long min,
+			      unsigned long long max, unsigned long long *out,
+			      struct utrace_error *err)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtoull(s, &end, 10);
-	if (errno || !*s || *end || *s == '-' || *out > max) {
-		utrace_error_set(err, -EINVAL, "%s: '%s' is not a number from 0 to %llu", opt, s,
-				 max);
+	if (errno || !*s || *end || *s == '-' || *out < min || *out > max) {
+		utrace_error_set(err, -EINVAL, "%s: '%s' is not a number from %llu to %llu", opt,
+				 s, min, max);
 		return -1;
 	}
 	return 0;
+}
+
+static int record_parse_uint(const char *opt, const char *s, unsigned long long max,
+			     unsigned long long *out, struct utrace_error *err)
+{
+	return record_parse_range(opt, s, 0, max, out, err);
 }
 
 /* Appends one element to a growing array of n elements of `size` bytes. */
@@ -139,21 +147,13 @@ static int record_opt_number(struct utrace_session_opts *o, int c, const char *a
 		return 0;
 	}
 	case 'F':
-		if (record_parse_uint("-F", arg, 100000, &v, err) < 0)
+		if (record_parse_range("-F", arg, 1, 100000, &v, err) < 0)
 			return 1;
-		if (!v) {
-			utrace_error_set(err, -EINVAL, "-F 0: a frequency of at least 1 Hz");
-			return 1;
-		}
 		o->sample.freq = (unsigned)v;
 		return 0;
 	default: /* 'b' */
-		if (record_parse_uint("-b", arg, 1u << 22, &v, err) < 0)
+		if (record_parse_range("-b", arg, 64, 1u << 22, &v, err) < 0)
 			return 1;
-		if (v < 64) {
-			utrace_error_set(err, -EINVAL, "-b %s: the smallest buffer is 64 KB", arg);
-			return 1;
-		}
 		ro->buffer_kb = (uint32_t)v;
 		return 0;
 	}

@@ -53,6 +53,13 @@ tool_checks() {
 	bad_usage "record --max-graph-depth abc" record --max-graph-depth abc -o "$d/x.dat" -- /bin/true
 	bad_usage "report -i missing file" report -i "$d/does-not-exist.dat"
 	bad_usage "unknown command" no-such-command
+	# a refused number names the range that is accepted
+	range_says "-b abc" "from 64 to" record -b abc -o "$d/x.dat" -- /bin/true
+	range_says "-F abc" "from 1 to" record -F abc -o "$d/x.dat" -- /bin/true
+	range_says "-F 0" "from 1 to" record -F 0 -o "$d/x.dat" -- /bin/true
+	n=$("$UTRACE" record --help | sed -n 's/.*-T, --tid.*up to \([0-9]*\)).*/\1/p')
+	range_says "-T given $((n + 1)) times (help: up to $n)" "at most $n " \
+		record $(seq -f '-T %g' 1 $((n + 1))) -o "$d/x.dat" -- /bin/true
 
 	"$UTRACE" record -o "$d/none.dat" -- "$d/no-such-program" >"$d/out" 2>"$d/err" </dev/null
 	st=$?
@@ -192,6 +199,15 @@ noloss_stopped_recorder() {
 	t "$(grep -Eq '^utrace record: [0-9]+ records \([1-9][0-9]* lost\)' "$d/stop.err"; echo $?)" \
 		"tool record (no-loss): what a stopped recorder could not take is counted lost" \
 		"$(head -3 "$d/stop.err")"
+}
+
+# range_says WHAT TEXT ARGS...: refused with TEXT in the error
+range_says() {
+	local what=$1 text=$2
+	shift 2
+	"$UTRACE" "$@" >/dev/null 2>"$OUT/tool/err" </dev/null
+	t "$(grep -qF -- "$text" "$OUT/tool/err"; echo $?)" "tool record $what: the error says '$text'" \
+		"$(head -2 "$OUT/tool/err")"
 }
 
 # every command's --help points at its man page, never at a docs/ path
