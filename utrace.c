@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
+#include "lib/base/nearest.h"
 #include "lib/base/spawn.h"
 
 #ifndef UTRACE_VERSION /* set by the Makefile from the file VERSION */
@@ -55,6 +56,27 @@ static void usage(FILE *f)
 		   "'utrace --version' for the version.\n");
 }
 
+/* One line: not a command, and the nearest one when a typo is likely. */
+static void unknown_command(const char *arg)
+{
+	enum { N = sizeof(commands) / sizeof(commands[0]) };
+	char names[N][32];
+	const char *cands[N], *near;
+
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "%s", commands[i].name);
+		for (char *p = names[i]; (p = strchr(p, '_'));)
+			*p = '-';
+		cands[i] = names[i];
+	}
+	near = utrace_nearest(arg, cands, N, 2);
+	if (near)
+		fprintf(stderr, "utrace: '%s' is not a command; did you mean '%s'? (see 'utrace --help')\n",
+			arg, near);
+	else
+		fprintf(stderr, "utrace: '%s' is not a command (see 'utrace --help')\n", arg);
+}
+
 int main(int argc, char **argv)
 {
 	/* before any command changes one: what the commands utrace starts
@@ -80,6 +102,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (cmd_is(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "utrace: '%s' is not a command (see 'utrace --help')\n", argv[1]);
+	unknown_command(argv[1]);
 	return 2;
 }
