@@ -147,6 +147,14 @@ static int record_opt_number(struct utrace_session_opts *o, int c, const char *a
 		return 0;
 	}
 	case 'F':
+		/* uftrace's -F is a function filter: say what ours is */
+		if (*arg && !strspn(arg, "0123456789")) {
+			utrace_error_set(err, -EINVAL,
+					 "-F %s: -F is the sampling frequency here (1 to 100000 "
+					 "Hz); -l FUNC and -g FUNC select functions (uftrace's -F)",
+					 arg);
+			return 1;
+		}
 		if (record_parse_range("-F", arg, 1, 100000, &v, err) < 0)
 			return 1;
 		o->sample.freq = (unsigned)v;

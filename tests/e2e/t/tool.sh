@@ -53,9 +53,13 @@ tool_checks() {
 	bad_usage "record --max-graph-depth abc" record --max-graph-depth abc -o "$d/x.dat" -- /bin/true
 	bad_usage "report -i missing file" report -i "$d/does-not-exist.dat"
 	bad_usage "unknown command" no-such-command
+	"$UTRACE" reocrd >/dev/null 2>"$d/err"
+	t "$(grep -q "did you mean 'record'" "$d/err"; echo $?)" "tool a mistyped command gets the nearest" \
+		"$(cat "$d/err")"
 	# a refused number names the range that is accepted
 	range_says "-b abc" "from 64 to" record -b abc -o "$d/x.dat" -- /bin/true
-	range_says "-F abc" "from 1 to" record -F abc -o "$d/x.dat" -- /bin/true
+	range_says "-F main" "-l FUNC and -g FUNC select functions" record -F main -o "$d/x.dat" -- /bin/true
+	range_says "-F 1x" "from 1 to" record -F 1x -o "$d/x.dat" -- /bin/true
 	range_says "-F 0" "from 1 to" record -F 0 -o "$d/x.dat" -- /bin/true
 	n=$("$UTRACE" record --help | sed -n 's/.*-T, --tid.*up to \([0-9]*\)).*/\1/p')
 	range_says "-T given $((n + 1)) times (help: up to $n)" "at most $n " \
