@@ -114,7 +114,10 @@ static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
 		     "nr_cpus=%ld\n",
 		     tracers[r->o.tracer], r->o.command ? r->o.command : "", date, host,
 		     r->o.buffer_kb, r->o.overwrite, !r->o.overwrite && !r->o.drop, r->o.max_depth,
-		     (unsigned long long)(r->o.thresh_ns / 1000), sysconf(_SC_NPROCESSORS_ONLN));
+		     (unsigned long long)(r->o.thresh_ns / 1000),
+		     /* configured, not online: every CPU id a record can carry is
+		      * below it (report --cpu refuses the others) */
+		     sysconf(_SC_NPROCESSORS_CONF));
 	if (n < 0 || n >= (int)sizeof(text))
 		n = (int)strlen(text);
 	return rec_write(r, UTRACE_DAT_META, text, (size_t)n, NULL, 0, err);

@@ -112,6 +112,27 @@ static bool thread_selected(const struct utrace_report_filter *f,
 	return true;
 }
 
+/* A --cpu the trace does not have selects nothing: say which it has.
+ * Only a recorder's count bounds the ids (the machine's configured CPUs);
+ * without it (older files, fixtures) a thread's records may name CPUs no
+ * sub-buffer header does, so nothing is refused. */
+static int check_cpus(const struct utrace_report_filter *f, struct utrace_dat *d,
+		      struct utrace_error *err)
+{
+	unsigned n = utrace_dat_nr_cpus(d);
+
+	if (!utrace_dat_meta(d, "nr_cpus"))
+		return 0;
+
+	for (size_t i = 0; i < f->nr_cpus; i++)
+		if (f->cpus[i].lo >= n)
+			return utrace_error_set(err, -EINVAL,
+						"--cpu %u: the trace has CPU%s 0%s%.0u",
+						f->cpus[i].lo, n > 1 ? "s" : "", n > 1 ? " to " : "",
+						n > 1 ? n - 1 : 0);
+	return 0;
+}
+
 int utrace_report_filter_begin(struct utrace_report_filter *f, struct utrace_dat *d,
 			       struct utrace_error *err)
 {
@@ -119,6 +140,8 @@ int utrace_report_filter_begin(struct utrace_report_filter *f, struct utrace_dat
 
 	if (!f)
 		return 0;
+	if (check_cpus(f, d, err) < 0)
+		return -EINVAL;
 	end_pass(f);
 	f->d = d;
 	f->have_origin = 0;

@@ -169,8 +169,25 @@ static int set_time(struct tspec *t, const char *key, const char *value, const c
 	return 0;
 }
 
+/* A range whose end comes before its start selects nothing: refused, f
+ * unchanged (when both ends are of a kind, elapsed or absolute, they
+ * compare now). */
+static int set_ends(struct utrace_report_filter *f, const char *key, const char *value,
+		    struct tspec from, struct tspec to, struct utrace_error *err)
+{
+	if (from.set && to.set && from.elapsed == to.elapsed && from.ns > to.ns)
+		return bad(err, key, value,
+			   !strcmp(key, "time-range") ? "the start is after the end"
+			   : !strcmp(key, "to")	      ? "before --from"
+						      : "after --to");
+	f->from = from;
+	f->to = to;
+	return 0;
+}
+
 static int set_range(struct utrace_report_filter *f, const char *value, struct utrace_error *err)
 {
+	struct tspec from = f->from, to = f->to;
 	const char *tilde = strchr(value, '~');
 	char start[64];
 	size_t n;
@@ -184,11 +201,22 @@ static int set_range(struct utrace_report_filter *f, const char *value, struct u
 	start[n] = '\0';
 	if (!n && !tilde[1])
 		return bad(err, "time-range", value, "give a start, an end or both");
-	if (n && set_time(&f->from, "time-range", value, start, err) < 0)
+	if (n && set_time(&from, "time-range", value, start, err) < 0)
 		return -EINVAL;
-	if (tilde[1] && set_time(&f->to, "time-range", value, tilde + 1, err) < 0)
+	if (tilde[1] && set_time(&to, "time-range", value, tilde + 1, err) < 0)
 		return -EINVAL;
-	return 0;
+	return set_ends(f, "time-range", value, from, to, err);
+}
+
+/* --from or --to alone */
+static int set_end(struct utrace_report_filter *f, const char *key, const char *value,
+		   struct utrace_error *err)
+{
+	struct tspec from = f->from, to = f->to;
+
+	if (set_time(!strcmp(key, "from") ? &from : &to, key, value, value, err) < 0)
+		return -EINVAL;
+	return set_ends(f, key, value, from, to, err);
 }
 
 int utrace_report_filter_add(struct utrace_report_filter *f, const char *key, const char *value,
@@ -216,10 +244,8 @@ int utrace_report_filter_add(struct utrace_report_filter *f, const char *key, co
 		ret = 0;
 	} else if (!strcmp(key, "time-range")) {
 		ret = set_range(f, value, err);
-	} else if (!strcmp(key, "from")) {
-		ret = set_time(&f->from, key, value, value, err);
-	} else if (!strcmp(key, "to")) {
-		ret = set_time(&f->to, key, value, value, err);
+	} else if (!strcmp(key, "from") || !strcmp(key, "to")) {
+		ret = set_end(f, key, value, err);
 	} else {
 		return utrace_error_set(err, -EINVAL, "unknown selection '%s'", key);
 	}

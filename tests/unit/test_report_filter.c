@@ -153,6 +153,8 @@ static void test_errors(void)
 	    {"filter", "", "--filter '': empty pattern"},
 	    {"time-range", "5", "--time-range '5': expected START~END"},
 	    {"time-range", "~", "--time-range '~': give a start, an end or both"},
+	    {"time-range", "5~2", "--time-range '5~2': the start is after the end"},
+	    {"time-range", "5ms~2ms", "--time-range '5ms~2ms': the start is after the end"},
 	    {"from", "1.5xs",
 	     "--from '1.5xs': expected a timestamp in seconds (12345.678901) or "
 	     "an elapsed time with a unit (ns us ms s m h)"},
@@ -176,6 +178,14 @@ static void test_errors(void)
 	check(utrace_report_filter_add(f, "time-range", "1.5ms~2h", &err) == 0 &&
 		  utrace_report_filter_active(f),
 	      "elapsed range accepted");
+	check(utrace_report_filter_add(f, "from", "3h", &err) < 0 &&
+		  !strcmp(err.msg, "--from '3h': after --to"),
+	      "--from after --to refused: %s", err.msg);
+	check(utrace_report_filter_add(f, "to", "1ms", &err) < 0 &&
+		  !strcmp(err.msg, "--to '1ms': before --from"),
+	      "--to before --from refused: %s", err.msg);
+	check(utrace_report_filter_add(f, "from", "1h", &err) == 0,
+	      "a refused end left the range as it was: --from 1h (before 2h) accepted");
 	utrace_report_filter_free(f);
 	check(!strcmp(utrace_report_filter_short_key('F'), "filter") &&
 		  !utrace_report_filter_short_key('x'),

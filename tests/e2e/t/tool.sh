@@ -53,6 +53,14 @@ tool_checks() {
 	bad_usage "record --max-graph-depth abc" record --max-graph-depth abc -o "$d/x.dat" -- /bin/true
 	bad_usage "report -i missing file" report -i "$d/does-not-exist.dat"
 	bad_usage "unknown command" no-such-command
+	# a selection that cannot select anything is refused, not an empty report
+	"$UTRACE" record -o "$d/cpu.dat" -- /bin/true >/dev/null 2>&1
+	"$UTRACE" report -i "$d/cpu.dat" --cpu 4000 >/dev/null 2>"$d/err"
+	t "$([ $? = 1 ] && grep -q 'the trace has CPU' "$d/err"; echo $?)" \
+		"tool report --cpu beyond the trace's CPUs refused" "$(cat "$d/err")"
+	"$UTRACE" report -i "$d/cpu.dat" -r 5ms~2ms >/dev/null 2>"$d/err"
+	t "$([ $? = 1 ] && grep -q 'the start is after the end' "$d/err"; echo $?)" \
+		"tool report -r with the end before the start refused" "$(cat "$d/err")"
 	"$UTRACE" reocrd >/dev/null 2>"$d/err"
 	t "$(grep -q "did you mean 'record'" "$d/err"; echo $?)" "tool a mistyped command gets the nearest" \
 		"$(cat "$d/err")"
