@@ -86,6 +86,11 @@ int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_erro
 	/* the samples' file layout and names come with the sampling */
 	if (o->sample.off_cpu && !o->sample.freq)
 		return utrace_error_set(err, -EINVAL, "--off-cpu goes with -F HZ");
+	if ((o->sample.callchain || o->sample.stack_size) && !o->sample.freq)
+		return utrace_error_set(err, -EINVAL,
+					"--call-graph (and -g before another option or --) goes "
+					"with -F HZ: it samples call chains; -g GLOB graphs "
+					"only below GLOB");
 	if (o->sample_event && !o->sample.freq)
 		return utrace_error_set(err, -EINVAL, "-e %s goes with -F HZ", o->sample_event);
 	/* as perf: the kernel's addresses too where this user may see them,

@@ -69,6 +69,8 @@ tool_checks() {
 	range_says "-F main" "-l FUNC and -g FUNC select functions" record -F main -o "$d/x.dat" -- /bin/true
 	range_says "-F 1x" "from 1 to" record -F 1x -o "$d/x.dat" -- /bin/true
 	range_says "-F 0" "from 1 to" record -F 0 -o "$d/x.dat" -- /bin/true
+	range_says "--call-graph fp without -F" "goes with -F HZ" record --call-graph fp -o "$d/x.dat" -- /bin/true
+	range_says "-g -- without -F" "goes with -F HZ" record -g -o "$d/x.dat" -- /bin/true
 	n=$("$UTRACE" record --help | sed -n 's/.*-T, --tid.*up to \([0-9]*\)).*/\1/p')
 	range_says "-T given $((n + 1)) times (help: up to $n)" "at most $n " \
 		record $(seq -f '-T %g' 1 $((n + 1))) -o "$d/x.dat" -- /bin/true
