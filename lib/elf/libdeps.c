@@ -31,25 +31,22 @@ char *utrace_program_path(const char *prog)
 
 	if (strchr(prog, '/'))
 		return strdup(prog);
-	if (stat(prog, &st) == 0 && S_ISREG(st.st_mode)) {
-		char *rel; /* the loader would search a bare name as a library */
-
-		return asprintf(&rel, "./%s", prog) < 0 ? NULL : rel;
-	}
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
+	/* execvp's search: glibc's default path when PATH is unset, and an
+	 * empty element is the current directory */
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (;;) {
 		size_t len = strcspn(path, ":");
 		char *full;
 
-		if (asprintf(&full, "%.*s%s%s", (int)len, path, len ? "/" : "", prog) < 0)
+		if (asprintf(&full, "%.*s%s%s", (int)len, len ? path : ".", "/", prog) < 0)
 			return NULL;
 		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
 			return full;
 		free(full);
-		path += len;
-		if (*path == ':')
-			path++;
+		if (!path[len])
+			break;
+		path += len + 1;
 	}
 	errno = ENOENT;
 	return NULL;

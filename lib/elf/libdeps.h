@@ -21,8 +21,10 @@ struct utrace_libdeps {
 	bool ldd_failed; /* the loader could not list them (paths is empty) */
 };
 
-/* PROGRAM as a file (like ldd: ./PROG if it is in the current directory),
- * else as execvp would find it in PATH; malloc'ed, or NULL with errno. */
+/* PROGRAM as execvp() runs it: itself when it has a '/', else the first
+ * executable regular file of that name in PATH (an empty element: the
+ * current directory), as `utrace record -- PROGRAM` would run;
+ * malloc'ed, or NULL with errno. */
 char *utrace_program_path(const char *prog);
 
 /* The libraries of prog (a path).  -errno (err) if prog is not a readable

@@ -22,6 +22,7 @@
 
 #include "lib/session/session_internal.h"
 #include "lib/base/spawn.h"
+#include "lib/elf/libdeps.h"
 
 /* libutrace.so lives next to the utrace binary (the build tree), in
  * ../lib (an installed tree: PREFIX/bin/utrace, PREFIX/lib/libutrace.so),
@@ -97,23 +98,8 @@ pid_t session_spawn(char **argv, const char *sock, const char *runtime, bool bin
 	return s.pid;
 }
 
-/* The file execvp would run for name, or NULL. */
+/* The file execvp would run for name, or NULL (utrace_program_path). */
 char *utrace_session_which(const char *name)
 {
-	const char *path = getenv("PATH");
-	char *full;
-
-	if (strchr(name, '/'))
-		return strdup(name);
-	for (path = path ? path : "/usr/bin:/bin"; *path;) {
-		size_t len = strcspn(path, ":");
-
-		if (asprintf(&full, "%.*s/%s", (int)len, path, name) < 0)
-			return NULL;
-		if (!access(full, X_OK))
-			return full;
-		free(full);
-		path += len + (path[len] == ':');
-	}
-	return NULL;
+	return utrace_program_path(name);
 }

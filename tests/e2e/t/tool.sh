@@ -61,6 +61,14 @@ tool_checks() {
 	"$UTRACE" report -i "$d/cpu.dat" -r 5ms~2ms >/dev/null 2>"$d/err"
 	t "$([ $? = 1 ] && grep -q 'the start is after the end' "$d/err"; echo $?)" \
 		"tool report -r with the end before the start refused" "$(cat "$d/err")"
+	# list -f PROGRAM finds it where record -- PROGRAM runs it ($PATH),
+	# not in the current directory
+	cp /bin/true "$d/sort"
+	(cd "$d" && "$UTRACE" list -f sort >"$d/l1" 2>&1)
+	"$UTRACE" list -f "$(command -v sort)" >"$d/l2" 2>&1
+	t "$(cmp -s "$d/l1" "$d/l2"; echo $?)" "tool list -f PROGRAM is looked up in \$PATH" \
+		"$(diff "$d/l1" "$d/l2" | head -3)"
+	rm -f "$d/sort"
 	"$UTRACE" reocrd >/dev/null 2>"$d/err"
 	t "$(grep -q "did you mean 'record'" "$d/err"; echo $?)" "tool a mistyped command gets the nearest" \
 		"$(cat "$d/err")"
