@@ -39,6 +39,10 @@ UTRACE_COMMANDS(UTRACE_CMD_DECL)
 const char *utrace_progname(void);
 /* Prints "utrace NAME: MSG" on stderr. */
 void utrace_die_msg(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* After getopt_long() (opterr = 0) returned '?' or ':': prints "utrace
+ * CMD: unknown option 'X'" or "option 'X' needs a value", with where the
+ * help is; returns 2, the exit status of a usage error. */
+int utrace_opt_error(const char *cmd, const char *shortopts, char **argv);
 /* End as the command ended, from its wait status: the same signal raised
  * on ourselves (core dumps off), else its exit status, returned for main
  * to exit with (cmds/exit_like.c). */

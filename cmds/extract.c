@@ -90,9 +90,7 @@ int cmd_extract(int argc, char **argv)
 			extract_usage(stdout);
 			return 0;
 		} else {
-			utrace_die_msg("extract", "%s (see 'utrace extract --help')",
-				       optopt == 'o' ? "-o needs a file name" : "unknown option");
-			return 2;
+			return utrace_opt_error("extract", "o:h", argv);
 		}
 	}
 	if (optind < argc) {

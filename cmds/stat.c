@@ -156,6 +156,7 @@ int cmd_stat(int argc, char **argv)
 	/* counts grouped by thousands as the user's locale writes them, as
 	 * perf stat does */
 	setlocale(LC_NUMERIC, "");
+	opterr = 0; /* one line of our own (utrace_opt_error) */
 	while ((c = getopt_long(argc, argv, "+e:r:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -187,8 +188,7 @@ int cmd_stat(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			fprintf(stderr, "Try 'utrace stat --help'.\n");
-			ret = 2;
+			ret = utrace_opt_error(CMD, "e:r:o:h", argv);
 			goto out;
 		}
 	}
