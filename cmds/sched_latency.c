@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
+#include "lib/kernel/kernel_tracefs.h"
 #include "lib/hist/hist.h"
 #include "lib/session/session.h"
 #include "lib/report/sched_latency.h"
@@ -111,6 +112,25 @@ static unsigned sched_latency_specs(struct utrace_event_spec *specs, const char 
 	return n;
 }
 
+/* The table comes from the kernel's sched events: without them say so
+ * in this command's words (record's would name an -e the user never
+ * typed).  0, or 1 after saying why. */
+static int sched_latency_access(void)
+{
+	const char *root = utrace_tracefs_root();
+	char path[PATH_MAX];
+
+	if (root && !access(utrace_tracefs_path(path, root, "events/sched/sched_waking"), R_OK))
+		return 0;
+	if (!root)
+		utrace_die_msg(CMD, "needs the kernel's sched events, and tracefs is not mounted "
+				    "(run as root: utrace mounts it)");
+	else
+		utrace_die_msg(CMD, "needs the kernel's sched events (%s: %s)%s", path,
+			       strerror(errno), errno == EACCES ? ": run as root" : "");
+	return 1;
+}
+
 /* Reads the recording and prints the table.  0, or 1. */
 static int sched_latency_report(const char *path, const struct utrace_sched_lat_opts *o)
 {
@@ -145,6 +165,8 @@ int cmd_sched_latency(int argc, char **argv)
 	};
 	int ret = sched_latency_parse(argc, argv, &a), fd = -1, status = 0;
 
+	if (ret < 0 && sched_latency_access())
+		return 1;
 	snprintf(tmp, sizeof(tmp), "%s/utrace-sched-latency-XXXXXX.dat",
 		 tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (ret < 0 && !a.output && (fd = mkstemps(tmp, 4)) < 0) {
