@@ -110,7 +110,10 @@ int utrace_uprobe_register(const char *tracefs_dir, const struct utrace_uprobe *
 	if (ret == -ENOENT && !utrace_tracefs_is_dir(root))
 		ret = utrace_error_set(err, ret, "%s: not a tracefs directory", root);
 	else if (ret == -EACCES || ret == -EPERM)
-		ret = utrace_error_set(err, ret, "%s: %s", path, strerror(-ret));
+		ret = utrace_error_set(err, ret,
+				       "%s: %s: the kernel's uprobes need root, as kernel "
+				       "events do (run as root)",
+				       path, strerror(-ret));
 	else if (ret < 0)
 		ret = refused(root, line, ret, err);
 	free(line);

@@ -53,6 +53,11 @@ tool_checks() {
 	bad_usage "record --max-graph-depth abc" record --max-graph-depth abc -o "$d/x.dat" -- /bin/true
 	bad_usage "report -i missing file" report -i "$d/does-not-exist.dat"
 	bad_usage "unknown command" no-such-command
+	bad_usage "stat --bogus" stat --bogus -- /bin/true
+	bad_usage "extract --bogus" extract --bogus
+	"$UTRACE" extract --bogus 2>"$d/err"
+	t "$(grep -q "unknown option '--bogus'" "$d/err"; echo $?)" "tool extract --bogus names the option" \
+		"$(cat "$d/err")"
 	# a selection that cannot select anything is refused, not an empty report
 	"$UTRACE" record -o "$d/cpu.dat" -- /bin/true >/dev/null 2>&1
 	"$UTRACE" report -i "$d/cpu.dat" --cpu 4000 >/dev/null 2>"$d/err"
@@ -165,6 +170,17 @@ tool_checks() {
 				grep -q 'kernel events need access to tracefs' "$d/nobody/err"; echo $?)" \
 				"tool record -e sched:sched_switch as a user: tracefs access said, nothing ran" \
 				"status $st: $(cat "$d/nobody/err")"
+			# in the command's own words, with what to do
+			(cd "$d/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+				"$UTRACE" sched-latency -- "$simple" >/dev/null 2>"$d/nobody/err" </dev/null)
+			t "$(grep -q '^utrace sched-latency: needs the kernel.s sched events.*run as root' \
+				"$d/nobody/err"; echo $?)" "tool sched-latency as a user: says it needs root" \
+				"$(cat "$d/nobody/err")"
+			(cd "$d/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+				"$UTRACE" record --probe "p:pr $simple:main" -o "$d/nobody/p.dat" -- "$simple" \
+				>/dev/null 2>"$d/nobody/err" </dev/null)
+			t "$(grep -q 'run as root' "$d/nobody/err"; echo $?)" \
+				"tool record --probe PATH:SYM as a user: says it needs root" "$(cat "$d/nobody/err")"
 		fi
 
 		noloss_stopped_recorder
