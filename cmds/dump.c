@@ -63,7 +63,8 @@ static void usage(FILE *f)
 		"flamegraph.pl, weighted by self time in nanoseconds; or, by default, the\n"
 		"raw events one per line.\n"
 		"\n"
-		"  -i, --input FILE       the recording (default: utrace.dat)\n"
+		"  -i, --input FILE       the recording (default: utrace.dat; or FILE as the\n"
+		"                         operand: utrace dump FILE)\n"
 		"  -o, --output OUT       write to OUT (default: standard output)\n"
 		"      --chrome           Chrome trace-event JSON (B/E and X events)\n"
 		"      --complete         with --chrome: one X event per call, at its return\n"
@@ -183,7 +184,8 @@ int cmd_dump(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct utrace_dump_opts a = {.fmt = UTRACE_DUMP_RAW, .unit = UTRACE_FLAME_NS};
-	const struct utrace_select_cmd cmd = {"dump", "o:", longopts, dump_option, &a, 0};
+	const struct utrace_select_cmd cmd = {"dump", "o:", longopts, dump_option, &a,
+					      UTRACE_SELECT_FILE};
 	struct utrace_select_opts so;
 	struct utrace_error err = {0};
 	struct utrace_pass_stats st;

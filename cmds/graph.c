@@ -102,7 +102,8 @@ int cmd_graph(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct graph_args a = {UTRACE_CALLGRAPH_DEFAULT_FIELDS, 0, 0};
-	const struct utrace_select_cmd cmd = {"graph", "f:a", longopts, graph_option, &a, 1};
+	const struct utrace_select_cmd cmd = {"graph", "f:a", longopts, graph_option, &a,
+					      UTRACE_SELECT_OPERANDS};
 	struct utrace_select_opts so;
 	struct utrace_error err = {0};
 	struct utrace_pass_stats st;

@@ -53,7 +53,8 @@ static void usage(FILE *f)
 	    "recording used; or a profile of the functions (uftrace report); or the\n"
 	    "statistics of each thread's buffer (trace-cmd report --stat).\n"
 	    "\n"
-	    "  -i, --input FILE       the recording (default: utrace.dat)\n"
+	    "  -i, --input FILE       the recording (default: utrace.dat; or FILE as the\n"
+	    "                         operand: utrace report FILE)\n"
 	    "  -O, --option OPT       set a trace option, or clear it with a 'no' prefix:\n"
 	    "                         %s\n"
 	    "  -t                     timestamps to the nanosecond (not rounded to the us)\n"
@@ -205,7 +206,8 @@ int cmd_report(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct report_args a = {.keys = NULL};
-	const struct utrace_select_cmd cmd = {"report", "O:ts:f:g::", longopts, report_option, &a, 0};
+	const struct utrace_select_cmd cmd = {"report", "O:ts:f:g::", longopts, report_option,
+					      &a, UTRACE_SELECT_FILE};
 	struct utrace_select_opts so;
 	struct utrace_report_summary sum;
 	struct utrace_error err = {0};

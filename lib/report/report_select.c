@@ -28,6 +28,17 @@ static int option_error(const char *cmd, const char *shortopts, char **argv,
 				argv[optind - 1], cmd);
 }
 
+/* -i FILE or the FILE operand: one of them, once. */
+static int set_path(struct utrace_select_opts *so, const char *path, struct utrace_error *err)
+{
+	if (so->path_given)
+		return utrace_error_set(err, -1, "two recordings given: '%s' and '%s' (one file)",
+					so->path, path);
+	so->path = path;
+	so->path_given = true;
+	return 0;
+}
+
 /* 0 to go on, 1 at --help, <0 after an error (in err). */
 static int parse(struct utrace_select_opts *so, const struct utrace_select_cmd *cmd, int argc,
 		 char **argv, struct utrace_error *err)
@@ -54,6 +65,7 @@ static int parse(struct utrace_select_opts *so, const struct utrace_select_cmd *
 
 	optind = 0;
 	opterr = 0;
+again:
 	while ((c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
 		const char *key =
 		    c == SELECT_OPT ? longopts[idx].name : utrace_report_filter_short_key(c);
@@ -61,8 +73,7 @@ static int parse(struct utrace_select_opts *so, const struct utrace_select_cmd *
 		if (key) {
 			ret = utrace_report_filter_add(so->filter, key, optarg, err);
 		} else if (c == 'i') {
-			so->path = optarg;
-			ret = 0;
+			ret = set_path(so, optarg, err);
 		} else if (c == 'h') {
 			return 1;
 		} else if (c == '?') {
@@ -73,7 +84,13 @@ static int parse(struct utrace_select_opts *so, const struct utrace_select_cmd *
 		if (ret < 0)
 			return -1;
 	}
-	if (!cmd->operands && optind < argc)
+	/* the file as an operand, options before or after it */
+	if (cmd->operands == UTRACE_SELECT_FILE && optind < argc) {
+		if (set_path(so, argv[optind++], err) < 0)
+			return -1;
+		goto again;
+	}
+	if (cmd->operands != UTRACE_SELECT_OPERANDS && optind < argc)
 		return utrace_error_set(err, -1,
 					"unexpected argument '%s' (the file is given with -i)",
 					argv[optind]);
@@ -87,6 +104,7 @@ int utrace_select_parse(struct utrace_select_opts *so, const struct utrace_selec
 
 	so->cmd = cmd->name;
 	so->path = UTRACE_DAT_DEFAULT;
+	so->path_given = false;
 	so->filter = NULL;
 	if (utrace_report_filter_new(&so->filter, err) < 0)
 		return -1;

@@ -12,12 +12,15 @@
 #define UTRACE_LIB_REPORT_SELECT_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "lib/tracefile/dat_reader.h"
 #include "lib/base/error.h"
 #include "lib/report/report_filter.h"
+
+enum { UTRACE_SELECT_NO_OPERANDS, UTRACE_SELECT_OPERANDS, UTRACE_SELECT_FILE };
 
 /* getopt_long()'s value for the long selection options; a command's
  * own long-only options take values above it. */
@@ -32,12 +35,16 @@ struct utrace_select_cmd {
 	 * 0, or <0 with err set if value is wrong. */
 	int (*option)(void *arg, int c, const char *value, struct utrace_error *err);
 	void *arg;
-	int operands; /* nonzero: arguments after the options are its (else refused) */
+	/* what may follow the options: UTRACE_SELECT_NO_OPERANDS (refused),
+	 * UTRACE_SELECT_OPERANDS (the command's own), UTRACE_SELECT_FILE (one
+	 * operand is the recording, as -i; trace-cmd report FILE) */
+	int operands;
 };
 
 struct utrace_select_opts {
 	const char *cmd;		     /* the command's name */
 	const char *path;		     /* -i (default: UTRACE_DAT_DEFAULT) */
+	bool path_given;		     /* by -i or as the operand */
 	struct utrace_report_filter *filter; /* NULL if nothing is selected */
 };
 

@@ -74,6 +74,16 @@ tool_checks() {
 	t "$(cmp -s "$d/l1" "$d/l2"; echo $?)" "tool list -f PROGRAM is looked up in \$PATH" \
 		"$(diff "$d/l1" "$d/l2" | head -3)"
 	rm -f "$d/sort"
+	# the file as an operand, as trace-cmd report FILE; options after it too
+	"$UTRACE" report -i "$d/cpu.dat" --profile >"$d/r1" 2>&1
+	"$UTRACE" report "$d/cpu.dat" --profile >"$d/r2" 2>&1
+	t "$([ -s "$d/r1" ] && cmp -s "$d/r1" "$d/r2"; echo $?)" "tool report FILE is report -i FILE" \
+		"$(diff "$d/r1" "$d/r2" | head -3)"
+	"$UTRACE" dump --chrome "$d/cpu.dat" >"$d/r2" 2>&1
+	"$UTRACE" dump --chrome -i "$d/cpu.dat" >"$d/r1" 2>&1
+	t "$([ -s "$d/r1" ] && cmp -s "$d/r1" "$d/r2"; echo $?)" "tool dump FILE is dump -i FILE" \
+		"$(diff "$d/r1" "$d/r2" | head -3)"
+	bad_usage "report -i FILE FILE" report -i "$d/cpu.dat" "$d/cpu.dat"
 	"$UTRACE" reocrd >/dev/null 2>"$d/err"
 	t "$(grep -q "did you mean 'record'" "$d/err"; echo $?)" "tool a mistyped command gets the nearest" \
 		"$(cat "$d/err")"
