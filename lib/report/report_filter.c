@@ -314,6 +314,24 @@ static struct fthread *call_stack(struct utrace_report_filter *f, const struct u
 	return &f->th[i];
 }
 
+/* A tracepoint, printf or stack event under -D: shown only where the call
+ * it happened in is shown whole (a call at the limit is one line, so
+ * nothing inside it shows), at the depth counted as the calls' is. */
+static int event_in_depth(struct utrace_report_filter *f, struct utrace_event *ev,
+			  struct utrace_error *err)
+{
+	struct fthread *t = call_stack(f, ev);
+	uint32_t base;
+
+	if (!t)
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(f->d));
+	base = t->match != NONE && t->match <= ev->depth ? t->match : 0;
+	if (ev->depth - base >= f->max_depth)
+		return 0;
+	ev->depth -= base;
+	return 1;
+}
+
 int utrace_report_filter_event(struct utrace_report_filter *f, struct utrace_event *ev,
 			       struct utrace_error *err)
 {
@@ -351,6 +369,10 @@ int utrace_report_filter_event(struct utrace_report_filter *f, struct utrace_eve
 		if (!when)
 			return 0;
 		return f->nr_funcs ? func_matches(f, ev, err) : 1;
+	case UTRACE_EV_EVENT:
+	case UTRACE_EV_PRINT:
+	case UTRACE_EV_STACK:
+		return when && f->max_depth != NONE ? event_in_depth(f, ev, err) : when;
 	default:
 		return when;
 	}
