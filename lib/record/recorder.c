@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,20 +105,23 @@ static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
 	char host[256] = "", text[8192];
 	time_t now = time(NULL);
 	char date[64];
+	struct utsname u;
 	int n;
 
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
 	gethostname(host, sizeof(host) - 1);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
 	n = snprintf(text, sizeof(text),
 		     "tracer=%s\ncommand=%s\ndate=%s\nhostname=%s\nbuffer_kb=%u\n"
 		     "overwrite=%d\nno_loss=%d\nmax_graph_depth=%u\nthresh_us=%llu\nclock=x86-tsc\n"
-		     "nr_cpus=%ld\n",
+		     "nr_cpus=%ld\nkernel=%s %s %s\n",
 		     tracers[r->o.tracer], r->o.command ? r->o.command : "", date, host,
 		     r->o.buffer_kb, r->o.overwrite, !r->o.overwrite && !r->o.drop, r->o.max_depth,
 		     (unsigned long long)(r->o.thresh_ns / 1000),
 		     /* configured, not online: every CPU id a record can carry is
 		      * below it (report --cpu refuses the others) */
-		     sysconf(_SC_NPROCESSORS_CONF));
+		     sysconf(_SC_NPROCESSORS_CONF), u.sysname, u.release, u.machine);
 	if (n < 0 || n >= (int)sizeof(text))
 		n = (int)strlen(text);
 	return rec_write(r, UTRACE_DAT_META, text, (size_t)n, NULL, 0, err);
