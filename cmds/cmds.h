@@ -15,6 +15,7 @@
 	C(report, "print a recorded trace in ftrace's text formats")                               \
 	C(graph, "print the calls below a function merged by path, like uftrace graph")            \
 	C(dump, "write a trace as Chrome JSON (Perfetto) or folded stacks (flame graphs)")         \
+	C(info, "print what a recording is: command, system, threads, events, file")              \
 	C(list, "list the traceable functions or tracepoints of a program")                        \
 	C(cflags, "print the compiler flags that make a program traceable")                        \
 	C(stat, "run a command and count perf events, like perf stat")                             \

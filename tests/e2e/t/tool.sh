@@ -84,6 +84,15 @@ tool_checks() {
 	t "$([ -s "$d/r1" ] && cmp -s "$d/r1" "$d/r2"; echo $?)" "tool dump FILE is dump -i FILE" \
 		"$(diff "$d/r1" "$d/r2" | head -3)"
 	bad_usage "report -i FILE FILE" report -i "$d/cpu.dat" "$d/cpu.dat"
+	# utrace info: from the file's index, as uftrace info lays it out
+	"$UTRACE" info "$d/cpu.dat" >"$d/info" 2>&1
+	t "$(grep -qx '# cmdline *: /bin/true' "$d/info" &&
+		grep -qx "# number of cpus *: $(nproc --all)" "$d/info" &&
+		grep -qx "# kernel version *: $(uname -s) $(uname -r) $(uname -m)" "$d/info" &&
+		grep -qx '# finished *: yes (END record)' "$d/info" &&
+		grep -q '^# thread *: [0-9]*/[0-9]*(true) written [1-9]' "$d/info"; echo $?)" \
+		"tool info: command, CPUs, kernel, a thread, finished" "$(head -30 "$d/info")"
+	bad_usage "info of a missing file" info "$d/no-such.dat"
 	"$UTRACE" reocrd >/dev/null 2>"$d/err"
 	t "$(grep -q "did you mean 'record'" "$d/err"; echo $?)" "tool a mistyped command gets the nearest" \
 		"$(cat "$d/err")"
