@@ -40,6 +40,10 @@ UTRACE_COMMANDS(UTRACE_CMD_DECL)
 const char *utrace_progname(void);
 /* Prints "utrace NAME: MSG" on stderr. */
 void utrace_die_msg(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct utrace_error;
+/* The exit status of an option a library refused (err): 2, a usage
+ * error, but 1 when it ran out of memory.  utrace(1), EXIT STATUS. */
+int utrace_usage_status(const struct utrace_error *err);
 /* After getopt_long() (opterr = 0) returned '?' or ':': prints "utrace
  * CMD: unknown option 'X'" or "option 'X' needs a value", with where the
  * help is; returns 2, the exit status of a usage error. */

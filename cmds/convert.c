@@ -114,31 +114,18 @@ int cmd_convert(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			if (optopt && strchr("io", optopt))
-				utrace_die_msg("convert",
-					       "option -%c needs an argument (see 'utrace "
-					       "convert --help')",
-					       optopt);
-			else if (optopt)
-				utrace_die_msg("convert",
-					       "unknown option '-%c' (see 'utrace convert --help')",
-					       optopt);
-			else
-				utrace_die_msg("convert",
-					       "unknown option '%s' (see 'utrace convert --help')",
-					       argv[optind - 1]);
-			return 1;
+			return utrace_opt_error("convert", "i:o:h", argv);
 		}
 	}
 	if (optind < argc) {
 		utrace_die_msg("convert",
 			       "unexpected argument '%s' (the files are given with -i and -o)",
 			       argv[optind]);
-		return 1;
+		return 2;
 	}
 	if (!*in || !*out) {
 		utrace_die_msg("convert", "empty file name for -%c", *in ? 'o' : 'i');
-		return 1;
+		return 2;
 	}
 
 	if (utrace_dat_open(in, &d, &err) < 0)

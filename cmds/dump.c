@@ -199,7 +199,7 @@ int cmd_dump(int argc, char **argv)
 	else if (ret < 0)
 		utrace_die_msg("dump", "%s", err.msg);
 	if (ret)
-		return ret < 0;
+		return ret < 0 ? utrace_usage_status(&err) : 0;
 	if ((a.svg && a.fmt != UTRACE_DUMP_FLAME) ||
 	    ((a.svg_opts.icicle || a.svg_opts.title || a.diff) && !a.svg)) {
 		utrace_die_msg("dump", "%s goes with %s (see 'utrace dump --help')",
@@ -208,11 +208,11 @@ int cmd_dump(int argc, char **argv)
 			       : a.diff		   ? "--diff"
 						   : "--title",
 			       a.svg ? "--flame-graph" : "--flame-graph --svg");
-		return 1;
+		return 2;
 	}
 	if (a.source && a.fmt != UTRACE_DUMP_FLAME && a.fmt != UTRACE_DUMP_PPROF) {
 		utrace_die_msg("dump", "--source goes with --flame-graph or --pprof");
-		return 1;
+		return 2;
 	}
 	if (utrace_select_open(&so, &d, &err) < 0) {
 		utrace_die_msg("dump", "%s", err.msg);

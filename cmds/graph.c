@@ -118,14 +118,14 @@ int cmd_graph(int argc, char **argv)
 	else if (ret < 0)
 		utrace_die_msg("graph", "%s", err.msg);
 	if (ret)
-		return ret < 0;
+		return ret < 0 ? utrace_usage_status(&err) : 0;
 	if (optind < argc)
 		func = argv[optind++];
 	if (optind < argc || (func && a.all)) {
 		utrace_die_msg("graph", "unexpected argument '%s' (one FUNC, or --all)",
 			       optind < argc ? argv[optind] : func);
 		utrace_select_close(&so, NULL);
-		return 1;
+		return 2;
 	}
 	if (utrace_select_open(&so, &d, &err) < 0) {
 		utrace_die_msg("graph", "%s", err.msg);

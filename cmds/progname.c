@@ -4,6 +4,7 @@
  * by every command (cmds/cmds.h).  Kept apart from utrace.c, which calls
  * the commands, so that calls between the files go one way.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "cmds/cmds.h"
+#include "lib/base/error.h"
 
 const char *utrace_progname(void)
 {
@@ -45,4 +47,9 @@ int utrace_opt_error(const char *cmd, const char *shortopts, char **argv)
 	else
 		utrace_die_msg(cmd, "unknown option '%.*s' (see 'utrace %s --help')", len, arg, cmd);
 	return 2;
+}
+
+int utrace_usage_status(const struct utrace_error *err)
+{
+	return err->code == -ENOMEM ? 1 : 2;
 }

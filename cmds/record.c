@@ -155,13 +155,7 @@ static int record_opt(struct utrace_session_opts *o, int c, const char *arg, cha
 		if (l->val == c)
 			name = l->name;
 	if (!name) {
-		if (optopt && c == '?' && strchr("plngTboefRFP", optopt))
-			utrace_die_msg(
-			    record_name, "-%c needs an argument (see 'utrace record --help')", optopt);
-		else
-			utrace_die_msg(record_name, "unknown option '%s' (see 'utrace record --help')",
-				       argv[optind - 1]);
-		return 2;
+		return utrace_opt_error(record_name, "p:l:n:g:T:b:o:e:f:R:F:O:P:", argv);
 	}
 	if (!(ret = utrace_session_opts_set(o, name, arg, &err)))
 		return -1;

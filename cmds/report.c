@@ -133,7 +133,8 @@ static int report_mode(const struct report_args *a, struct utrace_select_opts *s
 	if (ret < 0)
 		utrace_die_msg("report", "%s", utrace_select_about(so, &err));
 	utrace_select_close(so, d);
-	return m == SNAPSHOT ? ret <= 0 : ret < 0;
+	/* none of what was asked is a failure, as for --samples */
+	return m == SNAPSHOT || m == HIST ? ret <= 0 : ret < 0;
 }
 
 /* -g [caller|callee]: perf takes the order as the next word, so does -g */
@@ -223,33 +224,33 @@ int cmd_report(int argc, char **argv)
 	else if (ret < 0)
 		utrace_die_msg("report", "%s", err.msg);
 	if (ret)
-		return ret < 0;
+		return ret < 0 ? utrace_usage_status(&err) : 0;
 	if (((a.keys && !a.samples) || a.fields) && !a.profile) {
 		utrace_die_msg("report",
 			       "-s and -f are options of --profile (and -s of --samples)");
 		utrace_select_close(&so, NULL);
-		return 1;
+		return 2;
 	}
 	if (a.profile && a.keys && utrace_profile_check_sort(a.keys, &err) < 0) {
 		utrace_die_msg("report", "%s", err.msg);
 		utrace_select_close(&so, NULL);
-		return 1;
+		return 2;
 	}
 	if ((a.so.graph || a.so.children) && !a.samples) {
 		utrace_die_msg("report", "-g and --children are options of --samples");
 		utrace_select_close(&so, NULL);
-		return 1;
+		return 2;
 	}
 	if (a.samples && utrace_samples_parse_sort(a.keys ? a.keys : "comm,dso,sym", a.so.order,
 						   &a.so.n, &err) < 0) {
 		utrace_die_msg("report", "%s", err.msg);
 		utrace_select_close(&so, NULL);
-		return 1;
+		return 2;
 	}
 	if (a.snapshot && !a.samples && !a.hist && so.filter) {
 		utrace_die_msg("report", "--snapshot prints whole snapshots: no selection");
 		utrace_select_close(&so, NULL);
-		return 1;
+		return 2;
 	}
 	if (utrace_select_open(&so, &d, &err) < 0) {
 		utrace_die_msg("report", "%s", err.msg);

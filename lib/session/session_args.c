@@ -255,18 +255,18 @@ static int record_opt(struct utrace_session_opts *o, int c, const char *arg,
 {
 	switch (c) {
 	case 'p':
-		return record_opt_tracer(o, arg, err) ? 1 : -1;
+		return record_opt_tracer(o, arg, err) ? 2 : -1;
 	case 'l':
 	case 'n':
 	case 'g':
 	case 'G':
-		return record_opt_filter(o, c, arg, err) ? 1 : -1;
+		return record_opt_filter(o, c, arg, err) ? 2 : -1;
 	case 'D':
 	case 'H':
 	case 'T':
 	case 'b':
 	case 'F':
-		return record_opt_number(o, c, arg, err) ? 1 : -1;
+		return record_opt_number(o, c, arg, err) ? 2 : -1;
 	case 'C':
 		return record_opt_callgraph(o, arg, err) ? 2 : -1;
 	case 'W':

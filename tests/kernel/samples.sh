@@ -104,9 +104,9 @@ check "the same file holds the calls: 20 calls of burn60 (got $calls)" test "$ca
 check "--sort sym,comm orders the columns" grep -q '^# Overhead  Symbol  *Command$' "$T/sort.txt"
 "$U" report --samples --sort sym,nosuch -i "$T/both.dat" >"$T/bad.txt" 2>&1
 rc=$?
-check "a bad --sort key: exit 1 and the column ($(head -1 "$T/bad.txt"))" \
+check "a bad --sort key: exit 2 and the column ($(head -1 "$T/bad.txt"))" \
 	grep -q "unknown key 'nosuch' at column 5" "$T/bad.txt"
-test "$rc" -eq 1 || notok "a bad --sort key exits 1 (got $rc)"
+test "$rc" -eq 2 || notok "a bad --sort key exits 2, a usage error (got $rc)"
 # -P PID -F: a process sampled from the middle of its life, its files and
 # threads named from /proc (no exec to see them at)
 "$T/kburn" 20000000 >/dev/null &

@@ -93,8 +93,8 @@ check "--source samples without samples: exit 1, one line ($(head -1 "$T/none.tx
 	test "$rc" -eq 1 -a "$(wc -l <"$T/none.txt")" -eq 1 -a -n "$(grep 'no samples' "$T/none.txt")"
 "$U" dump --flame-graph --source perf -i "$T/s.dat" >"$T/bad.txt" 2>&1
 rc=$?
-check "a bad --source: exit 1 ($(head -1 "$T/bad.txt"))" test "$rc" -eq 1
+check "a bad --source: exit 2, a usage error ($(head -1 "$T/bad.txt"))" test "$rc" -eq 2
 "$U" dump --source samples -i "$T/s.dat" >"$T/bad2.txt" 2>&1
 rc=$?
-check "--source without --flame-graph: exit 1 ($(head -1 "$T/bad2.txt"))" test "$rc" -eq 1
+check "--source without --flame-graph: exit 2, a usage error ($(head -1 "$T/bad2.txt"))" test "$rc" -eq 2
 exit 0

@@ -136,8 +136,8 @@ check "-g without call chains: exit 1, one line saying so ($(head -1 "$T/flat.er
 	-n "$(grep 'no call chains' "$T/flat.err")"
 "$U" report --samples -gupward -i "$T/g.dat" >"$T/bad.out" 2>&1
 rc=$?
-check "-g with an unknown order: exit 1 ($(head -1 "$T/bad.out"))" \
-	test "$rc" -eq 1 -a -n "$(grep 'caller or callee' "$T/bad.out")"
+check "-g with an unknown order: exit 2, a usage error ($(head -1 "$T/bad.out"))" \
+	test "$rc" -eq 2 -a -n "$(grep 'caller or callee' "$T/bad.out")"
 "$U" report -g -i "$T/g.dat" >"$T/nos.out" 2>&1
 check "-g without --samples is refused" grep -q "options of --samples" "$T/nos.out"
 # perf's spelling: record -F HZ -g (a -g another option follows) is --call-graph fp

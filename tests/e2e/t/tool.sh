@@ -13,6 +13,7 @@ tool_checks() {
 	mkdir -p "$d"
 	cd "$d" || return
 	tool_help_pages
+	tool_exit_codes
 
 	out=$("$UTRACE" cflags 2>&1)
 	case " $out " in
@@ -64,7 +65,7 @@ tool_checks() {
 	t "$([ $? = 1 ] && grep -q 'the trace has CPU' "$d/err"; echo $?)" \
 		"tool report --cpu beyond the trace's CPUs refused" "$(cat "$d/err")"
 	"$UTRACE" report -i "$d/cpu.dat" -r 5ms~2ms >/dev/null 2>"$d/err"
-	t "$([ $? = 1 ] && grep -q 'the start is after the end' "$d/err"; echo $?)" \
+	t "$([ $? = 2 ] && grep -q 'the start is after the end' "$d/err"; echo $?)" \
 		"tool report -r with the end before the start refused" "$(cat "$d/err")"
 	# list -f PROGRAM finds it where record -- PROGRAM runs it ($PATH),
 	# not in the current directory
@@ -265,6 +266,25 @@ range_says() {
 	"$UTRACE" "$@" >/dev/null 2>"$OUT/tool/err" </dev/null
 	t "$(grep -qF -- "$text" "$OUT/tool/err"; echo $?)" "tool record $what: the error says '$text'" \
 		"$(head -2 "$OUT/tool/err")"
+}
+
+# utrace(1)'s exit statuses, over every command: --help 0, an unknown
+# option or a missing value 2 with one line
+tool_exit_codes() {
+	local c bad= st n
+	for c in $("$UTRACE" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p'); do
+		"$UTRACE" "$c" --help >/dev/null 2>&1 || bad="$bad $c--help:$?"
+		"$UTRACE" "$c" --no-such-option >/dev/null 2>"$OUT/tool/err" </dev/null
+		st=$? n=$(wc -l <"$OUT/tool/err")
+		[ "$st" = 2 ] && [ "$n" = 1 ] || bad="$bad $c--no-such-option:$st/$n"
+	done
+	for c in "report -i" "dump -o" "convert -o" "record -o" "stat -e" "info -i"; do
+		# shellcheck disable=SC2086 # a command and its option
+		"$UTRACE" $c >/dev/null 2>"$OUT/tool/err" </dev/null
+		st=$? n=$(wc -l <"$OUT/tool/err")
+		[ "$st" = 2 ] && [ "$n" = 1 ] || bad="$bad '$c':$st/$n"
+	done
+	t "$([ -z "$bad" ]; echo $?)" "tool exit statuses of utrace(1) over every command" "$bad"
 }
 
 # every command's --help points at its man page, never at a docs/ path
