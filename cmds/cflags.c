@@ -11,6 +11,7 @@
  * non-PIE executable.  The compiler's family and version come from
  * "CC --version", run through the shell so CC may be "ccache gcc".
  */
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,32 +224,34 @@ int cmd_cflags(int argc, char **argv)
 	struct cc_info info;
 	bool mcount = false, ldflags = false;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	static const struct option longopts[] = {
+	    {"cc", required_argument, NULL, 'c'},
+	    {"mcount", no_argument, NULL, 'm'},
+	    {"ldflags", no_argument, NULL, 'l'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	opterr = 0;
+	while ((c = utrace_getopt(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h') {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--mcount")) {
+		} else if (c == 'm') {
 			mcount = true;
-		} else if (!strcmp(a, "--ldflags")) {
+		} else if (c == 'l') {
 			ldflags = true;
-		} else if (!strcmp(a, "--cc")) {
-			if (i + 1 >= argc) {
-				utrace_die_msg(CMD, "--cc needs a compiler");
-				return 2;
-			}
-			cc = argv[++i];
-		} else if (!strncmp(a, "--cc=", 5)) {
-			cc = a + 5;
-		} else if (a[0] == '-') {
-			utrace_die_msg(CMD, "unknown option '%s' (see 'utrace cflags --help')", a);
-			return 2;
+		} else if (c == 'c') {
+			cc = optarg;
 		} else {
-			utrace_die_msg(CMD, "unexpected argument '%s' (see 'utrace cflags --help')",
-				       a);
-			return 2;
+			return utrace_opt_error(CMD, "h", argv);
 		}
+	}
+	if (optind < argc) {
+		utrace_die_msg(CMD, "unexpected argument '%s' (see 'utrace cflags --help')",
+			       argv[optind]);
+		return 2;
 	}
 	if (!cc || !*cc)
 		cc = getenv("CC");

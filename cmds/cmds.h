@@ -41,6 +41,16 @@ const char *utrace_progname(void);
 /* Prints "utrace NAME: MSG" on stderr. */
 void utrace_die_msg(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct utrace_error;
+struct option;
+/* getopt_long(), and `utrace CMD --complete-options`: the options of
+ * shortopts and longopts printed for the completion, then exit 0
+ * (cmds/complete.c).  Every command parses its options through it. */
+int utrace_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+		  int *idx);
+/* The check alone, for a command whose library parses (report, dump,
+ * graph: lib/report/report_select.h calls it with the merged tables). */
+void utrace_complete_check(int argc, char **argv, const char *shortopts,
+			   const struct option *longopts);
 /* The exit status of an option a library refused (err): 2, a usage
  * error, but 1 when it ran out of memory.  utrace(1), EXIT STATUS. */
 int utrace_usage_status(const struct utrace_error *err);

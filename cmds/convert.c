@@ -102,7 +102,7 @@ int cmd_convert(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:o:h", longopts, NULL)) != -1) {
+	while ((c = utrace_getopt(argc, argv, "+i:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			in = optarg;

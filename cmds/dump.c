@@ -70,6 +70,7 @@ static void usage(FILE *f)
 		"      --complete         with --chrome: one X event per call, at its return\n"
 		"      --perfetto         Perfetto's protobuf trace (TrackEvent slices, interned "
 		"names)\n"
+		"      --pprof            a pprof profile (gzipped protobuf) for go tool pprof\n"
 		"      --flame-graph      folded stacks: 'main;parse;lex 1234' per call path\n"
 		"      --flame-unit UNIT  ns (default) or us\n"
 		"      --source SRC       with --flame-graph or --pprof: what the stacks are:\n"
@@ -185,7 +186,7 @@ int cmd_dump(int argc, char **argv)
 	};
 	struct utrace_dump_opts a = {.fmt = UTRACE_DUMP_RAW, .unit = UTRACE_FLAME_NS};
 	const struct utrace_select_cmd cmd = {"dump", "o:", longopts, dump_option, &a,
-					      UTRACE_SELECT_FILE};
+					      UTRACE_SELECT_FILE, utrace_complete_check};
 	struct utrace_select_opts so;
 	struct utrace_error err = {0};
 	struct utrace_pass_stats st;

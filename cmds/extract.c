@@ -81,7 +81,7 @@ int cmd_extract(int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+	while ((c = utrace_getopt(argc, argv, "+o:h", longopts, NULL)) != -1) {
 		if (c == 'o') {
 			output = optarg;
 		} else if (c == 'M') {

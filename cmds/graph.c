@@ -103,7 +103,7 @@ int cmd_graph(int argc, char **argv)
 	};
 	struct graph_args a = {UTRACE_CALLGRAPH_DEFAULT_FIELDS, 0, 0};
 	const struct utrace_select_cmd cmd = {"graph", "f:a", longopts, graph_option, &a,
-					      UTRACE_SELECT_OPERANDS};
+					      UTRACE_SELECT_OPERANDS, utrace_complete_check};
 	struct utrace_select_opts so;
 	struct utrace_error err = {0};
 	struct utrace_pass_stats st;

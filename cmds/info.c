@@ -43,7 +43,7 @@ static const char *info_parse(int argc, char **argv, int *status)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+	while ((c = utrace_getopt(argc, argv, "i:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			*status = 0;

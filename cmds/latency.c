@@ -51,10 +51,11 @@ static void usage(FILE *f)
 		"                           (default 20 buckets above --min-latency)\n"
 		"      --hide-empty         leave out the buckets that counted nothing\n"
 		"  -o, --output FILE        keep the recording in FILE (utrace report reads it)\n"
+		"  -b, --use-bpf            perf's: refused, utrace times the calls in the\n"
+		"                           program itself, without BPF\n"
 		"  -h, --help               this text\n"
 		"\n"
-		"perf's -b/--use-bpf does not apply: utrace times the calls in the program\n"
-		"itself.  The exit status is COMMAND's.  See man utrace-latency.\n");
+		"The exit status is COMMAND's.  See man utrace-latency.\n");
 }
 
 /* What the options set. */
@@ -143,7 +144,7 @@ static int latency_parse(int argc, char **argv, struct latency_args *a)
 	int c, ret;
 
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+T:nbo:h", longopts, NULL)) != -1)
+	while ((c = utrace_getopt(argc, argv, "+T:nbo:h", longopts, NULL)) != -1)
 		if ((ret = latency_opt(a, c, argv)) >= 0)
 			return ret;
 	if (!utrace_func_filter_count(a->funcs, UTRACE_FILTER)) {

@@ -7,6 +7,7 @@
  * lists are lib/probes/prog_list.c's; here, the options and the messages.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,102 +199,121 @@ static int list_usdt(const char *arg, char **patterns, int npatterns, bool verbo
 	return ret < 0 ? list_failed(&err, 1) : flush_out();
 }
 
-/* argv[*i] is SHORT or LONG taking a PROGRAM (the next argument), or
- * LONG=PROGRAM: 1 with *v set; 0 if it is not; -1 after saying that
- * PROGRAM is missing. */
-static int program_opt(int argc, char **argv, int *i, const char *shrt, const char *lng,
-		       const char **v)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(lng);
+/* What utrace list was asked: one of -f, -e, --usdt, and its options. */
+struct list_opts {
+	const char *prog, *events, *usdt;
+	struct list_defs defs;
+	bool format, verbose, why;
+	char **patterns; /* the operands after the options */
+	int npatterns;
+};
 
-	if (!strncmp(a, lng, n) && a[n] == '=') {
-		*v = a + n + 1;
-		return 1;
-	}
-	if (strcmp(a, lng) && (!shrt || strcmp(a, shrt)))
-		return 0;
-	if (*i + 1 >= argc) {
-		utrace_die_msg(CMD, "%s needs a PROGRAM", a);
+static const char list_shortopts[] = "+f:e:Fvh";
+static const struct option list_longopts[] = {
+    {"functions", required_argument, NULL, 'f'},
+    {"events", required_argument, NULL, 'e'},
+    {"format", no_argument, NULL, 'F'},
+    {"probe", required_argument, NULL, 'P'},
+    {"synthetic", required_argument, NULL, 'S'},
+    {"usdt", required_argument, NULL, 'u'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"why", no_argument, NULL, 'w'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* --probe or --synthetic DEF: -1 after saying there are too many. */
+static int list_def(struct list_opts *o, int c, const char *def)
+{
+	int *n = c == 'P' ? &o->defs.nprobes : &o->defs.nsynths;
+
+	if (*n == 64) {
+		utrace_die_msg(CMD, "--%s: at most 64", c == 'P' ? "probe" : "synthetic");
 		return -1;
 	}
-	*v = argv[++*i];
-	return 1;
+	(c == 'P' ? o->defs.probes : o->defs.synths)[(*n)++] = def;
+	return 0;
+}
+
+/* The options into o: -1 to go on, else the exit status. */
+static int list_parse(int argc, char **argv, struct list_opts *o)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = utrace_getopt(argc, argv, list_shortopts, list_longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'f':
+			/* the spelling: -f --why PROGRAM */
+			if (!strcmp(optarg, "--why") && optind < argc) {
+				o->why = true;
+				optarg = argv[optind++];
+			}
+			o->prog = optarg;
+			break;
+		case 'e':
+			o->events = optarg;
+			break;
+		case 'u':
+			o->usdt = optarg;
+			break;
+		case 'F':
+			o->format = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'w':
+			o->why = true;
+			break;
+		case 'P':
+		case 'S':
+			if (list_def(o, c, optarg) < 0)
+				return 2;
+			break;
+		default:
+			return utrace_opt_error(CMD, list_shortopts + 1, argv);
+		}
+	}
+	o->patterns = argv + optind;
+	o->npatterns = argc - optind;
+	return -1;
+}
+
+/* What the options given cannot do together, or NULL. */
+static const char *list_conflict(const struct list_opts *o)
+{
+	const char *one = o->usdt ? o->usdt : o->prog ? o->prog : o->events;
+
+	return !!o->prog + !!o->events + !!o->usdt > 1 ? "give one of -f, -e and --usdt"
+	       : o->why && !o->prog ? "--why tells why functions are not patched: it needs -f PROGRAM"
+	       : o->verbose && !o->usdt ? "-v shows USDT sites: it needs --usdt PROGRAM"
+	       : o->format && !o->events && !o->usdt
+		   ? "-F shows event formats: it needs -e PROGRAM"
+	       : !one ? "nothing to list: give -f PROGRAM, -e PROGRAM or --usdt PROGRAM "
+			"(see 'utrace list --help')"
+	       : !*one ? "empty PROGRAM"
+		       : NULL;
 }
 
 int cmd_list(int argc, char **argv)
 {
-	const char *prog = NULL, *events = NULL, *usdt = NULL, *one, *bad;
-	struct list_defs defs = {.nprobes = 0};
-	bool format = false, verbose = false, why = false;
-	int i, r;
+	struct list_opts o = {.defs = {.nprobes = 0}};
+	int ret = list_parse(argc, argv, &o);
+	const char *bad;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--functions")) {
-			/* the spelling: -f --why PROGRAM */
-			if (i + 2 < argc && !strcmp(argv[i + 1], "--why")) {
-				why = true;
-				i++;
-			}
-			if (i + 1 >= argc) {
-				utrace_die_msg(CMD, "%s needs a PROGRAM", a);
-				return 2;
-			}
-			prog = argv[++i];
-		} else if (!strncmp(a, "--functions=", 12)) {
-			prog = a + 12;
-		} else if ((r = program_opt(argc, argv, &i, "-e", "--events", &events))) {
-			if (r < 0)
-				return 2;
-		} else if (!strcmp(a, "-F") || !strcmp(a, "--format")) {
-			format = true;
-		} else if (!strcmp(a, "--probe") || !strcmp(a, "--synthetic")) {
-			bool probe = a[2] == 'p';
-			int *n = probe ? &defs.nprobes : &defs.nsynths;
-
-			if (i + 1 >= argc || *n == 64) {
-				utrace_die_msg(CMD, "%s needs a DEF (at most 64)", a);
-				return 2;
-			}
-			(probe ? defs.probes : defs.synths)[(*n)++] = argv[++i];
-		} else if ((r = program_opt(argc, argv, &i, NULL, "--usdt", &usdt))) {
-			if (r < 0)
-				return 2;
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			verbose = true;
-		} else if (!strcmp(a, "--why")) {
-			why = true;
-		} else if (!strcmp(a, "--")) {
-			i++;
-			break;
-		} else if (a[0] == '-' && a[1]) {
-			utrace_die_msg(CMD, "unknown option '%s' (see 'utrace list --help')", a);
-			return 2;
-		} else {
-			break;
-		}
-	}
-	one = usdt ? usdt : prog ? prog : events;
-	bad = !!prog + !!events + !!usdt > 1 ? "give one of -f, -e and --usdt"
-	      : why && !prog	 ? "--why tells why functions are not patched: it needs -f PROGRAM"
-	      : verbose && !usdt ? "-v shows USDT sites: it needs --usdt PROGRAM"
-	      : format && !events && !usdt ? "-F shows event formats: it needs -e PROGRAM"
-	      : !one  ? "nothing to list: give -f PROGRAM, -e PROGRAM or --usdt PROGRAM "
-			"(see 'utrace list --help')"
-	      : !*one ? "empty PROGRAM"
-		      : NULL;
-	if (bad) {
+	if (ret >= 0)
+		return ret;
+	if ((bad = list_conflict(&o))) {
 		utrace_die_msg(CMD, "%s", bad);
 		return 2;
 	}
-	if (usdt)
-		return list_usdt(usdt, argv + i, argc - i, verbose);
-	if (events)
-		return list_events(events, argv + i, argc - i, format, &defs);
-	return list_functions(prog, argv + i, argc - i, why);
+	if (o.usdt)
+		return list_usdt(o.usdt, o.patterns, o.npatterns, o.verbose);
+	if (o.events)
+		return list_events(o.events, o.patterns, o.npatterns, o.format, &o.defs);
+	return list_functions(o.prog, o.patterns, o.npatterns, o.why);
 }

@@ -74,7 +74,7 @@ static int probe_parse(int argc, char **argv, struct probe_opts *o)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+V:L:x:h", longopts, NULL)) != -1) {
+	while ((c = utrace_getopt(argc, argv, "+V:L:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
 			o->vars = optarg;

@@ -83,7 +83,8 @@ static void record_usage(FILE *f)
 	    "      --overwrite          flight recorder: keep the newest records, drop the oldest\n"
 	    "      --libcall            also trace the calls into shared libraries, through\n"
 	    "                           the PLT, with their names (default for a program\n"
-	    "                           built without `utrace cflags`); --no-libcall: not\n"
+	    "                           built without `utrace cflags`)\n"
+	    "      --no-libcall         not even then\n"
 	    "  -O, --option OPT         funcgraph-args: the arguments of functions with\n"
 	    "                           parameters (DWARF); funcgraph-retval: return values\n"
 	    "  -o, --output FILE        output file (default utrace.dat)\n"
@@ -171,7 +172,7 @@ int record_parse(const char *name, int argc, char **argv, struct utrace_session_
 
 	record_name = name;
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:O:P:cavh", record_longopts,
+	while ((c = utrace_getopt(argc, argv, "+p:l:n:g:T:b:o:e:f:R:F:O:P:cavh", record_longopts,
 				NULL)) != -1) {
 		/* -g is trace-cmd's set_graph_function (-g GLOB) and perf
 		 * record's call graph (-F HZ -g): a -g that another option or

@@ -208,7 +208,7 @@ int cmd_report(int argc, char **argv)
 	};
 	struct report_args a = {.keys = NULL};
 	const struct utrace_select_cmd cmd = {"report", "O:ts:f:g::", longopts, report_option,
-					      &a, UTRACE_SELECT_FILE};
+					      &a, UTRACE_SELECT_FILE, utrace_complete_check};
 	struct utrace_select_opts so;
 	struct utrace_report_summary sum;
 	struct utrace_error err = {0};

@@ -89,7 +89,7 @@ int cmd_reset(int argc, char **argv)
 	int c, n, probes, mounts, ended, status = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = utrace_getopt(argc, argv, "+h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			reset_usage(stdout);
 			return 0;

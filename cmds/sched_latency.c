@@ -65,7 +65,7 @@ static int sched_latency_parse(int argc, char **argv, struct sched_latency_args 
 	int c;
 
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt_long(argc, argv, "+po:h", longopts, NULL)) != -1) {
+	while ((c = utrace_getopt(argc, argv, "+po:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			a->print.per_pid = true;

@@ -100,7 +100,7 @@ int cmd_show(int argc, char **argv)
 	int c, ret;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+pfc:h", longopts, NULL)) != -1)
+	while ((c = utrace_getopt(argc, argv, "+pfc:h", longopts, NULL)) != -1)
 		if ((ret = show_opt(&so, c, argv)) >= 0)
 			return ret;
 	if (optind < argc) {

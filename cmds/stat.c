@@ -157,7 +157,7 @@ int cmd_stat(int argc, char **argv)
 	 * perf stat does */
 	setlocale(LC_NUMERIC, "");
 	opterr = 0; /* one line of our own (utrace_opt_error) */
-	while ((c = getopt_long(argc, argv, "+e:r:o:h", longopts, NULL)) != -1) {
+	while ((c = utrace_getopt(argc, argv, "+e:r:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (utrace_perf_counters_add(pc, optarg, &err) < 0) {

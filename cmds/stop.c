@@ -41,7 +41,7 @@ static int onoff(const char *cmd, int on, int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = utrace_getopt(argc, argv, "+h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			onoff_usage(stdout, cmd, on);
 			return 0;

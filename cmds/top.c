@@ -144,7 +144,7 @@ static int top_parse(int argc, char **argv, struct top_opts *o)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+F:p:d:n:zE:h", longopts, NULL)) != -1) {
+	while ((c = utrace_getopt(argc, argv, "+F:p:d:n:zE:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 0;

@@ -63,6 +63,8 @@ static int parse(struct utrace_select_opts *so, const struct utrace_select_cmd *
 	longopts[1 + nown + nshared] = (struct option){NULL, 0, NULL, 0};
 	snprintf(shortopts, sizeof(shortopts), "+%s" SELECT_SHORTOPTS, cmd->shortopts);
 
+	if (cmd->tables)
+		cmd->tables(argc, argv, shortopts, longopts);
 	optind = 0;
 	opterr = 0;
 again:

@@ -39,6 +39,10 @@ struct utrace_select_cmd {
 	 * UTRACE_SELECT_OPERANDS (the command's own), UTRACE_SELECT_FILE (one
 	 * operand is the recording, as -i; trace-cmd report FILE) */
 	int operands;
+	/* called with argc, argv and the merged options before they are
+	 * parsed (the command line's completion lists them), or NULL */
+	void (*tables)(int argc, char **argv, const char *shortopts,
+		       const struct option *longopts);
 };
 
 struct utrace_select_opts {
