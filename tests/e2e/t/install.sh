@@ -52,8 +52,25 @@ install_checks() {
 	t "$(bash -c ". '$root/usr/share/bash-completion/completions/utrace'
 		PATH='$root/usr/bin':\$PATH; COMP_WORDS=(utrace record --ove); COMP_CWORD=2; _utrace
 		[ \"\${COMPREPLY[*]}\" = --overwrite ]"; echo $?)" "install: bash completion of an option"
+	# from the tables the commands parse: nothing from help prose, and
+	# values where they are a known set
+	t "$(install_complete "$root" "utrace record --hi" 2 "")" \
+		"install: bash completion offers no option record does not parse"
+	t "$(install_complete "$root" "utrace record -p ''" 3 "nop function function_graph")" \
+		"install: bash completion of record -p: the tracers"
+	t "$(install_complete "$root" "utrace record --call-graph ''" 3 "fp dwarf")" \
+		"install: bash completion of --call-graph: fp dwarf"
 	install_pages "$root"
 	install_again "$d"
+}
+
+# install_complete ROOT WORDS CWORD WANT: 0 when the installed completion
+# offers exactly WANT for the words
+install_complete() {
+	bash -c ". '$1/usr/share/bash-completion/completions/utrace'
+		PATH='$1/usr/bin':\$PATH; COMP_WORDS=($2); COMP_CWORD=$3; _utrace
+		[ \"\${COMPREPLY[*]}\" = '$4' ]"
+	echo $?
 }
 
 # every installed page renders at 80 columns without a warning from
