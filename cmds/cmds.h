@@ -10,6 +10,8 @@
 #ifndef UTRACE_CMDS_H
 #define UTRACE_CMDS_H
 
+#include <stdbool.h>
+
 #define UTRACE_COMMANDS(C)                                                                         \
 	C(record, "run a command and record its function calls into utrace.dat")                   \
 	C(report, "print a recorded trace in ftrace's text formats")                               \
@@ -58,6 +60,9 @@ int utrace_usage_status(const struct utrace_error *err);
  * CMD: unknown option 'X'" or "option 'X' needs a value", with where the
  * help is; returns 2, the exit status of a usage error. */
 int utrace_opt_error(const char *cmd, const char *shortopts, char **argv);
+/* On a terminal, standard output (and error) from here on go through
+ * the user's pager (cmds/pager.c), unless no_pager. */
+void utrace_pager_start(bool no_pager);
 /* End as the command ended, from its wait status: the same signal raised
  * on ourselves (core dumps off), else its exit status, returned for main
  * to exit with (cmds/exit_like.c). */

@@ -19,6 +19,7 @@
 
 enum {
 	OPT_LEVELS = SELECT_OPT + 1,
+	OPT_NO_PAGER,
 };
 
 static void usage(FILE *f)
@@ -37,6 +38,8 @@ static void usage(FILE *f)
 		"                         self-avg self-max self-min, or none\n"
 		"  -a, --all              the whole graph, every root, even if there is main\n"
 		"      --levels N         print at most N levels of calls (default 1000)\n"
+		"      --no-pager         on a terminal too, no pager ($UTRACE_PAGER, $PAGER,\n"
+		"                         less: the default there)\n"
 		"%s"
 		"  -h, --help             show this help\n",
 		utrace_report_filter_help());
@@ -69,6 +72,7 @@ struct graph_args {
 	uint32_t fields; /* -f */
 	int all;	 /* --all */
 	unsigned levels; /* --levels */
+	bool no_pager;	 /* --no-pager */
 };
 
 static int graph_option(void *arg, int c, const char *value, struct utrace_error *err)
@@ -82,6 +86,9 @@ static int graph_option(void *arg, int c, const char *value, struct utrace_error
 		return utrace_callgraph_parse_fields(value, &a->fields, err);
 	case 'a':
 		a->all = 1;
+		return 0;
+	case OPT_NO_PAGER:
+		a->no_pager = true;
 		return 0;
 	default: /* OPT_LEVELS */
 		v = strtoul(value, &end, 10);
@@ -99,9 +106,10 @@ int cmd_graph(int argc, char **argv)
 	    {"fields", required_argument, NULL, 'f'},
 	    {"all", no_argument, NULL, 'a'},
 	    {"levels", required_argument, NULL, OPT_LEVELS},
+	    {"no-pager", no_argument, NULL, OPT_NO_PAGER},
 	    {NULL, 0, NULL, 0},
 	};
-	struct graph_args a = {UTRACE_CALLGRAPH_DEFAULT_FIELDS, 0, 0};
+	struct graph_args a = {UTRACE_CALLGRAPH_DEFAULT_FIELDS, 0, 0, false};
 	const struct utrace_select_cmd cmd = {"graph", "f:a", longopts, graph_option, &a,
 					      UTRACE_SELECT_OPERANDS, utrace_complete_check};
 	struct utrace_select_opts so;
@@ -131,6 +139,8 @@ int cmd_graph(int argc, char **argv)
 		utrace_die_msg("graph", "%s", err.msg);
 		return 1;
 	}
+	utrace_pager_start(a.no_pager);
+
 	if (utrace_select_need_graph(&so, d, "a call graph needs entries and returns", &err) < 0) {
 		utrace_die_msg("graph", "%s", err.msg);
 		utrace_select_close(&so, d);

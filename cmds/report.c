@@ -34,6 +34,7 @@ enum {
 	OPT_HIST,
 	OPT_CHILDREN,
 	OPT_SNAPSHOT,
+	OPT_NO_PAGER,
 };
 
 static void usage(FILE *f)
@@ -78,6 +79,8 @@ static void usage(FILE *f)
 	    "                         callee (the sampled function first)\n"
 	    "      --children         with --samples: each function also gets the samples\n"
 	    "                         of what it called (Children and Self columns)\n"
+	    "      --no-pager         on a terminal too, no pager ($UTRACE_PAGER, $PAGER,\n"
+	    "                         less: the default there)\n"
 	    "%s"
 	    "  -h, --help             show this help\n",
 	    utrace_report_option_names(), utrace_report_filter_help());
@@ -89,6 +92,7 @@ struct report_args {
 	const char *keys; /* -s */
 	uint32_t fields;  /* -f */
 	int profile, stat, samples, hist, snapshot;
+	bool no_pager;
 	struct utrace_samples_opts so; /* -g, --children */
 	char **argv;
 };
@@ -184,6 +188,9 @@ static int report_option(void *arg, int c, const char *value, struct utrace_erro
 	case OPT_CHILDREN:
 		a->so.children = true;
 		return 0;
+	case OPT_NO_PAGER:
+		a->no_pager = true;
+		return 0;
 	case 'f':
 		return utrace_profile_parse_fields(value, &a->fields, err);
 	default: /* OPT_STAT */
@@ -204,6 +211,7 @@ int cmd_report(int argc, char **argv)
 	    {"hist", no_argument, NULL, OPT_HIST},
 	    {"snapshot", no_argument, NULL, OPT_SNAPSHOT},
 	    {"children", no_argument, NULL, OPT_CHILDREN},
+	    {"no-pager", no_argument, NULL, OPT_NO_PAGER},
 	    {NULL, 0, NULL, 0},
 	};
 	struct report_args a = {.keys = NULL};
@@ -256,6 +264,7 @@ int cmd_report(int argc, char **argv)
 		utrace_die_msg("report", "%s", err.msg);
 		return 1;
 	}
+	utrace_pager_start(a.no_pager);
 	if (a.samples || a.hist || a.snapshot || a.stat)
 		return report_mode(&a, &so, d);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);

@@ -206,6 +206,7 @@ tool_checks() {
 		noloss_stopped_recorder
 		# a cut trace file (a recorder killed mid-way) must not crash report
 		"$UTRACE" record -o "$d/full.dat" -- "$simple" >/dev/null 2>"$d/full.err" </dev/null
+		tool_pager "$d"
 		local size said
 		size=$(stat -c %s "$d/full.dat" 2>/dev/null || echo 0)
 		said=$(sed -n 's/.* saved to .* (\([0-9]*\) bytes)$/\1/p' "$d/full.err")
@@ -295,4 +296,24 @@ tool_help_pages() {
 		"$UTRACE" "$c" --help 2>&1 | grep -q 'docs/' && bad="$bad $c"
 	done
 	t "$([ -z "$bad" ]; echo $?)" "tool --help of every command names man pages, not docs/" "$bad"
+}
+
+# report and graph on a terminal (a pseudo terminal made by script(1))
+# go through $UTRACE_PAGER; not with --no-pager, not on a pipe
+tool_pager() {
+	local d=$1 c
+	command -v script >/dev/null || return 0
+	for c in report graph; do
+		rm -f "$d/paged"
+		UTRACE_PAGER="cat >'$d/paged'" script -qec "'$UTRACE' $c -i '$d/full.dat'" /dev/null \
+			>/dev/null 2>&1
+		t "$(grep -q 'main' "$d/paged" 2>/dev/null; echo $?)" "tool $c on a terminal goes through the pager"
+		rm -f "$d/paged"
+		UTRACE_PAGER="cat >'$d/paged'" script -qec "'$UTRACE' $c --no-pager -i '$d/full.dat'" \
+			/dev/null >/dev/null 2>&1
+		t "$([ ! -e "$d/paged" ]; echo $?)" "tool $c --no-pager on a terminal: no pager"
+	done
+	rm -f "$d/paged"
+	UTRACE_PAGER="cat >'$d/paged'" "$UTRACE" report -i "$d/full.dat" >/dev/null 2>&1
+	t "$([ ! -e "$d/paged" ]; echo $?)" "tool report on a pipe: no pager"
 }
