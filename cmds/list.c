@@ -18,6 +18,7 @@
 #include "lib/elf/libdeps.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/hist/synth_list.h"
+#include "lib/kernel/kernel_list.h"
 #include "lib/probes/prog_list.h"
 
 #define CMD "list"
@@ -27,6 +28,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: utrace list -f PROGRAM [FILTER...]\n"
 		   "       utrace list -f [--why] PROGRAM [FILTER...]\n"
 		   "       utrace list -e PROGRAM [-F] [--probe DEF]... [--synthetic DEF]... [EVENT...]\n"
+		   "       utrace list -e [-F] [SYSTEM:EVENT...]\n"
 		   "       utrace list --usdt PROGRAM [-v] [PROBE...]\n"
 		   "\n"
 		   "  -f, --functions PROGRAM  list the traceable functions of PROGRAM and of\n"
@@ -40,7 +42,9 @@ static void usage(FILE *f)
 		   "                           expression: GLOB, !GLOB, GLOB:mod:MODULE\n"
 		   "  -e, --events PROGRAM     list the static tracepoints (TRACE_EVENT) of\n"
 		   "                           PROGRAM and of the shared libraries it loads,\n"
-		   "                           as SYSTEM:EVENT, like trace-cmd list -e\n"
+		   "                           as SYSTEM:EVENT, like trace-cmd list -e; without\n"
+		   "                           PROGRAM (-e last, or before an option or a\n"
+		   "                           SYSTEM:EVENT pattern): the kernel's events\n"
 		   "  -F, --format             with -e: print each event's format, as in\n"
 		   "                           tracefs events/SYSTEM/EVENT/format\n"
 		   "      --probe DEF          with -e: also the event of an in-process probe\n"
@@ -182,6 +186,24 @@ out:
 	return ret;
 }
 
+/* utrace list -e without PROGRAM: the kernel's events. */
+static int list_kernel(char **patterns, int npatterns, bool format)
+{
+	struct utrace_error err = {0};
+	unsigned printed;
+
+	if (check_patterns(patterns, npatterns, true))
+		return 2;
+	if (utrace_kernel_events_list(stdout, patterns, npatterns, format, &printed, &err) < 0)
+		return list_failed(&err, 1);
+	if (!printed && npatterns) {
+		utrace_die_msg(CMD, "no kernel event matches '%s'%s", patterns[0],
+			       npatterns > 1 ? " or the other patterns" : "");
+		return 1;
+	}
+	return flush_out();
+}
+
 /* utrace list --usdt: the USDT probes of one file. */
 static int list_usdt(const char *arg, char **patterns, int npatterns, bool verbose)
 {
@@ -202,6 +224,7 @@ static int list_usdt(const char *arg, char **patterns, int npatterns, bool verbo
 /* What utrace list was asked: one of -f, -e, --usdt, and its options. */
 struct list_opts {
 	const char *prog, *events, *usdt;
+	bool kernel; /* -e without PROGRAM: the kernel's events */
 	struct list_defs defs;
 	bool format, verbose, why;
 	char **patterns; /* the operands after the options */
@@ -255,7 +278,15 @@ static int list_parse(int argc, char **argv, struct list_opts *o)
 			o->prog = optarg;
 			break;
 		case 'e':
-			o->events = optarg;
+			/* -e last, before another option or before a
+			 * SYSTEM:EVENT pattern: the kernel's events
+			 * (trace-cmd list -e) */
+			if (optarg[0] == '-' || (strchr(optarg, ':') && !strchr(optarg, '/'))) {
+				optind--;
+				o->kernel = true;
+			} else {
+				o->events = optarg;
+			}
 			break;
 		case 'u':
 			o->usdt = optarg;
@@ -275,6 +306,10 @@ static int list_parse(int argc, char **argv, struct list_opts *o)
 				return 2;
 			break;
 		default:
+			if (c == '?' && optopt == 'e') {
+				o->kernel = true;
+				break;
+			}
 			return utrace_opt_error(CMD, list_shortopts + 1, argv);
 		}
 	}
@@ -288,6 +323,11 @@ static const char *list_conflict(const struct list_opts *o)
 {
 	const char *one = o->usdt ? o->usdt : o->prog ? o->prog : o->events;
 
+	if (o->kernel)
+		return o->prog || o->events || o->usdt ? "give one of -f, -e and --usdt"
+		       : o->defs.nprobes || o->defs.nsynths
+			   ? "--probe and --synthetic list with a PROGRAM's events (-e PROGRAM)"
+			   : NULL;
 	return !!o->prog + !!o->events + !!o->usdt > 1 ? "give one of -f, -e and --usdt"
 	       : o->why && !o->prog ? "--why tells why functions are not patched: it needs -f PROGRAM"
 	       : o->verbose && !o->usdt ? "-v shows USDT sites: it needs --usdt PROGRAM"
@@ -311,6 +351,8 @@ int cmd_list(int argc, char **argv)
 		utrace_die_msg(CMD, "%s", bad);
 		return 2;
 	}
+	if (o.kernel)
+		return list_kernel(o.patterns, o.npatterns, o.format);
 	if (o.usdt)
 		return list_usdt(o.usdt, o.patterns, o.npatterns, o.verbose);
 	if (o.events)

@@ -190,6 +190,13 @@ tool_checks() {
 				grep -q 'kernel events need access to tracefs' "$d/nobody/err"; echo $?)" \
 				"tool record -e sched:sched_switch as a user: tracefs access said, nothing ran" \
 				"status $st: $(cat "$d/nobody/err")"
+			# list -e without PROGRAM: the kernel's events, as trace-cmd list -e
+			"$UTRACE" list -e 'sched:sched_switch' >"$d/kl" 2>&1
+			t "$([ "$(cat "$d/kl")" = sched:sched_switch ]; echo $?)" \
+				"tool list -e SYSTEM:EVENT: the kernel's event" "$(head -3 "$d/kl")"
+			"$UTRACE" list -e -F 'sched:sched_switch' >"$d/kl" 2>&1
+			t "$(grep -qx 'name: sched_switch' "$d/kl" && grep -q 'field:char prev_comm' "$d/kl"; echo $?)" \
+				"tool list -e -F: the kernel's format file" "$(head -3 "$d/kl")"
 			# in the command's own words, with what to do
 			(cd "$d/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
 				"$UTRACE" sched-latency -- "$simple" >/dev/null 2>"$d/nobody/err" </dev/null)
