@@ -60,6 +60,13 @@ int utrace_usage_status(const struct utrace_error *err);
  * CMD: unknown option 'X'" or "option 'X' needs a value", with where the
  * help is; returns 2, the exit status of a usage error. */
 int utrace_opt_error(const char *cmd, const char *shortopts, char **argv);
+/* --color[=WHEN]: auto (the default), always (no WHEN), never. */
+enum utrace_color { UTRACE_COLOR_AUTO, UTRACE_COLOR_ALWAYS, UTRACE_COLOR_NEVER };
+/* WHEN into *color: 0, or <0 with err set. */
+int utrace_color_parse(const char *when, int *color, struct utrace_error *err);
+/* Whether to colour standard output: always, or auto on a terminal
+ * without $NO_COLOR and not TERM=dumb (call before utrace_pager_start). */
+bool utrace_color_on(int color);
 /* On a terminal, standard output (and error) from here on go through
  * the user's pager (cmds/pager.c), unless no_pager. */
 void utrace_pager_start(bool no_pager);

@@ -11,6 +11,9 @@
  * exit we close both and wait for it, so the shell's prompt comes back
  * after the pager ends.  If the user quits it early, our next write gets
  * SIGPIPE and we end as `git log | less` does.
+ *
+ * --color is decided here too, on the terminal, before the pager takes
+ * the output (a pipe then): auto means "standard output is a terminal".
  */
 #include <errno.h>
 #include <signal.h>
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds.h"
+#include "lib/base/error.h"
 
 static pid_t pager_pid = -1;
 
@@ -84,4 +88,26 @@ void utrace_pager_start(bool no_pager)
 	close(fd[0]);
 	close(fd[1]);
 	atexit(pager_wait);
+}
+
+int utrace_color_parse(const char *when, int *color, struct utrace_error *err)
+{
+	if (!when || !strcmp(when, "always"))
+		*color = UTRACE_COLOR_ALWAYS;
+	else if (!strcmp(when, "auto"))
+		*color = UTRACE_COLOR_AUTO;
+	else if (!strcmp(when, "never"))
+		*color = UTRACE_COLOR_NEVER;
+	else
+		return utrace_error_set(err, -EINVAL, "--color=%s: auto, always or never", when);
+	return 0;
+}
+
+bool utrace_color_on(int color)
+{
+	const char *term = getenv("TERM"), *no = getenv("NO_COLOR");
+
+	if (color != UTRACE_COLOR_AUTO)
+		return color == UTRACE_COLOR_ALWAYS;
+	return isatty(STDOUT_FILENO) && !(no && *no) && !(term && !strcmp(term, "dumb"));
 }

@@ -35,6 +35,7 @@ enum {
 	OPT_CHILDREN,
 	OPT_SNAPSHOT,
 	OPT_NO_PAGER,
+	OPT_COLOR,
 };
 
 static void usage(FILE *f)
@@ -81,6 +82,9 @@ static void usage(FILE *f)
 	    "                         of what it called (Children and Self columns)\n"
 	    "      --no-pager         on a terminal too, no pager ($UTRACE_PAGER, $PAGER,\n"
 	    "                         less: the default there)\n"
+	    "      --color[=WHEN]     colour the overhead marks and durations and the\n"
+	    "                         function names: auto (default: on a terminal,\n"
+	    "                         unless $NO_COLOR), always (--color), never\n"
 	    "%s"
 	    "  -h, --help             show this help\n",
 	    utrace_report_option_names(), utrace_report_filter_help());
@@ -93,6 +97,7 @@ struct report_args {
 	uint32_t fields;  /* -f */
 	int profile, stat, samples, hist, snapshot;
 	bool no_pager;
+	int color; /* enum utrace_color */
 	struct utrace_samples_opts so; /* -g, --children */
 	char **argv;
 };
@@ -191,6 +196,8 @@ static int report_option(void *arg, int c, const char *value, struct utrace_erro
 	case OPT_NO_PAGER:
 		a->no_pager = true;
 		return 0;
+	case OPT_COLOR:
+		return utrace_color_parse(value, &a->color, err);
 	case 'f':
 		return utrace_profile_parse_fields(value, &a->fields, err);
 	default: /* OPT_STAT */
@@ -212,6 +219,7 @@ int cmd_report(int argc, char **argv)
 	    {"snapshot", no_argument, NULL, OPT_SNAPSHOT},
 	    {"children", no_argument, NULL, OPT_CHILDREN},
 	    {"no-pager", no_argument, NULL, OPT_NO_PAGER},
+	    {"color", optional_argument, NULL, OPT_COLOR},
 	    {NULL, 0, NULL, 0},
 	};
 	struct report_args a = {.keys = NULL};
@@ -264,6 +272,9 @@ int cmd_report(int argc, char **argv)
 		utrace_die_msg("report", "%s", err.msg);
 		return 1;
 	}
+	/* decided on the terminal, before a pager takes the output */
+	if (utrace_color_on(a.color))
+		a.opts.flags |= UTRACE_REPORT_COLOR;
 	utrace_pager_start(a.no_pager);
 	if (a.samples || a.hist || a.snapshot || a.stat)
 		return report_mode(&a, &so, d);

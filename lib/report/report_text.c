@@ -182,22 +182,61 @@ static void print_duration_value(FILE *out, uint64_t duration)
 
 enum fill { FILL_NONE, FILL_FULL };
 
+/* The ANSI colour of a mark (UTRACE_REPORT_COLOR), "" for none. */
+static const char *mark_color(char mark)
+{
+	switch (mark) {
+	case '+':
+	case '!':
+		return "\033[33m";
+	case '#':
+	case '*':
+		return "\033[31m";
+	case '@':
+	case '$':
+		return "\033[1;35m";
+	default:
+		return "";
+	}
+}
+
+/* A function's name, bold with --color. */
+static void put_name(struct printer *p, const char *name)
+{
+	if (!(p->flags & UTRACE_REPORT_COLOR)) {
+		fputs(name, p->out);
+		return;
+	}
+	fputs("\033[1m", p->out);
+	fputs(name, p->out);
+	fputs("\033[0m", p->out);
+}
+
 /* print_graph_duration() */
 static void print_graph_duration(struct printer *p, uint64_t duration, enum fill fill)
 {
+	const char *color = "";
+
 	if (!(p->flags & UTRACE_REPORT_DURATION))
 		return;
 	if (fill == FILL_FULL) {
 		fputs("              |  ", p->out);
 		return;
 	}
+
 	if (p->flags & UTRACE_REPORT_OVERHEAD) {
-		fputc(find_mark(duration), p->out);
+		char mark = find_mark(duration);
+
+		if (p->flags & UTRACE_REPORT_COLOR)
+			fputs(color = mark_color(mark), p->out);
+		fputc(mark, p->out);
 		fputc(' ', p->out);
 	} else {
 		fputs("  ", p->out);
 	}
 	print_duration_value(p->out, duration);
+	if (*color)
+		fputs("\033[0m", p->out);
 	fputs("|  ", p->out);
 }
 
@@ -365,7 +404,7 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 		graph_prologue(p, ev);
 		print_graph_duration(p, 0, FILL_FULL);
 		put_spaces(p->out, graph_indent(ev->depth));
-		fputs(func_name(p, ev), p->out);
+		put_name(p, func_name(p, ev));
 		utrace_graph_args_format(p->args, ev, text, sizeof(text));
 		fprintf(p->out, "%s {\n", text);
 		break;
@@ -373,7 +412,7 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 		graph_prologue(p, ev);
 		print_graph_duration(p, ev->duration, FILL_NONE);
 		put_spaces(p->out, graph_indent(ev->depth));
-		fputs(func_name(p, ev), p->out);
+		put_name(p, func_name(p, ev));
 		utrace_graph_args_format(p->args, ev, text, sizeof(text));
 		utrace_graph_retval_format(p->args, ev, p->flags & UTRACE_REPORT_RETVAL_HEX, ret,
 					   sizeof(ret));

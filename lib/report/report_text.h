@@ -36,6 +36,11 @@ enum utrace_report_flags {
 	 * funcgraph-abstime shows them as the kernel does, as if ns;
 	 * durations stay ns (the kernel's are its local clock's) */
 	UTRACE_REPORT_CLOCK_TSC = 1u << 8,
+	/* not an option: the command's --color.  The overhead mark and
+	 * duration of a call over 10 us in the colour of its mark (yellow
+	 * + !, red # *, bold magenta @ $), the function names of entries and
+	 * one-line calls in bold: what uftrace and perf colour */
+	UTRACE_REPORT_COLOR = 1u << 9,
 };
 
 /* The kernel's defaults. */

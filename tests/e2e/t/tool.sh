@@ -323,4 +323,14 @@ tool_pager() {
 	rm -f "$d/paged"
 	UTRACE_PAGER="cat >'$d/paged'" "$UTRACE" report -i "$d/full.dat" >/dev/null 2>&1
 	t "$([ ! -e "$d/paged" ]; echo $?)" "tool report on a pipe: no pager"
+	# colour: asked for, or on a terminal; never on a pipe by default
+	"$UTRACE" report --color=always -i "$d/full.dat" >"$d/col" 2>&1
+	t "$(grep -q "$(printf '\033')\[1mmain$(printf '\033')\[0m" "$d/col"; echo $?)" \
+		"tool report --color=always: function names in bold"
+	"$UTRACE" report -i "$d/full.dat" >"$d/col" 2>&1
+	t "$(grep -q "$(printf '\033')" "$d/col"; [ $? = 1 ]; echo $?)" "tool report on a pipe: no colour"
+	UTRACE_PAGER="cat >'$d/paged'" script -qec "'$UTRACE' report -i '$d/full.dat'" /dev/null \
+		>/dev/null 2>&1
+	t "$(grep -q "$(printf '\033')\[1m" "$d/paged"; echo $?)" \
+		"tool report on a terminal: colour, through the pager"
 }
