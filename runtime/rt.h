@@ -36,6 +36,8 @@
  *   inproc_probe_live.c   in-process probes added while the program runs
  *   live.c          the live channel: tracer and sites changed while running
  *   plt.c           --libcall: the GOT slots of imports hooked through stubs
+ *   late_bind.c     attached: the program's GOT slots of our interposers bound
+ *                   to them (as a preload would), put back at the detach
  *   attach.c        a running process attached to: its detach puts it back
  *   init.c          start-up, fork/exec: calls the others in order
  */
@@ -250,6 +252,12 @@ static inline uint64_t rt_clock(uint32_t *cpu)
 void rt_plt_init(void) RT_HIDDEN;
 /* attach.c: every hooked GOT slot gets its target back */
 int rt_plt_unhook(void) RT_HIDDEN;
+
+/* late_bind.c: an attached process's relocations of the runtime's
+ * interposers (clone, swapcontext, _Unwind_RaiseException, ...) bound to
+ * them before tracing starts, and back at the detach */
+int rt_late_bind(void) RT_HIDDEN;
+int rt_late_unbind(void) RT_HIDDEN;
 void utrace_plt_graph_tramp(void) RT_HIDDEN; /* plt_tramp.S */
 void utrace_plt_func_tramp(void) RT_HIDDEN;
 
