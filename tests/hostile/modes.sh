@@ -95,6 +95,9 @@ DL=(dl_round=200 dl_work=200 dl_leaf=400 main=1)
 CLOSE=(cl_work=2000 main=1)
 EXC=(ex_outer=3000 ex_mid=3000 ex_throw=3000 main=1)
 JMP=(jmp_deep=12000 jmp_handler_work=2000 main=1)
+# coro_swap.c: NCO 4 coroutines x ROUNDS 2000 (attached: followed across
+# the switches once swapcontext is bound, runtime/late_bind.c)
+SWAP=(co_main=4 co_step=8000 co_leaf=8000 sched_resume=8004 main=1)
 
 # NAME SOURCE PROBED-FUNCTION [ARGS...]; the ARGS' @W@ is $W
 # The probed functions above return on the stack they were called on;
@@ -201,7 +204,8 @@ done
 # its interposers to them, without which raw clone() threads crashed the
 # program under function_graph (their creator's shadow stack) and so did
 # C++ exceptions (abort: the unwinder met the return hook), and under -p
-# function a raw clone thread's shared TLS went unseen.  A library
+# function a raw clone thread's shared TLS went unseen; function_graph
+# stopped tracing the coroutines at their first switch.  A library
 # dlopen'ed while attached is not traced (dl's counts are not checked).
 if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)" != 0 ]; then
 	unsupported "record -P: no permission to attach (ptrace_scope)"
@@ -220,6 +224,7 @@ else
 				same_run "$name ($cc $opt), attached to, $mode: output and exit status" \
 					"$W/$exe.a" "$o" || continue
 				case $name in
+				swap) counts "$name ($cc $opt), attached to, $mode: exact calls" "$o.dat" "${SWAP[@]}" ;;
 				exc) counts "$name ($cc $opt), attached to, $mode: exact calls" "$o.dat" "${EXC[@]}" ;;
 				jmp) counts "$name ($cc $opt), attached to, $mode: exact calls" "$o.dat" "${JMP[@]}" ;;
 				esac
