@@ -68,14 +68,21 @@ struct lb_word {
 
 static struct {
 	uint64_t real[LB_N], ours[LB_N]; /* 0: the name is left alone */
+	bool lazy_ok[LB_N];		 /* a lazy slot would be bound to real[] */
 	uint64_t self;			 /* our load address */
 	struct lb_word *log;
 	size_t n, cap;
 	const char *why; /* why the first word that could not be bound was not */
 } lb;
 
-/* What the first lookup after us and our own handle find for each name;
- * a name the executable defines, or that nothing after us defines, stays 0. */
+/*
+ * What our interposers call for each name (unwind.c's rt_next: libc's,
+ * libgcc_s's ...) and our own (our handle finds us first).  A name the
+ * executable defines stays 0 (it wins over a preload too); so does one
+ * nothing else defines.  A lazy slot is bound only where the resolver
+ * would bind it to that same function (the global scope's first
+ * definition), not where it would find another object's of that name.
+ */
 static int lb_resolve(void)
 {
 	Dl_info self, di;
@@ -86,20 +93,17 @@ static int lb_resolve(void)
 		return -ENOENT;
 	lb.self = (uint64_t)(uintptr_t)self.dli_fbase;
 	for (size_t i = 0; i < LB_N; i++) {
-		void *real = dlsym(RTLD_NEXT, lb_names[i]), *ours = dlsym(h, lb_names[i]);
+		void *real = rt_next(lb_names[i]), *ours = dlsym(h, lb_names[i]);
 		struct link_map *lm = NULL;
 
-		/* after us is only our own dependencies: libgcc_s's and
-		 * libstdc++'s names are in the global scope (unwind.c too) */
-		if (!real)
-			real = dlsym(RTLD_DEFAULT, lb_names[i]);
 		lb.real[i] = lb.ours[i] = 0;
 		if (!real || !ours || real == ours)
 			continue;
 		if (dladdr1(real, &di, (void **)&lm, RTLD_DL_LINKMAP) && lm && !lm->l_prev)
-			continue; /* the executable's own: it wins over a preload too */
+			continue;
 		lb.real[i] = (uint64_t)(uintptr_t)real;
 		lb.ours[i] = (uint64_t)(uintptr_t)ours;
+		lb.lazy_ok[i] = dlsym(RTLD_DEFAULT, lb_names[i]) == real;
 	}
 	dlclose(h);
 	return 0;
@@ -267,7 +271,8 @@ static bool lb_wanted(const struct lb_obj *o, const ElfW(Rela) *r, int i, uint64
 		return false;
 	}
 	memcpy(&v, (const void *)(uintptr_t)at, 8);
-	if (v != lb.real[i] && !(ELF64_R_TYPE(r->r_info) == R_X86_64_JUMP_SLOT && lb_lazy(o, v)))
+	if (v != lb.real[i] &&
+	    !(ELF64_R_TYPE(r->r_info) == R_X86_64_JUMP_SLOT && lb.lazy_ok[i] && lb_lazy(o, v)))
 		return false;
 	if (at & 7) {
 		lb_fail("an unaligned word", (size_t)i, o->info);

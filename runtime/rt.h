@@ -644,6 +644,9 @@ void utrace_func_entry(uint64_t id, uint64_t parent, const uint64_t *regs) RT_HI
 /* unwind.c: called before an exception unwinds, after fgraph's frames
  * got their real return addresses back (set by inproc_probes.c) */
 extern void (*rt_unwind_unhook_more)(void) RT_HIDDEN;
+/* unwind.c: the real function of an interposed name (libc's, libgcc_s's,
+ * libstdc++'s), never ours, preloaded or dlopen'ed by an attach; NULL if none */
+void *rt_next(const char *name) RT_HIDDEN;
 
 /* log.c */
 /* to the recorder (a NOTICE it prints), never to the program's fds;

@@ -46,7 +46,7 @@
  * libgcc_s's and libstdc++'s functions are then found in the global
  * scope, which does not hold us (never ourselves: that would loop).
  */
-static void *rt_next(const char *name)
+void *rt_next(const char *name)
 {
 	void *p = dlsym(RTLD_NEXT, name);
 	Dl_info self, at;
