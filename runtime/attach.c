@@ -175,6 +175,9 @@ int rt_attach_undo(void)
 	 * bytes, which a thread inside them keeps running */
 	rt_text_poke_quiesce_hook(NULL);
 	ret = rt_plt_unhook();
+	if (rt_late_unbind() < 0)
+		rt_log("detach: some of the program's GOT slots keep the runtime's interposers "
+		       "(dormant: they pass every call on)");
 	ret2 = rt_text_poke_restore();
 	/* no thread enters the tracer now; one that was in it when tracing
 	 * went off has left it after this */

@@ -209,6 +209,10 @@ static int rt_start(const char *path)
 	rt_rseq_init();
 	if (rt_connect(path, false) < 0 || (rt_synth_register() < 0 || rt_kprobe_events_register() < 0))
 		return -1; /* recorder gone: run untraced */
+	/* attached: our interposers bound where a preload would have them,
+	 * before anything is traced (said to the recorder if they cannot be) */
+	if (rt.attached && rt_late_bind() < 0)
+		return -1;
 	if (rt_start_once() < 0)
 		return -1;
 	/* With the nop tracer the recorder selects no site: the objects are

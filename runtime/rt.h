@@ -36,6 +36,8 @@
  *   inproc_probe_live.c   in-process probes added while the program runs
  *   live.c          the live channel: tracer and sites changed while running
  *   plt.c           --libcall: the GOT slots of imports hooked through stubs
+ *   late_bind.c     attached: the program's GOT slots of our interposers bound
+ *                   to them (as a preload would), put back at the detach
  *   attach.c        a running process attached to: its detach puts it back
  *   init.c          start-up, fork/exec: calls the others in order
  */
@@ -250,6 +252,12 @@ static inline uint64_t rt_clock(uint32_t *cpu)
 void rt_plt_init(void) RT_HIDDEN;
 /* attach.c: every hooked GOT slot gets its target back */
 int rt_plt_unhook(void) RT_HIDDEN;
+
+/* late_bind.c: an attached process's relocations of the runtime's
+ * interposers (clone, swapcontext, _Unwind_RaiseException, ...) bound to
+ * them before tracing starts, and back at the detach */
+int rt_late_bind(void) RT_HIDDEN;
+int rt_late_unbind(void) RT_HIDDEN;
 void utrace_plt_graph_tramp(void) RT_HIDDEN; /* plt_tramp.S */
 void utrace_plt_func_tramp(void) RT_HIDDEN;
 
@@ -636,6 +644,9 @@ void utrace_func_entry(uint64_t id, uint64_t parent, const uint64_t *regs) RT_HI
 /* unwind.c: called before an exception unwinds, after fgraph's frames
  * got their real return addresses back (set by inproc_probes.c) */
 extern void (*rt_unwind_unhook_more)(void) RT_HIDDEN;
+/* unwind.c: the real function of an interposed name (libc's, libgcc_s's,
+ * libstdc++'s), never ours, preloaded or dlopen'ed by an attach; NULL if none */
+void *rt_next(const char *name) RT_HIDDEN;
 
 /* log.c */
 /* to the recorder (a NOTICE it prints), never to the program's fds;

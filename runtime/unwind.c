@@ -40,9 +40,22 @@
 
 #define RT_EXPORT __attribute__((visibility("default")))
 
-static void *rt_next(const char *name)
+/*
+ * The real function: the next definition after us.  Dlopen'ed by an
+ * attach (late_bind.c), "after us" is only our own dependencies (libc):
+ * libgcc_s's and libstdc++'s functions are then found in the global
+ * scope, which does not hold us (never ourselves: that would loop).
+ */
+void *rt_next(const char *name)
 {
-	return dlsym(RTLD_NEXT, name);
+	void *p = dlsym(RTLD_NEXT, name);
+	Dl_info self, at;
+
+	if (p || !(p = dlsym(RTLD_DEFAULT, name)))
+		return p;
+	if (dladdr((void *)rt_next, &self) && dladdr(p, &at) && at.dli_fbase == self.dli_fbase)
+		return NULL;
+	return p;
 }
 
 static uint64_t jmpbuf_sp(const void *env)
