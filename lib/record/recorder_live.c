@@ -29,6 +29,7 @@
 
 #include <sys/uio.h>
 
+#include "lib/base/grow.h"
 #include "lib/elf/symtab.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/hist/synth.h"
@@ -63,13 +64,11 @@ int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer trace
 			     struct utrace_error *err)
 {
 	size_t nexpr = filter ? utrace_func_filter_total(filter) + 1 : 1;
-	uint32_t *hits = realloc(r->filter_hits, nexpr * sizeof(uint32_t));
 	int failed = 0, ret;
 
-	if (!hits)
+	if (UTRACE_GROW(r->filter_hits, r->cap_filter_hits, nexpr) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	memset(hits, 0, nexpr * sizeof(uint32_t));
-	r->filter_hits = hits;
+	memset(r->filter_hits, 0, nexpr * sizeof(uint32_t));
 	r->o.tracer = tracer;
 	r->o.filter = filter;
 	r->o.max_depth = max_depth;

@@ -76,8 +76,9 @@ int session_split_events(struct utrace_session *s)
 
 	if (ret)
 		return ret;
-	s->uspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->uspecs));
-	s->kspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->kspecs));
+	s->cap_uspecs = s->cap_kspecs = o->nspecs + o->nprobes + 1;
+	s->uspecs = calloc(s->cap_uspecs, sizeof(*s->uspecs));
+	s->kspecs = calloc(s->cap_kspecs, sizeof(*s->kspecs));
 	s->rp = session_probes_new();
 	if (!s->uspecs || !s->kspecs || !s->rp)
 		return session_failf(&s->fail, 1, "out of memory");
@@ -124,10 +125,10 @@ int session_split_events(struct utrace_session *s)
 	}
 	/* an enable_event target of a kernel event is a kernel event: the
 	 * instance enables it, the recorder keeps its records off until then */
-	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->target_names, &s->nr_target_names) <
-		0 ||
-	    record_trigger_targets(&s->kspecs, &s->nkspecs, &s->target_names, &s->nr_target_names) <
-		0)
+	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->cap_uspecs, &s->target_names,
+				   &s->nr_target_names, &s->cap_target_names) < 0 ||
+	    record_trigger_targets(&s->kspecs, &s->nkspecs, &s->cap_kspecs, &s->target_names,
+				   &s->nr_target_names, &s->cap_target_names) < 0)
 		return session_failf(&s->fail, 1, "out of memory");
 	return 0;
 }

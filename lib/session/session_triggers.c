@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/session/session_synth.h"
 #include "lib/session/session_triggers.h"
 #include "lib/kernel/kernel_trace.h"
@@ -117,8 +118,8 @@ static bool named(const struct utrace_event_spec *specs, unsigned n, const char 
 	return false;
 }
 
-int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char ***names,
-			   unsigned *nr_names)
+int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, unsigned *cap,
+			   char ***names, unsigned *nr_names, unsigned *cap_names)
 {
 	unsigned orig = *n;
 
@@ -126,21 +127,14 @@ int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char *
 		for (unsigned k = 0; k < (*specs)[i].nr_triggers; k++) {
 			struct utrace_error err;
 			const struct utrace_trigger *t = utrace_trigger_of(&(*specs)[i], k, NULL, &err);
-			struct utrace_event_spec *sp;
-			char **nm;
 
 			if (!t)
 				continue; /* record_check_triggers says why */
 			if (t->cmd != UTRACE_TRIG_ENABLE_EVENT ||
 			    named(*specs, *n, t->target_system, t->target_event))
 				continue;
-			sp = realloc(*specs, (*n + 1) * sizeof(**specs));
-			nm = realloc(*names, (*nr_names + 1) * sizeof(**names));
-			if (nm)
-				*names = nm;
-			if (sp)
-				*specs = sp;
-			if (!sp || !nm ||
+			if (UTRACE_GROW(*specs, *cap, *n + 1) < 0 ||
+			    UTRACE_GROW(*names, *cap_names, *nr_names + 1) < 0 ||
 			    asprintf(&(*names)[*nr_names], "%s:%s", t->target_system,
 				     t->target_event) < 0)
 				return -1;

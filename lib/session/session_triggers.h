@@ -29,10 +29,11 @@ int record_check_triggers(struct utrace_event_spec *specs, unsigned nspecs,
  * The targets of enable_event triggers that no -e names: they must be
  * enabled too (the kernel's soft mode, off until the trigger fires), so a
  * spec is appended for each ("SYSTEM:EVENT" strings added to *names, for
- * the caller to free).  0, or -1 when out of memory.
+ * the caller to free; both arrays grown by UTRACE_GROW, capacities *cap
+ * and *cap_names).  0, or -1 when out of memory.
  */
-int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char ***names,
-			   unsigned *nr_names);
+int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, unsigned *cap,
+			   char ***names, unsigned *nr_names, unsigned *cap_names);
 
 /*
  * The -R of the kernel -e specs that the kernel runs itself, written to
