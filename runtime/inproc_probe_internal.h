@@ -45,5 +45,12 @@ struct kp_area {
 	uint8_t *addr;
 };
 struct kp_area *rt_kp_area(uint32_t obj, bool add) RT_HIDDEN;
+/* inproc_probes.c, with rt_kp_lock held: o's probe area, a fresh one
+ * (registration) or the one it has, mapped now if none (NULL: none within
+ * reach); and the one installer of a KPROBE in area a, at registration
+ * and live (<0: malformed, or the area could not be written). */
+struct kp_area *rt_kp_area_map(const struct rt_object *o, bool fresh) RT_HIDDEN;
+int rt_kp_install(struct kp_batch *b, const struct rt_object *o, struct kp_area *a,
+		  const struct utrace_msg_kprobe *m, uint32_t size) RT_HIDDEN;
 
 #endif

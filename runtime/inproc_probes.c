@@ -683,16 +683,62 @@ struct kp_area *rt_kp_area(uint32_t obj, bool add)
 	return &n[kp_nareas++];
 }
 
+/*
+ * Object o's probe area, mapped near its code, read and execute
+ * (rt_kp_lock held): at registration a fresh one (fresh: the recorder
+ * numbers its slots from 0), for a probe added while running the one it
+ * has, mapped now if it has none.  NULL if none is within reach.
+ */
+struct kp_area *rt_kp_area_map(const struct rt_object *o, bool fresh)
+{
+	struct kp_area *a = rt_kp_area(o->index, false);
+	uint8_t *area;
+
+	if (a && a->addr && !fresh)
+		return a;
+	area = o->hi > o->lo ? rt_map_near(o->lo, o->hi, UTRACE_KPROBE_AREA) : NULL;
+	if (!area)
+		return NULL;
+	if (mprotect(area, UTRACE_KPROBE_AREA, PROT_READ | PROT_EXEC) < 0 ||
+	    (!a && !(a = rt_kp_area(o->index, true)))) {
+		munmap(area, UTRACE_KPROBE_AREA);
+		return NULL;
+	}
+	a->addr = area;
+	a->next = 0;
+	return a;
+}
+
+/*
+ * The one installer of a KPROBE, at registration (kp_object) and for a
+ * probe added while running (inproc_probe_live.c), rt_kp_lock held: the
+ * area made writable for the time (and executable: other slots may run),
+ * the probe taken into b, the slots up to its own noted as taken.
+ */
+int rt_kp_install(struct kp_batch *b, const struct rt_object *o, struct kp_area *a,
+		  const struct utrace_msg_kprobe *m, uint32_t size)
+{
+	int ret;
+
+	if (!a || !a->addr ||
+	    mprotect(a->addr, UTRACE_KPROBE_AREA, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -EPROTO;
+	ret = rt_kp_take(b, o, a->addr, m, size) < 0 ? -EPROTO : 0;
+	if (m->slot + UTRACE_KPROBE_SLOT > a->next)
+		a->next = m->slot + UTRACE_KPROBE_SLOT;
+	if (mprotect(a->addr, UTRACE_KPROBE_AREA, PROT_READ | PROT_EXEC) < 0)
+		ret = -errno;
+	return ret;
+}
+
 /* Names obj's probe area and takes the recorder's KPROBEs for it. */
 static int kp_object(struct kp_batch *b, struct rt_object *o, struct utrace_msg_kprobe *m)
 {
-	uint8_t *area = o->hi > o->lo ? rt_map_near(o->lo, o->hi, UTRACE_KPROBE_AREA) : NULL;
+	struct kp_area *a = rt_kp_area_map(o, true);
 	struct utrace_msg_kprobe_area am = {{sizeof(am), UTRACE_MSG_KPROBE_AREA}, o->index,
-					    area ? UTRACE_KPROBE_AREA : 0,
-					    (uint64_t)(uintptr_t)area};
+					    a ? UTRACE_KPROBE_AREA : 0,
+					    a ? (uint64_t)(uintptr_t)a->addr : 0};
 	int n, ret = rt_send(&am, sizeof(am), -1);
-	uint32_t next = 0; /* past the last slot a KPROBE took */
-	struct kp_area *a;
 
 	while (ret >= 0) {
 		n = rt_recv(m, UTRACE_MSG_MAX, NULL);
@@ -700,17 +746,9 @@ static int kp_object(struct kp_batch *b, struct rt_object *o, struct utrace_msg_
 			return -EPROTO;
 		if (m->key == UTRACE_ENABLE_DONE)
 			break;
-		if (rt_kp_take(b, o, area, m, (uint32_t)n) < 0)
+		if (rt_kp_install(b, o, a, m, (uint32_t)n) < 0)
 			ret = -EPROTO;
-		if (m->slot + UTRACE_KPROBE_SLOT > next)
-			next = m->slot + UTRACE_KPROBE_SLOT;
 	}
-	if (area && (a = rt_kp_area(o->index, true))) { /* for probes added later */
-		a->addr = area;
-		a->next = next;
-	}
-	if (area && mprotect(area, UTRACE_KPROBE_AREA, PROT_READ | PROT_EXEC) < 0)
-		ret = -errno;
 	return ret;
 }
 
