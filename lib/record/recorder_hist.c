@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/hist_prog.h"
+#include "lib/base/grow.h"
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
@@ -307,6 +308,30 @@ static int hist_share(struct utrace_recorder *r, struct rec_hist *h, struct utra
 	return 0;
 }
 
+/*
+ * One compile per (trigger, event format): a format is an object's
+ * (lib/events/event_select.c loads each file's once for the recording,
+ * every process that maps the file shares it) or a kernel event's, so
+ * the format's address is its identity while the recording lasts.  The
+ * table h keeps the formats its program was made for; any other object
+ * or process with one of them gets the program as it is.
+ */
+static bool hist_compiled_for(const struct rec_hist *h, const struct utrace_event_format *fmt)
+{
+	for (size_t i = 0; i < h->nr_fmts; i++)
+		if (h->fmts[i] == fmt)
+			return true;
+	return false;
+}
+
+static int hist_note_fmt(struct rec_hist *h, const struct utrace_event_format *fmt)
+{
+	if (UTRACE_GROW(h->fmts, h->cap_fmts, h->nr_fmts + 1) < 0)
+		return -ENOMEM;
+	h->fmts[h->nr_fmts++] = fmt;
+	return 0;
+}
+
 static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
 				 const char *text, const struct utrace_trigger *t,
 				 const struct utrace_event_format *fmt,
@@ -322,19 +347,24 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 		utrace_error_set(err, -EINVAL, "-R '%s': not parsed", text);
 		return NULL;
 	}
-	if (hist_compile(t, fmt, env, &prog, &len, &paused, &table, err) < 0 || !prog) {
-		free(table);
-		return NULL; /* err->code 0: not a hist trigger */
-	}
 	for (h = r->hist->hists; h; h = h->next)
 		if (h->spec == spec && h->trig == trig && !strcmp(h->system, fmt->system) &&
 		    !strcmp(h->name, fmt->name))
 			break;
+	if (h && hist_compiled_for(h, fmt))
+		return h; /* compiled once per format: every object of it */
+	if (hist_compile(t, fmt, env, &prog, &len, &paused, &table, err) < 0 || !prog) {
+		free(table);
+		return NULL; /* err->code 0: not a hist trigger */
+	}
 	if (h) {
 		if (h->prog_len != len || memcmp(h->prog, prog, len)) {
 			utrace_error_set(err, -EINVAL, "%s:%s: another layout of the event than "
 						       "the first one's: '%s' left off here",
 					 fmt->system, fmt->name, text);
+			h = NULL;
+		} else if (hist_note_fmt(h, fmt) < 0) {
+			utrace_error_set(err, -ENOMEM, "out of memory");
 			h = NULL;
 		}
 		free(prog);
@@ -355,6 +385,10 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	h->fd = -1;
 	h->table = table;
 	table = NULL;
+	if (hist_note_fmt(h, fmt) < 0) {
+		utrace_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
 	if (h->table && hist_share(r, h, err) < 0)
 		goto fail;
 	if (!h->owner && hist_map_new(h, err) < 0)
@@ -380,6 +414,7 @@ fail:
 	if (h) {
 		if (h->fd >= 0 && !h->owner)
 			close(h->fd);
+		free(h->fmts);
 		free(h->table);
 		free(h->system);
 		free(h->name);
@@ -487,6 +522,7 @@ void rec_hist_free_one(struct rec_hist *h)
 		munmap(h->map, h->map_size);
 	if (h->fd >= 0 && !h->owner)
 		close(h->fd);
+	free(h->fmts);
 	free(h->table);
 	free(h->system);
 	free(h->name);

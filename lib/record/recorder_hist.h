@@ -40,6 +40,10 @@ struct rec_hist {
 	char *table;		/* name=: the table's name, NULL if none */
 	struct rec_hist *owner; /* name=: the trigger whose table this one shares */
 	uint32_t tid;		/* its table's id, for RESOLVE (common/proto.h) */
+	/* the formats prog was compiled for (or compiled the same for): an
+	 * object of one of them gets prog without a compile */
+	const struct utrace_event_format **fmts;
+	size_t nr_fmts, cap_fmts;
 	struct rec_hist *next;
 };
 
