@@ -260,8 +260,31 @@ int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info 
 	return utrace_synth_lookup(r->o.synths, r->o.nr_synths, name, out);
 }
 
-/* Compiles -R t (parsed) for the event's format. */
-static int hist_compile(const struct utrace_trigger *t, const struct utrace_event_format *fmt,
+/* The program the -R check compiled for trigger trig of a user -e spec,
+ * for this event of env's object (lib/hist/trigger_spec.c), copied into
+ * *prog; false if it kept none (an object of a file it did not read, a
+ * kernel event's, the tracefs's), or if the tracefs may change the
+ * synthetic events its actions' ids number. */
+static bool hist_kept(struct utrace_recorder *r, unsigned spec, unsigned trig,
+		      const struct utrace_event_format *fmt, const struct hist_env_arg *env,
+		      void **prog, uint32_t *len)
+{
+	const struct utrace_event_spec *sp;
+	const void *p;
+
+	if ((spec & (REC_HIST_KERNEL | REC_HIST_LIVE)) || !env || env->kernel || r->o.live ||
+	    !r->o.events ||
+	    !(sp = utrace_event_select_spec(r->o.events, spec)) ||
+	    !(p = utrace_trigger_kept(sp, trig, env->path, fmt->system, fmt->name, len)) ||
+	    !(*prog = malloc(*len)))
+		return false;
+	memcpy(*prog, p, *len);
+	return true;
+}
+
+/* Compiles -R t (parsed) for the event's format, unless the check did. */
+static int hist_compile(struct utrace_recorder *r, unsigned spec, unsigned trig,
+			const struct utrace_trigger *t, const struct utrace_event_format *fmt,
 			const struct hist_env_arg *env, void **prog, uint32_t *len, bool *paused,
 			char **table, struct utrace_error *err)
 {
@@ -270,6 +293,8 @@ static int hist_compile(const struct utrace_trigger *t, const struct utrace_even
 
 	if (t->cmd != UTRACE_TRIG_HIST || t->remove)
 		ret = err->code = 0; /* another command: recorder_trig.c's */
+	else if (hist_kept(r, spec, trig, fmt, env, prog, len))
+		ret = 0; /* the check was the compile */
 	else
 		ret = utrace_trigger_compile(t, fmt, env ? hist_env(env, &sc) : NULL, prog, len,
 					     &code, err);
@@ -353,7 +378,8 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 			break;
 	if (h && hist_compiled_for(h, fmt))
 		return h; /* compiled once per format: every object of it */
-	if (hist_compile(t, fmt, env, &prog, &len, &paused, &table, err) < 0 || !prog) {
+	if (hist_compile(r, spec, trig, t, fmt, env, &prog, &len, &paused, &table, err) < 0 ||
+	    !prog) {
 		free(table);
 		return NULL; /* err->code 0: not a hist trigger */
 	}

@@ -269,19 +269,24 @@ static int trig_send(struct rec_conn *c, uint32_t obj, uint32_t key, const struc
 	return rec_conn_send_with(c, &m, sizeof(m), filter, flen, -1);
 }
 
-/* x's filter for fmt: the one compiled already, else compiled now and
- * kept with x. */
-static int trig_filter(struct rec_trig *x, const struct utrace_event_format *fmt, void **filter,
-		       uint32_t *flen, struct utrace_error *err)
+/* x's filter for fmt: the one compiled already, else the one the -R
+ * check compiled for this file (sp's), else compiled now; kept with x. */
+static int trig_filter(struct rec_trig *x, const struct utrace_event_spec *sp, const char *path,
+		       const struct utrace_event_format *fmt, void **filter, uint32_t *flen,
+		       struct utrace_error *err)
 {
 	struct rec_trig_prog *p;
+	const void *kept;
 
 	for (p = x->progs; p && p->fmt != fmt; p = p->next)
 		;
 	if (!p) {
 		if (!(p = calloc(1, sizeof(*p))))
 			return utrace_error_set(err, -ENOMEM, "out of memory");
-		if (utrace_filter_compile(fmt, x->t->filter, &p->filter, &p->flen, err) < 0) {
+		kept = utrace_trigger_kept(sp, x->trig, path, fmt->system, fmt->name, &p->flen);
+		if (kept && (p->filter = malloc(p->flen))) {
+			memcpy(p->filter, kept, p->flen);
+		} else if (utrace_filter_compile(fmt, x->t->filter, &p->filter, &p->flen, err) < 0) {
 			free(p);
 			return err->code;
 		}
@@ -315,7 +320,7 @@ int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 		if (x->t->filter) {
 			struct utrace_error e;
 
-			if (trig_filter(x, fmt, &filter, &flen, &e) < 0) {
+			if (trig_filter(x, sp, path, fmt, &filter, &flen, &e) < 0) {
 				if (r->o.notice)
 					r->o.notice(r->o.notice_arg, c->pid, e.msg);
 				continue;
