@@ -36,7 +36,7 @@ void rt_kp_site_forget(uint64_t addr) RT_HIDDEN;
 /* The trap and fault handlers, once. */
 void rt_kp_install_handlers(void) RT_HIDDEN;
 
-/* inproc_probes.c, with rt_kp_lock held: object obj's probe area (addr NULL:
+/* inproc_probe_area.c, with rt_kp_lock held: object obj's probe area (addr NULL:
  * none yet), the slots below next taken; NULL if it has none and add is
  * false (or no memory). */
 struct kp_area {
@@ -45,5 +45,12 @@ struct kp_area {
 	uint8_t *addr;
 };
 struct kp_area *rt_kp_area(uint32_t obj, bool add) RT_HIDDEN;
+/* inproc_probe_area.c, with rt_kp_lock held: o's probe area, a fresh one
+ * (registration) or the one it has, mapped now if none (NULL: none within
+ * reach); and the one installer of a KPROBE in area a, at registration
+ * and live (<0: malformed, or the area could not be written). */
+struct kp_area *rt_kp_area_map(const struct rt_object *o, bool fresh) RT_HIDDEN;
+int rt_kp_install(struct kp_batch *b, const struct rt_object *o, struct kp_area *a,
+		  const struct utrace_msg_kprobe *m, uint32_t size) RT_HIDDEN;
 
 #endif

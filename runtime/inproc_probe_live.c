@@ -4,8 +4,9 @@
  * definition written to the live tracefs's dynamic_events), over the live
  * channel (runtime/live.c, common/proto.h KPROBE_SLOT).
  *
- * A probe is installed as at registration (inproc_probes.c: the same KPROBE
- * messages, batch and pokes); what differs is where its slot comes from.
+ * A probe is installed as at registration, by the one installer
+ * (inproc_probes.c rt_kp_install: the same KPROBE messages, area, batch and
+ * pokes); what differs is where its slot comes from.
  * Each object's probe area is noted here when registration maps it,
  * with the slots its probes took; an object without one (the process
  * started with no probe) gets its area now.  The recorder asks for one
@@ -45,21 +46,14 @@ static int kl_slot(void *arg)
 	struct utrace_msg_kprobe_slot *m = arg;
 	struct rt_object *o = kl_object(m->obj);
 	struct kp_area *a;
-	uint8_t *area;
 
 	m->slot = UINT32_MAX;
 	m->addr = 0;
 	if (!o)
 		return 0;
 	pthread_mutex_lock(&rt_kp_lock);
-	if ((a = rt_kp_area(o->index, true)) && !a->addr &&
-	    (area = rt_map_near(o->lo, o->hi, UTRACE_KPROBE_AREA))) {
-		if (mprotect(area, UTRACE_KPROBE_AREA, PROT_READ | PROT_EXEC) == 0)
-			a->addr = area;
-		else
-			munmap(area, UTRACE_KPROBE_AREA);
-	}
-	if (a && a->addr && a->next + UTRACE_KPROBE_SLOT <= UTRACE_KPROBE_AREA) {
+	a = rt_kp_area_map(o, false);
+	if (a && a->next + UTRACE_KPROBE_SLOT <= UTRACE_KPROBE_AREA) {
 		m->addr = (uint64_t)(uintptr_t)a->addr;
 		m->slot = a->next;
 		a->next += UTRACE_KPROBE_SLOT;
@@ -78,24 +72,17 @@ struct kl_take {
 	uint32_t size;
 };
 
-/* One KPROBE (the objects lock held): its slot written into the area
- * made writable for the time (and executable: other slots run). */
+/* One KPROBE (the objects lock held): the installer of registration's
+ * (rt_kp_install). */
 static int kl_take(void *arg)
 {
 	const struct kl_take *t = arg;
 	struct rt_object *o = kl_object(t->m->obj);
-	struct kp_area *a;
-	int ret = -EPROTO;
+	int ret;
 
 	rt_kp_install_handlers(); /* once; under the objects lock, as registration */
 	pthread_mutex_lock(&rt_kp_lock);
-	a = o ? rt_kp_area(o->index, false) : NULL;
-	if (a && a->addr &&
-	    mprotect(a->addr, UTRACE_KPROBE_AREA, PROT_READ | PROT_WRITE | PROT_EXEC) == 0) {
-		ret = rt_kp_take(&kl_batch, o, a->addr, t->m, t->size) < 0 ? -EPROTO : 0;
-		if (mprotect(a->addr, UTRACE_KPROBE_AREA, PROT_READ | PROT_EXEC) < 0)
-			ret = -errno;
-	}
+	ret = rt_kp_install(&kl_batch, o, o ? rt_kp_area(o->index, false) : NULL, t->m, t->size);
 	pthread_mutex_unlock(&rt_kp_lock);
 	return ret;
 }

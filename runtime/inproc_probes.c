@@ -35,7 +35,6 @@
  * Memory reads (common/fetch_prog.h) go through utrace_fetch_load, safe
  * from faults (fetch_fault.c, installed with the first probe).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -664,56 +663,6 @@ static int kp_publish(const struct kp_batch *b)
 	return 0;
 }
 
-/* Each object's probe area, for probes added while running
- * (inproc_probe_live.c); rt_kp_lock held. */
-static struct kp_area *kp_areas;
-static size_t kp_nareas;
-
-struct kp_area *rt_kp_area(uint32_t obj, bool add)
-{
-	struct kp_area *n;
-
-	for (size_t i = 0; i < kp_nareas; i++)
-		if (kp_areas[i].obj == obj)
-			return &kp_areas[i];
-	if (!add || !(n = realloc(kp_areas, (kp_nareas + 1) * sizeof(*n))))
-		return NULL;
-	kp_areas = n;
-	n[kp_nareas] = (struct kp_area){obj, 0, NULL};
-	return &n[kp_nareas++];
-}
-
-/* Names obj's probe area and takes the recorder's KPROBEs for it. */
-static int kp_object(struct kp_batch *b, struct rt_object *o, struct utrace_msg_kprobe *m)
-{
-	uint8_t *area = o->hi > o->lo ? rt_map_near(o->lo, o->hi, UTRACE_KPROBE_AREA) : NULL;
-	struct utrace_msg_kprobe_area am = {{sizeof(am), UTRACE_MSG_KPROBE_AREA}, o->index,
-					    area ? UTRACE_KPROBE_AREA : 0,
-					    (uint64_t)(uintptr_t)area};
-	int n, ret = rt_send(&am, sizeof(am), -1);
-	uint32_t next = 0; /* past the last slot a KPROBE took */
-	struct kp_area *a;
-
-	while (ret >= 0) {
-		n = rt_recv(m, UTRACE_MSG_MAX, NULL);
-		if (n < (int)sizeof(*m) || m->hdr.type != UTRACE_MSG_KPROBE || m->obj != o->index)
-			return -EPROTO;
-		if (m->key == UTRACE_ENABLE_DONE)
-			break;
-		if (rt_kp_take(b, o, area, m, (uint32_t)n) < 0)
-			ret = -EPROTO;
-		if (m->slot + UTRACE_KPROBE_SLOT > next)
-			next = m->slot + UTRACE_KPROBE_SLOT;
-	}
-	if (area && (a = rt_kp_area(o->index, true))) { /* for probes added later */
-		a->addr = area;
-		a->next = next;
-	}
-	if (area && mprotect(area, UTRACE_KPROBE_AREA, PROT_READ | PROT_EXEC) < 0)
-		ret = -errno;
-	return ret;
-}
-
 /* An object unloaded by dlclose (ftrace.c holds the objects lock): its
  * probes go, so that the same addresses loaded again get theirs anew.
  * The old table stays readable, as in kp_publish. */
@@ -737,45 +686,6 @@ void rt_kprobes_forget(uint64_t lo, uint64_t hi)
 		__atomic_store_n(&rt_kp_table, t, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&rt_kp_lock);
-}
-
-/* Whether this is the process's only thread: then no other thread can
- * be in the middle of the instructions a jmp replaces (the kernel waits
- * for that with RCU-tasks); with several threads the probe starts as an
- * int3 and inproc_probe_opt.c proves when the jmp can replace it. */
-static bool kp_alone(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return false;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n == 1;
-}
-
-/* Objects added by this scan: their probes installed (ftrace.c holds the
- * objects lock).  The table first, then the int3s, then the sites, then
- * the jmps that wait for the other threads. */
-int rt_kprobes_register(struct rt_object *added)
-{
-	struct utrace_msg_kprobe *m = malloc(UTRACE_MSG_MAX);
-	struct kp_batch b = {.alone = kp_alone()};
-	int ret = m ? 0 : -ENOMEM;
-
-	rt_kp_install_handlers(); /* rt_kp_take reads the text through utrace_fetch_load */
-	pthread_mutex_lock(&rt_kp_lock);
-	for (struct rt_object *o = added; o && ret >= 0; o = o->next)
-		ret = kp_object(&b, o, m);
-	if (ret >= 0)
-		ret = rt_kp_commit(&b);
-	pthread_mutex_unlock(&rt_kp_lock);
-	rt_kp_batch_free(&b);
-	free(m);
-	return ret;
 }
 
 /* A batch in place (rt_kp_lock and the objects lock held): the table

@@ -29,6 +29,7 @@
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
  *   inproc_probe_opt.c    int3 -> jmp once no other thread is in the way
  *   inproc_probes.c       in-process probes: sites, int3s, return hooks, fetch-args
+ *   inproc_probe_area.c   their areas and the one installer, at registration and live
  *   inproc_probe_remove.c in-process probes removed while the program runs
  *   func_patch.c    objects without compiler sites: function entries patched
  *                   with a jmp to a detour that calls the sites' stub
@@ -527,6 +528,7 @@ struct kp_table {
 extern struct kp_table *rt_kp_table RT_HIDDEN;
 extern pthread_mutex_t rt_kp_lock RT_HIDDEN;
 const struct rt_kprobe *rt_kp_find(const struct kp_table *t, uint64_t addr) RT_HIDDEN;
+/* inproc_probe_area.c: the probes of the objects added, installed */
 int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
 void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 

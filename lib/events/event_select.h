@@ -30,6 +30,8 @@ struct utrace_event_spec {
 	const char **triggers;
 	struct utrace_trigger **trigs;
 	unsigned nr_triggers;
+	unsigned cap_triggers, cap_trigs; /* the arrays' UTRACE_GROW capacities */
+	struct utrace_trigger_kept *kept; /* lib/hist: the programs its check compiled */
 	bool exclude;
 	bool target_only; /* added for an enable_event target no -e names: its
 			   * records start off (the kernel's soft mode) */

@@ -322,10 +322,24 @@ const char *utrace_trigger_cmd_name(enum utrace_trigger_cmd cmd);
  * what sp->trigs holds, and the array.
  */
 struct utrace_event_spec;
+struct utrace_event_format;
 const struct utrace_trigger *utrace_trigger_of(struct utrace_event_spec *sp, unsigned k, int *code,
 					       struct utrace_error *err);
 const struct utrace_trigger *utrace_trigger_parsed(const struct utrace_event_spec *sp, unsigned k);
 void utrace_trigger_free_spec(struct utrace_event_spec *sp);
+/*
+ * The check is the compile: the check of -R compiles trigger k of sp for
+ * each format of the files the command will load and keeps the program
+ * here (utrace_trigger_keep takes prog; 0 or -ENOMEM), the recorder takes
+ * it for an object of that file (utrace_trigger_kept: the program kept for
+ * k and the event SYSTEM:NAME of the file path, NULL if none) instead of
+ * compiling it again.  utrace_trigger_free_kept frees them.
+ */
+int utrace_trigger_keep(struct utrace_event_spec *sp, unsigned k, const char *path,
+			const struct utrace_event_format *f, void *prog, uint32_t len);
+const void *utrace_trigger_kept(const struct utrace_event_spec *sp, unsigned k, const char *path,
+				const char *system, const char *name, uint32_t *len);
+void utrace_trigger_free_kept(struct utrace_event_spec *sp);
 
 /*
  * Parses "hist:..." (the text as written to events/SYS/EVENT/trigger).  On

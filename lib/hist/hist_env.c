@@ -122,3 +122,14 @@ int utrace_trigger_compile(const struct utrace_trigger *t, const struct utrace_e
 	}
 	return ret;
 }
+
+bool utrace_hist_prog_resolves(const void *prog)
+{
+	const struct utrace_hist_hdr *h = prog;
+	const struct utrace_hist_insn *in = utrace_hist_insns(h);
+
+	for (uint32_t i = 0; i < h->nr_insns; i++)
+		if (in[i].op == UTRACE_HOP_RESOLVE)
+			return true;
+	return false;
+}

@@ -56,6 +56,10 @@ int utrace_trigger_compile(const struct utrace_trigger *t, const struct utrace_e
 			   const struct utrace_hist_env *env, void **prog, uint32_t *len,
 			   int *code, struct utrace_error *err);
 
+/* Whether hist program prog RESOLVEs another trigger's table: its
+ * table ids are the compiling env's (the recorder's, not a check's). */
+bool utrace_hist_prog_resolves(const void *prog);
+
 /* Synthetic event name among synths[0..n): 0 with *out (its id: its
  * index), or UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND. */
 int utrace_synth_lookup(struct utrace_synth *const *synths, unsigned n, const char *name,

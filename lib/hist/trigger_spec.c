@@ -7,11 +7,15 @@
  * prints its error) parses it into the spec's trigs[k], an array every
  * copy of the spec shares; the recorder and the others read it from
  * there.  A trigger that does not parse is kept as NULL, and parsed again
- * only by whoever asks for it to say why.
+ * only by whoever asks for it to say why.  The check's compiles are kept
+ * the same way (sp->kept, by file and event), so that the recorder runs
+ * what the check made instead of compiling it again.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
 
@@ -47,4 +51,62 @@ void utrace_trigger_free_spec(struct utrace_event_spec *sp)
 		utrace_trigger_free(sp->trigs[k]);
 	free(sp->trigs);
 	sp->trigs = NULL;
+}
+
+/* One program the check compiled: trigger k for SYSTEM:NAME of path. */
+struct utrace_trigger_kept {
+	unsigned k;
+	char *path, *system, *name;
+	void *prog;
+	uint32_t len;
+	struct utrace_trigger_kept *next;
+};
+
+int utrace_trigger_keep(struct utrace_event_spec *sp, unsigned k, const char *path,
+			const struct utrace_event_format *f, void *prog, uint32_t len)
+{
+	struct utrace_trigger_kept *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->path = strdup(path)) || !(p->system = strdup(f->system)) ||
+	    !(p->name = strdup(f->name))) {
+		if (p) {
+			free(p->path);
+			free(p->system);
+		}
+		free(p);
+		free(prog);
+		return -ENOMEM;
+	}
+	p->k = k;
+	p->prog = prog;
+	p->len = len;
+	p->next = sp->kept;
+	sp->kept = p;
+	return 0;
+}
+
+const void *utrace_trigger_kept(const struct utrace_event_spec *sp, unsigned k, const char *path,
+				const char *system, const char *name, uint32_t *len)
+{
+	for (const struct utrace_trigger_kept *p = sp->kept; p && path; p = p->next)
+		if (p->k == k && !strcmp(p->path, path) && !strcmp(p->system, system) &&
+		    !strcmp(p->name, name)) {
+			*len = p->len;
+			return p->prog;
+		}
+	return NULL;
+}
+
+void utrace_trigger_free_kept(struct utrace_event_spec *sp)
+{
+	while (sp->kept) {
+		struct utrace_trigger_kept *p = sp->kept;
+
+		sp->kept = p->next;
+		free(p->path);
+		free(p->system);
+		free(p->name);
+		free(p->prog);
+		free(p);
+	}
 }

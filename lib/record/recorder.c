@@ -154,13 +154,10 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	r->o = *opts;
 	r->listen_fd = r->ctl_fd = -1;
-	if (opts->filter) {
-		r->filter_hits =
-		    calloc(utrace_func_filter_total(opts->filter) + 1, sizeof(uint32_t));
-		if (!r->filter_hits) {
-			free(r);
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		}
+	if (opts->filter && UTRACE_GROW_ZERO(r->filter_hits, r->cap_filter_hits,
+					     utrace_func_filter_total(opts->filter) + 1) < 0) {
+		free(r);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
 	if (states_new(r) < 0) {
 		utrace_recorder_free(r);
@@ -359,18 +356,9 @@ int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrac
 
 	/* one slot per open connection and per process watched for its exit
 	 * (recorder_proc.c), however many processes there are */
-	if (r->cap_poll < 2 * r->nr_conns + 1) {
-		uint32_t cap = (r->nr_conns + 1) * 4;
-		struct pollfd *p = realloc(r->pfd, cap * sizeof(*p));
-		struct rec_conn **w = p ? realloc(r->who, cap * sizeof(*w)) : NULL;
-
-		if (p)
-			r->pfd = p;
-		if (!w)
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		r->who = w;
-		r->cap_poll = cap;
-	}
+	if (UTRACE_GROW(r->pfd, r->cap_pfd, 2 * (size_t)r->nr_conns + 1) < 0 ||
+	    UTRACE_GROW(r->who, r->cap_who, 2 * (size_t)r->nr_conns + 1) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
 	pfd = r->pfd;
 	who = r->who;
 	pfd[n].fd = r->listen_fd;

@@ -13,6 +13,7 @@
  *   every later object, fork child, exec:                          (same table)
  *                                      ---- HIST + the same fd -->
  *   end: the table is read and saved as a HIST record of utrace.dat
+ *        (recorder_hist_tables.c, which also runs a kernel event's hits)
  *
  * The table stays mapped here too, so a traced process that is killed
  * loses nothing it counted.  The kernel keeps one table per trigger of an
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/hist_prog.h"
+#include "lib/base/grow.h"
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
@@ -259,8 +261,31 @@ int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info 
 	return utrace_synth_lookup(r->o.synths, r->o.nr_synths, name, out);
 }
 
-/* Compiles -R t (parsed) for the event's format. */
-static int hist_compile(const struct utrace_trigger *t, const struct utrace_event_format *fmt,
+/* The program the -R check compiled for trigger trig of a user -e spec,
+ * for this event of env's object (lib/hist/trigger_spec.c), copied into
+ * *prog; false if it kept none (an object of a file it did not read, a
+ * kernel event's, the tracefs's), or if the tracefs may change the
+ * synthetic events its actions' ids number. */
+static bool hist_kept(struct utrace_recorder *r, unsigned spec, unsigned trig,
+		      const struct utrace_event_format *fmt, const struct hist_env_arg *env,
+		      void **prog, uint32_t *len)
+{
+	const struct utrace_event_spec *sp;
+	const void *p;
+
+	if ((spec & (REC_HIST_KERNEL | REC_HIST_LIVE)) || !env || env->kernel || r->o.live ||
+	    !r->o.events ||
+	    !(sp = utrace_event_select_spec(r->o.events, spec)) ||
+	    !(p = utrace_trigger_kept(sp, trig, env->path, fmt->system, fmt->name, len)) ||
+	    !(*prog = malloc(*len)))
+		return false;
+	memcpy(*prog, p, *len);
+	return true;
+}
+
+/* Compiles -R t (parsed) for the event's format, unless the check did. */
+static int hist_compile(struct utrace_recorder *r, unsigned spec, unsigned trig,
+			const struct utrace_trigger *t, const struct utrace_event_format *fmt,
 			const struct hist_env_arg *env, void **prog, uint32_t *len, bool *paused,
 			char **table, struct utrace_error *err)
 {
@@ -269,6 +294,8 @@ static int hist_compile(const struct utrace_trigger *t, const struct utrace_even
 
 	if (t->cmd != UTRACE_TRIG_HIST || t->remove)
 		ret = err->code = 0; /* another command: recorder_trig.c's */
+	else if (hist_kept(r, spec, trig, fmt, env, prog, len))
+		ret = 0; /* the check was the compile */
 	else
 		ret = utrace_trigger_compile(t, fmt, env ? hist_env(env, &sc) : NULL, prog, len,
 					     &code, err);
@@ -307,6 +334,30 @@ static int hist_share(struct utrace_recorder *r, struct rec_hist *h, struct utra
 	return 0;
 }
 
+/*
+ * One compile per (trigger, event format): a format is an object's
+ * (lib/events/event_select.c loads each file's once for the recording,
+ * every process that maps the file shares it) or a kernel event's, so
+ * the format's address is its identity while the recording lasts.  The
+ * table h keeps the formats its program was made for; any other object
+ * or process with one of them gets the program as it is.
+ */
+static bool hist_compiled_for(const struct rec_hist *h, const struct utrace_event_format *fmt)
+{
+	for (size_t i = 0; i < h->nr_fmts; i++)
+		if (h->fmts[i] == fmt)
+			return true;
+	return false;
+}
+
+static int hist_note_fmt(struct rec_hist *h, const struct utrace_event_format *fmt)
+{
+	if (UTRACE_GROW(h->fmts, h->cap_fmts, h->nr_fmts + 1) < 0)
+		return -ENOMEM;
+	h->fmts[h->nr_fmts++] = fmt;
+	return 0;
+}
+
 static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
 				 const char *text, const struct utrace_trigger *t,
 				 const struct utrace_event_format *fmt,
@@ -322,19 +373,25 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 		utrace_error_set(err, -EINVAL, "-R '%s': not parsed", text);
 		return NULL;
 	}
-	if (hist_compile(t, fmt, env, &prog, &len, &paused, &table, err) < 0 || !prog) {
-		free(table);
-		return NULL; /* err->code 0: not a hist trigger */
-	}
 	for (h = r->hist->hists; h; h = h->next)
 		if (h->spec == spec && h->trig == trig && !strcmp(h->system, fmt->system) &&
 		    !strcmp(h->name, fmt->name))
 			break;
+	if (h && hist_compiled_for(h, fmt))
+		return h; /* compiled once per format: every object of it */
+	if (hist_compile(r, spec, trig, t, fmt, env, &prog, &len, &paused, &table, err) < 0 ||
+	    !prog) {
+		free(table);
+		return NULL; /* err->code 0: not a hist trigger */
+	}
 	if (h) {
 		if (h->prog_len != len || memcmp(h->prog, prog, len)) {
 			utrace_error_set(err, -EINVAL, "%s:%s: another layout of the event than "
 						       "the first one's: '%s' left off here",
 					 fmt->system, fmt->name, text);
+			h = NULL;
+		} else if (hist_note_fmt(h, fmt) < 0) {
+			utrace_error_set(err, -ENOMEM, "out of memory");
 			h = NULL;
 		}
 		free(prog);
@@ -355,6 +412,10 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	h->fd = -1;
 	h->table = table;
 	table = NULL;
+	if (hist_note_fmt(h, fmt) < 0) {
+		utrace_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
 	if (h->table && hist_share(r, h, err) < 0)
 		goto fail;
 	if (!h->owner && hist_map_new(h, err) < 0)
@@ -380,6 +441,7 @@ fail:
 	if (h) {
 		if (h->fd >= 0 && !h->owner)
 			close(h->fd);
+		free(h->fmts);
 		free(h->table);
 		free(h->system);
 		free(h->name);
@@ -487,6 +549,7 @@ void rec_hist_free_one(struct rec_hist *h)
 		munmap(h->map, h->map_size);
 	if (h->fd >= 0 && !h->owner)
 		close(h->fd);
+	free(h->fmts);
 	free(h->table);
 	free(h->system);
 	free(h->name);
@@ -509,145 +572,6 @@ struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned
 void rec_hist_set_kid(struct rec_hist *h, int kid)
 {
 	h->kid = kid;
-}
-
-/* RESOLVE's table of id, for the recorder's own hits. */
-static struct utrace_hist_map *hist_table(void *arg, uint32_t id)
-{
-	const struct utrace_recorder *r = arg;
-
-	for (const struct rec_hist *h = r->hist->hists; h; h = h->next)
-		if (!h->owner && h->tid == id)
-			return h->map;
-	return NULL;
-}
-
-/* One record of kernel id kid (or of a synthetic event the recorder
- * fired): every table of that id, as the runtime runs a user event's.
- * c->arg is the recorder (the emit callback's too). */
-/* Whether a program keys on the event's stack (common_stacktrace). */
-static bool hist_uses_stack(const void *prog)
-{
-	const struct utrace_hist_hdr *hdr = prog;
-	const struct utrace_hist_insn *in = (const struct utrace_hist_insn *)(hdr + 1);
-
-	for (uint32_t i = 0; i < hdr->nr_insns; i++)
-		if (in[i].op == UTRACE_HOP_STACK)
-			return true;
-	return false;
-}
-
-bool rec_hist_kwants_stack(const struct utrace_recorder *r, int kid)
-{
-	for (const struct rec_hist *h = r->hist->hists; h; h = h->next)
-		if (h->kid == kid && hist_uses_stack(h->prog))
-			return true;
-	return false;
-}
-
-/* A kernel event's hits.  A hist keyed on its stack needs the kernel's
- * kernel_stack entry after it (c->stack): a hit without one (lost, or
- * not taken: the -R stacktrace's own filter or count) is dropped. */
-void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c)
-{
-	c->table = hist_table;
-	for (struct rec_hist *h = r->hist->hists; h; h = h->next) {
-		if (h->kid != kid)
-			continue;
-		if (!c->stack && hist_uses_stack(h->prog)) {
-			const struct utrace_hist_hdr *hdr = h->prog;
-			const void *f = (const struct utrace_hist_insn *)(hdr + 1) + hdr->nr_insns;
-
-			if (!hdr->filter_len ||
-			    utrace_filter_run(f, hdr->filter_len, c->rec, c->rec_len))
-				__atomic_fetch_add(&h->map->drops, 1, __ATOMIC_RELAXED);
-		} else
-			utrace_hist_run(h->prog, h->map, c);
-	}
-}
-
-/* enable_hist / disable_hist on a kernel event: its tables, as the
- * kernel's hist_enable_trigger sets each hist trigger's paused. */
-void rec_hist_kpause(struct utrace_recorder *r, int kid, bool paused)
-{
-	for (struct rec_hist *h = r->hist->hists; h; h = h->next)
-		if (h->kid == kid)
-			__atomic_store_n(&h->map->paused, paused, __ATOMIC_RELAXED);
-}
-
-bool rec_hist_kpaused(const struct utrace_recorder *r, int kid)
-{
-	for (const struct rec_hist *h = r->hist->hists; h; h = h->next)
-		if (h->kid == kid && __atomic_load_n(&h->map->paused, __ATOMIC_RELAXED))
-			return true;
-	return false;
-}
-
-/* The used elements, in slot order (the kernel lists them so), copied
- * into one buffer: *n of them. */
-uint8_t *rec_hist_entries(struct utrace_hist_map *m, uint32_t *n)
-{
-	uint64_t esize = utrace_hist_elt_size(m->key_size, m->nr_sums);
-	uint32_t nslots = 2u << m->bits, max = 1u << m->bits;
-	const struct utrace_hist_mslot *slots = utrace_hist_slots(m);
-	uint8_t *out = malloc((size_t)(max ? max : 1) * esize);
-
-	*n = 0;
-	if (!out)
-		return NULL;
-	for (uint32_t i = 0; i < nslots && *n < max; i++) {
-		uint64_t w = __atomic_load_n(&slots[i].word, __ATOMIC_ACQUIRE);
-
-		if (w && utrace_hist_slot_elt(w) < max)
-			memcpy(out + (*n)++ * esize, utrace_hist_elt(m, utrace_hist_slot_elt(w)), esize);
-	}
-	return out;
-}
-
-/* One HIST record: the header, the names, the program, the table's
- * header and its entries (the slots are not needed to read it). */
-static int hist_save(struct utrace_recorder *r, struct rec_hist *h,
-		     struct utrace_error *err)
-{
-	struct utrace_hist_map *m = h->map;
-	struct utrace_dat_hist d = {0};
-	size_t ls = strlen(h->system) + 1, ln = strlen(h->name) + 1, lt = strlen(h->text) + 1;
-	static const uint8_t zero[8];
-	struct iovec iov[8];
-	uint8_t *elts = rec_hist_entries(m, &d.nr_elts);
-	int ret;
-
-	if (!elts)
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	{
-		uint8_t *st = rec_hist_state(r, h); /* "[paused]" as the trigger is now */
-
-		if (st && (*st & UTRACE_EVS_HIST_PAUSED))
-			m->paused = 1;
-	}
-	d.prog_len = h->prog_len;
-	d.names_len = (uint32_t)((ls + ln + lt + 7) & ~(size_t)7);
-	d.elt_size = (uint32_t)utrace_hist_elt_size(m->key_size, m->nr_sums);
-	iov[0] = (struct iovec){&d, sizeof(d)};
-	iov[1] = (struct iovec){h->system, ls};
-	iov[2] = (struct iovec){h->name, ln};
-	iov[3] = (struct iovec){(void *)h->text, lt};
-	iov[4] = (struct iovec){(void *)zero, d.names_len - (ls + ln + lt)};
-	iov[5] = (struct iovec){h->prog, (h->prog_len + 7) & ~7u};
-	iov[6] = (struct iovec){m, sizeof(*m)};
-	iov[7] = (struct iovec){elts, (size_t)d.nr_elts * d.elt_size};
-	ret = utrace_dat_write(r->w, UTRACE_DAT_HIST, iov, 8, err);
-	free(elts);
-	return ret;
-}
-
-int rec_hist_save_all(struct utrace_recorder *r, struct utrace_error *err)
-{
-	int ret = 0;
-
-	for (struct rec_hist *h = r->hist->hists; h && ret >= 0; h = h->next)
-		ret = hist_save(r, h, err);
-	return ret;
 }
 
 int rec_hist_new(struct utrace_recorder *r)

@@ -40,19 +40,24 @@ struct rec_hist {
 	char *table;		/* name=: the table's name, NULL if none */
 	struct rec_hist *owner; /* name=: the trigger whose table this one shares */
 	uint32_t tid;		/* its table's id, for RESOLVE (common/proto.h) */
+	/* the formats prog was compiled for (or compiled the same for): an
+	 * object of one of them gets prog without a compile */
+	const struct utrace_event_format **fmts;
+	size_t nr_fmts, cap_fmts;
 	struct rec_hist *next;
 };
 
 /* recorder_hist.c: a user event's state byte (NULL for a kernel
- * event); the used elements of a table, in slot order (*n; free it);
- * one table freed */
+ * event); recorder_hist_tables.c: the used elements of a table, in slot
+ * order (*n; free it); recorder_hist.c: one table freed */
 uint8_t *rec_hist_state(struct utrace_recorder *r, const struct rec_hist *h);
 struct utrace_hist_map;
 uint8_t *rec_hist_entries(struct utrace_hist_map *m, uint32_t *n);
 void rec_hist_free_one(struct rec_hist *h);
 
 /* recorder_hist.c: the event's hist triggers, sent before its ENABLE;
- * the tables saved at the end; freed with the recorder */
+ * recorder_hist_tables.c: the tables saved at the end; freed with the
+ * recorder */
 int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
 		  const char *path, const char *system, const char *name,
 		  struct utrace_error *err);
@@ -84,7 +89,8 @@ bool rec_hist_referenced(const struct utrace_recorder *r, unsigned spec);
 enum { REC_HIST_READ, REC_HIST_PAUSE, REC_HIST_CONT, REC_HIST_CLEAR };
 int rec_hist_ctl(struct utrace_recorder *r, unsigned spec, int what, bool *paused);
 const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned spec);
-/* The hists of kernel id kid run on one record (recorder_khist.c). */
+/* recorder_hist_tables.c: the hists of kernel id kid run on one record
+ * (recorder_kmerge.c). */
 struct utrace_hist_ctx;
 void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c);
 /* Whether a hist of kernel id kid keys on its stack (common_stacktrace). */

@@ -5,9 +5,11 @@
  * recorder_msg.c's, after CONFIG): for each object a process registers,
  * once it names its probe area, every probe whose symbol the object
  * defines, located, relocated and compiled by lib/probes for that object
- * and that area.  And removal while the programs run: a bit of the shared
- * control page (common/proto.h kp_off) that every process's runtime acts
- * on.
+ * and that area.  A probe added while running (recorder_live.c) goes
+ * through the same install path (rec_kprobe_install) with the slot the
+ * runtime gave it, and a removed probe is skipped by both.  Removal while
+ * the programs run: a bit of the shared control page (common/proto.h
+ * kp_off) that every process's runtime acts on.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -34,7 +36,7 @@ static void rec_kprobe_notice(struct utrace_recorder *r, struct rec_conn *c,
 }
 
 /* Probe i in object o, at slot *slot of the area: its KPROBE into m. */
-int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 			  const struct utrace_msg_kprobe_area *am, unsigned i, uint32_t *slot,
 			  const uint64_t *others, size_t nothers, struct utrace_msg_kprobe *m)
 {
@@ -93,44 +95,69 @@ int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 	return rec_conn_send(c, m, m->hdr.size, -1);
 }
 
+/*
+ * The one install path of the in-process probes, at registration
+ * (rec_kprobe_area: every probe) and for a probe added while running
+ * (recorder_live.c: that one): where the object's probes that are on land
+ * first (a jmp must cover none of them), then a KPROBE for each probe of
+ * [from, to) that is on, at the slots from *slot on.  A removed probe
+ * (kp_off) is neither installed nor in the way.
+ */
+int rec_kprobe_install(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+		       const struct utrace_msg_kprobe_area *am, unsigned from, unsigned to,
+		       uint32_t *slot, struct utrace_msg_kprobe *m)
+{
+	const struct rec_object *o = &c->objs[obj];
+	uint64_t *at = calloc(r->o.nr_kprobes + 1, sizeof(*at));
+	size_t nat = 0;
+	int ret = 0;
+
+	if (!at)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++) {
+		struct utrace_kprobe_loc loc;
+		struct utrace_error e;
+
+		if (!utrace_ctl_kprobe_off(r->ctl, i) &&
+		    utrace_kprobe_locate(r->o.kprobes[i], o->path, o->vaddrs, o->nr_sites, 0, NULL,
+					 0, &loc, &e) > 0)
+			at[nat++] = loc.vaddr;
+	}
+	for (unsigned i = from; i < to && i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX && ret >= 0;
+	     i++)
+		if (!utrace_ctl_kprobe_off(r->ctl, i))
+			ret = rec_kprobe_one(r, c, obj, am, i, slot, at, nat, m);
+	free(at);
+	return ret;
+}
+
+/* The KPROBE that ends a batch (of object obj, or UTRACE_KPROBE_OBJ). */
+int rec_kprobe_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_kprobe *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->hdr.type = UTRACE_MSG_KPROBE;
+	m->hdr.size = sizeof(*m);
+	m->obj = obj;
+	m->key = UTRACE_ENABLE_DONE;
+	return rec_conn_send(c, m, sizeof(*m), -1);
+}
+
 int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		    struct utrace_error *err)
 {
 	const struct utrace_msg_kprobe_area *am = buf;
 	struct utrace_msg_kprobe *m;
 	uint32_t slot = 0;
-	int ret = 0;
+	int ret;
 
+	(void)err;
 	if (n < sizeof(*am) || am->obj >= c->nr_objs)
 		return -EPROTO;
-	uint64_t *at = calloc(r->o.nr_kprobes + 1, sizeof(*at));
-	size_t nat = 0;
-
-	if (!at || !(m = malloc(UTRACE_MSG_MAX))) {
-		free(at);
+	if (!(m = malloc(UTRACE_MSG_MAX)))
 		return -ENOMEM;
-	}
-	/* where every probe lands first: a jmp must cover none of them */
-	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++) {
-		const struct rec_object *o = &c->objs[am->obj];
-		struct utrace_kprobe_loc loc;
-		struct utrace_error e;
-
-		if (utrace_kprobe_locate(r->o.kprobes[i], o->path, o->vaddrs, o->nr_sites, 0, NULL,
-					 0, &loc, &e) > 0)
-			at[nat++] = loc.vaddr;
-	}
-	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX && ret >= 0; i++)
-		ret = rec_kprobe_one(r, c, am->obj, am, i, &slot, at, nat, m);
-	free(at);
-	if (ret >= 0) {
-		memset(m, 0, sizeof(*m));
-		m->hdr.type = UTRACE_MSG_KPROBE;
-		m->hdr.size = sizeof(*m);
-		m->obj = am->obj;
-		m->key = UTRACE_ENABLE_DONE;
-		ret = rec_conn_send(c, m, sizeof(*m), -1);
-	}
+	ret = rec_kprobe_install(r, c, am->obj, am, 0, UTRACE_KPROBE_MAX, &slot, m);
+	if (ret >= 0)
+		ret = rec_kprobe_done(c, am->obj, m);
 	free(m);
 	return ret;
 }

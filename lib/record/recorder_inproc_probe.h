@@ -22,12 +22,16 @@ struct utrace_error;
  * KPROBE_AREA */
 int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		    struct utrace_error *err);
-/* Probe i's KPROBE for object obj at slot *slot of the area am names
- * (moved past it), sent on c (0 also when it does not land there: said
- * as a notice); others: where the object's probes are. */
-int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
-		   const struct utrace_msg_kprobe_area *am, unsigned i, uint32_t *slot,
-		   const uint64_t *others, size_t nothers, struct utrace_msg_kprobe *m);
+/* The one install path, at registration and live: a KPROBE on c for each
+ * probe of [from, to) that is on and lands in object obj, at slots from
+ * *slot on of the area am names (moved past them; a probe that does not
+ * land there is said as a notice), m a buffer of UTRACE_MSG_MAX.  0 or
+ * <0 if a send failed. */
+int rec_kprobe_install(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+		       const struct utrace_msg_kprobe_area *am, unsigned from, unsigned to,
+		       uint32_t *slot, struct utrace_msg_kprobe *m);
+/* The KPROBE of key UTRACE_ENABLE_DONE that installs the batch of obj. */
+int rec_kprobe_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_kprobe *m);
 /* The probes' state, made with the recorder (-ENOMEM), freed with it
  * (with the probes added while running); probe p added while running as
  * event id: its key (o.kprobes becomes the recorder's own array), or

@@ -113,11 +113,12 @@ struct utrace_recorder {
 	uint32_t nr_subbufs;
 	bool ever_connected;
 	uint32_t *filter_hits; /* per function filter expression: functions matched */
+	size_t cap_filter_hits;
 	uint64_t nr_sites;     /* call sites of every object registered */
 	uint32_t nr_orphans;   /* processes that closed their connection */
 	struct pollfd *pfd;    /* poll set, one slot per open connection */
 	struct rec_conn **who;
-	uint32_t cap_poll;
+	uint32_t cap_pfd, cap_who;
 	struct rec_hists *hist;	/* recorder_hist.h: the hist tables */
 	struct rec_trigs *trig; /* recorder_trig.c: the trigger commands */
 	struct rec_kfmts *kf;	/* recorder_kfmt.c: the kernel events' formats */

@@ -16,9 +16,9 @@
  * own event id; its format goes into the file at once, its event starts
  * off (the control page's ev_state, the runtime's ENABLE is STATEFUL),
  * and each process is sent its ENABLE, then, per object that defines the
- * symbol, a slot asked for (KPROBE_SLOT) and the KPROBE made for it, as
- * at registration (recorder_inproc_probe.c), and a last KPROBE that installs
- * them.  Processes that start later get it as the probes of the command
+ * symbol, a slot asked for (KPROBE_SLOT) and the KPROBE made for it by
+ * the install path of registration (recorder_inproc_probe.c
+ * rec_kprobe_install), and a last KPROBE that installs them.  Processes that start later get it as the probes of the command
  * line.  Its removal is utrace_recorder_kprobe_remove's.
  */
 #include <errno.h>
@@ -29,6 +29,7 @@
 
 #include <sys/uio.h>
 
+#include "lib/base/grow.h"
 #include "lib/elf/symtab.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/hist/synth.h"
@@ -63,13 +64,11 @@ int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer trace
 			     struct utrace_error *err)
 {
 	size_t nexpr = filter ? utrace_func_filter_total(filter) + 1 : 1;
-	uint32_t *hits = realloc(r->filter_hits, nexpr * sizeof(uint32_t));
 	int failed = 0, ret;
 
-	if (!hits)
+	if (UTRACE_GROW(r->filter_hits, r->cap_filter_hits, nexpr) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	memset(hits, 0, nexpr * sizeof(uint32_t));
-	r->filter_hits = hits;
+	memset(r->filter_hits, 0, nexpr * sizeof(uint32_t));
 	r->o.tracer = tracer;
 	r->o.filter = filter;
 	r->o.max_depth = max_depth;
@@ -235,8 +234,8 @@ static int live_slot_ask(struct rec_conn *ch, uint32_t obj, uint64_t *area, uint
 }
 
 /* Probe key's KPROBE for object oi of c, if the object defines its
- * symbol: a slot asked for, the location made for it (where the
- * object's other probes are, a jmp must not cover). */
+ * symbol: a slot asked for, then the install path of registration
+ * (recorder_inproc_probe.c) for that one probe. */
 static int live_kprobe_object(struct utrace_recorder *r, struct rec_conn *ch, unsigned key,
 			      uint32_t oi, struct utrace_msg_kprobe *m)
 {
@@ -245,29 +244,18 @@ static int live_kprobe_object(struct utrace_recorder *r, struct rec_conn *ch, un
 					    UTRACE_KPROBE_AREA, 0};
 	struct utrace_kprobe_loc loc;
 	struct utrace_error e;
-	uint64_t *at;
-	size_t nat = 0;
 	uint32_t slot;
 	int ret;
 
 	if ((o->flags & UTRACE_OBJ_LIBCALL) || o->received != o->nr_sites ||
 	    utrace_kprobe_locate(r->o.kprobes[key], o->path, o->vaddrs, o->nr_sites, 0, NULL, 0,
 				 &loc, &e) <= 0)
-		return 0; /* not there (an error is said by rec_kprobe_one below) */
+		return 0; /* not there (an error is said by rec_kprobe_install below) */
 	if ((ret = live_slot_ask(ch, oi, &am.addr, &slot)) < 0)
 		return ret;
 	if (slot == UINT32_MAX)
-		am.size = 0; /* rec_kprobe_one says "no room" */
-	if (!(at = calloc(r->o.nr_kprobes + 1, sizeof(*at))))
-		return -ENOMEM;
-	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++)
-		if (!utrace_ctl_kprobe_off(r->ctl, i) &&
-		    utrace_kprobe_locate(r->o.kprobes[i], o->path, o->vaddrs, o->nr_sites, 0, NULL,
-					 0, &loc, &e) > 0)
-			at[nat++] = loc.vaddr;
-	ret = rec_kprobe_one(r, ch, oi, &am, key, &slot, at, nat, m);
-	free(at);
-	return ret;
+		am.size = 0; /* rec_kprobe_install says "no room" */
+	return rec_kprobe_install(r, ch, oi, &am, key, key + 1, &slot, m);
 }
 
 /* The probe into one process: its event, its locations, installed. */
@@ -281,14 +269,8 @@ static int live_kprobe_conn(struct utrace_recorder *r, struct rec_conn *c, unsig
 	ret = rec_kprobe_live_enable(r, &ch, key, (struct utrace_msg_enable *)m);
 	for (uint32_t oi = 0; ret >= 0 && oi < c->nr_objs; oi++)
 		ret = live_kprobe_object(r, &ch, key, oi, m);
-	if (ret >= 0) {
-		memset(m, 0, sizeof(*m));
-		m->hdr.type = UTRACE_MSG_KPROBE;
-		m->hdr.size = sizeof(*m);
-		m->obj = UTRACE_KPROBE_OBJ;
-		m->key = UTRACE_ENABLE_DONE;
-		ret = rec_conn_send(&ch, m, sizeof(*m), -1);
-	}
+	if (ret >= 0)
+		ret = rec_kprobe_done(&ch, UTRACE_KPROBE_OBJ, m);
 	if (ret >= 0)
 		ret = rec_live_wait(c->live_fd);
 	if (ret == -ETIMEDOUT || ret == -EPROTO || ret == -EPIPE || ret == -ECONNRESET)

@@ -13,7 +13,8 @@
  * kernel's soft mode: enabled, its records dropped until the trigger
  * fires).  Each object that defines an event with commands gets them as
  * TRIGGER messages before the event's ENABLE, with the filter compiled
- * for that object's format of the event.
+ * for that object's format of the event (once per format: every process
+ * that maps the same file gets the same program).
  *
  * Kernel events' commands run in the recorder, on the records in time
  * order (recorder_kmerge.c): each is bound, once the formats are known,
@@ -50,6 +51,17 @@ struct rec_trig {
 	int count_idx;		  /* in utrace_control.trig_count, -1: unlimited */
 	int target;		  /* enable_/disable_: the target's id */
 	struct rec_trig *next;
+	struct rec_trig_prog *progs; /* its filter, compiled once per format */
+};
+
+/* A trigger's filter compiled for one format (its address: the format's
+ * identity for the recording, as recorder_hist.c's), for every object
+ * and process that has it. */
+struct rec_trig_prog {
+	const struct utrace_event_format *fmt;
+	void *filter;
+	uint32_t flen;
+	struct rec_trig_prog *next;
 };
 
 /* A kernel trigger command bound to one kernel event (rec_trig_kready). */
@@ -135,7 +147,7 @@ static int trig_add(struct utrace_recorder *r, unsigned i, unsigned k,
 
 	if (!x)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	*x = (struct rec_trig){false, i, k, t, -1, -1, r->trig->trigs};
+	*x = (struct rec_trig){false, i, k, t, -1, -1, r->trig->trigs, NULL};
 	if (t->count >= 0) {
 		if ((x->count_idx = rec_trig_count_new(r)) < 0) {
 			free(x);
@@ -185,7 +197,7 @@ static int trig_kinit(struct utrace_recorder *r, struct utrace_error *err)
 				continue;
 			if (!(x = calloc(1, sizeof(*x))))
 				return utrace_error_set(err, -ENOMEM, "out of memory");
-			*x = (struct rec_trig){true, i, k, t, -1, -1, r->trig->trigs};
+			*x = (struct rec_trig){true, i, k, t, -1, -1, r->trig->trigs, NULL};
 			r->trig->trigs = x;
 		}
 	return 0;
@@ -257,6 +269,36 @@ static int trig_send(struct rec_conn *c, uint32_t obj, uint32_t key, const struc
 	return rec_conn_send_with(c, &m, sizeof(m), filter, flen, -1);
 }
 
+/* x's filter for fmt: the one compiled already, else the one the -R
+ * check compiled for this file (sp's), else compiled now; kept with x. */
+static int trig_filter(struct rec_trig *x, const struct utrace_event_spec *sp, const char *path,
+		       const struct utrace_event_format *fmt, void **filter, uint32_t *flen,
+		       struct utrace_error *err)
+{
+	struct rec_trig_prog *p;
+	const void *kept;
+
+	for (p = x->progs; p && p->fmt != fmt; p = p->next)
+		;
+	if (!p) {
+		if (!(p = calloc(1, sizeof(*p))))
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		kept = utrace_trigger_kept(sp, x->trig, path, fmt->system, fmt->name, &p->flen);
+		if (kept && (p->filter = malloc(p->flen))) {
+			memcpy(p->filter, kept, p->flen);
+		} else if (utrace_filter_compile(fmt, x->t->filter, &p->filter, &p->flen, err) < 0) {
+			free(p);
+			return err->code;
+		}
+		p->fmt = fmt;
+		p->next = x->progs;
+		x->progs = p;
+	}
+	*filter = p->filter;
+	*flen = p->flen;
+	return 0;
+}
+
 int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
 		  const char *path, const char *system, const char *name,
 		  struct utrace_error *err)
@@ -265,7 +307,7 @@ int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 	const struct utrace_event_format *fmt = utrace_event_select_format(s, path, system, name);
 	unsigned sent = 0;
 
-	for (const struct rec_trig *x = r->trig->trigs; fmt && x; x = x->next) {
+	for (struct rec_trig *x = r->trig->trigs; fmt && x; x = x->next) {
 		const struct utrace_event_spec *sp =
 		    x->kernel ? NULL : utrace_event_select_spec(s, x->spec);
 		void *filter = NULL;
@@ -278,14 +320,13 @@ int rec_trig_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, u
 		if (x->t->filter) {
 			struct utrace_error e;
 
-			if (utrace_filter_compile(fmt, x->t->filter, &filter, &flen, &e) < 0) {
+			if (trig_filter(x, sp, path, fmt, &filter, &flen, &e) < 0) {
 				if (r->o.notice)
 					r->o.notice(r->o.notice_arg, c->pid, e.msg);
 				continue;
 			}
 		}
 		ret = trig_send(c, obj, key, x, filter, flen);
-		free(filter);
 		if (ret < 0)
 			return utrace_error_set(err, ret, "sending a trigger failed");
 		sent++;
@@ -317,6 +358,13 @@ void rec_trig_free(struct utrace_recorder *r)
 		struct rec_trig *x = r->trig->trigs;
 
 		r->trig->trigs = x->next;
+		while (x->progs) {
+			struct rec_trig_prog *p = x->progs;
+
+			x->progs = p->next;
+			free(p->filter);
+			free(p);
+		}
 		free(x);
 	}
 	free(r->trig->kstate);

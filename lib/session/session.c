@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "lib/base/spawn.h"
+#include "lib/hist/hist.h"
 #include "lib/session/session_attach.h"
 #include "lib/session/session_internal.h"
 #include "lib/session/session_live.h"
@@ -384,6 +385,8 @@ void utrace_session_free(struct utrace_session *s)
 	free(s->command);
 	utrace_event_select_free(s->events);
 	record_synth_free(s->synths, s->o->nsynth);
+	for (unsigned i = 0; s->uspecs && i < s->nuspecs; i++)
+		utrace_trigger_free_kept(&s->uspecs[i]); /* the check's programs */
 	free(s->uspecs);
 	free(s->kspecs);
 	for (unsigned i = 0; i < s->nr_target_names; i++)

@@ -47,12 +47,12 @@ struct utrace_session_opts {
 	bool output_given; /* -o given (rec.output is UTRACE_DAT_DEFAULT if not) */
 	struct utrace_func_filter *filter; /* -l -n -g --graph-notrace */
 	struct utrace_event_spec *specs;   /* -e with its -f and -R, in order */
-	unsigned nspecs;
+	unsigned nspecs, cap_specs; /* (cap_*: the arrays' UTRACE_GROW capacities) */
 	bool excluding;		 /* -v given: the -e after it are not recorded (triggers only) */
 	const char **probe_defs; /* --probe */
-	unsigned nprobes;
+	unsigned nprobes, cap_probes;
 	const char **synth_defs; /* --synthetic */
-	unsigned nsynth;
+	unsigned nsynth, cap_synth;
 	bool children;			   /* -c: kernel events of the command's children too */
 	bool system_wide;		   /* -a: kernel events of every process */
 	struct utrace_sampler_opts sample; /* -F, --call-graph; freq 0: no sampling */
@@ -61,7 +61,7 @@ struct utrace_session_opts {
 	const char *tracefs;		   /* --tracefs DIR: the live tracefs, else NULL */
 	int libcall; /* --libcall 1, --no-libcall 0, else -1: on if the program has no sites */
 	int *pids;	 /* -P: processes (or threads) to attach to instead of argv */
-	unsigned npids;
+	unsigned npids, cap_pids;
 	double duration; /* --duration SEC: with -P, detach after SEC seconds (0: Ctrl-C) */
 	bool follow_daemons; /* --follow-daemons: wait for the traced processes that
 			      * left the command's session too (session_daemons.c) */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/session/session.h"
 
 /* A whole number from min to max; the error names the range. */
@@ -36,15 +37,12 @@ static int record_parse_uint(const char *opt, const char *s, unsigned long long 
 	return record_parse_range(opt, s, 0, max, out, err);
 }
 
-/* Appends one element to a growing array of n elements of `size` bytes. */
-static void *record_push(void *arr, unsigned n, size_t size, struct utrace_error *err)
-{
-	void *p = realloc(arr, (n + 1) * size);
-
-	if (!p)
-		utrace_error_set(err, -ENOMEM, "out of memory");
-	return p;
-}
+/* Room for one more element in array arr of n (capacity cap): 0 or
+ * -ENOMEM with err. */
+#define RECORD_PUSH(arr, cap, n, err)                                                              \
+	(UTRACE_GROW(arr, cap, (size_t)(n) + 1) < 0                                                \
+		 ? utrace_error_set(err, -ENOMEM, "out of memory")                                 \
+		 : 0)
 
 /* -l -n -g --graph-notrace */
 static int record_opt_filter(struct utrace_session_opts *o, int c, const char *arg,
@@ -86,9 +84,8 @@ static int record_opt_trigger(struct utrace_session_opts *o, const char *arg,
 				 UTRACE_EVENT_HISTS_MAX);
 		return 2;
 	}
-	if (!(sp->triggers =
-		  record_push(sp->triggers, sp->nr_triggers, sizeof(*sp->triggers), err)) ||
-	    !(sp->trigs = record_push(sp->trigs, sp->nr_triggers, sizeof(*sp->trigs), err)))
+	if (RECORD_PUSH(sp->triggers, sp->cap_triggers, sp->nr_triggers, err) < 0 ||
+	    RECORD_PUSH(sp->trigs, sp->cap_trigs, sp->nr_triggers, err) < 0)
 		return 1;
 	sp->trigs[sp->nr_triggers] = NULL; /* parsed by its check (session_triggers.c) */
 	sp->triggers[sp->nr_triggers++] = arg;
@@ -242,7 +239,7 @@ static int record_opt_attach(struct utrace_session_opts *o, int c, const char *a
 	}
 	if (record_parse_uint("-P", arg, INT_MAX, &v, err) < 0 || !v)
 		return -1;
-	if (!(o->pids = record_push(o->pids, o->npids, sizeof(*o->pids), err)))
+	if (RECORD_PUSH(o->pids, o->cap_pids, o->npids, err) < 0)
 		return -1;
 	o->pids[o->npids++] = (int)v;
 	return 0;
@@ -302,7 +299,7 @@ static int record_opt(struct utrace_session_opts *o, int c, const char *arg,
 	case 'e':
 		if (!strncmp(arg, "cpu-clock", 9) && (!arg[9] || arg[9] == ':'))
 			return record_opt_sample_event(o, arg, err) ? 2 : -1;
-		if (!(o->specs = record_push(o->specs, o->nspecs, sizeof(*o->specs), err)))
+		if (RECORD_PUSH(o->specs, o->cap_specs, o->nspecs, err) < 0)
 			return 1;
 		o->specs[o->nspecs++] =
 		    (struct utrace_event_spec){.pattern = arg, .exclude = o->excluding};
@@ -313,14 +310,12 @@ static int record_opt(struct utrace_session_opts *o, int c, const char *arg,
 		o->excluding = true;
 		return -1;
 	case 'Y':
-		if (!(o->synth_defs =
-			  record_push(o->synth_defs, o->nsynth, sizeof(*o->synth_defs), err)))
+		if (RECORD_PUSH(o->synth_defs, o->cap_synth, o->nsynth, err) < 0)
 			return 1;
 		o->synth_defs[o->nsynth++] = arg;
 		return -1;
 	case 'U':
-		if (!(o->probe_defs =
-			  record_push(o->probe_defs, o->nprobes, sizeof(*o->probe_defs), err)))
+		if (RECORD_PUSH(o->probe_defs, o->cap_probes, o->nprobes, err) < 0)
 			return 1;
 		o->probe_defs[o->nprobes++] = arg;
 		return -1;

@@ -76,8 +76,9 @@ int session_split_events(struct utrace_session *s)
 
 	if (ret)
 		return ret;
-	s->uspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->uspecs));
-	s->kspecs = calloc(o->nspecs + o->nprobes + 1, sizeof(*s->kspecs));
+	s->cap_uspecs = s->cap_kspecs = o->nspecs + o->nprobes + 1;
+	s->uspecs = calloc(s->cap_uspecs, sizeof(*s->uspecs));
+	s->kspecs = calloc(s->cap_kspecs, sizeof(*s->kspecs));
 	s->rp = session_probes_new();
 	if (!s->uspecs || !s->kspecs || !s->rp)
 		return session_failf(&s->fail, 1, "out of memory");
@@ -115,7 +116,7 @@ int session_split_events(struct utrace_session *s)
 			/* (the --synthetic events are this recording's own) */
 			/* -R: parsed now, compiled for each format as the
 			 * instance enables it (lib/record/recorder_hist.c) */
-			if (record_check_triggers(spec, 1, NULL, 0, NULL, 0, &s->fail))
+			if (record_check_triggers(spec, 1, NULL, NULL, 0, NULL, 0, &s->fail))
 				return 2;
 			s->kspecs[s->nkspecs++] = *spec;
 		} else {
@@ -124,10 +125,10 @@ int session_split_events(struct utrace_session *s)
 	}
 	/* an enable_event target of a kernel event is a kernel event: the
 	 * instance enables it, the recorder keeps its records off until then */
-	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->target_names, &s->nr_target_names) <
-		0 ||
-	    record_trigger_targets(&s->kspecs, &s->nkspecs, &s->target_names, &s->nr_target_names) <
-		0)
+	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->cap_uspecs, &s->target_names,
+				   &s->nr_target_names, &s->cap_target_names) < 0 ||
+	    record_trigger_targets(&s->kspecs, &s->nkspecs, &s->cap_kspecs, &s->target_names,
+				   &s->nr_target_names, &s->cap_target_names) < 0)
 		return session_failf(&s->fail, 1, "out of memory");
 	return 0;
 }
@@ -162,6 +163,7 @@ static int session_check_user_events(struct utrace_session *s)
 {
 	struct utrace_libdeps deps = {0};
 	struct utrace_event_list **lists = NULL;
+	char **files = NULL;
 	struct utrace_error err = {0};
 	char *exe = utrace_session_which(s->o->argv[0]);
 	size_t n = 0;
@@ -172,15 +174,17 @@ static int session_check_user_events(struct utrace_session *s)
 
 		free(exe); /* not a program we can read: spawning will say so */
 		/* its triggers parsed all the same (the recorder reads them so) */
-		return record_check_triggers(s->uspecs, s->nuspecs, &none, 0, s->synths,
+		return record_check_triggers(s->uspecs, s->nuspecs, &none, NULL, 0, s->synths,
 					     s->o->nsynth, &s->fail);
 	}
 	lists = calloc(deps.n + 1, sizeof(*lists));
-	if (!lists)
+	files = calloc(deps.n + 1, sizeof(*files));
+	if (!lists || !files)
 		ret = session_failf(&s->fail, 1, "out of memory");
-	for (size_t i = 0; lists && i <= deps.n; i++)
+	for (size_t i = 0; !ret && i <= deps.n; i++)
 		if (utrace_event_list_load(i ? deps.paths[i - 1] : exe, &lists[n], &err) == 0)
-			n++;
+			/* the name the runtime gives the object (its realpath) */
+			files[n++] = realpath(i ? deps.paths[i - 1] : exe, NULL);
 	for (unsigned i = 0; lists && !ret && i < s->nuspecs; i++) {
 		const char *why;
 
@@ -201,11 +205,15 @@ static int session_check_user_events(struct utrace_session *s)
 		ret = 2;
 	}
 	if (lists && !ret)
-		ret = record_check_triggers(s->uspecs, s->nuspecs, lists, n, s->synths,
-					    s->o->nsynth, &s->fail);
-	for (size_t i = 0; i < n; i++)
+		ret = record_check_triggers(s->uspecs, s->nuspecs, lists,
+					    (const char *const *)files, n, s->synths, s->o->nsynth,
+					    &s->fail);
+	for (size_t i = 0; i < n; i++) {
 		utrace_event_list_free(lists[i]);
+		free(files[i]);
+	}
 	free(lists);
+	free(files);
 	utrace_libdeps_free(&deps);
 	free(exe);
 	return ret;

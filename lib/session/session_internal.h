@@ -39,8 +39,9 @@ struct utrace_session {
 	struct utrace_event_select *events;
 	struct utrace_event_spec *uspecs, *kspecs;
 	unsigned nuspecs, nkspecs;
+	unsigned cap_uspecs, cap_kspecs; /* UTRACE_GROW's capacities */
 	char **target_names; /* specs added for enable_event targets */
-	unsigned nr_target_names;
+	unsigned nr_target_names, cap_target_names;
 	struct session_probes *rp;
 	struct utrace_synth **synths; /* --synthetic, o->nsynth of them */
 	char *command;

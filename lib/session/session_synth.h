@@ -23,6 +23,7 @@ struct record_check_env {
 	struct utrace_event_spec *specs; /* their triggers parsed as they are met */
 	unsigned nspecs;
 	const struct utrace_event_format **fmts;
+	const char **paths; /* the file of fmts[i] (realpath), NULL: a synthetic event's */
 	size_t nfmts;
 	struct utrace_synth *const *synths;
 	unsigned nsynths;

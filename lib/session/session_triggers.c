@@ -4,11 +4,16 @@
  * is parsed, once (kept in its -e's spec, which the recorder reads: the
  * parse is the check, as the kernel's when a trigger is written), and each
  * hist trigger compiled for the formats of the events its -e names in the
- * program and its libraries, before the command runs.  The recorder
- * compiles them for each object that defines the event, in the same
- * environment (lib/hist/hist_env.c) with its tables' ids; this compile is
- * the early, clear error, in the kernel's words and with its column, as
- * the kernel's error_log says it when the trigger is written.
+ * program and its libraries, before the command runs: the early, clear
+ * error, in the kernel's words and with its column, as the kernel's
+ * error_log says it when the trigger is written.  And the check is the
+ * compile: each program is kept in the spec for the file it was made for
+ * (lib/hist/trigger_spec.c utrace_trigger_keep), and the recorder gives
+ * it to the objects of that file instead of compiling again
+ * (lib/record/recorder_hist.c, recorder_trig.c).  A program that RESOLVEs
+ * another trigger's table is not kept: the table ids are the recorder's,
+ * and it compiles that one itself, in the same environment
+ * (lib/hist/hist_env.c).
  *
  * On kernel events, the triggers the kernel has and whose output is the
  * same are given to it (record_kernel_triggers): `stacktrace`, whose
@@ -25,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/grow.h"
 #include "lib/session/session_synth.h"
 #include "lib/session/session_triggers.h"
 #include "lib/kernel/kernel_trace.h"
@@ -39,9 +45,15 @@ static void trigger_error(const char *trigger, const struct utrace_error *err,
 	session_fail_caret(f, trigger, err->column);
 }
 
-/* Compiles t for every event that pattern names. */
-static int check_compile(const char *text, const struct utrace_trigger *t, const char *pattern,
-			 struct record_check_env *env, struct session_fail *fail)
+/*
+ * Compiles trigger k of sp (t) for every event its pattern names; a
+ * program for an event of a file is kept in sp for the recorder's objects
+ * of that file (the check is the compile), unless it RESOLVEs another
+ * trigger's table, whose id only the recorder gives.
+ */
+static int check_compile(struct utrace_event_spec *sp, unsigned k, const char *text,
+			 const struct utrace_trigger *t, struct record_check_env *env,
+			 struct session_fail *fail)
 {
 	for (size_t i = 0; i < env->nfmts; i++) {
 		const struct utrace_event_format *f = env->fmts[i];
@@ -50,7 +62,7 @@ static int check_compile(const char *text, const struct utrace_trigger *t, const
 		void *prog;
 		int code, ret;
 
-		if (!utrace_event_spec_matches(pattern, f->system, f->name))
+		if (!utrace_event_spec_matches(sp->pattern, f->system, f->name))
 			continue;
 		ret = utrace_trigger_compile(t, f, record_check_env_ops(env), &prog, &len, &code,
 					     &err);
@@ -58,7 +70,10 @@ static int check_compile(const char *text, const struct utrace_trigger *t, const
 			trigger_error(text, &err, fail);
 			return 2;
 		}
-		free(prog);
+		if (!prog || !env->paths[i] || (t->hist && utrace_hist_prog_resolves(prog)))
+			free(prog);
+		else if (utrace_trigger_keep(sp, k, env->paths[i], f, prog, len) < 0)
+			return session_failf(fail, 1, "out of memory");
 	}
 	return 0;
 }
@@ -79,31 +94,39 @@ static int check_one(struct utrace_event_spec *sp, unsigned k, struct record_che
 	if (t->remove)
 		return session_failf(fail, 2, "-R '%s': removing a trigger is not supported %s yet",
 				     text, user ? "on user events" : "on kernel events");
-	return check_compile(text, t, sp->pattern, env, fail);
+	return check_compile(sp, k, text, t, env, fail);
 }
 
 int record_check_triggers(struct utrace_event_spec *specs, unsigned nspecs,
-			  struct utrace_event_list **lists, size_t n, struct utrace_synth *const *synths,
-			  unsigned nsynths, struct session_fail *fail)
+			  struct utrace_event_list **lists, const char *const *files, size_t n,
+			  struct utrace_synth *const *synths, unsigned nsynths,
+			  struct session_fail *fail)
 {
-	struct record_check_env env = {specs, nspecs, NULL, 0, synths, nsynths, 0, {0}};
+	struct record_check_env env = {specs, nspecs, NULL, NULL, 0, synths, nsynths, 0, {0}};
 	size_t cap = nsynths;
 	int ret = 0;
 
 	for (size_t i = 0; lists && i < n; i++)
 		cap += lists[i] ? utrace_event_list_count(lists[i]) : 0;
 	env.fmts = calloc(cap + 1, sizeof(*env.fmts));
-	if (!env.fmts)
+	env.paths = calloc(cap + 1, sizeof(*env.paths));
+	if (!env.fmts || !env.paths) {
+		free(env.fmts);
+		free(env.paths);
 		return session_failf(fail, 1, "out of memory");
+	}
 	for (size_t i = 0; lists && i < n; i++)
-		for (unsigned k = 0; lists[i] && k < utrace_event_list_count(lists[i]); k++)
+		for (unsigned k = 0; lists[i] && k < utrace_event_list_count(lists[i]); k++) {
+			env.paths[env.nfmts] = files ? files[i] : NULL;
 			env.fmts[env.nfmts++] = utrace_event_list_get(lists[i], k);
+		}
 	for (unsigned i = 0; i < nsynths; i++)
 		env.fmts[env.nfmts++] = synths[i]->fmt;
 	for (unsigned i = 0; i < nspecs && !ret; i++)
 		for (unsigned k = 0; k < specs[i].nr_triggers && !ret; k++)
 			ret = check_one(&specs[i], k, &env, lists != NULL, fail);
 	free(env.fmts);
+	free(env.paths);
 	return ret;
 }
 
@@ -117,8 +140,8 @@ static bool named(const struct utrace_event_spec *specs, unsigned n, const char 
 	return false;
 }
 
-int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char ***names,
-			   unsigned *nr_names)
+int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, unsigned *cap,
+			   char ***names, unsigned *nr_names, unsigned *cap_names)
 {
 	unsigned orig = *n;
 
@@ -126,21 +149,14 @@ int record_trigger_targets(struct utrace_event_spec **specs, unsigned *n, char *
 		for (unsigned k = 0; k < (*specs)[i].nr_triggers; k++) {
 			struct utrace_error err;
 			const struct utrace_trigger *t = utrace_trigger_of(&(*specs)[i], k, NULL, &err);
-			struct utrace_event_spec *sp;
-			char **nm;
 
 			if (!t)
 				continue; /* record_check_triggers says why */
 			if (t->cmd != UTRACE_TRIG_ENABLE_EVENT ||
 			    named(*specs, *n, t->target_system, t->target_event))
 				continue;
-			sp = realloc(*specs, (*n + 1) * sizeof(**specs));
-			nm = realloc(*names, (*nr_names + 1) * sizeof(**names));
-			if (nm)
-				*names = nm;
-			if (sp)
-				*specs = sp;
-			if (!sp || !nm ||
+			if (UTRACE_GROW(*specs, *cap, *n + 1) < 0 ||
+			    UTRACE_GROW(*names, *cap_names, *nr_names + 1) < 0 ||
 			    asprintf(&(*names)[*nr_names], "%s:%s", t->target_system,
 				     t->target_event) < 0)
 				return -1;
