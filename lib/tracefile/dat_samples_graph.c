@@ -14,9 +14,12 @@
  * How, exactly: a recording that samples call chains sets
  * funcgraph-retaddr, so every ENTRY carries the return address it hooked
  * (UEXT_RETADDR).  The thread's ENTRY/EXIT records say which calls were
- * open at any time, innermost last, and the k-th trampoline of a chain
- * from the innermost is the return of the k-th open call from the
- * innermost (every open call's return is hooked, and they nest).  Before
+ * open at any time, innermost last, each with the return it hooked.  A
+ * trampoline in a frame-pointer chain is the return slot of the frame
+ * the walk read: that of the function holding the chain's address before
+ * it, or, when that function sets up no frame (a leaf at -O2), of its
+ * nearest caller that does; the open calls are matched so, innermost
+ * first (sg_match).  Before
  * the first pass over the samples, one pass over the samples finds those
  * that need it (a trampoline in the chain, or a stack copy to unwind) and
  * one pass over the records, in time order, takes the open calls' return
