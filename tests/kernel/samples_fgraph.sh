@@ -19,6 +19,8 @@
 #     the tracer (libdwfl stopped at the trampoline before)
 #   - the flame graph of the samples (dump --flame-graph --source samples)
 #     names no trampoline: its stacks run from libc's caller of main
+#   - two threads (tests/kernel/kspin2.c): start_thread;work1;spin and
+#     start_thread;work2;spin, apart
 # Sampling moves a branch near the 1% edge: up to three recordings are
 # made, and only the last one's differences are reported.
 #
@@ -115,3 +117,15 @@ sed -e 's/^ok /ok - /' -e 's/^notok /not ok - /' "$T/dwarf.out"
 check "the samples' flame graph names no trampoline, main's callers and callees (exit $?)" \
 	test -z "$(grep utrace_graph_return "$T/flame.out")" -a \
 	-n "$(grep '^__libc_start_call_main;main;a;c;spin ' "$T/flame.out")"
+
+# two threads: their chains stay apart (they merged into the trampoline's)
+# shellcheck disable=SC2046 # cflags are words
+$CC -O0 -fno-omit-frame-pointer -pthread $("$U" cflags) -o "$T/kspin2" "$ROOT/tests/kernel/kspin2.c" ||
+	exit 1
+(cd "$T" && "$U" record -F 999 -e cpu-clock:u --call-graph fp -o two.dat -- ./kspin2 >/dev/null \
+	2>two.err)
+"$U" dump --flame-graph --source samples -i "$T/two.dat" >"$T/two.out" 2>>"$T/two.err"
+check "two threads: start_thread;work1;spin and start_thread;work2;spin, apart" \
+	test -n "$(grep '^start_thread;work1;spin [0-9]*$' "$T/two.out")" -a \
+	-n "$(grep '^start_thread;work2;spin [0-9]*$' "$T/two.out")" -a \
+	-z "$(grep utrace_graph_return "$T/two.out")"
