@@ -91,7 +91,9 @@ enum utrace_config_flags {
 	UTRACE_CFG_BLOCK = 1u << 2,	  /* no-loss: a full buffer waits (UTRACE_RB_BLOCK) */
 	UTRACE_CFG_GRAPH_RETVAL = 1u << 3, /* funcgraph-retval: each EXIT with rax */
 	UTRACE_CFG_LIVE = 1u << 4,	  /* open a live channel (utrace record --tracefs) */
-	UTRACE_CFG_LIBCALL = 1u << 5,	   /* --libcall: hook PLT/GOT slots (runtime/plt.c) */
+	UTRACE_CFG_LIBCALL = 1u << 5,
+	UTRACE_CFG_GRAPH_RETADDR = 1u << 6, /* funcgraph-retaddr: each ENTRY with its return
+					     * address (UEXT_RETADDR), for sampled call chains */	   /* --libcall: hook PLT/GOT slots (runtime/plt.c) */
 };
 
 /* The control page is a memfd shared by the recorder and every traced

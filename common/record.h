@@ -85,6 +85,10 @@ enum utrace_ext_type {
 				* (a coroutine, runtime/fgraph_stacks.c); from and to name
 				* the stacks (0: the thread's own), depth and ids are what is
 				* open on the one entered, as in CONTEXT */
+	UEXT_RETADDR = 17,     /* + u64: the return address of the ENTRY just before it (the
+				* caller's, which the frame's slot held before the return
+				* trampoline), written with it in one piece: record -g's
+				* samples name their callers with it (funcgraph-retaddr) */
 	UEXT_NR_TYPES,
 };
 
@@ -178,6 +182,7 @@ static inline uint32_t urec_ext_words(uint32_t w)
 	case UEXT_ARGS:
 		return 1 + urec_ext_payload(w);
 	case UEXT_RETVAL:
+	case UEXT_RETADDR:
 		return 3;
 	case UEXT_SWITCH:
 		return 5 + urec_ext_payload(w);

@@ -154,7 +154,8 @@ int rt_connect(const char *path, bool forked)
 	if (cfg.tsc_per_us_q16)
 		rt.tsc_ns_mult = ((1000ull << 32) << 16) / cfg.tsc_per_us_q16;
 	rt.graph_fast = !rt.tsc_thresh && !cfg.max_depth &&
-			!(cfg.flags & (UTRACE_CFG_GRAPH_FUNCS | UTRACE_CFG_GRAPH_RETVAL));
+			!(cfg.flags & (UTRACE_CFG_GRAPH_FUNCS | UTRACE_CFG_GRAPH_RETVAL |
+				       UTRACE_CFG_GRAPH_RETADDR));
 	return 0;
 fail:
 	rt.sock = fd; /* a failed rt_recv may have let go of it already */

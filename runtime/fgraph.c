@@ -33,8 +33,11 @@
  * with the number of argument registers they use) writes its ENTRY and an
  * ARGS record with those registers as the trampoline saved them, in one
  * piece (the reader finds them together).  funcgraph-retval: every EXIT comes with a RETVAL record
- * holding rax, in one piece too (the fast path is off).  Neither is
- * written with tracing_thresh.
+ * holding rax, in one piece too (the fast path is off).  funcgraph-retaddr
+ * (set by record when it samples call chains): every ENTRY with the
+ * return address it hooks (UEXT_RETADDR), so the report puts the callers
+ * back into the sampled chains, which hold the return trampoline instead
+ * (the fast path is off).  None is written with tracing_thresh.
  *
  * A site marked UTRACE_SITE_ENTRY_ONLY belongs to a runtime that reads or
  * moves return addresses (Go, the JVM, V8): its return is left alone and
@@ -63,13 +66,13 @@ static inline void fgraph_record_entry(struct rt_thread *t, uint32_t id, uint64_
 }
 
 /* ENTRY (short or long) + ARGS with the first nregs (0-6) argument
- * registers, one record. */
+ * registers (none: regs NULL) + RETADDR with ret (none: 0), one record. */
 static void fgraph_record_entry_args(struct rt_thread *t, uint32_t id, const uint64_t *regs,
-				     unsigned nregs, uint64_t ts, uint32_t cpu)
+				     unsigned nregs, uint64_t ret, uint64_t ts, uint32_t cpu)
 {
 	static const uint8_t order[6] = {RT_REG_RDI, RT_REG_RSI, RT_REG_RDX,
 					 RT_REG_RCX, RT_REG_R8,	 RT_REG_R9};
-	uint32_t w[3 + 1 + 12], n = 0, dpos;
+	uint32_t w[3 + 1 + 12 + 3], n = 0, dpos;
 
 	if (id <= UREC_SHORT_ID_MAX) {
 		w[n++] = urec_entry(id, 0);
@@ -82,10 +85,17 @@ static void fgraph_record_entry_args(struct rt_thread *t, uint32_t id, const uin
 	}
 	if (nregs > 6)
 		nregs = 6;
-	w[n++] = urec_ext(UEXT_ARGS, 2 * nregs);
-	for (unsigned i = 0; i < nregs; i++) {
-		w[n++] = (uint32_t)regs[order[i]];
-		w[n++] = (uint32_t)(regs[order[i]] >> 32);
+	if (regs) {
+		w[n++] = urec_ext(UEXT_ARGS, 2 * nregs);
+		for (unsigned i = 0; i < nregs; i++) {
+			w[n++] = (uint32_t)regs[order[i]];
+			w[n++] = (uint32_t)(regs[order[i]] >> 32);
+		}
+	}
+	if (ret) {
+		w[n++] = urec_ext(UEXT_RETADDR, 0);
+		w[n++] = (uint32_t)ret;
+		w[n++] = (uint32_t)(ret >> 32);
 	}
 	rt_rb_put(t, w, n, dpos, ts, cpu);
 }
@@ -263,11 +273,13 @@ static __attribute__((noinline)) void graph_entry_slow(struct rt_thread *t, uint
 	/* Written before the push: a sub-buffer that starts with this record
 	 * must say the depth (and CONTEXT) from before it. */
 	if (!rt.tsc_thresh && !(flags & RT_FRAME_NOTRACE)) {
-		if (sel & UTRACE_SITE_GRAPH_ARGS)
+		uint64_t ret = rt.cfg.flags & UTRACE_CFG_GRAPH_RETADDR ? *slot : 0;
+
+		if (sel & UTRACE_SITE_GRAPH_ARGS || ret)
 			fgraph_record_entry_args(
-			    t, (uint32_t)id, regs,
-			    (sel & UTRACE_SITE_GRAPH_NREGS_MASK) >> UTRACE_SITE_GRAPH_NREGS_SHIFT, ts,
-			    cpu);
+			    t, (uint32_t)id, sel & UTRACE_SITE_GRAPH_ARGS ? regs : NULL,
+			    (sel & UTRACE_SITE_GRAPH_NREGS_MASK) >> UTRACE_SITE_GRAPH_NREGS_SHIFT, ret,
+			    ts, cpu);
 		else
 			fgraph_record_entry(t, (uint32_t)id, ts, cpu);
 	}

@@ -624,7 +624,8 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 					      : 0,
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&rt.graph_fast,
-				 !rt.tsc_thresh && !t->max_depth && !graph_funcs,
+				 !rt.tsc_thresh && !t->max_depth && !graph_funcs &&
+				     !(rt.cfg.flags & UTRACE_CFG_GRAPH_RETADDR),
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&rt.cfg.tracer, tracer, __ATOMIC_RELEASE);
 		ret = rt_text_poke_batch(pokes, live_pokes(pokes, tracer));

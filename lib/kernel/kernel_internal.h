@@ -22,11 +22,32 @@ struct kt_event {
 	char *system, *name, *format;
 	int id;
 	bool format_only; /* ftrace:kernel_stack: written by a trigger, never enabled */
+	int other_pid_off; /* sched_switch's next_pid, sched_wakeup's pid; -1 (kernel_follow.c) */
+	bool hidden;	   /* enabled for kernel_follow.c only: records discarded */
+};
+
+/* What kernel_follow.c knows of a task (beside kt->tasks). */
+enum { KT_OWN_UNSET, KT_OWN_YES, KT_OWN_NO, KT_OWN_UNKNOWN };
+struct kt_task_state {
+	uint8_t own;	  /* KT_OWN_*: of the command's thread group */
+	uint8_t proc;	  /* its tgid is from /proc */
+	uint8_t made;	  /* its task_newtask record was read: */
+	uint8_t thread;	  /* CLONE_THREAD, */
+	uint32_t creator; /* by this task (index) */
+};
+
+/* A page held until the tasks of its records are known (kernel_follow.c). */
+struct kt_held {
+	uint8_t *page;
+	size_t size;
+	uint64_t round; /* of its read */
 };
 
 struct kt_cpu {
 	int fd;
 	uint32_t cpu;
+	struct kt_held *held; /* in the order read */
+	size_t nr_held, cap_held;
 };
 
 struct kbuffer;
@@ -51,6 +72,7 @@ struct utrace_ktrace {
 	uint8_t *page;
 	struct kbuffer *kb;
 	struct utrace_dat_ktask *tasks;
+	struct kt_task_state *tstate; /* one per task */
 	size_t nr_tasks, cap_tasks;
 	uint32_t *task_hash; /* index + 1 */
 	size_t hash_size;
@@ -60,6 +82,15 @@ struct utrace_ktrace {
 	int *tids;    /* threads of pid in set_event_pid */
 	size_t nr_tids, cap_tids;
 	nlink_t task_nlink;
+	bool no_event_fork; /* the kernel cannot follow new tasks: /proc polls */
+	bool no_newtask;    /* nor tell threads from processes */
+	bool filtering;	    /* the records of child processes are discarded */
+	bool notrace_ok;    /* set_event_notrace_pid exists */
+	int newtask_id, newtask_pid_off, newtask_flags_off;
+	bool newtask_hidden;
+	uint64_t round; /* rounds of reads */
+	uint64_t dropped, dropped_unknown;
+	char note[200];
 	uint64_t last_read, pages, missed;
 	bool stacks; /* a stacktrace trigger is armed: kernel_stack entries */
 	struct kt_trig *trigs;
@@ -68,6 +99,23 @@ struct utrace_ktrace {
 
 /* kernel_trigger.c: the triggers written again as tracing starts (their
  * :N counts whole), and freed. */
+/* kernel_tasks.c: settings, events, tasks */
+int kt_set(struct utrace_ktrace *kt, const char *file, const char *value,
+	   struct utrace_error *err);
+ssize_t kt_note_task(struct utrace_ktrace *kt, int pid);
+int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *name, const char *filter,
+		 struct utrace_error *err);
+
+/* kernel_follow.c: the kernel follows the command's new tasks; without
+ * -c the records of its child processes are discarded as pages are read */
+void kt_add_threads(struct utrace_ktrace *kt);
+int kt_follow_start(struct utrace_ktrace *kt, struct utrace_error *err);
+int kt_follow_page(struct utrace_ktrace *kt, struct kt_cpu *c, size_t size,
+		   utrace_ktrace_page_fn fn, void *arg, struct utrace_error *err);
+int kt_follow_round(struct utrace_ktrace *kt, bool force, utrace_ktrace_page_fn fn, void *arg,
+		    struct utrace_error *err);
+void kt_follow_free(struct utrace_ktrace *kt);
+
 int kt_triggers_rearm(struct utrace_ktrace *kt, struct utrace_error *err);
 void kt_triggers_free(struct utrace_ktrace *kt);
 

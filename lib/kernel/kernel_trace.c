@@ -8,7 +8,8 @@
  *     trace_clock x86-tsc     the raw TSC the traced threads stamp their
  *                             records with, so both sides share one clock
  *                             (mono when the kernel does not offer it)
- *     buffer_size_kb, options/event-fork, set_event_pid
+ *     buffer_size_kb, options/event-fork, set_event_pid (kernel_follow.c:
+ *                             the kernel follows the new tasks)
  *     events/SYS/EVENT/{filter,enable}
  *     per_cpu/cpuN/trace_pipe_raw  -> whole pages, non-blocking
  *     free_buffer (+ options/disable_on_free): held open, so a recorder
@@ -96,71 +97,6 @@ const char *utrace_ktrace_unavailable(void)
 
 /* ---- the session ------------------------------------------------------ */
 
-static int kt_fail(const struct utrace_ktrace *kt, struct utrace_error *err, int code,
-		   const char *file)
-{
-	return utrace_error_set(err, code, "%s/%s: %s", kt->dir, file, strerror(-code));
-}
-
-static int kt_set(struct utrace_ktrace *kt, const char *file, const char *value,
-		  struct utrace_error *err)
-{
-	char path[PATH_MAX];
-	int ret =
-	    utrace_tracefs_write(utrace_tracefs_path(path, kt->dir, "%s", file), value, O_TRUNC);
-
-	return ret < 0 ? kt_fail(kt, err, ret, file) : 0;
-}
-
-static int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *name,
-			const char *filter, struct utrace_error *err)
-{
-	char path[PATH_MAX], *fmt, *id;
-	struct kt_event *e;
-	int ret;
-
-	for (size_t i = 0; i < kt->nr_evs; i++)
-		if (!strcmp(kt->evs[i].system, sys) && !strcmp(kt->evs[i].name, name))
-			return 0; /* the first -e that names it decides */
-	if (access(utrace_tracefs_path(path, kt->dir, "events/%s/%s/enable", sys, name), W_OK))
-		return 0; /* ftrace's own (function, ...) cannot be enabled */
-	fmt = utrace_tracefs_read(
-	    utrace_tracefs_path(path, kt->dir, "events/%s/%s/format", sys, name));
-	if (!fmt)
-		return utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
-	id = strstr(fmt, "\nID: ");
-	if (!id) {
-		free(fmt);
-		return utrace_error_set(err, -EINVAL, "%s: no ID line", path);
-	}
-	if (UTRACE_GROW(kt->evs, kt->cap_evs, kt->nr_evs + 1) < 0) {
-		free(fmt);
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	}
-	e = &kt->evs[kt->nr_evs];
-	e->id = atoi(id + 5);
-	e->format_only = false;
-	e->format = fmt;
-	e->system = strdup(sys);
-	e->name = strdup(name);
-	kt->nr_evs++;
-	if (!e->system || !e->name)
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	if (filter) {
-		utrace_tracefs_write(utrace_tracefs_path(path, kt->dir, "error_log"), "",
-				     O_TRUNC); /* O_TRUNC clears it */
-		ret = utrace_tracefs_write(
-		    utrace_tracefs_path(path, kt->dir, "events/%s/%s/filter", sys, name), filter,
-		    O_TRUNC);
-		if (ret < 0)
-			return utrace_tracefs_error_log(kt->dir, e->system, e->name, ret, err);
-	}
-	ret = utrace_tracefs_write(
-	    utrace_tracefs_path(path, kt->dir, "events/%s/%s/enable", sys, name), "1", O_TRUNC);
-	if (ret < 0)
-		return utrace_error_set(err, ret, "%s: %s", path, strerror(-ret));
-	return 1;
-}
 
 static int kt_add_spec(struct utrace_ktrace *kt, const struct utrace_event_spec *s,
 		       struct utrace_error *err)
@@ -221,8 +157,7 @@ static int kt_open_cpus(struct utrace_ktrace *kt, struct utrace_error *err)
 			closedir(d);
 			return utrace_error_set(err, -e, "%s: %s", path, strerror(e));
 		}
-		kt->cpus[kt->nr_cpus].fd = fd;
-		kt->cpus[kt->nr_cpus++].cpu = cpu;
+		kt->cpus[kt->nr_cpus++] = (struct kt_cpu){.fd = fd, .cpu = cpu};
 	}
 	closedir(d);
 	return 0;
@@ -323,39 +258,6 @@ const char *utrace_ktrace_name(const struct utrace_ktrace *kt)
 	return kt->name;
 }
 
-/* Adds the threads of kt->pid that set_event_pid does not name yet. */
-static void kt_add_threads(struct utrace_ktrace *kt)
-{
-	char path[PATH_MAX], num[16];
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", kt->pid);
-	if (stat(path, &st) < 0 || st.st_nlink == kt->task_nlink)
-		return;
-	kt->task_nlink = st.st_nlink;
-	d = opendir(path);
-	while (d && (de = readdir(d))) {
-		int tid = atoi(de->d_name);
-		size_t i;
-
-		for (i = 0; i < kt->nr_tids && kt->tids[i] != tid; i++)
-			;
-		if (tid <= 0 || i < kt->nr_tids)
-			continue;
-		if (UTRACE_GROW(kt->tids, kt->cap_tids, kt->nr_tids + 1) < 0)
-			break;
-		kt->tids[kt->nr_tids++] = tid;
-		snprintf(num, sizeof(num), "%d", tid);
-		/* without O_TRUNC a write adds to the list */
-		utrace_tracefs_write(utrace_tracefs_path(path, kt->dir, "set_event_pid"), num,
-				     O_APPEND);
-	}
-	if (d)
-		closedir(d);
-}
-
 int utrace_ktrace_start(struct utrace_ktrace *kt, int pid, bool children, struct utrace_error *err)
 {
 	char num[16];
@@ -365,11 +267,12 @@ int utrace_ktrace_start(struct utrace_ktrace *kt, int pid, bool children, struct
 	kt->children = children;
 	if (kt->pid) {
 		snprintf(num, sizeof(num), "%d", pid);
-		if ((ret = kt_set(kt, "options/event-fork", children ? "1" : "0", err)) < 0 ||
+		if ((ret = kt_follow_start(kt, err)) < 0 ||
 		    (ret = kt_set(kt, "set_event_pid", num, err)) < 0)
 			return ret;
 		if (!UTRACE_GROW(kt->tids, kt->cap_tids, kt->nr_tids + 1))
 			kt->tids[kt->nr_tids++] = pid;
+		kt_add_threads(kt); /* those it has already (record -P) */
 	}
 	if ((ret = kt_triggers_rearm(kt, err)) < 0)
 		return ret;
@@ -378,76 +281,6 @@ int utrace_ktrace_start(struct utrace_ktrace *kt, int pid, bool children, struct
 
 /* ---- pages and tasks -------------------------------------------------- */
 
-static void kt_task_info(struct utrace_dat_ktask *t)
-{
-	char path[64], *s;
-
-	t->tgid = t->pid;
-	if (!t->pid) {
-		strcpy(t->comm, "<idle>");
-		return;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/comm", t->pid);
-	s = utrace_tracefs_read(path);
-	if (s) {
-		s[strcspn(s, "\n")] = 0;
-		snprintf(t->comm, sizeof(t->comm), "%s", s);
-		free(s);
-	}
-	snprintf(path, sizeof(path), "/proc/%d/status", t->pid);
-	s = utrace_tracefs_read(path);
-	if (s && strstr(s, "\nTgid:"))
-		t->tgid = atoi(strstr(s, "\nTgid:") + 6);
-	free(s);
-}
-
-static size_t kt_hash(int pid, size_t size)
-{
-	return ((uint32_t)pid * 2654435761u) & (size - 1);
-}
-
-static void kt_note_task(struct utrace_ktrace *kt, int pid)
-{
-	struct utrace_dat_ktask *t;
-	size_t s;
-
-	if (kt->hash_size) {
-		for (s = kt_hash(pid, kt->hash_size); kt->task_hash[s];
-		     s = (s + 1) & (kt->hash_size - 1))
-			if (kt->tasks[kt->task_hash[s] - 1].pid == pid)
-				return;
-	}
-	if (kt->nr_tasks + 1 > kt->cap_tasks) {
-		size_t cap = kt->cap_tasks ? kt->cap_tasks * 2 : 64;
-		uint32_t *h = calloc(cap * 2, sizeof(*h));
-
-		t = realloc(kt->tasks, cap * sizeof(*t));
-		if (!h || !t) {
-			free(h);
-			if (t)
-				kt->tasks = t;
-			return; /* unnamed: the reader says <...> */
-		}
-		kt->tasks = t;
-		kt->cap_tasks = cap;
-		free(kt->task_hash);
-		kt->task_hash = h;
-		kt->hash_size = cap * 2;
-		for (size_t i = 0; i < kt->nr_tasks; i++) {
-			for (s = kt_hash(kt->tasks[i].pid, cap * 2); h[s];
-			     s = (s + 1) & (cap * 2 - 1))
-				;
-			h[s] = (uint32_t)i + 1;
-		}
-	}
-	t = &kt->tasks[kt->nr_tasks];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	kt_task_info(t);
-	for (s = kt_hash(pid, kt->hash_size); kt->task_hash[s]; s = (s + 1) & (kt->hash_size - 1))
-		;
-	kt->task_hash[s] = (uint32_t)++kt->nr_tasks;
-}
 
 /* Reads one CPU's pages until none is left (or max): 0, or <0 from fn. */
 static int kt_read_cpu(struct utrace_ktrace *kt, struct kt_cpu *c, unsigned max,
@@ -483,7 +316,7 @@ static int kt_read_cpu(struct utrace_ktrace *kt, struct kt_cpu *c, unsigned max,
 			memcpy(&pid, (uint8_t *)rec + 4, 4);
 			kt_note_task(kt, pid);
 		}
-		ret = fn(arg, c->cpu, kt->page, size, err);
+		ret = kt_follow_page(kt, c, size, fn, arg, err);
 		if (ret < 0)
 			return ret;
 	}
@@ -509,9 +342,8 @@ int utrace_ktrace_poll(struct utrace_ktrace *kt, bool force, utrace_ktrace_page_
 	if (kt->stopped || (!force && !kt->backlog && now - kt->last_read < KT_READ_INTERVAL_NS))
 		return 0;
 	kt->last_read = now;
+	ret = kt_follow_round(kt, false, fn, arg, err);
 	kt->backlog = false;
-	if (kt->pid && !kt->children)
-		kt_add_threads(kt);
 	for (size_t i = 0; i < kt->nr_cpus && ret >= 0; i++) {
 		ret = kt_read_cpu(kt, &kt->cpus[i], KT_PAGES_PER_POLL, fn, arg, err);
 		if (ret > 0)
@@ -564,6 +396,8 @@ int utrace_ktrace_stop(struct utrace_ktrace *kt, utrace_ktrace_page_fn fn, void 
 	ret = kt_set(kt, "tracing_on", "0", err);
 	for (size_t i = 0; i < kt->nr_cpus && ret >= 0; i++)
 		ret = kt_read_cpu(kt, &kt->cpus[i], UINT_MAX, fn, arg, err);
+	if (ret >= 0)
+		ret = kt_follow_round(kt, true, fn, arg, err);
 	kt->stopped = true;
 	utrace_tracefs_write(utrace_tracefs_path(path, kt->dir, "events/enable"), "0", O_TRUNC);
 	kt_name_tasks(kt);
@@ -576,7 +410,7 @@ int utrace_ktrace_formats(struct utrace_ktrace *kt,
 			  void *arg, struct utrace_error *err)
 {
 	for (size_t i = 0; i < kt->nr_evs; i++) {
-		int ret = fn(arg, kt->evs[i].system, kt->evs[i].name, kt->evs[i].id,
+		int ret = kt->evs[i].hidden ? 0 : fn(arg, kt->evs[i].system, kt->evs[i].name, kt->evs[i].id,
 			     kt->evs[i].format, err);
 
 		if (ret < 0)
@@ -630,6 +464,7 @@ int utrace_ktrace_close(struct utrace_ktrace *kt, struct utrace_error *err)
 		free(kt->evs[i].format);
 	}
 	kt_triggers_free(kt);
+	kt_follow_free(kt);
 	free(kt->evs);
 	free(kt->cpus);
 	free(kt->header_page);
@@ -638,6 +473,7 @@ int utrace_ktrace_close(struct utrace_ktrace *kt, struct utrace_error *err)
 	if (kt->kb)
 		kbuffer_free(kt->kb);
 	free(kt->tasks);
+	free(kt->tstate);
 	free(kt->task_hash);
 	free(kt->tids);
 	free(kt);

@@ -58,9 +58,11 @@ int utrace_ktrace_open(struct utrace_event_spec *specs, unsigned nr, uint32_t bu
 const char *utrace_ktrace_name(const struct utrace_ktrace *kt);
 
 /*
- * Tracing on: for process pid (set_event_pid; with children, also every
- * process it forks: options/event-fork), or the whole system if pid <= 0.
- * Without children, the threads of pid are added as they appear.
+ * Tracing on: for process pid and every thread it starts (set_event_pid,
+ * options/event-fork: the kernel adds each new task before it runs); with
+ * children, also every process it forks (else their records are
+ * discarded as the pages are read: kernel_follow.c); or the whole system
+ * if pid <= 0.
  */
 int utrace_ktrace_start(struct utrace_ktrace *kt, int pid, bool children, struct utrace_error *err);
 
@@ -121,6 +123,12 @@ const struct utrace_dat_ktask *utrace_ktrace_tasks(const struct utrace_ktrace *k
 
 /* Pages read and pages with events the kernel dropped (ring buffer full). */
 void utrace_ktrace_stats(const struct utrace_ktrace *kt, uint64_t *pages, uint64_t *missed);
+
+/* What the kernel could not follow (kernel_follow.c), as a sentence for
+ * the summary, or NULL: no options/event-fork (threads added from /proc,
+ * short ones missed), or records of exited tasks of an unknown process
+ * kept.  Valid after stop, until the next call. */
+const char *utrace_ktrace_follow_note(struct utrace_ktrace *kt);
 
 /* Removes the instance and frees kt; safe at any point, NULL too.  <0 if
  * the instance could not be removed (err filled; kt is freed anyway). */

@@ -57,6 +57,9 @@ struct utrace_recorder_opts {
 	 * function that has parameters (by its DWARF); funcgraph-retval:
 	 * rax at every return */
 	bool funcgraph_args, funcgraph_retval;
+	/* funcgraph-retaddr: every ENTRY with the return address it hooks
+	 * (set when the recording samples call chains) */
+	bool funcgraph_retaddr;
 	bool live; /* the processes open a live channel (utrace_recorder_live_set) */
 	/* --libcall: the calls the program (and what it dlopens) makes
 	 * through its PLT are traced, named after the imports */

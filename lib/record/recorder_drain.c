@@ -44,7 +44,7 @@ static uint64_t count_records(const uint32_t *w, uint32_t n)
 			if (!len || t == UEXT_PAD)
 				break;
 			count += t != UEXT_TIME_EXTEND && t != UEXT_CPU && t != UEXT_CONTEXT &&
-				 t != UEXT_ARGS && t != UEXT_RETVAL;
+				 t != UEXT_ARGS && t != UEXT_RETVAL && t != UEXT_RETADDR;
 		} else {
 			len = urec_kind(w[i]) == UREC_FUNC ? 3 : 1;
 			count++;

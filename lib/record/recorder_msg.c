@@ -159,6 +159,7 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 			 ? UTRACE_CFG_GRAPH_FUNCS
 			 : 0) |
 		    (r->o.funcgraph_retval ? UTRACE_CFG_GRAPH_RETVAL : 0) |
+		    (r->o.funcgraph_retaddr ? UTRACE_CFG_GRAPH_RETADDR : 0) |
 		    (r->o.live ? UTRACE_CFG_LIVE : 0) |
 		    (r->o.libcall ? UTRACE_CFG_LIBCALL : 0);
 	cfg.nr_subbufs = r->nr_subbufs;

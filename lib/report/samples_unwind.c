@@ -19,6 +19,14 @@
  *
  * A return address is the instruction after the call: as perf does, it
  * is taken one byte back (in the call) for every frame but the first.
+ *
+ * Under function_graph a traced call's return slot holds the return
+ * trampoline, which has no CFI: the unwinder would stop there.  As the
+ * kernel's unwinders ask ftrace_graph_ret_addr(), memory_read gives the
+ * real return address instead: the sample carries those of its thread's
+ * open calls, innermost first (lib/tracefile/dat_samples_graph.c), and
+ * the slots that hold the trampoline are met innermost first too, each
+ * given the next one (a slot read again gets the same).
  */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -46,6 +54,8 @@ struct utrace_unwind {
 	uint64_t sp;			   /* its user stack pointer */
 	uint64_t chain[UTRACE_UNWIND_MAX + 512];
 	uint32_t nr, max;
+	uint64_t slots[UTRACE_UNWIND_MAX]; /* trampoline slots met, by graph_rets' order */
+	uint32_t nr_slots;
 };
 
 static char *debuginfo_path;
@@ -124,6 +134,18 @@ static bool file_read(struct utrace_unwind *u, Dwarf_Addr addr, Dwarf_Word *out)
 	return ok;
 }
 
+/* The real return address of the hooked slot at addr (tramp if unknown). */
+static uint64_t graph_ret(struct utrace_unwind *u, uint64_t addr, uint64_t tramp)
+{
+	uint32_t i;
+
+	for (i = 0; i < u->nr_slots && u->slots[i] != addr; i++)
+		;
+	if (i == u->nr_slots && i < UTRACE_UNWIND_MAX)
+		u->slots[u->nr_slots++] = addr;
+	return i < u->s->nr_graph_rets && u->s->graph_rets[i] ? u->s->graph_rets[i] : tramp;
+}
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 {
 	struct utrace_unwind *u = arg;
@@ -131,6 +153,9 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 	(void)dwfl;
 	if (addr >= u->sp && addr - u->sp + sizeof(*out) <= u->s->stack_size) {
 		memcpy(out, u->s->stack + (addr - u->sp), sizeof(*out));
+		if (u->s->nr_graph_rets &&
+		    utrace_dat_sample_is_graph_return(u->d, u->s->pid, *out))
+			*out = graph_ret(u, addr, *out);
 		return true;
 	}
 	return file_read(u, addr, out);
@@ -228,6 +253,7 @@ int utrace_unwind_sample(struct utrace_unwind *u, const struct utrace_dat_sample
 		return 0;
 	u->s = s;
 	u->sp = user_sp(s);
+	u->nr_slots = 0;
 	if (nk) /* the kernel's part (no chain at all with :u) */
 		memcpy(u->chain, s->chain, nk * sizeof(*u->chain));
 	u->nr = nk;

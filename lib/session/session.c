@@ -345,6 +345,10 @@ static int session_prepare(struct utrace_session *s)
 	s->command = session_command_line(o->argv);
 	o->rec.command = s->command;
 	o->rec.filter = o->filter;
+	/* sampled call chains hold the return trampoline where a traced
+	 * call's return was hooked: the entries say what it replaced */
+	o->rec.funcgraph_retaddr =
+	    o->sample.freq && (o->sample.callchain || o->sample.stack_size);
 	s->k.children = o->children;
 	s->k.system_wide = o->system_wide;
 	s->k.sopts = o->sample.freq ? &o->sample : NULL;

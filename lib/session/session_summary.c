@@ -169,11 +169,15 @@ void session_summary(struct utrace_session *s, const struct utrace_recorder_stat
 	}
 	if (s->k.kt) {
 		uint64_t pages, missed;
+		const char *note;
 
 		utrace_ktrace_stats(s->k.kt, &pages, &missed);
 		if (!s->o->quiet || missed) /* a warning when events were lost */
 			fprintf(log, "utrace record: %llu kernel pages (%llu with events lost)\n",
 				(unsigned long long)pages, (unsigned long long)missed);
+		note = utrace_ktrace_follow_note(s->k.kt);
+		if (note) /* what the kernel could not follow */
+			fprintf(log, "utrace record: %s\n", note);
 	}
 	if (st->disconnected)
 		fprintf(log,

@@ -77,7 +77,7 @@ static uint32_t records_before(const struct dat_cursor *c, uint32_t n)
 			if (!len)
 				break;
 			count += t != UEXT_TIME_EXTEND && t != UEXT_CPU && t != UEXT_CONTEXT &&
-				 t != UEXT_ARGS && t != UEXT_RETVAL && t != UEXT_PAD &&
+				 t != UEXT_ARGS && t != UEXT_RETVAL && t != UEXT_RETADDR && t != UEXT_PAD &&
 				 t != UEXT_TIME_STAMP;
 		} else {
 			count++;
@@ -352,6 +352,10 @@ static void attach_extra(struct dat_cursor *c, struct dat_raw *r)
 		for (uint32_t i = 0; i < r->nargs; i++)
 			r->args[i] = u64_at(w + 1 + 2 * i);
 		c->pos += n;
+		attach_extra(c, r); /* a RETADDR after the ARGS */
+	} else if (urec_ext_type(w[0]) == UEXT_RETADDR && r->kind == UTRACE_EV_ENTRY && n <= left) {
+		r->retaddr = u64_at(w + 1);
+		c->pos += n;
 	} else if (urec_ext_type(w[0]) == UEXT_RETVAL && r->kind == UTRACE_EV_EXIT && n <= left) {
 		r->has_retval = 1;
 		r->retval = u64_at(w + 1);
@@ -468,6 +472,7 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		break;
 	case UEXT_ARGS:
 	case UEXT_RETVAL:
+	case UEXT_RETADDR:
 		break; /* not after its ENTRY or EXIT: nothing to attach it to */
 	case UEXT_EXIT_UNWIND: {
 		uint64_t max = (uint64_t)cur_depth(c) + UNWIND_EXTRA_MAX;

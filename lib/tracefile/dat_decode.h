@@ -29,6 +29,7 @@ struct dat_raw {
 	uint32_t has_retval; /* EXIT with a RETVAL record */
 	uint64_t args[6];
 	uint64_t retval;
+	uint64_t retaddr; /* ENTRY with a RETADDR record, else 0 */
 };
 
 /* Damaged sub-buffers met by an iterator. */

@@ -177,6 +177,19 @@ int dat_samples_ksyms(struct utrace_dat *d, const char *p, uint32_t len);
 int dat_samples_index(struct utrace_dat *d, const unsigned char *head, size_t n, uint32_t len,
 		      uint64_t off, bool offcpu);
 void dat_samples_free(struct utrace_dat *d);
+/* The samples in file order, each first given to fix (if set) with its
+ * number in that order; utrace_dat_samples_each (dat_samples_graph.c)
+ * passes the fix-up of function_graph's return trampolines. */
+struct utrace_dat_sample;
+struct dat_sgraph;
+typedef void (*dat_sample_fix_fn)(struct utrace_dat *d, uint64_t k, struct utrace_dat_sample *s);
+int dat_samples_each(struct utrace_dat *d,
+		     int (*fn)(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err),
+		     void *arg, uint64_t *lost, dat_sample_fix_fn fix, struct utrace_error *err);
+/* Where dat_samples_graph.c keeps its state for d (NULL: d has no
+ * samples), freed with *free_fn (if given, it is set) when d is. */
+struct dat_sgraph **dat_samples_sgraph(struct utrace_dat *d,
+				       void (**free_fn)(struct dat_sgraph *g));
 
 /* dat_hist.c: one HIST record (keeps p when it is sound), the tables freed */
 int dat_hist_meta(struct utrace_dat *d, char *p, uint32_t len, bool *kept, const char **bad);

@@ -152,6 +152,7 @@ static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const 
 	memcpy(ev->args, r->args, sizeof(ev->args));
 	ev->has_retval = r->has_retval;
 	ev->retval = r->retval;
+	ev->retaddr = r->retaddr;
 	if (r->kind != UTRACE_EV_EXIT || (r->flags & UTRACE_EVF_NO_DURATION))
 		return;
 	if (r->flags & UTRACE_EVF_THRESH) {

@@ -200,6 +200,9 @@ struct utrace_event {
 	uint32_t has_retval;
 	uint64_t args[6];
 	uint64_t retval;
+	/* funcgraph-retaddr (record -g with a sampler): ENTRY and LEAF with
+	 * the return address the call's frame held, 0 if not recorded */
+	uint64_t retaddr;
 	/* the TSC count the record was written at, as the runtime read it
 	 * (ts is it made CLOCK_MONOTONIC); a kernel record's under the mono
 	 * trace_clock: its time made a count by the file's calibration */

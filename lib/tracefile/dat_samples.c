@@ -65,6 +65,10 @@ struct dat_samples {
 	char *ksym_text;		  /* the PERF_KSYMS payload, NUL-terminated */
 	struct dat_ksym *ksyms;
 	size_t nr_ksyms;
+	struct dat_sgraph *sgraph; /* dat_samples_graph.c's, freed by sgraph_free */
+	void (*sgraph_free)(struct dat_sgraph *g);
+	dat_sample_fix_fn fix; /* of the current pass */
+	uint64_t sample_no;    /* of the current pass, in file order */
 };
 
 static struct dat_samples *samples(struct utrace_dat *d)
@@ -166,12 +170,24 @@ const char *utrace_dat_sample_ksym(struct utrace_dat *d, uint64_t addr, uint64_t
 	return s->ksyms[lo - 1].name;
 }
 
+struct dat_sgraph **dat_samples_sgraph(struct utrace_dat *d,
+				       void (**free_fn)(struct dat_sgraph *g))
+{
+	if (!d->samples || !d->samples->have_attr)
+		return NULL;
+	if (free_fn)
+		d->samples->sgraph_free = *free_fn;
+	return &d->samples->sgraph;
+}
+
 void dat_samples_free(struct utrace_dat *d)
 {
 	struct dat_samples *s = d->samples;
 
 	if (!s)
 		return;
+	if (s->sgraph_free)
+		s->sgraph_free(s->sgraph);
 	for (size_t i = 0; i < s->nr_maps; i++)
 		free(s->maps[i].path);
 	free(s->maps);
@@ -328,6 +344,11 @@ static int walk_block(struct utrace_dat *d, const unsigned char *b, size_t len,
 			if (ret == 0) {
 				if (!bl->offcpu && !(s->attr.sample_type & PERF_SAMPLE_CPU))
 					smp.cpu = bl->cpu;
+				smp.nr_graph_rets = 0;
+				smp.graph_rets = NULL;
+				if (s->fix)
+					s->fix(d, s->sample_no, &smp);
+				s->sample_no++;
 				ret = fn(arg, &smp, err);
 				if (ret > 0) /* the caller's stop, not damage */
 					return ret;
@@ -392,10 +413,9 @@ static int scan_tables(struct utrace_dat *d, struct utrace_error *err)
 	return ret;
 }
 
-int utrace_dat_samples_each(struct utrace_dat *d,
-			    int (*fn)(void *arg, const struct utrace_dat_sample *s,
-				      struct utrace_error *err),
-			    void *arg, uint64_t *lost, struct utrace_error *err)
+int dat_samples_each(struct utrace_dat *d,
+		     int (*fn)(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err),
+		     void *arg, uint64_t *lost, dat_sample_fix_fn fix, struct utrace_error *err)
 {
 	int ret;
 
@@ -408,8 +428,11 @@ int utrace_dat_samples_each(struct utrace_dat *d,
 					"(sample_type %#llx)",
 					d->path, (unsigned long long)d->samples->attr.sample_type);
 	ret = scan_tables(d, err);
+	d->samples->sample_no = 0;
+	d->samples->fix = fix;
 	if (ret == 0)
 		ret = each_block(d, fn, arg, err);
+	d->samples->fix = NULL;
 	*lost = d->samples->lost;
 	return ret;
 }

@@ -32,6 +32,12 @@ struct utrace_dat_sample {
 	const uint64_t *regs;
 	uint64_t stack_size; /* the bytes of stack copied (the kernel's dyn_size) */
 	const unsigned char *stack;
+	/* under function_graph (dat_samples_graph.c): the return addresses
+	 * the thread's open traced calls hooked, innermost first, for an
+	 * unwinder that meets the return trampoline (a frame-pointer chain
+	 * comes with its trampolines already replaced); 0 if none */
+	uint32_t nr_graph_rets;
+	const uint64_t *graph_rets;
 };
 
 /* Whether d holds samples; their frequency and whether the kernel's
@@ -51,6 +57,10 @@ int utrace_dat_samples_each(struct utrace_dat *d,
 			    int (*fn)(void *arg, const struct utrace_dat_sample *s,
 				      struct utrace_error *err),
 			    void *arg, uint64_t *lost, struct utrace_error *err);
+
+/* Whether addr is the function_graph return trampoline in process pid
+ * (utrace_graph_return or _keepflags of the runtime mapped there). */
+bool utrace_dat_sample_is_graph_return(struct utrace_dat *d, int32_t pid, uint64_t addr);
 
 /* The file mapped at ip in process pid, and ip's offset in it; NULL if
  * no mapping the kernel reported covers it (a child process looks in its
