@@ -144,6 +144,25 @@ static void compare(const struct pass *seq, const struct pass *par)
 	      par->first);
 }
 
+/* An iterator closed while its workers still decode (report --limit,
+ * an error in the caller) stops them and frees everything. */
+static void close_early(const char *path)
+{
+	struct utrace_dat_iter *it;
+	struct utrace_error err;
+	struct utrace_event ev;
+	struct utrace_dat *d;
+	int n = 0;
+
+	if (utrace_dat_open(path, &d, &err) < 0 || utrace_dat_iter_open(d, &it, &err) < 0)
+		fx_die(&err);
+	while (n < 1000 && utrace_dat_iter_next(it, &ev, &err) > 0)
+		n++;
+	utrace_dat_iter_close(it);
+	utrace_dat_close(d);
+	check(n == 1000, "closed after 1000 of its events, the workers still decoding");
+}
+
 static void free_pass(struct pass *p)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -166,6 +185,7 @@ int main(void)
 	/* two workers for four buffers: each serves two queues */
 	utrace_dat_read_threads(2);
 	read_all(path, &par);
+	close_early(path);
 	utrace_dat_read_threads(0);
 	compare(&seq, &par);
 	free_pass(&seq);
