@@ -11,6 +11,10 @@
 #   utrace graph             23eeef7 graph             uftrace graph
 #   utrace dump --chrome     23eeef7 dump --chrome     uftrace dump --chrome
 #
+# and today's build again with UTRACE_READ_THREADS=auto (the buffers
+# decoded ahead by worker threads, lib/tracefile/dat_ahead.c), which pays
+# only where a core is free.
+#
 # The previous release (READER_OLD, default 23eeef7, the version of
 # 2026-11-21) is built from git into a cache folder (READER_CACHE, default
 # ~/.cache/utrace-bench) once, and reused.  The workload is bench/fib.c
@@ -90,8 +94,11 @@ time_cmd() {
 		>>"$OUT/all.$name"
 }
 
+A="env UTRACE_READ_THREADS=auto $U"
 declare -A CMDS=(
 	[n_text]="$U report -i $OUT/u.dat" [o_text]="$OU report -i $odat"
+	[a_text]="$A report -i $OUT/u.dat" [a_prof]="$A report --profile -i $OUT/u.dat"
+	[a_graph]="$A graph -i $OUT/u.dat" [a_chrome]="$A dump --chrome -i $OUT/u.dat"
 	[f_text]="uftrace replay -d $OUT/uftrace.data"
 	[n_prof]="$U report --profile -i $OUT/u.dat" [o_prof]="$OU report --profile -i $odat"
 	[f_prof]="uftrace report -d $OUT/uftrace.data"
@@ -101,7 +108,8 @@ declare -A CMDS=(
 	[f_chrome]="uftrace dump --chrome -d $OUT/uftrace.data"
 	[floor_start]="$U --version" [floor_read]="cat $OUT/u.dat" [floor_write]="cat $OUT/new.txt"
 )
-ORDER="n_text o_text f_text n_prof o_prof f_prof n_graph o_graph f_graph n_chrome o_chrome f_chrome"
+ORDER="n_text a_text o_text f_text n_prof a_prof o_prof f_prof n_graph a_graph o_graph f_graph"
+ORDER="$ORDER n_chrome a_chrome o_chrome f_chrome"
 ORDER="$ORDER floor_start floor_read floor_write"
 cd "$OUT" || exit 1
 for _ in $(seq "$RUNS"); do
@@ -118,16 +126,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 printf '# The reader: utrace against %s and uftrace, fib(%s), %s calls (%s lost), %s runs, median\n\n' \
 	"$OLD" "$N" "$calls" "$lost" "$RUNS"
 printf '%s %s; uftrace replays its own recording of the same program.\n\n' "$OLD" "$onote"
-printf '| task | utrace wall s | CPU s | CPU ns a call | %s wall s | CPU s | uftrace wall s | CPU s | %s / utrace (wall, CPU) | uftrace / utrace (wall, CPU) |\n' "$OLD" "$OLD"
-printf '|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| task | utrace wall s | CPU s | CPU ns a call | ahead wall s | CPU s | %s wall s | CPU s | uftrace wall s | CPU s | %s / utrace (wall, CPU) | uftrace / utrace (wall, CPU) | uftrace / ahead (wall) |\n' "$OLD" "$OLD"
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 row() {
-	local what=$1 k=$2 nw nc ow oc fw fc
+	local what=$1 k=$2 nw nc aw ac ow oc fw fc
 	nw=$(col "n_$k" 1) nc=$(col "n_$k" 2)
+	aw=$(col "a_$k" 1) ac=$(col "a_$k" 2)
 	ow=$(col "o_$k" 1) oc=$(col "o_$k" 2)
 	fw=$(col "f_$k" 1) fc=$(col "f_$k" 2)
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s, %s | %s, %s |\n' "$what" "$nw" "$nc" \
-		"$(awk -v c="$nc" -v n="$calls" 'BEGIN { printf "%.1f", n ? c * 1e9 / n : 0 }')" "$ow" "$oc" \
-		"$fw" "$fc" "$(ratio "$ow" "$nw")" "$(ratio "$oc" "$nc")" "$(ratio "$fw" "$nw")" "$(ratio "$fc" "$nc")"
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s | %s, %s | %s |\n' "$what" "$nw" \
+		"$nc" "$(awk -v c="$nc" -v n="$calls" 'BEGIN { printf "%.1f", n ? c * 1e9 / n : 0 }')" \
+		"$aw" "$ac" "$ow" "$oc" "$fw" "$fc" "$(ratio "$ow" "$nw")" "$(ratio "$oc" "$nc")" \
+		"$(ratio "$fw" "$nw")" "$(ratio "$fc" "$nc")" "$(ratio "$fw" "$aw")"
 }
 row "text (report / replay)" text
 row "profile (report --profile / report)" prof
