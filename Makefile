@@ -270,6 +270,7 @@ bench:
 	@scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory -s all
 	@bench/run.sh $(B)
+	@bench/reader.sh $(B)
 
 deps:
 	@scripts/install-deps.sh test

@@ -2,14 +2,17 @@
 /*
  * utrace.c - the command line: dispatches to cmds/<name>.c.
  */
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmds/cmds.h"
 #include "lib/base/nearest.h"
 #include "lib/base/spawn.h"
+#include "lib/tracefile/dat_reader.h"
 
 #ifndef UTRACE_VERSION /* set by the Makefile from the file VERSION */
 #define UTRACE_VERSION "unknown"
@@ -77,6 +80,30 @@ static void unknown_command(const char *arg)
 		fprintf(stderr, "utrace: '%s' is not a command (see 'utrace --help')\n", arg);
 }
 
+/* UTRACE_READ_THREADS=N|auto: threads that decode a trace's buffers in
+ * parallel as it is read (auto: one a core this process may use). */
+static void read_threads_from_env(void)
+{
+	const char *v = getenv("UTRACE_READ_THREADS");
+	cpu_set_t set;
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return;
+	if (!strcmp(v, "auto")) {
+		if (sched_getaffinity(0, sizeof(set), &set) == 0)
+			utrace_dat_read_threads((unsigned)CPU_COUNT(&set));
+		return;
+	}
+	n = strtoul(v, &end, 10);
+	if (*end || n > 1024)
+		fprintf(stderr, "utrace: UTRACE_READ_THREADS='%s' is not a number or auto: ignored\n",
+			v);
+	else
+		utrace_dat_read_threads((unsigned)n);
+}
+
 int main(int argc, char **argv)
 {
 	/* before any command changes one: what the commands utrace starts
@@ -86,6 +113,7 @@ int main(int argc, char **argv)
 	 * they get it back ignored */
 	if (utrace_spawn_signal_ignored(SIGCHLD))
 		signal(SIGCHLD, SIG_DFL);
+	read_threads_from_env();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

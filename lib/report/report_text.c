@@ -405,6 +405,10 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 		print_graph_duration(p, 0, FILL_FULL);
 		put_spaces(p->out, graph_indent(ev->depth));
 		put_name(p, func_name(p, ev));
+		if (!ev->has_args) { /* the common case: no formatting at all */
+			fputs("() {\n", p->out);
+			break;
+		}
 		utrace_graph_args_format(p->args, ev, text, sizeof(text));
 		fprintf(p->out, "%s {\n", text);
 		break;
@@ -413,6 +417,10 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 		print_graph_duration(p, ev->duration, FILL_NONE);
 		put_spaces(p->out, graph_indent(ev->depth));
 		put_name(p, func_name(p, ev));
+		if (!ev->has_args && !ev->has_retval) {
+			fputs("();\n", p->out);
+			break;
+		}
 		utrace_graph_args_format(p->args, ev, text, sizeof(text));
 		utrace_graph_retval_format(p->args, ev, p->flags & UTRACE_REPORT_RETVAL_HEX, ret,
 					   sizeof(ret));

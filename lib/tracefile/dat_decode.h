@@ -27,8 +27,8 @@ struct dat_raw {
 	uint32_t has_args;   /* ENTRY with an ARGS record */
 	uint32_t nargs;	     /* its argument registers (0-6) */
 	uint32_t has_retval; /* EXIT with a RETVAL record */
-	uint64_t args[6];
-	uint64_t retval;
+	uint64_t args[6]; /* set only with has_args: nargs of them */
+	uint64_t retval;  /* set only with has_retval */
 	uint64_t retaddr; /* ENTRY with a RETADDR record, else 0 */
 };
 

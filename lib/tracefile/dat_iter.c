@@ -28,6 +28,12 @@
  *
  * With a utrace_dat_resume (dat_resume.c) the buffers' cursors start at
  * their bookmarks, and move them on.
+ *
+ * Otherwise, when the process allows it (utrace_dat_read_threads), from
+ * the first event on worker threads decode the buffers ahead, in
+ * parallel (dat_ahead.c): a buffer cursor's next event then
+ * comes out of its queue instead of its decoder, and the merge is as
+ * above.  The kernel's cursors are read here, as they are merged.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +41,7 @@
 
 #include "common/rb_abi.h"
 #include "lib/base/grow.h"
+#include "lib/tracefile/dat_ahead.h"
 #include "lib/tracefile/dat_kernel.h"
 
 struct iter_cursor {
@@ -60,6 +67,9 @@ struct utrace_dat_iter {
 	struct dat_warnings warn;
 	uint8_t *out; /* the emitted event's data: its page may be gone */
 	size_t cap_out;
+	struct dat_ahead *ahead; /* the buffers decoded by workers (dat_ahead.c) */
+	int ahead_tried;	 /* decided at the first event */
+	int resumed;		 /* bookmarks move as the cursors go: no workers */
 };
 
 static int before(const struct iter_cursor *a, const struct iter_cursor *b)
@@ -125,15 +135,17 @@ static uint64_t ns_diff(const struct utrace_dat *d, uint64_t from, uint64_t to)
 	return b > a ? b - a : 0;
 }
 
-static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const struct dat_raw *r)
+static void make_event(const struct utrace_dat_iter *it, const struct iter_cursor *c,
+		       const struct dat_raw *r, struct utrace_event *ev)
 {
 	const struct utrace_dat_buffer_info *bi = &c->dc.b->info;
-	struct utrace_event *ev = &c->head;
 
-	memset(ev, 0, sizeof(*ev));
+	/* field by field, not a memset of the whole event: this runs for
+	 * every record, and the memset was most of its time */
 	ev->kind = r->kind;
 	ev->flags = r->flags;
 	ev->ts = ns(it->d, r->tick);
+	ev->duration = 0;
 	ev->tsc = r->tick;
 	ev->buf = c->dc.bufidx;
 	ev->image = bi->image;
@@ -143,15 +155,19 @@ static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const 
 	ev->stack = r->stack;
 	ev->pid = bi->pid;
 	ev->tid = bi->tid;
+	ev->ctx_flags = ev->ctx_preempt = ev->has_ctx = 0;
 	ev->parent_ip = r->parent_ip;
 	ev->lost = r->lost;
 	ev->data = r->data;
 	ev->data_len = r->data_len;
 	ev->has_args = r->has_args;
-	ev->nargs = r->nargs;
-	memcpy(ev->args, r->args, sizeof(ev->args));
+	ev->nargs = r->has_args ? r->nargs : 0;
+	if (r->has_args)
+		memcpy(ev->args, r->args, sizeof(ev->args));
+	else
+		memset(ev->args, 0, sizeof(ev->args));
 	ev->has_retval = r->has_retval;
-	ev->retval = r->retval;
+	ev->retval = r->has_retval ? r->retval : 0;
 	ev->retaddr = r->retaddr;
 	if (r->kind != UTRACE_EV_EXIT || (r->flags & UTRACE_EVF_NO_DURATION))
 		return;
@@ -168,14 +184,15 @@ static void make_event(struct utrace_dat_iter *it, struct iter_cursor *c, const 
 	}
 }
 
-/* Reads the cursor's next event into c->head: 1, 0 at its end, <0. */
-static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct utrace_error *err)
+/* Decodes a buffer's next event into *ev: 1, 0 at its end, <0.  Run by
+ * the iterator, or by the cursor's worker (dat_ahead.c): it reads only
+ * the cursor's decoder and what the file's open pass set. */
+static int decode_event(const struct utrace_dat_iter *it, struct iter_cursor *c,
+			struct utrace_event *ev, struct utrace_error *err)
 {
 	struct dat_raw r, n;
 	int ret;
 
-	if (c->kc)
-		return dat_kcursor_next(c->kc, &c->head, err);
 	if (c->has_look) {
 		r = c->look;
 		c->has_look = 0;
@@ -191,12 +208,12 @@ static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct u
 		if (ret > 0 && n.kind == UTRACE_EV_EXIT &&
 		    !(n.flags & (UTRACE_EVF_NO_DURATION | UTRACE_EVF_THRESH)) && n.id == r.id &&
 		    n.depth == r.depth && n.entry_tick == r.tick) {
-			make_event(it, c, &r);
-			c->head.kind = UTRACE_EV_LEAF;
-			c->head.flags = n.flags & UTRACE_EVF_UNWIND;
-			c->head.duration = ns_diff(it->d, r.tick, n.tick);
-			c->head.has_retval = n.has_retval;
-			c->head.retval = n.retval;
+			make_event(it, c, &r, ev);
+			ev->kind = UTRACE_EV_LEAF;
+			ev->flags = n.flags & UTRACE_EVF_UNWIND;
+			ev->duration = ns_diff(it->d, r.tick, n.tick);
+			ev->has_retval = n.has_retval;
+			ev->retval = n.has_retval ? n.retval : 0;
 			return 1;
 		}
 		if (ret > 0) {
@@ -204,8 +221,51 @@ static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct u
 			c->has_look = 1;
 		}
 	}
-	make_event(it, c, &r);
+	make_event(it, c, &r, ev);
 	return 1;
+}
+
+/* dat_ahead_fill: cursor i's next event, its warnings into warn */
+static int ahead_fill(void *ctx, size_t i, struct utrace_event *ev, struct dat_warnings *warn,
+		      struct utrace_error *err)
+{
+	struct utrace_dat_iter *it = ctx;
+
+	it->curs[i].dc.warn = warn;
+	return decode_event(it, &it->curs[i], ev, err);
+}
+
+/* Reads the cursor's next event into c->head: 1, 0 at its end, <0. */
+static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct utrace_error *err)
+{
+	if (c->kc)
+		return dat_kcursor_next(c->kc, &c->head, err);
+	if (dat_ahead_has(it->ahead, c->order))
+		return dat_ahead_next(it->ahead, c->order, &c->head, &it->warn, err);
+	return decode_event(it, c, &c->head, err);
+}
+
+/*
+ * At the first event: the buffers with records go to workers that decode
+ * them ahead, in parallel (dat_ahead.c), unless the cursors move
+ * bookmarks or a cursor was started already.  Without workers (none
+ * allowed, too many buffers, no threads) the iterator decodes them itself.
+ */
+static void start_ahead(struct utrace_dat_iter *it)
+{
+	size_t idx[DAT_AHEAD_MAX_CURSORS], n = 0;
+
+	it->ahead_tried = 1;
+	if (it->resumed)
+		return;
+	for (size_t i = 0; i < it->d->nr_buffers && i < it->nr_curs; i++) {
+		if (!it->d->buffers[i].nr_pages)
+			continue;
+		if (n == DAT_AHEAD_MAX_CURSORS || it->curs[i].started)
+			return;
+		idx[n++] = i;
+	}
+	it->ahead = dat_ahead_start(ahead_fill, it, idx, n);
 }
 
 int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
@@ -270,6 +330,7 @@ int utrace_dat_iter_resume(struct utrace_dat_iter *it, struct utrace_dat_resume 
 
 		if (it->curs[i].started)
 			continue;
+		it->resumed = 1;
 		dat_cursor_restore(dc, &m[i]); /* its heap key stays a lower bound */
 		dc->keep = &m[i];
 		dc->keep_before_ns = since_ns;
@@ -377,6 +438,8 @@ static int record_within(struct utrace_dat_iter *it, const struct iter_cursor *c
 int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 			 struct utrace_error *err)
 {
+	if (!it->ahead_tried)
+		start_ahead(it);
 	while (it->nr_heap) {
 		struct iter_cursor *c = it->heap[0];
 		int ret;
@@ -466,6 +529,7 @@ void utrace_dat_iter_close(struct utrace_dat_iter *it)
 {
 	if (!it)
 		return;
+	dat_ahead_stop(it->ahead); /* the workers leave the cursors first */
 	for (size_t i = 0; i < it->nr_curs; i++) {
 		dat_cursor_fini(&it->curs[i].dc);
 		dat_kcursor_free(it->curs[i].kc);

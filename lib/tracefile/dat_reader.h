@@ -264,6 +264,11 @@ const char *utrace_dat_event_format_by_id(const struct utrace_dat *d, int id, co
 
 int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 			 struct utrace_error *err);
+/* Worker threads the iterators of this process may use to decode the
+ * buffers ahead, in parallel (dat_ahead.c), at most one a buffer: 0, the
+ * default, none (the iterator decodes as it merges).  The events are the
+ * same either way; only the time differs. */
+void utrace_dat_read_threads(unsigned n);
 /* 1 with an event, 0 at the end, <0 on an I/O error (err filled). */
 int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 			 struct utrace_error *err);
