@@ -425,8 +425,8 @@ static const struct dat_map *find_map(const struct dat_samples *s, int32_t pid, 
 	return NULL;
 }
 
-const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip,
-				  uint64_t *file_off)
+const char *utrace_dat_sample_mapping(struct utrace_dat *d, int32_t pid, uint64_t ip,
+				      struct utrace_dat_mapping *out)
 {
 	const struct dat_samples *s = d->samples;
 	const struct dat_map *m = NULL;
@@ -446,8 +446,19 @@ const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip
 	}
 	if (!m)
 		return NULL;
-	*file_off = ip - m->start + m->pgoff;
+	*out = (struct utrace_dat_mapping){m->start, m->len, m->pgoff, m->path};
 	return m->path;
+}
+
+const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip,
+				  uint64_t *file_off)
+{
+	struct utrace_dat_mapping m;
+
+	if (!utrace_dat_sample_mapping(d, pid, ip, &m))
+		return NULL;
+	*file_off = ip - m.start + m.pgoff;
+	return m.path;
 }
 
 const char *utrace_dat_sample_comm(struct utrace_dat *d, int32_t tid)

@@ -57,6 +57,14 @@ int utrace_dat_samples_each(struct utrace_dat *d,
  * parent's, as fork left them). */
 const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip,
 				  uint64_t *file_off);
+/* The same mapping whole, as the kernel reported it (pprof's mappings:
+ * lib/export/export_pprof_samples.c). */
+struct utrace_dat_mapping {
+	uint64_t start, len, pgoff;
+	const char *path;
+};
+const char *utrace_dat_sample_mapping(struct utrace_dat *d, int32_t pid, uint64_t ip,
+				      struct utrace_dat_mapping *out);
 /* Whether its samples carry stack copies (record --call-graph dwarf). */
 bool utrace_dat_samples_have_stacks(const struct utrace_dat *d);
 /* The kernel symbol at or below addr that the recording saved
