@@ -10,6 +10,10 @@
 #                           pointers; T/kburn.u the same built for utrace
 #   same NAME FILE1 FILE2   ok if the two files are equal, else notok and
 #                           the first lines of their diff (indented "#")
+#   AWK_NS                  awk functions for utrace's printed times:
+#                           ns(V, UNIT) in ns; far(U, P) whether a time U
+#                           that utrace printed with 3 decimals of its
+#                           unit (cut, not rounded) is not the peer's P
 # A differential test runs a peer (trace-cmd, go tool pprof, perf,
 # protoc) on what utrace wrote, or on the same program, and compares the
 # peer's figures with utrace's own: any disagreement is a "not ok".
@@ -29,6 +33,9 @@ kburn() {
 		$CC -O2 -g -fno-omit-frame-pointer $("$U" cflags) -o "$T/kburn.u" \
 			"$ROOT/tests/kernel/kburn.c"
 }
+
+AWK_NS='function ns(v, u) { return u == "ns" ? v : u == "us" ? v * 1e3 : u == "ms" ? v * 1e6 : v * 1e9 }
+function far(a, b) { d = a - b; if (d < 0) d = -d; return d >= (a >= 1e9 ? 1e6 : a >= 1e6 ? 1000 : 1) }'
 
 same() { # same NAME FILE1 FILE2
 	if cmp -s "$2" "$3"; then

@@ -79,12 +79,11 @@ awk '$3 == "TYPE_SLICE_BEGIN" { d[$2]++; st[$2, d[$2]] = $1; nm[$2, d[$2]] = $4 
 check "slices balance on every track" test $? -eq 0
 sort -o "$T/p.fn" "$T/p.fn"
 "$U" report --profile -f total,call -i "$T/w.dat" >"$T/u.prof" 2>&1
-awk 'function ns(v, u) { return u == "ns" ? v : u == "us" ? v * 1e3 : u == "ms" ? v * 1e6 : v * 1e9 }
+awk "$AWK_NS"'
 	$2 ~ /^(ns|us|ms|s)$/ && $3 ~ /^[0-9]+$/ { printf "%s %d %.0f\n", $4, $3, ns($1, $2) }' \
 	"$T/u.prof" | sort >"$T/u.fn"
-if join "$T/u.fn" "$T/p.fn" | awk 'NF != 5 || $2 != $4 { bad = 1 }
-	{ d = $3 - $5; if (d < 0) d = -d; lim = $3 >= 1e9 ? 5e5 : $3 >= 1e6 ? 500 : 0.5
-	  if (d > lim) bad = 1 } END { exit bad }' && [ -s "$T/u.fn" ] &&
+if join "$T/u.fn" "$T/p.fn" | awk "$AWK_NS"'
+	NF != 5 || $2 != $4 || far($3, $5) { bad = 1 } END { exit bad }' && [ -s "$T/u.fn" ] &&
 	[ "$(wc -l <"$T/u.fn")" = "$(wc -l <"$T/p.fn")" ]; then
 	ok "each function's slices and their total time are utrace report --profile's ($(wc -l <"$T/u.fn"))"
 else

@@ -13,6 +13,9 @@
 #     gives for its address
 #   - -list burn60 shows kburn.c's line with burn60's time, -disasm burn60
 #     its instructions, their times adding up to burn60's flat time
+#   - a function_graph recording's profile (kburn built with utrace
+#     cflags): -sample_index=calls flat is each function's calls, time's
+#     flat and cum its self and total time in utrace report --profile
 #
 # Prints "ok - " / "not ok - " per check, or "UNSUPPORTED: reason".
 set -u
@@ -74,4 +77,28 @@ pp -disasm burn60 -unit=ns >"$T/disasm"
 sum=$(awk '$1 ~ /^[0-9]+ns$/ && $3 ~ /^[0-9a-f]+:$/ { s += $1 + 0 } END { print s + 0 }' "$T/disasm")
 check "pprof -disasm burn60: its instructions' times add up to its flat time (${sum}ns of $flat)" \
 	test "${sum}ns" = "$flat"
+
+# the call graph of a function_graph recording
+(cd "$T" && "$U" record -o g.dat -- ./kburn.u 100000 >/dev/null 2>&1)
+"$U" dump --pprof -o "$T/g.pb.gz" -i "$T/g.dat" 2>"$T/g.err"
+check "dump --pprof of a function_graph recording ($(head -1 "$T/g.err"))" test -s "$T/g.pb.gz"
+gp() { (cd / && go tool pprof -nodefraction=0 -nodecount=1000000 "$@" "$T/g.pb.gz" 2>/dev/null); }
+gp -top -sample_index=calls >"$T/g.calls"
+gp -top -sample_index=time -unit=ns >"$T/g.time"
+awk '$2 ~ /%$/ && $1 ~ /^[0-9]+$/ { print $NF, $1 }' "$T/g.calls" | sort >"$T/g.c"
+awk '$2 ~ /%$/ && $1 ~ /^[0-9]+(ns)?$/ { t = $4; sub(/ns$/, "", t); f = $1; sub(/ns$/, "", f)
+	print $NF, f, t }' "$T/g.time" | sort >"$T/g.t"
+join "$T/g.c" "$T/g.t" >"$T/g.pprof"
+"$U" report --profile -f total,self,call -i "$T/g.dat" >"$T/g.prof" 2>&1
+awk "$AWK_NS"'
+	$2 ~ /^(ns|us|ms|s)$/ && $4 ~ /^(ns|us|ms|s)$/ && $5 ~ /^[0-9]+$/ {
+	printf "%s %d %.0f %.0f\n", $6, $5, ns($3, $4), ns($1, $2) }' "$T/g.prof" | sort >"$T/g.utrace"
+if [ -s "$T/g.utrace" ] && [ "$(wc -l <"$T/g.utrace")" = "$(wc -l <"$T/g.pprof")" ] &&
+	join "$T/g.utrace" "$T/g.pprof" | awk "$AWK_NS"'
+	NF != 7 || $2 != $5 || far($3, $6) || far($4, $7) { bad = 1 } END { exit bad }'; then
+	ok "function_graph: pprof's calls, flat and cum are report --profile's calls, self and total"
+else
+	notok "function_graph: pprof's calls, flat and cum are report --profile's calls, self and total"
+	diff "$T/g.utrace" "$T/g.pprof" | head -10 | sed 's/^/#   /'
+fi
 exit 0

@@ -57,7 +57,7 @@ same "trace-cmd report -t: every event's time, thread, name and fields are utrac
 
 # calls and total time of each function
 "$U" report --profile -f total,call -i "$T/w.dat" >"$T/u.prof" 2>&1
-awk 'function ns(v, u) { return u == "ns" ? v : u == "us" ? v * 1e3 : u == "ms" ? v * 1e6 : v * 1e9 }
+awk "$AWK_NS"'
 	$2 ~ /^(ns|us|ms|s)$/ && $3 ~ /^[0-9]+$/ { printf "%s %d %.0f\n", $4, $3, ns($1, $2) }' \
 	"$T/u.prof" | sort >"$T/u.fn"
 trace-cmd report --profile "$T/w.trace.dat" >"$T/tc.prof" 2>/dev/null
@@ -65,10 +65,9 @@ awk '$1 == "Event:" && $2 == "func:" { f = $3; sub(/\(\)$/, "", f); n = $4; gsub
 	c[f] += n; t[f] += $6 }
 	END { for (f in c) printf "%s %d %d\n", f, c[f], t[f] }' "$T/tc.prof" | sort >"$T/t.fn"
 check "utrace report --profile lists the functions ($(wc -l <"$T/u.fn"))" test -s "$T/u.fn"
-# utrace prints 3 decimals of its unit: the totals agree to that digit
-if join "$T/u.fn" "$T/t.fn" | awk 'NF != 5 || $2 != $4 { bad = 1 }
-	{ d = $3 - $5; if (d < 0) d = -d; lim = $3 >= 1e9 ? 5e5 : $3 >= 1e6 ? 500 : 0.5
-	  if (d > lim) bad = 1 } END { exit bad }' && [ "$(wc -l <"$T/u.fn")" = "$(wc -l <"$T/t.fn")" ]; then
+# utrace prints 3 decimals of its unit, cut: the totals agree to that digit
+if join "$T/u.fn" "$T/t.fn" | awk "$AWK_NS"'
+	NF != 5 || $2 != $4 || far($3, $5) { bad = 1 } END { exit bad }' && [ "$(wc -l <"$T/u.fn")" = "$(wc -l <"$T/t.fn")" ]; then
 	ok "trace-cmd report --profile: every function's calls and total time are utrace's"
 else
 	notok "trace-cmd report --profile: every function's calls and total time are utrace's"
