@@ -9,7 +9,7 @@
 #     stacks 'outer;...;burn60 N', each function's width its share of
 #     the CPU time within its binomial margin (lib.sh near_share), the
 #     widths summing to the samples'
-#     periods; --svg draws the frames, --icicle too
+#     periods; --svg draws the frames (tooltips in samples), --icicle too
 #   - a recording with calls and samples: the default source is the
 #     functions (the same output as --source functions), --source samples
 #     the sampled stacks; a --diff against another recording
@@ -71,6 +71,7 @@ count=$(grep -o '^# Event count (approx.): [0-9]*' "$T/s.rep" |
 check "the widths add up to the samples' periods ($total = $count)" test "$total" = "$count"
 "$U" dump --flame-graph --svg -i "$T/s.dat" >"$T/s.svg" 2>&1
 check "--svg draws the sampled frames" grep -q "<title>burn60 " "$T/s.svg"
+check "--svg's tooltips count samples, not calls" grep -q "<title>burn60 ([0-9]* samples, " "$T/s.svg"
 "$U" dump --flame-graph --svg --icicle -i "$T/s.dat" >"$T/i.svg" 2>&1
 check "--svg --icicle too" grep -q "<title>burn30 " "$T/i.svg"
 
