@@ -414,6 +414,24 @@ int utrace_dat_samples_each(struct utrace_dat *d,
 	return ret;
 }
 
+static int count_one(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
+{
+	(void)s;
+	(void)err;
+	++*(uint64_t *)arg;
+	return 0;
+}
+
+int utrace_dat_sample_count(struct utrace_dat *d, uint64_t *n, struct utrace_error *err)
+{
+	uint64_t lost;
+
+	*n = 0;
+	if (!utrace_dat_has_samples(d, NULL, NULL))
+		return 0;
+	return utrace_dat_samples_each(d, count_one, n, &lost, err);
+}
+
 static const struct dat_map *find_map(const struct dat_samples *s, int32_t pid, uint64_t ip)
 {
 	for (size_t i = s->nr_maps; i-- > 0;) {

@@ -52,6 +52,10 @@ int utrace_dat_samples_each(struct utrace_dat *d,
 				      struct utrace_error *err),
 			    void *arg, uint64_t *lost, struct utrace_error *err);
 
+/* How many samples d holds (on and off CPU), for the exports that carry
+ * none to say so; 0 without samples. */
+int utrace_dat_sample_count(struct utrace_dat *d, uint64_t *n, struct utrace_error *err);
+
 /* The file mapped at ip in process pid, and ip's offset in it; NULL if
  * no mapping the kernel reported covers it (a child process looks in its
  * parent's, as fork left them). */

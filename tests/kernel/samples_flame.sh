@@ -9,7 +9,9 @@
 #     stacks 'outer;...;burn60 N', each function's width its share of
 #     the CPU time within its binomial margin (lib.sh near_share), the
 #     widths summing to the samples'
-#     periods; --svg draws the frames (tooltips in samples), --icicle too
+#     periods; --svg draws the frames (tooltips in samples), --icicle too;
+#     dump --chrome, --perfetto and convert say how many samples they
+#     leave out
 #   - a recording with calls and samples: the default source is the
 #     functions (the same output as --source functions), --source samples
 #     the sampled stacks; a --diff against another recording
@@ -74,6 +76,15 @@ check "--svg draws the sampled frames" grep -q "<title>burn60 " "$T/s.svg"
 check "--svg's tooltips count samples, not calls" grep -q "<title>burn60 ([0-9]* samples, " "$T/s.svg"
 "$U" dump --flame-graph --svg --icicle -i "$T/s.dat" >"$T/i.svg" 2>&1
 check "--svg --icicle too" grep -q "<title>burn30 " "$T/i.svg"
+# the formats of events carry no samples: they say how many they left out
+for f in chrome perfetto; do
+	"$U" dump --$f -o "$T/s.$f" -i "$T/s.dat" 2>"$T/s.$f.err"
+	check "dump --$f of a samples-only recording says its $n samples are left out ($(head -1 "$T/s.$f.err"))" \
+		grep -q "^utrace dump: $n samples (record -F) left out: --$f carries no samples" "$T/s.$f.err"
+done
+"$U" convert -i "$T/s.dat" -o "$T/s.trace.dat" >"$T/s.conv" 2>&1
+check "convert of a samples-only recording says its $n samples are left out" \
+	grep -q "^utrace convert: $n samples (record -F) left out: trace.dat carries no samples" "$T/s.conv"
 
 (cd "$T" && "$U" record -F 999 --call-graph fp -o both.dat -- ./kburn.u "$N" >/dev/null 2>&1)
 "$U" dump --flame-graph -i "$T/both.dat" >"$T/def.folded" 2>&1
