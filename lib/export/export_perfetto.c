@@ -38,6 +38,13 @@ enum {
 	PKT_SEQ_FLAGS = 13,
 	PKT_TRACK_DESCRIPTOR = 60,
 	PKT_FIRST_ON_SEQ = 87,
+	PKT_CLOCK_SNAPSHOT = 6,
+	PKT_DEFAULTS = 59,
+	DEF_CLOCK_ID = 58, /* TracePacketDefaults.timestamp_clock_id */
+	CS_CLOCKS = 1,
+	CS_PRIMARY = 2,
+	CLK_ID = 1,
+	CLK_TIMESTAMP = 2,
 	TD_UUID = 1,
 	TD_NAME = 2,
 	TD_PROCESS = 3,
@@ -65,6 +72,8 @@ enum {
 	PKT_TE_IID_TAG = TE_NAME_IID << 3,
 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
+/* BuiltinClock (protos/perfetto/common/builtin_clock.proto) */
+enum { CLOCK_REALTIME_ID = 1, CLOCK_MONOTONIC_ID = 3 };
 #define SEQ_ID 1
 
 /* Interned names: (kind, image, id) -> iid. */
@@ -253,6 +262,38 @@ static int map_buffers(struct utrace_perfetto *p, struct utrace_error *err)
 	return 0;
 }
 
+/*
+ * The clock of the times, in the first packet: utrace's are
+ * CLOCK_MONOTONIC, which Perfetto would take for BOOTTIME (its default)
+ * unless told, so the sequence's packets default to MONOTONIC, which is
+ * the trace's clock; and a snapshot pairs it with CLOCK_REALTIME as the
+ * recording read both at its start, so that a merge with a system trace
+ * (whose snapshots pair REALTIME, MONOTONIC and BOOTTIME) lines up.
+ */
+static void put_clock(struct utrace_perfetto *p)
+{
+	const struct utrace_dat_clock *c = utrace_dat_clock(p->d);
+
+	utrace_pb_begin(&p->pb, PKT_DEFAULTS);
+	utrace_pb_uint(&p->pb, DEF_CLOCK_ID, CLOCK_MONOTONIC_ID);
+	utrace_pb_end(&p->pb);
+	if (!c)
+		return;
+	utrace_pb_begin(&p->pb, PKT_CLOCK_SNAPSHOT);
+	utrace_pb_begin(&p->pb, CS_CLOCKS);
+	utrace_pb_uint(&p->pb, CLK_ID, CLOCK_MONOTONIC_ID);
+	utrace_pb_uint(&p->pb, CLK_TIMESTAMP, c->ns0);
+	utrace_pb_end(&p->pb);
+	if (c->realtime_ns) {
+		utrace_pb_begin(&p->pb, CS_CLOCKS);
+		utrace_pb_uint(&p->pb, CLK_ID, CLOCK_REALTIME_ID);
+		utrace_pb_uint(&p->pb, CLK_TIMESTAMP, c->realtime_ns);
+		utrace_pb_end(&p->pb);
+	}
+	utrace_pb_uint(&p->pb, CS_PRIMARY, CLOCK_MONOTONIC_ID);
+	utrace_pb_end(&p->pb);
+}
+
 int utrace_perfetto_begin(struct utrace_dat *d, const struct utrace_report_filter *f, FILE *out,
 			  struct utrace_perfetto **out_p, struct utrace_error *err)
 {
@@ -273,6 +314,7 @@ int utrace_perfetto_begin(struct utrace_dat *d, const struct utrace_report_filte
 	packet_begin(p);
 	utrace_pb_uint(&p->pb, PKT_SEQ_FLAGS, SEQ_CLEARED);
 	utrace_pb_uint(&p->pb, PKT_FIRST_ON_SEQ, 1);
+	put_clock(p);
 	ret = packet_end(p, err);
 	if (ret == 0)
 		ret = utrace_export_tasks(d, f, task_track, &a, err);

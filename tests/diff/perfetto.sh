@@ -10,6 +10,8 @@
 #   - protoc --decode=perfetto.protos.Trace reads it, every field known
 #   - every name_iid resolves through the sequence's interned names, each
 #     name interned once; every event is on a described thread track
+#   - the times' clock: MONOTONIC by default on the sequence and the
+#     trace's clock, with a snapshot pairing it with REALTIME
 #   - slices balance on every track; each function's slices and their
 #     total time are utrace report --profile's calls and total; the
 #     instant events are the tracepoints and text utrace report shows
@@ -36,6 +38,19 @@ check "protoc --decode=perfetto.protos.Trace reads it ($(head -1 "$T/dec.err"))"
 	test -s "$T/dec.txt" -a ! -s "$T/dec.err"
 check "every field is one of Perfetto's (none decoded as a bare number)" \
 	test -z "$(grep -E '^ *[0-9]+( \{|:)' "$T/dec.txt" | head -1)"
+
+# the clock: packets default to MONOTONIC (utrace's), snapshotted with
+# REALTIME no later than the first event
+first=$(awk '$1 == "timestamp:" && !/^    / { print $2; exit }' "$T/dec.txt")
+awk '/^packet \{/ { n++ } n == 1 && $1 == "timestamp_clock_id:" { d = $2 }
+	n == 1 && $1 == "clock_id:" { id = $2 } n == 1 && $1 == "timestamp:" && id { c[id] = $2 }
+	n == 1 && $1 == "primary_trace_clock:" { p = $2 }
+	END { print d + 0, c[3] + 0, c[1] + 0, p }' "$T/dec.txt" >"$T/clock"
+read -r defclock mono real primary <"$T/clock"
+check "the packets' clock is MONOTONIC, the trace's clock too (default $defclock, primary $primary)" \
+	test "$defclock" = 3 -a "$primary" = BUILTIN_CLOCK_MONOTONIC
+check "a snapshot pairs MONOTONIC ($mono, before the first event at ${first:-?}) with REALTIME ($real)" \
+	test "$mono" -gt 0 -a "$real" -gt 0 -a "$mono" -le "${first:-0}"
 
 # one line per event: ts track type name; problems as "BAD what"
 awk '
