@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "lib/export/export_chrome.h"
+#include "lib/export/export_fields.h"
 #include "lib/export/export_threads.h"
 
 struct utrace_chrome {
@@ -32,6 +33,8 @@ struct utrace_chrome {
 	FILE *out;
 	uint32_t flags;
 	int first; /* no event written yet (commas go before events) */
+	struct utrace_event_fields *fields; /* the events' formats, parsed once */
+	int nr_args;			    /* of the event being written */
 };
 
 /* Length of the UTF-8 sequence at s (avail bytes), 0 if it is not one. */
@@ -179,8 +182,11 @@ int utrace_chrome_begin(struct utrace_dat *d, const struct utrace_report_filter 
 	c->flags = flags;
 	c->first = 1;
 	fputs("{\"traceEvents\":[\n", out);
-	ret = utrace_export_tasks(d, f, meta, c, err);
+	ret = utrace_event_fields_new(d, &c->fields, err);
+	if (ret == 0)
+		ret = utrace_export_tasks(d, f, meta, c, err);
 	if (ret < 0) {
+		utrace_event_fields_free(c->fields);
 		free(c);
 		return ret;
 	}
@@ -248,6 +254,41 @@ static void event_name(struct utrace_chrome *c, uint32_t id)
 	json_string_n(c->out, name, strcspn(name, "\n"));
 }
 
+/* One field into "args": integers as numbers, strings as strings. */
+static int put_arg(void *arg, const struct utrace_field_value *v)
+{
+	struct utrace_chrome *c = arg;
+
+	fputs(c->nr_args++ ? ",\"" : ",\"args\":{\"", c->out);
+	json_string_n(c->out, v->name, strlen(v->name));
+	fputs("\":", c->out);
+	if (v->kind == UTRACE_FV_STR) {
+		fputc('"', c->out);
+		json_string_n(c->out, v->s, v->len);
+		fputc('"', c->out);
+	} else if (v->kind == UTRACE_FV_INT) {
+		fprintf(c->out, "%" PRId64, v->i);
+	} else {
+		fprintf(c->out, "%" PRIu64, v->u);
+	}
+	return 0;
+}
+
+/* A tracepoint or kernel event: an instant with its fields as args. */
+static int put_tracepoint(struct utrace_chrome *c, const struct utrace_event *ev,
+			  struct utrace_error *err)
+{
+	head(c, ev, ev->ts, 'i');
+	fputs(",\"name\":\"", c->out);
+	event_name(c, ev->id);
+	fputs("\",\"s\":\"t\"", c->out);
+	c->nr_args = 0;
+	if (utrace_event_fields_each(c->fields, ev, put_arg, c) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	fputs(c->nr_args ? "}}" : "}", c->out);
+	return 0;
+}
+
 int utrace_chrome_event(struct utrace_chrome *c, const struct utrace_event *ev,
 			struct utrace_error *err)
 {
@@ -292,11 +333,7 @@ int utrace_chrome_event(struct utrace_chrome *c, const struct utrace_event *ev,
 		fputs("\",\"s\":\"t\"}", c->out);
 		break;
 	case UTRACE_EV_EVENT:
-		head(c, ev, ev->ts, 'i');
-		fputs(",\"name\":\"", c->out);
-		event_name(c, ev->id);
-		fputs("\",\"s\":\"t\"}", c->out);
-		break;
+		return put_tracepoint(c, ev, err);
 	case UTRACE_EV_LOST:
 		head(c, ev, ev->ts, 'i');
 		if (ev->flags & UTRACE_EVF_LOST_UNKNOWN)
@@ -332,6 +369,7 @@ int utrace_chrome_end(struct utrace_chrome *c, struct utrace_error *err)
 	if (fflush(c->out) == EOF || ferror(c->out))
 		ret = utrace_error_set(err, -EIO, "%s: writing the JSON failed: %s",
 				       utrace_dat_path(c->d), strerror(errno));
+	utrace_event_fields_free(c->fields);
 	free(c);
 	return ret;
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "lib/base/grow.h"
+#include "lib/export/export_fields.h"
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_threads.h"
 #include "lib/export/protobuf.h"
@@ -101,6 +102,7 @@ struct utrace_perfetto {
 	size_t nr_tracks, cap_tracks;
 	uint64_t *buf_uuid; /* by buffer index: its thread's track, 0 if none */
 	unsigned nr_bufs;
+	struct utrace_event_fields *fields; /* the events' formats, parsed once */
 	unsigned char *obuf; /* output, written out when full */
 	size_t olen;
 	bool failed;
@@ -240,6 +242,7 @@ static int task_track(void *arg, enum utrace_export_task kind, int32_t pid, int3
 static void free_perfetto(struct utrace_perfetto *p)
 {
 	utrace_pb_free(&p->pb);
+	utrace_event_fields_free(p->fields);
 	free(p->names.keys);
 	free(p->tracks);
 	free(p->buf_uuid);
@@ -310,6 +313,10 @@ int utrace_perfetto_begin(struct utrace_dat *d, const struct utrace_report_filte
 	p->out = out;
 	p->next_iid = 1;
 	p->next_uuid = 1;
+	if (utrace_event_fields_new(d, &p->fields, err) < 0) {
+		free_perfetto(p);
+		return -ENOMEM;
+	}
 	/* the first packet of the sequence: no interned names yet */
 	packet_begin(p);
 	utrace_pb_uint(&p->pb, PKT_SEQ_FLAGS, SEQ_CLEARED);
@@ -512,6 +519,28 @@ static int put_event(struct utrace_perfetto *p, const struct utrace_event *ev, u
 	return 0;
 }
 
+/* A tracepoint or kernel event: an instant named system:event, its
+ * fields as debug annotations. */
+static int put_tracepoint(struct utrace_perfetto *p, const struct utrace_event *ev,
+			  struct utrace_error *err)
+{
+	uint64_t iid;
+
+	packet_begin(p);
+	utrace_pb_uint(&p->pb, PKT_TIMESTAMP, ev->ts);
+	utrace_pb_uint(&p->pb, PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
+	iid = intern(p, KEY_EVENT(ev->id));
+	utrace_pb_begin(&p->pb, PKT_TRACK_EVENT);
+	utrace_pb_uint(&p->pb, TE_TYPE, INSTANT);
+	utrace_pb_uint(&p->pb, TE_TRACK, event_track(p, ev));
+	if (iid)
+		utrace_pb_uint(&p->pb, TE_NAME_IID, iid);
+	if (utrace_event_fields_annotate(p->fields, ev, &p->pb) < 0)
+		p->pb.oom = true;
+	utrace_pb_end(&p->pb);
+	return packet_end(p, err);
+}
+
 /* A call shown whole: begin at start, end at start + duration. */
 static int put_call(struct utrace_perfetto *p, const struct utrace_event *ev, uint64_t start,
 		    struct utrace_error *err)
@@ -544,7 +573,7 @@ int utrace_perfetto_event(struct utrace_perfetto *p, const struct utrace_event *
 	case UTRACE_EV_FUNC:
 		return put_event(p, ev, ev->ts, INSTANT, KEY_FUNC(ev->image, ev->id), NULL, 0, err);
 	case UTRACE_EV_EVENT:
-		return put_event(p, ev, ev->ts, INSTANT, KEY_EVENT(ev->id), NULL, 0, err);
+		return put_tracepoint(p, ev, err);
 	case UTRACE_EV_PRINT:
 		return put_event(p, ev, ev->ts, INSTANT, 0, ev->data, ev->data_len, err);
 	case UTRACE_EV_LOST:

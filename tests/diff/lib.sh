@@ -13,7 +13,12 @@
 #   AWK_NS                  awk functions for utrace's printed times:
 #                           ns(V, UNIT) in ns; far(U, P) whether a time U
 #                           that utrace printed with 3 decimals of its
-#                           unit (cut, not rounded) is not the peer's P
+#                           unit (cut, not rounded) is not the peer's P;
+#                           farn(U, P, N): the same for a total of N
+#                           calls, each of which may differ by 1 ns where
+#                           the peer reads absolute times (utrace's
+#                           durations are converted from TSC deltas, the
+#                           files' times one by one: each rounds once)
 # A differential test runs a peer (trace-cmd, go tool pprof, perf,
 # protoc) on what utrace wrote, or on the same program, and compares the
 # peer's figures with utrace's own: any disagreement is a "not ok".
@@ -35,7 +40,8 @@ kburn() {
 }
 
 AWK_NS='function ns(v, u) { return u == "ns" ? v : u == "us" ? v * 1e3 : u == "ms" ? v * 1e6 : v * 1e9 }
-function far(a, b) { d = a - b; if (d < 0) d = -d; return d >= (a >= 1e9 ? 1e6 : a >= 1e6 ? 1000 : 1) }'
+function far(a, b) { d = a - b; if (d < 0) d = -d; return d >= (a >= 1e9 ? 1e6 : a >= 1e6 ? 1000 : 1) }
+function farn(a, b, n) { d = a - b; if (d < 0) d = -d; return far(a, b) && d > n }'
 
 same() { # same NAME FILE1 FILE2
 	if cmp -s "$2" "$3"; then

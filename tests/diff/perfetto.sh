@@ -98,7 +98,7 @@ awk "$AWK_NS"'
 	$2 ~ /^(ns|us|ms|s)$/ && $3 ~ /^[0-9]+$/ { printf "%s %d %.0f\n", $4, $3, ns($1, $2) }' \
 	"$T/u.prof" | sort >"$T/u.fn"
 if join "$T/u.fn" "$T/p.fn" | awk "$AWK_NS"'
-	NF != 5 || $2 != $4 || far($3, $5) { bad = 1 } END { exit bad }' && [ -s "$T/u.fn" ] &&
+	NF != 5 || $2 != $4 || farn($3, $5, $2) { bad = 1 } END { exit bad }' && [ -s "$T/u.fn" ] &&
 	[ "$(wc -l <"$T/u.fn")" = "$(wc -l <"$T/p.fn")" ]; then
 	ok "each function's slices and their total time are utrace report --profile's ($(wc -l <"$T/u.fn"))"
 else

@@ -9,6 +9,8 @@
 #
 #   - trace-cmd report -t: every tracepoint, kernel and text event with
 #     its time (ns), thread, name and fields, as utrace report prints them
+#   - trace-cmd report -R: every event's raw fields are Chrome's "args"
+#     and Perfetto's debug_annotations (dump --chrome, --perfetto)
 #   - trace-cmd report --profile: each function's calls and total time
 #     as utrace report --profile's; the tracepoints' count
 #   - the event ids of the file fit KernelShark's int16_t: the user
@@ -55,6 +57,41 @@ check "utrace report shows the events ($(wc -l <"$T/u.events"))" \
 same "trace-cmd report -t: every event's time, thread, name and fields are utrace report's" \
 	"$T/u.events" "$T/t.events"
 
+# every field: trace-cmd report -R's raw fields are Chrome's "args" and
+# Perfetto's debug_annotations (numbers compared as numbers: trace-cmd
+# prints some in hex); "ts name k=v..." sorted by time
+HEX='function num(v,  i, n, c) { if (v !~ /^0x[0-9a-f]+$/) return v; n = 0
+	for (i = 3; i <= length(v); i++) { c = index("0123456789abcdef", substr(v, i, 1)) - 1; n = n * 16 + c }
+	return sprintf("%.0f", n) }'
+trace-cmd report -R -t "$T/w.trace.dat" 2>/dev/null | awk "$HEX"'
+	$3 ~ /^[0-9]+\.[0-9]+:$/ && $4 !~ /^(funcgraph_(entry|exit)|print):$/ {
+	ts = $3; sub(/:$/, "", ts); sub(/\./, "", ts); name = $4; sub(/:$/, "", name); s = ts + 0 " " name
+	for (i = 5; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); s = s " " k "=" num(v) }
+	print s }' | sort -n >"$T/t.fields"
+"$U" dump --chrome -i "$T/w.dat" 2>/dev/null | awk -F'"args":' '/"ph":"i"/ && NF == 2 {
+	ts = $1; sub(/.*"ts":/, "", ts); sub(/,.*/, "", ts); sub(/\./, "", ts)
+	name = $1; sub(/.*"name":"[a-z_0-9]*:/, "", name); sub(/".*/, "", name)
+	a = $2; sub(/^\{/, "", a); sub(/\}\},?$/, "", a); gsub(/"/, "", a); gsub(/:/, "=", a); gsub(/,/, " ", a)
+	print ts + 0, name, a }' | sort -n >"$T/c.fields"
+same "Chrome's args are trace-cmd report -R's fields, event by event ($(wc -l <"$T/c.fields"))" \
+	"$T/t.fields" "$T/c.fields"
+if command -v protoc >/dev/null; then
+	"$U" dump --perfetto -o "$T/w.pftrace" -i "$T/w.dat" 2>/dev/null
+	protoc -I "$ROOT/tests/diff" --decode=perfetto.protos.Trace perfetto_subset.proto \
+		<"$T/w.pftrace" 2>/dev/null | awk '
+	/^packet \{/ { ts = ""; s = ""; iid = ""; next }
+	/^\}/ { if (s != "") print ts, names[iid] s; next }
+	$1 == "timestamp:" && !/^    / { ts = $2 }
+	$1 == "iid:" { cur = $2 } !da && $1 == "name:" && /^      / && cur != "" {
+		v = $2; gsub(/"/, "", v); sub(/^[a-z_0-9]*:/, "", v); names[cur] = v; cur = "" }
+	$1 == "name_iid:" { iid = $2 }
+	/debug_annotations \{/ { da = 1; next } da && $1 == "name:" { k = $2; gsub(/"/, "", k) }
+	da && $1 ~ /^(int|uint|string)_value:$/ { v = $0; sub(/^ *[a-z_]*: /, "", v); gsub(/"/, "", v) }
+	da && /^    \}/ { da = 0; s = s " " k "=" v }' | sort -n >"$T/p.fields"
+	same "Perfetto's debug_annotations are trace-cmd report -R's fields ($(wc -l <"$T/p.fields"))" \
+		"$T/t.fields" "$T/p.fields"
+fi
+
 # calls and total time of each function
 "$U" report --profile -f total,call -i "$T/w.dat" >"$T/u.prof" 2>&1
 awk "$AWK_NS"'
@@ -67,7 +104,7 @@ awk '$1 == "Event:" && $2 == "func:" { f = $3; sub(/\(\)$/, "", f); n = $4; gsub
 check "utrace report --profile lists the functions ($(wc -l <"$T/u.fn"))" test -s "$T/u.fn"
 # utrace prints 3 decimals of its unit, cut: the totals agree to that digit
 if join "$T/u.fn" "$T/t.fn" | awk "$AWK_NS"'
-	NF != 5 || $2 != $4 || far($3, $5) { bad = 1 } END { exit bad }' && [ "$(wc -l <"$T/u.fn")" = "$(wc -l <"$T/t.fn")" ]; then
+	NF != 5 || $2 != $4 || farn($3, $5, $2) { bad = 1 } END { exit bad }' && [ "$(wc -l <"$T/u.fn")" = "$(wc -l <"$T/t.fn")" ]; then
 	ok "trace-cmd report --profile: every function's calls and total time are utrace's"
 else
 	notok "trace-cmd report --profile: every function's calls and total time are utrace's"
