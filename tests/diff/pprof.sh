@@ -46,8 +46,9 @@ check "pprof -top: $n samples in all, as report --samples (pprof: ${got:-none})"
 
 # every function's flat and cum shares of the CPU time: Self and Children
 pp -top -sample_index=cpu -unit=ns >"$T/top.cpu"
-# (an address without a symbol: utrace prints it, pprof "<unknown>")
-awk '$1 ~ /^[0-9]+(ns)?$/ && $2 ~ /%$/ && $NF !~ /^(0x|<unknown>)/ {
+# (an address without a symbol: utrace prints it, pprof "<unknown>" or
+# its file "[name]")
+awk '$1 ~ /^[0-9]+(ns)?$/ && $2 ~ /%$/ && $NF !~ /^(0x|<unknown>|\[.*\]$)/ {
 	printf "%s %.2f %.2f\n", $NF, $2, $5 }' "$T/top.cpu" | sort >"$T/pprof.fn"
 awk '$1 ~ /%$/ && $2 ~ /%$/ && $3 ~ /^\[.\]$/ && $4 !~ /^0x/ {
 	printf "%s %.2f %.2f\n", $4, $2, $1 }' "$T/rep" | sort >"$T/utrace.fn"
