@@ -32,7 +32,7 @@ struct utrace_chrome {
 	struct utrace_dat *d;
 	FILE *out;
 	uint32_t flags;
-	int first; /* no event written yet (commas go before events) */
+	int first;			    /* no event written yet (commas go before events) */
 	struct utrace_event_fields *fields; /* the events' formats, parsed once */
 	int nr_args;			    /* of the event being written */
 };

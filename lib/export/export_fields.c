@@ -84,17 +84,24 @@ static uint64_t get_uint(const unsigned char *p, uint32_t size)
 	uint64_t q = 0;
 
 	switch (size) {
-	case 1: memcpy(&b, p, 1); return b;
-	case 2: memcpy(&h, p, 2); return h;
-	case 4: memcpy(&w, p, 4); return w;
-	default: memcpy(&q, p, 8); return q;
+	case 1:
+		memcpy(&b, p, 1);
+		return b;
+	case 2:
+		memcpy(&h, p, 2);
+		return h;
+	case 4:
+		memcpy(&w, p, 4);
+		return w;
+	default:
+		memcpy(&q, p, 8);
+		return q;
 	}
 }
 
 /* fd's value in the record data[0..len); false if it has none. */
 static bool field_value(const struct utrace_event_field *fd, const unsigned char *data,
-			uint32_t len,
-			struct utrace_field_value *v)
+			uint32_t len, struct utrace_field_value *v)
 {
 	uint32_t off = fd->offset - COMMON_SIZE;
 	uint64_t u;
@@ -168,7 +175,8 @@ int utrace_event_fields_each(struct utrace_event_fields *f, const struct utrace_
 	for (unsigned i = 0; i < fmt->nr_fields; i++) {
 		struct utrace_field_value v = {0};
 
-		if (field_value(&fmt->fields[i], (const unsigned char *)ev->data, ev->data_len, &v) &&
+		if (field_value(&fmt->fields[i], (const unsigned char *)ev->data, ev->data_len,
+				&v) &&
 		    (ret = fn(arg, &v)) != 0)
 			return ret;
 	}

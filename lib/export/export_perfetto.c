@@ -103,7 +103,7 @@ struct utrace_perfetto {
 	uint64_t *buf_uuid; /* by buffer index: its thread's track, 0 if none */
 	unsigned nr_bufs;
 	struct utrace_event_fields *fields; /* the events' formats, parsed once */
-	unsigned char *obuf; /* output, written out when full */
+	unsigned char *obuf;		    /* output, written out when full */
 	size_t olen;
 	bool failed;
 };

@@ -38,8 +38,8 @@
 #include "lib/tracefile/dat_samples.h"
 
 struct pmap {
-	uint64_t file; /* the file's string id (the frames' paths do not last) */
-	uint64_t start, len, pgoff; /* the first process mapping seen */
+	uint64_t file;			 /* the file's string id (the frames' paths do not last) */
+	uint64_t start, len, pgoff;	 /* the first process mapping seen */
 	struct utrace_elf_section *secs; /* the file's, to turn offsets into vaddrs */
 	bool rel; /* the addresses are the file's (secs known): one per file */
 	size_t nr_secs;
@@ -380,7 +380,8 @@ int utrace_export_pprof_samples(struct utrace_dat *d, FILE *out, struct utrace_e
 	ret = utrace_samples_stacks(d, add_stack, &ps, err);
 	if (ret == 0) {
 		int64_t samples = pprof_string(&ps.strs, "samples"),
-			count = pprof_string(&ps.strs, "count"), cpu = pprof_string(&ps.strs, "cpu"),
+			count = pprof_string(&ps.strs, "count"),
+			cpu = pprof_string(&ps.strs, "cpu"),
 			ns = pprof_string(&ps.strs, "nanoseconds");
 
 		pb.oom = samples < 0 || count < 0 || cpu < 0 || ns < 0;

@@ -173,8 +173,8 @@ static int frame_node(void *arg, const struct utrace_callgraph_node *n)
 	if (s->o->diff)
 		fprintf(s->out,
 			"; base: %" PRIu64 " %s, %.3f us, self %.3f us; self %+.3f us, %+.2f%%",
-			base.calls, s->counts, base.total / 1000.0, base.self / 1000.0, delta / 1000.0,
-			100.0 * (double)delta / (double)s->total);
+			base.calls, s->counts, base.total / 1000.0, base.self / 1000.0,
+			delta / 1000.0, 100.0 * (double)delta / (double)s->total);
 	fprintf(s->out,
 		")</title>"
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\"/>"
@@ -209,7 +209,8 @@ static const char script[] =
     "  frames = Array.prototype.map.call(document.querySelectorAll('g.f'), function (g) {\n"
     "    var t = g.querySelector('title').textContent;\n"
     "    return { g: g, x: +g.dataset.x, w: +g.dataset.w, d: +g.dataset.d, info: t,\n"
-    "             name: t.replace(/ \\(\\d+ (calls|samples), .*$/, ''), rect: g.querySelector('rect'),\n"
+    "             name: t.replace(/ \\(\\d+ (calls|samples), .*$/, ''), rect: "
+    "g.querySelector('rect'),\n"
     "             text: g.querySelector('text'), fill: "
     "g.querySelector('rect').getAttribute('fill') };\n"
     "  });\n"
@@ -312,9 +313,9 @@ int utrace_export_svg(const struct utrace_callgraph *g, const struct utrace_svg_
 		      struct utrace_error *err)
 {
 	struct svg s = {.out = out,
-			 .o = o,
-			 .width = o->width ? o->width : 1200,
-			 .counts = utrace_callgraph_sampled(g) ? "samples" : "calls"};
+			.o = o,
+			.width = o->width ? o->width : 1200,
+			.counts = utrace_callgraph_sampled(g) ? "samples" : "calls"};
 	int ret;
 
 	utrace_callgraph_walk(g, size_node, &s);

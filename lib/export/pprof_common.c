@@ -168,8 +168,7 @@ static int write_gzip(const unsigned char *data, size_t len, FILE *out, struct u
 	return 0;
 }
 
-int pprof_finish(struct utrace_pb *b, struct pprof_strings *t, FILE *out,
-		 struct utrace_error *err)
+int pprof_finish(struct utrace_pb *b, struct pprof_strings *t, FILE *out, struct utrace_error *err)
 {
 	if (pprof_string(t, "") < 0)
 		b->oom = true;

@@ -80,7 +80,6 @@ struct pprof_stack {
 void pprof_put_sample(struct utrace_pb *b, const uint64_t *ids, const struct pprof_stack *st);
 void pprof_value_type(struct utrace_pb *b, unsigned field, uint64_t type, uint64_t unit);
 /* Appends the string table to b, and writes b gzipped to out. */
-int pprof_finish(struct utrace_pb *b, struct pprof_strings *t, FILE *out,
-		 struct utrace_error *err);
+int pprof_finish(struct utrace_pb *b, struct pprof_strings *t, FILE *out, struct utrace_error *err);
 
 #endif
