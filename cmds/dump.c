@@ -88,22 +88,20 @@ static void usage(FILE *f)
 		utrace_report_filter_help());
 }
 
-/* The samples of record -F that a format of events leaves out. */
+/* The samples of record -F that a format of events leaves out (Chrome
+ * JSON carries them: export_chrome_samples.c). */
 static void samples_note(struct utrace_dat *d, enum utrace_dump_format fmt)
 {
 	struct utrace_error err;
 	uint64_t n;
 
-	if (fmt == UTRACE_DUMP_FLAME || fmt == UTRACE_DUMP_PPROF ||
+	if (fmt == UTRACE_DUMP_FLAME || fmt == UTRACE_DUMP_PPROF || fmt == UTRACE_DUMP_CHROME ||
 	    utrace_dat_sample_count(d, &n, &err) < 0 || !n)
 		return;
 	fprintf(stderr,
 		"utrace dump: %" PRIu64 " samples (record -F) left out: %s carries no samples; "
-		"--pprof and --flame-graph draw them\n",
-		n,
-		fmt == UTRACE_DUMP_CHROME     ? "--chrome"
-		: fmt == UTRACE_DUMP_PERFETTO ? "--perfetto"
-					      : "the event dump");
+		"--chrome, --pprof and --flame-graph draw them\n",
+		n, fmt == UTRACE_DUMP_PERFETTO ? "--perfetto" : "the event dump");
 }
 
 static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *d,

@@ -239,8 +239,8 @@ static struct pprof_stack *stack_of(struct psamples *ps, uint32_t n)
 	return st;
 }
 
-static int add_stack(void *arg, const struct utrace_sample_frame *v, uint32_t n, uint64_t period,
-		     struct utrace_error *err)
+static int add_stack(void *arg, const struct utrace_dat_sample *s,
+		     const struct utrace_sample_frame *v, uint32_t n, struct utrace_error *err)
 {
 	struct psamples *ps = arg;
 	struct pprof_stack *st;
@@ -253,7 +253,7 @@ static int add_stack(void *arg, const struct utrace_sample_frame *v, uint32_t n,
 	if (!(st = stack_of(ps, n)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	st->samples++;
-	st->ns += period;
+	st->ns += s->period ? s->period : 1;
 	return 0;
 }
 

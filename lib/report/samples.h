@@ -85,7 +85,8 @@ int utrace_samples_callgraph(struct utrace_dat *d, struct utrace_callgraph **out
  * The same on-CPU stacks one sample at a time, for exports that keep
  * addresses (pprof): fn gets the n frames innermost first (a caller's ip
  * is its return address, see .at), each named as report --samples names it and
- * with the mapping that holds it, and the sample's period (ns).
+ * with the mapping that holds it, and the sample (its time, thread, CPU
+ * and period: ns of CPU time).
  */
 struct utrace_sample_frame {
 	uint64_t ip;
@@ -96,9 +97,11 @@ struct utrace_sample_frame {
 	bool at; /* ip is where the thread was (the leaf, or the user ip under
 		  * the kernel's frames), not a return address */
 };
+struct utrace_dat_sample;
 int utrace_samples_stacks(struct utrace_dat *d,
-			  int (*fn)(void *arg, const struct utrace_sample_frame *v, uint32_t n,
-				    uint64_t period, struct utrace_error *err),
+			  int (*fn)(void *arg, const struct utrace_dat_sample *s,
+				    const struct utrace_sample_frame *v, uint32_t n,
+				    struct utrace_error *err),
 			  void *arg, struct utrace_error *err);
 
 #endif

@@ -35,8 +35,8 @@ struct fold {
 	/* utrace_samples_stacks: one stack's frames, and where they go */
 	struct utrace_sample_frame *v;
 	size_t cap_v;
-	int (*fn)(void *arg, const struct utrace_sample_frame *v, uint32_t n, uint64_t period,
-		  struct utrace_error *err);
+	int (*fn)(void *arg, const struct utrace_dat_sample *s, const struct utrace_sample_frame *v,
+		  uint32_t n, struct utrace_error *err);
 	void *arg;
 };
 
@@ -98,7 +98,7 @@ static int pass_stack(struct fold *f, const struct utrace_dat_sample *s, struct 
 			v->map_pgoff = m.pgoff;
 		}
 	}
-	return f->fn(f->arg, f->v, n, s->period ? s->period : 1, err);
+	return f->fn(f->arg, s, f->v, n, err);
 }
 
 static int fold_sample(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
@@ -140,8 +140,9 @@ static int fold_each(struct utrace_dat *d, struct fold *f, struct utrace_error *
 }
 
 int utrace_samples_stacks(struct utrace_dat *d,
-			  int (*fn)(void *arg, const struct utrace_sample_frame *v, uint32_t n,
-				    uint64_t period, struct utrace_error *err),
+			  int (*fn)(void *arg, const struct utrace_dat_sample *s,
+				    const struct utrace_sample_frame *v, uint32_t n,
+				    struct utrace_error *err),
 			  void *arg, struct utrace_error *err)
 {
 	struct fold f = {.fn = fn, .arg = arg};

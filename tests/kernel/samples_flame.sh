@@ -10,8 +10,8 @@
 #     the CPU time within its binomial margin (lib.sh near_share), the
 #     widths summing to the samples'
 #     periods; --svg draws the frames (tooltips in samples), --icicle too;
-#     dump --chrome, --perfetto and convert say how many samples they
-#     leave out
+#     dump --chrome carries them (samples, stackFrames: the same stacks
+#     and weights); --perfetto and convert say how many they leave out
 #   - a recording with calls and samples: the default source is the
 #     functions (the same output as --source functions), --source samples
 #     the sampled stacks; a --diff against another recording
@@ -76,8 +76,25 @@ check "--svg draws the sampled frames" grep -q "<title>burn60 " "$T/s.svg"
 check "--svg's tooltips count samples, not calls" grep -q "<title>burn60 ([0-9]* samples, " "$T/s.svg"
 "$U" dump --flame-graph --svg --icicle -i "$T/s.dat" >"$T/i.svg" 2>&1
 check "--svg --icicle too" grep -q "<title>burn30 " "$T/i.svg"
-# the formats of events carry no samples: they say how many they left out
-for f in chrome perfetto; do
+# Chrome JSON carries the samples ("samples" and "stackFrames"): their
+# stacks and weights are the folded stacks'
+"$U" dump --chrome -o "$T/s.json" -i "$T/s.dat" 2>"$T/s.json.err"
+awk '/^"[0-9]+":\{"name":/ { id = $0; sub(/^"/, "", id); sub(/".*/, "", id)
+	nm = $0; sub(/^[^:]*:\{"name":"/, "", nm); sub(/".*/, "", nm); name[id] = nm
+	p = ""; if ($0 ~ /"parent":"/) { p = $0; sub(/.*"parent":"/, "", p); sub(/".*/, "", p) }
+	parent[id] = p }
+	/"name":"cpu-clock","sf":"/ { sf = $0; sub(/.*"sf":"/, "", sf); sub(/".*/, "", sf)
+	w = $0; sub(/.*"weight":/, "", w); sub(/\}.*/, "", w); n++; ws[n] = w; sfs[n] = sf }
+	END { for (i = 1; i <= n; i++) { s = ""; for (f = sfs[i]; f != ""; f = parent[f]) {
+			if (!(f in name)) { print "BAD"; exit 1 } s = s == "" ? name[f] : name[f] ";" s }
+		c[s] += ws[i] } for (s in c) print s, c[s] }' "$T/s.json" | sort >"$T/s.json.folded"
+sort "$T/s.folded" >"$T/s.folded.sorted"
+check "dump --chrome of samples: $n samples in \"samples\"" \
+	test "$(grep -c '"name":"cpu-clock","sf":"' "$T/s.json")" = "$n"
+check "their stacks (stackFrames) and weights are the folded stacks'" \
+	cmp -s "$T/s.json.folded" "$T/s.folded.sorted"
+# the other formats of events carry no samples: they say how many
+for f in perfetto; do
 	"$U" dump --$f -o "$T/s.$f" -i "$T/s.dat" 2>"$T/s.$f.err"
 	check "dump --$f of a samples-only recording says its $n samples are left out ($(head -1 "$T/s.$f.err"))" \
 		grep -q "^utrace dump: $n samples (record -F) left out: --$f carries no samples" "$T/s.$f.err"
