@@ -14,6 +14,7 @@
 #include "lib/report/report_select.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/export/tracedat.h"
+#include "lib/tracefile/dat_samples.h"
 
 static void usage(FILE *f)
 {
@@ -43,6 +44,20 @@ static int fail(const char *in, const char *out, const struct utrace_error *err)
 	else
 		utrace_die_msg("convert", "%s: %s", in, err->msg);
 	return 1;
+}
+
+/* The samples of record -F, which trace.dat does not carry. */
+static void print_samples(struct utrace_dat *d)
+{
+	struct utrace_error err;
+	uint64_t n;
+
+	if (utrace_dat_sample_count(d, &n, &err) == 0 && n)
+		fprintf(stderr,
+			"utrace convert: %" PRIu64 " samples (record -F) left out: trace.dat "
+			"carries no samples; utrace report --samples, dump --pprof and "
+			"--flame-graph show them\n",
+			n);
 }
 
 static void print_summary(struct utrace_dat *d, const char *out,
@@ -84,6 +99,7 @@ static void print_summary(struct utrace_dat *d, const char *out,
 			"utrace convert: %" PRIu64 " events out of time order on their CPU were "
 			"moved to the time of the event before them\n",
 			st->clamped);
+	print_samples(d);
 }
 
 int cmd_convert(int argc, char **argv)

@@ -90,6 +90,22 @@ static void usage(FILE *f)
 		utrace_report_filter_help());
 }
 
+/* The samples of record -F that a format of events leaves out (Chrome
+ * JSON carries them: export_chrome_samples.c). */
+static void samples_note(struct utrace_dat *d, enum utrace_dump_format fmt)
+{
+	struct utrace_error err;
+	uint64_t n;
+
+	if (fmt == UTRACE_DUMP_FLAME || fmt == UTRACE_DUMP_PPROF || fmt == UTRACE_DUMP_CHROME ||
+	    utrace_dat_sample_count(d, &n, &err) < 0 || !n)
+		return;
+	fprintf(stderr,
+		"utrace dump: %" PRIu64 " samples (record -F) left out: %s carries no samples; "
+		"--chrome, --pprof and --flame-graph draw them\n",
+		n, fmt == UTRACE_DUMP_PERFETTO ? "--perfetto" : "the event dump");
+}
+
 static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *d,
 			const struct utrace_pass_stats *st)
 {
@@ -255,6 +271,8 @@ int cmd_dump(int argc, char **argv)
 		utrace_die_msg("dump", "%s", utrace_select_about(&so, &err));
 	else
 		print_notes(&so, d, &st);
+	if (ret == 0)
+		samples_note(d, a.fmt);
 	utrace_select_close(&so, d);
 	return ret < 0;
 }

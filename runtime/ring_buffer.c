@@ -361,6 +361,27 @@ static void rb_thread_exit(void *arg)
 	rt_rb_thread_close(arg);
 }
 
+/*
+ * exit() runs no pthread key destructor for the thread that calls it
+ * (the main thread, most often), so its buffer would keep the name the
+ * thread had when the buffer was made; a thread may have renamed itself
+ * since (pthread_setname_np).  Its last name is read here, as
+ * rb_close_one reads another thread's, for the recorder's summary and
+ * the file (issue 22).  prctl does not allocate; errno is kept.
+ */
+__attribute__((destructor)) static void rb_exit_name(void)
+{
+	struct utrace_rb_meta *m = rt_self.meta;
+	int saved = errno;
+
+	/* only the thread's own buffer: a child forked without the fork
+	 * handlers still maps its parent's (rb_mine) */
+	if (m && !(rt_self.state & RT_TS_STALE) &&
+	    rt_syscall3(SYS_gettid, 0, 0, 0) == rt_self.tid)
+		prctl(PR_GET_NAME, m->comm);
+	errno = saved;
+}
+
 static void rb_key_init(void)
 {
 	pthread_key_create(&rb_key, rb_thread_exit);

@@ -8,6 +8,7 @@
 #   tests/stress/run.sh   random programs with exceptions, traced vs untraced
 #   tests/fuzz/run.sh     libFuzzer harnesses, FUZZ_TIME seconds each (default 8)
 #   tests/kernel/run.sh   (when present)
+#   tests/diff/run.sh     the peers' figures on the same recordings (issue 22)
 #   tests/hostile/run.sh  hostile programs under every mode (issue 21)
 #   tests/ftracetest/run.sh  the kernel's ftrace selftests on --tracefs (issue 23)
 # Each tier ends with "<tier>: N passed, N failed"; this script adds them up
@@ -60,6 +61,7 @@ tier stress "$ROOT/tests/stress/run.sh"
 # a short run of each harness keeps CI fast; `make fuzz` runs longer
 FUZZ_TIME=${FUZZ_TIME:-8} tier fuzz "$ROOT/tests/fuzz/run.sh"
 tier kernel "$ROOT/tests/kernel/run.sh"
+tier diff "$ROOT/tests/diff/run.sh"
 tier hostile "$ROOT/tests/hostile/run.sh"
 tier ftracetest "$ROOT/tests/ftracetest/run.sh"
 

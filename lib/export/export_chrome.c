@@ -25,71 +25,18 @@
 #include <string.h>
 
 #include "lib/export/export_chrome.h"
+#include "lib/export/export_fields.h"
+#include "lib/export/json.h"
 #include "lib/export/export_threads.h"
 
 struct utrace_chrome {
 	struct utrace_dat *d;
 	FILE *out;
 	uint32_t flags;
-	int first; /* no event written yet (commas go before events) */
+	int first;			    /* no event written yet (commas go before events) */
+	struct utrace_event_fields *fields; /* the events' formats, parsed once */
+	int nr_args;			    /* of the event being written */
 };
-
-/* Length of the UTF-8 sequence at s (avail bytes), 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t avail)
-{
-	size_t n;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n > avail)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* The first len bytes of str as the body of a JSON string. */
-static void json_string_n(FILE *out, const char *str, size_t len)
-{
-	const unsigned char *s = (const unsigned char *)str, *end = s + len;
-
-	while (s < end && *s) {
-		size_t n;
-
-		if (*s == '"' || *s == '\\') {
-			fputc('\\', out);
-			fputc(*s++, out);
-		} else if (*s < 0x20) {
-			fprintf(out, "\\u%04x", *s++);
-		} else if ((n = utf8_len(s, (size_t)(end - s)))) {
-			fwrite(s, 1, n, out);
-			s += n;
-		} else {
-			fputs("\\ufffd", out);
-			s++;
-		}
-	}
-}
-
-void utrace_json_string(FILE *out, const char *s)
-{
-	json_string_n(out, s, strlen(s));
-}
 
 /* ns as microseconds with three decimals */
 /* Decimal digits of v at p; the end. */
@@ -179,8 +126,11 @@ int utrace_chrome_begin(struct utrace_dat *d, const struct utrace_report_filter 
 	c->flags = flags;
 	c->first = 1;
 	fputs("{\"traceEvents\":[\n", out);
-	ret = utrace_export_tasks(d, f, meta, c, err);
+	ret = utrace_event_fields_new(d, &c->fields, err);
+	if (ret == 0)
+		ret = utrace_export_tasks(d, f, meta, c, err);
 	if (ret < 0) {
+		utrace_event_fields_free(c->fields);
 		free(c);
 		return ret;
 	}
@@ -245,7 +195,42 @@ static void event_name(struct utrace_chrome *c, uint32_t id)
 		utrace_json_string(c->out, system);
 		fputc(':', c->out);
 	}
-	json_string_n(c->out, name, strcspn(name, "\n"));
+	utrace_json_string_n(c->out, name, strcspn(name, "\n"));
+}
+
+/* One field into "args": integers as numbers, strings as strings. */
+static int put_arg(void *arg, const struct utrace_field_value *v)
+{
+	struct utrace_chrome *c = arg;
+
+	fputs(c->nr_args++ ? ",\"" : ",\"args\":{\"", c->out);
+	utrace_json_string_n(c->out, v->name, strlen(v->name));
+	fputs("\":", c->out);
+	if (v->kind == UTRACE_FV_STR) {
+		fputc('"', c->out);
+		utrace_json_string_n(c->out, v->s, v->len);
+		fputc('"', c->out);
+	} else if (v->kind == UTRACE_FV_INT) {
+		fprintf(c->out, "%" PRId64, v->i);
+	} else {
+		fprintf(c->out, "%" PRIu64, v->u);
+	}
+	return 0;
+}
+
+/* A tracepoint or kernel event: an instant with its fields as args. */
+static int put_tracepoint(struct utrace_chrome *c, const struct utrace_event *ev,
+			  struct utrace_error *err)
+{
+	head(c, ev, ev->ts, 'i');
+	fputs(",\"name\":\"", c->out);
+	event_name(c, ev->id);
+	fputs("\",\"s\":\"t\"", c->out);
+	c->nr_args = 0;
+	if (utrace_event_fields_each(c->fields, ev, put_arg, c) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	fputs(c->nr_args ? "}}" : "}", c->out);
+	return 0;
 }
 
 int utrace_chrome_event(struct utrace_chrome *c, const struct utrace_event *ev,
@@ -288,15 +273,11 @@ int utrace_chrome_event(struct utrace_chrome *c, const struct utrace_event *ev,
 	case UTRACE_EV_PRINT:
 		head(c, ev, ev->ts, 'i');
 		fputs(",\"name\":\"", c->out);
-		json_string_n(c->out, ev->data, ev->data_len);
+		utrace_json_string_n(c->out, ev->data, ev->data_len);
 		fputs("\",\"s\":\"t\"}", c->out);
 		break;
 	case UTRACE_EV_EVENT:
-		head(c, ev, ev->ts, 'i');
-		fputs(",\"name\":\"", c->out);
-		event_name(c, ev->id);
-		fputs("\",\"s\":\"t\"}", c->out);
-		break;
+		return put_tracepoint(c, ev, err);
 	case UTRACE_EV_LOST:
 		head(c, ev, ev->ts, 'i');
 		if (ev->flags & UTRACE_EVF_LOST_UNKNOWN)
@@ -321,9 +302,13 @@ static void other(struct utrace_chrome *c, const char *key, const char *value, i
 
 int utrace_chrome_end(struct utrace_chrome *c, struct utrace_error *err)
 {
+	uint64_t samples;
 	int ret = 0;
 
-	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{", c->out);
+	fputs("\n]", c->out);
+	if (err && utrace_chrome_samples(c->d, c->out, &samples, err) < 0)
+		ret = err->code;
+	fputs(",\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{", c->out);
 	other(c, "source", "utrace", 0);
 	other(c, "file", utrace_dat_path(c->d), 0);
 	other(c, "tracer", utrace_dat_meta(c->d, "tracer"), 0);
@@ -332,6 +317,7 @@ int utrace_chrome_end(struct utrace_chrome *c, struct utrace_error *err)
 	if (fflush(c->out) == EOF || ferror(c->out))
 		ret = utrace_error_set(err, -EIO, "%s: writing the JSON failed: %s",
 				       utrace_dat_path(c->d), strerror(errno));
+	utrace_event_fields_free(c->fields);
 	free(c);
 	return ret;
 }

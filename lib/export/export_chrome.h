@@ -53,8 +53,9 @@ int utrace_chrome_event(struct utrace_chrome *c, const struct utrace_event *ev,
 /* Writes the end of the document and frees c (also on error). */
 int utrace_chrome_end(struct utrace_chrome *c, struct utrace_error *err);
 
-/* Writes s as the body of a JSON string: escapes quotes, backslashes and
- * control characters, and replaces bytes that are not UTF-8 by U+FFFD. */
-void utrace_json_string(FILE *out, const char *s);
+/* After "traceEvents": the samples of record -F, as ,"samples":[...] and
+ * ,"stackFrames":{...} (export_chrome_samples.c); nothing without
+ * samples.  *n: how many. */
+int utrace_chrome_samples(struct utrace_dat *d, FILE *out, uint64_t *n, struct utrace_error *err);
 
 #endif

@@ -218,7 +218,9 @@ int utrace_export_dump(struct utrace_dat *d, struct utrace_report_filter *f,
 			return ret;
 		}
 		if (ret == 0)
-			ret = a->fmt == UTRACE_DUMP_PPROF
+			ret = a->fmt == UTRACE_DUMP_PPROF && utrace_callgraph_sampled(g)
+				  ? utrace_export_pprof_samples(d, out, err)
+			      : a->fmt == UTRACE_DUMP_PPROF
 				  ? utrace_export_pprof(g, program(d), out, err)
 			      : a->svg ? utrace_export_svg(g, &svg_opts, out, err)
 				       : utrace_export_flame(g, out, a->unit, err);

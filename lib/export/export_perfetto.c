@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "lib/base/grow.h"
+#include "lib/export/export_fields.h"
 #include "lib/export/export_perfetto.h"
 #include "lib/export/export_threads.h"
 #include "lib/export/protobuf.h"
@@ -38,6 +39,13 @@ enum {
 	PKT_SEQ_FLAGS = 13,
 	PKT_TRACK_DESCRIPTOR = 60,
 	PKT_FIRST_ON_SEQ = 87,
+	PKT_CLOCK_SNAPSHOT = 6,
+	PKT_DEFAULTS = 59,
+	DEF_CLOCK_ID = 58, /* TracePacketDefaults.timestamp_clock_id */
+	CS_CLOCKS = 1,
+	CS_PRIMARY = 2,
+	CLK_ID = 1,
+	CLK_TIMESTAMP = 2,
 	TD_UUID = 1,
 	TD_NAME = 2,
 	TD_PROCESS = 3,
@@ -65,6 +73,8 @@ enum {
 	PKT_TE_IID_TAG = TE_NAME_IID << 3,
 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
+/* BuiltinClock (protos/perfetto/common/builtin_clock.proto) */
+enum { CLOCK_REALTIME_ID = 1, CLOCK_MONOTONIC_ID = 3 };
 #define SEQ_ID 1
 
 /* Interned names: (kind, image, id) -> iid. */
@@ -92,7 +102,8 @@ struct utrace_perfetto {
 	size_t nr_tracks, cap_tracks;
 	uint64_t *buf_uuid; /* by buffer index: its thread's track, 0 if none */
 	unsigned nr_bufs;
-	unsigned char *obuf; /* output, written out when full */
+	struct utrace_event_fields *fields; /* the events' formats, parsed once */
+	unsigned char *obuf;		    /* output, written out when full */
 	size_t olen;
 	bool failed;
 };
@@ -231,6 +242,7 @@ static int task_track(void *arg, enum utrace_export_task kind, int32_t pid, int3
 static void free_perfetto(struct utrace_perfetto *p)
 {
 	utrace_pb_free(&p->pb);
+	utrace_event_fields_free(p->fields);
 	free(p->names.keys);
 	free(p->tracks);
 	free(p->buf_uuid);
@@ -253,6 +265,38 @@ static int map_buffers(struct utrace_perfetto *p, struct utrace_error *err)
 	return 0;
 }
 
+/*
+ * The clock of the times, in the first packet: utrace's are
+ * CLOCK_MONOTONIC, which Perfetto would take for BOOTTIME (its default)
+ * unless told, so the sequence's packets default to MONOTONIC, which is
+ * the trace's clock; and a snapshot pairs it with CLOCK_REALTIME as the
+ * recording read both at its start, so that a merge with a system trace
+ * (whose snapshots pair REALTIME, MONOTONIC and BOOTTIME) lines up.
+ */
+static void put_clock(struct utrace_perfetto *p)
+{
+	const struct utrace_dat_clock *c = utrace_dat_clock(p->d);
+
+	utrace_pb_begin(&p->pb, PKT_DEFAULTS);
+	utrace_pb_uint(&p->pb, DEF_CLOCK_ID, CLOCK_MONOTONIC_ID);
+	utrace_pb_end(&p->pb);
+	if (!c)
+		return;
+	utrace_pb_begin(&p->pb, PKT_CLOCK_SNAPSHOT);
+	utrace_pb_begin(&p->pb, CS_CLOCKS);
+	utrace_pb_uint(&p->pb, CLK_ID, CLOCK_MONOTONIC_ID);
+	utrace_pb_uint(&p->pb, CLK_TIMESTAMP, c->ns0);
+	utrace_pb_end(&p->pb);
+	if (c->realtime_ns) {
+		utrace_pb_begin(&p->pb, CS_CLOCKS);
+		utrace_pb_uint(&p->pb, CLK_ID, CLOCK_REALTIME_ID);
+		utrace_pb_uint(&p->pb, CLK_TIMESTAMP, c->realtime_ns);
+		utrace_pb_end(&p->pb);
+	}
+	utrace_pb_uint(&p->pb, CS_PRIMARY, CLOCK_MONOTONIC_ID);
+	utrace_pb_end(&p->pb);
+}
+
 int utrace_perfetto_begin(struct utrace_dat *d, const struct utrace_report_filter *f, FILE *out,
 			  struct utrace_perfetto **out_p, struct utrace_error *err)
 {
@@ -269,10 +313,15 @@ int utrace_perfetto_begin(struct utrace_dat *d, const struct utrace_report_filte
 	p->out = out;
 	p->next_iid = 1;
 	p->next_uuid = 1;
+	if (utrace_event_fields_new(d, &p->fields, err) < 0) {
+		free_perfetto(p);
+		return -ENOMEM;
+	}
 	/* the first packet of the sequence: no interned names yet */
 	packet_begin(p);
 	utrace_pb_uint(&p->pb, PKT_SEQ_FLAGS, SEQ_CLEARED);
 	utrace_pb_uint(&p->pb, PKT_FIRST_ON_SEQ, 1);
+	put_clock(p);
 	ret = packet_end(p, err);
 	if (ret == 0)
 		ret = utrace_export_tasks(d, f, task_track, &a, err);
@@ -470,6 +519,28 @@ static int put_event(struct utrace_perfetto *p, const struct utrace_event *ev, u
 	return 0;
 }
 
+/* A tracepoint or kernel event: an instant named system:event, its
+ * fields as debug annotations. */
+static int put_tracepoint(struct utrace_perfetto *p, const struct utrace_event *ev,
+			  struct utrace_error *err)
+{
+	uint64_t iid;
+
+	packet_begin(p);
+	utrace_pb_uint(&p->pb, PKT_TIMESTAMP, ev->ts);
+	utrace_pb_uint(&p->pb, PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
+	iid = intern(p, KEY_EVENT(ev->id));
+	utrace_pb_begin(&p->pb, PKT_TRACK_EVENT);
+	utrace_pb_uint(&p->pb, TE_TYPE, INSTANT);
+	utrace_pb_uint(&p->pb, TE_TRACK, event_track(p, ev));
+	if (iid)
+		utrace_pb_uint(&p->pb, TE_NAME_IID, iid);
+	if (utrace_event_fields_annotate(p->fields, ev, &p->pb) < 0)
+		p->pb.oom = true;
+	utrace_pb_end(&p->pb);
+	return packet_end(p, err);
+}
+
 /* A call shown whole: begin at start, end at start + duration. */
 static int put_call(struct utrace_perfetto *p, const struct utrace_event *ev, uint64_t start,
 		    struct utrace_error *err)
@@ -502,7 +573,7 @@ int utrace_perfetto_event(struct utrace_perfetto *p, const struct utrace_event *
 	case UTRACE_EV_FUNC:
 		return put_event(p, ev, ev->ts, INSTANT, KEY_FUNC(ev->image, ev->id), NULL, 0, err);
 	case UTRACE_EV_EVENT:
-		return put_event(p, ev, ev->ts, INSTANT, KEY_EVENT(ev->id), NULL, 0, err);
+		return put_tracepoint(p, ev, err);
 	case UTRACE_EV_PRINT:
 		return put_event(p, ev, ev->ts, INSTANT, 0, ev->data, ev->data_len, err);
 	case UTRACE_EV_LOST:

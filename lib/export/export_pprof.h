@@ -16,6 +16,25 @@
  * time (cum), as `utrace report --profile` does, and `-tree`/`-web` show
  * the call graph.  Paths deeper than UTRACE_FLAME_MAX_DEPTH are folded
  * into their ancestor at that depth, as for flame graphs.
+ *
+ * A recording's samples are a CPU profile instead
+ * (utrace_export_pprof_samples, export_pprof_samples.c):
+ *
+ *   sample_type  samples/count, cpu/nanoseconds      (default: cpu)
+ *   sample       one per distinct stack: location ids leaf first,
+ *                values [its samples, their CPU ns]
+ *   mapping      one per file, from 0 over the whole space (the
+ *                addresses are the file's), has_functions and, with
+ *                DWARF, filenames and lines; a file utrace cannot read:
+ *                the mapping the kernel reported, runtime addresses
+ *   location     one per address (a caller's: its return address - 1,
+ *                the file's address as addr2line takes it), its mapping,
+ *                its function and source line
+ *   function     name (report --samples'), the file and line declaring it
+ *
+ * So `pprof -top` gives each function's own samples (flat) and those
+ * under it (cum), `-list` the source lines and `-disasm` the instructions
+ * that the samples hit.
  */
 #ifndef UTRACE_LIB_EXPORT_PPROF_H
 #define UTRACE_LIB_EXPORT_PPROF_H
@@ -29,5 +48,8 @@
  * known). */
 int utrace_export_pprof(const struct utrace_callgraph *g, const char *binary, FILE *out,
 			struct utrace_error *err);
+
+/* d's on-CPU samples; -ENOENT (err filled) if it has none. */
+int utrace_export_pprof_samples(struct utrace_dat *d, FILE *out, struct utrace_error *err);
 
 #endif

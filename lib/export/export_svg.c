@@ -52,6 +52,7 @@ struct svg {
 	int oom;
 	uint64_t max_delta; /* --diff: the largest change of a self time */
 	const char *path[UTRACE_FLAME_MAX_DEPTH];
+	const char *counts; /* what a node's calls are: "calls", or "samples" */
 };
 
 /* --diff: n's self time minus the base's for its path (set in s->path). */
@@ -167,13 +168,13 @@ static int frame_node(void *arg, const struct utrace_callgraph_node *n)
 	fprintf(s->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\"><title>",
 		(double)x0 / (double)s->total, (double)n->total / (double)s->total, n->depth);
 	xml_text(s->out, n->name);
-	fprintf(s->out, " (%" PRIu64 " calls, %.3f us, %.2f%%, self %.3f us", n->calls,
+	fprintf(s->out, " (%" PRIu64 " %s, %.3f us, %.2f%%, self %.3f us", n->calls, s->counts,
 		n->total / 1000.0, 100.0 * (double)n->total / (double)s->total, n->self / 1000.0);
 	if (s->o->diff)
 		fprintf(s->out,
-			"; base: %" PRIu64 " calls, %.3f us, self %.3f us; self %+.3f us, %+.2f%%",
-			base.calls, base.total / 1000.0, base.self / 1000.0, delta / 1000.0,
-			100.0 * (double)delta / (double)s->total);
+			"; base: %" PRIu64 " %s, %.3f us, self %.3f us; self %+.3f us, %+.2f%%",
+			base.calls, s->counts, base.total / 1000.0, base.self / 1000.0,
+			delta / 1000.0, 100.0 * (double)delta / (double)s->total);
 	fprintf(s->out,
 		")</title>"
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\"/>"
@@ -208,7 +209,8 @@ static const char script[] =
     "  frames = Array.prototype.map.call(document.querySelectorAll('g.f'), function (g) {\n"
     "    var t = g.querySelector('title').textContent;\n"
     "    return { g: g, x: +g.dataset.x, w: +g.dataset.w, d: +g.dataset.d, info: t,\n"
-    "             name: t.replace(/ \\(\\d+ calls, .*$/, ''), rect: g.querySelector('rect'),\n"
+    "             name: t.replace(/ \\(\\d+ (calls|samples), .*$/, ''), rect: "
+    "g.querySelector('rect'),\n"
     "             text: g.querySelector('text'), fill: "
     "g.querySelector('rect').getAttribute('fill') };\n"
     "  });\n"
@@ -310,7 +312,10 @@ static void header(struct svg *s, double total_w, double total_h)
 int utrace_export_svg(const struct utrace_callgraph *g, const struct utrace_svg_opts *o, FILE *out,
 		      struct utrace_error *err)
 {
-	struct svg s = {.out = out, .o = o, .width = o->width ? o->width : 1200};
+	struct svg s = {.out = out,
+			.o = o,
+			.width = o->width ? o->width : 1200,
+			.counts = utrace_callgraph_sampled(g) ? "samples" : "calls"};
 	int ret;
 
 	utrace_callgraph_walk(g, size_node, &s);

@@ -5,8 +5,8 @@
  * its width the path's total time, callees stacked on their caller
  * (upwards; downwards for an icicle graph).  Opened in a browser it
  *
- *   - shows a frame's name, calls, time and share in a tooltip and in the
- *     status line under the graph,
+ *   - shows a frame's name, calls (samples, for a graph of samples), time
+ *     and share in a tooltip and in the status line under the graph,
  *   - zooms into a frame on click (its callers shown faded, full width
  *     given to its callees), "Reset zoom" going back,
  *   - searches: "Search" (or Ctrl-F) takes a regular expression, marks

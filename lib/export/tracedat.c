@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/proto.h"
 #include "lib/base/private_file.h"
 #include "lib/export/tracedat_internal.h"
 #include "lib/export/tracedat_records.h"
@@ -133,6 +134,55 @@ static int write_header(struct conv *c, uint32_t nr_cpus)
 	return ret;
 }
 
+/* f's text with its "ID:" line saying f->file_id (f->own); -ENOMEM. */
+static int renumber_text(struct utrace_tracedat_format *f)
+{
+	const char *id = strstr(f->text, "\nID: ");
+	const char *eol = id ? strchr(id + 1, '\n') : NULL;
+	size_t head = id ? (size_t)(id - f->text) : 0;
+	int n;
+
+	if (!eol)
+		return 0; /* no ID line: the file's id is in the records only */
+	n = asprintf(&f->own, "%.*s\nID: %d%s", (int)head, f->text, f->file_id, eol);
+	if (n < 0) {
+		f->own = NULL;
+		return -ENOMEM;
+	}
+	f->text = f->own;
+	return 0;
+}
+
+/*
+ * The user events' ids in the file: the recording numbers them from
+ * UTRACE_EV_ID_BASE (32768), which KernelShark's int16_t event ids turn
+ * negative (blank rows), so they follow the highest kernel id of the file
+ * (and ftrace's own, 11) instead.  Those that would not fit are left out.
+ */
+static int renumber_user(struct conv *c)
+{
+	int next = UTRACE_TRACEDAT_FUNCGRAPH_ENTRY + 1;
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->nr_formats; i++)
+		if (c->formats[i].id < UTRACE_EV_ID_BASE && c->formats[i].id >= next)
+			next = c->formats[i].id + 1;
+	for (size_t i = 0; i < c->nr_formats; i++) {
+		struct utrace_tracedat_format *f = &c->formats[i];
+
+		if (f->id >= UTRACE_EV_ID_BASE) {
+			if (next >= UTRACE_EV_ID_BASE)
+				continue;
+			f->file_id = next++;
+			if (renumber_text(f) < 0)
+				return tracedat_nomem(c->d, c->err);
+		}
+		c->formats[k++] = *f;
+	}
+	c->nr_formats = k;
+	return 0;
+}
+
 /* The recording's event formats, but ftrace's (its ids are the file's
  * own function and print events). */
 static int list_formats(struct conv *c)
@@ -149,10 +199,10 @@ static int list_formats(struct conv *c)
 		text = utrace_dat_event_format(c->d, i, &id, &sys);
 		if (!text || !sys || !strcmp(sys, "ftrace") || id < 0 || id > UINT16_MAX)
 			continue;
-		c->formats[c->nr_formats++] =
-		    (struct utrace_tracedat_format){.system = sys, .text = text, .id = id};
+		c->formats[c->nr_formats++] = (struct utrace_tracedat_format){
+		    .system = sys, .text = text, .id = id, .file_id = id};
 	}
-	return 0;
+	return renumber_user(c);
 }
 
 /* The parts, the first pass, then the symbol list sorted. */
@@ -181,6 +231,8 @@ static void conv_free(struct conv *c)
 	tracedat_records_free(c->records);
 	tracedat_pages_free(c->pages);
 	tracedat_syms_free(c->syms);
+	for (size_t i = 0; c->formats && i < c->nr_formats; i++)
+		free(c->formats[i].own);
 	free(c->formats);
 }
 

@@ -14,8 +14,9 @@
  * every trace-cmd and KernelShark since 2010 reads, 3.x included: the
  * header_page and header_event texts, the ftrace event formats function
  * (id 1), print (5, utrace_printf text), funcgraph_exit (10) and
- * funcgraph_entry (11), every event format the recording saved (user
- * tracepoints under their systems, kernel events with the kernel's ids),
+ * funcgraph_entry (11), every event format the recording saved (kernel
+ * events with the kernel's ids, user tracepoints under their systems with
+ * the ids after the highest of those: below 32768, for KernelShark),
  * a kallsyms made of
  * the traced functions, saved_cmdlines ("tid comm"), the options
  * TRACECLOCK ([mono]: utrace's times are CLOCK_MONOTONIC ns) and CPUCOUNT,
@@ -98,11 +99,15 @@ struct utrace_tracedat_task {
 };
 
 /* An event format of a system other than ftrace, as the kernel's format
- * file text ("name: ...\nID: ...\nformat:..."). */
+ * file text ("name: ...\nID: ...\nformat:...").  id is the recording's,
+ * file_id the one the file gives it (and its text's "ID:" line): a user
+ * event's id from 32768 is renumbered below it, above the kernel's ids,
+ * because KernelShark keeps event ids in an int16_t. */
 struct utrace_tracedat_format {
 	const char *system;
 	const char *text;
-	int id;
+	int id, file_id;
+	char *own; /* text when renumbered (malloc'ed), else NULL */
 };
 
 struct utrace_tracedat_layout {

@@ -167,18 +167,19 @@ static int put_leaf_exit(struct tracedat_records *r, bool have_next, uint64_t ne
 			ret_ts);
 }
 
-/* Whether the file carries a format for event id. */
-static bool have_format(const struct tracedat_records *r, uint32_t id)
+/* The file's id of the recording's event id, -1 if the file has no
+ * format for it. */
+static int file_id(const struct tracedat_records *r, uint32_t id)
 {
 	for (size_t i = 0; i < r->nr_formats; i++)
 		if (r->formats[i].id == (int)id)
-			return true;
-	return false;
+			return r->formats[i].file_id;
+	return -1;
 }
 
 /*
  * A tracepoint or kernel event: the kernel's 8 bytes of common fields
- * (common_type = its id, common_pid = the thread), then the record as
+ * (common_type = its id in the file, common_pid = the thread), then the record as
  * the recording holds it, so its own format describes it.  An event
  * without a format in the file, or too big for a page, is left out and
  * counted.
@@ -186,18 +187,19 @@ static bool have_format(const struct tracedat_records *r, uint32_t id)
 static int put_tracepoint(struct tracedat_records *r, const struct utrace_event *ev)
 {
 	uint32_t len = 8 + ev->data_len;
+	int id = ev->id > UINT16_MAX ? -1 : file_id(r, ev->id);
 
-	if (ev->id > UINT16_MAX || !have_format(r, ev->id) || len > PAGE_DATA - 16) {
+	if (id < 0 || len > PAGE_DATA - 16) {
 		if (r->counting)
 			r->st->skipped++;
 		return 0;
 	}
 	memset(r->rec, 0, 8);
-	put_common(r->rec, (uint16_t)ev->id, ev->tid);
+	put_common(r->rec, (uint16_t)id, ev->tid);
 	memcpy(r->rec + 8, ev->data, ev->data_len);
 	if (r->counting)
 		r->st->tracepoints++;
-	r->last.type = (uint16_t)ev->id;
+	r->last.type = (uint16_t)id;
 	return tracedat_pages_put(r->pages, ev->cpu, ev->ts, r->rec, len);
 }
 

@@ -89,6 +89,17 @@ int utrace_dwarf_line_addr(struct utrace_dwarf *d, const char *spec, int col, ui
  * SYMBOL:LINE counts from); <0 if unknown. */
 int utrace_dwarf_decl_line(struct utrace_dwarf *d, uint64_t vaddr);
 
+/* The source of vaddr, as addr2line gives it: the line table's file and
+ * line, and the function holding it, where it is declared (its file and
+ * first line; 0 if unknown).  0, or -ENOENT if the DWARF has none. */
+struct utrace_dwarf_src {
+	char file[512];
+	int line;
+	char func_file[512];
+	int func_line;
+};
+int utrace_dwarf_addr_src(struct utrace_dwarf *d, uint64_t vaddr, struct utrace_dwarf_src *src);
+
 /*
  * perf probe's prologue rule for a probe on a function's entry that reads
  * variables: when the code is not optimised (no location lists in its

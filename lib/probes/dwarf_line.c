@@ -9,7 +9,9 @@
  * in every compilation unit whose row names a file ending in FILE for
  * FILE:LINE), as perf probe's line walker finds them.  A line without
  * such a row (a comment, a declaration, code the optimiser merged away)
- * is refused: `-L` shows which lines have one.
+ * is refused: `-L` shows which lines have one.  The other way, an
+ * address's line (utrace_dwarf_addr_src: pprof's locations) is the row
+ * at or below it in its function's unit.
  */
 #include <ctype.h>
 #include <dwarf.h>
@@ -232,4 +234,34 @@ int utrace_dwarf_decl_line(struct utrace_dwarf *d, uint64_t vaddr)
 	if (dw_addr_func(d, vaddr, &f) < 0 || dwarf_decl_line(&f, &line) != 0)
 		return -ENOENT;
 	return line;
+}
+
+/* The line table's row at or below vaddr in the unit of func. */
+static int addr_row(Dwarf_Die *func, uint64_t vaddr, struct utrace_dwarf_src *src)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	const char *file;
+	int line;
+
+	if (!dwarf_diecu(func, &cu, NULL, NULL) || !(l = dwarf_getsrc_die(&cu, vaddr)) ||
+	    dwarf_lineno(l, &line) != 0 || !(file = dwarf_linesrc(l, NULL, NULL)))
+		return -ENOENT;
+	src->line = line;
+	dw_abs_path(&cu, file, src->file, sizeof(src->file));
+	return 0;
+}
+
+int utrace_dwarf_addr_src(struct utrace_dwarf *d, uint64_t vaddr, struct utrace_dwarf_src *src)
+{
+	Dwarf_Die f;
+
+	memset(src, 0, sizeof(*src));
+	if (dw_addr_func(d, vaddr, &f) < 0 || addr_row(&f, vaddr, src) < 0)
+		return -ENOENT;
+	if (dwarf_decl_line(&f, &src->func_line) != 0)
+		src->func_line = 0;
+	if (!dw_func_file(&f, src->func_file, sizeof(src->func_file)))
+		snprintf(src->func_file, sizeof(src->func_file), "%s", src->file);
+	return 0;
 }

@@ -249,7 +249,8 @@ int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struc
 					     .pages = b->pages,
 					     .overrun = b->overrun};
 
-		ret = rec_write(r, UTRACE_DAT_STATS, &s, sizeof(s), NULL, 0, err);
+		/* the thread's last name follows: it may have renamed itself */
+		ret = rec_write(r, UTRACE_DAT_STATS, &s, sizeof(s), b->comm, sizeof(b->comm), err);
 	}
 	return ret;
 }

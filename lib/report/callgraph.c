@@ -136,6 +136,11 @@ static int oom(const struct utrace_callgraph *g, struct utrace_error *err)
 				utrace_dat_path(g->d));
 }
 
+bool utrace_callgraph_sampled(const struct utrace_callgraph *g)
+{
+	return g->sampled;
+}
+
 int utrace_callgraph_new(struct utrace_dat *d, struct utrace_callgraph **out,
 			 struct utrace_error *err)
 {

@@ -14,6 +14,7 @@
 #ifndef UTRACE_LIB_CALLGRAPH_H
 #define UTRACE_LIB_CALLGRAPH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -60,6 +61,10 @@ int utrace_callgraph_print(struct utrace_callgraph *g, FILE *out, const char *fu
 /* The whole graph, every root, as with func NULL in a trace without main. */
 int utrace_callgraph_print_all(struct utrace_callgraph *g, FILE *out, uint32_t fields,
 			       unsigned max_levels, struct utrace_error *err);
+
+/* Whether g is made of samples (utrace_samples_callgraph): its calls
+ * are samples, its times CPU time. */
+bool utrace_callgraph_sampled(const struct utrace_callgraph *g);
 
 /* One node for utrace_callgraph_walk(): depth 0 is a root (a function
  * that nothing traced called). */

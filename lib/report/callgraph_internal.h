@@ -46,6 +46,7 @@ struct utrace_callgraph {
 	unsigned nr_th, nr_buf;
 	struct stack_index stacks;
 	uint64_t unfinished;
+	bool sampled; /* made of samples (samples_fold.c): calls are samples */
 };
 
 /* A tree with only its root, a node of root_fn; <0 out of memory. */

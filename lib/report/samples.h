@@ -28,6 +28,8 @@
 #ifndef UTRACE_LIB_REPORT_SAMPLES_H
 #define UTRACE_LIB_REPORT_SAMPLES_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "lib/base/error.h"
@@ -78,5 +80,28 @@ int utrace_samples_report(struct utrace_dat *d, const struct utrace_samples_opts
 struct utrace_callgraph;
 int utrace_samples_callgraph(struct utrace_dat *d, struct utrace_callgraph **out,
 			     struct utrace_error *err);
+
+/*
+ * The same on-CPU stacks one sample at a time, for exports that keep
+ * addresses (pprof): fn gets the n frames innermost first (a caller's ip
+ * is its return address, see .at), each named as report --samples names it and
+ * with the mapping that holds it, and the sample (its time, thread, CPU
+ * and period: ns of CPU time).
+ */
+struct utrace_sample_frame {
+	uint64_t ip;
+	const char *name; /* the function, NULL if no symbol holds ip */
+	const char *path; /* the mapped file ("[kernel.kallsyms]"), NULL if none */
+	uint64_t map_start, map_len, map_pgoff; /* its mapping (0 for the kernel) */
+	bool kernel;
+	bool at; /* ip is where the thread was (the leaf, or the user ip under
+		  * the kernel's frames), not a return address */
+};
+struct utrace_dat_sample;
+int utrace_samples_stacks(struct utrace_dat *d,
+			  int (*fn)(void *arg, const struct utrace_dat_sample *s,
+				    const struct utrace_sample_frame *v, uint32_t n,
+				    struct utrace_error *err),
+			  void *arg, struct utrace_error *err);
 
 #endif

@@ -13,10 +13,14 @@
  * the sample's period (ns of CPU time) as time, its parent that time as
  * its callees', so the innermost frame's self time is the period, as
  * stackcollapse-perf.pl gives a folded line the samples' count.  Off-CPU
- * samples are another event and are left out.
+ * samples are another event and are left out.  utrace_samples_stacks
+ * passes the same stacks frame by frame with their addresses and
+ * mappings instead, for pprof's locations (one sample per stack).
  */
 #include <errno.h>
 #include <stdlib.h>
+
+#include "lib/base/grow.h"
 
 #include "lib/report/callgraph_internal.h"
 #include "lib/report/samples.h"
@@ -28,6 +32,12 @@ struct fold {
 	struct report r;
 	struct utrace_callgraph *g;
 	struct utrace_unwind *unwind;
+	/* utrace_samples_stacks: one stack's frames, and where they go */
+	struct utrace_sample_frame *v;
+	size_t cap_v;
+	int (*fn)(void *arg, const struct utrace_dat_sample *s, const struct utrace_sample_frame *v,
+		  uint32_t n, struct utrace_error *err);
+	void *arg;
 };
 
 /* The name of a frame in the graph: its symbol, else "[unknown]" as
@@ -61,6 +71,36 @@ static int add_path(struct fold *f, const struct utrace_dat_sample *s, struct ut
 	return 0;
 }
 
+/* A sample's frames named, innermost first, to f->fn. */
+static int pass_stack(struct fold *f, const struct utrace_dat_sample *s, struct utrace_error *err)
+{
+	uint32_t n = s->nr ? s->nr : 1;
+
+	if (UTRACE_GROW(f->v, f->cap_v, n) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t ip = s->nr ? s->chain[i] : s->ip;
+		int64_t fr = samples_frame_of(&f->r, s->pid, ip);
+		struct utrace_sample_frame *v = &f->v[i];
+		struct utrace_dat_mapping m;
+
+		if (fr < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		*v = (struct utrace_sample_frame){.ip = ip, .name = f->r.frames[fr].name,
+						  .kernel = f->r.frames[fr].kernel,
+						  .at = i == 0 || i == s->nr_kernel};
+		if (v->kernel) {
+			v->path = f->r.frames[fr].dso_path;
+		} else if (utrace_dat_sample_mapping(f->r.d, s->pid, ip, &m)) {
+			v->path = m.path;
+			v->map_start = m.start;
+			v->map_len = m.len;
+			v->map_pgoff = m.pgoff;
+		}
+	}
+	return f->fn(f->arg, s, f->v, n, err);
+}
+
 static int fold_sample(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
 {
 	struct fold *f = arg;
@@ -73,15 +113,47 @@ static int fold_sample(void *arg, const struct utrace_dat_sample *s, struct utra
 			return utrace_error_set(err, -ENOMEM, "out of memory");
 		s = &full;
 	}
-	return add_path(f, s, err);
+	return f->fn ? pass_stack(f, s, err) : add_path(f, s, err);
+}
+
+/* d's on-CPU samples, unwound where they need it, through fold_sample. */
+static int fold_each(struct utrace_dat *d, struct fold *f, struct utrace_error *err)
+{
+	struct dso *dsos = NULL;
+	uint64_t lost;
+	int ret = 0;
+
+	f->r = (struct report){.d = d, .dsos = &dsos};
+	if (!utrace_dat_has_samples(d, NULL, NULL))
+		return utrace_error_set(err, -ENOENT,
+					"%s: no samples (record with -F HZ to sample)",
+					utrace_dat_path(d));
+	if (utrace_dat_samples_have_stacks(d))
+		ret = utrace_unwind_new(d, &f->unwind, err);
+	if (ret == 0)
+		ret = utrace_dat_samples_each(d, fold_sample, f, &lost, err);
+	samples_report_free(&f->r);
+	samples_dsos_free(dsos);
+	utrace_unwind_free(f->unwind);
+	free(f->v);
+	return ret;
+}
+
+int utrace_samples_stacks(struct utrace_dat *d,
+			  int (*fn)(void *arg, const struct utrace_dat_sample *s,
+				    const struct utrace_sample_frame *v, uint32_t n,
+				    struct utrace_error *err),
+			  void *arg, struct utrace_error *err)
+{
+	struct fold f = {.fn = fn, .arg = arg};
+
+	return fold_each(d, &f, err);
 }
 
 int utrace_samples_callgraph(struct utrace_dat *d, struct utrace_callgraph **out,
 			     struct utrace_error *err)
 {
-	struct dso *dsos = NULL;
-	struct fold f = {.r = {.d = d, .dsos = &dsos}};
-	uint64_t lost;
+	struct fold f = {0};
 	int ret;
 
 	*out = NULL;
@@ -90,13 +162,10 @@ int utrace_samples_callgraph(struct utrace_dat *d, struct utrace_callgraph **out
 					"%s: no samples (record with -F HZ to sample)",
 					utrace_dat_path(d));
 	ret = utrace_callgraph_new(d, &f.g, err);
-	if (ret == 0 && utrace_dat_samples_have_stacks(d))
-		ret = utrace_unwind_new(d, &f.unwind, err);
-	if (ret == 0)
-		ret = utrace_dat_samples_each(d, fold_sample, &f, &lost, err);
-	samples_report_free(&f.r);
-	samples_dsos_free(dsos);
-	utrace_unwind_free(f.unwind);
+	if (ret == 0) {
+		f.g->sampled = true;
+		ret = fold_each(d, &f, err);
+	}
 	if (ret < 0) {
 		utrace_callgraph_free(f.g);
 		return ret;

@@ -229,6 +229,10 @@ struct utrace_dat_snapshot {
 	uint32_t missed;    /* requests before it never taken (too many; a thread killed mid-request) */
 };
 
+/* A buffer's counts when it closed, followed (since issue 22) by
+ * char comm[16]: its thread's name then, which pthread_setname_np or
+ * PR_SET_NAME may have changed since the BUFFER record; readers take it
+ * as the thread's name ("" or absent: BUFFER's). */
 struct utrace_dat_stats {
 	uint32_t buf;
 	uint32_t reserved;

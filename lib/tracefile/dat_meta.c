@@ -200,6 +200,11 @@ static int meta_stats(struct meta_ctx *m, char *p, uint32_t len)
 	b->info.lost = st.lost;
 	b->info.pages = st.pages;
 	b->info.overrun = st.overrun;
+	/* the thread's last name, when the writer added it */
+	if (len >= sizeof(st) + sizeof(b->info.comm) - 1 && p[sizeof(st)]) {
+		memcpy(b->info.comm, p + sizeof(st), sizeof(b->info.comm) - 1);
+		b->info.comm[sizeof(b->info.comm) - 1] = '\0';
+	}
 	return 0;
 }
 

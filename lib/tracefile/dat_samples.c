@@ -437,6 +437,24 @@ int dat_samples_each(struct utrace_dat *d,
 	return ret;
 }
 
+static int count_one(void *arg, const struct utrace_dat_sample *s, struct utrace_error *err)
+{
+	(void)s;
+	(void)err;
+	++*(uint64_t *)arg;
+	return 0;
+}
+
+int utrace_dat_sample_count(struct utrace_dat *d, uint64_t *n, struct utrace_error *err)
+{
+	uint64_t lost;
+
+	*n = 0;
+	if (!utrace_dat_has_samples(d, NULL, NULL))
+		return 0;
+	return dat_samples_each(d, count_one, n, &lost, NULL, err); /* no chains needed */
+}
+
 static const struct dat_map *find_map(const struct dat_samples *s, int32_t pid, uint64_t ip)
 {
 	for (size_t i = s->nr_maps; i-- > 0;) {
@@ -448,8 +466,8 @@ static const struct dat_map *find_map(const struct dat_samples *s, int32_t pid, 
 	return NULL;
 }
 
-const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip,
-				  uint64_t *file_off)
+const char *utrace_dat_sample_mapping(struct utrace_dat *d, int32_t pid, uint64_t ip,
+				      struct utrace_dat_mapping *out)
 {
 	const struct dat_samples *s = d->samples;
 	const struct dat_map *m = NULL;
@@ -469,8 +487,19 @@ const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip
 	}
 	if (!m)
 		return NULL;
-	*file_off = ip - m->start + m->pgoff;
+	*out = (struct utrace_dat_mapping){m->start, m->len, m->pgoff, m->path};
 	return m->path;
+}
+
+const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip,
+				  uint64_t *file_off)
+{
+	struct utrace_dat_mapping m;
+
+	if (!utrace_dat_sample_mapping(d, pid, ip, &m))
+		return NULL;
+	*file_off = ip - m.start + m.pgoff;
+	return m.path;
 }
 
 const char *utrace_dat_sample_comm(struct utrace_dat *d, int32_t tid)

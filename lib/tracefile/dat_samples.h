@@ -61,12 +61,23 @@ int utrace_dat_samples_each(struct utrace_dat *d,
 /* Whether addr is the function_graph return trampoline in process pid
  * (utrace_graph_return or _keepflags of the runtime mapped there). */
 bool utrace_dat_sample_is_graph_return(struct utrace_dat *d, int32_t pid, uint64_t addr);
+/* How many samples d holds (on and off CPU), for the exports that carry
+ * none to say so; 0 without samples. */
+int utrace_dat_sample_count(struct utrace_dat *d, uint64_t *n, struct utrace_error *err);
 
 /* The file mapped at ip in process pid, and ip's offset in it; NULL if
  * no mapping the kernel reported covers it (a child process looks in its
  * parent's, as fork left them). */
 const char *utrace_dat_sample_map(struct utrace_dat *d, int32_t pid, uint64_t ip,
 				  uint64_t *file_off);
+/* The same mapping whole, as the kernel reported it (pprof's mappings:
+ * lib/export/export_pprof_samples.c). */
+struct utrace_dat_mapping {
+	uint64_t start, len, pgoff;
+	const char *path;
+};
+const char *utrace_dat_sample_mapping(struct utrace_dat *d, int32_t pid, uint64_t ip,
+				      struct utrace_dat_mapping *out);
 /* Whether its samples carry stack copies (record --call-graph dwarf). */
 bool utrace_dat_samples_have_stacks(const struct utrace_dat *d);
 /* The kernel symbol at or below addr that the recording saved

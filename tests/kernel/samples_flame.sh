@@ -9,7 +9,9 @@
 #     stacks 'outer;...;burn60 N', each function's width its share of
 #     the CPU time within its binomial margin (lib.sh near_share), the
 #     widths summing to the samples'
-#     periods; --svg draws the frames, --icicle too
+#     periods; --svg draws the frames (tooltips in samples), --icicle too;
+#     dump --chrome carries them (samples, stackFrames: the same stacks
+#     and weights); --perfetto and convert say how many they leave out
 #   - a recording with calls and samples: the default source is the
 #     functions (the same output as --source functions), --source samples
 #     the sampled stacks; a --diff against another recording
@@ -71,8 +73,35 @@ count=$(grep -o '^# Event count (approx.): [0-9]*' "$T/s.rep" |
 check "the widths add up to the samples' periods ($total = $count)" test "$total" = "$count"
 "$U" dump --flame-graph --svg -i "$T/s.dat" >"$T/s.svg" 2>&1
 check "--svg draws the sampled frames" grep -q "<title>burn60 " "$T/s.svg"
+check "--svg's tooltips count samples, not calls" grep -q "<title>burn60 ([0-9]* samples, " "$T/s.svg"
 "$U" dump --flame-graph --svg --icicle -i "$T/s.dat" >"$T/i.svg" 2>&1
 check "--svg --icicle too" grep -q "<title>burn30 " "$T/i.svg"
+# Chrome JSON carries the samples ("samples" and "stackFrames"): their
+# stacks and weights are the folded stacks'
+"$U" dump --chrome -o "$T/s.json" -i "$T/s.dat" 2>"$T/s.json.err"
+awk '/^"[0-9]+":\{"name":/ { id = $0; sub(/^"/, "", id); sub(/".*/, "", id)
+	nm = $0; sub(/^[^:]*:\{"name":"/, "", nm); sub(/".*/, "", nm); name[id] = nm
+	p = ""; if ($0 ~ /"parent":"/) { p = $0; sub(/.*"parent":"/, "", p); sub(/".*/, "", p) }
+	parent[id] = p }
+	/"name":"cpu-clock","sf":"/ { sf = $0; sub(/.*"sf":"/, "", sf); sub(/".*/, "", sf)
+	w = $0; sub(/.*"weight":/, "", w); sub(/\}.*/, "", w); n++; ws[n] = w; sfs[n] = sf }
+	END { for (i = 1; i <= n; i++) { s = ""; for (f = sfs[i]; f != ""; f = parent[f]) {
+			if (!(f in name)) { print "BAD"; exit 1 } s = s == "" ? name[f] : name[f] ";" s }
+		c[s] += ws[i] } for (s in c) print s, c[s] }' "$T/s.json" | sort >"$T/s.json.folded"
+sort "$T/s.folded" >"$T/s.folded.sorted"
+check "dump --chrome of samples: $n samples in \"samples\"" \
+	test "$(grep -c '"name":"cpu-clock","sf":"' "$T/s.json")" = "$n"
+check "their stacks (stackFrames) and weights are the folded stacks'" \
+	cmp -s "$T/s.json.folded" "$T/s.folded.sorted"
+# the other formats of events carry no samples: they say how many
+for f in perfetto; do
+	"$U" dump --$f -o "$T/s.$f" -i "$T/s.dat" 2>"$T/s.$f.err"
+	check "dump --$f of a samples-only recording says its $n samples are left out ($(head -1 "$T/s.$f.err"))" \
+		grep -q "^utrace dump: $n samples (record -F) left out: --$f carries no samples" "$T/s.$f.err"
+done
+"$U" convert -i "$T/s.dat" -o "$T/s.trace.dat" >"$T/s.conv" 2>&1
+check "convert of a samples-only recording says its $n samples are left out" \
+	grep -q "^utrace convert: $n samples (record -F) left out: trace.dat carries no samples" "$T/s.conv"
 
 (cd "$T" && "$U" record -F 999 --call-graph fp -o both.dat -- ./kburn.u "$N" >/dev/null 2>&1)
 "$U" dump --flame-graph -i "$T/both.dat" >"$T/def.folded" 2>&1

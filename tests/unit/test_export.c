@@ -13,6 +13,7 @@
 #include "lib/report/callgraph.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/export/export_chrome.h"
+#include "lib/export/json.h"
 #include "lib/export/export_diff.h"
 #include "lib/export/export_flame.h"
 #include "lib/export/export_pprof.h"

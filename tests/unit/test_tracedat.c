@@ -37,6 +37,7 @@ struct td {
 	uint32_t page_size, nr_formats, nr_cpus, cpucount;
 	uint32_t nr_systems, nr_sys_formats; /* event systems other than ftrace */
 	char system0[32];		     /* the first one's name */
+	char *format0;			     /* its first format's text */
 	char *kallsyms, *cmdlines, clock_opt[32], clock[32];
 	uint64_t off[MAX_CPU], size[MAX_CPU];
 	struct rec r[MAX_REC];
@@ -208,8 +209,14 @@ static void td_read(struct td *t, const char *path)
 			snprintf(t->system0, sizeof(t->system0), "%s", name);
 		free(name);
 		t->nr_sys_formats += nev;
-		for (uint32_t j = 0; j < nev && !t->why; j++)
-			free(take_text(t, take_num(t, 8, "format size"), "format"));
+		for (uint32_t j = 0; j < nev && !t->why; j++) {
+			char *text = take_text(t, take_num(t, 8, "format size"), "format");
+
+			if (i == 0 && j == 0)
+				t->format0 = text;
+			else
+				free(text);
+		}
 	}
 	t->kallsyms = take_text(t, take_num(t, 4, "kallsyms size"), "kallsyms");
 	free(take_text(t, take_num(t, 4, "printk size"), "printk"));
@@ -253,6 +260,7 @@ static void td_free(struct td *t)
 	free(t->buf);
 	free(t->kallsyms);
 	free(t->cmdlines);
+	free(t->format0);
 }
 
 static const char *type_name(uint16_t type)
@@ -729,9 +737,13 @@ static void test_events(void)
 	check(t.nr_systems == 2 && t.nr_sys_formats == 2 && !strcmp(t.system0, "demo"),
 	      "events: the formats of systems demo and kern (%u systems, %u formats, first %s)",
 	      t.nr_systems, t.nr_sys_formats, t.system0);
-	check(t.n == 5 && t.r[1].type == 32768 && t.r[1].pid == 100 && t.r[1].ts == 1010 &&
+	check(t.n == 5 && t.r[1].type == 301 && t.r[1].pid == 100 && t.r[1].ts == 1010 &&
 		  t.r[2].type == UTRACE_TRACEDAT_PRINT && t.r[3].type == 300 && t.r[4].ts == 1050,
-	      "events: common_type is the event id, common_pid the thread, in time order");
+	      "events: common_type is the event id (a user event's after the kernel's highest, "
+	      "below 32768 for KernelShark: %d), common_pid the thread, in time order",
+	      t.n > 1 ? t.r[1].type : -1);
+	check(t.format0 && strstr(t.format0, "name: demo_word\nID: 301\nformat:"),
+	      "events: the user event's format says its id in the file");
 	check(t.kallsyms && strstr(t.kallsyms, " T utrace_printf\n"),
 	      "events: kallsyms names the print events' ip utrace_printf");
 	td_free(&t);
