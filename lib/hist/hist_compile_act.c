@@ -59,6 +59,29 @@ static int hc_resolve_expr(struct hcomp *c, const struct utrace_hist_expr *e)
 	return hc_resolve_expr(c, e->r);
 }
 
+/* The variable an action's param names, as the kernel's
+ * trace_action_create() splits it: "$v" gives "v", "SYS.EVENT.$v" (the
+ * variable of a trigger of that event) "SYS.EVENT.v", kept in c for the
+ * refs; NULL for a param that is no variable. */
+static const char *hc_param_var(struct hcomp *c, const char *p)
+{
+	const char *d = strstr(p, ".$"), *d1 = strchr(p, '.');
+
+	if (p[0] == '$')
+		return p + 1;
+	if (!d || d1 == d || strchr(d1 + 1, '.') != d || !d[2])
+		return NULL;
+	for (uint32_t i = 0; i < c->nr_qual; i++)
+		if (!strncmp(c->qual[i], p, (size_t)(d - p)) && c->qual[i][d - p] == '.' &&
+		    !strcmp(c->qual[i] + (d - p) + 1, d + 2))
+			return c->qual[i];
+	if (c->nr_qual == UTRACE_HIST_REFS_MAX ||
+	    (size_t)snprintf(c->qual[c->nr_qual], sizeof(c->qual[0]), "%.*s.%s", (int)(d - p), p,
+			     d + 2) >= sizeof(c->qual[0]))
+		return NULL;
+	return c->qual[c->nr_qual++];
+}
+
 /* The resolve part: every $name of the values, variables and actions
  * that is another trigger's, looked up before the element is. */
 int hc_resolve(struct hcomp *c, const struct utrace_hist_spec *s)
@@ -72,24 +95,27 @@ int hc_resolve(struct hcomp *c, const struct utrace_hist_spec *s)
 	for (unsigned i = 0; i < s->nr_actions; i++) {
 		const struct utrace_hist_action *a = &s->actions[i];
 
-		for (unsigned k = 0; k < a->nr_params; k++)
-			if (a->params[k][0] == '$' &&
-			    hc_resolve_one(c, a->params[k] + 1, a->pos, a->match_system,
-					   a->match_event) < 0)
+		for (unsigned k = 0; k < a->nr_params; k++) {
+			const char *v = hc_param_var(c, a->params[k]);
+
+			if (v && hc_resolve_one(c, v, a->pos, a->match_system, a->match_event) < 0)
 				return -1;
+		}
 	}
 	return 0;
 }
 
-/* One param of an action: $variable, a number, or a field of the event. */
+/* One param of an action: $variable (or SYS.EVENT.$variable), a number,
+ * or a field of the event. */
 static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const char *p)
 {
 	struct utrace_hist_expr e = {.op = UTRACE_HE_FIELD, .name = (char *)p, .pos = a->pos};
+	const char *var = hc_param_var(c, p);
 	char *end;
 	unsigned long long v;
 
-	if (p[0] == '$')
-		return hc_ref(c, p + 1, a->pos);
+	if (var)
+		return hc_ref(c, var, a->pos);
 	v = strtoull(p, &end, 0);
 	if (end != p && !*end)
 		return hc_emit(c, UTRACE_HOP_CONST, 0, 0, v);
