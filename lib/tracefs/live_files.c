@@ -267,14 +267,16 @@ static int show_list(struct utrace_live *l, const struct live_handle *h, FILE *o
 			fputs("#### all functions enabled ####\n", out);
 		else if (h->f->which == UTRACE_GRAPH_NOTRACE)
 			fputs("#### no functions disabled ####\n", out);
-		return 0;
+	} else {
+		/* the list alone: what it selects (notrace: what it drops) */
+		one[h->f->which] = l->lists[h->f->which];
+		if (!(w.f = live_filter_make(one, &err)))
+			return err.code;
+		l->ops.functions(l->ops.arg, func_print, &w);
+		utrace_func_filter_free((struct utrace_func_filter *)w.f);
 	}
-	/* the list alone: what it selects (notrace: what it drops) */
-	one[h->f->which] = l->lists[h->f->which];
-	if (!(w.f = live_filter_make(one, &err)))
-		return err.code;
-	l->ops.functions(l->ops.arg, func_print, &w);
-	utrace_func_filter_free((struct utrace_func_filter *)w.f);
+	if (h->f->which == UTRACE_FILTER)
+		live_ftcmd_show(l, out); /* then the function commands */
 	return 0;
 }
 
@@ -310,7 +312,9 @@ static long write_list(struct utrace_live *l, struct live_handle *h, const char 
 	if (!s)
 		return -ENOMEM;
 	for (char *e = strtok_r(s, " \t\n", &save); e && ret >= 0; e = strtok_r(NULL, " \t\n", &save))
-		if ((ret = check_expr(l, e)) >= 0)
+		if (h->f->which == UTRACE_FILTER && live_ftcmd_is(e))
+			ret = live_ftcmd_write(l, e); /* FUNC:CMD, at once */
+		else if ((ret = check_expr(l, e)) >= 0)
 			ret = live_list_add(&h->pending, e);
 	free(s);
 	if (ret < 0)
