@@ -29,11 +29,15 @@ static int hc_resolve_one(struct hcomp *c, const char *name, unsigned pos, const
 	code = c->env->var(c->env->arg, name, msys, mev, &v);
 	if (code)
 		return hc_fail(c, code, pos, name);
-	/* the other table is looked up with this trigger's key: the same
-	 * layout, or the lookup could never find anything */
-	if (v.key_size != c->key_size || v.nr_keys != c->spec->nr_keys)
+	/* the other table is looked up with the first bytes of this
+	 * trigger's key, its own key's size of them (the kernel's
+	 * tracing_map_lookup() of var_data->map): its keys must be this
+	 * trigger's first keys ("pid" for "pid,lat"), or the lookup could
+	 * never find anything */
+	if (v.key_size > c->key_size || v.nr_keys > c->spec->nr_keys || v.nr_keys > 3 ||
+	    (v.nr_keys < c->spec->nr_keys && c->slots[v.nr_keys].off < v.key_size))
 		return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");
-	for (unsigned k = 0; k < v.nr_keys && k < 3; k++)
+	for (unsigned k = 0; k < v.nr_keys; k++)
 		if (v.slots[k].kind != c->slots[k].kind || v.slots[k].len != c->slots[k].len ||
 		    v.slots[k].off != c->slots[k].off)
 			return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");

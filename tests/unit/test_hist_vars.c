@@ -341,6 +341,17 @@ static void test_compiled(void)
 		  emitted[2][3] == 4,
 	      "it resolves and emits ts0 (in us), id");
 	munmap(end.map, end.size);
+	check(!compile_into(&end, "hist:keys=id,common_pid:onmatch(app.begin).req_lat($ts0,id)",
+			    &env, &err),
+	      "keys that start with the variable's table's keys (id of id,common_pid): %s",
+	      err.msg);
+	check(end.p.h.key_size > begin.p.h.key_size, "its key is the longer (%u > %u)",
+	      end.p.h.key_size, begin.p.h.key_size);
+	hit(&begin, 6, 6000000);
+	hit(&end, 6, 6500000);
+	check(nr_emitted == 4 && emitted[3][2] == 6000 && emitted[3][3] == 6,
+	      "the other table is looked up with the key's first bytes: ts0 6000 us, id 6");
+	munmap(end.map, end.size);
 }
 
 static void test_compile_errors(void)
@@ -359,8 +370,8 @@ static void test_compile_errors(void)
 	     UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND, 14},
 	    {"hist:keys=id:onmatch(app.other).req_lat($ts0,id)", true,
 	     UTRACE_HIST_ERR_VAR_NOT_FOUND, 14},
-	    {"hist:keys=id,common_pid:onmatch(app.begin).req_lat($ts0,id)", true,
-	     UTRACE_HIST_ERR_HIST_NOT_FOUND, 25},
+	    {"hist:keys=common_comm,id:onmatch(app.begin).req_lat($ts0,id)", true,
+	     UTRACE_HIST_ERR_HIST_NOT_FOUND, 26},
 	    {"hist:keys=id:onmatch(app.begin).req_lat($ts0,nofield)", true,
 	     UTRACE_HIST_ERR_PARAM_NOT_FOUND, 14},
 	    {"hist:keys=id:m=id:onmax($m).save(nosuch)", true, UTRACE_HIST_ERR_FIELD_NOT_FOUND, 34},
