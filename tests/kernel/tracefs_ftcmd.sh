@@ -8,7 +8,8 @@
 # back on while tracing is off; "!" removes one, a counted one only with
 # a param; a glob names each function; :N counts down as the kernel's
 # (count=N left); enable_event:SYS:EVENT:N switches an event on (1*);
-# a function or command that does not exist is refused.
+# a function or command that does not exist is refused; GLOB:mod:LIB of
+# a library not loaded is kept and listed as written.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -95,6 +96,14 @@ check "a command that does not exist: EINVAL" \
 check "an enable_event without its event: EINVAL" \
 	sh -c "! echo 'fc_round:enable_event:livetp' >>$F 2>/dev/null"
 check "nothing was added" test -z "$(cmds)"
+
+# ---- :mod: of a library not loaded ---------------------------------------
+check "GLOB:mod:LIB of no loaded library is kept" \
+	sh -c "echo 'fc_x:mod:libnotyet.so' >$F"
+check "... and listed as written" test "$(cat $F)" = "fc_x:mod:libnotyet.so"
+check "a plain GLOB that names nothing is still EINVAL" \
+	sh -c "! echo 'fc_nothing_*' >>$F 2>/dev/null"
+echo >$F
 
 cd "$T" || exit 1
 echo 1 >"$T/mnt/tracing_on"
