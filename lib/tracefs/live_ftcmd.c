@@ -54,10 +54,10 @@ struct live_ftcmd {
 	size_t n, cap;
 };
 
-/* The commands the kernel registers (register_ftrace_command()). */
-static const char *const ftcmd_names[] = {"traceon",	  "traceoff",	   "stacktrace",
-					  "snapshot",	  "enable_event", "disable_event",
-					  "dump",	  "cpudump"};
+/* The commands the kernel registers (register_ftrace_command()) but
+ * dump and cpudump (they print the buffers on the kernel's console). */
+static const char *const ftcmd_names[] = {"traceon",  "traceoff",     "stacktrace",
+					  "snapshot", "enable_event", "disable_event"};
 
 bool live_ftcmd_is(const char *expr)
 {
@@ -86,8 +86,7 @@ static int ftcmd_trigger(const char *cmd, const char *param, char *out, size_t s
 	for (i = 0; i < sizeof(ftcmd_names) / sizeof(ftcmd_names[0]); i++)
 		if (!strcmp(cmd, ftcmd_names[i]))
 			break;
-	if (i == sizeof(ftcmd_names) / sizeof(ftcmd_names[0]) || !strcmp(cmd, "dump") ||
-	    !strcmp(cmd, "cpudump"))
+	if (i == sizeof(ftcmd_names) / sizeof(ftcmd_names[0]))
 		return -EINVAL;
 	if (ftcmd_is_event(cmd, cl)) {
 		/* SYS:EVENT[:N] */
@@ -233,8 +232,8 @@ static void ftcmd_walk_free(struct ftcmd_walk *w)
 
 /* Adds command trig to function (name, raw), replacing one of the same
  * command and countedness. */
-static int ftcmd_add_one(struct utrace_live *l, const char *name, const char *raw,
-			 const char *cmd, bool counted, const char *trig)
+static int ftcmd_add_one(struct utrace_live *l, const char *name, const char *raw, const char *cmd,
+			 bool counted, const char *trig)
 {
 	struct live_ftcmd *f = ftcmd_get(l, name, raw);
 	size_t k;

@@ -10,9 +10,18 @@
 #include "lt_events.h"
 
 volatile int fc_sink;
-__attribute__((noinline)) void fc_round(int n) { fc_sink += n; }
-__attribute__((noinline)) void fc_lock(void) { fc_sink++; }
-__attribute__((noinline)) void fc_unlock(void) { fc_sink--; }
+__attribute__((noinline)) void fc_round(int n)
+{
+	fc_sink += n;
+}
+__attribute__((noinline)) void fc_lock(void)
+{
+	fc_sink++;
+}
+__attribute__((noinline)) void fc_unlock(void)
+{
+	fc_sink--;
+}
 
 int main(int argc, char **argv)
 {
