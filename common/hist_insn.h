@@ -333,7 +333,9 @@ static inline int utrace_hist_alu(const struct utrace_hist_insn *in, uint64_t *s
 }
 
 /*
- * RESOLVE: the variable of this key in another trigger's table, read once
+ * RESOLVE: the variable of this key (its first bytes, as many as the
+ * other table's keys take: "pid" of "pid,lat") in another trigger's
+ * table, read once
  * (its bit cleared) as the kernel's tracing_map_read_var_once().  0, or
  * -1 if the table, the key or the variable is not there: the hit is
  * skipped.  Two hits that race may both see the bit (one sets it again
@@ -351,7 +353,7 @@ utrace_hist_resolve(const struct utrace_hist_hdr *h, const struct utrace_hist_in
 	if (!c->table || x->len >= UTRACE_HIST_REFS_MAX)
 		return -1;
 	m = c->table(c->arg, x->off);
-	if (!m || m->key_size != h->key_size || x->key_off >= m->nr_sums ||
+	if (!m || m->key_size > h->key_size || x->key_off >= m->nr_sums ||
 	    x->reserved >= m->nr_sums || !(elt = utrace_hist_map_find(m, key)))
 		return -1;
 	sums = (uint64_t *)(elt + m->key_size);

@@ -309,6 +309,17 @@ void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len)
 		rt_event_write(k, rec, len);
 }
 
+bool rt_kprobe_has_triggers(uint32_t key)
+{
+	struct utrace_event_key *k = &ev_kprobe_keys[key % UTRACE_KPROBE_MAX];
+	const struct rt_event_conf *f;
+
+	if (!__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
+		return false;
+	f = __atomic_load_n(&k->filter, __ATOMIC_ACQUIRE);
+	return f && f->nr_trig;
+}
+
 int rt_event_live_enable(const struct utrace_msg_enable *m, uint32_t size)
 {
 	static const struct ev_pending none;

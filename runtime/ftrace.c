@@ -564,10 +564,16 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
 			uint64_t stub = (uint64_t)(uintptr_t)o->stubs + RT_STUB_HEADER +
 					(uint64_t)i * INSN_STUB_SIZE;
 
+			bool traced;
+
 			if (!p || !o->stubs)
 				continue;
-			if (tracer != UTRACE_TRACER_NOP &&
-			    rt.site_flags[o->id_base + i] & UTRACE_SITE_TRACE)
+			traced = tracer != UTRACE_TRACER_NOP &&
+				 rt.site_flags[o->id_base + i] & UTRACE_SITE_TRACE;
+			/* a probe's site keeps calling its slot */
+			if (rt_kp_site_retarget((uint64_t)(uintptr_t)p, traced ? stub : 0))
+				continue;
+			if (traced)
 				insn_rel32(want, INSN_CALL, (uint64_t)(uintptr_t)p, stub);
 			else
 				memcpy(want, insn_nop5, INSN_SITE_SIZE);

@@ -232,10 +232,16 @@ static void kp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
 {
 	const struct kp_table *t = __atomic_load_n(&rt_kp_table, __ATOMIC_ACQUIRE);
 	const struct rt_kprobe *p = rt_kp_find(t, addr);
+	bool on;
 
-	if (!p || !rt_tracing_on())
+	if (!p)
 		return;
+	/* tracing off: only an entry probe's trigger commands (traceon,
+	 * a set_ftrace_filter function command) still run */
+	on = rt_tracing_on();
 	for (; p < t->p + t->n && p->addr == addr; p++) {
+		if (unlikely(!on) && (p->is_return || !rt_kprobe_has_triggers(p->key)))
+			continue;
 		if (p->is_return)
 			kp_hook_return(p, regs);
 		else
@@ -267,7 +273,8 @@ uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	const struct kp_site *s = &kp_sites[k % KP_SITES_MAX];
 	struct kp_slow_arg a = {regs, s->addr};
 	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP];
-
+	/* whether the tracer traces the site too (rt_kp_site_retarget) */
+	const uint64_t cont = __atomic_load_n(&s->cont, __ATOMIC_ACQUIRE);
 	uint64_t args[RT_REG_RDI + 1]; /* the argument registers as the
 					* entry trampoline lays them out */
 
@@ -277,9 +284,9 @@ uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	args[RT_REG_RCX] = regs->r[UTRACE_FR_CX];
 	args[RT_REG_R8] = regs->r[UTRACE_FR_R8];
 	args[RT_REG_R9] = regs->r[UTRACE_FR_R9];
-	if (s->cont && rt.cfg.tracer == UTRACE_TRACER_FUNCTION)
+	if (cont && rt.cfg.tracer == UTRACE_TRACER_FUNCTION)
 		utrace_func_entry(s->id, *slot, args);
-	else if (s->cont)
+	else if (cont)
 		utrace_graph_entry(s->id, slot, args);
 	/* a thread without its buffer yet may call libc: keep the
 	 * program's vector registers (its float arguments) */
@@ -490,6 +497,18 @@ void rt_kp_site_forget(uint64_t addr)
 	for (uint32_t k = 0; k < kp_nr_sites; k++)
 		if (kp_sites[k].addr == addr)
 			__atomic_store_n(&kp_sites[k].addr, 0, __ATOMIC_RELAXED);
+}
+
+bool rt_kp_site_retarget(uint64_t site, uint64_t stub)
+{
+	uint32_t n = __atomic_load_n(&kp_nr_sites, __ATOMIC_ACQUIRE);
+
+	for (uint32_t k = 0; k < n; k++)
+		if (__atomic_load_n(&kp_sites[k].addr, __ATOMIC_RELAXED) == site) {
+			__atomic_store_n(&kp_sites[k].cont, stub, __ATOMIC_RELEASE);
+			return true;
+		}
+	return false;
 }
 
 /* The slot of a site probe: `push $k; jmp *0(%rip); .quad tramp`. */

@@ -497,6 +497,9 @@ int rt_events_live(const struct utrace_msg *m, long n, int fd) RT_HIDDEN;
 int rt_synth_register(void) RT_HIDDEN;
 int rt_kprobe_events_register(void) RT_HIDDEN;
 void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
+/* Whether probe key's event has trigger commands (traceon...): they run
+ * while tracing is off too, as the kernel's. */
+bool rt_kprobe_has_triggers(uint32_t key) RT_HIDDEN;
 /* A probe's or synthetic event's event added while running: its ENABLE
  * (obj UTRACE_KPROBE_OBJ or UTRACE_SYNTH_OBJ) from the live channel; 0 or
  * -1 (malformed, or a key given twice). */
@@ -530,6 +533,10 @@ extern pthread_mutex_t rt_kp_lock RT_HIDDEN;
 const struct rt_kprobe *rt_kp_find(const struct kp_table *t, uint64_t addr) RT_HIDDEN;
 /* inproc_probe_area.c: the probes of the objects added, installed */
 int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
+/* inproc_probes.c: a live tracer change (ftrace.c) at a call site that
+ * carries probes: the site stays the probes' call (true), and the
+ * tracer's entry runs first if stub is not 0 (the site is traced). */
+bool rt_kp_site_retarget(uint64_t site, uint64_t stub) RT_HIDDEN;
 void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 
 /* inproc_probe_remove.c */

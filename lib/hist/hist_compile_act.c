@@ -29,11 +29,15 @@ static int hc_resolve_one(struct hcomp *c, const char *name, unsigned pos, const
 	code = c->env->var(c->env->arg, name, msys, mev, &v);
 	if (code)
 		return hc_fail(c, code, pos, name);
-	/* the other table is looked up with this trigger's key: the same
-	 * layout, or the lookup could never find anything */
-	if (v.key_size != c->key_size || v.nr_keys != c->spec->nr_keys)
+	/* the other table is looked up with the first bytes of this
+	 * trigger's key, its own key's size of them (the kernel's
+	 * tracing_map_lookup() of var_data->map): its keys must be this
+	 * trigger's first keys ("pid" for "pid,lat"), or the lookup could
+	 * never find anything */
+	if (v.key_size > c->key_size || v.nr_keys > c->spec->nr_keys || v.nr_keys > 3 ||
+	    (v.nr_keys < c->spec->nr_keys && c->slots[v.nr_keys].off < v.key_size))
 		return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");
-	for (unsigned k = 0; k < v.nr_keys && k < 3; k++)
+	for (unsigned k = 0; k < v.nr_keys; k++)
 		if (v.slots[k].kind != c->slots[k].kind || v.slots[k].len != c->slots[k].len ||
 		    v.slots[k].off != c->slots[k].off)
 			return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");
@@ -59,6 +63,29 @@ static int hc_resolve_expr(struct hcomp *c, const struct utrace_hist_expr *e)
 	return hc_resolve_expr(c, e->r);
 }
 
+/* The variable an action's param names, as the kernel's
+ * trace_action_create() splits it: "$v" gives "v", "SYS.EVENT.$v" (the
+ * variable of a trigger of that event) "SYS.EVENT.v", kept in c for the
+ * refs; NULL for a param that is no variable. */
+static const char *hc_param_var(struct hcomp *c, const char *p)
+{
+	const char *d = strstr(p, ".$"), *d1 = strchr(p, '.');
+
+	if (p[0] == '$')
+		return p + 1;
+	if (!d || d1 == d || strchr(d1 + 1, '.') != d || !d[2])
+		return NULL;
+	for (uint32_t i = 0; i < c->nr_qual; i++)
+		if (!strncmp(c->qual[i], p, (size_t)(d - p)) && c->qual[i][d - p] == '.' &&
+		    !strcmp(c->qual[i] + (d - p) + 1, d + 2))
+			return c->qual[i];
+	if (c->nr_qual == UTRACE_HIST_REFS_MAX ||
+	    (size_t)snprintf(c->qual[c->nr_qual], sizeof(c->qual[0]), "%.*s.%s", (int)(d - p), p,
+			     d + 2) >= sizeof(c->qual[0]))
+		return NULL;
+	return c->qual[c->nr_qual++];
+}
+
 /* The resolve part: every $name of the values, variables and actions
  * that is another trigger's, looked up before the element is. */
 int hc_resolve(struct hcomp *c, const struct utrace_hist_spec *s)
@@ -72,24 +99,27 @@ int hc_resolve(struct hcomp *c, const struct utrace_hist_spec *s)
 	for (unsigned i = 0; i < s->nr_actions; i++) {
 		const struct utrace_hist_action *a = &s->actions[i];
 
-		for (unsigned k = 0; k < a->nr_params; k++)
-			if (a->params[k][0] == '$' &&
-			    hc_resolve_one(c, a->params[k] + 1, a->pos, a->match_system,
-					   a->match_event) < 0)
+		for (unsigned k = 0; k < a->nr_params; k++) {
+			const char *v = hc_param_var(c, a->params[k]);
+
+			if (v && hc_resolve_one(c, v, a->pos, a->match_system, a->match_event) < 0)
 				return -1;
+		}
 	}
 	return 0;
 }
 
-/* One param of an action: $variable, a number, or a field of the event. */
+/* One param of an action: $variable (or SYS.EVENT.$variable), a number,
+ * or a field of the event. */
 static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const char *p)
 {
 	struct utrace_hist_expr e = {.op = UTRACE_HE_FIELD, .name = (char *)p, .pos = a->pos};
+	const char *var = hc_param_var(c, p);
 	char *end;
 	unsigned long long v;
 
-	if (p[0] == '$')
-		return hc_ref(c, p + 1, a->pos);
+	if (var)
+		return hc_ref(c, var, a->pos);
 	v = strtoull(p, &end, 0);
 	if (end != p && !*end)
 		return hc_emit(c, UTRACE_HOP_CONST, 0, 0, v);

@@ -27,6 +27,8 @@ struct hcomp {
 	const struct utrace_hist_env *env;
 	const char *ref_name[UTRACE_HIST_REFS_MAX]; /* refs[i] holds $ref_name[i] */
 	uint32_t nr_refs;
+	char qual[UTRACE_HIST_REFS_MAX][160]; /* "SYS.EVENT.v" of params "SYS.EVENT.$v" */
+	uint32_t nr_qual;
 	struct utrace_hist_slot slots[3];
 	uint32_t key_insns, resolve_insns, action_insns;
 	int *code;

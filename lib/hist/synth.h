@@ -24,7 +24,8 @@
 	C(TOO_MANY_FIELDS, "Too many fields")                                                      \
 	C(INCOMPLETE_TYPE, "Incomplete type")                                                      \
 	C(INVALID_TYPE, "Invalid type")                                                            \
-	C(INVALID_FIELD, "Invalid field")
+	C(INVALID_FIELD, "Invalid field")                                                          \
+	C(INVALID_ARRAY_SPEC, "Invalid array specification")
 
 #define UTRACE_SYNTH_ERR_ENUM(name, text) UTRACE_SYNTH_ERR_##name,
 enum utrace_synth_err { UTRACE_SYNTH_ERRORS(UTRACE_SYNTH_ERR_ENUM) UTRACE_SYNTH_ERR_MAX };
@@ -35,6 +36,7 @@ struct utrace_synth {
 	unsigned nr_fields;		 /* its own, after the 4 common ones of fmt */
 	struct utrace_event_format *fmt; /* system "synthetic" */
 	char *format; /* the format file's text, as an EVENT_FORMAT holds it */
+	char *desc;   /* "u64 lat; char[16] comm": the fields as synthetic_events lists them */
 };
 
 /*

@@ -261,37 +261,15 @@ static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file
 	return ret < 0 ? ret : 0;
 }
 
-/* "NAME\tTYPE FIELD; TYPE FIELD" of definition def, as the kernel lists
- * a synthetic event (one space between words). */
-static char *dyn_synth_line(const struct utrace_synth *s, const char *def)
+/* "s:synthetic/NAME\tTYPE FIELD; TYPE FIELD", as the kernel lists a
+ * synthetic event. */
+static char *dyn_synth_line(const struct utrace_synth *s)
 {
-	char *buf = NULL, *copy = strdup(def), *save = NULL, *field, *w, *wsave;
-	size_t len = 0;
-	FILE *f = copy ? open_memstream(&buf, &len) : NULL;
-	bool first = true;
+	size_t n = strlen(s->name) + strlen(s->desc) + sizeof("s:synthetic/\t");
+	char *buf = malloc(n);
 
-	if (!f) {
-		free(copy);
-		return NULL;
-	}
-	fprintf(f, "s:synthetic/%s\t", s->name);
-	/* the fields: what follows NAME, split at ';' */
-	field = copy + strspn(copy, " \t");
-	field += strcspn(field, " \t");
-	for (field = strtok_r(field, ";", &save); field; field = strtok_r(NULL, ";", &save)) {
-		bool sep = false;
-
-		if (!*(field + strspn(field, " \t")))
-			continue;
-		fputs(first ? "" : "; ", f);
-		first = false;
-		for (w = strtok_r(field, " \t", &wsave); w; w = strtok_r(NULL, " \t", &wsave)) {
-			fprintf(f, "%s%s", sep ? " " : "", w);
-			sep = true;
-		}
-	}
-	fclose(f);
-	free(copy);
+	if (buf)
+		snprintf(buf, n, "s:synthetic/%s\t%s", s->name, s->desc);
 	return buf;
 }
 
@@ -312,7 +290,7 @@ static int dyn_synth_add(void *arg, const char *def, char **line,
 		ret = utrace_error_set(err, -EEXIST, "Event already exists");
 	else if ((id = session_dynev_event_id(rl, "synthetic", s->name)) < 0 ||
 		 !(text = utrace_event_format_text(s->fmt, id)) ||
-		 !(*line = dyn_synth_line(s, def)) ||
+		 !(*line = dyn_synth_line(s)) ||
 		 dyn_keep(d, "synthetic", s->name, id, true, true) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	else {
@@ -406,7 +384,7 @@ static void dyn_initial(void *arg, void (*cb)(void *cbarg, const char *line,
 	}
 	/* --synthetic, in order (the kernel lists them here too) */
 	for (unsigned i = 0; i < o->rec.nr_synths && i < o->nsynth; i++) {
-		char *line = dyn_synth_line(o->rec.synths[i], o->synth_defs[i]);
+		char *line = dyn_synth_line(o->rec.synths[i]);
 
 		if (line && dyn_keep(d, "synthetic", o->rec.synths[i]->name, 0, true, false) >= 0)
 			cb(cbarg, line, o->rec.synths[i]->fmt);

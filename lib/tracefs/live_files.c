@@ -255,6 +255,49 @@ static int show_functions(struct utrace_live *l, const struct live_handle *h, FI
 	return 0;
 }
 
+/* How many traceable functions expression expr selects, or -EINVAL if
+ * it does not parse. */
+static long expr_hits(struct utrace_live *l, const char *expr)
+{
+	struct live_list one[UTRACE_FILTER_LISTS] = {{(char **)&expr, 1, 1}};
+	struct utrace_error err = {0};
+	struct func_walk w = {NULL, NULL, UTRACE_FILTER, 0};
+
+	w.f = live_filter_make(one, &err);
+	if (!w.f)
+		return -EINVAL;
+	l->ops.functions(l->ops.arg, func_print, &w);
+	utrace_func_filter_free((struct utrace_func_filter *)w.f);
+	return (long)w.hits;
+}
+
+/* A "GLOB:mod:LIB" that names no loaded function: kept for when LIB
+ * loads, as the kernel keeps a module's (ftrace_mod_callback()). */
+static bool expr_mod(const char *expr)
+{
+	return expr[0] != '!' && strstr(expr, ":mod:") && !strstr(expr, "::mod::");
+}
+
+/* Each expression must parse and, unless it excludes or waits for a
+ * library, name a function. */
+static int check_expr(struct utrace_live *l, const char *expr)
+{
+	long hits = expr_hits(l, expr);
+
+	if (hits < 0)
+		return -EINVAL;
+	return expr[0] == '!' || hits || expr_mod(expr) ? 0 : -EINVAL;
+}
+
+/* The kept "GLOB:mod:LIB" whose library is not loaded yet, listed as
+ * written after the functions (the kernel's t_mod_show()). */
+static void show_pending_mods(struct utrace_live *l, const struct live_list *list, FILE *out)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (expr_mod(list->expr[i]) && expr_hits(l, list->expr[i]) == 0)
+			fprintf(out, "%s\n", list->expr[i]);
+}
+
 static int show_list(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	struct live_list one[UTRACE_FILTER_LISTS] = {{0}};
@@ -267,14 +310,18 @@ static int show_list(struct utrace_live *l, const struct live_handle *h, FILE *o
 			fputs("#### all functions enabled ####\n", out);
 		else if (h->f->which == UTRACE_GRAPH_NOTRACE)
 			fputs("#### no functions disabled ####\n", out);
-		return 0;
+	} else {
+		/* the list alone: what it selects (notrace: what it drops) */
+		one[h->f->which] = l->lists[h->f->which];
+		if (!(w.f = live_filter_make(one, &err)))
+			return err.code;
+		l->ops.functions(l->ops.arg, func_print, &w);
+		utrace_func_filter_free((struct utrace_func_filter *)w.f);
+		if (h->f->which == UTRACE_FILTER || h->f->which == UTRACE_NOTRACE)
+			show_pending_mods(l, &l->lists[h->f->which], out);
 	}
-	/* the list alone: what it selects (notrace: what it drops) */
-	one[h->f->which] = l->lists[h->f->which];
-	if (!(w.f = live_filter_make(one, &err)))
-		return err.code;
-	l->ops.functions(l->ops.arg, func_print, &w);
-	utrace_func_filter_free((struct utrace_func_filter *)w.f);
+	if (h->f->which == UTRACE_FILTER)
+		live_ftcmd_show(l, out); /* then the function commands */
 	return 0;
 }
 
@@ -286,22 +333,6 @@ static int open_list(struct utrace_live *l, struct live_handle *h, int flags)
 	return h->dirty ? 0 : live_list_copy(&h->pending, &l->lists[h->f->which]);
 }
 
-/* Each expression must parse and, unless it excludes, name a function. */
-static int check_expr(struct utrace_live *l, const char *expr)
-{
-	struct live_list one[UTRACE_FILTER_LISTS] = {{(char **)&expr, 1, 1}};
-	struct utrace_error err = {0};
-	struct func_walk w = {NULL, NULL, UTRACE_FILTER, 0};
-
-	w.f = live_filter_make(one, &err);
-	if (!w.f)
-		return -EINVAL;
-	if (expr[0] != '!')
-		l->ops.functions(l->ops.arg, func_print, &w);
-	utrace_func_filter_free((struct utrace_func_filter *)w.f);
-	return expr[0] == '!' || w.hits ? 0 : -EINVAL;
-}
-
 static long write_list(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	char *s = strndup(buf, n), *save = NULL;
@@ -310,7 +341,9 @@ static long write_list(struct utrace_live *l, struct live_handle *h, const char 
 	if (!s)
 		return -ENOMEM;
 	for (char *e = strtok_r(s, " \t\n", &save); e && ret >= 0; e = strtok_r(NULL, " \t\n", &save))
-		if ((ret = check_expr(l, e)) >= 0)
+		if (h->f->which == UTRACE_FILTER && live_ftcmd_is(e))
+			ret = live_ftcmd_write(l, e); /* FUNC:CMD, at once */
+		else if ((ret = check_expr(l, e)) >= 0)
 			ret = live_list_add(&h->pending, e);
 	free(s);
 	if (ret < 0)

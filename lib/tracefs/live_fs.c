@@ -377,6 +377,7 @@ void utrace_live_stop(struct utrace_live *l)
 	free(l->cpu_clear_ns);
 	live_events_free(l);
 	live_pids_free(l);
+	live_ftcmd_free(l);
 	live_dynev_free(l);
 	live_evconf_free(l);
 	pthread_mutex_destroy(&l->lock);

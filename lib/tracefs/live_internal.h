@@ -75,6 +75,10 @@ struct utrace_live {
 	int32_t *ft_pids[2];
 	unsigned nft_pids[2];
 	char clock[16]; /* live_clock.c: trace_clock's current clock */
+	/* live_ftcmd.c: set_ftrace_filter's function commands, by function */
+	struct live_ftcmd *ftcmds;
+	size_t nftcmds, cap_ftcmds;
+	unsigned ftcmd_serial;
 };
 
 /* One open file. */
@@ -121,6 +125,14 @@ struct live_file {
  * live_pipe_read_ns says. */
 long live_pipe_read(struct utrace_live *l, int cpu, char *buf, size_t size, bool nonblock);
 uint64_t live_pipe_read_ns(const struct utrace_live *l, int cpu);
+
+/* live_ftcmd.c: set_ftrace_filter's "FUNC:CMD[:PARAM]" (and "!...")
+ * expressions: whether expr is one, running one (0 or -errno), listing
+ * them after the functions, freeing them */
+bool live_ftcmd_is(const char *expr);
+int live_ftcmd_write(struct utrace_live *l, const char *expr);
+void live_ftcmd_show(struct utrace_live *l, FILE *out);
+void live_ftcmd_free(struct utrace_live *l);
 
 /* live_events.c */
 struct utrace_event_format;

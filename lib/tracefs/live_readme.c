@@ -10,8 +10,8 @@
  * tracefs really takes.  A feature added to lib/tracefs, lib/probes or
  * lib/hist adds its line here; one that is not there must not be listed
  * (the selftests would then test it and fail instead of saying
- * UNSUPPORTED).  Left out today: set_ftrace_filter commands
- * (FUNC:traceoff...), instances/, tracing_cpumask, t: and e: probes,
+ * UNSUPPORTED).  Left out today: the dump and cpudump function
+ * commands, instances/, tracing_cpumask, t: and e: probes,
  * <memaddr> places, module places, (ref_ctr_offset), $arg<N> on return
  * probes, <argname>, symstr, %pd/%pD, synthetic array fields.
  */
@@ -44,6 +44,19 @@ static const char readme[] =
     "\t     modules: Can select a group via module (a loaded object)\n"
     "\t      Format: :mod:<module-name>\n"
     "\t     example: echo :mod:libc.so.6 > set_ftrace_filter\n"
+    "\t    triggers: a command to perform when function is hit\n"
+    "\t      Format: <function>:<trigger>[:count]\n"
+    "\t     trigger: traceon, traceoff\n"
+    "\t\t      enable_event:<system>:<event>\n"
+    "\t\t      disable_event:<system>:<event>\n"
+    "\t\t      stacktrace\n"
+    "\t\t      snapshot\n"
+    "\t     example: echo do_fault:traceoff > set_ftrace_filter\n"
+    "\t              echo do_trap:traceoff:3 > set_ftrace_filter\n"
+    "\t     To remove trigger without count:\n"
+    "\t       echo '!<function>:<trigger> > set_ftrace_filter\n"
+    "\t     To remove trigger with a count:\n"
+    "\t       echo '!<function>:<trigger>:0 > set_ftrace_filter\n"
     "  set_ftrace_notrace\t- echo function name in here to never trace.\n"
     "\t    accepts: func_full_name, *func_end, func_begin*, *func_middle*\n"
     "\t    modules: Can select a group via module command :mod:\n"

@@ -69,6 +69,15 @@ KFN(void *, eventfs_create_dir, const char *name, void *parent, void *entries, i
 	return parent;
 }
 KFN(void *, tracefs_create_dir, const char *name, void *parent) { sink += name[0]; return parent; }
+/* lock functions: the globs of func_set_ftrace_file.tc and func-filter-glob.tc */
+KFN(void, _raw_spin_lock, void *lock) { sink += (long)lock; }
+KFN(int, _raw_spin_trylock, void *lock) { sink += (long)lock; return 1; }
+KFN(void, _raw_spin_unlock, void *lock) { sink -= (long)lock; }
+KFN(void, mutex_lock, void *lock) { sink += (long)lock; }
+KFN(int, mutex_trylock, void *lock) { sink += (long)lock; return 1; }
+KFN(void, mutex_unlock, void *lock) { sink -= (long)lock; }
+KFN(void, console_unlock, void) { sink++; }
+KFN(long, sys_getpid, void) { return ++sink; } /* func-filter-glob.tc's [Ss]y[Ss]_* */
 
 static void kernel_functions(int n)
 {
@@ -91,6 +100,16 @@ static void kernel_functions(int n)
 	proc_reg_write(buf, "1", 1, &pos);
 	eventfs_create_dir("test", buf, NULL, 0, NULL);
 	tracefs_create_dir("test", buf);
+	_raw_spin_lock(buf);
+	if (_raw_spin_trylock(buf))
+		_raw_spin_unlock(buf);
+	_raw_spin_unlock(buf);
+	mutex_lock(buf);
+	if (mutex_trylock(buf))
+		mutex_unlock(buf);
+	mutex_unlock(buf);
+	console_unlock();
+	sys_getpid();
 }
 
 static void kernel_events(int n, pid_t pid)

@@ -342,8 +342,9 @@ static void test_string_params(void)
 		utrace_synth_free(b);
 		a = NULL;
 		check(utrace_synth_parse("s u64 lat; char comm[257]", 1, &a, &code, &err) < 0 &&
-			  code == UTRACE_SYNTH_ERR_INVALID_TYPE && err.column == 12 && !a,
-		      "char[257]: the kernel's Invalid type, at the type (col %d)", err.column);
+			  code == UTRACE_SYNTH_ERR_INVALID_ARRAY_SPEC && err.column == 17 && !a,
+		      "char comm[257]: the kernel's Invalid array specification, at the name (col %d)",
+		      err.column);
 	}
 }
 

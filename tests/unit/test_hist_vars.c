@@ -332,6 +332,26 @@ static void test_compiled(void)
 	check(nr_emitted == 2 && emitted[1][2] == 9000 && emitted[1][3] == 9,
 	      "it emits ts0 (in us), id");
 	munmap(end.map, end.size);
+	check(!compile_into(&end, "hist:keys=id:onmatch(app.begin).req_lat(app.begin.$ts0,id)",
+			    &env, &err),
+	      "a param SYS.EVENT.$var names that event's variable: %s", err.msg);
+	hit(&begin, 4, 4000000);
+	hit(&end, 4, 4500000);
+	check(end.p.h.nr_resolve_insns == 1 && nr_emitted == 3 && emitted[2][2] == 4000 &&
+		  emitted[2][3] == 4,
+	      "it resolves and emits ts0 (in us), id");
+	munmap(end.map, end.size);
+	check(!compile_into(&end, "hist:keys=id,common_pid:onmatch(app.begin).req_lat($ts0,id)",
+			    &env, &err),
+	      "keys that start with the variable's table's keys (id of id,common_pid): %s",
+	      err.msg);
+	check(end.p.h.key_size > begin.p.h.key_size, "its key is the longer (%u > %u)",
+	      end.p.h.key_size, begin.p.h.key_size);
+	hit(&begin, 6, 6000000);
+	hit(&end, 6, 6500000);
+	check(nr_emitted == 4 && emitted[3][2] == 6000 && emitted[3][3] == 6,
+	      "the other table is looked up with the key's first bytes: ts0 6000 us, id 6");
+	munmap(end.map, end.size);
 }
 
 static void test_compile_errors(void)
@@ -350,11 +370,13 @@ static void test_compile_errors(void)
 	     UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND, 14},
 	    {"hist:keys=id:onmatch(app.other).req_lat($ts0,id)", true,
 	     UTRACE_HIST_ERR_VAR_NOT_FOUND, 14},
-	    {"hist:keys=id,common_pid:onmatch(app.begin).req_lat($ts0,id)", true,
-	     UTRACE_HIST_ERR_HIST_NOT_FOUND, 25},
+	    {"hist:keys=common_comm,id:onmatch(app.begin).req_lat($ts0,id)", true,
+	     UTRACE_HIST_ERR_HIST_NOT_FOUND, 26},
 	    {"hist:keys=id:onmatch(app.begin).req_lat($ts0,nofield)", true,
 	     UTRACE_HIST_ERR_PARAM_NOT_FOUND, 14},
 	    {"hist:keys=id:m=id:onmax($m).save(nosuch)", true, UTRACE_HIST_ERR_FIELD_NOT_FOUND, 34},
+	    {"hist:keys=id:onmatch(app.begin).req_lat(app.begin.$nope,id)", true,
+	     UTRACE_HIST_ERR_VAR_NOT_FOUND, 14},
 	};
 	struct table t;
 
