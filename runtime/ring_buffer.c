@@ -191,13 +191,21 @@ static bool rb_start_subbuf(struct rt_thread *t, uint64_t ts, uint32_t cpu)
 	    !((m->flags & UTRACE_RB_BLOCK) && rb_wait_room(t, m)))
 		return false;
 	sb = (struct utrace_subbuf *)(t->subbufs + (t->head % m->nr_subbufs) * UTRACE_SUBBUF_SIZE);
-	/* seq first, then a release fence: an overwrite-mode reader copying
+	/* commit = 0 before seq, with a release fence between: a reader that
+	 * sees the new seq (acquire) reads this commit or a later one, never
+	 * the one the slot's previous sub-buffer left, which would make it
+	 * copy old records under the new header (the partial page a read of
+	 * the trace saves, lib/record/recorder_drain.c rec_drain_partial;
+	 * an extract).  A reader of the previous sub-buffer that sees this 0
+	 * copies nothing. */
+	__atomic_store_n(&sb->commit, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	/* seq next, then a release fence: an overwrite-mode reader copying
 	 * this page reads seq after its copy and discards the page if it
 	 * changed, so seq must change before any data does. */
 	__atomic_store_n(&sb->seq, (uint32_t)t->head, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	sb->time_stamp = ts;
-	sb->commit = 0;
 	sb->lost_before = t->lost_pending > UINT32_MAX ? UINT32_MAX : (uint32_t)t->lost_pending;
 	sb->cpu = (uint16_t)cpu;
 	sb->flags = 0;

@@ -248,9 +248,10 @@ int utrace_recorder_live_ftrace_pids(struct utrace_recorder *r, const int32_t *p
 				     const int32_t *notrace, unsigned nn);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
-/* Save every sub-buffer completed so far and flush the file, so that a
- * reader of output sees what the recording holds now (after a poll, for
- * the messages not read yet). */
+/* Save every sub-buffer completed so far, and the committed part of those
+ * being written, and flush the file, so that a reader of output sees
+ * every record committed before the call (after a poll, for the messages
+ * not read yet). */
 int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err);
 
 /* What the recording holds now (the file so far and what the threads'

@@ -85,6 +85,27 @@ int rec_subbuf_copy(struct rec_buffer *b, uint64_t idx, struct utrace_subbuf *hd
 	return (int)commit;
 }
 
+static int write_page(struct utrace_recorder *r, struct rec_buffer *b,
+		      const struct utrace_subbuf *hdr, const void *data, uint32_t commit,
+		      struct utrace_error *err)
+{
+	struct utrace_dat_page pg = {.buf = b->id};
+	struct iovec iov[3] = {{&pg, sizeof(pg)}, {(void *)hdr, sizeof(*hdr)}, {(void *)data, commit}};
+
+	return utrace_dat_write(r->w, UTRACE_DAT_PAGE, iov, 3, err);
+}
+
+/* Sub-buffer idx is saved again, whole or longer: what its partial copy
+ * (rec_drain_partial) counted is counted again with it. */
+static void part_forget(struct rec_buffer *b, uint64_t idx)
+{
+	if (!b->part || b->part_idx != idx)
+		return;
+	b->records -= b->part_records;
+	b->pages--;
+	b->part = false;
+}
+
 /*
  * Save sub-buffer idx.  A finished sub-buffer in producer/consumer mode is
  * ours until tail moves past it, so it is written straight from the shared
@@ -95,7 +116,6 @@ static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t
 		       bool check_seq, struct utrace_error *err)
 {
 	struct utrace_subbuf *sb = buf_slot(b, idx);
-	struct utrace_dat_page pg = {.buf = b->id};
 	struct utrace_subbuf hdr;
 	const void *data = sb + 1;
 	uint32_t commit;
@@ -120,14 +140,55 @@ static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t
 	}
 	if (!commit)
 		return 0;
+	part_forget(b, idx);
 	b->records += hdr.records ? hdr.records : count_records(data, commit / 4);
 	b->pages++;
-	{
-		struct iovec iov[3] = {
-		    {&pg, sizeof(pg)}, {&hdr, sizeof(hdr)}, {(void *)data, commit}};
+	return write_page(r, b, &hdr, data, commit, err);
+}
 
-		return utrace_dat_write(r->w, UTRACE_DAT_PAGE, iov, 3, err);
-	}
+/*
+ * The sub-buffer b's thread is writing (b->tail, after rec_drain: the
+ * ones before it are saved), as far as it is committed now: the kernel's
+ * reader takes the page being written (ring_buffer.c's reader page swap)
+ * so that a read shows every record committed before it; here the
+ * committed prefix is copied from the shared mapping and saved as a page
+ * of its own.  The file's reader keeps only the newest version of a
+ * sub-buffer saved more than once (lib/tracefile/dat_reader.c,
+ * index_page: same seq and time_stamp), so when the sub-buffer is saved
+ * again, longer or finished, this copy is replaced, never read twice;
+ * the counts here are replaced with it (part_forget).
+ *
+ * Ordering: rec_subbuf_copy loads seq with acquire (the producer stores
+ * commit = 0, a release fence, then seq, when it starts a sub-buffer:
+ * runtime/ring_buffer.c), so a seq of this index means the commit read
+ * next is this sub-buffer's, never the one its slot held before; then
+ * commit with acquire (it pairs with the producer's release store of
+ * commit after each record), so every record under it is whole in the
+ * copy.  The slot cannot be recycled meanwhile: the producer reuses it
+ * only once tail has passed it, and only we move tail; rec_subbuf_copy
+ * still checks seq again after the copy.  The producer's path is
+ * unchanged: it already publishes commit with each record.
+ */
+int rec_drain_partial(struct utrace_recorder *r, struct rec_buffer *b, struct utrace_error *err)
+{
+	struct utrace_subbuf hdr;
+	uint64_t idx = b->tail;
+	int n;
+
+	if (b->done || (b->meta->flags & UTRACE_RB_OVERWRITE))
+		return 0; /* overwrite: the rings are read by an extract */
+	n = rec_subbuf_copy(b, idx, &hdr, r->page);
+	if (n <= 0 || (b->part && b->part_idx == idx && (uint32_t)n <= b->part_commit))
+		return 0; /* nothing (new) committed, or torn */
+	part_forget(b, idx);
+	b->part = true;
+	b->part_idx = idx;
+	b->part_commit = (uint32_t)n;
+	b->part_records = count_records((const uint32_t *)r->page, (uint32_t)n / 4);
+	b->records += b->part_records;
+	b->pages++;
+	hdr.records = 0; /* the count is stored when it is finished */
+	return write_page(r, b, &hdr, r->page, (uint32_t)n, err);
 }
 
 /*
@@ -224,8 +285,9 @@ int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struc
 	if (!final || ret < 0)
 		return ret;
 
-	/* the sub-buffer in progress, if the producer had started it */
-	part = b->records;
+	/* the sub-buffer in progress, if the producer had started it (its
+	 * records counted anew if a read saved part of it) */
+	part = b->records - (b->part && b->part_idx == head ? b->part_records : 0);
 	ret = save_subbuf(r, b, head, true, err);
 	part = b->records - part;
 	/* acquire: the count published before the close, or with a

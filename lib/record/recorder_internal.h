@@ -90,6 +90,11 @@ struct rec_buffer {
 	uint32_t nest; /* meta.nest: 0 for a thread's own buffer */
 	char comm[16];
 	bool done;
+	/* the sub-buffer in progress, saved as far as it was committed when
+	 * the trace was read (rec_drain_partial): its index, bytes, records */
+	bool part;
+	uint32_t part_commit;
+	uint64_t part_idx, part_records;
 	dev_t dev; /* the memfd's, to find it in /proc/PID/maps */
 	ino_t ino;
 };
@@ -194,6 +199,10 @@ static inline uint64_t rec_now_ns(void)
 /* recorder_drain.c: save what buffer b committed (all of it when final) */
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final,
 	      struct utrace_error *err);
+
+/* recorder_drain.c: save the committed part of the sub-buffer b's thread
+ * is writing (after rec_drain), so that a read of the trace holds it */
+int rec_drain_partial(struct utrace_recorder *r, struct rec_buffer *b, struct utrace_error *err);
 
 /* recorder_drain.c: copy sub-buffer idx through its seqlock: bytes of
  * records (header into *hdr), 0 for none, -1 if it was torn */

@@ -116,8 +116,11 @@ int utrace_recorder_live_ftrace_pids(struct utrace_recorder *r, const int32_t *p
 
 int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err)
 {
+	/* every sub-buffer finished, then what the threads committed of the
+	 * ones they write: a read holds every record committed before it */
 	for (uint32_t i = 0; i < r->nr_bufs; i++)
-		if (!r->bufs[i]->done && rec_drain(r, r->bufs[i], false, err) < 0)
+		if (!r->bufs[i]->done && (rec_drain(r, r->bufs[i], false, err) < 0 ||
+					  rec_drain_partial(r, r->bufs[i], err) < 0))
 			return err->code;
 	return r->w ? utrace_dat_writer_flush(r->w, err) : 0;
 }

@@ -56,7 +56,7 @@ struct dat_mark {
 	int32_t tid;
 	uint32_t buf;
 	size_t page;  /* next_page: the sub-buffer it starts at */
-	uint64_t off; /* that sub-buffer's file offset */
+	uint64_t off; /* that sub-buffer's file offset (of its first version) */
 	uint32_t last_seq;
 	int have_seq;
 	uint64_t tick;

@@ -28,6 +28,11 @@ struct dat_page_ref {
 	uint64_t off;	 /* file offset of the struct utrace_subbuf */
 	uint32_t commit; /* bytes of records after it */
 	uint32_t reserved;
+	/* a thread's sub-buffer (dat_reader.c index_page): its seq and
+	 * time_stamp, and the offset of its first version in the file (a
+	 * bookmark's identity, dat_resume.c; off is that of its newest) */
+	uint32_t seq;
+	uint64_t tsc, first;
 };
 
 struct dat_buffer {

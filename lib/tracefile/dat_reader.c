@@ -36,6 +36,7 @@ static int index_page(struct utrace_dat *d, const unsigned char *head, uint32_t 
 	struct utrace_dat_page pg;
 	struct utrace_subbuf sb;
 	struct dat_buffer *b;
+	struct dat_page_ref *ref;
 	uint32_t max = d->hdr.subbuf_size - (uint32_t)sizeof(sb);
 
 	if (len < sizeof(pg) + sizeof(sb)) {
@@ -53,9 +54,24 @@ static int index_page(struct utrace_dat *d, const unsigned char *head, uint32_t 
 		return -ENOMEM;
 	if (!b->nr_pages)
 		b->first_tsc = sb.time_stamp;
-	b->pages[b->nr_pages].off = off + sizeof(struct utrace_dat_rec) + sizeof(pg);
-	b->pages[b->nr_pages].commit = sb.commit & ~3u;
-	b->pages[b->nr_pages].reserved = 0;
+	ref = &b->pages[b->nr_pages];
+	if (b->nr_pages && ref[-1].seq == sb.seq && ref[-1].tsc == sb.time_stamp) {
+		/* The same sub-buffer again: the recorder saved the part its
+		 * thread had committed when the trace was read, and now more of
+		 * it (lib/record/recorder_drain.c, rec_drain_partial).  The
+		 * longer version replaces the shorter one in place. */
+		if ((sb.commit & ~3u) >= ref[-1].commit) {
+			ref[-1].off = off + sizeof(struct utrace_dat_rec) + sizeof(pg);
+			ref[-1].commit = sb.commit & ~3u;
+		}
+		return 0;
+	}
+	ref->off = off + sizeof(struct utrace_dat_rec) + sizeof(pg);
+	ref->commit = sb.commit & ~3u;
+	ref->reserved = 0;
+	ref->seq = sb.seq;
+	ref->tsc = sb.time_stamp;
+	ref->first = ref->off;
 	b->nr_pages++;
 	b->info.nr_pages = b->nr_pages;
 	if (sb.cpu > d->max_cpu)

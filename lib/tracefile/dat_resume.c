@@ -34,7 +34,8 @@
  *
  * A bookmark is used only where the file still has the same sub-buffer at
  * the same offset in a buffer of the same thread (the file grows at its
- * end; anything else means another file), and only while `since` does not
+ * end; anything else means another file; a sub-buffer saved again, longer,
+ * keeps the offset of its first version: dat_reader.c index_page), and only while `since` does not
  * go back: the resume forgets every bookmark when it does.  The kernel's
  * CPU pages are read whole every time.
  */
@@ -80,7 +81,7 @@ void dat_mark_take(const struct dat_cursor *c, struct dat_mark *m)
 	m->tid = c->b->info.tid;
 	m->buf = c->b->info.buf;
 	m->page = c->next_page;
-	m->off = c->b->pages[c->next_page].off;
+	m->off = c->b->pages[c->next_page].first;
 	m->last_seq = c->last_seq;
 	m->have_seq = c->have_seq;
 	m->tick = c->tick;
@@ -113,7 +114,7 @@ void dat_mark_keep(struct dat_cursor *c)
 int dat_cursor_restore(struct dat_cursor *c, const struct dat_mark *m)
 {
 	if (!m->valid || m->tid != c->b->info.tid || m->buf != c->b->info.buf ||
-	    m->page >= c->b->nr_pages || c->b->pages[m->page].off != m->off)
+	    m->page >= c->b->nr_pages || c->b->pages[m->page].first != m->off)
 		return 0;
 	if (UTRACE_GROW(c->frames, c->cap_frames, m->nr_frames) < 0)
 		return 0;

@@ -98,14 +98,18 @@ static long write_tracing_on(struct utrace_live *l, struct live_handle *h, const
 	return (long)n;
 }
 
-/* trace, per_cpu/cpuN/trace */
+/* trace, per_cpu/cpuN/trace: the events after the last clear and after
+ * what trace_pipe (and, for cpuN, its own pipe) consumed, as the kernel's
+ * trace no longer holds what a consuming read took (live_pipe.c) */
 static int show_trace(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	struct utrace_error err = {0};
-	uint64_t since = l->clear_ns;
+	uint64_t since = l->clear_ns, read = live_pipe_read_ns(l, h->cpu);
 
 	if (h->cpu >= 0 && l->cpu_clear_ns[h->cpu] > since)
 		since = l->cpu_clear_ns[h->cpu];
+	if (read && read + 1 > since)
+		since = read + 1;
 	return l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->options, since,
 				  h->cpu, NULL, &err);
 }

@@ -7,17 +7,22 @@
  * is a time, the pipe's ns: a fetch asks the recording for the events after it
  * (ops->print_trace, the trace file's text without its header) and moves
  * it to the last one printed.  The text is shared: each read takes whole
- * lines of it, so two readers split the records between them.  With
+ * lines of it, so two readers split the records between them.  What is
+ * fetched is consumed: trace no longer shows it (live_files.c show_trace),
+ * as the kernel's trace no longer holds what trace_pipe read, though its
+ * lines may still wait here for the next read (the kernel keeps at most
+ * a page of such text; this, what one fetch found).  With
  * nothing new a read waits, polling every POLL_MS with l->lock let go,
  * until there is something, it is interrupted, or the filesystem goes.
  *
  * utrace_live_drain, before the recording ends, hands the readers what
  * is left (utrace stream prints everything the program did).
  *
- * A thread's records reach the file a sub-buffer at a time; records of
- * a sub-buffer saved after a later one of another thread was read are
- * older than that time and are not shown (the kernel's per-CPU pages have
- * the same race with a reader, the other way round).
+ * A fetch holds every record committed before it (the recorder saves
+ * the part of each sub-buffer being written: recorder_drain.c); a record
+ * a thread commits after a fetch that found a later one of another
+ * thread is older than that time and is not shown (the kernel's per-CPU
+ * pages have the same race with a reader).
  *
  * per_cpu/cpuN/trace_pipe is a pipe of its own over CPU N's events: what
  * it consumes is not consumed for trace_pipe, nor the other way round
