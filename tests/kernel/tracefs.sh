@@ -157,6 +157,8 @@ echo -1 > max_graph_depth 2>"$T/err4"
 check "max_graph_depth takes a number" grep -q 'Invalid argument' "$T/err4"
 
 # tracing_thresh 500 us: the program's calls last a few us, none is kept
+# but those a loaded machine stretched past 500 us (every duration shown
+# is at least 500 us)
 check "tracing_thresh starts at 0" test "$(cat tracing_thresh)" = 0
 echo 500 > tracing_thresh
 check "tracing_thresh reads back" test "$(cat tracing_thresh)" = 500
@@ -164,7 +166,9 @@ echo function_graph > current_tracer; echo > trace
 sleep 1.5
 cat trace >"$T/trace_th"
 echo nop > current_tracer; echo 0 > tracing_thresh
-check "with tracing_thresh 500 no short call is recorded" test -z "$(graph_funcs "$T/trace_th")"
+check "with tracing_thresh 500 no short call is recorded" \
+	awk -F'|' '!/^#/ && match($1, /[0-9.]+ us/) { if (substr($1, RSTART, RLENGTH - 3) + 0 < 500) bad = 1 }
+		END { exit bad }' "$T/trace_th"
 echo soon > tracing_thresh 2>"$T/err7"
 check "tracing_thresh takes a number" grep -q 'Invalid argument' "$T/err7"
 check "buffer_total_size_kb is buffer_size_kb for the program's one thread" \
@@ -177,7 +181,7 @@ check "options/funcgraph-proc follows trace_options" test "$(cat options/funcgra
 echo func_alpha > set_ftrace_filter; echo function_graph > current_tracer; echo > trace
 for _ in $(seq 50); do
 	cat trace >"$T/trace6"
-	grep -q '|      func_' "$T/trace6" && break
+	grep -q ') *live-[0-9]* *|' "$T/trace6" && break
 	sleep 0.1
 done
 echo nop > current_tracer; echo > set_ftrace_filter
