@@ -199,6 +199,11 @@ struct utrace_live_ops {
 			      void *cbarg);
 	/* per-thread buffer size in KiB */
 	uint32_t buffer_kb;
+	/* buffer_size_kb: the buffers threads make from now on hold kb KiB
+	 * (0: only asked); the size a buffer made now gets (KiB), or -errno */
+	long (*buffer_kb_set)(void *arg, uint64_t kb);
+	/* tracing_cpumask: no record written on the CPUs of off (bit N) */
+	void (*cpu_off)(void *arg, uint64_t off);
 	/* the tracer and filter the recording starts with (the command line;
 	 * filter may be NULL) */
 	enum utrace_tracer tracer;

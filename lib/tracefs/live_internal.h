@@ -75,6 +75,7 @@ struct utrace_live {
 	int32_t *ft_pids[2];
 	unsigned nft_pids[2];
 	char clock[16]; /* live_clock.c: trace_clock's current clock */
+	uint64_t cpu_off; /* live_buffers.c: the CPUs tracing_cpumask leaves out */
 };
 
 /* One open file. */
@@ -175,6 +176,10 @@ int live_show_readme(struct utrace_live *l, const struct live_handle *h, FILE *o
 /* live_buffers.c */
 int live_show_thresh(struct utrace_live *l, const struct live_handle *h, FILE *out);
 long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_bufsize(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_bufsize(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_cpumask(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_cpumask(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 int live_show_total_kb(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_show_cpu_stats(struct utrace_live *l, const struct live_handle *h, FILE *out);
 
