@@ -13,6 +13,10 @@
 #                        only [000] lines, 0 leaves none, all CPUs again
 #                        brings the others back; a CPU past the last is
 #                        EINVAL
+#   options/             the kernel's other options, each at the value
+#                        that says what utrace does: stacktrace 0 takes 0,
+#                        refuses 1 (EOPNOTSUPP); markers 1; both listed in
+#                        trace_options
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -113,6 +117,16 @@ fi
 printf '%x\n' $((1 << NC)) >tracing_cpumask 2>"$T/err"
 check "a CPU past the last: EINVAL" grep -q 'Invalid argument' "$T/err"
 check "... the mask unchanged" test "$(cat tracing_cpumask)" = "$ALL"
+check "options/stacktrace reads 0" test "$(cat options/stacktrace)" = 0
+check "... echo 0 is taken" sh -c 'echo 0 > options/stacktrace'
+echo 1 >options/stacktrace 2>"$T/err"
+check "... echo 1 is refused: EOPNOTSUPP" grep -q 'not supported' "$T/err"
+echo stacktrace >trace_options 2>"$T/err"
+check "... also through trace_options" grep -q 'not supported' "$T/err"
+check "trace_options lists nostacktrace, markers, noevent-fork, nofunction-fork" \
+	sh -c 'grep -qx nostacktrace trace_options && grep -qx markers trace_options &&
+		grep -qx noevent-fork trace_options && grep -qx nofunction-fork trace_options'
+check "options/markers reads 1" test "$(cat options/markers)" = 1
 cd "$T" || exit 1
 touch "$T/stop"
 wait "$RP"
