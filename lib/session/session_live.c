@@ -372,6 +372,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .nr_buffers = live_nr_buffers,
 	    .buffer_kb_set = live_buffer_kb_set,
 	    .cpu_off = live_cpu_off,
+	    .event_hits = session_live_event_hits,
 	    .cpu_stats = session_live_cpu_stats,
 	    .event_pids = live_event_pids,
 	    .ftrace_pids = live_ftrace_pids,

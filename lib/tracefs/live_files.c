@@ -345,6 +345,7 @@ static const struct live_file files[] = {
     {"available_filter_functions", RO, show_functions, NULL, NULL, NULL, 0, false},
     {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0, false},
     {"buffer_size_kb", RW, live_show_bufsize, NULL, live_write_bufsize, NULL, 0, false},
+    {"kprobe_profile", RO, live_show_kprobe_profile, NULL, NULL, NULL, 0, false},
     {"tracing_cpumask", RW, live_show_cpumask, NULL, live_write_cpumask, NULL, 0, false},
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
     {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},

@@ -211,6 +211,9 @@ const struct utrace_event_format *live_dynev_format(struct utrace_live *l, size_
 bool live_dynev_has_enable(struct utrace_live *l, const char *sys, const char *name);
 void live_dynev_free(struct utrace_live *l);
 
+/* live_profile.c */
+int live_show_kprobe_profile(struct utrace_live *l, const struct live_handle *h, FILE *out);
+
 /* live_options.c */
 bool live_option_known(struct utrace_live *l, const char *name);
 void live_option_names(struct utrace_live *l, void (*fill)(void *arg, const char *name), void *arg);

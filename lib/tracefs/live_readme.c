@@ -11,7 +11,7 @@
  * lib/hist adds its line here; one that is not there must not be listed
  * (the selftests would then test it and fail instead of saying
  * UNSUPPORTED).  Left out today: set_ftrace_filter commands
- * (FUNC:traceoff...), instances/, tracing_cpumask, t: and e: probes,
+ * (FUNC:traceoff...), instances/, t: and e: probes,
  * <memaddr> places, module places, (ref_ctr_offset), $arg<N> on return
  * probes, <argname>, symstr, %pd/%pD, synthetic array fields.
  */
@@ -29,10 +29,16 @@ static const char readme[] =
     "  current_tracer\t- function and function_graph tracers\n"
     "  available_tracers\t- list of configured tracers for current_tracer\n"
     "  error_log\t- error log for failed commands (that support it)\n"
-    "  buffer_size_kb\t- view size of per thread buffer\n"
+    "  buffer_size_kb\t- view and modify size of per thread buffer (new threads)\n"
     "  buffer_total_size_kb  - view total size of all buffers\n\n"
+    "  tracing_cpumask\t- Limit which CPUs to trace\n"
+    "  kprobe_profile\t- Kprobe events hits and misses\n"
     "  trace_clock\t\t- change the clock used to order events\n"
-    "\t\t\t  (the clocks it lists)\n"
+    "\t\t\t       local:   Per cpu clock but may not be synced across CPUs\n"
+    "\t\t\t      global:   Synced across CPUs but slows tracing down.\n"
+    "\t\t\t        mono:   Monotonic clock\n"
+    "\t\t\t     x86-tsc:   TSC cycle counter\n"
+    "\t\t\t  (utrace: local, global and mono are one time here)\n"
     "\n  trace_marker\t\t- Writes into this file writes into the buffer\n"
     "  trace_options\t\t- Set format or modify how tracing happens\n"
     "\t\t\t  Disable an option by prefixing 'no' to the\n"

@@ -17,6 +17,9 @@
 #                        that says what utrace does: stacktrace 0 takes 0,
 #                        refuses 1 (EOPNOTSUPP); markers 1; both listed in
 #                        trace_options
+#   kprobe_profile       a line per kprobe event, "  %-44s %15lu %15lu":
+#                        0 hits when defined, its records once enabled,
+#                        gone when removed
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -127,6 +130,16 @@ check "trace_options lists nostacktrace, markers, noevent-fork, nofunction-fork"
 	sh -c 'grep -qx nostacktrace trace_options && grep -qx markers trace_options &&
 		grep -qx noevent-fork trace_options && grep -qx nofunction-fork trace_options'
 check "options/markers reads 1" test "$(cat options/markers)" = 1
+check "kprobe_profile: empty" test -z "$(cat kprobe_profile)"
+echo 'p:myprof work_a' >kprobe_events
+check "a kprobe defined: its line with 0 hits, the kernel's layout" \
+	test "$(cat kprobe_profile)" = "$(printf '  %-44s %15u %15u' myprof 0 0)"
+echo 1 >events/kprobes/myprof/enable
+check "enabled: its hits count" \
+	until_ok 100 sh -c "awk '\$1 == \"myprof\" && \$2 > 0 && \$3 == 0 { f = 1 } END { exit !f }' kprobe_profile"
+echo 0 >events/kprobes/myprof/enable
+echo >kprobe_events
+check "removed: no line" test -z "$(cat kprobe_profile)"
 cd "$T" || exit 1
 touch "$T/stop"
 wait "$RP"
