@@ -26,6 +26,7 @@
  *   live_buffers.c tracing_thresh, buffer_total_size_kb, per_cpu/cpuN/stats
  *   live_options.c trace_options, options/
  *   live_profile.c kprobe_profile
+ *   live_errpos.c  the kernel's caret columns of filter errors
  *   live_reset.c  unmounting what a killed recorder left
  *   live_dynev.c  dynamic_events, kprobe_events, uprobe_events,
  *                 synthetic_events: probes and synthetic events added and

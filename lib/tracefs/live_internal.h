@@ -211,6 +211,11 @@ const struct utrace_event_format *live_dynev_format(struct utrace_live *l, size_
 bool live_dynev_has_enable(struct utrace_live *l, const char *sys, const char *name);
 void live_dynev_free(struct utrace_live *l);
 
+/* live_errpos.c: the kernel's caret (0-based) of a filter error of
+ * enum utrace_filter_err code that utrace's compiler put at column
+ * (1-based) of text */
+unsigned live_filter_errpos(const char *text, int code, int column);
+
 /* live_profile.c */
 int live_show_kprobe_profile(struct utrace_live *l, const struct live_handle *h, FILE *out);
 
