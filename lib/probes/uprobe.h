@@ -115,7 +115,9 @@
 	/* the kernel's kprobe-only words (r<MAXACTIVE>:, in-process probes) */                    \
 	C(BAD_MAXACT_TYPE, "Maxactive is only for function exit")                                  \
 	C(BAD_MAXACT, "Invalid maxactive number")                                                  \
-	C(MAXACT_TOO_BIG, "Maxactive is too big")
+	C(MAXACT_TOO_BIG, "Maxactive is too big")                                                  \
+	C(BAD_STACK_NUM, "Invalid stack number")                                                   \
+	C(FILE_ON_KPROBE, "File offset is not available with kprobe")
 
 #define UTRACE_UPROBE_ERR_ENUM(name, text) UTRACE_UPROBE_ERR_##name,
 enum utrace_uprobe_err { UTRACE_UPROBE_ERR_NONE, UTRACE_UPROBE_ERRORS(UTRACE_UPROBE_ERR_ENUM) };
