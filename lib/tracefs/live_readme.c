@@ -12,7 +12,8 @@
  * (the selftests would then test it and fail instead of saying
  * UNSUPPORTED).  Left out today: set_ftrace_filter commands
  * (FUNC:traceoff...), instances/, t: and e: probes,
- * <memaddr> places, module places, (ref_ctr_offset), $arg<N> on return
+ * <memaddr> places, module places, appending a probe to an event
+ * (multiprobe: "Create/append/"), (ref_ctr_offset), $arg<N> on return
  * probes, <argname>, symstr, %pd/%pD, synthetic array fields.
  */
 #include "lib/tracefs/live_internal.h"
@@ -64,11 +65,11 @@ static const char readme[] =
     "\n  snapshot\t\t- Like 'trace' but shows the content of the static\n"
     "\t\t\t  snapshot buffer. Read the contents for more\n"
     "\t\t\t  information\n"
-    "  dynamic_events\t\t- Create/append/remove/show the generic dynamic events\n"
+    "  dynamic_events\t\t- Create/remove/show the generic dynamic events\n"
     "\t\t\t  Write into this file to define/undefine new trace events.\n"
-    "  kprobe_events\t\t- Create/append/remove/show the in-process dynamic events\n"
+    "  kprobe_events\t\t- Create/remove/show the in-process dynamic events\n"
     "\t\t\t  Write into this file to define/undefine new trace events.\n"
-    "  uprobe_events\t\t- Create/append/remove/show the userspace dynamic events\n"
+    "  uprobe_events\t\t- Create/remove/show the userspace dynamic events\n"
     "\t\t\t  Write into this file to define/undefine new trace events.\n"
     "\t  accepts: event-definitions (one definition per line)\n"
     "\t   Format: p[:[<group>/][<event>]] <place> [<args>]\n"
