@@ -519,7 +519,8 @@ static int parse_one(struct utrace_uprobe *p, const struct upr_point *pt, const 
 	if (fa->len + (t ? 1 + strlen(body + (t - buf)) : 0) > UTRACE_UPROBE_ARG_MAX)
 		return fail(fa, UTRACE_UPROBE_ERR_ARG_TRANSLATED_TOO_LONG, bpos);
 	a->fetch = strdup(fa->out);
-	a->type = strdup(t ? body + (t - buf) : type ? type : "u64");
+	/* the kernel's DEFAULT_FETCH_TYPE: unsigned long, printed in hex */
+	a->type = strdup(t ? body + (t - buf) : type ? type : "x64");
 	return a->fetch && a->type ? 0 : -ENOMEM;
 }
 
