@@ -301,8 +301,9 @@ static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file
 		return dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, err);
 	if (file == UTRACE_LIVE_UPROBE && !path)
 		return dyn_bad_point(def, UTRACE_UPROBE_ERR_NO_PROBE_POINT, err);
+	/* the kernel's default groups: kprobes, fprobes, uprobes */
 	if (utrace_kprobe_parse_as(def, d->exe,
-				   path ? "uprobes" : file == UTRACE_LIVE_KPROBE ? "kprobes" : NULL,
+				   path ? "uprobes" : def[strspn(def, " \t")] == 'f' ? "fprobes" : "kprobes",
 				   path, &p, NULL, err) < 0)
 		return err->code ? err->code : -EINVAL;
 	/* a PATH: probe waits for the file to be loaded, as the kernel's

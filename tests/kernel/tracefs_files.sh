@@ -20,6 +20,8 @@
 #   kprobe_profile       a line per kprobe event, "  %-44s %15lu %15lu":
 #                        0 hits when defined, its records once enabled,
 #                        gone when removed
+#   dynamic_events       without a group, p: goes to kprobes, f: to
+#                        fprobes (the kernel's defaults)
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -140,6 +142,11 @@ check "enabled: its hits count" \
 echo 0 >events/kprobes/myprof/enable
 echo >kprobe_events
 check "removed: no line" test -z "$(cat kprobe_profile)"
+echo 'p work_a' >>dynamic_events
+echo 'f work_a' >>dynamic_events
+check "dynamic_events: p without a group is in kprobes" test -d events/kprobes/p_work_a_0
+check "... f in fprobes" test -d events/fprobes/work_a__entry
+echo >dynamic_events
 cd "$T" || exit 1
 touch "$T/stop"
 wait "$RP"
