@@ -19,7 +19,8 @@
  *                    expression or one that names no function: EINVAL),
  *                    the list is applied when the file is closed
  *   error_log        the last errors; `echo > error_log` clears it
- *   available_tracers, available_filter_functions, buffer_size_kb
+ *   available_tracers, available_filter_functions (buffer_size_kb and
+ *   tracing_cpumask: live_buffers.c; kprobe_profile: live_profile.c)
  *
  * Every callback runs with l->lock held (live_fs.c).
  */
