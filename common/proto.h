@@ -177,6 +177,15 @@ struct utrace_control {
 	uint32_t ft_reserved;
 	int32_t ft_pids[UTRACE_FT_PIDS];
 	int32_t ft_notrace_pids[UTRACE_FT_PIDS];
+	/* buffer_size_kb (the live tracefs): the size, in sub-buffers, of
+	 * the buffers threads make from now on (0: the config's); a buffer
+	 * keeps the size it was made with. */
+	uint32_t nr_subbufs;
+	uint32_t cpu_reserved;
+	/* tracing_cpumask (the live tracefs): bit N set = no record is
+	 * written on CPU N (of the first 64), as the kernel's ring buffer
+	 * refuses a reservation on a CPU left out of the mask. */
+	uint64_t cpu_off;
 };
 
 /* Whether probe key k is off (see kp_off). */

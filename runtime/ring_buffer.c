@@ -301,6 +301,9 @@ uint32_t *rt_rb_reserve(struct rt_thread *t, unsigned n, unsigned bits, uint64_t
 
 	if (unlikely(!t->meta))
 		return NULL;
+	/* tracing_cpumask: not written, not lost */
+	if (unlikely(cpu < 64 && (__atomic_load_n(&rt.ctl->cpu_off, __ATOMIC_RELAXED) >> cpu & 1)))
+		return NULL;
 	if (n + 3 > UTRACE_SUBBUF_DATA / 4)
 		goto drop; /* can never fit */
 	if (!t->sb || t->end - t->wp < (long)n + 3) {
@@ -399,8 +402,10 @@ static void rb_key_init(void)
  * tracer was busy: rarely much, so a quarter of the thread's. */
 static uint32_t rb_nr_subbufs(const struct rt_thread *t)
 {
-	uint32_t nr = rt.cfg.nr_subbufs;
+	uint32_t nr = __atomic_load_n(&rt.ctl->nr_subbufs, __ATOMIC_RELAXED);
 
+	if (!nr) /* buffer_size_kb not written */
+		nr = rt.cfg.nr_subbufs;
 	if (t->level)
 		nr /= 4;
 	return nr < UTRACE_RB_MIN_SUBBUFS ? UTRACE_RB_MIN_SUBBUFS : nr;

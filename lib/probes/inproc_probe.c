@@ -78,13 +78,14 @@ static int kp_point(struct kp_parse *ps, char *tok, int col)
 	plus = strchr(tok, '+');
 	if (plus) {
 		*plus = 0;
+		/* the kernel's errors of the point are at its start */
 		if (!upr_strtoul(plus + 1, 0, &p->offset))
-			return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, col + (int)(plus + 1 - tok));
+			return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, col);
 		if (p->offset && (p->kind == UTRACE_KP_RETURN || p->fprobe))
 			return kerr(ps,
 				    p->fprobe ? UTRACE_UPROBE_ERR_BAD_PROBE_ADDR
 					      : UTRACE_UPROBE_ERR_BAD_RETPROBE,
-				    col + (int)(plus - tok));
+				    col);
 	}
 	if (!*tok || !(isalpha((unsigned char)*tok) || *tok == '_' || *tok == '.'))
 		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, col);
@@ -171,13 +172,18 @@ static int kp_dwarf_names(struct kp_parse *ps, struct upr_point *pt)
 static int kp_type(struct kp_parse *ps, const char *t0)
 {
 	struct utrace_kprobe *p = ps->p;
-	size_t digits = strspn(t0 + 1, "0123456789");
+	/* after a digit, up to ':' is the maxactive number (the kernel's
+	 * kstrtouint of it) */
+	size_t digits = isdigit((unsigned char)t0[1]) ? strcspn(t0 + 1, ":") : 0;
 	uint64_t max;
 	char num[UTRACE_UPROBE_NAME_MAX + 1];
 
-	if (!strchr("prf-", t0[0]) || !t0[0] || (t0[1 + digits] && t0[1 + digits] != ':') ||
-	    (digits && (t0[0] == 'f' || t0[0] == '-' || ps->with_path)) ||
-	    (ps->with_path && t0[0] == 'f')) /* a uprobe: p or r */
+	if (!strchr("prf-", t0[0]) || !t0[0] || (ps->with_path && t0[0] == 'f'))
+		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, ps->col[0]); /* a uprobe: p or r */
+	/* the kernel's fprobe: anything but ':' after 'f' is a bad maxactive */
+	if (t0[0] == 'f' && t0[1] && t0[1] != ':')
+		return kerr(ps, UTRACE_UPROBE_ERR_BAD_MAXACT, ps->col[0] + 1);
+	if ((t0[1 + digits] && t0[1 + digits] != ':') || (digits && (t0[0] == '-' || ps->with_path)))
 		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, ps->col[0]);
 	snprintf(p->group, sizeof(p->group), "%s", ps->group);
 	p->kind = t0[0] == 'r' ? UTRACE_KP_RETURN : t0[0] == '-' ? UTRACE_KP_REMOVE : UTRACE_KP_PROBE;
@@ -246,6 +252,8 @@ static int kp_parse(struct kp_parse *ps)
 	if (ret)
 		return ret;
 	pt.is_return = p->kind == UTRACE_KP_RETURN;
+	pt.kernel = !ps->with_path;
+	pt.fprobe = p->fprobe;
 	if ((ret = kp_dwarf_names(ps, &pt)) < 0)
 		return ret;
 	p->u.is_return = pt.is_return;

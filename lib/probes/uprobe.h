@@ -115,7 +115,13 @@
 	/* the kernel's kprobe-only words (r<MAXACTIVE>:, in-process probes) */                    \
 	C(BAD_MAXACT_TYPE, "Maxactive is only for function exit")                                  \
 	C(BAD_MAXACT, "Invalid maxactive number")                                                  \
-	C(MAXACT_TOO_BIG, "Maxactive is too big")
+	C(MAXACT_TOO_BIG, "Maxactive is too big")                                                  \
+	C(BAD_STACK_NUM, "Invalid stack number")                                                   \
+	C(FILE_ON_KPROBE, "File offset is not available with kprobe")                             \
+	C(DIFF_PROBE_TYPE, "Probe type is different from existing probe")                          \
+	C(DIFF_ARG_TYPE, "Argument type or name is different from existing probe")                 \
+	C(SAME_PROBE, "There is already the exact same probe event")                               \
+	C(APPEND_UNSUPPORTED, "Appending a probe to an existing event is not supported")
 
 #define UTRACE_UPROBE_ERR_ENUM(name, text) UTRACE_UPROBE_ERR_##name,
 enum utrace_uprobe_err { UTRACE_UPROBE_ERR_NONE, UTRACE_UPROBE_ERRORS(UTRACE_UPROBE_ERR_ENUM) };

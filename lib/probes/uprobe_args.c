@@ -212,9 +212,11 @@ static int parse_var(struct fa *fa, const char *arg, int pos)
 	} else if (!strncmp(v, "stack", 5)) {
 		if (!v[5])
 			fa->op = OP_STACKP;
-		else if (isdigit((unsigned char)v[5]) && upr_strtoul(v + 5, 10, &n))
+		else if (isdigit((unsigned char)v[5]) && upr_strtoul(v + 5, 10, &n)) {
+			if (fa->pt->kernel && n > PARAM_MAX_STACK)
+				return fail(fa, UTRACE_UPROBE_ERR_BAD_STACK_NUM, pos);
 			fa->op = OP_STACK;
-		else
+		} else
 			return fail(fa, UTRACE_UPROBE_ERR_BAD_VAR, pos);
 	} else if (!strcmp(v, "comm") || !strcmp(v, "COMM")) {
 		fa->op = OP_COMM;
@@ -325,6 +327,8 @@ static int parse_arg(struct fa *fa, char *arg, int pos)
 	case '$':
 		return parse_var(fa, arg, pos);
 	case '%':
+		if (fa->pt->fprobe) /* the kernel's fprobes have no registers */
+			return fail(fa, UTRACE_UPROBE_ERR_BAD_VAR, pos);
 		for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
 			if (!strcmp(arg + 1, regs[i])) {
 				fa->op = OP_REG;
@@ -339,6 +343,8 @@ static int parse_arg(struct fa *fa, char *arg, int pos)
 				return fail(fa, UTRACE_UPROBE_ERR_BAD_MEM_ADDR, pos);
 			emit(fa, "%s", arg);
 		} else if (arg[1] == '+') {
+			if (fa->pt->kernel)
+				return fail(fa, UTRACE_UPROBE_ERR_FILE_ON_KPROBE, pos);
 			if (!upr_strtol(arg + 2, 0, &s))
 				return fail(fa, UTRACE_UPROBE_ERR_BAD_FILE_OFFS, pos);
 			emit(fa, "%s", arg);
@@ -513,7 +519,8 @@ static int parse_one(struct utrace_uprobe *p, const struct upr_point *pt, const 
 	if (fa->len + (t ? 1 + strlen(body + (t - buf)) : 0) > UTRACE_UPROBE_ARG_MAX)
 		return fail(fa, UTRACE_UPROBE_ERR_ARG_TRANSLATED_TOO_LONG, bpos);
 	a->fetch = strdup(fa->out);
-	a->type = strdup(t ? body + (t - buf) : type ? type : "u64");
+	/* the kernel's DEFAULT_FETCH_TYPE: unsigned long, printed in hex */
+	a->type = strdup(t ? body + (t - buf) : type ? type : "x64");
 	return a->fetch && a->type ? 0 : -ENOMEM;
 }
 

@@ -80,6 +80,10 @@ struct upr_point {
 	 * later, in the object the probe lands in, and the kprobe-only type
 	 * "symbol" is accepted */
 	bool in_process;
+	/* a probe of the kprobe syntax (SYMBOL, not PATH:): the kernel's
+	 * TPARG_FL_KERNEL rules ($stackN bounded, no @+OFFS), and an fprobe
+	 * (TPARG_FL_FPROBE: no registers) */
+	bool kernel, fprobe;
 };
 
 /*

@@ -238,6 +238,15 @@ int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error 
 int utrace_recorder_live_thresh(struct utrace_recorder *r, uint64_t usecs, struct utrace_error *err);
 /* The threads' buffers mapped now (those of threads that ended are not). */
 unsigned utrace_recorder_live_buffers(struct utrace_recorder *r);
+/* buffer_size_kb (recorder_livebuf.c): the buffers threads make from
+ * now on hold kb KiB (rounded up to whole sub-buffers), those made keep
+ * theirs; -EINVAL for 0, -ENOMEM past 4 GiB.  _now: the size a buffer
+ * made now gets, in KiB. */
+int utrace_recorder_live_buffer_kb(struct utrace_recorder *r, uint64_t kb);
+uint32_t utrace_recorder_live_buffer_kb_now(struct utrace_recorder *r);
+/* tracing_cpumask: no record is written on the CPUs of off (bit N: CPU
+ * N), in every process at once. */
+void utrace_recorder_live_cpu_off(struct utrace_recorder *r, uint64_t off);
 /* set_event_pid: only these threads' events are recorded (n 0: every
  * thread's), in every process at once; -ENOSPC past UTRACE_EV_PIDS. */
 int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n);

@@ -68,10 +68,18 @@ static const char *hist_sym(void *arg, uint64_t addr, char *buf, size_t n, bool 
 	return NULL;
 }
 
+/* The kernel's name of a syscall (its metadata's, get_syscall_name):
+ * "sys_" and the name; valid until the thread's next call. */
 static const char *hist_syscall(void *arg, int nr)
 {
+	static _Thread_local char buf[80];
+	const char *name = utrace_syscall_name(nr);
+
 	(void)arg;
-	return utrace_syscall_name(nr);
+	if (!name)
+		return NULL;
+	snprintf(buf, sizeof(buf), "sys_%s", name);
+	return buf;
 }
 
 static bool hist_selected(const struct utrace_dat_hist_info *h, const char *event)

@@ -33,6 +33,10 @@ struct dyn_name {
 	char sys[65], name[65];
 	int id;
 	bool synth, live;
+	/* a probe defined here: what an append is checked against (NULL
+	 * for the others) */
+	int kind;
+	char *format, *point;
 };
 
 struct session_dynev {
@@ -59,6 +63,12 @@ static struct dyn_name *dyn_find(struct session_dynev *d, const char *sys, const
 	return NULL;
 }
 
+static void dyn_name_free(struct dyn_name *n)
+{
+	free(n->format);
+	free(n->point);
+}
+
 static int dyn_keep(struct session_dynev *d, const char *sys, const char *name, int id, bool synth,
 		    bool live)
 {
@@ -72,6 +82,7 @@ static int dyn_keep(struct session_dynev *d, const char *sys, const char *name, 
 	n->id = id;
 	n->synth = synth;
 	n->live = live;
+	n->format = n->point = NULL;
 	return 0;
 }
 
@@ -195,6 +206,44 @@ static int dyn_bad_point(const char *def, int code, struct utrace_error *err)
 	return ret;
 }
 
+/* The kind session_dynev_append_check compares. */
+static int dyn_probe_kind(const struct utrace_kprobe *p)
+{
+	return (int)utrace_kprobe_kind(p) + (utrace_kprobe_fprobe(p) ? 8 : 0);
+}
+
+/* The point of def: its second word (malloc'ed). */
+static char *dyn_def_point(const char *def)
+{
+	const char *w = def + strspn(def, " \t");
+
+	w += strcspn(w, " \t");
+	w += strspn(w, " \t");
+	return strndup(w, strcspn(w, " \t"));
+}
+
+/* p under the name of old: the kernel's append errors. */
+static int dyn_append(struct dyn_name *old, struct utrace_kprobe *p, const char *def,
+		      struct utrace_error *err)
+{
+	struct session_dynev_probe o = {old->kind, old->format, old->point}, a;
+	char *text = utrace_event_format_text(utrace_kprobe_format(p), old->id);
+	char *point = dyn_def_point(def);
+	int ret;
+
+	if (!old->format) /* the command line's, or a synthetic event */
+		ret = utrace_error_set(err, -EEXIST, "There is already the exact same probe event");
+	else if (!text || !point)
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
+	else {
+		a = (struct session_dynev_probe){dyn_probe_kind(p), text, point};
+		ret = session_dynev_append_check(&o, &a, def, err);
+	}
+	free(text);
+	free(point);
+	return ret;
+}
+
 /* p added to the recording (the recorder held); p is the recorder's
  * afterwards, even on failure; *line only on success. */
 static int dyn_probe_install(struct session_live *rl, struct utrace_kprobe *p, const char *def,
@@ -207,8 +256,10 @@ static int dyn_probe_install(struct session_live *rl, struct utrace_kprobe *p, c
 	int id = -1, ret;
 
 	*line = NULL;
-	if (dyn_find(d, sys, name))
-		ret = utrace_error_set(err, -EEXIST, "There is already the exact same probe event");
+	struct dyn_name *old = dyn_find(d, sys, name);
+
+	if (old)
+		ret = dyn_append(old, p, def, err);
 	else if (utrace_recorder_kprobe_check(rl->r, p, err) < 0)
 		ret = dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_INSN_BNDRY, err);
 	else if ((id = session_dynev_event_id(rl, sys, name)) < 0 ||
@@ -216,11 +267,16 @@ static int dyn_probe_install(struct session_live *rl, struct utrace_kprobe *p, c
 		 !(*line = dyn_probe_line(p, def)) || dyn_keep(d, sys, name, id, false, true) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	else {
+		struct dyn_name *kept = &d->names[d->n - 1];
+
 		*fmt = utrace_kprobe_format(p);
+		kept->kind = dyn_probe_kind(p);
+		kept->format = strdup(text);
+		kept->point = dyn_def_point(def);
 		ret = utrace_recorder_kprobe_add(rl->r, p, id, text, err);
 		p = NULL; /* the recorder's */
 		if (ret < 0)
-			d->n--; /* the name dyn_keep kept */
+			dyn_name_free(&d->names[--d->n]); /* the name dyn_keep kept */
 	}
 	if (ret < 0) {
 		free(*line);
@@ -245,8 +301,9 @@ static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file
 		return dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, err);
 	if (file == UTRACE_LIVE_UPROBE && !path)
 		return dyn_bad_point(def, UTRACE_UPROBE_ERR_NO_PROBE_POINT, err);
+	/* the kernel's default groups: kprobes, fprobes, uprobes */
 	if (utrace_kprobe_parse_as(def, d->exe,
-				   path ? "uprobes" : file == UTRACE_LIVE_KPROBE ? "kprobes" : NULL,
+				   path ? "uprobes" : def[strspn(def, " \t")] == 'f' ? "fprobes" : "kprobes",
 				   path, &p, NULL, err) < 0)
 		return err->code ? err->code : -EINVAL;
 	/* a PATH: probe waits for the file to be loaded, as the kernel's
@@ -327,6 +384,7 @@ static int dyn_remove(void *arg, const char *sys, const char *name, struct utrac
 	if (ret >= 0 && n) {
 		/* a synthetic event's name is free again; a probe's too (its
 		 * key stays off for good: a new one gets a new key) */
+		dyn_name_free(n);
 		*n = d->names[--d->n];
 	}
 	pthread_mutex_unlock(&rl->lock);
@@ -416,6 +474,8 @@ void session_dynev_free(struct session_dynev *d)
 	if (!d)
 		return;
 	free(d->exe);
+	for (size_t i = 0; i < d->n; i++)
+		dyn_name_free(&d->names[i]);
 	free(d->names);
 	free(d);
 }

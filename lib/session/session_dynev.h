@@ -24,4 +24,18 @@ void session_dynev_free(struct session_dynev *d);
  * its event selection (-e), else of one of the tracefs's own. */
 int session_dynev_event_id(struct session_live *rl, const char *system, const char *name);
 
+/* A probe as session_dynev_append_check compares it: its type (enum
+ * utrace_kprobe_kind, + 8 for an fprobe), its format text and its point
+ * (the definition's second word). */
+struct session_dynev_probe {
+	int kind;
+	const char *format, *point;
+};
+/* add, defined as def under the name of old, checked by the kernel's
+ * rules (session_dynev_append.c): always <0 with err and err->column
+ * (-EEXIST for the same probe, else -EINVAL). */
+int session_dynev_append_check(const struct session_dynev_probe *old,
+			       const struct session_dynev_probe *add, const char *def,
+			       struct utrace_error *err);
+
 #endif

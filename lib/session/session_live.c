@@ -288,6 +288,21 @@ static unsigned live_nr_buffers(void *arg)
 	return n;
 }
 
+static long live_buffer_kb_set(void *arg, uint64_t kb)
+{
+	struct session_live *rl = arg;
+	int ret = kb ? utrace_recorder_live_buffer_kb(rl->r, kb) : 0;
+
+	return ret < 0 ? ret : (long)utrace_recorder_live_buffer_kb_now(rl->r);
+}
+
+static void live_cpu_off(void *arg, uint64_t off)
+{
+	struct session_live *rl = arg;
+
+	utrace_recorder_live_cpu_off(rl->r, off);
+}
+
 static int live_event_pids(void *arg, const int32_t *tids, unsigned n)
 {
 	struct session_live *rl = arg;
@@ -308,11 +323,16 @@ static int live_ftrace_pids(void *arg, const int32_t *pids, unsigned n, const in
  * runtime/rt.h rt_clock); the file's two calibration points make it
  * CLOCK_MONOTONIC.  So the clocks are the kernel's
  * "mono" (ktime_get_mono_fast_ns: CLOCK_MONOTONIC, printed as seconds)
- * and "x86-tsc" (the raw counter, printed as a count).
+ * and "x86-tsc" (the raw counter, printed as a count), and its "local"
+ * (the default: sched_clock, per CPU) and "global" (the same, monotonic
+ * across CPUs).  Here the TSC is one invariant counter for every CPU
+ * (constant_tsc, nonstop_tsc: runtime/ring_buffer.c keeps each thread's
+ * times monotonic), so local and global are that counter in nanoseconds
+ * as mono is: the three print the same time stamps.
  */
 static int live_set_clock(void *arg, const char *name, uint32_t *options)
 {
-	if (!strcmp(name, "mono"))
+	if (!strcmp(name, "local") || !strcmp(name, "global") || !strcmp(name, "mono"))
 		*options &= ~UTRACE_REPORT_CLOCK_TSC;
 	else if (!strcmp(name, "x86-tsc"))
 		*options |= UTRACE_REPORT_CLOCK_TSC;
@@ -350,10 +370,13 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .print_snapshot = live_print_snapshot,
 	    .set_thresh = live_set_thresh,
 	    .nr_buffers = live_nr_buffers,
+	    .buffer_kb_set = live_buffer_kb_set,
+	    .cpu_off = live_cpu_off,
+	    .event_hits = session_live_event_hits,
 	    .cpu_stats = session_live_cpu_stats,
 	    .event_pids = live_event_pids,
 	    .ftrace_pids = live_ftrace_pids,
-	    .clock_names = "mono x86-tsc",
+	    .clock_names = "local global mono x86-tsc", /* the kernel's order */
 	    .set_clock = live_set_clock,
 	    .thresh_us = o->rec.thresh_ns / 1000,
 	    .buffer_kb = o->rec.buffer_kb,

@@ -51,6 +51,9 @@ int session_live_extract(void *arg, FILE *out, struct utrace_error *err);
 int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
 			     uint64_t since_ns, int cpu, uint64_t *last_ns,
 			     struct utrace_error *err);
+/* kprobe_profile: the records of event SYSTEM:NAME the recording holds */
+int session_live_event_hits(void *arg, const char *system, const char *name, uint64_t *hits,
+			    uint64_t *missed, struct utrace_error *err);
 int session_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
 			   struct utrace_live_stats *st, struct utrace_error *err);
 /* Frees the bookmarks of trace's and trace_pipe's reads. */

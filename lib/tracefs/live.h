@@ -25,6 +25,8 @@
  *   live_readme.c README: the features this tracefs has, the kernel's layout
  *   live_buffers.c tracing_thresh, buffer_total_size_kb, per_cpu/cpuN/stats
  *   live_options.c trace_options, options/
+ *   live_profile.c kprobe_profile
+ *   live_errpos.c  the kernel's caret columns of filter errors
  *   live_reset.c  unmounting what a killed recorder left
  *   live_dynev.c  dynamic_events, kprobe_events, uprobe_events,
  *                 synthetic_events: probes and synthetic events added and
@@ -199,6 +201,15 @@ struct utrace_live_ops {
 			      void *cbarg);
 	/* per-thread buffer size in KiB */
 	uint32_t buffer_kb;
+	/* buffer_size_kb: the buffers threads make from now on hold kb KiB
+	 * (0: only asked); the size a buffer made now gets (KiB), or -errno */
+	long (*buffer_kb_set)(void *arg, uint64_t kb);
+	/* kprobe_profile: the hits of event SYSTEM:NAME (the records the
+	 * recording holds) and the misses */
+	int (*event_hits)(void *arg, const char *system, const char *name, uint64_t *hits,
+			  uint64_t *missed, struct utrace_error *err);
+	/* tracing_cpumask: no record written on the CPUs of off (bit N) */
+	void (*cpu_off)(void *arg, uint64_t off);
 	/* the tracer and filter the recording starts with (the command line;
 	 * filter may be NULL) */
 	enum utrace_tracer tracer;

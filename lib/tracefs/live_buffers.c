@@ -7,6 +7,20 @@
  *                         at least this many microseconds (0: every one);
  *                         a write of a number sets it in every process
  *                         (as `utrace record --thresh`), else EINVAL
+ *   buffer_size_kb        (and per_cpu/cpuN/buffer_size_kb) the size of
+ *                         a buffer in KiB: the kernel's per CPU, utrace's
+ *                         per thread.  A write of a number (not 0: EINVAL)
+ *                         sizes the buffers threads make from now on
+ *                         (rounded up to 16 KiB sub-buffers, 4 at least);
+ *                         a buffer made keeps its size (a writing thread's
+ *                         cannot be remapped under it).  A CPU has no
+ *                         buffer of its own, so cpuN's is the same one.
+ *   tracing_cpumask       the CPUs whose records are written, the
+ *                         kernel's "%*pb" (hex, 32-bit groups split by
+ *                         commas); a write of such a mask leaves the
+ *                         others' records unwritten from then on, in every
+ *                         process (the control page, ring_buffer.c), else
+ *                         EINVAL
  *   buffer_total_size_kb  buffer_size_kb times the buffers there are: the
  *                         kernel's per CPU, utrace's per thread, so the
  *                         threads that have one now
@@ -51,6 +65,92 @@ long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char 
 		return ret;
 	}
 	l->thresh_us = v;
+	return (long)n;
+}
+
+int live_show_bufsize(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	long kb = l->ops.buffer_kb_set ? l->ops.buffer_kb_set(l->ops.arg, 0) : l->ops.buffer_kb;
+
+	if (kb < 0)
+		return (int)kb;
+	fprintf(out, "%ld\n", kb);
+	return 0;
+}
+
+long live_write_bufsize(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	unsigned long long v;
+	long ret;
+
+	if (!l->ops.buffer_kb_set)
+		return -EPERM;
+	if (live_number(buf, n, &v) < 0 || !v)
+		return -EINVAL;
+	ret = l->ops.buffer_kb_set(l->ops.arg, v);
+	return ret < 0 ? ret : (long)n;
+}
+
+/* The mask of the CPUs (bit N: CPU N): the first 64 as the control page
+ * has them, those past 64 always on. */
+int live_show_cpumask(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	int ngroups = (l->ncpu + 31) / 32;
+
+	for (int g = ngroups - 1; g >= 0; g--) {
+		int bits = l->ncpu - g * 32 < 32 ? l->ncpu - g * 32 : 32;
+		uint32_t m = bits == 32 ? UINT32_MAX : (1u << bits) - 1;
+
+		if (g < 2)
+			m &= ~(uint32_t)(l->cpu_off >> (g * 32));
+		fprintf(out, g == ngroups - 1 ? "%x" : ",%08x", m);
+	}
+	fputc('\n', out);
+	return 0;
+}
+
+/* The kernel's bitmap_parse: hex digits, commas between 32-bit groups
+ * ignored; a bit of a CPU past the last is EINVAL. */
+static int cpumask_parse(struct utrace_live *l, const char *s, uint64_t *on)
+{
+	uint64_t m = 0;
+	int nbits = 0;
+
+	for (; *s; s++) {
+		int d;
+
+		if (*s == ',')
+			continue;
+		if (!isxdigit((unsigned char)*s))
+			return -EINVAL;
+		d = isdigit((unsigned char)*s) ? *s - '0' : tolower((unsigned char)*s) - 'a' + 10;
+		if (m >> 60) /* past 64 bits (zeros may lead) */
+			return -EINVAL;
+		m = m << 4 | (uint64_t)d;
+		nbits += 4;
+	}
+	if (!nbits || (l->ncpu < 64 && m >> l->ncpu))
+		return -EINVAL;
+	*on = m;
+	return 0;
+}
+
+long live_write_cpumask(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	char *s = live_strip(buf, n);
+	uint64_t on;
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	ret = l->ops.cpu_off ? cpumask_parse(l, s, &on) : -EPERM;
+	free(s);
+	if (ret < 0)
+		return ret;
+	l->cpu_off = ~on;
+	if (l->ncpu < 64)
+		l->cpu_off &= (1ull << l->ncpu) - 1;
+	l->ops.cpu_off(l->ops.arg, l->cpu_off);
 	return (long)n;
 }
 

@@ -160,8 +160,7 @@ long live_write_filter(struct utrace_live *l, struct live_handle *h, const char 
 		free(text);
 		text = NULL;
 	} else if (utrace_filter_compile_code(f, text, &prog, &len, &code, &err) < 0) {
-		return filter_error(l, c, text, code,
-				    err.column > 0 ? (unsigned)err.column - 1 : 0);
+		return filter_error(l, c, text, code, live_filter_errpos(text, code, err.column));
 	}
 	free(prog);
 	ret = l->ops.event_filter(l->ops.arg, h->sys, h->ev, text, &err);

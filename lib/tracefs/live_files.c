@@ -19,7 +19,8 @@
  *                    expression or one that names no function: EINVAL),
  *                    the list is applied when the file is closed
  *   error_log        the last errors; `echo > error_log` clears it
- *   available_tracers, available_filter_functions, buffer_size_kb
+ *   available_tracers, available_filter_functions (buffer_size_kb and
+ *   tracing_cpumask: live_buffers.c; kprobe_profile: live_profile.c)
  *
  * Every callback runs with l->lock held (live_fs.c).
  */
@@ -211,12 +212,6 @@ static int open_errlog(struct utrace_live *l, struct live_handle *h, int flags)
 	return 0;
 }
 
-static int show_bufsize(struct utrace_live *l, const struct live_handle *h, FILE *out)
-{
-	fprintf(out, "%u\n", l->ops.buffer_kb);
-	return 0;
-}
-
 /* ---- function lists ------------------------------------------------- */
 
 struct func_walk {
@@ -387,7 +382,9 @@ static const struct live_file files[] = {
     {"max_graph_depth", RW, show_depth, NULL, write_depth, NULL, 0, false},
     {"available_filter_functions", RO, show_functions, NULL, NULL, NULL, 0, false},
     {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0, false},
-    {"buffer_size_kb", RO, show_bufsize, NULL, NULL, NULL, 0, false},
+    {"buffer_size_kb", RW, live_show_bufsize, NULL, live_write_bufsize, NULL, 0, false},
+    {"kprobe_profile", RO, live_show_kprobe_profile, NULL, NULL, NULL, 0, false},
+    {"tracing_cpumask", RW, live_show_cpumask, NULL, live_write_cpumask, NULL, 0, false},
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
     {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},
     {"utrace.dat", RO, show_extract, NULL, NULL, NULL, 0, false},
@@ -416,6 +413,7 @@ static const struct live_file files[] = {
 
 /* per_cpu/cpuN/: the CPU's part of the recording */
 static const struct live_file cpu_files[] = {
+    {"buffer_size_kb", RW, live_show_bufsize, NULL, live_write_bufsize, NULL, 0, false},
     {"stats", RO, live_show_cpu_stats, NULL, NULL, NULL, 0, false},
     {"trace", RW, show_trace, open_trace, write_taken, NULL, 0, false},
     {"trace_pipe", RO, NULL, NULL, NULL, NULL, 0, true},

@@ -79,6 +79,7 @@ struct utrace_live {
 	struct live_ftcmd *ftcmds;
 	size_t nftcmds, cap_ftcmds;
 	unsigned ftcmd_serial;
+	uint64_t cpu_off; /* live_buffers.c: the CPUs tracing_cpumask leaves out */
 };
 
 /* One open file. */
@@ -187,6 +188,10 @@ int live_show_readme(struct utrace_live *l, const struct live_handle *h, FILE *o
 /* live_buffers.c */
 int live_show_thresh(struct utrace_live *l, const struct live_handle *h, FILE *out);
 long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_bufsize(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_bufsize(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_cpumask(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_cpumask(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 int live_show_total_kb(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_show_cpu_stats(struct utrace_live *l, const struct live_handle *h, FILE *out);
 
@@ -217,6 +222,14 @@ const struct utrace_event_format *live_dynev_format(struct utrace_live *l, size_
 /* Whether it has an enable of live_dynev.c's (one defined while running). */
 bool live_dynev_has_enable(struct utrace_live *l, const char *sys, const char *name);
 void live_dynev_free(struct utrace_live *l);
+
+/* live_errpos.c: the kernel's caret (0-based) of a filter error of
+ * enum utrace_filter_err code that utrace's compiler put at column
+ * (1-based) of text */
+unsigned live_filter_errpos(const char *text, int code, int column);
+
+/* live_profile.c */
+int live_show_kprobe_profile(struct utrace_live *l, const struct live_handle *h, FILE *out);
 
 /* live_options.c */
 bool live_option_known(struct utrace_live *l, const char *name);

@@ -9,6 +9,12 @@
  * every option, "noNAME" when off; a write of NAME or noNAME sets or
  * clears it (another name: EINVAL).  options/NAME reads 1 or 0 and takes
  * 1 or 0.  The caller holds l->lock.
+ *
+ * The kernel's other options are listed too, each at the one value that
+ * says what utrace does (stacktrace 0: no stack after every event;
+ * event-fork and function-fork 0: a child is not added to set_event_pid
+ * or set_ftrace_pid; markers 1: trace_marker writes ...); setting one to
+ * its value is taken, to the other EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,11 +22,39 @@
 
 #include "lib/tracefs/live_internal.h"
 
+/* The kernel's options whose value utrace does not change: name, value */
+static const struct {
+	const char *name;
+	bool on;
+} fixed[] = {
+    {"sym-offset", false},     {"sym-addr", false},	  {"verbose", false},
+    {"raw", false},	       {"hex", false},		  {"bin", false},
+    {"block", false},	       {"fields", false},	  {"context-info", true},
+    {"latency-format", false}, {"record-cmd", true},	  {"record-tgid", false},
+    {"irq-info", true},	       {"markers", true},	  {"event-fork", false},
+    {"display-graph", false},  {"stacktrace", false},	  {"userstacktrace", false},
+    {"function-fork", false},
+};
+#define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
+
+/* fixed[]'s entry of name, -1 if none */
+static int fixed_find(const char *name)
+{
+	for (size_t i = 0; i < NFIXED; i++)
+		if (!strcmp(fixed[i].name, name))
+			return (int)i;
+	return -1;
+}
+
 /* Each option name in turn, through fn; stops when fn returns true. */
 static bool each_option(struct utrace_live *l, bool (*fn)(void *arg, const char *name), void *arg)
 {
 	const char *s = l->ops.option_names;
 	char name[65];
+
+	for (size_t i = 0; i < NFIXED; i++)
+		if (fn(arg, fixed[i].name))
+			return true;
 
 	while (s && *s) {
 		size_t n = strcspn(s, " ");
@@ -50,6 +84,8 @@ static bool option_on(struct utrace_live *l, const char *name)
 {
 	uint32_t w = l->options;
 
+	if (fixed_find(name) >= 0)
+		return fixed[fixed_find(name)].on;
 	return l->ops.set_option(l->ops.arg, name, &w) == 0 && w == l->options;
 }
 
@@ -99,7 +135,10 @@ static int option_set(struct utrace_live *l, const char *name)
 {
 	const char *base = strncmp(name, "no", 2) || live_option_known(l, name) ? name : name + 2;
 	uint32_t w = l->options;
+	int k = fixed_find(base);
 
+	if (k >= 0) /* only its value */
+		return fixed[k].on == (base == name) ? 0 : -EOPNOTSUPP;
 	if (!live_option_known(l, base) || l->ops.set_option(l->ops.arg, name, &w) < 0)
 		return -EINVAL;
 	l->options = w;
@@ -130,11 +169,13 @@ long live_write_option(struct utrace_live *l, struct live_handle *h, const char 
 {
 	char name[68];
 	size_t len = n;
+	int ret;
 
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		len--;
 	if (len != 1 || (buf[0] != '0' && buf[0] != '1'))
 		return -EINVAL;
 	snprintf(name, sizeof(name), "%s%s", buf[0] == '1' ? "" : "no", h->ev);
-	return option_set(l, name) < 0 ? -EINVAL : (long)n;
+	ret = option_set(l, name);
+	return ret < 0 ? ret : (long)n;
 }

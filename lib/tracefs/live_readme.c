@@ -11,8 +11,9 @@
  * lib/hist adds its line here; one that is not there must not be listed
  * (the selftests would then test it and fail instead of saying
  * UNSUPPORTED).  Left out today: the dump and cpudump function
- * commands, instances/, tracing_cpumask, t: and e: probes,
- * <memaddr> places, module places, (ref_ctr_offset), $arg<N> on return
+ * commands, instances/, t: and e: probes,
+ * <memaddr> places, module places, appending a probe to an event
+ * (multiprobe: "Create/append/"), (ref_ctr_offset), $arg<N> on return
  * probes, <argname>, symstr, %pd/%pD, synthetic array fields.
  */
 #include "lib/tracefs/live_internal.h"
@@ -29,10 +30,16 @@ static const char readme[] =
     "  current_tracer\t- function and function_graph tracers\n"
     "  available_tracers\t- list of configured tracers for current_tracer\n"
     "  error_log\t- error log for failed commands (that support it)\n"
-    "  buffer_size_kb\t- view size of per thread buffer\n"
+    "  buffer_size_kb\t- view and modify size of per thread buffer (new threads)\n"
     "  buffer_total_size_kb  - view total size of all buffers\n\n"
+    "  tracing_cpumask\t- Limit which CPUs to trace\n"
+    "  kprobe_profile\t- Kprobe events hits and misses\n"
     "  trace_clock\t\t- change the clock used to order events\n"
-    "\t\t\t  (the clocks it lists)\n"
+    "\t\t\t       local:   Per cpu clock but may not be synced across CPUs\n"
+    "\t\t\t      global:   Synced across CPUs but slows tracing down.\n"
+    "\t\t\t        mono:   Monotonic clock\n"
+    "\t\t\t     x86-tsc:   TSC cycle counter\n"
+    "\t\t\t  (utrace: local, global and mono are one time here)\n"
     "\n  trace_marker\t\t- Writes into this file writes into the buffer\n"
     "  trace_options\t\t- Set format or modify how tracing happens\n"
     "\t\t\t  Disable an option by prefixing 'no' to the\n"
@@ -71,11 +78,11 @@ static const char readme[] =
     "\n  snapshot\t\t- Like 'trace' but shows the content of the static\n"
     "\t\t\t  snapshot buffer. Read the contents for more\n"
     "\t\t\t  information\n"
-    "  dynamic_events\t\t- Create/append/remove/show the generic dynamic events\n"
+    "  dynamic_events\t\t- Create/remove/show the generic dynamic events\n"
     "\t\t\t  Write into this file to define/undefine new trace events.\n"
-    "  kprobe_events\t\t- Create/append/remove/show the in-process dynamic events\n"
+    "  kprobe_events\t\t- Create/remove/show the in-process dynamic events\n"
     "\t\t\t  Write into this file to define/undefine new trace events.\n"
-    "  uprobe_events\t\t- Create/append/remove/show the userspace dynamic events\n"
+    "  uprobe_events\t\t- Create/remove/show the userspace dynamic events\n"
     "\t\t\t  Write into this file to define/undefine new trace events.\n"
     "\t  accepts: event-definitions (one definition per line)\n"
     "\t   Format: p[:[<group>/][<event>]] <place> [<args>]\n"

@@ -32,24 +32,50 @@ static void snapshot_help(struct utrace_live *l, FILE *out)
 	      "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
 	      "#                      Takes a snapshot of the main buffer.\n"
 	      "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
-	      "#                      (Doesn't have to be a full buffer, but depends on the\n"
-	      "#                       tracer)\n",
+	      "#                      (Doesn't have to be '2' works with any number that\n"
+	      "#                       is not a '0' or '1')\n",
 	      out);
 }
 
+/* Whether text (len bytes) has a line that is not a '#' comment. */
+static bool has_entries(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (*p != '#' && *p != '\n')
+			return true;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return false;
+}
+
+/* The snapshot as trace prints it; an empty one (none taken, or one of
+ * no entries) is the kernel's header and help (s_show: trace_empty). */
 int live_show_snapshot(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	struct utrace_error err = {0};
 	unsigned count = 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
 	int ret;
 
-	ret = l->ops.print_snapshot(l->ops.arg, out, live_tracer_name(l->tracer), l->options,
+	if (!mem)
+		return -ENOMEM;
+	ret = l->ops.print_snapshot(l->ops.arg, mem, live_tracer_name(l->tracer), l->options,
 				    l->snap_from, &count, &err);
-	if (ret < 0)
-		return ret;
-	if (!ret)
+	fclose(mem);
+	if (ret > 0 && has_entries(text, len))
+		fwrite(text, 1, len, out);
+	else if (ret >= 0)
 		snapshot_help(l, out);
-	return 0;
+	free(text);
+	return ret < 0 ? ret : 0;
 }
 
 long live_write_snapshot(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)

@@ -35,6 +35,9 @@
 # counts of PASS, FAIL, UNRESOLVED and UNSUPPORTED, and "ftracetest: N
 # passed, N failed".  A case runs at most FTRACETEST_TIMEOUT seconds (60).
 # The logs of every case not PASSing are kept in BUILD_DIR/ftracetest/logs.
+# Every case known-fail lists as UNSUPPORTED or UNRESOLVED must be in
+# docs/utrace-tracefs.md's list of the cases that cannot run, with why
+# (a failure otherwise).
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 B=${1:-build}
@@ -103,12 +106,24 @@ run_case() {
 known() { awk -v c="$1" '$1 == c { print $2; exit }' "$KNOWN" 2>/dev/null; }
 reason() { awk -v c="$1" '$1 == c { $1 = ""; $2 = ""; sub(/^  /, ""); print; exit }' "$KNOWN"; }
 
+# every case known-fail says is UNSUPPORTED or UNRESOLVED has its line,
+# "- `CASE` (VERDICT): why", in docs/utrace-tracefs.md's list of the cases
+# that cannot run
+DOC=$ROOT/docs/utrace-tracefs.md
+doc_failed=0
+while read -r c v _; do
+	case $v in UNSUPPORTED | UNRESOLVED) ;; *) continue ;; esac
+	grep -qF -- "- \`$c\` ($v):" "$DOC" && continue
+	echo "not ok - $c: known-fail says $v, docs/utrace-tracefs.md does not list it with why"
+	doc_failed=$((doc_failed + 1))
+done < <(grep -v '^#' "$KNOWN")
+
 if [ $# -gt 0 ]; then
 	cases=("$@")
 else
 	mapfile -t cases < <(cd "$FT/test.d" && find . -name '*.tc' | sed 's|^\./||' | sort)
 fi
-passed=0 failed=0 known_n=0
+passed=0 failed=$doc_failed known_n=0
 declare -A cnt cats
 start=$SECONDS
 for c in "${cases[@]}"; do

@@ -31,7 +31,7 @@ fi
 
 # count NAME FILE: the hitcount of syscall NAME in a report --hist
 count() {
-	sed -n "s/^{ id: $1 *\\[ *[0-9]*\\] } hitcount: *\\([0-9]*\\)\$/\\1/p" "$2"
+	sed -n "s/^{ id: sys_$1 *\\[ *[0-9]*\\] } hitcount: *\\([0-9]*\\)\$/\\1/p" "$2"
 }
 
 "$U" record -o "$T/soft.dat" -v -e raw_syscalls:sys_enter -R 'hist:keys=id.syscall:sort=hitcount' \

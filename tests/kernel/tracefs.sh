@@ -438,13 +438,17 @@ check "a bad filter fails with EINVAL" grep -q 'Invalid argument' "$T/eerr"
 check "error_log has the filter's parse error" \
 	grep -q '\] event filter parse error: error: Field not found$' error_log
 check "error_log shows the filter" grep -qx '  Command: nosuch == 1' error_log
+# the kernel's parse_pred positions are one past its index: past the
+# unknown name (ftracetest's tracing-error-log.tc), at the operator
+check "the caret is one past the unknown field's name, as the kernel's" \
+	test "$(tail -1 error_log)" = "$(printf '%18s^' '')"
 check "the filter reads the kernel's parse_error" \
 	test "$(sed -n 3p events/livetp/lt_work/filter)" = "parse_error: Field not found"
 echo 'kind = 1' > events/livetp/lt_work/filter 2>/dev/null
-# "  Command: " is 11 columns: '=' is the 6th of the filter, nosuch the
-# 11th of the trigger
-check "the caret is under the bad operator" \
-	test "$(tail -1 error_log)" = "$(printf '%16s^' '')"
+# "  Command: " is 11 columns: '=' is the 6th of the filter (the kernel's
+# caret one past it), nosuch the 11th of the trigger
+check "the caret is one past the bad operator's index, as the kernel's" \
+	test "$(tail -1 error_log)" = "$(printf '%17s^' '')"
 echo 0 > events/livetp/lt_work/filter
 check "echo 0 > filter clears it" test "$(cat events/livetp/lt_work/filter)" = none
 echo 'hist:keys=nosuch' >> events/livetp/lt_work/trigger 2>"$T/eerr"

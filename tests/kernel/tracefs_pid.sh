@@ -11,7 +11,7 @@
 # back; `echo $$ > set_ftrace_pid` (a pid that is no traced thread, as the
 # seeds do) leaves no function line.  The same for a program built without
 # utrace's flags (its entries patched) and for its library calls
-# (--libcall).  trace_clock reads "[mono] x86-tsc", x86-tsc prints the
+# (--libcall).  trace_clock reads "[local] global mono x86-tsc", x86-tsc prints the
 # counter, a bad name is EINVAL.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -189,20 +189,25 @@ check "100 changes under function_graph: both threads traced after" both
 
 # ---- trace_clock -------------------------------------------------------
 echo function > current_tracer
-check "trace_clock lists mono and x86-tsc, mono current" test "$(cat trace_clock)" = "[mono] x86-tsc"
+check "trace_clock lists local, global, mono and x86-tsc, local current" \
+	test "$(cat trace_clock)" = "[local] global mono x86-tsc"
 echo x86-tsc > trace_clock
-check "echo x86-tsc > trace_clock" test "$(cat trace_clock)" = "mono [x86-tsc]"
+check "echo x86-tsc > trace_clock" test "$(cat trace_clock)" = "local global mono [x86-tsc]"
 both
 check "under x86-tsc the time stamps are counts, not seconds" \
 	sh -c "grep ' <-' '$T/tr' | head -50 | grep -qE '\] [.dhHsNX]{5} +[0-9]{6,}: work_'"
 check "... and no line has a decimal point there" \
 	test -z "$(grep ' <-' "$T/tr" | grep -E '\] [.dhHsNX]{5} +[0-9]+\.[0-9]+: ')"
-echo local > trace_clock 2>"$T/err"
+echo counter > trace_clock 2>"$T/err"
 check "a clock not listed: EINVAL" grep -q 'Invalid argument' "$T/err"
-check "... the clock unchanged" test "$(cat trace_clock)" = "mono [x86-tsc]"
+check "... the clock unchanged" test "$(cat trace_clock)" = "local global mono [x86-tsc]"
 echo mono > trace_clock
 both
 check "mono again: seconds.microseconds" \
+	sh -c "grep ' <-' '$T/tr' | head -50 | grep -qE '\] [.dhHsNX]{5} +[0-9]+\.[0-9]{6}: work_'"
+echo global > trace_clock
+both
+check "global (as local): seconds.microseconds" \
 	sh -c "grep ' <-' '$T/tr' | head -50 | grep -qE '\] [.dhHsNX]{5} +[0-9]+\.[0-9]{6}: work_'"
 cd "$T" || exit 1
 stop

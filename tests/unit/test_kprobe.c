@@ -157,7 +157,7 @@ static void test_format(void)
 	struct utrace_kprobe *p;
 	const char *t;
 
-	if (utrace_kprobe_parse("f:grp/ev bar%return rv=$retval:x32 s=+0(%ax):string", NULL, &p,
+	if (utrace_kprobe_parse("f:grp/ev bar%return rv=$retval:x32 s=+0($retval):string", NULL, &p,
 				NULL, &err) < 0) {
 		check(0, "parse an fprobe: %s", err.msg);
 		return;
@@ -196,8 +196,9 @@ static void test_errors(void)
 	    {"x:e foo", UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, 1},
 	    {"p:1e foo", UTRACE_UPROBE_ERR_BAD_EVENT_NAME, 3},
 	    {"p:/e foo", UTRACE_UPROBE_ERR_NO_GROUP_NAME, 3},
-	    {"p:e foo+x", UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, 9},
-	    {"r:e foo+4", UTRACE_UPROBE_ERR_BAD_RETPROBE, 8},
+	    /* the kernel's errors of a point: at its start */
+	    {"p:e foo+x", UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, 5},
+	    {"r:e foo+4", UTRACE_UPROBE_ERR_BAD_RETPROBE, 5},
 	    {"p:e foo%ret", UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, 8},
 	    {"p:e foo $retval", UTRACE_UPROBE_ERR_RETVAL_ON_PROBE, 9},
 	    {"p:e foo+4 $arg1", UTRACE_UPROBE_ERR_NOFENTRY_ARGS, 11},
@@ -208,13 +209,18 @@ static void test_errors(void)
 	    {"p:e foo a=%di b=%si a=%dx", UTRACE_UPROBE_ERR_USED_ARG_NAME, 21},
 	    {"p:e foo +0(%di):u8[65]", UTRACE_UPROBE_ERR_ARRAY_TOO_BIG, 20},
 	    {"p:e foo +0(%di):b9@0/8", UTRACE_UPROBE_ERR_BAD_BITFIELD, 17},
-	    {"f:e foo+4", UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, 8},
+	    {"f:e foo+4", UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, 5},
+	    /* the kernel's TPARG_FL_KERNEL and _FPROBE rules */
+	    {"p:e foo $stack2049", UTRACE_UPROBE_ERR_BAD_STACK_NUM, 9},
+	    {"p:e foo @+10", UTRACE_UPROBE_ERR_FILE_ON_KPROBE, 9},
+	    {"f:e foo %ax", UTRACE_UPROBE_ERR_BAD_VAR, 9},
+	    {"f1:e foo", UTRACE_UPROBE_ERR_BAD_MAXACT, 2},
 	    {"-:", UTRACE_UPROBE_ERR_NO_EVENT_NAME, 3},
 	    {"p:e foo +0(%di):string[2]", UTRACE_UPROBE_ERR_STRING_ARRAY_IN_PROCESS, 17},
 	    {"p5:e foo", UTRACE_UPROBE_ERR_BAD_MAXACT_TYPE, 2},
 	    {"r0:e foo", UTRACE_UPROBE_ERR_BAD_MAXACT, 2},
 	    {"r4097:e foo", UTRACE_UPROBE_ERR_MAXACT_TOO_BIG, 2},
-	    {"r4x:e foo", UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, 1},
+	    {"r4x:e foo", UTRACE_UPROBE_ERR_BAD_MAXACT, 2}, /* kstrtouint("4x") */
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

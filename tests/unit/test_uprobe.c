@@ -114,7 +114,7 @@ static void test_good(void)
 	good("r {P}:add3 r=$retval:s64", e);
 	good("p {P}:add3%return r=$retval:s64", e);
 	snprintf(e, sizeof(e),
-		 "p:grp/ev {P}:0x%" PRIx64 " arg1=%%di:u64 arg2=$stack1:x64 "
+		 "p:grp/ev {P}:0x%" PRIx64 " arg1=%%di:x64 arg2=$stack1:x64 "
 		 "arg3=$stack2:s32",
 		 many);
 	good("p:grp/ev {P}:many $arg1 $arg7:x64 $arg8:s32", e);
@@ -133,16 +133,16 @@ static void test_good(void)
 		 main_, cc - (mainv - main_), cc + 4 - (mainv - main_));
 	good("p {P}:main v=@cc:s32 w=@cc+4:u8[4] s=\\\"hi\" x=\\-5:s16 y=+u8(-16(%sp)):b3@2/8", e);
 	snprintf(e, sizeof(e),
-		 "p:utrace/main {P}:0x%" PRIx64 " arg1=@0x1000:u64 arg2=@+0x10:ustring "
-		 "arg3=$stack:u64 arg4=%%orig_ax:x64",
+		 "p:utrace/main {P}:0x%" PRIx64 " arg1=@0x1000:x64 arg2=@+0x10:ustring "
+		 "arg3=$stack:x64 arg4=%%orig_ax:x64",
 		 main_);
 	good("p {P}:main @0x1000 @+0x10:ustring $stack %orig_ax:x64", e);
 	/* $argN at a file offset that is a function's first instruction */
 	snprintf(f, sizeof(f), "p:g/e {P}:0x%" PRIx64 " a=$arg2", add3);
-	snprintf(e, sizeof(e), "p:g/e {P}:0x%" PRIx64 " a=%%si:u64", add3);
+	snprintf(e, sizeof(e), "p:g/e {P}:0x%" PRIx64 " a=%%si:x64", add3);
 	good(f, e);
 	/* blanks around words, as the kernel's argv_split */
-	snprintf(e, sizeof(e), "p:utrace/add3 {P}:0x%" PRIx64 " x=%%ax:u64", add3);
+	snprintf(e, sizeof(e), "p:utrace/add3 {P}:0x%" PRIx64 " x=%%ax:x64", add3);
 	good("  p\t{P}:add3   x=%ax  ", e);
 }
 
