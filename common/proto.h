@@ -46,8 +46,8 @@ enum utrace_msg_type {
 	UTRACE_MSG_HIST,
 	UTRACE_MSG_TRIGGER,
 	UTRACE_MSG_TABLE,
-	UTRACE_MSG_KPROBE_AREA,
-	UTRACE_MSG_KPROBE,
+	UTRACE_MSG_INPROC_PROBE_AREA,
+	UTRACE_MSG_INPROC_PROBE,
 	UTRACE_MSG_LIVE,   /* runtime: the live channel's socket (+ fd) */
 	UTRACE_MSG_TRACER, /* recorder, on the live channel: switch tracer */
 	UTRACE_MSG_LIVE_DONE, /* both ways on the live channel: end of a change / its answer */
@@ -56,7 +56,7 @@ enum utrace_msg_type {
 	UTRACE_MSG_FPATCH_PLAN,
 	UTRACE_MSG_FPATCH_AREA,
 	UTRACE_MSG_FPATCH,
-	UTRACE_MSG_KPROBE_SLOT, /* both ways on the live channel: a probe slot asked, given */
+	UTRACE_MSG_INPROC_PROBE_SLOT, /* both ways on the live channel: a probe slot asked, given */
 	UTRACE_MSG_QUIESCE, /* attached process: stop the other threads (answered) */
 	UTRACE_MSG_RESUME,  /* attached process: let them go (no answer) */
 };
@@ -113,7 +113,7 @@ enum utrace_ev_state {
 /* One snapshot request: when (the TSC of the trigger), which event, which
  * thread.  seq is n + 1 once the slot holds request n. */
 #define UTRACE_SNAP_SLOTS 64
-#define UTRACE_KPROBE_OFF_WORDS 32 /* UTRACE_KPROBE_MAX bits */
+#define UTRACE_INPROC_PROBE_OFF_WORDS 32 /* UTRACE_INPROC_PROBE_MAX bits */
 #define UTRACE_SNAP_WAIT_MS 1000 /* the longest a thread waits for its snapshot */
 struct utrace_snap_slot {
 	uint64_t seq;
@@ -145,14 +145,14 @@ struct utrace_control {
 	uint32_t snap_reserved;
 	struct utrace_snap_slot snap[UTRACE_SNAP_SLOTS];
 	/* In-process probes removed while the programs run (the kernel's
-	 * `-:EVENT` written to kprobe_events): bit k of kp_off set = probe
+	 * `-:EVENT` written to kprobe_events): bit k of ipp_off set = probe
 	 * key k is off in every process of the recording.  Its records stop
 	 * at once; each process's probe helper thread (runtime/inproc_probe_opt.c)
 	 * puts the program's bytes back and waits until no thread can be in
-	 * the probe's slot.  kp_gen counts the changes: a (shared) futex word
+	 * the probe's slot.  ipp_gen counts the changes: a (shared) futex word
 	 * the helpers wait on; a runtime bumps it too, to wake its own. */
-	uint32_t kp_gen;
-	uint32_t kp_off[UTRACE_KPROBE_OFF_WORDS];
+	uint32_t ipp_gen;
+	uint32_t ipp_off[UTRACE_INPROC_PROBE_OFF_WORDS];
 	/* Attached processes (utrace record -P, runtime/attach.c): the
 	 * recorder sets detach to 1 and wakes it (a shared futex word); each
 	 * runtime puts back every byte it changed, adds 1 to detached and
@@ -188,23 +188,23 @@ struct utrace_control {
 	uint64_t cpu_off;
 };
 
-/* Whether probe key k is off (see kp_off). */
-static inline bool utrace_ctl_kprobe_off(const struct utrace_control *c, uint32_t k)
+/* Whether probe key k is off (see ipp_off). */
+static inline bool utrace_ctl_inproc_probe_off(const struct utrace_control *c, uint32_t k)
 {
-	return k / 32 < UTRACE_KPROBE_OFF_WORDS &&
-	       (__atomic_load_n(&c->kp_off[k / 32], __ATOMIC_ACQUIRE) >> (k % 32) & 1);
+	return k / 32 < UTRACE_INPROC_PROBE_OFF_WORDS &&
+	       (__atomic_load_n(&c->ipp_off[k / 32], __ATOMIC_ACQUIRE) >> (k % 32) & 1);
 }
 
 /* Turns probe key k off; false if it was off already.  The caller wakes
- * the futex kp_gen (FUTEX_WAKE, shared). */
-static inline bool utrace_ctl_kprobe_set_off(struct utrace_control *c, uint32_t k)
+ * the futex ipp_gen (FUTEX_WAKE, shared). */
+static inline bool utrace_ctl_inproc_probe_set_off(struct utrace_control *c, uint32_t k)
 {
 	uint32_t was;
 
-	if (k / 32 >= UTRACE_KPROBE_OFF_WORDS)
+	if (k / 32 >= UTRACE_INPROC_PROBE_OFF_WORDS)
 		return false;
-	was = __atomic_fetch_or(&c->kp_off[k / 32], 1u << (k % 32), __ATOMIC_ACQ_REL);
-	__atomic_add_fetch(&c->kp_gen, 1, __ATOMIC_RELEASE);
+	was = __atomic_fetch_or(&c->ipp_off[k / 32], 1u << (k % 32), __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&c->ipp_gen, 1, __ATOMIC_RELEASE);
 	return !(was >> (k % 32) & 1);
 }
 
@@ -217,7 +217,7 @@ struct utrace_msg_config {
 	uint64_t thresh_ns;	 /* tracing_thresh; 0 = off */
 	uint64_t tsc_per_us_q16; /* for thresh_ns: tsc ticks per microsecond << 16 */
 	uint32_t nr_synth;	 /* synthetic events: their ENABLEs follow (UTRACE_SYNTH_OBJ) */
-	uint32_t nr_kprobes;	 /* in-process probes: their ENABLEs follow (UTRACE_KPROBE_OBJ) */
+	uint32_t nr_inproc_probes;	 /* in-process probes: their ENABLEs follow (UTRACE_INPROC_PROBE_OBJ) */
 };
 
 enum utrace_obj_flags {
@@ -394,56 +394,56 @@ struct utrace_msg_trigger {
 
 /*
  * In-process probes (lib/probes/inproc_probe.h, runtime/inproc_probes.c).  When CONFIG
- * says nr_kprobes, the recorder sends their HIST, TRIGGER and ENABLE
+ * says nr_inproc_probes, the recorder sends their HIST, TRIGGER and ENABLE
  * messages after the synthetic events', as for an object of index
- * UTRACE_KPROBE_OBJ whose key i is probe i, then its DONE.  Then, for
+ * UTRACE_INPROC_PROBE_OBJ whose key i is probe i, then its DONE.  Then, for
  * each object the runtime registers (after its EVENTS), the runtime maps
  * a probe area within rel32 reach of the object's code and names it
- * (KPROBE_AREA); the recorder answers with one KPROBE per probe that lands
- * in the object and a last one of key UTRACE_ENABLE_DONE.  A KPROBE says
+ * (INPROC_PROBE_AREA); the recorder answers with one INPROC_PROBE per probe that lands
+ * in the object and a last one of key UTRACE_ENABLE_DONE.  A INPROC_PROBE says
  * everything the runtime needs: where, how (the call site, or an int3 and
  * the bytes to run at its slot of the area), and the fetch program.
  */
-#define UTRACE_KPROBE_OBJ 0xfffffff1u
-#define UTRACE_KPROBE_MAX 1024	     /* probe events of a recording */
-_Static_assert(UTRACE_KPROBE_MAX <= UTRACE_KPROBE_OFF_WORDS * 32, "kp_off holds every probe key");
-#define UTRACE_KPROBE_SLOT 128	     /* bytes of the area per probe location */
-#define UTRACE_KPROBE_XOL 96	     /* at most, of displaced instructions and jmp back */
+#define UTRACE_INPROC_PROBE_OBJ 0xfffffff1u
+#define UTRACE_INPROC_PROBE_MAX 1024	     /* probe events of a recording */
+_Static_assert(UTRACE_INPROC_PROBE_MAX <= UTRACE_INPROC_PROBE_OFF_WORDS * 32, "ipp_off holds every probe key");
+#define UTRACE_INPROC_PROBE_SLOT 128	     /* bytes of the area per probe location */
+#define UTRACE_INPROC_PROBE_XOL 96	     /* at most, of displaced instructions and jmp back */
 /* A jump-optimised probe's detour: `lea -128(%rsp),%rsp; push $k;
  * call *tramp(%rip); lea 128(%rsp),%rsp` (this many bytes, the runtime's),
  * then the tool's relocated instructions and jmp back, the tramp's
  * address in the slot's last 8 bytes. */
-#define UTRACE_KPROBE_DETOUR_HEAD 24
-#define UTRACE_KPROBE_AREA (1u << 16) /* bytes of an object's area */
+#define UTRACE_INPROC_PROBE_DETOUR_HEAD 24
+#define UTRACE_INPROC_PROBE_AREA (1u << 16) /* bytes of an object's area */
 
-struct utrace_msg_kprobe_area {
+struct utrace_msg_inproc_probe_area {
 	struct utrace_msg hdr;
 	uint32_t obj;
 	uint32_t size; /* 0: no area (no room near the object): int3 probes cannot run */
 	uint64_t addr;
 };
 
-enum utrace_kprobe_how {
-	UTRACE_KPH_SITE = 1, /* from the function's call site (site = its index) */
-	UTRACE_KPH_INT3,     /* an int3; xol runs at the slot, or call_to is emulated */
-	UTRACE_KPH_JMP,	     /* a jmp to a detour: xol (insn_len bytes moved) runs at
-			      * slot + UTRACE_KPROBE_DETOUR_HEAD; an int3 may resume there too */
+enum utrace_inproc_probe_how {
+	UTRACE_IPPH_SITE = 1, /* from the function's call site (site = its index) */
+	UTRACE_IPPH_INT3,     /* an int3; xol runs at the slot, or call_to is emulated */
+	UTRACE_IPPH_JMP,	     /* a jmp to a detour: xol (insn_len bytes moved) runs at
+			      * slot + UTRACE_INPROC_PROBE_DETOUR_HEAD; an int3 may resume there too */
 };
 
-struct utrace_msg_kprobe {
+struct utrace_msg_inproc_probe {
 	struct utrace_msg hdr;
 	uint32_t obj;
-	uint32_t key;	   /* the probe (UTRACE_KPROBE_OBJ key); UTRACE_ENABLE_DONE ends */
-	uint32_t how;	   /* enum utrace_kprobe_how */
+	uint32_t key;	   /* the probe (UTRACE_INPROC_PROBE_OBJ key); UTRACE_ENABLE_DONE ends */
+	uint32_t how;	   /* enum utrace_inproc_probe_how */
 	uint32_t is_return; /* the hit hooks the function's return instead of firing */
 	uint64_t addr;	   /* runtime address of the probed instruction */
 	uint64_t func;	   /* runtime address of its function */
 	uint64_t call_to;  /* int3 on a direct call: its target, emulated (0: none) */
-	uint32_t site;	   /* UTRACE_KPH_SITE: the object's site index */
+	uint32_t site;	   /* UTRACE_IPPH_SITE: the object's site index */
 	uint32_t slot;	   /* offset of its slot in the area */
 	uint32_t insn_len; /* the probed instruction's length */
 	uint32_t xol_len;  /* bytes for the slot, at data[0] */
-	uint32_t prog_len; /* the fetch program (common/fetch_prog.h), at data[UTRACE_KPROBE_XOL] */
+	uint32_t prog_len; /* the fetch program (common/fetch_prog.h), at data[UTRACE_INPROC_PROBE_XOL] */
 	uint32_t reserved;
 	uint8_t data[];
 };
@@ -481,16 +481,16 @@ struct utrace_msg_live_done {
  * A probe added while the program runs (dynamic_events, runtime/live.c):
  *
  *   recorder                               runtime's live thread
- *   ENABLE {UTRACE_KPROBE_OBJ, key, id}  ->  the probe's event (records
+ *   ENABLE {UTRACE_INPROC_PROBE_OBJ, key, id}  ->  the probe's event (records
  *                                            follow ev_state: off at first)
  *   per object that defines its symbol:
- *   KPROBE_SLOT {obj}  ------------------>  the object's probe area (mapped
+ *   INPROC_PROBE_SLOT {obj}  ------------------>  the object's probe area (mapped
  *                      <------------------  now if need be), a free slot
- *   KPROBE {obj, key, ...}  ------------->  as at registration
- *   KPROBE {key UTRACE_ENABLE_DONE}  ---->  installed in one batch
+ *   INPROC_PROBE {obj, key, ...}  ------------->  as at registration
+ *   INPROC_PROBE {key UTRACE_ENABLE_DONE}  ---->  installed in one batch
  *                      <------------------  LIVE_DONE {status}
  */
-struct utrace_msg_kprobe_slot {
+struct utrace_msg_inproc_probe_slot {
 	struct utrace_msg hdr;
 	uint32_t obj;
 	uint32_t slot; /* answer: offset of a free slot, UINT32_MAX: none */

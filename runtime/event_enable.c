@@ -298,20 +298,20 @@ static int ev_patch_all(void)
 
 /* The in-process probes' events (runtime/inproc_probes.c): keys of a
  * pseudo-object as the synthetic events', written by a probe's hit. */
-static struct utrace_event_key ev_kprobe_keys[UTRACE_KPROBE_MAX];
-static struct rt_object ev_kprobe_obj = {.index = UTRACE_KPROBE_OBJ};
+static struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX];
+static struct rt_object ev_inproc_probe_obj = {.index = UTRACE_INPROC_PROBE_OBJ};
 
-void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len)
+void rt_inproc_probe_event_write(uint32_t key, void *rec, uint32_t len)
 {
-	struct utrace_event_key *k = &ev_kprobe_keys[key % UTRACE_KPROBE_MAX];
+	struct utrace_event_key *k = &ev_inproc_probe_keys[key % UTRACE_INPROC_PROBE_MAX];
 
 	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
 		rt_event_write(k, rec, len);
 }
 
-bool rt_kprobe_has_triggers(uint32_t key)
+bool rt_inproc_probe_has_triggers(uint32_t key)
 {
-	struct utrace_event_key *k = &ev_kprobe_keys[key % UTRACE_KPROBE_MAX];
+	struct utrace_event_key *k = &ev_inproc_probe_keys[key % UTRACE_INPROC_PROBE_MAX];
 	const struct rt_event_conf *f;
 
 	if (!__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
@@ -328,8 +328,8 @@ int rt_event_live_enable(const struct utrace_msg_enable *m, uint32_t size)
 
 	if (size < sizeof(*m) + m->filter_len)
 		return -1;
-	if (m->obj == UTRACE_KPROBE_OBJ && m->key < UTRACE_KPROBE_MAX)
-		k = &ev_kprobe_keys[m->key];
+	if (m->obj == UTRACE_INPROC_PROBE_OBJ && m->key < UTRACE_INPROC_PROBE_MAX)
+		k = &ev_inproc_probe_keys[m->key];
 	else if (m->obj == UTRACE_SYNTH_OBJ && m->key < UTRACE_SYNTH_MAX)
 		k = &ev_synth_keys[m->key];
 	else
@@ -357,9 +357,9 @@ static struct utrace_event_key *ev_keys_of(uint32_t obj, uint32_t *nr)
 		*nr = UTRACE_SYNTH_MAX;
 		return ev_synth_keys;
 	}
-	if (obj == UTRACE_KPROBE_OBJ) {
-		*nr = UTRACE_KPROBE_MAX;
-		return ev_kprobe_keys;
+	if (obj == UTRACE_INPROC_PROBE_OBJ) {
+		*nr = UTRACE_INPROC_PROBE_MAX;
+		return ev_inproc_probe_keys;
 	}
 	for (struct rt_object *o = rt.objects; o; o = o->next)
 		if (o->index == obj) {
@@ -422,17 +422,17 @@ int rt_events_live(const struct utrace_msg *msg, long n, int fd)
 		k->filter = f;
 		k->write = rt_event_write;
 		__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
-		ret = m->obj == UTRACE_SYNTH_OBJ || m->obj == UTRACE_KPROBE_OBJ ? 0 : ev_patch_all();
+		ret = m->obj == UTRACE_SYNTH_OBJ || m->obj == UTRACE_INPROC_PROBE_OBJ ? 0 : ev_patch_all();
 	}
 	return ret < 0 ? -EIO : 0;
 }
 
 /* After CONFIG and the synthetic events: the probes' enables. */
-int rt_kprobe_events_register(void)
+int rt_inproc_probe_events_register(void)
 {
-	if (!rt.cfg.nr_kprobes)
+	if (!rt.cfg.nr_inproc_probes)
 		return 0;
-	return ev_recv_enables(&ev_kprobe_obj, ev_kprobe_keys, UTRACE_KPROBE_MAX);
+	return ev_recv_enables(&ev_inproc_probe_obj, ev_inproc_probe_keys, UTRACE_INPROC_PROBE_MAX);
 }
 
 /* After CONFIG: the synthetic events the recorder enables, with their

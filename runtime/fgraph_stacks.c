@@ -65,8 +65,8 @@ struct fs_stack {
 	uint32_t key; /* the reader's name for it: 0 the thread's own stack */
 	/* a makecontext stack's return-probe frames (inproc_probes.c), kept with
 	 * the stack, not the thread: a coroutine may return on another one */
-	void *kp_rets;
-	uint32_t kp_depth;
+	void *ipp_rets;
+	uint32_t ipp_depth;
 };
 
 #define FS_MAX_REGIONS (1u << 16)
@@ -311,12 +311,12 @@ void rt_fstack_register(uint64_t lo, uint64_t hi)
 			s->cap = cap;
 			s->lo = lo;
 			s->hi = hi;
-			s->kp_rets = NULL;
+			s->ipp_rets = NULL;
 			__atomic_store_n(&fs_nr, fs_nr + 1, __ATOMIC_RELEASE);
 		}
 	}
 	if (s && s != fs_cur) { /* (the loaded one: makecontext on the running stack) */
-		s->depth = s->roots = s->notrace = s->kp_depth = 0;
+		s->depth = s->roots = s->notrace = s->ipp_depth = 0;
 		if (!++fs_next_key)
 			fs_next_key = 1;
 		s->key = fs_next_key;
@@ -513,8 +513,8 @@ void **rt_fstack_kp(uint64_t addr, uint32_t **depth)
 
 	if (!r)
 		return NULL;
-	*depth = &r->kp_depth;
-	return &r->kp_rets;
+	*depth = &r->ipp_depth;
+	return &r->ipp_rets;
 }
 
 /* A switch that cannot be followed: the thread is no longer traced. */

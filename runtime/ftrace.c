@@ -443,10 +443,10 @@ int rt_objects_scan(void)
 	}
 	if (ret >= 0 && ctx.added)
 		ret = rt_events_register(ctx.added);
-	if (ret >= 0 && ctx.added && rt.cfg.nr_kprobes)
-		ret = rt_kprobes_register(ctx.added);
-	if (ret >= 0 && ctx.added && rt.cfg.nr_kprobes)
-		rt_kprobes_live();
+	if (ret >= 0 && ctx.added && rt.cfg.nr_inproc_probes)
+		ret = rt_inproc_probes_register(ctx.added);
+	if (ret >= 0 && ctx.added && rt.cfg.nr_inproc_probes)
+		rt_inproc_probes_live();
 	if (ret >= 0 && ctx.added && rt_objects_added_hook)
 		ret = rt_objects_added_hook(ctx.added);
 	pthread_mutex_unlock(&objects_lock);
@@ -571,7 +571,7 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
 			traced = tracer != UTRACE_TRACER_NOP &&
 				 rt.site_flags[o->id_base + i] & UTRACE_SITE_TRACE;
 			/* a probe's site keeps calling its slot */
-			if (rt_kp_site_retarget((uint64_t)(uintptr_t)p, traced ? stub : 0))
+			if (rt_ipp_site_retarget((uint64_t)(uintptr_t)p, traced ? stub : 0))
 				continue;
 			if (traced)
 				insn_rel32(want, INSN_CALL, (uint64_t)(uintptr_t)p, stub);
@@ -728,7 +728,7 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 			continue;
 		}
 		*pp = o->next;
-		rt_kprobes_forget(o->lo, o->hi);
+		rt_inproc_probes_forget(o->lo, o->hi);
 		if (o->fpatch_len)
 			rt_fpatch_forget(o->lo, o->hi);
 		free(o->fpatch_len);

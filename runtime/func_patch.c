@@ -495,8 +495,8 @@ static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged,
 	if (ret >= 0 && !staged)
 		ret = rt_text_poke_batch(pokes, nj);
 	else if (ret >= 0 && nj && !rt.attached) {
-		rt_kprobe_opt_start(NULL);
-		rt_kprobe_opt_queue(pokes, hi, nj);
+		rt_inproc_probe_opt_start(NULL);
+		rt_inproc_probe_opt_queue(pokes, hi, nj);
 	}
 	free(addrs);
 	free(slots);

@@ -56,7 +56,7 @@ static void rt_fork_resume(void)
 	if (rt.attached) { /* its parent was attached to: it is not */
 		rt_attach_forked();
 	} else if (rt_connect(rt_sock_path, true) < 0 || rt_synth_register() < 0 ||
-		   rt_kprobe_events_register() < 0) {
+		   rt_inproc_probe_events_register() < 0) {
 		/* the synthetic events' ENABLEs follow CONFIG (common/proto.h) */
 		rt.enabled = 0;
 	} else {
@@ -207,7 +207,7 @@ static int rt_start(const char *path)
 {
 	rt.pid = getpid();
 	rt_rseq_init();
-	if (rt_connect(path, false) < 0 || (rt_synth_register() < 0 || rt_kprobe_events_register() < 0))
+	if (rt_connect(path, false) < 0 || (rt_synth_register() < 0 || rt_inproc_probe_events_register() < 0))
 		return -1; /* recorder gone: run untraced */
 	/* attached: our interposers bound where a preload would have them,
 	 * before anything is traced (said to the recorder if they cannot be) */

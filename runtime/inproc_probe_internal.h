@@ -2,15 +2,15 @@
 /*
  * inproc_probe_internal.h - what inproc_probes.c (probes installed at registration) and
  * inproc_probe_live.c (probes added while the program runs) share: a batch of
- * KPROBEs taken, then put in place at once.
+ * INPROC_PROBEs taken, then put in place at once.
  */
-#ifndef UTRACE_RUNTIME_KPROBE_INT_H
-#define UTRACE_RUNTIME_KPROBE_INT_H
+#ifndef UTRACE_RUNTIME_INPROC_PROBE_INT_H
+#define UTRACE_RUNTIME_INPROC_PROBE_INT_H
 
 #include "runtime/rt.h"
 
-struct kp_batch {
-	struct rt_kprobe *p;
+struct ipp_batch {
+	struct rt_inproc_probe *p;
 	size_t n, cap;
 	bool alone; /* the only thread: a jmp may replace several instructions */
 	uint8_t **int3; /* addresses to put an int3 on */
@@ -22,35 +22,35 @@ struct kp_batch {
 	size_t nopt;
 };
 
-/* inproc_probes.c, with rt_kp_lock held: one KPROBE of object o whose probe
+/* inproc_probes.c, with rt_ipp_lock held: one INPROC_PROBE of object o whose probe
  * area is area, its slot written (the area writable), added to b (<0:
  * malformed); the batch put in place (the objects lock held too). */
-int rt_kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
-	       const struct utrace_msg_kprobe *m, uint32_t size) RT_HIDDEN;
-int rt_kp_commit(struct kp_batch *b) RT_HIDDEN;
-void rt_kp_batch_free(struct kp_batch *b) RT_HIDDEN;
-/* inproc_probes.c, with rt_kp_lock held: the call site at addr got the
+int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
+	       const struct utrace_msg_inproc_probe *m, uint32_t size) RT_HIDDEN;
+int rt_ipp_commit(struct ipp_batch *b) RT_HIDDEN;
+void rt_ipp_batch_free(struct ipp_batch *b) RT_HIDDEN;
+/* inproc_probes.c, with rt_ipp_lock held: the call site at addr got the
  * program's bytes back (inproc_probe_remove.c), so a probe added there later
  * makes a slot and a call of its own. */
-void rt_kp_site_forget(uint64_t addr) RT_HIDDEN;
+void rt_ipp_site_forget(uint64_t addr) RT_HIDDEN;
 /* The trap and fault handlers, once. */
-void rt_kp_install_handlers(void) RT_HIDDEN;
+void rt_ipp_install_handlers(void) RT_HIDDEN;
 
-/* inproc_probe_area.c, with rt_kp_lock held: object obj's probe area (addr NULL:
+/* inproc_probe_area.c, with rt_ipp_lock held: object obj's probe area (addr NULL:
  * none yet), the slots below next taken; NULL if it has none and add is
  * false (or no memory). */
-struct kp_area {
+struct ipp_area {
 	uint32_t obj; /* rt_object index */
 	uint32_t next;
 	uint8_t *addr;
 };
-struct kp_area *rt_kp_area(uint32_t obj, bool add) RT_HIDDEN;
-/* inproc_probe_area.c, with rt_kp_lock held: o's probe area, a fresh one
+struct ipp_area *rt_ipp_area(uint32_t obj, bool add) RT_HIDDEN;
+/* inproc_probe_area.c, with rt_ipp_lock held: o's probe area, a fresh one
  * (registration) or the one it has, mapped now if none (NULL: none within
- * reach); and the one installer of a KPROBE in area a, at registration
+ * reach); and the one installer of a INPROC_PROBE in area a, at registration
  * and live (<0: malformed, or the area could not be written). */
-struct kp_area *rt_kp_area_map(const struct rt_object *o, bool fresh) RT_HIDDEN;
-int rt_kp_install(struct kp_batch *b, const struct rt_object *o, struct kp_area *a,
-		  const struct utrace_msg_kprobe *m, uint32_t size) RT_HIDDEN;
+struct ipp_area *rt_ipp_area_map(const struct rt_object *o, bool fresh) RT_HIDDEN;
+int rt_ipp_install(struct ipp_batch *b, const struct rt_object *o, struct ipp_area *a,
+		  const struct utrace_msg_inproc_probe *m, uint32_t size) RT_HIDDEN;
 
 #endif

@@ -2,15 +2,15 @@
 /*
  * inproc_probe_live.c - in-process probes added while the program runs (a
  * definition written to the live tracefs's dynamic_events), over the live
- * channel (runtime/live.c, common/proto.h KPROBE_SLOT).
+ * channel (runtime/live.c, common/proto.h INPROC_PROBE_SLOT).
  *
  * A probe is installed as at registration, by the one installer
- * (inproc_probes.c rt_kp_install: the same KPROBE messages, area, batch and
+ * (inproc_probes.c rt_ipp_install: the same INPROC_PROBE messages, area, batch and
  * pokes); what differs is where its slot comes from.
  * Each object's probe area is noted here when registration maps it,
  * with the slots its probes took; an object without one (the process
  * started with no probe) gets its area now.  The recorder asks for one
- * slot per location (KPROBE_SLOT), the runtime, which alone knows what
+ * slot per location (INPROC_PROBE_SLOT), the runtime, which alone knows what
  * its areas hold (a fork child inherits its parent's), hands it out.
  *
  * Other threads may be running in other slots of the same area, so a
@@ -28,7 +28,7 @@
 #include "runtime/inproc_probe_internal.h"
 #include "runtime/rt.h"
 
-static struct kp_batch kl_batch; /* the live thread's: KPROBEs until DONE */
+static struct ipp_batch kl_batch; /* the live thread's: INPROC_PROBEs until DONE */
 
 static struct rt_object *kl_object(uint32_t index)
 {
@@ -39,72 +39,72 @@ static struct rt_object *kl_object(uint32_t index)
 	return o && !(o->flags & UTRACE_OBJ_LIBCALL) && o->hi > o->lo ? o : NULL;
 }
 
-/* KPROBE_SLOT (the objects lock held): the area of m->obj, mapped now
+/* INPROC_PROBE_SLOT (the objects lock held): the area of m->obj, mapped now
  * if it has none, and a slot of it taken; slot UINT32_MAX if none. */
 static int kl_slot(void *arg)
 {
-	struct utrace_msg_kprobe_slot *m = arg;
+	struct utrace_msg_inproc_probe_slot *m = arg;
 	struct rt_object *o = kl_object(m->obj);
-	struct kp_area *a;
+	struct ipp_area *a;
 
 	m->slot = UINT32_MAX;
 	m->addr = 0;
 	if (!o)
 		return 0;
-	pthread_mutex_lock(&rt_kp_lock);
-	a = rt_kp_area_map(o, false);
-	if (a && a->next + UTRACE_KPROBE_SLOT <= UTRACE_KPROBE_AREA) {
+	pthread_mutex_lock(&rt_ipp_lock);
+	a = rt_ipp_area_map(o, false);
+	if (a && a->next + UTRACE_INPROC_PROBE_SLOT <= UTRACE_INPROC_PROBE_AREA) {
 		m->addr = (uint64_t)(uintptr_t)a->addr;
 		m->slot = a->next;
-		a->next += UTRACE_KPROBE_SLOT;
+		a->next += UTRACE_INPROC_PROBE_SLOT;
 	}
-	pthread_mutex_unlock(&rt_kp_lock);
+	pthread_mutex_unlock(&rt_ipp_lock);
 	return 0;
 }
 
-void rt_kprobe_live_slot(struct utrace_msg_kprobe_slot *m)
+void rt_inproc_probe_live_slot(struct utrace_msg_inproc_probe_slot *m)
 {
 	rt_objects_locked(kl_slot, m);
 }
 
 struct kl_take {
-	const struct utrace_msg_kprobe *m;
+	const struct utrace_msg_inproc_probe *m;
 	uint32_t size;
 };
 
-/* One KPROBE (the objects lock held): the installer of registration's
- * (rt_kp_install). */
+/* One INPROC_PROBE (the objects lock held): the installer of registration's
+ * (rt_ipp_install). */
 static int kl_take(void *arg)
 {
 	const struct kl_take *t = arg;
 	struct rt_object *o = kl_object(t->m->obj);
 	int ret;
 
-	rt_kp_install_handlers(); /* once; under the objects lock, as registration */
-	pthread_mutex_lock(&rt_kp_lock);
-	ret = rt_kp_install(&kl_batch, o, o ? rt_kp_area(o->index, false) : NULL, t->m, t->size);
-	pthread_mutex_unlock(&rt_kp_lock);
+	rt_ipp_install_handlers(); /* once; under the objects lock, as registration */
+	pthread_mutex_lock(&rt_ipp_lock);
+	ret = rt_ipp_install(&kl_batch, o, o ? rt_ipp_area(o->index, false) : NULL, t->m, t->size);
+	pthread_mutex_unlock(&rt_ipp_lock);
 	return ret;
 }
 
 /* DONE (the objects lock held): the batch in place.  The process has
  * probes from now on even if none of its objects took this one: the
  * objects it registers later (dlopen) ask for theirs (ftrace.c reads
- * nr_kprobes under the same lock), as for a uprobe on a library that is
+ * nr_inproc_probes under the same lock), as for a uprobe on a library that is
  * loaded after it was defined. */
 static int kl_commit(void *arg)
 {
 	int ret;
 
 	(void)arg;
-	rt.cfg.nr_kprobes++;
-	pthread_mutex_lock(&rt_kp_lock);
-	ret = rt_kp_commit(&kl_batch);
-	pthread_mutex_unlock(&rt_kp_lock);
+	rt.cfg.nr_inproc_probes++;
+	pthread_mutex_lock(&rt_ipp_lock);
+	ret = rt_ipp_commit(&kl_batch);
+	pthread_mutex_unlock(&rt_ipp_lock);
 	return ret;
 }
 
-int rt_kprobe_live_take(const struct utrace_msg_kprobe *m, uint32_t size)
+int rt_inproc_probe_live_take(const struct utrace_msg_inproc_probe *m, uint32_t size)
 {
 	struct kl_take t = {m, size};
 	int ret;
@@ -113,8 +113,8 @@ int rt_kprobe_live_take(const struct utrace_msg_kprobe *m, uint32_t size)
 		return rt_objects_locked(kl_take, &t);
 	kl_batch.alone = false; /* this thread is one more */
 	ret = rt_objects_locked(kl_commit, NULL);
-	rt_kp_batch_free(&kl_batch);
+	rt_ipp_batch_free(&kl_batch);
 	if (ret >= 0)
-		rt_kprobes_live(); /* the helper: jmps promoted, removals applied */
+		rt_inproc_probes_live(); /* the helper: jmps promoted, removals applied */
 	return ret;
 }

@@ -56,14 +56,14 @@
  * pause, at most KO_ROUNDS times; the probe then stays an int3, correct
  * and slower.
  *
- * Removal (inproc_probes.c's kp_apply_off, run by the helper) uses the same
+ * Removal (inproc_probes.c's ipp_apply_off, run by the helper) uses the same
  * proof the other way round: once the program's bytes are back, a slot
  * is free when no thread is in it, returns into it (the detour's call to
  * its trampoline) or is in the trap handler for its int3, which would
- * send it there (rt_kprobe_quiesce).
+ * send it there (rt_inproc_probe_quiesce).
  *
  * The helper, one per process with probes, blocks every signal, sends
- * none, and sleeps on the control page's kp_gen futex (common/proto.h): a removal
+ * none, and sleeps on the control page's ipp_gen futex (common/proto.h): a removal
  * (the recorder) or a new batch (inproc_probes.c, through ko_wake) moves it.
  * A fork()ed child has no helper until it loads an object with probes:
  * till then its probes stay int3s and removed ones stop recording but
@@ -96,7 +96,7 @@
 
 int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
 
-__thread uint64_t rt_kp_trapping RT_HIDDEN;
+__thread uint64_t rt_ipp_trapping RT_HIDDEN;
 
 struct ko_probe {
 	struct rt_poke jmp;
@@ -114,8 +114,8 @@ static pthread_mutex_t ko_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ko_probe ko_p[KO_PROBES_MAX];
 static size_t ko_n;
 static bool ko_running, ko_debug, ko_ready;
-static void (*ko_off_hook)(void); /* inproc_probe_remove.c: apply the kp_off bits */
-static uint32_t ko_applied;	  /* the kp_gen that ko_off_hook last saw through */
+static void (*ko_off_hook)(void); /* inproc_probe_remove.c: apply the ipp_off bits */
+static uint32_t ko_applied;	  /* the ipp_gen that ko_off_hook last saw through */
 static unsigned long ko_promoted, ko_kept;
 
 /* A round: what the handlers read (static: a late handler of an old
@@ -204,7 +204,7 @@ static void ko_seen(void *uc_)
 		bounded = sigaltstack(NULL, &ss) == 0 &&
 			  (ss.ss_flags & SS_DISABLE || sp < (uint64_t)(uintptr_t)ss.ss_sp ||
 			   sp - (uint64_t)(uintptr_t)ss.ss_sp >= ss.ss_size) &&
-			  ko_scan((uint64_t)uc->uc_mcontext.gregs[REG_RIP], sp, rt_kp_trapping);
+			  ko_scan((uint64_t)uc->uc_mcontext.gregs[REG_RIP], sp, rt_ipp_trapping);
 		/* the busy marks before the answer that makes them count */
 		__atomic_store_n(&ko_reply[i], (uint64_t)gen << 1 | !bounded, __ATOMIC_RELEASE);
 	}
@@ -386,7 +386,7 @@ static bool ko_round(const uint64_t *lo, const uint64_t *hi, const uint64_t *tra
  * return address there, or is handling the int3 at trap[i] (it would
  * resume there).  0, or -EBUSY after KO_ROUNDS rounds.
  */
-int rt_kprobe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n)
+int rt_inproc_probe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n)
 {
 	for (uint32_t r = 0; r < KO_ROUNDS; r++) {
 		bool clear = n <= KO_PROBES_MAX && ko_round(lo, hi, trap, n);
@@ -475,7 +475,7 @@ static void ko_promote(void)
 }
 
 /* The helper: promotions while some are queued (a growing pause between
- * rounds), the off hook whenever kp_gen moves; else it sleeps on it. */
+ * rounds), the off hook whenever ipp_gen moves; else it sleeps on it. */
 static void *ko_main(void *arg)
 {
 	uint32_t seen = 0, r = 0;
@@ -483,7 +483,7 @@ static void *ko_main(void *arg)
 
 	(void)arg;
 	for (;;) {
-		uint32_t g = __atomic_load_n(&rt.ctl->kp_gen, __ATOMIC_ACQUIRE);
+		uint32_t g = __atomic_load_n(&rt.ctl->ipp_gen, __ATOMIC_ACQUIRE);
 		long pause = 1000000L << (r < 6 ? r : 6); /* 1 to 64 ms */
 		struct timespec ts = {0, pause};
 		size_t left;
@@ -500,7 +500,7 @@ static void *ko_main(void *arg)
 		left = ko_n;
 		pthread_mutex_unlock(&ko_lock);
 		r = left ? r + 1 : 0;
-		syscall(SYS_futex, &rt.ctl->kp_gen, FUTEX_WAIT, seen, left ? &ts : NULL, NULL, 0);
+		syscall(SYS_futex, &rt.ctl->ipp_gen, FUTEX_WAIT, seen, left ? &ts : NULL, NULL, 0);
 	}
 	return NULL;
 }
@@ -512,7 +512,7 @@ static void *ko_main(void *arg)
 __attribute__((destructor)) static void ko_fini(void)
 {
 	for (int i = 0; ko_debug && ko_running && rt.ctl && i < 2000; i++) {
-		uint32_t g = __atomic_load_n(&rt.ctl->kp_gen, __ATOMIC_ACQUIRE);
+		uint32_t g = __atomic_load_n(&rt.ctl->ipp_gen, __ATOMIC_ACQUIRE);
 
 		if (__atomic_load_n(&ko_applied, __ATOMIC_ACQUIRE) == g)
 			break;
@@ -544,23 +544,23 @@ static bool ko_setup(void)
 }
 
 /* A line for UTRACE_KPROBE_DEBUG=1 (the tests read what happened). */
-void rt_kprobe_opt_say(const char *msg)
+void rt_inproc_probe_opt_say(const char *msg)
 {
 	if (ko_debug)
 		rt_log(msg);
 }
 
-/* Wakes the helper: kp_gen moves (the helpers of the recording's other
+/* Wakes the helper: ipp_gen moves (the helpers of the recording's other
  * processes wake too, find nothing new and sleep again). */
 static void ko_wake(void)
 {
-	__atomic_add_fetch(&rt.ctl->kp_gen, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &rt.ctl->kp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	__atomic_add_fetch(&rt.ctl->ipp_gen, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &rt.ctl->ipp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 }
 
 /* The helper thread, once this process has probes (ftrace.c's objects
- * lock held); off() applies the recording's kp_off bits (inproc_probes.c). */
-void rt_kprobe_opt_start(void (*off)(void))
+ * lock held); off() applies the recording's ipp_off bits (inproc_probes.c). */
+void rt_inproc_probe_opt_start(void (*off)(void))
 {
 	sigset_t all, old;
 	pthread_t th;
@@ -585,9 +585,9 @@ void rt_kprobe_opt_start(void (*off)(void))
  * Probes whose int3 is in place (every core synced) and whose detour is
  * ready: jmp[i] to write at jmp[i].addr, over [addr, hi[i]).  The caller
  * holds ftrace.c's objects lock; the helper takes them once started
- * (rt_kprobe_opt_start).  Those that find no room stay int3s.
+ * (rt_inproc_probe_opt_start).  Those that find no room stay int3s.
  */
-void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n)
+void rt_inproc_probe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n)
 {
 	if (!n || !rt.ctl || !ko_setup())
 		return;
@@ -604,7 +604,7 @@ void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n
 
 /* An object unloaded: its probes are not written (a round writing some
  * now is waited for). */
-void rt_kprobe_opt_forget(uint64_t lo, uint64_t hi)
+void rt_inproc_probe_opt_forget(uint64_t lo, uint64_t hi)
 {
 	pthread_mutex_lock(&ko_lock);
 	for (size_t i = 0; i < ko_n; i++)

@@ -3,16 +3,16 @@
  * inproc_probes.c - in-process dynamic probes (lib/probes/inproc_probe.h): where a
  * probe fires, how its fetch-args read memory, how its event is written.
  *
- * The tool decides everything per object and sends it ready (KPROBE,
+ * The tool decides everything per object and sends it ready (INPROC_PROBE,
  * common/proto.h); this file only installs it:
  *
  *   - a probe on a function's patchable call site: the site becomes
  *     `call slot`, the slot (in the object's probe area, in rel32 reach)
- *     `push $k; jmp *utrace_kprobe_site_tramp`.  No trap, nothing moved.
+ *     `push $k; jmp *utrace_inproc_probe_site_tramp`.  No trap, nothing moved.
  *     If the tracer had patched the site, the trampoline goes on into the
  *     tracer's stub after the probes (arch/x86_64/inproc_probe.S);
  *   - any other instruction: an int3 (one byte, atomic for fetch), the
- *     SIGTRAP handler of text_poke.c calling kp_trap: the probes fire on
+ *     SIGTRAP handler of text_poke.c calling ipp_trap: the probes fire on
  *     the trap's registers, then the thread resumes at the slot, where the
  *     tool's relocated copy of the instruction runs and jumps back (a
  *     direct call is emulated instead: push the return, go to the target);
@@ -21,7 +21,7 @@
  *     the others if the process has one thread, else an int3 first, the
  *     jmp once inproc_probe_opt.c proved no other thread in its way;
  *   - a return probe hooks the return address at the entry (site or int3)
- *     with utrace_kretprobe_tramp and keeps the real one on a stack of
+ *     with utrace_inproc_retprobe_tramp and keeps the real one on a stack of
  *     frames (the kernel's rethook): the thread's, or a makecontext
  *     stack's own (fgraph_stacks.c), firing when the function returns.
  *
@@ -30,7 +30,7 @@
  * handler may still be reading it), so the trap handler reads it with no
  * lock.  It is published before any int3 is written.  A probe removed
  * while the program runs stops recording at once (the control page's
- * kp_off bit, checked on every hit); inproc_probe_remove.c gives the bytes back.
+ * ipp_off bit, checked on every hit); inproc_probe_remove.c gives the bytes back.
  *
  * Memory reads (common/fetch_prog.h) go through utrace_fetch_load, safe
  * from faults (fetch_fault.c, installed with the first probe).
@@ -54,86 +54,86 @@
 #include "runtime/rt.h"
 
 /* A call site carrying probes: the slot pushes its index. */
-struct kp_site {
+struct ipp_site {
 	uint64_t addr;
 	uint64_t cont; /* the tracer's stub if the site was patched, else 0 */
 	uint32_t id;   /* the site's function id, for the tracer */
 };
 
-#define KP_SITES_MAX 4096
-#define KP_RET_DEPTH 128
+#define IPP_SITES_MAX 4096
+#define IPP_RET_DEPTH 128
 
-struct kp_table *rt_kp_table;
-pthread_mutex_t rt_kp_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t kp_test_key = UINT32_MAX; /* UTRACE_KPROBE_TEST_OFF=KEY:N */
-static uint32_t kp_test_left;
-static struct kp_site kp_sites[KP_SITES_MAX];
-static uint32_t kp_nr_sites;
-static bool kp_installed;
+struct ipp_table *rt_ipp_table;
+pthread_mutex_t rt_ipp_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t ipp_test_key = UINT32_MAX; /* UTRACE_KPROBE_TEST_OFF=KEY:N */
+static uint32_t ipp_test_left;
+static struct ipp_site ipp_sites[IPP_SITES_MAX];
+static uint32_t ipp_nr_sites;
+static bool ipp_installed;
 
-struct kp_ret {
+struct ipp_ret {
 	uint64_t ret, *slot, func;
-	const struct rt_kprobe *p;
+	const struct rt_inproc_probe *p;
 	uint64_t caller; /* __probe_ret_ip: ret, or the real one behind fgraph's hook */
 };
 /* Mapped at a thread's first return probe, not in TLS: libutrace.so is
  * dlopen'ed when it attaches to a running process (attach.c), and
  * glibc's static TLS room for a dlopen'ed initial-exec library is about
- * 1.6 KiB; these 5 KiB would make the dlopen fail.  rt_self.kp_rets keeps
+ * 1.6 KiB; these 5 KiB would make the dlopen fail.  rt_self.ipp_rets keeps
  * it, so ring_buffer.c unmaps it when the thread exits. */
-static __thread uint32_t kp_ret_depth;
+static __thread uint32_t ipp_ret_depth;
 
-_Static_assert(KP_RET_DEPTH * sizeof(struct kp_ret) <= RT_KP_RETS_BYTES, "kp_rets fits");
+_Static_assert(IPP_RET_DEPTH * sizeof(struct ipp_ret) <= RT_IPP_RETS_BYTES, "ipp_rets fits");
 
 /* The frames of one program stack: a makecontext stack's are its own
  * (fgraph_stacks.c's region: a coroutine may return on another thread
  * than the one that called), every other stack's the thread's. */
-struct kp_stack {
+struct ipp_stack {
 	void **rets; /* -> the array, NULL until mapped */
 	uint32_t *depth;
 };
 
-static struct kp_stack kp_thread_stack(void)
+static struct ipp_stack ipp_thread_stack(void)
 {
-	return (struct kp_stack){&rt_self.kp_rets, &kp_ret_depth};
+	return (struct ipp_stack){&rt_self.ipp_rets, &ipp_ret_depth};
 }
 
-static struct kp_stack kp_stack_of(const uint64_t *slot)
+static struct ipp_stack ipp_stack_of(const uint64_t *slot)
 {
-	struct kp_stack s;
+	struct ipp_stack s;
 
 	s.rets = rt_fstack_kp((uint64_t)(uintptr_t)slot, &s.depth);
-	return s.rets ? s : kp_thread_stack();
+	return s.rets ? s : ipp_thread_stack();
 }
 
 /* A signal handler may hit its own first return probe while this one
  * maps: the first mapping stored wins, the other goes back. */
-static bool kp_rets_map(void **where)
+static bool ipp_rets_map(void **where)
 {
 	int saved_errno = errno;
-	void *none = NULL, *p = mmap(NULL, RT_KP_RETS_BYTES, PROT_READ | PROT_WRITE,
+	void *none = NULL, *p = mmap(NULL, RT_IPP_RETS_BYTES, PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p != MAP_FAILED &&
 	    !__atomic_compare_exchange_n(where, &none, p, false, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
-		munmap(p, RT_KP_RETS_BYTES);
+		munmap(p, RT_IPP_RETS_BYTES);
 	errno = saved_errno;
 	return p != MAP_FAILED || *where;
 }
 
 /* arch/x86_64/inproc_probe.S */
-void utrace_kprobe_site_tramp(void) RT_HIDDEN;
-void utrace_kretprobe_tramp(void) RT_HIDDEN;
+void utrace_inproc_probe_site_tramp(void) RT_HIDDEN;
+void utrace_inproc_retprobe_tramp(void) RT_HIDDEN;
 int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
-uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
-uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs) RT_HIDDEN;
-uint64_t rt_kprobe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
-void utrace_kprobe_detour_tramp(void) RT_HIDDEN;
+uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
+uint64_t rt_inproc_retprobe_hit(struct utrace_fetch_regs *regs) RT_HIDDEN;
+uint64_t rt_inproc_probe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
+void utrace_inproc_probe_detour_tramp(void) RT_HIDDEN;
 
 /* ---- firing ------------------------------------------------------------ */
 
-const struct rt_kprobe *rt_kp_find(const struct kp_table *t, uint64_t addr)
+const struct rt_inproc_probe *rt_ipp_find(const struct ipp_table *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t ? t->n : 0;
 
@@ -148,30 +148,30 @@ const struct rt_kprobe *rt_kp_find(const struct kp_table *t, uint64_t addr)
 	return t && lo < t->n && t->p[lo].addr == addr ? &t->p[lo] : NULL;
 }
 
-/* Test only: the Nth hit of kp_test_key turns it off, as
- * utrace_recorder_kprobe_remove does (this hit still records). */
-static void kp_test_count(uint32_t key)
+/* Test only: the Nth hit of ipp_test_key turns it off, as
+ * utrace_recorder_inproc_probe_remove does (this hit still records). */
+static void ipp_test_count(uint32_t key)
 {
 	int saved = errno;
 
-	if (__atomic_sub_fetch(&kp_test_left, 1, __ATOMIC_RELAXED) == 0 &&
-	    utrace_ctl_kprobe_set_off(rt.ctl, key))
-		syscall(SYS_futex, &rt.ctl->kp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	if (__atomic_sub_fetch(&ipp_test_left, 1, __ATOMIC_RELAXED) == 0 &&
+	    utrace_ctl_inproc_probe_set_off(rt.ctl, key))
+		syscall(SYS_futex, &rt.ctl->ipp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 	errno = saved;
 }
 
 /* One probe's record: the kernel's kprobe layout, then the fetch-args. */
-static void kp_record(const struct rt_kprobe *p, const struct utrace_fetch_regs *regs,
+static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetch_regs *regs,
 		      uint64_t func, uint64_t ret_ip)
 {
 	uint64_t rec[UTRACE_FETCH_REC_MAX / 8];
 	struct rt_thread *t = &rt_self;
 	uint32_t len;
 
-	if (unlikely(utrace_ctl_kprobe_off(rt.ctl, p->key)))
-		return; /* removed: its text goes back soon (kp_apply_off) */
-	if (unlikely(p->key == kp_test_key))
-		kp_test_count(p->key);
+	if (unlikely(utrace_ctl_inproc_probe_off(rt.ctl, p->key)))
+		return; /* removed: its text goes back soon (ipp_apply_off) */
+	if (unlikely(p->key == ipp_test_key))
+		ipp_test_count(p->key);
 	if (unlikely(!t->comm[0])) {
 		int saved = errno;
 
@@ -187,34 +187,34 @@ static void kp_record(const struct rt_kprobe *p, const struct utrace_fetch_regs 
 	}
 	len = utrace_fetch_run(p->prog, regs, t->comm, (uint8_t *)rec, sizeof(rec),
 			       utrace_fetch_load);
-	rt_kprobe_event_write(p->key, rec, len);
+	rt_inproc_probe_event_write(p->key, rec, len);
 }
 
 /* A return probe at the entry: hook the return address at regs->sp. */
-static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_regs *regs)
+static void ipp_hook_return(const struct rt_inproc_probe *p, const struct utrace_fetch_regs *regs)
 {
 	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP];
-	struct kp_stack s;
+	struct ipp_stack s;
 	uint32_t d;
-	struct kp_ret *rets;
+	struct ipp_ret *rets;
 
 	struct rt_thread *t = rt_ctx(&rt_self);
 	uint64_t caller = *slot;
 
 	if (rt_tls_foreign(&rt_self))
 		return; /* a clone() thread on its creator's TLS: the list is the creator's */
-	s = kp_stack_of(slot);
+	s = ipp_stack_of(slot);
 	d = *s.depth;
-	if (d >= KP_RET_DEPTH || utrace_ctl_kprobe_off(rt.ctl, p->key))
+	if (d >= IPP_RET_DEPTH || utrace_ctl_inproc_probe_off(rt.ctl, p->key))
 		return; /* too deep: this call is not probed */
-	if (!*s.rets && !kp_rets_map(s.rets))
+	if (!*s.rets && !ipp_rets_map(s.rets))
 		return; /* no memory: not probed */
 	rets = *s.rets;
 	/* function_graph hooked this return first: name its real caller */
 	if (rt_is_graph_return(caller) && t && t->depth && t->stack[t->depth - 1].slot == slot)
 		caller = t->stack[t->depth - 1].ret;
 	/* another return probe of the function hooked it first: its caller */
-	if (caller == (uint64_t)(uintptr_t)utrace_kretprobe_tramp && d && rets[d - 1].slot == slot)
+	if (caller == (uint64_t)(uintptr_t)utrace_inproc_retprobe_tramp && d && rets[d - 1].slot == slot)
 		caller = rets[d - 1].caller;
 	/* The slot is taken before it is filled: a signal handler that runs
 	 * between any two instructions here and hits return probes of its
@@ -223,15 +223,15 @@ static void kp_hook_return(const struct rt_kprobe *p, const struct utrace_fetch_
 	 * index and leave its own frame in ours. */
 	__atomic_store_n(s.depth, d + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rets[d] = (struct kp_ret){*slot, slot, p->func, p, caller};
+	rets[d] = (struct ipp_ret){*slot, slot, p->func, p, caller};
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the frame before the hook */
-	*slot = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
+	*slot = (uint64_t)(uintptr_t)utrace_inproc_retprobe_tramp;
 }
 
-static void kp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
+static void ipp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
 {
-	const struct kp_table *t = __atomic_load_n(&rt_kp_table, __ATOMIC_ACQUIRE);
-	const struct rt_kprobe *p = rt_kp_find(t, addr);
+	const struct ipp_table *t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
+	const struct rt_inproc_probe *p = rt_ipp_find(t, addr);
 	bool on;
 
 	if (!p)
@@ -240,40 +240,40 @@ static void kp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
 	 * a set_ftrace_filter function command) still run */
 	on = rt_tracing_on();
 	for (; p < t->p + t->n && p->addr == addr; p++) {
-		if (unlikely(!on) && (p->is_return || !rt_kprobe_has_triggers(p->key)))
+		if (unlikely(!on) && (p->is_return || !rt_inproc_probe_has_triggers(p->key)))
 			continue;
 		if (p->is_return)
-			kp_hook_return(p, regs);
+			ipp_hook_return(p, regs);
 		else
-			kp_record(p, regs, 0, 0);
+			ipp_record(p, regs, 0, 0);
 	}
 }
 
-struct kp_slow_arg {
+struct ipp_slow_arg {
 	const struct utrace_fetch_regs *regs;
 	uint64_t addr;
 };
 
-static long kp_fire_slow(void *a)
+static long ipp_fire_slow(void *a)
 {
-	const struct kp_slow_arg *s = a;
+	const struct ipp_slow_arg *s = a;
 
-	kp_fire_all(s->regs, s->addr);
+	ipp_fire_all(s->regs, s->addr);
 	return 0;
 }
 
 /*
- * From utrace_kprobe_site_tramp: the function has not started.  A site
+ * From utrace_inproc_probe_site_tramp: the function has not started.  A site
  * the tracer patched too gets the tracer's entry first, as its own stub
  * would have called it: so the function tracer sees the real caller, and
  * function_graph's hook sits outside a return probe's.
  */
-uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
+uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 {
-	const struct kp_site *s = &kp_sites[k % KP_SITES_MAX];
-	struct kp_slow_arg a = {regs, s->addr};
+	const struct ipp_site *s = &ipp_sites[k % IPP_SITES_MAX];
+	struct ipp_slow_arg a = {regs, s->addr};
 	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP];
-	/* whether the tracer traces the site too (rt_kp_site_retarget) */
+	/* whether the tracer traces the site too (rt_ipp_site_retarget) */
 	const uint64_t cont = __atomic_load_n(&s->cont, __ATOMIC_ACQUIRE);
 	uint64_t args[RT_REG_RDI + 1]; /* the argument registers as the
 					* entry trampoline lays them out */
@@ -291,35 +291,35 @@ uint64_t rt_kprobe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	/* a thread without its buffer yet may call libc: keep the
 	 * program's vector registers (its float arguments) */
 	if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
-		kp_fire_all(regs, s->addr);
+		ipp_fire_all(regs, s->addr);
 	else
-		utrace_call_preserving_fpu(kp_fire_slow, &a);
+		utrace_call_preserving_fpu(ipp_fire_slow, &a);
 	return 0;
 }
 
-/* From utrace_kprobe_detour_tramp: a jump-optimised probe, mid-function. */
-uint64_t rt_kprobe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k)
+/* From utrace_inproc_probe_detour_tramp: a jump-optimised probe, mid-function. */
+uint64_t rt_inproc_probe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k)
 {
-	struct kp_slow_arg a = {regs, kp_sites[k % KP_SITES_MAX].addr};
+	struct ipp_slow_arg a = {regs, ipp_sites[k % IPP_SITES_MAX].addr};
 
 	regs->r[UTRACE_FR_IP] = a.addr;
 	if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
-		kp_fire_all(regs, a.addr);
+		ipp_fire_all(regs, a.addr);
 	else
-		utrace_call_preserving_fpu(kp_fire_slow, &a);
+		utrace_call_preserving_fpu(ipp_fire_slow, &a);
 	return 0;
 }
 
-struct kp_ret_arg {
+struct ipp_ret_arg {
 	const struct utrace_fetch_regs *regs;
-	struct kp_ret r;
+	struct ipp_ret r;
 };
 
-static long kp_ret_slow(void *a)
+static long ipp_ret_slow(void *a)
 {
-	const struct kp_ret_arg *x = a;
+	const struct ipp_ret_arg *x = a;
 
-	kp_record(x->r.p, x->regs, x->r.func, x->r.caller);
+	ipp_record(x->r.p, x->regs, x->r.func, x->r.caller);
 	return 0;
 }
 
@@ -331,7 +331,7 @@ static long kp_ret_slow(void *a)
  * there only a frame whose return slot no longer holds our hook is
  * known dead; a live one dropped would end the program.
  */
-static bool kp_dead_above(const struct kp_ret *f, const uint64_t *slot)
+static bool ipp_dead_above(const struct ipp_ret *f, const uint64_t *slot)
 {
 	uint64_t v;
 
@@ -340,14 +340,14 @@ static bool kp_dead_above(const struct kp_ret *f, const uint64_t *slot)
 	if (rt_fstack_known(f->slot, slot))
 		return true;
 	return utrace_fetch_load((uint64_t)(uintptr_t)f->slot, 8, &v) != 0 ||
-	       v != (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
+	       v != (uint64_t)(uintptr_t)utrace_inproc_retprobe_tramp;
 }
 
 /* The frame hooked at slot, taken off stack s (false: s has none). */
-static bool kp_ret_pop(struct kp_stack s, const uint64_t *slot, struct kp_ret *out)
+static bool ipp_ret_pop(struct ipp_stack s, const uint64_t *slot, struct ipp_ret *out)
 {
 	uint32_t d = *s.depth, k = d, n;
-	struct kp_ret *rets = *s.rets;
+	struct ipp_ret *rets = *s.rets;
 
 	/* ours is the newest frame hooked at this slot (one that longjmp
 	 * left at the same address is older) */
@@ -363,7 +363,7 @@ static bool kp_ret_pop(struct kp_stack s, const uint64_t *slot, struct kp_ret *o
 	 * down, so a handler that interrupts this pushes over none of them. */
 	n = k;
 	for (uint32_t i = k + 1; i < d; i++)
-		if (!kp_dead_above(&rets[i], slot))
+		if (!ipp_dead_above(&rets[i], slot))
 			rets[n++] = rets[i];
 	/* read, then let go: a handler from here on pushes over it */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -371,40 +371,40 @@ static bool kp_ret_pop(struct kp_stack s, const uint64_t *slot, struct kp_ret *o
 	return true;
 }
 
-/* From utrace_kretprobe_tramp: the function returned through our hook. */
-uint64_t rt_kretprobe_hit(struct utrace_fetch_regs *regs)
+/* From utrace_inproc_retprobe_tramp: the function returned through our hook. */
+uint64_t rt_inproc_retprobe_hit(struct utrace_fetch_regs *regs)
 {
 	uint64_t *slot = (uint64_t *)(uintptr_t)regs->r[UTRACE_FR_SP] - 1;
-	struct kp_ret_arg a = {regs, {0}};
-	struct kp_stack s = kp_stack_of(slot);
+	struct ipp_ret_arg a = {regs, {0}};
+	struct ipp_stack s = ipp_stack_of(slot);
 
 	/* (the thread's: a frame hooked before makecontext named its stack) */
-	if (!kp_ret_pop(s, slot, &a.r) &&
-	    (s.depth == &kp_ret_depth || !kp_ret_pop(kp_thread_stack(), slot, &a.r))) {
+	if (!ipp_ret_pop(s, slot, &a.r) &&
+	    (s.depth == &ipp_ret_depth || !ipp_ret_pop(ipp_thread_stack(), slot, &a.r))) {
 		rt_log("a return probe lost its frame; the program cannot go on");
 		_exit(127);
 	}
 	regs->r[UTRACE_FR_IP] = a.r.ret;
 	if (rt_tracing_on()) {
 		if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
-			kp_record(a.r.p, regs, a.r.func, a.r.caller);
+			ipp_record(a.r.p, regs, a.r.func, a.r.caller);
 		else
-			utrace_call_preserving_fpu(kp_ret_slow, &a);
+			utrace_call_preserving_fpu(ipp_ret_slow, &a);
 	}
 	return a.r.ret;
 }
 
 /*
  * An exception is about to unwind (unwind.c): the unwinder cannot step
- * through utrace_kretprobe_tramp (the real return address is on our
+ * through utrace_inproc_retprobe_tramp (the real return address is on our
  * stack, which no unwind table describes), so every return this thread
  * hooked gets its real address back, innermost first (two probes on one
  * function hooked one slot twice), and those returns go unprobed.
  */
-static void kp_unhook(struct kp_stack s)
+static void ipp_unhook(struct ipp_stack s)
 {
-	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kretprobe_tramp;
-	struct kp_ret *rets = *s.rets;
+	uint64_t tramp = (uint64_t)(uintptr_t)utrace_inproc_retprobe_tramp;
+	struct ipp_ret *rets = *s.rets;
 
 	for (uint32_t d = *s.depth; d-- > 0;)
 		if (*rets[d].slot == tramp)
@@ -413,35 +413,35 @@ static void kp_unhook(struct kp_stack s)
 }
 
 /* the thread's frames, and those of the coroutine it unwinds */
-static void kp_unhook_returns(void)
+static void ipp_unhook_returns(void)
 {
-	struct kp_stack s = kp_stack_of(__builtin_frame_address(0));
+	struct ipp_stack s = ipp_stack_of(__builtin_frame_address(0));
 
 	if (rt_tls_foreign(&rt_self))
 		return; /* the list is the creator's, whose TLS this thread shares */
-	kp_unhook(kp_thread_stack());
-	if (s.depth != &kp_ret_depth)
-		kp_unhook(s);
+	ipp_unhook(ipp_thread_stack());
+	if (s.depth != &ipp_ret_depth)
+		ipp_unhook(s);
 }
 
 /* text_poke.c's SIGTRAP handler: one of our int3s? */
-static bool kp_trap(void *uc_)
+static bool ipp_trap(void *uc_)
 {
 	ucontext_t *uc = uc_;
 	greg_t *g = uc->uc_mcontext.gregs;
 	uint64_t addr = (uint64_t)g[REG_RIP] - 1;
-	const struct kp_table *t;
-	const struct rt_kprobe *p;
+	const struct ipp_table *t;
+	const struct rt_inproc_probe *p;
 	struct utrace_fetch_regs r;
 
 	/* inproc_probe_opt.c: this frame goes to the slot, named before the table
 	 * is read (a removal waits for it) */
-	rt_kp_trapping = addr;
+	rt_ipp_trapping = addr;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t = __atomic_load_n(&rt_kp_table, __ATOMIC_ACQUIRE);
-	p = rt_kp_find(t, addr);
-	if (!p || p->how == UTRACE_KPH_SITE) {
-		rt_kp_trapping = 0;
+	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
+	p = rt_ipp_find(t, addr);
+	if (!p || p->how == UTRACE_IPPH_SITE) {
+		rt_ipp_trapping = 0;
 		return false;
 	}
 	r = (struct utrace_fetch_regs){{
@@ -455,7 +455,7 @@ static bool kp_trap(void *uc_)
 	    [UTRACE_FR_AX] = (uint64_t)g[REG_RAX],  [UTRACE_FR_IP] = addr,
 	    [UTRACE_FR_CS] = 0x33,		    [UTRACE_FR_FLAGS] = (uint64_t)g[REG_EFL],
 	    [UTRACE_FR_SP] = (uint64_t)g[REG_RSP],  [UTRACE_FR_SS] = 0x2b}};
-	kp_fire_all(&r, addr); /* may hook the return address at RSP */
+	ipp_fire_all(&r, addr); /* may hook the return address at RSP */
 	if (p->call_to) {
 		g[REG_RSP] -= 8;
 		*(uint64_t *)(uintptr_t)g[REG_RSP] = addr + p->insn_len;
@@ -464,73 +464,73 @@ static bool kp_trap(void *uc_)
 		g[REG_RIP] = (greg_t)p->resume;
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the RIP before the name goes */
-	rt_kp_trapping = 0;
+	rt_ipp_trapping = 0;
 	return true;
 }
 
 /* A fork()ed child has one thread: a lock its parent's helper held is free. */
-static void kp_child(void)
+static void ipp_child(void)
 {
-	pthread_mutex_init(&rt_kp_lock, NULL);
+	pthread_mutex_init(&rt_ipp_lock, NULL);
 }
 
-void rt_kp_install_handlers(void)
+void rt_ipp_install_handlers(void)
 {
-	if (kp_installed)
+	if (ipp_installed)
 		return;
-	pthread_atfork(NULL, NULL, kp_child);
+	pthread_atfork(NULL, NULL, ipp_child);
 	rt_fetch_fault_install();
-	rt_text_poke_trap_hook(kp_trap);
+	rt_text_poke_trap_hook(ipp_trap);
 	if (getenv("UTRACE_KPROBE_TEST_OFF") &&
-	    sscanf(getenv("UTRACE_KPROBE_TEST_OFF"), "%u:%u", &kp_test_key, &kp_test_left) != 2)
-		kp_test_key = UINT32_MAX;
-	rt_unwind_unhook_more = kp_unhook_returns;
-	kp_installed = true;
+	    sscanf(getenv("UTRACE_KPROBE_TEST_OFF"), "%u:%u", &ipp_test_key, &ipp_test_left) != 2)
+		ipp_test_key = UINT32_MAX;
+	rt_unwind_unhook_more = ipp_unhook_returns;
+	ipp_installed = true;
 }
 
 /* ---- registration ------------------------------------------------------ */
 
 /* A thread that called the slot before the site was restored still
  * finds its tracer stub (cont, id); addr 0 matches no probe. */
-void rt_kp_site_forget(uint64_t addr)
+void rt_ipp_site_forget(uint64_t addr)
 {
-	for (uint32_t k = 0; k < kp_nr_sites; k++)
-		if (kp_sites[k].addr == addr)
-			__atomic_store_n(&kp_sites[k].addr, 0, __ATOMIC_RELAXED);
+	for (uint32_t k = 0; k < ipp_nr_sites; k++)
+		if (ipp_sites[k].addr == addr)
+			__atomic_store_n(&ipp_sites[k].addr, 0, __ATOMIC_RELAXED);
 }
 
-bool rt_kp_site_retarget(uint64_t site, uint64_t stub)
+bool rt_ipp_site_retarget(uint64_t site, uint64_t stub)
 {
-	uint32_t n = __atomic_load_n(&kp_nr_sites, __ATOMIC_ACQUIRE);
+	uint32_t n = __atomic_load_n(&ipp_nr_sites, __ATOMIC_ACQUIRE);
 
 	for (uint32_t k = 0; k < n; k++)
-		if (__atomic_load_n(&kp_sites[k].addr, __ATOMIC_RELAXED) == site) {
-			__atomic_store_n(&kp_sites[k].cont, stub, __ATOMIC_RELEASE);
+		if (__atomic_load_n(&ipp_sites[k].addr, __ATOMIC_RELAXED) == site) {
+			__atomic_store_n(&ipp_sites[k].cont, stub, __ATOMIC_RELEASE);
 			return true;
 		}
 	return false;
 }
 
 /* The slot of a site probe: `push $k; jmp *0(%rip); .quad tramp`. */
-static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site, uint32_t id)
+static int ipp_site_slot(struct ipp_batch *b, uint8_t *slot, uint64_t site, uint32_t id)
 {
 	const uint8_t *s = (const uint8_t *)(uintptr_t)site;
-	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kprobe_site_tramp;
+	uint64_t tramp = (uint64_t)(uintptr_t)utrace_inproc_probe_site_tramp;
 	uint32_t k;
 	int32_t rel;
 
-	for (k = 0; k < kp_nr_sites; k++)
-		if (kp_sites[k].addr == site)
+	for (k = 0; k < ipp_nr_sites; k++)
+		if (ipp_sites[k].addr == site)
 			return 0; /* its slot is there already */
-	if (kp_nr_sites >= KP_SITES_MAX || !(insn_is_nop5(s) || s[0] == INSN_CALL))
+	if (ipp_nr_sites >= IPP_SITES_MAX || !(insn_is_nop5(s) || s[0] == INSN_CALL))
 		return -1;
-	kp_sites[k].addr = site;
-	kp_sites[k].id = id;
+	ipp_sites[k].addr = site;
+	ipp_sites[k].id = id;
 	if (s[0] == INSN_CALL) { /* the tracer's: its entry is called first */
 		memcpy(&rel, s + 1, 4);
-		kp_sites[k].cont = site + 5 + (uint64_t)(int64_t)rel;
+		ipp_sites[k].cont = site + 5 + (uint64_t)(int64_t)rel;
 	}
-	kp_nr_sites++;
+	ipp_nr_sites++;
 	slot[0] = INSN_PUSH_IMM32;
 	memcpy(slot + 1, &k, 4);
 	insn_make_farjmp(slot + 5, tramp);
@@ -546,17 +546,17 @@ static int kp_site_slot(struct kp_batch *b, uint8_t *slot, uint64_t site, uint32
  * it; then the tool's tail.  The probed instruction becomes `jmp slot`
  * (*jmp, to write now or once inproc_probe_opt.c proves it safe).
  */
-static int kp_detour_head(struct rt_poke *jmp, uint8_t *slot, uint64_t addr)
+static int ipp_detour_head(struct rt_poke *jmp, uint8_t *slot, uint64_t addr)
 {
 	static const uint8_t below[5] = {0x48, 0x8d, 0x64, 0x24, 0x80}; /* lea -128(%rsp),%rsp */
 	static const uint8_t above[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0};
-	uint64_t tramp = (uint64_t)(uintptr_t)utrace_kprobe_detour_tramp;
-	int32_t rel = UTRACE_KPROBE_SLOT - 8 - 16; /* from the call's end to the pointer */
-	uint32_t k = kp_nr_sites;
+	uint64_t tramp = (uint64_t)(uintptr_t)utrace_inproc_probe_detour_tramp;
+	int32_t rel = UTRACE_INPROC_PROBE_SLOT - 8 - 16; /* from the call's end to the pointer */
+	uint32_t k = ipp_nr_sites;
 
-	if (k >= KP_SITES_MAX)
+	if (k >= IPP_SITES_MAX)
 		return -1;
-	kp_sites[kp_nr_sites++].addr = addr;
+	ipp_sites[ipp_nr_sites++].addr = addr;
 	memcpy(slot, below, 5);
 	slot[5] = INSN_PUSH_IMM32;
 	memcpy(slot + 6, &k, 4);
@@ -564,7 +564,7 @@ static int kp_detour_head(struct rt_poke *jmp, uint8_t *slot, uint64_t addr)
 	slot[11] = 0x15;
 	memcpy(slot + 12, &rel, 4);
 	memcpy(slot + 16, above, 8);
-	memcpy(slot + UTRACE_KPROBE_SLOT - 8, &tramp, 8);
+	memcpy(slot + UTRACE_INPROC_PROBE_SLOT - 8, &tramp, 8);
 	jmp->addr = (uint8_t *)(uintptr_t)addr;
 	insn_rel32(jmp->bytes, INSN_JMP, addr, (uint64_t)(uintptr_t)slot);
 	return 0;
@@ -572,33 +572,33 @@ static int kp_detour_head(struct rt_poke *jmp, uint8_t *slot, uint64_t addr)
 
 /* A jmp probe: its detour, and its jmp written with the batch if this
  * is the only thread, else an int3 first and the jmp queued. */
-static void kp_take_jmp(struct kp_batch *b, uint8_t *slot, const struct utrace_msg_kprobe *m)
+static void ipp_take_jmp(struct ipp_batch *b, uint8_t *slot, const struct utrace_msg_inproc_probe *m)
 {
-	if (b->alone && kp_detour_head(&b->sites[b->nsites], slot, m->addr) == 0) {
+	if (b->alone && ipp_detour_head(&b->sites[b->nsites], slot, m->addr) == 0) {
 		b->nsites++;
 		return;
 	}
 	b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
-	if (!b->alone && kp_detour_head(&b->opt[b->nopt], slot, m->addr) == 0)
+	if (!b->alone && ipp_detour_head(&b->opt[b->nopt], slot, m->addr) == 0)
 		b->opt_hi[b->nopt++] = m->addr + m->insn_len;
 }
 
-/* One KPROBE of obj: checked, its slot written, added to the batch. */
-int rt_kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
-		   const struct utrace_msg_kprobe *m, uint32_t size)
+/* One INPROC_PROBE of obj: checked, its slot written, added to the batch. */
+int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
+		   const struct utrace_msg_inproc_probe *m, uint32_t size)
 {
-	const struct rt_kprobe *q;
-	struct rt_kprobe *p;
+	const struct rt_inproc_probe *q;
+	struct rt_inproc_probe *p;
 	uint64_t orig;
 	void *prog;
 
-	if (size < sizeof(*m) + UTRACE_KPROBE_XOL + m->prog_len || m->xol_len > UTRACE_KPROBE_XOL ||
-	    m->slot + UTRACE_KPROBE_SLOT > UTRACE_KPROBE_AREA || !area || m->addr < o->lo ||
-	    m->addr >= o->hi || m->key >= UTRACE_KPROBE_MAX)
+	if (size < sizeof(*m) + UTRACE_INPROC_PROBE_XOL + m->prog_len || m->xol_len > UTRACE_INPROC_PROBE_XOL ||
+	    m->slot + UTRACE_INPROC_PROBE_SLOT > UTRACE_INPROC_PROBE_AREA || !area || m->addr < o->lo ||
+	    m->addr >= o->hi || m->key >= UTRACE_INPROC_PROBE_MAX)
 		return -1;
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 16;
-		struct rt_kprobe *np = realloc(b->p, cap * sizeof(*np));
+		struct rt_inproc_probe *np = realloc(b->p, cap * sizeof(*np));
 		uint8_t **ni = realloc(b->int3, cap * sizeof(*ni));
 		struct rt_poke *ns = realloc(b->sites, cap * sizeof(*ns));
 		struct rt_poke *no = realloc(b->opt, cap * sizeof(*no));
@@ -613,50 +613,50 @@ int rt_kp_take(struct kp_batch *b, const struct rt_object *o, uint8_t *area,
 			return -1;
 		b->cap = cap;
 	}
-	if (utrace_ctl_kprobe_off(rt.ctl, m->key))
+	if (utrace_ctl_inproc_probe_off(rt.ctl, m->key))
 		return 0; /* removed before this object came */
 	if (utrace_fetch_load(m->addr, 8, &orig) < 0) /* before any of the batch's pokes */
 		return -1;
 	/* one there already has the program's bytes (the text: its int3) */
-	if ((q = rt_kp_find(rt_kp_table, m->addr)))
+	if ((q = rt_ipp_find(rt_ipp_table, m->addr)))
 		orig = q->orig;
 	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
 	if (!prog)
 		return -1;
-	memcpy(prog, m->data + UTRACE_KPROBE_XOL, m->prog_len);
+	memcpy(prog, m->data + UTRACE_INPROC_PROBE_XOL, m->prog_len);
 	if (utrace_fetch_check(prog, m->prog_len) < 0) {
 		free(prog);
 		rt_log("a probe from the recorder is malformed; it stays off");
 		return 0;
 	}
 	p = &b->p[b->n];
-	*p = (struct rt_kprobe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot), orig,
+	*p = (struct rt_inproc_probe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot), orig,
 				(uint64_t)(uintptr_t)(area + m->slot), m->call_to, m->insn_len,
 				m->key, m->is_return, m->how, prog};
-	if (m->how == UTRACE_KPH_SITE) {
+	if (m->how == UTRACE_IPPH_SITE) {
 		if (m->site >= o->nr_sites ||
-		    kp_site_slot(b, area + m->slot, m->addr, o->id_base + m->site) < 0)
+		    ipp_site_slot(b, area + m->slot, m->addr, o->id_base + m->site) < 0)
 			return 0;
-	} else if (m->how == UTRACE_KPH_JMP) {
+	} else if (m->how == UTRACE_IPPH_JMP) {
 		uint8_t *slot = area + m->slot;
 
-		if (m->insn_len < 5 || m->xol_len + UTRACE_KPROBE_DETOUR_HEAD > UTRACE_KPROBE_SLOT - 8)
+		if (m->insn_len < 5 || m->xol_len + UTRACE_INPROC_PROBE_DETOUR_HEAD > UTRACE_INPROC_PROBE_SLOT - 8)
 			return -1;
-		memcpy(slot + UTRACE_KPROBE_DETOUR_HEAD, m->data, m->xol_len);
-		p->resume = (uint64_t)(uintptr_t)(slot + UTRACE_KPROBE_DETOUR_HEAD);
-		kp_take_jmp(b, slot, m);
+		memcpy(slot + UTRACE_INPROC_PROBE_DETOUR_HEAD, m->data, m->xol_len);
+		p->resume = (uint64_t)(uintptr_t)(slot + UTRACE_INPROC_PROBE_DETOUR_HEAD);
+		ipp_take_jmp(b, slot, m);
 	} else {
 		memcpy(area + m->slot, m->data, m->xol_len);
-		if (!rt_kp_find(rt_kp_table, m->addr))
+		if (!rt_ipp_find(rt_ipp_table, m->addr))
 			b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
 	}
 	b->n++;
 	return 0;
 }
 
-static int kp_cmp(const void *x, const void *y)
+static int ipp_cmp(const void *x, const void *y)
 {
-	const struct rt_kprobe *a = x, *b = y;
+	const struct rt_inproc_probe *a = x, *b = y;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
@@ -665,11 +665,11 @@ static int kp_cmp(const void *x, const void *y)
 
 /* The old table and the batch, sorted, published (the old one is kept:
  * a trap handler may still be reading it). */
-static int kp_publish(const struct kp_batch *b)
+static int ipp_publish(const struct ipp_batch *b)
 {
-	const struct kp_table *old = rt_kp_table;
+	const struct ipp_table *old = rt_ipp_table;
 	size_t n = (old ? old->n : 0) + b->n;
-	struct kp_table *t = malloc(sizeof(*t) + n * sizeof(t->p[0]));
+	struct ipp_table *t = malloc(sizeof(*t) + n * sizeof(t->p[0]));
 
 	if (!t)
 		return -ENOMEM;
@@ -677,47 +677,47 @@ static int kp_publish(const struct kp_batch *b)
 	if (old)
 		memcpy(t->p, old->p, old->n * sizeof(t->p[0]));
 	memcpy(t->p + (old ? old->n : 0), b->p, b->n * sizeof(t->p[0]));
-	qsort(t->p, n, sizeof(t->p[0]), kp_cmp);
-	__atomic_store_n(&rt_kp_table, t, __ATOMIC_RELEASE);
+	qsort(t->p, n, sizeof(t->p[0]), ipp_cmp);
+	__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
 	return 0;
 }
 
 /* An object unloaded by dlclose (ftrace.c holds the objects lock): its
  * probes go, so that the same addresses loaded again get theirs anew.
- * The old table stays readable, as in kp_publish. */
-void rt_kprobes_forget(uint64_t lo, uint64_t hi)
+ * The old table stays readable, as in ipp_publish. */
+void rt_inproc_probes_forget(uint64_t lo, uint64_t hi)
 {
-	const struct kp_table *old;
-	struct kp_table *t;
+	const struct ipp_table *old;
+	struct ipp_table *t;
 	size_t n = 0;
 
-	rt_kprobe_opt_forget(lo, hi);
-	pthread_mutex_lock(&rt_kp_lock);
-	old = rt_kp_table;
-	for (uint32_t k = 0; k < kp_nr_sites; k++)
-		if (kp_sites[k].addr >= lo && kp_sites[k].addr < hi)
-			kp_sites[k].addr = 0; /* its slot is never called again */
+	rt_inproc_probe_opt_forget(lo, hi);
+	pthread_mutex_lock(&rt_ipp_lock);
+	old = rt_ipp_table;
+	for (uint32_t k = 0; k < ipp_nr_sites; k++)
+		if (ipp_sites[k].addr >= lo && ipp_sites[k].addr < hi)
+			ipp_sites[k].addr = 0; /* its slot is never called again */
 	if (old && (t = malloc(sizeof(*t) + old->n * sizeof(t->p[0])))) {
 		for (size_t i = 0; i < old->n; i++)
 			if (old->p[i].addr < lo || old->p[i].addr >= hi)
 				t->p[n++] = old->p[i];
 		t->n = n;
-		__atomic_store_n(&rt_kp_table, t, __ATOMIC_RELEASE);
+		__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&rt_kp_lock);
+	pthread_mutex_unlock(&rt_ipp_lock);
 }
 
-/* A batch in place (rt_kp_lock and the objects lock held): the table
+/* A batch in place (rt_ipp_lock and the objects lock held): the table
  * first, then the int3s, then the sites, then the jmps that wait for the
  * other threads. */
-int rt_kp_commit(struct kp_batch *b)
+int rt_ipp_commit(struct ipp_batch *b)
 {
 	uint8_t *cc = NULL;
 	int ret;
 
 	if (!b->n)
 		return 0;
-	ret = kp_publish(b);
+	ret = ipp_publish(b);
 	if (ret >= 0 && b->nint3 && (cc = malloc(b->nint3))) {
 		memset(cc, INSN_INT3, b->nint3);
 		ret = rt_text_poke_bytes(b->int3, cc, b->nint3);
@@ -725,12 +725,12 @@ int rt_kp_commit(struct kp_batch *b)
 	if (ret >= 0)
 		ret = rt_text_poke_batch(b->sites, b->nsites);
 	if (ret >= 0)
-		rt_kprobe_opt_queue(b->opt, b->opt_hi, b->nopt);
+		rt_inproc_probe_opt_queue(b->opt, b->opt_hi, b->nopt);
 	free(cc);
 	return ret;
 }
 
-void rt_kp_batch_free(struct kp_batch *b)
+void rt_ipp_batch_free(struct ipp_batch *b)
 {
 	free(b->opt);
 	free(b->opt_hi);

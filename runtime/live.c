@@ -10,8 +10,8 @@
  * (common/proto.h has the conversation): a TRACER, the SELECTs of every
  * object, a LIVE_DONE; ftrace.c then patches in one text_poke batch and
  * the thread answers LIVE_DONE with the result.  A probe added while
- * running comes as its event's ENABLE, then per object a KPROBE_SLOT
- * (answered) and its KPROBE, and a last KPROBE that installs them
+ * running comes as its event's ENABLE, then per object a INPROC_PROBE_SLOT
+ * (answered) and its INPROC_PROBE, and a last INPROC_PROBE that installs them
  * (inproc_probe_live.c) and is answered with a LIVE_DONE.  A synthetic event
  * defined while running is its ENABLE alone, answered.
  *
@@ -69,13 +69,13 @@ static void live_answer(int status)
 	rt_fd_done();
 }
 
-/* KPROBE_SLOT: the answer is the question filled in. */
-static void live_slot(struct utrace_msg_kprobe_slot *m)
+/* INPROC_PROBE_SLOT: the answer is the question filled in. */
+static void live_slot(struct utrace_msg_inproc_probe_slot *m)
 {
 	int fd;
 
 	if (rt.enabled)
-		rt_kprobe_live_slot(m);
+		rt_inproc_probe_live_slot(m);
 	else
 		m->slot = UINT32_MAX;
 	m->hdr.size = sizeof(*m);
@@ -85,12 +85,12 @@ static void live_slot(struct utrace_msg_kprobe_slot *m)
 	rt_fd_done();
 }
 
-/* A probe added while running (dynamic_events): its KPROBEs, each object
+/* A probe added while running (dynamic_events): its INPROC_PROBEs, each object
  * in turn; the DONE installs them and is answered, with the first error
- * of its ENABLE or KPROBEs (the probe then runs where it could). */
-static void live_kprobe(const struct utrace_msg_kprobe *m, uint32_t n, int *status)
+ * of its ENABLE or INPROC_PROBEs (the probe then runs where it could). */
+static void live_inproc_probe(const struct utrace_msg_inproc_probe *m, uint32_t n, int *status)
 {
-	int ret = rt.enabled ? rt_kprobe_live_take(m, n) : -EBADF;
+	int ret = rt.enabled ? rt_inproc_probe_live_take(m, n) : -EBADF;
 
 	if (ret < 0 && !*status)
 		*status = ret;
@@ -112,7 +112,7 @@ static bool live_new_event(const struct utrace_msg *m, long n)
 	const struct utrace_msg_enable *e = (const void *)m;
 
 	return m->type == UTRACE_MSG_ENABLE && n >= (long)sizeof(*e) &&
-	       (e->obj == UTRACE_KPROBE_OBJ || e->obj == UTRACE_SYNTH_OBJ) &&
+	       (e->obj == UTRACE_INPROC_PROBE_OBJ || e->obj == UTRACE_SYNTH_OBJ) &&
 	       !(e->flags & UTRACE_ENABLE_RECONF);
 }
 
@@ -123,7 +123,7 @@ static void *live_main(void *arg)
 				      .flags = rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS,
 				      .max_depth = rt.cfg.max_depth,
 				      .thresh_us = (uint32_t)(rt.cfg.thresh_ns / 1000)};
-	int status = 0, kp_status = 0, fd;
+	int status = 0, ipp_status = 0, fd;
 	bool sites = false; /* a TRACER or SELECT came: the sites change */
 	long n;
 
@@ -140,10 +140,10 @@ static void *live_main(void *arg)
 			/* a probe's or synthetic event's key, new: said at the
 			 * probe's DONE; a synthetic event's now */
 			if (rt_event_live_enable((void *)m, (uint32_t)n) < 0)
-				kp_status = -EPROTO;
+				ipp_status = -EPROTO;
 			if (((struct utrace_msg_enable *)m)->obj == UTRACE_SYNTH_OBJ) {
-				live_answer(kp_status);
-				kp_status = 0;
+				live_answer(ipp_status);
+				ipp_status = 0;
 			}
 		} else if (m->type == UTRACE_MSG_ENABLE || m->type == UTRACE_MSG_HIST ||
 			   m->type == UTRACE_MSG_TABLE || m->type == UTRACE_MSG_TRIGGER) {
@@ -159,12 +159,12 @@ static void *live_main(void *arg)
 				rt_rb_flush(&rt_self); /* readable at once */
 			}
 			live_answer(rt.enabled ? 0 : -EBADF);
-		} else if (m->type == UTRACE_MSG_KPROBE_SLOT &&
-			   n >= (long)sizeof(struct utrace_msg_kprobe_slot)) {
+		} else if (m->type == UTRACE_MSG_INPROC_PROBE_SLOT &&
+			   n >= (long)sizeof(struct utrace_msg_inproc_probe_slot)) {
 			live_slot((void *)m);
-		} else if (m->type == UTRACE_MSG_KPROBE &&
-			   n >= (long)sizeof(struct utrace_msg_kprobe)) {
-			live_kprobe((void *)m, (uint32_t)n, &kp_status);
+		} else if (m->type == UTRACE_MSG_INPROC_PROBE &&
+			   n >= (long)sizeof(struct utrace_msg_inproc_probe)) {
+			live_inproc_probe((void *)m, (uint32_t)n, &ipp_status);
 		} else if (m->type == UTRACE_MSG_LIVE_DONE) {
 			if (!status && rt.enabled && sites)
 				status = rt_objects_live_apply(&t);

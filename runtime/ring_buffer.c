@@ -600,9 +600,9 @@ void rt_rb_thread_close(struct rt_thread *t)
 		rb_close_one(n);
 	rb_close_one(t);
 	rb_unregister(t);
-	if (t->kp_rets) { /* inproc_probes.c's return frames: the thread is leaving */
-		munmap(t->kp_rets, RT_KP_RETS_BYTES);
-		t->kp_rets = NULL;
+	if (t->ipp_rets) { /* inproc_probes.c's return frames: the thread is leaving */
+		munmap(t->ipp_rets, RT_IPP_RETS_BYTES);
+		t->ipp_rets = NULL;
 	}
 }
 

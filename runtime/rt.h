@@ -135,14 +135,14 @@ struct rt_thread {
 	bool stuck;
 	uint64_t stuck_tail;
 
-	void *kp_rets; /* RT_KP_RETS_BYTES, inproc_probes.c: the return probes' frames, mapped when first needed */
+	void *ipp_rets; /* RT_IPP_RETS_BYTES, inproc_probes.c: the return probes' frames, mapped when first needed */
 	/* ring_buffer.c: the threads that have a buffer, for a detach
 	 * (attach.c) to retire them; nest: that thread's rt_nest_ctx */
 	struct rt_thread *reg_next, *reg_prev, *nest;
 	int32_t owner; /* RT_TS_SHARED: the thread whose TLS this is (ring_buffer.c) */
 };
 
-#define RT_KP_RETS_BYTES 8192
+#define RT_IPP_RETS_BYTES 8192
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;
 
@@ -435,11 +435,11 @@ void rt_objects_forget(void) RT_HIDDEN; /* attach.c: before registering anew */
 int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
 int rt_objects_live_apply(const struct utrace_msg_tracer *t) RT_HIDDEN;
 int rt_objects_locked(int (*fn)(void *arg), void *arg) RT_HIDDEN;
-/* inproc_probe_live.c: a probe added while running (common/proto.h KPROBE_SLOT):
- * a slot asked for (the answer in m), its KPROBEs until the DONE that
+/* inproc_probe_live.c: a probe added while running (common/proto.h INPROC_PROBE_SLOT):
+ * a slot asked for (the answer in m), its INPROC_PROBEs until the DONE that
  * installs them (0 or -errno) */
-void rt_kprobe_live_slot(struct utrace_msg_kprobe_slot *m) RT_HIDDEN;
-int rt_kprobe_live_take(const struct utrace_msg_kprobe *m, uint32_t size) RT_HIDDEN;
+void rt_inproc_probe_live_slot(struct utrace_msg_inproc_probe_slot *m) RT_HIDDEN;
+int rt_inproc_probe_live_take(const struct utrace_msg_inproc_probe *m, uint32_t size) RT_HIDDEN;
 /* attach.c: a running process attached to (utrace record -P) */
 int rt_attach_begin(void) RT_HIDDEN;
 int rt_attach_undo(void) RT_HIDDEN;
@@ -495,13 +495,13 @@ int rt_events_register(struct rt_object *added) RT_HIDDEN;
  * and triggers), the objects held: 0, or -EPROTO for a malformed one. */
 int rt_events_live(const struct utrace_msg *m, long n, int fd) RT_HIDDEN;
 int rt_synth_register(void) RT_HIDDEN;
-int rt_kprobe_events_register(void) RT_HIDDEN;
-void rt_kprobe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
+int rt_inproc_probe_events_register(void) RT_HIDDEN;
+void rt_inproc_probe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
 /* Whether probe key's event has trigger commands (traceon...): they run
  * while tracing is off too, as the kernel's. */
-bool rt_kprobe_has_triggers(uint32_t key) RT_HIDDEN;
+bool rt_inproc_probe_has_triggers(uint32_t key) RT_HIDDEN;
 /* A probe's or synthetic event's event added while running: its ENABLE
- * (obj UTRACE_KPROBE_OBJ or UTRACE_SYNTH_OBJ) from the live channel; 0 or
+ * (obj UTRACE_INPROC_PROBE_OBJ or UTRACE_SYNTH_OBJ) from the live channel; 0 or
  * -1 (malformed, or a key given twice). */
 int rt_event_live_enable(const struct utrace_msg_enable *m, uint32_t size) RT_HIDDEN;
 
@@ -510,8 +510,8 @@ void rt_fetch_fault_install(void) RT_HIDDEN;
 
 /* inproc_probes.c: the probes by address, sorted; a table is replaced whole
  * (release store, the old one never freed: a trap handler may read it),
- * its writers hold rt_kp_lock */
-struct rt_kprobe {
+ * its writers hold rt_ipp_lock */
+struct rt_inproc_probe {
 	uint64_t addr, func;
 	uint64_t slot;	  /* its slot in the object's area */
 	uint64_t orig;	  /* the first 8 bytes at addr before the probe */
@@ -524,23 +524,23 @@ struct rt_kprobe {
 	const struct utrace_fetch_hdr *prog;
 };
 
-struct kp_table {
+struct ipp_table {
 	size_t n;
-	struct rt_kprobe p[];
+	struct rt_inproc_probe p[];
 };
-extern struct kp_table *rt_kp_table RT_HIDDEN;
-extern pthread_mutex_t rt_kp_lock RT_HIDDEN;
-const struct rt_kprobe *rt_kp_find(const struct kp_table *t, uint64_t addr) RT_HIDDEN;
+extern struct ipp_table *rt_ipp_table RT_HIDDEN;
+extern pthread_mutex_t rt_ipp_lock RT_HIDDEN;
+const struct rt_inproc_probe *rt_ipp_find(const struct ipp_table *t, uint64_t addr) RT_HIDDEN;
 /* inproc_probe_area.c: the probes of the objects added, installed */
-int rt_kprobes_register(struct rt_object *added) RT_HIDDEN;
+int rt_inproc_probes_register(struct rt_object *added) RT_HIDDEN;
 /* inproc_probes.c: a live tracer change (ftrace.c) at a call site that
  * carries probes: the site stays the probes' call (true), and the
  * tracer's entry runs first if stub is not 0 (the site is traced). */
-bool rt_kp_site_retarget(uint64_t site, uint64_t stub) RT_HIDDEN;
-void rt_kprobes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
+bool rt_ipp_site_retarget(uint64_t site, uint64_t stub) RT_HIDDEN;
+void rt_inproc_probes_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 
 /* inproc_probe_remove.c */
-void rt_kprobes_live(void) RT_HIDDEN;
+void rt_inproc_probes_live(void) RT_HIDDEN;
 extern int __utrace_marker_on;
 
 /* func_patch.c: an object without sites gets its function entries as
@@ -603,13 +603,13 @@ void rt_trap_guard_install(void (*handler)(int, siginfo_t *, void *)) RT_HIDDEN;
 void rt_trap_forward(int sig, siginfo_t *si, void *uc) RT_HIDDEN;
 
 /* inproc_probe_opt.c */
-void rt_kprobe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;
-void rt_kprobe_opt_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
-void rt_kprobe_opt_start(void (*off)(void)) RT_HIDDEN;
-void rt_kprobe_opt_say(const char *msg) RT_HIDDEN;
-int rt_kprobe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n) RT_HIDDEN;
-/* the int3 this thread's kp_trap is handling (inproc_probes.c), else 0 */
-extern __thread uint64_t rt_kp_trapping RT_HIDDEN;
+void rt_inproc_probe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;
+void rt_inproc_probe_opt_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
+void rt_inproc_probe_opt_start(void (*off)(void)) RT_HIDDEN;
+void rt_inproc_probe_opt_say(const char *msg) RT_HIDDEN;
+int rt_inproc_probe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n) RT_HIDDEN;
+/* the int3 this thread's ipp_trap is handling (inproc_probes.c), else 0 */
+extern __thread uint64_t rt_ipp_trapping RT_HIDDEN;
 
 /* fgraph_stacks.c: one shadow stack per program stack (coroutines) */
 #define RT_STACK_FRAMES (1u << 18) /* frames of a thread's shadow stack (address space) */

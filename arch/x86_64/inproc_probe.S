@@ -10,19 +10,19 @@
  * runtime is built with -mgeneral-regs-only and its slow paths go through
  * utrace_call_preserving_fpu.
  *
- * utrace_kprobe_site_tramp: a call site patched to `call slot`, the slot
+ * utrace_inproc_probe_site_tramp: a call site patched to `call slot`, the slot
  * doing `push $k; jmp *this`.  On entry:
  *      rsp+16  the function's return address
  *      rsp+8   return address into the function (site + 5)
  *      rsp+0   k, the probe site's index
  * rsp = 8 mod 16 (the function is entered at 8, the call and the push).
- * rt_kprobe_site_hit(regs, k) returns where to go on: 0 into the function,
+ * rt_inproc_probe_site_hit(regs, k) returns where to go on: 0 into the function,
  * else an address that expects the site's call, reached with `ret` over
  * k's word (today always 0: the tracer's entry is called from C).
  *
- * utrace_kretprobe_tramp: a return address that a return probe replaced.
+ * utrace_inproc_retprobe_tramp: a return address that a return probe replaced.
  * On entry rsp = the slot + 8 (0 mod 16), rax/rdx hold the return value.
- * rt_kretprobe_hit(regs) returns the real return address.
+ * rt_inproc_retprobe_hit(regs) returns the real return address.
  */
 	.text
 
@@ -86,11 +86,11 @@
 	movq	R_AX(%rsp), %rax
 .endm
 
-	.globl	utrace_kprobe_site_tramp
-	.hidden	utrace_kprobe_site_tramp
-	.type	utrace_kprobe_site_tramp, @function
+	.globl	utrace_inproc_probe_site_tramp
+	.hidden	utrace_inproc_probe_site_tramp
+	.type	utrace_inproc_probe_site_tramp, @function
 	.p2align 4
-utrace_kprobe_site_tramp:
+utrace_inproc_probe_site_tramp:
 	SAVE_REGS
 	leaq	R_SIZE+16(%rsp), %rax	/* the function's rsp at its site */
 	movq	%rax, R_SP(%rsp)
@@ -99,7 +99,7 @@ utrace_kprobe_site_tramp:
 	movq	%rax, R_IP(%rsp)
 	movq	%rsp, %rdi
 	movl	R_SIZE(%rsp), %esi
-	call	rt_kprobe_site_hit
+	call	rt_inproc_probe_site_hit
 	testq	%rax, %rax
 	jz	1f
 	movq	%rax, R_SIZE(%rsp)	/* go on through the site's own stub */
@@ -109,27 +109,27 @@ utrace_kprobe_site_tramp:
 1:	RESTORE_REGS
 	addq	$R_SIZE+8, %rsp
 	ret
-	.size	utrace_kprobe_site_tramp, .-utrace_kprobe_site_tramp
+	.size	utrace_inproc_probe_site_tramp, .-utrace_inproc_probe_site_tramp
 
-	.globl	utrace_kretprobe_tramp
-	.hidden	utrace_kretprobe_tramp
-	.type	utrace_kretprobe_tramp, @function
+	.globl	utrace_inproc_retprobe_tramp
+	.hidden	utrace_inproc_retprobe_tramp
+	.type	utrace_inproc_retprobe_tramp, @function
 	.p2align 4
-utrace_kretprobe_tramp:
+utrace_inproc_retprobe_tramp:
 	subq	$8, %rsp		/* the real return address goes here */
 	SAVE_REGS
 	leaq	R_SIZE+8(%rsp), %rax
 	movq	%rax, R_SP(%rsp)
 	movq	%rsp, %rdi
-	call	rt_kretprobe_hit
+	call	rt_inproc_retprobe_hit
 	movq	%rax, R_SIZE(%rsp)
 	RESTORE_REGS
 	addq	$R_SIZE, %rsp
 	ret
-	.size	utrace_kretprobe_tramp, .-utrace_kretprobe_tramp
+	.size	utrace_inproc_retprobe_tramp, .-utrace_inproc_retprobe_tramp
 
 /*
- * utrace_kprobe_detour_tramp: a jump-optimised probe (runtime/inproc_probes.c).
+ * utrace_inproc_probe_detour_tramp: a jump-optimised probe (runtime/inproc_probes.c).
  * The probed instruction became `jmp detour`; the detour moved rsp below
  * the red zone (the 128 bytes under rsp that the interrupted code may
  * use), pushed its index k and called here:
@@ -141,11 +141,11 @@ utrace_kretprobe_tramp:
  * `ret $8` drops k on the way back; the detour then puts rsp back, runs
  * the displaced instructions and jumps back after them.
  */
-	.globl	utrace_kprobe_detour_tramp
-	.hidden	utrace_kprobe_detour_tramp
-	.type	utrace_kprobe_detour_tramp, @function
+	.globl	utrace_inproc_probe_detour_tramp
+	.hidden	utrace_inproc_probe_detour_tramp
+	.type	utrace_inproc_probe_detour_tramp, @function
 	.p2align 4
-utrace_kprobe_detour_tramp:
+utrace_inproc_probe_detour_tramp:
 	pushfq
 	SAVE_REGS
 	movq	R_SIZE(%rsp), %rax
@@ -156,14 +156,14 @@ utrace_kprobe_detour_tramp:
 	andq	$-16, %rsp
 	movq	%rbx, %rdi
 	movl	R_SIZE+16(%rbx), %esi
-	call	rt_kprobe_detour_hit
+	call	rt_inproc_probe_detour_hit
 	movq	%rbx, %rsp
 	RESTORE_REGS
 	movq	R_BX(%rsp), %rbx
 	addq	$R_SIZE, %rsp
 	popfq
 	ret	$8
-	.size	utrace_kprobe_detour_tramp, .-utrace_kprobe_detour_tramp
+	.size	utrace_inproc_probe_detour_tramp, .-utrace_inproc_probe_detour_tramp
 
 /*
  * int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out):

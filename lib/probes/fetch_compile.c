@@ -27,13 +27,13 @@
 #include "lib/probes/inproc_probe_internal.h"
 
 /* A type of the kernel's fetch_type table, on x86-64. */
-struct kp_type {
+struct ipp_type {
 	const char *name, *field, *fmt;
 	uint8_t size;
 	bool is_signed, string;
 };
 
-static const struct kp_type kp_types[] = {
+static const struct ipp_type ipp_types[] = {
     {"u8", "u8", "%u", 1, false, false},	{"u16", "u16", "%u", 2, false, false},
     {"u32", "u32", "%u", 4, false, false},	{"u64", "u64", "%Lu", 8, false, false},
     {"s8", "s8", "%d", 1, true, false},		{"s16", "s16", "%d", 2, true, false},
@@ -46,14 +46,14 @@ static const struct kp_type kp_types[] = {
 };
 
 /* One argument's type: base, bitfield, array count. */
-struct kp_argtype {
-	const struct kp_type *t;
+struct ipp_argtype {
+	const struct ipp_type *t;
 	unsigned count; /* 0: not an array */
 	unsigned bits, boff;
 	char bf_field[8];
 };
 
-static int kp_argtype(const char *text, struct kp_argtype *at)
+static int ipp_argtype(const char *text, struct ipp_argtype *at)
 {
 	char base[64];
 	const char *br = strchr(text, '[');
@@ -72,28 +72,28 @@ static int kp_argtype(const char *text, struct kp_argtype *at)
 		if (sscanf(base, "b%u@%u/%u", &at->bits, &at->boff, &csize) != 3)
 			return -EINVAL;
 		snprintf(at->bf_field, sizeof(at->bf_field), "u%u", csize);
-		for (size_t i = 0; i < sizeof(kp_types) / sizeof(kp_types[0]); i++)
-			if (!strcmp(kp_types[i].name, at->bf_field))
-				at->t = &kp_types[i];
+		for (size_t i = 0; i < sizeof(ipp_types) / sizeof(ipp_types[0]); i++)
+			if (!strcmp(ipp_types[i].name, at->bf_field))
+				at->t = &ipp_types[i];
 		return at->t ? 0 : -EINVAL;
 	}
-	for (size_t i = 0; i < sizeof(kp_types) / sizeof(kp_types[0]); i++)
-		if (!strcmp(kp_types[i].name, base))
-			at->t = &kp_types[i];
+	for (size_t i = 0; i < sizeof(ipp_types) / sizeof(ipp_types[0]); i++)
+		if (!strcmp(ipp_types[i].name, base))
+			at->t = &ipp_types[i];
 	return at->t ? 0 : -EINVAL;
 }
 
-static unsigned kp_first_arg(const struct utrace_kprobe *p)
+static unsigned ipp_first_arg(const struct utrace_inproc_probe *p)
 {
-	return p->kind == UTRACE_KP_RETURN ? 24 : 16;
+	return p->kind == UTRACE_IPP_RETURN ? 24 : 16;
 }
 
-static void kp_print_fmt(FILE *m, const struct utrace_kprobe *p, const struct kp_argtype *at)
+static void ipp_print_fmt(FILE *m, const struct utrace_inproc_probe *p, const struct ipp_argtype *at)
 {
 	fprintf(m, "\nprint fmt: \"(");
 	if (p->path) /* the kernel's uprobe: (0xIP), (0xFUNC <- 0xCALLER) */
-		fprintf(m, p->kind == UTRACE_KP_RETURN ? "0x%%lx <- 0x%%lx" : "0x%%lx");
-	else if (p->kind == UTRACE_KP_RETURN) { /* the kernel's kretprobe: (CALLER+off <- FUNC) */
+		fprintf(m, p->kind == UTRACE_IPP_RETURN ? "0x%%lx <- 0x%%lx" : "0x%%lx");
+	else if (p->kind == UTRACE_IPP_RETURN) { /* the kernel's kretprobe: (CALLER+off <- FUNC) */
 		fprintf(m, "%%ps <- %s", p->symbol);
 	} else {
 		fprintf(m, "%s+0x%" PRIx64, p->symbol, p->offset);
@@ -114,9 +114,9 @@ static void kp_print_fmt(FILE *m, const struct utrace_kprobe *p, const struct kp
 	}
 	fputc('"', m);
 	if (p->path)
-		fprintf(m, p->kind == UTRACE_KP_RETURN ? ", REC->__probe_func, REC->__probe_ret_ip"
+		fprintf(m, p->kind == UTRACE_IPP_RETURN ? ", REC->__probe_func, REC->__probe_ret_ip"
 						       : ", REC->__probe_ip");
-	else if (p->kind == UTRACE_KP_RETURN)
+	else if (p->kind == UTRACE_IPP_RETURN)
 		fprintf(m, ", REC->__probe_ret_ip");
 	for (unsigned i = 0; i < p->u.nargs; i++) {
 		const char *n = p->u.args[i].name;
@@ -131,10 +131,10 @@ static void kp_print_fmt(FILE *m, const struct utrace_kprobe *p, const struct kp
 	fputc('\n', m);
 }
 
-int kp_make_format(struct utrace_kprobe *p, int id)
+int ipp_make_format(struct utrace_inproc_probe *p, int id)
 {
-	struct kp_argtype *at = calloc(p->u.nargs + 1, sizeof(*at));
-	unsigned off = kp_first_arg(p);
+	struct ipp_argtype *at = calloc(p->u.nargs + 1, sizeof(*at));
+	unsigned off = ipp_first_arg(p);
 	struct utrace_error err;
 	size_t len = 0;
 	FILE *m;
@@ -148,7 +148,7 @@ int kp_make_format(struct utrace_kprobe *p, int id)
 		   "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
 		   "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
 		   "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
-	if (p->kind == UTRACE_KP_RETURN)
+	if (p->kind == UTRACE_IPP_RETURN)
 		fprintf(m, "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
 			   "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n");
 	else
@@ -156,7 +156,7 @@ int kp_make_format(struct utrace_kprobe *p, int id)
 	for (unsigned i = 0; i < p->u.nargs; i++) {
 		unsigned size;
 
-		if (kp_argtype(p->u.args[i].type, &at[i]) < 0 || (at[i].count && at[i].t->string)) {
+		if (ipp_argtype(p->u.args[i].type, &at[i]) < 0 || (at[i].count && at[i].t->string)) {
 			fclose(m);
 			free(at);
 			return -EINVAL;
@@ -170,7 +170,7 @@ int kp_make_format(struct utrace_kprobe *p, int id)
 		fprintf(m, "\toffset:%u;\tsize:%u;\tsigned:%d;\n", off, size, at[i].t->is_signed);
 		off += size;
 	}
-	kp_print_fmt(m, p, at);
+	ipp_print_fmt(m, p, at);
 	free(at);
 	if (fclose(m) != 0)
 		return -ENOMEM;
@@ -179,19 +179,19 @@ int kp_make_format(struct utrace_kprobe *p, int id)
 
 /* ---- the fetch program -------------------------------------------------- */
 
-struct kp_cc {
+struct ipp_cc {
 	struct utrace_fetch_insn ins[UTRACE_FETCH_MAX_INSNS];
 	uint32_t n;
 	uint8_t data[4096];
 	uint32_t ndata;
-	utrace_kprobe_sym_fn sym;
+	utrace_inproc_probe_sym_fn sym;
 	void *arg;
 	struct utrace_error *err;
 };
 
-enum { KP_VAL, KP_MEM, KP_COMM, KP_DATA };
+enum { IPP_VAL, IPP_MEM, IPP_COMM, IPP_DATA };
 
-static int kp_emit(struct kp_cc *c, uint8_t op, uint8_t reg, int64_t imm)
+static int ipp_emit(struct ipp_cc *c, uint8_t op, uint8_t reg, int64_t imm)
 {
 	if (c->n >= UTRACE_FETCH_MAX_INSNS)
 		return utrace_error_set(c->err, -E2BIG, "fetch program too long");
@@ -199,12 +199,12 @@ static int kp_emit(struct kp_cc *c, uint8_t op, uint8_t reg, int64_t imm)
 	return 0;
 }
 
-static const char *const kp_regs[UTRACE_FR_MAX] = {
+static const char *const ipp_regs[UTRACE_FR_MAX] = {
     "r15", "r14", "r13", "r12", "r11", "r10", "r9", "r8",    "bx", "cx", "dx",
     "si",  "di",  "bp",	 "ax",	"orig_ax", "ip", "cs", "flags", "sp", "ss"};
 
-/* One translated fetcharg: its kind (KP_*), or <0 with c->err. */
-static int kp_fetch(struct kp_cc *c, char *s)
+/* One translated fetcharg: its kind (IPP_*), or <0 with c->err. */
+static int ipp_fetch(struct ipp_cc *c, char *s)
 {
 	int64_t off;
 	uint64_t u;
@@ -212,21 +212,21 @@ static int kp_fetch(struct kp_cc *c, char *s)
 	int k;
 
 	if (!strcmp(s, "$retval"))
-		return kp_emit(c, UTRACE_XOP_REG, UTRACE_FR_AX, 0) ?: KP_VAL;
+		return ipp_emit(c, UTRACE_XOP_REG, UTRACE_FR_AX, 0) ?: IPP_VAL;
 	if (!strcmp(s, "$comm") || !strcmp(s, "$COMM"))
-		return KP_COMM;
+		return IPP_COMM;
 	if (!strcmp(s, "$stack"))
-		return kp_emit(c, UTRACE_XOP_REG, UTRACE_FR_SP, 0) ?: KP_VAL;
+		return ipp_emit(c, UTRACE_XOP_REG, UTRACE_FR_SP, 0) ?: IPP_VAL;
 	if (!strncmp(s, "$stack", 6) && upr_strtoul(s + 6, 10, &u))
-		return kp_emit(c, UTRACE_XOP_REG, UTRACE_FR_SP, 0)
-			   ?: kp_emit(c, UTRACE_XOP_ADD, 0, (int64_t)(8 * u)) ?: KP_MEM;
+		return ipp_emit(c, UTRACE_XOP_REG, UTRACE_FR_SP, 0)
+			   ?: ipp_emit(c, UTRACE_XOP_ADD, 0, (int64_t)(8 * u)) ?: IPP_MEM;
 	if (s[0] == '%') {
 		for (uint8_t r = 0; r < UTRACE_FR_MAX; r++)
-			if (!strcmp(s + 1, kp_regs[r]))
-				return kp_emit(c, UTRACE_XOP_REG, r, 0) ?: KP_VAL;
+			if (!strcmp(s + 1, ipp_regs[r]))
+				return ipp_emit(c, UTRACE_XOP_REG, r, 0) ?: IPP_VAL;
 	} else if (s[0] == '@') {
 		if (upr_strtoul(s + 1, 0, &u))
-			return kp_emit(c, UTRACE_XOP_IMM, 0, (int64_t)u) ?: KP_MEM;
+			return ipp_emit(c, UTRACE_XOP_IMM, 0, (int64_t)u) ?: IPP_MEM;
 		lp = strpbrk(s + 1, "+-");
 		off = 0;
 		if (lp && !upr_strtol(lp[0] == '+' ? lp + 1 : lp, 0, &off))
@@ -235,7 +235,7 @@ static int kp_fetch(struct kp_cc *c, char *s)
 			*lp = 0;
 		if (!c->sym || c->sym(c->arg, s + 1, &u) < 0)
 			return utrace_error_set(c->err, -ENOENT, "symbol %s not found", s + 1);
-		return kp_emit(c, UTRACE_XOP_IMM, 0, (int64_t)(u + (uint64_t)off)) ?: KP_MEM;
+		return ipp_emit(c, UTRACE_XOP_IMM, 0, (int64_t)(u + (uint64_t)off)) ?: IPP_MEM;
 	} else if (s[0] == '+' || s[0] == '-') {
 		char num[72], *rp = strrchr(s, ')');
 
@@ -247,11 +247,11 @@ static int kp_fetch(struct kp_cc *c, char *s)
 		if (!upr_strtol(num, 0, &off))
 			return utrace_error_set(c->err, -EINVAL, "bad offset in %s", s);
 		*rp = 0;
-		if ((k = kp_fetch(c, lp + 1)) < 0)
+		if ((k = ipp_fetch(c, lp + 1)) < 0)
 			return k;
-		if (k == KP_MEM && kp_emit(c, UTRACE_XOP_DEREF, 0, 0) < 0)
+		if (k == IPP_MEM && ipp_emit(c, UTRACE_XOP_DEREF, 0, 0) < 0)
 			return -E2BIG;
-		return kp_emit(c, UTRACE_XOP_ADD, 0, off) ?: KP_MEM;
+		return ipp_emit(c, UTRACE_XOP_ADD, 0, off) ?: IPP_MEM;
 	} else if (s[0] == '\\' && s[1] == '"') {
 		size_t len = strlen(s + 2) - 1; /* without the closing quote */
 
@@ -261,27 +261,27 @@ static int kp_fetch(struct kp_cc *c, char *s)
 		c->ins[c->n].shl = (uint8_t)len;
 		c->ins[c->n].imm = c->ndata; /* kept for the store */
 		c->ndata += (uint32_t)len;
-		return KP_DATA;
+		return IPP_DATA;
 	} else if (s[0] == '\\') {
 		int64_t v;
 
 		if (upr_strtol(s + 1, 0, &v) || upr_strtoul(s + 1, 0, (uint64_t *)&v))
-			return kp_emit(c, UTRACE_XOP_IMM, 0, v) ?: KP_VAL;
+			return ipp_emit(c, UTRACE_XOP_IMM, 0, v) ?: IPP_VAL;
 	}
 	return utrace_error_set(c->err, -EINVAL, "cannot compile fetcharg %s", s);
 }
 
 /* The store of one argument at dst. */
-static int kp_store(struct kp_cc *c, int kind, const struct kp_argtype *at, unsigned dst)
+static int ipp_store(struct ipp_cc *c, int kind, const struct ipp_argtype *at, unsigned dst)
 {
 	struct utrace_fetch_insn st = {.dst = (uint16_t)dst, .size = at->t->size};
 
-	if (kind == KP_DATA) {
-		st = c->ins[c->n]; /* its constant, noted by kp_fetch */
+	if (kind == IPP_DATA) {
+		st = c->ins[c->n]; /* its constant, noted by ipp_fetch */
 		st.op = UTRACE_XOP_ST_DATA;
 		st.dst = (uint16_t)dst;
 		st.size = 4;
-	} else if (kind == KP_COMM) {
+	} else if (kind == IPP_COMM) {
 		st.op = UTRACE_XOP_ST_COMM;
 	} else if (at->t->string) {
 		st.op = UTRACE_XOP_ST_STR;
@@ -289,7 +289,7 @@ static int kp_store(struct kp_cc *c, int kind, const struct kp_argtype *at, unsi
 		st.op = UTRACE_XOP_ST_ARRAY;
 		st.imm = at->count;
 	} else {
-		st.op = kind == KP_MEM ? UTRACE_XOP_ST_MEM : UTRACE_XOP_ST_INT;
+		st.op = kind == IPP_MEM ? UTRACE_XOP_ST_MEM : UTRACE_XOP_ST_INT;
 		if (at->bits) {
 			st.flags = UTRACE_XF_BITFIELD;
 			st.shl = (uint8_t)(64 - at->bits - at->boff);
@@ -302,29 +302,29 @@ static int kp_store(struct kp_cc *c, int kind, const struct kp_argtype *at, unsi
 	return 0;
 }
 
-static int kp_compile_args(const struct utrace_kprobe *p, struct kp_cc *c)
+static int ipp_compile_args(const struct utrace_inproc_probe *p, struct ipp_cc *c)
 {
-	unsigned off = kp_first_arg(p);
+	unsigned off = ipp_first_arg(p);
 
 	for (unsigned i = 0; i < p->u.nargs; i++) {
-		struct kp_argtype at;
+		struct ipp_argtype at;
 		char buf[256];
 		int kind;
 
-		if (kp_argtype(p->u.args[i].type, &at) < 0)
+		if (ipp_argtype(p->u.args[i].type, &at) < 0)
 			return utrace_error_set(c->err, -EINVAL, "bad type %s", p->u.args[i].type);
 		snprintf(buf, sizeof(buf), "%s", p->u.args[i].fetch);
-		if ((kind = kp_fetch(c, buf)) < 0 || kp_store(c, kind, &at, off) < 0)
+		if ((kind = ipp_fetch(c, buf)) < 0 || ipp_store(c, kind, &at, off) < 0)
 			return c->err->code;
 		off += at.t->size * (at.count ? at.count : 1);
 	}
 	return (int)off;
 }
 
-int utrace_kprobe_compile(const struct utrace_kprobe *p, utrace_kprobe_sym_fn sym, void *arg,
+int utrace_inproc_probe_compile(const struct utrace_inproc_probe *p, utrace_inproc_probe_sym_fn sym, void *arg,
 			  void **prog, uint32_t *len, struct utrace_error *err)
 {
-	struct kp_cc *c = calloc(1, sizeof(*c));
+	struct ipp_cc *c = calloc(1, sizeof(*c));
 	struct utrace_fetch_hdr *h;
 	uint32_t size;
 	int fixed;
@@ -332,8 +332,8 @@ int utrace_kprobe_compile(const struct utrace_kprobe *p, utrace_kprobe_sym_fn sy
 	*prog = NULL;
 	if (!c)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	*c = (struct kp_cc){.sym = sym, .arg = arg, .err = err};
-	fixed = kp_compile_args(p, c);
+	*c = (struct ipp_cc){.sym = sym, .arg = arg, .err = err};
+	fixed = ipp_compile_args(p, c);
 	if (fixed < 0 || fixed > (int)UTRACE_FETCH_REC_MAX) {
 		free(c);
 		return fixed < 0 ? fixed : utrace_error_set(err, -E2BIG, "record too large");

@@ -394,7 +394,7 @@ static unsigned fp_cover(struct utrace_fpatch_func *fn, const uint8_t *code, boo
 		    in.mnemonic == ZYDIS_MNEMONIC_UD1 || in.mnemonic == ZYDIS_MNEMONIC_HLT)
 			return UTRACE_FPATCH_UNMOVABLE;
 		/* re-encoded for the same place: the operands it cannot keep */
-		if (!kp_reencode(&in, ops, at, at, tmp, sizeof(tmp)))
+		if (!ipp_reencode(&in, ops, at, at, tmp, sizeof(tmp)))
 			return UTRACE_FPATCH_RELOC;
 	}
 	if (call && eh)
@@ -482,7 +482,7 @@ static unsigned fp_int3(struct fp_ctx *c, uint32_t i, const uint8_t *code, unsig
 	if (in.meta.category == ZYDIS_CATEGORY_CALL && c->eh &&
 	    !(ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative))
 		return why;
-	if (!kp_reencode(&in, ops, fn->addr, fn->addr, tmp, sizeof(tmp)))
+	if (!ipp_reencode(&in, ops, fn->addr, fn->addr, tmp, sizeof(tmp)))
 		return why;
 	fn->len = in.length;
 	if (fp_branch_in(c, i)) {

@@ -81,7 +81,7 @@ size_t utrace_fpatch_relocate(const struct utrace_fpatch_func *f, uint64_t bias,
 			*cfi_len = k && fp_cfi_done(&c) ? (uint32_t)c.len : UINT32_MAX;
 			return k ? n + k : 0;
 		}
-		k = kp_reencode(&in, ops, f->addr + off, at + n, out + n, room - n - 5);
+		k = ipp_reencode(&in, ops, f->addr + off, at + n, out + n, room - n - 5);
 		if (!k)
 			return 0;
 		n += k;

@@ -31,7 +31,7 @@
 #include "lib/probes/dwarf.h"
 #include "lib/probes/inproc_probe_internal.h"
 
-bool utrace_kprobe_is_in_process(const char *def)
+bool utrace_inproc_probe_is_in_process(const char *def)
 {
 	const char *s = def, *w;
 	size_t n;
@@ -48,7 +48,7 @@ bool utrace_kprobe_is_in_process(const char *def)
 	       !(n && isdigit((unsigned char)w[0]));
 }
 
-static int kerr(struct kp_parse *ps, int code, int column)
+static int kerr(struct ipp_parse *ps, int code, int column)
 {
 	ps->code = code;
 	ps->column = column;
@@ -56,7 +56,7 @@ static int kerr(struct kp_parse *ps, int code, int column)
 }
 
 /* [GRP/]EVENT at col (the kernel's traceprobe_parse_event_name rules). */
-static int kp_event_name(struct kp_parse *ps, const char *name, int col)
+static int ipp_event_name(struct ipp_parse *ps, const char *name, int col)
 {
 	int errcol, code = upr_event_name(name, col, ps->p->group, ps->p->event, &errcol);
 
@@ -64,16 +64,16 @@ static int kp_event_name(struct kp_parse *ps, const char *name, int col)
 }
 
 /* SYMBOL[+OFFS][%return] at col. */
-static int kp_point(struct kp_parse *ps, char *tok, int col)
+static int ipp_point(struct ipp_parse *ps, char *tok, int col)
 {
-	struct utrace_kprobe *p = ps->p;
+	struct utrace_inproc_probe *p = ps->p;
 	char *pct = strchr(tok, '%'), *plus;
 
 	if (pct) {
 		if (strcmp(pct, "%return"))
 			return kerr(ps, UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, col + (int)(pct - tok));
 		*pct = 0;
-		p->kind = UTRACE_KP_RETURN;
+		p->kind = UTRACE_IPP_RETURN;
 	}
 	plus = strchr(tok, '+');
 	if (plus) {
@@ -81,7 +81,7 @@ static int kp_point(struct kp_parse *ps, char *tok, int col)
 		/* the kernel's errors of the point are at its start */
 		if (!upr_strtoul(plus + 1, 0, &p->offset))
 			return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, col);
-		if (p->offset && (p->kind == UTRACE_KP_RETURN || p->fprobe))
+		if (p->offset && (p->kind == UTRACE_IPP_RETURN || p->fprobe))
 			return kerr(ps,
 				    p->fprobe ? UTRACE_UPROBE_ERR_BAD_PROBE_ADDR
 					      : UTRACE_UPROBE_ERR_BAD_RETPROBE,
@@ -95,7 +95,7 @@ static int kp_point(struct kp_parse *ps, char *tok, int col)
 
 /* The function's size, its object and address, from the program or the
  * libraries it needs. */
-static void kp_symbol_size(struct kp_parse *ps, struct utrace_kprobe *p, const char *exe)
+static void ipp_symbol_size(struct ipp_parse *ps, struct utrace_inproc_probe *p, const char *exe)
 {
 	struct utrace_libdeps deps = {0};
 	struct utrace_error err;
@@ -119,16 +119,16 @@ static void kp_symbol_size(struct kp_parse *ps, struct utrace_kprobe *p, const c
 	utrace_libdeps_free(&deps);
 }
 
-static void kp_default_event(struct utrace_kprobe *p)
+static void ipp_default_event(struct utrace_inproc_probe *p)
 {
 	char name[256];
 
 	if (p->fprobe)
 		snprintf(name, sizeof(name), "%s__%s", p->symbol,
-			 p->kind == UTRACE_KP_RETURN ? "exit" : "entry");
+			 p->kind == UTRACE_IPP_RETURN ? "exit" : "entry");
 	else
 		snprintf(name, sizeof(name), "%c_%s_%" PRIu64,
-			 p->kind == UTRACE_KP_RETURN ? 'r' : 'p', p->symbol, p->offset);
+			 p->kind == UTRACE_IPP_RETURN ? 'r' : 'p', p->symbol, p->offset);
 	for (char *c = name; *c; c++)
 		if (!isalnum((unsigned char)*c))
 			*c = '_';
@@ -142,9 +142,9 @@ static void kp_default_event(struct utrace_kprobe *p)
  * instruction moves past its prologue for them, as perf probe's does, and
  * so leaves the call site for a mid-function probe.  Without DWARF the
  * names stay and the checker refuses them with the kernel's message. */
-static int kp_dwarf_names(struct kp_parse *ps, struct upr_point *pt)
+static int ipp_dwarf_names(struct ipp_parse *ps, struct upr_point *pt)
 {
-	struct utrace_kprobe *p = ps->p;
+	struct utrace_inproc_probe *p = ps->p;
 	uint64_t vaddr = ps->sym_vaddr + p->offset, moved = vaddr;
 	int ret;
 
@@ -169,9 +169,9 @@ static int kp_dwarf_names(struct kp_parse *ps, struct upr_point *pt)
 
 /* The type word: p, r[MAXACTIVE], f or -, then [:[GRP/]EVENT] (the
  * kernel's __trace_kprobe_create checks, at its columns). */
-static int kp_type(struct kp_parse *ps, const char *t0)
+static int ipp_type(struct ipp_parse *ps, const char *t0)
 {
-	struct utrace_kprobe *p = ps->p;
+	struct utrace_inproc_probe *p = ps->p;
 	/* after a digit, up to ':' is the maxactive number (the kernel's
 	 * kstrtouint of it) */
 	size_t digits = isdigit((unsigned char)t0[1]) ? strcspn(t0 + 1, ":") : 0;
@@ -186,34 +186,34 @@ static int kp_type(struct kp_parse *ps, const char *t0)
 	if ((t0[1 + digits] && t0[1 + digits] != ':') || (digits && (t0[0] == '-' || ps->with_path)))
 		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, ps->col[0]);
 	snprintf(p->group, sizeof(p->group), "%s", ps->group);
-	p->kind = t0[0] == 'r' ? UTRACE_KP_RETURN : t0[0] == '-' ? UTRACE_KP_REMOVE : UTRACE_KP_PROBE;
+	p->kind = t0[0] == 'r' ? UTRACE_IPP_RETURN : t0[0] == '-' ? UTRACE_IPP_REMOVE : UTRACE_IPP_PROBE;
 	p->fprobe = t0[0] == 'f';
 	if (digits) {
-		if (p->kind != UTRACE_KP_RETURN)
+		if (p->kind != UTRACE_IPP_RETURN)
 			return kerr(ps, UTRACE_UPROBE_ERR_BAD_MAXACT_TYPE, ps->col[0] + 1);
 		snprintf(num, sizeof(num), "%.*s", (int)digits, t0 + 1);
 		if (digits >= sizeof(num) || !upr_strtoul(num, 0, &max) || !max)
 			return kerr(ps, UTRACE_UPROBE_ERR_BAD_MAXACT, ps->col[0] + 1);
-		if (max > UTRACE_KPROBE_MAXACTIVE_MAX)
+		if (max > UTRACE_INPROC_PROBE_MAXACTIVE_MAX)
 			return kerr(ps, UTRACE_UPROBE_ERR_MAXACT_TOO_BIG, ps->col[0] + 1);
 		p->maxactive = (unsigned)max;
 	}
 	if (t0[1 + digits] == ':' &&
-	    kp_event_name(ps, t0 + 2 + digits, ps->col[0] + 2 + (int)digits) < 0)
+	    ipp_event_name(ps, t0 + 2 + digits, ps->col[0] + 2 + (int)digits) < 0)
 		return -1;
 	return 0;
 }
 
 /* SYMBOL[+OFFS][%return] of the program (or a library): *entry whether
  * at the function's first instruction. */
-static int kp_symbol_point(struct kp_parse *ps, bool *entry)
+static int ipp_symbol_point(struct ipp_parse *ps, bool *entry)
 {
-	struct utrace_kprobe *p = ps->p;
+	struct utrace_inproc_probe *p = ps->p;
 	int ret;
 
-	if ((ret = kp_point(ps, ps->tok[1], ps->col[1])))
+	if ((ret = ipp_point(ps, ps->tok[1], ps->col[1])))
 		return ret;
-	kp_symbol_size(ps, p, ps->exe);
+	ipp_symbol_size(ps, p, ps->exe);
 	if (p->sym_size > 1 && p->offset >= p->sym_size) {
 		snprintf(ps->detail, sizeof(ps->detail), "%s has %" PRIu64 " bytes", p->symbol,
 			 p->sym_size);
@@ -221,14 +221,14 @@ static int kp_symbol_point(struct kp_parse *ps, bool *entry)
 			    ps->col[1] + (int)strlen(p->symbol) + 1);
 	}
 	if (!p->event[0])
-		kp_default_event(p);
-	*entry = p->kind != UTRACE_KP_RETURN && !p->offset;
+		ipp_default_event(p);
+	*entry = p->kind != UTRACE_IPP_RETURN && !p->offset;
 	return 0;
 }
 
-static int kp_parse(struct kp_parse *ps)
+static int ipp_parse(struct ipp_parse *ps)
 {
-	struct utrace_kprobe *p = ps->p;
+	struct utrace_inproc_probe *p = ps->p;
 	struct upr_point pt = {.in_process = true};
 	int ret = upr_split(ps->def, &ps->tok, &ps->col, &ps->n);
 
@@ -236,9 +236,9 @@ static int kp_parse(struct kp_parse *ps)
 		return ret;
 	if (!ps->n)
 		return kerr(ps, UTRACE_UPROBE_ERR_NO_DEFINITION, 1);
-	if (kp_type(ps, ps->tok[0]) < 0)
+	if (ipp_type(ps, ps->tok[0]) < 0)
 		return -1;
-	if (p->kind == UTRACE_KP_REMOVE)
+	if (p->kind == UTRACE_IPP_REMOVE)
 		return p->event[0] ? 0 : kerr(ps, UTRACE_UPROBE_ERR_NO_EVENT_NAME, ps->col[0] + 2);
 	if (ps->n < 2)
 		return kerr(ps,
@@ -246,15 +246,15 @@ static int kp_parse(struct kp_parse *ps)
 					  : UTRACE_UPROBE_ERR_BAD_PROBE_ADDR,
 			    ps->col[0] + (int)strlen(ps->tok[0]) + 1);
 	if (!ps->with_path)
-		ret = kp_symbol_point(ps, &pt.entry);
-	else if ((ret = kp_path_point(ps, ps->tok[1], ps->col[1], &pt.entry)) == 0 && !p->event[0])
-		kp_path_event(p);
+		ret = ipp_symbol_point(ps, &pt.entry);
+	else if ((ret = ipp_path_point(ps, ps->tok[1], ps->col[1], &pt.entry)) == 0 && !p->event[0])
+		ipp_path_event(p);
 	if (ret)
 		return ret;
-	pt.is_return = p->kind == UTRACE_KP_RETURN;
+	pt.is_return = p->kind == UTRACE_IPP_RETURN;
 	pt.kernel = !ps->with_path;
 	pt.fprobe = p->fprobe;
-	if ((ret = kp_dwarf_names(ps, &pt)) < 0)
+	if ((ret = ipp_dwarf_names(ps, &pt)) < 0)
 		return ret;
 	p->u.is_return = pt.is_return;
 	ret = upr_parse_args(&p->u, &pt, ps->tok + 2, ps->col + 2, ps->n - 2, &ps->column);
@@ -263,27 +263,27 @@ static int kp_parse(struct kp_parse *ps)
 	if (ret < 0)
 		return ret;
 	/* every argument was checked: a format that cannot be made is a bug */
-	return kp_make_format(p, ps->id) < 0 ? -ENOMEM : 0;
+	return ipp_make_format(p, ps->id) < 0 ? -ENOMEM : 0;
 }
 
-int utrace_kprobe_parse(const char *def, const char *exe, struct utrace_kprobe **out, int *code,
+int utrace_inproc_probe_parse(const char *def, const char *exe, struct utrace_inproc_probe **out, int *code,
 			struct utrace_error *err)
 {
-	return utrace_kprobe_parse_as(def, exe, NULL, false, out, code, err);
+	return utrace_inproc_probe_parse_as(def, exe, NULL, false, out, code, err);
 }
 
-int utrace_kprobe_parse_as(const char *def, const char *exe, const char *group, bool with_path,
-			   struct utrace_kprobe **out, int *code, struct utrace_error *err)
+int utrace_inproc_probe_parse_as(const char *def, const char *exe, const char *group, bool with_path,
+			   struct utrace_inproc_probe **out, int *code, struct utrace_error *err)
 {
-	struct kp_parse ps = {.def = def ? def : "", .exe = exe, .with_path = with_path,
-			      .group = group ? group : UTRACE_KPROBE_DEFAULT_GROUP};
+	struct ipp_parse ps = {.def = def ? def : "", .exe = exe, .with_path = with_path,
+			      .group = group ? group : UTRACE_INPROC_PROBE_DEFAULT_GROUP};
 	int ret;
 
 	*out = NULL;
 	if (code)
 		*code = UTRACE_UPROBE_ERR_NONE;
 	ps.p = calloc(1, sizeof(*ps.p));
-	ret = ps.p ? kp_parse(&ps) : -ENOMEM;
+	ret = ps.p ? ipp_parse(&ps) : -ENOMEM;
 	if (ret < 0) {
 		struct upr_failure f = {ps.code, ps.column, ps.detail, ps.dw_failed, &ps.dwerr};
 
@@ -294,13 +294,13 @@ int utrace_kprobe_parse_as(const char *def, const char *exe, const char *group, 
 	free(ps.tok);
 	free(ps.col);
 	if (ret < 0)
-		utrace_kprobe_free(ps.p);
+		utrace_inproc_probe_free(ps.p);
 	else
 		*out = ps.p;
 	return ret < 0 ? ret : 0;
 }
 
-void utrace_kprobe_free(struct utrace_kprobe *p)
+void utrace_inproc_probe_free(struct utrace_inproc_probe *p)
 {
 	if (!p)
 		return;
@@ -317,56 +317,56 @@ void utrace_kprobe_free(struct utrace_kprobe *p)
 	free(p);
 }
 
-enum utrace_kprobe_kind utrace_kprobe_kind(const struct utrace_kprobe *p)
+enum utrace_inproc_probe_kind utrace_inproc_probe_kind(const struct utrace_inproc_probe *p)
 {
 	return p->kind;
 }
 
-bool utrace_kprobe_fprobe(const struct utrace_kprobe *p)
+bool utrace_inproc_probe_fprobe(const struct utrace_inproc_probe *p)
 {
 	return p->fprobe;
 }
 
-const char *utrace_kprobe_group(const struct utrace_kprobe *p)
+const char *utrace_inproc_probe_group(const struct utrace_inproc_probe *p)
 {
 	return p->group;
 }
 
-const char *utrace_kprobe_event(const struct utrace_kprobe *p)
+const char *utrace_inproc_probe_event(const struct utrace_inproc_probe *p)
 {
 	return p->event;
 }
 
-const char *utrace_kprobe_symbol(const struct utrace_kprobe *p, uint64_t *offset)
+const char *utrace_inproc_probe_symbol(const struct utrace_inproc_probe *p, uint64_t *offset)
 {
 	if (offset)
 		*offset = p->offset;
 	return p->symbol;
 }
 
-bool utrace_kprobe_found(const struct utrace_kprobe *p)
+bool utrace_inproc_probe_found(const struct utrace_inproc_probe *p)
 {
 	return p->sym_size != 0;
 }
 
-const char *utrace_kprobe_path(const struct utrace_kprobe *p, uint64_t *file_offset)
+const char *utrace_inproc_probe_path(const struct utrace_inproc_probe *p, uint64_t *file_offset)
 {
 	if (file_offset)
 		*file_offset = p->foff;
 	return p->path;
 }
 
-unsigned utrace_kprobe_maxactive(const struct utrace_kprobe *p)
+unsigned utrace_inproc_probe_maxactive(const struct utrace_inproc_probe *p)
 {
 	return p->maxactive;
 }
 
-const struct utrace_event_format *utrace_kprobe_format(const struct utrace_kprobe *p)
+const struct utrace_event_format *utrace_inproc_probe_format(const struct utrace_inproc_probe *p)
 {
 	return p->fmt;
 }
 
-const char *utrace_kprobe_format_text(const struct utrace_kprobe *p)
+const char *utrace_inproc_probe_format_text(const struct utrace_inproc_probe *p)
 {
 	return p->format;
 }

@@ -13,20 +13,20 @@
  * FETCHARGS are checked by lib/probes/uprobe_args.c (the kernel's rules and
  * messages, one error table), then compiled into a fetch program
  * (common/fetch_prog.h, lib/probes/fetch_compile.c).  The default group is
- * "probes".  utrace_kprobe_parse_as also takes the point of the kernel's
+ * "probes".  utrace_inproc_probe_parse_as also takes the point of the kernel's
  * uprobe_events, PATH:OFFSET (a file offset) or PATH:SYMBOL[+OFFS], either
  * with %return: the probe then lands in the object that is that file
  * (lib/probes/inproc_probe_path.c).  A parsed probe knows its event's format, the kernel's kprobe
  * layout (__probe_ip, or __probe_func and __probe_ret_ip for returns).
  *
  * Where it runs is decided per loaded object, when the runtime registers
- * one (utrace_kprobe_locate): the object whose symbols define SYMBOL gets
+ * one (utrace_inproc_probe_locate): the object whose symbols define SYMBOL gets
  * the probe, on its patchable call site when the probe is at the
  * function's entry, else on an int3 whose displaced instruction runs out
  * of line (relocated here with Zydis, lib/probes/inproc_probe_insn.c).
  */
-#ifndef UTRACE_LIB_KPROBE_H
-#define UTRACE_LIB_KPROBE_H
+#ifndef UTRACE_LIB_INPROC_PROBE_H
+#define UTRACE_LIB_INPROC_PROBE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,20 +35,20 @@
 #include "lib/base/error.h"
 #include "lib/events/event_format.h"
 
-#define UTRACE_KPROBE_DEFAULT_GROUP "probes"
-#define UTRACE_KPROBE_MAXACTIVE_MAX 4096 /* the kernel's KRETPROBE_MAXACTIVE_MAX */
+#define UTRACE_INPROC_PROBE_DEFAULT_GROUP "probes"
+#define UTRACE_INPROC_PROBE_MAXACTIVE_MAX 4096 /* the kernel's KRETPROBE_MAXACTIVE_MAX */
 
-enum utrace_kprobe_kind {
-	UTRACE_KP_PROBE,  /* p: SYMBOL[+OFFS] */
-	UTRACE_KP_RETURN, /* r:, p:...%return, f:...%return */
-	UTRACE_KP_REMOVE, /* -:[GRP/]EVENT */
+enum utrace_inproc_probe_kind {
+	UTRACE_IPP_PROBE,  /* p: SYMBOL[+OFFS] */
+	UTRACE_IPP_RETURN, /* r:, p:...%return, f:...%return */
+	UTRACE_IPP_REMOVE, /* -:[GRP/]EVENT */
 };
 
-struct utrace_kprobe;
+struct utrace_inproc_probe;
 
 /* Whether def is an in-process definition: its probe point has no PATH:
  * (or it is a removal). */
-bool utrace_kprobe_is_in_process(const char *def);
+bool utrace_inproc_probe_is_in_process(const char *def);
 
 /*
  * Parses def.  exe (may be NULL): the program, whose symbols and those of
@@ -58,53 +58,53 @@ bool utrace_kprobe_is_in_process(const char *def);
  * or -EINVAL with err->msg "TEXT at column N", err->column, *code (an
  * enum utrace_uprobe_err) as utrace_uprobe_parse_code() gives them.
  */
-int utrace_kprobe_parse(const char *def, const char *exe, struct utrace_kprobe **out, int *code,
+int utrace_inproc_probe_parse(const char *def, const char *exe, struct utrace_inproc_probe **out, int *code,
 			struct utrace_error *err);
 /* The same with group as the default group (NULL: "probes"); with_path:
  * the probe point is PATH:OFFSET or PATH:SYMBOL[+OFFS][%return] (the
  * kernel's uprobe_events), PATH an existing file (FILE_NOT_FOUND at its
  * column if not), an ELF one. */
-int utrace_kprobe_parse_as(const char *def, const char *exe, const char *group, bool with_path,
-			   struct utrace_kprobe **out, int *code, struct utrace_error *err);
-void utrace_kprobe_free(struct utrace_kprobe *p);
+int utrace_inproc_probe_parse_as(const char *def, const char *exe, const char *group, bool with_path,
+			   struct utrace_inproc_probe **out, int *code, struct utrace_error *err);
+void utrace_inproc_probe_free(struct utrace_inproc_probe *p);
 
-enum utrace_kprobe_kind utrace_kprobe_kind(const struct utrace_kprobe *p);
-bool utrace_kprobe_fprobe(const struct utrace_kprobe *p);
-const char *utrace_kprobe_group(const struct utrace_kprobe *p);
-const char *utrace_kprobe_event(const struct utrace_kprobe *p);
-const char *utrace_kprobe_symbol(const struct utrace_kprobe *p, uint64_t *offset);
+enum utrace_inproc_probe_kind utrace_inproc_probe_kind(const struct utrace_inproc_probe *p);
+bool utrace_inproc_probe_fprobe(const struct utrace_inproc_probe *p);
+const char *utrace_inproc_probe_group(const struct utrace_inproc_probe *p);
+const char *utrace_inproc_probe_event(const struct utrace_inproc_probe *p);
+const char *utrace_inproc_probe_symbol(const struct utrace_inproc_probe *p, uint64_t *offset);
 /* Whether the exe given to the parse, or a library it needs, defines
  * SYMBOL as a function (if not, a library loaded later may). */
-bool utrace_kprobe_found(const struct utrace_kprobe *p);
+bool utrace_inproc_probe_found(const struct utrace_inproc_probe *p);
 /* A PATH: probe's PATH as written and its file offset; NULL if none. */
-const char *utrace_kprobe_path(const struct utrace_kprobe *p, uint64_t *file_offset);
+const char *utrace_inproc_probe_path(const struct utrace_inproc_probe *p, uint64_t *file_offset);
 /* r<MAXACTIVE>: (0: none given). */
-unsigned utrace_kprobe_maxactive(const struct utrace_kprobe *p);
+unsigned utrace_inproc_probe_maxactive(const struct utrace_inproc_probe *p);
 /* The event's format (system = group) and its text; NULL for a removal. */
-const struct utrace_event_format *utrace_kprobe_format(const struct utrace_kprobe *p);
-const char *utrace_kprobe_format_text(const struct utrace_kprobe *p);
+const struct utrace_event_format *utrace_inproc_probe_format(const struct utrace_inproc_probe *p);
+const char *utrace_inproc_probe_format_text(const struct utrace_inproc_probe *p);
 
 /* @SYMBOL of a fetcharg: its address where the probe lands; 0 or -1. */
-typedef int (*utrace_kprobe_sym_fn)(void *arg, const char *name, uint64_t *addr);
+typedef int (*utrace_inproc_probe_sym_fn)(void *arg, const char *name, uint64_t *addr);
 
 /*
  * The probe's fetch program (common/fetch_prog.h), malloc'ed, *len bytes,
  * with @SYMBOLs resolved through sym.  -ENOENT (err says which symbol) if
  * one is not found.
  */
-int utrace_kprobe_compile(const struct utrace_kprobe *p, utrace_kprobe_sym_fn sym, void *arg,
+int utrace_inproc_probe_compile(const struct utrace_inproc_probe *p, utrace_inproc_probe_sym_fn sym, void *arg,
 			  void **prog, uint32_t *len, struct utrace_error *err);
 
 /* The same, @SYMBOLs looked up in the object at path loaded at bias. */
-int utrace_kprobe_compile_in(const struct utrace_kprobe *p, const char *path, uint64_t bias,
+int utrace_inproc_probe_compile_in(const struct utrace_inproc_probe *p, const char *path, uint64_t bias,
 			     void **prog, uint32_t *len, struct utrace_error *err);
 
-/* How the runtime runs a probe at one address (common/proto.h KPROBE). */
-struct utrace_kprobe_loc {
+/* How the runtime runs a probe at one address (common/proto.h INPROC_PROBE). */
+struct utrace_inproc_probe_loc {
 	uint64_t vaddr;	  /* the probed instruction (ELF vaddr) */
 	uint64_t func;	  /* the function's vaddr */
 	uint32_t site;	  /* UINT32_MAX, or the object's call-site index at vaddr */
-	uint32_t kind;	  /* enum utrace_kprobe_kind */
+	uint32_t kind;	  /* enum utrace_inproc_probe_kind */
 	uint8_t xol[96];  /* the instructions relocated to run at the slot, then jmp back */
 	uint32_t xol_len;
 	uint64_t call_to; /* int3 on a direct call: emulated, its target vaddr (0: none) */
@@ -122,8 +122,8 @@ struct utrace_kprobe_loc {
  * inside the function's patchable call site), else e.g. an instruction
  * that cannot run out of line.
  */
-int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const uint64_t *sites,
+int utrace_inproc_probe_locate(const struct utrace_inproc_probe *p, const char *path, const uint64_t *sites,
 			 size_t n, uint64_t slot, const uint64_t *others, size_t nothers,
-			 struct utrace_kprobe_loc *loc, struct utrace_error *err);
+			 struct utrace_inproc_probe_loc *loc, struct utrace_error *err);
 
 #endif

@@ -36,7 +36,7 @@
 static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 
 /* The function's bytes from the file (NULL if not all in the file). */
-static const uint8_t *kp_func_bytes(const struct upr_file *f, uint64_t vaddr, uint64_t size)
+static const uint8_t *ipp_func_bytes(const struct upr_file *f, uint64_t vaddr, uint64_t size)
 {
 	uint64_t off;
 
@@ -45,7 +45,7 @@ static const uint8_t *kp_func_bytes(const struct upr_file *f, uint64_t vaddr, ui
 	return utrace_elf_data(f->elf, off, size);
 }
 
-size_t kp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+size_t ipp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
 			  uint64_t a, uint64_t at, uint8_t *out, size_t room)
 {
 	ZydisEncoderRequest req;
@@ -76,7 +76,7 @@ size_t kp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand 
 }
 
 /* `jmp to` at out, placed at `at`. */
-static void kp_jmp_back(uint8_t *out, uint64_t at, uint64_t to)
+static void ipp_jmp_back(uint8_t *out, uint64_t at, uint64_t to)
 {
 	int32_t rel = (int32_t)(int64_t)(to - (at + 5));
 
@@ -86,8 +86,8 @@ static void kp_jmp_back(uint8_t *out, uint64_t at, uint64_t to)
 
 /* The int3 form: the one instruction at a relocated to slot, then jmp
  * back; a direct call is emulated by the trap handler instead. */
-static int kp_relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
-		       uint64_t a, uint64_t slot, struct utrace_kprobe_loc *loc,
+static int ipp_relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+		       uint64_t a, uint64_t slot, struct utrace_inproc_probe_loc *loc,
 		       struct utrace_error *err)
 {
 	size_t n;
@@ -101,17 +101,17 @@ static int kp_relocate(const ZydisDecodedInstruction *in, const ZydisDecodedOper
 		loc->call_to = to;
 		return 0;
 	}
-	n = kp_reencode(in, ops, a, slot, loc->xol, sizeof(loc->xol) - 5);
+	n = ipp_reencode(in, ops, a, slot, loc->xol, sizeof(loc->xol) - 5);
 	if (!n)
 		return utrace_error_set(err, -EINVAL,
 					"the instruction at 0x%" PRIx64 " cannot run out of line", a);
-	kp_jmp_back(loc->xol + n, slot + n, a + in->length);
+	ipp_jmp_back(loc->xol + n, slot + n, a + in->length);
 	loc->xol_len = (uint32_t)n + 5;
 	return 0;
 }
 
 /* Decodes the function up to vaddr a: a must be an instruction boundary. */
-static int kp_decode_at(const uint8_t *code, uint64_t func, uint64_t size, uint64_t a,
+static int ipp_decode_at(const uint8_t *code, uint64_t func, uint64_t size, uint64_t a,
 			ZydisDecodedInstruction *in, ZydisDecodedOperand *ops)
 {
 	ZydisDecoder dec;
@@ -133,7 +133,7 @@ static int kp_decode_at(const uint8_t *code, uint64_t func, uint64_t size, uint6
 
 /* Whether code (size bytes at vaddr start) decodes whole, has no indirect
  * jump (a jump table could land anywhere) and no branch into (a, end). */
-static bool kp_no_branch_into(const uint8_t *code, uint64_t start, uint64_t size, uint64_t a,
+static bool ipp_no_branch_into(const uint8_t *code, uint64_t start, uint64_t size, uint64_t a,
 			      uint64_t end)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -166,7 +166,7 @@ static bool kp_no_branch_into(const uint8_t *code, uint64_t start, uint64_t size
  * a call or a trap, no other probe among them, and no branch into them
  * from the function or from its cold part (gcc's SYMBOL.cold, which
  * jumps back into it). */
-static bool kp_can_jmp(const struct upr_file *f, const char *sym, const uint8_t *code,
+static bool ipp_can_jmp(const struct upr_file *f, const char *sym, const uint8_t *code,
 		       uint64_t func, uint64_t size, uint64_t a, const uint64_t *others,
 		       size_t nothers, uint64_t *end)
 {
@@ -194,7 +194,7 @@ static bool kp_can_jmp(const struct upr_file *f, const char *sym, const uint8_t 
 	for (size_t i = 0; i < nothers; i++)
 		if (others[i] > a && others[i] < *end)
 			return false;
-	if (!kp_no_branch_into(code, func, size, a, *end))
+	if (!ipp_no_branch_into(code, func, size, a, *end))
 		return false;
 	/* the unwinder lands in the middle of functions too, at the landing
 	 * pads that .gcc_except_table lists: with no parser for those, such
@@ -204,30 +204,30 @@ static bool kp_can_jmp(const struct upr_file *f, const char *sym, const uint8_t 
 	snprintf(cold, sizeof(cold), "%s.cold", sym);
 	if (upr_find_symbol(f, cold, true, &cv, &cs) < 1)
 		return true;
-	cc = cs ? kp_func_bytes(f, cv, cs) : NULL;
-	return cc && kp_no_branch_into(cc, cv, cs, a, *end);
+	cc = cs ? ipp_func_bytes(f, cv, cs) : NULL;
+	return cc && ipp_no_branch_into(cc, cv, cs, a, *end);
 }
 
 /* The detour's tail: the instructions of [a, end) for slot + the head. */
-static bool kp_detour(const uint8_t *code, uint64_t func, uint64_t a, uint64_t end,
-		      uint64_t slot, struct utrace_kprobe_loc *loc)
+static bool ipp_detour(const uint8_t *code, uint64_t func, uint64_t a, uint64_t end,
+		      uint64_t slot, struct utrace_inproc_probe_loc *loc)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
-	uint64_t base = slot + UTRACE_KPROBE_DETOUR_HEAD;
+	uint64_t base = slot + UTRACE_INPROC_PROBE_DETOUR_HEAD;
 	size_t n = 0, k;
 
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	for (uint64_t at = a; at < end; at += in.length) {
 		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&dec, code + (at - func), end - at, &in, ops)))
 			return false;
-		k = kp_reencode(&in, ops, at, base + n, loc->xol + n, UTRACE_KPROBE_XOL - 5 - n);
+		k = ipp_reencode(&in, ops, at, base + n, loc->xol + n, UTRACE_INPROC_PROBE_XOL - 5 - n);
 		if (!k)
 			return false;
 		n += k;
 	}
-	kp_jmp_back(loc->xol + n, base + n, end);
+	ipp_jmp_back(loc->xol + n, base + n, end);
 	loc->xol_len = (uint32_t)n + 5;
 	loc->insn_len = (uint32_t)(end - a);
 	loc->jmp = true;
@@ -237,23 +237,23 @@ static bool kp_detour(const uint8_t *code, uint64_t func, uint64_t a, uint64_t e
 /* Where p lands in f (the object at path): 1 with the function holding
  * it (size 0: none known, func is the probe), its bytes (NULL: not in the
  * file) and the probe's vaddr; 0 if the object has no place for it. */
-static int kp_where(const struct utrace_kprobe *p, const char *path, const struct upr_file *f,
+static int ipp_where(const struct utrace_inproc_probe *p, const char *path, const struct upr_file *f,
 		    const uint64_t *sites, size_t n, uint64_t *func, uint64_t *size,
 		    const uint8_t **code, uint64_t *a)
 {
 	if (p->path) {
-		if (!kp_path_where(p, path, f, func, size))
+		if (!ipp_path_where(p, path, f, func, size))
 			return 0;
 		*a = p->vaddr;
 		/* no function known: the instruction alone, as the kernel's
 		 * uprobe (15 bytes: x86's longest) */
-		*code = kp_func_bytes(f, *func, *size ? *size : 15);
+		*code = ipp_func_bytes(f, *func, *size ? *size : 15);
 		return 1;
 	}
 	if (upr_find_symbol(f, p->symbol, true, func, size) < 1)
 		return 0;
 	*a = *func + p->offset;
-	*code = *size ? kp_func_bytes(f, *func, *size) : NULL;
+	*code = *size ? ipp_func_bytes(f, *func, *size) : NULL;
 	if (!p->offset && *code && *size >= 9 && !memcmp(*code, endbr64, 4))
 		for (size_t i = 0; i < n; i++)
 			if (sites[i] == *func + 4)
@@ -262,7 +262,7 @@ static int kp_where(const struct utrace_kprobe *p, const char *path, const struc
 }
 
 /* "SYMBOL+OFF" or "PATH:0xOFFSET", for messages. */
-static const char *kp_name(const struct utrace_kprobe *p, char *buf, size_t size)
+static const char *ipp_name(const struct utrace_inproc_probe *p, char *buf, size_t size)
 {
 	if (p->path)
 		snprintf(buf, size, "%s:0x%" PRIx64, p->path, p->foff);
@@ -273,9 +273,9 @@ static const char *kp_name(const struct utrace_kprobe *p, char *buf, size_t size
 
 /* The int3, jmp or site for the probe at a in the function [func, +size)
  * (size 0: unknown, code is the instruction's bytes). */
-static int kp_place(const struct utrace_kprobe *p, const struct upr_file *f, const uint8_t *code,
+static int ipp_place(const struct utrace_inproc_probe *p, const struct upr_file *f, const uint8_t *code,
 		    uint64_t func, uint64_t size, uint64_t a, uint64_t slot, const uint64_t *others,
-		    size_t nothers, struct utrace_kprobe_loc *loc, struct utrace_error *err)
+		    size_t nothers, struct utrace_inproc_probe_loc *loc, struct utrace_error *err)
 {
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -284,22 +284,22 @@ static int kp_place(const struct utrace_kprobe *p, const struct upr_file *f, con
 	bool whole = size != 0;
 
 	if (!code || (whole && a - func >= size))
-		return utrace_error_set(err, -EINVAL, "%s: %s", kp_name(p, name, sizeof(name)),
+		return utrace_error_set(err, -EINVAL, "%s: %s", ipp_name(p, name, sizeof(name)),
 					utrace_uprobe_error_text(UTRACE_UPROBE_ERR_BAD_PROBE_ADDR));
 	/* -EILSEQ: the kernel's register_kprobe() for the same point */
-	if (kp_decode_at(code, func, whole ? size : 15, a, &in, ops) < 0)
-		return utrace_error_set(err, -EILSEQ, "%s: %s", kp_name(p, name, sizeof(name)),
+	if (ipp_decode_at(code, func, whole ? size : 15, a, &in, ops) < 0)
+		return utrace_error_set(err, -EILSEQ, "%s: %s", ipp_name(p, name, sizeof(name)),
 					utrace_uprobe_error_text(UTRACE_UPROBE_ERR_BAD_INSN_BNDRY));
 	/* a jmp needs the whole function decoded (no branch into it) */
-	if (whole && kp_can_jmp(f, p->symbol, code, func, size, a, others, nothers, &end) &&
-	    kp_detour(code, func, a, end, slot, loc))
+	if (whole && ipp_can_jmp(f, p->symbol, code, func, size, a, others, nothers, &end) &&
+	    ipp_detour(code, func, a, end, slot, loc))
 		return 1;
-	return kp_relocate(&in, ops, a, slot, loc, err) < 0 ? -EINVAL : 1;
+	return ipp_relocate(&in, ops, a, slot, loc, err) < 0 ? -EINVAL : 1;
 }
 
-int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const uint64_t *sites,
+int utrace_inproc_probe_locate(const struct utrace_inproc_probe *p, const char *path, const uint64_t *sites,
 			 size_t n, uint64_t slot, const uint64_t *others, size_t nothers,
-			 struct utrace_kprobe_loc *loc, struct utrace_error *err)
+			 struct utrace_inproc_probe_loc *loc, struct utrace_error *err)
 {
 	uint64_t func, size, a;
 	const uint8_t *code = NULL;
@@ -309,9 +309,9 @@ int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const 
 
 	memset(loc, 0, sizeof(*loc));
 	loc->site = UINT32_MAX;
-	if (p->kind == UTRACE_KP_REMOVE || upr_file_open(path, &f, NULL) < 0)
+	if (p->kind == UTRACE_IPP_REMOVE || upr_file_open(path, &f, NULL) < 0)
 		return 0;
-	ret = kp_where(p, path, &f, sites, n, &func, &size, &code, &a);
+	ret = ipp_where(p, path, &f, sites, n, &func, &size, &code, &a);
 	if (ret > 0) {
 		loc->vaddr = a;
 		loc->func = func;
@@ -322,23 +322,23 @@ int utrace_kprobe_locate(const struct utrace_kprobe *p, const char *path, const 
 			else if (sites[i] && a > sites[i] && a < sites[i] + 5)
 				ret = utrace_error_set(err, -EILSEQ,
 						       "%s: inside the function's patchable call site",
-						       kp_name(p, name, sizeof(name)));
+						       ipp_name(p, name, sizeof(name)));
 		}
 	}
 	if (ret > 0 && loc->site == UINT32_MAX)
-		ret = kp_place(p, &f, code, func, size, a, slot, others, nothers, loc, err);
+		ret = ipp_place(p, &f, code, func, size, a, slot, others, nothers, loc, err);
 	upr_file_close(&f);
 	return ret;
 }
 
-struct kp_sym_arg {
+struct ipp_sym_arg {
 	struct upr_file *f;
 	uint64_t bias;
 };
 
-static int kp_sym_in_file(void *arg, const char *name, uint64_t *addr)
+static int ipp_sym_in_file(void *arg, const char *name, uint64_t *addr)
 {
-	struct kp_sym_arg *a = arg;
+	struct ipp_sym_arg *a = arg;
 	uint64_t vaddr, size;
 
 	if (upr_find_symbol(a->f, name, false, &vaddr, &size) < 1)
@@ -347,13 +347,13 @@ static int kp_sym_in_file(void *arg, const char *name, uint64_t *addr)
 	return 0;
 }
 
-int utrace_kprobe_compile_in(const struct utrace_kprobe *p, const char *path, uint64_t bias,
+int utrace_inproc_probe_compile_in(const struct utrace_inproc_probe *p, const char *path, uint64_t bias,
 			     void **prog, uint32_t *len, struct utrace_error *err)
 {
 	struct upr_file f;
-	struct kp_sym_arg a = {&f, bias};
+	struct ipp_sym_arg a = {&f, bias};
 	bool open = upr_file_open(path, &f, NULL) == 0;
-	int ret = utrace_kprobe_compile(p, open ? kp_sym_in_file : NULL, &a, prog, len, err);
+	int ret = utrace_inproc_probe_compile(p, open ? ipp_sym_in_file : NULL, &a, prog, len, err);
 
 	if (open)
 		upr_file_close(&f);

@@ -4,8 +4,8 @@
  * lib/probes/fetch_compile.c (layout, format, fetch programs) and
  * lib/probes/inproc_probe_insn.c (where a probe lands, relocation) share.
  */
-#ifndef UTRACE_LIB_KPROBE_INTERNAL_H
-#define UTRACE_LIB_KPROBE_INTERNAL_H
+#ifndef UTRACE_LIB_INPROC_PROBE_INTERNAL_H
+#define UTRACE_LIB_INPROC_PROBE_INTERNAL_H
 
 #include <Zydis/Zydis.h>
 #include <limits.h>
@@ -13,8 +13,8 @@
 #include "lib/probes/inproc_probe.h"
 #include "lib/probes/uprobe_internal.h"
 
-struct utrace_kprobe {
-	enum utrace_kprobe_kind kind;
+struct utrace_inproc_probe {
+	enum utrace_inproc_probe_kind kind;
 	bool fprobe;
 	char group[UTRACE_UPROBE_NAME_MAX + 1];
 	char event[UTRACE_UPROBE_NAME_MAX + 1];
@@ -33,14 +33,14 @@ struct utrace_kprobe {
 	struct utrace_event_format *fmt;
 };
 
-struct kp_parse {
+struct ipp_parse {
 	const char *def, *exe, *group;
 	bool with_path;
 	int id;
 	char **tok;
 	int *col;
 	unsigned n;
-	struct utrace_kprobe *p;
+	struct utrace_inproc_probe *p;
 	int code, column;
 	char detail[PATH_MAX + 64];
 	/* where the symbol is, for source names (lib/probes/dwarf.h) */
@@ -54,22 +54,22 @@ struct kp_parse {
  * bytes): RIP-relative operands and branch targets keep their absolute
  * addresses, a short Jcc may become a near one.  Its length, or 0 if it
  * cannot be (inproc_probe_insn.c; lib/probes/func_patch.c uses it too). */
-size_t kp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, uint64_t a,
+size_t ipp_reencode(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, uint64_t a,
 		   uint64_t at, uint8_t *out, size_t room);
 
 /* PATH:TARGET at col (inproc_probe_path.c): p's path fields, symbol and
  * offset when a function holds it, kind for %return; *entry whether it
  * is a function's first instruction.  0, -1 with ps->code, -ENOMEM. */
-int kp_path_point(struct kp_parse *ps, char *tok, int col, bool *entry);
+int ipp_path_point(struct ipp_parse *ps, char *tok, int col, bool *entry);
 /* The kernel's default uprobe event name, p_BASENAME_0xOFFSET. */
-void kp_path_event(struct utrace_kprobe *p);
+void ipp_path_event(struct utrace_inproc_probe *p);
 /* Where a PATH: probe lands in the object at path: 1 and the function
  * holding it (*size 0: none known; *func is then the probe), 0 if the
  * object is another file (inproc_probe_path.c). */
-int kp_path_where(const struct utrace_kprobe *p, const char *path, const struct upr_file *f,
+int ipp_path_where(const struct utrace_inproc_probe *p, const char *path, const struct upr_file *f,
 		  uint64_t *func, uint64_t *size);
 
 /* The event's format text and parsed format (fetch_compile.c). */
-int kp_make_format(struct utrace_kprobe *p, int id);
+int ipp_make_format(struct utrace_inproc_probe *p, int id);
 
 #endif

@@ -24,7 +24,7 @@
 
 #include "lib/probes/inproc_probe_internal.h"
 
-static int perr(struct kp_parse *ps, int code, int column)
+static int perr(struct ipp_parse *ps, int code, int column)
 {
 	ps->code = code;
 	ps->column = column;
@@ -33,9 +33,9 @@ static int perr(struct kp_parse *ps, int code, int column)
 
 /* PATH (tok up to colon) as the kernel's kern_path: an existing regular
  * file. */
-static int kp_path_file(struct kp_parse *ps, const char *tok, size_t len, int col)
+static int ipp_path_file(struct ipp_parse *ps, const char *tok, size_t len, int col)
 {
-	struct utrace_kprobe *p = ps->p;
+	struct utrace_inproc_probe *p = ps->p;
 	struct stat st;
 
 	if (!(p->path = strndup(tok, len)))
@@ -52,9 +52,9 @@ static int kp_path_file(struct kp_parse *ps, const char *tok, size_t len, int co
 }
 
 /* SYMBOL[+OFF] at tcol in f: p->vaddr. */
-static int kp_path_symbol(struct kp_parse *ps, const struct upr_file *f, char *target, int tcol)
+static int ipp_path_symbol(struct ipp_parse *ps, const struct upr_file *f, char *target, int tcol)
 {
-	struct utrace_kprobe *p = ps->p;
+	struct utrace_inproc_probe *p = ps->p;
 	char *plus = strchr(target, '+');
 	uint64_t off = 0, vaddr, size;
 	int n;
@@ -64,7 +64,7 @@ static int kp_path_symbol(struct kp_parse *ps, const struct upr_file *f, char *t
 		if (!upr_strtoul(plus + 1, 0, &off))
 			return perr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR,
 				    tcol + (int)(plus + 1 - target));
-		if (off && p->kind == UTRACE_KP_RETURN)
+		if (off && p->kind == UTRACE_IPP_RETURN)
 			return perr(ps, UTRACE_UPROBE_ERR_BAD_RETPROBE, tcol + (int)(plus - target));
 	}
 	n = *target ? upr_find_symbol(f, target, true, &vaddr, &size) : 0;
@@ -84,10 +84,10 @@ static int kp_path_symbol(struct kp_parse *ps, const struct upr_file *f, char *t
 }
 
 /* OFFSET (or SYMBOL[+OFF]) after the colon, in the ELF file. */
-static int kp_path_target(struct kp_parse *ps, const struct upr_file *f, char *target, int tcol,
+static int ipp_path_target(struct ipp_parse *ps, const struct upr_file *f, char *target, int tcol,
 			  bool *entry)
 {
-	struct utrace_kprobe *p = ps->p;
+	struct utrace_inproc_probe *p = ps->p;
 	uint64_t func, size;
 	int ret;
 
@@ -96,16 +96,16 @@ static int kp_path_target(struct kp_parse *ps, const struct upr_file *f, char *t
 			return perr(ps, UTRACE_UPROBE_ERR_BAD_UPROBE_OFFS, tcol);
 		if (upr_offset_to_vaddr(f, p->foff, &p->vaddr) < 0)
 			return perr(ps, UTRACE_UPROBE_ERR_NOT_LOADED, tcol);
-	} else if ((ret = kp_path_symbol(ps, f, target, tcol)) != 0) {
+	} else if ((ret = ipp_path_symbol(ps, f, target, tcol)) != 0) {
 		return ret;
 	}
 	ret = upr_function_at(f, p->vaddr, &p->symbol, &func, &size);
 	if (ret < 0)
 		return ret;
 	p->offset = ret ? p->vaddr - func : 0;
-	*entry = ret && p->vaddr == func && p->kind != UTRACE_KP_RETURN;
+	*entry = ret && p->vaddr == func && p->kind != UTRACE_IPP_RETURN;
 	/* a return probe hooks the return address: at an entry only */
-	if (p->kind == UTRACE_KP_RETURN && (ret ? p->vaddr != func
+	if (p->kind == UTRACE_IPP_RETURN && (ret ? p->vaddr != func
 						: upr_is_function_start(f, p->vaddr) == 0))
 		return perr(ps, UTRACE_UPROBE_ERR_BAD_RETPROBE, tcol);
 	if (ret) { /* source names are read from its DWARF (inproc_probe.c) */
@@ -116,9 +116,9 @@ static int kp_path_target(struct kp_parse *ps, const struct upr_file *f, char *t
 	return 0;
 }
 
-int kp_path_point(struct kp_parse *ps, char *tok, int col, bool *entry)
+int ipp_path_point(struct ipp_parse *ps, char *tok, int col, bool *entry)
 {
-	struct utrace_kprobe *p = ps->p;
+	struct utrace_inproc_probe *p = ps->p;
 	char *colon = strrchr(tok, ':'), *target, *pct;
 	const char *why = NULL;
 	struct upr_file f;
@@ -129,7 +129,7 @@ int kp_path_point(struct kp_parse *ps, char *tok, int col, bool *entry)
 		return perr(ps, UTRACE_UPROBE_ERR_NO_PROBE_POINT, col);
 	if (colon == tok)
 		return perr(ps, UTRACE_UPROBE_ERR_NO_PATH, col);
-	if ((ret = kp_path_file(ps, tok, (size_t)(colon - tok), col)) != 0)
+	if ((ret = ipp_path_file(ps, tok, (size_t)(colon - tok), col)) != 0)
 		return ret;
 	target = colon + 1;
 	tcol = col + (int)(target - tok);
@@ -137,7 +137,7 @@ int kp_path_point(struct kp_parse *ps, char *tok, int col, bool *entry)
 		if (strcmp(pct, "%return"))
 			return perr(ps, UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, tcol + (int)(pct - target));
 		*pct = 0;
-		p->kind = UTRACE_KP_RETURN;
+		p->kind = UTRACE_IPP_RETURN;
 	}
 	if (!*target)
 		return perr(ps, UTRACE_UPROBE_ERR_BAD_UPROBE_OFFS, tcol);
@@ -147,12 +147,12 @@ int kp_path_point(struct kp_parse *ps, char *tok, int col, bool *entry)
 			 why ? why : strerror(-ret));
 		return perr(ps, UTRACE_UPROBE_ERR_NOT_ELF, col);
 	}
-	ret = kp_path_target(ps, &f, target, tcol, entry);
+	ret = ipp_path_target(ps, &f, target, tcol, entry);
 	upr_file_close(&f);
 	return ret;
 }
 
-void kp_path_event(struct utrace_kprobe *p)
+void ipp_path_event(struct utrace_inproc_probe *p)
 {
 	const char *base = strrchr(p->path, '/') ? strrchr(p->path, '/') + 1 : p->path;
 	char name[256];
@@ -167,7 +167,7 @@ void kp_path_event(struct utrace_kprobe *p)
 	memcpy(p->event, name, strlen(name) + 1);
 }
 
-int kp_path_where(const struct utrace_kprobe *p, const char *path, const struct upr_file *f,
+int ipp_path_where(const struct utrace_inproc_probe *p, const char *path, const struct upr_file *f,
 		  uint64_t *func, uint64_t *size)
 {
 	struct stat st;

@@ -241,28 +241,28 @@ long utrace_prog_list_probes(struct utrace_prog_list *ls, const char *prog, cons
 			     int n, struct utrace_error *err)
 {
 	for (int i = 0; i < n; i++) {
-		struct utrace_kprobe *p;
+		struct utrace_inproc_probe *p;
 		const struct utrace_event_format *f;
 		bool match;
 
-		if (!utrace_kprobe_is_in_process(defs[i]))
+		if (!utrace_inproc_probe_is_in_process(defs[i]))
 			return utrace_error_set(err, -1,
 						"--probe '%s': a PATH: probe is the kernel's (see "
 						"its events/ in tracefs)",
 						defs[i]);
-		if (utrace_kprobe_parse(defs[i], prog, &p, NULL, err) < 0) {
+		if (utrace_inproc_probe_parse(defs[i], prog, &p, NULL, err) < 0) {
 			struct utrace_error e = *err;
 
 			return utrace_error_set(err, -1, "--probe '%s': %s", defs[i], e.msg);
 		}
-		f = utrace_kprobe_format(p);
+		f = utrace_inproc_probe_format(p);
 		match = f && utrace_prog_list_matches(ls, f->system, f->name);
 		if (match && ls->format)
-			fprintf(ls->out, "system: %s\n%s", f->system, utrace_kprobe_format_text(p));
+			fprintf(ls->out, "system: %s\n%s", f->system, utrace_inproc_probe_format_text(p));
 		else if (match)
 			fprintf(ls->out, "%s:%s\n", f->system, f->name);
 		ls->printed += match;
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 	}
 	return n;
 }

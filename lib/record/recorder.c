@@ -131,7 +131,7 @@ static int write_meta(struct utrace_recorder *r, struct utrace_error *err)
 static int states_new(struct utrace_recorder *r)
 {
 	if (rec_snap_new(r) < 0 || rec_fpatch_new(r) < 0 || rec_hist_new(r) < 0 ||
-	    rec_kprobe_new(r) < 0 || rec_live_new(r) < 0 || rec_live_evs_new(r) < 0 ||
+	    rec_inproc_probe_new(r) < 0 || rec_live_new(r) < 0 || rec_live_evs_new(r) < 0 ||
 	    rec_kfmt_new(r) < 0 || rec_trig_new(r) < 0)
 		return -ENOMEM;
 	return 0;
@@ -499,7 +499,7 @@ int rec_write_symtabs(struct utrace_recorder *r, struct utrace_error *err)
 	 * probes, to name a return probe's return address; with stacktrace
 	 * triggers, to name the frames; with entries traced as the function
 	 * tracer's under function_graph (Go, the JVM, V8), their callers. */
-	bool all = r->o.tracer == UTRACE_TRACER_FUNCTION || r->o.nr_kprobes ||
+	bool all = r->o.tracer == UTRACE_TRACER_FUNCTION || r->o.nr_inproc_probes ||
 		   rec_trig_wants_stacks(r) || rec_fpatch_entry_only_any(r);
 	int ret = 0;
 
@@ -593,7 +593,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	if (r->ctl_fd >= 0)
 		close(r->ctl_fd);
 	rec_live_free(r);
-	rec_kprobe_free(r);
+	rec_inproc_probe_free(r);
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];
 

@@ -25,7 +25,7 @@ struct utrace_event_select;
 struct utrace_func_filter;
 struct utrace_recorder;
 struct utrace_synth;
-struct utrace_kprobe;
+struct utrace_inproc_probe;
 
 struct utrace_recorder_opts {
 	const char *output; /* utrace.dat */
@@ -49,9 +49,9 @@ struct utrace_recorder_opts {
 	struct utrace_synth *const *synths;
 	unsigned nr_synths;
 	/* In-process probes (--probe without PATH:), their formats added to
-	 * events; kprobes[i] is the runtime's probe key i. */
-	struct utrace_kprobe *const *kprobes;
-	unsigned nr_kprobes;
+	 * events; inproc_probes[i] is the runtime's probe key i. */
+	struct utrace_inproc_probe *const *inproc_probes;
+	unsigned nr_inproc_probes;
 	const char *command;		    /* for the file's META */
 	/* funcgraph-args: the argument registers at the entry of every
 	 * function that has parameters (by its DWARF); funcgraph-retval:
@@ -276,7 +276,7 @@ int utrace_recorder_extract(struct utrace_recorder *r, const char *path, struct 
  * puts the program's bytes back shortly after (runtime/inproc_probes.c).
  * -ENOENT if the recording has no such probe on.
  */
-int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, const char *event,
+int utrace_recorder_inproc_probe_remove(struct utrace_recorder *r, const char *group, const char *event,
 				  struct utrace_error *err);
 
 /*
@@ -284,24 +284,24 @@ int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, 
  * live tracefs's dynamic_events): p (parsed, in-process; the recorder's
  * from now on, even on failure) with event id id and format text format (saved in the
  * file now) goes into every process and every one to come; its event is
- * off until utrace_recorder_kprobe_enable.  Its key, or <0 with err; a
+ * off until utrace_recorder_inproc_probe_enable.  Its key, or <0 with err; a
  * process that does not take it is said as a notice.
  */
 /*
  * Whether p's point is one the recording's processes can take: each
  * loaded object that defines its symbol is asked what --probe asks at
- * registration (utrace_kprobe_locate, with the object's call sites).
+ * registration (utrace_inproc_probe_locate, with the object's call sites).
  * 0, or -EILSEQ with err where the point is not an instruction boundary
  * or inside a patchable call site (what the kernel refuses so).
  */
-int utrace_recorder_kprobe_check(struct utrace_recorder *r, const struct utrace_kprobe *p,
+int utrace_recorder_inproc_probe_check(struct utrace_recorder *r, const struct utrace_inproc_probe *p,
 				 struct utrace_error *err);
-int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *p, int id,
+int utrace_recorder_inproc_probe_add(struct utrace_recorder *r, struct utrace_inproc_probe *p, int id,
 			       const char *format, struct utrace_error *err);
 /* Records of the probe GROUP/EVENT added while running: on (1), off (0),
  * or only asked (-1); whether they are on, or -ENOENT (none such, or one
  * from the command line). */
-int utrace_recorder_kprobe_enable(struct utrace_recorder *r, const char *group, const char *event,
+int utrace_recorder_inproc_probe_enable(struct utrace_recorder *r, const char *group, const char *event,
 				  int on);
 
 /*
@@ -309,7 +309,7 @@ int utrace_recorder_kprobe_enable(struct utrace_recorder *r, const char *group, 
  * (the recorder's from now on, even on failure) with event id id and
  * format text format (saved now), fired by the onmatch() actions of the
  * triggers compiled from now on; off until utrace_recorder_synth_enable
- * (on 1, 0, -1 as utrace_recorder_kprobe_enable).  Its index, or <0.
+ * (on 1, 0, -1 as utrace_recorder_inproc_probe_enable).  Its index, or <0.
  * Removing it turns it off for good and frees its name.
  */
 int utrace_recorder_synth_add(struct utrace_recorder *r, struct utrace_synth *s, int id,

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recorder_inproc_probe.c - the recorder's side of the in-process probes
- * (common/proto.h KPROBE_AREA and KPROBE; their events' ENABLEs are
+ * (common/proto.h INPROC_PROBE_AREA and INPROC_PROBE; their events' ENABLEs are
  * recorder_msg.c's, after CONFIG): for each object a process registers,
  * once it names its probe area, every probe whose symbol the object
  * defines, located, relocated and compiled by lib/probes for that object
  * and that area.  A probe added while running (recorder_live.c) goes
- * through the same install path (rec_kprobe_install) with the slot the
+ * through the same install path (rec_inproc_probe_install) with the slot the
  * runtime gave it, and a removed probe is skipped by both.  Removal while
  * the programs run: a bit of the shared control page (common/proto.h
- * kp_off) that every process's runtime acts on.
+ * ipp_off) that every process's runtime acts on.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -24,62 +24,62 @@
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_inproc_probe.h"
 
-static void rec_kprobe_notice(struct utrace_recorder *r, struct rec_conn *c,
-			      const struct utrace_kprobe *p, const char *why)
+static void rec_inproc_probe_notice(struct utrace_recorder *r, struct rec_conn *c,
+			      const struct utrace_inproc_probe *p, const char *why)
 {
 	char text[512];
 
 	snprintf(text, sizeof(text), "probe %s:%s: %s; it stays off",
-		 utrace_kprobe_group(p), utrace_kprobe_event(p), why);
+		 utrace_inproc_probe_group(p), utrace_inproc_probe_event(p), why);
 	if (r->o.notice)
 		r->o.notice(r->o.notice_arg, c->pid, text);
 }
 
-/* Probe i in object o, at slot *slot of the area: its KPROBE into m. */
-static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
-			  const struct utrace_msg_kprobe_area *am, unsigned i, uint32_t *slot,
-			  const uint64_t *others, size_t nothers, struct utrace_msg_kprobe *m)
+/* Probe i in object o, at slot *slot of the area: its INPROC_PROBE into m. */
+static int rec_inproc_probe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			  const struct utrace_msg_inproc_probe_area *am, unsigned i, uint32_t *slot,
+			  const uint64_t *others, size_t nothers, struct utrace_msg_inproc_probe *m)
 {
-	const struct utrace_kprobe *p = r->o.kprobes[i];
+	const struct utrace_inproc_probe *p = r->o.inproc_probes[i];
 	const struct rec_object *o = &c->objs[obj];
-	struct utrace_kprobe_loc loc;
+	struct utrace_inproc_probe_loc loc;
 	struct utrace_error e = {0};
 	uint32_t len;
 	void *prog;
 	int ret;
 
-	ret = utrace_kprobe_locate(p, o->path, o->vaddrs, o->nr_sites, am->addr + *slot - o->bias,
+	ret = utrace_inproc_probe_locate(p, o->path, o->vaddrs, o->nr_sites, am->addr + *slot - o->bias,
 				   others, nothers, &loc, &e);
 	if (ret <= 0) {
 		if (ret < 0)
-			rec_kprobe_notice(r, c, p, e.msg);
+			rec_inproc_probe_notice(r, c, p, e.msg);
 		return 0;
 	}
 	if (loc.site != UINT32_MAX && (o->flags & UTRACE_OBJ_FPATCH)) {
-		rec_kprobe_notice(r, c, p, "on the entry of a function patched for tracing (an "
+		rec_inproc_probe_notice(r, c, p, "on the entry of a function patched for tracing (an "
 					   "object without call sites): not supported");
 		return 0;
 	}
-	if (!am->size || *slot + UTRACE_KPROBE_SLOT > am->size) { /* every probe has a slot */
-		rec_kprobe_notice(r, c, p, "no room for its slot near the object");
+	if (!am->size || *slot + UTRACE_INPROC_PROBE_SLOT > am->size) { /* every probe has a slot */
+		rec_inproc_probe_notice(r, c, p, "no room for its slot near the object");
 		return 0;
 	}
-	if (utrace_kprobe_compile_in(p, o->path, o->bias, &prog, &len, &e) < 0) {
-		rec_kprobe_notice(r, c, p, e.msg);
+	if (utrace_inproc_probe_compile_in(p, o->path, o->bias, &prog, &len, &e) < 0) {
+		rec_inproc_probe_notice(r, c, p, e.msg);
 		return 0;
 	}
-	if (sizeof(*m) + UTRACE_KPROBE_XOL + len > UTRACE_MSG_MAX) {
+	if (sizeof(*m) + UTRACE_INPROC_PROBE_XOL + len > UTRACE_MSG_MAX) {
 		free(prog);
-		rec_kprobe_notice(r, c, p, "its fetch-args are too large");
+		rec_inproc_probe_notice(r, c, p, "its fetch-args are too large");
 		return 0;
 	}
-	memset(m, 0, sizeof(*m) + UTRACE_KPROBE_XOL);
-	m->hdr.type = UTRACE_MSG_KPROBE;
-	m->hdr.size = (uint32_t)(sizeof(*m) + UTRACE_KPROBE_XOL + len);
+	memset(m, 0, sizeof(*m) + UTRACE_INPROC_PROBE_XOL);
+	m->hdr.type = UTRACE_MSG_INPROC_PROBE;
+	m->hdr.size = (uint32_t)(sizeof(*m) + UTRACE_INPROC_PROBE_XOL + len);
 	m->obj = obj;
 	m->key = i;
-	m->how = loc.site != UINT32_MAX ? UTRACE_KPH_SITE : loc.jmp ? UTRACE_KPH_JMP : UTRACE_KPH_INT3;
-	m->is_return = loc.kind == UTRACE_KP_RETURN;
+	m->how = loc.site != UINT32_MAX ? UTRACE_IPPH_SITE : loc.jmp ? UTRACE_IPPH_JMP : UTRACE_IPPH_INT3;
+	m->is_return = loc.kind == UTRACE_IPP_RETURN;
 	m->addr = o->bias + loc.vaddr;
 	m->func = o->bias + loc.func;
 	m->call_to = loc.call_to ? o->bias + loc.call_to : 0;
@@ -89,64 +89,64 @@ static int rec_kprobe_one(struct utrace_recorder *r, struct rec_conn *c, uint32_
 	m->xol_len = loc.xol_len;
 	m->prog_len = len;
 	memcpy(m->data, loc.xol, loc.xol_len);
-	memcpy(m->data + UTRACE_KPROBE_XOL, prog, len);
+	memcpy(m->data + UTRACE_INPROC_PROBE_XOL, prog, len);
 	free(prog);
-	*slot += UTRACE_KPROBE_SLOT;
+	*slot += UTRACE_INPROC_PROBE_SLOT;
 	return rec_conn_send(c, m, m->hdr.size, -1);
 }
 
 /*
  * The one install path of the in-process probes, at registration
- * (rec_kprobe_area: every probe) and for a probe added while running
+ * (rec_inproc_probe_area: every probe) and for a probe added while running
  * (recorder_live.c: that one): where the object's probes that are on land
- * first (a jmp must cover none of them), then a KPROBE for each probe of
+ * first (a jmp must cover none of them), then a INPROC_PROBE for each probe of
  * [from, to) that is on, at the slots from *slot on.  A removed probe
- * (kp_off) is neither installed nor in the way.
+ * (ipp_off) is neither installed nor in the way.
  */
-int rec_kprobe_install(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
-		       const struct utrace_msg_kprobe_area *am, unsigned from, unsigned to,
-		       uint32_t *slot, struct utrace_msg_kprobe *m)
+int rec_inproc_probe_install(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+		       const struct utrace_msg_inproc_probe_area *am, unsigned from, unsigned to,
+		       uint32_t *slot, struct utrace_msg_inproc_probe *m)
 {
 	const struct rec_object *o = &c->objs[obj];
-	uint64_t *at = calloc(r->o.nr_kprobes + 1, sizeof(*at));
+	uint64_t *at = calloc(r->o.nr_inproc_probes + 1, sizeof(*at));
 	size_t nat = 0;
 	int ret = 0;
 
 	if (!at)
 		return -ENOMEM;
-	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++) {
-		struct utrace_kprobe_loc loc;
+	for (unsigned i = 0; i < r->o.nr_inproc_probes && i < UTRACE_INPROC_PROBE_MAX; i++) {
+		struct utrace_inproc_probe_loc loc;
 		struct utrace_error e;
 
-		if (!utrace_ctl_kprobe_off(r->ctl, i) &&
-		    utrace_kprobe_locate(r->o.kprobes[i], o->path, o->vaddrs, o->nr_sites, 0, NULL,
+		if (!utrace_ctl_inproc_probe_off(r->ctl, i) &&
+		    utrace_inproc_probe_locate(r->o.inproc_probes[i], o->path, o->vaddrs, o->nr_sites, 0, NULL,
 					 0, &loc, &e) > 0)
 			at[nat++] = loc.vaddr;
 	}
-	for (unsigned i = from; i < to && i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX && ret >= 0;
+	for (unsigned i = from; i < to && i < r->o.nr_inproc_probes && i < UTRACE_INPROC_PROBE_MAX && ret >= 0;
 	     i++)
-		if (!utrace_ctl_kprobe_off(r->ctl, i))
-			ret = rec_kprobe_one(r, c, obj, am, i, slot, at, nat, m);
+		if (!utrace_ctl_inproc_probe_off(r->ctl, i))
+			ret = rec_inproc_probe_one(r, c, obj, am, i, slot, at, nat, m);
 	free(at);
 	return ret;
 }
 
-/* The KPROBE that ends a batch (of object obj, or UTRACE_KPROBE_OBJ). */
-int rec_kprobe_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_kprobe *m)
+/* The INPROC_PROBE that ends a batch (of object obj, or UTRACE_INPROC_PROBE_OBJ). */
+int rec_inproc_probe_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_inproc_probe *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->hdr.type = UTRACE_MSG_KPROBE;
+	m->hdr.type = UTRACE_MSG_INPROC_PROBE;
 	m->hdr.size = sizeof(*m);
 	m->obj = obj;
 	m->key = UTRACE_ENABLE_DONE;
 	return rec_conn_send(c, m, sizeof(*m), -1);
 }
 
-int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
+int rec_inproc_probe_area(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		    struct utrace_error *err)
 {
-	const struct utrace_msg_kprobe_area *am = buf;
-	struct utrace_msg_kprobe *m;
+	const struct utrace_msg_inproc_probe_area *am = buf;
+	struct utrace_msg_inproc_probe *m;
 	uint32_t slot = 0;
 	int ret;
 
@@ -155,108 +155,108 @@ int rec_kprobe_area(struct utrace_recorder *r, struct rec_conn *c, const void *b
 		return -EPROTO;
 	if (!(m = malloc(UTRACE_MSG_MAX)))
 		return -ENOMEM;
-	ret = rec_kprobe_install(r, c, am->obj, am, 0, UTRACE_KPROBE_MAX, &slot, m);
+	ret = rec_inproc_probe_install(r, c, am->obj, am, 0, UTRACE_INPROC_PROBE_MAX, &slot, m);
 	if (ret >= 0)
-		ret = rec_kprobe_done(c, am->obj, m);
+		ret = rec_inproc_probe_done(c, am->obj, m);
 	free(m);
 	return ret;
 }
 
-int utrace_recorder_kprobe_remove(struct utrace_recorder *r, const char *group, const char *event,
+int utrace_recorder_inproc_probe_remove(struct utrace_recorder *r, const char *group, const char *event,
 				  struct utrace_error *err)
 {
-	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++) {
-		const struct utrace_kprobe *p = r->o.kprobes[i];
+	for (unsigned i = 0; i < r->o.nr_inproc_probes && i < UTRACE_INPROC_PROBE_MAX; i++) {
+		const struct utrace_inproc_probe *p = r->o.inproc_probes[i];
 
-		if (strcmp(utrace_kprobe_event(p), event) != 0 ||
-		    (group && strcmp(utrace_kprobe_group(p), group) != 0))
+		if (strcmp(utrace_inproc_probe_event(p), event) != 0 ||
+		    (group && strcmp(utrace_inproc_probe_group(p), group) != 0))
 			continue;
-		if (!utrace_ctl_kprobe_set_off(r->ctl, i))
+		if (!utrace_ctl_inproc_probe_set_off(r->ctl, i))
 			continue; /* off already: another of that name may be on */
-		/* every process's helper sleeps on kp_gen (a shared futex) */
-		syscall(SYS_futex, &r->ctl->kp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+		/* every process's helper sleeps on ipp_gen (a shared futex) */
+		syscall(SYS_futex, &r->ctl->ipp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 		return 0;
 	}
 	return utrace_error_set(err, -ENOENT, "no in-process probe %s%s%s in this recording",
 				group ? group : "", group ? "/" : "", event);
 }
 
-/* o.kprobes and the probes added while running (the recorder's:
- * o.kprobes points at own once one is); by key, the event id of one
+/* o.inproc_probes and the probes added while running (the recorder's:
+ * o.inproc_probes points at own once one is); by key, the event id of one
  * added while running, 0 for the others */
-struct rec_kprobes {
-	struct utrace_kprobe **own;
+struct rec_inproc_probes {
+	struct utrace_inproc_probe **own;
 	int32_t *live_id;
 };
 
-int rec_kprobe_new(struct utrace_recorder *r)
+int rec_inproc_probe_new(struct utrace_recorder *r)
 {
-	r->kp = calloc(1, sizeof(*r->kp));
-	return r->kp ? 0 : -ENOMEM;
+	r->ipp = calloc(1, sizeof(*r->ipp));
+	return r->ipp ? 0 : -ENOMEM;
 }
 
-/* The key the probe gets: o.kprobes copied into the recorder's own
+/* The key the probe gets: o.inproc_probes copied into the recorder's own
  * array the first time, p appended. */
-int rec_kprobe_key_new(struct utrace_recorder *r, struct utrace_kprobe *p, int id)
+int rec_inproc_probe_key_new(struct utrace_recorder *r, struct utrace_inproc_probe *p, int id)
 {
-	unsigned n = r->o.nr_kprobes;
+	unsigned n = r->o.nr_inproc_probes;
 
-	if (n >= UTRACE_KPROBE_MAX)
+	if (n >= UTRACE_INPROC_PROBE_MAX)
 		return -ENOSPC;
-	if (!r->kp->own) {
-		if (!(r->kp->own = calloc(UTRACE_KPROBE_MAX, sizeof(*r->kp->own))) ||
-		    !(r->kp->live_id = calloc(UTRACE_KPROBE_MAX, sizeof(*r->kp->live_id)))) {
-			free(r->kp->own);
-			r->kp->own = NULL;
+	if (!r->ipp->own) {
+		if (!(r->ipp->own = calloc(UTRACE_INPROC_PROBE_MAX, sizeof(*r->ipp->own))) ||
+		    !(r->ipp->live_id = calloc(UTRACE_INPROC_PROBE_MAX, sizeof(*r->ipp->live_id)))) {
+			free(r->ipp->own);
+			r->ipp->own = NULL;
 			return -ENOMEM;
 		}
 		if (n)
-			memcpy(r->kp->own, r->o.kprobes, n * sizeof(*r->kp->own));
-		r->o.kprobes = r->kp->own;
+			memcpy(r->ipp->own, r->o.inproc_probes, n * sizeof(*r->ipp->own));
+		r->o.inproc_probes = r->ipp->own;
 	}
-	r->kp->own[n] = p;
-	r->kp->live_id[n] = id;
-	r->o.nr_kprobes = n + 1;
+	r->ipp->own[n] = p;
+	r->ipp->live_id[n] = id;
+	r->o.nr_inproc_probes = n + 1;
 	return (int)n;
 }
 
-int rec_kprobe_live_id(const struct utrace_recorder *r, unsigned i)
+int rec_inproc_probe_live_id(const struct utrace_recorder *r, unsigned i)
 {
-	return r->kp->live_id ? r->kp->live_id[i] : 0;
+	return r->ipp->live_id ? r->ipp->live_id[i] : 0;
 }
 
-bool rec_kprobe_any_live(const struct utrace_recorder *r)
+bool rec_inproc_probe_any_live(const struct utrace_recorder *r)
 {
-	return r->kp->live_id != NULL;
+	return r->ipp->live_id != NULL;
 }
 
-void rec_kprobe_free(struct utrace_recorder *r)
+void rec_inproc_probe_free(struct utrace_recorder *r)
 {
-	if (!r->kp)
+	if (!r->ipp)
 		return;
 	/* the probes added while running are the recorder's */
-	for (unsigned i = 0; r->kp->own && i < r->o.nr_kprobes; i++)
-		if (r->kp->live_id[i])
-			utrace_kprobe_free(r->kp->own[i]);
-	free(r->kp->own);
-	free(r->kp->live_id);
-	free(r->kp);
-	r->kp = NULL;
+	for (unsigned i = 0; r->ipp->own && i < r->o.nr_inproc_probes; i++)
+		if (r->ipp->live_id[i])
+			utrace_inproc_probe_free(r->ipp->own[i]);
+	free(r->ipp->own);
+	free(r->ipp->live_id);
+	free(r->ipp);
+	r->ipp = NULL;
 }
 
-int rec_kprobe_live_enable(struct utrace_recorder *r, struct rec_conn *c, unsigned i,
+int rec_inproc_probe_live_enable(struct utrace_recorder *r, struct rec_conn *c, unsigned i,
 			   struct utrace_msg_enable *en)
 {
 	int ret;
 
-	if (i >= UTRACE_KPROBE_MAX || !rec_kprobe_live_id(r, i))
+	if (i >= UTRACE_INPROC_PROBE_MAX || !rec_inproc_probe_live_id(r, i))
 		return 0;
 	memset(en, 0, sizeof(*en));
 	en->hdr.type = UTRACE_MSG_ENABLE;
 	en->hdr.size = sizeof(*en);
-	en->obj = UTRACE_KPROBE_OBJ;
+	en->obj = UTRACE_INPROC_PROBE_OBJ;
 	en->key = i;
-	en->id = rec_kprobe_live_id(r, i);
+	en->id = rec_inproc_probe_live_id(r, i);
 	en->flags = UTRACE_ENABLE_STATEFUL; /* on and off by ev_state */
 	ret = rec_conn_send(c, en, sizeof(*en), -1);
 	return ret < 0 ? ret : 1;

@@ -133,7 +133,7 @@ struct utrace_recorder {
 	bool busy; /* the last poll saved sub-buffers of a buffer that could
 		    * fill soon (rec_drain): poll again without sleeping */
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
-	struct rec_kprobes *kp;	  /* recorder_inproc_probe.c: probes added while running */
+	struct rec_inproc_probes *ipp;	  /* recorder_inproc_probe.c: probes added while running */
 	struct rec_live *live;	  /* recorder_live.c: synthetic events defined so */
 	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
 };

@@ -16,10 +16,10 @@
  * own event id; its format goes into the file at once, its event starts
  * off (the control page's ev_state, the runtime's ENABLE is STATEFUL),
  * and each process is sent its ENABLE, then, per object that defines the
- * symbol, a slot asked for (KPROBE_SLOT) and the KPROBE made for it by
+ * symbol, a slot asked for (INPROC_PROBE_SLOT) and the INPROC_PROBE made for it by
  * the install path of registration (recorder_inproc_probe.c
- * rec_kprobe_install), and a last KPROBE that installs them.  Processes that start later get it as the probes of the command
- * line.  Its removal is utrace_recorder_kprobe_remove's.
+ * rec_inproc_probe_install), and a last INPROC_PROBE that installs them.  Processes that start later get it as the probes of the command
+ * line.  Its removal is utrace_recorder_inproc_probe_remove's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -224,10 +224,10 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, siz
 /* A free slot of object obj's probe area (*slot UINT32_MAX: none). */
 static int live_slot_ask(struct rec_conn *ch, uint32_t obj, uint64_t *area, uint32_t *slot)
 {
-	struct utrace_msg_kprobe_slot s = {{sizeof(s), UTRACE_MSG_KPROBE_SLOT}, obj, 0, 0};
+	struct utrace_msg_inproc_probe_slot s = {{sizeof(s), UTRACE_MSG_INPROC_PROBE_SLOT}, obj, 0, 0};
 	int ret = rec_conn_send(ch, &s, sizeof(s), -1);
 
-	if (ret < 0 || (ret = rec_live_answer(ch->fd, &s, sizeof(s), UTRACE_MSG_KPROBE_SLOT)) < 0)
+	if (ret < 0 || (ret = rec_live_answer(ch->fd, &s, sizeof(s), UTRACE_MSG_INPROC_PROBE_SLOT)) < 0)
 		return ret;
 	if (s.obj != obj)
 		return -EPROTO;
@@ -236,44 +236,44 @@ static int live_slot_ask(struct rec_conn *ch, uint32_t obj, uint64_t *area, uint
 	return 0;
 }
 
-/* Probe key's KPROBE for object oi of c, if the object defines its
+/* Probe key's INPROC_PROBE for object oi of c, if the object defines its
  * symbol: a slot asked for, then the install path of registration
  * (recorder_inproc_probe.c) for that one probe. */
-static int live_kprobe_object(struct utrace_recorder *r, struct rec_conn *ch, unsigned key,
-			      uint32_t oi, struct utrace_msg_kprobe *m)
+static int live_inproc_probe_object(struct utrace_recorder *r, struct rec_conn *ch, unsigned key,
+			      uint32_t oi, struct utrace_msg_inproc_probe *m)
 {
 	const struct rec_object *o = &ch->objs[oi];
-	struct utrace_msg_kprobe_area am = {{sizeof(am), UTRACE_MSG_KPROBE_AREA}, oi,
-					    UTRACE_KPROBE_AREA, 0};
-	struct utrace_kprobe_loc loc;
+	struct utrace_msg_inproc_probe_area am = {{sizeof(am), UTRACE_MSG_INPROC_PROBE_AREA}, oi,
+					    UTRACE_INPROC_PROBE_AREA, 0};
+	struct utrace_inproc_probe_loc loc;
 	struct utrace_error e;
 	uint32_t slot;
 	int ret;
 
 	if ((o->flags & UTRACE_OBJ_LIBCALL) || o->received != o->nr_sites ||
-	    utrace_kprobe_locate(r->o.kprobes[key], o->path, o->vaddrs, o->nr_sites, 0, NULL, 0,
+	    utrace_inproc_probe_locate(r->o.inproc_probes[key], o->path, o->vaddrs, o->nr_sites, 0, NULL, 0,
 				 &loc, &e) <= 0)
-		return 0; /* not there (an error is said by rec_kprobe_install below) */
+		return 0; /* not there (an error is said by rec_inproc_probe_install below) */
 	if ((ret = live_slot_ask(ch, oi, &am.addr, &slot)) < 0)
 		return ret;
 	if (slot == UINT32_MAX)
-		am.size = 0; /* rec_kprobe_install says "no room" */
-	return rec_kprobe_install(r, ch, oi, &am, key, key + 1, &slot, m);
+		am.size = 0; /* rec_inproc_probe_install says "no room" */
+	return rec_inproc_probe_install(r, ch, oi, &am, key, key + 1, &slot, m);
 }
 
 /* The probe into one process: its event, its locations, installed. */
-static int live_kprobe_conn(struct utrace_recorder *r, struct rec_conn *c, unsigned key,
-			    struct utrace_msg_kprobe *m)
+static int live_inproc_probe_conn(struct utrace_recorder *r, struct rec_conn *c, unsigned key,
+			    struct utrace_msg_inproc_probe *m)
 {
 	struct rec_conn ch = *c;
 	int ret;
 
 	ch.fd = c->live_fd; /* everything goes down the live channel */
-	ret = rec_kprobe_live_enable(r, &ch, key, (struct utrace_msg_enable *)m);
+	ret = rec_inproc_probe_live_enable(r, &ch, key, (struct utrace_msg_enable *)m);
 	for (uint32_t oi = 0; ret >= 0 && oi < c->nr_objs; oi++)
-		ret = live_kprobe_object(r, &ch, key, oi, m);
+		ret = live_inproc_probe_object(r, &ch, key, oi, m);
 	if (ret >= 0)
-		ret = rec_kprobe_done(&ch, UTRACE_KPROBE_OBJ, m);
+		ret = rec_inproc_probe_done(&ch, UTRACE_INPROC_PROBE_OBJ, m);
 	if (ret >= 0)
 		ret = rec_live_wait(c->live_fd);
 	if (ret == -ETIMEDOUT || ret == -EPROTO || ret == -EPIPE || ret == -ECONNRESET)
@@ -297,10 +297,10 @@ static void live_not_taken(struct utrace_recorder *r, struct rec_conn *c, const 
 		r->o.notice(r->o.notice_arg, c->pid, text);
 }
 
-int utrace_recorder_kprobe_check(struct utrace_recorder *r, const struct utrace_kprobe *p,
+int utrace_recorder_inproc_probe_check(struct utrace_recorder *r, const struct utrace_inproc_probe *p,
 				 struct utrace_error *err)
 {
-	struct utrace_kprobe_loc loc;
+	struct utrace_inproc_probe_loc loc;
 	struct utrace_error e;
 
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
@@ -312,7 +312,7 @@ int utrace_recorder_kprobe_check(struct utrace_recorder *r, const struct utrace_
 			if ((o->flags & UTRACE_OBJ_LIBCALL) || o->received != o->nr_sites)
 				continue;
 			memset(&e, 0, sizeof(e));
-			if (utrace_kprobe_locate(p, o->path, o->vaddrs, o->nr_sites, 0, NULL, 0, &loc,
+			if (utrace_inproc_probe_locate(p, o->path, o->vaddrs, o->nr_sites, 0, NULL, 0, &loc,
 						 &e) == -EILSEQ) {
 				*err = e;
 				return -EILSEQ;
@@ -322,28 +322,28 @@ int utrace_recorder_kprobe_check(struct utrace_recorder *r, const struct utrace_
 	return 0;
 }
 
-int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *p, int id,
+int utrace_recorder_inproc_probe_add(struct utrace_recorder *r, struct utrace_inproc_probe *p, int id,
 			       const char *format, struct utrace_error *err)
 {
 	uint8_t *st = id >= UTRACE_EV_ID_BASE && id < UTRACE_EV_ID_BASE + UTRACE_EV_STATE_MAX
 			  ? &r->ctl->ev_state[id - UTRACE_EV_ID_BASE]
 			  : NULL;
 	struct utrace_dat_event_format ef = {.id = (uint32_t)id};
-	const char *sys = utrace_kprobe_group(p);
+	const char *sys = utrace_inproc_probe_group(p);
 	struct iovec iov[3] = {{&ef, sizeof(ef)},
 			       {(void *)sys, strlen(sys) + 1},
 			       {(void *)format, strlen(format) + 1}};
-	struct utrace_msg_kprobe *m;
+	struct utrace_msg_inproc_probe *m;
 	int key = -1, ret = 0;
 
 	if (!st)
 		ret = utrace_error_set(err, -ENOSPC, "no event id left for the probe");
 	else if ((ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err)) >= 0 &&
-		 (key = rec_kprobe_key_new(r, p, id)) < 0)
+		 (key = rec_inproc_probe_key_new(r, p, id)) < 0)
 		ret = utrace_error_set(err, key, "%s",
 				       key == -ENOSPC ? "too many probes" : "out of memory");
 	if (ret < 0) {
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 		return ret;
 	}
 	/* off until its enable file says 1, as the kernel's new event */
@@ -353,7 +353,7 @@ int utrace_recorder_kprobe_add(struct utrace_recorder *r, struct utrace_kprobe *
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];
 
-		if (c->open && c->live_fd >= 0 && (ret = live_kprobe_conn(r, c, key, m)) < 0)
+		if (c->open && c->live_fd >= 0 && (ret = live_inproc_probe_conn(r, c, key, m)) < 0)
 			live_not_taken(r, c, "probe", ret);
 	}
 	free(m);
@@ -372,16 +372,16 @@ static int ev_switch(uint8_t *st, int on)
 	return !(__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_OFF);
 }
 
-int utrace_recorder_kprobe_enable(struct utrace_recorder *r, const char *group, const char *event,
+int utrace_recorder_inproc_probe_enable(struct utrace_recorder *r, const char *group, const char *event,
 				  int on)
 {
-	for (unsigned i = r->o.nr_kprobes; i-- > 0;) {
-		const struct utrace_kprobe *p = r->o.kprobes[i];
-		int id = rec_kprobe_live_id(r, i);
+	for (unsigned i = r->o.nr_inproc_probes; i-- > 0;) {
+		const struct utrace_inproc_probe *p = r->o.inproc_probes[i];
+		int id = rec_inproc_probe_live_id(r, i);
 
-		if (strcmp(utrace_kprobe_group(p), group) || strcmp(utrace_kprobe_event(p), event))
+		if (strcmp(utrace_inproc_probe_group(p), group) || strcmp(utrace_inproc_probe_event(p), event))
 			continue;
-		if (!id || utrace_ctl_kprobe_off(r->ctl, i))
+		if (!id || utrace_ctl_inproc_probe_off(r->ctl, i))
 			return -ENOENT; /* from the command line, or removed */
 		return ev_switch(&r->ctl->ev_state[id - UTRACE_EV_ID_BASE], on);
 	}

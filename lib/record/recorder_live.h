@@ -105,7 +105,7 @@ int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t
 uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 			      uint32_t key, const char *sys, const char *name, int id, bool first);
 
-/* recorder_live.c: what utrace_recorder_kprobe_add and _synth_add kept */
+/* recorder_live.c: what utrace_recorder_inproc_probe_add and _synth_add kept */
 void rec_live_free(struct utrace_recorder *r);
 
 #endif

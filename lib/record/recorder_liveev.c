@@ -260,7 +260,7 @@ static int live_key_send(struct utrace_recorder *r, struct rec_conn *ch, struct 
 
 /* The keys of sys:name in the pseudo-objects (runtime/trace_events.c):
  * synthetic event i is key i of UTRACE_SYNTH_OBJ, in-process probe i key
- * i of UTRACE_KPROBE_OBJ; each with its configuration to ch. */
+ * i of UTRACE_INPROC_PROBE_OBJ; each with its configuration to ch. */
 static int live_pseudo_send(struct utrace_recorder *r, struct rec_conn *ch,
 			    struct rec_live_ev *e, const char *sys, const char *name,
 			    struct utrace_msg_enable *en)
@@ -271,11 +271,11 @@ static int live_pseudo_send(struct utrace_recorder *r, struct rec_conn *ch,
 		if (!strcmp(sys, "synthetic") && !strcmp(r->o.synths[i]->name, name))
 			ret = live_key_send(r, ch, e, UTRACE_SYNTH_OBJ, i, UTRACE_EVENT_NOOBJ,
 					    r->o.synths[i]->fmt, en);
-	for (unsigned i = 0; ret >= 0 && i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX; i++)
-		if (!strcmp(utrace_kprobe_group(r->o.kprobes[i]), sys) &&
-		    !strcmp(utrace_kprobe_event(r->o.kprobes[i]), name))
-			ret = live_key_send(r, ch, e, UTRACE_KPROBE_OBJ, i, UTRACE_EVENT_NOOBJ,
-					    utrace_kprobe_format(r->o.kprobes[i]), en);
+	for (unsigned i = 0; ret >= 0 && i < r->o.nr_inproc_probes && i < UTRACE_INPROC_PROBE_MAX; i++)
+		if (!strcmp(utrace_inproc_probe_group(r->o.inproc_probes[i]), sys) &&
+		    !strcmp(utrace_inproc_probe_event(r->o.inproc_probes[i]), name))
+			ret = live_key_send(r, ch, e, UTRACE_INPROC_PROBE_OBJ, i, UTRACE_EVENT_NOOBJ,
+					    utrace_inproc_probe_format(r->o.inproc_probes[i]), en);
 	return ret;
 }
 

@@ -50,10 +50,10 @@ const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const ch
 	for (unsigned i = 0; !f && !strcmp(path, UTRACE_EVENT_NOOBJ) && i < r->o.nr_synths; i++)
 		if (!strcmp(sys, "synthetic") && !strcmp(r->o.synths[i]->name, name))
 			f = r->o.synths[i]->fmt;
-	for (unsigned i = 0; !f && !strcmp(path, UTRACE_EVENT_NOOBJ) && i < r->o.nr_kprobes; i++)
-		if (!strcmp(utrace_kprobe_group(r->o.kprobes[i]), sys) &&
-		    !strcmp(utrace_kprobe_event(r->o.kprobes[i]), name))
-			f = utrace_kprobe_format(r->o.kprobes[i]);
+	for (unsigned i = 0; !f && !strcmp(path, UTRACE_EVENT_NOOBJ) && i < r->o.nr_inproc_probes; i++)
+		if (!strcmp(utrace_inproc_probe_group(r->o.inproc_probes[i]), sys) &&
+		    !strcmp(utrace_inproc_probe_event(r->o.inproc_probes[i]), name))
+			f = utrace_inproc_probe_format(r->o.inproc_probes[i]);
 	return f;
 }
 

@@ -127,7 +127,7 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 
 static int rec_synth_send(struct utrace_recorder *r, struct rec_conn *c,
 			  struct utrace_error *err);
-static int rec_kprobe_send(struct utrace_recorder *r, struct rec_conn *c,
+static int rec_inproc_probe_send(struct utrace_recorder *r, struct rec_conn *c,
 			   struct utrace_error *err);
 
 static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
@@ -168,11 +168,11 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	cfg.tsc_per_us_q16 = r->tsc_per_us_q16;
 	cfg.nr_synth = r->o.events ? r->o.nr_synths : 0;
 	/* (probes added while running are recorded without any -e) */
-	cfg.nr_kprobes = r->o.events || rec_kprobe_any_live(r) ? r->o.nr_kprobes : 0;
+	cfg.nr_inproc_probes = r->o.events || rec_inproc_probe_any_live(r) ? r->o.nr_inproc_probes : 0;
 	ret = rec_conn_send(c, &cfg, sizeof(cfg), r->ctl_fd);
 	if (ret >= 0)
 		ret = rec_synth_send(r, c, err);
-	return ret < 0 ? ret : rec_kprobe_send(r, c, err);
+	return ret < 0 ? ret : rec_inproc_probe_send(r, c, err);
 }
 
 static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
@@ -344,23 +344,23 @@ static int rec_synth_send(struct utrace_recorder *r, struct rec_conn *c, struct 
 }
 
 /* The in-process probes' events, after the synthetic events': the
- * events of an object of index UTRACE_KPROBE_OBJ whose key i is probe i. */
-static int rec_kprobe_send(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
+ * events of an object of index UTRACE_INPROC_PROBE_OBJ whose key i is probe i. */
+static int rec_inproc_probe_send(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
 {
 	struct utrace_msg_enable *en;
 	int ret = 0;
 
-	if ((!r->o.events && !rec_kprobe_any_live(r)) || !r->o.nr_kprobes)
+	if ((!r->o.events && !rec_inproc_probe_any_live(r)) || !r->o.nr_inproc_probes)
 		return 0;
 	if (!(en = malloc(UTRACE_MSG_MAX)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	for (unsigned i = 0; i < r->o.nr_kprobes && i < UTRACE_KPROBE_MAX && ret >= 0; i++)
-		if (!(ret = rec_kprobe_live_enable(r, c, i, en)) && r->o.events)
-			ret = rec_event_enable(r, c, UTRACE_KPROBE_OBJ, i, UTRACE_EVENT_NOOBJ,
-					       utrace_kprobe_group(r->o.kprobes[i]),
-					       utrace_kprobe_event(r->o.kprobes[i]), en, err);
+	for (unsigned i = 0; i < r->o.nr_inproc_probes && i < UTRACE_INPROC_PROBE_MAX && ret >= 0; i++)
+		if (!(ret = rec_inproc_probe_live_enable(r, c, i, en)) && r->o.events)
+			ret = rec_event_enable(r, c, UTRACE_INPROC_PROBE_OBJ, i, UTRACE_EVENT_NOOBJ,
+					       utrace_inproc_probe_group(r->o.inproc_probes[i]),
+					       utrace_inproc_probe_event(r->o.inproc_probes[i]), en, err);
 	if (ret >= 0)
-		ret = rec_enable_done(c, UTRACE_KPROBE_OBJ, en);
+		ret = rec_enable_done(c, UTRACE_INPROC_PROBE_OBJ, en);
 	free(en);
 	return ret;
 }
@@ -520,8 +520,8 @@ int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *bu
 		return msg_notice(r, c, buf, n, err);
 	case UTRACE_MSG_EVENTS:
 		return msg_events(r, c, buf, n, err);
-	case UTRACE_MSG_KPROBE_AREA:
-		return rec_kprobe_area(r, c, buf, n, err);
+	case UTRACE_MSG_INPROC_PROBE_AREA:
+		return rec_inproc_probe_area(r, c, buf, n, err);
 	case UTRACE_MSG_LIVE:
 		return msg_live(c, fd);
 	case UTRACE_MSG_FPATCH_ASK:

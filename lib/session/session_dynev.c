@@ -89,10 +89,10 @@ static int dyn_keep(struct session_dynev *d, const char *sys, const char *name, 
 /* The probe point as the kernel lists it: trace_kprobe_show's "SYM" or
  * "SYM+OFFS", trace_uprobe_show's "PATH:0x%016lx" (PATH absolute),
  * trace_fprobe_show's "SYM[%return]". */
-static void dyn_point(FILE *f, const struct utrace_kprobe *p)
+static void dyn_point(FILE *f, const struct utrace_inproc_probe *p)
 {
 	uint64_t off = 0;
-	const char *path = utrace_kprobe_path(p, &off), *sym;
+	const char *path = utrace_inproc_probe_path(p, &off), *sym;
 	char *real = path && path[0] != '/' ? realpath(path, NULL) : NULL;
 
 	if (path) {
@@ -100,9 +100,9 @@ static void dyn_point(FILE *f, const struct utrace_kprobe *p)
 		free(real);
 		return;
 	}
-	sym = utrace_kprobe_symbol(p, &off);
-	if (utrace_kprobe_fprobe(p))
-		fprintf(f, " %s%s", sym, utrace_kprobe_kind(p) == UTRACE_KP_RETURN ? "%return" : "");
+	sym = utrace_inproc_probe_symbol(p, &off);
+	if (utrace_inproc_probe_fprobe(p))
+		fprintf(f, " %s%s", sym, utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN ? "%return" : "");
 	else if (off)
 		fprintf(f, " %s+%llu", sym, (unsigned long long)off);
 	else
@@ -116,12 +116,12 @@ static void dyn_point(FILE *f, const struct utrace_kprobe *p)
  * ...", then each argument as NAME=ARG (the kernel's argN for an unnamed
  * one).
  */
-static char *dyn_probe_line(const struct utrace_kprobe *p, const char *def)
+static char *dyn_probe_line(const struct utrace_inproc_probe *p, const char *def)
 {
 	char *buf = NULL, *copy = strdup(def), *save = NULL, *tok;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	unsigned i = 0, max = utrace_kprobe_maxactive(p);
+	unsigned i = 0, max = utrace_inproc_probe_maxactive(p);
 
 	if (!f || !copy) {
 		if (f)
@@ -130,13 +130,13 @@ static char *dyn_probe_line(const struct utrace_kprobe *p, const char *def)
 		free(copy);
 		return NULL;
 	}
-	if (utrace_kprobe_fprobe(p))
+	if (utrace_inproc_probe_fprobe(p))
 		fputc('f', f);
 	else
-		fputc(utrace_kprobe_kind(p) == UTRACE_KP_RETURN ? 'r' : 'p', f);
+		fputc(utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN ? 'r' : 'p', f);
 	if (max)
 		fprintf(f, "%u", max);
-	fprintf(f, ":%s/%s", utrace_kprobe_group(p), utrace_kprobe_event(p));
+	fprintf(f, ":%s/%s", utrace_inproc_probe_group(p), utrace_inproc_probe_event(p));
 	dyn_point(f, p);
 	/* the words after the type and the probe point */
 	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
@@ -153,7 +153,7 @@ static char *dyn_probe_line(const struct utrace_kprobe *p, const char *def)
 }
 
 struct sym_walk {
-	const struct utrace_kprobe *p;
+	const struct utrace_inproc_probe *p;
 	bool found;
 	char **seen; /* each path is looked in once */
 	size_t nseen, cap_seen;
@@ -162,7 +162,7 @@ struct sym_walk {
 static void sym_in(void *arg, const char *path)
 {
 	struct sym_walk *w = arg;
-	struct utrace_kprobe_loc loc;
+	struct utrace_inproc_probe_loc loc;
 	struct utrace_error e = {0};
 
 	for (size_t i = 0; i < w->nseen && !w->found; i++)
@@ -172,17 +172,17 @@ static void sym_in(void *arg, const char *path)
 		return;
 	if ((w->seen[w->nseen] = strdup(path)))
 		w->nseen++;
-	w->found = utrace_kprobe_locate(w->p, path, NULL, 0, 0, NULL, 0, &loc, &e) > 0;
+	w->found = utrace_inproc_probe_locate(w->p, path, NULL, 0, 0, NULL, 0, &loc, &e) > 0;
 }
 
 /* Whether the program or a library it needs defines p's symbol, or an
  * object a traced process has loaded (the command may be a shell that
  * runs the program). */
-static bool dyn_symbol_known(struct session_live *rl, const struct utrace_kprobe *p)
+static bool dyn_symbol_known(struct session_live *rl, const struct utrace_inproc_probe *p)
 {
 	struct sym_walk w = {p, false, NULL, 0, 0};
 
-	if (rl->dyn->exe && utrace_kprobe_found(p))
+	if (rl->dyn->exe && utrace_inproc_probe_found(p))
 		return true;
 	live_lock(rl);
 	utrace_recorder_live_objects(rl->r, sym_in, &w);
@@ -207,9 +207,9 @@ static int dyn_bad_point(const char *def, int code, struct utrace_error *err)
 }
 
 /* The kind session_dynev_append_check compares. */
-static int dyn_probe_kind(const struct utrace_kprobe *p)
+static int dyn_probe_kind(const struct utrace_inproc_probe *p)
 {
-	return (int)utrace_kprobe_kind(p) + (utrace_kprobe_fprobe(p) ? 8 : 0);
+	return (int)utrace_inproc_probe_kind(p) + (utrace_inproc_probe_fprobe(p) ? 8 : 0);
 }
 
 /* The point of def: its second word (malloc'ed). */
@@ -223,11 +223,11 @@ static char *dyn_def_point(const char *def)
 }
 
 /* p under the name of old: the kernel's append errors. */
-static int dyn_append(struct dyn_name *old, struct utrace_kprobe *p, const char *def,
+static int dyn_append(struct dyn_name *old, struct utrace_inproc_probe *p, const char *def,
 		      struct utrace_error *err)
 {
 	struct session_dynev_probe o = {old->kind, old->format, old->point}, a;
-	char *text = utrace_event_format_text(utrace_kprobe_format(p), old->id);
+	char *text = utrace_event_format_text(utrace_inproc_probe_format(p), old->id);
 	char *point = dyn_def_point(def);
 	int ret;
 
@@ -246,12 +246,12 @@ static int dyn_append(struct dyn_name *old, struct utrace_kprobe *p, const char 
 
 /* p added to the recording (the recorder held); p is the recorder's
  * afterwards, even on failure; *line only on success. */
-static int dyn_probe_install(struct session_live *rl, struct utrace_kprobe *p, const char *def,
+static int dyn_probe_install(struct session_live *rl, struct utrace_inproc_probe *p, const char *def,
 			     char **line, const struct utrace_event_format **fmt,
 			     struct utrace_error *err)
 {
 	struct session_dynev *d = rl->dyn;
-	const char *sys = utrace_kprobe_group(p), *name = utrace_kprobe_event(p);
+	const char *sys = utrace_inproc_probe_group(p), *name = utrace_inproc_probe_event(p);
 	char *text = NULL;
 	int id = -1, ret;
 
@@ -260,20 +260,20 @@ static int dyn_probe_install(struct session_live *rl, struct utrace_kprobe *p, c
 
 	if (old)
 		ret = dyn_append(old, p, def, err);
-	else if (utrace_recorder_kprobe_check(rl->r, p, err) < 0)
+	else if (utrace_recorder_inproc_probe_check(rl->r, p, err) < 0)
 		ret = dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_INSN_BNDRY, err);
 	else if ((id = session_dynev_event_id(rl, sys, name)) < 0 ||
-		 !(text = utrace_event_format_text(utrace_kprobe_format(p), id)) ||
+		 !(text = utrace_event_format_text(utrace_inproc_probe_format(p), id)) ||
 		 !(*line = dyn_probe_line(p, def)) || dyn_keep(d, sys, name, id, false, true) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	else {
 		struct dyn_name *kept = &d->names[d->n - 1];
 
-		*fmt = utrace_kprobe_format(p);
+		*fmt = utrace_inproc_probe_format(p);
 		kept->kind = dyn_probe_kind(p);
 		kept->format = strdup(text);
 		kept->point = dyn_def_point(def);
-		ret = utrace_recorder_kprobe_add(rl->r, p, id, text, err);
+		ret = utrace_recorder_inproc_probe_add(rl->r, p, id, text, err);
 		p = NULL; /* the recorder's */
 		if (ret < 0)
 			dyn_name_free(&d->names[--d->n]); /* the name dyn_keep kept */
@@ -283,7 +283,7 @@ static int dyn_probe_install(struct session_live *rl, struct utrace_kprobe *p, c
 		*line = NULL;
 	}
 	free(text);
-	utrace_kprobe_free(p);
+	utrace_inproc_probe_free(p);
 	return ret;
 }
 
@@ -292,8 +292,8 @@ static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file
 {
 	struct session_live *rl = arg;
 	struct session_dynev *d = rl->dyn;
-	struct utrace_kprobe *p = NULL;
-	bool path = !utrace_kprobe_is_in_process(def);
+	struct utrace_inproc_probe *p = NULL;
+	bool path = !utrace_inproc_probe_is_in_process(def);
 	int ret;
 
 	/* kprobe_events: symbols only; uprobe_events: PATH: points only */
@@ -302,14 +302,14 @@ static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file
 	if (file == UTRACE_LIVE_UPROBE && !path)
 		return dyn_bad_point(def, UTRACE_UPROBE_ERR_NO_PROBE_POINT, err);
 	/* the kernel's default groups: kprobes, fprobes, uprobes */
-	if (utrace_kprobe_parse_as(def, d->exe,
+	if (utrace_inproc_probe_parse_as(def, d->exe,
 				   path ? "uprobes" : def[strspn(def, " \t")] == 'f' ? "fprobes" : "kprobes",
 				   path, &p, NULL, err) < 0)
 		return err->code ? err->code : -EINVAL;
 	/* a PATH: probe waits for the file to be loaded, as the kernel's
 	 * uprobe waits for it to be mapped */
 	if (!path && !dyn_symbol_known(rl, p)) {
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 		return dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, err);
 	}
 	live_lock(rl);
@@ -380,7 +380,7 @@ static int dyn_remove(void *arg, const char *sys, const char *name, struct utrac
 	else if (n->synth)
 		ret = utrace_recorder_synth_remove(rl->r, name, n->id);
 	else
-		ret = utrace_recorder_kprobe_remove(rl->r, sys, name, err);
+		ret = utrace_recorder_inproc_probe_remove(rl->r, sys, name, err);
 	if (ret >= 0 && n) {
 		/* a synthetic event's name is free again; a probe's too (its
 		 * key stays off for good: a new one gets a new key) */
@@ -404,7 +404,7 @@ static int dyn_enable(void *arg, const char *sys, const char *name, int on)
 	else if (n->synth)
 		ret = utrace_recorder_synth_enable(rl->r, name, n->id, on);
 	else
-		ret = utrace_recorder_kprobe_enable(rl->r, sys, name, on);
+		ret = utrace_recorder_inproc_probe_enable(rl->r, sys, name, on);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
@@ -418,26 +418,26 @@ static void dyn_initial(void *arg, void (*cb)(void *cbarg, const char *line,
 	struct session_dynev *d = rl->dyn;
 	const struct utrace_session_opts *o = d->o;
 
-	for (unsigned i = 0; i < o->rec.nr_kprobes; i++) {
-		const struct utrace_kprobe *p = o->rec.kprobes[i];
+	for (unsigned i = 0; i < o->rec.nr_inproc_probes; i++) {
+		const struct utrace_inproc_probe *p = o->rec.inproc_probes[i];
 		struct utrace_error err = {0};
 		char *line = NULL;
 
 		for (unsigned k = o->nprobes; k-- > 0 && !line;) {
-			struct utrace_kprobe *q;
+			struct utrace_inproc_probe *q;
 
-			if (!utrace_kprobe_is_in_process(o->probe_defs[k]) ||
-			    utrace_kprobe_parse(o->probe_defs[k], d->exe, &q, NULL, &err) < 0)
+			if (!utrace_inproc_probe_is_in_process(o->probe_defs[k]) ||
+			    utrace_inproc_probe_parse(o->probe_defs[k], d->exe, &q, NULL, &err) < 0)
 				continue;
-			if (utrace_kprobe_kind(q) != UTRACE_KP_REMOVE &&
-			    !strcmp(utrace_kprobe_group(q), utrace_kprobe_group(p)) &&
-			    !strcmp(utrace_kprobe_event(q), utrace_kprobe_event(p)))
+			if (utrace_inproc_probe_kind(q) != UTRACE_IPP_REMOVE &&
+			    !strcmp(utrace_inproc_probe_group(q), utrace_inproc_probe_group(p)) &&
+			    !strcmp(utrace_inproc_probe_event(q), utrace_inproc_probe_event(p)))
 				line = dyn_probe_line(q, o->probe_defs[k]);
-			utrace_kprobe_free(q);
+			utrace_inproc_probe_free(q);
 		}
-		if (line && dyn_keep(d, utrace_kprobe_group(p), utrace_kprobe_event(p), 0, false,
+		if (line && dyn_keep(d, utrace_inproc_probe_group(p), utrace_inproc_probe_event(p), 0, false,
 				     false) >= 0)
-			cb(cbarg, line, utrace_kprobe_format(p));
+			cb(cbarg, line, utrace_inproc_probe_format(p));
 		free(line);
 	}
 	/* --synthetic, in order (the kernel lists them here too) */

@@ -25,7 +25,7 @@ void session_dynev_free(struct session_dynev *d);
 int session_dynev_event_id(struct session_live *rl, const char *system, const char *name);
 
 /* A probe as session_dynev_append_check compares it: its type (enum
- * utrace_kprobe_kind, + 8 for an fprobe), its format text and its point
+ * utrace_inproc_probe_kind, + 8 for an fprobe), its format text and its point
  * (the definition's second word). */
 struct session_dynev_probe {
 	int kind;

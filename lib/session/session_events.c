@@ -87,7 +87,7 @@ int session_split_events(struct utrace_session *s)
 	for (unsigned i = 0; i < o->nprobes; i++) {
 		const char *pat;
 
-		if (utrace_kprobe_is_in_process(o->probe_defs[i]))
+		if (utrace_inproc_probe_is_in_process(o->probe_defs[i]))
 			continue;
 		pat = session_probes_add_def(s->rp, o->probe_defs[i], &err);
 		if (!pat) {
@@ -262,8 +262,8 @@ int session_open_events(struct utrace_session *s)
 		for (unsigned i = 0; i < s->o->nsynth; i++)
 			if (utrace_event_select_add_format(s->events, s->synths[i]->fmt) < 0)
 				return session_failf(&s->fail, 1, "out of memory");
-		if (session_probes_add_formats(s->rp, s->events, &s->o->rec.kprobes,
-					       &s->o->rec.nr_kprobes) < 0)
+		if (session_probes_add_formats(s->rp, s->events, &s->o->rec.inproc_probes,
+					       &s->o->rec.nr_inproc_probes) < 0)
 			return session_failf(&s->fail, 1, "out of memory");
 		s->o->rec.events = s->events;
 	}

@@ -32,8 +32,8 @@ struct session_probes {
 	char **patterns; /* "GROUP:EVENT" specs handed out */
 	unsigned nr_patterns, cap_patterns;
 	char group[32];
-	struct utrace_kprobe **kprobes; /* in-process, in definition order */
-	unsigned nr_kprobes, cap_kprobes;
+	struct utrace_inproc_probe **inproc_probes; /* in-process, in definition order */
+	unsigned nr_inproc_probes, cap_inproc_probes;
 };
 
 struct session_probes *session_probes_new(void)
@@ -168,43 +168,43 @@ const char *session_probes_add_usdt(struct session_probes *rp, const char *spec,
 int session_probes_add_in_process(struct session_probes *rp, const char *def, const char *exe,
 				  FILE *log, struct utrace_error *err)
 {
-	struct utrace_kprobe *p;
+	struct utrace_inproc_probe *p;
 	unsigned i;
 
-	if (utrace_kprobe_parse(def, exe, &p, NULL, err) < 0)
+	if (utrace_inproc_probe_parse(def, exe, &p, NULL, err) < 0)
 		return -1;
-	for (i = 0; i < rp->nr_kprobes; i++)
-		if (!strcmp(utrace_kprobe_group(rp->kprobes[i]), utrace_kprobe_group(p)) &&
-		    !strcmp(utrace_kprobe_event(rp->kprobes[i]), utrace_kprobe_event(p)))
+	for (i = 0; i < rp->nr_inproc_probes; i++)
+		if (!strcmp(utrace_inproc_probe_group(rp->inproc_probes[i]), utrace_inproc_probe_group(p)) &&
+		    !strcmp(utrace_inproc_probe_event(rp->inproc_probes[i]), utrace_inproc_probe_event(p)))
 			break;
-	if (utrace_kprobe_kind(p) == UTRACE_KP_REMOVE) {
-		bool found = i < rp->nr_kprobes;
+	if (utrace_inproc_probe_kind(p) == UTRACE_IPP_REMOVE) {
+		bool found = i < rp->nr_inproc_probes;
 
 		if (found) {
-			utrace_kprobe_free(rp->kprobes[i]);
-			memmove(rp->kprobes + i, rp->kprobes + i + 1,
-				(--rp->nr_kprobes - i) * sizeof(*rp->kprobes));
+			utrace_inproc_probe_free(rp->inproc_probes[i]);
+			memmove(rp->inproc_probes + i, rp->inproc_probes + i + 1,
+				(--rp->nr_inproc_probes - i) * sizeof(*rp->inproc_probes));
 		}
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 		if (!found)
 			return utrace_error_set(err, -ENOENT, "'%s': no such probe defined before it",
 						def);
 		return 0;
 	}
-	if (i < rp->nr_kprobes) {
+	if (i < rp->nr_inproc_probes) {
 		utrace_error_set(err, -EEXIST, "'%s': event %s:%s already exists", def,
-				 utrace_kprobe_group(p), utrace_kprobe_event(p));
-		utrace_kprobe_free(p);
+				 utrace_inproc_probe_group(p), utrace_inproc_probe_event(p));
+		utrace_inproc_probe_free(p);
 		return -1;
 	}
-	if (exe && !utrace_kprobe_found(p))
+	if (exe && !utrace_inproc_probe_found(p))
 		session_log(log,
 			    "--probe '%s': no function %s in %s or the libraries it "
 			    "needs (C++: the mangled name); it waits for a library loaded later",
-			    def, utrace_kprobe_symbol(p, NULL), exe);
-	if (rp->nr_kprobes >= UTRACE_KPROBE_MAX_DEFS ||
-	    keep((void **)&rp->kprobes, &rp->nr_kprobes, &rp->cap_kprobes, p) < 0) {
-		utrace_kprobe_free(p);
+			    def, utrace_inproc_probe_symbol(p, NULL), exe);
+	if (rp->nr_inproc_probes >= UTRACE_INPROC_PROBE_MAX_DEFS ||
+	    keep((void **)&rp->inproc_probes, &rp->nr_inproc_probes, &rp->cap_inproc_probes, p) < 0) {
+		utrace_inproc_probe_free(p);
 		return utrace_error_set(err, -ENOMEM, "too many probes");
 	}
 	return 0;
@@ -215,7 +215,7 @@ int session_probes_in_process_parse(struct session_probes *rp, const char **defs
 				    struct utrace_error *err)
 {
 	for (unsigned i = 0; i < n; i++) {
-		if (!utrace_kprobe_is_in_process(defs[i]) ||
+		if (!utrace_inproc_probe_is_in_process(defs[i]) ||
 		    session_probes_add_in_process(rp, defs[i], exe, log, err) == 0)
 			continue;
 		*bad = i;
@@ -228,9 +228,9 @@ int session_probes_in_process_specs(struct session_probes *rp,
 				    const struct utrace_event_spec *specs, unsigned nspecs,
 				    struct utrace_event_spec *out, unsigned *nout)
 {
-	for (unsigned i = 0; i < rp->nr_kprobes; i++) {
-		const char *g = utrace_kprobe_group(rp->kprobes[i]);
-		const char *e = utrace_kprobe_event(rp->kprobes[i]);
+	for (unsigned i = 0; i < rp->nr_inproc_probes; i++) {
+		const char *g = utrace_inproc_probe_group(rp->inproc_probes[i]);
+		const char *e = utrace_inproc_probe_event(rp->inproc_probes[i]);
 		bool named = false;
 		char *pat;
 
@@ -251,28 +251,28 @@ int session_probes_in_process_specs(struct session_probes *rp,
 
 bool session_probes_names(const struct session_probes *rp, const char *pattern)
 {
-	for (unsigned i = 0; i < rp->nr_kprobes; i++)
-		if (utrace_event_spec_matches(pattern, utrace_kprobe_group(rp->kprobes[i]),
-					      utrace_kprobe_event(rp->kprobes[i])))
+	for (unsigned i = 0; i < rp->nr_inproc_probes; i++)
+		if (utrace_event_spec_matches(pattern, utrace_inproc_probe_group(rp->inproc_probes[i]),
+					      utrace_inproc_probe_event(rp->inproc_probes[i])))
 			return true;
 	return false;
 }
 
 int session_probes_add_formats(const struct session_probes *rp, struct utrace_event_select *sel,
-			       struct utrace_kprobe *const **kprobes, unsigned *n)
+			       struct utrace_inproc_probe *const **inproc_probes, unsigned *n)
 {
-	for (unsigned i = 0; i < rp->nr_kprobes; i++)
-		if (utrace_event_select_add_format(sel, utrace_kprobe_format(rp->kprobes[i])) < 0)
+	for (unsigned i = 0; i < rp->nr_inproc_probes; i++)
+		if (utrace_event_select_add_format(sel, utrace_inproc_probe_format(rp->inproc_probes[i])) < 0)
 			return -ENOMEM;
-	*kprobes = rp->kprobes;
-	*n = rp->nr_kprobes;
+	*inproc_probes = rp->inproc_probes;
+	*n = rp->nr_inproc_probes;
 	return 0;
 }
 
-struct utrace_kprobe *const *session_probes_in_process(const struct session_probes *rp, unsigned *n)
+struct utrace_inproc_probe *const *session_probes_in_process(const struct session_probes *rp, unsigned *n)
 {
-	*n = rp->nr_kprobes;
-	return rp->kprobes;
+	*n = rp->nr_inproc_probes;
+	return rp->inproc_probes;
 }
 
 /* After the kernel-event session closed (the events are disabled). */
@@ -287,9 +287,9 @@ void session_probes_free(struct session_probes *rp, FILE *log)
 			session_log(log, "%s (utrace reset removes it later)", err.msg);
 		utrace_uprobe_free(rp->probes[i]);
 	}
-	for (unsigned i = 0; i < rp->nr_kprobes; i++)
-		utrace_kprobe_free(rp->kprobes[i]);
-	free(rp->kprobes);
+	for (unsigned i = 0; i < rp->nr_inproc_probes; i++)
+		utrace_inproc_probe_free(rp->inproc_probes[i]);
+	free(rp->inproc_probes);
 	for (unsigned i = 0; i < rp->nr_patterns; i++)
 		free(rp->patterns[i]);
 	free(rp->patterns);

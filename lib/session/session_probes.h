@@ -19,18 +19,18 @@ const char *session_probes_add_usdt(struct session_probes *rp, const char *spec,
 				    struct utrace_error *err);
 /* An in-process probe (lib/probes/inproc_probe.h) or a removal of one; exe:
  * the program, for the symbol's size.  0, or -1 with err. */
-#define UTRACE_KPROBE_MAX_DEFS 1024 /* common/proto.h UTRACE_KPROBE_MAX */
-struct utrace_kprobe;
+#define UTRACE_INPROC_PROBE_MAX_DEFS 1024 /* common/proto.h UTRACE_INPROC_PROBE_MAX */
+struct utrace_inproc_probe;
 int session_probes_add_in_process(struct session_probes *rp, const char *def, const char *exe,
 				  FILE *log, struct utrace_error *err);
-struct utrace_kprobe *const *session_probes_in_process(const struct session_probes *rp,
+struct utrace_inproc_probe *const *session_probes_in_process(const struct session_probes *rp,
 						       unsigned *n);
 /* Whether pattern names an in-process probe's event. */
 bool session_probes_names(const struct session_probes *rp, const char *pattern);
 /* Their formats added to sel; the probes for the recorder. */
 struct utrace_event_select;
 int session_probes_add_formats(const struct session_probes *rp, struct utrace_event_select *sel,
-			       struct utrace_kprobe *const **kprobes, unsigned *n);
+			       struct utrace_inproc_probe *const **inproc_probes, unsigned *n);
 /* Every in-process definition of defs[0..n-1] (the others skipped), in
  * order; -1 with err and *bad, the definition at fault. */
 int session_probes_in_process_parse(struct session_probes *rp, const char **defs, unsigned n,

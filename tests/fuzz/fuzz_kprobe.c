@@ -35,7 +35,7 @@ static int sym(void *arg, const char *name, uint64_t *addr)
 	return name[0] == 'n' ? -1 : 0; /* some are not found */
 }
 
-static void use(const struct utrace_kprobe *p)
+static void use(const struct utrace_inproc_probe *p)
 {
 	static uint8_t rec[UTRACE_FETCH_REC_MAX];
 	struct utrace_fetch_regs regs;
@@ -43,11 +43,11 @@ static void use(const struct utrace_kprobe *p)
 	uint32_t len, n;
 	void *prog;
 
-	if (utrace_kprobe_kind(p) != UTRACE_KP_REMOVE &&
-	    (!utrace_kprobe_format(p) || !utrace_kprobe_format_text(p)))
+	if (utrace_inproc_probe_kind(p) != UTRACE_IPP_REMOVE &&
+	    (!utrace_inproc_probe_format(p) || !utrace_inproc_probe_format_text(p)))
 		abort();
-	if (utrace_kprobe_kind(p) == UTRACE_KP_REMOVE ||
-	    utrace_kprobe_compile(p, sym, NULL, &prog, &len, &err) < 0)
+	if (utrace_inproc_probe_kind(p) == UTRACE_IPP_REMOVE ||
+	    utrace_inproc_probe_compile(p, sym, NULL, &prog, &len, &err) < 0)
 		return;
 	if (utrace_fetch_check(prog, len) < 0)
 		abort(); /* the compiler made a program the runtime would refuse */
@@ -62,26 +62,26 @@ static void use(const struct utrace_kprobe *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct utrace_error err = {0};
-	struct utrace_kprobe *p;
+	struct utrace_inproc_probe *p;
 	char *def = fuzz_str(data, size);
 	int code = -1;
 
-	if (utrace_kprobe_parse(def, NULL, &p, &code, &err) < 0) {
+	if (utrace_inproc_probe_parse(def, NULL, &p, &code, &err) < 0) {
 		if (!err.msg[0])
 			abort();
 	} else {
 		use(p);
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 	}
 	/* the same as a uprobe_events line (PATH:OFFSET, PATH:SYMBOL) */
-	if (utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) < 0) {
+	if (utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) < 0) {
 		if (!err.msg[0])
 			abort();
 	} else {
 		use(p);
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 	}
-	(void)utrace_kprobe_is_in_process(def);
+	(void)utrace_inproc_probe_is_in_process(def);
 	free(def);
 	return 0;
 }

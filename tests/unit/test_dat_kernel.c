@@ -37,18 +37,18 @@ struct kpage {
 	uint32_t len; /* data bytes */
 };
 
-static void kp_u32(struct kpage *p, uint32_t v)
+static void ipp_u32(struct kpage *p, uint32_t v)
 {
 	memcpy(p->b + 16 + p->len, &v, 4);
 	p->len += 4;
 }
 
 /* A 12-byte event (type_len 3): common fields + int value. */
-static void kp_event(struct kpage *p, uint32_t delta, int32_t pid, int32_t value)
+static void ipp_event(struct kpage *p, uint32_t delta, int32_t pid, int32_t value)
 {
 	uint16_t type = KEV_ID;
 
-	kp_u32(p, 3u | delta << 5);
+	ipp_u32(p, 3u | delta << 5);
 	memcpy(p->b + 16 + p->len, &type, 2);
 	memset(p->b + 16 + p->len + 2, 0, 2);
 	memcpy(p->b + 16 + p->len + 4, &pid, 4);
@@ -56,7 +56,7 @@ static void kp_event(struct kpage *p, uint32_t delta, int32_t pid, int32_t value
 	p->len += 12;
 }
 
-static void kp_write(struct utrace_dat_writer *w, uint32_t cpu, struct kpage *p, uint64_t ts,
+static void ipp_write(struct utrace_dat_writer *w, uint32_t cpu, struct kpage *p, uint64_t ts,
 		     uint64_t flags)
 {
 	struct utrace_dat_kpage kp = {cpu, 0};
@@ -84,15 +84,15 @@ static void kernel_pages(struct utrace_dat_writer *w)
 {
 	struct kpage p0 = {.len = 0}, p1 = {.len = 0}, bad = {.len = 0};
 
-	kp_event(&p0, 0, 100, 42);    /* @1005, the traced thread */
-	kp_event(&p0, 1010, 555, 43); /* @2015, a kworker */
-	kp_u32(&p0, 30u | 5u << 5);   /* time extend: + (1 << 27) + 5 */
-	kp_u32(&p0, 1);
-	kp_event(&p0, 0, 555, 44); /* @2015 + 134217733 */
-	kp_write(w, 0, &p0, 1005, 0);
-	kp_event(&p1, 0, 0, 45); /* @1012 after missed events, idle */
-	kp_write(w, 1, &p1, 1012, 1ull << 31);
-	kp_event(&bad, 0, 555, 46);
+	ipp_event(&p0, 0, 100, 42);    /* @1005, the traced thread */
+	ipp_event(&p0, 1010, 555, 43); /* @2015, a kworker */
+	ipp_u32(&p0, 30u | 5u << 5);   /* time extend: + (1 << 27) + 5 */
+	ipp_u32(&p0, 1);
+	ipp_event(&p0, 0, 555, 44); /* @2015 + 134217733 */
+	ipp_write(w, 0, &p0, 1005, 0);
+	ipp_event(&p1, 0, 0, 45); /* @1012 after missed events, idle */
+	ipp_write(w, 1, &p1, 1012, 1ull << 31);
+	ipp_event(&bad, 0, 555, 46);
 	bad.len = 4; /* commit below says more than the record holds */
 	{
 		struct utrace_dat_kpage kp = {0, 0};
@@ -273,8 +273,8 @@ static void kstack_page(struct utrace_dat_writer *w)
 	int32_t pid = 100, size = 4;
 	struct kpage p = {.len = 0};
 
-	kp_event(&p, 0, 100, 42);
-	kp_u32(&p, 12u | 3u << 5); /* 48 bytes of data */
+	ipp_event(&p, 0, 100, 42);
+	ipp_u32(&p, 12u | 3u << 5); /* 48 bytes of data */
 	memcpy(p.b + 16 + p.len, &type, 2);
 	memset(p.b + 16 + p.len + 2, 0, 2);
 	memcpy(p.b + 16 + p.len + 4, &pid, 4);
@@ -282,7 +282,7 @@ static void kstack_page(struct utrace_dat_writer *w)
 	memset(p.b + 16 + p.len + 12, 0, 4);
 	memcpy(p.b + 16 + p.len + 16, pcs, sizeof(pcs));
 	p.len += 48;
-	kp_write(w, 0, &p, 1005, 0);
+	ipp_write(w, 0, &p, 1005, 0);
 }
 
 static void test_kernel_stack(void)

@@ -22,16 +22,16 @@ static struct session_dynev_probe probe_of(const char *def)
 {
 	struct session_dynev_probe r = {0};
 	struct utrace_error err = {0};
-	struct utrace_kprobe *p = NULL;
+	struct utrace_inproc_probe *p = NULL;
 	const char *w = def + strcspn(def, " ");
 
-	if (utrace_kprobe_parse(def, NULL, &p, NULL, &err) < 0)
+	if (utrace_inproc_probe_parse(def, NULL, &p, NULL, &err) < 0)
 		return r;
-	r.kind = (int)utrace_kprobe_kind(p) + (utrace_kprobe_fprobe(p) ? 8 : 0);
-	r.format = utrace_event_format_text(utrace_kprobe_format(p), 7);
+	r.kind = (int)utrace_inproc_probe_kind(p) + (utrace_inproc_probe_fprobe(p) ? 8 : 0);
+	r.format = utrace_event_format_text(utrace_inproc_probe_format(p), 7);
 	w += strspn(w, " ");
 	r.point = strndup(w, strcspn(w, " "));
-	utrace_kprobe_free(p);
+	utrace_inproc_probe_free(p);
 	return r;
 }
 

@@ -33,8 +33,8 @@
 
 static void recorder_side(void)
 {
-	struct utrace_kprobe *start = NULL, *p = NULL;
-	struct utrace_kprobe *kp[1];
+	struct utrace_inproc_probe *start = NULL, *p = NULL;
+	struct utrace_inproc_probe *kp[1];
 	struct utrace_recorder_opts o = {0};
 	struct utrace_recorder *r = NULL;
 	struct utrace_error err = {0};
@@ -45,8 +45,8 @@ static void recorder_side(void)
 	char out[512], *ptext, *stext;
 	int code, key;
 
-	if (utrace_kprobe_parse("p:grp/x foo", NULL, &start, &code, &err) < 0 ||
-	    utrace_kprobe_parse("p:grp/new foo n=%di:u32", NULL, &p, &code, &err) < 0 ||
+	if (utrace_inproc_probe_parse("p:grp/x foo", NULL, &start, &code, &err) < 0 ||
+	    utrace_inproc_probe_parse("p:grp/new foo n=%di:u32", NULL, &p, &code, &err) < 0 ||
 	    utrace_synth_parse("lat_ev u64 lat; pid_t pid", 0, &s, &code, &err) < 0) {
 		check(0, "parse: %s", err.msg);
 		return;
@@ -55,30 +55,30 @@ static void recorder_side(void)
 	snprintf(out, sizeof(out), "%s/t.dat", check_tmpdir());
 	o.output = out;
 	o.buffer_kb = 64;
-	o.kprobes = kp;
-	o.nr_kprobes = 1;
+	o.inproc_probes = kp;
+	o.nr_inproc_probes = 1;
 	if (utrace_recorder_new(&o, &r, &err) < 0) {
 		check(0, "recorder: %s", err.msg);
 		return;
 	}
-	ptext = utrace_event_format_text(utrace_kprobe_format(p), UTRACE_EV_ID_BASE + 5);
+	ptext = utrace_event_format_text(utrace_inproc_probe_format(p), UTRACE_EV_ID_BASE + 5);
 	stext = utrace_event_format_text(s->fmt, UTRACE_EV_ID_BASE + 6);
-	key = utrace_recorder_kprobe_add(r, p, UTRACE_EV_ID_BASE + 5, ptext, &err);
+	key = utrace_recorder_inproc_probe_add(r, p, UTRACE_EV_ID_BASE + 5, ptext, &err);
 	check(key == 1, "a probe added live gets the key after the command line's (%d)", key);
 	check(r->ctl->ev_state[5] & UTRACE_EVS_OFF, "its event starts off (ev_state)");
-	check(utrace_recorder_kprobe_enable(r, "grp", "new", -1) == 0, "enable reads 0");
-	check(utrace_recorder_kprobe_enable(r, "grp", "new", 1) == 1 &&
+	check(utrace_recorder_inproc_probe_enable(r, "grp", "new", -1) == 0, "enable reads 0");
+	check(utrace_recorder_inproc_probe_enable(r, "grp", "new", 1) == 1 &&
 		  !(r->ctl->ev_state[5] & UTRACE_EVS_OFF),
 	      "enable 1 clears the control page's OFF bit");
-	check(utrace_recorder_kprobe_enable(r, "grp", "x", 1) == -ENOENT,
+	check(utrace_recorder_inproc_probe_enable(r, "grp", "x", 1) == -ENOENT,
 	      "the command line's probe has no live enable (-ENOENT)");
-	check(utrace_recorder_kprobe_enable(r, "grp", "new", 0) == 0 &&
+	check(utrace_recorder_inproc_probe_enable(r, "grp", "new", 0) == 0 &&
 		  (r->ctl->ev_state[5] & UTRACE_EVS_OFF),
 	      "enable 0 sets it again");
-	check(utrace_recorder_kprobe_remove(r, "grp", "new", &err) == 0 &&
-		  utrace_ctl_kprobe_off(r->ctl, 1) && !utrace_ctl_kprobe_off(r->ctl, 0),
+	check(utrace_recorder_inproc_probe_remove(r, "grp", "new", &err) == 0 &&
+		  utrace_ctl_inproc_probe_off(r->ctl, 1) && !utrace_ctl_inproc_probe_off(r->ctl, 0),
 	      "removing it turns key 1 off, not the command line's key 0");
-	check(utrace_recorder_kprobe_enable(r, "grp", "new", -1) == -ENOENT,
+	check(utrace_recorder_inproc_probe_enable(r, "grp", "new", -1) == -ENOENT,
 	      "a removed probe has no enable");
 
 	key = utrace_recorder_synth_add(r, s, UTRACE_EV_ID_BASE + 6, stext, &err);
@@ -104,13 +104,13 @@ static void recorder_side(void)
 	utrace_recorder_free(r); /* frees p and s: the recorder's */
 	free(ptext);
 	free(stext);
-	utrace_kprobe_free(start);
+	utrace_inproc_probe_free(start);
 }
 
 /* ---- the files --------------------------------------------------------- */
 
 struct fix_ev {
-	struct utrace_kprobe *p;
+	struct utrace_inproc_probe *p;
 	struct utrace_synth *s;
 	bool on, gone;
 };
@@ -122,7 +122,7 @@ static struct fix_ev *fix_find(const char *sys, const char *name)
 {
 	for (unsigned i = 0; i < nev; i++) {
 		const struct utrace_event_format *f =
-		    evs[i].p ? utrace_kprobe_format(evs[i].p) : evs[i].s->fmt;
+		    evs[i].p ? utrace_inproc_probe_format(evs[i].p) : evs[i].s->fmt;
 
 		if (!evs[i].gone && !strcmp(f->system, sys) && !strcmp(f->name, name))
 			return &evs[i];
@@ -133,17 +133,17 @@ static struct fix_ev *fix_find(const char *sys, const char *name)
 static int fix_probe(void *arg, const char *def, enum utrace_live_probe file, char **line,
 		     const struct utrace_event_format **fmt, struct utrace_error *err)
 {
-	bool path = !utrace_kprobe_is_in_process(def);
-	struct utrace_kprobe *p;
+	bool path = !utrace_inproc_probe_is_in_process(def);
+	struct utrace_inproc_probe *p;
 
 	if ((file == UTRACE_LIVE_KPROBE && path) || (file == UTRACE_LIVE_UPROBE && !path))
 		return utrace_error_set(err, -EINVAL, "not this file's kind of point");
-	if (utrace_kprobe_parse_as(def, NULL,
+	if (utrace_inproc_probe_parse_as(def, NULL,
 				   path ? "uprobes" : file == UTRACE_LIVE_KPROBE ? "kprobes" : NULL,
 				   path, &p, NULL, err) < 0)
 		return err->code;
 	evs[nev].p = p;
-	*fmt = utrace_kprobe_format(evs[nev++].p);
+	*fmt = utrace_inproc_probe_format(evs[nev++].p);
 	*line = strdup(def);
 	return 0;
 }
@@ -296,7 +296,7 @@ static void files_side(void)
 	live_dynev_free(&l);
 	live_errlog_clear(&l);
 	for (unsigned i = 0; i < nev; i++) {
-		utrace_kprobe_free(evs[i].p);
+		utrace_inproc_probe_free(evs[i].p);
 		utrace_synth_free(evs[i].s);
 	}
 	memset(evs, 0, sizeof(evs)); /* the next side starts with no event */

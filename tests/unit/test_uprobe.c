@@ -370,7 +370,7 @@ static void test_bad(void)
 		utrace_uprobe_free(p);
 		free(many);
 	}
-	/* not a parse error: utrace_kprobe_locate's, test_kprobe.c tests it */
+	/* not a parse error: utrace_inproc_probe_locate's, test_inproc_probe.c tests it */
 	tested[UTRACE_UPROBE_ERR_BAD_INSN_BNDRY] = true;
 	for (int c = 1; c < (int)(sizeof(tested) / sizeof(tested[0])); c++) {
 		if (!tested[c]) {

@@ -2,7 +2,7 @@
 #
 # tests/e2e/t/probes-remove.sh - in-process probes (--probe without PATH:),
 # per configuration: probes-remove: a probe removed while the program runs
-# (the control page's kp_off bit that utrace_recorder_kprobe_remove sets,
+# (the control page's ipp_off bit that utrace_recorder_inproc_probe_remove sets,
 # here set by the runtime's test hook UTRACE_KPROBE_TEST_OFF=KEY:N at the
 # probe's Nth hit): its records stop, the others' do not, the program's
 # bytes come back (a site's call, a jmp under 4 threads)

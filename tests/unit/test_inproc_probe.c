@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_kprobe.c - in-process probe definitions (lib/probes/inproc_probe.h): the
+ * test_inproc_probe.c - in-process probe definitions (lib/probes/inproc_probe.h): the
  * parser's names, kinds and errors (the kernel's messages and columns),
  * the event format, and the fetch programs (common/fetch_prog.h) run on
  * made-up registers and memory: every fetcharg form and type, nesting,
@@ -49,22 +49,22 @@ static void put64(unsigned off, uint64_t v)
 
 /* Parses and compiles def, runs it on regs; the record in rec. */
 static uint32_t run(const char *def, const struct utrace_fetch_regs *regs, uint8_t *rec,
-		    struct utrace_kprobe **out)
+		    struct utrace_inproc_probe **out)
 {
 	struct utrace_error err = {0};
-	struct utrace_kprobe *p;
+	struct utrace_inproc_probe *p;
 	uint32_t len = 0, n;
 	void *prog;
 
 	memset(rec, 0xee, UTRACE_FETCH_REC_MAX);
-	if (utrace_kprobe_parse(def, NULL, &p, NULL, &err) < 0) {
+	if (utrace_inproc_probe_parse(def, NULL, &p, NULL, &err) < 0) {
 		check(0, "parse '%s': %s", def, err.msg);
 		return 0;
 	}
-	if (utrace_kprobe_compile(p, fake_sym, NULL, &prog, &len, &err) < 0 ||
+	if (utrace_inproc_probe_compile(p, fake_sym, NULL, &prog, &len, &err) < 0 ||
 	    utrace_fetch_check(prog, len) < 0) {
 		check(0, "compile '%s': %s", def, err.msg);
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 		return 0;
 	}
 	n = utrace_fetch_run(prog, regs, "comm-name", rec, UTRACE_FETCH_REC_MAX, fake_load);
@@ -72,7 +72,7 @@ static uint32_t run(const char *def, const struct utrace_fetch_regs *regs, uint8
 	if (out)
 		*out = p;
 	else
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 	return n;
 }
 
@@ -96,7 +96,7 @@ static void test_fetch(void)
 {
 	struct utrace_fetch_regs r = {{0}};
 	uint8_t rec[UTRACE_FETCH_REC_MAX];
-	struct utrace_kprobe *p;
+	struct utrace_inproc_probe *p;
 	uint32_t n;
 
 	memset(mem, 0, sizeof(mem));
@@ -146,25 +146,25 @@ static void test_fetch(void)
 	check(get(rec, 24, 1) == 99, "$retval on a return probe, after __probe_func/ret_ip");
 	check(get(rec, 25, 4) == 0 && !strcmp(str(rec, 29), "(fault)"),
 	      "a fault gives 0 for a number and (fault) for a string");
-	check(utrace_kprobe_kind(p) == UTRACE_KP_RETURN && !strcmp(utrace_kprobe_event(p), "r_foo_0"),
+	check(utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN && !strcmp(utrace_inproc_probe_event(p), "r_foo_0"),
 	      "r: gets the kernel's default name r_SYMBOL_0");
-	utrace_kprobe_free(p);
+	utrace_inproc_probe_free(p);
 }
 
 static void test_format(void)
 {
 	struct utrace_error err = {0};
-	struct utrace_kprobe *p;
+	struct utrace_inproc_probe *p;
 	const char *t;
 
-	if (utrace_kprobe_parse("f:grp/ev bar%return rv=$retval:x32 s=+0($retval):string", NULL, &p,
+	if (utrace_inproc_probe_parse("f:grp/ev bar%return rv=$retval:x32 s=+0($retval):string", NULL, &p,
 				NULL, &err) < 0) {
 		check(0, "parse an fprobe: %s", err.msg);
 		return;
 	}
-	t = utrace_kprobe_format_text(p);
-	check(utrace_kprobe_fprobe(p) && utrace_kprobe_kind(p) == UTRACE_KP_RETURN &&
-		  !strcmp(utrace_kprobe_group(p), "grp") && !strcmp(utrace_kprobe_event(p), "ev"),
+	t = utrace_inproc_probe_format_text(p);
+	check(utrace_inproc_probe_fprobe(p) && utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN &&
+		  !strcmp(utrace_inproc_probe_group(p), "grp") && !strcmp(utrace_inproc_probe_event(p), "ev"),
 	      "f:grp/ev SYMBOL%%return");
 	check(strstr(t, "field:unsigned long __probe_func;\toffset:8;\tsize:8;") &&
 		  strstr(t, "field:unsigned long __probe_ret_ip;\toffset:16;") &&
@@ -174,14 +174,14 @@ static void test_format(void)
 	check(strstr(t, "print fmt: \"(%ps <- bar) rv=0x%x s=\\\"%s\\\"\", REC->__probe_ret_ip, "
 			"REC->rv, __get_str(s)") != NULL,
 	      "the print fmt: (CALLER <- FUNC) name=value");
-	check(utrace_kprobe_format(p) && utrace_kprobe_format(p)->nr_fields == 8,
+	check(utrace_inproc_probe_format(p) && utrace_inproc_probe_format(p)->nr_fields == 8,
 	      "the format parses: 4 common fields, 2 probe fields, 2 arguments");
-	utrace_kprobe_free(p);
-	if (utrace_kprobe_parse("f baz", NULL, &p, NULL, &err) == 0) {
-		check(!strcmp(utrace_kprobe_event(p), "baz__entry") &&
-			  !strcmp(utrace_kprobe_group(p), "probes"),
+	utrace_inproc_probe_free(p);
+	if (utrace_inproc_probe_parse("f baz", NULL, &p, NULL, &err) == 0) {
+		check(!strcmp(utrace_inproc_probe_event(p), "baz__entry") &&
+			  !strcmp(utrace_inproc_probe_group(p), "probes"),
 		      "f: gets SYMBOL__entry in the group probes");
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 	}
 }
 
@@ -225,14 +225,14 @@ static void test_errors(void)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct utrace_error err = {0};
-		struct utrace_kprobe *p = NULL;
-		int code = 0, ret = utrace_kprobe_parse(bad[i].def, NULL, &p, &code, &err);
+		struct utrace_inproc_probe *p = NULL;
+		int code = 0, ret = utrace_inproc_probe_parse(bad[i].def, NULL, &p, &code, &err);
 
 		check(ret == -EINVAL && code == bad[i].code && err.column == bad[i].column &&
 			  strstr(err.msg, utrace_uprobe_error_text(bad[i].code)),
 		      "'%s': %s (got: %s)", bad[i].def, utrace_uprobe_error_text(bad[i].code),
 		      ret < 0 ? err.msg : "accepted");
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 	}
 }
 
@@ -280,16 +280,16 @@ static void test_locate(void)
 	}
 	snprintf(path, sizeof(path), "%s/asmfix", check_tmpdir());
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct utrace_kprobe_loc loc;
+		struct utrace_inproc_probe_loc loc;
 		struct utrace_error err = {0};
-		struct utrace_kprobe *p;
+		struct utrace_inproc_probe *p;
 		int ret;
 
-		if (utrace_kprobe_parse(cases[i].def, NULL, &p, NULL, &err) < 0) {
+		if (utrace_inproc_probe_parse(cases[i].def, NULL, &p, NULL, &err) < 0) {
 			check(0, "parse %s: %s", cases[i].def, err.msg);
 			continue;
 		}
-		ret = utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
+		ret = utrace_inproc_probe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
 		check(ret == 1 && loc.jmp == (cases[i].jmp == 1) && !!loc.call_to == cases[i].call &&
 			  (cases[i].call || loc.insn_len == cases[i].moved) &&
 			  (cases[i].call || loc.xol[loc.xol_len - 5] == 0xe9),
@@ -297,51 +297,51 @@ static void test_locate(void)
 		      cases[i].def,
 		      cases[i].jmp ? "a jmp" : cases[i].call ? "a call emulated" : "an int3",
 		      cases[i].moved, ret, loc.jmp, !!loc.call_to, loc.insn_len);
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 	}
 	{ /* inside lin's 5-byte movl: the kernel's -EILSEQ and error text */
-		struct utrace_kprobe_loc loc;
+		struct utrace_inproc_probe_loc loc;
 		struct utrace_error err = {0};
-		struct utrace_kprobe *p;
+		struct utrace_inproc_probe *p;
 		int ret = -1;
 
-		if (utrace_kprobe_parse("p lin+2", NULL, &p, NULL, &err) == 0) {
-			ret = utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
-			utrace_kprobe_free(p);
+		if (utrace_inproc_probe_parse("p lin+2", NULL, &p, NULL, &err) == 0) {
+			ret = utrace_inproc_probe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
+			utrace_inproc_probe_free(p);
 		}
 		check(ret == -EILSEQ &&
 			  strstr(err.msg, "lin+2: Probe point is not an instruction boundary"),
 		      "'p lin+2': not an instruction boundary (%d: %s)", ret, err.msg);
 	}
 	{ /* landing pads (.gcc_except_table) are branch targets no code shows */
-		struct utrace_kprobe_loc loc;
+		struct utrace_inproc_probe_loc loc;
 		struct utrace_error err = {0};
-		struct utrace_kprobe *p;
+		struct utrace_inproc_probe *p;
 		char src[sizeof(asm_src) + 128], eh[512];
 
 		snprintf(src, sizeof(src), "%s__asm__(\".section .gcc_except_table,\\\"a\\\"\\n.byte 0\");\n",
 			 asm_src);
 		snprintf(eh, sizeof(eh), "%s/asmeh", check_tmpdir());
-		utrace_kprobe_parse("p lin", NULL, &p, NULL, &err);
+		utrace_inproc_probe_parse("p lin", NULL, &p, NULL, &err);
 		check(check_build(check_cc(), "asmeh", NULL, src, "-no-pie") == 0 &&
-			  utrace_kprobe_locate(p, eh, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
+			  utrace_inproc_probe_locate(p, eh, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
 			  !loc.jmp,
 		      "an object with .gcc_except_table keeps its int3s");
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 	}
 	{
-		struct utrace_kprobe_loc loc;
+		struct utrace_inproc_probe_loc loc;
 		struct utrace_error err = {0};
-		struct utrace_kprobe *p;
+		struct utrace_inproc_probe *p;
 		uint64_t other;
 
-		utrace_kprobe_parse("p lin+5", NULL, &p, NULL, &err);
-		utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
+		utrace_inproc_probe_parse("p lin+5", NULL, &p, NULL, &err);
+		utrace_inproc_probe_locate(p, path, NULL, 0, 0x10000000, NULL, 0, &loc, &err);
 		other = loc.vaddr + 3;
-		check(utrace_kprobe_locate(p, path, NULL, 0, 0x10000000, &other, 1, &loc, &err) == 1 &&
+		check(utrace_inproc_probe_locate(p, path, NULL, 0, 0x10000000, &other, 1, &loc, &err) == 1 &&
 			  !loc.jmp && loc.insn_len == 3,
 		      "another probe inside the bytes keeps it an int3");
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 	}
 }
 
@@ -351,45 +351,45 @@ static void test_locate(void)
  * in that file only. */
 static void test_path(const char *fix)
 {
-	struct utrace_kprobe_loc loc;
+	struct utrace_inproc_probe_loc loc;
 	struct utrace_error err = {0};
-	struct utrace_kprobe *p = NULL, *q = NULL;
+	struct utrace_inproc_probe *p = NULL, *q = NULL;
 	uint64_t off = 0, lin;
 	char def[2048], other[1024];
 	int code = 0, col;
 
 	snprintf(def, sizeof(def), "p:e %s:lin x=%%di:u64", fix);
-	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
-		  !strcmp(utrace_kprobe_group(p), "uprobes") && utrace_kprobe_path(p, &off) &&
+	check(utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
+		  !strcmp(utrace_inproc_probe_group(p), "uprobes") && utrace_inproc_probe_path(p, &off) &&
 		  off > 0,
 	      "'p:e PATH:lin': group uprobes, a file offset (%s)", err.msg);
-	check(p && strstr(utrace_kprobe_format_text(p), "print fmt: \"(0x%lx) x=%Lu\", "
+	check(p && strstr(utrace_inproc_probe_format_text(p), "print fmt: \"(0x%lx) x=%Lu\", "
 							  "REC->__probe_ip, REC->x\n"),
 	      "its print format is the kernel's uprobe one");
 	lin = off;
-	utrace_kprobe_free(p);
+	utrace_inproc_probe_free(p);
 	p = NULL;
 	snprintf(def, sizeof(def), "r %s:0x%" PRIx64, fix, lin);
-	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
-		  utrace_kprobe_kind(p) == UTRACE_KP_RETURN &&
-		  !strncmp(utrace_kprobe_event(p), "p_asmfix_0x", 11) &&
-		  strstr(utrace_kprobe_format_text(p), "(0x%lx <- 0x%lx)\", REC->__probe_func, "
+	check(utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
+		  utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN &&
+		  !strncmp(utrace_inproc_probe_event(p), "p_asmfix_0x", 11) &&
+		  strstr(utrace_inproc_probe_format_text(p), "(0x%lx <- 0x%lx)\", REC->__probe_func, "
 							 "REC->__probe_ret_ip"),
-	      "'r PATH:0xOFF': a return probe named as the kernel (%s)", p ? utrace_kprobe_event(p) : err.msg);
-	check(p && utrace_kprobe_locate(p, fix, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
-		  loc.func == loc.vaddr && loc.kind == UTRACE_KP_RETURN,
+	      "'r PATH:0xOFF': a return probe named as the kernel (%s)", p ? utrace_inproc_probe_event(p) : err.msg);
+	check(p && utrace_inproc_probe_locate(p, fix, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
+		  loc.func == loc.vaddr && loc.kind == UTRACE_IPP_RETURN,
 	      "it lands at lin's entry in the fixture (%s)", err.msg);
 	snprintf(other, sizeof(other), "%s/asmeh", check_tmpdir());
-	check(p && utrace_kprobe_locate(p, other, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 0,
+	check(p && utrace_inproc_probe_locate(p, other, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 0,
 	      "not in another file with the same symbols");
-	utrace_kprobe_free(p);
+	utrace_inproc_probe_free(p);
 	p = NULL;
 	snprintf(def, sizeof(def), "p %s:0x%" PRIx64, fix, lin + 5);
-	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
-		  utrace_kprobe_locate(p, fix, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
+	check(utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
+		  utrace_inproc_probe_locate(p, fix, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
 		  loc.vaddr == loc.func + 5 && loc.jmp,
 	      "PATH:OFFSET inside a function is decoded with it (a jmp: %s)", err.msg);
-	utrace_kprobe_free(p);
+	utrace_inproc_probe_free(p);
 	p = NULL;
 
 	{ /* stripped: no function holds it, so the instruction alone, an int3 */
@@ -399,58 +399,58 @@ static void test_path(const char *fix)
 		snprintf(cmd, sizeof(cmd), "strip -o '%s' '%s'", strip, fix);
 		snprintf(def, sizeof(def), "p %s:0x%" PRIx64, strip, lin + 5);
 		check(system(cmd) == 0 &&
-			  utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
-			  utrace_kprobe_locate(p, strip, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
+			  utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == 0 &&
+			  utrace_inproc_probe_locate(p, strip, NULL, 0, 0x10000000, NULL, 0, &loc, &err) == 1 &&
 			  !loc.jmp && loc.func == loc.vaddr && loc.insn_len == 3 &&
 			  loc.xol[loc.xol_len - 5] == 0xe9,
 		      "PATH:OFFSET with no symbol: an int3, its one instruction moved (%s)", err.msg);
-		utrace_kprobe_free(p);
+		utrace_inproc_probe_free(p);
 		p = NULL;
 	}
 	snprintf(def, sizeof(def), "f:e %s:lin", fix);
-	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
 	check(code == UTRACE_UPROBE_ERR_BAD_PROBE_TYPE && err.column == 1,
 	      "no fprobe at a PATH: point: %s", err.msg);
 	snprintf(def, sizeof(def), "p:e /no/such/file:0x10");
-	check(utrace_kprobe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == -EINVAL &&
+	check(utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &p, &code, &err) == -EINVAL &&
 		  code == UTRACE_UPROBE_ERR_FILE_NOT_FOUND && err.column == 5,
 	      "a missing file: %s", err.msg);
 	snprintf(def, sizeof(def), "p:e %s:zz", fix);
 	col = 5 + (int)strlen(fix) + 1;
-	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
 	check(code == UTRACE_UPROBE_ERR_NO_SYMBOL && err.column == col, "no such symbol: %s", err.msg);
 	snprintf(def, sizeof(def), "p:e %s:0x%" PRIx64 "%%ret", fix, lin);
-	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
 	check(code == UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, "a bad suffix: %s", err.msg);
 	snprintf(def, sizeof(def), "r:e %s:0x%" PRIx64, fix, lin + 5);
-	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
 	check(code == UTRACE_UPROBE_ERR_BAD_RETPROBE && err.column == col,
 	      "a return probe inside a function: %s", err.msg);
 	snprintf(def, sizeof(def), "p:e %s:0x1z", fix);
-	utrace_kprobe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
 	check(code == UTRACE_UPROBE_ERR_BAD_UPROBE_OFFS && err.column == col,
 	      "a bad offset: %s", err.msg);
-	utrace_kprobe_free(q);
+	utrace_inproc_probe_free(q);
 }
 
 static void test_maxactive(void)
 {
 	struct utrace_error err = {0};
-	struct utrace_kprobe *p = NULL;
+	struct utrace_inproc_probe *p = NULL;
 
-	check(utrace_kprobe_parse_as("r10:e foo", NULL, "kprobes", false, &p, NULL, &err) == 0 &&
-		  utrace_kprobe_maxactive(p) == 10 && !strcmp(utrace_kprobe_group(p), "kprobes"),
+	check(utrace_inproc_probe_parse_as("r10:e foo", NULL, "kprobes", false, &p, NULL, &err) == 0 &&
+		  utrace_inproc_probe_maxactive(p) == 10 && !strcmp(utrace_inproc_probe_group(p), "kprobes"),
 	      "r10: keeps its maxactive; the default group is the one given");
-	utrace_kprobe_free(p);
+	utrace_inproc_probe_free(p);
 }
 
 static void test_in_process(void)
 {
-	check(utrace_kprobe_is_in_process("p:e foo+4 %di") && utrace_kprobe_is_in_process("-:e") &&
-		  utrace_kprobe_is_in_process("f foo"),
+	check(utrace_inproc_probe_is_in_process("p:e foo+4 %di") && utrace_inproc_probe_is_in_process("-:e") &&
+		  utrace_inproc_probe_is_in_process("f foo"),
 	      "definitions without a PATH are in-process");
-	check(!utrace_kprobe_is_in_process("p:e /bin/true:main") &&
-		  !utrace_kprobe_is_in_process("p:e ./prog:0x1000"),
+	check(!utrace_inproc_probe_is_in_process("p:e /bin/true:main") &&
+		  !utrace_inproc_probe_is_in_process("p:e ./prog:0x1000"),
 	      "definitions with a PATH go to the kernel");
 }
 
