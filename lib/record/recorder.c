@@ -153,6 +153,7 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 	if (!r)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	r->o = *opts;
+	r->tracer_first = r->tracer_max = opts->tracer;
 	r->listen_fd = r->ctl_fd = -1;
 	if (opts->filter && UTRACE_GROW_ZERO(r->filter_hits, r->cap_filter_hits,
 					     utrace_func_filter_total(opts->filter) + 1) < 0) {
@@ -513,6 +514,21 @@ int rec_write_symtabs(struct utrace_recorder *r, struct utrace_error *err)
 	return ret;
 }
 
+/* A tracer chosen live (--tracefs current_tracer) records more than the
+ * first one: the reader takes the last META tracer, so report prints the
+ * whole recording in the most capable tracer's format (function_graph
+ * shows function lines and events too), and tracer_first says where it
+ * started. */
+static int write_meta_tracer(struct utrace_recorder *r, struct utrace_error *err)
+{
+	static const char *const tracers[] = {"nop", "function", "function_graph"};
+	char text[96];
+	int n = snprintf(text, sizeof(text), "tracer=%s\ntracer_first=%s\n",
+			 tracers[r->tracer_max], tracers[r->tracer_first]);
+
+	return rec_write(r, UTRACE_DAT_META, text, (size_t)n, NULL, 0, err);
+}
+
 int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_stats *st,
 			   struct utrace_error *err)
 {
@@ -525,6 +541,8 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 		ret = rec_drain(r, r->bufs[i], true, err);
 	if (ret >= 0)
 		ret = rec_write_symtabs(r, err);
+	if (ret >= 0 && r->tracer_max != r->tracer_first)
+		ret = write_meta_tracer(r, err);
 	if (ret >= 0) /* the kernel records left, now that none can come */
 		ret = rec_kmerge_round(r, true, err);
 	if (ret >= 0)

@@ -101,6 +101,10 @@ struct rec_buffer {
 
 struct utrace_recorder {
 	struct utrace_recorder_opts o;
+	/* the most capable tracer the recording has had (enum utrace_tracer:
+	 * nop < function < function_graph); a live change past the first
+	 * one is written as the file's last META tracer (recorder.c) */
+	uint32_t tracer_first, tracer_max;
 	char dir[64];
 	char sock_path[128];
 	int listen_fd;

@@ -70,6 +70,8 @@ int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer trace
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	memset(r->filter_hits, 0, nexpr * sizeof(uint32_t));
 	r->o.tracer = tracer;
+	if (tracer > r->tracer_max)
+		r->tracer_max = tracer;
 	r->o.filter = filter;
 	r->o.max_depth = max_depth;
 	for (uint32_t i = 0; i < r->nr_conns; i++) {

@@ -91,3 +91,25 @@ RP=
 check "the file holds each of the four calls once, and counts them once" \
 	test "$(calls "$T/report")" = 4 -a \
 	"$(grep -c '^# entries-in-buffer/entries-written: 4/4 ' "$T/report")" = 1
+
+# A tracer chosen live past the first: the file ends with a META tracer
+# naming the most capable one the recording had, so report prints it all
+# in function_graph's format, though the recording started with nop and
+# ended with it (it printed the graph's calls as function lines under
+# "# tracer: nop").
+rm -f "$T/stop"
+"$U" record -p nop --tracefs "$T/mnt" -o "$T/g.dat" -- "$T/prog" "$T" >"$T/rec2.out" 2>&1 &
+RP=$!
+until_ok 100 test -f "$T/mnt/current_tracer" || { notok "the tracefs is mounted again"; exit 1; }
+cd "$T/mnt" || exit 1
+echo one_call >set_ftrace_filter && echo function_graph >current_tracer
+fire
+echo nop >current_tracer
+cd / || exit 1
+touch "$T/stop"
+wait "$RP"
+RP=
+"$U" report -i "$T/g.dat" >"$T/g.report" 2>&1
+check "function_graph chosen live: report prints the graph format, the call as one line" \
+	test "$(head -1 "$T/g.report")" = "# tracer: function_graph" -a \
+	"$(grep -c '|  one_call();$' "$T/g.report")" = 1
