@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmds/cmds.h"
+#include "lib/base/cc_probe.h"
 
 #define CMD "cflags"
 
@@ -29,13 +29,6 @@
  * never call; link them with LDFLAGS_MCOUNT instead. */
 #define FLAGS_MCOUNT "-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie"
 #define LDFLAGS_MCOUNT "-no-pie"
-
-enum cc_family { CC_UNKNOWN, CC_GCC, CC_CLANG };
-
-struct cc_info {
-	enum cc_family family;
-	int major; /* 0 if unknown */
-};
 
 static void usage(FILE *f)
 {
@@ -52,128 +45,13 @@ static void usage(FILE *f)
 		   "  -h, --help show this help\n");
 }
 
-/* First number after marker in text, 0 if none. */
-static int version_after(const char *text, const char *marker)
-{
-	const char *p = strstr(text, marker);
-
-	if (!p)
-		return 0;
-	p += strlen(marker);
-	return atoi(p);
-}
-
-/* gcc's first line ends with its version: "gcc (Debian 12.2.0-14) 12.2.0". */
-static int gcc_major(const char *text)
-{
-	size_t len = strcspn(text, "\n");
-
-	while (len > 0 && text[len - 1] != ' ')
-		len--;
-	return atoi(text + len);
-}
-
-/* Runs "CC --version"; 0, or -1 if it could not run. */
-static int probe(const char *cc, struct cc_info *info)
-{
-	char cmd[4096], out[4096];
-	size_t len = 0, r;
-	FILE *p;
-	int status;
-
-	info->family = CC_UNKNOWN;
-	info->major = 0;
-	if (snprintf(cmd, sizeof(cmd), "%s --version 2>/dev/null", cc) >= (int)sizeof(cmd))
-		return -1;
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (len < sizeof(out) - 1 && (r = fread(out + len, 1, sizeof(out) - 1 - len, p)) > 0)
-		len += r;
-	out[len] = '\0';
-	/* Drain the rest so the compiler does not die of SIGPIPE. */
-	while (fread(cmd, 1, sizeof(cmd), p) > 0)
-		;
-	status = pclose(p);
-	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || len == 0)
-		return -1;
-	if (strstr(out, "clang")) {
-		info->family = CC_CLANG;
-		info->major = version_after(out, "clang version ");
-	} else if (strstr(out, "Free Software Foundation") || !strncmp(out, "gcc", 3)) {
-		info->family = CC_GCC;
-		info->major = gcc_major(out);
-	}
-	return 0;
-}
-
-/*
- * Whether gcc writes every __patchable_function_entries record of a file
- * into one section linked to the file's first function (gcc 12; the
- * linker then drops or keeps them all with that function): compiles two
- * functions in sections of their own and looks at the links.
- */
-static bool gcc_links_one_section(const char *cc)
-{
-	char cmd[4096], line[1024], first[256] = "";
-	bool one = true;
-	int n = 0;
-	FILE *p;
-
-	if (snprintf(cmd, sizeof(cmd),
-		     "printf 'void utrace_a(void){}\\nvoid utrace_b(void){}\\n' | %s -x c -S "
-		     "-O1 -ffunction-sections " FLAGS_PATCHABLE " -o - - 2>/dev/null",
-		     cc) >= (int)sizeof(cmd) ||
-	    !(p = popen(cmd, "r")))
-		return false;
-	while (fgets(line, sizeof(line), p)) {
-		const char *l = strstr(line, "__patchable_function_entries,\"awo\",@progbits,");
-		char sym[256];
-
-		if (!l || sscanf(strrchr(l, ',') + 1, "%255[A-Za-z0-9_.$]", sym) != 1)
-			continue;
-		/* a unique id after the symbol: a section per function */
-		if (strstr(l, ",unique,") || (n++ && strcmp(sym, first)))
-			one = false;
-		if (n == 1)
-			snprintf(first, sizeof(first), "%s", sym);
-	}
-	pclose(p);
-	return one && n > 1;
-}
-
-/* The first of the folders rel[] (relative to utrace's own folder) that
- * holds leaf, resolved into out. */
-static bool find_near_self(const char *const *rel, size_t nrel, const char *leaf, int mode,
-			   char *out, size_t len)
-{
-	char self[4096], dir[4200], real[4096], path[4200];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return false;
-	self[n] = '\0';
-	if ((slash = strrchr(self, '/')))
-		*slash = '\0';
-	for (size_t i = 0; i < nrel; i++) {
-		snprintf(dir, sizeof(dir), "%s%s", self, rel[i]);
-		if (!realpath(dir, real))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", real, leaf);
-		if (!access(path, mode))
-			return (size_t)snprintf(out, len, "%s", real) < len;
-	}
-	return false;
-}
-
 /* The directory of utrace's assembler fix (scripts/utrace-as, as gcc-as/as):
  * next to utrace in the build tree, or PREFIX/lib/utrace when installed. */
 static bool find_as_dir(char *out, size_t len)
 {
 	static const char *const rel[] = {"/gcc-as", "/../lib/utrace/gcc-as"};
 
-	return find_near_self(rel, 2, "as", X_OK, out, len);
+	return utrace_find_near_self(rel, 2, "as", X_OK, out, len);
 }
 
 /* " -IDIR" for <utrace/...> (a program with tracepoints): the source tree's
@@ -185,7 +63,7 @@ static void include_flag(char *out, size_t len)
 	char dir[4096];
 
 	out[0] = '\0';
-	if (!find_near_self(rel, 1, "utrace/tracepoint.h", R_OK, dir, sizeof(dir)) ||
+	if (!utrace_find_near_self(rel, 1, "utrace/tracepoint.h", R_OK, dir, sizeof(dir)) ||
 	    !strcmp(dir, "/usr/include") || !strcmp(dir, "/usr/local/include"))
 		return;
 	snprintf(out, len, " -I%s", dir);
@@ -193,14 +71,15 @@ static void include_flag(char *out, size_t len)
 
 /* The flags, with -B DIR/ when gcc needs its records fixed, and -I for
  * utrace's headers when they are not where the compiler looks. */
-static int print_flags(const char *cc, const struct cc_info *info, bool mcount)
+static int print_flags(const char *cc, const struct utrace_cc_info *info, bool mcount)
 {
 	const char *flags = mcount ? FLAGS_MCOUNT : FLAGS_PATCHABLE;
 	char dir[4096], inc[4200];
 
 	include_flag(inc, sizeof(inc));
 	/* gcc's __mcount_loc records never link to their function: always fixed */
-	if (info->family != CC_GCC || (!mcount && !gcc_links_one_section(cc))) {
+	if (info->family != UTRACE_CC_GCC ||
+	    (!mcount && !utrace_cc_links_one_section(cc, FLAGS_PATCHABLE))) {
 		printf("%s%s\n", flags, inc);
 		return 0;
 	}
@@ -221,7 +100,7 @@ static int print_flags(const char *cc, const struct cc_info *info, bool mcount)
 int cmd_cflags(int argc, char **argv)
 {
 	const char *cc = NULL;
-	struct cc_info info;
+	struct utrace_cc_info info;
 	bool mcount = false, ldflags = false;
 
 	static const struct option longopts[] = {
@@ -257,19 +136,19 @@ int cmd_cflags(int argc, char **argv)
 		cc = getenv("CC");
 	if (!cc || !*cc)
 		cc = "cc";
-	if (probe(cc, &info) < 0) {
+	if (utrace_cc_probe(cc, &info) < 0) {
 		utrace_die_msg(CMD, "cannot run '%s --version': is %s a C compiler?", cc, cc);
 		return 1;
 	}
 	if (mcount) {
-		if (info.family == CC_CLANG) {
+		if (info.family == UTRACE_CC_CLANG) {
 			utrace_die_msg(CMD,
 				       "--mcount needs gcc: clang (%s) has no -mnop-mcount; "
 				       "use the default " FLAGS_PATCHABLE,
 				       cc);
 			return 1;
 		}
-		if (info.family != CC_GCC) {
+		if (info.family != UTRACE_CC_GCC) {
 			utrace_die_msg(CMD, "--mcount needs gcc, and '%s' is not gcc", cc);
 			return 1;
 		}
@@ -284,12 +163,12 @@ int cmd_cflags(int argc, char **argv)
 		}
 		return print_flags(cc, &info, true);
 	}
-	if (info.family == CC_GCC && info.major && info.major < 8) {
+	if (info.family == UTRACE_CC_GCC && info.major && info.major < 8) {
 		utrace_die_msg(CMD, "%s is gcc %d: " FLAGS_PATCHABLE " needs gcc >= 8", cc,
 			       info.major);
 		return 1;
 	}
-	if (info.family == CC_CLANG && info.major && info.major < 10) {
+	if (info.family == UTRACE_CC_CLANG && info.major && info.major < 10) {
 		utrace_die_msg(CMD, "%s is clang %d: " FLAGS_PATCHABLE " needs clang >= 10", cc,
 			       info.major);
 		return 1;
