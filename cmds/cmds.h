@@ -53,6 +53,8 @@ int utrace_getopt(int argc, char **argv, const char *shortopts, const struct opt
  * graph: lib/report/report_select.h calls it with the merged tables). */
 void utrace_complete_check(int argc, char **argv, const char *shortopts,
 			   const struct option *longopts);
+/* Standard output flushed: 0, or 1 after "utrace CMD: write error: ...". */
+int utrace_flush_stdout(const char *cmd);
 /* The exit status of an option a library refused (err): 2, a usage
  * error, but 1 when it ran out of memory.  utrace(1), EXIT STATUS. */
 int utrace_usage_status(const struct utrace_error *err);

@@ -70,158 +70,13 @@ static void warn(void *arg, const char *msg)
 	fprintf(stderr, "utrace %s: warning: %s\n", CMD, msg);
 }
 
-/* A failed listing's error, printed; returns status (the exit status). */
-static int list_failed(const struct utrace_error *err, int status)
-{
-	utrace_die_msg(CMD, "%s", err->msg);
-	return status;
-}
-
-/* The EVENT (event) or PROBE patterns checked: 0, or 2 after saying why. */
-static int check_patterns(char **patterns, int n, bool event)
-{
-	struct utrace_error err = {0};
-
-	for (int i = 0; i < n; i++)
-		if (utrace_prog_list_check(patterns[i], event, &err) < 0)
-			return list_failed(&err, 2);
-	return 0;
-}
-
-/* The resolved path of PROGRAM, or NULL after saying why. */
-static char *program(const char *arg)
-{
-	char *prog = utrace_program_path(arg);
-
-	if (!prog)
-		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
-	return prog;
-}
-
-/* Standard output flushed; 0, or 1 after saying why not. */
-static int flush_out(void)
-{
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return 0;
-	utrace_die_msg(CMD, "write error: %s", strerror(errno));
-	return 1;
-}
-
-static int list_functions(const char *arg, char **filters, int nfilters, bool why)
-{
-	struct utrace_prog_list ls = {.out = stdout, .warn = warn};
-	struct utrace_prog_list_found r;
-	struct utrace_error err = {0};
-	char *prog = program(arg);
-	int ret;
-
-	if (!prog)
-		return 1;
-	ret = utrace_prog_list_functions(&ls, prog, filters, nfilters, why, &r, &err);
-	if (ret < 0)
-		ret = list_failed(&err, 1);
-	else if (r.patched) { /* (its write error says nothing) */
-		if (why)
-			fprintf(stderr,
-				"utrace list: %s: %zu of %zu functions left out, %zu patched with "
-				"int3\n",
-				prog, r.counts.left, r.counts.found, r.counts.nint3);
-		ret = fflush(stdout) != 0 || ferror(stdout);
-	} else {
-		ret = flush_out();
-	}
-	free(prog);
-	return ret;
-}
-
+/* What utrace list was asked: one of -f, -e, --usdt, and its options. */
 /* The definitions that add events to a program's for utrace list -e. */
 struct list_defs {
 	const char *probes[64], *synths[64];
 	int nprobes, nsynths;
 };
 
-/* utrace list -e: the events of prog and of its libraries. */
-static int list_events(const char *arg, char **patterns, int npatterns, bool format,
-		       const struct list_defs *defs)
-{
-	struct utrace_prog_list ls = {
-	    .out = stdout, .events = true, .format = format, .warn = warn};
-	struct utrace_prog_list_found r;
-	struct utrace_error err = {0};
-	char *prog;
-	int ret;
-
-	if (check_patterns(patterns, npatterns, true))
-		return 2;
-	ls.patterns = patterns;
-	ls.npatterns = npatterns;
-	prog = program(arg);
-	if (!prog)
-		return 1;
-	ret = 1;
-	if (utrace_prog_list_events(&ls, prog, defs->probes, defs->nprobes, &r, &err) < 0) {
-		list_failed(&err, 1);
-		goto out;
-	}
-	for (int i = 0; i < defs->nsynths; i++) {
-		if (utrace_synth_list(&ls, defs->synths[i], &err) < 0) {
-			utrace_die_msg(CMD, "--synthetic: %s", err.msg);
-			if (err.column > 0)
-				fprintf(stderr, "  %s\n  %*s^\n", defs->synths[i], err.column - 1,
-					"");
-			goto out;
-		}
-	}
-	if (r.main == 0 && r.libs == 0 && !defs->nprobes && !defs->nsynths) {
-		utrace_die_msg(CMD,
-			       "%s has no static tracepoints: define CREATE_TRACE_POINTS before "
-			       "including an events header (see <utrace/tracepoint.h>)",
-			       prog);
-		goto out;
-	}
-	ret = flush_out();
-out:
-	utrace_prog_list_free(&ls);
-	free(prog);
-	return ret;
-}
-
-/* utrace list -e without PROGRAM: the kernel's events. */
-static int list_kernel(char **patterns, int npatterns, bool format)
-{
-	struct utrace_error err = {0};
-	unsigned printed;
-
-	if (check_patterns(patterns, npatterns, true))
-		return 2;
-	if (utrace_kernel_events_list(stdout, patterns, npatterns, format, &printed, &err) < 0)
-		return list_failed(&err, 1);
-	if (!printed && npatterns) {
-		utrace_die_msg(CMD, "no kernel event matches '%s'%s", patterns[0],
-			       npatterns > 1 ? " or the other patterns" : "");
-		return 1;
-	}
-	return flush_out();
-}
-
-/* utrace list --usdt: the USDT probes of one file. */
-static int list_usdt(const char *arg, char **patterns, int npatterns, bool verbose)
-{
-	struct utrace_error err = {0};
-	char *prog;
-	int ret;
-
-	if (check_patterns(patterns, npatterns, false))
-		return 2;
-	prog = program(arg);
-	if (!prog)
-		return 1;
-	ret = utrace_prog_list_usdt(stdout, prog, patterns, npatterns, verbose, &err);
-	free(prog);
-	return ret < 0 ? list_failed(&err, 1) : flush_out();
-}
-
-/* What utrace list was asked: one of -f, -e, --usdt, and its options. */
 struct list_opts {
 	const char *prog, *events, *usdt;
 	bool kernel; /* -e without PROGRAM: the kernel's events */
@@ -244,19 +99,6 @@ static const struct option list_longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
-
-/* --probe or --synthetic DEF: -1 after saying there are too many. */
-static int list_def(struct list_opts *o, int c, const char *def)
-{
-	int *n = c == 'P' ? &o->defs.nprobes : &o->defs.nsynths;
-
-	if (*n == 64) {
-		utrace_die_msg(CMD, "--%s: at most 64", c == 'P' ? "probe" : "synthetic");
-		return -1;
-	}
-	(c == 'P' ? o->defs.probes : o->defs.synths)[(*n)++] = def;
-	return 0;
-}
 
 /* The options into o: -1 to go on, else the exit status. */
 static int list_parse(int argc, char **argv, struct list_opts *o)
@@ -301,10 +143,16 @@ static int list_parse(int argc, char **argv, struct list_opts *o)
 			o->why = true;
 			break;
 		case 'P':
-		case 'S':
-			if (list_def(o, c, optarg) < 0)
+		case 'S': {
+			int *n = c == 'P' ? &o->defs.nprobes : &o->defs.nsynths;
+
+			if (*n == 64) {
+				utrace_die_msg(CMD, "--%s: at most 64", c == 'P' ? "probe" : "synthetic");
 				return 2;
+			}
+			(c == 'P' ? o->defs.probes : o->defs.synths)[(*n)++] = optarg;
 			break;
+		}
 		default:
 			if (c == '?' && optopt == 'e') {
 				o->kernel = true;
@@ -339,11 +187,70 @@ static const char *list_conflict(const struct list_opts *o)
 		       : NULL;
 }
 
+/* The EVENT (event) or PROBE patterns checked: 0, or 2 after saying why. */
+static int check_patterns(char **patterns, int n, bool event)
+{
+	struct utrace_error err = {0};
+
+	for (int i = 0; i < n; i++)
+		if (utrace_prog_list_check(patterns[i], event, &err) < 0) {
+			utrace_die_msg(CMD, "%s", err.msg);
+			return 2;
+		}
+	return 0;
+}
+
+/* -f --why's count, after the list (the list's write error says nothing) */
+static void list_why(const char *prog, const struct utrace_prog_list_found *r)
+{
+	fprintf(stderr, "utrace list: %s: %zu of %zu functions left out, %zu patched with int3\n",
+		prog, r->counts.left, r->counts.found, r->counts.nint3);
+}
+
+/* The listing o asks for, from lib/: the exit status. */
+static int list_run(const struct list_opts *o, const char *prog)
+{
+	struct utrace_prog_list ls = {.out = stdout,
+				      .warn = warn,
+				      .events = !o->prog,
+				      .format = o->format,
+				      .patterns = o->patterns,
+				      .npatterns = o->npatterns};
+	struct utrace_prog_list_found r = {0};
+	struct utrace_error err = {0};
+	unsigned printed;
+	int ret, bad = -1;
+
+	if (o->kernel)
+		ret = utrace_kernel_events_list(stdout, o->patterns, o->npatterns, o->format,
+						&printed, &err);
+	else if (o->usdt)
+		ret = utrace_prog_list_usdt(stdout, prog, o->patterns, o->npatterns, o->verbose,
+					    &err);
+	else if (o->events)
+		ret = utrace_list_events_defs(&ls, prog, o->defs.probes, o->defs.nprobes,
+					      o->defs.synths, o->defs.nsynths, &bad, &err);
+	else
+		ret = utrace_prog_list_functions(&ls, prog, o->patterns, o->npatterns, o->why,
+						 &r, &err);
+	utrace_prog_list_free(&ls);
+	if (ret < 0) {
+		utrace_die_msg(CMD, "%s%s", bad >= 0 ? "--synthetic: " : "", err.msg);
+		if (bad >= 0 && err.column > 0)
+			fprintf(stderr, "  %s\n  %*s^\n", o->defs.synths[bad], err.column - 1, "");
+		return 1;
+	}
+	if (r.patched && o->why)
+		list_why(prog, &r);
+	return r.patched ? fflush(stdout) != 0 || ferror(stdout) : utrace_flush_stdout(CMD);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	struct list_opts o = {.defs = {.nprobes = 0}};
 	int ret = list_parse(argc, argv, &o);
-	const char *bad;
+	const char *bad, *arg = o.usdt ? o.usdt : o.events ? o.events : o.prog;
+	char *prog = NULL;
 
 	if (ret >= 0)
 		return ret;
@@ -351,11 +258,13 @@ int cmd_list(int argc, char **argv)
 		utrace_die_msg(CMD, "%s", bad);
 		return 2;
 	}
-	if (o.kernel)
-		return list_kernel(o.patterns, o.npatterns, o.format);
-	if (o.usdt)
-		return list_usdt(o.usdt, o.patterns, o.npatterns, o.verbose);
-	if (o.events)
-		return list_events(o.events, o.patterns, o.npatterns, o.format, &o.defs);
-	return list_functions(o.prog, o.patterns, o.npatterns, o.why);
+	if (!o.prog && check_patterns(o.patterns, o.npatterns, !o.usdt))
+		return 2;
+	if (!o.kernel && !(prog = utrace_program_path(arg))) {
+		utrace_die_msg(CMD, "%s: %s", arg, strerror(errno));
+		return 1;
+	}
+	ret = list_run(&o, prog);
+	free(prog);
+	return ret;
 }

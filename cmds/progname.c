@@ -53,3 +53,11 @@ int utrace_usage_status(const struct utrace_error *err)
 {
 	return err->code == -ENOMEM ? 1 : 2;
 }
+
+int utrace_flush_stdout(const char *cmd)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	utrace_die_msg(cmd, "write error: %s", strerror(errno));
+	return 1;
+}

@@ -14,5 +14,12 @@
  * recording's).  0, or <0 with err as utrace_synth_parse() sets it
  * (err->column: the word at fault). */
 int utrace_synth_list(struct utrace_prog_list *ls, const char *def, struct utrace_error *err);
+/* utrace list -e PROGRAM: the events of prog and of the in-process probes
+ * probes (utrace_prog_list_events), then the synthetic events of synths.
+ * 0, or <0 with err: a wrong definition (*bad_synth its index, err->column
+ * the word at fault), or none at all ("PROG has no static tracepoints"). */
+int utrace_list_events_defs(struct utrace_prog_list *ls, const char *prog,
+			    const char *const *probes, int nprobes, const char *const *synths,
+			    int nsynths, int *bad_synth, struct utrace_error *err);
 
 #endif

@@ -71,5 +71,8 @@ int utrace_kernel_events_list(FILE *out, char *const *patterns, int npatterns, b
 		*printed += ret > 0;
 	}
 	free(list);
+	if (ret >= 0 && !*printed && npatterns)
+		return utrace_error_set(err, -ENOENT, "no kernel event matches '%s'%s", patterns[0],
+					npatterns > 1 ? " or the other patterns" : "");
 	return ret < 0 ? ret : 0;
 }
