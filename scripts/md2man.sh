@@ -3,7 +3,7 @@
 #
 # scripts/md2man.sh SRC.md OUT VERSION - one man page from a docs/ page.
 # The page's first line "# NAME(SECTION)" becomes go-md2man's title
-# block; go-md2man writes the roff; two of its habits are mended here so
+# block; go-md2man writes the roff; three of its habits are mended here so
 # that `MANWIDTH=80 man -l OUT` renders without a warning (tested by
 # tests/e2e/t/install.sh):
 #  - a wrapped line of text that starts with "." or "'" (".execname" in
@@ -14,7 +14,9 @@
 #    block (T{ ... T}), so a table of long cells is wider than the page;
 #    the last column becomes expandable (lx) and every cell longer than 16
 #    characters a text block, which tbl wraps (left-aligned: a narrow
-#    column cannot be justified).
+#    column cannot be justified);
+#  - text is left-aligned (.ad l, as git's pages are): a long path in a
+#    line leaves too few spaces to justify it, and troff warns.
 set -eu
 src=$1 out=$2 version=$3
 sed "1s/^# \([-a-z]*\)(\([0-9]\))\$/% \U\1\E \2 \"\" \"utrace $version\" \"utrace manual\"/" "$src" >"$out.md"
@@ -38,6 +40,7 @@ tbl && spec { sub(/l *\.?$/, "lx" (/\.$/ ? "." : "")); if ($0 ~ /\.$/) spec = 0;
 tbl && block && /^T}/ { block = 0; print "T}" cells(substr($0, 3)); next }
 tbl && block { print; next }
 tbl { s = cells($0); if (s ~ /T\{$/) block = 1; print s; next }
+/^\.nh$/ { print; print ".ad l"; next }
 /^[.\047]/ && !/^[.\047](IP|PP|RE|RS|SH|SS|TE|TH|TP|TS|fi|nf|nh|ad|br|sp|in|ti|ft|EX|EE)?( |$)/ {
 	print "\\&" $0; next
 }
