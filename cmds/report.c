@@ -146,23 +146,6 @@ static int report_mode(const struct report_args *a, struct utrace_select_opts *s
 	return m == SNAPSHOT || m == HIST ? ret <= 0 : ret < 0;
 }
 
-/* -g [caller|callee]: perf takes the order as the next word, so does -g */
-static int graph_option(struct report_args *a, const char *value, struct utrace_error *err)
-{
-	if (!value && a->argv[optind] &&
-	    (!strcmp(a->argv[optind], "caller") || !strcmp(a->argv[optind], "callee")))
-		value = a->argv[optind++];
-	if (!value)
-		a->so.graph = UTRACE_GRAPH_DEFAULT;
-	else if (!strcmp(value, "caller"))
-		a->so.graph = UTRACE_GRAPH_CALLER;
-	else if (!strcmp(value, "callee"))
-		a->so.graph = UTRACE_GRAPH_CALLEE;
-	else
-		return utrace_error_set(err, -EINVAL, "-g %s: caller or callee", value);
-	return 0;
-}
-
 static int report_option(void *arg, int c, const char *value, struct utrace_error *err)
 {
 	struct report_args *a = arg;
@@ -188,8 +171,10 @@ static int report_option(void *arg, int c, const char *value, struct utrace_erro
 	case OPT_SNAPSHOT:
 		a->snapshot = 1;
 		return 0;
-	case 'g':
-		return graph_option(a, value, err);
+	case 'g': /* [caller|callee]: perf takes the order as the next word too */
+		if (!value && utrace_samples_graph_word(a->argv[optind]))
+			value = a->argv[optind++];
+		return utrace_samples_parse_graph(value, &a->so.graph, err);
 	case OPT_CHILDREN:
 		a->so.children = true;
 		return 0;
@@ -204,6 +189,27 @@ static int report_option(void *arg, int c, const char *value, struct utrace_erro
 		a->stat = 1;
 		return 0;
 	}
+}
+
+/* Options that do not go together: <0 with err saying which (a usage
+ * error), else 0 with the --samples sort keys parsed. */
+static int report_check(struct report_args *a, const struct utrace_select_opts *so,
+			struct utrace_error *err)
+{
+	if (((a->keys && !a->samples) || a->fields) && !a->profile)
+		return utrace_error_set(err, -EINVAL,
+					"-s and -f are options of --profile (and -s of --samples)");
+	if (a->profile && a->keys && utrace_profile_check_sort(a->keys, err) < 0)
+		return -EINVAL;
+	if ((a->so.graph || a->so.children) && !a->samples)
+		return utrace_error_set(err, -EINVAL, "-g and --children are options of --samples");
+	if (a->samples && utrace_samples_parse_sort(a->keys ? a->keys : "comm,dso,sym",
+						    a->so.order, &a->so.n, err) < 0)
+		return -EINVAL;
+	if (a->snapshot && !a->samples && !a->hist && so->filter)
+		return utrace_error_set(err, -EINVAL,
+					"--snapshot prints whole snapshots: no selection");
+	return 0;
 }
 
 int cmd_report(int argc, char **argv)
@@ -241,30 +247,8 @@ int cmd_report(int argc, char **argv)
 		utrace_die_msg("report", "%s", err.msg);
 	if (ret)
 		return ret < 0 ? utrace_usage_status(&err) : 0;
-	if (((a.keys && !a.samples) || a.fields) && !a.profile) {
-		utrace_die_msg("report",
-			       "-s and -f are options of --profile (and -s of --samples)");
-		utrace_select_close(&so, NULL);
-		return 2;
-	}
-	if (a.profile && a.keys && utrace_profile_check_sort(a.keys, &err) < 0) {
+	if (report_check(&a, &so, &err) < 0) {
 		utrace_die_msg("report", "%s", err.msg);
-		utrace_select_close(&so, NULL);
-		return 2;
-	}
-	if ((a.so.graph || a.so.children) && !a.samples) {
-		utrace_die_msg("report", "-g and --children are options of --samples");
-		utrace_select_close(&so, NULL);
-		return 2;
-	}
-	if (a.samples && utrace_samples_parse_sort(a.keys ? a.keys : "comm,dso,sym", a.so.order,
-						   &a.so.n, &err) < 0) {
-		utrace_die_msg("report", "%s", err.msg);
-		utrace_select_close(&so, NULL);
-		return 2;
-	}
-	if (a.snapshot && !a.samples && !a.hist && so.filter) {
-		utrace_die_msg("report", "--snapshot prints whole snapshots: no selection");
 		utrace_select_close(&so, NULL);
 		return 2;
 	}

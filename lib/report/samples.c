@@ -31,6 +31,25 @@
 #include "lib/report/samples_unwind.h"
 #include "lib/tracefile/dat_samples.h"
 
+int utrace_samples_parse_graph(const char *order, enum utrace_sample_graph *graph,
+			       struct utrace_error *err)
+{
+	if (!order)
+		*graph = UTRACE_GRAPH_DEFAULT;
+	else if (!strcmp(order, "caller"))
+		*graph = UTRACE_GRAPH_CALLER;
+	else if (!strcmp(order, "callee"))
+		*graph = UTRACE_GRAPH_CALLEE;
+	else
+		return utrace_error_set(err, -EINVAL, "-g %s: caller or callee", order);
+	return 0;
+}
+
+bool utrace_samples_graph_word(const char *word)
+{
+	return word && (!strcmp(word, "caller") || !strcmp(word, "callee"));
+}
+
 int utrace_samples_parse_sort(const char *s, enum utrace_sample_key order[4], unsigned *n,
 			      struct utrace_error *err)
 {

@@ -55,6 +55,13 @@ enum utrace_sample_graph {
 	UTRACE_GRAPH_CALLEE,  /* the sampled function first */
 };
 
+/* perf report -g's ORDER: NULL (the default), "caller" or "callee";
+ * 0, or <0 with err. */
+int utrace_samples_parse_graph(const char *order, enum utrace_sample_graph *graph,
+			       struct utrace_error *err);
+/* Whether word is one of -g's orders (perf takes it as the next word). */
+bool utrace_samples_graph_word(const char *word);
+
 struct utrace_samples_opts {
 	enum utrace_sample_key order[4]; /* the sort keys, utrace_samples_parse_sort */
 	unsigned n;
