@@ -49,10 +49,14 @@ static int word_column(const char *def, unsigned k)
 	return (int)i + 1;
 }
 
+/* The kernel's register_trace_kprobe and append_trace_kprobe answer every
+ * clash with an existing event with -EEXIST (its error_log says which);
+ * an append utrace cannot do is -EOPNOTSUPP. */
 static int append_err(int code, int column, struct utrace_error *err)
 {
-	int ret = utrace_error_set(err, code == UTRACE_UPROBE_ERR_SAME_PROBE ? -EEXIST : -EINVAL,
-				   "%s", utrace_uprobe_error_text(code));
+	int ret = utrace_error_set(
+	    err, code == UTRACE_UPROBE_ERR_APPEND_UNSUPPORTED ? -EOPNOTSUPP : -EEXIST, "%s",
+	    utrace_uprobe_error_text(code));
 
 	err->column = column;
 	return ret;

@@ -63,25 +63,27 @@ static void expect(const char *old_def, const char *def, int code, int column, i
 	probe_free(&add);
 }
 
+/* The kernel answers every clash with an existing event with -EEXIST
+ * (register_trace_kprobe, append_trace_kprobe); its error_log says which. */
 int main(void)
 {
 	expect("p:kprobes/testevent kernel_clone", "r:kprobes/testevent do_exit",
-	       UTRACE_UPROBE_ERR_DIFF_PROBE_TYPE, 1, -EINVAL);
+	       UTRACE_UPROBE_ERR_DIFF_PROBE_TYPE, 1, -EEXIST);
 	expect("f:fprobes/testevent kernel_clone", "f:fprobes/testevent do_exit%return",
-	       UTRACE_UPROBE_ERR_DIFF_PROBE_TYPE, 1, -EINVAL);
+	       UTRACE_UPROBE_ERR_DIFF_PROBE_TYPE, 1, -EEXIST);
 	expect("p:kprobes/testevent kernel_clone abcd=\\1", "p:kprobes/testevent kernel_clone bcd=\\1",
-	       UTRACE_UPROBE_ERR_DIFF_ARG_TYPE, 34, -EINVAL);
+	       UTRACE_UPROBE_ERR_DIFF_ARG_TYPE, 34, -EEXIST);
 	expect("p:kprobes/testevent kernel_clone abcd=\\1",
 	       "p:kprobes/testevent kernel_clone abcd=\\1:u8", UTRACE_UPROBE_ERR_DIFF_ARG_TYPE, 34,
-	       -EINVAL);
+	       -EEXIST);
 	expect("p:kprobes/testevent kernel_clone abcd=\\1",
 	       "p:kprobes/testevent kernel_clone abcd=\\\"foo\"", UTRACE_UPROBE_ERR_DIFF_ARG_TYPE,
-	       34, -EINVAL);
+	       34, -EEXIST);
 	expect("p:kprobes/testevent kernel_clone a=%di", "p:kprobes/testevent kernel_clone a=%di b=%si",
-	       UTRACE_UPROBE_ERR_DIFF_ARG_TYPE, 40, -EINVAL);
+	       UTRACE_UPROBE_ERR_DIFF_ARG_TYPE, 40, -EEXIST);
 	expect("p:kprobes/testevent kernel_clone abcd=\\1", "p:kprobes/testevent kernel_clone abcd=\\1",
 	       UTRACE_UPROBE_ERR_SAME_PROBE, 1, -EEXIST);
 	expect("p:kprobes/testevent kernel_clone abcd=\\1", "p:kprobes/testevent do_exit abcd=\\1",
-	       UTRACE_UPROBE_ERR_APPEND_UNSUPPORTED, 1, -EINVAL);
+	       UTRACE_UPROBE_ERR_APPEND_UNSUPPORTED, 1, -EOPNOTSUPP);
 	return check_done();
 }
