@@ -86,6 +86,8 @@ counts() {
 	else
 		notok "$what"
 		echo "#  $bad"
+		# what the recorder said (attach time, losses, notices)
+		[ -f "${dat%.dat}.rec" ] && tail -4 "${dat%.dat}.rec" | sed 's/^/#   recorder: /'
 	fi
 }
 
