@@ -4,7 +4,8 @@
  * tracepoint formats of a program (this file), event filters compiled to
  * common/filter_prog.h programs (event_filter.h), event selection
  * (event_select.h), function selection as tracefs' set_ftrace_filter
- * files (ftrace_filter.h).  May use: lib/base, lib/elf.
+ * files (ftrace_filter.h), the kernel's ftrace event formats
+ * (ftrace_formats.h).  May use: lib/base, lib/elf.
  *
  * event_format.h - the static tracepoints a program defines, read from the
  * __utrace_events section of its ELF file (include/utrace/tracepoint.h),

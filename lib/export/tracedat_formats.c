@@ -27,30 +27,23 @@
 #include <string.h>
 
 #include "lib/base/grow.h"
+#include "lib/events/ftrace_formats.h"
 #include "lib/export/tracedat.h"
 
-#define COMMON_FIELDS                                                                              \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                     \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                                 \
-	"\n"
+#define COMMON_FIELDS UTRACE_FTRACE_COMMON_FIELDS
 
 static const char header_page[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 				  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
 				  "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 				  "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
 
-static const char header_event[] = "# compressed entry header\n"
-				   "\ttype_len    :    5 bits\n"
-				   "\ttime_delta  :   27 bits\n"
-				   "\tarray       :   32 bits\n"
-				   "\n"
-				   "\tpadding     : type == 29\n"
-				   "\ttime_extend : type == 30\n"
-				   "\ttime_stamp : type == 31\n"
-				   "\tdata max type_len  == 28\n";
-
+/*
+ * The ftrace events' formats, in trace-cmd's order.  function and
+ * function_graph's are those of the kernel before 6.x gave them args[]
+ * and an unsigned depth (lib/events/ftrace_formats.c has today's): the
+ * files converted so far say these, and trace-cmd reads both.  An entry
+ * that is a bare name is the kernel's current text of that event.
+ */
 static const char *const ftrace_formats[] = {
     "name: function\n"
     "ID: 1\n"
@@ -59,22 +52,8 @@ static const char *const ftrace_formats[] = {
     "\n"
     "print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n",
 
-    "name: kernel_stack\n"
-    "ID: 4\n"
-    "format:\n" COMMON_FIELDS "\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
-    "\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n"
-    "\n"
-    "print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
-    "\"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
-    "(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
-    "(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]\n",
-
-    "name: print\n"
-    "ID: 5\n"
-    "format:\n" COMMON_FIELDS "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-    "\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n"
-    "\n"
-    "print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n",
+    "kernel_stack", /* these two: as the kernel prints them now */
+    "print",
 
     "name: funcgraph_exit\n"
     "ID: 10\n"
@@ -273,13 +252,16 @@ int utrace_tracedat_header(const struct utrace_tracedat_layout *l, char **out, s
 	put_u64(&b, sizeof(header_page) - 1);
 	put(&b, header_page, sizeof(header_page) - 1);
 	put_str0(&b, "header_event");
-	put_u64(&b, sizeof(header_event) - 1);
-	put(&b, header_event, sizeof(header_event) - 1);
+	put_u64(&b, strlen(utrace_ftrace_header_event));
+	put(&b, utrace_ftrace_header_event, strlen(utrace_ftrace_header_event));
 
 	put_u32(&b, sizeof(ftrace_formats) / sizeof(ftrace_formats[0]));
 	for (size_t i = 0; i < sizeof(ftrace_formats) / sizeof(ftrace_formats[0]); i++) {
-		put_u64(&b, strlen(ftrace_formats[i]));
-		put(&b, ftrace_formats[i], strlen(ftrace_formats[i]));
+		const struct utrace_ftrace_format *f = utrace_ftrace_format_find(ftrace_formats[i]);
+		const char *text = f ? f->text : ftrace_formats[i];
+
+		put_u64(&b, strlen(text));
+		put(&b, text, strlen(text));
 	}
 	put_systems(&b, l);
 	put_kallsyms(&b, l);

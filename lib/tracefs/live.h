@@ -17,6 +17,8 @@
  *   live_pipe.c   trace_pipe: consuming, blocking reads
  *   live_events.c available_events, set_event, set_event_pid, events/enable,
  *                 events/SYSTEM/enable, events/SYSTEM/EVENT/{enable,format,id}
+ *   live_ftrace.c events/header_page, header_event, ftrace/EVENT/{format,id}
+ *                 (the kernel's texts: lib/events/ftrace_formats.h)
  *   live_pids.c   set_ftrace_pid, set_ftrace_notrace_pid; the thread-id
  *                 lists' syntax
  *   live_clock.c  trace_clock

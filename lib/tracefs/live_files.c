@@ -479,7 +479,10 @@ static bool component(const char **p, char out[65])
 static int resolve_event(struct utrace_live *l, const char *p, struct live_handle *h)
 {
 	char file[65];
+	int ret = live_ftrace_resolve(p, h);
 
+	if (ret)
+		return ret < 0 ? ret : 0;
 	h->dir = LIVE_DIR_EVENTS;
 	if (!*p)
 		return 0;
@@ -575,7 +578,12 @@ int live_dir_names(struct utrace_live *l, const char *path,
 		break;
 	case LIVE_DIR_EVENTS:
 		fill(arg, "enable");
+		live_ftrace_names(&h, fill, arg);
 		live_event_names(l, NULL, fill, arg);
+		break;
+	case LIVE_DIR_FTRACE:
+	case LIVE_DIR_FTRACE_EVENT:
+		live_ftrace_names(&h, fill, arg);
 		break;
 	case LIVE_DIR_SYSTEM:
 		fill(arg, "enable");

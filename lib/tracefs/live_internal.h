@@ -103,6 +103,8 @@ enum live_dir {
 	LIVE_DIR_SYSTEM,
 	LIVE_DIR_EVENT,
 	LIVE_DIR_OPTIONS,
+	LIVE_DIR_FTRACE,       /* events/ftrace (live_ftrace.c) */
+	LIVE_DIR_FTRACE_EVENT, /* events/ftrace/EVENT */
 };
 
 /* One file of the filesystem.  The callbacks return 0 or -errno; write
@@ -134,6 +136,14 @@ bool live_ftcmd_is(const char *expr);
 int live_ftcmd_write(struct utrace_live *l, const char *expr);
 void live_ftcmd_show(struct utrace_live *l, FILE *out);
 void live_ftcmd_free(struct utrace_live *l);
+
+/* live_ftrace.c: events/header_page, header_event, ftrace/: resolving
+ * the path after "events/" (1 if it is one of them, -ENOENT if under
+ * ftrace/ but none, 0 if not theirs), a directory's names (events/: the
+ * three) */
+int live_ftrace_resolve(const char *p, struct live_handle *h);
+void live_ftrace_names(const struct live_handle *h, void (*fill)(void *arg, const char *name),
+		       void *arg);
 
 /* live_events.c */
 struct utrace_event_format;

@@ -22,6 +22,11 @@
 #                        gone when removed
 #   dynamic_events       without a group, p: goes to kprobes, f: to
 #                        fprobes (the kernel's defaults)
+#   events/header_page   utrace's sub-buffer: the data's offset and size
+#                        end at UTRACE_SUBBUF_SIZE (common/rb_abi.h)
+#   events/header_event, events/ftrace/EVENT/{format,id}
+#                        as the running kernel's tracefs prints them, when
+#                        there is one (its events/ftrace/ lists the events)
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -147,6 +152,31 @@ echo 'f work_a' >>dynamic_events
 check "dynamic_events: p without a group is in kprobes" test -d events/kprobes/p_work_a_0
 check "... f in fprobes" test -d events/fprobes/work_a__entry
 echo >dynamic_events
+SUB=$(awk '$2 == "UTRACE_SUBBUF_SIZE" { sub(/u$/, "", $3); print $3 }' "$ROOT/common/rb_abi.h")
+HP=$(sed -n 's/^\tfield: char data;\toffset:\([0-9]*\);\tsize:\([0-9]*\);.*/\1 + \2/p' events/header_page)
+check "events/header_page: the data ends at the sub-buffer's end ($HP = $SUB)" \
+	test -n "$HP" -a "$((HP))" = "$SUB"
+check "events/ lists header_page, header_event and ftrace" \
+	sh -c 'ls events | grep -qx header_page && ls events | grep -qx header_event && ls events | grep -qx ftrace'
+check "events/ftrace/print/format: its buf field, as ftracetest's trace_marker.tc reads it" \
+	grep -q '^	field:char buf\[\];	offset:16;' events/ftrace/print/format
+check "events/ftrace/function/id reads 1, print/id 5; funcgraph_entry has none" \
+	sh -c 'test "$(cat events/ftrace/function/id)" = 1 -a "$(cat events/ftrace/print/id)" = 5 &&
+		! test -e events/ftrace/funcgraph_entry/id'
+find_tracefs
+if [ -n "$TR" ] && [ -d "$TR/events/ftrace" ]; then
+	check "events/header_event is the kernel's" cmp -s events/header_event "$TR/events/header_event"
+	check "events/ftrace/ lists the kernel's events" \
+		test "$(ls events/ftrace | tr '\n' ' ')" = "$(ls "$TR/events/ftrace" | tr '\n' ' ')"
+	DIFF=
+	for e in $(ls "$TR/events/ftrace"); do
+		cmp -s "events/ftrace/$e/format" "$TR/events/ftrace/$e/format" || DIFF="$DIFF $e/format"
+		if [ -e "$TR/events/ftrace/$e/id" ]; then
+			cmp -s "events/ftrace/$e/id" "$TR/events/ftrace/$e/id" || DIFF="$DIFF $e/id"
+		fi
+	done
+	check "events/ftrace/*/format and id are the kernel's (differ:${DIFF:- none})" test -z "$DIFF"
+fi
 cd "$T" || exit 1
 touch "$T/stop"
 wait "$RP"
