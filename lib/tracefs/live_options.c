@@ -12,9 +12,12 @@
  *
  * The kernel's other options are listed too, each at the one value that
  * says what utrace does (stacktrace 0: no stack after every event;
- * event-fork and function-fork 0: a child is not added to set_event_pid
- * or set_ftrace_pid; markers 1: trace_marker writes ...); setting one to
- * its value is taken, to the other EOPNOTSUPP.
+ * markers 1: trace_marker writes ...); setting one to its value is taken,
+ * to the other EOPNOTSUPP.  event-fork and function-fork are not listed:
+ * scripts test for their file before they rely on a child joining the
+ * pid lists (ftracetest's func-filter-notrace-pid.tc writes
+ * function-fork when options/function-fork exists), and utrace does not
+ * add children to them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,9 +34,8 @@ static const struct {
     {"raw", false},	       {"hex", false},		  {"bin", false},
     {"block", false},	       {"fields", false},	  {"context-info", true},
     {"latency-format", false}, {"record-cmd", true},	  {"record-tgid", false},
-    {"irq-info", true},	       {"markers", true},	  {"event-fork", false},
-    {"display-graph", false},  {"stacktrace", false},	  {"userstacktrace", false},
-    {"function-fork", false},
+    {"irq-info", true},	       {"markers", true},	  {"display-graph", false},
+    {"stacktrace", false},     {"userstacktrace", false},
 };
 #define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 
