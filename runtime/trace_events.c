@@ -163,6 +163,7 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 		errno = saved;
 	}
 	ev_fill_common(key, rec, t->tid);
+	c.tid = (uint32_t)t->tid;
 	if (conf->nr_trig)
 		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post);
 	if (!conf->nr_hist || !rt_tracing_on())

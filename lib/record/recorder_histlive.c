@@ -68,7 +68,9 @@ void rec_hist_drop(struct utrace_recorder *r, unsigned spec)
  * elements, then the counter hands them out again from the first.  A hit
  * already past the pause check is not waited for (no process can be):
  * its entry lands in the new table or is lost, as the kernel's clear
- * races with its tracepoints too.
+ * races with its tracepoints too (a thread's unlocked add to its stripe,
+ * common/hist_map.h, may also land whole on the cleared value).  The
+ * stripes' sums are cleared with the elements; their owners stay.
  */
 static void hist_clear(struct utrace_hist_map *m)
 {
@@ -82,6 +84,10 @@ static void hist_clear(struct utrace_hist_map *m)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memset(utrace_hist_elt(m, 0), 0,
 	       (size_t)(1ull << m->bits) * utrace_hist_elt_size(m->key_size, m->nr_sums));
+	if (utrace_hist_stripe_owners(m)) /* the stripes' sums; owners stay */
+		memset(utrace_hist_stripe_sums(m, 0, 0), 0,
+		       (size_t)(utrace_hist_stripes_bytes(m->bits, m->nr_sums) -
+				UTRACE_HIST_STRIPE_OWNERS));
 	__atomic_store_n(&m->drops, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->snap_seq, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->snap_val, 0, __ATOMIC_RELAXED);
