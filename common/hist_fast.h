@@ -69,10 +69,13 @@ static inline void utrace_hist_fast_of(const struct utrace_hist_hdr *h, struct u
 	f->ok = 1;
 }
 
-/* One hit, as utrace_hist_run() would count it. */
+/* One hit, as utrace_hist_run() would count it; tid is the hitting
+ * thread's (its stripe of the table; 0: the shared sums).  Not in the
+ * ctx: one word more there and the ctx's zeroing becomes a rep stos that
+ * costs more than the locked adds the stripes save. */
 static inline __attribute__((always_inline)) void
 utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_fast *f,
-		     struct utrace_hist_map *m, const struct utrace_hist_ctx *c)
+		     struct utrace_hist_map *m, const struct utrace_hist_ctx *c, uint32_t tid)
 {
 	uint64_t key;
 	uint64_t *sums;
@@ -90,7 +93,7 @@ utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_f
 		__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	stripe = utrace_hist_stripe_claim(m, c->tid);
+	stripe = utrace_hist_stripe_claim(m, tid);
 	if (stripe >= 0) {
 		/* this thread's own copy of the sums (hist_map.h): no lock */
 		sums = utrace_hist_stripe_sums(m, (uint32_t)stripe, idx);

@@ -158,9 +158,6 @@ struct utrace_hist_ctx {
 	/* STACK: the user stack of the hit, at most max addresses into pcs
 	 * (innermost first); how many; NULL: none */
 	uint32_t (*stack)(void *arg, uint64_t *pcs, uint32_t max);
-	/* the hitting thread's id (its stripe of the table, hist_map.h);
-	 * 0: none, the shared sums */
-	uint32_t tid;
 };
 
 /* What one hit keeps between the parts of its program. */

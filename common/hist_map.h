@@ -41,7 +41,7 @@
  * does two (hitcount, value).  So a table of few sums has, after its
  * elements, UTRACE_HIST_STRIPES more copies of every element's sums, each
  * written by one thread only: stripe tid % STRIPES belongs to the first
- * thread that claims its owner word (a compare-and-swap, once; tids are
+ * thread that claims its owner word (in the header's first line) (a compare-and-swap, once; tids are
  * unique among live threads of the machine, and a fork child reads its
  * own), and its owner adds with a plain one-instruction add (no lock: no
  * other thread writes it, and a signal handler of the same thread cannot
@@ -70,6 +70,9 @@ struct utrace_hist_map {
 	uint32_t nr_sums;
 	uint32_t paused; /* pause/cont: hits are not counted while set */
 	uint32_t reserved;
+	/* the stripes' owners (tids, 0 when free; see the top): in the line
+	 * every hit reads anyway, written once per thread */
+	uint32_t stripe_owner[8];
 	_Alignas(64) uint64_t next_elt; /* elements handed out (atomic) */
 	/* Totals' Hits is not counted here but added up from the entries'
 	 * hit counts when the table is read (the same number: a hit counts
@@ -87,6 +90,8 @@ struct utrace_hist_map {
 };
 
 _Static_assert(sizeof(struct utrace_hist_map) <= UTRACE_HIST_MAP_HDR, "map header fits");
+_Static_assert(__builtin_offsetof(struct utrace_hist_map, stripe_owner) + 32 <= 64,
+	       "the owners share the first line");
 
 /* A slot: hash << 32 | (element index + 1); 0 when empty. */
 typedef uint64_t utrace_hist_mslot_t;
@@ -106,8 +111,7 @@ static inline uint64_t utrace_hist_elt_size(uint32_t key_size, uint32_t nr_sums)
 
 /* Stripes of a table: only small ones (the fast path's sums, at most 4;
  * at most 65536 entries: 16 MiB of stripes at most, touched as used). */
-#define UTRACE_HIST_STRIPES 8u
-#define UTRACE_HIST_STRIPE_OWNERS 64u /* bytes: the owners' tids, one line */
+#define UTRACE_HIST_STRIPES 8u /* struct utrace_hist_map's stripe_owner[] */
 
 static inline uint32_t utrace_hist_map_stripes(uint32_t bits, uint32_t nr_sums)
 {
@@ -118,7 +122,7 @@ static inline uint64_t utrace_hist_stripes_bytes(uint32_t bits, uint32_t nr_sums
 {
 	uint32_t n = utrace_hist_map_stripes(bits, nr_sums);
 
-	return n ? UTRACE_HIST_STRIPE_OWNERS + n * (1ull << bits) * 8ull * nr_sums : 0;
+	return n * (1ull << bits) * 8ull * nr_sums;
 }
 
 static inline uint64_t utrace_hist_map_bytes(uint32_t bits, uint32_t key_size, uint32_t nr_sums)
@@ -144,14 +148,13 @@ static inline uint32_t *utrace_hist_stripe_owners(struct utrace_hist_map *m)
 {
 	if (!utrace_hist_map_stripes(m->bits, m->nr_sums))
 		return 0;
-	return (uint32_t *)utrace_hist_elt(m, 1u << m->bits);
+	return m->stripe_owner;
 }
 
-/* Stripe s's sums of element i (nr_sums u64s). */
+/* Stripe s's sums of element i (nr_sums u64s), after the elements. */
 static inline uint64_t *utrace_hist_stripe_sums(struct utrace_hist_map *m, uint32_t s, uint32_t i)
 {
-	uint64_t *base = (uint64_t *)((uint8_t *)utrace_hist_stripe_owners(m) +
-				      UTRACE_HIST_STRIPE_OWNERS);
+	uint64_t *base = (uint64_t *)utrace_hist_elt(m, 1u << m->bits);
 
 	return base + ((uint64_t)s << m->bits | i) * m->nr_sums;
 }

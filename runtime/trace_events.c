@@ -163,7 +163,6 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 		errno = saved;
 	}
 	ev_fill_common(key, rec, t->tid);
-	c.tid = (uint32_t)t->tid;
 	if (conf->nr_trig)
 		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post);
 	if (!conf->nr_hist || !rt_tracing_on())
@@ -180,7 +179,7 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 		const struct rt_hist *h = &conf->hist[i];
 
 		if (h->fast.ok)
-			utrace_hist_fast_run(h->prog, &h->fast, h->map, &c);
+			utrace_hist_fast_run(h->prog, &h->fast, h->map, &c, (uint32_t)t->tid);
 		else
 			utrace_hist_run(h->prog, h->map, &c);
 	}

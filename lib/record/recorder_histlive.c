@@ -86,8 +86,7 @@ static void hist_clear(struct utrace_hist_map *m)
 	       (size_t)(1ull << m->bits) * utrace_hist_elt_size(m->key_size, m->nr_sums));
 	if (utrace_hist_stripe_owners(m)) /* the stripes' sums; owners stay */
 		memset(utrace_hist_stripe_sums(m, 0, 0), 0,
-		       (size_t)(utrace_hist_stripes_bytes(m->bits, m->nr_sums) -
-				UTRACE_HIST_STRIPE_OWNERS));
+		       (size_t)utrace_hist_stripes_bytes(m->bits, m->nr_sums));
 	__atomic_store_n(&m->drops, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->snap_seq, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->snap_val, 0, __ATOMIC_RELAXED);

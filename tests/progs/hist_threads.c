@@ -15,7 +15,9 @@
 #include "hist_events.h"
 
 #define THREADS 8
+#ifndef ROUNDS
 #define ROUNDS 20000
+#endif
 
 static pthread_barrier_t start;
 

@@ -151,7 +151,7 @@ static void same_tables(const char *text, unsigned keys, unsigned hits)
 		uint32_t len = (r >> 60) ? sizeof(rec) : (uint32_t)(r >> 32) % sizeof(rec);
 		struct utrace_hist_ctx c = {.rec = (const uint8_t *)&rec, .rec_len = len};
 
-		utrace_hist_fast_run(p.hdr, &p.fast, fast, &c);
+		utrace_hist_fast_run(p.hdr, &p.fast, fast, &c, 0);
 		utrace_hist_run(p.hdr, slow, &c);
 	}
 	check(!memcmp(fast, slow, p.size), "%s: %u hits over %u keys make the same table", text,
@@ -174,10 +174,9 @@ static void *work(void *arg)
 
 	for (unsigned i = 0; i < w->n; i++) {
 		struct rec rec = {.id = (int32_t)((i + w->base) % 100), .len = 2};
-		struct utrace_hist_ctx c = {.rec = (const uint8_t *)&rec, .rec_len = sizeof(rec),
-					    .tid = w->tid};
+		struct utrace_hist_ctx c = {.rec = (const uint8_t *)&rec, .rec_len = sizeof(rec)};
 
-		utrace_hist_fast_run(w->p->hdr, &w->p->fast, w->m, &c);
+		utrace_hist_fast_run(w->p->hdr, &w->p->fast, w->m, &c, w->tid);
 	}
 	return NULL;
 }
