@@ -270,6 +270,29 @@ static inline uint8_t *utrace_hist_map_insert(struct utrace_hist_map *m, const u
 	return utrace_hist_map_insert_ks(m, key, m->key_size);
 }
 
+/* :clear's emptying (lib/record/recorder_histlive.c, the table paused):
+ * the slots go first (a reader or an inserter finds none of the old
+ * entries), then the elements and the stripes' sums (the owners stay),
+ * then the counter hands the elements out again from the first. */
+static inline void utrace_hist_map_empty(struct utrace_hist_map *m)
+{
+	uint32_t nslots = 2u << m->bits;
+	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
+
+	for (uint32_t i = 0; i < nslots; i++)
+		__atomic_store_n(&slots[i].word, 0, __ATOMIC_RELAXED);
+	/* release: the slots read empty before an element is cleared */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__builtin_memset(utrace_hist_elt(m, 0), 0,
+			 (1ull << m->bits) * utrace_hist_elt_size(m->key_size, m->nr_sums) +
+				 utrace_hist_stripes_bytes(m->bits, m->nr_sums));
+	__atomic_store_n(&m->drops, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->snap_seq, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->snap_val, 0, __ATOMIC_RELAXED);
+	/* release: the elements are zero before one is handed out again */
+	__atomic_store_n(&m->next_elt, 0, __ATOMIC_RELEASE);
+}
+
 /* The element of key if it is in the table, else NULL; never inserts
  * (RESOLVE: a key the other trigger never saw has no variable). */
 static inline uint8_t *utrace_hist_map_find(struct utrace_hist_map *m, const uint8_t *key)

@@ -254,6 +254,33 @@ static void test_no_stripes(void)
 	drop(&p);
 }
 
+/* :clear (utrace_hist_map_empty) empties the stripes too: a table filled
+ * again after it counts only the new hits. */
+static void test_empty(void)
+{
+	struct worker w;
+	uint64_t hits, sum, shared;
+	struct utrace_hist_map *m;
+	struct prog p;
+
+	if (make(&p, "hist:keys=id:vals=len") < 0)
+		return;
+	m = new_map(&p);
+	w = (struct worker){&p, m, 1000, 0, 3};
+	work(&w);
+	utrace_hist_map_empty(m);
+	merged(m, &hits, &sum, &shared);
+	check(hits == 0 && m->next_elt == 0, "emptied: %llu hits", (unsigned long long)hits);
+	w.n = 500;
+	work(&w);
+	merged(m, &hits, &sum, &shared);
+	check(hits == 500 && sum == 1000 && shared == 0,
+	      "filled again after emptying: %llu hits, %llu summed (500, 1000)",
+	      (unsigned long long)hits, (unsigned long long)sum);
+	munmap(m, p.size);
+	drop(&p);
+}
+
 int main(void)
 {
 	test_shapes();
@@ -263,5 +290,6 @@ int main(void)
 	same_tables("hist:keys=tiny:size=128", 100000, 20000); /* full: drops */
 	test_threads();
 	test_no_stripes();
+	test_empty();
 	return check_done();
 }
