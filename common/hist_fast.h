@@ -16,7 +16,10 @@
  * in a few words; utrace_hist_fast_run() then does what the interpreter
  * would, straight: the same loads (utrace_hist_load), the same jhash
  * and the same table (common/hist_map.h), so a table filled by either is
- * the same table, and the same filter first.  Anything else in the
+ * the same table, and the same filter first.  It adds into the hitting
+ * thread's stripe of the table (hist_map.h: no locked add) when the
+ * thread owns one, else into the shared sums with locked adds; a reader
+ * merges them (utrace_hist_map_merge).  Anything else in the
  * program (a modifier that changes a value, a string key, variables,
  * handlers, actions, the clock) leaves it to the interpreter.
  */
@@ -66,14 +69,18 @@ static inline void utrace_hist_fast_of(const struct utrace_hist_hdr *h, struct u
 	f->ok = 1;
 }
 
-/* One hit, as utrace_hist_run() would count it. */
+/* One hit, as utrace_hist_run() would count it; tid is the hitting
+ * thread's (its stripe of the table; 0: the shared sums).  Not in the
+ * ctx: one word more there and the ctx's zeroing becomes a rep stos that
+ * costs more than the locked adds the stripes save. */
 static inline __attribute__((always_inline)) void
 utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_fast *f,
-		     struct utrace_hist_map *m, const struct utrace_hist_ctx *c)
+		     struct utrace_hist_map *m, const struct utrace_hist_ctx *c, uint32_t tid)
 {
 	uint64_t key;
 	uint64_t *sums;
-	uint8_t *elt;
+	uint32_t idx;
+	int stripe;
 
 	if (__atomic_load_n(&m->paused, __ATOMIC_RELAXED))
 		return;
@@ -81,12 +88,22 @@ utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_f
 						c->rec_len))
 		return;
 	key = utrace_hist_load(f->key, c);
-	elt = utrace_hist_map_insert_ks(m, (const uint8_t *)&key, 8);
-	if (!elt) {
+	idx = utrace_hist_map_insert_idx(m, (const uint8_t *)&key, 8);
+	if (idx == UINT32_MAX) {
 		__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	sums = (uint64_t *)(elt + 8);
+	stripe = utrace_hist_stripe_claim(m, tid);
+	if (stripe >= 0) {
+		/* this thread's own copy of the sums (hist_map.h): no lock */
+		sums = utrace_hist_stripe_sums(m, (uint32_t)stripe, idx);
+		utrace_hist_add_owned(&sums[0], 1); /* hitcount */
+		for (uint32_t i = 0; i < f->nr_vals; i++)
+			utrace_hist_add_owned(&sums[f->sums[i]], utrace_hist_load(f->vals[i], c));
+		return;
+	}
+	/* the stripe is another thread's: the shared sums, locked */
+	sums = (uint64_t *)(utrace_hist_elt(m, idx) + 8);
 	__atomic_fetch_add(&sums[0], 1, __ATOMIC_RELAXED); /* hitcount */
 	for (uint32_t i = 0; i < f->nr_vals; i++)
 		__atomic_fetch_add(&sums[f->sums[i]], utrace_hist_load(f->vals[i], c),

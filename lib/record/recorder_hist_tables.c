@@ -104,8 +104,13 @@ uint8_t *rec_hist_entries(struct utrace_hist_map *m, uint32_t *n)
 	for (uint32_t i = 0; i < nslots && *n < max; i++) {
 		uint64_t w = __atomic_load_n(&slots[i].word, __ATOMIC_ACQUIRE);
 
-		if (w && utrace_hist_slot_elt(w) < max)
-			memcpy(out + (*n)++ * esize, utrace_hist_elt(m, utrace_hist_slot_elt(w)), esize);
+		if (w && utrace_hist_slot_elt(w) < max) {
+			uint8_t *o = out + (*n)++ * esize;
+
+			memcpy(o, utrace_hist_elt(m, utrace_hist_slot_elt(w)), esize);
+			/* the threads' stripes' sums (common/hist_map.h) */
+			utrace_hist_map_merge(m, utrace_hist_slot_elt(w), o + m->key_size);
+		}
 	}
 	return out;
 }

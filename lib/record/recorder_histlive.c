@@ -68,25 +68,15 @@ void rec_hist_drop(struct utrace_recorder *r, unsigned spec)
  * elements, then the counter hands them out again from the first.  A hit
  * already past the pause check is not waited for (no process can be):
  * its entry lands in the new table or is lost, as the kernel's clear
- * races with its tracepoints too.
+ * races with its tracepoints too (a thread's unlocked add to its stripe,
+ * common/hist_map.h, may also land whole on the cleared value).  The
+ * stripes' sums are cleared with the elements; their owners stay.
  */
 static void hist_clear(struct utrace_hist_map *m)
 {
 	uint32_t was = __atomic_exchange_n(&m->paused, 1, __ATOMIC_ACQ_REL);
-	uint32_t nslots = 2u << m->bits;
-	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
 
-	for (uint32_t i = 0; i < nslots; i++)
-		__atomic_store_n(&slots[i].word, 0, __ATOMIC_RELAXED);
-	/* release: the slots read empty before an element is cleared */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memset(utrace_hist_elt(m, 0), 0,
-	       (size_t)(1ull << m->bits) * utrace_hist_elt_size(m->key_size, m->nr_sums));
-	__atomic_store_n(&m->drops, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->snap_seq, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->snap_val, 0, __ATOMIC_RELAXED);
-	/* release: the elements are zero before one is handed out again */
-	__atomic_store_n(&m->next_elt, 0, __ATOMIC_RELEASE);
+	utrace_hist_map_empty(m);
 	__atomic_store_n(&m->paused, was, __ATOMIC_RELEASE);
 }
 

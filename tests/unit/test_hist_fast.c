@@ -6,7 +6,8 @@
  * through utrace_hist_run() into two tables must leave the two tables
  * identical byte for byte (slots, keys, sums, drops), with records cut
  * short and a full table among them; and threads inserting at once lose
- * no hit.
+ * no hit, those that own a stripe of the table adding there without a
+ * locked add (common/hist_map.h).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -150,7 +151,7 @@ static void same_tables(const char *text, unsigned keys, unsigned hits)
 		uint32_t len = (r >> 60) ? sizeof(rec) : (uint32_t)(r >> 32) % sizeof(rec);
 		struct utrace_hist_ctx c = {.rec = (const uint8_t *)&rec, .rec_len = len};
 
-		utrace_hist_fast_run(p.hdr, &p.fast, fast, &c);
+		utrace_hist_fast_run(p.hdr, &p.fast, fast, &c, 0);
 		utrace_hist_run(p.hdr, slow, &c);
 	}
 	check(!memcmp(fast, slow, p.size), "%s: %u hits over %u keys make the same table", text,
@@ -164,6 +165,7 @@ struct worker {
 	const struct prog *p;
 	struct utrace_hist_map *m;
 	unsigned n, base;
+	uint32_t tid; /* the ctx's thread id: its stripe, or the locked sums */
 };
 
 static void *work(void *arg)
@@ -174,39 +176,106 @@ static void *work(void *arg)
 		struct rec rec = {.id = (int32_t)((i + w->base) % 100), .len = 2};
 		struct utrace_hist_ctx c = {.rec = (const uint8_t *)&rec, .rec_len = sizeof(rec)};
 
-		utrace_hist_fast_run(w->p->hdr, &w->p->fast, w->m, &c);
+		utrace_hist_fast_run(w->p->hdr, &w->p->fast, w->m, &c, w->tid);
 	}
 	return NULL;
 }
 
+/* The table as a reader sees it (stripes merged): hits and sum of vals. */
+static void merged(struct utrace_hist_map *m, uint64_t *hits, uint64_t *sum, uint64_t *shared)
+{
+	*hits = *sum = *shared = 0;
+	for (uint32_t i = 0; i < 2u << m->bits; i++) {
+		uint64_t wd = utrace_hist_slots(m)[i].word, sums[2];
+
+		if (!wd)
+			continue;
+		memcpy(sums, utrace_hist_elt(m, utrace_hist_slot_elt(wd)) + 8, sizeof(sums));
+		*shared += sums[0];
+		utrace_hist_map_merge(m, utrace_hist_slot_elt(wd), (uint8_t *)sums);
+		*hits += sums[0];
+		*sum += sums[1];
+	}
+}
+
+/*
+ * 8 threads that own a stripe each (tids 1..8), 2 whose stripe another
+ * owns (9, 10: the locked sums) and one with no id (0: locked too), all on
+ * one table at once: no hit lost, and the locked sums hold exactly the
+ * hits of the three that own no stripe (the others took no locked add).
+ */
 static void test_threads(void)
 {
-	struct worker w[4];
-	pthread_t th[4];
-	uint64_t hits = 0, sum = 0;
+	enum { N = 11, HITS = 100000 };
+	struct worker w[N];
+	pthread_t th[N];
+	uint64_t hits, sum, shared;
 	struct utrace_hist_map *m;
 	struct prog p;
 
 	if (make(&p, "hist:keys=id:vals=len") < 0)
 		return;
 	m = new_map(&p);
-	for (unsigned i = 0; i < 4; i++) {
-		w[i] = (struct worker){&p, m, 200000, i * 37};
+	check(utrace_hist_stripe_owners(m) != NULL, "a table of 2 sums has stripes");
+	for (unsigned i = 0; i < N; i++) {
+		w[i] = (struct worker){&p, m, HITS, i * 37, i < 10 ? i + 1 : 0};
 		pthread_create(&th[i], NULL, work, &w[i]);
 	}
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < N; i++)
 		pthread_join(th[i], NULL);
-	for (uint32_t i = 0; i < 2u << m->bits; i++) {
-		uint64_t wd = utrace_hist_slots(m)[i].word;
-		uint64_t *sums;
+	merged(m, &hits, &sum, &shared);
+	check(hits == N * HITS && sum == 2ull * N * HITS,
+	      "%d threads: %llu hits, %llu summed (%d, %d)", N, (unsigned long long)hits,
+	      (unsigned long long)sum, N * HITS, 2 * N * HITS);
+	check(shared == 3ull * HITS, "locked adds only for the 3 threads without a stripe: %llu (%d)",
+	      (unsigned long long)shared, 3 * HITS);
+	munmap(m, p.size);
+	drop(&p);
+}
 
-		if (!wd)
-			continue;
-		sums = (uint64_t *)(utrace_hist_elt(m, utrace_hist_slot_elt(wd)) + 8);
-		hits += sums[0];
-		sum += sums[1];
-	}
-	check(hits == 800000 && sum == 1600000, "4 threads: %llu hits, %llu summed (800000, 1600000)",
+/* A table too big for stripes (size= over 65536) has none: the locked sums. */
+static void test_no_stripes(void)
+{
+	struct worker w;
+	uint64_t hits, sum, shared;
+	struct utrace_hist_map *m;
+	struct prog p;
+
+	if (make(&p, "hist:keys=id:vals=len:size=131072") < 0)
+		return;
+	m = new_map(&p);
+	check(!utrace_hist_stripe_owners(m), "size=131072: no stripes");
+	w = (struct worker){&p, m, 1000, 0, 5};
+	work(&w);
+	merged(m, &hits, &sum, &shared);
+	check(hits == 1000 && shared == 1000 && sum == 2000, "no stripes: %llu hits, all locked",
+	      (unsigned long long)hits);
+	munmap(m, p.size);
+	drop(&p);
+}
+
+/* :clear (utrace_hist_map_empty) empties the stripes too: a table filled
+ * again after it counts only the new hits. */
+static void test_empty(void)
+{
+	struct worker w;
+	uint64_t hits, sum, shared;
+	struct utrace_hist_map *m;
+	struct prog p;
+
+	if (make(&p, "hist:keys=id:vals=len") < 0)
+		return;
+	m = new_map(&p);
+	w = (struct worker){&p, m, 1000, 0, 3};
+	work(&w);
+	utrace_hist_map_empty(m);
+	merged(m, &hits, &sum, &shared);
+	check(hits == 0 && m->next_elt == 0, "emptied: %llu hits", (unsigned long long)hits);
+	w.n = 500;
+	work(&w);
+	merged(m, &hits, &sum, &shared);
+	check(hits == 500 && sum == 1000 && shared == 0,
+	      "filled again after emptying: %llu hits, %llu summed (500, 1000)",
 	      (unsigned long long)hits, (unsigned long long)sum);
 	munmap(m, p.size);
 	drop(&p);
@@ -220,5 +289,7 @@ int main(void)
 	same_tables("hist:keys=small:vals=tiny if id > 3", 3000, 100000);
 	same_tables("hist:keys=tiny:size=128", 100000, 20000); /* full: drops */
 	test_threads();
+	test_no_stripes();
+	test_empty();
 	return check_done();
 }
