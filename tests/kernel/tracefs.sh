@@ -353,7 +353,7 @@ for _ in $(seq 100); do [ -s "$T/mnt/available_events" ] && break; sleep 0.05; d
 check "available_events lists the program's event" grep -qx 'livetp:lt_tick' "$T/mnt/available_events"
 check "events/ holds its system, its events and the enable files" \
 	test "$(ls "$T/mnt/events" | tr '\n' ' ')/$(ls "$T/mnt/events/livetp" | tr '\n' ' ')" = \
-	"enable livetp /enable lt_tick lt_work "
+	"enable ftrace header_event header_page livetp /enable lt_tick lt_work "
 check "its format is the kernel's" grep -qx 'print fmt: "n=%d", REC->n' \
 	"$T/mnt/events/livetp/lt_tick/format"
 id=$(cat "$T/mnt/events/livetp/lt_tick/id")
