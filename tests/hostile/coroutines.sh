@@ -168,6 +168,8 @@ rhits() {
 		notok "$what"
 		echo "#  $bad"
 		grep -E 'warning|notice' "$dat.rep" | head -3 | sed 's/^/#   report: /'
+		# what the recorder said (an attach that failed, losses)
+		[ -f "${dat%.dat}.rec" ] && tail -4 "${dat%.dat}.rec" | sed 's/^/#   recorder: /'
 	fi
 }
 

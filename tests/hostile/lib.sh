@@ -99,7 +99,9 @@ attach_held() {
 	timeout -k 5 "${HOSTILE_LIMIT:-120}" "$U" record -o "$o.dat" "${opts[@]}" -P $p \
 		>"$o.rec" 2>&1 &
 	r=$!
-	until_ok 300 grep -q "attached to $p" "$o.rec"
+	# (not attached in 30 s: said, and the program let go anyway)
+	until_ok 300 grep -q "attached to $p" "$o.rec" ||
+		echo "# attach_held: not attached after 30 s: $(tail -1 "$o.rec")"
 	touch "$o.go"
 	wait $p
 	echo $? >"$o.rc"
