@@ -200,8 +200,8 @@ done
 # (runtime/late_bind.c) points the program's makecontext and swapcontext
 # slots at the interposers, so the return probes learn the coroutines'
 # stacks and keep their live frames (it once exited 127): exact hits
-# under -p nop and -p function.  Under function_graph the program runs as
-# untraced; its exact counts attached are modes.sh's (coro_swap).  (This
+# under -p nop and -p function; under function_graph the output and exit
+# status (its exact counts attached are modes.sh's, coro_swap).  (This
 # check under function_graph recorded 0 hits once in three hostile runs
 # under load, and passed every time alone: issue 21, open.)
 if [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)" = 0 ]; then
