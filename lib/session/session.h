@@ -105,8 +105,6 @@ int utrace_session_opts_set(struct utrace_session_opts *o, const char *name, con
  * record's command line) when they disagree. */
 int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_error *err);
 
-/* The file execvp would run for name (malloc'ed), or NULL. */
-char *utrace_session_which(const char *name);
 
 /* A session of o, which must outlive it (its fields may be set by the
  * session: the recorder's command, filter and events); -ENOMEM, or

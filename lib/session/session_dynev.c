@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/elf/libdeps.h"
 #include "lib/base/grow.h"
 #include "lib/events/event_format.h"
 #include "lib/hist/synth.h"
@@ -459,7 +460,7 @@ struct session_dynev *session_dynev_new(struct session_live *rl,
 	if (!d)
 		return NULL;
 	d->o = o;
-	d->exe = o->argv ? utrace_session_which(o->argv[0]) : NULL;
+	d->exe = o->argv ? utrace_program_path(o->argv[0]) : NULL;
 	ops->probe_add = dyn_probe_add;
 	ops->synth_add = dyn_synth_add;
 	ops->dynev_remove = dyn_remove;

@@ -48,7 +48,7 @@ static int session_in_process_probes(struct utrace_session *s)
 {
 	struct utrace_session_opts *o = s->o;
 	struct utrace_error err = {0};
-	char *exe = utrace_session_which(o->argv[0]);
+	char *exe = utrace_program_path(o->argv[0]);
 	unsigned bad = 0;
 	int ret = session_probes_in_process_parse(s->rp, o->probe_defs, o->nprobes, exe, o->log,
 						  &bad, &err);
@@ -103,7 +103,7 @@ int session_split_events(struct utrace_session *s)
 		struct utrace_event_spec *spec = &o->specs[i];
 
 		if (!strncmp(spec->pattern, "usdt:", 5)) {
-			char *exe = utrace_session_which(o->argv[0]);
+			char *exe = utrace_program_path(o->argv[0]);
 			const char *pat = session_probes_add_usdt(s->rp, spec->pattern, exe, &err);
 
 			free(exe);
@@ -165,7 +165,7 @@ static int session_check_user_events(struct utrace_session *s)
 	struct utrace_event_list **lists = NULL;
 	char **files = NULL;
 	struct utrace_error err = {0};
-	char *exe = utrace_session_which(s->o->argv[0]);
+	char *exe = utrace_program_path(s->o->argv[0]);
 	size_t n = 0;
 	int ret = 0;
 
@@ -245,7 +245,7 @@ int session_open_events(struct utrace_session *s)
 	s->o->rec.nkspecs = s->nkspecs;
 	/* --tracefs: every event is made switchable (events/.../enable) */
 	if (s->nuspecs || s->o->tracefs) {
-		char *exe = utrace_session_which(s->o->argv[0]);
+		char *exe = utrace_program_path(s->o->argv[0]);
 
 		if (utrace_event_select_new(s->uspecs, s->nuspecs, &s->events, &err) < 0) {
 			free(exe);

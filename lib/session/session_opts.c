@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/elf/libdeps.h"
 #include "lib/elf/callsite.h"
 #include "lib/elf/elf.h"
 #include "lib/hist/hist.h"
@@ -53,7 +54,7 @@ void utrace_session_opts_free(struct utrace_session_opts *o)
  * cannot be read has none here; running it says why. */
 static bool session_has_sites(const char *name)
 {
-	char *exe = utrace_session_which(name);
+	char *exe = utrace_program_path(name);
 	struct utrace_elf_section sec;
 	struct utrace_elf *elf;
 	bool has = false;

@@ -22,7 +22,6 @@
 
 #include "lib/session/session_internal.h"
 #include "lib/base/spawn.h"
-#include "lib/elf/libdeps.h"
 
 /* libutrace.so lives next to the utrace binary (the build tree), in
  * ../lib (an installed tree: PREFIX/bin/utrace, PREFIX/lib/libutrace.so),
@@ -98,8 +97,3 @@ pid_t session_spawn(char **argv, const char *sock, const char *runtime, bool bin
 	return s.pid;
 }
 
-/* The file execvp would run for name, or NULL (utrace_program_path). */
-char *utrace_session_which(const char *name)
-{
-	return utrace_program_path(name);
-}

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/elf/libdeps.h"
 #include "lib/session/session_internal.h"
 #include "lib/elf/elf.h"
 #include "lib/probes/func_patch.h"
@@ -29,7 +30,7 @@
  */
 static bool session_say_static(FILE *log, const char *prog)
 {
-	char *exe = utrace_session_which(prog);
+	char *exe = utrace_program_path(prog);
 	struct utrace_elf_section sec;
 	struct utrace_elf *elf;
 	bool is_static = false, go;
@@ -64,7 +65,7 @@ static bool session_say_static(FILE *log, const char *prog)
  */
 static bool session_say_setid(FILE *log, const char *prog)
 {
-	char *exe = utrace_session_which(prog);
+	char *exe = utrace_program_path(prog);
 	struct stat st;
 	bool setid;
 
