@@ -26,17 +26,13 @@
 #include "lib/base/grow.h"
 #include "lib/export/export_fields.h"
 #include "lib/export/export_perfetto.h"
+#include "lib/export/export_perfetto_internal.h"
 #include "lib/export/export_threads.h"
 #include "lib/export/protobuf.h"
 
 /* field numbers of perfetto.protos (protos/perfetto/trace/...) */
 enum {
-	TRACE_PACKET = 1,
-	PKT_TIMESTAMP = 8,
-	PKT_SEQ_ID = 10,
 	PKT_TRACK_EVENT = 11,
-	PKT_INTERNED = 12,
-	PKT_SEQ_FLAGS = 13,
 	PKT_TRACK_DESCRIPTOR = 60,
 	PKT_FIRST_ON_SEQ = 87,
 	PKT_CLOCK_SNAPSHOT = 6,
@@ -72,10 +68,8 @@ enum {
 	PKT_TE_TRACK_TAG = TE_TRACK << 3,
 	PKT_TE_IID_TAG = TE_NAME_IID << 3,
 };
-enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
 /* BuiltinClock (protos/perfetto/common/builtin_clock.proto) */
 enum { CLOCK_REALTIME_ID = 1, CLOCK_MONOTONIC_ID = 3 };
-#define SEQ_ID 1
 
 /* Interned names: (kind, image, id) -> iid. */
 struct intern {
@@ -586,9 +580,19 @@ int utrace_perfetto_event(struct utrace_perfetto *p, const struct utrace_event *
 	return 0;
 }
 
+static int samples_packet_end(void *arg, struct utrace_error *err)
+{
+	return packet_end(arg, err);
+}
+
 int utrace_perfetto_end(struct utrace_perfetto *p, struct utrace_error *err)
 {
-	int ret = p->failed ? 0 : flush_out(p, err);
+	int ret = 0;
+
+	if (err && !p->failed)
+		ret = utrace_perfetto_samples(p->d, &p->pb, samples_packet_end, p, err);
+	if (ret == 0 && !p->failed)
+		ret = flush_out(p, err);
 
 	if (ret == 0 && (fflush(p->out) == EOF || ferror(p->out)) && !p->failed)
 		ret = utrace_error_set(err, -EIO, "%s: writing the Perfetto trace failed: %s",
