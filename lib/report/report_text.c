@@ -21,6 +21,7 @@
  * the file twice; function_graph streams in one pass.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -692,6 +693,25 @@ static void stat_value(FILE *out, int known, uint64_t v, int width)
 		fprintf(out, " %*" PRIu64, width, v);
 	else
 		fprintf(out, " %*s", width, "-");
+}
+
+bool utrace_report_many_threads(const struct utrace_dat *d)
+{
+	unsigned nb = utrace_dat_buffer_count(d);
+	bool seen = false;
+	int32_t first = 0;
+
+	for (unsigned i = 0; i < nb; i++) {
+		const struct utrace_dat_buffer_info *b = utrace_dat_buffer_get(d, i);
+
+		if (!b || b->kernel || b->nest)
+			continue;
+		if (seen && b->tid != first)
+			return true;
+		seen = true;
+		first = b->tid;
+	}
+	return false;
 }
 
 int utrace_report_print_stat(struct utrace_dat *d, FILE *out,
