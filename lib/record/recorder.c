@@ -576,6 +576,17 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 	return ret;
 }
 
+void utrace_recorder_progress(const struct utrace_recorder *r, struct utrace_recorder_progress *p)
+{
+	*p = (struct utrace_recorder_progress){0};
+	p->bytes = r->w ? utrace_dat_writer_bytes(r->w) : 0;
+	for (uint32_t i = 0; i < r->nr_bufs; i++) {
+		p->records += r->bufs[i]->records;
+		p->lost += r->bufs[i]->lost;
+		p->threads += !r->bufs[i]->nest;
+	}
+}
+
 uint32_t utrace_recorder_filter_hits(const struct utrace_recorder *r, size_t i)
 {
 	return r->filter_hits ? r->filter_hits[i] : 0;

@@ -87,6 +87,14 @@ struct utrace_recorder_stats {
 	uint32_t fpatch_plans, fpatch_reused;
 };
 
+/* What the recording has saved so far, for a progress line: the records
+ * of the sub-buffers saved, the records lost, the file's bytes. */
+struct utrace_recorder_progress {
+	uint64_t records, lost, bytes;
+	uint32_t threads;
+};
+void utrace_recorder_progress(const struct utrace_recorder *r, struct utrace_recorder_progress *p);
+
 /* The functions function filter expression i (utrace_func_filter_expr's
  * numbering) selected, over every object of every process so far. */
 uint32_t utrace_recorder_filter_hits(const struct utrace_recorder *r, size_t i);

@@ -77,6 +77,11 @@ struct utrace_session_opts {
 	 * the command starts (utrace stream opens its trace_pipe then) */
 	void (*live_ready)(void *arg, const char *dir);
 	void *live_ready_arg;
+	/* if not NULL, called about twice a second while recording, with
+	 * what is saved so far and the seconds since the start (record's
+	 * progress line), and once more with secs < 0 at the end */
+	void (*progress)(void *arg, const struct utrace_recorder_progress *p, double secs);
+	void *progress_arg;
 	/* where the recording says what it does (the notices of the
 	 * processes, warnings, the summary): the command's stderr; must
 	 * be set */
