@@ -201,6 +201,11 @@ static const char *mark_color(char mark)
 	}
 }
 
+const char *utrace_report_duration_color(uint64_t ns)
+{
+	return mark_color(find_mark(ns));
+}
+
 /* A function's name, bold with --color. */
 static void put_name(struct printer *p, const char *name)
 {

@@ -334,6 +334,11 @@ tool_pager() {
 		>/dev/null 2>&1
 	t "$(grep -q "$(printf '\033')\[1m" "$d/paged"; echo $?)" \
 		"tool report on a terminal: colour, through the pager"
+	"$UTRACE" graph --color=always -i "$d/full.dat" >"$d/col" 2>&1
+	t "$(grep -q ": (1) $(printf '\033')\[1mmain$(printf '\033')\[0m$" "$d/col"; echo $?)" \
+		"tool graph --color=always: function names in bold" "$(head -12 "$d/col")"
+	"$UTRACE" graph -i "$d/full.dat" >"$d/col" 2>&1
+	t "$(grep -q "$(printf '\033')" "$d/col"; [ $? = 1 ]; echo $?)" "tool graph on a pipe: no colour"
 }
 
 # record's progress line: on the terminal (a pseudo terminal made by
