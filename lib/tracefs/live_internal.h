@@ -69,11 +69,13 @@ struct utrace_live {
 	bool snap_allocated;
 	unsigned snap_from;
 	uint64_t thresh_us; /* live_buffers.c: tracing_thresh */
-	int32_t *ev_pids;   /* live_events.c: set_event_pid */
-	unsigned nev_pids;
-	/* live_pids.c: set_ftrace_pid [0], set_ftrace_notrace_pid [1] */
-	int32_t *ft_pids[2];
-	unsigned nft_pids[2];
+	/* live_pids.c: set_event_pid, set_event_notrace_pid, set_ftrace_pid,
+	 * set_ftrace_notrace_pid (enum utrace_live_pids), as the recording
+	 * had them at the last open of one (forks add to them); follow: the
+	 * options event-fork and function-fork (UTRACE_LIVE_FOLLOW_*) */
+	int32_t *pids[4];
+	unsigned npids[4];
+	unsigned follow;
 	char clock[16]; /* live_clock.c: trace_clock's current clock */
 	/* live_ftcmd.c: set_ftrace_filter's function commands, by function */
 	struct live_ftcmd *ftcmds;
@@ -117,8 +119,8 @@ struct live_file {
 	long (*write)(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 	int (*flush)(struct utrace_live *l, struct live_handle *h);
 	int which; /* the function list of set_ftrace_filter/notrace; the
-		    * enum live_dyn_file of live_dynev.c's; 0/1:
-		    * set_ftrace_pid/set_ftrace_notrace_pid */
+		    * enum live_dyn_file of live_dynev.c's; the pid
+		    * lists' enum utrace_live_pids */
 	bool pipe; /* read by live_pipe_read, not from a snapshot */
 };
 
@@ -160,18 +162,16 @@ long live_write_enable(struct utrace_live *l, struct live_handle *h, const char 
 int live_show_set_event(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_open_set_event(struct utrace_live *l, struct live_handle *h, int flags);
 long live_write_set_event(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
-int live_show_event_pid(struct utrace_live *l, const struct live_handle *h, FILE *out);
-int live_open_event_pid(struct utrace_live *l, struct live_handle *h, int flags);
-long live_write_event_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
-
 /* live_pids.c: the words of a write to a thread-id list (set_event_pid,
  * set_ftrace_pid) added to old[0..nold) into *out (malloc'ed, *nout of
  * them, each once), or -EINVAL for a word that is not a thread id */
 int live_pids_parse(const char *buf, size_t len, const int32_t *old, unsigned nold, int32_t **out,
 		    unsigned *nout);
-int live_show_ftrace_pid(struct utrace_live *l, const struct live_handle *h, FILE *out);
-int live_open_ftrace_pid(struct utrace_live *l, struct live_handle *h, int flags);
-long live_write_ftrace_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+/* set_event_pid, set_event_notrace_pid, set_ftrace_pid,
+ * set_ftrace_notrace_pid: the list h->f->which */
+int live_show_pids(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_pids(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_pids(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 void live_pids_free(struct utrace_live *l);
 
 /* live_clock.c: trace_clock */
