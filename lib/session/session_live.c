@@ -391,6 +391,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .set_tracer = live_set_tracer,
 	    .tracing_on = live_tracing_on,
 	    .print_trace = session_live_print_trace,
+	    .print_profile = session_live_print_profile,
 	    .functions = live_functions,
 	    .marker = live_marker,
 	    .set_option = live_set_option,

@@ -180,6 +180,12 @@ struct utrace_live_ops {
 	 * of the threads pids (n 0: every thread's), never notrace's */
 	int (*ftrace_pids)(void *arg, const int32_t *pids, unsigned n, const int32_t *notrace,
 			   unsigned nn);
+	/* trace_stat/functionN: the function profiler's table of CPU cpu,
+	 * the calls that entered at or after from_ns and returned at or
+	 * before to_ns (0: now), functions averaging under thresh_ns left out
+	 * (lib/report/fprofile.h) */
+	int (*print_profile)(void *arg, FILE *out, int cpu, uint64_t from_ns, uint64_t to_ns,
+			     uint64_t thresh_ns, struct utrace_error *err);
 	/* one of those lists as the recording has it now (forks add to
 	 * them), into tids (room for UTRACE_LIVE_PIDS_MAX); how many */
 	unsigned (*pids_get)(void *arg, enum utrace_live_pids which, int32_t *tids);

@@ -82,6 +82,10 @@ struct utrace_live {
 	size_t nftcmds, cap_ftcmds;
 	unsigned ftcmd_serial;
 	uint64_t cpu_off; /* live_buffers.c: the CPUs tracing_cpumask leaves out */
+	/* live_fprofile.c: function_profile_enabled, and the window of the
+	 * last profile (to 0: still on; prof_used: there was one) */
+	bool prof_on, prof_used;
+	uint64_t prof_from_ns, prof_to_ns;
 };
 
 /* One open file. */
@@ -107,6 +111,7 @@ enum live_dir {
 	LIVE_DIR_OPTIONS,
 	LIVE_DIR_FTRACE,       /* events/ftrace (live_ftrace.c) */
 	LIVE_DIR_FTRACE_EVENT, /* events/ftrace/EVENT */
+	LIVE_DIR_TRACE_STAT,   /* trace_stat (live_fprofile.c) */
 };
 
 /* One file of the filesystem.  The callbacks return 0 or -errno; write
@@ -173,6 +178,16 @@ int live_show_pids(struct utrace_live *l, const struct live_handle *h, FILE *out
 int live_open_pids(struct utrace_live *l, struct live_handle *h, int flags);
 long live_write_pids(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 void live_pids_free(struct utrace_live *l);
+
+/* live_fprofile.c: function_profile_enabled, trace_stat/functionN
+ * (trace_stat/... resolved from p after "trace_stat") */
+int live_show_profile_enabled(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_profile_enabled(struct utrace_live *l, struct live_handle *h, const char *buf,
+				size_t n);
+int live_resolve_trace_stat(struct utrace_live *l, const char *p, struct live_handle *h);
+void live_trace_stat_names(struct utrace_live *l, void (*fill)(void *arg, const char *name),
+			   void *arg);
+int live_show_trace_stat(struct utrace_live *l, const struct live_handle *h, FILE *out);
 
 /* live_clock.c: trace_clock */
 void live_clock_init(struct utrace_live *l);
