@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define UTRACE_PROTO_VERSION 3
+#define UTRACE_PROTO_VERSION 4
 #define UTRACE_ENV_SOCK "UTRACE_SOCK"
 #define UTRACE_MSG_MAX 65536u
 #define UTRACE_SITES_PER_MSG 4096u
@@ -76,6 +76,8 @@ struct utrace_msg_hello {
 	uint32_t flags;
 	int32_t pid;
 	int32_t ppid;
+	int32_t ptid; /* FORKED: the thread that forked (event-fork, function-fork) */
+	uint32_t hello_reserved;
 	char exe[]; /* NUL-terminated */
 };
 
@@ -163,6 +165,9 @@ struct utrace_control {
 	 * recorded, 0-terminated; empty: every thread.  Looked at on each hit
 	 * of a STATEFUL event (every event of a live recording). */
 	int32_t ev_pids[UTRACE_EV_PIDS];
+	/* set_event_notrace_pid: the threads whose events are not recorded,
+	 * 0-terminated, whatever ev_pids says; looked at as ev_pids. */
+	int32_t ev_notrace_pids[UTRACE_EV_PIDS];
 	/* set_ftrace_pid, set_ftrace_notrace_pid (the live tracefs): the
 	 * threads whose function records (function, function_graph) are
 	 * written, and those whose are not; 0-terminated, empty: no rule.

@@ -412,7 +412,8 @@ int rt_fd_use(int *var) RT_HIDDEN;	/* its number, not moved until ... */
 void rt_fd_done(void) RT_HIDDEN;	/* ... this */
 
 /* channel.c */
-int rt_connect(const char *path, bool forked) RT_HIDDEN;
+/* forked: a fork child, ptid the thread of the parent that forked */
+int rt_connect(const char *path, bool forked, pid_t ptid) RT_HIDDEN;
 int rt_send(const void *msg, uint32_t size, int fd) RT_HIDDEN;
 int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
 

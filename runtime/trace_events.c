@@ -185,28 +185,39 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	}
 }
 
-/* set_event_pid: whether this thread's events are recorded (the list is
- * the recorder's, changed at any time: each entry read once). */
-static bool ev_pid_ok(void)
+/* Whether tid is in the 0-terminated list (the recorder's, changed at
+ * any time: each entry read once). */
+static bool ev_pid_in(const int32_t *p, int32_t tid)
 {
-	const int32_t *p = rt.ctl->ev_pids;
-	struct rt_thread *t = &rt_self;
 	int32_t v;
 
-	if (!__atomic_load_n(&p[0], __ATOMIC_RELAXED))
-		return true;
-	if (unlikely(!t->tid))
-		t->tid = gettid(); /* sets no errno */
 	for (unsigned i = 0; i < UTRACE_EV_PIDS && (v = __atomic_load_n(&p[i], __ATOMIC_RELAXED));
 	     i++)
-		if (v == t->tid)
+		if (v == tid)
 			return true;
 	return false;
 }
 
+/* set_event_pid, set_event_notrace_pid: whether this thread's events are
+ * recorded (in the first list if it has threads, not in the second). */
+static bool ev_pid_ok(void)
+{
+	const struct utrace_control *c = rt.ctl;
+	struct rt_thread *t = &rt_self;
+
+	if (!__atomic_load_n(&c->ev_pids[0], __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&c->ev_notrace_pids[0], __ATOMIC_RELAXED))
+		return true;
+	if (unlikely(!t->tid))
+		t->tid = gettid(); /* sets no errno */
+	if (__atomic_load_n(&c->ev_pids[0], __ATOMIC_RELAXED) && !ev_pid_in(c->ev_pids, t->tid))
+		return false;
+	return !ev_pid_in(c->ev_notrace_pids, t->tid);
+}
+
 /* An event with triggers or whose state triggers change: whether its
  * record is written (not soft-enabled, not soft-disabled, its thread not
- * left out by set_event_pid). */
+ * left out by set_event_pid or set_event_notrace_pid). */
 static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *key,
 						 const struct rt_event_conf *conf, const void *rec,
 						 uint32_t len, uint32_t *post)

@@ -249,6 +249,7 @@ static void conn_close(struct utrace_recorder *r, struct rec_conn *c, struct utr
 static int conn_eof(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
 {
 	if (!rec_image_alive(r, c)) {
+		rec_live_pids_exit(r, c->pid);
 		conn_close(r, c, err);
 		return 0;
 	}

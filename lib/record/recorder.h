@@ -255,14 +255,34 @@ uint32_t utrace_recorder_live_buffer_kb_now(struct utrace_recorder *r);
 /* tracing_cpumask: no record is written on the CPUs of off (bit N: CPU
  * N), in every process at once. */
 void utrace_recorder_live_cpu_off(struct utrace_recorder *r, uint64_t off);
-/* set_event_pid: only these threads' events are recorded (n 0: every
- * thread's), in every process at once; -ENOSPC past UTRACE_EV_PIDS. */
-int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n);
+/* set_event_pid, set_event_notrace_pid (recorder_livepid.c): only the
+ * threads tids have their events recorded (n 0: every thread), never
+ * those of notrace, in every process at once; -ENOSPC past
+ * UTRACE_EV_PIDS. */
+int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n,
+				    const int32_t *notrace, unsigned nn);
 /* set_ftrace_pid, set_ftrace_notrace_pid: only the threads pids (n 0:
  * every thread) have their function records written, never those of
  * notrace, in every process at once; -ENOSPC past UTRACE_FT_PIDS. */
 int utrace_recorder_live_ftrace_pids(struct utrace_recorder *r, const int32_t *pids, unsigned n,
 				     const int32_t *notrace, unsigned nn);
+/* One of those lists as it is now (forks may have added to it), into
+ * tids (room for UTRACE_FT_PIDS); how many. */
+enum utrace_recorder_pids {
+	UTRACE_RECORDER_PIDS_EVENT,
+	UTRACE_RECORDER_PIDS_EVENT_NOTRACE,
+	UTRACE_RECORDER_PIDS_FTRACE,
+	UTRACE_RECORDER_PIDS_FTRACE_NOTRACE,
+};
+unsigned utrace_recorder_live_pids_get(struct utrace_recorder *r, int which, int32_t *tids);
+/* event-fork, function-fork: a process forked from then on by a thread
+ * of the event lists (of the function lists) joins the lists its parent
+ * thread is in. */
+enum {
+	UTRACE_RECORDER_FOLLOW_EVENT = 1u << 0,
+	UTRACE_RECORDER_FOLLOW_FUNCTION = 1u << 1,
+};
+void utrace_recorder_live_follow_fork(struct utrace_recorder *r, unsigned follow);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far, and the committed part of those

@@ -142,6 +142,8 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	if (n < sizeof(*h) || h->version != UTRACE_PROTO_VERSION)
 		return -EPROTO;
 	c->pid = h->pid;
+	if (h->flags & UTRACE_HELLO_FORKED)
+		rec_live_pids_fork(r, h->ptid, h->pid);
 	img.image = c->image;
 	img.pid = h->pid;
 	img.ppid = h->ppid;

@@ -93,6 +93,8 @@ struct printer {
 	int nsecs;
 	struct utrace_event_printer *evp; /* TP_printk of tracepoints, NULL if none */
 	struct utrace_graph_args *args;	  /* funcgraph-args/-retval types (DWARF) */
+	bool nofunc; /* the nop tracer: no function line (calls recorded for the
+		      * live tracefs's function profiler are not shown) */
 };
 
 static void put_spaces(FILE *out, size_t n)
@@ -511,16 +513,17 @@ static void put_graph_event(struct printer *p, const struct utrace_event *ev)
 	print_graph_event(p, ev);
 }
 
-static int printed_by_function(const struct utrace_event *ev)
+static int printed_by_function(const struct printer *p, const struct utrace_event *ev)
 {
-	return ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY ||
-	       ev->kind == UTRACE_EV_LEAF || ev->kind == UTRACE_EV_EVENT ||
-	       ev->kind == UTRACE_EV_PRINT || ev->kind == UTRACE_EV_STACK;
+	if (ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY || ev->kind == UTRACE_EV_LEAF)
+		return !p->nofunc;
+	return ev->kind == UTRACE_EV_EVENT || ev->kind == UTRACE_EV_PRINT ||
+	       ev->kind == UTRACE_EV_STACK;
 }
 
 static void put_function_event(struct printer *p, const struct utrace_event *ev)
 {
-	if (!printed_by_function(ev))
+	if (!printed_by_function(p, ev))
 		return;
 	if (p->sum)
 		p->sum->events++;
@@ -597,6 +600,7 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 	unsigned ncpus = utrace_dat_nr_cpus(p->d);
 	int ret;
 
+	p->nofunc = !strcmp(tracer, "nop");
 	/* first pass: the header counts entries and cpus */
 	per_buf = calloc(nr_bufs ? nr_bufs : 1, sizeof(*per_buf));
 	if (!per_buf)
@@ -607,7 +611,7 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 		return ret;
 	}
 	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
-		if (!printed_by_function(&ev))
+		if (!printed_by_function(p, &ev))
 			continue;
 		entries++;
 		per_buf[ev.buf]++;
