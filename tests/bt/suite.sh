@@ -63,7 +63,7 @@ suite_cases() {
 			key = $1; $1 = ""; sub(/^ /, "")
 			if (key == "REQUIRES")
 				v[key] = (key in v) ? v[key] "\x1e" $0 : $0
-			else if (key == "ENV")
+			else if (key == "ENV" || key == "REQUIRES_FEATURE")
 				v[key] = (key in v) ? v[key] " " $0 : $0
 			else if (key == "WILL_FAIL")
 				v[key] = 1
