@@ -35,6 +35,8 @@
 # Prints PASS/FAIL/SKIP per case with a reason, then "bt: N passed, N
 # failed".  --classify prints, for every case, what the probe types and
 # builtins of its program say about it (the source of not-applicable).
+# BT_CMD=COMMAND runs the cases with COMMAND instead (BT_CMD=true: each
+# case must then fail, which shows that the runner can tell).
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 B=${1:-build}
@@ -61,14 +63,16 @@ done
 die() { echo "not ok - $*"; echo "bt: 0 passed, 1 failed"; exit 1; }
 
 # before utrace bt is merged (cmds/bt.c), the tier has nothing to run
-if [ $mode = utrace ] && [ $classify = 0 ] && [ ! -f "$ROOT/cmds/bt.c" ]; then
+if [ $mode = utrace ] && [ $classify = 0 ] && [ -z "${BT_CMD:-}" ] && [ ! -f "$ROOT/cmds/bt.c" ]; then
 	echo "UNSUPPORTED: utrace bt not built"
 	echo "bt: 0 passed, 0 failed"
 	exit 0
 fi
 
 [ "$(id -u)" -eq 0 ] || die "the suite must run as root (bpftrace's runner refuses otherwise)"
-if [ $mode = bpftrace ]; then
+if [ -n "${BT_CMD:-}" ]; then
+	BT=$BT_CMD # another command, e.g. one that does nothing: every case must fail
+elif [ $mode = bpftrace ]; then
 	BT=$(command -v bpftrace) || die "no bpftrace to run the suite with"
 else
 	BT="$B/utrace bt"
