@@ -149,30 +149,6 @@ static size_t *print_order(const struct utrace_bt_map *m)
 	return idx;
 }
 
-/* bpftrace's json_escape, quirks included: a byte >= 0x80 is a negative
- * char, so it is <= '\x1f' and comes out as \uffffffXX. */
-static void json_escape(FILE *out, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		signed char c = s[i];
-
-		if (c == '"')
-			fputs("\\\"", out);
-		else if (c == '\\')
-			fputs("\\\\", out);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\r')
-			fputs("\\r", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c <= '\x1f')
-			fprintf(out, "\\u%04x", (unsigned)(int)c);
-		else
-			fputc(c, out);
-	}
-}
-
 static void stack_text(FILE *out, const struct utrace_bt_scalar *v, int indent)
 {
 	fputc('\n', out);
@@ -220,7 +196,7 @@ static int json_quoted(FILE *out, void (*emit)(FILE *, const void *, const void 
 		return -ENOMEM;
 	}
 	fputc('"', out);
-	json_escape(out, buf, len);
+	bt_json_escape(out, buf, len);
 	fputc('"', out);
 	free(buf);
 	return 0;
@@ -380,7 +356,7 @@ int utrace_bt_map_print(FILE *out, const struct utrace_bt_map *m, size_t top, ui
 		div = 1;
 	if (json) {
 		fprintf(out, "{\"type\": \"%s\", \"data\": {\"", json_type(m->agg));
-		json_escape(out, m->name, strlen(m->name));
+		bt_json_escape(out, m->name, strlen(m->name));
 		fputs(m->nkeys ? "\": {" : "\": ", out);
 	}
 	ret = map_body(out, m, idx, top, div, json);

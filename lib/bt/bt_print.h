@@ -98,4 +98,25 @@ int utrace_bt_maps_print(FILE *out, const struct utrace_bt_map *maps, size_t nma
 int utrace_bt_value_print(FILE *out, const struct utrace_bt_scalar *v,
 			  enum utrace_bt_format fmt);
 
+/* What bpftrace prints besides values and maps (Output::message): text as
+ * it is (join() adds a newline), json `{"type": "printf", "data": "..."}`
+ * with bpftrace's escaping.  msg holds len bytes. */
+enum utrace_bt_message {
+	UTRACE_BT_MSG_PRINTF,  /* printf() */
+	UTRACE_BT_MSG_TIME,    /* time(): the strftime text */
+	UTRACE_BT_MSG_CAT,     /* cat(): the file's bytes */
+	UTRACE_BT_MSG_SYSCALL, /* system(): the command's output */
+	UTRACE_BT_MSG_JOIN,    /* join(): the joined arguments */
+};
+
+int utrace_bt_message_print(FILE *out, enum utrace_bt_message type, const char *msg, size_t len,
+			    enum utrace_bt_format fmt);
+
+/* "Attaching N probes..." (1 probe: "Attaching 1 probe...") and
+ * {"type": "attached_probes", "data": {"probes": N}}. */
+int utrace_bt_attached_print(FILE *out, uint64_t nprobes, enum utrace_bt_format fmt);
+
+/* "Lost N events" and {"type": "lost_events", "data": {"events": N}}. */
+int utrace_bt_lost_print(FILE *out, uint64_t lost, enum utrace_bt_format fmt);
+
 #endif

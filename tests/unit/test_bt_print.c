@@ -5,7 +5,9 @@
  * order than bpftrace prints them, prints them as that program does
  * (its print() calls, then bpftrace's "\n\n" and every map at exit), and
  * compares byte for byte with NAME.txt and NAME.json, bpftrace's own
- * output of NAME.bt (tests/unit/bt_print/regen.sh writes them).
+ * output of NAME.bt (tests/unit/bt_print/regen.sh writes them).  "Lost N
+ * events", which no BEGIN program makes bpftrace print, is checked
+ * against the text of bpftrace's src/output.cpp.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -67,27 +69,37 @@ static void check_golden(const char *got, const char *name, const char *ext)
 	free(want);
 }
 
-/* A print() in the program: map m with top and div. */
+/* What the program prints before exit: print(map, top, div), print(value)
+ * or, when text is set, a message (printf, time, cat, system). */
 struct step {
-	const struct utrace_bt_map *map; /* NULL: a value */
+	const struct utrace_bt_map *map; /* NULL: a value or a message */
 	size_t top;
 	uint64_t div;
 	struct utrace_bt_scalar value;
+	const char *text;
+	enum utrace_bt_message type;
 };
 
-static void run_case(const char *name, const struct step *steps, size_t nsteps,
+static int run_step(FILE *out, const struct step *s, enum utrace_bt_format fmt)
+{
+	if (s->map)
+		return utrace_bt_map_print(out, s->map, s->top, s->div, fmt);
+	if (s->text)
+		return utrace_bt_message_print(out, s->type, s->text, strlen(s->text), fmt);
+	return utrace_bt_value_print(out, &s->value, fmt);
+}
+
+static void run_case(const char *name, uint64_t nprobes, const struct step *steps, size_t nsteps,
 		     const struct utrace_bt_map *maps, size_t nmaps)
 {
-	for (int fmt = UTRACE_BT_TEXT; fmt <= UTRACE_BT_JSON; fmt++) {
+	for (enum utrace_bt_format fmt = UTRACE_BT_TEXT; fmt <= UTRACE_BT_JSON; fmt++) {
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *out = open_memstream(&buf, &len);
-		int ret = 0;
+		int ret = utrace_bt_attached_print(out, nprobes, fmt);
 
 		for (size_t i = 0; i < nsteps && !ret; i++)
-			ret = steps[i].map ? utrace_bt_map_print(out, steps[i].map, steps[i].top,
-								 steps[i].div, fmt)
-					   : utrace_bt_value_print(out, &steps[i].value, fmt);
+			ret = run_step(out, &steps[i], fmt);
 		fputs("\n\n", out); /* bpftrace's, before the maps at exit */
 		if (!ret)
 			ret = utrace_bt_maps_print(out, maps, nmaps, fmt);
@@ -101,11 +113,14 @@ static void run_case(const char *name, const struct step *steps, size_t nsteps,
 #include "tests/unit/bt_print/maps.h"
 #include "tests/unit/bt_print/hist.h"
 #include "tests/unit/bt_print/stacks.h"
+#include "tests/unit/bt_print/messages.h"
 
 int main(void)
 {
 	test_maps();
 	test_hist();
 	test_stacks();
+	test_messages();
+	test_lost();
 	return check_done();
 }

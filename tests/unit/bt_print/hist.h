@@ -69,5 +69,5 @@ static void test_hist(void)
 	lhist_add(lkb, 5000, 0, 4096, 1024), lhist_add(lkb, 100, 0, 4096, 1024);
 	lhist_add(km, 3145728, 0, 4194304, 1048576), lhist_add(km, 1048576, 0, 4194304, 1048576);
 	lhist_add(ln, 7, 3, 9, 2), lhist_add(ln, 1, 3, 9, 2), lhist_add(ln, 9, 3, 9, 2);
-	run_case("hist", steps, N(steps), maps, N(maps));
+	run_case("hist", 1, steps, N(steps), maps, N(maps));
 }

@@ -58,5 +58,5 @@ static void test_maps(void)
 		{.map = &maps[8], .top = 2, .div = 10}, {NULL, .value = I(5)}, {NULL, .value = S("s\"x")},
 		{NULL, .value = I(-7)},
 	};
-	run_case("maps", steps, N(steps), maps, N(maps));
+	run_case("maps", 1, steps, N(steps), maps, N(maps));
 }

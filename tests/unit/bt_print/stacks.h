@@ -21,5 +21,5 @@ static void test_stacks(void)
 		{"@p", 1, UTRACE_BT_AGG_SCALAR, .entries = p, .nentries = 1},
 	};
 
-	run_case("stacks", NULL, 0, maps, N(maps));
+	run_case("stacks", 1, NULL, 0, maps, N(maps));
 }
