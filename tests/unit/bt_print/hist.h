@@ -32,6 +32,11 @@ static void test_hist(void)
 		k256[UTRACE_BT_HIST_BUCKETS], k2[UTRACE_BT_HIST_BUCKETS],
 		k3[UTRACE_BT_HIST_BUCKETS], r[UTRACE_BT_HIST_BUCKETS];
 	static uint64_t l[12], lka[6], lkb[6], km[6], ln[5];
+	/* zero(@z), zero(@zl), zero(@zc): every bucket and count 0 */
+	static const uint64_t z[UTRACE_BT_HIST_BUCKETS], zl[12];
+	static const struct utrace_bt_scalar kza[] = {S("a")};
+	static const struct utrace_bt_entry ez[] = {{.buckets = z}}, ezl[] = {{.buckets = zl}},
+					    ezc[] = {{.key = kza, .n = 0}};
 	static const int64_t hv[] = {-1, 0, 1, 1, 5, 1030, 1048577, 2147483648};
 	static const struct utrace_bt_scalar ki1[] = {I(1)}, ki256[] = {I(256)}, ki2[] = {I(2)},
 					     ki3[] = {I(3)}, ka[] = {S("a")}, kb[] = {S("b")};
@@ -52,6 +57,9 @@ static void test_hist(void)
 		{"@lk", 1, UTRACE_BT_AGG_LHIST, 0, 4096, 1024, .entries = elk, .nentries = N(elk)},
 		{"@km", 0, UTRACE_BT_AGG_LHIST, 0, 4194304, 1048576, .entries = ekm, .nentries = 1},
 		{"@ln", 0, UTRACE_BT_AGG_LHIST, 3, 9, 2, .entries = eln, .nentries = 1},
+		{"@zl", 0, UTRACE_BT_AGG_LHIST, 0, 100, 10, .entries = ezl, .nentries = 1},
+		{"@z", 0, UTRACE_BT_AGG_HIST, .entries = ez, .nentries = 1},
+		{"@zc", 1, UTRACE_BT_AGG_COUNT, .entries = ezc, .nentries = 1},
 	};
 	/* print(@k, 2, 2); print(@h, 0, 3); print(@lk, 1) */
 	static const struct step steps[] = {{.map = &maps[1], .top = 2, .div = 2}, {.map = &maps[0], .top = 0, .div = 3}, {.map = &maps[4], .top = 1, .div = 0}};
