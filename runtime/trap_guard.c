@@ -35,6 +35,17 @@
  * The handler reads the program's disposition with no lock: two copies,
  * the current one named by an index stored with release order after the
  * other copy is written.
+ *
+ * record --dump-on-crash guards the crash signals the same way
+ * (rt_sig_guard_install, crash.c): SIGSEGV, SIGBUS, SIGILL, SIGFPE and
+ * SIGABRT keep the runtime's handler, which records the signal and then
+ * gives it to rt_sig_forward: the program's handler (the signal blocked
+ * in it unless SA_NODEFER, as the kernel does), or the default action: a
+ * fault returns to its instruction with SIG_DFL installed, which faults
+ * again, so the core holds the fault's own siginfo and registers; a sent
+ * signal is raised again.  A fault the program ignores kills, as the
+ * kernel forces it.  The masks are not touched for them: a crash signal
+ * the program blocked kills with no handler, as untraced.
  */
 #include <dlfcn.h>
 #include <errno.h>
