@@ -164,6 +164,8 @@ static int cd_dump(struct cd_state *s, FILE *out, struct utrace_error *err)
 			"or a stack overflow had no alternate stack for the handler): every "
 			"thread's last calls\n",
 			s->o->pid, name);
+	if (!s->nr)
+		fprintf(out, "utrace: the file has no calls of pid %d\n", s->o->pid);
 	for (size_t i = 0; ret >= 0 && i < s->nr; i++)
 		if (&s->t[i] != crashed && (s->o->all || !crashed))
 			ret = cd_thread_dump(s, out, &s->t[i], err);
