@@ -126,6 +126,15 @@ check_crash_dump() {
 		grep '^Dumping' "$RES/all.t.err" | tail -1 | grep -q 'before its signal'; echo $?)" \
 		"$CFG crash-dump =all: both threads, the one that crashed last" \
 		"$(grep -E '^(Dumping|utrace:)' "$RES/all.t.err")"
+	"$UTRACE" record --dump-on-crash=0 -o "$RES/x.dat" -- "$BIN/crashdump" >/dev/null 2>"$RES/use.err"
+	tst=$?
+	"$UTRACE" record --dump-on-crash -P $$ >/dev/null 2>>"$RES/use.err"
+	ust=$?
+	t "$([ "$tst" = 2 ] && [ "$ust" = 2 ] &&
+		grep -qx 'utrace record: --dump-on-crash=0: a number of calls (1 to 1000000) or all' \
+			"$RES/use.err" &&
+		grep -q '^utrace record: --dump-on-crash goes with a command, not -P' "$RES/use.err"
+		echo $?)" "$CFG crash-dump usage errors: =0, with -P" "$(cat "$RES/use.err")"
 	crash_run off deep
 	t "$([ "$tst" = 139 ] && ! grep -q '^Dumping' "$RES/off.t.err" &&
 		! "$UTRACE" report -i "$RES/off.dat" 2>/dev/null | grep -q 'signal: SIG'; echo $?)" \
