@@ -14,11 +14,17 @@
  *                      faults again and kills (SIGSEGV)
  *   crashdump abort    abort() (SIGABRT)
  *   crashdump fpe      an integer division by zero (SIGFPE)
+ *   crashdump trap     __builtin_trap(), as UBSan's -fsanitize-undefined-
+ *                      trap-on-error (SIGILL)
+ *   crashdump bus      a read of a mapped page past the end of its (empty)
+ *                      file (SIGBUS)
  *
- * Every way ends in fault_here() (abort_here(), divide_here()) after a
+ * Every way ends in fault_here() (abort_here(), divide_here(), trap_here(),
+ * bus_here()) after a
  * call to leaf(), so the last calls before the signal are known.
  */
 #include <pthread.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +53,18 @@ TRACED int divide_here(int x)
 {
 	leaf(x);
 	return 100 / opaque(x - x); /* SIGFPE */
+}
+
+TRACED void trap_here(void)
+{
+	leaf(0);
+	__builtin_trap(); /* SIGILL */
+}
+
+TRACED int bus_here(const volatile char *page)
+{
+	leaf(0);
+	return page[opaque(0)]; /* SIGBUS: past the end of the file */
 }
 
 TRACED void abort_here(void)
@@ -122,6 +140,14 @@ int main(int argc, char **argv)
 		abort_here();
 	} else if (!strcmp(how, "fpe")) {
 		divide_here(4);
+	} else if (!strcmp(how, "trap")) {
+		trap_here();
+	} else if (!strcmp(how, "bus")) {
+		FILE *f = tmpfile(); /* empty */
+		void *page = f ? mmap(NULL, 4096, PROT_READ, MAP_SHARED, fileno(f), 0) : MAP_FAILED;
+
+		if (page != MAP_FAILED)
+			bus_here(page);
 	}
 	printf("still alive\n");
 	return 0;

@@ -3,7 +3,8 @@
 # tests/e2e/t/crash-dump.sh - record --dump-on-crash on tests/progs/crashdump.c
 # (one test per configuration): a NULL store 30 calls down a recursion, in
 # a signal handler, in a second thread, with the program's own SIGSEGV
-# handler; abort(); a division by zero; the recursion under the function
+# handler; abort(); a division by zero; __builtin_trap(); a read past the
+# end of a mapped file; the recursion under the function
 # tracer and --overwrite; the thread with =all.
 # Must hold: exit status, stdout and stderr (the dump aside) as untraced;
 # the dump names the thread and the signal with its code, address and
@@ -120,6 +121,8 @@ check_crash_dump() {
 		"$CFG crash-dump own the program's handler ran, traced" "$(tail -5 "$RES/own.rep")"
 	crash_case abort abort 134 SIGABRT SI_TKILL '[A-Za-z_][A-Za-z0-9_.]*' --dump-on-crash=$CRASH_N
 	crash_case fpe fpe 136 SIGFPE FPE_INTDIV divide_here --dump-on-crash=$CRASH_N
+	crash_case trap trap 132 SIGILL ILL_ILLOPN trap_here --dump-on-crash=$CRASH_N
+	crash_case bus bus 135 SIGBUS BUS_ADRERR bus_here --dump-on-crash=$CRASH_N
 	crash_run all thread --dump-on-crash=all
 	t "$([ "$(grep -c '^Dumping the last [0-9]* calls of thread' "$RES/all.t.err")" = 2 ] &&
 		tail -1 "$RES/all.t.err" | grep -qx -- '-*' &&
