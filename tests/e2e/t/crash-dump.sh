@@ -108,6 +108,11 @@ check_crash_dump() {
 		grep -qx 0; echo $?)" \
 		"$CFG crash-dump deep the last calls: descend()s, fault_here(), leaf()" \
 		"$(cat "$RES/deep.body")"
+	t "$("$UTRACE" dump --chrome -i "$RES/deep.dat" 2>/dev/null |
+		grep -q '"name":"signal: SIGSEGV code=SEGV_MAPERR addr=0x0 ip=fault_here+0x' &&
+		"$UTRACE" dump -i "$RES/deep.dat" 2>/dev/null |
+		grep -qE ' signal depth=[0-9]+ SIGSEGV code=SEGV_MAPERR addr=0x0 ip=fault_here\+0x'
+		echo $?)" "$CFG crash-dump deep the signal in utrace dump and its Chrome export"
 	crash_case function deep 139 SIGSEGV SEGV_MAPERR fault_here -p function \
 		--dump-on-crash=$CRASH_N
 	crash_case overwrite deep 139 SIGSEGV SEGV_MAPERR fault_here --overwrite -b 64 \
