@@ -37,6 +37,8 @@ static void crash_handler(int sig, siginfo_t *si, void *uc_)
 	struct urec_signal rec;
 	int saved_errno = errno;
 
+	if ((sig == SIGSEGV || sig == SIGBUS) && si->si_code > 0 && rt_fetch_fault_fixup(uc_))
+		return; /* a probe's read, resumed at its fixup: not the program's */
 	memset(&rec, 0, sizeof(rec));
 	rec.code = si->si_code;
 	if (si->si_code > 0)

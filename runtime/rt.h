@@ -26,8 +26,8 @@
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   event_enable.c  which tracepoints are on: the recorder's ENABLEs, jump patching
- *   crash.c         --dump-on-crash: a crash signal recorded, then the program's handling
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
+ *   crash.c         --dump-on-crash: a crash signal recorded, then the program's handling
  *   inproc_probe_opt.c    int3 -> jmp once no other thread is in the way
  *   inproc_probes.c       in-process probes: sites, int3s, return hooks, fetch-args
  *   inproc_probe_area.c   their areas and the one installer, at registration and live
@@ -515,6 +515,7 @@ int rt_event_live_enable(const struct utrace_msg_enable *m, uint32_t size) RT_HI
 
 /* fetch_fault.c */
 void rt_fetch_fault_install(void) RT_HIDDEN;
+bool rt_fetch_fault_fixup(void *uc) RT_HIDDEN;
 
 /* inproc_probes.c: the probes by address, sorted; a table is replaced whole
  * (release store, the old one never freed: a trap handler may read it),
@@ -612,6 +613,7 @@ void rt_trap_forward(int sig, siginfo_t *si, void *uc) RT_HIDDEN;
 /* the same for a crash signal (crash.c): ours installed, the program's kept */
 void rt_sig_guard_install(int sig, void (*handler)(int, siginfo_t *, void *)) RT_HIDDEN;
 void rt_sig_forward(int sig, siginfo_t *si, void *uc) RT_HIDDEN;
+bool rt_sig_guarded(int sig) RT_HIDDEN; /* the runtime's handler is installed for sig */
 
 /* inproc_probe_opt.c */
 void rt_inproc_probe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;

@@ -96,6 +96,11 @@ static struct tg_slot *tg_guarded(int sig)
 	return NULL;
 }
 
+bool rt_sig_guarded(int sig)
+{
+	return tg_guarded(sig) != NULL;
+}
+
 static const struct sigaction *tg_prog_now(const struct tg_slot *s)
 {
 	return &s->prog[__atomic_load_n(&s->cur, __ATOMIC_ACQUIRE)];

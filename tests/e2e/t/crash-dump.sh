@@ -143,6 +143,14 @@ check_crash_dump() {
 			"$RES/use.err" &&
 		grep -q '^utrace record: --dump-on-crash goes with a command, not -P' "$RES/use.err"
 		echo $?)" "$CFG crash-dump usage errors: =0, with -P" "$(cat "$RES/use.err")"
+	# a probe whose reads fault (leaf's argument taken for a pointer): its
+	# faults are fetch_fault.c's, not signals of the program
+	crash_run probe deep --dump-on-crash --probe 'p:crashp leaf v=+0(%di):u32' -e probes:crashp
+	"$UTRACE" report -i "$RES/probe.dat" >"$RES/probe.rep" 2>/dev/null
+	t "$([ "$tst" = 139 ] && [ "$(grep -c 'signal: SIG' "$RES/probe.rep")" = 1 ] &&
+		[ "$(grep -c 'crashp: ' "$RES/probe.rep")" -ge 4 ]; echo $?)" \
+		"$CFG crash-dump a probe's faulting reads are not signals: one signal record" \
+		"status $tst" "$(grep -E 'signal: |crashp: ' "$RES/probe.rep" | tail -4)"
 	crash_run off deep
 	t "$([ "$tst" = 139 ] && ! grep -q '^Dumping' "$RES/off.t.err" &&
 		! "$UTRACE" report -i "$RES/off.dat" 2>/dev/null | grep -q 'signal: SIG'; echo $?)" \
