@@ -99,13 +99,19 @@ static void record_usage(FILE *f)
 	    "                           that left its session, as gpg-agent, ssh-agent, tmux\n"
 	    "                           do) until they exit; by default the recording ends\n"
 	    "                           with COMMAND and they run on untraced\n"
+	    "      --dump-on-crash[=N|=all]\n"
+	    "                           when COMMAND dies of SIGSEGV, SIGBUS, SIGILL, SIGFPE\n"
+	    "                           or SIGABRT, print the last N calls (default %d) of\n"
+	    "                           the thread that took it (=all: of every thread) with\n"
+	    "                           the signal, its address and function+offset (the\n"
+	    "                           kernel's ftrace_dump_on_oops); the file keeps all\n"
 	    "      --tracefs DIR        mount a tracefs of the traced processes at DIR while\n"
 	    "                           recording: echo function > DIR/current_tracer ...\n"
 	    "                           (FUSE; man utrace-tracefs)\n"
 	    "  -h, --help               this text\n"
 	    "\n"
 	    "The exit status is COMMAND's.  See man utrace-record.\n",
-	    UTRACE_SESSION_BUFFER_KB);
+	    UTRACE_SESSION_BUFFER_KB, UTRACE_SESSION_DUMP_CALLS);
 }
 
 static const struct option record_longopts[] = {
@@ -139,6 +145,7 @@ static const struct option record_longopts[] = {
     {"pid", required_argument, NULL, 'P'},
     {"duration", required_argument, NULL, 'd'},
     {"follow-daemons", no_argument, NULL, 'J'},
+    {"dump-on-crash", optional_argument, NULL, 'z'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };

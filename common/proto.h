@@ -95,7 +95,9 @@ enum utrace_config_flags {
 	UTRACE_CFG_LIVE = 1u << 4,	  /* open a live channel (utrace record --tracefs) */
 	UTRACE_CFG_LIBCALL = 1u << 5,
 	UTRACE_CFG_GRAPH_RETADDR = 1u << 6, /* funcgraph-retaddr: each ENTRY with its return
-					     * address (UEXT_RETADDR), for sampled call chains */	   /* --libcall: hook PLT/GOT slots (runtime/plt.c) */
+					     * address (UEXT_RETADDR), for sampled call chains */
+	UTRACE_CFG_DUMP_ON_CRASH = 1u << 7, /* --dump-on-crash: record the crash signals
+					     * (runtime/crash.c) */	   /* --libcall: hook PLT/GOT slots (runtime/plt.c) */
 };
 
 /* The control page is a memfd shared by the recorder and every traced

@@ -222,6 +222,7 @@ static int rt_start(const char *path)
 	 * registered (for the record) and nothing is patched. */
 	rt.enabled = 1;
 	__utrace_marker_on = 1;
+	rt_crash_install();
 	rt_plt_init();
 	rt_objects_scan();
 	rt_live_start();

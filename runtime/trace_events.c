@@ -354,6 +354,17 @@ static void ev_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t 
 	ev_emit_depth--;
 }
 
+/* A crash signal's record (crash.c): written whether tracing is on or
+ * not, as the death of a thread is always worth the file's keeping. */
+void rt_signal_write(uint32_t sig, const struct urec_signal *rec)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (!rt.enabled || !(t = ev_thread(t)))
+		return;
+	ev_write_words(t, UEXT_SIGNAL, sig, rec, sizeof(*rec));
+}
+
 /* ---- utrace_printf (include/utrace/utrace.h) -------------------------- */
 
 RT_EXPORT int __utrace_marker_on;

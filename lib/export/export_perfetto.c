@@ -29,6 +29,7 @@
 #include "lib/export/export_perfetto_internal.h"
 #include "lib/export/export_threads.h"
 #include "lib/export/protobuf.h"
+#include "lib/report/report_signal.h"
 
 /* field numbers of perfetto.protos (protos/perfetto/trace/...) */
 enum {
@@ -570,6 +571,13 @@ int utrace_perfetto_event(struct utrace_perfetto *p, const struct utrace_event *
 		return put_tracepoint(p, ev, err);
 	case UTRACE_EV_PRINT:
 		return put_event(p, ev, ev->ts, INSTANT, 0, ev->data, ev->data_len, err);
+	case UTRACE_EV_SIGNAL: { /* record --dump-on-crash */
+		char sig[256];
+
+		memcpy(sig, "signal: ", 8);
+		utrace_report_signal_text(p->d, ev, sig + 8, sizeof(sig) - 8);
+		return put_event(p, ev, ev->ts, INSTANT, 0, sig, strlen(sig), err);
+	}
 	case UTRACE_EV_LOST:
 		if (ev->flags & UTRACE_EVF_LOST_UNKNOWN)
 			snprintf(text, sizeof(text), "LOST EVENTS");

@@ -500,9 +500,11 @@ int rec_write_symtabs(struct utrace_recorder *r, struct utrace_error *err)
 	 * every object, to name the callers (parent ip); with in-process
 	 * probes, to name a return probe's return address; with stacktrace
 	 * triggers, to name the frames; with entries traced as the function
-	 * tracer's under function_graph (Go, the JVM, V8), their callers. */
+	 * tracer's under function_graph (Go, the JVM, V8), their callers;
+	 * with --dump-on-crash, to name where a crash signal came (libc's
+	 * abort, a fault in a library). */
 	bool all = r->o.tracer == UTRACE_TRACER_FUNCTION || r->o.nr_inproc_probes ||
-		   rec_trig_wants_stacks(r) || rec_fpatch_entry_only_any(r);
+		   rec_trig_wants_stacks(r) || rec_fpatch_entry_only_any(r) || r->o.dump_on_crash;
 	int ret = 0;
 
 	for (uint32_t i = 0; i < r->nr_conns && ret >= 0; i++) {

@@ -64,6 +64,9 @@ struct utrace_recorder_opts {
 	/* --libcall: the calls the program (and what it dlopens) makes
 	 * through its PLT are traced, named after the imports */
 	bool libcall;
+	/* --dump-on-crash: the processes record the crash signals they take
+	 * (runtime/crash.c), for the dump and the report's "signal:" line */
+	bool dump_on_crash;
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);
 	void *notice_arg;

@@ -372,6 +372,7 @@ int utrace_report_filter_event(struct utrace_report_filter *f, struct utrace_eve
 	case UTRACE_EV_EVENT:
 	case UTRACE_EV_PRINT:
 	case UTRACE_EV_STACK:
+	case UTRACE_EV_SIGNAL:
 		return when && f->max_depth != NONE ? event_in_depth(f, ev, err) : when;
 	default:
 		return when;

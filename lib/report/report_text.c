@@ -30,6 +30,7 @@
 #include "lib/report/report_filter.h"
 #include "lib/report/event_print.h"
 #include "lib/report/graph_args.h"
+#include "lib/report/report_signal.h"
 #include "lib/report/report_stack.h"
 #include "lib/report/report_text.h"
 
@@ -383,7 +384,13 @@ static void print_fn_line(struct printer *p, const struct utrace_event *ev)
 static void print_event_text(struct printer *p, const struct utrace_event *ev, bool graph)
 {
 	const char *name;
+	char sig[256];
 
+	if (ev->kind == UTRACE_EV_SIGNAL) { /* where a crash signal came (runtime/crash.c) */
+		utrace_report_signal_text(p->d, ev, sig, sizeof(sig));
+		fprintf(p->out, "%ssignal: %s%s\n", graph ? "/* " : "", sig, graph ? " */" : "");
+		return;
+	}
 	if (ev->kind == UTRACE_EV_PRINT) {
 		int len = (int)strnlen(ev->data, ev->data_len);
 
@@ -458,6 +465,7 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 	case UTRACE_EV_EVENT:
 	case UTRACE_EV_PRINT:
 	case UTRACE_EV_STACK:
+	case UTRACE_EV_SIGNAL:
 		/* print_graph_comment(): at the depth the thread is at */
 		graph_prologue(p, ev);
 		print_graph_duration(p, 0, FILL_FULL);
@@ -518,7 +526,7 @@ static int printed_by_function(const struct printer *p, const struct utrace_even
 	if (ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY || ev->kind == UTRACE_EV_LEAF)
 		return !p->nofunc;
 	return ev->kind == UTRACE_EV_EVENT || ev->kind == UTRACE_EV_PRINT ||
-	       ev->kind == UTRACE_EV_STACK;
+	       ev->kind == UTRACE_EV_STACK || ev->kind == UTRACE_EV_SIGNAL;
 }
 
 static void put_function_event(struct printer *p, const struct utrace_event *ev)
@@ -527,7 +535,8 @@ static void put_function_event(struct printer *p, const struct utrace_event *ev)
 		return;
 	if (p->sum)
 		p->sum->events++;
-	if (ev->kind == UTRACE_EV_EVENT || ev->kind == UTRACE_EV_PRINT) {
+	if (ev->kind == UTRACE_EV_EVENT || ev->kind == UTRACE_EV_PRINT ||
+	    ev->kind == UTRACE_EV_SIGNAL) {
 		print_context(p, ev);
 		print_event_text(p, ev, false);
 	} else if (ev->kind == UTRACE_EV_STACK) {

@@ -319,8 +319,10 @@ static void session_end(struct utrace_session *s)
 		while (waitpid(s->pid, &s->status, 0) < 0 && errno == EINTR)
 			;
 	}
-	if (!s->attach)
+	if (!s->attach) {
 		session_say_killed(s);
+		session_crash_dump(s);
+	}
 }
 
 int utrace_session_stop(struct utrace_session *s)

@@ -479,6 +479,17 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		r->data_len = (w[2] & 0xffff) * 8;
 		r->depth = cur_depth(c);
 		return 1;
+	case UEXT_SIGNAL:
+		if (payload * 4 < sizeof(struct urec_signal))
+			return corrupt(c, "signal record shorter than its fields", c->pos);
+		c->pos += nw;
+		c->tick += w[1];
+		raw_init(c, r, UTRACE_EV_SIGNAL);
+		r->id = w[2];
+		r->data = w + 3;
+		r->data_len = sizeof(struct urec_signal);
+		r->depth = cur_depth(c);
+		return 1;
 	case UEXT_SWITCH:
 		c->tick += w[1];
 		if (switch_stack(c, w, payload) == 0 && !c->in_page)

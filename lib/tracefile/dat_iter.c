@@ -355,6 +355,7 @@ static uint32_t thread_depth(const struct utrace_dat_iter *it, uint32_t buf)
 	case UTRACE_EV_EVENT:
 	case UTRACE_EV_PRINT:
 	case UTRACE_EV_STACK:
+	case UTRACE_EV_SIGNAL:
 		return u->head.depth;
 	default:
 		return 0;
