@@ -274,6 +274,7 @@ bench:
 	@$(MAKE) --no-print-directory -s all
 	@bench/run.sh $(B)
 	@bench/reader.sh $(B)
+	@bench/procs_mem.sh $(B)
 
 deps:
 	@scripts/install-deps.sh test
