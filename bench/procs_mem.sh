@@ -66,3 +66,4 @@ printf '\nreport, --profile and dump --chrome read the -p function recording (th
 printf 'with its libraries), graph the function_graph one; ratios against the %s-process run.\n' "${base[n]}"
 printf 'floor, same run: the tool starting (utrace --version) %s KB\n' "$floor"
 printf 'machine: %s CPUs, load %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+bench_floors
