@@ -15,6 +15,9 @@
 //   lock_add     a locked add to a line this thread owns
 //   cmpxchg      a locked compare-and-exchange on it
 //   add          a plain add to a table slot (a hist table's stripe)
+//   tbl          a hash table's update, the least a hist trigger's hit does
+//                with one key and one value: hash the key, find its slot
+//                (64 keys, open addressing), compare, two plain adds
 //
 // Usage: floors [ROUNDS] (default 5: the median of ROUNDS runs of each
 // loop).  Not pass/fail: bench/lib.sh's bench_floors prints it.
@@ -113,6 +116,26 @@ static __attribute__((noinline)) void loop_add(unsigned n)
 	}
 }
 
+struct slot {
+	uint64_t key, hits, sum;
+};
+static struct slot slots[256];
+
+static __attribute__((noinline)) void loop_tbl(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t key = i & 63;
+		unsigned j = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 56);
+
+		while (slots[j].hits && slots[j].key != key)
+			j = (j + 1) & 255;
+		slots[j].key = key;
+		slots[j].hits++;
+		slots[j].sum += 1;
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -142,7 +165,8 @@ int main(int argc, char **argv)
 		void (*fn)(unsigned);
 	} cases[] = {{"rdtsc", loop_rdtsc}, {"w4", loop_w4},	     {"w8", loop_w8},
 		     {"w12", loop_w12},	    {"w20", loop_w20},	     {"w32", loop_w32},
-		     {"lock_add", loop_lock_add}, {"cmpxchg", loop_cmpxchg}, {"add", loop_add}};
+		     {"lock_add", loop_lock_add}, {"cmpxchg", loop_cmpxchg}, {"add", loop_add},
+		     {"tbl", loop_tbl}};
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;
 	double empty;
 
