@@ -181,6 +181,7 @@ int main(void)
 	if (d1 && dn) {
 		test_names(dn);
 #if defined(__SANITIZE_ADDRESS__)
+		(void)m1, (void)mn;
 		check_skip("memory of many images", "AddressSanitizer's allocator");
 #else
 		/* the tables of one image are most of m1: the other images may
