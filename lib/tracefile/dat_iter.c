@@ -240,7 +240,7 @@ static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct u
 {
 	if (c->kc)
 		return dat_kcursor_next(c->kc, &c->head, err);
-	if (dat_ahead_has(it->ahead, c->order))
+	if (it->ahead && dat_ahead_has(it->ahead, c->order))
 		return dat_ahead_next(it->ahead, c->order, &c->head, &it->warn, err);
 	return decode_event(it, c, &c->head, err);
 }
