@@ -486,7 +486,7 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 		/* a kernel event of a traced thread: at the thread's depth */
 		if (c->kc && ev->kind == UTRACE_EV_EVENT && ev->buf < it->d->nr_buffers)
 			ev->depth = thread_depth(it, ev->buf);
-		else if (!c->kc && it->d->buffers[ev->buf].info.nest)
+		else if (it->nested && !c->kc && it->d->buffers[ev->buf].info.nest)
 			nest_adjust(it, ev, ev->buf);
 		if (ev->data_len) {
 			/* the cursor is about to move on, maybe to another page */
