@@ -275,6 +275,7 @@ bench:
 	@bench/run.sh $(B)
 	@bench/reader.sh $(B)
 	@bench/procs_mem.sh $(B)
+	@bench/hotpaths.sh $(B)
 
 deps:
 	@scripts/install-deps.sh test
