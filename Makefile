@@ -277,6 +277,8 @@ bench:
 	@$(MAKE) --no-print-directory -s all
 	@bench/run.sh $(B)
 	@bench/reader.sh $(B)
+	@bench/procs_mem.sh $(B)
+	@bench/hotpaths.sh $(B)
 
 deps:
 	@scripts/install-deps.sh test

@@ -351,13 +351,22 @@ static int switch_stack(struct dat_cursor *c, const uint32_t *w, uint32_t n)
  * (in one piece with it, so in the same sub-buffer), if there is one:
  * into r.
  */
-static void attach_extra(struct dat_cursor *c, struct dat_raw *r)
+static void attach_extra_ext(struct dat_cursor *c, struct dat_raw *r);
+
+/* Inline, the test that finds none (most calls' records have none: the
+ * call made for it was 3% of --profile) */
+static inline __attribute__((always_inline)) void attach_extra(struct dat_cursor *c,
+								struct dat_raw *r)
+{
+	if (c->pos < c->nwords && urec_kind(c->words[c->pos]) == UREC_EXT)
+		attach_extra_ext(c, r);
+}
+
+static void attach_extra_ext(struct dat_cursor *c, struct dat_raw *r)
 {
 	const uint32_t *w = c->words + c->pos;
 	uint32_t left = c->nwords - c->pos, n;
 
-	if (!left || urec_kind(w[0]) != UREC_EXT)
-		return;
 	n = urec_ext_words(w[0]);
 	if (urec_ext_type(w[0]) == UEXT_ARGS && r->kind == UTRACE_EV_ENTRY && n <= left &&
 	    urec_ext_payload(w[0]) <= 12) {
