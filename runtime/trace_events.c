@@ -353,7 +353,7 @@ RT_EXPORT void __utrace_marker_write(const char *text, unsigned len)
 
 	if (!(t = ev_thread(t)) || !rt_tracing_on())
 		return;
-	if (len > 4096)
-		len = 4096;
+	if (len > UTRACE_PRINT_MAX)
+		len = UTRACE_PRINT_MAX;
 	ev_write_words(t, UEXT_PRINT, len, text, len);
 }
