@@ -88,8 +88,15 @@ utrace_hist_pstr(const struct utrace_hist_insn *x, const struct utrace_hist_ctx 
 		 struct utrace_hist_frame *fr)
 {
 	uint8_t *p = (uint8_t *)fr->params;
-	uint32_t n, len = 0, at;
-	const uint8_t *s = utrace_hist_str_src(x->size, x->off, x->imm, c, &n);
+	uint32_t n = UTRACE_HIST_STR_MAX, len = 0, at;
+	const uint8_t *s;
+
+	if (x->size == UTRACE_HSTR_REF) /* a string variable (RESOLVE made it an address) */
+		s = x->off < UTRACE_HIST_REFS_MAX ? (const uint8_t *)(uintptr_t)fr->refs[x->off] : 0;
+	else
+		s = utrace_hist_str_src(x->size, x->off, x->imm, c, &n);
+	if (!s)
+		return -1;
 
 	if (!x->reserved) { /* key_off: the char[N]'s N; it takes 256 bytes */
 		uint32_t words = UTRACE_HIST_STR_MAX / 8;
@@ -138,6 +145,7 @@ utrace_hist_exec_act(const struct utrace_hist_hdr *h, const struct utrace_hist_i
 		__atomic_store_n(&sums[x->key_off], v, __ATOMIC_RELAXED);
 		return 0;
 	case UTRACE_HOP_SAVESTR:
+	case UTRACE_HOP_VARSTR:
 		/* byte stores: two hits that save at once may mix their
 		 * strings, as two CPUs in the kernel's save_track_data_vars() */
 		if ((uint64_t)x->key_off * 8 + x->len > 8ull * h->nr_sums)

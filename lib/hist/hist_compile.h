@@ -31,6 +31,7 @@ struct utrace_hist_var_info {
 	/* that trigger's key, which must be this one's */
 	uint32_t key_size, nr_keys;
 	struct utrace_hist_slot slots[3];
+	bool str; /* a string variable (utrace_hist_var_is_str) */
 };
 
 /* A synthetic event, as an action that emits it finds it. */
@@ -70,5 +71,10 @@ int utrace_hist_compile_env(const struct utrace_hist_spec *spec,
 			    const struct utrace_event_format *fmt,
 			    const struct utrace_hist_env *env, void **prog, uint32_t *len,
 			    int *code, struct utrace_error *err);
+
+/* Whether the variable at sum of compiled hist program prog is a string
+ * (name=a string field): a reference to it RESOLVEs the address of its
+ * bytes, which only a string param of an action takes. */
+bool utrace_hist_var_is_str(const void *prog, unsigned sum);
 
 #endif

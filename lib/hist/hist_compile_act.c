@@ -43,8 +43,10 @@ static int hc_resolve_one(struct hcomp *c, const char *name, unsigned pos, const
 			return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");
 	if (c->nr_refs >= UTRACE_HIST_REFS_MAX)
 		return hc_fail(c, UTRACE_HIST_ERR_TOO_MANY_VARS, pos, name);
-	if (hc_emit(c, UTRACE_HOP_RESOLVE, 0, v.table, v.bit) < 0)
+	if (hc_emit(c, UTRACE_HOP_RESOLVE, v.str ? 1 : 0, v.table, v.bit) < 0)
 		return -1;
+	if (v.str)
+		c->ref_str |= 1u << c->nr_refs;
 	c->insns[c->n - 1].key_off = v.sum;
 	c->insns[c->n - 1].reserved = v.bitmap;
 	c->insns[c->n - 1].len = (uint16_t)c->nr_refs;
@@ -129,10 +131,7 @@ static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const c
 	return hc_field(c, &e);
 }
 
-/* A field p save()d or handed to a synthetic event: if it is a string,
- * where SAVESTR or PSTR takes it from (in's size, off, imm) and its width
- * in w; w 0 for a number. */
-static void hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uint32_t *w)
+void hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uint32_t *w)
 {
 	const struct utrace_event_field *f = utrace_event_field_find(c->fmt, p);
 
@@ -160,9 +159,19 @@ static int hc_pstr(struct hcomp *c, const struct utrace_hist_action *a, unsigned
 {
 	struct utrace_hist_insn in = {.op = UTRACE_HOP_PSTR};
 	bool dyn = si->str[k] == UTRACE_HIST_SYNTH_DYNSTR;
-	uint32_t w;
+	const char *var = hc_param_var(c, a->params[k]);
+	uint32_t w = 0;
 
-	hc_str_src(c, a->params[k], &in, &w);
+	for (uint32_t i = 0; var && i < c->nr_refs; i++)
+		if (!strcmp(c->ref_name[i], var) && (c->ref_str >> i & 1)) {
+			in.size = UTRACE_HSTR_REF; /* a string variable of another trigger */
+			in.off = i;
+			w = UTRACE_HIST_STR_MAX;
+		}
+	if (!var)
+		hc_str_src(c, a->params[k], &in, &w);
+	else if (w && !dyn)
+		w = 0; /* into a char[N]: the kernel wants the same N, which it has not */
 	if (!w || (!dyn && (in.size != UTRACE_HSTR_CHARS || in.imm != si->str[k])))
 		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_TYPE_MISMATCH, a->param_pos[k],
 			       a->params[k]);
