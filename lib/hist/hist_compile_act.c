@@ -54,15 +54,18 @@ static int hc_resolve_one(struct hcomp *c, const char *name, unsigned pos, const
 	return 0;
 }
 
-static int hc_resolve_expr(struct hcomp *c, const struct utrace_hist_expr *e)
+/* The $names of an expression; msys.mev: the onmatch() event of the
+ * trigger, where the kernel's find_match_var() looks first. */
+static int hc_resolve_expr(struct hcomp *c, const struct utrace_hist_expr *e, const char *msys,
+			   const char *mev)
 {
 	if (!e)
 		return 0;
 	if (e->op == UTRACE_HE_VAR_REF)
-		return hc_resolve_one(c, e->name, e->pos + 1, NULL, NULL);
-	if (hc_resolve_expr(c, e->l) < 0)
+		return hc_resolve_one(c, e->name, e->pos + 1, msys, mev);
+	if (hc_resolve_expr(c, e->l, msys, mev) < 0)
 		return -1;
-	return hc_resolve_expr(c, e->r);
+	return hc_resolve_expr(c, e->r, msys, mev);
 }
 
 /* The variable an action's param names, as the kernel's
@@ -88,24 +91,63 @@ static const char *hc_param_var(struct hcomp *c, const char *p)
 	return c->qual[c->nr_qual++];
 }
 
+/* A field variable (the kernel's trace_action_create_field_var): a param
+ * of onmatch() that is no variable, number or field of this event but a
+ * field of another ("sched.sched_waking.prio", or "prio" of the onmatch()
+ * event) is read from the variable "synthetic_FIELD" of a trigger of that
+ * event (the tracefs adds it, keyed as that event's first hist trigger,
+ * as the kernel's create_field_var_hist): "SYS.EVENT.synthetic_FIELD",
+ * kept in c, or NULL. */
+static const char *hc_field_var(struct hcomp *c, const struct utrace_hist_action *a, const char *p)
+{
+	const char *d1 = strchr(p, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	char *end;
+
+	if (a->handler != UTRACE_HIST_ONMATCH || strchr(p, '$') || !a->match_event ||
+	    (strtoull(p, &end, 0), end != p && !*end) || utrace_event_field_find(c->fmt, p) ||
+	    !strncmp(p, "common_", 7) || !strcmp(p, "cpu") || (d1 && !d2) ||
+	    c->nr_qual == UTRACE_HIST_REFS_MAX)
+		return NULL;
+	if ((d2 ? (size_t)snprintf(c->qual[c->nr_qual], sizeof(c->qual[0]), "%.*s.synthetic_%s",
+				   (int)(d2 - p), p, d2 + 1)
+		: (size_t)snprintf(c->qual[c->nr_qual], sizeof(c->qual[0]), "%s.%s.synthetic_%s",
+				   a->match_system, a->match_event, p)) >= sizeof(c->qual[0]))
+		return NULL;
+	for (uint32_t i = 0; i < c->nr_qual; i++)
+		if (!strcmp(c->qual[i], c->qual[c->nr_qual]))
+			return c->qual[i];
+	return c->qual[c->nr_qual++];
+}
+
 /* The resolve part: every $name of the values, variables and actions
  * that is another trigger's, looked up before the element is. */
 int hc_resolve(struct hcomp *c, const struct utrace_hist_spec *s)
 {
+	const char *msys = NULL, *mev = NULL;
+
+	for (unsigned i = 0; i < s->nr_actions && !mev; i++)
+		if (s->actions[i].handler == UTRACE_HIST_ONMATCH) {
+			msys = s->actions[i].match_system;
+			mev = s->actions[i].match_event;
+		}
 	for (unsigned j = 0; j < s->nr_vals; j++)
-		if (hc_resolve_expr(c, s->vals[j]) < 0)
+		if (hc_resolve_expr(c, s->vals[j], msys, mev) < 0)
 			return -1;
 	for (unsigned i = 0; i < s->nr_vars; i++)
-		if (hc_resolve_expr(c, s->vars[i].expr) < 0)
+		if (hc_resolve_expr(c, s->vars[i].expr, msys, mev) < 0)
 			return -1;
 	for (unsigned i = 0; i < s->nr_actions; i++) {
 		const struct utrace_hist_action *a = &s->actions[i];
 
 		for (unsigned k = 0; k < a->nr_params; k++) {
 			const char *v = hc_param_var(c, a->params[k]);
+			bool field = !v && (v = hc_field_var(c, a, a->params[k]));
 
 			if (v && hc_resolve_one(c, v, a->pos, a->match_system, a->match_event) < 0)
-				return -1;
+				/* no such field there either: the param is not found */
+				return field ? hc_fail(c, UTRACE_HIST_ERR_PARAM_NOT_FOUND, a->pos,
+						       a->params[k])
+					     : -1;
 		}
 	}
 	return 0;
@@ -120,7 +162,7 @@ static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const c
 	char *end;
 	unsigned long long v;
 
-	if (var)
+	if (var || (var = hc_field_var(c, a, p)))
 		return hc_ref(c, var, a->pos);
 	v = strtoull(p, &end, 0);
 	if (end != p && !*end)
@@ -161,6 +203,9 @@ static int hc_pstr(struct hcomp *c, const struct utrace_hist_action *a, unsigned
 	bool dyn = si->str[k] == UTRACE_HIST_SYNTH_DYNSTR;
 	const char *var = hc_param_var(c, a->params[k]);
 	uint32_t w = 0;
+
+	if (!var)
+		var = hc_field_var(c, a, a->params[k]);
 
 	for (uint32_t i = 0; var && i < c->nr_refs; i++)
 		if (!strcmp(c->ref_name[i], var) && (c->ref_str >> i & 1)) {

@@ -12,6 +12,12 @@
 #                      `char filename[]`, whose hist shows the string;
 #                      in arithmetic, or for a number field, it is the
 #                      kernel's "String type can not be an operand"
+#   field variables    an onmatch() param naming a field of another event
+#                      (sched.sched_waking.prio) adds the kernel's
+#                      "synthetic_prio=prio" trigger to that event, keyed
+#                      and filtered as its hist trigger, whose value the
+#                      synthetic event gets; removing the trigger that
+#                      needed it removes it
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -52,6 +58,29 @@ echo 'num_lat u64 lat; u64 n' >synthetic_events
 echo 'hist:key=pid:lat=common_timestamp.usecs-$ts0:onmatch(sched.sched_process_exec).num_lat($lat,$filenamevar)' \
 	>>"$EXIT/trigger" 2>"$T/e2"
 check "\$filenamevar for a number field fails (EINVAL)" grep -q 'Invalid argument' "$T/e2"
+
+# ---- field variables ----------------------------------------------------------
+WAKING=events/sched/sched_waking
+SWITCH=events/sched/sched_switch
+echo 'wakeup_latency u64 lat; pid_t pid; int prio; char comm[16]' >synthetic_events
+echo 'hist:keys=comm:ts0=common_timestamp.usecs if comm=="kprog"' >"$WAKING/trigger"
+fv='hist:keys=next_comm:wakeup_lat=common_timestamp.usecs-$ts0:onmatch(sched.sched_waking).wakeup_latency($wakeup_lat,next_pid,sched.sched_waking.prio,next_comm) if next_comm=="kprog"'
+check "onmatch() takes a field of the other event, sched.sched_waking.prio" \
+	sh -c "echo '$fv' >$SWITCH/trigger"
+check "... which adds its variable there, keyed and filtered as its hist trigger" \
+	grep -qx '# trigger info: hist:keys=comm:vals=hitcount:synthetic_prio=prio:sort=hitcount:size=2048 if comm=="kprog" \[active\]' "$WAKING/hist"
+echo 'hist:keys=pid,prio,comm:vals=lat:sort=pid,prio' >events/synthetic/wakeup_latency/trigger
+# the prio kprog's sched_waking gives (tests/ftracetest/kprog.c)
+want_prio=$(sed -n 's/.*trace_sched_waking("kprog", pid, \([0-9]*\),.*/\1/p' "$ROOT/tests/ftracetest/kprog.c")
+has_prio() { grep -q "prio: *$want_prio, comm: kprog" events/synthetic/wakeup_latency/hist; }
+check "the synthetic event gets sched_waking's prio ($want_prio)" until_ok 100 has_prio
+echo "!$fv" >>"$SWITCH/trigger"
+check "removing the trigger removes the variable's" \
+	test -z "$(grep synthetic_prio "$WAKING/hist")"
+check "... and leaves the other" grep -q 'ts0=common_timestamp.usecs' "$WAKING/trigger"
+echo 'hist:keys=next_comm:onmatch(sched.sched_waking).wakeup_latency(1,next_pid,sched.sched_waking.nosuch,next_comm)' \
+	>"$SWITCH/trigger" 2>"$T/e3"
+check "a field neither event has fails (EINVAL)" grep -q 'Invalid argument' "$T/e3"
 
 cd "$T" || exit 1
 touch "$T/stop"
