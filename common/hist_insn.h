@@ -70,11 +70,14 @@ enum utrace_hist_op {
 			      * map's snap_val: mark sums[key_off], ctx->snapshot() */
 	UTRACE_HOP_PSTR,     /* string (size, off, imm as SAVESTR's) -> param word len:
 			      * reserved 0: a char[key_off] in 256 bytes there; 1: a
-			      * char[], its bytes after the key_off fixed words */
+			      * char[], its bytes after the key_off fixed words; 2: an
+			      * unsigned long[] of a stack variable's frames, so */
 	UTRACE_HOP_STACK,  /* the user stack -> key + key_off: len / 8 u64 addresses,
 			    * innermost first, 0 after the last (common_stacktrace) */
-	UTRACE_HOP_VARSTR, /* a string variable's bytes: as SAVESTR (value part); the
-			    * VAR after it (size 1) holds key_off, where they are */
+	UTRACE_HOP_VARSTR, /* a string (or stack) variable's bytes: as SAVESTR (value
+			    * part), or the stack (UTRACE_HSTR_STACK), or a copy of
+			    * another's (REF); the VAR after it (size 1: a string, 2:
+			    * a stack) holds key_off, where they are */
 	UTRACE_HOP_MAX,
 };
 
@@ -102,8 +105,16 @@ enum utrace_hist_str_src {
 	UTRACE_HSTR_CHARS = 0, /* char[imm] at off */
 	UTRACE_HSTR_DYN,       /* __data_loc char[] (u32 at off) */
 	UTRACE_HSTR_COMM,      /* the thread's name */
-	UTRACE_HSTR_REF,       /* PSTR: the string variable RESOLVE found, refs[off] */
+	UTRACE_HSTR_REF,       /* PSTR, VARSTR: the string or stack variable RESOLVE
+				* found, refs[off] (VARSTR copies it whole) */
+	UTRACE_HSTR_STACK,     /* VARSTR: the user stack of the hit (common_stacktrace) */
+	UTRACE_HSTR_OWN,       /* PSTR: the string or stack variable of this trigger whose
+				* sum is off (it holds where the bytes are) */
 };
+
+/* The frames a stack variable keeps (the kernel's HIST_STACKTRACE_DEPTH);
+ * its 256 bytes hold them, 0 after the last. */
+#define UTRACE_HIST_STACK_FRAMES 16u
 
 /* What a key is made of, for whoever prints the table. */
 enum utrace_hist_slot_kind {

@@ -43,10 +43,12 @@ static int hc_resolve_one(struct hcomp *c, const char *name, unsigned pos, const
 			return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");
 	if (c->nr_refs >= UTRACE_HIST_REFS_MAX)
 		return hc_fail(c, UTRACE_HIST_ERR_TOO_MANY_VARS, pos, name);
-	if (hc_emit(c, UTRACE_HOP_RESOLVE, v.str ? 1 : 0, v.table, v.bit) < 0)
+	if (hc_emit(c, UTRACE_HOP_RESOLVE, v.str || v.stack ? 1 : 0, v.table, v.bit) < 0)
 		return -1;
 	if (v.str)
 		c->ref_str |= 1u << c->nr_refs;
+	if (v.stack)
+		c->ref_stack |= 1u << c->nr_refs;
 	c->insns[c->n - 1].key_off = v.sum;
 	c->insns[c->n - 1].reserved = v.bitmap;
 	c->insns[c->n - 1].len = (uint16_t)c->nr_refs;
@@ -193,38 +195,54 @@ void hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uin
 	}
 }
 
+/* A param that is a string or stack variable (another trigger's, which
+ * RESOLVE made an address, or this one's, whose sum says where): in's
+ * size and off; 1 a string, 2 a stack, 0 none. */
+static int hc_pvar(struct hcomp *c, const char *var, struct utrace_hist_insn *in)
+{
+	int own = var ? hc_own_var(c, var) : -1;
+
+	if (own >= 0 && ((c->own_str | c->own_stack) >> own & 1)) {
+		in->size = UTRACE_HSTR_OWN;
+		in->off = utrace_hist_var_sum(c->spec, (unsigned)own);
+		return c->own_stack >> own & 1 ? 2 : 1;
+	}
+	for (uint32_t i = 0; var && own < 0 && i < c->nr_refs; i++)
+		if (!strcmp(c->ref_name[i], var) && ((c->ref_str | c->ref_stack) >> i & 1)) {
+			in->size = UTRACE_HSTR_REF;
+			in->off = i;
+			return c->ref_stack >> i & 1 ? 2 : 1;
+		}
+	return 0;
+}
+
 /* A string param of a synthetic event's string field k: a char[] takes
  * any string; a char[N] only a char[N] of the same N, as the kernel's
- * check_synth_field(). */
+ * check_synth_field(); an unsigned long[] only a stack variable. */
 static int hc_pstr(struct hcomp *c, const struct utrace_hist_action *a, unsigned k,
 		   const struct utrace_hist_synth_info *si)
 {
 	struct utrace_hist_insn in = {.op = UTRACE_HOP_PSTR};
-	bool dyn = si->str[k] == UTRACE_HIST_SYNTH_DYNSTR;
+	bool dyn = si->str[k] == UTRACE_HIST_SYNTH_DYNSTR, stack = si->str[k] == UTRACE_HIST_SYNTH_STACK;
 	const char *var = hc_param_var(c, a->params[k]);
 	uint32_t w = 0;
+	int kind;
 
 	if (!var)
 		var = hc_field_var(c, a, a->params[k]);
-
-	for (uint32_t i = 0; var && i < c->nr_refs; i++)
-		if (!strcmp(c->ref_name[i], var) && (c->ref_str >> i & 1)) {
-			in.size = UTRACE_HSTR_REF; /* a string variable of another trigger */
-			in.off = i;
-			w = UTRACE_HIST_STR_MAX;
-		}
-	if (!var)
+	kind = hc_pvar(c, var, &in);
+	if (kind)
+		w = (kind == 2) == stack && (dyn || stack) ? UTRACE_HIST_STR_MAX : 0;
+	else if (!var && !stack)
 		hc_str_src(c, a->params[k], &in, &w);
-	else if (w && !dyn)
-		w = 0; /* into a char[N]: the kernel wants the same N, which it has not */
-	if (!w || (!dyn && (in.size != UTRACE_HSTR_CHARS || in.imm != si->str[k])))
+	if (!w || (!dyn && !stack && (in.size != UTRACE_HSTR_CHARS || in.imm != si->str[k])))
 		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_TYPE_MISMATCH, a->param_pos[k],
 			       a->params[k]);
 	if (hc_emit(c, UTRACE_HOP_PSTR, 0, 0, 0) < 0)
 		return -1;
 	in.len = si->word[k];
-	in.reserved = dyn;
-	in.key_off = dyn ? si->words : si->str[k];
+	in.reserved = stack ? 2 : dyn;
+	in.key_off = dyn || stack ? si->words : si->str[k];
 	c->insns[c->n - 1] = in;
 	return 0;
 }

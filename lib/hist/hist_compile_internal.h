@@ -30,7 +30,9 @@ struct hcomp {
 	char qual[UTRACE_HIST_REFS_MAX][160]; /* "SYS.EVENT.v" of params "SYS.EVENT.$v" */
 	uint32_t nr_qual;
 	uint32_t ref_str;  /* bit i: refs[i] is a string variable's (RESOLVE size 1) */
+	uint32_t ref_stack; /* bit i: refs[i] is a stack variable's (RESOLVE size 1) */
 	uint32_t own_str;  /* bit i: vars[i] is a string (VARSTR) */
+	uint32_t own_stack; /* bit i: vars[i] is a stack (VARSTR) */
 	uint32_t str_at[UTRACE_HIST_VARS_MAX]; /* vars[i]'s VARSTR, placed after the actions */
 	struct utrace_hist_slot slots[3];
 	uint32_t key_insns, resolve_insns, action_insns;
