@@ -18,6 +18,11 @@
 #                      and filtered as its hist trigger, whose value the
 #                      synthetic event gets; removing the trigger that
 #                      needed it removes it
+#   stack variables    st=common_stacktrace keeps sched_switch's stack,
+#                      s=$st of another trigger copies it, and
+#                      onmax().trace() hands it to an unsigned long[]
+#                      field, printed in trace as the kernel's
+#                      "stack=STACK:" and "=> __schedule+0x..." lines
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -81,6 +86,24 @@ check "... and leaves the other" grep -q 'ts0=common_timestamp.usecs' "$WAKING/t
 echo 'hist:keys=next_comm:onmatch(sched.sched_waking).wakeup_latency(1,next_pid,sched.sched_waking.nosuch,next_comm)' \
 	>"$SWITCH/trigger" 2>"$T/e3"
 check "a field neither event has fails (EINVAL)" grep -q 'Invalid argument' "$T/e3"
+
+# ---- stack variables ----------------------------------------------------------
+echo >"$SWITCH/trigger"
+echo 's:wake_lat pid_t pid; u64 delta; unsigned long[] stack;' >>dynamic_events
+check "a stack as a variable: st=common_stacktrace" \
+	sh -c "echo 'hist:keys=next_pid:ts=common_timestamp.usecs,st=common_stacktrace if prev_state == 1' >>$SWITCH/trigger"
+check "another trigger's copy of it (s=\$st) handed to an unsigned long[] field" \
+	sh -c "echo 'hist:keys=prev_pid:delta=common_timestamp.usecs-\$ts,s=\$st:onmax(\$delta).trace(wake_lat,prev_pid,\$delta,\$s)' >>$SWITCH/trigger"
+echo 1 >events/synthetic/wake_lat/enable
+# kprog fires sched_switch in __schedule(), called by kernel_events()
+check "trace prints the stack as the kernel: stack=STACK:, then => __schedule+0x..." \
+	trace_shows "$T/tr" 'wake_lat: pid=0 delta=[0-9]* stack=STACK:$'
+check "... a frame a line, the innermost first" grep -q -A1 'stack=STACK:$' "$T/tr"
+grep -A1 'stack=STACK:$' "$T/tr" | sed -n 2p >"$T/frame"
+check "... => __schedule+0xOFF ($(cat "$T/frame"))" grep -qx '=> __schedule+0x[0-9a-f]*' "$T/frame"
+echo 0 >events/synthetic/wake_lat/enable
+echo 'hist:keys=prev_pid:d2=common_timestamp.usecs-$ts:onmax($d2).trace(wake_lat,prev_pid,$d2,$ts)' >>"$SWITCH/trigger" 2>"$T/e4"
+check "a number for the unsigned long[] field fails (EINVAL)" grep -q 'Invalid argument' "$T/e4"
 
 cd "$T" || exit 1
 touch "$T/stop"
