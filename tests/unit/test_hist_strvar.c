@@ -10,8 +10,11 @@
  *   exit: ...:onmatch(sched.exec).s($lat,$fn): the string in s's char[]
  *   exec: hist:keys=pid:synthetic_prio=prio (the tracefs adds it)
  *   exit: ...:onmatch(sched.exec).p($lat,sched.exec.prio): reads it
+ *   exec: hist:keys=pid:st=common_stacktrace            (st a stack)
+ *   exit: ...s=$st:onmax($lat).trace(klat,$lat,$s): the frames in k's
+ *         unsigned long[]
  * and the errors: $fn in arithmetic or for a number, a field that neither
- * event has.
+ * event has, a string for a stack, a stack in arithmetic.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,9 +68,9 @@ struct table {
 	uint64_t size;
 };
 
-/* the exec triggers, table ids 1 (fn, ts0) and 2 (synthetic_prio) */
-static struct table defs[3];
-static struct utrace_synth *s_str, *s_num;
+/* the exec triggers, table ids 1 (fn, ts0), 2 (synthetic_prio), 3 (st) */
+static struct table defs[4];
+static struct utrace_synth *s_str, *s_num, *s_stack;
 static uint64_t last[UTRACE_HIST_PARAM_WORDS];
 static uint32_t last_n, nr_emitted;
 
@@ -83,7 +86,7 @@ static void emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t n)
 static struct utrace_hist_map *table_of(void *arg, uint32_t id)
 {
 	(void)arg;
-	return id >= 1 && id <= 2 ? defs[id].map : NULL;
+	return id >= 1 && id <= 3 ? defs[id].map : NULL;
 }
 
 /* $name of an exec trigger, as the recorder's hist_var_info says it */
@@ -95,7 +98,7 @@ static int env_var(void *arg, const char *name, const char *msys, const char *me
 	(void)arg;
 	(void)msys;
 	(void)mev;
-	for (uint32_t id = 1; id <= 2; id++) {
+	for (uint32_t id = 1; id <= 3; id++) {
 		const struct utrace_hist_spec *s = defs[id].spec;
 
 		for (unsigned v = 0; s && v < s->nr_vars; v++) {
@@ -108,7 +111,8 @@ static int env_var(void *arg, const char *name, const char *msys, const char *me
 			    .bit = 1ull << v,
 			    .key_size = defs[id].prog->key_size,
 			    .nr_keys = defs[id].prog->nr_keys,
-			    .str = utrace_hist_var_is_str(defs[id].prog, utrace_hist_var_sum(s, v))};
+			    .str = utrace_hist_var_is_str(defs[id].prog, utrace_hist_var_sum(s, v)),
+			    .stack = utrace_hist_var_is_stack(defs[id].prog, utrace_hist_var_sum(s, v))};
 			memcpy(out->slots, defs[id].prog->slots, sizeof(out->slots));
 			return 0;
 		}
@@ -123,6 +127,8 @@ static int env_synth(void *arg, const char *name, struct utrace_hist_synth_info 
 		utrace_synth_info(s_str, 7, out);
 	else if (!strcmp(name, "p") && s_num)
 		utrace_synth_info(s_num, 8, out);
+	else if (!strcmp(name, "klat") && s_stack)
+		utrace_synth_info(s_stack, 9, out);
 	else
 		return UTRACE_HIST_ERR_SYNTH_EVENT_NOT_FOUND;
 	return 0;
@@ -138,10 +144,14 @@ static int make(struct table *t, const char *text, const struct utrace_event_for
 	int code = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (utrace_hist_parse(text, &t->spec, &code, &err) < 0)
+	if (utrace_hist_parse(text, &t->spec, &code, &err) < 0) {
+		printf("# %s: %s (column %d)\n", text, err.msg, err.column);
 		return code ? code : -1;
-	if (utrace_hist_compile_env(t->spec, fmt, &env, (void **)&t->prog, &len, &code, &err) < 0)
+	}
+	if (utrace_hist_compile_env(t->spec, fmt, &env, (void **)&t->prog, &len, &code, &err) < 0) {
+		printf("# %s: %s (column %d)\n", text, err.msg, err.column);
 		return code ? code : -1;
+	}
 	t->size = utrace_hist_map_bytes(t->prog->map_bits, t->prog->key_size, t->prog->nr_sums);
 	t->map = mmap(NULL, t->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	t->map->magic = UTRACE_HIST_MAP_MAGIC;
@@ -160,10 +170,21 @@ static void drop(struct table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* the stack of every hit: two frames */
+static uint32_t stack_of(void *arg, uint64_t *pcs, uint32_t max)
+{
+	(void)arg;
+	if (max < 2)
+		return 0;
+	pcs[0] = 0x401234;
+	pcs[1] = 0x405678;
+	return 2;
+}
+
 static void run(struct table *t, const void *rec, uint32_t len, uint64_t ts)
 {
 	struct utrace_hist_ctx c = {.rec = rec, .rec_len = len, .ts_ns = ts, .table = table_of,
-				    .emit = emit};
+				    .emit = emit, .stack = stack_of};
 
 	utrace_hist_run(t->prog, t->map, &c);
 }
@@ -255,6 +276,41 @@ static void test_field_var(void)
 	drop(&end);
 }
 
+static void test_stack_var(void)
+{
+	struct table end;
+	const uint64_t *frames;
+	int ret = make(&defs[3], "hist:keys=pid:st=common_stacktrace", &exec_fmt);
+
+	check(!ret, "a stack as a variable compiles (%d)", ret);
+	if (ret)
+		return;
+	check(utrace_hist_var_is_stack(defs[3].prog, utrace_hist_var_sum(defs[3].spec, 0)),
+	      "its program says st is a stack");
+	ret = make(&end, "hist:keys=pid:lat=common_timestamp-$ts0,s=$st:onmax($lat).trace(klat,$lat,$s)",
+		   &exit_fmt);
+	check(!ret, "a copy of it (s=$st) handed to an unsigned long[] field (%d)", ret);
+	if (ret)
+		return;
+	exec_hit(&defs[1], 11, 120, "/bin/ls", 300);
+	exec_hit(&defs[3], 11, 120, "/bin/ls", 300);
+	nr_emitted = 0;
+	exit_hit(&end, 11, 340);
+	frames = last_n >= 2 && (last[1] & 0xffff) >= 8 ? last + ((last[1] & 0xffff) - 8) / 8 : NULL;
+	check(nr_emitted == 1 && last[0] == 40 && (last[1] >> 16) == 16 && frames &&
+		  frames[0] == 0x401234 && frames[1] == 0x405678,
+	      "the synthetic event gets the two frames of the exec hit (%u, %llu bytes)", nr_emitted,
+	      (unsigned long long)(last[1] >> 16));
+	drop(&end);
+	check(make(&end, "hist:keys=pid:lat=common_timestamp-$ts0:onmatch(sched.exec).klat($lat,$fn)",
+		   &exit_fmt) == UTRACE_HIST_ERR_SYNTH_TYPE_MISMATCH,
+	      "a string for the unsigned long[] field: a type mismatch");
+	drop(&end);
+	check(make(&end, "hist:keys=pid:x=$st*2", &exit_fmt) == UTRACE_HIST_ERR_INVALID_STR_OPERAND,
+	      "a stack in arithmetic is refused");
+	drop(&end);
+}
+
 int main(void)
 {
 	int code;
@@ -263,11 +319,15 @@ int main(void)
 	check(!utrace_synth_parse("s u64 lat; char fn[]", 7, &s_str, &code, &err) &&
 		  !utrace_synth_parse("p u64 lat; int prio", 8, &s_num, &code, &err),
 	      "the synthetic events parse");
+	check(!utrace_synth_parse("klat u64 lat; unsigned long[] stack", 9, &s_stack, &code, &err),
+	      "a synthetic event with a stack parses");
 	test_string_var();
 	test_field_var();
-	for (int i = 1; i <= 2; i++)
+	test_stack_var();
+	for (int i = 1; i <= 3; i++)
 		drop(&defs[i]);
 	utrace_synth_free(s_str);
 	utrace_synth_free(s_num);
+	utrace_synth_free(s_stack);
 	return check_done();
 }
