@@ -188,7 +188,10 @@ struct utrace_control {
 	 * the buffers threads make from now on (0: the config's); a buffer
 	 * keeps the size it was made with. */
 	uint32_t nr_subbufs;
-	uint32_t cpu_reserved;
+	/* 1 once the recording ends (utrace_recorder_stop, detach): tracing
+	 * is off for good and the hist triggers stop counting too, which
+	 * tracing_on 0 alone does not do (the kernel's go on). */
+	uint32_t stopped;
 	/* tracing_cpumask (the live tracefs): bit N set = no record is
 	 * written on CPU N (of the first 64), as the kernel's ring buffer
 	 * refuses a reservation on a CPU left out of the mask. */

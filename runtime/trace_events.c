@@ -137,7 +137,9 @@ static void ev_hist_snapshot(void *arg)
  * record.  Needs no buffer and no BUSY bit: the table is lock-free and
  * everything else lives on this stack, so a signal handler may run the
  * same triggers meanwhile.  errno is kept (the one system calls here are
- * the thread's first: its id and its name).
+ * the thread's first: its id and its name).  The hists count while
+ * tracing_on is 0, as the kernel's do (only the ring buffer is off
+ * then), and stop when the recording ends.
  */
 static inline __attribute__((always_inline)) void ev_triggers(const struct utrace_event_key *key,
 						  const struct rt_event_conf *conf,
@@ -165,7 +167,7 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	ev_fill_common(key, rec, t->tid);
 	if (conf->nr_trig)
 		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post);
-	if (!conf->nr_hist || !rt_tracing_on())
+	if (!conf->nr_hist || !rt.enabled || __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED))
 		return;
 	st = conf->flags & UTRACE_ENABLE_STATEFUL ? rt_ev_state(key->id) : NULL;
 	if (st && (__atomic_load_n(st, __ATOMIC_RELAXED) & UTRACE_EVS_HIST_PAUSED))
@@ -375,7 +377,7 @@ RT_EXPORT void __utrace_marker_write(const char *text, unsigned len)
 
 	if (!(t = ev_thread(t)) || !rt_tracing_on())
 		return;
-	if (len > 4096)
-		len = 4096;
+	if (len > UTRACE_PRINT_MAX)
+		len = UTRACE_PRINT_MAX;
 	ev_write_words(t, UEXT_PRINT, len, text, len);
 }

@@ -442,6 +442,7 @@ bool utrace_recorder_idle(const struct utrace_recorder *r)
 
 void utrace_recorder_stop(struct utrace_recorder *r)
 {
+	__atomic_store_n(&r->ctl->stopped, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->ctl->tracing_on, 0, __ATOMIC_RELEASE);
 }
 

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/rb_abi.h"
 #include "lib/tracefs/live_internal.h"
 
 static int show_tracers(struct utrace_live *l, const struct live_handle *h, FILE *out)
@@ -184,7 +185,9 @@ static long write_depth(struct utrace_live *l, struct live_handle *h, const char
 
 /* trace_marker: the kernel writes nothing while tracing is off (EBADF).
  * Its record ends with one newline; the print record's line has its own,
- * so the text goes without. */
+ * so the text goes without.  A text longer than one record holds
+ * (UTRACE_PRINT_MAX) is cut there and the write is short, as the
+ * kernel's: the writer writes the rest, which is the next record. */
 static long write_marker(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct utrace_error err = {0};
@@ -195,6 +198,8 @@ static long write_marker(struct utrace_live *l, struct live_handle *h, const cha
 		return -EBADF;
 	if (len && buf[len - 1] == '\n')
 		len--;
+	if (len > UTRACE_PRINT_MAX)
+		n = len = UTRACE_PRINT_MAX;
 	ret = l->ops.marker(l->ops.arg, buf, len, &err);
 	return ret < 0 ? ret : (long)n;
 }

@@ -64,6 +64,7 @@ struct utrace_live {
 	struct utrace_event_list **ev_lists;
 	size_t nev_paths, cap_ev_paths, cap_ev_lists;
 	struct live_evconf *evconfs; /* live_evconf.c: filters, triggers */
+	struct live_fv *fvs;	     /* live_fieldvar.c: the triggers field variables added */
 	/* live_snapshot.c: whether `echo 1` "allocated" it, and how many
 	 * snapshots the recording held at the last clear (shown: those after) */
 	bool snap_allocated;
@@ -193,6 +194,29 @@ int live_show_trace_stat(struct utrace_live *l, const struct live_handle *h, FIL
 void live_clock_init(struct utrace_live *l);
 int live_show_clock(struct utrace_live *l, const struct live_handle *h, FILE *out);
 long live_write_clock(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+
+/* live_fieldvar.c: the triggers that onmatch() field variables need */
+struct utrace_trigger;
+struct live_fv_ops {
+	/* the text of the first hist trigger of sys:ev, NULL if none */
+	const char *(*first)(void *arg, const char *sys, const char *ev);
+	/* a trigger added to (or removed from) sys:ev, as written */
+	int (*add)(void *arg, const char *sys, const char *ev, const char *text);
+	void (*remove)(void *arg, const char *sys, const char *ev, const char *text);
+	void *arg;
+};
+/* Adds (ops->add) every trigger a field variable of hist trigger t of
+ * sys:ev needs; 0 or the first add's error. */
+int live_fv_plan(struct utrace_live *l, const char *sys, const char *ev,
+		 const struct utrace_trigger *t, const struct live_fv_ops *ops);
+/* That trigger owner of osys:oev needed text of tsys:tev. */
+int live_fv_note(struct utrace_live *l, const char *osys, const char *oev, const char *owner,
+		 const char *tsys, const char *tev, const char *text);
+/* owner is gone: what it needed goes too (ops->remove; ops NULL: only
+ * forgotten). */
+void live_fv_take(struct utrace_live *l, const char *osys, const char *oev, const char *owner,
+		  const struct live_fv_ops *ops);
+void live_fv_free(struct utrace_live *l);
 
 /* live_evconf.c */
 int live_show_filter(struct utrace_live *l, const struct live_handle *h, FILE *out);
