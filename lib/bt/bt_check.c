@@ -20,27 +20,7 @@
 
 
 static int check_stmts(struct bt_checker *ck, struct bt_node **s, unsigned n);
-
-const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room)
-{
-	switch (t) {
-	case BT_T_INT: return "int64";
-	case BT_T_STR: snprintf(buf, room, "string[%u]", size); return buf;
-	case BT_T_STACK: return "ustack";
-	case BT_T_USYM: return "usym";
-	default: return "none";
-	}
-}
-
-/* The range of a builtin or variable: from the enclosing call's start. */
-struct bt_loc bt_name_loc(const struct bt_checker *ck, const struct bt_node *n)
-{
-	struct bt_loc l = n->loc;
-
-	if (ck->call_col)
-		l.col = ck->call_col;
-	return l;
-}
+static int bt_check_expr(struct bt_checker *ck, struct bt_node *n);
 
 static bool probe_has(const struct bt_probe *pr, enum bt_probe_type t)
 {
@@ -135,7 +115,7 @@ static int check_ternary(struct bt_checker *ck, struct bt_node *n)
 	return 0;
 }
 
-int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
+static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 {
 	int ret;
 
@@ -293,7 +273,7 @@ static int check_stmts(struct bt_checker *ck, struct bt_node **s, unsigned n)
 
 int bt_check(struct bt_program *p, struct utrace_error *err)
 {
-	struct bt_checker ck = {.p = p, .err = err};
+	struct bt_checker ck = {.p = p, .err = err, .expr = bt_check_expr};
 	char b1[24];
 	int ret = 0;
 

@@ -16,9 +16,12 @@ struct bt_checker {
 	unsigned call_col;  /* the enclosing call's first column, 0 if none */
 	bool assigning_agg; /* checking the value of `@m = agg()` */
 	uint64_t defined;   /* the variables this probe has assigned so far */
+	/* bt_check.c's expression checker, for the arguments and keys the
+	 * lower files meet (files call each other one way) */
+	int (*expr)(struct bt_checker *ck, struct bt_node *n);
 };
 
-int bt_check_expr(struct bt_checker *ck, struct bt_node *n);
+/* bt_check_map.c, the lowest */
 struct bt_loc bt_name_loc(const struct bt_checker *ck, const struct bt_node *n);
 const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room);
 

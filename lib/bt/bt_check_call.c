@@ -43,14 +43,6 @@ static const struct fn {
     {"usym", 1, 1, FN_VALUE, BT_T_USYM, -1},
 };
 
-int bt_agg_of(const char *name)
-{
-	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
-		if (!strcmp(fns[i].name, name))
-			return fns[i].agg;
-	return -1;
-}
-
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
 {
 	if (f->max == 0)
@@ -151,7 +143,7 @@ static int check_args(struct bt_checker *ck, struct bt_node *n, const struct fn 
 				return ret;
 			continue;
 		}
-		if ((ret = bt_check_expr(ck, a)) < 0)
+		if ((ret = ck->expr(ck, a)) < 0)
 			return ret;
 		if (a->type == BT_T_AGG)
 			return bt_error(ck->err, ck->p, a->loc, BT_ERR_AGG_ASSIGN, a->str);

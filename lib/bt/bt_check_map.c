@@ -12,6 +12,27 @@
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_print.h"
 
+const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room)
+{
+	switch (t) {
+	case BT_T_INT: return "int64";
+	case BT_T_STR: snprintf(buf, room, "string[%u]", size); return buf;
+	case BT_T_STACK: return "ustack";
+	case BT_T_USYM: return "usym";
+	default: return "none";
+	}
+}
+
+/* The range of a builtin or variable: from the enclosing call's start. */
+struct bt_loc bt_name_loc(const struct bt_checker *ck, const struct bt_node *n)
+{
+	struct bt_loc l = n->loc;
+
+	if (ck->call_col)
+		l.col = ck->call_col;
+	return l;
+}
+
 static struct bt_mapdef *map_get(struct bt_program *p, const char *name)
 {
 	struct bt_mapdef *m;
@@ -58,7 +79,7 @@ static int map_keys(struct bt_checker *ck, struct bt_node *n, struct bt_mapdef *
 	if (n->nargs > 8)
 		return utrace_error_set(ck->err, -E2BIG, "%s: more than 8 keys", n->str);
 	for (unsigned i = 0; i < n->nargs; i++) {
-		if ((ret = bt_check_expr(ck, n->args[i])) < 0)
+		if ((ret = ck->expr(ck, n->args[i])) < 0)
 			return ret;
 		m = map_get(ck->p, n->str); /* the array may have moved */
 		t[i] = n->args[i]->type;
@@ -96,16 +117,24 @@ int bt_check_map_read(struct bt_checker *ck, struct bt_node *n)
 	return 0;
 }
 
-static const char *value_name(const struct bt_mapdef *m, int agg, enum bt_type t, unsigned size,
-			      char *buf, size_t room)
-{
-	static const char *const aggs[] = {
+static const char *const aggs[] = {
 	    [UTRACE_BT_AGG_COUNT] = "count", [UTRACE_BT_AGG_SUM] = "sum",
 	    [UTRACE_BT_AGG_MIN] = "min",     [UTRACE_BT_AGG_MAX] = "max",
 	    [UTRACE_BT_AGG_AVG] = "avg",     [UTRACE_BT_AGG_STATS] = "stats",
 	    [UTRACE_BT_AGG_HIST] = "hist",   [UTRACE_BT_AGG_LHIST] = "lhist",
-	};
+};
 
+int bt_agg_of(const char *name)
+{
+	for (int i = 1; i < (int)(sizeof(aggs) / sizeof(aggs[0])); i++)
+		if (!strcmp(aggs[i], name))
+			return i;
+	return -1;
+}
+
+static const char *value_name(const struct bt_mapdef *m, int agg, enum bt_type t, unsigned size,
+			      char *buf, size_t room)
+{
 	(void)m;
 	if (agg == UTRACE_BT_AGG_SCALAR)
 		return bt_type_name(t, size, buf, room);
@@ -160,7 +189,7 @@ int bt_check_map_assign(struct bt_checker *ck, struct bt_node *as)
 	if ((ret = map_keys(ck, as->a, &m)) < 0)
 		return ret;
 	ck->assigning_agg = agg >= 0 && !strcmp(as->op, "=");
-	ret = bt_check_expr(ck, v);
+	ret = ck->expr(ck, v);
 	ck->assigning_agg = false;
 	if (ret < 0)
 		return ret;

@@ -172,13 +172,6 @@ static int resolve(struct bt_run *r)
 	return ret;
 }
 
-void bt_run_hit(struct bt_run *r, const struct bt_site *s, const struct utrace_bt_hit *hit)
-{
-	if (r->exiting)
-		return;
-	utrace_bt_exec(s->code.prog, hit, &r->ctx, &r->st);
-}
-
 /* BEGIN, END and interval run in the tool: the tool's own pid and name. */
 static void run_here(struct bt_run *r, enum bt_probe_type type)
 {
@@ -198,7 +191,12 @@ static void run_here(struct bt_run *r, enum bt_probe_type type)
 
 static void emit_cb(void *arg, const void *rec, uint32_t len)
 {
-	bt_format_record(arg, rec, len);
+	struct utrace_bt_rec_hdr h;
+
+	if (bt_format_record(arg, rec, len) == 1) {
+		memcpy(&h, rec, sizeof(h));
+		bt_run_command(arg, &h, (const uint8_t *)rec + sizeof(h));
+	}
 }
 
 /* BEGIN and END read no process's memory. */

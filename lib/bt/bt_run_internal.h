@@ -52,8 +52,15 @@ struct bt_run {
  * given to bt_run_hit in time order, intervals fired on the way. */
 int bt_session_run(struct bt_run *r);
 /* One hit of site s. */
-void bt_run_hit(struct bt_run *r, const struct bt_site *s, const struct utrace_bt_hit *hit);
-/* A record emitted by a program: printed or acted on. */
+static inline void bt_run_hit(struct bt_run *r, const struct bt_site *s,
+			      const struct utrace_bt_hit *hit)
+{
+	if (!r->exiting)
+		utrace_bt_exec(s->code.prog, hit, &r->ctx, &r->st);
+}
+
+/* A record emitted by a program printed: 0, or 1 if it is a command for
+ * bt_run_command. */
 int bt_format_record(struct bt_run *r, const void *rec, uint32_t len);
 /* print(@m), clear, zero, exit. */
 int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const uint8_t *vals);
