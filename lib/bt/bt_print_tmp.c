@@ -172,8 +172,12 @@ int utrace_bt_map_print(FILE *out, const struct utrace_bt_map *map, size_t top, 
 
 int utrace_bt_value_print(FILE *out, const struct utrace_bt_scalar *v, enum utrace_bt_format fmt)
 {
-	(void)fmt;
-	scalar(out, v);
-	fputc('\n', out);
+	if (fmt == UTRACE_BT_JSON)
+		fputs("{\"type\": \"value\", \"data\": ", out);
+	if (fmt == UTRACE_BT_JSON && v->kind == UTRACE_BT_STR)
+		fprintf(out, "\"%s\"", v->s);
+	else
+		scalar(out, v);
+	fputs(fmt == UTRACE_BT_JSON ? "}\n" : "\n", out);
 	return 0;
 }

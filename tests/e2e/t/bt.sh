@@ -6,16 +6,19 @@
 # uprobe and uretprobe fill against those counts, against bpftrace's own
 # output for the same program on the same binary (where bpftrace runs),
 # the program's output untouched, and a probe matching nothing refused
-# before anything runs.
+# before anything runs.  (bpftrace 0.17 runs both programs of two uprobes
+# on one function at each hit, and prints neither's printf: the program
+# has one probe a function.)
 
 e2e_cfg bt - check_bt
 
 # The map lines (@...) and hist bucket lines of a bt output, sorted.
-bt_lines() { grep -E '^(@|\[|\()' "$1" | sed 's/ *|@*  *|$//; s/ *|@*|$//' | sort; }
+bt_lines() { grep -E '^(@|\[|\(|main )' "$1" | sed 's/ *|@*  *|$//; s/ *|@*|$//' | sort; }
 
 check_bt() {
 	local prog="uprobe:$BIN/fib:fib { @c[arg0] = count(); @h = hist(arg0); }
-		uretprobe:$BIN/fib:fib /retval > 20/ { @big = count(); @s = sum(retval); }"
+		uretprobe:$BIN/fib:fib /retval > 20/ { @big = count(); @s = sum(retval); }
+		uprobe:$BIN/fib:ma* { printf(\"%s %d %s\\n\", func, arg0, comm); }"
 	local want n
 	RES=$OUT/$CFG/bt
 	mkdir -p "$RES"
@@ -37,6 +40,8 @@ check_bt() {
 	# retval > 20: fib(8..10) = 21, 34, 55, called 2 + 1 + 1 times
 	t "$(grep -qx '@big: 4' "$RES/bt.out" && grep -qx '@s: 131' "$RES/bt.out"; echo $?)" \
 		"$CFG bt uretprobe, predicate on retval, count() and sum()" "$(grep -E '^@(big|s):' "$RES/bt.out")"
+	t "$(grep -qx 'main 2 fib' "$RES/bt.out"; echo $?)" \
+		"$CFG bt printf of func, arg0 and comm; a wildcard" "$(grep '^main ' "$RES/bt.out")"
 	want=$(printf '%s\n' '[0] 34' '[1] 55' '[2, 4) 55' '[4, 8) 29' '[8, 16) 4')
 	t "$([ "$want" = "$(grep -E '^\[' "$RES/bt.out" | sed 's/ *|.*//; s/  */ /g')" ]; echo $?)" \
 		"$CFG bt @h = hist(arg0): bpftrace's buckets" "$(grep -E '^\[' "$RES/bt.out")"
