@@ -44,7 +44,8 @@
 #define UTRACE_BT_KEYS_MAX 8u
 #define UTRACE_BT_KEY_MAX (UTRACE_BT_KEYS_MAX * UTRACE_BT_STRLEN)
 #define UTRACE_BT_MAX_INSNS 4096u
-#define UTRACE_BT_REC_MAX 1024u
+#define UTRACE_BT_EMIT_MAX 16u /* values of one record: printf's arguments */
+#define UTRACE_BT_REC_MAX 2048u /* 16 values of 64 bytes, and the header */
 
 enum utrace_bt_op {
 	UTRACE_BOP_PUSH = 1, /* imm */
@@ -242,7 +243,7 @@ static inline int utrace_bt_check(const void *prog, uint32_t len)
 		if (in[i].op == UTRACE_BOP_KEY && in[i].b != utrace_bt_maps(h)[in[i].a].nkeys)
 			return -1;
 		if (in[i].op == UTRACE_BOP_EMIT &&
-		    (in[i].b > 8 || in[i].a >= UTRACE_BREC_MAX || !in[i].a))
+		    (in[i].b > UTRACE_BT_EMIT_MAX || in[i].a >= UTRACE_BREC_MAX || !in[i].a))
 			return -1;
 	}
 	return 0;

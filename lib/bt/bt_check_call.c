@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bt_prog.h"
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_print.h"
 
@@ -30,7 +31,7 @@ static const struct fn {
     {"stats", 1, 1, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_STATS},
     {"hist", 1, 1, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_HIST},
     {"lhist", 4, 4, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_LHIST},
-    {"printf", 1, 8, FN_STMT, BT_T_NONE, -1},
+    {"printf", 1, 1 + UTRACE_BT_EMIT_MAX, FN_STMT, BT_T_NONE, -1},
     {"print", 1, 3, FN_STMT, BT_T_NONE, -1},
     {"clear", 1, 1, FN_MAP, BT_T_NONE, -1},
     {"zero", 1, 1, FN_MAP, BT_T_NONE, -1},
@@ -99,14 +100,14 @@ int bt_fmt_scan(const char *fmt, enum bt_fmt_conv *conv, char (*spec)[8], unsign
 
 static int check_printf(struct bt_checker *ck, struct bt_node *n)
 {
-	enum bt_fmt_conv conv[8];
-	char spec[8][8];
+	enum bt_fmt_conv conv[UTRACE_BT_EMIT_MAX];
+	char spec[UTRACE_BT_EMIT_MAX][8];
 	int nc;
 
 	if (n->args[0]->kind != BT_N_STR)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_FIRST, n->str,
 				n->args[0]->type == BT_T_INT ? "integer" : "string");
-	nc = bt_fmt_scan(n->args[0]->str, conv, spec, 7);
+	nc = bt_fmt_scan(n->args[0]->str, conv, spec, UTRACE_BT_EMIT_MAX);
 	if (nc < 0)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_BAD, n->str);
 	if ((unsigned)nc > n->nargs - 1)

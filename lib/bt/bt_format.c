@@ -56,9 +56,9 @@ static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, con
 /* The text of printf's record into out. */
 static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const uint8_t *end)
 {
-	enum bt_fmt_conv conv[8];
-	char spec[8][8];
-	int nc = bt_fmt_scan(fmt, conv, spec, 8);
+	enum bt_fmt_conv conv[UTRACE_BT_EMIT_MAX];
+	char spec[UTRACE_BT_EMIT_MAX][8];
+	int nc = bt_fmt_scan(fmt, conv, spec, UTRACE_BT_EMIT_MAX);
 	int k = 0;
 
 	for (const char *s = fmt; *s;) {

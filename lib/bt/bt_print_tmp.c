@@ -164,7 +164,7 @@ int utrace_bt_map_print(FILE *out, const struct utrace_bt_map *map, size_t top, 
 				(map->agg == UTRACE_BT_AGG_AVG ? (e->n ? e->sum / e->n : 0) : e->n) /
 					(int64_t)(div > 1 ? div : 1));
 	}
-	if (map->nkeys || map->agg == UTRACE_BT_AGG_STATS)
+	if (map->agg == UTRACE_BT_AGG_STATS)
 		fputc('\n', out);
 	free(v);
 	return 0;

@@ -247,16 +247,13 @@ int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const ui
 	}
 }
 
-/* At exit: every map that holds something, by name, as bpftrace prints
- * them. */
+/* At exit: two blank lines, then every map that holds something, by
+ * name, as bpftrace prints them. */
 static void print_maps(struct bt_run *r)
 {
-	bool any = false, *done = calloc(r->prog.nmaps + 1, sizeof(*done));
+	bool *done = calloc(r->prog.nmaps + 1, sizeof(*done));
 
-	for (unsigned i = 0; i < r->prog.nmaps; i++)
-		any |= bt_maps_count(r->maps, i) > 0;
-	if (any && r->fmt == UTRACE_BT_TEXT)
-		fputc('\n', r->out);
+	fputs("\n\n", r->out); /* bpftrace's, maps or not, text or json */
 	for (unsigned k = 0; done && k < r->prog.nmaps; k++) {
 		int next = -1;
 
