@@ -162,7 +162,7 @@ static unsigned binop_code(const char *op)
 static void logic(struct comp *c, const struct bt_node *n)
 {
 	bool and = !strcmp(n->op, "&&");
-	unsigned j1, j2, end;
+	unsigned j1, end;
 
 	expr(c, n->a);
 	if (!and)
@@ -175,7 +175,6 @@ static void logic(struct comp *c, const struct bt_node *n)
 	patch(c, j1);
 	emit(c, UTRACE_BOP_PUSH, 0, 0, and ? 0 : 1);
 	patch(c, end);
-	(void)j2;
 }
 
 static void incdec(struct comp *c, const struct bt_node *n)

@@ -301,6 +301,8 @@ static int run(struct bt_run *r)
 	run_here(r, BT_P_BEGIN);
 	if (!r->exiting && (has_uprobes(r) || r->o->argv || r->o->pid))
 		ret = bt_session_run(r);
+	if (ret < 0) /* the probes could not run: no END, no maps */
+		return ret;
 	run_here(r, BT_P_END);
 	print_maps(r);
 	if (bt_maps_drops(r->maps))
