@@ -8,17 +8,18 @@
 # the program's output untouched, and a probe matching nothing refused
 # before anything runs.  (bpftrace 0.17 runs both programs of two uprobes
 # on one function at each hit, and prints neither's printf: the program
-# has one probe a function.)
+# has one probe a function; it prints func as an address when the process
+# has gone by the time it prints: the printf prints probe.)
 
 e2e_cfg bt - check_bt
 
 # The map lines (@...) and hist bucket lines of a bt output, sorted.
-bt_lines() { grep -E '^(@|\[|\(|main )' "$1" | sed 's/ *|@*  *|$//; s/ *|@*|$//' | sort; }
+bt_lines() { grep -E '^(@|\[|\(|uprobe:)' "$1" | sed 's/ *|@*  *|$//; s/ *|@*|$//' | sort; }
 
 check_bt() {
 	local prog="uprobe:$BIN/fib:fib { @c[arg0] = count(); @h = hist(arg0); }
 		uretprobe:$BIN/fib:fib /retval > 20/ { @big = count(); @s = sum(retval); }
-		uprobe:$BIN/fib:ma* { printf(\"%s %d %s\\n\", func, arg0, comm); }"
+		uprobe:$BIN/fib:ma* { printf(\"%s %d %s\\n\", probe, arg0, comm); }"
 	local want n
 	RES=$OUT/$CFG/bt
 	mkdir -p "$RES"
@@ -40,8 +41,8 @@ check_bt() {
 	# retval > 20: fib(8..10) = 21, 34, 55, called 2 + 1 + 1 times
 	t "$(grep -qx '@big: 4' "$RES/bt.out" && grep -qx '@s: 131' "$RES/bt.out"; echo $?)" \
 		"$CFG bt uretprobe, predicate on retval, count() and sum()" "$(grep -E '^@(big|s):' "$RES/bt.out")"
-	t "$(grep -qx 'main 2 fib' "$RES/bt.out"; echo $?)" \
-		"$CFG bt printf of func, arg0 and comm; a wildcard" "$(grep '^main ' "$RES/bt.out")"
+	t "$(grep -qx "uprobe:$BIN/fib:main 2 fib" "$RES/bt.out"; echo $?)" \
+		"$CFG bt printf of probe, arg0 and comm; a wildcard" "$(grep '^uprobe:' "$RES/bt.out")"
 	want=$(printf '%s\n' '[0] 34' '[1] 55' '[2, 4) 55' '[4, 8) 29' '[8, 16) 4')
 	t "$([ "$want" = "$(grep -E '^\[' "$RES/bt.out" | sed 's/ *|.*//; s/  */ /g')" ]; echo $?)" \
 		"$CFG bt @h = hist(arg0): bpftrace's buckets" "$(grep -E '^\[' "$RES/bt.out")"
@@ -55,6 +56,14 @@ check_bt() {
 	else
 		echo "ok - $CFG bt same maps as bpftrace's # SKIP bpftrace does not run here"
 	fi
+	"$UTRACE" bt -l "uprobe:$BIN/fib:f*" >"$RES/list.out" 2>&1
+	t "$(grep -qx "uprobe:$BIN/fib:fib" "$RES/list.out" &&
+		{ ! command -v bpftrace >/dev/null ||
+			bpftrace -l "uprobe:$BIN/fib:f*" 2>/dev/null | diff - "$RES/list.out" >/dev/null; }
+		echo $?)" "$CFG bt -l lists the functions as bpftrace -l does" "$(head -5 "$RES/list.out")"
+	"$UTRACE" bt -d -e "uprobe:$BIN/fib:fib /arg0 > 2/ { @[arg0] = count(); }" >"$RES/dump.out" 2>&1
+	t "$(grep -q 'JZ' "$RES/dump.out" && grep -q 'AGG *map 0 1' "$RES/dump.out"; echo $?)" \
+		"$CFG bt -d shows the compiled program" "$(head -12 "$RES/dump.out")"
 	timeout "$TMO" "$UTRACE" bt -e "uprobe:$BIN/fib:nosuch* { @ = count(); }" -c "$BIN/fib 3" \
 		>"$RES/none.out" 2>"$RES/none.err"
 	t "$([ $? = 1 ] && grep -q 'No probes to attach' "$RES/none.err" &&
