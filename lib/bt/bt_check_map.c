@@ -12,6 +12,13 @@
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_print.h"
 
+static const char *const aggs[] = {
+	    [UTRACE_BT_AGG_COUNT] = "count", [UTRACE_BT_AGG_SUM] = "sum",
+	    [UTRACE_BT_AGG_MIN] = "min",     [UTRACE_BT_AGG_MAX] = "max",
+	    [UTRACE_BT_AGG_AVG] = "avg",     [UTRACE_BT_AGG_STATS] = "stats",
+	    [UTRACE_BT_AGG_HIST] = "hist",   [UTRACE_BT_AGG_LHIST] = "lhist",
+};
+
 const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room)
 {
 	switch (t) {
@@ -19,6 +26,7 @@ const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room)
 	case BT_T_STR: snprintf(buf, room, "string[%u]", size); return buf;
 	case BT_T_STACK: return "ustack";
 	case BT_T_USYM: return "usym";
+	case BT_T_AGG: return size < sizeof(aggs) / sizeof(aggs[0]) && aggs[size] ? aggs[size] : "none";
 	default: return "none";
 	}
 }
@@ -112,17 +120,13 @@ int bt_check_map_read(struct bt_checker *ck, struct bt_node *n)
 	if (!m->read)
 		m->read_loc = bt_name_loc(ck, n);
 	m->read = true;
-	n->type = m->agg == UTRACE_BT_AGG_SCALAR ? m->vtype : BT_T_INT;
-	n->size = m->vsize;
+	/* an aggregation read back keeps its kind: bpftrace compares no
+	 * count() with an integer */
+	n->type = m->agg == UTRACE_BT_AGG_SCALAR ? m->vtype : m->agg > 0 ? BT_T_AGG : BT_T_INT;
+	n->size = m->agg > 0 ? (unsigned)m->agg : m->vsize;
 	return 0;
 }
 
-static const char *const aggs[] = {
-	    [UTRACE_BT_AGG_COUNT] = "count", [UTRACE_BT_AGG_SUM] = "sum",
-	    [UTRACE_BT_AGG_MIN] = "min",     [UTRACE_BT_AGG_MAX] = "max",
-	    [UTRACE_BT_AGG_AVG] = "avg",     [UTRACE_BT_AGG_STATS] = "stats",
-	    [UTRACE_BT_AGG_HIST] = "hist",   [UTRACE_BT_AGG_LHIST] = "lhist",
-};
 
 int bt_agg_of(const char *name)
 {

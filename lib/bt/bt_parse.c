@@ -283,15 +283,19 @@ static const char *const assign_ops[] = {"=",  "+=", "-=", "*=",  "/=",  "%=",
 static int parse_if(struct parser *ps, struct bt_node **out)
 {
 	struct bt_node *n = node_new(BT_N_IF, ps->tok.loc);
+	unsigned paren;
 	int ret;
 
 	if (!n)
 		return -ENOMEM;
 	*out = n;
-	if ((ret = advance(ps)) < 0 || (ret = expect(ps, "(", NULL)) < 0 ||
-	    (ret = parse_expr(ps, &n->a)) < 0 || (ret = expect(ps, ")", NULL)) < 0 ||
-	    (ret = parse_inner(ps, &n->body, &n->nbody)) < 0)
+	if ((ret = advance(ps)) < 0)
 		return ret;
+	paren = ps->tok.loc.col;
+	if ((ret = expect(ps, "(", NULL)) < 0 || (ret = parse_expr(ps, &n->a)) < 0 ||
+	    (ret = expect(ps, ")", NULL)) < 0 || (ret = parse_inner(ps, &n->body, &n->nbody)) < 0)
+		return ret;
+	n->a->loc.col = paren; /* bpftrace's condition starts at its "(" */
 	if (!is_word(ps, "else"))
 		return 0;
 	if ((ret = advance(ps)) < 0)

@@ -10,6 +10,7 @@
  * run here, in the tool, as bpftrace runs them in its own process.
  */
 #include <errno.h>
+#include <signal.h>
 #include <elf.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -288,6 +289,44 @@ static bool has_uprobes(const struct bt_run *r)
 	return false;
 }
 
+static volatile sig_atomic_t bt_interrupted;
+
+static void bt_on_signal(int sig)
+{
+	(void)sig;
+	bt_interrupted = 1;
+}
+
+/* No process to trace: as bpftrace, the program runs until exit() or
+ * Ctrl-C, its intervals firing on time. */
+static void run_alone(struct bt_run *r)
+{
+	struct sigaction sa = {.sa_handler = bt_on_signal}, old_int, old_term;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	bt_interrupted = 0;
+	while (!r->exiting && !bt_interrupted) {
+		uint64_t next = UINT64_MAX;
+		struct timespec ts;
+
+		for (unsigned i = 0; i < r->nsites; i++)
+			if (r->sites[i].type == BT_P_INTERVAL && r->sites[i].next_tick < next)
+				next = r->sites[i].next_tick;
+		if (next == UINT64_MAX) {
+			pause();
+			continue;
+		}
+		ts.tv_sec = (time_t)(next / 1000000000);
+		ts.tv_nsec = (long)(next % 1000000000);
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == 0)
+			bt_run_ticks(r, next);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+}
+
 static int run(struct bt_run *r)
 {
 	int ret = 0;
@@ -297,10 +336,14 @@ static int run(struct bt_run *r)
 	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_none, .map_get = get_cb,
 					.map_update = update_cb, .emit = emit_cb};
 	r->start_ns = now_ns();
+	for (unsigned i = 0; i < r->nsites; i++)
+		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
 	attaching(r);
 	run_here(r, BT_P_BEGIN);
 	if (!r->exiting && (has_uprobes(r) || r->o->argv || r->o->pid))
 		ret = bt_session_run(r);
+	else if (!r->exiting)
+		run_alone(r);
 	if (ret < 0) /* the probes could not run: no END, no maps */
 		return ret;
 	run_here(r, BT_P_END);

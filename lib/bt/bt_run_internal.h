@@ -51,6 +51,9 @@ struct bt_run {
 /* The uprobe sites run in the traced processes (-c or -p), their hits
  * given to bt_run_hit in time order, intervals fired on the way. */
 int bt_session_run(struct bt_run *r);
+/* The interval sites due by ts (CLOCK_MONOTONIC ns), fired in time
+ * order. */
+void bt_run_ticks(struct bt_run *r, uint64_t ts);
 /* One hit of site s. */
 static inline void bt_run_hit(struct bt_run *r, const struct bt_site *s,
 			      const struct utrace_bt_hit *hit)

@@ -236,8 +236,7 @@ static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrac
 	}
 }
 
-/* The interval sites due by ts, fired in time order. */
-static void ticks(struct bt_run *r, uint64_t ts)
+void bt_run_ticks(struct bt_run *r, uint64_t ts)
 {
 	for (;;) {
 		struct bt_site *due = NULL;
@@ -276,7 +275,7 @@ static int replay(struct bt_run *r, const char *path)
 		struct hit_strs hs;
 
 		ret = 0;
-		ticks(r, ev.ts);
+		bt_run_ticks(r, ev.ts);
 		if (ev.kind != UTRACE_EV_EVENT)
 			continue;
 		for (unsigned i = 0; i < r->nsites; i++) {
@@ -312,16 +311,14 @@ int bt_session_run(struct bt_run *r)
 		return utrace_error_set(r->err, -errno, "%s: %s", dir, strerror(errno));
 	snprintf(path, sizeof(path), "%s/bt.dat", dir);
 	r->defs = calloc(r->nsites + 1, sizeof(*r->defs));
-	for (unsigned i = 0; i < r->nsites; i++) {
+	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].event_id = -1;
-		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
-	}
 	r->ctx.load = load_captured;
 	ret = r->defs ? record(r, path, &status) : -ENOMEM;
 	if (!ret)
 		ret = replay(r, path);
 	if (!ret)
-		ticks(r, (uint64_t)mono_ns());
+		bt_run_ticks(r, (uint64_t)mono_ns());
 	unlink(path);
 	rmdir(dir);
 	for (unsigned i = 0; i < r->ndefs; i++)

@@ -132,6 +132,10 @@ static const struct {
      "stdin:1:41-43: ERROR: Undefined or undeclared variable: $a\n"
      "BEGIN { @x = 1; @x++; @y[1]++; @z += 2; $a++; }\n"
      "                                        ~~"},
+    {"interval:ms:10 { @n = count(); if (@n == 3) { exit(); } }",
+     "stdin:1:35-43: ERROR: Type mismatch for '==': comparing 'count' with 'int64'\n"
+     "interval:ms:10 { @n = count(); if (@n == 3) { exit(); } }\n"
+     "                                  ~~~~~~~~"},
     {"uprobe:/bin/true { }", "stdin:1:1-17: ERROR: uprobe probe type requires 2 arguments\n"
 			     "uprobe:/bin/true { }\n"
 			     "~~~~~~~~~~~~~~~~"},
