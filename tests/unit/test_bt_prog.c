@@ -130,6 +130,28 @@ static void test_exprs(void)
 	bt_program_free(&p);
 }
 
+/* 200 keys (the table grows twice), every third deleted: the others
+ * are still found, the deleted are not. */
+static void test_delete(void)
+{
+	struct bt_program p;
+	struct bt_code code = {0};
+	struct bt_maps *ms = run("uprobe:/bin/true:main { @a[arg0] = arg1; if (arg0 % 3 == 0) { "
+				 "delete(@a[arg0]); } }",
+				 200, &p, &code);
+	bool ok = true;
+
+	if (!ms)
+		return;
+	for (int64_t k = 0; k < 200; k++)
+		ok &= get(ms, 0, k, true) == (k % 3 ? 2 * k : -999);
+	check(ok && bt_maps_count(ms, 0) == 133, "delete() among 200 keys: %zu left",
+	      bt_maps_count(ms, 0));
+	bt_maps_free(ms);
+	free(code.prog);
+	bt_program_free(&p);
+}
+
 static void test_check(void)
 {
 	struct {
@@ -167,6 +189,7 @@ int main(void)
 {
 	test_maps();
 	test_exprs();
+	test_delete();
 	test_check();
 	return check_done();
 }
