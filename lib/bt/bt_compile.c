@@ -422,8 +422,10 @@ static int finish(struct comp *c, struct bt_code *out)
 	for (unsigned i = 0; i < c->n; i++)
 		if (c->ins[i].op == UTRACE_BOP_SCONST)
 			c->ins[i].imm += (int64_t)(head + c->n * sizeof(struct utrace_bt_insn));
-	memcpy(b + head, c->ins, c->n * sizeof(struct utrace_bt_insn));
-	memcpy(b + head + c->n * sizeof(struct utrace_bt_insn), c->data, c->ndata);
+	if (c->n) /* an empty action has no instructions, no data */
+		memcpy(b + head, c->ins, c->n * sizeof(struct utrace_bt_insn));
+	if (c->ndata)
+		memcpy(b + head + c->n * sizeof(struct utrace_bt_insn), c->data, c->ndata);
 	out->prog = b;
 	out->len = (uint32_t)len;
 	return utrace_bt_check(b, out->len) ? -EINVAL : 0;

@@ -104,12 +104,14 @@ static int parse_list(struct parser *ps, struct bt_node *n, const char *close)
 	if (ret || is(ps, close))
 		return ret ? ret : advance(ps);
 	for (;;) {
-		struct bt_node *a;
+		struct bt_node *a = NULL;
 
-		if ((ret = parse_expr(ps, &a)) < 0)
-			return ret;
-		if (push_node(&n->args, &n->nargs, a) < 0)
+		/* kept even when it fails: the tree frees what was made */
+		ret = parse_expr(ps, &a);
+		if (a && push_node(&n->args, &n->nargs, a) < 0)
 			return -ENOMEM;
+		if (ret < 0)
+			return ret;
 		if (is(ps, close))
 			break;
 		if (!is(ps, ","))
@@ -301,18 +303,19 @@ static int parse_if(struct parser *ps, struct bt_node **out)
 	if ((ret = advance(ps)) < 0)
 		return ret;
 	if (is_word(ps, "if")) {
-		struct bt_node *elif;
+		struct bt_node *elif = NULL;
 
-		if ((ret = parse_if(ps, &elif)) < 0)
-			return ret;
-		return push_node(&n->orelse, &n->norelse, elif);
+		ret = parse_if(ps, &elif);
+		if (elif && push_node(&n->orelse, &n->norelse, elif) < 0)
+			return -ENOMEM;
+		return ret;
 	}
 	return parse_inner(ps, &n->orelse, &n->norelse);
 }
 
 static int parse_stmt(struct parser *ps, struct bt_node **out)
 {
-	struct bt_node *e, *n;
+	struct bt_node *e = NULL, *n;
 	int ret;
 
 	if (is_word(ps, "if"))
@@ -330,8 +333,10 @@ static int parse_stmt(struct parser *ps, struct bt_node **out)
 			return ret;
 		return parse_inner(ps, &n->body, &n->nbody);
 	}
-	if ((ret = parse_expr(ps, &e)) < 0)
+	if ((ret = parse_expr(ps, &e)) < 0) {
+		*out = e; /* the caller's tree frees it */
 		return ret;
+	}
 	for (unsigned i = 0; i < sizeof(assign_ops) / sizeof(assign_ops[0]); i++) {
 		if (!is(ps, assign_ops[i]) || (e->kind != BT_N_MAP && e->kind != BT_N_VAR))
 			continue;
@@ -364,10 +369,11 @@ static int parse_block(struct parser *ps, struct bt_node ***body, unsigned *n)
 			ret = advance(ps);
 			continue;
 		}
-		if ((ret = parse_stmt(ps, &s)) < 0)
-			return ret;
-		if (push_node(body, n, s) < 0)
+		ret = parse_stmt(ps, &s);
+		if (s && push_node(body, n, s) < 0)
 			return -ENOMEM;
+		if (ret < 0)
+			return ret;
 		if (is(ps, ";"))
 			ret = advance(ps);
 		else if (!is(ps, "}") && s->kind != BT_N_IF && s->kind != BT_N_UNROLL)
