@@ -173,6 +173,8 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 				st->strs[s][in->b] = 0;
 			} else {
 				utrace_bt_load_str(st->strs[s], (uint64_t)v[0], ctx->load);
+				if (in->b && in->b < UTRACE_BT_STRLEN)
+					st->strs[s][in->b] = 0;
 			}
 			*sp++ = s;
 			break;

@@ -158,6 +158,11 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 		return check_printf(ck, n);
 	if (!strcmp(f->name, "print") && n->args[0]->kind != BT_N_MAP && n->nargs > 1)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINT_NONMAP, n->nargs);
+	if ((!strcmp(f->name, "print") || !strcmp(f->name, "str")) && n->nargs > 1)
+		for (unsigned i = 1; i < n->nargs; i++)
+			if (n->args[i]->kind != BT_N_INT)
+				return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, f->name,
+						f->name[1] == 't' ? "length" : i == 1 ? "top" : "div");
 	if (!strcmp(f->name, "lhist"))
 		for (unsigned i = 1; i < 4; i++)
 			if (n->args[i]->kind != BT_N_INT)

@@ -206,8 +206,12 @@ static void incdec(struct comp *c, const struct bt_node *n)
 static void call_value(struct comp *c, const struct bt_node *n)
 {
 	if (!strcmp(n->str, "str")) {
+		int64_t len = n->nargs > 1 ? n->args[1]->ival : 0;
+
 		expr(c, n->args[0]);
-		emit(c, UTRACE_BOP_STR, 0, 0, 0);
+		/* bpftrace 0.17's str(x, n): n characters */
+		emit(c, UTRACE_BOP_STR, 0,
+		     len > 0 && len < UTRACE_BT_STRLEN ? (unsigned)len : 0, 0);
 		return;
 	}
 	unsupported(c, n, n->str);

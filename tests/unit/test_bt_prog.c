@@ -8,6 +8,8 @@
  * overflows) from running.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +154,58 @@ static void test_delete(void)
 	bt_program_free(&p);
 }
 
+/* The test's own memory as the traced process's. */
+static int self_load(uint64_t a, unsigned size, uint64_t *o)
+{
+	*o = 0;
+	memcpy(o, (const void *)(uintptr_t)a, size);
+	return 0;
+}
+
+static unsigned printed;
+static char printed_text[2 * UTRACE_BT_STRLEN];
+
+static void emit_strs(void *arg, const void *rec, uint32_t len)
+{
+	const char *v = (const char *)rec + sizeof(struct utrace_bt_rec_hdr);
+
+	(void)arg;
+	if (len >= sizeof(struct utrace_bt_rec_hdr) + 2 * UTRACE_BT_STRLEN) {
+		snprintf(printed_text, sizeof(printed_text), "%s|%s", v, v + UTRACE_BT_STRLEN);
+		printed++;
+	}
+}
+
+/* str(arg0) and str(arg0, 2) of a string the hit points at (bpftrace
+ * 0.17's str(x, n) keeps n characters). */
+static void test_str(void)
+{
+	static const char text[] = "abcdef";
+	const char *src = "uprobe:/bin/true:main { printf(\"%s|%s\\n\", str(arg0, 2), str(arg0)); }";
+	struct bt_program p = {.src = src, .name = "stdin"};
+	struct utrace_error err = {0};
+	struct bt_formats fmts = {0};
+	struct bt_code code = {0};
+	struct utrace_bt_state *st = calloc(1, sizeof(*st));
+	struct utrace_bt_ctx ctx = {.load = self_load, .map_get = bt_maps_get,
+				    .map_update = bt_maps_update, .emit = emit_strs};
+	struct utrace_bt_hit hit = {.args = {(int64_t)(uintptr_t)text}};
+	int ret = bt_parse(&p, &err);
+
+	if (!ret)
+		ret = bt_check(&p, &err);
+	if (!ret)
+		ret = bt_compile(&p, &p.probes[0], &p.probes[0].aps[0], "main", &fmts, &code, &err);
+	if (!ret && st)
+		ret = utrace_bt_exec(code.prog, &hit, &ctx, st);
+	check(ret == 0 && printed == 1 && !strcmp(printed_text, "ab|abcdef"),
+	      "str(arg0, 2) and str(arg0): %s %s", printed_text, err.msg);
+	free(st);
+	free(code.prog);
+	bt_formats_free(&fmts);
+	bt_program_free(&p);
+}
+
 static void test_check(void)
 {
 	struct {
@@ -190,6 +244,7 @@ int main(void)
 	test_maps();
 	test_exprs();
 	test_delete();
+	test_str();
 	test_check();
 	return check_done();
 }
