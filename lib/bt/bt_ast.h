@@ -53,7 +53,8 @@ struct bt_loc {
 	C(INT_ARG, "%s() expects an integer argument")                                            \
 	C(LITERAL_ARG, "%s: invalid %s value, must be a literal")                                  \
 	C(BINOP_TYPE, "Type mismatch for '%s': comparing '%s' with '%s'")                          \
-	C(STR_ARITH, "The %s operator can not be used on expressions of types %s, %s")             \
+	C(UNOP_TYPE, "The %s operator can not be used on expressions of type '%s'")                \
+	C(TERNARY_TYPE, "Ternary operator must return the same type: have '%s' and '%s'")         \
 	C(COND_TYPE, "Invalid condition in %s: %s")                                                      \
 	C(BUILTIN_PROBE, "The %s builtin can only be used with %s probes")                         \
 	C(RETVAL_PROBE, "The retval builtin can only be used with 'kretprobe' and 'uretprobe' and " \

@@ -105,18 +105,22 @@ static int check_ternary(struct bt_checker *ck, struct bt_node *n)
 	    (ret = bt_check_expr(ck, n->c)) < 0)
 		return ret;
 	if (n->a->type != BT_T_INT)
-		return bt_error(ck->err, ck->p, (struct bt_loc){1, 1, 1}, BT_ERR_COND_TYPE,
-				"ternary", bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)));
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_COND_TYPE, "ternary",
+				n->a->type == BT_T_STR
+				    ? "string"
+				    : bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)));
 	n->type = n->b->type;
 	n->size = n->b->size > n->c->size ? n->b->size : n->c->size;
 	if (n->b->type != n->c->type)
-		return bt_error(ck->err, ck->p, n->loc, BT_ERR_BINOP_TYPE, "?:",
-				bt_type_name(n->b->type, n->b->size, b1, sizeof(b1)), "other");
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_TERNARY_TYPE,
+				n->b->type == BT_T_STR ? "string" : "integer",
+				n->c->type == BT_T_STR ? "string" : "integer");
 	return 0;
 }
 
 static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 {
+	char b1[24];
 	int ret;
 
 	switch (n->kind) {
@@ -148,8 +152,10 @@ static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 			return ret;
 		n->type = BT_T_INT;
 		if (n->a->type != BT_T_INT && strcmp(n->op, "!"))
-			return bt_error(ck->err, ck->p, n->loc, BT_ERR_STR_ARITH, n->op, "string",
-					"");
+			return bt_error(ck->err, ck->p,
+					(struct bt_loc){n->loc.line, n->loc.col, n->loc.col + 1},
+					BT_ERR_UNOP_TYPE, n->op,
+					bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)));
 		return 0;
 	case BT_N_TERNARY:
 		return check_ternary(ck, n);
@@ -223,8 +229,7 @@ static int check_assign(struct bt_checker *ck, struct bt_node *n)
 		if ((ret = check_var_use(ck, n->a)) < 0)
 			return ret;
 		if (n->a->type != BT_T_INT || n->b->type != BT_T_INT)
-			return bt_error(ck->err, ck->p, n->loc, BT_ERR_STR_ARITH, n->op, "string",
-					"int64");
+			return bt_compound_error(ck, n);
 		return 0;
 	}
 	return var_define(ck, n->a, n->b, n->loc);

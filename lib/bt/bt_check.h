@@ -24,6 +24,9 @@ struct bt_checker {
 /* bt_check_map.c, the lowest */
 struct bt_loc bt_name_loc(const struct bt_checker *ck, const struct bt_node *n);
 const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room);
+/* `x op= v` with a v that is no integer: bpftrace's "Type mismatch for
+ * 'op'" over the whole statement. */
+int bt_compound_error(struct bt_checker *ck, const struct bt_node *as);
 
 int bt_check_call(struct bt_checker *ck, struct bt_node *n);
 int bt_check_map_read(struct bt_checker *ck, struct bt_node *n);

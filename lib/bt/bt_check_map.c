@@ -41,6 +41,17 @@ struct bt_loc bt_name_loc(const struct bt_checker *ck, const struct bt_node *n)
 	return l;
 }
 
+int bt_compound_error(struct bt_checker *ck, const struct bt_node *as)
+{
+	char op[4] = {0}, b1[24];
+
+	memcpy(op, as->op, strlen(as->op) - 1); /* "+=" compares as "+" */
+	return bt_error(ck->err, ck->p,
+			(struct bt_loc){as->a->loc.line, as->a->loc.col, as->b->loc.end},
+			BT_ERR_BINOP_TYPE, op, "int64",
+			bt_type_name(as->b->type, as->b->size, b1, sizeof(b1)));
+}
+
 static struct bt_mapdef *map_get(struct bt_program *p, const char *name)
 {
 	struct bt_mapdef *m;
@@ -208,7 +219,7 @@ int bt_check_map_assign(struct bt_checker *ck, struct bt_node *as)
 		return ret;
 	}
 	if (strcmp(as->op, "=") && v->type != BT_T_INT)
-		return bt_error(ck->err, ck->p, as->loc, BT_ERR_STR_ARITH, as->op, "string", "int64");
+		return bt_compound_error(ck, as);
 	return map_value(ck, m, as->a, UTRACE_BT_AGG_SCALAR, v->type,
 			 v->type == BT_T_STR ? v->size : 8);
 }

@@ -136,6 +136,29 @@ static const struct {
      "stdin:1:35-43: ERROR: Type mismatch for '==': comparing 'count' with 'int64'\n"
      "interval:ms:10 { @n = count(); if (@n == 3) { exit(); } }\n"
      "                                  ~~~~~~~~"},
+    {"BEGIN { @x = 1 ? 1 : \"a\"; }",
+     "stdin:1:14-25: ERROR: Ternary operator must return the same type: have 'integer' and "
+     "'string'\n"
+     "BEGIN { @x = 1 ? 1 : \"a\"; }\n"
+     "             ~~~~~~~~~~~"},
+    {"BEGIN { @x = \"a\" ? 1 : 2; }", "stdin:1:14-25: ERROR: Invalid condition in ternary: string\n"
+				      "BEGIN { @x = \"a\" ? 1 : 2; }\n"
+				      "             ~~~~~~~~~~~"},
+    {"BEGIN { @x = -\"a\"; }",
+     "stdin:1:14-15: ERROR: The - operator can not be used on expressions of type 'string[2]'\n"
+     "BEGIN { @x = -\"a\"; }\n"
+     "             ~"},
+    {"BEGIN { $x = 1; $x += \"a\"; }",
+     "stdin:1:17-26: ERROR: Type mismatch for '+': comparing 'int64' with 'string[2]'\n"
+     "BEGIN { $x = 1; $x += \"a\"; }\n"
+     "                ~~~~~~~~~"},
+    {"BEGIN { @x = 1; @x += \"a\"; }",
+     "stdin:1:17-26: ERROR: Type mismatch for '+': comparing 'int64' with 'string[2]'\n"
+     "BEGIN { @x = 1; @x += \"a\"; }\n"
+     "                ~~~~~~~~~"},
+    {"BEGIN { @x = pid /  }", "stdin:1:21-22: ERROR: syntax error, unexpected }\n"
+			      "BEGIN { @x = pid /  }\n"
+			      "                    ~"},
     {"uprobe:/bin/true { }", "stdin:1:1-17: ERROR: uprobe probe type requires 2 arguments\n"
 			     "uprobe:/bin/true { }\n"
 			     "~~~~~~~~~~~~~~~~"},
