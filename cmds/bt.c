@@ -123,16 +123,21 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 	int c, ret;
 
 	opterr = 0;
-	while ((c = utrace_getopt(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return utrace_opt_error("bt", shortopts, argv);
-		if ((ret = bt_opt(b, c, optarg)) != 0)
-			return ret;
+	for (;;) {
+		while ((c = utrace_getopt(argc, argv, shortopts, longopts, NULL)) != -1) {
+			if (c == '?' || c == ':')
+				return utrace_opt_error("bt", shortopts, argv);
+			if ((ret = bt_opt(b, c, optarg)) != 0)
+				return ret;
+		}
+		/* the script, then more options (bpftrace's `FILE -c CMD`) */
+		if (b->list || b->o.text || b->script || optind >= argc ||
+		    !strcmp(argv[optind - 1], "--"))
+			break;
+		b->script = argv[optind++];
 	}
 	if (b->list)
 		return 0;
-	if (!b->o.text && optind < argc)
-		b->script = argv[optind++];
 	if (optind < argc) {
 		if (b->cmd) {
 			utrace_die_msg("bt", "-c and a command after -- both given");

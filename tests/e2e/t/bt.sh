@@ -56,6 +56,13 @@ check_bt() {
 	else
 		echo "ok - $CFG bt same maps as bpftrace's # SKIP bpftrace does not run here"
 	fi
+	# a script file with -c after it, and -- CMD, as bpftrace takes them
+	echo "uretprobe:$BIN/fib:main { @ret = max(retval); }" >"$RES/t.bt"
+	"$UTRACE" bt "$RES/t.bt" -c "$BIN/fib 4" >"$RES/script.out" 2>&1
+	"$UTRACE" bt -e "uprobe:$BIN/fib:fib /arg0 == 4/ { @n = count(); }" -- "$BIN/fib" 4 \
+		>>"$RES/script.out" 2>&1
+	t "$(grep -qx '@ret: 0' "$RES/script.out" && grep -qx '@n: 1' "$RES/script.out"; echo $?)" \
+		"$CFG bt a script file then -c CMD; -e then -- CMD ARGS" "$(cat "$RES/script.out")"
 	"$UTRACE" bt -l "uprobe:$BIN/fib:f*" >"$RES/list.out" 2>&1
 	t "$(grep -qx "uprobe:$BIN/fib:fib" "$RES/list.out" &&
 		{ ! command -v bpftrace >/dev/null ||
