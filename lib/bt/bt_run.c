@@ -11,16 +11,12 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <elf.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/base/glob.h"
 #include "lib/bt/bt_run_internal.h"
-#include "lib/elf/elf.h"
 
 static int64_t now_ns(void)
 {
@@ -28,65 +24,6 @@ static int64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The defined functions of target (.symtab, else .dynsym) matching glob,
- * sorted, each once. */
-int bt_resolve_funcs(const char *target, const char *glob, char ***out, size_t *n)
-{
-	static const char *const tabs[] = {".symtab", ".dynsym"};
-	struct utrace_elf *elf;
-	char **v = NULL;
-	size_t cnt = 0, cap = 0;
-	int ret = utrace_elf_open(target, &elf);
-
-	if (ret < 0)
-		return ret;
-	for (unsigned t = 0; t < 2 && !cnt; t++) {
-		struct utrace_elf_section sec;
-
-		if (utrace_elf_find_section(elf, tabs[t], &sec) < 0)
-			continue;
-		for (size_t i = 0; i < utrace_elf_sym_count(elf, &sec); i++) {
-			struct utrace_elf_sym s;
-			char **nv;
-
-			if (utrace_elf_sym(elf, &sec, i, &s) < 0 || s.type != STT_FUNC ||
-			    !s.shndx || !s.value || !*s.name || !utrace_glob_match(glob, s.name))
-				continue;
-			if (cnt + 1 >= cap) {
-				cap = cap ? 2 * cap : 16;
-				if (!(nv = realloc(v, cap * sizeof(*v)))) {
-					ret = -ENOMEM;
-					break;
-				}
-				v = nv;
-			}
-			if (!(v[cnt] = strdup(s.name))) {
-				ret = -ENOMEM;
-				break;
-			}
-			cnt++;
-		}
-	}
-	utrace_elf_close(elf);
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), cmp_str);
-	for (size_t i = 1; i < cnt; i++) /* aliases of one name: once */
-		if (!strcmp(v[i], v[i - 1])) {
-			free(v[i]);
-			memmove(&v[i], &v[i + 1], (cnt - i - 1) * sizeof(*v));
-			cnt--;
-			i--;
-		}
-	*out = v;
-	*n = cnt;
-	return ret;
 }
 
 /* Bit i for each str(argi) in the tree, bit 6 for str(retval). */
@@ -338,6 +275,8 @@ static int run(struct bt_run *r)
 	r->start_ns = now_ns();
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
+	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
+		return ret;
 	attaching(r);
 	run_here(r, BT_P_BEGIN);
 	if (!r->exiting && (has_uprobes(r) || r->o->argv || r->o->pid))

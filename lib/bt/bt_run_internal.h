@@ -67,6 +67,10 @@ static inline void bt_run_hit(struct bt_run *r, const struct bt_site *s,
 int bt_format_record(struct bt_run *r, const void *rec, uint32_t len);
 /* print(@m), clear, zero, exit. */
 int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const uint8_t *vals);
+/* Every uprobe's binary is the traced program, or a library whose
+ * function the program does not define too (bt_target.c); 0 or -EINVAL
+ * with r->err. */
+int bt_check_targets(struct bt_run *r);
 /* The functions of target matching glob; NULL-terminated, malloc'ed. */
 int bt_resolve_funcs(const char *target, const char *glob, char ***out, size_t *n);
 

@@ -5,8 +5,8 @@
 # F(11-n) times for n >= 1, and 34 times with n = 0): the maps its
 # uprobe and uretprobe fill against those counts, against bpftrace's own
 # output for the same program on the same binary (where bpftrace runs),
-# the program's output untouched, and a probe matching nothing refused
-# before anything runs.  (bpftrace 0.17 runs both programs of two uprobes
+# the program's output untouched, and a probe matching nothing or on
+# another program refused before anything runs.  (bpftrace 0.17 runs both programs of two uprobes
 # on one function at each hit, and prints neither's printf: the program
 # has one probe a function; it prints func as an address when the process
 # has gone by the time it prints: the printf prints probe.)
@@ -71,6 +71,12 @@ check_bt() {
 	"$UTRACE" bt -d -e "uprobe:$BIN/fib:fib /arg0 > 2/ { @[arg0] = count(); }" >"$RES/dump.out" 2>&1
 	t "$(grep -q 'JZ' "$RES/dump.out" && grep -q 'AGG *map 0 1' "$RES/dump.out"; echo $?)" \
 		"$CFG bt -d shows the compiled program" "$(head -12 "$RES/dump.out")"
+	# in-process probes name functions: another program's main would be fib's
+	timeout "$TMO" "$UTRACE" bt -e "uprobe:$BIN/simple:main { @ = count(); }" -c "$BIN/fib 3" \
+		>"$RES/other.out" 2>"$RES/other.err"
+	t "$([ $? = 1 ] && grep -q 'is not the traced program' "$RES/other.err" &&
+		! grep -q '^@' "$RES/other.out"; echo $?)" \
+		"$CFG bt a uprobe on another program than the traced one is refused" "$(cat "$RES/other.err")"
 	timeout "$TMO" "$UTRACE" bt -e "uprobe:$BIN/fib:nosuch* { @ = count(); }" -c "$BIN/fib 3" \
 		>"$RES/none.out" 2>"$RES/none.err"
 	t "$([ $? = 1 ] && grep -q 'No probes to attach' "$RES/none.err" &&
