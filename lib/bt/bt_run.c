@@ -264,6 +264,23 @@ static void run_alone(struct bt_run *r)
 	sigaction(SIGTERM, &old_term, NULL);
 }
 
+/* -v: where the probes that are not uprobes run (bt_session.c says it
+ * of each uprobe). */
+static void say_mechanisms(const struct bt_run *r)
+{
+	for (unsigned i = 0; i < r->nsites; i++) {
+		const struct bt_site *s = &r->sites[i];
+
+		if (s->type == BT_P_BEGIN || s->type == BT_P_END)
+			fprintf(r->o->log, "%s: runs in utrace bt itself\n",
+				s->type == BT_P_BEGIN ? "BEGIN" : "END");
+		else if (s->type == BT_P_INTERVAL)
+			fprintf(r->o->log, "interval (%llu ns): runs in utrace bt, on %s\n",
+				(unsigned long long)s->period_ns,
+				has_uprobes(r) ? "the recorded hits' clock" : "the clock");
+	}
+}
+
 static int run(struct bt_run *r)
 {
 	int ret = 0;
@@ -278,6 +295,8 @@ static int run(struct bt_run *r)
 	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
 		return ret;
 	attaching(r);
+	if (r->o->verbose)
+		say_mechanisms(r);
 	run_here(r, BT_P_BEGIN);
 	if (!r->exiting && (has_uprobes(r) || r->o->argv || r->o->pid))
 		ret = bt_session_run(r);
