@@ -180,7 +180,8 @@ static void emit_strs(void *arg, const void *rec, uint32_t len)
  * 0.17's str(x, n) keeps n characters). */
 static void test_str(void)
 {
-	static const char text[] = "abcdef";
+	/* aligned and padded: the interpreter reads whole aligned words */
+	static const char text[16] __attribute__((aligned(8))) = "abcdef";
 	const char *src = "uprobe:/bin/true:main { printf(\"%s|%s\\n\", str(arg0, 2), str(arg0)); }";
 	struct bt_program p = {.src = src, .name = "stdin"};
 	struct utrace_error err = {0};
