@@ -32,6 +32,7 @@
 	C(show, "print the trace of the utrace start session (trace, trace_pipe, other files)")    \
 	C(extract, "save what the utrace start session's buffers hold as a utrace.dat")            \
 	C(stream, "run a command traced and print its events as they come, saving nothing")        \
+	C(bt, "run a bpftrace program (bpftrace's language) on utrace's probes")                   \
 	C(reset, "end the utrace start session; remove what a killed recorder left behind")
 
 #define UTRACE_CMD_DECL(name, help) int cmd_##name(int argc, char **argv);

@@ -9,6 +9,37 @@
 #ifndef UTRACE_LIB_BT_H
 #define UTRACE_LIB_BT_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "lib/base/error.h"
 #include "lib/bt/bt_print.h"
+
+/* `utrace bt`'s command line (cmds/bt.c), as bpftrace's. */
+struct utrace_bt_opts {
+	const char *text; /* the program: -e's text or the script's */
+	const char *name; /* "stdin" for -e, else the script's path */
+	char **argv;	  /* -c CMD / -- CMD: the command, NULL-terminated; NULL if none */
+	int pid;	  /* -p PID, 0 if none */
+	enum utrace_bt_format fmt; /* -f */
+	bool verbose;		   /* -v: say which mechanism serves each probe */
+	bool dump;		   /* -d: print the compiled programs, run nothing */
+	bool unsafe;		   /* --unsafe */
+	FILE *out;		   /* -o FILE, else stdout */
+	FILE *log;		   /* stderr: -v's lines, warnings */
+};
+
+/*
+ * Parses, checks, resolves and compiles the program, then runs it: BEGIN,
+ * the probes until the command ends (or exit(), or Ctrl-C), END, the maps
+ * printed.  Returns the exit status (0; 1 for a run that failed; the
+ * command's own status is not bt's, as in bpftrace) with err filled when
+ * not 0: err->msg is then what to print (a program's error is bpftrace's
+ * three lines).
+ */
+int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err);
+/* -l [PATTERN]: the probes a program could use, bpftrace's lines
+ * ("uprobe:/path:func"); PATTERN a glob over them.  0 or <0 with err. */
+int utrace_bt_list(const char *pattern, FILE *out, struct utrace_error *err);
 
 #endif

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt.c - `utrace bt`: bpftrace's language on utrace's probes, with
+ * bpftrace's command line (-e PROGRAM or a script file, -c CMD or -- CMD,
+ * -p PID, -l [PATTERN], -f text|json, -o FILE, -v, -d).  Options fill a
+ * struct; lib/bt runs the program (lib/bt/bt.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds/cmds.h"
+#include "lib/bt/bt.h"
+
+struct bt_cmd {
+	struct utrace_bt_opts o;
+	const char *cmd;    /* -c CMD: split at blanks */
+	const char *output; /* -o FILE */
+	const char *script;
+	bool list;
+	char *text; /* the script's contents */
+	char **argv;
+};
+
+static void bt_usage(FILE *f)
+{
+	fprintf(f, "usage: utrace bt [options] -e 'PROGRAM' [-c CMD | -p PID | -- CMD [ARGS...]]\n"
+		   "       utrace bt [options] FILE [-c CMD | -p PID]\n"
+		   "       utrace bt -l [PATTERN]\n"
+		   "\n"
+		   "Runs a bpftrace program on utrace's probes, inside the traced program.\n"
+		   "\n"
+		   "  -e PROGRAM      the program's text\n"
+		   "  -c CMD          run CMD (split at blanks) and trace it\n"
+		   "  -p PID          trace the running process PID\n"
+		   "  -l [PATTERN]    list the probes of the programs named by PATTERN\n"
+		   "                  (uprobe:BIN:FUNC globs)\n"
+		   "  -f FORMAT       output format: text (the default) or json\n"
+		   "  -o FILE         write the program's output to FILE\n"
+		   "  -v              say which mechanism serves each probe\n"
+		   "  -d              print the compiled programs and run nothing\n"
+		   "      --unsafe    allow system()\n"
+		   "  -h, --help      this text\n"
+		   "\n"
+		   "See man utrace-bt.\n");
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int c;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	while (m && (c = fgetc(f)) != EOF)
+		fputc(c, m);
+	if (m)
+		fclose(m);
+	fclose(f);
+	return buf;
+}
+
+/* -c CMD as bpftrace splits it: at blanks. */
+static char **split_cmd(const char *cmd)
+{
+	char *copy = strdup(cmd), *save = NULL;
+	char **argv = calloc(strlen(cmd) / 2 + 2, sizeof(*argv));
+	unsigned n = 0;
+
+	if (!copy || !argv) {
+		free(copy);
+		free(argv);
+		return NULL;
+	}
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		argv[n++] = w;
+	return argv;
+}
+
+static int bt_opt(struct bt_cmd *b, int c, const char *arg)
+{
+	switch (c) {
+	case 'e': b->o.text = arg; return 0;
+	case 'c': b->cmd = arg; return 0;
+	case 'p':
+		b->o.pid = atoi(arg);
+		if (b->o.pid <= 0) {
+			utrace_die_msg("bt", "-p %s: not a process id", arg);
+			return 2;
+		}
+		return 0;
+	case 'l': b->list = true; return 0;
+	case 'f':
+		if (strcmp(arg, "text") && strcmp(arg, "json")) {
+			utrace_die_msg("bt", "-f %s: the formats are text and json", arg);
+			return 2;
+		}
+		b->o.fmt = arg[0] == 'j' ? UTRACE_BT_JSON : UTRACE_BT_TEXT;
+		return 0;
+	case 'o': b->output = arg; return 0;
+	case 'v': b->o.verbose = true; return 0;
+	case 'd': b->o.dump = true; return 0;
+	case 'U': b->o.unsafe = true; return 0;
+	case 'h': bt_usage(stdout); return -1;
+	default: return 2;
+	}
+}
+
+static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
+{
+	static const struct option longopts[] = {
+	    {"unsafe", no_argument, NULL, 'U'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	static const char shortopts[] = "+e:c:p:lf:o:vdh";
+	int c, ret;
+
+	opterr = 0;
+	for (;;) {
+		while ((c = utrace_getopt(argc, argv, shortopts, longopts, NULL)) != -1) {
+			if (c == '?' || c == ':')
+				return utrace_opt_error("bt", shortopts, argv);
+			if ((ret = bt_opt(b, c, optarg)) != 0)
+				return ret;
+		}
+		/* the script, then more options (bpftrace's `FILE -c CMD`) */
+		if (b->list || b->o.text || b->script || optind >= argc ||
+		    !strcmp(argv[optind - 1], "--"))
+			break;
+		b->script = argv[optind++];
+	}
+	if (b->list)
+		return 0;
+	if (optind < argc) {
+		if (b->cmd) {
+			utrace_die_msg("bt", "-c and a command after -- both given");
+			return 2;
+		}
+		b->o.argv = argv + optind;
+	}
+	if (!b->o.text && !b->script) {
+		utrace_die_msg("bt", "no program: -e 'PROGRAM' or a script file (see 'utrace bt "
+				     "--help')");
+		return 2;
+	}
+	if (b->o.pid && (b->cmd || b->o.argv)) {
+		utrace_die_msg("bt", "-p and a command both given");
+		return 2;
+	}
+	return 0;
+}
+
+static int bt_setup(struct bt_cmd *b)
+{
+	if (b->script) {
+		b->text = read_file(b->script);
+		if (!b->text) {
+			utrace_die_msg("bt", "%s: %s", b->script, strerror(errno));
+			return 1;
+		}
+		b->o.text = b->text;
+		b->o.name = b->script;
+	}
+	if (b->cmd && !(b->argv = split_cmd(b->cmd)))
+		return 1;
+	if (b->cmd)
+		b->o.argv = b->argv;
+	if (b->output && !(b->o.out = fopen(b->output, "w"))) {
+		utrace_die_msg("bt", "%s: %s", b->output, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_bt(int argc, char **argv)
+{
+	struct bt_cmd b = {.o = {.out = stdout, .log = stderr, .name = "stdin"}};
+	struct utrace_error err = {0};
+	int ret = bt_parse_args(argc, argv, &b);
+
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (b.list) {
+		ret = utrace_bt_list(optind < argc ? argv[optind] : NULL, stdout, &err);
+		if (ret < 0)
+			utrace_die_msg("bt", "%s", err.msg);
+		return ret < 0 ? 1 : utrace_flush_stdout("bt");
+	}
+	ret = bt_setup(&b);
+	if (!ret) {
+		ret = utrace_bt_run(&b.o, &err);
+		if (ret && err.msg[0])
+			fprintf(stderr, "%s%s\n", strstr(err.msg, ": ERROR: ") ? "" : "ERROR: ",
+				err.msg);
+	}
+	if (b.o.out && b.o.out != stdout)
+		fclose(b.o.out);
+	if (b.argv)
+		free(b.argv[0]);
+	free(b.argv);
+	free(b.text);
+	return ret ? ret : utrace_flush_stdout("bt");
+}

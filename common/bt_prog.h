@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_prog.h - a bpftrace action compiled to bytecode, and its interpreter.
+ *
+ * `utrace bt` parses and checks a program once, in the tool (lib/bt/),
+ * and compiles each probe's predicate and action into one program for a
+ * small stack machine of 64-bit values; whoever sees the probe fire runs
+ * it with utrace_bt_exec() on what the hit gives (its arguments, return
+ * value, thread).  Like fetch_prog.h and hist_prog.h it runs between the
+ * traced program's instructions: no libc, no allocation, no floating
+ * point, bounded time (jumps only go forward: bpftrace has no loops but
+ * unroll, which the compiler unrolls), and a program that is checked once
+ * (utrace_bt_check) and never trusted beyond that.
+ *
+ *   uprobe:./prog:parse /arg0 > 10/ { @[comm] = count(); }
+ *
+ *   0: ARG 0            push arg0
+ *   1: PUSH 10
+ *   2: GT               pop b, a; push a > b
+ *   3: JZ 6             the predicate failed: to the end
+ *   4: COMM             push a string slot holding the thread's name
+ *   5: KEY map 0        pop the key's elements into the key bytes
+ *   6: AGG map 0        count: the map's element of that key + 1
+ *
+ * Strings live in slots of UTRACE_BT_STRLEN bytes (bpftrace's default
+ * strlen); a string value on the stack is its slot's index.  Scratch
+ * variables are 64-bit cells; a string variable owns a slot of its own.
+ * Everything that leaves the hit goes through the context's callbacks:
+ * memory reads (load: safe from faults), the maps (map_get, map_update:
+ * where the maps are, per thread, is the caller's business) and records
+ * (emit: printf's arguments, print's value, exit, map commands), which
+ * the tool formats later as bpftrace prints them.
+ */
+#ifndef UTRACE_COMMON_BT_PROG_H
+#define UTRACE_COMMON_BT_PROG_H
+
+#include <stdint.h>
+
+#define UTRACE_BT_MAGIC 0x50544255u /* "UBTP" */
+#define UTRACE_BT_STRLEN 64u	     /* bytes of a string, its NUL included */
+#define UTRACE_BT_STACK_MAX 32u     /* the value stack */
+#define UTRACE_BT_TMP_STRS 16u	     /* string slots for temporaries */
+#define UTRACE_BT_VARS 64u
+#define UTRACE_BT_KEYS_MAX 8u
+#define UTRACE_BT_KEY_MAX (UTRACE_BT_KEYS_MAX * UTRACE_BT_STRLEN)
+#define UTRACE_BT_MAX_INSNS 4096u
+#define UTRACE_BT_EMIT_MAX 16u /* values of one record: printf's arguments */
+#define UTRACE_BT_REC_MAX 2048u /* 16 values of 64 bytes, and the header */
+
+enum utrace_bt_op {
+	UTRACE_BOP_PUSH = 1, /* imm */
+	UTRACE_BOP_ARG,	     /* a: argN */
+	UTRACE_BOP_BUILTIN,  /* a: enum utrace_bt_builtin */
+	UTRACE_BOP_COMM,     /* the thread's name into a string slot */
+	UTRACE_BOP_SCONST,   /* the program's bytes at imm, b long, into a slot */
+	UTRACE_BOP_STR,	     /* pop an address: the string there into a slot, at most
+			      * b characters of it if b (str(x, b)) */
+	UTRACE_BOP_VLD,	     /* a: variable */
+	UTRACE_BOP_VST,	     /* a: variable, pop; b 1: a string (copied into its slot) */
+	UTRACE_BOP_POP,
+	UTRACE_BOP_DUP,
+	UTRACE_BOP_JMP, /* to insn imm (> this one) */
+	UTRACE_BOP_JZ,	/* pop; to insn imm if 0 */
+	UTRACE_BOP_ADD, UTRACE_BOP_SUB, UTRACE_BOP_MUL, UTRACE_BOP_DIV, UTRACE_BOP_MOD,
+	UTRACE_BOP_AND, UTRACE_BOP_OR, UTRACE_BOP_XOR, UTRACE_BOP_SHL, UTRACE_BOP_SHR,
+	UTRACE_BOP_EQ, UTRACE_BOP_NE, UTRACE_BOP_LT, UTRACE_BOP_LE, UTRACE_BOP_GT, UTRACE_BOP_GE,
+	UTRACE_BOP_STREQ, UTRACE_BOP_STRNE,
+	UTRACE_BOP_LNOT, UTRACE_BOP_BNOT, UTRACE_BOP_NEG,
+	UTRACE_BOP_KEY,	  /* a: map; pop its keys (b of them, kinds in key_str) */
+	UTRACE_BOP_MGET,  /* a: map; push the value at the key (0 or "" if none) */
+	UTRACE_BOP_MSET,  /* a: map; pop the value, store it at the key */
+	UTRACE_BOP_AGG,	  /* a: map, b: enum utrace_bt_agg; pop the value (not count) */
+	UTRACE_BOP_MDEL,  /* a: map; delete the key */
+	UTRACE_BOP_EMIT,  /* a: enum utrace_bt_rec, b: values popped, c: the record's id;
+			   * key_str: which of them are strings */
+	UTRACE_BOP_MAX
+};
+
+enum utrace_bt_builtin {
+	UTRACE_BB_PID, UTRACE_BB_TID, UTRACE_BB_UID, UTRACE_BB_GID, UTRACE_BB_NSECS,
+	UTRACE_BB_ELAPSED, UTRACE_BB_CPU, UTRACE_BB_RETVAL, UTRACE_BB_FUNC, UTRACE_BB_PROBE,
+	UTRACE_BB_RAND, UTRACE_BB_CGROUP, UTRACE_BB_MAX
+};
+
+/* The records a program emits: u32 kind, u32 id (printf: its format;
+ * print/clear/zero: the map; time: its format), u32 length of the whole
+ * record, u32 count of values, then each value, 8 bytes for an integer,
+ * UTRACE_BT_STRLEN bytes for a string. */
+enum utrace_bt_rec {
+	UTRACE_BREC_PRINTF = 1,
+	UTRACE_BREC_PRINT,     /* print(value): one value */
+	UTRACE_BREC_PRINT_MAP, /* print(@m, top, div): two values */
+	UTRACE_BREC_CLEAR,
+	UTRACE_BREC_ZERO,
+	UTRACE_BREC_EXIT,
+	UTRACE_BREC_TIME,
+	UTRACE_BREC_MAX
+};
+
+struct utrace_bt_rec_hdr {
+	uint32_t kind, id, len, nvals;
+};
+
+struct utrace_bt_insn {
+	uint8_t op, a;
+	uint16_t b;
+	uint32_t key_str; /* KEY, EMIT: bit i set when value i is a string */
+	int64_t imm;
+};
+
+/* A map as the program uses it: its keys' kinds (bit i: a string). */
+struct utrace_bt_mapdesc {
+	uint32_t nkeys, key_str;
+	uint32_t agg;	     /* enum utrace_bt_agg (lib/bt/bt_print.h) */
+	uint32_t value_str;  /* a scalar map of strings */
+	int64_t lmin, lmax, lstep;
+};
+
+struct utrace_bt_hdr {
+	uint32_t size; /* the whole program, data included */
+	uint32_t magic;
+	uint32_t nr_insns;
+	uint32_t nr_maps; /* the program's maps (all probes'), indexes of a */
+};
+
+/* What a hit gives the program. */
+struct utrace_bt_hit {
+	int64_t args[6];
+	int64_t builtin[UTRACE_BB_MAX]; /* retval among them */
+	char comm[16];
+};
+
+/* A map element's value as map_get returns it. */
+struct utrace_bt_mval {
+	int64_t i;
+	char s[UTRACE_BT_STRLEN];
+};
+
+struct utrace_bt_ctx {
+	void *arg;
+	/* size bytes (1, 2, 4, 8) at addr; 0, or -1 if it cannot be read */
+	int (*load)(uint64_t addr, unsigned size, uint64_t *out);
+	/* 0 with *v filled, -1 if the key has no element (v zeroed) */
+	int (*map_get)(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v);
+	/* agg: UTRACE_BT_AGG_* of the map, or -1 to delete; v the value
+	 * (s for a scalar of strings) */
+	void (*map_update)(void *arg, unsigned map, const uint8_t *key, int agg,
+			   const struct utrace_bt_mval *v);
+	void (*emit)(void *arg, const void *rec, uint32_t len);
+};
+
+/* The run's state: the stack, the string slots, the variables. */
+struct utrace_bt_state {
+	int64_t stack[UTRACE_BT_STACK_MAX];
+	int64_t vars[UTRACE_BT_VARS];
+	char strs[UTRACE_BT_TMP_STRS + UTRACE_BT_VARS][UTRACE_BT_STRLEN];
+	uint8_t key[UTRACE_BT_KEY_MAX];
+	uint8_t rec[UTRACE_BT_REC_MAX];
+	struct utrace_bt_mval mv;
+	unsigned ntmp;
+};
+
+static inline const struct utrace_bt_mapdesc *utrace_bt_maps(const struct utrace_bt_hdr *h)
+{
+	return (const struct utrace_bt_mapdesc *)(h + 1);
+}
+
+static inline const struct utrace_bt_insn *utrace_bt_insns(const struct utrace_bt_hdr *h)
+{
+	return (const struct utrace_bt_insn *)(utrace_bt_maps(h) + h->nr_maps);
+}
+
+/* The number of values insn in pops, and pushes (-1: not an insn). */
+static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *push)
+{
+	*push = 0;
+	switch (in->op) {
+	case UTRACE_BOP_PUSH: case UTRACE_BOP_ARG: case UTRACE_BOP_BUILTIN:
+	case UTRACE_BOP_COMM: case UTRACE_BOP_SCONST: case UTRACE_BOP_VLD:
+	case UTRACE_BOP_MGET:
+		*push = 1;
+		return 0;
+	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
+		*push = 1;
+		return 1;
+	case UTRACE_BOP_DUP:
+		*push = 2;
+		return 1;
+	case UTRACE_BOP_VST: case UTRACE_BOP_POP: case UTRACE_BOP_JZ: case UTRACE_BOP_MSET:
+		return 1;
+	case UTRACE_BOP_AGG:
+		return in->b == 1 /* UTRACE_BT_AGG_COUNT */ ? 0 : 1;
+	case UTRACE_BOP_JMP: case UTRACE_BOP_MDEL:
+		return 0;
+	case UTRACE_BOP_KEY: case UTRACE_BOP_EMIT:
+		return in->b;
+	default:
+		if (in->op >= UTRACE_BOP_ADD && in->op <= UTRACE_BOP_STRNE) {
+			*push = 1;
+			return 2;
+		}
+		return -1;
+	}
+}
+
+/* 0 if the program is whole: its operands in range, its jumps forward
+ * and inside it.  The stack's bounds are checked as it runs (a jump
+ * makes the depth at an instruction depend on the path). */
+static inline int utrace_bt_check(const void *prog, uint32_t len)
+{
+	const struct utrace_bt_hdr *h = (const struct utrace_bt_hdr *)prog;
+	const struct utrace_bt_insn *in;
+
+	if (!prog || len < sizeof(*h) || h->magic != UTRACE_BT_MAGIC || h->size != len ||
+	    h->nr_insns > UTRACE_BT_MAX_INSNS || h->nr_maps > 256 ||
+	    sizeof(*h) + (uint64_t)h->nr_maps * sizeof(struct utrace_bt_mapdesc) +
+		    (uint64_t)h->nr_insns * sizeof(*in) > len)
+		return -1;
+	in = utrace_bt_insns(h);
+	for (uint32_t i = 0; i < h->nr_maps; i++)
+		if (utrace_bt_maps(h)[i].nkeys > UTRACE_BT_KEYS_MAX)
+			return -1;
+	for (uint32_t i = 0; i < h->nr_insns; i++) {
+		int push;
+
+		if (utrace_bt_stack_effect(&in[i], &push) < 0)
+			return -1;
+		if ((in[i].op == UTRACE_BOP_JMP || in[i].op == UTRACE_BOP_JZ) &&
+		    (in[i].imm <= (int64_t)i || in[i].imm > (int64_t)h->nr_insns))
+			return -1;
+		if (in[i].op == UTRACE_BOP_ARG && in[i].a >= 6)
+			return -1;
+		if (in[i].op == UTRACE_BOP_BUILTIN && in[i].a >= UTRACE_BB_MAX)
+			return -1;
+		if ((in[i].op == UTRACE_BOP_VLD || in[i].op == UTRACE_BOP_VST) &&
+		    in[i].a >= UTRACE_BT_VARS)
+			return -1;
+		if (in[i].op == UTRACE_BOP_SCONST &&
+		    (in[i].imm < 0 || (uint64_t)in[i].imm + in[i].b > len || in[i].b >= UTRACE_BT_STRLEN))
+			return -1;
+		if (in[i].op >= UTRACE_BOP_KEY && in[i].op <= UTRACE_BOP_MDEL &&
+		    in[i].a >= h->nr_maps)
+			return -1;
+		if (in[i].op == UTRACE_BOP_KEY && in[i].b != utrace_bt_maps(h)[in[i].a].nkeys)
+			return -1;
+		if (in[i].op == UTRACE_BOP_EMIT &&
+		    (in[i].b > UTRACE_BT_EMIT_MAX || in[i].a >= UTRACE_BREC_MAX || !in[i].a))
+			return -1;
+	}
+	return 0;
+}
+
+#include "common/bt_run.h"
+
+#endif

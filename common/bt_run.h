@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_run.h - the interpreter of common/bt_prog.h: one run of a checked
+ * program on one hit.  Included by bt_prog.h.  Every push and pop is
+ * bounds-checked (a jump makes the depth depend on the path); a run that
+ * would leave its bounds stops there, as an action that faulted.
+ * Division by zero gives 0, as in bpftrace's BPF.
+ */
+#ifndef UTRACE_COMMON_BT_RUN_H
+#define UTRACE_COMMON_BT_RUN_H
+
+/* A new temporary string slot: its index. */
+static inline unsigned utrace_bt_tmp(struct utrace_bt_state *st)
+{
+	unsigned i = st->ntmp++ % UTRACE_BT_TMP_STRS;
+
+	st->strs[i][0] = 0;
+	return i;
+}
+
+static inline char *utrace_bt_slot(struct utrace_bt_state *st, int64_t v)
+{
+	return st->strs[(uint64_t)v % (UTRACE_BT_TMP_STRS + UTRACE_BT_VARS)];
+}
+
+static inline void utrace_bt_strcpy(char *dst, const char *src)
+{
+	unsigned n = 0;
+
+	while (n + 1 < UTRACE_BT_STRLEN && src[n]) {
+		dst[n] = src[n];
+		n++;
+	}
+	dst[n] = 0;
+}
+
+/* The string at addr into dst, word by word through load; "" if it
+ * cannot be read. */
+static inline void utrace_bt_load_str(char *dst, uint64_t addr,
+				      int (*load)(uint64_t, unsigned, uint64_t *))
+{
+	unsigned n = 0;
+
+	while (n + 1 < UTRACE_BT_STRLEN) {
+		uint64_t w;
+
+		if (load((addr + n) & ~7ull, 8, &w) < 0)
+			break;
+		for (unsigned k = (unsigned)((addr + n) & 7); k < 8 && n + 1 < UTRACE_BT_STRLEN; k++) {
+			dst[n] = (char)(w >> (8 * k));
+			if (!dst[n])
+				return;
+			n++;
+		}
+	}
+	dst[n] = 0;
+}
+
+static inline int utrace_bt_streq(const char *a, const char *b)
+{
+	for (unsigned i = 0; i < UTRACE_BT_STRLEN; i++) {
+		if (a[i] != b[i])
+			return 0;
+		if (!a[i])
+			return 1;
+	}
+	return 1;
+}
+
+static inline int64_t utrace_bt_binop(unsigned op, int64_t a, int64_t b)
+{
+	switch (op) {
+	case UTRACE_BOP_ADD: return (int64_t)((uint64_t)a + (uint64_t)b);
+	case UTRACE_BOP_SUB: return (int64_t)((uint64_t)a - (uint64_t)b);
+	case UTRACE_BOP_MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
+	case UTRACE_BOP_DIV: return b ? (int64_t)((uint64_t)a / (uint64_t)b) : 0;
+	case UTRACE_BOP_MOD: return b ? (int64_t)((uint64_t)a % (uint64_t)b) : 0;
+	case UTRACE_BOP_AND: return a & b;
+	case UTRACE_BOP_OR: return a | b;
+	case UTRACE_BOP_XOR: return a ^ b;
+	case UTRACE_BOP_SHL: return (int64_t)((uint64_t)a << (b & 63));
+	case UTRACE_BOP_SHR: return (int64_t)((uint64_t)a >> (b & 63));
+	case UTRACE_BOP_EQ: return a == b;
+	case UTRACE_BOP_NE: return a != b;
+	case UTRACE_BOP_LT: return a < b;
+	case UTRACE_BOP_LE: return a <= b;
+	case UTRACE_BOP_GT: return a > b;
+	default: return a >= b;
+	}
+}
+
+/* Pops n values (strings where bit i of str is set) into the key bytes:
+ * 8 bytes an integer, UTRACE_BT_STRLEN a string, first value first. */
+static inline void utrace_bt_key(struct utrace_bt_state *st, const int64_t *vals, unsigned n,
+				 uint32_t str)
+{
+	unsigned off = 0;
+
+	st->key[0] = 0; /* a map without keys: one element, key byte 0 */
+	for (unsigned i = 0; i < n; i++) {
+		if (str >> i & 1) {
+			const char *s = utrace_bt_slot(st, vals[i]);
+			unsigned k = 0;
+
+			for (; k < UTRACE_BT_STRLEN && s[k]; k++)
+				st->key[off + k] = (uint8_t)s[k];
+			for (; k < UTRACE_BT_STRLEN; k++)
+				st->key[off + k] = 0;
+			off += UTRACE_BT_STRLEN;
+		} else {
+			__builtin_memcpy(st->key + off, &vals[i], 8);
+			off += 8;
+		}
+	}
+}
+
+/* A record of n values (str: which are strings) to the context. */
+static inline void utrace_bt_emit(struct utrace_bt_state *st, const struct utrace_bt_ctx *ctx,
+				  const struct utrace_bt_insn *in, const int64_t *vals)
+{
+	struct utrace_bt_rec_hdr h = {in->a, (uint32_t)in->imm, 0, in->b};
+	uint32_t off = sizeof(h);
+
+	for (unsigned i = 0; i < in->b; i++) {
+		if (in->key_str >> i & 1) {
+			utrace_bt_strcpy((char *)st->rec + off, utrace_bt_slot(st, vals[i]));
+			off += UTRACE_BT_STRLEN;
+		} else {
+			__builtin_memcpy(st->rec + off, &vals[i], 8);
+			off += 8;
+		}
+	}
+	h.len = off;
+	__builtin_memcpy(st->rec, &h, sizeof(h));
+	ctx->emit(ctx->arg, st->rec, off);
+}
+
+/* Runs a checked program on a hit: 0, or -1 if it stopped short. */
+static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *hit,
+				const struct utrace_bt_ctx *ctx, struct utrace_bt_state *st)
+{
+	const struct utrace_bt_hdr *h = (const struct utrace_bt_hdr *)prog;
+	const struct utrace_bt_insn *ins = utrace_bt_insns(h);
+	const struct utrace_bt_mapdesc *maps = utrace_bt_maps(h);
+	int64_t *sp = st->stack; /* the next free cell */
+
+	st->ntmp = 0;
+	for (uint32_t i = 0; i < h->nr_insns; i++) {
+		const struct utrace_bt_insn *in = &ins[i];
+		int push, pop = utrace_bt_stack_effect(in, &push);
+		int64_t *v;
+		unsigned s;
+
+		if (pop < 0 || sp - st->stack < pop || sp - pop + push > st->stack + UTRACE_BT_STACK_MAX)
+			return -1;
+		sp -= pop;
+		v = sp; /* the popped values, first pushed first */
+		switch (in->op) {
+		case UTRACE_BOP_PUSH: *sp++ = in->imm; break;
+		case UTRACE_BOP_ARG: *sp++ = hit->args[in->a]; break;
+		case UTRACE_BOP_BUILTIN: *sp++ = hit->builtin[in->a]; break;
+		case UTRACE_BOP_COMM:
+		case UTRACE_BOP_SCONST:
+		case UTRACE_BOP_STR:
+			s = utrace_bt_tmp(st);
+			if (in->op == UTRACE_BOP_COMM) {
+				for (unsigned k = 0; k < 16; k++)
+					st->strs[s][k] = hit->comm[k];
+				st->strs[s][15] = 0;
+			} else if (in->op == UTRACE_BOP_SCONST) {
+				for (unsigned k = 0; k < in->b; k++)
+					st->strs[s][k] = ((const char *)prog)[in->imm + k];
+				st->strs[s][in->b] = 0;
+			} else {
+				utrace_bt_load_str(st->strs[s], (uint64_t)v[0], ctx->load);
+				if (in->b && in->b < UTRACE_BT_STRLEN)
+					st->strs[s][in->b] = 0;
+			}
+			*sp++ = s;
+			break;
+		case UTRACE_BOP_VLD: *sp++ = st->vars[in->a]; break;
+		case UTRACE_BOP_VST:
+			if (in->b) {
+				s = UTRACE_BT_TMP_STRS + in->a;
+				utrace_bt_strcpy(st->strs[s], utrace_bt_slot(st, v[0]));
+				st->vars[in->a] = s;
+			} else {
+				st->vars[in->a] = v[0];
+			}
+			break;
+		case UTRACE_BOP_POP: break;
+		case UTRACE_BOP_DUP: sp[0] = sp[1] = v[0]; sp += 2; break;
+		case UTRACE_BOP_JMP: i = (uint32_t)in->imm - 1; break;
+		case UTRACE_BOP_JZ:
+			if (!v[0])
+				i = (uint32_t)in->imm - 1;
+			break;
+		case UTRACE_BOP_STREQ:
+		case UTRACE_BOP_STRNE:
+			s = (unsigned)utrace_bt_streq(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]));
+			*sp++ = in->op == UTRACE_BOP_STREQ ? s : !s;
+			break;
+		case UTRACE_BOP_LNOT: *sp++ = !v[0]; break;
+		case UTRACE_BOP_BNOT: *sp++ = ~v[0]; break;
+		case UTRACE_BOP_NEG: *sp++ = (int64_t)(0 - (uint64_t)v[0]); break;
+		case UTRACE_BOP_KEY: utrace_bt_key(st, v, in->b, maps[in->a].key_str); break;
+		case UTRACE_BOP_MGET:
+			ctx->map_get(ctx->arg, in->a, st->key, &st->mv);
+			if (maps[in->a].value_str) {
+				s = utrace_bt_tmp(st);
+				utrace_bt_strcpy(st->strs[s], st->mv.s);
+				*sp++ = s;
+			} else {
+				*sp++ = st->mv.i;
+			}
+			break;
+		case UTRACE_BOP_MSET:
+		case UTRACE_BOP_AGG:
+			st->mv.i = pop ? v[0] : 1;
+			st->mv.s[0] = 0;
+			if (maps[in->a].value_str)
+				utrace_bt_strcpy(st->mv.s, utrace_bt_slot(st, v[0]));
+			ctx->map_update(ctx->arg, in->a, st->key,
+					in->op == UTRACE_BOP_MSET ? 0 : in->b, &st->mv);
+			break;
+		case UTRACE_BOP_MDEL: ctx->map_update(ctx->arg, in->a, st->key, -1, &st->mv); break;
+		case UTRACE_BOP_EMIT: utrace_bt_emit(st, ctx, in, v); break;
+		default: *sp++ = utrace_bt_binop(in->op, v[0], v[1]); break;
+		}
+	}
+	return 0;
+}
+
+#endif

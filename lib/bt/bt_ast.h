@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_ast.h - a bpftrace program as the parser leaves it and the checker
+ * types it: probes (their attach points, predicate, action block) over a
+ * tree of statements and expressions.  Every node keeps its source range
+ * (line, first and last column, bpftrace's `stdin:L:C1-C2`), so that the
+ * checker's errors can underline the node as bpftrace does.  The tree is
+ * the tool's alone: the compiler (bt_compile.c) turns it into the
+ * runtime's bytecode (common/bt_prog.h) and nothing else reads it.
+ */
+#ifndef UTRACE_LIB_BT_AST_H
+#define UTRACE_LIB_BT_AST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/error.h"
+
+/* A range of the source: line, first column, one past the last column
+ * (1-based), as bpftrace prints `L:C1-C2`. */
+struct bt_loc {
+	unsigned line, col, end;
+};
+
+/* The errors of the parser and the checker, bpftrace 0.17's texts. */
+#define BT_ERRORS(C)                                                                               \
+	C(SYNTAX, "syntax error, unexpected %s")                                                   \
+	C(SYNTAX_EXPECTING, "syntax error, unexpected %s, expecting %s")                           \
+	C(EOF_EXPECTING, "unexpected end of file, expected %s")                                    \
+	C(UNKNOWN_FUNC, "Unknown function: %s")                                                    \
+	C(UNKNOWN_IDENT, "Unknown identifier: '%s'")                                               \
+	C(UNDEF_VAR, "Undefined or undeclared variable: %s")                                       \
+	C(UNDEF_MAP, "Undefined map: %s")                                                          \
+	C(NARGS_NONE, "%s() requires no arguments (%u provided)")                                  \
+	C(NARGS_ONE, "%s() requires one argument (%u provided)")                                   \
+	C(NARGS_N, "%s() requires %u arguments (%u provided)")                                     \
+	C(NARGS_AT_LEAST, "%s() requires at least %u argument%s (%u provided)")                    \
+	C(NARGS_AT_MOST, "%s() takes up to %u arguments (%u provided)")                            \
+	C(PRINTF_FEW, "%s: Not enough arguments for format string (%u supplied, %u expected)")    \
+	C(PRINTF_MANY, "%s: Too many arguments for format string (%u supplied, %u expected)")     \
+	C(PRINTF_FIRST, "%s() expects a string literal (%s provided)")                     \
+	C(PRINTF_TYPE, "%s: %%%s specifier expects a value of type %s (%s supplied)")             \
+	C(PRINTF_BAD, "%s: Invalid format string")                                                 \
+	C(VAR_TYPE, "Type mismatch for %s: trying to assign value of type '%s' when variable "     \
+		    "already contains a value of type '%s'")                                       \
+	C(MAP_TYPE, "Type mismatch for %s: trying to assign value of type '%s' when map already " \
+		    "contains a value of type '%s")                                               \
+	C(MAP_KEY, "Argument mismatch for %s: trying to access with arguments: [%s] when map "     \
+		   "expects arguments: [%s]")                                             \
+	C(AGG_ASSIGN, "%s() should be directly assigned to a map")                                 \
+	C(MAP_ARG, "%s() expects a map to be provided")                                            \
+	C(INT_ARG, "%s() expects an integer argument")                                            \
+	C(LITERAL_ARG, "%s: invalid %s value, must be a literal")                                  \
+	C(BINOP_TYPE, "Type mismatch for '%s': comparing '%s' with '%s'")                          \
+	C(UNOP_TYPE, "The %s operator can not be used on expressions of type '%s'")                \
+	C(TERNARY_TYPE, "Ternary operator must return the same type: have '%s' and '%s'")         \
+	C(COND_TYPE, "Invalid condition in %s: %s")                                                      \
+	C(BUILTIN_PROBE, "The %s builtin can only be used with %s probes")                         \
+	C(RETVAL_PROBE, "The retval builtin can only be used with 'kretprobe' and 'uretprobe' and " \
+			"'kfunc' probes")                                                          \
+	C(ARG_PROBE, "The %s builtin can only be used with 'kprobes', 'uprobes' and 'usdt' probes") \
+	C(PROBE_TYPE, "Invalid probe type: %s")                                                    \
+	C(PROBE_NARGS, "%s probe type requires %u arguments")                                     \
+	C(TIME_UNIT, "%s is not an accepted unit of time")                                         \
+	C(PROBE_TARGET, "uprobe target file '%s' does not exist or is not executable")             \
+	C(PROBE_OFFSET, "Offset not allowed")                                                      \
+	C(PROBE_NUMBER, "%s: invalid %s")                                                          \
+	C(INCDEC, "The %s operator must be applied to a map or variable")                          \
+	C(EXIT_PROBE, "exit() is not allowed here")                                                \
+	C(NO_MATCH, "No probes to attach")                                                         \
+	C(PRINT_NONMAP, "Non-map print() only takes 1 argument, %u found")                          \
+	C(INCDEC_AGG, "The %s operator can not be used on expressions of type '%s'")               \
+	C(UNSAFE, "%s() is an unsafe function being used in safe mode")
+
+#define BT_ERR_ENUM(name, text) BT_ERR_##name,
+enum bt_err { BT_ERRORS(BT_ERR_ENUM) BT_ERR_MAX };
+#undef BT_ERR_ENUM
+
+/* Value types, as bpftrace names them in its messages. */
+enum bt_type {
+	BT_T_NONE,   /* a statement, or not typed yet */
+	BT_T_INT,    /* int64 */
+	BT_T_STR,    /* string[N] */
+	BT_T_STACK,  /* ustack */
+	BT_T_AGG,    /* count(), sum(), ...: only assigned to a map */
+	BT_T_USYM,   /* usym(), func */
+};
+
+enum bt_node_kind {
+	BT_N_INT,     /* ival */
+	BT_N_STR,     /* str */
+	BT_N_BUILTIN, /* str: pid, tid, comm, arg0, retval, ... */
+	BT_N_VAR,     /* str: "$x" */
+	BT_N_MAP,     /* str: "@x" or "@"; args: the key elements */
+	BT_N_CALL,    /* str: the function; args */
+	BT_N_BINOP,   /* op; a, b */
+	BT_N_UNOP,    /* op ('!', '~', '-'); a */
+	BT_N_TERNARY, /* a ? b : c */
+	BT_N_INCDEC,  /* op "++"/"--", post; a: a map or a variable */
+	BT_N_ASSIGN,  /* op "=", "+=", ...; a: map or variable; b: value */
+	BT_N_IF,      /* a: condition; body, orelse */
+	BT_N_EXPR,    /* a statement that is an expression: a */
+	BT_N_UNROLL,  /* ival times body */
+};
+
+struct bt_node {
+	enum bt_node_kind kind;
+	struct bt_loc loc;
+	char op[4];
+	bool post;
+	int64_t ival;
+	char *str;
+	struct bt_node *a, *b, *c;
+	struct bt_node **args; /* MAP keys, CALL arguments */
+	unsigned nargs;
+	struct bt_node **body, **orelse; /* IF, UNROLL */
+	unsigned nbody, norelse;
+	/* set by the checker */
+	enum bt_type type;
+	unsigned size; /* STR: bytes, NUL included */
+	int slot;      /* VAR: its scratch slot; MAP: its map index */
+};
+
+enum bt_probe_type {
+	BT_P_BEGIN,
+	BT_P_END,
+	BT_P_UPROBE,
+	BT_P_URETPROBE,
+	BT_P_INTERVAL,
+};
+
+struct bt_attach {
+	enum bt_probe_type type;
+	char *text;   /* as written */
+	char *target; /* uprobe: the binary */
+	char *func;   /* uprobe: the function, a glob */
+	uint64_t off; /* uprobe: FUNC+OFF */
+	uint64_t period_ns; /* interval */
+	struct bt_loc loc;
+};
+
+struct bt_probe {
+	struct bt_attach *aps;
+	unsigned naps;
+	struct bt_node *pred; /* NULL: none */
+	struct bt_node **body;
+	unsigned nbody;
+	struct bt_loc loc;
+};
+
+/* A map as the checker found it used. */
+struct bt_mapdef {
+	char *name;
+	enum bt_type key_types[8];
+	unsigned key_sizes[8];
+	unsigned nkeys;
+	bool keyed;	 /* seen with [...] (nkeys may be 0 only without) */
+	int agg;	 /* enum utrace_bt_agg */
+	enum bt_type vtype; /* AGG_SCALAR: its value type */
+	unsigned vsize;
+	int64_t lmin, lmax, lstep; /* lhist */
+	bool assigned;		   /* some statement fills it */
+	bool read;		   /* read in an expression, first at read_loc */
+	struct bt_loc read_loc;
+};
+
+struct bt_program {
+	const char *src;  /* the source (not owned) */
+	const char *name; /* "stdin" for -e, else the file's name */
+	struct bt_probe *probes;
+	unsigned nprobes;
+	struct bt_mapdef *maps;
+	unsigned nmaps;
+	char **vars; /* the scratch variables' names, their slot the index */
+	enum bt_type *var_types;
+	unsigned *var_sizes;
+	unsigned nvars;
+	bool unsafe; /* --unsafe */
+};
+
+/* The error of a parse or check: bpftrace's three lines (the position
+ * and message, the source line, the caret line) in err->msg, err->column
+ * the first column. */
+int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc loc,
+	     enum bt_err code, ...);
+
+/* Parses src into p (p->src, p->name set by the caller); 0 or -EINVAL. */
+int bt_parse(struct bt_program *p, struct utrace_error *err);
+/* Types the tree, finds the maps and variables; 0 or -EINVAL. */
+int bt_check(struct bt_program *p, struct utrace_error *err);
+void bt_program_free(struct bt_program *p);
+
+/* The lexer (bt_lex.c), used by the parser. */
+enum bt_tok {
+	BT_TK_EOF,
+	BT_TK_INT,
+	BT_TK_STR,
+	BT_TK_IDENT,
+	BT_TK_VAR,
+	BT_TK_MAP,
+	BT_TK_ATTACH, /* an attach point: "uprobe:/bin/bash:readline" */
+	BT_TK_PUNCT,  /* text: "{", "==", "+=", ... */
+	BT_TK_BAD,    /* a character the language does not have */
+};
+
+struct bt_token {
+	enum bt_tok kind;
+	struct bt_loc loc;
+	const char *start;
+	size_t len;
+	int64_t ival;
+	char *sval; /* STR: the unescaped text (malloc'ed) */
+};
+
+struct bt_lexer {
+	const char *src, *p;
+	unsigned line;
+	const char *line_start;
+	bool top; /* at the top level: attach points are one token */
+};
+
+void bt_lex_init(struct bt_lexer *lx, const char *src);
+/* The next token; -ENOMEM. */
+int bt_lex_next(struct bt_lexer *lx, struct bt_token *t);
+/* How bpftrace's grammar names a token in "unexpected X". */
+void bt_tok_name(const struct bt_token *t, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_attach.c - an attach point's text ("uprobe:/bin/bash:readline",
+ * "interval:ms:100", "BEGIN") split into its probe type and arguments,
+ * with bpftrace's messages (the whole attach point underlined).  Whether
+ * a uprobe's target exists is checked here, as bpftrace's parser does;
+ * which functions it names, when the probes are resolved (bt_probes.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/bt/bt_ast.h"
+
+static const struct {
+	const char *name, *alias;
+	enum bt_probe_type type;
+} bt_types[] = {
+    {"BEGIN", NULL, BT_P_BEGIN},	  {"END", NULL, BT_P_END},
+    {"uprobe", "u", BT_P_UPROBE},	  {"uretprobe", "ur", BT_P_URETPROBE},
+    {"interval", "i", BT_P_INTERVAL},
+};
+
+/* The parts of text split at ':' (at most max), NUL-terminated in buf. */
+static unsigned split(char *buf, char **parts, unsigned max)
+{
+	unsigned n = 0;
+
+	for (char *s = buf; n < max;) {
+		parts[n++] = s;
+		s = strchr(s, ':');
+		if (!s)
+			break;
+		*s++ = 0;
+	}
+	return n;
+}
+
+static int parse_interval(struct bt_program *p, struct bt_attach *a, char **parts, unsigned n,
+			  struct utrace_error *err)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {{"s", 1000000000ull}, {"ms", 1000000ull}, {"us", 1000ull}, {"hz", 0}};
+	char *end;
+	unsigned long long v;
+
+	if (n != 3)
+		return bt_error(err, p, a->loc, BT_ERR_PROBE_NARGS, "interval", 2u);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(parts[1], units[i].unit))
+			continue;
+		v = strtoull(parts[2], &end, 10);
+		if (*end || !v || end == parts[2])
+			return bt_error(err, p, a->loc, BT_ERR_PROBE_NUMBER, "interval",
+					"period");
+		a->period_ns = units[i].ns ? v * units[i].ns : 1000000000ull / v;
+		return 0;
+	}
+	return bt_error(err, p, a->loc, BT_ERR_TIME_UNIT, parts[1]);
+}
+
+static int parse_uprobe(struct bt_program *p, struct bt_attach *a, char **parts, unsigned n,
+			struct utrace_error *err)
+{
+	const char *name = a->type == BT_P_UPROBE ? "uprobe" : "uretprobe";
+	char *plus;
+
+	if (n != 3)
+		return bt_error(err, p, a->loc, BT_ERR_PROBE_NARGS, name, 2u);
+	if (access(parts[1], X_OK) != 0 && access(parts[1], R_OK) != 0)
+		return bt_error(err, p, a->loc, BT_ERR_PROBE_TARGET, parts[1]);
+	plus = strchr(parts[2], '+');
+	if (plus) {
+		char *end;
+
+		if (a->type == BT_P_URETPROBE)
+			return bt_error(err, p, a->loc, BT_ERR_PROBE_OFFSET);
+		*plus = 0;
+		a->off = strtoull(plus + 1, &end, 0);
+		if (*end || end == plus + 1)
+			return bt_error(err, p, a->loc, BT_ERR_PROBE_NUMBER, name, "offset");
+	}
+	a->target = strdup(parts[1]);
+	a->func = strdup(parts[2]);
+	if (!a->target || !a->func)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+int bt_attach_parse(struct bt_program *p, struct bt_attach *a, struct utrace_error *err)
+{
+	char *buf = strdup(a->text), *parts[4];
+	unsigned n;
+	int ret = 0;
+	size_t i;
+
+	if (!buf)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	n = split(buf, parts, 4);
+	for (i = 0; i < sizeof(bt_types) / sizeof(bt_types[0]); i++)
+		if (!strcmp(parts[0], bt_types[i].name) ||
+		    (bt_types[i].alias && !strcmp(parts[0], bt_types[i].alias)))
+			break;
+	if (i == sizeof(bt_types) / sizeof(bt_types[0])) {
+		ret = bt_error(err, p, a->loc, BT_ERR_PROBE_TYPE, parts[0]);
+		goto out;
+	}
+	a->type = bt_types[i].type;
+	if ((a->type == BT_P_BEGIN || a->type == BT_P_END) && n != 1)
+		ret = bt_error(err, p, a->loc, BT_ERR_PROBE_NARGS, parts[0], 0u);
+	else if (a->type == BT_P_INTERVAL)
+		ret = parse_interval(p, a, parts, n, err);
+	else if (a->type == BT_P_UPROBE || a->type == BT_P_URETPROBE)
+		ret = parse_uprobe(p, a, parts, n, err);
+out:
+	free(buf);
+	return ret;
+}
+
+static void free_nodes(struct bt_node **v, unsigned n);
+
+static void free_node(struct bt_node *x)
+{
+	if (!x)
+		return;
+	free(x->str);
+	free_node(x->a);
+	free_node(x->b);
+	free_node(x->c);
+	free_nodes(x->args, x->nargs);
+	free_nodes(x->body, x->nbody);
+	free_nodes(x->orelse, x->norelse);
+	free(x);
+}
+
+static void free_nodes(struct bt_node **v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free_node(v[i]);
+	free(v);
+}
+
+void bt_program_free(struct bt_program *p)
+{
+	for (unsigned i = 0; i < p->nprobes; i++) {
+		struct bt_probe *pr = &p->probes[i];
+
+		for (unsigned k = 0; k < pr->naps; k++) {
+			free(pr->aps[k].text);
+			free(pr->aps[k].target);
+			free(pr->aps[k].func);
+		}
+		free(pr->aps);
+		free_node(pr->pred);
+		free_nodes(pr->body, pr->nbody);
+	}
+	free(p->probes);
+	for (unsigned i = 0; i < p->nmaps; i++)
+		free(p->maps[i].name);
+	free(p->maps);
+	for (unsigned i = 0; i < p->nvars; i++)
+		free(p->vars[i]);
+	free(p->vars);
+	free(p->var_types);
+	free(p->var_sizes);
+	p->probes = NULL;
+	p->maps = NULL;
+	p->vars = NULL;
+	p->nprobes = p->nmaps = p->nvars = 0;
+}

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_check.c - bpftrace's semantic analyser (semantic_analyser.cpp) for
+ * the subset utrace runs: every name known, every call with its number of
+ * arguments, types that agree (a variable or a map keeps the type of its
+ * first assignment, a map its key's types and its aggregation), builtins
+ * only where their probe gives them a meaning (retval in uretprobes,
+ * argN in uprobes), aggregations assigned straight to a map, printf's
+ * format against its arguments.  Messages and ranges as bpftrace 0.17's;
+ * a builtin or variable inside a call's arguments is underlined from the
+ * call's start, as bpftrace's locations do.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/bt/bt_ast.h"
+#include "lib/bt/bt_check.h"
+#include "lib/bt/bt_print.h"
+
+
+static int check_stmts(struct bt_checker *ck, struct bt_node **s, unsigned n);
+static int bt_check_expr(struct bt_checker *ck, struct bt_node *n);
+
+static bool probe_has(const struct bt_probe *pr, enum bt_probe_type t)
+{
+	for (unsigned i = 0; i < pr->naps; i++)
+		if (pr->aps[i].type != t)
+			return false;
+	return true;
+}
+
+static int check_builtin(struct bt_checker *ck, struct bt_node *n)
+{
+	static const char *const ints[] = {"pid",	"tid", "uid", "gid", "nsecs",
+					   "elapsed", "cpu", "rand", "cgroup"};
+	const char *s = n->str;
+
+	n->type = BT_T_INT;
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (!strcmp(s, ints[i]))
+			return 0;
+	if (!strcmp(s, "comm") || !strcmp(s, "probe")) {
+		n->type = BT_T_STR;
+		n->size = !strcmp(s, "comm") ? 16 : 64;
+		return 0;
+	}
+	if (!strcmp(s, "func")) {
+		n->type = BT_T_USYM;
+		return 0;
+	}
+	if (!strcmp(s, "ustack")) {
+		n->type = BT_T_STACK;
+		return 0;
+	}
+	if (!strcmp(s, "retval")) {
+		if (!probe_has(ck->probe, BT_P_URETPROBE))
+			return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_RETVAL_PROBE);
+		return 0;
+	}
+	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' && !s[4]) {
+		if (!probe_has(ck->probe, BT_P_UPROBE))
+			return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_ARG_PROBE, s);
+		return 0;
+	}
+	return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_UNKNOWN_IDENT, s);
+}
+
+static int check_var_use(struct bt_checker *ck, struct bt_node *n)
+{
+	for (unsigned i = 0; i < ck->p->nvars; i++)
+		if (!strcmp(ck->p->vars[i], n->str) && (ck->defined >> i & 1)) {
+			n->slot = (int)i;
+			n->type = ck->p->var_types[i];
+			n->size = ck->p->var_sizes[i];
+			return 0;
+		}
+	return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_UNDEF_VAR, n->str);
+}
+
+static int check_binop(struct bt_checker *ck, struct bt_node *n)
+{
+	char b1[24], b2[24];
+	int ret;
+
+	if ((ret = bt_check_expr(ck, n->a)) < 0 || (ret = bt_check_expr(ck, n->b)) < 0)
+		return ret;
+	n->type = BT_T_INT;
+	if (n->a->type == BT_T_INT && n->b->type == BT_T_INT)
+		return 0;
+	if (n->a->type == BT_T_STR && n->b->type == BT_T_STR &&
+	    (!strcmp(n->op, "==") || !strcmp(n->op, "!=")))
+		return 0;
+	return bt_error(ck->err, ck->p, n->loc, BT_ERR_BINOP_TYPE, n->op,
+			bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)),
+			bt_type_name(n->b->type, n->b->size, b2, sizeof(b2)));
+}
+
+static int check_ternary(struct bt_checker *ck, struct bt_node *n)
+{
+	char b1[24];
+	int ret;
+
+	if ((ret = bt_check_expr(ck, n->a)) < 0 || (ret = bt_check_expr(ck, n->b)) < 0 ||
+	    (ret = bt_check_expr(ck, n->c)) < 0)
+		return ret;
+	if (n->a->type != BT_T_INT)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_COND_TYPE, "ternary",
+				n->a->type == BT_T_STR
+				    ? "string"
+				    : bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)));
+	n->type = n->b->type;
+	n->size = n->b->size > n->c->size ? n->b->size : n->c->size;
+	if (n->b->type != n->c->type)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_TERNARY_TYPE,
+				n->b->type == BT_T_STR ? "string" : "integer",
+				n->c->type == BT_T_STR ? "string" : "integer");
+	return 0;
+}
+
+static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
+{
+	char b1[24];
+	int ret;
+
+	switch (n->kind) {
+	case BT_N_INT:
+		n->type = BT_T_INT;
+		return 0;
+	case BT_N_STR:
+		n->type = BT_T_STR;
+		n->size = (unsigned)n->ival + 1;
+		return 0;
+	case BT_N_BUILTIN:
+		return check_builtin(ck, n);
+	case BT_N_VAR:
+		return check_var_use(ck, n);
+	case BT_N_MAP:
+		return bt_check_map_read(ck, n);
+	case BT_N_CALL: {
+		unsigned saved = ck->call_col;
+
+		ck->call_col = n->loc.col;
+		ret = bt_check_call(ck, n);
+		ck->call_col = saved;
+		return ret;
+	}
+	case BT_N_BINOP:
+		return check_binop(ck, n);
+	case BT_N_UNOP:
+		if ((ret = bt_check_expr(ck, n->a)) < 0)
+			return ret;
+		n->type = BT_T_INT;
+		if (n->a->type != BT_T_INT && strcmp(n->op, "!"))
+			return bt_error(ck->err, ck->p,
+					(struct bt_loc){n->loc.line, n->loc.col, n->loc.col + 1},
+					BT_ERR_UNOP_TYPE, n->op,
+					bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)));
+		return 0;
+	case BT_N_TERNARY:
+		return check_ternary(ck, n);
+	case BT_N_INCDEC:
+		if (n->a->kind == BT_N_MAP)
+			return bt_check_map_incdec(ck, n);
+		if (n->a->kind != BT_N_VAR)
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_INCDEC, n->op);
+		if ((ret = check_var_use(ck, n->a)) < 0)
+			return ret;
+		n->type = BT_T_INT;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int var_define(struct bt_checker *ck, struct bt_node *v, const struct bt_node *val,
+		      struct bt_loc at)
+{
+	struct bt_program *p = ck->p;
+	char b1[24], b2[24];
+	unsigned i;
+
+	for (i = 0; i < p->nvars && strcmp(p->vars[i], v->str); i++)
+		;
+	if (i == 64)
+		return utrace_error_set(ck->err, -E2BIG, "more than 64 scratch variables");
+	if (i == p->nvars) {
+		char **names = realloc(p->vars, (i + 1) * sizeof(*names));
+		enum bt_type *types;
+		unsigned *sizes;
+
+		if (names)
+			p->vars = names;
+		types = names ? realloc(p->var_types, (i + 1) * sizeof(*types)) : NULL;
+		if (types)
+			p->var_types = types;
+		sizes = types ? realloc(p->var_sizes, (i + 1) * sizeof(*sizes)) : NULL;
+		if (!sizes || !(names[i] = strdup(v->str)))
+			return utrace_error_set(ck->err, -ENOMEM, "out of memory");
+		p->var_sizes = sizes;
+		p->var_types[i] = val->type;
+		p->var_sizes[i] = val->size;
+		p->nvars++;
+	} else if (p->var_types[i] != val->type) {
+		return bt_error(ck->err, p, at, BT_ERR_VAR_TYPE, v->str,
+				bt_type_name(val->type, val->size, b1, sizeof(b1)),
+				bt_type_name(p->var_types[i], p->var_sizes[i], b2, sizeof(b2)));
+	} else if (val->size > p->var_sizes[i]) {
+		p->var_sizes[i] = val->size;
+	}
+	v->slot = (int)i;
+	v->type = val->type;
+	ck->defined |= 1ull << i;
+	return 0;
+}
+
+static int check_assign(struct bt_checker *ck, struct bt_node *n)
+{
+	int ret;
+
+	if (n->a->kind == BT_N_MAP)
+		return bt_check_map_assign(ck, n);
+	ck->assigning_agg = false;
+	if ((ret = bt_check_expr(ck, n->b)) < 0)
+		return ret;
+	if (n->b->type == BT_T_AGG)
+		return bt_error(ck->err, ck->p, n->b->loc, BT_ERR_AGG_ASSIGN, n->b->str);
+	if (strcmp(n->op, "=")) {
+		if ((ret = check_var_use(ck, n->a)) < 0)
+			return ret;
+		if (n->a->type != BT_T_INT || n->b->type != BT_T_INT)
+			return bt_compound_error(ck, n);
+		return 0;
+	}
+	return var_define(ck, n->a, n->b, n->loc);
+}
+
+static int check_stmt(struct bt_checker *ck, struct bt_node *s)
+{
+	char b1[24];
+	int ret;
+
+	ck->call_col = 0;
+	switch (s->kind) {
+	case BT_N_ASSIGN:
+		return check_assign(ck, s);
+	case BT_N_IF:
+		if ((ret = bt_check_expr(ck, s->a)) < 0)
+			return ret;
+		if (s->a->type != BT_T_INT)
+			return bt_error(ck->err, ck->p, (struct bt_loc){1, 1, 1}, BT_ERR_COND_TYPE,
+					"if()", s->a->type == BT_T_STR ? "string"
+						: bt_type_name(s->a->type, s->a->size, b1, sizeof(b1)));
+		if ((ret = check_stmts(ck, s->body, s->nbody)) < 0)
+			return ret;
+		return check_stmts(ck, s->orelse, s->norelse);
+	case BT_N_UNROLL:
+		return check_stmts(ck, s->body, s->nbody);
+	case BT_N_EXPR:
+		if ((ret = bt_check_expr(ck, s->a)) < 0)
+			return ret;
+		if (s->a->type == BT_T_AGG)
+			return bt_error(ck->err, ck->p, s->a->loc, BT_ERR_AGG_ASSIGN, s->a->str);
+		return 0;
+	default:
+		return bt_check_expr(ck, s);
+	}
+}
+
+static int check_stmts(struct bt_checker *ck, struct bt_node **s, unsigned n)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < n && !ret; i++)
+		ret = check_stmt(ck, s[i]);
+	return ret;
+}
+
+int bt_check(struct bt_program *p, struct utrace_error *err)
+{
+	struct bt_checker ck = {.p = p, .err = err, .expr = bt_check_expr};
+	char b1[24];
+	int ret = 0;
+
+	for (unsigned i = 0; i < p->nprobes && !ret; i++) {
+		ck.probe = &p->probes[i];
+		ck.defined = 0;
+		if (ck.probe->pred) {
+			ck.call_col = 0;
+			if ((ret = bt_check_expr(&ck, ck.probe->pred)) < 0)
+				return ret;
+			if (ck.probe->pred->type != BT_T_INT)
+				return bt_error(err, p, ck.probe->pred->loc, BT_ERR_COND_TYPE,
+						"predicate",
+						bt_type_name(ck.probe->pred->type,
+							     ck.probe->pred->size, b1, sizeof(b1)));
+		}
+		ret = check_stmts(&ck, ck.probe->body, ck.probe->nbody);
+	}
+	return ret ? ret : bt_check_maps_final(p, err);
+}

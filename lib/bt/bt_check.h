@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_check.h - the checker's state, shared by its two files: bt_check.c
+ * (statements, expressions, variables) and bt_check_call.c (functions,
+ * maps, printf formats).
+ */
+#ifndef UTRACE_LIB_BT_CHECK_H
+#define UTRACE_LIB_BT_CHECK_H
+
+#include "lib/bt/bt_ast.h"
+
+struct bt_checker {
+	struct bt_program *p;
+	const struct bt_probe *probe;
+	struct utrace_error *err;
+	unsigned call_col;  /* the enclosing call's first column, 0 if none */
+	bool assigning_agg; /* checking the value of `@m = agg()` */
+	uint64_t defined;   /* the variables this probe has assigned so far */
+	/* bt_check.c's expression checker, for the arguments and keys the
+	 * lower files meet (files call each other one way) */
+	int (*expr)(struct bt_checker *ck, struct bt_node *n);
+};
+
+/* bt_check_map.c, the lowest */
+struct bt_loc bt_name_loc(const struct bt_checker *ck, const struct bt_node *n);
+const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room);
+/* `x op= v` with a v that is no integer: bpftrace's "Type mismatch for
+ * 'op'" over the whole statement. */
+int bt_compound_error(struct bt_checker *ck, const struct bt_node *as);
+
+int bt_check_call(struct bt_checker *ck, struct bt_node *n);
+int bt_check_map_read(struct bt_checker *ck, struct bt_node *n);
+/* A whole map (print, clear, zero): no key. */
+int bt_check_map_whole(struct bt_checker *ck, struct bt_node *n);
+int bt_check_map_assign(struct bt_checker *ck, struct bt_node *assign);
+int bt_check_map_incdec(struct bt_checker *ck, struct bt_node *n);
+/* Every map read is assigned somewhere. */
+int bt_check_maps_final(struct bt_program *p, struct utrace_error *err);
+
+/* The aggregation functions: their enum utrace_bt_agg, -1 if name is not
+ * one. */
+int bt_agg_of(const char *name);
+
+/* printf's conversions: each one's kind, in order. */
+enum bt_fmt_conv { BT_FMT_INT, BT_FMT_UINT, BT_FMT_STR, BT_FMT_CHAR, BT_FMT_PTR };
+/* The conversions of fmt into conv (room max); their number, or -1 if
+ * the format is malformed. */
+int bt_fmt_scan(const char *fmt, enum bt_fmt_conv *conv, char (*spec)[8], unsigned max);
+
+#endif

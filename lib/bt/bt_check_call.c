@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_check_call.c - the checker's half for functions and maps: each
+ * function's number and kind of arguments (bpftrace's messages), the
+ * maps' keys and values kept as their first use made them, printf's
+ * format string against its arguments.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bt_prog.h"
+#include "lib/bt/bt_check.h"
+#include "lib/bt/bt_print.h"
+
+enum fn_kind { FN_AGG, FN_VALUE, FN_STMT, FN_MAP };
+
+static const struct fn {
+	const char *name;
+	unsigned min, max;
+	enum fn_kind kind;
+	enum bt_type type; /* FN_VALUE's result */
+	int agg;
+} fns[] = {
+    {"count", 0, 0, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_COUNT},
+    {"sum", 1, 1, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_SUM},
+    {"avg", 1, 1, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_AVG},
+    {"min", 1, 1, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_MIN},
+    {"max", 1, 1, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_MAX},
+    {"stats", 1, 1, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_STATS},
+    {"hist", 1, 1, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_HIST},
+    {"lhist", 4, 4, FN_AGG, BT_T_AGG, UTRACE_BT_AGG_LHIST},
+    {"printf", 1, 1 + UTRACE_BT_EMIT_MAX, FN_STMT, BT_T_NONE, -1},
+    {"print", 1, 3, FN_STMT, BT_T_NONE, -1},
+    {"clear", 1, 1, FN_MAP, BT_T_NONE, -1},
+    {"zero", 1, 1, FN_MAP, BT_T_NONE, -1},
+    {"delete", 1, 1, FN_MAP, BT_T_NONE, -1},
+    {"exit", 0, 0, FN_STMT, BT_T_NONE, -1},
+    {"time", 0, 1, FN_STMT, BT_T_NONE, -1},
+    {"system", 1, 8, FN_STMT, BT_T_NONE, -1},
+    {"str", 1, 2, FN_VALUE, BT_T_STR, -1},
+    {"ustack", 0, 2, FN_VALUE, BT_T_STACK, -1},
+    {"usym", 1, 1, FN_VALUE, BT_T_USYM, -1},
+};
+
+static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
+{
+	if (f->max == 0)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_NARGS_NONE, f->name, n->nargs);
+	if (f->min == f->max && f->min == 1)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_NARGS_ONE, f->name, n->nargs);
+	if (f->min == f->max)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_NARGS_N, f->name, f->min, n->nargs);
+	if (n->nargs > f->max)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_NARGS_AT_MOST, f->name, f->max,
+				n->nargs);
+	return bt_error(ck->err, ck->p, n->loc, BT_ERR_NARGS_AT_LEAST, f->name, f->min,
+			f->min == 1 ? "" : "s", n->nargs);
+}
+
+int bt_fmt_scan(const char *fmt, enum bt_fmt_conv *conv, char (*spec)[8], unsigned max)
+{
+	unsigned n = 0;
+
+	for (const char *s = fmt; *s; s++) {
+		const char *c;
+		unsigned k = 0;
+
+		if (*s != '%')
+			continue;
+		if (s[1] == '%') {
+			s++;
+			continue;
+		}
+		for (c = s + 1; *c && strchr("-+ #0", *c); c++)
+			;
+		while (isdigit((unsigned char)*c) || *c == '.')
+			c++;
+		if (n == max)
+			return -1;
+		while (*c == 'l' || *c == 'h' || *c == 'z' || *c == 'j') {
+			if (k < 6)
+				spec[n][k++] = *c;
+			c++;
+		}
+		if (!*c || !strchr("diuxXocsp", *c))
+			return -1;
+		spec[n][k++] = *c;
+		spec[n][k] = 0;
+		conv[n++] = *c == 's'   ? BT_FMT_STR
+			    : *c == 'c' ? BT_FMT_CHAR
+			    : *c == 'p' ? BT_FMT_PTR
+			    : strchr("di", *c) ? BT_FMT_INT
+					       : BT_FMT_UINT;
+		s = c;
+	}
+	return (int)n;
+}
+
+static int check_printf(struct bt_checker *ck, struct bt_node *n)
+{
+	enum bt_fmt_conv conv[UTRACE_BT_EMIT_MAX];
+	char spec[UTRACE_BT_EMIT_MAX][8];
+	int nc;
+
+	if (n->args[0]->kind != BT_N_STR)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_FIRST, n->str,
+				n->args[0]->type == BT_T_INT ? "integer" : "string");
+	nc = bt_fmt_scan(n->args[0]->str, conv, spec, UTRACE_BT_EMIT_MAX);
+	if (nc < 0)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_BAD, n->str);
+	if ((unsigned)nc > n->nargs - 1)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_FEW, n->str, n->nargs - 1,
+				(unsigned)nc);
+	if ((unsigned)nc < n->nargs - 1)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_MANY, n->str, n->nargs - 1,
+				(unsigned)nc);
+	for (int i = 0; i < nc; i++) {
+		enum bt_type t = n->args[i + 1]->type;
+		bool want_str = conv[i] == BT_FMT_STR;
+		bool is_str = t == BT_T_STR || t == BT_T_USYM || t == BT_T_STACK;
+
+		if (want_str != is_str)
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_TYPE, n->str, spec[i],
+					want_str ? "string" : "integer",
+					is_str ? "string" : "integer");
+	}
+	return 0;
+}
+
+static int check_args(struct bt_checker *ck, struct bt_node *n, const struct fn *f)
+{
+	int ret;
+
+	for (unsigned i = 0; i < n->nargs; i++) {
+		struct bt_node *a = n->args[i];
+
+		if (f->kind == FN_MAP || (i == 0 && !strcmp(f->name, "print") &&
+					  a->kind == BT_N_MAP && !a->nargs)) {
+			if (a->kind != BT_N_MAP)
+				return bt_error(ck->err, ck->p, n->loc, BT_ERR_MAP_ARG, f->name);
+			if ((ret = bt_check_map_whole(ck, a)) < 0)
+				return ret;
+			continue;
+		}
+		if ((ret = ck->expr(ck, a)) < 0)
+			return ret;
+		if (a->type == BT_T_AGG)
+			return bt_error(ck->err, ck->p, a->loc, BT_ERR_AGG_ASSIGN, a->str);
+	}
+	return 0;
+}
+
+static int check_special(struct bt_checker *ck, struct bt_node *n, const struct fn *f)
+{
+	if (!strcmp(f->name, "printf"))
+		return check_printf(ck, n);
+	if (!strcmp(f->name, "print") && n->args[0]->kind != BT_N_MAP && n->nargs > 1)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINT_NONMAP, n->nargs);
+	if ((!strcmp(f->name, "print") || !strcmp(f->name, "str")) && n->nargs > 1)
+		for (unsigned i = 1; i < n->nargs; i++)
+			if (n->args[i]->kind != BT_N_INT)
+				return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, f->name,
+						f->name[1] == 't' ? "length" : i == 1 ? "top" : "div");
+	if (!strcmp(f->name, "lhist"))
+		for (unsigned i = 1; i < 4; i++)
+			if (n->args[i]->kind != BT_N_INT)
+				return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, "lhist",
+						i == 1 ? "min" : i == 2 ? "max" : "step");
+	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str"))
+		if (n->args[0]->type != BT_T_INT)
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_INT_ARG, f->name);
+	if (!strcmp(f->name, "time") && n->nargs && n->args[0]->kind != BT_N_STR)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_FIRST, "time", "integer");
+	return 0;
+}
+
+int bt_check_call(struct bt_checker *ck, struct bt_node *n)
+{
+	const struct fn *f = NULL;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (!strcmp(fns[i].name, n->str))
+			f = &fns[i];
+	if (!f)
+		return bt_error(ck->err, ck->p, (struct bt_loc){n->loc.line, n->loc.col,
+								n->loc.col + (unsigned)strlen(n->str)},
+				BT_ERR_UNKNOWN_FUNC, n->str);
+	if (!strcmp(f->name, "system") && !ck->p->unsafe)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_UNSAFE, f->name);
+	if (n->nargs < f->min || n->nargs > f->max)
+		return nargs_error(ck, n, f);
+	if ((ret = check_args(ck, n, f)) < 0 || (ret = check_special(ck, n, f)) < 0)
+		return ret;
+	n->type = f->type;
+	n->size = f->type == BT_T_STR ? 64 : 0;
+	if (f->kind == FN_AGG && !ck->assigning_agg)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_AGG_ASSIGN, f->name);
+	return 0;
+}

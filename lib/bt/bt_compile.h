@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_compile.h - a checked program (bt_ast.h) compiled into the runtime's
+ * bytecode (common/bt_prog.h): one program per attach point of each
+ * probe (a probe's `probe` and `func` builtins are constants of its
+ * attach point and function), with the maps' descriptions they share and
+ * the printf/time formats their records name by index.
+ */
+#ifndef UTRACE_LIB_BT_COMPILE_H
+#define UTRACE_LIB_BT_COMPILE_H
+
+#include <stdio.h>
+
+#include "common/bt_prog.h"
+#include "lib/bt/bt_ast.h"
+
+struct bt_code {
+	void *prog; /* struct utrace_bt_hdr, maps, insns, data */
+	uint32_t len;
+};
+
+struct bt_formats {
+	char **fmts; /* printf's and time()'s formats, by record id */
+	unsigned n;
+	/* printf's argument kinds are in the record itself */
+};
+
+/* The program of probe pr at attach point ap, func its function ("" if
+ * none).  0, or -ENOMEM / -EINVAL (err) for what cannot be compiled. */
+int bt_compile(const struct bt_program *p, const struct bt_probe *pr, const struct bt_attach *ap,
+	       const char *func, struct bt_formats *fmts, struct bt_code *out,
+	       struct utrace_error *err);
+void bt_formats_free(struct bt_formats *f);
+
+/* The program as text, one instruction a line (-d). */
+void bt_code_dump(const struct bt_code *c, FILE *out);
+
+#endif

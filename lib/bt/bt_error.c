@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_error.c - bpftrace's error layout for a program's parse and check
+ * errors, one table of texts (BT_ERRORS in bt_ast.h):
+ *
+ *   stdin:1:14-22: ERROR: count() requires no arguments (1 provided)
+ *   BEGIN { @x = count(1); }
+ *                ~~~~~~~~
+ *
+ * The three lines go into the error's message (no final newline), the
+ * command prints them as they are.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/bt/bt_ast.h"
+
+static const char *const bt_err_text[] = {
+#define BT_ERR_TEXT(name, text) text,
+    BT_ERRORS(BT_ERR_TEXT)
+#undef BT_ERR_TEXT
+};
+
+/* The source's line `line` (1-based): its start and length. */
+static const char *err_line(const char *src, unsigned line, size_t *len)
+{
+	for (unsigned l = 1; l < line && *src; src++)
+		if (*src == '\n')
+			l++;
+	*len = strcspn(src, "\n");
+	return src;
+}
+
+int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc loc,
+	     enum bt_err code, ...)
+{
+	char text[256], carets[160];
+	size_t n = 0, len;
+	const char *line = err_line(p->src, loc.line, &len);
+	va_list ap;
+
+	va_start(ap, code);
+	vsnprintf(text, sizeof(text), bt_err_text[code], ap);
+	va_end(ap);
+	for (unsigned c = 1; c < loc.col && n + 1 < sizeof(carets); c++)
+		carets[n++] = ' ';
+	for (unsigned c = loc.col; c < loc.end && n + 1 < sizeof(carets); c++)
+		carets[n++] = '~';
+	carets[n] = 0;
+	utrace_error_set(err, -EINVAL, "%s:%u:%u-%u: ERROR: %s\n%.*s\n%s", p->name, loc.line,
+			 loc.col, loc.end, text, (int)(len > 200 ? 200 : len), line, carets);
+	err->column = (int)loc.col;
+	return -EINVAL;
+}

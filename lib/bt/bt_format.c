@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_format.c - the records a program emits (common/bt_prog.h) turned
+ * into bpftrace's output: printf's format with its values (each
+ * conversion given to C's printf with the value at its full width, as
+ * bpftrace's own formatter does), print()'s value, time()'s strftime.
+ * -f json wraps them as bpftrace does: {"type": "printf", "data": "..."}.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/bt/bt_check.h"
+#include "lib/bt/bt_run_internal.h"
+
+/* One conversion of fmt (at s, after '%') with its value, into out. */
+static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, const uint8_t *val)
+{
+	char spec[32];
+	size_t n = 0;
+	int64_t x = 0;
+
+	spec[n++] = '%';
+	while (*s && strchr("-+ #0123456789.", *s) && n < 20)
+		spec[n++] = *s++;
+	while (*s == 'l' || *s == 'h' || *s == 'z' || *s == 'j')
+		s++;
+	if (conv != BT_FMT_STR)
+		memcpy(&x, val, 8);
+	switch (conv) {
+	case BT_FMT_STR:
+		spec[n++] = 's';
+		spec[n] = 0;
+		fprintf(out, spec, (const char *)val);
+		break;
+	case BT_FMT_CHAR:
+		spec[n++] = 'c';
+		spec[n] = 0;
+		fprintf(out, spec, (int)x);
+		break;
+	case BT_FMT_PTR:
+		fprintf(out, "0x%llx", (unsigned long long)x);
+		break;
+	default:
+		spec[n++] = 'l';
+		spec[n++] = 'l';
+		spec[n++] = *s == 'i' ? 'd' : *s;
+		spec[n] = 0;
+		fprintf(out, spec, (long long)x);
+		break;
+	}
+	return *s ? s + 1 : s;
+}
+
+/* The text of printf's record into out. */
+static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const uint8_t *end)
+{
+	enum bt_fmt_conv conv[UTRACE_BT_EMIT_MAX];
+	char spec[UTRACE_BT_EMIT_MAX][8];
+	int nc = bt_fmt_scan(fmt, conv, spec, UTRACE_BT_EMIT_MAX);
+	int k = 0;
+
+	for (const char *s = fmt; *s;) {
+		if (*s != '%') {
+			fputc(*s++, out);
+			continue;
+		}
+		if (s[1] == '%') {
+			fputc('%', out); /* bpftrace 0.17 prints %% as it is */
+			fputc('%', out);
+			s += 2;
+			continue;
+		}
+		if (k >= nc)
+			break;
+		if (vals + (conv[k] == BT_FMT_STR ? UTRACE_BT_STRLEN : 8) > end)
+			break;
+		s = one_conv(out, s + 1, conv[k], vals);
+		vals += conv[k] == BT_FMT_STR ? UTRACE_BT_STRLEN : 8;
+		k++;
+	}
+}
+
+static void json_string(FILE *out, const char *s, size_t len)
+{
+	fputc('"', out);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* Text made by fn, written as it is or as a json line of type. */
+static int emit_text(struct bt_run *r, const char *type, const char *fmt, const uint8_t *vals,
+		     const uint8_t *end, bool is_time)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = r->fmt == UTRACE_BT_JSON ? open_memstream(&buf, &len) : r->out;
+
+	if (!m)
+		return -ENOMEM;
+	if (is_time) {
+		char t[256];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		if (strftime(t, sizeof(t), fmt, &tm))
+			fputs(t, m);
+	} else {
+		printf_text(m, fmt, vals, end);
+	}
+	if (m != r->out) {
+		fclose(m);
+		fprintf(r->out, "{\"type\": \"%s\", \"data\": ", type);
+		json_string(r->out, buf, len);
+		fputs("}\n", r->out);
+		free(buf);
+	}
+	return 0;
+}
+
+int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
+{
+	struct utrace_bt_rec_hdr h;
+	const uint8_t *vals = (const uint8_t *)rec + sizeof(h), *end = (const uint8_t *)rec + len;
+
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, rec, sizeof(h));
+	switch (h.kind) {
+	case UTRACE_BREC_PRINTF:
+		return h.id < r->fmts.n ? emit_text(r, "printf", r->fmts.fmts[h.id], vals, end, false)
+					: -EINVAL;
+	case UTRACE_BREC_TIME:
+		return h.id < r->fmts.n ? emit_text(r, "time", r->fmts.fmts[h.id], vals, end, true)
+					: -EINVAL;
+	case UTRACE_BREC_PRINT: {
+		struct utrace_bt_scalar v = {.kind = UTRACE_BT_INT};
+
+		if (h.id) {
+			v.kind = UTRACE_BT_STR;
+			v.s = (const char *)vals;
+		} else {
+			memcpy(&v.i, vals, 8);
+		}
+		return utrace_bt_value_print(r->out, &v, r->fmt);
+	}
+	default:
+		return 1; /* a command: the caller's (bt_run_command) */
+	}
+}

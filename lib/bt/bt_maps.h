@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_maps.h - the maps of a running bpftrace program, held by the tool
+ * (bt_maps.c): the map callbacks of common/bt_prog.h's context, and the
+ * maps handed to the printer (bt_print.h).
+ */
+#ifndef UTRACE_LIB_BT_MAPS_H
+#define UTRACE_LIB_BT_MAPS_H
+
+#include <stdio.h>
+
+#include "common/bt_prog.h"
+#include "lib/bt/bt_print.h"
+
+struct bt_maps;
+
+/* The maps described in a compiled program (every program of one bt
+ * program describes them all).  0 or -ENOMEM. */
+int bt_maps_new(const void *prog, struct bt_maps **out);
+void bt_maps_free(struct bt_maps *ms);
+/* The context's callbacks; arg is the struct bt_maps. */
+int bt_maps_get(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v);
+void bt_maps_update(void *arg, unsigned map, const uint8_t *key, int agg,
+		    const struct utrace_bt_mval *v);
+void bt_maps_clear(struct bt_maps *ms, unsigned map);
+void bt_maps_zero(struct bt_maps *ms, unsigned map);
+size_t bt_maps_count(const struct bt_maps *ms, unsigned map);
+/* Updates that found the map full. */
+uint64_t bt_maps_drops(const struct bt_maps *ms);
+/* print(@name, top, div) through utrace_bt_map_print. */
+int bt_maps_print(struct bt_maps *ms, unsigned map, const char *name, size_t top, uint64_t div,
+		  enum utrace_bt_format fmt, FILE *out);
+
+#endif

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_run.c - a bpftrace program from its text to its last map: parsed and
+ * checked (bt_parse.c, bt_check*.c), its uprobes resolved to functions (a
+ * wildcard to every function it matches; a probe that matches nothing
+ * stops everything before anything runs, as bpftrace's "No probes to
+ * attach"), each attach point compiled once (bt_compile.c), then run as
+ * bpftrace runs it: BEGIN, the probes while the command lives
+ * (bt_session.c), END, and every non-empty map printed.  BEGIN and END
+ * run here, in the tool, as bpftrace runs them in its own process.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/bt/bt_run_internal.h"
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Bit i for each str(argi) in the tree, bit 6 for str(retval). */
+static unsigned str_args(struct bt_node *const *v, unsigned n);
+
+static unsigned str_args_of(const struct bt_node *x)
+{
+	unsigned m = 0;
+
+	if (!x)
+		return 0;
+	if (x->kind == BT_N_CALL && !strcmp(x->str, "str") && x->nargs &&
+	    x->args[0]->kind == BT_N_BUILTIN) {
+		const char *a = x->args[0]->str;
+
+		if (!strncmp(a, "arg", 3) && a[3] >= '0' && a[3] <= '5' && !a[4])
+			m |= 1u << (a[3] - '0');
+		else if (!strcmp(a, "retval"))
+			m |= 1u << 6;
+	}
+	return m | str_args_of(x->a) | str_args_of(x->b) | str_args_of(x->c) |
+	       str_args(x->args, x->nargs) | str_args(x->body, x->nbody) |
+	       str_args(x->orelse, x->norelse);
+}
+
+static unsigned str_args(struct bt_node *const *v, unsigned n)
+{
+	unsigned m = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		m |= str_args_of(v[i]);
+	return m;
+}
+
+static int add_site(struct bt_run *r, const struct bt_probe *pr, const struct bt_attach *ap,
+		    const char *func)
+{
+	struct bt_site *s = realloc(r->sites, (r->nsites + 1) * sizeof(*s));
+	int ret;
+
+	if (!s)
+		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	r->sites = s;
+	s = &r->sites[r->nsites];
+	*s = (struct bt_site){.type = ap->type, .off = ap->off, .period_ns = ap->period_ns,
+			      .strargs = str_args_of(pr->pred) | str_args(pr->body, pr->nbody)};
+	if (ap->target && (!(s->target = strdup(ap->target)) || !(s->func = strdup(func))))
+		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	r->nsites++;
+	ret = bt_compile(&r->prog, pr, ap, func ? func : "", &r->fmts, &s->code, r->err);
+	return ret;
+}
+
+/* Every attach point of every probe into sites. */
+static int resolve(struct bt_run *r)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < r->prog.nprobes && !ret; i++) {
+		const struct bt_probe *pr = &r->prog.probes[i];
+
+		for (unsigned k = 0; k < pr->naps && !ret; k++) {
+			const struct bt_attach *ap = &pr->aps[k];
+			char **funcs = NULL;
+			size_t n = 0;
+
+			if (ap->type != BT_P_UPROBE && ap->type != BT_P_URETPROBE) {
+				ret = add_site(r, pr, ap, NULL);
+				continue;
+			}
+			ret = bt_resolve_funcs(ap->target, ap->func, &funcs, &n);
+			if (ret < 0)
+				utrace_error_set(r->err, ret, "%s: %s", ap->target, strerror(-ret));
+			else if (!n) /* bpftrace's words, before anything runs */
+				ret = utrace_error_set(r->err, -ENOENT, "No probes to attach");
+			for (size_t f = 0; f < n; f++) {
+				if (!ret)
+					ret = add_site(r, pr, ap, funcs[f]);
+				free(funcs[f]);
+			}
+			free(funcs);
+		}
+	}
+	return ret;
+}
+
+/* BEGIN, END and interval run in the tool: the tool's own pid and name. */
+static void run_here(struct bt_run *r, enum bt_probe_type type)
+{
+	struct utrace_bt_hit hit = {0};
+
+	hit.builtin[UTRACE_BB_PID] = getpid();
+	hit.builtin[UTRACE_BB_TID] = getpid();
+	hit.builtin[UTRACE_BB_UID] = getuid();
+	hit.builtin[UTRACE_BB_GID] = getgid();
+	hit.builtin[UTRACE_BB_NSECS] = now_ns();
+	hit.builtin[UTRACE_BB_ELAPSED] = now_ns() - r->start_ns;
+	snprintf(hit.comm, sizeof(hit.comm), "utrace");
+	for (unsigned i = 0; i < r->nsites; i++)
+		if (r->sites[i].type == type && !(r->exiting && type != BT_P_END))
+			utrace_bt_exec(r->sites[i].code.prog, &hit, &r->ctx, &r->st);
+}
+
+static void emit_cb(void *arg, const void *rec, uint32_t len)
+{
+	struct utrace_bt_rec_hdr h;
+
+	if (bt_format_record(arg, rec, len) == 1) {
+		memcpy(&h, rec, sizeof(h));
+		bt_run_command(arg, &h, (const uint8_t *)rec + sizeof(h));
+	}
+}
+
+/* BEGIN and END read no process's memory. */
+static int load_none(uint64_t addr, unsigned size, uint64_t *out)
+{
+	(void)addr;
+	(void)size;
+	*out = 0;
+	return -1;
+}
+
+static int get_cb(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v)
+{
+	return bt_maps_get(((struct bt_run *)arg)->maps, map, key, v);
+}
+
+static void update_cb(void *arg, unsigned map, const uint8_t *key, int agg,
+		      const struct utrace_bt_mval *v)
+{
+	bt_maps_update(((struct bt_run *)arg)->maps, map, key, agg, v);
+}
+
+int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const uint8_t *vals)
+{
+	int64_t top = 0, div = 0;
+
+	if (h->kind == UTRACE_BREC_EXIT) {
+		r->exiting = true;
+		return 0;
+	}
+	if (h->id >= r->prog.nmaps)
+		return -EINVAL;
+	switch (h->kind) {
+	case UTRACE_BREC_PRINT_MAP:
+		memcpy(&top, vals, 8);
+		memcpy(&div, vals + 8, 8);
+		return bt_maps_print(r->maps, h->id, r->prog.maps[h->id].name,
+				     top > 0 ? (size_t)top : 0, div > 0 ? (uint64_t)div : 0, r->fmt,
+				     r->out);
+	case UTRACE_BREC_CLEAR:
+		bt_maps_clear(r->maps, h->id);
+		return 0;
+	case UTRACE_BREC_ZERO:
+		bt_maps_zero(r->maps, h->id);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* At exit: two blank lines, then every map that holds something, by
+ * name, as bpftrace prints them. */
+static void print_maps(struct bt_run *r)
+{
+	bool *done = calloc(r->prog.nmaps + 1, sizeof(*done));
+
+	fputs("\n\n", r->out); /* bpftrace's, maps or not, text or json */
+	for (unsigned k = 0; done && k < r->prog.nmaps; k++) {
+		int next = -1;
+
+		for (unsigned i = 0; i < r->prog.nmaps; i++)
+			if (!done[i] && (next < 0 || strcmp(r->prog.maps[i].name,
+							    r->prog.maps[next].name) < 0))
+				next = (int)i;
+		done[next] = true;
+		if (bt_maps_count(r->maps, (unsigned)next))
+			bt_maps_print(r->maps, (unsigned)next, r->prog.maps[next].name, 0, 0,
+				      r->fmt, r->out);
+	}
+	free(done);
+}
+
+/* bpftrace's first line: the probes attached, each function once. */
+static void attaching(struct bt_run *r)
+{
+	if (r->fmt == UTRACE_BT_JSON)
+		fprintf(r->out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n",
+			r->nsites);
+	else
+		fprintf(r->out, "Attaching %u probe%s...\n", r->nsites, r->nsites == 1 ? "" : "s");
+	fflush(r->out);
+}
+
+static bool has_uprobes(const struct bt_run *r)
+{
+	for (unsigned i = 0; i < r->nsites; i++)
+		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE)
+			return true;
+	return false;
+}
+
+static volatile sig_atomic_t bt_interrupted;
+
+static void bt_on_signal(int sig)
+{
+	(void)sig;
+	bt_interrupted = 1;
+}
+
+/* No process to trace: as bpftrace, the program runs until exit() or
+ * Ctrl-C, its intervals firing on time. */
+static void run_alone(struct bt_run *r)
+{
+	struct sigaction sa = {.sa_handler = bt_on_signal}, old_int, old_term;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	bt_interrupted = 0;
+	while (!r->exiting && !bt_interrupted) {
+		uint64_t next = UINT64_MAX;
+		struct timespec ts;
+
+		for (unsigned i = 0; i < r->nsites; i++)
+			if (r->sites[i].type == BT_P_INTERVAL && r->sites[i].next_tick < next)
+				next = r->sites[i].next_tick;
+		if (next == UINT64_MAX) {
+			pause();
+			continue;
+		}
+		ts.tv_sec = (time_t)(next / 1000000000);
+		ts.tv_nsec = (long)(next % 1000000000);
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == 0)
+			bt_run_ticks(r, next);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+}
+
+/* -v: where the probes that are not uprobes run (bt_session.c says it
+ * of each uprobe). */
+static void say_mechanisms(const struct bt_run *r)
+{
+	for (unsigned i = 0; i < r->nsites; i++) {
+		const struct bt_site *s = &r->sites[i];
+
+		if (s->type == BT_P_BEGIN || s->type == BT_P_END)
+			fprintf(r->o->log, "%s: runs in utrace bt itself\n",
+				s->type == BT_P_BEGIN ? "BEGIN" : "END");
+		else if (s->type == BT_P_INTERVAL)
+			fprintf(r->o->log, "interval (%llu ns): runs in utrace bt, on %s\n",
+				(unsigned long long)s->period_ns,
+				has_uprobes(r) ? "the recorded hits' clock" : "the clock");
+	}
+}
+
+static int run(struct bt_run *r)
+{
+	int ret = 0;
+
+	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0)
+		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_none, .map_get = get_cb,
+					.map_update = update_cb, .emit = emit_cb};
+	r->start_ns = now_ns();
+	for (unsigned i = 0; i < r->nsites; i++)
+		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
+	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
+		return ret;
+	attaching(r);
+	if (r->o->verbose)
+		say_mechanisms(r);
+	run_here(r, BT_P_BEGIN);
+	if (!r->exiting && (has_uprobes(r) || r->o->argv || r->o->pid))
+		ret = bt_session_run(r);
+	else if (!r->exiting)
+		run_alone(r);
+	if (ret < 0) /* the probes could not run: no END, no maps */
+		return ret;
+	run_here(r, BT_P_END);
+	print_maps(r);
+	if (bt_maps_drops(r->maps))
+		fprintf(r->o->log, "utrace bt: %llu map updates dropped: a map was full "
+				   "(BPFTRACE_MAP_KEYS_MAX)\n",
+			(unsigned long long)bt_maps_drops(r->maps));
+	fflush(r->out);
+	return ret;
+}
+
+static void run_free(struct bt_run *r)
+{
+	for (unsigned i = 0; i < r->nsites; i++) {
+		free(r->sites[i].target);
+		free(r->sites[i].func);
+		free(r->sites[i].code.prog);
+	}
+	free(r->sites);
+	bt_formats_free(&r->fmts);
+	bt_maps_free(r->maps);
+	bt_program_free(&r->prog);
+}
+
+int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
+{
+	struct bt_run *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return utrace_error_set(err, -ENOMEM, "out of memory"), 1;
+	*r = (struct bt_run){.o = o, .out = o->out ? o->out : stdout, .fmt = o->fmt, .err = err};
+	r->prog.src = o->text;
+	r->prog.name = o->name ? o->name : "stdin";
+	r->prog.unsafe = o->unsafe;
+	ret = bt_parse(&r->prog, err);
+	if (!ret)
+		ret = bt_check(&r->prog, err);
+	if (!ret)
+		ret = resolve(r);
+	if (!ret && o->dump) {
+		for (unsigned i = 0; i < r->nsites; i++) {
+			fprintf(r->out, "%s%s%s:\n", r->sites[i].target ? r->sites[i].target : "",
+				r->sites[i].func ? ":" : "", r->sites[i].func ? r->sites[i].func : "");
+			bt_code_dump(&r->sites[i].code, r->out);
+		}
+	} else if (!ret) {
+		ret = run(r);
+	}
+	run_free(r);
+	free(r);
+	return ret < 0 ? 1 : 0;
+}

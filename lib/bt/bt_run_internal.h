@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_run_internal.h - one run of a bpftrace program, shared by the files
+ * that make it: bt_run.c (the whole: parse, resolve, compile, BEGIN,
+ * the probes, END, the maps at exit), bt_session.c (the uprobes in the
+ * traced processes), bt_format.c (the records into text).
+ */
+#ifndef UTRACE_LIB_BT_RUN_INTERNAL_H
+#define UTRACE_LIB_BT_RUN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "lib/bt/bt.h"
+#include "lib/bt/bt_compile.h"
+#include "lib/bt/bt_maps.h"
+
+/* One attach point resolved: a program for one function (uprobes: each
+ * function a wildcard matched), or for BEGIN, END, an interval. */
+struct bt_site {
+	enum bt_probe_type type;
+	char *target, *func; /* uprobes */
+	uint64_t off;
+	uint64_t period_ns; /* interval */
+	unsigned strargs;   /* bit i: str(argi) is read (bit 6: str(retval)) */
+	struct bt_code code;
+	/* while it runs */
+	int event_id;	     /* its probe's event in the recording, -1 if none */
+	const struct utrace_event_format *fmt;
+	uint64_t next_tick; /* interval: the next firing, CLOCK_MONOTONIC ns */
+};
+
+struct bt_run {
+	const struct utrace_bt_opts *o;
+	struct bt_program prog;
+	struct bt_formats fmts;
+	struct bt_site *sites;
+	unsigned nsites;
+	struct bt_maps *maps;
+	struct utrace_bt_state st;
+	struct utrace_bt_ctx ctx;
+	FILE *out;
+	enum utrace_bt_format fmt;
+	bool exiting; /* exit() ran */
+	char **defs;  /* the probes' definitions given to the recording */
+	unsigned ndefs;
+	int64_t start_ns;
+	struct utrace_error *err;
+};
+
+/* The uprobe sites run in the traced processes (-c or -p), their hits
+ * given to bt_run_hit in time order, intervals fired on the way. */
+int bt_session_run(struct bt_run *r);
+/* The interval sites due by ts (CLOCK_MONOTONIC ns), fired in time
+ * order. */
+void bt_run_ticks(struct bt_run *r, uint64_t ts);
+/* One hit of site s. */
+static inline void bt_run_hit(struct bt_run *r, const struct bt_site *s,
+			      const struct utrace_bt_hit *hit)
+{
+	if (!r->exiting)
+		utrace_bt_exec(s->code.prog, hit, &r->ctx, &r->st);
+}
+
+/* A record emitted by a program printed: 0, or 1 if it is a command for
+ * bt_run_command. */
+int bt_format_record(struct bt_run *r, const void *rec, uint32_t len);
+/* print(@m), clear, zero, exit. */
+int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const uint8_t *vals);
+/* Every uprobe's binary is the traced program, or a library whose
+ * function the program does not define too (bt_target.c); 0 or -EINVAL
+ * with r->err. */
+int bt_check_targets(struct bt_run *r);
+/* The functions of target matching glob; NULL-terminated, malloc'ed. */
+int bt_resolve_funcs(const char *target, const char *glob, char ***out, size_t *n);
+
+#endif

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_session.c - a program's uprobes in the traced processes: each site
+ * (one function of one attach point) becomes an in-process probe of a
+ * recording (lib/session, `--probe 'p:bt/pN FUNC a0=%di:u64 ...'`) on the
+ * command started (-c) or the process attached to (-p).  Its records hold
+ * what the bytecode may read: the six argument registers (or the return
+ * value), the thread's name, and the string at each argument str() reads
+ * (read at the hit: the process may be gone when the record is read).
+ * The records are read back in time order and each runs its site's
+ * program (common/bt_prog.h) on the hit it describes; interval probes
+ * fire on the records' clock, between the records they fall between.
+ *
+ * This is the first step of issue 27's design: the program is the one the
+ * runtime will run at the hit (no parser there), but it runs here, in the
+ * tool, on the recorded hits, so a hit still costs a record.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/bt/bt_run_internal.h"
+#include "lib/events/event_format.h"
+#include "lib/session/session.h"
+#include "lib/tracefile/dat_reader.h"
+
+static const char *const arg_regs[6] = {"%di", "%si", "%dx", "%cx", "%r8", "%r9"};
+
+/* The strings a hit captured, served to STR's loads as memory. */
+struct hit_strs {
+	uint64_t addr[7];
+	const char *s[7];
+	size_t len[7];
+	unsigned n;
+};
+static __thread struct hit_strs *cur_strs;
+
+static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
+{
+	struct hit_strs *h = cur_strs;
+
+	*out = 0;
+	for (unsigned i = 0; h && i < h->n; i++) {
+		if (addr + size <= h->addr[i] || addr > h->addr[i] + h->len[i])
+			continue;
+		for (unsigned k = 0; k < size; k++) {
+			uint64_t a = addr + k;
+
+			if (a >= h->addr[i] && a < h->addr[i] + h->len[i])
+				*out |= (uint64_t)(uint8_t)h->s[i][a - h->addr[i]] << (8 * k);
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/* The definition of site k's probe. */
+static char *probe_def(const struct bt_site *s, unsigned k)
+{
+	char buf[1024];
+	bool ret = s->type == BT_P_URETPROBE;
+	size_t n;
+
+	if (s->off)
+		n = (size_t)snprintf(buf, sizeof(buf), "p:bt/p%u %s+%llu", k, s->func,
+				     (unsigned long long)s->off);
+	else
+		n = (size_t)snprintf(buf, sizeof(buf), "%s:bt/p%u %s", ret ? "r" : "p", k, s->func);
+	for (unsigned i = 0; i < 6 && !ret && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " a%u=%s:u64", i, arg_regs[i]);
+	if (ret && n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " ret=$retval:u64");
+	for (unsigned i = 0; i < 7 && n < sizeof(buf); i++) {
+		if (!(s->strargs >> i & 1))
+			continue;
+		if (i == 6)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " s6=+0($retval):string");
+		else
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " s%u=+0(%s):string", i,
+					      arg_regs[i]);
+	}
+	if (n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " comm=$comm");
+	return n < sizeof(buf) ? strdup(buf) : NULL;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The recording of the sites' probes into path. */
+static int record(struct bt_run *r, const char *path, int *status)
+{
+	struct utrace_session_opts so;
+	struct utrace_session *s = NULL;
+	char pid[16];
+	int ret;
+
+	if (utrace_session_opts_init(&so) < 0)
+		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	so.log = r->o->log;
+	so.quiet = true;
+	ret = utrace_session_opts_set(&so, "tracer", "nop", r->err);
+	if (!ret)
+		ret = utrace_session_opts_set(&so, "output", path, r->err);
+	if (!ret && r->o->pid) {
+		snprintf(pid, sizeof(pid), "%d", r->o->pid);
+		ret = utrace_session_opts_set(&so, "pid", pid, r->err);
+	}
+	for (unsigned i = 0; i < r->nsites && !ret; i++) {
+		char *def;
+
+		if (r->sites[i].type != BT_P_UPROBE && r->sites[i].type != BT_P_URETPROBE)
+			continue;
+		if (!(def = probe_def(&r->sites[i], i))) {
+			ret = utrace_error_set(r->err, -ENOMEM, "out of memory");
+			break;
+		}
+		if (r->o->verbose)
+			fprintf(r->o->log, "%s:%s:%s: in-process probe (%s)\n",
+				r->sites[i].type == BT_P_UPROBE ? "uprobe" : "uretprobe",
+				r->sites[i].target, r->sites[i].func, def);
+		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
+		ret = utrace_session_opts_set(&so, "probe", def, r->err);
+	}
+	so.argv = r->o->argv;
+	if (!ret)
+		ret = utrace_session_opts_finish(&so, r->err) ? 2 : 0;
+	if (!ret)
+		ret = utrace_session_new(&so, &s) < 0 ? 1 : 0;
+	if (!ret)
+		ret = utrace_session_start(s, r->err);
+	if (!ret) {
+		utrace_session_run(s);
+		ret = utrace_session_stop(s);
+		if (ret == UTRACE_SESSION_RAN) {
+			*status = utrace_session_status(s);
+			ret = 0;
+		}
+	}
+	utrace_session_free(s);
+	so.argv = NULL;
+	utrace_session_opts_free(&so);
+	return ret ? -EINVAL : 0;
+}
+
+/* Which site each event of the recording is: "bt/pK" is site K. */
+static int map_events(struct bt_run *r, struct utrace_dat *d, struct utrace_event_format ***fmts)
+{
+	unsigned n = utrace_dat_event_format_count(d);
+
+	*fmts = calloc(n + 1, sizeof(**fmts));
+	if (!*fmts)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		const char *sys = NULL;
+		int id = -1;
+		const char *text = utrace_dat_event_format(d, i, &id, &sys);
+		unsigned k;
+		struct utrace_error e = {0};
+
+		if (!text || !sys || strcmp(sys, "bt") ||
+		    utrace_event_format_parse(sys, text, &(*fmts)[i], &e) < 0)
+			continue;
+		if (sscanf((*fmts)[i]->name, "p%u", &k) == 1 && k < r->nsites) {
+			r->sites[k].event_id = id;
+			r->sites[k].fmt = (*fmts)[i];
+		}
+	}
+	return 0;
+}
+
+static uint64_t field_u64(const struct utrace_event_format *f, const struct utrace_event *ev,
+			  const char *name)
+{
+	const struct utrace_event_field *fl = utrace_event_field_find(f, name);
+	uint64_t v = 0;
+
+	if (fl && fl->offset >= 8 && fl->offset - 8 + 8 <= ev->data_len)
+		memcpy(&v, (const uint8_t *)ev->data + fl->offset - 8, 8);
+	return v;
+}
+
+/* A __data_loc string field: its bytes in the record, or "". */
+static const char *field_str(const struct utrace_event_format *f, const struct utrace_event *ev,
+			     const char *name, size_t *len)
+{
+	const struct utrace_event_field *fl = utrace_event_field_find(f, name);
+	uint32_t loc = 0, off, n;
+
+	*len = 0;
+	if (!fl || fl->offset < 8 || fl->offset - 8 + 4 > ev->data_len)
+		return "";
+	memcpy(&loc, (const uint8_t *)ev->data + fl->offset - 8, 4);
+	off = loc & 0xffff;
+	n = loc >> 16;
+	if (off < 8 || off - 8 + n > ev->data_len || !n)
+		return "";
+	*len = n;
+	return (const char *)ev->data + off - 8;
+}
+
+static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
+		   struct utrace_bt_hit *hit, struct hit_strs *hs)
+{
+	static const char *const names[7] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6"};
+	size_t len;
+	const char *comm = field_str(s->fmt, ev, "comm", &len);
+
+	memset(hit, 0, sizeof(*hit));
+	memset(hs, 0, sizeof(*hs));
+	for (unsigned i = 0; i < 6; i++)
+		hit->args[i] = (int64_t)field_u64(s->fmt, ev, (const char[]){'a', (char)('0' + i), 0});
+	hit->builtin[UTRACE_BB_RETVAL] = (int64_t)field_u64(s->fmt, ev, "ret");
+	hit->builtin[UTRACE_BB_PID] = ev->pid;
+	hit->builtin[UTRACE_BB_TID] = ev->tid;
+	hit->builtin[UTRACE_BB_UID] = getuid();
+	hit->builtin[UTRACE_BB_GID] = getgid();
+	hit->builtin[UTRACE_BB_NSECS] = (int64_t)ev->ts;
+	hit->builtin[UTRACE_BB_ELAPSED] = (int64_t)ev->ts - r->start_ns;
+	hit->builtin[UTRACE_BB_CPU] = ev->cpu;
+	snprintf(hit->comm, sizeof(hit->comm), "%.*s", (int)len, comm);
+	for (unsigned i = 0; i < 7; i++) {
+		if (!(s->strargs >> i & 1))
+			continue;
+		hs->addr[hs->n] = i == 6 ? (uint64_t)hit->builtin[UTRACE_BB_RETVAL]
+					 : (uint64_t)hit->args[i];
+		hs->s[hs->n] = field_str(s->fmt, ev, names[i], &hs->len[hs->n]);
+		hs->n++;
+	}
+}
+
+void bt_run_ticks(struct bt_run *r, uint64_t ts)
+{
+	for (;;) {
+		struct bt_site *due = NULL;
+		struct utrace_bt_hit hit = {0};
+
+		for (unsigned i = 0; i < r->nsites; i++)
+			if (r->sites[i].type == BT_P_INTERVAL && r->sites[i].next_tick <= ts &&
+			    (!due || r->sites[i].next_tick < due->next_tick))
+				due = &r->sites[i];
+		if (!due || r->exiting)
+			return;
+		hit.builtin[UTRACE_BB_PID] = getpid();
+		hit.builtin[UTRACE_BB_TID] = getpid();
+		hit.builtin[UTRACE_BB_NSECS] = (int64_t)due->next_tick;
+		hit.builtin[UTRACE_BB_ELAPSED] = (int64_t)due->next_tick - r->start_ns;
+		snprintf(hit.comm, sizeof(hit.comm), "utrace");
+		due->next_tick += due->period_ns;
+		bt_run_hit(r, due, &hit);
+	}
+}
+
+static int replay(struct bt_run *r, const char *path)
+{
+	struct utrace_event_format **fmts = NULL;
+	struct utrace_dat_iter *it = NULL;
+	struct utrace_dat *d = NULL;
+	struct utrace_event ev;
+	int ret = utrace_dat_open(path, &d, r->err);
+
+	if (!ret)
+		ret = map_events(r, d, &fmts);
+	if (!ret)
+		ret = utrace_dat_iter_open(d, &it, r->err);
+	while (!ret && !r->exiting && (ret = utrace_dat_iter_next(it, &ev, r->err)) > 0) {
+		struct utrace_bt_hit hit;
+		struct hit_strs hs;
+
+		ret = 0;
+		bt_run_ticks(r, ev.ts);
+		if (ev.kind != UTRACE_EV_EVENT)
+			continue;
+		for (unsigned i = 0; i < r->nsites; i++) {
+			if (r->sites[i].event_id != (int)ev.id || !r->sites[i].fmt)
+				continue;
+			hit_of(r, &r->sites[i], &ev, &hit, &hs);
+			cur_strs = &hs;
+			bt_run_hit(r, &r->sites[i], &hit);
+			cur_strs = NULL;
+		}
+	}
+	if (ret > 0)
+		ret = 0;
+	for (unsigned i = 0; fmts && i < utrace_dat_event_format_count(d); i++)
+		if (fmts[i])
+			utrace_event_format_free(fmts[i]);
+	free(fmts);
+	utrace_dat_iter_close(it);
+	utrace_dat_close(d);
+	return ret;
+}
+
+int bt_session_run(struct bt_run *r)
+{
+	char dir[] = "/tmp/utrace-bt.XXXXXX", path[64];
+	int status = 0, ret;
+
+	if (!r->o->argv && !r->o->pid)
+		return utrace_error_set(r->err, -EINVAL,
+					"uprobes need the command (-c CMD or -- CMD) or a process "
+					"(-p PID): system-wide uprobes are not run yet");
+	if (!mkdtemp(dir))
+		return utrace_error_set(r->err, -errno, "%s: %s", dir, strerror(errno));
+	snprintf(path, sizeof(path), "%s/bt.dat", dir);
+	r->defs = calloc(r->nsites + 1, sizeof(*r->defs));
+	for (unsigned i = 0; i < r->nsites; i++)
+		r->sites[i].event_id = -1;
+	r->ctx.load = load_captured;
+	ret = r->defs ? record(r, path, &status) : -ENOMEM;
+	if (!ret)
+		ret = replay(r, path);
+	if (!ret)
+		bt_run_ticks(r, (uint64_t)mono_ns());
+	unlink(path);
+	rmdir(dir);
+	for (unsigned i = 0; i < r->ndefs; i++)
+		free(r->defs[i]);
+	free(r->defs);
+	(void)status;
+	return ret;
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_target.c - whether each uprobe's binary is one the recording's
+ * in-process probes can serve.  They name a function by its symbol and
+ * land in the first object of the traced process that defines it
+ * (lib/probes/inproc_probe.h), so: a probe on another executable than the
+ * traced program would fire in the program instead (bpftrace's fires in
+ * the other program's processes, which utrace bt does not trace yet), and
+ * one on a library function the program also defines would fire in the
+ * program's copy.  Both are refused before anything runs, in words that
+ * say why, rather than counting the wrong function.  And the functions a
+ * uprobe's glob names in its binary (bt_resolve_funcs), for the run and
+ * for -l.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/base/glob.h"
+#include "lib/bt/bt_run_internal.h"
+#include "lib/elf/elf.h"
+#include "lib/elf/libdeps.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The defined functions of target (.symtab, else .dynsym) matching glob,
+ * sorted, each once. */
+int bt_resolve_funcs(const char *target, const char *glob, char ***out, size_t *n)
+{
+	static const char *const tabs[] = {".symtab", ".dynsym"};
+	struct utrace_elf *elf;
+	char **v = NULL;
+	size_t cnt = 0, cap = 0;
+	int ret = utrace_elf_open(target, &elf);
+
+	if (ret < 0)
+		return ret;
+	for (unsigned t = 0; t < 2 && !cnt; t++) {
+		struct utrace_elf_section sec;
+
+		if (utrace_elf_find_section(elf, tabs[t], &sec) < 0)
+			continue;
+		for (size_t i = 0; i < utrace_elf_sym_count(elf, &sec); i++) {
+			struct utrace_elf_sym s;
+			char **nv;
+
+			if (utrace_elf_sym(elf, &sec, i, &s) < 0 || s.type != STT_FUNC ||
+			    !s.shndx || !s.value || !*s.name || !utrace_glob_match(glob, s.name))
+				continue;
+			if (cnt + 1 >= cap) {
+				cap = cap ? 2 * cap : 16;
+				if (!(nv = realloc(v, cap * sizeof(*v)))) {
+					ret = -ENOMEM;
+					break;
+				}
+				v = nv;
+			}
+			if (!(v[cnt] = strdup(s.name))) {
+				ret = -ENOMEM;
+				break;
+			}
+			cnt++;
+		}
+	}
+	utrace_elf_close(elf);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_str);
+	for (size_t i = 1; i < cnt; i++) /* aliases of one name: once */
+		if (!strcmp(v[i], v[i - 1])) {
+			free(v[i]);
+			memmove(&v[i], &v[i + 1], (cnt - i - 1) * sizeof(*v));
+			cnt--;
+			i--;
+		}
+	*out = v;
+	*n = cnt;
+	return ret;
+}
+
+/* The traced program's file, resolved: -p's /proc/PID/exe, else the
+ * command as execvp() finds it. */
+static char *program_file(const struct bt_run *r)
+{
+	char buf[PATH_MAX], link[64], *path;
+	ssize_t n;
+
+	if (r->o->pid) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", r->o->pid);
+		n = readlink(link, buf, sizeof(buf) - 1);
+		if (n <= 0)
+			return NULL;
+		buf[n] = 0;
+		return strdup(buf);
+	}
+	path = utrace_program_path(r->o->argv[0]);
+	if (!path)
+		return NULL;
+	if (!realpath(path, buf)) {
+		free(path);
+		return NULL;
+	}
+	free(path);
+	return strdup(buf);
+}
+
+/* A program, not a library: ET_EXEC, or a PIE (an interpreter and no
+ * DT_SONAME; glibc's libc.so.6 has an interpreter too, and a soname). */
+static bool is_executable(const char *path)
+{
+	struct utrace_elf *elf;
+	struct utrace_elf_section sec;
+	const Elf64_Dyn *dyn;
+	bool exe = false;
+
+	if (utrace_elf_open(path, &elf) < 0)
+		return false;
+	if (utrace_elf_type(elf) == ET_EXEC) {
+		exe = true;
+	} else if (utrace_elf_find_section(elf, ".interp", &sec) == 0 &&
+		   utrace_elf_find_section(elf, ".dynamic", &sec) == 0 &&
+		   (dyn = utrace_elf_section_data(elf, &sec)) != NULL) {
+		exe = true;
+		for (size_t i = 0; i < sec.size / sizeof(*dyn) && dyn[i].d_tag != DT_NULL; i++)
+			if (dyn[i].d_tag == DT_SONAME)
+				exe = false;
+	}
+	utrace_elf_close(elf);
+	return exe;
+}
+
+static bool defines(const char *file, const char *func)
+{
+	char **v = NULL;
+	size_t n = 0;
+	bool found;
+
+	if (bt_resolve_funcs(file, func, &v, &n) < 0)
+		return false;
+	found = n > 0;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return found;
+}
+
+static int check_site(struct bt_run *r, const struct bt_site *s, const char *prog)
+{
+	char real[PATH_MAX];
+	const char *kind = s->type == BT_P_UPROBE ? "uprobe" : "uretprobe";
+
+	if (!realpath(s->target, real))
+		return utrace_error_set(r->err, -errno, "%s: %s", s->target, strerror(errno));
+	if (!strcmp(real, prog))
+		return 0;
+	if (is_executable(real))
+		return utrace_error_set(r->err, -EINVAL,
+					"%s:%s:%s: %s is not the traced program (%s): utrace bt "
+					"runs uprobes in the process it starts (-c) or attaches "
+					"to (-p) only",
+					kind, s->target, s->func, s->target, prog);
+	if (defines(prog, s->func))
+		return utrace_error_set(r->err, -EINVAL,
+					"%s:%s:%s: the traced program defines %s too: utrace bt's "
+					"in-process probes name a function by its symbol",
+					kind, s->target, s->func, s->func);
+	return 0;
+}
+
+int bt_check_targets(struct bt_run *r)
+{
+	char *prog = program_file(r);
+	int ret = 0;
+
+	if (!prog)
+		return 0; /* the recording says why it cannot start it */
+	for (unsigned i = 0; i < r->nsites && !ret; i++)
+		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE)
+			ret = check_site(r, &r->sites[i], prog);
+	free(prog);
+	return ret;
+}

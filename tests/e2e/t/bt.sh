@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/e2e/t/bt.sh - utrace bt (bpftrace's language, lib/bt), per
+# configuration, on fib 10 (177 calls of fib: fib(n) is called
+# F(11-n) times for n >= 1, and 34 times with n = 0): the maps its
+# uprobe and uretprobe fill against those counts, against bpftrace's own
+# output for the same program on the same binary (where bpftrace runs),
+# the program's output untouched, and a probe matching nothing or on
+# another program refused before anything runs.  (bpftrace 0.17 runs both programs of two uprobes
+# on one function at each hit, and prints neither's printf: the program
+# has one probe a function; it prints func as an address when the process
+# has gone by the time it prints: the printf prints probe.)
+
+e2e_cfg bt - check_bt
+
+# The map lines (@...) and hist bucket lines of a bt output, sorted.
+bt_lines() { grep -E '^(@|\[|\(|uprobe:)' "$1" | sed 's/ *|@*  *|$//; s/ *|@*|$//' | sort; }
+
+check_bt() {
+	local prog="uprobe:$BIN/fib:fib { @c[arg0] = count(); @h = hist(arg0); }
+		uretprobe:$BIN/fib:fib /retval > 20/ { @big = count(); @s = sum(retval); }
+		uprobe:$BIN/fib:ma* { printf(\"%s %d %s\\n\", probe, arg0, comm); }"
+	local want n
+	RES=$OUT/$CFG/bt
+	mkdir -p "$RES"
+	timeout "$TMO" "$UTRACE" bt -e "$prog" -o "$RES/bt.out" -c "$BIN/fib 10" \
+		>"$RES/prog.out" 2>"$RES/bt.err"
+	t $? "$CFG bt runs" "$(head -5 "$RES/bt.err")"
+	t "$([ "$(cat "$RES/prog.out")" = "fib(10) = 55" ]; echo $?)" \
+		"$CFG bt the program's output unchanged" "$(head -3 "$RES/prog.out")"
+	# fib(n) for n = 10..1 is called F(11-n) times, n = 0 34 times
+	want=$({
+		for n in 10 9 8 7 6 5 4 3 2 1; do
+			echo "@c[$n]: $(awk -v k=$((11 - n)) 'BEGIN { a = 0; b = 1; for (i = 0; i < k; i++) { t = a + b; a = b; b = t } print a }')"
+		done
+		echo "@c[0]: 34"
+	} | sort)
+	t "$([ "$want" = "$(grep '^@c\[' "$RES/bt.out" | sort)" ]; echo $?)" \
+		"$CFG bt @c[arg0] = count(): each fib(n) called as often as it is" \
+		"want: $(echo $want)" "got: $(grep '^@c\[' "$RES/bt.out" | sort | paste -sd ' ')"
+	# retval > 20: fib(8..10) = 21, 34, 55, called 2 + 1 + 1 times
+	t "$(grep -qx '@big: 4' "$RES/bt.out" && grep -qx '@s: 131' "$RES/bt.out"; echo $?)" \
+		"$CFG bt uretprobe, predicate on retval, count() and sum()" "$(grep -E '^@(big|s):' "$RES/bt.out")"
+	t "$(grep -qx "uprobe:$BIN/fib:main 2 fib" "$RES/bt.out"; echo $?)" \
+		"$CFG bt printf of probe, arg0 and comm; a wildcard" "$(grep '^uprobe:' "$RES/bt.out")"
+	want=$(printf '%s\n' '[0] 34' '[1] 55' '[2, 4) 55' '[4, 8) 29' '[8, 16) 4')
+	t "$([ "$want" = "$(grep -E '^\[' "$RES/bt.out" | sed 's/ *|.*//; s/  */ /g')" ]; echo $?)" \
+		"$CFG bt @h = hist(arg0): bpftrace's buckets" "$(grep -E '^\[' "$RES/bt.out")"
+	if command -v bpftrace >/dev/null &&
+		timeout "$TMO" bpftrace -e "$prog" -c "$BIN/fib 10" >"$RES/bpftrace.out" 2>"$RES/bpftrace.err" &&
+		grep -q '^@' "$RES/bpftrace.out"; then
+		bt_lines "$RES/bpftrace.out" >"$RES/bpftrace.lines"
+		bt_lines "$RES/bt.out" >"$RES/bt.lines"
+		diff -u "$RES/bpftrace.lines" "$RES/bt.lines" >"$RES/bpftrace.diff"
+		t $? "$CFG bt same maps as bpftrace's" "$(head -20 "$RES/bpftrace.diff")"
+	else
+		echo "ok - $CFG bt same maps as bpftrace's # SKIP bpftrace does not run here"
+	fi
+	# a script file with -c after it, and -- CMD, as bpftrace takes them
+	echo "uretprobe:$BIN/fib:main { @ret = max(retval); }" >"$RES/t.bt"
+	"$UTRACE" bt "$RES/t.bt" -c "$BIN/fib 4" >"$RES/script.out" 2>&1
+	"$UTRACE" bt -e "uprobe:$BIN/fib:fib /arg0 == 4/ { @n = count(); }" -- "$BIN/fib" 4 \
+		>>"$RES/script.out" 2>&1
+	t "$(grep -qx '@ret: 0' "$RES/script.out" && grep -qx '@n: 1' "$RES/script.out"; echo $?)" \
+		"$CFG bt a script file then -c CMD; -e then -- CMD ARGS" "$(cat "$RES/script.out")"
+	"$UTRACE" bt -l "uprobe:$BIN/fib:f*" >"$RES/list.out" 2>&1
+	t "$(grep -qx "uprobe:$BIN/fib:fib" "$RES/list.out" &&
+		{ ! command -v bpftrace >/dev/null ||
+			bpftrace -l "uprobe:$BIN/fib:f*" 2>/dev/null | diff - "$RES/list.out" >/dev/null; }
+		echo $?)" "$CFG bt -l lists the functions as bpftrace -l does" "$(head -5 "$RES/list.out")"
+	"$UTRACE" bt -d -e "uprobe:$BIN/fib:fib /arg0 > 2/ { @[arg0] = count(); }" >"$RES/dump.out" 2>&1
+	t "$(grep -q 'JZ' "$RES/dump.out" && grep -q 'AGG *map 0 1' "$RES/dump.out"; echo $?)" \
+		"$CFG bt -d shows the compiled program" "$(head -12 "$RES/dump.out")"
+	# in-process probes name functions: another program's main would be fib's
+	timeout "$TMO" "$UTRACE" bt -e "uprobe:$BIN/simple:main { @ = count(); }" -c "$BIN/fib 3" \
+		>"$RES/other.out" 2>"$RES/other.err"
+	t "$([ $? = 1 ] && grep -q 'is not the traced program' "$RES/other.err" &&
+		! grep -q '^@' "$RES/other.out"; echo $?)" \
+		"$CFG bt a uprobe on another program than the traced one is refused" "$(cat "$RES/other.err")"
+	timeout "$TMO" "$UTRACE" bt -e "uprobe:$BIN/fib:nosuch* { @ = count(); }" -c "$BIN/fib 3" \
+		>"$RES/none.out" 2>"$RES/none.err"
+	t "$([ $? = 1 ] && grep -q 'No probes to attach' "$RES/none.err" &&
+		! grep -q 'fib(' "$RES/none.out"; echo $?)" \
+		"$CFG bt a probe that matches nothing: an error before anything runs" "$(cat "$RES/none.err")"
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_bt_run.c - whole bpftrace programs through utrace_bt_run (lib/bt):
+ * the output of programs that need no traced process (BEGIN, END,
+ * printf's conversions, print() of values, scratch variables, exit())
+ * byte for byte against bpftrace 0.17's own output for the same program
+ * (copied from `bpftrace -e PROG`), and the error of a program through
+ * the same entry point.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/bt/bt.h"
+#include "tests/unit/check.h"
+
+static int run(const char *src, char **out, struct utrace_error *err)
+{
+	struct utrace_bt_opts o = {.text = src, .name = "stdin", .log = stderr};
+	size_t len = 0;
+	int ret;
+
+	o.out = open_memstream(out, &len);
+	if (!o.out)
+		return -1;
+	ret = utrace_bt_run(&o, err);
+	fclose(o.out);
+	return ret;
+}
+
+static const struct {
+	const char *src, *want;
+} golden[] = {
+    {"BEGIN { printf(\"%5d|%-3s|%lld|%u|%x|%X|%o|%p|%c|%s|%%\\n\", 42, \"ab\", -1, 7, 255, 255, "
+     "8, 4096, 66, \"bt\"); exit(); }",
+     "Attaching 1 probe...\n   42|ab |-1|7|ff|FF|10|0x1000|B|bt|%%\n\n\n"},
+    {"BEGIN { $a = 1; $a++; print($a); $s = \"x\"; print($s); printf(\"%d %d %d\\n\", 7 / 2, "
+     "-7 % 3, 1 << 4); printf(\"%s|%d\\n\", 1 > 0 ? \"yes\" : \"no\", !0); exit(); } END { "
+     "printf(\"end\\n\"); }",
+     "Attaching 2 probes...\n2\nx\n3 0 16\nyes|1\nend\n\n\n"},
+    {"BEGIN { printf(\"[%08x] [%-6d] [%.2s]\\n\", 255, 12, \"abcdef\"); exit(); }",
+     "Attaching 1 probe...\n[000000ff] [12    ] [ab]\n\n\n"},
+    {"BEGIN { exit(); }", "Attaching 1 probe...\n\n\n"},
+};
+
+int main(void)
+{
+	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
+		struct utrace_error err = {0};
+		char *out = NULL;
+		int ret = run(golden[i].src, &out, &err);
+
+		check(ret == 0 && out && !strcmp(out, golden[i].want), "%s\nwant:\n%sgot:\n%s%s",
+		      golden[i].src, golden[i].want, out ? out : "", err.msg);
+		free(out);
+	}
+	{
+		struct utrace_error err = {0};
+		char *out = NULL;
+		int ret = run("BEGIN { @x = count(1); }", &out, &err);
+
+		check(ret == 1 && !strcmp(err.msg, "stdin:1:14-22: ERROR: count() requires no "
+						   "arguments (1 provided)\n"
+						   "BEGIN { @x = count(1); }\n"
+						   "             ~~~~~~~~") &&
+			  out && !*out,
+		      "a program's error: status 1, bpftrace's lines, nothing run: %s", err.msg);
+		free(out);
+	}
+	return check_done();
+}
