@@ -221,6 +221,8 @@ static int rt_start(const char *path)
 	__utrace_marker_on = 1;
 	rt_plt_init();
 	rt_objects_scan();
+	if (!rt.attached) /* a callback left behind at the detach: not ours to set */
+		rt_sanitizer_hook();
 	rt_live_start();
 	return rt.enabled ? 0 : -1;
 }

@@ -26,6 +26,7 @@
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   event_enable.c  which tracepoints are on: the recorder's ENABLEs, jump patching
+ *   sanitizer.c     a sanitizer's report as a sanitizer:* event (its hook, its text read)
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
  *   inproc_probe_opt.c    int3 -> jmp once no other thread is in the way
  *   inproc_probes.c       in-process probes: sites, int3s, return hooks, fetch-args
@@ -247,6 +248,11 @@ static inline uint64_t rt_clock(uint32_t *cpu)
 	*cpu = c;
 	return (uint64_t)hi << 32 | lo;
 }
+
+/* sanitizer.c: whether the process has a sanitizer runtime whose reports
+ * are events (libutrace.so is then an object of events); its hook set */
+bool rt_sanitizer_present(void) RT_HIDDEN;
+void rt_sanitizer_hook(void) RT_HIDDEN;
 
 /* plt.c: with --libcall, hook the imports of the objects scanned from
  * now on (rt_objects_added_hook) */

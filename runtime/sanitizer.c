@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sanitizer.c - a sanitizer's report as a sanitizer:* event, as the
+ * kernel's kasan_report is one: the report then comes with the calls
+ * that led to it, and filters and triggers (stacktrace, traceoff,
+ * snapshot, hist) apply to it.
+ *
+ * Design: the events are libutrace.so's own (runtime/sanitizer_events.h):
+ * when the process has a sanitizer runtime with a report hook, ftrace.c
+ * registers libutrace.so as an object that has events and no call sites,
+ * so the recorder enables them from -e and the tracefs like any object's.
+ * The hook is AddressSanitizer's documented one, the same in gcc 12's
+ * libasan and clang 14's compiler-rt: __asan_set_error_report_callback,
+ * called with the report's text after the report is printed and before
+ * the runtime dies, with the error still current for the
+ * __asan_get_report_* functions.  The callback only reads: the report
+ * on stderr, the exit status and the program's own callback (set later,
+ * it replaces ours) are as untraced.  It may run in ASan's SEGV handler:
+ * no allocation, no stdio, no lock, no libc string call (ASan intercepts
+ * them), errno kept.  Without a report nothing here runs.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stddef.h>
+
+#include "runtime/rt.h"
+
+/* No jump label: the event is off until enabled, and reports are rare. */
+#define UTRACE_NO_ASM_GOTO
+#define CREATE_TRACE_POINTS
+#include "runtime/sanitizer_events.h"
+
+/* The ASan interface (asan_interface.h), looked up at start. */
+static struct {
+	void (*set_callback)(void (*)(const char *));
+	void *(*pc)(void);
+	void *(*address)(void);
+	int (*access_type)(void);
+	size_t (*access_size)(void);
+	const char *(*description)(void);
+} asan;
+
+/* Copies the text [s, end) into dst (cap bytes, NUL-terminated), without
+ * the colour escapes a terminal gets; stops at a newline. */
+static void san_copy(char *dst, size_t cap, const char *s, const char *end)
+{
+	size_t n = 0;
+
+	while (s && *s && (!end || s < end) && *s != '\n' && n + 1 < cap) {
+		if (*s == '\033') { /* ESC [ ... m */
+			while (*s && *s != 'm' && *s != '\n')
+				s++;
+			if (*s == 'm')
+				s++;
+			continue;
+		}
+		dst[n++] = *s++;
+	}
+	dst[n] = 0;
+}
+
+static bool san_starts(const char *s, const char *prefix)
+{
+	while (*prefix && *s == *prefix)
+		s++, prefix++;
+	return !*prefix;
+}
+
+/* The line of text that starts with prefix (colour escapes before it
+ * skipped), NULL if none. */
+static const char *san_line(const char *text, const char *prefix)
+{
+	for (const char *l = text; l && *l;) {
+		const char *s = l;
+
+		while (*s == '\033' && s[1] == '[') {
+			while (*s && *s != 'm')
+				s++;
+			s += !!*s;
+		}
+		if (san_starts(s, prefix))
+			return s;
+		while (*l && *l != '\n')
+			l++;
+		l += !!*l;
+	}
+	return NULL;
+}
+
+/* The first line that is not empty and not the row of '=' before it. */
+static const char *san_first_line(const char *text)
+{
+	for (const char *l = text; *l;) {
+		const char *s = l;
+
+		while (*s == '=' || *s == ' ')
+			s++;
+		if (*s && *s != '\n')
+			return l;
+		while (*l && *l != '\n')
+			l++;
+		l += !!*l;
+	}
+	return text;
+}
+
+static unsigned san_digits(const char *s, const char *end, bool *ok)
+{
+	unsigned v = 0;
+
+	*ok = s < end;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9')
+			*ok = false;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	return v;
+}
+
+/* "FILE:LINE" or "FILE:LINE:COL" in [s, end) into r; a "(module+0x...)"
+ * has neither. */
+static void san_location(const char *s, const char *end, struct rt_san_report *r)
+{
+	const char *c1 = NULL, *c2 = NULL;
+	bool ok1 = false, ok2 = false;
+	unsigned v1, v2;
+
+	if (s >= end || *s == '(')
+		return;
+	for (const char *p = s; p < end; p++)
+		if (*p == ':')
+			c1 = c2, c2 = p;
+	if (!c2)
+		return;
+	v2 = san_digits(c2 + 1, end, &ok2);
+	v1 = c1 ? san_digits(c1 + 1, c2, &ok1) : 0;
+	if (c1 && ok1 && ok2) {
+		r->line = v1;
+		san_copy(r->file, sizeof(r->file), s, c1);
+	} else if (ok2) {
+		r->line = v2;
+		san_copy(r->file, sizeof(r->file), s, c2);
+	}
+}
+
+/* "SUMMARY: TOOL: KIND LOCATION in FUNC": the kind (if the runtime did
+ * not say it), the source location and the function. */
+static void san_summary(const char *text, struct rt_san_report *r)
+{
+	const char *s = san_line(text, "SUMMARY: "), *kind, *loc, *in = NULL, *eol;
+
+	if (!s)
+		return;
+	s += 9;
+	while (*s && *s != '\n' && !san_starts(s, ": "))
+		s++;
+	if (!san_starts(s, ": "))
+		return;
+	kind = s + 2;
+	for (loc = kind; *loc && *loc != ' ' && *loc != '\n';)
+		loc++;
+	if (!r->kind[0])
+		san_copy(r->kind, sizeof(r->kind), kind, loc);
+	loc += *loc == ' ';
+	for (eol = loc; *eol && *eol != '\n'; eol++)
+		if (san_starts(eol, " in "))
+			in = eol;
+	san_location(loc, in ? in : eol, r);
+	if (in)
+		san_copy(r->func, sizeof(r->func), in + 4, eol);
+}
+
+static void san_asan_report(const char *text)
+{
+	struct rt_san_report r;
+	int saved = errno;
+
+	for (size_t i = 0; i < sizeof(r); i++) /* not memset: ASan intercepts it */
+		((volatile char *)&r)[i] = 0;
+	if (text && trace_asan_report_enabled()) {
+		if (asan.description)
+			san_copy(r.kind, sizeof(r.kind), asan.description(), NULL);
+		r.addr = asan.address ? (unsigned long)asan.address() : 0;
+		r.size = asan.access_size ? asan.access_size() : 0;
+		r.is_write = asan.access_type ? asan.access_type() : 0;
+		r.pc = asan.pc ? (unsigned long)asan.pc() : 0;
+		san_summary(text, &r);
+		san_copy(r.first_line, sizeof(r.first_line), san_first_line(text), NULL);
+		trace_asan_report(&r);
+	}
+	errno = saved;
+}
+
+bool rt_sanitizer_present(void)
+{
+	static int present = -1;
+
+	if (present < 0)
+		present = dlsym(RTLD_DEFAULT, "__asan_set_error_report_callback") != NULL;
+	return present;
+}
+
+void rt_sanitizer_hook(void)
+{
+	if (!rt_sanitizer_present())
+		return;
+	*(void **)&asan.set_callback = dlsym(RTLD_DEFAULT, "__asan_set_error_report_callback");
+	*(void **)&asan.pc = dlsym(RTLD_DEFAULT, "__asan_get_report_pc");
+	*(void **)&asan.address = dlsym(RTLD_DEFAULT, "__asan_get_report_address");
+	*(void **)&asan.access_type = dlsym(RTLD_DEFAULT, "__asan_get_report_access_type");
+	*(void **)&asan.access_size = dlsym(RTLD_DEFAULT, "__asan_get_report_access_size");
+	*(void **)&asan.description = dlsym(RTLD_DEFAULT, "__asan_get_report_description");
+	if (asan.set_callback)
+		asan.set_callback(san_asan_report);
+}
