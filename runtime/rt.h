@@ -470,6 +470,10 @@ void rt_stacktrace_write(struct rt_thread *t, const void *rec) RT_HIDDEN;
  * frame-pointer walk), else function starts (the shadow stack) */
 unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max,
 			  bool *ret_addrs) RT_HIDDEN;
+/* ... the stack of this thread's events until called with NULL, in place
+ * of the frame-pointer walk: code addresses pc[0..n), innermost first
+ * (a sanitizer's report, sanitizer.c) */
+void rt_stack_given(const uint64_t *pc, unsigned n) RT_HIDDEN;
 
 /* event_trigger.c */
 /* A trigger command (traceon, enable_event, ...) of an event. */

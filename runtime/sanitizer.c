@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include "common/record.h"
 #include "runtime/rt.h"
 
 /* No jump label: the event is off until enabled, and reports are rare. */
@@ -170,9 +171,53 @@ static void san_summary(const char *text, struct rt_san_report *r)
 		san_copy(r->func, sizeof(r->func), in + 4, eol);
 }
 
+static uint64_t san_hex(const char **s)
+{
+	uint64_t v = 0;
+
+	for (;; (*s)++) {
+		char c = **s;
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+/* The report's first stack, as it printed it ("    #N 0x<pc> in ..."),
+ * into pc[0..max): how many frames. */
+static unsigned san_stack(const char *text, uint64_t *pc, unsigned max)
+{
+	const char *l = san_line(text, "    #0 0x");
+	unsigned n = 0;
+
+	while (l && n < max) {
+		const char *s = l;
+
+		while (*s == ' ')
+			s++;
+		if (*s++ != '#')
+			break;
+		while (*s >= '0' && *s <= '9')
+			s++;
+		if (!san_starts(s, " 0x"))
+			break;
+		s += 3;
+		pc[n++] = san_hex(&s);
+		while (*s && *s != '\n')
+			s++;
+		l = *s ? s + 1 : NULL;
+	}
+	return n;
+}
+
 static void san_asan_report(const char *text)
 {
 	struct rt_san_report r;
+	uint64_t pc[UREC_STACK_MAX];
 	int saved = errno;
 
 	for (size_t i = 0; i < sizeof(r); i++) /* not memset: ASan intercepts it */
@@ -186,7 +231,9 @@ static void san_asan_report(const char *text)
 		r.pc = asan.pc ? (unsigned long)asan.pc() : 0;
 		san_summary(text, &r);
 		san_copy(r.first_line, sizeof(r.first_line), san_first_line(text), NULL);
+		rt_stack_given(pc, san_stack(text, pc, UREC_STACK_MAX));
 		trace_asan_report(&r);
+		rt_stack_given(NULL, 0);
 	}
 	errno = saved;
 }
