@@ -1,0 +1,190 @@
+#!/bin/bash
+# tests/kernel/sanitizer.sh BUILD_DIR - AddressSanitizer's reports as the
+# sanitizer:asan_report event (docs/utrace-sanitizers.md), as the seeds
+# use kasan_report.  The planted bugs of sanitizer/asan.c (heap overflow,
+# use after free, double free), built with gcc and clang, each run
+# untraced, then under -p nop -e 'sanitizer:*' -R stacktrace, under
+# function_graph and under function_graph --overwrite:
+#   - the exit status is the untraced one; the report on stderr is the
+#     untraced one (pids, addresses and the shadow bytes of the
+#     neighbouring allocations aside) with the nop tracer, and
+#     its ERROR, access and SUMMARY lines and its first stack with
+#     function_graph (whose return trampoline stands in ASan's malloc
+#     and free stacks, recorded by its frame-pointer unwinder);
+#   - one event, whose fields are what that run's report printed: kind,
+#     address, access size and direction, pc, SUMMARY's file, line and
+#     function;
+#   - its stacktrace names the functions of the report's first stack;
+#   - under function_graph the event is inside the call of the bug (the
+#     first frame of the report's stack in asan.c).
+# Then utrace list -e, a filter on kind, a hist trigger on kind,
+# traceoff and snapshot on a report the program survives
+# (-fsanitize-recover), and the kasan recipe through --tracefs:
+# echo stacktrace > events/sanitizer/asan_report/trigger.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_built "$U"
+live_tmp
+SRC=$ROOT/tests/kernel/sanitizer/asan.c
+MODES="heap-overflow use-after-free double-free"
+
+not_grep() { ! grep -q "$@"; }
+# the report as an untraced run prints it: our lines out, pids and
+# addresses made equal
+norm() { grep -v '^utrace record' "$1" | sed -E 's/==[0-9]+==/==N==/g; s/0x[0-9a-f]+/0x/g'; }
+# ... without the shadow bytes' rows: the runtime's own allocations are
+# in ASan's heap too, next to the program's
+norm_rows() { norm "$1" | grep -Ev '^(=>|  )0x: '; }
+# the lines of a report that do not depend on how ASan unwinds malloc
+main_lines() { norm "$1" | awk '/ERROR: AddressSanitizer/ { p = 1 } p && /^$/ { exit } p'; norm "$1" | grep '^SUMMARY'; }
+# the functions of the report's first stack, in asan.c
+asan_frames() { awk '/^    #[0-9]+ 0x/ { s = 1; if ($0 ~ /asan\.c:/) print $4; next } s { exit }' "$1"; }
+# the event's fields as the report of that run says they must be
+want_fields() {
+	awk '
+	/ERROR: AddressSanitizer/ {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "address" || ($i == "on" && $(i + 1) ~ /^0x/)) addr = $(i + 1)
+			if ($i == "pc") pc = $(i + 1)
+		}
+		if (addr == "address") addr = $(i + 1)
+	}
+	/^(READ|WRITE) of size [0-9]+/ && !size { size = $4; w = $1 == "WRITE" }
+	/^SUMMARY: AddressSanitizer:/ {
+		kind = $3; loc = $4; fn = $NF
+		if (loc !~ /^\(/) { n = split(loc, p, ":"); file = p[1]; line = p[2] }
+	}
+	END {
+		printf "kind=%s addr=%s size=%d is_write=%d pc=%s file=%s line=%d func=%s\n",
+			kind, addr, size, w, pc ? pc : "0x0", file, line, fn
+	}' "$1"
+}
+# the event's fields in the report of DAT
+got_fields() { "$U" report -i "$1" 2>/dev/null | sed -n 's/.*asan_report: //; T; s| \*/$||; p'; }
+# the function whose call holds the event in a function_graph report
+graph_parent() { # (clang's llvm-symbolizer is traced too: its calls left out)
+	"$U" report --comm 'asan-*' -i "$1" 2>/dev/null | awk -F'|' '
+		$2 ~ /\(\) \{$/ { f = $2; sub(/^ */, "", f); sub(/\(\) \{$/, "", f); st[++d] = f }
+		$2 ~ /^ *\}/ { d-- }
+		$2 ~ /asan_report:/ { print st[d]; exit }'
+}
+
+# one compiler, one bug
+check_bug() { # check_bug CC MODE
+	local cc=$1 m=$2 p=$T/asan-$1 w=$T/$1-$2 st0 st
+	"$p" "$m" >/dev/null 2>"$w.u.err"
+	st0=$?
+	"$U" record -o "$w.nop.dat" -p nop -e 'sanitizer:*' -R stacktrace -- "$p" "$m" \
+		>/dev/null 2>"$w.nop.err"
+	st=$?
+	check "$cc $m nop: exit status $st as untraced ($st0)" [ "$st" = "$st0" ]
+	check "$cc $m nop: the report on stderr as untraced" diff <(norm_rows "$w.u.err") <(norm_rows "$w.nop.err")
+	want_fields "$w.nop.err" >"$w.want"
+	got_fields "$w.nop.dat" >"$w.got"
+	check "$cc $m nop: one event, its fields as reported ($(cat "$w.got"))" \
+		diff "$w.want" "$w.got"
+	"$U" report -i "$w.nop.dat" 2>/dev/null | sed -n 's/^ => //p' | grep -Fxf <(asan_frames "$w.nop.err") \
+		>"$w.stack"
+	check "$cc $m nop: the stacktrace names the report's frames ($(asan_frames "$w.nop.err" | tr '\n' ' '))" \
+		diff <(asan_frames "$w.nop.err") "$w.stack"
+	for how in graph overwrite; do
+		local opt=
+		[ $how = overwrite ] && opt=--overwrite
+		"$U" record -o "$w.$how.dat" $opt -e 'sanitizer:*' -- "$p" "$m" >/dev/null 2>"$w.$how.err"
+		st=$?
+		check "$cc $m $how: exit status $st as untraced ($st0)" [ "$st" = "$st0" ]
+		check "$cc $m $how: the report's ERROR, access, first stack and SUMMARY as untraced" \
+			diff <(main_lines "$w.u.err") <(main_lines "$w.$how.err")
+		want_fields "$w.$how.err" >"$w.$how.want"
+		check "$cc $m $how: the event's fields as reported" \
+			diff "$w.$how.want" <(got_fields "$w.$how.dat")
+		check "$cc $m $how: the event is inside $(asan_frames "$w.$how.err" | head -1)() (got $(graph_parent "$w.$how.dat"))" \
+			[ "$(graph_parent "$w.$how.dat")" = "$(asan_frames "$w.$how.err" | head -1)" ]
+	done
+}
+
+built=0
+# (utrace cflags prints several words)
+# shellcheck disable=SC2046
+for cc in gcc clang; do
+	if ! command -v "$cc" >/dev/null ||
+		! "$cc" $("$U" cflags --cc "$cc") -g -fsanitize=address -o "$T/asan-$cc" "$SRC" 2>"$T/$cc.cc"; then
+		echo "UNSUPPORTED: $cc -fsanitize=address: $(head -1 "$T/$cc.cc" 2>/dev/null)"
+		continue
+	fi
+	built=$((built + 1))
+	check "$cc: utrace list -e names sanitizer:asan_report" \
+		grep -qx sanitizer:asan_report <("$U" list -e "$T/asan-$cc" 2>&1)
+	for m in $MODES; do
+		check_bug "$cc" "$m"
+	done
+done
+[ "$built" -gt 0 ] || unsupported "no compiler here builds with -fsanitize=address"
+cc=gcc
+command -v gcc >/dev/null && [ -x "$T/asan-gcc" ] || cc=clang
+P=$T/asan-$cc
+
+# a program without a sanitizer has no such event
+"${cc}" -o "$T/plain" "$SRC"
+check "list -e: no sanitizer event for a program without ASan" \
+	not_grep sanitizer: <("$U" list -e "$T/plain" 2>&1)
+"$U" record -o "$T/x.dat" -e sanitizer:asan_report -- "$T/plain" none >/dev/null 2>"$T/plain.err"
+check "record -e sanitizer:asan_report on a program without ASan: an error" \
+	grep -q 'no such event' "$T/plain.err"
+
+# a filter on kind
+for m in heap-overflow use-after-free; do
+	"$U" record -o "$T/f-$m.dat" -p nop -e sanitizer:asan_report -f 'kind == "heap-use-after-free"' \
+		-- "$P" "$m" >/dev/null 2>&1
+	got_fields "$T/f-$m.dat" | grep -c . >"$T/f-$m.n"
+done
+check "-f 'kind == \"heap-use-after-free\"': the overflow's event left out, the use after free's kept" \
+	[ "$(cat "$T/f-heap-overflow.n"):$(cat "$T/f-use-after-free.n")" = 0:1 ]
+
+# a hist trigger on kind
+"$U" record -o "$T/h.dat" -p nop -e sanitizer:asan_report -R 'hist:keys=kind' -- "$P" double-free \
+	>/dev/null 2>&1
+"$U" report --hist -i "$T/h.dat" >"$T/h.hist" 2>&1
+check "hist:keys=kind counts the double free" \
+	grep -Eq '^\{ kind: +double-free +\} hitcount: +1$' "$T/h.hist"
+
+# a report the program survives: traceoff stops the trace there,
+# snapshot saves the calls up to it
+# shellcheck disable=SC2046
+"$cc" $("$U" cflags --cc "$cc") -g -fsanitize=address -fsanitize-recover=address -o "$T/rec" "$SRC"
+export ASAN_OPTIONS=halt_on_error=0
+"$U" record -o "$T/on.dat" -e sanitizer:asan_report -- "$T/rec" heap-overflow >/dev/null 2>"$T/on.err"
+"$U" record -o "$T/off.dat" -e sanitizer:asan_report -R traceoff -- "$T/rec" heap-overflow \
+	>/dev/null 2>"$T/off.err"
+st=$?
+check "recovered report: the program goes on to after_bug, exit 0 (status $st)" \
+	grep -q 'after_bug()' <("$U" report -i "$T/on.dat" 2>/dev/null)
+check "-R traceoff: nothing recorded after the report (no after_bug)" \
+	not_grep 'after_bug()' <("$U" report -i "$T/off.dat" 2>/dev/null)
+"$U" record -o "$T/snap.dat" -e sanitizer:asan_report -R snapshot -- "$T/rec" heap-overflow \
+	>/dev/null 2>&1
+"$U" report --snapshot -i "$T/snap.dat" >"$T/snap.txt" 2>&1
+check "-R snapshot: report --snapshot shows fill() inside run() up to the report" \
+	grep -q 'fill()' "$T/snap.txt"
+unset ASAN_OPTIONS
+
+# the kasan recipe: the trigger written into the live tracefs
+if [ -c /dev/fuse ]; then
+	"$U" record -p nop --tracefs "$T/mnt" -o "$T/live.dat" -- "$P" heap-overflow "$T/go" \
+		>"$T/live.out" 2>"$T/live.err" &
+	RP=$!
+	until_ok 100 test -f "$T/mnt/events/sanitizer/asan_report/trigger"
+	echo stacktrace >"$T/mnt/events/sanitizer/asan_report/trigger"
+	echo 1 >"$T/mnt/events/sanitizer/asan_report/enable"
+	check "tracefs: events/sanitizer/asan_report/trigger reads stacktrace:unlimited" \
+		grep -qx 'stacktrace:unlimited' "$T/mnt/events/sanitizer/asan_report/trigger"
+	touch "$T/go"
+	wait "$RP"
+	RP=
+	"$U" report -i "$T/live.dat" >"$T/live.txt" 2>/dev/null
+	check "tracefs: the event and its stack trace (fill, run, main)" \
+		[ "$(grep -c asan_report: "$T/live.txt"):$(sed -n 's/^ => //p' "$T/live.txt" | grep -Ex 'fill|run|main' | tr '\n' ' ')" = "1:fill run main " ]
+else
+	echo "UNSUPPORTED: no /dev/fuse: the tracefs recipe"
+fi
