@@ -142,6 +142,16 @@ done
 check "-f 'kind == \"heap-use-after-free\"': the overflow's event left out, the use after free's kept" \
 	[ "$(cat "$T/f-heap-overflow.n"):$(cat "$T/f-use-after-free.n")" = 0:1 ]
 
+# first_line, the report's first line, with a glob
+for m in heap-overflow use-after-free; do
+	"$U" record -o "$T/g-$m.dat" -p nop -e sanitizer:asan_report \
+		-f 'first_line ~ "*ERROR: AddressSanitizer: heap-buffer-overflow on address 0x*"' \
+		-- "$P" "$m" >/dev/null 2>&1
+	got_fields "$T/g-$m.dat" | grep -c . >"$T/g-$m.n"
+done
+check "-f 'first_line ~ \"*ERROR: AddressSanitizer: heap-buffer-overflow ...\"': only the overflow's event" \
+	[ "$(cat "$T/g-heap-overflow.n"):$(cat "$T/g-use-after-free.n")" = 1:0 ]
+
 # a hist trigger on kind
 "$U" record -o "$T/h.dat" -p nop -e sanitizer:asan_report -R 'hist:keys=kind' -- "$P" double-free \
 	>/dev/null 2>&1
