@@ -26,6 +26,7 @@
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   event_enable.c  which tracepoints are on: the recorder's ENABLEs, jump patching
+ *   sanitizer_patch.c  a sanitizer's empty report hook patched to jump to ours
  *   sanitizer.c     a sanitizer's report as a sanitizer:* event (its hook, its text read)
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
  *   inproc_probe_opt.c    int3 -> jmp once no other thread is in the way
@@ -253,6 +254,11 @@ static inline uint64_t rt_clock(uint32_t *cpu)
  * are events (libutrace.so is then an object of events); its hook set */
 bool rt_sanitizer_present(void) RT_HIDDEN;
 void rt_sanitizer_hook(void) RT_HIDDEN;
+/* sanitizer_patch.c: a sanitizer runtime's function, exported or in the
+ * program's .symtab; its empty report hook name made to jump to hook (1;
+ * 0: no such hook; -1: not patched, said) */
+void *rt_sanitizer_sym(const char *name) RT_HIDDEN;
+int rt_sanitizer_patch(const char *name, void *hook) RT_HIDDEN;
 
 /* plt.c: with --libcall, hook the imports of the objects scanned from
  * now on (rt_objects_added_hook) */

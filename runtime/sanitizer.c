@@ -238,12 +238,127 @@ static void san_asan_report(const char *text)
 	errno = saved;
 }
 
+/* The UBSan and TSan interfaces (ubsan_monitor.h, tsan_interface.h). */
+static void (*ubsan_get_data)(const char **kind, const char **message, const char **file,
+			      unsigned *line, unsigned *col, char **memory_addr);
+static int (*tsan_get_data)(void *rep, const char **description, int *count, int *stacks,
+			    int *mops, int *locs, int *mutexes, int *threads, int *tids,
+			    void **sleep_trace, size_t trace_size);
+static int (*tsan_get_mop)(void *rep, size_t idx, int *tid, void **addr, int *size, int *write,
+			   int *atomic, void **trace, size_t trace_size);
+static void (*symbolize_pc)(void *pc, const char *fmt, char *out, size_t len);
+
+/* NUL-terminated parts of one text, no libc call */
+static void san_cat(char *dst, size_t cap, size_t *n, const char *s)
+{
+	while (s && *s && *n + 1 < cap)
+		dst[(*n)++] = *s++;
+	dst[*n] = 0;
+}
+
+static void san_cat_u(char *dst, size_t cap, size_t *n, unsigned v)
+{
+	char d[12];
+	int i = 0;
+
+	do
+		d[i++] = (char)('0' + v % 10);
+	while ((v /= 10) && i < 11);
+	while (i && *n + 1 < cap)
+		dst[(*n)++] = d[--i];
+	dst[*n] = 0;
+}
+
+/* __ubsan_on_report(): the current report's data, as UBSan printed it
+ * ("FILE:LINE:COL: runtime error: MESSAGE"). */
+static void san_ubsan_report(void)
+{
+	struct rt_san_report r;
+	const char *kind = NULL, *msg = NULL, *file = NULL;
+	char *maddr = NULL;
+	unsigned line = 0, col = 0;
+	size_t n = 0;
+	int saved = errno;
+
+	if (ubsan_get_data && trace_ubsan_report_enabled()) {
+		for (size_t i = 0; i < sizeof(r); i++)
+			((volatile char *)&r)[i] = 0;
+		ubsan_get_data(&kind, &msg, &file, &line, &col, &maddr);
+		san_copy(r.kind, sizeof(r.kind), kind, NULL);
+		san_copy(r.file, sizeof(r.file), file, NULL);
+		r.line = line;
+		if (maddr && maddr[0] == '0' && maddr[1] == 'x') {
+			const char *h = maddr + 2;
+
+			r.addr = san_hex(&h);
+		}
+		san_cat(r.first_line, sizeof(r.first_line), &n, file ? file : "<unknown>");
+		san_cat(r.first_line, sizeof(r.first_line), &n, ":");
+		san_cat_u(r.first_line, sizeof(r.first_line), &n, line);
+		san_cat(r.first_line, sizeof(r.first_line), &n, ":");
+		san_cat_u(r.first_line, sizeof(r.first_line), &n, col);
+		san_cat(r.first_line, sizeof(r.first_line), &n, ": runtime error: ");
+		san_cat(r.first_line, sizeof(r.first_line), &n, msg);
+		trace_ubsan_report(&r);
+	}
+	errno = saved;
+}
+
+/* __tsan_on_report(rep): its type, its first access and where that is
+ * (symbolized as the report was), the access's stack as the stack. */
+static void san_tsan_report(void *rep)
+{
+	struct rt_san_report r;
+	void *trace[UREC_STACK_MAX] = {0}, *addr = NULL, *sleep = NULL;
+	uint64_t pc[UREC_STACK_MAX];
+	const char *desc = NULL;
+	int count, stacks, mops = 0, locs, mutexes, threads, tids, tid, size = 0, write = 0, atomic;
+	unsigned n = 0;
+	int saved = errno;
+
+	if (tsan_get_data && tsan_get_mop && trace_tsan_report_enabled()) {
+		for (size_t i = 0; i < sizeof(r); i++)
+			((volatile char *)&r)[i] = 0;
+		tsan_get_data(rep, &desc, &count, &stacks, &mops, &locs, &mutexes, &threads, &tids,
+			      &sleep, 1);
+		san_copy(r.kind, sizeof(r.kind), desc, NULL);
+		if (mops > 0 && tsan_get_mop(rep, 0, &tid, &addr, &size, &write, &atomic, trace,
+					     UREC_STACK_MAX)) {
+			r.addr = (unsigned long)addr;
+			r.size = (unsigned long)size;
+			r.is_write = write;
+			r.pc = (unsigned long)trace[0];
+			while (n < UREC_STACK_MAX && trace[n])
+				pc[n] = (uint64_t)(uintptr_t)trace[n], n++;
+		}
+		if (r.pc && symbolize_pc) {
+			char num[16] = "";
+
+			/* symbolize_pc takes the previous instruction's pc, as
+			 * for a return address: the access's own is pc + 1 */
+			symbolize_pc((void *)(r.pc + 1), "%s", r.file, sizeof(r.file));
+			symbolize_pc((void *)(r.pc + 1), "%f", r.func, sizeof(r.func));
+			symbolize_pc((void *)(r.pc + 1), "%l", num, sizeof(num));
+			for (const char *d = num; *d >= '0' && *d <= '9'; d++)
+				r.line = r.line * 10 + (unsigned)(*d - '0');
+		}
+		rt_stack_given(pc, n);
+		trace_tsan_report(&r);
+		rt_stack_given(NULL, 0);
+	}
+	errno = saved;
+}
+
 bool rt_sanitizer_present(void)
 {
 	static int present = -1;
 
 	if (present < 0)
-		present = dlsym(RTLD_DEFAULT, "__asan_set_error_report_callback") != NULL;
+		present = dlsym(RTLD_DEFAULT, "__asan_set_error_report_callback") ||
+			  dlsym(RTLD_DEFAULT, "__ubsan_get_current_report_data") ||
+			  /* (the .symtab read only for a TSan program) */
+			  (dlsym(RTLD_DEFAULT, "__tsan_init") &&
+			   rt_sanitizer_sym("__tsan_get_report_data"));
 	return present;
 }
 
@@ -251,6 +366,14 @@ void rt_sanitizer_hook(void)
 {
 	if (!rt_sanitizer_present())
 		return;
+	*(void **)&ubsan_get_data = dlsym(RTLD_DEFAULT, "__ubsan_get_current_report_data");
+	*(void **)&tsan_get_data = rt_sanitizer_sym("__tsan_get_report_data");
+	*(void **)&tsan_get_mop = rt_sanitizer_sym("__tsan_get_report_mop");
+	*(void **)&symbolize_pc = dlsym(RTLD_DEFAULT, "__sanitizer_symbolize_pc");
+	if (ubsan_get_data)
+		rt_sanitizer_patch("__ubsan_on_report", (void *)san_ubsan_report);
+	if (tsan_get_data && tsan_get_mop)
+		rt_sanitizer_patch("__tsan_on_report", (void *)san_tsan_report);
 	*(void **)&asan.set_callback = dlsym(RTLD_DEFAULT, "__asan_set_error_report_callback");
 	*(void **)&asan.pc = dlsym(RTLD_DEFAULT, "__asan_get_report_pc");
 	*(void **)&asan.address = dlsym(RTLD_DEFAULT, "__asan_get_report_address");

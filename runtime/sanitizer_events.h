@@ -37,7 +37,7 @@ struct rt_san_report {
 
 #include <utrace/tracepoint.h>
 
-TRACE_EVENT(asan_report,
+DECLARE_EVENT_CLASS(san_report,
 	TP_PROTO(const struct rt_san_report *r),
 	TP_ARGS(r),
 	TP_STRUCT__entry(
@@ -66,6 +66,12 @@ TRACE_EVENT(asan_report,
 		  __entry->kind, __entry->addr, __entry->size, __entry->is_write, __entry->pc,
 		  __entry->file, __entry->line, __entry->func)
 );
+
+/* AddressSanitizer (sanitizer.c's callback), UndefinedBehaviorSanitizer
+ * and ThreadSanitizer (their report hooks, sanitizer_patch.c) */
+DEFINE_EVENT(san_report, asan_report, TP_PROTO(const struct rt_san_report *r), TP_ARGS(r));
+DEFINE_EVENT(san_report, ubsan_report, TP_PROTO(const struct rt_san_report *r), TP_ARGS(r));
+DEFINE_EVENT(san_report, tsan_report, TP_PROTO(const struct rt_san_report *r), TP_ARGS(r));
 
 #endif
 

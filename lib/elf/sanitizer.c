@@ -10,24 +10,41 @@
 #include "lib/elf/elf.h"
 #include "lib/elf/sanitizer.h"
 
+static const char *const sanitizer_hooks[] = {
+    "__asan_set_error_report_callback",
+    "__ubsan_get_current_report_data",
+    "__tsan_get_report_data",
+};
+
+static bool sanitizer_in_table(struct utrace_elf *elf, const char *name)
+{
+	struct utrace_elf_section tab;
+	size_t n;
+
+	if (utrace_elf_find_section(elf, name, &tab) < 0)
+		return false;
+	n = utrace_elf_sym_count(elf, &tab);
+	for (size_t i = 0; i < n; i++) {
+		struct utrace_elf_sym s;
+
+		if (utrace_elf_sym(elf, &tab, i, &s) < 0 || s.shndx == SHN_UNDEF ||
+		    strncmp(s.name, "__", 2))
+			continue;
+		for (size_t k = 0; k < sizeof(sanitizer_hooks) / sizeof(sanitizer_hooks[0]); k++)
+			if (!strcmp(s.name, sanitizer_hooks[k]))
+				return true;
+	}
+	return false;
+}
+
 static bool sanitizer_in_file(const char *path)
 {
 	struct utrace_elf *elf;
-	struct utrace_elf_section dynsym;
-	bool found = false;
+	bool found;
 
 	if (utrace_elf_open(path, &elf) < 0)
 		return false;
-	if (utrace_elf_find_section(elf, ".dynsym", &dynsym) == 0) {
-		size_t n = utrace_elf_sym_count(elf, &dynsym);
-
-		for (size_t i = 0; i < n && !found; i++) {
-			struct utrace_elf_sym s;
-
-			found = utrace_elf_sym(elf, &dynsym, i, &s) == 0 && s.shndx != SHN_UNDEF &&
-				!strcmp(s.name, UTRACE_SANITIZER_HOOK);
-		}
-	}
+	found = sanitizer_in_table(elf, ".dynsym") || sanitizer_in_table(elf, ".symtab");
 	utrace_elf_close(elf);
 	return found;
 }

@@ -12,12 +12,12 @@
 
 #include "lib/elf/libdeps.h"
 
-/* The symbol the runtime hooks (asan_interface.h); the program or one of
- * its libraries defines it when built with -fsanitize=address. */
-#define UTRACE_SANITIZER_HOOK "__asan_set_error_report_callback"
-
-/* Whether exe or one of its libraries (deps, may be NULL) exports the
- * hook: clang links the runtime into the program, gcc's is libasan.so. */
+/* Whether exe or one of its libraries (deps, may be NULL) defines a
+ * function of the interfaces the runtime hooks: ASan's
+ * __asan_set_error_report_callback, UBSan's
+ * __ubsan_get_current_report_data, TSan's __tsan_get_report_data (clang
+ * links the runtime into the program, where TSan's is in .symtab only;
+ * gcc's are libasan.so, libubsan.so, libtsan.so). */
 bool utrace_sanitizer_find(const char *exe, const struct utrace_libdeps *deps);
 
 #endif
