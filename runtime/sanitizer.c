@@ -277,7 +277,7 @@ static void san_ubsan_report(void)
 	const char *kind = NULL, *msg = NULL, *file = NULL;
 	char *maddr = NULL;
 	unsigned line = 0, col = 0;
-	size_t n = 0;
+	size_t n = 0, at;
 	int saved = errno;
 
 	if (ubsan_get_data && trace_ubsan_report_enabled()) {
@@ -298,7 +298,11 @@ static void san_ubsan_report(void)
 		san_cat(r.first_line, sizeof(r.first_line), &n, ":");
 		san_cat_u(r.first_line, sizeof(r.first_line), &n, col);
 		san_cat(r.first_line, sizeof(r.first_line), &n, ": runtime error: ");
+		at = n;
 		san_cat(r.first_line, sizeof(r.first_line), &n, msg);
+		/* the report data capitalises the message, the printed line not */
+		if (at < n && msg[0] >= 'A' && msg[0] <= 'Z' && msg[1] >= 'a' && msg[1] <= 'z')
+			r.first_line[at] = (char)(msg[0] - 'A' + 'a');
 		trace_ubsan_report(&r);
 	}
 	errno = saved;

@@ -1,7 +1,7 @@
 #!/bin/bash
-# tests/kernel/sanitizer.sh BUILD_DIR - AddressSanitizer's reports as the
-# sanitizer:asan_report event (docs/utrace-sanitizers.md), as the seeds
-# use kasan_report.  The planted bugs of sanitizer/asan.c (heap overflow,
+# tests/kernel/sanitizer.sh BUILD_DIR - sanitizer reports as the
+# sanitizer:asan_report, ubsan_report and tsan_report events
+# (docs/utrace-sanitizers.md), as the seeds use kasan_report.  The planted bugs of sanitizer/asan.c (heap overflow,
 # use after free, double free), built with gcc and clang, each run
 # untraced, then under -p nop -e 'sanitizer:*' -R stacktrace, under
 # function_graph and under function_graph --overwrite:
@@ -17,6 +17,9 @@
 #   - its stacktrace names the functions of the report's first stack;
 #   - under function_graph the event is inside the call of the bug (the
 #     first frame of the report's stack in asan.c).
+# UBSan's signed overflow and shift (ubsan.c) and TSan's data race
+# (tsan.c), gcc and clang, the same ways: status and report as untraced,
+# the fields as reported, the event inside the call.
 # Then utrace list -e, a filter on kind, a hist trigger on kind,
 # traceoff and snapshot on a report the program survives
 # (-fsanitize-recover), and the kasan recipe through --tracefs:
@@ -34,7 +37,7 @@ not_grep() { ! grep -q "$@"; }
 nonempty_same() { local a; a=$(cat "$1"); [ -n "$a" ] && [ "$a" = "$(cat "$2")" ]; }
 # the report as an untraced run prints it: our lines out, pids and
 # addresses made equal
-norm() { grep -v '^utrace record' "$1" | sed -E 's/==[0-9]+==/==N==/g; s/0x[0-9a-f]+/0x/g'; }
+norm() { grep -v '^utrace record' "$1" | sed -E 's/==[0-9]+==/==N==/g; s/0x[0-9a-f]+/0x/g; s/(pid|tid)=[0-9]+/\1=N/g'; }
 # ... without the shadow bytes' rows: the runtime's own allocations are
 # in ASan's heap too, next to the program's
 norm_rows() { norm "$1" | grep -Ev '^(=>|  )0x: '; }
@@ -63,13 +66,19 @@ want_fields() {
 	}' "$1"
 }
 # the event's fields in the report of DAT
-got_fields() { "$U" report -i "$1" 2>/dev/null | sed -n 's/.*asan_report: //; T; s| \*/$||; p'; }
+got_fields() { "$U" report -i "$1" 2>/dev/null | sed -n 's/.*san_report: //; T; s| \*/$||; p'; }
 # the function whose call holds the event in a function_graph report
-graph_parent() { # (clang's llvm-symbolizer is traced too: its calls left out)
-	"$U" report --comm 'asan-*' -i "$1" 2>/dev/null | awk -F'|' '
-		$2 ~ /\(\) \{$/ { f = $2; sub(/^ */, "", f); sub(/\(\) \{$/, "", f); st[++d] = f }
-		$2 ~ /^ *\}/ { d-- }
-		$2 ~ /asan_report:/ { print st[d]; exit }'
+graph_parent() { graph_parents "$1" asan | head -1; }
+# ... of each SAN_report event (DAT SAN), per thread
+graph_parents() { # (clang's llvm-symbolizer is traced too: its calls left out)
+	"$U" report --comm "$2-*" -i "$1" 2>/dev/null | awk -F'|' -v ev="$2_report:" '
+		/^ *[0-9]+\) +[^ ]+ +=> +[^ ]+ *$/ { # a switch: "A => B"
+			n = split($0, w, " ")
+			if (!sw++) { for (i = 1; i <= d[""]; i++) st[w[2], i] = st["", i]; d[w[2]] = d[""] }
+			c = w[n]; next }
+		$2 ~ /\(\) \{$/ { f = $2; sub(/^ */, "", f); sub(/\(\) \{$/, "", f); st[c, ++d[c]] = f }
+		$2 ~ /^ *\}/ { d[c]-- }
+		index($2, ev) { print st[c, d[c]] }'
 }
 
 # one compiler, one bug
@@ -126,6 +135,100 @@ done
 cc=gcc
 command -v gcc >/dev/null && [ -x "$T/asan-gcc" ] || cc=clang
 P=$T/asan-$cc
+
+# UBSan: a signed overflow and a shift, reported and survived
+# (ubsan_report's kind is UBSan's own name for the check)
+ubsan_want() { # the events' fields, from the "FILE:LINE:COL: runtime error" lines
+	awk -F: '/: runtime error: / {
+		k = $5 ~ /signed integer overflow/ ? "signed-integer-overflow" : $5 ~ /shift exponent/ ? "invalid-shift-exponent" : "?"
+		printf "kind=%s addr=0x0 size=0 is_write=0 pc=0x0 file=%s line=%s func=\n", k, $1, $2 }' "$1"
+}
+check_ubsan() { # check_ubsan CC
+	local cc=$1 p=$T/ubsan-$1 w=$T/ubsan-$1 st0 st how opt first
+	"$p" >/dev/null 2>"$w.u.err"
+	st0=$?
+	for how in nop graph overwrite; do
+		opt=
+		[ $how = nop ] && opt="-p nop"
+		[ $how = overwrite ] && opt=--overwrite
+		# shellcheck disable=SC2086
+		"$U" record -o "$w.$how.dat" $opt -e 'sanitizer:*' -- "$p" >/dev/null 2>"$w.$how.err"
+		st=$?
+		check "ubsan $cc $how: exit status $st as untraced ($st0), the report as untraced" \
+			eval "[ $st = $st0 ] && diff <(norm '$w.u.err') <(norm '$w.$how.err')"
+		check "ubsan $cc $how: an event per report, fields as reported" \
+			nonempty_same <(ubsan_want "$w.$how.err") <(got_fields "$w.$how.dat")
+	done
+	for how in graph overwrite; do
+		check "ubsan $cc $how: the events inside add_one() and shift_by()" \
+			[ "$(graph_parents "$w.$how.dat" ubsan | tr '\n' ' ')" = "add_one shift_by " ]
+	done
+	first=$(grep -m1 ': runtime error: ' "$w.u.err")
+	"$U" record -o "$w.first.dat" -p nop -e sanitizer:ubsan_report -f "first_line == \"$first\"" \
+		-- "$p" >/dev/null 2>&1
+	check "ubsan $cc: first_line is the report's first line ($first)" \
+		[ "$(got_fields "$w.first.dat" | grep -c signed-integer-overflow):$(got_fields "$w.first.dat" | grep -c .)" = 1:1 ]
+}
+
+# TSan: a data race between a thread and main; the event's fields are
+# the report's first access
+tsan_want() {
+	awk '/^  (Read|Write|Atomic read|Atomic write) of size/ && !a {
+		a = 1; w = $1 == "Write" || $2 == "write"; for (i = 1; i <= NF; i++) if ($i == "size") size = $(i + 1)
+		for (i = 1; i <= NF; i++) if ($i == "at") addr = $(i + 1); next }
+	a && /^    #0 / && !f { f = 1; fn = $2; n = split($3, p, ":"); file = p[1]; line = p[2] }
+	/^SUMMARY: ThreadSanitizer: data race/ { kind = "data-race" }
+	END { printf "kind=%s addr=%s size=%d is_write=%d pc=\n", kind, addr, size, w
+		printf "file=%s line=%d func=%s\n", file, line, fn }' "$1"
+}
+tsan_got() { got_fields "$1" | sed -E 's/ pc=0x[0-9a-f]+ / pc=\n/'; }
+check_tsan() { # check_tsan CC
+	local cc=$1 p=$T/tsan-$1 w=$T/tsan-$1 st0 st how opt
+	"$p" >/dev/null 2>"$w.u.err"
+	st0=$?
+	for how in nop graph overwrite; do
+		opt=
+		[ $how = nop ] && opt="-p nop -R stacktrace"
+		[ $how = overwrite ] && opt=--overwrite
+		# shellcheck disable=SC2086
+		"$U" record -o "$w.$how.dat" -e 'sanitizer:*' $opt -- "$p" >/dev/null 2>"$w.$how.err"
+		st=$?
+		check "tsan $cc $how: exit status $st as untraced ($st0)" [ "$st" = "$st0" ]
+		check "tsan $cc $how: one event, its fields the report's first access ($(tsan_got "$w.$how.dat" | tr '\n' ' '))" \
+			nonempty_same <(tsan_want "$w.$how.err") <(tsan_got "$w.$how.dat")
+	done
+	# (function_graph's return trampoline stands in TSan's own stacks,
+	# taken from return addresses at function entry)
+	check "tsan $cc nop: the report as untraced" diff <(norm "$w.u.err") <(norm "$w.nop.err")
+	check "tsan $cc graph: the report's WARNING, access and SUMMARY lines as untraced" \
+		diff <(norm "$w.u.err" | grep -E '^(WARNING|SUMMARY|  [A-Z])') \
+		<(norm "$w.graph.err" | grep -E '^(WARNING|SUMMARY|  [A-Z])')
+	check "tsan $cc nop: the stacktrace is the first access's stack" \
+		nonempty_same <(awk '/^  (Read|Write) of size/ { a = 1; next } a && /^    #/ { print $2; next } a { exit }' "$w.nop.err") \
+		<("$U" report -i "$w.nop.dat" 2>/dev/null | sed -n 's/^ => //p')
+	for how in graph overwrite; do
+		check "tsan $cc $how: the event inside the racing call ($(tsan_want "$w.$how.err" | sed -n 's/.*func=//p')())" \
+			nonempty_same <(graph_parents "$w.$how.dat" tsan) <(tsan_want "$w.$how.err" | sed -n 's/.*func=//p')
+	done
+}
+
+for cc in gcc clang; do
+	command -v "$cc" >/dev/null || continue
+	# shellcheck disable=SC2046
+	if "$cc" $("$U" cflags --cc "$cc") -g -fsanitize=undefined -o "$T/ubsan-$cc" \
+		"$ROOT/tests/kernel/sanitizer/ubsan.c" 2>"$T/$cc.ub"; then
+		check_ubsan "$cc"
+	else
+		echo "UNSUPPORTED: $cc -fsanitize=undefined: $(head -1 "$T/$cc.ub")"
+	fi
+	# shellcheck disable=SC2046
+	if "$cc" $("$U" cflags --cc "$cc") -g -fsanitize=thread -o "$T/tsan-$cc" \
+		"$ROOT/tests/kernel/sanitizer/tsan.c" 2>"$T/$cc.ts"; then
+		check_tsan "$cc"
+	else
+		echo "UNSUPPORTED: $cc -fsanitize=thread: $(head -1 "$T/$cc.ts")"
+	fi
+done
 
 # a program without a sanitizer has no such event
 "${cc}" -o "$T/plain" "$SRC"
