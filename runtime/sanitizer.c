@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
+#include <unistd.h>
 
 #include "common/record.h"
 #include "runtime/rt.h"
@@ -308,6 +309,46 @@ static void san_ubsan_report(void)
 	errno = saved;
 }
 
+/* TSan's report types (__tsan_get_report_data's names) as its first
+ * line prints them ("WARNING: ThreadSanitizer: %s (pid=%d)"), from
+ * tsan_report.cpp; a type not here leaves first_line empty. */
+static const char *const tsan_titles[][2] = {
+    {"data-race", "data race"},
+    {"data-race-vptr", "data race on vptr (ctor/dtor vs virtual call)"},
+    {"heap-use-after-free", "heap-use-after-free"},
+    {"heap-use-after-free-vptr", "heap-use-after-free (virtual call vs free)"},
+    {"thread-leak", "thread leak"},
+    {"locked-mutex-destroy", "destroy of a locked mutex"},
+    {"mutex-double-lock", "double lock of a mutex"},
+    {"mutex-invalid-access", "use of an invalid mutex (e.g. uninitialized or destroyed)"},
+    {"mutex-bad-unlock", "unlock of an unlocked mutex (or by a wrong thread)"},
+    {"mutex-bad-read-lock", "read lock of a write locked mutex"},
+    {"mutex-bad-read-unlock", "read unlock of a write locked mutex"},
+    {"signal-unsafe-call", "signal-unsafe call inside of a signal"},
+    {"errno-in-signal-handler", "signal handler spoils errno"},
+    {"lock-order-inversion", "lock-order-inversion (potential deadlock)"},
+};
+
+static void san_tsan_first_line(struct rt_san_report *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(tsan_titles) / sizeof(tsan_titles[0]); i++) {
+		const char *a = tsan_titles[i][0], *b = r->kind;
+
+		while (*a && *a == *b)
+			a++, b++;
+		if (*a || *b)
+			continue;
+		san_cat(r->first_line, sizeof(r->first_line), &n, "WARNING: ThreadSanitizer: ");
+		san_cat(r->first_line, sizeof(r->first_line), &n, tsan_titles[i][1]);
+		san_cat(r->first_line, sizeof(r->first_line), &n, " (pid=");
+		san_cat_u(r->first_line, sizeof(r->first_line), &n, (unsigned)getpid());
+		san_cat(r->first_line, sizeof(r->first_line), &n, ")");
+		return;
+	}
+}
+
 /* __tsan_on_report(rep): its type, its first access and where that is
  * (symbolized as the report was), the access's stack as the stack. */
 static void san_tsan_report(void *rep)
@@ -326,6 +367,7 @@ static void san_tsan_report(void *rep)
 		tsan_get_data(rep, &desc, &count, &stacks, &mops, &locs, &mutexes, &threads, &tids,
 			      &sleep, 1);
 		san_copy(r.kind, sizeof(r.kind), desc, NULL);
+		san_tsan_first_line(&r);
 		if (mops > 0 && tsan_get_mop(rep, 0, &tid, &addr, &size, &write, &atomic, trace,
 					     UREC_STACK_MAX)) {
 			r.addr = (unsigned long)addr;

@@ -183,7 +183,7 @@ tsan_want() {
 }
 tsan_got() { got_fields "$1" | sed -E 's/ pc=0x[0-9a-f]+ / pc=\n/'; }
 check_tsan() { # check_tsan CC
-	local cc=$1 p=$T/tsan-$1 w=$T/tsan-$1 st0 st how opt
+	local cc=$1 p=$T/tsan-$1 w=$T/tsan-$1 st0 st how opt first
 	"$p" >/dev/null 2>"$w.u.err"
 	st0=$?
 	for how in nop graph overwrite; do
@@ -200,6 +200,12 @@ check_tsan() { # check_tsan CC
 	# (function_graph's return trampoline stands in TSan's own stacks,
 	# taken from return addresses at function entry)
 	check "tsan $cc nop: the report as untraced" diff <(norm "$w.u.err") <(norm "$w.nop.err")
+	# (the pid in it differs from run to run: a glob)
+	first=$(sed -n '/^WARNING: ThreadSanitizer/{s/pid=[0-9]*/pid=*/;p;q}' "$w.u.err")
+	"$U" record -o "$w.first.dat" -p nop -e sanitizer:tsan_report -f "first_line ~ \"$first\"" \
+		-- "$p" >/dev/null 2>&1
+	check "tsan $cc: first_line is the report's first line ($first)" \
+		[ "$(got_fields "$w.first.dat" | grep -c .)" = 1 ]
 	check "tsan $cc graph: the report's WARNING, access and SUMMARY lines as untraced" \
 		diff <(norm "$w.u.err" | grep -E '^(WARNING|SUMMARY|  [A-Z])') \
 		<(norm "$w.graph.err" | grep -E '^(WARNING|SUMMARY|  [A-Z])')
