@@ -21,6 +21,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <stddef.h>
 #include <unistd.h>
 
@@ -270,11 +271,34 @@ static void san_cat_u(char *dst, size_t cap, size_t *n, unsigned v)
 	dst[*n] = 0;
 }
 
+/* UBSan prints no stack: the stack from the caller of its handler
+ * (__ubsan_handle_*) out, by glibc's backtrace(), which unwinds by DWARF
+ * through the runtime's frames that have no frame pointer.  Return
+ * addresses less one: the calls, as a sanitizer prints its frames. */
+static unsigned san_ubsan_stack(uint64_t *pc, unsigned max)
+{
+	void *buf[UREC_STACK_MAX + 16];
+	int n = backtrace(buf, (int)(sizeof(buf) / sizeof(buf[0]))), from = -1;
+	unsigned k = 0;
+
+	for (int i = 0; i < n; i++) {
+		Dl_info info;
+
+		if (dladdr(buf[i], &info) && info.dli_sname &&
+		    san_starts(info.dli_sname, "__ubsan_handle_"))
+			from = i + 1;
+	}
+	for (int i = from; from > 0 && i < n && k < max; i++)
+		pc[k++] = (uint64_t)(uintptr_t)buf[i] - 1;
+	return k;
+}
+
 /* __ubsan_on_report(): the current report's data, as UBSan printed it
  * ("FILE:LINE:COL: runtime error: MESSAGE"). */
 static void san_ubsan_report(void)
 {
 	struct rt_san_report r;
+	uint64_t pc[UREC_STACK_MAX];
 	const char *kind = NULL, *msg = NULL, *file = NULL;
 	char *maddr = NULL;
 	unsigned line = 0, col = 0;
@@ -304,7 +328,9 @@ static void san_ubsan_report(void)
 		/* the report data capitalises the message, the printed line not */
 		if (at < n && msg[0] >= 'A' && msg[0] <= 'Z' && msg[1] >= 'a' && msg[1] <= 'z')
 			r.first_line[at] = (char)(msg[0] - 'A' + 'a');
+		rt_stack_given(pc, san_ubsan_stack(pc, UREC_STACK_MAX));
 		trace_ubsan_report(&r);
+		rt_stack_given(NULL, 0);
 	}
 	errno = saved;
 }

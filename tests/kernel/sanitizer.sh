@@ -149,16 +149,19 @@ check_ubsan() { # check_ubsan CC
 	st0=$?
 	for how in nop graph overwrite; do
 		opt=
-		[ $how = nop ] && opt="-p nop"
+		[ $how = nop ] && opt="-p nop -R stacktrace"
 		[ $how = overwrite ] && opt=--overwrite
 		# shellcheck disable=SC2086
-		"$U" record -o "$w.$how.dat" $opt -e 'sanitizer:*' -- "$p" >/dev/null 2>"$w.$how.err"
+		"$U" record -o "$w.$how.dat" -e 'sanitizer:*' $opt -- "$p" >/dev/null 2>"$w.$how.err"
 		st=$?
 		check "ubsan $cc $how: exit status $st as untraced ($st0), the report as untraced" \
 			eval "[ $st = $st0 ] && diff <(norm '$w.u.err') <(norm '$w.$how.err')"
 		check "ubsan $cc $how: an event per report, fields as reported" \
 			nonempty_same <(ubsan_want "$w.$how.err") <(got_fields "$w.$how.dat")
 	done
+	check "ubsan $cc nop: each stacktrace starts at the bug's function, then main" \
+		[ "$("$U" report -i "$w.nop.dat" 2>/dev/null | awk '/<stack trace>/ { n = 2; next }
+			n && /^ => / { printf "%s ", $2; n--; next } { n = 0 }')" = "add_one main shift_by main " ]
 	for how in graph overwrite; do
 		check "ubsan $cc $how: the events inside add_one() and shift_by()" \
 			[ "$(graph_parents "$w.$how.dat" ubsan | tr '\n' ' ')" = "add_one shift_by " ]
