@@ -26,6 +26,7 @@
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   event_enable.c  which tracepoints are on: the recorder's ENABLEs, jump patching
+ *   sanitizer_text.c   reading a sanitizer's report text (sanitizer.h)
  *   sanitizer_patch.c  a sanitizer's empty report hook patched to jump to ours
  *   sanitizer.c     a sanitizer's report as a sanitizer:* event (its hook, its text read)
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup

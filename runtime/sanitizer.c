@@ -27,9 +27,8 @@
 
 #include "common/record.h"
 #include "runtime/rt.h"
+#include "runtime/sanitizer.h"
 
-/* No jump label: the event is off until enabled, and reports are rare. */
-#define UTRACE_NO_ASM_GOTO
 #define CREATE_TRACE_POINTS
 #include "runtime/sanitizer_events.h"
 
@@ -43,179 +42,6 @@ static struct {
 	const char *(*description)(void);
 } asan;
 
-/* Copies the text [s, end) into dst (cap bytes, NUL-terminated), without
- * the colour escapes a terminal gets; stops at a newline. */
-static void san_copy(char *dst, size_t cap, const char *s, const char *end)
-{
-	size_t n = 0;
-
-	while (s && *s && (!end || s < end) && *s != '\n' && n + 1 < cap) {
-		if (*s == '\033') { /* ESC [ ... m */
-			while (*s && *s != 'm' && *s != '\n')
-				s++;
-			if (*s == 'm')
-				s++;
-			continue;
-		}
-		dst[n++] = *s++;
-	}
-	dst[n] = 0;
-}
-
-static bool san_starts(const char *s, const char *prefix)
-{
-	while (*prefix && *s == *prefix)
-		s++, prefix++;
-	return !*prefix;
-}
-
-/* The line of text that starts with prefix (colour escapes before it
- * skipped), NULL if none. */
-static const char *san_line(const char *text, const char *prefix)
-{
-	for (const char *l = text; l && *l;) {
-		const char *s = l;
-
-		while (*s == '\033' && s[1] == '[') {
-			while (*s && *s != 'm')
-				s++;
-			s += !!*s;
-		}
-		if (san_starts(s, prefix))
-			return s;
-		while (*l && *l != '\n')
-			l++;
-		l += !!*l;
-	}
-	return NULL;
-}
-
-/* The first line that is not empty and not the row of '=' before it. */
-static const char *san_first_line(const char *text)
-{
-	for (const char *l = text; *l;) {
-		const char *s = l;
-
-		while (*s == '=' || *s == ' ')
-			s++;
-		if (*s && *s != '\n')
-			return l;
-		while (*l && *l != '\n')
-			l++;
-		l += !!*l;
-	}
-	return text;
-}
-
-static unsigned san_digits(const char *s, const char *end, bool *ok)
-{
-	unsigned v = 0;
-
-	*ok = s < end;
-	for (; s < end; s++) {
-		if (*s < '0' || *s > '9')
-			*ok = false;
-		v = v * 10 + (unsigned)(*s - '0');
-	}
-	return v;
-}
-
-/* "FILE:LINE" or "FILE:LINE:COL" in [s, end) into r; a "(module+0x...)"
- * has neither. */
-static void san_location(const char *s, const char *end, struct rt_san_report *r)
-{
-	const char *c1 = NULL, *c2 = NULL;
-	bool ok1 = false, ok2 = false;
-	unsigned v1, v2;
-
-	if (s >= end || *s == '(')
-		return;
-	for (const char *p = s; p < end; p++)
-		if (*p == ':')
-			c1 = c2, c2 = p;
-	if (!c2)
-		return;
-	v2 = san_digits(c2 + 1, end, &ok2);
-	v1 = c1 ? san_digits(c1 + 1, c2, &ok1) : 0;
-	if (c1 && ok1 && ok2) {
-		r->line = v1;
-		san_copy(r->file, sizeof(r->file), s, c1);
-	} else if (ok2) {
-		r->line = v2;
-		san_copy(r->file, sizeof(r->file), s, c2);
-	}
-}
-
-/* "SUMMARY: TOOL: KIND LOCATION in FUNC": the kind (if the runtime did
- * not say it), the source location and the function. */
-static void san_summary(const char *text, struct rt_san_report *r)
-{
-	const char *s = san_line(text, "SUMMARY: "), *kind, *loc, *in = NULL, *eol;
-
-	if (!s)
-		return;
-	s += 9;
-	while (*s && *s != '\n' && !san_starts(s, ": "))
-		s++;
-	if (!san_starts(s, ": "))
-		return;
-	kind = s + 2;
-	for (loc = kind; *loc && *loc != ' ' && *loc != '\n';)
-		loc++;
-	if (!r->kind[0])
-		san_copy(r->kind, sizeof(r->kind), kind, loc);
-	loc += *loc == ' ';
-	for (eol = loc; *eol && *eol != '\n'; eol++)
-		if (san_starts(eol, " in "))
-			in = eol;
-	san_location(loc, in ? in : eol, r);
-	if (in)
-		san_copy(r->func, sizeof(r->func), in + 4, eol);
-}
-
-static uint64_t san_hex(const char **s)
-{
-	uint64_t v = 0;
-
-	for (;; (*s)++) {
-		char c = **s;
-
-		if (c >= '0' && c <= '9')
-			v = v << 4 | (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v << 4 | (uint64_t)(c - 'a' + 10);
-		else
-			return v;
-	}
-}
-
-/* The report's first stack, as it printed it ("    #N 0x<pc> in ..."),
- * into pc[0..max): how many frames. */
-static unsigned san_stack(const char *text, uint64_t *pc, unsigned max)
-{
-	const char *l = san_line(text, "    #0 0x");
-	unsigned n = 0;
-
-	while (l && n < max) {
-		const char *s = l;
-
-		while (*s == ' ')
-			s++;
-		if (*s++ != '#')
-			break;
-		while (*s >= '0' && *s <= '9')
-			s++;
-		if (!san_starts(s, " 0x"))
-			break;
-		s += 3;
-		pc[n++] = san_hex(&s);
-		while (*s && *s != '\n')
-			s++;
-		l = *s ? s + 1 : NULL;
-	}
-	return n;
-}
-
 static void san_asan_report(const char *text)
 {
 	struct rt_san_report r;
@@ -226,14 +52,14 @@ static void san_asan_report(const char *text)
 		((volatile char *)&r)[i] = 0;
 	if (text && trace_asan_report_enabled()) {
 		if (asan.description)
-			san_copy(r.kind, sizeof(r.kind), asan.description(), NULL);
+			rt_san_copy(r.kind, sizeof(r.kind), asan.description(), NULL);
 		r.addr = asan.address ? (unsigned long)asan.address() : 0;
 		r.size = asan.access_size ? asan.access_size() : 0;
 		r.is_write = asan.access_type ? asan.access_type() : 0;
 		r.pc = asan.pc ? (unsigned long)asan.pc() : 0;
-		san_summary(text, &r);
-		san_copy(r.first_line, sizeof(r.first_line), san_first_line(text), NULL);
-		rt_stack_given(pc, san_stack(text, pc, UREC_STACK_MAX));
+		rt_san_summary(text, &r);
+		rt_san_copy(r.first_line, sizeof(r.first_line), rt_san_first_line(text), NULL);
+		rt_stack_given(pc, rt_san_stack(text, pc, UREC_STACK_MAX));
 		trace_asan_report(&r);
 		rt_stack_given(NULL, 0);
 	}
@@ -250,27 +76,6 @@ static int (*tsan_get_mop)(void *rep, size_t idx, int *tid, void **addr, int *si
 			   int *atomic, void **trace, size_t trace_size);
 static void (*symbolize_pc)(void *pc, const char *fmt, char *out, size_t len);
 
-/* NUL-terminated parts of one text, no libc call */
-static void san_cat(char *dst, size_t cap, size_t *n, const char *s)
-{
-	while (s && *s && *n + 1 < cap)
-		dst[(*n)++] = *s++;
-	dst[*n] = 0;
-}
-
-static void san_cat_u(char *dst, size_t cap, size_t *n, unsigned v)
-{
-	char d[12];
-	int i = 0;
-
-	do
-		d[i++] = (char)('0' + v % 10);
-	while ((v /= 10) && i < 11);
-	while (i && *n + 1 < cap)
-		dst[(*n)++] = d[--i];
-	dst[*n] = 0;
-}
-
 /* UBSan prints no stack: the stack from the caller of its handler
  * (__ubsan_handle_*) out, by glibc's backtrace(), which unwinds by DWARF
  * through the runtime's frames that have no frame pointer.  Return
@@ -285,7 +90,7 @@ static unsigned san_ubsan_stack(uint64_t *pc, unsigned max)
 		Dl_info info;
 
 		if (dladdr(buf[i], &info) && info.dli_sname &&
-		    san_starts(info.dli_sname, "__ubsan_handle_"))
+		    rt_san_starts(info.dli_sname, "__ubsan_handle_"))
 			from = i + 1;
 	}
 	for (int i = from; from > 0 && i < n && k < max; i++)
@@ -309,22 +114,22 @@ static void san_ubsan_report(void)
 		for (size_t i = 0; i < sizeof(r); i++)
 			((volatile char *)&r)[i] = 0;
 		ubsan_get_data(&kind, &msg, &file, &line, &col, &maddr);
-		san_copy(r.kind, sizeof(r.kind), kind, NULL);
-		san_copy(r.file, sizeof(r.file), file, NULL);
+		rt_san_copy(r.kind, sizeof(r.kind), kind, NULL);
+		rt_san_copy(r.file, sizeof(r.file), file, NULL);
 		r.line = line;
 		if (maddr && maddr[0] == '0' && maddr[1] == 'x') {
 			const char *h = maddr + 2;
 
-			r.addr = san_hex(&h);
+			r.addr = rt_san_hex(&h);
 		}
-		san_cat(r.first_line, sizeof(r.first_line), &n, file ? file : "<unknown>");
-		san_cat(r.first_line, sizeof(r.first_line), &n, ":");
-		san_cat_u(r.first_line, sizeof(r.first_line), &n, line);
-		san_cat(r.first_line, sizeof(r.first_line), &n, ":");
-		san_cat_u(r.first_line, sizeof(r.first_line), &n, col);
-		san_cat(r.first_line, sizeof(r.first_line), &n, ": runtime error: ");
+		rt_san_cat(r.first_line, sizeof(r.first_line), &n, file ? file : "<unknown>");
+		rt_san_cat(r.first_line, sizeof(r.first_line), &n, ":");
+		rt_san_cat_u(r.first_line, sizeof(r.first_line), &n, line);
+		rt_san_cat(r.first_line, sizeof(r.first_line), &n, ":");
+		rt_san_cat_u(r.first_line, sizeof(r.first_line), &n, col);
+		rt_san_cat(r.first_line, sizeof(r.first_line), &n, ": runtime error: ");
 		at = n;
-		san_cat(r.first_line, sizeof(r.first_line), &n, msg);
+		rt_san_cat(r.first_line, sizeof(r.first_line), &n, msg);
 		/* the report data capitalises the message, the printed line not */
 		if (at < n && msg[0] >= 'A' && msg[0] <= 'Z' && msg[1] >= 'a' && msg[1] <= 'z')
 			r.first_line[at] = (char)(msg[0] - 'A' + 'a');
@@ -366,11 +171,11 @@ static void san_tsan_first_line(struct rt_san_report *r)
 			a++, b++;
 		if (*a || *b)
 			continue;
-		san_cat(r->first_line, sizeof(r->first_line), &n, "WARNING: ThreadSanitizer: ");
-		san_cat(r->first_line, sizeof(r->first_line), &n, tsan_titles[i][1]);
-		san_cat(r->first_line, sizeof(r->first_line), &n, " (pid=");
-		san_cat_u(r->first_line, sizeof(r->first_line), &n, (unsigned)getpid());
-		san_cat(r->first_line, sizeof(r->first_line), &n, ")");
+		rt_san_cat(r->first_line, sizeof(r->first_line), &n, "WARNING: ThreadSanitizer: ");
+		rt_san_cat(r->first_line, sizeof(r->first_line), &n, tsan_titles[i][1]);
+		rt_san_cat(r->first_line, sizeof(r->first_line), &n, " (pid=");
+		rt_san_cat_u(r->first_line, sizeof(r->first_line), &n, (unsigned)getpid());
+		rt_san_cat(r->first_line, sizeof(r->first_line), &n, ")");
 		return;
 	}
 }
@@ -392,7 +197,7 @@ static void san_tsan_report(void *rep)
 			((volatile char *)&r)[i] = 0;
 		tsan_get_data(rep, &desc, &count, &stacks, &mops, &locs, &mutexes, &threads, &tids,
 			      &sleep, 1);
-		san_copy(r.kind, sizeof(r.kind), desc, NULL);
+		rt_san_copy(r.kind, sizeof(r.kind), desc, NULL);
 		san_tsan_first_line(&r);
 		if (mops > 0 && tsan_get_mop(rep, 0, &tid, &addr, &size, &write, &atomic, trace,
 					     UREC_STACK_MAX)) {
