@@ -28,6 +28,7 @@
  *   event_enable.c  which tracepoints are on: the recorder's ENABLEs, jump patching
  *   sanitizer_text.c   reading a sanitizer's report text (sanitizer.h)
  *   sanitizer_patch.c  a sanitizer's empty report hook patched to jump to ours
+ *   sanitizer_print.c  MSan's and LSan's reports read from their text as printed
  *   sanitizer.c     a sanitizer's report as a sanitizer:* event (its hook, its text read)
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
  *   inproc_probe_opt.c    int3 -> jmp once no other thread is in the way

@@ -233,6 +233,8 @@ bool rt_sanitizer_present(void)
 	if (present < 0)
 		present = dlsym(RTLD_DEFAULT, "__asan_set_error_report_callback") ||
 			  dlsym(RTLD_DEFAULT, "__ubsan_get_current_report_data") ||
+			  dlsym(RTLD_DEFAULT, "__msan_init") ||
+			  dlsym(RTLD_DEFAULT, "__lsan_do_leak_check") ||
 			  /* (the .symtab read only for a TSan program) */
 			  (dlsym(RTLD_DEFAULT, "__tsan_init") &&
 			   rt_sanitizer_sym("__tsan_get_report_data"));
@@ -251,6 +253,8 @@ void rt_sanitizer_hook(void)
 		rt_sanitizer_patch("__ubsan_on_report", (void *)san_ubsan_report);
 	if (tsan_get_data && tsan_get_mop)
 		rt_sanitizer_patch("__tsan_on_report", (void *)san_tsan_report);
+	if (dlsym(RTLD_DEFAULT, "__msan_init") || dlsym(RTLD_DEFAULT, "__lsan_do_leak_check"))
+		rt_sanitizer_patch("__sanitizer_on_print", (void *)rt_san_on_print);
 	*(void **)&asan.set_callback = dlsym(RTLD_DEFAULT, "__asan_set_error_report_callback");
 	*(void **)&asan.pc = dlsym(RTLD_DEFAULT, "__asan_get_report_pc");
 	*(void **)&asan.address = dlsym(RTLD_DEFAULT, "__asan_get_report_address");

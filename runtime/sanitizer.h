@@ -37,4 +37,8 @@ unsigned rt_san_stack(const char *text, uint64_t *pc, unsigned max) RT_HIDDEN;
 void rt_san_cat(char *dst, size_t cap, size_t *n, const char *s) RT_HIDDEN;
 void rt_san_cat_u(char *dst, size_t cap, size_t *n, unsigned v) RT_HIDDEN;
 
+/* sanitizer_print.c: __sanitizer_on_print's replacement, the text of
+ * MSan's and LSan's reports */
+void rt_san_on_print(const char *str) RT_HIDDEN;
+
 #endif

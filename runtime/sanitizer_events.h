@@ -68,10 +68,13 @@ DECLARE_EVENT_CLASS(san_report,
 );
 
 /* AddressSanitizer (sanitizer.c's callback), UndefinedBehaviorSanitizer
- * and ThreadSanitizer (their report hooks, sanitizer_patch.c) */
+ * and ThreadSanitizer (their report hooks, sanitizer_patch.c), MemorySanitizer
+ * and LeakSanitizer (their text, sanitizer_print.c) */
 DEFINE_EVENT(san_report, asan_report, TP_PROTO(const struct rt_san_report *r), TP_ARGS(r));
 DEFINE_EVENT(san_report, ubsan_report, TP_PROTO(const struct rt_san_report *r), TP_ARGS(r));
 DEFINE_EVENT(san_report, tsan_report, TP_PROTO(const struct rt_san_report *r), TP_ARGS(r));
+DEFINE_EVENT(san_report, msan_report, TP_PROTO(const struct rt_san_report *r), TP_ARGS(r));
+DEFINE_EVENT(san_report, lsan_report, TP_PROTO(const struct rt_san_report *r), TP_ARGS(r));
 
 #endif
 

@@ -14,6 +14,8 @@ static const char *const sanitizer_hooks[] = {
     "__asan_set_error_report_callback",
     "__ubsan_get_current_report_data",
     "__tsan_get_report_data",
+    "__msan_init",
+    "__lsan_do_leak_check",
 };
 
 static bool sanitizer_in_table(struct utrace_elf *elf, const char *name)
