@@ -26,6 +26,7 @@
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   event_enable.c  which tracepoints are on: the recorder's ENABLEs, jump patching
+ *   sanitizer_events.c the sanitizer:* events defined (sanitizer_events.h)
  *   sanitizer_text.c   reading a sanitizer's report text (sanitizer.h)
  *   sanitizer_patch.c  a sanitizer's empty report hook patched to jump to ours
  *   sanitizer_print.c  MSan's and LSan's reports read from their text as printed

@@ -29,8 +29,6 @@
 #include "runtime/rt.h"
 #include "runtime/sanitizer.h"
 
-#define CREATE_TRACE_POINTS
-#include "runtime/sanitizer_events.h"
 
 /* The ASan interface (asan_interface.h), looked up at start. */
 static struct {
