@@ -1,6 +1,7 @@
 #!/bin/bash
 # tests/kernel/sanitizer.sh BUILD_DIR - sanitizer reports as the
-# sanitizer:asan_report, ubsan_report and tsan_report events
+# sanitizer:asan_report, ubsan_report, tsan_report, msan_report and
+# lsan_report events
 # (docs/utrace-sanitizers.md), as the seeds use kasan_report.  The planted bugs of sanitizer/asan.c (heap overflow,
 # use after free, double free), built with gcc and clang, each run
 # untraced, then under -p nop -e 'sanitizer:*' -R stacktrace, under
@@ -19,7 +20,9 @@
 #     first frame of the report's stack in asan.c).
 # UBSan's signed overflow and shift (ubsan.c) and TSan's data race
 # (tsan.c), gcc and clang, the same ways: status and report as untraced,
-# the fields as reported, the event inside the call.
+# the fields as reported, the event inside the call.  MSan's
+# uninitialised read (msan.c, clang) and LSan's leak (leak.c, with
+# -fsanitize=leak and inside ASan), read from their text: the same.
 # Then utrace list -e, a filter on kind, a hist trigger on kind,
 # traceoff and snapshot on a report the program survives
 # (-fsanitize-recover), and the kasan recipe through --tracefs:
@@ -237,6 +240,56 @@ for cc in gcc clang; do
 	else
 		echo "UNSUPPORTED: $cc -fsanitize=thread: $(head -1 "$T/$cc.ts")"
 	fi
+done
+
+# MSan (clang) and LSan (alone, and inside ASan): read from their text
+text_want() { # the fields the report printed: MSan's first frame and SUMMARY, LSan's first leak
+	awk '/WARNING: MemorySanitizer: / { for (i = 1; i <= NF; i++) if ($i == "MemorySanitizer:") kind = $(i + 1); msan = 1 }
+	/^    #0 0x/ && !pc && msan { pc = $2 }
+	/^SUMMARY: MemorySanitizer:/ { n = split($4, p, ":"); file = p[1]; line = p[2]; fn = $NF }
+	/^(Direct|Indirect) leak of / && !kind { kind = tolower($1) "-leak"; size = $4; leak = 1; next }
+	leak && /^    #[0-9]+ 0x/ && $4 !~ /^(malloc|calloc|realloc|__interceptor_)/ && !fn {
+		fn = $4; n = split($5, p, ":"); file = p[1]; line = p[2] }
+	leak && !/^    #/ { leak = 0 }
+	END { printf "kind=%s addr=0x0 size=%d is_write=0 pc=%s file=%s line=%d func=%s\n",
+		kind, size, pc ? pc : "0x0", file, line, fn }' "$1"
+}
+frames_out() { if [ "$1" = nop ]; then cat; else grep -v '^    #'; fi; }
+check_text() { # check_text NAME CC FLAGS SRC WANT-STACK: one program, nop and graph
+	local name=$1 cc=$2 p=$T/$1-$2 w=$T/$1-$2 st0 st how opt
+	# shellcheck disable=SC2046,SC2086
+	if ! "$cc" $("$U" cflags --cc "$cc") -g $3 -o "$p" "$4" 2>"$w.cc"; then
+		echo "UNSUPPORTED: $cc $3: $(head -1 "$w.cc")"
+		return
+	fi
+	"$p" >/dev/null 2>"$w.u.err"
+	st0=$?
+	for how in nop graph; do
+		opt=
+		[ $how = nop ] && opt="-p nop -R stacktrace"
+		# shellcheck disable=SC2086
+		"$U" record -o "$w.$how.dat" -e 'sanitizer:*' $opt -- "$p" >/dev/null 2>"$w.$how.err"
+		st=$?
+		# (function_graph's return trampoline stands in the allocation
+		# stacks the sanitizer took with its frame-pointer unwinder: its
+		# report is compared without the frames)
+		check "$name $cc $how: exit status $st as untraced ($st0), the report as untraced" \
+			eval "[ $st = $st0 ] && diff <(norm_rows '$w.u.err' | frames_out $how) <(norm_rows '$w.$how.err' | frames_out $how)"
+		check "$name $cc $how: one event, its fields as reported ($(got_fields "$w.$how.dat"))" \
+			nonempty_same <(text_want "$w.$how.err") <(got_fields "$w.$how.dat")
+	done
+	check "$name $cc nop: the stacktrace has $5" \
+		grep -q "$5" <("$U" report -i "$w.nop.dat" 2>/dev/null | sed -n 's/^ => //p' | tr '\n' ' ')
+}
+if command -v clang >/dev/null; then
+	check_text msan clang -fsanitize=memory "$ROOT/tests/kernel/sanitizer/msan.c" "check main "
+	check "msan clang graph: the event inside check()" \
+		[ "$(graph_parents "$T/msan-clang.graph.dat" msan)" = check ]
+fi
+for cc in gcc clang; do
+	command -v "$cc" >/dev/null || continue
+	check_text lsan "$cc" -fsanitize=leak "$ROOT/tests/kernel/sanitizer/leak.c" "make main "
+	check_text lsan-in-asan "$cc" -fsanitize=address "$ROOT/tests/kernel/sanitizer/leak.c" "make main "
 done
 
 # a program without a sanitizer has no such event
