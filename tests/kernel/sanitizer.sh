@@ -259,7 +259,7 @@ text_want() { # the fields the report printed: MSan's first frame and SUMMARY, L
 		kind, size, pc ? pc : "0x0", file, line, fn }' "$1"
 }
 frames_out() { if [ "$1" = nop ]; then cat; else grep -v '^    #'; fi; }
-check_text() { # check_text NAME CC FLAGS SRC WANT-STACK: one program, nop and graph
+check_text() { # check_text NAME CC FLAGS SRC WANT-STACK: one program, nop, graph, overwrite
 	local name=$1 cc=$2 p=$T/$1-$2 w=$T/$1-$2 st0 st how opt
 	# shellcheck disable=SC2046,SC2086
 	if ! "$cc" $("$U" cflags --cc "$cc") -g $3 -o "$p" "$4" 2>"$w.cc"; then
@@ -268,9 +268,10 @@ check_text() { # check_text NAME CC FLAGS SRC WANT-STACK: one program, nop and g
 	fi
 	"$p" >/dev/null 2>"$w.u.err"
 	st0=$?
-	for how in nop graph; do
+	for how in nop graph overwrite; do
 		opt=
 		[ $how = nop ] && opt="-p nop -R stacktrace"
+		[ $how = overwrite ] && opt=--overwrite
 		# shellcheck disable=SC2086
 		"$U" record -o "$w.$how.dat" -e 'sanitizer:*' $opt -- "$p" >/dev/null 2>"$w.$how.err"
 		st=$?
@@ -287,8 +288,10 @@ check_text() { # check_text NAME CC FLAGS SRC WANT-STACK: one program, nop and g
 }
 if command -v clang >/dev/null; then
 	check_text msan clang -fsanitize=memory "$ROOT/tests/kernel/sanitizer/msan.c" "check main "
-	check "msan clang graph: the event inside check()" \
-		[ "$(graph_parents "$T/msan-clang.graph.dat" msan)" = check ]
+	for how in graph overwrite; do
+		check "msan clang $how: the event inside check()" \
+			[ "$(graph_parents "$T/msan-clang.$how.dat" msan)" = check ]
+	done
 fi
 for cc in gcc clang; do
 	command -v "$cc" >/dev/null || continue
