@@ -17,6 +17,7 @@
  * safe from the program.  This file sits below everything else in the
  * runtime that talks to the recorder: it calls nothing of theirs.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -51,11 +52,28 @@ static bool conn_error(long n)
 
 /* The socket is used between rt_fd_use and rt_fd_done: a dup2 of the
  * program onto its number waits for that (fd_guard.c). */
+/* MemorySanitizer's sendmsg checks that the bytes sent are initialised,
+ * and knows nothing of what our uninstrumented code wrote: in an MSan
+ * process they are marked initialised first (__msan_unpoison). */
+static void msg_unpoison(const void *msg, uint32_t size)
+{
+	static void (*unpoison)(const volatile void *, size_t);
+	static int looked;
+
+	if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+		*(void **)&unpoison = dlsym(RTLD_DEFAULT, "__msan_unpoison");
+		__atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+	}
+	if (unpoison)
+		unpoison(msg, size);
+}
+
 int rt_send(const void *msg, uint32_t size, int fd)
 {
 	int sock = rt_fd_use(&rt.sock);
 	long n = -ENOTCONN;
 
+	msg_unpoison(msg, size);
 	if (sock >= 0)
 		do
 			n = utrace_scm_send(sock, msg, size, fd);

@@ -207,6 +207,20 @@ static int object_read_sections(struct rt_object *obj)
 	return n || ret < 0 ? ret : rt_fpatch_object(obj);
 }
 
+/* libutrace.so itself: its sanitizer:* events (sanitizer.c), no sites. */
+static int object_read_events(struct rt_object *obj)
+{
+	struct utrace_elf *elf;
+	uint64_t size = 0;
+
+	if (utrace_elf_open(obj->path, &elf) < 0)
+		return 0;
+	obj->keys = object_section(obj, elf, "__utrace_event_keys", &size);
+	obj->nr_keys = obj->keys ? (uint32_t)(size / sizeof(struct utrace_event_key)) : 0;
+	utrace_elf_close(elf);
+	return 0;
+}
+
 int rt_object_send(struct rt_object *obj)
 {
 	size_t plen = strlen(obj->path) + 1;
@@ -337,6 +351,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	const char *path = info->dlpi_name;
 	struct rt_object *obj;
 	uint64_t lo = UINT64_MAX, hi = 0;
+	bool self;
 	int ret;
 
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -351,8 +366,10 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	if (hi <= lo)
 		return 0;
-	/* ourselves and the vDSO are not traced */
-	if ((uintptr_t)&self_anchor >= lo && (uintptr_t)&self_anchor < hi)
+	/* ourselves and the vDSO are not traced; we are an object (of
+	 * events, no call sites) when a sanitizer's report can be one */
+	self = (uintptr_t)&self_anchor >= lo && (uintptr_t)&self_anchor < hi;
+	if (self && !rt_sanitizer_present())
 		return 0;
 	if (!path || !*path) {
 		/* the main program */
@@ -385,7 +402,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	obj->index = rt.nr_objects++;
 	if (!rt.objects)
 		obj->flags |= UTRACE_OBJ_MAIN;
-	ret = object_read_sections(obj);
+	ret = self ? object_read_events(obj) : object_read_sections(obj);
 	if (!ret && obj->nr_sites)
 		ret = stubs_create(obj);
 	if (ret < 0) {

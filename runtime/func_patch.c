@@ -184,7 +184,7 @@ static void fp_drop(struct rt_object *obj)
 int rt_fpatch_object(struct rt_object *obj)
 {
 	size_t plen = strlen(obj->path) + 1;
-	struct utrace_msg_fpatch_ask *ask = malloc(sizeof(*ask) + plen);
+	struct utrace_msg_fpatch_ask *ask;
 	struct utrace_msg_fpatch_plan plan;
 	struct utrace_msg_fpatch_area am = {{sizeof(am), UTRACE_MSG_FPATCH_AREA}, obj->index, 0, 0};
 	struct fp_frames fr = {NULL, 0};
@@ -195,6 +195,7 @@ int rt_fpatch_object(struct rt_object *obj)
 	if (rt.cfg.tracer != UTRACE_TRACER_FUNCTION &&
 	    rt.cfg.tracer != UTRACE_TRACER_FUNCTION_GRAPH)
 		return 0;
+	ask = malloc(sizeof(*ask) + plen);
 	if (!ask)
 		return -ENOMEM;
 	*ask = (struct utrace_msg_fpatch_ask){

@@ -225,6 +225,8 @@ static int rt_start(const char *path)
 	rt_crash_install();
 	rt_plt_init();
 	rt_objects_scan();
+	if (!rt.attached) /* a callback left behind at the detach: not ours to set */
+		rt_sanitizer_hook();
 	rt_live_start();
 	return rt.enabled ? 0 : -1;
 }

@@ -26,6 +26,11 @@
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   event_enable.c  which tracepoints are on: the recorder's ENABLEs, jump patching
+ *   sanitizer_events.c the sanitizer:* events defined (sanitizer_events.h)
+ *   sanitizer_text.c   reading a sanitizer's report text (sanitizer.h)
+ *   sanitizer_patch.c  a sanitizer's empty report hook patched to jump to ours
+ *   sanitizer_print.c  MSan's and LSan's reports read from their text as printed
+ *   sanitizer.c     a sanitizer's report as a sanitizer:* event (its hook, its text read)
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
  *   crash.c         --dump-on-crash: a crash signal recorded, then the program's handling
  *   inproc_probe_opt.c    int3 -> jmp once no other thread is in the way
@@ -249,6 +254,16 @@ static inline uint64_t rt_clock(uint32_t *cpu)
 	return (uint64_t)hi << 32 | lo;
 }
 
+/* sanitizer.c: whether the process has a sanitizer runtime whose reports
+ * are events (libutrace.so is then an object of events); its hook set */
+bool rt_sanitizer_present(void) RT_HIDDEN;
+void rt_sanitizer_hook(void) RT_HIDDEN;
+/* sanitizer_patch.c: a sanitizer runtime's function, exported or in the
+ * program's .symtab; its empty report hook name made to jump to hook (1;
+ * 0: no such hook; -1: not patched, said) */
+void *rt_sanitizer_sym(const char *name) RT_HIDDEN;
+int rt_sanitizer_patch(const char *name, void *hook) RT_HIDDEN;
+
 /* plt.c: with --libcall, hook the imports of the objects scanned from
  * now on (rt_objects_added_hook) */
 void rt_plt_init(void) RT_HIDDEN;
@@ -466,6 +481,10 @@ void rt_stacktrace_write(struct rt_thread *t, const void *rec) RT_HIDDEN;
  * frame-pointer walk), else function starts (the shadow stack) */
 unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max,
 			  bool *ret_addrs) RT_HIDDEN;
+/* ... the stack of this thread's events until called with NULL, in place
+ * of the frame-pointer walk: code addresses pc[0..n), innermost first
+ * (a sanitizer's report, sanitizer.c) */
+void rt_stack_given(const uint64_t *pc, unsigned n) RT_HIDDEN;
 
 /* trace_events.c: a UEXT_SIGNAL record (crash.c) into the calling
  * thread's buffer, in any context the tracer could write in */

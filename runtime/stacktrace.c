@@ -21,6 +21,10 @@
  *    the event.  A return address that is a graph return trampoline (a
  *    hooked frame: rt_is_graph_return) is replaced by the real one from
  *    the shadow stack frame whose slot holds it.
+ *  - or the stack the event's source knows better (rt_stack_given):
+ *    a sanitizer's report prints the stack of the bug, read from its
+ *    text (sanitizer.c), where frame pointers would lead through the
+ *    sanitizer runtime's own frames, which may have none.
  *
  * The walk must never fault, whatever the program's frames hold (code
  * built without frame pointers leaves anything in %rbp): each frame must
@@ -98,6 +102,16 @@ static unsigned walk_shadow(const struct rt_thread *t, uint64_t *pc, unsigned ma
 	return n;
 }
 
+/* The stack the source of this thread's event gave (rt_stack_given). */
+static __thread const uint64_t *given_pc;
+static __thread unsigned given_n;
+
+void rt_stack_given(const uint64_t *pc, unsigned n)
+{
+	given_pc = pc;
+	given_n = pc ? n : 0;
+}
+
 unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max,
 			  bool *ret_addrs)
 {
@@ -107,7 +121,14 @@ unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *
 	if (max > UREC_STACK_MAX)
 		max = UREC_STACK_MAX;
 	*ret_addrs = !(rt.cfg.tracer == UTRACE_TRACER_FUNCTION_GRAPH && t->stack && t->depth);
-	n = *ret_addrs ? walk_fp(t, rec, pc, max) : walk_shadow(t, pc, max);
+	if (*ret_addrs && given_n) {
+		/* the source's own stack: code addresses, not return ones */
+		for (n = 0; n < given_n && n < max; n++)
+			pc[n] = given_pc[n];
+		*ret_addrs = false;
+	} else {
+		n = *ret_addrs ? walk_fp(t, rec, pc, max) : walk_shadow(t, pc, max);
+	}
 	errno = saved;
 	return n;
 }

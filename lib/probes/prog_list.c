@@ -10,7 +10,9 @@
  * Events are read from the __utrace_events section of the program and of
  * the same libraries (lib/events/event_format_elf.c) and print as "system:event",
  * once each even if several objects define one: the recorder gives an
- * event one id by that name, whichever object fires it.
+ * event one id by that name, whichever object fires it.  A sanitized
+ * program also has the sanitizer:* events of libutrace.so (read from its
+ * file the same way).
  *
  * USDT probes (<sys/sdt.h>) are read from .note.stapsdt (usdt.c) and print
  * as "provider:name", once each however many sites it has, like `perf list
@@ -20,6 +22,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +30,11 @@
 
 #include "common/proto.h"
 #include "lib/base/error.h"
+#include "lib/base/runtime_path.h"
 #include "lib/elf/callsite.h"
 #include "lib/elf/elf.h"
 #include "lib/elf/libdeps.h"
+#include "lib/elf/sanitizer.h"
 #include "lib/elf/symtab.h"
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
@@ -373,6 +378,23 @@ out:
 	return n < 0 ? -1 : 0;
 }
 
+/* A sanitized program: the sanitizer:* events libutrace.so defines for
+ * it (runtime/sanitizer.c), counted with the libraries'.  0, or -1. */
+static long prog_list_sanitizer(struct utrace_prog_list *ls, const char *prog,
+				const struct utrace_libdeps *deps, struct utrace_prog_list_found *found,
+				struct utrace_error *err)
+{
+	char runtime[PATH_MAX];
+	long n;
+
+	if (!utrace_sanitizer_find(prog, deps) || utrace_runtime_path(runtime, sizeof(runtime)) < 0)
+		return 0;
+	n = utrace_prog_list_object_events(ls, runtime, err);
+	if (n > 0)
+		found->libs += n;
+	return n < 0 ? -1 : 0;
+}
+
 int utrace_prog_list_events(struct utrace_prog_list *ls, const char *prog,
 			    const char *const *probes, int nprobes,
 			    struct utrace_prog_list_found *found, struct utrace_error *err)
@@ -386,6 +408,8 @@ int utrace_prog_list_events(struct utrace_prog_list *ls, const char *prog,
 	n = found->main = utrace_prog_list_object_events(ls, prog, err);
 	if (n >= 0)
 		n = found->libs = utrace_prog_list_libraries(ls, prog, &deps, err);
+	if (n >= 0)
+		n = prog_list_sanitizer(ls, prog, &deps, found, err);
 	if (n >= 0)
 		n = utrace_prog_list_probes(ls, prog, probes, nprobes, err);
 	utrace_libdeps_free(&deps);

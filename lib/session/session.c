@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/base/runtime_path.h"
 #include "lib/base/spawn.h"
 #include "lib/hist/hist.h"
 #include "lib/session/session_attach.h"
@@ -361,7 +362,7 @@ static int session_prepare(struct utrace_session *s)
 	struct utrace_session_opts *o = s->o;
 	int ret;
 
-	if (session_find_runtime(s->runtime, sizeof(s->runtime)) < 0)
+	if (utrace_runtime_path(s->runtime, sizeof(s->runtime)) < 0)
 		return session_failf(&s->fail, 1,
 				     "cannot find libutrace.so next to utrace (set UTRACE_LIB)");
 	if (!o->rec.notice) {

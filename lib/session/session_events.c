@@ -8,7 +8,8 @@
  * Design: --probe and -e usdt: become uprobes, enabled as kernel events
  * (session_probes.c); an -e whose SYSTEM is a directory of tracefs
  * events/ is a kernel event; the rest are the programs' own tracepoints,
- * which must exist in the program or a library it loads at start.  The
+ * which must exist in the program or a library it loads at start (or,
+ * for a sanitized program, in libutrace.so: sanitizer:*).  The
  * kernel instance is opened here, so that a bad kernel filter stops the
  * recording before the command runs, as a bad user filter does.  Errors
  * go to the session's failure (session_fail.h), the exit status returned.
@@ -24,6 +25,7 @@
 #include "lib/session/session_synth.h"
 #include "lib/session/session_triggers.h"
 #include "lib/elf/libdeps.h"
+#include "lib/elf/sanitizer.h"
 #include "lib/events/event_format.h"
 #include "lib/probes/inproc_probe.h"
 
@@ -177,14 +179,18 @@ static int session_check_user_events(struct utrace_session *s)
 		return record_check_triggers(s->uspecs, s->nuspecs, &none, NULL, 0, s->synths,
 					     s->o->nsynth, &s->fail);
 	}
-	lists = calloc(deps.n + 1, sizeof(*lists));
-	files = calloc(deps.n + 1, sizeof(*files));
+	lists = calloc(deps.n + 2, sizeof(*lists));
+	files = calloc(deps.n + 2, sizeof(*files));
 	if (!lists || !files)
 		ret = session_failf(&s->fail, 1, "out of memory");
 	for (size_t i = 0; !ret && i <= deps.n; i++)
 		if (utrace_event_list_load(i ? deps.paths[i - 1] : exe, &lists[n], &err) == 0)
 			/* the name the runtime gives the object (its realpath) */
 			files[n++] = realpath(i ? deps.paths[i - 1] : exe, NULL);
+	/* a sanitized program: libutrace.so's sanitizer:* events too */
+	if (!ret && s->runtime[0] && utrace_sanitizer_find(exe, &deps) &&
+	    utrace_event_list_load(s->runtime, &lists[n], &err) == 0)
+		files[n++] = realpath(s->runtime, NULL);
 	for (unsigned i = 0; lists && !ret && i < s->nuspecs; i++) {
 		const char *why;
 

@@ -64,10 +64,8 @@ struct utrace_session {
 int session_split_events(struct utrace_session *s);
 int session_open_events(struct utrace_session *s);
 
-/* session_spawn.c: libutrace.so's path (0, or -1 if not found); the
- * command started with kernel tracing and sampling on its pid (see
- * there). */
-int session_find_runtime(char *out, size_t len);
+/* session_spawn.c: the command started with kernel tracing and sampling
+ * on its pid (see there). */
 pid_t session_spawn(char **argv, const char *sock, const char *runtime, bool bind_now,
 		    struct session_kernel *k, struct utrace_error *err);
 

@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * session_spawn.c - the command `utrace record` runs
- * (lib/session/session_internal.h): libutrace.so found, the command started
- * held with it preloaded, kernel tracing and sampling started on its pid,
+ * (lib/session/session_internal.h): the command started held with
+ * libutrace.so preloaded, kernel tracing and sampling started on its pid,
  * then its exec.
  *
  * Design: the child waits on a pipe before its exec (lib/base/spawn.h)
  * so that the kernel instance and the sampler are scoped to its pid
  * before it runs a single instruction of the command; it takes
- * LD_PRELOAD and UTRACE_SOCK from here, and gets back the signal
+ * LD_PRELOAD, UTRACE_SOCK and ASAN_OPTIONS from here, and gets back the signal
  * dispositions and mask utrace started with (lib/base/spawn.h), not the
  * recorder's.
  */
-#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,40 +22,32 @@
 #include "lib/session/session_internal.h"
 #include "lib/base/spawn.h"
 
-/* libutrace.so lives next to the utrace binary (the build tree), in
- * ../lib (an installed tree: PREFIX/bin/utrace, PREFIX/lib/libutrace.so),
- * or where UTRACE_LIB says. */
-int session_find_runtime(char *out, size_t len)
-{
-	static const char *const rel[] = {"/libutrace.so", "/../lib/libutrace.so",
-					  "/../lib/utrace/libutrace.so"};
-	const char *env = getenv("UTRACE_LIB");
-	char self[PATH_MAX];
-	ssize_t n;
-	char *slash;
-
-	if (env && *env) {
-		snprintf(out, len, "%s", env);
-		return access(out, R_OK);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return -1;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (slash)
-		*slash = 0;
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
-		if ((size_t)snprintf(out, len, "%s%s", self, rel[i]) < len && !access(out, R_OK))
-			return 0;
-	return -1;
-}
-
 /* What the child sets up before it waits to exec (utrace_spawn_held). */
 struct session_child_env {
 	const char *sock, *runtime;
 	bool bind_now; /* --libcall: every GOT slot bound before the runtime hooks it */
 };
+
+/*
+ * AddressSanitizer linked as a library (gcc's libasan) refuses to start
+ * when another library is loaded before it ("ASan runtime does not come
+ * first in initial library list"), and the preload is.  Preloading
+ * libasan too would put ASan into every program the command runs;
+ * instead ASan is told not to check the order, first in ASAN_OPTIONS so
+ * that the user's own options, after it, win.  Our runtime defines none
+ * of the functions ASan intercepts for memory, and forwards those it
+ * shares with ASan (signals, longjmp, fork) to the next definition.
+ */
+static void session_child_asan_options(void)
+{
+	const char *old = getenv("ASAN_OPTIONS");
+	char *opts;
+
+	if (asprintf(&opts, "verify_asan_link_order=0%s%s", old && *old ? ":" : "",
+		     old ? old : "") < 0)
+		_exit(127);
+	setenv("ASAN_OPTIONS", opts, 1);
+}
 
 static void session_child_setup(void *arg)
 {
@@ -67,6 +58,7 @@ static void session_child_setup(void *arg)
 	if (asprintf(&preload, "%s%s%s", env->runtime, old && *old ? ":" : "", old ? old : "") < 0)
 		_exit(127);
 	setenv("LD_PRELOAD", preload, 1);
+	session_child_asan_options();
 	setenv("UTRACE_SOCK", env->sock, 1);
 	if (env->bind_now)
 		setenv("LD_BIND_NOW", "1", 1);
