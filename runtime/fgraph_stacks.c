@@ -101,32 +101,16 @@ static struct fs_stack *fs_loaded(void)
 
 /* ---- the thread's own stack: its mapping ---------------------------- */
 
-static uint64_t fs_hex(const char **p)
-{
-	uint64_t v = 0;
-
-	for (;; (*p)++) {
-		char c = **p;
-
-		if (c >= '0' && c <= '9')
-			v = v << 4 | (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v << 4 | (uint64_t)(c - 'a' + 10);
-		else
-			return v;
-	}
-}
-
 /* One line of /proc/self/maps: whether it holds sp (0: whether it is the
  * main thread's stack); [lo, hi) then. */
 static bool fs_maps_line(const char *l, const char *end, uint64_t sp, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t a = fs_hex(&l), b;
+	uint64_t a = rt_parse_hex(&l), b;
 	bool stack = end - l >= 7 && !__builtin_memcmp(end - 7, "[stack]", 7);
 
 	if (*l++ != '-')
 		return false;
-	b = fs_hex(&l);
+	b = rt_parse_hex(&l);
 	if (sp ? sp < a || sp >= b : !stack)
 		return false;
 	*lo = a;

@@ -296,6 +296,25 @@ static inline bool rt_is_graph_return(uint64_t a)
 }
 long utrace_call_preserving_fpu(long (*fn)(void *), void *arg) RT_HIDDEN;
 
+/* The lowercase hex digits at *s as a number, *s moved past them (the
+ * runtime reads /proc/self/maps and the sanitizers' reports with it: no
+ * libc's strtoull, which may allocate for its locale). */
+static inline uint64_t rt_parse_hex(const char **s)
+{
+	uint64_t v = 0;
+
+	for (;; (*s)++) {
+		char c = **s;
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
 /* ring_buffer.c
  *
  * A record is a few words; one of them may carry the time delta since the

@@ -118,7 +118,7 @@ static void san_ubsan_report(void)
 		if (maddr && maddr[0] == '0' && maddr[1] == 'x') {
 			const char *h = maddr + 2;
 
-			r.addr = rt_san_hex(&h);
+			r.addr = rt_parse_hex(&h);
 		}
 		rt_san_cat(r.first_line, sizeof(r.first_line), &n, file ? file : "<unknown>");
 		rt_san_cat(r.first_line, sizeof(r.first_line), &n, ":");

@@ -29,8 +29,6 @@ const char *rt_san_first_line(const char *text) RT_HIDDEN;
 /* "SUMMARY: TOOL: KIND LOCATION in FUNC": kind (if r has none), file,
  * line, func */
 void rt_san_summary(const char *text, struct rt_san_report *r) RT_HIDDEN;
-/* hex digits at *s, *s moved past them */
-uint64_t rt_san_hex(const char **s) RT_HIDDEN;
 /* the first stack of text ("    #N 0x<pc> ...") into pc[0..max) */
 unsigned rt_san_stack(const char *text, uint64_t *pc, unsigned max) RT_HIDDEN;
 /* a text, a number appended at dst[*n] (cap bytes, NUL kept) */

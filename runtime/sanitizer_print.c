@@ -55,7 +55,7 @@ static void sp_frame(const char *s, const char *end)
 	if (!rt_san_starts(s, " 0x") || sp.n >= UREC_STACK_MAX)
 		return;
 	s += 3;
-	sp.pc[sp.n++] = rt_san_hex(&s);
+	sp.pc[sp.n++] = rt_parse_hex(&s);
 	if (sp.which != SP_LSAN || sp.r.func[0] || !rt_san_starts(s, " in "))
 		return;
 	in = s + 4;

@@ -140,22 +140,6 @@ void rt_san_summary(const char *text, struct rt_san_report *r)
 		rt_san_copy(r->func, sizeof(r->func), in + 4, eol);
 }
 
-uint64_t rt_san_hex(const char **s)
-{
-	uint64_t v = 0;
-
-	for (;; (*s)++) {
-		char c = **s;
-
-		if (c >= '0' && c <= '9')
-			v = v << 4 | (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v << 4 | (uint64_t)(c - 'a' + 10);
-		else
-			return v;
-	}
-}
-
 /* The report's first stack, as it printed it ("    #N 0x<pc> in ..."),
  * into pc[0..max): how many frames. */
 unsigned rt_san_stack(const char *text, uint64_t *pc, unsigned max)
@@ -175,7 +159,7 @@ unsigned rt_san_stack(const char *text, uint64_t *pc, unsigned max)
 		if (!rt_san_starts(s, " 0x"))
 			break;
 		s += 3;
-		pc[n++] = rt_san_hex(&s);
+		pc[n++] = rt_parse_hex(&s);
 		while (*s && *s != '\n')
 			s++;
 		l = *s ? s + 1 : NULL;

@@ -398,11 +398,26 @@ static int pull_selected(void *arg, struct utrace_event *ev, struct utrace_error
 	return ret;
 }
 
+/* An event handed out (ret > 0): counted, and the end of the last one
+ * noted (a one-line call ends at its return). */
+static inline int filter_kept(struct utrace_report_filter *f, const struct utrace_event *ev,
+			      int ret)
+{
+	uint64_t end;
+
+	if (ret <= 0 || !f || ev->kind == UTRACE_EV_LOST)
+		return ret;
+	f->kept++;
+	end = ev->ts + (ev->kind == UTRACE_EV_LEAF ? ev->duration : 0);
+	if (end > f->last_end)
+		f->last_end = end;
+	return ret;
+}
+
 int utrace_report_filter_next(struct utrace_report_filter *f, struct utrace_dat_iter *it,
 			      struct utrace_event *ev, struct utrace_error *err)
 {
 	struct pull_arg a = {f, it};
-	uint64_t end;
 	int ret;
 
 	if (f && f->limit && f->kept >= f->limit)
@@ -412,14 +427,7 @@ int utrace_report_filter_next(struct utrace_report_filter *f, struct utrace_dat_
 		ret = report_fold_next(&f->fold, pull_selected, &a, ev, err);
 	else
 		ret = pull_selected(&a, ev, err);
-	if (ret <= 0 || !f || ev->kind == UTRACE_EV_LOST)
-		return ret;
-	f->kept++;
-	/* a one-line call ends at its return */
-	end = ev->ts + (ev->kind == UTRACE_EV_LEAF ? ev->duration : 0);
-	if (end > f->last_end)
-		f->last_end = end;
-	return ret;
+	return filter_kept(f, ev, ret);
 }
 
 void utrace_report_filter_set_limit(struct utrace_report_filter *f, uint64_t n)
@@ -438,19 +446,9 @@ uint64_t utrace_report_filter_last(const struct utrace_report_filter *f)
 static inline int filter_next(struct utrace_report_filter *f, struct utrace_dat_iter *it,
 			      struct utrace_event *ev, struct utrace_error *err)
 {
-	uint64_t end;
-	int ret;
-
 	if (f && (f->active || f->limit))
 		return utrace_report_filter_next(f, it, ev, err);
-	ret = utrace_dat_iter_next(it, ev, err);
-	if (ret <= 0 || !f || ev->kind == UTRACE_EV_LOST)
-		return ret;
-	f->kept++;
-	end = ev->ts + (ev->kind == UTRACE_EV_LEAF ? ev->duration : 0);
-	if (end > f->last_end)
-		f->last_end = end;
-	return ret;
+	return filter_kept(f, ev, utrace_dat_iter_next(it, ev, err));
 }
 
 int utrace_report_filter_run(struct utrace_report_filter *f, struct utrace_dat *d,

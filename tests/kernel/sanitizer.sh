@@ -78,7 +78,7 @@ got_fields() { "$U" report -i "$1" 2>/dev/null | sed -n 's/.*san_report: //; T; 
 graph_parent() { graph_parents "$1" asan | head -1; }
 # ... of each SAN_report event (DAT SAN), per thread
 graph_parents() { # (clang's llvm-symbolizer is traced too: its calls left out)
-	"$U" report --comm "$2-*" -i "$1" 2>/dev/null | awk -F'|' -v ev="$2_report:" '
+	"$U" report -O nofuncgraph-proc --comm "$2-*" -i "$1" 2>/dev/null | awk -F'|' -v ev="$2_report:" '
 		/^ *[0-9]+\) +[^ ]+ +=> +[^ ]+ *$/ { # a switch: "A => B"
 			n = split($0, w, " ")
 			if (!sw++) { for (i = 1; i <= d[""]; i++) st[w[2], i] = st["", i]; d[w[2]] = d[""] }
