@@ -12,7 +12,7 @@
  * (the selftests would then test it and fail instead of saying
  * UNSUPPORTED).  Left out today: the dump and cpudump function
  * commands, instances/, t: and e: probes,
- * <memaddr> places, module places, appending a probe to an event
+ * <memaddr> places, appending a probe to an event
  * (multiprobe: "Create/append/"), (ref_ctr_offset), $arg<N> on return
  * probes, <argname>, symstr, %pd/%pD, synthetic array fields.
  */
@@ -90,8 +90,9 @@ static const char readme[] =
     "\t           f[:[<group>/][<event>]] <func-name>[%return] [<args>]\n"
     "\t           s:[synthetic/]<event> <field> [<field>]\n"
     "\t           -:[<group>/][<event>]\n"
-    "\t    place: <symbol>[+<offset>]\n"
-    "  place (kretprobe): <symbol>%return\n"
+    "\t    place: [<module>:]<symbol>[+<offset>]\n"
+    "place (kretprobe): [<module>:]<symbol>[+<offset>]%return\n"
+    "\t           (<module>: the file name of a loaded object)\n"
     "   place (uprobe): <path>:<offset>[%return]\n"
     "\t     args: <name>=fetcharg[:type]\n"
     "\t fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],\n"

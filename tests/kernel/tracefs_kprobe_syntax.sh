@@ -5,7 +5,10 @@
 # functions hold known instructions: a probe inside the bytes another
 # probe's 5-byte jmp replaces is refused (the kernel's BAD_INSN_BNDRY)
 # and the program runs on (kprobe_insn_boundary.tc probed every offset of
-# a function and the program died of the corrupted jmp).
+# a function and the program died of the corrupted jmp); MODULE:SYMBOL
+# places; p:...%return as r:; GRP/ and -:GRP/ (the whole group); !p:,
+# !r:, !s: with the definition as written removing it; README listing the
+# places.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -64,6 +67,52 @@ empty() { # FILE is read (the mount answers) and has nothing
 	c=$(cat "$1") && test -z "$c"
 }
 check "the probes are removed" empty kprobe_events
+
+# MODULE:SYMBOL, the kernel's module place: MODULE is an object's file name
+echo 'p ks:func_seq x=%di:s64' >>kprobe_events
+check "a probe at MODULE:SYMBOL (ks:func_seq) is added" test $? -eq 0
+check "listed with its module, named as the kernel names it" \
+	test "$(cat kprobe_events)" = 'p:kprobes/p_ks_func_seq_0 ks:func_seq x=%di:s64'
+echo 1 >events/kprobes/p_ks_func_seq_0/enable
+check "it records the calls" trace_shows "$T/t2" ' p_ks_func_seq_0: (func_seq+0x0/0x[0-9a-f]*) x=[0-9]'
+echo 0 >events/kprobes/p_ks_func_seq_0/enable
+echo 'p:kp/other libc.so.6:func_seq' >>kprobe_events 2>/dev/null
+check "a module that does not define the symbol is refused" test $? -ne 0
+check "with the kernel's BAD_PROBE_ADDR" errlog_is trace_kprobe \
+	"Invalid probed address or symbol" "p:kp/other libc.so.6:func_seq" 11
+echo >kprobe_events
+
+# %return on a p: probe is a return probe: listed as r: is
+echo 'r:myret func_seq' >kprobe_events
+r1=$(cat kprobe_events)
+echo 'p:myret func_seq%return' >kprobe_events
+check "p:...%return lists as r: does ($r1)" test "$(cat kprobe_events)" = "$r1"
+echo >kprobe_events
+
+# GRP/ (the default event name) and -:GRP/ (the whole group)
+echo 'p:grp/ func_seq' >>dynamic_events
+echo 'r:grp/ func_seq' >>dynamic_events
+check "p:GRP/ and r:GRP/ get the default names" \
+	test "$(ls events/grp | tr '\n' ' ')" = "enable p_func_seq_0 r_func_seq_0 "
+echo '-:grp/' >>dynamic_events
+check "-:GRP/ removes every event of the group" empty dynamic_events
+check "and the group's folder" test ! -d events/grp
+
+# !TYPE:EVENT DEFINITION, the definition as written, removes it
+echo "p:ev1 func_seq" >>dynamic_events
+echo "s:lat1 u64 lat; pid_t pid;" >>dynamic_events
+echo "r:ev2 func_seq" >>dynamic_events
+echo "!p:ev1 main" >>dynamic_events 2>/dev/null
+check "!p: with another point removes nothing (ENOENT)" test $? -ne 0 -a "$(grep -c . dynamic_events)" = 3
+echo "!p:ev1 func_seq" >>dynamic_events
+check "!p:EVENT POINT removes that probe" test "$(grep -c 'ev1\|ev2\|lat1' dynamic_events)" = 2
+echo "!s:lat1 u64 lat; pid_t pid;" >>dynamic_events
+check "!s:NAME FIELDS removes that synthetic event" test "$(grep -c 'ev2\|lat1' dynamic_events)" = 1
+echo "!r:ev2 func_seq" >>dynamic_events
+check "!r: the return probe" empty dynamic_events
+check "README lists the places taken" grep -qF 'place: [<module>:]<symbol>[+<offset>]' README
+check "and the return probes'" grep -qF 'place (kretprobe): [<module>:]<symbol>[+<offset>]%return' README
+
 cd / || exit 1
 touch "$T/stop"
 wait "$RP"
