@@ -399,7 +399,10 @@ static int dyn_remove(void *arg, const char *sys, const char *name, struct utrac
 		ret = utrace_recorder_inproc_probe_remove(rl->r, sys, name, err);
 	if (ret >= 0 && n) {
 		/* a synthetic event's name is free again; a probe's too (its
-		 * key stays off for good: a new one gets a new key) */
+		 * key stays off for good: a new one gets a new key, and a new
+		 * event id, its layout may differ) */
+		if (!n->synth && rl->events)
+			utrace_event_select_forget(rl->events, sys, name);
 		dyn_name_free(n);
 		*n = d->names[--d->n];
 	}

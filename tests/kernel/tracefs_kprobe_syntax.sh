@@ -7,8 +7,8 @@
 # and the program runs on (kprobe_insn_boundary.tc probed every offset of
 # a function and the program died of the corrupted jmp); MODULE:SYMBOL
 # places; p:...%return as r:; GRP/ and -:GRP/ (the whole group); !p:,
-# !r:, !s: with the definition as written removing it; README listing the
-# places.
+# !r:, !s: with the definition as written removing it; a probe defined
+# again with another layout getting a new id; README listing the places.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -110,6 +110,25 @@ echo "!s:lat1 u64 lat; pid_t pid;" >>dynamic_events
 check "!s:NAME FIELDS removes that synthetic event" test "$(grep -c 'ev2\|lat1' dynamic_events)" = 1
 echo "!r:ev2 func_seq" >>dynamic_events
 check "!r: the return probe" empty dynamic_events
+# a probe defined again under a removed one's name, with another layout:
+# a new id, its records decoded with its own format (kprobe_args_type.tc)
+echo 'p:kp/ty func_seq x=%di:u64' >>kprobe_events
+id1=$(cat events/kp/ty/id)
+echo 1 >events/kp/ty/enable
+trace_shows "$T/t3" ' ty: ' >/dev/null
+echo 0 >events/kp/ty/enable
+echo '-:kp/ty' >>kprobe_events
+echo >trace
+echo 'p:kp/ty func_seq x=%di:u16 y=%di:u16' >>kprobe_events
+id2=$(cat events/kp/ty/id)
+check "the redefined event has a new id ($id1, then $id2)" test -n "$id2" -a "$id1" != "$id2"
+echo 1 >events/kp/ty/enable
+check "its records come" trace_shows "$T/t4" ' ty: '
+echo 0 >events/kp/ty/enable
+grep ' ty: ' "$T/t4" >"$T/ty"
+check "each is decoded with the new layout: x=N y=N, N < 50 ($(wc -l <"$T/ty") records)" \
+	test -s "$T/ty" -a -z "$(grep -Ev ' ty: \(func_seq\+0x0/0x[0-9a-f]+\) x=([0-9]|[1-4][0-9]) y=\1$' "$T/ty")"
+echo >kprobe_events
 check "README lists the places taken" grep -qF 'place: [<module>:]<symbol>[+<offset>]' README
 check "and the return probes'" grep -qF 'place (kretprobe): [<module>:]<symbol>[+<offset>]%return' README
 
