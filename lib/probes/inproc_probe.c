@@ -250,6 +250,7 @@ static int ipp_parse(struct ipp_parse *ps)
 {
 	struct utrace_inproc_probe *p = ps->p;
 	struct upr_point pt = {.in_process = true};
+	struct upr_file file;
 	int ret = upr_split(ps->def, &ps->tok, &ps->col, &ps->n);
 
 	if (ret < 0)
@@ -277,7 +278,12 @@ static int ipp_parse(struct ipp_parse *ps)
 	if ((ret = ipp_dwarf_names(ps, &pt)) < 0)
 		return ret;
 	p->u.is_return = pt.is_return;
+	/* a PATH: probe's @SYMBOLs are that file's */
+	if (ps->with_path && upr_file_open(p->real, &file, NULL) == 0)
+		pt.file = &file;
 	ret = upr_parse_args(&p->u, &pt, ps->tok + 2, ps->col + 2, ps->n - 2, &ps->column);
+	if (pt.file)
+		upr_file_close(&file);
 	if (ret > 0)
 		return kerr(ps, ret, ps->column);
 	if (ret < 0)

@@ -260,7 +260,12 @@ static int parse_symbol_addr(struct fa *fa, const char *arg, int pos)
 	memcpy(sym, arg + 1, len);
 	sym[len] = 0;
 	if (fa->pt->in_process) {
-		emit(fa, "%s", arg); /* resolved where the probe lands */
+		/* resolved where the probe lands: a PATH: probe's file, known
+		 * now (its error at the '@', the kernel's column for a symbol
+		 * on a uprobe) */
+		if (fa->pt->file && upr_find_symbol(fa->pt->file, sym, false, &vaddr, &size) < 1)
+			return fail(fa, UTRACE_UPROBE_ERR_NO_SYMBOL, pos);
+		emit(fa, "%s", arg);
 		return 0;
 	}
 	if (!fa->pt->file)

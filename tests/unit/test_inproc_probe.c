@@ -345,6 +345,46 @@ static void test_locate(void)
 	}
 }
 
+/* OFFSET(REFCTR) (uprobe_syntax_errors.tc: the kernel's errors at its
+ * columns, a well-formed one refused) and @SYMBOL of a PATH: probe,
+ * which the file must define (the error at the '@'); col: the OFFSET's. */
+static void test_path_refctr(const char *fix, uint64_t lin, int col)
+{
+	static const struct {
+		const char *tail;
+		int code, at; /* the caret, from OFFSET's column */
+	} bad[] = {
+	    {"(1a)", UTRACE_UPROBE_ERR_BAD_REFCNT, 7},
+	    {"(10", UTRACE_UPROBE_ERR_REFCNT_OPEN_BRACE, 9},
+	    {"(10)a", UTRACE_UPROBE_ERR_BAD_REFCNT_SUFFIX, 10},
+	    {"(10)%return", UTRACE_UPROBE_ERR_BAD_REFCNT_SUFFIX, 10},
+	    {"(10)", UTRACE_UPROBE_ERR_REFCNT_IN_PROCESS, 7},
+	};
+	struct utrace_error err = {0};
+	struct utrace_inproc_probe *q = NULL;
+	char def[2048];
+	int code = 0, ret;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* OFFSET is "0x" and 4 hex digits: lin < 0x10000 in the fixture */
+		snprintf(def, sizeof(def), "p:e %s:0x%04" PRIx64 "%s", fix, lin, bad[i].tail);
+		memset(&err, 0, sizeof(err));
+		ret = utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+		check(lin < 0x10000 && ret == -EINVAL && code == bad[i].code &&
+			  err.column == col + bad[i].at,
+		      "OFFSET%s: %s at OFFSET+%d (got: %s, OFFSET at %d)", bad[i].tail,
+		      utrace_uprobe_error_text(bad[i].code), bad[i].at, err.msg, col);
+		utrace_inproc_probe_free(q);
+		q = NULL;
+	}
+	snprintf(def, sizeof(def), "p:e %s:0x%" PRIx64 " @val @nosuch", fix, lin);
+	utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	check(code == UTRACE_UPROBE_ERR_NO_SYMBOL &&
+		  err.column == (int)(strstr(def, "@nosuch") - def) + 1,
+	      "@SYMBOL the file does not define: at its '@' (%s)", err.msg);
+	utrace_inproc_probe_free(q);
+}
+
 /* PATH:OFFSET and PATH:SYMBOL points (the kernel's uprobe_events) on the
  * assembly fixture: errors at the kernel's columns, the file offset, the
  * default name and group, the uprobe print format, and where it lands:
@@ -430,6 +470,7 @@ static void test_path(const char *fix)
 	utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
 	check(code == UTRACE_UPROBE_ERR_BAD_UPROBE_OFFS && err.column == col,
 	      "a bad offset: %s", err.msg);
+	test_path_refctr(fix, lin, col);
 	utrace_inproc_probe_free(q);
 }
 
@@ -450,8 +491,34 @@ static void test_in_process(void)
 		  utrace_inproc_probe_is_in_process("f foo"),
 	      "definitions without a PATH are in-process");
 	check(!utrace_inproc_probe_is_in_process("p:e /bin/true:main") &&
-		  !utrace_inproc_probe_is_in_process("p:e ./prog:0x1000"),
+		  !utrace_inproc_probe_is_in_process("p:e ./prog:0x1000") &&
+		  !utrace_inproc_probe_is_in_process("p:e prog:0x1000"),
 	      "definitions with a PATH go to the kernel");
+	check(utrace_inproc_probe_is_in_process("p:e libc.so.6:malloc") &&
+		  utrace_inproc_probe_is_in_process("r prog:main%return"),
+	      "MODULE:SYMBOL (no '/', no digit after the ':') is in-process");
+}
+
+/* MODULE:SYMBOL: the kernel's default name and the module kept; only
+ * an object of that file name holds the probe. */
+static void test_module(void)
+{
+	struct utrace_error err = {0};
+	struct utrace_inproc_probe *p = NULL;
+	uint64_t off = 1;
+
+	check(utrace_inproc_probe_parse_as("p libc.so.6:malloc+4", NULL, "kprobes", false, &p, NULL,
+					   &err) == 0 &&
+		  !strcmp(utrace_inproc_probe_event(p), "p_libc_so_6_malloc_4") &&
+		  !strcmp(utrace_inproc_probe_module(p), "libc.so.6") &&
+		  !strcmp(utrace_inproc_probe_symbol(p, &off), "malloc") && off == 4,
+	      "p libc.so.6:malloc+4: module, symbol, offset and the kernel's name (%s)",
+	      p ? utrace_inproc_probe_event(p) : err.msg);
+	check(p && utrace_inproc_probe_module_is(p, "/usr/lib/x86_64-linux-gnu/libc.so.6") &&
+		  !utrace_inproc_probe_module_is(p, "/usr/lib/x86_64-linux-gnu/libm.so.6") &&
+		  !utrace_inproc_probe_module_is(p, "/tmp/xlibc.so.6"),
+	      "only an object named libc.so.6 is the module");
+	utrace_inproc_probe_free(p);
 }
 
 int main(void)
@@ -468,6 +535,7 @@ int main(void)
 	check_tmpdir_cleanup();
 	test_maxactive();
 	test_in_process();
+	test_module();
 	test_fetch();
 	test_format();
 	test_errors();
