@@ -23,7 +23,8 @@
  * in the runtime is the safe-load routine (runtime/inproc_probes.c): a fault
  * makes it return -1 and never crashes the program.  A faulting argument
  * is written as the kernel writes it: 0 for a number, and for a string
- * the text "(fault)".
+ * a __data_loc of length 0, which the trace prints as (fault), unquoted
+ * (lib/report/event_print.c, the kernel's print_type_string).
  *
  * Robustness: utrace_fetch_check() validates a whole program once; the
  * run never writes beyond rec_cap, nor reads the program out of bounds.
@@ -149,7 +150,6 @@ static inline int utrace_fetch_check(const void *prog, uint32_t len)
 static inline uint32_t utrace_fetch_str(uint8_t *rec, uint32_t dyn, uint32_t cap, uint64_t addr,
 					utrace_fetch_load_fn load)
 {
-	static const char fault[] = "(fault)";
 	uint32_t n = 0, room = cap - dyn < UTRACE_FETCH_STR_MAX ? cap - dyn : UTRACE_FETCH_STR_MAX;
 	uint64_t w;
 
@@ -175,11 +175,7 @@ static inline uint32_t utrace_fetch_str(uint8_t *rec, uint32_t dyn, uint32_t cap
 	rec[dyn + n] = 0; /* truncated, as the kernel's MAX_STRING_SIZE does */
 	return (n + 1) << 16 | dyn;
 faulted:
-	if (room < sizeof(fault))
-		return 0;
-	for (n = 0; n < sizeof(fault); n++)
-		rec[dyn + n] = (uint8_t)fault[n];
-	return (uint32_t)sizeof(fault) << 16 | dyn;
+	return dyn; /* length 0 at dyn: the kernel's set_data_loc of a fault */
 }
 
 /* One store of size bytes (little endian: the low bytes of v). */

@@ -8,7 +8,8 @@
 # a function and the program died of the corrupted jmp); MODULE:SYMBOL
 # places; p:...%return as r:; GRP/ and -:GRP/ (the whole group); !p:,
 # !r:, !s: with the definition as written removing it; a probe defined
-# again with another layout getting a new id; README listing the places.
+# again with another layout getting a new id; a faulting string printed
+# (fault), as the kernel's; README listing the places.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -128,6 +129,14 @@ echo 0 >events/kp/ty/enable
 grep ' ty: ' "$T/t4" >"$T/ty"
 check "each is decoded with the new layout: x=N y=N, N < 50 ($(wc -l <"$T/ty") records)" \
 	test -s "$T/ty" -a -z "$(grep -Ev ' ty: \(func_seq\+0x0/0x[0-9a-f]+\) x=([0-9]|[1-4][0-9]) y=\1$' "$T/ty")"
+echo >kprobe_events
+# a string that faults prints as the kernel's: (fault), unquoted; one
+# that does not in quotes (kprobe_args_user.tc); func_seq's x is < 50
+echo 'p:kp/fs func_seq s=+0(%di):string u=+0(%di):ustring t=\"lit"' >>kprobe_events
+echo 1 >events/kp/fs/enable
+check "a faulting string prints (fault), a good one \"lit\"" \
+	trace_shows "$T/t5" ' fs: (func_seq+0x0/0x[0-9a-f]*) s=(fault) u=(fault) t="lit"$'
+echo 0 >events/kp/fs/enable
 echo >kprobe_events
 check "README lists the places taken" grep -qF 'place: [<module>:]<symbol>[+<offset>]' README
 check "and the return probes'" grep -qF 'place (kretprobe): [<module>:]<symbol>[+<offset>]%return' README
