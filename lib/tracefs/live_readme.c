@@ -13,8 +13,7 @@
  * UNSUPPORTED).  Left out today: the dump and cpudump function
  * commands, instances/, t: and e: probes,
  * <memaddr> places, appending a probe to an event
- * (multiprobe: "Create/append/"), (ref_ctr_offset), $arg<N> on return
- * probes, <argname>, symstr, %pd/%pD, synthetic array fields.
+ * (multiprobe: "Create/append/"), (ref_ctr_offset), <argname>, symstr, %pd/%pD, synthetic array fields.
  */
 #include "lib/tracefs/live_internal.h"
 
@@ -98,6 +97,7 @@ static const char readme[] =
     "\t fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],\n"
     "\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n"
     "\t           +|-[u]<offset>(<fetcharg>), \\imm-value, \\\"imm-string\"\n"
+    "\t           kernel return probes support: $retval, $arg<N>, $comm\n"
     "\t     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, char, string, symbol,\n"
     "\t           b<bit-width>@<bit-offset>/<container-size>, ustring,\n"
     "\t           <type>\\[<array-size>\\]\n"

@@ -9,7 +9,8 @@
 # places; p:...%return as r:; GRP/ and -:GRP/ (the whole group); !p:,
 # !r:, !s: with the definition as written removing it; a probe defined
 # again with another layout getting a new id; a faulting string printed
-# (fault), as the kernel's; README listing the places.
+# (fault), as the kernel's; $argN on return probes (r: and f:...%return)
+# the entry's arguments; README listing the places.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -138,6 +139,20 @@ check "a faulting string prints (fault), a good one \"lit\"" \
 	trace_shows "$T/t5" ' fs: (func_seq+0x0/0x[0-9a-f]*) s=(fault) u=(fault) t="lit"$'
 echo 0 >events/kp/fs/enable
 echo >kprobe_events
+# $argN on a return probe is the entry's argument: func_seq returns x + 10
+echo 'r:kp/ra func_seq a=$arg1:s64 r=$retval:s64' >>kprobe_events
+check "r: takes \$arg1" test $? -eq 0
+echo 'f:kp/fa func_seq%return a=$arg1:s64 r=$retval:s64' >>dynamic_events
+check "f:...%return takes \$arg1" test $? -eq 0
+echo 1 >events/kp/enable
+trace_shows "$T/t6" ' fa: ' >/dev/null
+check "their records come" trace_shows "$T/t6" ' ra: '
+echo 0 >events/kp/enable
+check "each has a = the entry's x, r = x + 10 ($(grep -c ' ra: \| fa: ' "$T/t6") records)" \
+	test -z "$(grep ' ra: \| fa: ' "$T/t6" | awk '{ a = $(NF - 1); r = $NF
+		sub("a=", "", a); sub("r=", "", r); if (r != a + 10) print }')"
+echo >dynamic_events
+check "README says what return probes take" grep -qF 'kernel return probes support: $retval, $arg<N>, $comm' README
 check "README lists the places taken" grep -qF 'place: [<module>:]<symbol>[+<offset>]' README
 check "and the return probes'" grep -qF 'place (kretprobe): [<module>:]<symbol>[+<offset>]%return' README
 

@@ -49,6 +49,9 @@ static void put64(unsigned off, uint64_t v)
 }
 
 /* Parses and compiles def, runs it on regs; the record in rec. */
+/* a return probe's entry registers $arg1..$arg6 (UTRACE_FR_ENTRY_ARG1..) */
+static const uint64_t entry_args[6] = {101, 102, 103, 104, 105, 106};
+
 static uint32_t run(const char *def, const struct utrace_fetch_regs *regs, uint8_t *rec,
 		    struct utrace_inproc_probe **out)
 {
@@ -68,7 +71,8 @@ static uint32_t run(const char *def, const struct utrace_fetch_regs *regs, uint8
 		utrace_inproc_probe_free(p);
 		return 0;
 	}
-	n = utrace_fetch_run(prog, regs, "comm-name", rec, UTRACE_FETCH_REC_MAX, fake_load);
+	n = utrace_fetch_run(prog, regs, entry_args, "comm-name", rec, UTRACE_FETCH_REC_MAX,
+			     fake_load);
 	free(prog);
 	if (out)
 		*out = p;
@@ -147,6 +151,10 @@ static void test_fetch(void)
 	check(get(rec, 24, 1) == 99, "$retval on a return probe, after __probe_func/ret_ip");
 	check(get(rec, 25, 4) == 0 && get(rec, 29, 4) >> 16 == 0,
 	      "a fault gives 0 for a number and a string of length 0 (the kernel's)");
+	utrace_inproc_probe_free(p);
+	run("r foo a=$arg1:u64 d=$arg4:u32 r=$retval:u8", &r, rec, &p);
+	check(get(rec, 24, 8) == 101 && get(rec, 32, 4) == 104 && get(rec, 36, 1) == 99,
+	      "$argN on a return probe: the entry's registers, kept at the hook");
 	check(utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN && !strcmp(utrace_inproc_probe_event(p), "r_foo_0"),
 	      "r: gets the kernel's default name r_SYMBOL_0");
 	utrace_inproc_probe_free(p);
@@ -203,6 +211,7 @@ static void test_errors(void)
 	    {"p:e foo%ret", UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, 8},
 	    {"p:e foo $retval", UTRACE_UPROBE_ERR_RETVAL_ON_PROBE, 9},
 	    {"p:e foo+4 $arg1", UTRACE_UPROBE_ERR_NOFENTRY_ARGS, 11},
+	    {"r:e foo $arg7", UTRACE_UPROBE_ERR_ARG_ON_RETPROBE, 9},
 	    {"p:e foo %xx", UTRACE_UPROBE_ERR_BAD_REG_NAME, 9},
 	    {"p:e foo +8(%di", UTRACE_UPROBE_ERR_DEREF_OPEN_BRACE, 15},
 	    {"p:e foo %di:u33", UTRACE_UPROBE_ERR_BAD_TYPE, 13},
