@@ -172,37 +172,17 @@ static int dyn_remove_all(struct utrace_live *l, unsigned kinds)
 	return ret;
 }
 
-/* A synthetic event's fields without the blanks and the last ';': how
- * "u64 lat; pid_t pid;" and the listed "u64 lat; pid_t pid" compare. */
-static void dyn_squeeze(const char *in, char *out, size_t size)
-{
-	size_t n = 0;
-
-	for (; *in && n + 1 < size; in++)
-		if (!isspace((unsigned char)*in))
-			out[n++] = *in;
-	while (n && out[n - 1] == ';')
-		n--;
-	out[n] = 0;
-}
-
 /* Whether d's definition begins with the words of head (the kernel's
  * match_command_head: the point, then NAME=ARG one by one; a synthetic
- * event's fields all). */
+ * event's are not compared, as the kernel's synth_event_match). */
 static bool dyn_head_matches(const struct live_dyn *d, const char *head)
 {
 	const char *w = d->line + strcspn(d->line, " \t");
-	char a[512], b[512];
 	size_t n;
 
 	head += strspn(head, " \t");
-	if (!*head)
+	if (!*head || d->kind == LIVE_DYN_SYNTH)
 		return true;
-	if (d->kind == LIVE_DYN_SYNTH) {
-		dyn_squeeze(head, a, sizeof(a));
-		dyn_squeeze(w, b, sizeof(b));
-		return !strcmp(a, b);
-	}
 	while (*head) {
 		w += strspn(w, " \t");
 		n = strcspn(head, " \t");
@@ -216,9 +196,10 @@ static bool dyn_head_matches(const struct live_dyn *d, const char *head)
 }
 
 /*
- * "[GRP/]EVENT [HEAD]" of "-:" or "!TYPE:" (synthetic_events' "!NAME":
- * sys "synthetic"), of kinds: every event that matches goes, as the
- * kernel's dyn_event_release (an empty EVENT matches the group's all,
+ * "[GRP/]EVENT [HEAD]" of "-:" or "!TYPE:" (synthetic_events' "!NAME
+ * [FIELDS]": sys "synthetic", the fields ignored as the kernel's
+ * synth_event_delete does), of kinds: every event that matches goes, as
+ * the kernel's dyn_event_release (an empty EVENT matches the group's all,
  * HEAD the definition's first words); ENOENT if none does, EBUSY if one
  * is enabled (those before it are gone).
  */
@@ -226,7 +207,7 @@ static int dyn_remove_named(struct utrace_live *l, const char *what, const char 
 			    unsigned kinds)
 {
 	char name[256], *slash, *ev;
-	const char *head = what + strcspn(what, " \t");
+	const char *head = sys ? "" : what + strcspn(what, " \t");
 	int ret = -ENOENT;
 
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(what, " \t"), what);

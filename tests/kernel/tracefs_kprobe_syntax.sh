@@ -112,6 +112,10 @@ echo "!s:lat1 u64 lat; pid_t pid;" >>dynamic_events
 check "!s:NAME FIELDS removes that synthetic event" test "$(grep -c 'ev2\|lat1' dynamic_events)" = 1
 echo "!r:ev2 func_seq" >>dynamic_events
 check "!r: the return probe" empty dynamic_events
+echo 'wl  u64 lat pid_t pid char comm[16]' >>synthetic_events
+echo '!wl  u64 lat pid_t pid char comm[16]' >>synthetic_events
+check "synthetic_events' !NAME FIELDS removes it, the fields as written or not" \
+	empty synthetic_events
 # a probe defined again under a removed one's name, with another layout:
 # a new id, its records decoded with its own format (kprobe_args_type.tc)
 echo 'p:kp/ty func_seq x=%di:u64' >>kprobe_events
