@@ -61,7 +61,7 @@ check "one at func_seq+$A2, under the first one's jmp, is refused" test $? -ne 0
 check "with the kernel's BAD_INSN_BNDRY at the probe point" errlog_is trace_kprobe \
 	"Probe point is not an instruction boundary" "p:kp/second func_seq+$A2" 12
 echo 1 >events/kp/first/enable
-check "the first one records" trace_shows "$T/t1" ' first: '
+check "the first one records" trace_shows "$T/t1" ' first: ' 150
 echo 0 >events/kp/first/enable
 echo >kprobe_events
 empty() { # FILE is read (the mount answers) and has nothing
