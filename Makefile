@@ -77,7 +77,7 @@ EXAMPLES := examples/demo_events.h examples/wordfreq.c
 MAN_SRC := $(sort $(wildcard docs/utrace*.md))
 MAN_OUT := $(foreach f,$(MAN_SRC),$(B)/man/$(shell sed -n '1s/^# \([-a-z]*\)(\([0-9]\))$$/\1.\2/p' $(f)))
 
-.PHONY: all clean test test-unit test-e2e test-kernel test-diff test-ui test-hostile test-ftracetest stress demo man install uninstall bench deps format san unit-bins
+.PHONY: all clean test test-unit test-e2e test-kernel test-diff test-ui test-hostile test-ftracetest test-bt stress demo man install uninstall bench deps format san unit-bins
 .PHONY: fuzz fuzz-bins
 all: $(B)/utrace $(B)/libutrace.so $(B)/gcc-as/as
 
@@ -156,6 +156,9 @@ test-ui: all
 
 test-ftracetest: all
 	@tests/ftracetest/run.sh $(B)
+
+test-bt: all
+	@tests/bt/run.sh $(B)
 
 # The differential stress test with more seeds: make stress SEEDS=500
 SEEDS ?= 100
@@ -274,6 +277,8 @@ bench:
 	@$(MAKE) --no-print-directory -s all
 	@bench/run.sh $(B)
 	@bench/reader.sh $(B)
+	@bench/procs_mem.sh $(B)
+	@bench/hotpaths.sh $(B)
 
 deps:
 	@scripts/install-deps.sh test

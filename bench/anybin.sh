@@ -99,3 +99,4 @@ for v in cf bare; do
 done
 echo
 awk -v a="$per_bare" -v b="$per_cf" 'BEGIN { if (b > 0) printf "patched / sites: %.2fx (goal 1.3x)\n", a / b }'
+bench_floors

@@ -46,3 +46,4 @@ for build in kattach.cf kattach; do
 	echo "$NT threads, $what: attach $(median_max <"$OUT/attach"); whole command with --duration 0.05: $(median_max <"$OUT/wall")"
 done
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_floors

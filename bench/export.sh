@@ -71,3 +71,4 @@ row "utrace dump --perfetto" perfetto
 row "utrace dump --chrome" chrome
 [ -n "$have_uftrace" ] && row "uftrace dump --chrome" uftrace
 printf '\nmachine: %s CPUs, %s, load %s\n' "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(cut -d' ' -f1-3 /proc/loadavg)"
+bash "$top/bench/floors.sh" || echo "floors: not measured"

@@ -100,3 +100,4 @@ if [ -n "$u" ] && [ -n "$b" ]; then
 	awk -v u="$(col utrace 3)" -v b="$(col bpftrace 3)" -v base="$(col baseline 3)" \
 		'BEGIN { printf "bpftrace / utrace, added CPU per event: %.1fx\n", (b - base) / (u - base) }'
 fi
+bench_floors

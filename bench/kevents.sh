@@ -340,6 +340,8 @@ DATA=$((2 * COUNT))
 	done
 	echo
 	echo "Every round's figures: bench/out/kevents/*.times (dd s, wall s, cpu s) and *.counts."
+	echo
+	bash "$ROOT/bench/floors.sh" || echo "floors: not measured"
 } >"$RES"
 cat "$RES"
 log "kevents: $(($(date +%s) - START)) s"

@@ -101,3 +101,4 @@ for c in baseline graph function site uftrace; do
 	case $c in graph | function | site) name="utrace $c" ;; esac
 	printf '%-18s %12s %12s %14s %8s  %s\n' "$name" "$wall" "$cpu" "$added" "$ratio" "${cnt:--}"
 done
+bench_floors

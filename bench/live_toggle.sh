@@ -102,3 +102,4 @@ echo "live_toggle.sh: $FUNCS functions, $THREADS thread(s), $(nproc) CPUs, load 
 stats "nop -> function_graph" "$OUT/on"
 stats "function_graph -> nop" "$OUT/off"
 stats "restart of utrace record" "$OUT/restart"
+bench_floors

@@ -247,5 +247,7 @@ table() { # table SUFFIX TITLE
 	echo "### Runs (case, wall us, records, lost, bytes, waited s)"
 	echo
 	sed 's/^/    /' "$RUNS"
+	echo
+	bash "$ROOT/bench/floors.sh" || echo "floors: not measured"
 } >"$RES"
 cat "$RES"

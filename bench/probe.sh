@@ -156,3 +156,4 @@ for peer in kernel bpftrace; do
 			'BEGIN { printf "%s / utrace %s, added CPU per hit: %.1fx\n", a, c, p / x }'
 	done
 done
+bench_floors

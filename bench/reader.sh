@@ -148,3 +148,4 @@ printf '\nfloor, same run (wall s, CPU s): start the tool %s, %s; read the trace
 	"$(col floor_read 2)" "$text_bytes" "$(col floor_write 1)" "$(col floor_write 2)"
 printf 'machine: %s CPUs, %s, load %s\n' "$(nproc)" \
 	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(cut -d' ' -f1-3 /proc/loadavg)"
+bench_floors

@@ -77,3 +77,4 @@ row "profile (report --profile / report)" u_profile f_report
 row "call graph (graph / graph)" u_graph f_graph
 row "Chrome JSON (dump --chrome)" u_chrome f_chrome
 printf '\nmachine: %s CPUs, %s, load %s\n' "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(cut -d' ' -f1-3 /proc/loadavg)"
+bash "$top/bench/floors.sh" || echo "floors: not measured"

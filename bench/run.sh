@@ -676,6 +676,8 @@ row() { # label goal key
 	echo '```'
 	grep -v '^\[' "$CMDS_LOG"
 	echo '```'
+	echo
+	bash "$ROOT/bench/floors.sh" || echo "floors: not measured"
 } >"$RES"
 rm -f "$DATA"/gmon.*
 cat "$RES"

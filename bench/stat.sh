@@ -90,3 +90,4 @@ awk -v n=utrace -v m="$um" -v mi="$umin" -v e="$ue" -v r=$REPEAT 'BEGIN {
 awk -v u="$um" -v p="$pm" 'BEGIN {
 	printf "ratio utrace/perf (median wall time): %.2f  (%s)\n", u / p,
 		u < p ? sprintf("utrace stat %.1fx faster", p / u) : sprintf("utrace stat %.1fx slower", u / p) }'
+bash "$ROOT/bench/floors.sh" || echo "floors: not measured"

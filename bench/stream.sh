@@ -87,3 +87,4 @@ for s in "$SECS" $((SECS * 4)); do
 done
 awk -v a="${CPU[utrace.$SECS]}" -v b="${CPU[utrace.$((SECS * 4))]}" \
 	'BEGIN { printf "utrace stream CPU, 4x longer run: %.2fx (4.00x = linear)\n", b / a }'
+bench_floors

@@ -245,3 +245,4 @@ expect=$((N_ON + N_ON / 100))
 awk -v e="$expect" '$2 == "records/lost" && $1 ~ /^utrace_on/ && ($3 != e || $4 != 0) { bad = 1 }
 	END { if (bad) print "NOTE: some utrace enabled runs lost records (expected " e " records, 0 lost): see above" }' "$OUT/extra"
 awk '$1 == "lttng_on" && $3 != 0 { bad = 1 } END { if (bad) print "NOTE: LTTng discarded events in some runs: see above" }' "$OUT/extra"
+bench_floors

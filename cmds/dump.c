@@ -91,19 +91,19 @@ static void usage(FILE *f)
 }
 
 /* The samples of record -F that a format of events leaves out (Chrome
- * JSON carries them: export_chrome_samples.c). */
+ * JSON and Perfetto carry them: export_chrome_samples.c,
+ * export_perfetto_samples.c). */
 static void samples_note(struct utrace_dat *d, enum utrace_dump_format fmt)
 {
 	struct utrace_error err;
 	uint64_t n;
 
-	if (fmt == UTRACE_DUMP_FLAME || fmt == UTRACE_DUMP_PPROF || fmt == UTRACE_DUMP_CHROME ||
-	    utrace_dat_sample_count(d, &n, &err) < 0 || !n)
+	if (fmt != UTRACE_DUMP_RAW || utrace_dat_sample_count(d, &n, &err) < 0 || !n)
 		return;
 	fprintf(stderr,
-		"utrace dump: %" PRIu64 " samples (record -F) left out: %s carries no samples; "
-		"--chrome, --pprof and --flame-graph draw them\n",
-		n, fmt == UTRACE_DUMP_PERFETTO ? "--perfetto" : "the event dump");
+		"utrace dump: %" PRIu64 " samples (record -F) left out: the event dump carries no "
+		"samples; --chrome, --perfetto, --pprof and --flame-graph draw them\n",
+		n);
 }
 
 static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *d,

@@ -20,6 +20,7 @@
 enum {
 	OPT_LEVELS = SELECT_OPT + 1,
 	OPT_NO_PAGER,
+	OPT_COLOR,
 };
 
 static void usage(FILE *f)
@@ -40,6 +41,9 @@ static void usage(FILE *f)
 		"      --levels N         print at most N levels of calls (default 1000)\n"
 		"      --no-pager         on a terminal too, no pager ($UTRACE_PAGER, $PAGER,\n"
 		"                         less: the default there)\n"
+		"      --color[=WHEN]     colour the durations by their overhead marks and the\n"
+		"                         function names: auto (default: on a terminal,\n"
+		"                         unless $NO_COLOR), always (--color), never\n"
 		"%s"
 		"  -h, --help             show this help\n",
 		utrace_report_filter_help());
@@ -73,6 +77,7 @@ struct graph_args {
 	int all;	 /* --all */
 	unsigned levels; /* --levels */
 	bool no_pager;	 /* --no-pager */
+	int color;	 /* --color: enum utrace_color */
 };
 
 static int graph_option(void *arg, int c, const char *value, struct utrace_error *err)
@@ -90,6 +95,8 @@ static int graph_option(void *arg, int c, const char *value, struct utrace_error
 	case OPT_NO_PAGER:
 		a->no_pager = true;
 		return 0;
+	case OPT_COLOR:
+		return utrace_color_parse(value, &a->color, err);
 	default: /* OPT_LEVELS */
 		v = strtoul(value, &end, 10);
 		a->levels = (unsigned)v;
@@ -107,9 +114,10 @@ int cmd_graph(int argc, char **argv)
 	    {"all", no_argument, NULL, 'a'},
 	    {"levels", required_argument, NULL, OPT_LEVELS},
 	    {"no-pager", no_argument, NULL, OPT_NO_PAGER},
+	    {"color", optional_argument, NULL, OPT_COLOR},
 	    {NULL, 0, NULL, 0},
 	};
-	struct graph_args a = {UTRACE_CALLGRAPH_DEFAULT_FIELDS, 0, 0, false};
+	struct graph_args a = {UTRACE_CALLGRAPH_DEFAULT_FIELDS, 0, 0, false, UTRACE_COLOR_AUTO};
 	const struct utrace_select_cmd cmd = {"graph", "f:a", longopts, graph_option, &a,
 					      UTRACE_SELECT_OPERANDS, utrace_complete_check};
 	struct utrace_select_opts so;
@@ -139,6 +147,9 @@ int cmd_graph(int argc, char **argv)
 		utrace_die_msg("graph", "%s", err.msg);
 		return 1;
 	}
+	/* decided on the terminal, before a pager takes the output */
+	if (utrace_color_on(a.color))
+		a.fields |= UTRACE_CALLGRAPH_COLOR;
 	utrace_pager_start(a.no_pager);
 
 	if (utrace_select_need_graph(&so, d, "a call graph needs entries and returns", &err) < 0) {

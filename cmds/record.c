@@ -5,9 +5,12 @@
  * through lib/session; start and stream take the same options
  * (record_parse, record_run: cmds/cmds.h).
  */
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds/cmds.h"
 #include "lib/session/session.h"
@@ -96,13 +99,19 @@ static void record_usage(FILE *f)
 	    "                           that left its session, as gpg-agent, ssh-agent, tmux\n"
 	    "                           do) until they exit; by default the recording ends\n"
 	    "                           with COMMAND and they run on untraced\n"
+	    "      --dump-on-crash[=N|=all]\n"
+	    "                           when COMMAND dies of SIGSEGV, SIGBUS, SIGILL, SIGFPE\n"
+	    "                           or SIGABRT, print the last N calls (default %d) of\n"
+	    "                           the thread that took it (=all: of every thread) with\n"
+	    "                           the signal, its address and function+offset (the\n"
+	    "                           kernel's ftrace_dump_on_oops); the file keeps all\n"
 	    "      --tracefs DIR        mount a tracefs of the traced processes at DIR while\n"
 	    "                           recording: echo function > DIR/current_tracer ...\n"
 	    "                           (FUSE; man utrace-tracefs)\n"
 	    "  -h, --help               this text\n"
 	    "\n"
 	    "The exit status is COMMAND's.  See man utrace-record.\n",
-	    UTRACE_SESSION_BUFFER_KB);
+	    UTRACE_SESSION_BUFFER_KB, UTRACE_SESSION_DUMP_CALLS);
 }
 
 static const struct option record_longopts[] = {
@@ -136,6 +145,7 @@ static const struct option record_longopts[] = {
     {"pid", required_argument, NULL, 'P'},
     {"duration", required_argument, NULL, 'd'},
     {"follow-daemons", no_argument, NULL, 'J'},
+    {"dump-on-crash", optional_argument, NULL, 'z'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -225,9 +235,47 @@ int record_run(struct utrace_session_opts *o, int *status)
 	return ret == UTRACE_SESSION_RAN ? utrace_exit_like(st) : ret;
 }
 
+/* The progress line: on the terminal, rewritten in place (secs < 0: the
+ * end, the line cleared). */
+static void record_progress(void *arg, const struct utrace_recorder_progress *p, double secs)
+{
+	FILE *tty = arg;
+
+	if (secs < 0) {
+		fputs("\r\033[K", tty);
+	} else {
+		fprintf(tty,
+			"\r\033[Kutrace record: %.0f s, %" PRIu64 " records (%" PRIu64
+			" lost) from %u thread%s, %.1f MB, %.1f MB/s",
+			secs, p->records, p->lost, p->threads, p->threads == 1 ? "" : "s",
+			p->bytes / 1e6, secs > 0 ? p->bytes / 1e6 / secs : 0.0);
+	}
+	fflush(tty);
+}
+
+/* A progress line goes where it cannot mix with the command's output:
+ * the terminal, when the command's output and ours both go elsewhere
+ * (`utrace record -- make >log 2>&1`), and we are its foreground job.
+ * Returns the terminal's stream, or NULL. */
+static FILE *record_progress_tty(void)
+{
+	int fd;
+	FILE *f;
+
+	if (isatty(STDOUT_FILENO) || isatty(STDERR_FILENO) ||
+	    (fd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0)
+		return NULL;
+	if (tcgetpgrp(fd) != getpgrp() || !(f = fdopen(fd, "w"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct utrace_session_opts o;
+	FILE *tty = NULL;
 	int ret;
 
 	if (utrace_session_opts_init(&o) < 0) {
@@ -235,8 +283,14 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	ret = record_parse("record", argc, argv, &o);
+	if (ret < 0 && (tty = record_progress_tty())) {
+		o.progress = record_progress;
+		o.progress_arg = tty;
+	}
 	if (ret < 0)
 		ret = record_run(&o, NULL);
+	if (tty)
+		fclose(tty);
 	utrace_session_opts_free(&o);
 	return ret;
 }

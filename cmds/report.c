@@ -59,6 +59,8 @@ static void usage(FILE *f)
 	    "                         operand: utrace report FILE)\n"
 	    "  -O, --option OPT       set a trace option, or clear it with a 'no' prefix:\n"
 	    "                         %s\n"
+	    "                         (funcgraph-proc is on when the recording has more\n"
+	    "                         than one thread)\n"
 	    "  -t                     timestamps to the nanosecond (not rounded to the us)\n"
 	    "      --profile          per function: total time, self time, calls, ...\n"
 	    "  -s, --sort KEYS        profile order, comma-separated: total (default)\n"
@@ -97,7 +99,8 @@ struct report_args {
 	uint32_t fields;  /* -f */
 	int profile, stat, samples, hist, snapshot;
 	bool no_pager;
-	int color; /* enum utrace_color */
+	bool proc_given; /* -O [no]funcgraph-proc: else on for more than one thread */
+	int color;	 /* enum utrace_color */
 	struct utrace_samples_opts so; /* -g, --children */
 	char **argv;
 };
@@ -152,6 +155,7 @@ static int report_option(void *arg, int c, const char *value, struct utrace_erro
 
 	switch (c) {
 	case 'O':
+		a->proc_given |= !strcmp(value, "funcgraph-proc") || !strcmp(value, "nofuncgraph-proc");
 		return utrace_report_set_option(&a->opts, value, err);
 	case 't':
 		a->opts.nsecs = 1;
@@ -273,6 +277,10 @@ int cmd_report(int argc, char **argv)
 				unfinished, unfinished == 1 ? " was" : "s were");
 	} else {
 		a.opts.filter = so.filter;
+		/* uftrace shows the thread on every line: the task column when
+		 * the graph interleaves threads */
+		if (!a.proc_given && utrace_report_many_threads(d))
+			a.opts.flags |= UTRACE_REPORT_PROC;
 		ret = utrace_report_print(d, stdout, &a.opts, &sum, &err);
 	}
 	if (ret < 0) {

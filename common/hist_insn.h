@@ -52,7 +52,9 @@ enum utrace_hist_op {
 	UTRACE_HOP_VAR,	   /* pop -> sums[key_off] = x; sums[reserved] |= imm (value part) */
 	UTRACE_HOP_VGET,   /* push sums[key_off] (value and action parts) */
 	UTRACE_HOP_RESOLVE, /* table off's element of this key: if sums[reserved] & imm,
-			     * clear it and refs[len] = sums[key_off]; else skip the hit */
+			     * clear it and refs[len] = sums[key_off]; else skip the hit.
+			     * size 1: a string variable, refs[len] = the address of its
+			     * UTRACE_HIST_STR_MAX bytes at the sum it holds (VARSTR) */
 	UTRACE_HOP_REF,	   /* push refs[len] */
 	UTRACE_HOP_PARAM,  /* pop -> params[len] (action part) */
 	UTRACE_HOP_EMIT,   /* emit(synthetic event off, params[0..len) and the char[]
@@ -68,9 +70,14 @@ enum utrace_hist_op {
 			      * map's snap_val: mark sums[key_off], ctx->snapshot() */
 	UTRACE_HOP_PSTR,     /* string (size, off, imm as SAVESTR's) -> param word len:
 			      * reserved 0: a char[key_off] in 256 bytes there; 1: a
-			      * char[], its bytes after the key_off fixed words */
+			      * char[], its bytes after the key_off fixed words; 2: an
+			      * unsigned long[] of a stack variable's frames, so */
 	UTRACE_HOP_STACK,  /* the user stack -> key + key_off: len / 8 u64 addresses,
 			    * innermost first, 0 after the last (common_stacktrace) */
+	UTRACE_HOP_VARSTR, /* a string (or stack) variable's bytes: as SAVESTR (value
+			    * part), or the stack (UTRACE_HSTR_STACK), or a copy of
+			    * another's (REF); the VAR after it (size 1: a string, 2:
+			    * a stack) holds key_off, where they are */
 	UTRACE_HOP_MAX,
 };
 
@@ -98,7 +105,16 @@ enum utrace_hist_str_src {
 	UTRACE_HSTR_CHARS = 0, /* char[imm] at off */
 	UTRACE_HSTR_DYN,       /* __data_loc char[] (u32 at off) */
 	UTRACE_HSTR_COMM,      /* the thread's name */
+	UTRACE_HSTR_REF,       /* PSTR, VARSTR: the string or stack variable RESOLVE
+				* found, refs[off] (VARSTR copies it whole) */
+	UTRACE_HSTR_STACK,     /* VARSTR: the user stack of the hit (common_stacktrace) */
+	UTRACE_HSTR_OWN,       /* PSTR: the string or stack variable of this trigger whose
+				* sum is off (it holds where the bytes are) */
 };
+
+/* The frames a stack variable keeps (the kernel's HIST_STACKTRACE_DEPTH);
+ * its 256 bytes hold them, 0 after the last. */
+#define UTRACE_HIST_STACK_FRAMES 16u
 
 /* What a key is made of, for whoever prints the table. */
 enum utrace_hist_slot_kind {
@@ -363,6 +379,11 @@ utrace_hist_resolve(const struct utrace_hist_hdr *h, const struct utrace_hist_in
 	if (!x->imm || (old & x->imm) != x->imm)
 		return -1;
 	refs[x->len] = __atomic_load_n(&sums[x->key_off], __ATOMIC_RELAXED);
+	if (x->size == 1) { /* a string variable: where its bytes are */
+		if (refs[x->len] + UTRACE_HIST_STR_MAX / 8 > m->nr_sums)
+			return -1;
+		refs[x->len] = (uint64_t)(uintptr_t)(sums + refs[x->len]);
+	}
 	return 0;
 }
 

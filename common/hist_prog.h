@@ -198,6 +198,7 @@ utrace_hist_exec(const struct utrace_hist_hdr *h, uint32_t from, uint32_t to,
 				return -1;
 			break;
 		case UTRACE_HOP_SAVESTR:
+		case UTRACE_HOP_VARSTR:
 		case UTRACE_HOP_SNAPSHOT:
 		case UTRACE_HOP_PSTR:
 			if (utrace_hist_exec_act(h, x, c, elt, fr, 0) < 0)

@@ -80,16 +80,57 @@ utrace_hist_snap(const struct utrace_hist_insn *x, const struct utrace_hist_ctx 
 	c->snapshot(c->arg);
 }
 
+/* PSTR of a stack: an unsigned long[] after the fixed words, as a char[]
+ * is (its __data_loc's length the frames' bytes). */
+static __attribute__((noinline, unused)) int
+utrace_hist_pstack(const struct utrace_hist_insn *x, const uint64_t *frames,
+		   struct utrace_hist_frame *fr)
+{
+	uint32_t n = 0, at;
+
+	if (x->len >= x->key_off || x->key_off > UTRACE_HIST_PARAM_WORDS)
+		return -1;
+	while (n < UTRACE_HIST_STACK_FRAMES && frames[n])
+		n++;
+	at = 8 * x->key_off + fr->dyn;
+	if (at + 8 * n > 8 * UTRACE_HIST_PARAM_WORDS)
+		n = 0;
+	if (at + 8 * n > 8 * UTRACE_HIST_PARAM_WORDS)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		fr->params[at / 8 + i] = frames[i];
+	fr->params[x->len] = (uint64_t)(8 * n) << 16 | (at + 8);
+	fr->set[x->len / 64] |= 1ull << (x->len % 64);
+	fr->dyn += 8 * n;
+	return 0;
+}
+
 /* PSTR: a string param, a char[N] in its words or a char[] after the
  * fixed words (its u64 word the __data_loc: length << 16 | offset in
  * the record, whose common fields are 8 bytes), NUL-terminated. */
 static __attribute__((noinline, unused)) int
-utrace_hist_pstr(const struct utrace_hist_insn *x, const struct utrace_hist_ctx *c,
-		 struct utrace_hist_frame *fr)
+utrace_hist_pstr(const struct utrace_hist_hdr *h, const struct utrace_hist_insn *x,
+		 const struct utrace_hist_ctx *c, const uint64_t *sums, struct utrace_hist_frame *fr)
 {
 	uint8_t *p = (uint8_t *)fr->params;
-	uint32_t n, len = 0, at;
-	const uint8_t *s = utrace_hist_str_src(x->size, x->off, x->imm, c, &n);
+	uint32_t n = UTRACE_HIST_STR_MAX, len = 0, at;
+	const uint8_t *s;
+	uint64_t own;
+
+	if (x->size == UTRACE_HSTR_REF) /* a string variable (RESOLVE made it an address) */
+		s = x->off < UTRACE_HIST_REFS_MAX ? (const uint8_t *)(uintptr_t)fr->refs[x->off] : 0;
+	else if (x->size == UTRACE_HSTR_OWN) /* one of this trigger's: its sum says where */
+		s = x->off < h->nr_sums &&
+			    (own = __atomic_load_n(&sums[x->off], __ATOMIC_RELAXED)) +
+					UTRACE_HIST_STR_MAX / 8 <= h->nr_sums
+			? (const uint8_t *)&sums[own]
+			: 0;
+	else
+		s = utrace_hist_str_src(x->size, x->off, x->imm, c, &n);
+	if (!s)
+		return -1;
+	if (x->reserved == 2) /* a stack: its frames up to the first 0 */
+		return utrace_hist_pstack(x, (const uint64_t *)(const void *)s, fr);
 
 	if (!x->reserved) { /* key_off: the char[N]'s N; it takes 256 bytes */
 		uint32_t words = UTRACE_HIST_STR_MAX / 8;
@@ -119,6 +160,31 @@ utrace_hist_pstr(const struct utrace_hist_insn *x, const struct utrace_hist_ctx 
 	return 0;
 }
 
+/* VARSTR of a stack (its frames, 0 after) or of another trigger's
+ * variable (RESOLVE's address: its bytes as they are). */
+static __attribute__((noinline, unused)) int
+utrace_hist_varcopy(const struct utrace_hist_hdr *h, const struct utrace_hist_insn *x,
+		    const struct utrace_hist_ctx *c, uint64_t *sums, struct utrace_hist_frame *fr)
+{
+	uint64_t *dst = &sums[x->key_off];
+	const uint64_t *src;
+	uint32_t n = 0, words = x->len / 8;
+
+	if ((uint64_t)x->key_off * 8 + x->len > 8ull * h->nr_sums || words < UTRACE_HIST_STACK_FRAMES)
+		return -1;
+	if (x->size == UTRACE_HSTR_STACK) {
+		n = c->stack ? c->stack(c->arg, dst, UTRACE_HIST_STACK_FRAMES) : 0;
+	} else {
+		if (x->off >= UTRACE_HIST_REFS_MAX || !(src = (const uint64_t *)(uintptr_t)fr->refs[x->off]))
+			return -1;
+		for (; n < words; n++)
+			dst[n] = __atomic_load_n(&src[n], __ATOMIC_RELAXED);
+	}
+	for (; n < words; n++)
+		dst[n] = 0;
+	return 0;
+}
+
 /* save(), snapshot() and string params; 0, or -1. */
 static __attribute__((noinline, unused)) int
 utrace_hist_exec_act(const struct utrace_hist_hdr *h, const struct utrace_hist_insn *x,
@@ -137,6 +203,10 @@ utrace_hist_exec_act(const struct utrace_hist_hdr *h, const struct utrace_hist_i
 			return -1;
 		__atomic_store_n(&sums[x->key_off], v, __ATOMIC_RELAXED);
 		return 0;
+	case UTRACE_HOP_VARSTR:
+		if (x->size == UTRACE_HSTR_STACK || x->size == UTRACE_HSTR_REF)
+			return utrace_hist_varcopy(h, x, c, sums, fr);
+		__attribute__((fallthrough)); /* a string field */
 	case UTRACE_HOP_SAVESTR:
 		/* byte stores: two hits that save at once may mix their
 		 * strings, as two CPUs in the kernel's save_track_data_vars() */
@@ -152,7 +222,7 @@ utrace_hist_exec_act(const struct utrace_hist_hdr *h, const struct utrace_hist_i
 		utrace_hist_snap(x, c, sums, fr);
 		return 0;
 	case UTRACE_HOP_PSTR:
-		return utrace_hist_pstr(x, c, fr);
+		return utrace_hist_pstr(h, x, c, sums, fr);
 	}
 	return -1;
 }

@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define UTRACE_PROTO_VERSION 3
+#define UTRACE_PROTO_VERSION 4
 #define UTRACE_ENV_SOCK "UTRACE_SOCK"
 #define UTRACE_MSG_MAX 65536u
 #define UTRACE_SITES_PER_MSG 4096u
@@ -76,6 +76,8 @@ struct utrace_msg_hello {
 	uint32_t flags;
 	int32_t pid;
 	int32_t ppid;
+	int32_t ptid; /* FORKED: the thread that forked (event-fork, function-fork) */
+	uint32_t hello_reserved;
 	char exe[]; /* NUL-terminated */
 };
 
@@ -93,7 +95,9 @@ enum utrace_config_flags {
 	UTRACE_CFG_LIVE = 1u << 4,	  /* open a live channel (utrace record --tracefs) */
 	UTRACE_CFG_LIBCALL = 1u << 5,
 	UTRACE_CFG_GRAPH_RETADDR = 1u << 6, /* funcgraph-retaddr: each ENTRY with its return
-					     * address (UEXT_RETADDR), for sampled call chains */	   /* --libcall: hook PLT/GOT slots (runtime/plt.c) */
+					     * address (UEXT_RETADDR), for sampled call chains */
+	UTRACE_CFG_DUMP_ON_CRASH = 1u << 7, /* --dump-on-crash: record the crash signals
+					     * (runtime/crash.c) */	   /* --libcall: hook PLT/GOT slots (runtime/plt.c) */
 };
 
 /* The control page is a memfd shared by the recorder and every traced
@@ -163,6 +167,9 @@ struct utrace_control {
 	 * recorded, 0-terminated; empty: every thread.  Looked at on each hit
 	 * of a STATEFUL event (every event of a live recording). */
 	int32_t ev_pids[UTRACE_EV_PIDS];
+	/* set_event_notrace_pid: the threads whose events are not recorded,
+	 * 0-terminated, whatever ev_pids says; looked at as ev_pids. */
+	int32_t ev_notrace_pids[UTRACE_EV_PIDS];
 	/* set_ftrace_pid, set_ftrace_notrace_pid (the live tracefs): the
 	 * threads whose function records (function, function_graph) are
 	 * written, and those whose are not; 0-terminated, empty: no rule.
@@ -181,7 +188,10 @@ struct utrace_control {
 	 * the buffers threads make from now on (0: the config's); a buffer
 	 * keeps the size it was made with. */
 	uint32_t nr_subbufs;
-	uint32_t cpu_reserved;
+	/* 1 once the recording ends (utrace_recorder_stop, detach): tracing
+	 * is off for good and the hist triggers stop counting too, which
+	 * tracing_on 0 alone does not do (the kernel's go on). */
+	uint32_t stopped;
 	/* tracing_cpumask (the live tracefs): bit N set = no record is
 	 * written on CPU N (of the first 64), as the kernel's ring buffer
 	 * refuses a reservation on a CPU left out of the mask. */

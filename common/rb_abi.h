@@ -124,6 +124,13 @@ struct utrace_subbuf {
 
 #define UTRACE_SUBBUF_DATA (UTRACE_SUBBUF_SIZE - sizeof(struct utrace_subbuf))
 
+/* The longest text one PRINT record (common/record.h: 3 words, then the
+ * text) can hold: rt_rb_reserve keeps 3 more words free for the CPU and
+ * time extend records that may go before it.  trace_marker splits a
+ * longer write there, as the kernel splits one longer than the largest
+ * event of its sub-buffer (tracing_mark_write: a short write). */
+#define UTRACE_PRINT_MAX ((UTRACE_SUBBUF_DATA / 4 - 6) * 4)
+
 _Static_assert(sizeof(struct utrace_subbuf) == 32, "subbuf header is part of the file format");
 _Static_assert(sizeof(struct utrace_rb_meta) <= UTRACE_RB_META_SIZE, "meta fits its page");
 

@@ -89,6 +89,10 @@ enum utrace_ext_type {
 				* caller's, which the frame's slot held before the return
 				* trampoline), written with it in one piece: record -g's
 				* samples name their callers with it (funcgraph-retaddr) */
+	UEXT_SIGNAL = 18,      /* payload n; + u32 delta, u32 signal number, n words: struct
+				* urec_signal: a crash signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+				* SIGABRT) delivered to the thread, written by the runtime's
+				* handler before the program's own runs (runtime/crash.c) */
 	UEXT_NR_TYPES,
 };
 
@@ -97,6 +101,16 @@ enum utrace_ext_type {
  * function_graph shadow stack names each frame's function exactly). */
 enum { UREC_STACK_RET = 1u << 0 };
 #define UREC_STACK_MAX 32 /* frames kept */
+
+/* UEXT_SIGNAL's words: where the signal came from (siginfo's si_addr for a
+ * fault, 0 when sent), the instruction it interrupted, siginfo's si_code
+ * (> 0: a fault of that instruction; <= 0: sent by kill, raise, abort). */
+struct urec_signal {
+	uint64_t addr;
+	uint64_t ip;
+	int32_t code;
+	int32_t sender; /* si_pid of a sent signal, else 0 */
+};
 
 static inline uint32_t urec_entry(uint32_t id, uint32_t delta)
 {
@@ -178,6 +192,7 @@ static inline uint32_t urec_ext_words(uint32_t w)
 	case UEXT_EVENT:
 	case UEXT_PRINT:
 	case UEXT_STACK:
+	case UEXT_SIGNAL:
 		return 3 + urec_ext_payload(w);
 	case UEXT_ARGS:
 		return 1 + urec_ext_payload(w);

@@ -91,7 +91,7 @@ int rt_recv(void *buf, uint32_t size, int *fd)
 	return (int)n;
 }
 
-int rt_connect(const char *path, bool forked)
+int rt_connect(const char *path, bool forked, pid_t ptid)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	union {
@@ -129,6 +129,7 @@ int rt_connect(const char *path, bool forked)
 	hello.h.flags = forked ? UTRACE_HELLO_FORKED : 0;
 	hello.h.pid = getpid();
 	hello.h.ppid = getppid();
+	hello.h.ptid = forked ? ptid : 0;
 	if (rt_send(&hello, hello.h.hdr.size, -1) < 0 ||
 	    rt_recv(&cfg, sizeof(cfg), &ctl_fd) < (int)sizeof(cfg) ||
 	    cfg.hdr.type != UTRACE_MSG_CONFIG || ctl_fd < 0)

@@ -23,16 +23,26 @@ extern const char utrace_safe_load_begin[] RT_HIDDEN, utrace_safe_load_end[] RT_
 static struct sigaction ff_old_segv, ff_old_bus;
 static bool ff_installed;
 
-static void ff_fault(int sig, siginfo_t *si, void *uc_)
+/* If the fault of context uc is in a probe's read: resumed at its fixup
+ * (true).  crash.c's handler, which sees every fault first when it is
+ * installed, asks here too, so those are never the program's signals. */
+bool rt_fetch_fault_fixup(void *uc_)
 {
 	ucontext_t *uc = uc_;
 	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+
+	if (ip < (uintptr_t)utrace_safe_load_begin || ip >= (uintptr_t)utrace_safe_load_end)
+		return false;
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)utrace_safe_load_fixup;
+	return true;
+}
+
+static void ff_fault(int sig, siginfo_t *si, void *uc_)
+{
 	struct sigaction *old = sig == SIGSEGV ? &ff_old_segv : &ff_old_bus;
 
-	if (ip >= (uintptr_t)utrace_safe_load_begin && ip < (uintptr_t)utrace_safe_load_end) {
-		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)utrace_safe_load_fixup;
+	if (rt_fetch_fault_fixup(uc_))
 		return;
-	}
 	if (old->sa_flags & SA_SIGINFO) {
 		if (old->sa_sigaction) {
 			old->sa_sigaction(sig, si, uc_);
@@ -53,11 +63,15 @@ void rt_fetch_fault_install(void)
 
 	if (ff_installed)
 		return;
+	ff_installed = true;
+	/* record --dump-on-crash: crash.c's handler (trap_guard.c) does the
+	 * fixup; one installed here would be taken for the program's */
+	if (rt_sig_guarded(SIGSEGV))
+		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = ff_fault;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, &ff_old_segv);
 	sigaction(SIGBUS, &sa, &ff_old_bus);
-	ff_installed = true;
 }

@@ -38,6 +38,7 @@ static char rt_sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static pid_t (*real_fork)(void);
 static bool fork_pending; /* a fork child that has not registered yet */
 static __thread bool in_fork; /* this thread is in our fork(): it finishes the child's start */
+static __thread pid_t fork_ptid; /* who called our fork(): the child has its copy (HELLO) */
 static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
 
 /*
@@ -55,7 +56,7 @@ static void rt_fork_resume(void)
 	fork_pending = false;
 	if (rt.attached) { /* its parent was attached to: it is not */
 		rt_attach_forked();
-	} else if (rt_connect(rt_sock_path, true) < 0 || rt_synth_register() < 0 ||
+	} else if (rt_connect(rt_sock_path, true, fork_ptid) < 0 || rt_synth_register() < 0 ||
 		   rt_inproc_probe_events_register() < 0) {
 		/* the synthetic events' ENABLEs follow CONFIG (common/proto.h) */
 		rt.enabled = 0;
@@ -104,6 +105,7 @@ __attribute__((visibility("default"))) pid_t fork(void)
 	if (!real_fork) /* before our constructor: another's constructor forks */
 		real_fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
 	in_fork = true;
+	fork_ptid = (pid_t)rt_syscall3(SYS_gettid, 0, 0, 0);
 	pid = real_fork();
 	in_fork = false;
 	if (pid == 0 && fork_pending)
@@ -207,7 +209,8 @@ static int rt_start(const char *path)
 {
 	rt.pid = getpid();
 	rt_rseq_init();
-	if (rt_connect(path, false) < 0 || (rt_synth_register() < 0 || rt_inproc_probe_events_register() < 0))
+	if (rt_connect(path, false, 0) < 0 ||
+	    (rt_synth_register() < 0 || rt_inproc_probe_events_register() < 0))
 		return -1; /* recorder gone: run untraced */
 	/* attached: our interposers bound where a preload would have them,
 	 * before anything is traced (said to the recorder if they cannot be) */
@@ -219,6 +222,7 @@ static int rt_start(const char *path)
 	 * registered (for the record) and nothing is patched. */
 	rt.enabled = 1;
 	__utrace_marker_on = 1;
+	rt_crash_install();
 	rt_plt_init();
 	rt_objects_scan();
 	rt_live_start();

@@ -27,6 +27,7 @@
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   event_enable.c  which tracepoints are on: the recorder's ENABLEs, jump patching
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
+ *   crash.c         --dump-on-crash: a crash signal recorded, then the program's handling
  *   inproc_probe_opt.c    int3 -> jmp once no other thread is in the way
  *   inproc_probes.c       in-process probes: sites, int3s, return hooks, fetch-args
  *   inproc_probe_area.c   their areas and the one installer, at registration and live
@@ -412,7 +413,8 @@ int rt_fd_use(int *var) RT_HIDDEN;	/* its number, not moved until ... */
 void rt_fd_done(void) RT_HIDDEN;	/* ... this */
 
 /* channel.c */
-int rt_connect(const char *path, bool forked) RT_HIDDEN;
+/* forked: a fork child, ptid the thread of the parent that forked */
+int rt_connect(const char *path, bool forked, pid_t ptid) RT_HIDDEN;
 int rt_send(const void *msg, uint32_t size, int fd) RT_HIDDEN;
 int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
 
@@ -465,6 +467,13 @@ void rt_stacktrace_write(struct rt_thread *t, const void *rec) RT_HIDDEN;
 unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max,
 			  bool *ret_addrs) RT_HIDDEN;
 
+/* trace_events.c: a UEXT_SIGNAL record (crash.c) into the calling
+ * thread's buffer, in any context the tracer could write in */
+struct urec_signal;
+void rt_signal_write(uint32_t sig, const struct urec_signal *rec) RT_HIDDEN;
+/* crash.c: with --dump-on-crash, its handler for the crash signals */
+void rt_crash_install(void) RT_HIDDEN;
+
 /* event_trigger.c */
 /* A trigger command (traceon, enable_event, ...) of an event. */
 struct rt_trig {
@@ -507,6 +516,7 @@ int rt_event_live_enable(const struct utrace_msg_enable *m, uint32_t size) RT_HI
 
 /* fetch_fault.c */
 void rt_fetch_fault_install(void) RT_HIDDEN;
+bool rt_fetch_fault_fixup(void *uc) RT_HIDDEN;
 
 /* inproc_probes.c: the probes by address, sorted; a table is replaced whole
  * (release store, the old one never freed: a trap handler may read it),
@@ -601,6 +611,10 @@ int rt_text_poke_init(void) RT_HIDDEN;
  * interposed); a trap not the runtime's handled as the program asked */
 void rt_trap_guard_install(void (*handler)(int, siginfo_t *, void *)) RT_HIDDEN;
 void rt_trap_forward(int sig, siginfo_t *si, void *uc) RT_HIDDEN;
+/* the same for a crash signal (crash.c): ours installed, the program's kept */
+void rt_sig_guard_install(int sig, void (*handler)(int, siginfo_t *, void *)) RT_HIDDEN;
+void rt_sig_forward(int sig, siginfo_t *si, void *uc) RT_HIDDEN;
+bool rt_sig_guarded(int sig) RT_HIDDEN; /* the runtime's handler is installed for sig */
 
 /* inproc_probe_opt.c */
 void rt_inproc_probe_opt_queue(const struct rt_poke *jmp, const uint64_t *hi, size_t n) RT_HIDDEN;

@@ -137,7 +137,9 @@ static void ev_hist_snapshot(void *arg)
  * record.  Needs no buffer and no BUSY bit: the table is lock-free and
  * everything else lives on this stack, so a signal handler may run the
  * same triggers meanwhile.  errno is kept (the one system calls here are
- * the thread's first: its id and its name).
+ * the thread's first: its id and its name).  The hists count while
+ * tracing_on is 0, as the kernel's do (only the ring buffer is off
+ * then), and stop when the recording ends.
  */
 static inline __attribute__((always_inline)) void ev_triggers(const struct utrace_event_key *key,
 						  const struct rt_event_conf *conf,
@@ -165,7 +167,7 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	ev_fill_common(key, rec, t->tid);
 	if (conf->nr_trig)
 		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post);
-	if (!conf->nr_hist || !rt_tracing_on())
+	if (!conf->nr_hist || !rt.enabled || __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED))
 		return;
 	st = conf->flags & UTRACE_ENABLE_STATEFUL ? rt_ev_state(key->id) : NULL;
 	if (st && (__atomic_load_n(st, __ATOMIC_RELAXED) & UTRACE_EVS_HIST_PAUSED))
@@ -185,28 +187,39 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	}
 }
 
-/* set_event_pid: whether this thread's events are recorded (the list is
- * the recorder's, changed at any time: each entry read once). */
-static bool ev_pid_ok(void)
+/* Whether tid is in the 0-terminated list (the recorder's, changed at
+ * any time: each entry read once). */
+static bool ev_pid_in(const int32_t *p, int32_t tid)
 {
-	const int32_t *p = rt.ctl->ev_pids;
-	struct rt_thread *t = &rt_self;
 	int32_t v;
 
-	if (!__atomic_load_n(&p[0], __ATOMIC_RELAXED))
-		return true;
-	if (unlikely(!t->tid))
-		t->tid = gettid(); /* sets no errno */
 	for (unsigned i = 0; i < UTRACE_EV_PIDS && (v = __atomic_load_n(&p[i], __ATOMIC_RELAXED));
 	     i++)
-		if (v == t->tid)
+		if (v == tid)
 			return true;
 	return false;
 }
 
+/* set_event_pid, set_event_notrace_pid: whether this thread's events are
+ * recorded (in the first list if it has threads, not in the second). */
+static bool ev_pid_ok(void)
+{
+	const struct utrace_control *c = rt.ctl;
+	struct rt_thread *t = &rt_self;
+
+	if (!__atomic_load_n(&c->ev_pids[0], __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&c->ev_notrace_pids[0], __ATOMIC_RELAXED))
+		return true;
+	if (unlikely(!t->tid))
+		t->tid = gettid(); /* sets no errno */
+	if (__atomic_load_n(&c->ev_pids[0], __ATOMIC_RELAXED) && !ev_pid_in(c->ev_pids, t->tid))
+		return false;
+	return !ev_pid_in(c->ev_notrace_pids, t->tid);
+}
+
 /* An event with triggers or whose state triggers change: whether its
  * record is written (not soft-enabled, not soft-disabled, its thread not
- * left out by set_event_pid). */
+ * left out by set_event_pid or set_event_notrace_pid). */
 static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *key,
 						 const struct rt_event_conf *conf, const void *rec,
 						 uint32_t len, uint32_t *post)
@@ -343,6 +356,17 @@ static void ev_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t 
 	ev_emit_depth--;
 }
 
+/* A crash signal's record (crash.c): written whether tracing is on or
+ * not, as the death of a thread is always worth the file's keeping. */
+void rt_signal_write(uint32_t sig, const struct urec_signal *rec)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (!rt.enabled || !(t = ev_thread(t)))
+		return;
+	ev_write_words(t, UEXT_SIGNAL, sig, rec, sizeof(*rec));
+}
+
 /* ---- utrace_printf (include/utrace/utrace.h) -------------------------- */
 
 RT_EXPORT int __utrace_marker_on;
@@ -353,7 +377,7 @@ RT_EXPORT void __utrace_marker_write(const char *text, unsigned len)
 
 	if (!(t = ev_thread(t)) || !rt_tracing_on())
 		return;
-	if (len > 4096)
-		len = 4096;
+	if (len > UTRACE_PRINT_MAX)
+		len = UTRACE_PRINT_MAX;
 	ev_write_words(t, UEXT_PRINT, len, text, len);
 }

@@ -35,10 +35,22 @@
  * The handler reads the program's disposition with no lock: two copies,
  * the current one named by an index stored with release order after the
  * other copy is written.
+ *
+ * record --dump-on-crash guards the crash signals the same way
+ * (rt_sig_guard_install, crash.c): SIGSEGV, SIGBUS, SIGILL, SIGFPE and
+ * SIGABRT keep the runtime's handler, which records the signal and then
+ * gives it to rt_sig_forward: the program's handler (the signal blocked
+ * in it unless SA_NODEFER, as the kernel does), or the default action: a
+ * fault returns to its instruction with SIG_DFL installed, which faults
+ * again, so the core holds the fault's own siginfo and registers; a sent
+ * signal is raised again.  A fault the program ignores kills, as the
+ * kernel forces it.  The masks are not touched for them: a crash signal
+ * the program blocked kills with no handler, as untraced.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "runtime/rt.h"
@@ -49,9 +61,19 @@ typedef int (*tg_action_fn)(int, const struct sigaction *, struct sigaction *);
 static tg_action_fn tg_real_action;
 static tg_mask_fn tg_real_procmask, tg_real_sigmask;
 static sighandler_t (*tg_real_signal)(int, sighandler_t);
-static void (*tg_handler)(int, siginfo_t *, void *); /* ours, once installed */
-static struct sigaction tg_prog[2];		     /* the program's SIGTRAP disposition */
-static int tg_cur;
+
+/* One guarded signal: ours (once installed) and the program's disposition. */
+struct tg_slot {
+	int sig;
+	void (*handler)(int, siginfo_t *, void *);
+	struct sigaction prog[2];
+	int cur;
+};
+
+/* SIGTRAP first (the int3s); the crash signals with --dump-on-crash (crash.c) */
+static struct tg_slot tg_slots[] = {{.sig = SIGTRAP}, {.sig = SIGSEGV}, {.sig = SIGBUS},
+				    {.sig = SIGILL},  {.sig = SIGFPE},  {.sig = SIGABRT}};
+#define tg_trap (&tg_slots[0])
 
 __attribute__((constructor(101))) static void tg_resolve(void)
 {
@@ -64,100 +86,167 @@ __attribute__((constructor(101))) static void tg_resolve(void)
 			 __ATOMIC_RELEASE);
 }
 
-static const struct sigaction *tg_prog_now(void)
+/* The slot of sig if ours is installed for it, else NULL. */
+static struct tg_slot *tg_guarded(int sig)
 {
-	return &tg_prog[__atomic_load_n(&tg_cur, __ATOMIC_ACQUIRE)];
+	for (size_t i = 0; i < sizeof(tg_slots) / sizeof(tg_slots[0]); i++)
+		if (tg_slots[i].sig == sig)
+			return __atomic_load_n(&tg_slots[i].handler, __ATOMIC_ACQUIRE) ? &tg_slots[i]
+											 : NULL;
+	return NULL;
 }
 
-static void tg_prog_set(const struct sigaction *sa)
+bool rt_sig_guarded(int sig)
 {
-	int next = !__atomic_load_n(&tg_cur, __ATOMIC_RELAXED);
-
-	tg_prog[next] = *sa;
-	__atomic_store_n(&tg_cur, next, __ATOMIC_RELEASE);
+	return tg_guarded(sig) != NULL;
 }
 
-/* Ours, with the program's SA_ONSTACK. */
-static int tg_install_ours(void)
+static const struct sigaction *tg_prog_now(const struct tg_slot *s)
 {
+	return &s->prog[__atomic_load_n(&s->cur, __ATOMIC_ACQUIRE)];
+}
+
+static void tg_prog_set(struct tg_slot *s, const struct sigaction *sa)
+{
+	int next = !__atomic_load_n(&s->cur, __ATOMIC_RELAXED);
+
+	s->prog[next] = *sa;
+	__atomic_store_n(&s->cur, next, __ATOMIC_RELEASE);
+}
+
+static bool tg_prog_default(const struct sigaction *p)
+{
+	return (p->sa_flags & SA_SIGINFO) ? !p->sa_sigaction : p->sa_handler == SIG_DFL;
+}
+
+/* Ours, with the program's SA_ONSTACK.  A crash signal the program does
+ * not handle is taken on the alternate stack if there is one: a stack
+ * overflow then still reaches crash.c, and nothing of the program runs. */
+static int tg_install_ours(struct tg_slot *s)
+{
+	const struct sigaction *p = tg_prog_now(s);
 	struct sigaction sa;
+	int onstack = p->sa_flags & SA_ONSTACK;
 
+	if (s != tg_trap && (tg_prog_default(p) || p->sa_handler == SIG_IGN))
+		onstack = SA_ONSTACK;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = tg_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | (tg_prog_now()->sa_flags & SA_ONSTACK);
+	sa.sa_sigaction = s->handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | onstack;
 	sigemptyset(&sa.sa_mask);
-	return tg_real_action(SIGTRAP, &sa, NULL);
+	return tg_real_action(s->sig, &sa, NULL);
+}
+
+void rt_sig_guard_install(int sig, void (*handler)(int, siginfo_t *, void *))
+{
+	struct tg_slot *s = NULL;
+	struct sigaction cur;
+
+	tg_resolve();
+	for (size_t i = 0; i < sizeof(tg_slots) / sizeof(tg_slots[0]); i++)
+		if (tg_slots[i].sig == sig)
+			s = &tg_slots[i];
+	if (!s || !tg_real_action || tg_real_action(sig, NULL, &cur) < 0)
+		return;
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == handler)
+		return; /* installed */
+	if (!s->handler)
+		tg_prog_set(s, &cur); /* what the program had before us */
+	__atomic_store_n(&s->handler, handler, __ATOMIC_RELEASE);
+	tg_install_ours(s);
 }
 
 void rt_trap_guard_install(void (*handler)(int, siginfo_t *, void *))
 {
-	struct sigaction cur;
-
-	tg_resolve();
-	if (!tg_real_action || tg_real_action(SIGTRAP, NULL, &cur) < 0)
-		return;
-	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == handler)
-		return; /* installed */
-	if (!tg_handler)
-		tg_prog_set(&cur); /* what the program had before us */
-	tg_handler = handler;
-	tg_install_ours();
+	rt_sig_guard_install(SIGTRAP, handler);
 }
 
-/* The program's own handling of a SIGTRAP that is not ours. */
-void rt_trap_forward(int sig, siginfo_t *si, void *uc)
+/* The default action, as the kernel takes it: SIGTRAP and a sent crash
+ * signal raised again with the default disposition (unblocked:
+ * SA_NODEFER, so it acts here); a fault returns, and its instruction
+ * faults again with the default disposition, so the core holds the
+ * fault's own siginfo. */
+static void tg_default(struct tg_slot *s, const siginfo_t *si)
 {
-	const struct sigaction *p = tg_prog_now();
 	struct sigaction dfl;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	tg_real_action(s->sig, &dfl, NULL);
+	if (s == tg_trap || si->si_code <= 0)
+		raise(s->sig);
+}
+
+/* The program's own handling of a signal that is not ours: its sa_mask
+ * (and the signal itself without SA_NODEFER, but SIGTRAP) blocked around
+ * the call, SA_SIGINFO or not, SA_RESETHAND honoured, SIG_IGN dropped
+ * (but a fault: the kernel forces those), SIG_DFL the default action. */
+void rt_sig_forward(int sig, siginfo_t *si, void *uc)
+{
+	struct tg_slot *s = tg_guarded(sig);
+	struct sigaction p, dfl;
 	sigset_t mask, old;
 
-	if (!(p->sa_flags & SA_SIGINFO) && p->sa_handler == SIG_IGN)
+	if (!s)
 		return;
-	if ((p->sa_flags & SA_SIGINFO) ? !p->sa_sigaction : p->sa_handler == SIG_DFL) {
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		tg_real_action(SIGTRAP, &dfl, NULL);
-		raise(SIGTRAP); /* unblocked (SA_NODEFER): dies here */
+	p = *tg_prog_now(s);
+	if (!(p.sa_flags & SA_SIGINFO) && p.sa_handler == SIG_IGN) {
+		if (s != tg_trap && si->si_code > 0)
+			tg_default(s, si);
 		return;
 	}
-	mask = p->sa_mask;
+	if (tg_prog_default(&p)) {
+		tg_default(s, si);
+		return;
+	}
+	if (p.sa_flags & SA_RESETHAND) { /* the kernel resets before the call */
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		tg_prog_set(s, &dfl);
+		if (s != tg_trap)
+			tg_install_ours(s);
+	}
+	mask = p.sa_mask;
+	if (s != tg_trap && !(p.sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
 	sigdelset(&mask, SIGTRAP);
 	tg_real_sigmask(SIG_BLOCK, &mask, &old);
-	if (p->sa_flags & SA_SIGINFO)
-		p->sa_sigaction(sig, si, uc);
+	if (p.sa_flags & SA_SIGINFO)
+		p.sa_sigaction(sig, si, uc);
 	else
-		p->sa_handler(sig);
+		p.sa_handler(sig);
 	tg_real_sigmask(SIG_SETMASK, &old, NULL);
-	if (p->sa_flags & SA_RESETHAND) {
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		tg_prog_set(&dfl);
-	}
+}
+
+void rt_trap_forward(int sig, siginfo_t *si, void *uc)
+{
+	rt_sig_forward(sig, si, uc);
 }
 
 __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
 						     struct sigaction *old)
 {
 	struct sigaction copy;
+	struct tg_slot *s;
 
 	tg_resolve();
 	if (!tg_real_action) {
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!tg_handler)
-		return tg_real_action(sig, act, old);
-	if (sig == SIGTRAP) {
+	if ((s = tg_guarded(sig))) {
 		if (act)
 			copy = *act; /* act and old may be the same */
 		if (old)
-			*old = *tg_prog_now();
+			*old = *tg_prog_now(s);
 		if (act) {
-			tg_prog_set(&copy);
-			tg_install_ours(); /* SA_ONSTACK as the program's */
+			tg_prog_set(s, &copy);
+			tg_install_ours(s); /* SA_ONSTACK as the program's */
 		}
 		return 0;
 	}
+	if (!tg_guarded(SIGTRAP))
+		return tg_real_action(sig, act, old);
 	if (act && sigismember(&act->sa_mask, SIGTRAP)) {
 		copy = *act;
 		sigdelset(&copy.sa_mask, SIGTRAP);
@@ -167,14 +256,14 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
 }
 
 /* glibc's signal() calls its own sigaction inside libc, which ours does
- * not see: for SIGTRAP, once ours is installed, its BSD semantics here
- * (SA_RESTART, the signal blocked in its handler); else libc's. */
+ * not see: for a guarded signal, once ours is installed, its BSD semantics
+ * here (SA_RESTART, the signal blocked in its handler); else libc's. */
 __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t h)
 {
 	struct sigaction sa, old;
 
 	tg_resolve();
-	if (sig != SIGTRAP || !tg_handler) {
+	if (!tg_guarded(sig)) {
 		if (tg_real_signal)
 			return tg_real_signal(sig, h);
 		errno = ENOSYS;
@@ -196,7 +285,7 @@ static int tg_mask(tg_mask_fn real, int how, const sigset_t *set, sigset_t *old)
 
 	if (!real)
 		return ENOSYS;
-	if (tg_handler && set && how != SIG_UNBLOCK && sigismember(set, SIGTRAP)) {
+	if (tg_guarded(SIGTRAP) && set && how != SIG_UNBLOCK && sigismember(set, SIGTRAP)) {
 		s = *set;
 		sigdelset(&s, SIGTRAP);
 		set = &s;

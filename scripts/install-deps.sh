@@ -7,7 +7,7 @@ set -euo pipefail
 need=(make gcc g++ clang binutils libc6-dev libtraceevent-dev libdw-dev libzydis-dev zlib1g-dev libfuse3-dev fuse3 go-md2man)
 case "${1:-test}" in
 build) ;;
-test) need+=(gawk trace-cmd libc6-dbg systemtap-sdt-dev libclang-rt-dev protobuf-compiler golang-go chromium imagemagick libxml2-utils pkg-config man-db libc++-dev libc++abi-dev default-jre-headless nodejs rustc gpg gpg-agent gpgconf linux-source-6.12 iputils-ping linux-perf) ;;
+test) need+=(gawk trace-cmd libc6-dbg systemtap-sdt-dev libclang-rt-dev protobuf-compiler golang-go chromium imagemagick libxml2-utils pkg-config man-db libc++-dev libc++abi-dev default-jre-headless nodejs rustc gpg gpg-agent gpgconf linux-source-6.12 iputils-ping linux-perf libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev dpkg-dev python-is-python3) ;;
 bench) need+=(gawk trace-cmd uftrace hyperfine lttng-tools liblttng-ust-dev bpftrace) ;;
 *) echo "install-deps.sh: unknown set '$1' (build, test or bench)" >&2; exit 2 ;;
 esac
@@ -26,12 +26,30 @@ npm_deps() {
 		echo "install-deps.sh: npm install -g speedscope failed; its ui check will skip" >&2
 }
 
+# bpftrace 0.17's runtime suite (tests/bt/run.sh) comes from its Debian
+# source package, `apt-get source bpftrace`: that needs a deb-src entry,
+# added here (the one of the archive the binaries come from) if none is
+src_deps() {
+	[ "${1:-test}" = test ] || return 0
+	grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/ && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps.sh: no deb-src entry for apt-get source bpftrace; run as root" >&2
+		return 0
+	fi
+	echo "install-deps.sh: adding deb-src for bookworm (tests/bt/run.sh: apt-get source bpftrace)" >&2
+	printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm' \
+		'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
+		>/etc/apt/sources.list.d/utrace-deb-src.sources
+	apt-get update -q >/dev/null
+}
+
 missing=()
 for p in "${need[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
 	npm_deps "${1:-test}"
+	src_deps "${1:-test}"
 	exit 0
 fi
 
@@ -44,3 +62,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 npm_deps "${1:-test}"
+src_deps "${1:-test}"

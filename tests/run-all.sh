@@ -11,6 +11,7 @@
 #   tests/diff/run.sh     the peers' figures on the same recordings (issue 22)
 #   tests/hostile/run.sh  hostile programs under every mode (issue 21)
 #   tests/ftracetest/run.sh  the kernel's ftrace selftests on --tracefs (issue 23)
+#   tests/bt/run.sh       bpftrace's runtime suite against utrace bt (issue 27)
 # Each tier ends with "<tier>: N passed, N failed"; this script adds them up
 # and ends with exactly one line "N passed, N failed".  A tier that ends
 # without its summary line counts as one failure.  Exits 1 on any failure.
@@ -64,6 +65,7 @@ tier kernel "$ROOT/tests/kernel/run.sh"
 tier diff "$ROOT/tests/diff/run.sh"
 tier hostile "$ROOT/tests/hostile/run.sh"
 tier ftracetest "$ROOT/tests/ftracetest/run.sh"
+tier bt "$ROOT/tests/bt/run.sh"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -25,13 +25,18 @@ enum utrace_bt_kind {
 	UTRACE_BT_UINT,	 /* unsigned 64-bit integer */
 	UTRACE_BT_STR,	 /* string (comm, str(), usym text, ...) */
 	UTRACE_BT_STACK, /* ustack/kstack: `lines` frames, innermost first */
+	UTRACE_BT_SYM,	 /* usym/ksym/ntop text: printed as STR, but a map of
+			    them has no newline between entries, as bpftrace */
 };
 
 struct utrace_bt_scalar {
 	enum utrace_bt_kind kind;
 	int64_t i;		  /* INT, UINT (as uint64_t) */
 	const char *s;		  /* STR */
-	const char *const *lines; /* STACK: already formatted frames */
+	const char *const *lines; /* STACK: already formatted frames; each is
+				     indented as bpftrace does (4 spaces in a
+				     key, 8 in a value) unless it starts with a
+				     tab (perf mode: "\t%lx sym") */
 	size_t nlines;
 };
 
@@ -80,9 +85,38 @@ enum utrace_bt_format { UTRACE_BT_TEXT, UTRACE_BT_JSON };
 int utrace_bt_map_print(FILE *out, const struct utrace_bt_map *map, size_t top,
 			uint64_t div, enum utrace_bt_format fmt);
 
+/* What bpftrace prints for every map at exit, after the "\n\n" it writes
+ * to stdout (the caller's, as bpftrace writes it to stdout even with -o):
+ * the maps in the order of their names, each as utrace_bt_map_print with
+ * no top or div; an empty map is an empty line in text, nothing in json.
+ * Returns 0, or -errno (of the write, or -ENOMEM). */
+int utrace_bt_maps_print(FILE *out, const struct utrace_bt_map *maps, size_t nmaps,
+			 enum utrace_bt_format fmt);
+
 /* print() of a non-map value, and printf's json record: text `value\n`,
  * json `{"type": "value", "data": ...}`. */
 int utrace_bt_value_print(FILE *out, const struct utrace_bt_scalar *v,
 			  enum utrace_bt_format fmt);
+
+/* What bpftrace prints besides values and maps (Output::message): text as
+ * it is (join() adds a newline), json `{"type": "printf", "data": "..."}`
+ * with bpftrace's escaping.  msg holds len bytes. */
+enum utrace_bt_message {
+	UTRACE_BT_MSG_PRINTF,  /* printf() */
+	UTRACE_BT_MSG_TIME,    /* time(): the strftime text */
+	UTRACE_BT_MSG_CAT,     /* cat(): the file's bytes */
+	UTRACE_BT_MSG_SYSCALL, /* system(): the command's output */
+	UTRACE_BT_MSG_JOIN,    /* join(): the joined arguments */
+};
+
+int utrace_bt_message_print(FILE *out, enum utrace_bt_message type, const char *msg, size_t len,
+			    enum utrace_bt_format fmt);
+
+/* "Attaching N probes..." (1 probe: "Attaching 1 probe...") and
+ * {"type": "attached_probes", "data": {"probes": N}}. */
+int utrace_bt_attached_print(FILE *out, uint64_t nprobes, enum utrace_bt_format fmt);
+
+/* "Lost N events" and {"type": "lost_events", "data": {"events": N}}. */
+int utrace_bt_lost_print(FILE *out, uint64_t lost, enum utrace_bt_format fmt);
 
 #endif

@@ -28,6 +28,7 @@
 #include "lib/export/export_fields.h"
 #include "lib/export/json.h"
 #include "lib/export/export_threads.h"
+#include "lib/report/report_signal.h"
 
 struct utrace_chrome {
 	struct utrace_dat *d;
@@ -278,6 +279,16 @@ int utrace_chrome_event(struct utrace_chrome *c, const struct utrace_event *ev,
 		break;
 	case UTRACE_EV_EVENT:
 		return put_tracepoint(c, ev, err);
+	case UTRACE_EV_SIGNAL: { /* record --dump-on-crash: an instant, as a marker */
+		char text[256];
+
+		utrace_report_signal_text(c->d, ev, text, sizeof(text));
+		head(c, ev, ev->ts, 'i');
+		fputs(",\"name\":\"signal: ", c->out);
+		utrace_json_string_n(c->out, text, strlen(text));
+		fputs("\",\"s\":\"t\"}", c->out);
+		break;
+	}
 	case UTRACE_EV_LOST:
 		head(c, ev, ev->ts, 'i');
 		if (ev->flags & UTRACE_EVF_LOST_UNKNOWN)

@@ -17,6 +17,7 @@
 #include "lib/export/export_pprof.h"
 #include "lib/export/export_svg.h"
 #include "lib/report/callgraph.h"
+#include "lib/report/report_signal.h"
 #include "lib/report/samples.h"
 #include "lib/tracefile/dat_samples.h"
 
@@ -27,8 +28,9 @@ struct raw {
 
 static int raw_event(void *arg, const struct utrace_event *ev, struct utrace_error *err)
 {
-	static const char *const kinds[] = {"?",    "entry", "exit",  "leaf",
-					    "func", "lost",  "event", "print"};
+	static const char *const kinds[] = {"?",    "entry", "exit",  "leaf",  "func",
+					    "lost", "event", "print", "stack", "signal"};
+	char sig[256];
 	struct raw *r = arg;
 	FILE *out = r->out;
 
@@ -67,6 +69,10 @@ static int raw_event(void *arg, const struct utrace_event *ev, struct utrace_err
 		break;
 	case UTRACE_EV_PRINT:
 		fprintf(out, " %.*s\n", (int)ev->data_len, (const char *)ev->data);
+		break;
+	case UTRACE_EV_SIGNAL:
+		utrace_report_signal_text(r->d, ev, sig, sizeof(sig));
+		fprintf(out, " depth=%u %s\n", ev->depth, sig);
 		break;
 	default:
 		fprintf(out, " id=%u %u bytes\n", ev->id, ev->data_len);

@@ -26,17 +26,14 @@
 #include "lib/base/grow.h"
 #include "lib/export/export_fields.h"
 #include "lib/export/export_perfetto.h"
+#include "lib/export/export_perfetto_internal.h"
 #include "lib/export/export_threads.h"
 #include "lib/export/protobuf.h"
+#include "lib/report/report_signal.h"
 
 /* field numbers of perfetto.protos (protos/perfetto/trace/...) */
 enum {
-	TRACE_PACKET = 1,
-	PKT_TIMESTAMP = 8,
-	PKT_SEQ_ID = 10,
 	PKT_TRACK_EVENT = 11,
-	PKT_INTERNED = 12,
-	PKT_SEQ_FLAGS = 13,
 	PKT_TRACK_DESCRIPTOR = 60,
 	PKT_FIRST_ON_SEQ = 87,
 	PKT_CLOCK_SNAPSHOT = 6,
@@ -72,10 +69,8 @@ enum {
 	PKT_TE_TRACK_TAG = TE_TRACK << 3,
 	PKT_TE_IID_TAG = TE_NAME_IID << 3,
 };
-enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
 /* BuiltinClock (protos/perfetto/common/builtin_clock.proto) */
 enum { CLOCK_REALTIME_ID = 1, CLOCK_MONOTONIC_ID = 3 };
-#define SEQ_ID 1
 
 /* Interned names: (kind, image, id) -> iid. */
 struct intern {
@@ -576,6 +571,13 @@ int utrace_perfetto_event(struct utrace_perfetto *p, const struct utrace_event *
 		return put_tracepoint(p, ev, err);
 	case UTRACE_EV_PRINT:
 		return put_event(p, ev, ev->ts, INSTANT, 0, ev->data, ev->data_len, err);
+	case UTRACE_EV_SIGNAL: { /* record --dump-on-crash */
+		char sig[256];
+
+		memcpy(sig, "signal: ", 8);
+		utrace_report_signal_text(p->d, ev, sig + 8, sizeof(sig) - 8);
+		return put_event(p, ev, ev->ts, INSTANT, 0, sig, strlen(sig), err);
+	}
 	case UTRACE_EV_LOST:
 		if (ev->flags & UTRACE_EVF_LOST_UNKNOWN)
 			snprintf(text, sizeof(text), "LOST EVENTS");
@@ -586,9 +588,19 @@ int utrace_perfetto_event(struct utrace_perfetto *p, const struct utrace_event *
 	return 0;
 }
 
+static int samples_packet_end(void *arg, struct utrace_error *err)
+{
+	return packet_end(arg, err);
+}
+
 int utrace_perfetto_end(struct utrace_perfetto *p, struct utrace_error *err)
 {
-	int ret = p->failed ? 0 : flush_out(p, err);
+	int ret = 0;
+
+	if (err && !p->failed)
+		ret = utrace_perfetto_samples(p->d, &p->pb, samples_packet_end, p, err);
+	if (ret == 0 && !p->failed)
+		ret = flush_out(p, err);
 
 	if (ret == 0 && (fflush(p->out) == EOF || ferror(p->out)) && !p->failed)
 		ret = utrace_error_set(err, -EIO, "%s: writing the Perfetto trace failed: %s",

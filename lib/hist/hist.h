@@ -297,8 +297,9 @@ struct utrace_trigger {
 	char *target_system, *target_event; /* enable_/disable_event, _hist */
 	struct utrace_hist_spec *hist;	    /* UTRACE_TRIG_HIST */
 	char *filter;			    /* after "if ", NULL if none */
-	unsigned filter_pos;
-	unsigned refs; /* holders besides the first (utrace_trigger_get) */
+	unsigned filter_pos;		    /* its column in the text; 0: no "if" */
+	unsigned filter_skip; /* the -e's filter put before it (trigger_spec.c) */
+	unsigned refs;	      /* holders besides the first (utrace_trigger_get) */
 };
 
 /* Parses any trigger; errors as utrace_hist_parse (code -1 and the kernel's

@@ -105,11 +105,83 @@ static int hc_values(struct hcomp *c, const struct utrace_hist_spec *s)
 	return 0;
 }
 
-/* The variables, after the values: each one's expression, then VAR. */
+/* What a variable's VARSTR takes (in's size, off, imm): a string field
+ * (1), the stack (2), another trigger's string or stack variable (1, 2);
+ * 0: a number. */
+static int hc_var_src(struct hcomp *c, const struct utrace_hist_expr *e,
+		      struct utrace_hist_insn *in)
+{
+	uint32_t w;
+
+	if (e->op == UTRACE_HE_FIELD && (!strcmp(e->name, "common_stacktrace") ||
+					 !strcmp(e->name, "stacktrace"))) {
+		in->size = UTRACE_HSTR_STACK;
+		return 2;
+	}
+	if (e->op == UTRACE_HE_VAR_REF && hc_own_var(c, e->name) < 0) {
+		for (uint32_t i = 0; i < c->nr_refs; i++)
+			if (!strcmp(c->ref_name[i], e->name) &&
+			    ((c->ref_str | c->ref_stack) >> i & 1)) {
+				in->size = UTRACE_HSTR_REF;
+				in->off = i;
+				return c->ref_stack >> i & 1 ? 2 : 1;
+			}
+		return 0;
+	}
+	if (e->op != UTRACE_HE_FIELD || e->mods)
+		return 0;
+	hc_str_src(c, e->name, in, &w);
+	return w ? 1 : 0;
+}
+
+/* A string or stack variable (name=a string field, common_stacktrace,
+ * or $another's of those: the kernel's string and stacktrace vars):
+ * VARSTR of its bytes, then the sum they will be in as its value, which
+ * hc_str_place sets once the actions have taken theirs. */
+static int hc_var_str(struct hcomp *c, const struct utrace_hist_var *v, unsigned i)
+{
+	struct utrace_hist_insn in = {.op = UTRACE_HOP_VARSTR};
+	int kind = hc_var_src(c, v->expr, &in);
+
+	if (!kind)
+		return 0;
+	if (hc_emit(c, UTRACE_HOP_VARSTR, 0, 0, 0) < 0)
+		return -1;
+	in.len = UTRACE_HIST_STR_MAX; /* RESOLVE reads that many */
+	c->insns[c->n - 1] = in;
+	c->str_at[i] = c->n - 1;
+	if (kind == 2)
+		c->own_stack |= 1u << i;
+	else
+		c->own_str |= 1u << i;
+	return hc_emit(c, UTRACE_HOP_CONST, 0, 0, 0) < 0 ? -1 : kind;
+}
+
+/* The string variables' bytes, after everything else of the element. */
+static int hc_str_place(struct hcomp *c, const struct utrace_hist_spec *s)
+{
+	for (unsigned i = 0; i < s->nr_vars; i++) {
+		if (!((c->own_str | c->own_stack) >> i & 1))
+			continue;
+		if (c->nr_sums + UTRACE_HIST_STR_MAX / 8 > UTRACE_HIST_SUMS_MAX)
+			return hc_fail(c, UTRACE_HIST_ERR_TOO_MANY_VARS, s->vars[i].pos, NULL);
+		c->insns[c->str_at[i]].key_off = c->nr_sums;
+		c->insns[c->str_at[i] + 1].imm = c->nr_sums;
+		c->nr_sums += UTRACE_HIST_STR_MAX / 8;
+	}
+	return 0;
+}
+
+/* The variables, after the values: each one's expression (or a string
+ * or stack variable's VARSTR), then VAR (size 1: a string's, 2: a
+ * stack's). */
 static int hc_vars(struct hcomp *c, const struct utrace_hist_spec *s)
 {
 	for (unsigned i = 0; i < s->nr_vars; i++) {
-		if (hc_expr(c, s->vars[i].expr, 0) < 0 || hc_emit(c, UTRACE_HOP_VAR, 0, 0, 0) < 0)
+		int str = hc_var_str(c, &s->vars[i], i);
+
+		if (str < 0 || (!str && hc_expr(c, s->vars[i].expr, 0) < 0) ||
+		    hc_emit(c, UTRACE_HOP_VAR, (uint8_t)str, 0, 0) < 0)
 			return -1;
 		c->insns[c->n - 1].key_off = utrace_hist_var_sum(s, i);
 		c->insns[c->n - 1].reserved = utrace_hist_var_bitmap(s);
@@ -187,7 +259,7 @@ static int hc_parts(struct hcomp *c, const struct utrace_hist_spec *s)
 	if (hc_actions(c, s) < 0)
 		return -1;
 	c->action_insns = c->n - start;
-	return 0;
+	return hc_str_place(c, s);
 }
 
 int utrace_hist_compile_env(const struct utrace_hist_spec *s, const struct utrace_event_format *fmt,
@@ -232,6 +304,29 @@ int utrace_hist_compile_env(const struct utrace_hist_spec *s, const struct utrac
 	free(filter);
 	free(c);
 	return ret;
+}
+
+/* The size of the VAR of the variable at sum: 0 a number, 1 a string,
+ * 2 a stack. */
+static unsigned hc_var_kind(const void *prog, unsigned sum)
+{
+	const struct utrace_hist_hdr *h = prog;
+	const struct utrace_hist_insn *in = utrace_hist_insns(h);
+
+	for (uint32_t i = 0; i < h->nr_insns; i++)
+		if (in[i].op == UTRACE_HOP_VAR && in[i].key_off == sum)
+			return in[i].size;
+	return 0;
+}
+
+bool utrace_hist_var_is_str(const void *prog, unsigned sum)
+{
+	return hc_var_kind(prog, sum) == 1;
+}
+
+bool utrace_hist_var_is_stack(const void *prog, unsigned sum)
+{
+	return hc_var_kind(prog, sum) == 2;
 }
 
 int utrace_hist_compile(const struct utrace_hist_spec *s, const struct utrace_event_format *fmt,

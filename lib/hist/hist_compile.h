@@ -31,6 +31,8 @@ struct utrace_hist_var_info {
 	/* that trigger's key, which must be this one's */
 	uint32_t key_size, nr_keys;
 	struct utrace_hist_slot slots[3];
+	bool str;   /* a string variable (utrace_hist_var_is_str) */
+	bool stack; /* a stack variable (utrace_hist_var_is_stack) */
 };
 
 /* A synthetic event, as an action that emits it finds it. */
@@ -48,6 +50,7 @@ struct utrace_hist_synth_info {
 };
 
 #define UTRACE_HIST_SYNTH_DYNSTR 0xffffu
+#define UTRACE_HIST_SYNTH_STACK 0xfffeu /* str[k] of an unsigned long[] (a stack) */
 
 /* What the trigger refers to outside itself; every callback may be NULL. */
 struct utrace_hist_env {
@@ -70,5 +73,13 @@ int utrace_hist_compile_env(const struct utrace_hist_spec *spec,
 			    const struct utrace_event_format *fmt,
 			    const struct utrace_hist_env *env, void **prog, uint32_t *len,
 			    int *code, struct utrace_error *err);
+
+/* Whether the variable at sum of compiled hist program prog is a string
+ * (name=a string field): a reference to it RESOLVEs the address of its
+ * bytes, which only a string param of an action takes. */
+bool utrace_hist_var_is_str(const void *prog, unsigned sum);
+/* Whether it is a stack (name=common_stacktrace, or a copy of one): its
+ * frames, which only an unsigned long[] field of a synthetic event takes. */
+bool utrace_hist_var_is_stack(const void *prog, unsigned sum);
 
 #endif

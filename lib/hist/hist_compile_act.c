@@ -43,8 +43,12 @@ static int hc_resolve_one(struct hcomp *c, const char *name, unsigned pos, const
 			return hc_fail(c, UTRACE_HIST_ERR_HIST_NOT_FOUND, pos, "its keys differ");
 	if (c->nr_refs >= UTRACE_HIST_REFS_MAX)
 		return hc_fail(c, UTRACE_HIST_ERR_TOO_MANY_VARS, pos, name);
-	if (hc_emit(c, UTRACE_HOP_RESOLVE, 0, v.table, v.bit) < 0)
+	if (hc_emit(c, UTRACE_HOP_RESOLVE, v.str || v.stack ? 1 : 0, v.table, v.bit) < 0)
 		return -1;
+	if (v.str)
+		c->ref_str |= 1u << c->nr_refs;
+	if (v.stack)
+		c->ref_stack |= 1u << c->nr_refs;
 	c->insns[c->n - 1].key_off = v.sum;
 	c->insns[c->n - 1].reserved = v.bitmap;
 	c->insns[c->n - 1].len = (uint16_t)c->nr_refs;
@@ -52,15 +56,18 @@ static int hc_resolve_one(struct hcomp *c, const char *name, unsigned pos, const
 	return 0;
 }
 
-static int hc_resolve_expr(struct hcomp *c, const struct utrace_hist_expr *e)
+/* The $names of an expression; msys.mev: the onmatch() event of the
+ * trigger, where the kernel's find_match_var() looks first. */
+static int hc_resolve_expr(struct hcomp *c, const struct utrace_hist_expr *e, const char *msys,
+			   const char *mev)
 {
 	if (!e)
 		return 0;
 	if (e->op == UTRACE_HE_VAR_REF)
-		return hc_resolve_one(c, e->name, e->pos + 1, NULL, NULL);
-	if (hc_resolve_expr(c, e->l) < 0)
+		return hc_resolve_one(c, e->name, e->pos + 1, msys, mev);
+	if (hc_resolve_expr(c, e->l, msys, mev) < 0)
 		return -1;
-	return hc_resolve_expr(c, e->r);
+	return hc_resolve_expr(c, e->r, msys, mev);
 }
 
 /* The variable an action's param names, as the kernel's
@@ -86,24 +93,63 @@ static const char *hc_param_var(struct hcomp *c, const char *p)
 	return c->qual[c->nr_qual++];
 }
 
+/* A field variable (the kernel's trace_action_create_field_var): a param
+ * of onmatch() that is no variable, number or field of this event but a
+ * field of another ("sched.sched_waking.prio", or "prio" of the onmatch()
+ * event) is read from the variable "synthetic_FIELD" of a trigger of that
+ * event (the tracefs adds it, keyed as that event's first hist trigger,
+ * as the kernel's create_field_var_hist): "SYS.EVENT.synthetic_FIELD",
+ * kept in c, or NULL. */
+static const char *hc_field_var(struct hcomp *c, const struct utrace_hist_action *a, const char *p)
+{
+	const char *d1 = strchr(p, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	char *end;
+
+	if (a->handler != UTRACE_HIST_ONMATCH || strchr(p, '$') || !a->match_event ||
+	    (strtoull(p, &end, 0), end != p && !*end) || utrace_event_field_find(c->fmt, p) ||
+	    !strncmp(p, "common_", 7) || !strcmp(p, "cpu") || (d1 && !d2) ||
+	    c->nr_qual == UTRACE_HIST_REFS_MAX)
+		return NULL;
+	if ((d2 ? (size_t)snprintf(c->qual[c->nr_qual], sizeof(c->qual[0]), "%.*s.synthetic_%s",
+				   (int)(d2 - p), p, d2 + 1)
+		: (size_t)snprintf(c->qual[c->nr_qual], sizeof(c->qual[0]), "%s.%s.synthetic_%s",
+				   a->match_system, a->match_event, p)) >= sizeof(c->qual[0]))
+		return NULL;
+	for (uint32_t i = 0; i < c->nr_qual; i++)
+		if (!strcmp(c->qual[i], c->qual[c->nr_qual]))
+			return c->qual[i];
+	return c->qual[c->nr_qual++];
+}
+
 /* The resolve part: every $name of the values, variables and actions
  * that is another trigger's, looked up before the element is. */
 int hc_resolve(struct hcomp *c, const struct utrace_hist_spec *s)
 {
+	const char *msys = NULL, *mev = NULL;
+
+	for (unsigned i = 0; i < s->nr_actions && !mev; i++)
+		if (s->actions[i].handler == UTRACE_HIST_ONMATCH) {
+			msys = s->actions[i].match_system;
+			mev = s->actions[i].match_event;
+		}
 	for (unsigned j = 0; j < s->nr_vals; j++)
-		if (hc_resolve_expr(c, s->vals[j]) < 0)
+		if (hc_resolve_expr(c, s->vals[j], msys, mev) < 0)
 			return -1;
 	for (unsigned i = 0; i < s->nr_vars; i++)
-		if (hc_resolve_expr(c, s->vars[i].expr) < 0)
+		if (hc_resolve_expr(c, s->vars[i].expr, msys, mev) < 0)
 			return -1;
 	for (unsigned i = 0; i < s->nr_actions; i++) {
 		const struct utrace_hist_action *a = &s->actions[i];
 
 		for (unsigned k = 0; k < a->nr_params; k++) {
 			const char *v = hc_param_var(c, a->params[k]);
+			bool field = !v && (v = hc_field_var(c, a, a->params[k]));
 
 			if (v && hc_resolve_one(c, v, a->pos, a->match_system, a->match_event) < 0)
-				return -1;
+				/* no such field there either: the param is not found */
+				return field ? hc_fail(c, UTRACE_HIST_ERR_PARAM_NOT_FOUND, a->pos,
+						       a->params[k])
+					     : -1;
 		}
 	}
 	return 0;
@@ -118,7 +164,7 @@ static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const c
 	char *end;
 	unsigned long long v;
 
-	if (var)
+	if (var || (var = hc_field_var(c, a, p)))
 		return hc_ref(c, var, a->pos);
 	v = strtoull(p, &end, 0);
 	if (end != p && !*end)
@@ -129,10 +175,7 @@ static int hc_param(struct hcomp *c, const struct utrace_hist_action *a, const c
 	return hc_field(c, &e);
 }
 
-/* A field p save()d or handed to a synthetic event: if it is a string,
- * where SAVESTR or PSTR takes it from (in's size, off, imm) and its width
- * in w; w 0 for a number. */
-static void hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uint32_t *w)
+void hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uint32_t *w)
 {
 	const struct utrace_event_field *f = utrace_event_field_find(c->fmt, p);
 
@@ -152,25 +195,54 @@ static void hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *
 	}
 }
 
+/* A param that is a string or stack variable (another trigger's, which
+ * RESOLVE made an address, or this one's, whose sum says where): in's
+ * size and off; 1 a string, 2 a stack, 0 none. */
+static int hc_pvar(struct hcomp *c, const char *var, struct utrace_hist_insn *in)
+{
+	int own = var ? hc_own_var(c, var) : -1;
+
+	if (own >= 0 && ((c->own_str | c->own_stack) >> own & 1)) {
+		in->size = UTRACE_HSTR_OWN;
+		in->off = utrace_hist_var_sum(c->spec, (unsigned)own);
+		return c->own_stack >> own & 1 ? 2 : 1;
+	}
+	for (uint32_t i = 0; var && own < 0 && i < c->nr_refs; i++)
+		if (!strcmp(c->ref_name[i], var) && ((c->ref_str | c->ref_stack) >> i & 1)) {
+			in->size = UTRACE_HSTR_REF;
+			in->off = i;
+			return c->ref_stack >> i & 1 ? 2 : 1;
+		}
+	return 0;
+}
+
 /* A string param of a synthetic event's string field k: a char[] takes
  * any string; a char[N] only a char[N] of the same N, as the kernel's
- * check_synth_field(). */
+ * check_synth_field(); an unsigned long[] only a stack variable. */
 static int hc_pstr(struct hcomp *c, const struct utrace_hist_action *a, unsigned k,
 		   const struct utrace_hist_synth_info *si)
 {
 	struct utrace_hist_insn in = {.op = UTRACE_HOP_PSTR};
-	bool dyn = si->str[k] == UTRACE_HIST_SYNTH_DYNSTR;
-	uint32_t w;
+	bool dyn = si->str[k] == UTRACE_HIST_SYNTH_DYNSTR, stack = si->str[k] == UTRACE_HIST_SYNTH_STACK;
+	const char *var = hc_param_var(c, a->params[k]);
+	uint32_t w = 0;
+	int kind;
 
-	hc_str_src(c, a->params[k], &in, &w);
-	if (!w || (!dyn && (in.size != UTRACE_HSTR_CHARS || in.imm != si->str[k])))
+	if (!var)
+		var = hc_field_var(c, a, a->params[k]);
+	kind = hc_pvar(c, var, &in);
+	if (kind)
+		w = (kind == 2) == stack && (dyn || stack) ? UTRACE_HIST_STR_MAX : 0;
+	else if (!var && !stack)
+		hc_str_src(c, a->params[k], &in, &w);
+	if (!w || (!dyn && !stack && (in.size != UTRACE_HSTR_CHARS || in.imm != si->str[k])))
 		return hc_fail(c, UTRACE_HIST_ERR_SYNTH_TYPE_MISMATCH, a->param_pos[k],
 			       a->params[k]);
 	if (hc_emit(c, UTRACE_HOP_PSTR, 0, 0, 0) < 0)
 		return -1;
 	in.len = si->word[k];
-	in.reserved = dyn;
-	in.key_off = dyn ? si->words : si->str[k];
+	in.reserved = stack ? 2 : dyn;
+	in.key_off = dyn || stack ? si->words : si->str[k];
 	c->insns[c->n - 1] = in;
 	return 0;
 }

@@ -101,6 +101,8 @@ int hc_ref(struct hcomp *c, const char *name, unsigned pos)
 {
 	int own = hc_own_var(c, name);
 
+	if (own >= 0 && ((c->own_str | c->own_stack) >> own & 1))
+		return hc_fail(c, UTRACE_HIST_ERR_INVALID_STR_OPERAND, pos, name);
 	if (own >= 0) {
 		int ret = hc_emit(c, UTRACE_HOP_VGET, 0, 0, 0);
 
@@ -111,6 +113,8 @@ int hc_ref(struct hcomp *c, const char *name, unsigned pos)
 	for (uint32_t i = 0; i < c->nr_refs; i++) {
 		if (strcmp(c->ref_name[i], name))
 			continue;
+		if ((c->ref_str | c->ref_stack) >> i & 1) /* only hc_pstr takes it */
+			return hc_fail(c, UTRACE_HIST_ERR_INVALID_STR_OPERAND, pos, name);
 		if (hc_emit(c, UTRACE_HOP_REF, 0, 0, 0) < 0)
 			return -1;
 		c->insns[c->n - 1].len = (uint16_t)i;

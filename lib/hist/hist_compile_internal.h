@@ -29,6 +29,11 @@ struct hcomp {
 	uint32_t nr_refs;
 	char qual[UTRACE_HIST_REFS_MAX][160]; /* "SYS.EVENT.v" of params "SYS.EVENT.$v" */
 	uint32_t nr_qual;
+	uint32_t ref_str;  /* bit i: refs[i] is a string variable's (RESOLVE size 1) */
+	uint32_t ref_stack; /* bit i: refs[i] is a stack variable's (RESOLVE size 1) */
+	uint32_t own_str;  /* bit i: vars[i] is a string (VARSTR) */
+	uint32_t own_stack; /* bit i: vars[i] is a stack (VARSTR) */
+	uint32_t str_at[UTRACE_HIST_VARS_MAX]; /* vars[i]'s VARSTR, placed after the actions */
 	struct utrace_hist_slot slots[3];
 	uint32_t key_insns, resolve_insns, action_insns;
 	int *code;
@@ -48,6 +53,10 @@ int hc_expr(struct hcomp *c, const struct utrace_hist_expr *e, unsigned depth);
 int hc_key(struct hcomp *c, const struct utrace_hist_expr *e, struct utrace_hist_slot *slot);
 
 /* hist_compile_act.c */
+/* A field p save()d, handed to a synthetic event or kept in a variable:
+ * if it is a string, where SAVESTR, PSTR or VARSTR takes it from (in's
+ * size, off, imm) and its width in w; w 0 for a number. */
+void hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uint32_t *w);
 /* The resolve part: every $name of the values, variables and actions
  * that is another trigger's, looked up before the element is. */
 int hc_resolve(struct hcomp *c, const struct utrace_hist_spec *s);

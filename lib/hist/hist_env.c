@@ -117,8 +117,10 @@ int utrace_trigger_compile(const struct utrace_trigger *t, const struct utrace_e
 	ret = utrace_filter_compile(fmt, t->filter, prog, len, err);
 	if (ret < 0) {
 		*code = -1;
-		if (err->column > 0) /* a column of the filter */
-			err->column += (int)t->filter_pos;
+		if (err->column > (int)t->filter_skip) /* a column of the trigger's own */
+			err->column += (int)t->filter_pos - (int)t->filter_skip;
+		else
+			err->column = 0;
 	}
 	return ret;
 }

@@ -377,9 +377,10 @@ void utrace_synth_info(const struct utrace_synth *s, uint32_t id,
 		if (f->common)
 			continue;
 		out->word[k] = (uint16_t)((f->offset - 8) / 8);
-		out->str[k] = f->kind == UTRACE_EF_CHARS	 ? (uint16_t)f->size
-			      : f->kind == UTRACE_EF_STRING ? UTRACE_HIST_SYNTH_DYNSTR
-							    : 0;
+		out->str[k] = f->kind == UTRACE_EF_CHARS	   ? (uint16_t)f->size
+			      : f->kind == UTRACE_EF_STRING   ? UTRACE_HIST_SYNTH_DYNSTR
+			      : f->kind == UTRACE_EF_DYNARRAY ? UTRACE_HIST_SYNTH_STACK
+							      : 0;
 		if (out->word[k] + words > out->words)
 			out->words = out->word[k] + words;
 		k++;

@@ -10,14 +10,41 @@
  * only by whoever asks for it to say why.  The check's compiles are kept
  * the same way (sp->kept, by file and event), so that the recorder runs
  * what the check made instead of compiling it again.
+ *
+ * The -e's own filter (-f F) applies before its triggers: a trigger that
+ * is not a hist gets it as part of its filter ("(F) && (G)", or F), so
+ * that `-e EV -f F -R stacktrace` takes a stack for each event recorded,
+ * not for every hit.  The kernel runs a trigger without a filter of its
+ * own before it filters the event (trace_trigger_soft_disabled()), so the
+ * kernel's way to say this is the trigger's own `if`: record writes it
+ * for the user, for user and kernel events alike.  A hist keeps the
+ * filter it was given: its table counts what its own `if` selects, as
+ * the kernel's, and prints that filter in its header.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
+
+/* t's filter G becomes "(F) && (G)", or F without one; filter_skip is
+ * what precedes G (its errors' columns are G's, after it). */
+static int trigger_and_filter(struct utrace_trigger *t, const char *f)
+{
+	char *both = NULL;
+	int ret = t->filter ? asprintf(&both, "(%s) && (%s)", f, t->filter)
+			    : ((both = strdup(f)) ? 0 : -1);
+
+	if (ret < 0 || !both)
+		return -ENOMEM;
+	t->filter_skip = (unsigned)(t->filter ? strlen(f) + 7 : strlen(both));
+	free(t->filter);
+	t->filter = both;
+	return 0;
+}
 
 const struct utrace_trigger *utrace_trigger_of(struct utrace_event_spec *sp, unsigned k, int *code,
 					       struct utrace_error *err)
@@ -36,6 +63,11 @@ const struct utrace_trigger *utrace_trigger_of(struct utrace_event_spec *sp, uns
 	}
 	if (utrace_trigger_parse(sp->triggers[k], &t, code, err) < 0)
 		return NULL;
+	if (sp->filter && !t->hist && !t->remove && trigger_and_filter(t, sp->filter) < 0) {
+		utrace_trigger_free(t);
+		utrace_error_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
 	sp->trigs[k] = t;
 	return t;
 }

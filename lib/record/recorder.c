@@ -249,6 +249,7 @@ static void conn_close(struct utrace_recorder *r, struct rec_conn *c, struct utr
 static int conn_eof(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
 {
 	if (!rec_image_alive(r, c)) {
+		rec_live_pids_exit(r, c->pid);
 		conn_close(r, c, err);
 		return 0;
 	}
@@ -441,6 +442,7 @@ bool utrace_recorder_idle(const struct utrace_recorder *r)
 
 void utrace_recorder_stop(struct utrace_recorder *r)
 {
+	__atomic_store_n(&r->ctl->stopped, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->ctl->tracing_on, 0, __ATOMIC_RELEASE);
 }
 
@@ -499,9 +501,11 @@ int rec_write_symtabs(struct utrace_recorder *r, struct utrace_error *err)
 	 * every object, to name the callers (parent ip); with in-process
 	 * probes, to name a return probe's return address; with stacktrace
 	 * triggers, to name the frames; with entries traced as the function
-	 * tracer's under function_graph (Go, the JVM, V8), their callers. */
+	 * tracer's under function_graph (Go, the JVM, V8), their callers;
+	 * with --dump-on-crash, to name where a crash signal came (libc's
+	 * abort, a fault in a library). */
 	bool all = r->o.tracer == UTRACE_TRACER_FUNCTION || r->o.nr_inproc_probes ||
-		   rec_trig_wants_stacks(r) || rec_fpatch_entry_only_any(r);
+		   rec_trig_wants_stacks(r) || rec_fpatch_entry_only_any(r) || r->o.dump_on_crash;
 	int ret = 0;
 
 	for (uint32_t i = 0; i < r->nr_conns && ret >= 0; i++) {
@@ -574,6 +578,17 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 	st->disconnected = r->nr_orphans;
 	rec_fpatch_stats(r, &st->fpatch_plans, &st->fpatch_reused);
 	return ret;
+}
+
+void utrace_recorder_progress(const struct utrace_recorder *r, struct utrace_recorder_progress *p)
+{
+	*p = (struct utrace_recorder_progress){0};
+	p->bytes = r->w ? utrace_dat_writer_bytes(r->w) : 0;
+	for (uint32_t i = 0; i < r->nr_bufs; i++) {
+		p->records += r->bufs[i]->records;
+		p->lost += r->bufs[i]->lost;
+		p->threads += !r->bufs[i]->nest;
+	}
 }
 
 uint32_t utrace_recorder_filter_hits(const struct utrace_recorder *r, size_t i)

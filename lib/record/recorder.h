@@ -64,6 +64,9 @@ struct utrace_recorder_opts {
 	/* --libcall: the calls the program (and what it dlopens) makes
 	 * through its PLT are traced, named after the imports */
 	bool libcall;
+	/* --dump-on-crash: the processes record the crash signals they take
+	 * (runtime/crash.c), for the dump and the report's "signal:" line */
+	bool dump_on_crash;
 	/* Called for each notice a traced process sends (from poll). */
 	void (*notice)(void *arg, int pid, const char *text);
 	void *notice_arg;
@@ -86,6 +89,14 @@ struct utrace_recorder_stats {
 	 * build id), and processes that loaded one planned already */
 	uint32_t fpatch_plans, fpatch_reused;
 };
+
+/* What the recording has saved so far, for a progress line: the records
+ * of the sub-buffers saved, the records lost, the file's bytes. */
+struct utrace_recorder_progress {
+	uint64_t records, lost, bytes;
+	uint32_t threads;
+};
+void utrace_recorder_progress(const struct utrace_recorder *r, struct utrace_recorder_progress *p);
 
 /* The functions function filter expression i (utrace_func_filter_expr's
  * numbering) selected, over every object of every process so far. */
@@ -247,14 +258,34 @@ uint32_t utrace_recorder_live_buffer_kb_now(struct utrace_recorder *r);
 /* tracing_cpumask: no record is written on the CPUs of off (bit N: CPU
  * N), in every process at once. */
 void utrace_recorder_live_cpu_off(struct utrace_recorder *r, uint64_t off);
-/* set_event_pid: only these threads' events are recorded (n 0: every
- * thread's), in every process at once; -ENOSPC past UTRACE_EV_PIDS. */
-int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n);
+/* set_event_pid, set_event_notrace_pid (recorder_livepid.c): only the
+ * threads tids have their events recorded (n 0: every thread), never
+ * those of notrace, in every process at once; -ENOSPC past
+ * UTRACE_EV_PIDS. */
+int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n,
+				    const int32_t *notrace, unsigned nn);
 /* set_ftrace_pid, set_ftrace_notrace_pid: only the threads pids (n 0:
  * every thread) have their function records written, never those of
  * notrace, in every process at once; -ENOSPC past UTRACE_FT_PIDS. */
 int utrace_recorder_live_ftrace_pids(struct utrace_recorder *r, const int32_t *pids, unsigned n,
 				     const int32_t *notrace, unsigned nn);
+/* One of those lists as it is now (forks may have added to it), into
+ * tids (room for UTRACE_FT_PIDS); how many. */
+enum utrace_recorder_pids {
+	UTRACE_RECORDER_PIDS_EVENT,
+	UTRACE_RECORDER_PIDS_EVENT_NOTRACE,
+	UTRACE_RECORDER_PIDS_FTRACE,
+	UTRACE_RECORDER_PIDS_FTRACE_NOTRACE,
+};
+unsigned utrace_recorder_live_pids_get(struct utrace_recorder *r, int which, int32_t *tids);
+/* event-fork, function-fork: a process forked from then on by a thread
+ * of the event lists (of the function lists) joins the lists its parent
+ * thread is in. */
+enum {
+	UTRACE_RECORDER_FOLLOW_EVENT = 1u << 0,
+	UTRACE_RECORDER_FOLLOW_FUNCTION = 1u << 1,
+};
+void utrace_recorder_live_follow_fork(struct utrace_recorder *r, unsigned follow);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far, and the committed part of those

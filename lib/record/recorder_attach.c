@@ -32,6 +32,7 @@ int utrace_recorder_detach(struct utrace_recorder *r, uint32_t n, int timeout_ms
 	uint64_t end = attach_now_ms() + (uint64_t)timeout_ms;
 	uint32_t done;
 
+	__atomic_store_n(&r->ctl->stopped, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->ctl->tracing_on, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->ctl->detach, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &r->ctl->detach, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);

@@ -126,6 +126,8 @@ static int hist_var_info(const struct rec_hist *h, const struct utrace_hist_spec
 	    .bit = 1ull << v,
 	    .key_size = p->key_size,
 	    .nr_keys = p->nr_keys,
+	    .str = utrace_hist_var_is_str(p, utrace_hist_var_sum(s, v)),
+	    .stack = utrace_hist_var_is_stack(p, utrace_hist_var_sum(s, v)),
 	};
 	memcpy(out->slots, p->slots, sizeof(out->slots));
 	return 0;

@@ -20,7 +20,8 @@
  *                      recorder_kfmt.c (formats, clock), recorder_khist.c
  *                      (their triggers set up), recorder_kmerge.c (merge)
  *   recorder_live.h    live control       recorder_live.c, recorder_liveev.c,
- *                      recorder_livevar.c (record --tracefs)
+ *                      recorder_livevar.c, recorder_livepid.c (the
+ *                      pid lists) (record --tracefs)
  *   recorder_inproc_probe.h  in-process probes  recorder_inproc_probe.c
  *   recorder_snap.h    snapshots          recorder_snap.c
  *   recorder_fpatch.h  entries patched    recorder_fpatch.c
@@ -105,6 +106,7 @@ struct utrace_recorder {
 	 * nop < function < function_graph); a live change past the first
 	 * one is written as the file's last META tracer (recorder.c) */
 	uint32_t tracer_first, tracer_max;
+	unsigned live_follow; /* UTRACE_RECORDER_FOLLOW_*: event-fork, function-fork */
 	char dir[64];
 	char sock_path[128];
 	int listen_fd;

@@ -93,29 +93,6 @@ uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set)
 	return __atomic_load_n(&r->ctl->tracing_on, __ATOMIC_ACQUIRE);
 }
 
-/* One list of the control page, 0-terminated unless full. */
-static void live_pid_list(int32_t *dst, const int32_t *tids, unsigned n)
-{
-	for (unsigned i = 0; i < UTRACE_FT_PIDS; i++)
-		__atomic_store_n(&dst[i], i < n ? tids[i] : 0, __ATOMIC_RELAXED);
-}
-
-int utrace_recorder_live_ftrace_pids(struct utrace_recorder *r, const int32_t *pids, unsigned n,
-				     const int32_t *notrace, unsigned nn)
-{
-	uint32_t gen = __atomic_load_n(&r->ctl->ft_pid_gen, __ATOMIC_RELAXED);
-
-	if (n > UTRACE_FT_PIDS || nn > UTRACE_FT_PIDS)
-		return -ENOSPC;
-	live_pid_list(r->ctl->ft_pids, pids, n);
-	live_pid_list(r->ctl->ft_notrace_pids, notrace, nn);
-	/* release: a thread that reads the new word (acquire) reads the new
-	 * lists; one that read the old word asks again when it sees this */
-	gen = (gen + 2) & ~1u;
-	__atomic_store_n(&r->ctl->ft_pid_gen, gen | (n || nn), __ATOMIC_RELEASE);
-	return 0;
-}
-
 int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err)
 {
 	/* every sub-buffer finished, then what the threads committed of the

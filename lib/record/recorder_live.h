@@ -105,6 +105,12 @@ int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t
 uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 			      uint32_t key, const char *sys, const char *name, int id, bool first);
 
+/* recorder_livepid.c: a fork child (pid) of thread ptid joins the pid
+ * lists ptid is in, as event-fork and function-fork say (at its HELLO) */
+void rec_live_pids_fork(struct utrace_recorder *r, int32_t ptid, int32_t pid);
+/* ... and process pid, which exited, leaves them (with the options on) */
+void rec_live_pids_exit(struct utrace_recorder *r, int32_t pid);
+
 /* recorder_live.c: what utrace_recorder_inproc_probe_add and _synth_add kept */
 void rec_live_free(struct utrace_recorder *r);
 

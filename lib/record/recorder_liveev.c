@@ -520,18 +520,3 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
 	}
 	return ret < 0 ? utrace_error_set(err, ret, "%s:%s: hist not shown", system, name) : 0;
 }
-
-int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n)
-{
-	if (n > UTRACE_EV_PIDS)
-		return -ENOSPC;
-	/* the threads read one entry at a time: the new ones first, the
-	 * end last, so no list longer than either is ever read */
-	for (unsigned i = 1; i < n; i++)
-		__atomic_store_n(&r->ctl->ev_pids[i], tids[i], __ATOMIC_RELAXED);
-	if (n < UTRACE_EV_PIDS)
-		__atomic_store_n(&r->ctl->ev_pids[n ? n : 0], 0, __ATOMIC_RELAXED);
-	if (n)
-		__atomic_store_n(&r->ctl->ev_pids[0], tids[0], __ATOMIC_RELEASE);
-	return 0;
-}

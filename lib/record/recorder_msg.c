@@ -142,6 +142,8 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	if (n < sizeof(*h) || h->version != UTRACE_PROTO_VERSION)
 		return -EPROTO;
 	c->pid = h->pid;
+	if (h->flags & UTRACE_HELLO_FORKED)
+		rec_live_pids_fork(r, h->ptid, h->pid);
 	img.image = c->image;
 	img.pid = h->pid;
 	img.ppid = h->ppid;
@@ -161,7 +163,8 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 		    (r->o.funcgraph_retval ? UTRACE_CFG_GRAPH_RETVAL : 0) |
 		    (r->o.funcgraph_retaddr ? UTRACE_CFG_GRAPH_RETADDR : 0) |
 		    (r->o.live ? UTRACE_CFG_LIVE : 0) |
-		    (r->o.libcall ? UTRACE_CFG_LIBCALL : 0);
+		    (r->o.libcall ? UTRACE_CFG_LIBCALL : 0) |
+		    (r->o.dump_on_crash ? UTRACE_CFG_DUMP_ON_CRASH : 0);
 	cfg.nr_subbufs = r->nr_subbufs;
 	cfg.max_depth = r->o.max_depth;
 	cfg.thresh_ns = r->o.thresh_ns;

@@ -29,6 +29,10 @@ struct utrace_callgraph;
  * total-min self-avg self-max self-min. */
 #define UTRACE_CALLGRAPH_DEFAULT_FIELDS UTRACE_PROFILE_TOTAL
 
+/* Not a column: graph --color, the durations in the colours of their
+ * overhead marks and the function names in bold, as report's. */
+#define UTRACE_CALLGRAPH_COLOR (1u << 31)
+
 /* The name of calls whose callers are not in the trace. */
 #define UTRACE_CALLGRAPH_UNKNOWN "[unknown]"
 

@@ -28,6 +28,7 @@
 #include "lib/base/grow.h"
 #include "lib/report/callgraph_internal.h"
 #include "lib/report/profile.h"
+#include "lib/report/report_text.h"
 
 #define NONE CALLGRAPH_NONE
 #define DEFAULT_LEVELS 1000
@@ -65,7 +66,7 @@ int utrace_callgraph_parse_fields(const char *s, uint32_t *fields, struct utrace
 				   fields, err);
 }
 
-static void print_fields(FILE *out, const struct gnode *n, uint32_t fields)
+static void print_fields(FILE *out, const struct gnode *n, uint32_t fields, bool color)
 {
 	if (!fields)
 		return;
@@ -101,7 +102,13 @@ static void print_fields(FILE *out, const struct gnode *n, uint32_t fields)
 			break;
 		}
 		fputs("  ", out);
-		utrace_print_time_unit(out, v);
+		if (color && *utrace_report_duration_color(v)) {
+			fputs(utrace_report_duration_color(v), out);
+			utrace_print_time_unit(out, v);
+			fputs("\033[0m", out);
+		} else {
+			utrace_print_time_unit(out, v);
+		}
 	}
 	fputs(" : ", out);
 }
@@ -147,6 +154,7 @@ struct printer {
 	bool *mask;
 	struct pframe *st;
 	unsigned n;
+	bool color; /* UTRACE_CALLGRAPH_COLOR, out of fields */
 };
 
 static void visit(struct printer *p, uint32_t node, int indent, bool needs_line, uint32_t level)
@@ -155,10 +163,12 @@ static void visit(struct printer *p, uint32_t node, int indent, bool needs_line,
 	int cut = level + 1 >= p->max_levels && n->first != NONE;
 	int orig = indent;
 
-	print_fields(p->out, n, p->fields);
+	print_fields(p->out, n, p->fields, p->color);
 	print_indent(p->out, p->mask, indent, needs_line);
-	fprintf(p->out, "(%" PRIu64 ") %s%s\n", n->calls,
-		node ? utrace_func_table_name(p->ft, n->fn) : p->root_name, cut ? " ..." : "");
+	fprintf(p->out, "(%" PRIu64 ") %s%s%s%s\n", n->calls,
+		p->color ? "\033[1m" : "",
+		node ? utrace_func_table_name(p->ft, n->fn) : p->root_name,
+		p->color ? "\033[0m" : "", cut ? " ..." : "");
 	if (n->nr_children > 1)
 		p->mask[indent++] = true;
 	if (n->parent != NONE && p->t->n[n->parent].nr_children > 1 && orig > 0 &&
@@ -248,10 +258,12 @@ int utrace_callgraph_print_all(struct utrace_callgraph *g, FILE *out, uint32_t f
 {
 	struct printer p = {
 	    out,  &g->t, g->ft, fields, max_levels ? max_levels : DEFAULT_LEVELS, program_name(g),
-	    NULL, NULL,	 0};
+	    NULL, NULL,	 0,	false};
 	struct gnode *root = &g->t.n[0];
 	int ret;
 
+	p.color = fields & UTRACE_CALLGRAPH_COLOR;
+	p.fields = fields &= ~UTRACE_CALLGRAPH_COLOR;
 	root->calls = root->timed = 1;
 	root->time = root->tmin = root->tmax = root->child_time;
 	fprintf(out, "# Function Call Graph for '%s' (%s)\n", p.root_name, utrace_dat_path(g->d));
@@ -423,7 +435,9 @@ int utrace_callgraph_print(struct utrace_callgraph *g, FILE *out, const char *fu
 	}
 	free(calls);
 	p = (struct printer){out,  &m,	 g->ft, fields, max_levels ? max_levels : DEFAULT_LEVELS,
-			     name, NULL, NULL,	0};
+			     name, NULL, NULL,	0,	false};
+	p.color = fields & UTRACE_CALLGRAPH_COLOR;
+	p.fields = fields &= ~UTRACE_CALLGRAPH_COLOR;
 	print_header(out, fields);
 	ret = print_tree(&p, err);
 	callgraph_tree_free(&m);

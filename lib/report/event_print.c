@@ -94,6 +94,66 @@ static bool divisions_ok(const char *text)
 }
 
 /*
+ * A synthetic event's stack field prints as the kernel's
+ * print_synth_event() does, "STACK:" and "=> SYMBOL+0xOFF" a frame, each
+ * on a line of its own; libtraceevent does not know __get_stacktrace(),
+ * so the print fmt gives it __utrace_stack(__get_dynamic_array(F),
+ * __get_dynamic_array_len(F)) instead: the frames' address and bytes.
+ * Print functions get no argument of ours, so the printer rendering is
+ * the thread's `printing`.
+ */
+static __thread struct utrace_event_printer *printing;
+
+static unsigned long long stack_print(struct trace_seq *s, unsigned long long *args)
+{
+	const uint8_t *at = (const uint8_t *)(uintptr_t)args[0];
+	struct utrace_event_printer *p = printing;
+
+	trace_seq_puts(s, "STACK:");
+	for (unsigned long long i = 0; at && i + 8 <= args[1]; i += 8) {
+		uint64_t pc, off = 0;
+		const char *name;
+
+		memcpy(&pc, at + i, 8);
+		name = p ? utrace_dat_addr_name(p->d, p->image, pc, &off) : NULL;
+		if (name)
+			trace_seq_printf(s, "\n=> %s+0x%llx", name, (unsigned long long)off);
+		else
+			trace_seq_printf(s, "\n=> 0x%llx", (unsigned long long)pc);
+	}
+	return 0;
+}
+
+/* text with each __get_stacktrace(F) of its print fmt made the call of
+ * stack_print, or NULL: none. */
+static char *fmt_stack(const char *text)
+{
+	static const char get[] = "__get_stacktrace(";
+	const char *f = strstr(text, "\nprint fmt:"), *s;
+	size_t n = 0;
+	char *out, *o;
+
+	for (s = f; s && (s = strstr(s, get)); s += sizeof(get) - 1)
+		n++;
+	if (!n || !(out = malloc(strlen(text) + n * 128 + 1)))
+		return NULL;
+	o = out;
+	for (s = text; (f = f ? strstr(f, get) : NULL); s = f) {
+		const char *name = f + sizeof(get) - 1, *end = strchr(name, ')');
+
+		if (!end || end - name > 60)
+			break;
+		memcpy(o, s, (size_t)(f - s));
+		o += f - s;
+		o += sprintf(o, "__utrace_stack(__get_dynamic_array(%.*s), __get_dynamic_array_len(%.*s))",
+			     (int)(end - name), name, (int)(end - name), name);
+		f = end + 1;
+	}
+	strcpy(o, s);
+	return out;
+}
+
+/*
  * libtraceevent has no %c: it prints ">c<" for the conversion (the
  * kernel's kprobe :char type is "'%c'", char[N] "{'%c','%c',...}").  So
  * a print fmt with %c is given to it with each %c made %s and the
@@ -275,6 +335,8 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 				    TEP_FUNC_ARG_STRING, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
 	tep_register_print_function(p->tep, str_print, TEP_FUNC_ARG_VOID, "__utrace_str",
 				    TEP_FUNC_ARG_STRING, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
+	tep_register_print_function(p->tep, stack_print, TEP_FUNC_ARG_VOID, "__utrace_stack",
+				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
 	for (unsigned i = 0; i < utrace_dat_event_format_count(d); i++) {
 		const char *sys, *text;
 		int id;
@@ -282,10 +344,12 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 		text = utrace_dat_event_format(d, i, &id, &sys);
 		/* a format libtraceevent cannot parse prints raw (see below) */
 		if (text && divisions_ok(text)) {
-			char *fixed = fmt_chars(text);
+			char *stack = fmt_stack(text), *fixed = fmt_chars(stack ? stack : text);
+			const char *t = fixed ? fixed : stack ? stack : text;
 
-			tep_parse_event(p->tep, fixed ? fixed : text, strlen(fixed ? fixed : text), sys);
+			tep_parse_event(p->tep, t, strlen(t), sys);
 			free(fixed);
+			free(stack);
 		}
 	}
 	*out = p;
@@ -389,7 +453,9 @@ const char *utrace_event_printer_render(struct utrace_event_printer *p, int id, 
 	}
 	rec.data = p->rec;
 	rec.size = (int)size;
+	printing = p;
 	tep_print_event(p->tep, &p->seq, &rec, "%s", TEP_PRINT_INFO);
+	printing = NULL;
 out:
 	trace_seq_terminate(&p->seq);
 	return p->seq.buffer;

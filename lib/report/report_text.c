@@ -21,6 +21,7 @@
  * the file twice; function_graph streams in one pass.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "lib/report/report_filter.h"
 #include "lib/report/event_print.h"
 #include "lib/report/graph_args.h"
+#include "lib/report/report_signal.h"
 #include "lib/report/report_stack.h"
 #include "lib/report/report_text.h"
 
@@ -92,6 +94,8 @@ struct printer {
 	int nsecs;
 	struct utrace_event_printer *evp; /* TP_printk of tracepoints, NULL if none */
 	struct utrace_graph_args *args;	  /* funcgraph-args/-retval types (DWARF) */
+	bool nofunc; /* the nop tracer: no function line (calls recorded for the
+		      * live tracefs's function profiler are not shown) */
 };
 
 static void put_spaces(FILE *out, size_t n)
@@ -198,6 +202,11 @@ static const char *mark_color(char mark)
 	default:
 		return "";
 	}
+}
+
+const char *utrace_report_duration_color(uint64_t ns)
+{
+	return mark_color(find_mark(ns));
 }
 
 /* A function's name, bold with --color. */
@@ -375,7 +384,13 @@ static void print_fn_line(struct printer *p, const struct utrace_event *ev)
 static void print_event_text(struct printer *p, const struct utrace_event *ev, bool graph)
 {
 	const char *name;
+	char sig[256];
 
+	if (ev->kind == UTRACE_EV_SIGNAL) { /* where a crash signal came (runtime/crash.c) */
+		utrace_report_signal_text(p->d, ev, sig, sizeof(sig));
+		fprintf(p->out, "%ssignal: %s%s\n", graph ? "/* " : "", sig, graph ? " */" : "");
+		return;
+	}
 	if (ev->kind == UTRACE_EV_PRINT) {
 		int len = (int)strnlen(ev->data, ev->data_len);
 
@@ -450,6 +465,7 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 	case UTRACE_EV_EVENT:
 	case UTRACE_EV_PRINT:
 	case UTRACE_EV_STACK:
+	case UTRACE_EV_SIGNAL:
 		/* print_graph_comment(): at the depth the thread is at */
 		graph_prologue(p, ev);
 		print_graph_duration(p, 0, FILL_FULL);
@@ -505,20 +521,22 @@ static void put_graph_event(struct printer *p, const struct utrace_event *ev)
 	print_graph_event(p, ev);
 }
 
-static int printed_by_function(const struct utrace_event *ev)
+static int printed_by_function(const struct printer *p, const struct utrace_event *ev)
 {
-	return ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY ||
-	       ev->kind == UTRACE_EV_LEAF || ev->kind == UTRACE_EV_EVENT ||
-	       ev->kind == UTRACE_EV_PRINT || ev->kind == UTRACE_EV_STACK;
+	if (ev->kind == UTRACE_EV_FUNC || ev->kind == UTRACE_EV_ENTRY || ev->kind == UTRACE_EV_LEAF)
+		return !p->nofunc;
+	return ev->kind == UTRACE_EV_EVENT || ev->kind == UTRACE_EV_PRINT ||
+	       ev->kind == UTRACE_EV_STACK || ev->kind == UTRACE_EV_SIGNAL;
 }
 
 static void put_function_event(struct printer *p, const struct utrace_event *ev)
 {
-	if (!printed_by_function(ev))
+	if (!printed_by_function(p, ev))
 		return;
 	if (p->sum)
 		p->sum->events++;
-	if (ev->kind == UTRACE_EV_EVENT || ev->kind == UTRACE_EV_PRINT) {
+	if (ev->kind == UTRACE_EV_EVENT || ev->kind == UTRACE_EV_PRINT ||
+	    ev->kind == UTRACE_EV_SIGNAL) {
 		print_context(p, ev);
 		print_event_text(p, ev, false);
 	} else if (ev->kind == UTRACE_EV_STACK) {
@@ -591,6 +609,7 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 	unsigned ncpus = utrace_dat_nr_cpus(p->d);
 	int ret;
 
+	p->nofunc = !strcmp(tracer, "nop");
 	/* first pass: the header counts entries and cpus */
 	per_buf = calloc(nr_bufs ? nr_bufs : 1, sizeof(*per_buf));
 	if (!per_buf)
@@ -601,7 +620,7 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 		return ret;
 	}
 	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
-		if (!printed_by_function(&ev))
+		if (!printed_by_function(p, &ev))
 			continue;
 		entries++;
 		per_buf[ev.buf]++;
@@ -692,6 +711,25 @@ static void stat_value(FILE *out, int known, uint64_t v, int width)
 		fprintf(out, " %*" PRIu64, width, v);
 	else
 		fprintf(out, " %*s", width, "-");
+}
+
+bool utrace_report_many_threads(const struct utrace_dat *d)
+{
+	unsigned nb = utrace_dat_buffer_count(d);
+	bool seen = false;
+	int32_t first = 0;
+
+	for (unsigned i = 0; i < nb; i++) {
+		const struct utrace_dat_buffer_info *b = utrace_dat_buffer_get(d, i);
+
+		if (!b || b->kernel || b->nest)
+			continue;
+		if (seen && b->tid != first)
+			return true;
+		seen = true;
+		first = b->tid;
+	}
+	return false;
 }
 
 int utrace_report_print_stat(struct utrace_dat *d, FILE *out,

@@ -14,6 +14,7 @@
 #ifndef UTRACE_LIB_REPORT_TEXT_H
 #define UTRACE_LIB_REPORT_TEXT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -80,6 +81,14 @@ struct utrace_report_summary {
 int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_report_opts *opts,
 			struct utrace_report_summary *sum, struct utrace_error *err);
 void utrace_report_summary_free(struct utrace_report_summary *sum);
+
+/* The ANSI colour of a duration in ns under --color: the colour of its
+ * overhead mark (yellow + !, red # *, bold magenta @ $), "" for none. */
+const char *utrace_report_duration_color(uint64_t ns);
+
+/* Whether d holds records of more than one thread of the programs (tasks
+ * only kernel events name do not count): report's task column then. */
+bool utrace_report_many_threads(const struct utrace_dat *d);
 
 /* Per-buffer statistics, trace-cmd report --stat's: one line per thread
  * (comm-tid, pid, records written, events lost, pages, overrun) and the

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/base/spawn.h"
@@ -210,14 +211,37 @@ static void session_stop_on(struct utrace_session *s, const struct utrace_error 
 		utrace_recorder_stop(s->r);
 }
 
+static double session_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The caller's progress line, every half second (o->progress). */
+static void session_progress(struct utrace_session *s, double t0, double *next)
+{
+	struct utrace_recorder_progress p;
+	double now;
+
+	if (!s->o->progress || (now = session_now()) < *next)
+		return;
+	*next = now + 0.5;
+	utrace_recorder_progress(s->r, &p);
+	s->o->progress(s->o->progress_arg, &p, now - t0);
+}
+
 /* Record until the command and every process it started that is traced
  * have gone (but daemons: session_daemons.c), or until interrupted. */
 void utrace_session_run(struct utrace_session *s)
 {
 	struct utrace_error err = {0};
+	double t0 = session_now(), next = t0 + 0.5;
 	int end;
 
 	for (;;) {
+		session_progress(s, t0, &next);
 		if (utrace_recorder_poll(s->r, 1, &err) < 0 ||
 		    (s->k.kt && session_kpoll(s, &err) < 0) ||
 		    (s->k.sampler && utrace_sampler_drain(s->k.sampler, session_perf,
@@ -240,6 +264,8 @@ void utrace_session_run(struct utrace_session *s)
 			break;
 		session_live_yield(s->live);
 	}
+	if (s->o->progress)
+		s->o->progress(s->o->progress_arg, NULL, -1);
 	if (session_interrupted && !s->exited && !s->attach) {
 		utrace_recorder_stop(s->r);
 		s->stopped = true;
@@ -293,8 +319,10 @@ static void session_end(struct utrace_session *s)
 		while (waitpid(s->pid, &s->status, 0) < 0 && errno == EINTR)
 			;
 	}
-	if (!s->attach)
+	if (!s->attach) {
 		session_say_killed(s);
+		session_crash_dump(s);
+	}
 }
 
 int utrace_session_stop(struct utrace_session *s)

@@ -39,6 +39,7 @@
 #include "lib/sample/sampler.h"
 
 #define UTRACE_SESSION_BUFFER_KB 16384 /* -b: each thread's buffer */
+#define UTRACE_SESSION_DUMP_CALLS 20	/* --dump-on-crash: calls dumped per thread */
 
 struct utrace_session_opts {
 	/* output, tracer, buffer, depth, threshold, threads, overwrite; the
@@ -63,6 +64,11 @@ struct utrace_session_opts {
 	int *pids;	 /* -P: processes (or threads) to attach to instead of argv */
 	unsigned npids, cap_pids;
 	double duration; /* --duration SEC: with -P, detach after SEC seconds (0: Ctrl-C) */
+	/* --dump-on-crash[=N|=all]: when the command dies of a crash signal,
+	 * the last dump_calls calls of the thread that took it (of every
+	 * thread: dump_all) on log; 0: off */
+	unsigned dump_calls;
+	bool dump_all;
 	bool follow_daemons; /* --follow-daemons: wait for the traced processes that
 			      * left the command's session too (session_daemons.c) */
 
@@ -77,6 +83,11 @@ struct utrace_session_opts {
 	 * the command starts (utrace stream opens its trace_pipe then) */
 	void (*live_ready)(void *arg, const char *dir);
 	void *live_ready_arg;
+	/* if not NULL, called about twice a second while recording, with
+	 * what is saved so far and the seconds since the start (record's
+	 * progress line), and once more with secs < 0 at the end */
+	void (*progress)(void *arg, const struct utrace_recorder_progress *p, double secs);
+	void *progress_arg;
 	/* where the recording says what it does (the notices of the
 	 * processes, warnings, the summary): the command's stderr; must
 	 * be set */

@@ -247,6 +247,33 @@ static int record_opt_attach(struct utrace_session_opts *o, int c, const char *a
 
 /* One option, by its letter in NAMES; -1 to go on, else the exit
  * status (err). */
+/* --dump-on-crash[=N|=all]: N calls of the thread that crashed, or the
+ * default number of every thread's (the kernel's ftrace_dump_on_oops=1
+ * dumps every CPU's, =2 the one that oopsed). */
+static int record_opt_dump(struct utrace_session_opts *o, const char *arg,
+			   struct utrace_error *err)
+{
+	char *end;
+	unsigned long n;
+
+	o->dump_calls = UTRACE_SESSION_DUMP_CALLS;
+	o->rec.dump_on_crash = true;
+	if (!arg)
+		return 0;
+	if (!strcmp(arg, "all")) {
+		o->dump_all = true;
+		return 0;
+	}
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !n || n > 1000000 || arg[0] == '-')
+		return utrace_error_set(err, -EINVAL,
+					"--dump-on-crash=%s: a number of calls (1 to 1000000) or all",
+					arg);
+	o->dump_calls = (unsigned)n;
+	return 0;
+}
+
 static int record_opt(struct utrace_session_opts *o, int c, const char *arg,
 		      struct utrace_error *err)
 {
@@ -337,6 +364,8 @@ static int record_opt(struct utrace_session_opts *o, int c, const char *arg,
 	case 'J':
 		o->follow_daemons = true;
 		return -1;
+	case 'z':
+		return record_opt_dump(o, arg, err) ? 2 : -1;
 	case 'a':
 		o->system_wide = true;
 		return -1;
@@ -388,6 +417,7 @@ static const struct {
     {"pid", 'P'},
     {"duration", 'd'},
     {"follow-daemons", 'J'},
+    {"dump-on-crash", 'z'},
     {"v", 'v'},
 };
 

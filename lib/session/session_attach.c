@@ -32,11 +32,17 @@
 #define ATTACH_WAIT_MS 10000 /* for a runtime to say it is attached */
 #define DETACH_WAIT_MS 10000 /* for the runtimes to say they put everything back */
 
+/* attach_gone_image: what changes when a process executes a program */
+struct attach_image {
+	unsigned long long code, code_end, stack;
+};
+
 struct attach_proc {
 	struct utrace_attach_target t;
 	uint64_t boot;
 	double attached_ms; /* since the command started; < 0: not yet */
-	bool gone;
+	struct attach_image image; /* before the injection */
+	bool gone, execd;	   /* execd: gone by an execve */
 	int status; /* as wait() gives it, if seen; -1: not known */
 	int pidfd;  /* from the attach on: its exit status once reaped */
 };
@@ -159,34 +165,58 @@ fail:
 	return NULL;
 }
 
+/* The field N (1-based, as proc(5) counts) of a stat line whose field 3,
+ * the state, is at `state`; NULL if the line is shorter. */
+static const char *attach_stat_field(const char *state, int n)
+{
+	for (int field = 3; state && field < n; field++)
+		if ((state = strchr(state, ' ')))
+			state++;
+	return state;
+}
+
 /* Whether the process has ended (a zombie has: its parent has not
  * reaped it yet).  It is not our child, so wait() cannot tell how; a
  * zombie's stat does (field 52, exit_code, in wait()'s form: how the
  * signal that killed it shows), until its parent reaps it: into
- * *status then, which stays as it was otherwise. */
-static bool attach_gone(int pid, int *status)
+ * *status then, which stays as it was otherwise.  A live one's image
+ * (when asked) is where its text and stack start and end, fields 26-28:
+ * address-space layout randomisation moves them at every execve, even
+ * of the same file, so that a change says the process executed a new
+ * program (the attach, and its runtime, ended there). */
+static bool attach_gone_image(int pid, int *status, struct attach_image *image)
 {
-	char path[64], buf[1024], *paren, *f52;
-	FILE *f;
+	char path[64], buf[1024], *paren;
+	const char *f;
+	FILE *fp;
 	size_t n;
-	int field = 3;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (!(f = fopen(path, "r")))
+	if (!(fp = fopen(path, "r")))
 		return true;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
 	buf[n] = 0;
 	paren = strrchr(buf, ')');
 	if (!paren || paren[1] != ' ')
 		return true;
-	if (paren[2] != 'Z' && paren[2] != 'X')
+	if (paren[2] != 'Z' && paren[2] != 'X') {
+		if (image && (f = attach_stat_field(paren + 2, 26)))
+			*image = (struct attach_image){0};
+		if (image && f && sscanf(f, "%llu %llu %llu", &image->code, &image->code_end,
+					 &image->stack) != 3)
+			*image = (struct attach_image){0};
 		return false;
-	for (f52 = paren + 2; field < 52 && (f52 = strchr(f52, ' ')); field++)
-		f52++;
-	if (f52 && *f52 >= '0' && *f52 <= '9')
-		*status = atoi(f52);
+	}
+	f = attach_stat_field(paren + 2, 52);
+	if (f && *f >= '0' && *f <= '9')
+		*status = atoi(f);
 	return true;
+}
+
+static bool attach_gone(int pid, int *status)
+{
+	return attach_gone_image(pid, status, NULL);
 }
 
 /* struct pidfd_info of linux/pidfd.h (Linux 6.15), which the headers
@@ -273,6 +303,8 @@ int session_attach_start(struct session_attach *a, struct utrace_recorder *r,
 		struct attach_proc *p = &a->p[i];
 
 		p->pidfd = (int)syscall(SYS_pidfd_open, p->t.pid, 0); /* -1: none */
+		if (attach_gone_image(p->t.pid, &p->status, &p->image))
+			return session_failf(f, 1, "-P %d: the process has gone", p->t.tid);
 		if (utrace_attach_check(p->t.tid, a->runtime, sock, &p->t, &err) < 0 ||
 		    utrace_attach_inject(&p->t, a->runtime, sock, &p->boot, &err) < 0)
 			return session_failf(f, 1, "%s", err.msg);
@@ -283,12 +315,35 @@ int session_attach_start(struct session_attach *a, struct utrace_recorder *r,
 	return 0;
 }
 
+/* Whether process p has ended or executed a new program since its
+ * attach: the runtime went with its old program (its socket is
+ * close-on-exec), and an attach does not follow an exec. */
+static bool attach_ended(struct session_attach *a, struct attach_proc *p)
+{
+	struct attach_image now = p->image;
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+
+	if (attach_gone_image(p->t.pid, &p->status, &now))
+		return true;
+	if (!memcmp(&now, &p->image, sizeof(now)))
+		return false;
+	snprintf(link, sizeof(link), "/proc/%d/exe", p->t.pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = 0;
+	session_log(a->o->log,
+		    "%d (%s) executed %s: an attach ends at an exec; its new program is "
+		    "not traced",
+		    p->t.pid, p->t.comm, n > 0 ? path : "a new program");
+	return p->execd = true;
+}
+
 bool session_attach_over(struct session_attach *a)
 {
 	unsigned gone = 0;
 
 	for (unsigned i = 0; i < a->n; i++) {
-		if (!a->p[i].gone && attach_gone(a->p[i].t.pid, &a->p[i].status))
+		if (!a->p[i].gone && attach_ended(a, &a->p[i]))
 			a->p[i].gone = true;
 		gone += a->p[i].gone;
 	}
@@ -306,7 +361,7 @@ void session_attach_detach(struct session_attach *a, struct utrace_recorder *r)
 	for (unsigned i = 0; i < a->n; i++)
 		live +=
 		    a->p[i].attached_ms >= 0 &&
-		    !(a->p[i].gone = a->p[i].gone || attach_gone(a->p[i].t.pid, &a->p[i].status));
+		    !(a->p[i].gone = a->p[i].gone || attach_ended(a, &a->p[i]));
 	done = utrace_recorder_detach(r, live, DETACH_WAIT_MS, &err);
 	if (done < 0)
 		session_log(a->o->log, "detach: %s", err.msg);
@@ -317,11 +372,13 @@ void session_attach_detach(struct session_attach *a, struct utrace_recorder *r)
 			    live - (unsigned)done, live, DETACH_WAIT_MS / 1000);
 	else if (live)
 		session_log(a->o->log, "detached from %u process%s", live, live == 1 ? "" : "es");
+	for (unsigned i = 0; i < a->n; i++)
+		live += a->p[i].execd; /* said when seen */
 	if (live < a->n) {
 		session_log(a->o->log, "%u process%s ended while attached", a->n - live,
 			    a->n - live == 1 ? "" : "es");
 		for (unsigned i = 0; i < a->n; i++)
-			if (a->p[i].gone) {
+			if (a->p[i].gone && !a->p[i].execd) {
 				attach_reaped_status(&a->p[i]);
 				attach_say_killed(&a->p[i], a->o->log, NULL);
 			}

@@ -101,4 +101,7 @@ void session_summary(struct utrace_session *s, const struct utrace_recorder_stat
  * then ends with the same signal, which a shell may not say). */
 void session_say_killed(const struct utrace_session *s);
 
+/* session_crash.c: --dump-on-crash's dump, once the command is reaped */
+void session_crash_dump(struct utrace_session *s);
+
 #endif

@@ -146,6 +146,8 @@ static int live_event_triggers(void *arg, const char *system, const char *name,
 }
 
 _Static_assert(UTRACE_LIVE_TRIG_CLEAR == 3, "the recorder's numbers of what trigger_ctl does");
+_Static_assert(UTRACE_LIVE_PIDS_MAX == UTRACE_FT_PIDS && UTRACE_LIVE_PIDS_MAX == UTRACE_EV_PIDS,
+	       "the pid lists of the tracefs and the control page");
 
 static int live_trigger_ctl(void *arg, const char *system, const char *name, const char *text,
 			    int what, long *count, bool *paused)
@@ -303,19 +305,58 @@ static void live_cpu_off(void *arg, uint64_t off)
 	utrace_recorder_live_cpu_off(rl->r, off);
 }
 
-static int live_event_pids(void *arg, const int32_t *tids, unsigned n)
+/* The pid lists are changed with the recorder held: a fork child's HELLO
+ * adds to them in the loop (event-fork, function-fork). */
+static int live_event_pids(void *arg, const int32_t *tids, unsigned n, const int32_t *notrace,
+			   unsigned nn)
 {
 	struct session_live *rl = arg;
+	int ret;
 
-	return utrace_recorder_live_event_pids(rl->r, tids, n);
+	live_lock(rl);
+	ret = utrace_recorder_live_event_pids(rl->r, tids, n, notrace, nn);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
 }
 
 static int live_ftrace_pids(void *arg, const int32_t *pids, unsigned n, const int32_t *notrace,
 			    unsigned nn)
 {
 	struct session_live *rl = arg;
+	int ret;
 
-	return utrace_recorder_live_ftrace_pids(rl->r, pids, n, notrace, nn);
+	live_lock(rl);
+	ret = utrace_recorder_live_ftrace_pids(rl->r, pids, n, notrace, nn);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static unsigned live_pids_get(void *arg, enum utrace_live_pids which, int32_t *tids)
+{
+	static const int map[] = {
+	    [UTRACE_LIVE_PIDS_EVENT] = UTRACE_RECORDER_PIDS_EVENT,
+	    [UTRACE_LIVE_PIDS_EVENT_NOTRACE] = UTRACE_RECORDER_PIDS_EVENT_NOTRACE,
+	    [UTRACE_LIVE_PIDS_FTRACE] = UTRACE_RECORDER_PIDS_FTRACE,
+	    [UTRACE_LIVE_PIDS_FTRACE_NOTRACE] = UTRACE_RECORDER_PIDS_FTRACE_NOTRACE,
+	};
+	struct session_live *rl = arg;
+	unsigned n;
+
+	live_lock(rl);
+	n = utrace_recorder_live_pids_get(rl->r, map[which], tids);
+	pthread_mutex_unlock(&rl->lock);
+	return n;
+}
+
+static void live_follow_fork(void *arg, unsigned follow)
+{
+	struct session_live *rl = arg;
+
+	live_lock(rl);
+	utrace_recorder_live_follow_fork(
+	    rl->r, (follow & UTRACE_LIVE_FOLLOW_EVENT ? UTRACE_RECORDER_FOLLOW_EVENT : 0) |
+		       (follow & UTRACE_LIVE_FOLLOW_FUNCTION ? UTRACE_RECORDER_FOLLOW_FUNCTION : 0));
+	pthread_mutex_unlock(&rl->lock);
 }
 
 /*
@@ -350,6 +391,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .set_tracer = live_set_tracer,
 	    .tracing_on = live_tracing_on,
 	    .print_trace = session_live_print_trace,
+	    .print_profile = session_live_print_profile,
 	    .functions = live_functions,
 	    .marker = live_marker,
 	    .set_option = live_set_option,
@@ -376,6 +418,8 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .cpu_stats = session_live_cpu_stats,
 	    .event_pids = live_event_pids,
 	    .ftrace_pids = live_ftrace_pids,
+	    .pids_get = live_pids_get,
+	    .follow_fork = live_follow_fork,
 	    .clock_names = "local global mono x86-tsc", /* the kernel's order */
 	    .set_clock = live_set_clock,
 	    .thresh_us = o->rec.thresh_ns / 1000,

@@ -48,6 +48,10 @@ static inline void live_lock(struct session_live *rl)
 int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct utrace_error *err);
 /* The utrace_live_ops that read it (lib/tracefs/live.h). */
 int session_live_extract(void *arg, FILE *out, struct utrace_error *err);
+/* trace_stat/functionN: the function profiler's table of cpu from the
+ * file written so far (lib/report/fprofile.c) */
+int session_live_print_profile(void *arg, FILE *out, int cpu, uint64_t from_ns, uint64_t to_ns,
+			       uint64_t thresh_ns, struct utrace_error *err);
 int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
 			     uint64_t since_ns, int cpu, uint64_t *last_ns,
 			     struct utrace_error *err);

@@ -20,6 +20,7 @@
 #include "lib/report/report_filter.h"
 #include "lib/session/session_dynev.h"
 #include "lib/report/report_text.h"
+#include "lib/report/fprofile.h"
 
 /* The file as written so far, opened while the recorder is held: what
  * the reader indexes is whole records. */
@@ -229,6 +230,20 @@ int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t 
 		ret = live_print_pipe(rl, d, out, &o, since_ns, cpu, last_ns, err);
 	else
 		ret = live_print_all(rl, d, out, &o, since_ns, cpu, err);
+	utrace_dat_close(d);
+	return ret;
+}
+
+int session_live_print_profile(void *arg, FILE *out, int cpu, uint64_t from_ns, uint64_t to_ns,
+			       uint64_t thresh_ns, struct utrace_error *err)
+{
+	struct session_live *rl = arg;
+	struct utrace_dat *d;
+	int ret;
+
+	if (session_live_open_dat(rl, &d, err) < 0)
+		return err->code;
+	ret = utrace_fprofile_print(d, out, cpu, from_ns, to_ns, thresh_ns, err);
 	utrace_dat_close(d);
 	return ret;
 }

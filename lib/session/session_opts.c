@@ -75,6 +75,12 @@ int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_erro
 	if (o->npids && command)
 		return utrace_error_set(
 		    err, -EINVAL, "-P and a command: attach to processes or run one, not both");
+	/* its handlers would stay in a process the detach leaves */
+	if (o->dump_calls && o->npids)
+		return utrace_error_set(err, -EINVAL,
+					"--dump-on-crash goes with a command, not -P (the crash "
+					"handlers cannot stay behind in a process utrace detaches "
+					"from)");
 	if (o->duration > 0 && !o->npids)
 		return utrace_error_set(
 		    err, -EINVAL, "--duration goes with -P (a command is recorded until it ends)");

@@ -78,7 +78,11 @@ static int var_layout(void *arg, const struct utrace_hist_def *d, struct utrace_
 					     .bitmap = utrace_hist_var_bitmap(spec),
 					     .bit = 1ull << d->v,
 					     .key_size = p->key_size,
-					     .nr_keys = p->nr_keys};
+					     .nr_keys = p->nr_keys,
+					     .str = utrace_hist_var_is_str(p, utrace_hist_var_sum(spec,
+											     d->v)),
+					     .stack = utrace_hist_var_is_stack(
+						 p, utrace_hist_var_sum(spec, d->v))};
 	memcpy(out->slots, p->slots, sizeof(out->slots));
 	free(p);
 	return 0;

@@ -22,8 +22,8 @@
  * own, without filter (a hit with no stack after it is then a lost one),
  * when no -R stacktrace is there already (the kernel takes one per event).
  * The kernel takes a stack before it applies the event's filter: the -e's
- * -f FILTER is added to the trigger's, so only the events recorded have
- * one, and each stack follows its own event.
+ * -f FILTER is in the trigger's (lib/hist/trigger_spec.c), so only the
+ * events recorded have one, and each stack follows its own event.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -181,29 +181,32 @@ static bool keyed_on_stack(const struct utrace_trigger *t)
 
 /* The text written for -R text (t parsed, NULL: the one a hist needs)
  * on an event with -f filter: the stack is taken for the events the
- * filter keeps ("if (F) && (G)"), as the kernel takes it before it
- * filters the event.  *skip: the bytes before G in the written filter. */
+ * filter keeps, as the kernel takes it before it filters the event.  A
+ * parsed trigger has the filter in its own already ("(F) && (G)",
+ * trigger_spec.c); *skip: the bytes before G in the written filter. */
 static char *kernel_text(const char *text, const struct utrace_trigger *t, const char *filter,
 			 size_t *skip)
 {
-	size_t head = t && t->filter ? t->filter_pos : strlen(text);
+	size_t head = t && t->filter_pos ? t->filter_pos : strlen(text);
 	char *out = NULL;
 	int ret;
 
 	*skip = 0;
-	if (!filter)
-		return strdup(text);
-	if (t && t->filter) { /* "CMD[:N] if G": back over " if " */
+	if (t && t->filter_pos) { /* "CMD[:N] if G": back over " if " */
 		while (head > 0 && text[head - 1] == ' ')
 			head--;
 		head -= head >= 2 && !strncmp(text + head - 2, "if", 2) ? 2 : 0;
 		while (head > 0 && text[head - 1] == ' ')
 			head--;
 	}
-	*skip = strlen(filter) + 7; /* "(F) && (" */
-	ret = t && t->filter
-		  ? asprintf(&out, "%.*s if (%s) && (%s)", (int)head, text, filter, t->filter)
-		  : asprintf(&out, "%.*s if (%s)", (int)head, text, filter);
+	if (t && t->filter) {
+		*skip = t->filter_skip;
+		ret = asprintf(&out, "%.*s if %s", (int)head, text, t->filter);
+	} else if (filter) {
+		ret = asprintf(&out, "%.*s if (%s)", (int)head, text, filter);
+	} else {
+		return strdup(text);
+	}
 	return ret < 0 ? NULL : out;
 }
 
@@ -223,7 +226,7 @@ static int kernel_trigger(struct utrace_ktrace *kt, const struct utrace_event_sp
 	free(w);
 	if (ret >= 0)
 		return 0;
-	if (err.column > (int)skip && t && t->filter)
+	if (err.column > (int)skip && t && t->filter_pos)
 		err.column += (int)t->filter_pos - (int)skip;
 	else
 		err.column = 0;

@@ -351,13 +351,22 @@ static int switch_stack(struct dat_cursor *c, const uint32_t *w, uint32_t n)
  * (in one piece with it, so in the same sub-buffer), if there is one:
  * into r.
  */
-static void attach_extra(struct dat_cursor *c, struct dat_raw *r)
+static void attach_extra_ext(struct dat_cursor *c, struct dat_raw *r);
+
+/* Inline, the test that finds none (most calls' records have none: the
+ * call made for it was 3% of --profile) */
+static inline __attribute__((always_inline)) void attach_extra(struct dat_cursor *c,
+								struct dat_raw *r)
+{
+	if (c->pos < c->nwords && urec_kind(c->words[c->pos]) == UREC_EXT)
+		attach_extra_ext(c, r);
+}
+
+static void attach_extra_ext(struct dat_cursor *c, struct dat_raw *r)
 {
 	const uint32_t *w = c->words + c->pos;
 	uint32_t left = c->nwords - c->pos, n;
 
-	if (!left || urec_kind(w[0]) != UREC_EXT)
-		return;
 	n = urec_ext_words(w[0]);
 	if (urec_ext_type(w[0]) == UEXT_ARGS && r->kind == UTRACE_EV_ENTRY && n <= left &&
 	    urec_ext_payload(w[0]) <= 12) {
@@ -477,6 +486,17 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		r->flags = w[2] >> 16 & UREC_STACK_RET ? UTRACE_EVF_STACK_RET : 0;
 		r->data = w + 3;
 		r->data_len = (w[2] & 0xffff) * 8;
+		r->depth = cur_depth(c);
+		return 1;
+	case UEXT_SIGNAL:
+		if (payload * 4 < sizeof(struct urec_signal))
+			return corrupt(c, "signal record shorter than its fields", c->pos);
+		c->pos += nw;
+		c->tick += w[1];
+		raw_init(c, r, UTRACE_EV_SIGNAL);
+		r->id = w[2];
+		r->data = w + 3;
+		r->data_len = sizeof(struct urec_signal);
 		r->depth = cur_depth(c);
 		return 1;
 	case UEXT_SWITCH:

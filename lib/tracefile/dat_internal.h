@@ -3,10 +3,11 @@
  * dat_internal.h - what the parts of the utrace.dat reader share:
  * dat_file.c (checked reads, warnings, buffer table, clock), dat_reader.c
  * (open, index, metadata queries), dat_meta.c (metadata records),
- * dat_evfmt.c (event format checks), dat_syms.c (symbol lookup),
+ * dat_evfmt.c (event format checks), dat_syms.c (symbol lookup), dat_bins.c
+ * (tables shared by binary),
  * dat_kernel.c (kernel pages), dat_decode.c (sub-buffer decoder) and
  * dat_iter.c (merge by time).  Calls go one way: reader -> meta ->
- * evfmt/kernel/syms -> file.
+ * evfmt/kernel/syms -> bins -> file.
  */
 #ifndef UTRACE_LIB_DAT_INTERNAL_H
 #define UTRACE_LIB_DAT_INTERNAL_H
@@ -43,20 +44,29 @@ struct dat_buffer {
 	uint32_t base_id;   /* the BUFFER record's base: an id + 1, or 0 */
 };
 
+/* A symbol table: sorted by vaddr, names in strs (str_size bytes and a
+ * NUL), [sym_lo, sym_hi) the vaddrs it covers.  Shared by every object
+ * of the same content (dat_bins.c). */
+struct dat_symtab {
+	const struct utrace_dat_sym *syms;
+	uint32_t nr_syms, str_size;
+	const char *strs;
+	uint64_t sym_lo, sym_hi;
+};
+
+/* One object of one process image.  What the binary decides (sites,
+ * symbols, names) points into dat_bins.c's shared entries; what the
+ * process decides (ids, bias) is its own. */
 struct dat_object {
 	uint32_t image, obj, flags, id_base, nr_sites;
 	uint64_t bias;
 	char *path;
-	uint64_t *sites;	     /* vaddr of each site, 0 = unknown */
+	const uint64_t *sites;	     /* vaddr of each site, 0 = unknown */
+	uint64_t *own_sites;	     /* sites, when SITES records split them */
 	uint32_t nr_known;	     /* entries in sites[] (<= nr_sites) */
-	struct utrace_dat_sym *syms; /* sorted by vaddr */
-	uint32_t nr_syms;
-	char *strs; /* str_size + 1 bytes, NUL-terminated */
-	uint32_t str_size;
-	uint64_t sym_lo, sym_hi; /* [lo, hi) covered by the symbols */
-	const char **name_cache; /* nr_known entries, lazily allocated */
-	int has_symtab;		 /* a SYMTAB record, or the disk was tried */
-	size_t seq;		 /* order in the file: the last one wins */
+	const struct dat_symtab *tab; /* NULL until a SYMTAB or the disk gives one */
+	const char **names;	     /* nr_known names, shared by (sites, tab) */
+	size_t seq;		     /* order in the file: the last one wins */
 };
 
 struct dat_image {
@@ -71,16 +81,12 @@ struct dat_meta {
 	const char *key, *value;
 };
 
-/* A SITES or SYMTAB record, kept until every OBJECT is known. */
+/* A SITES or SYMTAB record, kept until every OBJECT is known: its ids
+ * and its payload, shared with the records of the same content. */
 struct dat_blob {
 	uint32_t type;
-	uint32_t len;
-	char *data;
-};
-
-struct dat_name {
-	struct dat_name *next;
-	char text[];
+	uint32_t image, obj;
+	struct dat_bin *bin;
 };
 
 struct utrace_dat {
@@ -134,7 +140,7 @@ struct utrace_dat {
 	uint64_t snap_cut;
 
 	unsigned disk_syms;	/* objects whose symbols came from their file */
-	struct dat_name *names; /* formatted fallback names, freed at close */
+	struct dat_bins *bins;	/* tables shared by binary (dat_bins.c) */
 	char ring[8][48];	/* names of ids no object covers */
 	unsigned ring_pos;
 };
@@ -208,6 +214,29 @@ int dat_snap_meta(struct utrace_dat *d, const char *p, uint32_t len, const char 
 bool dat_snap_page_wanted(const struct utrace_dat *d, uint32_t type, const unsigned char *head,
 			  size_t n);
 int dat_snap_select(struct utrace_dat *d, struct utrace_error *err);
+
+/* dat_bins.c: a SITES or SYMTAB payload p[0..len) (p[len] a NUL) kept
+ * once per content, taking p (NULL only when out of memory, p freed);
+ * its payload (the ids in it are the first record's); a SYMTAB's table,
+ * checked and sorted the first time (the caller checked its size) */
+struct dat_bin;
+struct dat_bin *dat_bin_intern(struct utrace_dat *d, uint32_t type, char *p, uint32_t len);
+const char *dat_bin_payload(const struct dat_bin *b, uint32_t *len);
+const struct dat_symtab *dat_bin_symtab(struct dat_bin *b);
+/* the table of the file at path as it is now (its imports: a libcall
+ * part's), read once per path; the empty table if it has none.  *loaded:
+ * this call read it. */
+const struct dat_symtab *dat_bin_disk(struct utrace_dat *d, const char *path, bool imports,
+				      bool *loaded);
+const struct dat_symtab *dat_symtab_empty(void);
+/* the name cache of n sites with that table, zeroed the first time;
+ * NULL out of memory */
+const char **dat_bin_names(struct utrace_dat *d, const uint64_t *sites,
+			   const struct dat_symtab *tab, uint32_t n);
+/* "<id N>" or "0x..." (a runtime address), made once; NULL out of memory */
+enum dat_made { DAT_MADE_ID, DAT_MADE_ADDR };
+const char *dat_bin_made_name(struct utrace_dat *d, enum dat_made kind, uint64_t v);
+void dat_bins_free(struct utrace_dat *d);
 
 /* dat_syms.c */
 struct dat_image *dat_find_image(const struct utrace_dat *d, uint32_t image);

@@ -240,7 +240,7 @@ static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct u
 {
 	if (c->kc)
 		return dat_kcursor_next(c->kc, &c->head, err);
-	if (dat_ahead_has(it->ahead, c->order))
+	if (it->ahead && dat_ahead_has(it->ahead, c->order))
 		return dat_ahead_next(it->ahead, c->order, &c->head, &it->warn, err);
 	return decode_event(it, c, &c->head, err);
 }
@@ -355,6 +355,7 @@ static uint32_t thread_depth(const struct utrace_dat_iter *it, uint32_t buf)
 	case UTRACE_EV_EVENT:
 	case UTRACE_EV_PRINT:
 	case UTRACE_EV_STACK:
+	case UTRACE_EV_SIGNAL:
 		return u->head.depth;
 	default:
 		return 0;
@@ -486,7 +487,7 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 		/* a kernel event of a traced thread: at the thread's depth */
 		if (c->kc && ev->kind == UTRACE_EV_EVENT && ev->buf < it->d->nr_buffers)
 			ev->depth = thread_depth(it, ev->buf);
-		else if (!c->kc && it->d->buffers[ev->buf].info.nest)
+		else if (it->nested && !c->kc && it->d->buffers[ev->buf].info.nest)
 			nest_adjust(it, ev, ev->buf);
 		if (ev->data_len) {
 			/* the cursor is about to move on, maybe to another page */

@@ -10,7 +10,7 @@
  * either copies what it needs or keeps the payload itself (META_KEEP).
  * A malformed record is skipped with a warning that says why; only
  * running out of memory is an error.  SITES and SYMTAB are kept until
- * every OBJECT is known (dat_syms_finish).
+ * every OBJECT is known (dat_syms_finish), each content once.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -142,18 +142,28 @@ static int meta_object(struct meta_ctx *m, char *p, uint32_t len)
 	return 0;
 }
 
-/* SITES and SYMTAB: applied once every OBJECT is known (dat_syms_finish) */
+/* SITES and SYMTAB: applied once every OBJECT is known (dat_syms_finish);
+ * the payload is kept once per content (dat_bins.c), so the copies that
+ * every process of one program brings cost nothing past this point */
 static int meta_blob(struct meta_ctx *m, char *p, uint32_t len)
 {
 	struct dat_scan *sc = m->sc;
+	struct dat_blob *b;
+	uint32_t ids[2] = {0, 0};
 
 	if (UTRACE_GROW(sc->blobs, sc->cap_blobs, sc->nr_blobs + 1))
 		return -ENOMEM;
-	sc->blobs[sc->nr_blobs].type = m->type;
-	sc->blobs[sc->nr_blobs].len = len;
-	sc->blobs[sc->nr_blobs].data = p;
-	sc->nr_blobs++;
+	if (len >= sizeof(ids))
+		memcpy(ids, p, sizeof(ids));
 	m->kept = true;
+	b = &sc->blobs[sc->nr_blobs];
+	b->type = m->type;
+	b->image = ids[0];
+	b->obj = ids[1];
+	b->bin = dat_bin_intern(m->d, m->type, p, len);
+	if (!b->bin)
+		return -ENOMEM;
+	sc->nr_blobs++;
 	return 0;
 }
 

@@ -273,9 +273,7 @@ int utrace_dat_open_snapshot(const char *path, unsigned snap, struct utrace_dat 
 		if (dat_kernel_finish(d) < 0)
 			ret = utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
 	}
-	for (size_t i = 0; i < sc.nr_blobs; i++)
-		free(sc.blobs[i].data);
-	free(sc.blobs);
+	free(sc.blobs); /* their payloads belong to d->bins */
 	if (ret < 0) {
 		utrace_dat_close(d);
 		return ret;

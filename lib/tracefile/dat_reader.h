@@ -155,6 +155,9 @@ enum utrace_event_kind {
 			      * data = data_len / 8 u64 addresses (unaligned: memcpy),
 			      * innermost first; the kernel's own (flag STACK_KERNEL)
 			      * from a kernel_stack entry of a kernel stacktrace trigger */
+	UTRACE_EV_SIGNAL = 9, /* a crash signal delivered to the thread (record
+			       * --dump-on-crash): id = the signal number, data = a
+			       * struct urec_signal of common/record.h (unaligned: memcpy) */
 };
 
 enum utrace_event_flags {

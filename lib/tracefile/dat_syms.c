@@ -12,8 +12,10 @@
  * symbol if it starts within 16 bytes.  A symbol of size 0 covers up to
  * the next one.
  *
- * Names are cached per object and id, so a report looks each function up
- * once.  Names made up here (hex addresses) live in a list freed at close.
+ * Names are cached per site list and table, so a report looks each
+ * function up once however many processes ran it; the tables, site lists
+ * and caches are shared by binary (dat_bins.c).  Names made up here (hex
+ * addresses) are made once per address and freed at close.
  *
  * SYMTAB records are written when the recording ends: a recorder that was
  * killed leaves none, and a recording still running (the live tracefs's
@@ -29,7 +31,6 @@
 
 #include "common/proto.h"
 #include "lib/tracefile/dat_internal.h"
-#include "lib/elf/symtab.h"
 
 #define SITE_BEFORE_FUNC_MAX 16
 
@@ -51,13 +52,6 @@ static int cmp_image(const void *a, const void *b)
 	if (x->info.image != y->info.image)
 		return x->info.image < y->info.image ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct utrace_dat_sym *x = a, *y = b;
-
-	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
 }
 
 static int cmp_obj_id(const void *a, const void *b)
@@ -82,10 +76,7 @@ static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 static void object_free(struct dat_object *o)
 {
 	free(o->path);
-	free(o->sites);
-	free(o->syms);
-	free(o->strs);
-	free(o->name_cache);
+	free(o->own_sites);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -124,21 +115,48 @@ struct dat_image *dat_find_image(const struct utrace_dat *d, uint32_t image)
 	return NULL;
 }
 
+/* The object's own copy of its sites, nr_known grown to hold end. */
+static int own_sites(struct dat_object *o, uint64_t end)
+{
+	uint64_t ncap = o->nr_known;
+	uint64_t *p;
+
+	if (o->own_sites && end <= o->nr_known)
+		return 0;
+	if (end > ncap)
+		ncap = ncap * 2 < end ? end : ncap * 2;
+	if (ncap > o->nr_sites)
+		ncap = o->nr_sites;
+	p = realloc(o->own_sites, (size_t)ncap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (o->sites && !o->own_sites) /* a shared list: copied */
+		memcpy(p, o->sites, (size_t)o->nr_known * sizeof(*p));
+	memset(p + o->nr_known, 0, (size_t)(ncap - o->nr_known) * sizeof(*p));
+	o->own_sites = p;
+	o->sites = p;
+	o->nr_known = (uint32_t)ncap;
+	return 0;
+}
+
 static int apply_sites(struct utrace_dat *d, const struct dat_blob *b)
 {
 	struct utrace_dat_sites hdr;
 	struct dat_object *o;
+	const char *data;
+	uint32_t len;
 	uint64_t end;
 
-	if (b->len < sizeof(hdr))
+	data = dat_bin_payload(b->bin, &len);
+	if (len < sizeof(hdr))
 		goto bad;
-	memcpy(&hdr, b->data, sizeof(hdr));
-	if ((uint64_t)hdr.count * 8 > b->len - sizeof(hdr))
+	memcpy(&hdr, data, sizeof(hdr));
+	if ((uint64_t)hdr.count * 8 > len - sizeof(hdr))
 		goto bad;
-	o = find_object(d, hdr.image, hdr.obj);
+	o = find_object(d, b->image, b->obj);
 	if (!o) {
 		dat_warn(d, "%s: SITES for image %u object %u, which no OBJECT record names",
-			 d->path, hdr.image, hdr.obj);
+			 d->path, b->image, b->obj);
 		return 0;
 	}
 	end = (uint64_t)hdr.first + hdr.count;
@@ -148,94 +166,44 @@ static int apply_sites(struct utrace_dat *d, const struct dat_blob *b)
 		goto bad;
 	if (!hdr.count)
 		return 0;
-	if (end > o->nr_known) {
-		uint64_t ncap = (uint64_t)o->nr_known * 2;
-		uint64_t *p;
-
-		if (ncap < end)
-			ncap = end;
-		if (ncap > o->nr_sites)
-			ncap = o->nr_sites;
-		p = realloc(o->sites, (size_t)ncap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		memset(p + o->nr_known, 0, (size_t)(ncap - o->nr_known) * sizeof(*p));
-		o->sites = p;
-		o->nr_known = (uint32_t)ncap;
+	if (!o->sites && hdr.first == 0 && hdr.count == o->nr_sites) {
+		/* the whole list at once: the one kept for its content */
+		o->sites = (const uint64_t *)(const void *)(data + sizeof(hdr));
+		o->nr_known = hdr.count;
+		return 0;
 	}
-	memcpy(o->sites + hdr.first, b->data + sizeof(hdr), (size_t)hdr.count * 8);
+	if (own_sites(o, end) < 0)
+		return -ENOMEM;
+	memcpy(o->own_sites + hdr.first, data + sizeof(hdr), (size_t)hdr.count * 8);
 	return 0;
 bad:
 	dat_warn(d, "%s: malformed SITES record skipped", d->path);
 	return 0;
 }
 
-/* Checks names and order, and computes the covered range. */
-static void finish_syms(struct dat_object *o)
-{
-	int sorted = 1;
-
-	o->sym_lo = UINT64_MAX;
-	o->sym_hi = 0;
-	for (uint32_t i = 0; i < o->nr_syms; i++) {
-		struct utrace_dat_sym *s = &o->syms[i];
-		uint64_t end = s->vaddr + (s->size ? s->size : 1);
-
-		if (s->name >= o->str_size)
-			s->name = o->str_size; /* the final NUL: "" */
-		if (i && s->vaddr < o->syms[i - 1].vaddr)
-			sorted = 0;
-		if (end < s->vaddr)
-			end = UINT64_MAX;
-		if (s->vaddr < o->sym_lo)
-			o->sym_lo = s->vaddr;
-		if (end > o->sym_hi)
-			o->sym_hi = end;
-	}
-	if (!sorted)
-		sort(o->syms, o->nr_syms, sizeof(*o->syms), cmp_sym);
-	free(o->name_cache);
-	o->name_cache = NULL;
-}
-
 static int apply_symtab(struct utrace_dat *d, const struct dat_blob *b)
 {
 	struct utrace_dat_symtab hdr;
 	struct dat_object *o;
+	const char *data;
+	uint32_t len;
 	uint64_t need;
 
-	if (b->len < sizeof(hdr))
+	data = dat_bin_payload(b->bin, &len);
+	if (len < sizeof(hdr))
 		goto bad;
-	memcpy(&hdr, b->data, sizeof(hdr));
+	memcpy(&hdr, data, sizeof(hdr));
 	need = sizeof(hdr) + (uint64_t)hdr.nr_syms * sizeof(struct utrace_dat_sym) + hdr.str_size;
-	if (need > b->len)
+	if (need > len)
 		goto bad;
-	o = find_object(d, hdr.image, hdr.obj);
+	o = find_object(d, b->image, b->obj);
 	if (!o) {
 		dat_warn(d, "%s: SYMTAB for image %u object %u, which no OBJECT record names",
-			 d->path, hdr.image, hdr.obj);
+			 d->path, b->image, b->obj);
 		return 0;
 	}
-	free(o->syms);
-	free(o->strs);
-	o->syms = NULL;
-	o->nr_syms = 0;
-	o->strs = malloc((size_t)hdr.str_size + 1);
-	if (!o->strs)
-		return -ENOMEM;
-	if (hdr.nr_syms) {
-		o->syms = malloc((size_t)hdr.nr_syms * sizeof(*o->syms));
-		if (!o->syms)
-			return -ENOMEM;
-		memcpy(o->syms, b->data + sizeof(hdr), (size_t)hdr.nr_syms * sizeof(*o->syms));
-	}
-	memcpy(o->strs, b->data + sizeof(hdr) + (size_t)hdr.nr_syms * sizeof(*o->syms),
-	       hdr.str_size);
-	o->strs[hdr.str_size] = '\0';
-	o->str_size = hdr.str_size;
-	o->nr_syms = hdr.nr_syms;
-	finish_syms(o);
-	o->has_symtab = 1;
+	o->tab = dat_bin_symtab(b->bin);
+	o->names = NULL;
 	return 0;
 bad:
 	dat_warn(d, "%s: malformed SYMTAB record skipped", d->path);
@@ -344,8 +312,6 @@ int dat_syms_finish(struct utrace_dat *d, struct dat_blob *blobs, size_t nr_blob
 
 void dat_syms_free(struct utrace_dat *d)
 {
-	struct dat_name *n, *next;
-
 	for (size_t i = 0; i < d->nr_objects; i++)
 		object_free(&d->objects[i]);
 	free(d->objects);
@@ -354,76 +320,33 @@ void dat_syms_free(struct utrace_dat *d)
 		free(d->images[i].objs);
 	}
 	free(d->images);
-	for (n = d->names; n; n = next) {
-		next = n->next;
-		free(n);
-	}
+	dat_bins_free(d);
 	d->objects = NULL;
 	d->images = NULL;
-	d->names = NULL;
 	d->nr_objects = d->nr_images = 0;
 }
 
 /* ---- lookups ---- */
 
-/* Symbols from the object's file, for an object without a SYMTAB (a
- * libcall part's: its imports, as the recorder names them). */
-static void load_disk_syms(struct utrace_dat *d, struct dat_object *o)
+/* An object without a SYMTAB gets the symbols of its file (a libcall
+ * part's: its imports, as the recorder names them), read once a path. */
+static const struct dat_symtab *need_syms(struct utrace_dat *d, struct dat_object *o)
 {
-	struct utrace_symtab *tab;
-	struct utrace_error err;
-	size_t n, strsz = 0, pos = 0;
+	bool loaded;
 
-	o->has_symtab = 1; /* tried */
-	if (!o->path[0] ||
-	    ((o->flags & UTRACE_OBJ_LIBCALL) ? utrace_symtab_load_imports(o->path, &tab, &err)
-					     : utrace_symtab_load(o->path, &tab, &err)) < 0)
-		return;
-	n = utrace_symtab_count(tab);
-	for (size_t i = 0; i < n; i++)
-		strsz += strlen(utrace_symtab_get(tab, i)->name) + 1;
-	if (n > UINT32_MAX || strsz >= UINT32_MAX)
-		goto out;
-	o->syms = malloc((n ? n : 1) * sizeof(*o->syms));
-	o->strs = malloc(strsz + 1);
-	if (!o->syms || !o->strs) {
-		free(o->syms);
-		free(o->strs);
-		o->syms = NULL;
-		o->strs = NULL;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct utrace_sym *s = utrace_symtab_get(tab, i);
-		size_t len = strlen(s->name) + 1;
-
-		o->syms[i].vaddr = s->vaddr;
-		o->syms[i].size = s->size > UINT32_MAX ? UINT32_MAX : (uint32_t)s->size;
-		o->syms[i].name = (uint32_t)pos;
-		memcpy(o->strs + pos, s->name, len);
-		pos += len;
-	}
-	o->strs[strsz] = '\0';
-	o->str_size = (uint32_t)strsz;
-	o->nr_syms = (uint32_t)n;
-	finish_syms(o);
-	if (!d->disk_syms++)
+	if (o->tab)
+		return o->tab;
+	o->tab = dat_bin_disk(d, o->path, (o->flags & UTRACE_OBJ_LIBCALL) != 0, &loaded);
+	if (loaded && !d->disk_syms++)
 		dat_warn(d,
 			 "%s: symbol tables missing (recording did not finish?): names read "
 			 "from the programs and libraries as they are now",
 			 d->path);
-out:
-	utrace_symtab_free(tab);
-}
-
-static void need_syms(struct utrace_dat *d, struct dat_object *o)
-{
-	if (!o->has_symtab)
-		load_disk_syms(d, o);
+	return o->tab;
 }
 
 /* The symbol that holds vaddr v, or NULL. */
-static const struct utrace_dat_sym *sym_find(const struct dat_object *o, uint64_t v)
+static const struct utrace_dat_sym *sym_find(const struct dat_symtab *o, uint64_t v)
 {
 	size_t lo = 0, hi = o->nr_syms, i, j;
 	const struct utrace_dat_sym *s;
@@ -456,7 +379,7 @@ static const struct utrace_dat_sym *sym_find(const struct dat_object *o, uint64_
 }
 
 /* The symbol of a call site at vaddr v, or NULL. */
-static const struct utrace_dat_sym *site_sym(const struct dat_object *o, uint64_t v)
+static const struct utrace_dat_sym *site_sym(const struct dat_symtab *o, uint64_t v)
 {
 	const struct utrace_dat_sym *s = sym_find(o, v);
 	size_t lo = 0, hi = o->nr_syms;
@@ -499,21 +422,6 @@ static struct dat_object *object_of_id(const struct dat_image *img, uint32_t id)
 	return NULL;
 }
 
-static const char *make_name(struct utrace_dat *d, const char *fmt, uint64_t v)
-{
-	char tmp[48];
-	struct dat_name *n;
-	int len = snprintf(tmp, sizeof(tmp), fmt, v);
-
-	n = malloc(sizeof(*n) + (size_t)len + 1);
-	if (!n)
-		return NULL;
-	memcpy(n->text, tmp, (size_t)len + 1);
-	n->next = d->names;
-	d->names = n;
-	return n->text;
-}
-
 static const char *ring_name(struct utrace_dat *d, uint32_t id)
 {
 	char *s = d->ring[d->ring_pos++ % 8];
@@ -554,11 +462,31 @@ int utrace_dat_func_site(struct utrace_dat *d, uint32_t image, uint32_t id, cons
 	return 0;
 }
 
+/* The name of site idx of o (id its function id), or NULL out of memory. */
+static const char *site_name(struct utrace_dat *d, struct dat_object *o, uint32_t idx,
+			     uint32_t id)
+{
+	const struct dat_symtab *tab = need_syms(d, o);
+	const struct utrace_dat_sym *s;
+
+	if (!o->names && !(o->names = dat_bin_names(d, o->sites, tab, o->nr_known)))
+		return NULL;
+	if (!o->names[idx]) {
+		/* a name of the table, or "": made below, per process */
+		s = o->sites[idx] ? site_sym(tab, o->sites[idx]) : NULL;
+		o->names[idx] = s && tab->strs[s->name] ? tab->strs + s->name : "";
+	}
+	if (o->names[idx][0])
+		return o->names[idx];
+	if (!o->sites[idx])
+		return dat_bin_made_name(d, DAT_MADE_ID, id);
+	return dat_bin_made_name(d, DAT_MADE_ADDR, o->bias + o->sites[idx]);
+}
+
 const char *utrace_dat_func_name(struct utrace_dat *d, uint32_t image, uint32_t id)
 {
 	struct dat_image *img = dat_find_image(d, image);
 	struct dat_object *o = img ? object_of_id(img, id) : NULL;
-	const struct utrace_dat_sym *s;
 	const char *name;
 	uint32_t idx;
 
@@ -567,27 +495,8 @@ const char *utrace_dat_func_name(struct utrace_dat *d, uint32_t image, uint32_t 
 	idx = id - o->id_base;
 	if (idx >= o->nr_known)
 		return ring_name(d, id);
-	need_syms(d, o);
-	if (!o->name_cache) {
-		o->name_cache = calloc(o->nr_known, sizeof(*o->name_cache));
-		if (!o->name_cache)
-			return ring_name(d, id);
-	}
-	if (o->name_cache[idx])
-		return o->name_cache[idx];
-	if (!o->sites[idx]) {
-		name = make_name(d, "<id %" PRIu64 ">", id);
-	} else {
-		s = site_sym(o, o->sites[idx]);
-		if (s && o->strs[s->name])
-			name = o->strs + s->name;
-		else
-			name = make_name(d, "0x%" PRIx64, o->bias + o->sites[idx]);
-	}
-	if (!name)
-		return ring_name(d, id);
-	o->name_cache[idx] = name;
-	return name;
+	name = site_name(d, o, idx, id);
+	return name ? name : ring_name(d, id);
 }
 
 const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t addr,
@@ -599,18 +508,18 @@ const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t 
 		return NULL;
 	for (size_t i = 0; i < img->nr_objs; i++) {
 		struct dat_object *o = img->objs[i];
+		const struct dat_symtab *tab = need_syms(d, o);
 		const struct utrace_dat_sym *s;
 		uint64_t v = addr - o->bias;
 
-		need_syms(d, o);
-		if (!o->nr_syms || v < o->sym_lo || v >= o->sym_hi)
+		if (!tab->nr_syms || v < tab->sym_lo || v >= tab->sym_hi)
 			continue;
-		s = sym_find(o, v);
-		if (!s || !o->strs[s->name])
+		s = sym_find(tab, v);
+		if (!s || !tab->strs[s->name])
 			continue;
 		if (offset)
 			*offset = v - s->vaddr;
-		return o->strs + s->name;
+		return tab->strs + s->name;
 	}
 	return NULL;
 }

@@ -61,6 +61,17 @@ struct utrace_live;
  * "uprobes"). */
 enum utrace_live_probe { UTRACE_LIVE_DYNAMIC, UTRACE_LIVE_KPROBE, UTRACE_LIVE_UPROBE };
 
+/* The thread-id lists (live_pids.c), and the options that add a fork
+ * child to those its parent is in */
+enum utrace_live_pids {
+	UTRACE_LIVE_PIDS_EVENT,		/* set_event_pid */
+	UTRACE_LIVE_PIDS_EVENT_NOTRACE, /* set_event_notrace_pid */
+	UTRACE_LIVE_PIDS_FTRACE,	/* set_ftrace_pid */
+	UTRACE_LIVE_PIDS_FTRACE_NOTRACE, /* set_ftrace_notrace_pid */
+};
+#define UTRACE_LIVE_PIDS_MAX 64
+enum { UTRACE_LIVE_FOLLOW_EVENT = 1u << 0, UTRACE_LIVE_FOLLOW_FUNCTION = 1u << 1 };
+
 /* trigger_ctl: what is done to a hist trigger's table (:pause, :cont,
  * :clear of one written again), or nothing */
 enum utrace_live_trig_ctl {
@@ -161,12 +172,26 @@ struct utrace_live_ops {
 	 * or after since_ns (the last clear), those up to read_ns consumed */
 	int (*cpu_stats)(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
 			 struct utrace_live_stats *st, struct utrace_error *err);
-	/* set_event_pid: only these threads' events recorded (n 0: all) */
-	int (*event_pids)(void *arg, const int32_t *tids, unsigned n);
+	/* set_event_pid, set_event_notrace_pid: only the events of the
+	 * threads tids recorded (n 0: every thread's), never notrace's */
+	int (*event_pids)(void *arg, const int32_t *tids, unsigned n, const int32_t *notrace,
+			  unsigned nn);
 	/* set_ftrace_pid, set_ftrace_notrace_pid: only the function records
 	 * of the threads pids (n 0: every thread's), never notrace's */
 	int (*ftrace_pids)(void *arg, const int32_t *pids, unsigned n, const int32_t *notrace,
 			   unsigned nn);
+	/* trace_stat/functionN: the function profiler's table of CPU cpu,
+	 * the calls that entered at or after from_ns and returned at or
+	 * before to_ns (0: now), functions averaging under thresh_ns left out
+	 * (lib/report/fprofile.h) */
+	int (*print_profile)(void *arg, FILE *out, int cpu, uint64_t from_ns, uint64_t to_ns,
+			     uint64_t thresh_ns, struct utrace_error *err);
+	/* one of those lists as the recording has it now (forks add to
+	 * them), into tids (room for UTRACE_LIVE_PIDS_MAX); how many */
+	unsigned (*pids_get)(void *arg, enum utrace_live_pids which, int32_t *tids);
+	/* event-fork, function-fork (UTRACE_LIVE_FOLLOW_*): a process forked
+	 * by a thread of the lists joins them */
+	void (*follow_fork)(void *arg, unsigned follow);
 	/* trace_clock: the clocks trace can print its time stamps in, the
 	 * kernel's names and order, space separated, the first the one it
 	 * starts with; one of them applied to an options word (<0: unknown) */

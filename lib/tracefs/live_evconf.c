@@ -103,6 +103,7 @@ static struct live_evconf *evconf(struct utrace_live *l, const struct live_handl
 
 void live_evconf_free(struct utrace_live *l)
 {
+	live_fv_free(l);
 	while (l->evconfs) {
 		struct live_evconf *c = l->evconfs;
 
@@ -335,6 +336,8 @@ static int trigger_check(struct utrace_live *l, const struct live_handle *h, con
 
 /* hist, enable_hist, disable_hist: the commands with an unreg_all, the
  * only triggers `echo > trigger` removes in the kernel */
+static void fv_drop(struct utrace_live *l, const struct live_evconf *c, const char *owner);
+
 static bool trigger_is_hist(const char *e)
 {
 	return !strncmp(e, "hist", 4) || !strncmp(e, "enable_hist:", 12) ||
@@ -348,7 +351,7 @@ static bool trigger_is_hist(const char *e)
 int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags)
 {
 	struct live_evconf *c = evconf(l, h, false);
-	struct live_trigs keep = {0};
+	struct live_trigs keep = {0}, gone;
 	int ret;
 
 	if ((flags & O_ACCMODE) == O_RDONLY || !(flags & O_TRUNC) || !c || !c->trigs.n)
@@ -363,8 +366,18 @@ int live_open_trigger(struct utrace_live *l, struct live_handle *h, int flags)
 		trigs_free(&keep);
 		return 0;
 	}
+	gone = c->trigs;
+	c->trigs = (struct live_trigs){0}; /* gone keeps them until they are dropped */
 	ret = triggers_apply(l, c, &keep);
-	return ret == -EBUSY ? 0 : ret;
+	if (ret < 0) {
+		c->trigs = gone;
+		return ret == -EBUSY ? 0 : ret;
+	}
+	for (size_t i = 0; i < gone.n; i++)
+		if (trigger_is_hist(gone.expr[i]))
+			fv_drop(l, c, gone.expr[i]);
+	trigs_free(&gone);
+	return 0;
 }
 
 /* hist:...:pause, :cont or :clear of the hist trigger at of c: done to
@@ -384,14 +397,89 @@ static int hist_update(struct utrace_live *l, const struct live_evconf *c, long 
 				  &paused);
 }
 
+static int trigger_add(struct utrace_live *l, const struct live_handle *h, struct live_evconf *c,
+		       const char *text, const struct utrace_trigger *t);
+static int trigger_remove(struct utrace_live *l, struct live_evconf *c,
+			  const struct utrace_trigger *t);
+
+/* ---- the triggers of field variables (live_fieldvar.c) ---------------- */
+
+struct fv_arg {
+	struct utrace_live *l;
+	const char *osys, *oev, *owner; /* the trigger that needs them */
+};
+
+static const char *fv_first(void *arg, const char *sys, const char *ev)
+{
+	const struct fv_arg *a = arg;
+	struct live_handle h = {0};
+	const struct live_evconf *c;
+
+	snprintf(h.sys, sizeof(h.sys), "%s", sys);
+	snprintf(h.ev, sizeof(h.ev), "%s", ev);
+	c = evconf(a->l, &h, false);
+	for (size_t i = 0; c && i < c->trigs.n; i++)
+		if (c->trigs.t[i]->cmd == UTRACE_TRIG_HIST)
+			return c->trigs.expr[i];
+	return NULL;
+}
+
+/* text added to (add) or removed from sys:ev as a write of it would */
+static int fv_change(struct fv_arg *a, const char *sys, const char *ev, const char *text,
+		     bool add)
+{
+	struct live_handle h = {0};
+	struct utrace_trigger *t = NULL;
+	struct utrace_error err = {0};
+	struct live_evconf *c;
+	int code, ret;
+
+	snprintf(h.sys, sizeof(h.sys), "%s", sys);
+	snprintf(h.ev, sizeof(h.ev), "%s", ev);
+	if (!(c = evconf(a->l, &h, add)))
+		return add ? -ENOMEM : 0;
+	if (utrace_trigger_parse(text, &t, &code, &err) < 0) {
+		utrace_trigger_free(t);
+		return -EINVAL;
+	}
+	ret = add ? trigger_add(a->l, &h, c, text, t) : trigger_remove(a->l, c, t);
+	utrace_trigger_free(t);
+	if (add && ret >= 0)
+		ret = live_fv_note(a->l, a->osys, a->oev, a->owner, sys, ev, text);
+	return ret == -EEXIST ? 0 : ret; /* there already: another needs it too */
+}
+
+static int fv_add(void *arg, const char *sys, const char *ev, const char *text)
+{
+	return fv_change(arg, sys, ev, text, true);
+}
+
+static void fv_remove(void *arg, const char *sys, const char *ev, const char *text)
+{
+	fv_change(arg, sys, ev, text, false);
+}
+
+/* owner (of c) is gone: the triggers of its field variables too */
+static void fv_drop(struct utrace_live *l, const struct live_evconf *c, const char *owner)
+{
+	struct fv_arg a = {l, c->sys, c->ev, owner};
+	struct live_fv_ops ops = {fv_first, fv_add, fv_remove, &a};
+
+	live_fv_take(l, c->sys, c->ev, owner, &ops);
+}
+
 /* `>> trigger` of t (text): a new one, or :pause/:cont/:clear of one
- * there is, as event_hist_trigger_parse and hist_register_trigger. */
+ * there is, as event_hist_trigger_parse and hist_register_trigger.  The
+ * triggers its field variables need are added first (taken back if it
+ * fails). */
 static int trigger_add(struct utrace_live *l, const struct live_handle *h, struct live_evconf *c,
 		       const char *text, const struct utrace_trigger *t)
 {
 	const struct utrace_hist_spec *s = t->hist;
 	long at = trigger_find(c, t);
 	struct live_trigs next = {0};
+	struct fv_arg fa = {l, c->sys, c->ev, text};
+	struct live_fv_ops fops = {fv_first, fv_add, fv_remove, &fa};
 	int ret;
 
 	if (at >= 0 && s && (s->pause || s->cont || s->clear))
@@ -399,19 +487,23 @@ static int trigger_add(struct utrace_live *l, const struct live_handle *h, struc
 	if (at >= 0) /* added twice */
 		return s ? hist_error(l, h, text, UTRACE_HIST_ERR_TRIGGER_EEXIST, NULL, -EEXIST)
 			 : -EEXIST;
-	if ((ret = trigger_check(l, h, text, t)) < 0)
+	if (s && s->nr_actions && (ret = live_fv_plan(l, c->sys, c->ev, t, &fops)) < 0) {
+		live_fv_take(l, c->sys, c->ev, text, &fops);
 		return ret;
-	if (s && (s->cont || s->clear))
-		return hist_error(l, h, text, UTRACE_HIST_ERR_TRIGGER_ENOENT_CLEAR, NULL, -ENOENT);
+	}
+	if ((ret = trigger_check(l, h, text, t)) >= 0 && s && (s->cont || s->clear))
+		ret = hist_error(l, h, text, UTRACE_HIST_ERR_TRIGGER_ENOENT_CLEAR, NULL, -ENOENT);
 	for (size_t i = 0; ret >= 0 && i < c->trigs.n; i++)
 		ret = trigs_add(&next, c->trigs.expr[i], c->trigs.t[i]);
 	if (ret >= 0)
 		ret = trigs_add(&next, text, t);
-	if (ret < 0) {
+	if (ret >= 0)
+		ret = triggers_apply(l, c, &next);
+	else
 		trigs_free(&next);
-		return ret;
-	}
-	return triggers_apply(l, c, &next);
+	if (ret < 0)
+		live_fv_take(l, c->sys, c->ev, text, &fops);
+	return ret;
 }
 
 /* `!TRIGGER`: the one of c that is the same goes; none is no error, as
@@ -423,16 +515,21 @@ static int trigger_remove(struct utrace_live *l, struct live_evconf *c,
 	struct live_trigs next = {0};
 	int ret = 0;
 
+	char *owner;
+
 	if (at < 0)
 		return 0;
 	for (size_t i = 0; ret >= 0 && i < c->trigs.n; i++)
 		if ((long)i != at)
 			ret = trigs_add(&next, c->trigs.expr[i], c->trigs.t[i]);
-	if (ret < 0) {
+	if (ret < 0 || !(owner = strdup(c->trigs.expr[at]))) {
 		trigs_free(&next);
-		return ret;
+		return ret < 0 ? ret : -ENOMEM;
 	}
-	return triggers_apply(l, c, &next);
+	if ((ret = triggers_apply(l, c, &next)) >= 0)
+		fv_drop(l, c, owner);
+	free(owner);
+	return ret;
 }
 
 /* `!TRIGGER` of a command other than hist: what follows the command (and

@@ -160,7 +160,6 @@ int live_show_id(struct utrace_live *l, const struct live_handle *h, FILE *out)
 
 void live_events_free(struct utrace_live *l)
 {
-	free(l->ev_pids);
 	for (size_t i = 0; i < l->nev_paths; i++) {
 		free(l->ev_paths[i]);
 		utrace_event_list_free(l->ev_lists[i]);
@@ -287,46 +286,4 @@ long live_write_set_event(struct utrace_live *l, struct live_handle *h, const ch
 		ret = set_event_word(l, w);
 	free(s);
 	return ret < 0 ? ret : (long)n;
-}
-
-/* ---- set_event_pid ------------------------------------------------------ */
-
-int live_show_event_pid(struct utrace_live *l, const struct live_handle *h, FILE *out)
-{
-	for (unsigned i = 0; i < l->nev_pids; i++)
-		fprintf(out, "%d\n", l->ev_pids[i]);
-	return 0;
-}
-
-/* The list made current in every process, or left as it was. */
-static int event_pids_apply(struct utrace_live *l, int32_t *tids, unsigned n)
-{
-	int ret = l->ops.event_pids(l->ops.arg, tids, n);
-
-	if (ret < 0) {
-		free(tids);
-		return ret;
-	}
-	free(l->ev_pids);
-	l->ev_pids = tids;
-	l->nev_pids = n;
-	return 0;
-}
-
-int live_open_event_pid(struct utrace_live *l, struct live_handle *h, int flags)
-{
-	if ((flags & O_ACCMODE) == O_RDONLY || !(flags & O_TRUNC) || !l->nev_pids)
-		return 0;
-	return event_pids_apply(l, NULL, 0);
-}
-
-long live_write_event_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
-{
-	int32_t *tids;
-	unsigned k;
-	int ret = live_pids_parse(buf, n, l->ev_pids, l->nev_pids, &tids, &k);
-
-	if (ret < 0)
-		return ret;
-	return (ret = event_pids_apply(l, tids, k)) < 0 ? ret : (long)n;
 }

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/rb_abi.h"
 #include "lib/tracefs/live_internal.h"
 
 static int show_tracers(struct utrace_live *l, const struct live_handle *h, FILE *out)
@@ -184,7 +185,9 @@ static long write_depth(struct utrace_live *l, struct live_handle *h, const char
 
 /* trace_marker: the kernel writes nothing while tracing is off (EBADF).
  * Its record ends with one newline; the print record's line has its own,
- * so the text goes without. */
+ * so the text goes without.  A text longer than one record holds
+ * (UTRACE_PRINT_MAX) is cut there and the write is short, as the
+ * kernel's: the writer writes the rest, which is the next record. */
 static long write_marker(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct utrace_error err = {0};
@@ -195,6 +198,8 @@ static long write_marker(struct utrace_live *l, struct live_handle *h, const cha
 		return -EBADF;
 	if (len && buf[len - 1] == '\n')
 		len--;
+	if (len > UTRACE_PRINT_MAX)
+		n = len = UTRACE_PRINT_MAX;
 	ret = l->ops.marker(l->ops.arg, buf, len, &err);
 	return ret < 0 ? ret : (long)n;
 }
@@ -399,16 +404,20 @@ static const struct live_file files[] = {
     {"snapshot", RW, live_show_snapshot, NULL, live_write_snapshot, NULL, 0, false},
     {"tracing_thresh", RW, live_show_thresh, NULL, live_write_thresh, NULL, 0, false},
     {"buffer_total_size_kb", RO, live_show_total_kb, NULL, NULL, NULL, 0, false},
-    {"set_event_pid", RW, live_show_event_pid, live_open_event_pid, live_write_event_pid, NULL, 0,
-     false},
+    {"set_event_pid", RW, live_show_pids, live_open_pids, live_write_pids, NULL,
+     UTRACE_LIVE_PIDS_EVENT, false},
+    {"set_event_notrace_pid", RW, live_show_pids, live_open_pids, live_write_pids, NULL,
+     UTRACE_LIVE_PIDS_EVENT_NOTRACE, false},
     {"set_event", RW, live_show_set_event, live_open_set_event, live_write_set_event, NULL, 0,
      false},
-    {"set_ftrace_pid", RW, live_show_ftrace_pid, live_open_ftrace_pid, live_write_ftrace_pid, NULL,
-     0, false},
-    {"set_ftrace_notrace_pid", RW, live_show_ftrace_pid, live_open_ftrace_pid,
-     live_write_ftrace_pid, NULL, 1, false},
+    {"set_ftrace_pid", RW, live_show_pids, live_open_pids, live_write_pids, NULL,
+     UTRACE_LIVE_PIDS_FTRACE, false},
+    {"set_ftrace_notrace_pid", RW, live_show_pids, live_open_pids, live_write_pids, NULL,
+     UTRACE_LIVE_PIDS_FTRACE_NOTRACE, false},
     {"trace_clock", RW, live_show_clock, NULL, live_write_clock, NULL, 0, false},
     {"README", RO, live_show_readme, NULL, NULL, NULL, 0, false},
+    {"function_profile_enabled", RW, live_show_profile_enabled, NULL, live_write_profile_enabled,
+     NULL, 0, false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */
@@ -543,6 +552,8 @@ int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h)
 	}
 	if (!strcmp(p, "events") || !strncmp(p, "events/", 7))
 		return resolve_event(l, p + 6 + (p[6] == '/'), h);
+	if (!strcmp(p, "trace_stat") || !strncmp(p, "trace_stat/", 11))
+		return live_resolve_trace_stat(l, p + 10, h);
 	if (!strcmp(p, "options")) {
 		h->dir = LIVE_DIR_OPTIONS;
 		return 0;
@@ -596,12 +607,16 @@ int live_dir_names(struct utrace_live *l, const char *path,
 	case LIVE_DIR_OPTIONS:
 		live_option_names(l, fill, arg);
 		break;
+	case LIVE_DIR_TRACE_STAT:
+		live_trace_stat_names(l, fill, arg);
+		break;
 	default:
 		for (size_t i = 0; i < NFILES(files); i++)
 			fill(arg, files[i].name);
 		fill(arg, "per_cpu");
 		fill(arg, "events");
 		fill(arg, "options");
+		fill(arg, "trace_stat");
 	}
 	return 0;
 }

@@ -64,22 +64,29 @@ struct utrace_live {
 	struct utrace_event_list **ev_lists;
 	size_t nev_paths, cap_ev_paths, cap_ev_lists;
 	struct live_evconf *evconfs; /* live_evconf.c: filters, triggers */
+	struct live_fv *fvs;	     /* live_fieldvar.c: the triggers field variables added */
 	/* live_snapshot.c: whether `echo 1` "allocated" it, and how many
 	 * snapshots the recording held at the last clear (shown: those after) */
 	bool snap_allocated;
 	unsigned snap_from;
 	uint64_t thresh_us; /* live_buffers.c: tracing_thresh */
-	int32_t *ev_pids;   /* live_events.c: set_event_pid */
-	unsigned nev_pids;
-	/* live_pids.c: set_ftrace_pid [0], set_ftrace_notrace_pid [1] */
-	int32_t *ft_pids[2];
-	unsigned nft_pids[2];
+	/* live_pids.c: set_event_pid, set_event_notrace_pid, set_ftrace_pid,
+	 * set_ftrace_notrace_pid (enum utrace_live_pids), as the recording
+	 * had them at the last open of one (forks add to them); follow: the
+	 * options event-fork and function-fork (UTRACE_LIVE_FOLLOW_*) */
+	int32_t *pids[4];
+	unsigned npids[4];
+	unsigned follow;
 	char clock[16]; /* live_clock.c: trace_clock's current clock */
 	/* live_ftcmd.c: set_ftrace_filter's function commands, by function */
 	struct live_ftcmd *ftcmds;
 	size_t nftcmds, cap_ftcmds;
 	unsigned ftcmd_serial;
 	uint64_t cpu_off; /* live_buffers.c: the CPUs tracing_cpumask leaves out */
+	/* live_fprofile.c: function_profile_enabled, and the window of the
+	 * last profile (to 0: still on; prof_used: there was one) */
+	bool prof_on, prof_used;
+	uint64_t prof_from_ns, prof_to_ns;
 };
 
 /* One open file. */
@@ -105,6 +112,7 @@ enum live_dir {
 	LIVE_DIR_OPTIONS,
 	LIVE_DIR_FTRACE,       /* events/ftrace (live_ftrace.c) */
 	LIVE_DIR_FTRACE_EVENT, /* events/ftrace/EVENT */
+	LIVE_DIR_TRACE_STAT,   /* trace_stat (live_fprofile.c) */
 };
 
 /* One file of the filesystem.  The callbacks return 0 or -errno; write
@@ -117,8 +125,8 @@ struct live_file {
 	long (*write)(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 	int (*flush)(struct utrace_live *l, struct live_handle *h);
 	int which; /* the function list of set_ftrace_filter/notrace; the
-		    * enum live_dyn_file of live_dynev.c's; 0/1:
-		    * set_ftrace_pid/set_ftrace_notrace_pid */
+		    * enum live_dyn_file of live_dynev.c's; the pid
+		    * lists' enum utrace_live_pids */
 	bool pipe; /* read by live_pipe_read, not from a snapshot */
 };
 
@@ -160,24 +168,55 @@ long live_write_enable(struct utrace_live *l, struct live_handle *h, const char 
 int live_show_set_event(struct utrace_live *l, const struct live_handle *h, FILE *out);
 int live_open_set_event(struct utrace_live *l, struct live_handle *h, int flags);
 long live_write_set_event(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
-int live_show_event_pid(struct utrace_live *l, const struct live_handle *h, FILE *out);
-int live_open_event_pid(struct utrace_live *l, struct live_handle *h, int flags);
-long live_write_event_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
-
 /* live_pids.c: the words of a write to a thread-id list (set_event_pid,
  * set_ftrace_pid) added to old[0..nold) into *out (malloc'ed, *nout of
  * them, each once), or -EINVAL for a word that is not a thread id */
 int live_pids_parse(const char *buf, size_t len, const int32_t *old, unsigned nold, int32_t **out,
 		    unsigned *nout);
-int live_show_ftrace_pid(struct utrace_live *l, const struct live_handle *h, FILE *out);
-int live_open_ftrace_pid(struct utrace_live *l, struct live_handle *h, int flags);
-long live_write_ftrace_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+/* set_event_pid, set_event_notrace_pid, set_ftrace_pid,
+ * set_ftrace_notrace_pid: the list h->f->which */
+int live_show_pids(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_open_pids(struct utrace_live *l, struct live_handle *h, int flags);
+long live_write_pids(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 void live_pids_free(struct utrace_live *l);
+
+/* live_fprofile.c: function_profile_enabled, trace_stat/functionN
+ * (trace_stat/... resolved from p after "trace_stat") */
+int live_show_profile_enabled(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_profile_enabled(struct utrace_live *l, struct live_handle *h, const char *buf,
+				size_t n);
+int live_resolve_trace_stat(struct utrace_live *l, const char *p, struct live_handle *h);
+void live_trace_stat_names(struct utrace_live *l, void (*fill)(void *arg, const char *name),
+			   void *arg);
+int live_show_trace_stat(struct utrace_live *l, const struct live_handle *h, FILE *out);
 
 /* live_clock.c: trace_clock */
 void live_clock_init(struct utrace_live *l);
 int live_show_clock(struct utrace_live *l, const struct live_handle *h, FILE *out);
 long live_write_clock(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+
+/* live_fieldvar.c: the triggers that onmatch() field variables need */
+struct utrace_trigger;
+struct live_fv_ops {
+	/* the text of the first hist trigger of sys:ev, NULL if none */
+	const char *(*first)(void *arg, const char *sys, const char *ev);
+	/* a trigger added to (or removed from) sys:ev, as written */
+	int (*add)(void *arg, const char *sys, const char *ev, const char *text);
+	void (*remove)(void *arg, const char *sys, const char *ev, const char *text);
+	void *arg;
+};
+/* Adds (ops->add) every trigger a field variable of hist trigger t of
+ * sys:ev needs; 0 or the first add's error. */
+int live_fv_plan(struct utrace_live *l, const char *sys, const char *ev,
+		 const struct utrace_trigger *t, const struct live_fv_ops *ops);
+/* That trigger owner of osys:oev needed text of tsys:tev. */
+int live_fv_note(struct utrace_live *l, const char *osys, const char *oev, const char *owner,
+		 const char *tsys, const char *tev, const char *text);
+/* owner is gone: what it needed goes too (ops->remove; ops NULL: only
+ * forgotten). */
+void live_fv_take(struct utrace_live *l, const char *osys, const char *oev, const char *owner,
+		  const struct live_fv_ops *ops);
+void live_fv_free(struct utrace_live *l);
 
 /* live_evconf.c */
 int live_show_filter(struct utrace_live *l, const struct live_handle *h, FILE *out);

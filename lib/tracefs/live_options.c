@@ -13,11 +13,10 @@
  * The kernel's other options are listed too, each at the one value that
  * says what utrace does (stacktrace 0: no stack after every event;
  * markers 1: trace_marker writes ...); setting one to its value is taken,
- * to the other EOPNOTSUPP.  event-fork and function-fork are not listed:
- * scripts test for their file before they rely on a child joining the
- * pid lists (ftracetest's func-filter-notrace-pid.tc writes
- * function-fork when options/function-fork exists), and utrace does not
- * add children to them.
+ * to the other EOPNOTSUPP.  event-fork and function-fork (off at first, as
+ * the kernel's) make a process forked by a thread of the event (function)
+ * pid lists join them: ops->follow_fork, the recording adds it
+ * (live_pids.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,6 +38,23 @@ static const struct {
 };
 #define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 
+/* The options of the pid lists: name, UTRACE_LIVE_FOLLOW_* */
+static const struct {
+	const char *name;
+	unsigned bit;
+} follow[] = {{"event-fork", UTRACE_LIVE_FOLLOW_EVENT},
+	      {"function-fork", UTRACE_LIVE_FOLLOW_FUNCTION}};
+#define NFOLLOW (sizeof(follow) / sizeof(follow[0]))
+
+/* follow[]'s bit of name, 0 if none */
+static unsigned follow_bit(const char *name)
+{
+	for (size_t i = 0; i < NFOLLOW; i++)
+		if (!strcmp(follow[i].name, name))
+			return follow[i].bit;
+	return 0;
+}
+
 /* fixed[]'s entry of name, -1 if none */
 static int fixed_find(const char *name)
 {
@@ -56,6 +72,9 @@ static bool each_option(struct utrace_live *l, bool (*fn)(void *arg, const char 
 
 	for (size_t i = 0; i < NFIXED; i++)
 		if (fn(arg, fixed[i].name))
+			return true;
+	for (size_t i = 0; i < NFOLLOW && l->ops.follow_fork; i++)
+		if (fn(arg, follow[i].name))
 			return true;
 
 	while (s && *s) {
@@ -88,6 +107,8 @@ static bool option_on(struct utrace_live *l, const char *name)
 
 	if (fixed_find(name) >= 0)
 		return fixed[fixed_find(name)].on;
+	if (follow_bit(name))
+		return l->follow & follow_bit(name);
 	return l->ops.set_option(l->ops.arg, name, &w) == 0 && w == l->options;
 }
 
@@ -141,6 +162,11 @@ static int option_set(struct utrace_live *l, const char *name)
 
 	if (k >= 0) /* only its value */
 		return fixed[k].on == (base == name) ? 0 : -EOPNOTSUPP;
+	if (follow_bit(base) && l->ops.follow_fork) {
+		l->follow = base == name ? l->follow | follow_bit(base) : l->follow & ~follow_bit(base);
+		l->ops.follow_fork(l->ops.arg, l->follow);
+		return 0;
+	}
 	if (!live_option_known(l, base) || l->ops.set_option(l->ops.arg, name, &w) < 0)
 		return -EINVAL;
 	l->options = w;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * live_pids.c - set_ftrace_pid and set_ftrace_notrace_pid, and the
- * thread-id lists' syntax they share with set_event_pid (live_events.c),
+ * live_pids.c - the thread-id lists set_event_pid, set_event_notrace_pid,
+ * set_ftrace_pid and set_ftrace_notrace_pid, and the syntax they share,
  * the kernel's (kernel/trace/trace.c trace_pid_write, ftrace.c
  * ftrace_pid_open / pid_write):
  *
- *   read     "no pid" when the list is empty, else one id a line
+ *   read     one id a line; set_ftrace_pid and set_ftrace_notrace_pid
+ *            say "no pid" when empty
  *   `>`      (an open with O_TRUNC) empties the list first, so
  *            `echo > set_ftrace_pid` clears it
  *   `>>`     adds to it
@@ -18,7 +19,12 @@
  * that is not running.  set_ftrace_pid, when it has ids, is the only
  * threads whose function records are written; set_ftrace_notrace_pid's
  * are never written.  Both go to every process at once (ops->ftrace_pids:
- * the control page, runtime/trace_pid.c).  The caller holds l->lock.
+ * the control page, runtime/trace_pid.c); set_event_pid and
+ * set_event_notrace_pid alike for events (ops->event_pids,
+ * runtime/trace_events.c).  The recording owns the lists: with the
+ * options event-fork and function-fork (live_options.c) it adds a fork
+ * child to those its parent thread is in, so each open takes them back
+ * (ops->pids_get).  The caller holds l->lock.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -80,60 +86,90 @@ int live_pids_parse(const char *buf, size_t len, const int32_t *old, unsigned no
 
 void live_pids_free(struct utrace_live *l)
 {
-	for (int i = 0; i < 2; i++)
-		free(l->ft_pids[i]);
+	for (int i = 0; i < 4; i++)
+		free(l->pids[i]);
 }
 
-/* ---- set_ftrace_pid (which 0), set_ftrace_notrace_pid (which 1) ------ */
+/* The lists as the recording has them now: a fork child may have joined
+ * one (event-fork, function-fork).  What fails to copy stays as it was. */
+static void pids_sync(struct utrace_live *l)
+{
+	int32_t buf[UTRACE_LIVE_PIDS_MAX];
 
-int live_show_ftrace_pid(struct utrace_live *l, const struct live_handle *h, FILE *out)
+	for (int w = 0; w < 4 && l->ops.pids_get; w++) {
+		unsigned n = l->ops.pids_get(l->ops.arg, (enum utrace_live_pids)w, buf);
+		int32_t *tids = n ? malloc(n * sizeof(*tids)) : NULL;
+
+		if (n && !tids)
+			continue;
+		if (n)
+			memcpy(tids, buf, n * sizeof(*tids));
+		free(l->pids[w]);
+		l->pids[w] = tids;
+		l->npids[w] = n;
+	}
+}
+
+int live_show_pids(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	int w = h->f->which;
 
-	if (!l->nft_pids[w])
+	pids_sync(l);
+	/* the kernel's ftrace_pid_show says so; trace_pid_show says nothing */
+	if (!l->npids[w] && w >= UTRACE_LIVE_PIDS_FTRACE)
 		fputs("no pid\n", out);
-	for (unsigned i = 0; i < l->nft_pids[w]; i++)
-		fprintf(out, "%d\n", l->ft_pids[w][i]);
+	for (unsigned i = 0; i < l->npids[w]; i++)
+		fprintf(out, "%d\n", l->pids[w][i]);
 	return 0;
 }
 
-/* List which made tids (n of them) in every process, or left as it was. */
-static int ftrace_pids_apply(struct utrace_live *l, int which, int32_t *tids, unsigned n)
+/* List which made tids (n of them) in every process, or left as it was;
+ * the other list of its pair goes as it is. */
+static int pids_apply(struct utrace_live *l, int which, int32_t *tids, unsigned n)
 {
-	const int32_t *lists[2] = {l->ft_pids[0], l->ft_pids[1]};
-	unsigned ns[2] = {l->nft_pids[0], l->nft_pids[1]};
+	int first = which & ~1;
+	const int32_t *lists[2] = {l->pids[first], l->pids[first + 1]};
+	unsigned ns[2] = {l->npids[first], l->npids[first + 1]};
 	int ret;
 
-	lists[which] = tids;
-	ns[which] = n;
-	ret = l->ops.ftrace_pids(l->ops.arg, lists[0], ns[0], lists[1], ns[1]);
+	lists[which - first] = tids;
+	ns[which - first] = n;
+	if (first == UTRACE_LIVE_PIDS_EVENT)
+		ret = l->ops.event_pids(l->ops.arg, lists[0], ns[0], lists[1], ns[1]);
+	else
+		ret = l->ops.ftrace_pids(l->ops.arg, lists[0], ns[0], lists[1], ns[1]);
 	if (ret < 0) {
 		free(tids);
 		return ret;
 	}
-	free(l->ft_pids[which]);
-	l->ft_pids[which] = tids;
-	l->nft_pids[which] = n;
+	free(l->pids[which]);
+	l->pids[which] = tids;
+	l->npids[which] = n;
 	return 0;
 }
 
-int live_open_ftrace_pid(struct utrace_live *l, struct live_handle *h, int flags)
+int live_open_pids(struct utrace_live *l, struct live_handle *h, int flags)
 {
 	int w = h->f->which;
 
-	if ((flags & O_ACCMODE) == O_RDONLY || !(flags & O_TRUNC) || !l->nft_pids[w])
+	if ((flags & O_ACCMODE) == O_RDONLY)
 		return 0;
-	return ftrace_pids_apply(l, w, NULL, 0);
+	pids_sync(l);
+	if (!(flags & O_TRUNC) || !l->npids[w])
+		return 0;
+	return pids_apply(l, w, NULL, 0);
 }
 
-long live_write_ftrace_pid(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+long live_write_pids(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	int w = h->f->which;
 	int32_t *tids;
 	unsigned k;
-	int ret = live_pids_parse(buf, n, l->ft_pids[w], l->nft_pids[w], &tids, &k);
+	int ret;
 
+	pids_sync(l);
+	ret = live_pids_parse(buf, n, l->pids[w], l->npids[w], &tids, &k);
 	if (ret < 0)
 		return ret;
-	return (ret = ftrace_pids_apply(l, w, tids, k)) < 0 ? ret : (long)n;
+	return (ret = pids_apply(l, w, tids, k)) < 0 ? ret : (long)n;
 }

@@ -168,7 +168,7 @@ static const char readme[] =
     "\t        snapshot()                           - snapshot the trace buffer\n\n"
     "  events/synthetic_events\t- Create/append/remove/show synthetic events\n"
     "\t  Write into this file to define/undefine new synthetic events.\n"
-    "\t     example: echo 'myevent u64 lat; pid_t pid' >> synthetic_events\n";
+    "\t     example: echo 'myevent u64 lat; char name[]; long[] stack' >> synthetic_events\n";
 
 int live_show_readme(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {

@@ -169,7 +169,10 @@ int live_apply(struct utrace_live *l, enum utrace_tracer tracer,
 		}
 	}
 	/* a filter with no expression at all selects every function */
-	if (l->ops.set_tracer(l->ops.arg, tracer, n ? f : NULL, l->max_depth, err) < 0) {
+	/* the processes run function_graph while the function profiler is
+	 * on (live_fprofile.c), whatever tracer trace shows */
+	if (l->ops.set_tracer(l->ops.arg, l->prof_on ? UTRACE_TRACER_FUNCTION_GRAPH : tracer,
+			      n ? f : NULL, l->max_depth, err) < 0) {
 		lists_free(copy);
 		return err->code;
 	}

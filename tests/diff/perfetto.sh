@@ -15,6 +15,12 @@
 #   - slices balance on every track; each function's slices and their
 #     total time are utrace report --profile's calls and total; the
 #     instant events are the tracepoints and text utrace report shows
+#   - a samples-only recording (-p nop -F 999 -g of tests/kernel/kburn.c):
+#     one perf_sample per sample of report --samples; every callstack,
+#     frame, function name and mapping resolves and is interned once; the
+#     functions sampled at the leaf are report --samples' functions with
+#     Self; each leaf frame of the program: addr2line puts its mapping-
+#     relative pc in the function the frame names
 #
 # Prints "ok - " / "not ok - " per check, or "UNSUPPORTED: reason".
 set -u
@@ -110,4 +116,79 @@ u=$(grep -c '/\* demo_word: ' "$T/u.txt")
 p=$(awk '$3 == "TYPE_INSTANT" && $4 == "demo:demo_word"' "$T/events" | wc -l)
 check "$u demo_word tracepoints in utrace report, as many instants in Perfetto ($p)" \
 	test "$u" -gt 0 -a "$u" -eq "$p"
+
+# the samples: PerfSample packets with interned callstacks
+kburn || { notok "build tests/kernel/kburn.c"; exit 1; }
+if ! "$U" record -p nop -F 999 -g -o "$T/s.dat" -- "$T/kburn" >/dev/null 2>"$T/srec.err"; then
+	grep -q "perf_event_open" "$T/srec.err" && unsupported "$(head -1 "$T/srec.err")"
+	notok "record -p nop -F 999 -g"
+	exit 1
+fi
+"$U" dump --perfetto -o "$T/s.pftrace" -i "$T/s.dat" 2>"$T/sdump.err"
+check "dump --perfetto of a samples-only recording says nothing is left out ($(head -1 "$T/sdump.err"))" \
+	test -s "$T/s.pftrace" -a ! -s "$T/sdump.err"
+protoc -I "$ROOT/tests/diff" --decode=perfetto.protos.Trace perfetto_subset.proto \
+	<"$T/s.pftrace" >"$T/sdec.txt" 2>"$T/sdec.err"
+check "protoc reads it, every field known ($(head -1 "$T/sdec.err"))" \
+	test -s "$T/sdec.txt" -a ! -s "$T/sdec.err" -a -z "$(grep -E '^ *[0-9]+( \{|:)' "$T/sdec.txt" | head -1)"
+# per sample "S leaf-name" and per leaf frame of the program "F rel_pc name";
+# problems as "BAD what"
+awk -v prog="$T/kburn" '
+function resolve(cs,   n, k, f, leaf) {
+	if (!(cs in stack)) { print "BAD callstack", cs; return "" }
+	n = split(stack[cs], fr, " ")
+	for (k = 1; k <= n; k++) {
+		f = fr[k]
+		if (!(f in fname)) { print "BAD frame", f; return "" }
+		if (!(fname[f] in names)) { print "BAD function_name_id", fname[f]; return "" }
+		if (fmap[f] != "" && !(fmap[f] in mpath)) { print "BAD mapping", fmap[f]; return "" }
+	}
+	leaf = fr[n]
+	if (fmap[leaf] != "" && mpath[fmap[leaf]] == prog) print "F", frel[leaf], names[fname[leaf]]
+	return names[fname[leaf]]
+}
+/^    [a-z_]+ \{$/ { kind = $1; iid = ""; delete fid; nf = 0; np = 0; next }
+/^    \}$/ {
+	if (kind == "function_names" || kind == "mapping_paths") {
+		tab = kind == "function_names" ? "names" : "parts"
+		if ((tab, iid) in seen) print "BAD twice", tab, iid
+		seen[tab, iid] = 1
+		if (kind == "function_names") names[iid] = str; else parts[iid] = str
+	} else if (kind == "frames") {
+		if (("f", iid) in seen) print "BAD twice frame", iid
+		seen["f", iid] = 1; fname[iid] = fn; fmap[iid] = mp; frel[iid] = rel; fn = mp = rel = ""
+	} else if (kind == "callstacks") {
+		if (("c", iid) in seen) print "BAD twice callstack", iid
+		seen["c", iid] = 1; stack[iid] = ids; ids = ""
+	} else if (kind == "mappings") {
+		p = ""; for (k = 1; k <= np; k++) p = p "/" parts[pid[k]]
+		mpath[iid] = p
+	}
+	kind = ""; next
+}
+kind != "" && $1 == "iid:" { iid = $2 }
+kind != "" && $1 == "str:" { str = $2; gsub(/^"|"$/, "", str) }
+kind == "frames" && $1 == "function_name_id:" { fn = $2 }
+kind == "frames" && $1 == "mapping_id:" { mp = $2 }
+kind == "frames" && $1 == "rel_pc:" { rel = $2 }
+kind == "callstacks" && $1 == "frame_ids:" { ids = ids " " $2 }
+kind == "mappings" && $1 == "path_string_ids:" { pid[++np] = $2 }
+$1 == "callstack_iid:" { l = resolve($2); if (l != "") print "S", l }
+' "$T/sdec.txt" >"$T/samples"
+"$U" report --samples --sort sym -i "$T/s.dat" >"$T/srep" 2>&1
+n=$(samples_n "$T/srep")
+got=$(grep -c '^S ' "$T/samples")
+check "one perf_sample with a callstack per sample: $got, report --samples: $n" test "$got" = "$n"
+check "every callstack, frame, name and mapping resolves, interned once ($(grep -m1 '^BAD' "$T/samples"))" \
+	test -z "$(grep -m1 '^BAD' "$T/samples")"
+awk '$1 == "S" { print $2 }' "$T/samples" | sort -u >"$T/p.leaf"
+awk '$1 ~ /%$/ && $2 ~ /^\[.\]$/ { print $3 }' "$T/srep" | sort -u >"$T/u.leaf"
+same "the functions sampled at the leaf are report --samples' ($(wc -l <"$T/u.leaf"))" \
+	"$T/u.leaf" "$T/p.leaf"
+awk '$1 == "F"' "$T/samples" | sort -u >"$T/pf"
+while read -r _ rel name; do
+	echo "F $rel $(addr2line -f -e "$T/kburn" "$(printf '0x%x' "$rel")" | head -1)"
+done <"$T/pf" >"$T/a2l"
+check "the program's leaf frames ($(wc -l <"$T/pf"))" test -s "$T/pf"
+same "addr2line puts every leaf frame's rel_pc in the function it names" "$T/pf" "$T/a2l"
 exit 0

@@ -8,6 +8,7 @@
 #   tracecmd.sh   trace-cmd report and report --profile on converted files
 #   perf.sh       perf report on the same binary sampled by perf
 #   perfetto.sh   protoc's decoding of dump --perfetto files
+#   kshark.sh     KernelShark's libkshark loading convert's files headless
 #
 # Runs every tests/diff/*.sh but itself and lib.sh as "bash SCRIPT
 # BUILD_DIR".  Each prints "ok - WHAT", "not ok - WHAT" or "UNSUPPORTED:

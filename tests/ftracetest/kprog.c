@@ -119,6 +119,14 @@ static void kernel_functions(int n)
 	sys_getpid();
 }
 
+/* the kernel's sched_switch fires in __schedule(): a stack it keeps
+ * (inter-event/trigger-synthetic-event-stack.tc) shows "=> __schedule" */
+KFN(void, __schedule, pid_t pid)
+{
+	trace_sched_switch("kprog", pid, 120, 1, "swapper/0", 0, 120);
+	trace_sched_switch("swapper/0", 0, 120, 0, "kprog", pid, 120);
+}
+
 static void kernel_events(int n, pid_t pid)
 {
 	unsigned long args[6] = {257, (unsigned long)-100, 0, 0, 0, 0};
@@ -126,8 +134,7 @@ static void kernel_events(int n, pid_t pid)
 
 	trace_sched_waking("kprog", pid, 120, n % 2);
 	trace_sched_wakeup("kprog", pid, 120, n % 2);
-	trace_sched_switch("kprog", pid, 120, 1, "swapper/0", 0, 120);
-	trace_sched_switch("swapper/0", 0, 120, 0, "kprog", pid, 120);
+	__schedule(pid);
 	trace_sched_process_fork("kprog", pid, "kprog", pid + 1 + n % 7);
 	trace_sched_process_exec("/bin/true", pid, pid);
 	trace_sched_process_exit("kprog", pid, 120);

@@ -200,10 +200,7 @@ done
 # (runtime/late_bind.c) points the program's makecontext and swapcontext
 # slots at the interposers, so the return probes learn the coroutines'
 # stacks and keep their live frames (it once exited 127): exact hits
-# under -p nop and -p function; under function_graph the output and exit
-# status (its exact counts attached are modes.sh's, coro_swap).  (This
-# check under function_graph recorded 0 hits once in three hostile runs
-# under load, and passed every time alone: issue 21, open.)
+# under every tracer, function_graph included.
 if [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)" = 0 ]; then
 	for b in gcc-O2 clang-O0; do
 		x=$W/swap$b
@@ -214,8 +211,7 @@ if [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/nu
 			# shellcheck disable=SC2086 # a mode is a list of options
 			attach_held "$o" $mode --probe "r:cs co_step" --probe "r:sr sched_resume" -- "$x"
 			same_run "$what: output and exit status" "$x.a" "$o" || continue
-			[ "$mode" = "-p function_graph" ] ||
-				rhits "$what: one hit per return" "$o.dat" cs:co_step=8000 sr:sched_resume=8004
+			rhits "$what: one hit per return" "$o.dat" cs:co_step=8000 sr:sched_resume=8004
 		done
 	done
 else

@@ -83,7 +83,10 @@ each_mode() {
 # attach_held OUT OPTS... -- CMD...: CMD started held before its main by a
 # preloaded constructor (progs/modes_gate.c) until `utrace record -o
 # OUT.dat OPTS -P PID` says it attached, then let run; OUT.out, OUT.err,
-# OUT.rc are CMD's, OUT.rec the recorder's; both bounded as run_traced
+# OUT.rc are CMD's, OUT.rec the recorder's; both bounded as run_traced.
+# The recorder starts once the gate says CMD is in it: earlier, under
+# load, the pid can still be the shell's child before its execve, and an
+# attach there ends at the exec (the recorder says so).
 attach_held() {
 	local o=$1 opts=() p r k
 	shift
@@ -91,11 +94,13 @@ attach_held() {
 	shift
 	[ -f "$W/modes_gate.so" ] ||
 		gcc -O2 -shared -fPIC -o "$W/modes_gate.so" "$HP/modes_gate.c" || return 1
-	rm -f "$o.go"
+	rm -f "$o.go" "$o.go.ready"
 	MODES_GATE=$o.go LD_PRELOAD=$W/modes_gate.so "$@" >"$o.out" 2>"$o.err" &
 	p=$!
 	{ sleep "${HOSTILE_LIMIT:-120}"; pkill -9 -P $p; kill -9 $p; } 2>/dev/null &
 	k=$!
+	until_ok 300 test -f "$o.go.ready" ||
+		echo "# attach_held: $* not at its gate after 30 s"
 	timeout -k 5 "${HOSTILE_LIMIT:-120}" "$U" record -o "$o.dat" "${opts[@]}" -P $p \
 		>"$o.rec" 2>&1 &
 	r=$!

@@ -223,16 +223,6 @@ else
 				o=$W/$exe.att
 				# shellcheck disable=SC2086 # a mode is a list of options, args too
 				attach_held "$o" $mode -- "$W/$exe" $args
-				# An attach that recorded nothing at all came once in
-				# five full runs under load (issue 21, open), as would
-				# an attach the recorder gave up on (10 s) under a
-				# heavy load: it is said, and tried once more; a
-				# second one fails below.
-				if grep -q ': 0 records ' "$o.rec" || ! grep -q 'attached to ' "$o.rec"; then
-					echo "# $exe, attached to, $mode: 0 records; once more ($(tail -2 "$o.rec" | tr '\n' ' '))"
-					# shellcheck disable=SC2086
-					attach_held "$o" $mode -- "$W/$exe" $args
-				fi
 				same_run "$name ($cc $opt), attached to, $mode: output and exit status" \
 					"$W/$exe.a" "$o" || continue
 				case $name in

@@ -17,6 +17,8 @@
 #   - a child forked while attached puts its code back at once;
 #   - bash (a malloc of its own, which the runtime's thread then runs) is
 #     attached to and put back;
+#   - an attached bash that executes another program: the recorder says so
+#     and ends;
 #   - -P of a thread's id traces that thread only;
 #   - a server (kattach_srv.c) answering a client during attaches and
 #     detaches loses and changes no answer;
@@ -262,6 +264,29 @@ if [ -x /bin/bash ]; then
 	kill -USR1 "$TP"
 	wait "$TP"
 	check "bash: exits 0" test $? -eq 0
+fi
+
+# an attached process that executes a new program: its runtime goes with
+# the old one (an attach does not follow an exec); the recorder says so
+# and ends, and the new program runs as untraced
+if [ -x /bin/bash ]; then
+	/bin/bash -c 'trap "exec /bin/echo executed" USR1; echo ready >&2; while :; do x=$((x + 1)); done' \
+		>"$T/bexec.out" 2>"$T/bexec.err" &
+	TP=$!
+	PIDS+=("$TP")
+	for _ in $(seq 100); do grep -q ready "$T/bexec.err" 2>/dev/null && break; sleep 0.02; done
+	timeout 60 "$U" record -P "$TP" -o "$T/bexec.dat" >"$T/bexec.log" 2>&1 &
+	R=$!
+	until_ok 300 grep -q "attached to $TP" "$T/bexec.log"
+	kill -USR1 "$TP"
+	wait "$TP"
+	st=$?
+	wait $R
+	check "an attached bash that executes echo: the recorder ends with 0 ($?)" test $? -eq 0
+	check "an attached bash that executes echo: it says so ($(tail -1 "$T/bexec.log"))" \
+		grep -q "^utrace record: $TP (bash) executed /.*echo: an attach ends at an exec" "$T/bexec.log"
+	check "an attached bash that executes echo: echo runs as untraced" \
+		test $st -eq 0 -a "$(cat "$T/bexec.out")" = executed
 fi
 
 # -P TID: that thread only

@@ -3,7 +3,8 @@
 # files beyond adding and removing (tracefs.sh does those), on a running
 # program with two tracepoints: a hist trigger paused, continued and
 # cleared by writing it again with :pause, :cont, :clear (one line kept,
-# "[paused]" in its listing and in hist, the table emptied), :cont and
+# "[paused]" in its listing and in hist, the table emptied), a hist
+# trigger counting on while tracing_on is 0 (as the kernel's), :cont and
 # :clear of no trigger (ENOENT and the kernel's error_log text), `>` with
 # :clear (the open removed the trigger: ENOENT, as the kernel); the :N of
 # the other triggers read as what is left (stacktrace, snapshot,
@@ -77,6 +78,15 @@ echo 'hist:keys=kind:clear' >"$W/trigger" 2>"$T/e4"
 check "> with :clear: the open removed every trigger, so ENOENT (the kernel's)" \
 	grep -q 'No such file or directory' "$T/e4"
 check "... and no trigger is left" grep -q '^# Available triggers:' "$W/trigger"
+
+# ---- tracing_on 0 stops the records, not the hist triggers (the kernel's)
+echo 'hist:keys=kind' >"$W/trigger"
+check "a new hist trigger counts" until_ok 100 hist_counts 0
+echo 0 >tracing_on
+h0=$(hits "$W/hist")
+check "with tracing_on 0 it goes on counting (past $h0 hits)" until_ok 100 hist_counts "$h0"
+echo 1 >tracing_on
+echo >"$W/trigger"
 
 # ---- :N read as what is left --------------------------------------------
 echo 'traceon:5' >"$W/trigger"

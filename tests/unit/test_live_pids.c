@@ -12,6 +12,11 @@
  * new count (runtime/trace_pid.c reads them; tests/kernel/tracefs_pid.sh
  * runs it).  trace_clock lists the clocks, brackets the current one, and
  * takes only a listed name, which sets the options word and clears trace.
+ * set_event_pid and set_event_notrace_pid are a pair as well (ops->
+ * event_pids), shown as the recording has them (ops->pids_get: a fork
+ * child may have joined); the options event-fork and function-fork go
+ * to ops->follow_fork, and the recorder adds a fork child to the lists
+ * its parent thread is in, as they say, and takes it out at its exit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +27,7 @@
 #include "lib/tracefs/live_internal.h"
 #include "lib/record/recorder.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_live.h"
 #include "tests/unit/check.h"
 
 /* ---- the parser -------------------------------------------------------- */
@@ -72,6 +78,41 @@ static int fix_pids(void *arg, const int32_t *pids, unsigned n, const int32_t *n
 	ngot[0] = n;
 	ngot[1] = nn;
 	return 0;
+}
+
+static int32_t evgot[2][8];
+static unsigned nevgot[2], follow_got;
+
+static int fix_event_pids(void *arg, const int32_t *pids, unsigned n, const int32_t *notrace,
+			  unsigned nn)
+{
+	if (n)
+		memcpy(evgot[0], pids, n * sizeof(*pids));
+	if (nn)
+		memcpy(evgot[1], notrace, nn * sizeof(*notrace));
+	nevgot[0] = n;
+	nevgot[1] = nn;
+	return 0;
+}
+
+/* The recording's lists: what was sent, and a child a fork added to the
+ * event lists (fork_child, when not 0) */
+static int32_t fork_child;
+
+static unsigned fix_pids_get(void *arg, enum utrace_live_pids which, int32_t *tids)
+{
+	unsigned n = which < UTRACE_LIVE_PIDS_FTRACE ? nevgot[which] : ngot[which - 2];
+	const int32_t *src = which < UTRACE_LIVE_PIDS_FTRACE ? evgot[which] : got[which - 2];
+
+	memcpy(tids, src, n * sizeof(*tids));
+	if (fork_child && which == UTRACE_LIVE_PIDS_EVENT && n)
+		tids[n++] = fork_child;
+	return n;
+}
+
+static void fix_follow(void *arg, unsigned follow)
+{
+	follow_got = follow;
 }
 
 static int fix_clock(void *arg, const char *name, uint32_t *options)
@@ -153,6 +194,46 @@ static void pid_files(struct utrace_live *l)
 	      "> with a bad word: EINVAL, but the open cleared it, as the kernel's");
 }
 
+/* set_event_pid, set_event_notrace_pid: a pair as set_ftrace_pid's, shown
+ * as the recording has them; the options event-fork, function-fork */
+static void event_pid_files(struct utrace_live *l)
+{
+	char out[256];
+	long n;
+
+	show(l, "/set_event_notrace_pid", out, sizeof(out));
+	check(!strcmp(out, ""), "set_event_notrace_pid reads nothing empty: '%s'", out);
+	n = put(l, "/set_event_notrace_pid", O_WRONLY | O_TRUNC, "7 8\n");
+	check(n == 4 && nevgot[1] == 2 && evgot[1][0] == 7 && evgot[1][1] == 8 && !nevgot[0],
+	      "> set_event_notrace_pid: its list, sent with an empty set_event_pid");
+	n = put(l, "/set_event_pid", O_WRONLY | O_TRUNC, "5");
+	check(n == 1 && nevgot[0] == 1 && evgot[0][0] == 5 && nevgot[1] == 2,
+	      "set_event_pid is the other list of the pair, sent with it");
+	fork_child = 99;
+	show(l, "/set_event_pid", out, sizeof(out));
+	check(!strcmp(out, "5\n99\n"), "a child the recording added (event-fork) shows: '%s'", out);
+	n = put(l, "/set_event_pid", O_WRONLY | O_APPEND, "6");
+	fork_child = 0;
+	check(n == 1 && nevgot[0] == 3 && evgot[0][1] == 99 && evgot[0][2] == 6,
+	      ">> adds to the list as the recording has it (%u)", nevgot[0]);
+	n = put(l, "/set_event_notrace_pid", O_WRONLY | O_TRUNC, "\n");
+	check(n == 1 && !nevgot[1] && nevgot[0] == 3, "echo > set_event_notrace_pid clears it");
+	show(l, "/options/event-fork", out, sizeof(out));
+	check(!strcmp(out, "0\n"), "options/event-fork starts 0: '%s'", out);
+	n = put(l, "/options/event-fork", O_WRONLY | O_TRUNC, "1\n");
+	show(l, "/options/event-fork", out, sizeof(out));
+	check(n == 2 && !strcmp(out, "1\n") && follow_got == UTRACE_LIVE_FOLLOW_EVENT,
+	      "1 > options/event-fork: on, sent (%u)", follow_got);
+	n = put(l, "/trace_options", O_WRONLY | O_TRUNC, "function-fork\n");
+	check(n == 14 && follow_got == (UTRACE_LIVE_FOLLOW_EVENT | UTRACE_LIVE_FOLLOW_FUNCTION),
+	      "function-fork > trace_options: both on (%u)", follow_got);
+	n = put(l, "/trace_options", O_WRONLY | O_TRUNC, "noevent-fork\n");
+	show(l, "/trace_options", out, sizeof(out));
+	check(n == 13 && follow_got == UTRACE_LIVE_FOLLOW_FUNCTION && strstr(out, "noevent-fork\n") &&
+		  strstr(out, "\nfunction-fork\n"),
+	      "noevent-fork: off, trace_options lists both as they are");
+}
+
 static void clock_file(struct utrace_live *l)
 {
 	char out[256];
@@ -186,16 +267,69 @@ static void files(void)
 		return;
 	}
 	l->ops.ftrace_pids = fix_pids;
+	l->ops.event_pids = fix_event_pids;
+	l->ops.pids_get = fix_pids_get;
+	l->ops.follow_fork = fix_follow;
 	l->ops.clock_names = "mono x86-tsc";
 	l->ops.set_clock = fix_clock;
 	live_clock_init(l);
 	pid_files(l);
+	event_pid_files(l);
 	clock_file(l);
 	live_pids_free(l);
 	free(l);
 }
 
 /* ---- the recorder's control page -------------------------------------- */
+
+/* A fork child joins the lists its parent thread is in, as the options
+ * say, and leaves them at its exit. */
+static void follow(struct utrace_recorder *r)
+{
+	const int32_t ev[2] = {10, 11}, evno[1] = {12}, ft[1] = {11};
+	int32_t got_l[UTRACE_FT_PIDS];
+	uint32_t g;
+
+	utrace_recorder_live_event_pids(r, ev, 2, evno, 1);
+	utrace_recorder_live_ftrace_pids(r, ft, 1, NULL, 0);
+	rec_live_pids_fork(r, 11, 500);
+	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_EVENT, got_l) == 2,
+	      "options off: a fork adds nothing");
+	utrace_recorder_live_follow_fork(r, UTRACE_RECORDER_FOLLOW_EVENT);
+	g = r->ctl->ft_pid_gen;
+	rec_live_pids_fork(r, 11, 500);
+	rec_live_pids_fork(r, 12, 501);
+	rec_live_pids_fork(r, 13, 502);
+	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_EVENT, got_l) == 3 &&
+		  got_l[2] == 500 && !r->ctl->ev_pids[3],
+	      "event-fork: the child of a listed thread joins set_event_pid, 0-terminated");
+	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_EVENT_NOTRACE, got_l) == 2 &&
+		  got_l[1] == 501,
+	      "... and set_event_notrace_pid; a thread in no list adds no child");
+	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_FTRACE, got_l) == 1 &&
+		  r->ctl->ft_pid_gen == g,
+	      "the function lists follow function-fork only");
+	utrace_recorder_live_follow_fork(r, UTRACE_RECORDER_FOLLOW_FUNCTION);
+	rec_live_pids_fork(r, 11, 503);
+	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_FTRACE, got_l) == 2 &&
+		  got_l[1] == 503 && r->ctl->ft_pid_gen != g && (r->ctl->ft_pid_gen & 1),
+	      "function-fork: set_ftrace_pid gets the child, ft_pid_gen a new count");
+	utrace_recorder_live_follow_fork(r, UTRACE_RECORDER_FOLLOW_EVENT |
+						UTRACE_RECORDER_FOLLOW_FUNCTION);
+	rec_live_pids_exit(r, 10);
+	rec_live_pids_exit(r, 503);
+	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_EVENT, got_l) == 2 &&
+		  got_l[0] == 500 && got_l[1] == 11 &&
+		  utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_FTRACE, got_l) == 1 &&
+		  got_l[0] == 11,
+	      "a process that exits leaves the lists, the last entry takes its place");
+	for (int i = 0; i < UTRACE_EV_PIDS; i++)
+		rec_live_pids_fork(r, 11, 1000 + i);
+	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_EVENT, got_l) == UTRACE_EV_PIDS,
+	      "a full list takes no more children");
+	utrace_recorder_live_event_pids(r, NULL, 0, NULL, 0);
+	utrace_recorder_live_ftrace_pids(r, NULL, 0, NULL, 0);
+}
 
 static void recorder(void)
 {
@@ -230,6 +364,7 @@ static void recorder(void)
 	check(utrace_recorder_live_ftrace_pids(r, many, UTRACE_FT_PIDS + 1, NULL, 0) == -ENOSPC &&
 		  r->ctl->ft_pid_gen == g2,
 	      "more than UTRACE_FT_PIDS: -ENOSPC, nothing changed");
+	follow(r);
 	if (utrace_recorder_finish(r, &st, &err) < 0)
 		check(0, "finish: %s", err.msg);
 	utrace_recorder_free(r);

@@ -35,4 +35,10 @@ check_threads() {
 		nok "$CFG threads 4 distinct tids (-p function)" "$bad" "report: $REP"
 	fi
 	FACTS=$RES/facts REP=$RES/rep.txt
+	# several threads: the task column by default; -O nofuncgraph-proc
+	# takes it away
+	count_lines "$CFG threads the task column by default" '^# CPU  TASK/PID ' 1
+	"$UTRACE" report -i "$RES/trace.dat" -O nofuncgraph-proc 2>/dev/null | head -3 >"$RES/noproc.txt"
+	t "$(! grep -q 'TASK/PID' "$RES/noproc.txt" && grep -q '^# CPU  DURATION' "$RES/noproc.txt"; echo $?)" \
+		"$CFG threads -O nofuncgraph-proc: no task column" "$(cat "$RES/noproc.txt")"
 }

@@ -214,6 +214,7 @@ tool_checks() {
 		# a cut trace file (a recorder killed mid-way) must not crash report
 		"$UTRACE" record -o "$d/full.dat" -- "$simple" >/dev/null 2>"$d/full.err" </dev/null
 		tool_pager "$d"
+		tool_progress "$d"
 		local size said
 		size=$(stat -c %s "$d/full.dat" 2>/dev/null || echo 0)
 		said=$(sed -n 's/.* saved to .* (\([0-9]*\) bytes)$/\1/p' "$d/full.err")
@@ -333,4 +334,26 @@ tool_pager() {
 		>/dev/null 2>&1
 	t "$(grep -q "$(printf '\033')\[1m" "$d/paged"; echo $?)" \
 		"tool report on a terminal: colour, through the pager"
+	"$UTRACE" graph --color=always -i "$d/full.dat" >"$d/col" 2>&1
+	t "$(grep -q ": (1) $(printf '\033')\[1mmain$(printf '\033')\[0m$" "$d/col"; echo $?)" \
+		"tool graph --color=always: function names in bold" "$(head -12 "$d/col")"
+	"$UTRACE" graph -i "$d/full.dat" >"$d/col" 2>&1
+	t "$(grep -q "$(printf '\033')" "$d/col"; [ $? = 1 ]; echo $?)" "tool graph on a pipe: no colour"
+}
+
+# record's progress line: on the terminal (a pseudo terminal made by
+# script(1)) when the command's output and record's both go elsewhere;
+# not when record's stderr is the terminal (the command's could be too)
+tool_progress() {
+	local d=$1 re='utrace record: [0-9]+ s, [0-9]+ records \([0-9]+ lost\) from [0-9]+ threads?, '
+	command -v script >/dev/null || return 0
+	script -qec "'$UTRACE' record -o '$d/pg.dat' -- sleep 1.6 >'$d/pg.out' 2>'$d/pg.err'" \
+		/dev/null >"$d/pg.tty" 2>&1
+	t "$(grep -qE "$re" "$d/pg.tty"; echo $?)" "tool record: a progress line on the terminal" \
+		"$(tr '\r' '\n' <"$d/pg.tty" | head -3)"
+	t "$(! grep -qE "$re" "$d/pg.err"; echo $?)" "tool record: no progress line in its stderr file"
+	script -qec "'$UTRACE' record -o '$d/pg.dat' -- sleep 1.6 >'$d/pg.out'" /dev/null \
+		>"$d/pg.tty" 2>&1
+	t "$(! grep -qE "$re" "$d/pg.tty"; echo $?)" \
+		"tool record: no progress line while its stderr is the terminal" "$(head -3 "$d/pg.tty")"
 }

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+//
+// floors.c - what the machine's cheapest pieces of a traced event cost, so
+// that a benchmark's figure can be read against its floor on the machine it
+// ran on (issue 25).  Printed as one line of key=ns pairs (CPU time of this
+// thread per operation, the loop's own cost taken off):
+//
+//   rdtsc        one rdtsc (the runtime's clock, runtime/rt.h)
+//   wN           one record of N bytes written at the head of a 16 MiB
+//                buffer (a thread's ring buffer: runtime/ring_buffer.c), the
+//                head kept in memory, wrapping at the end: the stores a
+//                tracer must do, for N = 4, 8, 12, 20, 32 (an ENTRY or EXIT,
+//                -, a FUNC, an enabled event with two ints, a probe hit with
+//                two fetch-args)
+//   lock_add     a locked add to a line this thread owns
+//   cmpxchg      a locked compare-and-exchange on it
+//   add          a plain add to a table slot (a hist table's stripe)
+//   tbl          a hash table's update, the least a hist trigger's hit does
+//                with one key and one value: hash the key, find its slot
+//                (64 keys, open addressing), compare, two plain adds
+//
+// Usage: floors [ROUNDS] (default 5: the median of ROUNDS runs of each
+// loop).  Not pass/fail: bench/lib.sh's bench_floors prints it.
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ITERS 5000000u
+#define BUF_SIZE (16u << 20)
+#define MAX_ROUNDS 15
+
+static unsigned char *buf;
+static volatile size_t head_mem; /* the head, in memory as the ring keeps it */
+static volatile uint64_t line[8] __attribute__((aligned(64)));
+static uint64_t table[64];
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static __attribute__((noinline)) void loop_empty(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void loop_rdtsc(unsigned n)
+{
+	uint64_t s = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		s += rdtsc();
+	__asm__ volatile("" ::"r"(s));
+}
+
+/* the record's words come from registers, as a tracer's do: stored one
+ * by one (a copy from the stack would add a store-forwarding stall) */
+#define LOOP_WRITE(N)                                                                              \
+	static __attribute__((noinline)) void loop_w##N(unsigned n)                               \
+	{                                                                                          \
+		for (unsigned i = 0; i < n; i++) {                                                 \
+			size_t h = head_mem;                                                       \
+			unsigned char *p;                                                          \
+			uint64_t w = (uint64_t)i * 0x9e3779b97f4a7c15ull;                          \
+			if (h + (N) > BUF_SIZE)                                                    \
+				h = 0;                                                             \
+			p = buf + h;                                                               \
+			for (unsigned k = 0; k + 8 <= (N); k += 8)                                 \
+				memcpy(p + k, &(uint64_t){w + k}, 8);                              \
+			if ((N) % 8)                                                               \
+				memcpy(p + (N) - 4, &(uint32_t){(uint32_t)w}, 4);                  \
+			head_mem = h + (N);                                                        \
+		}                                                                                  \
+	}
+LOOP_WRITE(4)
+LOOP_WRITE(8)
+LOOP_WRITE(12)
+LOOP_WRITE(20)
+LOOP_WRITE(32)
+
+static __attribute__((noinline)) void loop_lock_add(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		__atomic_fetch_add(&line[0], 1, __ATOMIC_RELAXED);
+}
+
+static __attribute__((noinline)) void loop_cmpxchg(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t old = line[1];
+
+		__atomic_compare_exchange_n(&line[1], &old, old + 1, 0, __ATOMIC_SEQ_CST,
+					    __ATOMIC_RELAXED);
+	}
+}
+
+static __attribute__((noinline)) void loop_add(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		table[i & 63] += i;
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
+struct slot {
+	uint64_t key, hits, sum;
+};
+static struct slot slots[256];
+
+static __attribute__((noinline)) void loop_tbl(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t key = i & 63;
+		unsigned j = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 56);
+
+		while (slots[j].hits && slots[j].key != key)
+			j = (j + 1) & 255;
+		slots[j].key = key;
+		slots[j].hits++;
+		slots[j].sum += 1;
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* median ns a call of fn's body, over rounds runs */
+static double measure(void (*fn)(unsigned), int rounds)
+{
+	double v[MAX_ROUNDS];
+
+	for (int r = 0; r < rounds; r++) {
+		double t0 = now_ns();
+
+		fn(ITERS);
+		v[r] = (now_ns() - t0) / ITERS;
+	}
+	qsort(v, (size_t)rounds, sizeof(v[0]), cmp_double);
+	return v[rounds / 2];
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(unsigned);
+	} cases[] = {{"rdtsc", loop_rdtsc}, {"w4", loop_w4},	     {"w8", loop_w8},
+		     {"w12", loop_w12},	    {"w20", loop_w20},	     {"w32", loop_w32},
+		     {"lock_add", loop_lock_add}, {"cmpxchg", loop_cmpxchg}, {"add", loop_add},
+		     {"tbl", loop_tbl}};
+	int rounds = argc > 1 ? atoi(argv[1]) : 5;
+	double empty;
+
+	if (rounds < 1 || rounds > MAX_ROUNDS)
+		rounds = 5;
+	buf = aligned_alloc(4096, BUF_SIZE);
+	if (!buf)
+		return 1;
+	memset(buf, 0, BUF_SIZE); /* faulted in, as a ring buffer in use is */
+	empty = measure(loop_empty, rounds);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double v = measure(cases[i].fn, rounds) - empty;
+
+		printf("%s%s=%.2f", i ? " " : "", cases[i].name, v < 0 ? 0 : v);
+	}
+	putchar('\n');
+	free(buf);
+	return 0;
+}

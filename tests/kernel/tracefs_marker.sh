@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tests/kernel/tracefs_marker.sh BUILD_DIR - trace_marker of `utrace
+# record --tracefs` beyond one short line (tracefs.sh has that): a text
+# longer than one record holds is cut where the sub-buffer's largest
+# print record ends (events/header_page's data size less the event header
+# and the print format's buf offset, as ftracetest's trace_marker.tc
+# reckons it), the write is short, as the kernel's, and a writer that
+# writes the rest gets it as the next record, so that the records put
+# together are the text.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_fuse
+need_built "$U"
+command -v python3 >/dev/null || unsupported "no python3"
+
+live_tmp
+cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/kernel" -o "$T/ltp" \
+	"$ROOT/tests/kernel/ltp.c" ||
+	{ notok "build the tracepoint program"; exit 1; }
+"$U" record -p nop --tracefs "$T/mnt" -o "$T/ltp.dat" -- "$T/ltp" "$T/stop" >"$T/ltp.out" 2>&1 &
+RP=$!
+for _ in $(seq 100); do [ -s "$T/mnt/available_events" ] && break; sleep 0.05; done
+cd "$T/mnt" || exit 1
+
+# marker texts: the text of each tracing_mark_write line of trace, in order
+marker_texts() { sed -n 's/^.* tracing_mark_write: //p' trace; }
+
+data=$(sed -n 's/^.*data.*size:\([0-9]*\).*/\1/p' events/header_page)
+# the event header's bits: type_len, time_delta and array
+bits=0
+for f in type_len time_delta array; do
+	b=$(sed -n "s/^.*$f.*:[^0-9]*\\([0-9][0-9]*\\).*/\\1/p" events/header_event)
+	bits=$((bits + ${b:-100000}))
+done
+hdr=$(((bits + 7) / 8))
+buf=$(sed -n 's/^.*buf.*offset:\([0-9]*\).*/\1/p' events/ftrace/print/format)
+check "header_page, header_event and print/format give the sizes ($data $hdr $buf)" \
+	test -n "$data" -a -n "$hdr" -a -n "$buf"
+max=$((data - hdr - buf))
+long=$((max + 1000))
+
+echo >trace
+# one write() of long bytes: what it returns, then the rest written as
+# the shell's echo does
+python3 - "$long" >"$T/w1" <<'PY'
+import os, sys
+n = int(sys.argv[1])
+text = b"".join(b"%c" % (65 + i % 26) for i in range(n))
+fd = os.open("trace_marker", os.O_WRONLY)
+first = os.write(fd, text)
+done = first
+while done < n:
+    done += os.write(fd, text[done:])
+os.close(fd)
+print(first)
+PY
+check "a write longer than one record is short: $max of $long bytes ($(cat "$T/w1"))" \
+	test "$(cat "$T/w1")" = "$max"
+marker_texts >"$T/m1"
+check "it is two records" test "$(wc -l <"$T/m1")" = 2
+check "the first holds $max bytes" test "$(head -1 "$T/m1" | tr -d '\n' | wc -c)" = "$max"
+want=$(python3 -c "import sys; n=int(sys.argv[1]); print(''.join(chr(65 + i % 26) for i in range(n)))" "$long")
+check "put together they are the text" test "$(tr -d '\n' <"$T/m1")" = "$want"
+
+echo >trace
+python3 -c 'import os, sys
+fd = os.open("trace_marker", os.O_WRONLY)
+print(os.write(fd, sys.argv[1].encode() + b"\n"))' "$(head -c "$max" <<<"$want")" >"$T/w2"
+check "a text of $max bytes and its newline is taken whole ($(cat "$T/w2"))" \
+	test "$(cat "$T/w2")" = $((max + 1))
+marker_texts >"$T/m2"
+check "a text of $max bytes and its newline is one record, whole" \
+	test "$(wc -l <"$T/m2") $(tr -d '\n' <"$T/m2" | wc -c)" = "1 $max"
+
+cd "$T" || exit 1
+touch "$T/stop"
+wait "$RP"
+check "the program and the recording end well" test $? -eq 0
+RP=
+exit 0
