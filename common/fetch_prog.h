@@ -23,7 +23,8 @@
  * in the runtime is the safe-load routine (runtime/inproc_probes.c): a fault
  * makes it return -1 and never crashes the program.  A faulting argument
  * is written as the kernel writes it: 0 for a number, and for a string
- * the text "(fault)".
+ * a __data_loc of length 0, which the trace prints as (fault), unquoted
+ * (lib/report/event_print.c, the kernel's print_type_string).
  *
  * Robustness: utrace_fetch_check() validates a whole program once; the
  * run never writes beyond rec_cap, nor reads the program out of bounds.
@@ -47,7 +48,11 @@ enum utrace_fetch_reg {
 	UTRACE_FR_R10, UTRACE_FR_R9, UTRACE_FR_R8, UTRACE_FR_BX, UTRACE_FR_CX,
 	UTRACE_FR_DX, UTRACE_FR_SI, UTRACE_FR_DI, UTRACE_FR_BP, UTRACE_FR_AX,
 	UTRACE_FR_ORIG_AX, UTRACE_FR_IP, UTRACE_FR_CS, UTRACE_FR_FLAGS, UTRACE_FR_SP,
-	UTRACE_FR_SS, UTRACE_FR_MAX
+	UTRACE_FR_SS, UTRACE_FR_MAX,
+	/* a return probe's $arg1..$arg6: the entry's DI SI DX CX R8 R9, kept
+	 * when the return was hooked (the kernel's kretprobe entry args) */
+	UTRACE_FR_ENTRY_ARG1 = UTRACE_FR_MAX,
+	UTRACE_FR_XMAX = UTRACE_FR_MAX + 6
 };
 
 /* The registers at the probed instruction, as a trap would see them. */
@@ -121,7 +126,7 @@ static inline int utrace_fetch_check(const void *prog, uint32_t len)
 	for (uint32_t i = 0; i < h->nr_insns; i++) {
 		uint64_t end = in[i].dst + (uint64_t)in[i].size;
 
-		if (!in[i].op || in[i].op >= UTRACE_XOP_MAX || in[i].reg >= UTRACE_FR_MAX ||
+		if (!in[i].op || in[i].op >= UTRACE_XOP_MAX || in[i].reg >= UTRACE_FR_XMAX ||
 		    in[i].shl > 63 || in[i].shr > 63)
 			return -1;
 		if (in[i].op == UTRACE_XOP_ST_ARRAY) {
@@ -149,7 +154,6 @@ static inline int utrace_fetch_check(const void *prog, uint32_t len)
 static inline uint32_t utrace_fetch_str(uint8_t *rec, uint32_t dyn, uint32_t cap, uint64_t addr,
 					utrace_fetch_load_fn load)
 {
-	static const char fault[] = "(fault)";
 	uint32_t n = 0, room = cap - dyn < UTRACE_FETCH_STR_MAX ? cap - dyn : UTRACE_FETCH_STR_MAX;
 	uint64_t w;
 
@@ -175,11 +179,7 @@ static inline uint32_t utrace_fetch_str(uint8_t *rec, uint32_t dyn, uint32_t cap
 	rec[dyn + n] = 0; /* truncated, as the kernel's MAX_STRING_SIZE does */
 	return (n + 1) << 16 | dyn;
 faulted:
-	if (room < sizeof(fault))
-		return 0;
-	for (n = 0; n < sizeof(fault); n++)
-		rec[dyn + n] = (uint8_t)fault[n];
-	return (uint32_t)sizeof(fault) << 16 | dyn;
+	return dyn; /* length 0 at dyn: the kernel's set_data_loc of a fault */
 }
 
 /* One store of size bytes (little endian: the low bytes of v). */
@@ -208,11 +208,12 @@ static inline void utrace_fetch_put(uint8_t *rec, uint32_t dst, uint64_t v, unsi
 /*
  * Runs a checked program: writes the arguments into rec (rec_cap bytes,
  * at least h->fixed) and returns the record's length, fixed part and
- * strings.  comm: the thread's name (16 bytes).
+ * strings.  comm: the thread's name (16 bytes); entry: a return probe's
+ * UTRACE_FR_ENTRY_ARG1.. values (NULL: they read 0).
  */
 static inline uint32_t utrace_fetch_run(const void *prog, const struct utrace_fetch_regs *regs,
-					const char *comm, uint8_t *rec, uint32_t rec_cap,
-					utrace_fetch_load_fn load)
+					const uint64_t *entry, const char *comm, uint8_t *rec,
+					uint32_t rec_cap, utrace_fetch_load_fn load)
 {
 	const struct utrace_fetch_hdr *h = (const struct utrace_fetch_hdr *)prog;
 	const struct utrace_fetch_insn *in = utrace_fetch_insns(h);
@@ -225,7 +226,9 @@ static inline uint32_t utrace_fetch_run(const void *prog, const struct utrace_fe
 
 		switch (x->op) {
 		case UTRACE_XOP_REG:
-			v = regs->r[x->reg];
+			v = x->reg < UTRACE_FR_MAX ? regs->r[x->reg]
+			    : entry		 ? entry[x->reg - UTRACE_FR_MAX]
+						 : 0;
 			continue;
 		case UTRACE_XOP_IMM:
 			v = (uint64_t)x->imm;

@@ -75,6 +75,7 @@ struct ipp_ret {
 	uint64_t ret, *slot, func;
 	const struct rt_inproc_probe *p;
 	uint64_t caller; /* __probe_ret_ip: ret, or the real one behind fgraph's hook */
+	uint64_t args[6]; /* the entry's argument registers: the return's $argN */
 };
 /* Mapped at a thread's first return probe, not in TLS: libutrace.so is
  * dlopen'ed when it attaches to a running process (attach.c), and
@@ -162,7 +163,7 @@ static void ipp_test_count(uint32_t key)
 
 /* One probe's record: the kernel's kprobe layout, then the fetch-args. */
 static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetch_regs *regs,
-		      uint64_t func, uint64_t ret_ip)
+		       uint64_t func, uint64_t ret_ip, const uint64_t *entry)
 {
 	uint64_t rec[UTRACE_FETCH_REC_MAX / 8];
 	struct rt_thread *t = &rt_self;
@@ -185,7 +186,7 @@ static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetc
 	} else {
 		rec[1] = regs->r[UTRACE_FR_IP];
 	}
-	len = utrace_fetch_run(p->prog, regs, t->comm, (uint8_t *)rec, sizeof(rec),
+	len = utrace_fetch_run(p->prog, regs, entry, t->comm, (uint8_t *)rec, sizeof(rec),
 			       utrace_fetch_load);
 	rt_inproc_probe_event_write(p->key, rec, len);
 }
@@ -223,7 +224,13 @@ static void ipp_hook_return(const struct rt_inproc_probe *p, const struct utrace
 	 * index and leave its own frame in ours. */
 	__atomic_store_n(s.depth, d + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rets[d] = (struct ipp_ret){*slot, slot, p->func, p, caller};
+	rets[d] = (struct ipp_ret){*slot,
+				   slot,
+				   p->func,
+				   p,
+				   caller,
+				   {regs->r[UTRACE_FR_DI], regs->r[UTRACE_FR_SI], regs->r[UTRACE_FR_DX],
+				    regs->r[UTRACE_FR_CX], regs->r[UTRACE_FR_R8], regs->r[UTRACE_FR_R9]}};
 	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* the frame before the hook */
 	*slot = (uint64_t)(uintptr_t)utrace_inproc_retprobe_tramp;
 }
@@ -245,7 +252,7 @@ static void ipp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
 		if (p->is_return)
 			ipp_hook_return(p, regs);
 		else
-			ipp_record(p, regs, 0, 0);
+			ipp_record(p, regs, 0, 0, NULL);
 	}
 }
 
@@ -319,7 +326,7 @@ static long ipp_ret_slow(void *a)
 {
 	const struct ipp_ret_arg *x = a;
 
-	ipp_record(x->r.p, x->regs, x->r.func, x->r.caller);
+	ipp_record(x->r.p, x->regs, x->r.func, x->r.caller, x->r.args);
 	return 0;
 }
 
@@ -387,7 +394,7 @@ uint64_t rt_inproc_retprobe_hit(struct utrace_fetch_regs *regs)
 	regs->r[UTRACE_FR_IP] = a.r.ret;
 	if (rt_tracing_on()) {
 		if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
-			ipp_record(a.r.p, regs, a.r.func, a.r.caller);
+			ipp_record(a.r.p, regs, a.r.func, a.r.caller, a.r.args);
 		else
 			utrace_call_preserving_fpu(ipp_ret_slow, &a);
 	}

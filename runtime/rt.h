@@ -148,7 +148,7 @@ struct rt_thread {
 	int32_t owner; /* RT_TS_SHARED: the thread whose TLS this is (ring_buffer.c) */
 };
 
-#define RT_IPP_RETS_BYTES 8192
+#define RT_IPP_RETS_BYTES 16384
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;
 

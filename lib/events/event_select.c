@@ -348,6 +348,22 @@ int utrace_event_select_id(struct utrace_event_select *s, const char *system, co
 	return id;
 }
 
+void utrace_event_select_forget(struct utrace_event_select *s, const char *system,
+				const char *name)
+{
+	for (struct sel_id **pi = &s->ids; *pi; pi = &(*pi)->next) {
+		struct sel_id *i = *pi;
+
+		if (strcmp(i->system, system) || strcmp(i->name, name))
+			continue;
+		*pi = i->next;
+		free(i->system);
+		free(i->name);
+		free(i);
+		return;
+	}
+}
+
 int utrace_event_select_match(struct utrace_event_select *s, const char *path, const char *system,
 			      const char *name, int *id, const void **prog, uint32_t *prog_len,
 			      const char **format, struct utrace_error *err)

@@ -99,5 +99,11 @@ int utrace_event_select_add_format(struct utrace_event_select *s,
 /* The id SYSTEM:NAME has (or will have) in this recording, for triggers
  * that name another event; < 0 if out of memory. */
 int utrace_event_select_id(struct utrace_event_select *s, const char *system, const char *name);
+/* SYSTEM:NAME's id is not its any more (a dynamic event removed): the
+ * next utrace_event_select_id of that name hands out a new one, as the
+ * kernel gives a redefined event a new id, so that records of the old
+ * layout and of the new one never share an id. */
+void utrace_event_select_forget(struct utrace_event_select *s, const char *system,
+				const char *name);
 
 #endif

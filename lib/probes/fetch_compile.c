@@ -224,6 +224,11 @@ static int ipp_fetch(struct ipp_cc *c, char *s)
 		for (uint8_t r = 0; r < UTRACE_FR_MAX; r++)
 			if (!strcmp(s + 1, ipp_regs[r]))
 				return ipp_emit(c, UTRACE_XOP_REG, r, 0) ?: IPP_VAL;
+		/* a return probe's $argN (uprobe_args.c's translation) */
+		if (!strncmp(s + 1, "entry_arg", 9) && s[10] >= '1' && s[10] <= '6' && !s[11])
+			return ipp_emit(c, UTRACE_XOP_REG, (uint8_t)(UTRACE_FR_ENTRY_ARG1 + s[10] - '1'),
+					0)
+				   ?: IPP_VAL;
 	} else if (s[0] == '@') {
 		if (upr_strtoul(s + 1, 0, &u))
 			return ipp_emit(c, UTRACE_XOP_IMM, 0, (int64_t)u) ?: IPP_MEM;

@@ -33,7 +33,7 @@
 
 bool utrace_inproc_probe_is_in_process(const char *def)
 {
-	const char *s = def, *w;
+	const char *s = def, *w, *c;
 	size_t n;
 
 	while (*s == ' ' || *s == '\t')
@@ -44,8 +44,18 @@ bool utrace_inproc_probe_is_in_process(const char *def)
 	while (*w == ' ' || *w == '\t')
 		w++;
 	n = strcspn(w, " \t");
-	return (*s == 'p' || *s == 'r' || *s == 'f') && n && !memchr(w, ':', n) &&
-	       !(n && isdigit((unsigned char)w[0]));
+	/* MODULE:SYMBOL is in-process: a PATH has a '/', an OFFSET a digit */
+	c = memchr(w, ':', n);
+	if (c && (memchr(w, '/', n) || isdigit((unsigned char)c[1]) || c == w))
+		return false;
+	return (*s == 'p' || *s == 'r' || *s == 'f') && n && !isdigit((unsigned char)w[0]);
+}
+
+bool utrace_inproc_probe_module_is(const struct utrace_inproc_probe *p, const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	return !p->module || (path && !strcmp(base ? base + 1 : path, p->module));
 }
 
 static int kerr(struct ipp_parse *ps, int code, int column)
@@ -63,12 +73,20 @@ static int ipp_event_name(struct ipp_parse *ps, const char *name, int col)
 	return code ? kerr(ps, code, errcol) : 0;
 }
 
-/* SYMBOL[+OFFS][%return] at col. */
+/* [MODULE:]SYMBOL[+OFFS][%return] at col (MODULE: an object's file
+ * name, as the kernel's module). */
 static int ipp_point(struct ipp_parse *ps, char *tok, int col)
 {
 	struct utrace_inproc_probe *p = ps->p;
-	char *pct = strchr(tok, '%'), *plus;
+	char *pct = strchr(tok, '%'), *plus, *colon = strchr(tok, ':');
 
+	if (colon && !p->fprobe) {
+		*colon = 0;
+		if (!(p->module = strdup(tok)))
+			return -ENOMEM;
+		col += (int)(colon + 1 - tok);
+		tok = colon + 1;
+	}
 	if (pct) {
 		if (strcmp(pct, "%return"))
 			return kerr(ps, UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, col + (int)(pct - tok));
@@ -106,7 +124,8 @@ static void ipp_symbol_size(struct ipp_parse *ps, struct utrace_inproc_probe *p,
 		struct upr_file f;
 		uint64_t vaddr, size;
 
-		if (upr_file_open(i ? deps.paths[i - 1] : exe, &f, NULL) < 0)
+		if (!utrace_inproc_probe_module_is(p, i ? deps.paths[i - 1] : exe) ||
+		    upr_file_open(i ? deps.paths[i - 1] : exe, &f, NULL) < 0)
 			continue;
 		if (upr_find_symbol(&f, p->symbol, true, &vaddr, &size) >= 1) {
 			p->sym_size = size ? size : 1;
@@ -126,9 +145,10 @@ static void ipp_default_event(struct utrace_inproc_probe *p)
 	if (p->fprobe)
 		snprintf(name, sizeof(name), "%s__%s", p->symbol,
 			 p->kind == UTRACE_IPP_RETURN ? "exit" : "entry");
-	else
-		snprintf(name, sizeof(name), "%c_%s_%" PRIu64,
-			 p->kind == UTRACE_IPP_RETURN ? 'r' : 'p', p->symbol, p->offset);
+	else /* the kernel's, of "MODULE:SYMBOL" */
+		snprintf(name, sizeof(name), "%c_%s%s%s_%" PRIu64,
+			 p->kind == UTRACE_IPP_RETURN ? 'r' : 'p', p->module ? p->module : "",
+			 p->module ? ":" : "", p->symbol, p->offset);
 	for (char *c = name; *c; c++)
 		if (!isalnum((unsigned char)*c))
 			*c = '_';
@@ -230,6 +250,7 @@ static int ipp_parse(struct ipp_parse *ps)
 {
 	struct utrace_inproc_probe *p = ps->p;
 	struct upr_point pt = {.in_process = true};
+	struct upr_file file;
 	int ret = upr_split(ps->def, &ps->tok, &ps->col, &ps->n);
 
 	if (ret < 0)
@@ -257,7 +278,12 @@ static int ipp_parse(struct ipp_parse *ps)
 	if ((ret = ipp_dwarf_names(ps, &pt)) < 0)
 		return ret;
 	p->u.is_return = pt.is_return;
+	/* a PATH: probe's @SYMBOLs are that file's */
+	if (ps->with_path && upr_file_open(p->real, &file, NULL) == 0)
+		pt.file = &file;
 	ret = upr_parse_args(&p->u, &pt, ps->tok + 2, ps->col + 2, ps->n - 2, &ps->column);
+	if (pt.file)
+		upr_file_close(&file);
 	if (ret > 0)
 		return kerr(ps, ret, ps->column);
 	if (ret < 0)
@@ -310,6 +336,7 @@ void utrace_inproc_probe_free(struct utrace_inproc_probe *p)
 	}
 	free(p->u.args);
 	free(p->symbol);
+	free(p->module);
 	free(p->path);
 	free(p->real);
 	free(p->format);
@@ -342,6 +369,11 @@ const char *utrace_inproc_probe_symbol(const struct utrace_inproc_probe *p, uint
 	if (offset)
 		*offset = p->offset;
 	return p->symbol;
+}
+
+const char *utrace_inproc_probe_module(const struct utrace_inproc_probe *p)
+{
+	return p->module;
 }
 
 bool utrace_inproc_probe_found(const struct utrace_inproc_probe *p)

@@ -10,6 +10,9 @@
  *   f[:[GRP/]EVENT] SYMBOL[%return] [FETCHARGS]    entry / exit (fprobe)
  *   -:[GRP/]EVENT                                  removes an earlier one
  *
+ * SYMBOL may be MODULE:SYMBOL, the kernel's module place: MODULE is the
+ * file name of the object (libc.so.6, the program's name) that is to
+ * hold SYMBOL, so that only that object gets the probe.
  * FETCHARGS are checked by lib/probes/uprobe_args.c (the kernel's rules and
  * messages, one error table), then compiled into a fetch program
  * (common/fetch_prog.h, lib/probes/fetch_compile.c).  The default group is
@@ -47,7 +50,8 @@ enum utrace_inproc_probe_kind {
 struct utrace_inproc_probe;
 
 /* Whether def is an in-process definition: its probe point has no PATH:
- * (or it is a removal). */
+ * (a ':' after a name with no '/' and before no digit is MODULE:SYMBOL),
+ * or it is a removal. */
 bool utrace_inproc_probe_is_in_process(const char *def);
 
 /*
@@ -73,6 +77,10 @@ bool utrace_inproc_probe_fprobe(const struct utrace_inproc_probe *p);
 const char *utrace_inproc_probe_group(const struct utrace_inproc_probe *p);
 const char *utrace_inproc_probe_event(const struct utrace_inproc_probe *p);
 const char *utrace_inproc_probe_symbol(const struct utrace_inproc_probe *p, uint64_t *offset);
+/* MODULE of a MODULE:SYMBOL probe (NULL: any object); whether the
+ * object at path is that module (its file name; any for NULL). */
+const char *utrace_inproc_probe_module(const struct utrace_inproc_probe *p);
+bool utrace_inproc_probe_module_is(const struct utrace_inproc_probe *p, const char *path);
 /* Whether the exe given to the parse, or a library it needs, defines
  * SYMBOL as a function (if not, a library loaded later may). */
 bool utrace_inproc_probe_found(const struct utrace_inproc_probe *p);

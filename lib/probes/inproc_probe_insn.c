@@ -250,7 +250,8 @@ static int ipp_where(const struct utrace_inproc_probe *p, const char *path, cons
 		*code = ipp_func_bytes(f, *func, *size ? *size : 15);
 		return 1;
 	}
-	if (upr_find_symbol(f, p->symbol, true, func, size) < 1)
+	if (!utrace_inproc_probe_module_is(p, path) ||
+	    upr_find_symbol(f, p->symbol, true, func, size) < 1)
 		return 0;
 	*a = *func + p->offset;
 	*code = *size ? ipp_func_bytes(f, *func, *size) : NULL;

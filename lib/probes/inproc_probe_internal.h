@@ -19,6 +19,7 @@ struct utrace_inproc_probe {
 	char group[UTRACE_UPROBE_NAME_MAX + 1];
 	char event[UTRACE_UPROBE_NAME_MAX + 1];
 	char *symbol;		/* a PATH: probe's: the function holding it, or NULL */
+	char *module;		/* MODULE:SYMBOL: the object's file name, or NULL */
 	uint64_t offset;	/* from symbol */
 	uint64_t sym_size;	/* 0: not known when parsed */
 	unsigned maxactive;	/* r<N>: (kept for the listing: returns are per thread) */

@@ -116,6 +116,27 @@ static int ipp_path_target(struct ipp_parse *ps, const struct upr_file *f, char 
 	return 0;
 }
 
+/* OFFSET(REFCTR), the kernel's uprobe reference counter: its syntax
+ * checked at the kernel's columns; a well-formed one is refused (the
+ * runtime does not count a USDT semaphore up and down). */
+static int ipp_path_refctr(struct ipp_parse *ps, char *target, int tcol)
+{
+	char *open = strchr(target, '('), *close;
+	uint64_t v;
+
+	if (!open)
+		return 0;
+	if (!(close = strchr(open, ')')))
+		return perr(ps, UTRACE_UPROBE_ERR_REFCNT_OPEN_BRACE,
+			    tcol + (int)(open - target + strlen(open)));
+	if (close[1])
+		return perr(ps, UTRACE_UPROBE_ERR_BAD_REFCNT_SUFFIX, tcol + (int)(close + 1 - target));
+	*close = 0;
+	if (!upr_strtoul(open + 1, 0, &v))
+		return perr(ps, UTRACE_UPROBE_ERR_BAD_REFCNT, tcol + (int)(open + 1 - target));
+	return perr(ps, UTRACE_UPROBE_ERR_REFCNT_IN_PROCESS, tcol + (int)(open + 1 - target));
+}
+
 int ipp_path_point(struct ipp_parse *ps, char *tok, int col, bool *entry)
 {
 	struct utrace_inproc_probe *p = ps->p;
@@ -133,6 +154,8 @@ int ipp_path_point(struct ipp_parse *ps, char *tok, int col, bool *entry)
 		return ret;
 	target = colon + 1;
 	tcol = col + (int)(target - tok);
+	if ((ret = ipp_path_refctr(ps, target, tcol)) != 0)
+		return ret;
 	if ((pct = strchr(target, '%'))) {
 		if (strcmp(pct, "%return"))
 			return perr(ps, UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, tcol + (int)(pct - target));

@@ -121,7 +121,8 @@
 	C(DIFF_PROBE_TYPE, "Probe type is different from existing probe")                          \
 	C(DIFF_ARG_TYPE, "Argument type or name is different from existing probe")                 \
 	C(SAME_PROBE, "There is already the exact same probe event")                               \
-	C(APPEND_UNSUPPORTED, "Appending a probe to an existing event is not supported")
+	C(APPEND_UNSUPPORTED, "Appending a probe to an existing event is not supported")           \
+	C(REFCNT_IN_PROCESS, "A reference counter (USDT semaphore) is not taken by in-process probes")
 
 #define UTRACE_UPROBE_ERR_ENUM(name, text) UTRACE_UPROBE_ERR_##name,
 enum utrace_uprobe_err { UTRACE_UPROBE_ERR_NONE, UTRACE_UPROBE_ERRORS(UTRACE_UPROBE_ERR_ENUM) };

@@ -225,8 +225,16 @@ static int parse_var(struct fa *fa, const char *arg, int pos)
 			return fail(fa, UTRACE_UPROBE_ERR_BAD_VAR, pos);
 		if (!n || n > PARAM_MAX_STACK)
 			return fail(fa, UTRACE_UPROBE_ERR_BAD_ARG_NUM, pos);
-		if (fa->pt->is_return)
-			return fail(fa, UTRACE_UPROBE_ERR_ARG_ON_RETPROBE, pos);
+		if (fa->pt->is_return) {
+			/* in-process: the entry's registers, kept when the
+			 * return was hooked (the kernel's kretprobe entry
+			 * args); not the stack's, which the call reuses */
+			if (!fa->pt->in_process || n > 6)
+				return fail(fa, UTRACE_UPROBE_ERR_ARG_ON_RETPROBE, pos);
+			fa->op = OP_REG;
+			emit(fa, "%%entry_arg%" PRIu64, n);
+			return 0;
+		}
 		if (!fa->pt->entry)
 			return fail(fa, UTRACE_UPROBE_ERR_NOFENTRY_ARGS, pos);
 		if (n <= 6) {
@@ -260,7 +268,12 @@ static int parse_symbol_addr(struct fa *fa, const char *arg, int pos)
 	memcpy(sym, arg + 1, len);
 	sym[len] = 0;
 	if (fa->pt->in_process) {
-		emit(fa, "%s", arg); /* resolved where the probe lands */
+		/* resolved where the probe lands: a PATH: probe's file, known
+		 * now (its error at the '@', the kernel's column for a symbol
+		 * on a uprobe) */
+		if (fa->pt->file && upr_find_symbol(fa->pt->file, sym, false, &vaddr, &size) < 1)
+			return fail(fa, UTRACE_UPROBE_ERR_NO_SYMBOL, pos);
+		emit(fa, "%s", arg);
 		return 0;
 	}
 	if (!fa->pt->file)

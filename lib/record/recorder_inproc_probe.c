@@ -131,6 +131,42 @@ int rec_inproc_probe_install(struct utrace_recorder *r, struct rec_conn *c, uint
 	return ret;
 }
 
+/* Whether probes p and q can be within a jmp's reach of each other:
+ * a symbol probe stays inside its function, so two on different
+ * symbols cannot; a PATH:OFFSET one may be anywhere. */
+static bool rec_ipp_near(const struct utrace_inproc_probe *p, const struct utrace_inproc_probe *q)
+{
+	uint64_t off;
+	const char *ps = utrace_inproc_probe_symbol(p, &off), *qs = utrace_inproc_probe_symbol(q, &off);
+
+	return utrace_inproc_probe_path(p, &off) || utrace_inproc_probe_path(q, &off) || !ps || !qs ||
+	       !strcmp(ps, qs);
+}
+
+int rec_inproc_probe_in_jmp(struct utrace_recorder *r, const struct rec_object *o,
+			    const struct utrace_inproc_probe *p, uint64_t a, struct utrace_error *err)
+{
+	for (unsigned i = 0; i < r->o.nr_inproc_probes && i < UTRACE_INPROC_PROBE_MAX; i++) {
+		const struct utrace_inproc_probe *q = r->o.inproc_probes[i];
+		struct utrace_inproc_probe_loc loc;
+		struct utrace_error e = {0};
+
+		/* q's jmp as it could be, none of the others in its way: its
+		 * bytes [vaddr, vaddr + insn_len) are the jmp's, or may be */
+		if (utrace_ctl_inproc_probe_off(r->ctl, i) || !rec_ipp_near(p, q) ||
+		    utrace_inproc_probe_locate(q, o->path, o->vaddrs, o->nr_sites, 0, NULL, 0, &loc,
+					       &e) <= 0 ||
+		    !loc.jmp || a <= loc.vaddr || a >= loc.vaddr + loc.insn_len)
+			continue;
+		return utrace_error_set(err, -EILSEQ,
+					"the probe point is inside the %u bytes probe %s/%s may replace "
+					"with a jmp",
+					loc.insn_len, utrace_inproc_probe_group(q),
+					utrace_inproc_probe_event(q));
+	}
+	return 0;
+}
+
 /* The INPROC_PROBE that ends a batch (of object obj, or UTRACE_INPROC_PROBE_OBJ). */
 int rec_inproc_probe_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_inproc_probe *m)
 {

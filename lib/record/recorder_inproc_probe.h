@@ -30,6 +30,14 @@ int rec_inproc_probe_area(struct utrace_recorder *r, struct rec_conn *c, const v
 int rec_inproc_probe_install(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 		       const struct utrace_msg_inproc_probe_area *am, unsigned from, unsigned to,
 		       uint32_t *slot, struct utrace_msg_inproc_probe *m);
+/* -EILSEQ with err if a, probe p's vaddr in object o, is inside the
+ * bytes another probe that is on there covers, or may cover, with its
+ * 5-byte jmp (an int3 or a jmp written there would break that jmp);
+ * else 0. */
+struct rec_object;
+struct utrace_inproc_probe;
+int rec_inproc_probe_in_jmp(struct utrace_recorder *r, const struct rec_object *o,
+			    const struct utrace_inproc_probe *p, uint64_t a, struct utrace_error *err);
 /* The INPROC_PROBE of key UTRACE_ENABLE_DONE that installs the batch of obj. */
 int rec_inproc_probe_done(struct rec_conn *c, uint32_t obj, struct utrace_msg_inproc_probe *m);
 /* The probes' state, made with the recorder (-ENOMEM), freed with it

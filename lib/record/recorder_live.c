@@ -281,6 +281,7 @@ int utrace_recorder_inproc_probe_check(struct utrace_recorder *r, const struct u
 {
 	struct utrace_inproc_probe_loc loc;
 	struct utrace_error e;
+	int ret;
 
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		const struct rec_conn *c = r->conns[i];
@@ -291,8 +292,11 @@ int utrace_recorder_inproc_probe_check(struct utrace_recorder *r, const struct u
 			if ((o->flags & UTRACE_OBJ_LIBCALL) || o->received != o->nr_sites)
 				continue;
 			memset(&e, 0, sizeof(e));
-			if (utrace_inproc_probe_locate(p, o->path, o->vaddrs, o->nr_sites, 0, NULL, 0, &loc,
-						 &e) == -EILSEQ) {
+			ret = utrace_inproc_probe_locate(p, o->path, o->vaddrs, o->nr_sites, 0, NULL, 0,
+							 &loc, &e);
+			if (ret > 0)
+				ret = rec_inproc_probe_in_jmp(r, o, p, loc.vaddr, &e);
+			if (ret == -EILSEQ) {
 				*err = e;
 				return -EILSEQ;
 			}

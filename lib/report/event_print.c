@@ -174,16 +174,48 @@ static unsigned long long char_at_print(struct trace_seq *s, unsigned long long 
 	return 0;
 }
 
-/* Copies the print fmt string at fmt (past its opening quote) to *o
- * with each %c made %s; returns the argument indexes of those (a bit
- * mask, the first 64) and sets *end past the closing quote. */
-static uint64_t fmt_copy(const char *fmt, char **o, const char **end)
+/*
+ * A probe's string argument prints as the kernel's print_type_string: a
+ * fetch that faulted stores a string of length 0 (the kernel's
+ * set_data_loc; common/fetch_prog.h does the same), printed `(fault)`
+ * without the quotes, any other "\"%s\"".  So a \"%s\" whose argument
+ * is __get_str(X) is given to libtraceevent as %s of
+ * __utrace_str(__get_str(X), __get_dynamic_array_len(X)) (str_print).
+ */
+static unsigned long long str_print(struct trace_seq *s, unsigned long long *args)
 {
-	uint64_t mask = 0;
+	const char *str = (const char *)(uintptr_t)args[0];
+
+	if (!args[1])
+		trace_seq_puts(s, "(fault)");
+	else
+		trace_seq_printf(s, "\"%s\"", str ? str : "");
+	return 0;
+}
+
+/* The arguments a print fmt's conversions take that are rewritten: a
+ * %c's (bit i: argument i, the first 64) and a \"%s\"'s. */
+struct fmt_masks {
+	uint64_t chars, strs;
+};
+
+/* Copies the print fmt string at fmt (past its opening quote) to *o
+ * with each %c made %s and each \"%s\" made %s; returns the argument
+ * indexes of those and sets *end past the closing quote. */
+static struct fmt_masks fmt_copy(const char *fmt, char **o, const char **end)
+{
+	struct fmt_masks m = {0, 0};
 	unsigned arg = 0;
 
 	while (*fmt && *fmt != '"') {
-		if (*fmt == '\\' && fmt[1]) {
+		if (!strncmp(fmt, "\\\"%s\\\"", 6)) {
+			if (arg < 64)
+				m.strs |= 1ULL << arg;
+			arg++;
+			*o += sprintf(*o, "%%s");
+			fmt += 6;
+			continue;
+		} else if (*fmt == '\\' && fmt[1]) {
 			*(*o)++ = *fmt++;
 		} else if (*fmt == '%' && fmt[1] == '%') {
 			*(*o)++ = *fmt++;
@@ -191,7 +223,7 @@ static uint64_t fmt_copy(const char *fmt, char **o, const char **end)
 			for (*(*o)++ = *fmt++; *fmt && strchr("#0- +.123456789*lhzLtj", *fmt); fmt++)
 				arg += *fmt == '*', *(*o)++ = *fmt;
 			if (*fmt == 'c' && arg < 64)
-				mask |= 1ULL << arg;
+				m.chars |= 1ULL << arg;
 			arg += *fmt != '\0';
 			if (!*fmt)
 				break;
@@ -204,7 +236,7 @@ static uint64_t fmt_copy(const char *fmt, char **o, const char **end)
 	if (*fmt)
 		*(*o)++ = *fmt++;
 	*end = fmt;
-	return mask;
+	return m;
 }
 
 /* One argument of a print fmt, [s, e) without its spaces, as the %s of a
@@ -220,20 +252,34 @@ static char *char_arg(char *o, const char *s, const char *e)
 	return o + sprintf(o, "__utrace_char(%.*s)", (int)(e - s), s);
 }
 
-/* text with its print fmt's %c rewritten (see above), or NULL: none. */
+/* The argument [s, e) of a \"%s\": __utrace_str(ARG, LEN), LEN the
+ * length of a __get_str(X), else 1 (never a fault). */
+static char *str_arg(char *o, const char *s, const char *e)
+{
+	int n = (int)(e - s);
+
+	if (n >= 12 && !strncmp(s, "__get_str(", 10) && e[-1] == ')')
+		return o + sprintf(o, "__utrace_str(%.*s, __get_dynamic_array_len(%.*s))", n, s,
+				   n - 11, s + 10);
+	return o + sprintf(o, "__utrace_str(%.*s, 1)", n, s);
+}
+
+/* text with its print fmt's %c and \"%s\" rewritten (see above), or
+ * NULL: none. */
 static char *fmt_chars(const char *text)
 {
 	const char *f = strstr(text, "\nprint fmt: \""), *s, *arg_s;
 	size_t head = f ? (size_t)(f + 13 - text) : 0;
-	char *out = f ? malloc(strlen(text) + 24 * 64 + 1) : NULL, *o;
+	char *out = f ? malloc(3 * strlen(text) + 64 * 48 + 1) : NULL, *o;
 	unsigned arg = ~0u, depth = 0;
-	uint64_t mask;
+	struct fmt_masks m;
 
 	if (!out)
 		return NULL;
 	memcpy(out, text, head);
 	o = out + head;
-	if (!(mask = fmt_copy(text + head, &o, &s))) {
+	m = fmt_copy(text + head, &o, &s);
+	if (!m.chars && !m.strs) {
 		free(out);
 		return NULL;
 	}
@@ -246,14 +292,14 @@ static char *fmt_chars(const char *text)
 			depth += (*s == '(' || *s == '[') - (depth && (*s == ')' || *s == ']'));
 			continue;
 		}
-		if (arg < 64 && (mask >> arg & 1)) { /* the argument [arg_s, s) */
+		if (arg < 64 && ((m.chars | m.strs) >> arg & 1)) { /* the argument [arg_s, s) */
 			const char *b = arg_s, *e = s;
 
 			for (; b < e && *b == ' '; b++)
 				*o++ = ' ';
 			for (; e > b && e[-1] == ' '; e--)
 				;
-			o = char_arg(o, b, e);
+			o = m.chars >> arg & 1 ? char_arg(o, b, e) : str_arg(o, b, e);
 		} else {
 			memcpy(o, arg_s, (size_t)(s - arg_s));
 			o += s - arg_s;
@@ -286,6 +332,8 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 	tep_register_print_function(p->tep, char_print, TEP_FUNC_ARG_VOID, "__utrace_char",
 				    TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
 	tep_register_print_function(p->tep, char_at_print, TEP_FUNC_ARG_VOID, "__utrace_char_at",
+				    TEP_FUNC_ARG_STRING, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
+	tep_register_print_function(p->tep, str_print, TEP_FUNC_ARG_VOID, "__utrace_str",
 				    TEP_FUNC_ARG_STRING, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
 	tep_register_print_function(p->tep, stack_print, TEP_FUNC_ARG_VOID, "__utrace_stack",
 				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);

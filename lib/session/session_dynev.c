@@ -102,12 +102,16 @@ static void dyn_point(FILE *f, const struct utrace_inproc_probe *p)
 		return;
 	}
 	sym = utrace_inproc_probe_symbol(p, &off);
-	if (utrace_inproc_probe_fprobe(p))
-		fprintf(f, " %s%s", sym, utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN ? "%return" : "");
-	else if (off)
-		fprintf(f, " %s+%llu", sym, (unsigned long long)off);
+	if (utrace_inproc_probe_module(p))
+		fprintf(f, " %s:", utrace_inproc_probe_module(p));
 	else
-		fprintf(f, " %s", sym);
+		fputc(' ', f);
+	if (utrace_inproc_probe_fprobe(p))
+		fprintf(f, "%s%s", sym, utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN ? "%return" : "");
+	else if (off)
+		fprintf(f, "%s+%llu", sym, (unsigned long long)off);
+	else
+		fprintf(f, "%s", sym);
 }
 
 /*
@@ -288,13 +292,24 @@ static int dyn_probe_install(struct session_live *rl, struct utrace_inproc_probe
 	return ret;
 }
 
+/* Whether def's point has a ':' (uprobe_events takes it as PATH:). */
+static bool dyn_point_has_colon(const char *def)
+{
+	char *point = dyn_def_point(def);
+	bool has = point && strchr(point, ':');
+
+	free(point);
+	return has;
+}
+
 static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err)
 {
 	struct session_live *rl = arg;
 	struct session_dynev *d = rl->dyn;
 	struct utrace_inproc_probe *p = NULL;
-	bool path = !utrace_inproc_probe_is_in_process(def);
+	bool path = !utrace_inproc_probe_is_in_process(def) ||
+		    (file == UTRACE_LIVE_UPROBE && dyn_point_has_colon(def));
 	int ret;
 
 	/* kprobe_events: symbols only; uprobe_events: PATH: points only */
@@ -384,7 +399,10 @@ static int dyn_remove(void *arg, const char *sys, const char *name, struct utrac
 		ret = utrace_recorder_inproc_probe_remove(rl->r, sys, name, err);
 	if (ret >= 0 && n) {
 		/* a synthetic event's name is free again; a probe's too (its
-		 * key stays off for good: a new one gets a new key) */
+		 * key stays off for good: a new one gets a new key, and a new
+		 * event id, its layout may differ) */
+		if (!n->synth && rl->events)
+			utrace_event_select_forget(rl->events, sys, name);
 		dyn_name_free(n);
 		*n = d->names[--d->n];
 	}

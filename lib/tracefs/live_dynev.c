@@ -172,22 +172,65 @@ static int dyn_remove_all(struct utrace_live *l, unsigned kinds)
 	return ret;
 }
 
-/* "-:[GRP/]EVENT" (or "!NAME" of synthetic_events, sys "synthetic"), of
- * kinds. */
+/* Whether d's definition begins with the words of head (the kernel's
+ * match_command_head: the point, then NAME=ARG one by one; a synthetic
+ * event's are not compared, as the kernel's synth_event_match). */
+static bool dyn_head_matches(const struct live_dyn *d, const char *head)
+{
+	const char *w = d->line + strcspn(d->line, " \t");
+	size_t n;
+
+	head += strspn(head, " \t");
+	if (!*head || d->kind == LIVE_DYN_SYNTH)
+		return true;
+	while (*head) {
+		w += strspn(w, " \t");
+		n = strcspn(head, " \t");
+		if (strcspn(w, " \t") != n || strncmp(w, head, n))
+			return false;
+		w += n;
+		head += n;
+		head += strspn(head, " \t");
+	}
+	return true;
+}
+
+/*
+ * "[GRP/]EVENT [HEAD]" of "-:" or "!TYPE:" (synthetic_events' "!NAME
+ * [FIELDS]": sys "synthetic", the fields ignored as the kernel's
+ * synth_event_delete does), of kinds: every event that matches goes, as
+ * the kernel's dyn_event_release (an empty EVENT matches the group's all,
+ * HEAD the definition's first words); ENOENT if none does, EBUSY if one
+ * is enabled (those before it are gone).
+ */
 static int dyn_remove_named(struct utrace_live *l, const char *what, const char *sys,
 			    unsigned kinds)
 {
-	char name[256], *slash;
-	const struct live_dyn *d;
+	char name[256], *slash, *ev;
+	const char *head = sys ? "" : what + strcspn(what, " \t");
+	int ret = -ENOENT;
 
-	snprintf(name, sizeof(name), "%s", what);
-	name[strcspn(name, " \t")] = 0;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(what, " \t"), what);
+	ev = name;
 	if ((slash = strchr(name, '/'))) {
 		*slash = 0;
 		sys = name;
+		ev = slash + 1;
 	}
-	d = dyn_find(l, sys, slash ? slash + 1 : name, kinds);
-	return d ? dyn_remove(l, d) : -ENOENT;
+	if (!sys && !*ev)
+		return -EINVAL;
+	dyn_init(l);
+	for (size_t i = l->ndyn; i-- > 0 && ret != -EBUSY;) {
+		const struct live_dyn *d = &l->dyn[i];
+
+		if (!(d->kind & kinds) || (sys && strcmp(d->fmt->system, sys)) ||
+		    (*ev && strcmp(d->fmt->name, ev)) || !dyn_head_matches(d, head))
+			continue;
+		ret = dyn_remove(l, d);
+		if (ret < 0 && ret != -EBUSY)
+			break;
+	}
+	return ret;
 }
 
 /* Where error_log says a refused definition def of file f comes from. */
@@ -259,6 +302,14 @@ static int dyn_command(struct utrace_live *l, char *s, const struct dyn_file *f)
 				   : dyn_add(l, s, f);
 	if (s[0] == '-' && s[1] == ':')
 		return dyn_remove_named(l, s + 2, NULL, f->kinds);
+	/* dynamic_events' "!TYPE:[GRP/]EVENT [HEAD]", its definition as
+	 * written, removes it too */
+	if (f->probe == UTRACE_LIVE_DYNAMIC && s[0] == '!') {
+		char *c = strchr(s, ':');
+
+		return c && c < s + strcspn(s, " \t") ? dyn_remove_named(l, c + 1, NULL, f->kinds)
+						      : -EINVAL;
+	}
 	if (f->probe == UTRACE_LIVE_DYNAMIC && s[0] == 's' && s[1] == ':') {
 		/* "s:[synthetic/]NAME FIELDS" */
 		s += 2;

@@ -12,9 +12,8 @@
  * (the selftests would then test it and fail instead of saying
  * UNSUPPORTED).  Left out today: the dump and cpudump function
  * commands, instances/, t: and e: probes,
- * <memaddr> places, module places, appending a probe to an event
- * (multiprobe: "Create/append/"), (ref_ctr_offset), $arg<N> on return
- * probes, <argname>, symstr, %pd/%pD, synthetic array fields.
+ * <memaddr> places, appending a probe to an event
+ * (multiprobe: "Create/append/"), (ref_ctr_offset), <argname>, symstr, %pd/%pD, synthetic array fields.
  */
 #include "lib/tracefs/live_internal.h"
 
@@ -90,13 +89,15 @@ static const char readme[] =
     "\t           f[:[<group>/][<event>]] <func-name>[%return] [<args>]\n"
     "\t           s:[synthetic/]<event> <field> [<field>]\n"
     "\t           -:[<group>/][<event>]\n"
-    "\t    place: <symbol>[+<offset>]\n"
-    "  place (kretprobe): <symbol>%return\n"
+    "\t    place: [<module>:]<symbol>[+<offset>]\n"
+    "place (kretprobe): [<module>:]<symbol>[+<offset>]%return\n"
+    "\t           (<module>: the file name of a loaded object)\n"
     "   place (uprobe): <path>:<offset>[%return]\n"
     "\t     args: <name>=fetcharg[:type]\n"
     "\t fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],\n"
     "\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n"
     "\t           +|-[u]<offset>(<fetcharg>), \\imm-value, \\\"imm-string\"\n"
+    "\t           kernel return probes support: $retval, $arg<N>, $comm\n"
     "\t     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, char, string, symbol,\n"
     "\t           b<bit-width>@<bit-offset>/<container-size>, ustring,\n"
     "\t           <type>\\[<array-size>\\]\n"

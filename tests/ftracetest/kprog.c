@@ -7,7 +7,9 @@
  * `utrace record --tracefs`.  Every millisecond, until the file argv[1]
  * exists, it calls each function once and fires each tracepoint once.
  * eventfs_create_dir gets "test" (kprobe_args_char.tc reads its first
- * argument as the name of the kernel's new events folder).
+ * argument as the name of the kernel's new events folder); do_sys_open
+ * and do_sys_openat2 open "/dev/null" (kprobe_args_user.tc's `echo >
+ * /dev/null`).
  */
 #include <signal.h>
 #include <stddef.h>
@@ -22,6 +24,9 @@
 #include "ev_timer.h"
 
 volatile long sink;
+/* a dentry is kernel memory: an address user-memory reads fault on
+ * (kprobe_args_user.tc reads vfs_symlink's with ustring, wants (fault)) */
+#define KERNEL_DENTRY ((void *)0xffff888000001000UL)
 #define KFN(ret, name, ...) __attribute__((noinline)) ret name(__VA_ARGS__)
 
 KFN(long, kernel_clone, void *args) { sink += (long)args; return sink; }
@@ -91,13 +96,13 @@ static void kernel_functions(int n)
 	scheduler_tick();
 	vfs_read(buf, buf, sizeof(buf), &pos);
 	vfs_open("/etc/passwd", buf);
-	vfs_symlink(NULL, buf, buf, "/tmp/link");
+	vfs_symlink(NULL, buf, KERNEL_DENTRY, "/tmp/link");
 	dput(buf);
 	kfree(buf);
 	kmem_cache_free(buf, kmem_cache_alloc(buf, 0xcc0));
 	do_execve("/bin/true", NULL, NULL);
-	do_sys_open(-100, "/etc/hostname", 0, 0);
-	do_sys_openat2(-100, "/etc/hostname", NULL);
+	do_sys_open(-100, "/dev/null", 0, 0);
+	do_sys_openat2(-100, "/dev/null", NULL);
 	inet_csk_accept(buf, 0);
 	proc_reg_write(buf, "1", 1, &pos);
 	eventfs_create_dir("test", buf, NULL, 0, NULL);

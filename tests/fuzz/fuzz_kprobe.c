@@ -53,7 +53,7 @@ static void use(const struct utrace_inproc_probe *p)
 		abort(); /* the compiler made a program the runtime would refuse */
 	for (int i = 0; i < UTRACE_FR_MAX; i++)
 		regs.r[i] = (uint64_t)(uintptr_t)mem + (uint64_t)(i * 7 % 64) - (i & 1 ? 0 : 4096);
-	n = utrace_fetch_run(prog, &regs, "fuzz", rec, sizeof(rec), load);
+	n = utrace_fetch_run(prog, &regs, regs.r, "fuzz", rec, sizeof(rec), load);
 	if (n > sizeof(rec))
 		abort();
 	free(prog);

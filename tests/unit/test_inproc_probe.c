@@ -4,7 +4,8 @@
  * parser's names, kinds and errors (the kernel's messages and columns),
  * the event format, and the fetch programs (common/fetch_prog.h) run on
  * made-up registers and memory: every fetcharg form and type, nesting,
- * bitfields, arrays, strings, and a fault giving "(fault)" and 0.
+ * bitfields, arrays, strings, and a fault giving a string of length 0
+ * (printed "(fault)") and 0.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -48,6 +49,9 @@ static void put64(unsigned off, uint64_t v)
 }
 
 /* Parses and compiles def, runs it on regs; the record in rec. */
+/* a return probe's entry registers $arg1..$arg6 (UTRACE_FR_ENTRY_ARG1..) */
+static const uint64_t entry_args[6] = {101, 102, 103, 104, 105, 106};
+
 static uint32_t run(const char *def, const struct utrace_fetch_regs *regs, uint8_t *rec,
 		    struct utrace_inproc_probe **out)
 {
@@ -67,7 +71,8 @@ static uint32_t run(const char *def, const struct utrace_fetch_regs *regs, uint8
 		utrace_inproc_probe_free(p);
 		return 0;
 	}
-	n = utrace_fetch_run(prog, regs, "comm-name", rec, UTRACE_FETCH_REC_MAX, fake_load);
+	n = utrace_fetch_run(prog, regs, entry_args, "comm-name", rec, UTRACE_FETCH_REC_MAX,
+			     fake_load);
 	free(prog);
 	if (out)
 		*out = p;
@@ -144,8 +149,12 @@ static void test_fetch(void)
 
 	run("r foo rv=$retval:u8 bad=+0(%si):u32 bs=+0(%si):string", &r, rec, &p);
 	check(get(rec, 24, 1) == 99, "$retval on a return probe, after __probe_func/ret_ip");
-	check(get(rec, 25, 4) == 0 && !strcmp(str(rec, 29), "(fault)"),
-	      "a fault gives 0 for a number and (fault) for a string");
+	check(get(rec, 25, 4) == 0 && get(rec, 29, 4) >> 16 == 0,
+	      "a fault gives 0 for a number and a string of length 0 (the kernel's)");
+	utrace_inproc_probe_free(p);
+	run("r foo a=$arg1:u64 d=$arg4:u32 r=$retval:u8", &r, rec, &p);
+	check(get(rec, 24, 8) == 101 && get(rec, 32, 4) == 104 && get(rec, 36, 1) == 99,
+	      "$argN on a return probe: the entry's registers, kept at the hook");
 	check(utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN && !strcmp(utrace_inproc_probe_event(p), "r_foo_0"),
 	      "r: gets the kernel's default name r_SYMBOL_0");
 	utrace_inproc_probe_free(p);
@@ -202,6 +211,7 @@ static void test_errors(void)
 	    {"p:e foo%ret", UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, 8},
 	    {"p:e foo $retval", UTRACE_UPROBE_ERR_RETVAL_ON_PROBE, 9},
 	    {"p:e foo+4 $arg1", UTRACE_UPROBE_ERR_NOFENTRY_ARGS, 11},
+	    {"r:e foo $arg7", UTRACE_UPROBE_ERR_ARG_ON_RETPROBE, 9},
 	    {"p:e foo %xx", UTRACE_UPROBE_ERR_BAD_REG_NAME, 9},
 	    {"p:e foo +8(%di", UTRACE_UPROBE_ERR_DEREF_OPEN_BRACE, 15},
 	    {"p:e foo %di:u33", UTRACE_UPROBE_ERR_BAD_TYPE, 13},
@@ -345,6 +355,46 @@ static void test_locate(void)
 	}
 }
 
+/* OFFSET(REFCTR) (uprobe_syntax_errors.tc: the kernel's errors at its
+ * columns, a well-formed one refused) and @SYMBOL of a PATH: probe,
+ * which the file must define (the error at the '@'); col: the OFFSET's. */
+static void test_path_refctr(const char *fix, uint64_t lin, int col)
+{
+	static const struct {
+		const char *tail;
+		int code, at; /* the caret, from OFFSET's column */
+	} bad[] = {
+	    {"(1a)", UTRACE_UPROBE_ERR_BAD_REFCNT, 7},
+	    {"(10", UTRACE_UPROBE_ERR_REFCNT_OPEN_BRACE, 9},
+	    {"(10)a", UTRACE_UPROBE_ERR_BAD_REFCNT_SUFFIX, 10},
+	    {"(10)%return", UTRACE_UPROBE_ERR_BAD_REFCNT_SUFFIX, 10},
+	    {"(10)", UTRACE_UPROBE_ERR_REFCNT_IN_PROCESS, 7},
+	};
+	struct utrace_error err = {0};
+	struct utrace_inproc_probe *q = NULL;
+	char def[2048];
+	int code = 0, ret;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* OFFSET is "0x" and 4 hex digits: lin < 0x10000 in the fixture */
+		snprintf(def, sizeof(def), "p:e %s:0x%04" PRIx64 "%s", fix, lin, bad[i].tail);
+		memset(&err, 0, sizeof(err));
+		ret = utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+		check(lin < 0x10000 && ret == -EINVAL && code == bad[i].code &&
+			  err.column == col + bad[i].at,
+		      "OFFSET%s: %s at OFFSET+%d (got: %s, OFFSET at %d)", bad[i].tail,
+		      utrace_uprobe_error_text(bad[i].code), bad[i].at, err.msg, col);
+		utrace_inproc_probe_free(q);
+		q = NULL;
+	}
+	snprintf(def, sizeof(def), "p:e %s:0x%" PRIx64 " @val @nosuch", fix, lin);
+	utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
+	check(code == UTRACE_UPROBE_ERR_NO_SYMBOL &&
+		  err.column == (int)(strstr(def, "@nosuch") - def) + 1,
+	      "@SYMBOL the file does not define: at its '@' (%s)", err.msg);
+	utrace_inproc_probe_free(q);
+}
+
 /* PATH:OFFSET and PATH:SYMBOL points (the kernel's uprobe_events) on the
  * assembly fixture: errors at the kernel's columns, the file offset, the
  * default name and group, the uprobe print format, and where it lands:
@@ -430,6 +480,7 @@ static void test_path(const char *fix)
 	utrace_inproc_probe_parse_as(def, NULL, "uprobes", true, &q, &code, &err);
 	check(code == UTRACE_UPROBE_ERR_BAD_UPROBE_OFFS && err.column == col,
 	      "a bad offset: %s", err.msg);
+	test_path_refctr(fix, lin, col);
 	utrace_inproc_probe_free(q);
 }
 
@@ -450,8 +501,34 @@ static void test_in_process(void)
 		  utrace_inproc_probe_is_in_process("f foo"),
 	      "definitions without a PATH are in-process");
 	check(!utrace_inproc_probe_is_in_process("p:e /bin/true:main") &&
-		  !utrace_inproc_probe_is_in_process("p:e ./prog:0x1000"),
+		  !utrace_inproc_probe_is_in_process("p:e ./prog:0x1000") &&
+		  !utrace_inproc_probe_is_in_process("p:e prog:0x1000"),
 	      "definitions with a PATH go to the kernel");
+	check(utrace_inproc_probe_is_in_process("p:e libc.so.6:malloc") &&
+		  utrace_inproc_probe_is_in_process("r prog:main%return"),
+	      "MODULE:SYMBOL (no '/', no digit after the ':') is in-process");
+}
+
+/* MODULE:SYMBOL: the kernel's default name and the module kept; only
+ * an object of that file name holds the probe. */
+static void test_module(void)
+{
+	struct utrace_error err = {0};
+	struct utrace_inproc_probe *p = NULL;
+	uint64_t off = 1;
+
+	check(utrace_inproc_probe_parse_as("p libc.so.6:malloc+4", NULL, "kprobes", false, &p, NULL,
+					   &err) == 0 &&
+		  !strcmp(utrace_inproc_probe_event(p), "p_libc_so_6_malloc_4") &&
+		  !strcmp(utrace_inproc_probe_module(p), "libc.so.6") &&
+		  !strcmp(utrace_inproc_probe_symbol(p, &off), "malloc") && off == 4,
+	      "p libc.so.6:malloc+4: module, symbol, offset and the kernel's name (%s)",
+	      p ? utrace_inproc_probe_event(p) : err.msg);
+	check(p && utrace_inproc_probe_module_is(p, "/usr/lib/x86_64-linux-gnu/libc.so.6") &&
+		  !utrace_inproc_probe_module_is(p, "/usr/lib/x86_64-linux-gnu/libm.so.6") &&
+		  !utrace_inproc_probe_module_is(p, "/tmp/xlibc.so.6"),
+	      "only an object named libc.so.6 is the module");
+	utrace_inproc_probe_free(p);
 }
 
 int main(void)
@@ -468,6 +545,7 @@ int main(void)
 	check_tmpdir_cleanup();
 	test_maxactive();
 	test_in_process();
+	test_module();
 	test_fetch();
 	test_format();
 	test_errors();
