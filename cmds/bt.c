@@ -30,7 +30,7 @@ static void bt_usage(FILE *f)
 		   "       utrace bt [options] FILE [-c CMD | -p PID]\n"
 		   "       utrace bt -l [PATTERN]\n"
 		   "\n"
-		   "Runs a bpftrace program on utrace's probes, inside the traced program.\n"
+		   "Runs a bpftrace program on utrace's probes in the traced program.\n"
 		   "\n"
 		   "  -e PROGRAM      the program's text\n"
 		   "  -c CMD          run CMD (split at blanks) and trace it\n"
