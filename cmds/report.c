@@ -279,7 +279,7 @@ int cmd_report(int argc, char **argv)
 		a.opts.filter = so.filter;
 		/* uftrace shows the thread on every line: the task column when
 		 * the graph interleaves threads */
-		if (!a.proc_given && utrace_report_many_threads(d))
+		if (!a.proc_given && utrace_report_many_threads(d, so.filter))
 			a.opts.flags |= UTRACE_REPORT_PROC;
 		ret = utrace_report_print(d, stdout, &a.opts, &sum, &err);
 	}

@@ -713,7 +713,7 @@ static void stat_value(FILE *out, int known, uint64_t v, int width)
 		fprintf(out, " %*s", width, "-");
 }
 
-bool utrace_report_many_threads(const struct utrace_dat *d)
+bool utrace_report_many_threads(const struct utrace_dat *d, const struct utrace_report_filter *f)
 {
 	unsigned nb = utrace_dat_buffer_count(d);
 	bool seen = false;
@@ -722,7 +722,7 @@ bool utrace_report_many_threads(const struct utrace_dat *d)
 	for (unsigned i = 0; i < nb; i++) {
 		const struct utrace_dat_buffer_info *b = utrace_dat_buffer_get(d, i);
 
-		if (!b || b->kernel || b->nest)
+		if (!b || b->kernel || b->nest || !utrace_report_filter_thread(f, d, i))
 			continue;
 		if (seen && b->tid != first)
 			return true;

@@ -86,9 +86,10 @@ void utrace_report_summary_free(struct utrace_report_summary *sum);
  * overhead mark (yellow + !, red # *, bold magenta @ $), "" for none. */
 const char *utrace_report_duration_color(uint64_t ns);
 
-/* Whether d holds records of more than one thread of the programs (tasks
- * only kernel events name do not count): report's task column then. */
-bool utrace_report_many_threads(const struct utrace_dat *d);
+/* Whether d holds records of more than one thread of the programs that
+ * f selects (f NULL: all; tasks only kernel events name do not count):
+ * report's task column then. */
+bool utrace_report_many_threads(const struct utrace_dat *d, const struct utrace_report_filter *f);
 
 /* Per-buffer statistics, trace-cmd report --stat's: one line per thread
  * (comm-tid, pid, records written, events lost, pages, overrun) and the

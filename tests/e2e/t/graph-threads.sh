@@ -38,6 +38,11 @@ check_threads() {
 	# several threads: the task column by default; -O nofuncgraph-proc
 	# takes it away
 	count_lines "$CFG threads the task column by default" '^# CPU  TASK/PID ' 1
+	local one
+	one=$("$UTRACE" report --stat -i "$RES/trace.dat" 2>/dev/null | awk '!/^#/ { sub(/.*-/, "", $1); print $1; exit }')
+	"$UTRACE" report -i "$RES/trace.dat" --tid "$one" 2>/dev/null | head -5 >"$RES/onetid.txt"
+	t "$([ -n "$one" ] && grep -q '^# CPU  DURATION' "$RES/onetid.txt" && ! grep -q 'TASK/PID' "$RES/onetid.txt"; echo $?)" \
+		"$CFG threads --tid of one thread: no task column" "$(cat "$RES/onetid.txt")"
 	"$UTRACE" report -i "$RES/trace.dat" -O nofuncgraph-proc 2>/dev/null | head -3 >"$RES/noproc.txt"
 	t "$(! grep -q 'TASK/PID' "$RES/noproc.txt" && grep -q '^# CPU  DURATION' "$RES/noproc.txt"; echo $?)" \
 		"$CFG threads -O nofuncgraph-proc: no task column" "$(cat "$RES/noproc.txt")"
