@@ -44,13 +44,16 @@ if ! (cd "$T" && "$U" record -p nop -F 999 -e cpu-clock:u --call-graph fp -o pro
 fi
 
 norm() { # as samples_graph.sh: figures masked, entries under 1% gone,
-	# and the columns' widths, which the entries left out still set
+	# and the columns' widths, which the entries left out still set (the
+	# dots under the headers too: a rare long symbol widens them), and the
+	# blank lines the entries left out leave
 	grep -v '^# To display\|^# (Tip\|^#$' |
 		awk 'NR == 1 { keep = 1 } /^ +[0-9]+\.[0-9]+% / { keep = $1 + 0 >= 1 }
 			keep { print } /^$/ { keep = 1 }' |
 		sed -E 's/ *[0-9]+\.[0-9]{2}%/ P%/g; s/^# Samples: .*/# Samples: N/;
 			s/^# Event count .*/# Event count: N/;
-			/^(# Overhead|# \.\.\.| P% )/ { s/ +/ /g; s/ $// }'
+			/^(# Overhead|# \.\.\.| P% )/ { s/ +/ /g; s/ $// }
+			/^# \.\.\./ s/\.+/./g' | cat -s
 }
 views=("caller:-g" "callee:-g callee" "children:--children -g" "children-callee:--children -g callee")
 

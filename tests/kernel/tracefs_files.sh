@@ -135,10 +135,10 @@ echo stacktrace >trace_options 2>"$T/err"
 check "... also through trace_options" grep -q 'not supported' "$T/err"
 check "trace_options lists nostacktrace and markers" \
 	sh -c 'grep -qx nostacktrace trace_options && grep -qx markers trace_options'
-# no child joins the pid lists: no event-fork or function-fork for
-# scripts to write (ftracetest's func-filter-notrace-pid.tc would)
-check "no options/event-fork or options/function-fork" \
-	test ! -e options/event-fork -a ! -e options/function-fork
+# event-fork and function-fork: 0 at first, as the kernel's
+# (tests/kernel/tracefs_fork.sh: the children joining the lists)
+check "options/event-fork and options/function-fork read 0" \
+	test "$(cat options/event-fork)" = 0 -a "$(cat options/function-fork)" = 0
 check "options/markers reads 1" test "$(cat options/markers)" = 1
 check "kprobe_profile: empty" test -z "$(cat kprobe_profile)"
 echo 'p:myprof work_a' >kprobe_events
