@@ -118,12 +118,15 @@ static int ipp_point(struct ipp_parse *ps, char *tok, int col)
 }
 
 /* TRACEPOINT at col (the kernel's parse_symbol_and_return for a
- * tracepoint: a C identifier), probed at __utrace_do_TRACEPOINT. */
+ * tracepoint: a C identifier, no %return), probed at
+ * __utrace_do_TRACEPOINT. */
 static int ipp_tracepoint(struct ipp_parse *ps, const char *tok, int col)
 {
 	struct utrace_inproc_probe *p = ps->p;
 	size_t n = 0;
 
+	if (strchr(tok, '%')) /* no %return on a tracepoint */
+		return kerr(ps, UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, col + (int)(strchr(tok, '%') - tok));
 	while (isalnum((unsigned char)tok[n]) || tok[n] == '_')
 		n++;
 	if (tok[n])

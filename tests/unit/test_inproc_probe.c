@@ -239,6 +239,7 @@ static void test_errors(void)
 	    /* t: (tracepoint probes): the kernel's trace_fprobe columns */
 	    {"t100 foo", UTRACE_UPROBE_ERR_BAD_MAXACT_TYPE, 2},
 	    {"t foo-bar", UTRACE_UPROBE_ERR_BAD_TP_NAME, 6},
+	    {"t foo%return", UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, 6},
 	    {"t foo $retval", UTRACE_UPROBE_ERR_RETVAL_ON_PROBE, 7},
 	    {"t foo %ax", UTRACE_UPROBE_ERR_BAD_VAR, 7},
 	    {"p:e foo %xx", UTRACE_UPROBE_ERR_BAD_REG_NAME, 9},
