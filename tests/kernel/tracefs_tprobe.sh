@@ -1,8 +1,9 @@
 #!/bin/bash
 # tests/kernel/tracefs_tprobe.sh BUILD_DIR - the live tracefs's tracepoint
 # probes (`t:`, the kernel's fprobe on a tracepoint, in dynamic_events) on
-# a running program with two static tracepoints (tests/kernel/ltp.c): a
-# t: probe on each is listed in the kernel's format (default group
+# a running program with two static tracepoints (tests/kernel/ltp.c): the
+# command line's t: probe refused without --tracefs, listed and recording
+# with it; a t: probe on each is listed in the kernel's format (default group
 # `tracepoints`, default name the tracepoint's); enabled while the
 # tracepoint's own event stays off, it records every hit with $argN the
 # tracepoint's arguments (lt_work(n, kind): kind is n % 3) and the
@@ -20,10 +21,19 @@ live_tmp
 cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/kernel" -o "$T/ltp" \
 	"$ROOT/tests/kernel/ltp.c" ||
 	{ notok "build the tracepoint program"; exit 1; }
-"$U" record -p nop --tracefs "$T/mnt" -o "$T/ltp.dat" -- "$T/ltp" "$T/stop" >"$T/ltp.out" 2>&1 &
+"$U" record --probe 't lt_tick' -o "$T/no.dat" -- /bin/true >"$T/no.out" 2>&1
+check "a command line's t: probe without --tracefs is refused (no tracepoint jump is on)" \
+	grep -q "a tracepoint probe (t:) needs --tracefs" "$T/no.out"
+"$U" record -p nop --probe 't:cl/tick lt_tick n=$arg1:s32' --tracefs "$T/mnt" -o "$T/ltp.dat" \
+	-- "$T/ltp" "$T/stop" >"$T/ltp.out" 2>&1 &
 RP=$!
 for _ in $(seq 100); do [ -s "$T/mnt/available_events" ] && break; sleep 0.05; done
 cd "$T/mnt" || exit 1
+check "the command line's t: probe is listed" test "$(cat dynamic_events)" = "t:cl/tick lt_tick n=\$arg1:s32"
+echo 1 >events/cl/tick/enable
+trace_shows "$T/t0" ' tick: ' 100
+check "... and records the tracepoint's hits once enabled" grep -q ' tick: (__utrace_do_lt_tick+0x0/0x[0-9a-f]*) n=[0-9]' "$T/t0"
+echo 0 >events/cl/tick/enable
 
 check "README lists the tracepoint probe syntax" \
 	grep -qF 't[:[<group>/][<event>]] <tracepoint> [<args>]' README
@@ -32,7 +42,8 @@ check "a t: probe on a tracepoint is added" test $? -eq 0
 echo 't lt_tick' >>dynamic_events
 check "one with the default group and name is added" test $? -eq 0
 check "dynamic_events lists them in the kernel's format" test "$(cat dynamic_events)" = \
-	"t:mygrp/work lt_work n=\$arg1:s32 kind=\$arg2:s32
+	"t:cl/tick lt_tick n=\$arg1:s32
+t:mygrp/work lt_work n=\$arg1:s32 kind=\$arg2:s32
 t:tracepoints/lt_tick lt_tick"
 check "their events are under events/" \
 	test -f events/mygrp/work/format -a -f events/tracepoints/lt_tick/format
@@ -61,7 +72,8 @@ check "a tracepoint name with a '-' is refused at the '-'" \
 
 echo 0 >events/mygrp/work/enable
 echo '-:mygrp/work' >>dynamic_events
-check "a disabled t: probe is removed" test "$(cat dynamic_events)" = "t:tracepoints/lt_tick lt_tick"
+check "a disabled t: probe is removed" test "$(cat dynamic_events)" = "t:cl/tick lt_tick n=\$arg1:s32
+t:tracepoints/lt_tick lt_tick"
 echo >trace
 sleep 0.3
 check "its records stop" test -z "$(grep ' work: ' trace)"
