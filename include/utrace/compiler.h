@@ -16,4 +16,15 @@
 #define __utrace_notrace __attribute__((no_instrument_function))
 #endif
 
+/* A function every caller really calls, even in its own file: never
+ * inlined nor cloned (a tracepoint probe, t:, is an fprobe on it). */
+#if defined(__has_attribute)
+#if __has_attribute(noclone)
+#define __utrace_called __attribute__((noinline, noclone))
+#endif
+#endif
+#ifndef __utrace_called
+#define __utrace_called __attribute__((noinline))
+#endif
+
 #endif /* UTRACE_COMPILER_H */

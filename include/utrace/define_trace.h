@@ -174,7 +174,7 @@
 		}                                                                               \
 	}
 #define DEFINE_EVENT(template, name, proto, args)                                               \
-	__utrace_notrace void __utrace_do_##name(proto)                                         \
+	__utrace_notrace __utrace_called void __utrace_do_##name(proto)                         \
 	{                                                                                       \
 		__utrace_class_do_##template(&__utrace_key_##name, args);                       \
 	}

@@ -9,7 +9,12 @@
  * the fetchargs through upr_parse_args() with the point marked in-process
  * (@SYMBOL resolved later, the kprobe type "symbol" allowed).  Default
  * event names are the kernel's: p_SYMBOL_OFFS and r_SYMBOL_0 for kprobes,
- * SYMBOL__entry and SYMBOL__exit for fprobes.
+ * SYMBOL__entry and SYMBOL__exit for fprobes, TRACEPOINT for tracepoint
+ * probes.  A tracepoint probe (t:, the kernel's fprobe on a tracepoint) is
+ * an fprobe on the program's __utrace_do_TRACEPOINT, whose arguments are
+ * the tracepoint's ($argN); a live recording keeps every tracepoint's
+ * jump on (its own record gated by its enable), so that function runs on
+ * every hit of the tracepoint.
  *
  * The format is the kernel's for a kprobe event: the common fields, then
  * __probe_ip (or __probe_func, __probe_ret_ip), then one field per
@@ -48,7 +53,8 @@ bool utrace_inproc_probe_is_in_process(const char *def)
 	c = memchr(w, ':', n);
 	if (c && (memchr(w, '/', n) || isdigit((unsigned char)c[1]) || c == w))
 		return false;
-	return (*s == 'p' || *s == 'r' || *s == 'f') && n && !isdigit((unsigned char)w[0]);
+	return (*s == 'p' || *s == 'r' || *s == 'f' || *s == 't') && n &&
+	       !isdigit((unsigned char)w[0]);
 }
 
 bool utrace_inproc_probe_module_is(const struct utrace_inproc_probe *p, const char *path)
@@ -111,6 +117,26 @@ static int ipp_point(struct ipp_parse *ps, char *tok, int col)
 	return p->symbol ? 0 : -ENOMEM;
 }
 
+/* TRACEPOINT at col (the kernel's parse_symbol_and_return for a
+ * tracepoint: a C identifier, no %return), probed at
+ * __utrace_do_TRACEPOINT. */
+static int ipp_tracepoint(struct ipp_parse *ps, const char *tok, int col)
+{
+	struct utrace_inproc_probe *p = ps->p;
+	size_t n = 0;
+
+	if (strchr(tok, '%')) /* no %return on a tracepoint */
+		return kerr(ps, UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, col + (int)(strchr(tok, '%') - tok));
+	while (isalnum((unsigned char)tok[n]) || tok[n] == '_')
+		n++;
+	if (tok[n])
+		return kerr(ps, UTRACE_UPROBE_ERR_BAD_TP_NAME, col + (int)n);
+	if (!(p->tpoint = strdup(tok)) || !(p->symbol = malloc(n + sizeof("__utrace_do_"))))
+		return -ENOMEM;
+	snprintf(p->symbol, n + sizeof("__utrace_do_"), "__utrace_do_%s", tok);
+	return 0;
+}
+
 /* The function's size, its object and address, from the program or the
  * libraries it needs. */
 static void ipp_symbol_size(struct ipp_parse *ps, struct utrace_inproc_probe *p, const char *exe)
@@ -142,7 +168,9 @@ static void ipp_default_event(struct utrace_inproc_probe *p)
 {
 	char name[256];
 
-	if (p->fprobe)
+	if (p->tpoint)
+		snprintf(name, sizeof(name), "%s", p->tpoint);
+	else if (p->fprobe)
 		snprintf(name, sizeof(name), "%s__%s", p->symbol,
 			 p->kind == UTRACE_IPP_RETURN ? "exit" : "entry");
 	else /* the kernel's, of "MODULE:SYMBOL" */
@@ -187,7 +215,7 @@ static int ipp_dwarf_names(struct ipp_parse *ps, struct upr_point *pt)
 	return 0;
 }
 
-/* The type word: p, r[MAXACTIVE], f or -, then [:[GRP/]EVENT] (the
+/* The type word: p, r[MAXACTIVE], f, t or -, then [:[GRP/]EVENT] (the
  * kernel's __trace_kprobe_create checks, at its columns). */
 static int ipp_type(struct ipp_parse *ps, const char *t0)
 {
@@ -198,8 +226,11 @@ static int ipp_type(struct ipp_parse *ps, const char *t0)
 	uint64_t max;
 	char num[UTRACE_UPROBE_NAME_MAX + 1];
 
-	if (!strchr("prf-", t0[0]) || !t0[0] || (ps->with_path && t0[0] == 'f'))
+	if (!strchr("prft-", t0[0]) || !t0[0] || (ps->with_path && strchr("ft", t0[0])))
 		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, ps->col[0]); /* a uprobe: p or r */
+	/* the kernel's tracepoint probe: t or t:, no maxactive */
+	if (t0[0] == 't' && t0[1] && t0[1] != ':')
+		return kerr(ps, UTRACE_UPROBE_ERR_BAD_MAXACT_TYPE, ps->col[0] + 1);
 	/* the kernel's fprobe: anything but ':' after 'f' is a bad maxactive */
 	if (t0[0] == 'f' && t0[1] && t0[1] != ':')
 		return kerr(ps, UTRACE_UPROBE_ERR_BAD_MAXACT, ps->col[0] + 1);
@@ -207,7 +238,8 @@ static int ipp_type(struct ipp_parse *ps, const char *t0)
 		return kerr(ps, UTRACE_UPROBE_ERR_BAD_PROBE_TYPE, ps->col[0]);
 	snprintf(p->group, sizeof(p->group), "%s", ps->group);
 	p->kind = t0[0] == 'r' ? UTRACE_IPP_RETURN : t0[0] == '-' ? UTRACE_IPP_REMOVE : UTRACE_IPP_PROBE;
-	p->fprobe = t0[0] == 'f';
+	p->fprobe = t0[0] == 'f' || t0[0] == 't';
+	p->tprobe = t0[0] == 't';
 	if (digits) {
 		if (p->kind != UTRACE_IPP_RETURN)
 			return kerr(ps, UTRACE_UPROBE_ERR_BAD_MAXACT_TYPE, ps->col[0] + 1);
@@ -231,7 +263,9 @@ static int ipp_symbol_point(struct ipp_parse *ps, bool *entry)
 	struct utrace_inproc_probe *p = ps->p;
 	int ret;
 
-	if ((ret = ipp_point(ps, ps->tok[1], ps->col[1])))
+	ret = p->tprobe ? ipp_tracepoint(ps, ps->tok[1], ps->col[1])
+			: ipp_point(ps, ps->tok[1], ps->col[1]);
+	if (ret)
 		return ret;
 	ipp_symbol_size(ps, p, ps->exe);
 	if (p->sym_size > 1 && p->offset >= p->sym_size) {
@@ -336,6 +370,7 @@ void utrace_inproc_probe_free(struct utrace_inproc_probe *p)
 	}
 	free(p->u.args);
 	free(p->symbol);
+	free(p->tpoint);
 	free(p->module);
 	free(p->path);
 	free(p->real);
@@ -352,6 +387,11 @@ enum utrace_inproc_probe_kind utrace_inproc_probe_kind(const struct utrace_inpro
 bool utrace_inproc_probe_fprobe(const struct utrace_inproc_probe *p)
 {
 	return p->fprobe;
+}
+
+const char *utrace_inproc_probe_tracepoint(const struct utrace_inproc_probe *p)
+{
+	return p->tpoint;
 }
 
 const char *utrace_inproc_probe_group(const struct utrace_inproc_probe *p)

@@ -8,6 +8,8 @@
  *   r[MAXACTIVE][:[GRP/]EVENT] SYMBOL[%return] [FETCHARGS]   its return
  *   p[:[GRP/]EVENT] SYMBOL%return [FETCHARGS]      the same
  *   f[:[GRP/]EVENT] SYMBOL[%return] [FETCHARGS]    entry / exit (fprobe)
+ *   t[:[GRP/]EVENT] TRACEPOINT [FETCHARGS]         a static tracepoint's hits,
+ *                                                  $argN its arguments
  *   -:[GRP/]EVENT                                  removes an earlier one
  *
  * SYMBOL may be MODULE:SYMBOL, the kernel's module place: MODULE is the
@@ -74,6 +76,8 @@ void utrace_inproc_probe_free(struct utrace_inproc_probe *p);
 
 enum utrace_inproc_probe_kind utrace_inproc_probe_kind(const struct utrace_inproc_probe *p);
 bool utrace_inproc_probe_fprobe(const struct utrace_inproc_probe *p);
+/* t:'s TRACEPOINT (an fprobe on __utrace_do_TRACEPOINT), NULL for others. */
+const char *utrace_inproc_probe_tracepoint(const struct utrace_inproc_probe *p);
 const char *utrace_inproc_probe_group(const struct utrace_inproc_probe *p);
 const char *utrace_inproc_probe_event(const struct utrace_inproc_probe *p);
 const char *utrace_inproc_probe_symbol(const struct utrace_inproc_probe *p, uint64_t *offset);

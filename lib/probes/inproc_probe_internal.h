@@ -16,6 +16,10 @@
 struct utrace_inproc_probe {
 	enum utrace_inproc_probe_kind kind;
 	bool fprobe;
+	/* t: a tracepoint probe, an fprobe on the tracepoint's
+	 * __utrace_do_TRACEPOINT (symbol); tpoint is TRACEPOINT */
+	bool tprobe;
+	char *tpoint;
 	char group[UTRACE_UPROBE_NAME_MAX + 1];
 	char event[UTRACE_UPROBE_NAME_MAX + 1];
 	char *symbol;		/* a PATH: probe's: the function holding it, or NULL */

@@ -121,6 +121,8 @@
 	C(DIFF_PROBE_TYPE, "Probe type is different from existing probe")                          \
 	C(DIFF_ARG_TYPE, "Argument type or name is different from existing probe")                 \
 	C(SAME_PROBE, "There is already the exact same probe event")                               \
+	C(NO_TRACEPOINT, "Tracepoint is not found")                                               \
+	C(BAD_TP_NAME, "Invalid character in tracepoint name")                                     \
 	C(APPEND_UNSUPPORTED, "Appending a probe to an existing event is not supported")           \
 	C(REFCNT_IN_PROCESS, "A reference counter (USDT semaphore) is not taken by in-process probes")
 

@@ -106,7 +106,9 @@ static void dyn_point(FILE *f, const struct utrace_inproc_probe *p)
 		fprintf(f, " %s:", utrace_inproc_probe_module(p));
 	else
 		fputc(' ', f);
-	if (utrace_inproc_probe_fprobe(p))
+	if (utrace_inproc_probe_tracepoint(p))
+		fputs(utrace_inproc_probe_tracepoint(p), f);
+	else if (utrace_inproc_probe_fprobe(p))
 		fprintf(f, "%s%s", sym, utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN ? "%return" : "");
 	else if (off)
 		fprintf(f, "%s+%llu", sym, (unsigned long long)off);
@@ -135,7 +137,9 @@ static char *dyn_probe_line(const struct utrace_inproc_probe *p, const char *def
 		free(copy);
 		return NULL;
 	}
-	if (utrace_inproc_probe_fprobe(p))
+	if (utrace_inproc_probe_tracepoint(p))
+		fputc('t', f);
+	else if (utrace_inproc_probe_fprobe(p))
 		fputc('f', f);
 	else
 		fputc(utrace_inproc_probe_kind(p) == UTRACE_IPP_RETURN ? 'r' : 'p', f);
@@ -214,7 +218,8 @@ static int dyn_bad_point(const char *def, int code, struct utrace_error *err)
 /* The kind session_dynev_append_check compares. */
 static int dyn_probe_kind(const struct utrace_inproc_probe *p)
 {
-	return (int)utrace_inproc_probe_kind(p) + (utrace_inproc_probe_fprobe(p) ? 8 : 0);
+	return (int)utrace_inproc_probe_kind(p) + (utrace_inproc_probe_fprobe(p) ? 8 : 0) +
+	       (utrace_inproc_probe_tracepoint(p) ? 16 : 0);
 }
 
 /* The point of def: its second word (malloc'ed). */
@@ -302,6 +307,14 @@ static bool dyn_point_has_colon(const char *def)
 	return has;
 }
 
+/* The kernel's default groups: kprobes, fprobes, tracepoints, uprobes. */
+static const char *dyn_default_group(const char *def, bool path)
+{
+	char t = def[strspn(def, " \t")];
+
+	return path ? "uprobes" : t == 'f' ? "fprobes" : t == 't' ? "tracepoints" : "kprobes";
+}
+
 static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err)
 {
@@ -317,16 +330,18 @@ static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file
 		return dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, err);
 	if (file == UTRACE_LIVE_UPROBE && !path)
 		return dyn_bad_point(def, UTRACE_UPROBE_ERR_NO_PROBE_POINT, err);
-	/* the kernel's default groups: kprobes, fprobes, uprobes */
-	if (utrace_inproc_probe_parse_as(def, d->exe,
-				   path ? "uprobes" : def[strspn(def, " \t")] == 'f' ? "fprobes" : "kprobes",
-				   path, &p, NULL, err) < 0)
+	if (utrace_inproc_probe_parse_as(def, d->exe, dyn_default_group(def, path), path, &p, NULL,
+					 err) < 0)
 		return err->code ? err->code : -EINVAL;
 	/* a PATH: probe waits for the file to be loaded, as the kernel's
-	 * uprobe waits for it to be mapped */
+	 * uprobe waits for it to be mapped; a tracepoint is one the program
+	 * (or an object it has loaded) defines: its __utrace_do_ function */
 	if (!path && !dyn_symbol_known(rl, p)) {
+		bool tp = utrace_inproc_probe_tracepoint(p) != NULL;
+
 		utrace_inproc_probe_free(p);
-		return dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, err);
+		return dyn_bad_point(def, tp ? UTRACE_UPROBE_ERR_NO_TRACEPOINT
+					     : UTRACE_UPROBE_ERR_BAD_PROBE_ADDR, err);
 	}
 	live_lock(rl);
 	ret = dyn_probe_install(rl, p, def, line, fmt, err);

@@ -45,11 +45,21 @@ static void session_filter_error(struct utrace_session *s, const char *expr,
 }
 
 /* --probe without PATH: in-process probes, their events selected as the
- * program's own unless an -e names them.  0, or the exit status. */
+ * program's own unless an -e names them.  A tracepoint probe (t:) runs
+ * where the tracepoint's jump is on: a live recording keeps every one on,
+ * another only those it records.  0, or the exit status. */
 static int session_in_process_probes(struct utrace_session *s)
 {
 	struct utrace_session_opts *o = s->o;
 	struct utrace_error err = {0};
+
+	for (unsigned i = 0; i < o->nprobes && !o->tracefs; i++)
+		if (o->probe_defs[i][strspn(o->probe_defs[i], " \t")] == 't' &&
+		    utrace_inproc_probe_is_in_process(o->probe_defs[i]))
+			return session_failf(&s->fail, 2,
+					     "--probe '%s': a tracepoint probe (t:) needs --tracefs "
+					     "(record the tracepoint with -e otherwise)",
+					     o->probe_defs[i]);
 	char *exe = utrace_program_path(o->argv[0]);
 	unsigned bad = 0;
 	int ret = session_probes_in_process_parse(s->rp, o->probe_defs, o->nprobes, exe, o->log,

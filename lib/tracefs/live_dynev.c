@@ -8,7 +8,8 @@
  *
  *   dynamic_events    one definition a line as the kernel lists them
  *                     ("p:GRP/EVENT SYMBOL[+OFFS] NAME=ARG ...", "r:...",
- *                     "f:...", "p:GRP/EVENT PATH:0xOFFSET ...",
+ *                     "f:...", "t:GRP/EVENT TRACEPOINT ...",
+ *                     "p:GRP/EVENT PATH:0xOFFSET ...",
  *                     "s:synthetic/NAME\tTYPE FIELD; ...");
  *                     a write runs each line ("-:[GRP/]EVENT" removes,
  *                     "s:" defines a synthetic event, "#" starts a
@@ -73,7 +74,7 @@ static unsigned dyn_kind(const char *line)
 
 	w += strspn(w, " \t");
 	return line[0] == 's' ? LIVE_DYN_SYNTH
-	       : line[0] == 'f' ? LIVE_DYN_FPROBE
+	       : line[0] == 'f' || line[0] == 't' ? LIVE_DYN_FPROBE
 	       : w[0] == '/'	? LIVE_DYN_UPROBE
 				: LIVE_DYN_KPROBE;
 }
@@ -243,7 +244,7 @@ static const char *dyn_errloc(const struct dyn_file *f, const char *def)
 	n = strcspn(w, " \t");
 	if (f->synth)
 		return "synthetic_events";
-	if (def[0] == 'f')
+	if (def[0] == 'f' || def[0] == 't')
 		return "trace_fprobe";
 	if (f->probe == UTRACE_LIVE_UPROBE ||
 	    (f->probe == UTRACE_LIVE_DYNAMIC && (memchr(w, ':', n) || memchr(w, '/', n))))

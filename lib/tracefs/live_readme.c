@@ -11,7 +11,7 @@
  * lib/hist adds its line here; one that is not there must not be listed
  * (the selftests would then test it and fail instead of saying
  * UNSUPPORTED).  Left out today: the dump and cpudump function
- * commands, instances/, t: and e: probes,
+ * commands, instances/, e: probes,
  * <memaddr> places, appending a probe to an event
  * (multiprobe: "Create/append/"), (ref_ctr_offset), <argname>, symstr, %pd/%pD, synthetic array fields.
  */
@@ -87,6 +87,7 @@ static const char readme[] =
     "\t   Format: p[:[<group>/][<event>]] <place> [<args>]\n"
     "\t           r[maxactive][:[<group>/][<event>]] <place> [<args>]\n"
     "\t           f[:[<group>/][<event>]] <func-name>[%return] [<args>]\n"
+    "\t           t[:[<group>/][<event>]] <tracepoint> [<args>]\n"
     "\t           s:[synthetic/]<event> <field> [<field>]\n"
     "\t           -:[<group>/][<event>]\n"
     "\t    place: [<module>:]<symbol>[+<offset>]\n"

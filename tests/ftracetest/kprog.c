@@ -139,6 +139,8 @@ static void kernel_events(int n, pid_t pid)
 	trace_sched_process_exec("/bin/true", pid, pid);
 	trace_sched_process_exit("kprog", pid, 120);
 	trace_kmalloc((unsigned long)kernel_events, obj, 32 + n % 64, 64 + n % 64, 0xcc0, 0);
+	trace_kmem_cache_alloc((unsigned long)kernel_events, obj, 32, 32 + n % 64, 0xcc0, 0, n % 2);
+	trace_kfree((unsigned long)kernel_events, obj);
 	trace_kmem_cache_free((unsigned long)kernel_events, obj, "dentry");
 	trace_signal_generate(SIGCHLD, 0, 0, "kprog", pid, 1, 0);
 	trace_sys_enter(257, args);

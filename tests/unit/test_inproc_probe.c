@@ -194,6 +194,30 @@ static void test_format(void)
 	}
 }
 
+/* t:: an fprobe on __utrace_do_TRACEPOINT, named and listed by TRACEPOINT. */
+static void test_tprobe(void)
+{
+	struct utrace_error err = {0};
+	struct utrace_inproc_probe *p;
+	uint64_t off = 1;
+
+	if (utrace_inproc_probe_parse("t lt_work n=$arg1:s32", NULL, &p, NULL, &err) < 0) {
+		check(0, "parse a tracepoint probe: %s", err.msg);
+		return;
+	}
+	check(utrace_inproc_probe_fprobe(p) && utrace_inproc_probe_kind(p) == UTRACE_IPP_PROBE &&
+		  !strcmp(utrace_inproc_probe_tracepoint(p), "lt_work") &&
+		  !strcmp(utrace_inproc_probe_symbol(p, &off), "__utrace_do_lt_work") && !off,
+	      "t: TRACEPOINT is an fprobe on __utrace_do_TRACEPOINT");
+	check(!strcmp(utrace_inproc_probe_event(p), "lt_work"), "t: gets TRACEPOINT as its name");
+	utrace_inproc_probe_free(p);
+	check(utrace_inproc_probe_is_in_process("t:g/e lt_work"), "t: is in-process");
+	if (utrace_inproc_probe_parse("f foo", NULL, &p, NULL, &err) == 0) {
+		check(!utrace_inproc_probe_tracepoint(p), "f: has no tracepoint");
+		utrace_inproc_probe_free(p);
+	}
+}
+
 /* Definitions that fail: the kernel's message and its caret's column. */
 static void test_errors(void)
 {
@@ -212,6 +236,12 @@ static void test_errors(void)
 	    {"p:e foo $retval", UTRACE_UPROBE_ERR_RETVAL_ON_PROBE, 9},
 	    {"p:e foo+4 $arg1", UTRACE_UPROBE_ERR_NOFENTRY_ARGS, 11},
 	    {"r:e foo $arg7", UTRACE_UPROBE_ERR_ARG_ON_RETPROBE, 9},
+	    /* t: (tracepoint probes): the kernel's trace_fprobe columns */
+	    {"t100 foo", UTRACE_UPROBE_ERR_BAD_MAXACT_TYPE, 2},
+	    {"t foo-bar", UTRACE_UPROBE_ERR_BAD_TP_NAME, 6},
+	    {"t foo%return", UTRACE_UPROBE_ERR_BAD_ADDR_SUFFIX, 6},
+	    {"t foo $retval", UTRACE_UPROBE_ERR_RETVAL_ON_PROBE, 7},
+	    {"t foo %ax", UTRACE_UPROBE_ERR_BAD_VAR, 7},
 	    {"p:e foo %xx", UTRACE_UPROBE_ERR_BAD_REG_NAME, 9},
 	    {"p:e foo +8(%di", UTRACE_UPROBE_ERR_DEREF_OPEN_BRACE, 15},
 	    {"p:e foo %di:u33", UTRACE_UPROBE_ERR_BAD_TYPE, 13},
@@ -548,6 +578,7 @@ int main(void)
 	test_module();
 	test_fetch();
 	test_format();
+	test_tprobe();
 	test_errors();
 	return check_done();
 }

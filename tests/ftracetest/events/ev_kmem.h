@@ -4,6 +4,7 @@
 #define TRACE_SYSTEM kmem
 #if !defined(KEV_kmem_H) || defined(TRACE_HEADER_MULTI_READ)
 #define KEV_kmem_H
+#include <stdbool.h>
 #include <sys/types.h>
 #include <utrace/tracepoint.h>
 
@@ -17,6 +18,27 @@ TRACE_EVENT(kmalloc,
 	TP_printk("call_site=%lx ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%lx node=%d",
 		__entry->call_site, __entry->ptr, __entry->bytes_req, __entry->bytes_alloc,
 		__entry->gfp_flags, __entry->node)
+);
+TRACE_EVENT(kmem_cache_alloc,
+	TP_PROTO(unsigned long cs, const void *ptr, size_t req, size_t alloc, unsigned long gfp, int node,
+		 int accounted),
+	TP_ARGS(cs, ptr, req, alloc, gfp, node, accounted),
+	TP_STRUCT__entry(__field(unsigned long, call_site) __field(const void *, ptr) __field(size_t, bytes_req)
+		__field(size_t, bytes_alloc) __field(unsigned long, gfp_flags) __field(int, node)
+		__field(bool, accounted)),
+	TP_fast_assign(__entry->call_site = cs; __entry->ptr = ptr; __entry->bytes_req = req;
+		__entry->bytes_alloc = alloc; __entry->gfp_flags = gfp; __entry->node = node;
+		__entry->accounted = accounted;),
+	TP_printk("call_site=%lx ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%lx node=%d accounted=%s",
+		__entry->call_site, __entry->ptr, __entry->bytes_req, __entry->bytes_alloc,
+		__entry->gfp_flags, __entry->node, __entry->accounted ? "true" : "false")
+);
+TRACE_EVENT(kfree,
+	TP_PROTO(unsigned long cs, const void *ptr),
+	TP_ARGS(cs, ptr),
+	TP_STRUCT__entry(__field(unsigned long, call_site) __field(const void *, ptr)),
+	TP_fast_assign(__entry->call_site = cs; __entry->ptr = ptr;),
+	TP_printk("call_site=%lx ptr=%p", __entry->call_site, __entry->ptr)
 );
 TRACE_EVENT(kmem_cache_free,
 	TP_PROTO(unsigned long cs, const void *ptr, const char *name),
