@@ -179,6 +179,8 @@ static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetc
 		prctl(PR_GET_NAME, t->comm);
 		errno = saved;
 	}
+	if (rt_bt_hit(p->key, regs, entry, p->is_return))
+		return; /* `utrace bt` aggregated it in place: no record */
 	rec[0] = 0;
 	if (p->is_return) {
 		rec[1] = func;

@@ -270,6 +270,11 @@ void bt_maps_merge(struct bt_maps *ms, unsigned map, const uint8_t *key, uint32_
 	e->n += (int64_t)n;
 }
 
+size_t bt_maps_max_keys(const struct bt_maps *ms)
+{
+	return ms->max_keys;
+}
+
 void bt_maps_add_drops(struct bt_maps *ms, uint64_t n)
 {
 	ms->drops += n;

@@ -28,6 +28,8 @@ void bt_maps_update(void *arg, unsigned map, const uint8_t *key, int agg,
  * lhist); as n calls of bt_maps_update would leave it. */
 void bt_maps_merge(struct bt_maps *ms, unsigned map, const uint8_t *key, uint32_t bucket,
 		   uint64_t n, int64_t v);
+/* The keys a map may hold (BPFTRACE_MAP_KEYS_MAX). */
+size_t bt_maps_max_keys(const struct bt_maps *ms);
 /* Updates lost elsewhere, counted with the maps' own. */
 void bt_maps_add_drops(struct bt_maps *ms, uint64_t n);
 void bt_maps_clear(struct bt_maps *ms, unsigned map);
