@@ -110,7 +110,8 @@ static inline void utrace_bt_table_add(uint64_t *elt_sum, uint64_t *stripe_sum, 
 }
 
 /* One update of map d (its table m) at key by value v, from thread tid;
- * signal-safe, allocation-free.  A full table counts a drop. */
+ * signal-safe, allocation-free.  key has its length rounded up to 8 bytes
+ * readable (the interpreter's key buffer).  A full table counts a drop. */
 static inline void utrace_bt_table_update(struct utrace_hist_map *m,
 					  const struct utrace_bt_mapdesc *d, const uint8_t *key,
 					  int64_t v, uint32_t tid)
@@ -125,8 +126,12 @@ static inline void utrace_bt_table_update(struct utrace_hist_map *m,
 	tkey[0] = d->agg == UTRACE_BTT_HIST	 ? utrace_bt_hist_bucket(v)
 		  : d->agg == UTRACE_BTT_LHIST ? utrace_bt_lhist_bucket(d, v)
 					       : 0;
-	tkey[ks / 8 - 1] = 0;
-	__builtin_memcpy(tkey + 1, key, klen);
+	/* word by word, no memcpy: the runtime calls no libc at the hit (libc's
+	 * would use the vector registers the probed function's caller set) */
+	for (uint32_t j = 0; j < ks - 8; j += 8)
+		tkey[1 + j / 8] = *(const utrace_fp_u64 *)(key + j);
+	if (klen & 7) /* the bytes past the key are not the key's */
+		tkey[ks / 8 - 1] &= (1ull << (8 * (klen & 7))) - 1;
 	i = utrace_hist_map_insert_idx(m, (const uint8_t *)tkey, ks);
 	if (i == UINT32_MAX) {
 		__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);

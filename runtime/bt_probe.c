@@ -176,6 +176,11 @@ static void rt_bt_hit_of(struct utrace_bt_hit *hit, const struct utrace_fetch_re
 	__builtin_memcpy(hit->comm, rt_self.comm, sizeof(hit->comm));
 }
 
+bool rt_bt_has(uint32_t key)
+{
+	return __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX], __ATOMIC_ACQUIRE);
+}
+
 bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
 	       bool is_return)
 {

@@ -544,6 +544,8 @@ void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, 
 struct utrace_msg_bt;
 struct utrace_fetch_regs;
 int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd) RT_HIDDEN;
+/* Whether probe key has a bt program: its hits need no buffer, call no libc. */
+bool rt_bt_has(uint32_t key) RT_HIDDEN;
 bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
 	       bool is_return) RT_HIDDEN;
 

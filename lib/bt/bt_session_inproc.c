@@ -80,6 +80,8 @@ static int tables_new(struct bt_run *r, const struct utrace_bt_hdr *h)
 
 		r->tables_size += bt_inproc_table_bytes(d, bt_inproc_table_bits(d, max_keys));
 	}
+	if (!r->tables_size) /* a program without maps: a page, as a mapping needs one */
+		r->tables_size = 4096;
 	r->tables_fd = memfd_create("utrace-bt", MFD_CLOEXEC);
 	if (r->tables_fd < 0 || ftruncate(r->tables_fd, (off_t)r->tables_size) < 0)
 		return utrace_error_set(r->err, -errno, "bt tables: %s", strerror(errno));
