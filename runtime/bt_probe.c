@@ -104,8 +104,10 @@ int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 	void *prog = NULL, *base = MAP_FAILED;
 	const struct utrace_bt_hdr *h;
 
+	if (m->key < UTRACE_INPROC_PROBE_MAX && __atomic_load_n(&rt_bt_keys[m->key], __ATOMIC_ACQUIRE))
+		return 0; /* a fork child's again: it has its parent's, the same tables */
 	if (fd < 0 || size < sizeof(*m) + m->prog_len || m->key >= UTRACE_INPROC_PROBE_MAX ||
-	    __atomic_load_n(&rt_bt_keys[m->key], __ATOMIC_ACQUIRE) || !m->tables_size ||
+	    !m->tables_size ||
 	    m->tables_size > (1ull << 36))
 		goto bad;
 	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
