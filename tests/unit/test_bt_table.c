@@ -62,7 +62,7 @@ static void hit_of(unsigned i, struct utrace_bt_hit *hit)
 	hit->args[1] = i % 7;
 	hit->builtin[UTRACE_BB_RETVAL] = (int64_t)i;
 	hit->builtin[UTRACE_BB_TID] = i % 3;
-	memcpy(hit->comm, i % 2 ? "odd" : "even", 5);
+	snprintf(hit->comm, sizeof(hit->comm), "%s", i % 2 ? "odd" : "even");
 }
 
 struct worker {
