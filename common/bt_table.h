@@ -132,7 +132,9 @@ static inline void utrace_bt_table_update(struct utrace_hist_map *m,
 		tkey[1 + j / 8] = *(const utrace_fp_u64 *)(key + j);
 	if (klen & 7) /* the bytes past the key are not the key's */
 		tkey[ks / 8 - 1] &= (1ull << (8 * (klen & 7))) - 1;
-	i = utrace_hist_map_insert_idx(m, (const uint8_t *)tkey, ks);
+	/* one integer key or none, the common case: the hash and compare unrolled */
+	i = ks == 16 ? utrace_hist_map_insert_idx(m, (const uint8_t *)tkey, 16)
+		     : utrace_hist_map_insert_idx(m, (const uint8_t *)tkey, ks);
 	if (i == UINT32_MAX) {
 		__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);
 		return;
