@@ -59,6 +59,7 @@ enum utrace_msg_type {
 	UTRACE_MSG_INPROC_PROBE_SLOT, /* both ways on the live channel: a probe slot asked, given */
 	UTRACE_MSG_QUIESCE, /* attached process: stop the other threads (answered) */
 	UTRACE_MSG_RESUME,  /* attached process: let them go (no answer) */
+	UTRACE_MSG_BT,	    /* recorder: a bt program for an in-process probe (+ fd) */
 };
 
 struct utrace_msg {
@@ -415,6 +416,22 @@ struct utrace_msg_trigger {
  * the bytes to run at its slot of the area), and the fetch program.
  */
 #define UTRACE_INPROC_PROBE_OBJ 0xfffffff1u
+
+/* `utrace bt`'s action of in-process probe key (common/bt_prog.h, checked
+ * by the tool and again by the runtime), run at the probe's hit instead
+ * of writing its record; sent like a HIST before the key's ENABLE.  The
+ * descriptor is a memfd of tables_size bytes: one table
+ * (common/bt_table.h) per map of the program, in map order, each
+ * utrace_hist_map_bytes long, read by the tool when the maps print. */
+struct utrace_msg_bt {
+	struct utrace_msg hdr;
+	uint32_t obj; /* UTRACE_INPROC_PROBE_OBJ */
+	uint32_t key;
+	uint32_t prog_len;
+	uint32_t reserved;
+	uint64_t tables_size;
+	uint8_t prog[];
+};
 #define UTRACE_INPROC_PROBE_MAX 1024	     /* probe events of a recording */
 _Static_assert(UTRACE_INPROC_PROBE_MAX <= UTRACE_INPROC_PROBE_OFF_WORDS * 32, "ipp_off holds every probe key");
 #define UTRACE_INPROC_PROBE_SLOT 128	     /* bytes of the area per probe location */

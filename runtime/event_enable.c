@@ -216,6 +216,13 @@ static int ev_recv_enables(struct rt_object *obj, struct utrace_event_key *keys,
 			p.nr_hist += !r;
 			continue;
 		}
+		if (n >= (int)sizeof(struct utrace_msg_bt) && m->hdr.type == UTRACE_MSG_BT &&
+		    obj->index == UTRACE_INPROC_PROBE_OBJ) {
+			rt_bt_recv((const void *)m, (uint32_t)n, fd);
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
 		if (n >= (int)sizeof(struct utrace_msg_table) && m->hdr.type == UTRACE_MSG_TABLE) {
 			ev_recv_table((const void *)m, fd);
 			if (fd >= 0)

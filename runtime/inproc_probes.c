@@ -179,6 +179,8 @@ static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetc
 		prctl(PR_GET_NAME, t->comm);
 		errno = saved;
 	}
+	if (rt_bt_hit(p->key, regs, entry, p->is_return))
+		return; /* `utrace bt` aggregated it in place: no record */
 	rec[0] = 0;
 	if (p->is_return) {
 		rec[1] = func;
@@ -256,6 +258,27 @@ static void ipp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
 	}
 }
 
+/* Whether a hit may skip saving the vector registers: the thread has its
+ * buffer, or it needs none because every probe at addr runs a bt program
+ * (bt_probe.c: no record, no libc call that could touch them). */
+static bool ipp_fast(uint64_t addr)
+{
+	uint32_t st = rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING);
+	const struct ipp_table *t;
+	const struct rt_inproc_probe *p;
+
+	if (likely(st == RT_TS_READY))
+		return true;
+	if (st)
+		return false;
+	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
+	p = rt_ipp_find(t, addr);
+	for (const struct rt_inproc_probe *q = p; q && q < t->p + t->n && q->addr == addr; q++)
+		if (!rt_bt_has(q->key))
+			return false;
+	return p != NULL;
+}
+
 struct ipp_slow_arg {
 	const struct utrace_fetch_regs *regs;
 	uint64_t addr;
@@ -297,7 +320,7 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 		utrace_graph_entry(s->id, slot, args);
 	/* a thread without its buffer yet may call libc: keep the
 	 * program's vector registers (its float arguments) */
-	if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
+	if (ipp_fast(s->addr))
 		ipp_fire_all(regs, s->addr);
 	else
 		utrace_call_preserving_fpu(ipp_fire_slow, &a);
@@ -310,7 +333,7 @@ uint64_t rt_inproc_probe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	struct ipp_slow_arg a = {regs, ipp_sites[k % IPP_SITES_MAX].addr};
 
 	regs->r[UTRACE_FR_IP] = a.addr;
-	if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
+	if (ipp_fast(a.addr))
 		ipp_fire_all(regs, a.addr);
 	else
 		utrace_call_preserving_fpu(ipp_fire_slow, &a);
@@ -393,7 +416,9 @@ uint64_t rt_inproc_retprobe_hit(struct utrace_fetch_regs *regs)
 	}
 	regs->r[UTRACE_FR_IP] = a.r.ret;
 	if (rt_tracing_on()) {
-		if (likely((rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING)) == RT_TS_READY))
+		uint32_t st = rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING);
+
+		if (likely(st == RT_TS_READY) || (!st && rt_bt_has(a.r.p->key)))
 			ipp_record(a.r.p, regs, a.r.func, a.r.caller, a.r.args);
 		else
 			utrace_call_preserving_fpu(ipp_ret_slow, &a);

@@ -604,6 +604,10 @@ void rt_rb_thread_close(struct rt_thread *t)
 		munmap(t->ipp_rets, RT_IPP_RETS_BYTES);
 		t->ipp_rets = NULL;
 	}
+	if (t->bt_states) { /* bt_probe.c's interpreter states */
+		munmap(t->bt_states, RT_BT_STATES_BYTES);
+		t->bt_states = NULL;
+	}
 }
 
 /* In a fork child: the buffer belongs to the parent's thread (the memfd

@@ -24,6 +24,7 @@
  *   snapshot.c      the snapshot trigger: a request on the control page
  *   stacktrace.c    the stacktrace trigger: the user stack as a record
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
+ *   bt_probe.c      `utrace bt`'s aggregations run at an in-process probe's hit
  *   trace_events.c  static tracepoints: jump labels, filters, records
  *   event_enable.c  which tracepoints are on: the recorder's ENABLEs, jump patching
  *   sanitizer_events.c the sanitizer:* events defined (sanitizer_events.h)
@@ -142,6 +143,7 @@ struct rt_thread {
 	uint64_t stuck_tail;
 
 	void *ipp_rets; /* RT_IPP_RETS_BYTES, inproc_probes.c: the return probes' frames, mapped when first needed */
+	void *bt_states; /* RT_BT_STATES_BYTES, bt_probe.c: the interpreter's, mapped when first needed */
 	/* ring_buffer.c: the threads that have a buffer, for a detach
 	 * (attach.c) to retire them; nest: that thread's rt_nest_ctx */
 	struct rt_thread *reg_next, *reg_prev, *nest;
@@ -149,6 +151,7 @@ struct rt_thread {
 };
 
 #define RT_IPP_RETS_BYTES 16384
+#define RT_BT_STATES_BYTES 20480
 
 extern __thread struct rt_thread rt_self RT_HIDDEN;
 
@@ -534,6 +537,17 @@ static inline uint8_t *rt_ev_state(int32_t id)
  * *post |= 1 << UTRACE_TC_STACKTRACE when a stack must follow it. */
 void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, uint32_t len,
 		      uint32_t *post) RT_HIDDEN;
+
+/* bt_probe.c: a bt program for in-process probe m->key and its tables (fd)
+ * from the recorder (0; 1: malformed, said, the probe records as before);
+ * and a hit of probe key: true if its bt program took it (no record). */
+struct utrace_msg_bt;
+struct utrace_fetch_regs;
+int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd) RT_HIDDEN;
+/* Whether probe key has a bt program: its hits need no buffer, call no libc. */
+bool rt_bt_has(uint32_t key) RT_HIDDEN;
+bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
+	       bool is_return) RT_HIDDEN;
 
 /* event_enable.c */
 struct utrace_event_key;

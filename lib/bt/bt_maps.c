@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bt_table.h"
 #include "common/jhash.h"
 #include "lib/bt/bt_maps.h"
 
@@ -39,14 +40,6 @@ struct bt_maps {
 	uint64_t drops;
 };
 
-static unsigned key_len(const struct utrace_bt_mapdesc *d)
-{
-	unsigned len = 0;
-
-	for (unsigned i = 0; i < d->nkeys; i++)
-		len += d->key_str >> i & 1 ? UTRACE_BT_STRLEN : 8;
-	return len ? len : 1;
-}
 
 int bt_maps_new(const void *prog, struct bt_maps **out)
 {
@@ -64,11 +57,11 @@ int bt_maps_new(const void *prog, struct bt_maps **out)
 		struct bt_map *m = &ms->m[i];
 
 		m->d = utrace_bt_maps(h)[i];
-		m->keylen = key_len(&m->d);
+		m->keylen = utrace_bt_key_len(&m->d);
 		if (m->d.agg == UTRACE_BT_AGG_HIST)
 			m->nbuckets = UTRACE_BT_HIST_BUCKETS;
 		else if (m->d.agg == UTRACE_BT_AGG_LHIST && m->d.lstep > 0)
-			m->nbuckets = (unsigned)((m->d.lmax - m->d.lmin) / m->d.lstep + 2);
+			m->nbuckets = utrace_bt_lhist_nbuckets(&m->d);
 	}
 	*out = ms;
 	return 0;
@@ -197,16 +190,6 @@ int bt_maps_get(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mv
 	return 0;
 }
 
-/* bpftrace's hist() bucket of v. */
-static unsigned hist_bucket(int64_t v)
-{
-	if (v < 0)
-		return 0;
-	if (v == 0)
-		return 1;
-	return 2 + (63u - (unsigned)__builtin_clzll((uint64_t)v));
-}
-
 static void elt_agg(struct bt_map *m, struct bt_elt *e, int agg, int64_t x)
 {
 	bool first = e->n == 0;
@@ -218,16 +201,8 @@ static void elt_agg(struct bt_map *m, struct bt_elt *e, int agg, int64_t x)
 	case UTRACE_BT_AGG_MAX: e->i = first || x > e->i ? x : e->i; e->n++; break;
 	case UTRACE_BT_AGG_AVG:
 	case UTRACE_BT_AGG_STATS: e->n++; e->sum += x; break;
-	case UTRACE_BT_AGG_HIST: e->buckets[hist_bucket(x)]++; e->n++; break;
-	case UTRACE_BT_AGG_LHIST: {
-		unsigned b = x < m->d.lmin   ? 0
-			     : x >= m->d.lmax ? m->nbuckets - 1
-					      : (unsigned)((x - m->d.lmin) / m->d.lstep) + 1;
-
-		e->buckets[b]++;
-		e->n++;
-		break;
-	}
+	case UTRACE_BT_AGG_HIST: e->buckets[utrace_bt_hist_bucket(x)]++; e->n++; break;
+	case UTRACE_BT_AGG_LHIST: e->buckets[utrace_bt_lhist_bucket(&m->d, x)]++; e->n++; break;
 	default: break;
 	}
 }
@@ -266,6 +241,43 @@ void bt_maps_update(void *arg, unsigned map, const uint8_t *key, int agg,
 		return;
 	}
 	elt_agg(m, e, agg, v->i);
+}
+
+void bt_maps_merge(struct bt_maps *ms, unsigned map, const uint8_t *key, uint32_t bucket,
+		   uint64_t n, int64_t v)
+{
+	struct bt_map *m = &ms->m[map];
+	struct bt_elt *e = n ? find(m, key, true, ms) : NULL;
+	bool first;
+
+	if (!e)
+		return;
+	first = e->n == 0;
+	switch (m->d.agg) {
+	case UTRACE_BT_AGG_COUNT: e->i += (int64_t)n; break;
+	case UTRACE_BT_AGG_SUM: e->i += v; break;
+	case UTRACE_BT_AGG_MIN: e->i = first || v < e->i ? v : e->i; break;
+	case UTRACE_BT_AGG_MAX: e->i = first || v > e->i ? v : e->i; break;
+	case UTRACE_BT_AGG_AVG:
+	case UTRACE_BT_AGG_STATS: e->sum += v; break;
+	case UTRACE_BT_AGG_HIST:
+	case UTRACE_BT_AGG_LHIST:
+		if (bucket < m->nbuckets)
+			e->buckets[bucket] += n;
+		break;
+	default: return;
+	}
+	e->n += (int64_t)n;
+}
+
+size_t bt_maps_max_keys(const struct bt_maps *ms)
+{
+	return ms->max_keys;
+}
+
+void bt_maps_add_drops(struct bt_maps *ms, uint64_t n)
+{
+	ms->drops += n;
 }
 
 /* The key bytes as the printer's scalars. */

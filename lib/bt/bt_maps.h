@@ -22,6 +22,16 @@ void bt_maps_free(struct bt_maps *ms);
 int bt_maps_get(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v);
 void bt_maps_update(void *arg, unsigned map, const uint8_t *key, int agg,
 		    const struct utrace_bt_mval *v);
+/* An element merged from elsewhere (the traced program's tables,
+ * common/bt_table.h): n updates whose value is v (count: unused; sum,
+ * avg, stats: their sum; min, max: their extreme), in bucket (hist,
+ * lhist); as n calls of bt_maps_update would leave it. */
+void bt_maps_merge(struct bt_maps *ms, unsigned map, const uint8_t *key, uint32_t bucket,
+		   uint64_t n, int64_t v);
+/* The keys a map may hold (BPFTRACE_MAP_KEYS_MAX). */
+size_t bt_maps_max_keys(const struct bt_maps *ms);
+/* Updates lost elsewhere, counted with the maps' own. */
+void bt_maps_add_drops(struct bt_maps *ms, uint64_t n);
 void bt_maps_clear(struct bt_maps *ms, unsigned map);
 void bt_maps_zero(struct bt_maps *ms, unsigned map);
 size_t bt_maps_count(const struct bt_maps *ms, unsigned map);

@@ -28,6 +28,7 @@ struct bt_site {
 	int event_id;	     /* its probe's event in the recording, -1 if none */
 	const struct utrace_event_format *fmt;
 	uint64_t next_tick; /* interval: the next firing, CLOCK_MONOTONIC ns */
+	const char *inproc_no; /* uprobes: why its action is replayed, NULL: run at the hit */
 };
 
 struct bt_run {
@@ -44,6 +45,13 @@ struct bt_run {
 	bool exiting; /* exit() ran */
 	char **defs;  /* the probes' definitions given to the recording */
 	unsigned ndefs;
+	/* bt_session_inproc.c: the actions run at the hit, their tables */
+	struct utrace_rec_bt *inproc;
+	unsigned ninproc;
+	int tables_fd;
+	uint8_t *tables;
+	uint64_t tables_size;
+	uint64_t nreplayed; /* hits of uprobe sites run from the recording */
 	int64_t start_ns;
 	struct utrace_error *err;
 };
@@ -61,6 +69,15 @@ static inline void bt_run_hit(struct bt_run *r, const struct bt_site *s,
 	if (!r->exiting)
 		utrace_bt_exec(s->code.prog, hit, &r->ctx, &r->st);
 }
+
+/* bt_session_inproc.c: which uprobe sites run their action at the hit
+ * (each site's inproc_no), their tables made and given to the recording
+ * (o->rec.bt); 0 or -errno (r->err).  After the recording, the tables
+ * read into r->maps; then everything let go. */
+struct utrace_recorder_opts;
+int bt_inproc_setup(struct bt_run *r, struct utrace_recorder_opts *o);
+int bt_inproc_collect(struct bt_run *r);
+void bt_inproc_free(struct bt_run *r);
 
 /* A record emitted by a program printed: 0, or 1 if it is a command for
  * bt_run_command. */

@@ -11,9 +11,9 @@
  * program (common/bt_prog.h) on the hit it describes; interval probes
  * fire on the records' clock, between the records they fall between.
  *
- * This is the first step of issue 27's design: the program is the one the
- * runtime will run at the hit (no parser there), but it runs here, in the
- * tool, on the recorded hits, so a hit still costs a record.
+ * An action that only aggregates runs at the hit instead, in the program,
+ * and writes no record (bt_session_inproc.c); the others run here, in the
+ * tool, on the recorded hits, so such a hit still costs a record.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -113,6 +113,8 @@ static int record(struct bt_run *r, const char *path, int *status)
 		snprintf(pid, sizeof(pid), "%d", r->o->pid);
 		ret = utrace_session_opts_set(&so, "pid", pid, r->err);
 	}
+	if (!ret)
+		ret = bt_inproc_setup(r, &so.rec);
 	for (unsigned i = 0; i < r->nsites && !ret; i++) {
 		char *def;
 
@@ -123,9 +125,12 @@ static int record(struct bt_run *r, const char *path, int *status)
 			break;
 		}
 		if (r->o->verbose)
-			fprintf(r->o->log, "%s:%s:%s: in-process probe (%s)\n",
+			fprintf(r->o->log, "%s:%s:%s: in-process probe (%s); %s%s\n",
 				r->sites[i].type == BT_P_UPROBE ? "uprobe" : "uretprobe",
-				r->sites[i].target, r->sites[i].func, def);
+				r->sites[i].target, r->sites[i].func, def,
+				r->sites[i].inproc_no ? "its hits recorded and replayed by utrace bt: "
+						      : "its action runs at the hit, in the program",
+				r->sites[i].inproc_no ? r->sites[i].inproc_no : "");
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(&so, "probe", def, r->err);
 	}
@@ -281,6 +286,7 @@ static int replay(struct bt_run *r, const char *path)
 		for (unsigned i = 0; i < r->nsites; i++) {
 			if (r->sites[i].event_id != (int)ev.id || !r->sites[i].fmt)
 				continue;
+			r->nreplayed++;
 			hit_of(r, &r->sites[i], &ev, &hit, &hs);
 			cur_strs = &hs;
 			bt_run_hit(r, &r->sites[i], &hit);
@@ -313,14 +319,21 @@ int bt_session_run(struct bt_run *r)
 	r->defs = calloc(r->nsites + 1, sizeof(*r->defs));
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].event_id = -1;
+	r->tables_fd = -1;
 	r->ctx.load = load_captured;
 	ret = r->defs ? record(r, path, &status) : -ENOMEM;
 	if (!ret)
 		ret = replay(r, path);
 	if (!ret)
+		ret = bt_inproc_collect(r);
+	if (!ret && r->o->verbose)
+		fprintf(r->o->log, "utrace bt: %llu hits replayed from the recording\n",
+			(unsigned long long)r->nreplayed);
+	if (!ret)
 		bt_run_ticks(r, (uint64_t)mono_ns());
 	unlink(path);
 	rmdir(dir);
+	bt_inproc_free(r);
 	for (unsigned i = 0; i < r->ndefs; i++)
 		free(r->defs[i]);
 	free(r->defs);

@@ -27,6 +27,15 @@ struct utrace_recorder;
 struct utrace_synth;
 struct utrace_inproc_probe;
 
+/* A bt program for one in-process probe, and the memfd of its tables. */
+struct utrace_rec_bt {
+	const char *group, *event;
+	const void *prog;
+	uint32_t prog_len;
+	int fd;
+	uint64_t tables_size;
+};
+
 struct utrace_recorder_opts {
 	const char *output; /* utrace.dat */
 	enum utrace_tracer tracer;
@@ -52,6 +61,11 @@ struct utrace_recorder_opts {
 	 * events; inproc_probes[i] is the runtime's probe key i. */
 	struct utrace_inproc_probe *const *inproc_probes;
 	unsigned nr_inproc_probes;
+	/* `utrace bt` (lib/bt/bt_inproc.c): the probes whose hits run a bt
+	 * program into tables (common/proto.h UTRACE_MSG_BT) instead of
+	 * writing records, by the probe's group and event */
+	const struct utrace_rec_bt *bt;
+	unsigned nr_bt;
 	const char *command;		    /* for the file's META */
 	/* funcgraph-args: the argument registers at the entry of every
 	 * function that has parameters (by its DWARF); funcgraph-retval:

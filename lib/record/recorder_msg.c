@@ -346,6 +346,26 @@ static int rec_synth_send(struct utrace_recorder *r, struct rec_conn *c, struct 
 	return ret;
 }
 
+/* Probe key i's bt program, if `utrace bt` gave it one: before its ENABLE. */
+static int rec_bt_send(struct utrace_recorder *r, struct rec_conn *c, unsigned i)
+{
+	const char *g = utrace_inproc_probe_group(r->o.inproc_probes[i]);
+	const char *e = utrace_inproc_probe_event(r->o.inproc_probes[i]);
+
+	for (unsigned k = 0; k < r->o.nr_bt; k++) {
+		const struct utrace_rec_bt *b = &r->o.bt[k];
+		struct utrace_msg_bt m = {.hdr.type = UTRACE_MSG_BT,
+					  .obj = UTRACE_INPROC_PROBE_OBJ,
+					  .key = i,
+					  .prog_len = b->prog_len,
+					  .tables_size = b->tables_size};
+
+		if (!strcmp(b->group, g) && !strcmp(b->event, e))
+			return rec_conn_send_with(c, &m, sizeof(m), b->prog, b->prog_len, b->fd);
+	}
+	return 0;
+}
+
 /* The in-process probes' events, after the synthetic events': the
  * events of an object of index UTRACE_INPROC_PROBE_OBJ whose key i is probe i. */
 static int rec_inproc_probe_send(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
@@ -358,7 +378,8 @@ static int rec_inproc_probe_send(struct utrace_recorder *r, struct rec_conn *c, 
 	if (!(en = malloc(UTRACE_MSG_MAX)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < r->o.nr_inproc_probes && i < UTRACE_INPROC_PROBE_MAX && ret >= 0; i++)
-		if (!(ret = rec_inproc_probe_live_enable(r, c, i, en)) && r->o.events)
+		if (!(ret = rec_inproc_probe_live_enable(r, c, i, en)) && r->o.events &&
+		    !(ret = rec_bt_send(r, c, i)))
 			ret = rec_event_enable(r, c, UTRACE_INPROC_PROBE_OBJ, i, UTRACE_EVENT_NOOBJ,
 					       utrace_inproc_probe_group(r->o.inproc_probes[i]),
 					       utrace_inproc_probe_event(r->o.inproc_probes[i]), en, err);

@@ -82,4 +82,23 @@ check_bt() {
 	t "$([ $? = 1 ] && grep -q 'No probes to attach' "$RES/none.err" &&
 		! grep -q 'fib(' "$RES/none.out"; echo $?)" \
 		"$CFG bt a probe that matches nothing: an error before anything runs" "$(cat "$RES/none.err")"
+	check_bt_inproc
+}
+
+# Aggregations run at the hit, in the program (runtime/bt_probe.c): fib 22's
+# 2 F(23) - 1 = 57313 calls (an entry and a return each) leave no record to
+# replay, and the maps are those of the replay path (UTRACE_BT_REPLAY=1),
+# which replays every hit.
+check_bt_inproc() {
+	local prog="uprobe:$BIN/fib:fib /arg0 > 1/ { @c[arg0 % 4, comm] = count(); @h = hist(arg0); @l = lhist(arg0, 0, 20, 5); }
+		uretprobe:$BIN/fib:fib { @s = sum(retval); @mx = max(retval); @mn = min(retval); @a = avg(retval); }"
+	timeout "$TMO" "$UTRACE" bt -v -e "$prog" -c "$BIN/fib 22" >"$RES/inproc.out" 2>"$RES/inproc.err"
+	t "$([ $? = 0 ] && grep -qx 'utrace bt: 0 hits replayed from the recording' "$RES/inproc.err" &&
+		[ "$(grep -c 'its action runs at the hit' "$RES/inproc.err")" = 2 ]; echo $?)" 		"$CFG bt an aggregating action runs at the hit: no record replayed" "$(cat "$RES/inproc.err")"
+	UTRACE_BT_REPLAY=1 timeout "$TMO" "$UTRACE" bt -v -e "$prog" -c "$BIN/fib 22" \
+		>"$RES/replay.out" 2>"$RES/replay.err"
+	t "$([ $? = 0 ] && grep -qx "utrace bt: $((2 * (2 * 28657 - 1))) hits replayed from the recording" "$RES/replay.err" &&
+		grep -q '^@c\[' "$RES/replay.out" && cmp -s "$RES/replay.out" "$RES/inproc.out"; echo $?)" \
+		"$CFG bt the maps at the hit are the replayed maps, byte for byte" \
+		"$(grep replayed "$RES/replay.err")" "$(diff "$RES/replay.out" "$RES/inproc.out" | head -10)"
 }

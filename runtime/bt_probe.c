@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_probe.c - `utrace bt`'s action of an in-process probe, run at the
+ * hit instead of writing the probe's record (issue 27).
+ *
+ * The tool compiles and checks the action (common/bt_prog.h) and sends
+ * it only when all it does is aggregate into maps (lib/bt/bt_inproc.c);
+ * the maps are tables of common/bt_table.h in a memfd the tool reads
+ * when it prints them (UTRACE_MSG_BT).  Here the program is checked
+ * again (never trusted beyond that) and run on what the hit gives: the
+ * argument registers, the return value, pid, tid and the thread's name.
+ * A hit costs no system call and no lock: the table's per-thread stripes
+ * take the adds.  The interpreter's state (8 KiB) is mapped at a thread's
+ * first hit, as inproc_probes.c's return frames are (too big for the
+ * static TLS of a dlopen'ed runtime, too big for a signal stack), with
+ * room for one nested hit (a signal handler's); deeper ones are dropped
+ * and counted.  Whatever the program asks for that is not an aggregation
+ * (a map read, a record, a memory read) gets nothing: the tool sent no
+ * such program, and a forged one cannot do harm.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/bt_table.h"
+#include "common/fetch_prog.h"
+#include "common/proto.h"
+#include "runtime/rt.h"
+
+#define RT_BT_NEST 2
+
+struct rt_bt {
+	const struct utrace_bt_hdr *prog;
+	uint32_t nr_maps;
+	struct utrace_hist_map *maps[];
+};
+
+static struct rt_bt *rt_bt_keys[UTRACE_INPROC_PROBE_MAX];
+static __thread uint32_t rt_bt_depth;
+static __thread int32_t rt_bt_tid, rt_bt_tid_pid;
+
+_Static_assert(RT_BT_NEST * sizeof(struct utrace_bt_state) <= RT_BT_STATES_BYTES,
+	       "the states fit");
+
+static int rt_bt_no_load(uint64_t addr, unsigned size, uint64_t *out)
+{
+	(void)addr, (void)size;
+	*out = 0;
+	return -1;
+}
+
+static int rt_bt_no_get(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v)
+{
+	(void)arg, (void)map, (void)key;
+	__builtin_memset(v, 0, sizeof(*v));
+	return -1;
+}
+
+static void rt_bt_no_emit(void *arg, const void *rec, uint32_t len)
+{
+	(void)arg, (void)rec, (void)len;
+}
+
+static void rt_bt_update(void *arg, unsigned map, const uint8_t *key, int agg,
+			 const struct utrace_bt_mval *v)
+{
+	const struct rt_bt *b = arg;
+	const struct utrace_bt_mapdesc *d;
+
+	if (map >= b->nr_maps)
+		return;
+	d = &utrace_bt_maps(b->prog)[map];
+	if (agg > 0 && (uint32_t)agg == d->agg && utrace_bt_table_agg_ok(d))
+		utrace_bt_table_update(b->maps[map], d, key, v->i, (uint32_t)rt_bt_tid);
+}
+
+/* The tables of the memfd, one per map in order, each checked whole. */
+static bool rt_bt_tables(struct rt_bt *b, uint8_t *base, uint64_t size)
+{
+	uint64_t off = 0;
+
+	for (uint32_t i = 0; i < b->nr_maps; i++) {
+		struct utrace_hist_map *m = (struct utrace_hist_map *)(base + off);
+		const struct utrace_bt_mapdesc *d = &utrace_bt_maps(b->prog)[i];
+
+		if (off + UTRACE_HIST_MAP_HDR > size || m->magic != UTRACE_HIST_MAP_MAGIC ||
+		    m->bits < 1 || m->bits > UTRACE_BT_TABLE_BITS_MAX ||
+		    m->key_size != utrace_bt_table_key_size(d) ||
+		    m->nr_sums != UTRACE_BT_TABLE_SUMS)
+			return false;
+		off += utrace_hist_map_bytes(m->bits, m->key_size, m->nr_sums);
+		if (off > size)
+			return false;
+		b->maps[i] = m;
+	}
+	return true;
+}
+
+int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
+{
+	struct rt_bt *b = NULL;
+	void *prog = NULL, *base = MAP_FAILED;
+	const struct utrace_bt_hdr *h;
+
+	if (m->key < UTRACE_INPROC_PROBE_MAX && __atomic_load_n(&rt_bt_keys[m->key], __ATOMIC_ACQUIRE))
+		return 0; /* a fork child's again: it has its parent's, the same tables */
+	if (fd < 0 || size < sizeof(*m) + m->prog_len || m->key >= UTRACE_INPROC_PROBE_MAX ||
+	    !m->tables_size ||
+	    m->tables_size > (1ull << 36))
+		goto bad;
+	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
+	if (!prog)
+		goto bad;
+	memcpy(prog, m->prog, m->prog_len);
+	h = prog;
+	if (utrace_bt_check(prog, m->prog_len) < 0 ||
+	    !(b = calloc(1, sizeof(*b) + h->nr_maps * sizeof(b->maps[0]))))
+		goto bad;
+	b->prog = h;
+	b->nr_maps = h->nr_maps;
+	base = mmap(NULL, m->tables_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED || !rt_bt_tables(b, base, m->tables_size))
+		goto bad;
+	/* release: the program and its tables are whole before a hit sees them */
+	__atomic_store_n(&rt_bt_keys[m->key], b, __ATOMIC_RELEASE);
+	return 0;
+bad:
+	rt_log("a bt program from the recorder is malformed; its probe records its hits");
+	if (base != MAP_FAILED)
+		munmap(base, m->tables_size);
+	free(b);
+	free(prog);
+	return 1;
+}
+
+/* This thread's interpreter state at nesting level d, mapped at its
+ * first hit (NULL: no memory, the hit is dropped). */
+static struct utrace_bt_state *rt_bt_state(uint32_t d)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (!t->bt_states) {
+		int saved = errno;
+		void *none = NULL, *p = mmap(NULL, RT_BT_STATES_BYTES, PROT_READ | PROT_WRITE,
+					     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		/* a signal handler's hit may map first: its mapping stays */
+		if (p != MAP_FAILED &&
+		    !__atomic_compare_exchange_n(&t->bt_states, &none, p, false, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			munmap(p, RT_BT_STATES_BYTES);
+		errno = saved;
+		if (!t->bt_states)
+			return NULL;
+	}
+	return (struct utrace_bt_state *)t->bt_states + d;
+}
+
+static void rt_bt_hit_of(struct utrace_bt_hit *hit, const struct utrace_fetch_regs *regs,
+			 const uint64_t *entry, bool is_return)
+{
+	static const uint8_t arg_regs[6] = {UTRACE_FR_DI, UTRACE_FR_SI, UTRACE_FR_DX,
+					    UTRACE_FR_CX, UTRACE_FR_R8, UTRACE_FR_R9};
+
+	for (unsigned i = 0; i < 6; i++)
+		hit->args[i] = (int64_t)(entry ? entry[i] : regs->r[arg_regs[i]]);
+	for (unsigned i = 0; i < UTRACE_BB_MAX; i++)
+		hit->builtin[i] = 0;
+	hit->builtin[UTRACE_BB_RETVAL] = is_return ? (int64_t)regs->r[UTRACE_FR_AX] : 0;
+	if (rt_bt_tid_pid != rt.pid || !rt_bt_tid) { /* once a thread, again in a fork child */
+		rt_bt_tid = (int32_t)syscall(SYS_gettid);
+		rt_bt_tid_pid = rt.pid;
+	}
+	hit->builtin[UTRACE_BB_PID] = rt.pid;
+	hit->builtin[UTRACE_BB_TID] = rt_bt_tid;
+	__builtin_memcpy(hit->comm, rt_self.comm, sizeof(hit->comm));
+}
+
+bool rt_bt_has(uint32_t key)
+{
+	return __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX], __ATOMIC_ACQUIRE);
+}
+
+bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
+	       bool is_return)
+{
+	struct rt_bt *b = __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
+					  __ATOMIC_ACQUIRE);
+	struct utrace_bt_ctx ctx = {.arg = b, .load = rt_bt_no_load, .map_get = rt_bt_no_get,
+				    .map_update = rt_bt_update, .emit = rt_bt_no_emit};
+	struct utrace_bt_hit hit;
+	struct utrace_bt_state *st;
+	uint32_t d;
+	int saved;
+
+	if (!b)
+		return false;
+	saved = errno;
+	d = rt_bt_depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (d < RT_BT_NEST && (st = rt_bt_state(d))) {
+		rt_bt_hit_of(&hit, regs, entry, is_return);
+		utrace_bt_exec(b->prog, &hit, &ctx, st);
+	} else if (b->nr_maps) {
+		__atomic_fetch_add(&b->maps[0]->drops, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_bt_depth--;
+	errno = saved;
+	return true;
+}
