@@ -47,7 +47,11 @@ for link in "" "-Wl,-z,now"; do
 	attach_twice "$o" "$o"
 	check "late binding ($name): the program exits 0" test "$(cat "$o.rc")" = 0
 	want=$(printf '%s\n' "$first" "$bound" "$first" "$bound" "$first")
-	if [ "$(cat "$o.out")" = "$want" ]; then
+	# the attach rebinds the slots one after the other while the program
+	# runs: a look between two writes sees one slot bound and not the
+	# other (seen once under load).  Such a line is left out; a binding
+	# that stayed half done would leave no "bound" line and still fail.
+	if [ "$(awk '($2 == "libutrace.so") == ($4 == "libutrace.so")' "$o.out" | uniq)" = "$want" ]; then
 		ok "late binding ($name): the slots lead to the runtime while attached, back after"
 	else
 		notok "late binding ($name): the slots lead to the runtime while attached, back after"
