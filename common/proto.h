@@ -89,6 +89,8 @@ enum utrace_own_kind {
 	UTRACE_OWN_SPAWN = 1,  /* the recorder's child before its exec */
 	UTRACE_OWN_START = 2,  /* libutrace.so's constructor */
 	UTRACE_OWN_FORK = 3,   /* a fork child joining the recording */
+	UTRACE_OWN_BUFFER = 4, /* a thread's ring buffer made (utrace_rb_meta.own) */
+	UTRACE_OWN_EXIT = 5,   /* a thread's exit work (utrace_rb_meta.own) */
 };
 
 struct utrace_msg_own {
