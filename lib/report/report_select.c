@@ -176,8 +176,9 @@ void utrace_select_own(const char *cmd, uint64_t own, FILE *f)
 	if (own)
 		fprintf(f,
 			"utrace %s: %" PRIu64 " kernel event%s %s utrace's own start-up and exit, "
-			"not shown (-O utrace-own shows them)\n",
-			cmd, own, own == 1 ? "" : "s", own == 1 ? "was" : "were");
+			"not shown (%s-O utrace-own shows them)\n",
+			cmd, own, own == 1 ? "" : "s", own == 1 ? "was" : "were",
+			strcmp(cmd, "report") ? "utrace report " : "");
 }
 
 void utrace_select_warn(const struct utrace_select_opts *so, struct utrace_dat *d,
