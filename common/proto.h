@@ -91,6 +91,7 @@ enum utrace_own_kind {
 	UTRACE_OWN_FORK = 3,   /* a fork child joining the recording */
 	UTRACE_OWN_BUFFER = 4, /* a thread's ring buffer made (utrace_rb_meta.own) */
 	UTRACE_OWN_EXIT = 5,   /* a thread's exit work (utrace_rb_meta.own) */
+	UTRACE_OWN_THREAD = 6, /* a thread of the runtime's own: its whole life (0, ~0) */
 };
 
 struct utrace_msg_own {

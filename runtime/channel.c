@@ -188,7 +188,8 @@ fail:
  * OWN: the kernel events of this thread between tsc0 and now were the
  * runtime's own work (kind: enum utrace_own_kind), not the program's.
  * The end is read just before the send: the send's own system call comes
- * after it (docs/utrace-record.md, KERNEL EVENTS).  errno is kept.
+ * after it (docs/utrace-record.md, KERNEL EVENTS); a thread of the
+ * runtime's own (UTRACE_OWN_THREAD) is its whole life.  errno is kept.
  */
 void rt_own_send(uint32_t kind, uint64_t tsc0)
 {
@@ -197,7 +198,7 @@ void rt_own_send(uint32_t kind, uint64_t tsc0)
 	uint32_t cpu;
 
 	m.tid = (int32_t)rt_syscall3(SYS_gettid, 0, 0, 0);
-	m.tsc1 = rt_clock(&cpu);
+	m.tsc1 = kind == UTRACE_OWN_THREAD ? UINT64_MAX : rt_clock(&cpu);
 	rt_send(&m, sizeof(m), -1);
 	errno = saved_errno;
 }
