@@ -11,7 +11,8 @@
 # cover.  The dynamic loader maps libutrace.so before any of its code runs
 # (openat, read, fstat, up to six mmap, close, mprotect: 11), the
 # runtime's OWN message is sent after the window it reports (1), and the
-# first sub-buffer's owner check (1): 13, and 3 more for a libc whose
+# owner check as a sub-buffer starts (1: an empty program fills one): 13,
+# and 3 more for a libc whose
 # loader splits a mapping differently.  A command found in $PATH is one
 # execve, as under strace: the recorder's child looks it up before the
 # go, not with one execve per folder after it.
