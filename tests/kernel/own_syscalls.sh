@@ -12,8 +12,7 @@
 # (openat, read, fstat, up to six mmap, close, mprotect: 11), the
 # runtime's OWN message is sent after the window it reports (1), and the
 # owner check as a sub-buffer starts (1: an empty program fills one): 13,
-# and 3 more for a libc whose
-# loader splits a mapping differently.  A command found in $PATH is one
+# and 3 more for a libc whose loader splits a mapping differently.  A command found in $PATH is one
 # execve, as under strace: the recorder's child looks it up before the
 # go, not with one execve per folder after it.
 set -u
