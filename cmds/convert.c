@@ -75,6 +75,7 @@ static void print_summary(struct utrace_dat *d, const char *out,
 			"record; the first: %s\n",
 			st->warnings, st->warnings == 1 ? "" : "s", st->warning);
 	utrace_select_unread("convert", st->warnings, st->unread, st->unread_unknown, stderr);
+	utrace_select_own("convert", st->own, stderr);
 	fprintf(stderr,
 		"utrace convert: %" PRIu64 " events of %u task%s on %u CPU%s, %u symbols, "
 		"written to %s (%" PRIu64 " bytes)\n",

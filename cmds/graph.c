@@ -54,6 +54,7 @@ static void print_notes(const struct utrace_select_opts *so, struct utrace_dat *
 {
 	utrace_select_warn(so, d, st->damaged, st->damaged_first, stderr);
 	utrace_select_unread(so->cmd, st->damaged, st->unread, st->unread_unknown, stderr);
+	utrace_select_own(so->cmd, st->own, stderr);
 	if (st->lost || st->lost_unknown)
 		fprintf(stderr,
 			"utrace graph: warning: events were lost (%" PRIu64

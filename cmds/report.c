@@ -263,6 +263,7 @@ int cmd_report(int argc, char **argv)
 	/* decided on the terminal, before a pager takes the output */
 	if (utrace_color_on(a.color))
 		a.opts.flags |= UTRACE_REPORT_COLOR;
+	utrace_dat_show_own(d, a.opts.flags & UTRACE_REPORT_OWN); /* every mode */
 	utrace_pager_start(a.no_pager);
 	if (a.samples || a.hist || a.snapshot || a.stat)
 		return report_mode(&a, &so, d);

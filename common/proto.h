@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define UTRACE_PROTO_VERSION 4
+#define UTRACE_PROTO_VERSION 5
 #define UTRACE_ENV_SOCK "UTRACE_SOCK"
 #define UTRACE_MSG_MAX 65536u
 #define UTRACE_SITES_PER_MSG 4096u
@@ -60,6 +60,7 @@ enum utrace_msg_type {
 	UTRACE_MSG_QUIESCE, /* attached process: stop the other threads (answered) */
 	UTRACE_MSG_RESUME,  /* attached process: let them go (no answer) */
 	UTRACE_MSG_BT,	    /* recorder: a bt program for an in-process probe (+ fd) */
+	UTRACE_MSG_OWN,	    /* runtime: a window of its own work (struct utrace_msg_own) */
 };
 
 struct utrace_msg {
@@ -80,6 +81,25 @@ struct utrace_msg_hello {
 	int32_t ptid; /* FORKED: the thread that forked (event-fork, function-fork) */
 	uint32_t hello_reserved;
 	char exe[]; /* NUL-terminated */
+};
+
+/* OWN: the runtime's own work on thread tid between two TSC counts (its
+ * start-up, a fork child's), so that the kernel events it caused there
+ * are told from the program's (docs/utrace-dat.md, OWN). */
+enum utrace_own_kind {
+	UTRACE_OWN_SPAWN = 1,  /* the recorder's child before its exec */
+	UTRACE_OWN_START = 2,  /* libutrace.so's constructor */
+	UTRACE_OWN_FORK = 3,   /* a fork child joining the recording */
+	UTRACE_OWN_BUFFER = 4, /* a thread's ring buffer made (utrace_rb_meta.own) */
+	UTRACE_OWN_EXIT = 5,   /* a thread's exit work (utrace_rb_meta.own) */
+	UTRACE_OWN_THREAD = 6, /* a thread of the runtime's own: its whole life (0, ~0) */
+};
+
+struct utrace_msg_own {
+	struct utrace_msg hdr;
+	int32_t tid;
+	uint32_t kind; /* enum utrace_own_kind */
+	uint64_t tsc0, tsc1;
 };
 
 enum utrace_tracer {

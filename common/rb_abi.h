@@ -101,6 +101,12 @@ struct utrace_rb_meta {
 
 	/* Written by the consumer only. */
 	_Alignas(64) uint64_t tail; /* sub-buffers saved (release) */
+
+	/* Written by the producer, read at the final drain: the TSC counts
+	 * that bound the runtime's own work on this thread, which its kernel
+	 * events are not the program's (OWN records): own[0..1] the making of
+	 * this buffer, own[2..3] the thread's exit work; 0 0: none. */
+	_Alignas(64) uint64_t own[4];
 };
 
 /* The futex word a blocked producer sleeps on: the low half of tail, which

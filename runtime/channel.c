@@ -10,6 +10,7 @@
  *                                        <-----  which sites to patch
  *   ring_buffer.c: BUFFER + memfd        ----->  (mapped, drained)
  *   log.c:       NOTICE                  ----->  (saved in the file)
+ *   init.c:      OWN {tid, tsc0, tsc1}   ----->  (saved: its own work's window)
  *
  * One SOCK_SEQPACKET socket per process: a message is one datagram, so a
  * reader never sees half of one, and descriptors travel with SCM_RIGHTS
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -180,4 +182,23 @@ fail:
 	rt.sock = fd; /* a failed rt_recv may have let go of it already */
 	rt_fd_release(&rt.sock);
 	return -EPROTO;
+}
+
+/*
+ * OWN: the kernel events of this thread between tsc0 and now were the
+ * runtime's own work (kind: enum utrace_own_kind), not the program's.
+ * The end is read just before the send: the send's own system call comes
+ * after it (docs/utrace-record.md, KERNEL EVENTS); a thread of the
+ * runtime's own (UTRACE_OWN_THREAD) is its whole life.  errno is kept.
+ */
+void rt_own_send(uint32_t kind, uint64_t tsc0)
+{
+	struct utrace_msg_own m = {{sizeof(m), UTRACE_MSG_OWN}, 0, kind, tsc0, 0};
+	int saved_errno = errno;
+	uint32_t cpu;
+
+	m.tid = (int32_t)rt_syscall3(SYS_gettid, 0, 0, 0);
+	m.tsc1 = kind == UTRACE_OWN_THREAD ? UINT64_MAX : rt_clock(&cpu);
+	rt_send(&m, sizeof(m), -1);
+	errno = saved_errno;
 }

@@ -52,6 +52,8 @@ static int (*real_clone)(int (*)(void *), void *, int, void *, ...);
 static void rt_fork_resume(void)
 {
 	int saved_errno = errno;
+	uint32_t cpu;
+	uint64_t tsc0 = rt_clock(&cpu);
 
 	fork_pending = false;
 	if (rt.attached) { /* its parent was attached to: it is not */
@@ -63,6 +65,7 @@ static void rt_fork_resume(void)
 	} else {
 		rt_objects_resend();
 		rt_live_start();
+		rt_own_send(UTRACE_OWN_FORK, tsc0);
 	}
 	errno = saved_errno;
 }
@@ -233,6 +236,8 @@ static int rt_start(const char *path)
 
 __attribute__((constructor(101))) static void rt_init(void)
 {
+	uint32_t cpu;
+	uint64_t tsc0 = rt_clock(&cpu); /* the start of our own work (OWN) */
 	const char *path = getenv(UTRACE_ENV_SOCK);
 	int saved_errno = errno;
 
@@ -242,6 +247,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 		/* else dormant: not started by utrace record */
 		strcpy(rt_sock_path, path);
 		rt_start(path);
+		rt_own_send(UTRACE_OWN_START, tsc0); /* nothing if not connected */
 	}
 	errno = saved_errno;
 }

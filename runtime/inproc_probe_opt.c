@@ -482,6 +482,7 @@ static void *ko_main(void *arg)
 	bool first = true;
 
 	(void)arg;
+	rt_own_send(UTRACE_OWN_THREAD, 0); /* its kernel events are ours */
 	for (;;) {
 		uint32_t g = __atomic_load_n(&rt.ctl->ipp_gen, __ATOMIC_ACQUIRE);
 		long pause = 1000000L << (r < 6 ? r : 6); /* 1 to 64 ms */

@@ -384,12 +384,17 @@ __attribute__((destructor)) static void rb_exit_name(void)
 {
 	struct utrace_rb_meta *m = rt_self.meta;
 	int saved = errno;
+	uint32_t cpu;
+	uint64_t tsc0 = rt_clock(&cpu);
 
 	/* only the thread's own buffer: a child forked without the fork
 	 * handlers still maps its parent's (rb_mine) */
 	if (m && !(rt_self.state & RT_TS_STALE) &&
-	    rt_syscall3(SYS_gettid, 0, 0, 0) == rt_self.tid)
+	    rt_syscall3(SYS_gettid, 0, 0, 0) == rt_self.tid) {
 		prctl(PR_GET_NAME, m->comm);
+		m->own[2] = tsc0; /* our exit work: its window (OWN) */
+		m->own[3] = rt_clock(&cpu);
+	}
 	errno = saved;
 }
 
@@ -423,6 +428,8 @@ static long rb_create(void *arg)
 	uint64_t size;
 	struct utrace_msg_buffer msg;
 	struct utrace_rb_meta *m;
+	uint32_t cpu;
+	uint64_t tsc0 = rt_clock(&cpu); /* the start of our own work (OWN) */
 	pid_t tid = gettid();
 	int fd = -1;
 
@@ -510,6 +517,10 @@ static long rb_create(void *arg)
 close_out:
 	if (fd >= 0)
 		close(fd);
+	if (t->state & RT_TS_READY) { /* made: its window, read at the final drain */
+		t->meta->own[0] = tsc0;
+		t->meta->own[1] = rt_clock(&cpu);
+	}
 out:
 	errno = saved_errno;
 	return 0;
@@ -576,10 +587,15 @@ static void rb_close_one(struct rt_thread *t)
 
 	if (!m)
 		return;
+	uint32_t cpu;
+	uint64_t tsc0 = rt_clock(&cpu);
+
 	t->state |= RT_TS_DEAD;
 	__atomic_store_n(&m->written, t->written, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->lost, t->lost + t->nested, __ATOMIC_RELAXED);
 	prctl(PR_GET_NAME, m->comm);
+	m->own[2] = tsc0; /* our exit work: its window (OWN); the munmaps follow */
+	m->own[3] = rt_clock(&cpu);
 	/* release: every record and commit above is visible before the
 	 * recorder sees the buffer closed and does its final read. */
 	__atomic_store_n(&m->state, UTRACE_RB_CLOSED, __ATOMIC_RELEASE);

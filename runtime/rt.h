@@ -454,6 +454,7 @@ void rt_fd_done(void) RT_HIDDEN;	/* ... this */
 int rt_connect(const char *path, bool forked, pid_t ptid) RT_HIDDEN;
 int rt_send(const void *msg, uint32_t size, int fd) RT_HIDDEN;
 int rt_recv(void *buf, uint32_t size, int *fd) RT_HIDDEN;
+void rt_own_send(uint32_t kind, uint64_t tsc0) RT_HIDDEN; /* OWN: tsc0 to now was ours */
 
 /* ftrace.c */
 #define RT_STUB_HEADER 64 /* a stub region's far jump to the tracer's trampoline */

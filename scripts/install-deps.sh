@@ -7,7 +7,7 @@ set -euo pipefail
 need=(make gcc g++ clang binutils libc6-dev libtraceevent-dev libdw-dev libzydis-dev zlib1g-dev libfuse3-dev fuse3 go-md2man)
 case "${1:-test}" in
 build) ;;
-test) need+=(gawk trace-cmd libc6-dbg systemtap-sdt-dev libclang-rt-dev protobuf-compiler golang-go chromium imagemagick libxml2-utils pkg-config man-db libc++-dev libc++abi-dev default-jre-headless nodejs rustc gpg gpg-agent gpgconf linux-source-6.12 iputils-ping linux-perf libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev dpkg-dev python-is-python3 libasan8) ;;
+test) need+=(gawk trace-cmd libc6-dbg systemtap-sdt-dev libclang-rt-dev protobuf-compiler golang-go chromium imagemagick libxml2-utils pkg-config man-db libc++-dev libc++abi-dev default-jre-headless nodejs rustc gpg gpg-agent gpgconf linux-source-6.12 iputils-ping linux-perf libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev dpkg-dev python-is-python3 libasan8 strace) ;;
 bench) need+=(gawk trace-cmd uftrace hyperfine lttng-tools liblttng-ust-dev bpftrace) ;;
 *) echo "install-deps.sh: unknown set '$1' (build, test or bench)" >&2; exit 2 ;;
 esac

@@ -9,7 +9,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,21 +60,50 @@ void utrace_spawn_restore_signals(void)
 	sigprocmask(SIG_SETMASK, &spawn_sig.mask, NULL);
 }
 
+/*
+ * The file execvp() would run for name, looked up in $PATH before the go
+ * (into buf; NULL: leave it to execvp): after the go the child makes one
+ * execve, not one per folder of $PATH, so that its system calls after
+ * the go are the command's (utrace_dat_own: the recorder's child is
+ * utrace's until the go).  A file execve() refuses still goes to
+ * execvp(), which knows what to do with it.
+ */
+static const char *spawn_lookup(const char *name, char *buf, size_t size)
+{
+	const char *p = getenv("PATH"), *end;
+
+	if (strchr(name, '/') || !p || !*name)
+		return NULL;
+	for (; *p; p = *end ? end + 1 : end) {
+		int n;
+
+		end = strchrnul(p, ':');
+		n = snprintf(buf, size, "%.*s%s%s", (int)(end - p), p, end == p ? "" : "/", name);
+		if (n > 0 && (size_t)n < size && access(buf, X_OK) == 0)
+			return buf;
+	}
+	return NULL;
+}
+
 /* The child: set up, wait for the go byte, then become the command. */
 static void __attribute__((noreturn))
 spawn_child(char *const argv[], void (*in_child)(void *), void *arg, int go_fd, int err_fd)
 {
-	char c;
+	char c, buf[PATH_MAX];
+	const char *file;
 	ssize_t n;
 	int e;
 
 	if (in_child)
 		in_child(arg);
+	file = spawn_lookup(argv[0], buf, sizeof(buf));
 	utrace_spawn_restore_signals();
 	while ((n = read(go_fd, &c, 1)) < 0 && errno == EINTR)
 		;
 	if (n != 1)
 		_exit(127); /* the parent gave up */
+	if (file)
+		execv(file, argv);
 	execvp(argv[0], argv);
 	e = errno;
 	if (write(err_fd, &e, sizeof(e)) < 0)

@@ -66,6 +66,7 @@ static int run_pass(struct conv *c)
 	if (ret == 0 && c->pass == 2) {
 		c->st->warnings = utrace_dat_iter_warnings(it);
 		c->st->unread = utrace_dat_iter_unread(it, &c->st->unread_unknown);
+		c->st->own = utrace_dat_iter_own(it);
 		if (c->st->warnings)
 			snprintf(c->st->warning, sizeof(c->st->warning), "%s",
 				 utrace_dat_iter_warning(it));

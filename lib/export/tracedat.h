@@ -47,6 +47,7 @@ struct utrace_tracedat_stats {
 	uint64_t file_bytes;
 	uint64_t warnings; /* sub-buffers the reader cut short at a bad record */
 	uint64_t unread, unread_unknown; /* their records not read (utrace_dat_iter_unread) */
+	uint64_t own; /* kernel events of utrace's own work left out (utrace_dat_iter_own) */
 	unsigned nr_cpus;
 	unsigned nr_tasks; /* saved_cmdlines lines */
 	unsigned nr_syms;  /* kallsyms lines, the end marker included */

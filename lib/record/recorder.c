@@ -73,6 +73,11 @@ static uint64_t rdtsc(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
+uint64_t utrace_recorder_tsc(void)
+{
+	return rdtsc();
+}
+
 static uint64_t mono_ns(clockid_t id)
 {
 	struct timespec ts;

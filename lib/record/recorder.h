@@ -167,6 +167,12 @@ void utrace_recorder_free(struct utrace_recorder *r);
  * only before finish.
  */
 struct iovec;
+/* OWN: thread tid's kernel events from tsc0 to tsc1 (TSC counts, the
+ * clock of every record) were utrace's own work, kind an enum
+ * utrace_own_kind; utrace_recorder_tsc() reads that clock. */
+int utrace_recorder_write_own(struct utrace_recorder *r, int32_t tid, uint32_t kind, uint64_t tsc0,
+			      uint64_t tsc1, struct utrace_error *err);
+uint64_t utrace_recorder_tsc(void);
 int utrace_recorder_write_record(struct utrace_recorder *r, uint32_t type, const struct iovec *iov,
 				 int n, struct utrace_error *err);
 int utrace_recorder_write_kheader(struct utrace_recorder *r, const char *clock,

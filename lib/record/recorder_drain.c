@@ -251,6 +251,23 @@ static void rec_count_overrun(struct rec_buffer *b, uint64_t written, uint64_t p
 	b->overrun = written > b->records ? written - b->records : 0;
 }
 
+/* The runtime's own work on the thread (utrace_rb_meta.own: the making of
+ * its buffer, its exit work), saved as OWN records for the readers. */
+static int save_own(struct utrace_recorder *r, const struct utrace_rb_meta *m,
+		    struct utrace_error *err)
+{
+	static const uint32_t kinds[2] = {UTRACE_OWN_BUFFER, UTRACE_OWN_EXIT};
+	int ret = 0;
+
+	for (int i = 0; i < 2 && ret >= 0; i++) {
+		uint64_t t0 = m->own[2 * i], t1 = m->own[2 * i + 1];
+
+		if (t0 && t1 >= t0)
+			ret = utrace_recorder_write_own(r, m->tid, kinds[i], t0, t1, err);
+	}
+	return ret;
+}
+
 int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struct utrace_error *err)
 {
 	struct utrace_rb_meta *m = b->meta;
@@ -301,6 +318,8 @@ int rec_drain(struct utrace_recorder *r, struct rec_buffer *b, bool final, struc
 	b->wait_tsc = __atomic_load_n(&m->wait_tsc, __ATOMIC_RELAXED);
 	if (m->comm[0])
 		memcpy(b->comm, m->comm, sizeof(b->comm) - 1);
+	if (ret >= 0)
+		ret = save_own(r, m, err);
 	b->done = true;
 	munmap(b->meta, b->size);
 	b->meta = NULL;

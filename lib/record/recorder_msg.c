@@ -528,6 +528,25 @@ static int msg_live(struct rec_conn *c, int fd)
 	return c->live_fd < 0 ? -errno : 0;
 }
 
+/* OWN: a window of the runtime's own work, saved for the readers, who
+ * tell the kernel events in it from the program's (dat_own.c). */
+int utrace_recorder_write_own(struct utrace_recorder *r, int32_t tid, uint32_t kind, uint64_t tsc0,
+			      uint64_t tsc1, struct utrace_error *err)
+{
+	struct utrace_dat_own o = {tid, kind, tsc0, tsc1};
+
+	return rec_write(r, UTRACE_DAT_OWN, &o, sizeof(o), NULL, 0, err);
+}
+
+static int msg_own(struct utrace_recorder *r, const void *buf, size_t n, struct utrace_error *err)
+{
+	const struct utrace_msg_own *m = buf;
+
+	if (n < sizeof(*m) || m->tsc1 < m->tsc0)
+		return -EPROTO;
+	return utrace_recorder_write_own(r, m->tid, m->kind, m->tsc0, m->tsc1, err);
+}
+
 int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n, int fd,
 		   struct utrace_error *err)
 {
@@ -552,6 +571,8 @@ int rec_handle_msg(struct utrace_recorder *r, struct rec_conn *c, const void *bu
 		return rec_fpatch_ask(r, c, buf, n);
 	case UTRACE_MSG_FPATCH_AREA:
 		return rec_fpatch_area(r, c, buf, n);
+	case UTRACE_MSG_OWN:
+		return msg_own(r, buf, n, err);
 	case UTRACE_MSG_QUIESCE:
 		return rec_quiesce(c, buf, n);
 	case UTRACE_MSG_RESUME:

@@ -477,6 +477,7 @@ int utrace_report_filter_run(struct utrace_report_filter *f, struct utrace_dat *
 	}
 	st->damaged = utrace_dat_iter_warnings(it);
 	st->unread = utrace_dat_iter_unread(it, &st->unread_unknown);
+	st->own = utrace_dat_iter_own(it);
 	if (st->damaged)
 		snprintf(st->damaged_first, sizeof(st->damaged_first), "%s",
 			 utrace_dat_iter_warning(it));

@@ -112,6 +112,7 @@ struct utrace_pass_stats {
 	uint64_t lost_unknown; /* losses of an unknown number of events */
 	uint64_t damaged;      /* sub-buffers cut short at a bad record */
 	uint64_t unread, unread_unknown; /* their records not read (utrace_dat_iter_unread) */
+	uint64_t own; /* kernel events of utrace's own work left out (utrace_dat_iter_own) */
 	char damaged_first[512];
 };
 

@@ -49,6 +49,7 @@ static int profile_pass(struct utrace_dat *d, struct utrace_report_filter *f,
 	sum->events = st.events;
 	sum->lost = st.lost;
 	sum->lost_unknown = st.lost_unknown;
+	sum->own = st.own;
 	if (ret == 0 && (sum->warnings = st.damaged)) {
 		snprintf(sum->warning, sizeof(sum->warning), "%s", st.damaged_first);
 		sum->unread = st.unread;

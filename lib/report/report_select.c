@@ -169,6 +169,18 @@ void utrace_select_unread(const char *cmd, uint64_t damaged, uint64_t unread, ui
 	fprintf(f, ", in %" PRIu64 " damaged sub-buffer%s\n", damaged, damaged == 1 ? "" : "s");
 }
 
+/* The kernel events of utrace's own work that were left out
+ * (utrace_dat_iter_own), said so that a count is never silently short. */
+void utrace_select_own(const char *cmd, uint64_t own, FILE *f)
+{
+	if (own)
+		fprintf(f,
+			"utrace %s: %" PRIu64 " kernel event%s %s utrace's own start-up and exit, "
+			"not shown (%s-O utrace-own shows them)\n",
+			cmd, own, own == 1 ? "" : "s", own == 1 ? "was" : "were",
+			strcmp(cmd, "report") ? "utrace report " : "");
+}
+
 void utrace_select_warn(const struct utrace_select_opts *so, struct utrace_dat *d,
 			uint64_t damaged, const char *first, FILE *f)
 {

@@ -78,6 +78,9 @@ void utrace_select_warn(const struct utrace_select_opts *so, struct utrace_dat *
 			uint64_t damaged, const char *first, FILE *f);
 /* Writes to f the summary's line "N records could not be read" of those
  * sub-buffers (utrace_dat_iter_unread); nothing when none was damaged. */
+/* "N kernel events were utrace's own start-up and exit, not shown" (none:
+ * nothing). */
+void utrace_select_own(const char *cmd, uint64_t own, FILE *f);
 void utrace_select_unread(const char *cmd, uint64_t damaged, uint64_t unread, uint64_t unknown,
 			  FILE *f);
 /* Frees the selection and closes d (if not NULL). */

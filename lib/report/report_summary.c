@@ -64,4 +64,5 @@ void utrace_report_summary_write(const struct utrace_select_opts *so, struct utr
 			"(sub-buffers missing)\n",
 			so->cmd, sum->lost_unknown, sum->lost_unknown == 1 ? "" : "s");
 	utrace_select_unread(so->cmd, sum->warnings, sum->unread, sum->unread_unknown, f);
+	utrace_select_own(so->cmd, sum->own, f);
 }

@@ -47,6 +47,7 @@ static const struct {
     {"funcgraph-abstime", UTRACE_REPORT_ABSTIME},   {"funcgraph-tail", UTRACE_REPORT_TAIL},
     {"print-parent", UTRACE_REPORT_PARENT},
     {"funcgraph-retval-hex", UTRACE_REPORT_RETVAL_HEX},
+    {"utrace-own", UTRACE_REPORT_OWN},
 };
 
 void utrace_report_opts_init(struct utrace_report_opts *o)
@@ -79,7 +80,7 @@ int utrace_report_set_option(struct utrace_report_opts *o, const char *name,
 const char *utrace_report_option_names(void)
 {
 	return "funcgraph-cpu funcgraph-overhead funcgraph-duration funcgraph-proc "
-	       "funcgraph-abstime funcgraph-tail print-parent funcgraph-retval-hex";
+	       "funcgraph-abstime funcgraph-tail print-parent funcgraph-retval-hex utrace-own";
 }
 
 struct printer {
@@ -501,6 +502,8 @@ static int iter_fail(struct utrace_dat_iter *it, int ret)
 
 static void take_warnings(struct printer *p, const struct utrace_dat_iter *it)
 {
+	if (p->sum)
+		p->sum->own = utrace_dat_iter_own(it);
 	if (!p->sum || !utrace_dat_iter_warnings(it))
 		return;
 	p->sum->warnings = utrace_dat_iter_warnings(it);
@@ -667,6 +670,7 @@ int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_rep
 	p.filter = opts->filter;
 	p.nsecs = opts->nsecs;
 	p.cpu_width = snprintf(NULL, 0, "%u", ncpus ? ncpus - 1 : 0);
+	utrace_dat_show_own(d, opts->flags & UTRACE_REPORT_OWN);
 	if (utrace_dat_event_format_count(d) && utrace_event_printer_new(d, &p.evp, err) < 0)
 		return err->code;
 	if (sum) {

@@ -42,6 +42,10 @@ enum utrace_report_flags {
 	 * + !, red # *, bold magenta @ $), the function names of entries and
 	 * one-line calls in bold: what uftrace and perf colour */
 	UTRACE_REPORT_COLOR = 1u << 9,
+	/* utrace-own: the kernel events of utrace's own work (the recorder's
+	 * child before its exec, libutrace.so's start-up) are shown; by
+	 * default they are left out and counted (lib/tracefile/dat_own.c) */
+	UTRACE_REPORT_OWN = 1u << 10,
 };
 
 /* The kernel's defaults. */
@@ -74,6 +78,7 @@ struct utrace_report_summary {
 	uint64_t warnings; /* sub-buffers cut short at a bad record */
 	uint64_t unread, unread_unknown; /* their records not read (utrace_dat_iter_unread) */
 	char warning[512]; /* the first one */
+	uint64_t own; /* kernel events of utrace's own work left out (utrace_dat_iter_own) */
 };
 
 /* Prints the header and every event.  sum may be NULL; if not, free it

@@ -160,6 +160,9 @@ static int session_begin(struct utrace_session *s)
 		return session_failf(&s->fail, 1, "%s", s->k.err.msg);
 	if (s->pid < 0)
 		return session_failf(&s->fail, 127, "%s", err.msg);
+	if (s->k.kt && utrace_recorder_write_own(s->r, s->pid, UTRACE_OWN_SPAWN, 0, s->k.go_tsc,
+						 &err) < 0)
+		return session_failf(&s->fail, 1, "%s: %s", ro->output, err.msg);
 	if (s->k.sampler && session_perf_attr(s->r, s->k.sampler, s->o->sample.user_only, &err) < 0)
 		session_log(s->o->log, "%s: %s (the samples will not be readable)", ro->output,
 			    err.msg);

@@ -29,6 +29,7 @@ struct session_kernel {
 	const struct utrace_sampler_opts *sopts; /* NULL: no sampling */
 	struct utrace_sampler *sampler;
 	struct utrace_error err;
+	uint64_t go_tsc; /* the TSC just before the child was let exec (OWN) */
 };
 
 /* Everything a session holds, released by utrace_session_free. */

@@ -84,6 +84,8 @@ pid_t session_spawn(char **argv, const char *sock, const char *runtime, bool bin
 		utrace_spawn_abandon(&s);
 		return -2;
 	}
+	/* what the child does until it execs is ours (utrace_dat_own) */
+	k->go_tsc = utrace_recorder_tsc();
 	if (utrace_spawn_release(&s, err) < 0)
 		return -1;
 	return s.pid;

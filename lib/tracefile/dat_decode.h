@@ -37,6 +37,7 @@ struct dat_warnings {
 	uint64_t count;	       /* sub-buffers cut short at a bad record */
 	uint64_t unread;       /* records of theirs from the bad one on (the header's count) */
 	uint64_t unread_unknown; /* of them, those whose header gives no count */
+	uint64_t own;	       /* kernel events of utrace's own work left out (dat_own.c) */
 	char first[512];
 };
 

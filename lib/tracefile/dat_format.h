@@ -61,6 +61,15 @@ enum utrace_dat_type {
 	UTRACE_DAT_PERF_OFFCPU = 22, /* struct utrace_dat_perf + off-CPU samples */
 	UTRACE_DAT_PERF_KSYMS = 23,  /* {u64 start, NUL-terminated name}...: kernel symbols */
 	UTRACE_DAT_KSYMS = 24, /* kallsyms lines: the symbols of the kernel stacks' frames */
+	UTRACE_DAT_OWN = 25,   /* struct utrace_dat_own: utrace's own work on a thread */
+};
+
+/* A window of utrace's own work on thread tid (TSC counts, both ends
+ * included): its kernel events there are utrace's, not the program's. */
+struct utrace_dat_own {
+	int32_t tid;
+	uint32_t kind; /* enum utrace_own_kind (common/proto.h) */
+	uint64_t tsc0, tsc1;
 };
 
 struct utrace_dat_rec {

@@ -130,6 +130,7 @@ struct utrace_dat {
 
 	struct dat_kernel *kern; /* kernel events (dat_kernel.c), NULL if none */
 	struct dat_ksyms *ksyms; /* the kernel's symbols (dat_ksyms.c), NULL if none */
+	struct dat_own *own;	 /* windows of utrace's own work (dat_own.c), NULL if none */
 	struct dat_samples *samples; /* perf samples (dat_samples.c), NULL if none */
 	struct dat_hists *hists;     /* hist trigger tables (dat_hist.c), NULL if none */
 	/* snapshots (SNAPSHOT records); snap_sel: the one whose SNAP_PAGEs are

@@ -521,6 +521,11 @@ uint64_t utrace_dat_iter_unread(const struct utrace_dat_iter *it, uint64_t *unkn
 	return it->warn.unread;
 }
 
+uint64_t utrace_dat_iter_own(const struct utrace_dat_iter *it)
+{
+	return it->warn.own;
+}
+
 const char *utrace_dat_iter_warning(const struct utrace_dat_iter *it)
 {
 	return it->warn.count ? it->warn.first : NULL;

@@ -354,6 +354,10 @@ int dat_kcursor_next(struct dat_kcursor *c, struct utrace_event *ev, struct utra
 		}
 		make_event(c, ev, rec, (uint32_t)size);
 		c->rec = kbuffer_next_event(c->kb, &c->ts);
+		if (dat_own_hit(c->d, ev->tid, ev->tsc)) { /* utrace's own work */
+			c->warn->own++;
+			continue;
+		}
 		return 1;
 	}
 }

@@ -28,6 +28,13 @@ void dat_kernel_free(struct utrace_dat *d);
 int dat_ksyms_meta(struct utrace_dat *d, char *p, uint32_t len, bool *kept);
 void dat_ksyms_free(struct utrace_dat *d);
 
+/* OWN records (dat_own.c), read whole (*bad: why one is skipped); <0
+ * only when out of memory.  dat_own_hit: thread tid at TSC count tsc was
+ * in a window of utrace's own work, and those are not shown. */
+int dat_own_meta(struct utrace_dat *d, const char *p, uint32_t len, const char **bad);
+bool dat_own_hit(const struct utrace_dat *d, int32_t tid, uint64_t tsc);
+void dat_own_free(struct utrace_dat *d);
+
 /* One cursor per CPU that has pages. */
 size_t dat_kernel_cpu_count(const struct utrace_dat *d);
 struct dat_kcursor;

@@ -314,6 +314,9 @@ int dat_meta_record(struct utrace_dat *d, struct dat_scan *sc, uint32_t type, ch
 	case UTRACE_DAT_KSYMS:
 		ret = dat_ksyms_meta(d, p, len, &m.kept);
 		break;
+	case UTRACE_DAT_OWN:
+		ret = dat_own_meta(d, p, len, &m.bad);
+		break;
 	case UTRACE_DAT_NOTICE:
 		ret = meta_notice(&m, p, len);
 		break;

@@ -163,7 +163,8 @@ static int scan_records(struct utrace_dat *d, struct dat_scan *sc, struct utrace
 						rec.type == UTRACE_DAT_PERF_OFFCPU);
 		} else if ((rec.type >= UTRACE_DAT_CLOCK && rec.type <= UTRACE_DAT_HIST) ||
 			   rec.type == UTRACE_DAT_PERF_ATTR || rec.type == UTRACE_DAT_SNAPSHOT ||
-			   rec.type == UTRACE_DAT_PERF_KSYMS || rec.type == UTRACE_DAT_KSYMS) {
+			   rec.type == UTRACE_DAT_PERF_KSYMS || rec.type == UTRACE_DAT_KSYMS ||
+			   rec.type == UTRACE_DAT_OWN) {
 			/* metadata (PAGE, KPAGE and END are handled above) */
 			if (rec.len > DAT_MAX_META_LEN) {
 				dat_bad_record(d, off, rec.type, "too large");
@@ -291,6 +292,7 @@ void utrace_dat_close(struct utrace_dat *d)
 	dat_syms_free(d);
 	dat_kernel_free(d);
 	dat_ksyms_free(d);
+	dat_own_free(d);
 	dat_samples_free(d);
 	dat_hist_free(d);
 	free(d->snaps);

@@ -284,6 +284,14 @@ const char *utrace_dat_iter_warning(const struct utrace_dat_iter *it);
  * header that does not (the last, partial sub-buffer of a thread), each
  * at least one record more. */
 uint64_t utrace_dat_iter_unread(const struct utrace_dat_iter *it, uint64_t *unknown);
+/* Kernel events of utrace's own work (the recorder's child before its
+ * exec, libutrace.so's start-up: OWN records, dat_own.c) that the
+ * iterator left out so far; utrace_dat_show_own(d, true) before opening
+ * an iterator keeps them.  utrace_dat_own_windows: how many windows the
+ * file has (0: a recording without kernel events, or an older one). */
+uint64_t utrace_dat_iter_own(const struct utrace_dat_iter *it);
+void utrace_dat_show_own(struct utrace_dat *d, bool show);
+size_t utrace_dat_own_windows(const struct utrace_dat *d);
 void utrace_dat_iter_close(struct utrace_dat_iter *it);
 
 /*

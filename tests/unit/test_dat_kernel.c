@@ -9,8 +9,10 @@
  * missed events, TP_printk text, a damaged page, a file whose
  * recorder died before KTASKS, and the kernel's kernel_stack entries of
  * its stacktrace trigger (a STACK event named from the KSYMS record,
- * printed as the kernel's trace_stack_print).
+ * printed as the kernel's trace_stack_print), and the OWN windows of
+ * utrace's own work, whose kernel events are left out and counted.
  */
+#include "common/proto.h"
 #include "lib/tracefile/dat_reader.h"
 #include "lib/report/event_print.h"
 #include "lib/report/report_stack.h"
@@ -242,6 +244,70 @@ static void test_no_tasks(void)
 		utrace_dat_close(d);
 }
 
+/* The values of the kernel events one iterator gives (show: OWN shown),
+ * a bit each (42..45), and how many it left out as utrace's own. */
+static unsigned own_pass(struct utrace_dat *d, bool show, uint64_t *own)
+{
+	struct utrace_dat_iter *it;
+	struct utrace_error err;
+	struct utrace_event ev;
+	unsigned seen = 0;
+	int32_t v;
+
+	utrace_dat_show_own(d, show);
+	if (utrace_dat_iter_open(d, &it, &err) < 0)
+		return 0;
+	while (utrace_dat_iter_next(it, &ev, &err) > 0)
+		if (ev.kind == UTRACE_EV_EVENT && ev.id == KEV_ID && ev.data_len >= 4) {
+			memcpy(&v, ev.data, 4);
+			if (v >= 42 && v <= 45)
+				seen |= 1u << (v - 42);
+		}
+	*own = utrace_dat_iter_own(it);
+	utrace_dat_iter_close(it);
+	return seen;
+}
+
+/* OWN records: a kernel event of the window's thread inside it is left
+ * out (both ends included), another thread's or one outside is not. */
+static void test_own(void)
+{
+	const char *path = check_path("kernel-own.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "function_graph");
+	struct utrace_dat_own own[4] = {
+	    {100, UTRACE_OWN_START, 1000, 1005},		   /* 42 @1005: out */
+	    {555, UTRACE_OWN_BUFFER, 0, 2014},			   /* 43 @2015: kept */
+	    {555, UTRACE_OWN_THREAD, 2015 + (1u << 27) + 5, UINT64_MAX}, /* 44: out */
+	    {100, UTRACE_OWN_EXIT, 10, 5}};			   /* ends before it starts */
+	struct utrace_dat *d = NULL;
+	struct utrace_error err;
+	unsigned seen, nw;
+	uint64_t n = 0;
+
+	kernel_header(w);
+	fx_graph_basic(w);
+	kernel_pages(w);
+	for (int i = 0; i < 4; i++)
+		fx_write(w, UTRACE_DAT_OWN, &own[i], sizeof(own[i]), NULL, 0);
+	fx_end(w);
+	if (utrace_dat_open(path, &d, &err) < 0) {
+		check(0, "own: the file reads: %s", err.msg);
+		return;
+	}
+	nw = utrace_dat_warning_count(d);
+	check(utrace_dat_own_windows(d) == 3 && nw >= 1,
+	      "own: three windows, the reversed one skipped with a warning (%zu, %u warnings)",
+	      utrace_dat_own_windows(d), nw);
+	seen = own_pass(d, false, &n);
+	check(seen == (1u << 1 | 1u << 3) && n == 2,
+	      "own: the events in a window of their thread are left out and counted (0x%x, %llu)",
+	      seen, (unsigned long long)n);
+	seen = own_pass(d, true, &n);
+	check(seen == 0xf && n == 0, "own: utrace_dat_show_own() keeps them (0x%x, %llu)", seen,
+	      (unsigned long long)n);
+	utrace_dat_close(d);
+}
+
 /* ftrace:kernel_stack (events/ftrace/kernel_stack/format, id 4). */
 static const char kstack_format[] =
     "name: kernel_stack\n"
@@ -378,6 +444,7 @@ int main(void)
 	}
 	test_merge();
 	test_no_tasks();
+	test_own();
 	test_kernel_stack();
 	test_lat_fmt();
 	check_tmpdir_cleanup();
