@@ -112,9 +112,14 @@ check "the children that exited left the list again (one may be running)" until_
 echo > set_event_notrace_pid
 echo "$P" > set_event_pid
 check "set_event_pid and event-fork: the children's events are recorded" got 'lt_work: n='
-check "... and the parent's" test "$(of_parent 'lt_tick: n=')" -gt 0
+parent_ticks() { cat trace >"$T/tr"; test "$(of_parent 'lt_tick: n=')" -gt 0; }
+check "... and the parent's" until_ok 50 parent_ticks
 echo 0 > options/event-fork
 echo nofunction-fork > trace_options
+# the children forked while it was on stay listed until they exit, as in
+# the kernel: the window starts once the list is the parent alone
+pid_is_p() { test "$(cat set_event_pid)" = "$P"; }
+until_ok 50 pid_is_p
 echo > trace
 sleep 1.5
 cat trace >"$T/tr"
@@ -126,6 +131,8 @@ echo function-fork > trace_options
 check "function-fork reads 1" test "$(cat options/function-fork)" = 1
 check "set_ftrace_pid and function-fork: the children's calls are traced" got 'child_work <-'
 echo 0 > options/function-fork
+ftrace_is_p() { test "$(cat set_ftrace_pid)" = "$P"; }
+until_ok 50 ftrace_is_p
 echo > trace
 sleep 1.5
 cat trace >"$T/tr"
