@@ -118,7 +118,8 @@ enum utrace_config_flags {
 	UTRACE_CFG_GRAPH_RETADDR = 1u << 6, /* funcgraph-retaddr: each ENTRY with its return
 					     * address (UEXT_RETADDR), for sampled call chains */
 	UTRACE_CFG_DUMP_ON_CRASH = 1u << 7, /* --dump-on-crash: record the crash signals
-					     * (runtime/crash.c) */	   /* --libcall: hook PLT/GOT slots (runtime/plt.c) */
+					     * (runtime/crash.c; so does UTRACE_CFG_LIVE
+					     * while utrace_control.dump_on_crash is 1) */	   /* --libcall: hook PLT/GOT slots (runtime/plt.c) */
 };
 
 /* The control page is a memfd shared by the recorder and every traced
@@ -217,6 +218,12 @@ struct utrace_control {
 	 * written on CPU N (of the first 64), as the kernel's ring buffer
 	 * refuses a reservation on a CPU left out of the mask. */
 	uint64_t cpu_off;
+	/* options/dump-on-crash (the live tracefs) and record --dump-on-crash:
+	 * 1 = a crash signal leaves its record (runtime/crash.c).  Its
+	 * handlers are installed at the start of every process of a live
+	 * recording, and write only while this word is 1. */
+	uint32_t dump_on_crash;
+	uint32_t crash_reserved;
 };
 
 /* Whether probe key k is off (see ipp_off). */

@@ -17,7 +17,18 @@
  * rt_sig_forward() then runs the program's handler, or takes the default
  * action so that the core and the exit status are as untraced.  Nothing
  * of this is on a traced call's path; without the option no handler is
- * installed at all.  A crash signal the program blocked or that cannot
+ * installed at all.
+ *
+ * Under record --tracefs the option is a file, options/dump-on-crash,
+ * turned on and off while the program runs: the handlers are installed
+ * at the start of every process the recording starts (UTRACE_CFG_LIVE),
+ * and the record is written only while the control page's dump_on_crash
+ * word is 1 (the recorder sets it from the file, and to 1 with
+ * --dump-on-crash).  With the word 0 the handler only forwards, so the
+ * program sees what it would untraced.  An attached process (-P) gets no
+ * handlers: its dispositions were set before the runtime came.
+ *
+ * A crash signal the program blocked or that cannot
  * be delivered (a stack overflow with no alternate stack) kills without
  * any handler: the recorder then knows only the exit status.
  */
@@ -39,6 +50,10 @@ static void crash_handler(int sig, siginfo_t *si, void *uc_)
 
 	if ((sig == SIGSEGV || sig == SIGBUS) && si->si_code > 0 && rt_fetch_fault_fixup(uc_))
 		return; /* a probe's read, resumed at its fixup: not the program's */
+	if (!rt.ctl || !__atomic_load_n(&rt.ctl->dump_on_crash, __ATOMIC_RELAXED)) {
+		rt_sig_forward(sig, si, uc_); /* options/dump-on-crash is 0 */
+		return;
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.code = si->si_code;
 	if (si->si_code > 0)
@@ -53,7 +68,8 @@ static void crash_handler(int sig, siginfo_t *si, void *uc_)
 
 void rt_crash_install(void)
 {
-	if (!(rt.cfg.flags & UTRACE_CFG_DUMP_ON_CRASH))
+	if (!(rt.cfg.flags & UTRACE_CFG_DUMP_ON_CRASH) &&
+	    (!(rt.cfg.flags & UTRACE_CFG_LIVE) || rt.attached))
 		return;
 	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++)
 		rt_sig_guard_install(crash_sigs[i], crash_handler);

@@ -202,6 +202,7 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 	r->ctl->size = sizeof(*r->ctl);
 	memcpy(r->ctl->tid_filter, opts->tids, sizeof(r->ctl->tid_filter));
 	r->ctl->tracing_on = 1;
+	r->ctl->dump_on_crash = opts->dump_on_crash;
 	if (rec_trig_init(r, err) < 0) {
 		ret = err->code;
 		goto fail;
@@ -508,9 +509,10 @@ int rec_write_symtabs(struct utrace_recorder *r, struct utrace_error *err)
 	 * triggers, to name the frames; with entries traced as the function
 	 * tracer's under function_graph (Go, the JVM, V8), their callers;
 	 * with --dump-on-crash, to name where a crash signal came (libc's
-	 * abort, a fault in a library). */
+	 * abort, a fault in a library), or options/dump-on-crash once on. */
 	bool all = r->o.tracer == UTRACE_TRACER_FUNCTION || r->o.nr_inproc_probes ||
-		   rec_trig_wants_stacks(r) || rec_fpatch_entry_only_any(r) || r->o.dump_on_crash;
+		   rec_trig_wants_stacks(r) || rec_fpatch_entry_only_any(r) || r->o.dump_on_crash ||
+		   r->crash_ever;
 	int ret = 0;
 
 	for (uint32_t i = 0; i < r->nr_conns && ret >= 0; i++) {

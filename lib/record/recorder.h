@@ -278,6 +278,9 @@ uint32_t utrace_recorder_live_buffer_kb_now(struct utrace_recorder *r);
 /* tracing_cpumask: no record is written on the CPUs of off (bit N: CPU
  * N), in every process at once. */
 void utrace_recorder_live_cpu_off(struct utrace_recorder *r, uint64_t off);
+/* options/dump-on-crash: a crash signal leaves its record (on) or not,
+ * in every process at once (runtime/crash.c). */
+void utrace_recorder_live_dump_on_crash(struct utrace_recorder *r, bool on);
 /* set_event_pid, set_event_notrace_pid (recorder_livepid.c): only the
  * threads tids have their events recorded (n 0: every thread), never
  * those of notrace, in every process at once; -ENOSPC past

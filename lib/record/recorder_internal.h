@@ -107,6 +107,7 @@ struct utrace_recorder {
 	 * one is written as the file's last META tracer (recorder.c) */
 	uint32_t tracer_first, tracer_max;
 	unsigned live_follow; /* UTRACE_RECORDER_FOLLOW_*: event-fork, function-fork */
+	bool crash_ever; /* options/dump-on-crash was 1 at some time: every symbol table */
 	char dir[64];
 	char sock_path[128];
 	int listen_fd;

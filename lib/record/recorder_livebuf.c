@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recorder_livebuf.c - the live tracefs's buffer_size_kb and
- * tracing_cpumask, through the control page every traced process maps.
+ * recorder_livebuf.c - the live tracefs's buffer_size_kb,
+ * tracing_cpumask and options/dump-on-crash, through the control page
+ * every traced process maps.
  *
  * The kernel resizes its per-CPU buffers in place; utrace's buffers are
  * per thread, each a memfd the thread made at its first record and the
@@ -44,4 +45,11 @@ uint32_t utrace_recorder_live_buffer_kb_now(struct utrace_recorder *r)
 void utrace_recorder_live_cpu_off(struct utrace_recorder *r, uint64_t off)
 {
 	__atomic_store_n(&r->ctl->cpu_off, off, __ATOMIC_RELAXED);
+}
+
+void utrace_recorder_live_dump_on_crash(struct utrace_recorder *r, bool on)
+{
+	if (on) /* the dump names where the signal came: every object's symbols */
+		r->crash_ever = true;
+	__atomic_store_n(&r->ctl->dump_on_crash, on ? 1u : 0u, __ATOMIC_RELAXED);
 }

@@ -154,6 +154,8 @@ static int cd_dump(struct cd_state *s, FILE *out, struct utrace_error *err)
 	for (size_t i = 0; i < s->nr; i++)
 		if (s->t[i].has_sig && (!crashed || s->t[i].sig_ts > crashed->sig_ts))
 			crashed = &s->t[i];
+	if (!crashed && s->o->need_signal)
+		return 0;
 	utrace_report_signal_name(s->o->sig, name, sizeof(name));
 	if (crashed)
 		fprintf(out, "utrace: pid %d died of %s in thread %d\n", s->o->pid, name,

@@ -27,6 +27,9 @@ struct utrace_crash_dump_opts {
 	int sig;	/* of this signal */
 	unsigned calls; /* the last calls of each thread printed */
 	bool all;	/* every thread of the process, not only the one that crashed */
+	/* nothing printed when no thread has a signal record (record
+	 * --tracefs: options/dump-on-crash was 0 at the crash) */
+	bool need_signal;
 };
 
 /* The last calls of the thread of pid that took sig (of every thread with

@@ -359,6 +359,17 @@ static void live_follow_fork(void *arg, unsigned follow)
 	pthread_mutex_unlock(&rl->lock);
 }
 
+/* options/dump-on-crash: the runtimes' handlers write their record, and
+ * the session dumps the last calls (session_crash.c), while it is on */
+static void live_dump_on_crash(void *arg, bool on)
+{
+	struct session_live *rl = arg;
+
+	live_lock(rl);
+	utrace_recorder_live_dump_on_crash(rl->r, on);
+	pthread_mutex_unlock(&rl->lock);
+}
+
 /*
  * trace_clock: every record holds the TSC the runtime read (rdtsc,
  * runtime/rt.h rt_clock); the file's two calibration points make it
@@ -420,6 +431,8 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .ftrace_pids = live_ftrace_pids,
 	    .pids_get = live_pids_get,
 	    .follow_fork = live_follow_fork,
+	    .dump_on_crash = o->npids ? NULL : live_dump_on_crash, /* no handlers in -P's */
+	    .dump_on_crash_on = o->rec.dump_on_crash,
 	    .clock_names = "local global mono x86-tsc", /* the kernel's order */
 	    .set_clock = live_set_clock,
 	    .thresh_us = o->rec.thresh_ns / 1000,

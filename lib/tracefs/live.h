@@ -237,6 +237,11 @@ struct utrace_live_ops {
 			  uint64_t *missed, struct utrace_error *err);
 	/* tracing_cpumask: no record written on the CPUs of off (bit N) */
 	void (*cpu_off)(void *arg, uint64_t off);
+	/* options/dump-on-crash: a crash signal of the program leaves its
+	 * record and the recorder dumps the last calls (on) or not; its value
+	 * at the start (record --dump-on-crash); NULL: no such option */
+	void (*dump_on_crash)(void *arg, bool on);
+	bool dump_on_crash_on;
 	/* the tracer and filter the recording starts with (the command line;
 	 * filter may be NULL) */
 	enum utrace_tracer tracer;

@@ -77,6 +77,7 @@ struct utrace_live {
 	int32_t *pids[4];
 	unsigned npids[4];
 	unsigned follow;
+	bool dump_on_crash; /* live_options.c: options/dump-on-crash */
 	char clock[16]; /* live_clock.c: trace_clock's current clock */
 	/* live_ftcmd.c: set_ftrace_filter's function commands, by function */
 	struct live_ftcmd *ftcmds;

@@ -16,7 +16,9 @@
  * to the other EOPNOTSUPP.  event-fork and function-fork (off at first, as
  * the kernel's) make a process forked by a thread of the event (function)
  * pid lists join them: ops->follow_fork, the recording adds it
- * (live_pids.c).
+ * (live_pids.c).  dump-on-crash (utrace's: the kernel's
+ * ftrace_dump_on_oops is a sysctl, not an option) says whether a crash
+ * signal of the program dumps its last calls: ops->dump_on_crash.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,6 +47,8 @@ static const struct {
 } follow[] = {{"event-fork", UTRACE_LIVE_FOLLOW_EVENT},
 	      {"function-fork", UTRACE_LIVE_FOLLOW_FUNCTION}};
 #define NFOLLOW (sizeof(follow) / sizeof(follow[0]))
+
+#define DUMP_ON_CRASH "dump-on-crash" /* ops->dump_on_crash's option */
 
 /* follow[]'s bit of name, 0 if none */
 static unsigned follow_bit(const char *name)
@@ -76,6 +80,8 @@ static bool each_option(struct utrace_live *l, bool (*fn)(void *arg, const char 
 	for (size_t i = 0; i < NFOLLOW && l->ops.follow_fork; i++)
 		if (fn(arg, follow[i].name))
 			return true;
+	if (l->ops.dump_on_crash && fn(arg, DUMP_ON_CRASH))
+		return true;
 
 	while (s && *s) {
 		size_t n = strcspn(s, " ");
@@ -109,6 +115,8 @@ static bool option_on(struct utrace_live *l, const char *name)
 		return fixed[fixed_find(name)].on;
 	if (follow_bit(name))
 		return l->follow & follow_bit(name);
+	if (!strcmp(name, DUMP_ON_CRASH))
+		return l->dump_on_crash;
 	return l->ops.set_option(l->ops.arg, name, &w) == 0 && w == l->options;
 }
 
@@ -165,6 +173,11 @@ static int option_set(struct utrace_live *l, const char *name)
 	if (follow_bit(base) && l->ops.follow_fork) {
 		l->follow = base == name ? l->follow | follow_bit(base) : l->follow & ~follow_bit(base);
 		l->ops.follow_fork(l->ops.arg, l->follow);
+		return 0;
+	}
+	if (!strcmp(base, DUMP_ON_CRASH) && l->ops.dump_on_crash) {
+		l->dump_on_crash = base == name;
+		l->ops.dump_on_crash(l->ops.arg, l->dump_on_crash);
 		return 0;
 	}
 	if (!live_option_known(l, base) || l->ops.set_option(l->ops.arg, name, &w) < 0)

@@ -17,6 +17,9 @@
  * child may have joined); the options event-fork and function-fork go
  * to ops->follow_fork, and the recorder adds a fork child to the lists
  * its parent thread is in, as they say, and takes it out at its exit.
+ * options/dump-on-crash (live_options.c) goes to ops->dump_on_crash and
+ * the recorder puts it in the control page's dump_on_crash word
+ * (runtime/crash.c reads it; tests/kernel/tracefs_crash.sh runs it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -113,6 +116,13 @@ static unsigned fix_pids_get(void *arg, enum utrace_live_pids which, int32_t *ti
 static void fix_follow(void *arg, unsigned follow)
 {
 	follow_got = follow;
+}
+
+static int crash_got = -1;
+
+static void fix_crash(void *arg, bool on)
+{
+	crash_got = on;
 }
 
 static int fix_clock(void *arg, const char *name, uint32_t *options)
@@ -234,6 +244,29 @@ static void event_pid_files(struct utrace_live *l)
 	      "noevent-fork: off, trace_options lists both as they are");
 }
 
+/* options/dump-on-crash: there only with ops->dump_on_crash, starting at
+ * ops->dump_on_crash_on, 0 or 1 sent on */
+static void crash_option(struct utrace_live *l)
+{
+	char out[512];
+	long n;
+
+	check(!live_option_known(l, "dump-on-crash"), "no ops->dump_on_crash: no option");
+	l->ops.dump_on_crash = fix_crash;
+	l->dump_on_crash = true; /* as utrace_live_start takes ops->dump_on_crash_on */
+	show(l, "/options/dump-on-crash", out, sizeof(out));
+	check(!strcmp(out, "1\n"), "options/dump-on-crash starts as the command line: '%s'", out);
+	n = put(l, "/options/dump-on-crash", O_WRONLY | O_TRUNC, "0\n");
+	show(l, "/options/dump-on-crash", out, sizeof(out));
+	check(n == 2 && !strcmp(out, "0\n") && crash_got == 0, "0 > options/dump-on-crash: off, sent");
+	n = put(l, "/trace_options", O_WRONLY | O_TRUNC, "dump-on-crash\n");
+	show(l, "/trace_options", out, sizeof(out));
+	check(n == 14 && crash_got == 1 && strstr(out, "\ndump-on-crash\n"),
+	      "dump-on-crash > trace_options: on, listed so");
+	n = put(l, "/options/dump-on-crash", O_WRONLY | O_TRUNC, "2\n");
+	check(n == -EINVAL && crash_got == 1 && l->dump_on_crash, "2: EINVAL, unchanged");
+}
+
 static void clock_file(struct utrace_live *l)
 {
 	char out[256];
@@ -275,6 +308,7 @@ static void files(void)
 	live_clock_init(l);
 	pid_files(l);
 	event_pid_files(l);
+	crash_option(l);
 	clock_file(l);
 	live_pids_free(l);
 	free(l);
@@ -365,6 +399,11 @@ static void recorder(void)
 		  r->ctl->ft_pid_gen == g2,
 	      "more than UTRACE_FT_PIDS: -ENOSPC, nothing changed");
 	follow(r);
+	check(!r->ctl->dump_on_crash, "no --dump-on-crash: the page's dump_on_crash 0");
+	utrace_recorder_live_dump_on_crash(r, true);
+	check(r->ctl->dump_on_crash == 1, "options/dump-on-crash 1: the word 1");
+	utrace_recorder_live_dump_on_crash(r, false);
+	check(!r->ctl->dump_on_crash, "... 0: the word 0");
 	if (utrace_recorder_finish(r, &st, &err) < 0)
 		check(0, "finish: %s", err.msg);
 	utrace_recorder_free(r);
