@@ -85,9 +85,11 @@ static const char *spawn_lookup(const char *name, char *buf, size_t size)
 	return NULL;
 }
 
-/* The child: set up, wait for the go byte, then become the command. */
+/* The child: set up, say it is ready (ready_fd), wait for the go byte,
+ * then become the command. */
 static void __attribute__((noreturn))
-spawn_child(char *const argv[], void (*in_child)(void *), void *arg, int go_fd, int err_fd)
+spawn_child(char *const argv[], void (*in_child)(void *), void *arg, int go_fd, int err_fd,
+	    int ready_fd)
 {
 	char c, buf[PATH_MAX];
 	const char *file;
@@ -98,6 +100,9 @@ spawn_child(char *const argv[], void (*in_child)(void *), void *arg, int go_fd, 
 		in_child(arg);
 	file = spawn_lookup(argv[0], buf, sizeof(buf));
 	utrace_spawn_restore_signals();
+	if (write(ready_fd, "r", 1) < 0) /* the parent gone: the go read says */
+		_exit(127);
+	close(ready_fd);
 	while ((n = read(go_fd, &c, 1)) < 0 && errno == EINTR)
 		;
 	if (n != 1)
@@ -127,10 +132,25 @@ static void spawn_close(int *fd)
 	*fd = -1;
 }
 
+/* Until the child has set itself up (its read of the ready pipe: a byte,
+ * or end of file if it died first): what it does up to the go is then
+ * done, and what follows the go is its exec.  The recorder counts the
+ * child's system calls up to the go as utrace's own (utrace_dat_own);
+ * without this wait a child slow to start (under load) did some of them,
+ * 60 sigaction calls, after the go. */
+static void spawn_wait_ready(int fd)
+{
+	char c;
+
+	while (read(fd, &c, 1) < 0 && errno == EINTR)
+		;
+	close(fd);
+}
+
 int utrace_spawn_held(char *const argv[], void (*in_child)(void *), void *arg,
 		      struct utrace_spawn *s, struct utrace_error *err)
 {
-	int go[2], ex[2], ret;
+	int go[2], ex[2], rd[2], ret;
 
 	*s = (struct utrace_spawn){.pid = -1, .go_fd = -1, .err_fd = -1};
 	if (!argv || !argv[0])
@@ -144,6 +164,14 @@ int utrace_spawn_held(char *const argv[], void (*in_child)(void *), void *arg,
 		close(go[1]);
 		return ret;
 	}
+	if (pipe2(rd, O_CLOEXEC) < 0) {
+		ret = utrace_error_set(err, -errno, "pipe: %s", strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		close(ex[0]);
+		close(ex[1]);
+		return ret;
+	}
 	s->pid = fork();
 	if (s->pid < 0) {
 		ret = utrace_error_set(err, -errno, "fork: %s", strerror(errno));
@@ -151,16 +179,21 @@ int utrace_spawn_held(char *const argv[], void (*in_child)(void *), void *arg,
 		close(go[1]);
 		close(ex[0]);
 		close(ex[1]);
+		close(rd[0]);
+		close(rd[1]);
 		s->pid = -1;
 		return ret;
 	}
 	if (s->pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		spawn_child(argv, in_child, arg, go[0], ex[1]);
+		close(rd[0]);
+		spawn_child(argv, in_child, arg, go[0], ex[1], rd[1]);
 	}
 	close(go[0]);
 	close(ex[1]);
+	close(rd[1]);
+	spawn_wait_ready(rd[0]);
 	s->go_fd = go[1];
 	s->err_fd = ex[0];
 	return 0;
