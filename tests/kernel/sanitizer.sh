@@ -78,14 +78,14 @@ got_fields() { "$U" report -i "$1" 2>/dev/null | sed -n 's/.*san_report: //; T; 
 graph_parent() { graph_parents "$1" asan | head -1; }
 # ... of each SAN_report event (DAT SAN), per thread
 graph_parents() { # (clang's llvm-symbolizer is traced too: its calls left out)
-	"$U" report -O nofuncgraph-proc --comm "$2-*" -i "$1" 2>/dev/null | awk -F'|' -v ev="$2_report:" '
-		/^ *[0-9]+\) +[^ ]+ +=> +[^ ]+ *$/ { # a switch: "A => B"
-			n = split($0, w, " ")
-			if (!sw++) { for (i = 1; i <= d[""]; i++) st[w[2], i] = st["", i]; d[w[2]] = d[""] }
-			c = w[n]; next }
-		$2 ~ /\(\) \{$/ { f = $2; sub(/^ */, "", f); sub(/\(\) \{$/, "", f); st[c, ++d[c]] = f }
-		$2 ~ /^ *\}/ { d[c]-- }
-		index($2, ev) { print st[c, d[c]] }'
+	# each line's thread from the task column: the switch banners cannot
+	# say whose the lines before the first one are
+	"$U" report -O funcgraph-proc --comm "$2-*" -i "$1" 2>/dev/null | awk -F'|' -v ev="$2_report:" '
+		NF < 3 || /^#/ { next }
+		{ split($1, a, " "); c = a[2]; fn = $3 }
+		fn ~ /\(\) \{$/ { f = fn; sub(/^ */, "", f); sub(/\(\) \{$/, "", f); st[c, ++d[c]] = f; next }
+		fn ~ /^ *\}/ { d[c]--; next }
+		index(fn, ev) { print st[c, d[c]] }'
 }
 
 # one compiler, one bug
