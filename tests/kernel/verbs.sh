@@ -93,18 +93,25 @@ check "stop: tracing_on 0" test "$("$U" show --tracing_on)" = 0
 # read converts with the TSC rate measured until then).  A thread that
 # was past its tracing_on check when stop came still writes its record:
 # under load it may be preempted there for a while, so s1 is a read that
-# equals the one before it
+# equals the one a second before it.  (Seen once in six runs: one record
+# of the wrapped 64 KB ring, with an early time, shown 0.5 s after two
+# equal reads 0.2 s apart: a reader question left open, issue 23 group A.)
 untimed() { sed 's/ [0-9]*\.[0-9]*: / /' "$1"; }
 "$U" show >"$T/s0"
-for _ in $(seq 20); do
-	sleep 0.2
+for _ in $(seq 10); do
+	sleep 1
 	"$U" show >"$T/s1"
 	[ "$(untimed "$T/s0")" = "$(untimed "$T/s1")" ] && break
 	mv "$T/s1" "$T/s0"
 done
 sleep 0.5
 "$U" show >"$T/s2"
-check "stopped: the buffers do not change" test "$(untimed "$T/s1")" = "$(untimed "$T/s2")"
+if [ "$(untimed "$T/s1")" = "$(untimed "$T/s2")" ]; then
+	ok "stopped: the buffers do not change"
+else
+	notok "stopped: the buffers do not change"
+	diff <(untimed "$T/s1") <(untimed "$T/s2") | head -8 | sed 's/^/#   /'
+fi
 "$U" extract -o "$T/e1.dat"
 check "extract while running: a utrace.dat report reads" \
 	sh -c "'$U' report -i '$T/e1.dat' | grep -q 'func_alpha <-main'"
