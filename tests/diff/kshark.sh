@@ -24,17 +24,12 @@ need_tool pkg-config "pkg-config is not installed"
 pkg-config --exists libkshark || unsupported "libkshark-dev is not installed"
 # shellcheck disable=SC2046 # pkg-config gives lists of flags
 if ! $CC -O2 $(pkg-config --cflags libkshark) -o "$T/kshark" "$ROOT/tests/diff/kshark.c" \
-	$(pkg-config --libs libkshark) 2>"$T/cc.err" ||
-	! $CC -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/examples" -o "$T/wordfreq" \
-		"$ROOT/examples/wordfreq.c" 2>>"$T/cc.err"; then
+	$(pkg-config --libs libkshark) 2>"$T/cc.err" || ! build_wordfreq; then
 	notok "build tests/diff/kshark.c and examples/wordfreq.c"
 	sed 's/^/#   /' "$T/cc.err"
 	exit 1
 fi
-kev=()
-find_tracefs 2>/dev/null
-[ "$(id -u)" -eq 0 ] && [ -n "${TR:-}" ] && [ -d "$TR/instances" ] &&
-	[ -d "$TR/events/syscalls/sys_enter_write" ] && kev=(-e syscalls:sys_enter_write)
+write_event
 (cd "$T" && "$U" record -e demo:demo_word "${kev[@]}" -o w.dat -- ./wordfreq >out.txt 2>rec.err)
 "$U" convert -i "$T/w.dat" -o "$T/w.trace.dat" >"$T/conv.out" 2>&1
 check "record and convert wordfreq ${kev[*]} ($(tail -1 "$T/conv.out"))" test -s "$T/w.trace.dat"

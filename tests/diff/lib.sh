@@ -5,6 +5,10 @@
 # unsupported, need_built, near_share, samples_n, ...), and:
 #   need_tool TOOL WHY      unsupported WHY unless TOOL is on the PATH
 #   T                       a fresh folder, removed on exit
+#   build_wordfreq          T/wordfreq: examples/wordfreq.c with `utrace cflags`
+#                           (its demo:demo_word tracepoints), errors into T/cc.err
+#   write_event             kev: (-e syscalls:sys_enter_write) where tracefs has
+#                           it and we are root, else empty
 #   kburn                   T/kburn: tests/kernel/kburn.c (10/30/60% of
 #                           its CPU time in burn10/30/60), -O2 -g, frame
 #                           pointers; T/kburn.u the same built for utrace
@@ -50,4 +54,17 @@ same() { # same NAME FILE1 FILE2
 		notok "$1"
 		diff "$2" "$3" | head -20 | sed 's/^/#   /'
 	fi
+}
+
+build_wordfreq() {
+	# shellcheck disable=SC2046 # cflags are words
+	$CC -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/examples" -o "$T/wordfreq" \
+		"$ROOT/examples/wordfreq.c" 2>>"$T/cc.err"
+}
+
+write_event() {
+	kev=()
+	find_tracefs 2>/dev/null
+	[ "$(id -u)" -eq 0 ] && [ -n "${TR:-}" ] && [ -d "$TR/instances" ] &&
+		[ -d "$TR/events/syscalls/sys_enter_write" ] && kev=(-e syscalls:sys_enter_write)
 }

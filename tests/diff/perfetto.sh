@@ -28,8 +28,7 @@ set -u
 
 need_built "$U" "$B/libutrace.so"
 need_tool protoc "protoc is not installed (protobuf-compiler)"
-if ! $CC -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/examples" -o "$T/wordfreq" \
-	"$ROOT/examples/wordfreq.c" 2>"$T/cc.err"; then
+if ! build_wordfreq; then
 	notok "build examples/wordfreq.c"
 	sed 's/^/#   /' "$T/cc.err"
 	exit 1

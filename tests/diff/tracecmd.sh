@@ -22,16 +22,12 @@ set -u
 
 need_built "$U" "$B/libutrace.so"
 need_tool trace-cmd "trace-cmd is not installed"
-if ! $CC -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/examples" -o "$T/wordfreq" \
-	"$ROOT/examples/wordfreq.c" 2>"$T/cc.err"; then
+if ! build_wordfreq; then
 	notok "build examples/wordfreq.c"
 	sed 's/^/#   /' "$T/cc.err"
 	exit 1
 fi
-kev=()
-find_tracefs 2>/dev/null
-[ "$(id -u)" -eq 0 ] && [ -n "${TR:-}" ] && [ -d "$TR/instances" ] &&
-	[ -d "$TR/events/syscalls/sys_enter_write" ] && kev=(-e syscalls:sys_enter_write)
+write_event
 (cd "$T" && "$U" record -e demo:demo_word "${kev[@]}" -o w.dat -- ./wordfreq >out.txt 2>rec.err)
 check "record wordfreq with its tracepoints ${kev[*]}" test -s "$T/w.dat"
 "$U" convert -i "$T/w.dat" -o "$T/w.trace.dat" >"$T/conv.out" 2>&1
