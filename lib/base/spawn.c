@@ -61,8 +61,8 @@ void utrace_spawn_restore_signals(void)
 }
 
 /*
- * The file execvp() would run for name, looked up in $PATH before the go
- * (into buf; NULL: leave it to execvp): after the go the child makes one
+ * The file execvp() would run for name, looked up in $PATH before the
+ * fork (into buf; NULL: leave it to execvp): after the go the child makes one
  * execve, not one per folder of $PATH, so that its system calls after
  * the go are the command's (utrace_dat_own: the recorder's child is
  * utrace's until the go).  A file execve() refuses still goes to
@@ -88,17 +88,15 @@ static const char *spawn_lookup(const char *name, char *buf, size_t size)
 /* The child: set up, say it is ready (ready_fd), wait for the go byte,
  * then become the command. */
 static void __attribute__((noreturn))
-spawn_child(char *const argv[], void (*in_child)(void *), void *arg, int go_fd, int err_fd,
-	    int ready_fd)
+spawn_child(char *const argv[], const char *file, void (*in_child)(void *), void *arg, int go_fd,
+	    int err_fd, int ready_fd)
 {
-	char c, buf[PATH_MAX];
-	const char *file;
 	ssize_t n;
+	char c;
 	int e;
 
 	if (in_child)
 		in_child(arg);
-	file = spawn_lookup(argv[0], buf, sizeof(buf));
 	utrace_spawn_restore_signals();
 	if (write(ready_fd, "r", 1) < 0) /* the parent gone: the go read says */
 		_exit(127);
@@ -151,11 +149,15 @@ int utrace_spawn_held(char *const argv[], void (*in_child)(void *), void *arg,
 		      struct utrace_spawn *s, struct utrace_error *err)
 {
 	int go[2], ex[2], rd[2], ret;
+	char buf[PATH_MAX];
+	const char *file; /* looked up here: the child of a threaded recorder
+			   * keeps to async-signal-safe calls until its exec */
 
 	*s = (struct utrace_spawn){.pid = -1, .go_fd = -1, .err_fd = -1};
 	if (!argv || !argv[0])
 		return utrace_error_set(err, -EINVAL, "no command to run");
 	s->name = argv[0];
+	file = spawn_lookup(argv[0], buf, sizeof(buf));
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return utrace_error_set(err, -errno, "pipe: %s", strerror(errno));
 	if (pipe2(ex, O_CLOEXEC) < 0) {
@@ -188,7 +190,7 @@ int utrace_spawn_held(char *const argv[], void (*in_child)(void *), void *arg,
 		close(go[1]);
 		close(ex[0]);
 		close(rd[0]);
-		spawn_child(argv, in_child, arg, go[0], ex[1], rd[1]);
+		spawn_child(argv, file, in_child, arg, go[0], ex[1], rd[1]);
 	}
 	close(go[0]);
 	close(ex[1]);
