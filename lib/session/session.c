@@ -318,6 +318,11 @@ static void session_end(struct utrace_session *s)
 	if (s->stopped)
 		session_log(s->o->log, "interrupted; waiting for %s to exit", s->o->argv[0]);
 	if (!s->exited && !s->attach) {
+		/* the command goes on untraced: a process of it that starts
+		 * now (a runtime waiting in connect for its CONFIG) must be
+		 * reset, not left waiting on a socket nobody serves while we
+		 * wait for the command */
+		utrace_recorder_refuse(s->r);
 		if (!utrace_spawn_signal_ignored(SIGINT))
 			signal(SIGINT, SIG_DFL);
 		while (waitpid(s->pid, &s->status, 0) < 0 && errno == EINTR)
