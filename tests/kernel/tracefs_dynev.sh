@@ -30,7 +30,7 @@ static void *worker(void *a)
 {
 	volatile int v = 0;
 	while (access(stop, F_OK) != 0) {
-		for (int i = 0; i < 200; i++)
+		for (int i = 0; i < 30; i++)
 			v = func_beta(func_alpha(7, 1000 + i % 3));
 		usleep(1000);
 	}
