@@ -50,6 +50,7 @@
 
 #include "arch/x86_64/insn.h"
 #include "common/fetch_prog.h"
+#include "common/record.h"
 #include "runtime/inproc_probe_internal.h"
 #include "runtime/rt.h"
 
@@ -190,6 +191,15 @@ static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetc
 	}
 	len = utrace_fetch_run(p->prog, regs, entry, t->comm, (uint8_t *)rec, sizeof(rec),
 			       utrace_fetch_load);
+	if (unlikely(rt_inproc_probe_has_triggers(p->key))) { /* a stacktrace's stack */
+		uint64_t pc[UREC_STACK_MAX];
+
+		rt_stack_given(pc, rt_stack_regs(t, regs->r[UTRACE_FR_IP], regs->r[UTRACE_FR_BP],
+						 regs->r[UTRACE_FR_SP], pc, UREC_STACK_MAX));
+		rt_inproc_probe_event_write(p->key, rec, len);
+		rt_stack_given(NULL, 0);
+		return;
+	}
 	rt_inproc_probe_event_write(p->key, rec, len);
 }
 
