@@ -203,8 +203,33 @@ static void incdec(struct comp *c, const struct bt_node *n)
 	}
 }
 
+/* ustack, ustack(N), ustack(perf), ustack(perf, N): bpftrace's 127 frames
+ * unless N says fewer; the tool names them (bt_usym.c). */
+static void ustack(struct comp *c, const struct bt_node *n)
+{
+	unsigned mode = 0, first = 0;
+	int64_t limit = 127;
+
+	if (n->kind == BT_N_CALL && n->nargs && n->args[0]->kind == BT_N_BUILTIN) {
+		mode = !strcmp(n->args[0]->str, "perf");
+		first = 1;
+	}
+	if (n->kind == BT_N_CALL && n->nargs > first)
+		limit = n->args[first]->ival;
+	emit(c, UTRACE_BOP_USTACK, mode, 0, limit);
+}
+
 static void call_value(struct comp *c, const struct bt_node *n)
 {
+	if (!strcmp(n->str, "ustack")) {
+		ustack(c, n);
+		return;
+	}
+	if (!strcmp(n->str, "usym")) {
+		expr(c, n->args[0]);
+		emit(c, UTRACE_BOP_USYM, 0, 0, 0);
+		return;
+	}
 	if (!strcmp(n->str, "str")) {
 		int64_t len = n->nargs > 1 ? n->args[1]->ival : 0;
 
@@ -226,7 +251,7 @@ static void expr(struct comp *c, const struct bt_node *n)
 	case BT_N_STR: sconst(c, n->str); break;
 	case BT_N_BUILTIN:
 		if (n->type == BT_T_STACK)
-			unsupported(c, n, "ustack");
+			ustack(c, n);
 		else
 			builtin(c, n);
 		break;
@@ -286,8 +311,12 @@ static unsigned fmt_add(struct comp *c, const char *fmt)
 static void emit_rec(struct comp *c, unsigned kind, struct bt_node *const *args, unsigned n,
 		     int64_t id)
 {
-	unsigned at = emit(c, UTRACE_BOP_EMIT, kind, n, id);
+	unsigned at;
 
+	for (unsigned i = 0; i < n; i++)
+		if (args[i]->type == BT_T_STACK) /* a record holds no stack yet */
+			unsupported(c, args[i], "a ustack outside a map");
+	at = emit(c, UTRACE_BOP_EMIT, kind, n, id);
 	for (unsigned i = 0; i < n && at < c->n; i++)
 		if (is_str(args[i]))
 			c->ins[at].key_str |= 1u << i;

@@ -22,6 +22,7 @@ static const char *const op_names[UTRACE_BOP_MAX] = {
     [UTRACE_BOP_LNOT] = "LNOT",	  [UTRACE_BOP_BNOT] = "BNOT",	 [UTRACE_BOP_NEG] = "NEG",
     [UTRACE_BOP_KEY] = "KEY",	  [UTRACE_BOP_MGET] = "MGET",	 [UTRACE_BOP_MSET] = "MSET",
     [UTRACE_BOP_AGG] = "AGG",	  [UTRACE_BOP_MDEL] = "MDEL",	 [UTRACE_BOP_EMIT] = "EMIT",
+    [UTRACE_BOP_USTACK] = "USTACK", [UTRACE_BOP_USYM] = "USYM",
 };
 
 void bt_code_dump(const struct bt_code *c, FILE *out)
@@ -61,6 +62,9 @@ void bt_code_dump(const struct bt_code *c, FILE *out)
 			break;
 		case UTRACE_BOP_EMIT:
 			fprintf(out, " kind %u values %u id %" PRId64, in[i].a, in[i].b, in[i].imm);
+			break;
+		case UTRACE_BOP_USTACK:
+			fprintf(out, " %s %" PRId64, in[i].a ? "perf" : "bpftrace", in[i].imm);
 			break;
 		default:
 			break;

@@ -157,6 +157,33 @@ static void update_cb(void *arg, unsigned map, const uint8_t *key, int agg,
 	bt_maps_update(((struct bt_run *)arg)->maps, map, key, agg, v);
 }
 
+static int64_t ustack_cb(void *arg, unsigned limit, unsigned mode)
+{
+	return bt_usym_stack(((struct bt_run *)arg)->usym, limit, mode);
+}
+
+static void usym_cb(void *arg, uint64_t addr, char *out)
+{
+	bt_usym_name(((struct bt_run *)arg)->usym, addr, out, UTRACE_BT_STRLEN);
+}
+
+/* The maps keyed on, or holding, ustack print its frames. */
+static int stack_maps(struct bt_run *r)
+{
+	if (bt_usym_new(&r->usym) < 0)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->prog.nmaps; i++) {
+		const struct bt_mapdef *d = &r->prog.maps[i];
+		uint32_t keys = 0;
+
+		for (unsigned k = 0; k < d->nkeys; k++)
+			if (d->key_types[k] == BT_T_STACK)
+				keys |= 1u << k;
+		bt_maps_set_stacks(r->maps, i, keys, d->vtype == BT_T_STACK, r->usym);
+	}
+	return 0;
+}
+
 int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const uint8_t *vals)
 {
 	int64_t top = 0, div = 0;
@@ -285,10 +312,11 @@ static int run(struct bt_run *r)
 {
 	int ret = 0;
 
-	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0)
+	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0 || stack_maps(r) < 0)
 		return utrace_error_set(r->err, -ENOMEM, "out of memory");
 	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_none, .map_get = get_cb,
-					.map_update = update_cb, .emit = emit_cb};
+					.map_update = update_cb, .emit = emit_cb,
+					.ustack = ustack_cb, .usym = usym_cb};
 	r->start_ns = now_ns();
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
@@ -324,6 +352,7 @@ static void run_free(struct bt_run *r)
 	free(r->sites);
 	bt_formats_free(&r->fmts);
 	bt_maps_free(r->maps);
+	bt_usym_free(r->usym);
 	bt_program_free(&r->prog);
 }
 

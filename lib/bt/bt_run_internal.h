@@ -38,6 +38,7 @@ struct bt_run {
 	struct bt_site *sites;
 	unsigned nsites;
 	struct bt_maps *maps;
+	struct bt_usym *usym; /* ustack ids, names (bt_usym.c) */
 	struct utrace_bt_state st;
 	struct utrace_bt_ctx ctx;
 	FILE *out;

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/record.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/events/event_format.h"
 #include "lib/session/session.h"
@@ -54,6 +55,17 @@ static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
 		return 0;
 	}
 	return -1;
+}
+
+/* Whether site s's program takes the hit's stack (ustack). */
+static bool site_ustack(const struct bt_site *s)
+{
+	const struct utrace_bt_hdr *h = s->code.prog;
+
+	for (uint32_t i = 0; h && i < h->nr_insns; i++)
+		if (utrace_bt_insns(h)[i].op == UTRACE_BOP_USTACK)
+			return true;
+	return false;
 }
 
 /* The definition of site k's probe. */
@@ -92,6 +104,20 @@ static int64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ustack: site k's event with the stacktrace trigger, its stack the
+ * record after each hit's. */
+static int stack_trigger(struct bt_run *r, struct utrace_session_opts *so, unsigned k)
+{
+	char ev[32];
+	int ret;
+
+	snprintf(ev, sizeof(ev), "bt:p%u", k);
+	if (!(r->defs[r->ndefs] = strdup(ev)))
+		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	ret = utrace_session_opts_set(so, "event", r->defs[r->ndefs++], r->err);
+	return ret ? ret : utrace_session_opts_set(so, "trigger", "stacktrace", r->err);
 }
 
 /* The recording of the sites' probes into path. */
@@ -133,6 +159,8 @@ static int record(struct bt_run *r, const char *path, int *status)
 				r->sites[i].inproc_no ? r->sites[i].inproc_no : "");
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(&so, "probe", def, r->err);
+		if (!ret && site_ustack(&r->sites[i]))
+			ret = stack_trigger(r, &so, i);
 	}
 	so.argv = r->o->argv;
 	if (!ret)
@@ -263,8 +291,58 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 	}
 }
 
+/* One hit of site k, with its stack (pc, n) if it took one. */
+static void run_site(struct bt_run *r, struct utrace_dat *d, unsigned k,
+		     const struct utrace_event *ev, const uint64_t *pc, unsigned n)
+{
+	struct utrace_bt_hit hit;
+	struct hit_strs hs;
+
+	r->nreplayed++;
+	hit_of(r, &r->sites[k], ev, &hit, &hs);
+	cur_strs = &hs;
+	bt_usym_hit(r->usym, d, ev->image, pc, n);
+	bt_run_hit(r, &r->sites[k], &hit);
+	bt_usym_hit(r->usym, NULL, 0, NULL, 0);
+	cur_strs = NULL;
+}
+
+/* A hit whose action takes ustack waits for the stack its thread writes
+ * right after it (the stacktrace trigger's record, UTRACE_EV_STACK). */
+struct held {
+	unsigned site;
+	struct utrace_event ev;
+	void *data; /* a copy of ev's: NULL when none is held */
+};
+
+static int held_keep(struct held *h, unsigned site, const struct utrace_event *ev)
+{
+	h->site = site;
+	h->ev = *ev;
+	if (!(h->data = malloc(ev->data_len + 1)))
+		return -ENOMEM;
+	memcpy(h->data, ev->data, ev->data_len);
+	h->ev.data = h->data;
+	return 0;
+}
+
+static void held_run(struct bt_run *r, struct utrace_dat *d, struct held *h, const void *stack,
+		     unsigned n)
+{
+	uint64_t pc[UREC_STACK_MAX];
+
+	if (n > UREC_STACK_MAX)
+		n = UREC_STACK_MAX;
+	if (stack)
+		memcpy(pc, stack, n * sizeof(uint64_t));
+	run_site(r, d, h->site, &h->ev, stack ? pc : NULL, n);
+	free(h->data);
+	h->data = NULL;
+}
+
 static int replay(struct bt_run *r, const char *path)
 {
+	struct held *held = NULL;
 	struct utrace_event_format **fmts = NULL;
 	struct utrace_dat_iter *it = NULL;
 	struct utrace_dat *d = NULL;
@@ -275,24 +353,32 @@ static int replay(struct bt_run *r, const char *path)
 		ret = map_events(r, d, &fmts);
 	if (!ret)
 		ret = utrace_dat_iter_open(d, &it, r->err);
+	if (!ret && !(held = calloc(utrace_dat_buffer_count(d) + 1, sizeof(*held))))
+		ret = -ENOMEM;
 	while (!ret && !r->exiting && (ret = utrace_dat_iter_next(it, &ev, r->err)) > 0) {
-		struct utrace_bt_hit hit;
-		struct hit_strs hs;
+		struct held *h = &held[ev.buf];
 
 		ret = 0;
 		bt_run_ticks(r, ev.ts);
+		if (h->data && ev.kind == UTRACE_EV_STACK) /* the held hit's stack */
+			held_run(r, d, h, ev.data, ev.data_len / 8);
+		else if (h->data && ev.kind == UTRACE_EV_EVENT)
+			held_run(r, d, h, NULL, 0);
 		if (ev.kind != UTRACE_EV_EVENT)
 			continue;
-		for (unsigned i = 0; i < r->nsites; i++) {
+		for (unsigned i = 0; i < r->nsites && !ret; i++) {
 			if (r->sites[i].event_id != (int)ev.id || !r->sites[i].fmt)
 				continue;
-			r->nreplayed++;
-			hit_of(r, &r->sites[i], &ev, &hit, &hs);
-			cur_strs = &hs;
-			bt_run_hit(r, &r->sites[i], &hit);
-			cur_strs = NULL;
+			if (site_ustack(&r->sites[i]))
+				ret = held_keep(h, i, &ev);
+			else
+				run_site(r, d, i, &ev, NULL, 0);
 		}
 	}
+	for (unsigned b = 0; held && b < utrace_dat_buffer_count(d); b++)
+		if (held[b].data)
+			held_run(r, d, &held[b], NULL, 0);
+	free(held);
 	if (ret > 0)
 		ret = 0;
 	for (unsigned i = 0; fmts && i < utrace_dat_event_format_count(d); i++)
@@ -316,7 +402,7 @@ int bt_session_run(struct bt_run *r)
 	if (!mkdtemp(dir))
 		return utrace_error_set(r->err, -errno, "%s: %s", dir, strerror(errno));
 	snprintf(path, sizeof(path), "%s/bt.dat", dir);
-	r->defs = calloc(r->nsites + 1, sizeof(*r->defs));
+	r->defs = calloc(2 * r->nsites + 1, sizeof(*r->defs));
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].event_id = -1;
 	r->tables_fd = -1;
