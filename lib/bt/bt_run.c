@@ -253,13 +253,6 @@ static bool has_uprobes(const struct bt_run *r)
 	return false;
 }
 
-static volatile sig_atomic_t bt_interrupted;
-
-static void bt_on_signal(int sig)
-{
-	(void)sig;
-	bt_interrupted = 1;
-}
 
 /* No process to trace: as bpftrace, the program runs until exit() or
  * Ctrl-C, its intervals firing on time. */
@@ -326,7 +319,9 @@ static int run(struct bt_run *r)
 	if (r->o->verbose)
 		say_mechanisms(r);
 	run_here(r, BT_P_BEGIN);
-	if (!r->exiting && (has_uprobes(r) || r->o->argv || r->o->pid))
+	if (!r->exiting && has_uprobes(r) && !r->o->argv && !r->o->pid)
+		ret = bt_kernel_run(r); /* every process running the binaries */
+	else if (!r->exiting && (has_uprobes(r) || r->o->argv || r->o->pid))
 		ret = bt_session_run(r);
 	else if (!r->exiting)
 		run_alone(r);

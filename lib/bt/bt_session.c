@@ -68,18 +68,20 @@ static bool site_ustack(const struct bt_site *s)
 	return false;
 }
 
-/* The definition of site k's probe. */
-static char *probe_def(const struct bt_site *s, unsigned k)
+/* The definition of site k's probe: group/pK at where (in-process: the
+ * function; the kernel's: PATH:FUNC). */
+char *bt_probe_def(const struct bt_site *s, unsigned k, const char *group, const char *where)
 {
 	char buf[1024];
 	bool ret = s->type == BT_P_URETPROBE;
 	size_t n;
 
 	if (s->off)
-		n = (size_t)snprintf(buf, sizeof(buf), "p:bt/p%u %s+%llu", k, s->func,
+		n = (size_t)snprintf(buf, sizeof(buf), "p:%s/p%u %s+%llu", group, k, where,
 				     (unsigned long long)s->off);
 	else
-		n = (size_t)snprintf(buf, sizeof(buf), "%s:bt/p%u %s", ret ? "r" : "p", k, s->func);
+		n = (size_t)snprintf(buf, sizeof(buf), "%s:%s/p%u %s", ret ? "r" : "p", group, k,
+				     where);
 	for (unsigned i = 0; i < 6 && !ret && n < sizeof(buf); i++)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " a%u=%s:u64", i, arg_regs[i]);
 	if (ret && n < sizeof(buf))
@@ -146,7 +148,7 @@ static int record(struct bt_run *r, const char *path, int *status)
 
 		if (r->sites[i].type != BT_P_UPROBE && r->sites[i].type != BT_P_URETPROBE)
 			continue;
-		if (!(def = probe_def(&r->sites[i], i))) {
+		if (!(def = bt_probe_def(&r->sites[i], i, "bt", r->sites[i].func))) {
 			ret = utrace_error_set(r->err, -ENOMEM, "out of memory");
 			break;
 		}
@@ -292,7 +294,7 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 }
 
 /* One hit of site k, with its stack (pc, n) if it took one. */
-static void run_site(struct bt_run *r, struct utrace_dat *d, unsigned k,
+void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 		     const struct utrace_event *ev, const uint64_t *pc, unsigned n)
 {
 	struct utrace_bt_hit hit;
@@ -300,6 +302,7 @@ static void run_site(struct bt_run *r, struct utrace_dat *d, unsigned k,
 
 	r->nreplayed++;
 	hit_of(r, &r->sites[k], ev, &hit, &hs);
+	r->ctx.load = load_captured;
 	cur_strs = &hs;
 	bt_usym_hit(r->usym, d, ev->image, pc, n);
 	bt_run_hit(r, &r->sites[k], &hit);
@@ -335,7 +338,7 @@ static void held_run(struct bt_run *r, struct utrace_dat *d, struct held *h, con
 		n = UREC_STACK_MAX;
 	if (stack)
 		memcpy(pc, stack, n * sizeof(uint64_t));
-	run_site(r, d, h->site, &h->ev, stack ? pc : NULL, n);
+	bt_session_hit(r, d, h->site, &h->ev, stack ? pc : NULL, n);
 	free(h->data);
 	h->data = NULL;
 }
@@ -372,7 +375,7 @@ static int replay(struct bt_run *r, const char *path)
 			if (site_ustack(&r->sites[i]))
 				ret = held_keep(h, i, &ev);
 			else
-				run_site(r, d, i, &ev, NULL, 0);
+				bt_session_hit(r, d, i, &ev, NULL, 0);
 		}
 	}
 	for (unsigned b = 0; held && b < utrace_dat_buffer_count(d); b++)
@@ -395,10 +398,6 @@ int bt_session_run(struct bt_run *r)
 	char dir[] = "/tmp/utrace-bt.XXXXXX", path[64];
 	int status = 0, ret;
 
-	if (!r->o->argv && !r->o->pid)
-		return utrace_error_set(r->err, -EINVAL,
-					"uprobes need the command (-c CMD or -- CMD) or a process "
-					"(-p PID): system-wide uprobes are not run yet");
 	if (!mkdtemp(dir))
 		return utrace_error_set(r->err, -errno, "%s: %s", dir, strerror(errno));
 	snprintf(path, sizeof(path), "%s/bt.dat", dir);
