@@ -88,6 +88,26 @@ static void unsupported(struct comp *c, const struct bt_node *n, const char *wha
 					     c->p->name, n->loc.line, n->loc.col, what);
 }
 
+/* A parameter by name: its register, as wide and as signed as its type
+ * (n->ival: bytes | 0x100 if signed). */
+static void dwarf_arg(struct comp *c, const struct bt_node *n)
+{
+	unsigned bits = 8 * (unsigned)(n->ival & 0xff);
+	int64_t sign = (int64_t)(1ull << ((bits ? bits : 64) - 1));
+
+	emit(c, UTRACE_BOP_ARG, (unsigned)n->slot, 0, 0);
+	if (bits >= 64)
+		return;
+	emit(c, UTRACE_BOP_PUSH, 0, 0, (int64_t)((1ull << bits) - 1));
+	emit(c, UTRACE_BOP_AND, 0, 0, 0);
+	if (!(n->ival & 0x100))
+		return;
+	emit(c, UTRACE_BOP_PUSH, 0, 0, sign);
+	emit(c, UTRACE_BOP_XOR, 0, 0, 0);
+	emit(c, UTRACE_BOP_PUSH, 0, 0, sign);
+	emit(c, UTRACE_BOP_SUB, 0, 0, 0);
+}
+
 static void builtin(struct comp *c, const struct bt_node *n)
 {
 	static const char *const names[UTRACE_BB_MAX] = {
@@ -98,6 +118,10 @@ static void builtin(struct comp *c, const struct bt_node *n)
 	    [UTRACE_BB_RAND] = "rand",	       [UTRACE_BB_CGROUP] = "cgroup",
 	};
 
+	if (!strncmp(n->str, "args", 4)) { /* args->NAME: bt_dwarf.c */
+		dwarf_arg(c, n);
+		return;
+	}
 	if (!strncmp(n->str, "arg", 3) && n->str[3] && !n->str[4]) {
 		emit(c, UTRACE_BOP_ARG, (unsigned)(n->str[3] - '0'), 0, 0);
 		return;
