@@ -14,11 +14,15 @@
  * do, and exit() or a signal ends the run.
  *
  * What the kernel's record does not give: the process id (common_pid is
- * the thread's: the process is read from /proc while it lives), the
- * stack (ustack is empty here), and a time stamp on CLOCK_MONOTONIC (the
- * instance's clock is the TSC: nsecs is when the record was read).
+ * the thread's: the process is read from /proc while it lives) and a
+ * time stamp on CLOCK_MONOTONIC (the instance's clock is the TSC: nsecs
+ * is when the record was read).  ustack comes from the instance's
+ * options/userstacktrace, the user_stack record the kernel writes after
+ * the event (its frame-pointer walk, as bpftrace's, 8 frames at most),
+ * named from the process's maps while it lives (bt_usym.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +35,7 @@
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/kernel/kernel_trace.h"
+#include "lib/kernel/kernel_tracefs.h"
 #include "lib/probes/uprobe.h"
 #include "lib/tracefile/dat_reader.h"
 
@@ -44,6 +49,17 @@ struct bt_kernel {
 	struct utrace_ktrace *kt;
 	struct kbuffer *kb;
 	int last_tid, last_tgid;
+	int stack_id;	      /* ftrace/user_stack's id: ustack is used, else -1 */
+	struct bt_held *held; /* per CPU: a hit waiting for its user_stack */
+	unsigned nheld;
+};
+
+/* A hit of a site that takes ustack, until the user_stack record the
+ * kernel writes right after it on the same CPU (options/userstacktrace). */
+struct bt_held {
+	unsigned site;
+	struct utrace_event ev;
+	void *data; /* ev's copy; NULL: none held */
 };
 
 /* SIGINT and SIGTERM end a run that waits (here, and bt_run.c's
@@ -146,6 +162,46 @@ static int take_format(void *arg, const char *sys, const char *name, int id, con
 	return 0;
 }
 
+/* Runs cpu's held hit, with the user_stack record rec (n bytes) or none. */
+static void held_run(struct bt_kernel *k, uint32_t cpu, const uint8_t *rec, unsigned n)
+{
+	struct bt_held *h = &k->held[cpu];
+	uint64_t pc[8];
+	unsigned npc = 0;
+
+	for (; rec && npc < 8 && 16 + 8 * (npc + 1) <= n; npc++)
+		memcpy(&pc[npc], rec + 16 + 8 * npc, 8);
+	if (!k->r->exiting)
+		bt_session_hit(k->r, NULL, h->site, &h->ev, rec ? pc : NULL, npc);
+	free(h->data);
+	h->data = NULL;
+}
+
+static int held_keep(struct bt_kernel *k, uint32_t cpu, unsigned site,
+		     const struct utrace_event *ev)
+{
+	struct bt_held *h;
+
+	if (cpu >= k->nheld) {
+		h = realloc(k->held, (cpu + 1) * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		memset(h + k->nheld, 0, (cpu + 1 - k->nheld) * sizeof(*h));
+		k->held = h;
+		k->nheld = cpu + 1;
+	}
+	h = &k->held[cpu];
+	if (h->data)
+		held_run(k, cpu, NULL, 0);
+	if (!(h->data = malloc(ev->data_len + 1)))
+		return -ENOMEM;
+	memcpy(h->data, ev->data, ev->data_len);
+	h->site = site;
+	h->ev = *ev;
+	h->ev.data = h->data;
+	return 0;
+}
+
 /* utrace_ktrace_poll: each record of the page runs its site's program. */
 static int take_page(void *arg, uint32_t cpu, const void *page, size_t len,
 		     struct utrace_error *err)
@@ -171,9 +227,49 @@ static int take_page(void *arg, uint32_t cpu, const void *page, size_t len,
 		ev.pid = tgid_of(k, tid);
 		ev.data = (uint8_t *)rec + 8;
 		ev.data_len = n - 8;
-		for (unsigned i = 0; i < k->r->nsites; i++)
-			if (k->ids[i] == (int)type && !k->r->exiting)
+		if (cpu < k->nheld && k->held[cpu].data)
+			held_run(k, cpu, type == k->stack_id ? rec : NULL, n);
+		for (unsigned i = 0; i < k->r->nsites; i++) {
+			if (k->ids[i] != (int)type || k->r->exiting)
+				continue;
+			if (k->stack_id >= 0 && bt_site_ustack(&k->r->sites[i])) {
+				if (held_keep(k, cpu, i, &ev) < 0)
+					return -ENOMEM;
+			} else {
 				bt_session_hit(k->r, NULL, i, &ev, NULL, 0);
+			}
+		}
+	}
+	return 0;
+}
+
+/* ustack: the instance's options/userstacktrace on, so that the kernel
+ * writes each event's user stack (8 frames) after it; k->stack_id. */
+static int user_stacks(struct bt_kernel *k)
+{
+	char path[4096];
+	char *text;
+	const char *id;
+
+	for (unsigned i = 0; i < k->r->nsites; i++)
+		if (bt_site_ustack(&k->r->sites[i]))
+			break;
+		else if (i + 1 == k->r->nsites)
+			return 0;
+	text = utrace_tracefs_read(utrace_tracefs_path(path, utrace_tracefs_root(),
+						       "events/ftrace/user_stack/format"));
+	id = text ? strstr(text, "\nID: ") : NULL;
+	k->stack_id = id ? atoi(id + 5) : -1;
+	free(text);
+	if (k->stack_id < 0 ||
+	    utrace_tracefs_write(utrace_tracefs_path(path, utrace_tracefs_root(),
+						     "instances/%s/options/userstacktrace",
+						     utrace_ktrace_name(k->kt)),
+				 "1", O_TRUNC) < 0) {
+		k->stack_id = -1;
+		return utrace_error_set(k->r->err, -ENOTSUP,
+					"ustack without -c or -p needs the kernel's "
+					"options/userstacktrace");
 	}
 	return 0;
 }
@@ -200,6 +296,8 @@ static int attach(struct bt_kernel *k)
 		ret = utrace_ktrace_open(specs, n, 0, &k->kt, &bad, r->err);
 	if (!ret)
 		ret = utrace_ktrace_formats(k->kt, take_format, k, r->err);
+	if (!ret)
+		ret = user_stacks(k);
 	if (!ret)
 		ret = utrace_ktrace_start(k->kt, 0, false, r->err);
 	free(specs);
@@ -250,6 +348,10 @@ static void detach(struct bt_kernel *k)
 			utrace_event_format_free(k->fmts[i]);
 		k->r->sites[i].fmt = NULL;
 	}
+	for (unsigned c = 0; c < k->nheld; c++)
+		if (k->held[c].data)
+			held_run(k, c, NULL, 0);
+	free(k->held);
 	if (k->kb)
 		kbuffer_free(k->kb);
 	free(k->probes);
@@ -260,7 +362,7 @@ static void detach(struct bt_kernel *k)
 
 int bt_kernel_run(struct bt_run *r)
 {
-	struct bt_kernel k = {.r = r, .last_tid = -1};
+	struct bt_kernel k = {.r = r, .last_tid = -1, .stack_id = -1};
 	const char *why = utrace_ktrace_unavailable();
 	int ret;
 

@@ -66,9 +66,11 @@ int bt_session_run(struct bt_run *r);
 void bt_run_ticks(struct bt_run *r, uint64_t ts);
 /* bt_session.c: the definition of site k's probe, group/pK at where
  * (the function; PATH:FUNC for the kernel's uprobes), malloc'd; and one
- * recorded hit of site k (d: the recording that names its addresses, pc
- * and n its stack; NULL, 0: none). */
+ * recorded hit of site k (d: the recording that names its addresses,
+ * NULL: a live process's; pc and n its stack, NULL, 0: none). */
 char *bt_probe_def(const struct bt_site *s, unsigned k, const char *group, const char *where);
+/* Whether site s's program takes the hit's stack (ustack). */
+bool bt_site_ustack(const struct bt_site *s);
 struct utrace_dat;
 struct utrace_event;
 void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,

@@ -57,8 +57,7 @@ static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
 	return -1;
 }
 
-/* Whether site s's program takes the hit's stack (ustack). */
-static bool site_ustack(const struct bt_site *s)
+bool bt_site_ustack(const struct bt_site *s)
 {
 	const struct utrace_bt_hdr *h = s->code.prog;
 
@@ -161,7 +160,7 @@ static int record(struct bt_run *r, const char *path, int *status)
 				r->sites[i].inproc_no ? r->sites[i].inproc_no : "");
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(&so, "probe", def, r->err);
-		if (!ret && site_ustack(&r->sites[i]))
+		if (!ret && bt_site_ustack(&r->sites[i]))
 			ret = stack_trigger(r, &so, i);
 	}
 	so.argv = r->o->argv;
@@ -304,7 +303,10 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 	hit_of(r, &r->sites[k], ev, &hit, &hs);
 	r->ctx.load = load_captured;
 	cur_strs = &hs;
-	bt_usym_hit(r->usym, d, ev->image, pc, n);
+	if (d)
+		bt_usym_hit(r->usym, d, ev->image, pc, n);
+	else /* the kernel's uprobes: a live process */
+		bt_usym_hit_live(r->usym, ev->pid, pc, n);
 	bt_run_hit(r, &r->sites[k], &hit);
 	bt_usym_hit(r->usym, NULL, 0, NULL, 0);
 	cur_strs = NULL;
@@ -372,7 +374,7 @@ static int replay(struct bt_run *r, const char *path)
 		for (unsigned i = 0; i < r->nsites && !ret; i++) {
 			if (r->sites[i].event_id != (int)ev.id || !r->sites[i].fmt)
 				continue;
-			if (site_ustack(&r->sites[i]))
+			if (bt_site_ustack(&r->sites[i]))
 				ret = held_keep(h, i, &ev);
 			else
 				bt_session_hit(r, d, i, &ev, NULL, 0);

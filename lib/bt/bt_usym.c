@@ -19,6 +19,7 @@
  * separate debug file of its build id, as bcc looks it up
  * (/usr/lib/debug/.build-id/NN/REST.debug).
  */
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,8 +43,18 @@ struct bt_debug {
 	struct utrace_symtab *tab; /* NULL: no debug file */
 };
 
+/* A file mapped by a live process: its symbols (bt_usym_hit_live). */
+struct bt_live {
+	char *path;
+	struct utrace_symtab *tab; /* NULL: none */
+	bool exec;		   /* ET_EXEC: its addresses are its vaddrs */
+};
+
 struct bt_usym {
 	struct utrace_dat *d;
+	int pid; /* without d: the live process whose maps name addresses */
+	struct bt_live *live;
+	size_t nlive, caplive;
 	uint32_t image;
 	const uint64_t *pc;
 	unsigned npc;
@@ -74,6 +85,12 @@ void bt_usym_free(struct bt_usym *u)
 		if (u->dbg[i].tab)
 			utrace_symtab_free(u->dbg[i].tab);
 	}
+	for (size_t i = 0; i < u->nlive; i++) {
+		free(u->live[i].path);
+		if (u->live[i].tab)
+			utrace_symtab_free(u->live[i].tab);
+	}
+	free(u->live);
 	free(u->stacks);
 	free(u->dbg);
 	free(u);
@@ -83,9 +100,16 @@ void bt_usym_hit(struct bt_usym *u, struct utrace_dat *d, uint32_t image, const 
 		 unsigned n)
 {
 	u->d = d;
+	u->pid = 0;
 	u->image = image;
 	u->pc = pc;
 	u->npc = pc ? n : 0;
+}
+
+void bt_usym_hit_live(struct bt_usym *u, int pid, const uint64_t *pc, unsigned n)
+{
+	bt_usym_hit(u, NULL, 0, pc, n);
+	u->pid = pid;
 }
 
 /* The symbols of path's debug file (by its build id), NULL if none. */
@@ -120,6 +144,79 @@ static const struct utrace_symtab *debug_syms(struct bt_usym *u, const char *pat
 	return u->dbg[u->ndbg++].tab;
 }
 
+/* The symbols of a file a live process maps, loaded once. */
+static const struct bt_live *live_file(struct bt_usym *u, const char *path)
+{
+	struct utrace_error err = {0};
+	struct utrace_elf *elf;
+	struct bt_live *l;
+
+	for (size_t i = 0; i < u->nlive; i++)
+		if (!strcmp(u->live[i].path, path))
+			return &u->live[i];
+	if (UTRACE_GROW(u->live, u->caplive, u->nlive + 1) < 0)
+		return NULL;
+	l = &u->live[u->nlive];
+	*l = (struct bt_live){strdup(path), NULL, false};
+	if (!l->path)
+		return NULL;
+	if (utrace_elf_open(path, &elf) == 0) {
+		l->exec = utrace_elf_type(elf) == ET_EXEC;
+		if (utrace_symtab_load_elf(elf, &l->tab, &err) < 0)
+			l->tab = NULL;
+		utrace_elf_close(elf);
+	}
+	return &u->live[u->nlive++];
+}
+
+/* The file of the live process's mapping holding addr, and addr as its
+ * vaddr; NULL if none (the process has gone: bpftrace's 0x... then). */
+static const struct bt_live *live_map(struct bt_usym *u, uint64_t addr, uint64_t *vaddr)
+{
+	char path[64], line[4096 + 128];
+	const struct bt_live *l = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", u->pid);
+	if (!(f = fopen(path, "r")))
+		return NULL;
+	while (!l && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, offset;
+		char *file = strchr(line, '/');
+
+		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &offset) < 3 || addr < start ||
+		    addr >= end || !file)
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		if ((l = live_file(u, file)))
+			*vaddr = l->exec ? addr : addr - start + offset;
+	}
+	fclose(f);
+	return l;
+}
+
+/* addr's symbol in the live process (bt_usym_hit_live). */
+static bool resolve_live(struct bt_usym *u, uint64_t addr, const char **name, uint64_t *off,
+			 const char **module)
+{
+	uint64_t vaddr = 0;
+	const struct bt_live *l = live_map(u, addr, &vaddr);
+	const struct utrace_sym *s = l && l->tab ? utrace_symtab_lookup(l->tab, vaddr, off) : NULL;
+
+	if (!l)
+		return false;
+	*module = l->path;
+	*name = s ? s->name : NULL;
+	if (!s || !strncmp(s->name, "sub_", 4)) {
+		const struct utrace_symtab *tab = debug_syms(u, l->path);
+		const struct utrace_sym *ds = tab ? utrace_symtab_lookup(tab, vaddr, off) : NULL;
+
+		if (ds)
+			*name = ds->name;
+	}
+	return *name != NULL;
+}
+
 /* addr's symbol, its offset in it and its object's file; false if none. */
 static bool resolve(struct bt_usym *u, uint64_t addr, const char **name, uint64_t *off,
 		    const char **module)
@@ -128,7 +225,7 @@ static bool resolve(struct bt_usym *u, uint64_t addr, const char **name, uint64_
 	uint64_t vaddr = 0;
 
 	if (!u->d)
-		return false;
+		return u->pid > 0 && resolve_live(u, addr, name, off, module);
 	*name = utrace_dat_addr_name(u->d, u->image, addr, off);
 	if (utrace_dat_addr_object(u->d, u->image, addr, &path, &vaddr) < 0)
 		path = NULL;

@@ -20,6 +20,9 @@ void bt_usym_free(struct bt_usym *u);
  * stack (pc[0] the probed address, then the frames' return addresses). */
 void bt_usym_hit(struct bt_usym *u, struct utrace_dat *d, uint32_t image, const uint64_t *pc,
 		 unsigned n);
+/* ... or a hit of a live process (the kernel's uprobes, bt_kernel.c):
+ * its addresses named from /proc/PID/maps while it lives. */
+void bt_usym_hit_live(struct bt_usym *u, int pid, const uint64_t *pc, unsigned n);
 /* The id of the hit's stack's first limit frames in mode (0 bpftrace, 1
  * perf): equal stacks, equal ids.  -1 if out of memory. */
 int64_t bt_usym_stack(struct bt_usym *u, unsigned limit, unsigned mode);

@@ -7,7 +7,9 @@
 # started once utrace bt says the probes are attached: every call
 # counted in both, the return values summed, printf's lines as the hits
 # come, exit() from the second run's done(), -v naming the mechanism,
-# and nothing left in uprobe_events or tracefs instances afterwards.
+# and nothing left in uprobe_events or tracefs instances afterwards; then
+# ustack there (the kernel's user_stack after each hit, named from the
+# live process's maps), frames as the -c run names them.
 
 e2e_once bt-kernel - check_bt_kernel
 
@@ -53,4 +55,33 @@ check_bt_kernel() {
 		"$(grep -v '^hit' "$d/bt.out" | head -30)"
 	t "$(! grep -q "utrace_$pid/" "$tfs/uprobe_events" && [ ! -e "$tfs/instances/utrace-$pid" ]; echo $?)" \
 		"bt-kernel its uprobes and instance removed at the end" "$(grep utrace_ "$tfs/uprobe_events")"
+	check_bt_kernel_ustack "$d" "$prog"
+}
+
+# @[ustack] = count() without -c: the process waits in main (for $d/w/stop)
+# while utrace bt names its frames; the same maps as under -c.
+check_bt_kernel_ustack() {
+	local d=$1 prog=$2 pid ppid i bt="uprobe:$2:parse /arg0 > 10/ { @[ustack] = count(); }
+		uprobe:$2:done { exit(); }"
+	mkdir -p "$d/w"
+	touch "$d/w/go" "$d/w/stop"
+	timeout "$TMO" "$UTRACE" bt -e "$bt" -c "$prog $d/w" >"$d/us-c.out" 2>&1
+	rm -f "$d/w/stop"
+	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 timeout "$TMO" "$UTRACE" bt -e "$bt" \
+		>"$d/us.out" 2>"$d/us.err" &
+	pid=$!
+	for i in $(seq 300); do
+		grep -q __BPFTRACE_NOTIFY_PROBES_ATTACHED "$d/us.err" 2>/dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	"$prog" "$d/w" >/dev/null &
+	ppid=$!
+	wait "$pid"
+	touch "$d/w/stop"
+	wait "$ppid"
+	t "$(grep -q '^    level1+[0-9]*$' "$d/us.out" && grep -q '^    __libc_start_call_main+' "$d/us.out" &&
+		diff <(grep -v -e '^[0-9]*$' "$d/us-c.out") <(grep -v '^$' "$d/us.out") >/dev/null; echo $?)" \
+		"bt-kernel @[ustack] without -c: the frames and counts of the -c run" \
+		"$(diff <(grep -v -e '^[0-9]*$' "$d/us-c.out") <(grep -v '^$' "$d/us.out"))" "$(cat "$d/us.err")"
 }
