@@ -320,8 +320,14 @@ static void expr(struct comp *c, const struct bt_node *n)
 static unsigned fmt_add(struct comp *c, const char *fmt)
 {
 	char **f = realloc(c->fmts->fmts, (c->fmts->n + 1) * sizeof(*f));
+	uint32_t *st = realloc(c->fmts->stacks, (c->fmts->n + 1) * sizeof(*st));
 
-	if (!f || !(f[c->fmts->n] = strdup(fmt))) {
+	if (st) {
+		c->fmts->stacks = st;
+		st[c->fmts->n] = 0;
+	}
+
+	if (!f || !st || !(f[c->fmts->n] = strdup(fmt))) {
 		if (f)
 			c->fmts->fmts = f;
 		c->failed = -ENOMEM;
@@ -335,12 +341,11 @@ static unsigned fmt_add(struct comp *c, const char *fmt)
 static void emit_rec(struct comp *c, unsigned kind, struct bt_node *const *args, unsigned n,
 		     int64_t id)
 {
-	unsigned at;
+	unsigned at = emit(c, UTRACE_BOP_EMIT, kind, n, id);
 
-	for (unsigned i = 0; i < n; i++)
-		if (args[i]->type == BT_T_STACK) /* a record holds no stack yet */
-			unsupported(c, args[i], "a ustack outside a map");
-	at = emit(c, UTRACE_BOP_EMIT, kind, n, id);
+	for (unsigned i = 0; i < n && kind == UTRACE_BREC_PRINTF && !c->failed; i++)
+		if (args[i]->type == BT_T_STACK) /* its id: bt_format.c prints its frames */
+			c->fmts->stacks[id] |= 1u << i;
 	for (unsigned i = 0; i < n && at < c->n; i++)
 		if (is_str(args[i]))
 			c->ins[at].key_str |= 1u << i;
@@ -361,7 +366,8 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 		emit(c, UTRACE_BOP_EMIT, UTRACE_BREC_PRINT_MAP, 2, n->args[0]->slot);
 	} else if (!strcmp(f, "print")) {
 		expr(c, n->args[0]);
-		emit_rec(c, UTRACE_BREC_PRINT, n->args, 1, is_str(n->args[0]));
+		emit_rec(c, UTRACE_BREC_PRINT, n->args, 1,
+			 is_str(n->args[0]) ? 1 : n->args[0]->type == BT_T_STACK ? 2 : 0);
 	} else if (!strcmp(f, "clear") || !strcmp(f, "zero")) {
 		emit(c, UTRACE_BOP_EMIT, f[0] == 'c' ? UTRACE_BREC_CLEAR : UTRACE_BREC_ZERO, 0,
 		     n->args[0]->slot);
@@ -520,6 +526,8 @@ void bt_formats_free(struct bt_formats *f)
 	for (unsigned i = 0; i < f->n; i++)
 		free(f->fmts[i]);
 	free(f->fmts);
+	free(f->stacks);
+	f->stacks = NULL;
 	f->fmts = NULL;
 	f->n = 0;
 }

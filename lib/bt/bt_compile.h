@@ -22,6 +22,7 @@ struct bt_code {
 struct bt_formats {
 	char **fmts; /* printf's and time()'s formats, by record id */
 	unsigned n;
+	uint32_t *stacks; /* each format's: bit k, its argument k is a ustack id */
 	/* printf's argument kinds are in the record itself */
 };
 

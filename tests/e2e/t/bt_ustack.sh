@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # tests/e2e/t/bt_ustack.sh - utrace bt's ustack, ustack(N), ustack(perf),
-# func and usym() (lib/bt/bt_usym.c, runtime/stacktrace.c rt_stack_regs)
+# func and usym() (lib/bt/bt_usym.c, runtime/stacktrace.c rt_stack_regs),
+# in maps, printf("%s") and print()
 # on tests/e2e/anybin/bt_ustack.c, built with frame pointers: parse()
 # reached nine times through level2() and once from level1(); the stacks
 # of a probe at its entry skip the direct caller as the kernel's walk of
@@ -28,6 +29,7 @@ check_bt_ustack() {
 	local d=$OUT/bt-ustack prog want1 want9 got l1 m1 bt
 	bt='uprobe:PROG:parse /arg0 > 10/ { @[ustack] = count(); @n[ustack(2)] = count();
 		@p[ustack(perf)] = count(); @f[func] = count(); @u[usym(arg0)] = count(); }
+		uprobe:PROG:parse /arg0 == 120/ { printf("[%s|%d]\n", ustack(3), arg0); print(ustack(perf)); }
 		uprobe:PROG:done { exit(); }'
 	rm -rf "$d"
 	mkdir -p "$d/w"
@@ -89,5 +91,6 @@ check_bt_ustack() {
 	bt_ustack_norm "$d/bpftrace.out" >"$d/bpftrace.norm"
 	bt_ustack_norm "$d/bt.out" >"$d/bt.norm"
 	diff -u "$d/bpftrace.norm" "$d/bt.norm" >"$d/bpftrace.diff"
-	t $? "bt-ustack same maps as bpftrace's (stacks, counts, func, usym)" "$(head -30 "$d/bpftrace.diff")"
+	t $? "bt-ustack same maps and printf/print of stacks as bpftrace's (stacks, counts, func, usym)" \
+		"$(head -30 "$d/bpftrace.diff")"
 }
