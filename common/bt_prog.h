@@ -76,6 +76,7 @@ enum utrace_bt_op {
 	UTRACE_BOP_USTACK, /* a: 0 bpftrace, 1 perf; imm: frames; push the stack's id
 			    * (ctx->ustack: the tool's, 0 without it) */
 	UTRACE_BOP_USYM,   /* pop an address: its symbol's name into a slot (ctx->usym) */
+	UTRACE_BOP_FIELD,  /* a: the probe's extra fetch-arg a (ctx->field); b 1: a string */
 	UTRACE_BOP_MAX
 };
 
@@ -156,6 +157,9 @@ struct utrace_bt_ctx {
 	 * usym the name of addr into out (UTRACE_BT_STRLEN bytes) */
 	int64_t (*ustack)(void *arg, unsigned limit, unsigned mode);
 	void (*usym)(void *arg, uint64_t addr, char *out);
+	/* the hit's extra fetch-arg k (args->p->member through DWARF): its
+	 * value, or its string into out (UTRACE_BT_STRLEN bytes) if out */
+	int64_t (*field)(void *arg, unsigned k, char *out);
 };
 
 /* The run's state: the stack, the string slots, the variables. */
@@ -186,7 +190,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 	switch (in->op) {
 	case UTRACE_BOP_PUSH: case UTRACE_BOP_ARG: case UTRACE_BOP_BUILTIN:
 	case UTRACE_BOP_COMM: case UTRACE_BOP_SCONST: case UTRACE_BOP_VLD:
-	case UTRACE_BOP_MGET: case UTRACE_BOP_USTACK:
+	case UTRACE_BOP_MGET: case UTRACE_BOP_USTACK: case UTRACE_BOP_FIELD:
 		*push = 1;
 		return 0;
 	case UTRACE_BOP_USYM:

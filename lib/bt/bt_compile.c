@@ -25,6 +25,8 @@ struct comp {
 	unsigned n, cap;
 	char *data; /* string constants, placed after the instructions */
 	unsigned ndata;
+	char **fields; /* the DWARF members FIELD reads (bt_code.fields) */
+	unsigned nfields;
 	int failed;
 };
 
@@ -88,13 +90,44 @@ static void unsupported(struct comp *c, const struct bt_node *n, const char *wha
 					     c->p->name, n->loc.line, n->loc.col, what);
 }
 
+/* args->p->member: an extra fetch-arg of the probe, its text in n->a
+ * (bt_dwarf.c; n->ival 0x200 when it is a string). */
+static void dwarf_member(struct comp *c, const struct bt_node *n)
+{
+	bool str = n->ival & 0x200;
+	char *e = NULL, **f;
+	unsigned k;
+
+	if (!n->a || !(e = strdup(n->a->str))) { /* its fetch-arg: bt_dwarf.c */
+		c->failed = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < c->nfields && strcmp(c->fields[k], e); k++)
+		;
+	if (k < c->nfields) {
+		free(e);
+	} else if (!(f = realloc(c->fields, (k + 1) * sizeof(*f)))) {
+		free(e);
+		c->failed = -ENOMEM;
+		return;
+	} else {
+		c->fields = f;
+		c->fields[c->nfields++] = e;
+	}
+	emit(c, UTRACE_BOP_FIELD, k, str, 0);
+}
+
 /* A parameter by name: its register, as wide and as signed as its type
- * (n->ival: bytes | 0x100 if signed). */
+ * (n->ival: bytes | 0x100 if signed); a member (n->slot -1): FIELD. */
 static void dwarf_arg(struct comp *c, const struct bt_node *n)
 {
 	unsigned bits = 8 * (unsigned)(n->ival & 0xff);
 	int64_t sign = (int64_t)(1ull << ((bits ? bits : 64) - 1));
 
+	if (n->slot < 0) {
+		dwarf_member(c, n);
+		return;
+	}
 	emit(c, UTRACE_BOP_ARG, (unsigned)n->slot, 0, 0);
 	if (bits >= 64)
 		return;
@@ -512,6 +545,8 @@ int bt_compile(const struct bt_program *p, const struct bt_probe *pr, const stru
 	ret = c.failed;
 	if (!ret)
 		ret = finish(&c, out);
+	out->fields = c.fields;
+	out->nfields = c.nfields;
 	if (ret == -E2BIG || ret == -ENOMEM)
 		utrace_error_set(err, ret, "%s", ret == -E2BIG ? "program too large" : "out of memory");
 	else if (ret == -EINVAL && !err->msg[0])

@@ -17,6 +17,8 @@
 struct bt_code {
 	void *prog; /* struct utrace_bt_hdr, maps, insns, data */
 	uint32_t len;
+	char **fields; /* FIELD k's fetch-arg ("+0(%dx):s32", "+4(%dx):string") */
+	unsigned nfields;
 };
 
 struct bt_formats {

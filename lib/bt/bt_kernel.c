@@ -104,7 +104,7 @@ static int tgid_of(struct bt_kernel *k, int tid)
 static bool same_place(const struct bt_site *a, const struct bt_site *b)
 {
 	return a->type == b->type && a->off == b->off && !strcmp(a->target, b->target) &&
-	       !strcmp(a->func, b->func);
+	       !strcmp(a->func, b->func) && !a->code.nfields && !b->code.nfields;
 }
 
 /* Registers site i's uprobe: group/pI at TARGET:FUNC, with the strings

@@ -309,7 +309,8 @@ static int run(struct bt_run *r)
 		return utrace_error_set(r->err, -ENOMEM, "out of memory");
 	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_none, .map_get = get_cb,
 					.map_update = update_cb, .emit = emit_cb,
-					.ustack = ustack_cb, .usym = usym_cb};
+					.ustack = ustack_cb, .usym = usym_cb,
+					.field = bt_session_field};
 	r->start_ns = now_ns();
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
@@ -343,6 +344,9 @@ static void run_free(struct bt_run *r)
 		free(r->sites[i].target);
 		free(r->sites[i].func);
 		free(r->sites[i].code.prog);
+		for (unsigned k = 0; k < r->sites[i].code.nfields; k++)
+			free(r->sites[i].code.fields[k]);
+		free(r->sites[i].code.fields);
 	}
 	free(r->sites);
 	bt_formats_free(&r->fmts);

@@ -69,6 +69,9 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts);
  * recorded hit of site k (d: the recording that names its addresses,
  * NULL: a live process's; pc and n its stack, NULL, 0: none). */
 char *bt_probe_def(const struct bt_site *s, unsigned k, const char *group, const char *where);
+/* The context's field callback (common/bt_prog.h): the running hit's
+ * DWARF member k (its fetch-arg fK). */
+int64_t bt_session_field(void *arg, unsigned k, char *out);
 /* Whether site s's program takes the hit's stack (ustack). */
 bool bt_site_ustack(const struct bt_site *s);
 struct utrace_dat;

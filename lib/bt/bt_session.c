@@ -37,6 +37,9 @@ struct hit_strs {
 	unsigned n;
 };
 static __thread struct hit_strs *cur_strs;
+/* The hit being run, for its DWARF members (bt_session_field). */
+static __thread const struct bt_site *cur_site;
+static __thread const struct utrace_event *cur_ev;
 
 static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
 {
@@ -94,6 +97,8 @@ char *bt_probe_def(const struct bt_site *s, unsigned k, const char *group, const
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " s%u=+0(%s):string", i,
 					      arg_regs[i]);
 	}
+	for (unsigned i = 0; i < s->code.nfields && n < sizeof(buf); i++) /* DWARF members */
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " f%u=%s", i, s->code.fields[i]);
 	if (n < sizeof(buf))
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " comm=$comm");
 	return n < sizeof(buf) ? strdup(buf) : NULL;
@@ -240,6 +245,31 @@ static const char *field_str(const struct utrace_event_format *f, const struct u
 	return (const char *)ev->data + off - 8;
 }
 
+int64_t bt_session_field(void *arg, unsigned k, char *out)
+{
+	char name[16];
+	const struct utrace_event_field *fl;
+	int64_t v = 0;
+
+	(void)arg;
+	snprintf(name, sizeof(name), "f%u", k);
+	if (!cur_site || !cur_ev || !(fl = utrace_event_field_find(cur_site->fmt, name)))
+		return 0;
+	if (out) {
+		size_t len;
+		const char *s = field_str(cur_site->fmt, cur_ev, name, &len);
+
+		snprintf(out, UTRACE_BT_STRLEN, "%.*s", (int)len, s);
+		return 0;
+	}
+	if (fl->offset >= 8 && fl->size <= 8 && fl->offset - 8 + fl->size <= cur_ev->data_len) {
+		memcpy(&v, (const uint8_t *)cur_ev->data + fl->offset - 8, fl->size);
+		if (fl->is_signed && fl->size < 8 && (v >> (8 * fl->size - 1) & 1))
+			v |= (int64_t)(~0ull << (8 * fl->size));
+	}
+	return v;
+}
+
 static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
 		   struct utrace_bt_hit *hit, struct hit_strs *hs)
 {
@@ -303,6 +333,8 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 	hit_of(r, &r->sites[k], ev, &hit, &hs);
 	r->ctx.load = load_captured;
 	cur_strs = &hs;
+	cur_site = &r->sites[k];
+	cur_ev = ev;
 	if (d)
 		bt_usym_hit(r->usym, d, ev->image, pc, n);
 	else /* the kernel's uprobes: a live process */
@@ -310,6 +342,8 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 	bt_run_hit(r, &r->sites[k], &hit);
 	bt_usym_hit(r->usym, NULL, 0, NULL, 0);
 	cur_strs = NULL;
+	cur_site = NULL;
+	cur_ev = NULL;
 }
 
 /* A hit whose action takes ustack waits for the stack its thread writes

@@ -4,7 +4,8 @@
 # DWARF (lib/bt/bt_dwarf.c) on tests/e2e/anybin/bt_dwarf.c: `-lv` lists
 # each parameter with its type as bpftrace does, args->NAME reads a
 # char, a signed short and an unsigned char as wide and as signed as
-# they are declared (printf and map keys), and a name the function does
+# they are declared (printf and map keys), args->foo1->a and ->b (a char
+# array: a string) a struct pointer's members, and a name the function does
 # not have is bpftrace's error, caret included; against bpftrace's own
 # output where it runs.
 
@@ -24,11 +25,11 @@ check_bt_dwarf() {
 		"    short int s" "    unsigned char u")
 	t "$([ "$want" = "$(cat "$d/list.out")" ]; echo $?)" \
 		"bt-dwarf -lv lists the parameters and their types" "$(cat "$d/list.out")"
-	bt="uprobe:$prog:f { printf(\"%c %d %d\\n\", args->c, args->s, args->u); @c[args->c] = count(); @u[args.u] = count(); }"
+	bt="uprobe:$prog:f { printf(\"%c %d %d %d %s\\n\", args->c, args->s, args->u, args->foo1->a, args->foo1->b); @c[args->c] = count(); @u[args.u] = count(); }"
 	timeout "$TMO" "$UTRACE" bt -e "$bt" -c "$prog" >"$d/bt.out" 2>"$d/bt.err"
-	t "$([ $? = 0 ] && grep -qx 'x -5 200' "$d/bt.out" && grep -qx '@c\[120\]: 1' "$d/bt.out" &&
+	t "$([ $? = 0 ] && grep -qx 'x -5 200 123 hello' "$d/bt.out" && grep -qx '@c\[120\]: 1' "$d/bt.out" &&
 		grep -qx '@u\[200\]: 1' "$d/bt.out"; echo $?)" \
-		"bt-dwarf args->c, args->s, args->u as declared (char, short -5, unsigned char 200)" \
+		"bt-dwarf args->c, args->s, args->u as declared (char, short -5, unsigned char 200); members foo1->a, foo1->b (a string)" \
 		"$(cat "$d/bt.out" "$d/bt.err")"
 	timeout "$TMO" "$UTRACE" bt -e "uprobe:$prog:f { printf(\"%d\\n\", args->nosuch); }" \
 		-c "$prog" >"$d/bad.out" 2>"$d/bad.err"
@@ -39,7 +40,7 @@ check_bt_dwarf() {
 		return
 	fi
 	bpftrace -lv "uprobe:$prog:f" >"$d/bp-list.out" 2>/dev/null
-	timeout "$TMO" bpftrace -e "uprobe:$prog:f { printf(\"%c %d %d\\n\", args->c, args->s, args->u); }" \
+	timeout "$TMO" bpftrace -e "uprobe:$prog:f { printf(\"%c %d %d %d %s\\n\", args->c, args->s, args->u, args->foo1->a, args->foo1->b); }" \
 		-c "$prog" >"$d/bp.out" 2>/dev/null
 	timeout "$TMO" bpftrace -e "uprobe:$prog:f { printf(\"%d\\n\", args->nosuch); }" \
 		-c "$prog" >/dev/null 2>"$d/bp-bad.err"
