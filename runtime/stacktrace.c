@@ -85,17 +85,20 @@ static unsigned walk_fp(const struct rt_thread *t, const void *rec, uint64_t *pc
 }
 
 unsigned rt_stack_regs(const struct rt_thread *t, uint64_t ip, uint64_t bp, uint64_t sp,
-		       uint64_t *pc, unsigned max)
+		       uint64_t *pc, uint64_t *slots, unsigned max)
 {
 	int saved = errno;
 	pid_t pid = getpid();
 	uint64_t fp = bp, f[2];
 	unsigned n = 0;
 
-	if (max)
+	if (max) {
+		slots[n] = 0;
 		pc[n++] = ip;
+	}
 	while (n < max && !(fp & 7) && fp >= sp && fp - sp < RT_STACK_SPAN &&
 	       read_frame(pid, fp, f)) {
+		slots[n] = fp + 8;
 		pc[n++] = unhooked(t, fp + 8, f[1]);
 		if (f[0] <= fp)
 			break; /* the outermost frame (0), or not a frame chain */

@@ -2,7 +2,7 @@
 #
 # tests/e2e/t/bt_ustack.sh - utrace bt's ustack, ustack(N), ustack(perf),
 # func and usym() (lib/bt/bt_usym.c, runtime/stacktrace.c rt_stack_regs),
-# in maps, printf("%s") and print()
+# in maps, printf("%s") and print(), at an entry and at a return
 # on tests/e2e/anybin/bt_ustack.c, built with frame pointers: parse()
 # reached nine times through level2() and once from level1(); the stacks
 # of a probe at its entry skip the direct caller as the kernel's walk of
@@ -30,6 +30,7 @@ check_bt_ustack() {
 	bt='uprobe:PROG:parse /arg0 > 10/ { @[ustack] = count(); @n[ustack(2)] = count();
 		@p[ustack(perf)] = count(); @f[func] = count(); @u[usym(arg0)] = count(); }
 		uprobe:PROG:parse /arg0 == 120/ { printf("[%s|%d]\n", ustack(3), arg0); print(ustack(perf)); }
+		uretprobe:PROG:level2 { @r[ustack] = count(); }
 		uprobe:PROG:done { exit(); }'
 	rm -rf "$d"
 	mkdir -p "$d/w"
