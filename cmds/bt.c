@@ -188,7 +188,8 @@ int cmd_bt(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	if (b.list) {
-		ret = utrace_bt_list(optind < argc ? argv[optind] : NULL, stdout, &err);
+		ret = utrace_bt_list(optind < argc ? argv[optind] : NULL, b.o.verbose, stdout,
+				     &err);
 		if (ret < 0)
 			utrace_die_msg("bt", "%s", err.msg);
 		return ret < 0 ? 1 : utrace_flush_stdout("bt");

@@ -73,6 +73,10 @@ enum utrace_bt_op {
 	UTRACE_BOP_MDEL,  /* a: map; delete the key */
 	UTRACE_BOP_EMIT,  /* a: enum utrace_bt_rec, b: values popped, c: the record's id;
 			   * key_str: which of them are strings */
+	UTRACE_BOP_USTACK, /* a: 0 bpftrace, 1 perf; imm: frames; push the stack's id
+			    * (ctx->ustack: the tool's, 0 without it) */
+	UTRACE_BOP_USYM,   /* pop an address: its symbol's name into a slot (ctx->usym) */
+	UTRACE_BOP_FIELD,  /* a: the probe's extra fetch-arg a (ctx->field); b 1: a string */
 	UTRACE_BOP_MAX
 };
 
@@ -147,6 +151,15 @@ struct utrace_bt_ctx {
 	void (*map_update)(void *arg, unsigned map, const uint8_t *key, int agg,
 			   const struct utrace_bt_mval *v);
 	void (*emit)(void *arg, const void *rec, uint32_t len);
+	/* ustack, usym: where the hit's stack and symbols are known (the
+	 * tool's replay); NULL elsewhere (a program using them never runs
+	 * there): ustack gives an id for the stack's first limit frames,
+	 * usym the name of addr into out (UTRACE_BT_STRLEN bytes) */
+	int64_t (*ustack)(void *arg, unsigned limit, unsigned mode);
+	void (*usym)(void *arg, uint64_t addr, char *out);
+	/* the hit's extra fetch-arg k (args->p->member through DWARF): its
+	 * value, or its string into out (UTRACE_BT_STRLEN bytes) if out */
+	int64_t (*field)(void *arg, unsigned k, char *out);
 };
 
 /* The run's state: the stack, the string slots, the variables. */
@@ -177,9 +190,10 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 	switch (in->op) {
 	case UTRACE_BOP_PUSH: case UTRACE_BOP_ARG: case UTRACE_BOP_BUILTIN:
 	case UTRACE_BOP_COMM: case UTRACE_BOP_SCONST: case UTRACE_BOP_VLD:
-	case UTRACE_BOP_MGET:
+	case UTRACE_BOP_MGET: case UTRACE_BOP_USTACK: case UTRACE_BOP_FIELD:
 		*push = 1;
 		return 0;
+	case UTRACE_BOP_USYM:
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
 		*push = 1;
 		return 1;

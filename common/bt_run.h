@@ -225,6 +225,24 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 			break;
 		case UTRACE_BOP_MDEL: ctx->map_update(ctx->arg, in->a, st->key, -1, &st->mv); break;
 		case UTRACE_BOP_EMIT: utrace_bt_emit(st, ctx, in, v); break;
+		case UTRACE_BOP_USTACK:
+			*sp++ = ctx->ustack ? ctx->ustack(ctx->arg, (unsigned)in->imm, in->a) : 0;
+			break;
+		case UTRACE_BOP_FIELD:
+			s = utrace_bt_tmp(st);
+			st->strs[s][0] = 0;
+			v[0] = ctx->field ? ctx->field(ctx->arg, in->a, in->b ? st->strs[s] : 0) : 0;
+			st->strs[s][UTRACE_BT_STRLEN - 1] = 0;
+			*sp++ = in->b ? (int64_t)s : v[0];
+			break;
+		case UTRACE_BOP_USYM:
+			s = utrace_bt_tmp(st);
+			st->strs[s][0] = 0;
+			if (ctx->usym)
+				ctx->usym(ctx->arg, (uint64_t)v[0], st->strs[s]);
+			st->strs[s][UTRACE_BT_STRLEN - 1] = 0;
+			*sp++ = s;
+			break;
 		default: *sp++ = utrace_bt_binop(in->op, v[0], v[1]); break;
 		}
 	}

@@ -50,6 +50,7 @@
 
 #include "arch/x86_64/insn.h"
 #include "common/fetch_prog.h"
+#include "common/record.h"
 #include "runtime/inproc_probe_internal.h"
 #include "runtime/rt.h"
 
@@ -161,6 +162,28 @@ static void ipp_test_count(uint32_t key)
 	errno = saved;
 }
 
+/* A stack walked from a hit's registers holds the return trampoline
+ * where a return probe hooked a frame: the real return address instead
+ * (its frame on the thread's return stack, by the slot it was read
+ * from), as the kernel's unwinder gives for a pending uretprobe. */
+static void ipp_stack_unhook(uint64_t *pc, const uint64_t *slots, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++) {
+		const struct ipp_ret *rets;
+		struct ipp_stack s;
+
+		if (pc[i] != (uint64_t)(uintptr_t)utrace_inproc_retprobe_tramp)
+			continue;
+		s = ipp_stack_of((const uint64_t *)(uintptr_t)slots[i]);
+		rets = s.rets ? *s.rets : NULL;
+		for (uint32_t d = rets ? *s.depth : 0; d-- > 0;)
+			if ((uint64_t)(uintptr_t)rets[d].slot == slots[i]) {
+				pc[i] = rets[d].caller;
+				break;
+			}
+	}
+}
+
 /* One probe's record: the kernel's kprobe layout, then the fetch-args. */
 static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetch_regs *regs,
 		       uint64_t func, uint64_t ret_ip, const uint64_t *entry)
@@ -190,6 +213,17 @@ static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetc
 	}
 	len = utrace_fetch_run(p->prog, regs, entry, t->comm, (uint8_t *)rec, sizeof(rec),
 			       utrace_fetch_load);
+	if (unlikely(rt_inproc_probe_has_triggers(p->key))) { /* a stacktrace's stack */
+		uint64_t pc[UREC_STACK_MAX], slots[UREC_STACK_MAX];
+		unsigned n = rt_stack_regs(t, regs->r[UTRACE_FR_IP], regs->r[UTRACE_FR_BP],
+					   regs->r[UTRACE_FR_SP], pc, slots, UREC_STACK_MAX);
+
+		ipp_stack_unhook(pc, slots, n);
+		rt_stack_given(pc, n);
+		rt_inproc_probe_event_write(p->key, rec, len);
+		rt_stack_given(NULL, 0);
+		return;
+	}
 	rt_inproc_probe_event_write(p->key, rec, len);
 }
 

@@ -508,6 +508,13 @@ unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *
  * of the frame-pointer walk: code addresses pc[0..n), innermost first
  * (a sanitizer's report, sanitizer.c) */
 void rt_stack_given(const uint64_t *pc, unsigned n) RT_HIDDEN;
+/* ... the stack the kernel's frame-pointer walk gives a uprobe at these
+ * registers (perf_callchain_user): ip, then the return address of each
+ * frame of the %rbp chain; into pc[0..max), with the address each was
+ * read from in slots (0 for ip), how many (an in-process probe's,
+ * inproc_probes.c, which puts back the returns its return probes hooked) */
+unsigned rt_stack_regs(const struct rt_thread *t, uint64_t ip, uint64_t bp, uint64_t sp,
+		       uint64_t *pc, uint64_t *slots, unsigned max) RT_HIDDEN;
 
 /* trace_events.c: a UEXT_SIGNAL record (crash.c) into the calling
  * thread's buffer, in any context the tracer could write in */

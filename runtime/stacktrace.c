@@ -22,6 +22,10 @@
  *    hooked frame: rt_is_graph_return) is replaced by the real one from
  *    the shadow stack frame whose slot holds it.
  *  - or the stack the event's source knows better (rt_stack_given):
+ *    an in-process probe's, walked from the hit's registers as the
+ *    kernel walks a uprobe's (rt_stack_regs: the probed address, then
+ *    the %rbp chain, so a probe at a function's entry, before its frame
+ *    is made, skips its caller as bpftrace's ustack does);
  *    a sanitizer's report prints the stack of the bug, read from its
  *    text (sanitizer.c), where frame pointers would lead through the
  *    sanitizer runtime's own frames, which may have none.
@@ -77,6 +81,30 @@ static unsigned walk_fp(const struct rt_thread *t, const void *rec, uint64_t *pc
 			break; /* the outermost frame (0), or not a frame chain */
 		fp = f[0];
 	}
+	return n;
+}
+
+unsigned rt_stack_regs(const struct rt_thread *t, uint64_t ip, uint64_t bp, uint64_t sp,
+		       uint64_t *pc, uint64_t *slots, unsigned max)
+{
+	int saved = errno;
+	pid_t pid = getpid();
+	uint64_t fp = bp, f[2];
+	unsigned n = 0;
+
+	if (max) {
+		slots[n] = 0;
+		pc[n++] = ip;
+	}
+	while (n < max && !(fp & 7) && fp >= sp && fp - sp < RT_STACK_SPAN &&
+	       read_frame(pid, fp, f)) {
+		slots[n] = fp + 8;
+		pc[n++] = unhooked(t, fp + 8, f[1]);
+		if (f[0] <= fp)
+			break; /* the outermost frame (0), or not a frame chain */
+		fp = f[0];
+	}
+	errno = saved;
 	return n;
 }
 

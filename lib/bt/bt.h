@@ -39,7 +39,8 @@ struct utrace_bt_opts {
  */
 int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err);
 /* -l [PATTERN]: the probes a program could use, bpftrace's lines
- * ("uprobe:/path:func"); PATTERN a glob over them.  0 or <0 with err. */
-int utrace_bt_list(const char *pattern, FILE *out, struct utrace_error *err);
+ * ("uprobe:/path:func"); PATTERN a glob over them; verbose (-lv): each
+ * function's parameters after it, through DWARF.  0 or <0 with err. */
+int utrace_bt_list(const char *pattern, bool verbose, FILE *out, struct utrace_error *err);
 
 #endif

@@ -71,7 +71,8 @@ struct bt_loc {
 	C(NO_MATCH, "No probes to attach")                                                         \
 	C(PRINT_NONMAP, "Non-map print() only takes 1 argument, %u found")                          \
 	C(INCDEC_AGG, "The %s operator can not be used on expressions of type '%s'")               \
-	C(UNSAFE, "%s() is an unsafe function being used in safe mode")
+	C(UNSAFE, "%s() is an unsafe function being used in safe mode")                            \
+	C(DWARF_PARAM, "Can't find function parameter %s")
 
 #define BT_ERR_ENUM(name, text) BT_ERR_##name,
 enum bt_err { BT_ERRORS(BT_ERR_ENUM) BT_ERR_MAX };

@@ -83,6 +83,11 @@ static int parse_uprobe(struct bt_program *p, struct bt_attach *a, char **parts,
 		if (*end || end == plus + 1)
 			return bt_error(err, p, a->loc, BT_ERR_PROBE_NUMBER, name, "offset");
 	}
+	n = strlen(parts[2]); /* a quoted name: uprobe:/bin/bash:"echo_builtin"+0 */
+	if (n >= 2 && parts[2][0] == '"' && parts[2][n - 1] == '"') {
+		parts[2][n - 1] = 0;
+		parts[2]++;
+	}
 	a->target = strdup(parts[1]);
 	a->func = strdup(parts[2]);
 	if (!a->target || !a->func)

@@ -16,6 +16,7 @@
 
 #include "lib/bt/bt_ast.h"
 #include "lib/bt/bt_check.h"
+#include "lib/bt/bt_dwarf.h"
 #include "lib/bt/bt_print.h"
 
 
@@ -63,6 +64,8 @@ static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 			return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_ARG_PROBE, s);
 		return 0;
 	}
+	if (!strncmp(s, "args->", 6) || !strncmp(s, "args.", 5))
+		return bt_dwarf_check_arg(ck, n);
 	return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_UNKNOWN_IDENT, s);
 }
 

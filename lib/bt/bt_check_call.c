@@ -129,6 +129,29 @@ static int check_printf(struct bt_checker *ck, struct bt_node *n)
 	return 0;
 }
 
+/* Whether argument i of call n is ustack's stack mode: the word `perf`
+ * or `bpftrace`, first of two or alone (bpftrace's STACK_MODE token). */
+static bool bt_stack_mode_arg(const char *fn, const struct bt_node *n, unsigned i)
+{
+	const struct bt_node *a = n->args[i];
+
+	return i == 0 && !strcmp(fn, "ustack") && a->kind == BT_N_BUILTIN &&
+	       (!strcmp(a->str, "perf") || !strcmp(a->str, "bpftrace"));
+}
+
+/* ustack's arguments: a mode, a number of frames (a literal), or both. */
+static int check_ustack(struct bt_checker *ck, const struct bt_node *n)
+{
+	unsigned first = n->nargs && bt_stack_mode_arg("ustack", n, 0);
+
+	if (n->nargs == 2 && !first)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, "ustack", "mode");
+	for (unsigned i = first; i < n->nargs; i++)
+		if (n->args[i]->kind != BT_N_INT || n->args[i]->ival < 0)
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, "ustack", "limit");
+	return 0;
+}
+
 static int check_args(struct bt_checker *ck, struct bt_node *n, const struct fn *f)
 {
 	int ret;
@@ -144,6 +167,8 @@ static int check_args(struct bt_checker *ck, struct bt_node *n, const struct fn 
 				return ret;
 			continue;
 		}
+		if (bt_stack_mode_arg(f->name, n, i))
+			continue; /* ustack(perf), ustack(bpftrace, N) */
 		if ((ret = ck->expr(ck, a)) < 0)
 			return ret;
 		if (a->type == BT_T_AGG)
@@ -168,7 +193,9 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 			if (n->args[i]->kind != BT_N_INT)
 				return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, "lhist",
 						i == 1 ? "min" : i == 2 ? "max" : "step");
-	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str"))
+	if (!strcmp(f->name, "ustack"))
+		return check_ustack(ck, n);
+	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str") || !strcmp(f->name, "usym"))
 		if (n->args[0]->type != BT_T_INT)
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_INT_ARG, f->name);
 	if (!strcmp(f->name, "time") && n->nargs && n->args[0]->kind != BT_N_STR)

@@ -25,6 +25,8 @@ struct comp {
 	unsigned n, cap;
 	char *data; /* string constants, placed after the instructions */
 	unsigned ndata;
+	char **fields; /* the DWARF members FIELD reads (bt_code.fields) */
+	unsigned nfields;
 	int failed;
 };
 
@@ -88,6 +90,57 @@ static void unsupported(struct comp *c, const struct bt_node *n, const char *wha
 					     c->p->name, n->loc.line, n->loc.col, what);
 }
 
+/* args->p->member: an extra fetch-arg of the probe, its text in n->a
+ * (bt_dwarf.c; n->ival 0x200 when it is a string). */
+static void dwarf_member(struct comp *c, const struct bt_node *n)
+{
+	bool str = n->ival & 0x200;
+	char *e = NULL, **f;
+	unsigned k;
+
+	if (!n->a || !(e = strdup(n->a->str))) { /* its fetch-arg: bt_dwarf.c */
+		c->failed = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < c->nfields && strcmp(c->fields[k], e); k++)
+		;
+	if (k < c->nfields) {
+		free(e);
+	} else if (!(f = realloc(c->fields, (k + 1) * sizeof(*f)))) {
+		free(e);
+		c->failed = -ENOMEM;
+		return;
+	} else {
+		c->fields = f;
+		c->fields[c->nfields++] = e;
+	}
+	emit(c, UTRACE_BOP_FIELD, k, str, 0);
+}
+
+/* A parameter by name: its register, as wide and as signed as its type
+ * (n->ival: bytes | 0x100 if signed); a member (n->slot -1): FIELD. */
+static void dwarf_arg(struct comp *c, const struct bt_node *n)
+{
+	unsigned bits = 8 * (unsigned)(n->ival & 0xff);
+	int64_t sign = (int64_t)(1ull << ((bits ? bits : 64) - 1));
+
+	if (n->slot < 0) {
+		dwarf_member(c, n);
+		return;
+	}
+	emit(c, UTRACE_BOP_ARG, (unsigned)n->slot, 0, 0);
+	if (bits >= 64)
+		return;
+	emit(c, UTRACE_BOP_PUSH, 0, 0, (int64_t)((1ull << bits) - 1));
+	emit(c, UTRACE_BOP_AND, 0, 0, 0);
+	if (!(n->ival & 0x100))
+		return;
+	emit(c, UTRACE_BOP_PUSH, 0, 0, sign);
+	emit(c, UTRACE_BOP_XOR, 0, 0, 0);
+	emit(c, UTRACE_BOP_PUSH, 0, 0, sign);
+	emit(c, UTRACE_BOP_SUB, 0, 0, 0);
+}
+
 static void builtin(struct comp *c, const struct bt_node *n)
 {
 	static const char *const names[UTRACE_BB_MAX] = {
@@ -98,6 +151,10 @@ static void builtin(struct comp *c, const struct bt_node *n)
 	    [UTRACE_BB_RAND] = "rand",	       [UTRACE_BB_CGROUP] = "cgroup",
 	};
 
+	if (!strncmp(n->str, "args", 4)) { /* args->NAME: bt_dwarf.c */
+		dwarf_arg(c, n);
+		return;
+	}
 	if (!strncmp(n->str, "arg", 3) && n->str[3] && !n->str[4]) {
 		emit(c, UTRACE_BOP_ARG, (unsigned)(n->str[3] - '0'), 0, 0);
 		return;
@@ -203,8 +260,33 @@ static void incdec(struct comp *c, const struct bt_node *n)
 	}
 }
 
+/* ustack, ustack(N), ustack(perf), ustack(perf, N): bpftrace's 127 frames
+ * unless N says fewer; the tool names them (bt_usym.c). */
+static void ustack(struct comp *c, const struct bt_node *n)
+{
+	unsigned mode = 0, first = 0;
+	int64_t limit = 127;
+
+	if (n->kind == BT_N_CALL && n->nargs && n->args[0]->kind == BT_N_BUILTIN) {
+		mode = !strcmp(n->args[0]->str, "perf");
+		first = 1;
+	}
+	if (n->kind == BT_N_CALL && n->nargs > first)
+		limit = n->args[first]->ival;
+	emit(c, UTRACE_BOP_USTACK, mode, 0, limit);
+}
+
 static void call_value(struct comp *c, const struct bt_node *n)
 {
+	if (!strcmp(n->str, "ustack")) {
+		ustack(c, n);
+		return;
+	}
+	if (!strcmp(n->str, "usym")) {
+		expr(c, n->args[0]);
+		emit(c, UTRACE_BOP_USYM, 0, 0, 0);
+		return;
+	}
 	if (!strcmp(n->str, "str")) {
 		int64_t len = n->nargs > 1 ? n->args[1]->ival : 0;
 
@@ -226,7 +308,7 @@ static void expr(struct comp *c, const struct bt_node *n)
 	case BT_N_STR: sconst(c, n->str); break;
 	case BT_N_BUILTIN:
 		if (n->type == BT_T_STACK)
-			unsupported(c, n, "ustack");
+			ustack(c, n);
 		else
 			builtin(c, n);
 		break;
@@ -271,8 +353,14 @@ static void expr(struct comp *c, const struct bt_node *n)
 static unsigned fmt_add(struct comp *c, const char *fmt)
 {
 	char **f = realloc(c->fmts->fmts, (c->fmts->n + 1) * sizeof(*f));
+	uint32_t *st = realloc(c->fmts->stacks, (c->fmts->n + 1) * sizeof(*st));
 
-	if (!f || !(f[c->fmts->n] = strdup(fmt))) {
+	if (st) {
+		c->fmts->stacks = st;
+		st[c->fmts->n] = 0;
+	}
+
+	if (!f || !st || !(f[c->fmts->n] = strdup(fmt))) {
 		if (f)
 			c->fmts->fmts = f;
 		c->failed = -ENOMEM;
@@ -288,6 +376,9 @@ static void emit_rec(struct comp *c, unsigned kind, struct bt_node *const *args,
 {
 	unsigned at = emit(c, UTRACE_BOP_EMIT, kind, n, id);
 
+	for (unsigned i = 0; i < n && kind == UTRACE_BREC_PRINTF && !c->failed; i++)
+		if (args[i]->type == BT_T_STACK) /* its id: bt_format.c prints its frames */
+			c->fmts->stacks[id] |= 1u << i;
 	for (unsigned i = 0; i < n && at < c->n; i++)
 		if (is_str(args[i]))
 			c->ins[at].key_str |= 1u << i;
@@ -308,7 +399,8 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 		emit(c, UTRACE_BOP_EMIT, UTRACE_BREC_PRINT_MAP, 2, n->args[0]->slot);
 	} else if (!strcmp(f, "print")) {
 		expr(c, n->args[0]);
-		emit_rec(c, UTRACE_BREC_PRINT, n->args, 1, is_str(n->args[0]));
+		emit_rec(c, UTRACE_BREC_PRINT, n->args, 1,
+			 is_str(n->args[0]) ? 1 : n->args[0]->type == BT_T_STACK ? 2 : 0);
 	} else if (!strcmp(f, "clear") || !strcmp(f, "zero")) {
 		emit(c, UTRACE_BOP_EMIT, f[0] == 'c' ? UTRACE_BREC_CLEAR : UTRACE_BREC_ZERO, 0,
 		     n->args[0]->slot);
@@ -453,6 +545,8 @@ int bt_compile(const struct bt_program *p, const struct bt_probe *pr, const stru
 	ret = c.failed;
 	if (!ret)
 		ret = finish(&c, out);
+	out->fields = c.fields;
+	out->nfields = c.nfields;
 	if (ret == -E2BIG || ret == -ENOMEM)
 		utrace_error_set(err, ret, "%s", ret == -E2BIG ? "program too large" : "out of memory");
 	else if (ret == -EINVAL && !err->msg[0])
@@ -467,6 +561,8 @@ void bt_formats_free(struct bt_formats *f)
 	for (unsigned i = 0; i < f->n; i++)
 		free(f->fmts[i]);
 	free(f->fmts);
+	free(f->stacks);
+	f->stacks = NULL;
 	f->fmts = NULL;
 	f->n = 0;
 }

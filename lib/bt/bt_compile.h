@@ -17,11 +17,14 @@
 struct bt_code {
 	void *prog; /* struct utrace_bt_hdr, maps, insns, data */
 	uint32_t len;
+	char **fields; /* FIELD k's fetch-arg ("+0(%dx):s32", "+4(%dx):string") */
+	unsigned nfields;
 };
 
 struct bt_formats {
 	char **fmts; /* printf's and time()'s formats, by record id */
 	unsigned n;
+	uint32_t *stacks; /* each format's: bit k, its argument k is a ustack id */
 	/* printf's argument kinds are in the record itself */
 };
 

@@ -53,8 +53,25 @@ static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, con
 	return *s ? s + 1 : s;
 }
 
-/* The text of printf's record into out. */
-static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const uint8_t *end)
+/* A ustack argument of printf as bpftrace formats it: a newline, then a
+ * frame a line, indented 8 (perf's lines as they are). */
+static void stack_arg(FILE *out, const struct bt_usym *u, const uint8_t *val)
+{
+	const char *const *lines;
+	int64_t id;
+	size_t n;
+
+	memcpy(&id, val, 8);
+	lines = u ? bt_usym_lines(u, id, &n) : NULL;
+	fputc('\n', out);
+	for (size_t i = 0; lines && i < n; i++)
+		fprintf(out, "%s%s\n", lines[i][0] == '\t' ? "" : "        ", lines[i]);
+}
+
+/* The text of printf's record into out; stacks: which values are ustack
+ * ids of u. */
+static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const uint8_t *end,
+			uint32_t stacks, const struct bt_usym *u)
 {
 	enum bt_fmt_conv conv[UTRACE_BT_EMIT_MAX];
 	char spec[UTRACE_BT_EMIT_MAX][8];
@@ -74,6 +91,17 @@ static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const u
 		}
 		if (k >= nc)
 			break;
+		if (stacks >> k & 1) { /* %s of a ustack: its id */
+			if (vals + 8 > end)
+				break;
+			stack_arg(out, u, vals);
+			for (s++; *s && !strchr("diuxXocsp", *s); s++)
+				;
+			s += *s != 0;
+			vals += 8;
+			k++;
+			continue;
+		}
 		if (vals + (conv[k] == BT_FMT_STR ? UTRACE_BT_STRLEN : 8) > end)
 			break;
 		s = one_conv(out, s + 1, conv[k], vals);
@@ -103,9 +131,10 @@ static void json_string(FILE *out, const char *s, size_t len)
 }
 
 /* Text made by fn, written as it is or as a json line of type. */
-static int emit_text(struct bt_run *r, const char *type, const char *fmt, const uint8_t *vals,
+static int emit_text(struct bt_run *r, const char *type, unsigned id, const uint8_t *vals,
 		     const uint8_t *end, bool is_time)
 {
+	const char *fmt = r->fmts.fmts[id];
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = r->fmt == UTRACE_BT_JSON ? open_memstream(&buf, &len) : r->out;
@@ -121,7 +150,7 @@ static int emit_text(struct bt_run *r, const char *type, const char *fmt, const 
 		if (strftime(t, sizeof(t), fmt, &tm))
 			fputs(t, m);
 	} else {
-		printf_text(m, fmt, vals, end);
+		printf_text(m, fmt, vals, end, r->fmts.stacks ? r->fmts.stacks[id] : 0, r->usym);
 	}
 	if (m != r->out) {
 		fclose(m);
@@ -143,19 +172,23 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 	memcpy(&h, rec, sizeof(h));
 	switch (h.kind) {
 	case UTRACE_BREC_PRINTF:
-		return h.id < r->fmts.n ? emit_text(r, "printf", r->fmts.fmts[h.id], vals, end, false)
+		return h.id < r->fmts.n ? emit_text(r, "printf", h.id, vals, end, false)
 					: -EINVAL;
 	case UTRACE_BREC_TIME:
-		return h.id < r->fmts.n ? emit_text(r, "time", r->fmts.fmts[h.id], vals, end, true)
+		return h.id < r->fmts.n ? emit_text(r, "time", h.id, vals, end, true)
 					: -EINVAL;
 	case UTRACE_BREC_PRINT: {
 		struct utrace_bt_scalar v = {.kind = UTRACE_BT_INT};
 
-		if (h.id) {
+		if (h.id == 1) {
 			v.kind = UTRACE_BT_STR;
 			v.s = (const char *)vals;
 		} else {
 			memcpy(&v.i, vals, 8);
+		}
+		if (h.id == 2) { /* a ustack id */
+			v.kind = UTRACE_BT_STACK;
+			v.lines = r->usym ? bt_usym_lines(r->usym, v.i, &v.nlines) : NULL;
 		}
 		return utrace_bt_value_print(r->out, &v, r->fmt);
 	}

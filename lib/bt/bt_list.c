@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/bt/bt_dwarf.h"
 #include "lib/bt/bt_run_internal.h"
 
-int utrace_bt_list(const char *pattern, FILE *out, struct utrace_error *err)
+int utrace_bt_list(const char *pattern, bool verbose, FILE *out, struct utrace_error *err)
 {
 	char *copy, *type, *target, *func, **funcs = NULL;
 	size_t n = 0;
@@ -37,6 +38,8 @@ int utrace_bt_list(const char *pattern, FILE *out, struct utrace_error *err)
 	for (size_t i = 0; i < n; i++) {
 		if (ret >= 0)
 			fprintf(out, "%s:%s:%s\n", type, target, funcs[i]);
+		if (ret >= 0 && verbose) /* -lv: the parameters, through DWARF */
+			bt_dwarf_list(target, funcs[i], out);
 		free(funcs[i]);
 	}
 	free(funcs);

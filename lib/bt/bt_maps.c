@@ -31,6 +31,8 @@ struct bt_map {
 	unsigned keylen, nbuckets;
 	struct bt_elt *elts; /* open addressing, cap a power of two */
 	size_t cap, n;
+	uint32_t key_stack; /* bt_maps_set_stacks */
+	bool value_stack;
 };
 
 struct bt_maps {
@@ -38,6 +40,7 @@ struct bt_maps {
 	unsigned n;
 	size_t max_keys;
 	uint64_t drops;
+	const struct bt_usym *usym;
 };
 
 
@@ -280,8 +283,27 @@ void bt_maps_add_drops(struct bt_maps *ms, uint64_t n)
 	ms->drops += n;
 }
 
+void bt_maps_set_stacks(struct bt_maps *ms, unsigned map, uint32_t key_stack, bool value_stack,
+			const struct bt_usym *u)
+{
+	ms->m[map].key_stack = key_stack;
+	ms->m[map].value_stack = value_stack;
+	ms->usym = u;
+}
+
+/* A ustack id as the printer's scalar: its frames. */
+static struct utrace_bt_scalar stack_scalar(const struct bt_maps *ms, int64_t id)
+{
+	struct utrace_bt_scalar v = {.kind = UTRACE_BT_STACK};
+
+	if (ms->usym)
+		v.lines = bt_usym_lines(ms->usym, id, &v.nlines);
+	return v;
+}
+
 /* The key bytes as the printer's scalars. */
-static void key_scalars(const struct bt_map *m, const uint8_t *key, struct utrace_bt_scalar *out)
+static void key_scalars(const struct bt_maps *ms, const struct bt_map *m, const uint8_t *key,
+			struct utrace_bt_scalar *out)
 {
 	unsigned off = 0;
 
@@ -294,7 +316,9 @@ static void key_scalars(const struct bt_map *m, const uint8_t *key, struct utrac
 			int64_t x;
 
 			memcpy(&x, key + off, 8);
-			out[i] = (struct utrace_bt_scalar){.kind = UTRACE_BT_INT, .i = x};
+			out[i] = m->key_stack >> i & 1
+					 ? stack_scalar(ms, x)
+					 : (struct utrace_bt_scalar){.kind = UTRACE_BT_INT, .i = x};
 			off += 8;
 		}
 	}
@@ -323,10 +347,12 @@ int bt_maps_print(struct bt_maps *ms, unsigned map, const char *name, size_t top
 		if (!e->used)
 			continue;
 		en->key = m->d.nkeys ? &keys[pm.nentries * m->d.nkeys] : NULL;
-		key_scalars(m, e->key, &keys[pm.nentries * m->d.nkeys]);
+		key_scalars(ms, m, e->key, &keys[pm.nentries * m->d.nkeys]);
 		en->value = m->d.value_str
 				? (struct utrace_bt_scalar){.kind = UTRACE_BT_STR, .s = e->s}
 				: (struct utrace_bt_scalar){.kind = UTRACE_BT_INT, .i = e->i};
+		if (m->value_stack)
+			en->value = stack_scalar(ms, e->i);
 		en->n = m->d.agg == UTRACE_BT_AGG_AVG || m->d.agg == UTRACE_BT_AGG_STATS ? e->n : e->i;
 		en->sum = e->sum;
 		en->buckets = e->buckets;

@@ -11,6 +11,7 @@
 
 #include "common/bt_prog.h"
 #include "lib/bt/bt_print.h"
+#include "lib/bt/bt_usym.h"
 
 struct bt_maps;
 
@@ -28,6 +29,10 @@ void bt_maps_update(void *arg, unsigned map, const uint8_t *key, int agg,
  * lhist); as n calls of bt_maps_update would leave it. */
 void bt_maps_merge(struct bt_maps *ms, unsigned map, const uint8_t *key, uint32_t bucket,
 		   uint64_t n, int64_t v);
+/* The key elements of map in key_stack (bit i), and its values if
+ * value_stack, are ustack ids of u: printed as their frames. */
+void bt_maps_set_stacks(struct bt_maps *ms, unsigned map, uint32_t key_stack, bool value_stack,
+			const struct bt_usym *u);
 /* The keys a map may hold (BPFTRACE_MAP_KEYS_MAX). */
 size_t bt_maps_max_keys(const struct bt_maps *ms);
 /* Updates lost elsewhere, counted with the maps' own. */

@@ -123,6 +123,36 @@ static int parse_list(struct parser *ps, struct bt_node *n, const char *close)
 	return advance(ps);
 }
 
+/* args->NAME (args.NAME, and their chains): one builtin whose name is
+ * the whole text, "args->foo1->a" (bt_dwarf.c for uprobes). */
+static int parse_args_field(struct parser *ps, struct bt_node *n)
+{
+	int ret;
+
+	while (is(ps, "->") || is(ps, ".")) {
+		const char *op = is(ps, "->") ? "->" : ".";
+		size_t len = strlen(n->str);
+		char *name, *s;
+
+		if ((ret = advance(ps)) < 0)
+			return ret;
+		if (ps->tok.kind != BT_TK_IDENT)
+			return unexpected(ps, "identifier");
+		if (!(name = tok_text(&ps->tok)) ||
+		    !(s = realloc(n->str, len + strlen(op) + strlen(name) + 1))) {
+			free(name);
+			return -ENOMEM;
+		}
+		sprintf(s + len, "%s%s", op, name);
+		free(name);
+		n->str = s;
+		n->loc.end = ps->tok.loc.end;
+		if ((ret = advance(ps)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
 static int parse_primary(struct parser *ps, struct bt_node **out)
 {
 	struct bt_token *t = &ps->tok;
@@ -167,6 +197,8 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 	*out = n;
 	if ((ret = advance(ps)) < 0)
 		return ret;
+	if (n->kind == BT_N_BUILTIN && !strcmp(n->str, "args") && (is(ps, "->") || is(ps, ".")))
+		return parse_args_field(ps, n);
 	if (n->kind == BT_N_MAP && is(ps, "["))
 		return parse_list(ps, n, "]");
 	if (n->kind == BT_N_BUILTIN && is(ps, "(")) {

@@ -157,6 +157,33 @@ static void update_cb(void *arg, unsigned map, const uint8_t *key, int agg,
 	bt_maps_update(((struct bt_run *)arg)->maps, map, key, agg, v);
 }
 
+static int64_t ustack_cb(void *arg, unsigned limit, unsigned mode)
+{
+	return bt_usym_stack(((struct bt_run *)arg)->usym, limit, mode);
+}
+
+static void usym_cb(void *arg, uint64_t addr, char *out)
+{
+	bt_usym_name(((struct bt_run *)arg)->usym, addr, out, UTRACE_BT_STRLEN);
+}
+
+/* The maps keyed on, or holding, ustack print its frames. */
+static int stack_maps(struct bt_run *r)
+{
+	if (bt_usym_new(&r->usym) < 0)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->prog.nmaps; i++) {
+		const struct bt_mapdef *d = &r->prog.maps[i];
+		uint32_t keys = 0;
+
+		for (unsigned k = 0; k < d->nkeys; k++)
+			if (d->key_types[k] == BT_T_STACK)
+				keys |= 1u << k;
+		bt_maps_set_stacks(r->maps, i, keys, d->vtype == BT_T_STACK, r->usym);
+	}
+	return 0;
+}
+
 int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const uint8_t *vals)
 {
 	int64_t top = 0, div = 0;
@@ -226,13 +253,6 @@ static bool has_uprobes(const struct bt_run *r)
 	return false;
 }
 
-static volatile sig_atomic_t bt_interrupted;
-
-static void bt_on_signal(int sig)
-{
-	(void)sig;
-	bt_interrupted = 1;
-}
 
 /* No process to trace: as bpftrace, the program runs until exit() or
  * Ctrl-C, its intervals firing on time. */
@@ -285,10 +305,12 @@ static int run(struct bt_run *r)
 {
 	int ret = 0;
 
-	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0)
+	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0 || stack_maps(r) < 0)
 		return utrace_error_set(r->err, -ENOMEM, "out of memory");
 	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_none, .map_get = get_cb,
-					.map_update = update_cb, .emit = emit_cb};
+					.map_update = update_cb, .emit = emit_cb,
+					.ustack = ustack_cb, .usym = usym_cb,
+					.field = bt_session_field};
 	r->start_ns = now_ns();
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
@@ -298,7 +320,9 @@ static int run(struct bt_run *r)
 	if (r->o->verbose)
 		say_mechanisms(r);
 	run_here(r, BT_P_BEGIN);
-	if (!r->exiting && (has_uprobes(r) || r->o->argv || r->o->pid))
+	if (!r->exiting && has_uprobes(r) && !r->o->argv && !r->o->pid)
+		ret = bt_kernel_run(r); /* every process running the binaries */
+	else if (!r->exiting && (has_uprobes(r) || r->o->argv || r->o->pid))
 		ret = bt_session_run(r);
 	else if (!r->exiting)
 		run_alone(r);
@@ -320,10 +344,14 @@ static void run_free(struct bt_run *r)
 		free(r->sites[i].target);
 		free(r->sites[i].func);
 		free(r->sites[i].code.prog);
+		for (unsigned k = 0; k < r->sites[i].code.nfields; k++)
+			free(r->sites[i].code.fields[k]);
+		free(r->sites[i].code.fields);
 	}
 	free(r->sites);
 	bt_formats_free(&r->fmts);
 	bt_maps_free(r->maps);
+	bt_usym_free(r->usym);
 	bt_program_free(&r->prog);
 }
 

@@ -8,6 +8,7 @@
 #ifndef UTRACE_LIB_BT_RUN_INTERNAL_H
 #define UTRACE_LIB_BT_RUN_INTERNAL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -38,6 +39,7 @@ struct bt_run {
 	struct bt_site *sites;
 	unsigned nsites;
 	struct bt_maps *maps;
+	struct bt_usym *usym; /* ustack ids, names (bt_usym.c) */
 	struct utrace_bt_state st;
 	struct utrace_bt_ctx ctx;
 	FILE *out;
@@ -62,6 +64,28 @@ int bt_session_run(struct bt_run *r);
 /* The interval sites due by ts (CLOCK_MONOTONIC ns), fired in time
  * order. */
 void bt_run_ticks(struct bt_run *r, uint64_t ts);
+/* bt_session.c: the definition of site k's probe, group/pK at where
+ * (the function; PATH:FUNC for the kernel's uprobes), malloc'd; and one
+ * recorded hit of site k (d: the recording that names its addresses,
+ * NULL: a live process's; pc and n its stack, NULL, 0: none). */
+char *bt_probe_def(const struct bt_site *s, unsigned k, const char *group, const char *where);
+/* The context's field callback (common/bt_prog.h): the running hit's
+ * DWARF member k (its fetch-arg fK). */
+int64_t bt_session_field(void *arg, unsigned k, char *out);
+/* Whether site s's program takes the hit's stack (ustack). */
+bool bt_site_ustack(const struct bt_site *s);
+struct utrace_dat;
+struct utrace_event;
+void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
+		    const struct utrace_event *ev, const uint64_t *pc, unsigned n);
+/* bt_kernel.c: the uprobe sites in every process running their binaries
+ * (no -c, no -p), through the kernel's uprobes, read live until exit()
+ * or a signal. */
+int bt_kernel_run(struct bt_run *r);
+/* Set by SIGINT or SIGTERM while probes run (bt_kernel.c). */
+extern volatile sig_atomic_t bt_interrupted;
+void bt_on_signal(int sig);
+
 /* One hit of site s. */
 static inline void bt_run_hit(struct bt_run *r, const struct bt_site *s,
 			      const struct utrace_bt_hit *hit)

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/record.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/events/event_format.h"
 #include "lib/session/session.h"
@@ -36,6 +37,9 @@ struct hit_strs {
 	unsigned n;
 };
 static __thread struct hit_strs *cur_strs;
+/* The hit being run, for its DWARF members (bt_session_field). */
+static __thread const struct bt_site *cur_site;
+static __thread const struct utrace_event *cur_ev;
 
 static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
 {
@@ -56,18 +60,30 @@ static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
 	return -1;
 }
 
-/* The definition of site k's probe. */
-static char *probe_def(const struct bt_site *s, unsigned k)
+bool bt_site_ustack(const struct bt_site *s)
+{
+	const struct utrace_bt_hdr *h = s->code.prog;
+
+	for (uint32_t i = 0; h && i < h->nr_insns; i++)
+		if (utrace_bt_insns(h)[i].op == UTRACE_BOP_USTACK)
+			return true;
+	return false;
+}
+
+/* The definition of site k's probe: group/pK at where (in-process: the
+ * function; the kernel's: PATH:FUNC). */
+char *bt_probe_def(const struct bt_site *s, unsigned k, const char *group, const char *where)
 {
 	char buf[1024];
 	bool ret = s->type == BT_P_URETPROBE;
 	size_t n;
 
 	if (s->off)
-		n = (size_t)snprintf(buf, sizeof(buf), "p:bt/p%u %s+%llu", k, s->func,
+		n = (size_t)snprintf(buf, sizeof(buf), "p:%s/p%u %s+%llu", group, k, where,
 				     (unsigned long long)s->off);
 	else
-		n = (size_t)snprintf(buf, sizeof(buf), "%s:bt/p%u %s", ret ? "r" : "p", k, s->func);
+		n = (size_t)snprintf(buf, sizeof(buf), "%s:%s/p%u %s", ret ? "r" : "p", group, k,
+				     where);
 	for (unsigned i = 0; i < 6 && !ret && n < sizeof(buf); i++)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " a%u=%s:u64", i, arg_regs[i]);
 	if (ret && n < sizeof(buf))
@@ -81,6 +97,8 @@ static char *probe_def(const struct bt_site *s, unsigned k)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " s%u=+0(%s):string", i,
 					      arg_regs[i]);
 	}
+	for (unsigned i = 0; i < s->code.nfields && n < sizeof(buf); i++) /* DWARF members */
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " f%u=%s", i, s->code.fields[i]);
 	if (n < sizeof(buf))
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " comm=$comm");
 	return n < sizeof(buf) ? strdup(buf) : NULL;
@@ -92,6 +110,20 @@ static int64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ustack: site k's event with the stacktrace trigger, its stack the
+ * record after each hit's. */
+static int stack_trigger(struct bt_run *r, struct utrace_session_opts *so, unsigned k)
+{
+	char ev[32];
+	int ret;
+
+	snprintf(ev, sizeof(ev), "bt:p%u", k);
+	if (!(r->defs[r->ndefs] = strdup(ev)))
+		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	ret = utrace_session_opts_set(so, "event", r->defs[r->ndefs++], r->err);
+	return ret ? ret : utrace_session_opts_set(so, "trigger", "stacktrace", r->err);
 }
 
 /* The recording of the sites' probes into path. */
@@ -120,7 +152,7 @@ static int record(struct bt_run *r, const char *path, int *status)
 
 		if (r->sites[i].type != BT_P_UPROBE && r->sites[i].type != BT_P_URETPROBE)
 			continue;
-		if (!(def = probe_def(&r->sites[i], i))) {
+		if (!(def = bt_probe_def(&r->sites[i], i, "bt", r->sites[i].func))) {
 			ret = utrace_error_set(r->err, -ENOMEM, "out of memory");
 			break;
 		}
@@ -133,6 +165,8 @@ static int record(struct bt_run *r, const char *path, int *status)
 				r->sites[i].inproc_no ? r->sites[i].inproc_no : "");
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(&so, "probe", def, r->err);
+		if (!ret && bt_site_ustack(&r->sites[i]))
+			ret = stack_trigger(r, &so, i);
 	}
 	so.argv = r->o->argv;
 	if (!ret)
@@ -211,6 +245,31 @@ static const char *field_str(const struct utrace_event_format *f, const struct u
 	return (const char *)ev->data + off - 8;
 }
 
+int64_t bt_session_field(void *arg, unsigned k, char *out)
+{
+	char name[16];
+	const struct utrace_event_field *fl;
+	int64_t v = 0;
+
+	(void)arg;
+	snprintf(name, sizeof(name), "f%u", k);
+	if (!cur_site || !cur_ev || !(fl = utrace_event_field_find(cur_site->fmt, name)))
+		return 0;
+	if (out) {
+		size_t len;
+		const char *s = field_str(cur_site->fmt, cur_ev, name, &len);
+
+		snprintf(out, UTRACE_BT_STRLEN, "%.*s", (int)len, s);
+		return 0;
+	}
+	if (fl->offset >= 8 && fl->size <= 8 && fl->offset - 8 + fl->size <= cur_ev->data_len) {
+		memcpy(&v, (const uint8_t *)cur_ev->data + fl->offset - 8, fl->size);
+		if (fl->is_signed && fl->size < 8 && (v >> (8 * fl->size - 1) & 1))
+			v |= (int64_t)(~0ull << (8 * fl->size));
+	}
+	return v;
+}
+
 static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
 		   struct utrace_bt_hit *hit, struct hit_strs *hs)
 {
@@ -263,8 +322,66 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 	}
 }
 
+/* One hit of site k, with its stack (pc, n) if it took one. */
+void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
+		     const struct utrace_event *ev, const uint64_t *pc, unsigned n)
+{
+	struct utrace_bt_hit hit;
+	struct hit_strs hs;
+
+	r->nreplayed++;
+	hit_of(r, &r->sites[k], ev, &hit, &hs);
+	r->ctx.load = load_captured;
+	cur_strs = &hs;
+	cur_site = &r->sites[k];
+	cur_ev = ev;
+	if (d)
+		bt_usym_hit(r->usym, d, ev->image, pc, n);
+	else /* the kernel's uprobes: a live process */
+		bt_usym_hit_live(r->usym, ev->pid, pc, n);
+	bt_run_hit(r, &r->sites[k], &hit);
+	bt_usym_hit(r->usym, NULL, 0, NULL, 0);
+	cur_strs = NULL;
+	cur_site = NULL;
+	cur_ev = NULL;
+}
+
+/* A hit whose action takes ustack waits for the stack its thread writes
+ * right after it (the stacktrace trigger's record, UTRACE_EV_STACK). */
+struct held {
+	unsigned site;
+	struct utrace_event ev;
+	void *data; /* a copy of ev's: NULL when none is held */
+};
+
+static int held_keep(struct held *h, unsigned site, const struct utrace_event *ev)
+{
+	h->site = site;
+	h->ev = *ev;
+	if (!(h->data = malloc(ev->data_len + 1)))
+		return -ENOMEM;
+	memcpy(h->data, ev->data, ev->data_len);
+	h->ev.data = h->data;
+	return 0;
+}
+
+static void held_run(struct bt_run *r, struct utrace_dat *d, struct held *h, const void *stack,
+		     unsigned n)
+{
+	uint64_t pc[UREC_STACK_MAX];
+
+	if (n > UREC_STACK_MAX)
+		n = UREC_STACK_MAX;
+	if (stack)
+		memcpy(pc, stack, n * sizeof(uint64_t));
+	bt_session_hit(r, d, h->site, &h->ev, stack ? pc : NULL, n);
+	free(h->data);
+	h->data = NULL;
+}
+
 static int replay(struct bt_run *r, const char *path)
 {
+	struct held *held = NULL;
 	struct utrace_event_format **fmts = NULL;
 	struct utrace_dat_iter *it = NULL;
 	struct utrace_dat *d = NULL;
@@ -275,24 +392,32 @@ static int replay(struct bt_run *r, const char *path)
 		ret = map_events(r, d, &fmts);
 	if (!ret)
 		ret = utrace_dat_iter_open(d, &it, r->err);
+	if (!ret && !(held = calloc(utrace_dat_buffer_count(d) + 1, sizeof(*held))))
+		ret = -ENOMEM;
 	while (!ret && !r->exiting && (ret = utrace_dat_iter_next(it, &ev, r->err)) > 0) {
-		struct utrace_bt_hit hit;
-		struct hit_strs hs;
+		struct held *h = &held[ev.buf];
 
 		ret = 0;
 		bt_run_ticks(r, ev.ts);
+		if (h->data && ev.kind == UTRACE_EV_STACK) /* the held hit's stack */
+			held_run(r, d, h, ev.data, ev.data_len / 8);
+		else if (h->data && ev.kind == UTRACE_EV_EVENT)
+			held_run(r, d, h, NULL, 0);
 		if (ev.kind != UTRACE_EV_EVENT)
 			continue;
-		for (unsigned i = 0; i < r->nsites; i++) {
+		for (unsigned i = 0; i < r->nsites && !ret; i++) {
 			if (r->sites[i].event_id != (int)ev.id || !r->sites[i].fmt)
 				continue;
-			r->nreplayed++;
-			hit_of(r, &r->sites[i], &ev, &hit, &hs);
-			cur_strs = &hs;
-			bt_run_hit(r, &r->sites[i], &hit);
-			cur_strs = NULL;
+			if (bt_site_ustack(&r->sites[i]))
+				ret = held_keep(h, i, &ev);
+			else
+				bt_session_hit(r, d, i, &ev, NULL, 0);
 		}
 	}
+	for (unsigned b = 0; held && b < utrace_dat_buffer_count(d); b++)
+		if (held[b].data)
+			held_run(r, d, &held[b], NULL, 0);
+	free(held);
 	if (ret > 0)
 		ret = 0;
 	for (unsigned i = 0; fmts && i < utrace_dat_event_format_count(d); i++)
@@ -309,14 +434,10 @@ int bt_session_run(struct bt_run *r)
 	char dir[] = "/tmp/utrace-bt.XXXXXX", path[64];
 	int status = 0, ret;
 
-	if (!r->o->argv && !r->o->pid)
-		return utrace_error_set(r->err, -EINVAL,
-					"uprobes need the command (-c CMD or -- CMD) or a process "
-					"(-p PID): system-wide uprobes are not run yet");
 	if (!mkdtemp(dir))
 		return utrace_error_set(r->err, -errno, "%s: %s", dir, strerror(errno));
 	snprintf(path, sizeof(path), "%s/bt.dat", dir);
-	r->defs = calloc(r->nsites + 1, sizeof(*r->defs));
+	r->defs = calloc(2 * r->nsites + 1, sizeof(*r->defs));
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].event_id = -1;
 	r->tables_fd = -1;

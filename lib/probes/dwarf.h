@@ -163,6 +163,7 @@ struct utrace_dwarf_sig {
 		char name[48];
 		char kind;
 		unsigned size;
+		char type[64]; /* perf's name of its type ("int*", "struct Foo*") */
 	} param[UTRACE_DWARF_SIG_MAX];
 	char ret_kind;
 	unsigned ret_size;

@@ -410,6 +410,9 @@ int utrace_dwarf_func_sig(struct utrace_dwarf *d, uint64_t vaddr, struct utrace_
 		snprintf(sig->param[sig->nparams].name, sizeof(sig->param[0].name), "%s",
 			 name ? name : "");
 		sig->param[sig->nparams].kind = type_kind(&child, &sig->param[sig->nparams].size);
+		if (dw_type_name(&child, sig->param[sig->nparams].type,
+				 sizeof(sig->param[0].type)) < 0)
+			sig->param[sig->nparams].type[0] = 0;
 		sig->nparams++;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	sig->int_regs = sig->ret_kind == 'a' && sig->ret_size > 16;

@@ -523,3 +523,22 @@ const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t 
 	}
 	return NULL;
 }
+
+int utrace_dat_addr_object(struct utrace_dat *d, uint32_t image, uint64_t addr, const char **path,
+			   uint64_t *vaddr)
+{
+	struct dat_image *img = dat_find_image(d, image);
+
+	for (size_t i = 0; img && i < img->nr_objs; i++) {
+		struct dat_object *o = img->objs[i];
+		const struct dat_symtab *tab = need_syms(d, o);
+		uint64_t v = addr - o->bias;
+
+		if (!tab->nr_syms || v < tab->sym_lo || v >= tab->sym_hi || !o->path)
+			continue;
+		*path = o->path;
+		*vaddr = v;
+		return 0;
+	}
+	return -ENOENT;
+}
