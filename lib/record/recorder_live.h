@@ -82,6 +82,13 @@ const char *rec_ev_path(struct utrace_recorder *r, int id);
 void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
 			 const char *name, int id, const void **prog, uint32_t *len);
 void rec_live_ev_free(struct utrace_recorder *r);
+/* recorder_livekev.c: the kernel events the tracefs shows (a kernel -e's,
+ * in a recording whose merge runs, recorder.h): its switch set (1, 0) or read (-1), its state; e's triggers set (hist
+ * tables compiled for the kernel's format). */
+struct utrace_error;
+int rec_live_kev_enable(struct utrace_recorder *r, int kid, int set);
+int rec_live_kev_push(struct utrace_recorder *r, const struct rec_live_ev *e,
+		      struct utrace_error *err);
 /* recorder_livevar.c: the tracefs's hist triggers that define variable var (of event
  * sys:ev only, if sys is not ""): each to cb with its event, its text and
  * its table's spec (REC_HIST_LIVE | serial); how many */

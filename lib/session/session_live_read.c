@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/base/grow.h"
+#include "lib/session/session_internal.h"
 #include "lib/session/session_live_internal.h"
 #include "lib/report/report_filter.h"
 #include "lib/session/session_dynev.h"
@@ -32,6 +33,14 @@ int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct
 	/* messages not read yet first (the BUFFER of a thread that just
 	 * started, as trace_marker's), then every sub-buffer done */
 	ret = utrace_recorder_poll(rl->r, 0, err);
+	/* the kernel's pages so far, every CPU's: a round, after which the
+	 * merge runs their triggers up to its watermark, which a CPU that
+	 * handed over pages holds at its last record; so a second round,
+	 * in which the CPUs are quiet, runs all but the last 1 ms
+	 * (recorder_kmerge.c) */
+	for (int i = 0; i < 2 && ret >= 0 && rl->kt; i++)
+		if ((ret = utrace_ktrace_poll(rl->kt, true, session_kpage, rl->r, err)) > 0)
+			ret = utrace_recorder_kround(rl->r, err);
 	if (ret >= 0 && !rl->overwrite)
 		ret = utrace_recorder_sync(rl->r, err);
 	if (ret >= 0 && !rl->overwrite)
