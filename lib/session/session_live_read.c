@@ -53,6 +53,14 @@ int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct
 			ret = utrace_dat_open(rl->extract, d, err);
 		unlink(rl->extract);
 	}
+	/* the kernel's tasks named so far (a task is named from /proc when
+	 * its first record is read, lib/kernel/kernel_tasks.c) */
+	if (ret >= 0 && rl->kt) {
+		size_t n;
+		const struct utrace_dat_ktask *t = utrace_ktrace_tasks(rl->kt, &n);
+
+		utrace_dat_name_ktasks(*d, t, n);
+	}
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }

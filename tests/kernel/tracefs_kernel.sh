@@ -14,6 +14,8 @@
 #   by a copy of sh named kforker (a child of the script: -c) show as
 #   `parent_comm: kforker` with every fork counted, and the compound
 #   keys name kforker's pid and each of its children's
+#   common_pid.execname names a task that still runs by its comm (the
+#   kernel instance's task list, as the kernel's saved cmdlines)
 #   its enable switches the kernel event's records (1 as -e named it, 0
 #   after `echo 0`)
 set -u
@@ -56,6 +58,10 @@ echo 'hist:keys=parent_pid,child_pid' >$F/trigger || echo "trigger 2 refused" >>
 : >"$T/children"
 "$T/kforker" "$T/forker.sh" "$N" "$T/children" "$T/forker_pid"
 cat $F/hist >"$T/hist2"
+echo 'hist:keys=common_pid.execname' >$F/trigger || echo "trigger 3 refused" >>"$T/errors"
+( : ); ( : )
+echo $$ >"$T/shell_pid"
+cat $F/hist >"$T/hist3"
 cat events/sched/sched_switch/enable >"$T/enable1"
 echo 0 >events/sched/sched_switch/enable || echo "enable refused" >>"$T/errors"
 cat events/sched/sched_switch/enable >"$T/enable0"
@@ -81,5 +87,8 @@ while read -r c; do
 done <"$T/children"
 check "the compound keys name kforker ($fp) and each of its $N children ($miss missing)" \
 	test "$miss" -eq 0 -a "$(wc -l <"$T/children")" -eq "$N"
+sp=$(cat "$T/shell_pid")
+check "common_pid.execname names the running shell ($sp) as the kernel does: sh" \
+	grep -q "^{ common_pid: sh  *\[ *$sp\] }" "$T/hist3"
 check "sched_switch's enable reads 1, as -e named it" test "$(cat "$T/enable1")" = 1
 check "echo 0 switches it off" test "$(cat "$T/enable0")" = 0
