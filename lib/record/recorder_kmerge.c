@@ -56,6 +56,7 @@
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_live.h"
 #include "lib/record/recorder_snap.h"
 #include "lib/record/recorder_trig.h"
 
@@ -462,7 +463,7 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 		rec_trig_krun(r, kid, rec, len);
 		if (rec_trig_kon(r))
 			rec_hist_krun(r, kid, &c);
-		keep = rec_trig_kkeep(r, kid);
+		keep = rec_trig_kkeep(r, kid) && rec_live_kev_keep(r, kid, rec, len);
 		if (!km->depth) { /* not a synthetic event it fired */
 			cpu->last_kid = kid;
 			cpu->last_kept = keep;

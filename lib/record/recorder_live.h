@@ -49,6 +49,7 @@ struct rec_live_ev {
 	char sys[65], name[65];
 	char *filter; /* NULL: none */
 	void *prog;   /* the last one compiled (for one object's format) */
+	uint32_t prog_len; /* a kernel event's (recorder_livekev.c) */
 	struct rec_live_trig *trigs;
 	unsigned nr_trigs;
 	struct rec_live_ev *next;
@@ -87,8 +88,11 @@ void rec_live_ev_free(struct utrace_recorder *r);
  * tables compiled for the kernel's format). */
 struct utrace_error;
 int rec_live_kev_enable(struct utrace_recorder *r, int kid, int set);
-int rec_live_kev_push(struct utrace_recorder *r, const struct rec_live_ev *e,
+int rec_live_kev_push(struct utrace_recorder *r, struct rec_live_ev *e,
 		      struct utrace_error *err);
+/* Whether kernel record rec (len bytes) of kid is saved, as far as the
+ * tracefs's filter of its event and set_event_pid / _notrace_pid say. */
+bool rec_live_kev_keep(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
 /* recorder_livevar.c: the tracefs's hist triggers that define variable var (of event
  * sys:ev only, if sys is not ""): each to cb with its event, its text and
  * its table's spec (REC_HIST_LIVE | serial); how many */

@@ -347,11 +347,6 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
 	struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, system, name) : NULL;
 	char *text = filter && *filter ? strdup(filter) : NULL;
 
-	if (id >= 0 && id < UTRACE_EV_ID_BASE && text) {
-		free(text); /* a kernel event's: not filtered in the recorder yet */
-		return utrace_error_set(err, -EINVAL, "%s:%s: kernel events take no filter here",
-					system, name);
-	}
 	if (!e || (filter && *filter && !text)) {
 		free(text);
 		return utrace_error_set(err, id < 0 ? id : -ENOMEM, "%s:%s: cannot be filtered",

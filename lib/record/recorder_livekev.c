@@ -9,9 +9,15 @@
  *   enable   the event's switch in the merge (rec_trig_kswitch): off,
  *            its records are read (its triggers run) but not saved, the
  *            kernel's soft mode; every one starts off, as the kernel's
+ *   filter   compiled for the kernel's format, run on each record
+ *            merged: one it fails is not saved (rec_live_kev_keep)
  *   trigger  hist triggers, compiled for the kernel's format with the
  *            kernel id, run by rec_hist_krun as a -R's (recorder_khist.c);
  *            the other commands are not run on kernel events yet (EINVAL)
+ *   set_event_pid, set_event_notrace_pid
+ *            the control page's lists the traced processes read (event-
+ *            fork adds a child at its HELLO), applied to each record as
+ *            the kernel's pid filter does (kev_pids_keep)
  *
  * An event the kernel and a traced object both define (a program whose
  * static tracepoints carry the kernel's names, as sched:sched_switch)
@@ -21,9 +27,12 @@
  * event's: kernel ids are below UTRACE_EV_ID_BASE, user ids from it.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/filter_prog.h"
 #include "common/proto.h"
+#include "lib/events/event_filter.h"
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
@@ -73,17 +82,34 @@ int rec_live_kev_enable(struct utrace_recorder *r, int kid, int set)
 	return rec_trig_kswitch(r, kid, -1);
 }
 
-/* The tracefs's triggers of kernel event e, set: a hist trigger gets its
- * table (REC_HIST_LIVE | serial) compiled for the kernel's format, once;
- * rec_hist_krun runs it from the next record merged. */
-int rec_live_kev_push(struct utrace_recorder *r, const struct rec_live_ev *e,
-		      struct utrace_error *err)
+/* The tracefs's filter of kernel event e compiled for the kernel's
+ * format (rec_live_kev_keep runs it), or none. */
+static int kev_filter(const struct rec_kfmt *k, struct rec_live_ev *e, struct utrace_error *err)
+{
+	void *code = NULL;
+	uint32_t len = 0;
+
+	if (e->filter && utrace_filter_compile(k->fmt, e->filter, &code, &len, err) < 0)
+		return err->code;
+	free(e->prog);
+	e->prog = code;
+	e->prog_len = len;
+	return 0;
+}
+
+/* The tracefs's filter and triggers of kernel event e, set: a hist
+ * trigger gets its table (REC_HIST_LIVE | serial) compiled for the
+ * kernel's format, once; rec_hist_krun runs it from the next record
+ * merged. */
+int rec_live_kev_push(struct utrace_recorder *r, struct rec_live_ev *e, struct utrace_error *err)
 {
 	const struct rec_kfmt *k = kev_find(r, e->sys, e->name);
 
 	if (!k)
 		return utrace_error_set(err, -ENOENT, "%s:%s: no such kernel event", e->sys,
 					e->name);
+	if (kev_filter(k, e, err) < 0)
+		return err->code;
 	for (unsigned i = 0; i < e->nr_trigs; i++) {
 		const struct rec_live_trig *x = &e->trigs[i];
 		struct rec_hist *h;
@@ -100,4 +126,83 @@ int rec_live_kev_push(struct utrace_recorder *r, const struct rec_live_ev *e,
 		rec_hist_set_kid(h, k->id);
 	}
 	return 0;
+}
+
+/* ---- set_event_pid ------------------------------------------------------ */
+
+static bool kev_pid_in(const int32_t *list, int32_t pid)
+{
+	for (unsigned i = 0; i < UTRACE_EV_PIDS; i++) {
+		int32_t p = __atomic_load_n(&list[i], __ATOMIC_RELAXED);
+
+		if (!p)
+			return false;
+		if (p == pid)
+			return true;
+	}
+	return false;
+}
+
+/* The kernel's trace_ignore_this_task: not in a set set_event_pid, or in
+ * set_event_notrace_pid. */
+static bool kev_ignored(const struct utrace_recorder *r, int32_t pid)
+{
+	const int32_t *pids = r->ctl->ev_pids, *no = r->ctl->ev_notrace_pids;
+
+	if (__atomic_load_n(&pids[0], __ATOMIC_ACQUIRE) && !kev_pid_in(pids, pid))
+		return true;
+	return kev_pid_in(no, pid);
+}
+
+/* The int field name of rec, if the format has one: its value in *v. */
+static bool kev_int(const struct utrace_event_format *f, const char *name, const uint8_t *rec,
+		    uint32_t len, int32_t *v)
+{
+	const struct utrace_event_field *fd = utrace_event_field_find(f, name);
+
+	if (!fd || fd->size != 4 || fd->offset + 4 > len)
+		return false;
+	memcpy(v, rec + fd->offset, 4);
+	return true;
+}
+
+/*
+ * As the kernel's pid filter: a record of a task it ignores is dropped,
+ * but sched_switch is kept when either task is not ignored, and the
+ * wakeups when the task woken is not (its sched_switch and sched_wakeup*
+ * probes, which clear ignore_pid for them).
+ */
+static bool kev_pids_keep(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
+{
+	const struct rec_kfmt *k;
+	int32_t pid, other;
+
+	if (!__atomic_load_n(&r->ctl->ev_pids[0], __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&r->ctl->ev_notrace_pids[0], __ATOMIC_ACQUIRE))
+		return true;
+	memcpy(&pid, rec + 4, 4); /* common_pid */
+	if (!kev_ignored(r, pid))
+		return true;
+	for (k = rec_kfmt_first(r); k && k->id != kid; k = k->next)
+		;
+	if (!k || strcmp(k->fmt->system, "sched"))
+		return false;
+	if (!strcmp(k->fmt->name, "sched_switch"))
+		return (kev_int(k->fmt, "prev_pid", rec, len, &other) && !kev_ignored(r, other)) ||
+		       (kev_int(k->fmt, "next_pid", rec, len, &other) && !kev_ignored(r, other));
+	if (!strncmp(k->fmt->name, "sched_wak", 9))
+		return kev_int(k->fmt, "pid", rec, len, &other) && !kev_ignored(r, other);
+	return false;
+}
+
+bool rec_live_kev_keep(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
+{
+	const struct rec_live_ev *e;
+
+	if (!r->o.live || len < 8)
+		return true;
+	e = rec_live_ev_of(r, kid, NULL, NULL);
+	if (e && e->prog && !utrace_filter_run(e->prog, e->prog_len, rec, len))
+		return false;
+	return kev_pids_keep(r, kid, rec, len);
 }

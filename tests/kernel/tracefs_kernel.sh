@@ -18,6 +18,8 @@
 #   kernel instance's task list, as the kernel's saved cmdlines)
 #   its enable switches the kernel event's records (1 as -e named it, 0
 #   after `echo 0`)
+#   set_event_pid applies to them as the kernel's pid filter (a
+#   sched_switch is kept if either task is listed), and so does a filter
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -33,6 +35,7 @@ cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/ftracetest/events" -o "$T
 	"$ROOT/tests/ftracetest/kprog.c" "$ROOT/tests/ftracetest/events/"*.c ||
 	{ notok "build kprog"; exit 1; }
 cp /bin/sh "$T/kforker"
+cp "$(command -v sleep)" "$T/ksleeper"
 N=7
 # kforker: N subshells, then its pid and its children's, as it saw them
 cat >"$T/forker.sh" <<'EOF'
@@ -65,6 +68,17 @@ cat $F/hist >"$T/hist3"
 cat events/sched/sched_switch/enable >"$T/enable1"
 echo 0 >events/sched/sched_switch/enable || echo "enable refused" >>"$T/errors"
 cat events/sched/sched_switch/enable >"$T/enable0"
+echo 1 >events/sched/sched_switch/enable
+echo $$ >set_event_pid
+echo >trace
+sleep 0.05
+cat trace >"$T/trace_pid"
+echo >set_event_pid
+echo 'prev_comm == "ksleeper"' >events/sched/sched_switch/filter ||
+	echo "filter refused" >>"$T/errors"
+echo >trace
+"$T/ksleeper" 0.05
+cat trace >"$T/trace_filter"
 touch "$T/stop"
 wait $kp
 EOF
@@ -92,3 +106,11 @@ check "common_pid.execname names the running shell ($sp) as the kernel does: sh"
 	grep -q "^{ common_pid: sh  *\[ *$sp\] }" "$T/hist3"
 check "sched_switch's enable reads 1, as -e named it" test "$(cat "$T/enable1")" = 1
 check "echo 0 switches it off" test "$(cat "$T/enable0")" = 0
+n=$(grep -c 'sched_switch:' "$T/trace_pid")
+other=$(grep 'sched_switch:' "$T/trace_pid" | grep -vc "pid=$sp ")
+check "set_event_pid \$\$: the shell's switches are in trace ($n), its child's alone not ($other)" \
+	test "$n" -gt 0 -a "$other" -eq 0
+n=$(grep -c 'sched_switch:' "$T/trace_filter")
+other=$(grep 'sched_switch:' "$T/trace_filter" | grep -vc "prev_comm=ksleeper ")
+check "filter prev_comm == \"ksleeper\": its switches alone ($n, $other others)" \
+	test "$n" -gt 0 -a "$other" -eq 0
