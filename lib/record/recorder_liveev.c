@@ -455,7 +455,8 @@ int utrace_recorder_live_hist_var(struct utrace_recorder *r, const char *system,
 
 	if (id < 0)
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	return rec_hist_var(r, rec_ev_path(r, id), var, msys, mev, out);
+	return rec_hist_var(r, id < UTRACE_EV_ID_BASE ? NULL : rec_ev_path(r, id), var, msys, mev,
+			    out);
 }
 
 int utrace_recorder_live_synth(struct utrace_recorder *r, const char *synth,

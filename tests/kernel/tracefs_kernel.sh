@@ -20,6 +20,8 @@
 #   after `echo 0`)
 #   set_event_pid applies to them as the kernel's pid filter (a
 #   sched_switch is kept if either task is listed), and so does a filter
+#   a hist trigger of one kernel event reads a variable of another's
+#   ($ts0 of sched_waking in sched_switch's onmax())
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -79,11 +81,18 @@ echo 'prev_comm == "ksleeper"' >events/sched/sched_switch/filter ||
 echo >trace
 "$T/ksleeper" 0.05
 cat trace >"$T/trace_filter"
+echo >events/sched/sched_switch/filter
+echo 'hist:keys=pid:ts0=common_timestamp.usecs if comm=="ksleeper"' \
+	>events/sched/sched_waking/trigger || echo "waking trigger refused" >>"$T/errors"
+echo 'hist:keys=next_pid:lat=common_timestamp.usecs-$ts0:onmax($lat).save(prev_pid) if next_comm=="ksleeper"' \
+	>events/sched/sched_switch/trigger || echo "switch trigger (\$ts0) refused" >>"$T/errors"
+"$T/ksleeper" 0.05
+cat events/sched/sched_switch/hist >"$T/hist_max"
 touch "$T/stop"
 wait $kp
 EOF
 : >"$T/errors"
-timeout 120 "$U" record -p nop -c -e sched:sched_process_fork -e sched:sched_switch \
+timeout 120 "$U" record -p nop -c -e sched:sched_process_fork -e sched:sched_switch -e sched:sched_waking \
 	--tracefs "$T/mnt" -o "$T/k.dat" -- sh "$T/inside.sh" "$T" "$N" >"$T/rec.out" 2>&1
 check "the recording ended normally" test $? -eq 0
 check "every write was taken ($(tr '\n' ';' <"$T/errors"))" test ! -s "$T/errors"
@@ -114,3 +123,5 @@ n=$(grep -c 'sched_switch:' "$T/trace_filter")
 other=$(grep 'sched_switch:' "$T/trace_filter" | grep -vc "prev_comm=ksleeper ")
 check "filter prev_comm == \"ksleeper\": its switches alone ($n, $other others)" \
 	test "$n" -gt 0 -a "$other" -eq 0
+check "a kernel event's trigger reads another's \$ts0: onmax() of sched_switch" \
+	grep -q "^$(printf '\t')max: *[0-9]* *prev_pid: *[0-9]" "$T/hist_max"
