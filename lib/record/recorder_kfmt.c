@@ -38,7 +38,9 @@ int rec_kfmt_add(struct utrace_recorder *r, int id, int synth, struct utrace_eve
 	*k = (struct rec_kfmt){id, synth, fmt, NULL};
 	while (*tail)
 		tail = &(*tail)->next;
-	*tail = k;
+	/* whole before it is linked: the tracefs's threads walk the list
+	 * without the recorder (lib/record/recorder_livekev.c) */
+	__atomic_store_n(tail, k, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -93,6 +93,12 @@ int rec_live_kev_push(struct utrace_recorder *r, struct rec_live_ev *e,
 /* Whether kernel record rec (len bytes) of kid is saved, as far as the
  * tracefs's filter of its event and set_event_pid / _notrace_pid say. */
 bool rec_live_kev_keep(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
+/* A synthetic event defined while running (index n of the synths): its
+ * kernel id and format added; its kernel records switched; the tables of
+ * its tracefs hist triggers run on its kernel records too. */
+int rec_live_ksynth_add(struct utrace_recorder *r, unsigned n, struct utrace_error *err);
+void rec_live_ksynth_enable(struct utrace_recorder *r, unsigned n, int on);
+void rec_live_ksynth_hists(struct utrace_recorder *r, unsigned n, const struct rec_live_ev *e);
 /* recorder_livevar.c: the tracefs's hist triggers that define variable var (of event
  * sys:ev only, if sys is not ""): each to cb with its event, its text and
  * its table's spec (REC_HIST_LIVE | serial); how many */

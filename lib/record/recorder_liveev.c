@@ -334,6 +334,9 @@ static int live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const 
 			failed = ret;
 	}
 	free(en);
+	for (unsigned i = 0; !strcmp(sys, "synthetic") && i < r->o.nr_synths; i++)
+		if (!strcmp(r->o.synths[i]->name, name)) /* fired by kernel events too */
+			rec_live_ksynth_hists(r, i, e);
 	if (failed)
 		return utrace_error_set(err, failed, "a traced process did not take the change: %s",
 					strerror(-failed));

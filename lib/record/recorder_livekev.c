@@ -19,6 +19,10 @@
  *            fork adds a child at its HELLO), applied to each record as
  *            the kernel's pid filter does (kev_pids_keep)
  *
+ * A synthetic event defined while running gets a kernel id too
+ * (rec_live_ksynth_add), so the kernel events' onmatch() can fire it,
+ * and its hist tables are run on those records as well.
+ *
  * An event the kernel and a traced object both define (a program whose
  * static tracepoints carry the kernel's names, as sched:sched_switch)
  * is the kernel's here: the -e named the kernel's, and what the tracefs
@@ -27,6 +31,7 @@
  * event's: kernel ids are below UTRACE_EV_ID_BASE, user ids from it.
  */
 #include <errno.h>
+#include <sys/uio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +41,7 @@
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
+#include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_kernel.h"
@@ -205,4 +211,85 @@ bool rec_live_kev_keep(struct utrace_recorder *r, int kid, const uint8_t *rec, u
 	if (e && e->prog && !utrace_filter_run(e->prog, e->prog_len, rec, len))
 		return false;
 	return kev_pids_keep(r, kid, rec, len);
+}
+
+/* ---- synthetic events defined while running --------------------------- */
+
+/*
+ * Synthetic event n (recorder_live.c utrace_recorder_synth_add) in a
+ * recording whose merge runs: a kernel id of its own after the highest
+ * one and a format with it (as recorder_khist.c gives a --synthetic
+ * event), so that an onmatch() of a kernel event's trigger fires it in
+ * the merge (km_emit) among the kernel's records; saved while its
+ * enable is on.
+ */
+int rec_live_ksynth_add(struct utrace_recorder *r, unsigned n, struct utrace_error *err)
+{
+	const struct utrace_synth *s = r->o.synths[n];
+	struct utrace_dat_event_format ef;
+	struct utrace_event_format *fmt = NULL;
+	int next = 0, ret;
+	char *text;
+
+	if (!r->km)
+		return 0;
+	for (const struct rec_kfmt *k = rec_kfmt_first(r); k; k = k->next)
+		if (k->id >= next)
+			next = k->id + 1;
+	if (next >= UTRACE_EV_ID_BASE)
+		return utrace_error_set(err, -E2BIG, "no kernel id left for synthetic:%s", s->name);
+	if (!(text = utrace_event_format_text(s->fmt, next)))
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	ef = (struct utrace_dat_event_format){.id = (uint32_t)next};
+	ret = utrace_event_format_parse("synthetic", text, &fmt, err);
+	if (ret >= 0) {
+		struct iovec iov[3] = {{&ef, sizeof(ef)},
+				       {(void *)"synthetic", sizeof("synthetic")},
+				       {text, strlen(text) + 1}};
+
+		ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
+	}
+	free(text);
+	if (ret < 0 || (ret = rec_kfmt_add(r, next, (int)n, fmt, err)) < 0)
+		return ret;
+	rec_trig_kset(r, next, UTRACE_EVS_OFF); /* off until its enable says 1 */
+	return 0;
+}
+
+/* The kernel id of synthetic event n, -1 if it has none. */
+static int ksynth_kid(const struct utrace_recorder *r, unsigned n)
+{
+	for (const struct rec_kfmt *k = rec_kfmt_first(r); k; k = k->next)
+		if (k->synth == (int)n)
+			return k->id;
+	return -1;
+}
+
+void rec_live_ksynth_enable(struct utrace_recorder *r, unsigned n, int on)
+{
+	int kid = ksynth_kid(r, n);
+
+	if (kid >= 0)
+		rec_trig_kswitch(r, kid, on);
+}
+
+/* The tracefs's hist triggers of synthetic event n, set (e): their
+ * tables, which the traced processes fill, are run by the merge too on
+ * the records the kernel events' onmatch() fire. */
+void rec_live_ksynth_hists(struct utrace_recorder *r, unsigned n, const struct rec_live_ev *e)
+{
+	int kid = ksynth_kid(r, n);
+
+	for (unsigned i = 0; kid >= 0 && i < e->nr_trigs; i++) {
+		const struct rec_live_trig *x = &e->trigs[i];
+		struct utrace_error err = {0};
+		struct rec_hist *h;
+
+		if (x->t->cmd != UTRACE_TRIG_HIST)
+			continue;
+		h = rec_hist_get(r, REC_HIST_LIVE | x->serial, 0, x->text, x->t, r->o.synths[n]->fmt,
+				 false, UTRACE_EVENT_NOOBJ, &err);
+		if (h)
+			rec_hist_set_kid(h, kid);
+	}
 }

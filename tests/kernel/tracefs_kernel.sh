@@ -21,7 +21,9 @@
 #   set_event_pid applies to them as the kernel's pid filter (a
 #   sched_switch is kept if either task is listed), and so does a filter
 #   a hist trigger of one kernel event reads a variable of another's
-#   ($ts0 of sched_waking in sched_switch's onmax())
+#   ($ts0 of sched_waking in sched_switch's onmax()), and an onmatch()
+#   fires a synthetic event defined while running (with a char[16]
+#   field), whose hist trigger counts what the kernel events fired
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -88,11 +90,22 @@ echo 'hist:keys=next_pid:lat=common_timestamp.usecs-$ts0:onmax($lat).save(prev_p
 	>events/sched/sched_switch/trigger || echo "switch trigger (\$ts0) refused" >>"$T/errors"
 "$T/ksleeper" 0.05
 cat events/sched/sched_switch/hist >"$T/hist_max"
+echo 'wakeup_latency u64 lat; pid_t pid; char comm[16]' >synthetic_events ||
+	echo "synthetic event refused" >>"$T/errors"
+echo 'hist:keys=pid:ts1=common_timestamp.usecs if comm=="ksleeper"' \
+	>events/sched/sched_wakeup/trigger || echo "wakeup trigger refused" >>"$T/errors"
+echo 'hist:keys=next_pid:wl=common_timestamp.usecs-$ts1:onmatch(sched.sched_wakeup).wakeup_latency($wl,next_pid,next_comm) if next_comm=="ksleeper"' \
+	>events/sched/sched_switch/trigger || echo "onmatch trigger refused" >>"$T/errors"
+echo 'hist:keys=comm,pid,lat:sort=lat' >events/synthetic/wakeup_latency/trigger ||
+	echo "synthetic trigger refused" >>"$T/errors"
+"$T/ksleeper" 0.05 & sp2=$!; echo $sp2 >"$T/sleeper_pid"; wait $sp2
+cat events/synthetic/wakeup_latency/hist >"$T/hist_synth"
 touch "$T/stop"
 wait $kp
 EOF
 : >"$T/errors"
 timeout 120 "$U" record -p nop -c -e sched:sched_process_fork -e sched:sched_switch -e sched:sched_waking \
+	-e sched:sched_wakeup \
 	--tracefs "$T/mnt" -o "$T/k.dat" -- sh "$T/inside.sh" "$T" "$N" >"$T/rec.out" 2>&1
 check "the recording ended normally" test $? -eq 0
 check "every write was taken ($(tr '\n' ';' <"$T/errors"))" test ! -s "$T/errors"
@@ -125,3 +138,6 @@ check "filter prev_comm == \"ksleeper\": its switches alone ($n, $other others)"
 	test "$n" -gt 0 -a "$other" -eq 0
 check "a kernel event's trigger reads another's \$ts0: onmax() of sched_switch" \
 	grep -q "^$(printf '\t')max: *[0-9]* *prev_pid: *[0-9]" "$T/hist_max"
+kp=$(cat "$T/sleeper_pid")
+check "a synthetic event defined while running, fired by sched_switch's onmatch(): its hist shows ksleeper ($kp)" \
+	grep -q "^{ comm: ksleeper *, pid: *$kp, lat: *[0-9]* }" "$T/hist_synth"
