@@ -208,7 +208,7 @@ static void hist_live_found(void *arg, const char *sys, const char *ev, const ch
 	(void)v; /* visit finds it */
 	/* a kernel event's trigger for a kernel event's, a user event's
 	 * for a user event's: each runs where its records are */
-	if ((utrace_recorder_live_kid(lv->a->r, sys, ev) >= 0) != lv->a->kernel)
+	if ((rec_kfmt_shown(lv->a->r, sys, ev) != NULL) != lv->a->kernel)
 		return;
 	lv->visit(lv->ctx, &(struct utrace_hist_def){sys, ev, text, t, spec, 0, 0});
 }

@@ -53,6 +53,17 @@ const struct rec_kfmt *rec_kfmt_find(const struct utrace_recorder *r, const char
 	return NULL;
 }
 
+const struct rec_kfmt *rec_kfmt_shown(const struct utrace_recorder *r, const char *sys,
+				      const char *name)
+{
+	for (const struct rec_kfmt *k = r->kf->kfmts; k; k = k->next)
+		if (r->o.live && r->km && k->synth < 0 && k->id < UTRACE_EV_ID_BASE &&
+		    strcmp(k->fmt->system, "ftrace") && !strcmp(k->fmt->system, sys) &&
+		    !strcmp(k->fmt->name, name))
+			return k;
+	return NULL;
+}
+
 const struct rec_kfmt *rec_kfmt_first(const struct utrace_recorder *r)
 {
 	return r->kf->kfmts;

@@ -59,10 +59,7 @@ static bool kev_shown(const struct utrace_recorder *r, const struct rec_kfmt *k)
 static const struct rec_kfmt *kev_find(const struct utrace_recorder *r, const char *sys,
 				       const char *name)
 {
-	for (const struct rec_kfmt *k = rec_kfmt_first(r); k; k = k->next)
-		if (kev_shown(r, k) && !strcmp(k->fmt->system, sys) && !strcmp(k->fmt->name, name))
-			return k;
-	return NULL;
+	return rec_kfmt_shown(r, sys, name);
 }
 
 int utrace_recorder_live_kid(const struct utrace_recorder *r, const char *sys, const char *name)
