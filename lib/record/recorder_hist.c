@@ -169,10 +169,10 @@ static int hist_live_var_table(const struct hist_env_arg *a, const struct utrace
 {
 	const char *where = a->path;
 	/* a kernel event's (recorder_livekev.c): the kernel's format */
-	const struct rec_kfmt *kf = a->kernel ? rec_kfmt_find(a->r, d->sys, d->ev) : NULL;
+	const struct rec_kfmt *kf = rec_kfmt_shown(a->r, d->sys, d->ev);
 	const struct utrace_event_format *fmt =
-	    a->kernel ? (kf ? kf->fmt : NULL) : rec_live_fmt(a->r, a->path, d->sys, d->ev, &where);
-	struct hist_env_arg nested = {a->r, where, a->depth + 1, a->kernel};
+	    kf ? kf->fmt : rec_live_fmt(a->r, a->path, d->sys, d->ev, &where);
+	struct hist_env_arg nested = {a->r, kf ? UTRACE_EVENT_NOOBJ : where, a->depth + 1, !!kf};
 	struct utrace_error e;
 	struct rec_hist *h;
 
@@ -207,8 +207,11 @@ static void hist_live_found(void *arg, const char *sys, const char *ev, const ch
 
 	(void)v; /* visit finds it */
 	/* a kernel event's trigger for a kernel event's, a user event's
-	 * for a user event's: each runs where its records are */
-	if ((rec_kfmt_shown(lv->a->r, sys, ev) != NULL) != lv->a->kernel)
+	 * for a user event's: each runs where its records are; but a
+	 * synthetic event's (no object) may be fired by either, and reads
+	 * both (the tables are the recorder's, shared) */
+	if ((rec_kfmt_shown(lv->a->r, sys, ev) != NULL) != lv->a->kernel &&
+	    (lv->a->kernel || strcmp(lv->a->path, UTRACE_EVENT_NOOBJ)))
 		return;
 	lv->visit(lv->ctx, &(struct utrace_hist_def){sys, ev, text, t, spec, 0, 0});
 }

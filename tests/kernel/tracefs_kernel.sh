@@ -23,7 +23,9 @@
 #   a hist trigger of one kernel event reads a variable of another's
 #   ($ts0 of sched_waking in sched_switch's onmax()), and an onmatch()
 #   fires a synthetic event defined while running (with a char[16]
-#   field), whose hist trigger counts what the kernel events fired
+#   field), whose hist trigger counts what the kernel events fired, and
+#   may read the kernel events' variables ($ts0 of sched_waking, which
+#   no other trigger reads: a reference takes a variable's value once)
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -100,6 +102,10 @@ echo 'hist:keys=comm,pid,lat:sort=lat' >events/synthetic/wakeup_latency/trigger 
 	echo "synthetic trigger refused" >>"$T/errors"
 "$T/ksleeper" 0.05 & sp2=$!; echo $sp2 >"$T/sleeper_pid"; wait $sp2
 cat events/synthetic/wakeup_latency/hist >"$T/hist_synth"
+echo 'hist:keys=pid,lat:sort=pid:since=common_timestamp.usecs-$ts0' \
+	>events/synthetic/wakeup_latency/trigger || echo "synthetic trigger (\$ts0) refused" >>"$T/errors"
+"$T/ksleeper" 0.05 & sp3=$!; echo $sp3 >"$T/sleeper3_pid"; wait $sp3
+cat events/synthetic/wakeup_latency/hist >"$T/hist_synth2"
 touch "$T/stop"
 wait $kp
 EOF
@@ -141,3 +147,6 @@ check "a kernel event's trigger reads another's \$ts0: onmax() of sched_switch" 
 kp=$(cat "$T/sleeper_pid")
 check "a synthetic event defined while running, fired by sched_switch's onmatch(): its hist shows ksleeper ($kp)" \
 	grep -q "^{ comm: ksleeper *, pid: *$kp, lat: *[0-9]* }" "$T/hist_synth"
+kp=$(cat "$T/sleeper3_pid")
+check "the synthetic event's trigger reads sched_waking's \$ts0 ($kp counted)" \
+	grep -q "^{ pid: *$kp, lat: *[0-9]* }" "$T/hist_synth2"
