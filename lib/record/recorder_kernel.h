@@ -46,6 +46,7 @@ const struct rec_kfmt *rec_kfmt_first(const struct utrace_recorder *r);
  * NULL. */
 const struct rec_kfmt *rec_kfmt_shown(const struct utrace_recorder *r, const char *sys,
 				      const char *name);
+bool rec_kfmt_is_shown(const struct utrace_recorder *r, const struct rec_kfmt *k);
 /* The kernel's trace clock (x86-tsc or not) and sub-buffer size, from
  * its header page (recorder_kernel.c); read by the merge. */
 void rec_kheader_set(struct utrace_recorder *r, bool tsc, uint32_t subbuf);

@@ -53,12 +53,19 @@ const struct rec_kfmt *rec_kfmt_find(const struct utrace_recorder *r, const char
 	return NULL;
 }
 
+/* A kernel event the live tracefs shows: a kernel format of a kernel -e
+ * (not a synthetic event's, not the kernel's internal ftrace entries). */
+bool rec_kfmt_is_shown(const struct utrace_recorder *r, const struct rec_kfmt *k)
+{
+	return r->o.live && r->km && k->synth < 0 && k->id < UTRACE_EV_ID_BASE &&
+	       strcmp(k->fmt->system, "ftrace");
+}
+
 const struct rec_kfmt *rec_kfmt_shown(const struct utrace_recorder *r, const char *sys,
 				      const char *name)
 {
 	for (const struct rec_kfmt *k = r->kf->kfmts; k; k = k->next)
-		if (r->o.live && r->km && k->synth < 0 && k->id < UTRACE_EV_ID_BASE &&
-		    strcmp(k->fmt->system, "ftrace") && !strcmp(k->fmt->system, sys) &&
+		if (rec_kfmt_is_shown(r, k) && !strcmp(k->fmt->system, sys) &&
 		    !strcmp(k->fmt->name, name))
 			return k;
 	return NULL;

@@ -8,7 +8,8 @@
  *
  *   enable   the event's switch in the merge (rec_trig_kswitch): off,
  *            its records are read (its triggers run) but not saved, the
- *            kernel's soft mode; every one starts off, as the kernel's
+ *            kernel's soft mode; each starts on, as the -e named it (as
+ *            a user event the command line records)
  *   filter   compiled for the kernel's format, run on each record
  *            merged: one it fails is not saved (rec_live_kev_keep)
  *   trigger  hist triggers, compiled for the kernel's format with the
@@ -31,9 +32,9 @@
  * event's: kernel ids are below UTRACE_EV_ID_BASE, user ids from it.
  */
 #include <errno.h>
-#include <sys/uio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "common/filter_prog.h"
 #include "common/proto.h"
@@ -47,14 +48,6 @@
 #include "lib/record/recorder_kernel.h"
 #include "lib/record/recorder_live.h"
 #include "lib/record/recorder_trig.h"
-
-/* A kernel event the tracefs shows: a kernel format of a kernel -e (not
- * a synthetic event's, not the kernel's internal ftrace entries). */
-static bool kev_shown(const struct utrace_recorder *r, const struct rec_kfmt *k)
-{
-	return r->o.live && r->km && k->synth < 0 && k->id < UTRACE_EV_ID_BASE &&
-	       strcmp(k->fmt->system, "ftrace");
-}
 
 static const struct rec_kfmt *kev_find(const struct utrace_recorder *r, const char *sys,
 				       const char *name)
@@ -73,7 +66,7 @@ const struct utrace_event_format *utrace_recorder_live_kevent(const struct utrac
 							      size_t i)
 {
 	for (const struct rec_kfmt *k = rec_kfmt_first(r); k; k = k->next)
-		if (kev_shown(r, k) && !i--)
+		if (rec_kfmt_is_shown(r, k) && !i--)
 			return k->fmt;
 	return NULL;
 }
