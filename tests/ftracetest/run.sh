@@ -89,7 +89,21 @@ mkdir -p "$OUT/logs" || die "cannot write $OUT"
 cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/ftracetest/events" -o "$OUT/kprog" \
 	"$ROOT/tests/ftracetest/kprog.c" "$ROOT/tests/ftracetest/events/"*.c || die "build kprog"
 
-SYSTEM_CASES=" trigger/inter-event/trigger-onmatch-action-hist.tc trigger/inter-event/trigger-trace-action-hist.tc trigger/inter-event/trigger-field-variable-support.tc trigger/inter-event/trigger-synthetic-event-dynstring.tc trigger/inter-event/trigger-inter-event-combined-hist.tc dynevent/add_remove_uprobe.tc trigger/inter-event/trigger-onmax-action-hist.tc event/event-pid.tc trigger/inter-event/trigger-onchange-action-hist.tc trigger/inter-event/trigger-snapshot-action-hist.tc trigger/trigger-hist.tc trigger/trigger-hist-mod.tc trigger/trigger-multihist.tc "
+# the cases about the suite's own shell and what it starts (see above)
+SYSTEM_CASES=" $(echo \
+	dynevent/add_remove_uprobe.tc \
+	event/event-pid.tc \
+	trigger/inter-event/trigger-field-variable-support.tc \
+	trigger/inter-event/trigger-inter-event-combined-hist.tc \
+	trigger/inter-event/trigger-onchange-action-hist.tc \
+	trigger/inter-event/trigger-onmatch-action-hist.tc \
+	trigger/inter-event/trigger-onmax-action-hist.tc \
+	trigger/inter-event/trigger-snapshot-action-hist.tc \
+	trigger/inter-event/trigger-synthetic-event-dynstring.tc \
+	trigger/inter-event/trigger-trace-action-hist.tc \
+	trigger/trigger-hist-mod.tc \
+	trigger/trigger-hist.tc \
+	trigger/trigger-multihist.tc) "
 SCHED_EVENTS="sched_process_fork sched_process_exec sched_process_exit sched_switch sched_waking sched_wakeup"
 
 # run_system T CASE.tc: the runner inside the recording, kprog beside it
