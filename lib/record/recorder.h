@@ -214,6 +214,16 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, siz
 /* The object files of the traced processes (a path may come again). */
 void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
 				  void *arg);
+struct utrace_event_format;
+/* The kernel events the tracefs shows (recorder_livekev.c): the kernel
+ * -e's of a live recording, which stand for a traced object's event of
+ * the same name; the i-th one's format, NULL past the end.  Their
+ * switches, filters, triggers and hists are the calls below, by name. */
+const struct utrace_event_format *utrace_recorder_live_kevent(const struct utrace_recorder *r,
+							      size_t i);
+/* The kernel id of such an event SYSTEM:NAME, -ENOENT if it is none. */
+int utrace_recorder_live_kid(const struct utrace_recorder *r, const char *system,
+			     const char *name);
 /* Event SYSTEM:NAME of every process switched on (set 1) or off (0) at
  * once, or only read (-1): 1 or 0, or -errno. */
 int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, const char *name,

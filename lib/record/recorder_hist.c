@@ -168,14 +168,19 @@ static int hist_live_var_table(const struct hist_env_arg *a, const struct utrace
 			       struct utrace_hist_var_info *out)
 {
 	const char *where = a->path;
-	const struct utrace_event_format *fmt = rec_live_fmt(a->r, a->path, d->sys, d->ev, &where);
-	struct hist_env_arg nested = {a->r, where, a->depth + 1, false};
+	/* a kernel event's (recorder_livekev.c): the kernel's format */
+	const struct rec_kfmt *kf = rec_kfmt_shown(a->r, d->sys, d->ev);
+	const struct utrace_event_format *fmt =
+	    kf ? kf->fmt : rec_live_fmt(a->r, a->path, d->sys, d->ev, &where);
+	struct hist_env_arg nested = {a->r, kf ? UTRACE_EVENT_NOOBJ : where, a->depth + 1, !!kf};
 	struct utrace_error e;
 	struct rec_hist *h;
 
 	if (a->depth >= 4 || !fmt ||
 	    !(h = hist_get(a->r, d->spec, 0, d->text, d->t, fmt, &nested, &e)))
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
+	if (kf)
+		h->kid = kf->id;
 	return hist_var_info(h, d->t->hist, d->v, out);
 }
 
@@ -192,6 +197,7 @@ static int hist_layout(void *arg, const struct utrace_hist_def *d,
 struct hist_live_visit {
 	void (*visit)(void *ctx, const struct utrace_hist_def *d);
 	void *ctx;
+	const struct hist_env_arg *a;
 };
 
 static void hist_live_found(void *arg, const char *sys, const char *ev, const char *text,
@@ -200,6 +206,13 @@ static void hist_live_found(void *arg, const char *sys, const char *ev, const ch
 	const struct hist_live_visit *lv = arg;
 
 	(void)v; /* visit finds it */
+	/* a kernel event's trigger for a kernel event's, a user event's
+	 * for a user event's: each runs where its records are; but a
+	 * synthetic event's (no object) may be fired by either, and reads
+	 * both (the tables are the recorder's, shared) */
+	if ((rec_kfmt_shown(lv->a->r, sys, ev) != NULL) != lv->a->kernel &&
+	    (lv->a->kernel || strcmp(lv->a->path, UTRACE_EVENT_NOOBJ)))
+		return;
 	lv->visit(lv->ctx, &(struct utrace_hist_def){sys, ev, text, t, spec, 0, 0});
 }
 
@@ -214,7 +227,7 @@ static void hist_each(void *arg, const char *var, const char *want_sys, const ch
 		      void (*visit)(void *ctx, const struct utrace_hist_def *d), void *ctx)
 {
 	const struct hist_env_arg *a = arg;
-	struct hist_live_visit lv = {visit, ctx};
+	struct hist_live_visit lv = {visit, ctx, a};
 	char sys[65], ev[65];
 
 	for (unsigned i = 0; i < env_nspecs(a); i++) {
@@ -226,7 +239,7 @@ static void hist_each(void *arg, const char *var, const char *want_sys, const ch
 			visit(ctx, &(struct utrace_hist_def){sys, ev, sp->triggers[k],
 							     utrace_trigger_parsed(sp, k), i, k, 0});
 	}
-	if (!a->kernel && a->r->o.live)
+	if (a->r->o.live)
 		rec_live_vars(a->r, var, want_sys, want_ev, hist_live_found, &lv);
 }
 
@@ -248,7 +261,8 @@ static const struct utrace_hist_env *hist_env(const struct hist_env_arg *a,
 int rec_hist_var(struct utrace_recorder *r, const char *path, const char *name, const char *msys,
 		 const char *mev, struct utrace_hist_var_info *out)
 {
-	struct hist_env_arg a = {r, path, 0, false};
+	/* path NULL: a kernel event's (recorder_livekev.c) */
+	struct hist_env_arg a = {r, path ? path : UTRACE_EVENT_NOOBJ, 0, !path};
 	struct utrace_hist_scope sc;
 	const struct utrace_hist_env *env = hist_env(&a, &sc);
 

@@ -100,7 +100,8 @@ void rec_hist_kpause(struct utrace_recorder *r, int kid, bool paused);
 bool rec_hist_kpaused(const struct utrace_recorder *r, int kid);
 
 /* recorder_hist.c: $name of a hist trigger of an event where path has
- * it, as its compile finds it (a UTRACE_HIST_ERR_* or 0) */
+ * it (NULL: of a kernel event), as its compile finds it (a
+ * UTRACE_HIST_ERR_* or 0) */
 int rec_hist_var(struct utrace_recorder *r, const char *path, const char *name, const char *msys,
 		 const char *mev, struct utrace_hist_var_info *out);
 

@@ -41,6 +41,12 @@ int rec_kfmt_add(struct utrace_recorder *r, int id, int synth, struct utrace_eve
 const struct rec_kfmt *rec_kfmt_find(const struct utrace_recorder *r, const char *sys,
 				     const char *name);
 const struct rec_kfmt *rec_kfmt_first(const struct utrace_recorder *r);
+/* The kernel event sys:name as the live tracefs shows it (a kernel -e's
+ * format in a live recording whose merge runs: recorder_livekev.c), or
+ * NULL. */
+const struct rec_kfmt *rec_kfmt_shown(const struct utrace_recorder *r, const char *sys,
+				      const char *name);
+bool rec_kfmt_is_shown(const struct utrace_recorder *r, const struct rec_kfmt *k);
 /* The kernel's trace clock (x86-tsc or not) and sub-buffer size, from
  * its header page (recorder_kernel.c); read by the merge. */
 void rec_kheader_set(struct utrace_recorder *r, bool tsc, uint32_t subbuf);

@@ -38,7 +38,9 @@ int rec_kfmt_add(struct utrace_recorder *r, int id, int synth, struct utrace_eve
 	*k = (struct rec_kfmt){id, synth, fmt, NULL};
 	while (*tail)
 		tail = &(*tail)->next;
-	*tail = k;
+	/* whole before it is linked: the tracefs's threads walk the list
+	 * without the recorder (lib/record/recorder_livekev.c) */
+	__atomic_store_n(tail, k, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -47,6 +49,24 @@ const struct rec_kfmt *rec_kfmt_find(const struct utrace_recorder *r, const char
 {
 	for (const struct rec_kfmt *k = r->kf->kfmts; k; k = k->next)
 		if (!strcmp(k->fmt->system, sys) && !strcmp(k->fmt->name, name))
+			return k;
+	return NULL;
+}
+
+/* A kernel event the live tracefs shows: a kernel format of a kernel -e
+ * (not a synthetic event's, not the kernel's internal ftrace entries). */
+bool rec_kfmt_is_shown(const struct utrace_recorder *r, const struct rec_kfmt *k)
+{
+	return r->o.live && r->km && k->synth < 0 && k->id < UTRACE_EV_ID_BASE &&
+	       strcmp(k->fmt->system, "ftrace");
+}
+
+const struct rec_kfmt *rec_kfmt_shown(const struct utrace_recorder *r, const char *sys,
+				      const char *name)
+{
+	for (const struct rec_kfmt *k = r->kf->kfmts; k; k = k->next)
+		if (rec_kfmt_is_shown(r, k) && !strcmp(k->fmt->system, sys) &&
+		    !strcmp(k->fmt->name, name))
 			return k;
 	return NULL;
 }

@@ -55,6 +55,8 @@ int rec_hist_kformat(struct utrace_recorder *r, const char *system, const char *
  * triggers, or is -v (read for nothing else), or is a target only. */
 static bool kready_needed(const struct utrace_recorder *r)
 {
+	if (r->o.live && r->o.nkspecs) /* the tracefs's triggers (recorder_livekev.c) */
+		return true;
 	for (unsigned i = 0; i < r->o.nkspecs; i++)
 		if (r->o.kspecs[i].nr_triggers || r->o.kspecs[i].exclude ||
 		    r->o.kspecs[i].target_only)

@@ -56,6 +56,7 @@
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_live.h"
 #include "lib/record/recorder_snap.h"
 #include "lib/record/recorder_trig.h"
 
@@ -344,11 +345,13 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 static void km_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t n)
 {
 	struct utrace_recorder *r = arg;
-	uint64_t rec[1 + UTRACE_HIST_PARAMS];
+	uint64_t rec[1 + UTRACE_HIST_PARAM_WORDS];
 	const struct rec_kfmt *kf;
 	uint16_t type;
 
-	if (n > UTRACE_HIST_PARAMS || r->km->depth >= 4)
+	/* n words: a string field's take more than one (as the runtime's
+	 * ev_emit counts them) */
+	if (n > UTRACE_HIST_PARAM_WORDS || r->km->depth >= 4)
 		return;
 	for (kf = rec_kfmt_first(r); kf && kf->synth != (int)synth; kf = kf->next)
 		;
@@ -462,7 +465,7 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 		rec_trig_krun(r, kid, rec, len);
 		if (rec_trig_kon(r))
 			rec_hist_krun(r, kid, &c);
-		keep = rec_trig_kkeep(r, kid);
+		keep = rec_trig_kkeep(r, kid) && rec_live_kev_keep(r, kid, rec, len);
 		if (!km->depth) { /* not a synthetic event it fired */
 			cpu->last_kid = kid;
 			cpu->last_kept = keep;

@@ -443,6 +443,8 @@ int utrace_recorder_synth_add(struct utrace_recorder *r, struct utrace_synth *s,
 			  __ATOMIC_ACQ_REL);
 	r->live->synth_own[n] = s;
 	r->o.nr_synths = n + 1; /* an EMIT's id: n, for the triggers compiled from now on */
+	if (rec_live_ksynth_add(r, n, err) < 0 && r->o.notice) /* kernel events cannot fire it */
+		r->o.notice(r->o.notice_arg, 0, err->msg);
 	en.key = n;
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i], ch = *c;
@@ -475,10 +477,12 @@ static int live_synth_find(struct utrace_recorder *r, const char *name)
 
 int utrace_recorder_synth_enable(struct utrace_recorder *r, const char *name, int id, int on)
 {
+	int i = live_synth_find(r, name);
 
-	if (live_synth_find(r, name) < 0 || id < UTRACE_EV_ID_BASE ||
-	    id >= UTRACE_EV_ID_BASE + UTRACE_EV_STATE_MAX)
+	if (i < 0 || id < UTRACE_EV_ID_BASE || id >= UTRACE_EV_ID_BASE + UTRACE_EV_STATE_MAX)
 		return -ENOENT;
+	if (on >= 0)
+		rec_live_ksynth_enable(r, (unsigned)i, on);
 	return ev_switch(&r->ctl->ev_state[id - UTRACE_EV_ID_BASE], on);
 }
 

@@ -49,6 +49,7 @@ struct rec_live_ev {
 	char sys[65], name[65];
 	char *filter; /* NULL: none */
 	void *prog;   /* the last one compiled (for one object's format) */
+	uint32_t prog_len; /* a kernel event's (recorder_livekev.c) */
 	struct rec_live_trig *trigs;
 	unsigned nr_trigs;
 	struct rec_live_ev *next;
@@ -82,6 +83,22 @@ const char *rec_ev_path(struct utrace_recorder *r, int id);
 void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
 			 const char *name, int id, const void **prog, uint32_t *len);
 void rec_live_ev_free(struct utrace_recorder *r);
+/* recorder_livekev.c: the kernel events the tracefs shows (a kernel -e's,
+ * in a recording whose merge runs, recorder.h): its switch set (1, 0) or read (-1), its state; e's triggers set (hist
+ * tables compiled for the kernel's format). */
+struct utrace_error;
+int rec_live_kev_enable(struct utrace_recorder *r, int kid, int set);
+int rec_live_kev_push(struct utrace_recorder *r, struct rec_live_ev *e,
+		      struct utrace_error *err);
+/* Whether kernel record rec (len bytes) of kid is saved, as far as the
+ * tracefs's filter of its event and set_event_pid / _notrace_pid say. */
+bool rec_live_kev_keep(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
+/* A synthetic event defined while running (index n of the synths): its
+ * kernel id and format added; its kernel records switched; the tables of
+ * its tracefs hist triggers run on its kernel records too. */
+int rec_live_ksynth_add(struct utrace_recorder *r, unsigned n, struct utrace_error *err);
+void rec_live_ksynth_enable(struct utrace_recorder *r, unsigned n, int on);
+void rec_live_ksynth_hists(struct utrace_recorder *r, unsigned n, const struct rec_live_ev *e);
 /* recorder_livevar.c: the tracefs's hist triggers that define variable var (of event
  * sys:ev only, if sys is not ""): each to cb with its event, its text and
  * its table's spec (REC_HIST_LIVE | serial); how many */

@@ -38,6 +38,17 @@ static uint8_t *live_ev_state(struct utrace_recorder *r, int id)
 	return id >= UTRACE_EV_ID_BASE && i < UTRACE_EV_STATE_MAX ? &r->ctl->ev_state[i] : NULL;
 }
 
+/* The id of sys:name as the tracefs shows it: a kernel event's
+ * (recorder_livekev.c) before a user event's of the same name. */
+static int rec_live_id(const struct utrace_recorder *r, const char *system, const char *name)
+{
+	int kid = utrace_recorder_live_kid(r, system, name);
+
+	if (kid >= 0)
+		return kid;
+	return r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+}
+
 /*
  * A live recording enables every event of every object (their jump sites
  * patched) with STATEFUL: whether a hit writes its record is its ev_state
@@ -66,11 +77,13 @@ uint32_t rec_live_event_flags(struct utrace_recorder *r, struct rec_conn *c, uin
 int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, const char *name,
 			       int set)
 {
-	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	int id = rec_live_id(r, system, name);
 	uint8_t *st = id >= 0 ? live_ev_state(r, id) : NULL;
 
 	if (id < 0)
 		return id;
+	if (id < UTRACE_EV_ID_BASE)
+		return rec_live_kev_enable(r, id, set);
 	if (!st)
 		return -ENOSPC; /* past the control page's states: cannot be switched */
 	if (set == 0)
@@ -306,10 +319,12 @@ static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct re
 static int live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const char *sys,
 			const char *name, struct utrace_error *err)
 {
-	struct utrace_msg_enable *en = malloc(UTRACE_MSG_MAX);
+	struct utrace_msg_enable *en;
 	int failed = 0, ret;
 
-	if (!en)
+	if (e->id < UTRACE_EV_ID_BASE) /* a kernel event's: run here */
+		return rec_live_kev_push(r, e, err);
+	if (!(en = malloc(UTRACE_MSG_MAX)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];
@@ -319,6 +334,9 @@ static int live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const 
 			failed = ret;
 	}
 	free(en);
+	for (unsigned i = 0; !strcmp(sys, "synthetic") && i < r->o.nr_synths; i++)
+		if (!strcmp(r->o.synths[i]->name, name)) /* fired by kernel events too */
+			rec_live_ksynth_hists(r, i, e);
 	if (failed)
 		return utrace_error_set(err, failed, "a traced process did not take the change: %s",
 					strerror(-failed));
@@ -328,7 +346,7 @@ static int live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const 
 int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, const char *name,
 				const char *filter, struct utrace_error *err)
 {
-	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	int id = rec_live_id(r, system, name);
 	struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, system, name) : NULL;
 	char *text = filter && *filter ? strdup(filter) : NULL;
 
@@ -388,12 +406,15 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 				  const char *const *texts, struct utrace_trigger *const *trigs,
 				  unsigned n, struct utrace_error *err)
 {
-	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	int id = rec_live_id(r, system, name);
 	struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, system, name) : NULL;
 	struct rec_live_trig *next = calloc(n + 1, sizeof(*next));
 	bool *kept = e ? calloc(e->nr_trigs + 1, sizeof(bool)) : NULL, *fresh = calloc(n + 1, 1);
 	int ret = e && next && kept && fresh ? 0 : -ENOMEM;
 
+	for (unsigned i = 0; i < n && ret >= 0 && id >= 0 && id < UTRACE_EV_ID_BASE; i++)
+		if (trigs[i]->cmd != UTRACE_TRIG_HIST) /* a kernel event's: hists only, yet */
+			ret = -EINVAL;
 	/* a trigger kept keeps its table and counter */
 	for (unsigned i = 0; i < n && ret >= 0; i++) {
 		unsigned k = live_trig_find(e, kept, texts[i]);
@@ -433,11 +454,12 @@ int utrace_recorder_live_hist_var(struct utrace_recorder *r, const char *system,
 				  const char *name, const char *var, const char *msys,
 				  const char *mev, struct utrace_hist_var_info *out)
 {
-	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	int id = rec_live_id(r, system, name);
 
 	if (id < 0)
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	return rec_hist_var(r, rec_ev_path(r, id), var, msys, mev, out);
+	return rec_hist_var(r, id < UTRACE_EV_ID_BASE ? NULL : rec_ev_path(r, id), var, msys, mev,
+			    out);
 }
 
 int utrace_recorder_live_synth(struct utrace_recorder *r, const char *synth,
@@ -450,7 +472,7 @@ int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, const char *syst
 				     const char *name, const char *text, int what, long *count,
 				     bool *paused)
 {
-	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	int id = rec_live_id(r, system, name);
 	const struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
 	const struct rec_live_trig *x = NULL;
 
@@ -478,7 +500,7 @@ static bool live_targets(const struct utrace_trigger *t, int target, int id)
 
 bool utrace_recorder_live_soft(struct utrace_recorder *r, const char *system, const char *name)
 {
-	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	int id = rec_live_id(r, system, name);
 
 	const struct rec_live_ev *own = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
 	unsigned nh, nt;
@@ -502,7 +524,7 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
 					 const struct utrace_hist_table *t),
 			       void *arg, struct utrace_error *err)
 {
-	int id = r->o.events ? utrace_event_select_id(r->o.events, system, name) : -ENOENT;
+	int id = rec_live_id(r, system, name);
 	const struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
 	int ret = 0;
 

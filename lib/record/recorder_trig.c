@@ -434,6 +434,15 @@ void rec_trig_kset(struct utrace_recorder *r, int kid, uint8_t state)
 	r->trig->kstate[kid] = state;
 }
 
+int rec_trig_kswitch(struct utrace_recorder *r, int kid, int on)
+{
+	if (on > 0)
+		r->trig->kstate[kid] &= (uint8_t)~UTRACE_EVS_OFF;
+	else if (on == 0)
+		r->trig->kstate[kid] |= UTRACE_EVS_OFF;
+	return !(r->trig->kstate[kid] & UTRACE_EVS_OFF);
+}
+
 bool rec_trig_kon(const struct utrace_recorder *r)
 {
 	return r->trig->kon;

@@ -38,6 +38,9 @@ int rec_trig_count_new(struct utrace_recorder *r);
  * snapshot(), -1 none; taken: reset); a hist's snapshot() asked for. */
 int rec_trig_kstart(struct utrace_recorder *r);
 void rec_trig_kset(struct utrace_recorder *r, int kid, uint8_t state);
+/* kid's record saved (on 1) or not (0), its other state kept; or only
+ * read (-1): whether it is. */
+int rec_trig_kswitch(struct utrace_recorder *r, int kid, int on);
 bool rec_trig_kon(const struct utrace_recorder *r);
 bool rec_trig_kkeep(const struct utrace_recorder *r, int kid);
 int rec_trig_ksnap_take(struct utrace_recorder *r);

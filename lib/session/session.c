@@ -148,6 +148,7 @@ static int session_begin(struct utrace_session *s)
 	}
 	if (s->o->tracefs && !(s->live = session_live_start(s->r, s->o->tracefs, s->o, &err)))
 		return session_failf(&s->fail, 1, "%s", err.msg);
+	session_live_kernel(s->live, s->k.kt);
 	if (s->live && s->o->live_ready)
 		s->o->live_ready(s->o->live_ready_arg, s->o->tracefs);
 	if (session_interrupted)

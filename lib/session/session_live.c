@@ -104,9 +104,20 @@ static int live_event_id(void *arg, const char *system, const char *name)
 	int id;
 
 	live_lock(rl);
-	id = session_dynev_event_id(rl, system, name);
+	/* a kernel event's (the kernel's id) before a program's of that name */
+	if ((id = utrace_recorder_live_kid(rl->r, system, name)) < 0)
+		id = session_dynev_event_id(rl, system, name);
 	pthread_mutex_unlock(&rl->lock);
 	return id;
+}
+
+/* The i-th kernel event shown: its format lives as long as the recorder
+ * and does not change, so no lock is needed. */
+static const struct utrace_event_format *live_kernel_event(void *arg, size_t i)
+{
+	struct session_live *rl = arg;
+
+	return utrace_recorder_live_kevent(rl->r, i);
 }
 
 static int live_event_enable(void *arg, const char *system, const char *name, int set)
@@ -393,6 +404,12 @@ static int live_set_clock(void *arg, const char *name, uint32_t *options)
 	return 0;
 }
 
+void session_live_kernel(struct session_live *rl, struct utrace_ktrace *kt)
+{
+	if (rl)
+		rl->kt = kt;
+}
+
 struct session_live *session_live_start(struct utrace_recorder *r, const char *dir,
 					const struct utrace_session_opts *o,
 					struct utrace_error *err)
@@ -410,6 +427,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .options = UTRACE_REPORT_DEFAULT_FLAGS,
 	    .objects = live_objects,
 	    .event_id = live_event_id,
+	    .kernel_event = live_kernel_event,
 	    .extract = session_live_extract,
 	    .event_enable = live_event_enable,
 	    .event_filter = live_event_filter,

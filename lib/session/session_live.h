@@ -16,6 +16,11 @@ struct session_live;
 struct session_live *session_live_start(struct utrace_recorder *r, const char *dir,
 					const struct utrace_session_opts *o,
 					struct utrace_error *err);
+/* The kernel's instance of the recording (NULL: none): a read of the
+ * file written so far reads its pages first, so that it holds the
+ * kernel's records too, and their triggers have run. */
+struct utrace_ktrace;
+void session_live_kernel(struct session_live *rl, struct utrace_ktrace *kt);
 /* Between two polls: the FUSE threads that wait get the recorder. */
 void session_live_yield(struct session_live *rl);
 /* Unmounts and frees (NULL: nothing). */

@@ -29,6 +29,7 @@ struct session_live {
 	 * since then no event is recorded whose id it could contradict */
 	struct utrace_event_select *events, *own;
 	struct session_dynev *dyn; /* dynamic_events, synthetic_events */
+	struct utrace_ktrace *kt;  /* the kernel's instance, or NULL */
 	/* bookmarks in the growing file (live_resume), used under the
 	 * tracefs's lock */
 	struct utrace_dat_resume **resumes;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/base/grow.h"
+#include "lib/session/session_internal.h"
 #include "lib/session/session_live_internal.h"
 #include "lib/report/report_filter.h"
 #include "lib/session/session_dynev.h"
@@ -32,6 +33,14 @@ int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct
 	/* messages not read yet first (the BUFFER of a thread that just
 	 * started, as trace_marker's), then every sub-buffer done */
 	ret = utrace_recorder_poll(rl->r, 0, err);
+	/* the kernel's pages so far, every CPU's: a round, after which the
+	 * merge runs their triggers up to its watermark, which a CPU that
+	 * handed over pages holds at its last record; so a second round,
+	 * in which the CPUs are quiet, runs all but the last 1 ms
+	 * (recorder_kmerge.c) */
+	for (int i = 0; i < 2 && ret >= 0 && rl->kt; i++)
+		if ((ret = utrace_ktrace_poll(rl->kt, true, session_kpage, rl->r, err)) > 0)
+			ret = utrace_recorder_kround(rl->r, err);
 	if (ret >= 0 && !rl->overwrite)
 		ret = utrace_recorder_sync(rl->r, err);
 	if (ret >= 0 && !rl->overwrite)
@@ -43,6 +52,14 @@ int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct
 		if (ret >= 0)
 			ret = utrace_dat_open(rl->extract, d, err);
 		unlink(rl->extract);
+	}
+	/* the kernel's tasks named so far (a task is named from /proc when
+	 * its first record is read, lib/kernel/kernel_tasks.c) */
+	if (ret >= 0 && rl->kt) {
+		size_t n;
+		const struct utrace_dat_ktask *t = utrace_ktrace_tasks(rl->kt, &n);
+
+		utrace_dat_name_ktasks(*d, t, n);
 	}
 	pthread_mutex_unlock(&rl->lock);
 	return ret;

@@ -533,6 +533,31 @@ const char *utrace_dat_comm(const struct utrace_dat *d, int pid)
 	return NULL;
 }
 
+void utrace_dat_name_ktasks(struct utrace_dat *d, const struct utrace_dat_ktask *names,
+			    size_t n)
+{
+	struct dat_kernel *k = d->kern;
+
+	for (size_t i = 0; k && !k->have_tasks && i < k->nr_tasks; i++) {
+		struct utrace_dat_ktask *t = &k->tasks[i];
+		struct dat_buffer *b = dat_buf_find(d, KBUF_BASE + (uint32_t)i);
+		size_t j;
+
+		for (j = 0; j < n && (names[j].pid != t->pid || !names[j].comm[0]); j++)
+			;
+		if (j == n)
+			continue;
+		memcpy(t->comm, names[j].comm, sizeof(t->comm));
+		t->comm[sizeof(t->comm) - 1] = 0;
+		if (names[j].tgid > 0)
+			t->tgid = names[j].tgid;
+		if (b && b->info.kernel) {
+			snprintf(b->info.comm, sizeof(b->info.comm), "%s", t->comm);
+			b->info.pid = t->tgid;
+		}
+	}
+}
+
 int utrace_dat_tgid(const struct utrace_dat *d, int pid)
 {
 	const struct dat_kernel *k = d->kern;

@@ -121,6 +121,10 @@ struct utrace_live_ops {
 	 * of memory) */
 	void (*objects)(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg);
 	int (*event_id)(void *arg, const char *system, const char *name);
+	/* the kernel events the recording shows as its own (record -e
+	 * SYS:EVENT of the kernel's): the i-th one's format, NULL past the
+	 * end; one of them hides a traced object's event of its name */
+	const struct utrace_event_format *(*kernel_event)(void *arg, size_t i);
 	/* events/.../enable, set_event: event SYSTEM:NAME of every process
 	 * switched on (set 1) or off (0), or only read (-1); its state (1,
 	 * 0) or -errno */

@@ -70,10 +70,36 @@ static void events_refresh(struct utrace_live *l)
 		l->ops.objects(l->ops.arg, events_add, l);
 }
 
-/* Event i of every list in order, each system:name once, then the
- * dynamic events (live_dynev.c); NULL past the end. */
+/* The recording's kernel events (ops->kernel_event): the i-th, NULL past
+ * the end; whether sys:name is one. */
+static const struct utrace_event_format *kevent_at(struct utrace_live *l, size_t i)
+{
+	return l->ops.kernel_event ? l->ops.kernel_event(l->ops.arg, i) : NULL;
+}
+
+static bool kevent_is(struct utrace_live *l, const char *sys, const char *name)
+{
+	const struct utrace_event_format *k;
+
+	for (size_t i = 0; (k = kevent_at(l, i)); i++)
+		if (!strcmp(k->system, sys) && !strcmp(k->name, name))
+			return true;
+	return false;
+}
+
+/* The kernel events first (each hides a program's event of its name: the
+ * records are the kernel's), then event i of every list in order, each
+ * system:name once, then the dynamic events (live_dynev.c); NULL past
+ * the end. */
 static const struct utrace_event_format *event_at(struct utrace_live *l, size_t i)
 {
+	const struct utrace_event_format *k;
+	size_t nk = 0;
+
+	while ((k = kevent_at(l, nk)))
+		if (nk++ == i)
+			return k;
+	i -= nk;
 	for (size_t p = 0; p < l->nev_paths; p++)
 		for (unsigned k = 0; l->ev_lists[p] && k < utrace_event_list_count(l->ev_lists[p]);
 		     k++) {
@@ -83,6 +109,7 @@ static const struct utrace_event_format *event_at(struct utrace_live *l, size_t 
 			for (size_t q = 0; q < p && !dup; q++)
 				dup = l->ev_lists[q] &&
 				      utrace_event_list_find(l->ev_lists[q], f->system, f->name);
+			dup = dup || (nk && kevent_is(l, f->system, f->name));
 			if (!dup && !i--)
 				return f;
 		}

@@ -23,6 +23,16 @@
 # field layouts the cases use (kernel_clone, schedule, vfs_read, dput ...;
 # sched:sched_switch, kmem:kmem_cache_free, signal:signal_generate ...).
 #
+# The cases of SYSTEM_CASES (issue 23 group K) test the suite's own shell
+# and the commands it starts: for them the runner itself runs inside the
+# recording, `utrace record -p nop -c -e SCHED_EVENTS --tracefs DIR -- sh -c
+# 'kprog & ftracetest'`, so that the shell and every command it starts are
+# traced programs (their fork and exec followed), and the kernel's sched
+# events of them come from utrace's kernel instance: events/sched/* are
+# then the kernel's (they hide kprog's of the same names), their triggers
+# and hists run in the recorder.  kprog runs beside it, as in the other
+# cases, for the names of its functions and its other events.
+#
 # Verdicts, as ftracetest prints them: PASS and XFAIL are "ok".  FAIL,
 # UNRESOLVED, UNSUPPORTED and a case that ran out of time (TIMEOUT) are
 # "not ok" and count as failures, unless tests/ftracetest/known-fail lists
@@ -79,22 +89,66 @@ mkdir -p "$OUT/logs" || die "cannot write $OUT"
 cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/ftracetest/events" -o "$OUT/kprog" \
 	"$ROOT/tests/ftracetest/kprog.c" "$ROOT/tests/ftracetest/events/"*.c || die "build kprog"
 
+# the cases about the suite's own shell and what it starts (see above)
+SYSTEM_CASES=" $(echo \
+	dynevent/add_remove_uprobe.tc \
+	event/event-pid.tc \
+	trigger/inter-event/trigger-field-variable-support.tc \
+	trigger/inter-event/trigger-inter-event-combined-hist.tc \
+	trigger/inter-event/trigger-onchange-action-hist.tc \
+	trigger/inter-event/trigger-onmatch-action-hist.tc \
+	trigger/inter-event/trigger-onmax-action-hist.tc \
+	trigger/inter-event/trigger-snapshot-action-hist.tc \
+	trigger/inter-event/trigger-synthetic-event-dynstring.tc \
+	trigger/inter-event/trigger-trace-action-hist.tc \
+	trigger/trigger-hist-mod.tc \
+	trigger/trigger-hist.tc \
+	trigger/trigger-multihist.tc) "
+SCHED_EVENTS="sched_process_fork sched_process_exec sched_process_exit sched_switch sched_waking sched_wakeup"
+
+# run_system T CASE.tc: the runner inside the recording, kprog beside it
+# (started first: the runner waits for its events to be listed)
+run_system() {
+	local t=$1 tc=$2 e=()
+	for ev in $SCHED_EVENTS; do e+=(-e "sched:$ev"); done
+	# shellcheck disable=SC2016 # the inner script's own variables
+	HOME=$t/home UTRACE_TRACING_DIR=$t/mnt timeout -k 5 $((CASE_TIMEOUT + 10)) \
+		"$U" record -p nop -c "${e[@]}" --tracefs "$t/mnt" -o "$t/k.dat" -- sh -c '
+		"$1" "$2" & kp=$!
+		i=0
+		while ! grep -qs "^kmem:" "$UTRACE_TRACING_DIR/available_events" && [ $i -lt 200 ]; do
+			sleep 0.05; i=$((i + 1))
+		done
+		(cd "$3" && timeout -k 5 "$4" sh ./ftracetest-utrace -l "$5" -k "$6") >"$7" 2>&1 </dev/null
+		touch "$2"; wait $kp' sh "$OUT/kprog" "$t/stop" "$FT" "$CASE_TIMEOUT" "$t/logs" "$tc" \
+		"$t/run.out" >"$t/record.out" 2>&1 </dev/null
+	mountpoint -q "$t/mnt" && { fusermount3 -u "$t/mnt" 2>/dev/null || umount -l "$t/mnt"; }
+}
+
 # run_case CASE.tc: prints its first verdict (PASS, FAIL, ... or TIMEOUT)
 run_case() {
 	local tc=$1 t rp v
 	t=$(mktemp -d /tmp/utrace-ftracetest.XXXXXX) || return 1
 	mkdir -p "$t/mnt" "$t/home" "$t/logs"
-	"$U" record -p nop --tracefs "$t/mnt" -o "$t/k.dat" -- "$OUT/kprog" "$t/stop" >"$t/record.out" 2>&1 &
-	rp=$!
-	for _ in $(seq 200); do grep -qs . "$t/mnt/available_events" && break; sleep 0.05; done
-	(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt timeout -k 5 "$CASE_TIMEOUT" \
-		sh ./ftracetest-utrace -l "$t/logs" -k "$tc") >"$t/run.out" 2>&1 </dev/null
+	if [[ $SYSTEM_CASES = *" ${tc#"$FT/test.d/"} "* ]]; then
+		run_system "$t" "$tc"
+		rp=
+	else
+		"$U" record -p nop --tracefs "$t/mnt" -o "$t/k.dat" -- "$OUT/kprog" "$t/stop" \
+			>"$t/record.out" 2>&1 &
+		rp=$!
+		for _ in $(seq 200); do grep -qs . "$t/mnt/available_events" && break; sleep 0.05; done
+		(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt timeout -k 5 "$CASE_TIMEOUT" \
+			sh ./ftracetest-utrace -l "$t/logs" -k "$tc") >"$t/run.out" 2>&1 </dev/null
+	fi
 	v=$(sed -n 's/^\[1\].*\[\([A-Z]*\)\]$/\1/p' "$t/logs/ftracetest.log" 2>/dev/null | head -1)
 	[ -n "$v" ] || v=TIMEOUT
 	touch "$t/stop"
-	for _ in $(seq 100); do kill -0 "$rp" 2>/dev/null || break; sleep 0.1; done
-	kill "$rp" 2>/dev/null && wait "$rp" 2>/dev/null
-	wait "$rp" 2>/dev/null
+	if [ -n "$rp" ]; then
+		for _ in $(seq 100); do kill -0 "$rp" 2>/dev/null || break; sleep 0.1; done
+		kill "$rp" 2>/dev/null && wait "$rp" 2>/dev/null
+		wait "$rp" 2>/dev/null
+	fi
 	mountpoint -q "$t/mnt" && { fusermount3 -u "$t/mnt" 2>/dev/null || umount -l "$t/mnt"; }
 	if [ "$v" != PASS ]; then
 		local name=${tc#"$FT/test.d/"}
