@@ -237,10 +237,10 @@ static void ipp_hook_return(const struct rt_inproc_probe *p, const struct utrace
 	*slot = (uint64_t)(uintptr_t)utrace_inproc_retprobe_tramp;
 }
 
-static void ipp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
+/* The probes at addr, p the first of them in table t (NULL: none). */
+static void ipp_fire(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
+		     const struct rt_inproc_probe *p, uint64_t addr)
 {
-	const struct ipp_table *t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
-	const struct rt_inproc_probe *p = rt_ipp_find(t, addr);
 	bool on;
 
 	if (!p)
@@ -258,21 +258,25 @@ static void ipp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
 	}
 }
 
+static void ipp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
+{
+	const struct ipp_table *t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
+
+	ipp_fire(regs, t, rt_ipp_find(t, addr), addr);
+}
+
 /* Whether a hit may skip saving the vector registers: the thread has its
- * buffer, or it needs none because every probe at addr runs a bt program
+ * buffer, or it needs none because every probe at addr (p the first in
+ * table t, found once for this and the firing) runs a bt program
  * (bt_probe.c: no record, no libc call that could touch them). */
-static bool ipp_fast(uint64_t addr)
+static bool ipp_fast(const struct ipp_table *t, const struct rt_inproc_probe *p, uint64_t addr)
 {
 	uint32_t st = rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING);
-	const struct ipp_table *t;
-	const struct rt_inproc_probe *p;
 
 	if (likely(st == RT_TS_READY))
 		return true;
 	if (st)
 		return false;
-	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
-	p = rt_ipp_find(t, addr);
 	for (const struct rt_inproc_probe *q = p; q && q < t->p + t->n && q->addr == addr; q++)
 		if (!rt_bt_has(q->key))
 			return false;
@@ -307,6 +311,8 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	const uint64_t cont = __atomic_load_n(&s->cont, __ATOMIC_ACQUIRE);
 	uint64_t args[RT_REG_RDI + 1]; /* the argument registers as the
 					* entry trampoline lays them out */
+	const struct ipp_table *t;
+	const struct rt_inproc_probe *p;
 
 	args[RT_REG_RDI] = regs->r[UTRACE_FR_DI];
 	args[RT_REG_RSI] = regs->r[UTRACE_FR_SI];
@@ -318,10 +324,12 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 		utrace_func_entry(s->id, *slot, args);
 	else if (cont)
 		utrace_graph_entry(s->id, slot, args);
+	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
+	p = rt_ipp_find(t, s->addr);
 	/* a thread without its buffer yet may call libc: keep the
 	 * program's vector registers (its float arguments) */
-	if (ipp_fast(s->addr))
-		ipp_fire_all(regs, s->addr);
+	if (ipp_fast(t, p, s->addr))
+		ipp_fire(regs, t, p, s->addr);
 	else
 		utrace_call_preserving_fpu(ipp_fire_slow, &a);
 	return 0;
@@ -331,10 +339,12 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 uint64_t rt_inproc_probe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k)
 {
 	struct ipp_slow_arg a = {regs, ipp_sites[k % IPP_SITES_MAX].addr};
+	const struct ipp_table *t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
+	const struct rt_inproc_probe *p = rt_ipp_find(t, a.addr);
 
 	regs->r[UTRACE_FR_IP] = a.addr;
-	if (ipp_fast(a.addr))
-		ipp_fire_all(regs, a.addr);
+	if (ipp_fast(t, p, a.addr))
+		ipp_fire(regs, t, p, a.addr);
 	else
 		utrace_call_preserving_fpu(ipp_fire_slow, &a);
 	return 0;
