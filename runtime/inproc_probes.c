@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "arch/x86_64/insn.h"
+#include "common/fetch_fast.h"
 #include "common/fetch_prog.h"
 #include "runtime/inproc_probe_internal.h"
 #include "runtime/rt.h"
@@ -188,8 +189,11 @@ static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetc
 	} else {
 		rec[1] = regs->r[UTRACE_FR_IP];
 	}
-	len = utrace_fetch_run(p->prog, regs, entry, t->comm, (uint8_t *)rec, sizeof(rec),
-			       utrace_fetch_load);
+	if (likely(p->fast)) /* registers and fields: no interpreter */
+		len = utrace_fetch_fast_run(p->fast, regs, entry, (uint8_t *)rec, utrace_fetch_load);
+	else
+		len = utrace_fetch_run(p->prog, regs, entry, t->comm, (uint8_t *)rec, sizeof(rec),
+				       utrace_fetch_load);
 	rt_inproc_probe_event_write(p->key, rec, len);
 }
 
@@ -625,6 +629,18 @@ static void ipp_take_jmp(struct ipp_batch *b, uint8_t *slot, const struct utrace
 		b->opt_hi[b->nopt++] = m->addr + m->insn_len;
 }
 
+/* A checked program's copies (common/fetch_fast.h), or NULL: interpreted. */
+static const struct utrace_fetch_fast *ipp_fast_of(const void *prog)
+{
+	struct utrace_fetch_fast *f = malloc(sizeof(*f));
+
+	if (f && utrace_fetch_fast_of(prog, f) < 0) {
+		free(f);
+		f = NULL;
+	}
+	return f;
+}
+
 /* One INPROC_PROBE of obj: checked, its slot written, added to the batch. */
 int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
 		   const struct utrace_msg_inproc_probe *m, uint32_t size)
@@ -674,7 +690,7 @@ int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
 	p = &b->p[b->n];
 	*p = (struct rt_inproc_probe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot), orig,
 				(uint64_t)(uintptr_t)(area + m->slot), m->call_to, m->insn_len,
-				m->key, m->is_return, m->how, prog};
+				m->key, m->is_return, m->how, prog, ipp_fast_of(prog)};
 	if (m->how == UTRACE_IPPH_SITE) {
 		if (m->site >= o->nr_sites ||
 		    ipp_site_slot(b, area + m->slot, m->addr, o->id_base + m->site) < 0)
