@@ -185,7 +185,7 @@ static __attribute__((noinline)) void loop_hmap(unsigned n)
 static __attribute__((noinline)) void loop_btmap(unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		utrace_bt_table_update16(btmap, &bt_count, i & 63, 1, 4242);
+		utrace_bt_table_update16(btmap, &bt_count, i & 63, 1, 4242, 0);
 		__asm__ volatile("" ::: "memory");
 	}
 }

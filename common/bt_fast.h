@@ -148,10 +148,11 @@ utrace_bt_fast_val(const struct utrace_bt_fsrc *s, const struct utrace_bt_fhit *
 }
 
 /* The updates of f on one hit, into maps (the program's tables, in map
- * order), from thread tid (its stripe). */
+ * order), from thread tid (its stripe); memo: UTRACE_BT_MEMO words a map
+ * (bt_table.h), zeroes at first and kept by the caller, or NULL. */
 static inline void utrace_bt_fast_run(const struct utrace_bt_hdr *h, const struct utrace_bt_fast *f,
 				      struct utrace_hist_map *const *maps,
-				      const struct utrace_bt_fhit *x, uint32_t tid)
+				      const struct utrace_bt_fhit *x, uint32_t tid, uint32_t *memo)
 {
 	for (uint32_t k = 0; k < f->n; k++) {
 		const struct utrace_bt_fstep *s = &f->step[k];
@@ -162,7 +163,7 @@ static inline void utrace_bt_fast_run(const struct utrace_bt_hdr *h, const struc
 		if (s->nkeys <= 1) { /* one integer or none (its key byte 0): 16 bytes */
 			utrace_bt_table_update16(maps[s->map], d,
 						 s->nkeys ? (uint64_t)utrace_bt_fast_val(&s->keys[0], x) : 0,
-						 v, tid);
+						 v, tid, memo ? memo + s->map * UTRACE_BT_MEMO : 0);
 			continue;
 		}
 		for (uint32_t i = 0; i < s->nkeys; i++)

@@ -170,21 +170,55 @@ static inline uint64_t utrace_bt_table_bucket(const struct utrace_bt_mapdesc *d,
 					    : 0;
 }
 
+/*
+ * A hitter's memo of a 16-byte-key table (bt_fast.h, one per map, in the
+ * process's own memory): UTRACE_BT_MEMO element indexes + 1, at the
+ * low bits of the key's two words' sum (a hist() bucket, a small integer
+ * key).  An element's key never changes once its slot names it and
+ * elements never move, so an index whose element holds the key is the
+ * entry, and one that does not sends the hit to the table: the memo can
+ * make a hit cheaper, never wrong.  It saves the hash and the slot's
+ * load, the two steps of the hit's longest chain of dependent loads.
+ * Written with release after the insert that found the element (whose
+ * key the writer has seen), read with acquire, so the key is seen too.
+ */
+#define UTRACE_BT_MEMO 256u
+
+static inline __attribute__((always_inline)) uint32_t
+utrace_bt_memo_find(struct utrace_hist_map *m, const uint32_t *memo, const uint64_t *tkey)
+{
+	uint32_t e = __atomic_load_n(&memo[(tkey[0] + tkey[1]) & (UTRACE_BT_MEMO - 1)],
+				     __ATOMIC_ACQUIRE);
+	const uint64_t *ek;
+
+	if (!e || e - 1 >= (1u << m->bits))
+		return UINT32_MAX;
+	ek = (const uint64_t *)utrace_hist_elt(m, e - 1);
+	return ek[0] == tkey[0] && ek[1] == tkey[1] ? e - 1 : UINT32_MAX;
+}
+
 /* utrace_bt_table_update of a map with one integer key k1 or none (k1 0),
  * the common case: a 16-byte table key, built, hashed and compared in
- * registers (bt_fast.h calls it straight). */
+ * registers (bt_fast.h calls it straight, with its memo; NULL: none). */
 static inline __attribute__((always_inline)) void
 utrace_bt_table_update16(struct utrace_hist_map *m, const struct utrace_bt_mapdesc *d, uint64_t k1,
-			 int64_t v, uint32_t tid)
+			 int64_t v, uint32_t tid, uint32_t *memo)
 {
 	uint64_t tkey[2] = {utrace_bt_table_bucket(d, v), k1};
+	uint32_t i = UINT32_MAX;
 
 	if (m->key_size != 16 || m->nr_sums != UTRACE_BT_TABLE_SUMS)
 		return;
-	utrace_bt_table_sums(m, d,
-			     utrace_hist_map_insert_idx_h(m, (const uint8_t *)tkey, 16,
-							  utrace_bt_key_hash(tkey, 2)),
-			     16, v, tid);
+	if (memo)
+		i = utrace_bt_memo_find(m, memo, tkey);
+	if (i == UINT32_MAX) {
+		i = utrace_hist_map_insert_idx_h(m, (const uint8_t *)tkey, 16,
+						 utrace_bt_key_hash(tkey, 2));
+		if (memo && i != UINT32_MAX)
+			__atomic_store_n(&memo[(tkey[0] + tkey[1]) & (UTRACE_BT_MEMO - 1)], i + 1,
+					 __ATOMIC_RELEASE);
+	}
+	utrace_bt_table_sums(m, d, i, 16, v, tid);
 }
 
 /* One update of map d (its table m) at key by value v, from thread tid;
@@ -207,7 +241,7 @@ static inline void utrace_bt_table_update(struct utrace_hist_map *m,
 	if (klen & 7) /* the bytes past the key are not the key's */
 		tkey[ks / 8 - 1] &= (1ull << (8 * (klen & 7))) - 1;
 	if (ks == 16) {
-		utrace_bt_table_update16(m, d, tkey[1], v, tid);
+		utrace_bt_table_update16(m, d, tkey[1], v, tid, 0);
 		return;
 	}
 	utrace_bt_table_sums(m, d,

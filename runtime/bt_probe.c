@@ -37,6 +37,7 @@ struct rt_bt {
 	uint32_t nr_maps;
 	bool fast; /* the program runs as fast_run's steps (common/bt_fast.h) */
 	struct utrace_bt_fast steps;
+	uint32_t *memo; /* UTRACE_BT_MEMO words a map (bt_table.h), or NULL */
 	struct utrace_hist_map *maps[];
 };
 
@@ -124,6 +125,7 @@ int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 	b->prog = h;
 	b->nr_maps = h->nr_maps;
 	b->fast = utrace_bt_fast_of(h, &b->steps) == 0;
+	b->memo = calloc(h->nr_maps ? h->nr_maps : 1, UTRACE_BT_MEMO * sizeof(uint32_t));
 	base = mmap(NULL, m->tables_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED || !rt_bt_tables(b, base, m->tables_size))
 		goto bad;
@@ -134,6 +136,8 @@ bad:
 	rt_log("a bt program from the recorder is malformed; its probe records its hits");
 	if (base != MAP_FAILED)
 		munmap(base, m->tables_size);
+	if (b)
+		free(b->memo);
 	free(b);
 	free(prog);
 	return 1;
@@ -213,7 +217,7 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 					   is_return ? (int64_t)regs->r[UTRACE_FR_AX] : 0, rt.pid,
 					   rt_bt_self_tid()};
 
-		utrace_bt_fast_run(b->prog, &b->steps, b->maps, &x, (uint32_t)x.tid);
+		utrace_bt_fast_run(b->prog, &b->steps, b->maps, &x, (uint32_t)x.tid, b->memo);
 		errno = saved;
 		return true;
 	}

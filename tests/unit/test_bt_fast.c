@@ -128,6 +128,7 @@ static void same(const char *src, int is_return)
 	struct utrace_bt_fast f;
 	struct tables a, b;
 	struct utrace_bt_state *st = calloc(1, sizeof(*st));
+	uint32_t *memo = calloc(8 * UTRACE_BT_MEMO, sizeof(uint32_t));
 	int eq = 1;
 
 	if (compile(src, &p, &code) < 0)
@@ -148,7 +149,7 @@ static void same(const char *src, int is_return)
 		utrace_bt_exec(code.prog, &hit, &ctx, st);
 		x = (struct utrace_bt_fhit){r.r, is_return ? entry : NULL,
 					    is_return ? (int64_t)r.r[UTRACE_FR_AX] : 0, PID, TID};
-		utrace_bt_fast_run(code.prog, &f, b.m, &x, TID);
+		utrace_bt_fast_run(code.prog, &f, b.m, &x, TID, memo);
 	}
 	for (unsigned i = 0; i < a.h->nr_maps && i < 8; i++) {
 		eq &= !memcmp(a.m[i], b.m[i], a.bytes[i]);
@@ -160,6 +161,7 @@ static void same(const char *src, int is_return)
 		free(b.m[i]);
 	}
 	free(st);
+	free(memo);
 	free(code.prog);
 	bt_program_free(&p);
 }
