@@ -70,7 +70,8 @@ struct utrace_hist_map {
 	uint32_t key_size; /* as the program's */
 	uint32_t nr_sums;
 	uint32_t paused; /* pause/cont: hits are not counted while set */
-	uint32_t reserved;
+	uint32_t gen;	 /* + 1 at each utrace_hist_map_empty: a hitter's memo
+			  * of elements (hist_fast.h) drops what it kept before */
 	/* the stripes' owners (tids, 0 when free; see the top): in the line
 	 * every hit reads anyway, written once per thread */
 	uint32_t stripe_owner[8];
@@ -289,6 +290,7 @@ static inline void utrace_hist_map_empty(struct utrace_hist_map *m)
 	uint32_t nslots = 2u << m->bits;
 	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
 
+	__atomic_fetch_add(&m->gen, 1, __ATOMIC_SEQ_CST); /* before any element goes */
 	for (uint32_t i = 0; i < nslots; i++)
 		__atomic_store_n(&slots[i].word, 0, __ATOMIC_RELAXED);
 	/* release: the slots read empty before an element is cleared */
