@@ -181,17 +181,21 @@ static inline uint64_t utrace_bt_table_bucket(const struct utrace_bt_mapdesc *d,
  * load, the two steps of the hit's longest chain of dependent loads.
  * Written with release after the insert that found the element (whose
  * key the writer has seen), read with acquire, so the key is seen too.
+ * Each word is gen << 17 | (element + 1), as hist_fast.h's memo: a table
+ * emptied (hist_map.h's gen) never has its new elements taken for old.
  */
 #define UTRACE_BT_MEMO 256u
 
 static inline __attribute__((always_inline)) uint32_t
-utrace_bt_memo_find(struct utrace_hist_map *m, const uint32_t *memo, const uint64_t *tkey)
+utrace_bt_memo_find(struct utrace_hist_map *m, const uint32_t *memo, const uint64_t *tkey,
+		    uint32_t gen)
 {
-	uint32_t e = __atomic_load_n(&memo[(tkey[0] + tkey[1]) & (UTRACE_BT_MEMO - 1)],
+	uint32_t w = __atomic_load_n(&memo[(tkey[0] + tkey[1]) & (UTRACE_BT_MEMO - 1)],
 				     __ATOMIC_ACQUIRE);
+	uint32_t e = w & 0x1ffff;
 	const uint64_t *ek;
 
-	if (!e || e - 1 >= (1u << m->bits))
+	if (!e || w >> 17 != (gen & 0x7fff) || e - 1 >= (1u << m->bits))
 		return UINT32_MAX;
 	ek = (const uint64_t *)utrace_hist_elt(m, e - 1);
 	return ek[0] == tkey[0] && ek[1] == tkey[1] ? e - 1 : UINT32_MAX;
@@ -205,18 +209,20 @@ utrace_bt_table_update16(struct utrace_hist_map *m, const struct utrace_bt_mapde
 			 int64_t v, uint32_t tid, uint32_t *memo)
 {
 	uint64_t tkey[2] = {utrace_bt_table_bucket(d, v), k1};
-	uint32_t i = UINT32_MAX;
+	uint32_t i = UINT32_MAX, gen;
 
 	if (m->key_size != 16 || m->nr_sums != UTRACE_BT_TABLE_SUMS)
 		return;
+	memo = m->bits <= 16 ? memo : 0; /* 17 bits of an index + 1 */
+	gen = __atomic_load_n(&m->gen, __ATOMIC_ACQUIRE);
 	if (memo)
-		i = utrace_bt_memo_find(m, memo, tkey);
+		i = utrace_bt_memo_find(m, memo, tkey, gen);
 	if (i == UINT32_MAX) {
 		i = utrace_hist_map_insert_idx_h(m, (const uint8_t *)tkey, 16,
 						 utrace_bt_key_hash(tkey, 2));
 		if (memo && i != UINT32_MAX)
-			__atomic_store_n(&memo[(tkey[0] + tkey[1]) & (UTRACE_BT_MEMO - 1)], i + 1,
-					 __ATOMIC_RELEASE);
+			__atomic_store_n(&memo[(tkey[0] + tkey[1]) & (UTRACE_BT_MEMO - 1)],
+					 (gen & 0x7fff) << 17 | (i + 1), __ATOMIC_RELEASE);
 	}
 	utrace_bt_table_sums(m, d, i, 16, v, tid);
 }
