@@ -149,10 +149,10 @@ utrace_bt_fast_val(const struct utrace_bt_fsrc *s, const struct utrace_bt_fhit *
 
 /* The updates of f on one hit, into maps (the program's tables, in map
  * order), from thread tid (its stripe); memo: UTRACE_BT_MEMO words a map
- * (bt_table.h), zeroes at first and kept by the caller, or NULL. */
+ * (hist_memo.h), zeroes at first and kept by the caller, or NULL. */
 static inline void utrace_bt_fast_run(const struct utrace_bt_hdr *h, const struct utrace_bt_fast *f,
 				      struct utrace_hist_map *const *maps,
-				      const struct utrace_bt_fhit *x, uint32_t tid, uint32_t *memo)
+				      const struct utrace_bt_fhit *x, uint32_t tid, uint64_t *memo)
 {
 	for (uint32_t k = 0; k < f->n; k++) {
 		const struct utrace_bt_fstep *s = &f->step[k];

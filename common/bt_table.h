@@ -30,6 +30,7 @@
 
 #include "common/bt_prog.h"
 #include "common/hist_map.h"
+#include "common/hist_memo.h"
 
 /* enum utrace_bt_agg of lib/bt/bt_print.h, which lib/bt checks these against */
 enum utrace_bt_tagg {
@@ -170,35 +171,24 @@ static inline uint64_t utrace_bt_table_bucket(const struct utrace_bt_mapdesc *d,
 					    : 0;
 }
 
-/*
- * A hitter's memo of a 16-byte-key table (bt_fast.h, one per map, in the
- * process's own memory): UTRACE_BT_MEMO element indexes + 1, at the
- * low bits of the key's two words' sum (a hist() bucket, a small integer
- * key).  An element's key never changes once its slot names it and
- * elements never move, so an index whose element holds the key is the
- * entry, and one that does not sends the hit to the table: the memo can
- * make a hit cheaper, never wrong.  It saves the hash and the slot's
- * load, the two steps of the hit's longest chain of dependent loads.
- * Written with release after the insert that found the element (whose
- * key the writer has seen), read with acquire, so the key is seen too.
- * Each word is gen << 17 | (element + 1), as hist_fast.h's memo: a table
- * emptied (hist_map.h's gen) never has its new elements taken for old.
- */
-#define UTRACE_BT_MEMO 256u
+/* A bt map's memo (hist_memo.h) of a 16-byte table key: the word at the
+ * sum of its two words' low bits; kept whole when the bucket fits 7 bits
+ * and the key 24. */
+#define UTRACE_BT_MEMO UTRACE_HIST_MEMO
 
-static inline __attribute__((always_inline)) uint32_t
-utrace_bt_memo_find(struct utrace_hist_map *m, const uint32_t *memo, const uint64_t *tkey,
-		    uint32_t gen)
+static inline uint32_t utrace_bt_memo_at(const uint64_t *tkey)
 {
-	uint32_t w = __atomic_load_n(&memo[(tkey[0] + tkey[1]) & (UTRACE_BT_MEMO - 1)],
-				     __ATOMIC_ACQUIRE);
-	uint32_t e = w & 0x1ffff;
-	const uint64_t *ek;
+	return (uint32_t)(tkey[0] + tkey[1]) & (UTRACE_BT_MEMO - 1);
+}
 
-	if (!e || w >> 17 != (gen & 0x7fff) || e - 1 >= (1u << m->bits))
-		return UINT32_MAX;
-	ek = (const uint64_t *)utrace_hist_elt(m, e - 1);
-	return ek[0] == tkey[0] && ek[1] == tkey[1] ? e - 1 : UINT32_MAX;
+static inline int utrace_bt_memo_exact(const uint64_t *tkey)
+{
+	return tkey[0] < 128 && tkey[1] < (1u << 24);
+}
+
+static inline uint64_t utrace_bt_memo_low(const uint64_t *tkey)
+{
+	return tkey[0] << 24 | (tkey[1] & ((1u << 24) - 1));
 }
 
 /* utrace_bt_table_update of a map with one integer key k1 or none (k1 0),
@@ -206,23 +196,23 @@ utrace_bt_memo_find(struct utrace_hist_map *m, const uint32_t *memo, const uint6
  * registers (bt_fast.h calls it straight, with its memo; NULL: none). */
 static inline __attribute__((always_inline)) void
 utrace_bt_table_update16(struct utrace_hist_map *m, const struct utrace_bt_mapdesc *d, uint64_t k1,
-			 int64_t v, uint32_t tid, uint32_t *memo)
+			 int64_t v, uint32_t tid, uint64_t *memo)
 {
 	uint64_t tkey[2] = {utrace_bt_table_bucket(d, v), k1};
 	uint32_t i = UINT32_MAX, gen;
 
 	if (m->key_size != 16 || m->nr_sums != UTRACE_BT_TABLE_SUMS)
 		return;
-	memo = m->bits <= 16 ? memo : 0; /* 17 bits of an index + 1 */
 	gen = __atomic_load_n(&m->gen, __ATOMIC_ACQUIRE);
 	if (memo)
-		i = utrace_bt_memo_find(m, memo, tkey, gen);
+		i = utrace_hist_memo_get(m, memo, utrace_bt_memo_at(tkey), gen,
+					 utrace_bt_memo_exact(tkey), utrace_bt_memo_low(tkey), tkey, 16);
 	if (i == UINT32_MAX) {
 		i = utrace_hist_map_insert_idx_h(m, (const uint8_t *)tkey, 16,
 						 utrace_bt_key_hash(tkey, 2));
 		if (memo && i != UINT32_MAX)
-			__atomic_store_n(&memo[(tkey[0] + tkey[1]) & (UTRACE_BT_MEMO - 1)],
-					 (gen & 0x7fff) << 17 | (i + 1), __ATOMIC_RELEASE);
+			utrace_hist_memo_put(m, memo, utrace_bt_memo_at(tkey), gen,
+					     utrace_bt_memo_exact(tkey), utrace_bt_memo_low(tkey), i);
 	}
 	utrace_bt_table_sums(m, d, i, 16, v, tid);
 }

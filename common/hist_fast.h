@@ -28,6 +28,7 @@
 
 #include <stdint.h>
 
+#include "common/hist_memo.h"
 #include "common/hist_prog.h"
 
 struct utrace_hist_fast {
@@ -69,58 +70,21 @@ static inline void utrace_hist_fast_of(const struct utrace_hist_hdr *h, struct u
 	f->ok = 1;
 }
 
-/*
- * A hitter's memo of the table's elements (one per trigger, in the
- * process's own memory): UTRACE_HIST_MEMO words, each gen << 17 |
- * (element + 1) at a mix of the key's low bits.  Most of a hit was one
- * chain of dependent steps: the key's jhash, its slot's load, the
- * element's key load to compare; the memo goes to the element straight.
- * The element's key is compared before it is used: elements never move
- * and never change key while their slot names them, and only an index
- * the table returned (a published entry) is kept, so a colliding entry
- * only sends the hit to the table.  What :clear (utrace_hist_map_empty)
- * hands out again is told apart by the table's gen, read before the
- * insert whose index is kept (15 bits of it: an entry would have to
- * outlive 32768 clears unread to be taken for a new one).  Release and
- * acquire: whoever reads an index sees its element's key.  Tables of up
- * to 2^16 elements (the striped ones) only.
- */
-#define UTRACE_HIST_MEMO 256u
-
+/* The memo (hist_memo.h) word of an 8-byte key: its low bits mixed. */
 static inline uint32_t utrace_hist_memo_at(uint64_t key)
 {
 	return (uint32_t)(key ^ key >> 4 ^ key >> 12) & (UTRACE_HIST_MEMO - 1);
-}
-
-static inline __attribute__((always_inline)) uint32_t
-utrace_hist_memo_find(struct utrace_hist_map *m, const uint32_t *memo, uint64_t key, uint32_t gen)
-{
-	uint32_t w = __atomic_load_n(&memo[utrace_hist_memo_at(key)], __ATOMIC_ACQUIRE);
-	uint32_t e = w & 0x1ffff;
-
-	if (!e || w >> 17 != (gen & 0x7fff) || e - 1 >= (1u << m->bits) || m->bits > 16)
-		return UINT32_MAX;
-	return *(const utrace_fp_u64 *)utrace_hist_elt(m, e - 1) == key ? e - 1 : UINT32_MAX;
-}
-
-static inline __attribute__((always_inline)) void
-utrace_hist_memo_keep(struct utrace_hist_map *m, uint32_t *memo, uint64_t key, uint32_t gen,
-		      uint32_t idx)
-{
-	if (m->bits <= 16)
-		__atomic_store_n(&memo[utrace_hist_memo_at(key)], (gen & 0x7fff) << 17 | (idx + 1),
-				 __ATOMIC_RELEASE);
 }
 
 /* One hit, as utrace_hist_run() would count it; tid is the hitting
  * thread's (its stripe of the table; 0: the shared sums).  Not in the
  * ctx: one word more there and the ctx's zeroing becomes a rep stos that
  * costs more than the locked adds the stripes save.  memo: the trigger's
- * (UTRACE_HIST_MEMO zeroed words at first), or NULL. */
+ * (hist_memo.h: UTRACE_HIST_MEMO zeroed words at first), or NULL. */
 static inline __attribute__((always_inline)) void
 utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_fast *f,
 		     struct utrace_hist_map *m, const struct utrace_hist_ctx *c, uint32_t tid,
-		     uint32_t *memo)
+		     uint64_t *memo)
 {
 	uint64_t key;
 	uint64_t *sums;
@@ -134,11 +98,14 @@ utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_f
 		return;
 	key = utrace_hist_load(f->key, c);
 	gen = __atomic_load_n(&m->gen, __ATOMIC_ACQUIRE);
-	idx = memo ? utrace_hist_memo_find(m, memo, key, gen) : UINT32_MAX;
+	idx = memo ? utrace_hist_memo_get(m, memo, utrace_hist_memo_at(key), gen,
+					  key <= UTRACE_HIST_MEMO_KEY, key, &key, 8)
+		   : UINT32_MAX;
 	if (idx == UINT32_MAX) {
 		idx = utrace_hist_map_insert_idx(m, (const uint8_t *)&key, 8);
 		if (memo && idx != UINT32_MAX)
-			utrace_hist_memo_keep(m, memo, key, gen, idx);
+			utrace_hist_memo_put(m, memo, utrace_hist_memo_at(key), gen,
+					     key <= UTRACE_HIST_MEMO_KEY, key, idx);
 	}
 	if (idx == UINT32_MAX) {
 		__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);

@@ -71,7 +71,7 @@ struct utrace_hist_map {
 	uint32_t nr_sums;
 	uint32_t paused; /* pause/cont: hits are not counted while set */
 	uint32_t gen;	 /* + 1 at each utrace_hist_map_empty: a hitter's memo
-			  * of elements (hist_fast.h) drops what it kept before */
+			  * of elements (hist_memo.h) drops what it kept before */
 	/* the stripes' owners (tids, 0 when free; see the top): in the line
 	 * every hit reads anyway, written once per thread */
 	uint32_t stripe_owner[8];

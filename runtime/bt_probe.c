@@ -37,7 +37,7 @@ struct rt_bt {
 	uint32_t nr_maps;
 	bool fast; /* the program runs as fast_run's steps (common/bt_fast.h) */
 	struct utrace_bt_fast steps;
-	uint32_t *memo; /* UTRACE_BT_MEMO words a map (bt_table.h), or NULL */
+	uint64_t *memo; /* UTRACE_BT_MEMO words a map (hist_memo.h), or NULL */
 	struct utrace_hist_map *maps[];
 };
 
@@ -125,7 +125,7 @@ int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 	b->prog = h;
 	b->nr_maps = h->nr_maps;
 	b->fast = utrace_bt_fast_of(h, &b->steps) == 0;
-	b->memo = calloc(h->nr_maps ? h->nr_maps : 1, UTRACE_BT_MEMO * sizeof(uint32_t));
+	b->memo = calloc(h->nr_maps ? h->nr_maps : 1, UTRACE_BT_MEMO * sizeof(uint64_t));
 	base = mmap(NULL, m->tables_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED || !rt_bt_tables(b, base, m->tables_size))
 		goto bad;

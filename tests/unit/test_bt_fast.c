@@ -128,7 +128,7 @@ static void same(const char *src, int is_return)
 	struct utrace_bt_fast f;
 	struct tables a, b;
 	struct utrace_bt_state *st = calloc(1, sizeof(*st));
-	uint32_t *memo = calloc(8 * UTRACE_BT_MEMO, sizeof(uint32_t));
+	uint64_t *memo = calloc(8 * UTRACE_BT_MEMO, sizeof(uint64_t));
 	int eq = 1;
 
 	if (compile(src, &p, &code) < 0)

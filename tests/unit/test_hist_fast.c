@@ -139,7 +139,7 @@ static void same_tables_as(const char *text, unsigned keys, unsigned hits, bool 
 {
 	struct utrace_hist_map *fast, *slow;
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
-	uint32_t memo[UTRACE_HIST_MEMO] = {0};
+	uint64_t memo[UTRACE_HIST_MEMO] = {0};
 	struct prog p;
 
 	if (make(&p, text) < 0)
@@ -182,7 +182,7 @@ struct worker {
 	struct utrace_hist_map *m;
 	unsigned n, base;
 	uint32_t tid; /* the ctx's thread id: its stripe, or the locked sums */
-	uint32_t *memo; /* shared by all, as a process's threads share theirs */
+	uint64_t *memo; /* shared by all, as a process's threads share theirs */
 };
 
 static void *work(void *arg)
@@ -224,7 +224,7 @@ static void merged(struct utrace_hist_map *m, uint64_t *hits, uint64_t *sum, uin
 static void test_threads(void)
 {
 	enum { N = 11, HITS = 100000 };
-	static uint32_t memo[UTRACE_HIST_MEMO];
+	static uint64_t memo[UTRACE_HIST_MEMO];
 	struct worker w[N];
 	pthread_t th[N];
 	uint64_t hits, sum, shared;
