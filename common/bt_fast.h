@@ -106,7 +106,9 @@ static inline int utrace_bt_fast_insn(const struct utrace_bt_hdr *h, const struc
 	}
 }
 
-/* 0 with f filled if h (a checked program) has the shape, else -1. */
+/* 0 with f filled if h (a checked program) has the shape, else -1.  A
+ * program that updates nothing (`{ }`) has it too, with no steps: its hit
+ * needs no interpreter state either. */
 static inline int utrace_bt_fast_of(const struct utrace_bt_hdr *h, struct utrace_bt_fast *f)
 {
 	const struct utrace_bt_insn *in = utrace_bt_insns(h);
@@ -121,7 +123,7 @@ static inline int utrace_bt_fast_of(const struct utrace_bt_hdr *h, struct utrace
 			f->n = 0;
 			return -1;
 		}
-	return f->n ? 0 : -1;
+	return 0;
 }
 
 /* What the interpreter's hit would hold (bt_probe.c rt_bt_hit_of). */

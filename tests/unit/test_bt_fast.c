@@ -166,6 +166,20 @@ static void same(const char *src, int is_return)
 	bt_program_free(&p);
 }
 
+/* src takes the straight path with no step: its hit does nothing */
+static void empty(const char *src)
+{
+	struct bt_program p;
+	struct bt_code code = {0};
+	struct utrace_bt_fast f;
+
+	if (compile(src, &p, &code) < 0)
+		return;
+	check(utrace_bt_fast_of(code.prog, &f) == 0 && f.n == 0, "no step: %s", src);
+	free(code.prog);
+	bt_program_free(&p);
+}
+
 static void refused(const char *src)
 {
 	struct bt_program p;
@@ -188,6 +202,7 @@ int main(void)
 	     "@k[7, arg1] = count(); }", 0);
 	same("uretprobe:/bin/true:main { @r = hist(retval); @c[tid, 3] = count(); "
 	     "@m = max(retval); }", 1);
+	empty("uprobe:/bin/true:main { }");
 	refused("uprobe:/bin/true:main /arg0 > 10/ { @c[arg0] = count(); }");
 	refused("uprobe:/bin/true:main { @[comm] = count(); }");
 	refused("uprobe:/bin/true:main { @c[arg0 + 1] = count(); }");
