@@ -166,11 +166,12 @@ static struct utrace_bt_state *rt_bt_state(uint32_t d)
 	return (struct utrace_bt_state *)t->bt_states + d;
 }
 
-/* The thread's id: once a thread, again in a fork child. */
+/* The thread's id: once a thread, again in a fork child (the raw system
+ * call sets no errno: the straight path touches errno nowhere). */
 static inline int32_t rt_bt_self_tid(void)
 {
 	if (unlikely(rt_bt_tid_pid != rt.pid || !rt_bt_tid)) {
-		rt_bt_tid = (int32_t)syscall(SYS_gettid);
+		rt_bt_tid = (int32_t)rt_syscall3(SYS_gettid, 0, 0, 0);
 		rt_bt_tid_pid = rt.pid;
 	}
 	return rt_bt_tid;
@@ -211,16 +212,15 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 
 	if (!b)
 		return false;
-	saved = errno;
-	if (b->fast) { /* no state, no interpreter: the tables straight */
+	if (b->fast) { /* no state, no interpreter, no errno: the tables straight */
 		struct utrace_bt_fhit x = {regs->r, entry,
 					   is_return ? (int64_t)regs->r[UTRACE_FR_AX] : 0, rt.pid,
 					   rt_bt_self_tid()};
 
 		utrace_bt_fast_run(b->prog, &b->steps, b->maps, &x, (uint32_t)x.tid, b->memo);
-		errno = saved;
 		return true;
 	}
+	saved = errno;
 	d = rt_bt_depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (d < RT_BT_NEST && (st = rt_bt_state(d))) {

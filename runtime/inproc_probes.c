@@ -318,16 +318,18 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	const struct ipp_table *t;
 	const struct rt_inproc_probe *p;
 
-	args[RT_REG_RDI] = regs->r[UTRACE_FR_DI];
-	args[RT_REG_RSI] = regs->r[UTRACE_FR_SI];
-	args[RT_REG_RDX] = regs->r[UTRACE_FR_DX];
-	args[RT_REG_RCX] = regs->r[UTRACE_FR_CX];
-	args[RT_REG_R8] = regs->r[UTRACE_FR_R8];
-	args[RT_REG_R9] = regs->r[UTRACE_FR_R9];
-	if (cont && rt.cfg.tracer == UTRACE_TRACER_FUNCTION)
-		utrace_func_entry(s->id, *slot, args);
-	else if (cont)
-		utrace_graph_entry(s->id, slot, args);
+	if (unlikely(cont)) {
+		args[RT_REG_RDI] = regs->r[UTRACE_FR_DI];
+		args[RT_REG_RSI] = regs->r[UTRACE_FR_SI];
+		args[RT_REG_RDX] = regs->r[UTRACE_FR_DX];
+		args[RT_REG_RCX] = regs->r[UTRACE_FR_CX];
+		args[RT_REG_R8] = regs->r[UTRACE_FR_R8];
+		args[RT_REG_R9] = regs->r[UTRACE_FR_R9];
+		if (rt.cfg.tracer == UTRACE_TRACER_FUNCTION)
+			utrace_func_entry(s->id, *slot, args);
+		else
+			utrace_graph_entry(s->id, slot, args);
+	}
 	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
 	p = rt_ipp_find(t, s->addr);
 	/* a thread without its buffer yet may call libc: keep the
