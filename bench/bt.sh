@@ -124,3 +124,4 @@ ratio "bpftrace / utrace bt, added CPU per hit, the floor (no action)" bpftrace-
 if [ -s "$OUT/same" ]; then
 	echo "maps printed by both (@c and @h): $(sort "$OUT/same" | uniq -c | awk '{ print $2 " " $1 "x" }' | tr '\n' ' ')"
 fi
+bench_floors

@@ -18,6 +18,14 @@
 //   tbl          a hash table's update, the least a hist trigger's hit does
 //                with one key and one value: hash the key, find its slot
 //                (64 keys, open addressing), compare, two plain adds
+//   hmap         the same update in the hist trigger's own table
+//                (common/hist_map.h: jhash of the 8-byte key, the
+//                lock-free probe with its acquire loads, the key compare,
+//                two plain adds into the thread's stripe): what
+//                common/hist_fast.h must do, less the loads of the fields
+//   btmap        a bt map's count() at a one-integer key in its table
+//                (common/bt_table.h utrace_bt_table_update16): what each
+//                map of a utrace bt action on a uprobe must do
 //
 // Usage: floors [ROUNDS] (default 5: the median of ROUNDS runs of each
 // loop).  Not pass/fail: bench/lib.sh's bench_floors prints it.
@@ -26,6 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "common/bt_table.h"
+#include "common/hist_map.h"
 
 #define ITERS 5000000u
 #define BUF_SIZE (16u << 20)
@@ -136,6 +147,49 @@ static __attribute__((noinline)) void loop_tbl(unsigned n)
 	}
 }
 
+#define MAP_BITS 11 /* the table of a hist trigger's size=2048 */
+static struct utrace_hist_map *hmap, *btmap;
+static const struct utrace_bt_mapdesc bt_count = {.nkeys = 1, .agg = UTRACE_BTT_COUNT};
+
+static struct utrace_hist_map *map_new(uint32_t key_size)
+{
+	uint64_t bytes = utrace_hist_map_bytes(MAP_BITS, key_size, 2);
+	struct utrace_hist_map *m = aligned_alloc(4096, (bytes + 4095) & ~4095ull);
+
+	if (m) {
+		memset(m, 0, bytes);
+		*m = (struct utrace_hist_map){.magic = UTRACE_HIST_MAP_MAGIC, .bits = MAP_BITS,
+					      .key_size = key_size, .nr_sums = 2};
+	}
+	return m;
+}
+
+static __attribute__((noinline)) void loop_hmap(unsigned n)
+{
+	int s = utrace_hist_stripe_claim(hmap, 4242);
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t key = i & 63;
+		uint32_t e = utrace_hist_map_insert_idx(hmap, (const uint8_t *)&key, 8);
+
+		if (e != UINT32_MAX && s >= 0) {
+			uint64_t *ss = utrace_hist_stripe_sums(hmap, (uint32_t)s, e);
+
+			utrace_hist_add_owned(&ss[0], 1);
+			utrace_hist_add_owned(&ss[1], i);
+		}
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
+static __attribute__((noinline)) void loop_btmap(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		utrace_bt_table_update16(btmap, &bt_count, i & 63, 1, 4242, 0);
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -166,14 +220,16 @@ int main(int argc, char **argv)
 	} cases[] = {{"rdtsc", loop_rdtsc}, {"w4", loop_w4},	     {"w8", loop_w8},
 		     {"w12", loop_w12},	    {"w20", loop_w20},	     {"w32", loop_w32},
 		     {"lock_add", loop_lock_add}, {"cmpxchg", loop_cmpxchg}, {"add", loop_add},
-		     {"tbl", loop_tbl}};
+		     {"tbl", loop_tbl}, {"hmap", loop_hmap}, {"btmap", loop_btmap}};
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;
 	double empty;
 
 	if (rounds < 1 || rounds > MAX_ROUNDS)
 		rounds = 5;
 	buf = aligned_alloc(4096, BUF_SIZE);
-	if (!buf)
+	hmap = map_new(8);
+	btmap = map_new(16);
+	if (!buf || !hmap || !btmap)
 		return 1;
 	memset(buf, 0, BUF_SIZE); /* faulted in, as a ring buffer in use is */
 	empty = measure(loop_empty, rounds);
@@ -184,5 +240,7 @@ int main(int argc, char **argv)
 	}
 	putchar('\n');
 	free(buf);
+	free(hmap);
+	free(btmap);
 	return 0;
 }

@@ -28,6 +28,7 @@
 
 #include <stdint.h>
 
+#include "common/hist_memo.h"
 #include "common/hist_prog.h"
 
 struct utrace_hist_fast {
@@ -69,17 +70,25 @@ static inline void utrace_hist_fast_of(const struct utrace_hist_hdr *h, struct u
 	f->ok = 1;
 }
 
+/* The memo (hist_memo.h) word of an 8-byte key: its low bits mixed. */
+static inline uint32_t utrace_hist_memo_at(uint64_t key)
+{
+	return (uint32_t)(key ^ key >> 4 ^ key >> 12) & (UTRACE_HIST_MEMO - 1);
+}
+
 /* One hit, as utrace_hist_run() would count it; tid is the hitting
  * thread's (its stripe of the table; 0: the shared sums).  Not in the
  * ctx: one word more there and the ctx's zeroing becomes a rep stos that
- * costs more than the locked adds the stripes save. */
+ * costs more than the locked adds the stripes save.  memo: the trigger's
+ * (hist_memo.h: UTRACE_HIST_MEMO zeroed words at first), or NULL. */
 static inline __attribute__((always_inline)) void
 utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_fast *f,
-		     struct utrace_hist_map *m, const struct utrace_hist_ctx *c, uint32_t tid)
+		     struct utrace_hist_map *m, const struct utrace_hist_ctx *c, uint32_t tid,
+		     uint64_t *memo)
 {
 	uint64_t key;
 	uint64_t *sums;
-	uint32_t idx;
+	uint32_t idx, gen;
 	int stripe;
 
 	if (__atomic_load_n(&m->paused, __ATOMIC_RELAXED))
@@ -88,7 +97,16 @@ utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_f
 						c->rec_len))
 		return;
 	key = utrace_hist_load(f->key, c);
-	idx = utrace_hist_map_insert_idx(m, (const uint8_t *)&key, 8);
+	gen = __atomic_load_n(&m->gen, __ATOMIC_ACQUIRE);
+	idx = memo ? utrace_hist_memo_get(m, memo, utrace_hist_memo_at(key), gen,
+					  key <= UTRACE_HIST_MEMO_KEY, key, &key, 8)
+		   : UINT32_MAX;
+	if (idx == UINT32_MAX) {
+		idx = utrace_hist_map_insert_idx(m, (const uint8_t *)&key, 8);
+		if (memo && idx != UINT32_MAX)
+			utrace_hist_memo_put(m, memo, utrace_hist_memo_at(key), gen,
+					     key <= UTRACE_HIST_MEMO_KEY, key, idx);
+	}
 	if (idx == UINT32_MAX) {
 		__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);
 		return;

@@ -17,7 +17,8 @@
  *   +--------------------+
  *
  * Insert (after Cliff Click's lock-free hash table, as tracing_map): the
- * key's jhash (0 made 1) picks the first slot, hash >> (32 - (bits + 1));
+ * key's jhash (0 made 1; a bt map's own hash, common/bt_table.h) picks
+ * the first slot, hash >> (32 - (bits + 1));
  * linear probing.  A slot is one 64-bit word, hash << 32 | (element + 1),
  * 0 when empty.  A slot whose hash matches and whose element's key is
  * equal is the entry.  At an empty slot the inserter takes the next free
@@ -69,7 +70,8 @@ struct utrace_hist_map {
 	uint32_t key_size; /* as the program's */
 	uint32_t nr_sums;
 	uint32_t paused; /* pause/cont: hits are not counted while set */
-	uint32_t reserved;
+	uint32_t gen;	 /* + 1 at each utrace_hist_map_empty: a hitter's memo
+			  * of elements (hist_memo.h) drops what it kept before */
 	/* the stripes' owners (tids, 0 when free; see the top): in the line
 	 * every hit reads anyway, written once per thread */
 	uint32_t stripe_owner[8];
@@ -211,19 +213,16 @@ static inline int utrace_hist_keyeq(const uint8_t *a, const uint8_t *b, uint32_t
 	return 1;
 }
 
-/* The index of key's element (ks bytes, the table's key_size), inserted
- * if new; UINT32_MAX if the table is full.  Always inlined so that a
- * caller that knows ks (hist_fast.h: 8) gets the hash and the compare
- * unrolled for it. */
+/* utrace_hist_map_insert_idx with the key's hash h (not 0) given: for
+ * tables whose every inserter hashes alike and that nobody looks up by
+ * hash (common/bt_table.h's), a hash cheaper than jhash. */
 static inline __attribute__((always_inline)) uint32_t
-utrace_hist_map_insert_idx(struct utrace_hist_map *m, const uint8_t *key, uint32_t ks)
+utrace_hist_map_insert_idx_h(struct utrace_hist_map *m, const uint8_t *key, uint32_t ks, uint32_t h)
 {
 	uint32_t nslots = 2u << m->bits, max = 1u << m->bits;
-	uint32_t h = utrace_jhash(key, ks, 0), idx, mine = UINT32_MAX;
+	uint32_t idx, mine = UINT32_MAX;
 	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
 
-	if (!h)
-		h = 1;
 	idx = h >> (32 - (m->bits + 1));
 	for (uint32_t probes = 0; probes < nslots; probes++, idx = (idx + 1) & (nslots - 1)) {
 		/* acquire: a published element's key is there to compare */
@@ -254,6 +253,18 @@ utrace_hist_map_insert_idx(struct utrace_hist_map *m, const uint8_t *key, uint32
 	return UINT32_MAX;
 }
 
+/* The index of key's element (ks bytes, the table's key_size), inserted
+ * if new; UINT32_MAX if the table is full.  Always inlined so that a
+ * caller that knows ks (hist_fast.h: 8) gets the hash and the compare
+ * unrolled for it. */
+static inline __attribute__((always_inline)) uint32_t
+utrace_hist_map_insert_idx(struct utrace_hist_map *m, const uint8_t *key, uint32_t ks)
+{
+	uint32_t h = utrace_jhash(key, ks, 0);
+
+	return utrace_hist_map_insert_idx_h(m, key, ks, h ? h : 1);
+}
+
 /* The element of key (ks bytes), inserted if new; NULL if the table is full. */
 static inline __attribute__((always_inline)) uint8_t *
 utrace_hist_map_insert_ks(struct utrace_hist_map *m, const uint8_t *key, uint32_t ks)
@@ -279,6 +290,7 @@ static inline void utrace_hist_map_empty(struct utrace_hist_map *m)
 	uint32_t nslots = 2u << m->bits;
 	struct utrace_hist_mslot *slots = utrace_hist_slots(m);
 
+	__atomic_fetch_add(&m->gen, 1, __ATOMIC_SEQ_CST); /* before any element goes */
 	for (uint32_t i = 0; i < nslots; i++)
 		__atomic_store_n(&slots[i].word, 0, __ATOMIC_RELAXED);
 	/* release: the slots read empty before an element is cleared */

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/bt_fast.h"
 #include "common/bt_table.h"
 #include "common/fetch_prog.h"
 #include "common/proto.h"
@@ -34,6 +35,9 @@
 struct rt_bt {
 	const struct utrace_bt_hdr *prog;
 	uint32_t nr_maps;
+	bool fast; /* the program runs as fast_run's steps (common/bt_fast.h) */
+	struct utrace_bt_fast steps;
+	uint64_t *memo; /* UTRACE_BT_MEMO words a map (hist_memo.h), or NULL */
 	struct utrace_hist_map *maps[];
 };
 
@@ -120,6 +124,8 @@ int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 		goto bad;
 	b->prog = h;
 	b->nr_maps = h->nr_maps;
+	b->fast = utrace_bt_fast_of(h, &b->steps) == 0;
+	b->memo = calloc(h->nr_maps ? h->nr_maps : 1, UTRACE_BT_MEMO * sizeof(uint64_t));
 	base = mmap(NULL, m->tables_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED || !rt_bt_tables(b, base, m->tables_size))
 		goto bad;
@@ -130,6 +136,8 @@ bad:
 	rt_log("a bt program from the recorder is malformed; its probe records its hits");
 	if (base != MAP_FAILED)
 		munmap(base, m->tables_size);
+	if (b)
+		free(b->memo);
 	free(b);
 	free(prog);
 	return 1;
@@ -158,6 +166,17 @@ static struct utrace_bt_state *rt_bt_state(uint32_t d)
 	return (struct utrace_bt_state *)t->bt_states + d;
 }
 
+/* The thread's id: once a thread, again in a fork child (the raw system
+ * call sets no errno: the straight path touches errno nowhere). */
+static inline int32_t rt_bt_self_tid(void)
+{
+	if (unlikely(rt_bt_tid_pid != rt.pid || !rt_bt_tid)) {
+		rt_bt_tid = (int32_t)rt_syscall3(SYS_gettid, 0, 0, 0);
+		rt_bt_tid_pid = rt.pid;
+	}
+	return rt_bt_tid;
+}
+
 static void rt_bt_hit_of(struct utrace_bt_hit *hit, const struct utrace_fetch_regs *regs,
 			 const uint64_t *entry, bool is_return)
 {
@@ -169,12 +188,8 @@ static void rt_bt_hit_of(struct utrace_bt_hit *hit, const struct utrace_fetch_re
 	for (unsigned i = 0; i < UTRACE_BB_MAX; i++)
 		hit->builtin[i] = 0;
 	hit->builtin[UTRACE_BB_RETVAL] = is_return ? (int64_t)regs->r[UTRACE_FR_AX] : 0;
-	if (rt_bt_tid_pid != rt.pid || !rt_bt_tid) { /* once a thread, again in a fork child */
-		rt_bt_tid = (int32_t)syscall(SYS_gettid);
-		rt_bt_tid_pid = rt.pid;
-	}
 	hit->builtin[UTRACE_BB_PID] = rt.pid;
-	hit->builtin[UTRACE_BB_TID] = rt_bt_tid;
+	hit->builtin[UTRACE_BB_TID] = rt_bt_self_tid();
 	__builtin_memcpy(hit->comm, rt_self.comm, sizeof(hit->comm));
 }
 
@@ -197,6 +212,14 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 
 	if (!b)
 		return false;
+	if (b->fast) { /* no state, no interpreter, no errno: the tables straight */
+		struct utrace_bt_fhit x = {regs->r, entry,
+					   is_return ? (int64_t)regs->r[UTRACE_FR_AX] : 0, rt.pid,
+					   rt_bt_self_tid()};
+
+		utrace_bt_fast_run(b->prog, &b->steps, b->maps, &x, (uint32_t)x.tid, b->memo);
+		return true;
+	}
 	saved = errno;
 	d = rt_bt_depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

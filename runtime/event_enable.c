@@ -100,6 +100,7 @@ static int ev_recv_hist(const struct utrace_msg_hist *m, int fd, struct rt_hist 
 	h->prog = hdr;
 	h->map = map;
 	utrace_hist_fast_of(hdr, &h->fast);
+	h->memo = h->fast.ok && map->bits <= 16 ? calloc(UTRACE_HIST_MEMO, sizeof(uint64_t)) : NULL;
 	if (m->table && m->table < UTRACE_HIST_TABLES_MAX && !ev_table(NULL, m->table))
 		/* release: the map is whole before a RESOLVE can find it */
 		__atomic_store_n(&ev_tables[m->table], map, __ATOMIC_RELEASE);

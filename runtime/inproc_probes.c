@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "arch/x86_64/insn.h"
+#include "common/fetch_fast.h"
 #include "common/fetch_prog.h"
 #include "common/record.h"
 #include "runtime/inproc_probe_internal.h"
@@ -211,8 +212,11 @@ static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetc
 	} else {
 		rec[1] = regs->r[UTRACE_FR_IP];
 	}
-	len = utrace_fetch_run(p->prog, regs, entry, t->comm, (uint8_t *)rec, sizeof(rec),
-			       utrace_fetch_load);
+	if (likely(p->fast)) /* registers and fields: no interpreter */
+		len = utrace_fetch_fast_run(p->fast, regs, entry, (uint8_t *)rec, utrace_fetch_load);
+	else
+		len = utrace_fetch_run(p->prog, regs, entry, t->comm, (uint8_t *)rec, sizeof(rec),
+				       utrace_fetch_load);
 	if (unlikely(rt_inproc_probe_has_triggers(p->key))) { /* a stacktrace's stack */
 		uint64_t pc[UREC_STACK_MAX], slots[UREC_STACK_MAX];
 		unsigned n = rt_stack_regs(t, regs->r[UTRACE_FR_IP], regs->r[UTRACE_FR_BP],
@@ -271,10 +275,10 @@ static void ipp_hook_return(const struct rt_inproc_probe *p, const struct utrace
 	*slot = (uint64_t)(uintptr_t)utrace_inproc_retprobe_tramp;
 }
 
-static void ipp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
+/* The probes at addr, p the first of them in table t (NULL: none). */
+static void ipp_fire(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
+		     const struct rt_inproc_probe *p, uint64_t addr)
 {
-	const struct ipp_table *t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
-	const struct rt_inproc_probe *p = rt_ipp_find(t, addr);
 	bool on;
 
 	if (!p)
@@ -292,21 +296,25 @@ static void ipp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
 	}
 }
 
+static void ipp_fire_all(const struct utrace_fetch_regs *regs, uint64_t addr)
+{
+	const struct ipp_table *t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
+
+	ipp_fire(regs, t, rt_ipp_find(t, addr), addr);
+}
+
 /* Whether a hit may skip saving the vector registers: the thread has its
- * buffer, or it needs none because every probe at addr runs a bt program
+ * buffer, or it needs none because every probe at addr (p the first in
+ * table t, found once for this and the firing) runs a bt program
  * (bt_probe.c: no record, no libc call that could touch them). */
-static bool ipp_fast(uint64_t addr)
+static bool ipp_fast(const struct ipp_table *t, const struct rt_inproc_probe *p, uint64_t addr)
 {
 	uint32_t st = rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING);
-	const struct ipp_table *t;
-	const struct rt_inproc_probe *p;
 
 	if (likely(st == RT_TS_READY))
 		return true;
 	if (st)
 		return false;
-	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
-	p = rt_ipp_find(t, addr);
 	for (const struct rt_inproc_probe *q = p; q && q < t->p + t->n && q->addr == addr; q++)
 		if (!rt_bt_has(q->key))
 			return false;
@@ -341,21 +349,27 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	const uint64_t cont = __atomic_load_n(&s->cont, __ATOMIC_ACQUIRE);
 	uint64_t args[RT_REG_RDI + 1]; /* the argument registers as the
 					* entry trampoline lays them out */
+	const struct ipp_table *t;
+	const struct rt_inproc_probe *p;
 
-	args[RT_REG_RDI] = regs->r[UTRACE_FR_DI];
-	args[RT_REG_RSI] = regs->r[UTRACE_FR_SI];
-	args[RT_REG_RDX] = regs->r[UTRACE_FR_DX];
-	args[RT_REG_RCX] = regs->r[UTRACE_FR_CX];
-	args[RT_REG_R8] = regs->r[UTRACE_FR_R8];
-	args[RT_REG_R9] = regs->r[UTRACE_FR_R9];
-	if (cont && rt.cfg.tracer == UTRACE_TRACER_FUNCTION)
-		utrace_func_entry(s->id, *slot, args);
-	else if (cont)
-		utrace_graph_entry(s->id, slot, args);
+	if (unlikely(cont)) {
+		args[RT_REG_RDI] = regs->r[UTRACE_FR_DI];
+		args[RT_REG_RSI] = regs->r[UTRACE_FR_SI];
+		args[RT_REG_RDX] = regs->r[UTRACE_FR_DX];
+		args[RT_REG_RCX] = regs->r[UTRACE_FR_CX];
+		args[RT_REG_R8] = regs->r[UTRACE_FR_R8];
+		args[RT_REG_R9] = regs->r[UTRACE_FR_R9];
+		if (rt.cfg.tracer == UTRACE_TRACER_FUNCTION)
+			utrace_func_entry(s->id, *slot, args);
+		else
+			utrace_graph_entry(s->id, slot, args);
+	}
+	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
+	p = rt_ipp_find(t, s->addr);
 	/* a thread without its buffer yet may call libc: keep the
 	 * program's vector registers (its float arguments) */
-	if (ipp_fast(s->addr))
-		ipp_fire_all(regs, s->addr);
+	if (ipp_fast(t, p, s->addr))
+		ipp_fire(regs, t, p, s->addr);
 	else
 		utrace_call_preserving_fpu(ipp_fire_slow, &a);
 	return 0;
@@ -365,10 +379,12 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 uint64_t rt_inproc_probe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k)
 {
 	struct ipp_slow_arg a = {regs, ipp_sites[k % IPP_SITES_MAX].addr};
+	const struct ipp_table *t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
+	const struct rt_inproc_probe *p = rt_ipp_find(t, a.addr);
 
 	regs->r[UTRACE_FR_IP] = a.addr;
-	if (ipp_fast(a.addr))
-		ipp_fire_all(regs, a.addr);
+	if (ipp_fast(t, p, a.addr))
+		ipp_fire(regs, t, p, a.addr);
 	else
 		utrace_call_preserving_fpu(ipp_fire_slow, &a);
 	return 0;
@@ -649,6 +665,18 @@ static void ipp_take_jmp(struct ipp_batch *b, uint8_t *slot, const struct utrace
 		b->opt_hi[b->nopt++] = m->addr + m->insn_len;
 }
 
+/* A checked program's copies (common/fetch_fast.h), or NULL: interpreted. */
+static const struct utrace_fetch_fast *ipp_fast_of(const void *prog)
+{
+	struct utrace_fetch_fast *f = malloc(sizeof(*f));
+
+	if (f && utrace_fetch_fast_of(prog, f) < 0) {
+		free(f);
+		f = NULL;
+	}
+	return f;
+}
+
 /* One INPROC_PROBE of obj: checked, its slot written, added to the batch. */
 int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
 		   const struct utrace_msg_inproc_probe *m, uint32_t size)
@@ -698,7 +726,7 @@ int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
 	p = &b->p[b->n];
 	*p = (struct rt_inproc_probe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot), orig,
 				(uint64_t)(uintptr_t)(area + m->slot), m->call_to, m->insn_len,
-				m->key, m->is_return, m->how, prog};
+				m->key, m->is_return, m->how, prog, ipp_fast_of(prog)};
 	if (m->how == UTRACE_IPPH_SITE) {
 		if (m->site >= o->nr_sites ||
 		    ipp_site_slot(b, area + m->slot, m->addr, o->id_base + m->site) < 0)

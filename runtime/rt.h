@@ -592,6 +592,7 @@ struct rt_inproc_probe {
 	uint32_t is_return;
 	uint32_t how;
 	const struct utrace_fetch_hdr *prog;
+	const struct utrace_fetch_fast *fast; /* prog as copies (common/fetch_fast.h), or NULL */
 };
 
 struct ipp_table {

@@ -181,7 +181,8 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 		const struct rt_hist *h = &conf->hist[i];
 
 		if (h->fast.ok)
-			utrace_hist_fast_run(h->prog, &h->fast, h->map, &c, (uint32_t)t->tid);
+			utrace_hist_fast_run(h->prog, &h->fast, h->map, &c, (uint32_t)t->tid,
+					     h->memo);
 		else
 			utrace_hist_run(h->prog, h->map, &c);
 	}

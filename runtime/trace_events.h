@@ -19,6 +19,7 @@ struct rt_hist {
 	const struct utrace_hist_hdr *prog;
 	struct utrace_hist_map *map;
 	struct utrace_hist_fast fast; /* the program's shape, when it has it */
+	uint64_t *memo;		      /* UTRACE_HIST_MEMO words (hist_memo.h), or NULL */
 };
 
 /* What the recorder set for an enabled event: key->filter points here. */

@@ -10,6 +10,7 @@
  * locked add (common/hist_map.h).
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,10 +132,14 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
-static void same_tables(const char *text, unsigned keys, unsigned hits)
+/* hits records into a fast and an interpreted table, both emptied (:clear)
+ * halfway when clear; with memo, the fast path keeps one */
+static void same_tables_as(const char *text, unsigned keys, unsigned hits, bool with_memo,
+			   bool clear)
 {
 	struct utrace_hist_map *fast, *slow;
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	uint64_t memo[UTRACE_HIST_MEMO] = {0};
 	struct prog p;
 
 	if (make(&p, text) < 0)
@@ -151,14 +156,25 @@ static void same_tables(const char *text, unsigned keys, unsigned hits)
 		uint32_t len = (r >> 60) ? sizeof(rec) : (uint32_t)(r >> 32) % sizeof(rec);
 		struct utrace_hist_ctx c = {.rec = (const uint8_t *)&rec, .rec_len = len};
 
-		utrace_hist_fast_run(p.hdr, &p.fast, fast, &c, 0);
+		if (clear && i == hits / 2) {
+			utrace_hist_map_empty(fast);
+			utrace_hist_map_empty(slow);
+		}
+		utrace_hist_fast_run(p.hdr, &p.fast, fast, &c, 0, with_memo ? memo : NULL);
 		utrace_hist_run(p.hdr, slow, &c);
 	}
-	check(!memcmp(fast, slow, p.size), "%s: %u hits over %u keys make the same table", text,
-	      hits, keys);
+	check(!memcmp(fast, slow, p.size), "%s: %u hits over %u keys make the same table%s%s", text,
+	      hits, keys, with_memo ? ", with a memo" : "", clear ? ", cleared halfway" : "");
 	munmap(fast, p.size);
 	munmap(slow, p.size);
 	drop(&p);
+}
+
+static void same_tables(const char *text, unsigned keys, unsigned hits)
+{
+	same_tables_as(text, keys, hits, false, false);
+	same_tables_as(text, keys, hits, true, false);
+	same_tables_as(text, keys, hits, true, true);
 }
 
 struct worker {
@@ -166,6 +182,7 @@ struct worker {
 	struct utrace_hist_map *m;
 	unsigned n, base;
 	uint32_t tid; /* the ctx's thread id: its stripe, or the locked sums */
+	uint64_t *memo; /* shared by all, as a process's threads share theirs */
 };
 
 static void *work(void *arg)
@@ -176,7 +193,7 @@ static void *work(void *arg)
 		struct rec rec = {.id = (int32_t)((i + w->base) % 100), .len = 2};
 		struct utrace_hist_ctx c = {.rec = (const uint8_t *)&rec, .rec_len = sizeof(rec)};
 
-		utrace_hist_fast_run(w->p->hdr, &w->p->fast, w->m, &c, w->tid);
+		utrace_hist_fast_run(w->p->hdr, &w->p->fast, w->m, &c, w->tid, w->memo);
 	}
 	return NULL;
 }
@@ -207,6 +224,7 @@ static void merged(struct utrace_hist_map *m, uint64_t *hits, uint64_t *sum, uin
 static void test_threads(void)
 {
 	enum { N = 11, HITS = 100000 };
+	static uint64_t memo[UTRACE_HIST_MEMO];
 	struct worker w[N];
 	pthread_t th[N];
 	uint64_t hits, sum, shared;
@@ -218,7 +236,7 @@ static void test_threads(void)
 	m = new_map(&p);
 	check(utrace_hist_stripe_owners(m) != NULL, "a table of 2 sums has stripes");
 	for (unsigned i = 0; i < N; i++) {
-		w[i] = (struct worker){&p, m, HITS, i * 37, i < 10 ? i + 1 : 0};
+		w[i] = (struct worker){&p, m, HITS, i * 37, i < 10 ? i + 1 : 0, memo};
 		pthread_create(&th[i], NULL, work, &w[i]);
 	}
 	for (unsigned i = 0; i < N; i++)
@@ -245,7 +263,7 @@ static void test_no_stripes(void)
 		return;
 	m = new_map(&p);
 	check(!utrace_hist_stripe_owners(m), "size=131072: no stripes");
-	w = (struct worker){&p, m, 1000, 0, 5};
+	w = (struct worker){&p, m, 1000, 0, 5, NULL};
 	work(&w);
 	merged(m, &hits, &sum, &shared);
 	check(hits == 1000 && shared == 1000 && sum == 2000, "no stripes: %llu hits, all locked",
@@ -266,7 +284,7 @@ static void test_empty(void)
 	if (make(&p, "hist:keys=id:vals=len") < 0)
 		return;
 	m = new_map(&p);
-	w = (struct worker){&p, m, 1000, 0, 3};
+	w = (struct worker){&p, m, 1000, 0, 3, NULL};
 	work(&w);
 	utrace_hist_map_empty(m);
 	merged(m, &hits, &sum, &shared);
