@@ -40,9 +40,6 @@ struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char
 	return e;
 }
 
-/* The format of sys:name where path (an object, or UTRACE_EVENT_NOOBJ
- * for the pseudo-objects' events) has it: an object's, a synthetic
- * event's (one defined while running too), an in-process probe's. */
 /* trace_marker's event (ftrace:print), the kernel's format (lib/events/
  * ftrace_formats.c): its triggers run in the process the marker is
  * written to (runtime/trace_events.c rt_marker_write). */
@@ -61,6 +58,10 @@ bool rec_is_print(const char *sys, const char *name)
 	return !strcmp(sys, "ftrace") && !strcmp(name, "print");
 }
 
+/* The format of sys:name where path (an object, or UTRACE_EVENT_NOOBJ
+ * for the pseudo-objects' events) has it: an object's, a synthetic
+ * event's (one defined while running too), an in-process probe's,
+ * trace_marker's. */
 const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const char *path,
 					     const char *sys, const char *name)
 {
