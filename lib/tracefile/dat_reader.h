@@ -128,6 +128,9 @@ const char *utrace_dat_notice(const struct utrace_dat *d, unsigned i);
 const char *utrace_dat_func_name(struct utrace_dat *d, uint32_t image, uint32_t id);
 const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t addr,
 				 uint64_t *offset);
+/* The same with the symbol's size (*size, if not NULL) */
+const char *utrace_dat_addr_sym(struct utrace_dat *d, uint32_t image, uint64_t addr,
+				uint64_t *offset, uint64_t *size);
 /* Runtime address of the call site of a function id; <0 if unknown. */
 int utrace_dat_func_addr(struct utrace_dat *d, uint32_t image, uint32_t id, uint64_t *addr);
 /* The file of a function id's object (its path when recorded) and the ELF
