@@ -216,8 +216,11 @@ struct utrace_live_ops {
 			 const struct utrace_event_format **fmt, struct utrace_error *err);
 	int (*synth_add)(void *arg, const char *def, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err);
-	/* removes the event added so (-ENOENT) */
-	int (*dynev_remove)(void *arg, const char *sys, const char *name, struct utrace_error *err);
+	/* removes the event added so (-ENOENT); of an event of several
+	 * points (probe_add of another point under its name: the kernel's
+	 * multiprobe), only the point it listed as line */
+	int (*dynev_remove)(void *arg, const char *sys, const char *name, const char *line,
+			    struct utrace_error *err);
 	/* its records on (1), off (0) or only asked (-1): whether they are
 	 * on, or -errno */
 	int (*dynev_enable)(void *arg, const char *sys, const char *name, int on);
