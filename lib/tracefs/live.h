@@ -18,7 +18,8 @@
  *   live_events.c available_events, set_event, set_event_pid, events/enable,
  *                 events/SYSTEM/enable, events/SYSTEM/EVENT/{enable,format,id}
  *   live_ftrace.c events/header_page, header_event, ftrace/EVENT/{format,id}
- *                 (the kernel's texts: lib/events/ftrace_formats.h)
+ *                 (the kernel's texts: lib/events/ftrace_formats.h),
+ *                 ftrace/print/{trigger,hist} (trace_marker's triggers)
  *   live_pids.c   set_ftrace_pid, set_ftrace_notrace_pid; the thread-id
  *                 lists' syntax
  *   live_clock.c  trace_clock
