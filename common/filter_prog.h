@@ -207,6 +207,8 @@ static inline int utrace_filter_locate_str(const struct utrace_filter_insn *in, 
 		loc = *(const utrace_fp_u32 *)(rec + off);
 		off = loc & 0xffff;
 		len = loc >> 16;
+	} else if (!len && off <= rec_len) {
+		len = rec_len - off; /* char name[] (size 0): the rest of the record */
 	}
 	if (!len) {
 		*s = rec;

@@ -268,6 +268,8 @@ static inline const uint8_t *utrace_hist_str_src(uint32_t src, uint32_t off, uin
 	*n = 0;
 	switch (src) {
 	case UTRACE_HSTR_CHARS:
+		if (!size && off <= c->rec_len) /* char name[]: the rest of the record */
+			size = c->rec_len - off;
 		if ((uint64_t)off + size <= c->rec_len)
 			*n = (uint32_t)size;
 		return c->rec + off;

@@ -404,6 +404,14 @@ struct utrace_msg_table {
 #define UTRACE_SYNTH_OBJ 0xfffffff0u
 #define UTRACE_SYNTH_MAX 32
 
+/*
+ * trace_marker's event (the kernel's ftrace:print, events/ftrace/print):
+ * its triggers come down the live channel as for an object of index
+ * UTRACE_PRINT_OBJ with one key, 0, and run on each trace_marker write
+ * (runtime/trace_events.c rt_marker_write).
+ */
+#define UTRACE_PRINT_OBJ 0xfffffff2u
+
 /* One of the other trigger commands of an event (events.rst), sent like a
  * HIST before the event's ENABLE. */
 enum utrace_trig_cmd {

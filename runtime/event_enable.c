@@ -369,6 +369,10 @@ static struct utrace_event_key *ev_keys_of(uint32_t obj, uint32_t *nr)
 		*nr = UTRACE_INPROC_PROBE_MAX;
 		return ev_inproc_probe_keys;
 	}
+	if (obj == UTRACE_PRINT_OBJ) {
+		*nr = 1;
+		return &ev_print_key;
+	}
 	for (struct rt_object *o = rt.objects; o; o = o->next)
 		if (o->index == obj) {
 			*nr = o->nr_keys;
@@ -430,7 +434,10 @@ int rt_events_live(const struct utrace_msg *msg, long n, int fd)
 		k->filter = f;
 		k->write = rt_event_write;
 		__atomic_store_n(&k->enabled, 1, __ATOMIC_RELEASE);
-		ret = m->obj == UTRACE_SYNTH_OBJ || m->obj == UTRACE_INPROC_PROBE_OBJ ? 0 : ev_patch_all();
+		ret = m->obj == UTRACE_SYNTH_OBJ || m->obj == UTRACE_INPROC_PROBE_OBJ ||
+			      m->obj == UTRACE_PRINT_OBJ
+			  ? 0
+			  : ev_patch_all();
 	}
 	return ret < 0 ? -EIO : 0;
 }

@@ -31,6 +31,7 @@
 
 #include "common/scm.h"
 #include "runtime/rt.h"
+#include "runtime/trace_events.h"
 
 static int live_fd = -1;
 
@@ -102,7 +103,6 @@ static void live_inproc_probe(const struct utrace_msg_inproc_probe *m, uint32_t 
 
 /* trace_events.c's utrace_printf writer: the record goes into this
  * thread's own buffer, made on its first record like any thread's. */
-void __utrace_marker_write(const char *text, unsigned len);
 
 /* An ENABLE of a probe or synthetic event added while running
  * (dynamic_events, synthetic_events); the others (RECONF) carry an
@@ -155,8 +155,8 @@ static void *live_main(void *arg)
 			rt_objects_unlock();
 		} else if (m->type == UTRACE_MSG_MARKER) {
 			if (rt.enabled) {
-				__utrace_marker_write((const char *)(m + 1),
-						      (unsigned)(n - (long)sizeof(*m)));
+				rt_marker_write((const char *)(m + 1),
+						(unsigned)(n - (long)sizeof(*m)));
 				rt_rb_flush(&rt_self); /* readable at once */
 			}
 			live_answer(rt.enabled ? 0 : -EBADF);

@@ -53,6 +53,10 @@ struct utrace_hist_map *ev_table(void *arg, uint32_t id)
  * jump site names, fired by the EMIT of an onmatch() action. */
 struct utrace_event_key ev_synth_keys[UTRACE_SYNTH_MAX];
 
+/* trace_marker's event (events/ftrace/print): no jump site names it; its
+ * triggers run on every trace_marker write (rt_marker_write). */
+struct utrace_event_key ev_print_key;
+
 static void ev_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t n);
 
 /* The context that may write a record now, NULL if none: a nested one in
@@ -381,4 +385,39 @@ RT_EXPORT void __utrace_marker_write(const char *text, unsigned len)
 	if (len > UTRACE_PRINT_MAX)
 		len = UTRACE_PRINT_MAX;
 	ev_write_words(t, UEXT_PRINT, len, text, len);
+}
+
+/*
+ * A trace_marker write, in the live thread (live.c): its print record,
+ * then, as the kernel's tracing_mark_write, the print event's triggers on
+ * its entry (the common fields, ip, buf with its NUL; the kernel's
+ * TRACE_MARKER_MAX_SIZE of text at most, as a trigger sees it), then the
+ * post triggers' records (stacktrace).  The record goes first so that a
+ * snapshot it fires holds it, as the kernel's does (its snapshot swaps
+ * the buffer the entry is reserved in).  None of it while tracing is off
+ * (the kernel's write fails then).  The entry is static: only the live
+ * thread writes markers this way.
+ */
+#define EV_MARKER_TRIG_MAX 4096
+static uint64_t ev_print_rec[(16 + EV_MARKER_TRIG_MAX + 1 + 7) / 8];
+
+void rt_marker_write(const char *text, unsigned len)
+{
+	const struct rt_event_conf *f = NULL;
+	struct rt_thread *t;
+	uint32_t post = 0, n = len < EV_MARKER_TRIG_MAX ? len : EV_MARKER_TRIG_MAX;
+	char *buf = (char *)ev_print_rec + 16;
+
+	if (__atomic_load_n(&ev_print_key.enabled, __ATOMIC_ACQUIRE))
+		f = __atomic_load_n(&ev_print_key.filter, __ATOMIC_ACQUIRE);
+	__utrace_marker_write(text, len);
+	if (!f || !(f->nr_hist || f->nr_trig) || !rt_tracing_on())
+		return;
+	ev_print_rec[0] = 0;
+	ev_print_rec[1] = (uint64_t)(uintptr_t)rt_marker_write; /* the kernel's _THIS_IP_ */
+	memcpy(buf, text, n);
+	buf[n] = 0;
+	ev_triggers(&ev_print_key, f, ev_print_rec, 16 + n + 1, &post);
+	if (post && (t = ev_thread(&rt_self)) && rt_tracing_on())
+		rt_stacktrace_write(t, ev_print_rec);
 }

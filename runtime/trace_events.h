@@ -39,7 +39,10 @@ struct rt_event_conf {
  * the synthetic events' keys, and the write function of an enabled key */
 extern struct utrace_hist_map *ev_tables[UTRACE_HIST_TABLES_MAX] RT_HIDDEN;
 extern struct utrace_event_key ev_synth_keys[UTRACE_SYNTH_MAX] RT_HIDDEN;
+extern struct utrace_event_key ev_print_key RT_HIDDEN; /* UTRACE_PRINT_OBJ's key 0 */
 struct utrace_hist_map *ev_table(void *arg, uint32_t id) RT_HIDDEN;
 void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len) RT_HIDDEN;
+/* a trace_marker write (the live thread's): its triggers, its record */
+void rt_marker_write(const char *text, unsigned len) RT_HIDDEN;
 
 #endif

@@ -89,8 +89,13 @@ static enum utrace_event_field_kind classify(const char *type, const char *name,
 	}
 	if (ef_starts_with(type, "__rel_loc"))
 		return UTRACE_EF_OTHER; /* offset relative to the field: not ours */
+	/* char name[N]; char name[] of size 0 (ftrace:print's buf) is the
+	 * rest of the record, a string as the kernel's filter_assign_type
+	 * takes it */
 	if (strchr(name, '['))
-		return size && is_char_type(type, strlen(type)) ? UTRACE_EF_CHARS : UTRACE_EF_OTHER;
+		return (size || !strcmp(strchr(name, '['), "[]")) && is_char_type(type, strlen(type))
+			   ? UTRACE_EF_CHARS
+			   : UTRACE_EF_OTHER;
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		return UTRACE_EF_OTHER;
 	if (strchr(type, '*')) /* pointers are numbers */

@@ -187,7 +187,7 @@ void hc_str_src(struct hcomp *c, const char *p, struct utrace_hist_insn *in, uin
 		in->size = UTRACE_HSTR_CHARS;
 		in->off = f->offset;
 		in->imm = f->size;
-		*w = f->size < UTRACE_HIST_STR_MAX ? f->size : UTRACE_HIST_STR_MAX;
+		*w = f->size && f->size < UTRACE_HIST_STR_MAX ? f->size : UTRACE_HIST_STR_MAX;
 	} else if (f && f->kind == UTRACE_EF_STRING) {
 		in->size = UTRACE_HSTR_DYN;
 		in->off = f->offset;

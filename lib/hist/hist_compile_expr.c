@@ -164,8 +164,8 @@ static int hc_string_key(struct hcomp *c, const struct utrace_hist_expr *e,
 		op = UTRACE_HOP_COMM;
 		w = 16;
 	} else if (f->kind == UTRACE_EF_CHARS) {
-		op = UTRACE_HOP_STR;
-		w = f->size < UTRACE_HIST_STR_MAX ? f->size : UTRACE_HIST_STR_MAX;
+		op = UTRACE_HOP_STR; /* size 0 (char name[]): the rest of the record */
+		w = f->size && f->size < UTRACE_HIST_STR_MAX ? f->size : UTRACE_HIST_STR_MAX;
 	} else {
 		op = UTRACE_HOP_DYNSTR;
 		w = UTRACE_HIST_STR_MAX;

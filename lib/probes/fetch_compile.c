@@ -95,10 +95,8 @@ static void ipp_print_fmt(FILE *m, const struct utrace_inproc_probe *p, const st
 		fprintf(m, p->kind == UTRACE_IPP_RETURN ? "0x%%lx <- 0x%%lx" : "0x%%lx");
 	else if (p->kind == UTRACE_IPP_RETURN) { /* the kernel's kretprobe: (CALLER+off <- FUNC) */
 		fprintf(m, "%%ps <- %s", p->symbol);
-	} else {
-		fprintf(m, "%s+0x%" PRIx64, p->symbol, p->offset);
-		if (p->sym_size > 1)
-			fprintf(m, "/0x%" PRIx64, p->sym_size);
+	} else { /* the kernel's kprobe: (%lx) of __probe_ip, printed as SYM+0xOFF/0xSIZE */
+		fprintf(m, "%%lx");
 	}
 	fputc(')', m);
 	for (unsigned i = 0; i < p->u.nargs; i++) {
@@ -118,6 +116,8 @@ static void ipp_print_fmt(FILE *m, const struct utrace_inproc_probe *p, const st
 						       : ", REC->__probe_ip");
 	else if (p->kind == UTRACE_IPP_RETURN)
 		fprintf(m, ", REC->__probe_ret_ip");
+	else
+		fprintf(m, ", REC->__probe_ip");
 	for (unsigned i = 0; i < p->u.nargs; i++) {
 		const char *n = p->u.args[i].name;
 

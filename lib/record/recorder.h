@@ -342,6 +342,9 @@ int utrace_recorder_extract(struct utrace_recorder *r, const char *path, struct 
  */
 int utrace_recorder_inproc_probe_remove(struct utrace_recorder *r, const char *group, const char *event,
 				  struct utrace_error *err);
+/* The same for the one probe of key key (an event of several points,
+ * the kernel's `-:EVENT POINT`); -ENOENT if it is off already. */
+int utrace_recorder_inproc_probe_remove_key(struct utrace_recorder *r, int key);
 
 /*
  * A probe added while the programs run (lib/record/recorder_live.c, the
@@ -349,7 +352,9 @@ int utrace_recorder_inproc_probe_remove(struct utrace_recorder *r, const char *g
  * from now on, even on failure) with event id id and format text format (saved in the
  * file now) goes into every process and every one to come; its event is
  * off until utrace_recorder_inproc_probe_enable.  Its key, or <0 with err; a
- * process that does not take it is said as a notice.
+ * process that does not take it is said as a notice.  format NULL: p is
+ * another point of the event id of a probe added so (the kernel's
+ * multiprobe): its format is that one's, its records on or off with it.
  */
 /*
  * Whether p's point is one the recording's processes can take: each

@@ -217,6 +217,15 @@ int utrace_recorder_inproc_probe_remove(struct utrace_recorder *r, const char *g
 				group ? group : "", group ? "/" : "", event);
 }
 
+int utrace_recorder_inproc_probe_remove_key(struct utrace_recorder *r, int key)
+{
+	if (key < 0 || (unsigned)key >= r->o.nr_inproc_probes || key >= UTRACE_INPROC_PROBE_MAX ||
+	    !utrace_ctl_inproc_probe_set_off(r->ctl, (unsigned)key))
+		return -ENOENT;
+	syscall(SYS_futex, &r->ctl->ipp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	return 0;
+}
+
 /* o.inproc_probes and the probes added while running (the recorder's:
  * o.inproc_probes points at own once one is); by key, the event id of one
  * added while running, 0 for the others */

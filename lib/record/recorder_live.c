@@ -315,13 +315,13 @@ int utrace_recorder_inproc_probe_add(struct utrace_recorder *r, struct utrace_in
 	const char *sys = utrace_inproc_probe_group(p);
 	struct iovec iov[3] = {{&ef, sizeof(ef)},
 			       {(void *)sys, strlen(sys) + 1},
-			       {(void *)format, strlen(format) + 1}};
+			       {(void *)format, format ? strlen(format) + 1 : 0}};
 	struct utrace_msg_inproc_probe *m;
 	int key = -1, ret = 0;
 
 	if (!st)
 		ret = utrace_error_set(err, -ENOSPC, "no event id left for the probe");
-	else if ((ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err)) >= 0 &&
+	else if ((!format || (ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err)) >= 0) &&
 		 (key = rec_inproc_probe_key_new(r, p, id)) < 0)
 		ret = utrace_error_set(err, key, "%s",
 				       key == -ENOSPC ? "too many probes" : "out of memory");
@@ -329,8 +329,10 @@ int utrace_recorder_inproc_probe_add(struct utrace_recorder *r, struct utrace_in
 		utrace_inproc_probe_free(p);
 		return ret;
 	}
-	/* off until its enable file says 1, as the kernel's new event */
-	__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
+	/* off until its enable file says 1, as the kernel's new event (an
+	 * appended point: as its event is) */
+	if (format)
+		__atomic_fetch_or(st, UTRACE_EVS_OFF, __ATOMIC_ACQ_REL);
 	if (!(m = malloc(UTRACE_MSG_MAX)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
@@ -364,8 +366,10 @@ int utrace_recorder_inproc_probe_enable(struct utrace_recorder *r, const char *g
 
 		if (strcmp(utrace_inproc_probe_group(p), group) || strcmp(utrace_inproc_probe_event(p), event))
 			continue;
-		if (!id || utrace_ctl_inproc_probe_off(r->ctl, i))
-			return -ENOENT; /* from the command line, or removed */
+		if (!id)
+			return -ENOENT; /* from the command line */
+		if (utrace_ctl_inproc_probe_off(r->ctl, i))
+			continue; /* removed: another point of the event may be on */
 		return ev_switch(&r->ctl->ev_state[id - UTRACE_EV_ID_BASE], on);
 	}
 	return -ENOENT;

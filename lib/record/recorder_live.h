@@ -60,6 +60,7 @@ struct rec_live_ev {
 struct rec_live_evs {
 	struct rec_live_ev *live_evs;
 	uint32_t live_serial; /* triggers added so far */
+	struct utrace_event_format *print_fmt; /* ftrace:print's, parsed once */
 };
 /* recorder_live.c: its own state (the synthetic events defined while
  * running), made with the recorder */
@@ -73,6 +74,8 @@ struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char
 /* The format of sys:name where path (an object, or UTRACE_EVENT_NOOBJ for
  * a synthetic event or a probe) has it; an object of a traced process
  * whose keys hold event id, else UTRACE_EVENT_NOOBJ */
+/* whether sys:name is trace_marker's event, ftrace:print */
+bool rec_is_print(const char *sys, const char *name);
 const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const char *path,
 					     const char *sys, const char *name);
 const char *rec_ev_path(struct utrace_recorder *r, int id);

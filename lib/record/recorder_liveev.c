@@ -116,6 +116,8 @@ void rec_live_ev_free(struct utrace_recorder *r)
 		free(e->prog);
 		free(e);
 	}
+	if (r->lev)
+		utrace_event_format_free(r->lev->print_fmt);
 	free(r->lev);
 	r->lev = NULL;
 }
@@ -289,6 +291,9 @@ static int live_pseudo_send(struct utrace_recorder *r, struct rec_conn *ch,
 		    !strcmp(utrace_inproc_probe_event(r->o.inproc_probes[i]), name))
 			ret = live_key_send(r, ch, e, UTRACE_INPROC_PROBE_OBJ, i, UTRACE_EVENT_NOOBJ,
 					    utrace_inproc_probe_format(r->o.inproc_probes[i]), en);
+	if (ret >= 0 && rec_is_print(sys, name)) /* trace_marker's event: key 0 */
+		ret = live_key_send(r, ch, e, UTRACE_PRINT_OBJ, 0, UTRACE_EVENT_NOOBJ,
+				    rec_ev_fmt(r, UTRACE_EVENT_NOOBJ, sys, name), en);
 	return ret;
 }
 

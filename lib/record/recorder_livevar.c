@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
+#include "lib/events/ftrace_formats.h"
 #include "lib/hist/hist.h"
 #include "lib/hist/synth.h"
 #include "lib/probes/inproc_probe.h"
@@ -38,9 +40,28 @@ struct rec_live_ev *rec_live_ev_of(struct utrace_recorder *r, int id, const char
 	return e;
 }
 
+/* trace_marker's event (ftrace:print), the kernel's format (lib/events/
+ * ftrace_formats.c): its triggers run in the process the marker is
+ * written to (runtime/trace_events.c rt_marker_write). */
+static const struct utrace_event_format *rec_print_fmt(struct utrace_recorder *r)
+{
+	const struct utrace_ftrace_format *ff = utrace_ftrace_format_find("print");
+	struct utrace_error err = {0};
+
+	if (!r->lev->print_fmt && ff)
+		utrace_event_format_parse("ftrace", ff->text, &r->lev->print_fmt, &err);
+	return r->lev->print_fmt;
+}
+
+bool rec_is_print(const char *sys, const char *name)
+{
+	return !strcmp(sys, "ftrace") && !strcmp(name, "print");
+}
+
 /* The format of sys:name where path (an object, or UTRACE_EVENT_NOOBJ
  * for the pseudo-objects' events) has it: an object's, a synthetic
- * event's (one defined while running too), an in-process probe's. */
+ * event's (one defined while running too), an in-process probe's,
+ * trace_marker's. */
 const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const char *path,
 					     const char *sys, const char *name)
 {
@@ -54,6 +75,8 @@ const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const ch
 		if (!strcmp(utrace_inproc_probe_group(r->o.inproc_probes[i]), sys) &&
 		    !strcmp(utrace_inproc_probe_event(r->o.inproc_probes[i]), name))
 			f = utrace_inproc_probe_format(r->o.inproc_probes[i]);
+	if (!f && !strcmp(path, UTRACE_EVENT_NOOBJ) && rec_is_print(sys, name))
+		f = rec_print_fmt(r);
 	return f;
 }
 

@@ -124,6 +124,45 @@ static unsigned long long stack_print(struct trace_seq *s, unsigned long long *a
 	return 0;
 }
 
+/*
+ * A kprobe's print fmt is the kernel's "(%lx)", REC->__probe_ip, which
+ * the kernel prints as the probed address's SYM+0xOFF/0xSIZE
+ * (print_kprobe_event); an event may have several points (multiprobe).
+ * So it is given to libtraceevent as "(%s)" of __utrace_loc(ip) (loc_print).
+ */
+static unsigned long long loc_print(struct trace_seq *s, unsigned long long *args)
+{
+	struct utrace_event_printer *p = printing;
+	uint64_t off = 0, size = 0;
+	const char *name = p ? utrace_dat_addr_sym(p->d, p->image, args[0], &off, &size) : NULL;
+
+	if (!name)
+		trace_seq_printf(s, "0x%llx", args[0]);
+	else if (size)
+		trace_seq_printf(s, "%s+0x%llx/0x%llx", name, (unsigned long long)off,
+				 (unsigned long long)size);
+	else
+		trace_seq_printf(s, "%s+0x%llx", name, (unsigned long long)off);
+	return 0;
+}
+
+/* text with a kprobe's "(%lx)", REC->__probe_ip made loc_print's, or
+ * NULL: not one. */
+static char *fmt_loc(const char *text)
+{
+	static const char head[] = "\nprint fmt: \"(%lx)", arg[] = "\", REC->__probe_ip";
+	const char *f = strstr(text, head), *a = f ? strstr(f, arg) : NULL;
+	char *out;
+
+	if (!a || memchr(f + 1, '\n', (size_t)(a - f - 1)) ||
+	    !(out = malloc(strlen(text) + sizeof("__utrace_loc()"))))
+		return NULL;
+	sprintf(out, "%.*s\nprint fmt: \"(%%s)%.*s\", __utrace_loc(REC->__probe_ip)%s",
+		(int)(f - text), text, (int)(a - f - (sizeof(head) - 1)), f + sizeof(head) - 1,
+		a + sizeof(arg) - 1);
+	return out;
+}
+
 /* text with each __get_stacktrace(F) of its print fmt made the call of
  * stack_print, or NULL: none. */
 static char *fmt_stack(const char *text)
@@ -335,6 +374,8 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 				    TEP_FUNC_ARG_STRING, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
 	tep_register_print_function(p->tep, str_print, TEP_FUNC_ARG_VOID, "__utrace_str",
 				    TEP_FUNC_ARG_STRING, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
+	tep_register_print_function(p->tep, loc_print, TEP_FUNC_ARG_VOID, "__utrace_loc",
+				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
 	tep_register_print_function(p->tep, stack_print, TEP_FUNC_ARG_VOID, "__utrace_stack",
 				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
 	for (unsigned i = 0; i < utrace_dat_event_format_count(d); i++) {
@@ -344,12 +385,15 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 		text = utrace_dat_event_format(d, i, &id, &sys);
 		/* a format libtraceevent cannot parse prints raw (see below) */
 		if (text && divisions_ok(text)) {
-			char *stack = fmt_stack(text), *fixed = fmt_chars(stack ? stack : text);
-			const char *t = fixed ? fixed : stack ? stack : text;
+			char *loc = fmt_loc(text), *stack = fmt_stack(loc ? loc : text);
+			const char *t0 = stack ? stack : loc ? loc : text;
+			char *fixed = fmt_chars(t0);
+			const char *t = fixed ? fixed : t0;
 
 			tep_parse_event(p->tep, t, strlen(t), sys);
 			free(fixed);
 			free(stack);
+			free(loc);
 		}
 	}
 	*out = p;

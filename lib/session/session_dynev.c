@@ -38,6 +38,12 @@ struct dyn_name {
 	 * for the others) */
 	int kind;
 	char *format, *point;
+	/* its points (the kernel's multiprobe): each one's key and line, the
+	 * event's format */
+	int *keys;
+	char **lines;
+	unsigned nk, cap_k;
+	const struct utrace_event_format *fmt;
 };
 
 struct session_dynev {
@@ -68,6 +74,26 @@ static void dyn_name_free(struct dyn_name *n)
 {
 	free(n->format);
 	free(n->point);
+	for (unsigned i = 0; i < n->nk; i++)
+		free(n->lines[i]);
+	free(n->lines);
+	free(n->keys);
+}
+
+/* Point key of n, listed as line (a copy kept). */
+static int dyn_point_keep(struct dyn_name *n, int key, const char *line)
+{
+	unsigned cap = n->cap_k;
+	char *copy = strdup(line);
+
+	if (!copy || UTRACE_GROW(n->lines, cap, n->nk + 1) < 0 ||
+	    UTRACE_GROW(n->keys, n->cap_k, n->nk + 1) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	n->keys[n->nk] = key;
+	n->lines[n->nk++] = copy;
+	return 0;
 }
 
 static int dyn_keep(struct session_dynev *d, const char *sys, const char *name, int id, bool synth,
@@ -84,6 +110,10 @@ static int dyn_keep(struct session_dynev *d, const char *sys, const char *name, 
 	n->synth = synth;
 	n->live = live;
 	n->format = n->point = NULL;
+	n->keys = NULL;
+	n->lines = NULL;
+	n->nk = n->cap_k = 0;
+	n->fmt = NULL;
 	return 0;
 }
 
@@ -254,6 +284,35 @@ static int dyn_append(struct dyn_name *old, struct utrace_inproc_probe *p, const
 	return ret;
 }
 
+/* p, checked as another point of old's event (the kernel's multiprobe),
+ * added to the recording under its id and format; p is the recorder's
+ * afterwards, even on failure; *line only on success. */
+static int dyn_point_append(struct session_live *rl, struct dyn_name *old,
+			    struct utrace_inproc_probe *p, const char *def, char **line,
+			    const struct utrace_event_format **fmt, struct utrace_error *err)
+{
+	int ret;
+
+	if (utrace_recorder_inproc_probe_check(rl->r, p, err) < 0) {
+		utrace_inproc_probe_free(p);
+		return dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_INSN_BNDRY, err);
+	}
+	if (!old->fmt || !(*line = dyn_probe_line(p, def))) {
+		utrace_inproc_probe_free(p);
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	ret = utrace_recorder_inproc_probe_add(rl->r, p, old->id, NULL, err);
+	if (ret >= 0 && dyn_point_keep(old, ret, *line) < 0)
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
+	if (ret < 0) {
+		free(*line);
+		*line = NULL;
+		return ret;
+	}
+	*fmt = old->fmt;
+	return 0;
+}
+
 /* p added to the recording (the recorder held); p is the recorder's
  * afterwards, even on failure; *line only on success. */
 static int dyn_probe_install(struct session_live *rl, struct utrace_inproc_probe *p, const char *def,
@@ -268,9 +327,10 @@ static int dyn_probe_install(struct session_live *rl, struct utrace_inproc_probe
 	*line = NULL;
 	struct dyn_name *old = dyn_find(d, sys, name);
 
-	if (old)
-		ret = dyn_append(old, p, def, err);
-	else if (utrace_recorder_inproc_probe_check(rl->r, p, err) < 0)
+	if (old) {
+		if ((ret = dyn_append(old, p, def, err)) >= 0)
+			return dyn_point_append(rl, old, p, def, line, fmt, err);
+	} else if (utrace_recorder_inproc_probe_check(rl->r, p, err) < 0)
 		ret = dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_INSN_BNDRY, err);
 	else if ((id = session_dynev_event_id(rl, sys, name)) < 0 ||
 		 !(text = utrace_event_format_text(utrace_inproc_probe_format(p), id)) ||
@@ -279,13 +339,15 @@ static int dyn_probe_install(struct session_live *rl, struct utrace_inproc_probe
 	else {
 		struct dyn_name *kept = &d->names[d->n - 1];
 
-		*fmt = utrace_inproc_probe_format(p);
+		*fmt = kept->fmt = utrace_inproc_probe_format(p);
 		kept->kind = dyn_probe_kind(p);
 		kept->format = strdup(text);
 		kept->point = dyn_def_point(def);
 		ret = utrace_recorder_inproc_probe_add(rl->r, p, id, text, err);
 		p = NULL; /* the recorder's */
-		if (ret < 0)
+		if (ret >= 0 && dyn_point_keep(kept, ret, *line) < 0)
+			ret = utrace_error_set(err, -ENOMEM, "out of memory"); /* said; it stays */
+		if (ret < 0 && !kept->nk)
 			dyn_name_free(&d->names[--d->n]); /* the name dyn_keep kept */
 	}
 	if (ret < 0) {
@@ -398,7 +460,30 @@ static int dyn_synth_add(void *arg, const char *def, char **line,
 	return ret < 0 ? ret : 0;
 }
 
-static int dyn_remove(void *arg, const char *sys, const char *name, struct utrace_error *err)
+/* The point of n listed as line goes, the others stay (n has several):
+ * 1 if it did, 0 if n has not several, -ENOENT if none is so listed. */
+static int dyn_point_remove(struct session_live *rl, struct dyn_name *n, const char *line)
+{
+	unsigned i;
+	int ret;
+
+	if (n->nk < 2 || !line)
+		return 0;
+	for (i = 0; i < n->nk && strcmp(n->lines[i], line); i++)
+		;
+	if (i == n->nk)
+		return -ENOENT;
+	if ((ret = utrace_recorder_inproc_probe_remove_key(rl->r, n->keys[i])) < 0)
+		return ret;
+	free(n->lines[i]);
+	n->nk--;
+	memmove(&n->lines[i], &n->lines[i + 1], (n->nk - i) * sizeof(n->lines[0]));
+	memmove(&n->keys[i], &n->keys[i + 1], (n->nk - i) * sizeof(n->keys[0]));
+	return 1;
+}
+
+static int dyn_remove(void *arg, const char *sys, const char *name, const char *line,
+		      struct utrace_error *err)
 {
 	struct session_live *rl = arg;
 	struct session_dynev *d = rl->dyn;
@@ -408,7 +493,10 @@ static int dyn_remove(void *arg, const char *sys, const char *name, struct utrac
 	live_lock(rl);
 	if (!(n = dyn_find(d, sys, name)))
 		ret = -ENOENT;
-	else if (n->synth)
+	else if ((ret = dyn_point_remove(rl, n, line)) != 0) {
+		pthread_mutex_unlock(&rl->lock); /* one of its points: the event stays */
+		return ret < 0 ? ret : 0;
+	} else if (n->synth)
 		ret = utrace_recorder_synth_remove(rl->r, name, n->id);
 	else
 		ret = utrace_recorder_inproc_probe_remove(rl->r, sys, name, err);

@@ -32,8 +32,9 @@ struct session_dynev_probe {
 	const char *format, *point;
 };
 /* add, defined as def under the name of old, checked by the kernel's
- * rules (session_dynev_append.c): always <0 with err and err->column
- * (-EEXIST for the same probe, else -EINVAL). */
+ * rules (session_dynev_append.c): 0 if it may be appended to old's event
+ * (another point), else <0 with err and err->column (-EEXIST, as the
+ * kernel). */
 int session_dynev_append_check(const struct session_dynev_probe *old,
 			       const struct session_dynev_probe *add, const char *def,
 			       struct utrace_error *err);

@@ -6,10 +6,10 @@
  * its columns: another type (p, r, f, f%return) is DIFF_PROBE_TYPE at the
  * definition's start; other arguments (count, name or type: the fields of
  * the two formats, in order) are DIFF_ARG_TYPE at the first that differs;
- * the same point with the same arguments is SAME_PROBE.  The kernel then
- * appends the new point to the event (multiprobe); utrace's events have
- * one point each, so that is refused (APPEND_UNSUPPORTED) rather than
- * half done.
+ * the same point with the same arguments is SAME_PROBE.  Otherwise the
+ * new point is appended to the event (the kernel's multiprobe): another
+ * in-process probe under the event's id and format, whose print fmt names
+ * the location by __probe_ip, as the kernel's (lib/probes/fetch_compile.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -82,5 +82,5 @@ int session_dynev_append_check(const struct session_dynev_probe *old,
 	}
 	if (!strcmp(old->point, add->point))
 		return append_err(UTRACE_UPROBE_ERR_SAME_PROBE, word_column(def, 0), err);
-	return append_err(UTRACE_UPROBE_ERR_APPEND_UNSUPPORTED, word_column(def, 0), err);
+	return 0;
 }

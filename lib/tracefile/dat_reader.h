@@ -132,6 +132,9 @@ const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t 
  * when recorded), and the address as the file's vaddr; -ENOENT if none. */
 int utrace_dat_addr_object(struct utrace_dat *d, uint32_t image, uint64_t addr, const char **path,
 			   uint64_t *vaddr);
+/* The same with the symbol's size (*size, if not NULL) */
+const char *utrace_dat_addr_sym(struct utrace_dat *d, uint32_t image, uint64_t addr,
+				uint64_t *offset, uint64_t *size);
 /* Runtime address of the call site of a function id; <0 if unknown. */
 int utrace_dat_func_addr(struct utrace_dat *d, uint32_t image, uint32_t id, uint64_t *addr);
 /* The file of a function id's object (its path when recorded) and the ELF

@@ -502,6 +502,12 @@ const char *utrace_dat_func_name(struct utrace_dat *d, uint32_t image, uint32_t 
 const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t addr,
 				 uint64_t *offset)
 {
+	return utrace_dat_addr_sym(d, image, addr, offset, NULL);
+}
+
+const char *utrace_dat_addr_sym(struct utrace_dat *d, uint32_t image, uint64_t addr,
+				uint64_t *offset, uint64_t *size)
+{
 	struct dat_image *img = dat_find_image(d, image);
 
 	if (!img)
@@ -519,6 +525,8 @@ const char *utrace_dat_addr_name(struct utrace_dat *d, uint32_t image, uint64_t 
 			continue;
 		if (offset)
 			*offset = v - s->vaddr;
+		if (size)
+			*size = s->size;
 		return tab->strs + s->name;
 	}
 	return NULL;

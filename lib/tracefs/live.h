@@ -18,7 +18,8 @@
  *   live_events.c available_events, set_event, set_event_pid, events/enable,
  *                 events/SYSTEM/enable, events/SYSTEM/EVENT/{enable,format,id}
  *   live_ftrace.c events/header_page, header_event, ftrace/EVENT/{format,id}
- *                 (the kernel's texts: lib/events/ftrace_formats.h)
+ *                 (the kernel's texts: lib/events/ftrace_formats.h),
+ *                 ftrace/print/{trigger,hist} (trace_marker's triggers)
  *   live_pids.c   set_ftrace_pid, set_ftrace_notrace_pid; the thread-id
  *                 lists' syntax
  *   live_clock.c  trace_clock
@@ -220,8 +221,11 @@ struct utrace_live_ops {
 			 const struct utrace_event_format **fmt, struct utrace_error *err);
 	int (*synth_add)(void *arg, const char *def, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err);
-	/* removes the event added so (-ENOENT) */
-	int (*dynev_remove)(void *arg, const char *sys, const char *name, struct utrace_error *err);
+	/* removes the event added so (-ENOENT); of an event of several
+	 * points (probe_add of another point under its name: the kernel's
+	 * multiprobe), only the point it listed as line */
+	int (*dynev_remove)(void *arg, const char *sys, const char *name, const char *line,
+			    struct utrace_error *err);
 	/* its records on (1), off (0) or only asked (-1): whether they are
 	 * on, or -errno */
 	int (*dynev_enable)(void *arg, const char *sys, const char *name, int on);

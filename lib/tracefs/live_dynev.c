@@ -121,10 +121,19 @@ const struct live_dyn *live_dynev_find(struct utrace_live *l, const char *sys, c
 	return dyn_find(l, sys, name, DYN_ALL);
 }
 
+/* The i-th event: an event of several points (several lines) once. */
 const struct utrace_event_format *live_dynev_format(struct utrace_live *l, size_t i)
 {
 	dyn_init(l);
-	return i < l->ndyn ? l->dyn[i].fmt : NULL;
+	for (size_t k = 0; k < l->ndyn; k++) {
+		bool again = false;
+
+		for (size_t j = 0; j < k && !again; j++)
+			again = l->dyn[j].fmt == l->dyn[k].fmt;
+		if (!again && !i--)
+			return l->dyn[k].fmt;
+	}
+	return NULL;
 }
 
 bool live_dynev_has_enable(struct utrace_live *l, const char *sys, const char *name)
@@ -150,7 +159,7 @@ static int dyn_remove(struct utrace_live *l, const struct live_dyn *d)
 		return -EBUSY;
 	if (!l->ops.dynev_remove)
 		return -EOPNOTSUPP;
-	ret = l->ops.dynev_remove(l->ops.arg, d->fmt->system, d->fmt->name, &err);
+	ret = l->ops.dynev_remove(l->ops.arg, d->fmt->system, d->fmt->name, d->line, &err);
 	if (ret < 0)
 		return ret;
 	free(l->dyn[i].line);

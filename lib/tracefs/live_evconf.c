@@ -503,6 +503,8 @@ static int trigger_add(struct utrace_live *l, const struct live_handle *h, struc
 		trigs_free(&next);
 	if (ret < 0)
 		live_fv_take(l, c->sys, c->ev, text, &fops);
+	else if (t->cmd == UTRACE_TRIG_SNAPSHOT)
+		l->snap_allocated = true; /* the kernel's register_snapshot_trigger */
 	return ret;
 }
 

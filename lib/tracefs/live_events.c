@@ -42,6 +42,7 @@
 
 #include "lib/base/grow.h"
 #include "lib/events/event_format.h"
+#include "lib/events/ftrace_formats.h"
 #include "lib/tracefs/live_internal.h"
 
 static void events_add(void *arg, const char *path)
@@ -116,11 +117,30 @@ static const struct utrace_event_format *event_at(struct utrace_live *l, size_t 
 	return live_dynev_format(l, i); /* then the dynamic events */
 }
 
+/* ftrace:print's format, the one ftrace event with triggers (trace_marker's,
+ * live_ftrace.c serves its files), its id given by the recording; NULL if
+ * out of memory */
+static const struct utrace_event_format *ftrace_print(struct utrace_live *l)
+{
+	const struct utrace_ftrace_format *f = utrace_ftrace_format_find("print");
+	struct utrace_error err = {0};
+
+	if (l->print_fmt || !f)
+		return l->print_fmt;
+	/* the recording's id, which its triggers go by */
+	if (l->ops.event_id(l->ops.arg, "ftrace", "print") < 0)
+		return NULL;
+	utrace_event_format_parse("ftrace", f->text, &l->print_fmt, &err);
+	return l->print_fmt;
+}
+
 const struct utrace_event_format *live_event_find(struct utrace_live *l, const char *system,
 						  const char *name)
 {
 	const struct utrace_event_format *f;
 
+	if (!strcmp(system, "ftrace") && name && !strcmp(name, "print"))
+		return ftrace_print(l); /* trace_marker's: its triggers */
 	events_refresh(l);
 	for (size_t i = 0; (f = event_at(l, i)); i++)
 		if (!strcmp(f->system, system) && (!name || !strcmp(f->name, name)))
@@ -193,6 +213,7 @@ void live_events_free(struct utrace_live *l)
 	}
 	free(l->ev_paths);
 	free(l->ev_lists);
+	utrace_event_format_free(l->print_fmt);
 }
 
 /* ---- switches ------------------------------------------------------- */

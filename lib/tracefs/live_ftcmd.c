@@ -182,7 +182,7 @@ static void ftcmd_drop_empty(struct utrace_live *l, size_t i)
 	if (f->n)
 		return;
 	if (l->ops.dynev_remove)
-		l->ops.dynev_remove(l->ops.arg, FTCMD_GROUP, f->ev, &err);
+		l->ops.dynev_remove(l->ops.arg, FTCMD_GROUP, f->ev, NULL, &err);
 	free(f->func);
 	free(f->raw);
 	free(f->trig);

@@ -16,6 +16,10 @@
  *                               kernel gives an id file (those it can
  *                               register)
  *
+ *   events/ftrace/print/{trigger,hist}  trace_marker's triggers, run on
+ *                               each write (the kernel's trace_marker_file;
+ *                               runtime/trace_events.c rt_marker_write)
+ *
  * The texts are lib/events/ftrace_formats.c's, shared with the trace.dat
  * that `utrace convert` writes.  As in the kernel, events/ftrace/ has no
  * enable or filter: these events follow the tracer and trace_marker.
@@ -84,6 +88,10 @@ static const struct live_file header_event = {
     "header_event", RO, show_header_event, NULL, NULL, NULL, 0, false};
 static const struct live_file format_file = {"format", RO, show_format, NULL, NULL, NULL, 0, false};
 static const struct live_file id_file = {"id", RO, show_id, NULL, NULL, NULL, 0, false};
+static const struct live_file hist_file = {"hist", RO, live_show_hist, NULL, NULL, NULL, 0, false};
+static const struct live_file trigger_file = {
+    "trigger", 0644, live_show_trigger, live_open_trigger, live_write_trigger, NULL, 0, false};
+
 
 /* events/ftrace/EVENT[/FILE], p after "ftrace/" */
 static int resolve_event(const char *p, struct live_handle *h)
@@ -106,6 +114,10 @@ static int resolve_event(const char *p, struct live_handle *h)
 		h->f = &format_file;
 	else if (!strcmp(slash + 1, "id") && f->has_id)
 		h->f = &id_file;
+	else if (!strcmp(slash + 1, "trigger") && !strcmp(h->ev, "print"))
+		h->f = &trigger_file;
+	else if (!strcmp(slash + 1, "hist") && !strcmp(h->ev, "print"))
+		h->f = &hist_file;
 	else
 		return -ENOENT;
 	return 1;
@@ -150,6 +162,10 @@ void live_ftrace_names(const struct live_handle *h, void (*fill)(void *arg, cons
 		fill(arg, "format");
 		if ((f = utrace_ftrace_format_find(h->ev)) && f->has_id)
 			fill(arg, "id");
+		if (!strcmp(h->ev, "print")) {
+			fill(arg, "hist");
+			fill(arg, "trigger");
+		}
 		break;
 	}
 }

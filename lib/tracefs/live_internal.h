@@ -64,6 +64,7 @@ struct utrace_live {
 	struct utrace_event_list **ev_lists;
 	size_t nev_paths, cap_ev_paths, cap_ev_lists;
 	struct live_evconf *evconfs; /* live_evconf.c: filters, triggers */
+	struct utrace_event_format *print_fmt; /* live_events.c: ftrace:print's */
 	struct live_fv *fvs;	     /* live_fieldvar.c: the triggers field variables added */
 	/* live_snapshot.c: whether `echo 1` "allocated" it, and how many
 	 * snapshots the recording held at the last clear (shown: those after) */

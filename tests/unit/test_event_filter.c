@@ -14,6 +14,8 @@
 
 #include "common/filter_prog.h"
 #include "lib/events/event_filter.h"
+#include "lib/events/event_format.h"
+#include "lib/events/ftrace_formats.h"
 #include "tests/unit/check.h"
 
 /*
@@ -795,6 +797,50 @@ static void test_glob_bounds(void)
 	free(t);
 }
 
+/* ftrace:print's `char buf[]` (size 0, the rest of the record), parsed
+ * from the kernel's format text: a string to filters, as the kernel's
+ * filter_assign_type takes it (trace_marker's triggers: `if buf ==
+ * "start"`), its end the record's when there is no NUL. */
+static void test_print_buf(void)
+{
+	const struct utrace_ftrace_format *ff = utrace_ftrace_format_find("print");
+	static const struct {
+		const char *expr, *text;
+		int want;
+	} cases[] = {
+	    {"buf == \"start\"", "start", 1},	 {"buf == \"start\"", "end", 0},
+	    {"buf == \"start\"", "started", 0}, {"buf != \"end\"", "start", 1},
+	    {"buf ~ \"st*\"", "start", 1},	 {"buf ~ \"*nd\"", "end", 1},
+	    {"buf ~ \"*nd\"", "ends", 0},	 {"buf == \"\"", "", 1},
+	};
+	struct utrace_event_format *f = NULL;
+	struct utrace_error err = {0};
+	const struct utrace_event_field *buf;
+
+	check(ff && utrace_event_format_parse("ftrace", ff->text, &f, &err) == 0,
+	      "the print format parses: %s", err.msg);
+	buf = f ? utrace_event_field_find(f, "buf") : NULL;
+	check(buf && buf->kind == UTRACE_EF_CHARS && buf->size == 0 && buf->offset == 16,
+	      "char buf[] of size 0 is a string");
+	for (size_t i = 0; f && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t rec[64] = {0};
+		uint32_t n = (uint32_t)strlen(cases[i].text), plen;
+		void *prog = NULL;
+
+		memcpy(rec + 16, cases[i].text, n);
+		if (utrace_filter_compile(f, cases[i].expr, &prog, &plen, &err) < 0) {
+			check(0, "compile '%s': %s", cases[i].expr, err.msg);
+			continue;
+		}
+		/* with its NUL, and cut at the record's end */
+		check(utrace_filter_run(prog, plen, rec, 16 + n + 1) == cases[i].want &&
+			  utrace_filter_run(prog, plen, rec, 16 + n) == cases[i].want,
+		      "'%s' on buf \"%s\" gives %d", cases[i].expr, cases[i].text, cases[i].want);
+		free(prog);
+	}
+	utrace_event_format_free(f);
+}
+
 int main(void)
 {
 	test_integers();
@@ -809,6 +855,7 @@ int main(void)
 	test_malformed();
 	test_truncated();
 	test_glob_bounds();
+	test_print_buf();
 	test_fuzz();
 	return check_done();
 }

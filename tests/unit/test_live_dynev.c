@@ -164,7 +164,8 @@ static int fix_synth(void *arg, const char *def, char **line,
 	return 0;
 }
 
-static int fix_remove(void *arg, const char *sys, const char *name, struct utrace_error *err)
+static int fix_remove(void *arg, const char *sys, const char *name, const char *line,
+		      struct utrace_error *err)
 {
 	struct fix_ev *e = fix_find(sys, name);
 

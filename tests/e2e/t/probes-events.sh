@@ -28,6 +28,6 @@ check_probes_events() {
 	got=$("$UTRACE" list -e "$BIN/probes" -F --probe 'p:pv visit n=+8(%di):u32 s=+0(+16(%di)):string' 2>&1)
 	t "$([[ $got == *"field:unsigned long __probe_ip;	offset:8;	size:8;	signed:0;"* &&
 		$got == *"field:__data_loc char[] s;	offset:20;	size:4;	signed:1;"* &&
-		$got == *'print fmt: "(visit+0x0/0x'*') n=%u s=\"%s\"", REC->n, __get_str(s)'* ]]; echo $?)" \
+		$got == *'print fmt: "(%lx) n=%u s=\"%s\"", REC->__probe_ip, REC->n, __get_str(s)'* ]]; echo $?)" \
 		"$CFG probes list -e -F --probe: the kernel's kprobe format" "$got"
 }
