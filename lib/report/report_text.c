@@ -560,17 +560,18 @@ static int print_pass(struct printer *p, void (*put)(struct printer *, const str
 {
 	struct utrace_dat_iter *it;
 	struct utrace_event ev;
+	const struct utrace_event *e;
 	int ret = begin_pass(p, &it, err);
 
 	if (ret < 0)
 		return ret;
-	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
-		if (ev.kind == UTRACE_EV_LOST) {
-			count_lost(p, &ev);
-			print_lost(p, &ev);
+	while ((ret = utrace_report_filter_next_ref(p->filter, it, &ev, &e, err)) > 0) {
+		if (e->kind == UTRACE_EV_LOST) {
+			count_lost(p, e);
+			print_lost(p, e);
 			continue;
 		}
-		put(p, &ev);
+		put(p, e);
 	}
 	if (ret < 0)
 		return iter_fail(it, ret);

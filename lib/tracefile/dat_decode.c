@@ -178,26 +178,30 @@ static int load_page(struct dat_cursor *c, struct utrace_error *err)
 
 /* Field by field, not a memset: this runs for every record, and the
  * memset of the whole record (args included) was a fifth of a profile
- * pass.  args and retval are left as they are (dat_decode.h). */
-static void raw_init(const struct dat_cursor *c, struct dat_raw *r, uint32_t kind)
+ * pass.  r is the iterator's event, reused record after record: its args
+ * are cleared only when the last record there had some (dat_decode.h). */
+static inline void raw_init(const struct dat_cursor *c, struct dat_raw *r, uint32_t kind)
 {
-	r->kind = kind;
-	r->flags = 0;
-	r->tick = c->tick;
+	if (r->ev.has_args)
+		memset(r->ev.args, 0, sizeof(r->ev.args));
+	r->ev.kind = kind;
+	r->ev.flags = 0;
+	r->ev.tsc = c->tick;
 	r->entry_tick = 0;
 	r->dur_ticks = 0;
-	r->id = UTRACE_DAT_NO_ID;
-	r->cpu = c->cpu;
-	r->depth = 0;
-	r->stack = c->stack;
-	r->parent_ip = 0;
-	r->lost = 0;
-	r->data = NULL;
-	r->data_len = 0;
-	r->has_args = 0;
-	r->nargs = 0;
-	r->has_retval = 0;
-	r->retaddr = 0;
+	r->ev.id = UTRACE_DAT_NO_ID;
+	r->ev.cpu = c->cpu;
+	r->ev.depth = 0;
+	r->ev.stack = c->stack;
+	r->ev.parent_ip = 0;
+	r->ev.lost = 0;
+	r->ev.data = NULL;
+	r->ev.data_len = 0;
+	r->ev.has_args = 0;
+	r->ev.nargs = 0;
+	r->ev.has_retval = 0;
+	r->ev.retval = 0;
+	r->ev.retaddr = 0;
 }
 
 static int push_entry(struct dat_cursor *c, struct dat_raw *r, uint32_t id)
@@ -205,8 +209,8 @@ static int push_entry(struct dat_cursor *c, struct dat_raw *r, uint32_t id)
 	struct dat_frame *f;
 
 	raw_init(c, r, UTRACE_EV_ENTRY);
-	r->id = id;
-	r->depth = cur_depth(c);
+	r->ev.id = id;
+	r->ev.depth = cur_depth(c);
 	if (c->nr_frames >= DAT_MAX_DEPTH) {
 		/* runaway recursion: forget the outer half */
 		size_t half = c->nr_frames / 2;
@@ -232,21 +236,21 @@ static void pop_exit(struct dat_cursor *c, struct dat_raw *r)
 	if (c->nr_frames) {
 		const struct dat_frame *f = &c->frames[--c->nr_frames];
 
-		r->id = f->id;
+		r->ev.id = f->id;
 		if (f->known & DAT_FRAME_TICK)
 			r->entry_tick = f->tick;
 		else
-			r->flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY;
+			r->ev.flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY;
 		if (f->known & DAT_FRAME_MARKED)
-			r->flags |= UTRACE_EVF_NO_ENTRY;
+			r->ev.flags |= UTRACE_EVF_NO_ENTRY;
 		if (f->id == UTRACE_DAT_NO_ID)
-			r->flags |= UTRACE_EVF_NO_ID;
+			r->ev.flags |= UTRACE_EVF_NO_ID;
 	} else {
 		if (c->base)
 			c->base--;
-		r->flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY | UTRACE_EVF_NO_ID;
+		r->ev.flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY | UTRACE_EVF_NO_ID;
 	}
-	r->depth = cur_depth(c);
+	r->ev.depth = cur_depth(c);
 }
 
 static int set_context(struct dat_cursor *c, const uint32_t *w, uint32_t n)
@@ -368,20 +372,20 @@ static void attach_extra_ext(struct dat_cursor *c, struct dat_raw *r)
 	uint32_t left = c->nwords - c->pos, n;
 
 	n = urec_ext_words(w[0]);
-	if (urec_ext_type(w[0]) == UEXT_ARGS && r->kind == UTRACE_EV_ENTRY && n <= left &&
+	if (urec_ext_type(w[0]) == UEXT_ARGS && r->ev.kind == UTRACE_EV_ENTRY && n <= left &&
 	    urec_ext_payload(w[0]) <= 12) {
-		r->has_args = 1;
-		r->nargs = urec_ext_payload(w[0]) / 2;
+		r->ev.has_args = 1;
+		r->ev.nargs = urec_ext_payload(w[0]) / 2;
 		for (uint32_t i = 0; i < 6; i++)
-			r->args[i] = i < r->nargs ? u64_at(w + 1 + 2 * i) : 0;
+			r->ev.args[i] = i < r->ev.nargs ? u64_at(w + 1 + 2 * i) : 0;
 		c->pos += n;
 		attach_extra(c, r); /* a RETADDR after the ARGS */
-	} else if (urec_ext_type(w[0]) == UEXT_RETADDR && r->kind == UTRACE_EV_ENTRY && n <= left) {
-		r->retaddr = u64_at(w + 1);
+	} else if (urec_ext_type(w[0]) == UEXT_RETADDR && r->ev.kind == UTRACE_EV_ENTRY && n <= left) {
+		r->ev.retaddr = u64_at(w + 1);
 		c->pos += n;
-	} else if (urec_ext_type(w[0]) == UEXT_RETVAL && r->kind == UTRACE_EV_EXIT && n <= left) {
-		r->has_retval = 1;
-		r->retval = u64_at(w + 1);
+	} else if (urec_ext_type(w[0]) == UEXT_RETVAL && r->ev.kind == UTRACE_EV_EXIT && n <= left) {
+		r->ev.has_retval = 1;
+		r->ev.retval = u64_at(w + 1);
 		c->pos += n;
 	}
 }
@@ -424,9 +428,9 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		c->pos += nw;
 		c->tick += w[2];
 		raw_init(c, r, UTRACE_EV_FUNC);
-		r->id = w[1];
-		r->parent_ip = u64_at(w + 3);
-		r->depth = cur_depth(c);
+		r->ev.id = w[1];
+		r->ev.parent_ip = u64_at(w + 3);
+		r->ev.depth = cur_depth(c);
 		return 1;
 	case UEXT_EXIT_LONG:
 		c->pos += nw;
@@ -445,9 +449,9 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 	case UEXT_LOST:
 		c->pos += nw;
 		raw_init(c, r, UTRACE_EV_LOST);
-		r->lost = u64_at(w + 1);
-		r->depth = cur_depth(c);
-		c->lost_seen += r->lost;
+		r->ev.lost = u64_at(w + 1);
+		r->ev.depth = cur_depth(c);
+		c->lost_seen += r->ev.lost;
 		return 1;
 	case UEXT_GRAPH_LEAF:
 		if (w[2] > DAT_MAX_DEPTH)
@@ -455,9 +459,9 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		c->pos += nw;
 		c->tick += payload;
 		raw_init(c, r, UTRACE_EV_EXIT);
-		r->flags = UTRACE_EVF_NO_ENTRY | UTRACE_EVF_THRESH;
-		r->id = w[1];
-		r->depth = w[2];
+		r->ev.flags = UTRACE_EVF_NO_ENTRY | UTRACE_EVF_THRESH;
+		r->ev.id = w[1];
+		r->ev.depth = w[2];
 		r->dur_ticks = u64_at(w + 3);
 		return 1;
 	case UEXT_EVENT:
@@ -470,11 +474,11 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		c->tick += w[1];
 		raw_init(c, r,
 			 urec_ext_type(w[0]) == UEXT_EVENT ? UTRACE_EV_EVENT : UTRACE_EV_PRINT);
-		if (r->kind == UTRACE_EV_EVENT)
-			r->id = w[2] & 0xffff;
-		r->data = w + 3;
-		r->data_len = bytes;
-		r->depth = cur_depth(c);
+		if (r->ev.kind == UTRACE_EV_EVENT)
+			r->ev.id = w[2] & 0xffff;
+		r->ev.data = w + 3;
+		r->ev.data_len = bytes;
+		r->ev.depth = cur_depth(c);
 		return 1;
 	}
 	case UEXT_STACK:
@@ -483,10 +487,10 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		c->pos += nw;
 		c->tick += w[1];
 		raw_init(c, r, UTRACE_EV_STACK);
-		r->flags = w[2] >> 16 & UREC_STACK_RET ? UTRACE_EVF_STACK_RET : 0;
-		r->data = w + 3;
-		r->data_len = (w[2] & 0xffff) * 8;
-		r->depth = cur_depth(c);
+		r->ev.flags = w[2] >> 16 & UREC_STACK_RET ? UTRACE_EVF_STACK_RET : 0;
+		r->ev.data = w + 3;
+		r->ev.data_len = (w[2] & 0xffff) * 8;
+		r->ev.depth = cur_depth(c);
 		return 1;
 	case UEXT_SIGNAL:
 		if (payload * 4 < sizeof(struct urec_signal))
@@ -494,10 +498,10 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		c->pos += nw;
 		c->tick += w[1];
 		raw_init(c, r, UTRACE_EV_SIGNAL);
-		r->id = w[2];
-		r->data = w + 3;
-		r->data_len = sizeof(struct urec_signal);
-		r->depth = cur_depth(c);
+		r->ev.id = w[2];
+		r->ev.data = w + 3;
+		r->ev.data_len = sizeof(struct urec_signal);
+		r->ev.depth = cur_depth(c);
 		return 1;
 	case UEXT_SWITCH:
 		c->tick += w[1];
@@ -547,9 +551,9 @@ static int decode_one(struct dat_cursor *c, struct dat_raw *r)
 		c->pos += 3;
 		c->tick += urec_short_delta(w[0]);
 		raw_init(c, r, UTRACE_EV_FUNC);
-		r->id = urec_short_id(w[0]);
-		r->parent_ip = u64_at(w + 1);
-		r->depth = cur_depth(c);
+		r->ev.id = urec_short_id(w[0]);
+		r->ev.parent_ip = u64_at(w + 1);
+		r->ev.depth = cur_depth(c);
 		return 1;
 	default:
 		return decode_ext(c, r);
@@ -572,8 +576,8 @@ static int lost_at_end(struct dat_cursor *c, struct dat_raw *r)
 		return 0;
 	c->tail_done = 1;
 	raw_init(c, r, UTRACE_EV_LOST);
-	r->lost = bi->lost - c->lost_seen;
-	r->depth = cur_depth(c);
+	r->ev.lost = bi->lost - c->lost_seen;
+	r->ev.depth = cur_depth(c);
 	c->lost_seen = bi->lost;
 	return 1;
 }
@@ -586,16 +590,16 @@ int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error
 		if (c->unwind_left) {
 			c->unwind_left--;
 			pop_exit(c, r);
-			r->flags |= UTRACE_EVF_UNWIND;
+			r->ev.flags |= UTRACE_EVF_UNWIND;
 			return 1;
 		}
 		if (c->lost_pending) {
 			c->lost_pending = 0;
 			raw_init(c, r, UTRACE_EV_LOST);
-			r->lost = c->lost_count;
-			r->flags = c->lost_flags;
-			r->depth = cur_depth(c);
-			c->lost_seen += r->lost;
+			r->ev.lost = c->lost_count;
+			r->ev.flags = c->lost_flags;
+			r->ev.depth = cur_depth(c);
+			c->lost_seen += r->ev.lost;
 			return 1;
 		}
 		if (!c->in_page) {
@@ -618,3 +622,4 @@ int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error
 			return 1;
 	}
 }
+

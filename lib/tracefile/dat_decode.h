@@ -11,25 +11,19 @@
 
 #include "lib/tracefile/dat_internal.h"
 
-/* A decoded record, times still in ticks. */
+/*
+ * A decoded record, written straight into the event the iterator gives
+ * out (no copy of a large struct per record): the decoder sets kind (never
+ * LEAF), flags, tsc (the tick), id, cpu, depth, stack, parent_ip, lost,
+ * data (in the cursor's page), data_len and the ARGS / RETVAL / RETADDR
+ * fields; the iterator sets the rest (ts, duration, buf, image, pid, tid).
+ * args are all zero whenever has_args is 0 (the decoder clears them only
+ * after a record that had them), retval whenever has_retval is 0.
+ */
 struct dat_raw {
-	uint32_t kind;	/* enum utrace_event_kind (never LEAF) */
-	uint32_t flags; /* enum utrace_event_flags */
-	uint64_t tick;
+	struct utrace_event ev;
 	uint64_t entry_tick; /* EXIT with a known entry */
 	uint64_t dur_ticks;  /* EXIT of a GRAPH_LEAF record */
-	uint32_t id, cpu, depth;
-	uint32_t stack; /* the program stack's key (SWITCH) */
-	uint64_t parent_ip;
-	uint64_t lost;
-	const uint32_t *data; /* EVENT, PRINT: in the cursor's page */
-	uint32_t data_len;
-	uint32_t has_args;   /* ENTRY with an ARGS record */
-	uint32_t nargs;	     /* its argument registers (0-6) */
-	uint32_t has_retval; /* EXIT with a RETVAL record */
-	uint64_t args[6]; /* set only with has_args: nargs of them */
-	uint64_t retval;  /* set only with has_retval */
-	uint64_t retaddr; /* ENTRY with a RETADDR record, else 0 */
 };
 
 /* Damaged sub-buffers met by an iterator. */
