@@ -245,7 +245,7 @@ static int call_node(struct utrace_callgraph *g, struct gthread *t, const struct
 {
 	uint32_t fn, par;
 
-	if (utrace_func_table_lookup(g->ft, ev->image, ev->id, &fn, err) < 0)
+	if (utrace_func_table_lookup_cached(g->ft, &g->fc, ev->image, ev->id, &fn, err) < 0)
 		return -ENOMEM;
 	if (caller(g, t, ev->depth, ev->ts, &par, err) < 0)
 		return -ENOMEM;
@@ -269,7 +269,7 @@ static int add_exit(struct utrace_callgraph *g, struct gthread *t, const struct 
 		uint32_t fn = NONE;
 
 		if (known && !f.placeholder &&
-		    utrace_func_table_lookup(g->ft, ev->image, ev->id, &fn, err) < 0)
+		    utrace_func_table_lookup_cached(g->ft, &g->fc, ev->image, ev->id, &fn, err) < 0)
 			return -ENOMEM;
 		if (f.placeholder || !known || fn == g->t.n[f.node].fn) {
 			if (timed) {

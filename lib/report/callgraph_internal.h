@@ -40,6 +40,7 @@ struct gthread; /* a thread's open calls (callgraph.c) */
 struct utrace_callgraph {
 	struct utrace_dat *d;
 	struct utrace_func_table *ft;
+	struct utrace_func_cache fc; /* in front of ft */
 	struct tree t;
 	uint32_t unknown_fn;
 	struct gthread *th; /* per call stack: nr_buf threads', then coroutines' */

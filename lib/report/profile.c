@@ -194,7 +194,7 @@ void utrace_profile_free(struct utrace_profile *p)
 static int lookup(struct utrace_profile *p, const struct utrace_event *ev, uint32_t *fn,
 		  struct utrace_error *err)
 {
-	int ret = utrace_func_table_lookup(p->ft, ev->image, ev->id, fn, err);
+	int ret = utrace_func_table_lookup_cached(p->ft, &p->fc, ev->image, ev->id, fn, err);
 
 	if (ret < 0)
 		return ret;
