@@ -13,7 +13,11 @@
  * the committed size before it is read; a record that runs past it, an
  * unknown extended type or an impossible value cuts the sub-buffer short
  * at that point and counts a warning, and the next sub-buffer starts over
- * from its own header.
+ * from its own header.  The records are written straight into the events
+ * the iterator gives out (dat_cursor_event: two per cursor, the event and
+ * the record looked ahead at), with a short ENTRY or EXIT decoded inline;
+ * a damaged record's count and the CONTEXT and SWITCH records' stacks
+ * are dat_stacks.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,60 +59,6 @@ void dat_cursor_fini(struct dat_cursor *c)
 	c->in_page = 0;
 }
 
-/*
- * Records among the first n words of the page, counted as the writer
- * counts them in the header (one per record it wrote: the words that only
- * change the decoder's state, and an ENTRY's ARGS or an EXIT's RETVAL,
- * which it wrote in one piece with them, are not records).  Those words
- * were decoded already: every length is sound.
- */
-static uint32_t records_before(const struct dat_cursor *c, uint32_t n)
-{
-	uint32_t count = 0;
-
-	for (uint32_t i = 0; i < n;) {
-		const uint32_t w = c->words[i];
-		uint32_t len = urec_kind(w) == UREC_FUNC ? 3 : 1;
-
-		if (urec_kind(w) == UREC_EXT) {
-			enum utrace_ext_type t = urec_ext_type(w);
-
-			len = urec_ext_words(w);
-			if (!len)
-				break;
-			count += t != UEXT_TIME_EXTEND && t != UEXT_CPU && t != UEXT_CONTEXT &&
-				 t != UEXT_ARGS && t != UEXT_RETVAL && t != UEXT_RETADDR && t != UEXT_PAD &&
-				 t != UEXT_TIME_STAMP;
-		} else {
-			count++;
-		}
-		i += len;
-	}
-	return count;
-}
-
-static int corrupt(struct dat_cursor *c, const char *what, uint32_t pos)
-{
-	struct dat_warnings *w = c->warn;
-	uint32_t read = records_before(c, pos);
-
-	/* what could not be read: the rest of the records the writer says it
-	 * put here, at least the bad one when it does not say */
-	if (c->page_records > read)
-		w->unread += c->page_records - read;
-	else if (!c->page_records)
-		w->unread_unknown++;
-	if (!w->count++)
-		snprintf(w->first, sizeof(w->first),
-			 "%s: thread %s-%d (buffer %u), sub-buffer at offset %llu: %s at byte %u",
-			 c->d->path, c->b->info.comm, c->b->info.tid, c->b->info.buf,
-			 (unsigned long long)c->page_off, what,
-			 (unsigned)(sizeof(struct utrace_subbuf) + pos * 4u));
-	c->in_page = 0;
-	c->broken = 1;
-	return 0;
-}
-
 static uint64_t u64_at(const uint32_t *w)
 {
 	return (uint64_t)w[0] | (uint64_t)w[1] << 32;
@@ -119,18 +69,6 @@ static uint32_t cur_depth(const struct dat_cursor *c)
 	uint64_t depth = c->base + c->nr_frames;
 
 	return depth > UINT32_MAX ? UINT32_MAX : (uint32_t)depth;
-}
-
-static int reserve_frames(struct dat_cursor *c, size_t n)
-{
-	return UTRACE_GROW(c->frames, c->cap_frames, n);
-}
-
-static void set_unknown_stack(struct dat_cursor *c, uint64_t depth)
-{
-	c->nr_frames = 0;
-	c->base = depth;
-	c->nr_stacks = 0;
 }
 
 static int load_page(struct dat_cursor *c, struct utrace_error *err)
@@ -153,7 +91,7 @@ static int load_page(struct dat_cursor *c, struct utrace_error *err)
 	c->in_page = 1;
 	c->page_records = sb.records;
 	if ((sb.commit & ~3u) != ref->commit)
-		return corrupt(c, "the sub-buffer header changed since the file was opened", 0);
+		return dat_cursor_corrupt(c, "the sub-buffer header changed since the file was opened", 0);
 
 	c->tick = sb.time_stamp;
 	c->cpu = sb.cpu;
@@ -166,7 +104,7 @@ static int load_page(struct dat_cursor *c, struct utrace_error *err)
 	if (sb.lost_before || gap || c->broken)
 		c->nr_stacks = 0; /* what other stacks had open is not known either */
 	if ((sb.lost_before || gap || c->broken) && !(sb.flags & UTRACE_SB_CONTEXT))
-		set_unknown_stack(c, sb.depth < DAT_MAX_DEPTH ? sb.depth : 0);
+		dat_unknown_stack(c, sb.depth < DAT_MAX_DEPTH ? sb.depth : 0);
 	c->broken = 0;
 	if (sb.lost_before || gap) {
 		c->lost_pending = 1;
@@ -219,7 +157,7 @@ static inline int push_entry(struct dat_cursor *c, struct dat_raw *r, uint32_t i
 		c->nr_frames -= half;
 		c->base += half;
 	}
-	if (reserve_frames(c, c->nr_frames + 1)) {
+	if (dat_reserve_frames(c, c->nr_frames + 1)) {
 		c->base++; /* out of memory: the frame becomes unknown */
 		return 1;
 	}
@@ -251,103 +189,6 @@ static inline void pop_exit(struct dat_cursor *c, struct dat_raw *r)
 		r->ev.flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY | UTRACE_EVF_NO_ID;
 	}
 	r->ev.depth = cur_depth(c);
-}
-
-static int set_context(struct dat_cursor *c, const uint32_t *w, uint32_t n)
-{
-	uint32_t depth = w[1];
-
-	if (n > depth || depth > DAT_MAX_DEPTH)
-		return corrupt(c, "impossible CONTEXT record", c->pos);
-	if (reserve_frames(c, n)) {
-		set_unknown_stack(c, depth);
-		return 0;
-	}
-	c->base = depth - n;
-	c->nr_frames = n;
-	for (uint32_t i = 0; i < n; i++) {
-		c->frames[i].id = w[2 + i];
-		c->frames[i].known = 0;
-		c->frames[i].tick = 0;
-	}
-	return 0;
-}
-
-/* The kept stack named key, NULL if none. */
-static struct dat_stack *stack_find(struct dat_cursor *c, uint32_t key)
-{
-	for (size_t i = 0; i < c->nr_stacks; i++)
-		if (c->stacks[i].key == key)
-			return &c->stacks[i];
-	return NULL;
-}
-
-/* The cursor's stack and s's trade places (arrays included). */
-static void stack_trade(struct dat_cursor *c, struct dat_stack *s)
-{
-	struct dat_stack cur = {s->key, c->base, c->frames, c->nr_frames, c->cap_frames};
-
-	c->base = s->base;
-	c->frames = s->frames;
-	c->nr_frames = s->nr_frames;
-	c->cap_frames = s->cap_frames;
-	*s = cur;
-}
-
-/* The running stack kept under key; it is empty after. */
-static int stack_keep(struct dat_cursor *c, uint32_t key)
-{
-	struct dat_stack *s = stack_find(c, key);
-
-	if (!s) {
-		if (UTRACE_GROW_ZERO(c->stacks, c->cap_stacks, c->nr_stacks + 1) < 0)
-			return -ENOMEM;
-		s = &c->stacks[c->nr_stacks++];
-	}
-	s->nr_frames = 0;
-	s->base = 0;
-	stack_trade(c, s);
-	s->key = key;
-	return 0;
-}
-
-/* Whether kept stack s is what a SWITCH says is open: its depth, and the
- * ids it names of the innermost frames. */
-static int stack_matches(const struct dat_stack *s, const uint32_t *w, uint32_t n)
-{
-	if (s->base + s->nr_frames != w[4])
-		return 0;
-	for (uint32_t i = 0; i < n && i < s->nr_frames; i++)
-		if (s->frames[s->nr_frames - 1 - i].id != w[5 + n - 1 - i])
-			return 0;
-	return 1;
-}
-
-/*
- * SWITCH: the thread goes on on another program stack (a coroutine).  The
- * stack left is kept under its key; the one entered is the one kept under
- * its own, with its entry times, if it is what the record says is open,
- * else (its records were not all seen) what the record says, as CONTEXT.
- */
-static int switch_stack(struct dat_cursor *c, const uint32_t *w, uint32_t n)
-{
-	struct dat_stack *to, spare;
-
-	if (n > w[4] || w[4] > DAT_MAX_DEPTH)
-		return corrupt(c, "impossible SWITCH record", c->pos);
-	c->stack = w[3];
-	if (stack_keep(c, w[2]) < 0)
-		return set_context(c, w + 3, n);
-	to = stack_find(c, w[3]);
-	if (!to || !stack_matches(to, w, n))
-		return set_context(c, w + 3, n);
-	stack_trade(c, to);
-	/* to is no longer kept: the last kept one takes its place, its array
-	 * (the emptied one) stays beyond nr_stacks for reuse */
-	spare = *to;
-	*to = c->stacks[c->nr_stacks - 1];
-	c->stacks[--c->nr_stacks] = spare;
-	return 0;
 }
 
 /*
@@ -403,10 +244,10 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 	if (!nw) {
 		snprintf(what, sizeof(what), "unknown record type %u",
 			 (unsigned)urec_ext_type(w[0]));
-		return corrupt(c, what, c->pos);
+		return dat_cursor_corrupt(c, what, c->pos);
 	}
 	if (nw > left)
-		return corrupt(c, "record runs past the committed data", c->pos);
+		return dat_cursor_corrupt(c, "record runs past the committed data", c->pos);
 
 	switch (urec_ext_type(w[0])) {
 	case UEXT_PAD:
@@ -438,12 +279,12 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		pop_exit(c, r);
 		return 1;
 	case UEXT_CONTEXT:
-		if (set_context(c, w, payload) == 0 && !c->in_page)
+		if (dat_set_context(c, w, payload) == 0 && !c->in_page)
 			return 0; /* cut short */
 		break;
 	case UEXT_CPU:
 		if (payload > DAT_MAX_CPU)
-			return corrupt(c, "impossible cpu number", c->pos);
+			return dat_cursor_corrupt(c, "impossible cpu number", c->pos);
 		c->cpu = payload;
 		break;
 	case UEXT_LOST:
@@ -455,7 +296,7 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		return 1;
 	case UEXT_GRAPH_LEAF:
 		if (w[2] > DAT_MAX_DEPTH)
-			return corrupt(c, "impossible depth in GRAPH_LEAF record", c->pos);
+			return dat_cursor_corrupt(c, "impossible depth in GRAPH_LEAF record", c->pos);
 		c->pos += nw;
 		c->tick += payload;
 		raw_init(c, r, UTRACE_EV_EXIT);
@@ -469,7 +310,7 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		uint32_t bytes = urec_ext_type(w[0]) == UEXT_EVENT ? w[2] >> 16 : w[2];
 
 		if (bytes > payload * 4)
-			return corrupt(c, "event record longer than its words", c->pos);
+			return dat_cursor_corrupt(c, "event record longer than its words", c->pos);
 		c->pos += nw;
 		c->tick += w[1];
 		raw_init(c, r,
@@ -483,7 +324,7 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 	}
 	case UEXT_STACK:
 		if ((w[2] & 0xffff) * 2 > payload)
-			return corrupt(c, "stack record longer than its words", c->pos);
+			return dat_cursor_corrupt(c, "stack record longer than its words", c->pos);
 		c->pos += nw;
 		c->tick += w[1];
 		raw_init(c, r, UTRACE_EV_STACK);
@@ -494,7 +335,7 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		return 1;
 	case UEXT_SIGNAL:
 		if (payload * 4 < sizeof(struct urec_signal))
-			return corrupt(c, "signal record shorter than its fields", c->pos);
+			return dat_cursor_corrupt(c, "signal record shorter than its fields", c->pos);
 		c->pos += nw;
 		c->tick += w[1];
 		raw_init(c, r, UTRACE_EV_SIGNAL);
@@ -505,7 +346,7 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		return 1;
 	case UEXT_SWITCH:
 		c->tick += w[1];
-		if (switch_stack(c, w, payload) == 0 && !c->in_page)
+		if (dat_switch_stack(c, w, payload) == 0 && !c->in_page)
 			return 0; /* cut short */
 		break;
 	case UEXT_ARGS:
@@ -520,7 +361,7 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		break;
 	}
 	default:
-		return corrupt(c, "unknown record type", c->pos);
+		return dat_cursor_corrupt(c, "unknown record type", c->pos);
 	}
 	c->pos += nw;
 	return 0;
@@ -547,7 +388,7 @@ static int decode_one(struct dat_cursor *c, struct dat_raw *r)
 		return 1;
 	case UREC_FUNC:
 		if (left < 3)
-			return corrupt(c, "FUNC record runs past the committed data", c->pos);
+			return dat_cursor_corrupt(c, "FUNC record runs past the committed data", c->pos);
 		c->pos += 3;
 		c->tick += urec_short_delta(w[0]);
 		raw_init(c, r, UTRACE_EV_FUNC);
@@ -628,7 +469,7 @@ static __attribute__((noinline)) int cursor_next_any(struct dat_cursor *c, struc
 /* The common case inline: a short ENTRY or EXIT in the page, nothing owed
  * (the call of the whole decoder, and its frame, for every record was a
  * tenth of a --profile pass). */
-int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err)
+static inline int cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err)
 {
 	if (c->in_page && c->pos < c->nwords && !c->unwind_left && !c->lost_pending) {
 		const uint32_t w = c->words[c->pos];
@@ -649,4 +490,90 @@ int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error
 		}
 	}
 	return cursor_next_any(c, r, err);
+}
+
+/* A buffer's next record; a snapshot's stream ends at the moment it was
+ * asked for (utrace_dat_open_snapshot): what the copy holds after it was
+ * written while the recorder copied. */
+static inline int cursor_raw(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err)
+{
+	int ret = cursor_next(c, r, err);
+
+	return ret > 0 && c->d->snap_cut && r->ev.tsc > c->d->snap_cut ? 0 : ret;
+}
+
+static uint64_t ns_diff(const struct utrace_dat *d, uint64_t from, uint64_t to)
+{
+	uint64_t a = dat_tsc_ns(d, from), b = dat_tsc_ns(d, to);
+
+	return b > a ? b - a : 0;
+}
+
+/* The event's times in ns, and its duration (EXIT) from its ticks. */
+static inline void finish_event(const struct utrace_dat *d, struct dat_raw *r)
+{
+	struct utrace_event *ev = &r->ev;
+
+	ev->ts = dat_tsc_ns(d, ev->tsc);
+	ev->duration = 0;
+	if (ev->kind != UTRACE_EV_EXIT || (ev->flags & UTRACE_EVF_NO_DURATION))
+		return;
+	if (ev->flags & UTRACE_EVF_THRESH) {
+		if (r->dur_ticks <= ev->tsc)
+			ev->duration = ns_diff(d, ev->tsc - r->dur_ticks, ev->tsc);
+		else
+			ev->duration = dat_ticks_to_ns(d, r->dur_ticks);
+	} else {
+		/* ev->ts is the exit's time already */
+		uint64_t from = dat_tsc_ns(d, r->entry_tick);
+
+		ev->duration = ev->ts > from ? ev->ts - from : 0;
+	}
+}
+
+/*
+ * The buffer's next event, into c->slot[c->cur].ev: 1, 0 at its end, <0.
+ * An ENTRY immediately followed by its own EXIT is one LEAF event, as the
+ * kernel's function_graph output folds "func();" lines: each ENTRY looks
+ * one record ahead, into the other slot, which is the next event's when
+ * it is not that EXIT.  Here, not in the iterator, so that the decoder's
+ * every-record path is inline.
+ */
+int dat_cursor_event(struct dat_cursor *c, struct utrace_error *err)
+{
+	const struct utrace_dat *d = c->d;
+	struct dat_raw *r, *n;
+	int ret;
+
+	if (c->has_look) {
+		c->cur ^= 1;
+		c->has_look = 0;
+		r = &c->slot[c->cur];
+	} else {
+		r = &c->slot[c->cur];
+		ret = cursor_raw(c, r, err);
+		if (ret <= 0)
+			return ret;
+	}
+	if (r->ev.kind == UTRACE_EV_ENTRY) {
+		n = &c->slot[c->cur ^ 1];
+		ret = cursor_raw(c, n, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0 && n->ev.kind == UTRACE_EV_EXIT &&
+		    !(n->ev.flags & (UTRACE_EVF_NO_DURATION | UTRACE_EVF_THRESH)) &&
+		    n->ev.id == r->ev.id && n->ev.depth == r->ev.depth &&
+		    n->entry_tick == r->ev.tsc) {
+			finish_event(d, r);
+			r->ev.kind = UTRACE_EV_LEAF;
+			r->ev.flags = n->ev.flags & UTRACE_EVF_UNWIND;
+			r->ev.duration = ns_diff(d, r->ev.tsc, n->ev.tsc);
+			r->ev.has_retval = n->ev.has_retval;
+			r->ev.retval = n->ev.retval;
+			return 1;
+		}
+		c->has_look = ret > 0;
+	}
+	finish_event(d, r);
+	return 1;
 }

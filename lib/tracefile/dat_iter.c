@@ -21,10 +21,11 @@
  * the thread was in at that moment, as the kernel prints an interrupt
  * inside the function it interrupted.
  *
- * Each cursor looks one record ahead: an ENTRY immediately followed by its
- * own EXIT becomes one LEAF event, as the kernel's function_graph output
- * folds "func();" lines.  Times are converted from ticks to ns only here;
- * a duration is the difference of the converted times.
+ * Each cursor looks one record ahead (dat_cursor_event, dat_decode.c): an
+ * ENTRY immediately followed by its own EXIT becomes one LEAF event, as
+ * the kernel's function_graph output folds "func();" lines.  Times are
+ * converted from ticks to ns only there; a duration is the difference of
+ * the converted times.
  *
  * With a utrace_dat_resume (dat_resume.c) the buffers' cursors start at
  * their bookmarks, and move them on.
@@ -48,16 +49,11 @@ struct iter_cursor {
 	struct dat_cursor dc;
 	struct dat_kcursor *kc; /* a kernel CPU's cursor instead of dc */
 	size_t order;		/* ties: buffers first, then the kernel CPUs */
-	/* the decoder writes into these (no copy per record): slot[cur] the
-	 * event decoded last, slot[cur ^ 1] the record looked ahead at */
-	struct dat_raw slot[2];
-	unsigned cur;
-	int has_look;
 	int started;
 	int done;
 	int empty; /* started out of turn and found nothing: pop when on top */
 	uint64_t key;
-	struct utrace_event *head; /* the next event: slot[cur].ev or own */
+	struct utrace_event *head; /* the next event: the decoder's (dc.slot) or own */
 	struct utrace_event own;   /* a kernel cursor's, or the workers' */
 };
 
@@ -120,49 +116,9 @@ static void heap_pop(struct utrace_dat_iter *it)
 		sift_down(it, 0);
 }
 
-/* A buffer's next record; a snapshot's stream ends at the moment it was
- * asked for (utrace_dat_open_snapshot): what the copy holds after it was
- * written while the recorder copied. */
-static int cursor_raw(const struct utrace_dat *d, struct dat_cursor *dc, struct dat_raw *r,
-		      struct utrace_error *err)
-{
-	int ret = dat_cursor_next(dc, r, err);
-
-	return ret > 0 && d->snap_cut && r->ev.tsc > d->snap_cut ? 0 : ret;
-}
-
 static inline uint64_t ns(const struct utrace_dat *d, uint64_t tick)
 {
 	return dat_tsc_ns(d, tick);
-}
-
-static uint64_t ns_diff(const struct utrace_dat *d, uint64_t from, uint64_t to)
-{
-	uint64_t a = ns(d, from), b = ns(d, to);
-
-	return b > a ? b - a : 0;
-}
-
-/* The event's times in ns, and its duration (EXIT) from its ticks. */
-static inline void finish_event(const struct utrace_dat *d, struct dat_raw *r)
-{
-	struct utrace_event *ev = &r->ev;
-
-	ev->ts = ns(d, ev->tsc);
-	ev->duration = 0;
-	if (ev->kind != UTRACE_EV_EXIT || (ev->flags & UTRACE_EVF_NO_DURATION))
-		return;
-	if (ev->flags & UTRACE_EVF_THRESH) {
-		if (r->dur_ticks <= ev->tsc)
-			ev->duration = ns_diff(d, ev->tsc - r->dur_ticks, ev->tsc);
-		else
-			ev->duration = dat_ticks_to_ns(d, r->dur_ticks);
-	} else {
-		/* ev->ts is the exit's time already */
-		uint64_t from = ns(d, r->entry_tick);
-
-		ev->duration = ev->ts > from ? ev->ts - from : 0;
-	}
 }
 
 /* What the decoder does not set, the same for every event of a buffer:
@@ -172,7 +128,7 @@ static void slots_init(struct iter_cursor *c)
 	const struct utrace_dat_buffer_info *bi = &c->dc.b->info;
 
 	for (int i = 0; i < 2; i++) {
-		struct utrace_event *ev = &c->slot[i].ev;
+		struct utrace_event *ev = &c->dc.slot[i].ev;
 
 		ev->buf = c->dc.bufidx;
 		ev->image = bi->image;
@@ -180,48 +136,6 @@ static void slots_init(struct iter_cursor *c)
 		ev->tid = bi->tid;
 		ev->ctx_flags = ev->ctx_preempt = ev->has_ctx = 0;
 	}
-}
-
-/* Decodes a buffer's next event into c->slot[c->cur].ev: 1, 0 at its
- * end, <0.  Run by the iterator, or by the cursor's worker (dat_ahead.c):
- * it reads only the cursor's decoder and what the file's open pass set. */
-static int decode_event(const struct utrace_dat_iter *it, struct iter_cursor *c,
-			struct utrace_error *err)
-{
-	struct dat_raw *r, *n;
-	int ret;
-
-	if (c->has_look) {
-		c->cur ^= 1;
-		c->has_look = 0;
-		r = &c->slot[c->cur];
-	} else {
-		r = &c->slot[c->cur];
-		ret = cursor_raw(it->d, &c->dc, r, err);
-		if (ret <= 0)
-			return ret;
-	}
-	if (r->ev.kind == UTRACE_EV_ENTRY) {
-		n = &c->slot[c->cur ^ 1];
-		ret = cursor_raw(it->d, &c->dc, n, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0 && n->ev.kind == UTRACE_EV_EXIT &&
-		    !(n->ev.flags & (UTRACE_EVF_NO_DURATION | UTRACE_EVF_THRESH)) &&
-		    n->ev.id == r->ev.id && n->ev.depth == r->ev.depth &&
-		    n->entry_tick == r->ev.tsc) {
-			finish_event(it->d, r);
-			r->ev.kind = UTRACE_EV_LEAF;
-			r->ev.flags = n->ev.flags & UTRACE_EVF_UNWIND;
-			r->ev.duration = ns_diff(it->d, r->ev.tsc, n->ev.tsc);
-			r->ev.has_retval = n->ev.has_retval;
-			r->ev.retval = n->ev.retval;
-			return 1;
-		}
-		c->has_look = ret > 0;
-	}
-	finish_event(it->d, r);
-	return 1;
 }
 
 /* dat_ahead_fill: cursor i's next event, its warnings into warn */
@@ -233,9 +147,9 @@ static int ahead_fill(void *ctx, size_t i, struct utrace_event *ev, struct dat_w
 	int ret;
 
 	c->dc.warn = warn;
-	ret = decode_event(it, c, err);
+	ret = dat_cursor_event(&c->dc, err);
 	if (ret > 0)
-		*ev = c->slot[c->cur].ev;
+		*ev = c->dc.slot[c->dc.cur].ev;
 	return ret;
 }
 
@@ -250,8 +164,8 @@ static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct u
 		c->head = &c->own;
 		return dat_ahead_next(it->ahead, c->order, c->head, &it->warn, err);
 	}
-	ret = decode_event(it, c, err);
-	c->head = &c->slot[c->cur].ev;
+	ret = dat_cursor_event(&c->dc, err);
+	c->head = &c->dc.slot[c->dc.cur].ev;
 	return ret;
 }
 
