@@ -58,13 +58,12 @@ struct pthread {
 	int seen;
 };
 
-static uint32_t hash32(uint32_t x)
+/* A function's slot: its number itself.  The numbers are dense from 0
+ * (func_table.c), so as many as the table has slots never collide, and
+ * a mixing hash ran for each event for nothing. */
+static inline uint32_t hash32(uint32_t x)
 {
-	x ^= x >> 16;
-	x *= 0x7feb352d;
-	x ^= x >> 15;
-	x *= 0x846ca68b;
-	return x ^ (x >> 16);
+	return x;
 }
 
 static int act_grow(struct actmap *m)
@@ -191,8 +190,8 @@ void utrace_profile_free(struct utrace_profile *p)
 	free(p);
 }
 
-static int lookup(struct utrace_profile *p, const struct utrace_event *ev, uint32_t *fn,
-		  struct utrace_error *err)
+static inline int lookup(struct utrace_profile *p, const struct utrace_event *ev, uint32_t *fn,
+			 struct utrace_error *err)
 {
 	int ret = utrace_func_table_lookup_cached(p->ft, &p->fc, ev->image, ev->id, fn, err);
 
@@ -343,7 +342,9 @@ int utrace_profile_add(struct utrace_profile *p, const struct utrace_event *ev,
 			pop(t);
 		if (lookup(p, ev, &fn, err) < 0)
 			return -ENOMEM;
-		count_call(p, fn, ev->duration, 0, act_find(&t->act, fn) != NONE);
+		/* recursive: a call of fn is open (most often the caller) */
+		count_call(p, fn, ev->duration, 0,
+			   (t->n && t->st[t->n - 1].fn == fn) || act_find(&t->act, fn) != NONE);
 		return credit(p, t, ev->depth, ev->duration, err);
 	case UTRACE_EV_EXIT:
 		return add_exit(p, t, ev, err);
