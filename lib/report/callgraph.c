@@ -58,6 +58,7 @@ static int tree_add_node(struct tree *t, uint32_t parent, uint32_t fn)
 	n->parent = parent;
 	n->fn = fn;
 	n->first = n->last = n->next = NONE;
+	n->memo_fn = NONE;
 	if (parent != NONE) {
 		struct gnode *p = &t->n[parent];
 
@@ -114,12 +115,18 @@ int callgraph_tree_child(struct tree *t, uint32_t parent, uint32_t fn, uint32_t 
 	uint64_t key = (uint64_t)parent << 32 | fn;
 	uint32_t j;
 
+	/* a caller mostly calls what it called last (a loop, a recursion):
+	 * that child is kept in the caller's node, before the hash */
+	if (parent != NONE && t->n[parent].memo_fn == fn) {
+		*out = t->n[parent].memo_node;
+		return 0;
+	}
 	if ((uint64_t)t->nr * 2 + 2 > t->hcap && tree_grow_hash(t) < 0)
 		return -1;
 	for (j = mix64(key) & (t->hcap - 1); t->h[j].node != NONE; j = (j + 1) & (t->hcap - 1)) {
 		if (t->h[j].key == key) {
 			*out = t->h[j].node;
-			return 0;
+			goto found;
 		}
 	}
 	if (t->nr == NONE - 1 || tree_add_node(t, parent, fn) < 0)
@@ -127,6 +134,11 @@ int callgraph_tree_child(struct tree *t, uint32_t parent, uint32_t fn, uint32_t 
 	t->h[j].key = key;
 	t->h[j].node = t->nr - 1;
 	*out = t->nr - 1;
+found:
+	if (parent != NONE) {
+		t->n[parent].memo_fn = fn;
+		t->n[parent].memo_node = *out;
+	}
 	return 0;
 }
 
