@@ -424,44 +424,13 @@ static int give_out(struct utrace_dat_iter *it, struct iter_cursor *c,
 	return 1;
 }
 
-/*
- * One buffer left to merge (a single thread's trace, or the last thread's
- * tail), decoded here, with nothing to interleave: its next event is
- * given out without the merge's steps.  1 with it in *out, 0 when the
- * buffer ended or the general path must run.
- */
-static int only_buffer(struct utrace_dat_iter *it, const struct utrace_event **out,
-		       struct utrace_error *err)
-{
-	struct iter_cursor *c = it->heap[0];
-	int ret;
-
-	if (c->kc)
-		return 0;
-	ret = dat_cursor_event(&c->dc, err);
-	if (ret < 0)
-		return ret;
-	it->taken = 0;
-	if (ret == 0) {
-		heap_pop(it);
-		return 0;
-	}
-	c->head = &c->dc.slot[c->dc.cur].ev;
-	c->key = c->head->ts;
-	return give_out(it, c, out, err);
-}
-
-int utrace_dat_iter_next_ref(struct utrace_dat_iter *it, const struct utrace_event **out,
-			     struct utrace_error *err)
+/* utrace_dat_iter_next_ref, every case: the merge */
+static __attribute__((noinline)) int next_merged(struct utrace_dat_iter *it,
+						 const struct utrace_event **out,
+						 struct utrace_error *err)
 {
 	if (!it->ahead_tried)
 		start_ahead(it);
-	if (it->taken && it->nr_heap == 1 && !it->nested && !it->ahead) {
-		int ret = only_buffer(it, out, err);
-
-		if (ret != 0)
-			return ret;
-	}
 	if (it->taken) {
 		int ret = move_on(it, err);
 
@@ -507,6 +476,41 @@ int utrace_dat_iter_next_ref(struct utrace_dat_iter *it, const struct utrace_eve
 		return give_out(it, c, out, err);
 	}
 	return 0;
+}
+
+/*
+ * One buffer left to merge (a single thread's trace, or the last thread's
+ * tail) and nothing to interleave (no kernel cursor, nested context or
+ * worker): its next event is decoded and given out here, without the
+ * merge's steps.
+ */
+int utrace_dat_iter_next_ref(struct utrace_dat_iter *it, const struct utrace_event **out,
+			     struct utrace_error *err)
+{
+	struct iter_cursor *c;
+	struct utrace_event *ev;
+	int ret;
+
+	if (!it->taken || it->nr_heap != 1 || it->nested || it->ahead || it->heap[0]->kc)
+		return next_merged(it, out, err);
+	c = it->heap[0];
+	ret = dat_cursor_event(&c->dc, err);
+	if (ret <= 0) {
+		if (ret == 0) {
+			it->taken = 0;
+			heap_pop(it);
+		}
+		return ret;
+	}
+	ev = &c->dc.slot[c->dc.cur].ev;
+	c->head = ev;
+	c->key = ev->ts;
+	if (ev->data_len) {
+		it->taken = 0;
+		return give_out(it, c, out, err);
+	}
+	*out = ev; /* still taken */
+	return 1;
 }
 
 int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
