@@ -315,10 +315,15 @@ int utrace_callgraph_add(struct utrace_callgraph *g, const struct utrace_event *
 
 	if (ev->buf >= g->nr_buf || ev->kind == UTRACE_EV_LOST || ev->kind == UTRACE_EV_FUNC)
 		return 0;
-	i = stack_index(&g->stacks, (void **)&g->th, sizeof(*g->th), g->nr_buf, ev->buf, ev->stack);
-	if (i < 0)
-		return oom(g, err);
-	g->nr_th = g->nr_buf + (unsigned)g->stacks.nr;
+	if (!ev->stack) {
+		i = ev->buf; /* the thread's own stack: no call (stack_index.h) */
+	} else {
+		i = stack_index(&g->stacks, (void **)&g->th, sizeof(*g->th), g->nr_buf, ev->buf,
+				ev->stack);
+		if (i < 0)
+			return oom(g, err);
+		g->nr_th = g->nr_buf + (unsigned)g->stacks.nr;
+	}
 	t = &g->th[i];
 	end = ev->kind == UTRACE_EV_LEAF ? ev->ts + ev->duration : ev->ts;
 	if (!t->seen || end > t->last_ts)

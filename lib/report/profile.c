@@ -318,10 +318,15 @@ int utrace_profile_add(struct utrace_profile *p, const struct utrace_event *ev,
 
 	if (ev->buf >= p->nr_buf || ev->kind == UTRACE_EV_LOST)
 		return 0;
-	i = stack_index(&p->stacks, (void **)&p->th, sizeof(*p->th), p->nr_buf, ev->buf, ev->stack);
-	if (i < 0)
-		return profile_oom(p, err);
-	p->nr_th = p->nr_buf + (unsigned)p->stacks.nr;
+	if (!ev->stack) {
+		i = ev->buf; /* the thread's own stack: no call (stack_index.h) */
+	} else {
+		i = stack_index(&p->stacks, (void **)&p->th, sizeof(*p->th), p->nr_buf, ev->buf,
+				ev->stack);
+		if (i < 0)
+			return profile_oom(p, err);
+		p->nr_th = p->nr_buf + (unsigned)p->stacks.nr;
+	}
 	t = &p->th[i];
 	end = ev->kind == UTRACE_EV_LEAF ? ev->ts + ev->duration : ev->ts;
 	if (!t->seen || end > t->last_ts)
