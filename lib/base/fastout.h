@@ -8,20 +8,26 @@
  * putc_unlocked does for one byte, the pieces are copied straight into
  * the stream's buffer when they fit, and handed to fwrite_unlocked when
  * they do not (the buffer is full, or the stream is line-buffered or
- * unbuffered: glibc keeps no room in its write area then, so every
- * write goes through the call and its flushing rules).  For a stream
+ * unbuffered: glibc keeps no room in its write area then, its end at
+ * or before the write pointer, so every write goes through the call and
+ * its flushing rules).  For a stream
  * only the calling thread writes to (no lock is taken).
  */
 #ifndef UTRACE_LIB_BASE_FASTOUT_H
 #define UTRACE_LIB_BASE_FASTOUT_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 static inline void utrace_out_write(FILE *f, const void *s, size_t n)
 {
 #ifdef __GLIBC__
-	if ((size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n) {
+	/* signed: a line-buffered stream's write area ends where it began,
+	 * before what was written into it since */
+	ptrdiff_t room = f->_IO_write_end - f->_IO_write_ptr;
+
+	if (room > 0 && (size_t)room >= n) {
 		memcpy(f->_IO_write_ptr, s, n);
 		f->_IO_write_ptr += n;
 		return;
