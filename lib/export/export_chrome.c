@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/fastout.h"
 #include "lib/export/export_chrome.h"
 #include "lib/export/export_fields.h"
 #include "lib/export/json.h"
@@ -43,15 +44,28 @@ struct utrace_chrome {
 /* Decimal digits of v at p; the end. */
 static char *fmt_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
+	/* two digits a division: a dump's numbers are 6 to 16 digits long */
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	char tmp[20], *e = tmp + sizeof(tmp), *q = e;
 
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		q -= 2;
+		memcpy(q, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, pairs + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	memcpy(p, q, (size_t)(e - q));
+	return p + (e - q);
 }
 
 static char *fmt_i32(char *p, int32_t v)
@@ -154,19 +168,19 @@ static void head(struct utrace_chrome *c, const struct utrace_event *ev, uint64_
 	*p++ = ph;
 	p = fmt_i32(fmt_str(p, "\",\"pid\":"), ev->pid);
 	p = fmt_i32(fmt_str(p, ",\"tid\":"), ev->tid);
-	fwrite_unlocked(buf, 1, (size_t)(p - buf), c->out);
+	utrace_out_write(c->out, buf, (size_t)(p - buf));
 }
 
 static void name(struct utrace_chrome *c, const struct utrace_event *ev)
 {
 	const char *s = utrace_dat_func_name(c->d, ev->image, ev->id);
 
-	fputs_unlocked(",\"name\":\"", c->out);
+	utrace_out_puts(c->out, ",\"name\":\"");
 	if (json_plain(s))
-		fputs_unlocked(s, c->out);
+		utrace_out_puts(c->out, s);
 	else
 		utrace_json_string(c->out, s);
-	putc_unlocked('"', c->out);
+	utrace_out_putc(c->out, '"');
 }
 
 static void complete(struct utrace_chrome *c, const struct utrace_event *ev, uint64_t start)
@@ -177,7 +191,7 @@ static void complete(struct utrace_chrome *c, const struct utrace_event *ev, uin
 	name(c, ev);
 	p = fmt_us(fmt_str(buf, ",\"dur\":"), ev->duration);
 	*p++ = '}';
-	fwrite_unlocked(buf, 1, (size_t)(p - buf), c->out);
+	utrace_out_write(c->out, buf, (size_t)(p - buf));
 }
 
 /* "system:name" of a static tracepoint, from its format ("name: x\n") */

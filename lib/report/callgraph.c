@@ -58,6 +58,7 @@ static int tree_add_node(struct tree *t, uint32_t parent, uint32_t fn)
 	n->parent = parent;
 	n->fn = fn;
 	n->first = n->last = n->next = NONE;
+	n->memo_fn = NONE;
 	if (parent != NONE) {
 		struct gnode *p = &t->n[parent];
 
@@ -114,12 +115,18 @@ int callgraph_tree_child(struct tree *t, uint32_t parent, uint32_t fn, uint32_t 
 	uint64_t key = (uint64_t)parent << 32 | fn;
 	uint32_t j;
 
+	/* a caller mostly calls what it called last (a loop, a recursion):
+	 * that child is kept in the caller's node, before the hash */
+	if (parent != NONE && t->n[parent].memo_fn == fn) {
+		*out = t->n[parent].memo_node;
+		return 0;
+	}
 	if ((uint64_t)t->nr * 2 + 2 > t->hcap && tree_grow_hash(t) < 0)
 		return -1;
 	for (j = mix64(key) & (t->hcap - 1); t->h[j].node != NONE; j = (j + 1) & (t->hcap - 1)) {
 		if (t->h[j].key == key) {
 			*out = t->h[j].node;
-			return 0;
+			goto found;
 		}
 	}
 	if (t->nr == NONE - 1 || tree_add_node(t, parent, fn) < 0)
@@ -127,6 +134,11 @@ int callgraph_tree_child(struct tree *t, uint32_t parent, uint32_t fn, uint32_t 
 	t->h[j].key = key;
 	t->h[j].node = t->nr - 1;
 	*out = t->nr - 1;
+found:
+	if (parent != NONE) {
+		t->n[parent].memo_fn = fn;
+		t->n[parent].memo_node = *out;
+	}
 	return 0;
 }
 
@@ -245,7 +257,7 @@ static int call_node(struct utrace_callgraph *g, struct gthread *t, const struct
 {
 	uint32_t fn, par;
 
-	if (utrace_func_table_lookup(g->ft, ev->image, ev->id, &fn, err) < 0)
+	if (utrace_func_table_lookup_cached(g->ft, &g->fc, ev->image, ev->id, &fn, err) < 0)
 		return -ENOMEM;
 	if (caller(g, t, ev->depth, ev->ts, &par, err) < 0)
 		return -ENOMEM;
@@ -269,7 +281,7 @@ static int add_exit(struct utrace_callgraph *g, struct gthread *t, const struct 
 		uint32_t fn = NONE;
 
 		if (known && !f.placeholder &&
-		    utrace_func_table_lookup(g->ft, ev->image, ev->id, &fn, err) < 0)
+		    utrace_func_table_lookup_cached(g->ft, &g->fc, ev->image, ev->id, &fn, err) < 0)
 			return -ENOMEM;
 		if (f.placeholder || !known || fn == g->t.n[f.node].fn) {
 			if (timed) {
@@ -303,10 +315,15 @@ int utrace_callgraph_add(struct utrace_callgraph *g, const struct utrace_event *
 
 	if (ev->buf >= g->nr_buf || ev->kind == UTRACE_EV_LOST || ev->kind == UTRACE_EV_FUNC)
 		return 0;
-	i = stack_index(&g->stacks, (void **)&g->th, sizeof(*g->th), g->nr_buf, ev->buf, ev->stack);
-	if (i < 0)
-		return oom(g, err);
-	g->nr_th = g->nr_buf + (unsigned)g->stacks.nr;
+	if (!ev->stack) {
+		i = ev->buf; /* the thread's own stack: no call (stack_index.h) */
+	} else {
+		i = stack_index(&g->stacks, (void **)&g->th, sizeof(*g->th), g->nr_buf, ev->buf,
+				ev->stack);
+		if (i < 0)
+			return oom(g, err);
+		g->nr_th = g->nr_buf + (unsigned)g->stacks.nr;
+	}
 	t = &g->th[i];
 	end = ev->kind == UTRACE_EV_LEAF ? ev->ts + ev->duration : ev->ts;
 	if (!t->seen || end > t->last_ts)

@@ -19,6 +19,7 @@
  * Callees in a list (first, next) in the order they were first called. */
 struct gnode {
 	uint32_t parent, fn, first, last, next, nr_children;
+	uint32_t memo_fn, memo_node; /* the child looked up last: its fn, node */
 	uint64_t calls, timed, time, child_time;
 	uint64_t tmin, tmax, smin, smax;
 };
@@ -40,6 +41,7 @@ struct gthread; /* a thread's open calls (callgraph.c) */
 struct utrace_callgraph {
 	struct utrace_dat *d;
 	struct utrace_func_table *ft;
+	struct utrace_func_cache fc; /* in front of ft */
 	struct tree t;
 	uint32_t unknown_fn;
 	struct gthread *th; /* per call stack: nr_buf threads', then coroutines' */

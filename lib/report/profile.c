@@ -58,13 +58,12 @@ struct pthread {
 	int seen;
 };
 
-static uint32_t hash32(uint32_t x)
+/* A function's slot: its number itself.  The numbers are dense from 0
+ * (func_table.c), so as many as the table has slots never collide, and
+ * a mixing hash ran for each event for nothing. */
+static inline uint32_t hash32(uint32_t x)
 {
-	x ^= x >> 16;
-	x *= 0x7feb352d;
-	x ^= x >> 15;
-	x *= 0x846ca68b;
-	return x ^ (x >> 16);
+	return x;
 }
 
 static int act_grow(struct actmap *m)
@@ -191,10 +190,10 @@ void utrace_profile_free(struct utrace_profile *p)
 	free(p);
 }
 
-static int lookup(struct utrace_profile *p, const struct utrace_event *ev, uint32_t *fn,
-		  struct utrace_error *err)
+static inline int lookup(struct utrace_profile *p, const struct utrace_event *ev, uint32_t *fn,
+			 struct utrace_error *err)
 {
-	int ret = utrace_func_table_lookup(p->ft, ev->image, ev->id, fn, err);
+	int ret = utrace_func_table_lookup_cached(p->ft, &p->fc, ev->image, ev->id, fn, err);
 
 	if (ret < 0)
 		return ret;
@@ -319,10 +318,15 @@ int utrace_profile_add(struct utrace_profile *p, const struct utrace_event *ev,
 
 	if (ev->buf >= p->nr_buf || ev->kind == UTRACE_EV_LOST)
 		return 0;
-	i = stack_index(&p->stacks, (void **)&p->th, sizeof(*p->th), p->nr_buf, ev->buf, ev->stack);
-	if (i < 0)
-		return profile_oom(p, err);
-	p->nr_th = p->nr_buf + (unsigned)p->stacks.nr;
+	if (!ev->stack) {
+		i = ev->buf; /* the thread's own stack: no call (stack_index.h) */
+	} else {
+		i = stack_index(&p->stacks, (void **)&p->th, sizeof(*p->th), p->nr_buf, ev->buf,
+				ev->stack);
+		if (i < 0)
+			return profile_oom(p, err);
+		p->nr_th = p->nr_buf + (unsigned)p->stacks.nr;
+	}
 	t = &p->th[i];
 	end = ev->kind == UTRACE_EV_LEAF ? ev->ts + ev->duration : ev->ts;
 	if (!t->seen || end > t->last_ts)
@@ -343,7 +347,9 @@ int utrace_profile_add(struct utrace_profile *p, const struct utrace_event *ev,
 			pop(t);
 		if (lookup(p, ev, &fn, err) < 0)
 			return -ENOMEM;
-		count_call(p, fn, ev->duration, 0, act_find(&t->act, fn) != NONE);
+		/* recursive: a call of fn is open (most often the caller) */
+		count_call(p, fn, ev->duration, 0,
+			   (t->n && t->st[t->n - 1].fn == fn) || act_find(&t->act, fn) != NONE);
 		return credit(p, t, ev->depth, ev->duration, err);
 	case UTRACE_EV_EXIT:
 		return add_exit(p, t, ev, err);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "lib/report/func_table.h"
 #include "lib/report/profile.h"
 #include "lib/report/stack_index.h"
 
@@ -17,6 +18,7 @@ struct pthread;
 struct utrace_profile {
 	struct utrace_dat *d;
 	struct utrace_func_table *ft;
+	struct utrace_func_cache fc;	/* in front of ft */
 	struct utrace_profile_entry *e; /* per function number */
 	uint32_t cap_e;
 	struct pthread *th; /* per call stack: nr_buf threads', then coroutines' */

@@ -444,11 +444,25 @@ uint64_t utrace_report_filter_last(const struct utrace_report_filter *f)
  * selected and nothing limits the count (a report of every event: the
  * calls through the selection's layers were a twentieth of --profile) */
 static inline int filter_next(struct utrace_report_filter *f, struct utrace_dat_iter *it,
-			      struct utrace_event *ev, struct utrace_error *err)
+			      struct utrace_event *ev, const struct utrace_event **out,
+			      struct utrace_error *err)
 {
-	if (f && (f->active || f->limit))
+	int ret;
+
+	if (f && (f->active || f->limit)) {
+		*out = ev;
 		return utrace_report_filter_next(f, it, ev, err);
-	return filter_kept(f, ev, utrace_dat_iter_next(it, ev, err));
+	}
+	/* the event in place, not copied (utrace_dat_iter_next_ref) */
+	ret = utrace_dat_iter_next_ref(it, out, err);
+	return filter_kept(f, *out, ret);
+}
+
+int utrace_report_filter_next_ref(struct utrace_report_filter *f, struct utrace_dat_iter *it,
+				  struct utrace_event *ev, const struct utrace_event **out,
+				  struct utrace_error *err)
+{
+	return filter_next(f, it, ev, out, err);
 }
 
 int utrace_report_filter_run(struct utrace_report_filter *f, struct utrace_dat *d,
@@ -458,20 +472,21 @@ int utrace_report_filter_run(struct utrace_report_filter *f, struct utrace_dat *
 {
 	struct utrace_dat_iter *it;
 	struct utrace_event ev;
+	const struct utrace_event *e;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
 	ret = utrace_report_filter_iter_open(f, d, &it, err);
 	if (ret < 0)
 		return ret;
-	while ((ret = filter_next(f, it, &ev, err)) > 0) {
-		if (ev.kind != UTRACE_EV_LOST)
+	while ((ret = filter_next(f, it, &ev, &e, err)) > 0) {
+		if (e->kind != UTRACE_EV_LOST)
 			st->events++;
-		else if (ev.flags & UTRACE_EVF_LOST_UNKNOWN)
+		else if (e->flags & UTRACE_EVF_LOST_UNKNOWN)
 			st->lost_unknown++;
 		else
-			st->lost += ev.lost;
-		ret = fn(arg, &ev, err);
+			st->lost += e->lost;
+		ret = fn(arg, e, err);
 		if (ret < 0)
 			break;
 	}

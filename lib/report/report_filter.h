@@ -97,6 +97,11 @@ int utrace_report_filter_event(struct utrace_report_filter *f, struct utrace_eve
 /* utrace_dat_iter_next(), skipping what f drops (f may be NULL). */
 int utrace_report_filter_next(struct utrace_report_filter *f, struct utrace_dat_iter *it,
 			      struct utrace_event *ev, struct utrace_error *err);
+/* The same, *out the event: ev (filled) when f selects or limits, else
+ * the iterator's own, not copied (utrace_dat_iter_next_ref). */
+int utrace_report_filter_next_ref(struct utrace_report_filter *f, struct utrace_dat_iter *it,
+				  struct utrace_event *ev, const struct utrace_event **out,
+				  struct utrace_error *err);
 
 /* At most n events (LOST ones not counted) in each pass from now on
  * (0: all): the first n of the selection. */

@@ -23,9 +23,11 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <inttypes.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/fastout.h"
 #include "lib/base/grow.h"
 #include "lib/report/report_filter.h"
 #include "lib/report/event_print.h"
@@ -108,7 +110,7 @@ static void put_spaces(FILE *out, size_t n)
 	while (n) {
 		size_t k = n < sizeof(spaces) ? n : sizeof(spaces);
 
-		fwrite(spaces, 1, k, out);
+		utrace_out_write(out, spaces, k);
 		n -= k;
 	}
 }
@@ -168,7 +170,7 @@ static void print_duration_value(FILE *out, uint64_t duration)
 	unsigned long nsecs_rem = (unsigned long)(duration % 1000);
 	int len = utoa(usecs, duration / 1000);
 
-	fwrite(usecs, 1, (size_t)len, out);
+	utrace_out_write(out, usecs, (size_t)len);
 	if (len < 7) {
 		/* at most 7 digits in all: the nsecs are cut, not rounded */
 		int keep = 8 - len < 5 ? 8 - len - 1 : 3;
@@ -176,11 +178,11 @@ static void print_duration_value(FILE *out, uint64_t duration)
 		nsecs[0] = (char)('0' + nsecs_rem / 100);
 		nsecs[1] = (char)('0' + nsecs_rem / 10 % 10);
 		nsecs[2] = (char)('0' + nsecs_rem % 10);
-		fputc('.', out);
-		fwrite(nsecs, 1, (size_t)keep, out);
+		utrace_out_putc(out, '.');
+		utrace_out_write(out, nsecs, (size_t)keep);
 		len += keep + 1;
 	}
-	fputs(" us ", out);
+	utrace_out_puts(out, " us ");
 	if (len < 8)
 		put_spaces(out, (size_t)(8 - len));
 }
@@ -214,12 +216,12 @@ const char *utrace_report_duration_color(uint64_t ns)
 static void put_name(struct printer *p, const char *name)
 {
 	if (!(p->flags & UTRACE_REPORT_COLOR)) {
-		fputs(name, p->out);
+		utrace_out_puts(p->out, name);
 		return;
 	}
-	fputs("\033[1m", p->out);
-	fputs(name, p->out);
-	fputs("\033[0m", p->out);
+	utrace_out_puts(p->out, "\033[1m");
+	utrace_out_puts(p->out, name);
+	utrace_out_puts(p->out, "\033[0m");
 }
 
 /* print_graph_duration() */
@@ -230,7 +232,7 @@ static void print_graph_duration(struct printer *p, uint64_t duration, enum fill
 	if (!(p->flags & UTRACE_REPORT_DURATION))
 		return;
 	if (fill == FILL_FULL) {
-		fputs("              |  ", p->out);
+		utrace_out_puts(p->out, "              |  ");
 		return;
 	}
 
@@ -238,16 +240,16 @@ static void print_graph_duration(struct printer *p, uint64_t duration, enum fill
 		char mark = find_mark(duration);
 
 		if (p->flags & UTRACE_REPORT_COLOR)
-			fputs(color = mark_color(mark), p->out);
-		fputc(mark, p->out);
-		fputc(' ', p->out);
+			utrace_out_puts(p->out, color = mark_color(mark));
+		utrace_out_putc(p->out, mark);
+		utrace_out_putc(p->out, ' ');
 	} else {
-		fputs("  ", p->out);
+		utrace_out_puts(p->out, "  ");
 	}
 	print_duration_value(p->out, duration);
 	if (*color)
-		fputs("\033[0m", p->out);
-	fputs("|  ", p->out);
+		utrace_out_puts(p->out, "\033[0m");
+	utrace_out_puts(p->out, "|  ");
 }
 
 /* " %*u) ": the cpu right-aligned in cpu_width columns */
@@ -256,10 +258,10 @@ static void print_graph_cpu(struct printer *p, uint32_t cpu)
 	char buf[32];
 	int n = utoa(buf + 16, cpu), pad = p->cpu_width > n ? p->cpu_width - n : 0;
 
-	fputc(' ', p->out);
+	utrace_out_putc(p->out, ' ');
 	put_spaces(p->out, (size_t)pad);
-	fwrite(buf + 16, 1, (size_t)n, p->out);
-	fputs(") ", p->out);
+	utrace_out_write(p->out, buf + 16, (size_t)n);
+	utrace_out_puts(p->out, ") ");
 }
 
 /* print_graph_proc(): "comm-pid" centred in 14 columns, comm cut at 7 */
@@ -298,12 +300,12 @@ static void verif_task(struct printer *p, const struct utrace_event *ev)
 	p->last_buf[ev->cpu] = ev->buf;
 	if (prev == NO_TASK || prev == ev->buf || utrace_dat_buffer_get(p->d, prev)->tid == ev->tid)
 		return;
-	fputs(" ------------------------------------------\n", p->out);
+	utrace_out_puts(p->out, " ------------------------------------------\n");
 	print_graph_cpu(p, ev->cpu);
 	print_graph_proc(p, prev);
-	fputs(" => ", p->out);
+	utrace_out_puts(p->out, " => ");
 	print_graph_proc(p, ev->buf);
-	fputs("\n ------------------------------------------\n\n", p->out);
+	utrace_out_puts(p->out, "\n ------------------------------------------\n\n");
 }
 
 /* print_graph_prologue() */
@@ -322,7 +324,7 @@ static void graph_prologue(struct printer *p, const struct utrace_event *ev)
 		print_graph_cpu(p, ev->cpu);
 	if (p->flags & UTRACE_REPORT_PROC) {
 		print_graph_proc(p, ev->buf);
-		fputs(" | ", p->out);
+		utrace_out_puts(p->out, " | ");
 	}
 }
 
@@ -365,7 +367,7 @@ static void print_context(struct printer *p, const struct utrace_event *ev)
 static void print_fn_line(struct printer *p, const struct utrace_event *ev)
 {
 	print_context(p, ev);
-	fputs(func_name(p, ev), p->out);
+	utrace_out_puts(p->out, func_name(p, ev));
 	if ((p->flags & UTRACE_REPORT_PARENT) && ev->kind == UTRACE_EV_FUNC && ev->parent_ip) {
 		const char *parent = utrace_dat_addr_name(p->d, ev->image, ev->parent_ip, NULL);
 
@@ -374,7 +376,7 @@ static void print_fn_line(struct printer *p, const struct utrace_event *ev)
 		else
 			fprintf(p->out, " <-0x%" PRIx64, ev->parent_ip);
 	}
-	fputc('\n', p->out);
+	utrace_out_putc(p->out, '\n');
 }
 
 /*
@@ -422,7 +424,7 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 		put_spaces(p->out, graph_indent(ev->depth));
 		put_name(p, func_name(p, ev));
 		if (!ev->has_args) { /* the common case: no formatting at all */
-			fputs("() {\n", p->out);
+			utrace_out_puts(p->out, "() {\n");
 			break;
 		}
 		utrace_graph_args_format(p->args, ev, text, sizeof(text));
@@ -434,7 +436,7 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 		put_spaces(p->out, graph_indent(ev->depth));
 		put_name(p, func_name(p, ev));
 		if (!ev->has_args && !ev->has_retval) {
-			fputs("();\n", p->out);
+			utrace_out_puts(p->out, "();\n");
 			break;
 		}
 		utrace_graph_args_format(p->args, ev, text, sizeof(text));
@@ -453,11 +455,11 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 						   ret, sizeof(ret));
 			fprintf(p->out, "} /* %s%s */\n", func_name(p, ev), ret);
 		} else if (ev->flags & UTRACE_EVF_NO_ID)
-			fputs("}\n", p->out);
+			utrace_out_puts(p->out, "}\n");
 		else if ((ev->flags & UTRACE_EVF_NO_ENTRY) || (p->flags & UTRACE_REPORT_TAIL))
 			fprintf(p->out, "} /* %s */\n", func_name(p, ev));
 		else
-			fputs("}\n", p->out);
+			utrace_out_puts(p->out, "}\n");
 		break;
 	case UTRACE_EV_FUNC:
 		/* the kernel prints other events in their own format */
@@ -472,7 +474,7 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 		print_graph_duration(p, 0, FILL_FULL);
 		put_spaces(p->out, graph_indent(ev->depth));
 		if (ev->kind == UTRACE_EV_STACK) {
-			fputs("/* ", p->out);
+			utrace_out_puts(p->out, "/* ");
 			utrace_report_print_stack(p->out, p->d, ev, true);
 		} else {
 			print_event_text(p, ev, true);
@@ -560,17 +562,18 @@ static int print_pass(struct printer *p, void (*put)(struct printer *, const str
 {
 	struct utrace_dat_iter *it;
 	struct utrace_event ev;
+	const struct utrace_event *e;
 	int ret = begin_pass(p, &it, err);
 
 	if (ret < 0)
 		return ret;
-	while ((ret = utrace_report_filter_next(p->filter, it, &ev, err)) > 0) {
-		if (ev.kind == UTRACE_EV_LOST) {
-			count_lost(p, &ev);
-			print_lost(p, &ev);
+	while ((ret = utrace_report_filter_next_ref(p->filter, it, &ev, &e, err)) > 0) {
+		if (e->kind == UTRACE_EV_LOST) {
+			count_lost(p, e);
+			print_lost(p, e);
 			continue;
 		}
-		put(p, &ev);
+		put(p, e);
 	}
 	if (ret < 0)
 		return iter_fail(it, ret);
@@ -583,7 +586,7 @@ static int print_graph(struct printer *p, struct utrace_error *err)
 {
 	uint32_t f = p->flags;
 
-	fputs("# tracer: function_graph\n#\n", p->out);
+	utrace_out_puts(p->out, "# tracer: function_graph\n#\n");
 	/* __print_graph_headers_flags() */
 	fprintf(p->out, "#%s%s%s%s               FUNCTION CALLS\n",
 		!(f & UTRACE_REPORT_ABSTIME) ? ""
@@ -648,8 +651,8 @@ static int print_function(struct printer *p, const char *tracer, struct utrace_e
 	fprintf(p->out, "# tracer: %s\n#\n", tracer);
 	fprintf(p->out, "# entries-in-buffer/entries-written: %" PRIu64 "/%" PRIu64 "   #P:%u\n#\n",
 		entries, written, ncpus);
-	fputs("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n", p->out);
-	fputs("#              | |         |   |||||     |         |\n", p->out);
+	utrace_out_puts(p->out, "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n");
+	utrace_out_puts(p->out, "#              | |         |   |||||     |         |\n");
 
 	return print_pass(p, put_function_event, err);
 }
@@ -660,7 +663,7 @@ int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_rep
 	const char *tracer = opts->tracer ? opts->tracer : utrace_dat_meta(d, "tracer");
 	struct printer p;
 	unsigned ncpus = utrace_dat_nr_cpus(d);
-	int ret;
+	int ret, locking;
 
 	memset(&p, 0, sizeof(p));
 	p.d = d;
@@ -683,6 +686,9 @@ int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_rep
 	}
 	if (!tracer)
 		tracer = "function_graph";
+	/* one thread writes out, in hundreds of small pieces a line: stdio's
+	 * lock and unlock around each were a tenth of the pass */
+	locking = __fsetlocking(out, FSETLOCKING_BYCALLER);
 	if (!strcmp(tracer, "function") || !strcmp(tracer, "nop"))
 		ret = print_function(&p, tracer, err);
 	else if (!strcmp(tracer, "function_graph")) {
@@ -692,6 +698,7 @@ int utrace_report_print(struct utrace_dat *d, FILE *out, const struct utrace_rep
 	} else
 		ret = utrace_error_set(err, -EINVAL, "%s: unknown tracer '%s'", utrace_dat_path(d),
 				       tracer);
+	__fsetlocking(out, locking);
 	free(p.last_buf);
 	utrace_event_printer_free(p.evp);
 	if (ret == 0 && (fflush(out) == EOF || ferror(out)))
@@ -766,7 +773,7 @@ int utrace_report_print_stat(struct utrace_dat *d, FILE *out,
 		/* pages saved: the recorder's count, or the PAGE records found */
 		stat_value(out, 1, bi->has_stats ? bi->pages : bi->nr_pages, 8);
 		stat_value(out, bi->has_stats, bi->overrun, 8);
-		fputc('\n', out);
+		utrace_out_putc(out, '\n');
 		if (!bi->has_stats)
 			unknown++;
 		written += bi->written;

@@ -13,7 +13,11 @@
  * the committed size before it is read; a record that runs past it, an
  * unknown extended type or an impossible value cuts the sub-buffer short
  * at that point and counts a warning, and the next sub-buffer starts over
- * from its own header.
+ * from its own header.  The records are written straight into the events
+ * the iterator gives out (dat_cursor_event: two per cursor, the event and
+ * the record looked ahead at), with a short ENTRY or EXIT decoded inline;
+ * a damaged record's count and the CONTEXT and SWITCH records' stacks
+ * are dat_stacks.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,60 +59,6 @@ void dat_cursor_fini(struct dat_cursor *c)
 	c->in_page = 0;
 }
 
-/*
- * Records among the first n words of the page, counted as the writer
- * counts them in the header (one per record it wrote: the words that only
- * change the decoder's state, and an ENTRY's ARGS or an EXIT's RETVAL,
- * which it wrote in one piece with them, are not records).  Those words
- * were decoded already: every length is sound.
- */
-static uint32_t records_before(const struct dat_cursor *c, uint32_t n)
-{
-	uint32_t count = 0;
-
-	for (uint32_t i = 0; i < n;) {
-		const uint32_t w = c->words[i];
-		uint32_t len = urec_kind(w) == UREC_FUNC ? 3 : 1;
-
-		if (urec_kind(w) == UREC_EXT) {
-			enum utrace_ext_type t = urec_ext_type(w);
-
-			len = urec_ext_words(w);
-			if (!len)
-				break;
-			count += t != UEXT_TIME_EXTEND && t != UEXT_CPU && t != UEXT_CONTEXT &&
-				 t != UEXT_ARGS && t != UEXT_RETVAL && t != UEXT_RETADDR && t != UEXT_PAD &&
-				 t != UEXT_TIME_STAMP;
-		} else {
-			count++;
-		}
-		i += len;
-	}
-	return count;
-}
-
-static int corrupt(struct dat_cursor *c, const char *what, uint32_t pos)
-{
-	struct dat_warnings *w = c->warn;
-	uint32_t read = records_before(c, pos);
-
-	/* what could not be read: the rest of the records the writer says it
-	 * put here, at least the bad one when it does not say */
-	if (c->page_records > read)
-		w->unread += c->page_records - read;
-	else if (!c->page_records)
-		w->unread_unknown++;
-	if (!w->count++)
-		snprintf(w->first, sizeof(w->first),
-			 "%s: thread %s-%d (buffer %u), sub-buffer at offset %llu: %s at byte %u",
-			 c->d->path, c->b->info.comm, c->b->info.tid, c->b->info.buf,
-			 (unsigned long long)c->page_off, what,
-			 (unsigned)(sizeof(struct utrace_subbuf) + pos * 4u));
-	c->in_page = 0;
-	c->broken = 1;
-	return 0;
-}
-
 static uint64_t u64_at(const uint32_t *w)
 {
 	return (uint64_t)w[0] | (uint64_t)w[1] << 32;
@@ -119,18 +69,6 @@ static uint32_t cur_depth(const struct dat_cursor *c)
 	uint64_t depth = c->base + c->nr_frames;
 
 	return depth > UINT32_MAX ? UINT32_MAX : (uint32_t)depth;
-}
-
-static int reserve_frames(struct dat_cursor *c, size_t n)
-{
-	return UTRACE_GROW(c->frames, c->cap_frames, n);
-}
-
-static void set_unknown_stack(struct dat_cursor *c, uint64_t depth)
-{
-	c->nr_frames = 0;
-	c->base = depth;
-	c->nr_stacks = 0;
 }
 
 static int load_page(struct dat_cursor *c, struct utrace_error *err)
@@ -153,7 +91,7 @@ static int load_page(struct dat_cursor *c, struct utrace_error *err)
 	c->in_page = 1;
 	c->page_records = sb.records;
 	if ((sb.commit & ~3u) != ref->commit)
-		return corrupt(c, "the sub-buffer header changed since the file was opened", 0);
+		return dat_cursor_corrupt(c, "the sub-buffer header changed since the file was opened", 0);
 
 	c->tick = sb.time_stamp;
 	c->cpu = sb.cpu;
@@ -166,7 +104,7 @@ static int load_page(struct dat_cursor *c, struct utrace_error *err)
 	if (sb.lost_before || gap || c->broken)
 		c->nr_stacks = 0; /* what other stacks had open is not known either */
 	if ((sb.lost_before || gap || c->broken) && !(sb.flags & UTRACE_SB_CONTEXT))
-		set_unknown_stack(c, sb.depth < DAT_MAX_DEPTH ? sb.depth : 0);
+		dat_unknown_stack(c, sb.depth < DAT_MAX_DEPTH ? sb.depth : 0);
 	c->broken = 0;
 	if (sb.lost_before || gap) {
 		c->lost_pending = 1;
@@ -178,35 +116,39 @@ static int load_page(struct dat_cursor *c, struct utrace_error *err)
 
 /* Field by field, not a memset: this runs for every record, and the
  * memset of the whole record (args included) was a fifth of a profile
- * pass.  args and retval are left as they are (dat_decode.h). */
-static void raw_init(const struct dat_cursor *c, struct dat_raw *r, uint32_t kind)
+ * pass.  r is the iterator's event, reused record after record: its args
+ * are cleared only when the last record there had some (dat_decode.h). */
+static inline void raw_init(const struct dat_cursor *c, struct dat_raw *r, uint32_t kind)
 {
-	r->kind = kind;
-	r->flags = 0;
-	r->tick = c->tick;
+	if (r->ev.has_args)
+		memset(r->ev.args, 0, sizeof(r->ev.args));
+	r->ev.kind = kind;
+	r->ev.flags = 0;
+	r->ev.tsc = c->tick;
 	r->entry_tick = 0;
 	r->dur_ticks = 0;
-	r->id = UTRACE_DAT_NO_ID;
-	r->cpu = c->cpu;
-	r->depth = 0;
-	r->stack = c->stack;
-	r->parent_ip = 0;
-	r->lost = 0;
-	r->data = NULL;
-	r->data_len = 0;
-	r->has_args = 0;
-	r->nargs = 0;
-	r->has_retval = 0;
-	r->retaddr = 0;
+	r->ev.id = UTRACE_DAT_NO_ID;
+	r->ev.cpu = c->cpu;
+	r->ev.depth = 0;
+	r->ev.stack = c->stack;
+	r->ev.parent_ip = 0;
+	r->ev.lost = 0;
+	r->ev.data = NULL;
+	r->ev.data_len = 0;
+	r->ev.has_args = 0;
+	r->ev.nargs = 0;
+	r->ev.has_retval = 0;
+	r->ev.retval = 0;
+	r->ev.retaddr = 0;
 }
 
-static int push_entry(struct dat_cursor *c, struct dat_raw *r, uint32_t id)
+static inline int push_entry(struct dat_cursor *c, struct dat_raw *r, uint32_t id)
 {
 	struct dat_frame *f;
 
 	raw_init(c, r, UTRACE_EV_ENTRY);
-	r->id = id;
-	r->depth = cur_depth(c);
+	r->ev.id = id;
+	r->ev.depth = cur_depth(c);
 	if (c->nr_frames >= DAT_MAX_DEPTH) {
 		/* runaway recursion: forget the outer half */
 		size_t half = c->nr_frames / 2;
@@ -215,7 +157,7 @@ static int push_entry(struct dat_cursor *c, struct dat_raw *r, uint32_t id)
 		c->nr_frames -= half;
 		c->base += half;
 	}
-	if (reserve_frames(c, c->nr_frames + 1)) {
+	if (dat_reserve_frames(c, c->nr_frames + 1)) {
 		c->base++; /* out of memory: the frame becomes unknown */
 		return 1;
 	}
@@ -226,124 +168,27 @@ static int push_entry(struct dat_cursor *c, struct dat_raw *r, uint32_t id)
 	return 1;
 }
 
-static void pop_exit(struct dat_cursor *c, struct dat_raw *r)
+static inline void pop_exit(struct dat_cursor *c, struct dat_raw *r)
 {
 	raw_init(c, r, UTRACE_EV_EXIT);
 	if (c->nr_frames) {
 		const struct dat_frame *f = &c->frames[--c->nr_frames];
 
-		r->id = f->id;
+		r->ev.id = f->id;
 		if (f->known & DAT_FRAME_TICK)
 			r->entry_tick = f->tick;
 		else
-			r->flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY;
+			r->ev.flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY;
 		if (f->known & DAT_FRAME_MARKED)
-			r->flags |= UTRACE_EVF_NO_ENTRY;
+			r->ev.flags |= UTRACE_EVF_NO_ENTRY;
 		if (f->id == UTRACE_DAT_NO_ID)
-			r->flags |= UTRACE_EVF_NO_ID;
+			r->ev.flags |= UTRACE_EVF_NO_ID;
 	} else {
 		if (c->base)
 			c->base--;
-		r->flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY | UTRACE_EVF_NO_ID;
+		r->ev.flags = UTRACE_EVF_NO_DURATION | UTRACE_EVF_NO_ENTRY | UTRACE_EVF_NO_ID;
 	}
-	r->depth = cur_depth(c);
-}
-
-static int set_context(struct dat_cursor *c, const uint32_t *w, uint32_t n)
-{
-	uint32_t depth = w[1];
-
-	if (n > depth || depth > DAT_MAX_DEPTH)
-		return corrupt(c, "impossible CONTEXT record", c->pos);
-	if (reserve_frames(c, n)) {
-		set_unknown_stack(c, depth);
-		return 0;
-	}
-	c->base = depth - n;
-	c->nr_frames = n;
-	for (uint32_t i = 0; i < n; i++) {
-		c->frames[i].id = w[2 + i];
-		c->frames[i].known = 0;
-		c->frames[i].tick = 0;
-	}
-	return 0;
-}
-
-/* The kept stack named key, NULL if none. */
-static struct dat_stack *stack_find(struct dat_cursor *c, uint32_t key)
-{
-	for (size_t i = 0; i < c->nr_stacks; i++)
-		if (c->stacks[i].key == key)
-			return &c->stacks[i];
-	return NULL;
-}
-
-/* The cursor's stack and s's trade places (arrays included). */
-static void stack_trade(struct dat_cursor *c, struct dat_stack *s)
-{
-	struct dat_stack cur = {s->key, c->base, c->frames, c->nr_frames, c->cap_frames};
-
-	c->base = s->base;
-	c->frames = s->frames;
-	c->nr_frames = s->nr_frames;
-	c->cap_frames = s->cap_frames;
-	*s = cur;
-}
-
-/* The running stack kept under key; it is empty after. */
-static int stack_keep(struct dat_cursor *c, uint32_t key)
-{
-	struct dat_stack *s = stack_find(c, key);
-
-	if (!s) {
-		if (UTRACE_GROW_ZERO(c->stacks, c->cap_stacks, c->nr_stacks + 1) < 0)
-			return -ENOMEM;
-		s = &c->stacks[c->nr_stacks++];
-	}
-	s->nr_frames = 0;
-	s->base = 0;
-	stack_trade(c, s);
-	s->key = key;
-	return 0;
-}
-
-/* Whether kept stack s is what a SWITCH says is open: its depth, and the
- * ids it names of the innermost frames. */
-static int stack_matches(const struct dat_stack *s, const uint32_t *w, uint32_t n)
-{
-	if (s->base + s->nr_frames != w[4])
-		return 0;
-	for (uint32_t i = 0; i < n && i < s->nr_frames; i++)
-		if (s->frames[s->nr_frames - 1 - i].id != w[5 + n - 1 - i])
-			return 0;
-	return 1;
-}
-
-/*
- * SWITCH: the thread goes on on another program stack (a coroutine).  The
- * stack left is kept under its key; the one entered is the one kept under
- * its own, with its entry times, if it is what the record says is open,
- * else (its records were not all seen) what the record says, as CONTEXT.
- */
-static int switch_stack(struct dat_cursor *c, const uint32_t *w, uint32_t n)
-{
-	struct dat_stack *to, spare;
-
-	if (n > w[4] || w[4] > DAT_MAX_DEPTH)
-		return corrupt(c, "impossible SWITCH record", c->pos);
-	c->stack = w[3];
-	if (stack_keep(c, w[2]) < 0)
-		return set_context(c, w + 3, n);
-	to = stack_find(c, w[3]);
-	if (!to || !stack_matches(to, w, n))
-		return set_context(c, w + 3, n);
-	stack_trade(c, to);
-	/* to is no longer kept: the last kept one takes its place, its array
-	 * (the emptied one) stays beyond nr_stacks for reuse */
-	spare = *to;
-	*to = c->stacks[c->nr_stacks - 1];
-	c->stacks[--c->nr_stacks] = spare;
-	return 0;
+	r->ev.depth = cur_depth(c);
 }
 
 /*
@@ -368,20 +213,20 @@ static void attach_extra_ext(struct dat_cursor *c, struct dat_raw *r)
 	uint32_t left = c->nwords - c->pos, n;
 
 	n = urec_ext_words(w[0]);
-	if (urec_ext_type(w[0]) == UEXT_ARGS && r->kind == UTRACE_EV_ENTRY && n <= left &&
+	if (urec_ext_type(w[0]) == UEXT_ARGS && r->ev.kind == UTRACE_EV_ENTRY && n <= left &&
 	    urec_ext_payload(w[0]) <= 12) {
-		r->has_args = 1;
-		r->nargs = urec_ext_payload(w[0]) / 2;
+		r->ev.has_args = 1;
+		r->ev.nargs = urec_ext_payload(w[0]) / 2;
 		for (uint32_t i = 0; i < 6; i++)
-			r->args[i] = i < r->nargs ? u64_at(w + 1 + 2 * i) : 0;
+			r->ev.args[i] = i < r->ev.nargs ? u64_at(w + 1 + 2 * i) : 0;
 		c->pos += n;
 		attach_extra(c, r); /* a RETADDR after the ARGS */
-	} else if (urec_ext_type(w[0]) == UEXT_RETADDR && r->kind == UTRACE_EV_ENTRY && n <= left) {
-		r->retaddr = u64_at(w + 1);
+	} else if (urec_ext_type(w[0]) == UEXT_RETADDR && r->ev.kind == UTRACE_EV_ENTRY && n <= left) {
+		r->ev.retaddr = u64_at(w + 1);
 		c->pos += n;
-	} else if (urec_ext_type(w[0]) == UEXT_RETVAL && r->kind == UTRACE_EV_EXIT && n <= left) {
-		r->has_retval = 1;
-		r->retval = u64_at(w + 1);
+	} else if (urec_ext_type(w[0]) == UEXT_RETVAL && r->ev.kind == UTRACE_EV_EXIT && n <= left) {
+		r->ev.has_retval = 1;
+		r->ev.retval = u64_at(w + 1);
 		c->pos += n;
 	}
 }
@@ -399,10 +244,10 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 	if (!nw) {
 		snprintf(what, sizeof(what), "unknown record type %u",
 			 (unsigned)urec_ext_type(w[0]));
-		return corrupt(c, what, c->pos);
+		return dat_cursor_corrupt(c, what, c->pos);
 	}
 	if (nw > left)
-		return corrupt(c, "record runs past the committed data", c->pos);
+		return dat_cursor_corrupt(c, "record runs past the committed data", c->pos);
 
 	switch (urec_ext_type(w[0])) {
 	case UEXT_PAD:
@@ -424,9 +269,9 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		c->pos += nw;
 		c->tick += w[2];
 		raw_init(c, r, UTRACE_EV_FUNC);
-		r->id = w[1];
-		r->parent_ip = u64_at(w + 3);
-		r->depth = cur_depth(c);
+		r->ev.id = w[1];
+		r->ev.parent_ip = u64_at(w + 3);
+		r->ev.depth = cur_depth(c);
 		return 1;
 	case UEXT_EXIT_LONG:
 		c->pos += nw;
@@ -434,30 +279,30 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		pop_exit(c, r);
 		return 1;
 	case UEXT_CONTEXT:
-		if (set_context(c, w, payload) == 0 && !c->in_page)
+		if (dat_set_context(c, w, payload) == 0 && !c->in_page)
 			return 0; /* cut short */
 		break;
 	case UEXT_CPU:
 		if (payload > DAT_MAX_CPU)
-			return corrupt(c, "impossible cpu number", c->pos);
+			return dat_cursor_corrupt(c, "impossible cpu number", c->pos);
 		c->cpu = payload;
 		break;
 	case UEXT_LOST:
 		c->pos += nw;
 		raw_init(c, r, UTRACE_EV_LOST);
-		r->lost = u64_at(w + 1);
-		r->depth = cur_depth(c);
-		c->lost_seen += r->lost;
+		r->ev.lost = u64_at(w + 1);
+		r->ev.depth = cur_depth(c);
+		c->lost_seen += r->ev.lost;
 		return 1;
 	case UEXT_GRAPH_LEAF:
 		if (w[2] > DAT_MAX_DEPTH)
-			return corrupt(c, "impossible depth in GRAPH_LEAF record", c->pos);
+			return dat_cursor_corrupt(c, "impossible depth in GRAPH_LEAF record", c->pos);
 		c->pos += nw;
 		c->tick += payload;
 		raw_init(c, r, UTRACE_EV_EXIT);
-		r->flags = UTRACE_EVF_NO_ENTRY | UTRACE_EVF_THRESH;
-		r->id = w[1];
-		r->depth = w[2];
+		r->ev.flags = UTRACE_EVF_NO_ENTRY | UTRACE_EVF_THRESH;
+		r->ev.id = w[1];
+		r->ev.depth = w[2];
 		r->dur_ticks = u64_at(w + 3);
 		return 1;
 	case UEXT_EVENT:
@@ -465,43 +310,43 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		uint32_t bytes = urec_ext_type(w[0]) == UEXT_EVENT ? w[2] >> 16 : w[2];
 
 		if (bytes > payload * 4)
-			return corrupt(c, "event record longer than its words", c->pos);
+			return dat_cursor_corrupt(c, "event record longer than its words", c->pos);
 		c->pos += nw;
 		c->tick += w[1];
 		raw_init(c, r,
 			 urec_ext_type(w[0]) == UEXT_EVENT ? UTRACE_EV_EVENT : UTRACE_EV_PRINT);
-		if (r->kind == UTRACE_EV_EVENT)
-			r->id = w[2] & 0xffff;
-		r->data = w + 3;
-		r->data_len = bytes;
-		r->depth = cur_depth(c);
+		if (r->ev.kind == UTRACE_EV_EVENT)
+			r->ev.id = w[2] & 0xffff;
+		r->ev.data = w + 3;
+		r->ev.data_len = bytes;
+		r->ev.depth = cur_depth(c);
 		return 1;
 	}
 	case UEXT_STACK:
 		if ((w[2] & 0xffff) * 2 > payload)
-			return corrupt(c, "stack record longer than its words", c->pos);
+			return dat_cursor_corrupt(c, "stack record longer than its words", c->pos);
 		c->pos += nw;
 		c->tick += w[1];
 		raw_init(c, r, UTRACE_EV_STACK);
-		r->flags = w[2] >> 16 & UREC_STACK_RET ? UTRACE_EVF_STACK_RET : 0;
-		r->data = w + 3;
-		r->data_len = (w[2] & 0xffff) * 8;
-		r->depth = cur_depth(c);
+		r->ev.flags = w[2] >> 16 & UREC_STACK_RET ? UTRACE_EVF_STACK_RET : 0;
+		r->ev.data = w + 3;
+		r->ev.data_len = (w[2] & 0xffff) * 8;
+		r->ev.depth = cur_depth(c);
 		return 1;
 	case UEXT_SIGNAL:
 		if (payload * 4 < sizeof(struct urec_signal))
-			return corrupt(c, "signal record shorter than its fields", c->pos);
+			return dat_cursor_corrupt(c, "signal record shorter than its fields", c->pos);
 		c->pos += nw;
 		c->tick += w[1];
 		raw_init(c, r, UTRACE_EV_SIGNAL);
-		r->id = w[2];
-		r->data = w + 3;
-		r->data_len = sizeof(struct urec_signal);
-		r->depth = cur_depth(c);
+		r->ev.id = w[2];
+		r->ev.data = w + 3;
+		r->ev.data_len = sizeof(struct urec_signal);
+		r->ev.depth = cur_depth(c);
 		return 1;
 	case UEXT_SWITCH:
 		c->tick += w[1];
-		if (switch_stack(c, w, payload) == 0 && !c->in_page)
+		if (dat_switch_stack(c, w, payload) == 0 && !c->in_page)
 			return 0; /* cut short */
 		break;
 	case UEXT_ARGS:
@@ -516,7 +361,7 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		break;
 	}
 	default:
-		return corrupt(c, "unknown record type", c->pos);
+		return dat_cursor_corrupt(c, "unknown record type", c->pos);
 	}
 	c->pos += nw;
 	return 0;
@@ -543,13 +388,13 @@ static int decode_one(struct dat_cursor *c, struct dat_raw *r)
 		return 1;
 	case UREC_FUNC:
 		if (left < 3)
-			return corrupt(c, "FUNC record runs past the committed data", c->pos);
+			return dat_cursor_corrupt(c, "FUNC record runs past the committed data", c->pos);
 		c->pos += 3;
 		c->tick += urec_short_delta(w[0]);
 		raw_init(c, r, UTRACE_EV_FUNC);
-		r->id = urec_short_id(w[0]);
-		r->parent_ip = u64_at(w + 1);
-		r->depth = cur_depth(c);
+		r->ev.id = urec_short_id(w[0]);
+		r->ev.parent_ip = u64_at(w + 1);
+		r->ev.depth = cur_depth(c);
 		return 1;
 	default:
 		return decode_ext(c, r);
@@ -572,13 +417,15 @@ static int lost_at_end(struct dat_cursor *c, struct dat_raw *r)
 		return 0;
 	c->tail_done = 1;
 	raw_init(c, r, UTRACE_EV_LOST);
-	r->lost = bi->lost - c->lost_seen;
-	r->depth = cur_depth(c);
+	r->ev.lost = bi->lost - c->lost_seen;
+	r->ev.depth = cur_depth(c);
 	c->lost_seen = bi->lost;
 	return 1;
 }
 
-int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err)
+/* dat_cursor_next, every case: what is owed first, a new page, any record */
+static __attribute__((noinline)) int cursor_next_any(struct dat_cursor *c, struct dat_raw *r,
+						     struct utrace_error *err)
 {
 	int ret;
 
@@ -586,16 +433,16 @@ int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error
 		if (c->unwind_left) {
 			c->unwind_left--;
 			pop_exit(c, r);
-			r->flags |= UTRACE_EVF_UNWIND;
+			r->ev.flags |= UTRACE_EVF_UNWIND;
 			return 1;
 		}
 		if (c->lost_pending) {
 			c->lost_pending = 0;
 			raw_init(c, r, UTRACE_EV_LOST);
-			r->lost = c->lost_count;
-			r->flags = c->lost_flags;
-			r->depth = cur_depth(c);
-			c->lost_seen += r->lost;
+			r->ev.lost = c->lost_count;
+			r->ev.flags = c->lost_flags;
+			r->ev.depth = cur_depth(c);
+			c->lost_seen += r->ev.lost;
 			return 1;
 		}
 		if (!c->in_page) {
@@ -617,4 +464,116 @@ int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error
 		if (decode_one(c, r))
 			return 1;
 	}
+}
+
+/* The common case inline: a short ENTRY or EXIT in the page, nothing owed
+ * (the call of the whole decoder, and its frame, for every record was a
+ * tenth of a --profile pass). */
+static inline int cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err)
+{
+	if (c->in_page && c->pos < c->nwords && !c->unwind_left && !c->lost_pending) {
+		const uint32_t w = c->words[c->pos];
+
+		if (urec_kind(w) == UREC_ENTRY) {
+			c->pos++;
+			c->tick += urec_short_delta(w);
+			push_entry(c, r, urec_short_id(w));
+			attach_extra(c, r);
+			return 1;
+		}
+		if (urec_kind(w) == UREC_EXIT) {
+			c->pos++;
+			c->tick += urec_exit_delta(w);
+			pop_exit(c, r);
+			attach_extra(c, r);
+			return 1;
+		}
+	}
+	return cursor_next_any(c, r, err);
+}
+
+/* A buffer's next record; a snapshot's stream ends at the moment it was
+ * asked for (utrace_dat_open_snapshot): what the copy holds after it was
+ * written while the recorder copied. */
+static inline int cursor_raw(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err)
+{
+	int ret = cursor_next(c, r, err);
+
+	return ret > 0 && c->d->snap_cut && r->ev.tsc > c->d->snap_cut ? 0 : ret;
+}
+
+static uint64_t ns_diff(const struct utrace_dat *d, uint64_t from, uint64_t to)
+{
+	uint64_t a = dat_tsc_ns(d, from), b = dat_tsc_ns(d, to);
+
+	return b > a ? b - a : 0;
+}
+
+/* The event's times in ns, and its duration (EXIT) from its ticks. */
+static inline void finish_event(const struct utrace_dat *d, struct dat_raw *r)
+{
+	struct utrace_event *ev = &r->ev;
+
+	ev->ts = dat_tsc_ns(d, ev->tsc);
+	ev->duration = 0;
+	if (ev->kind != UTRACE_EV_EXIT || (ev->flags & UTRACE_EVF_NO_DURATION))
+		return;
+	if (ev->flags & UTRACE_EVF_THRESH) {
+		if (r->dur_ticks <= ev->tsc)
+			ev->duration = ns_diff(d, ev->tsc - r->dur_ticks, ev->tsc);
+		else
+			ev->duration = dat_ticks_to_ns(d, r->dur_ticks);
+	} else {
+		/* ev->ts is the exit's time already */
+		uint64_t from = dat_tsc_ns(d, r->entry_tick);
+
+		ev->duration = ev->ts > from ? ev->ts - from : 0;
+	}
+}
+
+/*
+ * The buffer's next event, into c->slot[c->cur].ev: 1, 0 at its end, <0.
+ * An ENTRY immediately followed by its own EXIT is one LEAF event, as the
+ * kernel's function_graph output folds "func();" lines: each ENTRY looks
+ * one record ahead, into the other slot, which is the next event's when
+ * it is not that EXIT.  Here, not in the iterator, so that the decoder's
+ * every-record path is inline.
+ */
+int dat_cursor_event(struct dat_cursor *c, struct utrace_error *err)
+{
+	const struct utrace_dat *d = c->d;
+	struct dat_raw *r, *n;
+	int ret;
+
+	if (c->has_look) {
+		c->cur ^= 1;
+		c->has_look = 0;
+		r = &c->slot[c->cur];
+	} else {
+		r = &c->slot[c->cur];
+		ret = cursor_raw(c, r, err);
+		if (ret <= 0)
+			return ret;
+	}
+	if (r->ev.kind == UTRACE_EV_ENTRY) {
+		n = &c->slot[c->cur ^ 1];
+		ret = cursor_raw(c, n, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0 && n->ev.kind == UTRACE_EV_EXIT &&
+		    !(n->ev.flags & (UTRACE_EVF_NO_DURATION | UTRACE_EVF_THRESH)) &&
+		    n->ev.id == r->ev.id && n->ev.depth == r->ev.depth &&
+		    n->entry_tick == r->ev.tsc) {
+			finish_event(d, r);
+			r->ev.kind = UTRACE_EV_LEAF;
+			r->ev.flags = n->ev.flags & UTRACE_EVF_UNWIND;
+			r->ev.duration = ns_diff(d, r->ev.tsc, n->ev.tsc);
+			r->ev.has_retval = n->ev.has_retval;
+			r->ev.retval = n->ev.retval;
+			return 1;
+		}
+		c->has_look = ret > 0;
+	}
+	finish_event(d, r);
+	return 1;
 }

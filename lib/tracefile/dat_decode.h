@@ -11,25 +11,19 @@
 
 #include "lib/tracefile/dat_internal.h"
 
-/* A decoded record, times still in ticks. */
+/*
+ * A decoded record, written straight into the event the iterator gives
+ * out (no copy of a large struct per record): the decoder sets kind (never
+ * LEAF), flags, tsc (the tick), id, cpu, depth, stack, parent_ip, lost,
+ * data (in the cursor's page), data_len and the ARGS / RETVAL / RETADDR
+ * fields; the iterator sets the rest (ts, duration, buf, image, pid, tid).
+ * args are all zero whenever has_args is 0 (the decoder clears them only
+ * after a record that had them), retval whenever has_retval is 0.
+ */
 struct dat_raw {
-	uint32_t kind;	/* enum utrace_event_kind (never LEAF) */
-	uint32_t flags; /* enum utrace_event_flags */
-	uint64_t tick;
+	struct utrace_event ev;
 	uint64_t entry_tick; /* EXIT with a known entry */
 	uint64_t dur_ticks;  /* EXIT of a GRAPH_LEAF record */
-	uint32_t id, cpu, depth;
-	uint32_t stack; /* the program stack's key (SWITCH) */
-	uint64_t parent_ip;
-	uint64_t lost;
-	const uint32_t *data; /* EVENT, PRINT: in the cursor's page */
-	uint32_t data_len;
-	uint32_t has_args;   /* ENTRY with an ARGS record */
-	uint32_t nargs;	     /* its argument registers (0-6) */
-	uint32_t has_retval; /* EXIT with a RETVAL record */
-	uint64_t args[6]; /* set only with has_args: nargs of them */
-	uint64_t retval;  /* set only with has_retval */
-	uint64_t retaddr; /* ENTRY with a RETADDR record, else 0 */
 };
 
 /* Damaged sub-buffers met by an iterator. */
@@ -123,12 +117,41 @@ struct dat_cursor {
 	struct dat_mark *keep;
 	uint64_t keep_before_ns;
 	struct dat_mark start; /* where the current sub-buffer started */
+
+	/* the events given out (dat_cursor_event), written in place: slot[cur]
+	 * the last, slot[cur ^ 1] the record looked ahead at if has_look */
+	struct dat_raw slot[2];
+	unsigned cur;
+	int has_look;
 };
+
+/* Room for n frames on the cursor's stack: 0, <0 out of memory. */
+static inline int dat_reserve_frames(struct dat_cursor *c, size_t n)
+{
+	return UTRACE_GROW(c->frames, c->cap_frames, n);
+}
+
+/* depth frames open, none of them known (another stack's too). */
+static inline void dat_unknown_stack(struct dat_cursor *c, uint64_t depth)
+{
+	c->nr_frames = 0;
+	c->base = depth;
+	c->nr_stacks = 0;
+}
+
+/* dat_stacks.c: the sub-buffer cut short at word pos, for what, counted
+ * in the warnings (0); a CONTEXT record's frames (w[1] the depth, then n
+ * ids), a SWITCH record's change of program stack: 0 (cut short:
+ * c->in_page 0) */
+int dat_cursor_corrupt(struct dat_cursor *c, const char *what, uint32_t pos);
+int dat_set_context(struct dat_cursor *c, const uint32_t *w, uint32_t n);
+int dat_switch_stack(struct dat_cursor *c, const uint32_t *w, uint32_t n);
 
 void dat_cursor_init(struct dat_cursor *c, struct utrace_dat *d, uint32_t bufidx,
 		     struct dat_warnings *warn);
-/* 1 with a record, 0 at the end of the buffer, <0 on an I/O error. */
-int dat_cursor_next(struct dat_cursor *c, struct dat_raw *r, struct utrace_error *err);
+/* The buffer's next event, in c->slot[c->cur].ev (ENTRY+EXIT folded into
+ * LEAF, times in ns): 1, 0 at the end of the buffer, <0 on an I/O error. */
+int dat_cursor_event(struct dat_cursor *c, struct utrace_error *err);
 void dat_cursor_fini(struct dat_cursor *c);
 
 /* dat_resume.c */

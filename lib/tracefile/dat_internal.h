@@ -5,7 +5,8 @@
  * (open, index, metadata queries), dat_meta.c (metadata records),
  * dat_evfmt.c (event format checks), dat_syms.c (symbol lookup), dat_bins.c
  * (tables shared by binary),
- * dat_kernel.c (kernel pages), dat_decode.c (sub-buffer decoder) and
+ * dat_kernel.c (kernel pages), dat_decode.c and dat_stacks.c (sub-buffer
+ * decoder) and
  * dat_iter.c (merge by time).  Calls go one way: reader -> meta ->
  * evfmt/kernel/syms -> bins -> file.
  */

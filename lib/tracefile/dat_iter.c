@@ -21,10 +21,11 @@
  * the thread was in at that moment, as the kernel prints an interrupt
  * inside the function it interrupted.
  *
- * Each cursor looks one record ahead: an ENTRY immediately followed by its
- * own EXIT becomes one LEAF event, as the kernel's function_graph output
- * folds "func();" lines.  Times are converted from ticks to ns only here;
- * a duration is the difference of the converted times.
+ * Each cursor looks one record ahead (dat_cursor_event, dat_decode.c): an
+ * ENTRY immediately followed by its own EXIT becomes one LEAF event, as
+ * the kernel's function_graph output folds "func();" lines.  Times are
+ * converted from ticks to ns only there; a duration is the difference of
+ * the converted times.
  *
  * With a utrace_dat_resume (dat_resume.c) the buffers' cursors start at
  * their bookmarks, and move them on.
@@ -48,13 +49,12 @@ struct iter_cursor {
 	struct dat_cursor dc;
 	struct dat_kcursor *kc; /* a kernel CPU's cursor instead of dc */
 	size_t order;		/* ties: buffers first, then the kernel CPUs */
-	struct dat_raw look;
-	int has_look;
 	int started;
 	int done;
 	int empty; /* started out of turn and found nothing: pop when on top */
 	uint64_t key;
-	struct utrace_event head;
+	struct utrace_event *head; /* the next event: the decoder's (dc.slot) or own */
+	struct utrace_event own;   /* a kernel cursor's, or the workers' */
 };
 
 struct utrace_dat_iter {
@@ -70,6 +70,10 @@ struct utrace_dat_iter {
 	struct dat_ahead *ahead; /* the buffers decoded by workers (dat_ahead.c) */
 	int ahead_tried;	 /* decided at the first event */
 	int resumed;		 /* bookmarks move as the cursors go: no workers */
+	/* the event given out last is the head of the cursor on top: it
+	 * moves on at the next call, so the event is given out in place */
+	int taken;
+	struct utrace_event scratch; /* an event given out changed: a copy */
 };
 
 static int before(const struct iter_cursor *a, const struct iter_cursor *b)
@@ -112,117 +116,26 @@ static void heap_pop(struct utrace_dat_iter *it)
 		sift_down(it, 0);
 }
 
-/* A buffer's next record; a snapshot's stream ends at the moment it was
- * asked for (utrace_dat_open_snapshot): what the copy holds after it was
- * written while the recorder copied. */
-static int cursor_raw(const struct utrace_dat *d, struct dat_cursor *dc, struct dat_raw *r,
-		      struct utrace_error *err)
-{
-	int ret = dat_cursor_next(dc, r, err);
-
-	return ret > 0 && d->snap_cut && r->tick > d->snap_cut ? 0 : ret;
-}
-
 static inline uint64_t ns(const struct utrace_dat *d, uint64_t tick)
 {
 	return dat_tsc_ns(d, tick);
 }
 
-static uint64_t ns_diff(const struct utrace_dat *d, uint64_t from, uint64_t to)
-{
-	uint64_t a = ns(d, from), b = ns(d, to);
-
-	return b > a ? b - a : 0;
-}
-
-static void make_event(const struct utrace_dat_iter *it, const struct iter_cursor *c,
-		       const struct dat_raw *r, struct utrace_event *ev)
+/* What the decoder does not set, the same for every event of a buffer:
+ * set once in both slots. */
+static void slots_init(struct iter_cursor *c)
 {
 	const struct utrace_dat_buffer_info *bi = &c->dc.b->info;
 
-	/* field by field, not a memset of the whole event: this runs for
-	 * every record, and the memset was most of its time */
-	ev->kind = r->kind;
-	ev->flags = r->flags;
-	ev->ts = ns(it->d, r->tick);
-	ev->duration = 0;
-	ev->tsc = r->tick;
-	ev->buf = c->dc.bufidx;
-	ev->image = bi->image;
-	ev->id = r->id;
-	ev->cpu = r->cpu;
-	ev->depth = r->depth;
-	ev->stack = r->stack;
-	ev->pid = bi->pid;
-	ev->tid = bi->tid;
-	ev->ctx_flags = ev->ctx_preempt = ev->has_ctx = 0;
-	ev->parent_ip = r->parent_ip;
-	ev->lost = r->lost;
-	ev->data = r->data;
-	ev->data_len = r->data_len;
-	ev->has_args = r->has_args;
-	ev->nargs = r->has_args ? r->nargs : 0;
-	if (r->has_args)
-		memcpy(ev->args, r->args, sizeof(ev->args));
-	else
-		memset(ev->args, 0, sizeof(ev->args));
-	ev->has_retval = r->has_retval;
-	ev->retval = r->has_retval ? r->retval : 0;
-	ev->retaddr = r->retaddr;
-	if (r->kind != UTRACE_EV_EXIT || (r->flags & UTRACE_EVF_NO_DURATION))
-		return;
-	if (r->flags & UTRACE_EVF_THRESH) {
-		if (r->dur_ticks <= r->tick)
-			ev->duration = ns_diff(it->d, r->tick - r->dur_ticks, r->tick);
-		else
-			ev->duration = dat_ticks_to_ns(it->d, r->dur_ticks);
-	} else {
-		/* ev->ts is the exit's time already */
-		uint64_t from = ns(it->d, r->entry_tick);
+	for (int i = 0; i < 2; i++) {
+		struct utrace_event *ev = &c->dc.slot[i].ev;
 
-		ev->duration = ev->ts > from ? ev->ts - from : 0;
+		ev->buf = c->dc.bufidx;
+		ev->image = bi->image;
+		ev->pid = bi->pid;
+		ev->tid = bi->tid;
+		ev->ctx_flags = ev->ctx_preempt = ev->has_ctx = 0;
 	}
-}
-
-/* Decodes a buffer's next event into *ev: 1, 0 at its end, <0.  Run by
- * the iterator, or by the cursor's worker (dat_ahead.c): it reads only
- * the cursor's decoder and what the file's open pass set. */
-static int decode_event(const struct utrace_dat_iter *it, struct iter_cursor *c,
-			struct utrace_event *ev, struct utrace_error *err)
-{
-	struct dat_raw r, n;
-	int ret;
-
-	if (c->has_look) {
-		r = c->look;
-		c->has_look = 0;
-	} else {
-		ret = cursor_raw(it->d, &c->dc, &r, err);
-		if (ret <= 0)
-			return ret;
-	}
-	if (r.kind == UTRACE_EV_ENTRY) {
-		ret = cursor_raw(it->d, &c->dc, &n, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0 && n.kind == UTRACE_EV_EXIT &&
-		    !(n.flags & (UTRACE_EVF_NO_DURATION | UTRACE_EVF_THRESH)) && n.id == r.id &&
-		    n.depth == r.depth && n.entry_tick == r.tick) {
-			make_event(it, c, &r, ev);
-			ev->kind = UTRACE_EV_LEAF;
-			ev->flags = n.flags & UTRACE_EVF_UNWIND;
-			ev->duration = ns_diff(it->d, r.tick, n.tick);
-			ev->has_retval = n.has_retval;
-			ev->retval = n.has_retval ? n.retval : 0;
-			return 1;
-		}
-		if (ret > 0) {
-			c->look = n;
-			c->has_look = 1;
-		}
-	}
-	make_event(it, c, &r, ev);
-	return 1;
 }
 
 /* dat_ahead_fill: cursor i's next event, its warnings into warn */
@@ -230,19 +143,30 @@ static int ahead_fill(void *ctx, size_t i, struct utrace_event *ev, struct dat_w
 		      struct utrace_error *err)
 {
 	struct utrace_dat_iter *it = ctx;
+	struct iter_cursor *c = &it->curs[i];
+	int ret;
 
-	it->curs[i].dc.warn = warn;
-	return decode_event(it, &it->curs[i], ev, err);
+	c->dc.warn = warn;
+	ret = dat_cursor_event(&c->dc, err);
+	if (ret > 0)
+		*ev = c->dc.slot[c->dc.cur].ev;
+	return ret;
 }
 
 /* Reads the cursor's next event into c->head: 1, 0 at its end, <0. */
 static int fill_head(struct utrace_dat_iter *it, struct iter_cursor *c, struct utrace_error *err)
 {
+	int ret;
+
 	if (c->kc)
-		return dat_kcursor_next(c->kc, &c->head, err);
-	if (it->ahead && dat_ahead_has(it->ahead, c->order))
-		return dat_ahead_next(it->ahead, c->order, &c->head, &it->warn, err);
-	return decode_event(it, c, &c->head, err);
+		return dat_kcursor_next(c->kc, c->head, err);
+	if (it->ahead && dat_ahead_has(it->ahead, c->order)) {
+		c->head = &c->own;
+		return dat_ahead_next(it->ahead, c->order, c->head, &it->warn, err);
+	}
+	ret = dat_cursor_event(&c->dc, err);
+	c->head = &c->dc.slot[c->dc.cur].ev;
+	return ret;
 }
 
 /*
@@ -291,6 +215,8 @@ int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 		struct iter_cursor *c = &it->curs[i];
 
 		dat_cursor_init(&c->dc, d, (uint32_t)i, &it->warn);
+		slots_init(c);
+		c->head = &c->own;
 		c->order = i;
 		it->nr_curs++;
 		it->nested |= d->buffers[i].info.nest != 0;
@@ -302,6 +228,7 @@ int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 	for (size_t i = 0; i < nr_k; i++) {
 		struct iter_cursor *c = &it->curs[it->nr_curs];
 
+		c->head = &c->own;
 		c->kc = dat_kcursor_new(d, i, &it->warn);
 		if (!c->kc) {
 			utrace_dat_iter_close(it);
@@ -347,16 +274,16 @@ static uint32_t thread_depth(const struct utrace_dat_iter *it, uint32_t buf)
 
 	if (u->kc || !u->started || u->done)
 		return 0;
-	switch (u->head.kind) {
+	switch (u->head->kind) {
 	case UTRACE_EV_EXIT:
-		return u->head.depth + 1;
+		return u->head->depth + 1;
 	case UTRACE_EV_ENTRY:
 	case UTRACE_EV_LEAF:
 	case UTRACE_EV_EVENT:
 	case UTRACE_EV_PRINT:
 	case UTRACE_EV_STACK:
 	case UTRACE_EV_SIGNAL:
-		return u->head.depth;
+		return u->head->depth;
 	default:
 		return 0;
 	}
@@ -410,7 +337,7 @@ static int maybe_inside(const struct utrace_dat_iter *it, const struct iter_curs
 static int record_within(struct utrace_dat_iter *it, const struct iter_cursor *c, uint64_t from,
 			 uint64_t to, struct utrace_error *err)
 {
-	int32_t tid = c->head.tid;
+	int32_t tid = c->head->tid;
 
 	for (size_t h = 0; h < it->nr_heap; h++) {
 		struct iter_cursor *k = it->heap[h];
@@ -424,23 +351,92 @@ static int record_within(struct utrace_dat_iter *it, const struct iter_cursor *c
 			if (ret < 0)
 				return ret;
 			/* its key only grows: restore the heap below it */
-			k->key = ret ? k->head.ts : UINT64_MAX;
+			k->key = ret ? k->head->ts : UINT64_MAX;
 			k->empty = !ret;
 			sift_down(it, h);
 			h = (size_t)-1; /* the heap moved: look again from the top */
 			continue;
 		}
-		if (k->head.tid == tid && k->head.ts >= from && k->head.ts < to)
+		if (k->head->tid == tid && k->head->ts >= from && k->head->ts < to)
 			return 1;
 	}
 	return 0;
 }
 
-int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
-			 struct utrace_error *err)
+/* The cursor on top, whose event was given out, moves on: 0, <0. */
+static int move_on(struct utrace_dat_iter *it, struct utrace_error *err)
+{
+	struct iter_cursor *c = it->heap[0];
+	int ret;
+
+	it->taken = 0;
+	ret = fill_head(it, c, err);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		heap_pop(it);
+	} else {
+		c->key = c->head->ts;
+		sift_down(it, 0);
+	}
+	return 0;
+}
+
+/* A LEAF with a record inside it is given out as its ENTRY (a copy); its
+ * cursor's head becomes its EXIT. */
+static const struct utrace_event *split_leaf(struct utrace_dat_iter *it, struct iter_cursor *c)
+{
+	it->scratch = *c->head;
+	it->scratch.kind = UTRACE_EV_ENTRY;
+	it->scratch.duration = 0;
+	c->head->kind = UTRACE_EV_EXIT;
+	c->head->ts += c->head->duration;
+	c->key = c->head->ts;
+	sift_down(it, 0);
+	return &it->scratch;
+}
+
+/* The event of cursor c (on top) given out: made the thread's when it is
+ * a kernel record or a nested context's, its data kept; it moves on at
+ * the next call. */
+static int give_out(struct utrace_dat_iter *it, struct iter_cursor *c,
+		    const struct utrace_event **out, struct utrace_error *err)
+{
+	struct utrace_event *ev = c->head;
+
+	/* a kernel event of a traced thread: at the thread's depth */
+	if (c->kc && ev->kind == UTRACE_EV_EVENT && ev->buf < it->d->nr_buffers) {
+		ev->depth = thread_depth(it, ev->buf);
+	} else if (it->nested && !c->kc && it->d->buffers[ev->buf].info.nest) {
+		it->scratch = *ev; /* the slot keeps its buffer's fields */
+		ev = &it->scratch;
+		nest_adjust(it, ev, ev->buf);
+	}
+	if (ev->data_len) {
+		/* valid until the next call, whatever the cursor reads then */
+		if (UTRACE_GROW(it->out, it->cap_out, ev->data_len) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		memcpy(it->out, ev->data, ev->data_len);
+		ev->data = it->out;
+	}
+	it->taken = 1;
+	*out = ev;
+	return 1;
+}
+
+/* utrace_dat_iter_next_ref, every case: the merge */
+static __attribute__((noinline)) int next_merged(struct utrace_dat_iter *it,
+						 const struct utrace_event **out,
+						 struct utrace_error *err)
 {
 	if (!it->ahead_tried)
 		start_ahead(it);
+	if (it->taken) {
+		int ret = move_on(it, err);
+
+		if (ret < 0)
+			return ret;
+	}
 	while (it->nr_heap) {
 		struct iter_cursor *c = it->heap[0];
 		int ret;
@@ -449,22 +445,16 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 			heap_pop(it);
 			continue;
 		}
-		if (c->kc == NULL && c->head.kind == UTRACE_EV_LEAF && c->started &&
+		if (c->kc == NULL && c->head->kind == UTRACE_EV_LEAF && c->started &&
 		    (it->nr_curs > it->d->nr_buffers || it->nested)) {
 			/* a syscall made, or a signal handled, inside a leaf call
 			 * must show inside it: then the leaf is an entry now and
 			 * its exit later */
-			ret = record_within(it, c, c->head.ts, c->head.ts + c->head.duration, err);
+			ret = record_within(it, c, c->head->ts, c->head->ts + c->head->duration, err);
 			if (ret < 0)
 				return ret;
 			if (ret) {
-				*ev = c->head;
-				ev->kind = UTRACE_EV_ENTRY;
-				ev->duration = 0;
-				c->head.kind = UTRACE_EV_EXIT;
-				c->head.ts += c->head.duration;
-				c->key = c->head.ts;
-				sift_down(it, 0);
+				*out = split_leaf(it, c);
 				return 1;
 			}
 			if (it->heap[0] != c)
@@ -479,35 +469,59 @@ int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 				heap_pop(it);
 				continue;
 			}
-			c->key = c->head.ts;
+			c->key = c->head->ts;
 			sift_down(it, 0);
 			continue;
 		}
-		*ev = c->head;
-		/* a kernel event of a traced thread: at the thread's depth */
-		if (c->kc && ev->kind == UTRACE_EV_EVENT && ev->buf < it->d->nr_buffers)
-			ev->depth = thread_depth(it, ev->buf);
-		else if (it->nested && !c->kc && it->d->buffers[ev->buf].info.nest)
-			nest_adjust(it, ev, ev->buf);
-		if (ev->data_len) {
-			/* the cursor is about to move on, maybe to another page */
-			if (UTRACE_GROW(it->out, it->cap_out, ev->data_len) < 0)
-				return utrace_error_set(err, -ENOMEM, "out of memory");
-			memcpy(it->out, ev->data, ev->data_len);
-			ev->data = it->out;
-		}
-		ret = fill_head(it, c, err);
-		if (ret < 0)
-			return ret;
-		if (ret == 0) {
-			heap_pop(it);
-		} else {
-			c->key = c->head.ts;
-			sift_down(it, 0);
-		}
-		return 1;
+		return give_out(it, c, out, err);
 	}
 	return 0;
+}
+
+/*
+ * One buffer left to merge (a single thread's trace, or the last thread's
+ * tail) and nothing to interleave (no kernel cursor, nested context or
+ * worker): its next event is decoded and given out here, without the
+ * merge's steps.
+ */
+int utrace_dat_iter_next_ref(struct utrace_dat_iter *it, const struct utrace_event **out,
+			     struct utrace_error *err)
+{
+	struct iter_cursor *c;
+	struct utrace_event *ev;
+	int ret;
+
+	if (!it->taken || it->nr_heap != 1 || it->nested || it->ahead || it->heap[0]->kc)
+		return next_merged(it, out, err);
+	c = it->heap[0];
+	ret = dat_cursor_event(&c->dc, err);
+	if (ret <= 0) {
+		if (ret == 0) {
+			it->taken = 0;
+			heap_pop(it);
+		}
+		return ret;
+	}
+	ev = &c->dc.slot[c->dc.cur].ev;
+	c->head = ev;
+	c->key = ev->ts;
+	if (ev->data_len) {
+		it->taken = 0;
+		return give_out(it, c, out, err);
+	}
+	*out = ev; /* still taken */
+	return 1;
+}
+
+int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
+			 struct utrace_error *err)
+{
+	const struct utrace_event *p;
+	int ret = utrace_dat_iter_next_ref(it, &p, err);
+
+	if (ret > 0)
+		*ev = *p;
+	return ret;
 }
 
 uint64_t utrace_dat_iter_warnings(const struct utrace_dat_iter *it)

@@ -288,6 +288,10 @@ void utrace_dat_read_threads(unsigned n);
 /* 1 with an event, 0 at the end, <0 on an I/O error (err filled). */
 int utrace_dat_iter_next(struct utrace_dat_iter *it, struct utrace_event *ev,
 			 struct utrace_error *err);
+/* The same, the event given out in place (no copy): *ev is valid until
+ * the next call on it. */
+int utrace_dat_iter_next_ref(struct utrace_dat_iter *it, const struct utrace_event **ev,
+			     struct utrace_error *err);
 /* Sub-buffers cut short at a bad record so far, and the first one's
  * description (NULL if none). */
 uint64_t utrace_dat_iter_warnings(const struct utrace_dat_iter *it);
