@@ -40,6 +40,7 @@ static void bt_usage(FILE *f)
 		   "  -f FORMAT       output format: text (the default) or json\n"
 		   "  -o FILE         write the program's output to FILE\n"
 		   "  -v              say which mechanism serves each probe\n"
+		   "  -q              quiet: no \"Attaching N probes...\" line\n"
 		   "  -d              print the compiled programs and run nothing\n"
 		   "      --unsafe    allow system()\n"
 		   "  -h, --help      this text\n"
@@ -98,13 +99,14 @@ static int bt_opt(struct bt_cmd *b, int c, const char *arg)
 	case 'l': b->list = true; return 0;
 	case 'f':
 		if (strcmp(arg, "text") && strcmp(arg, "json")) {
-			utrace_die_msg("bt", "-f %s: the formats are text and json", arg);
-			return 2;
+			fprintf(stderr, "ERROR: Invalid output format \"%s\"\n", arg);
+			return 1;
 		}
 		b->o.fmt = arg[0] == 'j' ? UTRACE_BT_JSON : UTRACE_BT_TEXT;
 		return 0;
 	case 'o': b->output = arg; return 0;
 	case 'v': b->o.verbose = true; return 0;
+	case 'q': b->o.quiet = true; return 0;
 	case 'd': b->o.dump = true; return 0;
 	case 'U': b->o.unsafe = true; return 0;
 	case 'h': bt_usage(stdout); return -1;
@@ -119,7 +121,7 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char shortopts[] = "+e:c:p:lf:o:vdh";
+	static const char shortopts[] = "+e:c:p:lf:o:vqdh";
 	int c, ret;
 
 	opterr = 0;

@@ -25,6 +25,7 @@ struct utrace_bt_opts {
 	bool verbose;		   /* -v: say which mechanism serves each probe */
 	bool dump;		   /* -d: print the compiled programs, run nothing */
 	bool unsafe;		   /* --unsafe */
+	bool quiet;		   /* -q: no "Attaching N probes..." */
 	FILE *out;		   /* -o FILE, else stdout */
 	FILE *log;		   /* stderr: -v's lines, warnings */
 };

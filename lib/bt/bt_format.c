@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lib/bt/bt_check.h"
+#include "lib/bt/bt_print_internal.h"
 #include "lib/bt/bt_run_internal.h"
 
 /* One conversion of fmt (at s, after '%') with its value, into out. */
@@ -82,23 +83,11 @@ static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const u
 	}
 }
 
+/* bpftrace's json string: its escapes (bt_json_escape), in quotes. */
 static void json_string(FILE *out, const char *s, size_t len)
 {
 	fputc('"', out);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
+	bt_json_escape(out, s, len);
 	fputc('"', out);
 }
 

@@ -294,7 +294,8 @@ static int run(struct bt_run *r)
 		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
 	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
 		return ret;
-	attaching(r);
+	if (!r->o->quiet)
+		attaching(r);
 	if (r->o->verbose)
 		say_mechanisms(r);
 	run_here(r, BT_P_BEGIN);
