@@ -22,12 +22,13 @@ struct bt_cmd {
 	bool list;
 	char *text; /* the script's contents */
 	char **argv;
+	char **params; /* the positional parameters */
 };
 
 static void bt_usage(FILE *f)
 {
-	fprintf(f, "usage: utrace bt [options] -e 'PROGRAM' [-c CMD | -p PID | -- CMD [ARGS...]]\n"
-		   "       utrace bt [options] FILE [-c CMD | -p PID]\n"
+	fprintf(f, "usage: utrace bt [options] -e 'PROGRAM' [PARAM...] [-c CMD | -p PID | -- CMD [ARGS...]]\n"
+		   "       utrace bt [options] FILE [-c CMD | -p PID] [PARAM...]\n"
 		   "       utrace bt -l [PATTERN]\n"
 		   "\n"
 		   "Runs a bpftrace program on utrace's probes in the traced program.\n"
@@ -125,6 +126,9 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 	int c, ret;
 
 	opterr = 0;
+	if (!(b->params = calloc((size_t)argc + 1, sizeof(*b->params))))
+		return 1;
+	b->o.params = b->params;
 	for (;;) {
 		while ((c = utrace_getopt(argc, argv, shortopts, longopts, NULL)) != -1) {
 			if (c == '?' || c == ':')
@@ -132,11 +136,14 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 			if ((ret = bt_opt(b, c, optarg)) != 0)
 				return ret;
 		}
-		/* the script, then more options (bpftrace's `FILE -c CMD`) */
-		if (b->list || b->o.text || b->script || optind >= argc ||
-		    !strcmp(argv[optind - 1], "--"))
+		/* the script, positional parameters ($1 ...), more options
+		 * (bpftrace's `FILE -c CMD`); after --, the command */
+		if (b->list || optind >= argc || !strcmp(argv[optind - 1], "--"))
 			break;
-		b->script = argv[optind++];
+		if (b->o.text || b->script)
+			b->params[b->o.nparams++] = argv[optind++];
+		else
+			b->script = argv[optind++];
 	}
 	if (b->list)
 		return 0;
@@ -187,8 +194,10 @@ int cmd_bt(int argc, char **argv)
 	struct utrace_error err = {0};
 	int ret = bt_parse_args(argc, argv, &b);
 
-	if (ret)
+	if (ret) {
+		free(b.params);
 		return ret < 0 ? 0 : ret;
+	}
 	if (b.list) {
 		ret = utrace_bt_list(optind < argc ? argv[optind] : NULL, stdout, &err);
 		if (ret < 0)
@@ -207,6 +216,7 @@ int cmd_bt(int argc, char **argv)
 	if (b.argv)
 		free(b.argv[0]);
 	free(b.argv);
+	free(b.params);
 	free(b.text);
 	return ret ? ret : utrace_flush_stdout("bt");
 }

@@ -21,6 +21,8 @@ struct utrace_bt_opts {
 	const char *name; /* "stdin" for -e, else the script's path */
 	char **argv;	  /* -c CMD / -- CMD: the command, NULL-terminated; NULL if none */
 	int pid;	  /* -p PID, 0 if none */
+	char *const *params; /* the words after the program: $1, $2 ... */
+	unsigned nparams;
 	enum utrace_bt_format fmt; /* -f */
 	bool verbose;		   /* -v: say which mechanism serves each probe */
 	bool dump;		   /* -d: print the compiled programs, run nothing */

@@ -177,6 +177,8 @@ struct bt_program {
 	unsigned *var_sizes;
 	unsigned nvars;
 	bool unsafe; /* --unsafe */
+	char *const *params; /* the positional parameters ($1 ...), not owned */
+	unsigned nparams;
 };
 
 /* The error of a parse or check: bpftrace's three lines (the position
@@ -190,6 +192,12 @@ int bt_parse(struct bt_program *p, struct utrace_error *err);
 /* Types the tree, finds the maps and variables; 0 or -EINVAL. */
 int bt_check(struct bt_program *p, struct utrace_error *err);
 void bt_program_free(struct bt_program *p);
+
+/* bt_param.c: "$1" ... and "$#" name positional parameters; a VAR node
+ * of one becomes its literal (op "$"), and str() of one its word. */
+bool bt_param_is(const char *name);
+int bt_param_node(const struct bt_program *p, struct bt_node *n);
+int bt_param_str(const struct bt_program *p, struct bt_node *call);
 
 /* The lexer (bt_lex.c), used by the parser. */
 enum bt_tok {

@@ -167,11 +167,15 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 	*out = n;
 	if ((ret = advance(ps)) < 0)
 		return ret;
+	if (n->kind == BT_N_VAR && bt_param_is(n->str))
+		return bt_param_node(ps->prog, n);
 	if (n->kind == BT_N_MAP && is(ps, "["))
 		return parse_list(ps, n, "]");
 	if (n->kind == BT_N_BUILTIN && is(ps, "(")) {
 		n->kind = BT_N_CALL;
-		return parse_list(ps, n, ")");
+		if ((ret = parse_list(ps, n, ")")) < 0)
+			return ret;
+		return bt_param_str(ps->prog, n);
 	}
 	return 0;
 }

@@ -339,6 +339,8 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	r->prog.src = o->text;
 	r->prog.name = o->name ? o->name : "stdin";
 	r->prog.unsafe = o->unsafe;
+	r->prog.params = o->params;
+	r->prog.nparams = o->nparams;
 	ret = bt_parse(&r->prog, err);
 	if (!ret)
 		ret = bt_check(&r->prog, err);
