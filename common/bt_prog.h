@@ -94,6 +94,8 @@ enum utrace_bt_rec {
 	UTRACE_BREC_ZERO,
 	UTRACE_BREC_EXIT,
 	UTRACE_BREC_TIME,
+	UTRACE_BREC_CAT,    /* cat(fmt, ...): printf's values; the tool reads the file */
+	UTRACE_BREC_SYSTEM, /* system(fmt, ...): printf's values; the tool runs it */
 	UTRACE_BREC_MAX
 };
 

@@ -38,7 +38,8 @@ static const struct fn {
     {"delete", 1, 1, FN_MAP, BT_T_NONE, -1},
     {"exit", 0, 0, FN_STMT, BT_T_NONE, -1},
     {"time", 0, 1, FN_STMT, BT_T_NONE, -1},
-    {"system", 1, 8, FN_STMT, BT_T_NONE, -1},
+    {"system", 1, 1 + UTRACE_BT_EMIT_MAX, FN_STMT, BT_T_NONE, -1},
+    {"cat", 1, 1 + UTRACE_BT_EMIT_MAX, FN_STMT, BT_T_NONE, -1},
     {"str", 1, 2, FN_VALUE, BT_T_STR, -1},
     {"ustack", 0, 2, FN_VALUE, BT_T_STACK, -1},
     {"usym", 1, 1, FN_VALUE, BT_T_USYM, -1},
@@ -154,7 +155,7 @@ static int check_args(struct bt_checker *ck, struct bt_node *n, const struct fn 
 
 static int check_special(struct bt_checker *ck, struct bt_node *n, const struct fn *f)
 {
-	if (!strcmp(f->name, "printf"))
+	if (!strcmp(f->name, "printf") || !strcmp(f->name, "cat") || !strcmp(f->name, "system"))
 		return check_printf(ck, n);
 	if (!strcmp(f->name, "print") && n->args[0]->kind != BT_N_MAP && n->nargs > 1)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINT_NONMAP, n->nargs);

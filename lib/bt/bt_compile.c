@@ -297,11 +297,12 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 {
 	const char *f = n->str;
 
-	if (!strcmp(f, "printf")) {
+	if (!strcmp(f, "printf") || !strcmp(f, "cat") || !strcmp(f, "system")) {
 		for (unsigned i = 1; i < n->nargs; i++)
 			expr(c, n->args[i]);
-		emit_rec(c, UTRACE_BREC_PRINTF, n->args + 1, n->nargs - 1,
-			 fmt_add(c, n->args[0]->str));
+		emit_rec(c, f[0] == 'p' ? UTRACE_BREC_PRINTF : f[0] == 'c' ? UTRACE_BREC_CAT
+									  : UTRACE_BREC_SYSTEM,
+			 n->args + 1, n->nargs - 1, fmt_add(c, n->args[0]->str));
 	} else if (!strcmp(f, "print") && n->args[0]->kind == BT_N_MAP && !n->args[0]->nargs) {
 		emit(c, UTRACE_BOP_PUSH, 0, 0, n->nargs > 1 ? n->args[1]->ival : 0);
 		emit(c, UTRACE_BOP_PUSH, 0, 0, n->nargs > 2 ? n->args[2]->ival : 0);

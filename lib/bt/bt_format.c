@@ -55,7 +55,7 @@ static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, con
 }
 
 /* The text of printf's record into out. */
-static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const uint8_t *end)
+void bt_printf_text(FILE *out, const char *fmt, const uint8_t *vals, const uint8_t *end)
 {
 	enum bt_fmt_conv conv[UTRACE_BT_EMIT_MAX];
 	char spec[UTRACE_BT_EMIT_MAX][8];
@@ -110,7 +110,7 @@ static int emit_text(struct bt_run *r, const char *type, const char *fmt, const 
 		if (strftime(t, sizeof(t), fmt, &tm))
 			fputs(t, m);
 	} else {
-		printf_text(m, fmt, vals, end);
+		bt_printf_text(m, fmt, vals, end);
 	}
 	if (m != r->out) {
 		fclose(m);
@@ -148,6 +148,11 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 		}
 		return utrace_bt_value_print(r->out, &v, r->fmt);
 	}
+	case UTRACE_BREC_CAT:
+	case UTRACE_BREC_SYSTEM:
+		return h.id < r->fmts.n ? bt_format_cat_system(r, h.kind == UTRACE_BREC_CAT,
+							       r->fmts.fmts[h.id], vals, end)
+					: -EINVAL;
 	default:
 		return 1; /* a command: the caller's (bt_run_command) */
 	}
