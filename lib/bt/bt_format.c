@@ -55,7 +55,7 @@ static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, con
 }
 
 /* The text of printf's record into out. */
-void bt_printf_text(FILE *out, const char *fmt, const uint8_t *vals, const uint8_t *end)
+static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const uint8_t *end)
 {
 	enum bt_fmt_conv conv[UTRACE_BT_EMIT_MAX];
 	char spec[UTRACE_BT_EMIT_MAX][8];
@@ -110,7 +110,7 @@ static int emit_text(struct bt_run *r, const char *type, const char *fmt, const 
 		if (strftime(t, sizeof(t), fmt, &tm))
 			fputs(t, m);
 	} else {
-		bt_printf_text(m, fmt, vals, end);
+		printf_text(m, fmt, vals, end);
 	}
 	if (m != r->out) {
 		fclose(m);
@@ -120,6 +120,27 @@ static int emit_text(struct bt_run *r, const char *type, const char *fmt, const 
 		free(buf);
 	}
 	return 0;
+}
+
+/* cat()'s path or system()'s command: printf's text of fmt. */
+static int cat_system(struct bt_run *r, bool cat, const char *fmt, const uint8_t *vals,
+		      const uint8_t *end)
+{
+	char *what = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&what, &len);
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	printf_text(m, fmt, vals, end);
+	if (fclose(m)) {
+		free(what);
+		return -ENOMEM;
+	}
+	ret = bt_format_cat_system(r, cat, what);
+	free(what);
+	return ret;
 }
 
 int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
@@ -150,8 +171,8 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 	}
 	case UTRACE_BREC_CAT:
 	case UTRACE_BREC_SYSTEM:
-		return h.id < r->fmts.n ? bt_format_cat_system(r, h.kind == UTRACE_BREC_CAT,
-							       r->fmts.fmts[h.id], vals, end)
+		return h.id < r->fmts.n ? cat_system(r, h.kind == UTRACE_BREC_CAT,
+						     r->fmts.fmts[h.id], vals, end)
 					: -EINVAL;
 	default:
 		return 1; /* a command: the caller's (bt_run_command) */

@@ -4,7 +4,7 @@
  * them: in the tool, when the record is printed, not at the hit (the
  * traced program must not open files or start commands on bpftrace's
  * behalf).  The path or command is printf's text of the format with the
- * record's values; cat() prints at most BPFTRACE_CAT_BYTES_MAX bytes of
+ * record's values (bt_format.c); cat() prints at most BPFTRACE_CAT_BYTES_MAX bytes of
  * the file (10240 by default), system() the command's standard output
  * (its standard error stays the tool's); both as bpftrace's "cat" and
  * "syscall" messages.  system() only exists under --unsafe (the checker).
@@ -44,8 +44,9 @@ static void copy_bytes(FILE *f, FILE *m, size_t max)
 	}
 }
 
-/* The file's bytes (cat) or the command's output into m; 0, or -errno
- * when the file cannot be opened (bpftrace's error said on the log). */
+/* The file's bytes (cat) or the command's output into m: 0; 1 for a
+ * file that cannot be opened (bpftrace's error said on the log, the run
+ * goes on); -errno when no command can be started. */
 static int run_one(struct bt_run *r, bool cat, const char *what, FILE *m)
 {
 	FILE *f = cat ? fopen(what, "r") : popen(what, "r");
@@ -53,10 +54,10 @@ static int run_one(struct bt_run *r, bool cat, const char *what, FILE *m)
 	if (!f) {
 		int e = errno ? errno : ENOMEM;
 
-		if (cat)
-			fprintf(r->o->log, "ERROR: failed to open file '%s': %s\n", what,
-				strerror(e));
-		return -e;
+		if (!cat)
+			return -e;
+		fprintf(r->o->log, "ERROR: failed to open file '%s': %s\n", what, strerror(e));
+		return 1;
 	}
 	copy_bytes(f, m, cat ? cat_bytes_max() : (size_t)-1);
 	if (cat)
@@ -66,28 +67,21 @@ static int run_one(struct bt_run *r, bool cat, const char *what, FILE *m)
 	return 0;
 }
 
-int bt_format_cat_system(struct bt_run *r, bool cat, const char *fmt, const uint8_t *vals,
-			 const uint8_t *end)
+int bt_format_cat_system(struct bt_run *r, bool cat, const char *what)
 {
-	char *what = NULL, *out = NULL;
-	size_t wlen = 0, olen = 0;
-	FILE *w = open_memstream(&what, &wlen), *m;
+	char *out = NULL;
+	size_t olen = 0;
+	FILE *m = open_memstream(&out, &olen);
 	int ret;
 
-	if (!w)
+	if (!m)
 		return -ENOMEM;
-	bt_printf_text(w, fmt, vals, end);
-	if (fclose(w) || !(m = open_memstream(&out, &olen))) {
-		free(what);
-		return -ENOMEM;
-	}
 	fflush(r->out); /* the command's output after what came before it */
 	ret = run_one(r, cat, what, m);
 	fclose(m);
 	if (!ret)
 		ret = utrace_bt_message_print(r->out, cat ? UTRACE_BT_MSG_CAT : UTRACE_BT_MSG_SYSCALL,
 					      out, olen, r->fmt);
-	free(what);
 	free(out);
-	return ret == -ENOENT || ret == -EACCES ? 0 : ret;
+	return ret > 0 ? 0 : ret;
 }

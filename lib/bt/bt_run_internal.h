@@ -82,12 +82,9 @@ void bt_inproc_free(struct bt_run *r);
 /* A record emitted by a program printed: 0, or 1 if it is a command for
  * bt_run_command. */
 int bt_format_record(struct bt_run *r, const void *rec, uint32_t len);
-/* printf's text of fmt with a record's values (bt_format.c). */
-void bt_printf_text(FILE *out, const char *fmt, const uint8_t *vals, const uint8_t *end);
-/* cat()'s file (cat true) or system()'s command output, its path or
- * command printf's text of fmt with the values (bt_format_cmd.c). */
-int bt_format_cat_system(struct bt_run *r, bool cat, const char *fmt, const uint8_t *vals,
-			 const uint8_t *end);
+/* cat()'s file (cat true) or system()'s command's output, printed
+ * (bt_format_cmd.c); what: the path or the command. */
+int bt_format_cat_system(struct bt_run *r, bool cat, const char *what);
 /* print(@m), clear, zero, exit. */
 int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const uint8_t *vals);
 /* Every uprobe's binary is the traced program, or a library whose
