@@ -73,6 +73,9 @@ enum utrace_bt_op {
 	UTRACE_BOP_MDEL,  /* a: map; delete the key */
 	UTRACE_BOP_EMIT,  /* a: enum utrace_bt_rec, b: values popped, c: the record's id;
 			   * key_str: which of them are strings */
+	UTRACE_BOP_EXT,	    /* a: bytes (1, 2, 4), b 1: signed; pop x, push x cast to that */
+	UTRACE_BOP_BSWAP,   /* a: bytes (2, 4, 8); pop x, push its low bytes reversed */
+	UTRACE_BOP_STRNCMP, /* pop a, b (strings); push 0 if their first imm bytes are equal */
 	UTRACE_BOP_MAX
 };
 
@@ -183,8 +186,12 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 		*push = 1;
 		return 0;
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
+	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP:
 		*push = 1;
 		return 1;
+	case UTRACE_BOP_STRNCMP:
+		*push = 1;
+		return 2;
 	case UTRACE_BOP_DUP:
 		*push = 2;
 		return 1;

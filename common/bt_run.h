@@ -89,6 +89,39 @@ static inline int64_t utrace_bt_binop(unsigned op, int64_t a, int64_t b)
 	}
 }
 
+/* (intN)x, (uintN)x: x's low bytes, sign- or zero-extended. */
+static inline int64_t utrace_bt_ext(int64_t x, unsigned bytes, unsigned is_signed)
+{
+	unsigned sh = bytes && bytes < 8 ? 64 - 8 * bytes : 0;
+
+	if (!sh)
+		return x;
+	return is_signed ? (int64_t)((uint64_t)x << sh) >> sh
+			 : (int64_t)(((uint64_t)x << sh) >> sh);
+}
+
+static inline int64_t utrace_bt_bswap(int64_t x, unsigned bytes)
+{
+	uint64_t v = (uint64_t)x, r = 0;
+
+	for (unsigned i = 0; i < bytes && i < 8; i++)
+		r = r << 8 | ((v >> (8 * i)) & 0xff);
+	return (int64_t)r;
+}
+
+/* bpftrace's strncmp: 0 if the first n bytes are equal (a NUL in both
+ * ends them early), else 1. */
+static inline int64_t utrace_bt_strncmp(const char *a, const char *b, int64_t n)
+{
+	for (int64_t i = 0; i < n && i < UTRACE_BT_STRLEN; i++) {
+		if (a[i] != b[i])
+			return 1;
+		if (!a[i])
+			return 0;
+	}
+	return 0;
+}
+
 /* Pops n values (strings where bit i of str is set) into the key bytes:
  * 8 bytes an integer, UTRACE_BT_STRLEN a string, first value first. */
 static inline void utrace_bt_key(struct utrace_bt_state *st, const int64_t *vals, unsigned n,
@@ -199,6 +232,12 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		case UTRACE_BOP_STRNE:
 			s = (unsigned)utrace_bt_streq(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]));
 			*sp++ = in->op == UTRACE_BOP_STREQ ? s : !s;
+			break;
+		case UTRACE_BOP_EXT: *sp++ = utrace_bt_ext(v[0], in->a, in->b); break;
+		case UTRACE_BOP_BSWAP: *sp++ = utrace_bt_bswap(v[0], in->a); break;
+		case UTRACE_BOP_STRNCMP:
+			*sp++ = utrace_bt_strncmp(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]),
+						  in->imm);
 			break;
 		case UTRACE_BOP_LNOT: *sp++ = !v[0]; break;
 		case UTRACE_BOP_BNOT: *sp++ = ~v[0]; break;

@@ -71,7 +71,9 @@ struct bt_loc {
 	C(NO_MATCH, "No probes to attach")                                                         \
 	C(PRINT_NONMAP, "Non-map print() only takes 1 argument, %u found")                          \
 	C(INCDEC_AGG, "The %s operator can not be used on expressions of type '%s'")               \
-	C(UNSAFE, "%s() is an unsafe function being used in safe mode")
+	C(UNSAFE, "%s() is an unsafe function being used in safe mode")                           \
+	C(CAST, "Cannot cast from \"%s\" to \"%s\"")                                               \
+	C(STR_ARG, "%s() expects a string literal or a string (%s provided)")
 
 #define BT_ERR_ENUM(name, text) BT_ERR_##name,
 enum bt_err { BT_ERRORS(BT_ERR_ENUM) BT_ERR_MAX };
@@ -102,6 +104,7 @@ enum bt_node_kind {
 	BT_N_IF,      /* a: condition; body, orelse */
 	BT_N_EXPR,    /* a statement that is an expression: a */
 	BT_N_UNROLL,  /* ival times body */
+	BT_N_CAST,    /* (str)a: str the type; ival its bytes, op "s"/"u" (bt_cast.c) */
 };
 
 struct bt_node {
@@ -198,6 +201,10 @@ void bt_program_free(struct bt_program *p);
 bool bt_param_is(const char *name);
 int bt_param_node(const struct bt_program *p, struct bt_node *n);
 int bt_param_str(const struct bt_program *p, struct bt_node *call);
+
+/* bt_cast.c: an integer type's name (int8 ... uint64): its bytes, and
+ * whether it is signed; 0 if name is none. */
+unsigned bt_int_type(const char *name, size_t len, bool *is_signed);
 
 /* The lexer (bt_lex.c), used by the parser. */
 enum bt_tok {

@@ -147,6 +147,8 @@ static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 	}
 	case BT_N_BINOP:
 		return check_binop(ck, n);
+	case BT_N_CAST:
+		return bt_check_cast(ck, n);
 	case BT_N_UNOP:
 		if ((ret = bt_check_expr(ck, n->a)) < 0)
 			return ret;

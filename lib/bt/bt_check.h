@@ -29,6 +29,12 @@ const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room);
 int bt_compound_error(struct bt_checker *ck, const struct bt_node *as);
 
 int bt_check_call(struct bt_checker *ck, struct bt_node *n);
+/* bt_cast.c: (int32)x; sizeof(TYPE or expression), made a literal;
+ * bswap(); strncmp(a, b, LEN) (0 when the first LEN bytes are equal). */
+int bt_check_cast(struct bt_checker *ck, struct bt_node *n);
+int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n);
+/* The bytes of an integer expression's value: a cast's, else 8. */
+unsigned bt_int_bytes(const struct bt_node *n);
 int bt_check_map_read(struct bt_checker *ck, struct bt_node *n);
 /* A whole map (print, clear, zero): no key. */
 int bt_check_map_whole(struct bt_checker *ck, struct bt_node *n);

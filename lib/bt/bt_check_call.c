@@ -43,6 +43,9 @@ static const struct fn {
     {"str", 1, 2, FN_VALUE, BT_T_STR, -1},
     {"ustack", 0, 2, FN_VALUE, BT_T_STACK, -1},
     {"usym", 1, 1, FN_VALUE, BT_T_USYM, -1},
+    {"bswap", 1, 1, FN_VALUE, BT_T_INT, -1},
+    {"strncmp", 3, 3, FN_VALUE, BT_T_INT, -1},
+    {"sizeof", 1, 1, FN_VALUE, BT_T_INT, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
@@ -193,6 +196,8 @@ int bt_check_call(struct bt_checker *ck, struct bt_node *n)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_UNSAFE, f->name);
 	if (n->nargs < f->min || n->nargs > f->max)
 		return nargs_error(ck, n, f);
+	if (f->type == BT_T_INT && f->kind == FN_VALUE)
+		return bt_check_int_fn(ck, n);
 	if ((ret = check_args(ck, n, f)) < 0 || (ret = check_special(ck, n, f)) < 0)
 		return ret;
 	n->type = f->type;

@@ -214,6 +214,21 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		     len > 0 && len < UTRACE_BT_STRLEN ? (unsigned)len : 0, 0);
 		return;
 	}
+	if (!strcmp(n->str, "sizeof")) {
+		emit(c, UTRACE_BOP_PUSH, 0, 0, n->ival);
+		return;
+	}
+	if (!strcmp(n->str, "bswap")) {
+		expr(c, n->args[0]);
+		emit(c, UTRACE_BOP_BSWAP, bt_int_bytes(n->args[0]), 0, 0);
+		return;
+	}
+	if (!strcmp(n->str, "strncmp")) {
+		expr(c, n->args[0]);
+		expr(c, n->args[1]);
+		emit(c, UTRACE_BOP_STRNCMP, 0, 0, n->args[2]->ival);
+		return;
+	}
 	unsupported(c, n, n->str);
 }
 
@@ -236,6 +251,11 @@ static void expr(struct comp *c, const struct bt_node *n)
 		emit(c, UTRACE_BOP_MGET, (unsigned)n->slot, 0, 0);
 		break;
 	case BT_N_CALL: call_value(c, n); break;
+	case BT_N_CAST:
+		expr(c, n->a);
+		if (n->ival < 8)
+			emit(c, UTRACE_BOP_EXT, (unsigned)n->ival, n->op[0] == 's', 0);
+		break;
 	case BT_N_BINOP:
 		if (!strcmp(n->op, "&&") || !strcmp(n->op, "||")) {
 			logic(c, n);

@@ -89,6 +89,7 @@ static int push_node(struct bt_node ***arr, unsigned *n, struct bt_node *x)
 }
 
 static int parse_expr(struct parser *ps, struct bt_node **out);
+static int parse_unary(struct parser *ps, struct bt_node **out);
 static int parse_block(struct parser *ps, struct bt_node ***body, unsigned *n);
 static int parse_inner(struct parser *ps, struct bt_node ***body, unsigned *n);
 
@@ -121,6 +122,27 @@ static int parse_list(struct parser *ps, struct bt_node *n, const char *close)
 	}
 	n->loc.end = ps->tok.loc.end;
 	return advance(ps);
+}
+
+/* (TYPE)x, the "(" behind: an integer cast, bound as a unary operator. */
+static int parse_cast(struct parser *ps, struct bt_loc at, struct bt_node **out)
+{
+	struct bt_node *n = node_new(BT_N_CAST, at);
+	bool sgn;
+	int ret;
+
+	if (!n || !(n->str = tok_text(&ps->tok))) {
+		free(n);
+		return -ENOMEM;
+	}
+	*out = n;
+	n->ival = bt_int_type(ps->tok.start, ps->tok.len, &sgn);
+	n->op[0] = sgn ? 's' : 'u';
+	if ((ret = advance(ps)) < 0 || (ret = expect(ps, ")", NULL)) < 0 ||
+	    (ret = parse_unary(ps, &n->a)) < 0)
+		return ret;
+	n->loc.end = n->a->loc.end;
+	return 0;
 }
 
 static int parse_primary(struct parser *ps, struct bt_node **out)
@@ -156,7 +178,14 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 		break;
 	default:
 		if (is(ps, "(")) {
-			if ((ret = advance(ps)) < 0 || (ret = parse_expr(ps, out)) < 0)
+			struct bt_loc at = t->loc;
+			bool sgn;
+
+			if ((ret = advance(ps)) < 0)
+				return ret;
+			if (t->kind == BT_TK_IDENT && bt_int_type(t->start, t->len, &sgn))
+				return parse_cast(ps, at, out);
+			if ((ret = parse_expr(ps, out)) < 0)
 				return ret;
 			return expect(ps, ")", ") or \",\"");
 		}
