@@ -201,6 +201,9 @@ void bt_program_free(struct bt_program *p);
 bool bt_param_is(const char *name);
 int bt_param_node(const struct bt_program *p, struct bt_node *n);
 int bt_param_str(const struct bt_program *p, struct bt_node *call);
+/* The number of the parameter named by name (len bytes): 0, or -1 if
+ * it is not one or not a number. */
+int bt_param_int(const struct bt_program *p, const char *name, size_t len, int64_t *v);
 
 /* bt_cast.c: an integer type's name (int8 ... uint64): its bytes, and
  * whether it is signed; 0 if name is none. */

@@ -90,3 +90,23 @@ int bt_param_str(const struct bt_program *p, struct bt_node *call)
 	call->nargs = 0;
 	return 0;
 }
+
+int bt_param_int(const struct bt_program *p, const char *name, size_t len, int64_t *v)
+{
+	char buf[16];
+	const char *w;
+
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, name, len);
+	buf[len] = 0;
+	if (!bt_param_is(buf))
+		return -1;
+	if (!strcmp(buf, "$#")) {
+		*v = p->nparams;
+		return 0;
+	}
+	w = param_word(p, buf);
+	*v = 0;
+	return !w || numeric(w, v) ? 0 : -1;
+}

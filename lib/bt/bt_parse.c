@@ -359,9 +359,13 @@ static int parse_stmt(struct parser *ps, struct bt_node **out)
 		*out = n;
 		if ((ret = advance(ps)) < 0 || (ret = expect(ps, "(", NULL)) < 0)
 			return ret;
-		if (ps->tok.kind != BT_TK_INT)
+		if (ps->tok.kind == BT_TK_VAR && !bt_param_int(ps->prog, ps->tok.start,
+							       ps->tok.len, &n->ival))
+			; /* unroll ($1): the parameter's number */
+		else if (ps->tok.kind != BT_TK_INT)
 			return unexpected(ps, "integer");
-		n->ival = ps->tok.ival;
+		else
+			n->ival = ps->tok.ival;
 		if ((ret = advance(ps)) < 0 || (ret = expect(ps, ")", NULL)) < 0)
 			return ret;
 		return parse_inner(ps, &n->body, &n->nbody);
