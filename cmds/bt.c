@@ -42,6 +42,7 @@ static void bt_usage(FILE *f)
 		   "  -o FILE         write the program's output to FILE\n"
 		   "  -v              say which mechanism serves each probe\n"
 		   "  -q              quiet: no \"Attaching N probes...\" line\n"
+		   "  -k, -kk         warn when delete() (-kk: also a map read) finds no element\n"
 		   "  -d              print the compiled programs and run nothing\n"
 		   "      --unsafe    allow system()\n"
 		   "  -h, --help      this text\n"
@@ -108,6 +109,7 @@ static int bt_opt(struct bt_cmd *b, int c, const char *arg)
 	case 'o': b->output = arg; return 0;
 	case 'v': b->o.verbose = true; return 0;
 	case 'q': b->o.quiet = true; return 0;
+	case 'k': b->o.helper_check++; return 0;
 	case 'd': b->o.dump = true; return 0;
 	case 'U': b->o.unsafe = true; return 0;
 	case 'h': bt_usage(stdout); return -1;
@@ -122,7 +124,7 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char shortopts[] = "+e:c:p:lf:o:vqdh";
+	static const char shortopts[] = "+e:c:p:lf:o:vqkdh";
 	int c, ret;
 
 	opterr = 0;

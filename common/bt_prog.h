@@ -67,10 +67,11 @@ enum utrace_bt_op {
 	UTRACE_BOP_STREQ, UTRACE_BOP_STRNE,
 	UTRACE_BOP_LNOT, UTRACE_BOP_BNOT, UTRACE_BOP_NEG,
 	UTRACE_BOP_KEY,	  /* a: map; pop its keys (b of them, kinds in key_str) */
-	UTRACE_BOP_MGET,  /* a: map; push the value at the key (0 or "" if none) */
+	UTRACE_BOP_MGET,  /* a: map; push the value at the key (0 or "" if none); b 1:
+			   * no element emits HELPER_ERR imm (bpftrace's -kk) */
 	UTRACE_BOP_MSET,  /* a: map; pop the value, store it at the key */
 	UTRACE_BOP_AGG,	  /* a: map, b: enum utrace_bt_agg; pop the value (not count) */
-	UTRACE_BOP_MDEL,  /* a: map; delete the key */
+	UTRACE_BOP_MDEL,  /* a: map; delete the key; b 1: no element emits HELPER_ERR imm (-k) */
 	UTRACE_BOP_EMIT,  /* a: enum utrace_bt_rec, b: values popped, c: the record's id;
 			   * key_str: which of them are strings */
 	UTRACE_BOP_EXT,	    /* a: bytes (1, 2, 4), b 1: signed; pop x, push x cast to that */
@@ -99,6 +100,7 @@ enum utrace_bt_rec {
 	UTRACE_BREC_TIME,
 	UTRACE_BREC_CAT,    /* cat(fmt, ...): printf's values; the tool reads the file */
 	UTRACE_BREC_SYSTEM, /* system(fmt, ...): printf's values; the tool runs it */
+	UTRACE_BREC_HELPER_ERR, /* -k: a map helper failed; id: which (its text) */
 	UTRACE_BREC_MAX
 };
 

@@ -168,6 +168,16 @@ static inline void utrace_bt_emit(struct utrace_bt_state *st, const struct utrac
 	ctx->emit(ctx->arg, st->rec, off);
 }
 
+/* -k: a map helper that found no element, as a record of no values. */
+static inline void utrace_bt_helper_err(struct utrace_bt_state *st,
+					const struct utrace_bt_ctx *ctx, int64_t id)
+{
+	struct utrace_bt_rec_hdr h = {UTRACE_BREC_HELPER_ERR, (uint32_t)id, sizeof(h), 0};
+
+	__builtin_memcpy(st->rec, &h, sizeof(h));
+	ctx->emit(ctx->arg, st->rec, sizeof(h));
+}
+
 /* Runs a checked program on a hit: 0, or -1 if it stopped short. */
 static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *hit,
 				const struct utrace_bt_ctx *ctx, struct utrace_bt_state *st)
@@ -244,7 +254,8 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		case UTRACE_BOP_NEG: *sp++ = (int64_t)(0 - (uint64_t)v[0]); break;
 		case UTRACE_BOP_KEY: utrace_bt_key(st, v, in->b, maps[in->a].key_str); break;
 		case UTRACE_BOP_MGET:
-			ctx->map_get(ctx->arg, in->a, st->key, &st->mv);
+			if (ctx->map_get(ctx->arg, in->a, st->key, &st->mv) < 0 && in->b)
+				utrace_bt_helper_err(st, ctx, in->imm);
 			if (maps[in->a].value_str) {
 				s = utrace_bt_tmp(st);
 				utrace_bt_strcpy(st->strs[s], st->mv.s);
@@ -262,7 +273,11 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 			ctx->map_update(ctx->arg, in->a, st->key,
 					in->op == UTRACE_BOP_MSET ? 0 : in->b, &st->mv);
 			break;
-		case UTRACE_BOP_MDEL: ctx->map_update(ctx->arg, in->a, st->key, -1, &st->mv); break;
+		case UTRACE_BOP_MDEL:
+			if (in->b && ctx->map_get(ctx->arg, in->a, st->key, &st->mv) < 0)
+				utrace_bt_helper_err(st, ctx, in->imm);
+			ctx->map_update(ctx->arg, in->a, st->key, -1, &st->mv);
+			break;
 		case UTRACE_BOP_EMIT: utrace_bt_emit(st, ctx, in, v); break;
 		default: *sp++ = utrace_bt_binop(in->op, v[0], v[1]); break;
 		}

@@ -27,6 +27,7 @@ struct utrace_bt_opts {
 	bool verbose;		   /* -v: say which mechanism serves each probe */
 	bool dump;		   /* -d: print the compiled programs, run nothing */
 	bool unsafe;		   /* --unsafe */
+	unsigned helper_check;	   /* -k 1, -kk 2: warn when a map helper fails */
 	bool quiet;		   /* -q: no "Attaching N probes..." */
 	FILE *out;		   /* -o FILE, else stdout */
 	FILE *log;		   /* stderr: -v's lines, warnings */

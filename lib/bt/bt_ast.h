@@ -180,6 +180,7 @@ struct bt_program {
 	unsigned *var_sizes;
 	unsigned nvars;
 	bool unsafe; /* --unsafe */
+	unsigned helper_check; /* -k 1, -kk 2: warn when a map helper fails */
 	char *const *params; /* the positional parameters ($1 ...), not owned */
 	unsigned nparams;
 };
@@ -189,6 +190,11 @@ struct bt_program {
  * the first column. */
 int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc loc,
 	     enum bt_err code, ...);
+
+/* bpftrace's three lines of a diagnostic of level ("ERROR", "WARNING")
+ * at loc into buf. */
+void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
+		  const char *level, const char *text);
 
 /* Parses src into p (p->src, p->name set by the caller); 0 or -EINVAL. */
 int bt_parse(struct bt_program *p, struct utrace_error *err);

@@ -78,6 +78,7 @@ static bool is_str(const struct bt_node *n)
 }
 
 static void expr(struct comp *c, const struct bt_node *n);
+static int64_t helper_err(struct comp *c, struct bt_loc loc, bool del);
 static void stmts(struct comp *c, struct bt_node *const *s, unsigned n);
 
 static void unsupported(struct comp *c, const struct bt_node *n, const char *what)
@@ -248,7 +249,8 @@ static void expr(struct comp *c, const struct bt_node *n)
 	case BT_N_VAR: emit(c, UTRACE_BOP_VLD, (unsigned)n->slot, 0, 0); break;
 	case BT_N_MAP:
 		key(c, n);
-		emit(c, UTRACE_BOP_MGET, (unsigned)n->slot, 0, 0);
+		emit(c, UTRACE_BOP_MGET, (unsigned)n->slot, c->p->helper_check >= 2,
+		     c->p->helper_check >= 2 ? helper_err(c, n->loc, false) : 0);
 		break;
 	case BT_N_CALL: call_value(c, n); break;
 	case BT_N_CAST:
@@ -302,6 +304,21 @@ static unsigned fmt_add(struct comp *c, const char *fmt)
 	return c->fmts->n++;
 }
 
+/* -k: the record id of a map helper's failure at loc. */
+static int64_t helper_err(struct comp *c, struct bt_loc loc, bool del)
+{
+	char *text = bt_helper_err_text(c->p, loc, del);
+	unsigned id;
+
+	if (!text) {
+		c->failed = -ENOMEM;
+		return 0;
+	}
+	id = fmt_add(c, text);
+	free(text);
+	return id;
+}
+
 /* EMIT of kind with the values of args (already pushed). */
 static void emit_rec(struct comp *c, unsigned kind, struct bt_node *const *args, unsigned n,
 		     int64_t id)
@@ -335,7 +352,8 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 		     n->args[0]->slot);
 	} else if (!strcmp(f, "delete")) {
 		key(c, n->args[0]);
-		emit(c, UTRACE_BOP_MDEL, (unsigned)n->args[0]->slot, 0, 0);
+		emit(c, UTRACE_BOP_MDEL, (unsigned)n->args[0]->slot, c->p->helper_check >= 1,
+		     c->p->helper_check >= 1 ? helper_err(c, n->loc, true) : 0);
 	} else if (!strcmp(f, "exit")) {
 		emit(c, UTRACE_BOP_EMIT, UTRACE_BREC_EXIT, 0, 0);
 	} else if (!strcmp(f, "time")) {

@@ -22,6 +22,7 @@ static const char *const op_names[UTRACE_BOP_MAX] = {
     [UTRACE_BOP_LNOT] = "LNOT",	  [UTRACE_BOP_BNOT] = "BNOT",	 [UTRACE_BOP_NEG] = "NEG",
     [UTRACE_BOP_KEY] = "KEY",	  [UTRACE_BOP_MGET] = "MGET",	 [UTRACE_BOP_MSET] = "MSET",
     [UTRACE_BOP_AGG] = "AGG",	  [UTRACE_BOP_MDEL] = "MDEL",	 [UTRACE_BOP_EMIT] = "EMIT",
+    [UTRACE_BOP_EXT] = "EXT",	  [UTRACE_BOP_BSWAP] = "BSWAP",	 [UTRACE_BOP_STRNCMP] = "STRNCMP",
 };
 
 void bt_code_dump(const struct bt_code *c, FILE *out)
@@ -45,6 +46,11 @@ void bt_code_dump(const struct bt_code *c, FILE *out)
 			break;
 		case UTRACE_BOP_SCONST:
 			fprintf(out, " \"%.*s\"", in[i].b, (const char *)c->prog + in[i].imm);
+			break;
+		case UTRACE_BOP_EXT:
+		case UTRACE_BOP_BSWAP:
+		case UTRACE_BOP_STRNCMP:
+			fprintf(out, " %u %u %" PRId64, in[i].a, in[i].b, in[i].imm);
 			break;
 		case UTRACE_BOP_ARG:
 		case UTRACE_BOP_BUILTIN:

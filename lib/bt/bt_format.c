@@ -169,6 +169,8 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 		}
 		return utrace_bt_value_print(r->out, &v, r->fmt);
 	}
+	case UTRACE_BREC_HELPER_ERR:
+		return h.id < r->fmts.n ? bt_helper_err_print(r, r->fmts.fmts[h.id]) : -EINVAL;
 	case UTRACE_BREC_CAT:
 	case UTRACE_BREC_SYSTEM:
 		return h.id < r->fmts.n ? cat_system(r, h.kind == UTRACE_BREC_CAT,

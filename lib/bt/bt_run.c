@@ -339,6 +339,7 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	r->prog.src = o->text;
 	r->prog.name = o->name ? o->name : "stdin";
 	r->prog.unsafe = o->unsafe;
+	r->prog.helper_check = o->helper_check;
 	r->prog.params = o->params;
 	r->prog.nparams = o->nparams;
 	ret = bt_parse(&r->prog, err);

@@ -82,6 +82,9 @@ void bt_inproc_free(struct bt_run *r);
 /* A record emitted by a program printed: 0, or 1 if it is a command for
  * bt_run_command. */
 int bt_format_record(struct bt_run *r, const void *rec, uint32_t len);
+/* -k: a map helper's failure printed from its text (bt_compile.h's
+ * bt_helper_err_text): 0 or -EINVAL. */
+int bt_helper_err_print(struct bt_run *r, const char *text);
 /* cat()'s file (cat true) or system()'s command's output, printed
  * (bt_format_cmd.c); what: the path or the command. */
 int bt_format_cat_system(struct bt_run *r, bool cat, const char *what);
