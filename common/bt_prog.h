@@ -77,6 +77,9 @@ enum utrace_bt_op {
 	UTRACE_BOP_EXT,	    /* a: bytes (1, 2, 4), b 1: signed; pop x, push x cast to that */
 	UTRACE_BOP_BSWAP,   /* a: bytes (2, 4, 8); pop x, push its low bytes reversed */
 	UTRACE_BOP_STRNCMP, /* pop a, b (strings); push 0 if their first imm bytes are equal */
+	UTRACE_BOP_TUPLE,   /* pop b elements (key_str: strings, imm: tuples); push the tuple
+			     * (common/bt_tuple.h) */
+	UTRACE_BOP_TGET,    /* a: index, b 1: a text; pop a tuple, push its element a */
 	UTRACE_BOP_MAX
 };
 
@@ -188,9 +191,12 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 		*push = 1;
 		return 0;
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
-	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP:
+	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET:
 		*push = 1;
 		return 1;
+	case UTRACE_BOP_TUPLE:
+		*push = 1;
+		return in->b;
 	case UTRACE_BOP_STRNCMP:
 		*push = 1;
 		return 2;
@@ -253,6 +259,8 @@ static inline int utrace_bt_check(const void *prog, uint32_t len)
 		    in[i].a >= h->nr_maps)
 			return -1;
 		if (in[i].op == UTRACE_BOP_KEY && in[i].b != utrace_bt_maps(h)[in[i].a].nkeys)
+			return -1;
+		if (in[i].op == UTRACE_BOP_TUPLE && in[i].b > UTRACE_BT_EMIT_MAX)
 			return -1;
 		if (in[i].op == UTRACE_BOP_EMIT &&
 		    (in[i].b > UTRACE_BT_EMIT_MAX || in[i].a >= UTRACE_BREC_MAX || !in[i].a))

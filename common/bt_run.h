@@ -9,6 +9,8 @@
 #ifndef UTRACE_COMMON_BT_RUN_H
 #define UTRACE_COMMON_BT_RUN_H
 
+#include "common/bt_tuple.h"
+
 /* A new temporary string slot: its index. */
 static inline unsigned utrace_bt_tmp(struct utrace_bt_state *st)
 {
@@ -178,6 +180,34 @@ static inline void utrace_bt_helper_err(struct utrace_bt_state *st,
 	ctx->emit(ctx->arg, st->rec, sizeof(h));
 }
 
+/* TUPLE: the n values (strings and tuples where in says) as a tuple in a
+ * new slot; its index. */
+static inline unsigned utrace_bt_tuple_make(struct utrace_bt_state *st,
+					    const struct utrace_bt_insn *in, const int64_t *vals)
+{
+	unsigned s = utrace_bt_tmp(st), n = 0;
+	char *d = st->strs[s];
+
+	n = utrace_bt_tuple_put(d, n, UTRACE_BT_T_OPEN);
+	for (unsigned i = 0; i < in->b; i++) {
+		const char *e = (in->key_str >> i & 1) ? utrace_bt_slot(st, vals[i]) : 0;
+
+		if (i)
+			n = utrace_bt_tuple_put(d, n, UTRACE_BT_T_SEP);
+		if (!e) {
+			n = utrace_bt_tuple_int(d, n, vals[i]);
+			continue;
+		}
+		if (!((uint64_t)in->imm >> i & 1))
+			n = utrace_bt_tuple_put(d, n, UTRACE_BT_T_STR);
+		for (; *e; e++)
+			n = utrace_bt_tuple_put(d, n, *e);
+	}
+	n = utrace_bt_tuple_put(d, n, UTRACE_BT_T_CLOSE);
+	d[n] = 0;
+	return s;
+}
+
 /* Runs a checked program on a hit: 0, or -1 if it stopped short. */
 static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *hit,
 				const struct utrace_bt_ctx *ctx, struct utrace_bt_state *st)
@@ -249,6 +279,17 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 			*sp++ = utrace_bt_strncmp(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]),
 						  in->imm);
 			break;
+		case UTRACE_BOP_TUPLE: *sp++ = utrace_bt_tuple_make(st, in, v); break;
+		case UTRACE_BOP_TGET: {
+			int64_t num;
+			const char *t = utrace_bt_slot(st, v[0]);
+
+			if (st->strs[st->ntmp % UTRACE_BT_TMP_STRS] == t)
+				st->ntmp++; /* the ring came round to it: not over it */
+			s = utrace_bt_tmp(st);
+			*sp++ = utrace_bt_tuple_get(t, in->a, st->strs[s], &num) ? s : num;
+			break;
+		}
 		case UTRACE_BOP_LNOT: *sp++ = !v[0]; break;
 		case UTRACE_BOP_BNOT: *sp++ = ~v[0]; break;
 		case UTRACE_BOP_NEG: *sp++ = (int64_t)(0 - (uint64_t)v[0]); break;

@@ -73,7 +73,10 @@ struct bt_loc {
 	C(INCDEC_AGG, "The %s operator can not be used on expressions of type '%s'")               \
 	C(UNSAFE, "%s() is an unsafe function being used in safe mode")                           \
 	C(CAST, "Cannot cast from \"%s\" to \"%s\"")                                               \
-	C(STR_ARG, "%s() expects a string literal or a string (%s provided)")
+	C(STR_ARG, "%s() expects a string literal or a string (%s provided)")                     \
+	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
+	C(FIELD, "Can not access field on a value that is no tuple")                               \
+	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")
 
 #define BT_ERR_ENUM(name, text) BT_ERR_##name,
 enum bt_err { BT_ERRORS(BT_ERR_ENUM) BT_ERR_MAX };
@@ -87,6 +90,7 @@ enum bt_type {
 	BT_T_STACK,  /* ustack */
 	BT_T_AGG,    /* count(), sum(), ...: only assigned to a map */
 	BT_T_USYM,   /* usym(), func */
+	BT_T_TUPLE,  /* (a, b, ...): size is its shape's index (bt_tuple.c) */
 };
 
 enum bt_node_kind {
@@ -105,6 +109,8 @@ enum bt_node_kind {
 	BT_N_EXPR,    /* a statement that is an expression: a */
 	BT_N_UNROLL,  /* ival times body */
 	BT_N_CAST,    /* (str)a: str the type; ival its bytes, op "s"/"u" (bt_cast.c) */
+	BT_N_TUPLE,   /* (args...) (bt_tuple.c) */
+	BT_N_FIELD,   /* a.ival: a tuple's element */
 };
 
 struct bt_node {
@@ -181,6 +187,8 @@ struct bt_program {
 	unsigned nvars;
 	bool unsafe; /* --unsafe */
 	unsigned helper_check; /* -k 1, -kk 2: warn when a map helper fails */
+	char **shapes; /* the tuples' types (bt_tuple.c), by index */
+	unsigned nshapes;
 	char *const *params; /* the positional parameters ($1 ...), not owned */
 	unsigned nparams;
 };

@@ -25,11 +25,6 @@ unsigned bt_int_type(const char *name, size_t len, bool *is_signed)
 	return 0;
 }
 
-unsigned bt_int_bytes(const struct bt_node *n)
-{
-	return n->kind == BT_N_CAST ? (unsigned)n->ival : 8;
-}
-
 int bt_check_cast(struct bt_checker *ck, struct bt_node *n)
 {
 	char b1[24];
@@ -55,7 +50,10 @@ static int check_sizeof(struct bt_checker *ck, struct bt_node *n)
 		return 0;
 	if ((ret = ck->expr(ck, a)) < 0)
 		return ret;
-	n->ival = a->type == BT_T_STR ? a->size : a->type == BT_T_INT ? bt_int_bytes(a) : 8;
+	n->ival = a->type == BT_T_STR	  ? a->size
+		  : a->type == BT_T_INT	  ? bt_int_bytes(a)
+		  : a->type == BT_T_TUPLE ? bt_tuple_sizeof(ck->p, a->size)
+					  : 8;
 	return 0;
 }
 

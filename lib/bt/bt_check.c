@@ -149,6 +149,10 @@ static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 		return check_binop(ck, n);
 	case BT_N_CAST:
 		return bt_check_cast(ck, n);
+	case BT_N_TUPLE:
+		return bt_check_tuple(ck, n);
+	case BT_N_FIELD:
+		return bt_check_field(ck, n);
 	case BT_N_UNOP:
 		if ((ret = bt_check_expr(ck, n->a)) < 0)
 			return ret;
@@ -207,6 +211,8 @@ static int var_define(struct bt_checker *ck, struct bt_node *v, const struct bt_
 		return bt_error(ck->err, p, at, BT_ERR_VAR_TYPE, v->str,
 				bt_type_name(val->type, val->size, b1, sizeof(b1)),
 				bt_type_name(p->var_types[i], p->var_sizes[i], b2, sizeof(b2)));
+	} else if (val->type == BT_T_TUPLE && !bt_tuple_compat(p, val->size, p->var_sizes[i])) {
+		return bt_error(ck->err, p, at, BT_ERR_VAR_TYPE, v->str, "tuple", "tuple");
 	} else if (val->size > p->var_sizes[i]) {
 		p->var_sizes[i] = val->size;
 	}

@@ -35,6 +35,13 @@ int bt_check_cast(struct bt_checker *ck, struct bt_node *n);
 int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n);
 /* The bytes of an integer expression's value: a cast's, else 8. */
 unsigned bt_int_bytes(const struct bt_node *n);
+/* bt_tuple.c: a tuple literal, `t.N`; a tuple type's shape by index,
+ * whether two are one type for bpftrace, its sizeof. */
+int bt_check_tuple(struct bt_checker *ck, struct bt_node *n);
+int bt_check_field(struct bt_checker *ck, struct bt_node *n);
+const char *bt_tuple_shape(const struct bt_program *p, unsigned idx);
+bool bt_tuple_compat(const struct bt_program *p, unsigned a, unsigned b);
+unsigned bt_tuple_sizeof(const struct bt_program *p, unsigned idx);
 int bt_check_map_read(struct bt_checker *ck, struct bt_node *n);
 /* A whole map (print, clear, zero): no key. */
 int bt_check_map_whole(struct bt_checker *ck, struct bt_node *n);

@@ -74,7 +74,7 @@ static void sconst(struct comp *c, const char *s)
 
 static bool is_str(const struct bt_node *n)
 {
-	return n->type == BT_T_STR || n->type == BT_T_USYM;
+	return n->type == BT_T_STR || n->type == BT_T_USYM || n->type == BT_T_TUPLE;
 }
 
 static void expr(struct comp *c, const struct bt_node *n);
@@ -233,6 +233,25 @@ static void call_value(struct comp *c, const struct bt_node *n)
 	unsupported(c, n, n->str);
 }
 
+/* (a, b, ...): its elements, then TUPLE. */
+static void tuple(struct comp *c, const struct bt_node *n)
+{
+	uint32_t strs = 0;
+	int64_t tuples = 0;
+	unsigned at;
+
+	for (unsigned i = 0; i < n->nargs; i++) {
+		expr(c, n->args[i]);
+		if (is_str(n->args[i]))
+			strs |= 1u << i;
+		if (n->args[i]->type == BT_T_TUPLE)
+			tuples |= 1ll << i;
+	}
+	at = emit(c, UTRACE_BOP_TUPLE, 0, n->nargs, tuples);
+	if (at < c->n)
+		c->ins[at].key_str = strs;
+}
+
 static void expr(struct comp *c, const struct bt_node *n)
 {
 	unsigned j, end;
@@ -253,6 +272,13 @@ static void expr(struct comp *c, const struct bt_node *n)
 		     c->p->helper_check >= 2 ? helper_err(c, n->loc, false) : 0);
 		break;
 	case BT_N_CALL: call_value(c, n); break;
+	case BT_N_TUPLE:
+		tuple(c, n);
+		break;
+	case BT_N_FIELD:
+		expr(c, n->a);
+		emit(c, UTRACE_BOP_TGET, (unsigned)n->ival, n->type != BT_T_INT, 0);
+		break;
 	case BT_N_CAST:
 		expr(c, n->a);
 		if (n->ival < 8)
@@ -346,7 +372,8 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 		emit(c, UTRACE_BOP_EMIT, UTRACE_BREC_PRINT_MAP, 2, n->args[0]->slot);
 	} else if (!strcmp(f, "print")) {
 		expr(c, n->args[0]);
-		emit_rec(c, UTRACE_BREC_PRINT, n->args, 1, is_str(n->args[0]));
+		emit_rec(c, UTRACE_BREC_PRINT, n->args, 1,
+			 n->args[0]->type == BT_T_TUPLE ? 2 : is_str(n->args[0]));
 	} else if (!strcmp(f, "clear") || !strcmp(f, "zero")) {
 		emit(c, UTRACE_BOP_EMIT, f[0] == 'c' ? UTRACE_BREC_CLEAR : UTRACE_BREC_ZERO, 0,
 		     n->args[0]->slot);
@@ -455,8 +482,9 @@ static int finish(struct comp *c, struct bt_code *out)
 		const struct bt_mapdef *d = &p->maps[i];
 
 		m[i] = (struct utrace_bt_mapdesc){.nkeys = d->nkeys, .agg = (uint32_t)d->agg,
-						  .value_str = d->vtype == BT_T_STR ||
-							       d->vtype == BT_T_USYM,
+						  .value_str = d->vtype == BT_T_TUPLE ? 2u
+							       : d->vtype == BT_T_STR ||
+								       d->vtype == BT_T_USYM,
 						  .lmin = d->lmin, .lmax = d->lmax, .lstep = d->lstep};
 		for (unsigned k = 0; k < d->nkeys; k++)
 			if (d->key_types[k] == BT_T_STR || d->key_types[k] == BT_T_USYM)

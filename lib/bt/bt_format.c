@@ -162,7 +162,7 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 		struct utrace_bt_scalar v = {.kind = UTRACE_BT_INT};
 
 		if (h.id) {
-			v.kind = UTRACE_BT_STR;
+			v.kind = h.id == 2 ? UTRACE_BT_TUPLE : UTRACE_BT_STR;
 			v.s = (const char *)vals;
 		} else {
 			memcpy(&v.i, vals, 8);

@@ -325,7 +325,9 @@ int bt_maps_print(struct bt_maps *ms, unsigned map, const char *name, size_t top
 		en->key = m->d.nkeys ? &keys[pm.nentries * m->d.nkeys] : NULL;
 		key_scalars(m, e->key, &keys[pm.nentries * m->d.nkeys]);
 		en->value = m->d.value_str
-				? (struct utrace_bt_scalar){.kind = UTRACE_BT_STR, .s = e->s}
+				? (struct utrace_bt_scalar){.kind = m->d.value_str == 2 ? UTRACE_BT_TUPLE
+											: UTRACE_BT_STR,
+							    .s = e->s}
 				: (struct utrace_bt_scalar){.kind = UTRACE_BT_INT, .i = e->i};
 		en->n = m->d.agg == UTRACE_BT_AGG_AVG || m->d.agg == UTRACE_BT_AGG_STATS ? e->n : e->i;
 		en->sum = e->sum;

@@ -145,6 +145,59 @@ static int parse_cast(struct parser *ps, struct bt_loc at, struct bt_node **out)
 	return 0;
 }
 
+/* (a, b, ...), a parsed and the "," current: a tuple. */
+static int parse_tuple(struct parser *ps, struct bt_loc at, struct bt_node **out)
+{
+	struct bt_node *n = node_new(BT_N_TUPLE, at);
+	int ret;
+
+	if (!n)
+		return -ENOMEM;
+	n->args = malloc(sizeof(*n->args));
+	if (!n->args) {
+		free(n);
+		return -ENOMEM;
+	}
+	n->args[n->nargs++] = *out;
+	*out = n;
+	while (is(ps, ",")) {
+		struct bt_node **v = realloc(n->args, (n->nargs + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		n->args = v;
+		n->args[n->nargs] = NULL;
+		if ((ret = advance(ps)) < 0 || (ret = parse_expr(ps, &n->args[n->nargs++])) < 0)
+			return ret;
+	}
+	n->loc.end = ps->tok.loc.end;
+	return expect(ps, ")", ") or \",\"");
+}
+
+/* t.N after a primary: a tuple's element. */
+static int parse_fields(struct parser *ps, struct bt_node **out)
+{
+	int ret;
+
+	while (is(ps, ".")) {
+		struct bt_node *n = node_new(BT_N_FIELD, (*out)->loc);
+
+		if (!n)
+			return -ENOMEM;
+		n->a = *out;
+		*out = n;
+		if ((ret = advance(ps)) < 0)
+			return ret;
+		if (ps->tok.kind != BT_TK_INT)
+			return unexpected(ps, "integer");
+		n->ival = ps->tok.ival;
+		n->loc.end = ps->tok.loc.end;
+		if ((ret = advance(ps)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
 static int parse_primary(struct parser *ps, struct bt_node **out)
 {
 	struct bt_token *t = &ps->tok;
@@ -187,6 +240,8 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 				return parse_cast(ps, at, out);
 			if ((ret = parse_expr(ps, out)) < 0)
 				return ret;
+			if (is(ps, ","))
+				return parse_tuple(ps, at, out);
 			return expect(ps, ")", ") or \",\"");
 		}
 		return unexpected(ps, NULL);
@@ -229,7 +284,7 @@ static int parse_unary(struct parser *ps, struct bt_node **out)
 		n->loc.end = n->a->loc.end;
 		return 0;
 	}
-	if ((ret = parse_primary(ps, out)) < 0)
+	if ((ret = parse_primary(ps, out)) < 0 || (ret = parse_fields(ps, out)) < 0)
 		return ret;
 	while ((is(ps, "++") || is(ps, "--")) &&
 	       ((*out)->kind == BT_N_MAP || (*out)->kind == BT_N_VAR)) {
