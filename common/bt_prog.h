@@ -80,6 +80,7 @@ enum utrace_bt_op {
 	UTRACE_BOP_TUPLE,   /* pop b elements (key_str: strings, imm: tuples); push the tuple
 			     * (common/bt_tuple.h) */
 	UTRACE_BOP_TGET,    /* a: index, b 1: a text; pop a tuple, push its element a */
+	UTRACE_BOP_STRFTIME, /* pop ns; push the context's strftime of format imm */
 	UTRACE_BOP_MAX
 };
 
@@ -157,6 +158,9 @@ struct utrace_bt_ctx {
 	void (*map_update)(void *arg, unsigned map, const uint8_t *key, int agg,
 			   const struct utrace_bt_mval *v);
 	void (*emit)(void *arg, const void *rec, uint32_t len);
+	/* strftime(): format fmt's text of ns into dst (UTRACE_BT_STRLEN
+	 * bytes); NULL where no libc may run (the text is then "") */
+	int (*strftime)(void *arg, uint32_t fmt, int64_t ns, char *dst);
 };
 
 /* The run's state: the stack, the string slots, the variables. */
@@ -191,7 +195,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 		*push = 1;
 		return 0;
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
-	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET:
+	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET: case UTRACE_BOP_STRFTIME:
 		*push = 1;
 		return 1;
 	case UTRACE_BOP_TUPLE:

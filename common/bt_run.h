@@ -290,6 +290,12 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 			*sp++ = utrace_bt_tuple_get(t, in->a, st->strs[s], &num) ? s : num;
 			break;
 		}
+		case UTRACE_BOP_STRFTIME:
+			s = utrace_bt_tmp(st);
+			if (ctx->strftime)
+				ctx->strftime(ctx->arg, (uint32_t)in->imm, v[0], st->strs[s]);
+			*sp++ = s;
+			break;
 		case UTRACE_BOP_LNOT: *sp++ = !v[0]; break;
 		case UTRACE_BOP_BNOT: *sp++ = ~v[0]; break;
 		case UTRACE_BOP_NEG: *sp++ = (int64_t)(0 - (uint64_t)v[0]); break;

@@ -35,6 +35,8 @@ int bt_check_cast(struct bt_checker *ck, struct bt_node *n);
 int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n);
 /* The bytes of an integer expression's value: a cast's, else 8. */
 unsigned bt_int_bytes(const struct bt_node *n);
+/* bt_strftime.c: strftime(FMT, NS), FMT a literal. */
+int bt_check_strftime(struct bt_checker *ck, struct bt_node *n);
 /* bt_tuple.c: a tuple literal, `t.N`; a tuple type's shape by index,
  * whether two are one type for bpftrace, its sizeof. */
 int bt_check_tuple(struct bt_checker *ck, struct bt_node *n);

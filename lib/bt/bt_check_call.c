@@ -46,6 +46,7 @@ static const struct fn {
     {"bswap", 1, 1, FN_VALUE, BT_T_INT, -1},
     {"strncmp", 3, 3, FN_VALUE, BT_T_INT, -1},
     {"sizeof", 1, 1, FN_VALUE, BT_T_INT, -1},
+    {"strftime", 2, 2, FN_VALUE, BT_T_STR, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
@@ -198,6 +199,8 @@ int bt_check_call(struct bt_checker *ck, struct bt_node *n)
 		return nargs_error(ck, n, f);
 	if (f->type == BT_T_INT && f->kind == FN_VALUE)
 		return bt_check_int_fn(ck, n);
+	if (!strcmp(f->name, "strftime"))
+		return bt_check_strftime(ck, n);
 	if ((ret = check_args(ck, n, f)) < 0 || (ret = check_special(ck, n, f)) < 0)
 		return ret;
 	n->type = f->type;

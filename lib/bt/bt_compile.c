@@ -79,6 +79,7 @@ static bool is_str(const struct bt_node *n)
 
 static void expr(struct comp *c, const struct bt_node *n);
 static int64_t helper_err(struct comp *c, struct bt_loc loc, bool del);
+static unsigned fmt_add(struct comp *c, const char *fmt);
 static void stmts(struct comp *c, struct bt_node *const *s, unsigned n);
 
 static void unsupported(struct comp *c, const struct bt_node *n, const char *what)
@@ -217,6 +218,11 @@ static void call_value(struct comp *c, const struct bt_node *n)
 	}
 	if (!strcmp(n->str, "sizeof")) {
 		emit(c, UTRACE_BOP_PUSH, 0, 0, n->ival);
+		return;
+	}
+	if (!strcmp(n->str, "strftime")) {
+		expr(c, n->args[1]);
+		emit(c, UTRACE_BOP_STRFTIME, 0, 0, fmt_add(c, n->args[0]->str));
 		return;
 	}
 	if (!strcmp(n->str, "bswap")) {

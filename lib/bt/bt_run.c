@@ -288,7 +288,8 @@ static int run(struct bt_run *r)
 	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0)
 		return utrace_error_set(r->err, -ENOMEM, "out of memory");
 	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_none, .map_get = get_cb,
-					.map_update = update_cb, .emit = emit_cb};
+					.map_update = update_cb, .emit = emit_cb,
+					.strftime = bt_strftime_cb};
 	r->start_ns = now_ns();
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;

@@ -82,6 +82,8 @@ void bt_inproc_free(struct bt_run *r);
 /* A record emitted by a program printed: 0, or 1 if it is a command for
  * bt_run_command. */
 int bt_format_record(struct bt_run *r, const void *rec, uint32_t len);
+/* The context's strftime (bt_strftime.c): arg the run. */
+int bt_strftime_cb(void *arg, uint32_t fmt, int64_t ns, char *dst);
 /* -k: a map helper's failure printed from its text (bt_compile.h's
  * bt_helper_err_text): 0 or -EINVAL. */
 int bt_helper_err_print(struct bt_run *r, const char *text);
