@@ -81,6 +81,7 @@ enum utrace_bt_op {
 			     * (common/bt_tuple.h) */
 	UTRACE_BOP_TGET,    /* a: index, b 1: a text; pop a tuple, push its element a */
 	UTRACE_BOP_STRFTIME, /* pop ns; push the context's strftime of format imm */
+	UTRACE_BOP_BUF,	     /* pop a string; push buf() of its first imm bytes (bt_buf.h) */
 	UTRACE_BOP_MAX
 };
 
@@ -119,11 +120,12 @@ struct utrace_bt_insn {
 	int64_t imm;
 };
 
-/* A map as the program uses it: its keys' kinds (bit i: a string). */
+/* A map as the program uses it: its keys' kinds (bit i: a string; bit
+ * 16 + i as well: a buf(), carried as a string). */
 struct utrace_bt_mapdesc {
 	uint32_t nkeys, key_str;
 	uint32_t agg;	     /* enum utrace_bt_agg (lib/bt/bt_print.h) */
-	uint32_t value_str;  /* a scalar map of strings */
+	uint32_t value_str;  /* a scalar map of strings (2: tuples, 3: buf()s) */
 	int64_t lmin, lmax, lstep;
 };
 
@@ -196,6 +198,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 		return 0;
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
 	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET: case UTRACE_BOP_STRFTIME:
+	case UTRACE_BOP_BUF:
 		*push = 1;
 		return 1;
 	case UTRACE_BOP_TUPLE:

@@ -9,6 +9,7 @@
 #ifndef UTRACE_COMMON_BT_RUN_H
 #define UTRACE_COMMON_BT_RUN_H
 
+#include "common/bt_buf.h"
 #include "common/bt_tuple.h"
 
 /* A new temporary string slot: its index. */
@@ -288,6 +289,16 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 				st->ntmp++; /* the ring came round to it: not over it */
 			s = utrace_bt_tmp(st);
 			*sp++ = utrace_bt_tuple_get(t, in->a, st->strs[s], &num) ? s : num;
+			break;
+		}
+		case UTRACE_BOP_BUF: {
+			const char *src = utrace_bt_slot(st, v[0]);
+
+			if (st->strs[st->ntmp % UTRACE_BT_TMP_STRS] == src)
+				st->ntmp++; /* the ring came round to it: not over it */
+			s = utrace_bt_tmp(st);
+			utrace_bt_buf_make(st->strs[s], src, (unsigned)in->imm);
+			*sp++ = s;
 			break;
 		}
 		case UTRACE_BOP_STRFTIME:

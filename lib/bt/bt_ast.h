@@ -76,7 +76,8 @@ struct bt_loc {
 	C(STR_ARG, "%s() expects a string literal or a string (%s provided)")                     \
 	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
-	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")
+	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")                         \
+	C(BUF_ARG, "buf() of the traced program's memory is not supported by utrace bt yet")
 
 #define BT_ERR_ENUM(name, text) BT_ERR_##name,
 enum bt_err { BT_ERRORS(BT_ERR_ENUM) BT_ERR_MAX };
@@ -91,6 +92,7 @@ enum bt_type {
 	BT_T_AGG,    /* count(), sum(), ...: only assigned to a map */
 	BT_T_USYM,   /* usym(), func */
 	BT_T_TUPLE,  /* (a, b, ...): size is its shape's index (bt_tuple.c) */
+	BT_T_BUF,    /* buf(): size its bytes (common/bt_buf.h) */
 };
 
 enum bt_node_kind {

@@ -88,7 +88,8 @@ static int check_binop(struct bt_checker *ck, struct bt_node *n)
 	n->type = BT_T_INT;
 	if (n->a->type == BT_T_INT && n->b->type == BT_T_INT)
 		return 0;
-	if (n->a->type == BT_T_STR && n->b->type == BT_T_STR &&
+	if (((n->a->type == BT_T_STR && n->b->type == BT_T_STR) ||
+	     (n->a->type == BT_T_BUF && n->b->type == BT_T_BUF)) &&
 	    (!strcmp(n->op, "==") || !strcmp(n->op, "!=")))
 		return 0;
 	return bt_error(ck->err, ck->p, n->loc, BT_ERR_BINOP_TYPE, n->op,

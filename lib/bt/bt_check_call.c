@@ -47,6 +47,7 @@ static const struct fn {
     {"strncmp", 3, 3, FN_VALUE, BT_T_INT, -1},
     {"sizeof", 1, 1, FN_VALUE, BT_T_INT, -1},
     {"strftime", 2, 2, FN_VALUE, BT_T_STR, -1},
+    {"buf", 1, 2, FN_VALUE, BT_T_BUF, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
@@ -71,6 +72,7 @@ int bt_fmt_scan(const char *fmt, enum bt_fmt_conv *conv, char (*spec)[8], unsign
 	for (const char *s = fmt; *s; s++) {
 		const char *c;
 		unsigned k = 0;
+		bool raw;
 
 		if (*s != '%')
 			continue;
@@ -89,11 +91,15 @@ int bt_fmt_scan(const char *fmt, enum bt_fmt_conv *conv, char (*spec)[8], unsign
 				spec[n][k++] = *c;
 			c++;
 		}
-		if (!*c || !strchr("diuxXocsp", *c))
+		if (!*c || !strchr("diuxXocspr", *c))
 			return -1;
+		raw = *c == 'r';
 		spec[n][k++] = *c;
+		if (raw && (c[1] == 'x' || c[1] == 'h')) /* bpftrace's %rx, %rh */
+			spec[n][k++] = *++c;
 		spec[n][k] = 0;
-		conv[n++] = *c == 's'   ? BT_FMT_STR
+		conv[n++] = raw		? BT_FMT_BUF
+			    : *c == 's' ? BT_FMT_STR
 			    : *c == 'c' ? BT_FMT_CHAR
 			    : *c == 'p' ? BT_FMT_PTR
 			    : strchr("di", *c) ? BT_FMT_INT
@@ -126,7 +132,12 @@ static int check_printf(struct bt_checker *ck, struct bt_node *n)
 		bool want_str = conv[i] == BT_FMT_STR;
 		bool is_str = t == BT_T_STR || t == BT_T_USYM || t == BT_T_STACK;
 
-		if (want_str != is_str)
+		if ((conv[i] == BT_FMT_BUF) != (t == BT_T_BUF))
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_TYPE, n->str, spec[i],
+					conv[i] == BT_FMT_BUF ? "buffer" : want_str ? "string"
+										     : "integer",
+					t == BT_T_BUF ? "buffer" : is_str ? "string" : "integer");
+		if (conv[i] != BT_FMT_BUF && want_str != is_str)
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_TYPE, n->str, spec[i],
 					want_str ? "string" : "integer",
 					is_str ? "string" : "integer");
@@ -201,6 +212,8 @@ int bt_check_call(struct bt_checker *ck, struct bt_node *n)
 		return bt_check_int_fn(ck, n);
 	if (!strcmp(f->name, "strftime"))
 		return bt_check_strftime(ck, n);
+	if (!strcmp(f->name, "buf"))
+		return bt_check_buf(ck, n);
 	if ((ret = check_args(ck, n, f)) < 0 || (ret = check_special(ck, n, f)) < 0)
 		return ret;
 	n->type = f->type;

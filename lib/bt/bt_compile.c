@@ -74,7 +74,8 @@ static void sconst(struct comp *c, const char *s)
 
 static bool is_str(const struct bt_node *n)
 {
-	return n->type == BT_T_STR || n->type == BT_T_USYM || n->type == BT_T_TUPLE;
+	return n->type == BT_T_STR || n->type == BT_T_USYM || n->type == BT_T_TUPLE ||
+	       n->type == BT_T_BUF;
 }
 
 static void expr(struct comp *c, const struct bt_node *n);
@@ -218,6 +219,11 @@ static void call_value(struct comp *c, const struct bt_node *n)
 	}
 	if (!strcmp(n->str, "sizeof")) {
 		emit(c, UTRACE_BOP_PUSH, 0, 0, n->ival);
+		return;
+	}
+	if (!strcmp(n->str, "buf")) {
+		expr(c, n->args[0]);
+		emit(c, UTRACE_BOP_BUF, 0, 0, n->size);
 		return;
 	}
 	if (!strcmp(n->str, "strftime")) {
@@ -489,12 +495,15 @@ static int finish(struct comp *c, struct bt_code *out)
 
 		m[i] = (struct utrace_bt_mapdesc){.nkeys = d->nkeys, .agg = (uint32_t)d->agg,
 						  .value_str = d->vtype == BT_T_TUPLE ? 2u
-							       : d->vtype == BT_T_STR ||
+							       : d->vtype == BT_T_BUF ? 3u
+			       : d->vtype == BT_T_STR ||
 								       d->vtype == BT_T_USYM,
 						  .lmin = d->lmin, .lmax = d->lmax, .lstep = d->lstep};
 		for (unsigned k = 0; k < d->nkeys; k++)
 			if (d->key_types[k] == BT_T_STR || d->key_types[k] == BT_T_USYM)
 				m[i].key_str |= 1u << k;
+			else if (d->key_types[k] == BT_T_BUF)
+				m[i].key_str |= 1u << k | 1u << (16 + k);
 	}
 	for (unsigned i = 0; i < c->n; i++)
 		if (c->ins[i].op == UTRACE_BOP_SCONST)

@@ -30,6 +30,9 @@ static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, con
 	if (conv != BT_FMT_STR)
 		memcpy(&x, val, 8);
 	switch (conv) {
+	case BT_FMT_BUF:
+		bt_buf_print(out, (const char *)val, *s == 'r' && (s[1] == 'x' || s[1] == 'h') ? s[1] : 'r');
+		return s + 1 + (*s == 'r' && (s[1] == 'x' || s[1] == 'h'));
 	case BT_FMT_STR:
 		spec[n++] = 's';
 		spec[n] = 0;
@@ -75,10 +78,11 @@ static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const u
 		}
 		if (k >= nc)
 			break;
-		if (vals + (conv[k] == BT_FMT_STR ? UTRACE_BT_STRLEN : 8) > end)
+		if (vals + (conv[k] == BT_FMT_STR || conv[k] == BT_FMT_BUF ? UTRACE_BT_STRLEN : 8) >
+		    end)
 			break;
 		s = one_conv(out, s + 1, conv[k], vals);
-		vals += conv[k] == BT_FMT_STR ? UTRACE_BT_STRLEN : 8;
+		vals += conv[k] == BT_FMT_STR || conv[k] == BT_FMT_BUF ? UTRACE_BT_STRLEN : 8;
 		k++;
 	}
 }

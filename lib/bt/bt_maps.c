@@ -287,7 +287,9 @@ static void key_scalars(const struct bt_map *m, const uint8_t *key, struct utrac
 
 	for (unsigned i = 0; i < m->d.nkeys; i++) {
 		if (m->d.key_str >> i & 1) {
-			out[i] = (struct utrace_bt_scalar){.kind = UTRACE_BT_STR,
+			out[i] = (struct utrace_bt_scalar){.kind = m->d.key_str >> (16 + i) & 1
+									   ? UTRACE_BT_BUF
+									   : UTRACE_BT_STR,
 							   .s = (const char *)key + off};
 			off += UTRACE_BT_STRLEN;
 		} else {
@@ -325,8 +327,9 @@ int bt_maps_print(struct bt_maps *ms, unsigned map, const char *name, size_t top
 		en->key = m->d.nkeys ? &keys[pm.nentries * m->d.nkeys] : NULL;
 		key_scalars(m, e->key, &keys[pm.nentries * m->d.nkeys]);
 		en->value = m->d.value_str
-				? (struct utrace_bt_scalar){.kind = m->d.value_str == 2 ? UTRACE_BT_TUPLE
-											: UTRACE_BT_STR,
+				? (struct utrace_bt_scalar){.kind = m->d.value_str == 2   ? UTRACE_BT_TUPLE
+								    : m->d.value_str == 3 ? UTRACE_BT_BUF
+											  : UTRACE_BT_STR,
 							    .s = e->s}
 				: (struct utrace_bt_scalar){.kind = UTRACE_BT_INT, .i = e->i};
 		en->n = m->d.agg == UTRACE_BT_AGG_AVG || m->d.agg == UTRACE_BT_AGG_STATS ? e->n : e->i;

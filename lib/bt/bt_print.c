@@ -180,6 +180,9 @@ static void scalar_text(FILE *out, const struct utrace_bt_scalar *v, bool key, u
 	case UTRACE_BT_TUPLE:
 		bt_tuple_print(out, v->s ? v->s : "", false);
 		break;
+	case UTRACE_BT_BUF:
+		bt_buf_print(out, v->s ? v->s : "", 'r');
+		break;
 	}
 }
 
