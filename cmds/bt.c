@@ -210,7 +210,10 @@ int cmd_bt(int argc, char **argv)
 	if (!ret) {
 		ret = utrace_bt_run(&b.o, &err);
 		if (ret && err.msg[0])
-			fprintf(stderr, "%s%s\n", strstr(err.msg, ": ERROR: ") ? "" : "ERROR: ",
+			fprintf(stderr, "%s%s\n",
+				strstr(err.msg, ": ERROR: ") || strstr(err.msg, ": fatal error: ")
+					? ""
+					: "ERROR: ",
 				err.msg);
 	}
 	if (b.o.out && b.o.out != stdout)

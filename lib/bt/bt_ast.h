@@ -206,6 +206,11 @@ int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc
 void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
 		  const char *level, const char *text);
 
+/* bt_cpp.c: src with its preprocessor lines done (#include checked,
+ * #define expanded, the lines left empty) into *out (malloc'ed); 0, or
+ * <0 with err (clang's error for a missing header). */
+int bt_preprocess(const char *src, char **out, struct utrace_error *err);
+
 /* Parses src into p (p->src, p->name set by the caller); 0 or -EINVAL. */
 int bt_parse(struct bt_program *p, struct utrace_error *err);
 /* Types the tree, finds the maps and variables; 0 or -EINVAL. */

@@ -327,6 +327,7 @@ static void run_free(struct bt_run *r)
 	bt_formats_free(&r->fmts);
 	bt_maps_free(r->maps);
 	bt_program_free(&r->prog);
+	free(r->src);
 }
 
 int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
@@ -343,7 +344,11 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	r->prog.helper_check = o->helper_check;
 	r->prog.params = o->params;
 	r->prog.nparams = o->nparams;
-	ret = bt_parse(&r->prog, err);
+	ret = bt_preprocess(o->text, &r->src, err);
+	if (!ret) {
+		r->prog.src = r->src;
+		ret = bt_parse(&r->prog, err);
+	}
 	if (!ret)
 		ret = bt_check(&r->prog, err);
 	if (!ret)

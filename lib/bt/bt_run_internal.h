@@ -54,6 +54,7 @@ struct bt_run {
 	uint64_t nreplayed; /* hits of uprobe sites run from the recording */
 	int64_t start_ns;
 	struct utrace_error *err;
+	char *src; /* the program, its preprocessor lines done (bt_cpp.c) */
 };
 
 /* The uprobe sites run in the traced processes (-c or -p), their hits
