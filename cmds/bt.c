@@ -27,9 +27,11 @@ struct bt_cmd {
 
 static void bt_usage(FILE *f)
 {
-	fprintf(f, "usage: utrace bt [options] -e 'PROGRAM' [PARAM...] [-c CMD | -p PID | -- CMD [ARGS...]]\n"
-		   "       utrace bt [options] FILE [-c CMD | -p PID] [PARAM...]\n"
-		   "       utrace bt -l [PATTERN]\n"
+	fprintf(f, "USAGE:\n"
+		   "    utrace bt [options] -e 'PROGRAM' [PARAM...] [-c CMD | -p PID | -- CMD [ARGS...]]\n"
+		   "    utrace bt [options] FILE [-c CMD | -p PID] [PARAM...]\n"
+		   "    utrace bt [options] - <stdin input>\n"
+		   "    utrace bt -l [PATTERN]\n"
 		   "\n"
 		   "Runs a bpftrace program on utrace's probes in the traced program.\n"
 		   "\n"
@@ -52,7 +54,7 @@ static void bt_usage(FILE *f)
 
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin; /* bpftrace's `-` */
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m;
@@ -65,7 +67,8 @@ static char *read_file(const char *path)
 		fputc(c, m);
 	if (m)
 		fclose(m);
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	return buf;
 }
 
@@ -86,18 +89,30 @@ static char **split_cmd(const char *cmd)
 	return argv;
 }
 
+/* -p PID, bpftrace's checks and errors. */
+static int bt_pid(struct bt_cmd *b, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (!*arg || *end) {
+		fprintf(stderr, "ERROR: pid '%s' is not a valid decimal number\n", arg);
+		return 1;
+	}
+	if (v < 1 || v > 4194304) {
+		fprintf(stderr, "ERROR: pid '%s' out of valid pid range [1,4194304]\n", arg);
+		return 1;
+	}
+	b->o.pid = (int)v;
+	return 0;
+}
+
 static int bt_opt(struct bt_cmd *b, int c, const char *arg)
 {
 	switch (c) {
 	case 'e': b->o.text = arg; return 0;
 	case 'c': b->cmd = arg; return 0;
-	case 'p':
-		b->o.pid = atoi(arg);
-		if (b->o.pid <= 0) {
-			utrace_die_msg("bt", "-p %s: not a process id", arg);
-			return 2;
-		}
-		return 0;
+	case 'p': return bt_pid(b, arg);
 	case 'l': b->list = true; return 0;
 	case 'f':
 		if (strcmp(arg, "text") && strcmp(arg, "json")) {
@@ -133,8 +148,11 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 	b->o.params = b->params;
 	for (;;) {
 		while ((c = utrace_getopt(argc, argv, shortopts, longopts, NULL)) != -1) {
-			if (c == '?' || c == ':')
-				return utrace_opt_error("bt", shortopts, argv);
+			if (c == '?' || c == ':') {
+				ret = utrace_opt_error("bt", shortopts, argv);
+				bt_usage(stderr); /* as bpftrace does */
+				return ret;
+			}
 			if ((ret = bt_opt(b, c, optarg)) != 0)
 				return ret;
 		}
@@ -173,7 +191,8 @@ static int bt_setup(struct bt_cmd *b)
 	if (b->script) {
 		b->text = read_file(b->script);
 		if (!b->text) {
-			utrace_die_msg("bt", "%s: %s", b->script, strerror(errno));
+			fprintf(stderr, "ERROR: failed to open file '%s': %s\n", b->script,
+				strerror(errno));
 			return 1;
 		}
 		b->o.text = b->text;
