@@ -82,6 +82,7 @@ enum utrace_bt_op {
 	UTRACE_BOP_TGET,    /* a: index, b 1: a text; pop a tuple, push its element a */
 	UTRACE_BOP_STRFTIME, /* pop ns; push the context's strftime of format imm */
 	UTRACE_BOP_BUF,	     /* pop a string; push buf() of its first imm bytes (bt_buf.h) */
+	UTRACE_BOP_NTOP,     /* pop an IPv4 address (its bytes in memory order); push its text */
 	UTRACE_BOP_MAX
 };
 
@@ -198,7 +199,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 		return 0;
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
 	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET: case UTRACE_BOP_STRFTIME:
-	case UTRACE_BOP_BUF:
+	case UTRACE_BOP_BUF: case UTRACE_BOP_NTOP:
 		*push = 1;
 		return 1;
 	case UTRACE_BOP_TUPLE:

@@ -301,6 +301,19 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 			*sp++ = s;
 			break;
 		}
+		case UTRACE_BOP_NTOP: {
+			unsigned n = 0;
+
+			s = utrace_bt_tmp(st);
+			for (unsigned k = 0; k < 4; k++) {
+				if (k)
+					n = utrace_bt_tuple_put(st->strs[s], n, '.');
+				n = utrace_bt_tuple_int(st->strs[s], n, (v[0] >> (8 * k)) & 0xff);
+			}
+			st->strs[s][n] = 0;
+			*sp++ = s;
+			break;
+		}
 		case UTRACE_BOP_STRFTIME:
 			s = utrace_bt_tmp(st);
 			if (ctx->strftime)

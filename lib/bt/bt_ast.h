@@ -77,7 +77,8 @@ struct bt_loc {
 	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
 	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")                         \
-	C(BUF_ARG, "buf() of the traced program's memory is not supported by utrace bt yet")
+	C(BUF_ARG, "buf() of the traced program's memory is not supported by utrace bt yet")       \
+	C(NTOP, "ntop() of an IPv4 address as an integer (AF_INET, 2) is all utrace bt has yet")
 
 #define BT_ERR_ENUM(name, text) BT_ERR_##name,
 enum bt_err { BT_ERRORS(BT_ERR_ENUM) BT_ERR_MAX };

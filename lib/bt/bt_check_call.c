@@ -48,6 +48,7 @@ static const struct fn {
     {"sizeof", 1, 1, FN_VALUE, BT_T_INT, -1},
     {"strftime", 2, 2, FN_VALUE, BT_T_STR, -1},
     {"buf", 1, 2, FN_VALUE, BT_T_BUF, -1},
+    {"ntop", 1, 2, FN_VALUE, BT_T_STR, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
@@ -187,6 +188,10 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str"))
 		if (n->args[0]->type != BT_T_INT)
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_INT_ARG, f->name);
+	if (!strcmp(f->name, "ntop") && (n->args[n->nargs - 1]->type != BT_T_INT ||
+					 (n->nargs == 2 && (n->args[0]->kind != BT_N_INT ||
+							    n->args[0]->ival != 2))))
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_NTOP);
 	if (!strcmp(f->name, "time") && n->nargs && n->args[0]->kind != BT_N_STR)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_FIRST, "time", "integer");
 	return 0;

@@ -221,6 +221,11 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		emit(c, UTRACE_BOP_PUSH, 0, 0, n->ival);
 		return;
 	}
+	if (!strcmp(n->str, "ntop")) {
+		expr(c, n->args[n->nargs - 1]);
+		emit(c, UTRACE_BOP_NTOP, 0, 0, 0);
+		return;
+	}
 	if (!strcmp(n->str, "buf")) {
 		expr(c, n->args[0]);
 		emit(c, UTRACE_BOP_BUF, 0, 0, n->size);

@@ -24,6 +24,7 @@ static const char *const op_names[UTRACE_BOP_MAX] = {
     [UTRACE_BOP_AGG] = "AGG",	  [UTRACE_BOP_MDEL] = "MDEL",	 [UTRACE_BOP_EMIT] = "EMIT",
     [UTRACE_BOP_EXT] = "EXT",	  [UTRACE_BOP_BSWAP] = "BSWAP",	 [UTRACE_BOP_STRNCMP] = "STRNCMP",
     [UTRACE_BOP_TUPLE] = "TUPLE",  [UTRACE_BOP_TGET] = "TGET",	 [UTRACE_BOP_STRFTIME] = "STRFTIME",
+    [UTRACE_BOP_BUF] = "BUF",	  [UTRACE_BOP_NTOP] = "NTOP",
 };
 
 void bt_code_dump(const struct bt_code *c, FILE *out)
