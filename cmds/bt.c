@@ -22,13 +22,16 @@ struct bt_cmd {
 	bool list;
 	char *text; /* the script's contents */
 	char **argv;
+	char **params; /* the positional parameters */
 };
 
 static void bt_usage(FILE *f)
 {
-	fprintf(f, "usage: utrace bt [options] -e 'PROGRAM' [-c CMD | -p PID | -- CMD [ARGS...]]\n"
-		   "       utrace bt [options] FILE [-c CMD | -p PID]\n"
-		   "       utrace bt -l [PATTERN]\n"
+	fprintf(f, "USAGE:\n"
+		   "    utrace bt [options] -e 'PROGRAM' [PARAM...] [-c CMD | -p PID | -- CMD [ARGS...]]\n"
+		   "    utrace bt [options] FILE [-c CMD | -p PID] [PARAM...]\n"
+		   "    utrace bt [options] - <stdin input>\n"
+		   "    utrace bt -l [PATTERN]\n"
 		   "\n"
 		   "Runs a bpftrace program on utrace's probes in the traced program.\n"
 		   "\n"
@@ -40,6 +43,8 @@ static void bt_usage(FILE *f)
 		   "  -f FORMAT       output format: text (the default) or json\n"
 		   "  -o FILE         write the program's output to FILE\n"
 		   "  -v              say which mechanism serves each probe\n"
+		   "  -q              quiet: no \"Attaching N probes...\" line\n"
+		   "  -k, -kk         warn when delete() (-kk: also a map read) finds no element\n"
 		   "  -d              print the compiled programs and run nothing\n"
 		   "      --unsafe    allow system()\n"
 		   "  -h, --help      this text\n"
@@ -49,7 +54,7 @@ static void bt_usage(FILE *f)
 
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin; /* bpftrace's `-` */
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m;
@@ -62,7 +67,8 @@ static char *read_file(const char *path)
 		fputc(c, m);
 	if (m)
 		fclose(m);
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	return buf;
 }
 
@@ -83,28 +89,42 @@ static char **split_cmd(const char *cmd)
 	return argv;
 }
 
+/* -p PID, bpftrace's checks and errors. */
+static int bt_pid(struct bt_cmd *b, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (!*arg || *end) {
+		fprintf(stderr, "ERROR: pid '%s' is not a valid decimal number\n", arg);
+		return 1;
+	}
+	if (v < 1 || v > 4194304) {
+		fprintf(stderr, "ERROR: pid '%s' out of valid pid range [1,4194304]\n", arg);
+		return 1;
+	}
+	b->o.pid = (int)v;
+	return 0;
+}
+
 static int bt_opt(struct bt_cmd *b, int c, const char *arg)
 {
 	switch (c) {
 	case 'e': b->o.text = arg; return 0;
 	case 'c': b->cmd = arg; return 0;
-	case 'p':
-		b->o.pid = atoi(arg);
-		if (b->o.pid <= 0) {
-			utrace_die_msg("bt", "-p %s: not a process id", arg);
-			return 2;
-		}
-		return 0;
+	case 'p': return bt_pid(b, arg);
 	case 'l': b->list = true; return 0;
 	case 'f':
 		if (strcmp(arg, "text") && strcmp(arg, "json")) {
-			utrace_die_msg("bt", "-f %s: the formats are text and json", arg);
-			return 2;
+			fprintf(stderr, "ERROR: Invalid output format \"%s\"\n", arg);
+			return 1;
 		}
 		b->o.fmt = arg[0] == 'j' ? UTRACE_BT_JSON : UTRACE_BT_TEXT;
 		return 0;
 	case 'o': b->output = arg; return 0;
 	case 'v': b->o.verbose = true; return 0;
+	case 'q': b->o.quiet = true; return 0;
+	case 'k': b->o.helper_check++; return 0;
 	case 'd': b->o.dump = true; return 0;
 	case 'U': b->o.unsafe = true; return 0;
 	case 'h': bt_usage(stdout); return -1;
@@ -119,22 +139,31 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char shortopts[] = "+e:c:p:lf:o:vdh";
+	static const char shortopts[] = "+e:c:p:lf:o:vqkdh";
 	int c, ret;
 
 	opterr = 0;
+	if (!(b->params = calloc((size_t)argc + 1, sizeof(*b->params))))
+		return 1;
+	b->o.params = b->params;
 	for (;;) {
 		while ((c = utrace_getopt(argc, argv, shortopts, longopts, NULL)) != -1) {
-			if (c == '?' || c == ':')
-				return utrace_opt_error("bt", shortopts, argv);
+			if (c == '?' || c == ':') {
+				ret = utrace_opt_error("bt", shortopts, argv);
+				bt_usage(stderr); /* as bpftrace does */
+				return ret;
+			}
 			if ((ret = bt_opt(b, c, optarg)) != 0)
 				return ret;
 		}
-		/* the script, then more options (bpftrace's `FILE -c CMD`) */
-		if (b->list || b->o.text || b->script || optind >= argc ||
-		    !strcmp(argv[optind - 1], "--"))
+		/* the script, positional parameters ($1 ...), more options
+		 * (bpftrace's `FILE -c CMD`); after --, the command */
+		if (b->list || optind >= argc || !strcmp(argv[optind - 1], "--"))
 			break;
-		b->script = argv[optind++];
+		if (b->o.text || b->script)
+			b->params[b->o.nparams++] = argv[optind++];
+		else
+			b->script = argv[optind++];
 	}
 	if (b->list)
 		return 0;
@@ -162,7 +191,8 @@ static int bt_setup(struct bt_cmd *b)
 	if (b->script) {
 		b->text = read_file(b->script);
 		if (!b->text) {
-			utrace_die_msg("bt", "%s: %s", b->script, strerror(errno));
+			fprintf(stderr, "ERROR: failed to open file '%s': %s\n", b->script,
+				strerror(errno));
 			return 1;
 		}
 		b->o.text = b->text;
@@ -185,8 +215,10 @@ int cmd_bt(int argc, char **argv)
 	struct utrace_error err = {0};
 	int ret = bt_parse_args(argc, argv, &b);
 
-	if (ret)
+	if (ret) {
+		free(b.params);
 		return ret < 0 ? 0 : ret;
+	}
 	if (b.list) {
 		ret = utrace_bt_list(optind < argc ? argv[optind] : NULL, b.o.verbose, stdout,
 				     &err);
@@ -198,7 +230,10 @@ int cmd_bt(int argc, char **argv)
 	if (!ret) {
 		ret = utrace_bt_run(&b.o, &err);
 		if (ret && err.msg[0])
-			fprintf(stderr, "%s%s\n", strstr(err.msg, ": ERROR: ") ? "" : "ERROR: ",
+			fprintf(stderr, "%s%s\n",
+				strstr(err.msg, ": ERROR: ") || strstr(err.msg, ": fatal error: ")
+					? ""
+					: "ERROR: ",
 				err.msg);
 	}
 	if (b.o.out && b.o.out != stdout)
@@ -206,6 +241,7 @@ int cmd_bt(int argc, char **argv)
 	if (b.argv)
 		free(b.argv[0]);
 	free(b.argv);
+	free(b.params);
 	free(b.text);
 	return ret ? ret : utrace_flush_stdout("bt");
 }

@@ -67,16 +67,26 @@ enum utrace_bt_op {
 	UTRACE_BOP_STREQ, UTRACE_BOP_STRNE,
 	UTRACE_BOP_LNOT, UTRACE_BOP_BNOT, UTRACE_BOP_NEG,
 	UTRACE_BOP_KEY,	  /* a: map; pop its keys (b of them, kinds in key_str) */
-	UTRACE_BOP_MGET,  /* a: map; push the value at the key (0 or "" if none) */
+	UTRACE_BOP_MGET,  /* a: map; push the value at the key (0 or "" if none); b 1:
+			   * no element emits HELPER_ERR imm (bpftrace's -kk) */
 	UTRACE_BOP_MSET,  /* a: map; pop the value, store it at the key */
 	UTRACE_BOP_AGG,	  /* a: map, b: enum utrace_bt_agg; pop the value (not count) */
-	UTRACE_BOP_MDEL,  /* a: map; delete the key */
+	UTRACE_BOP_MDEL,  /* a: map; delete the key; b 1: no element emits HELPER_ERR imm (-k) */
 	UTRACE_BOP_EMIT,  /* a: enum utrace_bt_rec, b: values popped, c: the record's id;
 			   * key_str: which of them are strings */
 	UTRACE_BOP_USTACK, /* a: 0 bpftrace, 1 perf; imm: frames; push the stack's id
 			    * (ctx->ustack: the tool's, 0 without it) */
 	UTRACE_BOP_USYM,   /* pop an address: its symbol's name into a slot (ctx->usym) */
 	UTRACE_BOP_FIELD,  /* a: the probe's extra fetch-arg a (ctx->field); b 1: a string */
+	UTRACE_BOP_EXT,	    /* a: bytes (1, 2, 4), b 1: signed; pop x, push x cast to that */
+	UTRACE_BOP_BSWAP,   /* a: bytes (2, 4, 8); pop x, push its low bytes reversed */
+	UTRACE_BOP_STRNCMP, /* pop a, b (strings); push 0 if their first imm bytes are equal */
+	UTRACE_BOP_TUPLE,   /* pop b elements (key_str: strings, imm: tuples); push the tuple
+			     * (common/bt_tuple.h) */
+	UTRACE_BOP_TGET,    /* a: index, b 1: a text; pop a tuple, push its element a */
+	UTRACE_BOP_STRFTIME, /* pop ns; push the context's strftime of format imm */
+	UTRACE_BOP_BUF,	     /* pop a string; push buf() of its first imm bytes (bt_buf.h) */
+	UTRACE_BOP_NTOP,     /* pop an IPv4 address (its bytes in memory order); push its text */
 	UTRACE_BOP_MAX
 };
 
@@ -98,6 +108,9 @@ enum utrace_bt_rec {
 	UTRACE_BREC_ZERO,
 	UTRACE_BREC_EXIT,
 	UTRACE_BREC_TIME,
+	UTRACE_BREC_CAT,    /* cat(fmt, ...): printf's values; the tool reads the file */
+	UTRACE_BREC_SYSTEM, /* system(fmt, ...): printf's values; the tool runs it */
+	UTRACE_BREC_HELPER_ERR, /* -k: a map helper failed; id: which (its text) */
 	UTRACE_BREC_MAX
 };
 
@@ -112,11 +125,12 @@ struct utrace_bt_insn {
 	int64_t imm;
 };
 
-/* A map as the program uses it: its keys' kinds (bit i: a string). */
+/* A map as the program uses it: its keys' kinds (bit i: a string; bit
+ * 16 + i as well: a buf(), carried as a string). */
 struct utrace_bt_mapdesc {
 	uint32_t nkeys, key_str;
 	uint32_t agg;	     /* enum utrace_bt_agg (lib/bt/bt_print.h) */
-	uint32_t value_str;  /* a scalar map of strings */
+	uint32_t value_str;  /* a scalar map of strings (2: tuples, 3: buf()s) */
 	int64_t lmin, lmax, lstep;
 };
 
@@ -160,6 +174,9 @@ struct utrace_bt_ctx {
 	/* the hit's extra fetch-arg k (args->p->member through DWARF): its
 	 * value, or its string into out (UTRACE_BT_STRLEN bytes) if out */
 	int64_t (*field)(void *arg, unsigned k, char *out);
+	/* strftime(): format fmt's text of ns into dst (UTRACE_BT_STRLEN
+	 * bytes); NULL where no libc may run (the text is then "") */
+	int (*strftime)(void *arg, uint32_t fmt, int64_t ns, char *dst);
 };
 
 /* The run's state: the stack, the string slots, the variables. */
@@ -195,8 +212,16 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 		return 0;
 	case UTRACE_BOP_USYM:
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
+	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET: case UTRACE_BOP_STRFTIME:
+	case UTRACE_BOP_BUF: case UTRACE_BOP_NTOP:
 		*push = 1;
 		return 1;
+	case UTRACE_BOP_TUPLE:
+		*push = 1;
+		return in->b;
+	case UTRACE_BOP_STRNCMP:
+		*push = 1;
+		return 2;
 	case UTRACE_BOP_DUP:
 		*push = 2;
 		return 1;
@@ -256,6 +281,8 @@ static inline int utrace_bt_check(const void *prog, uint32_t len)
 		    in[i].a >= h->nr_maps)
 			return -1;
 		if (in[i].op == UTRACE_BOP_KEY && in[i].b != utrace_bt_maps(h)[in[i].a].nkeys)
+			return -1;
+		if (in[i].op == UTRACE_BOP_TUPLE && in[i].b > UTRACE_BT_EMIT_MAX)
 			return -1;
 		if (in[i].op == UTRACE_BOP_EMIT &&
 		    (in[i].b > UTRACE_BT_EMIT_MAX || in[i].a >= UTRACE_BREC_MAX || !in[i].a))

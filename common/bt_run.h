@@ -9,6 +9,9 @@
 #ifndef UTRACE_COMMON_BT_RUN_H
 #define UTRACE_COMMON_BT_RUN_H
 
+#include "common/bt_buf.h"
+#include "common/bt_tuple.h"
+
 /* A new temporary string slot: its index. */
 static inline unsigned utrace_bt_tmp(struct utrace_bt_state *st)
 {
@@ -89,6 +92,39 @@ static inline int64_t utrace_bt_binop(unsigned op, int64_t a, int64_t b)
 	}
 }
 
+/* (intN)x, (uintN)x: x's low bytes, sign- or zero-extended. */
+static inline int64_t utrace_bt_ext(int64_t x, unsigned bytes, unsigned is_signed)
+{
+	unsigned sh = bytes && bytes < 8 ? 64 - 8 * bytes : 0;
+
+	if (!sh)
+		return x;
+	return is_signed ? (int64_t)((uint64_t)x << sh) >> sh
+			 : (int64_t)(((uint64_t)x << sh) >> sh);
+}
+
+static inline int64_t utrace_bt_bswap(int64_t x, unsigned bytes)
+{
+	uint64_t v = (uint64_t)x, r = 0;
+
+	for (unsigned i = 0; i < bytes && i < 8; i++)
+		r = r << 8 | ((v >> (8 * i)) & 0xff);
+	return (int64_t)r;
+}
+
+/* bpftrace's strncmp: 0 if the first n bytes are equal (a NUL in both
+ * ends them early), else 1. */
+static inline int64_t utrace_bt_strncmp(const char *a, const char *b, int64_t n)
+{
+	for (int64_t i = 0; i < n && i < UTRACE_BT_STRLEN; i++) {
+		if (a[i] != b[i])
+			return 1;
+		if (!a[i])
+			return 0;
+	}
+	return 0;
+}
+
 /* Pops n values (strings where bit i of str is set) into the key bytes:
  * 8 bytes an integer, UTRACE_BT_STRLEN a string, first value first. */
 static inline void utrace_bt_key(struct utrace_bt_state *st, const int64_t *vals, unsigned n,
@@ -133,6 +169,44 @@ static inline void utrace_bt_emit(struct utrace_bt_state *st, const struct utrac
 	h.len = off;
 	__builtin_memcpy(st->rec, &h, sizeof(h));
 	ctx->emit(ctx->arg, st->rec, off);
+}
+
+/* -k: a map helper that found no element, as a record of no values. */
+static inline void utrace_bt_helper_err(struct utrace_bt_state *st,
+					const struct utrace_bt_ctx *ctx, int64_t id)
+{
+	struct utrace_bt_rec_hdr h = {UTRACE_BREC_HELPER_ERR, (uint32_t)id, sizeof(h), 0};
+
+	__builtin_memcpy(st->rec, &h, sizeof(h));
+	ctx->emit(ctx->arg, st->rec, sizeof(h));
+}
+
+/* TUPLE: the n values (strings and tuples where in says) as a tuple in a
+ * new slot; its index. */
+static inline unsigned utrace_bt_tuple_make(struct utrace_bt_state *st,
+					    const struct utrace_bt_insn *in, const int64_t *vals)
+{
+	unsigned s = utrace_bt_tmp(st), n = 0;
+	char *d = st->strs[s];
+
+	n = utrace_bt_tuple_put(d, n, UTRACE_BT_T_OPEN);
+	for (unsigned i = 0; i < in->b; i++) {
+		const char *e = (in->key_str >> i & 1) ? utrace_bt_slot(st, vals[i]) : 0;
+
+		if (i)
+			n = utrace_bt_tuple_put(d, n, UTRACE_BT_T_SEP);
+		if (!e) {
+			n = utrace_bt_tuple_int(d, n, vals[i]);
+			continue;
+		}
+		if (!((uint64_t)in->imm >> i & 1))
+			n = utrace_bt_tuple_put(d, n, UTRACE_BT_T_STR);
+		for (; *e; e++)
+			n = utrace_bt_tuple_put(d, n, *e);
+	}
+	n = utrace_bt_tuple_put(d, n, UTRACE_BT_T_CLOSE);
+	d[n] = 0;
+	return s;
 }
 
 /* Runs a checked program on a hit: 0, or -1 if it stopped short. */
@@ -200,12 +274,59 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 			s = (unsigned)utrace_bt_streq(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]));
 			*sp++ = in->op == UTRACE_BOP_STREQ ? s : !s;
 			break;
+		case UTRACE_BOP_EXT: *sp++ = utrace_bt_ext(v[0], in->a, in->b); break;
+		case UTRACE_BOP_BSWAP: *sp++ = utrace_bt_bswap(v[0], in->a); break;
+		case UTRACE_BOP_STRNCMP:
+			*sp++ = utrace_bt_strncmp(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]),
+						  in->imm);
+			break;
+		case UTRACE_BOP_TUPLE: *sp++ = utrace_bt_tuple_make(st, in, v); break;
+		case UTRACE_BOP_TGET: {
+			int64_t num;
+			const char *t = utrace_bt_slot(st, v[0]);
+
+			if (st->strs[st->ntmp % UTRACE_BT_TMP_STRS] == t)
+				st->ntmp++; /* the ring came round to it: not over it */
+			s = utrace_bt_tmp(st);
+			*sp++ = utrace_bt_tuple_get(t, in->a, st->strs[s], &num) ? s : num;
+			break;
+		}
+		case UTRACE_BOP_BUF: {
+			const char *src = utrace_bt_slot(st, v[0]);
+
+			if (st->strs[st->ntmp % UTRACE_BT_TMP_STRS] == src)
+				st->ntmp++; /* the ring came round to it: not over it */
+			s = utrace_bt_tmp(st);
+			utrace_bt_buf_make(st->strs[s], src, (unsigned)in->imm);
+			*sp++ = s;
+			break;
+		}
+		case UTRACE_BOP_NTOP: {
+			unsigned n = 0;
+
+			s = utrace_bt_tmp(st);
+			for (unsigned k = 0; k < 4; k++) {
+				if (k)
+					n = utrace_bt_tuple_put(st->strs[s], n, '.');
+				n = utrace_bt_tuple_int(st->strs[s], n, (v[0] >> (8 * k)) & 0xff);
+			}
+			st->strs[s][n] = 0;
+			*sp++ = s;
+			break;
+		}
+		case UTRACE_BOP_STRFTIME:
+			s = utrace_bt_tmp(st);
+			if (ctx->strftime)
+				ctx->strftime(ctx->arg, (uint32_t)in->imm, v[0], st->strs[s]);
+			*sp++ = s;
+			break;
 		case UTRACE_BOP_LNOT: *sp++ = !v[0]; break;
 		case UTRACE_BOP_BNOT: *sp++ = ~v[0]; break;
 		case UTRACE_BOP_NEG: *sp++ = (int64_t)(0 - (uint64_t)v[0]); break;
 		case UTRACE_BOP_KEY: utrace_bt_key(st, v, in->b, maps[in->a].key_str); break;
 		case UTRACE_BOP_MGET:
-			ctx->map_get(ctx->arg, in->a, st->key, &st->mv);
+			if (ctx->map_get(ctx->arg, in->a, st->key, &st->mv) < 0 && in->b)
+				utrace_bt_helper_err(st, ctx, in->imm);
 			if (maps[in->a].value_str) {
 				s = utrace_bt_tmp(st);
 				utrace_bt_strcpy(st->strs[s], st->mv.s);
@@ -223,7 +344,11 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 			ctx->map_update(ctx->arg, in->a, st->key,
 					in->op == UTRACE_BOP_MSET ? 0 : in->b, &st->mv);
 			break;
-		case UTRACE_BOP_MDEL: ctx->map_update(ctx->arg, in->a, st->key, -1, &st->mv); break;
+		case UTRACE_BOP_MDEL:
+			if (in->b && ctx->map_get(ctx->arg, in->a, st->key, &st->mv) < 0)
+				utrace_bt_helper_err(st, ctx, in->imm);
+			ctx->map_update(ctx->arg, in->a, st->key, -1, &st->mv);
+			break;
 		case UTRACE_BOP_EMIT: utrace_bt_emit(st, ctx, in, v); break;
 		case UTRACE_BOP_USTACK:
 			*sp++ = ctx->ustack ? ctx->ustack(ctx->arg, (unsigned)in->imm, in->a) : 0;

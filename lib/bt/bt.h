@@ -21,10 +21,14 @@ struct utrace_bt_opts {
 	const char *name; /* "stdin" for -e, else the script's path */
 	char **argv;	  /* -c CMD / -- CMD: the command, NULL-terminated; NULL if none */
 	int pid;	  /* -p PID, 0 if none */
+	char *const *params; /* the words after the program: $1, $2 ... */
+	unsigned nparams;
 	enum utrace_bt_format fmt; /* -f */
 	bool verbose;		   /* -v: say which mechanism serves each probe */
 	bool dump;		   /* -d: print the compiled programs, run nothing */
 	bool unsafe;		   /* --unsafe */
+	unsigned helper_check;	   /* -k 1, -kk 2: warn when a map helper fails */
+	bool quiet;		   /* -q: no "Attaching N probes..." */
 	FILE *out;		   /* -o FILE, else stdout */
 	FILE *log;		   /* stderr: -v's lines, warnings */
 };

@@ -71,8 +71,15 @@ struct bt_loc {
 	C(NO_MATCH, "No probes to attach")                                                         \
 	C(PRINT_NONMAP, "Non-map print() only takes 1 argument, %u found")                          \
 	C(INCDEC_AGG, "The %s operator can not be used on expressions of type '%s'")               \
-	C(UNSAFE, "%s() is an unsafe function being used in safe mode")                            \
-	C(DWARF_PARAM, "Can't find function parameter %s")
+	C(UNSAFE, "%s() is an unsafe function being used in safe mode")                           \
+	C(DWARF_PARAM, "Can't find function parameter %s")                                         \
+	C(CAST, "Cannot cast from \"%s\" to \"%s\"")                                               \
+	C(STR_ARG, "%s() expects a string literal or a string (%s provided)")                     \
+	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
+	C(FIELD, "Can not access field on a value that is no tuple")                               \
+	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")                         \
+	C(BUF_ARG, "buf() of the traced program's memory is not supported by utrace bt yet")       \
+	C(NTOP, "ntop() of an IPv4 address as an integer (AF_INET, 2) is all utrace bt has yet")
 
 #define BT_ERR_ENUM(name, text) BT_ERR_##name,
 enum bt_err { BT_ERRORS(BT_ERR_ENUM) BT_ERR_MAX };
@@ -86,6 +93,8 @@ enum bt_type {
 	BT_T_STACK,  /* ustack */
 	BT_T_AGG,    /* count(), sum(), ...: only assigned to a map */
 	BT_T_USYM,   /* usym(), func */
+	BT_T_TUPLE,  /* (a, b, ...): size is its shape's index (bt_tuple.c) */
+	BT_T_BUF,    /* buf(): size its bytes (common/bt_buf.h) */
 };
 
 enum bt_node_kind {
@@ -103,6 +112,9 @@ enum bt_node_kind {
 	BT_N_IF,      /* a: condition; body, orelse */
 	BT_N_EXPR,    /* a statement that is an expression: a */
 	BT_N_UNROLL,  /* ival times body */
+	BT_N_CAST,    /* (str)a: str the type; ival its bytes, op "s"/"u" (bt_cast.c) */
+	BT_N_TUPLE,   /* (args...) (bt_tuple.c) */
+	BT_N_FIELD,   /* a.ival: a tuple's element */
 };
 
 struct bt_node {
@@ -178,6 +190,11 @@ struct bt_program {
 	unsigned *var_sizes;
 	unsigned nvars;
 	bool unsafe; /* --unsafe */
+	unsigned helper_check; /* -k 1, -kk 2: warn when a map helper fails */
+	char **shapes; /* the tuples' types (bt_tuple.c), by index */
+	unsigned nshapes;
+	char *const *params; /* the positional parameters ($1 ...), not owned */
+	unsigned nparams;
 };
 
 /* The error of a parse or check: bpftrace's three lines (the position
@@ -186,11 +203,34 @@ struct bt_program {
 int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc loc,
 	     enum bt_err code, ...);
 
+/* bpftrace's three lines of a diagnostic of level ("ERROR", "WARNING")
+ * at loc into buf. */
+void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
+		  const char *level, const char *text);
+
+/* bt_cpp.c: src with its preprocessor lines done (#include checked,
+ * #define expanded, the lines left empty) into *out (malloc'ed); 0, or
+ * <0 with err (clang's error for a missing header). */
+int bt_preprocess(const char *src, char **out, struct utrace_error *err);
+
 /* Parses src into p (p->src, p->name set by the caller); 0 or -EINVAL. */
 int bt_parse(struct bt_program *p, struct utrace_error *err);
 /* Types the tree, finds the maps and variables; 0 or -EINVAL. */
 int bt_check(struct bt_program *p, struct utrace_error *err);
 void bt_program_free(struct bt_program *p);
+
+/* bt_param.c: "$1" ... and "$#" name positional parameters; a VAR node
+ * of one becomes its literal (op "$"), and str() of one its word. */
+bool bt_param_is(const char *name);
+int bt_param_node(const struct bt_program *p, struct bt_node *n);
+int bt_param_str(const struct bt_program *p, struct bt_node *call);
+/* The number of the parameter named by name (len bytes): 0, or -1 if
+ * it is not one or not a number. */
+int bt_param_int(const struct bt_program *p, const char *name, size_t len, int64_t *v);
+
+/* bt_cast.c: an integer type's name (int8 ... uint64): its bytes, and
+ * whether it is signed; 0 if name is none. */
+unsigned bt_int_type(const char *name, size_t len, bool *is_signed);
 
 /* The lexer (bt_lex.c), used by the parser. */
 enum bt_tok {

@@ -171,6 +171,11 @@ void bt_program_free(struct bt_program *p)
 	free(p->vars);
 	free(p->var_types);
 	free(p->var_sizes);
+	for (unsigned i = 0; i < p->nshapes; i++)
+		free(p->shapes[i]);
+	free(p->shapes);
+	p->shapes = NULL;
+	p->nshapes = 0;
 	p->probes = NULL;
 	p->maps = NULL;
 	p->vars = NULL;

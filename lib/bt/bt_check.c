@@ -91,7 +91,8 @@ static int check_binop(struct bt_checker *ck, struct bt_node *n)
 	n->type = BT_T_INT;
 	if (n->a->type == BT_T_INT && n->b->type == BT_T_INT)
 		return 0;
-	if (n->a->type == BT_T_STR && n->b->type == BT_T_STR &&
+	if (((n->a->type == BT_T_STR && n->b->type == BT_T_STR) ||
+	     (n->a->type == BT_T_BUF && n->b->type == BT_T_BUF)) &&
 	    (!strcmp(n->op, "==") || !strcmp(n->op, "!=")))
 		return 0;
 	return bt_error(ck->err, ck->p, n->loc, BT_ERR_BINOP_TYPE, n->op,
@@ -150,6 +151,12 @@ static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 	}
 	case BT_N_BINOP:
 		return check_binop(ck, n);
+	case BT_N_CAST:
+		return bt_check_cast(ck, n);
+	case BT_N_TUPLE:
+		return bt_check_tuple(ck, n);
+	case BT_N_FIELD:
+		return bt_check_field(ck, n);
 	case BT_N_UNOP:
 		if ((ret = bt_check_expr(ck, n->a)) < 0)
 			return ret;
@@ -208,6 +215,8 @@ static int var_define(struct bt_checker *ck, struct bt_node *v, const struct bt_
 		return bt_error(ck->err, p, at, BT_ERR_VAR_TYPE, v->str,
 				bt_type_name(val->type, val->size, b1, sizeof(b1)),
 				bt_type_name(p->var_types[i], p->var_sizes[i], b2, sizeof(b2)));
+	} else if (val->type == BT_T_TUPLE && !bt_tuple_compat(p, val->size, p->var_sizes[i])) {
+		return bt_error(ck->err, p, at, BT_ERR_VAR_TYPE, v->str, "tuple", "tuple");
 	} else if (val->size > p->var_sizes[i]) {
 		p->var_sizes[i] = val->size;
 	}

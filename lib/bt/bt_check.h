@@ -29,6 +29,23 @@ const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room);
 int bt_compound_error(struct bt_checker *ck, const struct bt_node *as);
 
 int bt_check_call(struct bt_checker *ck, struct bt_node *n);
+/* bt_cast.c: (int32)x; sizeof(TYPE or expression), made a literal;
+ * bswap(); strncmp(a, b, LEN) (0 when the first LEN bytes are equal). */
+int bt_check_cast(struct bt_checker *ck, struct bt_node *n);
+int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n);
+/* The bytes of an integer expression's value: a cast's, else 8. */
+unsigned bt_int_bytes(const struct bt_node *n);
+/* bt_buf.c: buf(STRING, LEN), LEN a literal. */
+int bt_check_buf(struct bt_checker *ck, struct bt_node *n);
+/* bt_strftime.c: strftime(FMT, NS), FMT a literal. */
+int bt_check_strftime(struct bt_checker *ck, struct bt_node *n);
+/* bt_tuple.c: a tuple literal, `t.N`; a tuple type's shape by index,
+ * whether two are one type for bpftrace, its sizeof. */
+int bt_check_tuple(struct bt_checker *ck, struct bt_node *n);
+int bt_check_field(struct bt_checker *ck, struct bt_node *n);
+const char *bt_tuple_shape(const struct bt_program *p, unsigned idx);
+bool bt_tuple_compat(const struct bt_program *p, unsigned a, unsigned b);
+unsigned bt_tuple_sizeof(const struct bt_program *p, unsigned idx);
 int bt_check_map_read(struct bt_checker *ck, struct bt_node *n);
 /* A whole map (print, clear, zero): no key. */
 int bt_check_map_whole(struct bt_checker *ck, struct bt_node *n);
@@ -42,7 +59,7 @@ int bt_check_maps_final(struct bt_program *p, struct utrace_error *err);
 int bt_agg_of(const char *name);
 
 /* printf's conversions: each one's kind, in order. */
-enum bt_fmt_conv { BT_FMT_INT, BT_FMT_UINT, BT_FMT_STR, BT_FMT_CHAR, BT_FMT_PTR };
+enum bt_fmt_conv { BT_FMT_INT, BT_FMT_UINT, BT_FMT_STR, BT_FMT_CHAR, BT_FMT_PTR, BT_FMT_BUF };
 /* The conversions of fmt into conv (room max); their number, or -1 if
  * the format is malformed. */
 int bt_fmt_scan(const char *fmt, enum bt_fmt_conv *conv, char (*spec)[8], unsigned max);

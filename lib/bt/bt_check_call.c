@@ -38,10 +38,17 @@ static const struct fn {
     {"delete", 1, 1, FN_MAP, BT_T_NONE, -1},
     {"exit", 0, 0, FN_STMT, BT_T_NONE, -1},
     {"time", 0, 1, FN_STMT, BT_T_NONE, -1},
-    {"system", 1, 8, FN_STMT, BT_T_NONE, -1},
+    {"system", 1, 1 + UTRACE_BT_EMIT_MAX, FN_STMT, BT_T_NONE, -1},
+    {"cat", 1, 1 + UTRACE_BT_EMIT_MAX, FN_STMT, BT_T_NONE, -1},
     {"str", 1, 2, FN_VALUE, BT_T_STR, -1},
     {"ustack", 0, 2, FN_VALUE, BT_T_STACK, -1},
     {"usym", 1, 1, FN_VALUE, BT_T_USYM, -1},
+    {"bswap", 1, 1, FN_VALUE, BT_T_INT, -1},
+    {"strncmp", 3, 3, FN_VALUE, BT_T_INT, -1},
+    {"sizeof", 1, 1, FN_VALUE, BT_T_INT, -1},
+    {"strftime", 2, 2, FN_VALUE, BT_T_STR, -1},
+    {"buf", 1, 2, FN_VALUE, BT_T_BUF, -1},
+    {"ntop", 1, 2, FN_VALUE, BT_T_STR, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
@@ -66,6 +73,7 @@ int bt_fmt_scan(const char *fmt, enum bt_fmt_conv *conv, char (*spec)[8], unsign
 	for (const char *s = fmt; *s; s++) {
 		const char *c;
 		unsigned k = 0;
+		bool raw;
 
 		if (*s != '%')
 			continue;
@@ -84,11 +92,15 @@ int bt_fmt_scan(const char *fmt, enum bt_fmt_conv *conv, char (*spec)[8], unsign
 				spec[n][k++] = *c;
 			c++;
 		}
-		if (!*c || !strchr("diuxXocsp", *c))
+		if (!*c || !strchr("diuxXocspr", *c))
 			return -1;
+		raw = *c == 'r';
 		spec[n][k++] = *c;
+		if (raw && (c[1] == 'x' || c[1] == 'h')) /* bpftrace's %rx, %rh */
+			spec[n][k++] = *++c;
 		spec[n][k] = 0;
-		conv[n++] = *c == 's'   ? BT_FMT_STR
+		conv[n++] = raw		? BT_FMT_BUF
+			    : *c == 's' ? BT_FMT_STR
 			    : *c == 'c' ? BT_FMT_CHAR
 			    : *c == 'p' ? BT_FMT_PTR
 			    : strchr("di", *c) ? BT_FMT_INT
@@ -121,7 +133,12 @@ static int check_printf(struct bt_checker *ck, struct bt_node *n)
 		bool want_str = conv[i] == BT_FMT_STR;
 		bool is_str = t == BT_T_STR || t == BT_T_USYM || t == BT_T_STACK;
 
-		if (want_str != is_str)
+		if ((conv[i] == BT_FMT_BUF) != (t == BT_T_BUF))
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_TYPE, n->str, spec[i],
+					conv[i] == BT_FMT_BUF ? "buffer" : want_str ? "string"
+										     : "integer",
+					t == BT_T_BUF ? "buffer" : is_str ? "string" : "integer");
+		if (conv[i] != BT_FMT_BUF && want_str != is_str)
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_TYPE, n->str, spec[i],
 					want_str ? "string" : "integer",
 					is_str ? "string" : "integer");
@@ -179,7 +196,7 @@ static int check_args(struct bt_checker *ck, struct bt_node *n, const struct fn 
 
 static int check_special(struct bt_checker *ck, struct bt_node *n, const struct fn *f)
 {
-	if (!strcmp(f->name, "printf"))
+	if (!strcmp(f->name, "printf") || !strcmp(f->name, "cat") || !strcmp(f->name, "system"))
 		return check_printf(ck, n);
 	if (!strcmp(f->name, "print") && n->args[0]->kind != BT_N_MAP && n->nargs > 1)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINT_NONMAP, n->nargs);
@@ -198,6 +215,10 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str") || !strcmp(f->name, "usym"))
 		if (n->args[0]->type != BT_T_INT)
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_INT_ARG, f->name);
+	if (!strcmp(f->name, "ntop") && (n->args[n->nargs - 1]->type != BT_T_INT ||
+					 (n->nargs == 2 && (n->args[0]->kind != BT_N_INT ||
+							    n->args[0]->ival != 2))))
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_NTOP);
 	if (!strcmp(f->name, "time") && n->nargs && n->args[0]->kind != BT_N_STR)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_FIRST, "time", "integer");
 	return 0;
@@ -219,6 +240,12 @@ int bt_check_call(struct bt_checker *ck, struct bt_node *n)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_UNSAFE, f->name);
 	if (n->nargs < f->min || n->nargs > f->max)
 		return nargs_error(ck, n, f);
+	if (f->type == BT_T_INT && f->kind == FN_VALUE)
+		return bt_check_int_fn(ck, n);
+	if (!strcmp(f->name, "strftime"))
+		return bt_check_strftime(ck, n);
+	if (!strcmp(f->name, "buf"))
+		return bt_check_buf(ck, n);
 	if ((ret = check_args(ck, n, f)) < 0 || (ret = check_special(ck, n, f)) < 0)
 		return ret;
 	n->type = f->type;

@@ -26,6 +26,8 @@ const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room)
 	case BT_T_STR: snprintf(buf, room, "string[%u]", size); return buf;
 	case BT_T_STACK: return "ustack";
 	case BT_T_USYM: return "usym";
+	case BT_T_TUPLE: return "tuple";
+	case BT_T_BUF: snprintf(buf, room, "buffer[%u]", size); return buf;
 	case BT_T_AGG: return size < sizeof(aggs) / sizeof(aggs[0]) && aggs[size] ? aggs[size] : "none";
 	default: return "none";
 	}
@@ -173,6 +175,8 @@ static int map_value(struct bt_checker *ck, struct bt_mapdef *m, const struct bt
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_MAP_TYPE, m->name,
 				value_name(m, agg, t, size, b1, sizeof(b1)),
 				value_name(m, m->agg, m->vtype, m->vsize, b2, sizeof(b2)));
+	if (t == BT_T_TUPLE && !bt_tuple_compat(ck->p, size, m->vsize))
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_MAP_TYPE, m->name, "tuple", "tuple");
 	if (size > m->vsize)
 		m->vsize = size;
 	return 0;
@@ -221,7 +225,8 @@ int bt_check_map_assign(struct bt_checker *ck, struct bt_node *as)
 	if (strcmp(as->op, "=") && v->type != BT_T_INT)
 		return bt_compound_error(ck, as);
 	return map_value(ck, m, as->a, UTRACE_BT_AGG_SCALAR, v->type,
-			 v->type == BT_T_STR ? v->size : 8);
+			 v->type == BT_T_STR || v->type == BT_T_TUPLE || v->type == BT_T_BUF ? v->size
+											       : 8);
 }
 
 int bt_check_map_incdec(struct bt_checker *ck, struct bt_node *n)

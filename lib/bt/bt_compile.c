@@ -76,10 +76,13 @@ static void sconst(struct comp *c, const char *s)
 
 static bool is_str(const struct bt_node *n)
 {
-	return n->type == BT_T_STR || n->type == BT_T_USYM;
+	return n->type == BT_T_STR || n->type == BT_T_USYM || n->type == BT_T_TUPLE ||
+	       n->type == BT_T_BUF;
 }
 
 static void expr(struct comp *c, const struct bt_node *n);
+static int64_t helper_err(struct comp *c, struct bt_loc loc, bool del);
+static unsigned fmt_add(struct comp *c, const char *fmt);
 static void stmts(struct comp *c, struct bt_node *const *s, unsigned n);
 
 static void unsupported(struct comp *c, const struct bt_node *n, const char *what)
@@ -296,7 +299,56 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		     len > 0 && len < UTRACE_BT_STRLEN ? (unsigned)len : 0, 0);
 		return;
 	}
+	if (!strcmp(n->str, "sizeof")) {
+		emit(c, UTRACE_BOP_PUSH, 0, 0, n->ival);
+		return;
+	}
+	if (!strcmp(n->str, "ntop")) {
+		expr(c, n->args[n->nargs - 1]);
+		emit(c, UTRACE_BOP_NTOP, 0, 0, 0);
+		return;
+	}
+	if (!strcmp(n->str, "buf")) {
+		expr(c, n->args[0]);
+		emit(c, UTRACE_BOP_BUF, 0, 0, n->size);
+		return;
+	}
+	if (!strcmp(n->str, "strftime")) {
+		expr(c, n->args[1]);
+		emit(c, UTRACE_BOP_STRFTIME, 0, 0, fmt_add(c, n->args[0]->str));
+		return;
+	}
+	if (!strcmp(n->str, "bswap")) {
+		expr(c, n->args[0]);
+		emit(c, UTRACE_BOP_BSWAP, bt_int_bytes(n->args[0]), 0, 0);
+		return;
+	}
+	if (!strcmp(n->str, "strncmp")) {
+		expr(c, n->args[0]);
+		expr(c, n->args[1]);
+		emit(c, UTRACE_BOP_STRNCMP, 0, 0, n->args[2]->ival);
+		return;
+	}
 	unsupported(c, n, n->str);
+}
+
+/* (a, b, ...): its elements, then TUPLE. */
+static void tuple(struct comp *c, const struct bt_node *n)
+{
+	uint32_t strs = 0;
+	int64_t tuples = 0;
+	unsigned at;
+
+	for (unsigned i = 0; i < n->nargs; i++) {
+		expr(c, n->args[i]);
+		if (is_str(n->args[i]))
+			strs |= 1u << i;
+		if (n->args[i]->type == BT_T_TUPLE)
+			tuples |= 1ll << i;
+	}
+	at = emit(c, UTRACE_BOP_TUPLE, 0, n->nargs, tuples);
+	if (at < c->n)
+		c->ins[at].key_str = strs;
 }
 
 static void expr(struct comp *c, const struct bt_node *n)
@@ -315,9 +367,22 @@ static void expr(struct comp *c, const struct bt_node *n)
 	case BT_N_VAR: emit(c, UTRACE_BOP_VLD, (unsigned)n->slot, 0, 0); break;
 	case BT_N_MAP:
 		key(c, n);
-		emit(c, UTRACE_BOP_MGET, (unsigned)n->slot, 0, 0);
+		emit(c, UTRACE_BOP_MGET, (unsigned)n->slot, c->p->helper_check >= 2,
+		     c->p->helper_check >= 2 ? helper_err(c, n->loc, false) : 0);
 		break;
 	case BT_N_CALL: call_value(c, n); break;
+	case BT_N_TUPLE:
+		tuple(c, n);
+		break;
+	case BT_N_FIELD:
+		expr(c, n->a);
+		emit(c, UTRACE_BOP_TGET, (unsigned)n->ival, n->type != BT_T_INT, 0);
+		break;
+	case BT_N_CAST:
+		expr(c, n->a);
+		if (n->ival < 8)
+			emit(c, UTRACE_BOP_EXT, (unsigned)n->ival, n->op[0] == 's', 0);
+		break;
 	case BT_N_BINOP:
 		if (!strcmp(n->op, "&&") || !strcmp(n->op, "||")) {
 			logic(c, n);
@@ -370,6 +435,21 @@ static unsigned fmt_add(struct comp *c, const char *fmt)
 	return c->fmts->n++;
 }
 
+/* -k: the record id of a map helper's failure at loc. */
+static int64_t helper_err(struct comp *c, struct bt_loc loc, bool del)
+{
+	char *text = bt_helper_err_text(c->p, loc, del);
+	unsigned id;
+
+	if (!text) {
+		c->failed = -ENOMEM;
+		return 0;
+	}
+	id = fmt_add(c, text);
+	free(text);
+	return id;
+}
+
 /* EMIT of kind with the values of args (already pushed). */
 static void emit_rec(struct comp *c, unsigned kind, struct bt_node *const *args, unsigned n,
 		     int64_t id)
@@ -388,11 +468,12 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 {
 	const char *f = n->str;
 
-	if (!strcmp(f, "printf")) {
+	if (!strcmp(f, "printf") || !strcmp(f, "cat") || !strcmp(f, "system")) {
 		for (unsigned i = 1; i < n->nargs; i++)
 			expr(c, n->args[i]);
-		emit_rec(c, UTRACE_BREC_PRINTF, n->args + 1, n->nargs - 1,
-			 fmt_add(c, n->args[0]->str));
+		emit_rec(c, f[0] == 'p' ? UTRACE_BREC_PRINTF : f[0] == 'c' ? UTRACE_BREC_CAT
+									  : UTRACE_BREC_SYSTEM,
+			 n->args + 1, n->nargs - 1, fmt_add(c, n->args[0]->str));
 	} else if (!strcmp(f, "print") && n->args[0]->kind == BT_N_MAP && !n->args[0]->nargs) {
 		emit(c, UTRACE_BOP_PUSH, 0, 0, n->nargs > 1 ? n->args[1]->ival : 0);
 		emit(c, UTRACE_BOP_PUSH, 0, 0, n->nargs > 2 ? n->args[2]->ival : 0);
@@ -400,13 +481,16 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 	} else if (!strcmp(f, "print")) {
 		expr(c, n->args[0]);
 		emit_rec(c, UTRACE_BREC_PRINT, n->args, 1,
-			 is_str(n->args[0]) ? 1 : n->args[0]->type == BT_T_STACK ? 2 : 0);
+			 n->args[0]->type == BT_T_TUPLE   ? 2
+			 : n->args[0]->type == BT_T_STACK ? 3
+							  : is_str(n->args[0]));
 	} else if (!strcmp(f, "clear") || !strcmp(f, "zero")) {
 		emit(c, UTRACE_BOP_EMIT, f[0] == 'c' ? UTRACE_BREC_CLEAR : UTRACE_BREC_ZERO, 0,
 		     n->args[0]->slot);
 	} else if (!strcmp(f, "delete")) {
 		key(c, n->args[0]);
-		emit(c, UTRACE_BOP_MDEL, (unsigned)n->args[0]->slot, 0, 0);
+		emit(c, UTRACE_BOP_MDEL, (unsigned)n->args[0]->slot, c->p->helper_check >= 1,
+		     c->p->helper_check >= 1 ? helper_err(c, n->loc, true) : 0);
 	} else if (!strcmp(f, "exit")) {
 		emit(c, UTRACE_BOP_EMIT, UTRACE_BREC_EXIT, 0, 0);
 	} else if (!strcmp(f, "time")) {
@@ -508,12 +592,16 @@ static int finish(struct comp *c, struct bt_code *out)
 		const struct bt_mapdef *d = &p->maps[i];
 
 		m[i] = (struct utrace_bt_mapdesc){.nkeys = d->nkeys, .agg = (uint32_t)d->agg,
-						  .value_str = d->vtype == BT_T_STR ||
-							       d->vtype == BT_T_USYM,
+						  .value_str = d->vtype == BT_T_TUPLE ? 2u
+							       : d->vtype == BT_T_BUF ? 3u
+			       : d->vtype == BT_T_STR ||
+								       d->vtype == BT_T_USYM,
 						  .lmin = d->lmin, .lmax = d->lmax, .lstep = d->lstep};
 		for (unsigned k = 0; k < d->nkeys; k++)
 			if (d->key_types[k] == BT_T_STR || d->key_types[k] == BT_T_USYM)
 				m[i].key_str |= 1u << k;
+			else if (d->key_types[k] == BT_T_BUF)
+				m[i].key_str |= 1u << k | 1u << (16 + k);
 	}
 	for (unsigned i = 0; i < c->n; i++)
 		if (c->ins[i].op == UTRACE_BOP_SCONST)

@@ -23,6 +23,9 @@ static const char *const op_names[UTRACE_BOP_MAX] = {
     [UTRACE_BOP_KEY] = "KEY",	  [UTRACE_BOP_MGET] = "MGET",	 [UTRACE_BOP_MSET] = "MSET",
     [UTRACE_BOP_AGG] = "AGG",	  [UTRACE_BOP_MDEL] = "MDEL",	 [UTRACE_BOP_EMIT] = "EMIT",
     [UTRACE_BOP_USTACK] = "USTACK", [UTRACE_BOP_USYM] = "USYM",	 [UTRACE_BOP_FIELD] = "FIELD",
+    [UTRACE_BOP_EXT] = "EXT",	  [UTRACE_BOP_BSWAP] = "BSWAP",	 [UTRACE_BOP_STRNCMP] = "STRNCMP",
+    [UTRACE_BOP_TUPLE] = "TUPLE",  [UTRACE_BOP_TGET] = "TGET",	 [UTRACE_BOP_STRFTIME] = "STRFTIME",
+    [UTRACE_BOP_BUF] = "BUF",	  [UTRACE_BOP_NTOP] = "NTOP",
 };
 
 void bt_code_dump(const struct bt_code *c, FILE *out)
@@ -46,6 +49,14 @@ void bt_code_dump(const struct bt_code *c, FILE *out)
 			break;
 		case UTRACE_BOP_SCONST:
 			fprintf(out, " \"%.*s\"", in[i].b, (const char *)c->prog + in[i].imm);
+			break;
+		case UTRACE_BOP_EXT:
+		case UTRACE_BOP_BSWAP:
+		case UTRACE_BOP_STRNCMP:
+		case UTRACE_BOP_TUPLE:
+		case UTRACE_BOP_TGET:
+		case UTRACE_BOP_STRFTIME:
+			fprintf(out, " %u %u %" PRId64, in[i].a, in[i].b, in[i].imm);
 			break;
 		case UTRACE_BOP_ARG:
 		case UTRACE_BOP_FIELD:

@@ -33,24 +33,33 @@ static const char *err_line(const char *src, unsigned line, size_t *len)
 	return src;
 }
 
-int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc loc,
-	     enum bt_err code, ...)
+void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
+		  const char *level, const char *text)
 {
-	char text[256], carets[160];
+	char carets[160];
 	size_t n = 0, len;
 	const char *line = err_line(p->src, loc.line, &len);
-	va_list ap;
 
-	va_start(ap, code);
-	vsnprintf(text, sizeof(text), bt_err_text[code], ap);
-	va_end(ap);
 	for (unsigned c = 1; c < loc.col && n + 1 < sizeof(carets); c++)
 		carets[n++] = ' ';
 	for (unsigned c = loc.col; c < loc.end && n + 1 < sizeof(carets); c++)
 		carets[n++] = '~';
 	carets[n] = 0;
-	utrace_error_set(err, -EINVAL, "%s:%u:%u-%u: ERROR: %s\n%.*s\n%s", p->name, loc.line,
-			 loc.col, loc.end, text, (int)(len > 200 ? 200 : len), line, carets);
+	snprintf(buf, size, "%s:%u:%u-%u: %s: %s\n%.*s\n%s", p->name, loc.line, loc.col, loc.end,
+		 level, text, (int)(len > 200 ? 200 : len), line, carets);
+}
+
+int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc loc,
+	     enum bt_err code, ...)
+{
+	char text[256], msg[sizeof(err->msg)];
+	va_list ap;
+
+	va_start(ap, code);
+	vsnprintf(text, sizeof(text), bt_err_text[code], ap);
+	va_end(ap);
+	bt_diag_text(msg, sizeof(msg), p, loc, "ERROR", text);
+	utrace_error_set(err, -EINVAL, "%s", msg);
 	err->column = (int)loc.col;
 	return -EINVAL;
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lib/bt/bt_check.h"
+#include "lib/bt/bt_print_internal.h"
 #include "lib/bt/bt_run_internal.h"
 
 /* One conversion of fmt (at s, after '%') with its value, into out. */
@@ -29,6 +30,9 @@ static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, con
 	if (conv != BT_FMT_STR)
 		memcpy(&x, val, 8);
 	switch (conv) {
+	case BT_FMT_BUF:
+		bt_buf_print(out, (const char *)val, *s == 'r' && (s[1] == 'x' || s[1] == 'h') ? s[1] : 'r');
+		return s + 1 + (*s == 'r' && (s[1] == 'x' || s[1] == 'h'));
 	case BT_FMT_STR:
 		spec[n++] = 's';
 		spec[n] = 0;
@@ -102,31 +106,20 @@ static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const u
 			k++;
 			continue;
 		}
-		if (vals + (conv[k] == BT_FMT_STR ? UTRACE_BT_STRLEN : 8) > end)
+		if (vals + (conv[k] == BT_FMT_STR || conv[k] == BT_FMT_BUF ? UTRACE_BT_STRLEN : 8) >
+		    end)
 			break;
 		s = one_conv(out, s + 1, conv[k], vals);
-		vals += conv[k] == BT_FMT_STR ? UTRACE_BT_STRLEN : 8;
+		vals += conv[k] == BT_FMT_STR || conv[k] == BT_FMT_BUF ? UTRACE_BT_STRLEN : 8;
 		k++;
 	}
 }
 
+/* bpftrace's json string: its escapes (bt_json_escape), in quotes. */
 static void json_string(FILE *out, const char *s, size_t len)
 {
 	fputc('"', out);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
+	bt_json_escape(out, s, len);
 	fputc('"', out);
 }
 
@@ -162,6 +155,28 @@ static int emit_text(struct bt_run *r, const char *type, unsigned id, const uint
 	return 0;
 }
 
+/* cat()'s path or system()'s command: printf's text of fmt. */
+static int cat_system(struct bt_run *r, bool cat, uint32_t id, const uint8_t *vals,
+		      const uint8_t *end)
+{
+	const char *fmt = r->fmts.fmts[id];
+	char *what = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&what, &len);
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	printf_text(m, fmt, vals, end, r->fmts.stacks ? r->fmts.stacks[id] : 0, r->usym);
+	if (fclose(m)) {
+		free(what);
+		return -ENOMEM;
+	}
+	ret = bt_format_cat_system(r, cat, what);
+	free(what);
+	return ret;
+}
+
 int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 {
 	struct utrace_bt_rec_hdr h;
@@ -180,18 +195,24 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 	case UTRACE_BREC_PRINT: {
 		struct utrace_bt_scalar v = {.kind = UTRACE_BT_INT};
 
-		if (h.id == 1) {
-			v.kind = UTRACE_BT_STR;
+		if (h.id == 1 || h.id == 2) { /* a string, a tuple */
+			v.kind = h.id == 2 ? UTRACE_BT_TUPLE : UTRACE_BT_STR;
 			v.s = (const char *)vals;
 		} else {
 			memcpy(&v.i, vals, 8);
 		}
-		if (h.id == 2) { /* a ustack id */
+		if (h.id == 3) { /* a ustack id */
 			v.kind = UTRACE_BT_STACK;
 			v.lines = r->usym ? bt_usym_lines(r->usym, v.i, &v.nlines) : NULL;
 		}
 		return utrace_bt_value_print(r->out, &v, r->fmt);
 	}
+	case UTRACE_BREC_HELPER_ERR:
+		return h.id < r->fmts.n ? bt_helper_err_print(r, r->fmts.fmts[h.id]) : -EINVAL;
+	case UTRACE_BREC_CAT:
+	case UTRACE_BREC_SYSTEM:
+		return h.id < r->fmts.n ? cat_system(r, h.kind == UTRACE_BREC_CAT, h.id, vals, end)
+					: -EINVAL;
 	default:
 		return 1; /* a command: the caller's (bt_run_command) */
 	}

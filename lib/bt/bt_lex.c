@@ -106,6 +106,8 @@ static void lex_word(struct bt_lexer *lx, struct bt_token *t)
 
 	if (*s == '$' || *s == '@')
 		s++;
+	if (*lx->p == '$' && *s == '#') /* $#: the positional parameters' count */
+		s++;
 	while (isalnum((unsigned char)*s) || *s == '_')
 		s++;
 	t->kind = *lx->p == '$' ? BT_TK_VAR : *lx->p == '@' ? BT_TK_MAP : BT_TK_IDENT;

@@ -309,7 +309,9 @@ static void key_scalars(const struct bt_maps *ms, const struct bt_map *m, const 
 
 	for (unsigned i = 0; i < m->d.nkeys; i++) {
 		if (m->d.key_str >> i & 1) {
-			out[i] = (struct utrace_bt_scalar){.kind = UTRACE_BT_STR,
+			out[i] = (struct utrace_bt_scalar){.kind = m->d.key_str >> (16 + i) & 1
+									   ? UTRACE_BT_BUF
+									   : UTRACE_BT_STR,
 							   .s = (const char *)key + off};
 			off += UTRACE_BT_STRLEN;
 		} else {
@@ -349,7 +351,10 @@ int bt_maps_print(struct bt_maps *ms, unsigned map, const char *name, size_t top
 		en->key = m->d.nkeys ? &keys[pm.nentries * m->d.nkeys] : NULL;
 		key_scalars(ms, m, e->key, &keys[pm.nentries * m->d.nkeys]);
 		en->value = m->d.value_str
-				? (struct utrace_bt_scalar){.kind = UTRACE_BT_STR, .s = e->s}
+				? (struct utrace_bt_scalar){.kind = m->d.value_str == 2   ? UTRACE_BT_TUPLE
+								    : m->d.value_str == 3 ? UTRACE_BT_BUF
+											  : UTRACE_BT_STR,
+							    .s = e->s}
 				: (struct utrace_bt_scalar){.kind = UTRACE_BT_INT, .i = e->i};
 		if (m->value_stack)
 			en->value = stack_scalar(ms, e->i);

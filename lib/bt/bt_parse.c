@@ -89,6 +89,7 @@ static int push_node(struct bt_node ***arr, unsigned *n, struct bt_node *x)
 }
 
 static int parse_expr(struct parser *ps, struct bt_node **out);
+static int parse_unary(struct parser *ps, struct bt_node **out);
 static int parse_block(struct parser *ps, struct bt_node ***body, unsigned *n);
 static int parse_inner(struct parser *ps, struct bt_node ***body, unsigned *n);
 
@@ -153,6 +154,80 @@ static int parse_args_field(struct parser *ps, struct bt_node *n)
 	return 0;
 }
 
+/* (TYPE)x, the "(" behind: an integer cast, bound as a unary operator. */
+static int parse_cast(struct parser *ps, struct bt_loc at, struct bt_node **out)
+{
+	struct bt_node *n = node_new(BT_N_CAST, at);
+	bool sgn;
+	int ret;
+
+	if (!n || !(n->str = tok_text(&ps->tok))) {
+		free(n);
+		return -ENOMEM;
+	}
+	*out = n;
+	n->ival = bt_int_type(ps->tok.start, ps->tok.len, &sgn);
+	n->op[0] = sgn ? 's' : 'u';
+	if ((ret = advance(ps)) < 0 || (ret = expect(ps, ")", NULL)) < 0 ||
+	    (ret = parse_unary(ps, &n->a)) < 0)
+		return ret;
+	n->loc.end = n->a->loc.end;
+	return 0;
+}
+
+/* (a, b, ...), a parsed and the "," current: a tuple. */
+static int parse_tuple(struct parser *ps, struct bt_loc at, struct bt_node **out)
+{
+	struct bt_node *n = node_new(BT_N_TUPLE, at);
+	int ret;
+
+	if (!n)
+		return -ENOMEM;
+	n->args = malloc(sizeof(*n->args));
+	if (!n->args) {
+		free(n);
+		return -ENOMEM;
+	}
+	n->args[n->nargs++] = *out;
+	*out = n;
+	while (is(ps, ",")) {
+		struct bt_node **v = realloc(n->args, (n->nargs + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		n->args = v;
+		n->args[n->nargs] = NULL;
+		if ((ret = advance(ps)) < 0 || (ret = parse_expr(ps, &n->args[n->nargs++])) < 0)
+			return ret;
+	}
+	n->loc.end = ps->tok.loc.end;
+	return expect(ps, ")", ") or \",\"");
+}
+
+/* t.N after a primary: a tuple's element. */
+static int parse_fields(struct parser *ps, struct bt_node **out)
+{
+	int ret;
+
+	while (is(ps, ".")) {
+		struct bt_node *n = node_new(BT_N_FIELD, (*out)->loc);
+
+		if (!n)
+			return -ENOMEM;
+		n->a = *out;
+		*out = n;
+		if ((ret = advance(ps)) < 0)
+			return ret;
+		if (ps->tok.kind != BT_TK_INT)
+			return unexpected(ps, "integer");
+		n->ival = ps->tok.ival;
+		n->loc.end = ps->tok.loc.end;
+		if ((ret = advance(ps)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
 static int parse_primary(struct parser *ps, struct bt_node **out)
 {
 	struct bt_token *t = &ps->tok;
@@ -186,8 +261,17 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 		break;
 	default:
 		if (is(ps, "(")) {
-			if ((ret = advance(ps)) < 0 || (ret = parse_expr(ps, out)) < 0)
+			struct bt_loc at = t->loc;
+			bool sgn;
+
+			if ((ret = advance(ps)) < 0)
 				return ret;
+			if (t->kind == BT_TK_IDENT && bt_int_type(t->start, t->len, &sgn))
+				return parse_cast(ps, at, out);
+			if ((ret = parse_expr(ps, out)) < 0)
+				return ret;
+			if (is(ps, ","))
+				return parse_tuple(ps, at, out);
 			return expect(ps, ")", ") or \",\"");
 		}
 		return unexpected(ps, NULL);
@@ -199,11 +283,15 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 		return ret;
 	if (n->kind == BT_N_BUILTIN && !strcmp(n->str, "args") && (is(ps, "->") || is(ps, ".")))
 		return parse_args_field(ps, n);
+	if (n->kind == BT_N_VAR && bt_param_is(n->str))
+		return bt_param_node(ps->prog, n);
 	if (n->kind == BT_N_MAP && is(ps, "["))
 		return parse_list(ps, n, "]");
 	if (n->kind == BT_N_BUILTIN && is(ps, "(")) {
 		n->kind = BT_N_CALL;
-		return parse_list(ps, n, ")");
+		if ((ret = parse_list(ps, n, ")")) < 0)
+			return ret;
+		return bt_param_str(ps->prog, n);
 	}
 	return 0;
 }
@@ -228,7 +316,7 @@ static int parse_unary(struct parser *ps, struct bt_node **out)
 		n->loc.end = n->a->loc.end;
 		return 0;
 	}
-	if ((ret = parse_primary(ps, out)) < 0)
+	if ((ret = parse_primary(ps, out)) < 0 || (ret = parse_fields(ps, out)) < 0)
 		return ret;
 	while ((is(ps, "++") || is(ps, "--")) &&
 	       ((*out)->kind == BT_N_MAP || (*out)->kind == BT_N_VAR)) {
@@ -358,9 +446,13 @@ static int parse_stmt(struct parser *ps, struct bt_node **out)
 		*out = n;
 		if ((ret = advance(ps)) < 0 || (ret = expect(ps, "(", NULL)) < 0)
 			return ret;
-		if (ps->tok.kind != BT_TK_INT)
+		if (ps->tok.kind == BT_TK_VAR && !bt_param_int(ps->prog, ps->tok.start,
+							       ps->tok.len, &n->ival))
+			; /* unroll ($1): the parameter's number */
+		else if (ps->tok.kind != BT_TK_INT)
 			return unexpected(ps, "integer");
-		n->ival = ps->tok.ival;
+		else
+			n->ival = ps->tok.ival;
 		if ((ret = advance(ps)) < 0 || (ret = expect(ps, ")", NULL)) < 0)
 			return ret;
 		return parse_inner(ps, &n->body, &n->nbody);

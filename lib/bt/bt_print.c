@@ -177,6 +177,12 @@ static void scalar_text(FILE *out, const struct utrace_bt_scalar *v, bool key, u
 	case UTRACE_BT_STACK:
 		stack_text(out, v, key ? 4 : 8);
 		break;
+	case UTRACE_BT_TUPLE:
+		bt_tuple_print(out, v->s ? v->s : "", false);
+		break;
+	case UTRACE_BT_BUF:
+		bt_buf_print(out, v->s ? v->s : "", 'r');
+		break;
 	}
 }
 
@@ -240,6 +246,10 @@ static int value_print(FILE *out, const struct utrace_bt_map *m, const struct ut
 {
 	switch (m->agg) {
 	case UTRACE_BT_AGG_SCALAR:
+		if (e->value.kind == UTRACE_BT_TUPLE) {
+			bt_tuple_print(out, e->value.s ? e->value.s : "", json);
+			break;
+		}
 		if (json && is_quoted(&e->value))
 			return json_quoted(out, emit_value, &e->value, NULL);
 		scalar_text(out, &e->value, false, div);
@@ -400,7 +410,9 @@ int utrace_bt_value_print(FILE *out, const struct utrace_bt_scalar *v, enum utra
 
 	if (fmt == UTRACE_BT_JSON) {
 		fputs("{\"type\": \"value\", \"data\": ", out);
-		if (is_quoted(v))
+		if (v->kind == UTRACE_BT_TUPLE)
+			bt_tuple_print(out, v->s ? v->s : "", true);
+		else if (is_quoted(v))
 			ret = json_quoted(out, emit_value, v, NULL);
 		else
 			scalar_text(out, v, false, 1);

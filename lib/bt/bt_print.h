@@ -27,6 +27,8 @@ enum utrace_bt_kind {
 	UTRACE_BT_STACK, /* ustack/kstack: `lines` frames, innermost first */
 	UTRACE_BT_SYM,	 /* usym/ksym/ntop text: printed as STR, but a map of
 			    them has no newline between entries, as bpftrace */
+	UTRACE_BT_TUPLE, /* s: a tuple in common/bt_tuple.h's form */
+	UTRACE_BT_BUF,	 /* s: a buf() in common/bt_buf.h's form */
 };
 
 struct utrace_bt_scalar {

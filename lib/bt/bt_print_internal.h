@@ -22,5 +22,10 @@ size_t bt_lhist_nbuckets(const struct utrace_bt_map *m);
 
 /* bpftrace's json_escape of len bytes (bt_print_msg.c). */
 void bt_json_escape(FILE *out, const char *s, size_t len);
+/* A buf() (common/bt_buf.h's form) as bpftrace prints it, mode 'r'
+ * (%r, keys, values), 'x' (%rx) or 'h' (%rh) (bt_print_buf.c). */
+void bt_buf_print(FILE *out, const char *enc, char mode);
+/* A tuple (common/bt_tuple.h's form), text or json (bt_print_tuple.c). */
+void bt_tuple_print(FILE *out, const char *t, bool json);
 
 #endif

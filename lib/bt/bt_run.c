@@ -310,13 +310,14 @@ static int run(struct bt_run *r)
 	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_none, .map_get = get_cb,
 					.map_update = update_cb, .emit = emit_cb,
 					.ustack = ustack_cb, .usym = usym_cb,
-					.field = bt_session_field};
+					.field = bt_session_field, .strftime = bt_strftime_cb};
 	r->start_ns = now_ns();
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
 	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
 		return ret;
-	attaching(r);
+	if (!r->o->quiet)
+		attaching(r);
 	if (r->o->verbose)
 		say_mechanisms(r);
 	run_here(r, BT_P_BEGIN);
@@ -353,6 +354,7 @@ static void run_free(struct bt_run *r)
 	bt_maps_free(r->maps);
 	bt_usym_free(r->usym);
 	bt_program_free(&r->prog);
+	free(r->src);
 }
 
 int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
@@ -366,7 +368,14 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	r->prog.src = o->text;
 	r->prog.name = o->name ? o->name : "stdin";
 	r->prog.unsafe = o->unsafe;
-	ret = bt_parse(&r->prog, err);
+	r->prog.helper_check = o->helper_check;
+	r->prog.params = o->params;
+	r->prog.nparams = o->nparams;
+	ret = bt_preprocess(o->text, &r->src, err);
+	if (!ret) {
+		r->prog.src = r->src;
+		ret = bt_parse(&r->prog, err);
+	}
 	if (!ret)
 		ret = bt_check(&r->prog, err);
 	if (!ret)

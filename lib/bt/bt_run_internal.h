@@ -56,6 +56,7 @@ struct bt_run {
 	uint64_t nreplayed; /* hits of uprobe sites run from the recording */
 	int64_t start_ns;
 	struct utrace_error *err;
+	char *src; /* the program, its preprocessor lines done (bt_cpp.c) */
 };
 
 /* The uprobe sites run in the traced processes (-c or -p), their hits
@@ -106,6 +107,14 @@ void bt_inproc_free(struct bt_run *r);
 /* A record emitted by a program printed: 0, or 1 if it is a command for
  * bt_run_command. */
 int bt_format_record(struct bt_run *r, const void *rec, uint32_t len);
+/* The context's strftime (bt_strftime.c): arg the run. */
+int bt_strftime_cb(void *arg, uint32_t fmt, int64_t ns, char *dst);
+/* -k: a map helper's failure printed from its text (bt_compile.h's
+ * bt_helper_err_text): 0 or -EINVAL. */
+int bt_helper_err_print(struct bt_run *r, const char *text);
+/* cat()'s file (cat true) or system()'s command's output, printed
+ * (bt_format_cmd.c); what: the path or the command. */
+int bt_format_cat_system(struct bt_run *r, bool cat, const char *what);
 /* print(@m), clear, zero, exit. */
 int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const uint8_t *vals);
 /* Every uprobe's binary is the traced program, or a library whose

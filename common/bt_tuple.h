@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_tuple.h - bpftrace's tuples at run time (lib/bt/bt_tuple.c types
+ * them).  A tuple is a string value that describes itself, so variables,
+ * maps and records carry it as they carry strings:
+ *
+ *   (1, "a", (2, 3))  ->  \1 "1" \37 \3 "a" \37 \1 "2" \37 "3" \2 \2
+ *
+ * \1 opens a tuple, \2 closes it, \37 separates elements, \3 starts a
+ * string element (an integer is its decimal text).  It holds at most
+ * UTRACE_BT_STRLEN - 1 bytes: a longer one is cut there (its printer
+ * closes what is open).  No libc: this runs in the traced program.
+ */
+#ifndef UTRACE_COMMON_BT_TUPLE_H
+#define UTRACE_COMMON_BT_TUPLE_H
+
+#define UTRACE_BT_T_OPEN '\001'
+#define UTRACE_BT_T_CLOSE '\002'
+#define UTRACE_BT_T_STR '\003'
+#define UTRACE_BT_T_SEP '\037'
+
+static inline unsigned utrace_bt_tuple_put(char *d, unsigned n, char c)
+{
+	if (n + 1 < UTRACE_BT_STRLEN)
+		d[n++] = c;
+	return n;
+}
+
+static inline unsigned utrace_bt_tuple_int(char *d, unsigned n, int64_t x)
+{
+	char buf[24];
+	unsigned k = 0;
+	uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+
+	do {
+		buf[k++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (x < 0)
+		buf[k++] = '-';
+	while (k)
+		n = utrace_bt_tuple_put(d, n, buf[--k]);
+	return n;
+}
+
+/* The element that starts at s: one past its end. */
+static inline const char *utrace_bt_tuple_skip(const char *s)
+{
+	int depth = 0;
+
+	for (; *s; s++) {
+		if (*s == UTRACE_BT_T_OPEN)
+			depth++;
+		else if (*s == UTRACE_BT_T_CLOSE && --depth < 0)
+			break;
+		else if (*s == UTRACE_BT_T_SEP && !depth)
+			break;
+		if (*s == UTRACE_BT_T_CLOSE && !depth) {
+			s++;
+			break;
+		}
+	}
+	return s;
+}
+
+/* Element idx of tuple t into dst (a string or a tuple, its text) or
+ * *num (an integer): 1 for a text, 0 for a number. */
+static inline int utrace_bt_tuple_get(const char *t, unsigned idx, char *dst, int64_t *num)
+{
+	const char *s = t + (*t == UTRACE_BT_T_OPEN), *e;
+	unsigned n = 0;
+	int neg = 0;
+
+	for (; idx && *s && *s != UTRACE_BT_T_CLOSE; idx--) {
+		s = utrace_bt_tuple_skip(s);
+		if (*s == UTRACE_BT_T_SEP)
+			s++;
+	}
+	e = utrace_bt_tuple_skip(s);
+	*num = 0;
+	if (*s == UTRACE_BT_T_STR || *s == UTRACE_BT_T_OPEN) {
+		for (s += *s == UTRACE_BT_T_STR; s < e && n + 1 < UTRACE_BT_STRLEN; s++)
+			dst[n++] = *s;
+		dst[n] = 0;
+		return 1;
+	}
+	if (*s == '-')
+		neg = *s++ == '-';
+	for (; s < e && *s >= '0' && *s <= '9'; s++)
+		*num = (int64_t)((uint64_t)*num * 10 + (uint64_t)(*s - '0'));
+	if (neg)
+		*num = (int64_t)(0 - (uint64_t)*num);
+	return 0;
+}
+
+#endif

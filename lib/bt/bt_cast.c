@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_cast.c - bpftrace's integer types where a program names them: casts
+ * `(int8)x` ... `(uint64)x` (the value's low bytes, sign- or
+ * zero-extended, bytecode EXT), `sizeof(TYPE)` and `sizeof(expr)` (a
+ * literal: the type's bytes), and the integer functions whose result
+ * depends on a width or a length: bswap() swaps as many bytes as its
+ * argument has (a cast's, else 8), strncmp(a, b, LEN) compares LEN
+ * bytes, LEN a literal as bpftrace wants it.
+ */
+#include <string.h>
+
+#include "lib/bt/bt_check.h"
+
+unsigned bt_int_type(const char *name, size_t len, bool *is_signed)
+{
+	static const char *const names[] = {"int8", "int16", "int32", "int64",
+					    "uint8", "uint16", "uint32", "uint64"};
+
+	for (unsigned i = 0; i < 8; i++)
+		if (strlen(names[i]) == len && !memcmp(names[i], name, len)) {
+			*is_signed = i < 4;
+			return 1u << (i % 4);
+		}
+	return 0;
+}
+
+int bt_check_cast(struct bt_checker *ck, struct bt_node *n)
+{
+	char b1[24];
+	int ret = ck->expr(ck, n->a);
+
+	if (ret < 0)
+		return ret;
+	n->type = BT_T_INT;
+	if (n->a->type != BT_T_INT)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_CAST,
+				bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)), n->str);
+	return 0;
+}
+
+/* sizeof(x): its bytes into n->ival (the compiler pushes it). */
+static int check_sizeof(struct bt_checker *ck, struct bt_node *n)
+{
+	struct bt_node *a = n->args[0];
+	bool sgn;
+	int ret;
+
+	if (a->kind == BT_N_BUILTIN && (n->ival = bt_int_type(a->str, strlen(a->str), &sgn)))
+		return 0;
+	if ((ret = ck->expr(ck, a)) < 0)
+		return ret;
+	n->ival = a->type == BT_T_STR	  ? a->size
+		  : a->type == BT_T_INT	  ? bt_int_bytes(a)
+		  : a->type == BT_T_TUPLE ? bt_tuple_sizeof(ck->p, a->size)
+					  : 8;
+	return 0;
+}
+
+static int check_strncmp(struct bt_checker *ck, struct bt_node *n)
+{
+	int ret;
+
+	for (unsigned i = 0; i < 2; i++) {
+		if ((ret = ck->expr(ck, n->args[i])) < 0)
+			return ret;
+		if (n->args[i]->type != BT_T_STR)
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_STR_ARG, n->str,
+					n->args[i]->type == BT_T_INT ? "integer" : "other");
+	}
+	if (n->args[2]->kind != BT_N_INT || n->args[2]->ival < 0)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, n->str, "length");
+	return 0;
+}
+
+int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n)
+{
+	int ret;
+
+	n->type = BT_T_INT;
+	if (!strcmp(n->str, "sizeof"))
+		return check_sizeof(ck, n);
+	if (!strcmp(n->str, "strncmp"))
+		return check_strncmp(ck, n);
+	if ((ret = ck->expr(ck, n->args[0])) < 0)
+		return ret;
+	if (n->args[0]->type != BT_T_INT)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_INT_ARG, n->str);
+	return 0;
+}

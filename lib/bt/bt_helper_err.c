@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_helper_err.c - bpftrace's -k and -kk: a warning each time a map
+ * helper fails at a hit (-k: delete() of a key the map does not hold;
+ * -kk also: a read of one), at the call's place in the program:
+ *
+ *   stdin:1:22-34: WARNING: Failed to map_delete_elem: No such file or directory (-2)
+ *   i:ms:100 { @[1] = 1; delete(@[2]); exit(); }
+ *                        ~~~~~~~~~~~~
+ *
+ * on stderr, or with -f json {"type": "helper_error", "helper": ...,
+ * "retcode": -2, "line": 1, "col": 22} on the output.  The compiler
+ * makes each place's text once (its record id); the record only names it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/bt/bt_run_internal.h"
+
+char *bt_helper_err_text(const struct bt_program *p, struct bt_loc loc, bool del)
+{
+	char diag[512], what[128], *out = NULL;
+	int ret = del ? -ENOENT : 0;
+
+	if (del)
+		snprintf(what, sizeof(what), "Failed to map_delete_elem: %s (%d)", strerror(ENOENT),
+			 ret);
+	else
+		snprintf(what, sizeof(what), "Failed to map_lookup_elem: %d", ret);
+	bt_diag_text(diag, sizeof(diag), p, loc, "WARNING", what);
+	if (asprintf(&out, "%s\t%d\t%u\t%u\t%s", del ? "map_delete_elem" : "map_lookup_elem", ret,
+		     loc.line, loc.col, diag) < 0)
+		return NULL;
+	return out;
+}
+
+int bt_helper_err_print(struct bt_run *r, const char *text)
+{
+	char helper[32];
+	int ret;
+	unsigned line, col, n = 0;
+
+	if (sscanf(text, "%31[^\t]\t%d\t%u\t%u\t%n", helper, &ret, &line, &col, &n) != 4 || !n)
+		return -EINVAL;
+	if (r->fmt == UTRACE_BT_JSON)
+		fprintf(r->out,
+			"{\"type\": \"helper_error\", \"helper\": \"%s\", \"retcode\": %d, "
+			"\"line\": %u, \"col\": %u}\n",
+			helper, ret, line, col);
+	else
+		fprintf(r->o->log, "%s\n", text + n);
+	return 0;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_tuple.c - bpftrace's tuples, `(1, "a", (2, 3))`, in the checker.
+ *
+ * A tuple's type is a shape, a string interned in the program (its index
+ * is the node's size, so variables and maps keep it as they keep a
+ * string's size): "(" elements ")", an element `iN` (an integer of N
+ * bytes), `sN;` (a string of N bytes) or a nested shape.  The shape types
+ * `$t.N` and gives sizeof() as bpftrace's packed C struct.  At run time a
+ * tuple is a string value holding its elements in a self-describing form
+ * (common/bt_run.h's utrace_bt_tuple*), so variables, maps and records
+ * carry it as they carry strings.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bt_prog.h"
+#include "lib/bt/bt_check.h"
+
+/* Here, below bt_cast.c (whose sizeof() asks a tuple's size): tuples'
+ * integer elements have their width too. */
+unsigned bt_int_bytes(const struct bt_node *n)
+{
+	return n->kind == BT_N_CAST ? (unsigned)n->ival : 8;
+}
+
+const char *bt_tuple_shape(const struct bt_program *p, unsigned idx)
+{
+	return idx < p->nshapes ? p->shapes[idx] : "()";
+}
+
+static int intern(struct bt_program *p, const char *shape, unsigned *idx)
+{
+	char **v;
+
+	for (unsigned i = 0; i < p->nshapes; i++)
+		if (!strcmp(p->shapes[i], shape)) {
+			*idx = i;
+			return 0;
+		}
+	v = realloc(p->shapes, (p->nshapes + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->shapes = v;
+	if (!(v[p->nshapes] = strdup(shape)))
+		return -ENOMEM;
+	*idx = p->nshapes++;
+	return 0;
+}
+
+/* The end of the element at s. */
+static const char *elem_end(const char *s)
+{
+	int depth = 0;
+
+	do {
+		if (*s == '(')
+			depth++;
+		else if (*s == ')')
+			depth--;
+		else if (*s == 's')
+			s = strchr(s, ';');
+		else if (*s == 'i')
+			s++;
+		s++;
+	} while (depth > 0 && *s);
+	return s;
+}
+
+/* The shape's elements without sizes: equal for tuples bpftrace takes as
+ * one type (a string element may change its size). */
+static void kinds(const char *s, char *out, size_t room)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < room; s++)
+		if (*s == '(' || *s == ')' || *s == 'i' || *s == 's')
+			out[n++] = *s;
+		else if (*s == ';' || (*s >= '0' && *s <= '9'))
+			continue;
+	out[n] = 0;
+}
+
+bool bt_tuple_compat(const struct bt_program *p, unsigned a, unsigned b)
+{
+	char ka[256], kb[256];
+
+	kinds(bt_tuple_shape(p, a), ka, sizeof(ka));
+	kinds(bt_tuple_shape(p, b), kb, sizeof(kb));
+	return !strcmp(ka, kb);
+}
+
+/* sizeof and alignment of the element at s, as C lays out bpftrace's
+ * tuple struct. */
+static unsigned elem_size(const char *s, unsigned *align)
+{
+	unsigned size = 0, al = 1, a, n;
+
+	if (*s == 'i' || *s == 's') {
+		n = (unsigned)atoi(s + 1);
+		*align = *s == 'i' ? n : 1;
+		return n;
+	}
+	for (s++; *s && *s != ')'; s = elem_end(s)) {
+		n = elem_size(s, &a);
+		size = (size + a - 1) / a * a + n;
+		al = a > al ? a : al;
+	}
+	*align = al;
+	return (size + al - 1) / al * al;
+}
+
+unsigned bt_tuple_sizeof(const struct bt_program *p, unsigned idx)
+{
+	unsigned al;
+
+	return elem_size(bt_tuple_shape(p, idx), &al);
+}
+
+int bt_check_tuple(struct bt_checker *ck, struct bt_node *n)
+{
+	char shape[256];
+	size_t len = 1;
+	int ret;
+
+	shape[0] = '(';
+	if (n->nargs > UTRACE_BT_EMIT_MAX)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_TUPLE_ELEM);
+	for (unsigned i = 0; i < n->nargs; i++) {
+		struct bt_node *a = n->args[i];
+
+		if ((ret = ck->expr(ck, a)) < 0)
+			return ret;
+		if (a->type == BT_T_INT)
+			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "i%u", bt_int_bytes(a));
+		else if (a->type == BT_T_STR)
+			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "s%u;", a->size);
+		else if (a->type == BT_T_TUPLE)
+			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "%s",
+						bt_tuple_shape(ck->p, a->size));
+		else
+			return bt_error(ck->err, ck->p, a->loc, BT_ERR_TUPLE_ELEM);
+		if (len + 2 >= sizeof(shape))
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_TUPLE_ELEM);
+	}
+	shape[len++] = ')';
+	shape[len] = 0;
+	n->type = BT_T_TUPLE;
+	if (intern(ck->p, shape, &n->size) < 0)
+		return utrace_error_set(ck->err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+int bt_check_field(struct bt_checker *ck, struct bt_node *n)
+{
+	const char *s;
+	char sub[256];
+	int ret = ck->expr(ck, n->a);
+	int64_t k = 0;
+
+	if (ret < 0)
+		return ret;
+	if (n->a->type != BT_T_TUPLE)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_FIELD);
+	for (s = bt_tuple_shape(ck->p, n->a->size) + 1; *s && *s != ')' && k < n->ival; k++)
+		s = elem_end(s);
+	if (!*s || *s == ')')
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_TUPLE_INDEX, (long long)n->ival,
+				(long long)k - 1);
+	n->type = *s == 'i' ? BT_T_INT : *s == 's' ? BT_T_STR : BT_T_TUPLE;
+	if (n->type == BT_T_STR)
+		n->size = (unsigned)atoi(s + 1);
+	if (n->type != BT_T_TUPLE)
+		return 0;
+	snprintf(sub, sizeof(sub), "%.*s", (int)(elem_end(s) - s), s);
+	if (intern(ck->p, sub, &n->size) < 0)
+		return utrace_error_set(ck->err, -ENOMEM, "out of memory");
+	return 0;
+}
