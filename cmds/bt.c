@@ -20,6 +20,7 @@ struct bt_cmd {
 	const char *output; /* -o FILE */
 	const char *script;
 	bool list;
+	const char *pattern; /* -l's */
 	char *text; /* the script's contents */
 	char **argv;
 };
@@ -131,6 +132,10 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 				return ret;
 		}
 		/* the script, then more options (bpftrace's `FILE -c CMD`) */
+		if (b->list && !b->pattern && optind < argc && strcmp(argv[optind - 1], "--")) {
+			b->pattern = argv[optind++]; /* -l PATTERN -p PID */
+			continue;
+		}
 		if (b->list || b->o.text || b->script || optind >= argc ||
 		    !strcmp(argv[optind - 1], "--"))
 			break;
@@ -188,7 +193,8 @@ int cmd_bt(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	if (b.list) {
-		ret = utrace_bt_list(optind < argc ? argv[optind] : NULL, stdout, &err);
+		ret = utrace_bt_list_pid(b.pattern ? b.pattern : optind < argc ? argv[optind] : NULL,
+					 b.o.pid, stdout, &err);
 		if (ret < 0)
 			utrace_die_msg("bt", "%s", err.msg);
 		return ret < 0 ? 1 : utrace_flush_stdout("bt");

@@ -41,5 +41,8 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err);
 /* -l [PATTERN]: the probes a program could use, bpftrace's lines
  * ("uprobe:/path:func"); PATTERN a glob over them.  0 or <0 with err. */
 int utrace_bt_list(const char *pattern, FILE *out, struct utrace_error *err);
+/* The same, with -p PID: usdt:'s BIN "" or a glob names the files the
+ * process has mapped; no PATTERN: every probe of the process. */
+int utrace_bt_list_pid(const char *pattern, int pid, FILE *out, struct utrace_error *err);
 
 #endif

@@ -128,6 +128,7 @@ enum bt_probe_type {
 	BT_P_UPROBE,
 	BT_P_URETPROBE,
 	BT_P_INTERVAL,
+	BT_P_USDT, /* target: the binary (a glob, "" for -p's), func: "PROVIDER:NAME" globs */
 };
 
 struct bt_attach {

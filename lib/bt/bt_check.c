@@ -59,7 +59,7 @@ static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 		return 0;
 	}
 	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' && !s[4]) {
-		if (!probe_has(ck->probe, BT_P_UPROBE))
+		if (!probe_has(ck->probe, BT_P_UPROBE) && !probe_has(ck->probe, BT_P_USDT))
 			return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_ARG_PROBE, s);
 		return 0;
 	}

@@ -111,6 +111,8 @@ static void builtin(struct comp *c, const struct bt_node *n)
 
 		if (!strcmp(n->str, "func"))
 			snprintf(buf, sizeof(buf), "%s", c->func);
+		else if (c->ap->type == BT_P_USDT)
+			snprintf(buf, sizeof(buf), "usdt:%s", c->func);
 		else if (c->ap->func)
 			snprintf(buf, sizeof(buf), "%s:%s:%s",
 				 c->ap->type == BT_P_UPROBE ? "uprobe" : "uretprobe", c->ap->target,

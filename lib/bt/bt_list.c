@@ -2,15 +2,93 @@
 /*
  * bt_list.c - `utrace bt -l PATTERN`: the probes a program could attach,
  * one a line as bpftrace lists them ("uprobe:/bin/bash:readline"); the
- * pattern names a binary and globs its functions.
+ * pattern names a binary and globs its functions, or, for usdt (any
+ * probe type whose glob matches "usdt"), globs files and notes
+ * (bt_usdt.c); with -p, the files the process has mapped.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "lib/base/glob.h"
 #include "lib/bt/bt_run_internal.h"
+#include "lib/bt/bt_usdt.h"
+
+static int list_uprobes(const char *pattern, FILE *out, struct utrace_error *err);
+
+/* "usdt:BIN:PROVIDER:NAME", "usdt:BIN:NAME", "usdt:BIN" ("*" for what
+ * is left out); BIN a glob, or with -p "" or a glob over the files the
+ * process has mapped. */
+static int list_usdt(const char *rest, int pid, FILE *out, struct utrace_error *err)
+{
+	char *bin = strdup(rest), *probe;
+	int ret;
+
+	if (!bin)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	probe = strchr(bin, ':');
+	if (probe)
+		*probe++ = 0;
+	ret = bt_usdt_list(bin, probe && *probe ? probe : "*", pid, out);
+	if (ret < 0)
+		utrace_error_set(err, ret, "%s: %s", bin, strerror(-ret));
+	free(bin);
+	return ret;
+}
+
+/* -l -p PID without a pattern: every probe of the process's files. */
+static int list_pid(int pid, FILE *out, struct utrace_error *err)
+{
+	char link[64], exe[4096], pat[4200];
+	ssize_t n;
+	int ret;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return utrace_error_set(err, -ESRCH, "%d: no such process", pid);
+	exe[n] = 0;
+	snprintf(pat, sizeof(pat), "uprobe:%s:*", exe);
+	ret = list_uprobes(pat, out, err);
+	return ret < 0 ? ret : list_usdt("", pid, out, err);
+}
+
+int utrace_bt_list_pid(const char *pattern, int pid, FILE *out, struct utrace_error *err)
+{
+	const char *colon = pattern ? strchr(pattern, ':') : NULL;
+	char type[32];
+	int ret = 0;
+	bool any = false;
+
+	if (!pattern && pid > 0)
+		return list_pid(pid, out, err);
+	if (!colon || (size_t)(colon - pattern) >= sizeof(type))
+		return list_uprobes(pattern, out, err);
+	snprintf(type, sizeof(type), "%.*s", (int)(colon - pattern), pattern);
+	if (utrace_glob_match(type, "uprobe") && strchr(colon + 1, ':') &&
+	    (strchr(type, '*') == NULL || !pid)) {
+		char *p;
+
+		any = true;
+		if (asprintf(&p, "uprobe%s", colon) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		ret = list_uprobes(p, out, err);
+		free(p);
+	}
+	if (ret >= 0 && (utrace_glob_match(type, "usdt") || !strcmp(type, "U"))) {
+		any = true;
+		ret = list_usdt(colon + 1, pid, out, err);
+	}
+	return any ? ret : list_uprobes(pattern, out, err);
+}
 
 int utrace_bt_list(const char *pattern, FILE *out, struct utrace_error *err)
+{
+	return utrace_bt_list_pid(pattern, 0, out, err);
+}
+
+static int list_uprobes(const char *pattern, FILE *out, struct utrace_error *err)
 {
 	char *copy, *type, *target, *func, **funcs = NULL;
 	size_t n = 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/bt/bt_run_internal.h"
+#include "lib/bt/bt_usdt.h"
 
 static int64_t now_ns(void)
 {
@@ -77,6 +78,33 @@ static int add_site(struct bt_run *r, const struct bt_probe *pr, const struct bt
 	return ret;
 }
 
+/* A usdt attach point: a site per location of each note it matches. */
+static int resolve_usdt(struct bt_run *r, const struct bt_probe *pr, const struct bt_attach *ap)
+{
+	struct bt_usdt_site *v = NULL;
+	size_t n = 0;
+	int ret = bt_usdt_find(ap->target, ap->func, r->o->pid, r->o->argv, &v, &n);
+
+	if (ret < 0)
+		utrace_error_set(r->err, ret, "%s: %s", ap->target, strerror(-ret));
+	else if (!n) /* bpftrace's words, before anything runs */
+		ret = utrace_error_set(r->err, -ENOENT, "No probes to attach");
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct bt_site *s;
+
+		if ((ret = add_site(r, pr, ap, v[i].probe)) < 0)
+			break;
+		s = &r->sites[r->nsites - 1];
+		free(s->target);
+		s->target = v[i].shown;
+		s->file = v[i].file;
+		s->note = v[i].note;
+		v[i].shown = v[i].file = NULL;
+	}
+	bt_usdt_sites_free(v, n);
+	return ret;
+}
+
 /* Every attach point of every probe into sites. */
 static int resolve(struct bt_run *r)
 {
@@ -90,6 +118,10 @@ static int resolve(struct bt_run *r)
 			char **funcs = NULL;
 			size_t n = 0;
 
+			if (ap->type == BT_P_USDT) {
+				ret = resolve_usdt(r, pr, ap);
+				continue;
+			}
 			if (ap->type != BT_P_UPROBE && ap->type != BT_P_URETPROBE) {
 				ret = add_site(r, pr, ap, NULL);
 				continue;
@@ -221,7 +253,8 @@ static void attaching(struct bt_run *r)
 static bool has_uprobes(const struct bt_run *r)
 {
 	for (unsigned i = 0; i < r->nsites; i++)
-		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE)
+		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE ||
+		    r->sites[i].type == BT_P_USDT)
 			return true;
 	return false;
 }
@@ -244,6 +277,7 @@ static void run_alone(struct bt_run *r)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	bt_interrupted = 0;
+	bt_live_notify(r);
 	while (!r->exiting && !bt_interrupted) {
 		uint64_t next = UINT64_MAX;
 		struct timespec ts;
@@ -319,6 +353,7 @@ static void run_free(struct bt_run *r)
 	for (unsigned i = 0; i < r->nsites; i++) {
 		free(r->sites[i].target);
 		free(r->sites[i].func);
+		free(r->sites[i].file);
 		free(r->sites[i].code.prog);
 	}
 	free(r->sites);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/bt/bt_run_internal.h"
+#include "lib/bt/bt_usdt.h"
 #include "lib/events/event_format.h"
 #include "lib/session/session.h"
 #include "lib/tracefile/dat_reader.h"
@@ -118,6 +119,18 @@ static int record(struct bt_run *r, const char *path, int *status)
 	for (unsigned i = 0; i < r->nsites && !ret; i++) {
 		char *def;
 
+		if (r->sites[i].type == BT_P_USDT) {
+			if (!(def = bt_usdt_def(r, &r->sites[i], i))) {
+				ret = -EINVAL;
+				break;
+			}
+			if (r->o->verbose)
+				fprintf(r->o->log, "usdt:%s: kernel uprobe (%s); its hits recorded "
+						   "and replayed by utrace bt\n", r->sites[i].func, def);
+			r->defs[r->ndefs++] = def;
+			ret = utrace_session_opts_set(&so, "probe", def, r->err);
+			continue;
+		}
 		if (r->sites[i].type != BT_P_UPROBE && r->sites[i].type != BT_P_URETPROBE)
 			continue;
 		if (!(def = probe_def(&r->sites[i], i))) {
@@ -135,6 +148,8 @@ static int record(struct bt_run *r, const char *path, int *status)
 		ret = utrace_session_opts_set(&so, "probe", def, r->err);
 	}
 	so.argv = r->o->argv;
+	so.step = bt_live_step; /* bt_live.c: printf while the program runs */
+	so.step_arg = r;
 	if (!ret)
 		ret = utrace_session_opts_finish(&so, r->err) ? 2 : 0;
 	if (!ret)
@@ -170,10 +185,12 @@ static int map_events(struct bt_run *r, struct utrace_dat *d, struct utrace_even
 		unsigned k;
 		struct utrace_error e = {0};
 
-		if (!text || !sys || strcmp(sys, "bt") ||
+		/* bt/pK: in-process; utrace_PID/btpK: a kernel uprobe (usdt) */
+		if (!text || !sys || (strcmp(sys, "bt") && strncmp(sys, "utrace_", 7)) ||
 		    utrace_event_format_parse(sys, text, &(*fmts)[i], &e) < 0)
 			continue;
-		if (sscanf((*fmts)[i]->name, "p%u", &k) == 1 && k < r->nsites) {
+		if ((sscanf((*fmts)[i]->name, strcmp(sys, "bt") ? "btp%u" : "p%u", &k) == 1) &&
+		    k < r->nsites) {
 			r->sites[k].event_id = id;
 			r->sites[k].fmt = (*fmts)[i];
 		}
@@ -222,6 +239,8 @@ static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrac
 	memset(hs, 0, sizeof(*hs));
 	for (unsigned i = 0; i < 6; i++)
 		hit->args[i] = (int64_t)field_u64(s->fmt, ev, (const char[]){'a', (char)('0' + i), 0});
+	if (s->type == BT_P_USDT)
+		bt_usdt_args(s->fmt, ev, hit);
 	hit->builtin[UTRACE_BB_RETVAL] = (int64_t)field_u64(s->fmt, ev, "ret");
 	hit->builtin[UTRACE_BB_PID] = ev->pid;
 	hit->builtin[UTRACE_BB_TID] = ev->tid;
@@ -263,7 +282,27 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 	}
 }
 
-static int replay(struct bt_run *r, const char *path)
+/* Whether an earlier reading replayed ev: its time stamp as written (a
+ * user record's TSC count, a kernel record's clock), not ts, which a
+ * later reading of the grown file may calibrate a little differently;
+ * else it is the newest replayed. */
+static bool bt_replayed_already(struct bt_run *r, const struct utrace_event *ev)
+{
+	uint64_t *seen = ev->has_ctx ? &r->seen_kts : &r->seen_tsc;
+	uint64_t stamp = ev->has_ctx ? ev->ts : ev->tsc;
+
+	if (*seen && stamp <= *seen)
+		return true;
+	*seen = stamp;
+	if (ev->ts > r->replayed_ts)
+		r->replayed_ts = ev->ts;
+	return false;
+}
+
+/* The recording's events after those replayed already (r->replayed_ts)
+ * up to horizon (CLOCK_MONOTONIC ns), in time order: while it records
+ * (bt_live.c), and once more for the rest when it has ended. */
+int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 {
 	struct utrace_event_format **fmts = NULL;
 	struct utrace_dat_iter *it = NULL;
@@ -275,11 +314,21 @@ static int replay(struct bt_run *r, const char *path)
 		ret = map_events(r, d, &fmts);
 	if (!ret)
 		ret = utrace_dat_iter_open(d, &it, r->err);
+	/* (a millisecond early: a record's time may come out a little
+	 * earlier in a later reading, the file's clock calibrated anew) */
+	if (!ret && r->resume)
+		ret = utrace_dat_iter_resume(it, r->resume,
+					     r->replayed_ts > 1000000 ? r->replayed_ts - 1000000 : 0,
+					     r->err);
 	while (!ret && !r->exiting && (ret = utrace_dat_iter_next(it, &ev, r->err)) > 0) {
 		struct utrace_bt_hit hit;
 		struct hit_strs hs;
 
 		ret = 0;
+		if (ev.ts > horizon)
+			break;
+		if (bt_replayed_already(r, &ev))
+			continue;
 		bt_run_ticks(r, ev.ts);
 		if (ev.kind != UTRACE_EV_EVENT)
 			continue;
@@ -295,6 +344,8 @@ static int replay(struct bt_run *r, const char *path)
 	}
 	if (ret > 0)
 		ret = 0;
+	if (!ret && horizon != UINT64_MAX) /* while it records: the intervals due */
+		bt_run_ticks(r, horizon);
 	for (unsigned i = 0; fmts && i < utrace_dat_event_format_count(d); i++)
 		if (fmts[i])
 			utrace_event_format_free(fmts[i]);
@@ -321,9 +372,13 @@ int bt_session_run(struct bt_run *r)
 		r->sites[i].event_id = -1;
 	r->tables_fd = -1;
 	r->ctx.load = load_captured;
+	r->dat_path = path;
+	r->replay = bt_replay;
 	ret = r->defs ? record(r, path, &status) : -ENOMEM;
 	if (!ret)
-		ret = replay(r, path);
+		ret = bt_replay(r, path, UINT64_MAX);
+	utrace_dat_resume_free(r->resume);
+	r->resume = NULL;
 	if (!ret)
 		ret = bt_inproc_collect(r);
 	if (!ret && r->o->verbose)
