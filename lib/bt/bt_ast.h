@@ -129,6 +129,7 @@ enum bt_probe_type {
 	BT_P_URETPROBE,
 	BT_P_INTERVAL,
 	BT_P_USDT, /* target: the binary (a glob, "" for -p's), func: "PROVIDER:NAME" globs */
+	BT_P_TRACEPOINT, /* the kernel's: target SYSTEM, func EVENT (globs) */
 };
 
 struct bt_attach {
@@ -178,6 +179,10 @@ struct bt_program {
 	unsigned *var_sizes;
 	unsigned nvars;
 	bool unsafe; /* --unsafe */
+	/* a tracepoint's args.FIELD (bt_tracepoint.c): field i is served to
+	 * the bytecode as argument i, a string one as its address */
+	char *tp_fields[6];
+	unsigned ntp_fields;
 };
 
 /* The error of a parse or check: bpftrace's three lines (the position

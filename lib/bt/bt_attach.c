@@ -21,6 +21,7 @@ static const struct {
     {"BEGIN", NULL, BT_P_BEGIN},	  {"END", NULL, BT_P_END},
     {"uprobe", "u", BT_P_UPROBE},	  {"uretprobe", "ur", BT_P_URETPROBE},
     {"interval", "i", BT_P_INTERVAL},	  {"usdt", "U", BT_P_USDT},
+    {"tracepoint", "t", BT_P_TRACEPOINT},
 };
 
 /* The parts of text split at ':' (at most max), NUL-terminated in buf. */
@@ -155,6 +156,11 @@ int bt_attach_parse(struct bt_program *p, struct bt_attach *a, struct utrace_err
 		ret = parse_uprobe(p, a, parts, n, err);
 	else if (a->type == BT_P_USDT)
 		ret = parse_usdt(p, a, parts, n, err);
+	else if (a->type == BT_P_TRACEPOINT && n != 3)
+		ret = bt_error(err, p, a->loc, BT_ERR_PROBE_NARGS, parts[0], 2u);
+	else if (a->type == BT_P_TRACEPOINT && (!(a->target = strdup(parts[1])) ||
+						!(a->func = strdup(parts[2]))))
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 out:
 	free(buf);
 	return ret;
@@ -206,6 +212,9 @@ void bt_program_free(struct bt_program *p)
 	free(p->vars);
 	free(p->var_types);
 	free(p->var_sizes);
+	for (unsigned i = 0; i < p->ntp_fields; i++)
+		free(p->tp_fields[i]);
+	p->ntp_fields = 0;
 	p->probes = NULL;
 	p->maps = NULL;
 	p->vars = NULL;

@@ -17,6 +17,7 @@
 #include "lib/bt/bt_ast.h"
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_print.h"
+#include "lib/bt/bt_tracepoint.h"
 
 
 static int check_stmts(struct bt_checker *ck, struct bt_node **s, unsigned n);
@@ -36,6 +37,8 @@ static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 					   "elapsed", "cpu", "rand", "cgroup"};
 	const char *s = n->str;
 
+	if (!strncmp(s, "args.", 5) && probe_has(ck->probe, BT_P_TRACEPOINT))
+		return bt_tracepoint_check_field(ck->p, ck->probe, n, ck->err);
 	n->type = BT_T_INT;
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
 		if (!strcmp(s, ints[i]))

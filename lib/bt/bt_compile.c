@@ -98,6 +98,12 @@ static void builtin(struct comp *c, const struct bt_node *n)
 	    [UTRACE_BB_RAND] = "rand",	       [UTRACE_BB_CGROUP] = "cgroup",
 	};
 
+	if (!strncmp(n->str, "args.", 5)) { /* a tracepoint's field (bt_tracepoint.c) */
+		emit(c, UTRACE_BOP_ARG, (unsigned)n->slot, 0, 0);
+		if (n->type == BT_T_STR)
+			emit(c, UTRACE_BOP_STR, 0, 0, 0);
+		return;
+	}
 	if (!strncmp(n->str, "arg", 3) && n->str[3] && !n->str[4]) {
 		emit(c, UTRACE_BOP_ARG, (unsigned)(n->str[3] - '0'), 0, 0);
 		return;
@@ -113,6 +119,8 @@ static void builtin(struct comp *c, const struct bt_node *n)
 			snprintf(buf, sizeof(buf), "%s", c->func);
 		else if (c->ap->type == BT_P_USDT)
 			snprintf(buf, sizeof(buf), "usdt:%s", c->func);
+		else if (c->ap->type == BT_P_TRACEPOINT)
+			snprintf(buf, sizeof(buf), "tracepoint:%s", c->func);
 		else if (c->ap->func)
 			snprintf(buf, sizeof(buf), "%s:%s:%s",
 				 c->ap->type == BT_P_UPROBE ? "uprobe" : "uretprobe", c->ap->target,

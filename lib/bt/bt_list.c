@@ -7,12 +7,14 @@
  * (bt_usdt.c); with -p, the files the process has mapped.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lib/base/glob.h"
 #include "lib/bt/bt_run_internal.h"
+#include "lib/bt/bt_tracepoint.h"
 #include "lib/bt/bt_usdt.h"
 
 static int list_uprobes(const char *pattern, FILE *out, struct utrace_error *err);
@@ -54,6 +56,27 @@ static int list_pid(int pid, FILE *out, struct utrace_error *err)
 	return ret < 0 ? ret : list_usdt("", pid, out, err);
 }
 
+/* The kernel's tracepoints whose "tracepoint:SYSTEM:EVENT" glob matches;
+ * whether any did. */
+static bool list_tracepoints(const char *glob, FILE *out)
+{
+	char **v = NULL, line[512];
+	size_t n = 0;
+	bool any = false;
+
+	bt_tracepoint_find("*", "*", &v, &n);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "tracepoint:%s", v[i]);
+		if (utrace_glob_match(glob, line)) {
+			fprintf(out, "%s\n", line);
+			any = true;
+		}
+		free(v[i]);
+	}
+	free(v);
+	return any;
+}
+
 int utrace_bt_list_pid(const char *pattern, int pid, FILE *out, struct utrace_error *err)
 {
 	const char *colon = pattern ? strchr(pattern, ':') : NULL;
@@ -63,6 +86,8 @@ int utrace_bt_list_pid(const char *pattern, int pid, FILE *out, struct utrace_er
 
 	if (!pattern && pid > 0)
 		return list_pid(pid, out, err);
+	if (pattern && !colon && list_tracepoints(pattern, out)) /* "*sched_switch*" */
+		return 0;
 	if (!colon || (size_t)(colon - pattern) >= sizeof(type))
 		return list_uprobes(pattern, out, err);
 	snprintf(type, sizeof(type), "%.*s", (int)(colon - pattern), pattern);
@@ -79,6 +104,15 @@ int utrace_bt_list_pid(const char *pattern, int pid, FILE *out, struct utrace_er
 	if (ret >= 0 && (utrace_glob_match(type, "usdt") || !strcmp(type, "U"))) {
 		any = true;
 		ret = list_usdt(colon + 1, pid, out, err);
+	}
+	if (ret >= 0 && (utrace_glob_match(type, "tracepoint") || !strcmp(type, "t"))) {
+		char *glob;
+
+		any = true;
+		if (asprintf(&glob, "tracepoint%s", colon) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		list_tracepoints(glob, out);
+		free(glob);
 	}
 	return any ? ret : list_uprobes(pattern, out, err);
 }

@@ -49,7 +49,8 @@ static bool replays(const struct bt_run *r)
 	for (unsigned i = 0; i < r->nsites; i++) {
 		const struct bt_site *s = &r->sites[i];
 
-		if (s->type == BT_P_INTERVAL || s->type == BT_P_USDT || s->inproc_no)
+		if (s->type == BT_P_INTERVAL || s->type == BT_P_USDT || s->type == BT_P_TRACEPOINT ||
+		    s->inproc_no)
 			return true;
 	}
 	return false;
@@ -61,6 +62,12 @@ bool bt_live_step(void *arg, struct utrace_session *s)
 	struct utrace_error err = {0};
 	int64_t now = mono_now();
 
+	if (r->waiting && !r->waiter_pid)
+		r->waiter_pid = utrace_session_pid(s);
+	/* intervals count from the probes attached, as bpftrace's */
+	for (unsigned i = 0; i < r->nsites && !r->notified; i++)
+		if (r->sites[i].type == BT_P_INTERVAL)
+			r->sites[i].next_tick = (uint64_t)now + r->sites[i].period_ns;
 	bt_live_notify(r);
 	if (r->exiting || now < r->next_step_ns || !r->dat_path || !r->replay)
 		return r->exiting;

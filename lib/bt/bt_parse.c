@@ -123,6 +123,24 @@ static int parse_list(struct parser *ps, struct bt_node *n, const char *close)
 	return advance(ps);
 }
 
+/* args.FIELD, args->FIELD: the builtin "args.FIELD" (bt_tracepoint.c). */
+static int parse_args_field(struct parser *ps, struct bt_node *n)
+{
+	char *f;
+	int ret = advance(ps);
+
+	if (ret < 0)
+		return ret;
+	if (ps->tok.kind != BT_TK_IDENT)
+		return unexpected(ps, NULL);
+	if (asprintf(&f, "args.%.*s", (int)ps->tok.len, ps->tok.start) < 0)
+		return -ENOMEM;
+	free(n->str);
+	n->str = f;
+	n->loc.end = ps->tok.loc.end;
+	return advance(ps);
+}
+
 static int parse_primary(struct parser *ps, struct bt_node **out)
 {
 	struct bt_token *t = &ps->tok;
@@ -173,6 +191,8 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 		n->kind = BT_N_CALL;
 		return parse_list(ps, n, ")");
 	}
+	if (n->kind == BT_N_BUILTIN && !strcmp(n->str, "args") && (is(ps, ".") || is(ps, "->")))
+		return parse_args_field(ps, n);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/bt/bt_run_internal.h"
+#include "lib/bt/bt_tracepoint.h"
 #include "lib/bt/bt_usdt.h"
 
 static int64_t now_ns(void)
@@ -105,6 +106,30 @@ static int resolve_usdt(struct bt_run *r, const struct bt_probe *pr, const struc
 	return ret;
 }
 
+/* A tracepoint attach point: a site per kernel event its globs match. */
+static int resolve_tracepoint(struct bt_run *r, const struct bt_probe *pr,
+			      const struct bt_attach *ap)
+{
+	char **v = NULL;
+	size_t n = 0;
+	int ret = bt_tracepoint_find(ap->target, ap->func, &v, &n);
+
+	if (ret < 0)
+		utrace_error_set(r->err, ret, "tracefs available_events: %s", strerror(-ret));
+	else if (!n && pr->naps > 1) /* bpftrace 0.17 runs the others */
+		fprintf(r->o->log, "WARNING: tracepoint not found: %s:%s\n", ap->target, ap->func);
+	else if (!n) /* bpftrace's words */
+		ret = utrace_error_set(r->err, -ENOENT, "tracepoint not found: %s:%s", ap->target,
+				       ap->func);
+	for (size_t i = 0; i < n; i++) {
+		if (!ret)
+			ret = add_site(r, pr, ap, v[i]);
+		free(v[i]);
+	}
+	free(v);
+	return ret;
+}
+
 /* Every attach point of every probe into sites. */
 static int resolve(struct bt_run *r)
 {
@@ -120,6 +145,10 @@ static int resolve(struct bt_run *r)
 
 			if (ap->type == BT_P_USDT) {
 				ret = resolve_usdt(r, pr, ap);
+				continue;
+			}
+			if (ap->type == BT_P_TRACEPOINT) {
+				ret = resolve_tracepoint(r, pr, ap);
 				continue;
 			}
 			if (ap->type != BT_P_UPROBE && ap->type != BT_P_URETPROBE) {
@@ -254,7 +283,7 @@ static bool has_uprobes(const struct bt_run *r)
 {
 	for (unsigned i = 0; i < r->nsites; i++)
 		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE ||
-		    r->sites[i].type == BT_P_USDT)
+		    r->sites[i].type == BT_P_USDT || r->sites[i].type == BT_P_TRACEPOINT)
 			return true;
 	return false;
 }

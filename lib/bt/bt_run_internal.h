@@ -68,6 +68,10 @@ struct bt_run {
 	struct utrace_dat_resume *resume;
 	int64_t next_step_ns;
 	bool notified; /* __BPFTRACE_NOTIFY_PROBES_ATTACHED said */
+	/* bt_session.c: no process named, the recording's own that waits
+	 * (its pid once known: its events are left out) */
+	bool waiting;
+	int waiter_pid;
 };
 
 /* The uprobe sites run in the traced processes (-c or -p), their hits

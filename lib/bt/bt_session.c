@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/bt/bt_run_internal.h"
+#include "lib/bt/bt_tracepoint.h"
 #include "lib/bt/bt_usdt.h"
 #include "lib/events/event_format.h"
 #include "lib/session/session.h"
@@ -95,6 +96,15 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Whether site i is the first of its kernel event (one -e each). */
+static bool first_of_event(const struct bt_run *r, unsigned i)
+{
+	for (unsigned k = 0; k < i; k++)
+		if (r->sites[k].type == BT_P_TRACEPOINT && !strcmp(r->sites[k].func, r->sites[i].func))
+			return false;
+	return true;
+}
+
 /* The recording of the sites' probes into path. */
 static int record(struct bt_run *r, const char *path, int *status)
 {
@@ -147,7 +157,19 @@ static int record(struct bt_run *r, const char *path, int *status)
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(&so, "probe", def, r->err);
 	}
+	for (unsigned i = 0; i < r->nsites && !ret; i++)
+		if (r->sites[i].type == BT_P_TRACEPOINT && first_of_event(r, i))
+			ret = utrace_session_opts_set(&so, "event", r->sites[i].func, r->err);
 	so.argv = r->o->argv;
+	if (!ret && !so.argv && !r->o->pid) {
+		/* no process named: every process's kernel events, the
+		 * recording holding a process of its own till the end */
+		static char *waiter[] = {"sleep", "2147483647", NULL};
+
+		ret = utrace_session_opts_set(&so, "system-wide", NULL, r->err);
+		so.argv = waiter;
+		r->waiting = true;
+	}
 	so.step = bt_live_step; /* bt_live.c: printf while the program runs */
 	so.step_arg = r;
 	if (!ret)
@@ -171,6 +193,31 @@ static int record(struct bt_run *r, const char *path, int *status)
 }
 
 /* Which site each event of the recording is: "bt/pK" is site K. */
+/* A kernel event of sites of tracepoint:SYSTEM:EVENT (each its func
+ * "SYSTEM:EVENT"): those sites are it; whether there were any. */
+static bool map_tracepoint(struct bt_run *r, const char *sys, const char *text, int id,
+			   struct utrace_event_format **fmt)
+{
+	size_t n = strlen(sys);
+	bool found = false;
+	struct utrace_error e = {0};
+
+	for (unsigned k = 0; k < r->nsites; k++) {
+		struct bt_site *s = &r->sites[k];
+
+		if (s->type != BT_P_TRACEPOINT || strncmp(s->func, sys, n) || s->func[n] != ':')
+			continue;
+		if (!*fmt && utrace_event_format_parse(sys, text, fmt, &e) < 0)
+			return false;
+		if (strcmp((*fmt)->name, s->func + n + 1))
+			continue;
+		s->event_id = id;
+		s->fmt = *fmt;
+		found = true;
+	}
+	return found;
+}
+
 static int map_events(struct bt_run *r, struct utrace_dat *d, struct utrace_event_format ***fmts)
 {
 	unsigned n = utrace_dat_event_format_count(d);
@@ -185,6 +232,8 @@ static int map_events(struct bt_run *r, struct utrace_dat *d, struct utrace_even
 		unsigned k;
 		struct utrace_error e = {0};
 
+		if (text && sys && (map_tracepoint(r, sys, text, id, &(*fmts)[i]) || (*fmts)[i]))
+			continue;
 		/* bt/pK: in-process; utrace_PID/btpK: a kernel uprobe (usdt) */
 		if (!text || !sys || (strcmp(sys, "bt") && strncmp(sys, "utrace_", 7)) ||
 		    utrace_event_format_parse(sys, text, &(*fmts)[i], &e) < 0)
@@ -226,6 +275,43 @@ static const char *field_str(const struct utrace_event_format *f, const struct u
 		return "";
 	*len = n;
 	return (const char *)ev->data + off - 8;
+}
+
+#define TP_STR_ADDR 0xbf00000000000000ull /* where a tracepoint's strings seem to be */
+
+/* A tracepoint's args.FIELD values (r->prog.tp_fields) as its
+ * arguments: an integer as the field holds it, a string at a made-up
+ * address whose bytes the record serves (load_captured). */
+static void tp_args(const struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
+		    struct utrace_bt_hit *hit, struct hit_strs *hs)
+{
+	for (unsigned i = 0; i < r->prog.ntp_fields && hs->n < 7; i++) {
+		const struct utrace_event_field *fl =
+		    utrace_event_field_find(s->fmt, r->prog.tp_fields[i]);
+		const uint8_t *p;
+		uint64_t v = 0;
+
+		if (!fl || fl->offset < 8 || fl->offset - 8 + fl->size > ev->data_len)
+			continue;
+		p = (const uint8_t *)ev->data + fl->offset - 8;
+		if (fl->kind == UTRACE_EF_CHARS || fl->kind == UTRACE_EF_STRING) {
+			hit->args[i] = (int64_t)(TP_STR_ADDR + ((uint64_t)i << 24));
+			hs->addr[hs->n] = (uint64_t)hit->args[i];
+			if (fl->kind == UTRACE_EF_CHARS) {
+				hs->s[hs->n] = (const char *)p;
+				hs->len[hs->n] = strnlen((const char *)p, fl->size);
+			} else {
+				hs->s[hs->n] = field_str(s->fmt, ev, r->prog.tp_fields[i],
+							 &hs->len[hs->n]);
+			}
+			hs->n++;
+		} else if (fl->size <= 8) {
+			memcpy(&v, p, fl->size);
+			if (fl->is_signed && fl->size < 8 && (v >> (8 * fl->size - 1) & 1))
+				v |= ~0ull << (8 * fl->size);
+			hit->args[i] = (int64_t)v;
+		}
+	}
 }
 
 static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
@@ -335,8 +421,14 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 		for (unsigned i = 0; i < r->nsites; i++) {
 			if (r->sites[i].event_id != (int)ev.id || !r->sites[i].fmt)
 				continue;
+			if (r->waiter_pid && (ev.pid == r->waiter_pid || ev.tid == r->waiter_pid))
+				break; /* the recording's own waiting process */
 			r->nreplayed++;
 			hit_of(r, &r->sites[i], &ev, &hit, &hs);
+			if (r->sites[i].type == BT_P_TRACEPOINT) {
+				bt_tracepoint_comm(d, ev.tid, hit.comm, sizeof(hit.comm));
+				tp_args(r, &r->sites[i], &ev, &hit, &hs);
+			}
 			cur_strs = &hs;
 			bt_run_hit(r, &r->sites[i], &hit);
 			cur_strs = NULL;
@@ -355,12 +447,22 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 	return ret;
 }
 
+/* Whether a site is a uprobe or usdt probe. */
+static bool bt_has_uprobes(const struct bt_run *r)
+{
+	for (unsigned i = 0; i < r->nsites; i++)
+		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE ||
+		    r->sites[i].type == BT_P_USDT)
+			return true;
+	return false;
+}
+
 int bt_session_run(struct bt_run *r)
 {
 	char dir[] = "/tmp/utrace-bt.XXXXXX", path[64];
 	int status = 0, ret;
 
-	if (!r->o->argv && !r->o->pid)
+	if (!r->o->argv && !r->o->pid && bt_has_uprobes(r))
 		return utrace_error_set(r->err, -EINVAL,
 					"uprobes need the command (-c CMD or -- CMD) or a process "
 					"(-p PID): system-wide uprobes are not run yet");

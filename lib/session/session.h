@@ -152,6 +152,8 @@ int utrace_session_stop(struct utrace_session *s);
  * committed so far saved and the file flushed, so that a reader of the
  * output sees them (lib/session/session_step.c).  0 or <0 with err. */
 int utrace_session_sync(struct utrace_session *s, struct utrace_error *err);
+/* The command's pid (0 before it started, or with -P). */
+int utrace_session_pid(const struct utrace_session *s);
 /* The command's wait status, once utrace_session_stop returned
  * UTRACE_SESSION_RAN. */
 int utrace_session_status(const struct utrace_session *s);

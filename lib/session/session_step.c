@@ -8,6 +8,11 @@
  */
 #include "lib/session/session_internal.h"
 
+int utrace_session_pid(const struct utrace_session *s)
+{
+	return s->attach || s->pid < 0 ? 0 : (int)s->pid;
+}
+
 int utrace_session_sync(struct utrace_session *s, struct utrace_error *err)
 {
 	int ret = utrace_recorder_poll(s->r, 0, err);
