@@ -130,6 +130,7 @@ enum bt_probe_type {
 	BT_P_INTERVAL,
 	BT_P_USDT, /* target: the binary (a glob, "" for -p's), func: "PROVIDER:NAME" globs */
 	BT_P_TRACEPOINT, /* the kernel's: target SYSTEM, func EVENT (globs) */
+	BT_P_PROFILE,	 /* period_ns: 1 s / hz */
 };
 
 struct bt_attach {

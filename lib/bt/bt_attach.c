@@ -21,7 +21,7 @@ static const struct {
     {"BEGIN", NULL, BT_P_BEGIN},	  {"END", NULL, BT_P_END},
     {"uprobe", "u", BT_P_UPROBE},	  {"uretprobe", "ur", BT_P_URETPROBE},
     {"interval", "i", BT_P_INTERVAL},	  {"usdt", "U", BT_P_USDT},
-    {"tracepoint", "t", BT_P_TRACEPOINT},
+    {"tracepoint", "t", BT_P_TRACEPOINT}, {"profile", "p", BT_P_PROFILE},
 };
 
 /* The parts of text split at ':' (at most max), NUL-terminated in buf. */
@@ -150,7 +150,7 @@ int bt_attach_parse(struct bt_program *p, struct bt_attach *a, struct utrace_err
 	a->type = bt_types[i].type;
 	if ((a->type == BT_P_BEGIN || a->type == BT_P_END) && n != 1)
 		ret = bt_error(err, p, a->loc, BT_ERR_PROBE_NARGS, parts[0], 0u);
-	else if (a->type == BT_P_INTERVAL)
+	else if (a->type == BT_P_INTERVAL || a->type == BT_P_PROFILE)
 		ret = parse_interval(p, a, parts, n, err);
 	else if (a->type == BT_P_UPROBE || a->type == BT_P_URETPROBE)
 		ret = parse_uprobe(p, a, parts, n, err);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "lib/bt/bt_profile.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/session/session.h"
 #include "lib/tracefile/dat_reader.h"
@@ -50,7 +51,7 @@ static bool replays(const struct bt_run *r)
 		const struct bt_site *s = &r->sites[i];
 
 		if (s->type == BT_P_INTERVAL || s->type == BT_P_USDT || s->type == BT_P_TRACEPOINT ||
-		    s->inproc_no)
+		    s->type == BT_P_PROFILE || s->inproc_no)
 			return true;
 	}
 	return false;
@@ -68,12 +69,18 @@ bool bt_live_step(void *arg, struct utrace_session *s)
 	for (unsigned i = 0; i < r->nsites && !r->notified; i++)
 		if (r->sites[i].type == BT_P_INTERVAL)
 			r->sites[i].next_tick = (uint64_t)now + r->sites[i].period_ns;
+	if (!r->notified && bt_profile_open(r, r->o->pid ? r->o->pid
+					    : r->waiting ? 0 : utrace_session_pid(s)) < 0) {
+		fprintf(r->o->log, "utrace bt: profile: %s\n", r->err->msg);
+		r->exiting = true;
+	}
 	bt_live_notify(r);
 	if (r->exiting || now < r->next_step_ns || !r->dat_path || !r->replay)
 		return r->exiting;
 	r->next_step_ns = now + STEP_NS;
+	bt_profile_drain(r);
 	if (!replays(r))
-		return false;
+		return r->exiting;
 	if (!r->resume && utrace_dat_resume_new(&r->resume) < 0)
 		return false;
 	if (utrace_session_sync(s, &err) < 0)

@@ -283,7 +283,8 @@ static bool has_uprobes(const struct bt_run *r)
 {
 	for (unsigned i = 0; i < r->nsites; i++)
 		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE ||
-		    r->sites[i].type == BT_P_USDT || r->sites[i].type == BT_P_TRACEPOINT)
+		    r->sites[i].type == BT_P_USDT || r->sites[i].type == BT_P_TRACEPOINT ||
+		    r->sites[i].type == BT_P_PROFILE)
 			return true;
 	return false;
 }

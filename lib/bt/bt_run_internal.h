@@ -72,6 +72,7 @@ struct bt_run {
 	 * (its pid once known: its events are left out) */
 	bool waiting;
 	int waiter_pid;
+	struct bt_profile *profile; /* bt_profile.c: the samplers of profile probes */
 };
 
 /* The uprobe sites run in the traced processes (-c or -p), their hits

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/bt/bt_profile.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/bt/bt_tracepoint.h"
 #include "lib/bt/bt_usdt.h"
@@ -166,7 +167,9 @@ static int record(struct bt_run *r, const char *path, int *status)
 		 * recording holding a process of its own till the end */
 		static char *waiter[] = {"sleep", "2147483647", NULL};
 
-		ret = utrace_session_opts_set(&so, "system-wide", NULL, r->err);
+		for (unsigned i = 0; i < r->nsites && !ret; i++)
+			if (r->sites[i].type == BT_P_TRACEPOINT && first_of_event(r, i))
+				ret = utrace_session_opts_set(&so, "system-wide", NULL, r->err);
 		so.argv = waiter;
 		r->waiting = true;
 	}
@@ -481,6 +484,8 @@ int bt_session_run(struct bt_run *r)
 		ret = bt_replay(r, path, UINT64_MAX);
 	utrace_dat_resume_free(r->resume);
 	r->resume = NULL;
+	bt_profile_drain(r);
+	bt_profile_close(r);
 	if (!ret)
 		ret = bt_inproc_collect(r);
 	if (!ret && r->o->verbose)
