@@ -43,6 +43,8 @@ static void bt_usage(FILE *f)
 		   "  -v              say which mechanism serves each probe\n"
 		   "  -d              print the compiled programs and run nothing\n"
 		   "      --unsafe    allow system()\n"
+		   "      --usdt-file-activation\n"
+		   "                  usdt probes in the processes running their file\n"
 		   "  -h, --help      this text\n"
 		   "\n"
 		   "See man utrace-bt.\n");
@@ -108,6 +110,7 @@ static int bt_opt(struct bt_cmd *b, int c, const char *arg)
 	case 'v': b->o.verbose = true; return 0;
 	case 'd': b->o.dump = true; return 0;
 	case 'U': b->o.unsafe = true; return 0;
+	case 'A': b->o.usdt_file_activation = true; return 0;
 	case 'h': bt_usage(stdout); return -1;
 	default: return 2;
 	}
@@ -117,6 +120,7 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 {
 	static const struct option longopts[] = {
 	    {"unsafe", no_argument, NULL, 'U'},
+	    {"usdt-file-activation", no_argument, NULL, 'A'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};

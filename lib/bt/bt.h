@@ -25,6 +25,7 @@ struct utrace_bt_opts {
 	bool verbose;		   /* -v: say which mechanism serves each probe */
 	bool dump;		   /* -d: print the compiled programs, run nothing */
 	bool unsafe;		   /* --unsafe */
+	bool usdt_file_activation; /* usdt probes attach to the processes running their file */
 	FILE *out;		   /* -o FILE, else stdout */
 	FILE *log;		   /* stderr: -v's lines, warnings */
 };

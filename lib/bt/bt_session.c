@@ -163,12 +163,15 @@ static int record(struct bt_run *r, const char *path, int *status)
 			ret = utrace_session_opts_set(&so, "event", r->sites[i].func, r->err);
 	so.argv = r->o->argv;
 	if (!ret && !so.argv && !r->o->pid) {
-		/* no process named: every process's kernel events, the
-		 * recording holding a process of its own till the end */
+		/* no process named: every process's kernel events and
+		 * usdt probes (as bpftrace's: also the processes started
+		 * later; --usdt-file-activation is this too), the recording
+		 * holding a process of its own till the end */
 		static char *waiter[] = {"sleep", "2147483647", NULL};
 
 		for (unsigned i = 0; i < r->nsites && !ret; i++)
-			if (r->sites[i].type == BT_P_TRACEPOINT && first_of_event(r, i))
+			if ((r->sites[i].type == BT_P_TRACEPOINT && first_of_event(r, i)) ||
+			    r->sites[i].type == BT_P_USDT)
 				ret = utrace_session_opts_set(&so, "system-wide", NULL, r->err);
 		so.argv = waiter;
 		r->waiting = true;
@@ -450,12 +453,12 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 	return ret;
 }
 
-/* Whether a site is a uprobe or usdt probe. */
+/* Whether a site is a uprobe (an in-process probe: usdt probes are the
+ * kernel's, which serve every process). */
 static bool bt_has_uprobes(const struct bt_run *r)
 {
 	for (unsigned i = 0; i < r->nsites; i++)
-		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE ||
-		    r->sites[i].type == BT_P_USDT)
+		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE)
 			return true;
 	return false;
 }

@@ -217,6 +217,33 @@ void bt_usdt_sites_free(struct bt_usdt_site *v, size_t n)
 	free(v);
 }
 
+/* Whether site s's program reads an argument. */
+static bool reads_args(const struct bt_site *s)
+{
+	const struct utrace_bt_hdr *h = s->code.prog;
+	const struct utrace_bt_insn *in = utrace_bt_insns(h);
+
+	for (uint32_t i = 0; i < h->nr_insns; i++)
+		if (in[i].op == UTRACE_BOP_ARG)
+			return true;
+	return false;
+}
+
+/* The probe without its arguments, for a program that reads none: an
+ * argument a uprobe cannot fetch (an index register) stops nothing. */
+static char *def_no_args(const struct utrace_usdt_list *l, unsigned note, const char *event)
+{
+	const struct utrace_usdt_probe *u = utrace_usdt_get(l, note);
+	char *def, sem[32] = "";
+
+	if (u->sem_offset)
+		snprintf(sem, sizeof(sem), "(0x%llx)", (unsigned long long)u->sem_offset);
+	if (asprintf(&def, "p:utrace/%s %s:0x%llx%s comm=$comm", event, utrace_usdt_path(l),
+		     (unsigned long long)u->offset, sem) < 0)
+		return NULL;
+	return def;
+}
+
 char *bt_usdt_def(struct bt_run *r, const struct bt_site *s, unsigned k)
 {
 	struct utrace_usdt_list *l = NULL;
@@ -226,9 +253,13 @@ char *bt_usdt_def(struct bt_run *r, const struct bt_site *s, unsigned k)
 	size_t n;
 
 	snprintf(event, sizeof(event), "btp%u", k);
-	if (utrace_usdt_load(s->file, &l, r->err) < 0 ||
-	    utrace_usdt_to_uprobe(l, s->note, "utrace", event, &p, r->err) < 0)
+	if (utrace_usdt_load(s->file, &l, r->err) < 0)
 		goto out;
+	if (utrace_usdt_to_uprobe(l, s->note, "utrace", event, &p, r->err) < 0) {
+		if (!reads_args(s))
+			def = def_no_args(l, s->note, event);
+		goto out;
+	}
 	n = (size_t)utrace_uprobe_kernel_line(p, buf, sizeof(buf));
 	/* str(argN): the string at the argument, read at the hit */
 	for (unsigned i = 0; i < 6 && i < utrace_uprobe_nargs(p) && n < sizeof(buf); i++) {

@@ -63,6 +63,23 @@ timeout 60 "$U" bt -e "usdt:$T/u:app:nosuch { exit(); }" -c "$T/u" >"$T/none" 2>
 check "a usdt probe that matches nothing: an error before anything runs" \
 	eval 'grep -q "No probes to attach" "$T/none" && ! grep -q "^semaphore" "$T/none"'
 
+# without -c or -p: every process running the file, also one started once
+# the probes are attached (its semaphore set by the kernel), as bpftrace's
+# (and so --usdt-file-activation)
+timeout 60 env __BPFTRACE_NOTIFY_PROBES_ATTACHED=1 "$U" bt --usdt-file-activation -e \
+	"usdt:$T/u:app:sized { printf(\"pid %d arg4 %d\\n\", pid, arg4); exit(); }" >"$T/sw" 2>"$T/sw.err" &
+bp=$!
+for _ in $(seq 300); do grep -q '^__BPFTRACE_NOTIFY_PROBES_ATTACHED$' "$T/sw" && break; sleep 0.1; done
+"$T/u" >"$T/sw.prog" 2>&1 &
+up=$!
+wait $bp
+rc=$?
+kill $up 2>/dev/null
+wait $up 2>/dev/null
+check "usdt without a process: a program started after attaching is probed, exit() ends the run (rc $rc)" \
+	eval '[ $rc = 0 ] && grep -qE "^pid $up arg4 [0-9]+$" "$T/sw"'
+check "... its semaphore set while the probe is attached" grep -q '^semaphore [1-9]' "$T/sw.prog"
+
 # live: the printf line comes out while the program runs; the program
 # ends only once the test has seen it (or after 60 s, saying so)
 timeout 90 "$U" bt -e "uprobe:$T/u:step { printf(\"step %d\\n\", arg0); }" \
@@ -76,5 +93,5 @@ touch "$T/seen"
 wait $bp
 check "printf while the program runs: the line was out before the program ended" \
 	eval 'grep -qx "released 1" "$T/live" && grep -qx "step 7" "$T/live"'
-check "nothing left in uprobe_events" eval '! grep -q "utrace_" "$TR/uprobe_events"'
+check "nothing left in uprobe_events (of this test's files)" eval '! grep -qF "$T/" "$TR/uprobe_events"'
 exit 0
