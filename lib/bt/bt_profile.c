@@ -149,6 +149,10 @@ int bt_profile_open(struct bt_run *r, int pid)
 		ret = utrace_sampler_open(pid > 0 ? pid : 0, &so, &p->sampler, r->err);
 		if (ret < 0)
 			return ret;
+		if (r->o->verbose)
+			fprintf(r->o->log, "profile: utrace's sampler (cpu-clock, %u Hz) on %s; its "
+					   "action runs in utrace bt on each sample\n",
+				so.freq, pid > 0 ? "the traced process" : "every CPU");
 		utrace_sampler_attr(p->sampler, &p->attr);
 	}
 	return 0;

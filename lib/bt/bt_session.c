@@ -158,9 +158,15 @@ static int record(struct bt_run *r, const char *path, int *status)
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(&so, "probe", def, r->err);
 	}
-	for (unsigned i = 0; i < r->nsites && !ret; i++)
+	for (unsigned i = 0; i < r->nsites && !ret; i++) {
+		if (r->sites[i].type == BT_P_TRACEPOINT && r->o->verbose)
+			fprintf(r->o->log, "tracepoint:%s: a kernel event of the recording's "
+					   "kernel instance (%s); its hits replayed by utrace bt\n",
+				r->sites[i].func, r->o->argv || r->o->pid ? "the traced processes'"
+									  : "every process's");
 		if (r->sites[i].type == BT_P_TRACEPOINT && first_of_event(r, i))
 			ret = utrace_session_opts_set(&so, "event", r->sites[i].func, r->err);
+	}
 	so.argv = r->o->argv;
 	if (!ret && !so.argv && !r->o->pid) {
 		/* no process named: every process's kernel events and
