@@ -184,6 +184,7 @@ struct bt_program {
 	 * the bytecode as argument i, a string one as its address */
 	char *tp_fields[6];
 	unsigned ntp_fields;
+	const char *exe; /* the traced program, whose own tracepoints tracepoint: names too */
 };
 
 /* The error of a parse or check: bpftrace's three lines (the position

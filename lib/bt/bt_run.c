@@ -112,7 +112,7 @@ static int resolve_tracepoint(struct bt_run *r, const struct bt_probe *pr,
 {
 	char **v = NULL;
 	size_t n = 0;
-	int ret = bt_tracepoint_find(ap->target, ap->func, &v, &n);
+	int ret = bt_tracepoint_find_in(r->prog.exe, ap->target, ap->func, &v, &n);
 
 	if (ret < 0)
 		utrace_error_set(r->err, ret, "tracefs available_events: %s", strerror(-ret));
@@ -403,6 +403,7 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	r->prog.src = o->text;
 	r->prog.name = o->name ? o->name : "stdin";
 	r->prog.unsafe = o->unsafe;
+	r->prog.exe = r->exe = bt_tracepoint_exe(o->argv, o->pid); /* its own tracepoints */
 	ret = bt_parse(&r->prog, err);
 	if (!ret)
 		ret = bt_check(&r->prog, err);
@@ -418,6 +419,7 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 		ret = run(r);
 	}
 	run_free(r);
+	free(r->exe);
 	free(r);
 	return ret < 0 ? 1 : 0;
 }

@@ -73,6 +73,7 @@ struct bt_run {
 	bool waiting;
 	int waiter_pid;
 	struct bt_profile *profile; /* bt_profile.c: the samplers of profile probes */
+	char *exe; /* the traced program's file (prog.exe), NULL if none */
 };
 
 /* The uprobe sites run in the traced processes (-c or -p), their hits

@@ -14,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/base/glob.h"
 #include "lib/bt/bt_tracepoint.h"
+#include "lib/elf/libdeps.h"
 #include "lib/events/event_format.h"
 #include "lib/kernel/kernel_tracefs.h"
 #include "lib/tracefile/dat_reader.h"
@@ -24,6 +26,72 @@
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The program's own tracepoints (TRACE_EVENT, in its ELF file) that the
+ * globs match, appended to *v. */
+static int find_own(const char *exe, const char *sys, const char *event, char ***v, size_t *cnt)
+{
+	struct utrace_event_list *l = NULL;
+	struct utrace_error e = {0};
+	int ret = 0;
+
+	if (!exe || utrace_event_list_load(exe, &l, &e) < 0)
+		return 0;
+	for (unsigned i = 0; i < utrace_event_list_count(l) && !ret; i++) {
+		const struct utrace_event_format *f = utrace_event_list_get(l, i);
+		char **nv;
+
+		if (!utrace_glob_match(sys, f->system) || !utrace_glob_match(event, f->name))
+			continue;
+		if (!(nv = realloc(*v, (*cnt + 1) * sizeof(**v))) ||
+		    asprintf(&nv[*cnt], "%s:%s", f->system, f->name) < 0) {
+			*v = nv ? nv : *v;
+			ret = -ENOMEM;
+			break;
+		}
+		*v = nv;
+		(*cnt)++;
+	}
+	utrace_event_list_free(l);
+	return ret;
+}
+
+int bt_tracepoint_find_in(const char *exe, const char *sys, const char *event, char ***out,
+			  size_t *n)
+{
+	char **v = NULL;
+	size_t cnt = 0;
+	int ret = find_own(exe, sys, event, &v, &cnt);
+	char **k = NULL;
+	size_t nk = 0;
+
+	if (!ret && (ret = bt_tracepoint_find(sys, event, &k, &nk)) == -ENOENT)
+		ret = 0; /* no tracefs: the program's own only */
+	for (size_t i = 0; i < nk; i++) {
+		char **nv = ret ? NULL : realloc(v, (cnt + 1) * sizeof(*v));
+
+		if (!nv) {
+			free(k[i]);
+			ret = ret ? ret : -ENOMEM;
+			continue;
+		}
+		v = nv;
+		v[cnt++] = k[i];
+	}
+	free(k);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_str);
+	for (size_t i = 1; i < cnt; i++) /* one event, once */
+		if (!strcmp(v[i], v[i - 1])) {
+			free(v[i]);
+			memmove(&v[i], &v[i + 1], (cnt - i - 1) * sizeof(*v));
+			cnt--;
+			i--;
+		}
+	*out = v;
+	*n = cnt;
+	return ret;
 }
 
 int bt_tracepoint_find(const char *sys, const char *event, char ***out, size_t *n)
@@ -85,14 +153,32 @@ static void saved_cmdline(int tid, char *comm, size_t size)
 	free(text);
 }
 
-/* The format of the first event ap names; NULL if none. */
-static struct utrace_event_format *first_format(const struct bt_attach *ap)
+/* The format of the first event ap names (the program's own, else the
+ * kernel's); NULL if none. */
+static struct utrace_event_format *first_format(const char *exe, const struct bt_attach *ap)
 {
 	struct utrace_event_format *f = NULL;
 	struct utrace_error e = {0};
 	char **v = NULL, path[4096], *text = NULL, *colon;
+	struct utrace_event_list *l = NULL;
 	size_t n = 0;
 
+	if (exe && utrace_event_list_load(exe, &l, &e) < 0)
+		l = NULL;
+	for (unsigned i = 0; l && i < utrace_event_list_count(l) && !text; i++) {
+		const struct utrace_event_format *o = utrace_event_list_get(l, i);
+
+		if (utrace_glob_match(ap->target, o->system) &&
+		    utrace_glob_match(ap->func, o->name) &&
+		    (text = utrace_event_format_text(o, 0)) != NULL &&
+		    utrace_event_format_parse(o->system, text, &f, &e) < 0)
+			f = NULL;
+	}
+	utrace_event_list_free(l);
+	if (text) {
+		free(text);
+		return f;
+	}
 	if (bt_tracepoint_find(ap->target, ap->func, &v, &n) == 0 && n) {
 		colon = strchr(v[0], ':');
 		*colon = 0;
@@ -111,7 +197,7 @@ static struct utrace_event_format *first_format(const struct bt_attach *ap)
 int bt_tracepoint_check_field(struct bt_program *p, const struct bt_probe *pr, struct bt_node *n,
 			      struct utrace_error *err)
 {
-	struct utrace_event_format *f = first_format(&pr->aps[0]);
+	struct utrace_event_format *f = first_format(p->exe, &pr->aps[0]);
 	const struct utrace_event_field *fl = f ? utrace_event_field_find(f, n->str + 5) : NULL;
 	unsigned k;
 
@@ -135,6 +221,22 @@ int bt_tracepoint_check_field(struct bt_program *p, const struct bt_probe *pr, s
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	n->slot = (int)k;
 	return 0;
+}
+
+char *bt_tracepoint_exe(char *const *argv, int pid)
+{
+	char link[64], buf[4096];
+	ssize_t n;
+
+	if (pid > 0) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+		n = readlink(link, buf, sizeof(buf) - 1);
+		if (n <= 0)
+			return NULL;
+		buf[n] = 0;
+		return strdup(buf);
+	}
+	return argv && argv[0] ? utrace_program_path(argv[0]) : NULL;
 }
 
 void bt_tracepoint_comm(const struct utrace_dat *d, int tid, char *comm, size_t size)
