@@ -106,6 +106,49 @@ static bool first_of_event(const struct bt_run *r, unsigned i)
 	return true;
 }
 
+/* The kernel's probes of the recording: a kernel uprobe per usdt site, an
+ * -e per tracepoint's event; with no process named, every process's
+ * kernel events and usdt hits (as bpftrace's: also the processes started
+ * later; --usdt-file-activation is this too), the recording holding a
+ * process of its own till the end.  0, or <0 with r->err. */
+static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
+{
+	static char *waiter[] = {"sleep", "2147483647", NULL};
+	bool kernel = false;
+	int ret = 0;
+
+	for (unsigned i = 0; i < r->nsites && !ret; i++) {
+		struct bt_site *s = &r->sites[i];
+		char *def;
+
+		if (s->type == BT_P_TRACEPOINT && r->o->verbose)
+			fprintf(r->o->log, "tracepoint:%s: a kernel event of the recording's "
+					   "kernel instance (%s); its hits replayed by utrace bt\n",
+				s->func, r->o->argv || r->o->pid ? "the traced processes'"
+								   : "every process's");
+		if (s->type == BT_P_TRACEPOINT && first_of_event(r, i))
+			ret = utrace_session_opts_set(so, "event", s->func, r->err);
+		kernel |= s->type == BT_P_TRACEPOINT || s->type == BT_P_USDT;
+		if (s->type != BT_P_USDT || ret)
+			continue;
+		if (!(def = bt_usdt_def(r, s, i)))
+			return -EINVAL;
+		if (r->o->verbose)
+			fprintf(r->o->log, "usdt:%s: kernel uprobe (%s); its hits recorded and "
+					   "replayed by utrace bt\n", s->func, def);
+		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
+		ret = utrace_session_opts_set(so, "probe", def, r->err);
+	}
+	so->argv = r->o->argv;
+	if (!ret && !so->argv && !r->o->pid) {
+		if (kernel)
+			ret = utrace_session_opts_set(so, "system-wide", NULL, r->err);
+		so->argv = waiter;
+		r->waiting = true;
+	}
+	return ret;
+}
+
 /* The recording of the sites' probes into path. */
 static int record(struct bt_run *r, const char *path, int *status)
 {
@@ -130,18 +173,6 @@ static int record(struct bt_run *r, const char *path, int *status)
 	for (unsigned i = 0; i < r->nsites && !ret; i++) {
 		char *def;
 
-		if (r->sites[i].type == BT_P_USDT) {
-			if (!(def = bt_usdt_def(r, &r->sites[i], i))) {
-				ret = -EINVAL;
-				break;
-			}
-			if (r->o->verbose)
-				fprintf(r->o->log, "usdt:%s: kernel uprobe (%s); its hits recorded "
-						   "and replayed by utrace bt\n", r->sites[i].func, def);
-			r->defs[r->ndefs++] = def;
-			ret = utrace_session_opts_set(&so, "probe", def, r->err);
-			continue;
-		}
 		if (r->sites[i].type != BT_P_UPROBE && r->sites[i].type != BT_P_URETPROBE)
 			continue;
 		if (!(def = probe_def(&r->sites[i], i))) {
@@ -158,30 +189,8 @@ static int record(struct bt_run *r, const char *path, int *status)
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(&so, "probe", def, r->err);
 	}
-	for (unsigned i = 0; i < r->nsites && !ret; i++) {
-		if (r->sites[i].type == BT_P_TRACEPOINT && r->o->verbose)
-			fprintf(r->o->log, "tracepoint:%s: a kernel event of the recording's "
-					   "kernel instance (%s); its hits replayed by utrace bt\n",
-				r->sites[i].func, r->o->argv || r->o->pid ? "the traced processes'"
-									  : "every process's");
-		if (r->sites[i].type == BT_P_TRACEPOINT && first_of_event(r, i))
-			ret = utrace_session_opts_set(&so, "event", r->sites[i].func, r->err);
-	}
-	so.argv = r->o->argv;
-	if (!ret && !so.argv && !r->o->pid) {
-		/* no process named: every process's kernel events and
-		 * usdt probes (as bpftrace's: also the processes started
-		 * later; --usdt-file-activation is this too), the recording
-		 * holding a process of its own till the end */
-		static char *waiter[] = {"sleep", "2147483647", NULL};
-
-		for (unsigned i = 0; i < r->nsites && !ret; i++)
-			if ((r->sites[i].type == BT_P_TRACEPOINT && first_of_event(r, i)) ||
-			    r->sites[i].type == BT_P_USDT)
-				ret = utrace_session_opts_set(&so, "system-wide", NULL, r->err);
-		so.argv = waiter;
-		r->waiting = true;
-	}
+	if (!ret)
+		ret = kernel_probes(r, &so);
 	so.step = bt_live_step; /* bt_live.c: printf while the program runs */
 	so.step_arg = r;
 	if (!ret)
