@@ -17,7 +17,7 @@
 #include "lib/bt/bt_tracepoint.h"
 #include "lib/bt/bt_usdt.h"
 
-static int list_uprobes(const char *pattern, FILE *out, struct utrace_error *err);
+static int list_uprobes(const char *pattern, int pid, FILE *out, struct utrace_error *err);
 
 /* "usdt:BIN:PROVIDER:NAME", "usdt:BIN:NAME", "usdt:BIN" ("*" for what
  * is left out); BIN a glob, or with -p "" or a glob over the files the
@@ -52,7 +52,7 @@ static int list_pid(int pid, FILE *out, struct utrace_error *err)
 		return utrace_error_set(err, -ESRCH, "%d: no such process", pid);
 	exe[n] = 0;
 	snprintf(pat, sizeof(pat), "uprobe:%s:*", exe);
-	ret = list_uprobes(pat, out, err);
+	ret = list_uprobes(pat, 0, out, err);
 	return ret < 0 ? ret : list_usdt("", pid, out, err);
 }
 
@@ -86,19 +86,21 @@ int utrace_bt_list_pid(const char *pattern, int pid, FILE *out, struct utrace_er
 
 	if (!pattern && pid > 0)
 		return list_pid(pid, out, err);
+	if (!pattern) /* bpftrace lists every probe: of the kernel's, the tracepoints */
+		return list_tracepoints("*", out) ? 0 : utrace_error_set(err, -ENOENT, "no tracefs");
 	if (pattern && !colon && list_tracepoints(pattern, out)) /* "*sched_switch*" */
 		return 0;
 	if (!colon || (size_t)(colon - pattern) >= sizeof(type))
-		return list_uprobes(pattern, out, err);
+		return list_uprobes(pattern, pid, out, err);
 	snprintf(type, sizeof(type), "%.*s", (int)(colon - pattern), pattern);
-	if (utrace_glob_match(type, "uprobe") && strchr(colon + 1, ':') &&
+	if (utrace_glob_match(type, "uprobe") && (strchr(colon + 1, ':') || pid > 0) &&
 	    (strchr(type, '*') == NULL || !pid)) {
 		char *p;
 
 		any = true;
 		if (asprintf(&p, "uprobe%s", colon) < 0)
 			return utrace_error_set(err, -ENOMEM, "out of memory");
-		ret = list_uprobes(p, out, err);
+		ret = list_uprobes(p, pid, out, err);
 		free(p);
 	}
 	if (ret >= 0 && (utrace_glob_match(type, "usdt") || !strcmp(type, "U"))) {
@@ -114,7 +116,7 @@ int utrace_bt_list_pid(const char *pattern, int pid, FILE *out, struct utrace_er
 		list_tracepoints(glob, out);
 		free(glob);
 	}
-	return any ? ret : list_uprobes(pattern, out, err);
+	return any ? ret : list_uprobes(pattern, pid, out, err);
 }
 
 int utrace_bt_list(const char *pattern, FILE *out, struct utrace_error *err)
@@ -122,7 +124,29 @@ int utrace_bt_list(const char *pattern, FILE *out, struct utrace_error *err)
 	return utrace_bt_list_pid(pattern, 0, out, err);
 }
 
-static int list_uprobes(const char *pattern, FILE *out, struct utrace_error *err)
+struct files_arg {
+	FILE *out;
+	const char *type, *func;
+};
+
+/* A globbed BIN's file: its functions the glob matches (none: nothing). */
+static int list_file(void *arg, const char *shown, const char *path)
+{
+	struct files_arg *a = arg;
+	char **funcs = NULL;
+	size_t n = 0;
+
+	if (bt_resolve_funcs(path, a->func, &funcs, &n) < 0)
+		n = 0; /* not an ELF file: no functions */
+	for (size_t i = 0; i < n; i++) {
+		fprintf(a->out, "%s:%s:%s\n", a->type, shown, funcs[i]);
+		free(funcs[i]);
+	}
+	free(funcs);
+	return 0;
+}
+
+static int list_uprobes(const char *pattern, int pid, FILE *out, struct utrace_error *err)
 {
 	char *copy, *type, *target, *func, **funcs = NULL;
 	size_t n = 0;
@@ -136,13 +160,25 @@ static int list_uprobes(const char *pattern, FILE *out, struct utrace_error *err
 	type = copy;
 	target = strchr(type, ':');
 	func = target ? strchr(target + 1, ':') : NULL;
+	if (target && !func && pid > 0) /* uprobe:* -p PID */
+		func = target + strlen(target);
 	if (!target || !func || (strcmp(type, "uprobe") && strncmp(type, "uprobe:", 7) &&
 				 strcmp(type, "uretprobe") && strncmp(type, "uretprobe:", 10))) {
 		free(copy);
 		return utrace_error_set(err, -EINVAL, "%s: PATTERN is uprobe:BIN:FUNC", pattern);
 	}
 	*target++ = 0;
-	*func++ = 0;
+	if (*func)
+		*func++ = 0;
+	if (strpbrk(target, "*?[") || (pid > 0 && !*target)) {
+		struct files_arg a = {.out = out, .type = type, .func = *func ? func : "*"};
+
+		ret = bt_usdt_each_file(target, pid, list_file, &a);
+		if (ret < 0)
+			utrace_error_set(err, ret, "%s: %s", target, strerror(-ret));
+		free(copy);
+		return ret < 0 ? ret : 0;
+	}
 	ret = bt_resolve_funcs(target, func, &funcs, &n);
 	if (ret < 0)
 		utrace_error_set(err, ret, "%s: %s", target, strerror(-ret));

@@ -166,6 +166,18 @@ static int each_note(const struct usdt_files *f, const char *probe,
 	return ret;
 }
 
+int bt_usdt_each_file(const char *bin, int pid,
+		      int (*fn)(void *arg, const char *shown, const char *path), void *arg)
+{
+	struct usdt_files f = {0};
+	int ret = files_of(&f, bin, pid, NULL);
+
+	for (size_t i = 0; i < f.n && !ret; i++)
+		ret = fn(arg, f.shown[i], f.path[i]);
+	files_free(&f);
+	return ret;
+}
+
 struct find_arg {
 	struct bt_usdt_site *v;
 	size_t n;

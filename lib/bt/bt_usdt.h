@@ -36,6 +36,11 @@ char *bt_usdt_def(struct bt_run *r, const struct bt_site *s, unsigned k);
  * the note says). */
 void bt_usdt_args(const struct utrace_event_format *f, const struct utrace_event *ev,
 		  struct utrace_bt_hit *hit);
+/* fn for each file bin names (as a usdt probe's BIN: a glob, with pid
+ * "" or a glob over the files the process maps), as shown and absolute;
+ * 0, fn's first error, or -errno. */
+int bt_usdt_each_file(const char *bin, int pid,
+		      int (*fn)(void *arg, const char *shown, const char *path), void *arg);
 /* -l: the usdt probes of the files pattern's BIN names (pid: also those
  * its process has mapped) matching PROVIDER:NAME, bpftrace's lines. */
 int bt_usdt_list(const char *bin, const char *probe, int pid, FILE *out);
