@@ -201,6 +201,8 @@ static int record(struct bt_run *r, const char *path, int *status)
 		ret = utrace_session_start(s, r->err);
 	if (!ret) {
 		utrace_session_run(s);
+		if (r->waiting) /* (Ctrl-C given to utrace bt alone too) */
+			utrace_session_end_command(s);
 		ret = utrace_session_stop(s);
 		if (ret == UTRACE_SESSION_RAN) {
 			*status = utrace_session_status(s);

@@ -154,6 +154,9 @@ int utrace_session_stop(struct utrace_session *s);
 int utrace_session_sync(struct utrace_session *s, struct utrace_error *err);
 /* The command's pid (0 before it started, or with -P). */
 int utrace_session_pid(const struct utrace_session *s);
+/* The caller ends the command (a process of its own that only holds the
+ * recording: utrace bt's): SIGTERM, which is not reported as a kill. */
+void utrace_session_end_command(struct utrace_session *s);
 /* The command's wait status, once utrace_session_stop returned
  * UTRACE_SESSION_RAN. */
 int utrace_session_status(const struct utrace_session *s);

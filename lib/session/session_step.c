@@ -6,11 +6,21 @@
  * opened again, holds them (as the live tracefs reads it:
  * session_live_read.c).
  */
+#include <signal.h>
+
 #include "lib/session/session_internal.h"
 
 int utrace_session_pid(const struct utrace_session *s)
 {
 	return s->attach || s->pid < 0 ? 0 : (int)s->pid;
+}
+
+void utrace_session_end_command(struct utrace_session *s)
+{
+	if (s->attach || s->pid <= 0 || s->exited)
+		return;
+	s->step_killed = true;
+	kill(s->pid, SIGTERM);
 }
 
 int utrace_session_sync(struct utrace_session *s, struct utrace_error *err)
