@@ -20,6 +20,7 @@ struct bt_cmd {
 	const char *output; /* -o FILE */
 	const char *script;
 	bool list;
+	const char *pattern; /* -l's */
 	char *text; /* the script's contents */
 	char **argv;
 	char **params; /* the positional parameters */
@@ -47,6 +48,8 @@ static void bt_usage(FILE *f)
 		   "  -k, -kk         warn when delete() (-kk: also a map read) finds no element\n"
 		   "  -d              print the compiled programs and run nothing\n"
 		   "      --unsafe    allow system()\n"
+		   "      --usdt-file-activation\n"
+		   "                  usdt probes in the processes running their file\n"
 		   "  -h, --help      this text\n"
 		   "\n"
 		   "See man utrace-bt.\n");
@@ -127,6 +130,7 @@ static int bt_opt(struct bt_cmd *b, int c, const char *arg)
 	case 'k': b->o.helper_check++; return 0;
 	case 'd': b->o.dump = true; return 0;
 	case 'U': b->o.unsafe = true; return 0;
+	case 'A': b->o.usdt_file_activation = true; return 0;
 	case 'h': bt_usage(stdout); return -1;
 	default: return 2;
 	}
@@ -136,6 +140,7 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 {
 	static const struct option longopts[] = {
 	    {"unsafe", no_argument, NULL, 'U'},
+	    {"usdt-file-activation", no_argument, NULL, 'A'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -158,6 +163,10 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 		}
 		/* the script, positional parameters ($1 ...), more options
 		 * (bpftrace's `FILE -c CMD`); after --, the command */
+		if (b->list && !b->pattern && optind < argc && strcmp(argv[optind - 1], "--")) {
+			b->pattern = argv[optind++]; /* -l PATTERN -p PID */
+			continue;
+		}
 		if (b->list || optind >= argc || !strcmp(argv[optind - 1], "--"))
 			break;
 		if (b->o.text || b->script)
@@ -220,8 +229,8 @@ int cmd_bt(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	}
 	if (b.list) {
-		ret = utrace_bt_list(optind < argc ? argv[optind] : NULL, b.o.verbose, stdout,
-				     &err);
+		ret = utrace_bt_list_pid(b.pattern ? b.pattern : optind < argc ? argv[optind] : NULL,
+					 b.o.pid, b.o.verbose, stdout, &err);
 		if (ret < 0)
 			utrace_die_msg("bt", "%s", err.msg);
 		return ret < 0 ? 1 : utrace_flush_stdout("bt");

@@ -29,6 +29,7 @@ struct utrace_bt_opts {
 	bool unsafe;		   /* --unsafe */
 	unsigned helper_check;	   /* -k 1, -kk 2: warn when a map helper fails */
 	bool quiet;		   /* -q: no "Attaching N probes..." */
+	bool usdt_file_activation; /* usdt probes attach to the processes running their file */
 	FILE *out;		   /* -o FILE, else stdout */
 	FILE *log;		   /* stderr: -v's lines, warnings */
 };
@@ -46,5 +47,9 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err);
  * ("uprobe:/path:func"); PATTERN a glob over them; verbose (-lv): each
  * function's parameters after it, through DWARF.  0 or <0 with err. */
 int utrace_bt_list(const char *pattern, bool verbose, FILE *out, struct utrace_error *err);
+/* The same, with -p PID: usdt:'s BIN "" or a glob names the files the
+ * process has mapped; no PATTERN: every probe of the process. */
+int utrace_bt_list_pid(const char *pattern, int pid, bool verbose, FILE *out,
+		       struct utrace_error *err);
 
 #endif

@@ -141,6 +141,9 @@ enum bt_probe_type {
 	BT_P_UPROBE,
 	BT_P_URETPROBE,
 	BT_P_INTERVAL,
+	BT_P_USDT, /* target: the binary (a glob, "" for -p's), func: "PROVIDER:NAME" globs */
+	BT_P_TRACEPOINT, /* the kernel's: target SYSTEM, func EVENT (globs) */
+	BT_P_PROFILE,	 /* period_ns: 1 s / hz */
 };
 
 struct bt_attach {
@@ -195,6 +198,11 @@ struct bt_program {
 	unsigned nshapes;
 	char *const *params; /* the positional parameters ($1 ...), not owned */
 	unsigned nparams;
+	/* a tracepoint's args.FIELD (bt_tracepoint.c): field i is served to
+	 * the bytecode as argument i, a string one as its address */
+	char *tp_fields[6];
+	unsigned ntp_fields;
+	const char *exe; /* the traced program, whose own tracepoints tracepoint: names too */
 };
 
 /* The error of a parse or check: bpftrace's three lines (the position

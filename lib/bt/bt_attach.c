@@ -7,6 +7,7 @@
  * which functions it names, when the probes are resolved (bt_probes.c).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,7 +20,8 @@ static const struct {
 } bt_types[] = {
     {"BEGIN", NULL, BT_P_BEGIN},	  {"END", NULL, BT_P_END},
     {"uprobe", "u", BT_P_UPROBE},	  {"uretprobe", "ur", BT_P_URETPROBE},
-    {"interval", "i", BT_P_INTERVAL},
+    {"interval", "i", BT_P_INTERVAL},	  {"usdt", "U", BT_P_USDT},
+    {"tracepoint", "t", BT_P_TRACEPOINT}, {"profile", "p", BT_P_PROFILE},
 };
 
 /* The parts of text split at ':' (at most max), NUL-terminated in buf. */
@@ -95,6 +97,43 @@ static int parse_uprobe(struct bt_program *p, struct bt_attach *a, char **parts,
 	return 0;
 }
 
+/* usdt:BIN:PROVIDER:NAME or usdt:BIN:NAME (any provider); BIN may be ""
+ * (-p's files) or a glob: bt_usdt.c reads the notes. */
+/* A quoted part ("\"probe1\"", a name that holds quotes): its text. */
+static char *unquote(char *s)
+{
+	size_t n = strlen(s), o = 0;
+
+	if (n < 2 || s[0] != '"' || s[n - 1] != '"')
+		return s;
+	for (size_t i = 1; i < n - 1; i++) {
+		if (s[i] == '\\' && i + 1 < n - 1)
+			i++;
+		s[o++] = s[i];
+	}
+	s[o] = 0;
+	return s;
+}
+
+static int parse_usdt(struct bt_program *p, struct bt_attach *a, char **parts, unsigned n,
+		      struct utrace_error *err)
+{
+	const char *prov = n == 4 ? unquote(parts[2]) : "*", *name = unquote(parts[n - 1]);
+	size_t len;
+
+	if (n != 3 && n != 4)
+		return bt_error(err, p, a->loc, BT_ERR_PROBE_NARGS, "usdt", 2u);
+	if (!*prov)
+		prov = "*";
+	len = strlen(prov) + strlen(name) + 2;
+	a->target = strdup(parts[1]);
+	a->func = malloc(len);
+	if (!a->target || !a->func)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	snprintf(a->func, len, "%s:%s", prov, *name ? name : "*");
+	return 0;
+}
+
 int bt_attach_parse(struct bt_program *p, struct bt_attach *a, struct utrace_error *err)
 {
 	char *buf = strdup(a->text), *parts[4];
@@ -116,10 +155,17 @@ int bt_attach_parse(struct bt_program *p, struct bt_attach *a, struct utrace_err
 	a->type = bt_types[i].type;
 	if ((a->type == BT_P_BEGIN || a->type == BT_P_END) && n != 1)
 		ret = bt_error(err, p, a->loc, BT_ERR_PROBE_NARGS, parts[0], 0u);
-	else if (a->type == BT_P_INTERVAL)
+	else if (a->type == BT_P_INTERVAL || a->type == BT_P_PROFILE)
 		ret = parse_interval(p, a, parts, n, err);
 	else if (a->type == BT_P_UPROBE || a->type == BT_P_URETPROBE)
 		ret = parse_uprobe(p, a, parts, n, err);
+	else if (a->type == BT_P_USDT)
+		ret = parse_usdt(p, a, parts, n, err);
+	else if (a->type == BT_P_TRACEPOINT && n != 3)
+		ret = bt_error(err, p, a->loc, BT_ERR_PROBE_NARGS, parts[0], 2u);
+	else if (a->type == BT_P_TRACEPOINT && (!(a->target = strdup(parts[1])) ||
+						!(a->func = strdup(parts[2]))))
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 out:
 	free(buf);
 	return ret;
@@ -176,6 +222,9 @@ void bt_program_free(struct bt_program *p)
 	free(p->shapes);
 	p->shapes = NULL;
 	p->nshapes = 0;
+	for (unsigned i = 0; i < p->ntp_fields; i++)
+		free(p->tp_fields[i]);
+	p->ntp_fields = 0;
 	p->probes = NULL;
 	p->maps = NULL;
 	p->vars = NULL;

@@ -18,6 +18,7 @@
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_dwarf.h"
 #include "lib/bt/bt_print.h"
+#include "lib/bt/bt_tracepoint.h"
 
 
 static int check_stmts(struct bt_checker *ck, struct bt_node **s, unsigned n);
@@ -37,6 +38,13 @@ static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 					   "elapsed", "cpu", "rand", "cgroup"};
 	const char *s = n->str;
 
+	if ((!strncmp(s, "args.", 5) || !strncmp(s, "args->", 6)) &&
+	    probe_has(ck->probe, BT_P_TRACEPOINT)) {
+		if (s[4] == '-') /* args->FIELD is args.FIELD */
+			memmove(n->str + 5, n->str + 6, strlen(n->str + 6) + 1);
+		n->op[0] = 't'; /* for bt_compile.c: a tracepoint's, not DWARF's */
+		return bt_tracepoint_check_field(ck->p, ck->probe, n, ck->err);
+	}
 	n->type = BT_T_INT;
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
 		if (!strcmp(s, ints[i]))
@@ -60,7 +68,7 @@ static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 		return 0;
 	}
 	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' && !s[4]) {
-		if (!probe_has(ck->probe, BT_P_UPROBE))
+		if (!probe_has(ck->probe, BT_P_UPROBE) && !probe_has(ck->probe, BT_P_USDT))
 			return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_ARG_PROBE, s);
 		return 0;
 	}

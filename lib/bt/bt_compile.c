@@ -154,6 +154,12 @@ static void builtin(struct comp *c, const struct bt_node *n)
 	    [UTRACE_BB_RAND] = "rand",	       [UTRACE_BB_CGROUP] = "cgroup",
 	};
 
+	if (!strncmp(n->str, "args", 4) && n->op[0] == 't') { /* a tracepoint's field */
+		emit(c, UTRACE_BOP_ARG, (unsigned)n->slot, 0, 0);
+		if (n->type == BT_T_STR)
+			emit(c, UTRACE_BOP_STR, 0, 0, 0);
+		return;
+	}
 	if (!strncmp(n->str, "args", 4)) { /* args->NAME: bt_dwarf.c */
 		dwarf_arg(c, n);
 		return;
@@ -171,6 +177,10 @@ static void builtin(struct comp *c, const struct bt_node *n)
 
 		if (!strcmp(n->str, "func"))
 			snprintf(buf, sizeof(buf), "%s", c->func);
+		else if (c->ap->type == BT_P_USDT)
+			snprintf(buf, sizeof(buf), "usdt:%s", c->func);
+		else if (c->ap->type == BT_P_TRACEPOINT)
+			snprintf(buf, sizeof(buf), "tracepoint:%s", c->func);
 		else if (c->ap->func)
 			snprintf(buf, sizeof(buf), "%s:%s:%s",
 				 c->ap->type == BT_P_UPROBE ? "uprobe" : "uretprobe", c->ap->target,

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "lib/bt/bt_run_internal.h"
+#include "lib/bt/bt_tracepoint.h"
+#include "lib/bt/bt_usdt.h"
 
 static int64_t now_ns(void)
 {
@@ -77,6 +79,57 @@ static int add_site(struct bt_run *r, const struct bt_probe *pr, const struct bt
 	return ret;
 }
 
+/* A usdt attach point: a site per location of each note it matches. */
+static int resolve_usdt(struct bt_run *r, const struct bt_probe *pr, const struct bt_attach *ap)
+{
+	struct bt_usdt_site *v = NULL;
+	size_t n = 0;
+	int ret = bt_usdt_find(ap->target, ap->func, r->o->pid, r->o->argv, &v, &n);
+
+	if (ret < 0)
+		utrace_error_set(r->err, ret, "%s: %s", ap->target, strerror(-ret));
+	else if (!n) /* bpftrace's words, before anything runs */
+		ret = utrace_error_set(r->err, -ENOENT, "No probes to attach");
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct bt_site *s;
+
+		if ((ret = add_site(r, pr, ap, v[i].probe)) < 0)
+			break;
+		s = &r->sites[r->nsites - 1];
+		free(s->target);
+		s->target = v[i].shown;
+		s->file = v[i].file;
+		s->note = v[i].note;
+		v[i].shown = v[i].file = NULL;
+	}
+	bt_usdt_sites_free(v, n);
+	return ret;
+}
+
+/* A tracepoint attach point: a site per kernel event its globs match. */
+static int resolve_tracepoint(struct bt_run *r, const struct bt_probe *pr,
+			      const struct bt_attach *ap)
+{
+	char **v = NULL;
+	size_t n = 0;
+	int ret = bt_tracepoint_find_in(r->prog.exe, ap->target, ap->func, &v, &n);
+
+	if (ret < 0)
+		utrace_error_set(r->err, ret, "tracefs available_events: %s", strerror(-ret));
+	else if (!n && pr->naps > 1) /* bpftrace 0.17 runs the others */
+		fprintf(r->o->log, "WARNING: tracepoint not found: %s:%s\n", ap->target, ap->func);
+	else if (!n) /* bpftrace's words */
+		ret = utrace_error_set(r->err, -ENOENT, "tracepoint not found: %s:%s", ap->target,
+				       ap->func);
+	for (size_t i = 0; i < n; i++) {
+		if (!ret)
+			ret = add_site(r, pr, ap, v[i]);
+		free(v[i]);
+	}
+	free(v);
+	return ret;
+}
+
 /* Every attach point of every probe into sites. */
 static int resolve(struct bt_run *r)
 {
@@ -90,6 +143,14 @@ static int resolve(struct bt_run *r)
 			char **funcs = NULL;
 			size_t n = 0;
 
+			if (ap->type == BT_P_USDT) {
+				ret = resolve_usdt(r, pr, ap);
+				continue;
+			}
+			if (ap->type == BT_P_TRACEPOINT) {
+				ret = resolve_tracepoint(r, pr, ap);
+				continue;
+			}
 			if (ap->type != BT_P_UPROBE && ap->type != BT_P_URETPROBE) {
 				ret = add_site(r, pr, ap, NULL);
 				continue;
@@ -245,10 +306,29 @@ static void attaching(struct bt_run *r)
 	fflush(r->out);
 }
 
+/* Without -c or -p: 1 if the probes are uprobes (and BEGIN, END,
+ * interval), the kernel's to serve (bt_kernel.c); -1 if uprobes are mixed
+ * with the recording's kinds (usdt, tracepoint, profile); 0 otherwise. */
+static int uprobes_alone(const struct bt_run *r)
+{
+	bool up = false, rec = false;
+
+	if (r->o->argv || r->o->pid)
+		return 0;
+	for (unsigned i = 0; i < r->nsites; i++) {
+		up |= r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE;
+		rec |= r->sites[i].type == BT_P_USDT || r->sites[i].type == BT_P_TRACEPOINT ||
+		       r->sites[i].type == BT_P_PROFILE;
+	}
+	return up ? (rec ? -1 : 1) : 0;
+}
+
 static bool has_uprobes(const struct bt_run *r)
 {
 	for (unsigned i = 0; i < r->nsites; i++)
-		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE)
+		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE ||
+		    r->sites[i].type == BT_P_USDT || r->sites[i].type == BT_P_TRACEPOINT ||
+		    r->sites[i].type == BT_P_PROFILE)
 			return true;
 	return false;
 }
@@ -264,6 +344,7 @@ static void run_alone(struct bt_run *r)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	bt_interrupted = 0;
+	bt_live_notify(r);
 	while (!r->exiting && !bt_interrupted) {
 		uint64_t next = UINT64_MAX;
 		struct timespec ts;
@@ -321,7 +402,12 @@ static int run(struct bt_run *r)
 	if (r->o->verbose)
 		say_mechanisms(r);
 	run_here(r, BT_P_BEGIN);
-	if (!r->exiting && has_uprobes(r) && !r->o->argv && !r->o->pid)
+	if (!r->exiting && uprobes_alone(r) < 0)
+		ret = utrace_error_set(r->err, -EINVAL,
+				       "uprobes without -c or -p are served by the kernel's uprobes, "
+				       "which utrace bt does not mix with usdt, tracepoint or profile "
+				       "probes yet: give -c CMD or -p PID");
+	else if (!r->exiting && uprobes_alone(r) > 0)
 		ret = bt_kernel_run(r); /* every process running the binaries */
 	else if (!r->exiting && (has_uprobes(r) || r->o->argv || r->o->pid))
 		ret = bt_session_run(r);
@@ -344,6 +430,7 @@ static void run_free(struct bt_run *r)
 	for (unsigned i = 0; i < r->nsites; i++) {
 		free(r->sites[i].target);
 		free(r->sites[i].func);
+		free(r->sites[i].file);
 		free(r->sites[i].code.prog);
 		for (unsigned k = 0; k < r->sites[i].code.nfields; k++)
 			free(r->sites[i].code.fields[k]);
@@ -368,6 +455,7 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	r->prog.src = o->text;
 	r->prog.name = o->name ? o->name : "stdin";
 	r->prog.unsafe = o->unsafe;
+	r->prog.exe = r->exe = bt_tracepoint_exe(o->argv, o->pid); /* its own tracepoints */
 	r->prog.helper_check = o->helper_check;
 	r->prog.params = o->params;
 	r->prog.nparams = o->nparams;
@@ -390,6 +478,7 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 		ret = run(r);
 	}
 	run_free(r);
+	free(r->exe);
 	free(r);
 	return ret < 0 ? 1 : 0;
 }

@@ -30,7 +30,11 @@ struct bt_site {
 	const struct utrace_event_format *fmt;
 	uint64_t next_tick; /* interval: the next firing, CLOCK_MONOTONIC ns */
 	const char *inproc_no; /* uprobes: why its action is replayed, NULL: run at the hit */
+	char *file;	       /* usdt: the ELF file, absolute, and its note's index */
+	unsigned note;
 };
+
+struct utrace_dat_resume;
 
 struct bt_run {
 	const struct utrace_bt_opts *o;
@@ -57,6 +61,22 @@ struct bt_run {
 	int64_t start_ns;
 	struct utrace_error *err;
 	char *src; /* the program, its preprocessor lines done (bt_cpp.c) */
+	/* bt_live.c: the recording replayed while it runs */
+	const char *dat_path;
+	/* bt_session.c's bt_replay, given to bt_live.c (which bt_session.c
+	 * calls: files call each other one way) */
+	int (*replay)(struct bt_run *r, const char *path, uint64_t horizon);
+	uint64_t replayed_ts; /* the newest event replayed, 0: none yet */
+	uint64_t seen_tsc, seen_kts; /* its stamp as written: user (TSC), kernel (ns) */
+	struct utrace_dat_resume *resume;
+	int64_t next_step_ns;
+	bool notified; /* __BPFTRACE_NOTIFY_PROBES_ATTACHED said */
+	/* bt_session.c: no process named, the recording's own that waits
+	 * (its pid once known: its events are left out) */
+	bool waiting;
+	int waiter_pid;
+	struct bt_profile *profile; /* bt_profile.c: the samplers of profile probes */
+	char *exe; /* the traced program's file (prog.exe), NULL if none */
 };
 
 /* The uprobe sites run in the traced processes (-c or -p), their hits
@@ -94,6 +114,24 @@ static inline void bt_run_hit(struct bt_run *r, const struct bt_site *s,
 	if (!r->exiting)
 		utrace_bt_exec(s->code.prog, hit, &r->ctx, &r->st);
 }
+
+/* bt_session.c: the recording's events after r->replayed_ts up to
+ * horizon replayed, and the intervals due by then (0 or <0 with r->err).  bt_live.c: the recording's
+ * o->step, which replays it while it runs; true once exit() ran. */
+int bt_replay(struct bt_run *r, const char *path, uint64_t horizon);
+struct utrace_session;
+bool bt_live_step(void *arg, struct utrace_session *s);
+/* __BPFTRACE_NOTIFY_PROBES_ATTACHED, once, if the environment asks. */
+void bt_live_notify(struct bt_run *r);
+
+/* bt_session.c: the recording's events after r->replayed_ts up to
+ * horizon replayed (0 or <0 with r->err).  bt_live.c: the recording's
+ * o->step, which replays it while it runs; true once exit() ran. */
+int bt_replay(struct bt_run *r, const char *path, uint64_t horizon);
+struct utrace_session;
+bool bt_live_step(void *arg, struct utrace_session *s);
+/* __BPFTRACE_NOTIFY_PROBES_ATTACHED, once, if the environment asks. */
+void bt_live_notify(struct bt_run *r);
 
 /* bt_session_inproc.c: which uprobe sites run their action at the hit
  * (each site's inproc_no), their tables made and given to the recording

@@ -22,7 +22,10 @@
 #include <unistd.h>
 
 #include "common/record.h"
+#include "lib/bt/bt_profile.h"
 #include "lib/bt/bt_run_internal.h"
+#include "lib/bt/bt_tracepoint.h"
+#include "lib/bt/bt_usdt.h"
 #include "lib/events/event_format.h"
 #include "lib/session/session.h"
 #include "lib/tracefile/dat_reader.h"
@@ -126,6 +129,58 @@ static int stack_trigger(struct bt_run *r, struct utrace_session_opts *so, unsig
 	return ret ? ret : utrace_session_opts_set(so, "trigger", "stacktrace", r->err);
 }
 
+/* Whether site i is the first of its kernel event (one -e each). */
+static bool first_of_event(const struct bt_run *r, unsigned i)
+{
+	for (unsigned k = 0; k < i; k++)
+		if (r->sites[k].type == BT_P_TRACEPOINT && !strcmp(r->sites[k].func, r->sites[i].func))
+			return false;
+	return true;
+}
+
+/* The kernel's probes of the recording: a kernel uprobe per usdt site, an
+ * -e per tracepoint's event; with no process named, every process's
+ * kernel events and usdt hits (as bpftrace's: also the processes started
+ * later; --usdt-file-activation is this too), the recording holding a
+ * process of its own till the end.  0, or <0 with r->err. */
+static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
+{
+	static char *waiter[] = {"sleep", "2147483647", NULL};
+	bool kernel = false;
+	int ret = 0;
+
+	for (unsigned i = 0; i < r->nsites && !ret; i++) {
+		struct bt_site *s = &r->sites[i];
+		char *def;
+
+		if (s->type == BT_P_TRACEPOINT && r->o->verbose)
+			fprintf(r->o->log, "tracepoint:%s: a kernel event of the recording's "
+					   "kernel instance (%s); its hits replayed by utrace bt\n",
+				s->func, r->o->argv || r->o->pid ? "the traced processes'"
+								   : "every process's");
+		if (s->type == BT_P_TRACEPOINT && first_of_event(r, i))
+			ret = utrace_session_opts_set(so, "event", s->func, r->err);
+		kernel |= s->type == BT_P_TRACEPOINT || s->type == BT_P_USDT;
+		if (s->type != BT_P_USDT || ret)
+			continue;
+		if (!(def = bt_usdt_def(r, s, i)))
+			return -EINVAL;
+		if (r->o->verbose)
+			fprintf(r->o->log, "usdt:%s: kernel uprobe (%s); its hits recorded and "
+					   "replayed by utrace bt\n", s->func, def);
+		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
+		ret = utrace_session_opts_set(so, "probe", def, r->err);
+	}
+	so->argv = r->o->argv;
+	if (!ret && !so->argv && !r->o->pid) {
+		if (kernel)
+			ret = utrace_session_opts_set(so, "system-wide", NULL, r->err);
+		so->argv = waiter;
+		r->waiting = true;
+	}
+	return ret;
+}
+
 /* The recording of the sites' probes into path. */
 static int record(struct bt_run *r, const char *path, int *status)
 {
@@ -168,7 +223,10 @@ static int record(struct bt_run *r, const char *path, int *status)
 		if (!ret && bt_site_ustack(&r->sites[i]))
 			ret = stack_trigger(r, &so, i);
 	}
-	so.argv = r->o->argv;
+	if (!ret)
+		ret = kernel_probes(r, &so);
+	so.step = bt_live_step; /* bt_live.c: printf while the program runs */
+	so.step_arg = r;
 	if (!ret)
 		ret = utrace_session_opts_finish(&so, r->err) ? 2 : 0;
 	if (!ret)
@@ -177,6 +235,8 @@ static int record(struct bt_run *r, const char *path, int *status)
 		ret = utrace_session_start(s, r->err);
 	if (!ret) {
 		utrace_session_run(s);
+		if (r->waiting) /* (Ctrl-C given to utrace bt alone too) */
+			utrace_session_end_command(s);
 		ret = utrace_session_stop(s);
 		if (ret == UTRACE_SESSION_RAN) {
 			*status = utrace_session_status(s);
@@ -190,6 +250,31 @@ static int record(struct bt_run *r, const char *path, int *status)
 }
 
 /* Which site each event of the recording is: "bt/pK" is site K. */
+/* A kernel event of sites of tracepoint:SYSTEM:EVENT (each its func
+ * "SYSTEM:EVENT"): those sites are it; whether there were any. */
+static bool map_tracepoint(struct bt_run *r, const char *sys, const char *text, int id,
+			   struct utrace_event_format **fmt)
+{
+	size_t n = strlen(sys);
+	bool found = false;
+	struct utrace_error e = {0};
+
+	for (unsigned k = 0; k < r->nsites; k++) {
+		struct bt_site *s = &r->sites[k];
+
+		if (s->type != BT_P_TRACEPOINT || strncmp(s->func, sys, n) || s->func[n] != ':')
+			continue;
+		if (!*fmt && utrace_event_format_parse(sys, text, fmt, &e) < 0)
+			return false;
+		if (strcmp((*fmt)->name, s->func + n + 1))
+			continue;
+		s->event_id = id;
+		s->fmt = *fmt;
+		found = true;
+	}
+	return found;
+}
+
 static int map_events(struct bt_run *r, struct utrace_dat *d, struct utrace_event_format ***fmts)
 {
 	unsigned n = utrace_dat_event_format_count(d);
@@ -204,10 +289,14 @@ static int map_events(struct bt_run *r, struct utrace_dat *d, struct utrace_even
 		unsigned k;
 		struct utrace_error e = {0};
 
-		if (!text || !sys || strcmp(sys, "bt") ||
+		if (text && sys && (map_tracepoint(r, sys, text, id, &(*fmts)[i]) || (*fmts)[i]))
+			continue;
+		/* bt/pK: in-process; utrace_PID/btpK: a kernel uprobe (usdt) */
+		if (!text || !sys || (strcmp(sys, "bt") && strncmp(sys, "utrace_", 7)) ||
 		    utrace_event_format_parse(sys, text, &(*fmts)[i], &e) < 0)
 			continue;
-		if (sscanf((*fmts)[i]->name, "p%u", &k) == 1 && k < r->nsites) {
+		if ((sscanf((*fmts)[i]->name, strcmp(sys, "bt") ? "btp%u" : "p%u", &k) == 1) &&
+		    k < r->nsites) {
 			r->sites[k].event_id = id;
 			r->sites[k].fmt = (*fmts)[i];
 		}
@@ -270,6 +359,43 @@ int64_t bt_session_field(void *arg, unsigned k, char *out)
 	return v;
 }
 
+#define TP_STR_ADDR 0xbf00000000000000ull /* where a tracepoint's strings seem to be */
+
+/* A tracepoint's args.FIELD values (r->prog.tp_fields) as its
+ * arguments: an integer as the field holds it, a string at a made-up
+ * address whose bytes the record serves (load_captured). */
+static void tp_args(const struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
+		    struct utrace_bt_hit *hit, struct hit_strs *hs)
+{
+	for (unsigned i = 0; i < r->prog.ntp_fields && hs->n < 7; i++) {
+		const struct utrace_event_field *fl =
+		    utrace_event_field_find(s->fmt, r->prog.tp_fields[i]);
+		const uint8_t *p;
+		uint64_t v = 0;
+
+		if (!fl || fl->offset < 8 || fl->offset - 8 + fl->size > ev->data_len)
+			continue;
+		p = (const uint8_t *)ev->data + fl->offset - 8;
+		if (fl->kind == UTRACE_EF_CHARS || fl->kind == UTRACE_EF_STRING) {
+			hit->args[i] = (int64_t)(TP_STR_ADDR + ((uint64_t)i << 24));
+			hs->addr[hs->n] = (uint64_t)hit->args[i];
+			if (fl->kind == UTRACE_EF_CHARS) {
+				hs->s[hs->n] = (const char *)p;
+				hs->len[hs->n] = strnlen((const char *)p, fl->size);
+			} else {
+				hs->s[hs->n] = field_str(s->fmt, ev, r->prog.tp_fields[i],
+							 &hs->len[hs->n]);
+			}
+			hs->n++;
+		} else if (fl->size <= 8) {
+			memcpy(&v, p, fl->size);
+			if (fl->is_signed && fl->size < 8 && (v >> (8 * fl->size - 1) & 1))
+				v |= ~0ull << (8 * fl->size);
+			hit->args[i] = (int64_t)v;
+		}
+	}
+}
+
 static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
 		   struct utrace_bt_hit *hit, struct hit_strs *hs)
 {
@@ -281,6 +407,8 @@ static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrac
 	memset(hs, 0, sizeof(*hs));
 	for (unsigned i = 0; i < 6; i++)
 		hit->args[i] = (int64_t)field_u64(s->fmt, ev, (const char[]){'a', (char)('0' + i), 0});
+	if (s->type == BT_P_USDT)
+		bt_usdt_args(s->fmt, ev, hit);
 	hit->builtin[UTRACE_BB_RETVAL] = (int64_t)field_u64(s->fmt, ev, "ret");
 	hit->builtin[UTRACE_BB_PID] = ev->pid;
 	hit->builtin[UTRACE_BB_TID] = ev->tid;
@@ -322,6 +450,23 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 	}
 }
 
+/* Whether an earlier reading replayed ev: its time stamp as written (a
+ * user record's TSC count, a kernel record's clock), not ts, which a
+ * later reading of the grown file may calibrate a little differently;
+ * else it is the newest replayed. */
+static bool bt_replayed_already(struct bt_run *r, const struct utrace_event *ev)
+{
+	uint64_t *seen = ev->has_ctx ? &r->seen_kts : &r->seen_tsc;
+	uint64_t stamp = ev->has_ctx ? ev->ts : ev->tsc;
+
+	if (*seen && stamp <= *seen)
+		return true;
+	*seen = stamp;
+	if (ev->ts > r->replayed_ts)
+		r->replayed_ts = ev->ts;
+	return false;
+}
+
 /* One hit of site k, with its stack (pc, n) if it took one. */
 void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 		     const struct utrace_event *ev, const uint64_t *pc, unsigned n)
@@ -331,6 +476,10 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 
 	r->nreplayed++;
 	hit_of(r, &r->sites[k], ev, &hit, &hs);
+	if (r->sites[k].type == BT_P_TRACEPOINT && d) {
+		bt_tracepoint_comm(d, ev->tid, hit.comm, sizeof(hit.comm));
+		tp_args(r, &r->sites[k], ev, &hit, &hs);
+	}
 	r->ctx.load = load_captured;
 	cur_strs = &hs;
 	cur_site = &r->sites[k];
@@ -379,7 +528,10 @@ static void held_run(struct bt_run *r, struct utrace_dat *d, struct held *h, con
 	h->data = NULL;
 }
 
-static int replay(struct bt_run *r, const char *path)
+/* The recording's events after those replayed already (r->replayed_ts)
+ * up to horizon (CLOCK_MONOTONIC ns), in time order: while it records
+ * (bt_live.c), and once more for the rest when it has ended. */
+int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 {
 	struct held *held = NULL;
 	struct utrace_event_format **fmts = NULL;
@@ -394,20 +546,34 @@ static int replay(struct bt_run *r, const char *path)
 		ret = utrace_dat_iter_open(d, &it, r->err);
 	if (!ret && !(held = calloc(utrace_dat_buffer_count(d) + 1, sizeof(*held))))
 		ret = -ENOMEM;
+	/* (a millisecond early: a record's time may come out a little
+	 * earlier in a later reading, the file's clock calibrated anew) */
+	if (!ret && r->resume)
+		ret = utrace_dat_iter_resume(it, r->resume,
+					     r->replayed_ts > 1000000 ? r->replayed_ts - 1000000 : 0,
+					     r->err);
 	while (!ret && !r->exiting && (ret = utrace_dat_iter_next(it, &ev, r->err)) > 0) {
 		struct held *h = &held[ev.buf];
 
 		ret = 0;
-		bt_run_ticks(r, ev.ts);
-		if (h->data && ev.kind == UTRACE_EV_STACK) /* the held hit's stack */
+		if (h->data && ev.kind == UTRACE_EV_STACK) { /* the held hit's stack */
 			held_run(r, d, h, ev.data, ev.data_len / 8);
-		else if (h->data && ev.kind == UTRACE_EV_EVENT)
+			continue;
+		}
+		if (ev.ts > horizon)
+			break;
+		if (bt_replayed_already(r, &ev))
+			continue;
+		bt_run_ticks(r, ev.ts);
+		if (h->data && ev.kind == UTRACE_EV_EVENT)
 			held_run(r, d, h, NULL, 0);
 		if (ev.kind != UTRACE_EV_EVENT)
 			continue;
 		for (unsigned i = 0; i < r->nsites && !ret; i++) {
 			if (r->sites[i].event_id != (int)ev.id || !r->sites[i].fmt)
 				continue;
+			if (r->waiter_pid && (ev.pid == r->waiter_pid || ev.tid == r->waiter_pid))
+				break; /* the recording's own waiting process */
 			if (bt_site_ustack(&r->sites[i]))
 				ret = held_keep(h, i, &ev);
 			else
@@ -420,6 +586,8 @@ static int replay(struct bt_run *r, const char *path)
 	free(held);
 	if (ret > 0)
 		ret = 0;
+	if (!ret && horizon != UINT64_MAX) /* while it records: the intervals due */
+		bt_run_ticks(r, horizon);
 	for (unsigned i = 0; fmts && i < utrace_dat_event_format_count(d); i++)
 		if (fmts[i])
 			utrace_event_format_free(fmts[i]);
@@ -442,9 +610,15 @@ int bt_session_run(struct bt_run *r)
 		r->sites[i].event_id = -1;
 	r->tables_fd = -1;
 	r->ctx.load = load_captured;
+	r->dat_path = path;
+	r->replay = bt_replay;
 	ret = r->defs ? record(r, path, &status) : -ENOMEM;
 	if (!ret)
-		ret = replay(r, path);
+		ret = bt_replay(r, path, UINT64_MAX);
+	utrace_dat_resume_free(r->resume);
+	r->resume = NULL;
+	bt_profile_drain(r);
+	bt_profile_close(r);
 	if (!ret)
 		ret = bt_inproc_collect(r);
 	if (!ret && r->o->verbose)

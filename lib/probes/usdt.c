@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/base/grow.h"
 #include "lib/probes/uprobe_internal.h"
@@ -173,6 +174,10 @@ int utrace_usdt_load(const char *path, struct utrace_usdt_list **out, struct utr
 	if (!l)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	l->path = realpath(path, NULL);
+	/* /proc/PID/root/...: another mount namespace's file, which realpath
+	 * resolves in ours (the link reads "/"); opened as it is */
+	if (!l->path && !strncmp(path, "/proc/", 6) && access(path, R_OK) == 0)
+		l->path = strdup(path);
 	if (!l->path) {
 		ret = utrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
 		free(l);

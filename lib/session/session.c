@@ -254,6 +254,13 @@ void utrace_session_run(struct utrace_session *s)
 			session_stop_on(s, &err);
 			break;
 		}
+		if (s->o->step && !s->step_killed && s->o->step(s->o->step_arg, s)) {
+			s->step_killed = true;
+			if (s->attach)
+				break;
+			if (!s->exited)
+				kill(s->pid, SIGTERM);
+		}
 		if (s->attach && session_attach_over(s->attach))
 			break;
 		if (!s->attach)

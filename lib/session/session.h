@@ -41,6 +41,7 @@
 #define UTRACE_SESSION_BUFFER_KB 16384 /* -b: each thread's buffer */
 #define UTRACE_SESSION_DUMP_CALLS 20	/* --dump-on-crash: calls dumped per thread */
 
+struct utrace_session;
 struct utrace_session_opts {
 	/* output, tracer, buffer, depth, threshold, threads, overwrite; the
 	 * command line and the function filter are set by utrace_session_start */
@@ -88,6 +89,13 @@ struct utrace_session_opts {
 	 * progress line), and once more with secs < 0 at the end */
 	void (*progress)(void *arg, const struct utrace_recorder_progress *p, double secs);
 	void *progress_arg;
+	/* if not NULL, called at every turn of the recording's loop (a
+	 * few ms apart), to read what is recorded so far (utrace bt's live
+	 * replay: utrace_session_sync, then the file); true ends the
+	 * recording: the command is sent SIGTERM and waited for, processes
+	 * attached to are let go (bt's exit()) */
+	bool (*step)(void *arg, struct utrace_session *s);
+	void *step_arg;
 	/* where the recording says what it does (the notices of the
 	 * processes, warnings, the summary): the command's stderr; must
 	 * be set */
@@ -140,6 +148,15 @@ void utrace_session_run(struct utrace_session *s);
  * waits for the command.  UTRACE_SESSION_RAN once the command ran; with
  * -P, 0, or 1 if a process could not be attached to or detached from. */
 int utrace_session_stop(struct utrace_session *s);
+/* From o->step: every record the traced threads (and the kernel) have
+ * committed so far saved and the file flushed, so that a reader of the
+ * output sees them (lib/session/session_step.c).  0 or <0 with err. */
+int utrace_session_sync(struct utrace_session *s, struct utrace_error *err);
+/* The command's pid (0 before it started, or with -P). */
+int utrace_session_pid(const struct utrace_session *s);
+/* The caller ends the command (a process of its own that only holds the
+ * recording: utrace bt's): SIGTERM, which is not reported as a kill. */
+void utrace_session_end_command(struct utrace_session *s);
 /* The command's wait status, once utrace_session_stop returned
  * UTRACE_SESSION_RAN. */
 int utrace_session_status(const struct utrace_session *s);

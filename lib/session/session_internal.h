@@ -52,6 +52,7 @@ struct utrace_session {
 	uint64_t daemons_looked_ns; /* session_daemons.c: the last look in /proc */
 	int status;
 	bool exited, stopped;
+	bool step_killed; /* o->step ended the recording: the SIGTERM was ours */
 	struct session_live *live;     /* --tracefs */
 	struct session_attach *attach; /* -P: processes attached to, no command */
 	int failed;		  /* the error that stopped the recording, said (session_fail) */

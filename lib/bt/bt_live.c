@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_live.c - the recorded hits replayed while the program runs, so that
+ * printf lines and interval prints come out as they happen (bpftrace
+ * prints them as the kernel hands them over) and exit() ends the run at
+ * once: the recording calls bt_live_step at every turn of its loop
+ * (lib/session's o->step); every STEP_NS it has the recording save what
+ * is committed (utrace_session_sync) and replays the events after the
+ * last one replayed (bookmarks: the file is not read again from its
+ * start), through r->replay (bt_session.c's).  Only events older than the sync by SETTLE_NS are taken: a
+ * thread that took its time stamp before the sync may commit its record
+ * just after it, and a later reading must still find it in order (the
+ * last reading, once the recording ended, takes everything).  Intervals
+ * fire up to the same time.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "lib/bt/bt_profile.h"
+#include "lib/bt/bt_run_internal.h"
+#include "lib/session/session.h"
+#include "lib/tracefile/dat_reader.h"
+
+#define STEP_NS 20000000ll   /* 20 ms between readings */
+#define SETTLE_NS 10000000ll /* 10 ms: what a reading leaves for the next */
+
+static int64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void bt_live_notify(struct bt_run *r)
+{
+	if (r->notified)
+		return;
+	r->notified = true;
+	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
+		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", r->out);
+		fflush(r->out);
+	}
+}
+
+/* Whether anything is replayed: a site whose hits are recorded, or an
+ * interval. */
+static bool replays(const struct bt_run *r)
+{
+	for (unsigned i = 0; i < r->nsites; i++) {
+		const struct bt_site *s = &r->sites[i];
+
+		if (s->type == BT_P_INTERVAL || s->type == BT_P_USDT || s->type == BT_P_TRACEPOINT ||
+		    s->type == BT_P_PROFILE || s->inproc_no)
+			return true;
+	}
+	return false;
+}
+
+bool bt_live_step(void *arg, struct utrace_session *s)
+{
+	struct bt_run *r = arg;
+	struct utrace_error err = {0};
+	int64_t now = mono_now();
+
+	if (r->waiting && !r->waiter_pid)
+		r->waiter_pid = utrace_session_pid(s);
+	/* intervals count from the probes attached, as bpftrace's */
+	for (unsigned i = 0; i < r->nsites && !r->notified; i++)
+		if (r->sites[i].type == BT_P_INTERVAL)
+			r->sites[i].next_tick = (uint64_t)now + r->sites[i].period_ns;
+	if (!r->notified && bt_profile_open(r, r->o->pid ? r->o->pid
+					    : r->waiting ? 0 : utrace_session_pid(s)) < 0) {
+		fprintf(r->o->log, "utrace bt: profile: %s\n", r->err->msg);
+		r->exiting = true;
+	}
+	bt_live_notify(r);
+	if (r->exiting || now < r->next_step_ns || !r->dat_path || !r->replay)
+		return r->exiting;
+	r->next_step_ns = now + STEP_NS;
+	bt_profile_drain(r);
+	if (!replays(r))
+		return r->exiting;
+	if (!r->resume && utrace_dat_resume_new(&r->resume) < 0)
+		return false;
+	if (utrace_session_sync(s, &err) < 0)
+		return false;
+	/* a failed reading is read again at the next step or at the end */
+	r->replay(r, r->dat_path, (uint64_t)(now - SETTLE_NS));
+	fflush(r->out);
+	return r->exiting;
+}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_tracepoint.c - `tracepoint:SYSTEM:EVENT` of the kernel in utrace bt:
+ * the events a probe's globs name, from the tracefs's available_events
+ * (bpftrace's "tracepoint not found" when none), recorded by the
+ * recording's kernel instance (`utrace record -e SYSTEM:EVENT`: the
+ * traced processes' events with -c or -p, every process's without, the
+ * recording then holding a process of its own that waits to be ended,
+ * whose events are left out), and replayed as a uprobe's are.  The
+ * name of the thread that hit one (comm) is the recording's, else
+ * /proc's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/base/glob.h"
+#include "lib/bt/bt_tracepoint.h"
+#include "lib/elf/libdeps.h"
+#include "lib/events/event_format.h"
+#include "lib/kernel/kernel_tracefs.h"
+#include "lib/tracefile/dat_reader.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The program's own tracepoints (TRACE_EVENT, in its ELF file) that the
+ * globs match, appended to *v. */
+static int find_own(const char *exe, const char *sys, const char *event, char ***v, size_t *cnt)
+{
+	struct utrace_event_list *l = NULL;
+	struct utrace_error e = {0};
+	int ret = 0;
+
+	if (!exe || utrace_event_list_load(exe, &l, &e) < 0)
+		return 0;
+	for (unsigned i = 0; i < utrace_event_list_count(l) && !ret; i++) {
+		const struct utrace_event_format *f = utrace_event_list_get(l, i);
+		char **nv;
+
+		if (!utrace_glob_match(sys, f->system) || !utrace_glob_match(event, f->name))
+			continue;
+		if (!(nv = realloc(*v, (*cnt + 1) * sizeof(**v))) ||
+		    asprintf(&nv[*cnt], "%s:%s", f->system, f->name) < 0) {
+			*v = nv ? nv : *v;
+			ret = -ENOMEM;
+			break;
+		}
+		*v = nv;
+		(*cnt)++;
+	}
+	utrace_event_list_free(l);
+	return ret;
+}
+
+int bt_tracepoint_find_in(const char *exe, const char *sys, const char *event, char ***out,
+			  size_t *n)
+{
+	char **v = NULL;
+	size_t cnt = 0;
+	int ret = find_own(exe, sys, event, &v, &cnt);
+	char **k = NULL;
+	size_t nk = 0;
+
+	if (!ret && (ret = bt_tracepoint_find(sys, event, &k, &nk)) == -ENOENT)
+		ret = 0; /* no tracefs: the program's own only */
+	for (size_t i = 0; i < nk; i++) {
+		char **nv = ret ? NULL : realloc(v, (cnt + 1) * sizeof(*v));
+
+		if (!nv) {
+			free(k[i]);
+			ret = ret ? ret : -ENOMEM;
+			continue;
+		}
+		v = nv;
+		v[cnt++] = k[i];
+	}
+	free(k);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_str);
+	for (size_t i = 1; i < cnt; i++) /* one event, once */
+		if (!strcmp(v[i], v[i - 1])) {
+			free(v[i]);
+			memmove(&v[i], &v[i + 1], (cnt - i - 1) * sizeof(*v));
+			cnt--;
+			i--;
+		}
+	*out = v;
+	*n = cnt;
+	return ret;
+}
+
+int bt_tracepoint_find(const char *sys, const char *event, char ***out, size_t *n)
+{
+	char path[4096], *text, *line, *save = NULL;
+	char **v = NULL;
+	size_t cnt = 0;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!utrace_tracefs_root())
+		return -ENOENT;
+	text = utrace_tracefs_read(utrace_tracefs_path(path, utrace_tracefs_root(),
+						       "available_events"));
+	if (!text)
+		return -errno ? -errno : -ENOENT;
+	for (line = strtok_r(text, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), **nv;
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		if (!utrace_glob_match(sys, line) || !utrace_glob_match(event, colon + 1))
+			continue;
+		*colon = ':';
+		if (!(nv = realloc(v, (cnt + 1) * sizeof(*v))) || !(nv[cnt] = strdup(line))) {
+			v = nv ? nv : v;
+			ret = -ENOMEM;
+			break;
+		}
+		v = nv;
+		cnt++;
+	}
+	free(text);
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_str);
+	*out = v;
+	*n = cnt;
+	return ret;
+}
+
+/* The kernel's saved_cmdlines line "PID COMM" of tid. */
+static void saved_cmdline(int tid, char *comm, size_t size)
+{
+	char path[4096], key[16], *text, *p;
+	int n;
+
+	if (!utrace_tracefs_root())
+		return;
+	text = utrace_tracefs_read(utrace_tracefs_path(path, utrace_tracefs_root(),
+						       "saved_cmdlines"));
+	n = snprintf(key, sizeof(key), "%d ", tid);
+	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "")
+		if ((p == text || p[-1] == '\n') && !strncmp(p, key, (size_t)n)) {
+			snprintf(comm, size, "%.*s", (int)strcspn(p + n, "\n"), p + n);
+			break;
+		}
+	free(text);
+}
+
+/* The format of the first event ap names (the program's own, else the
+ * kernel's); NULL if none. */
+static struct utrace_event_format *first_format(const char *exe, const struct bt_attach *ap)
+{
+	struct utrace_event_format *f = NULL;
+	struct utrace_error e = {0};
+	char **v = NULL, path[4096], *text = NULL, *colon;
+	struct utrace_event_list *l = NULL;
+	size_t n = 0;
+
+	if (exe && utrace_event_list_load(exe, &l, &e) < 0)
+		l = NULL;
+	for (unsigned i = 0; l && i < utrace_event_list_count(l) && !text; i++) {
+		const struct utrace_event_format *o = utrace_event_list_get(l, i);
+
+		if (utrace_glob_match(ap->target, o->system) &&
+		    utrace_glob_match(ap->func, o->name) &&
+		    (text = utrace_event_format_text(o, 0)) != NULL &&
+		    utrace_event_format_parse(o->system, text, &f, &e) < 0)
+			f = NULL;
+	}
+	utrace_event_list_free(l);
+	if (text) {
+		free(text);
+		return f;
+	}
+	if (bt_tracepoint_find(ap->target, ap->func, &v, &n) == 0 && n) {
+		colon = strchr(v[0], ':');
+		*colon = 0;
+		text = utrace_tracefs_read(utrace_tracefs_path(path, utrace_tracefs_root(),
+							       "events/%s/%s/format", v[0], colon + 1));
+		if (text && utrace_event_format_parse(v[0], text, &f, &e) < 0)
+			f = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	free(text);
+	return f;
+}
+
+int bt_tracepoint_check_field(struct bt_program *p, const struct bt_probe *pr, struct bt_node *n,
+			      struct utrace_error *err)
+{
+	struct utrace_event_format *f = first_format(p->exe, &pr->aps[0]);
+	const struct utrace_event_field *fl = f ? utrace_event_field_find(f, n->str + 5) : NULL;
+	unsigned k;
+
+	n->type = BT_T_INT;
+	if (!f) /* no such event: resolving the probe says so */
+		return 0;
+	if (!fl || fl->common) {
+		utrace_event_format_free(f);
+		return bt_error(err, p, n->loc, BT_ERR_UNKNOWN_IDENT, n->str);
+	}
+	if (fl->kind == UTRACE_EF_CHARS) { /* __data_loc: its address, for str() */
+		n->type = BT_T_STR;
+		n->size = fl->size + 1;
+	}
+	utrace_event_format_free(f);
+	for (k = 0; k < p->ntp_fields && strcmp(p->tp_fields[k], n->str + 5); k++)
+		;
+	if (k == 6)
+		return bt_error(err, p, n->loc, BT_ERR_UNKNOWN_IDENT, n->str);
+	if (k == p->ntp_fields && !(p->tp_fields[p->ntp_fields++] = strdup(n->str + 5)))
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	n->slot = (int)k;
+	return 0;
+}
+
+char *bt_tracepoint_exe(char *const *argv, int pid)
+{
+	char link[64], buf[4096];
+	ssize_t n;
+
+	if (pid > 0) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+		n = readlink(link, buf, sizeof(buf) - 1);
+		if (n <= 0)
+			return NULL;
+		buf[n] = 0;
+		return strdup(buf);
+	}
+	return argv && argv[0] ? utrace_program_path(argv[0]) : NULL;
+}
+
+void bt_tracepoint_comm(const struct utrace_dat *d, int tid, char *comm, size_t size)
+{
+	const char *c = utrace_dat_comm(d, tid);
+	char path[64];
+	FILE *f;
+
+	if (c && *c && strcmp(c, "<...>")) {
+		snprintf(comm, size, "%s", c);
+		return;
+	}
+	snprintf(comm, size, "<...>");
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	if ((f = fopen(path, "r")) != NULL) {
+		if (fgets(comm, (int)size, f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+		return;
+	}
+	saved_cmdline(tid, comm, size); /* gone already: the kernel's name of it */
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# tests/kernel/bt_tracepoint.sh BUILD_DIR - `utrace bt` with the kernel's
+# tracepoints (lib/bt/bt_tracepoint.c): the command's syscalls counted
+# by their args fields (an int, a size_t, a char array, a __data_loc
+# string through str()) as often as the program made them; comm; a
+# wildcard; every process's events without -c, the action seeing a
+# process started once the probes are attached and exit() ending the
+# run; -l; a tracepoint that does not exist refused with bpftrace's words.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_root "kernel tracepoints need root"
+find_tracefs
+[ -n "$TR" ] && [ -d "$TR/events/syscalls" ] || unsupported "no tracefs syscalls events"
+need_built "$U"
+
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+cat >"$T/tpw.c" <<'PROG'
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	char buf[64] = {0};
+	struct timespec ts = {0, 1000000};
+
+	(void)argv;
+	for (int i = 0; i < 7; i++) /* fails: EBADF */
+		if (write(977, buf, 40 + i % 2) >= 0)
+			return 1;
+	if (argc > 1) /* nanosleep(2) itself: glibc's calls clock_nanosleep */
+		syscall(SYS_nanosleep, &ts, NULL);
+	return 0;
+}
+PROG
+cc -O1 -o "$T/tpw" "$T/tpw.c" || { notok "build the program"; exit 1; }
+
+timeout 60 "$U" bt -e 'tracepoint:syscalls:sys_enter_write /args->fd == 977/ { @w[args->count, comm] = count(); }
+	t:syscalls:sys_exit_wr* /comm == "tpw"/ { @r[args->ret] = count(); }' -c "$T/tpw" >"$T/out" 2>"$T/err"
+rc=$?
+check "tracepoint probes on the command run (rc $rc)" test $rc -eq 0
+check "args->count and comm keys: 4 writes of 40 bytes, 3 of 41" \
+	eval 'grep -qx "@w\[40, tpw\]: 4" "$T/out" && grep -qx "@w\[41, tpw\]: 3" "$T/out"'
+check "a wildcard (sys_exit_wr*) and args->ret: 7 times -EBADF ($(grep -c '^@r' "$T/out") keys)" \
+	eval 'grep -qx "@r\[-9\]: 7" "$T/out" && [ "$(grep -c "^@r" "$T/out")" = 1 ]'
+
+# without -c: every process; the program starts once the probes are on
+timeout 60 env __BPFTRACE_NOTIFY_PROBES_ATTACHED=1 "$U" bt -e \
+	'tracepoint:syscalls:sys_exit_nanosleep /comm == "tpw"/ { printf("slept %d %s\n", args->ret, probe); exit(); }' \
+	>"$T/sw" 2>"$T/sw.err" &
+bp=$!
+for _ in $(seq 300); do grep -q '^__BPFTRACE_NOTIFY_PROBES_ATTACHED$' "$T/sw" && break; sleep 0.1; done
+"$T/tpw" sleep
+wait $bp
+rc=$?
+check "without -c: a process started after attaching is seen, exit() ends the run (rc $rc)" \
+	eval 'grep -qx "slept 0 tracepoint:syscalls:sys_exit_nanosleep" "$T/sw"'
+timeout 60 "$U" bt -e 'tracepoint:sched:sched_process_exec /comm == "tpw"/ { printf("exec %s\n", str(args->filename)); }' \
+	-c "$T/tpw" >"$T/dl" 2>&1
+check "a __data_loc string through str(args->filename)" grep -qx "exec $T/tpw" "$T/dl"
+"$U" bt -l 'tracepoint:syscalls:sys_enter_wri*' >"$T/list" 2>&1
+check "-l tracepoint:SYS:EVENT globs" eval 'grep -qx "tracepoint:syscalls:sys_enter_write" "$T/list" &&
+	grep -qx "tracepoint:syscalls:sys_enter_writev" "$T/list"'
+"$U" bt -e 't:syscalls:nonsense { exit(); }' >"$T/none" 2>&1
+rc=$?
+check "a tracepoint that does not exist: bpftrace's error, exit 1 (rc $rc)" \
+	eval '[ $rc = 1 ] && grep -q "ERROR: tracepoint not found: syscalls:nonsense" "$T/none"'
+exit 0

@@ -1,0 +1,97 @@
+#!/bin/bash
+# tests/kernel/bt_usdt.sh BUILD_DIR - `utrace bt` with usdt probes (kernel
+# uprobes of the recording, lib/bt/bt_usdt.c) and its live replay
+# (lib/bt/bt_live.c): arguments as the notes size them, signed or not,
+# equal to what the program printed; the probe's semaphore set while it
+# is attached; -l's usdt lines; printf lines out while the program still
+# runs (the program waits for the test to have seen the line); exit()
+# ending a program that would never end; nothing left in uprobe_events.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_uprobe_events
+need_built "$U"
+echo "#include <sys/sdt.h>" | cc -E -x c - >/dev/null 2>&1 || unsupported "no <sys/sdt.h> (systemtap-sdt-dev)"
+
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+cat >"$T/u.c" <<'PROG'
+#define _SDT_HAS_SEMAPHORES 1
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/sdt.h>
+unsigned short app_sized_semaphore __attribute__((unused)) __attribute__((section(".probes")));
+__attribute__((noinline)) void step(int i) { __asm__ volatile("" ::: "memory"); (void)i; }
+int main(int argc, char **argv)
+{
+	volatile int8_t c = -5;
+	volatile uint16_t h = 65000;
+	volatile int32_t w = -100000;
+	volatile int64_t q = -5000000000ll;
+
+	if (argc > 2) { /* live: wait (60 s at most) for the test to see the line */
+		step(7);
+		for (int i = 0; i < 600 && access(argv[2], F_OK) != 0; i++)
+			usleep(100000);
+		printf("released %d\n", access(argv[2], F_OK) == 0);
+		return 0;
+	}
+	for (unsigned i = 0;; i++) { /* until killed: exit() in the probe ends it */
+		if (app_sized_semaphore)
+			printf("semaphore %u\n", (unsigned)app_sized_semaphore), fflush(stdout);
+		STAP_PROBE5(app, sized, c, h, w, q, i);
+		if (argc > 1)
+			return 0;
+		usleep(1000);
+	}
+}
+PROG
+cc -O1 -o "$T/u" "$T/u.c" || { notok "build the probed program"; exit 1; }
+
+# the arguments as sized by the note: int8, uint16, int32, int64
+timeout 60 "$U" bt -e "usdt:$T/u:app:sized { printf(\"%d %d %d %d %s\\n\", arg0, arg1, arg2, arg3, probe); exit(); }" \
+	-c "$T/u" >"$T/out" 2>"$T/err"
+rc=$?
+check "usdt probe with exit(): a program that never ends is ended (rc $rc)" test $rc -eq 0
+check "usdt arguments sized and signed as the note says: -5 65000 -100000 -5000000000" \
+	grep -qx -- "-5 65000 -100000 -5000000000 usdt:$T/u:app:sized" "$T/out"
+check "the probe's semaphore is set while it is attached" grep -q '^semaphore [1-9]' "$T/out"
+"$U" bt -l "usdt:$T/u:*" >"$T/list" 2>&1
+check "-l usdt:BIN:* lists the probe as bpftrace does" grep -qx "usdt:$T/u:app:sized" "$T/list"
+timeout 60 "$U" bt -e "usdt:$T/u:app:nosuch { exit(); }" -c "$T/u" >"$T/none" 2>&1
+check "a usdt probe that matches nothing: an error before anything runs" \
+	eval 'grep -q "No probes to attach" "$T/none" && ! grep -q "^semaphore" "$T/none"'
+
+# without -c or -p: every process running the file, also one started once
+# the probes are attached (its semaphore set by the kernel), as bpftrace's
+# (and so --usdt-file-activation)
+timeout 60 env __BPFTRACE_NOTIFY_PROBES_ATTACHED=1 "$U" bt --usdt-file-activation -e \
+	"usdt:$T/u:app:sized { printf(\"pid %d arg4 %d\\n\", pid, arg4); exit(); }" >"$T/sw" 2>"$T/sw.err" &
+bp=$!
+for _ in $(seq 300); do grep -q '^__BPFTRACE_NOTIFY_PROBES_ATTACHED$' "$T/sw" && break; sleep 0.1; done
+"$T/u" >"$T/sw.prog" 2>&1 &
+up=$!
+wait $bp
+rc=$?
+kill $up 2>/dev/null
+wait $up 2>/dev/null
+check "usdt without a process: a program started after attaching is probed, exit() ends the run (rc $rc)" \
+	eval '[ $rc = 0 ] && grep -qE "^pid $up arg4 [0-9]+$" "$T/sw"'
+check "... its semaphore set while the probe is attached" grep -q '^semaphore [1-9]' "$T/sw.prog"
+
+# live: the printf line comes out while the program runs; the program
+# ends only once the test has seen it (or after 60 s, saying so)
+timeout 90 "$U" bt -e "uprobe:$T/u:step { printf(\"step %d\\n\", arg0); }" \
+	-- "$T/u" live "$T/seen" >"$T/live" 2>"$T/live.err" &
+bp=$!
+for _ in $(seq 600); do
+	grep -q '^step 7$' "$T/live" && break
+	sleep 0.1
+done
+touch "$T/seen"
+wait $bp
+check "printf while the program runs: the line was out before the program ended" \
+	eval 'grep -qx "released 1" "$T/live" && grep -qx "step 7" "$T/live"'
+check "nothing left in uprobe_events (of this test's files)" eval '! grep -qF "$T/" "$TR/uprobe_events"'
+exit 0
