@@ -9,9 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/elf/libdeps.h"
-#include "lib/elf/callsite.h"
-#include "lib/elf/elf.h"
 #include "lib/hist/hist.h"
 #include "lib/sample/ksyms.h"
 #include "lib/session/session.h"
@@ -29,7 +26,9 @@ int utrace_session_opts_init(struct utrace_session_opts *o)
 	    .filter = utrace_func_filter_new(),
 	    /* decided with -F (utrace_session_opts_finish) */
 	    .sample = {.user_only = true},
-	    .libcall = -1,
+	    /* for every program, as uftrace hooks the PLT by default:
+	     * usleep(), snprintf() explain where a program's time went */
+	    .libcall = 1,
 	    .log = stderr,
 	};
 	return o->filter ? 0 : -ENOMEM;
@@ -46,26 +45,6 @@ void utrace_session_opts_free(struct utrace_session_opts *o)
 	free(o->probe_defs);
 	free(o->synth_defs);
 	free(o->pids);
-}
-
-/* Whether the program was built with `utrace cflags` (it has call
- * sites): else --libcall is the default, as in uftrace, so that a
- * distribution binary shows at least its library calls.  A program that
- * cannot be read has none here; running it says why. */
-static bool session_has_sites(const char *name)
-{
-	char *exe = utrace_program_path(name);
-	struct utrace_elf_section sec;
-	struct utrace_elf *elf;
-	bool has = false;
-
-	if (exe && utrace_elf_open(exe, &elf) == 0) {
-		has = utrace_elf_find_section(elf, UTRACE_SECTION_PATCHABLE, &sec) == 0 ||
-		      utrace_elf_find_section(elf, UTRACE_SECTION_MCOUNT, &sec) == 0;
-		utrace_elf_close(elf);
-	}
-	free(exe);
-	return has;
 }
 
 int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_error *err)
@@ -104,12 +83,6 @@ int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_erro
 	 * else user space only (perf's :u) */
 	if (o->sample.freq && !o->sample_event)
 		o->sample.user_only = !utrace_ksyms_allowed();
-	if (o->libcall < 0) {
-		char exe[64];
-
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->npids ? o->pids[0] : 0);
-		o->libcall = !session_has_sites(o->npids ? exe : o->argv[0]);
-	}
 	o->rec.libcall = o->libcall && o->rec.tracer != UTRACE_TRACER_NOP;
 	return 0;
 }
