@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * progress.c - the progress line of a long reading (report, graph, dump,
- * convert of a multi-GB trace): "utrace report: reading FILE: 812.3 of
- * 4096.0 MB (19%)", rewritten in place twice a second and erased at the
+ * convert of a multi-GB trace): "utrace report: reading FILE: 0.8 GB of
+ * 4.1 GB (19%)", rewritten in place twice a second and erased at the
  * end.
  *
  * Design: as record's progress line, it goes where it cannot mix with the
