@@ -537,10 +537,12 @@ static void put_graph_event(struct printer *p, const struct utrace_event *ev)
 {
 	struct utrace_sched_span sp;
 
-	while (utrace_report_sched_end(p->sched, ev, &sp))
-		print_sched_span(p, &sp);
-	if (utrace_report_sched_begin(p->sched, ev))
-		return;
+	if (p->sched) { /* only with sched_switch: nothing per event else */
+		while (utrace_report_sched_end(p->sched, ev, &sp))
+			print_sched_span(p, &sp);
+		if (utrace_report_sched_begin(p->sched, ev))
+			return;
+	}
 	if (p->sum)
 		p->sum->events++;
 	print_graph_event(p, ev);
