@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/elf/libdeps.h"
+#include "lib/elf/sanitizer.h"
 #include "lib/hist/hist.h"
 #include "lib/sample/ksyms.h"
 #include "lib/session/session.h"
@@ -26,9 +28,7 @@ int utrace_session_opts_init(struct utrace_session_opts *o)
 	    .filter = utrace_func_filter_new(),
 	    /* decided with -F (utrace_session_opts_finish) */
 	    .sample = {.user_only = true},
-	    /* for every program, as uftrace hooks the PLT by default:
-	     * usleep(), snprintf() explain where a program's time went */
-	    .libcall = 1,
+	    .libcall = -1, /* decided with the program (utrace_session_opts_finish) */
 	    .log = stderr,
 	};
 	return o->filter ? 0 : -ENOMEM;
@@ -45,6 +45,24 @@ void utrace_session_opts_free(struct utrace_session_opts *o)
 	free(o->probe_defs);
 	free(o->synth_defs);
 	free(o->pids);
+}
+
+/*
+ * --libcall is the default for every program, as uftrace hooks the PLT by
+ * default: usleep(), snprintf() explain where a program's time went.  But
+ * not for a program a sanitizer's runtime is linked into (clang's
+ * -fsanitize=...): that runtime calls libc through the program's PLT too,
+ * from its own threads and before anything is set up, where a hooked call
+ * crashes it (TSan's background thread).  A program that cannot be read
+ * has none here; running it says why.
+ */
+static bool session_libcall_default(const char *name)
+{
+	char *exe = utrace_program_path(name);
+	bool inside = exe && utrace_sanitizer_find(exe, NULL);
+
+	free(exe);
+	return !inside;
 }
 
 int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_error *err)
@@ -83,6 +101,12 @@ int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_erro
 	 * else user space only (perf's :u) */
 	if (o->sample.freq && !o->sample_event)
 		o->sample.user_only = !utrace_ksyms_allowed();
+	if (o->libcall < 0) {
+		char exe[64];
+
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->npids ? o->pids[0] : 0);
+		o->libcall = session_libcall_default(o->npids ? exe : o->argv[0]);
+	}
 	o->rec.libcall = o->libcall && o->rec.tracer != UTRACE_TRACER_NOP;
 	return 0;
 }
