@@ -318,7 +318,8 @@ static int add_sched(struct utrace_callgraph *g, const struct utrace_event *ev,
 	uint32_t par, node;
 	struct gthread *t;
 
-	while (utrace_report_sched_end(g->sched, ev, &sp)) {
+	while (utrace_report_sched_end(g->sched, ev, true, &sp) ||
+	       utrace_report_sched_end(g->sched, ev, false, &sp)) {
 		if (sp.buf >= g->nr_buf)
 			continue;
 		if (!(t = thread_of(g, sp.buf, sp.buf == ev->buf ? ev->stack : 0)))

@@ -11,8 +11,11 @@
  * of its open calls; the thread is back at the sched_switch whose
  * next_pid it is (recorded when the other task is, as with -a) or, at the
  * latest, at its own next event.  The printer streams, so a span is
- * noted at its start and handed back, complete, at its end: it prints
- * there, as a leaf of the kernel's function_graph prints at its return.
+ * noted at its start (the event itself still prints, as a comment with
+ * its fields) and handed back, complete, at its end: it prints
+ * there, as a leaf of the kernel's function_graph prints at its return
+ * (before the thread's next event; after the other task's sched_switch,
+ * which stays next to what the kernel recorded with it).
  * A switch-out of a dead task (prev_state X or Z) is the end of the
  * thread, not a wait: it stays an event; so do the switches of tasks that
  * are not traced (the recorder, the other side of a switch, -a's).
@@ -142,13 +145,15 @@ static void span_of(struct utrace_report_sched *s, uint32_t buf, uint64_t end,
 }
 
 bool utrace_report_sched_end(struct utrace_report_sched *s, const struct utrace_event *ev,
-			     struct utrace_sched_span *span)
+			     bool own, struct utrace_sched_span *span)
 {
 	int64_t next;
 
 	if (!s || !s->npending)
 		return false;
-	if (ev->buf < s->nr_bufs && s->bufs[ev->buf].on) {
+	if (own) {
+		if (ev->buf >= s->nr_bufs || !s->bufs[ev->buf].on)
+			return false;
 		span_of(s, ev->buf, ev->ts, span);
 		return true;
 	}

@@ -32,12 +32,14 @@ struct utrace_sched_span {
  * -ENOMEM. */
 int utrace_report_sched_new(struct utrace_dat *d, struct utrace_report_sched **out);
 void utrace_report_sched_free(struct utrace_report_sched *s);
-/* A span ev ends (ev is its thread's next event, or the sched_switch that
- * puts it back on a CPU): true with *span filled in; call until false. */
+/* A span ev ends: own, the span of ev's thread (ev is its next event:
+ * before ev); else one of a thread the sched_switch ev puts back on a CPU
+ * (after ev, the other task's).  True with *span filled in; call until
+ * false. */
 bool utrace_report_sched_end(struct utrace_report_sched *s, const struct utrace_event *ev,
-			     struct utrace_sched_span *span);
+			     bool own, struct utrace_sched_span *span);
 /* Whether ev is a sched_switch that takes its own (live) thread off the
- * CPU: its span begins and ev is not printed. */
+ * CPU: its span begins (ev is printed as any event: its fields). */
 bool utrace_report_sched_begin(struct utrace_report_sched *s, const struct utrace_event *ev);
 /* After the pass: the spans that never ended, one a call, until false. */
 bool utrace_report_sched_left(struct utrace_report_sched *s, struct utrace_sched_span *span);

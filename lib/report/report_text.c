@@ -538,14 +538,15 @@ static void put_graph_event(struct printer *p, const struct utrace_event *ev)
 	struct utrace_sched_span sp;
 
 	if (p->sched) { /* only with sched_switch: nothing per event else */
-		while (utrace_report_sched_end(p->sched, ev, &sp))
+		while (utrace_report_sched_end(p->sched, ev, true, &sp))
 			print_sched_span(p, &sp);
-		if (utrace_report_sched_begin(p->sched, ev))
-			return;
+		utrace_report_sched_begin(p->sched, ev); /* still printed: its text */
 	}
 	if (p->sum)
 		p->sum->events++;
 	print_graph_event(p, ev);
+	while (p->sched && utrace_report_sched_end(p->sched, ev, false, &sp))
+		print_sched_span(p, &sp);
 }
 
 static int printed_by_function(const struct printer *p, const struct utrace_event *ev)
