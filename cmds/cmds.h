@@ -73,6 +73,15 @@ bool utrace_color_on(int color);
 /* On a terminal, standard output (and error) from here on go through
  * the user's pager (cmds/pager.c), unless no_pager. */
 void utrace_pager_start(bool no_pager);
+/* The progress line of a reading of d (cmds/progress.c), on the terminal
+ * of standard error when the output (out_path, a -o FILE, or NULL for
+ * standard output) is a file; NULL when there is none.  _stop erases it
+ * (NULL: nothing), before anything else goes to standard error. */
+struct utrace_progress;
+struct utrace_dat;
+struct utrace_progress *utrace_progress_start(const char *cmd, const struct utrace_dat *d,
+					      const char *out_path);
+void utrace_progress_stop(struct utrace_progress *p);
 /* End as the command ended, from its wait status: the same signal raised
  * on ourselves (core dumps off), else its exit status, returned for main
  * to exit with (cmds/exit_like.c). */

@@ -114,8 +114,9 @@ int cmd_convert(int argc, char **argv)
 	const char *in = UTRACE_DAT_DEFAULT, *out = "trace.dat";
 	struct utrace_tracedat_stats st;
 	struct utrace_error err = {0};
+	struct utrace_progress *pg;
 	struct utrace_dat *d;
-	int c;
+	int c, ret;
 
 	optind = 0;
 	opterr = 0;
@@ -147,7 +148,10 @@ int cmd_convert(int argc, char **argv)
 
 	if (utrace_dat_open(in, &d, &err) < 0)
 		return fail(in, out, &err);
-	if (utrace_tracedat_convert(d, out, &st, &err) < 0) {
+	pg = utrace_progress_start("convert", d, out);
+	ret = utrace_tracedat_convert(d, out, &st, &err);
+	utrace_progress_stop(pg);
+	if (ret < 0) {
 		fail(in, out, &err);
 		utrace_dat_close(d);
 		return 1;

@@ -207,6 +207,7 @@ int cmd_dump(int argc, char **argv)
 	struct utrace_select_opts so;
 	struct utrace_error err = {0};
 	struct utrace_pass_stats st;
+	struct utrace_progress *pg;
 	struct utrace_dat *d;
 	FILE *out = stdout;
 	int ret;
@@ -262,7 +263,9 @@ int cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 16);
+	pg = utrace_progress_start("dump", d, a.outpath);
 	ret = utrace_export_dump(d, so.filter, &a, out, &st, &err);
+	utrace_progress_stop(pg);
 	if (ret == 0 && (fflush(out) == EOF || ferror(out)))
 		ret = utrace_error_set(&err, -1, "writing %s: %s",
 				       a.outpath ? a.outpath : "the dump", strerror(errno));

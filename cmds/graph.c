@@ -160,9 +160,12 @@ int cmd_graph(int argc, char **argv)
 	}
 	ret = utrace_callgraph_new(d, &g, &err);
 	if (ret == 0) {
+		struct utrace_progress *pg = utrace_progress_start("graph", d, NULL);
+
 		ret = utrace_report_filter_run(so.filter, d, add_event, g, &st, &err);
 		if (ret == 0)
 			ret = utrace_callgraph_finish(g, &err);
+		utrace_progress_stop(pg);
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 		if (ret == 0 && a.all)
 			ret = utrace_callgraph_print_all(g, stdout, a.fields, a.levels, &err);

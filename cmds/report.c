@@ -238,6 +238,7 @@ int cmd_report(int argc, char **argv)
 	struct utrace_select_opts so;
 	struct utrace_report_summary sum;
 	struct utrace_error err = {0};
+	struct utrace_progress *pg;
 	struct utrace_dat *d;
 	uint64_t unfinished;
 	int ret;
@@ -268,9 +269,12 @@ int cmd_report(int argc, char **argv)
 	if (a.samples || a.hist || a.snapshot || a.stat)
 		return report_mode(&a, &so, d);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	pg = utrace_progress_start("report", d, NULL);
 	if (a.profile) {
 		ret = utrace_report_profile(d, so.filter, a.keys, a.fields, stdout, &sum,
 					    &unfinished, &err);
+		utrace_progress_stop(pg);
+		pg = NULL;
 		if (unfinished)
 			fprintf(stderr,
 				"utrace report: %" PRIu64 " call%s still running when the trace "
@@ -284,6 +288,7 @@ int cmd_report(int argc, char **argv)
 			a.opts.flags |= UTRACE_REPORT_PROC;
 		ret = utrace_report_print(d, stdout, &a.opts, &sum, &err);
 	}
+	utrace_progress_stop(pg);
 	if (ret < 0) {
 		fflush(stdout);
 		utrace_die_msg("report", "%s", utrace_select_about(&so, &err));

@@ -19,7 +19,12 @@
  * whole program), __tls_get_addr (called with a special stack), and
  * __cxa_begin_catch, which the runtime interposes (runtime/unwind.c) to
  * end the frames below the catch: those whose return slot lies below its
- * caller's stack pointer, as its own hooked slot would.
+ * caller's stack pointer, as its own hooked slot would.  Nor are the
+ * sanitizers' run-time entries (__asan_report_store4, __tsan_write4,
+ * __ubsan_handle_*, ...): the instrumentation's calls, not the program's;
+ * a sanitizer reports from its own return address (the access, the
+ * caller's frame) and would name the return trampoline, and --libcall is
+ * the default for every program, sanitized ones too.
  *
  * C++ names are demangled as the symbol tables' are (lib/elf/symtab.c);
  * the filters match either spelling.
@@ -40,10 +45,17 @@ static const char *const refused[] = {
     "__cxa_begin_catch",
 };
 
+static const char *const refused_prefix[] = {
+    "__asan_", "__hwasan_", "__lsan_", "__msan_", "__tsan_", "__ubsan_", "__sanitizer_",
+};
+
 bool rec_libcall_refused(const char *name)
 {
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		if (!strcmp(name, refused[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(refused_prefix) / sizeof(refused_prefix[0]); i++)
+		if (!strncmp(name, refused_prefix[i], strlen(refused_prefix[i])))
 			return true;
 	return false;
 }

@@ -157,6 +157,10 @@ static const struct rec_object *live_keys_of(struct utrace_recorder *r, struct r
 {
 	const struct rec_object *o = &c->objs[oi];
 
+	/* an object's libcall part (its imports, --libcall: the same path)
+	 * has no events: the process would refuse its ENABLE */
+	if (o->flags & UTRACE_OBJ_LIBCALL)
+		return o;
 	for (uint32_t i = 0; !rec_live_nkeys(o) && i < r->nr_conns; i++)
 		for (uint32_t k = 0; k < r->conns[i]->nr_objs; k++)
 			if (rec_live_nkeys(&r->conns[i]->objs[k]) &&

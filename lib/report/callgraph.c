@@ -22,6 +22,7 @@
 
 #include "lib/base/grow.h"
 #include "lib/report/callgraph_internal.h"
+#include "lib/report/report_sched.h"
 
 #define NONE CALLGRAPH_NONE
 
@@ -170,9 +171,11 @@ int utrace_callgraph_new(struct utrace_dat *d, struct utrace_callgraph **out,
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(d));
 	}
 	if (utrace_func_table_new(d, &g->ft, err) < 0 ||
-	    utrace_func_table_intern(g->ft, UTRACE_CALLGRAPH_UNKNOWN, &g->unknown_fn, err) < 0) {
+	    utrace_func_table_intern(g->ft, UTRACE_CALLGRAPH_UNKNOWN, &g->unknown_fn, err) < 0 ||
+	    utrace_report_sched_new(d, &g->sched) < 0 ||
+	    (g->sched && utrace_func_table_intern(g->ft, UTRACE_SCHED_NAME, &g->sched_fn, err) < 0)) {
 		utrace_callgraph_free(g);
-		return -ENOMEM;
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(d));
 	}
 	*out = g;
 	return 0;
@@ -188,6 +191,7 @@ void utrace_callgraph_free(struct utrace_callgraph *g)
 	stack_index_free(&g->stacks);
 	callgraph_tree_free(&g->t);
 	utrace_func_table_free(g->ft);
+	utrace_report_sched_free(g->sched);
 	free(g);
 }
 
@@ -305,26 +309,63 @@ static int add_exit(struct utrace_callgraph *g, struct gthread *t, const struct 
 	return 0;
 }
 
+/* The call stack of buffer buf's program stack, or NULL out of memory. */
+static struct gthread *thread_of(struct utrace_callgraph *g, uint32_t buf, uint32_t stack)
+{
+	long i;
+
+	if (!stack) /* the thread's own stack: no call (stack_index.h) */
+		return &g->th[buf];
+	i = stack_index(&g->stacks, (void **)&g->th, sizeof(*g->th), g->nr_buf, buf, stack);
+	if (i < 0)
+		return NULL;
+	g->nr_th = g->nr_buf + (unsigned)g->stacks.nr;
+	return &g->th[i];
+}
+
+/* The off-CPU spans ev ends, each a call of linux:schedule below the call
+ * that was running (report_sched.c); a sched_switch that begins one is
+ * noted there. */
+static int add_sched(struct utrace_callgraph *g, const struct utrace_event *ev,
+		     struct utrace_error *err)
+{
+	struct utrace_sched_span sp;
+	uint32_t par, node;
+	struct gthread *t;
+
+	while (utrace_report_sched_end(g->sched, ev, true, &sp) ||
+	       utrace_report_sched_end(g->sched, ev, false, &sp)) {
+		if (sp.buf >= g->nr_buf)
+			continue;
+		if (!(t = thread_of(g, sp.buf, sp.buf == ev->buf ? ev->stack : 0)))
+			return oom(g, err);
+		while (t->n && t->st[t->n - 1].depth >= sp.depth)
+			t->n--;
+		if (caller(g, t, sp.depth, sp.ts, &par, err) < 0)
+			return -ENOMEM;
+		if (callgraph_tree_child(&g->t, par, g->sched_fn, &node) < 0)
+			return oom(g, err);
+		g->t.n[node].calls++;
+		complete(&g->t, node, sp.dur, 0);
+		credit(t, sp.depth, sp.dur);
+	}
+	utrace_report_sched_begin(g->sched, ev);
+	return 0;
+}
+
 int utrace_callgraph_add(struct utrace_callgraph *g, const struct utrace_event *ev,
 			 struct utrace_error *err)
 {
 	struct gframe f = {0, 0, 0, 0, 0, 0};
 	struct gthread *t;
 	uint64_t end;
-	long i;
 
+	if (g->sched && add_sched(g, ev, err) < 0)
+		return -ENOMEM;
 	if (ev->buf >= g->nr_buf || ev->kind == UTRACE_EV_LOST || ev->kind == UTRACE_EV_FUNC)
 		return 0;
-	if (!ev->stack) {
-		i = ev->buf; /* the thread's own stack: no call (stack_index.h) */
-	} else {
-		i = stack_index(&g->stacks, (void **)&g->th, sizeof(*g->th), g->nr_buf, ev->buf,
-				ev->stack);
-		if (i < 0)
-			return oom(g, err);
-		g->nr_th = g->nr_buf + (unsigned)g->stacks.nr;
-	}
-	t = &g->th[i];
+	if (!(t = thread_of(g, ev->buf, ev->stack)))
+		return oom(g, err);
 	end = ev->kind == UTRACE_EV_LEAF ? ev->ts + ev->duration : ev->ts;
 	if (!t->seen || end > t->last_ts)
 		t->last_ts = end;

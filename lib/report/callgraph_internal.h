@@ -49,6 +49,8 @@ struct utrace_callgraph {
 	struct stack_index stacks;
 	uint64_t unfinished;
 	bool sampled; /* made of samples (samples_fold.c): calls are samples */
+	struct utrace_report_sched *sched; /* off-CPU spans (report_sched.h), or NULL */
+	uint32_t sched_fn;		   /* their name's number */
 };
 
 /* A tree with only its root, a node of root_fn; <0 out of memory. */

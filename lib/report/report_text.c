@@ -30,6 +30,7 @@
 #include "lib/base/fastout.h"
 #include "lib/base/grow.h"
 #include "lib/report/report_filter.h"
+#include "lib/report/report_sched.h"
 #include "lib/report/event_print.h"
 #include "lib/report/graph_args.h"
 #include "lib/report/report_signal.h"
@@ -99,6 +100,7 @@ struct printer {
 	struct utrace_graph_args *args;	  /* funcgraph-args/-retval types (DWARF) */
 	bool nofunc; /* the nop tracer: no function line (calls recorded for the
 		      * live tracefs's function profiler are not shown) */
+	struct utrace_report_sched *sched; /* off-CPU spans, NULL without sched_switch */
 };
 
 static void put_spaces(FILE *out, size_t n)
@@ -519,11 +521,34 @@ static int begin_pass(struct printer *p, struct utrace_dat_iter **it, struct utr
 	return utrace_report_filter_iter_open(p->filter, p->d, it, err);
 }
 
+/* uftrace's line for the time a thread was switched out, a leaf of the
+ * call that was running (report_sched.c); no duration if it never ended */
+static void print_sched_span(struct printer *p, const struct utrace_sched_span *sp)
+{
+	struct utrace_event ev = {.kind = UTRACE_EV_LEAF, .ts = sp->ts, .buf = sp->buf,
+				  .cpu = sp->cpu, .depth = sp->depth, .tid = sp->tid};
+
+	graph_prologue(p, &ev);
+	print_graph_duration(p, sp->dur, sp->ended ? FILL_NONE : FILL_FULL);
+	put_spaces(p->out, graph_indent(sp->depth));
+	put_name(p, UTRACE_SCHED_NAME);
+	fputs("();\n", p->out);
+}
+
 static void put_graph_event(struct printer *p, const struct utrace_event *ev)
 {
+	struct utrace_sched_span sp;
+
+	if (p->sched) { /* only with sched_switch: nothing per event else */
+		while (utrace_report_sched_end(p->sched, ev, true, &sp))
+			print_sched_span(p, &sp);
+		utrace_report_sched_begin(p->sched, ev); /* still printed: its text */
+	}
 	if (p->sum)
 		p->sum->events++;
 	print_graph_event(p, ev);
+	while (p->sched && utrace_report_sched_end(p->sched, ev, false, &sp))
+		print_sched_span(p, &sp);
 }
 
 static int printed_by_function(const struct printer *p, const struct utrace_event *ev)
@@ -584,7 +609,9 @@ static int print_pass(struct printer *p, void (*put)(struct printer *, const str
 
 static int print_graph(struct printer *p, struct utrace_error *err)
 {
+	struct utrace_sched_span sp;
 	uint32_t f = p->flags;
+	int ret;
 
 	utrace_out_puts(p->out, "# tracer: function_graph\n#\n");
 	/* __print_graph_headers_flags() */
@@ -603,7 +630,14 @@ static int print_graph(struct printer *p, struct utrace_error *err)
 		f & UTRACE_REPORT_PROC ? "   |    |        " : "",
 		f & UTRACE_REPORT_DURATION ? "   |   |      " : "");
 
-	return print_pass(p, put_graph_event, err);
+	if (utrace_report_sched_new(p->d, &p->sched) < 0)
+		return utrace_error_set(err, -ENOMEM, "%s: out of memory", utrace_dat_path(p->d));
+	ret = print_pass(p, put_graph_event, err);
+	while (ret == 0 && utrace_report_sched_left(p->sched, &sp))
+		print_sched_span(p, &sp);
+	utrace_report_sched_free(p->sched);
+	p->sched = NULL;
+	return ret;
 }
 
 static int print_function(struct printer *p, const char *tracer, struct utrace_error *err)

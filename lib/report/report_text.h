@@ -3,7 +3,7 @@
  * lib/report - reading a recording for people: the text
  * report (this file), selections (report_filter.h), event text
  * (event_print.h), per-function profile (profile.h), call graph
- * (callgraph.h).  May use: lib/base, lib/elf, lib/tracefile, lib/probes
+ * (callgraph.h).  May use: lib/base, lib/elf, lib/events, lib/tracefile, lib/probes
  * (DWARF, for funcgraph-args: graph_args.h), lib/hist (report --hist),
  * lib/sample (kernel symbols, for top); libtraceevent for event text.
  *

@@ -61,7 +61,7 @@ struct utrace_session_opts {
 	const char *sample_event;	   /* -e cpu-clock[:u], NULL if not given */
 	char **argv;			   /* the command, NULL-terminated */
 	const char *tracefs;		   /* --tracefs DIR: the live tracefs, else NULL */
-	int libcall; /* --libcall 1, --no-libcall 0, else -1: on if the program has no sites */
+	int libcall; /* --libcall 1, --no-libcall 0, else -1: on unless a sanitizer runtime is linked in */
 	int *pids;	 /* -P: processes (or threads) to attach to instead of argv */
 	unsigned npids, cap_pids;
 	double duration; /* --duration SEC: with -P, detach after SEC seconds (0: Ctrl-C) */
@@ -119,7 +119,7 @@ void utrace_session_opts_free(struct utrace_session_opts *o);
 int utrace_session_opts_set(struct utrace_session_opts *o, const char *name, const char *arg,
 			    struct utrace_error *err);
 /* Once the options are parsed: the defaults that depend on the others
- * (--libcall when the program has no call sites, the samples' :u) and
+ * (--libcall, the samples' :u) and
  * the checks that span options; -EINVAL with err (the words of
  * record's command line) when they disagree. */
 int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_error *err);

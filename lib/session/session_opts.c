@@ -10,8 +10,7 @@
 #include <stdlib.h>
 
 #include "lib/elf/libdeps.h"
-#include "lib/elf/callsite.h"
-#include "lib/elf/elf.h"
+#include "lib/elf/sanitizer.h"
 #include "lib/hist/hist.h"
 #include "lib/sample/ksyms.h"
 #include "lib/session/session.h"
@@ -29,7 +28,7 @@ int utrace_session_opts_init(struct utrace_session_opts *o)
 	    .filter = utrace_func_filter_new(),
 	    /* decided with -F (utrace_session_opts_finish) */
 	    .sample = {.user_only = true},
-	    .libcall = -1,
+	    .libcall = -1, /* decided with the program (utrace_session_opts_finish) */
 	    .log = stderr,
 	};
 	return o->filter ? 0 : -ENOMEM;
@@ -48,24 +47,22 @@ void utrace_session_opts_free(struct utrace_session_opts *o)
 	free(o->pids);
 }
 
-/* Whether the program was built with `utrace cflags` (it has call
- * sites): else --libcall is the default, as in uftrace, so that a
- * distribution binary shows at least its library calls.  A program that
- * cannot be read has none here; running it says why. */
-static bool session_has_sites(const char *name)
+/*
+ * --libcall is the default for every program, as uftrace hooks the PLT by
+ * default: usleep(), snprintf() explain where a program's time went.  But
+ * not for a program a sanitizer's runtime is linked into (clang's
+ * -fsanitize=...): that runtime calls libc through the program's PLT too,
+ * from its own threads and before anything is set up, where a hooked call
+ * crashes it (TSan's background thread).  A program that cannot be read
+ * has none here; running it says why.
+ */
+static bool session_libcall_default(const char *name)
 {
 	char *exe = utrace_program_path(name);
-	struct utrace_elf_section sec;
-	struct utrace_elf *elf;
-	bool has = false;
+	bool inside = exe && utrace_sanitizer_find(exe, NULL);
 
-	if (exe && utrace_elf_open(exe, &elf) == 0) {
-		has = utrace_elf_find_section(elf, UTRACE_SECTION_PATCHABLE, &sec) == 0 ||
-		      utrace_elf_find_section(elf, UTRACE_SECTION_MCOUNT, &sec) == 0;
-		utrace_elf_close(elf);
-	}
 	free(exe);
-	return has;
+	return !inside;
 }
 
 int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_error *err)
@@ -108,7 +105,7 @@ int utrace_session_opts_finish(struct utrace_session_opts *o, struct utrace_erro
 		char exe[64];
 
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->npids ? o->pids[0] : 0);
-		o->libcall = !session_has_sites(o->npids ? exe : o->argv[0]);
+		o->libcall = session_libcall_default(o->npids ? exe : o->argv[0]);
 	}
 	o->rec.libcall = o->libcall && o->rec.tracer != UTRACE_TRACER_NOP;
 	return 0;

@@ -47,6 +47,9 @@ int dat_pread(const struct utrace_dat *d, void *buf, size_t len, uint64_t off,
 {
 	char *p = buf;
 
+	/* a progress line's count (utrace_dat_bytes_read): d is shared by
+	 * the iterators, whose readers ahead run in threads */
+	__atomic_fetch_add(&((struct utrace_dat *)d)->bytes_read, (uint64_t)len, __ATOMIC_RELAXED);
 	while (len) {
 		ssize_t n = pread(d->fd, p, len, (off_t)off);
 
@@ -68,6 +71,15 @@ int dat_pread(const struct utrace_dat *d, void *buf, size_t len, uint64_t off,
 	return 0;
 }
 
+uint64_t utrace_dat_bytes_read(const struct utrace_dat *d)
+{
+	return __atomic_load_n(&d->bytes_read, __ATOMIC_RELAXED);
+}
+
+uint64_t utrace_dat_file_size(const struct utrace_dat *d)
+{
+	return d->file_size;
+}
 
 /* ---- buffers: a small open-addressing hash from file id to index ---- */
 

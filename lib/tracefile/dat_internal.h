@@ -94,6 +94,7 @@ struct utrace_dat {
 	int fd;
 	char *path;
 	uint64_t file_size;
+	uint64_t bytes_read; /* by dat_pread, every pass (atomic: readers ahead) */
 	struct utrace_dat_header hdr;
 	int finished;
 	int have_clock;

@@ -278,6 +278,11 @@ const char *utrace_dat_event_format(const struct utrace_dat *d, unsigned i, int 
 				    const char **system);
 const char *utrace_dat_event_format_by_id(const struct utrace_dat *d, int id, const char **system);
 
+/* What the reading has read of the file so far (its open and every
+ * pass, from any thread), and the file's size: for a progress line. */
+uint64_t utrace_dat_bytes_read(const struct utrace_dat *d);
+uint64_t utrace_dat_file_size(const struct utrace_dat *d);
+
 int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 			 struct utrace_error *err);
 /* Worker threads the iterators of this process may use to decode the

@@ -12,6 +12,7 @@
 # 15: `--drop -O funcgraph-retval` (and funcgraph-args): records written +
 # lost == the records the calls make, exactly (the RETVAL after an exit is
 # part of that exit's record, not one of its own).
+# --no-libcall: the known number is of the program's own calls.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_built "$U" "$B/libutrace.so"
 
@@ -39,7 +40,7 @@ for cc in "gcc -O2" "clang -O0"; do
 			[ $tracer = function_graph ] && per=2
 			what="$cc, $threads threads, -p $tracer"
 			# 14: overwrite
-			"$U" record -p $tracer -b 64 --overwrite -o "$W/ow.dat" -- \
+			"$U" record -p $tracer --no-libcall -b 64 --overwrite -o "$W/ow.dat" -- \
 				"$W/$name" $N $threads >/dev/null 2>"$W/ow.err"
 			recs=$(total "$W/ow.dat" records)
 			over=$(total "$W/ow.dat" overrun)
@@ -57,7 +58,7 @@ for cc in "gcc -O2" "clang -O0"; do
 			[ $tracer = function ] && continue
 			# 15: written + lost, retval and args
 			for opt in funcgraph-retval funcgraph-args; do
-				"$U" record -p $tracer --drop -O $opt -b 64 -o "$W/drop.dat" -- \
+				"$U" record -p $tracer --no-libcall --drop -O $opt -b 64 -o "$W/drop.dat" -- \
 					"$W/$name" $N $threads >/dev/null 2>"$W/drop.err"
 				recs=$(total "$W/drop.dat" records)
 				lost=$(total "$W/drop.dat" lost)

@@ -20,7 +20,8 @@ __attribute__((noinline)) int quiet(int x) { return x + 1; }
 int main(void) { volatile int v = quiet(1); say("hi\n", 3); v = quiet(v); say("yo\n", 3); return v - 3; }
 PROG
 cc -O1 $("$U" cflags) -o "$T/lw" "$T/lw.c" || { notok "build the program"; exit 1; }
-"$U" record -e syscalls:sys_enter_write -o "$T/lw.dat" -- "$T/lw" >/dev/null 2>&1
+# --no-libcall: say() must call no traced function, and write() would be one
+"$U" record --no-libcall -e syscalls:sys_enter_write -o "$T/lw.dat" -- "$T/lw" >/dev/null 2>&1
 check "record exits 0" test $? -eq 0
 "$U" report -i "$T/lw.dat" >"$T/rep" 2>&1
 check "each write inside say() { ... }" \
