@@ -123,7 +123,7 @@ static bool kt_newtask(struct utrace_ktrace *kt)
 		if (!strcmp(kt->evs[i].system, "task") && !strcmp(kt->evs[i].name, "task_newtask"))
 			e = &kt->evs[i];
 	if (!e) {
-		if (kt_add_event(kt, "task", "task_newtask", NULL, NULL) <= 0)
+		if (kt_add_event(kt, "task", "task_newtask", NULL, false, NULL) <= 0)
 			return false;
 		e = &kt->evs[kt->nr_evs - 1];
 		e->hidden = true;

@@ -24,6 +24,7 @@ struct kt_event {
 	bool format_only; /* ftrace:kernel_stack: written by a trigger, never enabled */
 	int other_pid_off; /* sched_switch's next_pid, sched_wakeup's pid; -1 (kernel_follow.c) */
 	bool hidden;	   /* enabled for kernel_follow.c only: records discarded */
+	bool deferred;	   /* -e's, enabled by utrace_ktrace_start, in order */
 };
 
 /* What kernel_follow.c knows of a task (beside kt->tasks). */
@@ -78,6 +79,7 @@ struct utrace_ktrace {
 	size_t hash_size;
 	int pid; /* scoped to; 0 = whole system */
 	bool children, stopped;
+	bool started; /* utrace_ktrace_start done: an event added is enabled at once */
 	bool backlog; /* a CPU had pages left at the last read */
 	int *tids;    /* threads of pid in set_event_pid */
 	size_t nr_tids, cap_tids;
@@ -103,8 +105,11 @@ struct utrace_ktrace {
 int kt_set(struct utrace_ktrace *kt, const char *file, const char *value,
 	   struct utrace_error *err);
 ssize_t kt_note_task(struct utrace_ktrace *kt, int pid);
+/* later: enabled by utrace_ktrace_start, after tracing_on (before it
+ * starts); else at once.  1 added, 0 not there or added already, <0 */
 int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *name, const char *filter,
-		 struct utrace_error *err);
+		 bool later, struct utrace_error *err);
+int kt_enable_event(struct utrace_ktrace *kt, struct kt_event *e, struct utrace_error *err);
 
 /* kernel_follow.c: the kernel follows the command's new tasks; without
  * -c the records of its child processes are discarded as pages are read */

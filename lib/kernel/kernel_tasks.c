@@ -37,7 +37,7 @@ int kt_set(struct utrace_ktrace *kt, const char *file, const char *value,
 }
 
 int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *name, const char *filter,
-		 struct utrace_error *err)
+		 bool later, struct utrace_error *err)
 {
 	char path[PATH_MAX], *fmt, *id;
 	struct kt_event *e;
@@ -66,6 +66,7 @@ int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *name, co
 	e->format_only = false;
 	e->other_pid_off = -1;
 	e->hidden = false;
+	e->deferred = later && !kt->started;
 	e->format = fmt;
 	e->system = strdup(sys);
 	e->name = strdup(name);
@@ -81,8 +82,17 @@ int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *name, co
 		if (ret < 0)
 			return utrace_tracefs_error_log(kt->dir, e->system, e->name, ret, err);
 	}
-	ret = utrace_tracefs_write(
-	    utrace_tracefs_path(path, kt->dir, "events/%s/%s/enable", sys, name), "1", O_TRUNC);
+	return e->deferred ? 1 : kt_enable_event(kt, e, err);
+}
+
+int kt_enable_event(struct utrace_ktrace *kt, struct kt_event *e, struct utrace_error *err)
+{
+	char path[PATH_MAX];
+	int ret = utrace_tracefs_write(
+	    utrace_tracefs_path(path, kt->dir, "events/%s/%s/enable", e->system, e->name), "1",
+	    O_TRUNC);
+
+	e->deferred = false;
 	if (ret < 0)
 		return utrace_error_set(err, ret, "%s: %s", path, strerror(-ret));
 	return 1;

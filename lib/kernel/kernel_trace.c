@@ -122,7 +122,7 @@ static int kt_add_spec(struct utrace_ktrace *kt, const struct utrace_event_spec 
 			    !utrace_tracefs_is_dir(utrace_tracefs_path(
 				path, kt->dir, "events/%s/%s", ds->d_name, de->d_name)))
 				continue;
-			ret = kt_add_event(kt, ds->d_name, de->d_name, s->filter, err);
+			ret = kt_add_event(kt, ds->d_name, de->d_name, s->filter, true, err);
 			n += ret > 0;
 		}
 		if (e)
@@ -274,9 +274,17 @@ int utrace_ktrace_start(struct utrace_ktrace *kt, int pid, bool children, struct
 			kt->tids[kt->nr_tids++] = pid;
 		kt_add_threads(kt); /* those it has already (record -P) */
 	}
-	if ((ret = kt_triggers_rearm(kt, err)) < 0)
+	if ((ret = kt_triggers_rearm(kt, err)) < 0 || (ret = kt_set(kt, "tracing_on", "1", err)) < 0)
 		return ret;
-	return kt_set(kt, "tracing_on", "1", err);
+	/* the -e events one after the other, in their order, as bpftrace
+	 * attaches its probes: a program's first hit is then of the first
+	 * (a program that runs through three probes in a loop shows the
+	 * first's first, not whichever came next when all began at once) */
+	kt->started = true;
+	for (size_t i = 0; i < kt->nr_evs && ret >= 0; i++)
+		if (kt->evs[i].deferred)
+			ret = kt_enable_event(kt, &kt->evs[i], err);
+	return ret < 0 ? ret : 0;
 }
 
 /* ---- pages and tasks -------------------------------------------------- */

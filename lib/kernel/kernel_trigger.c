@@ -76,7 +76,7 @@ static int kt_add_stack_format(struct utrace_ktrace *kt, struct utrace_error *er
 					id ? "out of memory" : "no ID line");
 	}
 	e = &kt->evs[kt->nr_evs++];
-	*e = (struct kt_event){strdup("ftrace"), strdup("kernel_stack"), fmt, atoi(id + 5), true, -1, false};
+	*e = (struct kt_event){strdup("ftrace"), strdup("kernel_stack"), fmt, atoi(id + 5), true, -1, false, false};
 	if (!e->system || !e->name)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	kt->stacks = true;
