@@ -219,8 +219,13 @@ static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetc
 				       utrace_fetch_load);
 	if (unlikely(rt_inproc_probe_has_triggers(p->key))) { /* a stacktrace's stack */
 		uint64_t pc[UREC_STACK_MAX], slots[UREC_STACK_MAX];
+		/* push %rbp (55) or endbr64 (f3 0f 1e fa): at a function's entry
+		 * (a return probe's hit is at the return: its frame is gone) */
+		bool at_entry = !p->is_return && ((p->orig & 0xff) == 0x55 ||
+						  (uint32_t)p->orig == 0xfa1e0ff3u);
 		unsigned n = rt_stack_regs(t, regs->r[UTRACE_FR_IP], regs->r[UTRACE_FR_BP],
-					   regs->r[UTRACE_FR_SP], pc, slots, UREC_STACK_MAX);
+					   regs->r[UTRACE_FR_SP], at_entry, pc, slots,
+					   UREC_STACK_MAX);
 
 		ipp_stack_unhook(pc, slots, n);
 		rt_stack_given(pc, n);

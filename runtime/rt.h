@@ -509,12 +509,15 @@ unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *
  * (a sanitizer's report, sanitizer.c) */
 void rt_stack_given(const uint64_t *pc, unsigned n) RT_HIDDEN;
 /* ... the stack the kernel's frame-pointer walk gives a uprobe at these
- * registers (perf_callchain_user): ip, then the return address of each
- * frame of the %rbp chain; into pc[0..max), with the address each was
- * read from in slots (0 for ip), how many (an in-process probe's,
- * inproc_probes.c, which puts back the returns its return probes hooked) */
+ * registers (perf_callchain_user): ip, the return address at sp when
+ * at_entry (the probed instruction is a function's push %rbp or endbr64:
+ * its frame is not made, and Linux 6.11+ takes its caller from there),
+ * then the return address of each frame of the %rbp chain; into
+ * pc[0..max), with the address each was read from in slots (0 for ip),
+ * how many (an in-process probe's, inproc_probes.c, which puts back the
+ * returns its return probes hooked) */
 unsigned rt_stack_regs(const struct rt_thread *t, uint64_t ip, uint64_t bp, uint64_t sp,
-		       uint64_t *pc, uint64_t *slots, unsigned max) RT_HIDDEN;
+		       bool at_entry, uint64_t *pc, uint64_t *slots, unsigned max) RT_HIDDEN;
 
 /* trace_events.c: a UEXT_SIGNAL record (crash.c) into the calling
  * thread's buffer, in any context the tracer could write in */

@@ -24,8 +24,10 @@
  *  - or the stack the event's source knows better (rt_stack_given):
  *    an in-process probe's, walked from the hit's registers as the
  *    kernel walks a uprobe's (rt_stack_regs: the probed address, then
- *    the %rbp chain, so a probe at a function's entry, before its frame
- *    is made, skips its caller as bpftrace's ustack does);
+ *    at a function's push %rbp or endbr64 the return address at %rsp,
+ *    as Linux 6.11+ adds it for bpftrace's ustack, then the %rbp chain;
+ *    a probe elsewhere before the frame is made skips its caller, as
+ *    the kernel's walk does);
  *    a sanitizer's report prints the stack of the bug, read from its
  *    text (sanitizer.c), where frame pointers would lead through the
  *    sanitizer runtime's own frames, which may have none.
@@ -85,7 +87,7 @@ static unsigned walk_fp(const struct rt_thread *t, const void *rec, uint64_t *pc
 }
 
 unsigned rt_stack_regs(const struct rt_thread *t, uint64_t ip, uint64_t bp, uint64_t sp,
-		       uint64_t *pc, uint64_t *slots, unsigned max)
+		       bool at_entry, uint64_t *pc, uint64_t *slots, unsigned max)
 {
 	int saved = errno;
 	pid_t pid = getpid();
@@ -95,6 +97,11 @@ unsigned rt_stack_regs(const struct rt_thread *t, uint64_t ip, uint64_t bp, uint
 	if (max) {
 		slots[n] = 0;
 		pc[n++] = ip;
+	}
+	/* (read_frame's 16 bytes: the return address and the word above it) */
+	if (at_entry && n < max && !(sp & 7) && read_frame(pid, sp, f)) {
+		slots[n] = sp;
+		pc[n++] = unhooked(t, sp, f[0]);
 	}
 	while (n < max && !(fp & 7) && fp >= sp && fp - sp < RT_STACK_SPAN &&
 	       read_frame(pid, fp, f)) {

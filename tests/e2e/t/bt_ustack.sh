@@ -14,6 +14,7 @@
 # utrace's preload moves the libraries).
 
 e2e_once bt-ustack - check_bt_ustack
+e2e_once bt-ustack-entry - check_bt_ustack_entry
 
 # The offsets in function $2 of the instruction after each of its calls
 # to $3, in the binary $1 (a frame's return address as symbol+offset).
@@ -94,4 +95,34 @@ check_bt_ustack() {
 	diff -u "$d/bpftrace.norm" "$d/bt.norm" >"$d/bpftrace.diff"
 	t $? "bt-ustack same maps and printf/print of stacks as bpftrace's (stacks, counts, func, usym)" \
 		"$(head -30 "$d/bpftrace.diff")"
+}
+
+# A probe on a function's push %rbp (built -O0: every function makes its
+# frame): its caller is on the stack, read at %rsp, as Linux 6.11+ gives
+# bpftrace (perf_callchain_user's uprobe at a function's entry); the
+# -O1 build above has parse() without a frame, whose caller is skipped.
+# main() calls level1(20): parse() runs 20 times from level2(), once
+# from level1().
+check_bt_ustack_entry() {
+	local d=$OUT/bt-ustack-entry prog l2 l1 got
+	rm -rf "$d"
+	mkdir -p "$d"
+	prog=$d/bt_ustack0
+	if ! gcc -O0 -g -fno-omit-frame-pointer -o "$prog" "$E2E/anybin/bt_ustack.c" >"$d/cc.log" 2>&1; then
+		nok "bt-ustack-entry builds" "$(head -5 "$d/cc.log")"
+		return
+	fi
+	objdump -d "$prog" | grep -A1 '<parse>:$' | grep -q 'push *%rbp' ||
+		{ echo "ok - bt-ustack-entry # SKIP parse() does not start with push %rbp"; return; }
+	timeout "$TMO" "$UTRACE" bt -e "uprobe:$prog:parse { @[ustack(3)] = count(); }" \
+		-o "$d/bt.out" -c "$prog" >"$d/prog.out" 2>"$d/bt.err"
+	l2=$(bt_ret_off "$prog" level2 parse)
+	l1=$(bt_ret_off "$prog" level1 parse)
+	got=$(tr -d ' ' <"$d/bt.out" | awk '/^@\[$/ { on = 1; s = ""; next }
+		on && /^\]:/ { print s $0; on = 0 } on { s = s $0 "|" }' | sort)
+	t "$([ "$got" = "$(printf 'parse+0|level1+%s|main+%s|]:1\nparse+0|level2+%s|level1+%s|]:20\n' \
+		"$l1" "$(bt_ret_off "$prog" main level1 | head -1)" "$l2" \
+		"$(bt_ret_off "$prog" level1 level2)" | sort)" ]; echo $?)" \
+		"bt-ustack-entry a probe at push %rbp has its caller from %rsp (level2, level1)" \
+		"got: $got" "$(head -20 "$d/bt.out")"
 }
