@@ -31,6 +31,10 @@ struct rec_kfmt {
 
 #define REC_KIDS 65536u /* kernel ids are u16 (common_type) */
 
+/* recorder_khist.c: synthetic event n's format under kernel id id, written
+ * to the file and added to the kernel formats; 0 or <0 with err */
+int rec_ksynth_format(struct utrace_recorder *r, unsigned n, int id, struct utrace_error *err);
+
 /* recorder_kfmt.c: the kernel's formats and page header, kept from the
  * start: its state made with the recorder (-ENOMEM), freed with it; a
  * format added (fmt is then its, even on failure); the one of sys:name,

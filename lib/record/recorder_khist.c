@@ -64,37 +64,42 @@ static bool kready_needed(const struct utrace_recorder *r)
 	return false;
 }
 
+int rec_ksynth_format(struct utrace_recorder *r, unsigned n, int id, struct utrace_error *err)
+{
+	const struct utrace_synth *s = r->o.synths[n];
+	struct utrace_dat_event_format ef = {.id = (uint32_t)id};
+	struct utrace_event_format *fmt = NULL;
+	char *text;
+	int ret;
+
+	if (!(text = utrace_event_format_text(s->fmt, id)))
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	ret = utrace_event_format_parse("synthetic", text, &fmt, err);
+	if (ret >= 0) {
+		struct iovec iov[3] = {{&ef, sizeof(ef)},
+				       {(void *)"synthetic", sizeof("synthetic")},
+				       {text, strlen(text) + 1}};
+
+		ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
+	}
+	free(text);
+	return ret < 0 ? ret : rec_kfmt_add(r, id, (int)n, fmt, err);
+}
+
 /* The --synthetic events: kernel ids after the highest of the kernel's,
  * their formats with those ids written before any page. */
 static int kready_synths(struct utrace_recorder *r, struct utrace_error *err)
 {
-	int next = 0;
+	int next = 0, ret;
 
 	for (const struct rec_kfmt *k = rec_kfmt_first(r); k; k = k->next)
 		if (k->id >= next)
 			next = k->id + 1;
 	for (unsigned i = 0; i < r->o.nr_synths; i++, next++) {
-		const struct utrace_synth *s = r->o.synths[i];
-		struct utrace_dat_event_format ef = {.id = (uint32_t)next};
-		struct utrace_event_format *fmt = NULL;
-		char *text;
-		int ret;
-
 		if ((unsigned)next >= REC_KIDS)
 			return utrace_error_set(err, -E2BIG, "no kernel id left for synthetic:%s",
-						s->name);
-		if (!(text = utrace_event_format_text(s->fmt, next)))
-			return utrace_error_set(err, -ENOMEM, "out of memory");
-		ret = utrace_event_format_parse("synthetic", text, &fmt, err);
-		if (ret >= 0) {
-			struct iovec iov[3] = {{&ef, sizeof(ef)},
-					       {(void *)"synthetic", sizeof("synthetic")},
-					       {text, strlen(text) + 1}};
-
-			ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
-		}
-		free(text);
-		if (ret < 0 || (ret = rec_kfmt_add(r, next, (int)i, fmt, err)) < 0)
+						r->o.synths[i]->name);
+		if ((ret = rec_ksynth_format(r, i, next, err)) < 0)
 			return ret;
 	}
 	return 0;

@@ -215,11 +215,7 @@ bool rec_live_kev_keep(struct utrace_recorder *r, int kid, const uint8_t *rec, u
  */
 int rec_live_ksynth_add(struct utrace_recorder *r, unsigned n, struct utrace_error *err)
 {
-	const struct utrace_synth *s = r->o.synths[n];
-	struct utrace_dat_event_format ef;
-	struct utrace_event_format *fmt = NULL;
 	int next = 0, ret;
-	char *text;
 
 	if (!r->km)
 		return 0;
@@ -227,20 +223,9 @@ int rec_live_ksynth_add(struct utrace_recorder *r, unsigned n, struct utrace_err
 		if (k->id >= next)
 			next = k->id + 1;
 	if (next >= UTRACE_EV_ID_BASE)
-		return utrace_error_set(err, -E2BIG, "no kernel id left for synthetic:%s", s->name);
-	if (!(text = utrace_event_format_text(s->fmt, next)))
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	ef = (struct utrace_dat_event_format){.id = (uint32_t)next};
-	ret = utrace_event_format_parse("synthetic", text, &fmt, err);
-	if (ret >= 0) {
-		struct iovec iov[3] = {{&ef, sizeof(ef)},
-				       {(void *)"synthetic", sizeof("synthetic")},
-				       {text, strlen(text) + 1}};
-
-		ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
-	}
-	free(text);
-	if (ret < 0 || (ret = rec_kfmt_add(r, next, (int)n, fmt, err)) < 0)
+		return utrace_error_set(err, -E2BIG, "no kernel id left for synthetic:%s",
+					r->o.synths[n]->name);
+	if ((ret = rec_ksynth_format(r, n, next, err)) < 0)
 		return ret;
 	rec_trig_kset(r, next, UTRACE_EVS_OFF); /* off until its enable says 1 */
 	return 0;
