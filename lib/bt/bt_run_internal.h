@@ -161,5 +161,7 @@ int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const ui
 int bt_check_targets(struct bt_run *r);
 /* The functions of target matching glob; NULL-terminated, malloc'ed. */
 int bt_resolve_funcs(const char *target, const char *glob, char ***out, size_t *n);
+/* Names (malloc'ed) sorted; unique: each once (the others freed, *n less) */
+void bt_names_sort(char **v, size_t *n, bool unique);
 
 #endif

@@ -29,6 +29,19 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+void bt_names_sort(char **v, size_t *n, bool unique)
+{
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_str);
+	for (size_t i = 1; unique && i < *n; i++)
+		if (!strcmp(v[i], v[i - 1])) {
+			free(v[i]);
+			memmove(&v[i], &v[i + 1], (*n - i - 1) * sizeof(*v));
+			(*n)--;
+			i--;
+		}
+}
+
 /* The defined functions of target (.symtab, else .dynsym) matching glob,
  * sorted, each once. */
 int bt_resolve_funcs(const char *target, const char *glob, char ***out, size_t *n)
@@ -69,15 +82,7 @@ int bt_resolve_funcs(const char *target, const char *glob, char ***out, size_t *
 		}
 	}
 	utrace_elf_close(elf);
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), cmp_str);
-	for (size_t i = 1; i < cnt; i++) /* aliases of one name: once */
-		if (!strcmp(v[i], v[i - 1])) {
-			free(v[i]);
-			memmove(&v[i], &v[i + 1], (cnt - i - 1) * sizeof(*v));
-			cnt--;
-			i--;
-		}
+	bt_names_sort(v, &cnt, true); /* aliases of one name: once */
 	*out = v;
 	*n = cnt;
 	return ret;

@@ -17,16 +17,12 @@
 #include <unistd.h>
 
 #include "lib/base/glob.h"
+#include "lib/bt/bt_run_internal.h"
 #include "lib/bt/bt_tracepoint.h"
 #include "lib/elf/libdeps.h"
 #include "lib/events/event_format.h"
 #include "lib/kernel/kernel_tracefs.h"
 #include "lib/tracefile/dat_reader.h"
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* The program's own tracepoints (TRACE_EVENT, in its ELF file) that the
  * globs match, appended to *v. */
@@ -80,15 +76,7 @@ int bt_tracepoint_find_in(const char *exe, const char *sys, const char *event, c
 		v[cnt++] = k[i];
 	}
 	free(k);
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), cmp_str);
-	for (size_t i = 1; i < cnt; i++) /* one event, once */
-		if (!strcmp(v[i], v[i - 1])) {
-			free(v[i]);
-			memmove(&v[i], &v[i + 1], (cnt - i - 1) * sizeof(*v));
-			cnt--;
-			i--;
-		}
+	bt_names_sort(v, &cnt, true); /* one event, once */
 	*out = v;
 	*n = cnt;
 	return ret;
@@ -127,8 +115,7 @@ int bt_tracepoint_find(const char *sys, const char *event, char ***out, size_t *
 		cnt++;
 	}
 	free(text);
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), cmp_str);
+	bt_names_sort(v, &cnt, false);
 	*out = v;
 	*n = cnt;
 	return ret;

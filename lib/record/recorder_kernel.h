@@ -31,7 +31,7 @@ struct rec_kfmt {
 
 #define REC_KIDS 65536u /* kernel ids are u16 (common_type) */
 
-/* recorder_khist.c: synthetic event n's format under kernel id id, written
+/* recorder_kfmt.c: synthetic event n's format under kernel id id, written
  * to the file and added to the kernel formats; 0 or <0 with err */
 int rec_ksynth_format(struct utrace_recorder *r, unsigned n, int id, struct utrace_error *err);
 

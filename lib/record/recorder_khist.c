@@ -64,28 +64,6 @@ static bool kready_needed(const struct utrace_recorder *r)
 	return false;
 }
 
-int rec_ksynth_format(struct utrace_recorder *r, unsigned n, int id, struct utrace_error *err)
-{
-	const struct utrace_synth *s = r->o.synths[n];
-	struct utrace_dat_event_format ef = {.id = (uint32_t)id};
-	struct utrace_event_format *fmt = NULL;
-	char *text;
-	int ret;
-
-	if (!(text = utrace_event_format_text(s->fmt, id)))
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	ret = utrace_event_format_parse("synthetic", text, &fmt, err);
-	if (ret >= 0) {
-		struct iovec iov[3] = {{&ef, sizeof(ef)},
-				       {(void *)"synthetic", sizeof("synthetic")},
-				       {text, strlen(text) + 1}};
-
-		ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
-	}
-	free(text);
-	return ret < 0 ? ret : rec_kfmt_add(r, id, (int)n, fmt, err);
-}
-
 /* The --synthetic events: kernel ids after the highest of the kernel's,
  * their formats with those ids written before any page. */
 static int kready_synths(struct utrace_recorder *r, struct utrace_error *err)
