@@ -45,7 +45,7 @@ static void bt_usage(FILE *f)
 		   "  -o FILE         write the program's output to FILE\n"
 		   "  -v              say which mechanism serves each probe\n"
 		   "  -q              quiet: no \"Attaching N probes...\" line\n"
-		   "  -k, -kk         warn when delete() (-kk: also a map read) finds no element\n"
+		   "  -k              warn when delete() finds no element (twice: a map read too)\n"
 		   "  -d              print the compiled programs and run nothing\n"
 		   "      --unsafe    allow system()\n"
 		   "      --usdt-file-activation\n"
@@ -155,7 +155,9 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 		while ((c = utrace_getopt(argc, argv, shortopts, longopts, NULL)) != -1) {
 			if (c == '?' || c == ':') {
 				ret = utrace_opt_error("bt", shortopts, argv);
-				bt_usage(stderr); /* as bpftrace does */
+				/* the usage, as bpftrace gives it, on stdout: the
+				 * error stays one line, as every command's */
+				bt_usage(stdout);
 				return ret;
 			}
 			if ((ret = bt_opt(b, c, optarg)) != 0)
