@@ -51,6 +51,11 @@ int rec_conn_send_with(struct rec_conn *c, void *hdr, size_t hlen, const void *p
 	return ret;
 }
 
+bool rec_live_gone(int ret)
+{
+	return ret == -EPIPE || ret == -ECONNRESET || ret == -ENOTCONN || ret == -EBADF;
+}
+
 void rec_live_close(struct rec_conn *c)
 {
 	if (c->live_fd >= 0)

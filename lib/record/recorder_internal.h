@@ -170,6 +170,10 @@ int rec_conn_send_with(struct rec_conn *c, void *hdr, size_t hlen, const void *p
 /* recorder_conn.c: c's live channel (recorder_msg.c's LIVE set it),
  * closed with the connection */
 void rec_live_close(struct rec_conn *c);
+/* Whether ret, of a send to or an answer from a process's live channel,
+ * says the process went away (it exited or exec'ed): not an error of
+ * the change sent, which is the recording's all the same. */
+bool rec_live_gone(int ret);
 /* The answer (size bytes, of type) to a request sent on a live channel,
  * within REC_LIVE_WAIT_MS: 0 or -errno. */
 int rec_live_answer(int fd, void *msg, size_t size, uint32_t type);

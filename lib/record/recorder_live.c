@@ -77,7 +77,8 @@ int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer trace
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];
 
-		if (c->open && c->live_fd >= 0 && (ret = live_one(r, c)) < 0 && !failed)
+		if (c->open && c->live_fd >= 0 && (ret = live_one(r, c)) < 0 &&
+		    !rec_live_gone(ret) && !failed) /* gone meanwhile: not an error */
 			failed = ret;
 	}
 	if (failed)
@@ -268,7 +269,7 @@ static void live_not_taken(struct utrace_recorder *r, struct rec_conn *c, const 
 {
 	char text[160];
 
-	if (ret == -EPIPE || ret == -ECONNRESET || ret == -ENOTCONN || ret == -EBADF)
+	if (rec_live_gone(ret))
 		return;
 	snprintf(text, sizeof(text), "the %s added to the tracefs is not in this process: %s",
 		 what, strerror(-ret));

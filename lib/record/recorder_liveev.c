@@ -324,7 +324,9 @@ static int live_ev_send(struct utrace_recorder *r, struct rec_conn *c, struct re
 	return rec_live_done(c, &ch, ret);
 }
 
-/* The new configuration of event id to every process with a channel. */
+/* The new configuration of event id to every process with a channel;
+ * one that went away meanwhile (its exit not read yet: its channel is
+ * still open here) fails no write, as the kernel has no such process. */
 static int live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const char *sys,
 			const char *name, struct utrace_error *err)
 {
@@ -339,7 +341,8 @@ static int live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const 
 		struct rec_conn *c = r->conns[i];
 
 		if (c->open && c->live_fd >= 0 &&
-		    (ret = live_ev_send(r, c, e, sys, name, en)) < 0 && !failed)
+		    (ret = live_ev_send(r, c, e, sys, name, en)) < 0 && !rec_live_gone(ret) &&
+		    !failed)
 			failed = ret;
 	}
 	free(en);

@@ -57,6 +57,8 @@ cd "$T/mnt" || exit 1
 i=0
 while ! grep -qs '^kmem:' available_events && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 F=events/sched/sched_process_fork
+# why a write was refused: the shell's message and error_log's last entry
+why() { tr '\n' ' ' <"$T/why"; tail -n 3 error_log | tr '\n' ' '; }
 cat $F/id >"$T/id"
 sed -n 's/^ID: //p' $F/format >"$T/fmt_id"
 echo 'hist:keys=parent_comm' >$F/trigger || echo "trigger 1 refused" >>"$T/errors"
@@ -98,12 +100,12 @@ echo 'hist:keys=pid:ts1=common_timestamp.usecs if comm=="ksleeper"' \
 	>events/sched/sched_wakeup/trigger || echo "wakeup trigger refused" >>"$T/errors"
 echo 'hist:keys=next_pid:wl=common_timestamp.usecs-$ts1:onmatch(sched.sched_wakeup).wakeup_latency($wl,next_pid,next_comm) if next_comm=="ksleeper"' \
 	>events/sched/sched_switch/trigger || echo "onmatch trigger refused" >>"$T/errors"
-echo 'hist:keys=comm,pid,lat:sort=lat' >events/synthetic/wakeup_latency/trigger ||
-	echo "synthetic trigger refused" >>"$T/errors"
+echo 'hist:keys=comm,pid,lat:sort=lat' 2>"$T/why" >events/synthetic/wakeup_latency/trigger ||
+	echo "synthetic trigger refused: $(why)" >>"$T/errors"
 "$T/ksleeper" 0.05 & sp2=$!; echo $sp2 >"$T/sleeper_pid"; wait $sp2
 cat events/synthetic/wakeup_latency/hist >"$T/hist_synth"
-echo 'hist:keys=pid,lat:sort=pid:since=common_timestamp.usecs-$ts0' \
-	>events/synthetic/wakeup_latency/trigger || echo "synthetic trigger (\$ts0) refused" >>"$T/errors"
+echo 'hist:keys=pid,lat:sort=pid:since=common_timestamp.usecs-$ts0' 2>"$T/why" \
+	>events/synthetic/wakeup_latency/trigger || echo "synthetic trigger (\$ts0) refused: $(why)" >>"$T/errors"
 "$T/ksleeper" 0.05 & sp3=$!; echo $sp3 >"$T/sleeper3_pid"; wait $sp3
 cat events/synthetic/wakeup_latency/hist >"$T/hist_synth2"
 touch "$T/stop"
