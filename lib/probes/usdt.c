@@ -382,7 +382,7 @@ int utrace_usdt_fetchargs(const struct utrace_usdt_list *l, size_t i, char *buf,
 		if (why)
 			return utrace_error_set(err, -EINVAL, "%s:%s: argument %u '%.*s': %s",
 						s->provider, s->name, n, (int)w, p, why);
-		len += (size_t)snprintf(buf + (len < size ? len : size),
+		len += (size_t)snprintf(buf ? buf + (len < size ? len : size) : NULL, /* NULL: a measure */
 					len < size ? size - len : 0, "%s%s", n > 1 ? " " : "", one);
 		p += w;
 	}
