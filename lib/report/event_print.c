@@ -16,6 +16,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "common/proto.h"
 #include "lib/base/grow.h"
 #include "lib/report/event_print.h"
 
@@ -385,7 +386,10 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 		text = utrace_dat_event_format(d, i, &id, &sys);
 		/* a format libtraceevent cannot parse prints raw (see below) */
 		if (text && divisions_ok(text)) {
-			char *loc = fmt_loc(text), *stack = fmt_stack(loc ? loc : text);
+			/* utrace's own probes (ids from UTRACE_EV_ID_BASE); the
+			 * kernel's uprobes print their "(%lx)" as the kernel does */
+			char *loc = id >= UTRACE_EV_ID_BASE ? fmt_loc(text) : NULL;
+			char *stack = fmt_stack(loc ? loc : text);
 			const char *t0 = stack ? stack : loc ? loc : text;
 			char *fixed = fmt_chars(t0);
 			const char *t = fixed ? fixed : t0;
