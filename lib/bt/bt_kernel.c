@@ -316,8 +316,7 @@ static int loop(struct bt_kernel *k)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	bt_interrupted = 0;
-	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED"))
-		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
+	bt_live_notify(r);
 	while (!ret && !r->exiting && !bt_interrupted) {
 		ret = utrace_ktrace_poll(k->kt, false, take_page, k, r->err);
 		bt_run_ticks(r, (uint64_t)mono_now());

@@ -37,9 +37,9 @@ void bt_live_notify(struct bt_run *r)
 	if (r->notified)
 		return;
 	r->notified = true;
-	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
-		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", r->out);
-		fflush(r->out);
+	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) { /* bpftrace's stderr */
+		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", r->o->log);
+		fflush(r->o->log);
 	}
 }
 

@@ -116,17 +116,9 @@ static inline void bt_run_hit(struct bt_run *r, const struct bt_site *s,
 }
 
 /* bt_session.c: the recording's events after r->replayed_ts up to
- * horizon replayed, and the intervals due by then (0 or <0 with r->err).  bt_live.c: the recording's
- * o->step, which replays it while it runs; true once exit() ran. */
-int bt_replay(struct bt_run *r, const char *path, uint64_t horizon);
-struct utrace_session;
-bool bt_live_step(void *arg, struct utrace_session *s);
-/* __BPFTRACE_NOTIFY_PROBES_ATTACHED, once, if the environment asks. */
-void bt_live_notify(struct bt_run *r);
-
-/* bt_session.c: the recording's events after r->replayed_ts up to
- * horizon replayed (0 or <0 with r->err).  bt_live.c: the recording's
- * o->step, which replays it while it runs; true once exit() ran. */
+ * horizon replayed, and the intervals due by then (0 or <0 with
+ * r->err).  bt_live.c: the recording's o->step, which replays it while
+ * it runs; true once exit() ran. */
 int bt_replay(struct bt_run *r, const char *path, uint64_t horizon);
 struct utrace_session;
 bool bt_live_step(void *arg, struct utrace_session *s);
