@@ -11,7 +11,8 @@
  * The session: utrace_ktrace_open() creates instances/utrace-<pid> (with
  * tracing off), selects the events and writes their filters;
  * utrace_ktrace_start() scopes it to the traced command, turns tracing
- * on and enables the events one after the other, in their order; utrace_ktrace_poll() hands over the raw ring-buffer pages as they
+ * on and enables the events one after the other, in their order;
+ * utrace_ktrace_poll() hands over the raw ring-buffer pages as they
  * fill; utrace_ktrace_stop() turns tracing off and drains what is left;
  * utrace_ktrace_close() removes the instance (always, also after an
  * error).  Only the instance is touched: the global buffer and other
