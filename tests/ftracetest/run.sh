@@ -80,8 +80,10 @@ if [ ! -x "$FT/ftracetest" ]; then
 	mv "$tmp/linux-source-6.12" "$CACHE/" && rmdir "$tmp"
 fi
 # the adapter: the runner, told where the tracing folder is
+# (written aside and renamed: two runs sharing the cache never see half a file)
 sed 's|^TRACING_DIR=`grep tracefs /proc/mounts.*|TRACING_DIR=$UTRACE_TRACING_DIR|' \
-	"$FT/ftracetest" >"$FT/ftracetest-utrace"
+	"$FT/ftracetest" >"$FT/ftracetest-utrace.$$" && chmod +x "$FT/ftracetest-utrace.$$" &&
+	mv -f "$FT/ftracetest-utrace.$$" "$FT/ftracetest-utrace"
 grep -q '^TRACING_DIR=$UTRACE_TRACING_DIR$' "$FT/ftracetest-utrace" ||
 	die "the runner's TRACING_DIR line changed: adapt run.sh"
 
