@@ -528,7 +528,8 @@ struct utrace_msg_inproc_probe {
 struct utrace_msg_tracer {
 	struct utrace_msg hdr;
 	uint32_t tracer; /* enum utrace_tracer */
-	uint32_t flags;	 /* UTRACE_CFG_GRAPH_FUNCS or 0: set_graph_function has functions */
+	uint32_t flags;	 /* UTRACE_CFG_GRAPH_FUNCS: set_graph_function has functions;
+			  * UTRACE_CFG_GRAPH_RETVAL: options/funcgraph-retval */
 	uint32_t max_depth; /* max_graph_depth, 0 = unlimited */
 	uint32_t thresh_us; /* tracing_thresh in microseconds, 0 = off */
 };

@@ -613,7 +613,8 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
  */
 int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 {
-	uint32_t tracer = t->tracer, graph_funcs = t->flags & UTRACE_CFG_GRAPH_FUNCS;
+	uint32_t tracer = t->tracer;
+	uint32_t graph_live = t->flags & (UTRACE_CFG_GRAPH_FUNCS | UTRACE_CFG_GRAPH_RETVAL);
 	struct rt_poke *pokes;
 	size_t total = 0;
 	int ret = 0;
@@ -633,9 +634,12 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 			ret = stubs_retarget(o, tracer);
 	if (ret >= 0) {
 		/* set_graph_function: a thread outside every root frame stops
-		 * recording at its next entry, and starts again in a root */
+		 * recording at its next entry, and starts again in a root;
+		 * funcgraph-retval: the next exits carry rax, or not */
 		__atomic_store_n(&rt.cfg.flags,
-				 (rt.cfg.flags & ~(uint32_t)UTRACE_CFG_GRAPH_FUNCS) | graph_funcs,
+				 (rt.cfg.flags & ~(uint32_t)(UTRACE_CFG_GRAPH_FUNCS |
+							     UTRACE_CFG_GRAPH_RETVAL)) |
+				     graph_live,
 				 __ATOMIC_RELAXED);
 		/* max_graph_depth: checked at each entry; deeper frames
 		 * already pushed return as before */
@@ -647,7 +651,7 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 					      : 0,
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&rt.graph_fast,
-				 !rt.tsc_thresh && !t->max_depth && !graph_funcs &&
+				 !rt.tsc_thresh && !t->max_depth && !graph_live &&
 				     !(rt.cfg.flags & UTRACE_CFG_GRAPH_RETADDR),
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&rt.cfg.tracer, tracer, __ATOMIC_RELEASE);

@@ -120,7 +120,8 @@ static void *live_main(void *arg)
 {
 	struct utrace_msg *m = arg;
 	struct utrace_msg_tracer t = {.tracer = rt.cfg.tracer,
-				      .flags = rt.cfg.flags & UTRACE_CFG_GRAPH_FUNCS,
+				      .flags = rt.cfg.flags & (UTRACE_CFG_GRAPH_FUNCS |
+							       UTRACE_CFG_GRAPH_RETVAL),
 				      .max_depth = rt.cfg.max_depth,
 				      .thresh_us = (uint32_t)(rt.cfg.thresh_ns / 1000)};
 	int status = 0, ipp_status = 0, fd;

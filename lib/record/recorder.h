@@ -288,6 +288,10 @@ uint32_t utrace_recorder_live_buffer_kb_now(struct utrace_recorder *r);
 /* tracing_cpumask: no record is written on the CPUs of off (bit N: CPU
  * N), in every process at once. */
 void utrace_recorder_live_cpu_off(struct utrace_recorder *r, uint64_t off);
+/* options/funcgraph-retval: function_graph's exits carry rax (on) or
+ * not, in every process from its next exit (the tracer, filter and depth
+ * sent again with it). */
+int utrace_recorder_live_graph_retval(struct utrace_recorder *r, bool on, struct utrace_error *err);
 /* options/dump-on-crash: a crash signal leaves its record (on) or not,
  * in every process at once (runtime/crash.c). */
 void utrace_recorder_live_dump_on_crash(struct utrace_recorder *r, bool on);

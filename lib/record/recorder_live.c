@@ -52,6 +52,8 @@ static int live_one(struct utrace_recorder *r, struct rec_conn *c)
 	ch.fd = c->live_fd;
 	if (r->o.filter && utrace_func_filter_count(r->o.filter, UTRACE_GRAPH))
 		t.flags = UTRACE_CFG_GRAPH_FUNCS;
+	if (r->o.funcgraph_retval)
+		t.flags |= UTRACE_CFG_GRAPH_RETVAL;
 	ret = rec_conn_send(&ch, &t, sizeof(t), -1);
 	for (uint32_t i = 0; ret >= 0 && i < c->nr_objs; i++)
 		if (c->objs[i].nr_sites && c->objs[i].received == c->objs[i].nr_sites)
@@ -79,6 +81,26 @@ int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer trace
 
 		if (c->open && c->live_fd >= 0 && (ret = live_one(r, c)) < 0 &&
 		    !rec_live_gone(ret) && !failed) /* gone meanwhile: not an error */
+			failed = ret;
+	}
+	if (failed)
+		return utrace_error_set(err, failed, "a traced process did not take the change: %s",
+					strerror(-failed));
+	return 0;
+}
+
+int utrace_recorder_live_graph_retval(struct utrace_recorder *r, bool on, struct utrace_error *err)
+{
+	int failed = 0, ret;
+
+	if (r->o.funcgraph_retval == on)
+		return 0;
+	r->o.funcgraph_retval = on;
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		struct rec_conn *c = r->conns[i];
+
+		if (c->open && c->live_fd >= 0 && (ret = live_one(r, c)) < 0 &&
+		    !rec_live_gone(ret) && !failed)
 			failed = ret;
 	}
 	if (failed)

@@ -205,6 +205,14 @@ void utrace_graph_retval_format(struct utrace_graph_args *g, const struct utrace
 	buf[0] = 0;
 	if (!ev->has_retval || k == 'v' || k == 'f')
 		return;
+	if (k == '?' && !hex) { /* untyped: print_graph_retval()'s error codes */
+		int64_t e = v & 1ull << 31 && !(v >> 32) ? (int32_t)v : (int64_t)v;
+
+		if (e < 0 && e >= -4095) { /* IS_ERR_VALUE */
+			PUT(" = %" PRId64, e);
+			return;
+		}
+	}
 	if (k == 'b' && !hex)
 		PUT(" = %s", v & 1 ? "true" : "false");
 	else if ((k == 's' || k == 'e') && !hex)

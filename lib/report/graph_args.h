@@ -35,8 +35,10 @@ void utrace_graph_args_format(struct utrace_graph_args *g, const struct utrace_e
  * function's return type (its typed-retval rules): nothing for void or a
  * floating-point return (rax does not hold it), "true"/"false" for bool,
  * signed integers and enums in decimal, the rest in hex (with "(trunc)"
- * for an aggregate wider than rax); hex: always hex
- * (funcgraph-retval-hex).  "" if none.
+ * for an aggregate wider than rax); without DWARF, as Linux 6.12 prints
+ * every value: an error code (-4095..-1, as a long or an int) in
+ * decimal, the rest in hex; hex: always hex (funcgraph-retval-hex).
+ * "" if none.
  */
 void utrace_graph_retval_format(struct utrace_graph_args *g, const struct utrace_event *ev,
 				bool hex, char *buf, size_t size);

@@ -381,6 +381,17 @@ static void live_dump_on_crash(void *arg, bool on)
 	pthread_mutex_unlock(&rl->lock);
 }
 
+static int live_graph_retval(void *arg, bool on, struct utrace_error *err)
+{
+	struct session_live *rl = arg;
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_graph_retval(rl->r, on, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
 /*
  * trace_clock: every record holds the TSC the runtime read (rdtsc,
  * runtime/rt.h rt_clock); the file's two calibration points make it
@@ -451,6 +462,8 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .follow_fork = live_follow_fork,
 	    .dump_on_crash = o->npids ? NULL : live_dump_on_crash, /* no handlers in -P's */
 	    .dump_on_crash_on = o->rec.dump_on_crash,
+	    .graph_retval = live_graph_retval,
+	    .graph_retval_on = o->rec.funcgraph_retval,
 	    .clock_names = "local global mono x86-tsc", /* the kernel's order */
 	    .set_clock = live_set_clock,
 	    .thresh_us = o->rec.thresh_ns / 1000,

@@ -250,6 +250,11 @@ struct utrace_live_ops {
 	 * at the start (record --dump-on-crash); NULL: no such option */
 	void (*dump_on_crash)(void *arg, bool on);
 	bool dump_on_crash_on;
+	/* options/funcgraph-retval: function_graph's exits carry the return
+	 * value (on) or not, in every process from their next exit; its value
+	 * at the start (record -O funcgraph-retval); NULL: no such option */
+	int (*graph_retval)(void *arg, bool on, struct utrace_error *err);
+	bool graph_retval_on;
 	/* the tracer and filter the recording starts with (the command line;
 	 * filter may be NULL) */
 	enum utrace_tracer tracer;

@@ -311,6 +311,7 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
 	l->options = ops->options;
 	l->thresh_us = ops->thresh_us;
 	l->dump_on_crash = ops->dump_on_crash_on;
+	l->graph_retval = ops->graph_retval_on;
 	live_clock_init(l);
 	pthread_mutex_init(&l->lock, NULL);
 	sigaction(SIGUSR1, &(struct sigaction){.sa_handler = live_intr}, NULL);

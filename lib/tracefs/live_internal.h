@@ -79,6 +79,7 @@ struct utrace_live {
 	unsigned npids[4];
 	unsigned follow;
 	bool dump_on_crash; /* live_options.c: options/dump-on-crash */
+	bool graph_retval;  /* live_options.c: options/funcgraph-retval */
 	char clock[16]; /* live_clock.c: trace_clock's current clock */
 	/* live_ftcmd.c: set_ftrace_filter's function commands, by function */
 	struct live_ftcmd *ftcmds;

@@ -19,6 +19,11 @@
  * (live_pids.c).  dump-on-crash (utrace's: the kernel's
  * ftrace_dump_on_oops is a sysctl, not an option) says whether a crash
  * signal of the program dumps its last calls: ops->dump_on_crash.
+ * funcgraph-retval is the recording's (the kernel's function_graph
+ * always saves the return value and the option only prints it; here the
+ * runtime writes it only when asked, record -O funcgraph-retval): setting
+ * it makes every process's exits carry rax from then on,
+ * ops->graph_retval; funcgraph-retval-hex is the printing's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,6 +54,7 @@ static const struct {
 #define NFOLLOW (sizeof(follow) / sizeof(follow[0]))
 
 #define DUMP_ON_CRASH "dump-on-crash" /* ops->dump_on_crash's option */
+#define GRAPH_RETVAL "funcgraph-retval" /* ops->graph_retval's option */
 
 /* follow[]'s bit of name, 0 if none */
 static unsigned follow_bit(const char *name)
@@ -81,6 +87,8 @@ static bool each_option(struct utrace_live *l, bool (*fn)(void *arg, const char 
 		if (fn(arg, follow[i].name))
 			return true;
 	if (l->ops.dump_on_crash && fn(arg, DUMP_ON_CRASH))
+		return true;
+	if (l->ops.graph_retval && fn(arg, GRAPH_RETVAL))
 		return true;
 
 	while (s && *s) {
@@ -117,6 +125,8 @@ static bool option_on(struct utrace_live *l, const char *name)
 		return l->follow & follow_bit(name);
 	if (!strcmp(name, DUMP_ON_CRASH))
 		return l->dump_on_crash;
+	if (!strcmp(name, GRAPH_RETVAL))
+		return l->graph_retval;
 	return l->ops.set_option(l->ops.arg, name, &w) == 0 && w == l->options;
 }
 
@@ -178,6 +188,15 @@ static int option_set(struct utrace_live *l, const char *name)
 	if (!strcmp(base, DUMP_ON_CRASH) && l->ops.dump_on_crash) {
 		l->dump_on_crash = base == name;
 		l->ops.dump_on_crash(l->ops.arg, l->dump_on_crash);
+		return 0;
+	}
+	if (!strcmp(base, GRAPH_RETVAL) && l->ops.graph_retval) {
+		struct utrace_error err = {0};
+		int ret = l->ops.graph_retval(l->ops.arg, base == name, &err);
+
+		if (ret < 0)
+			return ret;
+		l->graph_retval = base == name;
 		return 0;
 	}
 	if (!live_option_known(l, base) || l->ops.set_option(l->ops.arg, name, &w) < 0)

@@ -9,7 +9,10 @@
  * eventfs_create_dir gets "test" (kprobe_args_char.tc reads its first
  * argument as the name of the kernel's new events folder); do_sys_open
  * and do_sys_openat2 open "/dev/null" (kprobe_args_user.tc's `echo >
- * /dev/null`).
+ * /dev/null`).  test_for_valid_rec is static and reads one field of its
+ * argument: GCC's IPA-SRA passes that field instead and names the clone
+ * test_for_valid_rec.isra.0, as it does in the kernel's ftrace.c
+ * (kprobe_eventname.tc probes a function with such a suffix).
  */
 #include <signal.h>
 #include <stddef.h>
@@ -84,11 +87,20 @@ KFN(int, mutex_trylock, void *lock) { sink += (long)lock; return 1; }
 KFN(void, mutex_unlock, void *lock) { sink -= (long)lock; }
 KFN(void, console_unlock, void) { sink++; }
 KFN(long, sys_getpid, void) { return ++sink; } /* func-filter-glob.tc's [Ss]y[Ss]_* */
+struct dyn_ftrace {
+	unsigned long ip, flags;
+};
+static KFN(int, test_for_valid_rec, struct dyn_ftrace *rec)
+{
+	sink += (long)rec->ip;
+	return rec->ip != 0;
+}
 
 static void kernel_functions(int n)
 {
 	char buf[64] = "";
 	long pos = n;
+	struct dyn_ftrace recs[2] = {{(unsigned long)n, 0}, {(unsigned long)buf, 1}};
 
 	kernel_clone(&n);
 	schedule();
@@ -117,6 +129,8 @@ static void kernel_functions(int n)
 	mutex_unlock(buf);
 	console_unlock();
 	sys_getpid();
+	test_for_valid_rec(&recs[0]);
+	test_for_valid_rec(&recs[1]);
 }
 
 /* the kernel's sched_switch fires in __schedule(): a stack it keeps
