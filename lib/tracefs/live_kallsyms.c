@@ -17,6 +17,7 @@
  *                    (p_0xADDRESS, p_SYMBOL_OFFSET); a SYMBOL that names
  *                    several functions, one of them local (static), is
  *                    the kernel's "The symbol is not unique"
+ *   events/.../filter: FIELD.function's functions are those listed there
  *
  * The caller holds l->lock.
  */
@@ -60,7 +61,7 @@ int live_show_kallsyms(struct utrace_live *l, const struct live_handle *h, FILE 
  * size; a size 0 symbol holds up to the next), and the symbols named
  * name (n of them, the last one's address and size). */
 struct addr_find {
-	uint64_t addr, best;
+	uint64_t addr, best, best_size;
 	char *holder; /* "OBJECT:SYMBOL" */
 	const char *name;
 	size_t n;
@@ -78,10 +79,11 @@ static void sym_find(void *arg, uint64_t addr, uint64_t size, char type, const c
 	(void)main_object;
 	if (f->name) {
 		if (!strcmp(raw, f->name)) {
-			f->n++;
 			f->local |= type == 't';
-			f->sym = addr;
-			f->size = size;
+			if (++f->n == 1) { /* the first, as kallsyms_lookup_name */
+				f->sym = addr;
+				f->size = size;
+			}
 		}
 		return;
 	}
@@ -92,6 +94,7 @@ static void sym_find(void *arg, uint64_t addr, uint64_t size, char type, const c
 	free(f->holder);
 	f->holder = holder;
 	f->best = addr;
+	f->best_size = size;
 }
 
 /* The address a point names, with the kernel's default event name for
@@ -193,5 +196,23 @@ int live_kaddr_line(char **line, const char *point)
 		return -ENOMEM;
 	free(s);
 	*line = n;
+	return 0;
+}
+
+/* FIELD.function's function (utrace_filter_func_fn, arg the live
+ * tracefs): the one of utrace.kallsyms named name, or holding addr. */
+int live_func_range(void *arg, const char *name, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	struct utrace_live *l = arg;
+	struct addr_find f = {.addr = addr, .name = name};
+
+	if (!l->ops.symbols)
+		return -ENOENT;
+	l->ops.symbols(l->ops.arg, sym_find, &f);
+	free(f.holder);
+	if (name ? !f.n : !f.holder)
+		return -ENOENT;
+	*start = name ? f.sym : f.best;
+	*end = *start + ((name ? f.size : f.best_size) ? (name ? f.size : f.best_size) : 1);
 	return 0;
 }
