@@ -84,6 +84,12 @@ KFN(int, mutex_trylock, void *lock) { sink += (long)lock; return 1; }
 KFN(void, mutex_unlock, void *lock) { sink -= (long)lock; }
 KFN(void, console_unlock, void) { sink++; }
 KFN(long, sys_getpid, void) { return ++sink; } /* func-filter-glob.tc's [Ss]y[Ss]_* */
+/* one of the kernel's static functions of one name (kprog_text.c has the
+ * other): kprobe_non_uniq_symbol.tc */
+__attribute__((noinline, used)) static long name_show(void *dev, char *buf)
+{
+	return buf[0] - (long)dev;
+}
 
 static void kernel_functions(int n)
 {
