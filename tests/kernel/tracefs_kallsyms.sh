@@ -78,6 +78,8 @@ check "utrace.kallsyms: a static function is t, each of its two" \
 check "utrace.kallsyms: a library's symbols with [LIB]" \
 	grep -q '^[0-9a-f]\{16\} [TW] malloc	\[libc\.so\.6\]$' utrace.kallsyms
 
+check "README lists the kernel's <memaddr> place" \
+	grep -qF 'place: [<module>:]<symbol>[+<offset>]|<memaddr>' README
 echo "p:kprobes/at 0x$A" >>kprobe_events
 check "p:NAME 0xADDR is taken, listed as written" grep -qx "p:kprobes/at 0x$A" kprobe_events
 echo 1 >events/kprobes/at/enable
