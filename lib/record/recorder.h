@@ -207,6 +207,13 @@ typedef void (*utrace_recorder_func_cb)(void *arg, const char *name, const char 
 					const char *path, bool main_object);
 void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_func_cb cb,
 				    void *arg);
+/* Every function symbol of the traced processes' objects, each object
+ * once (the first process that has it), at its run-time address (that
+ * process's), in address order per object: /proc/kallsyms' view of them
+ * (type: nm's letter, raw: the symbol as in the table). */
+typedef void (*utrace_recorder_sym_cb)(void *arg, uint64_t addr, uint64_t size, char type,
+				       const char *raw, const char *path, bool main_object);
+void utrace_recorder_live_symbols(struct utrace_recorder *r, utrace_recorder_sym_cb cb, void *arg);
 /* trace_marker: text written as a PRINT record by the command's first
  * process (its live channel thread), as utrace_printf writes it. */
 int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, size_t len,

@@ -122,11 +122,13 @@ void rec_live_ev_free(struct utrace_recorder *r)
 	r->lev = NULL;
 }
 
-/* e's filter compiled for the event's format f: 0 with *prog (NULL:
- * none), or -errno (it does not fit this layout). */
-static int live_compile(struct rec_live_ev *e, const struct utrace_event_format *f,
-			const void **prog, uint32_t *len)
+/* e's filter compiled for the event's format f in process c (its
+ * FIELD.function's addresses): 0 with *prog (NULL: none), or -errno (it
+ * does not fit this layout). */
+static int live_compile(struct utrace_recorder *r, struct rec_conn *c, struct rec_live_ev *e,
+			const struct utrace_event_format *f, const void **prog, uint32_t *len)
 {
+	struct rec_func_ctx fx = {r, c};
 	struct utrace_error err = {0};
 	void *code = NULL;
 
@@ -134,19 +136,21 @@ static int live_compile(struct rec_live_ev *e, const struct utrace_event_format 
 	*len = 0;
 	if (!e->filter)
 		return 0;
-	if (!f || utrace_filter_compile(f, e->filter, &code, len, &err) < 0)
+	if (!f || utrace_filter_compile_func(f, e->filter, rec_func_range, &fx, &code, len, NULL,
+					     &err) < 0)
 		return -EINVAL;
 	free(e->prog);
 	*prog = e->prog = code;
 	return 0;
 }
 
-void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
-			 const char *name, int id, const void **prog, uint32_t *len)
+void rec_live_event_prog(struct utrace_recorder *r, struct rec_conn *c, const char *path,
+			 const char *sys, const char *name, int id, const void **prog,
+			 uint32_t *len)
 {
 	struct rec_live_ev *e = rec_live_ev_of(r, id, NULL, NULL);
 
-	if (e && live_compile(e, rec_ev_fmt(r, path, sys, name), prog, len) < 0)
+	if (e && live_compile(r, c, e, rec_ev_fmt(r, path, sys, name), prog, len) < 0)
 		*prog = NULL, *len = 0; /* said when it was written */
 }
 
@@ -260,7 +264,8 @@ static int live_key_send(struct utrace_recorder *r, struct rec_conn *ch, struct 
 	uint32_t len;
 	int ret;
 
-	if (!fmt || live_compile(e, fmt, &prog, &len) < 0 || sizeof(*en) + len > UTRACE_MSG_MAX)
+	if (!fmt || live_compile(r, ch, e, fmt, &prog, &len) < 0 ||
+	    sizeof(*en) + len > UTRACE_MSG_MAX)
 		return 0;
 	if ((ret = rec_hist_send(r, ch, obj, key, path, fmt->system, fmt->name, &err)) < 0 ||
 	    (ret = rec_trig_send(r, ch, obj, key, path, fmt->system, fmt->name, &err)) < 0 ||

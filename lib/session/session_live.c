@@ -89,6 +89,15 @@ static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
 	pthread_mutex_unlock(&rl->lock);
 }
 
+static void live_symbols(void *arg, utrace_live_sym_cb cb, void *cbarg)
+{
+	struct session_live *rl = arg;
+
+	live_lock(rl);
+	utrace_recorder_live_symbols(rl->r, cb, cbarg);
+	pthread_mutex_unlock(&rl->lock);
+}
+
 static void live_objects(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg)
 {
 	struct session_live *rl = arg;
@@ -432,6 +441,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .print_trace = session_live_print_trace,
 	    .print_profile = session_live_print_profile,
 	    .functions = live_functions,
+	    .symbols = live_symbols,
 	    .marker = live_marker,
 	    .set_option = live_set_option,
 	    .option_names = utrace_report_option_names(),

@@ -86,6 +86,12 @@ enum utrace_live_trig_ctl {
 typedef void (*utrace_live_func_cb)(void *cbarg, const char *name, const char *raw,
 				    const char *module, bool main_object);
 
+/* One function symbol of a traced object at its run-time address (size
+ * 0: up to the next symbol), nm's type letter, the symbol as in the
+ * table and its object's path (main_object: a program's own). */
+typedef void (*utrace_live_sym_cb)(void *cbarg, uint64_t addr, uint64_t size, char type,
+				   const char *raw, const char *module, bool main_object);
+
 /* per_cpu/cpuN/stats: the kernel's figures of one CPU (tracing_stats_read) */
 struct utrace_live_stats {
 	uint64_t entries;   /* events in the buffer: after the clear, not read */
@@ -209,6 +215,10 @@ struct utrace_live_ops {
 	int (*extract)(void *arg, FILE *out, struct utrace_error *err);
 	/* every traceable function of the traced processes */
 	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
+	/* every function symbol of the traced processes' objects, each
+	 * object once, at the run-time address of the first process that
+	 * has it (utrace.kallsyms, the address points of kprobe_events) */
+	void (*symbols)(void *arg, utrace_live_sym_cb cb, void *cbarg);
 	/* dynamic_events, kprobe_events, uprobe_events, synthetic_events
 	 * (live_dynev.c): a probe definition (the in-process syntax, or a
 	 * PATH:OFFSET point; file: which file it was written to, for its

@@ -266,14 +266,23 @@ static int dyn_add(struct utrace_live *l, const char *def, const struct dyn_file
 {
 	const struct utrace_event_format *fmt = NULL;
 	struct utrace_error err = {0};
-	char *line = NULL, *text;
-	int ret;
+	char *line = NULL, *text, *adef = NULL, *point = NULL;
+	int ret = 0;
 
-	ret = f->synth ? (l->ops.synth_add ? l->ops.synth_add(l->ops.arg, def, &line, &fmt, &err)
-					   : -EOPNOTSUPP)
-		       : (l->ops.probe_add ? l->ops.probe_add(l->ops.arg, def, f->probe, &line,
-							      &fmt, &err)
-					   : -EOPNOTSUPP);
+	/* the kernel's address point: the symbol that holds it */
+	if (!f->synth && f->probe != UTRACE_LIVE_UPROBE)
+		ret = live_kaddr_point(l, def, &adef, &point, &err);
+	if (ret >= 0)
+		ret = f->synth
+			  ? (l->ops.synth_add ? l->ops.synth_add(l->ops.arg, def, &line, &fmt, &err)
+					      : -EOPNOTSUPP)
+			  : (l->ops.probe_add ? l->ops.probe_add(l->ops.arg, adef ? adef : def,
+								 f->probe, &line, &fmt, &err)
+					      : -EOPNOTSUPP);
+	if (ret >= 0 && point)
+		(void)live_kaddr_line(&line, point); /* out of memory: by its symbol */
+	free(adef);
+	free(point);
 	if (ret < 0) {
 		/* the parser's "TEXT at column N": the text alone */
 		if ((text = strdup(err.msg[0] ? err.msg : strerror(-ret))) &&

@@ -393,6 +393,7 @@ static const struct live_file files[] = {
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
     {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},
     {"utrace.dat", RO, show_extract, NULL, NULL, NULL, 0, false},
+    {"utrace.kallsyms", RO, live_show_kallsyms, NULL, NULL, NULL, 0, false},
     {"dynamic_events", RW, live_show_dynev, live_open_dynev, live_write_dynev, NULL,
      LIVE_DYN_DYNAMIC, false},
     {"synthetic_events", RW, live_show_dynev, live_open_dynev, live_write_dynev, NULL,

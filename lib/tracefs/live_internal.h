@@ -282,6 +282,12 @@ unsigned live_filter_errpos(const char *text, int code, int column);
 
 /* live_profile.c */
 int live_show_kprobe_profile(struct utrace_live *l, const struct live_handle *h, FILE *out);
+/* live_kallsyms.c: utrace.kallsyms; a probe point at an address */
+int live_show_kallsyms(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_kaddr_point(struct utrace_live *l, const char *def, char **def_out, char **point,
+		     struct utrace_error *err);
+int live_kaddr_line(char **line, const char *point);
+int live_func_range(void *arg, const char *name, uint64_t addr, uint64_t *start, uint64_t *end);
 
 /* live_options.c */
 bool live_option_known(struct utrace_live *l, const char *name);

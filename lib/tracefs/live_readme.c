@@ -11,8 +11,7 @@
  * lib/hist adds its line here; one that is not there must not be listed
  * (the selftests would then test it and fail instead of saying
  * UNSUPPORTED).  Left out today: the dump and cpudump function
- * commands, instances/, e: probes,
- * <memaddr> places, appending a probe to an event
+ * commands, instances/, e: probes, appending a probe to an event
  * (multiprobe: "Create/append/"), (ref_ctr_offset), <argname>, symstr, %pd/%pD, synthetic array fields.
  */
 #include "lib/tracefs/live_internal.h"
@@ -90,7 +89,7 @@ static const char readme[] =
     "\t           t[:[<group>/][<event>]] <tracepoint> [<args>]\n"
     "\t           s:[synthetic/]<event> <field> [<field>]\n"
     "\t           -:[<group>/][<event>]\n"
-    "\t    place: [<module>:]<symbol>[+<offset>]\n"
+    "\t    place: [<module>:]<symbol>[+<offset>]|<memaddr>\n"
     "place (kretprobe): [<module>:]<symbol>[+<offset>]%return\n"
     "\t           (<module>: the file name of a loaded object)\n"
     "   place (uprobe): <path>:<offset>[%return]\n"

@@ -96,6 +96,13 @@ static KFN(int, test_for_valid_rec, struct dyn_ftrace *rec)
 	return rec->ip != 0;
 }
 
+/* one of the kernel's static functions of one name (kprog_text.c has the
+ * other): kprobe_non_uniq_symbol.tc */
+__attribute__((noinline, used)) static long name_show(void *dev, char *buf)
+{
+	return buf[0] - (long)dev;
+}
+
 static void kernel_functions(int n)
 {
 	char buf[64] = "";

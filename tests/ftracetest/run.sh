@@ -12,9 +12,13 @@
 # /var/cache/utrace-ftracetest); it is never copied into this repository.
 # ping (iputils-ping, also installed by it) is the suite's own: its yield
 # and the inter-event cases run it (UNRESOLVED without).
-# The one adapter: a copy of the runner, next to it, whose TRACING_DIR is
-# the folder we give it instead of the first tracefs of /proc/mounts.
-# No case is edited.  HOME is an empty folder, so that a case the runner
+# The adapter, two things: a copy of the runner, next to it, whose
+# TRACING_DIR is the folder we give it instead of the first tracefs of
+# /proc/mounts; and the runner runs in a mount namespace of its own
+# (unshare -m) where /proc/kallsyms is the tracefs' utrace.kallsyms: the
+# traced programs' symbols at their run-time addresses, as the kernel
+# lists its own (the cases look kernel_clone, their probe addresses and
+# the functions of call_site up there).  No case is edited.  HOME is an empty folder, so that a case the runner
 # repeats in instances/ (which utrace does not have yet) cannot write
 # anywhere else; only each case's first verdict is counted.
 #
@@ -89,7 +93,8 @@ grep -q '^TRACING_DIR=$UTRACE_TRACING_DIR$' "$FT/ftracetest-utrace" ||
 
 mkdir -p "$OUT/logs" || die "cannot write $OUT"
 cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/ftracetest/events" -o "$OUT/kprog" \
-	"$ROOT/tests/ftracetest/kprog.c" "$ROOT/tests/ftracetest/events/"*.c || die "build kprog"
+	"$ROOT/tests/ftracetest/kprog.c" "$ROOT/tests/ftracetest/kprog_text.c" \
+	"$ROOT/tests/ftracetest/events/"*.c || die "build kprog"
 
 # the cases about the suite's own shell and what it starts (see above)
 SYSTEM_CASES=" $(echo \
@@ -108,20 +113,27 @@ SYSTEM_CASES=" $(echo \
 	trigger/trigger-multihist.tc) "
 SCHED_EVENTS="sched_process_fork sched_process_exec sched_process_exit sched_switch sched_waking sched_wakeup"
 
+# the command after it, in the mount namespace unshare -m made: with the
+# tracefs' utrace.kallsyms as /proc/kallsyms
+# shellcheck disable=SC2016 # its own variables
+KALLSYMS_NS='mount --bind "$UTRACE_TRACING_DIR/utrace.kallsyms" /proc/kallsyms && exec "$@"'
+
 # run_system T CASE.tc: the runner inside the recording, kprog beside it
 # (started first: the runner waits for its events to be listed)
 run_system() {
 	local t=$1 tc=$2 e=()
 	for ev in $SCHED_EVENTS; do e+=(-e "sched:$ev"); done
 	# shellcheck disable=SC2016 # the inner script's own variables
-	HOME=$t/home UTRACE_TRACING_DIR=$t/mnt timeout -k 5 $((CASE_TIMEOUT + 10)) \
+	HOME=$t/home UTRACE_TRACING_DIR=$t/mnt KALLSYMS_NS=$KALLSYMS_NS \
+		timeout -k 5 $((CASE_TIMEOUT + 10)) \
 		"$U" record -p nop -c "${e[@]}" --tracefs "$t/mnt" -o "$t/k.dat" -- sh -c '
 		"$1" "$2" & kp=$!
 		i=0
 		while ! grep -qs "^kmem:" "$UTRACE_TRACING_DIR/available_events" && [ $i -lt 200 ]; do
 			sleep 0.05; i=$((i + 1))
 		done
-		(cd "$3" && timeout -k 5 "$4" sh ./ftracetest-utrace -l "$5" -k "$6") >"$7" 2>&1 </dev/null
+		(cd "$3" && unshare -m sh -c "$KALLSYMS_NS" kallsyms \
+			timeout -k 5 "$4" sh ./ftracetest-utrace -l "$5" -k "$6") >"$7" 2>&1 </dev/null
 		touch "$2"; wait $kp' sh "$OUT/kprog" "$t/stop" "$FT" "$CASE_TIMEOUT" "$t/logs" "$tc" \
 		"$t/run.out" >"$t/record.out" 2>&1 </dev/null
 	mountpoint -q "$t/mnt" && { fusermount3 -u "$t/mnt" 2>/dev/null || umount -l "$t/mnt"; }
@@ -140,8 +152,9 @@ run_case() {
 			>"$t/record.out" 2>&1 &
 		rp=$!
 		for _ in $(seq 200); do grep -qs . "$t/mnt/available_events" && break; sleep 0.05; done
-		(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt timeout -k 5 "$CASE_TIMEOUT" \
-			sh ./ftracetest-utrace -l "$t/logs" -k "$tc") >"$t/run.out" 2>&1 </dev/null
+		(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt unshare -m sh -c "$KALLSYMS_NS" \
+			kallsyms timeout -k 5 "$CASE_TIMEOUT" sh ./ftracetest-utrace -l "$t/logs" \
+			-k "$tc") >"$t/run.out" 2>&1 </dev/null
 	fi
 	v=$(sed -n 's/^\[1\].*\[\([A-Z]*\)\]$/\1/p' "$t/logs/ftracetest.log" 2>/dev/null | head -1)
 	[ -n "$v" ] || v=TIMEOUT
