@@ -274,47 +274,73 @@ static int hist_compile(struct utrace_recorder *r, unsigned spec, unsigned trig,
 	return ret;
 }
 
-static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
-				 const char *text, const struct utrace_trigger *t,
-				 const struct utrace_event_format *fmt,
-				 const struct hist_env_arg *env, struct utrace_error *err)
+/* The table of trigger trig of spec for fmt's event, whatever the format
+ * it was made for; NULL if none yet. */
+static struct rec_hist *hist_find(struct utrace_recorder *r, unsigned spec, unsigned trig,
+				  const struct utrace_event_format *fmt)
 {
 	struct rec_hist *h;
-	void *prog = NULL;
-	uint32_t len = 0;
-	bool paused = false;
-	char *table = NULL;
 
-	if (!t) {
-		utrace_error_set(err, -EINVAL, "-R '%s': not parsed", text);
-		return NULL;
-	}
 	for (h = r->hist->hists; h; h = h->next)
 		if (h->spec == spec && h->trig == trig && !strcmp(h->system, fmt->system) &&
 		    !strcmp(h->name, fmt->name))
 			break;
-	if (h && rec_hist_compiled_for(h, fmt))
-		return h; /* compiled once per format: every object of it */
-	if (hist_compile(r, spec, trig, t, fmt, env, &prog, &len, &paused, &table, err) < 0 ||
-	    !prog) {
-		free(table);
-		return NULL; /* err->code 0: not a hist trigger */
+	return h;
+}
+
+/* What hist_compile made: the program, its name= and its :pause. */
+struct hist_made {
+	void *prog;
+	uint32_t len;
+	bool paused;
+	char *table;
+};
+
+/* Table h of the event, for another format fmt of it: the same program
+ * adds fmt to h's, another one gets no table (NULL, err). */
+static struct rec_hist *hist_other_fmt(struct rec_hist *h, const struct utrace_event_format *fmt,
+				       const char *text, const struct hist_made *m,
+				       struct utrace_error *err)
+{
+	if (h->prog_len != m->len || memcmp(h->prog, m->prog, m->len)) {
+		utrace_error_set(err, -EINVAL, "%s:%s: another layout of the event than "
+					       "the first one's: '%s' left off here",
+				 fmt->system, fmt->name, text);
+		return NULL;
 	}
-	if (h) {
-		if (h->prog_len != len || memcmp(h->prog, prog, len)) {
-			utrace_error_set(err, -EINVAL, "%s:%s: another layout of the event than "
-						       "the first one's: '%s' left off here",
-					 fmt->system, fmt->name, text);
-			h = NULL;
-		} else if (rec_hist_note_fmt(h, fmt) < 0) {
-			utrace_error_set(err, -ENOMEM, "out of memory");
-			h = NULL;
-		}
-		free(prog);
-		free(table);
-		return h;
+	if (rec_hist_note_fmt(h, fmt) < 0) {
+		utrace_error_set(err, -ENOMEM, "out of memory");
+		return NULL;
 	}
-	h = calloc(1, sizeof(*h));
+	return h;
+}
+
+/* New h's table: its name='s if an earlier trigger made it, else one of
+ * its own with the next id. */
+static int hist_table(struct utrace_recorder *r, struct rec_hist *h, struct utrace_error *err)
+{
+	int ret;
+
+	if (h->table && (ret = rec_hist_share(r, h, err)) < 0)
+		return ret;
+	if (!h->owner && (ret = rec_hist_map_new(h, err)) < 0)
+		return ret;
+	if (!h->owner && r->hist->hist_tids + 1 >= UTRACE_HIST_TABLES_MAX)
+		return utrace_error_set(err, -E2BIG, "too many hist tables (%u)",
+					UTRACE_HIST_TABLES_MAX);
+	h->tid = h->owner ? h->owner->tid : ++r->hist->hist_tids;
+	return 0;
+}
+
+/* A new table for trigger trig of spec, with m's program (which it keeps)
+ * compiled for fmt; added last, in the order of the triggers, in which
+ * they are saved.  NULL (err) frees what m holds. */
+static struct rec_hist *hist_new(struct utrace_recorder *r, unsigned spec, unsigned trig,
+				 const char *text, const struct utrace_event_format *fmt,
+				 struct hist_made *m, struct utrace_error *err)
+{
+	struct rec_hist *h = calloc(1, sizeof(*h)), **tail;
+
 	if (!h || !(h->system = strdup(fmt->system)) || !(h->name = strdup(fmt->name))) {
 		utrace_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
@@ -323,37 +349,25 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 	h->trig = trig;
 	h->kid = -1;
 	h->text = text;
-	h->prog = prog;
-	h->prog_len = len;
+	h->prog = m->prog;
+	h->prog_len = m->len;
 	h->fd = -1;
-	h->table = table;
-	table = NULL;
+	h->table = m->table;
+	m->table = NULL;
 	if (rec_hist_note_fmt(h, fmt) < 0) {
 		utrace_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (h->table && rec_hist_share(r, h, err) < 0)
+	if (hist_table(r, h, err) < 0)
 		goto fail;
-	if (!h->owner && rec_hist_map_new(h, err) < 0)
-		goto fail;
-	if (!h->owner && r->hist->hist_tids + 1 >= UTRACE_HIST_TABLES_MAX) {
-		utrace_error_set(err, -E2BIG, "too many hist tables (%u)", UTRACE_HIST_TABLES_MAX);
-		goto fail;
-	}
-	h->tid = h->owner ? h->owner->tid : ++r->hist->hist_tids;
-	if (paused) /* :pause; a user event's enable_hist may continue it */
+	if (m->paused) /* :pause; a user event's enable_hist may continue it */
 		rec_hist_pause(r, h);
-	{
-		/* kept in the order of the triggers, in which they are saved */
-		struct rec_hist **tail = &r->hist->hists;
-
-		while (*tail)
-			tail = &(*tail)->next;
-		*tail = h;
-	}
+	for (tail = &r->hist->hists; *tail; tail = &(*tail)->next)
+		;
+	*tail = h;
 	return h;
 fail:
-	free(table);
+	free(m->table);
 	if (h) {
 		if (h->fd >= 0 && !h->owner)
 			close(h->fd);
@@ -363,8 +377,36 @@ fail:
 		free(h->name);
 		free(h);
 	}
-	free(prog);
+	free(m->prog);
 	return NULL;
+}
+
+static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
+				 const char *text, const struct utrace_trigger *t,
+				 const struct utrace_event_format *fmt,
+				 const struct hist_env_arg *env, struct utrace_error *err)
+{
+	struct hist_made m = {0};
+	struct rec_hist *h;
+
+	if (!t) {
+		utrace_error_set(err, -EINVAL, "-R '%s': not parsed", text);
+		return NULL;
+	}
+	h = hist_find(r, spec, trig, fmt);
+	if (h && rec_hist_compiled_for(h, fmt))
+		return h; /* compiled once per format: every object of it */
+	if (hist_compile(r, spec, trig, t, fmt, env, &m.prog, &m.len, &m.paused, &m.table,
+			 err) < 0 || !m.prog) {
+		free(m.table);
+		return NULL; /* err->code 0: not a hist trigger */
+	}
+	if (!h)
+		return hist_new(r, spec, trig, text, fmt, &m, err);
+	h = hist_other_fmt(h, fmt, text, &m, err);
+	free(m.prog);
+	free(m.table);
+	return h;
 }
 
 /* ---- kernel events (recorder_khist.c, recorder_kmerge.c), the sending
