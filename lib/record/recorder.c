@@ -146,12 +146,67 @@ static void states_free(struct utrace_recorder *r)
 	rec_snap_free(r);
 }
 
+/* The socket the traced processes connect to, in a directory of its own. */
+static int listen_socket(struct utrace_recorder *r, struct utrace_error *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	strcpy(r->dir, "/tmp/utrace-XXXXXX");
+	if (!mkdtemp(r->dir)) {
+		r->dir[0] = 0;
+		return utrace_error_set(err, -errno, "cannot create a directory in /tmp: %s",
+					strerror(errno));
+	}
+	snprintf(r->sock_path, sizeof(r->sock_path), "%s/sock", r->dir);
+	strcpy(sa.sun_path, r->sock_path);
+	r->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (r->listen_fd < 0 || bind(r->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(r->listen_fd, 64) < 0)
+		return utrace_error_set(err, -errno, "cannot listen on %s: %s", r->sock_path,
+					strerror(errno));
+	return 0;
+}
+
+/* The control page every traced process maps (struct utrace_control). */
+static int control_page(struct utrace_recorder *r, const struct utrace_recorder_opts *opts,
+			struct utrace_error *err)
+{
+	r->ctl_fd = memfd_create("utrace-control", MFD_CLOEXEC);
+	if (r->ctl_fd < 0 || ftruncate(r->ctl_fd, sizeof(struct utrace_control)) < 0 ||
+	    (r->ctl = mmap(NULL, sizeof(struct utrace_control), PROT_READ | PROT_WRITE, MAP_SHARED,
+			   r->ctl_fd, 0)) == MAP_FAILED) {
+		r->ctl = NULL;
+		return utrace_error_set(err, -errno, "cannot create the control page: %s",
+					strerror(errno));
+	}
+	r->ctl->size = sizeof(*r->ctl);
+	memcpy(r->ctl->tid_filter, opts->tids, sizeof(r->ctl->tid_filter));
+	r->ctl->tracing_on = 1;
+	r->ctl->dump_on_crash = opts->dump_on_crash;
+	return 0;
+}
+
+/* TSC rate for tracing_thresh and for a file whose recording was cut
+ * short: 2 ms give it to 1e-3 with a known-frequency TSC; the CLOCK
+ * record written at the end spans the whole recording. */
+static void clock_calibrate(struct utrace_recorder *r)
+{
+	uint64_t t0, n0;
+
+	rec_clock_pair(&t0, &n0);
+	r->clock.tsc0 = t0;
+	r->clock.ns0 = n0;
+	r->clock.realtime_ns = mono_ns(CLOCK_REALTIME);
+	usleep(2000);
+	rec_clock_pair(&r->clock.tsc1, &r->clock.ns1);
+	r->tsc_per_us_q16 =
+	    (r->clock.tsc1 - t0) * 1000 * 65536 / (r->clock.ns1 - n0 ? r->clock.ns1 - n0 : 1);
+}
+
 int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_recorder **out,
 			struct utrace_error *err)
 {
 	struct utrace_recorder *r = calloc(1, sizeof(*r));
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	uint64_t t0, n0;
 	int ret;
 
 	if (!r)
@@ -171,54 +226,13 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 	r->nr_subbufs = (uint32_t)((uint64_t)opts->buffer_kb * 1024 / UTRACE_SUBBUF_SIZE);
 	if (r->nr_subbufs < UTRACE_RB_MIN_SUBBUFS)
 		r->nr_subbufs = UTRACE_RB_MIN_SUBBUFS;
-
-	strcpy(r->dir, "/tmp/utrace-XXXXXX");
-	if (!mkdtemp(r->dir)) {
-		r->dir[0] = 0;
-		ret = utrace_error_set(err, -errno, "cannot create a directory in /tmp: %s",
-				       strerror(errno));
+	if ((ret = listen_socket(r, err)) < 0 || (ret = control_page(r, opts, err)) < 0)
 		goto fail;
-	}
-	snprintf(r->sock_path, sizeof(r->sock_path), "%s/sock", r->dir);
-	strcpy(sa.sun_path, r->sock_path);
-	r->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (r->listen_fd < 0 || bind(r->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(r->listen_fd, 64) < 0) {
-		ret = utrace_error_set(err, -errno, "cannot listen on %s: %s", r->sock_path,
-				       strerror(errno));
-		goto fail;
-	}
-
-	r->ctl_fd = memfd_create("utrace-control", MFD_CLOEXEC);
-	if (r->ctl_fd < 0 || ftruncate(r->ctl_fd, sizeof(struct utrace_control)) < 0 ||
-	    (r->ctl = mmap(NULL, sizeof(struct utrace_control), PROT_READ | PROT_WRITE, MAP_SHARED,
-			   r->ctl_fd, 0)) == MAP_FAILED) {
-		r->ctl = NULL;
-		ret = utrace_error_set(err, -errno, "cannot create the control page: %s",
-				       strerror(errno));
-		goto fail;
-	}
-	r->ctl->size = sizeof(*r->ctl);
-	memcpy(r->ctl->tid_filter, opts->tids, sizeof(r->ctl->tid_filter));
-	r->ctl->tracing_on = 1;
-	r->ctl->dump_on_crash = opts->dump_on_crash;
 	if (rec_trig_init(r, err) < 0) {
 		ret = err->code;
 		goto fail;
 	}
-
-	/* TSC rate for tracing_thresh and for a file whose recording was cut
-	 * short: 2 ms give it to 1e-3 with a known-frequency TSC; the CLOCK
-	 * record written at the end spans the whole recording. */
-	rec_clock_pair(&t0, &n0);
-	r->clock.tsc0 = t0;
-	r->clock.ns0 = n0;
-	r->clock.realtime_ns = mono_ns(CLOCK_REALTIME);
-	usleep(2000);
-	rec_clock_pair(&r->clock.tsc1, &r->clock.ns1);
-	r->tsc_per_us_q16 =
-	    (r->clock.tsc1 - t0) * 1000 * 65536 / (r->clock.ns1 - n0 ? r->clock.ns1 - n0 : 1);
-
+	clock_calibrate(r);
 	ret = utrace_dat_writer_open(opts->output, &r->w, err);
 	if (ret < 0)
 		goto fail;
