@@ -137,66 +137,77 @@ static struct timespec *poll_timeout(struct utrace_recorder *r, int timeout_ms, 
 	return ts;
 }
 
-int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrace_error *err)
+/* The poll set: the listening socket, every open connection (slots 1 to
+ * *pids), then every process watched for its exit (recorder_proc.c) up
+ * to *n; one slot per connection and per process, however many processes
+ * there are.  -ENOMEM. */
+static int poll_set(struct utrace_recorder *r, unsigned *n, unsigned *pids)
 {
 	struct pollfd *pfd;
 	struct rec_conn **who;
-	struct timespec ts;
-	unsigned n = 0, pids;
-	int ret;
+	unsigned k = 0;
 
-	/* one slot per open connection and per process watched for its exit
-	 * (recorder_proc.c), however many processes there are */
 	if (UTRACE_GROW(r->pfd, r->cap_pfd, 2 * (size_t)r->nr_conns + 1) < 0 ||
 	    UTRACE_GROW(r->who, r->cap_who, 2 * (size_t)r->nr_conns + 1) < 0)
-		return utrace_error_set(err, -ENOMEM, "out of memory");
+		return -ENOMEM;
 	pfd = r->pfd;
 	who = r->who;
-	pfd[n].fd = r->listen_fd;
-	pfd[n++].events = POLLIN;
+	pfd[k].fd = r->listen_fd;
+	pfd[k++].events = POLLIN;
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		if (!r->conns[i]->open)
 			continue;
-		who[n] = r->conns[i];
-		pfd[n].fd = r->conns[i]->fd;
-		pfd[n++].events = POLLIN;
+		who[k] = r->conns[i];
+		pfd[k].fd = r->conns[i]->fd;
+		pfd[k++].events = POLLIN;
 	}
-	pids = n;
+	*pids = k;
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		if (r->conns[i]->pidfd < 0)
 			continue;
-		who[n] = r->conns[i];
-		pfd[n].fd = r->conns[i]->pidfd;
-		pfd[n++].events = POLLIN;
+		who[k] = r->conns[i];
+		pfd[k].fd = r->conns[i]->pidfd;
+		pfd[k++].events = POLLIN;
 	}
-	ret = ppoll(pfd, n, poll_timeout(r, timeout_ms, &ts), NULL);
-	if (ret < 0 && errno != EINTR)
-		return utrace_error_set(err, -errno, "poll: %s", strerror(errno));
-	if (ret > 0) {
-		if (pfd[0].revents && accept_conns(r) < 0)
-			return utrace_error_set(err, -errno, "accept: %s", strerror(errno));
-		for (unsigned i = pids; i < n; i++)
-			if (pfd[i].revents && rec_conn_exited(r, who[i], err) < 0)
-				return err->code;
-		for (unsigned i = 1; i < pids; i++) {
-			/* a burst of messages (a process registering its objects)
-			 * is read in one go */
-			for (int k = 0; k < 64 && pfd[i].revents && who[i]->open; k++) {
-				ret = conn_read(r, who[i], err);
-				if (ret < 0)
-					return ret;
-				if (!ret)
-					break;
-			}
+	*n = k;
+	return 0;
+}
+
+/* What the poll found ready in the set of poll_set: new connections,
+ * processes that exited, messages. */
+static int poll_ready(struct utrace_recorder *r, unsigned n, unsigned pids,
+		      struct utrace_error *err)
+{
+	struct pollfd *pfd = r->pfd;
+	struct rec_conn **who = r->who;
+	int ret;
+
+	if (pfd[0].revents && accept_conns(r) < 0)
+		return utrace_error_set(err, -errno, "accept: %s", strerror(errno));
+	for (unsigned i = pids; i < n; i++)
+		if (pfd[i].revents && rec_conn_exited(r, who[i], err) < 0)
+			return err->code;
+	for (unsigned i = 1; i < pids; i++) {
+		/* a burst of messages (a process registering its objects)
+		 * is read in one go */
+		for (int k = 0; k < 64 && pfd[i].revents && who[i]->open; k++) {
+			ret = conn_read(r, who[i], err);
+			if (ret < 0)
+				return ret;
+			if (!ret)
+				break;
 		}
 	}
-	/* before the drain: a buffer that is finished now is still mapped */
-	ret = rec_snap_poll(r, err);
-	if (ret < 0)
-		return ret;
+	return 0;
+}
+
+/* Every buffer not done yet: what it committed, all of it once closed. */
+static int drain_all(struct utrace_recorder *r, struct utrace_error *err)
+{
 	for (uint32_t i = 0; i < r->nr_bufs; i++) {
 		struct rec_buffer *b = r->bufs[i];
 		bool closed;
+		int ret;
 
 		if (b->done)
 			continue;
@@ -206,4 +217,24 @@ int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrac
 			return ret;
 	}
 	return 0;
+}
+
+int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrace_error *err)
+{
+	struct timespec ts;
+	unsigned n, pids;
+	int ret;
+
+	if (poll_set(r, &n, &pids) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	ret = ppoll(r->pfd, n, poll_timeout(r, timeout_ms, &ts), NULL);
+	if (ret < 0 && errno != EINTR)
+		return utrace_error_set(err, -errno, "poll: %s", strerror(errno));
+	if (ret > 0 && (ret = poll_ready(r, n, pids, err)) < 0)
+		return ret;
+	/* before the drain: a buffer that is finished now is still mapped */
+	ret = rec_snap_poll(r, err);
+	if (ret < 0)
+		return ret;
+	return drain_all(r, err);
 }
