@@ -246,53 +246,90 @@ static void graph_prologue(struct printer *p, const struct utrace_event *ev)
 	}
 }
 
-static void print_graph_event(struct printer *p, const struct utrace_event *ev)
+/* print_graph_entry_nested(): "func() {", or with its arguments */
+static void print_graph_entry_nested(struct printer *p, const struct utrace_event *ev)
+{
+	char text[1024];
+
+	graph_prologue(p, ev);
+	print_graph_duration(p, 0, FILL_FULL);
+	put_spaces(p->out, graph_indent(ev->depth));
+	put_name(p, rtext_func_name(p, ev));
+	if (!ev->has_args) { /* the common case: no formatting at all */
+		utrace_out_puts(p->out, "() {\n");
+		return;
+	}
+	utrace_graph_args_format(p->args, ev, text, sizeof(text));
+	fprintf(p->out, "%s {\n", text);
+}
+
+/* print_graph_entry_leaf(): "func();" with its duration, arguments and
+ * return value */
+static void print_graph_entry_leaf(struct printer *p, const struct utrace_event *ev)
 {
 	char text[1024], ret[96];
 
-	switch (ev->kind) {
-	case UTRACE_EV_ENTRY:
-		graph_prologue(p, ev);
-		print_graph_duration(p, 0, FILL_FULL);
-		put_spaces(p->out, graph_indent(ev->depth));
-		put_name(p, rtext_func_name(p, ev));
-		if (!ev->has_args) { /* the common case: no formatting at all */
-			utrace_out_puts(p->out, "() {\n");
-			break;
-		}
-		utrace_graph_args_format(p->args, ev, text, sizeof(text));
-		fprintf(p->out, "%s {\n", text);
-		break;
-	case UTRACE_EV_LEAF:
-		graph_prologue(p, ev);
-		print_graph_duration(p, ev->duration, FILL_NONE);
-		put_spaces(p->out, graph_indent(ev->depth));
-		put_name(p, rtext_func_name(p, ev));
-		if (!ev->has_args && !ev->has_retval) {
-			utrace_out_puts(p->out, "();\n");
-			break;
-		}
-		utrace_graph_args_format(p->args, ev, text, sizeof(text));
+	graph_prologue(p, ev);
+	print_graph_duration(p, ev->duration, FILL_NONE);
+	put_spaces(p->out, graph_indent(ev->depth));
+	put_name(p, rtext_func_name(p, ev));
+	if (!ev->has_args && !ev->has_retval) {
+		utrace_out_puts(p->out, "();\n");
+		return;
+	}
+	utrace_graph_args_format(p->args, ev, text, sizeof(text));
+	utrace_graph_retval_format(p->args, ev, p->flags & UTRACE_REPORT_RETVAL_HEX, ret,
+				   sizeof(ret));
+	fprintf(p->out, "%s;%s%s%s\n", text, ret[0] ? " /*" : "", ret, ret[0] ? " */" : "");
+}
+
+/* print_graph_return(): "}", named when its entry was not printed */
+static void print_graph_return(struct printer *p, const struct utrace_event *ev)
+{
+	char ret[96];
+
+	graph_prologue(p, ev);
+	print_graph_duration(p, ev->duration,
+			     ev->flags & UTRACE_EVF_NO_DURATION ? FILL_FULL : FILL_NONE);
+	put_spaces(p->out, graph_indent(ev->depth));
+	if (ev->has_retval && !(ev->flags & UTRACE_EVF_NO_ID)) {
+		/* print_graph_retval(): always the name, then the value */
 		utrace_graph_retval_format(p->args, ev, p->flags & UTRACE_REPORT_RETVAL_HEX, ret,
 					   sizeof(ret));
-		fprintf(p->out, "%s;%s%s%s\n", text, ret[0] ? " /*" : "", ret, ret[0] ? " */" : "");
+		fprintf(p->out, "} /* %s%s */\n", rtext_func_name(p, ev), ret);
+	} else if (ev->flags & UTRACE_EVF_NO_ID)
+		utrace_out_puts(p->out, "}\n");
+	else if ((ev->flags & UTRACE_EVF_NO_ENTRY) || (p->flags & UTRACE_REPORT_TAIL))
+		fprintf(p->out, "} /* %s */\n", rtext_func_name(p, ev));
+	else
+		utrace_out_puts(p->out, "}\n");
+}
+
+/* print_graph_comment(): an event at the depth the thread is at */
+static void print_graph_comment(struct printer *p, const struct utrace_event *ev)
+{
+	graph_prologue(p, ev);
+	print_graph_duration(p, 0, FILL_FULL);
+	put_spaces(p->out, graph_indent(ev->depth));
+	if (ev->kind == UTRACE_EV_STACK) {
+		utrace_out_puts(p->out, "/* ");
+		utrace_report_print_stack(p->out, p->d, ev, true);
+	} else {
+		rtext_print_event_text(p, ev, true);
+	}
+}
+
+static void print_graph_event(struct printer *p, const struct utrace_event *ev)
+{
+	switch (ev->kind) {
+	case UTRACE_EV_ENTRY:
+		print_graph_entry_nested(p, ev);
+		break;
+	case UTRACE_EV_LEAF:
+		print_graph_entry_leaf(p, ev);
 		break;
 	case UTRACE_EV_EXIT:
-		graph_prologue(p, ev);
-		print_graph_duration(p, ev->duration,
-				     ev->flags & UTRACE_EVF_NO_DURATION ? FILL_FULL : FILL_NONE);
-		put_spaces(p->out, graph_indent(ev->depth));
-		if (ev->has_retval && !(ev->flags & UTRACE_EVF_NO_ID)) {
-			/* print_graph_retval(): always the name, then the value */
-			utrace_graph_retval_format(p->args, ev, p->flags & UTRACE_REPORT_RETVAL_HEX,
-						   ret, sizeof(ret));
-			fprintf(p->out, "} /* %s%s */\n", rtext_func_name(p, ev), ret);
-		} else if (ev->flags & UTRACE_EVF_NO_ID)
-			utrace_out_puts(p->out, "}\n");
-		else if ((ev->flags & UTRACE_EVF_NO_ENTRY) || (p->flags & UTRACE_REPORT_TAIL))
-			fprintf(p->out, "} /* %s */\n", rtext_func_name(p, ev));
-		else
-			utrace_out_puts(p->out, "}\n");
+		print_graph_return(p, ev);
 		break;
 	case UTRACE_EV_FUNC:
 		/* the kernel prints other events in their own format */
@@ -302,16 +339,7 @@ static void print_graph_event(struct printer *p, const struct utrace_event *ev)
 	case UTRACE_EV_PRINT:
 	case UTRACE_EV_STACK:
 	case UTRACE_EV_SIGNAL:
-		/* print_graph_comment(): at the depth the thread is at */
-		graph_prologue(p, ev);
-		print_graph_duration(p, 0, FILL_FULL);
-		put_spaces(p->out, graph_indent(ev->depth));
-		if (ev->kind == UTRACE_EV_STACK) {
-			utrace_out_puts(p->out, "/* ");
-			utrace_report_print_stack(p->out, p->d, ev, true);
-		} else {
-			rtext_print_event_text(p, ev, true);
-		}
+		print_graph_comment(p, ev);
 		break;
 	}
 }
