@@ -341,20 +341,24 @@ static struct rec_hist *hist_new(struct utrace_recorder *r, unsigned spec, unsig
 {
 	struct rec_hist *h = calloc(1, sizeof(*h)), **tail;
 
-	if (!h || !(h->system = strdup(fmt->system)) || !(h->name = strdup(fmt->name))) {
+	if (!h) {
+		free(m->prog);
+		free(m->table);
 		utrace_error_set(err, -ENOMEM, "out of memory");
-		goto fail;
+		return NULL;
 	}
-	h->spec = spec;
-	h->trig = trig;
+	/* what the failure path's rec_hist_free_one() reads is set first */
+	h->fd = -1;
 	h->kid = -1;
-	h->text = text;
 	h->prog = m->prog;
 	h->prog_len = m->len;
-	h->fd = -1;
 	h->table = m->table;
 	m->table = NULL;
-	if (rec_hist_note_fmt(h, fmt) < 0) {
+	h->spec = spec;
+	h->trig = trig;
+	h->text = text;
+	if (!(h->system = strdup(fmt->system)) || !(h->name = strdup(fmt->name)) ||
+	    rec_hist_note_fmt(h, fmt) < 0) {
 		utrace_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -366,18 +370,8 @@ static struct rec_hist *hist_new(struct utrace_recorder *r, unsigned spec, unsig
 		;
 	*tail = h;
 	return h;
-fail:
-	free(m->table);
-	if (h) {
-		if (h->fd >= 0 && !h->owner)
-			close(h->fd);
-		free(h->fmts);
-		free(h->table);
-		free(h->system);
-		free(h->name);
-		free(h);
-	}
-	free(m->prog);
+fail: /* also unmaps a table made before E2BIG */
+	rec_hist_free_one(h);
 	return NULL;
 }
 
