@@ -246,17 +246,29 @@ static void graph_prologue(struct printer *p, const struct utrace_event *ev)
 	}
 }
 
+/* A demangled C++ name carries its parameter list ("ns::A::f(int)"): it
+ * gets no second pair of parentheses, as uftrace's --demangle=full prints
+ * it ("ns::A::f(int);").  The name's last byte tells. */
+static const char *graph_parens(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && name[n - 1] == ')' ? "" : "()";
+}
+
 /* print_graph_entry_nested(): "func() {", or with its arguments */
 static void print_graph_entry_nested(struct printer *p, const struct utrace_event *ev)
 {
+	const char *name = rtext_func_name(p, ev);
 	char text[1024];
 
 	graph_prologue(p, ev);
 	print_graph_duration(p, 0, FILL_FULL);
 	put_spaces(p->out, graph_indent(ev->depth));
-	put_name(p, rtext_func_name(p, ev));
+	put_name(p, name);
 	if (!ev->has_args) { /* the common case: no formatting at all */
-		utrace_out_puts(p->out, "() {\n");
+		utrace_out_puts(p->out, graph_parens(name));
+		utrace_out_puts(p->out, " {\n");
 		return;
 	}
 	utrace_graph_args_format(p->args, ev, text, sizeof(text));
@@ -267,14 +279,16 @@ static void print_graph_entry_nested(struct printer *p, const struct utrace_even
  * return value */
 static void print_graph_entry_leaf(struct printer *p, const struct utrace_event *ev)
 {
+	const char *name = rtext_func_name(p, ev);
 	char text[1024], ret[96];
 
 	graph_prologue(p, ev);
 	print_graph_duration(p, ev->duration, FILL_NONE);
 	put_spaces(p->out, graph_indent(ev->depth));
-	put_name(p, rtext_func_name(p, ev));
+	put_name(p, name);
 	if (!ev->has_args && !ev->has_retval) {
-		utrace_out_puts(p->out, "();\n");
+		utrace_out_puts(p->out, graph_parens(name));
+		utrace_out_puts(p->out, ";\n");
 		return;
 	}
 	utrace_graph_args_format(p->args, ev, text, sizeof(text));
