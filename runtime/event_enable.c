@@ -306,7 +306,7 @@ static int ev_patch_all(void)
 
 /* The in-process probes' events (runtime/inproc_probes.c): keys of a
  * pseudo-object as the synthetic events', written by a probe's hit. */
-static struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX];
+struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX];
 static struct rt_object ev_inproc_probe_obj = {.index = UTRACE_INPROC_PROBE_OBJ};
 
 void rt_inproc_probe_event_write(uint32_t key, void *rec, uint32_t len)

@@ -4,7 +4,8 @@
  * record) shares with event_enable.c (which events are on and how: the
  * recorder's ENABLE, HIST, TABLE and TRIGGER at registration and live):
  * the configuration a key's filter pointer holds, the hist tables by id
- * and the synthetic events' keys.
+ * and the synthetic events' keys; inproc_probes.c reads the probes' keys
+ * and configurations for its plain hit.
  */
 #ifndef UTRACE_RUNTIME_TRACE_EVENTS_H
 #define UTRACE_RUNTIME_TRACE_EVENTS_H
@@ -40,6 +41,8 @@ struct rt_event_conf {
 extern struct utrace_hist_map *ev_tables[UTRACE_HIST_TABLES_MAX] RT_HIDDEN;
 extern struct utrace_event_key ev_synth_keys[UTRACE_SYNTH_MAX] RT_HIDDEN;
 extern struct utrace_event_key ev_print_key RT_HIDDEN; /* UTRACE_PRINT_OBJ's key 0 */
+/* event_enable.c: the in-process probes' keys (inproc_probes.c's plain hit) */
+extern struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX] RT_HIDDEN;
 struct utrace_hist_map *ev_table(void *arg, uint32_t id) RT_HIDDEN;
 void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len) RT_HIDDEN;
 /* a trace_marker write (the live thread's): its triggers, its record */
