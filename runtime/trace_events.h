@@ -30,7 +30,9 @@ struct rt_event_conf {
 	uint32_t nr_hist;
 	uint32_t needs; /* enum utrace_hist_needs of every trigger */
 	uint32_t nr_trig;
-	uint32_t reserved;
+	/* only hist triggers of hist_fast.h's shape that need neither clock
+	 * nor CPU, no trigger command, no state: trace_events.c's ev_hists */
+	uint32_t plain_hists;
 	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
 	struct rt_trig trig[UTRACE_EVENT_TRIGS_MAX];
 	uint64_t prog[]; /* the interpreter wants its program 8-byte aligned */
