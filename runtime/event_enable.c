@@ -182,8 +182,13 @@ static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const st
 	memcpy(f->hist, h, nr_hist * sizeof(*h));
 	f->nr_trig = p->nr_trig;
 	memcpy(f->trig, p->trig, p->nr_trig * sizeof(p->trig[0]));
-	for (uint32_t i = 0; i < nr_hist; i++)
+	f->plain_hists = nr_hist && !p->nr_trig && !(f->flags & ~(uint32_t)UTRACE_ENABLE_SOFT);
+	for (uint32_t i = 0; i < nr_hist; i++) {
 		f->needs |= h[i].prog->needs;
+		f->plain_hists &= h[i].fast.ok;
+	}
+	if (f->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU))
+		f->plain_hists = 0;
 	memcpy(f->prog, m->filter, m->filter_len);
 	if (f->len && utrace_filter_check(f->prog, f->len) < 0) {
 		rt_log("an event filter from the recorder is malformed; the event stays off");
@@ -306,7 +311,7 @@ static int ev_patch_all(void)
 
 /* The in-process probes' events (runtime/inproc_probes.c): keys of a
  * pseudo-object as the synthetic events', written by a probe's hit. */
-static struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX];
+struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX];
 static struct rt_object ev_inproc_probe_obj = {.index = UTRACE_INPROC_PROBE_OBJ};
 
 void rt_inproc_probe_event_write(uint32_t key, void *rec, uint32_t len)
