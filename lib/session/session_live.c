@@ -36,25 +36,7 @@
 #include "lib/report/report_text.h"
 #include "lib/tracefile/dat_reader.h"
 
-static int live_set_tracer(void *arg, enum utrace_tracer tracer,
-			   const struct utrace_func_filter *filter, uint32_t max_depth,
-			   struct utrace_error *err)
-{
-	struct session_live *rl = arg;
-	int ret;
 
-	live_lock(rl);
-	ret = utrace_recorder_live_set(rl->r, tracer, filter, max_depth, err);
-	pthread_mutex_unlock(&rl->lock);
-	return ret;
-}
-
-static uint32_t live_tracing_on(void *arg, int set)
-{
-	struct session_live *rl = arg;
-
-	return utrace_recorder_tracing_on(rl->r, set);
-}
 
 static int live_set_option(void *arg, const char *name, uint32_t *options)
 {
@@ -71,7 +53,7 @@ static int live_set_option(void *arg, const char *name, uint32_t *options)
 
 static int live_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -82,7 +64,7 @@ static int live_marker(void *arg, const char *text, size_t len, struct utrace_er
 
 static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	live_lock(rl);
 	utrace_recorder_live_functions(rl->r, cb, cbarg);
@@ -91,7 +73,7 @@ static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
 
 static void live_objects(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	live_lock(rl);
 	utrace_recorder_live_objects(rl->r, cb, cbarg);
@@ -100,7 +82,7 @@ static void live_objects(void *arg, void (*cb)(void *cbarg, const char *path), v
 
 static int live_event_id(void *arg, const char *system, const char *name)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int id;
 
 	live_lock(rl);
@@ -115,26 +97,16 @@ static int live_event_id(void *arg, const char *system, const char *name)
  * and does not change, so no lock is needed. */
 static const struct utrace_event_format *live_kernel_event(void *arg, size_t i)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	return utrace_recorder_live_kevent(rl->r, i);
 }
 
-static int live_event_enable(void *arg, const char *system, const char *name, int set)
-{
-	struct session_live *rl = arg;
-	int ret;
-
-	live_lock(rl);
-	ret = utrace_recorder_live_event(rl->r, system, name, set);
-	pthread_mutex_unlock(&rl->lock);
-	return ret;
-}
 
 static int live_event_filter(void *arg, const char *system, const char *name, const char *filter,
 			     struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -147,7 +119,7 @@ static int live_event_triggers(void *arg, const char *system, const char *name,
 			       const char *const *texts, struct utrace_trigger *const *trigs,
 			       unsigned n, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -163,7 +135,7 @@ _Static_assert(UTRACE_LIVE_PIDS_MAX == UTRACE_FT_PIDS && UTRACE_LIVE_PIDS_MAX ==
 static int live_trigger_ctl(void *arg, const char *system, const char *name, const char *text,
 			    int what, long *count, bool *paused)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -174,7 +146,7 @@ static int live_trigger_ctl(void *arg, const char *system, const char *name, con
 
 static bool live_event_soft(void *arg, const char *system, const char *name)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	bool soft;
 
 	live_lock(rl);
@@ -186,7 +158,7 @@ static bool live_event_soft(void *arg, const char *system, const char *name)
 static int live_hist_var(void *arg, const char *system, const char *name, const char *var,
 			 const char *msys, const char *mev, struct utrace_hist_var_info *out)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -197,7 +169,7 @@ static int live_hist_var(void *arg, const char *system, const char *name, const 
 
 static int live_hist_synth(void *arg, const char *synth, struct utrace_hist_synth_info *out)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -227,7 +199,7 @@ static int live_hist_one(void *arg, const char *text, const struct utrace_hist_t
 static int live_print_hist(void *arg, FILE *out, const char *system, const char *name,
 			   struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct live_hist_out h = {NULL, out, 0, err};
 	int ret;
 
@@ -242,7 +214,7 @@ static int live_print_hist(void *arg, FILE *out, const char *system, const char 
 
 static int live_take_snapshot(void *arg, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -254,7 +226,7 @@ static int live_take_snapshot(void *arg, struct utrace_error *err)
 static int live_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
 			       unsigned from, unsigned *count, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct utrace_report_opts o;
 	struct utrace_dat *d, *sd;
 	int ret;
@@ -281,7 +253,7 @@ static int live_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_
 
 static int live_set_thresh(void *arg, uint64_t usecs, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -292,7 +264,7 @@ static int live_set_thresh(void *arg, uint64_t usecs, struct utrace_error *err)
 
 static unsigned live_nr_buffers(void *arg)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	unsigned n;
 
 	live_lock(rl);
@@ -303,7 +275,7 @@ static unsigned live_nr_buffers(void *arg)
 
 static long live_buffer_kb_set(void *arg, uint64_t kb)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret = kb ? utrace_recorder_live_buffer_kb(rl->r, kb) : 0;
 
 	return ret < 0 ? ret : (long)utrace_recorder_live_buffer_kb_now(rl->r);
@@ -311,7 +283,7 @@ static long live_buffer_kb_set(void *arg, uint64_t kb)
 
 static void live_cpu_off(void *arg, uint64_t off)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	utrace_recorder_live_cpu_off(rl->r, off);
 }
@@ -321,7 +293,7 @@ static void live_cpu_off(void *arg, uint64_t off)
 static int live_event_pids(void *arg, const int32_t *tids, unsigned n, const int32_t *notrace,
 			   unsigned nn)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -333,7 +305,7 @@ static int live_event_pids(void *arg, const int32_t *tids, unsigned n, const int
 static int live_ftrace_pids(void *arg, const int32_t *pids, unsigned n, const int32_t *notrace,
 			    unsigned nn)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -350,7 +322,7 @@ static unsigned live_pids_get(void *arg, enum utrace_live_pids which, int32_t *t
 	    [UTRACE_LIVE_PIDS_FTRACE] = UTRACE_RECORDER_PIDS_FTRACE,
 	    [UTRACE_LIVE_PIDS_FTRACE_NOTRACE] = UTRACE_RECORDER_PIDS_FTRACE_NOTRACE,
 	};
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	unsigned n;
 
 	live_lock(rl);
@@ -361,7 +333,7 @@ static unsigned live_pids_get(void *arg, enum utrace_live_pids which, int32_t *t
 
 static void live_follow_fork(void *arg, unsigned follow)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	live_lock(rl);
 	utrace_recorder_live_follow_fork(
@@ -374,7 +346,7 @@ static void live_follow_fork(void *arg, unsigned follow)
  * the session dumps the last calls (session_crash.c), while it is on */
 static void live_dump_on_crash(void *arg, bool on)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	live_lock(rl);
 	utrace_recorder_live_dump_on_crash(rl->r, on);
@@ -416,9 +388,9 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 {
 	struct session_live *rl = calloc(1, sizeof(*rl));
 	struct utrace_live_ops ops = {
-	    .set_tracer = live_set_tracer,
-	    .tracing_on = live_tracing_on,
-	    .print_trace = session_live_print_trace,
+	    .set_tracer = session_sel_set_tracer,
+	    .tracing_on = session_sel_tracing_on,
+	    .print_trace = session_sel_print_trace,
 	    .print_profile = session_live_print_profile,
 	    .functions = live_functions,
 	    .marker = live_marker,
@@ -429,7 +401,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .event_id = live_event_id,
 	    .kernel_event = live_kernel_event,
 	    .extract = session_live_extract,
-	    .event_enable = live_event_enable,
+	    .event_enable = session_sel_event_enable,
 	    .event_filter = live_event_filter,
 	    .event_triggers = live_event_triggers,
 	    .print_hist = live_print_hist,
@@ -452,6 +424,8 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .dump_on_crash = o->npids ? NULL : live_dump_on_crash, /* no handlers in -P's */
 	    .dump_on_crash_on = o->rec.dump_on_crash,
 	    .clock_names = "local global mono x86-tsc", /* the kernel's order */
+	    .instance_new = session_inst_new,
+	    .instance_free = session_inst_free,
 	    .set_clock = live_set_clock,
 	    .thresh_us = o->rec.thresh_ns / 1000,
 	    .buffer_kb = o->rec.buffer_kb,
@@ -481,7 +455,10 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	}
 	pthread_mutex_init(&rl->lock, NULL);
 	pthread_mutex_lock(&rl->lock); /* the loop's, from the start */
-	ops.arg = rl;
+	rl->top = (struct session_sel){.rl = rl, .top = true, .tracer = o->rec.tracer,
+				       .filter = o->filter, .depth = o->rec.max_depth};
+	ops.arg = &rl->top;
+	rl->ops = ops;
 	if (utrace_live_start(dir, &ops, &rl->fs, &lerr) < 0) {
 		utrace_error_set(err, lerr.code, "--tracefs: %s", lerr.msg);
 		session_dynev_free(rl->dyn);
@@ -514,6 +491,12 @@ void session_live_stop(struct session_live *rl)
 	utrace_live_drain(rl->fs, 2000);
 	utrace_live_stop(rl->fs);
 	utrace_event_select_free(rl->own);
+	for (size_t i = 0; i < rl->ninsts; i++) {
+		session_sel_free(rl->insts[i]);
+		free(rl->insts[i]);
+	}
+	free(rl->insts);
+	session_sel_free(&rl->top);
 	session_dynev_free(rl->dyn);
 	pthread_mutex_destroy(&rl->lock);
 	session_live_resumes_free(rl);

@@ -84,6 +84,9 @@ KFN(int, mutex_trylock, void *lock) { sink += (long)lock; return 1; }
 KFN(void, mutex_unlock, void *lock) { sink -= (long)lock; }
 KFN(void, console_unlock, void) { sink++; }
 KFN(long, sys_getpid, void) { return ++sink; } /* func-filter-glob.tc's [Ss]y[Ss]_* */
+/* rcu functions: the glob of fgraph-multi.tc's second instance */
+KFN(void, rcu_note_context_switch, bool preempt) { sink += preempt; }
+KFN(void, call_rcu, void *head, void *func) { sink += (long)head + (long)func; }
 
 static void kernel_functions(int n)
 {
@@ -117,6 +120,8 @@ static void kernel_functions(int n)
 	mutex_unlock(buf);
 	console_unlock();
 	sys_getpid();
+	rcu_note_context_switch(false);
+	call_rcu(buf, NULL);
 }
 
 /* the kernel's sched_switch fires in __schedule(): a stack it keeps
