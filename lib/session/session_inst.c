@@ -32,7 +32,9 @@
  * What an instance shares with the top level, as the processes have one
  * copy: the buffers (buffer_size_kb, records lost to a full one), the
  * triggers (the top level's only: an instance's trigger is EINVAL, its
- * hist empty), the trace clock's source, and the event filters the
+ * hist empty), the trace clock's source, the snapshots (each of all the
+ * buffers, shown through the selection of the reader that took it:
+ * session_inst_snap.c), and the event filters the
  * processes run (the top level's: an instance's own filter chooses among
  * the records they keep).  The selection state is changed and read under
  * the tracefs's lock (every file's callback holds it); the recorder,
@@ -398,8 +400,7 @@ static bool filter_keeps(struct session_sel *s, const struct session_sel_ev *e,
 	return utrace_filter_run(e->prog, e->prog_len, s->rec, ev->data_len + 8);
 }
 
-/* utrace_report_keep_fn: what reader arg shows */
-static int sel_keep(void *arg, const struct utrace_event *ev, const char *func)
+int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func)
 {
 	struct session_sel *s = arg;
 	const struct session_sel_ev *e;
@@ -426,7 +427,7 @@ int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 	if (s->top && !s->rl->sel_used)
 		return session_live_print_trace(arg, out, tracer, options, since_ns, cpu, last_ns,
 						err);
-	return session_live_print_sel(s->rl, sel_keep, s, out, tracer, options, since_ns, cpu,
+	return session_live_print_sel(s->rl, session_sel_keep, s, out, tracer, options, since_ns, cpu,
 				      last_ns, err);
 }
 
@@ -500,8 +501,6 @@ static void inst_ops(struct session_sel *s, struct utrace_live_ops *ops)
 	ops->event_soft = NULL;
 	ops->hist_var = NULL;
 	ops->hist_synth = NULL;
-	ops->take_snapshot = NULL;
-	ops->print_snapshot = NULL;
 	ops->probe_add = NULL;
 	ops->synth_add = NULL;
 	ops->dynev_remove = NULL;
@@ -540,6 +539,7 @@ void session_sel_free(struct session_sel *s)
 		free(s->evs[i].prog);
 	}
 	free(s->rec);
+	free(s->snaps);
 	free(s->evs);
 	free(s->on.t);
 	free(s->fn.t);

@@ -212,44 +212,7 @@ static int live_print_hist(void *arg, FILE *out, const char *system, const char 
 	return ret;
 }
 
-static int live_take_snapshot(void *arg, struct utrace_error *err)
-{
-	struct session_live *rl = live_rl(arg);
-	int ret;
 
-	live_lock(rl);
-	ret = utrace_recorder_snapshot_now(rl->r, err);
-	pthread_mutex_unlock(&rl->lock);
-	return ret;
-}
-
-static int live_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
-			       unsigned from, unsigned *count, struct utrace_error *err)
-{
-	struct session_live *rl = live_rl(arg);
-	struct utrace_report_opts o;
-	struct utrace_dat *d, *sd;
-	int ret;
-
-	if (session_live_open_dat(rl, &d, err) < 0)
-		return err->code;
-	*count = utrace_dat_snapshot_count(d);
-	if (!out || *count <= from) {
-		utrace_dat_close(d);
-		return 0;
-	}
-	utrace_report_opts_init(&o);
-	o.tracer = tracer;
-	o.flags = options;
-	ret = utrace_dat_open_snapshot(utrace_dat_path(d),
-				       utrace_dat_snapshot_get(d, *count - 1)->id, &sd, err);
-	if (ret >= 0) {
-		ret = utrace_report_print(sd, out, &o, NULL, err);
-		utrace_dat_close(sd);
-	}
-	utrace_dat_close(d);
-	return ret < 0 ? ret : 1;
-}
 
 static int live_set_thresh(void *arg, uint64_t usecs, struct utrace_error *err)
 {
@@ -409,8 +372,8 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .event_soft = live_event_soft,
 	    .hist_var = live_hist_var,
 	    .hist_synth = live_hist_synth,
-	    .take_snapshot = live_take_snapshot,
-	    .print_snapshot = live_print_snapshot,
+	    .take_snapshot = session_sel_take_snapshot,
+	    .print_snapshot = session_sel_print_snapshot,
 	    .set_thresh = live_set_thresh,
 	    .nr_buffers = live_nr_buffers,
 	    .buffer_kb_set = live_buffer_kb_set,
@@ -496,6 +459,7 @@ void session_live_stop(struct session_live *rl)
 		free(rl->insts[i]);
 	}
 	free(rl->insts);
+	free(rl->inst_snaps);
 	session_sel_free(&rl->top);
 	session_dynev_free(rl->dyn);
 	pthread_mutex_destroy(&rl->lock);

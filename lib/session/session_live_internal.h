@@ -53,6 +53,8 @@ struct session_sel {
 	uint32_t depth;
 	uint8_t *rec; /* a record put together for its filters */
 	size_t cap_rec;
+	unsigned *snaps; /* an instance's snapshots: the recording's numbers */
+	size_t nsnaps, cap_snaps;
 };
 
 struct session_live {
@@ -61,6 +63,8 @@ struct session_live {
 	struct session_sel **insts; /* instances/NAME's */
 	size_t ninsts, cap_insts;
 	bool sel_used; /* an instance was made: the top level reads through top */
+	unsigned *inst_snaps; /* the snapshots instances took, ascending */
+	size_t ninst_snaps, cap_inst_snaps;
 	struct utrace_live_ops ops; /* the top level's, those of an instance start as a copy */
 	const char *output;
 	char *extract; /* output.extract: utrace_recorder_extract's file */
@@ -125,6 +129,14 @@ int session_sel_set_tracer(void *arg, enum utrace_tracer tracer,
 			   struct utrace_error *err);
 int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
 			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err);
+/* utrace_report_keep_fn: the records reader arg (a struct session_sel)
+ * shows */
+int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func);
+/* session_inst_snap.c: snapshot of the top level and of an instance
+ * (lib/tracefs/live.h's take_snapshot, print_snapshot) */
+int session_sel_take_snapshot(void *arg, struct utrace_error *err);
+int session_sel_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
+			       unsigned from, unsigned *count, struct utrace_error *err);
 int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,
 		     struct utrace_error *err);
 void session_inst_free(void *arg, void *inst);

@@ -6,7 +6,8 @@
 # its own over the same program (its trace, trace_pipe, tracing_on,
 # set_event, events/.../enable and filter, trace_marker), two instances
 # with different events each see only their own (and what their own
-# filter keeps), the top level only its own,
+# filter keeps), the top level only its own, a snapshot taken in one
+# shows that one's records,
 # a marker written in one is in no other, a reader's tracing_on stops
 # only its own trace; rmdir is EBUSY while the instance's trace_pipe is
 # open, and an instance's events go off in the program with it
@@ -80,6 +81,17 @@ check "rmdir of c: b's lt_work stays on" test "$(cat instances/b/$E/lt_work/enab
 echo livetp:lt_tick >set_event
 check "the top level's own lt_tick is in its trace" wait_for trace ' lt_tick: '
 check "... and b's lt_work is not" not grep -q ' lt_work: ' trace
+
+# snapshot: of all the buffers, shown through the instance that took it
+echo 1 >instances/a/snapshot
+check "a's snapshot holds a's lt_tick" grep -q ' lt_tick: ' instances/a/snapshot
+check "... and a's records only (no lt_work)" not grep -q ' lt_work: ' instances/a/snapshot
+check "the top level took none: its snapshot is freed" grep -q 'Snapshot is freed' snapshot
+check "nor did b" grep -q 'Snapshot is freed' instances/b/snapshot
+echo 1 >snapshot
+check "the top level's own snapshot has its lt_tick" grep -q ' lt_tick: ' snapshot
+check "... and not b's lt_work" not grep -q ' lt_work: ' snapshot
+check "... and a's is still a's" grep -q ' lt_tick: ' instances/a/snapshot
 
 echo "only in a" >instances/a/trace_marker
 check "a marker written in a is in a's trace" grep -q 'tracing_mark_write: only in a' instances/a/trace
