@@ -43,7 +43,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/filter_prog.h"
 #include "lib/base/grow.h"
@@ -51,48 +50,6 @@
 #include "lib/events/ftrace_filter.h"
 #include "lib/session/session_dynev.h"
 #include "lib/session/session_live_internal.h"
-
-#define OPEN UINT64_MAX
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static bool wins_open(const struct session_wins *w)
-{
-	return w->n && w->t[w->n - 1] == OPEN;
-}
-
-static int wins_start(struct session_wins *w)
-{
-	if (wins_open(w))
-		return 0;
-	if (UTRACE_GROW(w->t, w->cap, w->n + 2) < 0)
-		return -ENOMEM;
-	w->t[w->n++] = now_ns();
-	w->t[w->n++] = OPEN;
-	return 0;
-}
-
-static void wins_end(struct session_wins *w)
-{
-	if (wins_open(w))
-		w->t[w->n - 1] = now_ns();
-}
-
-/* Whether ts is in one of the windows (the newest are looked at first:
- * trace and trace_pipe read the recent records). */
-static bool wins_has(const struct session_wins *w, uint64_t ts)
-{
-	for (size_t i = w->n; i >= 2; i -= 2)
-		if (ts >= w->t[i - 2] && ts < w->t[i - 1])
-			return true;
-	return false;
-}
 
 static struct session_sel_ev *sel_ev(struct session_sel *s, const char *sys, const char *name)
 {
@@ -146,7 +103,7 @@ static bool insts_have_event(struct session_live *rl, const struct session_sel *
 	for (size_t i = 0; i < rl->ninsts; i++) {
 		struct session_sel_ev *e = sel_ev(rl->insts[i], sys, name);
 
-		if (rl->insts[i] != but && e && wins_open(&e->w))
+		if (rl->insts[i] != but && e && session_wins_open(&e->w))
 			return true;
 	}
 	return false;
@@ -161,20 +118,20 @@ static int top_event_enable(struct session_live *rl, const char *sys, const char
 
 	if (set < 0) {
 		cur = rec_event(rl, sys, name, -1);
-		return cur <= 0 ? cur : !(e && wins_open(&e->w));
+		return cur <= 0 ? cur : !(e && session_wins_open(&e->w));
 	}
 	if (set) {
 		if (e)
-			wins_end(&e->w);
+			session_wins_end(&e->w);
 		return rec_event(rl, sys, name, 1);
 	}
 	if (insts_have_event(rl, NULL, sys, name)) {
-		if (!(e = sel_ev_get(&rl->top, sys, name)) || wins_start(&e->w) < 0)
+		if (!(e = sel_ev_get(&rl->top, sys, name)) || session_wins_start(&e->w) < 0)
 			return -ENOMEM;
 		return 0;
 	}
 	if (e)
-		wins_end(&e->w);
+		session_wins_end(&e->w);
 	return rec_event(rl, sys, name, 0);
 }
 
@@ -188,25 +145,25 @@ static int inst_event_enable(struct session_sel *s, const char *sys, const char 
 		return cur;
 	e = sel_ev(s, sys, name);
 	if (set < 0)
-		return e && wins_open(&e->w);
+		return e && session_wins_open(&e->w);
 	if (set) {
-		if (!(e = sel_ev_get(s, sys, name)) || wins_start(&e->w) < 0)
+		if (!(e = sel_ev_get(s, sys, name)) || session_wins_start(&e->w) < 0)
 			return -ENOMEM;
 		if (cur) /* the top level's, or another instance's */
 			return 1;
 		/* on in the processes for this instance: not the top level's */
-		if (!(t = sel_ev_get(&rl->top, sys, name)) || wins_start(&t->w) < 0)
+		if (!(t = sel_ev_get(&rl->top, sys, name)) || session_wins_start(&t->w) < 0)
 			return -ENOMEM;
 		cur = rec_event(rl, sys, name, 1);
 		return cur < 0 ? cur : 1;
 	}
-	if (!e || !wins_open(&e->w))
+	if (!e || !session_wins_open(&e->w))
 		return 0;
-	wins_end(&e->w);
+	session_wins_end(&e->w);
 	t = sel_ev(&rl->top, sys, name);
-	if (insts_have_event(rl, s, sys, name) || !t || !wins_open(&t->w))
+	if (insts_have_event(rl, s, sys, name) || !t || !session_wins_open(&t->w))
 		return 0;
-	wins_end(&t->w);
+	session_wins_end(&t->w);
 	cur = rec_event(rl, sys, name, 0);
 	return cur < 0 ? cur : 0;
 }
@@ -225,7 +182,7 @@ int session_sel_event_enable(void *arg, const char *system, const char *name, in
 static bool insts_on(struct session_live *rl, const struct session_sel *but)
 {
 	for (size_t i = 0; i < rl->ninsts; i++)
-		if (rl->insts[i] != but && wins_open(&rl->insts[i]->on))
+		if (rl->insts[i] != but && session_wins_open(&rl->insts[i]->on))
 			return true;
 	return false;
 }
@@ -242,27 +199,27 @@ uint32_t session_sel_tracing_on(void *arg, int set)
 		return utrace_recorder_tracing_on(r, set);
 	if (s->top) {
 		if (set > 0)
-			wins_end(&s->on);
+			session_wins_end(&s->on);
 		if (set > 0 || (!set && !insts_on(rl, NULL)))
 			return utrace_recorder_tracing_on(r, set);
-		if (!set && wins_start(&s->on) < 0)
+		if (!set && session_wins_start(&s->on) < 0)
 			return utrace_recorder_tracing_on(r, 0);
-		return utrace_recorder_tracing_on(r, -1) && !wins_open(&s->on);
+		return utrace_recorder_tracing_on(r, -1) && !session_wins_open(&s->on);
 	}
 	if (set < 0)
-		return wins_open(&s->on);
+		return session_wins_open(&s->on);
 	if (set) {
-		if (wins_start(&s->on) < 0)
+		if (session_wins_start(&s->on) < 0)
 			return 0;
 		if (!utrace_recorder_tracing_on(r, -1)) {
-			wins_start(&rl->top.on);
+			session_wins_start(&rl->top.on);
 			utrace_recorder_tracing_on(r, 1);
 		}
 		return 1;
 	}
-	wins_end(&s->on);
-	if (!insts_on(rl, s) && wins_open(&rl->top.on)) {
-		wins_end(&rl->top.on);
+	session_wins_end(&s->on);
+	if (!insts_on(rl, s) && session_wins_open(&rl->top.on)) {
+		session_wins_end(&rl->top.on);
 		utrace_recorder_tracing_on(r, 0);
 	}
 	return 0;
@@ -300,14 +257,14 @@ static int sel_apply(struct session_live *rl, struct utrace_error *err)
 	if (ret < 0)
 		return ret;
 	if (t != UTRACE_TRACER_NOP && rl->top.tracer == UTRACE_TRACER_NOP)
-		ret = wins_start(&rl->top.fn);
+		ret = session_wins_start(&rl->top.fn);
 	else
-		wins_end(&rl->top.fn);
+		session_wins_end(&rl->top.fn);
 	for (size_t i = 0; i < rl->ninsts && ret >= 0; i++) {
 		if (rl->insts[i]->tracer != UTRACE_TRACER_NOP)
-			ret = wins_start(&rl->insts[i]->fn);
+			ret = session_wins_start(&rl->insts[i]->fn);
 		else
-			wins_end(&rl->insts[i]->fn);
+			session_wins_end(&rl->insts[i]->fn);
 	}
 	return ret < 0 ? utrace_error_set(err, ret, "out of memory") : 0;
 }
@@ -365,15 +322,15 @@ static int top_keep(const struct session_sel *s, const struct utrace_event *ev, 
 {
 	const struct session_sel_ev *e;
 
-	if (wins_has(&s->on, ev->ts))
+	if (session_wins_has(&s->on, ev->ts))
 		return 0;
 	if (is_call(ev))
-		return !wins_has(&s->fn, ev->ts) && func_ok(s, func);
+		return !session_wins_has(&s->fn, ev->ts) && func_ok(s, func);
 	if (ev->kind == UTRACE_EV_EVENT)
-		return !(e = ev_by_id(s, ev->id)) || !wins_has(&e->w, ev->ts);
+		return !(e = ev_by_id(s, ev->id)) || !session_wins_has(&e->w, ev->ts);
 	if (ev->kind == UTRACE_EV_PRINT)
 		for (size_t i = 0; i < s->rl->ninsts; i++)
-			if (wins_has(&s->rl->insts[i]->marks, ev->ts))
+			if (session_wins_has(&s->rl->insts[i]->marks, ev->ts))
 				return 0;
 	return 1;
 }
@@ -407,15 +364,15 @@ int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func)
 
 	if (s->top)
 		return top_keep(s, ev, func);
-	if (!wins_has(&s->on, ev->ts))
+	if (!session_wins_has(&s->on, ev->ts))
 		return 0;
 	if (is_call(ev))
-		return wins_has(&s->fn, ev->ts) && func_ok(s, func);
+		return session_wins_has(&s->fn, ev->ts) && func_ok(s, func);
 	if (ev->kind == UTRACE_EV_EVENT)
-		return (e = ev_by_id(s, ev->id)) && wins_has(&e->w, ev->ts) &&
+		return (e = ev_by_id(s, ev->id)) && session_wins_has(&e->w, ev->ts) &&
 		       filter_keeps(s, e, ev);
 	if (ev->kind == UTRACE_EV_PRINT)
-		return wins_has(&s->marks, ev->ts);
+		return session_wins_has(&s->marks, ev->ts);
 	return 0;
 }
 
@@ -438,10 +395,10 @@ static int inst_marker(void *arg, const char *text, size_t len, struct utrace_er
 	struct session_live *rl = s->rl;
 	int ret;
 
-	if (wins_start(&s->marks) < 0)
+	if (session_wins_start(&s->marks) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	ret = rl->ops.marker(&rl->top, text, len, err);
-	wins_end(&s->marks);
+	session_wins_end(&s->marks);
 	return ret;
 }
 

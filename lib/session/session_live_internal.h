@@ -57,6 +57,12 @@ struct session_sel {
 	size_t nsnaps, cap_snaps;
 };
 
+/* session_wins.c: the windows (in pairs, the last one maybe open) */
+bool session_wins_open(const struct session_wins *w);
+int session_wins_start(struct session_wins *w);
+void session_wins_end(struct session_wins *w);
+bool session_wins_has(const struct session_wins *w, uint64_t ts);
+
 struct session_live {
 	struct utrace_recorder *r;
 	struct session_sel top; /* the top level's reader: the ops' arg */
