@@ -362,6 +362,8 @@ int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func)
 	struct session_sel *s = arg;
 	const struct session_sel_ev *e;
 
+	if (ev->cpu < 64 && s->cpus && session_wins_has(&s->cpus[ev->cpu], ev->ts))
+		return 0; /* its tracing_cpumask left that CPU out then */
 	if (s->top)
 		return top_keep(s, ev, func);
 	if (!session_wins_has(&s->on, ev->ts))
@@ -386,6 +388,32 @@ int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 						err);
 	return session_live_print_sel(s->rl, session_sel_keep, s, out, tracer, options, since_ns, cpu,
 				      last_ns, err);
+}
+
+/* tracing_cpumask: the processes write nothing on a CPU only while every
+ * reader has it out; each reader keeps, by CPU, the times it had it out,
+ * whose records it does not show (session_sel_keep). */void session_sel_cpu_off(void *arg, uint64_t off)
+{
+	struct session_sel *s = arg;
+	struct session_live *rl = s->rl;
+	uint64_t all = off;
+
+	s->cpu_off = off;
+	if (s->top && !rl->sel_used) {
+		utrace_recorder_live_cpu_off(rl->r, off);
+		return;
+	}
+	if (!s->cpus && !(s->cpus = calloc(64, sizeof(*s->cpus))))
+		return;
+	for (unsigned c = 0; c < 64; c++)
+		if (off >> c & 1)
+			session_wins_start(&s->cpus[c]);
+		else
+			session_wins_end(&s->cpus[c]);
+	all &= rl->top.cpu_off;
+	for (size_t i = 0; i < rl->ninsts; i++)
+		all &= rl->insts[i]->cpu_off;
+	utrace_recorder_live_cpu_off(rl->r, all);
 }
 
 /* An instance's trace_marker: the top level's write, its time kept. */
@@ -482,6 +510,9 @@ int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,
 	rl->insts[rl->ninsts++] = s;
 	rl->sel_used = true;
 	inst_ops(s, ops);
+	/* the CPUs the top level left out: its own from now on */
+	if (rl->top.cpu_off)
+		session_sel_cpu_off(&rl->top, rl->top.cpu_off);
 	/* as the kernel's: tracing on, nop, no event */
 	session_sel_tracing_on(s, 1);
 	return 0;
@@ -497,6 +528,9 @@ void session_sel_free(struct session_sel *s)
 	}
 	free(s->rec);
 	free(s->snaps);
+	for (unsigned c = 0; s->cpus && c < 64; c++)
+		free(s->cpus[c].t);
+	free(s->cpus);
 	free(s->evs);
 	free(s->on.t);
 	free(s->fn.t);
@@ -523,6 +557,8 @@ void session_inst_free(void *arg, void *inst)
 		s->tracer = UTRACE_TRACER_NOP;
 		sel_apply(rl, &err);
 	}
+	if (s->cpu_off)
+		session_sel_cpu_off(&rl->top, rl->top.cpu_off);
 	session_sel_free(s);
 	free(s);
 }

@@ -244,12 +244,6 @@ static long live_buffer_kb_set(void *arg, uint64_t kb)
 	return ret < 0 ? ret : (long)utrace_recorder_live_buffer_kb_now(rl->r);
 }
 
-static void live_cpu_off(void *arg, uint64_t off)
-{
-	struct session_live *rl = live_rl(arg);
-
-	utrace_recorder_live_cpu_off(rl->r, off);
-}
 
 /* The pid lists are changed with the recorder held: a fork child's HELLO
  * adds to them in the loop (event-fork, function-fork). */
@@ -377,7 +371,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .set_thresh = live_set_thresh,
 	    .nr_buffers = live_nr_buffers,
 	    .buffer_kb_set = live_buffer_kb_set,
-	    .cpu_off = live_cpu_off,
+	    .cpu_off = session_sel_cpu_off,
 	    .event_hits = session_live_event_hits,
 	    .cpu_stats = session_live_cpu_stats,
 	    .event_pids = live_event_pids,

@@ -55,6 +55,8 @@ struct session_sel {
 	size_t cap_rec;
 	unsigned *snaps; /* an instance's snapshots: the recording's numbers */
 	size_t nsnaps, cap_snaps;
+	uint64_t cpu_off;	  /* its tracing_cpumask's CPUs left out (bit N) */
+	struct session_wins *cpus; /* by CPU (64), the times it had it out */
 };
 
 /* session_wins.c: the windows (in pairs, the last one maybe open) */
@@ -143,6 +145,8 @@ int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func)
 int session_sel_take_snapshot(void *arg, struct utrace_error *err);
 int session_sel_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
 			       unsigned from, unsigned *count, struct utrace_error *err);
+/* session_inst.c: tracing_cpumask of a reader (ops->cpu_off) */
+void session_sel_cpu_off(void *arg, uint64_t off);
 int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,
 		     struct utrace_error *err);
 void session_inst_free(void *arg, void *inst);

@@ -609,7 +609,7 @@ static const char *const top_only[] = {
     "tracing_thresh", "utrace.dat",	    "trace_stat",
     "per_cpu",	     "set_graph_function", "set_graph_notrace",
     "max_graph_depth", "set_ftrace_notrace_pid", "set_event_notrace_pid",
-    "set_ftrace_pid", "set_event_pid",	    "tracing_cpumask",
+    "set_ftrace_pid", "set_event_pid",
 };
 
 bool live_file_in_instance(const char *name)

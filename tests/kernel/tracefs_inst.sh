@@ -7,7 +7,7 @@
 # set_event, events/.../enable and filter, trace_marker), two instances
 # with different events each see only their own (and what their own
 # filter keeps), the top level only its own, a snapshot taken in one
-# shows that one's records,
+# shows that one's records, tracing_cpumask of one leaves out only its own,
 # a marker written in one is in no other, a reader's tracing_on stops
 # only its own trace; rmdir is EBUSY while the instance's trace_pipe is
 # open, and an instance's events go off in the program with it
@@ -81,6 +81,18 @@ check "rmdir of c: b's lt_work stays on" test "$(cat instances/b/$E/lt_work/enab
 echo livetp:lt_tick >set_event
 check "the top level's own lt_tick is in its trace" wait_for trace ' lt_tick: '
 check "... and b's lt_work is not" not grep -q ' lt_work: ' trace
+
+# tracing_cpumask: an instance that leaves out every CPU sees nothing new,
+# the others go on
+echo 0 >instances/b/tracing_cpumask
+check "b's tracing_cpumask reads 0" test "$(cat instances/b/tracing_cpumask)" = 0
+check "... the top level's is still all" test "$(cat tracing_cpumask)" != 0
+echo >instances/b/trace
+echo >instances/a/trace
+check "a still gets lt_tick" wait_for instances/a/trace ' lt_tick: '
+check "b, every CPU out, gets no lt_work" not grep -q ' lt_work: ' instances/b/trace
+cat tracing_cpumask >instances/b/tracing_cpumask
+check "b gets lt_work again with its CPUs back" wait_for instances/b/trace ' lt_work: '
 
 # snapshot: of all the buffers, shown through the instance that took it
 echo 1 >instances/a/snapshot
