@@ -251,8 +251,8 @@ static int sel_apply(struct session_live *rl, struct utrace_error *err)
 		depth = s->depth > depth ? s->depth : depth;
 	}
 	live_lock(rl);
-	ret = utrace_recorder_live_set(rl->r, t, users > 1 || all ? NULL : f,
-				       unlimited ? 0 : depth, err);
+	ret = utrace_recorder_live_set(rl->r, t, users > 1 || all ? NULL : f, unlimited ? 0 : depth,
+				       err);
 	pthread_mutex_unlock(&rl->lock);
 	if (ret < 0)
 		return ret;
@@ -386,13 +386,14 @@ int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 	if (s->top && !s->rl->sel_used)
 		return session_live_print_trace(arg, out, tracer, options, since_ns, cpu, last_ns,
 						err);
-	return session_live_print_sel(s->rl, session_sel_keep, s, out, tracer, options, since_ns, cpu,
-				      last_ns, err);
+	return session_live_print_sel(s->rl, session_sel_keep, s, out, tracer, options, since_ns,
+				      cpu, last_ns, err);
 }
 
 /* tracing_cpumask: the processes write nothing on a CPU only while every
  * reader has it out; each reader keeps, by CPU, the times it had it out,
- * whose records it does not show (session_sel_keep). */void session_sel_cpu_off(void *arg, uint64_t off)
+ * whose records it does not show (session_sel_keep). */
+void session_sel_cpu_off(void *arg, uint64_t off)
 {
 	struct session_sel *s = arg;
 	struct session_live *rl = s->rl;
@@ -432,8 +433,8 @@ static int inst_marker(void *arg, const char *text, size_t len, struct utrace_er
 
 /* An instance's event filter: the records of its events it shows (the
  * processes write what the top level's filter keeps). */
-static int inst_event_filter(void *arg, const char *system, const char *name,
-			     const char *filter, struct utrace_error *err)
+static int inst_event_filter(void *arg, const char *system, const char *name, const char *filter,
+			     struct utrace_error *err)
 {
 	struct session_sel *s = arg;
 	const struct utrace_event_format *fmt = utrace_live_format(s->rl->fs, system, name);
@@ -551,7 +552,8 @@ void session_inst_free(void *arg, void *inst)
 	for (i = 0; i < rl->ninsts && rl->insts[i] != s; i++)
 		;
 	if (i < rl->ninsts)
-		memmove(&rl->insts[i], &rl->insts[i + 1], (rl->ninsts - i - 1) * sizeof(*rl->insts));
+		memmove(&rl->insts[i], &rl->insts[i + 1],
+			(rl->ninsts - i - 1) * sizeof(*rl->insts));
 	rl->ninsts -= i < rl->ninsts;
 	if (s->tracer != UTRACE_TRACER_NOP) {
 		s->tracer = UTRACE_TRACER_NOP;

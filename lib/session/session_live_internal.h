@@ -136,7 +136,8 @@ int session_sel_set_tracer(void *arg, enum utrace_tracer tracer,
 			   const struct utrace_func_filter *filter, uint32_t max_depth,
 			   struct utrace_error *err);
 int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
-			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err);
+			    uint64_t since_ns, int cpu, uint64_t *last_ns,
+			    struct utrace_error *err);
 /* utrace_report_keep_fn: the records reader arg (a struct session_sel)
  * shows */
 int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func);

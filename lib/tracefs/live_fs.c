@@ -71,7 +71,8 @@ static int live_getattr(const char *path, struct stat *st, struct fuse_file_info
 		return -ENOENT;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
-	st->st_mode = h.f ? S_IFREG | h.f->mode : S_IFDIR | (h.dir == LIVE_DIR_INSTANCES ? 0750 : 0755);
+	st->st_mode =
+	    h.f ? S_IFREG | h.f->mode : S_IFDIR | (h.dir == LIVE_DIR_INSTANCES ? 0750 : 0755);
 	st->st_nlink = h.f ? 1 : 2;
 	return 0;
 }
