@@ -380,7 +380,7 @@ static const char *dyn_default_group(const char *def, bool path)
 static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct session_dynev *d = rl->dyn;
 	struct utrace_inproc_probe *p = NULL;
 	bool path = !utrace_inproc_probe_is_in_process(def) ||
@@ -426,7 +426,7 @@ static char *dyn_synth_line(const struct utrace_synth *s)
 static int dyn_synth_add(void *arg, const char *def, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct session_dynev *d = rl->dyn;
 	struct utrace_synth *s = NULL;
 	char *text = NULL;
@@ -485,7 +485,7 @@ static int dyn_point_remove(struct session_live *rl, struct dyn_name *n, const c
 static int dyn_remove(void *arg, const char *sys, const char *name, const char *line,
 		      struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct session_dynev *d = rl->dyn;
 	struct dyn_name *n;
 	int ret;
@@ -515,7 +515,7 @@ static int dyn_remove(void *arg, const char *sys, const char *name, const char *
 
 static int dyn_enable(void *arg, const char *sys, const char *name, int on)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct session_dynev *d = rl->dyn;
 	struct dyn_name *n;
 	int ret;
@@ -536,7 +536,7 @@ static void dyn_initial(void *arg, void (*cb)(void *cbarg, const char *line,
 					      const struct utrace_event_format *fmt),
 			void *cbarg)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct session_dynev *d = rl->dyn;
 	const struct utrace_session_opts *o = d->o;
 

@@ -244,6 +244,13 @@ struct utrace_live_ops {
 			      void (*cb)(void *cbarg, const char *line,
 					 const struct utrace_event_format *fmt),
 			      void *cbarg);
+	/* instances/NAME (mkdir): the ops of a new instance, its own event
+	 * set, tracer, tracing_on and trace over the same processes (*ops
+	 * filled, ops->arg its own); instance_free (rmdir) gets that arg.
+	 * NULL: there is no instances/ */
+	int (*instance_new)(void *arg, const char *name, struct utrace_live_ops *ops,
+			    struct utrace_error *err);
+	void (*instance_free)(void *arg, void *inst);
 	/* per-thread buffer size in KiB */
 	uint32_t buffer_kb;
 	/* buffer_size_kb: the buffers threads make from now on hold kb KiB
@@ -281,6 +288,10 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
  * opened, waits (timeout_ms at most) until its readers have taken every
  * record; 0, or -ETIMEDOUT (a reader that went away). */
 int utrace_live_drain(struct utrace_live *l, int timeout_ms);
+/* The format of event SYSTEM:NAME as events/ shows it, NULL if there is
+ * none; for the ops, which are called with the tracefs's lock held. */
+const struct utrace_event_format *utrace_live_format(struct utrace_live *l, const char *system,
+						     const char *name);
 /* Unmounts (readers blocked in trace_pipe get end of file) and frees. */
 void utrace_live_stop(struct utrace_live *l);
 

@@ -116,14 +116,16 @@ static const struct live_dyn *dyn_find(struct utrace_live *l, const char *sys, c
 	return NULL;
 }
 
+/* an instance's events/ shows the top level's dynamic events */
 const struct live_dyn *live_dynev_find(struct utrace_live *l, const char *sys, const char *name)
 {
-	return dyn_find(l, sys, name, DYN_ALL);
+	return dyn_find(live_top(l), sys, name, DYN_ALL);
 }
 
 /* The i-th event: an event of several points (several lines) once. */
 const struct utrace_event_format *live_dynev_format(struct utrace_live *l, size_t i)
 {
+	l = live_top(l);
 	dyn_init(l);
 	for (size_t k = 0; k < l->ndyn; k++) {
 		bool again = false;

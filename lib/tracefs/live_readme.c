@@ -11,7 +11,7 @@
  * lib/hist adds its line here; one that is not there must not be listed
  * (the selftests would then test it and fail instead of saying
  * UNSUPPORTED).  Left out today: the dump and cpudump function
- * commands, instances/, e: probes, appending a probe to an event
+ * commands, e: probes, appending a probe to an event
  * (multiprobe: "Create/append/"), (ref_ctr_offset), <argname>, symstr, %pd/%pD, synthetic array fields.
  */
 #include "lib/tracefs/live_internal.h"
@@ -39,6 +39,8 @@ static const char readme[] =
     "\t\t\t     x86-tsc:   TSC cycle counter\n"
     "\t\t\t  (utrace: local, global and mono are one time here)\n"
     "\n  trace_marker\t\t- Writes into this file writes into the buffer\n"
+    "  instances\t\t- Make sub-buffers with: mkdir instances/foo\n"
+    "\t\t\t  Remove sub-buffer with rmdir\n"
     "  trace_options\t\t- Set format or modify how tracing happens\n"
     "\t\t\t  Disable an option by prefixing 'no' to the\n"
     "\t\t\t  option name\n"

@@ -102,6 +102,9 @@ __attribute__((noinline, used)) static long name_show(void *dev, char *buf)
 {
 	return buf[0] - (long)dev;
 }
+/* rcu functions: the glob of fgraph-multi.tc's second instance */
+KFN(void, rcu_note_context_switch, bool preempt) { sink += preempt; }
+KFN(void, call_rcu, void *head, void *func) { sink += (long)head + (long)func; }
 
 static void kernel_functions(int n)
 {
@@ -138,6 +141,8 @@ static void kernel_functions(int n)
 	sys_getpid();
 	test_for_valid_rec(&recs[0]);
 	test_for_valid_rec(&recs[1]);
+	rcu_note_context_switch(false);
+	call_rcu(buf, NULL);
 }
 
 /* the kernel's sched_switch fires in __schedule(): a stack it keeps

@@ -18,9 +18,12 @@
 # (unshare -m) where /proc/kallsyms is the tracefs' utrace.kallsyms: the
 # traced programs' symbols at their run-time addresses, as the kernel
 # lists its own (the cases look kernel_clone, their probe addresses and
-# the functions of call_site up there).  No case is edited.  HOME is an empty folder, so that a case the runner
-# repeats in instances/ (which utrace does not have yet) cannot write
-# anywhere else; only each case's first verdict is counted.
+# the functions of call_site up there).  No case is edited.  HOME is an
+# empty folder (no case writes outside the tracing folder).  The runner
+# repeats each case whose header says `# flags: instance` in a new
+# instances/ftracetest.XXXXXX (TRACING_DIR that instance): that repeat is
+# counted as a case of its own, named CASE:instance (in known-fail too),
+# with the verdict ftracetest prints for it ("[2] (instance) ...").
 #
 # Each case runs in a fresh session, `utrace record -p nop --tracefs DIR
 # -- kprog`: kprog.c's functions and static tracepoints have the names and
@@ -139,9 +142,10 @@ run_system() {
 	mountpoint -q "$t/mnt" && { fusermount3 -u "$t/mnt" 2>/dev/null || umount -l "$t/mnt"; }
 }
 
-# run_case CASE.tc: prints its first verdict (PASS, FAIL, ... or TIMEOUT)
+# run_case CASE.tc: prints its verdict (PASS, FAIL, ... or TIMEOUT) and,
+# for a case the runner repeats in an instance, the repeat's
 run_case() {
-	local tc=$1 t rp v
+	local tc=$1 t rp v vi
 	t=$(mktemp -d /tmp/utrace-ftracetest.XXXXXX) || return 1
 	mkdir -p "$t/mnt" "$t/home" "$t/logs"
 	if [[ $SYSTEM_CASES = *" ${tc#"$FT/test.d/"} "* ]]; then
@@ -158,6 +162,11 @@ run_case() {
 	fi
 	v=$(sed -n 's/^\[1\].*\[\([A-Z]*\)\]$/\1/p' "$t/logs/ftracetest.log" 2>/dev/null | head -1)
 	[ -n "$v" ] || v=TIMEOUT
+	if grep -q "^#[ \t]*flags:.*instance" "$tc"; then
+		vi=$(sed -n 's/^\[2\] (instance) .*\[\([A-Z]*\)\]$/\1/p' "$t/logs/ftracetest.log" \
+			2>/dev/null | head -1)
+		v="$v ${vi:-TIMEOUT}"
+	fi
 	touch "$t/stop"
 	if [ -n "$rp" ]; then
 		for _ in $(seq 100); do kill -0 "$rp" 2>/dev/null || break; sleep 0.1; done
@@ -165,7 +174,7 @@ run_case() {
 		wait "$rp" 2>/dev/null
 	fi
 	mountpoint -q "$t/mnt" && { fusermount3 -u "$t/mnt" 2>/dev/null || umount -l "$t/mnt"; }
-	if [ "$v" != PASS ]; then
+	if [ "$v" != PASS ] && [ "$v" != "PASS PASS" ]; then
 		local name=${tc#"$FT/test.d/"}
 		cat "$t/run.out" "$t/logs/"*-log.* "$t/record.out" >"$OUT/logs/${name//\//_}.log" 2>/dev/null
 	fi
@@ -194,23 +203,21 @@ if [ $# -gt 0 ]; then
 else
 	mapfile -t cases < <(cd "$FT/test.d" && find . -name '*.tc' | sed 's|^\./||' | sort)
 fi
-passed=0 failed=$doc_failed known_n=0
+passed=0 failed=$doc_failed known_n=0 counted=0
 declare -A cnt cats
-start=$SECONDS
-for c in "${cases[@]}"; do
-	v=$(run_case "$FT/test.d/$c")
+
+# unexpected NAME VERDICT: neither a pass nor what known-fail lists
+unexpected() { [ "$2" != PASS ] && [ "$2" != XFAIL ] && [ "$2" != "$(known "$1")" ]; }
+
+# account NAME VERDICT: counts and says the verdict of NAME (a case, or
+# CASE:instance, its repeat in an instance)
+account() {
+	local c=$1 v=$2 k cat
 	k=$(known "$c")
-	# The cases time their windows for an idle kernel (a yield, a 1 ms
-	# sleep): under load kprog may not run in one.  A case that gives a
-	# verdict it should not is run once more, and says so; the second
-	# verdict counts (its log is the second run's).
-	if [ "$v" != PASS ] && [ "$v" != XFAIL ] && [ "$v" != "$k" ]; then
-		echo "# $c: $v; once more (load)"
-		v=$(run_case "$FT/test.d/$c")
-	fi
 	cat=${c%%/*}
 	cnt[$cat $v]=$((${cnt[$cat $v]:-0} + 1))
 	cats[$cat]=1
+	counted=$((counted + 1))
 	if [ "$v" = PASS ] || [ "$v" = XFAIL ]; then
 		if [ -n "$k" ]; then
 			echo "not ok - $c passes: remove it from known-fail"
@@ -229,9 +236,29 @@ for c in "${cases[@]}"; do
 		echo "not ok - $c $v, known-fail says $k: update known-fail"
 		failed=$((failed + 1))
 	else
-		echo "not ok - $c $v (log: $OUT/logs/${c//\//_}.log)"
+		local c0=${c%:instance}
+		echo "not ok - $c $v (log: $OUT/logs/${c0//\//_}.log)"
 		failed=$((failed + 1))
 	fi
+}
+
+start=$SECONDS
+for c in "${cases[@]}"; do
+	c=${c%:instance}
+	# shellcheck disable=SC2046 # one or two words
+	set -- $(run_case "$FT/test.d/$c")
+	# The cases time their windows for an idle kernel (a yield, a 1 ms
+	# sleep): under load kprog may not run in one.  A case that gives a
+	# verdict it should not (itself or its repeat in an instance) is run
+	# once more, and says so; the second verdicts count (its log is the
+	# second run's).
+	if unexpected "$c" "$1" || { [ $# -gt 1 ] && unexpected "$c:instance" "$2"; }; then
+		echo "# $c: $*; once more (load)"
+		# shellcheck disable=SC2046
+		set -- $(run_case "$FT/test.d/$c")
+	fi
+	account "$c" "$1"
+	[ $# -gt 1 ] && account "$c:instance" "$2"
 done
 echo "# per category:   PASS  FAIL  UNRESOLVED  UNSUPPORTED  (other)"
 for cat in $(printf '%s\n' "${!cats[@]}" | sort); do
@@ -240,6 +267,7 @@ for cat in $(printf '%s\n' "${!cats[@]}" | sort); do
 	printf '# %-15s %5d %5d %11d %12d  %d\n' "$cat" "${cnt[$cat PASS]:-0}" "${cnt[$cat FAIL]:-0}" \
 		"${cnt[$cat UNRESOLVED]:-0}" "${cnt[$cat UNSUPPORTED]:-0}" "$other"
 done
-echo "# ${#cases[@]} cases in $((SECONDS - start)) s; $known_n as known-fail lists them (not counted)"
+echo "# $counted cases (${#cases[@]} and their repeats in an instance) in $((SECONDS - start)) s;" \
+	"$known_n as known-fail lists them (not counted)"
 echo "ftracetest: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
