@@ -23,7 +23,9 @@
  * integer elements have their width too. */
 unsigned bt_int_bytes(const struct bt_node *n)
 {
-	return n->kind == BT_N_CAST ? (unsigned)n->ival : 8;
+	bool typed = n->kind == BT_N_DEREF || n->kind == BT_N_MEMBER || n->kind == BT_N_INDEX;
+
+	return n->kind == BT_N_CAST || (typed && n->ival) ? (unsigned)n->ival : 8;
 }
 
 const char *bt_tuple_shape(const struct bt_program *p, unsigned idx)
