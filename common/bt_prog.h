@@ -77,8 +77,9 @@ enum utrace_bt_op {
 	UTRACE_BOP_USTACK, /* a: 0 bpftrace, 1 perf; imm: frames; push the stack's id
 			    * (ctx->ustack: the tool's, 0 without it) */
 	UTRACE_BOP_USYM,   /* pop an address: its symbol's name into a slot (ctx->usym) */
-	UTRACE_BOP_FIELD,  /* a: the probe's extra fetch-arg a (ctx->field); b bit 0: a string,
-			    * b >> 1: its length at most (a char array's) */
+	UTRACE_BOP_FIELD,  /* a: the probe's extra fetch-arg a (ctx->field); b bit 0: a string
+			    * (b >> 2: its length at most, a char array's), bit 1: a struct or
+			    * an array (its tuple, lib/bt/bt_record.c) */
 	UTRACE_BOP_EXT,	    /* a: bytes (1, 2, 4), b 1: signed; pop x, push x cast to that */
 	UTRACE_BOP_BSWAP,   /* a: bytes (2, 4, 8); pop x, push its low bytes reversed */
 	UTRACE_BOP_STRNCMP, /* pop a, b (strings); push 0 if their first imm bytes are equal */

@@ -356,11 +356,11 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		case UTRACE_BOP_FIELD:
 			s = utrace_bt_tmp(st);
 			st->strs[s][0] = 0;
-			v[0] = ctx->field ? ctx->field(ctx->arg, in->a, in->b & 1 ? st->strs[s] : 0) : 0;
+			v[0] = ctx->field ? ctx->field(ctx->arg, in->a, in->b & 3 ? st->strs[s] : 0) : 0;
 			st->strs[s][UTRACE_BT_STRLEN - 1] = 0;
-			if (in->b >> 1 && in->b >> 1 < UTRACE_BT_STRLEN)
-				st->strs[s][in->b >> 1] = 0;
-			*sp++ = in->b & 1 ? (int64_t)s : v[0];
+			if (in->b >> 2 && in->b >> 2 < UTRACE_BT_STRLEN)
+				st->strs[s][in->b >> 2] = 0;
+			*sp++ = in->b & 3 ? (int64_t)s : v[0];
 			break;
 		case UTRACE_BOP_LOAD: {
 			uint64_t x = 0;

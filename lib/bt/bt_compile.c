@@ -62,7 +62,7 @@ static void sconst(struct comp *c, const char *s)
 static bool is_str(const struct bt_node *n)
 {
 	return n->type == BT_T_STR || n->type == BT_T_USYM || n->type == BT_T_TUPLE ||
-	       n->type == BT_T_BUF;
+	       n->type == BT_T_BUF || n->type == BT_T_RECORD;
 }
 
 static void expr(struct comp *c, const struct bt_node *n);
@@ -287,7 +287,7 @@ static void tuple(struct comp *c, const struct bt_node *n)
 		expr(c, n->args[i]);
 		if (is_str(n->args[i]))
 			strs |= 1u << i;
-		if (n->args[i]->type == BT_T_TUPLE)
+		if (n->args[i]->type == BT_T_TUPLE || n->args[i]->type == BT_T_RECORD)
 			tuples |= 1ll << i;
 	}
 	at = emit(c, UTRACE_BOP_TUPLE, 0, n->nargs, tuples);
@@ -430,7 +430,7 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 	} else if (!strcmp(f, "print")) {
 		expr(c, n->args[0]);
 		emit_rec(c, UTRACE_BREC_PRINT, n->args, 1,
-			 n->args[0]->type == BT_T_TUPLE   ? 2
+			 n->args[0]->type == BT_T_TUPLE || n->args[0]->type == BT_T_RECORD ? 2
 			 : n->args[0]->type == BT_T_STACK ? 3
 							  : is_str(n->args[0]));
 	} else if (!strcmp(f, "clear") || !strcmp(f, "zero")) {
@@ -550,7 +550,8 @@ static int finish(struct comp *c, struct bt_code *out)
 		const struct bt_mapdef *d = &p->maps[i];
 
 		m[i] = (struct utrace_bt_mapdesc){.nkeys = d->nkeys, .agg = (uint32_t)d->agg,
-						  .value_str = d->vtype == BT_T_TUPLE ? 2u
+						  .value_str = d->vtype == BT_T_TUPLE ||
+								       d->vtype == BT_T_RECORD ? 2u
 							       : d->vtype == BT_T_BUF ? 3u
 			       : d->vtype == BT_T_STR ||
 								       d->vtype == BT_T_USYM,
@@ -560,6 +561,8 @@ static int finish(struct comp *c, struct bt_code *out)
 				m[i].key_str |= 1u << k;
 			else if (d->key_types[k] == BT_T_BUF)
 				m[i].key_str |= 1u << k | 1u << (16 + k);
+			else if (d->key_types[k] == BT_T_RECORD || d->key_types[k] == BT_T_TUPLE)
+				m[i].key_str |= 1u << k | 1u << (8 + k);
 	}
 	for (unsigned i = 0; i < c->n; i++)
 		if (c->ins[i].op == UTRACE_BOP_SCONST)
@@ -595,6 +598,8 @@ int bt_compile(const struct bt_program *p, const struct bt_probe *pr, const stru
 		ret = finish(&c, out);
 	out->fields = c.fields;
 	out->nfields = c.nfields;
+	out->ftypes = c.ftypes;
+	out->p = p;
 	if (ret == -E2BIG || ret == -ENOMEM)
 		utrace_error_set(err, ret, "%s", ret == -E2BIG ? "program too large" : "out of memory");
 	else if (ret == -EINVAL && !err->msg[0])

@@ -32,6 +32,7 @@ struct comp {
 	unsigned ndata;
 	char **fields; /* the DWARF members FIELD reads (bt_code.fields) */
 	unsigned nfields;
+	unsigned *ftypes; /* their C types, for a struct or an array read (bt_code.ftypes) */
 	int failed;
 	/* bt_compile_mem.c: each variable's assignments in the probe, and
 	 * the address expression of one assigned once, at the top level */
@@ -53,7 +54,8 @@ unsigned bt_comp_scale(const struct comp *c, const struct bt_node *n);
 void bt_comp_count_vars(struct comp *c, struct bt_node *const *s, unsigned n);
 void bt_comp_var_sym(struct comp *c, const struct bt_node *var, const struct bt_node *v, bool top);
 void bt_comp_mem_free(struct comp *c);
-/* The probe's extra fetch-arg text: its index k (FIELD k). */
-unsigned bt_comp_field(struct comp *c, const char *fetcharg);
+/* The probe's extra fetch-arg text (of C type ctype if it reads a struct
+ * or an array, else 0): its index k (FIELD k). */
+unsigned bt_comp_field(struct comp *c, const char *fetcharg, unsigned ctype);
 
 #endif

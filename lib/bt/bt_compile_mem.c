@@ -49,26 +49,31 @@ static bool tool_probe(const struct comp *c)
 	       c->ap->type == BT_P_INTERVAL;
 }
 
-unsigned bt_comp_field(struct comp *c, const char *fetcharg)
+unsigned bt_comp_field(struct comp *c, const char *fetcharg, unsigned ctype)
 {
 	char *e = strdup(fetcharg), **f;
-	unsigned k;
+	unsigned k, *t;
 
 	if (!e) {
 		c->failed = -ENOMEM;
 		return 0;
 	}
-	for (k = 0; k < c->nfields && strcmp(c->fields[k], e); k++)
+	for (k = 0; k < c->nfields && (strcmp(c->fields[k], e) || c->ftypes[k] != ctype); k++)
 		;
 	if (k < c->nfields) {
 		free(e);
-	} else if (!(f = realloc(c->fields, (k + 1) * sizeof(*f)))) {
+		return k;
+	}
+	if ((t = realloc(c->ftypes, (k + 1) * sizeof(*t))))
+		c->ftypes = t;
+	if (!t || !(f = realloc(c->fields, (k + 1) * sizeof(*f)))) {
 		free(e);
 		c->failed = -ENOMEM;
-	} else {
-		c->fields = f;
-		c->fields[c->nfields++] = e;
+		return k;
 	}
+	c->fields = f;
+	c->ftypes[k] = ctype;
+	c->fields[c->nfields++] = e;
 	return k;
 }
 
@@ -82,7 +87,7 @@ static void dwarf_member(struct comp *c, const struct bt_node *n)
 		c->failed = -ENOMEM;
 		return;
 	}
-	k = bt_comp_field(c, n->a->str);
+	k = bt_comp_field(c, n->a->str, 0);
 	c->ops->emit(c, UTRACE_BOP_FIELD, k, (n->ival & 0x200) != 0, 0);
 }
 
@@ -267,6 +272,58 @@ static void bits(struct comp *c, const struct bt_member *m)
 	c->ops->emit(c, UTRACE_BOP_AND, 0, 0, 0);
 }
 
+/* Whether place n is in the program's memory, not in a value (a struct
+ * or an array kept in a variable or a map). */
+static bool in_mem(const struct comp *c, const struct bt_node *n)
+{
+	const struct bt_ctype *t = bt_ctype(c->p, n->a->ctype);
+
+	if (n->kind == BT_N_DEREF || (n->kind == BT_N_MEMBER && n->op[0] == '-') ||
+	    (n->kind == BT_N_INDEX && t && t->kind == BT_C_PTR))
+		return true;
+	return is_place(n->a) && in_mem(c, n->a);
+}
+
+/* s.m, a[N] of a value: its element (common/bt_tuple.h). */
+static void elem_of_value(struct comp *c, const struct bt_node *n)
+{
+	const struct bt_ctype *t = bt_ctype(c->p, n->a->ctype);
+	int64_t idx = -1;
+
+	if (n->kind == BT_N_INDEX && n->b->kind == BT_N_INT)
+		idx = n->b->ival;
+	for (unsigned i = 0; n->kind == BT_N_MEMBER && t && i < t->nm; i++)
+		if (!strcmp(t->m[i].name, n->str))
+			idx = i;
+	if (idx < 0 || idx > 255) {
+		c->ops->unsupported(c, n, "an element of a struct or an array value at an index "
+					  "that is not a literal");
+		return;
+	}
+	c->ops->expr(c, n->a);
+	c->ops->emit(c, UTRACE_BOP_TGET, (unsigned)idx, n->type != BT_T_INT, 0);
+}
+
+/* A struct or an array read at the hit: its bytes as a fetch-arg, made
+ * a value in the tool (bt_record.c). */
+static void record(struct comp *c, const struct bt_node *n)
+{
+	const struct bt_ctype *t = bt_ctype(c->p, n->ctype);
+	unsigned w = t->size % 8 == 0 && t->size > 64 ? 8 : t->size % 4 == 0 && t->size > 64 ? 4 : 1;
+	char fa[256], o[24];
+	struct bt_sym s;
+
+	sym_place(c, n, &s);
+	if (!fetch_probe(c) || !s.ok || !s.base[0] || !t->size || t->size / w > 64) {
+		c->ops->unsupported(c, n, fetch_probe(c) && s.ok ? "a struct or an array this large"
+							       : "a struct or an array value here");
+		return;
+	}
+	offtext(o, sizeof(o), s.off);
+	snprintf(fa, sizeof(fa), "%s(%s):u%u[%u]", o, s.base, 8 * w, t->size / w);
+	c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, n->ctype), 2, 0);
+}
+
 void bt_comp_mem(struct comp *c, const struct bt_node *n)
 {
 	const struct bt_ctype *t = bt_ctype(c->p, n->ctype);
@@ -276,8 +333,14 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n)
 	char fa[256], o[24];
 	struct bt_sym s;
 
-	if (!t || (n->type != BT_T_INT && !str)) {
-		c->ops->unsupported(c, n, "a struct or an array as a value");
+	if (!t)
+		return;
+	if (!in_mem(c, n)) {
+		elem_of_value(c, n);
+		return;
+	}
+	if (n->type == BT_T_RECORD) {
+		record(c, n);
 		return;
 	}
 	if (m && m->bits)
@@ -290,8 +353,8 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n)
 		else
 			snprintf(fa, sizeof(fa), "%s(%s):%c%u", o, s.base, sgn ? 's' : 'u', 8 * size);
 		/* a char array is as long as it is: str's b cuts it there */
-		c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa),
-			     str ? 1 | (t->count < UTRACE_BT_STRLEN ? t->count : 0) << 1 : 0, 0);
+		c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0),
+			     str ? 1 | (t->count < UTRACE_BT_STRLEN ? t->count : 0) << 2 : 0, 0);
 		bits(c, m);
 		return;
 	}

@@ -442,6 +442,7 @@ static void run_free(struct bt_run *r)
 		for (unsigned k = 0; k < r->sites[i].code.nfields; k++)
 			free(r->sites[i].code.fields[k]);
 		free(r->sites[i].code.fields);
+		free(r->sites[i].code.ftypes);
 	}
 	free(r->sites);
 	bt_formats_free(&r->fmts);

@@ -99,6 +99,13 @@ const struct bt_member *bt_ctype_member(const struct bt_program *p, unsigned t, 
 	return NULL;
 }
 
+unsigned bt_record_align(const struct bt_program *p, unsigned t)
+{
+	const struct bt_ctype *c = bt_ctype(p, t);
+
+	return c && c->align ? c->align : 1;
+}
+
 bool bt_ctype_is_str(const struct bt_program *p, unsigned t)
 {
 	const struct bt_ctype *c = bt_ctype(p, t), *e;

@@ -46,6 +46,8 @@ const struct bt_ctype *bt_ctype(const struct bt_program *p, unsigned idx);
 const struct bt_member *bt_ctype_member(const struct bt_program *p, unsigned t, const char *name);
 /* bpftrace's name of a type ("struct Foo *", "int32 *"), into buf. */
 const char *bt_ctype_name(const struct bt_program *p, unsigned t, char *buf, size_t room);
+/* The alignment of type t (1 if none). */
+unsigned bt_record_align(const struct bt_program *p, unsigned t);
 /* A type whose value bpftrace keeps as a string: an array of char. */
 bool bt_ctype_is_str(const struct bt_program *p, unsigned t);
 
@@ -61,5 +63,11 @@ int bt_ctype_parse_def(struct bt_program *p, struct bt_lexer *lx, struct bt_toke
 int bt_ctype_parse_name(struct bt_program *p, struct bt_lexer *lx, struct bt_token *t,
 			unsigned *type, struct utrace_error *err);
 void bt_ctypes_free(struct bt_program *p);
+
+/* bt_record.c: a struct or an array of type t, len bytes read from the
+ * program, as the value the bytecode carries (a tuple of
+ * common/bt_tuple.h) into out (UTRACE_BT_STRLEN bytes). */
+void bt_record_text(const struct bt_program *p, unsigned t, const void *bytes, size_t len,
+		    char *out);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "lib/bt/bt_compile.h"
 #include "lib/bt/bt_maps.h"
+#include "lib/bt/bt_print_internal.h"
 #include "lib/bt/bt_types.h"
 #include "tests/unit/check.h"
 
@@ -61,6 +62,7 @@ static void code_free(struct bt_code *code)
 	for (unsigned i = 0; i < code->nfields; i++)
 		free(code->fields[i]);
 	free(code->fields);
+	free(code->ftypes);
 	free(code->prog);
 }
 
@@ -252,8 +254,67 @@ static void test_run(void)
 	bt_program_free(&p);
 }
 
+static void print_as(const char *t, int mode, char *buf, size_t room)
+{
+	FILE *f = fmemopen(buf, room, "w");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	bt_tuple_print_as(f, t, mode);
+	fclose(f);
+}
+
+/* A struct value: its bytes as the bytecode's tuple, printed as bpftrace
+ * prints one in a value, a key and json; its elements by TGET. */
+static void test_record(void)
+{
+	const char *src = "struct Foo { struct { int m[2] } y; struct { char s[4]; int n; } a; "
+			  "unsigned int b:3, c:5; } uprobe:/bin/true:main "
+			  "{ @s = *((struct Foo *)arg0); @t = (1, @s); @k[@s.y] = @s.a.n; }";
+	static const struct {
+		int y[2];
+		char s[4];
+		int n;
+		unsigned b : 3, c : 5;
+	} foo = {{2, -3}, "ab", 7, 5, 17};
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	char text[UTRACE_BT_STRLEN], buf[256], el[UTRACE_BT_STRLEN];
+	int64_t num = 0;
+
+	check(compile(src, &p, &code, &err) == 0 && code.nfields == 1 && code.ftypes &&
+		      code.ftypes[0] && !strcmp(code.fields[0], "+0(%di):u8[20]"),
+	      "a struct read is one fetch-arg of its bytes: %s %s", code.nfields ? code.fields[0] : "",
+	      err.msg);
+	if (!code.nfields || !code.ftypes) {
+		code_free(&code);
+		bt_program_free(&p);
+		return;
+	}
+	bt_record_text(&p, code.ftypes[0], &foo, sizeof(foo), text);
+	print_as(text, 0, buf, sizeof(buf));
+	check(!strcmp(buf, "{ .y = { .m = [2,-3] }, .a = { .s = ab, .n = 7 }, .b = 5, .c = 17 }"),
+	      "text: %s", buf);
+	print_as(text, 2, buf, sizeof(buf));
+	check(!strcmp(buf, "{.y={.m=[2,-3]},.a={.s=ab,.n=7},.b=5,.c=17}"), "key: %s", buf);
+	print_as(text, 1, buf, sizeof(buf));
+	check(!strcmp(buf, "{ \"y\": { \"m\": [2,-3] }, \"a\": { \"s\": \"ab\", \"n\": 7 }, "
+			   "\"b\": 5, \"c\": 17 }"),
+	      "json: %s", buf);
+	check(utrace_bt_tuple_get(text, 1, el, &num) == 1 &&
+		      utrace_bt_tuple_get(el, 1, buf, &num) == 0 && num == 7,
+	      "TGET .a, then .n: %lld", (long long)num);
+	check(utrace_bt_tuple_get(text, 3, el, &num) == 0 && num == 17, "TGET .c: %lld",
+	      (long long)num);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
 int main(void)
 {
+	test_record();
 	test_layout();
 	test_fetchargs();
 	test_errors();
