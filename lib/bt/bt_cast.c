@@ -96,6 +96,8 @@ int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n)
 		return check_sizeof(ck, n);
 	if (!strcmp(n->str, "strncmp"))
 		return check_strncmp(ck, n);
+	if (!strcmp(n->str, "reg"))
+		return bt_check_reg(ck, n);
 	if ((ret = ck->expr(ck, n->args[0])) < 0)
 		return ret;
 	if (n->args[0]->type != BT_T_INT)

@@ -49,6 +49,7 @@ static const struct fn {
     {"strftime", 2, 2, FN_VALUE, BT_T_STR, -1},
     {"buf", 1, 2, FN_VALUE, BT_T_BUF, -1},
     {"ntop", 1, 2, FN_VALUE, BT_T_STR, -1},
+    {"reg", 1, 1, FN_VALUE, BT_T_INT, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)

@@ -12,6 +12,8 @@
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_types.h"
 
+static void unsigned_cmp(struct bt_checker *ck, struct bt_node *n);
+
 /* n is a value of C type t. */
 static int typed(struct bt_checker *ck, struct bt_node *n, unsigned t)
 {
@@ -129,10 +131,46 @@ int bt_check_ctype(struct bt_checker *ck, struct bt_node *n)
 /* p + i, i + p, p - i: a pointer, as p's type. */
 void bt_check_ptr_arith(struct bt_checker *ck, struct bt_node *n)
 {
+	unsigned_cmp(ck, n);
 	if ((n->op[0] == '+' || n->op[0] == '-') && !n->op[1] && ptr_of(ck, n->a))
 		n->ctype = n->a->ctype;
 	else if (n->op[0] == '+' && !n->op[1] && ptr_of(ck, n->b))
 		n->ctype = n->b->ctype;
+}
+
+/* The registers reg() names: the fetch-args' (pt_regs') names. */
+static const char *const regs[] = {"r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9",
+				   "r8",  "ax",	 "cx",	"dx",  "si", "di", "ip",  "sp"};
+
+int bt_check_reg(struct bt_checker *ck, struct bt_node *n)
+{
+	const struct bt_node *a = n->args[0];
+
+	n->type = BT_T_INT;
+	if (a->kind != BT_N_STR)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, n->str, "register name");
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (!strcmp(regs[i], a->str)) {
+			for (unsigned k = 0; k < ck->probe->naps; k++)
+				if (ck->probe->aps[k].type != BT_P_UPROBE &&
+				    ck->probe->aps[k].type != BT_P_URETPROBE)
+					return bt_error(ck->err, ck->p, n->loc, BT_ERR_ARG_PROBE,
+							n->str);
+			return 0;
+		}
+	return bt_error(ck->err, ck->p, n->loc, BT_ERR_REG, a->str);
+}
+
+/* A comparison of 64-bit values one of which is unsigned is unsigned, as
+ * in C: op[3] 'u' says so to bt_compile_mem.c. */
+static void unsigned_cmp(struct bt_checker *ck, struct bt_node *n)
+{
+	const struct bt_ctype *a = bt_ctype(ck->p, n->a->ctype), *b = bt_ctype(ck->p, n->b->ctype);
+	bool cmp = (n->op[0] == '<' || n->op[0] == '>') && n->op[1] != n->op[0];
+
+	if (cmp && ((a && a->kind == BT_C_INT && !a->is_signed && a->size == 8) ||
+		    (b && b->kind == BT_C_INT && !b->is_signed && b->size == 8)))
+		n->op[3] = 'u'; /* for bt_compile_mem.c */
 }
 
 unsigned bt_ctype_scale(const struct bt_program *p, unsigned ctype)

@@ -229,6 +229,10 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		ustack(c, n);
 		return;
 	}
+	if (!strcmp(n->str, "reg")) {
+		bt_comp_reg(c, n);
+		return;
+	}
 	if (!strcmp(n->str, "usym")) {
 		expr(c, n->args[0]);
 		emit(c, UTRACE_BOP_USYM, 0, 0, 0);

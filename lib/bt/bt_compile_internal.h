@@ -42,11 +42,14 @@ struct comp {
 };
 
 
-/* bt_compile_mem.c: *p, p->m, s.m, a[i] as values; p + i and p - i
- * (true if n is one: its code emitted); the bytes p++ steps over; the
+/* bt_compile_mem.c: *p, p->m, s.m, a[i] as values; p + i and p - i,
+ * and comparisons of unsigned 64-bit values (true if n is one: its code
+ * emitted); the bytes p++ steps over; the
  * variables' assignments counted before the probe is compiled, and a
  * variable's value as an address when it is assigned. */
 void bt_comp_mem(struct comp *c, const struct bt_node *n);
+/* reg("sp"): the register at the hit, a fetch-arg */
+void bt_comp_reg(struct comp *c, const struct bt_node *n);
 /* args->NAME (bt_dwarf.c): its register, or its member's fetch-arg */
 void bt_comp_dwarf_arg(struct comp *c, const struct bt_node *n);
 bool bt_comp_ptr_arith(struct comp *c, const struct bt_node *n);

@@ -20,6 +20,7 @@
  * `args->p->m` (bt_dwarf.c) is read the same way, FIELD of a fetch-arg.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,12 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 	case BT_N_CAST:
 		if (n->ival == 8)
 			sym_value(c, n->a, s);
+		return;
+	case BT_N_CALL:
+		if (fetch_probe(c) && !strcmp(n->str, "reg")) {
+			*s = (struct bt_sym){.ok = true};
+			snprintf(s->base, sizeof(s->base), "%%%s", n->args[0]->str);
+		}
 		return;
 	case BT_N_VAR:
 		if (n->slot >= 0 && c->vsym[n->slot])
@@ -371,11 +378,28 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n)
 	bits(c, m);
 }
 
+/* a < b as unsigned: both with their top bit flipped, compared signed */
+static void unsigned_cmp(struct comp *c, const struct bt_node *n)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		c->ops->expr(c, i ? n->b : n->a);
+		c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0, INT64_MIN);
+		c->ops->emit(c, UTRACE_BOP_XOR, 0, 0, 0);
+	}
+	c->ops->emit(c, n->op[0] == '<' ? (n->op[1] == '=' ? UTRACE_BOP_LE : UTRACE_BOP_LT)
+					: (n->op[1] == '=' ? UTRACE_BOP_GE : UTRACE_BOP_GT),
+		     0, 0, 0);
+}
+
 bool bt_comp_ptr_arith(struct comp *c, const struct bt_node *n)
 {
 	unsigned sc = bt_comp_scale(c, n);
 	bool left = n->a->ctype == n->ctype;
 
+	if (n->op[3] == 'u') {
+		unsigned_cmp(c, n);
+		return true;
+	}
 	if (!n->ctype || sc == 1)
 		return false;
 	c->ops->expr(c, n->a);
@@ -427,6 +451,18 @@ void bt_comp_var_sym(struct comp *c, const struct bt_node *var, const struct bt_
 	if (!s.ok || !(c->vsym[var->slot] = malloc(sizeof(s))))
 		return;
 	*c->vsym[var->slot] = s;
+}
+
+void bt_comp_reg(struct comp *c, const struct bt_node *n)
+{
+	char fa[32];
+
+	if (!fetch_probe(c)) {
+		c->ops->unsupported(c, n, "reg() outside a uprobe");
+		return;
+	}
+	snprintf(fa, sizeof(fa), "%%%s:u64", n->args[0]->str);
+	c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 0, 0);
 }
 
 void bt_comp_mem_free(struct comp *c)

@@ -148,6 +148,8 @@ static void test_fetchargs(void)
 	    {"struct A { int x[4]; } uprobe:/bin/true:main { $a = (struct A *)(arg0 - 4); "
 	     "@x = $a->x[3]; }",
 	     "+8(%di):s32"},
+	    {"uprobe:/bin/true:main { @x = sum(*(uint16*)(reg(\"sp\") + 8)); }", "+8(%sp):u16"},
+	    {"uprobe:/bin/true:main { @x = reg(\"ip\"); }", "%ip:u64"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -225,7 +227,8 @@ static void test_run(void)
 			  "struct C { uint32_t a; void * b; struct W w[10]; } "
 			  "BEGIN { $c = (struct C *)0x1000; @a = $c->w[3].t.b[1]; $i = 2; "
 			  "@b = $c->w[$i].a; @p = (int32 *)32; @p += 6; @p--; "
-			  "@q = (struct C *)0x1000 - 1; @z = *(int64 *)8; }";
+			  "@q = (struct C *)0x1000 - 1; @z = *(int64 *)8; @u = *(uint64 *)8 > -1; "
+			  "@v = *(int64 *)8 > -1; }";
 	struct utrace_error err = {0};
 	struct utrace_bt_state *st = calloc(1, sizeof(*st));
 	struct bt_program p;
@@ -247,6 +250,7 @@ static void test_run(void)
 		/* the program's struct C ends where this one's s starts */
 		check(get(ms, 3) == 0x1000 - (int64_t)offsetof(struct c, s), "struct pointer - 1");
 		check(get(ms, 4) == 0, "an unreadable address reads 0");
+		check(get(ms, 5) == 0 && get(ms, 6) == 1, "uint64 0 > -1 is false, int64's true");
 		bt_maps_free(ms);
 	}
 	free(st);
