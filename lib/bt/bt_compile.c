@@ -489,6 +489,8 @@ static void assign(struct comp *c, const struct bt_node *s)
 		emit(c, UTRACE_BOP_VST, (unsigned)t->slot, is_str(v), 0);
 		return;
 	}
+	if (plain)
+		bt_comp_map_sym(c, t, v, c->depth == 0);
 	key(c, t);
 	emit(c, UTRACE_BOP_MSET, (unsigned)t->slot, 0, 0);
 }

@@ -39,6 +39,9 @@ struct comp {
 	unsigned depth; /* 0: a statement of the probe's body, not in an if or unroll */
 	unsigned char vcount[UTRACE_BT_VARS];
 	struct bt_sym *vsym[UTRACE_BT_VARS];
+	/* the same for the maps: @m[literals] assigned once in the probe */
+	unsigned char *mcount;
+	struct bt_sym **msym;
 };
 
 
@@ -56,6 +59,7 @@ bool bt_comp_ptr_arith(struct comp *c, const struct bt_node *n);
 unsigned bt_comp_scale(const struct comp *c, const struct bt_node *n);
 void bt_comp_count_vars(struct comp *c, struct bt_node *const *s, unsigned n);
 void bt_comp_var_sym(struct comp *c, const struct bt_node *var, const struct bt_node *v, bool top);
+void bt_comp_map_sym(struct comp *c, const struct bt_node *map, const struct bt_node *v, bool top);
 void bt_comp_mem_free(struct comp *c);
 /* The probe's extra fetch-arg text (of C type ctype if it reads a struct
  * or an array, else 0): its index k (FIELD k). */

@@ -35,6 +35,7 @@ struct bt_sym {
 	bool ok;
 	char base[200];
 	int64_t off;
+	int64_t keys[UTRACE_BT_KEYS_MAX]; /* a map's: the literal keys it was assigned at */
 };
 
 static const char *const arg_regs[6] = {"%di", "%si", "%dx", "%cx", "%r8", "%r9"};
@@ -146,6 +147,18 @@ static bool is_place(const struct bt_node *n)
 
 static void sym_place(const struct comp *c, const struct bt_node *n, struct bt_sym *s);
 
+/* The keys of map node n when all are integer literals, into s->keys. */
+static bool literal_keys(const struct bt_node *n, struct bt_sym *s)
+{
+	memset(s->keys, 0, sizeof(s->keys));
+	for (unsigned i = 0; i < n->nargs; i++) {
+		if (n->args[i]->kind != BT_N_INT || i >= UTRACE_BT_KEYS_MAX)
+			return false;
+		s->keys[i] = n->args[i]->ival;
+	}
+	return true;
+}
+
 static void offtext(char *buf, size_t room, int64_t off)
 {
 	snprintf(buf, room, "%s%lld", off < 0 ? "" : "+", (long long)off);
@@ -182,6 +195,11 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 	case BT_N_VAR:
 		if (n->slot >= 0 && c->vsym[n->slot])
 			*s = *c->vsym[n->slot];
+		return;
+	case BT_N_MAP:
+		if (n->slot >= 0 && c->msym && c->msym[n->slot] && literal_keys(n, &a) &&
+		    !memcmp(a.keys, c->msym[n->slot]->keys, sizeof(a.keys)))
+			*s = *c->msym[n->slot];
 		return;
 	case BT_N_BINOP: {
 		bool minus = !strcmp(n->op, "-");
@@ -427,6 +445,14 @@ static void count_node(struct comp *c, const struct bt_node *n)
 	if (t && t->kind == BT_N_VAR && t->slot >= 0 && t->slot < (int)UTRACE_BT_VARS &&
 	    c->vcount[t->slot] < 255)
 		c->vcount[t->slot]++;
+	if (t && t->kind == BT_N_MAP && t->slot >= 0 && (unsigned)t->slot < c->p->nmaps &&
+	    (c->mcount || (c->mcount = calloc(c->p->nmaps, 1))) && c->mcount[t->slot] < 255)
+		c->mcount[t->slot]++;
+	if (n->kind == BT_N_CALL && (!strcmp(n->str, "delete") || !strcmp(n->str, "clear") ||
+				     !strcmp(n->str, "zero")) && n->nargs &&
+	    n->args[0]->slot >= 0 && (unsigned)n->args[0]->slot < c->p->nmaps &&
+	    (c->mcount || (c->mcount = calloc(c->p->nmaps, 1))))
+		c->mcount[n->args[0]->slot] = 255; /* emptied: its value is no longer known */
 	count_node(c, n->a);
 	count_node(c, n->b);
 	count_node(c, n->c);
@@ -465,8 +491,27 @@ void bt_comp_reg(struct comp *c, const struct bt_node *n)
 	c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 0, 0);
 }
 
+void bt_comp_map_sym(struct comp *c, const struct bt_node *map, const struct bt_node *v, bool top)
+{
+	struct bt_sym s;
+
+	if (!top || !c->mcount || map->slot < 0 || (unsigned)map->slot >= c->p->nmaps ||
+	    c->mcount[map->slot] != 1 || !literal_keys(map, &s))
+		return;
+	sym_value(c, v, &s);
+	if (!s.ok || !literal_keys(map, &s) ||
+	    (!c->msym && !(c->msym = calloc(c->p->nmaps, sizeof(*c->msym)))) ||
+	    !(c->msym[map->slot] = malloc(sizeof(s))))
+		return;
+	*c->msym[map->slot] = s;
+}
+
 void bt_comp_mem_free(struct comp *c)
 {
 	for (unsigned i = 0; i < UTRACE_BT_VARS; i++)
 		free(c->vsym[i]);
+	for (unsigned i = 0; c->msym && i < c->p->nmaps; i++)
+		free(c->msym[i]);
+	free(c->msym);
+	free(c->mcount);
 }

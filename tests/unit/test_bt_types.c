@@ -150,6 +150,8 @@ static void test_fetchargs(void)
 	     "+8(%di):s32"},
 	    {"uprobe:/bin/true:main { @x = sum(*(uint16*)(reg(\"sp\") + 8)); }", "+8(%sp):u16"},
 	    {"uprobe:/bin/true:main { @x = reg(\"ip\"); }", "%ip:u64"},
+	    {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; $x = @a[0]; @x = $x[1]; }",
+	     "+4(%di):s32"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -176,6 +178,9 @@ static const struct {
     {"BEGIN { $x = 1; @y = *$x; }", "stdin:1:22-25: ERROR: Can not dereference type 'int64'"},
     {"struct Foo { int a } BEGIN { @ = (struct Foo *)\"s\"; }",
      "stdin:1:34-51: ERROR: Cannot cast from \"string[2]\" to \"struct Foo *\""},
+    {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; delete(@a[0]); @x = *@a[0]; }",
+     "stdin:1:68: a read of memory at an address the probe's arguments do not give is not "
+     "supported by utrace bt yet"},
     {"uprobe:/bin/true:main { $i = arg1; @x = *((int32 *)arg0 + $i); }",
      "stdin:1:41: a read of memory at an address the probe's arguments do not give is not "
      "supported by utrace bt yet"},
