@@ -82,6 +82,7 @@ struct bt_loc {
 		      "found %s.")                                                                 \
 	C(INDEX_BOUNDS, "the index %lld is out of bounds for array of size %u")                   \
 	C(REG, "'%s' is not a valid register")                                                    \
+	C(MACADDR, "%s() only supports array arguments of 6 bytes in memory")                    \
 	C(STR_ARG, "%s() expects a string literal or a string (%s provided)")                     \
 	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
 	C(FIELD, "Can not access field on a value that is no tuple")                               \

@@ -39,6 +39,8 @@ int bt_check_cast_ptr(struct bt_checker *ck, struct bt_node *n);
 int bt_check_ctype(struct bt_checker *ck, struct bt_node *n);
 void bt_check_ptr_arith(struct bt_checker *ck, struct bt_node *n);
 unsigned bt_ctype_scale(const struct bt_program *p, unsigned ctype);
+/* macaddr(p->mac): the 6 bytes of an array in memory as a MAC address. */
+int bt_check_macaddr(struct bt_checker *ck, struct bt_node *n);
 /* reg("sp"): a register of the hit (uprobes), NAME a literal. */
 int bt_check_reg(struct bt_checker *ck, struct bt_node *n);
 /* The bytes of an integer expression's value: a cast's, else 8. */

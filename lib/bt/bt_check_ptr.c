@@ -161,6 +161,23 @@ int bt_check_reg(struct bt_checker *ck, struct bt_node *n)
 	return bt_error(ck->err, ck->p, n->loc, BT_ERR_REG, a->str);
 }
 
+int bt_check_macaddr(struct bt_checker *ck, struct bt_node *n)
+{
+	struct bt_node *a = n->args[0];
+	const struct bt_ctype *c;
+	int ret = ck->expr(ck, a);
+
+	if (ret < 0)
+		return ret;
+	c = bt_ctype(ck->p, a->ctype);
+	if (!c || c->kind != BT_C_ARRAY || c->size < 6 ||
+	    (a->kind != BT_N_MEMBER && a->kind != BT_N_INDEX && a->kind != BT_N_DEREF))
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_MACADDR, n->str);
+	n->type = BT_T_STR;
+	n->size = 18;
+	return 0;
+}
+
 /* A comparison of 64-bit values one of which is unsigned is unsigned, as
  * in C: op[3] 'u' says so to bt_compile_mem.c. */
 static void unsigned_cmp(struct bt_checker *ck, struct bt_node *n)

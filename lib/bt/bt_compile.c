@@ -229,8 +229,8 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		ustack(c, n);
 		return;
 	}
-	if (!strcmp(n->str, "reg")) {
-		bt_comp_reg(c, n);
+	if (!strcmp(n->str, "reg") || !strcmp(n->str, "macaddr")) {
+		(n->str[0] == 'r' ? bt_comp_reg : bt_comp_macaddr)(c, n);
 		return;
 	}
 	if (!strcmp(n->str, "usym")) {

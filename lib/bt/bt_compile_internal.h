@@ -51,6 +51,8 @@ struct comp {
  * variables' assignments counted before the probe is compiled, and a
  * variable's value as an address when it is assigned. */
 void bt_comp_mem(struct comp *c, const struct bt_node *n);
+/* macaddr(p->mac): its 6 bytes read at the hit, made text in the tool */
+void bt_comp_macaddr(struct comp *c, const struct bt_node *n);
 /* reg("sp"): the register at the hit, a fetch-arg */
 void bt_comp_reg(struct comp *c, const struct bt_node *n);
 /* args->NAME (bt_dwarf.c): its register, or its member's fetch-arg */

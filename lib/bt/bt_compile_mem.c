@@ -479,6 +479,21 @@ void bt_comp_var_sym(struct comp *c, const struct bt_node *var, const struct bt_
 	*c->vsym[var->slot] = s;
 }
 
+void bt_comp_macaddr(struct comp *c, const struct bt_node *n)
+{
+	char fa[256], o[24];
+	struct bt_sym s;
+
+	sym_place(c, n->args[0], &s);
+	if (!fetch_probe(c) || !s.ok || !s.base[0] || !in_mem(c, n->args[0])) {
+		c->ops->unsupported(c, n, "macaddr() of an address the probe's arguments do not give");
+		return;
+	}
+	offtext(o, sizeof(o), s.off);
+	snprintf(fa, sizeof(fa), "%s(%s):u8[6]", o, s.base);
+	c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, BT_FTYPE_MACADDR), 2, 0);
+}
+
 void bt_comp_reg(struct comp *c, const struct bt_node *n)
 {
 	char fa[32];

@@ -152,6 +152,9 @@ static void test_fetchargs(void)
 	    {"uprobe:/bin/true:main { @x = reg(\"ip\"); }", "%ip:u64"},
 	    {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; $x = @a[0]; @x = $x[1]; }",
 	     "+4(%di):s32"},
+	    {"struct S { long x; char mac[6]; } uprobe:/bin/true:main "
+	     "{ @m[macaddr(((struct S *)arg0)->mac)] = 1; }",
+	     "+8(%di):u8[6]"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
