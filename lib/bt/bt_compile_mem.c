@@ -180,6 +180,10 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 		    n->str[3] >= '0' && n->str[3] <= '5' && !n->str[4]) {
 			*s = (struct bt_sym){.ok = true};
 			snprintf(s->base, sizeof(s->base), "%s", arg_regs[n->str[3] - '0']);
+		} else if (c->ap->type == BT_P_UPROBE && !strncmp(n->str, "args", 4) &&
+			   n->op[0] != 't' && n->slot >= 0 && n->slot < 6 && n->ctype) {
+			*s = (struct bt_sym){.ok = true}; /* a pointer parameter (bt_dwarf.c) */
+			snprintf(s->base, sizeof(s->base), "%s", arg_regs[n->slot]);
 		}
 		return;
 	case BT_N_CAST:
