@@ -91,6 +91,8 @@ enum utrace_bt_op {
 	UTRACE_BOP_NTOP,     /* pop an IPv4 address (its bytes in memory order); push its text */
 	UTRACE_BOP_LOAD,     /* a: bytes (1, 2, 4, 8), b 1: signed; pop an address, push what
 			      * is there (ctx->load; 0 if it cannot be read) */
+	UTRACE_BOP_LOADREC,  /* imm: a C type; pop an address, push the struct or array
+			      * there as a value (ctx->record, the tool's: "" without it) */
 	UTRACE_BOP_MAX
 };
 
@@ -181,6 +183,10 @@ struct utrace_bt_ctx {
 	/* strftime(): format fmt's text of ns into dst (UTRACE_BT_STRLEN
 	 * bytes); NULL where no libc may run (the text is then "") */
 	int (*strftime)(void *arg, uint32_t fmt, int64_t ns, char *dst);
+	/* LOADREC: the struct or array of C type type at addr as a value
+	 * (lib/bt/bt_record.c) into out (UTRACE_BT_STRLEN bytes); NULL
+	 * where no libc may run */
+	void (*record)(void *arg, uint64_t addr, uint32_t type, char *out);
 };
 
 /* The run's state: the stack, the string slots, the variables. */
@@ -217,7 +223,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 	case UTRACE_BOP_USYM:
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
 	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET: case UTRACE_BOP_STRFTIME:
-	case UTRACE_BOP_BUF: case UTRACE_BOP_NTOP: case UTRACE_BOP_LOAD:
+	case UTRACE_BOP_BUF: case UTRACE_BOP_NTOP: case UTRACE_BOP_LOAD: case UTRACE_BOP_LOADREC:
 		*push = 1;
 		return 1;
 	case UTRACE_BOP_TUPLE:

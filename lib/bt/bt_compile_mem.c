@@ -342,6 +342,11 @@ static void record(struct comp *c, const struct bt_node *n)
 	char fa[256], o[24];
 	struct bt_sym s;
 
+	if (tool_probe(c)) { /* the tool's memory, read as the run goes */
+		addr(c, n);
+		c->ops->emit(c, UTRACE_BOP_LOADREC, 0, 0, n->ctype);
+		return;
+	}
 	sym_place(c, n, &s);
 	if (!fetch_probe(c) || !s.ok || !s.base[0] || !t->size || t->size / w > 64) {
 		c->ops->unsupported(c, n, fetch_probe(c) && s.ok ? "a struct or an array this large"

@@ -19,6 +19,7 @@
 
 #include "lib/bt/bt_run_internal.h"
 #include "lib/bt/bt_tracepoint.h"
+#include "lib/bt/bt_types.h"
 #include "lib/bt/bt_usdt.h"
 
 static int64_t now_ns(void)
@@ -214,6 +215,23 @@ static int load_self(uint64_t addr, unsigned size, uint64_t *out)
 	return 0;
 }
 
+/* LOADREC: the struct or array at addr, read as load_self reads. */
+static void record_cb(void *arg, uint64_t addr, uint32_t type, char *out)
+{
+	const struct bt_program *p = &((struct bt_run *)arg)->prog;
+	const struct bt_ctype *t = bt_ctype(p, type);
+	uint8_t b[512];
+	struct iovec local = {b, t ? t->size : 0}, remote = {(void *)(uintptr_t)addr, local.iov_len};
+
+	memset(b, 0, sizeof(b));
+	out[0] = 0;
+	if (!t || t->size > sizeof(b))
+		return;
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)t->size)
+		memset(b, 0, sizeof(b)); /* as a failed probe_read leaves it */
+	bt_record_text(p, type, b, t->size, out);
+}
+
 static int get_cb(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v)
 {
 	return bt_maps_get(((struct bt_run *)arg)->maps, map, key, v);
@@ -398,7 +416,8 @@ static int run(struct bt_run *r)
 	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_self, .map_get = get_cb,
 					.map_update = update_cb, .emit = emit_cb,
 					.ustack = ustack_cb, .usym = usym_cb,
-					.field = bt_session_field, .strftime = bt_strftime_cb};
+					.field = bt_session_field, .strftime = bt_strftime_cb,
+					.record = record_cb};
 	r->start_ns = now_ns();
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;

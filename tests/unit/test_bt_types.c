@@ -215,6 +215,18 @@ static int load(uint64_t addr, unsigned size, uint64_t *out)
 	return 0;
 }
 
+static const struct bt_program *rec_prog;
+
+static void record(void *arg, uint64_t addr, uint32_t type, char *out)
+{
+	const struct bt_ctype *t = bt_ctype(rec_prog, type);
+
+	(void)arg;
+	out[0] = 0;
+	if (t && addr >= 0x1000 && addr + t->size <= 0x1000 + sizeof(mem))
+		bt_record_text(rec_prog, type, (const uint8_t *)&mem + (addr - 0x1000), t->size, out);
+}
+
 static void emit_none(void *arg, const void *rec, uint32_t len)
 {
 	(void)arg, (void)rec, (void)len;
@@ -228,6 +240,17 @@ static int64_t get(struct bt_maps *ms, unsigned map)
 	return bt_maps_get(ms, map, k, &v) == 0 ? v.i : -999;
 }
 
+static void print_as(const char *t, int mode, char *buf, size_t room)
+{
+	FILE *f = fmemopen(buf, room, "w");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	bt_tuple_print_as(f, t, mode);
+	fclose(f);
+}
+
 /* BEGIN reads with LOAD; pointers step over their elements. */
 static void test_run(void)
 {
@@ -236,7 +259,7 @@ static void test_run(void)
 			  "BEGIN { $c = (struct C *)0x1000; @a = $c->w[3].t.b[1]; $i = 2; "
 			  "@b = $c->w[$i].a; @p = (int32 *)32; @p += 6; @p--; "
 			  "@q = (struct C *)0x1000 - 1; @z = *(int64 *)8; @u = *(uint64 *)8 > -1; "
-			  "@v = *(int64 *)8 > -1; }";
+			  "@v = *(int64 *)8 > -1; @r = $c->w[3].t; }";
 	struct utrace_error err = {0};
 	struct utrace_bt_state *st = calloc(1, sizeof(*st));
 	struct bt_program p;
@@ -248,9 +271,14 @@ static void test_run(void)
 	check(st && compile(src, &p, &code, &err) == 0, "compiles: %s", err.msg);
 	if (st && !err.msg[0] && bt_maps_new(code.prog, &ms) == 0) {
 		struct utrace_bt_ctx ctx = {.arg = ms, .load = load, .map_get = bt_maps_get,
-					    .map_update = bt_maps_update, .emit = emit_none};
+					    .map_update = bt_maps_update, .emit = emit_none,
+					    .record = record};
 		struct utrace_bt_hit hit = {0};
+		uint8_t k[UTRACE_BT_KEY_MAX] = {0};
+		struct utrace_bt_mval v = {0};
+		char buf[128];
 
+		rec_prog = &p;
 		check(utrace_bt_exec(code.prog, &hit, &ctx, st) == 0, "runs");
 		check(get(ms, 0) == 77 && get(ms, 1) == 5, "$c->w[3].t.b[1], $c->w[$i].a: %lld %lld",
 		      (long long)get(ms, 0), (long long)get(ms, 1));
@@ -259,22 +287,14 @@ static void test_run(void)
 		check(get(ms, 3) == 0x1000 - (int64_t)offsetof(struct c, s), "struct pointer - 1");
 		check(get(ms, 4) == 0, "an unreadable address reads 0");
 		check(get(ms, 5) == 0 && get(ms, 6) == 1, "uint64 0 > -1 is false, int64's true");
+		bt_maps_get(ms, 7, k, &v);
+		print_as(v.s, 0, buf, sizeof(buf));
+		check(!strcmp(buf, "{ .a = 0, .b = [0,77] }"), "LOADREC: %s", buf);
 		bt_maps_free(ms);
 	}
 	free(st);
 	code_free(&code);
 	bt_program_free(&p);
-}
-
-static void print_as(const char *t, int mode, char *buf, size_t room)
-{
-	FILE *f = fmemopen(buf, room, "w");
-
-	buf[0] = 0;
-	if (!f)
-		return;
-	bt_tuple_print_as(f, t, mode);
-	fclose(f);
 }
 
 /* A struct value: its bytes as the bytecode's tuple, printed as bpftrace
