@@ -342,6 +342,11 @@ static void record(struct comp *c, const struct bt_node *n)
 	char fa[256], o[24];
 	struct bt_sym s;
 
+	if (bt_record_maxlen(c->p, n->ctype) >= UTRACE_BT_STRLEN) {
+		c->ops->unsupported(c, n, "a struct or an array value longer than a string's 64 "
+					  "bytes as text");
+		return;
+	}
 	if (tool_probe(c)) { /* the tool's memory, read as the run goes */
 		addr(c, n);
 		c->ops->emit(c, UTRACE_BOP_LOADREC, 0, 0, n->ctype);

@@ -99,6 +99,25 @@ static void value(const struct bt_program *p, unsigned t, const uint8_t *b, size
 	}
 }
 
+unsigned bt_record_maxlen(const struct bt_program *p, unsigned t)
+{
+	static const unsigned digits[9] = {0, 4, 6, 0, 11, 0, 0, 0, 20}; /* "-128" ... */
+	const struct bt_ctype *c = bt_ctype(p, t);
+	unsigned n = 2; /* its open and close markers */
+
+	if (!c)
+		return 0;
+	if (c->kind == BT_C_INT || c->kind == BT_C_PTR)
+		return c->size <= 8 ? digits[c->size] : 20;
+	if (bt_ctype_is_str(p, t))
+		return 1 + c->count;
+	if (c->kind == BT_C_ARRAY)
+		return n + c->count * (bt_record_maxlen(p, c->elem) + 1);
+	for (unsigned i = 0; i < c->nm; i++)
+		n += (unsigned)strlen(c->m[i].name) + 2 + bt_record_maxlen(p, c->m[i].type);
+	return n;
+}
+
 void bt_record_text(const struct bt_program *p, unsigned t, const void *bytes, size_t len,
 		    char *out)
 {

@@ -69,5 +69,7 @@ void bt_ctypes_free(struct bt_program *p);
  * common/bt_tuple.h) into out (UTRACE_BT_STRLEN bytes). */
 void bt_record_text(const struct bt_program *p, unsigned t, const void *bytes, size_t len,
 		    char *out);
+/* The longest that value of type t can be, its NUL not counted. */
+unsigned bt_record_maxlen(const struct bt_program *p, unsigned t);
 
 #endif

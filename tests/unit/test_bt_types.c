@@ -301,14 +301,14 @@ static void test_run(void)
  * prints one in a value, a key and json; its elements by TGET. */
 static void test_record(void)
 {
-	const char *src = "struct Foo { struct { int m[2] } y; struct { char s[4]; int n; } a; "
-			  "unsigned int b:3, c:5; } uprobe:/bin/true:main "
+	const char *src = "struct Foo { struct { short m[2] } y; struct { char s[4]; short n; } a; "
+			  "unsigned char b:3, c:5; } uprobe:/bin/true:main "
 			  "{ @s = *((struct Foo *)arg0); @t = (1, @s); @k[@s.y] = @s.a.n; }";
 	static const struct {
-		int y[2];
+		short y[2];
 		char s[4];
-		int n;
-		unsigned b : 3, c : 5;
+		short n;
+		unsigned char b : 3, c : 5;
 	} foo = {{2, -3}, "ab", 7, 5, 17};
 	struct utrace_error err = {0};
 	struct bt_program p;
@@ -317,7 +317,7 @@ static void test_record(void)
 	int64_t num = 0;
 
 	check(compile(src, &p, &code, &err) == 0 && code.nfields == 1 && code.ftypes &&
-		      code.ftypes[0] && !strcmp(code.fields[0], "+0(%di):u8[20]"),
+		      code.ftypes[0] && !strcmp(code.fields[0], "+0(%di):u8[12]"),
 	      "a struct read is one fetch-arg of its bytes: %s %s", code.nfields ? code.fields[0] : "",
 	      err.msg);
 	if (!code.nfields || !code.ftypes) {
@@ -340,6 +340,13 @@ static void test_record(void)
 	      "TGET .a, then .n: %lld", (long long)num);
 	check(utrace_bt_tuple_get(text, 3, el, &num) == 0 && num == 17, "TGET .c: %lld",
 	      (long long)num);
+	code_free(&code);
+	bt_program_free(&p);
+	code = (struct bt_code){0};
+	check(compile("struct W { long a; long b; } struct C { struct W w[4]; } "
+		      "uprobe:/bin/true:main { @w = ((struct C *)arg0)->w; }",
+		      &p, &code, &err) == -EINVAL && strstr(err.msg, "longer than a string's"),
+	      "a value that may not fit a string is refused: %s", err.msg);
 	code_free(&code);
 	bt_program_free(&p);
 }
