@@ -74,6 +74,15 @@ struct bt_loc {
 	C(UNSAFE, "%s() is an unsafe function being used in safe mode")                           \
 	C(DWARF_PARAM, "Can't find function parameter %s")                                         \
 	C(CAST, "Cannot cast from \"%s\" to \"%s\"")                                               \
+	C(DEREF, "Can not dereference type '%s'")                                                 \
+	C(NO_FIELD, "Struct/union of type '%s' does not contain a field named '%s'")              \
+	C(MEMBER_TYPE, "Can not access field '%s' on type '%s'. Try dereferencing it first, or "   \
+		       "using '->'")                                                               \
+	C(INDEX_TYPE, "The array index operator [] can only be used on arrays and pointers, "     \
+		      "found %s.")                                                                 \
+	C(INDEX_BOUNDS, "the index %lld is out of bounds for array of size %u")                   \
+	C(REG, "'%s' is not a valid register")                                                    \
+	C(MACADDR, "%s() only supports array arguments of 6 bytes in memory")                    \
 	C(STR_ARG, "%s() expects a string literal or a string (%s provided)")                     \
 	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
@@ -95,6 +104,7 @@ enum bt_type {
 	BT_T_USYM,   /* usym(), func */
 	BT_T_TUPLE,  /* (a, b, ...): size is its shape's index (bt_tuple.c) */
 	BT_T_BUF,    /* buf(): size its bytes (common/bt_buf.h) */
+	BT_T_RECORD, /* a struct or an array (not of char): size its bytes, ctype its type */
 };
 
 enum bt_node_kind {
@@ -115,6 +125,10 @@ enum bt_node_kind {
 	BT_N_CAST,    /* (str)a: str the type; ival its bytes, op "s"/"u" (bt_cast.c) */
 	BT_N_TUPLE,   /* (args...) (bt_tuple.c) */
 	BT_N_FIELD,   /* a.ival: a tuple's element */
+	BT_N_DEREF,   /* *a (bt_types.h: the C types) */
+	BT_N_MEMBER,  /* a->str (op "->"), a.str (op ".") */
+	BT_N_INDEX,   /* a[b] */
+	BT_N_TYPE,    /* a type name (sizeof's argument): ctype */
 };
 
 struct bt_node {
@@ -133,6 +147,7 @@ struct bt_node {
 	enum bt_type type;
 	unsigned size; /* STR: bytes, NUL included */
 	int slot;      /* VAR: its scratch slot; MAP: its map index */
+	unsigned ctype; /* its C type (bt_types.h), 0 if none: a pointer, a struct ... */
 };
 
 enum bt_probe_type {
@@ -175,6 +190,7 @@ struct bt_mapdef {
 	int agg;	 /* enum utrace_bt_agg */
 	enum bt_type vtype; /* AGG_SCALAR: its value type */
 	unsigned vsize;
+	unsigned vctype; /* its value's C type (bt_types.h), 0 if none */
 	int64_t lmin, lmax, lstep; /* lhist */
 	bool assigned;		   /* some statement fills it */
 	bool read;		   /* read in an expression, first at read_loc */
@@ -191,7 +207,10 @@ struct bt_program {
 	char **vars; /* the scratch variables' names, their slot the index */
 	enum bt_type *var_types;
 	unsigned *var_sizes;
+	unsigned *var_ctypes; /* their C types (bt_types.h) */
 	unsigned nvars;
+	struct bt_ctype *ctypes; /* the C types (bt_types.h), by index; 0: none */
+	unsigned nctypes;
 	bool unsafe; /* --unsafe */
 	unsigned helper_check; /* -k 1, -kk 2: warn when a map helper fails */
 	char **shapes; /* the tuples' types (bt_tuple.c), by index */

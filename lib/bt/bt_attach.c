@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/bt/bt_ast.h"
+#include "lib/bt/bt_types.h"
 
 static const struct {
 	const char *name, *alias;
@@ -217,6 +218,8 @@ void bt_program_free(struct bt_program *p)
 	free(p->vars);
 	free(p->var_types);
 	free(p->var_sizes);
+	free(p->var_ctypes);
+	bt_ctypes_free(p);
 	for (unsigned i = 0; i < p->nshapes; i++)
 		free(p->shapes[i]);
 	free(p->shapes);

@@ -311,6 +311,8 @@ static void key_scalars(const struct bt_maps *ms, const struct bt_map *m, const 
 		if (m->d.key_str >> i & 1) {
 			out[i] = (struct utrace_bt_scalar){.kind = m->d.key_str >> (16 + i) & 1
 									   ? UTRACE_BT_BUF
+								   : m->d.key_str >> (8 + i) & 1
+									   ? UTRACE_BT_TUPLE
 									   : UTRACE_BT_STR,
 							   .s = (const char *)key + off};
 			off += UTRACE_BT_STRLEN;

@@ -13,11 +13,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/bt/bt_run_internal.h"
 #include "lib/bt/bt_tracepoint.h"
+#include "lib/bt/bt_types.h"
 #include "lib/bt/bt_usdt.h"
 
 static int64_t now_ns(void)
@@ -198,13 +200,36 @@ static void emit_cb(void *arg, const void *rec, uint32_t len)
 	}
 }
 
-/* BEGIN and END read no process's memory. */
-static int load_none(uint64_t addr, unsigned size, uint64_t *out)
+/* BEGIN, END and interval read the tool's own memory, as bpftrace's read
+ * bpftrace's: through the kernel, so that a bad address fails (-1)
+ * instead of faulting. */
+static int load_self(uint64_t addr, unsigned size, uint64_t *out)
 {
-	(void)addr;
-	(void)size;
+	struct iovec local = {out, size}, remote = {(void *)(uintptr_t)addr, size};
+
 	*out = 0;
-	return -1;
+	if (size > 8 || process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)size) {
+		*out = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* LOADREC: the struct or array at addr, read as load_self reads. */
+static void record_cb(void *arg, uint64_t addr, uint32_t type, char *out)
+{
+	const struct bt_program *p = &((struct bt_run *)arg)->prog;
+	const struct bt_ctype *t = bt_ctype(p, type);
+	uint8_t b[512];
+	struct iovec local = {b, t ? t->size : 0}, remote = {(void *)(uintptr_t)addr, local.iov_len};
+
+	memset(b, 0, sizeof(b));
+	out[0] = 0;
+	if (!t || t->size > sizeof(b))
+		return;
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)t->size)
+		memset(b, 0, sizeof(b)); /* as a failed probe_read leaves it */
+	bt_record_text(p, type, b, t->size, out);
 }
 
 static int get_cb(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v)
@@ -388,10 +413,11 @@ static int run(struct bt_run *r)
 
 	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0 || stack_maps(r) < 0)
 		return utrace_error_set(r->err, -ENOMEM, "out of memory");
-	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_none, .map_get = get_cb,
+	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_self, .map_get = get_cb,
 					.map_update = update_cb, .emit = emit_cb,
 					.ustack = ustack_cb, .usym = usym_cb,
-					.field = bt_session_field, .strftime = bt_strftime_cb};
+					.field = bt_session_field, .strftime = bt_strftime_cb,
+					.record = record_cb};
 	r->start_ns = now_ns();
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
@@ -435,6 +461,7 @@ static void run_free(struct bt_run *r)
 		for (unsigned k = 0; k < r->sites[i].code.nfields; k++)
 			free(r->sites[i].code.fields[k]);
 		free(r->sites[i].code.fields);
+		free(r->sites[i].code.ftypes);
 	}
 	free(r->sites);
 	bt_formats_free(&r->fmts);
