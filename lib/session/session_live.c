@@ -73,7 +73,7 @@ static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
 
 static void live_symbols(void *arg, utrace_live_sym_cb cb, void *cbarg)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	live_lock(rl);
 	utrace_recorder_live_symbols(rl->r, cb, cbarg);
@@ -321,7 +321,7 @@ static void live_dump_on_crash(void *arg, bool on)
 
 static int live_graph_retval(void *arg, bool on, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
