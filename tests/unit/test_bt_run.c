@@ -40,6 +40,8 @@ static const struct {
     {"BEGIN { printf(\"[%08x] [%-6d] [%.2s]\\n\", 255, 12, \"abcdef\"); exit(); }",
      "Attaching 1 probe...\n[000000ff] [12    ] [ab]\n\n\n"},
     {"BEGIN { exit(); }", "Attaching 1 probe...\n\n\n"},
+    /* exit() ends the action: what follows it does not run */
+    {"BEGIN { @a = 1; exit(); @a = 2; }", "Attaching 1 probe...\n\n\n@a: 1\n"},
 };
 
 int main(void)
