@@ -42,6 +42,11 @@ static const struct {
     {"BEGIN { exit(); }", "Attaching 1 probe...\n\n\n"},
     /* exit() ends the action: what follows it does not run */
     {"BEGIN { @a = 1; exit(); @a = 2; }", "Attaching 1 probe...\n\n\n@a: 1\n"},
+    /* count() without keys is bpftrace's array map: never empty, zeroed by
+     * clear() and delete() */
+    {"BEGIN { @ = count(); @a[1] = count(); @b = count(); clear(@); delete(@a[1]); "
+     "delete(@b); exit(); } END { if (0) { @c = count(); } }",
+     "Attaching 2 probes...\n\n\n@: 0\n@b: 0\n@c: 0\n"},
 };
 
 int main(void)
