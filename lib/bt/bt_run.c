@@ -393,8 +393,6 @@ static int run(struct bt_run *r)
 					.ustack = ustack_cb, .usym = usym_cb,
 					.field = bt_session_field, .strftime = bt_strftime_cb};
 	r->start_ns = now_ns();
-	for (unsigned i = 0; i < r->nsites; i++)
-		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
 	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
 		return ret;
 	if (!r->o->quiet)
@@ -402,6 +400,10 @@ static int run(struct bt_run *r)
 	if (r->o->verbose)
 		say_mechanisms(r);
 	run_here(r, BT_P_BEGIN);
+	/* bpftrace attaches the interval probes after BEGIN ran: the first
+	 * fires a period after BEGIN's nsecs */
+	for (unsigned i = 0; i < r->nsites; i++)
+		r->sites[i].next_tick = (uint64_t)now_ns() + r->sites[i].period_ns;
 	if (!r->exiting && uprobes_alone(r) < 0)
 		ret = utrace_error_set(r->err, -EINVAL,
 				       "uprobes without -c or -p are served by the kernel's uprobes, "

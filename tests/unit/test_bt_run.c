@@ -47,6 +47,9 @@ static const struct {
     {"BEGIN { @ = count(); @a[1] = count(); @b = count(); clear(@); delete(@a[1]); "
      "delete(@b); exit(); } END { if (0) { @c = count(); } }",
      "Attaching 2 probes...\n\n\n@: 0\n@b: 0\n@c: 0\n"},
+    /* an interval's first hit is a period after BEGIN ran */
+    {"BEGIN { @s = nsecs; } i:ms:100 { @ok = nsecs - @s >= 100000000; clear(@s); exit(); }",
+     "Attaching 2 probes...\n\n\n@ok: 1\n"},
 };
 
 int main(void)
