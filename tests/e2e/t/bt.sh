@@ -82,6 +82,15 @@ check_bt() {
 	t "$([ $? = 1 ] && grep -q 'No probes to attach' "$RES/none.err" &&
 		! grep -q 'fib(' "$RES/none.out"; echo $?)" \
 		"$CFG bt a probe that matches nothing: an error before anything runs" "$(cat "$RES/none.err")"
+	# --version: utrace's own and the bpftrace it follows; --info: bpftrace's
+	# report, the kernel's part asked of the kernel
+	"$UTRACE" bt --version >"$RES/version.out" 2>&1
+	t "$(grep -qx "utrace bt ${UTRACE_V:=$("$UTRACE" --version | sed 's/^utrace //')} (the language of bpftrace v0.17.0)" \
+		"$RES/version.out"; echo $?)" "$CFG bt --version" "$(cat "$RES/version.out")"
+	"$UTRACE" bt --info >"$RES/info.out" 2>&1
+	t "$([ $? = 0 ] && grep -q '^  perf_event_array: yes' "$RES/info.out" &&
+		grep -q "^  kernel uprobes: $([ -e /sys/kernel/tracing/uprobe_events ] && echo yes || echo no) " \
+			"$RES/info.out"; echo $?)" "$CFG bt --info" "$(cat "$RES/info.out")"
 	check_bt_inproc
 }
 
