@@ -275,6 +275,9 @@ static int check_stmt(struct bt_checker *ck, struct bt_node *s)
 			return ret;
 		return check_stmts(ck, s->orelse, s->norelse);
 	case BT_N_UNROLL:
+		if (s->ival > 100 || s->ival < 1)
+			return bt_error(ck->err, ck->p, s->loc,
+					s->ival > 100 ? BT_ERR_UNROLL_MAX : BT_ERR_UNROLL_MIN);
 		return check_stmts(ck, s->body, s->nbody);
 	case BT_N_EXPR:
 		if ((ret = bt_check_expr(ck, s->a)) < 0)
