@@ -237,6 +237,9 @@ int bt_param_str(const struct bt_program *p, struct bt_node *call);
 /* The number of the parameter named by name (len bytes): 0, or -1 if
  * it is not one or not a number. */
 int bt_param_int(const struct bt_program *p, const char *name, size_t len, int64_t *v);
+/* An attach point's text with each $N replaced by its word (bpftrace's
+ * `i:ms:$1`, `BEG$1`), a missing one by nothing; malloc'ed. */
+char *bt_param_attach(const struct bt_program *p, const char *text);
 
 /* bt_cast.c: an integer type's name (int8 ... uint64): its bytes, and
  * whether it is signed; 0 if name is none. */

@@ -13,9 +13,12 @@
 #include "lib/bt/bt.h"
 #include "tests/unit/check.h"
 
+static char *params[] = {"IN", "ms", NULL}; /* the words after the program: $1, $2 */
+
 static int run(const char *src, char **out, struct utrace_error *err)
 {
-	struct utrace_bt_opts o = {.text = src, .name = "stdin", .log = stderr};
+	struct utrace_bt_opts o = {.text = src, .name = "stdin", .log = stderr, .params = params,
+				   .nparams = 2};
 	size_t len = 0;
 	int ret;
 
@@ -47,6 +50,9 @@ static const struct {
     {"BEGIN { @ = count(); @a[1] = count(); @b = count(); clear(@); delete(@a[1]); "
      "delete(@b); exit(); } END { if (0) { @c = count(); } }",
      "Attaching 2 probes...\n\n\n@: 0\n@b: 0\n@c: 0\n"},
+    /* positional parameters in attach points, as bpftrace expands them */
+    {"BEG$1 { printf(\"%s\\n\", probe); } i:$2:1 { printf(\"%s\\n\", probe); exit(); }",
+     "Attaching 2 probes...\nBEGIN\ni:ms:1\n\n\n"},
     /* an interval's first hit is a period after BEGIN ran */
     {"BEGIN { @s = nsecs; } i:ms:100 { @ok = nsecs - @s >= 100000000; clear(@s); exit(); }",
      "Attaching 2 probes...\n\n\n@ok: 1\n"},
