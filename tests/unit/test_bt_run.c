@@ -53,6 +53,9 @@ static const struct {
     /* positional parameters in attach points, as bpftrace expands them */
     {"BEG$1 { printf(\"%s\\n\", probe); } i:$2:1 { printf(\"%s\\n\", probe); exit(); }",
      "Attaching 2 probes...\nBEGIN\ni:ms:1\n\n\n"},
+    /* a ternary of printf()s is a statement */
+    {"BEGIN { 0 ? printf(\"yes\\n\") : printf(\"no\\n\"); 1 ? printf(\"yes\\n\") : exit(); exit(); }",
+     "Attaching 1 probe...\nno\nyes\n\n\n"},
     /* an interval's first hit is a period after BEGIN ran */
     {"BEGIN { @s = nsecs; } i:ms:100 { @ok = nsecs - @s >= 100000000; clear(@s); exit(); }",
      "Attaching 2 probes...\n\n\n@ok: 1\n"},
