@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,6 +172,13 @@ static int resolve(struct bt_run *r)
 	return ret;
 }
 
+void bt_tool_comm(char comm[16])
+{
+	if (prctl(PR_GET_NAME, comm) < 0) /* "utrace", or "bpftrace" run by that name */
+		snprintf(comm, 16, "utrace");
+	comm[15] = 0;
+}
+
 /* BEGIN, END and interval run in the tool: the tool's own pid and name. */
 static void run_here(struct bt_run *r, enum bt_probe_type type)
 {
@@ -182,7 +190,7 @@ static void run_here(struct bt_run *r, enum bt_probe_type type)
 	hit.builtin[UTRACE_BB_GID] = getgid();
 	hit.builtin[UTRACE_BB_NSECS] = now_ns();
 	hit.builtin[UTRACE_BB_ELAPSED] = now_ns() - r->start_ns;
-	snprintf(hit.comm, sizeof(hit.comm), "utrace");
+	bt_tool_comm(hit.comm);
 	for (unsigned i = 0; i < r->nsites; i++)
 		if (r->sites[i].type == type && !(r->exiting && type != BT_P_END))
 			utrace_bt_exec(r->sites[i].code.prog, &hit, &r->ctx, &r->st);

@@ -85,6 +85,9 @@ int bt_session_run(struct bt_run *r);
 /* The interval sites due by ts (CLOCK_MONOTONIC ns), fired in time
  * order. */
 void bt_run_ticks(struct bt_run *r, uint64_t ts);
+/* The tool's own process name (comm of BEGIN, END, interval): "utrace",
+ * or "bpftrace" when run by that name. */
+void bt_tool_comm(char comm[16]);
 /* bt_session.c: the definition of site k's probe, group/pK at where
  * (the function; PATH:FUNC for the kernel's uprobes), malloc'd; and one
  * recorded hit of site k (d: the recording that names its addresses,

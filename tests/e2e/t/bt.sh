@@ -91,6 +91,11 @@ check_bt() {
 	t "$([ $? = 0 ] && grep -q '^  perf_event_array: yes' "$RES/info.out" &&
 		grep -q "^  kernel uprobes: $([ -e /sys/kernel/tracing/uprobe_events ] && echo yes || echo no) " \
 			"$RES/info.out"; echo $?)" "$CFG bt --info" "$(cat "$RES/info.out")"
+	# utrace run by the name bpftrace is utrace bt, its process so named
+	mkdir -p "$RES/bin" && ln -sfn "$UTRACE" "$RES/bin/bpftrace"
+	"$RES/bin/bpftrace" -e 'BEGIN { printf("comm %s\n", comm); exit(); }' >"$RES/link.out" 2>&1
+	t "$(grep -qx 'comm bpftrace' "$RES/link.out"; echo $?)" \
+		"$CFG bt run as bpftrace: BEGIN's comm is bpftrace" "$(cat "$RES/link.out")"
 	check_bt_inproc
 }
 
