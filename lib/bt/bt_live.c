@@ -75,6 +75,7 @@ bool bt_live_step(void *arg, struct utrace_session *s)
 		r->exiting = true;
 	}
 	bt_live_notify(r);
+	bt_usr1_poll(r);
 	if (r->exiting || now < r->next_step_ns || !r->dat_path || !r->replay)
 		return r->exiting;
 	r->next_step_ns = now + STEP_NS;

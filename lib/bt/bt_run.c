@@ -281,13 +281,11 @@ int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const ui
 	}
 }
 
-/* At exit: two blank lines, then every map that holds something, by
- * name, as bpftrace prints them. */
-static void print_maps(struct bt_run *r)
+/* Every map that holds something, by name, as bpftrace prints them. */
+static void print_all(struct bt_run *r)
 {
 	bool *done = calloc(r->prog.nmaps + 1, sizeof(*done));
 
-	fputs("\n\n", r->out); /* bpftrace's, maps or not, text or json */
 	for (unsigned k = 0; done && k < r->prog.nmaps; k++) {
 		int next = -1;
 
@@ -301,6 +299,30 @@ static void print_maps(struct bt_run *r)
 				      r->fmt, r->out);
 	}
 	free(done);
+}
+
+/* At exit: two blank lines, then the maps. */
+static void print_maps(struct bt_run *r)
+{
+	fputs("\n\n", r->out); /* bpftrace's, maps or not, text or json */
+	print_all(r);
+}
+
+static volatile sig_atomic_t bt_usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	bt_usr1 = 1;
+}
+
+void bt_usr1_poll(struct bt_run *r)
+{
+	if (!bt_usr1)
+		return;
+	bt_usr1 = 0;
+	print_all(r);
+	fflush(r->out);
 }
 
 /* bpftrace's first line: the probes attached, each function once. */
@@ -362,12 +384,14 @@ static void run_alone(struct bt_run *r)
 				next = r->sites[i].next_tick;
 		if (next == UINT64_MAX) {
 			pause();
+			bt_usr1_poll(r);
 			continue;
 		}
 		ts.tv_sec = (time_t)(next / 1000000000);
 		ts.tv_nsec = (long)(next % 1000000000);
 		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == 0)
 			bt_run_ticks(r, next);
+		bt_usr1_poll(r);
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -392,6 +416,7 @@ static void say_mechanisms(const struct bt_run *r)
 
 static int run(struct bt_run *r)
 {
+	struct sigaction usr1 = {.sa_handler = on_usr1}, old_usr1;
 	int ret = 0;
 
 	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0 || stack_maps(r) < 0)
@@ -407,6 +432,10 @@ static int run(struct bt_run *r)
 		attaching(r);
 	if (r->o->verbose)
 		say_mechanisms(r);
+	/* SIGUSR1 prints every map, as bpftrace's */
+	sigemptyset(&usr1.sa_mask);
+	bt_usr1 = 0;
+	sigaction(SIGUSR1, &usr1, &old_usr1);
 	run_here(r, BT_P_BEGIN);
 	/* bpftrace attaches the interval probes after BEGIN ran: the first
 	 * fires a period after BEGIN's nsecs */
@@ -423,6 +452,7 @@ static int run(struct bt_run *r)
 		ret = bt_session_run(r);
 	else if (!r->exiting)
 		run_alone(r);
+	sigaction(SIGUSR1, &old_usr1, NULL);
 	if (ret < 0) /* the probes could not run: no END, no maps */
 		return ret;
 	run_here(r, BT_P_END);
