@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/bt/bt_run_internal.h"
+#include "lib/elf/symtab.h"
 #include "lib/bt/bt_tracepoint.h"
 #include "lib/bt/bt_usdt.h"
 
@@ -131,6 +132,29 @@ static int resolve_tracepoint(struct bt_run *r, const struct bt_probe *pr,
 	return ret;
 }
 
+/* uprobe:BIN:FUNC+OFF: OFF inside FUNC, else bpftrace's error. */
+static int check_offset(struct bt_run *r, const struct bt_attach *ap, const char *func)
+{
+	struct utrace_symtab *tab = NULL;
+	struct utrace_error e = {0};
+	int ret = 0;
+
+	if (!ap->off || utrace_symtab_load(ap->target, &tab, &e) < 0)
+		return 0; /* no symbols: the probe's own check */
+	for (size_t i = 0; i < utrace_symtab_count(tab); i++) {
+		const struct utrace_sym *s = utrace_symtab_get(tab, i);
+
+		if (!strcmp(s->name, func) && s->size && ap->off >= s->size) {
+			ret = utrace_error_set(r->err, -EINVAL, "Offset outside the function bounds "
+					       "('%s' size is %llu)", func,
+					       (unsigned long long)s->size);
+			break;
+		}
+	}
+	utrace_symtab_free(tab);
+	return ret;
+}
+
 /* Every attach point of every probe into sites. */
 static int resolve(struct bt_run *r)
 {
@@ -162,6 +186,8 @@ static int resolve(struct bt_run *r)
 			else if (!n) /* bpftrace's words, before anything runs */
 				ret = utrace_error_set(r->err, -ENOENT, "No probes to attach");
 			for (size_t f = 0; f < n; f++) {
+				if (!ret)
+					ret = check_offset(r, ap, funcs[f]);
 				if (!ret)
 					ret = add_site(r, pr, ap, funcs[f]);
 				free(funcs[f]);

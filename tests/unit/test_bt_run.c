@@ -85,5 +85,15 @@ int main(void)
 		      "a program's error: status 1, bpftrace's lines, nothing run: %s", err.msg);
 		free(out);
 	}
+	{
+		struct utrace_error err = {0};
+		char *out = NULL;
+		int ret = run("uprobe:/proc/self/exe:main+10000000 { exit(); }", &out, &err);
+
+		check(ret == 1 && !strncmp(err.msg, "Offset outside the function bounds ('main' size "
+						    "is ", 51),
+		      "an offset past the function's end: bpftrace's error: %s", err.msg);
+		free(out);
+	}
 	return check_done();
 }
