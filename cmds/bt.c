@@ -260,7 +260,9 @@ int cmd_bt(int argc, char **argv)
 	if (b.list) {
 		ret = utrace_bt_list_pid(b.pattern ? b.pattern : optind < argc ? argv[optind] : NULL,
 					 b.o.pid, b.o.verbose, stdout, &err);
-		if (ret < 0)
+		if (ret < 0 && strstr(err.msg, ": ERROR: ")) /* bpftrace's lines */
+			fprintf(stderr, "%s\n", err.msg);
+		else if (ret < 0)
 			utrace_die_msg("bt", "%s", err.msg);
 		return ret < 0 ? 1 : utrace_flush_stdout("bt");
 	}

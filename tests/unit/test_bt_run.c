@@ -95,5 +95,14 @@ int main(void)
 		      "an offset past the function's end: bpftrace's error: %s", err.msg);
 		free(out);
 	}
+	{
+		struct utrace_error err = {0};
+		int ret = utrace_bt_list_pid("\\n", 0, false, stdout, &err);
+
+		check(ret < 0 && !strcmp(err.msg, "stdin:1:1-2: ERROR: invalid character '\\'\n"
+						  "\\n\n"
+						  "~"),
+		      "-l PATTERN with a character bpftrace's lexer refuses: its error: %s", err.msg);
+	}
 	return check_done();
 }
