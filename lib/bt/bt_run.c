@@ -155,6 +155,35 @@ static int check_offset(struct bt_run *r, const struct bt_attach *ap, const char
 	return ret;
 }
 
+/* uprobe:BIN:ADDRESS (a number, bpftrace's): the function holding it, as
+ * FUNC+OFF; 1 if func is no number, 0 when resolved, <0 with err. */
+static int resolve_address(struct bt_run *r, const struct bt_attach *ap, char **name,
+			   uint64_t *off)
+{
+	struct utrace_symtab *tab = NULL;
+	struct utrace_error e = {0};
+	const struct utrace_sym *s = NULL;
+	char *end;
+	uint64_t addr;
+
+	if (ap->func[0] < '0' || ap->func[0] > '9')
+		return 1;
+	addr = strtoull(ap->func, &end, 0);
+	if (*end)
+		return 1;
+	if (utrace_symtab_load(ap->target, &tab, &e) == 0)
+		s = utrace_symtab_lookup(tab, addr, off);
+	if (s && !(*name = strdup(s->name)))
+		s = NULL, e.code = -ENOMEM;
+	utrace_symtab_free(tab);
+	if (!s && e.code == -ENOMEM)
+		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	if (!s) /* bpftrace's words */
+		return utrace_error_set(r->err, -ENOENT, "Could not resolve address: %s:0x%llx",
+					ap->target, (unsigned long long)addr);
+	return 0;
+}
+
 /* Every attach point of every probe into sites. */
 static int resolve(struct bt_run *r)
 {
@@ -165,8 +194,9 @@ static int resolve(struct bt_run *r)
 
 		for (unsigned k = 0; k < pr->naps && !ret; k++) {
 			const struct bt_attach *ap = &pr->aps[k];
-			char **funcs = NULL;
+			char **funcs = NULL, *name = NULL;
 			size_t n = 0;
+			uint64_t off = 0;
 
 			if (ap->type == BT_P_USDT) {
 				ret = resolve_usdt(r, pr, ap);
@@ -178,6 +208,13 @@ static int resolve(struct bt_run *r)
 			}
 			if (ap->type != BT_P_UPROBE && ap->type != BT_P_URETPROBE) {
 				ret = add_site(r, pr, ap, NULL);
+				continue;
+			}
+			if ((ret = resolve_address(r, ap, &name, &off)) <= 0) {
+				if (!ret && !(ret = add_site(r, pr, ap, name)))
+					r->sites[r->nsites - 1].off = off;
+				free(name);
+				name = NULL;
 				continue;
 			}
 			ret = bt_resolve_funcs(ap->target, ap->func, &funcs, &n);

@@ -104,5 +104,14 @@ int main(void)
 						  "~"),
 		      "-l PATTERN with a character bpftrace's lexer refuses: its error: %s", err.msg);
 	}
+	{
+		struct utrace_error err = {0};
+		char *out = NULL;
+		int ret = run("uprobe:/proc/self/exe:10 { exit(); }", &out, &err);
+
+		check(ret == 1 && !strcmp(err.msg, "Could not resolve address: /proc/self/exe:0xa"),
+		      "an address no function holds: bpftrace's error: %s", err.msg);
+		free(out);
+	}
 	return check_done();
 }
