@@ -13,7 +13,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -235,13 +234,6 @@ static int resolve(struct bt_run *r)
 	return ret;
 }
 
-void bt_tool_comm(char comm[16])
-{
-	if (prctl(PR_GET_NAME, comm) < 0) /* "utrace", or "bpftrace" run by that name */
-		snprintf(comm, 16, "utrace");
-	comm[15] = 0;
-}
-
 /* BEGIN, END and interval run in the tool: the tool's own pid and name. */
 static void run_here(struct bt_run *r, enum bt_probe_type type)
 {
@@ -344,48 +336,11 @@ int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const ui
 	}
 }
 
-/* Every map that holds something, by name, as bpftrace prints them. */
-static void print_all(struct bt_run *r)
-{
-	bool *done = calloc(r->prog.nmaps + 1, sizeof(*done));
-
-	for (unsigned k = 0; done && k < r->prog.nmaps; k++) {
-		int next = -1;
-
-		for (unsigned i = 0; i < r->prog.nmaps; i++)
-			if (!done[i] && (next < 0 || strcmp(r->prog.maps[i].name,
-							    r->prog.maps[next].name) < 0))
-				next = (int)i;
-		done[next] = true;
-		if (bt_maps_count(r->maps, (unsigned)next))
-			bt_maps_print(r->maps, (unsigned)next, r->prog.maps[next].name, 0, 0,
-				      r->fmt, r->out);
-	}
-	free(done);
-}
-
 /* At exit: two blank lines, then the maps. */
 static void print_maps(struct bt_run *r)
 {
 	fputs("\n\n", r->out); /* bpftrace's, maps or not, text or json */
-	print_all(r);
-}
-
-static volatile sig_atomic_t bt_usr1;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	bt_usr1 = 1;
-}
-
-void bt_usr1_poll(struct bt_run *r)
-{
-	if (!bt_usr1)
-		return;
-	bt_usr1 = 0;
-	print_all(r);
-	fflush(r->out);
+	bt_print_all(r);
 }
 
 /* bpftrace's first line: the probes attached, each function once. */
@@ -479,7 +434,7 @@ static void say_mechanisms(const struct bt_run *r)
 
 static int run(struct bt_run *r)
 {
-	struct sigaction usr1 = {.sa_handler = on_usr1}, old_usr1;
+	struct sigaction usr1 = {.sa_handler = bt_on_usr1}, old_usr1;
 	int ret = 0;
 
 	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0 || stack_maps(r) < 0)
@@ -497,7 +452,6 @@ static int run(struct bt_run *r)
 		say_mechanisms(r);
 	/* SIGUSR1 prints every map, as bpftrace's */
 	sigemptyset(&usr1.sa_mask);
-	bt_usr1 = 0;
 	sigaction(SIGUSR1, &usr1, &old_usr1);
 	run_here(r, BT_P_BEGIN);
 	/* bpftrace attaches the interval probes after BEGIN ran: the first

@@ -88,8 +88,12 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts);
 /* The tool's own process name (comm of BEGIN, END, interval): "utrace",
  * or "bpftrace" when run by that name. */
 void bt_tool_comm(char comm[16]);
-/* After a SIGUSR1: every map printed, as bpftrace does; the run's loops
- * call it as they wake. */
+/* bt_live.c: every map that holds something, by name, as bpftrace
+ * prints them; SIGUSR1's handler (the run takes it), and, after one,
+ * every map printed, as bpftrace does (the run's loops call it as they
+ * wake). */
+void bt_print_all(struct bt_run *r);
+void bt_on_usr1(int sig);
 void bt_usr1_poll(struct bt_run *r);
 /* bt_session.c: the definition of site k's probe, group/pK at where
  * (the function; PATH:FUNC for the kernel's uprobes), malloc'd; and one
