@@ -112,7 +112,7 @@ enum utrace_bt_rec {
 	UTRACE_BREC_PRINT_MAP, /* print(@m, top, div): two values */
 	UTRACE_BREC_CLEAR,
 	UTRACE_BREC_ZERO,
-	UTRACE_BREC_EXIT,
+	UTRACE_BREC_EXIT,      /* exit(): the program ends there, as bpftrace's returns */
 	UTRACE_BREC_TIME,
 	UTRACE_BREC_CAT,    /* cat(fmt, ...): printf's values; the tool reads the file */
 	UTRACE_BREC_SYSTEM, /* system(fmt, ...): printf's values; the tool runs it */

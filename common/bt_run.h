@@ -349,7 +349,11 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 				utrace_bt_helper_err(st, ctx, in->imm);
 			ctx->map_update(ctx->arg, in->a, st->key, -1, &st->mv);
 			break;
-		case UTRACE_BOP_EMIT: utrace_bt_emit(st, ctx, in, v); break;
+		case UTRACE_BOP_EMIT:
+			utrace_bt_emit(st, ctx, in, v);
+			if (in->a == UTRACE_BREC_EXIT) /* bpftrace's exit() returns */
+				return 0;
+			break;
 		case UTRACE_BOP_USTACK:
 			*sp++ = ctx->ustack ? ctx->ustack(ctx->arg, (unsigned)in->imm, in->a) : 0;
 			break;

@@ -68,6 +68,8 @@ struct bt_loc {
 	C(PROBE_NUMBER, "%s: invalid %s")                                                          \
 	C(INCDEC, "The %s operator must be applied to a map or variable")                          \
 	C(EXIT_PROBE, "exit() is not allowed here")                                                \
+	C(UNROLL_MAX, "unroll maximum value is 100")                                               \
+	C(UNROLL_MIN, "unroll minimum value is 1")                                                 \
 	C(NO_MATCH, "No probes to attach")                                                         \
 	C(PRINT_NONMAP, "Non-map print() only takes 1 argument, %u found")                          \
 	C(INCDEC_AGG, "The %s operator can not be used on expressions of type '%s'")               \
@@ -121,7 +123,7 @@ enum bt_node_kind {
 	BT_N_ASSIGN,  /* op "=", "+=", ...; a: map or variable; b: value */
 	BT_N_IF,      /* a: condition; body, orelse */
 	BT_N_EXPR,    /* a statement that is an expression: a */
-	BT_N_UNROLL,  /* ival times body */
+	BT_N_UNROLL,  /* ival times body; loc: `unroll (N)` */
 	BT_N_CAST,    /* (str)a: str the type; ival its bytes, op "s"/"u" (bt_cast.c) */
 	BT_N_TUPLE,   /* (args...) (bt_tuple.c) */
 	BT_N_FIELD,   /* a.ival: a tuple's element */
@@ -254,6 +256,9 @@ int bt_param_str(const struct bt_program *p, struct bt_node *call);
 /* The number of the parameter named by name (len bytes): 0, or -1 if
  * it is not one or not a number. */
 int bt_param_int(const struct bt_program *p, const char *name, size_t len, int64_t *v);
+/* An attach point's text with each $N replaced by its word (bpftrace's
+ * `i:ms:$1`, `BEG$1`), a missing one by nothing; malloc'ed. */
+char *bt_param_attach(const struct bt_program *p, const char *text);
 
 /* bt_cast.c: an integer type's name (int8 ... uint64): its bytes, and
  * whether it is signed; 0 if name is none. */

@@ -270,6 +270,38 @@ static int check_assign(struct bt_checker *ck, struct bt_node *n)
 	return var_define(ck, n->a, n->b, n->loc);
 }
 
+/* One branch of a ternary statement as a block of one statement. */
+static int branch_block(struct bt_node *e, struct bt_node ***body, unsigned *n)
+{
+	struct bt_node *st = calloc(1, sizeof(*st));
+
+	if (!st || !(*body = calloc(1, sizeof(**body)))) {
+		free(st);
+		return -ENOMEM;
+	}
+	*st = (struct bt_node){.kind = BT_N_EXPR, .loc = e->loc, .a = e};
+	(*body)[0] = st;
+	*n = 1;
+	return 0;
+}
+
+/* `c ? printf(...) : printf(...);`: a ternary whose branches have no
+ * value (bpftrace's none type) is a statement, `if (c) {...} else {...}`. */
+static int ternary_stmt(struct bt_node *s)
+{
+	struct bt_node *t = s->a;
+
+	if (branch_block(t->b, &s->body, &s->nbody) < 0 ||
+	    branch_block(t->c, &s->orelse, &s->norelse) < 0)
+		return -ENOMEM;
+	s->kind = BT_N_IF;
+	s->a = t->a;
+	t->a = t->b = t->c = NULL;
+	free(t->str);
+	free(t);
+	return 0;
+}
+
 static int check_stmt(struct bt_checker *ck, struct bt_node *s)
 {
 	char b1[24];
@@ -290,12 +322,17 @@ static int check_stmt(struct bt_checker *ck, struct bt_node *s)
 			return ret;
 		return check_stmts(ck, s->orelse, s->norelse);
 	case BT_N_UNROLL:
+		if (s->ival > 100 || s->ival < 1)
+			return bt_error(ck->err, ck->p, s->loc,
+					s->ival > 100 ? BT_ERR_UNROLL_MAX : BT_ERR_UNROLL_MIN);
 		return check_stmts(ck, s->body, s->nbody);
 	case BT_N_EXPR:
 		if ((ret = bt_check_expr(ck, s->a)) < 0)
 			return ret;
 		if (s->a->type == BT_T_AGG)
 			return bt_error(ck->err, ck->p, s->a->loc, BT_ERR_AGG_ASSIGN, s->a->str);
+		if (s->a->kind == BT_N_TERNARY && s->a->type == BT_T_NONE)
+			return ternary_stmt(s);
 		return 0;
 	default:
 		return bt_check_expr(ck, s);

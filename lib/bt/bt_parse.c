@@ -405,7 +405,11 @@ static int parse_stmt(struct parser *ps, struct bt_node **out)
 			return unexpected(ps, "integer");
 		else
 			n->ival = ps->tok.ival;
-		if ((ret = advance(ps)) < 0 || (ret = expect(ps, ")", NULL)) < 0)
+		if ((ret = advance(ps)) < 0)
+			return ret;
+		if (is(ps, ")") && ps->tok.loc.line == n->loc.line)
+			n->loc.end = ps->tok.loc.end; /* bpftrace's: `unroll (N)` */
+		if ((ret = expect(ps, ")", NULL)) < 0)
 			return ret;
 		return parse_inner(ps, &n->body, &n->nbody);
 	}

@@ -457,7 +457,7 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 		hit.builtin[UTRACE_BB_TID] = getpid();
 		hit.builtin[UTRACE_BB_NSECS] = (int64_t)due->next_tick;
 		hit.builtin[UTRACE_BB_ELAPSED] = (int64_t)due->next_tick - r->start_ns;
-		snprintf(hit.comm, sizeof(hit.comm), "utrace");
+		bt_tool_comm(hit.comm);
 		due->next_tick += due->period_ns;
 		bt_run_hit(r, due, &hit);
 	}
