@@ -79,8 +79,10 @@ enum utrace_fetch_op {
 	UTRACE_XOP_ST_COMM,  /* the thread's name, __data_loc */
 	UTRACE_XOP_ST_DATA,  /* a string constant: imm its offset in the program, shl | shr << 8 its length */
 	UTRACE_XOP_ST_ARRAY, /* count elements of size bytes from v (strings: pointers) */
-	/* value, after the stores (their numbers stay): an event field */
-	UTRACE_XOP_LDF, /* the size bytes at v + imm, sign-extended if SIGNED; DATALOC: v + their low 16 bits */
+	/* value, after the stores (their numbers stay): an event field, the
+	 * size bytes at v + imm, sign-extended if SIGNED; DATALOC: v + their
+	 * low 16 bits (a __data_loc's data) */
+	UTRACE_XOP_LDF,
 	UTRACE_XOP_MAX
 };
 

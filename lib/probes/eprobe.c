@@ -25,9 +25,8 @@
 #include "lib/probes/inproc_probe_internal.h"
 
 struct utrace_eprobe {
-	struct utrace_inproc_probe *p;
+	struct utrace_inproc_probe *p; /* its ep_* the attached event */
 	char sys[UTRACE_UPROBE_NAME_MAX + 1], name[UTRACE_UPROBE_NAME_MAX + 1];
-	char *filter;
 	char **arg_text; /* each argument as written after NAME= */
 };
 
@@ -94,10 +93,10 @@ static int ep_filter(struct ep_parse *ps, unsigned at, struct utrace_error *err)
 		return ep_err(ps, UTRACE_UPROBE_ERR_NO_EP_FILTER,
 			      ps->col[at] + (int)strlen(ps->tok[at]) + 1);
 	text = ps->def + ps->col[at + 1] - 1;
-	if (!(ps->ep->filter = strdup(text)))
+	if (!(ps->ep->p->ep_filter = strdup(text)))
 		return -ENOMEM;
-	ps->ep->filter[strcspn(ps->ep->filter, "\n")] = 0;
-	ret = utrace_filter_compile(ps->attached, ps->ep->filter, &prog, &len, err);
+	ps->ep->p->ep_filter[strcspn(ps->ep->p->ep_filter, "\n")] = 0;
+	ret = utrace_filter_compile(ps->attached, ps->ep->p->ep_filter, &prog, &len, err);
 	free(prog);
 	if (ret < 0 && err) { /* its column in the definition */
 		char *at_col = strstr(err->msg, " at column ");
@@ -154,6 +153,9 @@ static int ep_parse(struct ep_parse *ps, utrace_eprobe_event_fn find, void *arg,
 		return ret;
 	if ((ret = ep_args(ps, nargs)) != 0)
 		return ret;
+	if (!(ps->ep->p->ep_sys = strdup(ps->ep->sys)) ||
+	    !(ps->ep->p->ep_name = strdup(ps->ep->name)) || !(ps->ep->p->ep_def = strdup(ps->def)))
+		return -ENOMEM;
 	/* every argument was checked: a format that cannot be made is a bug */
 	return ipp_make_format(ps->ep->p, id) < 0 ? -ENOMEM : 0;
 }
@@ -198,9 +200,17 @@ void utrace_eprobe_free(struct utrace_eprobe *ep)
 	for (unsigned i = 0; ep->arg_text && ep->arg_text[i]; i++)
 		free(ep->arg_text[i]);
 	free(ep->arg_text);
-	free(ep->filter);
 	utrace_inproc_probe_free(ep->p);
 	free(ep);
+}
+
+struct utrace_inproc_probe *utrace_eprobe_take(struct utrace_eprobe *ep)
+{
+	struct utrace_inproc_probe *p = ep->p;
+
+	ep->p = NULL;
+	utrace_eprobe_free(ep);
+	return p;
 }
 
 const char *utrace_eprobe_group(const struct utrace_eprobe *ep)
@@ -225,7 +235,7 @@ const char *utrace_eprobe_attached_event(const struct utrace_eprobe *ep)
 
 const char *utrace_eprobe_filter(const struct utrace_eprobe *ep)
 {
-	return ep->filter;
+	return ep->p->ep_filter;
 }
 
 const struct utrace_event_format *utrace_eprobe_format(const struct utrace_eprobe *ep)
@@ -260,4 +270,23 @@ int utrace_eprobe_compile(const struct utrace_eprobe *ep, void **prog, uint32_t 
 			  struct utrace_error *err)
 {
 	return utrace_inproc_probe_compile(ep->p, NULL, NULL, prog, len, err);
+}
+
+static const struct utrace_event_format *ep_this(void *arg, const char *sys, const char *name)
+{
+	(void)sys;
+	(void)name;
+	return arg;
+}
+
+int utrace_eprobe_compile_on(const char *def, const struct utrace_event_format *attached,
+			     void **prog, uint32_t *len, struct utrace_error *err)
+{
+	struct utrace_eprobe *ep = NULL;
+	int ret = utrace_eprobe_parse(def, ep_this, (void *)attached, 0, &ep, NULL, err);
+
+	if (ret >= 0)
+		ret = utrace_eprobe_compile(ep, prog, len, err);
+	utrace_eprobe_free(ep);
+	return ret;
 }

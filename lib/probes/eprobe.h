@@ -46,6 +46,10 @@ bool utrace_eprobe_is(const char *def);
 int utrace_eprobe_parse(const char *def, utrace_eprobe_event_fn find, void *arg, int id,
 			struct utrace_eprobe **out, int *code, struct utrace_error *err);
 void utrace_eprobe_free(struct utrace_eprobe *ep);
+/* The probe it is, for lib/record (utrace_inproc_probe_eprobe says its
+ * attached event); ep is freed. */
+struct utrace_inproc_probe;
+struct utrace_inproc_probe *utrace_eprobe_take(struct utrace_eprobe *ep);
 
 const char *utrace_eprobe_group(const struct utrace_eprobe *ep);
 const char *utrace_eprobe_event(const struct utrace_eprobe *ep);
@@ -65,5 +69,11 @@ char *utrace_eprobe_line(const struct utrace_eprobe *ep);
  * event's record. */
 int utrace_eprobe_compile(const struct utrace_eprobe *ep, void **prog, uint32_t *len,
 			  struct utrace_error *err);
+
+/* The fetch program of definition def on the attached event of format
+ * attached (its fields where that object has them): 0, or <0 with err
+ * (a field it lacks). */
+int utrace_eprobe_compile_on(const char *def, const struct utrace_event_format *attached,
+			     void **prog, uint32_t *len, struct utrace_error *err);
 
 #endif
