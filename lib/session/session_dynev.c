@@ -9,9 +9,9 @@
  * format and installs it in every process; a synthetic event likewise
  * with lib/hist.  Their records are off until their enable file says 1.
  *
- * The names defined are kept here (those of the command line's probes
- * too), so that a second definition of one is refused before anything
- * is sent, as the kernel refuses it.  Every op holds the recorder (the
+ * The names defined are kept (session_dynev_names.c; those of the
+ * command line's probes too), so that a second definition of one is
+ * refused before anything is sent, as the kernel refuses it.  Every op holds the recorder (the
  * lock of lib/session/session_live_internal.h); session_live.c calls here,
  * never the other way.
  */
@@ -244,7 +244,9 @@ static int dyn_probe_install(struct session_live *rl, struct utrace_inproc_probe
 	if (old) {
 		if ((ret = dyn_append(old, p, def, err)) >= 0)
 			return dyn_point_append(rl, old, p, def, line, fmt, err);
-	} else if (utrace_recorder_inproc_probe_check(rl->r, p, err) < 0)
+	} else if (utrace_recorder_live_format(rl->r, sys, name)) /* a program's event */
+		ret = session_dynev_exists(err);
+	else if (utrace_recorder_inproc_probe_check(rl->r, p, err) < 0)
 		ret = dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_INSN_BNDRY, err);
 	else if ((id = session_dynev_event_id(rl, sys, name)) < 0 ||
 		 !(text = utrace_event_format_text(utrace_inproc_probe_format(p), id)) ||

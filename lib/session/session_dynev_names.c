@@ -14,6 +14,7 @@
 #include "lib/events/event_select.h"
 #include "lib/session/session_dynev.h"
 #include "lib/session/session_dynev_internal.h"
+#include "lib/probes/uprobe.h"
 #include "lib/session/session_live_internal.h"
 
 int session_dynev_event_id(struct session_live *rl, const char *system, const char *name)
@@ -78,4 +79,24 @@ int dyn_keep(struct session_dynev *d, const char *sys, const char *name, int id,
 	n->nk = n->cap_k = 0;
 	n->fmt = NULL;
 	return 0;
+}
+
+/* The kernel's trace_probe_register_event_call refusal, caret at 0. */
+int session_dynev_exists(struct utrace_error *err)
+{
+	int ret = utrace_error_set(err, -EEXIST, "%s",
+				   utrace_uprobe_error_text(UTRACE_UPROBE_ERR_EVENT_EXIST));
+
+	err->column = 1;
+	return ret;
+}
+
+bool session_dynev_known(struct session_live *rl, const char *system, const char *name)
+{
+	return dyn_find(rl->dyn, system, name) != NULL;
+}
+
+int session_dynev_keep(struct session_live *rl, const char *system, const char *name, int id)
+{
+	return dyn_keep(rl->dyn, system, name, id, false, true);
 }
