@@ -463,7 +463,7 @@ static bool bitfield_ok(struct fa *fa, const char *t, unsigned size)
 		return false;
 	if (++fa->idx == FETCH_INSN_MAX - 1)
 		return false;
-	return bw + bo <= size * 8;
+	return bw <= 64 && bo <= 64 && bw + bo <= size * 8; /* no sum that wraps */
 }
 
 /* One NAME=FETCHARG:TYPE; positions are offsets in tok. */

@@ -91,6 +91,9 @@ static void syntax_errors(void)
 	/* no registers, no $argN on an event */
 	error_at("e:foo/bar syscalls/sys_enter_openat a=^%di", UTRACE_UPROBE_ERR_BAD_VAR);
 	error_at("e:foo/bar syscalls/sys_enter_openat a=^$arg1", UTRACE_UPROBE_ERR_BAD_VAR);
+	/* a bit-field whose width would wrap the sum (found by fuzz_eprobe) */
+	error_at("e:foo/bar syscalls/sys_enter_openat b=$dfd:^b18446744073709551615@2/32",
+		 UTRACE_UPROBE_ERR_BAD_BITFIELD);
 	/* $comm is a string or nothing */
 	error_at("e:foo/bar syscalls/sys_enter_openat a=$comm:^u32",
 		 UTRACE_UPROBE_ERR_NEED_STRING_TYPE);
