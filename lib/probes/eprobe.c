@@ -248,6 +248,22 @@ const char *utrace_eprobe_format_text(const struct utrace_eprobe *ep)
 	return ep->p->format;
 }
 
+char *utrace_eprobe_saved_format(const struct utrace_eprobe *ep, int id)
+{
+	static const char pf[] = "\nprint fmt: \"";
+	char *text = utrace_event_format_text(ep->p->fmt, id), *at, *out;
+	size_t n;
+
+	if (!text || !(at = strstr(text, pf)))
+		return text;
+	at += sizeof(pf) - 1;
+	n = strlen(text) + strlen(ep->sys) + strlen(ep->name) + 4;
+	if ((out = malloc(n)))
+		snprintf(out, n, "%.*s(%s.%s)%s", (int)(at - text), text, ep->sys, ep->name, at);
+	free(text);
+	return out;
+}
+
 char *utrace_eprobe_line(const struct utrace_eprobe *ep)
 {
 	char *buf = NULL;

@@ -61,6 +61,12 @@ const char *utrace_eprobe_filter(const struct utrace_eprobe *ep);
 /* The event's format (system = GRP) and its text. */
 const struct utrace_event_format *utrace_eprobe_format(const struct utrace_eprobe *ep);
 const char *utrace_eprobe_format_text(const struct utrace_eprobe *ep);
+/* The format saved in the recording for its event id (malloc'ed; NULL:
+ * out of memory): the format's, its print fmt headed by the attached
+ * event, "(SYS.EVENT) NAME=...", so that a report prints the line the
+ * kernel's trace prints (print_eprobe_event), which is not the print
+ * fmt's. */
+char *utrace_eprobe_saved_format(const struct utrace_eprobe *ep, int id);
 /* Its dynamic_events line, the kernel's: "e:GRP/EVENT SYS.EVENT NAME=ARG..."
  * (malloc'ed; NULL: out of memory). */
 char *utrace_eprobe_line(const struct utrace_eprobe *ep);

@@ -48,7 +48,7 @@ static int ep_install(struct session_live *rl, struct utrace_eprobe *ep, char **
 		return session_dynev_exists(err);
 	}
 	if ((id = session_dynev_event_id(rl, sys, name)) < 0 ||
-	    !(text = utrace_event_format_text(utrace_eprobe_format(ep), id)) ||
+	    !(text = utrace_eprobe_saved_format(ep, id)) ||
 	    !(*line = utrace_eprobe_line(ep))) {
 		free(text);
 		utrace_eprobe_free(ep);

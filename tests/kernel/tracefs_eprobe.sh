@@ -41,12 +41,16 @@ e:eprobes/sys_exit_openat syscalls.sys_exit_openat arg1=\$ret"
 check "their events are under events/, the kernel's eprobe layout" \
 	grep -q 'field:__data_loc char\[\] file;.offset:8;.size:4;' events/ep/open/format
 check "... and the default one's" test -f events/eprobes/sys_exit_openat/format
+check "... with the kernel's print fmt (no place)" \
+	grep -qF 'print fmt: " file=\"%s\" dfd=%d fl=0x%x", __get_str(file), REC->dfd, REC->fl' \
+	events/ep/open/format
 
 echo 1 >events/ep/open/enable
 trace_shows "$T/t1" ' open: ' 100
 check "the enabled eprobe records the attached event's hits" grep -q ' open: ' "$T/t1"
-check "... the string its pointer field points to and the fields, typed" \
-	test -z "$(grep ' open: ' "$T/t1" | grep -v ' file="/etc/hostname" dfd=-100 fl=0x0$')"
+check "... the string its pointer field points to and the fields, typed, as the kernel prints them" \
+	test -z "$(grep ' open: ' "$T/t1" |
+		grep -v ' open: (syscalls.sys_enter_openat) file="/etc/hostname" dfd=-100 fl=0x0$')"
 check "the attached event writes no record of its own" test -z "$(grep 'sys_enter_openat:' "$T/t1")"
 check "the eprobe that is off records nothing" test -z "$(grep ' sys_exit_openat: ' "$T/t1")"
 echo 'hist:keys=file,dfd' >events/ep/open/trigger
@@ -70,7 +74,7 @@ check "an eprobe on a synthetic event is added" test $? -eq 0
 echo 1 >events/ep/sopen/enable
 trace_shows "$T/t3" ' sopen: ' 100
 check "... and records what the onmatch() passed it" \
-	grep -q ' sopen: .* file="/etc/hostname" ret=3$' "$T/t3"
+	grep -q ' sopen: (synthetic.synth_open) file="/etc/hostname" ret=3$' "$T/t3"
 echo 0 >events/ep/sopen/enable
 echo '-:ep/sopen' >>dynamic_events
 echo '!hist:keys=common_pid:filename=$__arg__1,ret=ret:onmatch(syscalls.sys_enter_openat).trace(synth_open,$filename,$ret)' \
