@@ -20,16 +20,24 @@
 
 #include "lib/probes/eprobe.h"
 #include "lib/probes/inproc_probe.h"
+#include "lib/probes/uprobe.h"
 #include "lib/session/session_dynev.h"
 #include "lib/session/session_live_internal.h"
 
+struct ep_find {
+	struct session_live *rl;
+	bool kernel; /* the attached event is a kernel event */
+};
+
 static const struct utrace_event_format *ep_find(void *arg, const char *system, const char *name)
 {
-	struct session_live *rl = arg;
+	struct ep_find *f = arg;
 
-	if (utrace_recorder_live_kid(rl->r, system, name) >= 0)
-		return NULL; /* a kernel event's: see above */
-	return utrace_recorder_live_format(rl->r, system, name);
+	if (utrace_recorder_live_kid(f->rl->r, system, name) >= 0) {
+		f->kernel = true; /* see above */
+		return NULL;
+	}
+	return utrace_recorder_live_format(f->rl->r, system, name);
 }
 
 /* ep added to the recording (the recorder held), which takes it, even on
@@ -70,16 +78,23 @@ static int ep_add(void *arg, const char *def, enum utrace_live_probe file, char 
 		  const struct utrace_event_format **fmt, struct utrace_error *err)
 {
 	struct session_live *rl = arg;
+	struct ep_find f = {rl, false};
 	struct utrace_eprobe *ep = NULL;
-	int ret;
+	int code = 0, ret;
 
 	if (file != UTRACE_LIVE_DYNAMIC || !utrace_eprobe_is(def)) /* dynamic_events' alone */
 		return rl->probe_add(arg, def, file, line, fmt, err);
 
 	*line = NULL;
 	live_lock(rl);
-	ret = utrace_eprobe_parse(def, ep_find, rl, 0, &ep, NULL, err);
-	if (ret >= 0)
+	ret = utrace_eprobe_parse(def, ep_find, &f, 0, &ep, &code, err);
+	if (ret < 0 && code == UTRACE_UPROBE_ERR_BAD_ATTACH_EVENT && f.kernel) {
+		int col = err->column;
+
+		ret = utrace_error_set(err, -EOPNOTSUPP, "Attached event is a kernel event: event "
+					     "probes take the traced programs' at column %d", col);
+		err->column = col;
+	} else if (ret >= 0)
 		ret = ep_install(rl, ep, line, fmt, err);
 	pthread_mutex_unlock(&rl->lock);
 	if (ret < 0) {

@@ -113,4 +113,23 @@ touch "$T/stop"
 cd / && wait "$RP"
 check "the program ends well" test $? -eq 0
 RP=
+
+# a kernel event (-c -e) takes none: its records are read after the fact
+find_tracefs
+if [ "$(id -u)" -eq 0 ] && [ -n "$TR" ] && [ -r "$TR/events/sched/sched_switch/id" ]; then
+	mkdir -p "$T/kmnt"
+	"$U" record -p nop -c -e sched:sched_switch --tracefs "$T/kmnt" -o "$T/kk.dat" -- \
+		"$T/kprog" "$T/kstop" >"$T/kk.out" 2>&1 &
+	RP=$!
+	for _ in $(seq 100); do [ -s "$T/kmnt/available_events" ] && break; sleep 0.05; done
+	cd "$T/kmnt" || exit 1
+	echo 'e:ep/ksw sched/sched_switch p=$prev_pid' >>dynamic_events 2>/dev/null
+	check "an eprobe on a kernel event is refused" test $? -ne 0
+	check "... with an error_log entry under the attached event" errlog_is event_probe \
+		"Attached event is a kernel event: event probes take the traced programs'" \
+		'e:ep/ksw sched/sched_switch p=$prev_pid' 9
+	touch "$T/kstop"
+	cd / && wait "$RP"
+	RP=
+fi
 exit 0
