@@ -385,6 +385,21 @@ int utrace_recorder_inproc_probe_enable(struct utrace_recorder *r, const char *g
 				  int on);
 
 /*
+ * Event probes (lib/probes/eprobe.h): an event probe is an in-process
+ * probe (utrace_recorder_inproc_probe_add) that lands in no object and
+ * fires with its attached event system:name.  utrace_recorder_live_eprobes
+ * sends that event's configuration again to every process, its event
+ * probes among its triggers (after one is added or removed); -EOPNOTSUPP
+ * for a kernel event.  utrace_recorder_live_format: the format of a user
+ * event, a synthetic event's or a probe's (NULL: none).
+ */
+int utrace_recorder_live_eprobes(struct utrace_recorder *r, const char *system, const char *name,
+				 struct utrace_error *err);
+const struct utrace_event_format *utrace_recorder_live_format(struct utrace_recorder *r,
+							      const char *system,
+							      const char *name);
+
+/*
  * A synthetic event defined while the programs run (synthetic_events): s
  * (the recorder's from now on, even on failure) with event id id and
  * format text format (saved now), fired by the onmatch() actions of the

@@ -95,6 +95,11 @@ void rec_live_event_prog(struct utrace_recorder *r, struct rec_conn *c, const ch
 			 const char *sys, const char *name, int id, const void **prog,
 			 uint32_t *len);
 void rec_live_ev_free(struct utrace_recorder *r);
+/* recorder_eprobe.c: the EPROBE triggers of the event probes attached to
+ * the event of format fmt, for key of object obj, to c (*nt: the event's
+ * trigger commands so far, counted against UTRACE_EVENT_TRIGS_MAX). */
+int rec_eprobe_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			  uint32_t key, const struct utrace_event_format *fmt, unsigned *nt);
 /* recorder_livekev.c: the kernel events the tracefs shows (a kernel -e's,
  * in a recording whose merge runs, recorder.h): its switch set (1, 0) or read (-1), its state; e's triggers set (hist
  * tables compiled for the kernel's format). */

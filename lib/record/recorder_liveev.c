@@ -241,7 +241,8 @@ static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32
 		if (h && nh++ < UTRACE_EVENT_HISTS_MAX)
 			ret = rec_hist_send_one(r, c, obj, key, h);
 	}
-	return ret;
+	/* the event probes on it (recorder_eprobe.c) */
+	return ret < 0 ? ret : rec_eprobe_trigs_send(r, c, obj, key, fmt, &nt);
 }
 
 int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
@@ -358,6 +359,21 @@ static int live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const 
 		return utrace_error_set(err, failed, "a traced process did not take the change: %s",
 					strerror(-failed));
 	return 0;
+}
+
+int utrace_recorder_live_eprobes(struct utrace_recorder *r, const char *system, const char *name,
+				 struct utrace_error *err)
+{
+	int id = rec_live_id(r, system, name);
+	struct rec_live_ev *e;
+
+	if (id < UTRACE_EV_ID_BASE)
+		return utrace_error_set(err, -EOPNOTSUPP,
+					"%s:%s: event probes on kernel events are not supported",
+					system, name);
+	if (!(e = rec_live_ev_of(r, id, system, name)))
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	return live_ev_push(r, e, system, name, err);
 }
 
 int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, const char *name,

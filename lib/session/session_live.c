@@ -433,6 +433,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 		free(rl);
 		return NULL;
 	}
+	session_eprobe_ops(rl, &ops);
 	pthread_mutex_init(&rl->lock, NULL);
 	pthread_mutex_lock(&rl->lock); /* the loop's, from the start */
 	rl->top = (struct session_sel){.rl = rl, .top = true, .tracer = o->rec.tracer,

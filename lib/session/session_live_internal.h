@@ -84,6 +84,10 @@ struct session_live {
 	 * since then no event is recorded whose id it could contradict */
 	struct utrace_event_select *events, *own;
 	struct session_dynev *dyn; /* dynamic_events, synthetic_events */
+	/* the probes' definitions other than event probes' (session_eprobe.c
+	 * takes those first) */
+	int (*probe_add)(void *arg, const char *def, enum utrace_live_probe file, char **line,
+			 const struct utrace_event_format **fmt, struct utrace_error *err);
 	struct utrace_ktrace *kt;  /* the kernel's instance, or NULL */
 	/* bookmarks in the growing file (live_resume), used under the
 	 * tracefs's lock */

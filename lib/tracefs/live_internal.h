@@ -268,7 +268,13 @@ char *live_strip(const char *buf, size_t n);
 
 /* live_dynev.c: an event of dynamic_events; its line as the file lists
  * it, its format (the recording's), its kind (LIVE_DYN_*) */
-enum { LIVE_DYN_KPROBE = 1, LIVE_DYN_FPROBE = 2, LIVE_DYN_UPROBE = 4, LIVE_DYN_SYNTH = 8 };
+enum {
+	LIVE_DYN_KPROBE = 1,
+	LIVE_DYN_FPROBE = 2,
+	LIVE_DYN_UPROBE = 4,
+	LIVE_DYN_SYNTH = 8,
+	LIVE_DYN_EPROBE = 16
+};
 struct live_dyn {
 	char *line;
 	const struct utrace_event_format *fmt;
