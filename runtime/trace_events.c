@@ -103,6 +103,21 @@ static void ev_write_words(struct rt_thread *t, enum utrace_ext_type type, uint3
  * unusual (new sub-buffer, big delta, new CPU) goes through
  * ev_write_words and rt_rb_reserve.
  */
+/* The thread's id and name, which hist keys (common_pid, .execname)
+ * read: taken once, off the fast path; errno as the program left it. */
+static inline __attribute__((always_inline)) void ev_self_named(struct rt_thread *t)
+{
+	int saved;
+
+	if (likely(t->tid && t->comm[0]))
+		return;
+	saved = errno;
+	if (!t->tid)
+		t->tid = gettid();
+	prctl(PR_GET_NAME, t->comm);
+	errno = saved;
+}
+
 /* The kernel's common fields with their values, for filters and triggers.
  * rec is the generated code's own temporary (__utrace_class_do_* in
  * define_trace.h), dead after the write: fill them in place, as the
@@ -160,14 +175,7 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 				    .snapshot = ev_hist_snapshot};
 	uint8_t *st;
 
-	if (unlikely(!t->tid || !t->comm[0])) {
-		int saved = errno;
-
-		if (!t->tid)
-			t->tid = gettid();
-		prctl(PR_GET_NAME, t->comm);
-		errno = saved;
-	}
+	ev_self_named(t);
 	ev_fill_common(key, rec, t->tid);
 	if (conf->nr_trig)
 		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post);
@@ -206,14 +214,7 @@ static __attribute__((noinline)) void ev_hists(const struct utrace_event_key *ke
 	struct rt_thread *t = &rt_self;
 	struct utrace_hist_ctx c;
 
-	if (unlikely(!t->tid || !t->comm[0])) {
-		int saved = errno;
-
-		if (!t->tid)
-			t->tid = gettid();
-		prctl(PR_GET_NAME, t->comm);
-		errno = saved;
-	}
+	ev_self_named(t);
 	ev_fill_common(key, rec, t->tid);
 	if (!rt.enabled || __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED))
 		return;
