@@ -341,7 +341,15 @@ int utrace_recorder_sync(struct utrace_recorder *r, struct utrace_error *err);
 /* What the recording holds now (the file so far and what the threads'
  * rings hold that it does not) as a complete utrace.dat at path, the
  * recording going on unchanged (lib/record/recorder_extract.c). */
-int utrace_recorder_extract(struct utrace_recorder *r, const char *path, struct utrace_error *err);
+enum utrace_extract_flags {
+	/* keep the clock of the recording's start, as a live read of the
+	 * file itself does: a record's time is then the same in every
+	 * extract (a trace_pipe's consumed time stays exact), where a new
+	 * clock pair, the default, spans the recording so far */
+	UTRACE_EXTRACT_START_CLOCK = 1u << 0,
+};
+int utrace_recorder_extract(struct utrace_recorder *r, const char *path, unsigned flags,
+			    struct utrace_error *err);
 
 /*
  * Live control of in-process probes (lib/record/recorder_inproc_probe.c), the

@@ -56,8 +56,10 @@ static int extract_ring(struct utrace_recorder *r, struct rec_buffer *b, struct 
 	return 0;
 }
 
-/* Everything after the spool's records, into the extract (r->w). */
-static int extract_tail(struct utrace_recorder *r, struct utrace_error *err)
+/* Everything after the spool's records, into the extract (r->w): with
+ * UTRACE_EXTRACT_START_CLOCK no CLOCK, so the start's, which the spool
+ * holds, is the file's. */
+static int extract_tail(struct utrace_recorder *r, unsigned flags, struct utrace_error *err)
 {
 	struct utrace_dat_clock clock = r->clock;
 	int ret = 0;
@@ -67,14 +69,15 @@ static int extract_tail(struct utrace_recorder *r, struct utrace_error *err)
 			ret = extract_ring(r, r->bufs[i], err);
 	if (ret >= 0)
 		ret = rec_write_symtabs(r, err);
-	if (ret >= 0) {
+	if (ret >= 0 && !(flags & UTRACE_EXTRACT_START_CLOCK)) {
 		rec_clock_pair(&clock.tsc1, &clock.ns1);
 		ret = rec_write(r, UTRACE_DAT_CLOCK, &clock, sizeof(clock), NULL, 0, err);
 	}
 	return ret;
 }
 
-int utrace_recorder_extract(struct utrace_recorder *r, const char *path, struct utrace_error *err)
+int utrace_recorder_extract(struct utrace_recorder *r, const char *path, unsigned flags,
+			    struct utrace_error *err)
 {
 	struct utrace_dat_writer *spool = r->w, *w;
 	uint64_t from = sizeof(struct utrace_dat_header), len;
@@ -91,7 +94,7 @@ int utrace_recorder_extract(struct utrace_recorder *r, const char *path, struct 
 	/* the tail's records go to the extract through the usual helpers */
 	r->w = w;
 	if (ret >= 0)
-		ret = extract_tail(r, err);
+		ret = extract_tail(r, flags, err);
 	r->w = spool;
 	if (ret >= 0)
 		return utrace_dat_writer_close(w, err);

@@ -46,9 +46,14 @@ int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct
 	if (ret >= 0 && !rl->overwrite)
 		ret = utrace_dat_open(rl->output, d, err);
 	/* a flight recorder's records are in the rings only: a copy of what
-	 * they hold, opened then unlinked (the reader keeps its descriptor) */
+	 * they hold, opened then unlinked (the reader keeps its descriptor);
+	 * on the start's clock, as the file's own reads above, so that a
+	 * record's time is the same in every read, as in the kernel's (the
+	 * time trace_pipe consumed up to must mean the same record: with a
+	 * new clock pair each read it moved by a few ns, and the last record
+	 * consumed came back in trace, or one after it was skipped) */
 	if (ret >= 0 && rl->overwrite) {
-		ret = utrace_recorder_extract(rl->r, rl->extract, err);
+		ret = utrace_recorder_extract(rl->r, rl->extract, UTRACE_EXTRACT_START_CLOCK, err);
 		if (ret >= 0)
 			ret = utrace_dat_open(rl->extract, d, err);
 		unlink(rl->extract);
@@ -77,7 +82,7 @@ int session_live_extract(void *arg, FILE *out, struct utrace_error *err)
 	live_lock(rl);
 	ret = utrace_recorder_poll(rl->r, 0, err);
 	if (ret >= 0)
-		ret = utrace_recorder_extract(rl->r, rl->extract, err);
+		ret = utrace_recorder_extract(rl->r, rl->extract, 0, err);
 	if (ret >= 0 && !(in = fopen(rl->extract, "r")))
 		ret = utrace_error_set(err, -errno, "%s: %s", rl->extract, strerror(errno));
 	unlink(rl->extract);
