@@ -227,6 +227,24 @@ else
 	fi
 fi
 
+# ---- utrace reset and a recorder under another name ---------------------------
+# bpftrace's runtime tests run `utrace bt` through a link named bpftrace:
+# its comm is not "utrace", its program file is; reset must keep its
+# instance as it keeps any running recorder's.
+ln -sf "$U" "$T/xrec"
+(cd "$T" && exec "$T/xrec" record -o x.dat -e sched:sched_switch -- sleep 2 2>x.err) &
+rec=$!
+if wait_for 10 started $rec; then
+	"$U" reset >"$T/resetx.out" 2>&1
+	check "utrace reset keeps the instance of a recorder run under another name" \
+		test $? -eq 0 -a -d "$TR/instances/utrace-$rec" -a \
+		-z "$(grep "utrace-$rec" "$T/resetx.out")"
+else
+	notok "a recorder run under another name creates its instance"
+	say "$T/x.err"
+fi
+wait $rec
+
 # ---- SIGINT, kill -9 + utrace reset -----------------------------------------------
 (cd "$T" && exec "$U" record -o int.dat -e sched:sched_switch -- sleep 2 2>int.err) &
 rec=$!
