@@ -15,40 +15,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "lib/base/proc_self.h"
 #include "lib/kernel/kernel_trace.h"
 #include "lib/kernel/kernel_tracefs.h"
 
-/* True if pid's name, or its program's file name, starts with "utrace":
- * `utrace bt` runs as bpftrace through a link (bpftrace's runtime tests
- * call it so), with that comm but utrace's exe. */
-static bool kt_is_utrace(int pid)
-{
-	char path[64], exe[PATH_MAX], *comm, *base;
-	bool is;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	comm = utrace_tracefs_read(path);
-	is = !comm || !strncmp(comm, "utrace", 6);
-	free(comm);
-	if (is)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
-		return false;
-	exe[n] = 0;
-	base = strrchr(exe, '/');
-	return !strncmp(base ? base + 1 : exe, "utrace", 6);
-}
-
-/* True if pid is a live utrace (the owner of an instance or probe group). */
+/* True if pid is a live utrace (the owner of an instance or probe group);
+ * one we may not look at is taken for live. */
 static bool kt_owner_alive(int pid)
 {
 	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
 		return false;
-	return kt_is_utrace(pid);
+	return utrace_proc_is_utrace(pid) != 0;
 }
 
 /* Probes of groups utrace_<pid> in a dynamic event file whose owner is gone. */

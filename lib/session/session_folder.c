@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/base/proc_self.h"
 #include "lib/session/session_folder.h"
 
 #define SESSION_FUSE_MAGIC 0x65735546 /* linux/magic.h FUSE_SUPER_MAGIC */
@@ -199,22 +200,12 @@ static ssize_t session_proc_read(pid_t pid, const char *name, char *buf, size_t 
  * pid that may have ended and been reused by now, by any process. */
 static bool session_is_recorder(pid_t pid)
 {
-	char path[64], exe[PATH_MAX], cmdline[256];
-	struct stat st, self, it;
-	const char *base;
+	char path[64], cmdline[256];
+	struct stat st;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	if (stat(path, &st) < 0 || st.st_uid != geteuid())
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
-		return false;
-	exe[n] = 0;
-	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-	if (!(stat(path, &it) == 0 && stat("/proc/self/exe", &self) == 0 &&
-	      it.st_dev == self.st_dev && it.st_ino == self.st_ino) &&
-	    strncmp(base, "utrace", 6) != 0)
+	if (stat(path, &st) < 0 || st.st_uid != geteuid() || utrace_proc_is_utrace(pid) != 1)
 		return false;
 	/* argv: "utrace\0start\0..." (argv[0] as it was typed) */
 	if ((n = session_proc_read(pid, "cmdline", cmdline, sizeof(cmdline))) <= 0)
