@@ -50,7 +50,9 @@ pp -top -sample_index=cpu -unit=ns >"$T/top.cpu"
 # its file "[name]")
 awk '$1 ~ /^[0-9]+(ns)?$/ && $2 ~ /%$/ && $NF !~ /^(0x|<unknown>|\[.*\]$)/ {
 	printf "%s %.2f %.2f\n", $NF, $2, $5 }' "$T/top.cpu" | sort >"$T/pprof.fn"
-awk '$1 ~ /%$/ && $2 ~ /%$/ && $3 ~ /^\[.\]$/ && $4 !~ /^0x/ {
+# (report prints an address without a symbol as perf does, "%#018x":
+# 0x-prefixed, and the address 0 as zeros)
+awk '$1 ~ /%$/ && $2 ~ /%$/ && $3 ~ /^\[.\]$/ && $4 !~ /^(0x|0+$)/ {
 	printf "%s %.2f %.2f\n", $4, $2, $1 }' "$T/rep" | sort >"$T/utrace.fn"
 check "pprof -top names the functions report --samples names ($(wc -l <"$T/utrace.fn"))" \
 	test -s "$T/utrace.fn"
@@ -61,12 +63,18 @@ same "pprof -top's flat% and cum% of every function are report --samples' Self a
 pp -raw >"$T/raw"
 prog=$(awk -v f="$T/kburn" '/^Mappings/ { m = 1; next } m && $3 == f { sub(":", "", $1); print $1 }' \
 	"$T/raw")
+# (a location without a line, such as _start's or one of crtstuff's,
+# which a frame-pointer walk through libc can pass on the stack, prints
+# as "FILE:0": addr2line must have no line there either, "??:?" or
+# "FILE:?"; both are written "-")
 awk -v m="M=$prog" '/^Locations/ { l = 1; next } /^Mappings/ { l = 0 }
-	l && $3 == m && NF >= 5 { print $2, $5 }' "$T/raw" | sort >"$T/locs"
+	l && $3 == m && NF >= 5 { print $2, ($5 ~ /:0$/ ? "-" : $5) }' "$T/raw" | sort >"$T/locs"
 while read -r addr line; do
-	echo "$addr $(addr2line -e "$T/kburn" "$addr" | sed 's/ (discriminator [0-9]*)$//')"
+	echo "$addr $(addr2line -e "$T/kburn" "$addr" |
+		sed 's/ (discriminator [0-9]*)$//; s/^.*:[?0]$/-/')"
 done <"$T/locs" >"$T/a2l"
-check "pprof -raw: the program's locations have lines ($(wc -l <"$T/locs"))" test -s "$T/locs"
+check "pprof -raw: the program's locations have lines ($(grep -vc ' -$' "$T/locs"))" \
+	grep -qv ' -$' "$T/locs"
 same "every location's file:line is addr2line's for its address" "$T/a2l" "$T/locs"
 
 # -list and -disasm
