@@ -105,7 +105,9 @@ SYSTEM_CASES=" $(echo \
 	trigger/inter-event/trigger-trace-action-hist.tc \
 	trigger/trigger-hist-mod.tc \
 	trigger/trigger-hist.tc \
-	trigger/trigger-multihist.tc) "
+	trigger/trigger-multihist.tc \
+	tracer/wakeup.tc \
+	tracer/wakeup_rt.tc) "
 SCHED_EVENTS="sched_process_fork sched_process_exec sched_process_exit sched_switch sched_waking sched_wakeup"
 
 # run_system T CASE.tc: the runner inside the recording, kprog beside it
