@@ -229,6 +229,7 @@ const struct utrace_event_format *utrace_recorder_live_kevent(const struct utrac
  * or read; the trace kept, as the kernel's trace file shows it. */
 int utrace_recorder_wakeup(struct utrace_recorder *r, int mode);
 uint64_t utrace_recorder_wakeup_max(struct utrace_recorder *r, bool set, uint64_t max_ns);
+void utrace_recorder_wakeup_clear(struct utrace_recorder *r);
 void utrace_recorder_wakeup_print(struct utrace_recorder *r, FILE *out);
 /* The kernel id of such an event SYSTEM:NAME, -ENOENT if it is none. */
 int utrace_recorder_live_kid(const struct utrace_recorder *r, const char *system,

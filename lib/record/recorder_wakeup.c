@@ -44,6 +44,12 @@ uint64_t utrace_recorder_wakeup_max(struct utrace_recorder *r, bool set, uint64_
 	return utrace_wakeup_lat_max(r->wk);
 }
 
+void utrace_recorder_wakeup_clear(struct utrace_recorder *r)
+{
+	if (r->wk)
+		utrace_wakeup_lat_clear(r->wk);
+}
+
 void utrace_recorder_wakeup_print(struct utrace_recorder *r, FILE *out)
 {
 	if (r->wk)

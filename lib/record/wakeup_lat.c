@@ -89,6 +89,11 @@ bool utrace_wakeup_lat_on(const struct utrace_wakeup_lat *w)
 	return w && w->on;
 }
 
+void utrace_wakeup_lat_clear(struct utrace_wakeup_lat *w)
+{
+	w->kept = false;
+}
+
 void utrace_wakeup_lat_set_max(struct utrace_wakeup_lat *w, uint64_t max_ns)
 {
 	w->max_ns = max_ns;

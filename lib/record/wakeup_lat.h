@@ -44,6 +44,8 @@ void utrace_wakeup_lat_format(struct utrace_wakeup_lat *w, const struct utrace_e
  * cpu at ts_ns, in time order with the others. */
 void utrace_wakeup_lat_record(struct utrace_wakeup_lat *w, int id, uint32_t cpu, uint64_t ts_ns,
 			      const uint8_t *rec, uint32_t len);
+/* The trace kept dropped (`echo > trace`); the maximum stays. */
+void utrace_wakeup_lat_clear(struct utrace_wakeup_lat *w);
 /* tracing_max_latency, ns */
 void utrace_wakeup_lat_set_max(struct utrace_wakeup_lat *w, uint64_t max_ns);
 uint64_t utrace_wakeup_lat_max(const struct utrace_wakeup_lat *w);

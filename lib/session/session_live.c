@@ -481,6 +481,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .set_clock = live_set_clock,
 	    .wakeup_start = session_live_wakeup_start,
 	    .wakeup_max = session_live_wakeup_max,
+	    .wakeup_clear = session_live_wakeup_clear,
 	    .thresh_us = o->rec.thresh_ns / 1000,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,

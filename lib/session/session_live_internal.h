@@ -45,6 +45,7 @@ static inline void live_lock(struct session_live *rl)
 
 /* session_live_wakeup.c: the wakeup tracers (utrace_live_ops) */
 int session_live_wakeup_start(void *arg, bool on, bool rt, struct utrace_error *err);
+void session_live_wakeup_clear(void *arg);
 int session_live_wakeup_max(void *arg, bool set, uint64_t *max_ns, struct utrace_error *err);
 /* whether trace prints for tracer as the wakeup tracers do */
 bool session_live_wakeup_tracer(const char *tracer);

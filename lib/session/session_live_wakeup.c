@@ -38,6 +38,17 @@ int session_live_wakeup_max(void *arg, bool set, uint64_t *max_ns, struct utrace
 	return ret < 0 ? ret : 0;
 }
 
+void session_live_wakeup_clear(void *arg)
+{
+	struct session_live *rl = arg;
+	struct utrace_error err;
+
+	live_lock(rl);
+	if (session_live_merge(rl, &err) >= 0) /* what came before goes too */
+		utrace_recorder_wakeup_clear(rl->r);
+	pthread_mutex_unlock(&rl->lock);
+}
+
 bool session_live_wakeup_tracer(const char *tracer)
 {
 	return !strcmp(tracer, "wakeup") || !strcmp(tracer, "wakeup_rt");

@@ -262,6 +262,9 @@ struct utrace_live_ops {
 	 * NULL: the recording cannot (it has not the kernel's sched_wakeup
 	 * and sched_switch) */
 	int (*wakeup_start)(void *arg, bool on, bool rt, struct utrace_error *err);
+	/* `echo > trace`: the trace kept is dropped (the kernel's max buffer
+	 * cleared) */
+	void (*wakeup_clear)(void *arg);
 	/* tracing_max_latency (ns): set to *max_ns now (set), or read */
 	int (*wakeup_max)(void *arg, bool set, uint64_t *max_ns, struct utrace_error *err);
 	/* the tracer and filter the recording starts with (the command line;

@@ -132,6 +132,8 @@ static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
 		return 0;
 	if (h->cpu < 0) {
 		live_trace_clear(l);
+		if (l->wakeup && l->ops.wakeup_clear) /* the kernel clears the max buffer */
+			l->ops.wakeup_clear(l->ops.arg);
 		return 0;
 	}
 	/* the kernel clears only that CPU's buffer */
