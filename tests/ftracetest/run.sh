@@ -31,7 +31,9 @@
 # events of them come from utrace's kernel instance: events/sched/* are
 # then the kernel's (they hide kprog's of the same names), their triggers
 # and hists run in the recorder.  kprog runs beside it, as in the other
-# cases, for the names of its functions and its other events.
+# cases, for the names of its functions and its other events.  The
+# wakeup tracers' cases are among them: their `chrt -f 5 sleep 1` must
+# be a traced process, whose wakeup and switch the kernel instance keeps.
 #
 # Verdicts, as ftracetest prints them: PASS and XFAIL are "ok".  FAIL,
 # UNRESOLVED, UNSUPPORTED and a case that ran out of time (TIMEOUT) are
