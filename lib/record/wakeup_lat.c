@@ -17,7 +17,7 @@
 #include "lib/record/wakeup_lat.h"
 
 #define MAX_RT_PRIO 100
-#define NICE_0_PRIO 120 /* a task whose prio no record told (the idle task's) */
+#define NICE_0_PRIO 120	 /* a task whose prio no record told (the idle task's) */
 #define REPORT_MASK 0xff /* sched_switch's prev_state: TASK_REPORT bits, below TASK_REPORT_MAX */
 
 struct wl_field {
@@ -200,21 +200,21 @@ static void wl_comm(struct utrace_wakeup_lat *w, int32_t pid, char comm[17])
 
 /* The entry's common part: the task that wrote the record, where, its
  * context (common_flags, common_preempt_count) */
-static void wl_entry_of(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_t cpu,
-			uint64_t ts, struct wl_entry *e)
+static void wl_entry_of(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_t cpu, uint64_t ts,
+			struct wl_entry *e)
 {
 	int32_t pid;
 
 	memcpy(&pid, rec + 4, 4);
-	*e = (struct wl_entry){.ts = ts, .pid = pid, .cpu = (int32_t)cpu, .flags = rec[2],
-			       .preempt = rec[3]};
+	*e = (struct wl_entry){
+	    .ts = ts, .pid = pid, .cpu = (int32_t)cpu, .flags = rec[2], .preempt = rec[3]};
 	wl_comm(w, pid, e->comm);
 }
 
 /* probe_wakeup(): the task woken becomes the one waited for if its prio
  * is better than the one waited for and the running task's */
-static void wl_wakeup(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_t len,
-		      uint32_t cpu, uint64_t ts)
+static void wl_wakeup(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_t len, uint32_t cpu,
+		      uint64_t ts)
 {
 	int64_t pid = wl_value(rec, len, &w->w_pid), prio = wl_value(rec, len, &w->w_prio);
 	const struct wl_task_seen *cur;
@@ -257,10 +257,11 @@ static char wl_state(int64_t state)
 
 /* probe_wakeup_sched_switch(): the switch to the task waited for ends
  * its latency; above the maximum, it is the trace kept */
-static void wl_switch(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_t len,
-		      uint32_t cpu, uint64_t ts)
+static void wl_switch(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_t len, uint32_t cpu,
+		      uint64_t ts)
 {
-	int64_t prev = wl_value(rec, len, &w->s_prev_pid), next = wl_value(rec, len, &w->s_next_pid);
+	int64_t prev = wl_value(rec, len, &w->s_prev_pid),
+		next = wl_value(rec, len, &w->s_next_pid);
 	int64_t prev_prio = wl_value(rec, len, &w->s_prev_prio);
 	int64_t next_prio = wl_value(rec, len, &w->s_next_prio);
 	struct wl_entry *e = &w->kept_switch;
@@ -311,9 +312,10 @@ void utrace_wakeup_lat_record(struct utrace_wakeup_lat *w, int id, uint32_t cpu,
  * version string; "unknown" as the kernel says when neither tells. */
 static const char *wl_model(void)
 {
-	static const char *const names[][2] = {
-	    {"(none)", "server"}, {"(voluntary)", "desktop"}, {"(full)", "preempt"},
-	    {"(lazy)", "preempt"}};
+	static const char *const names[][2] = {{"(none)", "server"},
+					       {"(voluntary)", "desktop"},
+					       {"(full)", "preempt"},
+					       {"(lazy)", "preempt"}};
 	struct utsname u;
 	char buf[128] = "";
 	FILE *f = fopen("/sys/kernel/debug/sched/preempt", "r");
@@ -360,8 +362,9 @@ static void wl_task(int32_t pid, int32_t prio, struct wl_task *t)
 	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
 		long v[40] = {0};
 		int n = 0; /* fields 3.. after the name: nice is 19, rt_priority 40, policy 41 */
+		char *sv = NULL;
 
-		for (char *s = strtok(p + 1, " "); s && n < 40; s = strtok(NULL, " "))
+		for (char *s = strtok_r(p + 1, " ", &sv); s && n < 40; s = strtok_r(NULL, " ", &sv))
 			v[n++] = strtol(s, NULL, 10);
 		if (n >= 39) {
 			t->nice = v[16];
@@ -394,9 +397,18 @@ static void wl_line(FILE *out, const struct wl_entry *e, uint64_t start, uint64_
 {
 	uint8_t fl = e->flags;
 	bool nmi = fl & 0x40, hard = fl & 0x08, soft = fl & 0x10, bh = fl & 0x80;
-	char irqs = (fl & 0x01) && bh ? 'D' : (fl & 0x01) ? 'd' : bh ? 'b' : (fl & 0x02) ? 'X' : '.';
+	char irqs = (fl & 0x01) && bh ? 'D'
+		    : (fl & 0x01)     ? 'd'
+		    : bh	      ? 'b'
+		    : (fl & 0x02)     ? 'X'
+				      : '.';
 	char resched = (fl & 0x24) == 0x24 ? 'N' : (fl & 0x04) ? 'n' : (fl & 0x20) ? 'p' : '.';
-	char hs = nmi && hard ? 'Z' : nmi ? 'z' : hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
+	char hs = nmi && hard	 ? 'Z'
+		  : nmi		 ? 'z'
+		  : hard && soft ? 'H'
+		  : hard	 ? 'h'
+		  : soft	 ? 's'
+				 : '.';
 
 	fprintf(out, "%8.8s-%-7d %3d%c%c%c", e->comm, e->pid, e->cpu, irqs, resched, hs);
 	if (e->preempt & 0xf)
@@ -431,8 +443,7 @@ void utrace_wakeup_lat_print(const struct utrace_wakeup_lat *w, FILE *out)
 	fputs("# -----------------------------------"
 	      "---------------------------------\n",
 	      out);
-	fprintf(out,
-		"# latency: %llu us, #2/2, CPU#%d | (M:%s VP:0, KP:0, SP:0 HP:0 #P:%ld)\n",
+	fprintf(out, "# latency: %llu us, #2/2, CPU#%d | (M:%s VP:0, KP:0, SP:0 HP:0 #P:%ld)\n",
 		(unsigned long long)(w->kept_lat / 1000), w->kept_cpu, wl_model(),
 		sysconf(_SC_NPROCESSORS_ONLN));
 	fputs("#    -----------------\n", out);

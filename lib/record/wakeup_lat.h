@@ -7,14 +7,12 @@
  *
  * The kernel's rules, run by the recorder on each kernel record it
  * merges (recorder_kmerge.c: saved or not, as the kernel's tracer's
- * probes run whether the events are enabled or not): at a sched_wakeup (or sched_wakeup_new) of a task whose prio
- * is better (lower) than the task being waited for, if any, and than the
- * task running where it was woken (wakeup_rt: of a real-time task only,
- * prio < 100), that task is the one waited for, from then; at the
- * sched_switch to it, the latency is the time between the two, and a
- * latency above tracing_max_latency becomes it and its trace the one
- * kept.  The trace kept is the kernel's latency format: the
- * wakeup line (`  + [CPU]`) and the switch line (`==> [CPU]`); the
+ * probes run whether the events are enabled or not): at a sched_wakeup (or sched_wakeup_new) of a
+ * task whose prio is better (lower) than the task being waited for, if any, and than the task
+ * running where it was woken (wakeup_rt: of a real-time task only, prio < 100), that task is the
+ * one waited for, from then; at the sched_switch to it, the latency is the time between the two,
+ * and a latency above tracing_max_latency becomes it and its trace the one kept.  The trace kept is
+ * the kernel's latency format: the wakeup line (`  + [CPU]`) and the switch line (`==> [CPU]`); the
  * kernel's function and stack lines between them (the kernel's own
  * functions) are not in a user recording.
  */

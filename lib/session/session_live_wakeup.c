@@ -19,8 +19,9 @@ int session_live_wakeup_start(void *arg, bool on, bool rt, struct utrace_error *
 	live_lock(rl);
 	ret = session_live_merge(rl, err);
 	if (ret >= 0 && (ret = utrace_recorder_wakeup(rl->r, on ? (rt ? 2 : 1) : 0)) < 0)
-		utrace_error_set(err, ret, "the wakeup tracers need the kernel's sched_wakeup "
-					   "and sched_switch (record -e)");
+		utrace_error_set(err, ret,
+				 "the wakeup tracers need the kernel's sched_wakeup "
+				 "and sched_switch (record -e)");
 	pthread_mutex_unlock(&rl->lock);
 	return ret < 0 ? ret : 0;
 }

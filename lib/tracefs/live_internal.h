@@ -38,7 +38,7 @@ struct utrace_live {
 	pthread_mutex_t lock; /* everything below */
 	struct live_handle *open; /* the files open: FUSE releases none at an unmount */
 	enum utrace_tracer tracer;
-	int wakeup; /* live_wakeup.c: LIVE_WAKEUP_* of current_tracer */
+	int wakeup;	    /* live_wakeup.c: LIVE_WAKEUP_* of current_tracer */
 	uint32_t max_depth; /* max_graph_depth */
 	uint32_t options;   /* trace_options: ops->set_option's word */
 	/* by enum utrace_filter_list; the graph lists come from the command

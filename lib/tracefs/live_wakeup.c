@@ -86,8 +86,7 @@ int live_show_max_latency(struct utrace_live *l, const struct live_handle *h, FI
 	return 0;
 }
 
-long live_write_max_latency(struct utrace_live *l, struct live_handle *h, const char *buf,
-			    size_t n)
+long live_write_max_latency(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct utrace_error err = {0};
 	unsigned long long v;
