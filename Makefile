@@ -100,6 +100,8 @@ $(B)/lib/base/syscall_names.o: $(GEN)/syscall_table.h
 
 $(B)/utrace.o: TOOL_CFLAGS += -DUTRACE_VERSION='"$(VERSION)"'
 $(B)/utrace.o: VERSION
+$(B)/cmds/bt.o: TOOL_CFLAGS += -DUTRACE_VERSION='"$(VERSION)"'
+$(B)/cmds/bt.o: VERSION
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -114,6 +114,10 @@ int main(int argc, char **argv)
 	if (utrace_spawn_signal_ignored(SIGCHLD))
 		signal(SIGCHLD, SIG_DFL);
 	read_threads_from_env();
+	/* run as `bpftrace` (a link of that name to utrace): utrace bt, whose
+	 * process is then named bpftrace, as scripts and tools expect */
+	if (!strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0], "bpftrace"))
+		return cmd_bt(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -9,6 +9,9 @@
 #   function_graph   fib(FIB_N) under function_graph                           2 rdtsc + 2 x 4 B
 #   tracepoint       bench/tracepoint_utrace.c, -e bench:bench_two (2 ints)    rdtsc + 20 B
 #   probe hit        bench/probe_loop.c, 'p:e hit a=%di:u64 b=+8(%si):u32'     rdtsc + 32 B
+#   probe mid        the same probe on hit+OFF (a jmp to a detour, mid-function) rdtsc + 32 B
+#   bt action        utrace bt 'uprobe:PROG:hit { @c[arg0] = count();           two bt map updates
+#                    @h = hist(arg0); }' on probe_loop.c (no clock, no record)
 #   hist trigger     bench/hist_loop.c, -v -R 'hist:keys=a:vals=b'             a hash table update:
 #                                                                              a plain one, and the
 #                                                                              hist table's own
@@ -47,6 +50,14 @@ CF=(-std=gnu11 -O2 -Wall -Wextra)
 	die "cannot build probe_loop.c"
 "$CC" "${CF[@]}" -I"$ROOT/include" -I"$ROOT/bench" "$ROOT/bench/hist_loop.c" -o "$OUT/hist" ||
 	die "cannot build hist_loop.c"
+# the first instruction after hit's call site (as bench/probe.sh finds it)
+MID=$(objdump -d --no-show-raw-insn "$OUT/probe" | awk '
+	$2 == "<hit>:" { on = 1; base = strtonum("0x" $1); next }
+	on && /^$/ { exit }
+	on && /^ *[0-9a-f]+:/ { a = $1; sub(":", "", a); o = strtonum("0x" a) - base
+		if ($2 == "endbr64") skip = 4; else if (o >= skip + 5) { print o; exit } }')
+[ -n "$MID" ] || die "cannot find an instruction after hit's call site"
+BTPROG="uprobe:$OUT/probe:hit { @c[arg0] = count(); @h = hist(arg0); }"
 calls=$(awk -v n="$FN" 'BEGIN { a = 0; b = 1; for (i = 0; i < n + 1; i++) { t = a + b; a = b; b = t }
 	print 2 * a - 1 }')
 
@@ -63,11 +74,14 @@ fib_user() { # fib_user CASE [TRACER]: the user seconds of fib alone
 	echo "$1 $(awk -v s="$(cat "$OUT/t")" -v c="$calls" 'BEGIN { printf "%.3f", s * 1e9 / c }')" \
 		>>"$OUT/times"
 }
-loop() { # loop CASE PROG [utrace record options...]: the program's own cpu_ns/event
+loop() { # loop CASE PROG [utrace record options... | bt PROGRAM]: the program's own cpu_ns/event
 	local c=$1 p=$2
 	shift 2
 	if [ $# = 0 ]; then
 		"$p" "$N" >"$OUT/o" || die "$p failed"
+	elif [ "$1" = bt ]; then
+		"$U" bt -o "$OUT/bt.txt" -e "$2" -c "$p $N" >"$OUT/o" 2>"$OUT/err" ||
+			die "$c failed: $(tail -2 "$OUT/err")"
 	else
 		"$U" record -o "$OUT/l.dat" "$@" -- "$p" "$N" >"$OUT/o" 2>"$OUT/err" ||
 			die "$c failed: $(tail -2 "$OUT/err")"
@@ -83,6 +97,8 @@ for _ in $(seq "$RUNS"); do
 	loop tracepoint "$OUT/tp" -p nop -e bench:bench_two
 	loop probe-plain "$OUT/probe"
 	loop probe "$OUT/probe" -p nop --probe 'p:e hit a=%di:u64 b=+8(%si):u32'
+	loop probe-mid "$OUT/probe" -p nop --probe "p:m hit+$MID a=%di:u64 b=+8(%si):u32"
+	loop bt "$OUT/probe" bt "$BTPROG"
 	loop hist-plain "$OUT/hist"
 	loop hist "$OUT/hist" -p nop -v -e bench:bench_two -R 'hist:keys=a:vals=b'
 done
@@ -108,6 +124,8 @@ row function function fib-plain "$(fl "$rdtsc + $w12")" "rdtsc + 12 B"
 row function_graph function_graph fib-plain "$(fl "2 * $rdtsc + 2 * $w4")" "2 rdtsc + 2 x 4 B"
 row "enabled tracepoint (2 ints)" tracepoint tp-plain "$(fl "$rdtsc + $w20")" "rdtsc + 20 B"
 row "probe hit (entry, 2 fetch-args)" probe probe-plain "$(fl "$rdtsc + $w32")" "rdtsc + 32 B"
+row "probe hit (mid-function, 2 fetch-args)" probe-mid probe-plain "$(fl "$rdtsc + $w32")" "rdtsc + 32 B"
+row "bt uprobe, count() and hist() of arg0" bt probe-plain "$(fl "2 * $btmap")" "2 bt map updates, no clock"
 row "hist trigger (1 key, 1 value)" hist hist-plain "$(fl "$tbl")" "plain table update, no clock"
 row "hist trigger, against its own table" hist hist-plain "$(fl "$hmap")" "hist_map.h update, no clock"
 echo

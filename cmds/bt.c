@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "cmds/cmds.h"
 #include "lib/bt/bt.h"
@@ -50,9 +51,30 @@ static void bt_usage(FILE *f)
 		   "      --unsafe    allow system()\n"
 		   "      --usdt-file-activation\n"
 		   "                  usdt probes in the processes running their file\n"
+		   "  -V, --version   utrace bt's version, and bpftrace's that it follows\n"
+		   "      --info      what serves bpftrace's map and probe types here\n"
 		   "  -h, --help      this text\n"
 		   "\n"
 		   "See man utrace-bt.\n");
+}
+
+#ifndef UTRACE_VERSION /* set by the Makefile from the file VERSION */
+#define UTRACE_VERSION "unknown"
+#endif
+#define BT_FOLLOWS "v0.17.0" /* the bpftrace whose language and output utrace bt follows */
+
+/* --info: bpftrace's "System" and "Build" sections, then lib/bt's report. */
+static void bt_info(void)
+{
+	struct utsname u;
+
+	if (uname(&u) == 0)
+		printf("System\n  OS: %s %s %s\n  Arch: %s\n\n", u.sysname, u.release, u.version,
+		       u.machine);
+	printf("Build\n  version: utrace bt %s (the language of bpftrace %s)\n  LLVM: none "
+	       "(no BPF: the program is compiled into utrace's bytecode)\n\n",
+	       UTRACE_VERSION, BT_FOLLOWS);
+	utrace_bt_info(stdout);
 }
 
 static char *read_file(const char *path)
@@ -132,6 +154,9 @@ static int bt_opt(struct bt_cmd *b, int c, const char *arg)
 	case 'U': b->o.unsafe = true; return 0;
 	case 'A': b->o.usdt_file_activation = true; return 0;
 	case 'h': bt_usage(stdout); return -1;
+	case 'V': printf("utrace bt %s (the language of bpftrace %s)\n", UTRACE_VERSION, BT_FOLLOWS);
+		  return -1;
+	case 'I': bt_info(); return -1;
 	default: return 2;
 	}
 }
@@ -142,9 +167,11 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 	    {"unsafe", no_argument, NULL, 'U'},
 	    {"usdt-file-activation", no_argument, NULL, 'A'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"info", no_argument, NULL, 'I'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char shortopts[] = "+e:c:p:lf:o:vqkdh";
+	static const char shortopts[] = "+e:c:p:lf:o:vqkdhV";
 	int c, ret;
 
 	opterr = 0;
@@ -233,7 +260,9 @@ int cmd_bt(int argc, char **argv)
 	if (b.list) {
 		ret = utrace_bt_list_pid(b.pattern ? b.pattern : optind < argc ? argv[optind] : NULL,
 					 b.o.pid, b.o.verbose, stdout, &err);
-		if (ret < 0)
+		if (ret < 0 && strstr(err.msg, ": ERROR: ")) /* bpftrace's lines */
+			fprintf(stderr, "%s\n", err.msg);
+		else if (ret < 0)
 			utrace_die_msg("bt", "%s", err.msg);
 		return ret < 0 ? 1 : utrace_flush_stdout("bt");
 	}

@@ -77,7 +77,9 @@ enum utrace_bt_op {
 	UTRACE_BOP_USTACK, /* a: 0 bpftrace, 1 perf; imm: frames; push the stack's id
 			    * (ctx->ustack: the tool's, 0 without it) */
 	UTRACE_BOP_USYM,   /* pop an address: its symbol's name into a slot (ctx->usym) */
-	UTRACE_BOP_FIELD,  /* a: the probe's extra fetch-arg a (ctx->field); b 1: a string */
+	UTRACE_BOP_FIELD,  /* a: the probe's extra fetch-arg a (ctx->field); b bit 0: a string
+			    * (b >> 2: its length at most, a char array's), bit 1: a struct or
+			    * an array (its tuple, lib/bt/bt_record.c) */
 	UTRACE_BOP_EXT,	    /* a: bytes (1, 2, 4), b 1: signed; pop x, push x cast to that */
 	UTRACE_BOP_BSWAP,   /* a: bytes (2, 4, 8); pop x, push its low bytes reversed */
 	UTRACE_BOP_STRNCMP, /* pop a, b (strings); push 0 if their first imm bytes are equal */
@@ -87,6 +89,10 @@ enum utrace_bt_op {
 	UTRACE_BOP_STRFTIME, /* pop ns; push the context's strftime of format imm */
 	UTRACE_BOP_BUF,	     /* pop a string; push buf() of its first imm bytes (bt_buf.h) */
 	UTRACE_BOP_NTOP,     /* pop an IPv4 address (its bytes in memory order); push its text */
+	UTRACE_BOP_LOAD,     /* a: bytes (1, 2, 4, 8), b 1: signed; pop an address, push what
+			      * is there (ctx->load; 0 if it cannot be read) */
+	UTRACE_BOP_LOADREC,  /* imm: a C type; pop an address, push the struct or array
+			      * there as a value (ctx->record, the tool's: "" without it) */
 	UTRACE_BOP_MAX
 };
 
@@ -106,7 +112,7 @@ enum utrace_bt_rec {
 	UTRACE_BREC_PRINT_MAP, /* print(@m, top, div): two values */
 	UTRACE_BREC_CLEAR,
 	UTRACE_BREC_ZERO,
-	UTRACE_BREC_EXIT,
+	UTRACE_BREC_EXIT,      /* exit(): the program ends there, as bpftrace's returns */
 	UTRACE_BREC_TIME,
 	UTRACE_BREC_CAT,    /* cat(fmt, ...): printf's values; the tool reads the file */
 	UTRACE_BREC_SYSTEM, /* system(fmt, ...): printf's values; the tool runs it */
@@ -177,6 +183,10 @@ struct utrace_bt_ctx {
 	/* strftime(): format fmt's text of ns into dst (UTRACE_BT_STRLEN
 	 * bytes); NULL where no libc may run (the text is then "") */
 	int (*strftime)(void *arg, uint32_t fmt, int64_t ns, char *dst);
+	/* LOADREC: the struct or array of C type type at addr as a value
+	 * (lib/bt/bt_record.c) into out (UTRACE_BT_STRLEN bytes); NULL
+	 * where no libc may run */
+	void (*record)(void *arg, uint64_t addr, uint32_t type, char *out);
 };
 
 /* The run's state: the stack, the string slots, the variables. */
@@ -213,7 +223,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 	case UTRACE_BOP_USYM:
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
 	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET: case UTRACE_BOP_STRFTIME:
-	case UTRACE_BOP_BUF: case UTRACE_BOP_NTOP:
+	case UTRACE_BOP_BUF: case UTRACE_BOP_NTOP: case UTRACE_BOP_LOAD: case UTRACE_BOP_LOADREC:
 		*push = 1;
 		return 1;
 	case UTRACE_BOP_TUPLE:
@@ -283,6 +293,9 @@ static inline int utrace_bt_check(const void *prog, uint32_t len)
 		if (in[i].op == UTRACE_BOP_KEY && in[i].b != utrace_bt_maps(h)[in[i].a].nkeys)
 			return -1;
 		if (in[i].op == UTRACE_BOP_TUPLE && in[i].b > UTRACE_BT_EMIT_MAX)
+			return -1;
+		if (in[i].op == UTRACE_BOP_LOAD && in[i].a != 1 && in[i].a != 2 && in[i].a != 4 &&
+		    in[i].a != 8)
 			return -1;
 		if (in[i].op == UTRACE_BOP_EMIT &&
 		    (in[i].b > UTRACE_BT_EMIT_MAX || in[i].a >= UTRACE_BREC_MAX || !in[i].a))

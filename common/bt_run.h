@@ -349,17 +349,38 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 				utrace_bt_helper_err(st, ctx, in->imm);
 			ctx->map_update(ctx->arg, in->a, st->key, -1, &st->mv);
 			break;
-		case UTRACE_BOP_EMIT: utrace_bt_emit(st, ctx, in, v); break;
+		case UTRACE_BOP_EMIT:
+			utrace_bt_emit(st, ctx, in, v);
+			if (in->a == UTRACE_BREC_EXIT) /* bpftrace's exit() returns */
+				return 0;
+			break;
 		case UTRACE_BOP_USTACK:
 			*sp++ = ctx->ustack ? ctx->ustack(ctx->arg, (unsigned)in->imm, in->a) : 0;
 			break;
 		case UTRACE_BOP_FIELD:
 			s = utrace_bt_tmp(st);
 			st->strs[s][0] = 0;
-			v[0] = ctx->field ? ctx->field(ctx->arg, in->a, in->b ? st->strs[s] : 0) : 0;
+			v[0] = ctx->field ? ctx->field(ctx->arg, in->a, in->b & 3 ? st->strs[s] : 0) : 0;
 			st->strs[s][UTRACE_BT_STRLEN - 1] = 0;
-			*sp++ = in->b ? (int64_t)s : v[0];
+			if (in->b >> 2 && in->b >> 2 < UTRACE_BT_STRLEN)
+				st->strs[s][in->b >> 2] = 0;
+			*sp++ = in->b & 3 ? (int64_t)s : v[0];
 			break;
+		case UTRACE_BOP_LOADREC:
+			s = utrace_bt_tmp(st);
+			if (ctx->record)
+				ctx->record(ctx->arg, (uint64_t)v[0], (uint32_t)in->imm, st->strs[s]);
+			st->strs[s][UTRACE_BT_STRLEN - 1] = 0;
+			*sp++ = s;
+			break;
+		case UTRACE_BOP_LOAD: {
+			uint64_t x = 0;
+
+			if (ctx->load((uint64_t)v[0], in->a, &x) < 0)
+				x = 0;
+			*sp++ = utrace_bt_ext((int64_t)x, in->a, in->b);
+			break;
+		}
 		case UTRACE_BOP_USYM:
 			s = utrace_bt_tmp(st);
 			st->strs[s][0] = 0;

@@ -7,7 +7,9 @@
  *   (1, "a", (2, 3))  ->  \1 "1" \37 \3 "a" \37 \1 "2" \37 "3" \2 \2
  *
  * \1 opens a tuple, \2 closes it, \37 separates elements, \3 starts a
- * string element (an integer is its decimal text).  It holds at most
+ * string element (an integer is its decimal text).  A struct or an array
+ * value (lib/bt/bt_record.c) is a tuple too: \5 opens a struct, whose
+ * elements are each NAME \6 VALUE, \4 an array.  It holds at most
  * UTRACE_BT_STRLEN - 1 bytes: a longer one is cut there (its printer
  * closes what is open).  No libc: this runs in the traced program.
  */
@@ -18,6 +20,14 @@
 #define UTRACE_BT_T_CLOSE '\002'
 #define UTRACE_BT_T_STR '\003'
 #define UTRACE_BT_T_SEP '\037'
+#define UTRACE_BT_T_AOPEN '\004' /* an array */
+#define UTRACE_BT_T_SOPEN '\005' /* a struct */
+#define UTRACE_BT_T_NAME '\006'  /* ends a struct member's name */
+
+static inline int utrace_bt_tuple_opens(char c)
+{
+	return c == UTRACE_BT_T_OPEN || c == UTRACE_BT_T_AOPEN || c == UTRACE_BT_T_SOPEN;
+}
 
 static inline unsigned utrace_bt_tuple_put(char *d, unsigned n, char c)
 {
@@ -49,7 +59,7 @@ static inline const char *utrace_bt_tuple_skip(const char *s)
 	int depth = 0;
 
 	for (; *s; s++) {
-		if (*s == UTRACE_BT_T_OPEN)
+		if (utrace_bt_tuple_opens(*s))
 			depth++;
 		else if (*s == UTRACE_BT_T_CLOSE && --depth < 0)
 			break;
@@ -67,7 +77,7 @@ static inline const char *utrace_bt_tuple_skip(const char *s)
  * *num (an integer): 1 for a text, 0 for a number. */
 static inline int utrace_bt_tuple_get(const char *t, unsigned idx, char *dst, int64_t *num)
 {
-	const char *s = t + (*t == UTRACE_BT_T_OPEN), *e;
+	const char *s = t + utrace_bt_tuple_opens(*t), *e;
 	unsigned n = 0;
 	int neg = 0;
 
@@ -77,8 +87,13 @@ static inline int utrace_bt_tuple_get(const char *t, unsigned idx, char *dst, in
 			s++;
 	}
 	e = utrace_bt_tuple_skip(s);
+	for (const char *m = s; *t == UTRACE_BT_T_SOPEN && m < e; m++)
+		if (*m == UTRACE_BT_T_NAME) { /* a struct's member: its value */
+			s = m + 1;
+			break;
+		}
 	*num = 0;
-	if (*s == UTRACE_BT_T_STR || *s == UTRACE_BT_T_OPEN) {
+	if (*s == UTRACE_BT_T_STR || utrace_bt_tuple_opens(*s)) {
 		for (s += *s == UTRACE_BT_T_STR; s < e && n + 1 < UTRACE_BT_STRLEN; s++)
 			dst[n++] = *s;
 		dst[n] = 0;

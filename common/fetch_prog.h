@@ -17,7 +17,7 @@
  *               (len << 16 | offset), as the kernel's
  *
  * Each argument is a sequence of value instructions (REG, STACK, IMM,
- * DEREF, ADD) computing one 64-bit value v, ended by one store (ST_INT,
+ * DEREF, ADD, LDF) computing one 64-bit value v, ended by one store (ST_INT,
  * ST_MEM, ST_STR, ST_COMM, ST_DATA, ST_ARRAY) that writes the argument
  * at dst.  Memory is read only through the caller's load function, which
  * in the runtime is the safe-load routine (runtime/inproc_probes.c): a fault
@@ -55,6 +55,12 @@ enum utrace_fetch_reg {
 	UTRACE_FR_XMAX = UTRACE_FR_MAX + 6
 };
 
+/* An event probe (e:, lib/probes/eprobe.h) runs its program on registers
+ * whose si holds the address of the attached event's record, as
+ * rt_event_write(key, rec, len) receives it; its $FIELDs are LDFs from
+ * there. */
+#define UTRACE_FR_EVENT UTRACE_FR_SI
+
 /* The registers at the probed instruction, as a trap would see them. */
 struct utrace_fetch_regs {
 	uint64_t r[UTRACE_FR_MAX];
@@ -73,12 +79,18 @@ enum utrace_fetch_op {
 	UTRACE_XOP_ST_COMM,  /* the thread's name, __data_loc */
 	UTRACE_XOP_ST_DATA,  /* a string constant: imm its offset in the program, shl | shr << 8 its length */
 	UTRACE_XOP_ST_ARRAY, /* count elements of size bytes from v (strings: pointers) */
+	/* value, after the stores (their numbers stay): an event field, the
+	 * size bytes at v + imm, sign-extended if SIGNED; DATALOC: v + their
+	 * low 16 bits (a __data_loc's data) */
+	UTRACE_XOP_LDF,
 	UTRACE_XOP_MAX
 };
 
 enum utrace_fetch_flags {
 	UTRACE_XF_BITFIELD = 1u << 0, /* v = v << shl >> shr (unsigned) before storing */
 	UTRACE_XF_STRING = 1u << 1,   /* ST_ARRAY: each element a char * to a string */
+	UTRACE_XF_SIGNED = 1u << 2,   /* LDF: a signed field */
+	UTRACE_XF_DATALOC = 1u << 3,  /* LDF: a __data_loc's data: its address */
 };
 
 struct utrace_fetch_insn {
@@ -109,7 +121,7 @@ static inline const struct utrace_fetch_insn *utrace_fetch_insns(const struct ut
 
 static inline int utrace_fetch_is_store(unsigned op)
 {
-	return op >= UTRACE_XOP_ST_INT && op < UTRACE_XOP_MAX;
+	return op >= UTRACE_XOP_ST_INT && op <= UTRACE_XOP_ST_ARRAY;
 }
 
 /* 0 if the program is whole and every store stays in the fixed part. */
@@ -141,6 +153,9 @@ static inline int utrace_fetch_check(const void *prog, uint32_t len)
 		if (in[i].op == UTRACE_XOP_ST_DATA &&
 		    ((uint64_t)in[i].imm > len || in[i].imm < 0 ||
 		     (uint64_t)in[i].imm + in[i].shl + ((uint64_t)in[i].shr << 8) > len))
+			return -1;
+		if (in[i].op == UTRACE_XOP_LDF && in[i].size != 1 && in[i].size != 2 &&
+		    in[i].size != 4 && in[i].size != 8)
 			return -1;
 		if (utrace_fetch_is_store(in[i].op) &&
 		    ((in[i].size != 1 && in[i].size != 2 && in[i].size != 4 && in[i].size != 8) ||
@@ -239,6 +254,16 @@ static inline uint32_t utrace_fetch_run(const void *prog, const struct utrace_fe
 		case UTRACE_XOP_DEREF:
 			if (!bad && load(v + (uint64_t)x->imm, 8, &v) < 0)
 				bad = 1;
+			continue;
+		case UTRACE_XOP_LDF:
+			if (!bad && load(v + (uint64_t)x->imm, x->size, &w) < 0)
+				bad = 1;
+			else if (x->flags & UTRACE_XF_DATALOC)
+				v += w & 0xffff;
+			else if ((x->flags & UTRACE_XF_SIGNED) && x->size < 8)
+				v = (uint64_t)((int64_t)(w << (64 - 8 * x->size)) >> (64 - 8 * x->size));
+			else
+				v = w;
 			continue;
 		case UTRACE_XOP_ST_MEM:
 			if (!bad && load(v, x->size, &v) < 0)

@@ -423,6 +423,10 @@ enum utrace_trig_cmd {
 	UTRACE_TC_DISABLE_HIST,
 	UTRACE_TC_SNAPSHOT,   /* save the buffers as they are now (runtime/snapshot.c) */
 	UTRACE_TC_STACKTRACE, /* the user stack after the event (runtime/stacktrace.c) */
+	/* an event probe on the event (lib/probes/eprobe.h): target the
+	 * in-process probe key whose record it writes, the fetch program
+	 * (prog_len bytes after the filter) run on the event's record */
+	UTRACE_TC_EPROBE,
 };
 
 struct utrace_msg_trigger {
@@ -433,6 +437,8 @@ struct utrace_msg_trigger {
 	int32_t target;	     /* enable_/disable_: the target event's id */
 	int32_t count_idx;   /* :N: its counter in utrace_control, -1: unlimited */
 	uint32_t filter_len; /* the trigger's own filter, 0: none */
+	uint32_t prog_len;   /* EPROBE: its fetch program, after the filter */
+	uint32_t reserved;
 	uint8_t filter[];
 };
 #define UTRACE_EVENT_TRIGS_MAX 8 /* other triggers per event */

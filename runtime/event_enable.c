@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "arch/x86_64/insn.h"
+#include "common/fetch_prog.h"
 #include "common/filter_prog.h"
 #include "common/hist_prog.h"
 #include "common/record.h"
@@ -135,13 +136,34 @@ static void ev_recv_table(const struct utrace_msg_table *m, int fd)
 	__atomic_store_n(&ev_tables[m->table], map, __ATOMIC_RELEASE);
 }
 
+void (*rt_ev_fetch_ready)(void);
+/* arch/x86_64/inproc_probe.S: a load that a fault makes -1 */
+int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
+
+static void ev_eprobe_hit(uint32_t key, const void *prog, const void *rec);
+
 /* A trigger command for the next ENABLE, its filter checked whole. */
 static int ev_recv_trig(const struct utrace_msg_trigger *m, struct rt_trig *tr)
 {
-	uint64_t *filter = NULL;
+	uint64_t *filter = NULL, *prog = NULL;
 
-	if (m->hdr.size < sizeof(*m) + m->filter_len || !m->cmd || m->cmd > UTRACE_TC_STACKTRACE)
+	if (m->hdr.size < sizeof(*m) + (uint64_t)m->filter_len + m->prog_len || !m->cmd ||
+	    m->cmd > UTRACE_TC_EPROBE || (m->cmd == UTRACE_TC_EPROBE) != !!m->prog_len)
 		return -1;
+	if (m->prog_len) { /* an event probe's: read memory safely from now on */
+		prog = malloc((m->prog_len + 7) & ~7u);
+		if (!prog)
+			return -1;
+		memcpy(prog, m->filter + m->filter_len, m->prog_len);
+		if (utrace_fetch_check(prog, m->prog_len) < 0) {
+			rt_log("an event probe's program from the recorder is malformed; it stays off");
+			free(prog);
+			return 1;
+		}
+		if (rt_ev_fetch_ready)
+			rt_ev_fetch_ready();
+		__atomic_store_n(&rt_trig_eprobe, ev_eprobe_hit, __ATOMIC_RELEASE);
+	}
 	if (m->filter_len) {
 		filter = malloc((m->filter_len + 7) & ~7u);
 		if (!filter)
@@ -150,10 +172,11 @@ static int ev_recv_trig(const struct utrace_msg_trigger *m, struct rt_trig *tr)
 		if (utrace_filter_check(filter, m->filter_len) < 0) {
 			rt_log("a trigger's filter from the recorder is malformed; it stays off");
 			free(filter);
+			free(prog);
 			return 1;
 		}
 	}
-	*tr = (struct rt_trig){m->cmd, m->target, m->count_idx, m->filter_len, filter};
+	*tr = (struct rt_trig){m->cmd, m->target, m->count_idx, m->filter_len, filter, prog};
 	return 0;
 }
 
@@ -182,8 +205,13 @@ static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const st
 	memcpy(f->hist, h, nr_hist * sizeof(*h));
 	f->nr_trig = p->nr_trig;
 	memcpy(f->trig, p->trig, p->nr_trig * sizeof(p->trig[0]));
-	for (uint32_t i = 0; i < nr_hist; i++)
+	f->plain_hists = nr_hist && !p->nr_trig && !(f->flags & ~(uint32_t)UTRACE_ENABLE_SOFT);
+	for (uint32_t i = 0; i < nr_hist; i++) {
 		f->needs |= h[i].prog->needs;
+		f->plain_hists &= h[i].fast.ok;
+	}
+	if (f->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU))
+		f->plain_hists = 0;
 	memcpy(f->prog, m->filter, m->filter_len);
 	if (f->len && utrace_filter_check(f->prog, f->len) < 0) {
 		rt_log("an event filter from the recorder is malformed; the event stays off");
@@ -306,7 +334,7 @@ static int ev_patch_all(void)
 
 /* The in-process probes' events (runtime/inproc_probes.c): keys of a
  * pseudo-object as the synthetic events', written by a probe's hit. */
-static struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX];
+struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX];
 static struct rt_object ev_inproc_probe_obj = {.index = UTRACE_INPROC_PROBE_OBJ};
 
 void rt_inproc_probe_event_write(uint32_t key, void *rec, uint32_t len)
@@ -315,6 +343,25 @@ void rt_inproc_probe_event_write(uint32_t key, void *rec, uint32_t len)
 
 	if (__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
 		rt_event_write(k, rec, len);
+}
+
+/* An event probe's hit (trigger EPROBE on the attached event): its
+ * record, the kernel's eprobe layout, from rec's fields and what they
+ * point to (utrace_fetch_load: a fault writes the kernel's 0 or (fault)).
+ * Its probe removed: nothing. */
+static void ev_eprobe_hit(uint32_t key, const void *prog, const void *rec)
+{
+	uint64_t out[UTRACE_FETCH_REC_MAX / 8];
+	struct utrace_fetch_regs regs = {{0}};
+	uint32_t len;
+
+	if (key >= UTRACE_INPROC_PROBE_MAX || utrace_ctl_inproc_probe_off(rt.ctl, key))
+		return;
+	regs.r[UTRACE_FR_EVENT] = (uint64_t)(uintptr_t)rec;
+	out[0] = 0;
+	len = utrace_fetch_run(prog, &regs, NULL, rt_self.comm, (uint8_t *)out, sizeof(out),
+			       utrace_fetch_load);
+	rt_inproc_probe_event_write(key, out, len);
 }
 
 bool rt_inproc_probe_has_triggers(uint32_t key)

@@ -13,12 +13,16 @@
  * together.  As the kernel's *_count_trigger, a count is used up only by
  * a firing that changes something.  snapshot asks the recorder for a copy
  * of the buffers (snapshot.c); stacktrace is written after the event's
- * own record (stacktrace.c), so it is only noted in *post here.
+ * own record (stacktrace.c), so it is only noted in *post here.  An event
+ * probe (eprobe) is a command too, hidden from the trigger file as the
+ * kernel's: it writes its own event's record from this one's fields.
  * Signal-safe, allocation-free.
  */
 #include "common/filter_prog.h"
 #include "include/utrace/tracepoint.h"
 #include "runtime/rt.h"
+
+void (*rt_trig_eprobe)(uint32_t key, const void *prog, const void *rec);
 
 /* :N: one firing left to take?  Shared by every process, so a CAS. */
 static bool trig_take_count(int32_t idx)
@@ -59,6 +63,7 @@ static bool trig_would_change(const struct rt_trig *tr)
 		return st && !(*st & UTRACE_EVS_HIST_PAUSED);
 	case UTRACE_TC_SNAPSHOT:
 	case UTRACE_TC_STACKTRACE:
+	case UTRACE_TC_EPROBE:
 		return true; /* every firing acts, and takes one of :N */
 	}
 	return false;
@@ -76,6 +81,14 @@ static void trig_apply(const struct rt_trig *tr, const void *rec, uint32_t *post
 	case UTRACE_TC_STACKTRACE:
 		*post |= 1u << UTRACE_TC_STACKTRACE; /* after the event's record */
 		break;
+	case UTRACE_TC_EPROBE: {
+		void (*hit)(uint32_t, const void *, const void *) =
+		    __atomic_load_n(&rt_trig_eprobe, __ATOMIC_ACQUIRE);
+
+		if (hit)
+			hit((uint32_t)tr->target, tr->prog, rec);
+		break;
+	}
 	case UTRACE_TC_TRACEON:
 	case UTRACE_TC_TRACEOFF:
 		__atomic_store_n(&rt.ctl->tracing_on, tr->cmd == UTRACE_TC_TRACEON,

@@ -30,6 +30,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "runtime/inproc_probe_internal.h"
 #include "runtime/rt.h"
 
 /* UTRACE_SOCK, copied at start: a fork child must not call getenv (bash
@@ -210,6 +211,7 @@ static int rt_start_once(void)
 /* Connect to the recorder at path, register, patch: 0 if tracing. */
 static int rt_start(const char *path)
 {
+	rt_ev_fetch_ready = rt_ipp_install_handlers; /* an event probe's loads */
 	rt.pid = getpid();
 	rt_rseq_init();
 	if (rt_connect(path, false, 0) < 0 ||

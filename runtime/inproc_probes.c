@@ -54,6 +54,7 @@
 #include "common/record.h"
 #include "runtime/inproc_probe_internal.h"
 #include "runtime/rt.h"
+#include "runtime/trace_events.h"
 
 /* A call site carrying probes: the slot pushes its index. */
 struct ipp_site {
@@ -326,6 +327,47 @@ static bool ipp_fast(const struct ipp_table *t, const struct rt_inproc_probe *p,
 	return p != NULL;
 }
 
+/*
+ * The common hit in one piece (issue 25): one entry probe at addr (p, the
+ * first in table t), tracing on, the thread's buffer ready, the probe
+ * neither off nor counted by a test, its thread named: a bt program takes
+ * it; else an event enabled without trigger commands gets the record that
+ * ipp_record writes, its fetch-args copied (fetch_fast.h), through the
+ * same rt_event_write.  The general path made five calls and tested each
+ * condition again on the way; anything else (return probes, several
+ * probes at one address, triggers, a thread without its buffer, fetch-args
+ * the interpreter runs) returns false and takes it.
+ */
+static inline __attribute__((always_inline)) bool
+ipp_plain(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
+	  const struct rt_inproc_probe *p, uint64_t addr)
+{
+	uint32_t st = rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING);
+	uint64_t rec[UTRACE_FETCH_REC_MAX / 8];
+	struct utrace_event_key *k;
+	const struct rt_event_conf *f;
+
+	if (unlikely(!p || p->is_return || (p + 1 < t->p + t->n && p[1].addr == addr) ||
+		     p->key == ipp_test_key || !rt_self.comm[0] || !rt_tracing_on() ||
+		     utrace_ctl_inproc_probe_off(rt.ctl, p->key)))
+		return false;
+	if (unlikely(rt_bt_has(p->key))) /* needs no buffer */
+		return (st == RT_TS_READY || !st) && rt_bt_hit(p->key, regs, NULL, false);
+	if (unlikely(st != RT_TS_READY || !p->fast))
+		return false;
+	k = &ev_inproc_probe_keys[p->key % UTRACE_INPROC_PROBE_MAX];
+	if (!__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
+		return true; /* ipp_record would write nothing */
+	f = __atomic_load_n(&k->filter, __ATOMIC_ACQUIRE);
+	if (unlikely(f && f->nr_trig))
+		return false; /* a stacktrace's stack, commands */
+	rec[0] = 0;
+	rec[1] = regs->r[UTRACE_FR_IP];
+	rt_event_write(k, rec,
+		       utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)rec, utrace_fetch_load));
+	return true;
+}
+
 struct ipp_slow_arg {
 	const struct utrace_fetch_regs *regs;
 	uint64_t addr;
@@ -371,6 +413,8 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	}
 	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
 	p = rt_ipp_find(t, s->addr);
+	if (likely(ipp_plain(regs, t, p, s->addr)))
+		return 0;
 	/* a thread without its buffer yet may call libc: keep the
 	 * program's vector registers (its float arguments) */
 	if (ipp_fast(t, p, s->addr))
@@ -388,6 +432,8 @@ uint64_t rt_inproc_probe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	const struct rt_inproc_probe *p = rt_ipp_find(t, a.addr);
 
 	regs->r[UTRACE_FR_IP] = a.addr;
+	if (likely(ipp_plain(regs, t, p, a.addr)))
+		return 0;
 	if (ipp_fast(t, p, a.addr))
 		ipp_fire(regs, t, p, a.addr);
 	else

@@ -534,6 +534,7 @@ struct rt_trig {
 	int32_t count_idx; /* rt.ctl->trig_count[count_idx], -1: unlimited */
 	uint32_t filter_len;
 	const uint64_t *filter;
+	const void *prog; /* EPROBE: the probe's fetch program */
 };
 
 /* The state of event id that triggers change (shared by the recording). */
@@ -546,6 +547,10 @@ static inline uint8_t *rt_ev_state(int32_t id)
 
 /* The commands trig[0..nr) on the event's record (common fields filled);
  * *post |= 1 << UTRACE_TC_STACKTRACE when a stack must follow it. */
+/* An event probe's hit: probe key's record, its program run on the
+ * attached event's record rec (event_enable.c sets it with the first
+ * EPROBE trigger it takes). */
+extern void (*rt_trig_eprobe)(uint32_t key, const void *prog, const void *rec) RT_HIDDEN;
 void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, uint32_t len,
 		      uint32_t *post) RT_HIDDEN;
 
@@ -569,6 +574,10 @@ int rt_events_live(const struct utrace_msg *m, long n, int fd) RT_HIDDEN;
 int rt_synth_register(void) RT_HIDDEN;
 int rt_inproc_probe_events_register(void) RT_HIDDEN;
 void rt_inproc_probe_event_write(uint32_t key, void *rec, uint32_t len) RT_HIDDEN;
+/* event_enable.c: what an event probe's first trigger needs before it
+ * runs, the fault-safe loads of utrace_fetch_load (init.c sets it to
+ * inproc_probes.c's rt_ipp_install_handlers). */
+extern void (*rt_ev_fetch_ready)(void) RT_HIDDEN;
 /* Whether probe key's event has trigger commands (traceon...): they run
  * while tracing is off too, as the kernel's. */
 bool rt_inproc_probe_has_triggers(uint32_t key) RT_HIDDEN;

@@ -103,6 +103,21 @@ static void ev_write_words(struct rt_thread *t, enum utrace_ext_type type, uint3
  * unusual (new sub-buffer, big delta, new CPU) goes through
  * ev_write_words and rt_rb_reserve.
  */
+/* The thread's id and name, which hist keys (common_pid, .execname)
+ * read: taken once, off the fast path; errno as the program left it. */
+static inline __attribute__((always_inline)) void ev_self_named(struct rt_thread *t)
+{
+	int saved;
+
+	if (likely(t->tid && t->comm[0]))
+		return;
+	saved = errno;
+	if (!t->tid)
+		t->tid = gettid();
+	prctl(PR_GET_NAME, t->comm);
+	errno = saved;
+}
+
 /* The kernel's common fields with their values, for filters and triggers.
  * rec is the generated code's own temporary (__utrace_class_do_* in
  * define_trace.h), dead after the write: fill them in place, as the
@@ -160,14 +175,7 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 				    .snapshot = ev_hist_snapshot};
 	uint8_t *st;
 
-	if (unlikely(!t->tid || !t->comm[0])) {
-		int saved = errno;
-
-		if (!t->tid)
-			t->tid = gettid();
-		prctl(PR_GET_NAME, t->comm);
-		errno = saved;
-	}
+	ev_self_named(t);
 	ev_fill_common(key, rec, t->tid);
 	if (conf->nr_trig)
 		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post);
@@ -189,6 +197,33 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 					     h->memo);
 		else
 			utrace_hist_run(h->prog, h->map, &c);
+	}
+}
+
+/*
+ * ev_triggers for the most common configuration (conf->plain_hists: hist
+ * triggers of hist_fast.h's shape only, the record written unless soft):
+ * the same steps without what it cannot use, the clock, the trigger
+ * commands, the state, and a context of eight words built for each hit
+ * when the fast runs read two (the record and its length).  issue 25.
+ */
+static __attribute__((noinline)) void ev_hists(const struct utrace_event_key *key,
+					       const struct rt_event_conf *conf, const void *rec,
+					       uint32_t len)
+{
+	struct rt_thread *t = &rt_self;
+	struct utrace_hist_ctx c;
+
+	ev_self_named(t);
+	ev_fill_common(key, rec, t->tid);
+	if (!rt.enabled || __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED))
+		return;
+	c.rec = rec;
+	c.rec_len = len;
+	for (uint32_t i = 0; i < conf->nr_hist; i++) {
+		const struct rt_hist *h = &conf->hist[i];
+
+		utrace_hist_fast_run(h->prog, &h->fast, h->map, &c, (uint32_t)t->tid, h->memo);
 	}
 }
 
@@ -273,8 +308,15 @@ void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 	if (unlikely(len < sizeof(struct utrace_trace_entry)))
 		return;
 	if (unlikely(f && (f->nr_hist || f->nr_trig || f->flags))) {
-		bool on = ev_special(key, f, rec, len, &post);
+		bool on;
 
+		if (f->plain_hists) {
+			ev_hists(key, f, rec, len);
+			if (f->flags & UTRACE_ENABLE_SOFT)
+				return;
+			goto write;
+		}
+		on = ev_special(key, f, rec, len, &post);
 		if (unlikely(post)) {
 			ev_write_post(key, f, rec, len, on);
 			return;
@@ -282,6 +324,7 @@ void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 		if (!on)
 			return;
 	}
+write:
 	if (unlikely(t->state != RT_TS_READY) && !(t = ev_thread(t)))
 		return;
 	if (unlikely(!rt_tracing_on()))

@@ -4,7 +4,8 @@
  * record) shares with event_enable.c (which events are on and how: the
  * recorder's ENABLE, HIST, TABLE and TRIGGER at registration and live):
  * the configuration a key's filter pointer holds, the hist tables by id
- * and the synthetic events' keys.
+ * and the synthetic events' keys; inproc_probes.c reads the probes' keys
+ * and configurations for its plain hit.
  */
 #ifndef UTRACE_RUNTIME_TRACE_EVENTS_H
 #define UTRACE_RUNTIME_TRACE_EVENTS_H
@@ -29,7 +30,9 @@ struct rt_event_conf {
 	uint32_t nr_hist;
 	uint32_t needs; /* enum utrace_hist_needs of every trigger */
 	uint32_t nr_trig;
-	uint32_t reserved;
+	/* only hist triggers of hist_fast.h's shape that need neither clock
+	 * nor CPU, no trigger command, no state: trace_events.c's ev_hists */
+	uint32_t plain_hists;
 	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
 	struct rt_trig trig[UTRACE_EVENT_TRIGS_MAX];
 	uint64_t prog[]; /* the interpreter wants its program 8-byte aligned */
@@ -40,6 +43,8 @@ struct rt_event_conf {
 extern struct utrace_hist_map *ev_tables[UTRACE_HIST_TABLES_MAX] RT_HIDDEN;
 extern struct utrace_event_key ev_synth_keys[UTRACE_SYNTH_MAX] RT_HIDDEN;
 extern struct utrace_event_key ev_print_key RT_HIDDEN; /* UTRACE_PRINT_OBJ's key 0 */
+/* event_enable.c: the in-process probes' keys (inproc_probes.c's plain hit) */
+extern struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX] RT_HIDDEN;
 struct utrace_hist_map *ev_table(void *arg, uint32_t id) RT_HIDDEN;
 void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len) RT_HIDDEN;
 /* a trace_marker write (the live thread's): its triggers, its record */

@@ -23,7 +23,8 @@ B=${1:-build}
 passed=0
 failed=0
 out=$(mktemp) || exit 1
-trap 'rm -f "$out"' EXIT INT TERM
+fails=$(mktemp) || exit 1
+trap 'rm -f "$out" "$fails"' EXIT INT TERM
 
 if [ ! -x "$ROOT/tests/run-unit.sh" ] && [ ! -f "$ROOT/tests/run-unit.sh" ]; then
 	echo "run-all: tests/run-unit.sh is missing" >&2
@@ -35,9 +36,12 @@ tier() { # tier NAME SCRIPT [BUILD_DIR]
 	echo "=== $name${3:+ ($dir)}"
 	bash "$script" "$dir" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
+	# the failed checks and their first lines of explanation, for the recap
+	awk -v t="$name" '/not ok/ && !/\(known, not counted/ { print t ": " $0; k = 4; next }
+		k > 0 && /^ *#/ { print t ": " $0; k--; next } { k = 0 }' "$out" >>"$fails"
 	summary=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed$" "$out" | tail -1)
 	if [ -z "$summary" ]; then
-		echo "not ok - $name tier ended without its summary line (status $rc)"
+		echo "not ok - $name tier ended without its summary line (status $rc)" | tee -a "$fails"
 		failed=$((failed + 1))
 		return
 	fi
@@ -46,7 +50,7 @@ tier() { # tier NAME SCRIPT [BUILD_DIR]
 	passed=$((passed + p))
 	failed=$((failed + f))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "not ok - $name tier exited with status $rc but reported no failure"
+		echo "not ok - $name tier exited with status $rc but reported no failure" | tee -a "$fails"
 		failed=$((failed + 1))
 	fi
 }
@@ -67,5 +71,11 @@ tier hostile "$ROOT/tests/hostile/run.sh"
 tier ftracetest "$ROOT/tests/ftracetest/run.sh"
 tier bt "$ROOT/tests/bt/run.sh"
 
+# a recap of what failed, right above the last line, where a log's tail
+# (a CI page) shows it even when the tiers' output is long
+if [ -s "$fails" ]; then
+	echo "=== the failed checks"
+	head -60 "$fails"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

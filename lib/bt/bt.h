@@ -52,4 +52,9 @@ int utrace_bt_list(const char *pattern, bool verbose, FILE *out, struct utrace_e
 int utrace_bt_list_pid(const char *pattern, int pid, bool verbose, FILE *out,
 		       struct utrace_error *err);
 
+/* --info: bpftrace's report of the kernel's BPF support (map types,
+ * probe types, helpers), each line what serves it in utrace bt or what
+ * the kernel offers (tracefs events, uprobe_events, perf events). */
+void utrace_bt_info(FILE *out);
+
 #endif

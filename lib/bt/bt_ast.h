@@ -68,12 +68,23 @@ struct bt_loc {
 	C(PROBE_NUMBER, "%s: invalid %s")                                                          \
 	C(INCDEC, "The %s operator must be applied to a map or variable")                          \
 	C(EXIT_PROBE, "exit() is not allowed here")                                                \
+	C(UNROLL_MAX, "unroll maximum value is 100")                                               \
+	C(UNROLL_MIN, "unroll minimum value is 1")                                                 \
 	C(NO_MATCH, "No probes to attach")                                                         \
 	C(PRINT_NONMAP, "Non-map print() only takes 1 argument, %u found")                          \
 	C(INCDEC_AGG, "The %s operator can not be used on expressions of type '%s'")               \
 	C(UNSAFE, "%s() is an unsafe function being used in safe mode")                           \
 	C(DWARF_PARAM, "Can't find function parameter %s")                                         \
 	C(CAST, "Cannot cast from \"%s\" to \"%s\"")                                               \
+	C(DEREF, "Can not dereference type '%s'")                                                 \
+	C(NO_FIELD, "Struct/union of type '%s' does not contain a field named '%s'")              \
+	C(MEMBER_TYPE, "Can not access field '%s' on type '%s'. Try dereferencing it first, or "   \
+		       "using '->'")                                                               \
+	C(INDEX_TYPE, "The array index operator [] can only be used on arrays and pointers, "     \
+		      "found %s.")                                                                 \
+	C(INDEX_BOUNDS, "the index %lld is out of bounds for array of size %u")                   \
+	C(REG, "'%s' is not a valid register")                                                    \
+	C(MACADDR, "%s() only supports array arguments of 6 bytes in memory")                    \
 	C(STR_ARG, "%s() expects a string literal or a string (%s provided)")                     \
 	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
@@ -95,6 +106,7 @@ enum bt_type {
 	BT_T_USYM,   /* usym(), func */
 	BT_T_TUPLE,  /* (a, b, ...): size is its shape's index (bt_tuple.c) */
 	BT_T_BUF,    /* buf(): size its bytes (common/bt_buf.h) */
+	BT_T_RECORD, /* a struct or an array (not of char): size its bytes, ctype its type */
 };
 
 enum bt_node_kind {
@@ -111,10 +123,14 @@ enum bt_node_kind {
 	BT_N_ASSIGN,  /* op "=", "+=", ...; a: map or variable; b: value */
 	BT_N_IF,      /* a: condition; body, orelse */
 	BT_N_EXPR,    /* a statement that is an expression: a */
-	BT_N_UNROLL,  /* ival times body */
+	BT_N_UNROLL,  /* ival times body; loc: `unroll (N)` */
 	BT_N_CAST,    /* (str)a: str the type; ival its bytes, op "s"/"u" (bt_cast.c) */
 	BT_N_TUPLE,   /* (args...) (bt_tuple.c) */
 	BT_N_FIELD,   /* a.ival: a tuple's element */
+	BT_N_DEREF,   /* *a (bt_types.h: the C types) */
+	BT_N_MEMBER,  /* a->str (op "->"), a.str (op ".") */
+	BT_N_INDEX,   /* a[b] */
+	BT_N_TYPE,    /* a type name (sizeof's argument): ctype */
 };
 
 struct bt_node {
@@ -133,6 +149,7 @@ struct bt_node {
 	enum bt_type type;
 	unsigned size; /* STR: bytes, NUL included */
 	int slot;      /* VAR: its scratch slot; MAP: its map index */
+	unsigned ctype; /* its C type (bt_types.h), 0 if none: a pointer, a struct ... */
 };
 
 enum bt_probe_type {
@@ -175,6 +192,7 @@ struct bt_mapdef {
 	int agg;	 /* enum utrace_bt_agg */
 	enum bt_type vtype; /* AGG_SCALAR: its value type */
 	unsigned vsize;
+	unsigned vctype; /* its value's C type (bt_types.h), 0 if none */
 	int64_t lmin, lmax, lstep; /* lhist */
 	bool assigned;		   /* some statement fills it */
 	bool read;		   /* read in an expression, first at read_loc */
@@ -191,7 +209,10 @@ struct bt_program {
 	char **vars; /* the scratch variables' names, their slot the index */
 	enum bt_type *var_types;
 	unsigned *var_sizes;
+	unsigned *var_ctypes; /* their C types (bt_types.h) */
 	unsigned nvars;
+	struct bt_ctype *ctypes; /* the C types (bt_types.h), by index; 0: none */
+	unsigned nctypes;
 	bool unsafe; /* --unsafe */
 	unsigned helper_check; /* -k 1, -kk 2: warn when a map helper fails */
 	char **shapes; /* the tuples' types (bt_tuple.c), by index */
@@ -235,6 +256,9 @@ int bt_param_str(const struct bt_program *p, struct bt_node *call);
 /* The number of the parameter named by name (len bytes): 0, or -1 if
  * it is not one or not a number. */
 int bt_param_int(const struct bt_program *p, const char *name, size_t len, int64_t *v);
+/* An attach point's text with each $N replaced by its word (bpftrace's
+ * `i:ms:$1`, `BEG$1`), a missing one by nothing; malloc'ed. */
+char *bt_param_attach(const struct bt_program *p, const char *text);
 
 /* bt_cast.c: an integer type's name (int8 ... uint64): its bytes, and
  * whether it is signed; 0 if name is none. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/bt/bt_ast.h"
+#include "lib/bt/bt_types.h"
 
 static const struct {
 	const char *name, *alias;
@@ -136,13 +137,20 @@ static int parse_usdt(struct bt_program *p, struct bt_attach *a, char **parts, u
 
 int bt_attach_parse(struct bt_program *p, struct bt_attach *a, struct utrace_error *err)
 {
-	char *buf = strdup(a->text), *parts[4];
+	char *buf = strchr(a->text, '$') ? bt_param_attach(p, a->text) : strdup(a->text), *parts[4];
 	unsigned n;
 	int ret = 0;
 	size_t i;
 
 	if (!buf)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
+	if (strcmp(buf, a->text)) { /* positional parameters: probe says the words */
+		free(a->text);
+		if (!(a->text = strdup(buf))) {
+			free(buf);
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		}
+	}
 	n = split(buf, parts, 4);
 	for (i = 0; i < sizeof(bt_types) / sizeof(bt_types[0]); i++)
 		if (!strcmp(parts[0], bt_types[i].name) ||
@@ -217,6 +225,8 @@ void bt_program_free(struct bt_program *p)
 	free(p->vars);
 	free(p->var_types);
 	free(p->var_sizes);
+	free(p->var_ctypes);
+	bt_ctypes_free(p);
 	for (unsigned i = 0; i < p->nshapes; i++)
 		free(p->shapes[i]);
 	free(p->shapes);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/bt/bt_check.h"
+#include "lib/bt/bt_types.h"
 
 unsigned bt_int_type(const char *name, size_t len, bool *is_signed)
 {
@@ -27,10 +28,18 @@ unsigned bt_int_type(const char *name, size_t len, bool *is_signed)
 
 int bt_check_cast(struct bt_checker *ck, struct bt_node *n)
 {
+	const struct bt_ctype *c = bt_ctype(ck->p, n->ctype);
 	char b1[24];
-	int ret = ck->expr(ck, n->a);
+	int ret;
 
-	if (ret < 0)
+	if (c && c->kind != BT_C_INT)
+		return bt_check_cast_ptr(ck, n);
+	if (c) { /* an integer's: its bytes, no C type kept */
+		n->ival = c->size;
+		n->op[0] = c->is_signed ? 's' : 'u';
+		n->ctype = 0;
+	}
+	if ((ret = ck->expr(ck, n->a)) < 0)
 		return ret;
 	n->type = BT_T_INT;
 	if (n->a->type != BT_T_INT)
@@ -48,11 +57,16 @@ static int check_sizeof(struct bt_checker *ck, struct bt_node *n)
 
 	if (a->kind == BT_N_BUILTIN && (n->ival = bt_int_type(a->str, strlen(a->str), &sgn)))
 		return 0;
+	if (a->kind == BT_N_TYPE) {
+		n->ival = bt_ctype(ck->p, a->ctype) ? bt_ctype(ck->p, a->ctype)->size : 1;
+		return 0;
+	}
 	if ((ret = ck->expr(ck, a)) < 0)
 		return ret;
 	n->ival = a->type == BT_T_STR	  ? a->size
 		  : a->type == BT_T_INT	  ? bt_int_bytes(a)
 		  : a->type == BT_T_TUPLE ? bt_tuple_sizeof(ck->p, a->size)
+		  : a->type == BT_T_RECORD ? a->size
 					  : 8;
 	return 0;
 }
@@ -82,6 +96,8 @@ int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n)
 		return check_sizeof(ck, n);
 	if (!strcmp(n->str, "strncmp"))
 		return check_strncmp(ck, n);
+	if (!strcmp(n->str, "reg"))
+		return bt_check_reg(ck, n);
 	if ((ret = ck->expr(ck, n->args[0])) < 0)
 		return ret;
 	if (n->args[0]->type != BT_T_INT)

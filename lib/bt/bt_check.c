@@ -84,6 +84,7 @@ static int check_var_use(struct bt_checker *ck, struct bt_node *n)
 			n->slot = (int)i;
 			n->type = ck->p->var_types[i];
 			n->size = ck->p->var_sizes[i];
+			n->ctype = ck->p->var_ctypes[i];
 			return 0;
 		}
 	return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_UNDEF_VAR, n->str);
@@ -97,10 +98,14 @@ static int check_binop(struct bt_checker *ck, struct bt_node *n)
 	if ((ret = bt_check_expr(ck, n->a)) < 0 || (ret = bt_check_expr(ck, n->b)) < 0)
 		return ret;
 	n->type = BT_T_INT;
-	if (n->a->type == BT_T_INT && n->b->type == BT_T_INT)
+	if (n->a->type == BT_T_INT && n->b->type == BT_T_INT) {
+		bt_check_ptr_arith(ck, n);
 		return 0;
+	}
 	if (((n->a->type == BT_T_STR && n->b->type == BT_T_STR) ||
-	     (n->a->type == BT_T_BUF && n->b->type == BT_T_BUF)) &&
+	     (n->a->type == BT_T_BUF && n->b->type == BT_T_BUF) ||
+	     (n->a->type == BT_T_RECORD && n->b->type == BT_T_RECORD &&
+	      n->a->ctype == n->b->ctype)) &&
 	    (!strcmp(n->op, "==") || !strcmp(n->op, "!=")))
 		return 0;
 	return bt_error(ck->err, ck->p, n->loc, BT_ERR_BINOP_TYPE, n->op,
@@ -165,6 +170,10 @@ static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 		return bt_check_tuple(ck, n);
 	case BT_N_FIELD:
 		return bt_check_field(ck, n);
+	case BT_N_DEREF:
+	case BT_N_MEMBER:
+	case BT_N_INDEX:
+		return bt_check_ctype(ck, n);
 	case BT_N_UNOP:
 		if ((ret = bt_check_expr(ck, n->a)) < 0)
 			return ret;
@@ -185,6 +194,7 @@ static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 		if ((ret = check_var_use(ck, n->a)) < 0)
 			return ret;
 		n->type = BT_T_INT;
+		n->ctype = n->a->ctype;
 		return 0;
 	default:
 		return 0;
@@ -205,7 +215,7 @@ static int var_define(struct bt_checker *ck, struct bt_node *v, const struct bt_
 	if (i == p->nvars) {
 		char **names = realloc(p->vars, (i + 1) * sizeof(*names));
 		enum bt_type *types;
-		unsigned *sizes;
+		unsigned *sizes, *ctypes;
 
 		if (names)
 			p->vars = names;
@@ -213,9 +223,13 @@ static int var_define(struct bt_checker *ck, struct bt_node *v, const struct bt_
 		if (types)
 			p->var_types = types;
 		sizes = types ? realloc(p->var_sizes, (i + 1) * sizeof(*sizes)) : NULL;
-		if (!sizes || !(names[i] = strdup(v->str)))
+		if (sizes)
+			p->var_sizes = sizes;
+		ctypes = sizes ? realloc(p->var_ctypes, (i + 1) * sizeof(*ctypes)) : NULL;
+		if (!ctypes || !(names[i] = strdup(v->str)))
 			return utrace_error_set(ck->err, -ENOMEM, "out of memory");
-		p->var_sizes = sizes;
+		p->var_ctypes = ctypes;
+		p->var_ctypes[i] = val->ctype;
 		p->var_types[i] = val->type;
 		p->var_sizes[i] = val->size;
 		p->nvars++;
@@ -230,6 +244,7 @@ static int var_define(struct bt_checker *ck, struct bt_node *v, const struct bt_
 	}
 	v->slot = (int)i;
 	v->type = val->type;
+	v->ctype = p->var_ctypes[i];
 	ck->defined |= 1ull << i;
 	return 0;
 }
@@ -255,6 +270,38 @@ static int check_assign(struct bt_checker *ck, struct bt_node *n)
 	return var_define(ck, n->a, n->b, n->loc);
 }
 
+/* One branch of a ternary statement as a block of one statement. */
+static int branch_block(struct bt_node *e, struct bt_node ***body, unsigned *n)
+{
+	struct bt_node *st = calloc(1, sizeof(*st));
+
+	if (!st || !(*body = calloc(1, sizeof(**body)))) {
+		free(st);
+		return -ENOMEM;
+	}
+	*st = (struct bt_node){.kind = BT_N_EXPR, .loc = e->loc, .a = e};
+	(*body)[0] = st;
+	*n = 1;
+	return 0;
+}
+
+/* `c ? printf(...) : printf(...);`: a ternary whose branches have no
+ * value (bpftrace's none type) is a statement, `if (c) {...} else {...}`. */
+static int ternary_stmt(struct bt_node *s)
+{
+	struct bt_node *t = s->a;
+
+	if (branch_block(t->b, &s->body, &s->nbody) < 0 ||
+	    branch_block(t->c, &s->orelse, &s->norelse) < 0)
+		return -ENOMEM;
+	s->kind = BT_N_IF;
+	s->a = t->a;
+	t->a = t->b = t->c = NULL;
+	free(t->str);
+	free(t);
+	return 0;
+}
+
 static int check_stmt(struct bt_checker *ck, struct bt_node *s)
 {
 	char b1[24];
@@ -275,12 +322,17 @@ static int check_stmt(struct bt_checker *ck, struct bt_node *s)
 			return ret;
 		return check_stmts(ck, s->orelse, s->norelse);
 	case BT_N_UNROLL:
+		if (s->ival > 100 || s->ival < 1)
+			return bt_error(ck->err, ck->p, s->loc,
+					s->ival > 100 ? BT_ERR_UNROLL_MAX : BT_ERR_UNROLL_MIN);
 		return check_stmts(ck, s->body, s->nbody);
 	case BT_N_EXPR:
 		if ((ret = bt_check_expr(ck, s->a)) < 0)
 			return ret;
 		if (s->a->type == BT_T_AGG)
 			return bt_error(ck->err, ck->p, s->a->loc, BT_ERR_AGG_ASSIGN, s->a->str);
+		if (s->a->kind == BT_N_TERNARY && s->a->type == BT_T_NONE)
+			return ternary_stmt(s);
 		return 0;
 	default:
 		return bt_check_expr(ck, s);

@@ -33,6 +33,16 @@ int bt_check_call(struct bt_checker *ck, struct bt_node *n);
  * bswap(); strncmp(a, b, LEN) (0 when the first LEN bytes are equal). */
 int bt_check_cast(struct bt_checker *ck, struct bt_node *n);
 int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n);
+/* bt_check_ptr.c: C types (bt_types.h): (TYPE *)x, *p, p->m, s.m, a[i];
+ * p + i typed as p; the bytes p + 1 steps over (1 but for a pointer). */
+int bt_check_cast_ptr(struct bt_checker *ck, struct bt_node *n);
+int bt_check_ctype(struct bt_checker *ck, struct bt_node *n);
+void bt_check_ptr_arith(struct bt_checker *ck, struct bt_node *n);
+unsigned bt_ctype_scale(const struct bt_program *p, unsigned ctype);
+/* macaddr(p->mac): the 6 bytes of an array in memory as a MAC address. */
+int bt_check_macaddr(struct bt_checker *ck, struct bt_node *n);
+/* reg("sp"): a register of the hit (uprobes), NAME a literal. */
+int bt_check_reg(struct bt_checker *ck, struct bt_node *n);
 /* The bytes of an integer expression's value: a cast's, else 8. */
 unsigned bt_int_bytes(const struct bt_node *n);
 /* bt_buf.c: buf(STRING, LEN), LEN a literal. */

@@ -49,6 +49,8 @@ static const struct fn {
     {"strftime", 2, 2, FN_VALUE, BT_T_STR, -1},
     {"buf", 1, 2, FN_VALUE, BT_T_BUF, -1},
     {"ntop", 1, 2, FN_VALUE, BT_T_STR, -1},
+    {"reg", 1, 1, FN_VALUE, BT_T_INT, -1},
+    {"macaddr", 1, 1, FN_VALUE, BT_T_STR, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
@@ -246,6 +248,8 @@ int bt_check_call(struct bt_checker *ck, struct bt_node *n)
 		return bt_check_strftime(ck, n);
 	if (!strcmp(f->name, "buf"))
 		return bt_check_buf(ck, n);
+	if (!strcmp(f->name, "macaddr"))
+		return bt_check_macaddr(ck, n);
 	if ((ret = check_args(ck, n, f)) < 0 || (ret = check_special(ck, n, f)) < 0)
 		return ret;
 	n->type = f->type;

@@ -137,6 +137,7 @@ int bt_check_map_read(struct bt_checker *ck, struct bt_node *n)
 	 * count() with an integer */
 	n->type = m->agg == UTRACE_BT_AGG_SCALAR ? m->vtype : m->agg > 0 ? BT_T_AGG : BT_T_INT;
 	n->size = m->agg > 0 ? (unsigned)m->agg : m->vsize;
+	n->ctype = m->vctype;
 	return 0;
 }
 
@@ -169,6 +170,7 @@ static int map_value(struct bt_checker *ck, struct bt_mapdef *m, const struct bt
 		m->agg = agg;
 		m->vtype = t;
 		m->vsize = size;
+		m->vctype = n->ctype;
 		return 0;
 	}
 	if (m->agg != agg || (agg == UTRACE_BT_AGG_SCALAR && m->vtype != t))
@@ -224,9 +226,13 @@ int bt_check_map_assign(struct bt_checker *ck, struct bt_node *as)
 	}
 	if (strcmp(as->op, "=") && v->type != BT_T_INT)
 		return bt_compound_error(ck, as);
-	return map_value(ck, m, as->a, UTRACE_BT_AGG_SCALAR, v->type,
-			 v->type == BT_T_STR || v->type == BT_T_TUPLE || v->type == BT_T_BUF ? v->size
-											       : 8);
+	if (!m->assigned)
+		as->a->ctype = v->ctype;
+	ret = map_value(ck, m, as->a, UTRACE_BT_AGG_SCALAR, v->type,
+			 v->type == BT_T_STR || v->type == BT_T_TUPLE || v->type == BT_T_BUF ||
+				 v->type == BT_T_RECORD ? v->size : 8);
+	as->a->ctype = m->vctype;
+	return ret;
 }
 
 int bt_check_map_incdec(struct bt_checker *ck, struct bt_node *n)
@@ -237,6 +243,7 @@ int bt_check_map_incdec(struct bt_checker *ck, struct bt_node *n)
 	if (ret < 0)
 		return ret;
 	n->type = BT_T_INT;
+	n->ctype = n->a->ctype = m->vctype;
 	if (m->assigned && m->agg != UTRACE_BT_AGG_SCALAR)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_INCDEC_AGG, n->op,
 				value_name(m, m->agg, BT_T_NONE, 0, (char[4]){0}, 4));

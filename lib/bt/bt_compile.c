@@ -11,24 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/bt/bt_compile.h"
+#include "lib/bt/bt_compile_internal.h"
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_print.h"
-
-struct comp {
-	const struct bt_program *p;
-	const struct bt_attach *ap;
-	const char *func;
-	struct bt_formats *fmts;
-	struct utrace_error *err;
-	struct utrace_bt_insn *ins;
-	unsigned n, cap;
-	char *data; /* string constants, placed after the instructions */
-	unsigned ndata;
-	char **fields; /* the DWARF members FIELD reads (bt_code.fields) */
-	unsigned nfields;
-	int failed;
-};
 
 static unsigned emit(struct comp *c, unsigned op, unsigned a, unsigned b, int64_t imm)
 {
@@ -77,7 +62,7 @@ static void sconst(struct comp *c, const char *s)
 static bool is_str(const struct bt_node *n)
 {
 	return n->type == BT_T_STR || n->type == BT_T_USYM || n->type == BT_T_TUPLE ||
-	       n->type == BT_T_BUF;
+	       n->type == BT_T_BUF || n->type == BT_T_RECORD;
 }
 
 static void expr(struct comp *c, const struct bt_node *n);
@@ -91,57 +76,6 @@ static void unsupported(struct comp *c, const struct bt_node *n, const char *wha
 		c->failed = utrace_error_set(c->err, -EINVAL,
 					     "%s:%u:%u: %s is not supported by utrace bt yet",
 					     c->p->name, n->loc.line, n->loc.col, what);
-}
-
-/* args->p->member: an extra fetch-arg of the probe, its text in n->a
- * (bt_dwarf.c; n->ival 0x200 when it is a string). */
-static void dwarf_member(struct comp *c, const struct bt_node *n)
-{
-	bool str = n->ival & 0x200;
-	char *e = NULL, **f;
-	unsigned k;
-
-	if (!n->a || !(e = strdup(n->a->str))) { /* its fetch-arg: bt_dwarf.c */
-		c->failed = -ENOMEM;
-		return;
-	}
-	for (k = 0; k < c->nfields && strcmp(c->fields[k], e); k++)
-		;
-	if (k < c->nfields) {
-		free(e);
-	} else if (!(f = realloc(c->fields, (k + 1) * sizeof(*f)))) {
-		free(e);
-		c->failed = -ENOMEM;
-		return;
-	} else {
-		c->fields = f;
-		c->fields[c->nfields++] = e;
-	}
-	emit(c, UTRACE_BOP_FIELD, k, str, 0);
-}
-
-/* A parameter by name: its register, as wide and as signed as its type
- * (n->ival: bytes | 0x100 if signed); a member (n->slot -1): FIELD. */
-static void dwarf_arg(struct comp *c, const struct bt_node *n)
-{
-	unsigned bits = 8 * (unsigned)(n->ival & 0xff);
-	int64_t sign = (int64_t)(1ull << ((bits ? bits : 64) - 1));
-
-	if (n->slot < 0) {
-		dwarf_member(c, n);
-		return;
-	}
-	emit(c, UTRACE_BOP_ARG, (unsigned)n->slot, 0, 0);
-	if (bits >= 64)
-		return;
-	emit(c, UTRACE_BOP_PUSH, 0, 0, (int64_t)((1ull << bits) - 1));
-	emit(c, UTRACE_BOP_AND, 0, 0, 0);
-	if (!(n->ival & 0x100))
-		return;
-	emit(c, UTRACE_BOP_PUSH, 0, 0, sign);
-	emit(c, UTRACE_BOP_XOR, 0, 0, 0);
-	emit(c, UTRACE_BOP_PUSH, 0, 0, sign);
-	emit(c, UTRACE_BOP_SUB, 0, 0, 0);
 }
 
 static void builtin(struct comp *c, const struct bt_node *n)
@@ -161,7 +95,7 @@ static void builtin(struct comp *c, const struct bt_node *n)
 		return;
 	}
 	if (!strncmp(n->str, "args", 4)) { /* args->NAME: bt_dwarf.c */
-		dwarf_arg(c, n);
+		bt_comp_dwarf_arg(c, n);
 		return;
 	}
 	if (!strncmp(n->str, "arg", 3) && n->str[3] && !n->str[4]) {
@@ -258,7 +192,7 @@ static void incdec(struct comp *c, const struct bt_node *n)
 		key(c, t);
 		emit(c, UTRACE_BOP_MGET, (unsigned)t->slot, 0, 0);
 	}
-	emit(c, UTRACE_BOP_PUSH, 0, 0, 1);
+	emit(c, UTRACE_BOP_PUSH, 0, 0, bt_comp_scale(c, t));
 	emit(c, op, 0, 0, 0);
 	emit(c, UTRACE_BOP_DUP, 0, 0, 0);
 	if (t->kind == BT_N_VAR) {
@@ -268,7 +202,7 @@ static void incdec(struct comp *c, const struct bt_node *n)
 		emit(c, UTRACE_BOP_MSET, (unsigned)t->slot, 0, 0);
 	}
 	if (n->post) { /* the value before */
-		emit(c, UTRACE_BOP_PUSH, 0, 0, 1);
+		emit(c, UTRACE_BOP_PUSH, 0, 0, bt_comp_scale(c, t));
 		emit(c, op == UTRACE_BOP_ADD ? UTRACE_BOP_SUB : UTRACE_BOP_ADD, 0, 0, 0);
 	}
 }
@@ -293,6 +227,10 @@ static void call_value(struct comp *c, const struct bt_node *n)
 {
 	if (!strcmp(n->str, "ustack")) {
 		ustack(c, n);
+		return;
+	}
+	if (!strcmp(n->str, "reg") || !strcmp(n->str, "macaddr")) {
+		(n->str[0] == 'r' ? bt_comp_reg : bt_comp_macaddr)(c, n);
 		return;
 	}
 	if (!strcmp(n->str, "usym")) {
@@ -353,7 +291,7 @@ static void tuple(struct comp *c, const struct bt_node *n)
 		expr(c, n->args[i]);
 		if (is_str(n->args[i]))
 			strs |= 1u << i;
-		if (n->args[i]->type == BT_T_TUPLE)
+		if (n->args[i]->type == BT_T_TUPLE || n->args[i]->type == BT_T_RECORD)
 			tuples |= 1ll << i;
 	}
 	at = emit(c, UTRACE_BOP_TUPLE, 0, n->nargs, tuples);
@@ -393,11 +331,16 @@ static void expr(struct comp *c, const struct bt_node *n)
 		if (n->ival < 8)
 			emit(c, UTRACE_BOP_EXT, (unsigned)n->ival, n->op[0] == 's', 0);
 		break;
+	case BT_N_DEREF:
+	case BT_N_MEMBER:
+	case BT_N_INDEX: bt_comp_mem(c, n); break;
 	case BT_N_BINOP:
 		if (!strcmp(n->op, "&&") || !strcmp(n->op, "||")) {
 			logic(c, n);
 			break;
 		}
+		if (bt_comp_ptr_arith(c, n))
+			break;
 		expr(c, n->a);
 		expr(c, n->b);
 		if (is_str(n->a))
@@ -491,7 +434,7 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 	} else if (!strcmp(f, "print")) {
 		expr(c, n->args[0]);
 		emit_rec(c, UTRACE_BREC_PRINT, n->args, 1,
-			 n->args[0]->type == BT_T_TUPLE   ? 2
+			 n->args[0]->type == BT_T_TUPLE || n->args[0]->type == BT_T_RECORD ? 2
 			 : n->args[0]->type == BT_T_STACK ? 3
 							  : is_str(n->args[0]));
 	} else if (!strcmp(f, "clear") || !strcmp(f, "zero")) {
@@ -534,12 +477,20 @@ static void assign(struct comp *c, const struct bt_node *s)
 		}
 	}
 	expr(c, v);
+	if (!plain && (s->op[0] == '+' || s->op[0] == '-') && bt_comp_scale(c, t) > 1) {
+		emit(c, UTRACE_BOP_PUSH, 0, 0, bt_comp_scale(c, t)); /* p += i: i elements */
+		emit(c, UTRACE_BOP_MUL, 0, 0, 0);
+	}
 	if (!plain)
 		emit(c, binop_code(s->op), 0, 0, 0);
+	if (t->kind == BT_N_VAR && plain)
+		bt_comp_var_sym(c, t, v, c->depth == 0);
 	if (t->kind == BT_N_VAR) {
 		emit(c, UTRACE_BOP_VST, (unsigned)t->slot, is_str(v), 0);
 		return;
 	}
+	if (plain)
+		bt_comp_map_sym(c, t, v, c->depth == 0);
 	key(c, t);
 	emit(c, UTRACE_BOP_MSET, (unsigned)t->slot, 0, 0);
 }
@@ -553,19 +504,22 @@ static void stmt(struct comp *c, const struct bt_node *s)
 	case BT_N_IF:
 		expr(c, s->a);
 		j = emit(c, UTRACE_BOP_JZ, 0, 0, 0);
+		c->depth++;
 		stmts(c, s->body, s->nbody);
-		if (!s->norelse) {
+		if (s->norelse) {
+			end = emit(c, UTRACE_BOP_JMP, 0, 0, 0);
 			patch(c, j);
-			break;
+			stmts(c, s->orelse, s->norelse);
+			j = end;
 		}
-		end = emit(c, UTRACE_BOP_JMP, 0, 0, 0);
+		c->depth--;
 		patch(c, j);
-		stmts(c, s->orelse, s->norelse);
-		patch(c, end);
 		break;
 	case BT_N_UNROLL:
+		c->depth++;
 		for (int64_t i = 0; i < s->ival && i < 100; i++)
 			stmts(c, s->body, s->nbody);
+		c->depth--;
 		break;
 	case BT_N_EXPR:
 		if (s->a->kind == BT_N_CALL) {
@@ -602,7 +556,8 @@ static int finish(struct comp *c, struct bt_code *out)
 		const struct bt_mapdef *d = &p->maps[i];
 
 		m[i] = (struct utrace_bt_mapdesc){.nkeys = d->nkeys, .agg = (uint32_t)d->agg,
-						  .value_str = d->vtype == BT_T_TUPLE ? 2u
+						  .value_str = d->vtype == BT_T_TUPLE ||
+								       d->vtype == BT_T_RECORD ? 2u
 							       : d->vtype == BT_T_BUF ? 3u
 			       : d->vtype == BT_T_STR ||
 								       d->vtype == BT_T_USYM,
@@ -612,6 +567,8 @@ static int finish(struct comp *c, struct bt_code *out)
 				m[i].key_str |= 1u << k;
 			else if (d->key_types[k] == BT_T_BUF)
 				m[i].key_str |= 1u << k | 1u << (16 + k);
+			else if (d->key_types[k] == BT_T_RECORD || d->key_types[k] == BT_T_TUPLE)
+				m[i].key_str |= 1u << k | 1u << (8 + k);
 	}
 	for (unsigned i = 0; i < c->n; i++)
 		if (c->ins[i].op == UTRACE_BOP_SCONST)
@@ -629,10 +586,12 @@ int bt_compile(const struct bt_program *p, const struct bt_probe *pr, const stru
 	       const char *func, struct bt_formats *fmts, struct bt_code *out,
 	       struct utrace_error *err)
 {
-	struct comp c = {.p = p, .ap = ap, .func = func, .fmts = fmts, .err = err};
+	static const struct bt_comp_ops ops = {emit, expr, unsupported};
+	struct comp c = {.ops = &ops, .p = p, .ap = ap, .func = func, .fmts = fmts, .err = err};
 	unsigned j = UINT32_MAX;
 	int ret;
 
+	bt_comp_count_vars(&c, pr->body, pr->nbody);
 	if (pr->pred) {
 		expr(&c, pr->pred);
 		j = emit(&c, UTRACE_BOP_JZ, 0, 0, 0);
@@ -645,12 +604,15 @@ int bt_compile(const struct bt_program *p, const struct bt_probe *pr, const stru
 		ret = finish(&c, out);
 	out->fields = c.fields;
 	out->nfields = c.nfields;
+	out->ftypes = c.ftypes;
+	out->p = p;
 	if (ret == -E2BIG || ret == -ENOMEM)
 		utrace_error_set(err, ret, "%s", ret == -E2BIG ? "program too large" : "out of memory");
 	else if (ret == -EINVAL && !err->msg[0])
 		utrace_error_set(err, ret, "internal error: the compiled program does not check");
 	free(c.ins);
 	free(c.data);
+	bt_comp_mem_free(&c);
 	return ret;
 }
 

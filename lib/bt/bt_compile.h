@@ -19,7 +19,13 @@ struct bt_code {
 	uint32_t len;
 	char **fields; /* FIELD k's fetch-arg ("+0(%dx):s32", "+4(%dx):string") */
 	unsigned nfields;
+	unsigned *ftypes; /* FIELD k's C type (bt_types.h) when it reads a struct or an
+			   * array ("+0(%di):u8[16]"), BT_FTYPE_MACADDR for macaddr()'s
+			   * 6 bytes, else 0 */
+	const struct bt_program *p; /* the program whose types ftypes names */
 };
+
+#define BT_FTYPE_MACADDR 0xffffffffu
 
 struct bt_formats {
 	char **fmts; /* printf's and time()'s formats, by record id */

@@ -16,6 +16,7 @@
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_dwarf.h"
 #include "lib/bt/bt_run_internal.h"
+#include "lib/bt/bt_types.h"
 #include "lib/elf/symtab.h"
 #include "lib/probes/dwarf.h"
 
@@ -191,6 +192,30 @@ static int check_member(struct bt_checker *ck, struct bt_node *n, const char *ex
 	return 0;
 }
 
+/* A pointer parameter's C type from its type's name ("int*"), so that
+ * `*(args->n)` reads what it points to (bt_types.h); 0 if none. */
+static unsigned param_ctype(struct bt_program *p, const struct utrace_dwarf_sig *sig,
+			    const char *name)
+{
+	struct utrace_error err = {0};
+	struct bt_lexer lx;
+	struct bt_token t = {0};
+	unsigned type = 0;
+
+	for (unsigned i = 0; i < sig->nparams; i++) {
+		if (strcmp(sig->param[i].name, name) || !strchr(sig->param[i].type, '*'))
+			continue;
+		bt_lex_init(&lx, sig->param[i].type);
+		lx.top = false;
+		if (bt_lex_next(&lx, &t) < 0 || !bt_ctype_starts(&t) ||
+		    bt_ctype_parse_name(p, &lx, &t, &type, &err) < 0 || t.kind != BT_TK_EOF)
+			type = 0;
+		free(t.sval);
+		break;
+	}
+	return bt_ctype(p, type) && bt_ctype(p, type)->kind == BT_C_PTR ? type : 0;
+}
+
 int bt_dwarf_check_arg(struct bt_checker *ck, struct bt_node *n)
 {
 	const struct bt_probe *pr = ck->probe;
@@ -210,6 +235,7 @@ int bt_dwarf_check_arg(struct bt_checker *ck, struct bt_node *n)
 	n->type = BT_T_INT;
 	n->slot = (int)reg;
 	n->ival = (int64_t)(size | (kind == 's' ? 0x100u : 0));
+	n->ctype = param_ctype(ck->p, &sig, name);
 	return 0;
 }
 

@@ -32,6 +32,8 @@ static const char *insn_refusal(const struct utrace_bt_insn *in, const struct ut
 {
 	switch (in->op) {
 	case UTRACE_BOP_STR: return "str() reads the program's memory";
+	case UTRACE_BOP_LOAD:
+	case UTRACE_BOP_LOADREC: return "a pointer is read in utrace bt";
 	case UTRACE_BOP_STRFTIME: return "strftime() formats in the tool";
 	case UTRACE_BOP_MGET: return "a map is read";
 	case UTRACE_BOP_MSET: return "a map is assigned";

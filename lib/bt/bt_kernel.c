@@ -320,6 +320,7 @@ static int loop(struct bt_kernel *k)
 	while (!ret && !r->exiting && !bt_interrupted) {
 		ret = utrace_ktrace_poll(k->kt, false, take_page, k, r->err);
 		bt_run_ticks(r, (uint64_t)mono_now());
+		bt_usr1_poll(r);
 		fflush(r->out);
 		if (ret >= 0)
 			ret = 0;

@@ -79,6 +79,33 @@ static bool list_tracepoints(const char *glob, FILE *out)
 	return any;
 }
 
+/* bpftrace reads -l's PATTERN with its program's lexer: a character the
+ * lexer does not take is its error, with the position and caret. */
+static int check_chars(const char *pattern, struct utrace_error *err)
+{
+	struct bt_program p = {.src = pattern, .name = "stdin"};
+	struct bt_lexer lx;
+	struct bt_token t;
+	char text[48];
+	int ret;
+
+	bt_lex_init(&lx, pattern);
+	lx.top = true;
+	for (;;) {
+		if ((ret = bt_lex_next(&lx, &t)) < 0)
+			return utrace_error_set(err, ret, "out of memory");
+		free(t.sval);
+		if (t.kind == BT_TK_EOF)
+			return 0;
+		if (t.kind == BT_TK_BAD && *t.start != '#')
+			break;
+	}
+	snprintf(text, sizeof(text), "invalid character '%.*s'", (int)(t.len ? t.len : 1), t.start);
+	bt_diag_text(err->msg, sizeof(err->msg), &p, t.loc, "ERROR", text);
+	err->code = -EINVAL;
+	return -EINVAL;
+}
+
 int utrace_bt_list_pid(const char *pattern, int pid, bool verbose, FILE *out,
 		       struct utrace_error *err)
 {
@@ -86,6 +113,9 @@ int utrace_bt_list_pid(const char *pattern, int pid, bool verbose, FILE *out,
 	char type[32];
 	int ret = 0;
 	bool any = false;
+
+	if (pattern && check_chars(pattern, err) < 0)
+		return -EINVAL;
 
 	if (!pattern && pid > 0)
 		return list_pid(pid, out, err);

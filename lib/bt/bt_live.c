@@ -13,7 +13,11 @@
  * last reading, once the recording ended, takes everything).  Intervals
  * fire up to the same time.
  */
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "lib/bt/bt_profile.h"
@@ -75,6 +79,7 @@ bool bt_live_step(void *arg, struct utrace_session *s)
 		r->exiting = true;
 	}
 	bt_live_notify(r);
+	bt_usr1_poll(r);
 	if (r->exiting || now < r->next_step_ns || !r->dat_path || !r->replay)
 		return r->exiting;
 	r->next_step_ns = now + STEP_NS;
@@ -89,4 +94,48 @@ bool bt_live_step(void *arg, struct utrace_session *s)
 	r->replay(r, r->dat_path, (uint64_t)(now - SETTLE_NS));
 	fflush(r->out);
 	return r->exiting;
+}
+
+void bt_tool_comm(char comm[16])
+{
+	if (prctl(PR_GET_NAME, comm) < 0) /* "utrace", or "bpftrace" run by that name */
+		snprintf(comm, 16, "utrace");
+	comm[15] = 0;
+}
+
+/* Every map that holds something, by name, as bpftrace prints them. */
+void bt_print_all(struct bt_run *r)
+{
+	bool *done = calloc(r->prog.nmaps + 1, sizeof(*done));
+
+	for (unsigned k = 0; done && k < r->prog.nmaps; k++) {
+		int next = -1;
+
+		for (unsigned i = 0; i < r->prog.nmaps; i++)
+			if (!done[i] && (next < 0 || strcmp(r->prog.maps[i].name,
+							    r->prog.maps[next].name) < 0))
+				next = (int)i;
+		done[next] = true;
+		if (bt_maps_count(r->maps, (unsigned)next))
+			bt_maps_print(r->maps, (unsigned)next, r->prog.maps[next].name, 0, 0,
+				      r->fmt, r->out);
+	}
+	free(done);
+}
+
+static volatile sig_atomic_t bt_usr1;
+
+void bt_on_usr1(int sig)
+{
+	(void)sig;
+	bt_usr1 = 1;
+}
+
+void bt_usr1_poll(struct bt_run *r)
+{
+	if (!bt_usr1)
+		return;
+	bt_usr1 = 0;
+	bt_print_all(r);
+	fflush(r->out);
 }

@@ -44,6 +44,15 @@ struct bt_maps {
 };
 
 
+static struct bt_elt *find(struct bt_map *m, const uint8_t *key, bool add, struct bt_maps *ms);
+
+/* bpftrace's array map: a count() without keys has its one element from
+ * the start (`@: 0` if nothing counted), which clear() and delete() zero. */
+static bool is_array(const struct bt_map *m)
+{
+	return m->d.agg == UTRACE_BT_AGG_COUNT && !m->d.nkeys;
+}
+
 int bt_maps_new(const void *prog, struct bt_maps **out)
 {
 	const struct utrace_bt_hdr *h = prog;
@@ -65,6 +74,10 @@ int bt_maps_new(const void *prog, struct bt_maps **out)
 			m->nbuckets = UTRACE_BT_HIST_BUCKETS;
 		else if (m->d.agg == UTRACE_BT_AGG_LHIST && m->d.lstep > 0)
 			m->nbuckets = utrace_bt_lhist_nbuckets(&m->d);
+		if (is_array(m) && !find(m, (const uint8_t[]){0}, true, ms)) {
+			bt_maps_free(ms);
+			return -ENOMEM;
+		}
 	}
 	*out = ms;
 	return 0;
@@ -77,13 +90,19 @@ static void elt_free(struct bt_elt *e)
 	memset(e, 0, sizeof(*e));
 }
 
-void bt_maps_clear(struct bt_maps *ms, unsigned map)
+static void drop_all(struct bt_map *m)
 {
-	struct bt_map *m = &ms->m[map];
-
 	for (size_t i = 0; i < m->cap; i++)
 		elt_free(&m->elts[i]);
 	m->n = 0;
+}
+
+void bt_maps_clear(struct bt_maps *ms, unsigned map)
+{
+	if (is_array(&ms->m[map]))
+		bt_maps_zero(ms, map);
+	else
+		drop_all(&ms->m[map]);
 }
 
 void bt_maps_zero(struct bt_maps *ms, unsigned map)
@@ -107,7 +126,7 @@ void bt_maps_free(struct bt_maps *ms)
 	if (!ms)
 		return;
 	for (unsigned i = 0; i < ms->n; i++) {
-		bt_maps_clear(ms, i);
+		drop_all(&ms->m[i]);
 		free(ms->m[i].elts);
 	}
 	free(ms->m);
@@ -219,6 +238,10 @@ void bt_maps_update(void *arg, unsigned map, const uint8_t *key, int agg,
 
 	if (!e)
 		return;
+	if (agg < 0 && is_array(m)) {
+		e->i = e->n = 0;
+		return;
+	}
 	if (agg < 0) { /* delete: take it out and put the run of followers back */
 		size_t i = (size_t)(e - m->elts);
 
@@ -311,6 +334,8 @@ static void key_scalars(const struct bt_maps *ms, const struct bt_map *m, const 
 		if (m->d.key_str >> i & 1) {
 			out[i] = (struct utrace_bt_scalar){.kind = m->d.key_str >> (16 + i) & 1
 									   ? UTRACE_BT_BUF
+								   : m->d.key_str >> (8 + i) & 1
+									   ? UTRACE_BT_TUPLE
 									   : UTRACE_BT_STR,
 							   .s = (const char *)key + off};
 			off += UTRACE_BT_STRLEN;

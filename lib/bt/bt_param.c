@@ -110,3 +110,37 @@ int bt_param_int(const struct bt_program *p, const char *name, size_t len, int64
 	*v = 0;
 	return !w || numeric(w, v) ? 0 : -1;
 }
+
+char *bt_param_attach(const struct bt_program *p, const char *text)
+{
+	size_t len = strlen(text) + 1, n = 0;
+	char *out;
+
+	for (const char *t = text; *t; t++) /* room for every word */
+		if (*t == '$')
+			for (unsigned k = 0; k < p->nparams; k++)
+				len += strlen(p->params[k]);
+	if (!(out = malloc(len)))
+		return NULL;
+	for (const char *t = text; *t;) {
+		char name[16];
+		size_t d = 1;
+		const char *w;
+
+		while (t[d] >= '0' && t[d] <= '9' && d < sizeof(name) - 1)
+			d++;
+		if (*t != '$' || d == 1 || t[1] == '0') {
+			out[n++] = *t++;
+			continue;
+		}
+		memcpy(name, t, d);
+		name[d] = 0;
+		w = param_word(p, name);
+		if (w) /* a missing parameter is empty */
+			n += (size_t)(stpcpy(out + n, w) - (out + n));
+		t += d;
+	}
+	out[n] = 0;
+	return out;
+}
+

@@ -14,14 +14,8 @@
 #include <string.h>
 
 #include "lib/base/grow.h"
-#include "lib/bt/bt_ast.h"
-
-struct parser {
-	struct bt_program *prog;
-	struct bt_lexer lx;
-	struct bt_token tok;
-	struct utrace_error *err;
-};
+#include "lib/bt/bt_parse.h"
+#include "lib/bt/bt_types.h"
 
 static int advance(struct parser *ps)
 {
@@ -154,27 +148,6 @@ static int parse_args_field(struct parser *ps, struct bt_node *n)
 	return 0;
 }
 
-/* (TYPE)x, the "(" behind: an integer cast, bound as a unary operator. */
-static int parse_cast(struct parser *ps, struct bt_loc at, struct bt_node **out)
-{
-	struct bt_node *n = node_new(BT_N_CAST, at);
-	bool sgn;
-	int ret;
-
-	if (!n || !(n->str = tok_text(&ps->tok))) {
-		free(n);
-		return -ENOMEM;
-	}
-	*out = n;
-	n->ival = bt_int_type(ps->tok.start, ps->tok.len, &sgn);
-	n->op[0] = sgn ? 's' : 'u';
-	if ((ret = advance(ps)) < 0 || (ret = expect(ps, ")", NULL)) < 0 ||
-	    (ret = parse_unary(ps, &n->a)) < 0)
-		return ret;
-	n->loc.end = n->a->loc.end;
-	return 0;
-}
-
 /* (a, b, ...), a parsed and the "," current: a tuple. */
 static int parse_tuple(struct parser *ps, struct bt_loc at, struct bt_node **out)
 {
@@ -202,30 +175,6 @@ static int parse_tuple(struct parser *ps, struct bt_loc at, struct bt_node **out
 	}
 	n->loc.end = ps->tok.loc.end;
 	return expect(ps, ")", ") or \",\"");
-}
-
-/* t.N after a primary: a tuple's element. */
-static int parse_fields(struct parser *ps, struct bt_node **out)
-{
-	int ret;
-
-	while (is(ps, ".")) {
-		struct bt_node *n = node_new(BT_N_FIELD, (*out)->loc);
-
-		if (!n)
-			return -ENOMEM;
-		n->a = *out;
-		*out = n;
-		if ((ret = advance(ps)) < 0)
-			return ret;
-		if (ps->tok.kind != BT_TK_INT)
-			return unexpected(ps, "integer");
-		n->ival = ps->tok.ival;
-		n->loc.end = ps->tok.loc.end;
-		if ((ret = advance(ps)) < 0)
-			return ret;
-	}
-	return 0;
 }
 
 static int parse_primary(struct parser *ps, struct bt_node **out)
@@ -266,8 +215,9 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 
 			if ((ret = advance(ps)) < 0)
 				return ret;
-			if (t->kind == BT_TK_IDENT && bt_int_type(t->start, t->len, &sgn))
-				return parse_cast(ps, at, out);
+			if (bt_ctype_starts(t) ||
+			    (t->kind == BT_TK_IDENT && bt_int_type(t->start, t->len, &sgn)))
+				return bt_parse_cast(ps, at, out);
 			if ((ret = parse_expr(ps, out)) < 0)
 				return ret;
 			if (is(ps, ","))
@@ -289,6 +239,8 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 		return parse_list(ps, n, "]");
 	if (n->kind == BT_N_BUILTIN && is(ps, "(")) {
 		n->kind = BT_N_CALL;
+		if (!strcmp(n->str, "sizeof") && bt_parse_type_follows(ps))
+			return bt_parse_sizeof_type(ps, n);
 		if ((ret = parse_list(ps, n, ")")) < 0)
 			return ret;
 		return bt_param_str(ps->prog, n);
@@ -298,15 +250,15 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 
 static int parse_unary(struct parser *ps, struct bt_node **out)
 {
-	static const char *const ops[] = {"!", "~", "-", "++", "--"};
+	static const char *const ops[] = {"!", "~", "-", "++", "--", "*"};
 	int ret;
 
-	for (unsigned i = 0; i < 5; i++) {
+	for (unsigned i = 0; i < 6; i++) {
 		struct bt_node *n;
 
 		if (!is(ps, ops[i]))
 			continue;
-		n = node_new(i < 3 ? BT_N_UNOP : BT_N_INCDEC, ps->tok.loc);
+		n = node_new(i < 3 ? BT_N_UNOP : i < 5 ? BT_N_INCDEC : BT_N_DEREF, ps->tok.loc);
 		if (!n)
 			return -ENOMEM;
 		strcpy(n->op, ops[i]);
@@ -316,7 +268,7 @@ static int parse_unary(struct parser *ps, struct bt_node **out)
 		n->loc.end = n->a->loc.end;
 		return 0;
 	}
-	if ((ret = parse_primary(ps, out)) < 0 || (ret = parse_fields(ps, out)) < 0)
+	if ((ret = parse_primary(ps, out)) < 0 || (ret = bt_parse_fields(ps, out)) < 0)
 		return ret;
 	while ((is(ps, "++") || is(ps, "--")) &&
 	       ((*out)->kind == BT_N_MAP || (*out)->kind == BT_N_VAR)) {
@@ -453,7 +405,11 @@ static int parse_stmt(struct parser *ps, struct bt_node **out)
 			return unexpected(ps, "integer");
 		else
 			n->ival = ps->tok.ival;
-		if ((ret = advance(ps)) < 0 || (ret = expect(ps, ")", NULL)) < 0)
+		if ((ret = advance(ps)) < 0)
+			return ret;
+		if (is(ps, ")") && ps->tok.loc.line == n->loc.line)
+			n->loc.end = ps->tok.loc.end; /* bpftrace's: `unroll (N)` */
+		if ((ret = expect(ps, ")", NULL)) < 0)
 			return ret;
 		return parse_inner(ps, &n->body, &n->nbody);
 	}
@@ -567,14 +523,23 @@ static int parse_probe(struct parser *ps, struct bt_probe *pr)
 
 int bt_parse(struct bt_program *p, struct utrace_error *err)
 {
-	struct parser ps = {.prog = p, .err = err};
+	static const struct bt_ps_ops ops = {advance, is, unexpected, expect, node_new,
+					     tok_text, push_node, parse_expr, parse_unary};
+	struct parser ps = {.ops = &ops, .prog = p, .err = err};
 	int ret;
 
 	bt_lex_init(&ps.lx, p->src);
 	if ((ret = advance(&ps)) < 0)
 		return ret;
 	while (ps.tok.kind != BT_TK_EOF) {
-		struct bt_probe *pr = realloc(p->probes, (p->nprobes + 1) * sizeof(*pr));
+		struct bt_probe *pr;
+
+		if (ps.tok.kind == BT_TK_ATTACH && ps.tok.len == 6 && !memcmp(ps.tok.start, "struct", 6)) {
+			if ((ret = bt_ctype_parse_def(p, &ps.lx, &ps.tok, err)) < 0)
+				break;
+			continue;
+		}
+		pr = realloc(p->probes, (p->nprobes + 1) * sizeof(*pr));
 
 		if (!pr) {
 			ret = -ENOMEM;
@@ -593,3 +558,4 @@ int bt_parse(struct bt_program *p, struct utrace_error *err)
 		utrace_error_set(err, ret, "out of memory");
 	return ret;
 }
+

@@ -178,7 +178,7 @@ static void scalar_text(FILE *out, const struct utrace_bt_scalar *v, bool key, u
 		stack_text(out, v, key ? 4 : 8);
 		break;
 	case UTRACE_BT_TUPLE:
-		bt_tuple_print(out, v->s ? v->s : "", false);
+		bt_tuple_print_as(out, v->s ? v->s : "", key ? 2 : 0);
 		break;
 	case UTRACE_BT_BUF:
 		bt_buf_print(out, v->s ? v->s : "", 'r');

@@ -27,5 +27,7 @@ void bt_json_escape(FILE *out, const char *s, size_t len);
 void bt_buf_print(FILE *out, const char *enc, char mode);
 /* A tuple (common/bt_tuple.h's form), text or json (bt_print_tuple.c). */
 void bt_tuple_print(FILE *out, const char *t, bool json);
+/* The same, mode 0 text, 1 json, 2 a text key (a struct compact). */
+void bt_tuple_print_as(FILE *out, const char *t, int mode);
 
 #endif

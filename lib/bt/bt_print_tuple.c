@@ -2,41 +2,59 @@
 /*
  * bt_print_tuple.c - a tuple value (common/bt_tuple.h's form) as bpftrace
  * prints it: text `(1, 2, string, (4, 5))`, json `[1,2,"string",[4,5]]`
- * (strings escaped as bpftrace's json).  A tuple cut at the string
- * length has what is open closed.
+ * (strings escaped as bpftrace's json); a struct or an array in it
+ * (lib/bt/bt_record.c) as bpftrace prints them: `[1,2,3]`, text
+ * `{ .a = 1, .b = 2 }` (in a key `{.a=1,.b=2}`), json `{ "a": 1 }`.  A
+ * tuple cut at the string length has what is open closed.
  */
 #include <string.h>
 
 #include "common/bt_prog.h"
 #include "lib/bt/bt_print_internal.h"
 
-void bt_tuple_print(FILE *out, const char *t, bool json)
+/* The container each open marker starts, and how each writes itself in
+ * mode m (0 a text value, 1 json, 2 a text key): open, separator, close;
+ * a struct's member name before its value. */
+static const char *const marks[3][3][3] = {
+    /* tuple */ {{"(", ", ", ")"}, {"[", ",", "]"}, {"(", ", ", ")"}},
+    /* array */ {{"[", ",", "]"}, {"[", ",", "]"}, {"[", ",", "]"}},
+    /* struct */ {{"{ ", ", ", " }"}, {"{ ", ", ", " }"}, {"{", ",", "}"}},
+};
+
+static int container(char c)
 {
-	int depth = 0;
+	return c == UTRACE_BT_T_AOPEN ? 1 : c == UTRACE_BT_T_SOPEN ? 2 : 0;
+}
+
+void bt_tuple_print_as(FILE *out, const char *t, int mode)
+{
+	int stack[32], depth = 0;
 
 	while (*t) {
 		const char *e;
+		int k = depth ? stack[depth - 1] : 0;
 
-		switch (*t) {
-		case UTRACE_BT_T_OPEN:
-			fputc(json ? '[' : '(', out);
-			depth++;
+		if (utrace_bt_tuple_opens(*t)) {
+			if (depth < 32)
+				stack[depth++] = container(*t);
+			fputs(marks[container(*t)][mode][0], out);
 			t++;
 			continue;
-		case UTRACE_BT_T_CLOSE:
-			fputc(json ? ']' : ')', out);
-			depth--;
-			t++;
-			continue;
-		case UTRACE_BT_T_SEP:
-			fputs(json ? "," : ", ", out);
-			t++;
-			continue;
-		default:
-			break;
 		}
-		e = t + strcspn(t, "\001\002\037");
-		if (*t == UTRACE_BT_T_STR && json) {
+		if (*t == UTRACE_BT_T_CLOSE || *t == UTRACE_BT_T_SEP) {
+			fputs(marks[k][mode][*t == UTRACE_BT_T_SEP ? 1 : 2], out);
+			depth -= *t == UTRACE_BT_T_CLOSE && depth;
+			t++;
+			continue;
+		}
+		e = t + strcspn(t, "\001\002\004\005\006\037");
+		if (*e == UTRACE_BT_T_NAME) { /* a struct's member: .m = , "m": */
+			fprintf(out, mode == 1 ? "\"%.*s\": " : mode == 2 ? ".%.*s=" : ".%.*s = ",
+				(int)(e - t), t);
+			t = e + 1;
+			continue;
+		}
+		if (*t == UTRACE_BT_T_STR && mode == 1) {
 			fputc('"', out);
 			bt_json_escape(out, t + 1, (size_t)(e - t - 1));
 			fputc('"', out);
@@ -46,6 +64,11 @@ void bt_tuple_print(FILE *out, const char *t, bool json)
 		}
 		t = e;
 	}
-	for (; depth > 0; depth--)
-		fputc(json ? ']' : ')', out);
+	while (depth > 0)
+		fputs(marks[stack[--depth]][mode][2], out);
+}
+
+void bt_tuple_print(FILE *out, const char *t, bool json)
+{
+	bt_tuple_print_as(out, t, json);
 }

@@ -13,11 +13,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/bt/bt_run_internal.h"
+#include "lib/elf/symtab.h"
 #include "lib/bt/bt_tracepoint.h"
+#include "lib/bt/bt_types.h"
 #include "lib/bt/bt_usdt.h"
 
 static int64_t now_ns(void)
@@ -130,6 +133,58 @@ static int resolve_tracepoint(struct bt_run *r, const struct bt_probe *pr,
 	return ret;
 }
 
+/* uprobe:BIN:FUNC+OFF: OFF inside FUNC, else bpftrace's error. */
+static int check_offset(struct bt_run *r, const struct bt_attach *ap, const char *func)
+{
+	struct utrace_symtab *tab = NULL;
+	struct utrace_error e = {0};
+	int ret = 0;
+
+	if (!ap->off || utrace_symtab_load(ap->target, &tab, &e) < 0)
+		return 0; /* no symbols: the probe's own check */
+	for (size_t i = 0; i < utrace_symtab_count(tab); i++) {
+		const struct utrace_sym *s = utrace_symtab_get(tab, i);
+
+		if (!strcmp(s->name, func) && s->size && ap->off >= s->size) {
+			ret = utrace_error_set(r->err, -EINVAL, "Offset outside the function bounds "
+					       "('%s' size is %llu)", func,
+					       (unsigned long long)s->size);
+			break;
+		}
+	}
+	utrace_symtab_free(tab);
+	return ret;
+}
+
+/* uprobe:BIN:ADDRESS (a number, bpftrace's): the function holding it, as
+ * FUNC+OFF; 1 if func is no number, 0 when resolved, <0 with err. */
+static int resolve_address(struct bt_run *r, const struct bt_attach *ap, char **name,
+			   uint64_t *off)
+{
+	struct utrace_symtab *tab = NULL;
+	struct utrace_error e = {0};
+	const struct utrace_sym *s = NULL;
+	char *end;
+	uint64_t addr;
+
+	if (ap->func[0] < '0' || ap->func[0] > '9')
+		return 1;
+	addr = strtoull(ap->func, &end, 0);
+	if (*end)
+		return 1;
+	if (utrace_symtab_load(ap->target, &tab, &e) == 0)
+		s = utrace_symtab_lookup(tab, addr, off);
+	if (s && !(*name = strdup(s->name)))
+		s = NULL, e.code = -ENOMEM;
+	utrace_symtab_free(tab);
+	if (!s && e.code == -ENOMEM)
+		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	if (!s) /* bpftrace's words */
+		return utrace_error_set(r->err, -ENOENT, "Could not resolve address: %s:0x%llx",
+					ap->target, (unsigned long long)addr);
+	return 0;
+}
+
 /* Every attach point of every probe into sites. */
 static int resolve(struct bt_run *r)
 {
@@ -140,8 +195,9 @@ static int resolve(struct bt_run *r)
 
 		for (unsigned k = 0; k < pr->naps && !ret; k++) {
 			const struct bt_attach *ap = &pr->aps[k];
-			char **funcs = NULL;
+			char **funcs = NULL, *name = NULL;
 			size_t n = 0;
+			uint64_t off = 0;
 
 			if (ap->type == BT_P_USDT) {
 				ret = resolve_usdt(r, pr, ap);
@@ -155,12 +211,21 @@ static int resolve(struct bt_run *r)
 				ret = add_site(r, pr, ap, NULL);
 				continue;
 			}
+			if ((ret = resolve_address(r, ap, &name, &off)) <= 0) {
+				if (!ret && !(ret = add_site(r, pr, ap, name)))
+					r->sites[r->nsites - 1].off = off;
+				free(name);
+				name = NULL;
+				continue;
+			}
 			ret = bt_resolve_funcs(ap->target, ap->func, &funcs, &n);
 			if (ret < 0)
 				utrace_error_set(r->err, ret, "%s: %s", ap->target, strerror(-ret));
 			else if (!n) /* bpftrace's words, before anything runs */
 				ret = utrace_error_set(r->err, -ENOENT, "No probes to attach");
 			for (size_t f = 0; f < n; f++) {
+				if (!ret)
+					ret = check_offset(r, ap, funcs[f]);
 				if (!ret)
 					ret = add_site(r, pr, ap, funcs[f]);
 				free(funcs[f]);
@@ -182,7 +247,7 @@ static void run_here(struct bt_run *r, enum bt_probe_type type)
 	hit.builtin[UTRACE_BB_GID] = getgid();
 	hit.builtin[UTRACE_BB_NSECS] = now_ns();
 	hit.builtin[UTRACE_BB_ELAPSED] = now_ns() - r->start_ns;
-	snprintf(hit.comm, sizeof(hit.comm), "utrace");
+	bt_tool_comm(hit.comm);
 	for (unsigned i = 0; i < r->nsites; i++)
 		if (r->sites[i].type == type && !(r->exiting && type != BT_P_END))
 			utrace_bt_exec(r->sites[i].code.prog, &hit, &r->ctx, &r->st);
@@ -198,13 +263,36 @@ static void emit_cb(void *arg, const void *rec, uint32_t len)
 	}
 }
 
-/* BEGIN and END read no process's memory. */
-static int load_none(uint64_t addr, unsigned size, uint64_t *out)
+/* BEGIN, END and interval read the tool's own memory, as bpftrace's read
+ * bpftrace's: through the kernel, so that a bad address fails (-1)
+ * instead of faulting. */
+static int load_self(uint64_t addr, unsigned size, uint64_t *out)
 {
-	(void)addr;
-	(void)size;
+	struct iovec local = {out, size}, remote = {(void *)(uintptr_t)addr, size};
+
 	*out = 0;
-	return -1;
+	if (size > 8 || process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)size) {
+		*out = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* LOADREC: the struct or array at addr, read as load_self reads. */
+static void record_cb(void *arg, uint64_t addr, uint32_t type, char *out)
+{
+	const struct bt_program *p = &((struct bt_run *)arg)->prog;
+	const struct bt_ctype *t = bt_ctype(p, type);
+	uint8_t b[512];
+	struct iovec local = {b, t ? t->size : 0}, remote = {(void *)(uintptr_t)addr, local.iov_len};
+
+	memset(b, 0, sizeof(b));
+	out[0] = 0;
+	if (!t || t->size > sizeof(b))
+		return;
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)t->size)
+		memset(b, 0, sizeof(b)); /* as a failed probe_read leaves it */
+	bt_record_text(p, type, b, t->size, out);
 }
 
 static int get_cb(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v)
@@ -273,26 +361,11 @@ int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const ui
 	}
 }
 
-/* At exit: two blank lines, then every map that holds something, by
- * name, as bpftrace prints them. */
+/* At exit: two blank lines, then the maps. */
 static void print_maps(struct bt_run *r)
 {
-	bool *done = calloc(r->prog.nmaps + 1, sizeof(*done));
-
 	fputs("\n\n", r->out); /* bpftrace's, maps or not, text or json */
-	for (unsigned k = 0; done && k < r->prog.nmaps; k++) {
-		int next = -1;
-
-		for (unsigned i = 0; i < r->prog.nmaps; i++)
-			if (!done[i] && (next < 0 || strcmp(r->prog.maps[i].name,
-							    r->prog.maps[next].name) < 0))
-				next = (int)i;
-		done[next] = true;
-		if (bt_maps_count(r->maps, (unsigned)next))
-			bt_maps_print(r->maps, (unsigned)next, r->prog.maps[next].name, 0, 0,
-				      r->fmt, r->out);
-	}
-	free(done);
+	bt_print_all(r);
 }
 
 /* bpftrace's first line: the probes attached, each function once. */
@@ -354,12 +427,14 @@ static void run_alone(struct bt_run *r)
 				next = r->sites[i].next_tick;
 		if (next == UINT64_MAX) {
 			pause();
+			bt_usr1_poll(r);
 			continue;
 		}
 		ts.tv_sec = (time_t)(next / 1000000000);
 		ts.tv_nsec = (long)(next % 1000000000);
 		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == 0)
 			bt_run_ticks(r, next);
+		bt_usr1_poll(r);
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -384,24 +459,31 @@ static void say_mechanisms(const struct bt_run *r)
 
 static int run(struct bt_run *r)
 {
+	struct sigaction usr1 = {.sa_handler = bt_on_usr1}, old_usr1;
 	int ret = 0;
 
 	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0 || stack_maps(r) < 0)
 		return utrace_error_set(r->err, -ENOMEM, "out of memory");
-	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_none, .map_get = get_cb,
+	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_self, .map_get = get_cb,
 					.map_update = update_cb, .emit = emit_cb,
 					.ustack = ustack_cb, .usym = usym_cb,
-					.field = bt_session_field, .strftime = bt_strftime_cb};
+					.field = bt_session_field, .strftime = bt_strftime_cb,
+					.record = record_cb};
 	r->start_ns = now_ns();
-	for (unsigned i = 0; i < r->nsites; i++)
-		r->sites[i].next_tick = (uint64_t)r->start_ns + r->sites[i].period_ns;
 	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
 		return ret;
 	if (!r->o->quiet)
 		attaching(r);
 	if (r->o->verbose)
 		say_mechanisms(r);
+	/* SIGUSR1 prints every map, as bpftrace's */
+	sigemptyset(&usr1.sa_mask);
+	sigaction(SIGUSR1, &usr1, &old_usr1);
 	run_here(r, BT_P_BEGIN);
+	/* bpftrace attaches the interval probes after BEGIN ran: the first
+	 * fires a period after BEGIN's nsecs */
+	for (unsigned i = 0; i < r->nsites; i++)
+		r->sites[i].next_tick = (uint64_t)now_ns() + r->sites[i].period_ns;
 	if (!r->exiting && uprobes_alone(r) < 0)
 		ret = utrace_error_set(r->err, -EINVAL,
 				       "uprobes without -c or -p are served by the kernel's uprobes, "
@@ -413,6 +495,7 @@ static int run(struct bt_run *r)
 		ret = bt_session_run(r);
 	else if (!r->exiting)
 		run_alone(r);
+	sigaction(SIGUSR1, &old_usr1, NULL);
 	if (ret < 0) /* the probes could not run: no END, no maps */
 		return ret;
 	run_here(r, BT_P_END);
@@ -435,6 +518,7 @@ static void run_free(struct bt_run *r)
 		for (unsigned k = 0; k < r->sites[i].code.nfields; k++)
 			free(r->sites[i].code.fields[k]);
 		free(r->sites[i].code.fields);
+		free(r->sites[i].code.ftypes);
 	}
 	free(r->sites);
 	bt_formats_free(&r->fmts);

@@ -85,6 +85,16 @@ int bt_session_run(struct bt_run *r);
 /* The interval sites due by ts (CLOCK_MONOTONIC ns), fired in time
  * order. */
 void bt_run_ticks(struct bt_run *r, uint64_t ts);
+/* The tool's own process name (comm of BEGIN, END, interval): "utrace",
+ * or "bpftrace" when run by that name. */
+void bt_tool_comm(char comm[16]);
+/* bt_live.c: every map that holds something, by name, as bpftrace
+ * prints them; SIGUSR1's handler (the run takes it), and, after one,
+ * every map printed, as bpftrace does (the run's loops call it as they
+ * wake). */
+void bt_print_all(struct bt_run *r);
+void bt_on_usr1(int sig);
+void bt_usr1_poll(struct bt_run *r);
 /* bt_session.c: the definition of site k's probe, group/pK at where
  * (the function; PATH:FUNC for the kernel's uprobes), malloc'd; and one
  * recorded hit of site k (d: the recording that names its addresses,

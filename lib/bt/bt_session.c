@@ -25,6 +25,7 @@
 #include "lib/bt/bt_profile.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/bt/bt_tracepoint.h"
+#include "lib/bt/bt_types.h"
 #include "lib/bt/bt_usdt.h"
 #include "lib/events/event_format.h"
 #include "lib/session/session.h"
@@ -344,6 +345,18 @@ int64_t bt_session_field(void *arg, unsigned k, char *out)
 	snprintf(name, sizeof(name), "f%u", k);
 	if (!cur_site || !cur_ev || !(fl = utrace_event_field_find(cur_site->fmt, name)))
 		return 0;
+	if (out && k < cur_site->code.nfields && cur_site->code.ftypes[k]) { /* a struct, an array */
+		const uint8_t *b = (const uint8_t *)cur_ev->data + fl->offset - 8;
+
+		if (fl->offset < 8 || fl->offset - 8 + fl->size > cur_ev->data_len)
+			return 0;
+		if (cur_site->code.ftypes[k] == BT_FTYPE_MACADDR && fl->size >= 6)
+			snprintf(out, UTRACE_BT_STRLEN, "%02X:%02X:%02X:%02X:%02X:%02X", b[0], b[1],
+				 b[2], b[3], b[4], b[5]);
+		else if (cur_site->code.ftypes[k] != BT_FTYPE_MACADDR)
+			bt_record_text(cur_site->code.p, cur_site->code.ftypes[k], b, fl->size, out);
+		return 0;
+	}
 	if (out) {
 		size_t len;
 		const char *s = field_str(cur_site->fmt, cur_ev, name, &len);
@@ -444,7 +457,7 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 		hit.builtin[UTRACE_BB_TID] = getpid();
 		hit.builtin[UTRACE_BB_NSECS] = (int64_t)due->next_tick;
 		hit.builtin[UTRACE_BB_ELAPSED] = (int64_t)due->next_tick - r->start_ns;
-		snprintf(hit.comm, sizeof(hit.comm), "utrace");
+		bt_tool_comm(hit.comm);
 		due->next_tick += due->period_ns;
 		bt_run_hit(r, due, &hit);
 	}

@@ -18,12 +18,15 @@
 
 #include "common/bt_prog.h"
 #include "lib/bt/bt_check.h"
+#include "lib/bt/bt_types.h"
 
 /* Here, below bt_cast.c (whose sizeof() asks a tuple's size): tuples'
  * integer elements have their width too. */
 unsigned bt_int_bytes(const struct bt_node *n)
 {
-	return n->kind == BT_N_CAST ? (unsigned)n->ival : 8;
+	bool typed = n->kind == BT_N_DEREF || n->kind == BT_N_MEMBER || n->kind == BT_N_INDEX;
+
+	return n->kind == BT_N_CAST || (typed && n->ival) ? (unsigned)n->ival : 8;
 }
 
 const char *bt_tuple_shape(const struct bt_program *p, unsigned idx)
@@ -60,7 +63,7 @@ static const char *elem_end(const char *s)
 			depth++;
 		else if (*s == ')')
 			depth--;
-		else if (*s == 's')
+		else if (*s == 's' || *s == 'r')
 			s = strchr(s, ';');
 		else if (*s == 'i')
 			s++;
@@ -76,9 +79,9 @@ static void kinds(const char *s, char *out, size_t room)
 	size_t n = 0;
 
 	for (; *s && n + 1 < room; s++)
-		if (*s == '(' || *s == ')' || *s == 'i' || *s == 's')
+		if (*s == '(' || *s == ')' || *s == 'i' || *s == 's' || *s == 'r')
 			out[n++] = *s;
-		else if (*s == ';' || (*s >= '0' && *s <= '9'))
+		else if (*s == ';' || *s == ':' || (*s >= '0' && *s <= '9'))
 			continue;
 	out[n] = 0;
 }
@@ -101,6 +104,14 @@ static unsigned elem_size(const char *s, unsigned *align)
 	if (*s == 'i' || *s == 's') {
 		n = (unsigned)atoi(s + 1);
 		*align = *s == 'i' ? n : 1;
+		return n;
+	}
+	if (*s == 'r') { /* a struct or an array: r<its C type>:<size>:<align>; */
+		const char *c = strchr(s, ':');
+
+		n = c ? (unsigned)atoi(c + 1) : 0;
+		c = c ? strchr(c + 1, ':') : NULL;
+		*align = c && atoi(c + 1) > 0 ? (unsigned)atoi(c + 1) : 1;
 		return n;
 	}
 	for (s++; *s && *s != ')'; s = elem_end(s)) {
@@ -140,6 +151,9 @@ int bt_check_tuple(struct bt_checker *ck, struct bt_node *n)
 		else if (a->type == BT_T_TUPLE)
 			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "%s",
 						bt_tuple_shape(ck->p, a->size));
+		else if (a->type == BT_T_RECORD)
+			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "r%u:%u:%u;",
+						a->ctype, a->size, bt_record_align(ck->p, a->ctype));
 		else
 			return bt_error(ck->err, ck->p, a->loc, BT_ERR_TUPLE_ELEM);
 		if (len + 2 >= sizeof(shape))
@@ -169,9 +183,16 @@ int bt_check_field(struct bt_checker *ck, struct bt_node *n)
 	if (!*s || *s == ')')
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_TUPLE_INDEX, (long long)n->ival,
 				(long long)k - 1);
-	n->type = *s == 'i' ? BT_T_INT : *s == 's' ? BT_T_STR : BT_T_TUPLE;
+	n->type = *s == 'i' ? BT_T_INT : *s == 's' ? BT_T_STR : *s == 'r' ? BT_T_RECORD : BT_T_TUPLE;
 	if (n->type == BT_T_STR)
 		n->size = (unsigned)atoi(s + 1);
+	if (n->type == BT_T_RECORD) {
+		unsigned al;
+
+		n->ctype = (unsigned)atoi(s + 1);
+		n->size = elem_size(s, &al);
+		return 0;
+	}
 	if (n->type != BT_T_TUPLE)
 		return 0;
 	snprintf(sub, sizeof(sub), "%.*s", (int)(elem_end(s) - s), s);

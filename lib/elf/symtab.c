@@ -206,6 +206,7 @@ static int build(struct utrace_symtab *tab, const struct cand *c, size_t n, cons
 				size = c[j].size;
 		s->vaddr = c[i].vaddr;
 		s->size = size;
+		s->type = "TWt"[c[i].rank];
 		s->raw = arena_strdup(tab, c[i].raw, c[i].len);
 		if (!s->raw)
 			goto nomem;

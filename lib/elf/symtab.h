@@ -18,6 +18,8 @@ struct utrace_sym {
 	uint64_t size;	  /* 0 if unknown: then it covers up to the next symbol */
 	const char *name; /* demangled, or raw for C */
 	const char *raw;  /* as in the symbol table (mangled) */
+	char type;	  /* nm's (and /proc/kallsyms') letter: 'T' global,
+			   * 'W' weak, 't' local (an alias: its preferred one's) */
 };
 
 /*

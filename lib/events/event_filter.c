@@ -69,8 +69,10 @@ struct parser {
 	char *pool; /* string constants, each with a NUL */
 	size_t pool_len, pool_cap;
 
-	int code;	   /* enum utrace_filter_err */
-	const char *where; /* its token */
+	int code;		    /* enum utrace_filter_err */
+	const char *where;	    /* its token */
+	utrace_filter_func_fn func; /* FIELD.function's ranges */
+	void *func_arg;
 };
 
 const char *utrace_filter_error_text(int code)
@@ -225,6 +227,69 @@ static int number_pred(struct parser *ps, const struct utrace_event_field *f, in
 	return 0;
 }
 
+/* One leaf: instruction in, negated or not; its node, or -1. */
+static int add_leaf(struct parser *ps, const struct utrace_filter_insn *in, bool neg,
+		    const char *where)
+{
+	int n;
+
+	if (ps->nr_insns >= UTRACE_FILTER_MAX_INSNS)
+		return fail(ps, UTRACE_FILTER_ERR_TOO_MANY_PREDS, where);
+	if (UTRACE_GROW(ps->insns, ps->cap_insns, (size_t)ps->nr_insns + 1) < 0)
+		return fail(ps, UTRACE_FILTER_ERR_NO_MEMORY, where);
+	n = new_node(ps, N_PRED, ps->nr_insns);
+	if (n < 0)
+		return -1;
+	ps->nodes[n].neg = neg;
+	ps->insns[ps->nr_insns++] = *in;
+	return n;
+}
+
+/* FIELD.function OP FUNCTION|ADDRESS (the kernel's checks and columns):
+ * start <= FIELD && FIELD < end, negated for !=; the node, or -1. */
+static int function_pred(struct parser *ps, const struct utrace_event_field *f, int op,
+			 const char *name)
+{
+	struct utrace_filter_insn lo = {.off = f->offset, .size = 8, .op = UTRACE_FOP_GE};
+	struct utrace_filter_insn hi = {.off = f->offset, .size = 8, .op = UTRACE_FOP_LT};
+	const char *val = ps->p, *end = val;
+	char buf[256];
+	uint64_t addr = 0;
+	int n, a, b, ret;
+
+	if (f->size != 8 || is_string_field(f))
+		return fail(ps, UTRACE_FILTER_ERR_ILLEGAL_FIELD_OP, val);
+	if (op != UTRACE_FOP_EQ && op != UTRACE_FOP_NE)
+		return fail(ps, UTRACE_FILTER_ERR_INVALID_OP, val);
+	if (is_digit(*val)) {
+		while (is_alnum(*end))
+			end++;
+		if (end - val > NUM_MAX)
+			return fail(ps, UTRACE_FILTER_ERR_OPERAND_TOO_LONG, end);
+		if (filter_parse_number(val, (size_t)(end - val), false, &addr) < 0)
+			return fail(ps, UTRACE_FILTER_ERR_INVALID_VALUE, end);
+	} else {
+		while (*end && !is_space(*end))
+			end++;
+		if ((size_t)(end - val) >= sizeof(buf))
+			return fail(ps, UTRACE_FILTER_ERR_NO_FUNCTION, end);
+		memcpy(buf, val, (size_t)(end - val));
+		buf[end - val] = 0;
+	}
+	ps->p = end;
+	ret = ps->func ? ps->func(ps->func_arg, is_digit(*val) ? NULL : buf, addr, &lo.imm, &hi.imm)
+		       : -ENOENT;
+	if (ret < 0)
+		return fail(ps, UTRACE_FILTER_ERR_NO_FUNCTION, end);
+	if ((n = new_node(ps, N_AND, ps->nr_insns)) < 0 ||
+	    (a = add_leaf(ps, &lo, false, name)) < 0 || (b = add_leaf(ps, &hi, false, name)) < 0)
+		return -1;
+	add_child(ps, n, a);
+	add_child(ps, n, b);
+	ps->nodes[n].neg = op == UTRACE_FOP_NE;
+	return n;
+}
+
 /* pred := FIELD OP VALUE; the node, or -1. */
 static int parse_pred(struct parser *ps)
 {
@@ -233,7 +298,9 @@ static int parse_pred(struct parser *ps)
 	struct utrace_filter_insn in = {0};
 	bool neg = false;
 	unsigned i;
-	int op = -1, n, ret;
+	int op = -1, ret;
+
+	bool function;
 
 	while (is_alnum(*ps->p) || *ps->p == '_')
 		ps->p++;
@@ -244,6 +311,8 @@ static int parse_pred(struct parser *ps)
 		return fail(ps, UTRACE_FILTER_ERR_FIELD_NOT_FOUND, name);
 	if (ps->nr_insns >= UTRACE_FILTER_MAX_INSNS)
 		return fail(ps, UTRACE_FILTER_ERR_TOO_MANY_PREDS, name);
+	if ((function = !strncmp(ps->p, ".function", 9)))
+		ps->p += 9;
 
 	skip_space(ps);
 	op_at = ps->p;
@@ -265,6 +334,8 @@ static int parse_pred(struct parser *ps)
 		return fail(ps, UTRACE_FILTER_ERR_ILLEGAL_FIELD_OP, op_at);
 
 	skip_space(ps);
+	if (function)
+		return function_pred(ps, f, op, name);
 	in.off = f->offset;
 	in.size = f->size;
 	if (*ps->p == '"' || *ps->p == '\'')
@@ -276,14 +347,7 @@ static int parse_pred(struct parser *ps)
 	if (ret < 0)
 		return -1;
 
-	if (UTRACE_GROW(ps->insns, ps->cap_insns, (size_t)ps->nr_insns + 1) < 0)
-		return fail(ps, UTRACE_FILTER_ERR_NO_MEMORY, name);
-	n = new_node(ps, N_PRED, ps->nr_insns);
-	if (n < 0)
-		return -1;
-	ps->nodes[n].neg = neg;
-	ps->insns[ps->nr_insns++] = in;
-	return n;
+	return add_leaf(ps, &in, neg, name);
 }
 
 static int parse_or(struct parser *ps);
@@ -435,10 +499,16 @@ static bool is_just(const char *expr, char c)
 	return !*expr;
 }
 
-int utrace_filter_compile_code(const struct utrace_event_format *fmt, const char *expr, void **prog,
+int utrace_filter_compile_func(const struct utrace_event_format *fmt, const char *expr,
+			       utrace_filter_func_fn func, void *func_arg, void **prog,
 			       uint32_t *prog_len, int *code, struct utrace_error *err)
 {
-	struct parser ps = {.fmt = fmt, .expr = expr, .p = expr, .code = UTRACE_FILTER_ERR_NONE};
+	struct parser ps = {.fmt = fmt,
+			    .expr = expr,
+			    .p = expr,
+			    .code = UTRACE_FILTER_ERR_NONE,
+			    .func = func,
+			    .func_arg = func_arg};
 	int root = -1, col, ret = 0;
 
 	*prog = NULL;
@@ -478,6 +548,12 @@ out:
 	free(ps.insns);
 	free(ps.pool);
 	return ret;
+}
+
+int utrace_filter_compile_code(const struct utrace_event_format *fmt, const char *expr, void **prog,
+			       uint32_t *prog_len, int *code, struct utrace_error *err)
+{
+	return utrace_filter_compile_func(fmt, expr, NULL, NULL, prog, prog_len, code, err);
 }
 
 int utrace_filter_compile(const struct utrace_event_format *fmt, const char *expr, void **prog,

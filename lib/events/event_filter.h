@@ -23,6 +23,12 @@
  * kernel.  The string of a char[N] field ends at its first NUL or after
  * N bytes.
  *
+ * FIELD.function (a field of the size of a long: an address) takes == and
+ * != with a function's name or an address (NUMBER) unquoted: whether the
+ * field is an address inside that function (the one holding the
+ * address), as the kernel's filter_pred_function(); the caller's
+ * callback finds the function's range (none: "Function not found").
+ *
  * "0" (blanks around allowed) is no filter, as writing 0 to a tracefs
  * filter file clears it: the compiler returns 0 with *prog NULL and
  * *prog_len 0.  So is "1" (keep everything), which the kernel rejects.
@@ -60,7 +66,8 @@
 	ERR(NO_FILTER, "No filter found")                                                          \
 	ERR(MISSING_FIELD, "Missing field name")                                                   \
 	ERR(TOO_DEEP, "Parentheses nested too deeply")                                             \
-	ERR(NO_MEMORY, "Out of memory")
+	ERR(NO_MEMORY, "Out of memory")                                                            \
+	ERR(NO_FUNCTION, "Function not found")
 
 #define UTRACE_FILTER_ERR_ENUM(name, text) UTRACE_FILTER_ERR_##name,
 enum utrace_filter_err { UTRACE_FILTER_ERRORS(UTRACE_FILTER_ERR_ENUM) UTRACE_FILTER_ERR_MAX };
@@ -80,6 +87,15 @@ int utrace_filter_compile_code(const struct utrace_event_format *fmt, const char
 			       uint32_t *prog_len, int *code, struct utrace_error *err);
 int utrace_filter_compile(const struct utrace_event_format *fmt, const char *expr, void **prog,
 			  uint32_t *prog_len, struct utrace_error *err);
+/* .function's functions: the one named name (addr 0), or holding address
+ * addr (name NULL): 0 with its range [*start, *end), or <0 if none. */
+typedef int (*utrace_filter_func_fn)(void *arg, const char *name, uint64_t addr, uint64_t *start,
+				     uint64_t *end);
+/* As utrace_filter_compile_code, with the functions of FIELD.function
+ * (func NULL: none is found). */
+int utrace_filter_compile_func(const struct utrace_event_format *fmt, const char *expr,
+			       utrace_filter_func_fn func, void *func_arg, void **prog,
+			       uint32_t *prog_len, int *code, struct utrace_error *err);
 
 /* The text of an enum utrace_filter_err; "Unknown error" if out of range. */
 const char *utrace_filter_error_text(int code);

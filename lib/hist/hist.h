@@ -352,7 +352,7 @@ int utrace_hist_parse(const char *text, struct utrace_hist_spec **out, int *code
 		      struct utrace_error *err);
 void utrace_hist_spec_free(struct utrace_hist_spec *s);
 
-/* ---- the hist file (hist_print.c) ----------------------------------- */
+/* ---- the hist file (hist_print.c, hist_spec_text.c) ----------------- */
 
 struct utrace_hist_hdr;	  /* common/hist_prog.h */
 

@@ -3,10 +3,12 @@
  * hist_internal.h - what the files of lib/hist share and nobody else sees: the
  * parser's state, the expression parser (hist_expr.c) that hist_parse.c
  * drives, and the kernel's names of fields (hist_field_name(),
- * expr_str(), hist_field_print()) that the printer (hist_print.c) uses.
+ * expr_str(), hist_field_print()) that the printer (hist_print.c,
+ * hist_spec_text.c, hist_sort.c) uses.
  *
  * Files call each other one way: hist_expr.c <- hist_parse.c <-
- * trigger_parse.c, and hist_expr.c <- hist_print.c.
+ * trigger_parse.c, and hist_expr.c <- hist_spec_text.c <- hist_sort.c <-
+ * hist_print.c.
  */
 #ifndef UTRACE_LIB_HIST_INTERNAL_H
 #define UTRACE_LIB_HIST_INTERNAL_H
@@ -78,5 +80,20 @@ void hist_name(struct hist_sb *sb, const struct utrace_hist_expr *e);
 void hist_field_print(struct hist_sb *sb, const struct utrace_hist_expr *e);
 /* The first modifier in the kernel's order, as written (".hex" -> "hex"). */
 const char *hist_mod_name(const struct utrace_hist_expr *e);
+
+/* ---- the hist file -------------------------------------------------- */
+
+/* hist_spec_text.c: whether e is the event's stack ("stacktrace",
+ * "common_stacktrace"), not a field of addresses with .stacktrace; the
+ * value or key a sort key names (hist_field_name(), values first) */
+int hist_is_special_stack(const struct utrace_hist_expr *e);
+const struct utrace_hist_expr *hist_sort_field(const struct utrace_hist_spec *s, const char *name,
+					      int *is_key, unsigned *idx);
+/* hist_sort.c: sum idx of element elt; t's elements in the order the
+ * kernel prints them (*n of them; NULL out of memory; free it) */
+struct utrace_hist_table;
+uint64_t hist_sum_of(const struct utrace_hist_table *t, const uint8_t *elt, unsigned idx);
+uint32_t *hist_sorted_entries(const struct utrace_hist_spec *s, const struct utrace_hist_table *t,
+			      size_t *n);
 
 #endif

@@ -12,11 +12,8 @@
  * (track_data_snapshot_print(): the entry marked with the map header's
  * last snapshot number).
  *
- * The order of entries that compare equal is the one thing a stable sort
- * would get wrong: the kernel lists the elements in its slot order, sorts
- * them with lib/sort.c's heapsort (not stable), and then sorts each run
- * of equal primary keys by the secondary key.  This file does the same
- * steps with the same heapsort.
+ * The entries come in the order of hist_sort.c, the trigger's first line
+ * from hist_spec_text.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,311 +21,6 @@
 
 #include "common/hist_prog.h"
 #include "lib/hist/hist_internal.h"
-
-/* ---- the trigger info ----------------------------------------------- */
-
-static int uses_timestamp(const struct utrace_hist_expr *e)
-{
-	return e && ((e->op == UTRACE_HE_FIELD && !strcmp(e->name, "common_timestamp")) ||
-		     uses_timestamp(e->l) || uses_timestamp(e->r));
-}
-
-static int spec_uses_timestamp(const struct utrace_hist_spec *s)
-{
-	for (unsigned i = 0; i < s->nr_keys; i++)
-		if (uses_timestamp(s->keys[i]))
-			return 1;
-	for (unsigned i = 0; i < s->nr_vals; i++)
-		if (uses_timestamp(s->vals[i]))
-			return 1;
-	for (unsigned i = 0; i < s->nr_vars; i++)
-		if (uses_timestamp(s->vars[i].expr))
-			return 1;
-	return 0;
-}
-
-/* The kernel's stack of the event ("stacktrace", "common_stacktrace"), as
- * opposed to a field of addresses with .stacktrace. */
-static int is_special_stack(const struct utrace_hist_expr *e)
-{
-	return e->op == UTRACE_HE_FIELD && (e->mods & UTRACE_HIST_MOD_STACKTRACE) &&
-	       (!strcmp(e->name, "stacktrace") || !strcmp(e->name, "common_stacktrace"));
-}
-
-/* The value or key a sort key names: hist_field_name(), values first. */
-static const struct utrace_hist_expr *sort_field(const struct utrace_hist_spec *s,
-						 const char *name, int *is_key, unsigned *idx)
-{
-	char buf[512];
-
-	for (unsigned k = 0; k < s->nr_vals + s->nr_keys; k++) {
-		const struct utrace_hist_expr *e = k < s->nr_vals ? s->vals[k]
-								  : s->keys[k - s->nr_vals];
-		struct hist_sb sb = {buf, sizeof(buf), 0};
-
-		hist_name(&sb, e);
-		if (sb.len < sizeof(buf) && !strcmp(buf, name)) {
-			*is_key = k >= s->nr_vals;
-			*idx = *is_key ? k - s->nr_vals : k;
-			return e;
-		}
-	}
-	return NULL;
-}
-
-/* print_onmatch_spec(), print_track_data_spec(), print_action_spec() */
-static void print_action(struct hist_sb *sb, const struct utrace_hist_action *a)
-{
-	static const char *const handler[] = {"onmatch", "onmax", "onchange"};
-	unsigned i = 0;
-
-	if (a->handler == UTRACE_HIST_ONMATCH)
-		hist_sb_printf(sb, ":onmatch(%s.%s).", a->match_system, a->match_event);
-	else
-		hist_sb_printf(sb, ":%s($%s).", handler[a->handler], a->var);
-	if (a->kind == UTRACE_HIST_ACT_SAVE)
-		hist_sb_printf(sb, "save(");
-	else if (a->kind == UTRACE_HIST_ACT_SNAPSHOT)
-		hist_sb_printf(sb, "snapshot(");
-	else if (a->trace_keyword)
-		hist_sb_printf(sb, "trace(%s%s", a->synth, a->nr_params ? "," : "");
-	else
-		hist_sb_printf(sb, "%s(", a->synth);
-	for (; i < a->nr_params; i++)
-		hist_sb_printf(sb, "%s%s", i ? "," : "", a->params[i]);
-	hist_sb_printf(sb, ")");
-}
-
-int utrace_hist_spec_text(const struct utrace_hist_spec *s, char *buf, size_t n)
-{
-	struct hist_sb sb = {buf, n, 0};
-	bool shown = false;
-
-	if (n)
-		buf[0] = '\0';
-	hist_sb_printf(&sb, "hist:");
-	if (s->name)
-		hist_sb_printf(&sb, "name=%s:", s->name);
-	hist_sb_printf(&sb, "keys=");
-	for (unsigned i = 0; i < s->nr_keys; i++) {
-		hist_sb_printf(&sb, "%s", i ? "," : "");
-		if (is_special_stack(s->keys[i]))
-			hist_sb_printf(&sb, "common_stacktrace");
-		else if (s->keys[i]->mods & UTRACE_HIST_MOD_STACKTRACE)
-			hist_sb_printf(&sb, "%s.stacktrace", s->keys[i]->name);
-		else
-			hist_field_print(&sb, s->keys[i]);
-	}
-	hist_sb_printf(&sb, ":vals=");
-	if (!s->nohitcount) {
-		hist_sb_printf(&sb, "hitcount");
-		shown = true;
-	}
-	for (unsigned i = 0; i < s->nr_vals; i++, shown = true) {
-		hist_sb_printf(&sb, "%s", shown ? "," : "");
-		hist_field_print(&sb, s->vals[i]);
-	}
-	for (unsigned i = 0; i < s->nr_vars; i++) {
-		hist_sb_printf(&sb, "%s%s=", i ? "," : ":", s->vars[i].name);
-		hist_field_print(&sb, s->vars[i].expr);
-	}
-	hist_sb_printf(&sb, ":sort=");
-	for (unsigned i = 0; i < s->nr_sort || (!i && !s->nr_sort); i++) {
-		const struct utrace_hist_expr *e = NULL;
-		unsigned idx;
-		int is_key;
-
-		if (s->nr_sort && strcmp(s->sort[i].name, "hitcount"))
-			e = sort_field(s, s->sort[i].name, &is_key, &idx);
-		hist_sb_printf(&sb, "%s", i ? "," : "");
-		if (e)
-			hist_field_print(&sb, e);
-		else
-			hist_sb_printf(&sb, "hitcount");
-		if (s->nr_sort && s->sort[i].descending)
-			hist_sb_printf(&sb, ".descending");
-	}
-	hist_sb_printf(&sb, ":size=%u", 1u << s->map_bits);
-	if (spec_uses_timestamp(s))
-		hist_sb_printf(&sb, ":clock=%s", s->clock ? s->clock : "global");
-	if (s->nohitcount)
-		hist_sb_printf(&sb, ":nohitcount");
-	for (unsigned i = 0; i < s->nr_actions; i++)
-		print_action(&sb, &s->actions[i]);
-	if (s->filter)
-		hist_sb_printf(&sb, " if %s", s->filter);
-	return (int)sb.len;
-}
-
-/* ---- sorting: tracing_map_sort_entries() ---------------------------- */
-
-struct sort_key {
-	int is_key;	/* a key (cmp_entries_key) or a sum (cmp_entries_sum) */
-	unsigned idx;	/* the key's slot or the sum's index */
-	int descending;
-};
-
-struct sorter {
-	const struct utrace_hist_table *t;
-	uint64_t elt_size;
-	struct sort_key key;
-};
-
-static const uint8_t *elt_of(const struct sorter *so, uint32_t i)
-{
-	return so->t->elts + (uint64_t)i * so->elt_size;
-}
-
-static uint64_t sum_of(const struct utrace_hist_table *t, const uint8_t *elt, unsigned idx)
-{
-	uint64_t v;
-
-	memcpy(&v, elt + t->prog->key_size + 8ull * idx, 8);
-	return v;
-}
-
-static int cmp_entries(const struct sorter *so, uint32_t a, uint32_t b)
-{
-	const uint8_t *ea = elt_of(so, a), *eb = elt_of(so, b);
-	const struct utrace_hist_slot *sl;
-	int ret = 0;
-
-	if (!so->key.is_key) {
-		uint64_t va = sum_of(so->t, ea, so->key.idx), vb = sum_of(so->t, eb, so->key.idx);
-
-		ret = va > vb ? 1 : va < vb ? -1 : 0;
-	} else if ((sl = &so->t->prog->slots[so->key.idx])->kind == UTRACE_HSLOT_STR) {
-		ret = strncmp((const char *)ea + sl->off, (const char *)eb + sl->off, sl->len);
-	} else if (sl->len == 8) { /* a stacktrace (longer) compares equal */
-		uint64_t va, vb;
-
-		memcpy(&va, ea + sl->off, 8);
-		memcpy(&vb, eb + sl->off, 8);
-		if (sl->is_signed)
-			ret = (int64_t)va > (int64_t)vb ? 1 : (int64_t)va < (int64_t)vb ? -1 : 0;
-		else
-			ret = va > vb ? 1 : va < vb ? -1 : 0;
-	}
-	return so->key.descending ? -ret : ret;
-}
-
-static void sift(const struct sorter *so, uint32_t *v, size_t a, size_t n)
-{
-	size_t b, c, d;
-
-	/* bottom-up: the path of larger children to a leaf, then back up */
-	for (b = a; c = 2 * b + 1, (d = c + 1) < n;)
-		b = cmp_entries(so, v[c], v[d]) >= 0 ? c : d;
-	if (d == n)
-		b = c;
-	while (b != a && cmp_entries(so, v[a], v[b]) >= 0)
-		b = (b - 1) / 2;
-	for (c = b; b != a;) {
-		uint32_t x;
-
-		b = (b - 1) / 2;
-		x = v[b];
-		v[b] = v[c];
-		v[c] = x;
-	}
-}
-
-/* lib/sort.c's heapsort, element for element, ties included. */
-static void heapsort(const struct sorter *so, uint32_t *v, size_t num)
-{
-	size_t n = num, a = num / 2, shift = 0;
-	uint32_t x;
-
-	if (!a)
-		return;
-	for (;;) {
-		if (a) {
-			a -= (size_t)1 << shift;
-		} else if (n > 3) {
-			/* pop the two largest at once */
-			n--;
-			x = v[0], v[0] = v[n], v[n] = x;
-			shift = cmp_entries(so, v[1], v[2]) <= 0;
-			a = (size_t)1 << shift;
-			n--;
-			x = v[a], v[a] = v[n], v[n] = x;
-		} else {
-			break;
-		}
-		sift(so, v, a, n);
-	}
-	n--;
-	x = v[0], v[0] = v[n], v[n] = x;
-	if (n == 2 && cmp_entries(so, v[0], v[1]) > 0)
-		x = v[0], v[0] = v[1], v[1] = x;
-}
-
-/* sort_secondary(): each run equal on the first key, by the second. */
-static void sort_secondary(struct sorter *so, uint32_t *v, size_t n, const struct sort_key *k)
-{
-	size_t start = 0, n_sub = 1;
-
-	for (size_t i = 0; i + 1 < n; i++) {
-		so->key = k[0];
-		if (!cmp_entries(so, v[i], v[i + 1])) {
-			n_sub++;
-			if (i + 2 < n)
-				continue;
-		}
-		if (n_sub < 2) {
-			start = i + 1;
-			n_sub = 1;
-			continue;
-		}
-		so->key = k[1];
-		heapsort(so, v + start, n_sub);
-		start = i + 1;
-		n_sub = 1;
-	}
-}
-
-static unsigned sort_keys(const struct utrace_hist_spec *s, struct sort_key *k)
-{
-	unsigned n = s->nr_sort ? s->nr_sort : 1;
-
-	for (unsigned i = 0; i < n; i++) {
-		unsigned idx = 0;
-		int is_key = 0;
-
-		k[i] = (struct sort_key){0, 0, s->nr_sort && s->sort[i].descending};
-		if (!s->nr_sort || !strcmp(s->sort[i].name, "hitcount") ||
-		    !sort_field(s, s->sort[i].name, &is_key, &idx))
-			continue;
-		k[i].is_key = is_key;
-		k[i].idx = is_key ? idx : utrace_hist_val_sum(s, idx);
-	}
-	return n;
-}
-
-/* The elements in the order of elts (the table's slot order, as the
- * recorder saves them: the kernel lists them so), then sorted. */
-static uint32_t *sorted_entries(const struct utrace_hist_spec *s,
-				const struct utrace_hist_table *t, size_t *n)
-{
-	uint32_t *v = malloc(((size_t)t->nr_elts + 1) * sizeof(*v));
-	struct sorter so = {t, utrace_hist_elt_size(t->prog->key_size, t->prog->nr_sums), {0}};
-	struct sort_key k[UTRACE_HIST_SORT_MAX];
-	unsigned nk;
-
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (uint32_t i = 0; i < t->nr_elts; i++)
-		v[(*n)++] = i;
-	if (*n < 2)
-		return v;
-	nk = sort_keys(s, k);
-	so.key = k[0];
-	heapsort(&so, v, *n);
-	if (nk > 1)
-		sort_secondary(&so, v, *n, k);
-	return v;
-}
 
 /* ---- one entry: hist_trigger_entry_print() -------------------------- */
 
@@ -400,7 +92,7 @@ static int print_key(FILE *out, const struct utrace_hist_expr *e,
 		str = nm && nm->syscall ? nm->syscall(nm->arg, (int)u) : NULL;
 		fprintf(out, "%s: %-30s[%3llu]", name, str ? str : "unknown_syscall", u);
 	} else if (e->mods & UTRACE_HIST_MOD_STACKTRACE) {
-		if (is_special_stack(e))
+		if (hist_is_special_stack(e))
 			fputs("common_stacktrace:\n", out);
 		else
 			fprintf(out, "%s.stacktrace", name);
@@ -506,7 +198,7 @@ static void print_saved(FILE *out, const struct utrace_hist_spec *s,
 
 		if (in[i].op == UTRACE_HOP_SAVE) {
 			fprintf(out, "  %s: %10llu", save->params[k++],
-				(unsigned long long)sum_of(t, elt, in[i].key_off));
+				(unsigned long long)hist_sum_of(t, elt, in[i].key_off));
 		} else if (in[i].op == UTRACE_HOP_SAVESTR) {
 			memcpy(str, elt + t->prog->key_size + 8ull * in[i].key_off, n);
 			str[n] = '\0';
@@ -525,7 +217,7 @@ static void print_actions(FILE *out, const struct utrace_hist_spec *s,
 		if (a->handler == UTRACE_HIST_ONMATCH || a->kind == UTRACE_HIST_ACT_SNAPSHOT)
 			continue;
 		fprintf(out, a->handler == UTRACE_HIST_ONMAX ? "\n\tmax: %10llu" : "\n\tchanged: %10llu",
-			(unsigned long long)sum_of(t, elt, utrace_hist_track_sum(s, i)));
+			(unsigned long long)hist_sum_of(t, elt, utrace_hist_track_sum(s, i)));
 		print_saved(out, s, t, elt);
 	}
 }
@@ -546,7 +238,7 @@ static void print_snapshot(FILE *out, const struct utrace_hist_spec *s,
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *elt = elts + i * esize;
 
-		if (sum_of(t, elt, utrace_hist_snap_sum(s)) != t->snap_seq)
+		if (hist_sum_of(t, elt, utrace_hist_snap_sum(s)) != t->snap_seq)
 			continue;
 		fputs("\nSnapshot taken (see tracing/snapshot).  Details:\n", out);
 		fprintf(out, "\ttriggering value { %s($%s) }: %10llu",
@@ -580,7 +272,7 @@ static void print_entry(FILE *out, const struct utrace_hist_spec *s,
 {
 	print_keys(out, s, t, elt, nm);
 	if (!s->nohitcount)
-		print_val(out, "hitcount", 0, sum_of(t, elt, 0), &st[0]);
+		print_val(out, "hitcount", 0, hist_sum_of(t, elt, 0), &st[0]);
 	for (unsigned j = 0; j < s->nr_vals; j++) {
 		const struct utrace_hist_expr *e = s->vals[j];
 		unsigned sum = utrace_hist_val_sum(s, j);
@@ -592,7 +284,7 @@ static void print_entry(FILE *out, const struct utrace_hist_spec *s,
 			continue;
 		hist_name(&sb, e);
 		fputc(' ', out);
-		print_val(out, name, e->mods, sum_of(t, elt, sum), &st[sum]);
+		print_val(out, name, e->mods, hist_sum_of(t, elt, sum), &st[sum]);
 	}
 	print_actions(out, s, t, elt);
 	fputc('\n', out);
@@ -623,7 +315,7 @@ int utrace_hist_print(FILE *out, const struct utrace_hist_spec *s,
 			return utrace_error_set(err, -EINVAL, "hist key %u is outside the key", i);
 	len = utrace_hist_spec_text(s, NULL, 0);
 	info = malloc((size_t)len + 1);
-	order = info ? sorted_entries(s, t, &n) : NULL;
+	order = info ? hist_sorted_entries(s, t, &n) : NULL;
 	if (!order) {
 		free(info);
 		return utrace_error_set(err, -ENOMEM, "Out of memory");
@@ -635,7 +327,7 @@ int utrace_hist_print(FILE *out, const struct utrace_hist_spec *s,
 	/* print_entries(): totals and maxima of the values shown as % or bars */
 	for (size_t i = 0; i < n; i++)
 		for (unsigned j = 0; j < t->prog->nr_sums; j++) {
-			uint64_t v = sum_of(t, t->elts + order[i] * esize, j);
+			uint64_t v = hist_sum_of(t, t->elts + order[i] * esize, j);
 
 			st[j].total += v;
 			if (st[j].max < v)

@@ -85,20 +85,25 @@ static int ipp_argtype(const char *text, struct ipp_argtype *at)
 
 static unsigned ipp_first_arg(const struct utrace_inproc_probe *p)
 {
+	if (p->eprobe) /* struct eprobe_trace_entry_head: the common fields only */
+		return 8;
 	return p->kind == UTRACE_IPP_RETURN ? 24 : 16;
 }
 
 static void ipp_print_fmt(FILE *m, const struct utrace_inproc_probe *p, const struct ipp_argtype *at)
 {
-	fprintf(m, "\nprint fmt: \"(");
-	if (p->path) /* the kernel's uprobe: (0xIP), (0xFUNC <- 0xCALLER) */
+	fprintf(m, "\nprint fmt: \"%s", p->eprobe ? "" : "(");
+	if (p->eprobe) /* the kernel's PROBE_PRINT_EVENT: no place */
+		;
+	else if (p->path) /* the kernel's uprobe: (0xIP), (0xFUNC <- 0xCALLER) */
 		fprintf(m, p->kind == UTRACE_IPP_RETURN ? "0x%%lx <- 0x%%lx" : "0x%%lx");
 	else if (p->kind == UTRACE_IPP_RETURN) { /* the kernel's kretprobe: (CALLER+off <- FUNC) */
 		fprintf(m, "%%ps <- %s", p->symbol);
 	} else { /* the kernel's kprobe: (%lx) of __probe_ip, printed as SYM+0xOFF/0xSIZE */
 		fprintf(m, "%%lx");
 	}
-	fputc(')', m);
+	if (!p->eprobe)
+		fputc(')', m);
 	for (unsigned i = 0; i < p->u.nargs; i++) {
 		fprintf(m, " %s=", p->u.args[i].name);
 		if (!at[i].count) {
@@ -111,7 +116,9 @@ static void ipp_print_fmt(FILE *m, const struct utrace_inproc_probe *p, const st
 		fputc('}', m);
 	}
 	fputc('"', m);
-	if (p->path)
+	if (p->eprobe)
+		;
+	else if (p->path)
 		fprintf(m, p->kind == UTRACE_IPP_RETURN ? ", REC->__probe_func, REC->__probe_ret_ip"
 						       : ", REC->__probe_ip");
 	else if (p->kind == UTRACE_IPP_RETURN)
@@ -148,7 +155,9 @@ int ipp_make_format(struct utrace_inproc_probe *p, int id)
 		   "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
 		   "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
 		   "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
-	if (p->kind == UTRACE_IPP_RETURN)
+	if (p->eprobe)
+		;
+	else if (p->kind == UTRACE_IPP_RETURN)
 		fprintf(m, "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
 			   "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n");
 	else
@@ -203,6 +212,30 @@ static const char *const ipp_regs[UTRACE_FR_MAX] = {
     "r15", "r14", "r13", "r12", "r11", "r10", "r9", "r8",    "bx", "cx", "dx",
     "si",  "di",  "bp",	 "ax",	"orig_ax", "ip", "cs", "flags", "sp", "ss"};
 
+/* $$OFFSET/SIZE/KIND: the field of the attached event's record, whose
+ * address is UTRACE_FR_EVENT's; its value (a number, a __data_loc
+ * string's or a char[N]'s address), as the kernel's get_event_field. */
+static int ipp_field(struct ipp_cc *c, const char *s)
+{
+	unsigned off, size;
+	char kind;
+	uint8_t flags;
+
+	if (sscanf(s, "%u/%u/%c", &off, &size, &kind) != 3 || off >= UTRACE_FETCH_REC_MAX ||
+	    !strchr("usda", kind))
+		return utrace_error_set(c->err, -EINVAL, "bad event field %s", s);
+	if (ipp_emit(c, UTRACE_XOP_REG, UTRACE_FR_EVENT, 0) < 0)
+		return -E2BIG;
+	if (kind == 'a')
+		return ipp_emit(c, UTRACE_XOP_ADD, 0, off) ?: IPP_VAL;
+	flags = kind == 'd' ? UTRACE_XF_DATALOC : kind == 's' ? UTRACE_XF_SIGNED : 0;
+	if (ipp_emit(c, UTRACE_XOP_LDF, 0, off) < 0)
+		return -E2BIG;
+	c->ins[c->n - 1].size = (uint8_t)size;
+	c->ins[c->n - 1].flags = flags;
+	return IPP_VAL;
+}
+
 /* One translated fetcharg: its kind (IPP_*), or <0 with c->err. */
 static int ipp_fetch(struct ipp_cc *c, char *s)
 {
@@ -211,6 +244,8 @@ static int ipp_fetch(struct ipp_cc *c, char *s)
 	char *lp;
 	int k;
 
+	if (s[0] == '$' && s[1] == '$') /* an event probe's field (uprobe_args.c) */
+		return ipp_field(c, s + 2);
 	if (!strcmp(s, "$retval"))
 		return ipp_emit(c, UTRACE_XOP_REG, UTRACE_FR_AX, 0) ?: IPP_VAL;
 	if (!strcmp(s, "$comm") || !strcmp(s, "$COMM"))

@@ -375,8 +375,23 @@ void utrace_inproc_probe_free(struct utrace_inproc_probe *p)
 	free(p->path);
 	free(p->real);
 	free(p->format);
+	free(p->ep_sys);
+	free(p->ep_name);
+	free(p->ep_filter);
+	free(p->ep_def);
 	utrace_event_format_free(p->fmt);
 	free(p);
+}
+
+const char *utrace_inproc_probe_eprobe(const struct utrace_inproc_probe *p, const char **name,
+				       const char **filter, const char **def)
+{
+	if (!p->eprobe)
+		return NULL;
+	*name = p->ep_name;
+	*filter = p->ep_filter;
+	*def = p->ep_def;
+	return p->ep_sys;
 }
 
 enum utrace_inproc_probe_kind utrace_inproc_probe_kind(const struct utrace_inproc_probe *p)

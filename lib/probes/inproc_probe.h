@@ -76,6 +76,11 @@ void utrace_inproc_probe_free(struct utrace_inproc_probe *p);
 
 enum utrace_inproc_probe_kind utrace_inproc_probe_kind(const struct utrace_inproc_probe *p);
 bool utrace_inproc_probe_fprobe(const struct utrace_inproc_probe *p);
+/* An event probe's (lib/probes/eprobe.h) attached system (NULL for the
+ * other probes), its *name, its *filter (NULL: none), its definition;
+ * such a probe lands in no object: it fires with its attached event. */
+const char *utrace_inproc_probe_eprobe(const struct utrace_inproc_probe *p, const char **name,
+				       const char **filter, const char **def);
 /* t:'s TRACEPOINT (an fprobe on __utrace_do_TRACEPOINT), NULL for others. */
 const char *utrace_inproc_probe_tracepoint(const struct utrace_inproc_probe *p);
 const char *utrace_inproc_probe_group(const struct utrace_inproc_probe *p);

@@ -310,7 +310,7 @@ int utrace_inproc_probe_locate(const struct utrace_inproc_probe *p, const char *
 
 	memset(loc, 0, sizeof(*loc));
 	loc->site = UINT32_MAX;
-	if (p->kind == UTRACE_IPP_REMOVE || upr_file_open(path, &f, NULL) < 0)
+	if (p->kind == UTRACE_IPP_REMOVE || p->eprobe || upr_file_open(path, &f, NULL) < 0)
 		return 0;
 	ret = ipp_where(p, path, &f, sites, n, &func, &size, &code, &a);
 	if (ret > 0) {

@@ -20,6 +20,11 @@ struct utrace_inproc_probe {
 	 * __utrace_do_TRACEPOINT (symbol); tpoint is TRACEPOINT */
 	bool tprobe;
 	char *tpoint;
+	/* e: an event probe (lib/probes/eprobe.c): no __probe_ip, its
+	 * arguments from offset 8, the kernel's eprobe print format; the
+	 * attached event, its filter (NULL: none) and the definition */
+	bool eprobe;
+	char *ep_sys, *ep_name, *ep_filter, *ep_def;
 	char group[UTRACE_UPROBE_NAME_MAX + 1];
 	char event[UTRACE_UPROBE_NAME_MAX + 1];
 	char *symbol;		/* a PATH: probe's: the function holding it, or NULL */

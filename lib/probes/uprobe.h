@@ -98,6 +98,10 @@
 	C(NOFENTRY_ARGS, "$arg* can be used only on function entry or exit")                       \
 	C(NEED_STRING_TYPE, "$comm and immediate-string only accepts string type")                 \
 	C(TOO_MANY_ARGS, "Too many arguments are specified")                                       \
+	C(NO_EVENT_INFO, "This requires both group and event name to attach")                      \
+	C(BAD_ATTACH_EVENT, "Attached event does not exist")                                       \
+	C(NO_EP_FILTER, "No filter rule after 'if'")                                               \
+	C(EVENT_EXIST, "Given group/event name is already used by another event")                  \
 	/* utrace's own */                                                                         \
 	C(NO_DEFINITION, "Empty probe definition")                                                 \
 	C(BAD_PROBE_TYPE, "Probe type must be 'p' or 'r'")                                         \

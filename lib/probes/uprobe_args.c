@@ -54,7 +54,8 @@ enum op {
 	OP_IMM,
 	OP_DATA,
 	OP_DEREF,
-	OP_UDEREF
+	OP_UDEREF,
+	OP_TP_ARG /* an event probe's $FIELD */
 };
 
 /* One fetcharg being checked; positions are offsets in its token. */
@@ -197,12 +198,42 @@ static void emit(struct fa *fa, const char *fmt, ...)
 		fa->len = sizeof(fa->out) - 1;
 }
 
+/* An event probe's $FIELD or $comm (the kernel's parse_trace_event_arg);
+ * anything else is BAD_VAR at the '$'. */
+static int parse_event_var(struct fa *fa, const char *v, int pos)
+{
+	const struct utrace_event_field *f = utrace_event_field_find(fa->pt->event, v);
+	char kind;
+
+	if (f && !strcmp(f->base, v)) {
+		if (f->kind == UTRACE_EF_STRING)
+			kind = 'd';
+		else if (f->kind == UTRACE_EF_CHARS || f->kind == UTRACE_EF_OTHER)
+			kind = 'a';
+		else
+			kind = f->is_signed ? 's' : 'u';
+		if (kind != 'a' && f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+			kind = 'a'; /* an odd size: its address, as a struct's */
+		fa->op = OP_TP_ARG;
+		emit(fa, "$$%u/%u/%c", f->offset, kind == 'd' ? 4 : f->size, kind);
+		return 0;
+	}
+	if (!strcmp(v, "comm") || !strcmp(v, "COMM")) {
+		fa->op = OP_COMM;
+		emit(fa, "$%s", v);
+		return 0;
+	}
+	return fail(fa, UTRACE_UPROBE_ERR_BAD_VAR, pos);
+}
+
 /* $retval $stack $stackN $comm $argN; pos is the '$'. */
 static int parse_var(struct fa *fa, const char *arg, int pos)
 {
 	const char *v = arg + 1;
 	uint64_t n;
 
+	if (fa->pt->event)
+		return parse_event_var(fa, v, pos);
 	if (!strncmp(v, "retval", 6)) {
 		if (!fa->pt->is_return)
 			return fail(fa, UTRACE_UPROBE_ERR_RETVAL_ON_PROBE, pos);
@@ -432,7 +463,7 @@ static bool bitfield_ok(struct fa *fa, const char *t, unsigned size)
 		return false;
 	if (++fa->idx == FETCH_INSN_MAX - 1)
 		return false;
-	return bw + bo <= size * 8;
+	return bw <= 64 && bo <= 64 && bw + bo <= size * 8; /* no sum that wraps */
 }
 
 /* One NAME=FETCHARG:TYPE; positions are offsets in tok. */
@@ -494,7 +525,10 @@ static int parse_one(struct utrace_uprobe *p, const struct upr_point *pt, const 
 	}
 	toffs = bpos + (t ? (int)(t - buf) : 0);
 	type = t;
-	if (!strcmp(buf, "$comm") || !strcmp(buf, "$COMM") || !strncmp(buf, "\\\"", 2)) {
+	/* (an event probe's $comm may be a field of that name: checked as
+	 * any other, as the kernel does) */
+	if (!pt->event &&
+	    (!strcmp(buf, "$comm") || !strcmp(buf, "$COMM") || !strncmp(buf, "\\\"", 2))) {
 		if (count || (t && strcmp(t, "string")))
 			return fail(fa, UTRACE_UPROBE_ERR_NEED_STRING_TYPE, toffs);
 		type = "string";
@@ -505,13 +539,17 @@ static int parse_one(struct utrace_uprobe *p, const struct upr_point *pt, const 
 
 	if (parse_arg(fa, buf, bpos) < 0)
 		return -1;
+	/* an event probe's $comm is a string or nothing (its store is one) */
+	if (pt->event && fa->op == OP_COMM && !string)
+		return fail(fa, UTRACE_UPROBE_ERR_NEED_STRING_TYPE, toffs);
 
 	/* finalize_fetch_insn(): what the type needs of the fetcharg */
 	if (string) {
 		if (fa->op != OP_DEREF && fa->op != OP_UDEREF && fa->op != OP_IMM &&
-		    fa->op != OP_COMM && fa->op != OP_DATA)
+		    fa->op != OP_COMM && fa->op != OP_DATA && fa->op != OP_TP_ARG)
 			return fail(fa, UTRACE_UPROBE_ERR_BAD_STRING, toffs);
-		if ((fa->op == OP_IMM || fa->op == OP_COMM || fa->op == OP_DATA || count) &&
+		if ((fa->op == OP_IMM || fa->op == OP_COMM || fa->op == OP_DATA ||
+		     fa->op == OP_TP_ARG || count) &&
 		    ++fa->idx == FETCH_INSN_MAX - 1)
 			return fail(fa, UTRACE_UPROBE_ERR_TOO_MANY_OPS, bpos);
 	} else if (fa->op != OP_DEREF && fa->op != OP_UDEREF && ++fa->idx == FETCH_INSN_MAX - 1) {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "lib/elf/elf.h"
+#include "lib/events/event_format.h"
 #include "lib/probes/uprobe.h"
 
 struct upr_arg {
@@ -84,6 +85,11 @@ struct upr_point {
 	 * TPARG_FL_KERNEL rules ($stackN bounded, no @+OFFS), and an fprobe
 	 * (TPARG_FL_FPROBE: no registers) */
 	bool kernel, fprobe;
+	/* an event probe (e:, lib/probes/eprobe.c): the attached event, whose
+	 * fields $FIELD names (the kernel's TPARG_FL_TEVENT: no registers, no
+	 * $argN, $stack or $retval); translated to $$OFFSET/SIZE/KIND, KIND
+	 * u or s (a number), d (a __data_loc string), a (char[N]) */
+	const struct utrace_event_format *event;
 };
 
 /*

@@ -13,9 +13,10 @@
  *   |  <----------------------------- tail  |                          |
  *   +---------------------------------------+--------------------------+
  *
- * (The messages are in recorder_msg.c, the saving of sub-buffers in
- * recorder_drain.c, connections that end in recorder_proc.c: this file
- * calls them, they never call it back; what they share is
+ * (The loop's turn is recorder_poll.c's, the messages are in
+ * recorder_msg.c, the saving of sub-buffers in recorder_drain.c,
+ * connections that end in recorder_proc.c: this file and recorder_poll.c
+ * call them, they never call back; what they share is
  * recorder_internal.h, the session's state and its writer.)
  * Every poll saves the sub-buffers that producers have finished (in
  * producer/consumer mode) and gives them back by advancing tail.  When a
@@ -30,7 +31,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +45,6 @@
 
 #include "common/rb_abi.h"
 #include "common/record.h"
-#include "common/scm.h"
 #include "lib/base/grow.h"
 #include "lib/tracefile/dat_format.h"
 #include "lib/tracefile/dat_writer.h"
@@ -148,12 +147,67 @@ static void states_free(struct utrace_recorder *r)
 	rec_snap_free(r);
 }
 
+/* The socket the traced processes connect to, in a directory of its own. */
+static int listen_socket(struct utrace_recorder *r, struct utrace_error *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	strcpy(r->dir, "/tmp/utrace-XXXXXX");
+	if (!mkdtemp(r->dir)) {
+		r->dir[0] = 0;
+		return utrace_error_set(err, -errno, "cannot create a directory in /tmp: %s",
+					strerror(errno));
+	}
+	snprintf(r->sock_path, sizeof(r->sock_path), "%s/sock", r->dir);
+	strcpy(sa.sun_path, r->sock_path);
+	r->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (r->listen_fd < 0 || bind(r->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(r->listen_fd, 64) < 0)
+		return utrace_error_set(err, -errno, "cannot listen on %s: %s", r->sock_path,
+					strerror(errno));
+	return 0;
+}
+
+/* The control page every traced process maps (struct utrace_control). */
+static int control_page(struct utrace_recorder *r, const struct utrace_recorder_opts *opts,
+			struct utrace_error *err)
+{
+	r->ctl_fd = memfd_create("utrace-control", MFD_CLOEXEC);
+	if (r->ctl_fd < 0 || ftruncate(r->ctl_fd, sizeof(struct utrace_control)) < 0 ||
+	    (r->ctl = mmap(NULL, sizeof(struct utrace_control), PROT_READ | PROT_WRITE, MAP_SHARED,
+			   r->ctl_fd, 0)) == MAP_FAILED) {
+		r->ctl = NULL;
+		return utrace_error_set(err, -errno, "cannot create the control page: %s",
+					strerror(errno));
+	}
+	r->ctl->size = sizeof(*r->ctl);
+	memcpy(r->ctl->tid_filter, opts->tids, sizeof(r->ctl->tid_filter));
+	r->ctl->tracing_on = 1;
+	r->ctl->dump_on_crash = opts->dump_on_crash;
+	return 0;
+}
+
+/* TSC rate for tracing_thresh and for a file whose recording was cut
+ * short: 2 ms give it to 1e-3 with a known-frequency TSC; the CLOCK
+ * record written at the end spans the whole recording. */
+static void clock_calibrate(struct utrace_recorder *r)
+{
+	uint64_t t0, n0;
+
+	rec_clock_pair(&t0, &n0);
+	r->clock.tsc0 = t0;
+	r->clock.ns0 = n0;
+	r->clock.realtime_ns = mono_ns(CLOCK_REALTIME);
+	usleep(2000);
+	rec_clock_pair(&r->clock.tsc1, &r->clock.ns1);
+	r->tsc_per_us_q16 =
+	    (r->clock.tsc1 - t0) * 1000 * 65536 / (r->clock.ns1 - n0 ? r->clock.ns1 - n0 : 1);
+}
+
 int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_recorder **out,
 			struct utrace_error *err)
 {
 	struct utrace_recorder *r = calloc(1, sizeof(*r));
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	uint64_t t0, n0;
 	int ret;
 
 	if (!r)
@@ -173,54 +227,13 @@ int utrace_recorder_new(const struct utrace_recorder_opts *opts, struct utrace_r
 	r->nr_subbufs = (uint32_t)((uint64_t)opts->buffer_kb * 1024 / UTRACE_SUBBUF_SIZE);
 	if (r->nr_subbufs < UTRACE_RB_MIN_SUBBUFS)
 		r->nr_subbufs = UTRACE_RB_MIN_SUBBUFS;
-
-	strcpy(r->dir, "/tmp/utrace-XXXXXX");
-	if (!mkdtemp(r->dir)) {
-		r->dir[0] = 0;
-		ret = utrace_error_set(err, -errno, "cannot create a directory in /tmp: %s",
-				       strerror(errno));
+	if ((ret = listen_socket(r, err)) < 0 || (ret = control_page(r, opts, err)) < 0)
 		goto fail;
-	}
-	snprintf(r->sock_path, sizeof(r->sock_path), "%s/sock", r->dir);
-	strcpy(sa.sun_path, r->sock_path);
-	r->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (r->listen_fd < 0 || bind(r->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(r->listen_fd, 64) < 0) {
-		ret = utrace_error_set(err, -errno, "cannot listen on %s: %s", r->sock_path,
-				       strerror(errno));
-		goto fail;
-	}
-
-	r->ctl_fd = memfd_create("utrace-control", MFD_CLOEXEC);
-	if (r->ctl_fd < 0 || ftruncate(r->ctl_fd, sizeof(struct utrace_control)) < 0 ||
-	    (r->ctl = mmap(NULL, sizeof(struct utrace_control), PROT_READ | PROT_WRITE, MAP_SHARED,
-			   r->ctl_fd, 0)) == MAP_FAILED) {
-		r->ctl = NULL;
-		ret = utrace_error_set(err, -errno, "cannot create the control page: %s",
-				       strerror(errno));
-		goto fail;
-	}
-	r->ctl->size = sizeof(*r->ctl);
-	memcpy(r->ctl->tid_filter, opts->tids, sizeof(r->ctl->tid_filter));
-	r->ctl->tracing_on = 1;
-	r->ctl->dump_on_crash = opts->dump_on_crash;
 	if (rec_trig_init(r, err) < 0) {
 		ret = err->code;
 		goto fail;
 	}
-
-	/* TSC rate for tracing_thresh and for a file whose recording was cut
-	 * short: 2 ms give it to 1e-3 with a known-frequency TSC; the CLOCK
-	 * record written at the end spans the whole recording. */
-	rec_clock_pair(&t0, &n0);
-	r->clock.tsc0 = t0;
-	r->clock.ns0 = n0;
-	r->clock.realtime_ns = mono_ns(CLOCK_REALTIME);
-	usleep(2000);
-	rec_clock_pair(&r->clock.tsc1, &r->clock.ns1);
-	r->tsc_per_us_q16 =
-	    (r->clock.tsc1 - t0) * 1000 * 65536 / (r->clock.ns1 - n0 ? r->clock.ns1 - n0 : 1);
-
+	clock_calibrate(r);
 	ret = utrace_dat_writer_open(opts->output, &r->w, err);
 	if (ret < 0)
 		goto fail;
@@ -239,191 +252,6 @@ fail:
 const char *utrace_recorder_sock_path(const struct utrace_recorder *r)
 {
 	return r->sock_path;
-}
-
-static void conn_close(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
-{
-	rec_quiesce_end(c);
-	rec_live_close(c);
-	close(c->fd);
-	c->fd = -1;
-	c->open = false;
-	rec_conn_drain(r, c, err);
-}
-
-/* The end of c's socket: its process exited or exec'd, or it closed the
- * socket and runs on (recorder_proc.c); then its buffers stay open. */
-static int conn_eof(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
-{
-	if (!rec_image_alive(r, c)) {
-		rec_live_pids_exit(r, c->pid);
-		conn_close(r, c, err);
-		return 0;
-	}
-	rec_quiesce_end(c);
-	rec_live_close(c);
-	close(c->fd);
-	c->fd = -1;
-	c->open = false;
-	return rec_conn_orphan(r, c, err);
-}
-
-static int conn_read(struct utrace_recorder *r, struct rec_conn *c, struct utrace_error *err)
-{
-	static uint8_t buf[UTRACE_MSG_MAX];
-	const struct utrace_msg *hdr = (const void *)buf;
-	int fd, ret;
-	long n;
-
-	n = utrace_scm_recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT, &fd);
-	if (n == -EAGAIN || n == -EINTR)
-		return 0;
-	if (n <= 0)
-		return conn_eof(r, c, err) < 0 ? err->code : 1;
-	if ((size_t)n < sizeof(*hdr) || hdr->size != (uint32_t)n)
-		ret = -EPROTO;
-	else
-		ret = rec_handle_msg(r, c, buf, (size_t)n, fd, err);
-	if (fd >= 0)
-		close(fd);
-	if (ret < 0 && err->code != ret) {
-		/* A process that speaks nonsense is cut off; the rest goes on. */
-		if (r->o.notice)
-			r->o.notice(r->o.notice_arg, c->pid,
-				    "protocol error; this process is no longer recorded");
-		conn_close(r, c, err);
-		return 1;
-	}
-	return ret < 0 ? ret : 1;
-}
-
-static int accept_conns(struct utrace_recorder *r)
-{
-	for (;;) {
-		int fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		struct rec_conn *c;
-
-		if (fd < 0)
-			return errno == EAGAIN ? 0 : -errno;
-		c = calloc(1, sizeof(*c));
-		if (!c || UTRACE_GROW(r->conns, r->cap_conns, r->nr_conns + 1) < 0) {
-			free(c);
-			close(fd);
-			return -ENOMEM;
-		}
-		c->fd = fd;
-		c->pidfd = -1;
-		c->live_fd = -1;
-		c->image = r->nr_conns;
-		c->open = true;
-		r->conns[r->nr_conns++] = c;
-		r->ever_connected = true;
-	}
-}
-
-/* While sub-buffers keep coming into a buffer that could fill soon
- * (rec_drain), poll again at short intervals */
-#define RECENT_NS 10000000ull /* for 10 ms after the last one came */
-#define SHORT_POLL_NS 50000L  /* every 50 us: 64 KB at 1.3 GB/s */
-
-/*
- * How long the next poll may sleep.  Sub-buffers came in since the last
- * poll into a buffer that could fill before long: more are likely on the
- * way, and a producer may be waiting for room (no-loss mode), so only
- * look at the sockets.  Some came in recently: a
- * producer with a small buffer fills it in less than the caller's
- * timeout (64 KB in 65 us at 1 GB/s) and would wait for most of it, so
- * sleep briefly.  Quiet for a while: the caller's timeout (NULL: none).
- */
-static struct timespec *poll_timeout(struct utrace_recorder *r, int timeout_ms, struct timespec *ts)
-{
-	uint64_t now = mono_ns(CLOCK_MONOTONIC);
-	bool busy = r->busy;
-
-	r->busy = false;
-	if (busy) {
-		r->last_busy_ns = now;
-		*ts = (struct timespec){0, 0};
-	} else if (now - r->last_busy_ns < RECENT_NS &&
-		   (timeout_ms < 0 || timeout_ms * 1000000L > SHORT_POLL_NS)) {
-		*ts = (struct timespec){0, SHORT_POLL_NS};
-	} else if (timeout_ms >= 0) {
-		*ts = (struct timespec){timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
-	} else {
-		return NULL;
-	}
-	return ts;
-}
-
-int utrace_recorder_poll(struct utrace_recorder *r, int timeout_ms, struct utrace_error *err)
-{
-	struct pollfd *pfd;
-	struct rec_conn **who;
-	struct timespec ts;
-	unsigned n = 0, pids;
-	int ret;
-
-	/* one slot per open connection and per process watched for its exit
-	 * (recorder_proc.c), however many processes there are */
-	if (UTRACE_GROW(r->pfd, r->cap_pfd, 2 * (size_t)r->nr_conns + 1) < 0 ||
-	    UTRACE_GROW(r->who, r->cap_who, 2 * (size_t)r->nr_conns + 1) < 0)
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	pfd = r->pfd;
-	who = r->who;
-	pfd[n].fd = r->listen_fd;
-	pfd[n++].events = POLLIN;
-	for (uint32_t i = 0; i < r->nr_conns; i++) {
-		if (!r->conns[i]->open)
-			continue;
-		who[n] = r->conns[i];
-		pfd[n].fd = r->conns[i]->fd;
-		pfd[n++].events = POLLIN;
-	}
-	pids = n;
-	for (uint32_t i = 0; i < r->nr_conns; i++) {
-		if (r->conns[i]->pidfd < 0)
-			continue;
-		who[n] = r->conns[i];
-		pfd[n].fd = r->conns[i]->pidfd;
-		pfd[n++].events = POLLIN;
-	}
-	ret = ppoll(pfd, n, poll_timeout(r, timeout_ms, &ts), NULL);
-	if (ret < 0 && errno != EINTR)
-		return utrace_error_set(err, -errno, "poll: %s", strerror(errno));
-	if (ret > 0) {
-		if (pfd[0].revents && accept_conns(r) < 0)
-			return utrace_error_set(err, -errno, "accept: %s", strerror(errno));
-		for (unsigned i = pids; i < n; i++)
-			if (pfd[i].revents && rec_conn_exited(r, who[i], err) < 0)
-				return err->code;
-		for (unsigned i = 1; i < pids; i++) {
-			/* a burst of messages (a process registering its objects)
-			 * is read in one go */
-			for (int k = 0; k < 64 && pfd[i].revents && who[i]->open; k++) {
-				ret = conn_read(r, who[i], err);
-				if (ret < 0)
-					return ret;
-				if (!ret)
-					break;
-			}
-		}
-	}
-	/* before the drain: a buffer that is finished now is still mapped */
-	ret = rec_snap_poll(r, err);
-	if (ret < 0)
-		return ret;
-	for (uint32_t i = 0; i < r->nr_bufs; i++) {
-		struct rec_buffer *b = r->bufs[i];
-		bool closed;
-
-		if (b->done)
-			continue;
-		closed = __atomic_load_n(&b->meta->state, __ATOMIC_ACQUIRE) == UTRACE_RB_CLOSED;
-		ret = rec_drain(r, b, closed, err);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
 }
 
 int utrace_recorder_write_record(struct utrace_recorder *r, uint32_t type, const struct iovec *iov,

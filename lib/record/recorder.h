@@ -208,6 +208,13 @@ typedef void (*utrace_recorder_func_cb)(void *arg, const char *name, const char 
 					const char *path, bool main_object);
 void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_func_cb cb,
 				    void *arg);
+/* Every function symbol of the traced processes' objects, each object
+ * once (the first process that has it), at its run-time address (that
+ * process's), in address order per object: /proc/kallsyms' view of them
+ * (type: nm's letter, raw: the symbol as in the table). */
+typedef void (*utrace_recorder_sym_cb)(void *arg, uint64_t addr, uint64_t size, char type,
+				       const char *raw, const char *path, bool main_object);
+void utrace_recorder_live_symbols(struct utrace_recorder *r, utrace_recorder_sym_cb cb, void *arg);
 /* trace_marker: text written as a PRINT record by the command's first
  * process (its live channel thread), as utrace_printf writes it. */
 int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, size_t len,
@@ -386,6 +393,21 @@ int utrace_recorder_inproc_probe_add(struct utrace_recorder *r, struct utrace_in
  * from the command line). */
 int utrace_recorder_inproc_probe_enable(struct utrace_recorder *r, const char *group, const char *event,
 				  int on);
+
+/*
+ * Event probes (lib/probes/eprobe.h): an event probe is an in-process
+ * probe (utrace_recorder_inproc_probe_add) that lands in no object and
+ * fires with its attached event system:name.  utrace_recorder_live_eprobes
+ * sends that event's configuration again to every process, its event
+ * probes among its triggers (after one is added or removed); -EOPNOTSUPP
+ * for a kernel event.  utrace_recorder_live_format: the format of a user
+ * event, a synthetic event's or a probe's (NULL: none).
+ */
+int utrace_recorder_live_eprobes(struct utrace_recorder *r, const char *system, const char *name,
+				 struct utrace_error *err);
+const struct utrace_event_format *utrace_recorder_live_format(struct utrace_recorder *r,
+							      const char *system,
+							      const char *name);
 
 /*
  * A synthetic event defined while the programs run (synthetic_events): s

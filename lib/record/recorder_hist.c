@@ -20,16 +20,16 @@
  * event; so does this file, keyed by (the -e, the -R, the event): a
  * compiled program that differs from the first one's (the same event
  * name with another layout in another object) gets no table, and the
- * recording says so.
+ * recording says so.  This file compiles the triggers and finds the
+ * tables their $variables are in; recorder_hist_map.c keeps the tables,
+ * recorder_hist_send.c sends them.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/hist_prog.h"
-#include "lib/base/grow.h"
 #include "lib/events/event_format.h"
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
@@ -64,53 +64,6 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 				 const char *text, const struct utrace_trigger *t,
 				 const struct utrace_event_format *fmt,
 				 const struct hist_env_arg *env, struct utrace_error *err);
-
-static int hist_map_new(struct rec_hist *h, struct utrace_error *err)
-{
-	const struct utrace_hist_hdr *p = h->prog;
-
-	h->map_size = utrace_hist_map_bytes(p->map_bits, p->key_size, p->nr_sums);
-	h->fd = memfd_create("utrace-hist", MFD_CLOEXEC);
-	if (h->fd < 0 || ftruncate(h->fd, (off_t)h->map_size) < 0)
-		return utrace_error_set(err, -errno, "hist table: %s", strerror(errno));
-	h->map = mmap(NULL, h->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, h->fd, 0);
-	if (h->map == MAP_FAILED) {
-		h->map = NULL;
-		return utrace_error_set(err, -errno, "hist table: %s", strerror(errno));
-	}
-	h->map->bits = p->map_bits;
-	h->map->key_size = p->key_size;
-	h->map->nr_sums = p->nr_sums;
-	/* the rest is the memfd's zeroes: empty slots, no element handed out */
-	h->map->magic = UTRACE_HIST_MAP_MAGIC;
-	return 0;
-}
-
-/* A user event's state (common/proto.h), NULL for a kernel event. */
-uint8_t *rec_hist_state(struct utrace_recorder *r, const struct rec_hist *h)
-{
-	int id;
-	unsigned i;
-
-	if (h->spec & REC_HIST_KERNEL || !r->o.events)
-		return NULL;
-	id = utrace_event_select_id(r->o.events, h->system, h->name);
-	i = (unsigned)(id - UTRACE_EV_ID_BASE);
-	return id >= UTRACE_EV_ID_BASE && i < UTRACE_EV_STATE_MAX ? &r->ctl->ev_state[i] : NULL;
-}
-
-/* hist:...:pause: a user event's hists of -R start paused in the shared
- * state (enable_hist continues them), a kernel event's table and one the
- * tracefs added (:cont continues it) are paused themselves. */
-static void hist_pause(struct utrace_recorder *r, struct rec_hist *h)
-{
-	uint8_t *st = h->spec & REC_HIST_LIVE ? NULL : rec_hist_state(r, h);
-
-	if (st)
-		*st |= UTRACE_EVS_HIST_PAUSED;
-	else
-		h->map->paused = 1;
-}
 
 /* What a $name refers to of hist trigger s (variable v), now that its
  * table h is made. */
@@ -321,57 +274,105 @@ static int hist_compile(struct utrace_recorder *r, unsigned spec, unsigned trig,
 	return ret;
 }
 
-/*
- * name=: the first trigger of that name made the table; this one adds to
- * it if its keys and values are laid out the same (the kernel's rule for a
- * named trigger: the same key and value fields), so every event's hist
- * shows the one table, as in the kernel.
- */
-static int hist_share(struct utrace_recorder *r, struct rec_hist *h, struct utrace_error *err)
+/* The table of trigger trig of spec for fmt's event, whatever the format
+ * it was made for; NULL if none yet. */
+static struct rec_hist *hist_find(struct utrace_recorder *r, unsigned spec, unsigned trig,
+				  const struct utrace_event_format *fmt)
 {
-	const struct utrace_hist_hdr *p = h->prog, *q;
+	struct rec_hist *h;
 
-	for (struct rec_hist *o = r->hist->hists; o; o = o->next) {
-		if (!o->table || o->owner || strcmp(o->table, h->table))
-			continue;
-		q = o->prog;
-		if (p->key_size != q->key_size || p->nr_sums != q->nr_sums ||
-		    p->map_bits != q->map_bits || p->nr_keys != q->nr_keys ||
-		    memcmp(p->slots, q->slots, sizeof(p->slots)))
-			return utrace_error_set(err, -EINVAL, "%s (name=%s)",
-						utrace_hist_err_text(UTRACE_HIST_ERR_NAMED_MISMATCH),
-						h->table);
-		h->owner = o;
-		h->map = o->map;
-		h->fd = o->fd;
-		h->map_size = o->map_size;
-		return 0;
+	for (h = r->hist->hists; h; h = h->next)
+		if (h->spec == spec && h->trig == trig && !strcmp(h->system, fmt->system) &&
+		    !strcmp(h->name, fmt->name))
+			break;
+	return h;
+}
+
+/* What hist_compile made: the program, its name= and its :pause. */
+struct hist_made {
+	void *prog;
+	uint32_t len;
+	bool paused;
+	char *table;
+};
+
+/* Table h of the event, for another format fmt of it: the same program
+ * adds fmt to h's, another one gets no table (NULL, err). */
+static struct rec_hist *hist_other_fmt(struct rec_hist *h, const struct utrace_event_format *fmt,
+				       const char *text, const struct hist_made *m,
+				       struct utrace_error *err)
+{
+	if (h->prog_len != m->len || memcmp(h->prog, m->prog, m->len)) {
+		utrace_error_set(err, -EINVAL, "%s:%s: another layout of the event than "
+					       "the first one's: '%s' left off here",
+				 fmt->system, fmt->name, text);
+		return NULL;
 	}
+	if (rec_hist_note_fmt(h, fmt) < 0) {
+		utrace_error_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	return h;
+}
+
+/* New h's table: its name='s if an earlier trigger made it, else one of
+ * its own with the next id. */
+static int hist_table(struct utrace_recorder *r, struct rec_hist *h, struct utrace_error *err)
+{
+	int ret;
+
+	if (h->table && (ret = rec_hist_share(r, h, err)) < 0)
+		return ret;
+	if (!h->owner && (ret = rec_hist_map_new(h, err)) < 0)
+		return ret;
+	if (!h->owner && r->hist->hist_tids + 1 >= UTRACE_HIST_TABLES_MAX)
+		return utrace_error_set(err, -E2BIG, "too many hist tables (%u)",
+					UTRACE_HIST_TABLES_MAX);
+	h->tid = h->owner ? h->owner->tid : ++r->hist->hist_tids;
 	return 0;
 }
 
-/*
- * One compile per (trigger, event format): a format is an object's
- * (lib/events/event_select.c loads each file's once for the recording,
- * every process that maps the file shares it) or a kernel event's, so
- * the format's address is its identity while the recording lasts.  The
- * table h keeps the formats its program was made for; any other object
- * or process with one of them gets the program as it is.
- */
-static bool hist_compiled_for(const struct rec_hist *h, const struct utrace_event_format *fmt)
+/* A new table for trigger trig of spec, with m's program (which it keeps)
+ * compiled for fmt; added last, in the order of the triggers, in which
+ * they are saved.  NULL (err) frees what m holds. */
+static struct rec_hist *hist_new(struct utrace_recorder *r, unsigned spec, unsigned trig,
+				 const char *text, const struct utrace_event_format *fmt,
+				 struct hist_made *m, struct utrace_error *err)
 {
-	for (size_t i = 0; i < h->nr_fmts; i++)
-		if (h->fmts[i] == fmt)
-			return true;
-	return false;
-}
+	struct rec_hist *h = calloc(1, sizeof(*h)), **tail;
 
-static int hist_note_fmt(struct rec_hist *h, const struct utrace_event_format *fmt)
-{
-	if (UTRACE_GROW(h->fmts, h->cap_fmts, h->nr_fmts + 1) < 0)
-		return -ENOMEM;
-	h->fmts[h->nr_fmts++] = fmt;
-	return 0;
+	if (!h) {
+		free(m->prog);
+		free(m->table);
+		utrace_error_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	/* what the failure path's rec_hist_free_one() reads is set first */
+	h->fd = -1;
+	h->kid = -1;
+	h->prog = m->prog;
+	h->prog_len = m->len;
+	h->table = m->table;
+	m->table = NULL;
+	h->spec = spec;
+	h->trig = trig;
+	h->text = text;
+	if (!(h->system = strdup(fmt->system)) || !(h->name = strdup(fmt->name)) ||
+	    rec_hist_note_fmt(h, fmt) < 0) {
+		utrace_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (hist_table(r, h, err) < 0)
+		goto fail;
+	if (m->paused) /* :pause; a user event's enable_hist may continue it */
+		rec_hist_pause(r, h);
+	for (tail = &r->hist->hists; *tail; tail = &(*tail)->next)
+		;
+	*tail = h;
+	return h;
+fail: /* also unmaps a table made before E2BIG */
+	rec_hist_free_one(h);
+	return NULL;
 }
 
 static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsigned trig,
@@ -379,201 +380,31 @@ static struct rec_hist *hist_get(struct utrace_recorder *r, unsigned spec, unsig
 				 const struct utrace_event_format *fmt,
 				 const struct hist_env_arg *env, struct utrace_error *err)
 {
+	struct hist_made m = {0};
 	struct rec_hist *h;
-	void *prog = NULL;
-	uint32_t len = 0;
-	bool paused = false;
-	char *table = NULL;
 
 	if (!t) {
 		utrace_error_set(err, -EINVAL, "-R '%s': not parsed", text);
 		return NULL;
 	}
-	for (h = r->hist->hists; h; h = h->next)
-		if (h->spec == spec && h->trig == trig && !strcmp(h->system, fmt->system) &&
-		    !strcmp(h->name, fmt->name))
-			break;
-	if (h && hist_compiled_for(h, fmt))
+	h = hist_find(r, spec, trig, fmt);
+	if (h && rec_hist_compiled_for(h, fmt))
 		return h; /* compiled once per format: every object of it */
-	if (hist_compile(r, spec, trig, t, fmt, env, &prog, &len, &paused, &table, err) < 0 ||
-	    !prog) {
-		free(table);
+	if (hist_compile(r, spec, trig, t, fmt, env, &m.prog, &m.len, &m.paused, &m.table,
+			 err) < 0 || !m.prog) {
+		free(m.table);
 		return NULL; /* err->code 0: not a hist trigger */
 	}
-	if (h) {
-		if (h->prog_len != len || memcmp(h->prog, prog, len)) {
-			utrace_error_set(err, -EINVAL, "%s:%s: another layout of the event than "
-						       "the first one's: '%s' left off here",
-					 fmt->system, fmt->name, text);
-			h = NULL;
-		} else if (hist_note_fmt(h, fmt) < 0) {
-			utrace_error_set(err, -ENOMEM, "out of memory");
-			h = NULL;
-		}
-		free(prog);
-		free(table);
-		return h;
-	}
-	h = calloc(1, sizeof(*h));
-	if (!h || !(h->system = strdup(fmt->system)) || !(h->name = strdup(fmt->name))) {
-		utrace_error_set(err, -ENOMEM, "out of memory");
-		goto fail;
-	}
-	h->spec = spec;
-	h->trig = trig;
-	h->kid = -1;
-	h->text = text;
-	h->prog = prog;
-	h->prog_len = len;
-	h->fd = -1;
-	h->table = table;
-	table = NULL;
-	if (hist_note_fmt(h, fmt) < 0) {
-		utrace_error_set(err, -ENOMEM, "out of memory");
-		goto fail;
-	}
-	if (h->table && hist_share(r, h, err) < 0)
-		goto fail;
-	if (!h->owner && hist_map_new(h, err) < 0)
-		goto fail;
-	if (!h->owner && r->hist->hist_tids + 1 >= UTRACE_HIST_TABLES_MAX) {
-		utrace_error_set(err, -E2BIG, "too many hist tables (%u)", UTRACE_HIST_TABLES_MAX);
-		goto fail;
-	}
-	h->tid = h->owner ? h->owner->tid : ++r->hist->hist_tids;
-	if (paused) /* :pause; a user event's enable_hist may continue it */
-		hist_pause(r, h);
-	{
-		/* kept in the order of the triggers, in which they are saved */
-		struct rec_hist **tail = &r->hist->hists;
-
-		while (*tail)
-			tail = &(*tail)->next;
-		*tail = h;
-	}
+	if (!h)
+		return hist_new(r, spec, trig, text, fmt, &m, err);
+	h = hist_other_fmt(h, fmt, text, &m, err);
+	free(m.prog);
+	free(m.table);
 	return h;
-fail:
-	free(table);
-	if (h) {
-		if (h->fd >= 0 && !h->owner)
-			close(h->fd);
-		free(h->fmts);
-		free(h->table);
-		free(h->system);
-		free(h->name);
-		free(h);
-	}
-	free(prog);
-	return NULL;
 }
 
-/* The tables h's program RESOLVEs in, each before the HIST that needs
- * it (the runtime keeps the first of an id). */
-static int hist_send_tables(struct utrace_recorder *r, struct rec_conn *c,
-			    const struct rec_hist *h)
-{
-	const struct utrace_hist_hdr *p = h->prog;
-	const struct utrace_hist_insn *in = utrace_hist_insns(p);
-
-	for (uint32_t i = 0; i < p->nr_insns; i++) {
-		struct utrace_msg_table m = {.hdr.type = UTRACE_MSG_TABLE, .hdr.size = sizeof(m)};
-		const struct rec_hist *o;
-		int ret;
-
-		if (in[i].op != UTRACE_HOP_RESOLVE)
-			continue;
-		for (o = r->hist->hists; o && (o->owner || o->tid != in[i].off); o = o->next)
-			;
-		if (!o)
-			continue; /* RESOLVE fails there: the hit is skipped */
-		m.table = o->tid;
-		m.map_size = o->map_size;
-		ret = rec_conn_send(c, &m, sizeof(m), o->fd);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
-}
-
-static int hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
-		     const struct rec_hist *h)
-{
-	struct utrace_msg_hist m = {
-	    .hdr.type = UTRACE_MSG_HIST,
-	    .obj = obj,
-	    .key = key,
-	    .prog_len = h->prog_len,
-	    .table = h->tid,
-	    .map_size = h->map_size,
-	};
-	int ret = hist_send_tables(r, c, h);
-
-	return ret < 0 ? ret : rec_conn_send_with(c, &m, sizeof(m), h->prog, h->prog_len, h->fd);
-}
-
-int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
-		  const char *path, const char *system, const char *name,
-		  struct utrace_error *err)
-{
-	struct utrace_event_select *s = r->o.events;
-	const struct utrace_event_format *fmt = utrace_event_select_format(s, path, system, name);
-	unsigned sent = 0;
-
-	for (unsigned i = 0; fmt && i < utrace_event_select_count(s); i++) {
-		const struct utrace_event_spec *sp = utrace_event_select_spec(s, i);
-
-		if (!utrace_event_spec_matches(sp->pattern, system, name))
-			continue;
-		for (unsigned k = 0; k < sp->nr_triggers; k++) {
-			struct rec_hist *h;
-			struct utrace_error e;
-			int ret;
-
-			if (sent == UTRACE_EVENT_HISTS_MAX)
-				return 0;
-			struct hist_env_arg env = {r, path, 0, false};
-
-			h = hist_get(r, i, k, sp->triggers[k], utrace_trigger_parsed(sp, k), fmt,
-				     &env, &e);
-			if (!h && !e.code)
-				continue;
-			if (!h) {
-				if (r->o.notice)
-					r->o.notice(r->o.notice_arg, c->pid, e.msg);
-				continue;
-			}
-			ret = hist_send(r, c, obj, key, h);
-			if (ret < 0)
-				return utrace_error_set(err, ret, "sending a hist trigger failed");
-			sent++;
-		}
-	}
-	return 0;
-}
-
-/* ---- the live tracefs's triggers (recorder_liveev.c) --------------- */
-
-int rec_hist_send_one(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
-		      const struct rec_hist *h)
-{
-	return hist_send(r, c, obj, key, h);
-}
-
-void rec_hist_free_one(struct rec_hist *h)
-{
-	if (h->map && !h->owner)
-		munmap(h->map, h->map_size);
-	if (h->fd >= 0 && !h->owner)
-		close(h->fd);
-	free(h->fmts);
-	free(h->table);
-	free(h->system);
-	free(h->name);
-	free(h->prog);
-	free(h);
-}
-
-/* ---- kernel events (recorder_khist.c, recorder_kmerge.c) ----------- */
+/* ---- kernel events (recorder_khist.c, recorder_kmerge.c), the sending
+ * (recorder_hist_send.c) ------------------------------------------- */
 
 struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned k,
 			      const char *text, const struct utrace_trigger *t,
@@ -585,25 +416,3 @@ struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned
 	return hist_get(r, spec, k, text, t, fmt, &env, err);
 }
 
-void rec_hist_set_kid(struct rec_hist *h, int kid)
-{
-	h->kid = kid;
-}
-
-int rec_hist_new(struct utrace_recorder *r)
-{
-	r->hist = calloc(1, sizeof(*r->hist));
-	return r->hist ? 0 : -ENOMEM;
-}
-
-void rec_hist_free(struct utrace_recorder *r)
-{
-	while (r->hist && r->hist->hists) {
-		struct rec_hist *h = r->hist->hists;
-
-		r->hist->hists = h->next;
-		rec_hist_free_one(h);
-	}
-	free(r->hist);
-	r->hist = NULL;
-}

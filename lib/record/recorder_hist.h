@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recorder_hist.h - the recorder's hist triggers' tables: compiled per event
- * format and sent to the processes (recorder_hist.c), read, paused, cleared
- * and dropped while running (recorder_histlive.c).
+ * format (recorder_hist.c), kept (recorder_hist_map.c) and sent to the
+ * processes (recorder_hist_send.c), read, paused, cleared and dropped
+ * while running (recorder_histlive.c).
  * Private to lib/record.
  */
 #ifndef UTRACE_LIB_RECORDER_HIST_H
@@ -18,7 +19,7 @@ struct rec_conn;
 struct utrace_error;
 struct utrace_event_format;
 
-/* The hist tables of the recording (recorder_hist.c, recorder_histlive.c):
+/* The hist tables of the recording (recorder_hist_map.c, recorder_histlive.c):
  * made with the recorder (rec_hist_new: -ENOMEM), freed with it. */
 struct rec_hists {
 	struct rec_hist *hists;
@@ -47,15 +48,15 @@ struct rec_hist {
 	struct rec_hist *next;
 };
 
-/* recorder_hist.c: a user event's state byte (NULL for a kernel
+/* recorder_hist_map.c: a user event's state byte (NULL for a kernel
  * event); recorder_hist_tables.c: the used elements of a table, in slot
- * order (*n; free it); recorder_hist.c: one table freed */
+ * order (*n; free it); recorder_hist_map.c: one table freed */
 uint8_t *rec_hist_state(struct utrace_recorder *r, const struct rec_hist *h);
 struct utrace_hist_map;
 uint8_t *rec_hist_entries(struct utrace_hist_map *m, uint32_t *n);
 void rec_hist_free_one(struct rec_hist *h);
 
-/* recorder_hist.c: the event's hist triggers, sent before its ENABLE;
+/* recorder_hist_send.c: the event's hist triggers, sent before its ENABLE;
  * recorder_hist_tables.c: the tables saved at the end; freed with the
  * recorder */
 int rec_hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
@@ -106,6 +107,16 @@ int rec_hist_var(struct utrace_recorder *r, const char *path, const char *name, 
 		 const char *mev, struct utrace_hist_var_info *out);
 
 void rec_hist_free(struct utrace_recorder *r);
+
+/* recorder_hist_map.c: h's table made (a memfd mapped here); a table paused
+ * (:pause); name=: h given the table of the first trigger of its name
+ * (-EINVAL if laid out otherwise); whether h's program was compiled for
+ * fmt; fmt noted as one it was compiled for (-ENOMEM) */
+int rec_hist_map_new(struct rec_hist *h, struct utrace_error *err);
+void rec_hist_pause(struct utrace_recorder *r, struct rec_hist *h);
+int rec_hist_share(struct utrace_recorder *r, struct rec_hist *h, struct utrace_error *err);
+bool rec_hist_compiled_for(const struct rec_hist *h, const struct utrace_event_format *fmt);
+int rec_hist_note_fmt(struct rec_hist *h, const struct utrace_event_format *fmt);
 
 /* recorder_hist.c: the synthetic event an action names (--synthetic) */
 int rec_synth_lookup(void *arg, const char *name, struct utrace_hist_synth_info *out);

@@ -3,7 +3,8 @@
  * recorder_internal.h - the recorder's core, shared by its files: the
  * session (struct utrace_recorder), its connections, objects and
  * buffers, and the functions of the files that run them:
- *   recorder.c        the session: socket, poll loop, finish, clock, symbols
+ *   recorder.c        the session: socket, finish, clock, symbols
+ *   recorder_poll.c   the poll loop: connections accepted, read, closed
  *   recorder_msg.c    the messages of the runtime's protocol
  *   recorder_conn.c   sending to a process (and the live channel's end)
  *   recorder_drain.c  saving sub-buffers of the shared ring buffers
@@ -13,7 +14,8 @@
  * with the recorder (the session holds only a pointer to it), and
  * declares its functions in its own header; the others reach its state
  * only through them:
- *   recorder_hist.h    hist tables        recorder_hist.c, recorder_histlive.c
+ *   recorder_hist.h    hist tables        recorder_hist.c, recorder_hist_map.c,
+ *                      recorder_hist_send.c, recorder_histlive.c
  *   recorder_trig.h    trigger commands   recorder_trig.c (and the kernel
  *                      events' switches: kept, traceon/off, snapshot due)
  *   recorder_kernel.h  kernel pages       recorder_kernel.c (the API),
@@ -31,7 +33,7 @@
  * recorder_attach.c (utrace_recorder_detach) and recorder_extract.c (the
  * recording so far as a file) use the core only.
  *
- * recorder.c hands each message to recorder_msg.c, each buffer to
+ * recorder_poll.c hands each message to recorder_msg.c, each buffer to
  * recorder_drain.c, each connection that ends to recorder_proc.c; they
  * write through rec_write() below, never back into recorder.c (but
  * rec_clock_pair and rec_write_symtabs, which finish and

@@ -186,6 +186,28 @@ void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_f
 	}
 }
 
+void utrace_recorder_live_symbols(struct utrace_recorder *r, utrace_recorder_sym_cb cb, void *arg)
+{
+	for (uint32_t ci = 0; ci < r->nr_conns; ci++) {
+		struct rec_conn *c = r->conns[ci];
+
+		for (uint32_t oi = 0; oi < c->nr_objs; oi++) {
+			struct rec_object *o = &c->objs[oi];
+			const struct utrace_sym *s;
+
+			if ((o->flags & UTRACE_OBJ_LIBCALL) || live_seen(r, ci, oi))
+				continue;
+			if (!o->syms)
+				o->syms = rec_symtab_get(r, o->path);
+			for (size_t i = 0;
+			     o->syms && o->syms->tab && (s = utrace_symtab_get(o->syms->tab, i));
+			     i++)
+				cb(arg, o->bias + s->vaddr, s->size, s->type, s->raw, o->path,
+				   (o->flags & UTRACE_OBJ_MAIN) != 0);
+		}
+	}
+}
+
 void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
 				  void *arg)
 {

@@ -34,6 +34,14 @@ struct rec_live_keys {
 uint32_t rec_live_nkeys(const struct rec_object *o);
 void rec_live_keys_free(struct rec_object *o);
 
+/* recorder_funcrange.c: an event filter's FIELD.function functions in
+ * process c (lib/events/event_filter.h's utrace_filter_func_fn). */
+struct rec_func_ctx {
+	struct utrace_recorder *r;
+	struct rec_conn *c;
+};
+int rec_func_range(void *arg, const char *name, uint64_t addr, uint64_t *start, uint64_t *end);
+
 /* A trigger the tracefs added to an event. */
 struct rec_live_trig {
 	char *text;		  /* as written (a hist table's text points here) */
@@ -81,11 +89,17 @@ const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const ch
 const char *rec_ev_path(struct utrace_recorder *r, int id);
 
 /* recorder_liveev.c: the filter the tracefs set for an event, for its
- * ENABLE at registration (*prog, *len replaced; owned here); freed with
- * the recorder */
-void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
-			 const char *name, int id, const void **prog, uint32_t *len);
+ * ENABLE at registration in process c (*prog, *len replaced; owned
+ * here); freed with the recorder */
+void rec_live_event_prog(struct utrace_recorder *r, struct rec_conn *c, const char *path,
+			 const char *sys, const char *name, int id, const void **prog,
+			 uint32_t *len);
 void rec_live_ev_free(struct utrace_recorder *r);
+/* recorder_eprobe.c: the EPROBE triggers of the event probes attached to
+ * the event of format fmt, for key of object obj, to c (*nt: the event's
+ * trigger commands so far, counted against UTRACE_EVENT_TRIGS_MAX). */
+int rec_eprobe_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
+			  uint32_t key, const struct utrace_event_format *fmt, unsigned *nt);
 /* recorder_livekev.c: the kernel events the tracefs shows (a kernel -e's,
  * in a recording whose merge runs, recorder.h): its switch set (1, 0) or read (-1), its state; e's triggers set (hist
  * tables compiled for the kernel's format). */

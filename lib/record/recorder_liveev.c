@@ -122,11 +122,13 @@ void rec_live_ev_free(struct utrace_recorder *r)
 	r->lev = NULL;
 }
 
-/* e's filter compiled for the event's format f: 0 with *prog (NULL:
- * none), or -errno (it does not fit this layout). */
-static int live_compile(struct rec_live_ev *e, const struct utrace_event_format *f,
-			const void **prog, uint32_t *len)
+/* e's filter compiled for the event's format f in process c (its
+ * FIELD.function's addresses): 0 with *prog (NULL: none), or -errno (it
+ * does not fit this layout). */
+static int live_compile(struct utrace_recorder *r, struct rec_conn *c, struct rec_live_ev *e,
+			const struct utrace_event_format *f, const void **prog, uint32_t *len)
 {
+	struct rec_func_ctx fx = {r, c};
 	struct utrace_error err = {0};
 	void *code = NULL;
 
@@ -134,19 +136,21 @@ static int live_compile(struct rec_live_ev *e, const struct utrace_event_format 
 	*len = 0;
 	if (!e->filter)
 		return 0;
-	if (!f || utrace_filter_compile(f, e->filter, &code, len, &err) < 0)
+	if (!f || utrace_filter_compile_func(f, e->filter, rec_func_range, &fx, &code, len, NULL,
+					     &err) < 0)
 		return -EINVAL;
 	free(e->prog);
 	*prog = e->prog = code;
 	return 0;
 }
 
-void rec_live_event_prog(struct utrace_recorder *r, const char *path, const char *sys,
-			 const char *name, int id, const void **prog, uint32_t *len)
+void rec_live_event_prog(struct utrace_recorder *r, struct rec_conn *c, const char *path,
+			 const char *sys, const char *name, int id, const void **prog,
+			 uint32_t *len)
 {
 	struct rec_live_ev *e = rec_live_ev_of(r, id, NULL, NULL);
 
-	if (e && live_compile(e, rec_ev_fmt(r, path, sys, name), prog, len) < 0)
+	if (e && live_compile(r, c, e, rec_ev_fmt(r, path, sys, name), prog, len) < 0)
 		*prog = NULL, *len = 0; /* said when it was written */
 }
 
@@ -237,7 +241,8 @@ static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32
 		if (h && nh++ < UTRACE_EVENT_HISTS_MAX)
 			ret = rec_hist_send_one(r, c, obj, key, h);
 	}
-	return ret;
+	/* the event probes on it (recorder_eprobe.c) */
+	return ret < 0 ? ret : rec_eprobe_trigs_send(r, c, obj, key, fmt, &nt);
 }
 
 int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj, uint32_t key,
@@ -260,7 +265,8 @@ static int live_key_send(struct utrace_recorder *r, struct rec_conn *ch, struct 
 	uint32_t len;
 	int ret;
 
-	if (!fmt || live_compile(e, fmt, &prog, &len) < 0 || sizeof(*en) + len > UTRACE_MSG_MAX)
+	if (!fmt || live_compile(r, ch, e, fmt, &prog, &len) < 0 ||
+	    sizeof(*en) + len > UTRACE_MSG_MAX)
 		return 0;
 	if ((ret = rec_hist_send(r, ch, obj, key, path, fmt->system, fmt->name, &err)) < 0 ||
 	    (ret = rec_trig_send(r, ch, obj, key, path, fmt->system, fmt->name, &err)) < 0 ||
@@ -353,6 +359,21 @@ static int live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const 
 		return utrace_error_set(err, failed, "a traced process did not take the change: %s",
 					strerror(-failed));
 	return 0;
+}
+
+int utrace_recorder_live_eprobes(struct utrace_recorder *r, const char *system, const char *name,
+				 struct utrace_error *err)
+{
+	int id = rec_live_id(r, system, name);
+	struct rec_live_ev *e;
+
+	if (id < UTRACE_EV_ID_BASE)
+		return utrace_error_set(err, -EOPNOTSUPP,
+					"%s:%s: event probes on kernel events are not supported",
+					system, name);
+	if (!(e = rec_live_ev_of(r, id, system, name)))
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	return live_ev_push(r, e, system, name, err);
 }
 
 int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, const char *name,

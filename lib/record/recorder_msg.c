@@ -273,7 +273,7 @@ int rec_event_enable(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj
 		return 0;
 	}
 	if (on > 0 && r->o.live)
-		rec_live_event_prog(r, path, sys, name, id, &prog, &plen);
+		rec_live_event_prog(r, c, path, sys, name, id, &prog, &plen);
 	if (!on || sizeof(*en) + plen > UTRACE_MSG_MAX)
 		return 0;
 	if (format) {

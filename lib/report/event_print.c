@@ -234,17 +234,19 @@ static unsigned long long str_print(struct trace_seq *s, unsigned long long *arg
 }
 
 /* The arguments a print fmt's conversions take that are rewritten: a
- * %c's (bit i: argument i, the first 64) and a \"%s\"'s. */
+ * %c's (bit i: argument i, the first 64), a \"%s\"'s and a %pS's (the
+ * kernel prints SYM+0xOFF/0xSIZE, libtraceevent SYM+0xOFF: given as %s
+ * of __utrace_loc(ARG), loc_print). */
 struct fmt_masks {
-	uint64_t chars, strs;
+	uint64_t chars, strs, syms;
 };
 
 /* Copies the print fmt string at fmt (past its opening quote) to *o
- * with each %c made %s and each \"%s\" made %s; returns the argument
+ * with each %c, %pS and \"%s\" made %s; returns the argument
  * indexes of those and sets *end past the closing quote. */
-static struct fmt_masks fmt_copy(const char *fmt, char **o, const char **end)
+static struct fmt_masks fmt_copy(const char *fmt, bool syms, char **o, const char **end)
 {
-	struct fmt_masks m = {0, 0};
+	struct fmt_masks m = {0, 0, 0};
 	unsigned arg = 0;
 
 	while (*fmt && *fmt != '"') {
@@ -264,10 +266,14 @@ static struct fmt_masks fmt_copy(const char *fmt, char **o, const char **end)
 				arg += *fmt == '*', *(*o)++ = *fmt;
 			if (*fmt == 'c' && arg < 64)
 				m.chars |= 1ULL << arg;
+			if (syms && *fmt == 'p' && fmt[1] == 'S' && arg < 64) {
+				m.syms |= 1ULL << arg;
+				fmt++; /* the S: %pS made %s */
+			}
 			arg += *fmt != '\0';
 			if (!*fmt)
 				break;
-			*(*o)++ = *fmt == 'c' ? 's' : *fmt;
+			*(*o)++ = *fmt == 'c' || *fmt == 'S' ? 's' : *fmt;
 			fmt++;
 			continue;
 		}
@@ -304,9 +310,9 @@ static char *str_arg(char *o, const char *s, const char *e)
 	return o + sprintf(o, "__utrace_str(%.*s, 1)", n, s);
 }
 
-/* text with its print fmt's %c and \"%s\" rewritten (see above), or
- * NULL: none. */
-static char *fmt_chars(const char *text)
+/* text with its print fmt's %c, %pS (syms: a program's event) and \"%s\"
+ * rewritten (see above), or NULL: none. */
+static char *fmt_chars(const char *text, bool syms)
 {
 	const char *f = strstr(text, "\nprint fmt: \""), *s, *arg_s;
 	size_t head = f ? (size_t)(f + 13 - text) : 0;
@@ -318,8 +324,8 @@ static char *fmt_chars(const char *text)
 		return NULL;
 	memcpy(out, text, head);
 	o = out + head;
-	m = fmt_copy(text + head, &o, &s);
-	if (!m.chars && !m.strs) {
+	m = fmt_copy(text + head, syms, &o, &s);
+	if (!m.chars && !m.strs && !m.syms) {
 		free(out);
 		return NULL;
 	}
@@ -332,14 +338,17 @@ static char *fmt_chars(const char *text)
 			depth += (*s == '(' || *s == '[') - (depth && (*s == ')' || *s == ']'));
 			continue;
 		}
-		if (arg < 64 && ((m.chars | m.strs) >> arg & 1)) { /* the argument [arg_s, s) */
+		if (arg < 64 && ((m.chars | m.strs | m.syms) >> arg & 1)) { /* [arg_s, s) */
 			const char *b = arg_s, *e = s;
 
 			for (; b < e && *b == ' '; b++)
 				*o++ = ' ';
 			for (; e > b && e[-1] == ' '; e--)
 				;
-			o = m.chars >> arg & 1 ? char_arg(o, b, e) : str_arg(o, b, e);
+			if (m.syms >> arg & 1)
+				o += sprintf(o, "__utrace_loc(%.*s)", (int)(e - b), b);
+			else
+				o = m.chars >> arg & 1 ? char_arg(o, b, e) : str_arg(o, b, e);
 		} else {
 			memcpy(o, arg_s, (size_t)(s - arg_s));
 			o += s - arg_s;
@@ -391,7 +400,7 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 			char *loc = id >= UTRACE_EV_ID_BASE ? fmt_loc(text) : NULL;
 			char *stack = fmt_stack(loc ? loc : text);
 			const char *t0 = stack ? stack : loc ? loc : text;
-			char *fixed = fmt_chars(t0);
+			char *fixed = fmt_chars(t0, id >= UTRACE_EV_ID_BASE);
 			const char *t = fixed ? fixed : t0;
 
 			tep_parse_event(p->tep, t, strlen(t), sys);

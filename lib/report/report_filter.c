@@ -156,9 +156,43 @@ int utrace_report_filter_begin(struct utrace_report_filter *f, struct utrace_dat
 		f->threads[i] = thread_selected(f, utrace_dat_buffer_get(d, i));
 		f->th[i].match = NONE;
 	}
-	if (f->nr_funcs)
+	if (f->nr_funcs || f->keep)
 		return utrace_func_table_new(d, &f->ft, err);
 	return 0;
+}
+
+void utrace_report_filter_set_keep(struct utrace_report_filter *f, utrace_report_keep_fn keep,
+				   void *arg)
+{
+	f->keep = keep;
+	f->keep_arg = arg;
+	f->active |= keep != NULL;
+}
+
+/* The caller's selection of ev (f->keep): 1 keep, 0 drop, <0 */
+static int keep_event(struct utrace_report_filter *f, const struct utrace_event *ev,
+		      struct utrace_error *err)
+{
+	const char *name = NULL;
+	uint32_t fn;
+
+	switch (ev->kind) {
+	case UTRACE_EV_ENTRY:
+	case UTRACE_EV_EXIT:
+	case UTRACE_EV_LEAF:
+	case UTRACE_EV_FUNC:
+		if (!(ev->flags & UTRACE_EVF_NO_ID) && ev->id != UTRACE_DAT_NO_ID) {
+			if (utrace_func_table_lookup(f->ft, ev->image, ev->id, &fn, err) < 0)
+				return err->code;
+			name = utrace_func_table_name(f->ft, fn);
+		}
+		break;
+	case UTRACE_EV_LOST:
+		return 1;
+	default:
+		break;
+	}
+	return f->keep(f->keep_arg, ev, name);
 }
 
 void utrace_report_filter_set_resume(struct utrace_report_filter *f, struct utrace_dat_resume *rs)
@@ -348,6 +382,12 @@ int utrace_report_filter_event(struct utrace_report_filter *f, struct utrace_eve
 	}
 	if (ev->buf >= f->nr_threads || !f->threads[ev->buf])
 		return 0;
+	if (f->keep) {
+		int k = keep_event(f, ev, err);
+
+		if (k <= 0)
+			return k;
+	}
 	/* a call folded into one line whose entry lies before the range and
 	 * its return in it: its return, as for a call not folded (trace_pipe
 	 * printed the entry, then the return came) */

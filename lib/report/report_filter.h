@@ -103,6 +103,14 @@ int utrace_report_filter_next_ref(struct utrace_report_filter *f, struct utrace_
 				  struct utrace_event *ev, const struct utrace_event **out,
 				  struct utrace_error *err);
 
+/* The caller's own selection, after every other (the live tracefs'
+ * instances, lib/session/session_inst.c): keep(arg, ev, func) is 1 to keep
+ * ev, 0 to drop it; func is the function's name for a call (ENTRY, EXIT,
+ * LEAF, FUNC), else NULL.  LOST events are not asked. */
+typedef int (*utrace_report_keep_fn)(void *arg, const struct utrace_event *ev, const char *func);
+void utrace_report_filter_set_keep(struct utrace_report_filter *f, utrace_report_keep_fn keep,
+				   void *arg);
+
 /* At most n events (LOST ones not counted) in each pass from now on
  * (0: all): the first n of the selection. */
 void utrace_report_filter_set_limit(struct utrace_report_filter *f, uint64_t n);

@@ -49,6 +49,8 @@ struct utrace_report_filter {
 	bool active;
 	struct utrace_dat_resume *resume; /* the caller's, or NULL */
 	uint64_t limit;			  /* events a pass gives at most (0: all) */
+	utrace_report_keep_fn keep;	  /* the caller's own selection, or NULL */
+	void *keep_arg;
 
 	/* the pass */
 	struct utrace_dat *d;

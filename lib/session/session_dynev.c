@@ -9,9 +9,9 @@
  * format and installs it in every process; a synthetic event likewise
  * with lib/hist.  Their records are off until their enable file says 1.
  *
- * The names defined are kept here (those of the command line's probes
- * too), so that a second definition of one is refused before anything
- * is sent, as the kernel refuses it.  Every op holds the recorder (the
+ * The names defined are kept (session_dynev_names.c; those of the
+ * command line's probes too), so that a second definition of one is
+ * refused before anything is sent, as the kernel refuses it.  Every op holds the recorder (the
  * lock of lib/session/session_live_internal.h); session_live.c calls here,
  * never the other way.
  */
@@ -28,94 +28,8 @@
 #include "lib/probes/inproc_probe.h"
 #include "lib/probes/uprobe.h"
 #include "lib/session/session_dynev.h"
+#include "lib/session/session_dynev_internal.h"
 #include "lib/session/session_live_internal.h"
-
-struct dyn_name {
-	char sys[65], name[65];
-	int id;
-	bool synth, live;
-	/* a probe defined here: what an append is checked against (NULL
-	 * for the others) */
-	int kind;
-	char *format, *point;
-	/* its points (the kernel's multiprobe): each one's key and line, the
-	 * event's format */
-	int *keys;
-	char **lines;
-	unsigned nk, cap_k;
-	const struct utrace_event_format *fmt;
-};
-
-struct session_dynev {
-	char *exe; /* the program: its symbols check a probe's point */
-	const struct utrace_session_opts *o;
-	struct dyn_name *names;
-	size_t n, cap;
-};
-
-int session_dynev_event_id(struct session_live *rl, const char *system, const char *name)
-{
-	struct utrace_error err = {0};
-
-	if (!rl->events && utrace_event_select_new(NULL, 0, &rl->own, &err) >= 0)
-		rl->events = rl->own;
-	return rl->events ? utrace_event_select_id(rl->events, system, name) : -ENOMEM;
-}
-
-static struct dyn_name *dyn_find(struct session_dynev *d, const char *sys, const char *name)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (!strcmp(d->names[i].sys, sys) && !strcmp(d->names[i].name, name))
-			return &d->names[i];
-	return NULL;
-}
-
-static void dyn_name_free(struct dyn_name *n)
-{
-	free(n->format);
-	free(n->point);
-	for (unsigned i = 0; i < n->nk; i++)
-		free(n->lines[i]);
-	free(n->lines);
-	free(n->keys);
-}
-
-/* Point key of n, listed as line (a copy kept). */
-static int dyn_point_keep(struct dyn_name *n, int key, const char *line)
-{
-	unsigned cap = n->cap_k;
-	char *copy = strdup(line);
-
-	if (!copy || UTRACE_GROW(n->lines, cap, n->nk + 1) < 0 ||
-	    UTRACE_GROW(n->keys, n->cap_k, n->nk + 1) < 0) {
-		free(copy);
-		return -ENOMEM;
-	}
-	n->keys[n->nk] = key;
-	n->lines[n->nk++] = copy;
-	return 0;
-}
-
-static int dyn_keep(struct session_dynev *d, const char *sys, const char *name, int id, bool synth,
-		    bool live)
-{
-	struct dyn_name *n;
-
-	if (UTRACE_GROW(d->names, d->cap, d->n + 1) < 0)
-		return -ENOMEM;
-	n = &d->names[d->n++];
-	snprintf(n->sys, sizeof(n->sys), "%s", sys);
-	snprintf(n->name, sizeof(n->name), "%s", name);
-	n->id = id;
-	n->synth = synth;
-	n->live = live;
-	n->format = n->point = NULL;
-	n->keys = NULL;
-	n->lines = NULL;
-	n->nk = n->cap_k = 0;
-	n->fmt = NULL;
-	return 0;
-}
 
 /* The probe point as the kernel lists it: trace_kprobe_show's "SYM" or
  * "SYM+OFFS", trace_uprobe_show's "PATH:0x%016lx" (PATH absolute),
@@ -330,7 +244,9 @@ static int dyn_probe_install(struct session_live *rl, struct utrace_inproc_probe
 	if (old) {
 		if ((ret = dyn_append(old, p, def, err)) >= 0)
 			return dyn_point_append(rl, old, p, def, line, fmt, err);
-	} else if (utrace_recorder_inproc_probe_check(rl->r, p, err) < 0)
+	} else if (utrace_recorder_live_format(rl->r, sys, name)) /* a program's event */
+		ret = session_dynev_exists(err);
+	else if (utrace_recorder_inproc_probe_check(rl->r, p, err) < 0)
 		ret = dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_INSN_BNDRY, err);
 	else if ((id = session_dynev_event_id(rl, sys, name)) < 0 ||
 		 !(text = utrace_event_format_text(utrace_inproc_probe_format(p), id)) ||
@@ -380,7 +296,7 @@ static const char *dyn_default_group(const char *def, bool path)
 static int dyn_probe_add(void *arg, const char *def, enum utrace_live_probe file, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct session_dynev *d = rl->dyn;
 	struct utrace_inproc_probe *p = NULL;
 	bool path = !utrace_inproc_probe_is_in_process(def) ||
@@ -426,7 +342,7 @@ static char *dyn_synth_line(const struct utrace_synth *s)
 static int dyn_synth_add(void *arg, const char *def, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct session_dynev *d = rl->dyn;
 	struct utrace_synth *s = NULL;
 	char *text = NULL;
@@ -485,7 +401,7 @@ static int dyn_point_remove(struct session_live *rl, struct dyn_name *n, const c
 static int dyn_remove(void *arg, const char *sys, const char *name, const char *line,
 		      struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct session_dynev *d = rl->dyn;
 	struct dyn_name *n;
 	int ret;
@@ -515,7 +431,7 @@ static int dyn_remove(void *arg, const char *sys, const char *name, const char *
 
 static int dyn_enable(void *arg, const char *sys, const char *name, int on)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct session_dynev *d = rl->dyn;
 	struct dyn_name *n;
 	int ret;
@@ -536,7 +452,7 @@ static void dyn_initial(void *arg, void (*cb)(void *cbarg, const char *line,
 					      const struct utrace_event_format *fmt),
 			void *cbarg)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct session_dynev *d = rl->dyn;
 	const struct utrace_session_opts *o = d->o;
 

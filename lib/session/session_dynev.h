@@ -39,4 +39,14 @@ int session_dynev_append_check(const struct session_dynev_probe *old,
 			       const struct session_dynev_probe *add, const char *def,
 			       struct utrace_error *err);
 
+/* The event probes' definitions (session_eprobe.c): ops->probe_add
+ * takes them, and gives the others to the one it had (ops->arg rl). */
+void session_eprobe_ops(struct session_live *rl, struct utrace_live_ops *ops);
+/* Whether system:name is a dynamic event's name (the command line's
+ * probes too); an event probe's name kept, with its event id. */
+bool session_dynev_known(struct session_live *rl, const char *system, const char *name);
+int session_dynev_keep(struct session_live *rl, const char *system, const char *name, int id);
+/* -EEXIST with the kernel's EVENT_EXIST in err: a name taken. */
+int session_dynev_exists(struct utrace_error *err);
+
 #endif

@@ -36,25 +36,7 @@
 #include "lib/report/report_text.h"
 #include "lib/tracefile/dat_reader.h"
 
-static int live_set_tracer(void *arg, enum utrace_tracer tracer,
-			   const struct utrace_func_filter *filter, uint32_t max_depth,
-			   struct utrace_error *err)
-{
-	struct session_live *rl = arg;
-	int ret;
 
-	live_lock(rl);
-	ret = utrace_recorder_live_set(rl->r, tracer, filter, max_depth, err);
-	pthread_mutex_unlock(&rl->lock);
-	return ret;
-}
-
-static uint32_t live_tracing_on(void *arg, int set)
-{
-	struct session_live *rl = arg;
-
-	return utrace_recorder_tracing_on(rl->r, set);
-}
 
 static int live_set_option(void *arg, const char *name, uint32_t *options)
 {
@@ -71,7 +53,7 @@ static int live_set_option(void *arg, const char *name, uint32_t *options)
 
 static int live_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -82,16 +64,25 @@ static int live_marker(void *arg, const char *text, size_t len, struct utrace_er
 
 static void live_functions(void *arg, utrace_live_func_cb cb, void *cbarg)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	live_lock(rl);
 	utrace_recorder_live_functions(rl->r, cb, cbarg);
 	pthread_mutex_unlock(&rl->lock);
 }
 
+static void live_symbols(void *arg, utrace_live_sym_cb cb, void *cbarg)
+{
+	struct session_live *rl = live_rl(arg);
+
+	live_lock(rl);
+	utrace_recorder_live_symbols(rl->r, cb, cbarg);
+	pthread_mutex_unlock(&rl->lock);
+}
+
 static void live_objects(void *arg, void (*cb)(void *cbarg, const char *path), void *cbarg)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	live_lock(rl);
 	utrace_recorder_live_objects(rl->r, cb, cbarg);
@@ -100,7 +91,7 @@ static void live_objects(void *arg, void (*cb)(void *cbarg, const char *path), v
 
 static int live_event_id(void *arg, const char *system, const char *name)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int id;
 
 	live_lock(rl);
@@ -115,26 +106,16 @@ static int live_event_id(void *arg, const char *system, const char *name)
  * and does not change, so no lock is needed. */
 static const struct utrace_event_format *live_kernel_event(void *arg, size_t i)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	return utrace_recorder_live_kevent(rl->r, i);
 }
 
-static int live_event_enable(void *arg, const char *system, const char *name, int set)
-{
-	struct session_live *rl = arg;
-	int ret;
-
-	live_lock(rl);
-	ret = utrace_recorder_live_event(rl->r, system, name, set);
-	pthread_mutex_unlock(&rl->lock);
-	return ret;
-}
 
 static int live_event_filter(void *arg, const char *system, const char *name, const char *filter,
 			     struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -147,7 +128,7 @@ static int live_event_triggers(void *arg, const char *system, const char *name,
 			       const char *const *texts, struct utrace_trigger *const *trigs,
 			       unsigned n, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -163,7 +144,7 @@ _Static_assert(UTRACE_LIVE_PIDS_MAX == UTRACE_FT_PIDS && UTRACE_LIVE_PIDS_MAX ==
 static int live_trigger_ctl(void *arg, const char *system, const char *name, const char *text,
 			    int what, long *count, bool *paused)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -174,7 +155,7 @@ static int live_trigger_ctl(void *arg, const char *system, const char *name, con
 
 static bool live_event_soft(void *arg, const char *system, const char *name)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	bool soft;
 
 	live_lock(rl);
@@ -186,7 +167,7 @@ static bool live_event_soft(void *arg, const char *system, const char *name)
 static int live_hist_var(void *arg, const char *system, const char *name, const char *var,
 			 const char *msys, const char *mev, struct utrace_hist_var_info *out)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -197,7 +178,7 @@ static int live_hist_var(void *arg, const char *system, const char *name, const 
 
 static int live_hist_synth(void *arg, const char *synth, struct utrace_hist_synth_info *out)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -227,7 +208,7 @@ static int live_hist_one(void *arg, const char *text, const struct utrace_hist_t
 static int live_print_hist(void *arg, FILE *out, const char *system, const char *name,
 			   struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct live_hist_out h = {NULL, out, 0, err};
 	int ret;
 
@@ -240,48 +221,11 @@ static int live_print_hist(void *arg, FILE *out, const char *system, const char 
 	return ret;
 }
 
-static int live_take_snapshot(void *arg, struct utrace_error *err)
-{
-	struct session_live *rl = arg;
-	int ret;
 
-	live_lock(rl);
-	ret = utrace_recorder_snapshot_now(rl->r, err);
-	pthread_mutex_unlock(&rl->lock);
-	return ret;
-}
-
-static int live_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
-			       unsigned from, unsigned *count, struct utrace_error *err)
-{
-	struct session_live *rl = arg;
-	struct utrace_report_opts o;
-	struct utrace_dat *d, *sd;
-	int ret;
-
-	if (session_live_open_dat(rl, &d, err) < 0)
-		return err->code;
-	*count = utrace_dat_snapshot_count(d);
-	if (!out || *count <= from) {
-		utrace_dat_close(d);
-		return 0;
-	}
-	utrace_report_opts_init(&o);
-	o.tracer = tracer;
-	o.flags = options;
-	ret = utrace_dat_open_snapshot(utrace_dat_path(d),
-				       utrace_dat_snapshot_get(d, *count - 1)->id, &sd, err);
-	if (ret >= 0) {
-		ret = utrace_report_print(sd, out, &o, NULL, err);
-		utrace_dat_close(sd);
-	}
-	utrace_dat_close(d);
-	return ret < 0 ? ret : 1;
-}
 
 static int live_set_thresh(void *arg, uint64_t usecs, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -292,7 +236,7 @@ static int live_set_thresh(void *arg, uint64_t usecs, struct utrace_error *err)
 
 static unsigned live_nr_buffers(void *arg)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	unsigned n;
 
 	live_lock(rl);
@@ -303,25 +247,19 @@ static unsigned live_nr_buffers(void *arg)
 
 static long live_buffer_kb_set(void *arg, uint64_t kb)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret = kb ? utrace_recorder_live_buffer_kb(rl->r, kb) : 0;
 
 	return ret < 0 ? ret : (long)utrace_recorder_live_buffer_kb_now(rl->r);
 }
 
-static void live_cpu_off(void *arg, uint64_t off)
-{
-	struct session_live *rl = arg;
-
-	utrace_recorder_live_cpu_off(rl->r, off);
-}
 
 /* The pid lists are changed with the recorder held: a fork child's HELLO
  * adds to them in the loop (event-fork, function-fork). */
 static int live_event_pids(void *arg, const int32_t *tids, unsigned n, const int32_t *notrace,
 			   unsigned nn)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -333,7 +271,7 @@ static int live_event_pids(void *arg, const int32_t *tids, unsigned n, const int
 static int live_ftrace_pids(void *arg, const int32_t *pids, unsigned n, const int32_t *notrace,
 			    unsigned nn)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -350,7 +288,7 @@ static unsigned live_pids_get(void *arg, enum utrace_live_pids which, int32_t *t
 	    [UTRACE_LIVE_PIDS_FTRACE] = UTRACE_RECORDER_PIDS_FTRACE,
 	    [UTRACE_LIVE_PIDS_FTRACE_NOTRACE] = UTRACE_RECORDER_PIDS_FTRACE_NOTRACE,
 	};
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	unsigned n;
 
 	live_lock(rl);
@@ -361,7 +299,7 @@ static unsigned live_pids_get(void *arg, enum utrace_live_pids which, int32_t *t
 
 static void live_follow_fork(void *arg, unsigned follow)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	live_lock(rl);
 	utrace_recorder_live_follow_fork(
@@ -374,7 +312,7 @@ static void live_follow_fork(void *arg, unsigned follow)
  * the session dumps the last calls (session_crash.c), while it is on */
 static void live_dump_on_crash(void *arg, bool on)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 
 	live_lock(rl);
 	utrace_recorder_live_dump_on_crash(rl->r, on);
@@ -383,7 +321,7 @@ static void live_dump_on_crash(void *arg, bool on)
 
 static int live_graph_retval(void *arg, bool on, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -411,10 +349,10 @@ static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 {
 	if (session_live_wakeup_tracer(tracer)) {
 		if (!last_ns && cpu < 0)
-			return session_live_wakeup_print(arg, out, err);
+			return session_live_wakeup_print(live_rl(arg), out, err);
 		tracer = "nop";
 	}
-	return session_live_print_trace(arg, out, tracer, options, since_ns, cpu, last_ns, err);
+	return session_sel_print_trace(arg, out, tracer, options, since_ns, cpu, last_ns, err);
 }
 
 static int live_set_clock(void *arg, const char *name, uint32_t *options)
@@ -440,11 +378,12 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 {
 	struct session_live *rl = calloc(1, sizeof(*rl));
 	struct utrace_live_ops ops = {
-	    .set_tracer = live_set_tracer,
-	    .tracing_on = live_tracing_on,
+	    .set_tracer = session_sel_set_tracer,
+	    .tracing_on = session_sel_tracing_on,
 	    .print_trace = live_print_trace,
 	    .print_profile = session_live_print_profile,
 	    .functions = live_functions,
+	    .symbols = live_symbols,
 	    .marker = live_marker,
 	    .set_option = live_set_option,
 	    .option_names = utrace_report_option_names(),
@@ -453,7 +392,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .event_id = live_event_id,
 	    .kernel_event = live_kernel_event,
 	    .extract = session_live_extract,
-	    .event_enable = live_event_enable,
+	    .event_enable = session_sel_event_enable,
 	    .event_filter = live_event_filter,
 	    .event_triggers = live_event_triggers,
 	    .print_hist = live_print_hist,
@@ -461,12 +400,12 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .event_soft = live_event_soft,
 	    .hist_var = live_hist_var,
 	    .hist_synth = live_hist_synth,
-	    .take_snapshot = live_take_snapshot,
-	    .print_snapshot = live_print_snapshot,
+	    .take_snapshot = session_sel_take_snapshot,
+	    .print_snapshot = session_sel_print_snapshot,
 	    .set_thresh = live_set_thresh,
 	    .nr_buffers = live_nr_buffers,
 	    .buffer_kb_set = live_buffer_kb_set,
-	    .cpu_off = live_cpu_off,
+	    .cpu_off = session_sel_cpu_off,
 	    .event_hits = session_live_event_hits,
 	    .cpu_stats = session_live_cpu_stats,
 	    .event_pids = live_event_pids,
@@ -478,6 +417,8 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .graph_retval = live_graph_retval,
 	    .graph_retval_on = o->rec.funcgraph_retval,
 	    .clock_names = "local global mono x86-tsc", /* the kernel's order */
+	    .instance_new = session_inst_new,
+	    .instance_free = session_inst_free,
 	    .set_clock = live_set_clock,
 	    .wakeup_start = session_live_wakeup_start,
 	    .wakeup_max = session_live_wakeup_max,
@@ -508,9 +449,13 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 		free(rl);
 		return NULL;
 	}
+	session_eprobe_ops(rl, &ops);
 	pthread_mutex_init(&rl->lock, NULL);
 	pthread_mutex_lock(&rl->lock); /* the loop's, from the start */
-	ops.arg = rl;
+	rl->top = (struct session_sel){.rl = rl, .top = true, .tracer = o->rec.tracer,
+				       .filter = o->filter, .depth = o->rec.max_depth};
+	ops.arg = &rl->top;
+	rl->ops = ops;
 	if (utrace_live_start(dir, &ops, &rl->fs, &lerr) < 0) {
 		utrace_error_set(err, lerr.code, "--tracefs: %s", lerr.msg);
 		session_dynev_free(rl->dyn);
@@ -543,6 +488,13 @@ void session_live_stop(struct session_live *rl)
 	utrace_live_drain(rl->fs, 2000);
 	utrace_live_stop(rl->fs);
 	utrace_event_select_free(rl->own);
+	for (size_t i = 0; i < rl->ninsts; i++) {
+		session_sel_free(rl->insts[i]);
+		free(rl->insts[i]);
+	}
+	free(rl->insts);
+	free(rl->inst_snaps);
+	session_sel_free(&rl->top);
 	session_dynev_free(rl->dyn);
 	pthread_mutex_destroy(&rl->lock);
 	session_live_resumes_free(rl);

@@ -16,9 +16,64 @@
 #include "lib/tracefs/live.h"
 #include "lib/record/recorder.h"
 #include "lib/tracefile/dat_reader.h"
+#include "lib/report/report_filter.h"
+
+/* Times, in pairs [from, to) (CLOCK_MONOTONIC ns; to UINT64_MAX: still
+ * open), session_inst.c */
+struct session_wins {
+	uint64_t *t;
+	size_t n, cap; /* n: 2 a pair */
+};
+
+/* What one event of a selection had on, and when (session_inst.c). */
+struct session_sel_ev {
+	char *sys, *name;
+	int id; /* its records' */
+	struct session_wins w;
+	void *prog; /* an instance's filter of it (common/filter_prog.h), or NULL */
+	uint32_t prog_len;
+};
+
+/*
+ * One reader of the records (session_inst.c): the top level or an
+ * instance.  The ops of each get its own as their arg (live_rl() is the
+ * recording).  An instance's windows are those in which it had tracing
+ * on (on), a tracer (fn), an event on (evs); the top level's are those
+ * in which an instance kept on in the processes what it had off (its
+ * masks).
+ */
+struct session_sel {
+	struct session_live *rl;
+	bool top;
+	struct session_wins on, fn, marks; /* marks: an instance's trace_marker writes */
+	struct session_sel_ev *evs;
+	size_t nevs, cap_evs;
+	enum utrace_tracer tracer; /* an instance's, the top level's (its own) */
+	const struct utrace_func_filter *filter;
+	uint32_t depth;
+	uint8_t *rec; /* a record put together for its filters */
+	size_t cap_rec;
+	unsigned *snaps; /* an instance's snapshots: the recording's numbers */
+	size_t nsnaps, cap_snaps;
+	uint64_t cpu_off;	  /* its tracing_cpumask's CPUs left out (bit N) */
+	struct session_wins *cpus; /* by CPU (64), the times it had it out */
+};
+
+/* session_wins.c: the windows (in pairs, the last one maybe open) */
+bool session_wins_open(const struct session_wins *w);
+int session_wins_start(struct session_wins *w);
+void session_wins_end(struct session_wins *w);
+bool session_wins_has(const struct session_wins *w, uint64_t ts);
 
 struct session_live {
 	struct utrace_recorder *r;
+	struct session_sel top; /* the top level's reader: the ops' arg */
+	struct session_sel **insts; /* instances/NAME's */
+	size_t ninsts, cap_insts;
+	bool sel_used; /* an instance was made: the top level reads through top */
+	unsigned *inst_snaps; /* the snapshots instances took, ascending */
+	size_t ninst_snaps, cap_inst_snaps;
+	struct utrace_live_ops ops; /* the top level's, those of an instance start as a copy */
 	const char *output;
 	char *extract; /* output.extract: utrace_recorder_extract's file */
 	bool overwrite; /* the rings are read at the end only: trace reads an extract */
@@ -29,12 +84,21 @@ struct session_live {
 	 * since then no event is recorded whose id it could contradict */
 	struct utrace_event_select *events, *own;
 	struct session_dynev *dyn; /* dynamic_events, synthetic_events */
+	/* the probes' definitions other than event probes' (session_eprobe.c
+	 * takes those first) */
+	int (*probe_add)(void *arg, const char *def, enum utrace_live_probe file, char **line,
+			 const struct utrace_event_format **fmt, struct utrace_error *err);
 	struct utrace_ktrace *kt;  /* the kernel's instance, or NULL */
 	/* bookmarks in the growing file (live_resume), used under the
 	 * tracefs's lock */
 	struct utrace_dat_resume **resumes;
 	size_t nr_resumes, cap_resumes;
 };
+
+static inline struct session_live *live_rl(void *arg)
+{
+	return ((struct session_sel *)arg)->rl;
+}
 
 static inline void live_lock(struct session_live *rl)
 {
@@ -73,6 +137,38 @@ int session_live_event_hits(void *arg, const char *system, const char *name, uin
 			    uint64_t *missed, struct utrace_error *err);
 int session_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
 			   struct utrace_live_stats *st, struct utrace_error *err);
+/* The same, of a selection's records (session_inst.c's keep; sel's own
+ * reads have no bookmarks: its times are not the top level's). */
+int session_live_print_sel(struct session_live *rl, utrace_report_keep_fn keep, void *sel,
+			   FILE *out, const char *tracer, uint32_t options, uint64_t since_ns,
+			   int cpu, uint64_t *last_ns, struct utrace_error *err);
+
+/* session_inst.c: the top level's event_enable, tracing_on, set_tracer
+ * and print_trace, which an instance's reader changes; and
+ * instance_new, instance_free (lib/tracefs/live.h) */
+int session_sel_event_enable(void *arg, const char *system, const char *name, int set);
+uint32_t session_sel_tracing_on(void *arg, int set);
+int session_sel_set_tracer(void *arg, enum utrace_tracer tracer,
+			   const struct utrace_func_filter *filter, uint32_t max_depth,
+			   struct utrace_error *err);
+int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
+			    uint64_t since_ns, int cpu, uint64_t *last_ns,
+			    struct utrace_error *err);
+/* utrace_report_keep_fn: the records reader arg (a struct session_sel)
+ * shows */
+int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func);
+/* session_inst_snap.c: snapshot of the top level and of an instance
+ * (lib/tracefs/live.h's take_snapshot, print_snapshot) */
+int session_sel_take_snapshot(void *arg, struct utrace_error *err);
+int session_sel_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
+			       unsigned from, unsigned *count, struct utrace_error *err);
+/* session_inst.c: tracing_cpumask of a reader (ops->cpu_off) */
+void session_sel_cpu_off(void *arg, uint64_t off);
+int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,
+		     struct utrace_error *err);
+void session_inst_free(void *arg, void *inst);
+void session_sel_free(struct session_sel *s);
+
 /* Frees the bookmarks of trace's and trace_pipe's reads. */
 void session_live_resumes_free(struct session_live *rl);
 

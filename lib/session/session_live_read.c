@@ -75,7 +75,7 @@ int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct
 /* utrace.dat: an extract, copied into out. */
 int session_live_extract(void *arg, FILE *out, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	char buf[65536];
 	FILE *in = NULL;
 	size_t n;
@@ -122,18 +122,26 @@ static int live_count(void *arg, const struct utrace_event *ev, struct utrace_er
 	return 0;
 }
 
-/* The events at or after since_ns (0: all) of cpu (-1: all), read on
- * from rs's bookmarks if rs. */
+/* A selection's own choice of the records (session_inst.c), or none */
+struct live_keep {
+	utrace_report_keep_fn fn;
+	void *arg;
+};
+
+/* The events at or after since_ns (0: all) of cpu (-1: all), of k's
+ * choice, read on from rs's bookmarks if rs. */
 static int live_select(struct utrace_report_filter **f, uint64_t since_ns, int cpu,
-		       struct utrace_dat_resume *rs, struct utrace_error *err)
+		       struct utrace_dat_resume *rs, const struct live_keep *k,
+		       struct utrace_error *err)
 {
 	char v[64];
 
 	*f = NULL;
-	if (!since_ns && cpu < 0)
+	if (!since_ns && cpu < 0 && !k->fn)
 		return 0;
 	if (utrace_report_filter_new(f, err) < 0)
 		return err->code;
+	utrace_report_filter_set_keep(*f, k->fn, k->arg);
 	snprintf(v, sizeof(v), "%llu.%09llu~", (unsigned long long)(since_ns / 1000000000u),
 		 (unsigned long long)(since_ns % 1000000000u));
 	if (since_ns && utrace_report_filter_add(*f, "time-range", v, err) < 0)
@@ -149,8 +157,8 @@ static int live_select(struct utrace_report_filter **f, uint64_t since_ns, int c
  * LIVE_TRACE_MAX, the time from which the newest ones are (a second
  * pass); *since_ns moved there, *f then reading from rs's bookmarks. */
 static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint64_t *since_ns,
-		     int cpu, struct utrace_dat_resume *rs, struct live_scan *s,
-		     struct utrace_error *err)
+		     int cpu, struct utrace_dat_resume *rs, const struct live_keep *k,
+		     struct live_scan *s, struct utrace_error *err)
 {
 	struct utrace_pass_stats st;
 	uint64_t n;
@@ -166,7 +174,7 @@ static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint
 		return err->code;
 	*since_ns = s->from_ts;
 	utrace_report_filter_free(*f);
-	return live_select(f, *since_ns, cpu, rs, err);
+	return live_select(f, *since_ns, cpu, rs, k, err);
 }
 
 /*
@@ -177,11 +185,12 @@ static int live_scan(struct utrace_dat *d, struct utrace_report_filter **f, uint
  * only grows, so each gets bookmarks of its own (which == 0, 1).  NULL if
  * none: a flight recorder's file is a new extract each time.
  */
-static struct utrace_dat_resume *live_resume(struct session_live *rl, int cpu, bool pipe, int which)
+static struct utrace_dat_resume *live_resume(struct session_live *rl, int cpu, bool pipe, int which,
+					     const struct live_keep *k)
 {
 	size_t i = ((size_t)(cpu + 1) * 2 + pipe) * 2 + (size_t)which;
 
-	if (rl->overwrite)
+	if (rl->overwrite || k->fn)
 		return NULL;
 	if (i >= rl->nr_resumes) {
 		if (UTRACE_GROW_ZERO(rl->resumes, rl->cap_resumes, i + 1) < 0)
@@ -197,15 +206,16 @@ static struct utrace_dat_resume *live_resume(struct session_live *rl, int cpu, b
  * pass to count them first). */
 static int live_print_all(struct session_live *rl, struct utrace_dat *d, FILE *out,
 			  struct utrace_report_opts *o, uint64_t since_ns, int cpu,
-			  struct utrace_error *err)
+			  const struct live_keep *k, struct utrace_error *err)
 {
 	struct utrace_report_filter *f = NULL;
 	struct live_scan scan = {0};
 	int ret;
 
-	ret = live_select(&f, since_ns, cpu, live_resume(rl, cpu, false, 0), err);
+	ret = live_select(&f, since_ns, cpu, live_resume(rl, cpu, false, 0, k), k, err);
 	if (ret >= 0)
-		ret = live_scan(d, &f, &since_ns, cpu, live_resume(rl, cpu, false, 1), &scan, err);
+		ret = live_scan(d, &f, &since_ns, cpu, live_resume(rl, cpu, false, 1, k), k, &scan,
+				err);
 	o->filter = f;
 	if (ret >= 0) /* with its header even when empty */
 		ret = utrace_report_print(d, out, o, NULL, err);
@@ -217,13 +227,13 @@ static int live_print_all(struct session_live *rl, struct utrace_dat *d, FILE *o
  * in one pass, which says where they end (*last_ns, 0 if none). */
 static int live_print_pipe(struct session_live *rl, struct utrace_dat *d, FILE *out,
 			   struct utrace_report_opts *o, uint64_t since_ns, int cpu,
-			   uint64_t *last_ns, struct utrace_error *err)
+			   uint64_t *last_ns, const struct live_keep *k, struct utrace_error *err)
 {
 	struct utrace_report_filter *f = NULL;
 	int ret;
 
 	*last_ns = 0;
-	ret = live_select(&f, since_ns, cpu, live_resume(rl, cpu, true, 0), err);
+	ret = live_select(&f, since_ns, cpu, live_resume(rl, cpu, true, 0, k), k, err);
 	if (ret >= 0 && !f)
 		ret = utrace_report_filter_new(&f, err);
 	if (ret < 0)
@@ -240,7 +250,15 @@ int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t 
 			     uint64_t since_ns, int cpu, uint64_t *last_ns,
 			     struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	return session_live_print_sel(live_rl(arg), NULL, NULL, out, tracer, options, since_ns,
+				      cpu, last_ns, err);
+}
+
+int session_live_print_sel(struct session_live *rl, utrace_report_keep_fn keep, void *sel,
+			   FILE *out, const char *tracer, uint32_t options, uint64_t since_ns,
+			   int cpu, uint64_t *last_ns, struct utrace_error *err)
+{
+	struct live_keep k = {keep, sel};
 	struct utrace_report_opts o;
 	struct utrace_dat *d;
 	int ret;
@@ -251,9 +269,9 @@ int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t 
 	o.tracer = tracer;
 	o.flags = options;
 	if (last_ns)
-		ret = live_print_pipe(rl, d, out, &o, since_ns, cpu, last_ns, err);
+		ret = live_print_pipe(rl, d, out, &o, since_ns, cpu, last_ns, &k, err);
 	else
-		ret = live_print_all(rl, d, out, &o, since_ns, cpu, err);
+		ret = live_print_all(rl, d, out, &o, since_ns, cpu, &k, err);
 	utrace_dat_close(d);
 	return ret;
 }
@@ -261,7 +279,7 @@ int session_live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t 
 int session_live_print_profile(void *arg, FILE *out, int cpu, uint64_t from_ns, uint64_t to_ns,
 			       uint64_t thresh_ns, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct utrace_dat *d;
 	int ret;
 
@@ -324,7 +342,7 @@ static int live_cpu_count(void *arg, const struct utrace_event *ev, struct utrac
 int session_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_ns,
 			   struct utrace_live_stats *st, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct live_cpu_scan s = {st, read_ns};
 	struct utrace_report_filter *f = NULL;
 	struct utrace_pass_stats ps;
@@ -333,7 +351,7 @@ int session_live_cpu_stats(void *arg, int cpu, uint64_t since_ns, uint64_t read_
 
 	if (session_live_open_dat(rl, &d, err) < 0)
 		return err->code;
-	ret = live_select(&f, since_ns, cpu, NULL, err);
+	ret = live_select(&f, since_ns, cpu, NULL, &(struct live_keep){NULL, NULL}, err);
 	if (ret >= 0)
 		ret = utrace_report_filter_run(f, d, live_cpu_count, &s, &ps, err);
 	utrace_report_filter_free(f);
@@ -358,7 +376,7 @@ static int live_hit_count(void *arg, const struct utrace_event *ev, struct utrac
 int session_live_event_hits(void *arg, const char *system, const char *name, uint64_t *hits,
 			    uint64_t *missed, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct live_hit_scan s = {0};
 	struct utrace_pass_stats ps;
 	struct utrace_dat *d;

@@ -13,7 +13,7 @@
 
 int session_live_wakeup_start(void *arg, bool on, bool rt, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -28,7 +28,7 @@ int session_live_wakeup_start(void *arg, bool on, bool rt, struct utrace_error *
 
 int session_live_wakeup_max(void *arg, bool set, uint64_t *max_ns, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	int ret;
 
 	live_lock(rl);
@@ -41,7 +41,7 @@ int session_live_wakeup_max(void *arg, bool set, uint64_t *max_ns, struct utrace
 
 void session_live_wakeup_clear(void *arg)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct utrace_error err;
 
 	live_lock(rl);

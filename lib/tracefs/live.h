@@ -87,6 +87,12 @@ enum utrace_live_trig_ctl {
 typedef void (*utrace_live_func_cb)(void *cbarg, const char *name, const char *raw,
 				    const char *module, bool main_object);
 
+/* One function symbol of a traced object at its run-time address (size
+ * 0: up to the next symbol), nm's type letter, the symbol as in the
+ * table and its object's path (main_object: a program's own). */
+typedef void (*utrace_live_sym_cb)(void *cbarg, uint64_t addr, uint64_t size, char type,
+				   const char *raw, const char *module, bool main_object);
+
 /* per_cpu/cpuN/stats: the kernel's figures of one CPU (tracing_stats_read) */
 struct utrace_live_stats {
 	uint64_t entries;   /* events in the buffer: after the clear, not read */
@@ -210,6 +216,10 @@ struct utrace_live_ops {
 	int (*extract)(void *arg, FILE *out, struct utrace_error *err);
 	/* every traceable function of the traced processes */
 	void (*functions)(void *arg, utrace_live_func_cb cb, void *cbarg);
+	/* every function symbol of the traced processes' objects, each
+	 * object once, at the run-time address of the first process that
+	 * has it (utrace.kallsyms, the address points of kprobe_events) */
+	void (*symbols)(void *arg, utrace_live_sym_cb cb, void *cbarg);
 	/* dynamic_events, kprobe_events, uprobe_events, synthetic_events
 	 * (live_dynev.c): a probe definition (the in-process syntax, or a
 	 * PATH:OFFSET point; file: which file it was written to, for its
@@ -235,6 +245,13 @@ struct utrace_live_ops {
 			      void (*cb)(void *cbarg, const char *line,
 					 const struct utrace_event_format *fmt),
 			      void *cbarg);
+	/* instances/NAME (mkdir): the ops of a new instance, its own event
+	 * set, tracer, tracing_on and trace over the same processes (*ops
+	 * filled, ops->arg its own); instance_free (rmdir) gets that arg.
+	 * NULL: there is no instances/ */
+	int (*instance_new)(void *arg, const char *name, struct utrace_live_ops *ops,
+			    struct utrace_error *err);
+	void (*instance_free)(void *arg, void *inst);
 	/* per-thread buffer size in KiB */
 	uint32_t buffer_kb;
 	/* buffer_size_kb: the buffers threads make from now on hold kb KiB
@@ -283,6 +300,10 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
  * opened, waits (timeout_ms at most) until its readers have taken every
  * record; 0, or -ETIMEDOUT (a reader that went away). */
 int utrace_live_drain(struct utrace_live *l, int timeout_ms);
+/* The format of event SYSTEM:NAME as events/ shows it, NULL if there is
+ * none; for the ops, which are called with the tracefs's lock held. */
+const struct utrace_event_format *utrace_live_format(struct utrace_live *l, const char *system,
+						     const char *name);
 /* Unmounts (readers blocked in trace_pipe get end of file) and frees. */
 void utrace_live_stop(struct utrace_live *l);
 

@@ -10,6 +10,7 @@
  *                     ("p:GRP/EVENT SYMBOL[+OFFS] NAME=ARG ...", "r:...",
  *                     "f:...", "t:GRP/EVENT TRACEPOINT ...",
  *                     "p:GRP/EVENT PATH:0xOFFSET ...",
+ *                     "e:GRP/EVENT SYS.EVENT ...",
  *                     "s:synthetic/NAME\tTYPE FIELD; ...");
  *                     a write runs each line ("-:[GRP/]EVENT" removes,
  *                     "s:" defines a synthetic event, "#" starts a
@@ -32,7 +33,7 @@
  *
  * A definition the recording refuses is a failed write (EINVAL, EEXIST,
  * ENOENT, EBUSY as the kernel) and, for a bad definition, an error_log
- * entry as the kernel's: "trace_kprobe" (or "trace_fprobe",
+ * entry as the kernel's: "trace_kprobe" (or "trace_fprobe", "event_probe",
  * "trace_uprobe", "synthetic_events"), the definition, a caret under the column the
  * parser names.  An event added starts disabled, as the kernel's; its
  * format and id are under events/ (live_events.c lists the formats of
@@ -58,7 +59,8 @@ struct dyn_file {
 	bool synth;
 };
 
-#define DYN_ALL (LIVE_DYN_KPROBE | LIVE_DYN_FPROBE | LIVE_DYN_UPROBE | LIVE_DYN_SYNTH)
+#define DYN_ALL \
+	(LIVE_DYN_KPROBE | LIVE_DYN_FPROBE | LIVE_DYN_UPROBE | LIVE_DYN_SYNTH | LIVE_DYN_EPROBE)
 static const struct dyn_file dyn_files[] = {
     [LIVE_DYN_DYNAMIC] = {DYN_ALL, UTRACE_LIVE_DYNAMIC, false},
     [LIVE_DYN_SYNTHETIC] = {LIVE_DYN_SYNTH, UTRACE_LIVE_DYNAMIC, true},
@@ -73,7 +75,8 @@ static unsigned dyn_kind(const char *line)
 	const char *w = line + strcspn(line, " \t");
 
 	w += strspn(w, " \t");
-	return line[0] == 's' ? LIVE_DYN_SYNTH
+	return line[0] == 's'	? LIVE_DYN_SYNTH
+	       : line[0] == 'e' ? LIVE_DYN_EPROBE
 	       : line[0] == 'f' || line[0] == 't' ? LIVE_DYN_FPROBE
 	       : w[0] == '/'	? LIVE_DYN_UPROBE
 				: LIVE_DYN_KPROBE;
@@ -116,14 +119,16 @@ static const struct live_dyn *dyn_find(struct utrace_live *l, const char *sys, c
 	return NULL;
 }
 
+/* an instance's events/ shows the top level's dynamic events */
 const struct live_dyn *live_dynev_find(struct utrace_live *l, const char *sys, const char *name)
 {
-	return dyn_find(l, sys, name, DYN_ALL);
+	return dyn_find(live_top(l), sys, name, DYN_ALL);
 }
 
 /* The i-th event: an event of several points (several lines) once. */
 const struct utrace_event_format *live_dynev_format(struct utrace_live *l, size_t i)
 {
+	l = live_top(l);
 	dyn_init(l);
 	for (size_t k = 0; k < l->ndyn; k++) {
 		bool again = false;
@@ -182,6 +187,18 @@ static int dyn_remove_all(struct utrace_live *l, unsigned kinds)
 	return ret;
 }
 
+/* An event probe's attached SYS.EVENT, which a removal may write
+ * SYS/EVENT (the kernel's eprobe_dyn_event_match): whether w and head's
+ * first word, n bytes, say the same. */
+static bool dyn_same_attached(const struct live_dyn *d, const char *w, const char *head, size_t n,
+			      bool first)
+{
+	size_t s = strcspn(w, ".");
+
+	return first && d->kind == LIVE_DYN_EPROBE && s < n && head[s] == '/' &&
+	       !strncmp(w, head, s) && !strncmp(w + s + 1, head + s + 1, n - s - 1);
+}
+
 /* Whether d's definition begins with the words of head (the kernel's
  * match_command_head: the point, then NAME=ARG one by one; a synthetic
  * event's are not compared, as the kernel's synth_event_match). */
@@ -189,6 +206,7 @@ static bool dyn_head_matches(const struct live_dyn *d, const char *head)
 {
 	const char *w = d->line + strcspn(d->line, " \t");
 	size_t n;
+	bool first = true;
 
 	head += strspn(head, " \t");
 	if (!*head || d->kind == LIVE_DYN_SYNTH)
@@ -196,8 +214,10 @@ static bool dyn_head_matches(const struct live_dyn *d, const char *head)
 	while (*head) {
 		w += strspn(w, " \t");
 		n = strcspn(head, " \t");
-		if (strcspn(w, " \t") != n || strncmp(w, head, n))
+		if (strcspn(w, " \t") != n ||
+		    (strncmp(w, head, n) && !dyn_same_attached(d, w, head, n, first)))
 			return false;
+		first = false;
 		w += n;
 		head += n;
 		head += strspn(head, " \t");
@@ -255,6 +275,8 @@ static const char *dyn_errloc(const struct dyn_file *f, const char *def)
 		return "synthetic_events";
 	if (def[0] == 'f' || def[0] == 't')
 		return "trace_fprobe";
+	if (def[0] == 'e')
+		return "event_probe";
 	if (f->probe == UTRACE_LIVE_UPROBE ||
 	    (f->probe == UTRACE_LIVE_DYNAMIC && (memchr(w, ':', n) || memchr(w, '/', n))))
 		return "trace_uprobe";
@@ -266,14 +288,23 @@ static int dyn_add(struct utrace_live *l, const char *def, const struct dyn_file
 {
 	const struct utrace_event_format *fmt = NULL;
 	struct utrace_error err = {0};
-	char *line = NULL, *text;
-	int ret;
+	char *line = NULL, *text, *adef = NULL, *point = NULL;
+	int ret = 0;
 
-	ret = f->synth ? (l->ops.synth_add ? l->ops.synth_add(l->ops.arg, def, &line, &fmt, &err)
-					   : -EOPNOTSUPP)
-		       : (l->ops.probe_add ? l->ops.probe_add(l->ops.arg, def, f->probe, &line,
-							      &fmt, &err)
-					   : -EOPNOTSUPP);
+	/* the kernel's address point: the symbol that holds it */
+	if (!f->synth && f->probe != UTRACE_LIVE_UPROBE)
+		ret = live_kaddr_point(l, def, &adef, &point, &err);
+	if (ret >= 0)
+		ret = f->synth
+			  ? (l->ops.synth_add ? l->ops.synth_add(l->ops.arg, def, &line, &fmt, &err)
+					      : -EOPNOTSUPP)
+			  : (l->ops.probe_add ? l->ops.probe_add(l->ops.arg, adef ? adef : def,
+								 f->probe, &line, &fmt, &err)
+					      : -EOPNOTSUPP);
+	if (ret >= 0 && point)
+		(void)live_kaddr_line(&line, point); /* out of memory: by its symbol */
+	free(adef);
+	free(point);
 	if (ret < 0) {
 		/* the parser's "TEXT at column N": the text alone */
 		if ((text = strdup(err.msg[0] ? err.msg : strerror(-ret))) &&

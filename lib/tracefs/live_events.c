@@ -335,3 +335,9 @@ long live_write_set_event(struct utrace_live *l, struct live_handle *h, const ch
 	free(s);
 	return ret < 0 ? ret : (long)n;
 }
+
+const struct utrace_event_format *utrace_live_format(struct utrace_live *l, const char *system,
+						     const char *name)
+{
+	return live_event_find(l, system, name);
+}

@@ -403,6 +403,7 @@ static const struct live_file files[] = {
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},
     {"trace_options", RW, live_show_options, NULL, live_write_options, NULL, 0, false},
     {"utrace.dat", RO, show_extract, NULL, NULL, NULL, 0, false},
+    {"utrace.kallsyms", RO, live_show_kallsyms, NULL, NULL, NULL, 0, false},
     {"dynamic_events", RW, live_show_dynev, live_open_dynev, live_write_dynev, NULL,
      LIVE_DYN_DYNAMIC, false},
     {"synthetic_events", RW, live_show_dynev, live_open_dynev, live_write_dynev, NULL,
@@ -540,15 +541,43 @@ static int resolve_event(struct utrace_live *l, const char *p, struct live_handl
 	return 0;
 }
 
+/* instances, instances/NAME[/REST] (p: after "instances") */
+static int resolve_inst(struct utrace_live *l, const char *p, struct live_handle *h)
+{
+	const char *rest;
+	struct utrace_live *in;
+
+	if (!*p) {
+		h->dir = LIVE_DIR_INSTANCES;
+		return 0;
+	}
+	p++; /* the '/' */
+	rest = strchr(p, '/');
+	if (!(in = live_inst_find(l, p, rest ? (size_t)(rest - p) : strlen(p))))
+		return -ENOENT;
+	return live_resolve(in, rest ? rest : "", h);
+}
+
 int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h)
 {
 	const char *p = path + (path[0] == '/'), *rest;
 
 	memset(h, 0, sizeof(*h));
 	h->cpu = -1;
+	h->l = l;
 	if (!*p) {
 		h->dir = LIVE_DIR_ROOT;
 		return 0;
+	}
+	if (!live_is_inst(l) && l->ops.instance_new &&
+	    (!strcmp(p, "instances") || !strncmp(p, "instances/", 10)))
+		return resolve_inst(l, p + 9, h);
+	if (live_is_inst(l)) {
+		const char *q = p;
+		char first[65];
+
+		if (!component(&q, first) || !live_file_in_instance(first))
+			return -ENOENT;
 	}
 	if (!strcmp(p, "per_cpu")) {
 		h->dir = LIVE_DIR_PER_CPU;
@@ -577,7 +606,31 @@ int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h)
 		h->f = &option_file;
 		return 0;
 	}
+	if (live_is_inst(l) && !live_file_in_instance(p))
+		return -ENOENT;
 	return (h->f = table_find(files, NFILES(files), p)) ? 0 : -ENOENT;
+}
+
+/* The files of the top level only: the kernel's instances have no
+ * README, no event or probe definitions (the events are the top level's,
+ * each instance enables its own), no function list or profile of all
+ * functions and no tracing_thresh; a name not listed is in both. */
+static const char *const top_only[] = {
+    "README",	     "available_events",   "available_filter_functions",
+    "dynamic_events", "synthetic_events",   "kprobe_events",
+    "uprobe_events",  "kprobe_profile",	    "function_profile_enabled",
+    "tracing_thresh", "utrace.dat",	    "trace_stat",
+    "per_cpu",	     "set_graph_function", "set_graph_notrace",
+    "max_graph_depth", "set_ftrace_notrace_pid", "set_event_notrace_pid",
+    "set_ftrace_pid", "set_event_pid",
+};
+
+bool live_file_in_instance(const char *name)
+{
+	for (size_t i = 0; i < NFILES(top_only); i++)
+		if (!strcmp(top_only[i], name))
+			return false;
+	return true;
 }
 
 int live_dir_names(struct utrace_live *l, const char *path,
@@ -588,7 +641,11 @@ int live_dir_names(struct utrace_live *l, const char *path,
 
 	if (live_resolve(l, path, &h) < 0 || h.f)
 		return -ENOENT;
+	l = h.l;
 	switch (h.dir) {
+	case LIVE_DIR_INSTANCES:
+		live_inst_names(l, fill, arg);
+		break;
 	case LIVE_DIR_CPU:
 		for (size_t i = 0; i < NFILES(cpu_files); i++)
 			fill(arg, cpu_files[i].name);
@@ -624,11 +681,16 @@ int live_dir_names(struct utrace_live *l, const char *path,
 		break;
 	default:
 		for (size_t i = 0; i < NFILES(files); i++)
-			fill(arg, files[i].name);
-		fill(arg, "per_cpu");
+			if (!live_is_inst(l) || live_file_in_instance(files[i].name))
+				fill(arg, files[i].name);
+		if (!live_is_inst(l)) {
+			fill(arg, "per_cpu");
+			fill(arg, "trace_stat");
+		}
+		if (!live_is_inst(l) && l->ops.instance_new)
+			fill(arg, "instances");
 		fill(arg, "events");
 		fill(arg, "options");
-		fill(arg, "trace_stat");
 	}
 	return 0;
 }

@@ -71,7 +71,8 @@ static int live_getattr(const char *path, struct stat *st, struct fuse_file_info
 		return -ENOENT;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
-	st->st_mode = h.f ? S_IFREG | h.f->mode : S_IFDIR | 0755;
+	st->st_mode =
+	    h.f ? S_IFREG | h.f->mode : S_IFDIR | (h.dir == LIVE_DIR_INSTANCES ? 0750 : 0755);
 	st->st_nlink = h.f ? 1 : 2;
 	return 0;
 }
@@ -143,33 +144,42 @@ static int handle_fill(struct utrace_live *l, struct live_handle *h)
 	return ret < 0 ? ret : 0;
 }
 
-static int live_open(const char *path, struct fuse_file_info *fi)
+/* The file path names, opened (l->lock held: an instance stays while
+ * its files are open). */
+static int open_locked(struct utrace_live *l, const char *path, struct live_handle *h, int flags)
 {
-	struct utrace_live *l = live_of();
-	int acc = fi->flags & O_ACCMODE, ret = 0;
+	int acc = flags & O_ACCMODE, ret = 0;
 	const struct live_file *f;
-	struct live_handle *h, where;
 
-	pthread_mutex_lock(&l->lock);
-	ret = live_resolve(l, path, &where);
-	pthread_mutex_unlock(&l->lock);
-	if (ret < 0)
+	if (live_resolve(l, path, h) < 0)
 		return -ENOENT;
-	if (!(f = where.f))
+	if (!(f = h->f))
 		return -EISDIR;
 	if ((acc != O_RDONLY && !(f->mode & 0200)) || (acc != O_WRONLY && !(f->mode & 0400)))
 		return -EACCES;
+	if (f->open)
+		ret = f->open(h->l, h, flags);
+	if (ret >= 0 && acc != O_WRONLY && !f->pipe)
+		ret = handle_fill(h->l, h);
+	if (ret < 0)
+		return ret;
+	/* a reader: utrace_live_drain waits for it */
+	h->l->pipe_used |= f->pipe;
+	handle_link(l, h);
+	h->l->nopen++;
+	return 0;
+}
+
+static int live_open(const char *path, struct fuse_file_info *fi)
+{
+	struct utrace_live *l = live_of();
+	struct live_handle *h;
+	int ret;
+
 	if (!(h = calloc(1, sizeof(*h))))
 		return -ENOMEM;
-	*h = where;
 	pthread_mutex_lock(&l->lock);
-	if (f->open)
-		ret = f->open(l, h, fi->flags);
-	if (ret >= 0 && acc != O_WRONLY && !f->pipe)
-		ret = handle_fill(l, h);
-	l->pipe_used |= ret >= 0 && f->pipe; /* a reader: utrace_live_drain waits for it */
-	if (ret >= 0)
-		handle_link(l, h);
+	ret = open_locked(l, path, h, fi->flags);
 	pthread_mutex_unlock(&l->lock);
 	if (ret < 0) {
 		handle_free(h);
@@ -191,7 +201,7 @@ static int live_read(const char *path, char *buf, size_t size, off_t off,
 	if (h->f->pipe) {
 		l = live_of();
 		pthread_mutex_lock(&l->lock);
-		n = live_pipe_read(l, h->cpu, buf, size, fi->flags & O_NONBLOCK);
+		n = live_pipe_read(h->l, h->cpu, buf, size, fi->flags & O_NONBLOCK);
 		pthread_mutex_unlock(&l->lock);
 		return (int)n;
 	}
@@ -213,7 +223,7 @@ static int live_write(const char *path, const char *buf, size_t size, off_t off,
 	if (!h->f->write)
 		return -EACCES;
 	pthread_mutex_lock(&l->lock);
-	ret = h->f->write(l, h, buf, size);
+	ret = h->f->write(h->l, h, buf, size);
 	pthread_mutex_unlock(&l->lock);
 	return (int)ret;
 }
@@ -226,7 +236,7 @@ static int live_flush(const char *path, struct fuse_file_info *fi)
 
 	if (h->f->flush) {
 		pthread_mutex_lock(&l->lock);
-		ret = h->f->flush(l, h);
+		ret = h->f->flush(h->l, h);
 		pthread_mutex_unlock(&l->lock);
 	}
 	return ret;
@@ -239,9 +249,33 @@ static int live_release(const char *path, struct fuse_file_info *fi)
 
 	pthread_mutex_lock(&l->lock);
 	handle_unlink(l, h);
+	h->l->nopen--;
 	pthread_mutex_unlock(&l->lock);
 	handle_free(h);
 	return 0;
+}
+
+/* instances/NAME: a new instance (live_inst.c) */
+static int live_mkdir(const char *path, mode_t mode)
+{
+	struct utrace_live *l = live_of();
+	int ret;
+
+	pthread_mutex_lock(&l->lock);
+	ret = live_inst_mkdir(l, path);
+	pthread_mutex_unlock(&l->lock);
+	return ret;
+}
+
+static int live_rmdir(const char *path)
+{
+	struct utrace_live *l = live_of();
+	int ret;
+
+	pthread_mutex_lock(&l->lock);
+	ret = live_inst_rmdir(l, path);
+	pthread_mutex_unlock(&l->lock);
+	return ret;
 }
 
 /* `>` without FUSE_CAP_ATOMIC_O_TRUNC, or truncate(1): nothing to cut. */
@@ -267,6 +301,8 @@ static const struct fuse_operations live_ops = {
     .flush = live_flush,
     .release = live_release,
     .truncate = live_truncate,
+    .mkdir = live_mkdir,
+    .rmdir = live_rmdir,
 };
 
 static void *live_serve(void *arg)
@@ -305,25 +341,10 @@ int utrace_live_start(const char *dir, const struct utrace_live_ops *ops, struct
 		free(l);
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
-	l->ops = *ops;
-	l->tracer = ops->tracer;
-	l->max_depth = ops->max_depth;
-	l->options = ops->options;
-	l->thresh_us = ops->thresh_us;
-	l->dump_on_crash = ops->dump_on_crash_on;
-	l->graph_retval = ops->graph_retval_on;
-	live_clock_init(l);
+	l->root = l;
 	pthread_mutex_init(&l->lock, NULL);
 	sigaction(SIGUSR1, &(struct sigaction){.sa_handler = live_intr}, NULL);
-	l->ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
-	if (l->ncpu < 1)
-		l->ncpu = 1;
-	if (!(l->cpu_clear_ns = calloc((size_t)l->ncpu, sizeof(uint64_t))) ||
-	    !(l->cpu_pipes = calloc((size_t)l->ncpu, sizeof(*l->cpu_pipes)))) {
-		utrace_live_stop(l);
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	}
-	if (live_lists_from(l, ops->filter) < 0) {
+	if (live_state_init(l, ops) < 0) {
 		utrace_live_stop(l);
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
@@ -364,24 +385,11 @@ void utrace_live_stop(struct utrace_live *l)
 		struct live_handle *h = l->open;
 
 		handle_unlink(l, h);
+		h->l->nopen--;
 		handle_free(h);
 	}
-	live_errlog_clear(l);
-	for (int w = 0; w < UTRACE_FILTER_LISTS; w++)
-		live_list_free(&l->lists[w]);
-	for (size_t i = 0; i < l->nfilters; i++)
-		utrace_func_filter_free(l->filters[i]);
-	free(l->filters);
-	free(l->pipe.text);
-	for (int c = 0; l->cpu_pipes && c < l->ncpu; c++)
-		free(l->cpu_pipes[c].text);
-	free(l->cpu_pipes);
-	free(l->cpu_clear_ns);
-	live_events_free(l);
-	live_pids_free(l);
-	live_ftcmd_free(l);
-	live_dynev_free(l);
-	live_evconf_free(l);
+	live_inst_free_all(l);
+	live_state_free(l);
 	pthread_mutex_destroy(&l->lock);
 	free(l->dir);
 	free(l);

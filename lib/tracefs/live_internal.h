@@ -29,8 +29,18 @@ struct live_pipe {
 	size_t len, off;
 };
 
+struct live_inst;
+
 struct utrace_live {
 	struct utrace_live_ops ops;
+	/* the top level (itself, or the tracefs of an instance: the one
+	 * whose lock every file's callbacks hold), and an instance's name */
+	struct utrace_live *root;
+	char *name;
+	unsigned nopen; /* its files open now: rmdir is EBUSY (live_inst.c) */
+	/* live_inst.c: instances/NAME, the top level's, by name */
+	struct live_inst *insts;
+	size_t ninsts, cap_insts;
 	char *dir;
 	struct fuse *fuse;
 	pthread_t thread;
@@ -96,6 +106,7 @@ struct utrace_live {
 /* One open file. */
 struct live_handle {
 	const struct live_file *f;
+	struct utrace_live *l; /* whose file: the top level or an instance's */
 	char *buf; /* what a read sees: made at open */
 	size_t len;
 	struct live_list pending; /* a function list being written */
@@ -117,6 +128,7 @@ enum live_dir {
 	LIVE_DIR_FTRACE,       /* events/ftrace (live_ftrace.c) */
 	LIVE_DIR_FTRACE_EVENT, /* events/ftrace/EVENT */
 	LIVE_DIR_TRACE_STAT,   /* trace_stat (live_fprofile.c) */
+	LIVE_DIR_INSTANCES,    /* instances (live_inst.c) */
 };
 
 /* One file of the filesystem.  The callbacks return 0 or -errno; write
@@ -257,7 +269,13 @@ char *live_strip(const char *buf, size_t n);
 
 /* live_dynev.c: an event of dynamic_events; its line as the file lists
  * it, its format (the recording's), its kind (LIVE_DYN_*) */
-enum { LIVE_DYN_KPROBE = 1, LIVE_DYN_FPROBE = 2, LIVE_DYN_UPROBE = 4, LIVE_DYN_SYNTH = 8 };
+enum {
+	LIVE_DYN_KPROBE = 1,
+	LIVE_DYN_FPROBE = 2,
+	LIVE_DYN_UPROBE = 4,
+	LIVE_DYN_SYNTH = 8,
+	LIVE_DYN_EPROBE = 16
+};
 struct live_dyn {
 	char *line;
 	const struct utrace_event_format *fmt;
@@ -281,8 +299,44 @@ void live_dynev_free(struct utrace_live *l);
  * (1-based) of text */
 unsigned live_filter_errpos(const char *text, int code, int column);
 
+/* The top level of l (l itself for the top level, and for a struct set
+ * up without utrace_live_start, as the unit tests'), and whether l is an
+ * instance's. */
+static inline struct utrace_live *live_top(struct utrace_live *l)
+{
+	return l->root ? l->root : l;
+}
+
+static inline bool live_is_inst(const struct utrace_live *l)
+{
+	return l->root && l->root != l;
+}
+
+/* live_inst.c: instances/NAME, each a tracefs of its own (a struct
+ * utrace_live whose root is the top level) over the ops the recording
+ * gives it (ops->instance_new).  live_inst_find: the instance of that
+ * name (len bytes), NULL if none; live_inst_names: the instances' names;
+ * mkdir, rmdir: the FUSE operations' (path is the whole path) */
+struct utrace_live *live_inst_find(struct utrace_live *l, const char *name, size_t len);
+void live_inst_names(struct utrace_live *l, void (*fill)(void *arg, const char *name), void *arg);
+int live_inst_mkdir(struct utrace_live *l, const char *path);
+int live_inst_rmdir(struct utrace_live *l, const char *path);
+void live_inst_free_all(struct utrace_live *l);
+/* live_inst.c: the state of a tracefs, top level or instance, set up
+ * from ops (0 or -ENOMEM) and freed */
+int live_state_init(struct utrace_live *l, const struct utrace_live_ops *ops);
+void live_state_free(struct utrace_live *l);
+/* live_files.c: whether a file of the top level is also an instance's */
+bool live_file_in_instance(const char *name);
+
 /* live_profile.c */
 int live_show_kprobe_profile(struct utrace_live *l, const struct live_handle *h, FILE *out);
+/* live_kallsyms.c: utrace.kallsyms; a probe point at an address */
+int live_show_kallsyms(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_kaddr_point(struct utrace_live *l, const char *def, char **def_out, char **point,
+		     struct utrace_error *err);
+int live_kaddr_line(char **line, const char *point);
+int live_func_range(void *arg, const char *name, uint64_t addr, uint64_t *start, uint64_t *end);
 
 /* live_options.c */
 bool live_option_known(struct utrace_live *l, const char *name);

@@ -134,13 +134,13 @@ long live_pipe_read(struct utrace_live *l, int cpu, char *buf, size_t size, bool
 			continue;
 		if (nonblock)
 			return -EAGAIN;
-		if (l->stopping)
+		if (live_top(l)->stopping)
 			return 0;
 		if (fuse_interrupted())
 			return -EINTR;
-		pthread_mutex_unlock(&l->lock);
+		pthread_mutex_unlock(&live_top(l)->lock);
 		usleep(POLL_MS * 1000);
-		pthread_mutex_lock(&l->lock);
+		pthread_mutex_lock(&live_top(l)->lock);
 	}
 }
 
@@ -149,13 +149,13 @@ int utrace_live_drain(struct utrace_live *l, int timeout_ms)
 	bool left = false;
 
 	for (int waited = 0; waited <= timeout_ms; waited += 10) {
-		pthread_mutex_lock(&l->lock);
+		pthread_mutex_lock(&live_top(l)->lock);
 		/* fetch for the readers: nothing new and nothing untaken is
 		 * the end */
 		if (l->pipe_used && l->pipe.off == l->pipe.len && pipe_fetch(l, &l->pipe, -1) < 0)
 			l->pipe_used = false;
 		left = l->pipe_used && l->pipe.off < l->pipe.len;
-		pthread_mutex_unlock(&l->lock);
+		pthread_mutex_unlock(&live_top(l)->lock);
 		if (!left)
 			return 0;
 		usleep(10 * 1000);

@@ -11,8 +11,7 @@
  * lib/hist adds its line here; one that is not there must not be listed
  * (the selftests would then test it and fail instead of saying
  * UNSUPPORTED).  Left out today: the dump and cpudump function
- * commands, instances/, e: probes,
- * <memaddr> places, appending a probe to an event
+ * commands, appending a probe to an event
  * (multiprobe: "Create/append/"), (ref_ctr_offset), <argname>, symstr, %pd/%pD, synthetic array fields.
  */
 #include "lib/tracefs/live_internal.h"
@@ -40,6 +39,8 @@ static const char readme[] =
     "\t\t\t     x86-tsc:   TSC cycle counter\n"
     "\t\t\t  (utrace: local, global and mono are one time here)\n"
     "\n  trace_marker\t\t- Writes into this file writes into the buffer\n"
+    "  instances\t\t- Make sub-buffers with: mkdir instances/foo\n"
+    "\t\t\t  Remove sub-buffer with rmdir\n"
     "  trace_options\t\t- Set format or modify how tracing happens\n"
     "\t\t\t  Disable an option by prefixing 'no' to the\n"
     "\t\t\t  option name\n"
@@ -89,13 +90,14 @@ static const char readme[] =
     "\t           f[:[<group>/][<event>]] <func-name>[%return] [<args>]\n"
     "\t           t[:[<group>/][<event>]] <tracepoint> [<args>]\n"
     "\t           s:[synthetic/]<event> <field> [<field>]\n"
+    "\t           e[:[<group>/][<event>]] <attached-group>.<attached-event> [<args>] [if <filter>]\n"
     "\t           -:[<group>/][<event>]\n"
-    "\t    place: [<module>:]<symbol>[+<offset>]\n"
+    "\t    place: [<module>:]<symbol>[+<offset>]|<memaddr>\n"
     "place (kretprobe): [<module>:]<symbol>[+<offset>]%return\n"
     "\t           (<module>: the file name of a loaded object)\n"
     "   place (uprobe): <path>:<offset>[%return]\n"
     "\t     args: <name>=fetcharg[:type]\n"
-    "\t fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],\n"
+    "\t fetcharg: (%<register>|$<efield>), @<address>, @<symbol>[+|-<offset>],\n"
     "\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n"
     "\t           +|-[u]<offset>(<fetcharg>), \\imm-value, \\\"imm-string\"\n"
     "\t           kernel return probes support: $retval, $arg<N>, $comm\n"
@@ -105,6 +107,10 @@ static const char readme[] =
     "\t    field: <stype> <name>;\n"
     "\t    stype: u8/u16/u32/u64, s8/s16/s32/s64, pid_t,\n"
     "\t           [unsigned] char/int/long\n"
+    "\t    efield: For event probes ('e' types), the field is on of the fields\n"
+    "\t            of the <attached-group>/<attached-event>.\n"
+    "\t            (utrace: events of the traced programs, synthetic events and\n"
+    "\t            probes; not the kernel's)\n"
     "  events/\t\t- Directory containing all trace event subsystems:\n"
     "      enable\t\t- Write 0/1 to enable/disable tracing of all events\n"
     "  events/<system>/\t- Directory containing all trace events for <system>:\n"

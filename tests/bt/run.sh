@@ -15,7 +15,8 @@
 #
 # Each case runs as tests/runtime/engine/runner.py runs it, unchanged but
 # for the command: {{BPFTRACE}} (RUN) and `bpftrace -e 'PROG'` (PROG) are
-# `utrace bt` (or bpftrace itself with --bpftrace, which proves this runner:
+# `utrace bt`, run as BUILD_DIR/bt-suite/bin/bpftrace, a link to utrace,
+# so that its process is named bpftrace (or bpftrace itself with --bpftrace, which proves this runner:
 # bpftrace passes nearly all).  As the engine does: fields are its parser's
 # (each line's words joined by one space), ARCH and MIN/MAX_KERNEL and
 # REQUIRES (commands) and REQUIRES_FEATURE decide SKIPs, BEFORE starts and
@@ -75,8 +76,13 @@ if [ -n "${BT_CMD:-}" ]; then
 elif [ $mode = bpftrace ]; then
 	BT=$(command -v bpftrace) || die "no bpftrace to run the suite with"
 else
-	BT="$B/utrace bt"
+	# utrace run by the name bpftrace is utrace bt (docs/utrace-bt.md),
+	# its process named bpftrace: the cases' `pidof bpftrace`, `pkill
+	# -SIGINT bpftrace` and BEGIN's comm find it as they find bpftrace
 	[ -x "$B/utrace" ] || die "$B/utrace is not built"
+	mkdir -p "$B/bt-suite/bin" && ln -sfn "$B/utrace" "$B/bt-suite/bin/bpftrace" ||
+		die "cannot link $B/bt-suite/bin/bpftrace"
+	BT=$B/bt-suite/bin/bpftrace
 fi
 
 . "$ROOT/tests/bt/suite.sh"

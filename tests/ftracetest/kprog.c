@@ -96,6 +96,16 @@ static KFN(int, test_for_valid_rec, struct dyn_ftrace *rec)
 	return rec->ip != 0;
 }
 
+/* one of the kernel's static functions of one name (kprog_text.c has the
+ * other): kprobe_non_uniq_symbol.tc */
+__attribute__((noinline, used)) static long name_show(void *dev, char *buf)
+{
+	return buf[0] - (long)dev;
+}
+/* rcu functions: the glob of fgraph-multi.tc's second instance */
+KFN(void, rcu_note_context_switch, bool preempt) { sink += preempt; }
+KFN(void, call_rcu, void *head, void *func) { sink += (long)head + (long)func; }
+
 static void kernel_functions(int n)
 {
 	char buf[64] = "";
@@ -131,6 +141,8 @@ static void kernel_functions(int n)
 	sys_getpid();
 	test_for_valid_rec(&recs[0]);
 	test_for_valid_rec(&recs[1]);
+	rcu_note_context_switch(false);
+	call_rcu(buf, NULL);
 }
 
 /* the kernel's sched_switch fires in __schedule(): a stack it keeps

@@ -12,11 +12,18 @@
 # /var/cache/utrace-ftracetest); it is never copied into this repository.
 # ping (iputils-ping, also installed by it) is the suite's own: its yield
 # and the inter-event cases run it (UNRESOLVED without).
-# The one adapter: a copy of the runner, next to it, whose TRACING_DIR is
-# the folder we give it instead of the first tracefs of /proc/mounts.
-# No case is edited.  HOME is an empty folder, so that a case the runner
-# repeats in instances/ (which utrace does not have yet) cannot write
-# anywhere else; only each case's first verdict is counted.
+# The adapter, two things: a copy of the runner, next to it, whose
+# TRACING_DIR is the folder we give it instead of the first tracefs of
+# /proc/mounts; and the runner runs in a mount namespace of its own
+# (unshare -m) where /proc/kallsyms is the tracefs' utrace.kallsyms: the
+# traced programs' symbols at their run-time addresses, as the kernel
+# lists its own (the cases look kernel_clone, their probe addresses and
+# the functions of call_site up there).  No case is edited.  HOME is an
+# empty folder (no case writes outside the tracing folder).  The runner
+# repeats each case whose header says `# flags: instance` in a new
+# instances/ftracetest.XXXXXX (TRACING_DIR that instance): that repeat is
+# counted as a case of its own, named CASE:instance (in known-fail too),
+# with the verdict ftracetest prints for it ("[2] (instance) ...").
 #
 # Each case runs in a fresh session, `utrace record -p nop --tracefs DIR
 # -- kprog`: kprog.c's functions and static tracepoints have the names and
@@ -91,7 +98,8 @@ grep -q '^TRACING_DIR=$UTRACE_TRACING_DIR$' "$FT/ftracetest-utrace" ||
 
 mkdir -p "$OUT/logs" || die "cannot write $OUT"
 cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/ftracetest/events" -o "$OUT/kprog" \
-	"$ROOT/tests/ftracetest/kprog.c" "$ROOT/tests/ftracetest/events/"*.c || die "build kprog"
+	"$ROOT/tests/ftracetest/kprog.c" "$ROOT/tests/ftracetest/kprog_text.c" \
+	"$ROOT/tests/ftracetest/events/"*.c || die "build kprog"
 
 # the cases about the suite's own shell and what it starts (see above)
 SYSTEM_CASES=" $(echo \
@@ -112,28 +120,36 @@ SYSTEM_CASES=" $(echo \
 	tracer/wakeup_rt.tc) "
 SCHED_EVENTS="sched_process_fork sched_process_exec sched_process_exit sched_switch sched_waking sched_wakeup"
 
+# the command after it, in the mount namespace unshare -m made: with the
+# tracefs' utrace.kallsyms as /proc/kallsyms
+# shellcheck disable=SC2016 # its own variables
+KALLSYMS_NS='mount --bind "$UTRACE_TRACING_DIR/utrace.kallsyms" /proc/kallsyms && exec "$@"'
+
 # run_system T CASE.tc: the runner inside the recording, kprog beside it
 # (started first: the runner waits for its events to be listed)
 run_system() {
 	local t=$1 tc=$2 e=()
 	for ev in $SCHED_EVENTS; do e+=(-e "sched:$ev"); done
 	# shellcheck disable=SC2016 # the inner script's own variables
-	HOME=$t/home UTRACE_TRACING_DIR=$t/mnt timeout -k 5 $((CASE_TIMEOUT + 10)) \
+	HOME=$t/home UTRACE_TRACING_DIR=$t/mnt KALLSYMS_NS=$KALLSYMS_NS \
+		timeout -k 5 $((CASE_TIMEOUT + 10)) \
 		"$U" record -p nop -c "${e[@]}" --tracefs "$t/mnt" -o "$t/k.dat" -- sh -c '
 		"$1" "$2" & kp=$!
 		i=0
 		while ! grep -qs "^kmem:" "$UTRACE_TRACING_DIR/available_events" && [ $i -lt 200 ]; do
 			sleep 0.05; i=$((i + 1))
 		done
-		(cd "$3" && timeout -k 5 "$4" sh ./ftracetest-utrace -l "$5" -k "$6") >"$7" 2>&1 </dev/null
+		(cd "$3" && unshare -m sh -c "$KALLSYMS_NS" kallsyms \
+			timeout -k 5 "$4" sh ./ftracetest-utrace -l "$5" -k "$6") >"$7" 2>&1 </dev/null
 		touch "$2"; wait $kp' sh "$OUT/kprog" "$t/stop" "$FT" "$CASE_TIMEOUT" "$t/logs" "$tc" \
 		"$t/run.out" >"$t/record.out" 2>&1 </dev/null
 	mountpoint -q "$t/mnt" && { fusermount3 -u "$t/mnt" 2>/dev/null || umount -l "$t/mnt"; }
 }
 
-# run_case CASE.tc: prints its first verdict (PASS, FAIL, ... or TIMEOUT)
+# run_case CASE.tc: prints its verdict (PASS, FAIL, ... or TIMEOUT) and,
+# for a case the runner repeats in an instance, the repeat's
 run_case() {
-	local tc=$1 t rp v
+	local tc=$1 t rp v vi
 	t=$(mktemp -d /tmp/utrace-ftracetest.XXXXXX) || return 1
 	mkdir -p "$t/mnt" "$t/home" "$t/logs"
 	if [[ $SYSTEM_CASES = *" ${tc#"$FT/test.d/"} "* ]]; then
@@ -144,11 +160,17 @@ run_case() {
 			>"$t/record.out" 2>&1 &
 		rp=$!
 		for _ in $(seq 200); do grep -qs . "$t/mnt/available_events" && break; sleep 0.05; done
-		(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt timeout -k 5 "$CASE_TIMEOUT" \
-			sh ./ftracetest-utrace -l "$t/logs" -k "$tc") >"$t/run.out" 2>&1 </dev/null
+		(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt unshare -m sh -c "$KALLSYMS_NS" \
+			kallsyms timeout -k 5 "$CASE_TIMEOUT" sh ./ftracetest-utrace -l "$t/logs" \
+			-k "$tc") >"$t/run.out" 2>&1 </dev/null
 	fi
 	v=$(sed -n 's/^\[1\].*\[\([A-Z]*\)\]$/\1/p' "$t/logs/ftracetest.log" 2>/dev/null | head -1)
 	[ -n "$v" ] || v=TIMEOUT
+	if grep -q "^#[ \t]*flags:.*instance" "$tc"; then
+		vi=$(sed -n 's/^\[2\] (instance) .*\[\([A-Z]*\)\]$/\1/p' "$t/logs/ftracetest.log" \
+			2>/dev/null | head -1)
+		v="$v ${vi:-TIMEOUT}"
+	fi
 	touch "$t/stop"
 	if [ -n "$rp" ]; then
 		for _ in $(seq 100); do kill -0 "$rp" 2>/dev/null || break; sleep 0.1; done
@@ -156,7 +178,7 @@ run_case() {
 		wait "$rp" 2>/dev/null
 	fi
 	mountpoint -q "$t/mnt" && { fusermount3 -u "$t/mnt" 2>/dev/null || umount -l "$t/mnt"; }
-	if [ "$v" != PASS ]; then
+	if [ "$v" != PASS ] && [ "$v" != "PASS PASS" ]; then
 		local name=${tc#"$FT/test.d/"}
 		cat "$t/run.out" "$t/logs/"*-log.* "$t/record.out" >"$OUT/logs/${name//\//_}.log" 2>/dev/null
 	fi
@@ -185,23 +207,21 @@ if [ $# -gt 0 ]; then
 else
 	mapfile -t cases < <(cd "$FT/test.d" && find . -name '*.tc' | sed 's|^\./||' | sort)
 fi
-passed=0 failed=$doc_failed known_n=0
+passed=0 failed=$doc_failed known_n=0 counted=0
 declare -A cnt cats
-start=$SECONDS
-for c in "${cases[@]}"; do
-	v=$(run_case "$FT/test.d/$c")
+
+# unexpected NAME VERDICT: neither a pass nor what known-fail lists
+unexpected() { [ "$2" != PASS ] && [ "$2" != XFAIL ] && [ "$2" != "$(known "$1")" ]; }
+
+# account NAME VERDICT: counts and says the verdict of NAME (a case, or
+# CASE:instance, its repeat in an instance)
+account() {
+	local c=$1 v=$2 k cat
 	k=$(known "$c")
-	# The cases time their windows for an idle kernel (a yield, a 1 ms
-	# sleep): under load kprog may not run in one.  A case that gives a
-	# verdict it should not is run once more, and says so; the second
-	# verdict counts (its log is the second run's).
-	if [ "$v" != PASS ] && [ "$v" != XFAIL ] && [ "$v" != "$k" ]; then
-		echo "# $c: $v; once more (load)"
-		v=$(run_case "$FT/test.d/$c")
-	fi
 	cat=${c%%/*}
 	cnt[$cat $v]=$((${cnt[$cat $v]:-0} + 1))
 	cats[$cat]=1
+	counted=$((counted + 1))
 	if [ "$v" = PASS ] || [ "$v" = XFAIL ]; then
 		if [ -n "$k" ]; then
 			echo "not ok - $c passes: remove it from known-fail"
@@ -220,9 +240,29 @@ for c in "${cases[@]}"; do
 		echo "not ok - $c $v, known-fail says $k: update known-fail"
 		failed=$((failed + 1))
 	else
-		echo "not ok - $c $v (log: $OUT/logs/${c//\//_}.log)"
+		local c0=${c%:instance}
+		echo "not ok - $c $v (log: $OUT/logs/${c0//\//_}.log)"
 		failed=$((failed + 1))
 	fi
+}
+
+start=$SECONDS
+for c in "${cases[@]}"; do
+	c=${c%:instance}
+	# shellcheck disable=SC2046 # one or two words
+	set -- $(run_case "$FT/test.d/$c")
+	# The cases time their windows for an idle kernel (a yield, a 1 ms
+	# sleep): under load kprog may not run in one.  A case that gives a
+	# verdict it should not (itself or its repeat in an instance) is run
+	# once more, and says so; the second verdicts count (its log is the
+	# second run's).
+	if unexpected "$c" "$1" || { [ $# -gt 1 ] && unexpected "$c:instance" "$2"; }; then
+		echo "# $c: $*; once more (load)"
+		# shellcheck disable=SC2046
+		set -- $(run_case "$FT/test.d/$c")
+	fi
+	account "$c" "$1"
+	[ $# -gt 1 ] && account "$c:instance" "$2"
 done
 echo "# per category:   PASS  FAIL  UNRESOLVED  UNSUPPORTED  (other)"
 for cat in $(printf '%s\n' "${!cats[@]}" | sort); do
@@ -231,6 +271,7 @@ for cat in $(printf '%s\n' "${!cats[@]}" | sort); do
 	printf '# %-15s %5d %5d %11d %12d  %d\n' "$cat" "${cnt[$cat PASS]:-0}" "${cnt[$cat FAIL]:-0}" \
 		"${cnt[$cat UNRESOLVED]:-0}" "${cnt[$cat UNSUPPORTED]:-0}" "$other"
 done
-echo "# ${#cases[@]} cases in $((SECONDS - start)) s; $known_n as known-fail lists them (not counted)"
+echo "# $counted cases (${#cases[@]} and their repeats in an instance) in $((SECONDS - start)) s;" \
+	"$known_n as known-fail lists them (not counted)"
 echo "ftracetest: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

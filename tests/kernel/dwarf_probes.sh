@@ -18,6 +18,7 @@ SRC=$ROOT/tests/progs/dwarfargs.c
 # the line of `printf("total=...` (FILE:LINE) and walk's `total += ...` (walk:6)
 PLINE=$(grep -n 'printf("total=' "$SRC" | cut -d: -f1)
 
+groups= # the recorders' uprobe groups, utrace_PID/, as an ERE alternation
 for cc in gcc clang; do
 	command -v $cc >/dev/null || { ok "$cc: not installed, skipped"; continue; }
 	for opt in -O0 -O2; do
@@ -28,7 +29,10 @@ for cc in gcc clang; do
 			--probe "p:ln $P:walk:6 p->len")
 		# at -O2 total lives in a register only while the loop runs
 		[ $opt = -O0 ] && defs+=(--probe "p:fl $P:dwarfargs.c:$PLINE total")
-		"$U" record "${defs[@]}" -o "$T/d.dat" -- "$P" >"$T/out" 2>"$T/err"
+		# in the background for its pid: its kernel probes are group utrace_PID
+		"$U" record "${defs[@]}" -o "$T/d.dat" -- "$P" >"$T/out" 2>"$T/err" &
+		groups+="${groups:+|}utrace_$!/"
+		wait $!
 		check "$C: record --probe by DWARF names exits 0" test $? -eq 0 || sed 's/^/#   /' "$T/err"
 		"$U" report -i "$T/d.dat" >"$T/rep" 2>&1
 		eval "$(sed -n '1s/\([a-z_0-9]*\)=\([^ ]*\)/\1=\2;/gp' "$T/out")"
@@ -42,7 +46,8 @@ for cc in gcc clang; do
 		fi
 	done
 done
-check "nothing left in uprobe_events" eval '! grep -q "utrace_" "$TR/uprobe_events"'
+# only these recorders' groups: other utrace sessions may run beside this test
+check "nothing left in uprobe_events" eval '! grep -qE "$groups" "$TR/uprobe_events"'
 
 # errors: perf probe's words, the column of the name, exit 2
 P=$T/da-gcc-O2

@@ -37,6 +37,13 @@ static const struct {
      "variable already contains a value of type 'int64'\n"
      "BEGIN { $x = 1; $x = \"a\"; }\n"
      "                   ~"},
+    /* bpftrace's bounds of unroll, its caret under `unroll (N)` */
+    {"BEGIN { unroll (101) { @a = 1; } }", "stdin:1:9-21: ERROR: unroll maximum value is 100\n"
+					   "BEGIN { unroll (101) { @a = 1; } }\n"
+					   "        ~~~~~~~~~~~~"},
+    {"BEGIN { unroll (0) { @a = 1; } }", "stdin:1:9-19: ERROR: unroll minimum value is 1\n"
+					 "BEGIN { unroll (0) { @a = 1; } }\n"
+					 "        ~~~~~~~~~~"},
     {"BEGIN { foo(); }", "stdin:1:9-12: ERROR: Unknown function: foo\n"
 			 "BEGIN { foo(); }\n"
 			 "        ~~~"},

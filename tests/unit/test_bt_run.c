@@ -13,9 +13,12 @@
 #include "lib/bt/bt.h"
 #include "tests/unit/check.h"
 
+static char *params[] = {"IN", "ms", NULL}; /* the words after the program: $1, $2 */
+
 static int run(const char *src, char **out, struct utrace_error *err)
 {
-	struct utrace_bt_opts o = {.text = src, .name = "stdin", .log = stderr};
+	struct utrace_bt_opts o = {.text = src, .name = "stdin", .log = stderr, .params = params,
+				   .nparams = 2};
 	size_t len = 0;
 	int ret;
 
@@ -40,6 +43,22 @@ static const struct {
     {"BEGIN { printf(\"[%08x] [%-6d] [%.2s]\\n\", 255, 12, \"abcdef\"); exit(); }",
      "Attaching 1 probe...\n[000000ff] [12    ] [ab]\n\n\n"},
     {"BEGIN { exit(); }", "Attaching 1 probe...\n\n\n"},
+    /* exit() ends the action: what follows it does not run */
+    {"BEGIN { @a = 1; exit(); @a = 2; }", "Attaching 1 probe...\n\n\n@a: 1\n"},
+    /* count() without keys is bpftrace's array map: never empty, zeroed by
+     * clear() and delete() */
+    {"BEGIN { @ = count(); @a[1] = count(); @b = count(); clear(@); delete(@a[1]); "
+     "delete(@b); exit(); } END { if (0) { @c = count(); } }",
+     "Attaching 2 probes...\n\n\n@: 0\n@b: 0\n@c: 0\n"},
+    /* positional parameters in attach points, as bpftrace expands them */
+    {"BEG$1 { printf(\"%s\\n\", probe); } i:$2:1 { printf(\"%s\\n\", probe); exit(); }",
+     "Attaching 2 probes...\nBEGIN\ni:ms:1\n\n\n"},
+    /* a ternary of printf()s is a statement */
+    {"BEGIN { 0 ? printf(\"yes\\n\") : printf(\"no\\n\"); 1 ? printf(\"yes\\n\") : exit(); exit(); }",
+     "Attaching 1 probe...\nno\nyes\n\n\n"},
+    /* an interval's first hit is a period after BEGIN ran */
+    {"BEGIN { @s = nsecs; } i:ms:100 { @ok = nsecs - @s >= 100000000; clear(@s); exit(); }",
+     "Attaching 2 probes...\n\n\n@ok: 1\n"},
 };
 
 int main(void)
@@ -64,6 +83,34 @@ int main(void)
 						   "             ~~~~~~~~") &&
 			  out && !*out,
 		      "a program's error: status 1, bpftrace's lines, nothing run: %s", err.msg);
+		free(out);
+	}
+	{
+		struct utrace_error err = {0};
+		char *out = NULL;
+		int ret = run("uprobe:/proc/self/exe:main+10000000 { exit(); }", &out, &err);
+
+		check(ret == 1 && !strncmp(err.msg, "Offset outside the function bounds ('main' size "
+						    "is ", 51),
+		      "an offset past the function's end: bpftrace's error: %s", err.msg);
+		free(out);
+	}
+	{
+		struct utrace_error err = {0};
+		int ret = utrace_bt_list_pid("\\n", 0, false, stdout, &err);
+
+		check(ret < 0 && !strcmp(err.msg, "stdin:1:1-2: ERROR: invalid character '\\'\n"
+						  "\\n\n"
+						  "~"),
+		      "-l PATTERN with a character bpftrace's lexer refuses: its error: %s", err.msg);
+	}
+	{
+		struct utrace_error err = {0};
+		char *out = NULL;
+		int ret = run("uprobe:/proc/self/exe:10 { exit(); }", &out, &err);
+
+		check(ret == 1 && !strcmp(err.msg, "Could not resolve address: /proc/self/exe:0xa"),
+		      "an address no function holds: bpftrace's error: %s", err.msg);
 		free(out);
 	}
 	return check_done();

@@ -2,7 +2,8 @@
 /*
  * test_event_filter.c - event filters: the compiler (lib/events/event_filter.c)
  * against a hand-made event format, the interpreter (common/filter_prog.h)
- * on hand-made records, every compile error with its column, and
+ * on hand-made records, every compile error with its column, FIELD.function
+ * (the kernel's range of a function, by name or address), and
  * robustness against garbage programs and truncated records (run it
  * under ASan/UBSan: build-san/tests/test_event_filter).
  */
@@ -841,9 +842,94 @@ static void test_print_buf(void)
 	utrace_event_format_free(f);
 }
 
+/* FIELD.function's functions: alpha [0x1000, 0x1040), beta [0x2000,
+ * 0x2010), by name or by an address they hold. */
+static int fake_funcs(void *arg, const char *name, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	static const struct {
+		const char *name;
+		uint64_t start, end;
+	} f[] = {{"alpha", 0x1000, 0x1040}, {"beta", 0x2000, 0x2010}};
+
+	(void)arg;
+	for (size_t i = 0; i < 2; i++)
+		if (name ? !strcmp(name, f[i].name) : addr >= f[i].start && addr < f[i].end) {
+			*start = f[i].start;
+			*end = f[i].end;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* expr with .function on a record whose len is addr: want keep (1) or
+ * drop (0) */
+static void eval_func(const char *expr, uint64_t addr, int want)
+{
+	struct vals v = base;
+	struct utrace_error err = {0};
+	uint8_t buf[REC_SIZE + 256];
+	uint32_t rlen, plen = 0;
+	void *prog = NULL;
+
+	v.len = addr;
+	rlen = build(buf, &v);
+	if (utrace_filter_compile_func(&fmt, expr, fake_funcs, NULL, &prog, &plen, NULL, &err) < 0 ||
+	    !prog || utrace_filter_check(prog, plen) < 0) {
+		check(0, "compile '%s': %s", expr, err.msg);
+		free(prog);
+		return;
+	}
+	check(utrace_filter_run(prog, plen, buf, rlen) == want, "'%s' with len 0x%llx %s", expr,
+	      (unsigned long long)addr, want ? "keeps" : "drops");
+	free(prog);
+}
+
+/* .function's errors: the kernel's texts and columns */
+static void func_error(const char *expr, int code, int column)
+{
+	struct utrace_error err = {0};
+	void *prog = NULL;
+	uint32_t plen;
+	int got = -1;
+
+	check(utrace_filter_compile_func(&fmt, expr, fake_funcs, NULL, &prog, &plen, &got, &err) ==
+		      -EINVAL &&
+		  got == code && err.column == column,
+	      "'%s': %s at column %d (got '%s')", expr, utrace_filter_error_text(code), column,
+	      err.msg);
+	free(prog);
+}
+
+static void test_function(void)
+{
+	struct utrace_error err = {0};
+	void *prog = NULL;
+	uint32_t plen;
+
+	eval_func("len.function == alpha", 0x1000, 1);
+	eval_func("len.function == alpha", 0x103f, 1);
+	eval_func("len.function == alpha", 0x1040, 0);
+	eval_func("len.function == alpha", 0xfff, 0);
+	eval_func("len.function != alpha", 0x1010, 0);
+	eval_func("len.function != alpha", 0x2000, 1);
+	eval_func("len.function == 0x2008", 0x2000, 1); /* beta, by an address it holds */
+	eval_func("len.function == 0x2008", 0x1000, 0);
+	eval_func("count == 7 && len.function == beta", 0x200f, 1);
+	/* a name ends at a blank, as the kernel's */
+	eval_func("!(len.function == beta ) || count == 8", 0x200f, 0);
+	func_error("count.function == alpha", UTRACE_FILTER_ERR_ILLEGAL_FIELD_OP, 19);
+	func_error("len.function < alpha", UTRACE_FILTER_ERR_INVALID_OP, 16);
+	func_error("len.function == gamma", UTRACE_FILTER_ERR_NO_FUNCTION, 22);
+	func_error("len.function == 0x9000", UTRACE_FILTER_ERR_NO_FUNCTION, 23);
+	check(utrace_filter_compile(&fmt, "len.function == alpha", &prog, &plen, &err) == -EINVAL &&
+		  !prog,
+	      "without functions to look in: Function not found");
+}
+
 int main(void)
 {
 	test_integers();
+	test_function();
 	test_logic();
 	test_strings();
 	test_loc_without_nul();

@@ -13,6 +13,10 @@
  * lines run in order, comments and blank lines skipped, the first bad
  * one ends the write with the kernel's error_log entry and caret; an
  * enabled event cannot be removed, and `>` removes all or none.
+ * utrace.kallsyms (lib/tracefs/live_kallsyms.c) over ops that give a
+ * program's and a library's symbols, and the kernel's points it makes
+ * possible: an address, SYMBOL+OFFS past the function's end, a symbol
+ * that is not unique.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -130,12 +134,15 @@ static struct fix_ev *fix_find(const char *sys, const char *name)
 	return NULL;
 }
 
+static char last_def[256]; /* the definition fix_probe was given last */
+
 static int fix_probe(void *arg, const char *def, enum utrace_live_probe file, char **line,
 		     const struct utrace_event_format **fmt, struct utrace_error *err)
 {
 	bool path = !utrace_inproc_probe_is_in_process(def);
 	struct utrace_inproc_probe *p;
 
+	snprintf(last_def, sizeof(last_def), "%s", def);
 	if ((file == UTRACE_LIVE_KPROBE && path) || (file == UTRACE_LIVE_UPROBE && !path))
 		return utrace_error_set(err, -EINVAL, "not this file's kind of point");
 	if (utrace_inproc_probe_parse_as(def, NULL,
@@ -358,6 +365,83 @@ static void kuprobe_side(void)
 	live_errlog_clear(&l);
 }
 
+/* The traced objects' symbols (ops.symbols): a program, a library. */
+static const struct {
+	uint64_t addr, size;
+	char type;
+	const char *raw, *path;
+} fix_syms[] = {
+    {0x555500001000, 0x20, 'T', "foo", "/bin/prog"},
+    {0x555500001020, 0x10, 't', "bar", "/bin/prog"},
+    {0x555500001040, 0, 't', "name_show", "/bin/prog"},
+    {0x7f0000002000, 0x30, 'T', "malloc", "/lib/libc.so.6"},
+    {0x7f0000003000, 0x30, 't', "name_show", "/lib/libc.so.6"},
+    {0x7f0000004000, 0x10, 'T', "dup", "/lib/libc.so.6"}, /* two versions of one */
+    {0x7f0000004010, 0x10, 'T', "dup", "/lib/libc.so.6"},
+};
+
+static void fix_symbols(void *arg, utrace_live_sym_cb cb, void *cbarg)
+{
+	for (size_t i = 0; i < sizeof(fix_syms) / sizeof(fix_syms[0]); i++)
+		cb(cbarg, fix_syms[i].addr, fix_syms[i].size, fix_syms[i].type, fix_syms[i].raw,
+		   fix_syms[i].path, fix_syms[i].path[1] == 'b');
+}
+
+/* utrace.kallsyms, and the points kprobe_events takes from it: an
+ * address, SYMBOL+OFFS past SYMBOL's end, a symbol that is not unique */
+static void kallsyms_side(void)
+{
+	static const struct live_file f_ks = {"utrace.kallsyms", 0444, live_show_kallsyms, NULL,
+					      NULL, NULL, 0, false};
+	struct utrace_live l;
+	char out[4096], log[2048];
+
+	memset(&l, 0, sizeof(l));
+	l.ops.probe_add = fix_probe;
+	l.ops.dynev_remove = fix_remove;
+	l.ops.dynev_enable = fix_enable;
+	l.ops.symbols = fix_symbols;
+	show(&l, &f_ks, out, sizeof(out));
+	check(!strcmp(out, "0000555500001000 T foo\n0000555500001020 t bar\n"
+			   "0000555500001040 t name_show\n00007f0000002000 T malloc\t[libc.so.6]\n"
+			   "00007f0000003000 t name_show\t[libc.so.6]\n"
+			   "00007f0000004000 T dup\t[libc.so.6]\n00007f0000004010 T dup\t[libc.so.6]\n"),
+	      "utrace.kallsyms: ADDRESS TYPE NAME, a library's with [LIB]: '%s'", out);
+
+	check(put_to(&l, &f_kp, "p:a 0x555500001024 x=%di") > 0 &&
+		  !strcmp(last_def, "p:a prog:bar+0x4 x=%di"),
+	      "an address point is the function holding it, at its offset: '%s'", last_def);
+	check(put_to(&l, &f_kp, "p 0x7f0000002000") > 0 &&
+		  !strcmp(last_def, "p:p_0x7f0000002000 libc.so.6:malloc+0x0"),
+	      "without a name: the kernel's p_0xADDRESS: '%s'", last_def);
+	check(put_to(&l, &f_kp, "p:c foo+32") > 0 && !strcmp(last_def, "p:c prog:bar+0x0"),
+	      "SYMBOL+OFFS past its function's end: the address, in the next one: '%s'", last_def);
+	check(put_to(&l, &f_kp, "p foo+0x24") > 0 && !strcmp(last_def, "p:p_foo_36 prog:bar+0x4"),
+	      "... without a name: the kernel's p_SYMBOL_OFFS: '%s'", last_def);
+	check(put_to(&l, &f_kp, "p:d foo+4") > 0 && !strcmp(last_def, "p:d foo+4"),
+	      "an offset inside the function: as written: '%s'", last_def);
+	check(put_to(&l, &f_kp, "p:f dup") > 0 && !strcmp(last_def, "p:f dup"),
+	      "a library's versions of one global symbol: one symbol");
+	show(&l, &f_kp, out, sizeof(out));
+	check(!strcmp(out, "p:a 0x555500001024 x=%di\np:p_0x7f0000002000 0x7f0000002000\n"
+			   "p:c foo+32\np:p_foo_36 foo+0x24\np:d foo+4\np:f dup\n"),
+	      "kprobe_events lists the points as written: '%s'", out);
+
+	check(put_to(&l, &f_kp, "p:e name_show") == -EINVAL && !live_dynev_find(&l, "kprobes", "e"),
+	      "a symbol of two static functions: EINVAL");
+	show(&l, &f_log, log, sizeof(log));
+	check(strstr(log, "] trace_kprobe: error: The symbol is not unique\n"
+			  "  Command: p:e name_show\n"
+			  "               ^\n") != NULL,
+	      "error_log: the kernel's NON_UNIQ_SYMBOL, the caret under the point: '%s'", log);
+	check(put_to(&l, &f_kp, "p:g 0x10") == -EINVAL && !strcmp(last_def, "p:g 0x10"),
+	      "an address no function holds: the parser's error");
+	put_to(&l, &f_kp, "p:h foo-16");
+	check(!strcmp(last_def, "p:h foo-16"), "a negative offset: to the parser as written");
+	live_dynev_free(&l);
+	live_errlog_clear(&l);
+}
+
 int main(void)
 {
 	if (check_tmpdir_init("live_dynev") < 0)
@@ -365,6 +449,7 @@ int main(void)
 	recorder_side();
 	files_side();
 	kuprobe_side();
+	kallsyms_side();
 	check_tmpdir_cleanup();
 	return check_done();
 }

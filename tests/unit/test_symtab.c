@@ -30,6 +30,7 @@ static const char c_src[] =
     "int alias_w(int x) __attribute__((weak, alias(\"real_fn\")));\n"
     "static int __attribute__((noinline, used)) loc_fn(int x) { return x * 7; }\n"
     "int wk(int x) __attribute__((weak, alias(\"loc_fn\")));\n"
+    "static int __attribute__((noinline, used)) only_loc(int x) { return x - 3; }\n"
     "__asm__(\".text\\n.globl nosize\\n.type nosize,@function\\nnosize:\\n"
     "\\tret\\n\\tnop\\n\\tnop\\n\\tnop\\n\");\n"
     "int main(int c, char **v) { printf(\"%d\\n\", real_fn(c) + loc_fn(c)); return 0; }\n";
@@ -60,6 +61,10 @@ static void test_c(void)
 	wk = by_name(tab, "wk");
 	check(wk && !by_name(tab, "loc_fn"), "C: WEAK wk beats LOCAL loc_fn");
 	check(!by_name(tab, "printf") && !by_name(tab, "puts"), "C: undefined symbols dropped");
+	s = by_name(tab, "only_loc");
+	check(real && real->type == 'T' && wk && wk->type == 'W' && s && s->type == 't',
+	      "C: kallsyms types: GLOBAL T, WEAK W, LOCAL t (%c %c %c)", real ? real->type : '-',
+	      wk ? wk->type : '-', s ? s->type : '-');
 	check(by_name(tab, "main") != NULL, "C: main present");
 	if (real) {
 		s = utrace_symtab_lookup(tab, real->vaddr, &off);

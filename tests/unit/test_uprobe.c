@@ -372,6 +372,12 @@ static void test_bad(void)
 	}
 	/* not a parse error: utrace_inproc_probe_locate's, test_inproc_probe.c tests it */
 	tested[UTRACE_UPROBE_ERR_BAD_INSN_BNDRY] = true;
+	/* event probes' (lib/probes/eprobe.c): test_eprobe.c tests them */
+	tested[UTRACE_UPROBE_ERR_NO_EVENT_INFO] = true;
+	tested[UTRACE_UPROBE_ERR_BAD_ATTACH_EVENT] = true;
+	tested[UTRACE_UPROBE_ERR_NO_EP_FILTER] = true;
+	/* the live tracefs's (session_eprobe.c): tests/kernel/tracefs_eprobe.sh */
+	tested[UTRACE_UPROBE_ERR_EVENT_EXIST] = true;
 	for (int c = 1; c < (int)(sizeof(tested) / sizeof(tested[0])); c++) {
 		if (!tested[c]) {
 			printf("# untested: %s\n", utrace_uprobe_error_text(c));

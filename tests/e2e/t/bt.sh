@@ -82,7 +82,41 @@ check_bt() {
 	t "$([ $? = 1 ] && grep -q 'No probes to attach' "$RES/none.err" &&
 		! grep -q 'fib(' "$RES/none.out"; echo $?)" \
 		"$CFG bt a probe that matches nothing: an error before anything runs" "$(cat "$RES/none.err")"
+	# --version: utrace's own and the bpftrace it follows; --info: bpftrace's
+	# report, the kernel's part asked of the kernel
+	"$UTRACE" bt --version >"$RES/version.out" 2>&1
+	t "$(grep -qx "utrace bt ${UTRACE_V:=$("$UTRACE" --version | sed 's/^utrace //')} (the language of bpftrace v0.17.0)" \
+		"$RES/version.out"; echo $?)" "$CFG bt --version" "$(cat "$RES/version.out")"
+	"$UTRACE" bt --info >"$RES/info.out" 2>&1
+	t "$([ $? = 0 ] && grep -q '^  perf_event_array: yes' "$RES/info.out" &&
+		grep -q "^  kernel uprobes: $([ -e /sys/kernel/tracing/uprobe_events ] && echo yes || echo no) " \
+			"$RES/info.out"; echo $?)" "$CFG bt --info" "$(cat "$RES/info.out")"
+	# utrace run by the name bpftrace is utrace bt, its process so named
+	mkdir -p "$RES/bin" && ln -sfn "$UTRACE" "$RES/bin/bpftrace"
+	"$RES/bin/bpftrace" -e 'BEGIN { printf("comm %s\n", comm); exit(); }' >"$RES/link.out" 2>&1
+	t "$(grep -qx 'comm bpftrace' "$RES/link.out"; echo $?)" \
+		"$CFG bt run as bpftrace: BEGIN's comm is bpftrace" "$(cat "$RES/link.out")"
+	check_bt_usr1
 	check_bt_inproc
+}
+
+# SIGUSR1 prints every map while the program runs, as bpftrace's: once
+# then, once at the end (no timeout(1) between: it would take the signal).
+check_bt_usr1() {
+	local pid i
+	: >"$RES/usr1.err" # emptied before: the background's redirection may come late
+	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 "$UTRACE" bt \
+		-e 'BEGIN { @a = 5; } interval:s:3 { exit(); }' >"$RES/usr1.out" 2>"$RES/usr1.err" &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q __BPFTRACE_NOTIFY_PROBES_ATTACHED "$RES/usr1.err" && break
+		sleep 0.1
+	done
+	kill -USR1 $pid
+	wait $pid
+	echo "status $?" >>"$RES/usr1.err"
+	t "$(grep -qx 'status 0' "$RES/usr1.err" && [ "$(grep -cx '@a: 5' "$RES/usr1.out")" = 2 ]; echo $?)" \
+		"$CFG bt SIGUSR1 prints the maps" "$(cat "$RES/usr1.out" "$RES/usr1.err")"
 }
 
 # Aggregations run at the hit, in the program (runtime/bt_probe.c): fib 22's

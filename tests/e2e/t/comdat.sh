@@ -30,6 +30,11 @@ comdat_run() { # comdat_run NAME CXX FLAGS [LDFLAGS]
 	st=$?
 	t "$([ "$st" = 0 ] && "$UTRACE" report -i "$d/t.dat" 2>/dev/null | grep -q 'main() {'; echo $?)" \
 		"comdat $name: main is traced" "status $st: $(cat "$d/rec.err")"
+	# a demangled name keeps its own parameter list, without a second "()"
+	"$UTRACE" report -i "$d/t.dat" >"$d/rep" 2>/dev/null
+	t "$(grep -qE '\| +use_a\(int\)(;| \{)$' "$d/rep" && ! grep -qF ')()' "$d/rep"; echo $?)" \
+		"comdat $name: C++ names print once with their parameters (use_a(int);)" \
+		"$(grep -F ')' "$d/rep" | head -4)"
 }
 
 comdat_checks() {

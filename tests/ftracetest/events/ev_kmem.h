@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* ev_kmem.h - system kmem of tests/ftracetest/kprog.c: the kernel's names and field layouts (v6.12) */
+/* ev_kmem.h - system kmem of tests/ftracetest/kprog.c: the kernel's names, field layouts
+ * and call_site's %pS (v6.12) */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM kmem
 #if !defined(KEV_kmem_H) || defined(TRACE_HEADER_MULTI_READ)
@@ -15,8 +16,8 @@ TRACE_EVENT(kmalloc,
 		__field(size_t, bytes_alloc) __field(unsigned long, gfp_flags) __field(int, node)),
 	TP_fast_assign(__entry->call_site = cs; __entry->ptr = ptr; __entry->bytes_req = req;
 		__entry->bytes_alloc = alloc; __entry->gfp_flags = gfp; __entry->node = node;),
-	TP_printk("call_site=%lx ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%lx node=%d",
-		__entry->call_site, __entry->ptr, __entry->bytes_req, __entry->bytes_alloc,
+	TP_printk("call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%lx node=%d",
+		(void *)__entry->call_site, __entry->ptr, __entry->bytes_req, __entry->bytes_alloc,
 		__entry->gfp_flags, __entry->node)
 );
 TRACE_EVENT(kmem_cache_alloc,
@@ -29,8 +30,8 @@ TRACE_EVENT(kmem_cache_alloc,
 	TP_fast_assign(__entry->call_site = cs; __entry->ptr = ptr; __entry->bytes_req = req;
 		__entry->bytes_alloc = alloc; __entry->gfp_flags = gfp; __entry->node = node;
 		__entry->accounted = accounted;),
-	TP_printk("call_site=%lx ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%lx node=%d accounted=%s",
-		__entry->call_site, __entry->ptr, __entry->bytes_req, __entry->bytes_alloc,
+	TP_printk("call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%lx node=%d accounted=%s",
+		(void *)__entry->call_site, __entry->ptr, __entry->bytes_req, __entry->bytes_alloc,
 		__entry->gfp_flags, __entry->node, __entry->accounted ? "true" : "false")
 );
 TRACE_EVENT(kfree,
@@ -38,14 +39,15 @@ TRACE_EVENT(kfree,
 	TP_ARGS(cs, ptr),
 	TP_STRUCT__entry(__field(unsigned long, call_site) __field(const void *, ptr)),
 	TP_fast_assign(__entry->call_site = cs; __entry->ptr = ptr;),
-	TP_printk("call_site=%lx ptr=%p", __entry->call_site, __entry->ptr)
+	TP_printk("call_site=%pS ptr=%p", (void *)__entry->call_site, __entry->ptr)
 );
 TRACE_EVENT(kmem_cache_free,
 	TP_PROTO(unsigned long cs, const void *ptr, const char *name),
 	TP_ARGS(cs, ptr, name),
 	TP_STRUCT__entry(__field(unsigned long, call_site) __field(const void *, ptr) __string(name, name)),
 	TP_fast_assign(__entry->call_site = cs; __entry->ptr = ptr; __assign_str(name, name);),
-	TP_printk("call_site=%lx ptr=%p name=%s", __entry->call_site, __entry->ptr, __get_str(name))
+	TP_printk("call_site=%pS ptr=%p name=%s", (void *)__entry->call_site, __entry->ptr,
+		__get_str(name))
 );
 #endif
 #undef TRACE_INCLUDE_FILE

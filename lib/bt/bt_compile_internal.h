@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bt_compile_internal.h - the compiler's state, shared by bt_compile.c
+ * (statements, expressions) and bt_compile_mem.c (the C types' reads of
+ * memory and pointer arithmetic), which bt_compile.c calls.
+ */
+#ifndef UTRACE_LIB_BT_COMPILE_INTERNAL_H
+#define UTRACE_LIB_BT_COMPILE_INTERNAL_H
+
+#include "lib/bt/bt_compile.h"
+
+struct bt_sym;
+struct comp;
+
+/* bt_compile.c's emitters, for bt_compile_mem.c (which it calls) */
+struct bt_comp_ops {
+	unsigned (*emit)(struct comp *c, unsigned op, unsigned a, unsigned b, int64_t imm);
+	void (*expr)(struct comp *c, const struct bt_node *n);
+	void (*unsupported)(struct comp *c, const struct bt_node *n, const char *what);
+};
+
+struct comp {
+	const struct bt_comp_ops *ops;
+	const struct bt_program *p;
+	const struct bt_attach *ap;
+	const char *func;
+	struct bt_formats *fmts;
+	struct utrace_error *err;
+	struct utrace_bt_insn *ins;
+	unsigned n, cap;
+	char *data; /* string constants, placed after the instructions */
+	unsigned ndata;
+	char **fields; /* the DWARF members FIELD reads (bt_code.fields) */
+	unsigned nfields;
+	unsigned *ftypes; /* their C types, for a struct or an array read (bt_code.ftypes) */
+	int failed;
+	/* bt_compile_mem.c: each variable's assignments in the probe, and
+	 * the address expression of one assigned once, at the top level */
+	unsigned depth; /* 0: a statement of the probe's body, not in an if or unroll */
+	unsigned char vcount[UTRACE_BT_VARS];
+	struct bt_sym *vsym[UTRACE_BT_VARS];
+	/* the same for the maps: @m[literals] assigned once in the probe */
+	unsigned char *mcount;
+	struct bt_sym **msym;
+};
+
+
+/* bt_compile_mem.c: *p, p->m, s.m, a[i] as values; p + i and p - i,
+ * and comparisons of unsigned 64-bit values (true if n is one: its code
+ * emitted); the bytes p++ steps over; the
+ * variables' assignments counted before the probe is compiled, and a
+ * variable's value as an address when it is assigned. */
+void bt_comp_mem(struct comp *c, const struct bt_node *n);
+/* macaddr(p->mac): its 6 bytes read at the hit, made text in the tool */
+void bt_comp_macaddr(struct comp *c, const struct bt_node *n);
+/* reg("sp"): the register at the hit, a fetch-arg */
+void bt_comp_reg(struct comp *c, const struct bt_node *n);
+/* args->NAME (bt_dwarf.c): its register, or its member's fetch-arg */
+void bt_comp_dwarf_arg(struct comp *c, const struct bt_node *n);
+bool bt_comp_ptr_arith(struct comp *c, const struct bt_node *n);
+unsigned bt_comp_scale(const struct comp *c, const struct bt_node *n);
+void bt_comp_count_vars(struct comp *c, struct bt_node *const *s, unsigned n);
+void bt_comp_var_sym(struct comp *c, const struct bt_node *var, const struct bt_node *v, bool top);
+void bt_comp_map_sym(struct comp *c, const struct bt_node *map, const struct bt_node *v, bool top);
+void bt_comp_mem_free(struct comp *c);
+/* The probe's extra fetch-arg text (of C type ctype if it reads a struct
+ * or an array, else 0): its index k (FIELD k). */
+unsigned bt_comp_field(struct comp *c, const char *fetcharg, unsigned ctype);
+
+#endif

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_bt_types.c - `utrace bt`'s C types (lib/bt/bt_types.c,
+ * bt_check_ptr.c, bt_compile_mem.c): struct layouts as the C compiler
+ * lays them out (checked against this very compiler's offsetof), the
+ * fetch-args a uprobe's member reads become, pointer arithmetic, and
+ * LOAD's reads at run time through the context's load.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/bt/bt_compile.h"
+#include "lib/bt/bt_maps.h"
+#include "lib/bt/bt_print_internal.h"
+#include "lib/bt/bt_types.h"
+#include "tests/unit/check.h"
+
+struct bar {
+	short a : 4, b : 8, c : 3, d : 1;
+	int e : 9, f : 15, g : 1, h : 2, i : 5;
+};
+
+struct t {
+	uint32_t a;
+	uint32_t b[2];
+};
+
+struct w {
+	uint32_t a;
+	struct t t;
+};
+
+struct c {
+	uint32_t a;
+	void *b;
+	struct w w[10];
+	char s[3];
+};
+
+static int compile(const char *src, struct bt_program *p, struct bt_code *code,
+		   struct utrace_error *err)
+{
+	struct bt_formats fmts = {0};
+	int ret;
+
+	*p = (struct bt_program){.src = src, .name = "stdin"};
+	ret = bt_parse(p, err);
+	if (!ret)
+		ret = bt_check(p, err);
+	if (!ret)
+		ret = bt_compile(p, &p->probes[p->nprobes - 1], &p->probes[p->nprobes - 1].aps[0],
+				 "main", &fmts, code, err);
+	bt_formats_free(&fmts);
+	return ret;
+}
+
+static void code_free(struct bt_code *code)
+{
+	for (unsigned i = 0; i < code->nfields; i++)
+		free(code->fields[i]);
+	free(code->fields);
+	free(code->ftypes);
+	free(code->prog);
+}
+
+static const struct bt_member *member(const struct bt_program *p, const char *st, const char *m)
+{
+	for (unsigned i = 1; i < p->nctypes; i++)
+		if (p->ctypes[i].name && !strcmp(p->ctypes[i].name, st))
+			return bt_ctype_member(p, i, m);
+	return NULL;
+}
+
+/* The bitfields of struct bar, found by setting each in turn. */
+static unsigned bit_of(unsigned k)
+{
+	union {
+		struct bar b;
+		uint64_t w;
+	} u = {.w = 0};
+
+	switch (k) {
+	case 0: u.b.a = 1; break;
+	case 1: u.b.b = 1; break;
+	case 2: u.b.c = 1; break;
+	case 3: u.b.d = 1; break;
+	case 4: u.b.e = 1; break;
+	case 5: u.b.f = 1; break;
+	case 6: u.b.g = 1; break;
+	case 7: u.b.h = 1; break;
+	default: u.b.i = 1; break;
+	}
+	return (unsigned)__builtin_ctzll(u.w);
+}
+
+static void test_layout(void)
+{
+	static const char *const names[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i"};
+	const char *src = "struct Bar { short a:4, b:8, c:3, d:1; int e:9, f:15, g:1, h:2, i:5 }\n"
+			  "struct T { uint32_t a; uint32_t b[2]; };\n"
+			  "struct W { uint32_t a; struct T t; };\n"
+			  "struct C { uint32_t a; void * b; struct W w[10]; char s[3] };\n"
+			  "BEGIN { @ = sizeof(struct C); @b = sizeof(struct Bar); }";
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	const struct bt_member *m;
+
+	check(compile(src, &p, &code, &err) == 0, "struct definitions: %s", err.msg);
+	for (unsigned k = 0; k < 9; k++) {
+		m = member(&p, "Bar", names[k]);
+		check(m && 8 * m->off + m->bit_off == bit_of(k), "Bar.%s at bit %u, as cc's (%u)",
+		      names[k], m ? 8 * m->off + m->bit_off : 0, bit_of(k));
+	}
+	m = member(&p, "C", "w");
+	check(m && m->off == offsetof(struct c, w), "C.w at %zu", offsetof(struct c, w));
+	m = member(&p, "C", "s");
+	check(m && m->off == offsetof(struct c, s), "C.s at %zu", offsetof(struct c, s));
+	for (unsigned i = 1; i < p.nctypes; i++)
+		if (p.ctypes[i].name && !strcmp(p.ctypes[i].name, "C"))
+			check(p.ctypes[i].size == sizeof(struct c), "sizeof(struct C) %u, cc's %zu",
+			      p.ctypes[i].size, sizeof(struct c));
+	code_free(&code);
+	bt_program_free(&p);
+}
+
+/* A uprobe's reads: the fetch-args the probe takes at the hit. */
+static void test_fetchargs(void)
+{
+	static const struct {
+		const char *src, *want;
+	} cases[] = {
+	    {"struct Foo { int a; struct Foo *next; } uprobe:/bin/true:main "
+	     "{ $f = (struct Foo *)arg0; @x = $f->next->a; }",
+	     "+0(+8(%di)):s32"},
+	    {"uprobe:/bin/true:main { $p = (int32 **)arg1; @x = **($p + 1); }", "+0(+8(%si)):s32"},
+	    {"struct C { int *z[4]; } uprobe:/bin/true:main { @x = *((struct C*)arg0)->z[1]; }",
+	     "+0(+8(%di)):s32"},
+	    {"struct T { uint32_t a; uint32_t b[2]; } struct W { uint32_t a; struct T t; } "
+	     "uprobe:/bin/true:main { @x = ((struct W *)arg2)->t.b[1]; }",
+	     "+12(%dx):u32"},
+	    {"struct F { long x; char s[5]; } uprobe:/bin/true:main "
+	     "{ printf(\"%s\\n\", ((struct F *)arg0)->s); }",
+	     "+8(%di):string"},
+	    {"struct A { int x[4]; } uprobe:/bin/true:main { $a = (struct A *)(arg0 - 4); "
+	     "@x = $a->x[3]; }",
+	     "+8(%di):s32"},
+	    {"uprobe:/bin/true:main { @x = sum(*(uint16*)(reg(\"sp\") + 8)); }", "+8(%sp):u16"},
+	    {"uprobe:/bin/true:main { @x = reg(\"ip\"); }", "%ip:u64"},
+	    {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; $x = @a[0]; @x = $x[1]; }",
+	     "+4(%di):s32"},
+	    {"struct S { long x; char mac[6]; } uprobe:/bin/true:main "
+	     "{ @m[macaddr(((struct S *)arg0)->mac)] = 1; }",
+	     "+8(%di):u8[6]"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct utrace_error err = {0};
+		struct bt_program p;
+		struct bt_code code = {0};
+		int ret = compile(cases[i].src, &p, &code, &err);
+
+		check(ret == 0 && code.nfields == 1 && !strcmp(code.fields[0], cases[i].want),
+		      "%s: want %s, got %s (%s)", cases[i].src, cases[i].want,
+		      code.nfields ? code.fields[0] : "none", err.msg);
+		code_free(&code);
+		bt_program_free(&p);
+	}
+}
+
+static const struct {
+	const char *src, *want;
+} errors[] = {
+    {"struct Foo { int a; } BEGIN { $f = (struct Foo *)0; @x = $f->b; }",
+     "stdin:1:58-63: ERROR: Struct/union of type 'struct Foo' does not contain a field named 'b'"},
+    {"struct A { int x[4]; } BEGIN { $a = (struct A *)0; @x = $a->x[5]; }",
+     "stdin:1:57-65: ERROR: the index 5 is out of bounds for array of size 4"},
+    {"BEGIN { $x = 1; @y = *$x; }", "stdin:1:22-25: ERROR: Can not dereference type 'int64'"},
+    {"struct Foo { int a } BEGIN { @ = (struct Foo *)\"s\"; }",
+     "stdin:1:34-51: ERROR: Cannot cast from \"string[2]\" to \"struct Foo *\""},
+    {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; delete(@a[0]); @x = *@a[0]; }",
+     "stdin:1:68: a read of memory at an address the probe's arguments do not give is not "
+     "supported by utrace bt yet"},
+    {"uprobe:/bin/true:main { $i = arg1; @x = *((int32 *)arg0 + $i); }",
+     "stdin:1:41: a read of memory at an address the probe's arguments do not give is not "
+     "supported by utrace bt yet"},
+};
+
+static void test_errors(void)
+{
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
+		struct utrace_error err = {0};
+		struct bt_program p;
+		struct bt_code code = {0};
+		int ret = compile(errors[i].src, &p, &code, &err);
+
+		check(ret == -EINVAL && !strncmp(err.msg, errors[i].want, strlen(errors[i].want)),
+		      "error of %s\nwant: %s\ngot:  %s", errors[i].src, errors[i].want, err.msg);
+		code_free(&code);
+		bt_program_free(&p);
+	}
+}
+
+static struct c mem; /* what LOAD reads: at address 0x1000 for the program */
+
+static int load(uint64_t addr, unsigned size, uint64_t *out)
+{
+	*out = 0;
+	if (addr < 0x1000 || addr + size > 0x1000 + sizeof(mem))
+		return -1;
+	memcpy(out, (const uint8_t *)&mem + (addr - 0x1000), size);
+	return 0;
+}
+
+static const struct bt_program *rec_prog;
+
+static void record(void *arg, uint64_t addr, uint32_t type, char *out)
+{
+	const struct bt_ctype *t = bt_ctype(rec_prog, type);
+
+	(void)arg;
+	out[0] = 0;
+	if (t && addr >= 0x1000 && addr + t->size <= 0x1000 + sizeof(mem))
+		bt_record_text(rec_prog, type, (const uint8_t *)&mem + (addr - 0x1000), t->size, out);
+}
+
+static void emit_none(void *arg, const void *rec, uint32_t len)
+{
+	(void)arg, (void)rec, (void)len;
+}
+
+static int64_t get(struct bt_maps *ms, unsigned map)
+{
+	uint8_t k[UTRACE_BT_KEY_MAX] = {0};
+	struct utrace_bt_mval v;
+
+	return bt_maps_get(ms, map, k, &v) == 0 ? v.i : -999;
+}
+
+static void print_as(const char *t, int mode, char *buf, size_t room)
+{
+	FILE *f = fmemopen(buf, room, "w");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	bt_tuple_print_as(f, t, mode);
+	fclose(f);
+}
+
+/* BEGIN reads with LOAD; pointers step over their elements. */
+static void test_run(void)
+{
+	const char *src = "struct T { uint32_t a; uint32_t b[2]; } struct W { uint32_t a; struct T t; } "
+			  "struct C { uint32_t a; void * b; struct W w[10]; } "
+			  "BEGIN { $c = (struct C *)0x1000; @a = $c->w[3].t.b[1]; $i = 2; "
+			  "@b = $c->w[$i].a; @p = (int32 *)32; @p += 6; @p--; "
+			  "@q = (struct C *)0x1000 - 1; @z = *(int64 *)8; @u = *(uint64 *)8 > -1; "
+			  "@v = *(int64 *)8 > -1; @r = $c->w[3].t; }";
+	struct utrace_error err = {0};
+	struct utrace_bt_state *st = calloc(1, sizeof(*st));
+	struct bt_program p;
+	struct bt_code code = {0};
+	struct bt_maps *ms = NULL;
+
+	mem.w[3].t.b[1] = 77;
+	mem.w[2].a = 5;
+	check(st && compile(src, &p, &code, &err) == 0, "compiles: %s", err.msg);
+	if (st && !err.msg[0] && bt_maps_new(code.prog, &ms) == 0) {
+		struct utrace_bt_ctx ctx = {.arg = ms, .load = load, .map_get = bt_maps_get,
+					    .map_update = bt_maps_update, .emit = emit_none,
+					    .record = record};
+		struct utrace_bt_hit hit = {0};
+		uint8_t k[UTRACE_BT_KEY_MAX] = {0};
+		struct utrace_bt_mval v = {0};
+		char buf[128];
+
+		rec_prog = &p;
+		check(utrace_bt_exec(code.prog, &hit, &ctx, st) == 0, "runs");
+		check(get(ms, 0) == 77 && get(ms, 1) == 5, "$c->w[3].t.b[1], $c->w[$i].a: %lld %lld",
+		      (long long)get(ms, 0), (long long)get(ms, 1));
+		check(get(ms, 2) == 32 + 5 * 4, "(int32 *)32 + 6 - 1: %lld", (long long)get(ms, 2));
+		/* the program's struct C ends where this one's s starts */
+		check(get(ms, 3) == 0x1000 - (int64_t)offsetof(struct c, s), "struct pointer - 1");
+		check(get(ms, 4) == 0, "an unreadable address reads 0");
+		check(get(ms, 5) == 0 && get(ms, 6) == 1, "uint64 0 > -1 is false, int64's true");
+		bt_maps_get(ms, 7, k, &v);
+		print_as(v.s, 0, buf, sizeof(buf));
+		check(!strcmp(buf, "{ .a = 0, .b = [0,77] }"), "LOADREC: %s", buf);
+		bt_maps_free(ms);
+	}
+	free(st);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
+/* A struct value: its bytes as the bytecode's tuple, printed as bpftrace
+ * prints one in a value, a key and json; its elements by TGET. */
+static void test_record(void)
+{
+	const char *src = "struct Foo { struct { short m[2] } y; struct { char s[4]; short n; } a; "
+			  "unsigned char b:3, c:5; } uprobe:/bin/true:main "
+			  "{ @s = *((struct Foo *)arg0); @t = (1, @s); @k[@s.y] = @s.a.n; }";
+	static const struct {
+		short y[2];
+		char s[4];
+		short n;
+		unsigned char b : 3, c : 5;
+	} foo = {{2, -3}, "ab", 7, 5, 17};
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	char text[UTRACE_BT_STRLEN], buf[256], el[UTRACE_BT_STRLEN];
+	int64_t num = 0;
+
+	check(compile(src, &p, &code, &err) == 0 && code.nfields == 1 && code.ftypes &&
+		      code.ftypes[0] && !strcmp(code.fields[0], "+0(%di):u8[12]"),
+	      "a struct read is one fetch-arg of its bytes: %s %s", code.nfields ? code.fields[0] : "",
+	      err.msg);
+	if (!code.nfields || !code.ftypes) {
+		code_free(&code);
+		bt_program_free(&p);
+		return;
+	}
+	bt_record_text(&p, code.ftypes[0], &foo, sizeof(foo), text);
+	print_as(text, 0, buf, sizeof(buf));
+	check(!strcmp(buf, "{ .y = { .m = [2,-3] }, .a = { .s = ab, .n = 7 }, .b = 5, .c = 17 }"),
+	      "text: %s", buf);
+	print_as(text, 2, buf, sizeof(buf));
+	check(!strcmp(buf, "{.y={.m=[2,-3]},.a={.s=ab,.n=7},.b=5,.c=17}"), "key: %s", buf);
+	print_as(text, 1, buf, sizeof(buf));
+	check(!strcmp(buf, "{ \"y\": { \"m\": [2,-3] }, \"a\": { \"s\": \"ab\", \"n\": 7 }, "
+			   "\"b\": 5, \"c\": 17 }"),
+	      "json: %s", buf);
+	check(utrace_bt_tuple_get(text, 1, el, &num) == 1 &&
+		      utrace_bt_tuple_get(el, 1, buf, &num) == 0 && num == 7,
+	      "TGET .a, then .n: %lld", (long long)num);
+	check(utrace_bt_tuple_get(text, 3, el, &num) == 0 && num == 17, "TGET .c: %lld",
+	      (long long)num);
+	code_free(&code);
+	bt_program_free(&p);
+	code = (struct bt_code){0};
+	check(compile("struct W { long a; long b; } struct C { struct W w[4]; } "
+		      "uprobe:/bin/true:main { @w = ((struct C *)arg0)->w; }",
+		      &p, &code, &err) == -EINVAL && strstr(err.msg, "longer than a string's"),
+	      "a value that may not fit a string is refused: %s", err.msg);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
+int main(void)
+{
+	test_record();
+	test_layout();
+	test_fetchargs();
+	test_errors();
+	test_run();
+	return check_done();
+}
