@@ -11,7 +11,8 @@
 #include "lib/record/recorder_kernel.h"
 #include "lib/record/wakeup_lat.h"
 
-int utrace_recorder_wakeup(struct utrace_recorder *r, int mode)
+int utrace_recorder_wakeup(struct utrace_recorder *r, int mode, bool (*own)(void *arg, int pid),
+			   void *own_arg)
 {
 	static const char *const names[] = {"sched_wakeup", "sched_wakeup_new", "sched_switch"};
 
@@ -31,6 +32,7 @@ int utrace_recorder_wakeup(struct utrace_recorder *r, int mode)
 		if (k)
 			utrace_wakeup_lat_format(r->wk, k->fmt, k->id);
 	}
+	utrace_wakeup_lat_scope(r->wk, own, own_arg);
 	utrace_wakeup_lat_start(r->wk, true, mode == 2);
 	return 0;
 }

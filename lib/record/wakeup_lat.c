@@ -47,6 +47,8 @@ struct utrace_wakeup_lat {
 	struct wl_field w_comm, w_pid, w_prio, w_cpu, s_prev_comm, s_prev_pid, s_prev_prio,
 	    s_prev_state, s_next_comm, s_next_pid, s_next_prio;
 	uint64_t max_ns;
+	utrace_wakeup_lat_own_fn own;
+	void *own_arg;
 	struct wl_task_seen *tasks;
 	size_t nr_tasks;
 	bool waiting;
@@ -82,6 +84,12 @@ void utrace_wakeup_lat_start(struct utrace_wakeup_lat *w, bool on, bool rt)
 	w->waiting = false;
 	if (on) /* the kernel's tracer init: max_latency = 0 */
 		w->max_ns = 0, w->kept = false;
+}
+
+void utrace_wakeup_lat_scope(struct utrace_wakeup_lat *w, utrace_wakeup_lat_own_fn own, void *arg)
+{
+	w->own = own;
+	w->own_arg = arg;
 }
 
 bool utrace_wakeup_lat_on(const struct utrace_wakeup_lat *w)
@@ -211,8 +219,10 @@ static void wl_entry_of(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_
 	wl_comm(w, pid, e->comm);
 }
 
-/* probe_wakeup(): the task woken becomes the one waited for if its prio
- * is better than the one waited for and the running task's */
+/* probe_wakeup(): the task woken becomes the one waited for if it is
+ * the recording's (its switch in is then recorded), and its prio is
+ * better than the one waited for and the running task's.  A new wakeup
+ * of the task waited for means its switch in was missed: the wait ends. */
 static void wl_wakeup(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_t len, uint32_t cpu,
 		      uint64_t ts)
 {
@@ -228,8 +238,10 @@ static void wl_wakeup(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_t 
 		return;
 	wl_text(rec, len, &w->w_comm, comm);
 	wl_saw(w, pid, prio, comm);
+	if (w->waiting && pid == w->wait_pid)
+		w->waiting = false;
 	if ((w->rt && prio >= MAX_RT_PRIO) || (w->waiting && prio >= w->wait_prio) ||
-	    prio >= cur_prio)
+	    prio >= cur_prio || (w->own && !w->own(w->own_arg, (int)pid)))
 		return;
 	w->waiting = true;
 	w->wait_pid = (int32_t)pid;
@@ -274,6 +286,8 @@ static void wl_switch(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_t 
 		wl_saw(w, prev, prev_prio, pc);
 	if (next > 0)
 		wl_saw(w, next, next_prio, nc);
+	if (w->waiting && prev == w->wait_pid && next != w->wait_pid)
+		w->waiting = false; /* it ran: its switch in was missed */
 	if (!w->waiting || next != w->wait_pid)
 		return;
 	w->waiting = false;
@@ -285,6 +299,8 @@ static void wl_switch(struct utrace_wakeup_lat *w, const uint8_t *rec, uint32_t 
 	w->kept_lat = lat;
 	w->kept_cpu = w->wait_cpu;
 	w->kept_wake = w->wake;
+	/* the task's comm as it is switched in (after an exec): the kernel's */
+	snprintf(w->kept_wake.next_comm, sizeof(w->kept_wake.next_comm), "%s", nc);
 	wl_entry_of(w, rec, cpu, ts, e);
 	e->prev_pid = (int32_t)prev;
 	e->prev_prio = (int32_t)prev_prio;

@@ -11,6 +11,15 @@
 #include "lib/session/session_internal.h"
 #include "lib/session/session_live_internal.h"
 
+/* The recording's tasks: those the kernel's instance follows, whose
+ * every wakeup and switch it keeps. */
+static bool session_live_wakeup_own(void *arg, int pid)
+{
+	struct session_live *rl = arg;
+
+	return !rl->kt || utrace_ktrace_follows(rl->kt, pid);
+}
+
 int session_live_wakeup_start(void *arg, bool on, bool rt, struct utrace_error *err)
 {
 	struct session_live *rl = live_rl(arg);
@@ -18,7 +27,8 @@ int session_live_wakeup_start(void *arg, bool on, bool rt, struct utrace_error *
 
 	live_lock(rl);
 	ret = session_live_merge(rl, err);
-	if (ret >= 0 && (ret = utrace_recorder_wakeup(rl->r, on ? (rt ? 2 : 1) : 0)) < 0)
+	if (ret >= 0 && (ret = utrace_recorder_wakeup(rl->r, on ? (rt ? 2 : 1) : 0,
+							    session_live_wakeup_own, rl)) < 0)
 		utrace_error_set(err, ret,
 				 "the wakeup tracers need the kernel's sched_wakeup "
 				 "and sched_switch (record -e)");
