@@ -39,6 +39,14 @@
  * they are seen (the old way; a thread that ends first is not recorded);
  * records of tasks whose task_newtask record was lost with a full buffer
  * are dropped as not the command's, and counted.
+ *
+ * Which tasks are the recording's (utrace_ktrace_follows, for the wakeup
+ * tracers, which must wait only for a task whose switch in the instance
+ * keeps): without -c, the command's as above; with -c, the instance
+ * records task:task_newtask too (hidden, its records discarded as the
+ * pages are read, all else kept), so that a task made by a followed one,
+ * thread or process, is known as the recording's, as the kernel's
+ * event-fork added it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -161,6 +169,8 @@ int kt_follow_start(struct utrace_ktrace *kt, struct utrace_error *err)
 			kt->no_newtask = true; /* children's records are kept */
 		kt->notrace_ok = !access(
 		    utrace_tracefs_path(path, kt->dir, "set_event_notrace_pid"), W_OK);
+	} else {
+		kt->lineage = kt_newtask(kt); /* who made whom: utrace_ktrace_follows */
 	}
 	return 0;
 }
@@ -251,6 +261,8 @@ static uint8_t kt_keep(struct utrace_ktrace *kt, size_t i, const uint8_t *rec, s
 
 	if (e && e->hidden)
 		return KT_OWN_NO;
+	if (!kt->filtering) /* -c: every record the kernel kept stays */
+		return KT_OWN_YES;
 	own = kt_own(kt, i);
 	if (own == KT_OWN_YES || !e || e->other_pid_off < 0 ||
 	    (size_t)e->other_pid_off + 4 > size)
@@ -342,7 +354,7 @@ int kt_follow_page(struct utrace_ktrace *kt, struct kt_cpu *c, size_t size,
 {
 	void *rec;
 
-	if (!kt->filtering)
+	if (!kt->filtering && !kt->lineage)
 		return fn(arg, c->cpu, kt->page, size, err);
 	kbuffer_load_subbuffer(kt->kb, kt->page);
 	for (rec = kbuffer_read_event(kt->kb, NULL); rec; rec = kbuffer_next_event(kt->kb, NULL)) {
@@ -391,6 +403,37 @@ void kt_follow_free(struct utrace_ktrace *kt)
 			free(kt->cpus[i].held[n].page);
 		free(kt->cpus[i].held);
 	}
+}
+
+/* -c: task i is the command's or was made by one of its tasks (or by
+ * one of theirs), whether thread or process. */
+static bool kt_descends(const struct utrace_ktrace *kt, size_t i)
+{
+	for (int n = 0; n < KT_CHAIN_MAX; n++) {
+		const struct kt_task_state *s = &kt->tstate[i];
+
+		if (kt_listed(kt, kt->tasks[i].pid))
+			return true;
+		if (!s->made)
+			return s->proc && kt->tasks[i].tgid == kt->pid;
+		i = s->creator;
+	}
+	return false;
+}
+
+bool utrace_ktrace_follows(struct utrace_ktrace *kt, int pid)
+{
+	ssize_t i;
+
+	if (!kt->pid || (!kt->filtering && !kt->lineage))
+		return true; /* the whole system, or no task_newtask to tell */
+	if (kt_listed(kt, pid))
+		return true;
+	if ((i = kt_find_task(kt, pid)) < 0)
+		return false; /* no record named it: not made by a followed task */
+	if (kt->lineage)
+		return kt_descends(kt, (size_t)i);
+	return kt_own(kt, (size_t)i) == KT_OWN_YES;
 }
 
 const char *utrace_ktrace_follow_note(struct utrace_ktrace *kt)

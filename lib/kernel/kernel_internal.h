@@ -87,6 +87,7 @@ struct utrace_ktrace {
 	bool no_event_fork; /* the kernel cannot follow new tasks: /proc polls */
 	bool no_newtask;    /* nor tell threads from processes */
 	bool filtering;	    /* the records of child processes are discarded */
+	bool lineage;	    /* -c: task_newtask tells utrace_ktrace_follows who made whom */
 	bool notrace_ok;    /* set_event_notrace_pid exists */
 	int newtask_id, newtask_pid_off, newtask_flags_off;
 	bool newtask_hidden;
@@ -105,6 +106,8 @@ struct utrace_ktrace {
 int kt_set(struct utrace_ktrace *kt, const char *file, const char *value,
 	   struct utrace_error *err);
 ssize_t kt_note_task(struct utrace_ktrace *kt, int pid);
+/* The index of task pid in kt->tasks, -1 if no record named it. */
+ssize_t kt_find_task(const struct utrace_ktrace *kt, int pid);
 /* later: enabled by utrace_ktrace_start, after tracing_on (before it
  * starts); else at once.  1 added, 0 not there or added already, <0 */
 int kt_add_event(struct utrace_ktrace *kt, const char *sys, const char *name, const char *filter,

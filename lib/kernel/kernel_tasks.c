@@ -130,19 +130,27 @@ static size_t kt_hash(int pid, size_t size)
 	return ((uint32_t)pid * 2654435761u) & (size - 1);
 }
 
+ssize_t kt_find_task(const struct utrace_ktrace *kt, int pid)
+{
+	if (!kt->hash_size)
+		return -1;
+	for (size_t s = kt_hash(pid, kt->hash_size); kt->task_hash[s];
+	     s = (s + 1) & (kt->hash_size - 1))
+		if (kt->tasks[kt->task_hash[s] - 1].pid == pid)
+			return kt->task_hash[s] - 1;
+	return -1;
+}
+
 /* The index of task pid in kt->tasks, added if new; -1 if out of memory. */
 ssize_t kt_note_task(struct utrace_ktrace *kt, int pid)
 {
 	struct utrace_dat_ktask *t;
 	struct kt_task_state *st;
+	ssize_t found = kt_find_task(kt, pid);
 	size_t s;
 
-	if (kt->hash_size) {
-		for (s = kt_hash(pid, kt->hash_size); kt->task_hash[s];
-		     s = (s + 1) & (kt->hash_size - 1))
-			if (kt->tasks[kt->task_hash[s] - 1].pid == pid)
-				return kt->task_hash[s] - 1;
-	}
+	if (found >= 0)
+		return found;
 	if (kt->nr_tasks + 1 > kt->cap_tasks) {
 		size_t cap = kt->cap_tasks ? kt->cap_tasks * 2 : 64;
 		uint32_t *h = calloc(cap * 2, sizeof(*h));

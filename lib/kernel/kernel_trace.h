@@ -131,6 +131,16 @@ void utrace_ktrace_stats(const struct utrace_ktrace *kt, uint64_t *pages, uint64
  * kept.  Valid after stop, until the next call. */
 const char *utrace_ktrace_follow_note(struct utrace_ktrace *kt);
 
+/*
+ * Whether the instance follows task pid: the command's (its threads;
+ * with children, also the processes it and they made), as the
+ * task_newtask records of the pages read so far tell; every task when
+ * the instance traces the whole system or the kernel cannot tell.  The
+ * kernel keeps every wakeup and switch of a task followed; of another
+ * task, only those a task followed took part in.
+ */
+bool utrace_ktrace_follows(struct utrace_ktrace *kt, int pid);
+
 /* Removes the instance and frees kt; safe at any point, NULL too.  <0 if
  * the instance could not be removed (err filled; kt is freed anyway). */
 int utrace_ktrace_close(struct utrace_ktrace *kt, struct utrace_error *err);

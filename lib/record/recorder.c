@@ -52,6 +52,7 @@
 #include "lib/events/ftrace_filter.h"
 #include "lib/probes/dwarf.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/wakeup_lat.h"
 #include "lib/record/recorder_fpatch.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_kernel.h"
@@ -497,6 +498,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	}
 	free(r->bufs);
 	rec_kmerge_free(r);
+	utrace_wakeup_lat_free(r->wk);
 	rec_hist_free(r);
 	rec_trig_free(r);
 	rec_live_ev_free(r);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/proto.h"
 #include "lib/base/error.h"
@@ -228,6 +229,17 @@ struct utrace_event_format;
  * switches, filters, triggers and hists are the calls below, by name. */
 const struct utrace_event_format *utrace_recorder_live_kevent(const struct utrace_recorder *r,
 							      size_t i);
+/* The live tracefs's wakeup tracers (wakeup_lat.h), run on the kernel
+ * records the merge reads (recorder_wakeup.c): mode 0 none, 1 wakeup, 2
+ * wakeup_rt (-ENOENT: the recording has no kernel merge, or not the
+ * kernel's sched_wakeup and sched_switch); tracing_max_latency (ns) set
+ * or read; the trace kept, as the kernel's trace file shows it.  own
+ * tells the recording's tasks, the only ones measured (wakeup_lat.h). */
+int utrace_recorder_wakeup(struct utrace_recorder *r, int mode, bool (*own)(void *arg, int pid),
+			   void *own_arg);
+uint64_t utrace_recorder_wakeup_max(struct utrace_recorder *r, bool set, uint64_t max_ns);
+void utrace_recorder_wakeup_clear(struct utrace_recorder *r);
+void utrace_recorder_wakeup_print(struct utrace_recorder *r, FILE *out);
 /* The kernel id of such an event SYSTEM:NAME, -ENOENT if it is none. */
 int utrace_recorder_live_kid(const struct utrace_recorder *r, const char *system,
 			     const char *name);

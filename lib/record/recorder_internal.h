@@ -102,6 +102,8 @@ struct rec_buffer {
 	ino_t ino;
 };
 
+struct utrace_wakeup_lat;
+
 struct utrace_recorder {
 	struct utrace_recorder_opts o;
 	/* the most capable tracer the recording has had (enum utrace_tracer:
@@ -139,6 +141,7 @@ struct utrace_recorder {
 	struct rec_kmerge *km;	/* recorder_kmerge.c: NULL if no kernel trigger */
 	struct rec_live_evs *lev; /* recorder_live.h: what the tracefs set */
 	struct rec_snap *snap; /* recorder_snap.c */
+	struct utrace_wakeup_lat *wk; /* recorder_wakeup.c: the wakeup tracers, once set */
 	bool busy; /* the last poll saved sub-buffers of a buffer that could
 		    * fill soon (rec_drain): poll again without sleeping */
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */

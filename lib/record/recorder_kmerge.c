@@ -54,6 +54,7 @@
 #include "common/hist_prog.h"
 #include "lib/base/grow.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/wakeup_lat.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_kernel.h"
 #include "lib/record/recorder_live.h"
@@ -463,6 +464,8 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 		}
 	} else {
 		rec_trig_krun(r, kid, rec, len);
+		if (r->wk && !km->depth) /* the wakeup tracers: enabled or not */
+			utrace_wakeup_lat_record(r->wk, kid, km->cpu, c.ts_ns, rec, len);
 		if (rec_trig_kon(r))
 			rec_hist_krun(r, kid, &c);
 		keep = rec_trig_kkeep(r, kid) && rec_live_kev_keep(r, kid, rec, len);

@@ -342,6 +342,19 @@ static int live_graph_retval(void *arg, bool on, struct utrace_error *err)
  * times monotonic), so local and global are that counter in nanoseconds
  * as mono is: the three print the same time stamps.
  */
+/* trace: the wakeup tracers' is their latency trace; trace_pipe and
+ * per_cpu show the records as they are */
+static int live_print_trace(void *arg, FILE *out, const char *tracer, uint32_t options,
+			    uint64_t since_ns, int cpu, uint64_t *last_ns, struct utrace_error *err)
+{
+	if (session_live_wakeup_tracer(tracer)) {
+		if (!last_ns && cpu < 0)
+			return session_live_wakeup_print(live_rl(arg), out, err);
+		tracer = "nop";
+	}
+	return session_sel_print_trace(arg, out, tracer, options, since_ns, cpu, last_ns, err);
+}
+
 static int live_set_clock(void *arg, const char *name, uint32_t *options)
 {
 	if (!strcmp(name, "local") || !strcmp(name, "global") || !strcmp(name, "mono"))
@@ -367,7 +380,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	struct utrace_live_ops ops = {
 	    .set_tracer = session_sel_set_tracer,
 	    .tracing_on = session_sel_tracing_on,
-	    .print_trace = session_sel_print_trace,
+	    .print_trace = live_print_trace,
 	    .print_profile = session_live_print_profile,
 	    .functions = live_functions,
 	    .symbols = live_symbols,
@@ -407,6 +420,9 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .instance_new = session_inst_new,
 	    .instance_free = session_inst_free,
 	    .set_clock = live_set_clock,
+	    .wakeup_start = session_live_wakeup_start,
+	    .wakeup_max = session_live_wakeup_max,
+	    .wakeup_clear = session_live_wakeup_clear,
 	    .thresh_us = o->rec.thresh_ns / 1000,
 	    .buffer_kb = o->rec.buffer_kb,
 	    .tracer = o->rec.tracer,

@@ -107,7 +107,19 @@ static inline void live_lock(struct session_live *rl)
 	__atomic_sub_fetch(&rl->want, 1, __ATOMIC_RELAXED);
 }
 
+/* session_live_wakeup.c: the wakeup tracers (utrace_live_ops) */
+int session_live_wakeup_start(void *arg, bool on, bool rt, struct utrace_error *err);
+void session_live_wakeup_clear(void *arg);
+int session_live_wakeup_max(void *arg, bool set, uint64_t *max_ns, struct utrace_error *err);
+/* whether trace prints for tracer as the wakeup tracers do */
+bool session_live_wakeup_tracer(const char *tracer);
+/* trace of the wakeup tracers: the longest wakeup latency's */
+int session_live_wakeup_print(struct session_live *rl, FILE *out, struct utrace_error *err);
+
 /* session_live_read.c */
+/* The records so far read and merged (the kernel's triggers run on
+ * them), with rl->lock held. */
+int session_live_merge(struct session_live *rl, struct utrace_error *err);
 /* The file as written so far (an extract with --overwrite), opened with
  * the recorder held. */
 int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct utrace_error *err);

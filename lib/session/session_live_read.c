@@ -23,16 +23,12 @@
 #include "lib/report/report_text.h"
 #include "lib/report/fprofile.h"
 
-/* The file as written so far, opened while the recorder is held: what
- * the reader indexes is whole records. */
-int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct utrace_error *err)
+int session_live_merge(struct session_live *rl, struct utrace_error *err)
 {
-	int ret;
-
-	live_lock(rl);
 	/* messages not read yet first (the BUFFER of a thread that just
 	 * started, as trace_marker's), then every sub-buffer done */
-	ret = utrace_recorder_poll(rl->r, 0, err);
+	int ret = utrace_recorder_poll(rl->r, 0, err);
+
 	/* the kernel's pages so far, every CPU's: a round, after which the
 	 * merge runs their triggers up to its watermark, which a CPU that
 	 * handed over pages holds at its last record; so a second round,
@@ -41,6 +37,17 @@ int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct
 	for (int i = 0; i < 2 && ret >= 0 && rl->kt; i++)
 		if ((ret = utrace_ktrace_poll(rl->kt, true, session_kpage, rl->r, err)) > 0)
 			ret = utrace_recorder_kround(rl->r, err);
+	return ret;
+}
+
+/* The file as written so far, opened while the recorder is held: what
+ * the reader indexes is whole records. */
+int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct utrace_error *err)
+{
+	int ret;
+
+	live_lock(rl);
+	ret = session_live_merge(rl, err);
 	if (ret >= 0 && !rl->overwrite)
 		ret = utrace_recorder_sync(rl->r, err);
 	if (ret >= 0 && !rl->overwrite)

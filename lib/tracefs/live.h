@@ -31,6 +31,7 @@
  *   live_profile.c kprobe_profile
  *   live_errpos.c  the kernel's caret columns of filter errors
  *   live_reset.c  unmounting what a killed recorder left
+ *   live_wakeup.c the wakeup and wakeup_rt tracers, tracing_max_latency
  *   live_dynev.c  dynamic_events, kprobe_events, uprobe_events,
  *                 synthetic_events: probes and synthetic events added and
  *                 removed while the programs run
@@ -272,6 +273,17 @@ struct utrace_live_ops {
 	 * at the start (record -O funcgraph-retval); NULL: no such option */
 	int (*graph_retval)(void *arg, bool on, struct utrace_error *err);
 	bool graph_retval_on;
+	/* current_tracer wakeup, wakeup_rt (live_wakeup.c): the latency of
+	 * the traced tasks' wakeups measured from now on (rt: real-time
+	 * tasks only; tracing_max_latency reset), or no longer (on false);
+	 * NULL: the recording cannot (it has not the kernel's sched_wakeup
+	 * and sched_switch) */
+	int (*wakeup_start)(void *arg, bool on, bool rt, struct utrace_error *err);
+	/* `echo > trace`: the trace kept is dropped (the kernel's max buffer
+	 * cleared) */
+	void (*wakeup_clear)(void *arg);
+	/* tracing_max_latency (ns): set to *max_ns now (set), or read */
+	int (*wakeup_max)(void *arg, bool set, uint64_t *max_ns, struct utrace_error *err);
 	/* the tracer and filter the recording starts with (the command line;
 	 * filter may be NULL) */
 	enum utrace_tracer tracer;

@@ -36,35 +36,43 @@
 
 static int show_tracers(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
-	fputs("function_graph function nop\n", out);
+	/* the kernel's order: the newest registered first */
+	if (live_wakeup_available(l))
+		fputs("function_graph wakeup_rt wakeup function nop\n", out);
+	else
+		fputs("function_graph function nop\n", out);
 	return 0;
 }
 
 static int show_tracer(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
-	fprintf(out, "%s\n", live_tracer_name(l->tracer));
+	fprintf(out, "%s\n", live_current_tracer(l));
 	return 0;
 }
 
 static long write_tracer(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct utrace_error err = {0};
-	enum utrace_tracer t;
+	enum utrace_tracer t = UTRACE_TRACER_NOP;
 	char *s = live_strip(buf, n);
-	int ret;
+	int ret, wk;
 
 	if (!s)
 		return -ENOMEM;
-	if (live_tracer_parse(s, &t) < 0) {
+	wk = live_wakeup_available(l) ? live_wakeup_parse(l, s) : -1;
+	if (wk < 0 && live_tracer_parse(s, &t) < 0) {
 		live_errlog_add(l, "current_tracer", s, "No such tracer", 0);
 		free(s);
 		return -EINVAL;
 	}
-	if (t == l->tracer) {
+	if (wk < 0 ? t == l->tracer && !l->wakeup : wk == l->wakeup) {
 		free(s);
 		return (long)n;
 	}
-	ret = live_apply(l, t, l->lists, &err);
+	if (wk > 0)
+		ret = live_wakeup_set(l, wk, &err);
+	else if ((ret = live_wakeup_set(l, LIVE_WAKEUP_NONE, &err)) >= 0)
+		ret = live_apply(l, t, l->lists, &err);
 	if (ret < 0) /* say why, as the write fails */
 		live_errlog_add(l, "current_tracer", s, err.msg[0] ? err.msg : strerror(-ret), 0);
 	free(s);
@@ -112,7 +120,7 @@ static int show_trace(struct utrace_live *l, const struct live_handle *h, FILE *
 		since = l->cpu_clear_ns[h->cpu];
 	if (read && read + 1 > since)
 		since = read + 1;
-	return l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->options, since,
+	return l->ops.print_trace(l->ops.arg, out, live_current_tracer(l), l->options, since,
 				  h->cpu, NULL, &err);
 }
 
@@ -124,6 +132,8 @@ static int open_trace(struct utrace_live *l, struct live_handle *h, int flags)
 		return 0;
 	if (h->cpu < 0) {
 		live_trace_clear(l);
+		if (l->wakeup && l->ops.wakeup_clear) /* the kernel clears the max buffer */
+			l->ops.wakeup_clear(l->ops.arg);
 		return 0;
 	}
 	/* the kernel clears only that CPU's buffer */
@@ -404,6 +414,8 @@ static const struct live_file files[] = {
      LIVE_DYN_UPROBES, false},
     {"snapshot", RW, live_show_snapshot, NULL, live_write_snapshot, NULL, 0, false},
     {"tracing_thresh", RW, live_show_thresh, NULL, live_write_thresh, NULL, 0, false},
+    {"tracing_max_latency", RW, live_show_max_latency, NULL, live_write_max_latency, NULL, 0,
+     false},
     {"buffer_total_size_kb", RO, live_show_total_kb, NULL, NULL, NULL, 0, false},
     {"set_event_pid", RW, live_show_pids, live_open_pids, live_write_pids, NULL,
      UTRACE_LIVE_PIDS_EVENT, false},

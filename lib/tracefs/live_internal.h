@@ -48,6 +48,7 @@ struct utrace_live {
 	pthread_mutex_t lock; /* everything below */
 	struct live_handle *open; /* the files open: FUSE releases none at an unmount */
 	enum utrace_tracer tracer;
+	int wakeup;	    /* live_wakeup.c: LIVE_WAKEUP_* of current_tracer */
 	uint32_t max_depth; /* max_graph_depth */
 	uint32_t options;   /* trace_options: ops->set_option's word */
 	/* by enum utrace_filter_list; the graph lists come from the command
@@ -352,6 +353,21 @@ int live_resolve(struct utrace_live *l, const char *path, struct live_handle *h)
 /* The names in the directory path, through fill; -ENOENT if none. */
 int live_dir_names(struct utrace_live *l, const char *path,
 		   void (*fill)(void *arg, const char *name), void *arg);
+
+/* live_wakeup.c: the wakeup tracers (current_tracer names them; the
+ * processes then run nop), tracing_max_latency */
+enum { LIVE_WAKEUP_NONE, LIVE_WAKEUP, LIVE_WAKEUP_RT };
+bool live_wakeup_available(struct utrace_live *l);
+/* LIVE_WAKEUP_* of a tracer name, -1 if not one of them */
+int live_wakeup_parse(struct utrace_live *l, const char *name);
+/* current_tracer's name */
+const char *live_current_tracer(struct utrace_live *l);
+/* current_tracer written: wakeup (LIVE_WAKEUP_*) on, or off for another
+ * tracer (LIVE_WAKEUP_NONE) */
+int live_wakeup_set(struct utrace_live *l, int which, struct utrace_error *err);
+int live_show_max_latency(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_max_latency(struct utrace_live *l, struct live_handle *h, const char *buf,
+			    size_t n);
 
 /* live_state.c */
 /* From now on trace shows only what comes after (`echo > trace`). */

@@ -77,8 +77,8 @@ static int pipe_fetch(struct utrace_live *l, struct live_pipe *p, int cpu)
 		return -ENOMEM;
 	if (cpu >= 0) /* cleared on its own */
 		since = max_ns(since, l->cpu_clear_ns[cpu]);
-	ret = l->ops.print_trace(l->ops.arg, out, live_tracer_name(l->tracer), l->options,
-				 since + 1, cpu, &last, &err);
+	ret = l->ops.print_trace(l->ops.arg, out, live_current_tracer(l), l->options, since + 1,
+				 cpu, &last, &err);
 	fclose(out);
 	if (ret < 0 || !last) {
 		free(text);

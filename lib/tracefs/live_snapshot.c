@@ -25,7 +25,7 @@
 
 static void snapshot_help(struct utrace_live *l, FILE *out)
 {
-	fprintf(out, "# tracer: %s\n#\n", live_tracer_name(l->tracer));
+	fprintf(out, "# tracer: %s\n#\n", live_current_tracer(l));
 	fprintf(out, "#\n# * Snapshot is %s *\n#\n", l->snap_allocated ? "allocated" : "freed");
 	fputs("# Snapshot commands:\n"
 	      "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
@@ -67,7 +67,7 @@ int live_show_snapshot(struct utrace_live *l, const struct live_handle *h, FILE 
 
 	if (!mem)
 		return -ENOMEM;
-	ret = l->ops.print_snapshot(l->ops.arg, mem, live_tracer_name(l->tracer), l->options,
+	ret = l->ops.print_snapshot(l->ops.arg, mem, live_current_tracer(l), l->options,
 				    l->snap_from, &count, &err);
 	fclose(mem);
 	if (ret > 0 && has_entries(text, len))

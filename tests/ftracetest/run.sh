@@ -38,7 +38,9 @@
 # events of them come from utrace's kernel instance: events/sched/* are
 # then the kernel's (they hide kprog's of the same names), their triggers
 # and hists run in the recorder.  kprog runs beside it, as in the other
-# cases, for the names of its functions and its other events.
+# cases, for the names of its functions and its other events.  The
+# wakeup tracers' cases are among them: their `chrt -f 5 sleep 1` must
+# be a traced process, whose wakeup and switch the kernel instance keeps.
 #
 # Verdicts, as ftracetest prints them: PASS and XFAIL are "ok".  FAIL,
 # UNRESOLVED, UNSUPPORTED and a case that ran out of time (TIMEOUT) are
@@ -113,7 +115,9 @@ SYSTEM_CASES=" $(echo \
 	trigger/inter-event/trigger-trace-action-hist.tc \
 	trigger/trigger-hist-mod.tc \
 	trigger/trigger-hist.tc \
-	trigger/trigger-multihist.tc) "
+	trigger/trigger-multihist.tc \
+	tracer/wakeup.tc \
+	tracer/wakeup_rt.tc) "
 SCHED_EVENTS="sched_process_fork sched_process_exec sched_process_exit sched_switch sched_waking sched_wakeup"
 
 # the command after it, in the mount namespace unshare -m made: with the

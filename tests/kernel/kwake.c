@@ -2,10 +2,13 @@
 /*
  * kwake.c - known wakeups for tests/kernel/kwakeup.sh and
  * tests/kernel/sched_latency.sh:
- *   kwake sleep N     N sleeps of 1 ms: N wakeups, N switches in
+ *   kwake sleep N [F] N sleeps of 1 ms: N wakeups, N switches in; first
+ *                     "0" written to file F (tracing_max_latency: the
+ *                     wakeup tracers measure from kwake on, after exec)
  *   kwake pingpong N  two threads hand a byte back and forth N times
  *                     through pipes: each blocks and is woken N times
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,12 @@ int main(int argc, char **argv)
 		return 2;
 	n = atoi(argv[2]);
 	if (!strcmp(argv[1], "sleep")) {
+		if (argc > 3) {
+			int fd = open(argv[3], O_WRONLY);
+
+			if (fd < 0 || write(fd, "0\n", 2) != 2 || close(fd))
+				return 1;
+		}
 		for (int i = 0; i < n; i++) {
 			struct timespec ts = {0, 1000000};
 
