@@ -93,6 +93,7 @@ enum utrace_bt_op {
 			      * is there (ctx->load; 0 if it cannot be read) */
 	UTRACE_BOP_LOADREC,  /* imm: a C type; pop an address, push the struct or array
 			      * there as a value (ctx->record, the tool's: "" without it) */
+	UTRACE_BOP_STRSTR,   /* pop a, b (strings); push 1 if b occurs in a (strcontains) */
 	UTRACE_BOP_MAX
 };
 
@@ -229,7 +230,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 	case UTRACE_BOP_TUPLE:
 		*push = 1;
 		return in->b;
-	case UTRACE_BOP_STRNCMP:
+	case UTRACE_BOP_STRNCMP: case UTRACE_BOP_STRSTR:
 		*push = 1;
 		return 2;
 	case UTRACE_BOP_DUP:

@@ -125,6 +125,22 @@ static inline int64_t utrace_bt_strncmp(const char *a, const char *b, int64_t n)
 	return 0;
 }
 
+/* 1 if needle occurs in hay (bpftrace's strcontains: "" is in every string). */
+static inline int64_t utrace_bt_strstr(const char *hay, const char *needle)
+{
+	for (unsigned i = 0; i < UTRACE_BT_STRLEN; i++) {
+		unsigned k = 0;
+
+		while (i + k < UTRACE_BT_STRLEN && needle[k] && hay[i + k] == needle[k])
+			k++;
+		if (!needle[k] || k == UTRACE_BT_STRLEN)
+			return 1;
+		if (!hay[i])
+			return 0;
+	}
+	return 0;
+}
+
 /* Pops n values (strings where bit i of str is set) into the key bytes:
  * 8 bytes an integer, UTRACE_BT_STRLEN a string, first value first. */
 static inline void utrace_bt_key(struct utrace_bt_state *st, const int64_t *vals, unsigned n,
@@ -279,6 +295,9 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		case UTRACE_BOP_STRNCMP:
 			*sp++ = utrace_bt_strncmp(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]),
 						  in->imm);
+			break;
+		case UTRACE_BOP_STRSTR:
+			*sp++ = utrace_bt_strstr(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]));
 			break;
 		case UTRACE_BOP_TUPLE: *sp++ = utrace_bt_tuple_make(st, in, v); break;
 		case UTRACE_BOP_TGET: {

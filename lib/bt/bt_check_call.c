@@ -45,6 +45,7 @@ static const struct fn {
     {"usym", 1, 1, FN_VALUE, BT_T_USYM, -1},
     {"bswap", 1, 1, FN_VALUE, BT_T_INT, -1},
     {"strncmp", 3, 3, FN_VALUE, BT_T_INT, -1},
+    {"strcontains", 2, 2, FN_VALUE, BT_T_INT, -1},
     {"sizeof", 1, 1, FN_VALUE, BT_T_INT, -1},
     {"strftime", 2, 2, FN_VALUE, BT_T_STR, -1},
     {"buf", 1, 2, FN_VALUE, BT_T_BUF, -1},

@@ -277,6 +277,12 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		emit(c, UTRACE_BOP_STRNCMP, 0, 0, n->args[2]->ival);
 		return;
 	}
+	if (!strcmp(n->str, "strcontains")) {
+		expr(c, n->args[0]);
+		expr(c, n->args[1]);
+		emit(c, UTRACE_BOP_STRSTR, 0, 0, 0);
+		return;
+	}
 	unsupported(c, n, n->str);
 }
 
