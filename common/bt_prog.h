@@ -94,13 +94,15 @@ enum utrace_bt_op {
 	UTRACE_BOP_LOADREC,  /* imm: a C type; pop an address, push the struct or array
 			      * there as a value (ctx->record, the tool's: "" without it) */
 	UTRACE_BOP_STRSTR,   /* pop a, b (strings); push 1 if b occurs in a (strcontains) */
+	UTRACE_BOP_USERNAME, /* pop a uid; push its user name (ctx->username, the tool's:
+			      * "" without it) */
 	UTRACE_BOP_MAX
 };
 
 enum utrace_bt_builtin {
 	UTRACE_BB_PID, UTRACE_BB_TID, UTRACE_BB_UID, UTRACE_BB_GID, UTRACE_BB_NSECS,
 	UTRACE_BB_ELAPSED, UTRACE_BB_CPU, UTRACE_BB_RETVAL, UTRACE_BB_FUNC, UTRACE_BB_PROBE,
-	UTRACE_BB_RAND, UTRACE_BB_CGROUP, UTRACE_BB_MAX
+	UTRACE_BB_RAND, UTRACE_BB_CGROUP, UTRACE_BB_NUMAID, UTRACE_BB_CPID, UTRACE_BB_MAX
 };
 
 /* The records a program emits: u32 kind, u32 id (printf: its format;
@@ -188,6 +190,9 @@ struct utrace_bt_ctx {
 	 * (lib/bt/bt_record.c) into out (UTRACE_BT_STRLEN bytes); NULL
 	 * where no libc may run */
 	void (*record)(void *arg, uint64_t addr, uint32_t type, char *out);
+	/* username: the name of user uid into out (UTRACE_BT_STRLEN bytes);
+	 * NULL where no libc may run */
+	void (*username)(void *arg, int64_t uid, char *out);
 };
 
 /* The run's state: the stack, the string slots, the variables. */
@@ -225,6 +230,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
 	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET: case UTRACE_BOP_STRFTIME:
 	case UTRACE_BOP_BUF: case UTRACE_BOP_NTOP: case UTRACE_BOP_LOAD: case UTRACE_BOP_LOADREC:
+	case UTRACE_BOP_USERNAME:
 		*push = 1;
 		return 1;
 	case UTRACE_BOP_TUPLE:

@@ -30,6 +30,7 @@ struct bt_loc {
 	C(EOF_EXPECTING, "unexpected end of file, expected %s")                                    \
 	C(UNKNOWN_FUNC, "Unknown function: %s")                                                    \
 	C(UNKNOWN_IDENT, "Unknown identifier: '%s'")                                               \
+	C(CPID_CHILD, "cpid cannot be used without child command")                                 \
 	C(UNDEF_VAR, "Undefined or undeclared variable: %s")                                       \
 	C(UNDEF_MAP, "Undefined map: %s")                                                          \
 	C(NARGS_NONE, "%s() requires no arguments (%u provided)")                                  \
@@ -214,6 +215,7 @@ struct bt_program {
 	struct bt_ctype *ctypes; /* the C types (bt_types.h), by index; 0: none */
 	unsigned nctypes;
 	bool unsafe; /* --unsafe */
+	bool has_child; /* -c CMD: cpid means something */
 	unsigned helper_check; /* -k 1, -kk 2: warn when a map helper fails */
 	char **shapes; /* the tuples' types (bt_tuple.c), by index */
 	unsigned nshapes;

@@ -35,7 +35,7 @@ static bool probe_has(const struct bt_probe *pr, enum bt_probe_type t)
 static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 {
 	static const char *const ints[] = {"pid",	"tid", "uid", "gid", "nsecs",
-					   "elapsed", "cpu", "rand", "cgroup"};
+					   "elapsed", "cpu", "rand", "cgroup", "numaid"};
 	const char *s = n->str;
 
 	if ((!strncmp(s, "args.", 5) || !strncmp(s, "args->", 6)) &&
@@ -52,6 +52,16 @@ static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 	if (!strcmp(s, "comm") || !strcmp(s, "probe")) {
 		n->type = BT_T_STR;
 		n->size = !strcmp(s, "comm") ? 16 : 64;
+		return 0;
+	}
+	if (!strcmp(s, "cpid")) {
+		if (!ck->p->has_child)
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_CPID_CHILD);
+		return 0;
+	}
+	if (!strcmp(s, "username")) { /* the uid's name: bt_compile.c */
+		n->type = BT_T_STR;
+		n->size = 64;
 		return 0;
 	}
 	if (!strcmp(s, "func")) {

@@ -86,6 +86,7 @@ static void builtin(struct comp *c, const struct bt_node *n)
 	    [UTRACE_BB_NSECS] = "nsecs",       [UTRACE_BB_ELAPSED] = "elapsed",
 	    [UTRACE_BB_CPU] = "cpu",	       [UTRACE_BB_RETVAL] = "retval",
 	    [UTRACE_BB_RAND] = "rand",	       [UTRACE_BB_CGROUP] = "cgroup",
+	    [UTRACE_BB_NUMAID] = "numaid",     [UTRACE_BB_CPID] = "cpid",
 	};
 
 	if (!strncmp(n->str, "args", 4) && n->op[0] == 't') { /* a tracepoint's field */
@@ -104,6 +105,11 @@ static void builtin(struct comp *c, const struct bt_node *n)
 	}
 	if (!strcmp(n->str, "comm")) {
 		emit(c, UTRACE_BOP_COMM, 0, 0, 0);
+		return;
+	}
+	if (!strcmp(n->str, "username")) { /* uid's name, as bpftrace's /etc/passwd */
+		emit(c, UTRACE_BOP_BUILTIN, UTRACE_BB_UID, 0, 0);
+		emit(c, UTRACE_BOP_USERNAME, 0, 0, 0);
 		return;
 	}
 	if (!strcmp(n->str, "probe") || !strcmp(n->str, "func")) {

@@ -75,6 +75,7 @@ struct bt_run {
 	 * (its pid once known: its events are left out) */
 	bool waiting;
 	int waiter_pid;
+	int cpid; /* -c CMD's pid once started (cpid), else 0 */
 	struct bt_profile *profile; /* bt_profile.c: the samplers of profile probes */
 	char *exe; /* the traced program's file (prog.exe), NULL if none */
 };
@@ -88,6 +89,13 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts);
 /* The tool's own process name (comm of BEGIN, END, interval): "utrace",
  * or "bpftrace" when run by that name. */
 void bt_tool_comm(char comm[16]);
+/* bt_hitinfo.c: the NUMA node of cpu (numaid); the context's username
+ * callback (common/bt_prog.h): uid's name in /etc/passwd, "" if none. */
+int64_t bt_cpu_node(unsigned cpu);
+/* The builtins of a probe the tool runs (BEGIN, END, interval): the
+ * tool's pid, ids, name, the CPU and node it runs on; cpid. */
+void bt_hit_tool(const struct bt_run *r, struct utrace_bt_hit *hit);
+void bt_username_cb(void *arg, int64_t uid, char *out);
 /* bt_live.c: every map that holds something, by name, as bpftrace
  * prints them; SIGUSR1's handler (the run takes it), and, after one,
  * every map printed, as bpftrace does (the run's loops call it as they

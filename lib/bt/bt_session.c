@@ -430,6 +430,8 @@ static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrac
 	hit->builtin[UTRACE_BB_NSECS] = (int64_t)ev->ts;
 	hit->builtin[UTRACE_BB_ELAPSED] = (int64_t)ev->ts - r->start_ns;
 	hit->builtin[UTRACE_BB_CPU] = ev->cpu;
+	hit->builtin[UTRACE_BB_NUMAID] = bt_cpu_node(ev->cpu);
+	hit->builtin[UTRACE_BB_CPID] = r->cpid;
 	snprintf(hit->comm, sizeof(hit->comm), "%.*s", (int)len, comm);
 	for (unsigned i = 0; i < 7; i++) {
 		if (!(s->strargs >> i & 1))
@@ -453,11 +455,9 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 				due = &r->sites[i];
 		if (!due || r->exiting)
 			return;
-		hit.builtin[UTRACE_BB_PID] = getpid();
-		hit.builtin[UTRACE_BB_TID] = getpid();
+		bt_hit_tool(r, &hit);
 		hit.builtin[UTRACE_BB_NSECS] = (int64_t)due->next_tick;
 		hit.builtin[UTRACE_BB_ELAPSED] = (int64_t)due->next_tick - r->start_ns;
-		bt_tool_comm(hit.comm);
 		due->next_tick += due->period_ns;
 		bt_run_hit(r, due, &hit);
 	}

@@ -5,15 +5,19 @@
  * programs through utrace_bt_run: their output byte for byte against
  * bpftrace 0.17's for the same program (copied from `bpftrace -e PROG`).
  */
+#include <dirent.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/bt/bt.h"
 #include "tests/unit/check.h"
 
-static int run(const char *src, char **out, struct utrace_error *err)
+static int run_cmd(const char *src, char **argv, char **out, struct utrace_error *err)
 {
-	struct utrace_bt_opts o = {.text = src, .name = "stdin", .log = stderr};
+	struct utrace_bt_opts o = {.text = src, .name = "stdin", .log = stderr, .argv = argv};
 	size_t len = 0;
 	int ret;
 
@@ -23,6 +27,80 @@ static int run(const char *src, char **out, struct utrace_error *err)
 	ret = utrace_bt_run(&o, err);
 	fclose(o.out);
 	return ret;
+}
+
+static int run(const char *src, char **out, struct utrace_error *err)
+{
+	return run_cmd(src, NULL, out, err);
+}
+
+/* The node of cpu as sysfs links it, -1 if none. */
+static int cpu_node(int cpu)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int node = -1;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+	if (!(d = opendir(path)))
+		return -1;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "node", 4) && e->d_name[4] >= '0' && e->d_name[4] <= '9')
+			node = atoi(e->d_name + 4);
+	closedir(d);
+	return node;
+}
+
+static void test_builtins(void)
+{
+	struct utrace_error err = {0};
+	struct passwd *pw = getpwuid(getuid());
+	char *out = NULL, name[64] = "", file[] = "/tmp/utrace-bt-cpid-XXXXXX", cmd[128];
+	int ret, node = -2, cpu = -2, cpid = -1, want = -2;
+	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	FILE *f;
+
+	ret = run("i:ms:1 { printf(\"%s|%d|%d\\n\", username, numaid, cpu); exit(); }", &out, &err);
+	check(ret == 0 && out && sscanf(out, "Attaching 1 probe...\n%63[^|]|%d|%d", name, &node,
+					  &cpu) == 3 && pw && !strcmp(name, pw->pw_name) &&
+		      node == cpu_node(cpu),
+	      "username is the uid's name (%s), numaid the node of cpu: %s%s",
+	      pw ? pw->pw_name : "?", out ? out : "", err.msg);
+	free(out);
+	out = NULL;
+	/* the runtime the command is started with: build/libutrace.so, beside
+	 * build/tests/ */
+	if (!getenv("UTRACE_LIB")) {
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
+
+		if (n > 0) {
+			exe[n] = 0;
+			strcpy(strrchr(exe, '/'), "/../libutrace.so");
+			setenv("UTRACE_LIB", exe, 1);
+		}
+	}
+	close(mkstemp(file));
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s; sleep 1", file);
+	ret = run_cmd("i:ms:500 { printf(\"%d\\n\", cpid); exit(); }", argv, &out, &err);
+	f = fopen(file, "r");
+	if (f && fscanf(f, "%d", &want) != 1)
+		want = -3;
+	if (f)
+		fclose(f);
+	unlink(file);
+	check(ret == 0 && out && sscanf(out, "Attaching 1 probe...\n%d", &cpid) == 1 &&
+		      cpid == want && cpid > 0,
+	      "cpid is the pid of -c's command (%d): %s%s", want, out ? out : "", err.msg);
+	free(out);
+	out = NULL;
+	ret = run("BEGIN { printf(\"%d\\n\", cpid); }", &out, &err);
+	check(ret == 1 && !strcmp(err.msg, "stdin:1:24-28: ERROR: cpid cannot be used without "
+					   "child command\nBEGIN { printf(\"%d\\n\", cpid); }\n"
+					   "                       ~~~~"),
+	      "cpid without -c: bpftrace's error: %s", err.msg);
+	free(out);
 }
 
 static const struct {
@@ -46,5 +124,6 @@ int main(void)
 		      golden[i].src, golden[i].want, out ? out : "", err.msg);
 		free(out);
 	}
+	test_builtins();
 	return check_done();
 }
