@@ -30,6 +30,7 @@ struct bt_loc {
 	C(EOF_EXPECTING, "unexpected end of file, expected %s")                                    \
 	C(UNKNOWN_FUNC, "Unknown function: %s")                                                    \
 	C(UNKNOWN_IDENT, "Unknown identifier: '%s'")                                               \
+	C(SARG_PROBE, "The %s builtin can only be used with 'kprobes' and 'uprobes' probes")         \
 	C(CPID_CHILD, "cpid cannot be used without child command")                                 \
 	C(UNDEF_VAR, "Undefined or undeclared variable: %s")                                       \
 	C(UNDEF_MAP, "Undefined map: %s")                                                          \

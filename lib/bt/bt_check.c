@@ -82,6 +82,11 @@ static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 			return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_ARG_PROBE, s);
 		return 0;
 	}
+	if (!strncmp(s, "sarg", 4) && s[4] >= '0' && s[4] <= '9' && !s[5]) {
+		if (!probe_has(ck->probe, BT_P_UPROBE))
+			return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_SARG_PROBE, s);
+		return 0;
+	}
 	if (!strncmp(s, "args->", 6) || !strncmp(s, "args.", 5))
 		return bt_dwarf_check_arg(ck, n);
 	return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_UNKNOWN_IDENT, s);

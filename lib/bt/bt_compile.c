@@ -99,6 +99,10 @@ static void builtin(struct comp *c, const struct bt_node *n)
 		bt_comp_dwarf_arg(c, n);
 		return;
 	}
+	if (!strncmp(n->str, "sarg", 4)) {
+		bt_comp_sarg(c, n);
+		return;
+	}
 	if (!strncmp(n->str, "arg", 3) && n->str[3] && !n->str[4]) {
 		emit(c, UTRACE_BOP_ARG, (unsigned)(n->str[3] - '0'), 0, 0);
 		return;

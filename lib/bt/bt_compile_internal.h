@@ -55,6 +55,7 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n);
 void bt_comp_macaddr(struct comp *c, const struct bt_node *n);
 /* reg("sp"): the register at the hit, a fetch-arg */
 void bt_comp_reg(struct comp *c, const struct bt_node *n);
+void bt_comp_sarg(struct comp *c, const struct bt_node *n);
 /* args->NAME (bt_dwarf.c): its register, or its member's fetch-arg */
 void bt_comp_dwarf_arg(struct comp *c, const struct bt_node *n);
 bool bt_comp_ptr_arith(struct comp *c, const struct bt_node *n);

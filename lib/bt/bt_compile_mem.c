@@ -520,6 +520,21 @@ void bt_comp_reg(struct comp *c, const struct bt_node *n)
 	c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 0, 0);
 }
 
+/* sargN: the uprobe's Nth argument on the stack, read at the hit where
+ * bpftrace reads it (x86-64: sp + 8 * (N + 1), past the return address,
+ * at the function's entry). */
+void bt_comp_sarg(struct comp *c, const struct bt_node *n)
+{
+	char fa[32];
+
+	if (!fetch_probe(c)) {
+		c->ops->unsupported(c, n, "a sarg outside a uprobe");
+		return;
+	}
+	snprintf(fa, sizeof(fa), "+%u(%%sp):u64", 8u * (unsigned)(n->str[4] - '0' + 1));
+	c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 0, 0);
+}
+
 void bt_comp_map_sym(struct comp *c, const struct bt_node *map, const struct bt_node *v, bool top)
 {
 	struct bt_sym s;

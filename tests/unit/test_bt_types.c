@@ -150,6 +150,8 @@ static void test_fetchargs(void)
 	     "+8(%di):s32"},
 	    {"uprobe:/bin/true:main { @x = sum(*(uint16*)(reg(\"sp\") + 8)); }", "+8(%sp):u16"},
 	    {"uprobe:/bin/true:main { @x = reg(\"ip\"); }", "%ip:u64"},
+	    /* sargN: past the return address, as bpftrace reads it on x86-64 */
+	    {"uprobe:/bin/true:main { @x = sarg1; }", "+16(%sp):u64"},
 	    {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; $x = @a[0]; @x = $x[1]; }",
 	     "+4(%di):s32"},
 	    {"struct S { long x; char mac[6]; } uprobe:/bin/true:main "
@@ -179,6 +181,8 @@ static const struct {
     {"struct A { int x[4]; } BEGIN { $a = (struct A *)0; @x = $a->x[5]; }",
      "stdin:1:57-65: ERROR: the index 5 is out of bounds for array of size 4"},
     {"BEGIN { $x = 1; @y = *$x; }", "stdin:1:22-25: ERROR: Can not dereference type 'int64'"},
+    {"uretprobe:/bin/true:main { @x = sarg0; }",
+     "stdin:1:33-38: ERROR: The sarg0 builtin can only be used with 'kprobes' and 'uprobes' probes"},
     {"struct Foo { int a } BEGIN { @ = (struct Foo *)\"s\"; }",
      "stdin:1:34-51: ERROR: Cannot cast from \"string[2]\" to \"struct Foo *\""},
     {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; delete(@a[0]); @x = *@a[0]; }",
