@@ -94,10 +94,13 @@ enum utrace_bt_op {
 	UTRACE_BOP_LOADREC,  /* imm: a C type; pop an address, push the struct or array
 			      * there as a value (ctx->record, the tool's: "" without it) */
 	UTRACE_BOP_STRSTR,   /* pop a, b (strings); push 1 if b occurs in a (strcontains) */
-	UTRACE_BOP_USERNAME, /* pop a uid; push its user name (ctx->username, the tool's:
-			      * "" without it) */
+	UTRACE_BOP_NAME,     /* a: enum utrace_bt_name; pop a number, push its name
+			      * (ctx->name, the tool's: "" without it) */
 	UTRACE_BOP_MAX
 };
+
+/* What NAME names: a uid (username), an errno (strerror()). */
+enum utrace_bt_name { UTRACE_BN_USER, UTRACE_BN_ERRNO, UTRACE_BN_MAX };
 
 enum utrace_bt_builtin {
 	UTRACE_BB_PID, UTRACE_BB_TID, UTRACE_BB_UID, UTRACE_BB_GID, UTRACE_BB_NSECS,
@@ -190,9 +193,9 @@ struct utrace_bt_ctx {
 	 * (lib/bt/bt_record.c) into out (UTRACE_BT_STRLEN bytes); NULL
 	 * where no libc may run */
 	void (*record)(void *arg, uint64_t addr, uint32_t type, char *out);
-	/* username: the name of user uid into out (UTRACE_BT_STRLEN bytes);
-	 * NULL where no libc may run */
-	void (*username)(void *arg, int64_t uid, char *out);
+	/* NAME: the name of v (what: enum utrace_bt_name) into out
+	 * (UTRACE_BT_STRLEN bytes); NULL where no libc may run */
+	void (*name)(void *arg, unsigned what, int64_t v, char *out);
 };
 
 /* The run's state: the stack, the string slots, the variables. */
@@ -230,7 +233,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
 	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET: case UTRACE_BOP_STRFTIME:
 	case UTRACE_BOP_BUF: case UTRACE_BOP_NTOP: case UTRACE_BOP_LOAD: case UTRACE_BOP_LOADREC:
-	case UTRACE_BOP_USERNAME:
+	case UTRACE_BOP_NAME:
 		*push = 1;
 		return 1;
 	case UTRACE_BOP_TUPLE:
@@ -287,6 +290,8 @@ static inline int utrace_bt_check(const void *prog, uint32_t len)
 		if (in[i].op == UTRACE_BOP_ARG && in[i].a >= 6)
 			return -1;
 		if (in[i].op == UTRACE_BOP_BUILTIN && in[i].a >= UTRACE_BB_MAX)
+			return -1;
+		if (in[i].op == UTRACE_BOP_NAME && in[i].a >= UTRACE_BN_MAX)
 			return -1;
 		if ((in[i].op == UTRACE_BOP_VLD || in[i].op == UTRACE_BOP_VST) &&
 		    in[i].a >= UTRACE_BT_VARS)

@@ -385,10 +385,10 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 				st->strs[s][in->b >> 2] = 0;
 			*sp++ = in->b & 3 ? (int64_t)s : v[0];
 			break;
-		case UTRACE_BOP_USERNAME:
+		case UTRACE_BOP_NAME:
 			s = utrace_bt_tmp(st);
-			if (ctx->username)
-				ctx->username(ctx->arg, v[0], st->strs[s]);
+			if (ctx->name)
+				ctx->name(ctx->arg, in->a, v[0], st->strs[s]);
 			st->strs[s][UTRACE_BT_STRLEN - 1] = 0;
 			*sp++ = s;
 			break;

@@ -240,10 +240,19 @@ int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc
 void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
 		  const char *level, const char *text);
 
-/* bt_cpp.c: src with its preprocessor lines done (#include checked,
- * #define expanded, the lines left empty) into *out (malloc'ed); 0, or
- * <0 with err (clang's error for a missing header). */
-int bt_preprocess(const char *src, char **out, struct utrace_error *err);
+/* bt_cpp.c: src with its preprocessor lines done (#include checked and
+ * its macros read, #define expanded, the lines left empty) into *out
+ * (malloc'ed); o (NULL: none) the headers included first (--include) and
+ * the folders searched first (-I); 0, or <0 with err (clang's error for
+ * a missing header). */
+struct bt_cpp_opts {
+	char *const *includes;
+	unsigned nincludes;
+	char *const *dirs;
+	unsigned ndirs;
+};
+int bt_preprocess(const char *src, const struct bt_cpp_opts *o, char **out,
+		  struct utrace_error *err);
 
 /* Parses src into p (p->src, p->name set by the caller); 0 or -EINVAL. */
 int bt_parse(struct bt_program *p, struct utrace_error *err);

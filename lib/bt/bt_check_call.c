@@ -52,6 +52,7 @@ static const struct fn {
     {"ntop", 1, 2, FN_VALUE, BT_T_STR, -1},
     {"reg", 1, 1, FN_VALUE, BT_T_INT, -1},
     {"macaddr", 1, 1, FN_VALUE, BT_T_STR, -1},
+    {"strerror", 1, 1, FN_VALUE, BT_T_STR, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
@@ -215,7 +216,8 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 						i == 1 ? "min" : i == 2 ? "max" : "step");
 	if (!strcmp(f->name, "ustack"))
 		return check_ustack(ck, n);
-	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str") || !strcmp(f->name, "usym"))
+	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str") || !strcmp(f->name, "usym") ||
+	    !strcmp(f->name, "strerror"))
 		if (n->args[0]->type != BT_T_INT)
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_INT_ARG, f->name);
 	if (!strcmp(f->name, "ntop") && (n->args[n->nargs - 1]->type != BT_T_INT ||

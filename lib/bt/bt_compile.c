@@ -113,7 +113,7 @@ static void builtin(struct comp *c, const struct bt_node *n)
 	}
 	if (!strcmp(n->str, "username")) { /* uid's name, as bpftrace's /etc/passwd */
 		emit(c, UTRACE_BOP_BUILTIN, UTRACE_BB_UID, 0, 0);
-		emit(c, UTRACE_BOP_USERNAME, 0, 0, 0);
+		emit(c, UTRACE_BOP_NAME, UTRACE_BN_USER, 0, 0);
 		return;
 	}
 	if (!strcmp(n->str, "probe") || !strcmp(n->str, "func")) {
@@ -285,6 +285,11 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		expr(c, n->args[0]);
 		expr(c, n->args[1]);
 		emit(c, UTRACE_BOP_STRNCMP, 0, 0, n->args[2]->ival);
+		return;
+	}
+	if (!strcmp(n->str, "strerror")) {
+		expr(c, n->args[0]);
+		emit(c, UTRACE_BOP_NAME, UTRACE_BN_ERRNO, 0, 0);
 		return;
 	}
 	if (!strcmp(n->str, "strcontains")) {

@@ -7,7 +7,7 @@
  * link in sysfs (/sys/devices/system/cpu/cpuN/nodeM, the kernel's
  * cpu_to_node(), which bpf_get_numa_node_id() gives bpftrace), username
  * from /etc/passwd as bpftrace's resolve_uid reads it (no NSS: "" for a
- * uid it does not list).  A probe the tool runs itself (BEGIN, END,
+ * uid it does not list), and strerror()'s text of an errno.  A probe the tool runs itself (BEGIN, END,
  * interval) has the tool's builtins, its CPU and node from getcpu().
  */
 #include <dirent.h>
@@ -61,12 +61,11 @@ void bt_hit_tool(const struct bt_run *r, struct utrace_bt_hit *hit)
 	bt_tool_comm(hit->comm);
 }
 
-void bt_username_cb(void *arg, int64_t uid, char *out)
+static void username(int64_t uid, char *out)
 {
 	char line[512], want[24];
 	FILE *f = fopen("/etc/passwd", "re");
 
-	(void)arg;
 	out[0] = 0;
 	if (!f)
 		return;
@@ -85,4 +84,13 @@ void bt_username_cb(void *arg, int64_t uid, char *out)
 		}
 	}
 	fclose(f);
+}
+
+void bt_name_cb(void *arg, unsigned what, int64_t v, char *out)
+{
+	(void)arg;
+	if (what == UTRACE_BN_USER)
+		username(v, out);
+	else /* bpftrace prints strerror()'s text in its own process too */
+		snprintf(out, UTRACE_BT_STRLEN, "%s", strerror((int)v));
 }

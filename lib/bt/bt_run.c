@@ -464,7 +464,7 @@ static int run(struct bt_run *r)
 					.map_update = update_cb, .emit = emit_cb,
 					.ustack = ustack_cb, .usym = usym_cb,
 					.field = bt_session_field, .strftime = bt_strftime_cb,
-					.record = record_cb, .username = bt_username_cb};
+					.record = record_cb, .name = bt_name_cb};
 	r->start_ns = now_ns();
 	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
 		return ret;
@@ -540,7 +540,12 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	r->prog.helper_check = o->helper_check;
 	r->prog.params = o->params;
 	r->prog.nparams = o->nparams;
-	ret = bt_preprocess(o->text, &r->src, err);
+	ret = bt_preprocess(o->text,
+			    &(struct bt_cpp_opts){.includes = o->includes,
+						  .nincludes = o->nincludes,
+						  .dirs = o->include_dirs,
+						  .ndirs = o->ninclude_dirs},
+			    &r->src, err);
 	if (!ret) {
 		r->prog.src = r->src;
 		ret = bt_parse(&r->prog, err);

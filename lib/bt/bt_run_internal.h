@@ -89,13 +89,14 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts);
 /* The tool's own process name (comm of BEGIN, END, interval): "utrace",
  * or "bpftrace" when run by that name. */
 void bt_tool_comm(char comm[16]);
-/* bt_hitinfo.c: the NUMA node of cpu (numaid); the context's username
- * callback (common/bt_prog.h): uid's name in /etc/passwd, "" if none. */
+/* bt_hitinfo.c: the NUMA node of cpu (numaid); the context's name
+ * callback (common/bt_prog.h): a uid's name in /etc/passwd ("" if
+ * none), an errno's text (strerror()). */
 int64_t bt_cpu_node(unsigned cpu);
 /* The builtins of a probe the tool runs (BEGIN, END, interval): the
  * tool's pid, ids, name, the CPU and node it runs on; cpid. */
 void bt_hit_tool(const struct bt_run *r, struct utrace_bt_hit *hit);
-void bt_username_cb(void *arg, int64_t uid, char *out);
+void bt_name_cb(void *arg, unsigned what, int64_t v, char *out);
 /* bt_live.c: every map that holds something, by name, as bpftrace
  * prints them; SIGUSR1's handler (the run takes it), and, after one,
  * every map printed, as bpftrace does (the run's loops call it as they

@@ -113,6 +113,60 @@ static const struct {
      "Attaching 1 probe...\n1 1 0 1\n1 0\n\n\n"},
 };
 
+/* --include FILE and -I DIR: the macros of a header and of what it
+ * includes ("x" beside it), #undef, a value expanded again; strerror() of
+ * errno.h's EPERM as bpftrace prints it. */
+static void test_include(void)
+{
+	char dir[] = "/tmp/utrace-bt-inc-XXXXXX", path[64], *dirs[1] = {dir}, *incs[1] = {"a.h"};
+	static const char *const files[][2] = {
+	    {"a.h", "#ifndef A_H\n#define A_H\n#include \"b.h\"\n#define A (B + \\\n 1) /* a */\n"
+		    "#define Z 7\n#undef Z\n#define F(x) x\n#endif\n"},
+	    {"b.h", "#define B TWO * 20 + 1\n#define TWO 2\n#define SELF SELF\n"},
+	};
+	struct utrace_error err = {0};
+	struct utrace_bt_opts o = {.name = "stdin", .log = stderr, .includes = incs, .nincludes = 1,
+				   .include_dirs = dirs, .ninclude_dirs = 1};
+	char *out = NULL;
+	size_t len = 0;
+	int ret = -1;
+
+	if (!mkdtemp(dir))
+		return;
+	for (size_t i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+		if ((f = fopen(path, "w"))) {
+			fputs(files[i][1], f);
+			fclose(f);
+		}
+	}
+	o.text = "#include <errno.h>\nBEGIN { $SELF = 1; printf(\"%d %d %s\\n\", A, $SELF, "
+		 "strerror(EPERM)); print(strerror(ENOENT)); exit(); }";
+	if ((o.out = open_memstream(&out, &len))) {
+		ret = utrace_bt_run(&o, &err);
+		fclose(o.out);
+	}
+	check(ret == 0 && out && !strcmp(out, "Attaching 1 probe...\n42 1 Operation not permitted\n"
+					      "No such file or directory\n\n\n"),
+	      "--include, -I: the header's macros: %s%s", out ? out : "", err.msg);
+	free(out);
+	out = NULL;
+	o.text = "BEGIN { print(Z); }";
+	if ((o.out = open_memstream(&out, &len))) {
+		ret = utrace_bt_run(&o, &err);
+		fclose(o.out);
+	}
+	check(ret == 1 && strstr(err.msg, "Unknown identifier: 'Z'"), "#undef: %s", err.msg);
+	free(out);
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
@@ -125,5 +179,6 @@ int main(void)
 		free(out);
 	}
 	test_builtins();
+	test_include();
 	return check_done();
 }
