@@ -245,6 +245,11 @@ void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_
  * (malloc'ed); o (NULL: none) the headers included first (--include) and
  * the folders searched first (-I); 0, or <0 with err (clang's error for
  * a missing header). */
+/* bt_libpath.c: the library "libNAME" names (NAME given), as bpftrace's
+ * uprobe:libNAME:FUNC finds it in cache (NULL: /etc/ld.so.cache); its
+ * path malloc'd, or NULL. */
+char *bt_which_so(const char *name, const char *cache);
+
 struct bt_cpp_opts {
 	char *const *includes;
 	unsigned nincludes;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/bt/bt.h"
+#include "lib/bt/bt_ast.h"
 #include "tests/unit/check.h"
 
 static int run_cmd(const char *src, char **argv, char **out, struct utrace_error *err)
@@ -167,6 +168,58 @@ static void test_include(void)
 	rmdir(dir);
 }
 
+/* uprobe:libNAME: the first x86-64 libc6 entry of an ld.so.cache whose
+ * name starts with libNAME.so (a cache written here: its format is
+ * glibc's 1.1, entries of flags, name and path offsets, os, hwcap). */
+static void test_which_so(void)
+{
+	static const struct {
+		int32_t flags;
+		const char *name, *path;
+	} libs[] = {
+	    {0x0303, "libcrypt.so.1", "/l64/libcrypt.so.1"},
+	    {0x0003, "libc.so.6", "/l32/libc.so.6"}, /* i386: not this arch */
+	    {0x0303, "libc.so.6", "/l64/libc.so.6"},
+	    {0x0303, "libc.so.5", "/l64/libc.so.5"},
+	};
+	char path[] = "/tmp/utrace-bt-ldcache-XXXXXX", *got;
+	uint8_t head[48] = "glibc-ld.so.cache1.1", ent[4][24];
+	char strs[256];
+	uint32_t nlibs = 4, off = (uint32_t)(sizeof(head) + sizeof(ent)), n = 0;
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f)
+		return;
+	memcpy(head + 20, &nlibs, 4);
+	memset(ent, 0, sizeof(ent));
+	for (unsigned i = 0; i < 4; i++) {
+		uint32_t key = off + n, value;
+
+		n += (uint32_t)snprintf(strs + n, sizeof(strs) - n, "%s", libs[i].name) + 1;
+		value = off + n;
+		n += (uint32_t)snprintf(strs + n, sizeof(strs) - n, "%s", libs[i].path) + 1;
+		memcpy(ent[i], &libs[i].flags, 4);
+		memcpy(ent[i] + 4, &key, 4);
+		memcpy(ent[i] + 8, &value, 4);
+	}
+	fwrite(head, 1, sizeof(head), f);
+	fwrite(ent, 1, sizeof(ent), f);
+	fwrite(strs, 1, n, f);
+	fclose(f);
+	got = bt_which_so("c", path);
+	check(got && !strcmp(got, "/l64/libc.so.6"), "libc: the x86-64 libc.so.6, got %s",
+	      got ? got : "none");
+	free(got);
+	got = bt_which_so("crypt", path);
+	check(got && !strcmp(got, "/l64/libcrypt.so.1"), "libcrypt, got %s", got ? got : "none");
+	free(got);
+	got = bt_which_so("nosuch", path);
+	check(!got, "libnosuch: none, got %s", got ? got : "none");
+	free(got);
+	unlink(path);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
@@ -180,5 +233,6 @@ int main(void)
 	}
 	test_builtins();
 	test_include();
+	test_which_so();
 	return check_done();
 }
