@@ -58,7 +58,6 @@ void bt_hit_tool(const struct bt_run *r, struct utrace_bt_hit *hit)
 		hit->builtin[UTRACE_BB_CPU] = cpu;
 		hit->builtin[UTRACE_BB_NUMAID] = node;
 	}
-	bt_tool_comm(hit->comm);
 }
 
 static void username(int64_t uid, char *out)

@@ -242,6 +242,7 @@ static void run_here(struct bt_run *r, enum bt_probe_type type)
 	struct utrace_bt_hit hit = {0};
 
 	bt_hit_tool(r, &hit);
+	bt_tool_comm(hit.comm);
 	hit.builtin[UTRACE_BB_NSECS] = now_ns();
 	hit.builtin[UTRACE_BB_ELAPSED] = now_ns() - r->start_ns;
 	for (unsigned i = 0; i < r->nsites; i++)

@@ -94,7 +94,8 @@ void bt_tool_comm(char comm[16]);
  * none), an errno's text (strerror()). */
 int64_t bt_cpu_node(unsigned cpu);
 /* The builtins of a probe the tool runs (BEGIN, END, interval): the
- * tool's pid, ids, name, the CPU and node it runs on; cpid. */
+ * tool's pid and ids, the CPU and node it runs on; cpid (its name:
+ * bt_tool_comm). */
 void bt_hit_tool(const struct bt_run *r, struct utrace_bt_hit *hit);
 void bt_name_cb(void *arg, unsigned what, int64_t v, char *out);
 /* bt_live.c: every map that holds something, by name, as bpftrace

@@ -456,6 +456,7 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 		if (!due || r->exiting)
 			return;
 		bt_hit_tool(r, &hit);
+		bt_tool_comm(hit.comm);
 		hit.builtin[UTRACE_BB_NSECS] = (int64_t)due->next_tick;
 		hit.builtin[UTRACE_BB_ELAPSED] = (int64_t)due->next_tick - r->start_ns;
 		due->next_tick += due->period_ns;
