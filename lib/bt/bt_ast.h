@@ -31,6 +31,8 @@ struct bt_loc {
 	C(UNKNOWN_FUNC, "Unknown function: %s")                                                    \
 	C(UNKNOWN_IDENT, "Unknown identifier: '%s'")                                               \
 	C(SARG_PROBE, "The %s builtin can only be used with 'kprobes' and 'uprobes' probes")         \
+	C(UADDR_PROBE, "%s can not be used with \"%s\" probes")                                    \
+	C(UADDR_SYMBOL, "Could not resolve symbol: %s:%s")                                         \
 	C(CPID_CHILD, "cpid cannot be used without child command")                                 \
 	C(UNDEF_VAR, "Undefined or undeclared variable: %s")                                       \
 	C(UNDEF_MAP, "Undefined map: %s")                                                          \

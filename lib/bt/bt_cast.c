@@ -98,6 +98,8 @@ int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n)
 		return check_strncmp(ck, n); /* strcontains(a, b): two strings */
 	if (!strcmp(n->str, "reg"))
 		return bt_check_reg(ck, n);
+	if (!strcmp(n->str, "uaddr"))
+		return bt_check_uaddr(ck, n);
 	if ((ret = ck->expr(ck, n->args[0])) < 0)
 		return ret;
 	if (n->args[0]->type != BT_T_INT)

@@ -43,6 +43,8 @@ unsigned bt_ctype_scale(const struct bt_program *p, unsigned ctype);
 int bt_check_macaddr(struct bt_checker *ck, struct bt_node *n);
 /* reg("sp"): a register of the hit (uprobes), NAME a literal. */
 int bt_check_reg(struct bt_checker *ck, struct bt_node *n);
+/* uaddr("NAME"): bt_check_ptr.c */
+int bt_check_uaddr(struct bt_checker *ck, struct bt_node *n);
 /* The bytes of an integer expression's value: a cast's, else 8. */
 unsigned bt_int_bytes(const struct bt_node *n);
 /* bt_buf.c: buf(STRING, LEN), LEN a literal. */

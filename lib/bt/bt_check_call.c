@@ -53,6 +53,7 @@ static const struct fn {
     {"reg", 1, 1, FN_VALUE, BT_T_INT, -1},
     {"macaddr", 1, 1, FN_VALUE, BT_T_STR, -1},
     {"strerror", 1, 1, FN_VALUE, BT_T_STR, -1},
+    {"uaddr", 1, 1, FN_VALUE, BT_T_INT, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)

@@ -287,6 +287,10 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		emit(c, UTRACE_BOP_STRNCMP, 0, 0, n->args[2]->ival);
 		return;
 	}
+	if (!strcmp(n->str, "uaddr")) { /* the checker's address */
+		emit(c, UTRACE_BOP_PUSH, 0, 0, n->ival);
+		return;
+	}
 	if (!strcmp(n->str, "strerror")) {
 		expr(c, n->args[0]);
 		emit(c, UTRACE_BOP_NAME, UTRACE_BN_ERRNO, 0, 0);

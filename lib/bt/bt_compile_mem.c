@@ -164,11 +164,23 @@ static void offtext(char *buf, size_t room, int64_t off)
 	snprintf(buf, room, "%s%lld", off < 0 ? "" : "+", (long long)off);
 }
 
+/* The fetch-arg that reads at a (its offset from its base; no base: an
+ * absolute address, @ADDR), then type; false if it does not fit. */
+static bool fetch_text(char *buf, size_t room, const struct bt_sym *a, const char *type)
+{
+	char o[24];
+
+	offtext(o, sizeof(o), a->off);
+	if (!a->base[0])
+		return (size_t)snprintf(buf, room, "@0x%llx%s", (unsigned long long)a->off, type) <
+		       room;
+	return (size_t)snprintf(buf, room, "%s(%s)%s", o, a->base, type) < room;
+}
+
 /* The value of pointer (or integer) expression n as an address. */
 static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_sym *s)
 {
 	struct bt_sym a;
-	char o[24];
 
 	s->ok = false;
 	switch (n->kind) {
@@ -194,6 +206,8 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 		if (fetch_probe(c) && !strcmp(n->str, "reg")) {
 			*s = (struct bt_sym){.ok = true};
 			snprintf(s->base, sizeof(s->base), "%%%s", n->args[0]->str);
+		} else if (!strcmp(n->str, "uaddr")) { /* an address, as a literal */
+			*s = (struct bt_sym){.ok = true, .off = n->ival};
 		}
 		return;
 	case BT_N_VAR:
@@ -223,11 +237,10 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 		if (!is_place(n) || n->ival != 8)
 			return;
 		sym_place(c, n, &a); /* a pointer read from memory */
-		if (!a.ok || !a.base[0])
+		if (!a.ok)
 			return;
 		*s = (struct bt_sym){.ok = true};
-		offtext(o, sizeof(o), a.off);
-		if ((size_t)snprintf(s->base, sizeof(s->base), "%s(%s)", o, a.base) >= sizeof(s->base))
+		if (!fetch_text(s->base, sizeof(s->base), &a, ""))
 			s->ok = false;
 		return;
 	}
@@ -385,12 +398,10 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n)
 	if (m && m->bits)
 		sgn = false; /* bpftrace reads a bitfield as unsigned */
 	sym_place(c, n, &s);
-	if (fetch_probe(c) && s.ok && s.base[0]) {
-		offtext(o, sizeof(o), s.off);
-		if (str)
-			snprintf(fa, sizeof(fa), "%s(%s):string", o, s.base);
-		else
-			snprintf(fa, sizeof(fa), "%s(%s):%c%u", o, s.base, sgn ? 's' : 'u', 8 * size);
+	/* a literal address (no base) is read at the hit too: uaddr() */
+	if (fetch_probe(c) && s.ok && (s.base[0] || s.off)) {
+		snprintf(o, sizeof(o), ":%c%u", sgn ? 's' : 'u', 8 * size);
+		fetch_text(fa, sizeof(fa), &s, str ? ":string" : o);
 		/* a char array is as long as it is: str's b cuts it there */
 		c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0),
 			     str ? 1 | (t->count < UTRACE_BT_STRLEN ? t->count : 0) << 2 : 0, 0);
