@@ -94,7 +94,10 @@ struct bt_loc {
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
 	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")                         \
 	C(BUF_ARG, "buf() of the traced program's memory is not supported by utrace bt yet")       \
-	C(NTOP, "ntop() of an IPv4 address as an integer (AF_INET, 2) is all utrace bt has yet")
+	C(NTOP, "ntop() of an IPv4 address as an integer (AF_INET, 2), or of pton(), is all "      \
+		"utrace bt has yet")                                                               \
+	C(PTON_STR, "pton() expects an string argument of an IPv4/IPv6 address, got %s")           \
+	C(PTON_ADDR, "pton() expects a valid IPv4/IPv6 address, got %s")
 
 #define BT_ERR_ENUM(name, text) BT_ERR_##name,
 enum bt_err { BT_ERRORS(BT_ERR_ENUM) BT_ERR_MAX };

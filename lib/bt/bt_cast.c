@@ -100,6 +100,8 @@ int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n)
 		return bt_check_reg(ck, n);
 	if (!strcmp(n->str, "uaddr"))
 		return bt_check_uaddr(ck, n);
+	if (!strcmp(n->str, "pton"))
+		return bt_check_pton(ck, n);
 	if ((ret = ck->expr(ck, n->args[0])) < 0)
 		return ret;
 	if (n->args[0]->type != BT_T_INT)

@@ -54,6 +54,7 @@ static const struct fn {
     {"macaddr", 1, 1, FN_VALUE, BT_T_STR, -1},
     {"strerror", 1, 1, FN_VALUE, BT_T_STR, -1},
     {"uaddr", 1, 1, FN_VALUE, BT_T_INT, -1},
+    {"pton", 1, 1, FN_VALUE, BT_T_INT, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
@@ -221,6 +222,8 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 	    !strcmp(f->name, "strerror"))
 		if (n->args[0]->type != BT_T_INT)
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_INT_ARG, f->name);
+	if (!strcmp(f->name, "ntop") && bt_is_pton(n->args[n->nargs - 1]))
+		return bt_check_ntop_pton(ck, n);
 	if (!strcmp(f->name, "ntop") && (n->args[n->nargs - 1]->type != BT_T_INT ||
 					 (n->nargs == 2 && (n->args[0]->kind != BT_N_INT ||
 							    n->args[0]->ival != 2))))

@@ -261,6 +261,17 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		emit(c, UTRACE_BOP_PUSH, 0, 0, n->ival);
 		return;
 	}
+	if (!strcmp(n->str, "ntop") && bt_is_pton(n->args[n->nargs - 1])) {
+		char text[64];
+
+		bt_ntop_pton_text(n, text, sizeof(text));
+		sconst(c, text);
+		return;
+	}
+	if (!strcmp(n->str, "pton")) {
+		unsupported(c, n, "pton() other than as ntop()'s argument (its uint8 array)");
+		return;
+	}
 	if (!strcmp(n->str, "ntop")) {
 		expr(c, n->args[n->nargs - 1]);
 		emit(c, UTRACE_BOP_NTOP, 0, 0, 0);

@@ -112,6 +112,11 @@ static const struct {
      "\"bc\"), strcontains(\"abc\", \"x\"), strcontains(\"\", \"\")); $s = \"xyabab\"; "
      "printf(\"%d %d\\n\", strcontains($s, \"bab\"), strcontains($s, \"abb\")); exit(); }",
      "Attaching 1 probe...\n1 1 0 1\n1 0\n\n\n"},
+    /* pton() in ntop(): the family's reading of pton's bytes, as bpftrace's
+     * (ntop(2, pton("::1")) reads the first four of sixteen) */
+    {"BEGIN { printf(\"%s|%s|%s|%s\\n\", ntop(2, pton(\"127.0.0.1\")), ntop(10, pton(\"::1\")), "
+     "ntop(pton(\"fe80::1:2\")), ntop(2, pton(\"::1\"))); exit(); }",
+     "Attaching 1 probe...\n127.0.0.1|::1|fe80::1:2|0.0.0.0\n\n\n"},
 };
 
 /* --include FILE and -I DIR: the macros of a header and of what it
@@ -232,6 +237,16 @@ int main(void)
 		free(out);
 	}
 	test_builtins();
+	{
+		struct utrace_error err = {0};
+		char *out = NULL;
+		int ret = run("BEGIN { printf(\"%s\\n\", ntop(pton(\"1.2.3\"))); }", &out, &err);
+
+		check(ret == 1 && strstr(err.msg, "ERROR: pton() expects a valid IPv4/IPv6 address, "
+						  "got 1.2.3"),
+		      "pton() of no address: bpftrace's error: %s", err.msg);
+		free(out);
+	}
 	test_include();
 	test_which_so();
 	return check_done();
