@@ -8,8 +8,9 @@
  * it with utrace_bt_exec() on what the hit gives (its arguments, return
  * value, thread).  Like fetch_prog.h and hist_prog.h it runs between the
  * traced program's instructions: no libc, no allocation, no floating
- * point, bounded time (jumps only go forward: bpftrace has no loops but
- * unroll, which the compiler unrolls), and a program that is checked once
+ * point, bounded time (jumps go forward but LOOP, a while loop's way
+ * back, and a run stops after UTRACE_BT_STEPS_MAX instructions, as the
+ * BPF verifier bounds bpftrace's loops; unroll is unrolled), and a program that is checked once
  * (utrace_bt_check) and never trusted beyond that.
  *
  *   uprobe:./prog:parse /arg0 > 10/ { @[comm] = count(); }
@@ -44,6 +45,8 @@
 #define UTRACE_BT_KEYS_MAX 8u
 #define UTRACE_BT_KEY_MAX (UTRACE_BT_KEYS_MAX * UTRACE_BT_STRLEN)
 #define UTRACE_BT_MAX_INSNS 4096u
+#define UTRACE_BT_STEPS_MAX 1000000u /* instructions of one run: a loop's bound, as
+				      * the BPF verifier's 1M bounds bpftrace's */
 #define UTRACE_BT_EMIT_MAX 16u /* values of one record: printf's arguments */
 #define UTRACE_BT_REC_MAX 2048u /* 16 values of 64 bytes, and the header */
 
@@ -96,6 +99,8 @@ enum utrace_bt_op {
 	UTRACE_BOP_STRSTR,   /* pop a, b (strings); push 1 if b occurs in a (strcontains) */
 	UTRACE_BOP_NAME,     /* a: enum utrace_bt_name; pop a number, push its name
 			      * (ctx->name, the tool's: "" without it) */
+	UTRACE_BOP_LOOP,     /* to insn imm (<= this one): a while loop's way back; a run
+			      * stops after UTRACE_BT_STEPS_MAX instructions */
 	UTRACE_BOP_MAX
 };
 
@@ -249,7 +254,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 		return 1;
 	case UTRACE_BOP_AGG:
 		return in->b == 1 /* UTRACE_BT_AGG_COUNT */ ? 0 : 1;
-	case UTRACE_BOP_JMP: case UTRACE_BOP_MDEL:
+	case UTRACE_BOP_JMP: case UTRACE_BOP_MDEL: case UTRACE_BOP_LOOP:
 		return 0;
 	case UTRACE_BOP_KEY: case UTRACE_BOP_EMIT:
 		return in->b;
@@ -286,6 +291,8 @@ static inline int utrace_bt_check(const void *prog, uint32_t len)
 			return -1;
 		if ((in[i].op == UTRACE_BOP_JMP || in[i].op == UTRACE_BOP_JZ) &&
 		    (in[i].imm <= (int64_t)i || in[i].imm > (int64_t)h->nr_insns))
+			return -1;
+		if (in[i].op == UTRACE_BOP_LOOP && (in[i].imm < 0 || in[i].imm > (int64_t)i))
 			return -1;
 		if (in[i].op == UTRACE_BOP_ARG && in[i].a >= 6)
 			return -1;

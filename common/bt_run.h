@@ -233,6 +233,7 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 	const struct utrace_bt_insn *ins = utrace_bt_insns(h);
 	const struct utrace_bt_mapdesc *maps = utrace_bt_maps(h);
 	int64_t *sp = st->stack; /* the next free cell */
+	uint32_t steps = 0;
 
 	st->ntmp = 0;
 	for (uint32_t i = 0; i < h->nr_insns; i++) {
@@ -241,7 +242,8 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		int64_t *v;
 		unsigned s;
 
-		if (pop < 0 || sp - st->stack < pop || sp - pop + push > st->stack + UTRACE_BT_STACK_MAX)
+		if (pop < 0 || sp - st->stack < pop || sp - pop + push > st->stack + UTRACE_BT_STACK_MAX ||
+		    ++steps > UTRACE_BT_STEPS_MAX)
 			return -1;
 		sp -= pop;
 		v = sp; /* the popped values, first pushed first */
@@ -281,6 +283,7 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		case UTRACE_BOP_POP: break;
 		case UTRACE_BOP_DUP: sp[0] = sp[1] = v[0]; sp += 2; break;
 		case UTRACE_BOP_JMP: i = (uint32_t)in->imm - 1; break;
+		case UTRACE_BOP_LOOP: i = (uint32_t)in->imm - 1; break; /* imm 0: from the top */
 		case UTRACE_BOP_JZ:
 			if (!v[0])
 				i = (uint32_t)in->imm - 1;

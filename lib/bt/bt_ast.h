@@ -131,6 +131,7 @@ enum bt_node_kind {
 	BT_N_IF,      /* a: condition; body, orelse */
 	BT_N_EXPR,    /* a statement that is an expression: a */
 	BT_N_UNROLL,  /* ival times body; loc: `unroll (N)` */
+	BT_N_WHILE,   /* while (a) body */
 	BT_N_CAST,    /* (str)a: str the type; ival its bytes, op "s"/"u" (bt_cast.c) */
 	BT_N_TUPLE,   /* (args...) (bt_tuple.c) */
 	BT_N_FIELD,   /* a.ival: a tuple's element */

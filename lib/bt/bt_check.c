@@ -327,11 +327,12 @@ static int check_stmt(struct bt_checker *ck, struct bt_node *s)
 	case BT_N_ASSIGN:
 		return check_assign(ck, s);
 	case BT_N_IF:
+	case BT_N_WHILE:
 		if ((ret = bt_check_expr(ck, s->a)) < 0)
 			return ret;
 		if (s->a->type != BT_T_INT)
 			return bt_error(ck->err, ck->p, (struct bt_loc){1, 1, 1}, BT_ERR_COND_TYPE,
-					"if()", s->a->type == BT_T_STR ? "string"
+					s->kind == BT_N_IF ? "if()" : "while()", s->a->type == BT_T_STR ? "string"
 						: bt_type_name(s->a->type, s->a->size, b1, sizeof(b1)));
 		if ((ret = check_stmts(ck, s->body, s->nbody)) < 0)
 			return ret;

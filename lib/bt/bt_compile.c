@@ -551,6 +551,16 @@ static void stmt(struct comp *c, const struct bt_node *s)
 		c->depth--;
 		patch(c, j);
 		break;
+	case BT_N_WHILE: /* the condition, the body, LOOP back to the condition */
+		end = c->n;
+		expr(c, s->a);
+		j = emit(c, UTRACE_BOP_JZ, 0, 0, 0);
+		c->depth++;
+		stmts(c, s->body, s->nbody);
+		c->depth--;
+		emit(c, UTRACE_BOP_LOOP, 0, 0, end);
+		patch(c, j);
+		break;
 	case BT_N_UNROLL:
 		c->depth++;
 		for (int64_t i = 0; i < s->ival && i < 100; i++)

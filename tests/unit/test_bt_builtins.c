@@ -117,6 +117,17 @@ static const struct {
     {"BEGIN { printf(\"%s|%s|%s|%s\\n\", ntop(2, pton(\"127.0.0.1\")), ntop(10, pton(\"::1\")), "
      "ntop(pton(\"fe80::1:2\")), ntop(2, pton(\"::1\"))); exit(); }",
      "Attaching 1 probe...\n127.0.0.1|::1|fe80::1:2|0.0.0.0\n\n\n"},
+    /* while loops, nested; bpftrace's basic while loop */
+    {"BEGIN { $a = 0; while ($a <= 100) { @=avg($a++) } exit(); }",
+     "Attaching 1 probe...\n\n\n@: 50\n\n"},
+    {"BEGIN { $i = 0; $n = 0; while ($i < 3) { $j = 0; while ($j < 4) { $n++; $j++; } $i++; } "
+     "printf(\"%d\\n\", $n); exit(); }",
+     "Attaching 1 probe...\n12\n\n\n"},
+    /* a loop that does not end stops at the step budget, as an action that
+     * faulted (bpftrace's verifier refuses it before the run): the next
+     * probe runs */
+    {"BEGIN { while (1) { } printf(\"never\\n\"); } BEGIN { printf(\"next\\n\"); exit(); }",
+     "Attaching 2 probes...\nnext\n\n\n"},
 };
 
 /* --include FILE and -I DIR: the macros of a header and of what it
