@@ -388,6 +388,7 @@ static void test_uaddr(void)
 	      err.msg);
 	code_free(&code);
 	bt_program_free(&p);
+	code = (struct bt_code){0};
 	ret = compile("uprobe:/proc/self/exe:main { @x = uaddr(\"bt_no_such_global\"); }", &p,
 		      &code, &err);
 	check(ret < 0 && strstr(err.msg, "ERROR: Could not resolve symbol: "
