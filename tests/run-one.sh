@@ -23,8 +23,10 @@ fi
 # run_script TIER SCRIPT: the script's lines, then the tier's summary
 run_script() {
 	. "$ROOT/tests/lib-count.sh"
+	local rc
 	bash "$2" "$B" 2>&1 | tee "$out"
-	tally "$(basename "$2" .sh)" "${PIPESTATUS[0]}" >/dev/null
+	rc=${PIPESTATUS[0]} # before "$(basename ...)", which would reset it
+	tally "$(basename "$2" .sh)" "$rc" >/dev/null
 	echo "$1: $skipped skipped"
 	echo "$1: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

@@ -13,7 +13,8 @@ B=${1:-build}
 for t in "$B"/tests/*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
 	"$t" >"$out" 2>&1
-	tally "$(basename "$t")" $?
+	rc=$? # before any expansion: "$(basename ...)" would reset $? to 0
+	tally "${t##*/}" "$rc"
 done
 # the layering of docs/design.md, on the sources and on these objects
 sh "$(dirname "$0")/check-layers.sh" "$B" >"$out" 2>&1

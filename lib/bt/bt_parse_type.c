@@ -17,7 +17,7 @@
 int bt_parse_cast(struct parser *ps, struct bt_loc at, struct bt_node **out)
 {
 	struct bt_node *n = ps->ops->node(BT_N_CAST, at);
-	bool sgn;
+	bool sgn = false;
 	int ret;
 
 	if (!n || !(n->str = ps->ops->text(&ps->tok))) {

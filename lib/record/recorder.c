@@ -288,6 +288,12 @@ void utrace_recorder_refuse(struct utrace_recorder *r)
 		close(r->listen_fd);
 	r->listen_fd = -1;
 	unlink(r->sock_path);
+	/* and one accepted already, whose process may wait for an answer
+	 * (its CONFIG, a patch plan) that will not come: it reads the end,
+	 * as if the recorder were gone, and runs on untraced */
+	for (uint32_t i = 0; i < r->nr_conns; i++)
+		if (r->conns[i]->fd >= 0)
+			shutdown(r->conns[i]->fd, SHUT_RDWR);
 }
 
 /* Function symbols of an object, demangled, for the reader. */

@@ -59,7 +59,7 @@ static const struct utrace_sym *addr_holder(struct utrace_recorder *r, uint64_t 
 int rec_func_range(void *arg, const char *name, uint64_t addr, uint64_t *start, uint64_t *end)
 {
 	struct rec_func_ctx *x = arg;
-	const struct utrace_sym *s;
+	const struct utrace_sym *s = NULL;
 	const char *path = NULL;
 
 	if (!name && !(s = addr_holder(x->r, addr, &path)))

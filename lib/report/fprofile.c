@@ -126,7 +126,8 @@ static void fp_print(FILE *out, struct fp_table *t, uint64_t thresh_ns)
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->e[i].hits)
 			t->e[n++] = t->e[i];
-	qsort(t->e, n, sizeof(*t->e), fp_cmp);
+	if (n) /* an empty table has no array: qsort's is nonnull */
+		qsort(t->e, n, sizeof(*t->e), fp_cmp);
 	for (size_t i = 0; i < n; i++)
 		if (!thresh_ns || t->e[i].time / t->e[i].hits >= thresh_ns)
 			fp_line(out, t, &t->e[i]);

@@ -77,7 +77,7 @@ static int ep_install(struct session_live *rl, struct utrace_eprobe *ep, char **
 static int ep_add(void *arg, const char *def, enum utrace_live_probe file, char **line,
 		  const struct utrace_event_format **fmt, struct utrace_error *err)
 {
-	struct session_live *rl = arg;
+	struct session_live *rl = live_rl(arg);
 	struct ep_find f = {rl, false};
 	struct utrace_eprobe *ep = NULL;
 	int code = 0, ret;

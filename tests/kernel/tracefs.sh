@@ -77,8 +77,9 @@ check "current_tracer starts as -p said" test "$(cat current_tracer)" = nop
 check "README is the kernel's tracing mini-HOWTO" test "$(head -1 README)" = "tracing mini-HOWTO:"
 check "README lists the probe syntax this tracefs takes" \
 	grep -qF 'f[:[<group>/][<event>]] <func-name>[%return] [<args>]' README
-check "README does not list what it does not take (e: probes, symstr)" \
-	sh -c '! grep -qe "e\[:\[<group>" -e symstr README'
+check "README does not list what it does not take (symstr, %pd)" \
+	sh -c '! grep -qe symstr -e "%pd" README'
+check "README lists event probes, which it takes" grep -qF 'e[:[<group>/][<event>]] <attached-group>.<attached-event>' README
 
 # the seeds' workflow, verbatim
 echo 0 > tracing_on; echo function > current_tracer; echo 'func*' > set_ftrace_filter; echo > trace; echo 1 > tracing_on

@@ -141,7 +141,7 @@ static const char *str_at(const uint8_t *rec, uint32_t off)
 
 static void openat_probe(void)
 {
-	static const char path[] = "/sys/kernel/tracing";
+	static const char path[64] = "/sys/kernel/tracing"; /* room for load()'s 8-byte reads */
 	uint64_t rec[4] = {0};
 	uint8_t *r = (uint8_t *)rec, out[512];
 	const char *def = "e:grp/ev syscalls/sys_enter_openat file=+0($filename):ustring "
