@@ -15,6 +15,7 @@
 #include "lib/bt/bt.h"
 #include "lib/bt/bt_compile.h"
 #include "lib/bt/bt_maps.h"
+#include "lib/bt/bt_tracepoint.h"
 
 /* One attach point resolved: a program for one function (uprobes: each
  * function a wildcard matched), or for BEGIN, END, an interval. */
@@ -69,6 +70,7 @@ struct bt_run {
 	uint64_t replayed_ts; /* the newest event replayed, 0: none yet */
 	uint64_t seen_tsc, seen_kts; /* its stamp as written: user (TSC), kernel (ns) */
 	struct utrace_dat_resume *resume;
+	struct bt_cmdlines cmdlines; /* the names of threads gone, read once a reading */
 	int64_t next_step_ns;
 	bool notified; /* __BPFTRACE_NOTIFY_PROBES_ATTACHED said */
 	/* bt_session.c: no process named, the recording's own that waits

@@ -491,7 +491,7 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 	r->nreplayed++;
 	hit_of(r, &r->sites[k], ev, &hit, &hs);
 	if (r->sites[k].type == BT_P_TRACEPOINT && d) {
-		bt_tracepoint_comm(d, ev->tid, hit.comm, sizeof(hit.comm));
+		bt_tracepoint_comm(d, &r->cmdlines, ev->tid, hit.comm, sizeof(hit.comm));
 		tp_args(r, &r->sites[k], ev, &hit, &hs);
 	}
 	r->ctx.load = load_captured;
@@ -554,6 +554,7 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 	struct utrace_event ev;
 	int ret = utrace_dat_open(path, &d, r->err);
 
+	r->cmdlines.fresh = false; /* a thread gone since the last reading */
 	if (!ret)
 		ret = map_events(r, d, &fmts);
 	if (!ret)
@@ -631,6 +632,7 @@ int bt_session_run(struct bt_run *r)
 		ret = bt_replay(r, path, UINT64_MAX);
 	utrace_dat_resume_free(r->resume);
 	r->resume = NULL;
+	bt_cmdlines_free(&r->cmdlines);
 	bt_profile_drain(r);
 	bt_profile_close(r);
 	if (!ret)
