@@ -16,11 +16,16 @@ unsigned bt_comp_emit(struct comp *c, unsigned op, unsigned a, unsigned b, int64
 {
 	if (c->n == c->cap) {
 		unsigned cap = c->cap ? 2 * c->cap : 64;
-		struct utrace_bt_insn *ins = realloc(c->ins, cap * sizeof(*ins));
+		struct utrace_bt_insn *ins;
 
-		if (!ins || cap > UTRACE_BT_MAX_INSNS) {
-			free(ins == c->ins ? NULL : ins);
+		/* past the limit: refused before the array grows (realloc may
+		 * have moved it: c->ins is kept, freed once by bt_compile) */
+		if (cap > UTRACE_BT_MAX_INSNS) {
 			c->failed = c->failed ? c->failed : -E2BIG;
+			return 0;
+		}
+		if (!(ins = realloc(c->ins, cap * sizeof(*ins)))) {
+			c->failed = c->failed ? c->failed : -ENOMEM;
 			return 0;
 		}
 		c->ins = ins;
