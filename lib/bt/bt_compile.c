@@ -5,7 +5,9 @@
  * stack; statements leave none.  `@m[k] op= v` and `@m[k]++` read and
  * write the element with its key built twice (KEY before MGET and before
  * MSET), so that a map read inside v cannot change the key written.
- * Branches (if, ?:, && and ||, the predicate) jump forward only.
+ * Branches (if, ?:, && and ||, the predicate) jump forward only; a while
+ * loop's LOOP jumps back to its condition (a run stops after
+ * UTRACE_BT_STEPS_MAX instructions, common/bt_prog.h).
  *
  * This file compiles a probe and lays its program out.  The files below
  * it, each calling only those after it (no call circle): bt_compile_stmt.c
