@@ -68,7 +68,7 @@ int bt_compile(const struct bt_program *p, const struct bt_probe *pr, const stru
 	       const char *func, struct bt_formats *fmts, struct bt_code *out,
 	       struct utrace_error *err)
 {
-	static const struct bt_comp_ops ops = {bt_comp_emit, bt_comp_expr, bt_comp_unsupported};
+	static const struct bt_comp_ops ops = {bt_comp_expr};
 	struct comp c = {.ops = &ops, .p = p, .ap = ap, .func = func, .fmts = fmts, .err = err};
 	unsigned j = UINT32_MAX;
 	int ret;

@@ -14,12 +14,10 @@
 struct bt_sym;
 struct comp;
 
-/* The emitter and the expressions, for bt_compile_mem.c, which
- * bt_compile_expr.c calls (so not the other way round) */
+/* The expressions, for bt_compile_mem.c, which bt_compile_expr.c calls
+ * (so not the other way round: no call circle) */
 struct bt_comp_ops {
-	unsigned (*emit)(struct comp *c, unsigned op, unsigned a, unsigned b, int64_t imm);
 	void (*expr)(struct comp *c, const struct bt_node *n);
-	void (*unsupported)(struct comp *c, const struct bt_node *n, const char *what);
 };
 
 struct comp {
