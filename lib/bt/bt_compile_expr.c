@@ -171,6 +171,68 @@ static void ustack(struct comp *c, const struct bt_node *n)
 	bt_comp_emit(c, UTRACE_BOP_USTACK, mode, 0, limit);
 }
 
+/* The calls that give or compare text: str(), buf(), ntop() and pton(),
+ * strftime(), strerror(), strncmp(), strcontains(); false if n is none. */
+static bool call_text(struct comp *c, const struct bt_node *n)
+{
+	if (!strcmp(n->str, "str")) {
+		int64_t len = n->nargs > 1 ? n->args[1]->ival : 0;
+
+		bt_comp_expr(c, n->args[0]);
+		/* bpftrace 0.17's str(x, n): n characters */
+		bt_comp_emit(c, UTRACE_BOP_STR, 0,
+			     len > 0 && len < UTRACE_BT_STRLEN ? (unsigned)len : 0, 0);
+		return true;
+	}
+	if (!strcmp(n->str, "ntop") && bt_is_pton(n->args[n->nargs - 1])) {
+		char text[64];
+
+		bt_ntop_pton_text(n, text, sizeof(text));
+		bt_comp_sconst(c, text);
+		return true;
+	}
+	if (!strcmp(n->str, "pton")) {
+		bt_comp_unsupported(c, n,
+				    "pton() other than as ntop()'s argument (its uint8 array)");
+		return true;
+	}
+	if (!strcmp(n->str, "ntop")) {
+		bt_comp_expr(c, n->args[n->nargs - 1]);
+		bt_comp_emit(c, UTRACE_BOP_NTOP, 0, 0, 0);
+		return true;
+	}
+	if (!strcmp(n->str, "buf")) {
+		bt_comp_expr(c, n->args[0]);
+		bt_comp_emit(c, UTRACE_BOP_BUF, 0, 0, n->size);
+		return true;
+	}
+	if (!strcmp(n->str, "strftime")) {
+		bt_comp_expr(c, n->args[1]);
+		bt_comp_emit(c, UTRACE_BOP_STRFTIME, 0, 0, bt_comp_fmt_add(c, n->args[0]->str));
+		return true;
+	}
+	if (!strcmp(n->str, "strncmp")) {
+		bt_comp_expr(c, n->args[0]);
+		bt_comp_expr(c, n->args[1]);
+		bt_comp_emit(c, UTRACE_BOP_STRNCMP, 0, 0, n->args[2]->ival);
+		return true;
+	}
+	if (!strcmp(n->str, "strerror")) {
+		bt_comp_expr(c, n->args[0]);
+		bt_comp_emit(c, UTRACE_BOP_NAME, UTRACE_BN_ERRNO, 0, 0);
+		return true;
+	}
+	if (!strcmp(n->str, "strcontains")) {
+		bt_comp_expr(c, n->args[0]);
+		bt_comp_expr(c, n->args[1]);
+		bt_comp_emit(c, UTRACE_BOP_STRSTR, 0, 0, 0);
+		return true;
+	}
+	return false;
+}
+
+/* A call that gives a value (printf() and the others that give none:
+ * bt_compile_stmt.c). */
 static void call_value(struct comp *c, const struct bt_node *n)
 {
 	if (!strcmp(n->str, "ustack")) {
@@ -186,44 +248,8 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		bt_comp_emit(c, UTRACE_BOP_USYM, 0, 0, 0);
 		return;
 	}
-	if (!strcmp(n->str, "str")) {
-		int64_t len = n->nargs > 1 ? n->args[1]->ival : 0;
-
-		bt_comp_expr(c, n->args[0]);
-		/* bpftrace 0.17's str(x, n): n characters */
-		bt_comp_emit(c, UTRACE_BOP_STR, 0,
-			     len > 0 && len < UTRACE_BT_STRLEN ? (unsigned)len : 0, 0);
-		return;
-	}
 	if (!strcmp(n->str, "sizeof")) {
 		bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, n->ival);
-		return;
-	}
-	if (!strcmp(n->str, "ntop") && bt_is_pton(n->args[n->nargs - 1])) {
-		char text[64];
-
-		bt_ntop_pton_text(n, text, sizeof(text));
-		bt_comp_sconst(c, text);
-		return;
-	}
-	if (!strcmp(n->str, "pton")) {
-		bt_comp_unsupported(c, n,
-				    "pton() other than as ntop()'s argument (its uint8 array)");
-		return;
-	}
-	if (!strcmp(n->str, "ntop")) {
-		bt_comp_expr(c, n->args[n->nargs - 1]);
-		bt_comp_emit(c, UTRACE_BOP_NTOP, 0, 0, 0);
-		return;
-	}
-	if (!strcmp(n->str, "buf")) {
-		bt_comp_expr(c, n->args[0]);
-		bt_comp_emit(c, UTRACE_BOP_BUF, 0, 0, n->size);
-		return;
-	}
-	if (!strcmp(n->str, "strftime")) {
-		bt_comp_expr(c, n->args[1]);
-		bt_comp_emit(c, UTRACE_BOP_STRFTIME, 0, 0, bt_comp_fmt_add(c, n->args[0]->str));
 		return;
 	}
 	if (!strcmp(n->str, "bswap")) {
@@ -231,28 +257,12 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		bt_comp_emit(c, UTRACE_BOP_BSWAP, bt_int_bytes(n->args[0]), 0, 0);
 		return;
 	}
-	if (!strcmp(n->str, "strncmp")) {
-		bt_comp_expr(c, n->args[0]);
-		bt_comp_expr(c, n->args[1]);
-		bt_comp_emit(c, UTRACE_BOP_STRNCMP, 0, 0, n->args[2]->ival);
-		return;
-	}
 	if (!strcmp(n->str, "uaddr")) { /* the checker's address */
 		bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, n->ival);
 		return;
 	}
-	if (!strcmp(n->str, "strerror")) {
-		bt_comp_expr(c, n->args[0]);
-		bt_comp_emit(c, UTRACE_BOP_NAME, UTRACE_BN_ERRNO, 0, 0);
-		return;
-	}
-	if (!strcmp(n->str, "strcontains")) {
-		bt_comp_expr(c, n->args[0]);
-		bt_comp_expr(c, n->args[1]);
-		bt_comp_emit(c, UTRACE_BOP_STRSTR, 0, 0, 0);
-		return;
-	}
-	bt_comp_unsupported(c, n, n->str);
+	if (!call_text(c, n))
+		bt_comp_unsupported(c, n, n->str);
 }
 
 /* (a, b, ...): its elements, then TUPLE. */
