@@ -25,6 +25,7 @@ struct bt_cmd {
 	char *text; /* the script's contents */
 	char **argv;
 	char **params; /* the positional parameters */
+	char **includes, **dirs; /* --include FILE, -I DIR (argv's strings) */
 };
 
 static void bt_usage(FILE *f)
@@ -48,6 +49,9 @@ static void bt_usage(FILE *f)
 		   "  -q              quiet: no \"Attaching N probes...\" line\n"
 		   "  -k              warn when delete() finds no element (twice: a map read too)\n"
 		   "  -d              print the compiled programs and run nothing\n"
+		   "  -I DIR          search DIR first for the program's #include headers\n"
+		   "      --include FILE\n"
+		   "                  read the macros of header FILE, as an #include of it\n"
 		   "      --unsafe    allow system()\n"
 		   "      --usdt-file-activation\n"
 		   "                  usdt probes in the processes running their file\n"
@@ -156,7 +160,9 @@ static int bt_opt(struct bt_cmd *b, int c, const char *arg)
 	case 'h': bt_usage(stdout); return -1;
 	case 'V': printf("utrace bt %s (the language of bpftrace %s)\n", UTRACE_VERSION, BT_FOLLOWS);
 		  return -1;
-	case 'I': bt_info(); return -1;
+	case 'n': bt_info(); return -1;
+	case 'I': b->dirs[b->o.ninclude_dirs++] = (char *)arg; return 0;
+	case 'H': b->includes[b->o.nincludes++] = (char *)arg; return 0;
 	default: return 2;
 	}
 }
@@ -168,16 +174,21 @@ static int bt_parse_args(int argc, char **argv, struct bt_cmd *b)
 	    {"usdt-file-activation", no_argument, NULL, 'A'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
-	    {"info", no_argument, NULL, 'I'},
+	    {"info", no_argument, NULL, 'n'},
+	    {"include", required_argument, NULL, 'H'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char shortopts[] = "+e:c:p:lf:o:vqkdhV";
+	static const char shortopts[] = "+e:c:p:lf:o:vqkdhVI:";
 	int c, ret;
 
 	opterr = 0;
-	if (!(b->params = calloc((size_t)argc + 1, sizeof(*b->params))))
+	if (!(b->params = calloc((size_t)argc + 1, sizeof(*b->params))) ||
+	    !(b->includes = calloc((size_t)argc + 1, sizeof(*b->includes))) ||
+	    !(b->dirs = calloc((size_t)argc + 1, sizeof(*b->dirs))))
 		return 1;
 	b->o.params = b->params;
+	b->o.includes = b->includes;
+	b->o.include_dirs = b->dirs;
 	for (;;) {
 		while ((c = utrace_getopt(argc, argv, shortopts, longopts, NULL)) != -1) {
 			if (c == '?' || c == ':') {
@@ -255,6 +266,8 @@ int cmd_bt(int argc, char **argv)
 
 	if (ret) {
 		free(b.params);
+		free(b.includes);
+		free(b.dirs);
 		return ret < 0 ? 0 : ret;
 	}
 	if (b.list) {
@@ -282,6 +295,8 @@ int cmd_bt(int argc, char **argv)
 		free(b.argv[0]);
 	free(b.argv);
 	free(b.params);
+	free(b.includes);
+	free(b.dirs);
 	free(b.text);
 	return ret ? ret : utrace_flush_stdout("bt");
 }

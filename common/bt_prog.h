@@ -8,8 +8,9 @@
  * it with utrace_bt_exec() on what the hit gives (its arguments, return
  * value, thread).  Like fetch_prog.h and hist_prog.h it runs between the
  * traced program's instructions: no libc, no allocation, no floating
- * point, bounded time (jumps only go forward: bpftrace has no loops but
- * unroll, which the compiler unrolls), and a program that is checked once
+ * point, bounded time (jumps go forward but LOOP, a while loop's way
+ * back, and a run stops after UTRACE_BT_STEPS_MAX instructions, as the
+ * BPF verifier bounds bpftrace's loops; unroll is unrolled), and a program that is checked once
  * (utrace_bt_check) and never trusted beyond that.
  *
  *   uprobe:./prog:parse /arg0 > 10/ { @[comm] = count(); }
@@ -44,6 +45,8 @@
 #define UTRACE_BT_KEYS_MAX 8u
 #define UTRACE_BT_KEY_MAX (UTRACE_BT_KEYS_MAX * UTRACE_BT_STRLEN)
 #define UTRACE_BT_MAX_INSNS 4096u
+#define UTRACE_BT_STEPS_MAX 1000000u /* instructions of one run: a loop's bound, as
+				      * the BPF verifier's 1M bounds bpftrace's */
 #define UTRACE_BT_EMIT_MAX 16u /* values of one record: printf's arguments */
 #define UTRACE_BT_REC_MAX 2048u /* 16 values of 64 bytes, and the header */
 
@@ -93,13 +96,21 @@ enum utrace_bt_op {
 			      * is there (ctx->load; 0 if it cannot be read) */
 	UTRACE_BOP_LOADREC,  /* imm: a C type; pop an address, push the struct or array
 			      * there as a value (ctx->record, the tool's: "" without it) */
+	UTRACE_BOP_STRSTR,   /* pop a, b (strings); push 1 if b occurs in a (strcontains) */
+	UTRACE_BOP_NAME,     /* a: enum utrace_bt_name; pop a number, push its name
+			      * (ctx->name, the tool's: "" without it) */
+	UTRACE_BOP_LOOP,     /* to insn imm (<= this one): a while loop's way back; a run
+			      * stops after UTRACE_BT_STEPS_MAX instructions */
 	UTRACE_BOP_MAX
 };
+
+/* What NAME names: a uid (username), an errno (strerror()). */
+enum utrace_bt_name { UTRACE_BN_USER, UTRACE_BN_ERRNO, UTRACE_BN_MAX };
 
 enum utrace_bt_builtin {
 	UTRACE_BB_PID, UTRACE_BB_TID, UTRACE_BB_UID, UTRACE_BB_GID, UTRACE_BB_NSECS,
 	UTRACE_BB_ELAPSED, UTRACE_BB_CPU, UTRACE_BB_RETVAL, UTRACE_BB_FUNC, UTRACE_BB_PROBE,
-	UTRACE_BB_RAND, UTRACE_BB_CGROUP, UTRACE_BB_MAX
+	UTRACE_BB_RAND, UTRACE_BB_CGROUP, UTRACE_BB_NUMAID, UTRACE_BB_CPID, UTRACE_BB_MAX
 };
 
 /* The records a program emits: u32 kind, u32 id (printf: its format;
@@ -187,6 +198,9 @@ struct utrace_bt_ctx {
 	 * (lib/bt/bt_record.c) into out (UTRACE_BT_STRLEN bytes); NULL
 	 * where no libc may run */
 	void (*record)(void *arg, uint64_t addr, uint32_t type, char *out);
+	/* NAME: the name of v (what: enum utrace_bt_name) into out
+	 * (UTRACE_BT_STRLEN bytes); NULL where no libc may run */
+	void (*name)(void *arg, unsigned what, int64_t v, char *out);
 };
 
 /* The run's state: the stack, the string slots, the variables. */
@@ -224,12 +238,13 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 	case UTRACE_BOP_STR: case UTRACE_BOP_LNOT: case UTRACE_BOP_BNOT: case UTRACE_BOP_NEG:
 	case UTRACE_BOP_EXT: case UTRACE_BOP_BSWAP: case UTRACE_BOP_TGET: case UTRACE_BOP_STRFTIME:
 	case UTRACE_BOP_BUF: case UTRACE_BOP_NTOP: case UTRACE_BOP_LOAD: case UTRACE_BOP_LOADREC:
+	case UTRACE_BOP_NAME:
 		*push = 1;
 		return 1;
 	case UTRACE_BOP_TUPLE:
 		*push = 1;
 		return in->b;
-	case UTRACE_BOP_STRNCMP:
+	case UTRACE_BOP_STRNCMP: case UTRACE_BOP_STRSTR:
 		*push = 1;
 		return 2;
 	case UTRACE_BOP_DUP:
@@ -239,7 +254,7 @@ static inline int utrace_bt_stack_effect(const struct utrace_bt_insn *in, int *p
 		return 1;
 	case UTRACE_BOP_AGG:
 		return in->b == 1 /* UTRACE_BT_AGG_COUNT */ ? 0 : 1;
-	case UTRACE_BOP_JMP: case UTRACE_BOP_MDEL:
+	case UTRACE_BOP_JMP: case UTRACE_BOP_MDEL: case UTRACE_BOP_LOOP:
 		return 0;
 	case UTRACE_BOP_KEY: case UTRACE_BOP_EMIT:
 		return in->b;
@@ -277,9 +292,13 @@ static inline int utrace_bt_check(const void *prog, uint32_t len)
 		if ((in[i].op == UTRACE_BOP_JMP || in[i].op == UTRACE_BOP_JZ) &&
 		    (in[i].imm <= (int64_t)i || in[i].imm > (int64_t)h->nr_insns))
 			return -1;
+		if (in[i].op == UTRACE_BOP_LOOP && (in[i].imm < 0 || in[i].imm > (int64_t)i))
+			return -1;
 		if (in[i].op == UTRACE_BOP_ARG && in[i].a >= 6)
 			return -1;
 		if (in[i].op == UTRACE_BOP_BUILTIN && in[i].a >= UTRACE_BB_MAX)
+			return -1;
+		if (in[i].op == UTRACE_BOP_NAME && in[i].a >= UTRACE_BN_MAX)
 			return -1;
 		if ((in[i].op == UTRACE_BOP_VLD || in[i].op == UTRACE_BOP_VST) &&
 		    in[i].a >= UTRACE_BT_VARS)

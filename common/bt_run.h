@@ -125,6 +125,22 @@ static inline int64_t utrace_bt_strncmp(const char *a, const char *b, int64_t n)
 	return 0;
 }
 
+/* 1 if needle occurs in hay (bpftrace's strcontains: "" is in every string). */
+static inline int64_t utrace_bt_strstr(const char *hay, const char *needle)
+{
+	for (unsigned i = 0; i < UTRACE_BT_STRLEN; i++) {
+		unsigned k = 0;
+
+		while (i + k < UTRACE_BT_STRLEN && needle[k] && hay[i + k] == needle[k])
+			k++;
+		if (!needle[k] || k == UTRACE_BT_STRLEN)
+			return 1;
+		if (!hay[i])
+			return 0;
+	}
+	return 0;
+}
+
 /* Pops n values (strings where bit i of str is set) into the key bytes:
  * 8 bytes an integer, UTRACE_BT_STRLEN a string, first value first. */
 static inline void utrace_bt_key(struct utrace_bt_state *st, const int64_t *vals, unsigned n,
@@ -217,6 +233,7 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 	const struct utrace_bt_insn *ins = utrace_bt_insns(h);
 	const struct utrace_bt_mapdesc *maps = utrace_bt_maps(h);
 	int64_t *sp = st->stack; /* the next free cell */
+	uint32_t steps = 0;
 
 	st->ntmp = 0;
 	for (uint32_t i = 0; i < h->nr_insns; i++) {
@@ -225,7 +242,8 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		int64_t *v;
 		unsigned s;
 
-		if (pop < 0 || sp - st->stack < pop || sp - pop + push > st->stack + UTRACE_BT_STACK_MAX)
+		if (pop < 0 || sp - st->stack < pop || sp - pop + push > st->stack + UTRACE_BT_STACK_MAX ||
+		    ++steps > UTRACE_BT_STEPS_MAX)
 			return -1;
 		sp -= pop;
 		v = sp; /* the popped values, first pushed first */
@@ -265,6 +283,7 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		case UTRACE_BOP_POP: break;
 		case UTRACE_BOP_DUP: sp[0] = sp[1] = v[0]; sp += 2; break;
 		case UTRACE_BOP_JMP: i = (uint32_t)in->imm - 1; break;
+		case UTRACE_BOP_LOOP: i = (uint32_t)in->imm - 1; break; /* imm 0: from the top */
 		case UTRACE_BOP_JZ:
 			if (!v[0])
 				i = (uint32_t)in->imm - 1;
@@ -279,6 +298,9 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		case UTRACE_BOP_STRNCMP:
 			*sp++ = utrace_bt_strncmp(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]),
 						  in->imm);
+			break;
+		case UTRACE_BOP_STRSTR:
+			*sp++ = utrace_bt_strstr(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]));
 			break;
 		case UTRACE_BOP_TUPLE: *sp++ = utrace_bt_tuple_make(st, in, v); break;
 		case UTRACE_BOP_TGET: {
@@ -365,6 +387,13 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 			if (in->b >> 2 && in->b >> 2 < UTRACE_BT_STRLEN)
 				st->strs[s][in->b >> 2] = 0;
 			*sp++ = in->b & 3 ? (int64_t)s : v[0];
+			break;
+		case UTRACE_BOP_NAME:
+			s = utrace_bt_tmp(st);
+			if (ctx->name)
+				ctx->name(ctx->arg, in->a, v[0], st->strs[s]);
+			st->strs[s][UTRACE_BT_STRLEN - 1] = 0;
+			*sp++ = s;
 			break;
 		case UTRACE_BOP_LOADREC:
 			s = utrace_bt_tmp(st);

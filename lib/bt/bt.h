@@ -30,6 +30,10 @@ struct utrace_bt_opts {
 	unsigned helper_check;	   /* -k 1, -kk 2: warn when a map helper fails */
 	bool quiet;		   /* -q: no "Attaching N probes..." */
 	bool usdt_file_activation; /* usdt probes attach to the processes running their file */
+	char *const *includes;	   /* --include FILE: headers included first */
+	unsigned nincludes;
+	char *const *include_dirs; /* -I DIR: folders searched first for headers */
+	unsigned ninclude_dirs;
 	FILE *out;		   /* -o FILE, else stdout */
 	FILE *log;		   /* stderr: -v's lines, warnings */
 };

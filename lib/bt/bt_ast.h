@@ -30,6 +30,10 @@ struct bt_loc {
 	C(EOF_EXPECTING, "unexpected end of file, expected %s")                                    \
 	C(UNKNOWN_FUNC, "Unknown function: %s")                                                    \
 	C(UNKNOWN_IDENT, "Unknown identifier: '%s'")                                               \
+	C(SARG_PROBE, "The %s builtin can only be used with 'kprobes' and 'uprobes' probes")         \
+	C(UADDR_PROBE, "%s can not be used with \"%s\" probes")                                    \
+	C(UADDR_SYMBOL, "Could not resolve symbol: %s:%s")                                         \
+	C(CPID_CHILD, "cpid cannot be used without child command")                                 \
 	C(UNDEF_VAR, "Undefined or undeclared variable: %s")                                       \
 	C(UNDEF_MAP, "Undefined map: %s")                                                          \
 	C(NARGS_NONE, "%s() requires no arguments (%u provided)")                                  \
@@ -90,7 +94,10 @@ struct bt_loc {
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
 	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")                         \
 	C(BUF_ARG, "buf() of the traced program's memory is not supported by utrace bt yet")       \
-	C(NTOP, "ntop() of an IPv4 address as an integer (AF_INET, 2) is all utrace bt has yet")
+	C(NTOP, "ntop() of an IPv4 address as an integer (AF_INET, 2), or of pton(), is all "      \
+		"utrace bt has yet")                                                               \
+	C(PTON_STR, "pton() expects an string argument of an IPv4/IPv6 address, got %s")           \
+	C(PTON_ADDR, "pton() expects a valid IPv4/IPv6 address, got %s")
 
 #define BT_ERR_ENUM(name, text) BT_ERR_##name,
 enum bt_err { BT_ERRORS(BT_ERR_ENUM) BT_ERR_MAX };
@@ -124,6 +131,7 @@ enum bt_node_kind {
 	BT_N_IF,      /* a: condition; body, orelse */
 	BT_N_EXPR,    /* a statement that is an expression: a */
 	BT_N_UNROLL,  /* ival times body; loc: `unroll (N)` */
+	BT_N_WHILE,   /* while (a) body */
 	BT_N_CAST,    /* (str)a: str the type; ival its bytes, op "s"/"u" (bt_cast.c) */
 	BT_N_TUPLE,   /* (args...) (bt_tuple.c) */
 	BT_N_FIELD,   /* a.ival: a tuple's element */
@@ -214,6 +222,7 @@ struct bt_program {
 	struct bt_ctype *ctypes; /* the C types (bt_types.h), by index; 0: none */
 	unsigned nctypes;
 	bool unsafe; /* --unsafe */
+	bool has_child; /* -c CMD: cpid means something */
 	unsigned helper_check; /* -k 1, -kk 2: warn when a map helper fails */
 	char **shapes; /* the tuples' types (bt_tuple.c), by index */
 	unsigned nshapes;
@@ -237,10 +246,24 @@ int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc
 void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
 		  const char *level, const char *text);
 
-/* bt_cpp.c: src with its preprocessor lines done (#include checked,
- * #define expanded, the lines left empty) into *out (malloc'ed); 0, or
- * <0 with err (clang's error for a missing header). */
-int bt_preprocess(const char *src, char **out, struct utrace_error *err);
+/* bt_cpp.c: src with its preprocessor lines done (#include checked and
+ * its macros read, #define expanded, the lines left empty) into *out
+ * (malloc'ed); o (NULL: none) the headers included first (--include) and
+ * the folders searched first (-I); 0, or <0 with err (clang's error for
+ * a missing header). */
+/* bt_libpath.c: the library "libNAME" names (NAME given), as bpftrace's
+ * uprobe:libNAME:FUNC finds it in cache (NULL: /etc/ld.so.cache); its
+ * path malloc'd, or NULL. */
+char *bt_which_so(const char *name, const char *cache);
+
+struct bt_cpp_opts {
+	char *const *includes;
+	unsigned nincludes;
+	char *const *dirs;
+	unsigned ndirs;
+};
+int bt_preprocess(const char *src, const struct bt_cpp_opts *o, char **out,
+		  struct utrace_error *err);
 
 /* Parses src into p (p->src, p->name set by the caller); 0 or -EINVAL. */
 int bt_parse(struct bt_program *p, struct utrace_error *err);

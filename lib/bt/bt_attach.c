@@ -65,17 +65,16 @@ static int parse_interval(struct bt_program *p, struct bt_attach *a, char **part
 	return bt_error(err, p, a->loc, BT_ERR_TIME_UNIT, parts[1]);
 }
 
-static int parse_uprobe(struct bt_program *p, struct bt_attach *a, char **parts, unsigned n,
-			struct utrace_error *err)
+static int parse_uprobe_at(struct bt_program *p, struct bt_attach *a, const char *target,
+			   char *func, struct utrace_error *err)
 {
 	const char *name = a->type == BT_P_UPROBE ? "uprobe" : "uretprobe";
 	char *plus;
+	size_t n;
 
-	if (n != 3)
-		return bt_error(err, p, a->loc, BT_ERR_PROBE_NARGS, name, 2u);
-	if (access(parts[1], X_OK) != 0 && access(parts[1], R_OK) != 0)
-		return bt_error(err, p, a->loc, BT_ERR_PROBE_TARGET, parts[1]);
-	plus = strchr(parts[2], '+');
+	if (access(target, X_OK) != 0 && access(target, R_OK) != 0)
+		return bt_error(err, p, a->loc, BT_ERR_PROBE_TARGET, target);
+	plus = strchr(func, '+');
 	if (plus) {
 		char *end;
 
@@ -86,16 +85,35 @@ static int parse_uprobe(struct bt_program *p, struct bt_attach *a, char **parts,
 		if (*end || end == plus + 1)
 			return bt_error(err, p, a->loc, BT_ERR_PROBE_NUMBER, name, "offset");
 	}
-	n = strlen(parts[2]); /* a quoted name: uprobe:/bin/bash:"echo_builtin"+0 */
-	if (n >= 2 && parts[2][0] == '"' && parts[2][n - 1] == '"') {
-		parts[2][n - 1] = 0;
-		parts[2]++;
+	n = strlen(func); /* a quoted name: uprobe:/bin/bash:"echo_builtin"+0 */
+	if (n >= 2 && func[0] == '"' && func[n - 1] == '"') {
+		func[n - 1] = 0;
+		func++;
 	}
-	a->target = strdup(parts[1]);
-	a->func = strdup(parts[2]);
+	a->target = strdup(target);
+	a->func = strdup(func);
 	if (!a->target || !a->func)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	return 0;
+}
+
+static int parse_uprobe(struct bt_program *p, struct bt_attach *a, char **parts, unsigned n,
+			struct utrace_error *err)
+{
+	const char *name = a->type == BT_P_UPROBE ? "uprobe" : "uretprobe";
+	char *lib;
+
+	if (n != 3)
+		return bt_error(err, p, a->loc, BT_ERR_PROBE_NARGS, name, 2u);
+	/* uprobe:libc:FUNC: the library the dynamic linker would load */
+	if (!strncmp(parts[1], "lib", 3) && !strpbrk(parts[1], "*?[") &&
+	    (lib = bt_which_so(parts[1] + 3, NULL))) {
+		int ret = parse_uprobe_at(p, a, lib, parts[2], err);
+
+		free(lib);
+		return ret;
+	}
+	return parse_uprobe_at(p, a, parts[1], parts[2], err);
 }
 
 /* usdt:BIN:PROVIDER:NAME or usdt:BIN:NAME (any provider); BIN may be ""

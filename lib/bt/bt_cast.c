@@ -82,7 +82,7 @@ static int check_strncmp(struct bt_checker *ck, struct bt_node *n)
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_STR_ARG, n->str,
 					n->args[i]->type == BT_T_INT ? "integer" : "other");
 	}
-	if (n->args[2]->kind != BT_N_INT || n->args[2]->ival < 0)
+	if (n->nargs > 2 && (n->args[2]->kind != BT_N_INT || n->args[2]->ival < 0))
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, n->str, "length");
 	return 0;
 }
@@ -94,10 +94,14 @@ int bt_check_int_fn(struct bt_checker *ck, struct bt_node *n)
 	n->type = BT_T_INT;
 	if (!strcmp(n->str, "sizeof"))
 		return check_sizeof(ck, n);
-	if (!strcmp(n->str, "strncmp"))
-		return check_strncmp(ck, n);
+	if (!strcmp(n->str, "strncmp") || !strcmp(n->str, "strcontains"))
+		return check_strncmp(ck, n); /* strcontains(a, b): two strings */
 	if (!strcmp(n->str, "reg"))
 		return bt_check_reg(ck, n);
+	if (!strcmp(n->str, "uaddr"))
+		return bt_check_uaddr(ck, n);
+	if (!strcmp(n->str, "pton"))
+		return bt_check_pton(ck, n);
 	if ((ret = ck->expr(ck, n->args[0])) < 0)
 		return ret;
 	if (n->args[0]->type != BT_T_INT)

@@ -35,7 +35,7 @@ static bool probe_has(const struct bt_probe *pr, enum bt_probe_type t)
 static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 {
 	static const char *const ints[] = {"pid",	"tid", "uid", "gid", "nsecs",
-					   "elapsed", "cpu", "rand", "cgroup"};
+					   "elapsed", "cpu", "rand", "cgroup", "numaid"};
 	const char *s = n->str;
 
 	if ((!strncmp(s, "args.", 5) || !strncmp(s, "args->", 6)) &&
@@ -54,6 +54,16 @@ static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 		n->size = !strcmp(s, "comm") ? 16 : 64;
 		return 0;
 	}
+	if (!strcmp(s, "cpid")) {
+		if (!ck->p->has_child)
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_CPID_CHILD);
+		return 0;
+	}
+	if (!strcmp(s, "username")) { /* the uid's name: bt_compile.c */
+		n->type = BT_T_STR;
+		n->size = 64;
+		return 0;
+	}
 	if (!strcmp(s, "func")) {
 		n->type = BT_T_USYM;
 		return 0;
@@ -70,6 +80,11 @@ static int check_builtin(struct bt_checker *ck, struct bt_node *n)
 	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' && !s[4]) {
 		if (!probe_has(ck->probe, BT_P_UPROBE) && !probe_has(ck->probe, BT_P_USDT))
 			return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_ARG_PROBE, s);
+		return 0;
+	}
+	if (!strncmp(s, "sarg", 4) && s[4] >= '0' && s[4] <= '9' && !s[5]) {
+		if (!probe_has(ck->probe, BT_P_UPROBE))
+			return bt_error(ck->err, ck->p, bt_name_loc(ck, n), BT_ERR_SARG_PROBE, s);
 		return 0;
 	}
 	if (!strncmp(s, "args->", 6) || !strncmp(s, "args.", 5))
@@ -312,11 +327,12 @@ static int check_stmt(struct bt_checker *ck, struct bt_node *s)
 	case BT_N_ASSIGN:
 		return check_assign(ck, s);
 	case BT_N_IF:
+	case BT_N_WHILE:
 		if ((ret = bt_check_expr(ck, s->a)) < 0)
 			return ret;
 		if (s->a->type != BT_T_INT)
 			return bt_error(ck->err, ck->p, (struct bt_loc){1, 1, 1}, BT_ERR_COND_TYPE,
-					"if()", s->a->type == BT_T_STR ? "string"
+					s->kind == BT_N_IF ? "if()" : "while()", s->a->type == BT_T_STR ? "string"
 						: bt_type_name(s->a->type, s->a->size, b1, sizeof(b1)));
 		if ((ret = check_stmts(ck, s->body, s->nbody)) < 0)
 			return ret;

@@ -43,6 +43,15 @@ unsigned bt_ctype_scale(const struct bt_program *p, unsigned ctype);
 int bt_check_macaddr(struct bt_checker *ck, struct bt_node *n);
 /* reg("sp"): a register of the hit (uprobes), NAME a literal. */
 int bt_check_reg(struct bt_checker *ck, struct bt_node *n);
+/* uaddr("NAME"): bt_check_ptr.c */
+int bt_check_uaddr(struct bt_checker *ck, struct bt_node *n);
+/* bt_pton.c: pton("ADDRESS") (its bytes' count in n->size); whether n is
+ * a pton() call; ntop(AF, pton()) checked; its text (known before the
+ * run: the compiler makes it a string constant). */
+int bt_check_pton(struct bt_checker *ck, struct bt_node *n);
+bool bt_is_pton(const struct bt_node *n);
+int bt_check_ntop_pton(struct bt_checker *ck, struct bt_node *n);
+void bt_ntop_pton_text(const struct bt_node *n, char *out, size_t room);
 /* The bytes of an integer expression's value: a cast's, else 8. */
 unsigned bt_int_bytes(const struct bt_node *n);
 /* bt_buf.c: buf(STRING, LEN), LEN a literal. */

@@ -45,12 +45,16 @@ static const struct fn {
     {"usym", 1, 1, FN_VALUE, BT_T_USYM, -1},
     {"bswap", 1, 1, FN_VALUE, BT_T_INT, -1},
     {"strncmp", 3, 3, FN_VALUE, BT_T_INT, -1},
+    {"strcontains", 2, 2, FN_VALUE, BT_T_INT, -1},
     {"sizeof", 1, 1, FN_VALUE, BT_T_INT, -1},
     {"strftime", 2, 2, FN_VALUE, BT_T_STR, -1},
     {"buf", 1, 2, FN_VALUE, BT_T_BUF, -1},
     {"ntop", 1, 2, FN_VALUE, BT_T_STR, -1},
     {"reg", 1, 1, FN_VALUE, BT_T_INT, -1},
     {"macaddr", 1, 1, FN_VALUE, BT_T_STR, -1},
+    {"strerror", 1, 1, FN_VALUE, BT_T_STR, -1},
+    {"uaddr", 1, 1, FN_VALUE, BT_T_INT, -1},
+    {"pton", 1, 1, FN_VALUE, BT_T_INT, -1},
 };
 
 static int nargs_error(struct bt_checker *ck, const struct bt_node *n, const struct fn *f)
@@ -214,9 +218,12 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 						i == 1 ? "min" : i == 2 ? "max" : "step");
 	if (!strcmp(f->name, "ustack"))
 		return check_ustack(ck, n);
-	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str") || !strcmp(f->name, "usym"))
+	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str") || !strcmp(f->name, "usym") ||
+	    !strcmp(f->name, "strerror"))
 		if (n->args[0]->type != BT_T_INT)
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_INT_ARG, f->name);
+	if (!strcmp(f->name, "ntop") && bt_is_pton(n->args[n->nargs - 1]))
+		return bt_check_ntop_pton(ck, n);
 	if (!strcmp(f->name, "ntop") && (n->args[n->nargs - 1]->type != BT_T_INT ||
 					 (n->nargs == 2 && (n->args[0]->kind != BT_N_INT ||
 							    n->args[0]->ival != 2))))

@@ -11,6 +11,7 @@
 
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_types.h"
+#include "lib/elf/symtab.h"
 
 static void unsigned_cmp(struct bt_checker *ck, struct bt_node *n);
 
@@ -159,6 +160,42 @@ int bt_check_reg(struct bt_checker *ck, struct bt_node *n)
 			return 0;
 		}
 	return bt_error(ck->err, ck->p, n->loc, BT_ERR_REG, a->str);
+}
+
+/* uaddr("NAME"): the address of symbol NAME of the probe's binary (its
+ * ELF address, as bpftrace's: not moved by a PIE's load address), a
+ * pointer to an integer as wide as the symbol (1, 2, 4 bytes, else 8). */
+int bt_check_uaddr(struct bt_checker *ck, struct bt_node *n)
+{
+	const struct bt_node *a = n->args[0];
+	uint64_t addr = 0, size = 0;
+
+	if (a->kind != BT_N_STR)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, n->str, "symbol name");
+	for (unsigned k = 0; k < ck->probe->naps; k++) {
+		const struct bt_attach *ap = &ck->probe->aps[k];
+		static const char *const types[] = {[BT_P_BEGIN] = "BEGIN", [BT_P_END] = "END",
+						    [BT_P_INTERVAL] = "interval",
+						    [BT_P_TRACEPOINT] = "tracepoint",
+						    [BT_P_PROFILE] = "profile"};
+
+		if (ap->type != BT_P_UPROBE && ap->type != BT_P_URETPROBE && ap->type != BT_P_USDT)
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_UADDR_PROBE, n->str,
+					(size_t)ap->type < sizeof(types) / sizeof(types[0]) &&
+							types[ap->type]
+						? types[ap->type]
+						: "other");
+		if (utrace_symtab_find(ap->target, a->str, &addr, &size) < 0 || !addr)
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_UADDR_SYMBOL, ap->target,
+					a->str);
+	}
+	n->type = BT_T_INT;
+	n->ival = (int64_t)addr;
+	n->ctype = bt_ctype_ptr(ck->p, bt_ctype_int(ck->p, size == 1 || size == 2 || size == 4
+								  ? (unsigned)size
+								  : 8,
+							true, false));
+	return 0;
 }
 
 int bt_check_macaddr(struct bt_checker *ck, struct bt_node *n)

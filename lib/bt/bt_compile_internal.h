@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bt_compile_internal.h - the compiler's state, shared by bt_compile.c
- * (statements, expressions) and bt_compile_mem.c (the C types' reads of
- * memory and pointer arithmetic), which bt_compile.c calls.
+ * (a probe compiled, its program laid out), bt_compile_stmt.c
+ * (statements), bt_compile_expr.c (expressions), bt_compile_mem.c (the C
+ * types' reads of memory and pointer arithmetic) and bt_compile_emit.c
+ * (the instructions, constants and formats).
  */
 #ifndef UTRACE_LIB_BT_COMPILE_INTERNAL_H
 #define UTRACE_LIB_BT_COMPILE_INTERNAL_H
@@ -12,11 +14,10 @@
 struct bt_sym;
 struct comp;
 
-/* bt_compile.c's emitters, for bt_compile_mem.c (which it calls) */
+/* The expressions, for bt_compile_mem.c, which bt_compile_expr.c calls
+ * (so not the other way round: no call circle) */
 struct bt_comp_ops {
-	unsigned (*emit)(struct comp *c, unsigned op, unsigned a, unsigned b, int64_t imm);
 	void (*expr)(struct comp *c, const struct bt_node *n);
-	void (*unsupported)(struct comp *c, const struct bt_node *n, const char *what);
 };
 
 struct comp {
@@ -44,6 +45,27 @@ struct comp {
 	struct bt_sym **msym;
 };
 
+/* bt_compile_emit.c: instruction op (its index, 0 if none could be added);
+ * the jump at `at` made to go to the next instruction; a string constant
+ * pushed; what cannot be compiled (the first is kept); a printf/time
+ * format's record id; -k's record id of a map helper's failure at loc. */
+unsigned bt_comp_emit(struct comp *c, unsigned op, unsigned a, unsigned b, int64_t imm);
+void bt_comp_patch(struct comp *c, unsigned at);
+void bt_comp_sconst(struct comp *c, const char *s);
+void bt_comp_unsupported(struct comp *c, const struct bt_node *n, const char *what);
+unsigned bt_comp_fmt_add(struct comp *c, const char *fmt);
+int64_t bt_comp_helper_err(struct comp *c, struct bt_loc loc, bool del);
+
+/* bt_compile_expr.c: whether n's value is a string (or a tuple, a buf ...:
+ * bytes, not a number); n's value pushed; the keys of map node m, then
+ * KEY; the instruction of a binary operator ("+=" is "+"'s). */
+bool bt_comp_is_str(const struct bt_node *n);
+void bt_comp_expr(struct comp *c, const struct bt_node *n);
+void bt_comp_key(struct comp *c, const struct bt_node *m);
+unsigned bt_comp_binop(const char *op);
+
+/* bt_compile_stmt.c: the n statements of s. */
+void bt_comp_stmts(struct comp *c, struct bt_node *const *s, unsigned n);
 
 /* bt_compile_mem.c: *p, p->m, s.m, a[i] as values; p + i and p - i,
  * and comparisons of unsigned 64-bit values (true if n is one: its code
@@ -55,6 +77,7 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n);
 void bt_comp_macaddr(struct comp *c, const struct bt_node *n);
 /* reg("sp"): the register at the hit, a fetch-arg */
 void bt_comp_reg(struct comp *c, const struct bt_node *n);
+void bt_comp_sarg(struct comp *c, const struct bt_node *n);
 /* args->NAME (bt_dwarf.c): its register, or its member's fetch-arg */
 void bt_comp_dwarf_arg(struct comp *c, const struct bt_node *n);
 bool bt_comp_ptr_arith(struct comp *c, const struct bt_node *n);

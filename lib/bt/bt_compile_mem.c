@@ -90,7 +90,7 @@ static void dwarf_member(struct comp *c, const struct bt_node *n)
 		return;
 	}
 	k = bt_comp_field(c, n->a->str, 0);
-	c->ops->emit(c, UTRACE_BOP_FIELD, k, (n->ival & 0x200) != 0, 0);
+	bt_comp_emit(c, UTRACE_BOP_FIELD, k, (n->ival & 0x200) != 0, 0);
 }
 
 /* A parameter by name: its register, as wide and as signed as its type
@@ -104,17 +104,17 @@ void bt_comp_dwarf_arg(struct comp *c, const struct bt_node *n)
 		dwarf_member(c, n);
 		return;
 	}
-	c->ops->emit(c, UTRACE_BOP_ARG, (unsigned)n->slot, 0, 0);
+	bt_comp_emit(c, UTRACE_BOP_ARG, (unsigned)n->slot, 0, 0);
 	if (bits >= 64)
 		return;
-	c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0, (int64_t)((1ull << bits) - 1));
-	c->ops->emit(c, UTRACE_BOP_AND, 0, 0, 0);
+	bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, (int64_t)((1ull << bits) - 1));
+	bt_comp_emit(c, UTRACE_BOP_AND, 0, 0, 0);
 	if (!(n->ival & 0x100))
 		return;
-	c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0, sign);
-	c->ops->emit(c, UTRACE_BOP_XOR, 0, 0, 0);
-	c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0, sign);
-	c->ops->emit(c, UTRACE_BOP_SUB, 0, 0, 0);
+	bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, sign);
+	bt_comp_emit(c, UTRACE_BOP_XOR, 0, 0, 0);
+	bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, sign);
+	bt_comp_emit(c, UTRACE_BOP_SUB, 0, 0, 0);
 }
 
 unsigned bt_comp_scale(const struct comp *c, const struct bt_node *n)
@@ -164,11 +164,23 @@ static void offtext(char *buf, size_t room, int64_t off)
 	snprintf(buf, room, "%s%lld", off < 0 ? "" : "+", (long long)off);
 }
 
+/* The fetch-arg that reads at a (its offset from its base; no base: an
+ * absolute address, @ADDR), then type; false if it does not fit. */
+static bool fetch_text(char *buf, size_t room, const struct bt_sym *a, const char *type)
+{
+	char o[24];
+
+	offtext(o, sizeof(o), a->off);
+	if (!a->base[0])
+		return (size_t)snprintf(buf, room, "@0x%llx%s", (unsigned long long)a->off, type) <
+		       room;
+	return (size_t)snprintf(buf, room, "%s(%s)%s", o, a->base, type) < room;
+}
+
 /* The value of pointer (or integer) expression n as an address. */
 static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_sym *s)
 {
 	struct bt_sym a;
-	char o[24];
 
 	s->ok = false;
 	switch (n->kind) {
@@ -194,6 +206,8 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 		if (fetch_probe(c) && !strcmp(n->str, "reg")) {
 			*s = (struct bt_sym){.ok = true};
 			snprintf(s->base, sizeof(s->base), "%%%s", n->args[0]->str);
+		} else if (!strcmp(n->str, "uaddr")) { /* an address, as a literal */
+			*s = (struct bt_sym){.ok = true, .off = n->ival};
 		}
 		return;
 	case BT_N_VAR:
@@ -223,11 +237,10 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 		if (!is_place(n) || n->ival != 8)
 			return;
 		sym_place(c, n, &a); /* a pointer read from memory */
-		if (!a.ok || !a.base[0])
+		if (!a.ok)
 			return;
 		*s = (struct bt_sym){.ok = true};
-		offtext(o, sizeof(o), a.off);
-		if ((size_t)snprintf(s->base, sizeof(s->base), "%s(%s)", o, a.base) >= sizeof(s->base))
+		if (!fetch_text(s->base, sizeof(s->base), &a, ""))
 			s->ok = false;
 		return;
 	}
@@ -277,15 +290,15 @@ static void addr(struct comp *c, const struct bt_node *n)
 	else if (is_place(n->a))
 		addr(c, n->a);
 	else
-		c->ops->unsupported(c, n, "a member or an element of a value that is not in memory");
+		bt_comp_unsupported(c, n, "a member or an element of a value that is not in memory");
 	if (m) {
-		c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0, m->off);
-		c->ops->emit(c, UTRACE_BOP_ADD, 0, 0, 0);
+		bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, m->off);
+		bt_comp_emit(c, UTRACE_BOP_ADD, 0, 0, 0);
 	} else if (n->kind == BT_N_INDEX) {
 		c->ops->expr(c, n->b);
-		c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0, elem_size(c, n->a));
-		c->ops->emit(c, UTRACE_BOP_MUL, 0, 0, 0);
-		c->ops->emit(c, UTRACE_BOP_ADD, 0, 0, 0);
+		bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, elem_size(c, n->a));
+		bt_comp_emit(c, UTRACE_BOP_MUL, 0, 0, 0);
+		bt_comp_emit(c, UTRACE_BOP_ADD, 0, 0, 0);
 	}
 }
 
@@ -294,11 +307,11 @@ static void bits(struct comp *c, const struct bt_member *m)
 {
 	if (!m || !m->bits)
 		return;
-	c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0, m->bit_off);
-	c->ops->emit(c, UTRACE_BOP_SHR, 0, 0, 0);
-	c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0,
+	bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, m->bit_off);
+	bt_comp_emit(c, UTRACE_BOP_SHR, 0, 0, 0);
+	bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0,
 		     m->bits >= 64 ? -1 : (int64_t)((1ull << m->bits) - 1));
-	c->ops->emit(c, UTRACE_BOP_AND, 0, 0, 0);
+	bt_comp_emit(c, UTRACE_BOP_AND, 0, 0, 0);
 }
 
 /* Whether place n is in the program's memory, not in a value (a struct
@@ -325,12 +338,12 @@ static void elem_of_value(struct comp *c, const struct bt_node *n)
 		if (!strcmp(t->m[i].name, n->str))
 			idx = i;
 	if (idx < 0 || idx > 255) {
-		c->ops->unsupported(c, n, "an element of a struct or an array value at an index "
+		bt_comp_unsupported(c, n, "an element of a struct or an array value at an index "
 					  "that is not a literal");
 		return;
 	}
 	c->ops->expr(c, n->a);
-	c->ops->emit(c, UTRACE_BOP_TGET, (unsigned)idx, n->type != BT_T_INT, 0);
+	bt_comp_emit(c, UTRACE_BOP_TGET, (unsigned)idx, n->type != BT_T_INT, 0);
 }
 
 /* A struct or an array read at the hit: its bytes as a fetch-arg, made
@@ -343,24 +356,24 @@ static void record(struct comp *c, const struct bt_node *n)
 	struct bt_sym s;
 
 	if (bt_record_maxlen(c->p, n->ctype) >= UTRACE_BT_STRLEN) {
-		c->ops->unsupported(c, n, "a struct or an array value longer than a string's 64 "
+		bt_comp_unsupported(c, n, "a struct or an array value longer than a string's 64 "
 					  "bytes as text");
 		return;
 	}
 	if (tool_probe(c)) { /* the tool's memory, read as the run goes */
 		addr(c, n);
-		c->ops->emit(c, UTRACE_BOP_LOADREC, 0, 0, n->ctype);
+		bt_comp_emit(c, UTRACE_BOP_LOADREC, 0, 0, n->ctype);
 		return;
 	}
 	sym_place(c, n, &s);
 	if (!fetch_probe(c) || !s.ok || !s.base[0] || !t->size || t->size / w > 64) {
-		c->ops->unsupported(c, n, fetch_probe(c) && s.ok ? "a struct or an array this large"
+		bt_comp_unsupported(c, n, fetch_probe(c) && s.ok ? "a struct or an array this large"
 							       : "a struct or an array value here");
 		return;
 	}
 	offtext(o, sizeof(o), s.off);
 	snprintf(fa, sizeof(fa), "%s(%s):u%u[%u]", o, s.base, 8 * w, t->size / w);
-	c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, n->ctype), 2, 0);
+	bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, n->ctype), 2, 0);
 }
 
 void bt_comp_mem(struct comp *c, const struct bt_node *n)
@@ -385,28 +398,26 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n)
 	if (m && m->bits)
 		sgn = false; /* bpftrace reads a bitfield as unsigned */
 	sym_place(c, n, &s);
-	if (fetch_probe(c) && s.ok && s.base[0]) {
-		offtext(o, sizeof(o), s.off);
-		if (str)
-			snprintf(fa, sizeof(fa), "%s(%s):string", o, s.base);
-		else
-			snprintf(fa, sizeof(fa), "%s(%s):%c%u", o, s.base, sgn ? 's' : 'u', 8 * size);
+	/* a literal address (no base) is read at the hit too: uaddr() */
+	if (fetch_probe(c) && s.ok && (s.base[0] || s.off)) {
+		snprintf(o, sizeof(o), ":%c%u", sgn ? 's' : 'u', 8 * size);
+		fetch_text(fa, sizeof(fa), &s, str ? ":string" : o);
 		/* a char array is as long as it is: str's b cuts it there */
-		c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0),
+		bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0),
 			     str ? 1 | (t->count < UTRACE_BT_STRLEN ? t->count : 0) << 2 : 0, 0);
 		bits(c, m);
 		return;
 	}
 	if (!tool_probe(c)) {
-		c->ops->unsupported(c, n,
+		bt_comp_unsupported(c, n,
 				    "a read of memory at an address the probe's arguments do not give");
 		return;
 	}
 	addr(c, n);
 	if (str)
-		c->ops->emit(c, UTRACE_BOP_STR, 0, t->count < UTRACE_BT_STRLEN ? t->count : 0, 0);
+		bt_comp_emit(c, UTRACE_BOP_STR, 0, t->count < UTRACE_BT_STRLEN ? t->count : 0, 0);
 	else
-		c->ops->emit(c, UTRACE_BOP_LOAD, size, sgn, 0);
+		bt_comp_emit(c, UTRACE_BOP_LOAD, size, sgn, 0);
 	bits(c, m);
 }
 
@@ -415,10 +426,10 @@ static void unsigned_cmp(struct comp *c, const struct bt_node *n)
 {
 	for (unsigned i = 0; i < 2; i++) {
 		c->ops->expr(c, i ? n->b : n->a);
-		c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0, INT64_MIN);
-		c->ops->emit(c, UTRACE_BOP_XOR, 0, 0, 0);
+		bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, INT64_MIN);
+		bt_comp_emit(c, UTRACE_BOP_XOR, 0, 0, 0);
 	}
-	c->ops->emit(c, n->op[0] == '<' ? (n->op[1] == '=' ? UTRACE_BOP_LE : UTRACE_BOP_LT)
+	bt_comp_emit(c, n->op[0] == '<' ? (n->op[1] == '=' ? UTRACE_BOP_LE : UTRACE_BOP_LT)
 					: (n->op[1] == '=' ? UTRACE_BOP_GE : UTRACE_BOP_GT),
 		     0, 0, 0);
 }
@@ -436,15 +447,15 @@ bool bt_comp_ptr_arith(struct comp *c, const struct bt_node *n)
 		return false;
 	c->ops->expr(c, n->a);
 	if (!left) {
-		c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0, sc);
-		c->ops->emit(c, UTRACE_BOP_MUL, 0, 0, 0);
+		bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, sc);
+		bt_comp_emit(c, UTRACE_BOP_MUL, 0, 0, 0);
 	}
 	c->ops->expr(c, n->b);
 	if (left) {
-		c->ops->emit(c, UTRACE_BOP_PUSH, 0, 0, sc);
-		c->ops->emit(c, UTRACE_BOP_MUL, 0, 0, 0);
+		bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, sc);
+		bt_comp_emit(c, UTRACE_BOP_MUL, 0, 0, 0);
 	}
-	c->ops->emit(c, n->op[0] == '-' ? UTRACE_BOP_SUB : UTRACE_BOP_ADD, 0, 0, 0);
+	bt_comp_emit(c, n->op[0] == '-' ? UTRACE_BOP_SUB : UTRACE_BOP_ADD, 0, 0, 0);
 	return true;
 }
 
@@ -500,12 +511,12 @@ void bt_comp_macaddr(struct comp *c, const struct bt_node *n)
 
 	sym_place(c, n->args[0], &s);
 	if (!fetch_probe(c) || !s.ok || !s.base[0] || !in_mem(c, n->args[0])) {
-		c->ops->unsupported(c, n, "macaddr() of an address the probe's arguments do not give");
+		bt_comp_unsupported(c, n, "macaddr() of an address the probe's arguments do not give");
 		return;
 	}
 	offtext(o, sizeof(o), s.off);
 	snprintf(fa, sizeof(fa), "%s(%s):u8[6]", o, s.base);
-	c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, BT_FTYPE_MACADDR), 2, 0);
+	bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, BT_FTYPE_MACADDR), 2, 0);
 }
 
 void bt_comp_reg(struct comp *c, const struct bt_node *n)
@@ -513,11 +524,26 @@ void bt_comp_reg(struct comp *c, const struct bt_node *n)
 	char fa[32];
 
 	if (!fetch_probe(c)) {
-		c->ops->unsupported(c, n, "reg() outside a uprobe");
+		bt_comp_unsupported(c, n, "reg() outside a uprobe");
 		return;
 	}
 	snprintf(fa, sizeof(fa), "%%%s:u64", n->args[0]->str);
-	c->ops->emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 0, 0);
+	bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 0, 0);
+}
+
+/* sargN: the uprobe's Nth argument on the stack, read at the hit where
+ * bpftrace reads it (x86-64: sp + 8 * (N + 1), past the return address,
+ * at the function's entry). */
+void bt_comp_sarg(struct comp *c, const struct bt_node *n)
+{
+	char fa[32];
+
+	if (!fetch_probe(c)) {
+		bt_comp_unsupported(c, n, "a sarg outside a uprobe");
+		return;
+	}
+	snprintf(fa, sizeof(fa), "+%u(%%sp):u64", 8u * (unsigned)(n->str[4] - '0' + 1));
+	bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 0, 0);
 }
 
 void bt_comp_map_sym(struct comp *c, const struct bt_node *map, const struct bt_node *v, bool top)

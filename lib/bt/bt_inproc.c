@@ -41,6 +41,8 @@ static const char *insn_refusal(const struct utrace_bt_insn *in, const struct ut
 	case UTRACE_BOP_EMIT: return "printf, print, time, clear, zero or exit";
 	case UTRACE_BOP_USTACK: return "ustack: the stack is named in utrace bt";
 	case UTRACE_BOP_USYM: return "usym(): the symbol is named in utrace bt";
+	case UTRACE_BOP_NAME: return "username, strerror(): named in utrace bt";
+	case UTRACE_BOP_LOOP: return "a while loop runs in utrace bt, not at the hit";
 	case UTRACE_BOP_FIELD: return "an argument's member (DWARF) is read in utrace bt";
 	case UTRACE_BOP_AGG:
 		if (!utrace_bt_table_agg_ok(&utrace_bt_maps(h)[in->a]))

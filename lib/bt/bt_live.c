@@ -69,6 +69,8 @@ bool bt_live_step(void *arg, struct utrace_session *s)
 
 	if (r->waiting && !r->waiter_pid)
 		r->waiter_pid = utrace_session_pid(s);
+	if (r->o->argv && !r->cpid)
+		r->cpid = utrace_session_pid(s);
 	/* intervals count from the probes attached, as bpftrace's */
 	for (unsigned i = 0; i < r->nsites && !r->notified; i++)
 		if (r->sites[i].type == BT_P_INTERVAL)

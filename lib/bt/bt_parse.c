@@ -392,6 +392,15 @@ static int parse_stmt(struct parser *ps, struct bt_node **out)
 
 	if (is_word(ps, "if"))
 		return parse_if(ps, out);
+	if (is_word(ps, "while")) { /* while (COND) { ... } */
+		if (!(n = node_new(BT_N_WHILE, ps->tok.loc)))
+			return -ENOMEM;
+		*out = n;
+		if ((ret = advance(ps)) < 0 || (ret = expect(ps, "(", NULL)) < 0 ||
+		    (ret = parse_expr(ps, &n->a)) < 0 || (ret = expect(ps, ")", NULL)) < 0)
+			return ret;
+		return parse_inner(ps, &n->body, &n->nbody);
+	}
 	if (is_word(ps, "unroll")) {
 		if (!(n = node_new(BT_N_UNROLL, ps->tok.loc)))
 			return -ENOMEM;
@@ -456,7 +465,8 @@ static int parse_block(struct parser *ps, struct bt_node ***body, unsigned *n)
 			return ret;
 		if (is(ps, ";"))
 			ret = advance(ps);
-		else if (!is(ps, "}") && s->kind != BT_N_IF && s->kind != BT_N_UNROLL)
+		else if (!is(ps, "}") && s->kind != BT_N_IF && s->kind != BT_N_UNROLL &&
+			 s->kind != BT_N_WHILE)
 			return unexpected(ps, "}");
 	}
 	return ret;

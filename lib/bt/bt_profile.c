@@ -88,6 +88,8 @@ static void run_sample(struct bt_profile *p, const struct utrace_dat_sample *s)
 	hit.builtin[UTRACE_BB_NSECS] = (int64_t)s->ts;
 	hit.builtin[UTRACE_BB_ELAPSED] = (int64_t)s->ts - r->start_ns;
 	hit.builtin[UTRACE_BB_CPU] = s->cpu;
+	hit.builtin[UTRACE_BB_NUMAID] = bt_cpu_node(s->cpu);
+	hit.builtin[UTRACE_BB_CPID] = r->cpid;
 	sample_comm(p, s, hit.comm, sizeof(hit.comm));
 	bt_run_hit(r, p->site, &hit);
 }

@@ -241,13 +241,10 @@ static void run_here(struct bt_run *r, enum bt_probe_type type)
 {
 	struct utrace_bt_hit hit = {0};
 
-	hit.builtin[UTRACE_BB_PID] = getpid();
-	hit.builtin[UTRACE_BB_TID] = getpid();
-	hit.builtin[UTRACE_BB_UID] = getuid();
-	hit.builtin[UTRACE_BB_GID] = getgid();
+	bt_hit_tool(r, &hit);
+	bt_tool_comm(hit.comm);
 	hit.builtin[UTRACE_BB_NSECS] = now_ns();
 	hit.builtin[UTRACE_BB_ELAPSED] = now_ns() - r->start_ns;
-	bt_tool_comm(hit.comm);
 	for (unsigned i = 0; i < r->nsites; i++)
 		if (r->sites[i].type == type && !(r->exiting && type != BT_P_END))
 			utrace_bt_exec(r->sites[i].code.prog, &hit, &r->ctx, &r->st);
@@ -468,7 +465,7 @@ static int run(struct bt_run *r)
 					.map_update = update_cb, .emit = emit_cb,
 					.ustack = ustack_cb, .usym = usym_cb,
 					.field = bt_session_field, .strftime = bt_strftime_cb,
-					.record = record_cb};
+					.record = record_cb, .name = bt_name_cb};
 	r->start_ns = now_ns();
 	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
 		return ret;
@@ -539,11 +536,17 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	r->prog.src = o->text;
 	r->prog.name = o->name ? o->name : "stdin";
 	r->prog.unsafe = o->unsafe;
+	r->prog.has_child = o->argv != NULL;
 	r->prog.exe = r->exe = bt_tracepoint_exe(o->argv, o->pid); /* its own tracepoints */
 	r->prog.helper_check = o->helper_check;
 	r->prog.params = o->params;
 	r->prog.nparams = o->nparams;
-	ret = bt_preprocess(o->text, &r->src, err);
+	ret = bt_preprocess(o->text,
+			    &(struct bt_cpp_opts){.includes = o->includes,
+						  .nincludes = o->nincludes,
+						  .dirs = o->include_dirs,
+						  .ndirs = o->ninclude_dirs},
+			    &r->src, err);
 	if (!ret) {
 		r->prog.src = r->src;
 		ret = bt_parse(&r->prog, err);

@@ -15,6 +15,7 @@
 #include "lib/bt/bt.h"
 #include "lib/bt/bt_compile.h"
 #include "lib/bt/bt_maps.h"
+#include "lib/bt/bt_tracepoint.h"
 
 /* One attach point resolved: a program for one function (uprobes: each
  * function a wildcard matched), or for BEGIN, END, an interval. */
@@ -69,12 +70,14 @@ struct bt_run {
 	uint64_t replayed_ts; /* the newest event replayed, 0: none yet */
 	uint64_t seen_tsc, seen_kts; /* its stamp as written: user (TSC), kernel (ns) */
 	struct utrace_dat_resume *resume;
+	struct bt_cmdlines cmdlines; /* the names of threads gone, read once a reading */
 	int64_t next_step_ns;
 	bool notified; /* __BPFTRACE_NOTIFY_PROBES_ATTACHED said */
 	/* bt_session.c: no process named, the recording's own that waits
 	 * (its pid once known: its events are left out) */
 	bool waiting;
 	int waiter_pid;
+	int cpid; /* -c CMD's pid once started (cpid), else 0 */
 	struct bt_profile *profile; /* bt_profile.c: the samplers of profile probes */
 	char *exe; /* the traced program's file (prog.exe), NULL if none */
 };
@@ -88,6 +91,15 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts);
 /* The tool's own process name (comm of BEGIN, END, interval): "utrace",
  * or "bpftrace" when run by that name. */
 void bt_tool_comm(char comm[16]);
+/* bt_hitinfo.c: the NUMA node of cpu (numaid); the context's name
+ * callback (common/bt_prog.h): a uid's name in /etc/passwd ("" if
+ * none), an errno's text (strerror()). */
+int64_t bt_cpu_node(unsigned cpu);
+/* The builtins of a probe the tool runs (BEGIN, END, interval): the
+ * tool's pid and ids, the CPU and node it runs on; cpid (its name:
+ * bt_tool_comm). */
+void bt_hit_tool(const struct bt_run *r, struct utrace_bt_hit *hit);
+void bt_name_cb(void *arg, unsigned what, int64_t v, char *out);
 /* bt_live.c: every map that holds something, by name, as bpftrace
  * prints them; SIGUSR1's handler (the run takes it), and, after one,
  * every map printed, as bpftrace does (the run's loops call it as they

@@ -430,6 +430,8 @@ static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrac
 	hit->builtin[UTRACE_BB_NSECS] = (int64_t)ev->ts;
 	hit->builtin[UTRACE_BB_ELAPSED] = (int64_t)ev->ts - r->start_ns;
 	hit->builtin[UTRACE_BB_CPU] = ev->cpu;
+	hit->builtin[UTRACE_BB_NUMAID] = bt_cpu_node(ev->cpu);
+	hit->builtin[UTRACE_BB_CPID] = r->cpid;
 	snprintf(hit->comm, sizeof(hit->comm), "%.*s", (int)len, comm);
 	for (unsigned i = 0; i < 7; i++) {
 		if (!(s->strargs >> i & 1))
@@ -453,11 +455,10 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 				due = &r->sites[i];
 		if (!due || r->exiting)
 			return;
-		hit.builtin[UTRACE_BB_PID] = getpid();
-		hit.builtin[UTRACE_BB_TID] = getpid();
+		bt_hit_tool(r, &hit);
+		bt_tool_comm(hit.comm);
 		hit.builtin[UTRACE_BB_NSECS] = (int64_t)due->next_tick;
 		hit.builtin[UTRACE_BB_ELAPSED] = (int64_t)due->next_tick - r->start_ns;
-		bt_tool_comm(hit.comm);
 		due->next_tick += due->period_ns;
 		bt_run_hit(r, due, &hit);
 	}
@@ -490,7 +491,7 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 	r->nreplayed++;
 	hit_of(r, &r->sites[k], ev, &hit, &hs);
 	if (r->sites[k].type == BT_P_TRACEPOINT && d) {
-		bt_tracepoint_comm(d, ev->tid, hit.comm, sizeof(hit.comm));
+		bt_tracepoint_comm(d, &r->cmdlines, ev->tid, hit.comm, sizeof(hit.comm));
 		tp_args(r, &r->sites[k], ev, &hit, &hs);
 	}
 	r->ctx.load = load_captured;
@@ -553,6 +554,7 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 	struct utrace_event ev;
 	int ret = utrace_dat_open(path, &d, r->err);
 
+	r->cmdlines.fresh = false; /* a thread gone since the last reading */
 	if (!ret)
 		ret = map_events(r, d, &fmts);
 	if (!ret)
@@ -630,6 +632,7 @@ int bt_session_run(struct bt_run *r)
 		ret = bt_replay(r, path, UINT64_MAX);
 	utrace_dat_resume_free(r->resume);
 	r->resume = NULL;
+	bt_cmdlines_free(&r->cmdlines);
 	bt_profile_drain(r);
 	bt_profile_close(r);
 	if (!ret)

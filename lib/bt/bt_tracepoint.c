@@ -8,9 +8,11 @@
  * recording then holding a process of its own that waits to be ended,
  * whose events are left out), and replayed as a uprobe's are.  The
  * name of the thread that hit one (comm) is the recording's, else
- * /proc's.
+ * /proc's, else (the thread gone) the kernel's saved_cmdlines, read once
+ * a reading (bt_tracepoint.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,23 +123,68 @@ int bt_tracepoint_find(const char *sys, const char *event, char ***out, size_t *
 	return ret;
 }
 
-/* The kernel's saved_cmdlines line "PID COMM" of tid. */
-static void saved_cmdline(int tid, char *comm, size_t size)
+static int cmdline_cmp(const void *a, const void *b)
 {
-	char path[4096], key[16], *text, *p;
-	int n;
+	const struct bt_cmdline *x = a, *y = b;
 
-	if (!utrace_tracefs_root())
-		return;
-	text = utrace_tracefs_read(utrace_tracefs_path(path, utrace_tracefs_root(),
-						       "saved_cmdlines"));
-	n = snprintf(key, sizeof(key), "%d ", tid);
-	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "")
-		if ((p == text || p[-1] == '\n') && !strncmp(p, key, (size_t)n)) {
-			snprintf(comm, size, "%.*s", (int)strcspn(p + n, "\n"), p + n);
-			break;
-		}
-	free(text);
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int bt_cmdlines_parse(struct bt_cmdlines *cl, const char *text)
+{
+	size_t cap = 1;
+
+	for (const char *p = text; *p; p++)
+		cap += *p == '\n';
+	bt_cmdlines_free(cl);
+	if (!(cl->v = malloc(cap * sizeof(*cl->v))))
+		return -ENOMEM;
+	for (const char *p = text; *p && cl->n < cap; p += strcspn(p, "\n"), p += *p == '\n') {
+		struct bt_cmdline *c = &cl->v[cl->n];
+		char *end;
+		long pid = strtol(p, &end, 10);
+		size_t len = strcspn(end, "\n");
+
+		if (*p < '0' || *p > '9' || *end != ' ' || pid <= 0 || pid > INT_MAX)
+			continue;
+		c->pid = (int)pid;
+		snprintf(c->comm, sizeof(c->comm), "%.*s", (int)(len - 1), end + 1);
+		cl->n++;
+	}
+	qsort(cl->v, cl->n, sizeof(*cl->v), cmdline_cmp);
+	return 0;
+}
+
+const char *bt_cmdlines_find(const struct bt_cmdlines *cl, int pid)
+{
+	struct bt_cmdline key = {.pid = pid};
+	const struct bt_cmdline *c =
+	    cl->n ? bsearch(&key, cl->v, cl->n, sizeof(*cl->v), cmdline_cmp) : NULL;
+
+	return c ? c->comm : NULL;
+}
+
+void bt_cmdlines_free(struct bt_cmdlines *cl)
+{
+	free(cl->v);
+	*cl = (struct bt_cmdlines){0};
+}
+
+/* The kernel's name of tid, gone: cl, read once a reading. */
+static void saved_cmdline(struct bt_cmdlines *cl, int tid, char *comm, size_t size)
+{
+	char path[4096], *text;
+	const char *name;
+
+	if (!cl->fresh && utrace_tracefs_root()) {
+		text = utrace_tracefs_read(
+		    utrace_tracefs_path(path, utrace_tracefs_root(), "saved_cmdlines"));
+		if (text && bt_cmdlines_parse(cl, text) == 0)
+			cl->fresh = true;
+		free(text);
+	}
+	if ((name = bt_cmdlines_find(cl, tid)))
+		snprintf(comm, size, "%s", name);
 }
 
 /* The format of the first event ap names (the program's own, else the
@@ -226,7 +273,8 @@ char *bt_tracepoint_exe(char *const *argv, int pid)
 	return argv && argv[0] ? utrace_program_path(argv[0]) : NULL;
 }
 
-void bt_tracepoint_comm(const struct utrace_dat *d, int tid, char *comm, size_t size)
+void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int tid, char *comm,
+			size_t size)
 {
 	const char *c = utrace_dat_comm(d, tid);
 	char path[64];
@@ -244,5 +292,5 @@ void bt_tracepoint_comm(const struct utrace_dat *d, int tid, char *comm, size_t 
 		fclose(f);
 		return;
 	}
-	saved_cmdline(tid, comm, size); /* gone already: the kernel's name of it */
+	saved_cmdline(cl, tid, comm, size); /* gone already: the kernel's name of it */
 }

@@ -3,11 +3,28 @@
 #ifndef UTRACE_LIB_BT_TRACEPOINT_H
 #define UTRACE_LIB_BT_TRACEPOINT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "lib/bt/bt_ast.h"
 
 struct utrace_dat;
+
+/* The kernel's saved_cmdlines ("PID COMM" lines), sorted by pid: the
+ * names of the threads that are gone, read once a reading of the
+ * recording (bt_replay) at most, when such a thread's hit asks.  Reading
+ * the file costs milliseconds (the kernel formats every entry, thousands
+ * when saved_cmdlines_size was raised): read at every such hit, a busy
+ * machine's system-wide tracepoints took seconds a reading. */
+struct bt_cmdline {
+	int pid;
+	char comm[16];
+};
+struct bt_cmdlines {
+	struct bt_cmdline *v;
+	size_t n;
+	bool fresh; /* read in this reading: not again */
+};
 
 /* args.FIELD (n->str) in probe pr of tracepoints: typed from the format
  * of the first event its first attach point names (a char array: a
@@ -27,7 +44,15 @@ int bt_tracepoint_find_in(const char *exe, const char *sys, const char *event, c
 /* The traced program's file: -p's /proc/PID/exe, else argv[0] as
  * execvp() finds it; NULL if none. */
 char *bt_tracepoint_exe(char *const *argv, int pid);
-/* The name of thread tid: the recording's, else /proc's, else "<...>". */
-void bt_tracepoint_comm(const struct utrace_dat *d, int tid, char *comm, size_t size);
+/* The name of thread tid: the recording's, else /proc's, else the
+ * kernel's saved_cmdlines (cl, read if not fresh), else "<...>". */
+void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int tid, char *comm,
+			size_t size);
+/* saved_cmdlines' text made cl's table (what it held before dropped);
+ * 0 or -ENOMEM.  The name of pid in it, NULL if none.  Its memory freed
+ * (cl empty, not fresh). */
+int bt_cmdlines_parse(struct bt_cmdlines *cl, const char *text);
+const char *bt_cmdlines_find(const struct bt_cmdlines *cl, int pid);
+void bt_cmdlines_free(struct bt_cmdlines *cl);
 
 #endif

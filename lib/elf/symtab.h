@@ -39,6 +39,10 @@ int utrace_symtab_load_elf(const struct utrace_elf *elf, struct utrace_symtab **
 int utrace_symtab_load_imports(const char *path, struct utrace_symtab **out,
 			       struct utrace_error *err);
 void utrace_symtab_free(struct utrace_symtab *tab);
+/* symfind.c: the defined symbol name of any type (a function, a data
+ * object) in path's .symtab, else .dynsym: its ELF vaddr and size; 0, or
+ * -ENOENT (or the open's error). */
+int utrace_symtab_find(const char *path, const char *name, uint64_t *vaddr, uint64_t *size);
 
 size_t utrace_symtab_count(const struct utrace_symtab *tab);
 /* Symbol i in address order, NULL if i is out of range. */

@@ -3,7 +3,8 @@
  * kernel_reset.c - `utrace reset` (utrace_ktrace_reset()): what a recorder
  * that was killed left in tracefs.  Its instance is named after its pid
  * (instances/utrace-<pid>), its probes' group too (utrace_<pid>); one is
- * stale when that pid is gone or is no longer a utrace (a reused pid).
+ * stale when that pid is gone or is no longer a utrace (a reused pid):
+ * its program file is not utrace, whatever name it runs by.
  * Dynamic events are removed with "-:GROUP/EVENT" appended, never with
  * O_TRUNC, which would remove everyone's.
  */
@@ -15,14 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/base/proc_self.h"
 #include "lib/kernel/kernel_trace.h"
 #include "lib/kernel/kernel_tracefs.h"
 
-/* True if pid is a live utrace (the owner of an instance or probe group);
- * one we may not look at is taken for live. */
-static bool kt_owner_alive(int pid)
+bool utrace_ktrace_owner_alive(int pid)
 {
 	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
 		return false;
@@ -47,7 +47,7 @@ static int kt_reset_probes(const char *root, const char *file,
 		name++;
 		end = name + strcspn(name, " \t");
 		*end = 0;
-		if (kt_owner_alive(atoi(name + 7)))
+		if (utrace_ktrace_owner_alive(atoi(name + 7)))
 			continue;
 		snprintf(del, sizeof(del), "-:%s", name);
 		/* O_APPEND, never O_TRUNC: that would remove everyone's probes */
@@ -80,7 +80,7 @@ int utrace_ktrace_reset(void (*fn)(void *arg, const char *what, const char *name
 		size_t plen = strlen(UTRACE_KTRACE_PREFIX);
 
 		if (strncmp(de->d_name, UTRACE_KTRACE_PREFIX, plen) ||
-		    kt_owner_alive(atoi(de->d_name + plen)))
+		    utrace_ktrace_owner_alive(atoi(de->d_name + plen)))
 			continue;
 		int ret = utrace_tracefs_remove_instance(
 		    utrace_tracefs_path(path, root, "instances/%s", de->d_name));

@@ -147,11 +147,15 @@ int utrace_ktrace_close(struct utrace_ktrace *kt, struct utrace_error *err);
 
 /*
  * `utrace reset`: removes every instances/utrace-<pid> whose recorder is
- * gone (no process pid, or it is not utrace), and the probes of groups
+ * gone (no process pid, or its program is not utrace), and the probes of groups
  * utrace_<pid> likewise.  fn is told each one removed.  Returns the
  * number removed, or <0 (err filled) if tracefs is not available.
  */
 int utrace_ktrace_reset(void (*fn)(void *arg, const char *what, const char *name), void *arg,
 			struct utrace_error *err);
+/* Whether pid is a utrace that runs (its program file is utrace, or its
+ * name is, or it cannot be told): the owner of instances/utrace-<pid>
+ * and of the probe group utrace_<pid>, which `utrace reset` leaves. */
+bool utrace_ktrace_owner_alive(int pid);
 
 #endif

@@ -19,7 +19,8 @@
  * gives the column.
  *
  * Stale probes (`utrace reset`) are those of a group starting "utrace",
- * except a group utrace_<pid> whose utrace is still running, and except
+ * except a group utrace_<pid> whose utrace is still running (its program
+ * file is utrace, whatever name it runs by), and except
  * events enabled somewhere, which the kernel refuses to remove (EBUSY).
  */
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/kernel/kernel_trace.h"
 #include "lib/kernel/kernel_tracefs.h"
 #include "lib/probes/uprobe_internal.h"
 
@@ -153,23 +155,19 @@ int utrace_uprobe_unregister(const char *tracefs_dir, const struct utrace_uprobe
 	return 0;
 }
 
-/* A group utrace_<pid> whose utrace still runs: not stale. */
+/* A group utrace_<pid> whose utrace still runs (by whatever name: utrace
+ * bt runs as "bpftrace"): not stale. */
 static bool owner_alive(const char *group)
 {
-	char path[64], *comm, *end;
+	char *end;
 	long pid;
-	bool alive;
 
 	if (strncmp(group, "utrace_", 7) || !(group[7] >= '0' && group[7] <= '9'))
 		return false;
 	pid = strtol(group + 7, &end, 10);
 	if (*end != '/' || pid <= 0 || pid > INT_MAX)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	comm = utrace_tracefs_read(path);
-	alive = comm && !strncmp(comm, "utrace", 6);
-	free(comm);
-	return alive;
+	return utrace_ktrace_owner_alive((int)pid);
 }
 
 int utrace_uprobe_remove_stale(const char *tracefs_dir, struct utrace_error *err)

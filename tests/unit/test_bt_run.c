@@ -113,5 +113,21 @@ int main(void)
 		      "an address no function holds: bpftrace's error: %s", err.msg);
 		free(out);
 	}
+	{
+		/* 100 x 25 statements of 4 instructions: past UTRACE_BT_MAX_INSNS
+		 * (4096), where the instructions' array would grow past it */
+		char src[1024] = "BEGIN { $a = 0; unroll(100) { ";
+		struct utrace_error err = {0};
+		char *out = NULL;
+		int ret;
+
+		for (int i = 0; i < 25; i++)
+			strcat(src, "$a = $a + 1; ");
+		strcat(src, "} exit(); }");
+		ret = run(src, &out, &err);
+		check(ret == 1 && !strcmp(err.msg, "program too large"),
+		      "a program of more than 4096 instructions: refused, nothing run: %s", err.msg);
+		free(out);
+	}
 	return check_done();
 }

@@ -16,6 +16,7 @@
 #include "lib/bt/bt_maps.h"
 #include "lib/bt/bt_print_internal.h"
 #include "lib/bt/bt_types.h"
+#include "lib/elf/symtab.h"
 #include "tests/unit/check.h"
 
 struct bar {
@@ -150,6 +151,8 @@ static void test_fetchargs(void)
 	     "+8(%di):s32"},
 	    {"uprobe:/bin/true:main { @x = sum(*(uint16*)(reg(\"sp\") + 8)); }", "+8(%sp):u16"},
 	    {"uprobe:/bin/true:main { @x = reg(\"ip\"); }", "%ip:u64"},
+	    /* sargN: past the return address, as bpftrace reads it on x86-64 */
+	    {"uprobe:/bin/true:main { @x = sarg1; }", "+16(%sp):u64"},
 	    {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; $x = @a[0]; @x = $x[1]; }",
 	     "+4(%di):s32"},
 	    {"struct S { long x; char mac[6]; } uprobe:/bin/true:main "
@@ -179,6 +182,8 @@ static const struct {
     {"struct A { int x[4]; } BEGIN { $a = (struct A *)0; @x = $a->x[5]; }",
      "stdin:1:57-65: ERROR: the index 5 is out of bounds for array of size 4"},
     {"BEGIN { $x = 1; @y = *$x; }", "stdin:1:22-25: ERROR: Can not dereference type 'int64'"},
+    {"uretprobe:/bin/true:main { @x = sarg0; }",
+     "stdin:1:33-38: ERROR: The sarg0 builtin can only be used with 'kprobes' and 'uprobes' probes"},
     {"struct Foo { int a } BEGIN { @ = (struct Foo *)\"s\"; }",
      "stdin:1:34-51: ERROR: Cannot cast from \"string[2]\" to \"struct Foo *\""},
     {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; delete(@a[0]); @x = *@a[0]; }",
@@ -351,8 +356,51 @@ static void test_record(void)
 	bt_program_free(&p);
 }
 
+/* Globals uaddr() finds in this test's own binary. */
+__attribute__((used)) short bt_uaddr_s = 7;
+__attribute__((used)) long bt_uaddr_l = 9;
+
+/* uaddr("NAME"): the symbol's ELF address, read at the hit as @ADDR, as
+ * wide as the symbol; the two addresses as far apart as the globals. */
+static void test_uaddr(void)
+{
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	uint64_t as = 0, al = 0, ss = 0, sl = 0;
+	int fs = utrace_symtab_find("/proc/self/exe", "bt_uaddr_s", &as, &ss);
+	int fl = utrace_symtab_find("/proc/self/exe", "bt_uaddr_l", &al, &sl);
+	char want_s[40], want_l[40];
+	int ret = compile("uprobe:/proc/self/exe:main { @a = *uaddr(\"bt_uaddr_s\"); "
+			  "@b = *uaddr(\"bt_uaddr_l\"); }",
+			  &p, &code, &err);
+
+	check(fs == 0 && ss == 2 && fl == 0 && sl == 8 &&
+		      (int64_t)(al - as) == (int64_t)((char *)&bt_uaddr_l - (char *)&bt_uaddr_s),
+	      "the globals' symbols: 0x%llx 0x%llx", (unsigned long long)as,
+	      (unsigned long long)al);
+	snprintf(want_s, sizeof(want_s), "@0x%llx:s16", (unsigned long long)as);
+	snprintf(want_l, sizeof(want_l), "@0x%llx:s64", (unsigned long long)al);
+	check(ret == 0 && code.nfields == 2 && !strcmp(code.fields[0], want_s) &&
+		      !strcmp(code.fields[1], want_l),
+	      "uaddr: want %s %s, got %s %s (%s)", want_s, want_l,
+	      code.nfields > 0 ? code.fields[0] : "none", code.nfields > 1 ? code.fields[1] : "none",
+	      err.msg);
+	code_free(&code);
+	bt_program_free(&p);
+	code = (struct bt_code){0};
+	ret = compile("uprobe:/proc/self/exe:main { @x = uaddr(\"bt_no_such_global\"); }", &p,
+		      &code, &err);
+	check(ret < 0 && strstr(err.msg, "ERROR: Could not resolve symbol: "
+					 "/proc/self/exe:bt_no_such_global"),
+	      "uaddr of no symbol: bpftrace's error: %s", err.msg);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
 int main(void)
 {
+	test_uaddr();
 	test_record();
 	test_layout();
 	test_fetchargs();
