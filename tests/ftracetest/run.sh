@@ -156,7 +156,9 @@ run_case() {
 		run_system "$t" "$tc"
 		rp=
 	else
-		"$U" record -p nop --tracefs "$t/mnt" -o "$t/k.dat" -- "$OUT/kprog" "$t/stop" \
+		# (kprog real-time: it calls kernel_clone every millisecond even
+		# under load, as the kernel does in each fork of the case's shell)
+		KPROG_FIFO=1 "$U" record -p nop --tracefs "$t/mnt" -o "$t/k.dat" -- "$OUT/kprog" "$t/stop" \
 			>"$t/record.out" 2>&1 &
 		rp=$!
 		for _ in $(seq 200); do grep -qs . "$t/mnt/available_events" && break; sleep 0.05; done
