@@ -153,8 +153,9 @@ int utrace_ktrace_close(struct utrace_ktrace *kt, struct utrace_error *err);
  */
 int utrace_ktrace_reset(void (*fn)(void *arg, const char *what, const char *name), void *arg,
 			struct utrace_error *err);
-/* Whether pid is a utrace that runs (its program file is utrace, or its
- * name is, or it cannot be told): the owner of instances/utrace-<pid>
+/* Whether pid is a utrace that runs (its program file is this one's or
+ * is named utrace*, whatever name it runs by, or it cannot be told:
+ * utrace_proc_is_utrace()): the owner of instances/utrace-<pid>
  * and of the probe group utrace_<pid>, which `utrace reset` leaves. */
 bool utrace_ktrace_owner_alive(int pid);
 
