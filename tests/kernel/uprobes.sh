@@ -242,8 +242,11 @@ if [ -n "$off" ]; then
 	echo "p:utrace_stale/x $P:$off" >>"$TR/uprobe_events"
 	echo "p:utrace_stale/y $P:$off" >>"$TR/uprobe_events"
 	echo "p:other_group_t/z $P:$off" >>"$TR/uprobe_events" # not utrace's: stays
-	# a group utrace_<pid> of a running utrace (here: a shell named so) stays
-	bash -c 'printf utracefake >/proc/$$/comm; sleep 30; :' &
+	# a group utrace_<pid> of a running utrace stays; which process runs
+	# utrace is told by its program file, not its comm (a reused pid may
+	# take any name): here a copy of bash whose file is named so
+	cp "$(command -v bash)" "$T/utracefake"
+	"$T/utracefake" -c 'sleep 30; :' &
 	live=$!
 	sleep 0.2
 	echo "p:utrace_$live/x $P:$off" >>"$TR/uprobe_events"
