@@ -37,9 +37,9 @@ tier() { # tier NAME SCRIPT [BUILD_DIR]
 	bash "$script" "$dir" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
 	# the failed checks and their first lines of explanation, for the recap
-	# ("not ok" lines, bt's "FAIL ID: WHY"; the "#" lines may carry the
+	# ("not ok" lines, bt's "FAIL ID: WHY" and "TIMEOUT ID: WHY"; the "#" lines may carry the
 	# name of the script that printed them, "pprof:   #   1d0")
-	awk -v t="$name" '(/not ok/ && !/\(known, not counted/) || /^FAIL / { print t ": " $0; k = 4; next }
+	awk -v t="$name" '(/not ok/ && !/\(known, not counted/) || /^(FAIL|TIMEOUT) / { print t ": " $0; k = 4; next }
 		k > 0 && /^ *([A-Za-z0-9_.-]+: +)?#/ { print t ": " $0; k--; next } { k = 0 }' "$out" >>"$fails"
 	summary=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed$" "$out" | tail -1)
 	if [ -z "$summary" ]; then
