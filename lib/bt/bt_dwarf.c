@@ -138,6 +138,28 @@ static char *member_fetch(struct utrace_dwarf *d, uint64_t entry, const char *ex
 	return out;
 }
 
+/* An array member of integers (fetch's type "s32[3]"): a record, its C
+ * type an array of them, printed as bpftrace prints one ("[1,2,3]");
+ * n is left an int if the type is no such array.  0, or -ENOMEM. */
+static int array_record(struct bt_program *p, struct bt_node *n, const char *fetch)
+{
+	const char *type = strrchr(fetch, ':');
+	unsigned bits = 0, count = 0, elem, t;
+	char sign = 0, close = 0;
+
+	if (!type || sscanf(type + 1, "%c%u[%u%c", &sign, &bits, &count, &close) != 4 ||
+	    close != ']' || (sign != 's' && sign != 'u' && sign != 'x') || !count ||
+	    (bits != 8 && bits != 16 && bits != 32 && bits != 64))
+		return 0;
+	if (!(elem = bt_ctype_int(p, bits / 8, sign == 's', false)) ||
+	    !(t = bt_ctype_array(p, elem, count)))
+		return -ENOMEM;
+	n->type = BT_T_RECORD;
+	n->ctype = t;
+	n->size = bits / 8 * count;
+	return 0;
+}
+
 /* args->p->member: an extra fetch-arg of the probe (n->a's text), read
  * at the entry from the parameter's register through the member offsets
  * DWARF gives; a char array is a string. */
@@ -177,6 +199,10 @@ static int check_member(struct bt_checker *ck, struct bt_node *n, const char *ex
 	}
 	free(str);
 	utrace_dwarf_close(d);
+	if (array && n->type == BT_T_INT && array_record(ck->p, n, fetch) < 0) {
+		free(fetch);
+		return utrace_error_set(ck->err, -ENOMEM, "out of memory");
+	}
 	if (array && n->type == BT_T_INT) {
 		free(fetch);
 		return utrace_error_set(ck->err, -EINVAL,

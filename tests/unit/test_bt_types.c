@@ -398,9 +398,37 @@ static void test_uaddr(void)
 	bt_program_free(&p);
 }
 
+__attribute__((noinline, used)) uint32_t bt_dwarf_fn(struct t *p)
+{
+	return p->b[1];
+}
+
+/* args->p->b, an array of integers (DWARF's struct t): one fetch-arg of
+ * the whole array, its C type an array of them (printed "[1,2]"). */
+static void test_dwarf_array(void)
+{
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	const struct bt_ctype *t = NULL, *e = NULL;
+	int ret = compile("uprobe:/proc/self/exe:bt_dwarf_fn { print(args->p->b); }", &p, &code,
+			  &err);
+	const char *f = ret == 0 && code.nfields == 1 ? code.fields[0] : "";
+
+	if (ret == 0 && code.nfields == 1 && (t = bt_ctype(&p, code.ftypes[0])))
+		e = bt_ctype(&p, t->elem);
+	check(ret == 0 && strlen(f) > 8 && !strcmp(f + strlen(f) - 8, "):u32[2]") && t &&
+		      t->kind == BT_C_ARRAY && t->count == 2 && t->size == 8 && e &&
+		      e->kind == BT_C_INT && e->size == 4,
+	      "an array member: one fetch-arg, an array type: %s (%s)", f, err.msg);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
 int main(void)
 {
 	test_uaddr();
+	test_dwarf_array();
 	test_record();
 	test_layout();
 	test_fetchargs();
