@@ -265,6 +265,51 @@ int bt_dwarf_check_arg(struct bt_checker *ck, struct bt_node *n)
 	return 0;
 }
 
+/* The definitions text (utrace_dwarf_struct_def) into p's C types. */
+static int parse_defs(struct bt_program *p, const char *text)
+{
+	struct utrace_error err = {0};
+	struct bt_lexer lx;
+	struct bt_token t = {0};
+	int ret;
+
+	bt_lex_init(&lx, text);
+	ret = bt_lex_next(&lx, &t);
+	while (!ret && t.kind == BT_TK_ATTACH && t.len == 6 && !memcmp(t.start, "struct", 6))
+		ret = bt_ctype_parse_def(p, &lx, &t, &err);
+	free(t.sval);
+	return ret < 0 ? ret : t.kind == BT_TK_EOF ? 0 : -EINVAL;
+}
+
+int bt_dwarf_struct(struct bt_program *p, const struct bt_probe *pr, unsigned t)
+{
+	const struct bt_ctype *c = bt_ctype(p, t);
+	struct utrace_error err = {0};
+	struct utrace_dwarf *d = NULL;
+	char *name, *text = NULL;
+	int ret;
+
+	if (!c || c->kind != BT_C_STRUCT || c->defined || !c->name || !pr || !pr->naps ||
+	    (pr->aps[0].type != BT_P_UPROBE && pr->aps[0].type != BT_P_URETPROBE))
+		return -ENOENT;
+	if (!(name = strdup(c->name)))
+		return -ENOMEM;
+	ret = utrace_dwarf_open(pr->aps[0].target, &d, &err);
+	if (!ret)
+		ret = utrace_dwarf_struct_def(d, name, &text);
+	if (!ret) {
+		const char *src = p->src;
+
+		p->src = text; /* (its errors, none expected, would quote it) */
+		ret = parse_defs(p, text);
+		p->src = src;
+	}
+	utrace_dwarf_close(d);
+	free(text);
+	free(name);
+	return ret;
+}
+
 void bt_dwarf_list(const char *target, const char *func, FILE *out)
 {
 	struct utrace_dwarf_sig sig;

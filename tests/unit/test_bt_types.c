@@ -425,9 +425,30 @@ static void test_dwarf_array(void)
 	bt_program_free(&p);
 }
 
+/* (struct w *)arg0 with no struct w in the program: the binary's own
+ * (DWARF), embedded struct t too, at the offsets this compiler gives. */
+static void test_dwarf_cast(void)
+{
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	char want[40];
+	int ret = compile("uprobe:/proc/self/exe:bt_dwarf_fn { @x = ((struct w *)arg0)->t.b[1]; }",
+			  &p, &code, &err);
+
+	snprintf(want, sizeof(want), "+%zu(%%di):u32",
+		 offsetof(struct w, t) + offsetof(struct t, b) + sizeof(uint32_t));
+	check(ret == 0 && code.nfields == 1 && !strcmp(code.fields[0], want),
+	      "a cast to a struct of the binary's DWARF: want %s, got %s (%s)", want,
+	      code.nfields ? code.fields[0] : "none", err.msg);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
 int main(void)
 {
 	test_uaddr();
+	test_dwarf_cast();
 	test_dwarf_array();
 	test_record();
 	test_layout();
