@@ -98,6 +98,7 @@ struct bt_loc {
 		"utrace bt has yet")                                                               \
 	C(PTON_STR, "pton() expects an string argument of an IPv4/IPv6 address, got %s")           \
 	C(PTON_ADDR, "pton() expects a valid IPv4/IPv6 address, got %s")                          \
+	C(JOIN_ARG, "() only supports int or pointer arguments (%s provided)")                     \
 	C(STR_PARAM, "str() only accepts positional parameters directly or with a single "         \
 		     "constant offset added")                                                      \
 	C(STR_PARAM_ADD, "only addition of a single constant less or equal to the length of $%s " \

@@ -250,6 +250,18 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 	}
 }
 
+bool bt_comp_addr_fetch(struct comp *c, const struct bt_node *n, int64_t add, char *buf,
+			size_t room)
+{
+	struct bt_sym s;
+
+	if (!fetch_probe(c))
+		return false;
+	sym_value(c, n, &s);
+	s.off += add;
+	return s.ok && fetch_text(buf, room, &s, "");
+}
+
 /* The address of place n. */
 static void sym_place(const struct comp *c, const struct bt_node *n, struct bt_sym *s)
 {
