@@ -112,12 +112,13 @@ static void test_join(void)
 	struct utrace_error err = {0};
 	char *out = NULL, *argv[] = {"/bin/sh", "-c", "/bin/true a bc", NULL};
 	int ret = run_cmd("uprobe:/lib/x86_64-linux-gnu/libc.so.6:execve { join(arg1); "
-			  "join(arg1, \"--\"); }",
+			  "join(arg1, \"--\"); printf(\"%s|%s\\n\", str(*(uint64 *)(arg1 + 16)), "
+			  "str(*(uint64 *)(arg1 + 16) + 1)); }",
 			  argv, &out, &err);
 
 	check(ret == 0 && out &&
-		      !strcmp(out, "Attaching 1 probe...\n/bin/true a bc\n/bin/true--a--bc\n\n\n"),
-	      "join() of execve's argv: %s%s", out ? out : "", err.msg);
+		      !strcmp(out, "Attaching 1 probe...\n/bin/true a bc\n/bin/true--a--bc\nbc|c\n\n\n"),
+	      "join() of execve's argv, str() of argv[2]: %s%s", out ? out : "", err.msg);
 	free(out);
 	out = NULL;
 	ret = run("BEGIN { join(\"a\"); }", &out, &err);

@@ -445,9 +445,30 @@ static void test_dwarf_cast(void)
 	bt_program_free(&p);
 }
 
+/* str() of an address a uprobe's hit gives: read there at the hit, a
+ * fetch-arg of the probe (the runtime cannot read memory at run time). */
+static void test_str_fetch(void)
+{
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	int ret = compile("uprobe:/proc/self/exe:bt_dwarf_fn { printf(\"%s %s\\n\", str(arg0 + 4), "
+			  "str(*(uint64 *)(arg1 + 8))); }",
+			  &p, &code, &err);
+
+	check(ret == 0 && code.nfields == 2 && !strcmp(code.fields[0], "+4(%di):string") &&
+		      !strcmp(code.fields[1], "+0(+8(%si)):string"),
+	      "str(arg0 + 4), str(*(arg1 + 8)): read at the hit: %s %s (%s)",
+	      code.nfields > 0 ? code.fields[0] : "none", code.nfields > 1 ? code.fields[1] : "none",
+	      err.msg);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
 int main(void)
 {
 	test_uaddr();
+	test_str_fetch();
 	test_dwarf_cast();
 	test_dwarf_array();
 	test_record();
