@@ -48,6 +48,7 @@
 #define UTRACE_BT_STEPS_MAX 1000000u /* instructions of one run: a loop's bound, as
 				      * the BPF verifier's 1M bounds bpftrace's */
 #define UTRACE_BT_EMIT_MAX 16u /* values of one record: printf's arguments */
+#define UTRACE_BT_JOIN_MAX 16u /* join()'s elements (bpftrace's join_argnum) */
 #define UTRACE_BT_REC_MAX 2048u /* 16 values of 64 bytes, and the header */
 
 enum utrace_bt_op {
@@ -128,6 +129,7 @@ enum utrace_bt_rec {
 	UTRACE_BREC_CAT,    /* cat(fmt, ...): printf's values; the tool reads the file */
 	UTRACE_BREC_SYSTEM, /* system(fmt, ...): printf's values; the tool runs it */
 	UTRACE_BREC_HELPER_ERR, /* -k: a map helper failed; id: which (its text) */
+	UTRACE_BREC_JOIN,	/* join(): UTRACE_BT_JOIN_MAX strings; id: the delimiter's format */
 	UTRACE_BREC_MAX
 };
 

@@ -97,7 +97,12 @@ struct bt_loc {
 	C(NTOP, "ntop() of an IPv4 address as an integer (AF_INET, 2), or of pton(), is all "      \
 		"utrace bt has yet")                                                               \
 	C(PTON_STR, "pton() expects an string argument of an IPv4/IPv6 address, got %s")           \
-	C(PTON_ADDR, "pton() expects a valid IPv4/IPv6 address, got %s")
+	C(PTON_ADDR, "pton() expects a valid IPv4/IPv6 address, got %s")                          \
+	C(JOIN_ARG, "() only supports int or pointer arguments (%s provided)")                     \
+	C(STR_PARAM, "str() only accepts positional parameters directly or with a single "         \
+		     "constant offset added")                                                      \
+	C(STR_PARAM_ADD, "only addition of a single constant less or equal to the length of $%s " \
+			 "(which is %zu) is allowed inside str()")
 
 #define BT_ERR_ENUM(name, text) BT_ERR_##name,
 enum bt_err { BT_ERRORS(BT_ERR_ENUM) BT_ERR_MAX };
@@ -145,6 +150,7 @@ struct bt_node {
 	enum bt_node_kind kind;
 	struct bt_loc loc;
 	char op[4];
+	unsigned pos; /* BINOP: its operator's column (bpftrace's binop loc); $N: N */
 	bool post;
 	int64_t ival;
 	char *str;
@@ -275,7 +281,7 @@ void bt_program_free(struct bt_program *p);
  * of one becomes its literal (op "$"), and str() of one its word. */
 bool bt_param_is(const char *name);
 int bt_param_node(const struct bt_program *p, struct bt_node *n);
-int bt_param_str(const struct bt_program *p, struct bt_node *call);
+int bt_param_str(const struct bt_program *p, struct bt_node *call, struct utrace_error *err);
 /* The number of the parameter named by name (len bytes): 0, or -1 if
  * it is not one or not a number. */
 int bt_param_int(const struct bt_program *p, const char *name, size_t len, int64_t *v);

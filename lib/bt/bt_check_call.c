@@ -40,6 +40,7 @@ static const struct fn {
     {"time", 0, 1, FN_STMT, BT_T_NONE, -1},
     {"system", 1, 1 + UTRACE_BT_EMIT_MAX, FN_STMT, BT_T_NONE, -1},
     {"cat", 1, 1 + UTRACE_BT_EMIT_MAX, FN_STMT, BT_T_NONE, -1},
+    {"join", 1, 2, FN_STMT, BT_T_NONE, -1},
     {"str", 1, 2, FN_VALUE, BT_T_STR, -1},
     {"ustack", 0, 2, FN_VALUE, BT_T_STACK, -1},
     {"usym", 1, 1, FN_VALUE, BT_T_USYM, -1},
@@ -200,8 +201,31 @@ static int check_args(struct bt_checker *ck, struct bt_node *n, const struct fn 
 	return 0;
 }
 
+/* bpftrace's name of a value's kind (its Type enum) */
+static const char *kind_name(enum bt_type t)
+{
+	return t == BT_T_INT ? "integer" : t == BT_T_STR ? "string" : t == BT_T_TUPLE ? "tuple"
+	       : t == BT_T_BUF ? "buffer" : t == BT_T_RECORD ? "record" : t == BT_T_USYM ? "usym"
+	       : t == BT_T_STACK ? "ustack" : "none";
+}
+
+/* join(char **a [, "delim"]): bpftrace 0.17's errors (its first one
+ * says "()" without the name). */
+static int check_join(struct bt_checker *ck, const struct bt_node *n)
+{
+	if (n->args[0]->type != BT_T_INT)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_JOIN_ARG,
+				kind_name(n->args[0]->type));
+	if (n->nargs > 1 && n->args[1]->kind != BT_N_STR)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINTF_FIRST, "join",
+				kind_name(n->args[1]->type));
+	return 0;
+}
+
 static int check_special(struct bt_checker *ck, struct bt_node *n, const struct fn *f)
 {
+	if (!strcmp(f->name, "join"))
+		return check_join(ck, n);
 	if (!strcmp(f->name, "printf") || !strcmp(f->name, "cat") || !strcmp(f->name, "system"))
 		return check_printf(ck, n);
 	if (!strcmp(f->name, "print") && n->args[0]->kind != BT_N_MAP && n->nargs > 1)

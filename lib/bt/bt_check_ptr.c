@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/bt/bt_check.h"
+#include "lib/bt/bt_dwarf.h"
 #include "lib/bt/bt_types.h"
 #include "lib/elf/symtab.h"
 
@@ -81,6 +82,7 @@ static int check_member(struct bt_checker *ck, struct bt_node *n)
 	const struct bt_ctype *c;
 	const struct bt_member *m;
 	char b1[64];
+	unsigned t;
 	int ret = ck->expr(ck, n->a);
 
 	if (ret < 0)
@@ -93,10 +95,12 @@ static int check_member(struct bt_checker *ck, struct bt_node *n)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_MEMBER_TYPE, n->str,
 				n->a->ctype ? bt_ctype_name(ck->p, n->a->ctype, b1, sizeof(b1))
 					    : bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)));
-	if (!(m = bt_ctype_member(ck->p, (unsigned)(c - ck->p->ctypes), n->str)))
+	t = (unsigned)(c - ck->p->ctypes);
+	if (!c->defined && bt_dwarf_struct(ck->p, ck->probe, t) == 0)
+		c = bt_ctype(ck->p, t); /* (the table may have moved) */
+	if (!(m = bt_ctype_member(ck->p, t, n->str)))
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_NO_FIELD,
-				bt_ctype_name(ck->p, (unsigned)(c - ck->p->ctypes), b1, sizeof(b1)),
-				n->str);
+				bt_ctype_name(ck->p, t, b1, sizeof(b1)), n->str);
 	return typed(ck, n, m->type);
 }
 

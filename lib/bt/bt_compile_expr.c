@@ -177,7 +177,17 @@ static bool call_text(struct comp *c, const struct bt_node *n)
 {
 	if (!strcmp(n->str, "str")) {
 		int64_t len = n->nargs > 1 ? n->args[1]->ival : 0;
+		char at[200], fa[240];
 
+		/* an address a uprobe's hit gives (arg0 + 4, a pointer member):
+		 * read there, by a fetch-arg of the probe, as bpftrace's
+		 * probe_read_str at the hit (argN and retval: bt_run.c's) */
+		if (n->args[0]->kind != BT_N_BUILTIN && n->nargs == 1 &&
+		    bt_comp_addr_fetch(c, n->args[0], 0, at, sizeof(at)) &&
+		    (size_t)snprintf(fa, sizeof(fa), "%s:string", at) < sizeof(fa)) {
+			bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 1, 0);
+			return true;
+		}
 		bt_comp_expr(c, n->args[0]);
 		/* bpftrace 0.17's str(x, n): n characters */
 		bt_comp_emit(c, UTRACE_BOP_STR, 0,

@@ -75,6 +75,10 @@ void bt_comp_stmts(struct comp *c, struct bt_node *const *s, unsigned n);
 void bt_comp_mem(struct comp *c, const struct bt_node *n);
 /* macaddr(p->mac): its 6 bytes read at the hit, made text in the tool */
 void bt_comp_macaddr(struct comp *c, const struct bt_node *n);
+/* The fetch-arg (no type) that reads at the address n + add gives, known
+ * at a uprobe's hit ("+8(%di)"); false if it is not known there. */
+bool bt_comp_addr_fetch(struct comp *c, const struct bt_node *n, int64_t add, char *buf,
+			size_t room);
 /* reg("sp"): the register at the hit, a fetch-arg */
 void bt_comp_reg(struct comp *c, const struct bt_node *n);
 void bt_comp_sarg(struct comp *c, const struct bt_node *n);

@@ -80,13 +80,17 @@ unsigned bt_comp_field(struct comp *c, const char *fetcharg, unsigned ctype)
 }
 
 /* args->p->member: an extra fetch-arg of the probe, its text in n->a
- * (bt_dwarf.c; n->ival 0x200 when it is a string). */
+ * (bt_dwarf.c; n->ival 0x200 when it is a string; a record: an array). */
 static void dwarf_member(struct comp *c, const struct bt_node *n)
 {
 	unsigned k;
 
 	if (!n->a) {
 		c->failed = -ENOMEM;
+		return;
+	}
+	if (n->type == BT_T_RECORD) { /* an array member (its C type) */
+		bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, n->a->str, n->ctype), 2, 0);
 		return;
 	}
 	k = bt_comp_field(c, n->a->str, 0);
@@ -244,6 +248,18 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 			s->ok = false;
 		return;
 	}
+}
+
+bool bt_comp_addr_fetch(struct comp *c, const struct bt_node *n, int64_t add, char *buf,
+			size_t room)
+{
+	struct bt_sym s;
+
+	if (!fetch_probe(c))
+		return false;
+	sym_value(c, n, &s);
+	s.off += add;
+	return s.ok && fetch_text(buf, room, &s, "");
 }
 
 /* The address of place n. */

@@ -24,6 +24,31 @@ static void emit_rec(struct comp *c, unsigned kind, struct bt_node *const *args,
 			c->ins[at].key_str |= 1u << i;
 }
 
+/* join(a, delim), as bpftrace 0.17's: the strings the pointers a[0] ...
+ * a[15] point to, read at the hit (fetch-args of the probe: a NULL one,
+ * the array's end, reads ""), joined in the tool up to the first empty
+ * one. */
+static void join(struct comp *c, const struct bt_node *n)
+{
+	char at[200], fa[240];
+	unsigned at_i;
+
+	for (unsigned i = 0; i < UTRACE_BT_JOIN_MAX && !c->failed; i++) {
+		if (!bt_comp_addr_fetch(c, n->args[0], 8 * (int64_t)i, at, sizeof(at)) ||
+		    (size_t)snprintf(fa, sizeof(fa), "+0(%s):string", at) >= sizeof(fa)) {
+			bt_comp_unsupported(c, n, "join() of an array the probe's arguments do not "
+						  "give (a kernel event's pointers, an address "
+						  "computed at run time)");
+			return;
+		}
+		bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 1, 0);
+	}
+	at_i = bt_comp_emit(c, UTRACE_BOP_EMIT, UTRACE_BREC_JOIN, UTRACE_BT_JOIN_MAX,
+			    bt_comp_fmt_add(c, n->nargs > 1 ? n->args[1]->str : " "));
+	if (at_i < c->n) /* every value a string */
+		c->ins[at_i].key_str = (1u << UTRACE_BT_JOIN_MAX) - 1;
+}
+
 static void call_stmt(struct comp *c, const struct bt_node *n)
 {
 	const char *f = n->str;
@@ -52,6 +77,8 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 		bt_comp_emit(c, UTRACE_BOP_MDEL, (unsigned)n->args[0]->slot,
 			     c->p->helper_check >= 1,
 			     c->p->helper_check >= 1 ? bt_comp_helper_err(c, n->loc, true) : 0);
+	} else if (!strcmp(f, "join")) {
+		join(c, n);
 	} else if (!strcmp(f, "exit")) {
 		bt_comp_emit(c, UTRACE_BOP_EMIT, UTRACE_BREC_EXIT, 0, 0);
 	} else if (!strcmp(f, "time")) {

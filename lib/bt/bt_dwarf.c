@@ -138,6 +138,28 @@ static char *member_fetch(struct utrace_dwarf *d, uint64_t entry, const char *ex
 	return out;
 }
 
+/* An array member of integers (fetch's type "s32[3]"): a record, its C
+ * type an array of them, printed as bpftrace prints one ("[1,2,3]");
+ * n is left an int if the type is no such array.  0, or -ENOMEM. */
+static int array_record(struct bt_program *p, struct bt_node *n, const char *fetch)
+{
+	const char *type = strrchr(fetch, ':');
+	unsigned bits = 0, count = 0, elem, t;
+	char sign = 0, close = 0;
+
+	if (!type || sscanf(type + 1, "%c%u[%u%c", &sign, &bits, &count, &close) != 4 ||
+	    close != ']' || (sign != 's' && sign != 'u' && sign != 'x') || !count ||
+	    (bits != 8 && bits != 16 && bits != 32 && bits != 64))
+		return 0;
+	if (!(elem = bt_ctype_int(p, bits / 8, sign == 's', false)) ||
+	    !(t = bt_ctype_array(p, elem, count)))
+		return -ENOMEM;
+	n->type = BT_T_RECORD;
+	n->ctype = t;
+	n->size = bits / 8 * count;
+	return 0;
+}
+
 /* args->p->member: an extra fetch-arg of the probe (n->a's text), read
  * at the entry from the parameter's register through the member offsets
  * DWARF gives; a char array is a string. */
@@ -177,6 +199,10 @@ static int check_member(struct bt_checker *ck, struct bt_node *n, const char *ex
 	}
 	free(str);
 	utrace_dwarf_close(d);
+	if (array && n->type == BT_T_INT && array_record(ck->p, n, fetch) < 0) {
+		free(fetch);
+		return utrace_error_set(ck->err, -ENOMEM, "out of memory");
+	}
 	if (array && n->type == BT_T_INT) {
 		free(fetch);
 		return utrace_error_set(ck->err, -EINVAL,
@@ -237,6 +263,51 @@ int bt_dwarf_check_arg(struct bt_checker *ck, struct bt_node *n)
 	n->ival = (int64_t)(size | (kind == 's' ? 0x100u : 0));
 	n->ctype = param_ctype(ck->p, &sig, name);
 	return 0;
+}
+
+/* The definitions text (utrace_dwarf_struct_def) into p's C types. */
+static int parse_defs(struct bt_program *p, const char *text)
+{
+	struct utrace_error err = {0};
+	struct bt_lexer lx;
+	struct bt_token t = {0};
+	int ret;
+
+	bt_lex_init(&lx, text);
+	ret = bt_lex_next(&lx, &t);
+	while (!ret && t.kind == BT_TK_ATTACH && t.len == 6 && !memcmp(t.start, "struct", 6))
+		ret = bt_ctype_parse_def(p, &lx, &t, &err);
+	free(t.sval);
+	return ret < 0 ? ret : t.kind == BT_TK_EOF ? 0 : -EINVAL;
+}
+
+int bt_dwarf_struct(struct bt_program *p, const struct bt_probe *pr, unsigned t)
+{
+	const struct bt_ctype *c = bt_ctype(p, t);
+	struct utrace_error err = {0};
+	struct utrace_dwarf *d = NULL;
+	char *name, *text = NULL;
+	int ret;
+
+	if (!c || c->kind != BT_C_STRUCT || c->defined || !c->name || !pr || !pr->naps ||
+	    (pr->aps[0].type != BT_P_UPROBE && pr->aps[0].type != BT_P_URETPROBE))
+		return -ENOENT;
+	if (!(name = strdup(c->name)))
+		return -ENOMEM;
+	ret = utrace_dwarf_open(pr->aps[0].target, &d, &err);
+	if (!ret)
+		ret = utrace_dwarf_struct_def(d, name, &text);
+	if (!ret) {
+		const char *src = p->src;
+
+		p->src = text; /* (its errors, none expected, would quote it) */
+		ret = parse_defs(p, text);
+		p->src = src;
+	}
+	utrace_dwarf_close(d);
+	free(text);
+	free(name);
+	return ret;
 }
 
 void bt_dwarf_list(const char *target, const char *func, FILE *out)

@@ -155,6 +155,39 @@ static int emit_text(struct bt_run *r, const char *type, unsigned id, const uint
 	return 0;
 }
 
+/* join()'s strings (UTRACE_BT_JOIN_MAX of them) up to the first empty
+ * one, delim between them: one line, or bpftrace's json "join" line. */
+static int join_text(struct bt_run *r, const char *delim, const uint8_t *vals,
+		     const uint8_t *end)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return -ENOMEM;
+	for (unsigned i = 0; i < UTRACE_BT_JOIN_MAX; i++) {
+		const char *s = (const char *)vals + i * UTRACE_BT_STRLEN;
+
+		if (vals + (i + 1) * UTRACE_BT_STRLEN > end || !*s)
+			break;
+		fprintf(m, "%s%.*s", i ? delim : "", (int)UTRACE_BT_STRLEN, s);
+	}
+	if (fclose(m)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (r->fmt == UTRACE_BT_JSON) {
+		fputs("{\"type\": \"join\", \"data\": ", r->out);
+		json_string(r->out, buf, len);
+		fputs("}\n", r->out);
+	} else {
+		fprintf(r->out, "%s\n", buf);
+	}
+	free(buf);
+	return 0;
+}
+
 /* cat()'s path or system()'s command: printf's text of fmt. */
 static int cat_system(struct bt_run *r, bool cat, uint32_t id, const uint8_t *vals,
 		      const uint8_t *end)
@@ -207,6 +240,8 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 		}
 		return utrace_bt_value_print(r->out, &v, r->fmt);
 	}
+	case UTRACE_BREC_JOIN:
+		return h.id < r->fmts.n ? join_text(r, r->fmts.fmts[h.id], vals, end) : -EINVAL;
 	case UTRACE_BREC_HELPER_ERR:
 		return h.id < r->fmts.n ? bt_helper_err_print(r, r->fmts.fmts[h.id]) : -EINVAL;
 	case UTRACE_BREC_CAT:

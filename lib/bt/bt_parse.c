@@ -243,7 +243,7 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 			return bt_parse_sizeof_type(ps, n);
 		if ((ret = parse_list(ps, n, ")")) < 0)
 			return ret;
-		return bt_param_str(ps->prog, n);
+		return bt_param_str(ps->prog, n, ps->err);
 	}
 	return 0;
 }
@@ -325,6 +325,7 @@ static int parse_binary(struct parser *ps, unsigned level, struct bt_node **out)
 		if (!n)
 			return -ENOMEM;
 		strcpy(n->op, op);
+		n->pos = ps->tok.loc.col;
 		n->a = *out;
 		*out = n;
 		if ((ret = advance(ps)) < 0 || (ret = parse_binary(ps, level + 1, &n->b)) < 0)

@@ -39,7 +39,8 @@ static bool replay_leaves_maps(const struct bt_code *c)
 	for (uint32_t i = 0; i < h->nr_insns; i++)
 		if (in[i].op == UTRACE_BOP_MGET || in[i].op == UTRACE_BOP_MDEL ||
 		    (in[i].op == UTRACE_BOP_EMIT && in[i].a != UTRACE_BREC_PRINTF &&
-		     in[i].a != UTRACE_BREC_PRINT && in[i].a != UTRACE_BREC_TIME))
+		     in[i].a != UTRACE_BREC_PRINT && in[i].a != UTRACE_BREC_TIME &&
+		     in[i].a != UTRACE_BREC_JOIN))
 			return false;
 	return true;
 }

@@ -61,7 +61,7 @@ unsigned bt_ctype_ptr(struct bt_program *p, unsigned elem)
 					       .elem = elem});
 }
 
-static unsigned ctype_array(struct bt_program *p, unsigned elem, unsigned count)
+unsigned bt_ctype_array(struct bt_program *p, unsigned elem, unsigned count)
 {
 	const struct bt_ctype *e = bt_ctype(p, elem);
 
@@ -323,7 +323,7 @@ static int parse_dims(struct decl *d, unsigned *type)
 			return ret;
 	}
 	while (n--)
-		if (!(*type = ctype_array(d->p, *type, dims[n])))
+		if (!(*type = bt_ctype_array(d->p, *type, dims[n])))
 			return -ENOMEM;
 	return 0;
 }

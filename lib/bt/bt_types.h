@@ -41,6 +41,7 @@ struct bt_ctype {
 /* The types of p by kind: their index (0 with -ENOMEM's error unset). */
 unsigned bt_ctype_int(struct bt_program *p, unsigned size, bool is_signed, bool is_char);
 unsigned bt_ctype_ptr(struct bt_program *p, unsigned elem);
+unsigned bt_ctype_array(struct bt_program *p, unsigned elem, unsigned count);
 const struct bt_ctype *bt_ctype(const struct bt_program *p, unsigned idx);
 /* A member of struct type t by name, or NULL. */
 const struct bt_member *bt_ctype_member(const struct bt_program *p, unsigned t, const char *name);

@@ -175,4 +175,13 @@ struct utrace_dwarf_sig {
 /* 0 and *sig, or -ENOENT if no function with DWARF holds vaddr. */
 int utrace_dwarf_func_sig(struct utrace_dwarf *d, uint64_t vaddr, struct utrace_dwarf_sig *sig);
 
+/*
+ * The C definition of struct name (its first complete one) as text,
+ * "struct NAME { int32 a; char b[10]; struct Bar *p; uint32 f : 3; };",
+ * each struct it embeds defined first (lib/probes/dwarf_struct.c).  0 and
+ * *text (malloc'd); -ENOENT if there is none, -ENOTSUP if a member has a
+ * type the text cannot say (a union, a float), -ENOMEM.
+ */
+int utrace_dwarf_struct_def(struct utrace_dwarf *d, const char *name, char **text);
+
 #endif

@@ -104,6 +104,31 @@ static void test_builtins(void)
 	free(out);
 }
 
+/* join() of a uprobe's char ** (libc's execve's argv, read at the hit):
+ * the strings up to the NULL, " " or the delimiter between, one line
+ * each, as bpftrace's; a kernel event's pointer array is refused. */
+static void test_join(void)
+{
+	struct utrace_error err = {0};
+	char *out = NULL, *argv[] = {"/bin/sh", "-c", "/bin/true a bc", NULL};
+	int ret = run_cmd("uprobe:/lib/x86_64-linux-gnu/libc.so.6:execve { join(arg1); "
+			  "join(arg1, \"--\"); printf(\"%s|%s\\n\", str(*(uint64 *)(arg1 + 16)), "
+			  "str(*(uint64 *)(arg1 + 16) + 1)); }",
+			  argv, &out, &err);
+
+	check(ret == 0 && out &&
+		      !strcmp(out, "Attaching 1 probe...\n/bin/true a bc\n/bin/true--a--bc\nbc|c\n\n\n"),
+	      "join() of execve's argv, str() of argv[2]: %s%s", out ? out : "", err.msg);
+	free(out);
+	out = NULL;
+	ret = run("BEGIN { join(\"a\"); }", &out, &err);
+	check(ret == 1 && !strcmp(err.msg, "stdin:1:9-18: ERROR: () only supports int or pointer "
+					   "arguments (string provided)\nBEGIN { join(\"a\"); }\n"
+					   "        ~~~~~~~~~"),
+	      "join() of a string: bpftrace's error: %s", err.msg);
+	free(out);
+}
+
 static const struct {
 	const char *src, *want;
 } golden[] = {
@@ -248,6 +273,7 @@ int main(void)
 		free(out);
 	}
 	test_builtins();
+	test_join();
 	{
 		struct utrace_error err = {0};
 		char *out = NULL;

@@ -59,6 +59,31 @@ static const struct {
     /* an interval's first hit is a period after BEGIN ran */
     {"BEGIN { @s = nsecs; } i:ms:100 { @ok = nsecs - @s >= 100000000; clear(@s); exit(); }",
      "Attaching 2 probes...\n\n\n@ok: 1\n"},
+    /* str($N + K): the word from its byte K ("positional pointer arithmetics") */
+    {"BEGIN { printf(\"%s|%s|%s|%s\\n\", str($1 + 1), str(1 + $2), str($1 + 2), str($3 + 0)); "
+     "exit(); }",
+     "Attaching 1 probe...\nN|s||\n\n\n"},
+};
+
+/* Programs bpftrace refuses, and its error (with $1 "IN"). */
+static const struct {
+	const char *src, *want;
+} refused[] = {
+    {"BEGIN { printf(\"%s\\n\", str($1 + 3)); exit(); }",
+     "stdin:1:31-34: ERROR: only addition of a single constant less or equal to the length of $1 "
+     "(which is 2) is allowed inside str()\n"
+     "BEGIN { printf(\"%s\\n\", str($1 + 3)); exit(); }\n"
+     "                              ~~~"},
+    {"BEGIN { printf(\"%s\\n\", str($1 * 1)); exit(); }",
+     "stdin:1:31-34: ERROR: only addition of a single constant less or equal to the length of $1 "
+     "(which is 2) is allowed inside str()\n"
+     "BEGIN { printf(\"%s\\n\", str($1 * 1)); exit(); }\n"
+     "                              ~~~"},
+    {"BEGIN { printf(\"%s\\n\", str(($1 + 1) + 1)); exit(); }",
+     "stdin:1:24-41: ERROR: str() only accepts positional parameters directly or with a single "
+     "constant offset added\n"
+     "BEGIN { printf(\"%s\\n\", str(($1 + 1) + 1)); exit(); }\n"
+     "                       ~~~~~~~~~~~~~~~~~"},
 };
 
 int main(void)
@@ -70,6 +95,15 @@ int main(void)
 
 		check(ret == 0 && out && !strcmp(out, golden[i].want), "%s\nwant:\n%sgot:\n%s%s",
 		      golden[i].src, golden[i].want, out ? out : "", err.msg);
+		free(out);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		struct utrace_error err = {0};
+		char *out = NULL;
+		int ret = run(refused[i].src, &out, &err);
+
+		check(ret == 1 && !strcmp(err.msg, refused[i].want), "error of %s\nwant:\n%s\ngot:\n%s",
+		      refused[i].src, refused[i].want, err.msg);
 		free(out);
 	}
 	{

@@ -398,9 +398,79 @@ static void test_uaddr(void)
 	bt_program_free(&p);
 }
 
+__attribute__((noinline, used)) uint32_t bt_dwarf_fn(struct t *p)
+{
+	return p->b[1];
+}
+
+/* args->p->b, an array of integers (DWARF's struct t): one fetch-arg of
+ * the whole array, its C type an array of them (printed "[1,2]"). */
+static void test_dwarf_array(void)
+{
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	const struct bt_ctype *t = NULL, *e = NULL;
+	int ret = compile("uprobe:/proc/self/exe:bt_dwarf_fn { print(args->p->b); }", &p, &code,
+			  &err);
+	const char *f = ret == 0 && code.nfields == 1 ? code.fields[0] : "";
+
+	if (ret == 0 && code.nfields == 1 && (t = bt_ctype(&p, code.ftypes[0])))
+		e = bt_ctype(&p, t->elem);
+	check(ret == 0 && strlen(f) > 8 && !strcmp(f + strlen(f) - 8, "):u32[2]") && t &&
+		      t->kind == BT_C_ARRAY && t->count == 2 && t->size == 8 && e &&
+		      e->kind == BT_C_INT && e->size == 4,
+	      "an array member: one fetch-arg, an array type: %s (%s)", f, err.msg);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
+/* (struct w *)arg0 with no struct w in the program: the binary's own
+ * (DWARF), embedded struct t too, at the offsets this compiler gives. */
+static void test_dwarf_cast(void)
+{
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	char want[40];
+	int ret = compile("uprobe:/proc/self/exe:bt_dwarf_fn { @x = ((struct w *)arg0)->t.b[1]; }",
+			  &p, &code, &err);
+
+	snprintf(want, sizeof(want), "+%zu(%%di):u32",
+		 offsetof(struct w, t) + offsetof(struct t, b) + sizeof(uint32_t));
+	check(ret == 0 && code.nfields == 1 && !strcmp(code.fields[0], want),
+	      "a cast to a struct of the binary's DWARF: want %s, got %s (%s)", want,
+	      code.nfields ? code.fields[0] : "none", err.msg);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
+/* str() of an address a uprobe's hit gives: read there at the hit, a
+ * fetch-arg of the probe (the runtime cannot read memory at run time). */
+static void test_str_fetch(void)
+{
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	int ret = compile("uprobe:/proc/self/exe:bt_dwarf_fn { printf(\"%s %s\\n\", str(arg0 + 4), "
+			  "str(*(uint64 *)(arg1 + 8))); }",
+			  &p, &code, &err);
+
+	check(ret == 0 && code.nfields == 2 && !strcmp(code.fields[0], "+4(%di):string") &&
+		      !strcmp(code.fields[1], "+0(+8(%si)):string"),
+	      "str(arg0 + 4), str(*(arg1 + 8)): read at the hit: %s %s (%s)",
+	      code.nfields > 0 ? code.fields[0] : "none", code.nfields > 1 ? code.fields[1] : "none",
+	      err.msg);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
 int main(void)
 {
 	test_uaddr();
+	test_str_fetch();
+	test_dwarf_cast();
+	test_dwarf_array();
 	test_record();
 	test_layout();
 	test_fetchargs();

@@ -102,6 +102,24 @@ static const char *conv(uint64_t vaddr, const char *arg)
 	return buf;
 }
 
+/* struct node's definition from DWARF, in fixed-width names, for a
+ * caller that lays C structs out itself (utrace bt's casts). */
+static void check_struct_def(const char *cfg)
+{
+	char *text = NULL;
+	int ret = utrace_dwarf_struct_def(d, "node", &text);
+
+	check(ret == 0 && text &&
+		      !strcmp(text, "struct node { int32 id; struct node * next; int64 len; "
+				    "uint32 flag : 3; uint32 mode : 5; int32 arr[4]; char name[8]; "
+				    "};\n"),
+	      "%s: struct node's definition: %s", cfg, text ? text : "none");
+	free(text);
+	text = NULL;
+	ret = utrace_dwarf_struct_def(d, "no_such_struct", &text);
+	check(ret == -ENOENT && !text, "%s: no such struct: -ENOENT (%d)", cfg, ret);
+}
+
 /* The base of walk's parameter p: %di at -O2 (in its register at entry),
  * a frame slot "-N(%bp)" at -O0. */
 static void check_p_base(const char *cfg, uint64_t at, char *base, size_t size)
@@ -350,6 +368,7 @@ static void run_config(const char *cc, const char *opt)
 		check_definitions(cfg, at, la);
 	}
 	check_listings(cfg);
+	check_struct_def(cfg);
 	utrace_dwarf_close(d);
 	d = NULL;
 }
