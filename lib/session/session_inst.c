@@ -51,7 +51,8 @@
 #include "lib/session/session_dynev.h"
 #include "lib/session/session_live_internal.h"
 
-static struct session_sel_ev *sel_ev(struct session_sel *s, const char *sys, const char *name)
+struct session_sel_ev *session_sel_ev_find(struct session_sel *s, const char *sys,
+					   const char *name)
 {
 	for (size_t i = 0; i < s->nevs; i++)
 		if (!strcmp(s->evs[i].sys, sys) && !strcmp(s->evs[i].name, name))
@@ -60,10 +61,10 @@ static struct session_sel_ev *sel_ev(struct session_sel *s, const char *sys, con
 }
 
 /* The event's entry in s, made if it has none (NULL: out of memory). */
-static struct session_sel_ev *sel_ev_get(struct session_sel *s, const char *sys, const char *name)
+struct session_sel_ev *session_sel_ev_get(struct session_sel *s, const char *sys, const char *name)
 {
 	struct session_live *rl = s->rl;
-	struct session_sel_ev *e = sel_ev(s, sys, name);
+	struct session_sel_ev *e = session_sel_ev_find(s, sys, name);
 	int id;
 
 	if (e)
@@ -86,7 +87,7 @@ static struct session_sel_ev *sel_ev_get(struct session_sel *s, const char *sys,
 	return e;
 }
 
-static int rec_event(struct session_live *rl, const char *sys, const char *name, int set)
+int session_rec_event(struct session_live *rl, const char *sys, const char *name, int set)
 {
 	int ret;
 
@@ -97,11 +98,11 @@ static int rec_event(struct session_live *rl, const char *sys, const char *name,
 }
 
 /* Whether an instance other than but has the event on. */
-static bool insts_have_event(struct session_live *rl, const struct session_sel *but,
-			     const char *sys, const char *name)
+bool session_insts_have_event(struct session_live *rl, const struct session_sel *but,
+			      const char *sys, const char *name)
 {
 	for (size_t i = 0; i < rl->ninsts; i++) {
-		struct session_sel_ev *e = sel_ev(rl->insts[i], sys, name);
+		struct session_sel_ev *e = session_sel_ev_find(rl->insts[i], sys, name);
 
 		if (rl->insts[i] != but && e && session_wins_open(&e->w))
 			return true;
@@ -113,58 +114,58 @@ static bool insts_have_event(struct session_live *rl, const struct session_sel *
  * without instances) but for what an instance keeps on for itself. */
 static int top_event_enable(struct session_live *rl, const char *sys, const char *name, int set)
 {
-	struct session_sel_ev *e = sel_ev(&rl->top, sys, name);
+	struct session_sel_ev *e = session_sel_ev_find(&rl->top, sys, name);
 	int cur;
 
 	if (set < 0) {
-		cur = rec_event(rl, sys, name, -1);
+		cur = session_rec_event(rl, sys, name, -1);
 		return cur <= 0 ? cur : !(e && session_wins_open(&e->w));
 	}
 	if (set) {
 		if (e)
 			session_wins_end(&e->w);
-		return rec_event(rl, sys, name, 1);
+		return session_rec_event(rl, sys, name, 1);
 	}
-	if (insts_have_event(rl, NULL, sys, name)) {
-		if (!(e = sel_ev_get(&rl->top, sys, name)) || session_wins_start(&e->w) < 0)
+	if (session_insts_have_event(rl, NULL, sys, name)) {
+		if (!(e = session_sel_ev_get(&rl->top, sys, name)) || session_wins_start(&e->w) < 0)
 			return -ENOMEM;
 		return 0;
 	}
 	if (e)
 		session_wins_end(&e->w);
-	return rec_event(rl, sys, name, 0);
+	return session_rec_event(rl, sys, name, 0);
 }
 
 static int inst_event_enable(struct session_sel *s, const char *sys, const char *name, int set)
 {
 	struct session_live *rl = s->rl;
 	struct session_sel_ev *e, *t;
-	int cur = rec_event(rl, sys, name, -1);
+	int cur = session_rec_event(rl, sys, name, -1);
 
 	if (cur < 0)
 		return cur;
-	e = sel_ev(s, sys, name);
+	e = session_sel_ev_find(s, sys, name);
 	if (set < 0)
 		return e && session_wins_open(&e->w);
 	if (set) {
-		if (!(e = sel_ev_get(s, sys, name)) || session_wins_start(&e->w) < 0)
+		if (!(e = session_sel_ev_get(s, sys, name)) || session_wins_start(&e->w) < 0)
 			return -ENOMEM;
 		if (cur) /* the top level's, or another instance's */
 			return 1;
 		/* on in the processes for this instance: not the top level's */
-		if (!(t = sel_ev_get(&rl->top, sys, name)) || session_wins_start(&t->w) < 0)
+		if (!(t = session_sel_ev_get(&rl->top, sys, name)) || session_wins_start(&t->w) < 0)
 			return -ENOMEM;
-		cur = rec_event(rl, sys, name, 1);
+		cur = session_rec_event(rl, sys, name, 1);
 		return cur < 0 ? cur : 1;
 	}
 	if (!e || !session_wins_open(&e->w))
 		return 0;
 	session_wins_end(&e->w);
-	t = sel_ev(&rl->top, sys, name);
-	if (insts_have_event(rl, s, sys, name) || !t || !session_wins_open(&t->w))
+	t = session_sel_ev_find(&rl->top, sys, name);
+	if (session_insts_have_event(rl, s, sys, name) || !t || !session_wins_open(&t->w))
 		return 0;
 	session_wins_end(&t->w);
-	cur = rec_event(rl, sys, name, 0);
+	cur = session_rec_event(rl, sys, name, 0);
 	return cur < 0 ? cur : 0;
 }
 
@@ -175,11 +176,11 @@ int session_sel_event_enable(void *arg, const char *system, const char *name, in
 	if (!s->top)
 		return inst_event_enable(s, system, name, set);
 	if (!s->rl->sel_used)
-		return rec_event(s->rl, system, name, set);
+		return session_rec_event(s->rl, system, name, set);
 	return top_event_enable(s->rl, system, name, set);
 }
 
-static bool insts_on(struct session_live *rl, const struct session_sel *but)
+bool session_insts_on(struct session_live *rl, const struct session_sel *but)
 {
 	for (size_t i = 0; i < rl->ninsts; i++)
 		if (rl->insts[i] != but && session_wins_open(&rl->insts[i]->on))
@@ -200,7 +201,7 @@ uint32_t session_sel_tracing_on(void *arg, int set)
 	if (s->top) {
 		if (set > 0)
 			session_wins_end(&s->on);
-		if (set > 0 || (!set && !insts_on(rl, NULL)))
+		if (set > 0 || (!set && !session_insts_on(rl, NULL)))
 			return utrace_recorder_tracing_on(r, set);
 		if (!set && session_wins_start(&s->on) < 0)
 			return utrace_recorder_tracing_on(r, 0);
@@ -218,7 +219,7 @@ uint32_t session_sel_tracing_on(void *arg, int set)
 		return 1;
 	}
 	session_wins_end(&s->on);
-	if (!insts_on(rl, s) && session_wins_open(&rl->top.on)) {
+	if (!session_insts_on(rl, s) && session_wins_open(&rl->top.on)) {
 		session_wins_end(&rl->top.on);
 		utrace_recorder_tracing_on(r, 0);
 	}
@@ -446,7 +447,7 @@ static int inst_event_filter(void *arg, const char *system, const char *name, co
 		return utrace_error_set(err, -ENOENT, "%s/%s: no such event", system, name);
 	if (filter && utrace_filter_compile(fmt, filter, &prog, &len, err) < 0)
 		return err->code;
-	if (!(e = sel_ev_get(s, system, name))) {
+	if (!(e = session_sel_ev_get(s, system, name))) {
 		free(prog);
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}

@@ -157,6 +157,17 @@ int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 /* utrace_report_keep_fn: the records reader arg (a struct session_sel)
  * shows */
 int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func);
+/* A selection's entry of an event (NULL: none), made if it has none
+ * (NULL: out of memory); an event of the processes switched (set 1, 0)
+ * or read (-1); whether an instance other than but has the event on,
+ * or tracing on */
+struct session_sel_ev *session_sel_ev_find(struct session_sel *s, const char *sys,
+					   const char *name);
+struct session_sel_ev *session_sel_ev_get(struct session_sel *s, const char *sys, const char *name);
+int session_rec_event(struct session_live *rl, const char *sys, const char *name, int set);
+bool session_insts_have_event(struct session_live *rl, const struct session_sel *but,
+			      const char *sys, const char *name);
+bool session_insts_on(struct session_live *rl, const struct session_sel *but);
 /* session_inst_snap.c: snapshot of the top level and of an instance
  * (lib/tracefs/live.h's take_snapshot, print_snapshot) */
 int session_sel_take_snapshot(void *arg, struct utrace_error *err);
