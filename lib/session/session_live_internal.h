@@ -157,7 +157,7 @@ int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 /* utrace_report_keep_fn: the records reader arg (a struct session_sel)
  * shows */
 int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func);
-/* A selection's entry of an event (NULL: none), made if it has none
+/* session_sel.c: a selection's entry of an event (NULL: none), made if it has none
  * (NULL: out of memory); an event of the processes switched (set 1, 0)
  * or read (-1); whether an instance other than but has the event on,
  * or tracing on */
