@@ -29,11 +29,20 @@
  *     level does not show, its function calls of its own filter, and no
  *     instance's marker writes.
  *
+ * An instance's own triggers (traceon, traceoff, stacktrace,
+ * enable_event, disable_event, in its events' trigger files and its
+ * set_ftrace_filter) run where the top level's do, in the traced thread,
+ * each marked with its reader; they act on the instance's state, which
+ * the runtime keeps on the control page beside the processes' words, and
+ * what a firing changed moves the instance's windows to its time before
+ * any of its files is next read or written (session_inst_trig.c); a
+ * stacktrace's record says whose it is.  Its hist and snapshot triggers
+ * are the top level's only (EINVAL; its hist is empty).
+ *
  * What an instance shares with the top level, as the processes have one
  * copy: the buffers (buffer_size_kb, records lost to a full one), the
- * triggers (the top level's only: an instance's trigger is EINVAL, its
- * hist empty), the trace clock's source, the snapshots (each of all the
- * buffers, shown through the selection of the reader that took it:
+ * trace clock's source, the snapshots (each of all the buffers, shown
+ * through the selection of the reader that took it:
  * session_inst_snap.c), and the event filters the
  * processes run (the top level's: an instance's own filter chooses among
  * the records they keep).  The selection state is changed and read under
@@ -90,6 +99,7 @@ static int inst_event_enable(struct session_sel *s, const char *sys, const char 
 	if (set) {
 		if (!(e = session_sel_ev_get(s, sys, name)) || session_wins_start(&e->w) < 0)
 			return -ENOMEM;
+		utrace_recorder_reader_event(rl->r, s->reader, e->id, true); /* its triggers' */
 		if (cur) /* the top level's, or another instance's */
 			return 1;
 		/* on in the processes for this instance: not the top level's */
@@ -98,6 +108,8 @@ static int inst_event_enable(struct session_sel *s, const char *sys, const char 
 		cur = session_rec_event(rl, sys, name, 1);
 		return cur < 0 ? cur : 1;
 	}
+	if (e)
+		utrace_recorder_reader_event(rl->r, s->reader, e->id, false);
 	if (!e || !session_wins_open(&e->w))
 		return 0;
 	session_wins_end(&e->w);
@@ -113,6 +125,7 @@ int session_sel_event_enable(void *arg, const char *system, const char *name, in
 {
 	struct session_sel *s = arg;
 
+	session_inst_sync(s->rl);
 	if (!s->top)
 		return inst_event_enable(s, system, name, set);
 	if (!s->rl->sel_used)
@@ -130,6 +143,9 @@ uint32_t session_sel_tracing_on(void *arg, int set)
 
 	if (s->top && !rl->sel_used)
 		return utrace_recorder_tracing_on(r, set);
+	session_inst_sync(rl);
+	if (!s->top && set >= 0) /* as its triggers read it */
+		utrace_recorder_reader_on(r, s->reader, set);
 	if (s->top) {
 		if (set > 0)
 			session_wins_end(&s->on);
@@ -249,8 +265,15 @@ static const struct session_sel_ev *ev_by_id(const struct session_sel *s, uint32
 	return NULL;
 }
 
-/* The top level's records: all but those of its masks and of the
- * instances' marker writes. */
+/* The readers whose stacktrace triggers wrote stack record ev (bit r of
+ * reader r, session_inst_trig.c), 0: the top level's alone. */
+static unsigned stack_readers(const struct utrace_event *ev)
+{
+	return ev->flags >> UTRACE_EVF_STACK_READERS_SHIFT & 0xff;
+}
+
+/* The top level's records: all but those of its masks, of the
+ * instances' marker writes and of their stacktraces. */
 static int top_keep(const struct session_sel *s, const struct utrace_event *ev, const char *func)
 {
 	const struct session_sel_ev *e;
@@ -261,6 +284,8 @@ static int top_keep(const struct session_sel *s, const struct utrace_event *ev, 
 		return !session_wins_has(&s->fn, ev->ts) && func_ok(s, func);
 	if (ev->kind == UTRACE_EV_EVENT)
 		return !(e = ev_by_id(s, ev->id)) || !session_wins_has(&e->w, ev->ts);
+	if (ev->kind == UTRACE_EV_STACK && stack_readers(ev))
+		return stack_readers(ev) & 1; /* an instance's stacktrace, the top level's too? */
 	if (ev->kind == UTRACE_EV_PRINT)
 		for (size_t i = 0; i < s->rl->ninsts; i++)
 			if (session_wins_has(&s->rl->insts[i]->marks, ev->ts))
@@ -308,6 +333,8 @@ int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func)
 		       filter_keeps(s, e, ev);
 	if (ev->kind == UTRACE_EV_PRINT)
 		return session_wins_has(&s->marks, ev->ts);
+	if (ev->kind == UTRACE_EV_STACK) /* its own stacktrace trigger's */
+		return s->reader && stack_readers(ev) >> s->reader & 1;
 	return 0;
 }
 
@@ -319,6 +346,7 @@ int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 	if (s->top && !s->rl->sel_used)
 		return session_live_print_trace(arg, out, tracer, options, since_ns, cpu, last_ns,
 						err);
+	session_inst_sync(s->rl);
 	return session_live_print_sel(s->rl, session_sel_keep, s, out, tracer, options, since_ns,
 				      cpu, last_ns, err);
 }
@@ -389,17 +417,6 @@ static int inst_event_filter(void *arg, const char *system, const char *name, co
 	return 0;
 }
 
-static int inst_event_triggers(void *arg, const char *system, const char *name,
-			       const char *const *texts, struct utrace_trigger *const *trigs,
-			       unsigned n, struct utrace_error *err)
-{
-	if (!n)
-		return 0;
-	return utrace_error_set(err, -EINVAL,
-				"%s/%s: an instance has no triggers of its own (the top level's "
-				"run)", system, name);
-}
-
 static int inst_print_hist(void *arg, FILE *out, const char *system, const char *name,
 			   struct utrace_error *err)
 {
@@ -414,21 +431,17 @@ static void inst_ops(struct session_sel *s, struct utrace_live_ops *ops)
 	ops->arg = s;
 	ops->marker = inst_marker;
 	ops->event_filter = inst_event_filter;
-	ops->event_triggers = inst_event_triggers;
 	ops->print_hist = inst_print_hist;
-	ops->trigger_ctl = NULL;
-	ops->event_soft = NULL;
 	ops->hist_var = NULL;
 	ops->hist_synth = NULL;
-	ops->probe_add = NULL;
 	ops->synth_add = NULL;
-	ops->dynev_remove = NULL;
 	ops->dynev_enable = NULL;
 	ops->dynev_initial = NULL;
 	ops->follow_fork = NULL;
 	ops->dump_on_crash = NULL;
 	ops->instance_new = NULL;
 	ops->instance_free = NULL;
+	session_inst_trig_ops(s, ops); /* its own triggers */
 }
 
 int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,
@@ -441,6 +454,7 @@ int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,
 	    !(s = calloc(1, sizeof(*s))))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	s->rl = rl;
+	session_inst_reader_take(rl, s);
 	rl->insts[rl->ninsts++] = s;
 	rl->sel_used = true;
 	inst_ops(s, ops);
@@ -479,6 +493,7 @@ void session_inst_free(void *arg, void *inst)
 	struct utrace_error err = {0};
 	size_t i;
 
+	session_inst_reader_drop(rl, s);
 	for (i = 0; i < s->nevs; i++)
 		inst_event_enable(s, s->evs[i].sys, s->evs[i].name, 0);
 	session_sel_tracing_on(s, 0);
