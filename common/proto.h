@@ -148,6 +148,21 @@ struct utrace_snap_slot {
 	int32_t tid;
 };
 
+/* One firing of an instance's trigger that changed its state (see
+ * utrace_control.reader_log): when (TSC), whose, what (enum
+ * utrace_trig_cmd), on which event, and whether the processes had it on
+ * before (tracing_on for traceon, the event's state for enable_event). */
+#define UTRACE_READERS 8
+#define UTRACE_READER_LOG 64
+struct utrace_reader_fire {
+	uint64_t seq;
+	uint64_t tsc;
+	uint32_t reader;
+	uint32_t cmd;
+	int32_t target;
+	uint32_t was_on;
+};
+
 /*
  * The recording's shared state, one page set up by the recorder and mapped
  * writable by every traced process: what the trigger commands change
@@ -224,6 +239,20 @@ struct utrace_control {
 	 * recording, and write only while this word is 1. */
 	uint32_t dump_on_crash;
 	uint32_t crash_reserved;
+	/* The live tracefs's instances' own triggers (a TRIGGER's reader,
+	 * lib/session/session_inst_trig.c): reader r (1 ..
+	 * UTRACE_READERS - 1; 0 is the top level, whose state is the words
+	 * above) has tracing on while reader_on[r] is 1, event id on while
+	 * bit (id - base) of reader_ev[r] is set; the recorder sets them as
+	 * the instance's files are written.  A firing that changes one
+	 * (runtime/event_trigger.c) also turns the processes' union on if
+	 * it was off, and logs itself: request n takes n = reader_next++,
+	 * fills reader_log[n % UTRACE_READER_LOG] and publishes its seq (n
+	 * + 1, release) last; the recorder applies them in order. */
+	uint32_t reader_on[UTRACE_READERS];
+	uint8_t reader_ev[UTRACE_READERS][UTRACE_EV_STATE_MAX / 8];
+	uint64_t reader_next;
+	struct utrace_reader_fire reader_log[UTRACE_READER_LOG];
 };
 
 /* Whether probe key k is off (see ipp_off). */
@@ -438,7 +467,7 @@ struct utrace_msg_trigger {
 	int32_t count_idx;   /* :N: its counter in utrace_control, -1: unlimited */
 	uint32_t filter_len; /* the trigger's own filter, 0: none */
 	uint32_t prog_len;   /* EPROBE: its fetch program, after the filter */
-	uint32_t reserved;
+	uint32_t reader;     /* whose: 0 the top level, else an instance's (utrace_control) */
 	uint8_t filter[];
 };
 #define UTRACE_EVENT_TRIGS_MAX 8 /* other triggers per event */

@@ -100,6 +100,10 @@ enum utrace_ext_type {
  * walk: the call is just before each), not function starts (the
  * function_graph shadow stack names each frame's function exactly). */
 enum { UREC_STACK_RET = 1u << 0 };
+/* UEXT_STACK flags bits 8-15: the readers of the live tracefs whose
+ * stacktrace trigger wrote it, bit r for reader r (utrace_control's; bit 0
+ * the top level); none set: the top level's alone. */
+#define UREC_STACK_READERS_SHIFT 8
 #define UREC_STACK_MAX 32 /* frames kept */
 
 /* UEXT_SIGNAL's words: where the signal came from (siginfo's si_addr for a

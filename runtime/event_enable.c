@@ -176,7 +176,8 @@ static int ev_recv_trig(const struct utrace_msg_trigger *m, struct rt_trig *tr)
 			return 1;
 		}
 	}
-	*tr = (struct rt_trig){m->cmd, m->target, m->count_idx, m->filter_len, filter, prog};
+	*tr = (struct rt_trig){m->cmd, m->target, m->count_idx, m->filter_len, filter, prog,
+			       m->reader < UTRACE_READERS ? m->reader : 0};
 	return 0;
 }
 

@@ -16,6 +16,15 @@
  * own record (stacktrace.c), so it is only noted in *post here.  An event
  * probe (eprobe) is a command too, hidden from the trigger file as the
  * kernel's: it writes its own event's record from this one's fields.
+ *
+ * A trigger of an instance of the live tracefs (its reader, 1 ..
+ * UTRACE_READERS - 1) runs here too, on that instance's state: its
+ * tracing_on word, its bit of the event, both on the control page; a
+ * firing that changes one turns on what the processes had off for it
+ * (tracing_on, the event's state: the union every reader's records come
+ * from) and logs itself with its time, from which the recorder ends or
+ * starts the instance's windows (lib/session/session_inst_trig.c).  Its
+ * stacktrace is the same stack record, marked with its reader.
  * Signal-safe, allocation-free.
  */
 #include "common/filter_prog.h"
@@ -40,6 +49,89 @@ static bool trig_take_count(int32_t idx)
 			return true;
 	} while (!__atomic_compare_exchange_n(n, &c, c - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	return true;
+}
+
+/* Reader r's bit of event id (its enable), NULL past the page. */
+static uint8_t *trig_reader_ev(uint32_t r, int32_t id, uint8_t *bit)
+{
+	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
+
+	if (i >= UTRACE_EV_STATE_MAX)
+		return NULL;
+	*bit = (uint8_t)(1u << (i % 8));
+	return &rt.ctl->reader_ev[r][i / 8];
+}
+
+/* An instance's command: does it change the instance's state? */
+static bool trig_reader_would_change(const struct rt_trig *tr)
+{
+	uint8_t bit = 0, *b = trig_reader_ev(tr->reader, tr->target, &bit);
+
+	switch (tr->cmd) {
+	case UTRACE_TC_TRACEON:
+		return !__atomic_load_n(&rt.ctl->reader_on[tr->reader], __ATOMIC_RELAXED);
+	case UTRACE_TC_TRACEOFF:
+		return __atomic_load_n(&rt.ctl->reader_on[tr->reader], __ATOMIC_RELAXED);
+	case UTRACE_TC_ENABLE_EVENT:
+		return b && !(__atomic_load_n(b, __ATOMIC_RELAXED) & bit);
+	case UTRACE_TC_DISABLE_EVENT:
+		return b && (__atomic_load_n(b, __ATOMIC_RELAXED) & bit);
+	case UTRACE_TC_STACKTRACE:
+		return true;
+	}
+	return false; /* the recorder sends no other */
+}
+
+/* An instance's firing that changed its state, for the recorder. */
+static void trig_reader_log(const struct rt_trig *tr, uint32_t was_on)
+{
+	uint64_t n = __atomic_fetch_add(&rt.ctl->reader_next, 1, __ATOMIC_ACQ_REL);
+	struct utrace_reader_fire *f = &rt.ctl->reader_log[n % UTRACE_READER_LOG];
+	uint32_t cpu;
+
+	f->tsc = rt_clock(&cpu);
+	f->reader = tr->reader;
+	f->cmd = tr->cmd;
+	f->target = tr->target;
+	f->was_on = was_on;
+	__atomic_store_n(&f->seq, n + 1, __ATOMIC_RELEASE);
+}
+
+static void trig_reader_apply(const struct rt_trig *tr, uint32_t *post)
+{
+	uint32_t *on = &rt.ctl->reader_on[tr->reader], was;
+	uint8_t bit = 0, *b = trig_reader_ev(tr->reader, tr->target, &bit), *st;
+
+	switch (tr->cmd) {
+	case UTRACE_TC_STACKTRACE:
+		*post |= 1u << (RT_POST_READERS + tr->reader);
+		return;
+	case UTRACE_TC_TRACEON:
+		if (__atomic_exchange_n(on, 1, __ATOMIC_ACQ_REL))
+			return;
+		was = __atomic_exchange_n(&rt.ctl->tracing_on, 1, __ATOMIC_ACQ_REL);
+		break;
+	case UTRACE_TC_TRACEOFF:
+		if (!__atomic_exchange_n(on, 0, __ATOMIC_ACQ_REL))
+			return;
+		was = 1;
+		break;
+	case UTRACE_TC_ENABLE_EVENT:
+		st = rt_ev_state(tr->target);
+		if (__atomic_fetch_or(b, bit, __ATOMIC_ACQ_REL) & bit || !st)
+			return;
+		was = !(__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_ACQ_REL) &
+			UTRACE_EVS_OFF);
+		break;
+	case UTRACE_TC_DISABLE_EVENT:
+		if (!(__atomic_fetch_and(b, (uint8_t)~bit, __ATOMIC_ACQ_REL) & bit))
+			return;
+		was = 1;
+		break;
+	default:
+		return;
+	}
+	trig_reader_log(tr, was);
 }
 
 /* Does the command change anything now?  As the kernel's *_count_trigger,
@@ -120,9 +212,15 @@ void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, 
 
 		if (tr->filter_len && !utrace_filter_run(tr->filter, tr->filter_len, rec, len))
 			continue;
-		if ((tr->cmd >= UTRACE_TC_ENABLE_EVENT && tr->cmd <= UTRACE_TC_DISABLE_HIST &&
-		     !rt_ev_state(tr->target)) ||
-		    !trig_would_change(tr) || !trig_take_count(tr->count_idx))
+		if (tr->cmd >= UTRACE_TC_ENABLE_EVENT && tr->cmd <= UTRACE_TC_DISABLE_HIST &&
+		    !rt_ev_state(tr->target))
+			continue;
+		if (tr->reader) {
+			if (trig_reader_would_change(tr) && trig_take_count(tr->count_idx))
+				trig_reader_apply(tr, post);
+			continue;
+		}
+		if (!trig_would_change(tr) || !trig_take_count(tr->count_idx))
 			continue;
 		trig_apply(tr, rec, post);
 	}

@@ -499,7 +499,7 @@ void rt_snapshot_request(int32_t event_id, int32_t tid) RT_HIDDEN;
 
 /* stacktrace.c: the user stack of the event whose record is rec, as a
  * UEXT_STACK record into context t's buffer */
-void rt_stacktrace_write(struct rt_thread *t, const void *rec) RT_HIDDEN;
+void rt_stacktrace_write(struct rt_thread *t, const void *rec, uint32_t post) RT_HIDDEN;
 /* ... or into pc[0..max): how many; *ret_addrs: return addresses (a
  * frame-pointer walk), else function starts (the shadow stack) */
 unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *pc, unsigned max,
@@ -528,6 +528,9 @@ void rt_crash_install(void) RT_HIDDEN;
 
 /* event_trigger.c */
 /* A trigger command (traceon, enable_event, ...) of an event. */
+/* rt_trig_commands' *post: bit UTRACE_TC_STACKTRACE for the top level's
+ * stacktrace, bit RT_POST_READERS + r for reader r's */
+#define RT_POST_READERS 24
 struct rt_trig {
 	uint32_t cmd;	   /* enum utrace_trig_cmd */
 	int32_t target;	   /* the event enable_/disable_ act on */
@@ -535,6 +538,7 @@ struct rt_trig {
 	uint32_t filter_len;
 	const uint64_t *filter;
 	const void *prog; /* EPROBE: the probe's fetch program */
+	uint32_t reader;  /* 0: the top level's; else an instance's (utrace_control) */
 };
 
 /* The state of event id that triggers change (shared by the recording). */

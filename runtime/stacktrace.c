@@ -170,9 +170,11 @@ unsigned rt_stack_capture(const struct rt_thread *t, const void *rec, uint64_t *
 
 /*
  * The stack of the event whose record rec is, into the buffer of context
- * t (the one the event's record went to), unless tracing is off.
+ * t (the one the event's record went to), unless tracing is off; post
+ * says whose stacktrace triggers asked (rt_trig_commands): its readers
+ * go into the record's flags (none: the top level's alone).
  */
-void rt_stacktrace_write(struct rt_thread *t, const void *rec)
+void rt_stacktrace_write(struct rt_thread *t, const void *rec, uint32_t post)
 {
 	uint64_t pc[UREC_STACK_MAX];
 	uint32_t cpu, delta, flags, *wp;
@@ -184,6 +186,9 @@ void rt_stacktrace_write(struct rt_thread *t, const void *rec)
 		return;
 	n = rt_stack_capture(t, rec, pc, UREC_STACK_MAX, &ret_addrs);
 	flags = ret_addrs ? UREC_STACK_RET : 0;
+	if (post >> RT_POST_READERS) /* an instance's: say whose, the top level's too */
+		flags |= (post >> RT_POST_READERS |
+			  !!(post & 1u << UTRACE_TC_STACKTRACE)) << UREC_STACK_READERS_SHIFT;
 	t->state |= RT_TS_BUSY;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ts = rt_clock(&cpu);

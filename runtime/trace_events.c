@@ -281,7 +281,7 @@ static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *
  * which the kernel writes even for a soft-disabled event. */
 static __attribute__((noinline)) void ev_write_post(const struct utrace_event_key *key,
 						    const struct rt_event_conf *f, const void *rec,
-						    uint32_t len, bool on)
+						    uint32_t len, bool on, uint32_t post)
 {
 	struct rt_thread *t = ev_thread(&rt_self);
 	uint32_t bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
@@ -293,7 +293,7 @@ static __attribute__((noinline)) void ev_write_post(const struct utrace_event_ke
 	if (on && (!f->len || utrace_filter_run(f->prog, f->len, rec, len)))
 		ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | bytes << 16,
 			       (const uint8_t *)rec + 8, bytes);
-	rt_stacktrace_write(t, rec);
+	rt_stacktrace_write(t, rec, post);
 }
 
 void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
@@ -318,7 +318,7 @@ void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 		}
 		on = ev_special(key, f, rec, len, &post);
 		if (unlikely(post)) {
-			ev_write_post(key, f, rec, len, on);
+			ev_write_post(key, f, rec, len, on, post);
 			return;
 		}
 		if (!on)
@@ -462,5 +462,5 @@ void rt_marker_write(const char *text, unsigned len)
 	buf[n] = 0;
 	ev_triggers(&ev_print_key, f, ev_print_rec, 16 + n + 1, &post);
 	if (post && (t = ev_thread(&rt_self)) && rt_tracing_on())
-		rt_stacktrace_write(t, ev_print_rec);
+		rt_stacktrace_write(t, ev_print_rec, post);
 }

@@ -254,11 +254,16 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
 /* Event SYSTEM:NAME's triggers set (the tracefs's trigger file: the
  * whole list, in the kernel's syntax, trigs[i] texts[i] as it was parsed
  * when written, which the recorder holds too; one kept keeps its table
- * and count), in every process at once and in those that come later. */
+ * and count), in every process at once and in those that come later.
+ * reader: whose list it is, 0 the top level's, 1 .. UTRACE_READERS - 1
+ * an instance's (traceon, traceoff, stacktrace, enable_event and
+ * disable_event only, run on its own state: utrace_recorder_reader_*);
+ * the other readers' triggers of the event stay. */
 struct utrace_trigger;
-int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system, const char *name,
-				  const char *const *texts, struct utrace_trigger *const *trigs,
-				  unsigned n, struct utrace_error *err);
+int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, const char *system,
+				  const char *name, const char *const *texts,
+				  struct utrace_trigger *const *trigs, unsigned n,
+				  struct utrace_error *err);
 /* The tables of the event's hist triggers of the tracefs as they are now,
  * in order, each to cb with its trigger's text. */
 struct utrace_hist_table;
@@ -270,10 +275,10 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
  * *count its :N left (-1: unlimited), *paused whether its hist table is
  * paused, after what was done to that table: 0 nothing, 1 :pause, 2
  * :cont, 3 :clear (lib/tracefs's enum utrace_live_trig_ctl); -ENOENT if
- * there is no such trigger (or hist table yet). */
-int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, const char *system,
-				     const char *name, const char *text, int what, long *count,
-				     bool *paused);
+ * there is no such trigger (or hist table yet).  Of reader's list. */
+int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, unsigned reader,
+				     const char *system, const char *name, const char *text,
+				     int what, long *count, bool *paused);
 /* For the check of a hist trigger of SYSTEM:NAME written to the tracefs:
  * its $var (the -R's, or another trigger's of the tracefs: its table made
  * now if it is not) and its action's synthetic event, as the recording's
@@ -288,8 +293,32 @@ int utrace_recorder_live_synth(struct utrace_recorder *r, const char *synth,
 			       struct utrace_hist_synth_info *out);
 /* Whether SYSTEM:NAME has a trigger (the tracefs's or -R's) or one's
  * enable_/disable_event or _hist names it: the kernel's soft mode of the
- * event, which runs its triggers whether it is on or off. */
-bool utrace_recorder_live_soft(struct utrace_recorder *r, const char *system, const char *name);
+ * event, which runs its triggers whether it is on or off.  As reader
+ * sees it: its own triggers (the command line's are the top level's). */
+bool utrace_recorder_live_soft(struct utrace_recorder *r, unsigned reader, const char *system,
+			       const char *name);
+/* An instance's own state on the control page, as its triggers read it
+ * (reader 1 .. UTRACE_READERS - 1): its tracing_on, its event id on. */
+void utrace_recorder_reader_on(struct utrace_recorder *r, unsigned reader, bool on);
+void utrace_recorder_reader_event(struct utrace_recorder *r, unsigned reader, int id, bool on);
+/* One firing of an instance's trigger that changed its state: whose,
+ * what (enum utrace_trig_cmd), its target event's id, whether the
+ * processes had it on before, when (CLOCK_MONOTONIC ns). */
+struct utrace_reader_fired {
+	unsigned reader;
+	unsigned cmd;
+	int target;
+	bool was_on;
+	uint64_t ns;
+};
+/* The firings after the first *done (the caller's count, 0 at first),
+ * in order, at most max into out; their number (*done moves past
+ * them).  Past UTRACE_READER_LOG behind, the oldest are lost. */
+unsigned utrace_recorder_reader_fired(struct utrace_recorder *r, uint64_t *done,
+				      struct utrace_reader_fired *out, unsigned max);
+/* Reader's triggers off every event (its instance is removed); its
+ * state cleared. */
+void utrace_recorder_reader_drop(struct utrace_recorder *r, unsigned reader);
 /* tracefs `echo 1 > snapshot`: every thread's buffer as it is now saved
  * as a snapshot (SNAPSHOT record, event UTRACE_SNAP_TRACEFS); its id. */
 int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error *err);

@@ -49,6 +49,7 @@ struct rec_live_trig {
 	uint32_t serial;	  /* its hist table's key (REC_HIST_LIVE | serial) */
 	int target;		  /* enable_/disable_: the target's id */
 	int count_idx;		  /* :N: its counter on the control page, else -1 */
+	uint32_t reader;	  /* whose: 0 the top level's, else an instance's */
 };
 
 /* What the tracefs set for one event of the recording. */

@@ -202,6 +202,7 @@ static int live_trig_send(struct rec_conn *c, uint32_t obj, uint32_t key,
 	    .cmd = rec_trig_cmd(x->t->cmd),
 	    .target = x->target,
 	    .count_idx = x->count_idx,
+	    .reader = x->reader,
 	};
 	struct utrace_error err = {0};
 	void *filter = NULL;
@@ -395,10 +396,10 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
 
 /* A new trigger: parsed and checked by lib/tracefs as it was written (held
  * here too), its counter and target. */
-static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, const char *text,
-			 const struct utrace_trigger *t)
+static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, unsigned reader,
+			 const char *text, const struct utrace_trigger *t)
 {
-	*x = (struct rec_live_trig){.count_idx = -1, .target = -1};
+	*x = (struct rec_live_trig){.count_idx = -1, .target = -1, .reader = reader};
 	if (!(x->text = strdup(text)))
 		return -ENOMEM;
 	if (!(x->t = utrace_trigger_get(t)))
@@ -425,39 +426,70 @@ static void live_trig_drop(struct utrace_recorder *r, struct rec_live_trig *x)
 	free(x->text);
 }
 
-/* Old trigger k of e that texts[i] names again, e->nr_trigs if none. */
-static unsigned live_trig_find(const struct rec_live_ev *e, const bool *kept, const char *text)
+/* Old trigger k of reader's of e that texts[i] names again, e->nr_trigs
+ * if none. */
+static unsigned live_trig_find(const struct rec_live_ev *e, const bool *kept, unsigned reader,
+			       const char *text)
 {
 	unsigned k;
 
-	for (k = 0; k < e->nr_trigs && (kept[k] || strcmp(e->trigs[k].text, text)); k++)
+	for (k = 0; k < e->nr_trigs && (kept[k] || e->trigs[k].reader != reader ||
+					strcmp(e->trigs[k].text, text));
+	     k++)
 		;
 	return k;
 }
 
-int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system, const char *name,
-				  const char *const *texts, struct utrace_trigger *const *trigs,
-				  unsigned n, struct utrace_error *err)
+/* What an instance's trigger may be (runtime/event_trigger.c runs these
+ * on its own state): not a hist one, nor snapshot or _hist. */
+static bool live_reader_cmd(unsigned cmd)
+{
+	return cmd == UTRACE_TRIG_TRACEON || cmd == UTRACE_TRIG_TRACEOFF ||
+	       cmd == UTRACE_TRIG_STACKTRACE || cmd == UTRACE_TRIG_ENABLE_EVENT ||
+	       cmd == UTRACE_TRIG_DISABLE_EVENT;
+}
+
+/* The other readers' triggers of e, first in next (kept): *j of them. */
+static void live_trigs_others(const struct rec_live_ev *e, unsigned reader,
+			      struct rec_live_trig *next, bool *kept, unsigned *j)
+{
+	for (unsigned k = 0; k < e->nr_trigs; k++)
+		if (e->trigs[k].reader != reader) {
+			kept[k] = true;
+			next[(*j)++] = e->trigs[k];
+		}
+}
+
+int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, const char *system,
+				  const char *name, const char *const *texts,
+				  struct utrace_trigger *const *trigs, unsigned n,
+				  struct utrace_error *err)
 {
 	int id = rec_live_id(r, system, name);
 	struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, system, name) : NULL;
-	struct rec_live_trig *next = calloc(n + 1, sizeof(*next));
+	struct rec_live_trig *next = e ? calloc(e->nr_trigs + n + 1, sizeof(*next)) : NULL;
 	bool *kept = e ? calloc(e->nr_trigs + 1, sizeof(bool)) : NULL, *fresh = calloc(n + 1, 1);
 	int ret = e && next && kept && fresh ? 0 : -ENOMEM;
+	unsigned j = 0;
 
 	for (unsigned i = 0; i < n && ret >= 0 && id >= 0 && id < UTRACE_EV_ID_BASE; i++)
-		if (trigs[i]->cmd != UTRACE_TRIG_HIST) /* a kernel event's: hists only, yet */
+		if (trigs[i]->cmd != UTRACE_TRIG_HIST || reader) /* a kernel event's: hists only */
 			ret = -EINVAL;
+	for (unsigned i = 0; i < n && ret >= 0 && reader; i++)
+		if (reader >= UTRACE_READERS || !live_reader_cmd(trigs[i]->cmd))
+			ret = -EOPNOTSUPP;
+	if (ret >= 0)
+		live_trigs_others(e, reader, next, kept, &j);
 	/* a trigger kept keeps its table and counter */
 	for (unsigned i = 0; i < n && ret >= 0; i++) {
-		unsigned k = live_trig_find(e, kept, texts[i]);
+		unsigned k = live_trig_find(e, kept, reader, texts[i]);
 
 		if (k < e->nr_trigs) {
 			kept[k] = true;
-			next[i] = e->trigs[k];
+			next[j + i] = e->trigs[k];
 		} else {
 			fresh[i] = true;
-			ret = live_trig_new(r, &next[i], texts[i], trigs[i]);
+			ret = live_trig_new(r, &next[j + i], reader, texts[i], trigs[i]);
 		}
 	}
 	/* a table whose variables another trigger reads stays (EBUSY) */
@@ -466,12 +498,19 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 			ret = -EBUSY;
 	for (unsigned i = 0; i < n && next; i++) /* failed: the new ones go, else the old */
 		if (ret < 0 && fresh && fresh[i])
-			live_trig_drop(r, &next[i]);
+			live_trig_drop(r, &next[j + i]);
 	for (unsigned k = 0; ret >= 0 && k < e->nr_trigs; k++)
 		if (!kept[k])
 			live_trig_drop(r, &e->trigs[k]);
 	free(kept);
 	free(fresh);
+	if (ret == -EOPNOTSUPP) {
+		free(next);
+		return utrace_error_set(err, -EINVAL,
+					"%s:%s: an instance's triggers are traceon, traceoff, "
+					"stacktrace, enable_event and disable_event (the others are "
+					"the top level's only)", system, name);
+	}
 	if (ret < 0) {
 		free(next);
 		return utrace_error_set(err, id < 0 ? id : ret, "%s:%s: trigger not set: %s",
@@ -479,7 +518,7 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, const char *system,
 	}
 	free(e->trigs);
 	e->trigs = next;
-	e->nr_trigs = n;
+	e->nr_trigs = j + n;
 	return live_ev_push(r, e, system, name, err);
 }
 
@@ -501,16 +540,16 @@ int utrace_recorder_live_synth(struct utrace_recorder *r, const char *synth,
 	return rec_synth_lookup(r, synth, out);
 }
 
-int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, const char *system,
-				     const char *name, const char *text, int what, long *count,
-				     bool *paused)
+int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, unsigned reader,
+				     const char *system, const char *name, const char *text,
+				     int what, long *count, bool *paused)
 {
 	int id = rec_live_id(r, system, name);
 	const struct rec_live_ev *e = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
 	const struct rec_live_trig *x = NULL;
 
 	for (unsigned i = 0; e && i < e->nr_trigs && !x; i++)
-		if (!strcmp(e->trigs[i].text, text))
+		if (e->trigs[i].reader == reader && !strcmp(e->trigs[i].text, text))
 			x = &e->trigs[i];
 	if (!x)
 		return -ENOENT;
@@ -531,25 +570,31 @@ static bool live_targets(const struct utrace_trigger *t, int target, int id)
 	       target == id;
 }
 
-bool utrace_recorder_live_soft(struct utrace_recorder *r, const char *system, const char *name)
+bool utrace_recorder_live_soft(struct utrace_recorder *r, unsigned reader, const char *system,
+			       const char *name)
 {
 	int id = rec_live_id(r, system, name);
 
 	const struct rec_live_ev *own = id >= 0 ? rec_live_ev_of(r, id, NULL, NULL) : NULL;
-	unsigned nh, nt;
+	unsigned nh = 0, nt = 0;
 
 	if (id < 0)
 		return false;
-	/* a trigger of its own (trace_event_trigger_enable_disable) */
-	live_spec_counts(r, system, name, &nh, &nt);
-	if ((own && own->nr_trigs) || nh + nt)
+	/* a trigger of its own (trace_event_trigger_enable_disable); the
+	 * command line's are the top level's */
+	if (!reader)
+		live_spec_counts(r, system, name, &nh, &nt);
+	for (unsigned i = 0; own && i < own->nr_trigs; i++)
+		nt += own->trigs[i].reader == reader;
+	if (nh + nt)
 		return true;
 	/* or the target of another's enable_/disable_ (event_enable_register_trigger) */
 	for (const struct rec_live_ev *e = r->lev->live_evs; e; e = e->next)
 		for (unsigned i = 0; i < e->nr_trigs; i++)
-			if (live_targets(e->trigs[i].t, e->trigs[i].target, id))
+			if (e->trigs[i].reader == reader &&
+			    live_targets(e->trigs[i].t, e->trigs[i].target, id))
 				return true;
-	return rec_trig_targets(r, id); /* the command line's -R */
+	return !reader && rec_trig_targets(r, id); /* the command line's -R */
 }
 
 int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, const char *name,

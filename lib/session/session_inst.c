@@ -29,11 +29,20 @@
  *     level does not show, its function calls of its own filter, and no
  *     instance's marker writes.
  *
+ * An instance's own triggers (traceon, traceoff, stacktrace,
+ * enable_event, disable_event, in its events' trigger files and its
+ * set_ftrace_filter) run where the top level's do, in the traced thread,
+ * each marked with its reader; they act on the instance's state, which
+ * the runtime keeps on the control page beside the processes' words, and
+ * what a firing changed moves the instance's windows to its time before
+ * any of its files is next read or written (session_inst_trig.c); a
+ * stacktrace's record says whose it is.  Its hist and snapshot triggers
+ * are the top level's only (EINVAL; its hist is empty).
+ *
  * What an instance shares with the top level, as the processes have one
  * copy: the buffers (buffer_size_kb, records lost to a full one), the
- * triggers (the top level's only: an instance's trigger is EINVAL, its
- * hist empty), the trace clock's source, the snapshots (each of all the
- * buffers, shown through the selection of the reader that took it:
+ * trace clock's source, the snapshots (each of all the buffers, shown
+ * through the selection of the reader that took it:
  * session_inst_snap.c), and the event filters the
  * processes run (the top level's: an instance's own filter chooses among
  * the records they keep).  The selection state is changed and read under
@@ -48,123 +57,67 @@
 #include "lib/base/grow.h"
 #include "lib/events/event_filter.h"
 #include "lib/events/ftrace_filter.h"
-#include "lib/session/session_dynev.h"
 #include "lib/session/session_live_internal.h"
-
-static struct session_sel_ev *sel_ev(struct session_sel *s, const char *sys, const char *name)
-{
-	for (size_t i = 0; i < s->nevs; i++)
-		if (!strcmp(s->evs[i].sys, sys) && !strcmp(s->evs[i].name, name))
-			return &s->evs[i];
-	return NULL;
-}
-
-/* The event's entry in s, made if it has none (NULL: out of memory). */
-static struct session_sel_ev *sel_ev_get(struct session_sel *s, const char *sys, const char *name)
-{
-	struct session_live *rl = s->rl;
-	struct session_sel_ev *e = sel_ev(s, sys, name);
-	int id;
-
-	if (e)
-		return e;
-	live_lock(rl);
-	/* a kernel event's id before a program's of that name, as the
-	 * records have it */
-	if ((id = utrace_recorder_live_kid(rl->r, sys, name)) < 0)
-		id = session_dynev_event_id(rl, sys, name);
-	pthread_mutex_unlock(&rl->lock);
-	if (id < 0 || UTRACE_GROW_ZERO(s->evs, s->cap_evs, s->nevs + 1) < 0)
-		return NULL;
-	e = &s->evs[s->nevs];
-	if (!(e->sys = strdup(sys)) || !(e->name = strdup(name))) {
-		free(e->sys);
-		return NULL;
-	}
-	e->id = id;
-	s->nevs++;
-	return e;
-}
-
-static int rec_event(struct session_live *rl, const char *sys, const char *name, int set)
-{
-	int ret;
-
-	live_lock(rl);
-	ret = utrace_recorder_live_event(rl->r, sys, name, set);
-	pthread_mutex_unlock(&rl->lock);
-	return ret;
-}
-
-/* Whether an instance other than but has the event on. */
-static bool insts_have_event(struct session_live *rl, const struct session_sel *but,
-			     const char *sys, const char *name)
-{
-	for (size_t i = 0; i < rl->ninsts; i++) {
-		struct session_sel_ev *e = sel_ev(rl->insts[i], sys, name);
-
-		if (rl->insts[i] != but && e && session_wins_open(&e->w))
-			return true;
-	}
-	return false;
-}
 
 /* The top level's events/.../enable, set_event: the processes' (as
  * without instances) but for what an instance keeps on for itself. */
 static int top_event_enable(struct session_live *rl, const char *sys, const char *name, int set)
 {
-	struct session_sel_ev *e = sel_ev(&rl->top, sys, name);
+	struct session_sel_ev *e = session_sel_ev_find(&rl->top, sys, name);
 	int cur;
 
 	if (set < 0) {
-		cur = rec_event(rl, sys, name, -1);
+		cur = session_rec_event(rl, sys, name, -1);
 		return cur <= 0 ? cur : !(e && session_wins_open(&e->w));
 	}
 	if (set) {
 		if (e)
 			session_wins_end(&e->w);
-		return rec_event(rl, sys, name, 1);
+		return session_rec_event(rl, sys, name, 1);
 	}
-	if (insts_have_event(rl, NULL, sys, name)) {
-		if (!(e = sel_ev_get(&rl->top, sys, name)) || session_wins_start(&e->w) < 0)
+	if (session_insts_have_event(rl, NULL, sys, name)) {
+		if (!(e = session_sel_ev_get(&rl->top, sys, name)) || session_wins_start(&e->w) < 0)
 			return -ENOMEM;
 		return 0;
 	}
 	if (e)
 		session_wins_end(&e->w);
-	return rec_event(rl, sys, name, 0);
+	return session_rec_event(rl, sys, name, 0);
 }
 
 static int inst_event_enable(struct session_sel *s, const char *sys, const char *name, int set)
 {
 	struct session_live *rl = s->rl;
 	struct session_sel_ev *e, *t;
-	int cur = rec_event(rl, sys, name, -1);
+	int cur = session_rec_event(rl, sys, name, -1);
 
 	if (cur < 0)
 		return cur;
-	e = sel_ev(s, sys, name);
+	e = session_sel_ev_find(s, sys, name);
 	if (set < 0)
 		return e && session_wins_open(&e->w);
 	if (set) {
-		if (!(e = sel_ev_get(s, sys, name)) || session_wins_start(&e->w) < 0)
+		if (!(e = session_sel_ev_get(s, sys, name)) || session_wins_start(&e->w) < 0)
 			return -ENOMEM;
+		utrace_recorder_reader_event(rl->r, s->reader, e->id, true); /* its triggers' */
 		if (cur) /* the top level's, or another instance's */
 			return 1;
 		/* on in the processes for this instance: not the top level's */
-		if (!(t = sel_ev_get(&rl->top, sys, name)) || session_wins_start(&t->w) < 0)
+		if (!(t = session_sel_ev_get(&rl->top, sys, name)) || session_wins_start(&t->w) < 0)
 			return -ENOMEM;
-		cur = rec_event(rl, sys, name, 1);
+		cur = session_rec_event(rl, sys, name, 1);
 		return cur < 0 ? cur : 1;
 	}
+	if (e)
+		utrace_recorder_reader_event(rl->r, s->reader, e->id, false);
 	if (!e || !session_wins_open(&e->w))
 		return 0;
 	session_wins_end(&e->w);
-	t = sel_ev(&rl->top, sys, name);
-	if (insts_have_event(rl, s, sys, name) || !t || !session_wins_open(&t->w))
+	t = session_sel_ev_find(&rl->top, sys, name);
+	if (session_insts_have_event(rl, s, sys, name) || !t || !session_wins_open(&t->w))
 		return 0;
 	session_wins_end(&t->w);
-	cur = rec_event(rl, sys, name, 0);
+	cur = session_rec_event(rl, sys, name, 0);
 	return cur < 0 ? cur : 0;
 }
 
@@ -172,19 +125,12 @@ int session_sel_event_enable(void *arg, const char *system, const char *name, in
 {
 	struct session_sel *s = arg;
 
+	session_inst_sync(s->rl);
 	if (!s->top)
 		return inst_event_enable(s, system, name, set);
 	if (!s->rl->sel_used)
-		return rec_event(s->rl, system, name, set);
+		return session_rec_event(s->rl, system, name, set);
 	return top_event_enable(s->rl, system, name, set);
-}
-
-static bool insts_on(struct session_live *rl, const struct session_sel *but)
-{
-	for (size_t i = 0; i < rl->ninsts; i++)
-		if (rl->insts[i] != but && session_wins_open(&rl->insts[i]->on))
-			return true;
-	return false;
 }
 
 /* tracing_on: the processes write while one reader has it on; the top
@@ -197,10 +143,13 @@ uint32_t session_sel_tracing_on(void *arg, int set)
 
 	if (s->top && !rl->sel_used)
 		return utrace_recorder_tracing_on(r, set);
+	session_inst_sync(rl);
+	if (!s->top && set >= 0) /* as its triggers read it */
+		utrace_recorder_reader_on(r, s->reader, set);
 	if (s->top) {
 		if (set > 0)
 			session_wins_end(&s->on);
-		if (set > 0 || (!set && !insts_on(rl, NULL)))
+		if (set > 0 || (!set && !session_insts_on(rl, NULL)))
 			return utrace_recorder_tracing_on(r, set);
 		if (!set && session_wins_start(&s->on) < 0)
 			return utrace_recorder_tracing_on(r, 0);
@@ -218,7 +167,7 @@ uint32_t session_sel_tracing_on(void *arg, int set)
 		return 1;
 	}
 	session_wins_end(&s->on);
-	if (!insts_on(rl, s) && session_wins_open(&rl->top.on)) {
+	if (!session_insts_on(rl, s) && session_wins_open(&rl->top.on)) {
 		session_wins_end(&rl->top.on);
 		utrace_recorder_tracing_on(r, 0);
 	}
@@ -316,8 +265,15 @@ static const struct session_sel_ev *ev_by_id(const struct session_sel *s, uint32
 	return NULL;
 }
 
-/* The top level's records: all but those of its masks and of the
- * instances' marker writes. */
+/* The readers whose stacktrace triggers wrote stack record ev (bit r of
+ * reader r, session_inst_trig.c), 0: the top level's alone. */
+static unsigned stack_readers(const struct utrace_event *ev)
+{
+	return ev->flags >> UTRACE_EVF_STACK_READERS_SHIFT & 0xff;
+}
+
+/* The top level's records: all but those of its masks, of the
+ * instances' marker writes and of their stacktraces. */
 static int top_keep(const struct session_sel *s, const struct utrace_event *ev, const char *func)
 {
 	const struct session_sel_ev *e;
@@ -328,6 +284,8 @@ static int top_keep(const struct session_sel *s, const struct utrace_event *ev, 
 		return !session_wins_has(&s->fn, ev->ts) && func_ok(s, func);
 	if (ev->kind == UTRACE_EV_EVENT)
 		return !(e = ev_by_id(s, ev->id)) || !session_wins_has(&e->w, ev->ts);
+	if (ev->kind == UTRACE_EV_STACK && stack_readers(ev))
+		return stack_readers(ev) & 1; /* an instance's stacktrace, the top level's too? */
 	if (ev->kind == UTRACE_EV_PRINT)
 		for (size_t i = 0; i < s->rl->ninsts; i++)
 			if (session_wins_has(&s->rl->insts[i]->marks, ev->ts))
@@ -375,6 +333,8 @@ int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func)
 		       filter_keeps(s, e, ev);
 	if (ev->kind == UTRACE_EV_PRINT)
 		return session_wins_has(&s->marks, ev->ts);
+	if (ev->kind == UTRACE_EV_STACK) /* its own stacktrace trigger's */
+		return s->reader && stack_readers(ev) >> s->reader & 1;
 	return 0;
 }
 
@@ -386,6 +346,7 @@ int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 	if (s->top && !s->rl->sel_used)
 		return session_live_print_trace(arg, out, tracer, options, since_ns, cpu, last_ns,
 						err);
+	session_inst_sync(s->rl);
 	return session_live_print_sel(s->rl, session_sel_keep, s, out, tracer, options, since_ns,
 				      cpu, last_ns, err);
 }
@@ -446,7 +407,7 @@ static int inst_event_filter(void *arg, const char *system, const char *name, co
 		return utrace_error_set(err, -ENOENT, "%s/%s: no such event", system, name);
 	if (filter && utrace_filter_compile(fmt, filter, &prog, &len, err) < 0)
 		return err->code;
-	if (!(e = sel_ev_get(s, system, name))) {
+	if (!(e = session_sel_ev_get(s, system, name))) {
 		free(prog);
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
@@ -454,17 +415,6 @@ static int inst_event_filter(void *arg, const char *system, const char *name, co
 	e->prog = prog;
 	e->prog_len = len;
 	return 0;
-}
-
-static int inst_event_triggers(void *arg, const char *system, const char *name,
-			       const char *const *texts, struct utrace_trigger *const *trigs,
-			       unsigned n, struct utrace_error *err)
-{
-	if (!n)
-		return 0;
-	return utrace_error_set(err, -EINVAL,
-				"%s/%s: an instance has no triggers of its own (the top level's "
-				"run)", system, name);
 }
 
 static int inst_print_hist(void *arg, FILE *out, const char *system, const char *name,
@@ -481,21 +431,17 @@ static void inst_ops(struct session_sel *s, struct utrace_live_ops *ops)
 	ops->arg = s;
 	ops->marker = inst_marker;
 	ops->event_filter = inst_event_filter;
-	ops->event_triggers = inst_event_triggers;
 	ops->print_hist = inst_print_hist;
-	ops->trigger_ctl = NULL;
-	ops->event_soft = NULL;
 	ops->hist_var = NULL;
 	ops->hist_synth = NULL;
-	ops->probe_add = NULL;
 	ops->synth_add = NULL;
-	ops->dynev_remove = NULL;
 	ops->dynev_enable = NULL;
 	ops->dynev_initial = NULL;
 	ops->follow_fork = NULL;
 	ops->dump_on_crash = NULL;
 	ops->instance_new = NULL;
 	ops->instance_free = NULL;
+	session_inst_trig_ops(s, ops); /* its own triggers */
 }
 
 int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,
@@ -508,6 +454,7 @@ int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,
 	    !(s = calloc(1, sizeof(*s))))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	s->rl = rl;
+	session_inst_reader_take(rl, s);
 	rl->insts[rl->ninsts++] = s;
 	rl->sel_used = true;
 	inst_ops(s, ops);
@@ -546,6 +493,7 @@ void session_inst_free(void *arg, void *inst)
 	struct utrace_error err = {0};
 	size_t i;
 
+	session_inst_reader_drop(rl, s);
 	for (i = 0; i < s->nevs; i++)
 		inst_event_enable(s, s->evs[i].sys, s->evs[i].name, 0);
 	session_sel_tracing_on(s, 0);

@@ -132,7 +132,7 @@ static int live_event_triggers(void *arg, const char *system, const char *name,
 	int ret;
 
 	live_lock(rl);
-	ret = utrace_recorder_live_triggers(rl->r, system, name, texts, trigs, n, err);
+	ret = utrace_recorder_live_triggers(rl->r, 0, system, name, texts, trigs, n, err);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
@@ -148,7 +148,7 @@ static int live_trigger_ctl(void *arg, const char *system, const char *name, con
 	int ret;
 
 	live_lock(rl);
-	ret = utrace_recorder_live_trigger_ctl(rl->r, system, name, text, what, count, paused);
+	ret = utrace_recorder_live_trigger_ctl(rl->r, 0, system, name, text, what, count, paused);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
@@ -159,7 +159,7 @@ static bool live_event_soft(void *arg, const char *system, const char *name)
 	bool soft;
 
 	live_lock(rl);
-	soft = utrace_recorder_live_soft(rl->r, system, name);
+	soft = utrace_recorder_live_soft(rl->r, 0, system, name);
 	pthread_mutex_unlock(&rl->lock);
 	return soft;
 }

@@ -56,6 +56,9 @@ struct session_sel {
 	unsigned *snaps; /* an instance's snapshots: the recording's numbers */
 	size_t nsnaps, cap_snaps;
 	uint64_t cpu_off;	  /* its tracing_cpumask's CPUs left out (bit N) */
+	/* an instance's reader on the control page (its own triggers:
+	 * session_inst_trig.c), 1 .. UTRACE_READERS - 1; 0: none free */
+	unsigned reader;
 	struct session_wins *cpus; /* by CPU (64), the times it had it out */
 };
 
@@ -63,6 +66,10 @@ struct session_sel {
 bool session_wins_open(const struct session_wins *w);
 int session_wins_start(struct session_wins *w);
 void session_wins_end(struct session_wins *w);
+/* the same at a given time (a trigger's firing), never before the last
+ * time w holds */
+int session_wins_start_at(struct session_wins *w, uint64_t ns);
+void session_wins_end_at(struct session_wins *w, uint64_t ns);
 bool session_wins_has(const struct session_wins *w, uint64_t ts);
 
 struct session_live {
@@ -71,6 +78,7 @@ struct session_live {
 	struct session_sel **insts; /* instances/NAME's */
 	size_t ninsts, cap_insts;
 	bool sel_used; /* an instance was made: the top level reads through top */
+	uint64_t fired; /* the instances' trigger firings applied (session_inst_trig.c) */
 	unsigned *inst_snaps; /* the snapshots instances took, ascending */
 	size_t ninst_snaps, cap_inst_snaps;
 	struct utrace_live_ops ops; /* the top level's, those of an instance start as a copy */
@@ -157,9 +165,29 @@ int session_sel_print_trace(void *arg, FILE *out, const char *tracer, uint32_t o
 /* utrace_report_keep_fn: the records reader arg (a struct session_sel)
  * shows */
 int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func);
+/* session_sel.c: a selection's entry of an event (NULL: none), made if it has none
+ * (NULL: out of memory); an event of the processes switched (set 1, 0)
+ * or read (-1); whether an instance other than but has the event on,
+ * or tracing on */
+struct session_sel_ev *session_sel_ev_find(struct session_sel *s, const char *sys,
+					   const char *name);
+struct session_sel_ev *session_sel_ev_get(struct session_sel *s, const char *sys, const char *name);
+int session_rec_event(struct session_live *rl, const char *sys, const char *name, int set);
+bool session_insts_have_event(struct session_live *rl, const struct session_sel *but,
+			      const char *sys, const char *name);
+bool session_insts_on(struct session_live *rl, const struct session_sel *but);
 /* session_inst_snap.c: snapshot of the top level and of an instance
  * (lib/tracefs/live.h's take_snapshot, print_snapshot) */
 int session_sel_take_snapshot(void *arg, struct utrace_error *err);
+/* session_inst_trig.c: an instance's own triggers.  The firings of the
+ * instances' triggers applied to their windows (before each of the
+ * files' reads and writes, with the tracefs's lock held); an instance's
+ * trigger ops; its reader taken at mkdir (before its tracing_on), and
+ * dropped at rmdir. */
+void session_inst_sync(struct session_live *rl);
+void session_inst_trig_ops(struct session_sel *s, struct utrace_live_ops *ops);
+void session_inst_reader_take(struct session_live *rl, struct session_sel *s);
+void session_inst_reader_drop(struct session_live *rl, struct session_sel *s);
 int session_sel_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
 			       unsigned from, unsigned *count, struct utrace_error *err);
 /* session_inst.c: tracing_cpumask of a reader (ops->cpu_off) */

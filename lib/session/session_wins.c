@@ -25,21 +25,33 @@ bool session_wins_open(const struct session_wins *w)
 	return w->n && w->t[w->n - 1] == OPEN;
 }
 
-int session_wins_start(struct session_wins *w)
+int session_wins_start_at(struct session_wins *w, uint64_t ns)
 {
 	if (session_wins_open(w))
 		return 0;
 	if (UTRACE_GROW(w->t, w->cap, w->n + 2) < 0)
 		return -ENOMEM;
-	w->t[w->n++] = now_ns();
+	if (w->n && ns < w->t[w->n - 1]) /* never before the last one ended */
+		ns = w->t[w->n - 1];
+	w->t[w->n++] = ns;
 	w->t[w->n++] = OPEN;
 	return 0;
 }
 
-void session_wins_end(struct session_wins *w)
+void session_wins_end_at(struct session_wins *w, uint64_t ns)
 {
 	if (session_wins_open(w))
-		w->t[w->n - 1] = now_ns();
+		w->t[w->n - 1] = ns > w->t[w->n - 2] ? ns : w->t[w->n - 2];
+}
+
+int session_wins_start(struct session_wins *w)
+{
+	return session_wins_start_at(w, now_ns());
+}
+
+void session_wins_end(struct session_wins *w)
+{
+	session_wins_end_at(w, now_ns());
 }
 
 /* Whether ts is in one of the windows (the newest are looked at first:

@@ -329,6 +329,8 @@ static int decode_ext(struct dat_cursor *c, struct dat_raw *r)
 		c->tick += w[1];
 		raw_init(c, r, UTRACE_EV_STACK);
 		r->ev.flags = w[2] >> 16 & UREC_STACK_RET ? UTRACE_EVF_STACK_RET : 0;
+		r->ev.flags |= (w[2] >> (16 + UREC_STACK_READERS_SHIFT) & 0xff)
+			       << UTRACE_EVF_STACK_READERS_SHIFT;
 		r->ev.data = w + 3;
 		r->ev.data_len = (w[2] & 0xffff) * 8;
 		r->ev.depth = cur_depth(c);

@@ -177,6 +177,9 @@ enum utrace_event_flags {
 	UTRACE_EVF_STACK_RET = 1u << 6,	   /* STACK: return addresses (else function starts) */
 	UTRACE_EVF_STACK_KERNEL = 1u << 7, /* STACK: the kernel's (kernel_stack), u64 each */
 };
+/* STACK: flags bits 8-15, the live tracefs's readers whose stacktrace
+ * trigger wrote it (bit r; none: the top level's alone, UREC_STACK_READERS_SHIFT) */
+#define UTRACE_EVF_STACK_READERS_SHIFT 8
 
 #define UTRACE_DAT_NO_ID UINT32_MAX
 

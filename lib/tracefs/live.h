@@ -57,6 +57,10 @@ struct utrace_hist_var_info;
 struct utrace_trigger;
 struct utrace_live;
 
+/* The group of the probes of set_ftrace_filter's function commands
+ * (live_ftcmd.c), which probe_add takes from an instance too. */
+#define UTRACE_LIVE_FTCMD_GROUP "ftrace_cmd"
+
 /* The file a probe definition was written to (utrace_live_ops.probe_add):
  * dynamic_events takes both kinds of point, kprobe_events SYMBOL[+OFFS]
  * (default group "kprobes"), uprobe_events PATH:OFFSET (default group

@@ -43,7 +43,7 @@
 #include "lib/hist/hist.h"
 #include "lib/tracefs/live_internal.h"
 
-#define FTCMD_GROUP "ftrace_cmd"
+#define FTCMD_GROUP UTRACE_LIVE_FTCMD_GROUP
 
 /* One function with commands: its probe's event, the commands as
  * trigger texts. */
@@ -159,7 +159,8 @@ static struct live_ftcmd *ftcmd_get(struct utrace_live *l, const char *name, con
 		return NULL;
 	f = &l->ftcmds[l->nftcmds];
 	*f = (struct live_ftcmd){0};
-	snprintf(f->ev, sizeof(f->ev), "f%u", l->ftcmd_serial++);
+	/* the top level's count: the probes of all the instances' are its */
+	snprintf(f->ev, sizeof(f->ev), "f%u", live_top(l)->ftcmd_serial++);
 	if ((size_t)snprintf(def, sizeof(def), "p:%s/%s %s", FTCMD_GROUP, f->ev, raw) >=
 		sizeof(def) ||
 	    !(f->func = strdup(name)) || !(f->raw = strdup(raw)) ||
@@ -352,6 +353,16 @@ void live_ftcmd_show(struct utrace_live *l, FILE *out)
 	for (size_t i = 0; i < l->nftcmds; i++)
 		for (size_t k = 0; k < l->ftcmds[i].n; k++)
 			ftcmd_show_one(l, &l->ftcmds[i], l->ftcmds[i].trig[k], out);
+}
+
+/* rmdir of instance l: the probes of its function commands go, removed
+ * through the top level's ops (its own are gone with its triggers). */
+void live_ftcmd_drop(struct utrace_live *l, struct utrace_live *top)
+{
+	struct utrace_error err = {0};
+
+	for (size_t i = 0; top->ops.dynev_remove && i < l->nftcmds; i++)
+		top->ops.dynev_remove(top->ops.arg, FTCMD_GROUP, l->ftcmds[i].ev, NULL, &err);
 }
 
 void live_ftcmd_free(struct utrace_live *l)

@@ -68,6 +68,7 @@ static void inst_free(struct utrace_live *in)
 
 	if (root->ops.instance_free)
 		root->ops.instance_free(root->ops.arg, in->ops.arg);
+	live_ftcmd_drop(in, root); /* its function commands' probes */
 	live_state_free(in);
 	free(in);
 }

@@ -155,11 +155,13 @@ uint64_t live_pipe_read_ns(const struct utrace_live *l, int cpu);
 
 /* live_ftcmd.c: set_ftrace_filter's "FUNC:CMD[:PARAM]" (and "!...")
  * expressions: whether expr is one, running one (0 or -errno), listing
- * them after the functions, freeing them */
+ * them after the functions, freeing them; at an instance's rmdir, the
+ * probes of its commands removed through the top level's ops */
 bool live_ftcmd_is(const char *expr);
 int live_ftcmd_write(struct utrace_live *l, const char *expr);
 void live_ftcmd_show(struct utrace_live *l, FILE *out);
 void live_ftcmd_free(struct utrace_live *l);
+void live_ftcmd_drop(struct utrace_live *l, struct utrace_live *top);
 
 /* live_ftrace.c: events/header_page, header_event, ftrace/: resolving
  * the path after "events/" (1 if it is one of them, -ENOENT if under
