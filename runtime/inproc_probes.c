@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -153,14 +154,20 @@ const struct rt_inproc_probe *rt_ipp_find(const struct ipp_table *t, uint64_t ad
 }
 
 /* Test only: the Nth hit of ipp_test_key turns it off, as
- * utrace_recorder_inproc_probe_remove does (this hit still records). */
+ * utrace_recorder_inproc_probe_remove does (this hit still records).
+ * A hit counted past N waits (bounded) until the Nth has set the bit:
+ * the remover's bit lands at one moment, but here the Nth thread can be
+ * preempted between its count and its store while others run on, which
+ * would record more than the threads already past the check. */
 static void ipp_test_count(uint32_t key)
 {
 	int saved = errno;
+	int32_t left = (int32_t)__atomic_sub_fetch(&ipp_test_left, 1, __ATOMIC_RELAXED);
 
-	if (__atomic_sub_fetch(&ipp_test_left, 1, __ATOMIC_RELAXED) == 0 &&
-	    utrace_ctl_inproc_probe_set_off(rt.ctl, key))
+	if (left == 0 && utrace_ctl_inproc_probe_set_off(rt.ctl, key))
 		syscall(SYS_futex, &rt.ctl->ipp_gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	for (int i = 0; left < 0 && i < 200000 && !utrace_ctl_inproc_probe_off(rt.ctl, key); i++)
+		sched_yield();
 	errno = saved;
 }
 
