@@ -50,6 +50,7 @@ struct bt_run {
 	FILE *out;
 	enum utrace_bt_format fmt;
 	bool exiting; /* exit() ran */
+	bool in_end;  /* END runs: its output is printed whatever ended the run */
 	char **defs;  /* the probes' definitions given to the recording */
 	unsigned ndefs;
 	/* bt_session_inproc.c: the actions run at the hit, their tables */
