@@ -251,14 +251,14 @@ static void run_here(struct bt_run *r, enum bt_probe_type type)
 			utrace_bt_exec(r->sites[i].code.prog, &hit, &r->ctx, &r->st);
 }
 
-/* After SIGINT or SIGTERM, bpftrace reads no more of its output buffers
- * before END: the printf, system, cat, print, clear, zero and exit of
- * hits it had not read yet are dropped (their map updates, made at the
- * hit, stay).  utrace bt replays what was recorded up to the signal,
- * and drops their output the same way. */
+/* After exit(), SIGINT or SIGTERM, bpftrace reads no more of its output
+ * buffers before END: the printf, system, cat, print, clear, zero and
+ * exit of hits it had not read yet are dropped (their map updates, made
+ * at the hit until the probes are detached, stay).  utrace bt runs the
+ * hits recorded up to then, and drops their output the same way. */
 static bool emit_dropped(const struct bt_run *r)
 {
-	return !r->in_end && (bt_interrupted || utrace_session_signal());
+	return !r->in_end && (r->exiting || bt_interrupted || utrace_session_signal());
 }
 
 static void emit_cb(void *arg, const void *rec, uint32_t len)

@@ -567,7 +567,9 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 		ret = utrace_dat_iter_resume(it, r->resume,
 					     r->replayed_ts > 1000000 ? r->replayed_ts - 1000000 : 0,
 					     r->err);
-	while (!ret && !r->exiting && (ret = utrace_dat_iter_next(it, &ev, r->err)) > 0) {
+	/* (after exit(), the hits recorded until the probes went: their
+	 * maps only, as bpftrace's hits until it detaches) */
+	while (!ret && (ret = utrace_dat_iter_next(it, &ev, r->err)) > 0) {
 		struct held *h = &held[ev.buf];
 
 		ret = 0;
