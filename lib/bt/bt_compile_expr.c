@@ -311,7 +311,8 @@ void bt_comp_expr(struct comp *c, const struct bt_node *n)
 	case BT_N_MAP:
 		bt_comp_key(c, n);
 		bt_comp_emit(c, UTRACE_BOP_MGET, (unsigned)n->slot, c->p->helper_check >= 2,
-			     c->p->helper_check >= 2 ? bt_comp_helper_err(c, n->loc, false) : 0);
+			     c->p->helper_check >= 2 ? bt_comp_helper_err(c, n->loc, BT_HELPER_MAP_LOOKUP)
+						     : 0);
 		break;
 	case BT_N_CALL: call_value(c, n); break;
 	case BT_N_TUPLE:

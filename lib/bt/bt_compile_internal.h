@@ -54,7 +54,7 @@ void bt_comp_patch(struct comp *c, unsigned at);
 void bt_comp_sconst(struct comp *c, const char *s);
 void bt_comp_unsupported(struct comp *c, const struct bt_node *n, const char *what);
 unsigned bt_comp_fmt_add(struct comp *c, const char *fmt);
-int64_t bt_comp_helper_err(struct comp *c, struct bt_loc loc, bool del);
+int64_t bt_comp_helper_err(struct comp *c, struct bt_loc loc, enum bt_helper helper);
 
 /* bt_compile_expr.c: whether n's value is a string (or a tuple, a buf ...:
  * bytes, not a number); n's value pushed; the keys of map node m, then

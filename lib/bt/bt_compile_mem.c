@@ -432,8 +432,11 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n)
 	addr(c, n);
 	if (str)
 		bt_comp_emit(c, UTRACE_BOP_STR, 0, t->count < UTRACE_BT_STRLEN ? t->count : 0, 0);
-	else
-		bt_comp_emit(c, UTRACE_BOP_LOAD, size, sgn, 0);
+	else /* -kk: a read that faults is reported (imm: its record id + 1) */
+		bt_comp_emit(c, UTRACE_BOP_LOAD, size, sgn,
+			     c->p->helper_check >= 2
+				 ? bt_comp_helper_err(c, n->loc, BT_HELPER_PROBE_READ) + 1
+				 : 0);
 	bits(c, m);
 }
 
