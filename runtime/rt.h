@@ -609,6 +609,8 @@ struct rt_inproc_probe {
 	uint32_t how;
 	const struct utrace_fetch_hdr *prog;
 	const struct utrace_fetch_fast *fast; /* prog as copies (common/fetch_fast.h), or NULL */
+	uint32_t lean; /* an entry probe at a site whose copies read only what the
+			* lean trampoline saves (inproc_probes.c) */
 };
 
 struct ipp_table {
