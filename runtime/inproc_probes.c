@@ -77,9 +77,9 @@ static bool ipp_installed;
 /* Per site: every probe at it lean (arch/x86_64/inproc_probe.S reads it) */
 uint8_t rt_ipp_site_lean[IPP_SITES_MAX] RT_HIDDEN;
 /* What the lean trampoline saves: the caller-saved registers, sp, ip */
-#define IPP_LEAN_REGS                                                                          \
-	(1u << UTRACE_FR_AX | 1u << UTRACE_FR_CX | 1u << UTRACE_FR_DX | 1u << UTRACE_FR_SI |     \
-	 1u << UTRACE_FR_DI | 1u << UTRACE_FR_R8 | 1u << UTRACE_FR_R9 | 1u << UTRACE_FR_R10 |    \
+#define IPP_LEAN_REGS                                                                              \
+	(1u << UTRACE_FR_AX | 1u << UTRACE_FR_CX | 1u << UTRACE_FR_DX | 1u << UTRACE_FR_SI |       \
+	 1u << UTRACE_FR_DI | 1u << UTRACE_FR_R8 | 1u << UTRACE_FR_R9 | 1u << UTRACE_FR_R10 |      \
 	 1u << UTRACE_FR_R11 | 1u << UTRACE_FR_SP | 1u << UTRACE_FR_IP)
 
 struct ipp_ret {
@@ -148,17 +148,7 @@ void utrace_inproc_probe_detour_tramp(void) RT_HIDDEN;
 
 const struct rt_inproc_probe *rt_ipp_find(const struct ipp_table *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t ? t->n : 0;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->p[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return t && lo < t->n && t->p[lo].addr == addr ? &t->p[lo] : NULL;
+	return rt_ipp_find_inline(t, addr);
 }
 
 /* Test only: the Nth hit of ipp_test_key turns it off, as
@@ -361,6 +351,7 @@ ipp_plain(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
 	uint64_t rec[UTRACE_FETCH_REC_MAX / 8];
 	struct utrace_event_key *k;
 	const struct rt_event_conf *f;
+	uint32_t len;
 
 	if (unlikely(!p || p->is_return || (p + 1 < t->p + t->n && p[1].addr == addr) ||
 		     p->key == ipp_test_key || !rt_self.comm[0] || !rt_tracing_on() ||
@@ -378,8 +369,12 @@ ipp_plain(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
 		return false; /* a stacktrace's stack, commands */
 	rec[0] = 0;
 	rec[1] = regs->r[UTRACE_FR_IP];
-	rt_event_write(k, rec,
-		       utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)rec, utrace_fetch_load));
+	len = utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)rec, utrace_fetch_load);
+	/* nothing but the record: written here, no second look at the rest */
+	if (likely(!f || !(f->nr_hist | f->flags | f->len)) &&
+	    likely(rt_self.state == RT_TS_READY) && likely(rt_event_put(&rt_self, k, rec, len)))
+		return true;
+	rt_event_write(k, rec, len);
 	return true;
 }
 
@@ -457,7 +452,7 @@ uint64_t rt_inproc_probe_site_lean(const struct utrace_fetch_regs *regs, uint32_
 	if (unlikely(__atomic_load_n(&s->cont, __ATOMIC_ACQUIRE)))
 		return 1;
 	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
-	p = rt_ipp_find(t, s->addr);
+	p = rt_ipp_find_inline(t, s->addr);
 	return !(p && p->lean && ipp_plain(regs, t, p, s->addr));
 }
 
