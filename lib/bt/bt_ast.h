@@ -93,7 +93,8 @@ struct bt_loc {
 	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
 	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")                         \
-	C(BUF_ARG, "buf() of the traced program's memory is not supported by utrace bt yet")       \
+	C(BUF_ARG, "%s() expects an integer, string, or array argument but saw %s")                \
+	C(BUF_LEN, "%s() expects a length argument for non-array type %s")                       \
 	C(NTOP, "ntop() of an IPv4 address as an integer (AF_INET, 2), or of pton(), is all "      \
 		"utrace bt has yet")                                                               \
 	C(PTON_STR, "pton() expects an string argument of an IPv4/IPv6 address, got %s")           \

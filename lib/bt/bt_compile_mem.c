@@ -520,18 +520,30 @@ void bt_comp_var_sym(struct comp *c, const struct bt_node *var, const struct bt_
 	*c->vsym[var->slot] = s;
 }
 
-void bt_comp_macaddr(struct comp *c, const struct bt_node *n)
+bool bt_comp_in_mem(const struct comp *c, const struct bt_node *n)
 {
-	char fa[256], o[24];
+	return is_place(n) && in_mem(c, n);
+}
+
+bool bt_comp_place_fetch(struct comp *c, const struct bt_node *n, char *buf, size_t room)
+{
 	struct bt_sym s;
 
-	sym_place(c, n->args[0], &s);
-	if (!fetch_probe(c) || !s.ok || !s.base[0] || !in_mem(c, n->args[0])) {
+	if (!fetch_probe(c) || !bt_comp_in_mem(c, n))
+		return false;
+	sym_place(c, n, &s);
+	return s.ok && s.base[0] && fetch_text(buf, room, &s, "");
+}
+
+void bt_comp_macaddr(struct comp *c, const struct bt_node *n)
+{
+	char fa[256];
+
+	if (!bt_comp_place_fetch(c, n->args[0], fa, sizeof(fa) - 8)) {
 		bt_comp_unsupported(c, n, "macaddr() of an address the probe's arguments do not give");
 		return;
 	}
-	offtext(o, sizeof(o), s.off);
-	snprintf(fa, sizeof(fa), "%s(%s):u8[6]", o, s.base);
+	strcat(fa, ":u8[6]");
 	bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, BT_FTYPE_MACADDR), 2, 0);
 }
 
