@@ -11,9 +11,9 @@
  * turns the address into one ("+4(+0(%di)):s32", the member at 4 of the
  * struct the pointer at *arg0 points to) and the program reads it back
  * with FIELD, as DWARF's members are.  The address must therefore be
- * known from the hit alone: arguments, constants, members and indexes
- * that are literals, and variables assigned once, at the top of the
- * action, from such an address.  A probe that runs in the tool (BEGIN,
+ * known from the hit alone: arguments (a uretprobe's retval, $retval),
+ * constants, members and indexes that are literals, and variables
+ * assigned once, at the top of the action, from such an address.  A probe that runs in the tool (BEGIN,
  * END, interval) reads with LOAD at an address computed at run time:
  * the tool's own memory, as bpftrace's BEGIN reads bpftrace's; an
  * unreadable address gives 0, as a failed probe_read does.  DWARF's
@@ -200,6 +200,8 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 			   n->op[0] != 't' && n->slot >= 0 && n->slot < 6 && n->ctype) {
 			*s = (struct bt_sym){.ok = true}; /* a pointer parameter (bt_dwarf.c) */
 			snprintf(s->base, sizeof(s->base), "%s", arg_regs[n->slot]);
+		} else if (c->ap->type == BT_P_URETPROBE && !strcmp(n->str, "retval")) {
+			*s = (struct bt_sym){.ok = true, .base = "$retval"};
 		}
 		return;
 	case BT_N_CAST:

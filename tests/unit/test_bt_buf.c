@@ -45,6 +45,21 @@ static void code_free(struct bt_code *code)
 	*code = (struct bt_code){0};
 }
 
+/* buf(retval, N) of a uretprobe: read where the return value points. */
+static void ret_fetch(void)
+{
+	struct utrace_error err = {0};
+	struct bt_program p;
+	struct bt_code code = {0};
+	int ret = compile("uretprobe:/bin/true:main { printf(\"%r\\n\", buf(retval, 8)); }", &p,
+			  &code, &err);
+
+	check(ret == 0 && code.nfields == 1 && !strcmp(code.fields[0], "+0($retval):u8[8]"),
+	      "buf(retval, 8): %s (%s)", code.nfields ? code.fields[0] : "none", err.msg);
+	code_free(&code);
+	bt_program_free(&p);
+}
+
 /* What each buf() reads at the hit: one fetch-arg of its bytes. */
 static void test_fetch(void)
 {
@@ -80,6 +95,7 @@ static void test_fetch(void)
 		code_free(&code);
 		bt_program_free(&p);
 	}
+	ret_fetch();
 }
 
 /* The checker's length: the node's size, the bytes the value holds. */

@@ -158,6 +158,8 @@ static void test_fetchargs(void)
 	    {"struct S { long x; char mac[6]; } uprobe:/bin/true:main "
 	     "{ @m[macaddr(((struct S *)arg0)->mac)] = 1; }",
 	     "+8(%di):u8[6]"},
+	    /* a uretprobe's return value as an address: read at the return */
+	    {"uretprobe:/bin/true:main { @x = *(int32 *)(retval + 4); }", "+4($retval):s32"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
