@@ -240,6 +240,7 @@ struct bt_program {
 	char *tp_fields[6];
 	unsigned ntp_fields;
 	const char *exe; /* the traced program, whose own tracepoints tracepoint: names too */
+	char *warnings; /* the checker's warnings, bpftrace's three lines each (malloc'ed) */
 };
 
 /* The error of a parse or check: bpftrace's three lines (the position
@@ -252,6 +253,9 @@ int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc
  * at loc into buf. */
 void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
 		  const char *level, const char *text);
+/* A warning of the checker at loc (bpftrace's LOG(WARNING)) added to
+ * p->warnings, which the run prints before it attaches. */
+void bt_warning(struct bt_program *p, struct bt_loc loc, const char *text);
 
 /* bt_cpp.c: src with its preprocessor lines done (#include checked and
  * its macros read, #define expanded, the lines left empty) into *out

@@ -63,6 +63,9 @@ int bt_check_buf(struct bt_checker *ck, struct bt_node *n)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_BUF_LEN, n->str,
 				a->type == BT_T_STR ? "string" : a->ctype ? "pointer" : "integer");
 	len = n->nargs > 1 ? n->args[1]->ival : (int64_t)arr->size;
+	if (len > BT_BUF_MAX)
+		bt_warning(ck->p, n->loc, "buf() length is too long and will be shortened to 64 "
+					  "bytes (see BPFTRACE_STRLEN)");
 	n->type = BT_T_BUF;
 	n->size = (unsigned)(len < BT_BUF_MAX ? len : BT_BUF_MAX);
 	return 0;

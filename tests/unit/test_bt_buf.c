@@ -104,13 +104,14 @@ static void test_length(void)
 	static const struct {
 		const char *call;
 		unsigned size;
+		bool warn; /* bpftrace's warning that LEN is cut */
 	} cases[] = {
-	    {"buf(\"abc\", 8)", 8},
-	    {"buf(\"abc\", 200)", 64},
-	    {"buf($s->e)", 8},
-	    {"buf($s->f, 65)", 64},
-	    {"buf(arg0, 0)", 0},
+	    {"buf(\"abc\", 8)", 8, false},   {"buf(\"abc\", 200)", 64, true},
+	    {"buf($s->e)", 8, false},	     {"buf($s->f, 65)", 64, true},
+	    {"buf($s->f, 64)", 64, false}, {"buf(arg0, 0)", 0, false},
 	};
+	static const char warning[] = "WARNING: buf() length is too long and will be shortened "
+				      "to 64 bytes (see BPFTRACE_STRLEN)";
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char src[512];
@@ -133,6 +134,8 @@ static void test_length(void)
 		check(b && b->type == BT_T_BUF && b->size == cases[i].size,
 		      "%s: %u bytes, got %u (%s)", cases[i].call, cases[i].size, b ? b->size : 0,
 		      err.msg);
+		check(cases[i].warn == (p.warnings && strstr(p.warnings, warning)),
+		      "%s: %s", cases[i].call, cases[i].warn ? "warns" : "no warning");
 		code_free(&code);
 		bt_program_free(&p);
 	}
