@@ -71,12 +71,27 @@ int bt_check_buf(struct bt_checker *ck, struct bt_node *n)
 	return 0;
 }
 
+/* DWARF's args->p->arr (bt_dwarf.c), an array member read by a
+ * fetch-arg ("+8(%di):u32[2]", "+8(%di):string"): where it is, into at. */
+static bool dwarf_array(const struct bt_node *a, char *at, size_t room)
+{
+	const char *f, *type;
+
+	if (a->kind != BT_N_BUILTIN || strncmp(a->str, "args", 4) || a->slot >= 0 || !a->a ||
+	    !a->a->str || (a->type != BT_T_RECORD && !(a->ival & 0x200)))
+		return false;
+	f = a->a->str;
+	type = strrchr(f, ':');
+	return type && (size_t)snprintf(at, room, "%.*s", (int)(type - f), f) < room;
+}
+
 void bt_comp_buf(struct comp *c, const struct bt_node *n)
 {
 	const struct bt_node *a = n->args[0];
-	bool mem = buf_array(c->p, a) && bt_comp_in_mem(c, a);
 	char at[200], fa[240];
-	bool ok;
+	bool dwarf = dwarf_array(a, at, sizeof(at));
+	bool mem = dwarf || (buf_array(c->p, a) && bt_comp_in_mem(c, a));
+	bool ok = dwarf;
 
 	if (a->type == BT_T_STR && !mem) {
 		c->ops->expr(c, a); /* a string value */
@@ -89,11 +104,13 @@ void bt_comp_buf(struct comp *c, const struct bt_node *n)
 	}
 	if (a->type == BT_T_INT)
 		ok = bt_comp_addr_fetch(c, a, 0, at, sizeof(at));
-	else
+	else if (!dwarf)
 		ok = mem && bt_comp_place_fetch(c, a, at, sizeof(at));
 	if (!ok || (size_t)snprintf(fa, sizeof(fa), "%s:u8[%u]", at, n->size) >= sizeof(fa)) {
-		bt_comp_unsupported(c, n, "buf() of memory at an address the probe's arguments do "
-					  "not give");
+		bt_comp_unsupported(c, n, mem || a->type == BT_T_INT
+					      ? "buf() of memory at an address the probe's "
+						"arguments do not give"
+					      : "buf() of an array kept in a variable or a map");
 		return;
 	}
 	bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, BT_FTYPE_BUF), 2, 0);

@@ -7,6 +7,8 @@
  * a buffer value (common/bt_buf.h) printed as bpftrace prints them.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,43 @@ static void code_free(struct bt_code *code)
 	free(code->ftypes);
 	free(code->prog);
 	*code = (struct bt_code){0};
+}
+
+struct bt_buf_t {
+	long x;
+	uint32_t b[2];
+	char s[4];
+};
+
+__attribute__((noinline, used)) uint32_t bt_buf_fn(struct bt_buf_t *p)
+{
+	return p->b[1];
+}
+
+/* buf(args->p->b) of DWARF's array members: where the member is. */
+static void dwarf_fetch(void)
+{
+	static const char *const calls[] = {"buf(args->p->b)", "buf(args->p->s, 3)"};
+	unsigned want_len[] = {8, 3};
+	size_t off[] = {offsetof(struct bt_buf_t, b), offsetof(struct bt_buf_t, s)};
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct utrace_error err = {0};
+		struct bt_program p;
+		struct bt_code code = {0};
+		char src[160], want[40];
+		int ret;
+
+		snprintf(src, sizeof(src), "uprobe:/proc/self/exe:bt_buf_fn { printf(\"%%r\\n\", %s); }",
+			 calls[i]);
+		snprintf(want, sizeof(want), "+%zu(%%di):u8[%u]", off[i], want_len[i]);
+		ret = compile(src, &p, &code, &err);
+		check(ret == 0 && code.nfields == 1 && !strcmp(code.fields[0], want),
+		      "%s: want %s, got %s (%s)", calls[i], want,
+		      code.nfields ? code.fields[0] : "none", err.msg);
+		code_free(&code);
+		bt_program_free(&p);
+	}
 }
 
 /* buf(retval, N) of a uretprobe: read where the return value points. */
@@ -96,6 +135,7 @@ static void test_fetch(void)
 		bt_program_free(&p);
 	}
 	ret_fetch();
+	dwarf_fetch();
 }
 
 /* The checker's length: the node's size, the bytes the value holds. */
@@ -159,6 +199,9 @@ static void test_errors(void)
 	    {"struct S { int x; } uprobe:/bin/true:main { printf(\"%r\\n\", "
 	     "buf(*(struct S *)arg0)); }",
 	     "ERROR: buf() expects an integer, string, or array argument but saw record"},
+	    {"struct S { int x[2]; } uprobe:/bin/true:main { $v = ((struct S *)arg0)->x; "
+	     "printf(\"%r\\n\", buf($v)); }",
+	     "buf() of an array kept in a variable or a map is not supported by utrace bt yet"},
 	    {"struct S { int x[2]; } BEGIN { printf(\"%r\\n\", buf(((struct S *)0)->x)); }",
 	     "buf() of memory at an address the probe's arguments do not give is not "
 	     "supported by utrace bt yet"},
