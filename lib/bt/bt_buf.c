@@ -5,12 +5,13 @@
  * memory: an array in it (buf($s->arr), LEN the array's size without
  * it, but for a char array, a string to bpftrace), or a pointer or an
  * integer (its address).  As bpftrace's semantic analyser does, LEN is
- * capped at BPFTRACE_STRLEN's default, 64 bytes.  Memory is read where bpftrace's probe_read reads
- * it: at a uprobe's hit, by one more fetch-arg of the probe
- * ("+8(%di):u8[4]", as str() of a pointer reads), its bytes escaped in
- * the tool (BT_FTYPE_BUF, bt_session.c).  The value travels escaped as
- * common/bt_buf.h says (a 64-byte slot: a buffer whose escaped form is
- * longer is cut); bt_print_buf.c prints it.
+ * capped at BPFTRACE_STRLEN's default, 64 bytes, with its warning.
+ * Memory is read where bpftrace's probe_read reads it: at a uprobe's
+ * hit, by one more fetch-arg of the probe ("+8(%di):u8[4]", as str() of
+ * a pointer reads), its bytes escaped in the tool (BT_FTYPE_BUF,
+ * bt_session.c).  The value travels escaped as common/bt_buf.h says (a
+ * 64-byte slot: a buffer whose escaped form is longer is cut);
+ * bt_print_buf.c prints it.
  */
 #include <stdio.h>
 #include <string.h>

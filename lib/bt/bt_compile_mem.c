@@ -13,11 +13,12 @@
  * with FIELD, as DWARF's members are.  The address must therefore be
  * known from the hit alone: arguments (a uretprobe's retval, $retval),
  * constants, members and indexes that are literals, and variables
- * assigned once, at the top of the action, from such an address.  A probe that runs in the tool (BEGIN,
- * END, interval) reads with LOAD at an address computed at run time:
- * the tool's own memory, as bpftrace's BEGIN reads bpftrace's; an
- * unreadable address gives 0, as a failed probe_read does.  DWARF's
- * `args->p->m` (bt_dwarf.c) is read the same way, FIELD of a fetch-arg.
+ * assigned once, at the top of the action, from such an address.  A
+ * probe that runs in the tool (BEGIN, END, interval) reads with LOAD at
+ * an address computed at run time: the tool's own memory, as bpftrace's
+ * BEGIN reads bpftrace's; an unreadable address gives 0, as a failed
+ * probe_read does.  DWARF's `args->p->m` (bt_dwarf.c) is read the same
+ * way, FIELD of a fetch-arg.
  */
 #include <errno.h>
 #include <stdint.h>
