@@ -37,7 +37,7 @@ static const char *err_line(const char *src, unsigned line, size_t *len)
 void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
 		  const char *level, const char *text)
 {
-	char carets[160];
+	char carets[202]; /* as long as the line printed (200 columns), and the NUL */
 	size_t n = 0, len;
 	const char *line = err_line(p->src, loc.line, &len);
 

@@ -196,8 +196,24 @@ static const char *const good[] = {
     "&& ~1 || -1; }",
 };
 
+/* An error far along a long line (a one-liner with struct definitions):
+ * its carets under it, as bpftrace draws them past column 160. */
+static void test_long_line(void)
+{
+	char src[200], want[600], spaces[180];
+	struct utrace_error err = {0};
+
+	memset(spaces, ' ', sizeof(spaces));
+	snprintf(src, sizeof(src), "BEGIN {%.170sfoo(); }", spaces);
+	snprintf(want, sizeof(want),
+		 "stdin:1:178-181: ERROR: Unknown function: foo\n%s\n%.177s~~~", src, spaces);
+	check(parse_check(src, &err) == -EINVAL && !strcmp(err.msg, want),
+	      "the carets at column 178:\n%s", err.msg);
+}
+
 int main(void)
 {
+	test_long_line();
 	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
 		struct utrace_error err = {0};
 		int ret = parse_check(errors[i].src, &err);
