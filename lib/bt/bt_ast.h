@@ -325,6 +325,11 @@ struct bt_lexer {
 	unsigned line;
 	const char *line_start;
 	bool top; /* at the top level: attach points are one token */
+	/* bpftrace's lexer reads the '*' or ')' that ends the type of a
+	 * cast to a struct (`(struct A *)`) twice, so the columns of what
+	 * follows on that line are one more each time: shift */
+	unsigned shift, brace; /* brace: inside a struct definition's braces */
+	bool in_struct;	       /* after struct, union, enum: its name */
 };
 
 void bt_lex_init(struct bt_lexer *lx, const char *src);
