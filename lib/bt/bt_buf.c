@@ -13,6 +13,7 @@
  * 64-byte slot: a buffer whose escaped form is longer is cut);
  * bt_print_buf.c prints it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,22 @@ static const struct bt_ctype *buf_array(const struct bt_program *p, const struct
 	return t && t->kind == BT_C_ARRAY ? t : NULL;
 }
 
+/* buf() of a type it does not take: bpftrace's error, and without LEN
+ * its second one (its analyser goes on after the first). */
+static int buf_bad_type(struct bt_checker *ck, const struct bt_node *n, const struct bt_node *a)
+{
+	struct utrace_error second = {0};
+	size_t len;
+
+	bt_error(ck->err, ck->p, n->loc, BT_ERR_BUF_ARG, n->str, buf_typestr(a));
+	if (n->nargs > 1)
+		return -EINVAL;
+	bt_error(&second, ck->p, n->loc, BT_ERR_BUF_LEN, n->str, buf_typestr(a));
+	len = strlen(ck->err->msg);
+	snprintf(ck->err->msg + len, sizeof(ck->err->msg) - len, "\n%s", second.msg);
+	return -EINVAL;
+}
+
 int bt_check_buf(struct bt_checker *ck, struct bt_node *n)
 {
 	struct bt_node *a = n->args[0];
@@ -56,7 +73,7 @@ int bt_check_buf(struct bt_checker *ck, struct bt_node *n)
 		return ret;
 	arr = buf_array(ck->p, a);
 	if (a->type != BT_T_STR && a->type != BT_T_INT && !arr)
-		return bt_error(ck->err, ck->p, n->loc, BT_ERR_BUF_ARG, n->str, buf_typestr(a));
+		return buf_bad_type(ck, n, a);
 	if (n->nargs > 1 && (n->args[1]->kind != BT_N_INT || n->args[1]->ival < 0))
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, n->str, "length");
 	/* a char array is a string to bpftrace: it takes LEN too */

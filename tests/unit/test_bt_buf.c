@@ -197,8 +197,13 @@ static void test_errors(void)
 	    {"uprobe:/bin/true:main { printf(\"%r\\n\", buf((int8 *)arg0)); }",
 	     "stdin:1:40-57: ERROR: buf() expects a length argument for non-array type pointer"},
 	    {"struct S { int x; } uprobe:/bin/true:main { printf(\"%r\\n\", "
-	     "buf(*(struct S *)arg0)); }",
-	     "ERROR: buf() expects an integer, string, or array argument but saw record"},
+	     "buf(*(struct S *)arg0, 4)); }",
+	     "ERROR: buf() expects an integer, string, or array argument but saw record\n"},
+	    /* bpftrace's two errors of a record without LEN, as it prints them */
+	    {"BEGIN { printf(\"%r\\n\", buf((1, 2))); }",
+	     "stdin:1:24-35: ERROR: buf() expects an integer, string, or array argument but saw "
+	     "tuple\nBEGIN { printf(\"%r\\n\", buf((1, 2))); }\n                       ~~~~~~~~~~~\n"
+	     "stdin:1:24-35: ERROR: buf() expects a length argument for non-array type tuple\n"},
 	    {"struct S { int x[2]; } uprobe:/bin/true:main { $v = ((struct S *)arg0)->x; "
 	     "printf(\"%r\\n\", buf($v)); }",
 	     "buf() of an array kept in a variable or a map is not supported by utrace bt yet"},
