@@ -21,11 +21,12 @@ struct bt_code {
 	unsigned nfields;
 	unsigned *ftypes; /* FIELD k's C type (bt_types.h) when it reads a struct or an
 			   * array ("+0(%di):u8[16]"), BT_FTYPE_MACADDR for macaddr()'s
-			   * 6 bytes, else 0 */
+			   * 6 bytes, BT_FTYPE_BUF for buf()'s, else 0 */
 	const struct bt_program *p; /* the program whose types ftypes names */
 };
 
 #define BT_FTYPE_MACADDR 0xffffffffu
+#define BT_FTYPE_BUF 0xfffffffeu /* buf()'s bytes, escaped (common/bt_buf.h) */
 
 struct bt_formats {
 	char **fmts; /* printf's and time()'s formats, by record id */

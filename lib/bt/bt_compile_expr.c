@@ -212,8 +212,7 @@ static bool call_text(struct comp *c, const struct bt_node *n)
 		return true;
 	}
 	if (!strcmp(n->str, "buf")) {
-		bt_comp_expr(c, n->args[0]);
-		bt_comp_emit(c, UTRACE_BOP_BUF, 0, 0, n->size);
+		bt_comp_buf(c, n);
 		return true;
 	}
 	if (!strcmp(n->str, "strftime")) {

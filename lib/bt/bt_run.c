@@ -567,6 +567,8 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	}
 	if (!ret)
 		ret = bt_check(&r->prog, err);
+	if (!ret && r->prog.warnings)
+		fputs(r->prog.warnings, o->log); /* bpftrace's, on stderr before it attaches */
 	if (!ret)
 		ret = resolve(r);
 	if (!ret && o->dump) {
