@@ -14,38 +14,12 @@
 
 #include "lib/bt/bt_compile.h"
 #include "lib/bt/bt_print_internal.h"
+#include "tests/unit/bt_fixture.h"
 #include "tests/unit/check.h"
 
 #define MYSTRUCT                                                                                   \
 	"struct MyStruct { const char* a; char b[4]; uint8_t c[4]; int d[4]; uint16_t e[4]; "     \
 	"uint64_t f[4] }; "
-
-static int compile(const char *src, struct bt_program *p, struct bt_code *code,
-		   struct utrace_error *err)
-{
-	struct bt_formats fmts = {0};
-	int ret;
-
-	*p = (struct bt_program){.src = src, .name = "stdin"};
-	ret = bt_parse(p, err);
-	if (!ret)
-		ret = bt_check(p, err);
-	if (!ret)
-		ret = bt_compile(p, &p->probes[p->nprobes - 1], &p->probes[p->nprobes - 1].aps[0],
-				 "main", &fmts, code, err);
-	bt_formats_free(&fmts);
-	return ret;
-}
-
-static void code_free(struct bt_code *code)
-{
-	for (unsigned i = 0; i < code->nfields; i++)
-		free(code->fields[i]);
-	free(code->fields);
-	free(code->ftypes);
-	free(code->prog);
-	*code = (struct bt_code){0};
-}
 
 struct bt_buf_t {
 	long x;
@@ -75,11 +49,11 @@ static void dwarf_fetch(void)
 		snprintf(src, sizeof(src), "uprobe:/proc/self/exe:bt_buf_fn { printf(\"%%r\\n\", %s); }",
 			 calls[i]);
 		snprintf(want, sizeof(want), "+%zu(%%di):u8[%u]", off[i], want_len[i]);
-		ret = compile(src, &p, &code, &err);
+		ret = bt_fixture_compile(src, &p, &code, &err);
 		check(ret == 0 && code.nfields == 1 && !strcmp(code.fields[0], want),
 		      "%s: want %s, got %s (%s)", calls[i], want,
 		      code.nfields ? code.fields[0] : "none", err.msg);
-		code_free(&code);
+		bt_fixture_code_free(&code);
 		bt_program_free(&p);
 	}
 }
@@ -90,12 +64,12 @@ static void ret_fetch(void)
 	struct utrace_error err = {0};
 	struct bt_program p;
 	struct bt_code code = {0};
-	int ret = compile("uretprobe:/bin/true:main { printf(\"%r\\n\", buf(retval, 8)); }", &p,
-			  &code, &err);
+	int ret = bt_fixture_compile("uretprobe:/bin/true:main { printf(\"%r\\n\", buf(retval, 8)); }",
+				     &p, &code, &err);
 
 	check(ret == 0 && code.nfields == 1 && !strcmp(code.fields[0], "+0($retval):u8[8]"),
 	      "buf(retval, 8): %s (%s)", code.nfields ? code.fields[0] : "none", err.msg);
-	code_free(&code);
+	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 }
 
@@ -126,12 +100,12 @@ static void test_fetch(void)
 			 MYSTRUCT "uprobe:/bin/true:main { $s = (struct MyStruct *)arg0; "
 				  "printf(\"%%r\\n\", %s); }",
 			 cases[i].call);
-		ret = compile(src, &p, &code, &err);
+		ret = bt_fixture_compile(src, &p, &code, &err);
 		check(ret == 0 && code.nfields == 1 && !strcmp(code.fields[0], cases[i].want) &&
 			      code.ftypes && code.ftypes[0] == BT_FTYPE_BUF,
 		      "%s: want %s, got %s (%s)", cases[i].call, cases[i].want,
 		      code.nfields ? code.fields[0] : "none", err.msg);
-		code_free(&code);
+		bt_fixture_code_free(&code);
 		bt_program_free(&p);
 	}
 	ret_fetch();
@@ -165,7 +139,7 @@ static void test_length(void)
 			 MYSTRUCT "uprobe:/bin/true:main { $s = (struct MyStruct *)arg0; "
 				  "printf(\"%%r\\n\", %s); }",
 			 cases[i].call);
-		ret = compile(src, &p, &code, &err);
+		ret = bt_fixture_compile(src, &p, &code, &err);
 		pf = ret == 0 ? p.probes[0].body[p.probes[0].nbody - 1] : NULL;
 		if (pf && pf->kind == BT_N_EXPR)
 			pf = pf->a; /* the statement's call */
@@ -176,7 +150,7 @@ static void test_length(void)
 		      err.msg);
 		check(cases[i].warn == (p.warnings && strstr(p.warnings, warning)),
 		      "%s: %s", cases[i].call, cases[i].warn ? "warns" : "no warning");
-		code_free(&code);
+		bt_fixture_code_free(&code);
 		bt_program_free(&p);
 	}
 }
@@ -216,11 +190,11 @@ static void test_errors(void)
 		struct utrace_error err = {0};
 		struct bt_program p;
 		struct bt_code code = {0};
-		int ret = compile(cases[i].src, &p, &code, &err);
+		int ret = bt_fixture_compile(cases[i].src, &p, &code, &err);
 
 		check(ret == -EINVAL && strstr(err.msg, cases[i].want), "%s\nwant: %s\ngot:  %s",
 		      cases[i].src, cases[i].want, err.msg);
-		code_free(&code);
+		bt_fixture_code_free(&code);
 		bt_program_free(&p);
 	}
 }

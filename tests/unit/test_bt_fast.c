@@ -17,6 +17,7 @@
 #include "common/bt_fast.h"
 #include "lib/bt/bt_ast.h"
 #include "lib/bt/bt_inproc.h"
+#include "tests/unit/bt_fixture.h"
 #include "tests/unit/check.h"
 
 #define NHITS 5000
@@ -57,23 +58,6 @@ static void update(void *arg, unsigned map, const uint8_t *key, int agg,
 
 	if (map < t->h->nr_maps && agg > 0 && (uint32_t)agg == d->agg && utrace_bt_table_agg_ok(d))
 		utrace_bt_table_update(t->m[map], d, key, v->i, TID);
-}
-
-static int compile(const char *src, struct bt_program *p, struct bt_code *code)
-{
-	struct utrace_error err = {0};
-	struct bt_formats fmts = {0};
-	int ret;
-
-	*p = (struct bt_program){.src = src, .name = "stdin"};
-	ret = bt_parse(p, &err);
-	if (!ret)
-		ret = bt_check(p, &err);
-	if (!ret)
-		ret = bt_compile(p, &p->probes[0], &p->probes[0].aps[0], "main", &fmts, code, &err);
-	bt_formats_free(&fmts);
-	check(ret == 0, "compiles: %s %s", src, err.msg);
-	return ret;
 }
 
 static void tables_new(struct tables *t, const struct utrace_bt_hdr *h)
@@ -131,7 +115,7 @@ static void same(const char *src, int is_return)
 	uint64_t *memo = calloc(8 * UTRACE_BT_MEMO, sizeof(uint64_t));
 	int eq = 1;
 
-	if (compile(src, &p, &code) < 0)
+	if (bt_fixture_compile_ok(src, &p, &code) < 0)
 		return;
 	check(utrace_bt_fast_of(code.prog, &f) == 0, "takes the straight path: %s", src);
 	tables_new(&a, code.prog);
@@ -173,7 +157,7 @@ static void empty(const char *src)
 	struct bt_code code = {0};
 	struct utrace_bt_fast f;
 
-	if (compile(src, &p, &code) < 0)
+	if (bt_fixture_compile_ok(src, &p, &code) < 0)
 		return;
 	check(utrace_bt_fast_of(code.prog, &f) == 0 && f.n == 0, "no step: %s", src);
 	free(code.prog);
@@ -186,7 +170,7 @@ static void refused(const char *src)
 	struct bt_code code = {0};
 	struct utrace_bt_fast f;
 
-	if (compile(src, &p, &code) < 0)
+	if (bt_fixture_compile_ok(src, &p, &code) < 0)
 		return;
 	check(utrace_bt_fast_of(code.prog, &f) < 0, "left to the interpreter: %s", src);
 	free(code.prog);

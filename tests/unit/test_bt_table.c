@@ -15,6 +15,7 @@
 
 #include "lib/bt/bt_ast.h"
 #include "lib/bt/bt_inproc.h"
+#include "tests/unit/bt_fixture.h"
 #include "tests/unit/check.h"
 
 #define NTHREADS 4
@@ -102,23 +103,6 @@ static char *print_all(struct bt_maps *ms, const struct bt_program *p)
 	return buf;
 }
 
-static int compile(const char *src, struct bt_program *p, struct bt_code *code)
-{
-	struct utrace_error err = {0};
-	struct bt_formats fmts = {0};
-	int ret;
-
-	*p = (struct bt_program){.src = src, .name = "stdin"};
-	ret = bt_parse(p, &err);
-	if (!ret)
-		ret = bt_check(p, &err);
-	if (!ret)
-		ret = bt_compile(p, &p->probes[0], &p->probes[0].aps[0], "main", &fmts, code, &err);
-	bt_formats_free(&fmts);
-	check(ret == 0, "compiles: %s %s", src, err.msg);
-	return ret;
-}
-
 /* The maps of src after the hits, through the tables (threads) or not. */
 static char *run(const char *src, bool tables, size_t max_keys, uint64_t *drops)
 {
@@ -128,7 +112,7 @@ static char *run(const char *src, bool tables, size_t max_keys, uint64_t *drops)
 	struct tables t = {0};
 	char *out = NULL;
 
-	if (compile(src, &p, &code) < 0)
+	if (bt_fixture_compile_ok(src, &p, &code) < 0)
 		return NULL;
 	t.h = code.prog;
 	if (bt_maps_new(code.prog, &ms) < 0)
@@ -206,7 +190,7 @@ static void test_refusal(void)
 		struct bt_program p;
 		struct bt_code code = {0};
 
-		if (compile(no[i], &p, &code) < 0)
+		if (bt_fixture_compile_ok(no[i], &p, &code) < 0)
 			continue;
 		check(bt_inproc_refusal(&code) != NULL, "stays on the replay path: %s", no[i]);
 		free(code.prog);

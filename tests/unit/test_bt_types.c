@@ -17,6 +17,7 @@
 #include "lib/bt/bt_print_internal.h"
 #include "lib/bt/bt_types.h"
 #include "lib/elf/symtab.h"
+#include "tests/unit/bt_fixture.h"
 #include "tests/unit/check.h"
 
 struct bar {
@@ -40,32 +41,6 @@ struct c {
 	struct w w[10];
 	char s[3];
 };
-
-static int compile(const char *src, struct bt_program *p, struct bt_code *code,
-		   struct utrace_error *err)
-{
-	struct bt_formats fmts = {0};
-	int ret;
-
-	*p = (struct bt_program){.src = src, .name = "stdin"};
-	ret = bt_parse(p, err);
-	if (!ret)
-		ret = bt_check(p, err);
-	if (!ret)
-		ret = bt_compile(p, &p->probes[p->nprobes - 1], &p->probes[p->nprobes - 1].aps[0],
-				 "main", &fmts, code, err);
-	bt_formats_free(&fmts);
-	return ret;
-}
-
-static void code_free(struct bt_code *code)
-{
-	for (unsigned i = 0; i < code->nfields; i++)
-		free(code->fields[i]);
-	free(code->fields);
-	free(code->ftypes);
-	free(code->prog);
-}
 
 static const struct bt_member *member(const struct bt_program *p, const char *st, const char *m)
 {
@@ -110,7 +85,7 @@ static void test_layout(void)
 	struct bt_code code = {0};
 	const struct bt_member *m;
 
-	check(compile(src, &p, &code, &err) == 0, "struct definitions: %s", err.msg);
+	check(bt_fixture_compile(src, &p, &code, &err) == 0, "struct definitions: %s", err.msg);
 	for (unsigned k = 0; k < 9; k++) {
 		m = member(&p, "Bar", names[k]);
 		check(m && 8 * m->off + m->bit_off == bit_of(k), "Bar.%s at bit %u, as cc's (%u)",
@@ -124,7 +99,7 @@ static void test_layout(void)
 		if (p.ctypes[i].name && !strcmp(p.ctypes[i].name, "C"))
 			check(p.ctypes[i].size == sizeof(struct c), "sizeof(struct C) %u, cc's %zu",
 			      p.ctypes[i].size, sizeof(struct c));
-	code_free(&code);
+	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 }
 
@@ -166,12 +141,12 @@ static void test_fetchargs(void)
 		struct utrace_error err = {0};
 		struct bt_program p;
 		struct bt_code code = {0};
-		int ret = compile(cases[i].src, &p, &code, &err);
+		int ret = bt_fixture_compile(cases[i].src, &p, &code, &err);
 
 		check(ret == 0 && code.nfields == 1 && !strcmp(code.fields[0], cases[i].want),
 		      "%s: want %s, got %s (%s)", cases[i].src, cases[i].want,
 		      code.nfields ? code.fields[0] : "none", err.msg);
-		code_free(&code);
+		bt_fixture_code_free(&code);
 		bt_program_free(&p);
 	}
 }
@@ -203,11 +178,11 @@ static void test_errors(void)
 		struct utrace_error err = {0};
 		struct bt_program p;
 		struct bt_code code = {0};
-		int ret = compile(errors[i].src, &p, &code, &err);
+		int ret = bt_fixture_compile(errors[i].src, &p, &code, &err);
 
 		check(ret == -EINVAL && !strncmp(err.msg, errors[i].want, strlen(errors[i].want)),
 		      "error of %s\nwant: %s\ngot:  %s", errors[i].src, errors[i].want, err.msg);
-		code_free(&code);
+		bt_fixture_code_free(&code);
 		bt_program_free(&p);
 	}
 }
@@ -276,7 +251,7 @@ static void test_run(void)
 
 	mem.w[3].t.b[1] = 77;
 	mem.w[2].a = 5;
-	check(st && compile(src, &p, &code, &err) == 0, "compiles: %s", err.msg);
+	check(st && bt_fixture_compile(src, &p, &code, &err) == 0, "compiles: %s", err.msg);
 	if (st && !err.msg[0] && bt_maps_new(code.prog, &ms) == 0) {
 		struct utrace_bt_ctx ctx = {.arg = ms, .load = load, .map_get = bt_maps_get,
 					    .map_update = bt_maps_update, .emit = emit_none,
@@ -301,7 +276,7 @@ static void test_run(void)
 		bt_maps_free(ms);
 	}
 	free(st);
-	code_free(&code);
+	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 }
 
@@ -324,12 +299,12 @@ static void test_record(void)
 	char text[UTRACE_BT_STRLEN], buf[256], el[UTRACE_BT_STRLEN];
 	int64_t num = 0;
 
-	check(compile(src, &p, &code, &err) == 0 && code.nfields == 1 && code.ftypes &&
+	check(bt_fixture_compile(src, &p, &code, &err) == 0 && code.nfields == 1 && code.ftypes &&
 		      code.ftypes[0] && !strcmp(code.fields[0], "+0(%di):u8[12]"),
 	      "a struct read is one fetch-arg of its bytes: %s %s", code.nfields ? code.fields[0] : "",
 	      err.msg);
 	if (!code.nfields || !code.ftypes) {
-		code_free(&code);
+		bt_fixture_code_free(&code);
 		bt_program_free(&p);
 		return;
 	}
@@ -348,14 +323,14 @@ static void test_record(void)
 	      "TGET .a, then .n: %lld", (long long)num);
 	check(utrace_bt_tuple_get(text, 3, el, &num) == 0 && num == 17, "TGET .c: %lld",
 	      (long long)num);
-	code_free(&code);
+	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 	code = (struct bt_code){0};
-	check(compile("struct W { long a; long b; } struct C { struct W w[4]; } "
+	check(bt_fixture_compile("struct W { long a; long b; } struct C { struct W w[4]; } "
 		      "uprobe:/bin/true:main { @w = ((struct C *)arg0)->w; }",
 		      &p, &code, &err) == -EINVAL && strstr(err.msg, "longer than a string's"),
 	      "a value that may not fit a string is refused: %s", err.msg);
-	code_free(&code);
+	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 }
 
@@ -374,7 +349,7 @@ static void test_uaddr(void)
 	int fs = utrace_symtab_find("/proc/self/exe", "bt_uaddr_s", &as, &ss);
 	int fl = utrace_symtab_find("/proc/self/exe", "bt_uaddr_l", &al, &sl);
 	char want_s[40], want_l[40];
-	int ret = compile("uprobe:/proc/self/exe:main { @a = *uaddr(\"bt_uaddr_s\"); "
+	int ret = bt_fixture_compile("uprobe:/proc/self/exe:main { @a = *uaddr(\"bt_uaddr_s\"); "
 			  "@b = *uaddr(\"bt_uaddr_l\"); }",
 			  &p, &code, &err);
 
@@ -389,15 +364,15 @@ static void test_uaddr(void)
 	      "uaddr: want %s %s, got %s %s (%s)", want_s, want_l,
 	      code.nfields > 0 ? code.fields[0] : "none", code.nfields > 1 ? code.fields[1] : "none",
 	      err.msg);
-	code_free(&code);
+	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 	code = (struct bt_code){0};
-	ret = compile("uprobe:/proc/self/exe:main { @x = uaddr(\"bt_no_such_global\"); }", &p,
+	ret = bt_fixture_compile("uprobe:/proc/self/exe:main { @x = uaddr(\"bt_no_such_global\"); }", &p,
 		      &code, &err);
 	check(ret < 0 && strstr(err.msg, "ERROR: Could not resolve symbol: "
 					 "/proc/self/exe:bt_no_such_global"),
 	      "uaddr of no symbol: bpftrace's error: %s", err.msg);
-	code_free(&code);
+	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 }
 
@@ -414,7 +389,7 @@ static void test_dwarf_array(void)
 	struct bt_program p;
 	struct bt_code code = {0};
 	const struct bt_ctype *t = NULL, *e = NULL;
-	int ret = compile("uprobe:/proc/self/exe:bt_dwarf_fn { print(args->p->b); }", &p, &code,
+	int ret = bt_fixture_compile("uprobe:/proc/self/exe:bt_dwarf_fn { print(args->p->b); }", &p, &code,
 			  &err);
 	const char *f = ret == 0 && code.nfields == 1 ? code.fields[0] : "";
 
@@ -424,7 +399,7 @@ static void test_dwarf_array(void)
 		      t->kind == BT_C_ARRAY && t->count == 2 && t->size == 8 && e &&
 		      e->kind == BT_C_INT && e->size == 4,
 	      "an array member: one fetch-arg, an array type: %s (%s)", f, err.msg);
-	code_free(&code);
+	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 }
 
@@ -436,15 +411,15 @@ static void test_dwarf_cast(void)
 	struct bt_program p;
 	struct bt_code code = {0};
 	char want[40];
-	int ret = compile("uprobe:/proc/self/exe:bt_dwarf_fn { @x = ((struct w *)arg0)->t.b[1]; }",
-			  &p, &code, &err);
+	int ret = bt_fixture_compile(
+	    "uprobe:/proc/self/exe:bt_dwarf_fn { @x = ((struct w *)arg0)->t.b[1]; }", &p, &code, &err);
 
 	snprintf(want, sizeof(want), "+%zu(%%di):u32",
 		 offsetof(struct w, t) + offsetof(struct t, b) + sizeof(uint32_t));
 	check(ret == 0 && code.nfields == 1 && !strcmp(code.fields[0], want),
 	      "a cast to a struct of the binary's DWARF: want %s, got %s (%s)", want,
 	      code.nfields ? code.fields[0] : "none", err.msg);
-	code_free(&code);
+	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 }
 
@@ -455,16 +430,16 @@ static void test_str_fetch(void)
 	struct utrace_error err = {0};
 	struct bt_program p;
 	struct bt_code code = {0};
-	int ret = compile("uprobe:/proc/self/exe:bt_dwarf_fn { printf(\"%s %s\\n\", str(arg0 + 4), "
-			  "str(*(uint64 *)(arg1 + 8))); }",
-			  &p, &code, &err);
+	int ret = bt_fixture_compile("uprobe:/proc/self/exe:bt_dwarf_fn { printf(\"%s %s\\n\", "
+				     "str(arg0 + 4), str(*(uint64 *)(arg1 + 8))); }",
+				     &p, &code, &err);
 
 	check(ret == 0 && code.nfields == 2 && !strcmp(code.fields[0], "+4(%di):string") &&
 		      !strcmp(code.fields[1], "+0(+8(%si)):string"),
 	      "str(arg0 + 4), str(*(arg1 + 8)): read at the hit: %s %s (%s)",
 	      code.nfields > 0 ? code.fields[0] : "none", code.nfields > 1 ? code.fields[1] : "none",
 	      err.msg);
-	code_free(&code);
+	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 }
 
