@@ -51,7 +51,7 @@ notok() { echo "not ok - $*"; }
 check() { # check DESCRIPTION COMMAND...
 	local d=$1
 	shift
-	if "$@"; then ok "$d"; else notok "$d"; fi
+	if "$@"; then ok "$d"; else notok "$d"; return 1; fi
 }
 near() { # near WANT GOT [POINTS]
 	awk -v w="$1" -v g="$2" -v t="${3:-3}" 'BEGIN { exit !(g != "" && g - w <= t && w - g <= t) }'

@@ -145,9 +145,9 @@ if "$DRV" run -o "$T/trace" "$ENTRY" "$RET" -- "$P" "${ARGS[@]}" >"$T/out" 2>"$T
 		eval '[ "$(wc -l <"$T/want.ret")" -eq 2 ] && cmp -s "$T/want.ret" "$T/got.ret"'
 	off=$(sed -n 's/^probe: p:utrace_test\/compute [^ ]*:\(0x[0-9a-f]*\) .*/\1/p' "$T/out")
 	nmoff=$(printf '0x%x' "0x$(nm "$P" | awk '$3 == "compute" { print $1 }')")
+	want=$((nmoff - $(readelf -lW "$P" | awk '$1 == "LOAD" && $8 ~ /E/ { print $3 - $2; exit }')))
 	check "the probe is at compute's file offset ($off, nm: $nmoff, a PIE's text at vaddr = offset)" \
-		[ -n "$off" ] && [ "$((off))" -eq "$((nmoff - $(readelf -lW "$P" | awk -v a="$nmoff" \
-		'$1 == "LOAD" && $8 ~ /E/ { print $3 - $2; exit }')))" ]
+		eval '[ -n "$off" ] && [ "$((off))" -eq "$want" ]'
 else
 	notok "p:/r: probes run: $(head -n 3 "$T/err")"
 	off=
