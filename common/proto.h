@@ -137,7 +137,9 @@ enum utrace_ev_state {
 };
 
 /* One snapshot request: when (the TSC of the trigger), which event, which
- * thread.  seq is n + 1 once the slot holds request n. */
+ * thread, whose (the reader of the trigger: 0 the top level, else an
+ * instance of the live tracefs, see utrace_control.reader_on).  seq is
+ * n + 1 once the slot holds request n. */
 #define UTRACE_SNAP_SLOTS 64
 #define UTRACE_INPROC_PROBE_OFF_WORDS 32 /* UTRACE_INPROC_PROBE_MAX bits */
 #define UTRACE_SNAP_WAIT_MS 1000 /* the longest a thread waits for its snapshot */
@@ -146,6 +148,8 @@ struct utrace_snap_slot {
 	uint64_t tsc;
 	int32_t id;  /* the event whose trigger asked, -1: a hist action */
 	int32_t tid;
+	uint32_t reader;
+	uint32_t reserved;
 };
 
 /* One firing of an instance's trigger that changed its state (see

@@ -24,7 +24,10 @@
  * (tracing_on, the event's state: the union every reader's records come
  * from) and logs itself with its time, from which the recorder ends or
  * starts the instance's windows (lib/session/session_inst_trig.c).  Its
- * stacktrace is the same stack record, marked with its reader.
+ * stacktrace is the same stack record, marked with its reader; its
+ * snapshot the same request, which names its reader (the recorder keeps
+ * it as that instance's).  Its hist triggers are hist triggers as the
+ * top level's (trace_events.c ev_triggers), each with its own table.
  * Signal-safe, allocation-free.
  */
 #include "common/filter_prog.h"
@@ -77,6 +80,7 @@ static bool trig_reader_would_change(const struct rt_trig *tr)
 	case UTRACE_TC_DISABLE_EVENT:
 		return b && (__atomic_load_n(b, __ATOMIC_RELAXED) & bit);
 	case UTRACE_TC_STACKTRACE:
+	case UTRACE_TC_SNAPSHOT:
 		return true;
 	}
 	return false; /* the recorder sends no other */
@@ -97,14 +101,18 @@ static void trig_reader_log(const struct rt_trig *tr, uint32_t was_on)
 	__atomic_store_n(&f->seq, n + 1, __ATOMIC_RELEASE);
 }
 
-static void trig_reader_apply(const struct rt_trig *tr, uint32_t *post)
+static void trig_reader_apply(const struct rt_trig *tr, const void *rec, uint32_t *post)
 {
+	const struct utrace_trace_entry *common = rec;
 	uint32_t *on = &rt.ctl->reader_on[tr->reader], was;
 	uint8_t bit = 0, *b = trig_reader_ev(tr->reader, tr->target, &bit), *st;
 
 	switch (tr->cmd) {
 	case UTRACE_TC_STACKTRACE:
 		*post |= 1u << (RT_POST_READERS + tr->reader);
+		return;
+	case UTRACE_TC_SNAPSHOT: /* the instance's: the request says whose */
+		rt_snapshot_request(common->common_type, common->common_pid, tr->reader);
 		return;
 	case UTRACE_TC_TRACEON:
 		if (__atomic_exchange_n(on, 1, __ATOMIC_ACQ_REL))
@@ -168,7 +176,7 @@ static void trig_apply(const struct rt_trig *tr, const void *rec, uint32_t *post
 
 	switch (tr->cmd) {
 	case UTRACE_TC_SNAPSHOT:
-		rt_snapshot_request(common->common_type, common->common_pid);
+		rt_snapshot_request(common->common_type, common->common_pid, 0);
 		break;
 	case UTRACE_TC_STACKTRACE:
 		*post |= 1u << UTRACE_TC_STACKTRACE; /* after the event's record */
@@ -217,7 +225,7 @@ void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, 
 			continue;
 		if (tr->reader) {
 			if (trig_reader_would_change(tr) && trig_take_count(tr->count_idx))
-				trig_reader_apply(tr, post);
+				trig_reader_apply(tr, rec, post);
 			continue;
 		}
 		if (!trig_would_change(tr) || !trig_take_count(tr->count_idx))

@@ -494,8 +494,9 @@ void rt_live_start(void) RT_HIDDEN;
 void rt_live_forget(void) RT_HIDDEN;
 
 /* snapshot.c: ask the recorder to save every buffer as it is now (the
- * snapshot trigger, the hist snapshot() action); signal-safe, never waits */
-void rt_snapshot_request(int32_t event_id, int32_t tid) RT_HIDDEN;
+ * snapshot trigger, the hist snapshot() action), as reader's snapshot
+ * (0: the top level's); signal-safe, never waits */
+void rt_snapshot_request(int32_t event_id, int32_t tid, uint32_t reader) RT_HIDDEN;
 
 /* stacktrace.c: the user stack of the event whose record is rec, as a
  * UEXT_STACK record into context t's buffer */

@@ -148,7 +148,7 @@ static void ev_hist_snapshot(void *arg)
 {
 	const struct utrace_trace_entry *e = arg;
 
-	rt_snapshot_request(e->common_type, e->common_pid);
+	rt_snapshot_request(e->common_type, e->common_pid, 0);
 }
 
 /*

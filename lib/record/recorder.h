@@ -257,17 +257,19 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
  * and count), in every process at once and in those that come later.
  * reader: whose list it is, 0 the top level's, 1 .. UTRACE_READERS - 1
  * an instance's (traceon, traceoff, stacktrace, enable_event and
- * disable_event only, run on its own state: utrace_recorder_reader_*);
- * the other readers' triggers of the event stay. */
+ * disable_event, run on its own state: utrace_recorder_reader_*; hist,
+ * its own tables; snapshot, its own snapshots: utrace_recorder_
+ * snapshot_reader); the other readers' triggers of the event stay. */
 struct utrace_trigger;
 int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, const char *system,
 				  const char *name, const char *const *texts,
 				  struct utrace_trigger *const *trigs, unsigned n,
 				  struct utrace_error *err);
-/* The tables of the event's hist triggers of the tracefs as they are now,
- * in order, each to cb with its trigger's text. */
+/* The tables of reader's hist triggers of the event (the tracefs's) as
+ * they are now, in order, each to cb with its trigger's text. */
 struct utrace_hist_table;
-int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, const char *name,
+int utrace_recorder_live_hists(struct utrace_recorder *r, unsigned reader, const char *system,
+			       const char *name,
 			       int (*cb)(void *arg, const char *text,
 					 const struct utrace_hist_table *t),
 			       void *arg, struct utrace_error *err);
@@ -322,6 +324,12 @@ void utrace_recorder_reader_drop(struct utrace_recorder *r, unsigned reader);
 /* tracefs `echo 1 > snapshot`: every thread's buffer as it is now saved
  * as a snapshot (SNAPSHOT record, event UTRACE_SNAP_TRACEFS); its id. */
 int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error *err);
+/* Whose snapshot id (1, 2, ...) is: the reader of the snapshot trigger
+ * that asked for it (1 .. UTRACE_READERS - 1: an instance's,
+ * UTRACE_READERS: an instance's removed since), 0 for any other (the top
+ * level's triggers, the kernel's, `echo 1 > snapshot`); -ENOENT: none
+ * taken yet.  Known before its SNAPSHOT record is written. */
+int utrace_recorder_snapshot_reader(const struct utrace_recorder *r, unsigned id);
 /* tracing_thresh (function_graph: only calls longer than usecs, 0 for
  * every call) of every process, as utrace_recorder_live_set. */
 int utrace_recorder_live_thresh(struct utrace_recorder *r, uint64_t usecs, struct utrace_error *err);

@@ -440,13 +440,16 @@ static unsigned live_trig_find(const struct rec_live_ev *e, const bool *kept, un
 	return k;
 }
 
-/* What an instance's trigger may be (runtime/event_trigger.c runs these
- * on its own state): not a hist one, nor snapshot or _hist. */
+/* What an instance's trigger may be: those runtime/event_trigger.c runs
+ * on its own state, snapshot (taken as its: the request says whose), and
+ * hist (a table of its own, filled as the top level's); not enable_hist
+ * or disable_hist (the event's paused state is one for all readers). */
 static bool live_reader_cmd(unsigned cmd)
 {
 	return cmd == UTRACE_TRIG_TRACEON || cmd == UTRACE_TRIG_TRACEOFF ||
 	       cmd == UTRACE_TRIG_STACKTRACE || cmd == UTRACE_TRIG_ENABLE_EVENT ||
-	       cmd == UTRACE_TRIG_DISABLE_EVENT;
+	       cmd == UTRACE_TRIG_DISABLE_EVENT || cmd == UTRACE_TRIG_SNAPSHOT ||
+	       cmd == UTRACE_TRIG_HIST;
 }
 
 /* The other readers' triggers of e, first in next (kept): *j of them. */
@@ -473,7 +476,7 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, co
 	unsigned j = 0;
 
 	for (unsigned i = 0; i < n && ret >= 0 && id >= 0 && id < UTRACE_EV_ID_BASE; i++)
-		if (trigs[i]->cmd != UTRACE_TRIG_HIST || reader) /* a kernel event's: hists only */
+		if (trigs[i]->cmd != UTRACE_TRIG_HIST) /* a kernel event's: hists only */
 			ret = -EINVAL;
 	for (unsigned i = 0; i < n && ret >= 0 && reader; i++)
 		if (reader >= UTRACE_READERS || !live_reader_cmd(trigs[i]->cmd))
@@ -508,8 +511,9 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, co
 		free(next);
 		return utrace_error_set(err, -EINVAL,
 					"%s:%s: an instance's triggers are traceon, traceoff, "
-					"stacktrace, enable_event and disable_event (the others are "
-					"the top level's only)", system, name);
+					"stacktrace, enable_event, disable_event, snapshot and hist "
+					"(enable_hist and disable_hist are the top level's only)",
+					system, name);
 	}
 	if (ret < 0) {
 		free(next);
@@ -597,7 +601,8 @@ bool utrace_recorder_live_soft(struct utrace_recorder *r, unsigned reader, const
 	return !reader && rec_trig_targets(r, id); /* the command line's -R */
 }
 
-int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, const char *name,
+int utrace_recorder_live_hists(struct utrace_recorder *r, unsigned reader, const char *system,
+			       const char *name,
 			       int (*cb)(void *arg, const char *text,
 					 const struct utrace_hist_table *t),
 			       void *arg, struct utrace_error *err)
@@ -611,7 +616,8 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
 		struct utrace_hist_table t = {0};
 		uint8_t *elts;
 
-		if (!h) /* no object had the event yet: no table */
+		/* another reader's, or no object had the event yet: no table */
+		if (e->trigs[i].reader != reader || !h)
 			continue;
 		if (rec_hist_table(r, h, &t, &elts) < 0)
 			return utrace_error_set(err, -ENOMEM, "out of memory");

@@ -19,6 +19,7 @@
 
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_live.h"
+#include "lib/record/recorder_snap.h"
 
 void utrace_recorder_reader_on(struct utrace_recorder *r, unsigned reader, bool on)
 {
@@ -89,4 +90,5 @@ void utrace_recorder_reader_drop(struct utrace_recorder *r, unsigned reader)
 			}
 	__atomic_store_n(&r->ctl->reader_on[reader], 0, __ATOMIC_RELEASE);
 	memset(r->ctl->reader_ev[reader], 0, sizeof(r->ctl->reader_ev[reader]));
+	rec_snap_reader_drop(r, reader);
 }

@@ -417,12 +417,6 @@ static int inst_event_filter(void *arg, const char *system, const char *name, co
 	return 0;
 }
 
-static int inst_print_hist(void *arg, FILE *out, const char *system, const char *name,
-			   struct utrace_error *err)
-{
-	return 0; /* no hist trigger: the kernel's file is empty then */
-}
-
 /* The ops of an instance: the top level's, but for its own selection and
  * without what only the top level has (lib/tracefs leaves out its files). */
 static void inst_ops(struct session_sel *s, struct utrace_live_ops *ops)
@@ -431,7 +425,6 @@ static void inst_ops(struct session_sel *s, struct utrace_live_ops *ops)
 	ops->arg = s;
 	ops->marker = inst_marker;
 	ops->event_filter = inst_event_filter;
-	ops->print_hist = inst_print_hist;
 	ops->hist_var = NULL;
 	ops->hist_synth = NULL;
 	ops->synth_add = NULL;

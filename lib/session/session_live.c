@@ -203,19 +203,23 @@ static int live_hist_one(void *arg, const char *text, const struct utrace_hist_t
 	return utrace_report_hist_table(h->d, h->out, text, t, h->err);
 }
 
-/* The tables are read with the recorder held, the names (comm, symbols)
- * from the file written so far. */
-static int live_print_hist(void *arg, FILE *out, const char *system, const char *name,
+/* The tables of the reader's own hist triggers (the top level's, or an
+ * instance's: session_inst_trig.c), read with the recorder held, the
+ * names (comm, symbols) from the file written so far. */
+int session_sel_print_hist(void *arg, FILE *out, const char *system, const char *name,
 			   struct utrace_error *err)
 {
-	struct session_live *rl = live_rl(arg);
+	struct session_sel *s = arg;
+	struct session_live *rl = s->rl;
 	struct live_hist_out h = {NULL, out, 0, err};
 	int ret;
 
+	if (!s->top && !s->reader) /* an instance without triggers: empty */
+		return 0;
 	if (session_live_open_dat(rl, &h.d, err) < 0)
 		return err->code;
 	live_lock(rl);
-	ret = utrace_recorder_live_hists(rl->r, system, name, live_hist_one, &h, err);
+	ret = utrace_recorder_live_hists(rl->r, s->reader, system, name, live_hist_one, &h, err);
 	pthread_mutex_unlock(&rl->lock);
 	utrace_dat_close(h.d);
 	return ret;
@@ -395,7 +399,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .event_enable = session_sel_event_enable,
 	    .event_filter = live_event_filter,
 	    .event_triggers = live_event_triggers,
-	    .print_hist = live_print_hist,
+	    .print_hist = session_sel_print_hist,
 	    .trigger_ctl = live_trigger_ctl,
 	    .event_soft = live_event_soft,
 	    .hist_var = live_hist_var,
