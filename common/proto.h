@@ -252,11 +252,15 @@ struct utrace_control {
 	 * (runtime/event_trigger.c) also turns the processes' union on if
 	 * it was off, and logs itself: request n takes n = reader_next++,
 	 * fills reader_log[n % UTRACE_READER_LOG] and publishes its seq (n
-	 * + 1, release) last; the recorder applies them in order. */
+	 * + 1, release) last; the recorder applies them in order.  Reader
+	 * r's hist triggers of event id are paused while bit (id - base) of
+	 * reader_hist_off[r] is set (its disable_hist; ev_state's
+	 * UTRACE_EVS_HIST_PAUSED is the top level's). */
 	uint32_t reader_on[UTRACE_READERS];
 	uint8_t reader_ev[UTRACE_READERS][UTRACE_EV_STATE_MAX / 8];
 	uint64_t reader_next;
 	struct utrace_reader_fire reader_log[UTRACE_READER_LOG];
+	uint8_t reader_hist_off[UTRACE_READERS][UTRACE_EV_STATE_MAX / 8];
 };
 
 /* Whether probe key k is off (see ipp_off). */
@@ -414,6 +418,8 @@ struct utrace_msg_hist {
 	uint32_t prog_len;
 	uint32_t table; /* the table's id, by which RESOLVEs find it (0: none) */
 	uint64_t map_size;
+	uint32_t reader; /* whose: 0 the top level, else an instance's (utrace_control) */
+	uint32_t reserved;
 	uint8_t prog[];
 };
 #define UTRACE_EVENT_HISTS_MAX 8 /* hist triggers per event */

@@ -27,7 +27,9 @@
  * stacktrace is the same stack record, marked with its reader; its
  * snapshot the same request, which names its reader (the recorder keeps
  * it as that instance's).  Its hist triggers are hist triggers as the
- * top level's (trace_events.c ev_triggers), each with its own table.
+ * top level's (trace_events.c ev_triggers), each with its own table,
+ * paused by the instance's disable_hist (its bit of the event in
+ * reader_hist_off) where the top level's are by the event's state.
  * Signal-safe, allocation-free.
  */
 #include "common/filter_prog.h"
@@ -54,15 +56,47 @@ static bool trig_take_count(int32_t idx)
 	return true;
 }
 
-/* Reader r's bit of event id (its enable), NULL past the page. */
-static uint8_t *trig_reader_ev(uint32_t r, int32_t id, uint8_t *bit)
+/* Reader r's bit of event id in words (its enable, its hists paused),
+ * NULL past the page. */
+static uint8_t *trig_reader_bit(uint8_t (*words)[UTRACE_EV_STATE_MAX / 8], uint32_t r, int32_t id,
+				uint8_t *bit)
 {
 	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
 
 	if (i >= UTRACE_EV_STATE_MAX)
 		return NULL;
 	*bit = (uint8_t)(1u << (i % 8));
-	return &rt.ctl->reader_ev[r][i / 8];
+	return &words[r][i / 8];
+}
+
+static uint8_t *trig_reader_ev(uint32_t r, int32_t id, uint8_t *bit)
+{
+	return trig_reader_bit(rt.ctl->reader_ev, r, id, bit);
+}
+
+bool rt_reader_hist_paused(uint32_t r, int32_t id)
+{
+	uint8_t bit = 0, *b = trig_reader_bit(rt.ctl->reader_hist_off, r, id, &bit);
+
+	return b && (__atomic_load_n(b, __ATOMIC_RELAXED) & bit);
+}
+
+/* An instance's enable_hist, disable_hist: its hists of the target
+ * paused or not; whether that changed (no window moves: nothing to log) */
+static bool trig_reader_hist(const struct rt_trig *tr, bool apply)
+{
+	uint8_t bit = 0, *b = trig_reader_bit(rt.ctl->reader_hist_off, tr->reader, tr->target, &bit);
+	bool pause = tr->cmd == UTRACE_TC_DISABLE_HIST;
+
+	if (!b)
+		return false;
+	if (!apply)
+		return !(__atomic_load_n(b, __ATOMIC_RELAXED) & bit) == pause;
+	if (pause)
+		__atomic_fetch_or(b, bit, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(b, (uint8_t)~bit, __ATOMIC_RELEASE);
+	return true;
 }
 
 /* An instance's command: does it change the instance's state? */
@@ -79,6 +113,9 @@ static bool trig_reader_would_change(const struct rt_trig *tr)
 		return b && !(__atomic_load_n(b, __ATOMIC_RELAXED) & bit);
 	case UTRACE_TC_DISABLE_EVENT:
 		return b && (__atomic_load_n(b, __ATOMIC_RELAXED) & bit);
+	case UTRACE_TC_ENABLE_HIST:
+	case UTRACE_TC_DISABLE_HIST:
+		return trig_reader_hist(tr, false);
 	case UTRACE_TC_STACKTRACE:
 	case UTRACE_TC_SNAPSHOT:
 		return true;
@@ -113,6 +150,10 @@ static void trig_reader_apply(const struct rt_trig *tr, const void *rec, uint32_
 		return;
 	case UTRACE_TC_SNAPSHOT: /* the instance's: the request says whose */
 		rt_snapshot_request(common->common_type, common->common_pid, tr->reader);
+		return;
+	case UTRACE_TC_ENABLE_HIST:
+	case UTRACE_TC_DISABLE_HIST:
+		trig_reader_hist(tr, true);
 		return;
 	case UTRACE_TC_TRACEON:
 		if (__atomic_exchange_n(on, 1, __ATOMIC_ACQ_REL))

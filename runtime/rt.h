@@ -497,6 +497,9 @@ void rt_live_forget(void) RT_HIDDEN;
  * snapshot trigger, the hist snapshot() action), as reader's snapshot
  * (0: the top level's); signal-safe, never waits */
 void rt_snapshot_request(int32_t event_id, int32_t tid, uint32_t reader) RT_HIDDEN;
+/* event_trigger.c: whether reader's hist triggers of event id are paused
+ * (its disable_hist) */
+bool rt_reader_hist_paused(uint32_t reader, int32_t id) RT_HIDDEN;
 
 /* stacktrace.c: the user stack of the event whose record is rec, as a
  * UEXT_STACK record into context t's buffer */

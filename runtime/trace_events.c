@@ -174,6 +174,7 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 				    .stack = ev_hist_stack,
 				    .snapshot = ev_hist_snapshot};
 	uint8_t *st;
+	bool paused;
 
 	ev_self_named(t);
 	ev_fill_common(key, rec, t->tid);
@@ -181,9 +182,9 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post);
 	if (!conf->nr_hist || !rt.enabled || __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED))
 		return;
+	/* the top level's paused (disable_hist); an instance's hists by its own */
 	st = conf->flags & UTRACE_ENABLE_STATEFUL ? rt_ev_state(key->id) : NULL;
-	if (st && (__atomic_load_n(st, __ATOMIC_RELAXED) & UTRACE_EVS_HIST_PAUSED))
-		return;
+	paused = st && (__atomic_load_n(st, __ATOMIC_RELAXED) & UTRACE_EVS_HIST_PAUSED);
 	if (conf->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU)) {
 		uint64_t tsc = rt_clock(&c.cpu);
 
@@ -192,6 +193,8 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	for (uint32_t i = 0; i < conf->nr_hist; i++) {
 		const struct rt_hist *h = &conf->hist[i];
 
+		if (h->reader ? rt_reader_hist_paused(h->reader, key->id) : paused)
+			continue;
 		if (h->fast.ok)
 			utrace_hist_fast_run(h->prog, &h->fast, h->map, &c, (uint32_t)t->tid,
 					     h->memo);

@@ -21,6 +21,7 @@ struct rt_hist {
 	struct utrace_hist_map *map;
 	struct utrace_hist_fast fast; /* the program's shape, when it has it */
 	uint64_t *memo;		      /* UTRACE_HIST_MEMO words (hist_memo.h), or NULL */
+	uint32_t reader;	      /* whose: 0 the top level, else an instance's */
 };
 
 /* What the recorder set for an enabled event: key->filter points here. */

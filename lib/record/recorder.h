@@ -257,9 +257,10 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
  * and count), in every process at once and in those that come later.
  * reader: whose list it is, 0 the top level's, 1 .. UTRACE_READERS - 1
  * an instance's (traceon, traceoff, stacktrace, enable_event and
- * disable_event, run on its own state: utrace_recorder_reader_*; hist,
- * its own tables; snapshot, its own snapshots: utrace_recorder_
- * snapshot_reader); the other readers' triggers of the event stay. */
+ * disable_event, enable_hist and disable_hist, run on its own state:
+ * utrace_recorder_reader_*; hist, its own tables; snapshot, its own
+ * snapshots: utrace_recorder_snapshot_reader); the other readers'
+ * triggers of the event stay. */
 struct utrace_trigger;
 int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, const char *system,
 				  const char *name, const char *const *texts,

@@ -239,6 +239,8 @@ static int live_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32
 		}
 		h = rec_hist_get(r, REC_HIST_LIVE | x->serial, 0, x->text, x->t, fmt, false, path,
 				 &err);
+		if (h)
+			h->reader = x->reader; /* its disable_hist's state */
 		if (h && nh++ < UTRACE_EVENT_HISTS_MAX)
 			ret = rec_hist_send_one(r, c, obj, key, h);
 	}
@@ -441,15 +443,16 @@ static unsigned live_trig_find(const struct rec_live_ev *e, const bool *kept, un
 }
 
 /* What an instance's trigger may be: those runtime/event_trigger.c runs
- * on its own state, snapshot (taken as its: the request says whose), and
- * hist (a table of its own, filled as the top level's); not enable_hist
- * or disable_hist (the event's paused state is one for all readers). */
+ * on its own state (enable_hist and disable_hist its hists' bit of the
+ * event), snapshot (taken as its: the request says whose), and hist (a
+ * table of its own, filled as the top level's). */
 static bool live_reader_cmd(unsigned cmd)
 {
 	return cmd == UTRACE_TRIG_TRACEON || cmd == UTRACE_TRIG_TRACEOFF ||
 	       cmd == UTRACE_TRIG_STACKTRACE || cmd == UTRACE_TRIG_ENABLE_EVENT ||
 	       cmd == UTRACE_TRIG_DISABLE_EVENT || cmd == UTRACE_TRIG_SNAPSHOT ||
-	       cmd == UTRACE_TRIG_HIST;
+	       cmd == UTRACE_TRIG_HIST || cmd == UTRACE_TRIG_ENABLE_HIST ||
+	       cmd == UTRACE_TRIG_DISABLE_HIST;
 }
 
 /* The other readers' triggers of e, first in next (kept): *j of them. */
@@ -510,10 +513,7 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, co
 	if (ret == -EOPNOTSUPP) {
 		free(next);
 		return utrace_error_set(err, -EINVAL,
-					"%s:%s: an instance's triggers are traceon, traceoff, "
-					"stacktrace, enable_event, disable_event, snapshot and hist "
-					"(enable_hist and disable_hist are the top level's only)",
-					system, name);
+					"%s:%s: not a trigger an instance has", system, name);
 	}
 	if (ret < 0) {
 		free(next);

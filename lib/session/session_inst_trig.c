@@ -31,12 +31,13 @@
  * The fast path is the same: the trigger list is the event's one list,
  * only its entries say whose.
  *
- * What an instance does not have of its own yet: enable_hist and
- * disable_hist (EINVAL: the event's paused state is the processes' one),
- * a hist trigger's $vars and actions (no hist_var, hist_synth: the
- * recording's are the top level's), triggers other than hist on kernel
- * events, and triggers of more than UTRACE_READERS - 1 instances at once
- * (ENOSPC).
+ * Its enable_hist and disable_hist set its own bit of the target on
+ * the control page (reader_hist_off), which its hists read at the hit.
+ *
+ * What an instance does not have of its own yet: a hist trigger's $vars
+ * and actions (no hist_var, hist_synth: the recording's are the top
+ * level's), triggers other than hist on kernel events, and triggers of
+ * more than UTRACE_READERS - 1 instances at once (ENOSPC).
  */
 #include <errno.h>
 #include <string.h>

@@ -8,7 +8,9 @@
 # table of its own, which its hist file prints and the top level's does
 # not (and the other way round), counted exactly (tests/kernel/ltn.c hits
 # lt_tick a random number of times on request); :pause, :cont and :clear
-# act on the instance's table only, `!hist:...` removes it.  A snapshot
+# act on the instance's table only, `!hist:...` removes it; the
+# instance's disable_hist and enable_hist pause and continue its own
+# tables, the top level's its own.  A snapshot
 # trigger of the instance takes the instance's snapshot, not the top
 # level's.  rmdir takes the triggers and their tables with it.
 set -u
@@ -91,13 +93,44 @@ n5=$(n)
 hit tick "$n5"
 check "... and counts on ($n4 + $n5)" test "$(hits $E/lt_tick/hist)" = $((n4 + n5))
 echo '!hist:keys=common_pid' >>$E/lt_tick/trigger
+
+# disable_hist, enable_hist of the instance: its own tables of the target
+T2='hist:keys=kind:vals=hitcount:sort=hitcount:size=2048'
+echo 'hist:keys=kind' >$A/$E/lt_work/trigger
+echo 'disable_hist:livetp:lt_work' >$A/$E/lt_tick/trigger
+hit tick 1
+check "the instance's disable_hist pauses its lt_work table" \
+	test "$(trig $A/$E/lt_work/trigger)" = "$T2 [paused]"
+check "... not the top level's" test "$(trig $E/lt_work/trigger)" = "$T2 [active]"
+n7=$(n)
+hit work "$n7"
+check "the paused table counts nothing" test "$(hits $A/$E/lt_work/hist)" = 0
+check "the top level's counts on ($n2 + $n7)" test "$(hits $E/lt_work/hist)" = $((n2 + n7))
+echo '!disable_hist:livetp:lt_work' >>$A/$E/lt_tick/trigger
+echo 'enable_hist:livetp:lt_work' >>$A/$E/lt_tick/trigger
+hit tick 1
+check "the instance's enable_hist continues it" \
+	test "$(trig $A/$E/lt_work/trigger)" = "$T2 [active]"
+n8=$(n)
+hit work "$n8"
+check "... which counts again ($n8)" test "$(hits $A/$E/lt_work/hist)" = "$n8"
+echo 'disable_hist:livetp:lt_work' >$E/lt_tick/trigger
+hit tick 1
+check "the top level's disable_hist pauses the top level's table" \
+	test "$(trig $E/lt_work/trigger)" = "$T2 [paused]"
+check "... not the instance's" test "$(trig $A/$E/lt_work/trigger)" = "$T2 [active]"
+echo >$E/lt_tick/trigger
+echo >$A/$E/lt_tick/trigger
+echo '!hist:keys=kind' >>$A/$E/lt_work/trigger
 echo '!hist:keys=kind' >>$E/lt_work/trigger
 
 # snapshot: the instance's, of the records before the event that fired
 # it (the kernel takes it before the event's own record)
 echo 1 >$A/$E/lt_tick/enable
+echo 1 >$E/lt_work/enable
 n6=$(n)
 hit tick "$n6"
+hit work 3
 echo 'snapshot:1' >$A/$E/lt_tick/trigger
 check "a snapshot trigger allocates the instance's snapshot" grep -q 'Snapshot is allocated' $A/snapshot
 check "... not the top level's" grep -q 'Snapshot is freed' snapshot
@@ -105,7 +138,9 @@ hit tick "$(n)"
 check "it fired once: snapshot:count=0" test "$(trig $A/$E/lt_tick/trigger)" = snapshot:count=0
 check "the instance's snapshot holds its $n6 lt_tick records before it" \
 	test "$(grep -c ' lt_tick: ' $A/snapshot)" = "$n6"
-check "the top level's snapshot has none" test -z "$(trig snapshot)"
+check "the top level's snapshot is not that one (no lt_work of its own)" \
+	test -z "$(trig snapshot)"
+echo 0 >$E/lt_work/enable
 
 # the ENOSPC of instances past the control page's readers stays
 # (tracefs_inst_trig.sh); rmdir: the triggers and tables go
