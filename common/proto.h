@@ -68,6 +68,16 @@ struct utrace_msg {
 	uint32_t type; /* enum utrace_msg_type */
 };
 
+/* MARKER: a trace_marker write, its text after this; reader: whose
+ * trace_marker it was written to (0 the top level's, else an instance's,
+ * see utrace_control.reader_on): only that reader's triggers of
+ * ftrace:print run on it, as the kernel's of the trace_array written. */
+struct utrace_msg_marker {
+	struct utrace_msg hdr;
+	uint32_t reader;
+	uint32_t reserved;
+};
+
 enum utrace_hello_flags {
 	UTRACE_HELLO_FORKED = 1u << 0,
 };

@@ -254,11 +254,13 @@ static void trig_apply(const struct rt_trig *tr, const void *rec, uint32_t *post
  * able to turn it back on), each with its own filter and count; *post
  * gets what must follow the event's record (its stack). */
 void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, uint32_t len,
-		      uint32_t *post)
+		      uint32_t *post, uint32_t only)
 {
 	for (uint32_t i = 0; i < nr; i++) {
 		const struct rt_trig *tr = &trig[i];
 
+		if (only != RT_TRIG_ALL && tr->reader != only)
+			continue;
 		if (tr->filter_len && !utrace_filter_run(tr->filter, tr->filter_len, rec, len))
 			continue;
 		if (tr->cmd >= UTRACE_TC_ENABLE_EVENT && tr->cmd <= UTRACE_TC_DISABLE_HIST &&

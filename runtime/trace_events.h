@@ -48,7 +48,8 @@ extern struct utrace_event_key ev_print_key RT_HIDDEN; /* UTRACE_PRINT_OBJ's key
 extern struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX] RT_HIDDEN;
 struct utrace_hist_map *ev_table(void *arg, uint32_t id) RT_HIDDEN;
 void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len) RT_HIDDEN;
-/* a trace_marker write (the live thread's): its triggers, its record */
-void rt_marker_write(const char *text, unsigned len) RT_HIDDEN;
+/* a trace_marker write (the live thread's) to reader's trace_marker: its
+ * triggers (reader's only), its record */
+void rt_marker_write(const char *text, unsigned len, uint32_t reader) RT_HIDDEN;
 
 #endif

@@ -216,9 +216,11 @@ typedef void (*utrace_recorder_sym_cb)(void *arg, uint64_t addr, uint64_t size, 
 				       const char *raw, const char *path, bool main_object);
 void utrace_recorder_live_symbols(struct utrace_recorder *r, utrace_recorder_sym_cb cb, void *arg);
 /* trace_marker: text written as a PRINT record by the command's first
- * process (its live channel thread), as utrace_printf writes it. */
-int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, size_t len,
-				struct utrace_error *err);
+ * process (its live channel thread), as utrace_printf writes it; only
+ * reader's triggers of ftrace:print run on it (0: the top level's; an
+ * instance's reader, or UTRACE_READERS: no trigger's). */
+int utrace_recorder_live_marker(struct utrace_recorder *r, unsigned reader, const char *text,
+				size_t len, struct utrace_error *err);
 /* The object files of the traced processes (a path may come again). */
 void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
 				  void *arg);

@@ -387,7 +387,7 @@ static int inst_marker(void *arg, const char *text, size_t len, struct utrace_er
 
 	if (session_wins_start(&s->marks) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	ret = rl->ops.marker(&rl->top, text, len, err);
+	ret = rl->ops.marker(s, text, len, err); /* the top level's, as s's */
 	session_wins_end(&s->marks);
 	return ret;
 }

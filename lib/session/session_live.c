@@ -51,13 +51,18 @@ static int live_set_option(void *arg, const char *name, uint32_t *options)
 	return 0;
 }
 
+/* A write to the trace_marker of the top level or of an instance (its
+ * reader: only its triggers of ftrace:print run; one without a reader
+ * has none) */
 static int live_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
 {
-	struct session_live *rl = live_rl(arg);
+	struct session_sel *s = arg;
+	struct session_live *rl = s->rl;
+	unsigned reader = s->top ? 0 : s->reader ? s->reader : UTRACE_READERS;
 	int ret;
 
 	live_lock(rl);
-	ret = utrace_recorder_live_marker(rl->r, text, len, err);
+	ret = utrace_recorder_live_marker(rl->r, reader, text, len, err);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }

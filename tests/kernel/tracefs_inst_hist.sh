@@ -10,7 +10,8 @@
 # lt_tick a random number of times on request); :pause, :cont and :clear
 # act on the instance's table only, `!hist:...` removes it; the
 # instance's disable_hist and enable_hist pause and continue its own
-# tables, the top level's its own.  A snapshot
+# tables, the top level's its own; a trace_marker write runs the print
+# triggers of the level written only.  A snapshot
 # trigger of the instance takes the instance's snapshot, not the top
 # level's.  rmdir takes the triggers and their tables with it.
 set -u
@@ -93,6 +94,20 @@ n5=$(n)
 hit tick "$n5"
 check "... and counts on ($n4 + $n5)" test "$(hits $E/lt_tick/hist)" = $((n4 + n5))
 echo '!hist:keys=common_pid' >>$E/lt_tick/trigger
+
+# trace_marker: a write runs the print triggers of its own level only
+P=events/ftrace/print
+echo 'hist:keys=common_pid' >$A/$P/trigger
+echo 'hist:keys=common_pid' >$P/trigger
+m1=$(n)
+m2=$(n)
+for i in $(seq "$m1"); do echo "inst $i" >$A/trace_marker; done
+for i in $(seq "$m2"); do echo "top $i" >trace_marker; done
+check "the instance's trace_marker writes are its print hist's: $m1" \
+	test "$(hits $A/$P/hist)" = "$m1"
+check "the top level's are the top level's: $m2" test "$(hits $P/hist)" = "$m2"
+echo '!hist:keys=common_pid' >>$A/$P/trigger
+echo '!hist:keys=common_pid' >>$P/trigger
 
 # disable_hist, enable_hist of the instance: its own tables of the target
 T2='hist:keys=kind:vals=hitcount:sort=hitcount:size=2048'
