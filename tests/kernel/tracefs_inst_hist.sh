@@ -11,9 +11,10 @@
 # act on the instance's table only, `!hist:...` removes it; the
 # instance's disable_hist and enable_hist pause and continue its own
 # tables, the top level's its own; a trace_marker write runs the print
-# triggers of the level written only.  A snapshot
-# trigger of the instance takes the instance's snapshot, not the top
-# level's.  rmdir takes the triggers and their tables with it.
+# triggers of the level written only.  A snapshot trigger of the instance
+# takes the instance's snapshot, not the top level's.  An eighth
+# instance's trigger is ENOSPC (the control page's readers).  rmdir takes
+# the triggers and their tables with it.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -157,8 +158,16 @@ check "the top level's snapshot is not that one (no lt_work of its own)" \
 	test -z "$(trig snapshot)"
 echo 0 >$E/lt_work/enable
 
-# the ENOSPC of instances past the control page's readers stays
-# (tracefs_inst_trig.sh); rmdir: the triggers and tables go
+# the control page has 7 instances' readers: an eighth's trigger, a hist
+# one too, is ENOSPC
+for i in 1 2 3 4 5 6 7; do mkdir instances/b$i; done
+err=$({ echo 'hist:keys=n' >instances/b7/$E/lt_tick/trigger; } 2>&1)
+check "an eighth instance's hist trigger is ENOSPC" grep -q 'No space left on device' <<<"$err"
+check "... a seventh's is taken" \
+	sh -c "echo hist:keys=n >instances/b6/$E/lt_tick/trigger"
+for i in 1 2 3 4 5 6 7; do rmdir instances/b$i; done
+
+# rmdir: the triggers and tables go
 echo 'hist:keys=n' >>$A/$E/lt_tick/trigger
 rmdir $A
 mkdir $A
