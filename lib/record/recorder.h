@@ -284,14 +284,15 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, unsigned reader, const
 int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, unsigned reader,
 				     const char *system, const char *name, const char *text,
 				     int what, long *count, bool *paused);
-/* For the check of a hist trigger of SYSTEM:NAME written to the tracefs:
- * its $var (the -R's, or another trigger's of the tracefs: its table made
+/* For the check of a hist trigger of SYSTEM:NAME written to the tracefs
+ * by reader: its $var (of the top level, the -R's, or another trigger's of
+ * the tracefs; of an instance, another of its triggers': its table made
  * now if it is not) and its action's synthetic event, as the recording's
  * compile finds them (lib/hist/hist_compile.h's env: 0 or a
  * UTRACE_HIST_ERR_*). */
 struct utrace_hist_var_info;
 struct utrace_hist_synth_info;
-int utrace_recorder_live_hist_var(struct utrace_recorder *r, const char *system,
+int utrace_recorder_live_hist_var(struct utrace_recorder *r, unsigned reader, const char *system,
 				  const char *name, const char *var, const char *msys,
 				  const char *mev, struct utrace_hist_var_info *out);
 int utrace_recorder_live_synth(struct utrace_recorder *r, const char *synth,

@@ -104,11 +104,11 @@ bool rec_hist_kwants_stack(const struct utrace_recorder *r, int kid);
 void rec_hist_kpause(struct utrace_recorder *r, int kid, bool paused);
 bool rec_hist_kpaused(const struct utrace_recorder *r, int kid);
 
-/* recorder_hist.c: $name of a hist trigger of an event where path has
- * it (NULL: of a kernel event), as its compile finds it (a
+/* recorder_hist.c: $name of a hist trigger of reader's of an event where
+ * path has it (NULL: of a kernel event), as its compile finds it (a
  * UTRACE_HIST_ERR_* or 0) */
-int rec_hist_var(struct utrace_recorder *r, const char *path, const char *name, const char *msys,
-		 const char *mev, struct utrace_hist_var_info *out);
+int rec_hist_var(struct utrace_recorder *r, unsigned reader, const char *path, const char *name,
+		 const char *msys, const char *mev, struct utrace_hist_var_info *out);
 
 void rec_hist_free(struct utrace_recorder *r);
 

@@ -117,11 +117,14 @@ bool rec_live_kev_keep(struct utrace_recorder *r, int kid, const uint8_t *rec, u
 int rec_live_ksynth_add(struct utrace_recorder *r, unsigned n, struct utrace_error *err);
 void rec_live_ksynth_enable(struct utrace_recorder *r, unsigned n, int on);
 void rec_live_ksynth_hists(struct utrace_recorder *r, unsigned n, const struct rec_live_ev *e);
-/* recorder_livevar.c: the tracefs's hist triggers that define variable var (of event
- * sys:ev only, if sys is not ""): each to cb with its event, its text and
- * its table's spec (REC_HIST_LIVE | serial); how many */
-unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
-		       const char *ev,
+/* recorder_livevar.c: reader's hist triggers of the tracefs that define
+ * variable var (of event sys:ev only, if sys is not ""): each to cb with
+ * its event, its text and its table's spec (REC_HIST_LIVE | serial); how
+ * many.  The reader of the trigger of table spec (0: none or the top
+ * level's). */
+unsigned rec_live_reader_of(const struct utrace_recorder *r, unsigned spec);
+unsigned rec_live_vars(struct utrace_recorder *r, unsigned reader, const char *var,
+		       const char *sys, const char *ev,
 		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
 				  const struct utrace_trigger *t, unsigned spec, unsigned v),
 		       void *arg);

@@ -148,7 +148,7 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, co
 	return rec_live_ev_push(r, e, system, name, err);
 }
 
-int utrace_recorder_live_hist_var(struct utrace_recorder *r, const char *system,
+int utrace_recorder_live_hist_var(struct utrace_recorder *r, unsigned reader, const char *system,
 				  const char *name, const char *var, const char *msys,
 				  const char *mev, struct utrace_hist_var_info *out)
 {
@@ -156,8 +156,8 @@ int utrace_recorder_live_hist_var(struct utrace_recorder *r, const char *system,
 
 	if (id < 0)
 		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
-	return rec_hist_var(r, id < UTRACE_EV_ID_BASE ? NULL : rec_ev_path(r, id), var, msys, mev,
-			    out);
+	return rec_hist_var(r, reader, id < UTRACE_EV_ID_BASE ? NULL : rec_ev_path(r, id), var,
+			    msys, mev, out);
 }
 
 int utrace_recorder_live_synth(struct utrace_recorder *r, const char *synth,

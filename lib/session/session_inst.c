@@ -425,8 +425,6 @@ static void inst_ops(struct session_sel *s, struct utrace_live_ops *ops)
 	ops->arg = s;
 	ops->marker = inst_marker;
 	ops->event_filter = inst_event_filter;
-	ops->hist_var = NULL;
-	ops->hist_synth = NULL;
 	ops->synth_add = NULL;
 	ops->dynev_enable = NULL;
 	ops->dynev_initial = NULL;

@@ -34,10 +34,12 @@
  * Its enable_hist and disable_hist set its own bit of the target on
  * the control page (reader_hist_off), which its hists read at the hit.
  *
- * What an instance does not have of its own yet: a hist trigger's $vars
- * and actions (no hist_var, hist_synth: the recording's are the top
- * level's), triggers other than hist on kernel events, and triggers of
- * more than UTRACE_READERS - 1 instances at once (ENOSPC).
+ * Its hist triggers' $vars are its own triggers' (the recorder's lookup
+ * is by reader: session_live.c live_hist_var).
+ *
+ * What an instance does not have of its own yet: triggers other than
+ * hist on kernel events, and triggers of more than UTRACE_READERS - 1
+ * instances at once (ENOSPC).
  */
 #include <errno.h>
 #include <string.h>

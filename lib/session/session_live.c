@@ -32,6 +32,7 @@
 #include "lib/session/session_live.h"
 #include "lib/session/session_live_internal.h"
 #include "lib/tracefs/live.h"
+#include "lib/hist/hist.h"
 #include "lib/report/report_hist.h"
 #include "lib/report/report_text.h"
 #include "lib/tracefile/dat_reader.h"
@@ -169,14 +170,19 @@ static bool live_event_soft(void *arg, const char *system, const char *name)
 	return soft;
 }
 
+/* $var of a hist trigger of the top level or of an instance: its own
+ * level's (one without a reader has none) */
 static int live_hist_var(void *arg, const char *system, const char *name, const char *var,
 			 const char *msys, const char *mev, struct utrace_hist_var_info *out)
 {
-	struct session_live *rl = live_rl(arg);
+	struct session_sel *s = arg;
+	struct session_live *rl = s->rl;
 	int ret;
 
+	if (!s->top && !s->reader)
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
 	live_lock(rl);
-	ret = utrace_recorder_live_hist_var(rl->r, system, name, var, msys, mev, out);
+	ret = utrace_recorder_live_hist_var(rl->r, s->reader, system, name, var, msys, mev, out);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }

@@ -10,8 +10,9 @@
 # lt_tick a random number of times on request); :pause, :cont and :clear
 # act on the instance's table only, `!hist:...` removes it; the
 # instance's disable_hist and enable_hist pause and continue its own
-# tables, the top level's its own; a trace_marker write runs the print
-# triggers of the level written only.  A snapshot trigger of the instance
+# tables, the top level's its own; a hist trigger's $var is one of its own
+# level's; a trace_marker write runs the print triggers of the level
+# written only.  A snapshot trigger of the instance
 # takes the instance's snapshot, not the top level's.  An eighth
 # instance's trigger is ENOSPC (the control page's readers).  rmdir takes
 # the triggers and their tables with it.
@@ -96,6 +97,25 @@ hit tick "$n5"
 check "... and counts on ($n4 + $n5)" test "$(hits $E/lt_tick/hist)" = $((n4 + n5))
 echo '!hist:keys=common_pid' >>$E/lt_tick/trigger
 
+# variables: a level's own, as the kernel's are its trace_array's
+echo 'hist:keys=common_pid:t0=n' >$A/$E/lt_tick/trigger
+check "an instance's hist trigger reads its own variable" \
+	sh -c 'echo "hist:keys=common_pid:d=n-\$t0" >'$A/$E/lt_work/trigger
+check "the top level's cannot read it" \
+	sh -c '! echo "hist:keys=common_pid:d=n-\$t0" >>'$E/lt_work/trigger' 2>/dev/null'
+check "... Couldn't find variable, in the top level's error_log" \
+	grep -q "hist:livetp:lt_work: error: Couldn't find variable" error_log
+echo 'hist:keys=common_pid:u0=n' >$E/lt_tick/trigger
+check "nor the instance the top level's" \
+	sh -c '! echo "hist:keys=common_pid:e=n-\$u0" >>'$A/$E/lt_work/trigger' 2>/dev/null'
+hit tick 3
+hit work 3 # (the top level's lt_work table counts them too)
+check "the instance's table with the reference counts" test -n "$(hits $A/$E/lt_work/hist)"
+echo '!hist:keys=common_pid:d=n-$t0' >>$A/$E/lt_work/trigger
+echo '!hist:keys=common_pid:t0=n' >>$A/$E/lt_tick/trigger
+echo '!hist:keys=common_pid:u0=n' >>$E/lt_tick/trigger
+check "... and they go" test -z "$(trig $A/$E/lt_work/trigger)$(trig $A/$E/lt_tick/trigger)"
+
 # trace_marker: a write runs the print triggers of its own level only
 P=events/ftrace/print
 echo 'hist:keys=common_pid' >$A/$P/trigger
@@ -121,7 +141,7 @@ check "... not the top level's" test "$(trig $E/lt_work/trigger)" = "$T2 [active
 n7=$(n)
 hit work "$n7"
 check "the paused table counts nothing" test "$(hits $A/$E/lt_work/hist)" = 0
-check "the top level's counts on ($n2 + $n7)" test "$(hits $E/lt_work/hist)" = $((n2 + n7))
+check "the top level's counts on ($n2 + 3 + $n7)" test "$(hits $E/lt_work/hist)" = $((n2 + 3 + n7))
 echo '!disable_hist:livetp:lt_work' >>$A/$E/lt_tick/trigger
 echo 'enable_hist:livetp:lt_work' >>$A/$E/lt_tick/trigger
 hit tick 1
