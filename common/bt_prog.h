@@ -94,7 +94,8 @@ enum utrace_bt_op {
 	UTRACE_BOP_BUF,	     /* pop a string; push buf() of its first imm bytes (bt_buf.h) */
 	UTRACE_BOP_NTOP,     /* pop an IPv4 address (its bytes in memory order); push its text */
 	UTRACE_BOP_LOAD,     /* a: bytes (1, 2, 4, 8), b 1: signed; pop an address, push what
-			      * is there (ctx->load; 0 if it cannot be read) */
+			      * is there (ctx->load; 0 if it cannot be read, and then
+			      * imm > 0 emits HELPER_ERR imm - 1: bpftrace's -kk) */
 	UTRACE_BOP_LOADREC,  /* imm: a C type; pop an address, push the struct or array
 			      * there as a value (ctx->record, the tool's: "" without it) */
 	UTRACE_BOP_STRSTR,   /* pop a, b (strings); push 1 if b occurs in a (strcontains) */

@@ -405,8 +405,11 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		case UTRACE_BOP_LOAD: {
 			uint64_t x = 0;
 
-			if (ctx->load((uint64_t)v[0], in->a, &x) < 0)
+			if (ctx->load((uint64_t)v[0], in->a, &x) < 0) {
 				x = 0;
+				if (in->imm > 0)
+					utrace_bt_helper_err(st, ctx, in->imm - 1);
+			}
 			*sp++ = utrace_bt_ext((int64_t)x, in->a, in->b);
 			break;
 		}

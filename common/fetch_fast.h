@@ -81,6 +81,20 @@ static inline int utrace_fetch_fast_of(const void *prog, struct utrace_fetch_fas
 	return a ? -1 : 0; /* a value never stored: leave it to the interpreter */
 }
 
+/* The registers f reads, a bit per enum utrace_fetch_reg below
+ * UTRACE_FR_MAX (an immediate or a return probe's entry argument reads
+ * none): a site probe whose registers the lean trampoline saves takes
+ * it (runtime/inproc_probes.c). */
+static inline uint32_t utrace_fetch_fast_regs(const struct utrace_fetch_fast *f)
+{
+	uint32_t m = 0;
+
+	for (uint32_t i = 0; i < f->n; i++)
+		if (f->a[i].reg < UTRACE_FR_MAX)
+			m |= 1u << f->a[i].reg;
+	return m;
+}
+
 /* Runs f on regs (entry: a return probe's entry arguments, or NULL) into
  * rec (at least f->fixed bytes): the record's length. */
 static inline uint32_t utrace_fetch_fast_run(const struct utrace_fetch_fast *f,

@@ -260,11 +260,11 @@ struct utrace_control {
 	 * bit (id - base) of reader_ev[r] is set; the recorder sets them as
 	 * the instance's files are written.  A firing that changes one
 	 * (runtime/event_trigger.c) also turns the processes' union on if
-	 * it was off, and logs itself: request n takes n = reader_next++,
-	 * fills reader_log[n % UTRACE_READER_LOG] and publishes its seq (n
-	 * + 1, release) last; the recorder applies them in order.  Reader
-	 * r's hist triggers of event id are paused while bit (id - base) of
-	 * reader_hist_off[r] is set (its disable_hist; ev_state's
+	 * it was off, and logs itself: request n takes n = reader_next++
+	 * and puts itself in reader_log[n % UTRACE_READER_LOG]
+	 * (utrace_ctl_reader_log_put); the recorder applies them in order.
+	 * Reader r's hist triggers of event id are paused while bit (id -
+	 * base) of reader_hist_off[r] is set (its disable_hist; ev_state's
 	 * UTRACE_EVS_HIST_PAUSED is the top level's). */
 	uint32_t reader_on[UTRACE_READERS];
 	uint8_t reader_ev[UTRACE_READERS][UTRACE_EV_STATE_MAX / 8];
@@ -272,6 +272,45 @@ struct utrace_control {
 	struct utrace_reader_fire reader_log[UTRACE_READER_LOG];
 	uint8_t reader_hist_off[UTRACE_READERS][UTRACE_EV_STATE_MAX / 8];
 };
+
+/* Log firing n (taken from reader_next) in its slot.  A seqlock per
+ * slot: seq is 0 while the fields are written, so that a reader copying
+ * the slot while firing n + UTRACE_READER_LOG overwrites it sees the
+ * change on its second look at seq (the release fence orders the 0
+ * before the fields, the release store the fields before the new seq). */
+static inline void utrace_ctl_reader_log_put(struct utrace_control *c, uint64_t n,
+					     const struct utrace_reader_fire *v)
+{
+	struct utrace_reader_fire *f = &c->reader_log[n % UTRACE_READER_LOG];
+
+	__atomic_store_n(&f->seq, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&f->tsc, v->tsc, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->reader, v->reader, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->cmd, v->cmd, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->target, v->target, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->was_on, v->was_on, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->seq, n + 1, __ATOMIC_RELEASE);
+}
+
+/* Copy firing n into *v: 1, or 0 while it is not published yet, or -1
+ * if its slot holds another firing now (n is lost: overwritten). */
+static inline int utrace_ctl_reader_log_get(const struct utrace_control *c, uint64_t n,
+					    struct utrace_reader_fire *v)
+{
+	const struct utrace_reader_fire *f = &c->reader_log[n % UTRACE_READER_LOG];
+	uint64_t seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
+
+	if (seq != n + 1)
+		return seq > n + 1 ? -1 : 0;
+	v->tsc = __atomic_load_n(&f->tsc, __ATOMIC_RELAXED);
+	v->reader = __atomic_load_n(&f->reader, __ATOMIC_RELAXED);
+	v->cmd = __atomic_load_n(&f->cmd, __ATOMIC_RELAXED);
+	v->target = __atomic_load_n(&f->target, __ATOMIC_RELAXED);
+	v->was_on = __atomic_load_n(&f->was_on, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&f->seq, __ATOMIC_RELAXED) == n + 1 ? 1 : -1;
+}
 
 /* Whether probe key k is off (see ipp_off). */
 static inline bool utrace_ctl_inproc_probe_off(const struct utrace_control *c, uint32_t k)

@@ -41,7 +41,7 @@ struct rt_bt {
 	struct utrace_hist_map *maps[];
 };
 
-static struct rt_bt *rt_bt_keys[UTRACE_INPROC_PROBE_MAX];
+struct rt_bt *rt_bt_keys[UTRACE_INPROC_PROBE_MAX];
 static __thread uint32_t rt_bt_depth;
 static __thread int32_t rt_bt_tid, rt_bt_tid_pid;
 
@@ -191,11 +191,6 @@ static void rt_bt_hit_of(struct utrace_bt_hit *hit, const struct utrace_fetch_re
 	hit->builtin[UTRACE_BB_PID] = rt.pid;
 	hit->builtin[UTRACE_BB_TID] = rt_bt_self_tid();
 	__builtin_memcpy(hit->comm, rt_self.comm, sizeof(hit->comm));
-}
-
-bool rt_bt_has(uint32_t key)
-{
-	return __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX], __ATOMIC_ACQUIRE);
 }
 
 bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,

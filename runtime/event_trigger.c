@@ -127,15 +127,12 @@ static bool trig_reader_would_change(const struct rt_trig *tr)
 static void trig_reader_log(const struct rt_trig *tr, uint32_t was_on)
 {
 	uint64_t n = __atomic_fetch_add(&rt.ctl->reader_next, 1, __ATOMIC_ACQ_REL);
-	struct utrace_reader_fire *f = &rt.ctl->reader_log[n % UTRACE_READER_LOG];
+	struct utrace_reader_fire f = {.reader = tr->reader, .cmd = tr->cmd,
+				       .target = tr->target, .was_on = was_on};
 	uint32_t cpu;
 
-	f->tsc = rt_clock(&cpu);
-	f->reader = tr->reader;
-	f->cmd = tr->cmd;
-	f->target = tr->target;
-	f->was_on = was_on;
-	__atomic_store_n(&f->seq, n + 1, __ATOMIC_RELEASE);
+	f.tsc = rt_clock(&cpu);
+	utrace_ctl_reader_log_put(rt.ctl, n, &f);
 }
 
 static void trig_reader_apply(const struct rt_trig *tr, const void *rec, uint32_t *post)

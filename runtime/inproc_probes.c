@@ -74,6 +74,13 @@ static uint32_t ipp_test_left;
 static struct ipp_site ipp_sites[IPP_SITES_MAX];
 static uint32_t ipp_nr_sites;
 static bool ipp_installed;
+/* Per site: every probe at it lean (arch/x86_64/inproc_probe.S reads it) */
+uint8_t rt_ipp_site_lean[IPP_SITES_MAX] RT_HIDDEN;
+/* What the lean trampoline saves: the caller-saved registers, sp, ip */
+#define IPP_LEAN_REGS                                                                              \
+	(1u << UTRACE_FR_AX | 1u << UTRACE_FR_CX | 1u << UTRACE_FR_DX | 1u << UTRACE_FR_SI |       \
+	 1u << UTRACE_FR_DI | 1u << UTRACE_FR_R8 | 1u << UTRACE_FR_R9 | 1u << UTRACE_FR_R10 |      \
+	 1u << UTRACE_FR_R11 | 1u << UTRACE_FR_SP | 1u << UTRACE_FR_IP)
 
 struct ipp_ret {
 	uint64_t ret, *slot, func;
@@ -132,6 +139,7 @@ void utrace_inproc_probe_site_tramp(void) RT_HIDDEN;
 void utrace_inproc_retprobe_tramp(void) RT_HIDDEN;
 int utrace_fetch_load(uint64_t addr, unsigned size, uint64_t *out) RT_HIDDEN;
 uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
+uint64_t rt_inproc_probe_site_lean(const struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
 uint64_t rt_inproc_retprobe_hit(struct utrace_fetch_regs *regs) RT_HIDDEN;
 uint64_t rt_inproc_probe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k) RT_HIDDEN;
 void utrace_inproc_probe_detour_tramp(void) RT_HIDDEN;
@@ -140,17 +148,7 @@ void utrace_inproc_probe_detour_tramp(void) RT_HIDDEN;
 
 const struct rt_inproc_probe *rt_ipp_find(const struct ipp_table *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t ? t->n : 0;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->p[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return t && lo < t->n && t->p[lo].addr == addr ? &t->p[lo] : NULL;
+	return rt_ipp_find_inline(t, addr);
 }
 
 /* Test only: the Nth hit of ipp_test_key turns it off, as
@@ -353,6 +351,7 @@ ipp_plain(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
 	uint64_t rec[UTRACE_FETCH_REC_MAX / 8];
 	struct utrace_event_key *k;
 	const struct rt_event_conf *f;
+	uint32_t len;
 
 	if (unlikely(!p || p->is_return || (p + 1 < t->p + t->n && p[1].addr == addr) ||
 		     p->key == ipp_test_key || !rt_self.comm[0] || !rt_tracing_on() ||
@@ -370,8 +369,12 @@ ipp_plain(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
 		return false; /* a stacktrace's stack, commands */
 	rec[0] = 0;
 	rec[1] = regs->r[UTRACE_FR_IP];
-	rt_event_write(k, rec,
-		       utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)rec, utrace_fetch_load));
+	len = utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)rec, utrace_fetch_load);
+	/* nothing but the record: written here, no second look at the rest */
+	if (likely(!f || !(f->nr_hist | f->flags | f->len)) &&
+	    likely(rt_self.state == RT_TS_READY) && likely(rt_event_put(&rt_self, k, rec, len)))
+		return true;
+	rt_event_write(k, rec, len);
 	return true;
 }
 
@@ -429,6 +432,28 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	else
 		utrace_call_preserving_fpu(ipp_fire_slow, &a);
 	return 0;
+}
+
+/*
+ * From utrace_inproc_probe_site_tramp's lean way: regs holds only the
+ * caller-saved registers, sp and ip.  The common hit of a lean probe
+ * (ipp_plain reads no other word: its copies read only those, a bt
+ * program the arguments) is taken here (0); anything else (the tracer's
+ * entry first, a probe added since that is not lean, several probes,
+ * triggers) is handed over untouched (1) to rt_inproc_probe_site_hit on
+ * the whole frame.
+ */
+uint64_t rt_inproc_probe_site_lean(const struct utrace_fetch_regs *regs, uint32_t k)
+{
+	const struct ipp_site *s = &ipp_sites[k % IPP_SITES_MAX];
+	const struct ipp_table *t;
+	const struct rt_inproc_probe *p;
+
+	if (unlikely(__atomic_load_n(&s->cont, __ATOMIC_ACQUIRE)))
+		return 1;
+	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
+	p = rt_ipp_find_inline(t, s->addr);
+	return !(p && p->lean && ipp_plain(regs, t, p, s->addr));
 }
 
 /* From utrace_inproc_probe_detour_tramp: a jump-optimised probe, mid-function. */
@@ -784,7 +809,9 @@ int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
 	p = &b->p[b->n];
 	*p = (struct rt_inproc_probe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot), orig,
 				(uint64_t)(uintptr_t)(area + m->slot), m->call_to, m->insn_len,
-				m->key, m->is_return, m->how, prog, ipp_fast_of(prog)};
+				m->key, m->is_return, m->how, prog, ipp_fast_of(prog), 0};
+	p->lean = m->how == UTRACE_IPPH_SITE && !m->is_return && p->fast &&
+		  !(utrace_fetch_fast_regs(p->fast) & ~IPP_LEAN_REGS);
 	if (m->how == UTRACE_IPPH_SITE) {
 		if (m->site >= o->nr_sites ||
 		    ipp_site_slot(b, area + m->slot, m->addr, o->id_base + m->site) < 0)
@@ -815,6 +842,29 @@ static int ipp_cmp(const void *x, const void *y)
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
+/* Whether every probe at addr in t is lean (none: not). */
+static bool ipp_all_lean(const struct ipp_table *t, uint64_t addr)
+{
+	const struct rt_inproc_probe *p = rt_ipp_find(t, addr);
+
+	for (const struct rt_inproc_probe *q = p; q && q < t->p + t->n && q->addr == addr; q++)
+		if (!q->lean)
+			return false;
+	return p != NULL;
+}
+
+/* The sites' ways for table t: a site that turns full before t is
+ * published, one that turns lean after (pub: which of the two). */
+static void ipp_sites_lean(const struct ipp_table *t, bool pub)
+{
+	for (uint32_t k = 0; k < ipp_nr_sites; k++) {
+		bool lean = ipp_all_lean(t, ipp_sites[k].addr);
+
+		if (lean == pub)
+			__atomic_store_n(&rt_ipp_site_lean[k], lean, __ATOMIC_RELAXED);
+	}
+}
+
 /* The old table and the batch, sorted, published (the old one is kept:
  * a trap handler may still be reading it). */
 static int ipp_publish(const struct ipp_batch *b)
@@ -830,7 +880,9 @@ static int ipp_publish(const struct ipp_batch *b)
 		memcpy(t->p, old->p, old->n * sizeof(t->p[0]));
 	memcpy(t->p + (old ? old->n : 0), b->p, b->n * sizeof(t->p[0]));
 	qsort(t->p, n, sizeof(t->p[0]), ipp_cmp);
+	ipp_sites_lean(t, false);
 	__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
+	ipp_sites_lean(t, true);
 	return 0;
 }
 

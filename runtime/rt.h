@@ -570,8 +570,14 @@ void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, 
 struct utrace_msg_bt;
 struct utrace_fetch_regs;
 int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd) RT_HIDDEN;
-/* Whether probe key has a bt program: its hits need no buffer, call no libc. */
-bool rt_bt_has(uint32_t key) RT_HIDDEN;
+/* Whether probe key has a bt program: its hits need no buffer, call no libc
+ * (inline: a probe's hit asks on its way to the record). */
+struct rt_bt;
+extern struct rt_bt *rt_bt_keys[UTRACE_INPROC_PROBE_MAX] RT_HIDDEN;
+static inline bool rt_bt_has(uint32_t key)
+{
+	return __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX], __ATOMIC_ACQUIRE);
+}
 bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
 	       bool is_return) RT_HIDDEN;
 
@@ -615,6 +621,8 @@ struct rt_inproc_probe {
 	uint32_t how;
 	const struct utrace_fetch_hdr *prog;
 	const struct utrace_fetch_fast *fast; /* prog as copies (common/fetch_fast.h), or NULL */
+	uint32_t lean; /* an entry probe at a site whose copies read only what the
+			* lean trampoline saves (inproc_probes.c) */
 };
 
 struct ipp_table {
@@ -624,6 +632,22 @@ struct ipp_table {
 extern struct ipp_table *rt_ipp_table RT_HIDDEN;
 extern pthread_mutex_t rt_ipp_lock RT_HIDDEN;
 const struct rt_inproc_probe *rt_ipp_find(const struct ipp_table *t, uint64_t addr) RT_HIDDEN;
+/* rt_ipp_find in place, for a hit */
+static inline __attribute__((always_inline)) const struct rt_inproc_probe *
+rt_ipp_find_inline(const struct ipp_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t ? t->n : 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->p[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return t && lo < t->n && t->p[lo].addr == addr ? &t->p[lo] : NULL;
+}
 /* inproc_probe_area.c: the probes of the objects added, installed */
 int rt_inproc_probes_register(struct rt_object *added) RT_HIDDEN;
 /* inproc_probes.c: a live tracer change (ftrace.c) at a call site that

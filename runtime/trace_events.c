@@ -309,8 +309,7 @@ void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 	/* acquire: a configuration the live channel swaps in is whole */
 	const struct rt_event_conf *f = __atomic_load_n(&key->filter, __ATOMIC_ACQUIRE);
 	const uint32_t *src = (const uint32_t *)((const uint8_t *)rec + 8);
-	uint32_t bytes, n, cpu, *wp, post = 0;
-	uint64_t ts, delta;
+	uint32_t bytes, post = 0;
 
 	if (unlikely(len < sizeof(struct utrace_trace_entry)))
 		return;
@@ -341,42 +340,9 @@ write:
 		if (!utrace_filter_run(f->prog, f->len, rec, len))
 			return;
 	}
-	bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
-	n = (bytes + 3) / 4;
-	t->state |= RT_TS_BUSY;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	ts = rt_clock(&cpu);
-	wp = t->wp;
-	delta = ts - t->last_ts;
-	if (likely(!(delta >> 32) && (unsigned long)(t->end - wp) >= n + 3 && cpu == t->cpu &&
-		   bytes <= 0xffff)) {
-		uint32_t i;
-
-		wp[0] = urec_ext(UEXT_EVENT, n);
-		wp[1] = (uint32_t)delta;
-		wp[2] = (uint32_t)key->id | bytes << 16;
-		for (i = 0; i < bytes / 4; i++)
-			wp[3 + i] = src[i];
-		if (bytes & 3) {
-			uint32_t last = 0;
-
-			for (uint32_t k = 0; k < (bytes & 3); k++)
-				last |= (uint32_t)((const uint8_t *)(src + i))[k] << (8 * k);
-			wp[3 + i] = last;
-		}
-		t->wp = wp + 3 + n;
-		t->last_ts = ts;
-		t->written++;
-		/* release: see rt_rb_put */
-		__atomic_store_n(&t->sb->commit,
-				 (uint32_t)((uint8_t *)(wp + 3 + n) - (uint8_t *)(t->sb + 1)),
-				 __ATOMIC_RELEASE);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->state &= ~RT_TS_BUSY;
+	if (likely(rt_event_put(t, key, rec, len)))
 		return;
-	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->state &= ~RT_TS_BUSY;
+	bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
 	if (bytes > 0xffff)
 		bytes = 0xffff;
 	ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | bytes << 16, src, bytes);

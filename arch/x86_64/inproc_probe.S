@@ -20,6 +20,20 @@
  * else an address that expects the site's call, reached with `ret` over
  * k's word (today always 0: the tracer's entry is called from C).
  *
+ * The lean way (issue 25): a site whose probes read only what
+ * rt_ipp_site_lean[k] vouches for (inproc_probes.c, set when the table
+ * is published: argument registers, rax, r10, r11, sp, ip, memory through
+ * them, immediates, symbols) saves only the caller-saved registers, which
+ * are all the C code may clobber; the callee-saved ones stay in their
+ * registers (the C code keeps them), the flags are dead at a function's
+ * entry.  Its frame has struct utrace_fetch_regs' layout with only those
+ * words filled.  rt_inproc_probe_site_lean(regs, k) takes the common hit
+ * (returns 0) or hands it over (1): then the rest of the frame is filled
+ * (the callee-saved registers still hold the program's values; the flags
+ * are those the C code left, DF clear as at the call) and the full way
+ * runs.  The test of the byte is a jrcxz, so that a site taking the full
+ * way saves the flags it was entered with.
+ *
  * utrace_inproc_retprobe_tramp: a return address that a return probe replaced.
  * On entry rsp = the slot + 8 (0 mod 16), rax/rdx hold the return value.
  * rt_inproc_retprobe_hit(regs) returns the real return address.
@@ -49,28 +63,38 @@
 #define R_SS	160
 #define R_SIZE	168
 
-.macro SAVE_REGS
-	subq	$R_SIZE, %rsp
-	movq	%r15, R_R15(%rsp)
-	movq	%r14, R_R14(%rsp)
-	movq	%r13, R_R13(%rsp)
-	movq	%r12, R_R12(%rsp)
+/* the caller-saved ones but rax and rcx (saved first by the site's way) */
+.macro SAVE_SCRATCH
 	movq	%r11, R_R11(%rsp)
 	movq	%r10, R_R10(%rsp)
 	movq	%r9, R_R9(%rsp)
 	movq	%r8, R_R8(%rsp)
-	movq	%rbx, R_BX(%rsp)
-	movq	%rcx, R_CX(%rsp)
 	movq	%rdx, R_DX(%rsp)
 	movq	%rsi, R_SI(%rsp)
 	movq	%rdi, R_DI(%rsp)
+.endm
+
+/* the callee-saved ones, the constants and the flags */
+.macro SAVE_KEPT
+	movq	%r15, R_R15(%rsp)
+	movq	%r14, R_R14(%rsp)
+	movq	%r13, R_R13(%rsp)
+	movq	%r12, R_R12(%rsp)
+	movq	%rbx, R_BX(%rsp)
 	movq	%rbp, R_BP(%rsp)
-	movq	%rax, R_AX(%rsp)
 	movq	$0, R_ORIG(%rsp)
 	movq	$0x33, R_CS(%rsp)
 	movq	$0x2b, R_SS(%rsp)
 	pushfq
 	popq	R_FLAGS(%rsp)
+.endm
+
+.macro SAVE_REGS
+	subq	$R_SIZE, %rsp
+	movq	%rax, R_AX(%rsp)
+	movq	%rcx, R_CX(%rsp)
+	SAVE_SCRATCH
+	SAVE_KEPT
 .endm
 
 /* the caller-saved ones: the C code keeps the others */
@@ -91,12 +115,32 @@
 	.type	utrace_inproc_probe_site_tramp, @function
 	.p2align 4
 utrace_inproc_probe_site_tramp:
-	SAVE_REGS
+	subq	$R_SIZE, %rsp
+	movq	%rax, R_AX(%rsp)
+	movq	%rcx, R_CX(%rsp)
+	movl	R_SIZE(%rsp), %eax	/* k: below IPP_SITES_MAX (its slot's) */
+	leaq	rt_ipp_site_lean(%rip), %rcx
+	movzbl	(%rcx,%rax), %ecx	/* no flag written before SAVE_KEPT's pushfq */
+	jrcxz	2f
+	SAVE_SCRATCH
 	leaq	R_SIZE+16(%rsp), %rax	/* the function's rsp at its site */
 	movq	%rax, R_SP(%rsp)
 	movq	R_SIZE+8(%rsp), %rax
-	subq	$5, %rax		/* the site */
+	leaq	-5(%rax), %rax		/* the site */
 	movq	%rax, R_IP(%rsp)
+	movq	%rsp, %rdi
+	movl	R_SIZE(%rsp), %esi
+	call	rt_inproc_probe_site_lean
+	testl	%eax, %eax
+	jz	1f
+	jmp	3f			/* handed over: the rest of the frame */
+2:	SAVE_SCRATCH
+	leaq	R_SIZE+16(%rsp), %rax
+	movq	%rax, R_SP(%rsp)
+	movq	R_SIZE+8(%rsp), %rax
+	leaq	-5(%rax), %rax
+	movq	%rax, R_IP(%rsp)
+3:	SAVE_KEPT
 	movq	%rsp, %rdi
 	movl	R_SIZE(%rsp), %esi
 	call	rt_inproc_probe_site_hit

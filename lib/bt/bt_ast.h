@@ -93,7 +93,8 @@ struct bt_loc {
 	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
 	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")                         \
-	C(BUF_ARG, "buf() of the traced program's memory is not supported by utrace bt yet")       \
+	C(BUF_ARG, "%s() expects an integer, string, or array argument but saw %s")                \
+	C(BUF_LEN, "%s() expects a length argument for non-array type %s")                       \
 	C(NTOP, "ntop() of an IPv4 address as an integer (AF_INET, 2), or of pton(), is all "      \
 		"utrace bt has yet")                                                               \
 	C(PTON_STR, "pton() expects an string argument of an IPv4/IPv6 address, got %s")           \
@@ -239,6 +240,7 @@ struct bt_program {
 	char *tp_fields[6];
 	unsigned ntp_fields;
 	const char *exe; /* the traced program, whose own tracepoints tracepoint: names too */
+	char *warnings; /* the checker's warnings, bpftrace's three lines each (malloc'ed) */
 };
 
 /* The error of a parse or check: bpftrace's three lines (the position
@@ -251,6 +253,9 @@ int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc
  * at loc into buf. */
 void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
 		  const char *level, const char *text);
+/* A warning of the checker at loc (bpftrace's LOG(WARNING)) added to
+ * p->warnings, which the run prints before it attaches. */
+void bt_warning(struct bt_program *p, struct bt_loc loc, const char *text);
 
 /* bt_cpp.c: src with its preprocessor lines done (#include checked and
  * its macros read, #define expanded, the lines left empty) into *out
@@ -320,6 +325,11 @@ struct bt_lexer {
 	unsigned line;
 	const char *line_start;
 	bool top; /* at the top level: attach points are one token */
+	/* bpftrace's lexer reads the '*' or ')' that ends the type of a
+	 * cast to a struct (`(struct A *)`) twice, so the columns of what
+	 * follows on that line are one more each time: shift */
+	unsigned shift, brace; /* brace: inside a struct definition's braces */
+	bool in_struct;	       /* after struct, union, enum: its name */
 };
 
 void bt_lex_init(struct bt_lexer *lx, const char *src);

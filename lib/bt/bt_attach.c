@@ -245,6 +245,7 @@ void bt_program_free(struct bt_program *p)
 	free(p->var_sizes);
 	free(p->var_ctypes);
 	bt_ctypes_free(p);
+	free(p->warnings);
 	for (unsigned i = 0; i < p->nshapes; i++)
 		free(p->shapes[i]);
 	free(p->shapes);

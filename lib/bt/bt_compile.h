@@ -21,11 +21,12 @@ struct bt_code {
 	unsigned nfields;
 	unsigned *ftypes; /* FIELD k's C type (bt_types.h) when it reads a struct or an
 			   * array ("+0(%di):u8[16]"), BT_FTYPE_MACADDR for macaddr()'s
-			   * 6 bytes, else 0 */
+			   * 6 bytes, BT_FTYPE_BUF for buf()'s, else 0 */
 	const struct bt_program *p; /* the program whose types ftypes names */
 };
 
 #define BT_FTYPE_MACADDR 0xffffffffu
+#define BT_FTYPE_BUF 0xfffffffeu /* buf()'s bytes, escaped (common/bt_buf.h) */
 
 struct bt_formats {
 	char **fmts; /* printf's and time()'s formats, by record id */
@@ -41,9 +42,15 @@ int bt_compile(const struct bt_program *p, const struct bt_probe *pr, const stru
 	       struct utrace_error *err);
 void bt_formats_free(struct bt_formats *f);
 
-/* -k: the text of a map helper's failure at loc (a delete, else a read),
- * kept as its record id's format (bt_helper_err.c); malloc'ed. */
-char *bt_helper_err_text(const struct bt_program *p, struct bt_loc loc, bool del);
+/* The helpers whose failures -k and -kk report (bpftrace's names). */
+enum bt_helper {
+	BT_HELPER_MAP_LOOKUP, /* a map read that finds no element (-kk) */
+	BT_HELPER_MAP_DELETE, /* delete() of no element (-k) */
+	BT_HELPER_PROBE_READ, /* a read of memory that faults (-kk) */
+};
+/* -k: the text of helper's failure at loc, kept as its record id's
+ * format (bt_helper_err.c); malloc'ed. */
+char *bt_helper_err_text(const struct bt_program *p, struct bt_loc loc, enum bt_helper helper);
 
 /* The program as text, one instruction a line (-d). */
 void bt_code_dump(const struct bt_code *c, FILE *out);

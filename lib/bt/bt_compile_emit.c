@@ -89,10 +89,10 @@ unsigned bt_comp_fmt_add(struct comp *c, const char *fmt)
 	return c->fmts->n++;
 }
 
-/* -k: the record id of a map helper's failure at loc. */
-int64_t bt_comp_helper_err(struct comp *c, struct bt_loc loc, bool del)
+/* -k: the record id of helper's failure at loc. */
+int64_t bt_comp_helper_err(struct comp *c, struct bt_loc loc, enum bt_helper helper)
 {
-	char *text = bt_helper_err_text(c->p, loc, del);
+	char *text = bt_helper_err_text(c->p, loc, helper);
 	unsigned id;
 
 	if (!text) {

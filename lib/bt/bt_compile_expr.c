@@ -212,8 +212,7 @@ static bool call_text(struct comp *c, const struct bt_node *n)
 		return true;
 	}
 	if (!strcmp(n->str, "buf")) {
-		bt_comp_expr(c, n->args[0]);
-		bt_comp_emit(c, UTRACE_BOP_BUF, 0, 0, n->size);
+		bt_comp_buf(c, n);
 		return true;
 	}
 	if (!strcmp(n->str, "strftime")) {
@@ -311,7 +310,8 @@ void bt_comp_expr(struct comp *c, const struct bt_node *n)
 	case BT_N_MAP:
 		bt_comp_key(c, n);
 		bt_comp_emit(c, UTRACE_BOP_MGET, (unsigned)n->slot, c->p->helper_check >= 2,
-			     c->p->helper_check >= 2 ? bt_comp_helper_err(c, n->loc, false) : 0);
+			     c->p->helper_check >= 2 ? bt_comp_helper_err(c, n->loc, BT_HELPER_MAP_LOOKUP)
+						     : 0);
 		break;
 	case BT_N_CALL: call_value(c, n); break;
 	case BT_N_TUPLE:

@@ -54,7 +54,7 @@ void bt_comp_patch(struct comp *c, unsigned at);
 void bt_comp_sconst(struct comp *c, const char *s);
 void bt_comp_unsupported(struct comp *c, const struct bt_node *n, const char *what);
 unsigned bt_comp_fmt_add(struct comp *c, const char *fmt);
-int64_t bt_comp_helper_err(struct comp *c, struct bt_loc loc, bool del);
+int64_t bt_comp_helper_err(struct comp *c, struct bt_loc loc, enum bt_helper helper);
 
 /* bt_compile_expr.c: whether n's value is a string (or a tuple, a buf ...:
  * bytes, not a number); n's value pushed; the keys of map node m, then
@@ -79,6 +79,14 @@ void bt_comp_macaddr(struct comp *c, const struct bt_node *n);
  * at a uprobe's hit ("+8(%di)"); false if it is not known there. */
 bool bt_comp_addr_fetch(struct comp *c, const struct bt_node *n, int64_t add, char *buf,
 			size_t room);
+/* The fetch-arg (no type) that reads at place n itself (p->arr, the
+ * array's first byte), in the program's memory and known at a uprobe's
+ * hit; false if it is not. */
+bool bt_comp_place_fetch(struct comp *c, const struct bt_node *n, char *buf, size_t room);
+/* Whether n is a place in the program's memory (not in a value) */
+bool bt_comp_in_mem(const struct comp *c, const struct bt_node *n);
+/* bt_buf.c: buf() of a string value, or of the program's memory */
+void bt_comp_buf(struct comp *c, const struct bt_node *n);
 /* reg("sp"): the register at the hit, a fetch-arg */
 void bt_comp_reg(struct comp *c, const struct bt_node *n);
 void bt_comp_sarg(struct comp *c, const struct bt_node *n);

@@ -11,13 +11,14 @@
  * turns the address into one ("+4(+0(%di)):s32", the member at 4 of the
  * struct the pointer at *arg0 points to) and the program reads it back
  * with FIELD, as DWARF's members are.  The address must therefore be
- * known from the hit alone: arguments, constants, members and indexes
- * that are literals, and variables assigned once, at the top of the
- * action, from such an address.  A probe that runs in the tool (BEGIN,
- * END, interval) reads with LOAD at an address computed at run time:
- * the tool's own memory, as bpftrace's BEGIN reads bpftrace's; an
- * unreadable address gives 0, as a failed probe_read does.  DWARF's
- * `args->p->m` (bt_dwarf.c) is read the same way, FIELD of a fetch-arg.
+ * known from the hit alone: arguments (a uretprobe's retval, $retval),
+ * constants, members and indexes that are literals, and variables
+ * assigned once, at the top of the action, from such an address.  A
+ * probe that runs in the tool (BEGIN, END, interval) reads with LOAD at
+ * an address computed at run time: the tool's own memory, as bpftrace's
+ * BEGIN reads bpftrace's; an unreadable address gives 0, as a failed
+ * probe_read does.  DWARF's `args->p->m` (bt_dwarf.c) is read the same
+ * way, FIELD of a fetch-arg.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -200,6 +201,8 @@ static void sym_value(const struct comp *c, const struct bt_node *n, struct bt_s
 			   n->op[0] != 't' && n->slot >= 0 && n->slot < 6 && n->ctype) {
 			*s = (struct bt_sym){.ok = true}; /* a pointer parameter (bt_dwarf.c) */
 			snprintf(s->base, sizeof(s->base), "%s", arg_regs[n->slot]);
+		} else if (c->ap->type == BT_P_URETPROBE && !strcmp(n->str, "retval")) {
+			*s = (struct bt_sym){.ok = true, .base = "$retval"};
 		}
 		return;
 	case BT_N_CAST:
@@ -432,8 +435,11 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n)
 	addr(c, n);
 	if (str)
 		bt_comp_emit(c, UTRACE_BOP_STR, 0, t->count < UTRACE_BT_STRLEN ? t->count : 0, 0);
-	else
-		bt_comp_emit(c, UTRACE_BOP_LOAD, size, sgn, 0);
+	else /* -kk: a read that faults is reported (imm: its record id + 1) */
+		bt_comp_emit(c, UTRACE_BOP_LOAD, size, sgn,
+			     c->p->helper_check >= 2
+				 ? bt_comp_helper_err(c, n->loc, BT_HELPER_PROBE_READ) + 1
+				 : 0);
 	bits(c, m);
 }
 
@@ -520,18 +526,30 @@ void bt_comp_var_sym(struct comp *c, const struct bt_node *var, const struct bt_
 	*c->vsym[var->slot] = s;
 }
 
-void bt_comp_macaddr(struct comp *c, const struct bt_node *n)
+bool bt_comp_in_mem(const struct comp *c, const struct bt_node *n)
 {
-	char fa[256], o[24];
+	return is_place(n) && in_mem(c, n);
+}
+
+bool bt_comp_place_fetch(struct comp *c, const struct bt_node *n, char *buf, size_t room)
+{
 	struct bt_sym s;
 
-	sym_place(c, n->args[0], &s);
-	if (!fetch_probe(c) || !s.ok || !s.base[0] || !in_mem(c, n->args[0])) {
+	if (!fetch_probe(c) || !bt_comp_in_mem(c, n))
+		return false;
+	sym_place(c, n, &s);
+	return s.ok && s.base[0] && fetch_text(buf, room, &s, "");
+}
+
+void bt_comp_macaddr(struct comp *c, const struct bt_node *n)
+{
+	char fa[256];
+
+	if (!bt_comp_place_fetch(c, n->args[0], fa, sizeof(fa) - 8)) {
 		bt_comp_unsupported(c, n, "macaddr() of an address the probe's arguments do not give");
 		return;
 	}
-	offtext(o, sizeof(o), s.off);
-	snprintf(fa, sizeof(fa), "%s(%s):u8[6]", o, s.base);
+	strcat(fa, ":u8[6]");
 	bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, BT_FTYPE_MACADDR), 2, 0);
 }
 

@@ -76,7 +76,8 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 		bt_comp_key(c, n->args[0]);
 		bt_comp_emit(c, UTRACE_BOP_MDEL, (unsigned)n->args[0]->slot,
 			     c->p->helper_check >= 1,
-			     c->p->helper_check >= 1 ? bt_comp_helper_err(c, n->loc, true) : 0);
+			     c->p->helper_check >= 1 ? bt_comp_helper_err(c, n->loc, BT_HELPER_MAP_DELETE)
+						     : 0);
 	} else if (!strcmp(f, "join")) {
 		join(c, n);
 	} else if (!strcmp(f, "exit")) {

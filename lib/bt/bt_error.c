@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/bt/bt_ast.h"
@@ -36,7 +37,7 @@ static const char *err_line(const char *src, unsigned line, size_t *len)
 void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
 		  const char *level, const char *text)
 {
-	char carets[160];
+	char carets[202]; /* as long as the line printed (200 columns), and the NUL */
 	size_t n = 0, len;
 	const char *line = err_line(p->src, loc.line, &len);
 
@@ -47,6 +48,21 @@ void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_
 	carets[n] = 0;
 	snprintf(buf, size, "%s:%u:%u-%u: %s: %s\n%.*s\n%s", p->name, loc.line, loc.col, loc.end,
 		 level, text, (int)(len > 200 ? 200 : len), line, carets);
+}
+
+void bt_warning(struct bt_program *p, struct bt_loc loc, const char *text)
+{
+	char diag[1024], *w;
+	size_t old = p->warnings ? strlen(p->warnings) : 0, n;
+
+	bt_diag_text(diag, sizeof(diag), p, loc, "WARNING", text);
+	n = strlen(diag);
+	if (!(w = realloc(p->warnings, old + n + 2)))
+		return; /* the warning is lost, not the run */
+	memcpy(w + old, diag, n);
+	w[old + n] = '\n';
+	w[old + n + 1] = 0;
+	p->warnings = w;
 }
 
 int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc loc,

@@ -19,19 +19,28 @@
 
 #include "lib/bt/bt_run_internal.h"
 
-char *bt_helper_err_text(const struct bt_program *p, struct bt_loc loc, bool del)
+char *bt_helper_err_text(const struct bt_program *p, struct bt_loc loc, enum bt_helper helper)
 {
+	/* bpftrace's helper names and the codes their failures give */
+	static const struct {
+		const char *name;
+		int ret;
+	} h[] = {
+	    [BT_HELPER_MAP_LOOKUP] = {"map_lookup_elem", 0},
+	    [BT_HELPER_MAP_DELETE] = {"map_delete_elem", -ENOENT},
+	    [BT_HELPER_PROBE_READ] = {"probe_read", -EFAULT},
+	};
 	char diag[512], what[128], *out = NULL;
-	int ret = del ? -ENOENT : 0;
+	int ret = h[helper].ret;
 
-	if (del)
-		snprintf(what, sizeof(what), "Failed to map_delete_elem: %s (%d)", strerror(ENOENT),
-			 ret);
+	/* TextOutput::helper_error: the code as is, or its strerror */
+	if (ret < 0)
+		snprintf(what, sizeof(what), "Failed to %s: %s (%d)", h[helper].name,
+			 strerror(-ret), ret);
 	else
-		snprintf(what, sizeof(what), "Failed to map_lookup_elem: %d", ret);
+		snprintf(what, sizeof(what), "Failed to %s: %d", h[helper].name, ret);
 	bt_diag_text(diag, sizeof(diag), p, loc, "WARNING", what);
-	if (asprintf(&out, "%s\t%d\t%u\t%u\t%s", del ? "map_delete_elem" : "map_lookup_elem", ret,
-		     loc.line, loc.col, diag) < 0)
+	if (asprintf(&out, "%s\t%d\t%u\t%u\t%s", h[helper].name, ret, loc.line, loc.col, diag) < 0)
 		return NULL;
 	return out;
 }

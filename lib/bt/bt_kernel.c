@@ -171,8 +171,7 @@ static void held_run(struct bt_kernel *k, uint32_t cpu, const uint8_t *rec, unsi
 
 	for (; rec && npc < 8 && 16 + 8 * (npc + 1) <= n; npc++)
 		memcpy(&pc[npc], rec + 16 + 8 * npc, 8);
-	if (!k->r->exiting)
-		bt_session_hit(k->r, NULL, h->site, &h->ev, rec ? pc : NULL, npc);
+	bt_session_hit(k->r, NULL, h->site, &h->ev, rec ? pc : NULL, npc);
 	free(h->data);
 	h->data = NULL;
 }
@@ -230,7 +229,7 @@ static int take_page(void *arg, uint32_t cpu, const void *page, size_t len,
 		if (cpu < k->nheld && k->held[cpu].data)
 			held_run(k, cpu, type == k->stack_id ? rec : NULL, n);
 		for (unsigned i = 0; i < k->r->nsites; i++) {
-			if (k->ids[i] != (int)type || k->r->exiting)
+			if (k->ids[i] != (int)type) /* (after exit(): maps only) */
 				continue;
 			if (k->stack_id >= 0 && bt_site_ustack(&k->r->sites[i])) {
 				if (held_keep(k, cpu, i, &ev) < 0)
@@ -390,7 +389,7 @@ int bt_kernel_run(struct bt_run *r)
 	ret = attach(&k);
 	if (!ret)
 		ret = loop(&k);
-	r->exiting = true; /* the pages left are not the run's */
+	r->exiting = true; /* the pages left: their maps only, as bpftrace's */
 	detach(&k);
 	return ret;
 }

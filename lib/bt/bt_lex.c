@@ -28,6 +28,7 @@ static void lex_space(struct bt_lexer *lx)
 			lx->p++;
 			lx->line++;
 			lx->line_start = lx->p;
+			lx->shift = 0;
 		} else if (isspace((unsigned char)*lx->p)) {
 			lx->p++;
 		} else if (lx->p[0] == '/' && lx->p[1] == '/') {
@@ -39,6 +40,7 @@ static void lex_space(struct bt_lexer *lx)
 				if (*lx->p == '\n') {
 					lx->line++;
 					lx->line_start = lx->p + 1;
+					lx->shift = 0;
 				}
 				lx->p++;
 			}
@@ -141,15 +143,43 @@ static void lex_number(struct bt_lexer *lx, struct bt_token *t)
 	lx->p = end;
 }
 
+static bool struct_word(const struct bt_token *t)
+{
+	static const char *const words[] = {"struct", "union", "enum"};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (t->len == strlen(words[i]) && !strncmp(t->start, words[i], t->len))
+			return true;
+	return false;
+}
+
+/* bpftrace's columns after a struct type: its lexer takes `struct NAME`
+ * up to a '*' or ')' (a cast: that character is read again, a column
+ * more) or a '{' (a definition, whose braces it takes whole). */
+static void lex_struct(struct bt_lexer *lx, const char *c)
+{
+	if (lx->brace) {
+		lx->brace += *c == '{';
+		lx->brace -= *c == '}';
+	} else if (lx->in_struct && (*c == '*' || *c == ')')) {
+		lx->shift++;
+		lx->in_struct = false;
+	} else if (lx->in_struct && *c == '{') {
+		lx->brace = 1;
+		lx->in_struct = false;
+	}
+}
+
 int bt_lex_next(struct bt_lexer *lx, struct bt_token *t)
 {
 	const char *c;
 
 	lex_space(lx);
 	c = lx->p;
+	lex_struct(lx, c);
 	*t = (struct bt_token){.start = c};
 	t->loc.line = lx->line;
-	t->loc.col = (unsigned)(c - lx->line_start) + 1;
+	t->loc.col = (unsigned)(c - lx->line_start) + 1 + lx->shift;
 	if (!*c) {
 		t->kind = BT_TK_EOF;
 	} else if (lx->top && (isalpha((unsigned char)*c) || *c == '_' || *c == '/' || *c == '.' ||
@@ -178,6 +208,8 @@ int bt_lex_next(struct bt_lexer *lx, struct bt_token *t)
 	}
 	t->len = (size_t)(lx->p - c);
 	t->loc.end = t->loc.col + (unsigned)t->len;
+	if (!lx->brace && (t->kind == BT_TK_IDENT || t->kind == BT_TK_ATTACH))
+		lx->in_struct |= struct_word(t);
 	return 0;
 }
 

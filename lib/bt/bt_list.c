@@ -7,6 +7,7 @@
  * (bt_usdt.c); with -p, the files the process has mapped.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,19 +43,13 @@ static int list_usdt(const char *rest, int pid, FILE *out, struct utrace_error *
 }
 
 /* -l -p PID without a pattern: every probe of the process's files. */
+static int list_exe(int pid, const char *type, const char *func, FILE *out,
+		    struct utrace_error *err);
+
 static int list_pid(int pid, FILE *out, struct utrace_error *err)
 {
-	char link[64], exe[4096], pat[4200];
-	ssize_t n;
-	int ret;
+	int ret = list_exe(pid, "uprobe", "*", out, err);
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return utrace_error_set(err, -ESRCH, "%d: no such process", pid);
-	exe[n] = 0;
-	snprintf(pat, sizeof(pat), "uprobe:%s:*", exe);
-	ret = list_uprobes(pat, 0, false, out, err);
 	return ret < 0 ? ret : list_usdt("", pid, out, err);
 }
 
@@ -163,6 +158,27 @@ struct files_arg {
 };
 
 /* A globbed BIN's file: its functions the glob matches (none: nothing). */
+static int list_file(void *arg, const char *shown, const char *path);
+
+/* -p PID naming no binary (no PATTERN, or uprobe:*): as bpftrace, the
+ * functions of the process's own program, read and shown through
+ * /proc/PID/root (its mount namespace may not be ours). */
+static int list_exe(int pid, const char *type, const char *func, FILE *out,
+		    struct utrace_error *err)
+{
+	struct files_arg a = {.out = out, .type = type, .func = func};
+	char link[64], exe[PATH_MAX], at[PATH_MAX + 64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return utrace_error_set(err, -ESRCH, "%d: no such process", pid);
+	exe[n] = 0;
+	snprintf(at, sizeof(at), "/proc/%d/root%s", pid, exe);
+	return list_file(&a, at, at);
+}
+
 static int list_file(void *arg, const char *shown, const char *path)
 {
 	struct files_arg *a = arg;
@@ -204,7 +220,12 @@ static int list_uprobes(const char *pattern, int pid, bool verbose, FILE *out,
 	*target++ = 0;
 	if (*func)
 		*func++ = 0;
-	if (strpbrk(target, "*?[") || (pid > 0 && !*target)) {
+	if (pid > 0 && (!*target || !strcmp(target, "*"))) {
+		ret = list_exe(pid, type, *func ? func : "*", out, err);
+		free(copy);
+		return ret;
+	}
+	if (strpbrk(target, "*?[")) {
 		struct files_arg a = {.out = out, .type = type, .func = *func ? func : "*"};
 
 		ret = bt_usdt_each_file(target, pid, list_file, &a);

@@ -251,6 +251,7 @@ static int parse_primary(struct parser *ps, struct bt_node **out)
 static int parse_unary(struct parser *ps, struct bt_node **out)
 {
 	static const char *const ops[] = {"!", "~", "-", "++", "--", "*"};
+	struct bt_loc at;
 	int ret;
 
 	for (unsigned i = 0; i < 6; i++) {
@@ -268,7 +269,8 @@ static int parse_unary(struct parser *ps, struct bt_node **out)
 		n->loc.end = n->a->loc.end;
 		return 0;
 	}
-	if ((ret = parse_primary(ps, out)) < 0 || (ret = bt_parse_fields(ps, out)) < 0)
+	at = ps->tok.loc; /* the primary's place, with its parentheses */
+	if ((ret = parse_primary(ps, out)) < 0 || (ret = bt_parse_fields(ps, at, out)) < 0)
 		return ret;
 	while ((is(ps, "++") || is(ps, "--")) &&
 	       ((*out)->kind == BT_N_MAP || (*out)->kind == BT_N_VAR)) {

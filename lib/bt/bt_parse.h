@@ -36,7 +36,7 @@ struct parser {
  * (t.N, p->m, s.m, a[i]); whether a type name follows the current
  * token; sizeof(TYPE), its "(" current. */
 int bt_parse_cast(struct parser *ps, struct bt_loc at, struct bt_node **out);
-int bt_parse_fields(struct parser *ps, struct bt_node **out);
+int bt_parse_fields(struct parser *ps, struct bt_loc at, struct bt_node **out);
 bool bt_parse_type_follows(const struct parser *ps);
 int bt_parse_sizeof_type(struct parser *ps, struct bt_node *n);
 

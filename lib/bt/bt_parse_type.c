@@ -35,8 +35,9 @@ int bt_parse_cast(struct parser *ps, struct bt_loc at, struct bt_node **out)
 }
 
 /* What follows a primary: t.N (a tuple's element), p->m and s.m (a
- * struct's member), a[i] (bt_types.h). */
-int bt_parse_fields(struct parser *ps, struct bt_node **out)
+ * struct's member), a[i] (bt_types.h).  at: where the primary begins,
+ * its "(" if it has one: bpftrace's place of the whole access. */
+int bt_parse_fields(struct parser *ps, struct bt_loc at, struct bt_node **out)
 {
 	int ret;
 
@@ -46,6 +47,8 @@ int bt_parse_fields(struct parser *ps, struct bt_node **out)
 
 		if (!n)
 			return -ENOMEM;
+		if (at.line == n->loc.line && at.col < n->loc.col)
+			n->loc.col = at.col;
 		n->a = *out;
 		*out = n;
 		if ((ret = ps->ops->advance(ps)) < 0)

@@ -19,6 +19,7 @@
 
 #include "lib/bt/bt_run_internal.h"
 #include "lib/elf/symtab.h"
+#include "lib/session/session.h"
 #include "lib/bt/bt_tracepoint.h"
 #include "lib/bt/bt_types.h"
 #include "lib/bt/bt_usdt.h"
@@ -250,10 +251,22 @@ static void run_here(struct bt_run *r, enum bt_probe_type type)
 			utrace_bt_exec(r->sites[i].code.prog, &hit, &r->ctx, &r->st);
 }
 
+/* After exit(), SIGINT or SIGTERM, bpftrace reads no more of its output
+ * buffers before END: the printf, system, cat, print, clear, zero and
+ * exit of hits it had not read yet are dropped (their map updates, made
+ * at the hit until the probes are detached, stay).  utrace bt runs the
+ * hits recorded up to then, and drops their output the same way. */
+static bool emit_dropped(const struct bt_run *r)
+{
+	return !r->in_end && (r->exiting || bt_interrupted || utrace_session_signal());
+}
+
 static void emit_cb(void *arg, const void *rec, uint32_t len)
 {
 	struct utrace_bt_rec_hdr h;
 
+	if (emit_dropped(arg))
+		return;
 	if (bt_format_record(arg, rec, len) == 1) {
 		memcpy(&h, rec, sizeof(h));
 		bt_run_command(arg, &h, (const uint8_t *)rec + sizeof(h));
@@ -495,6 +508,7 @@ static int run(struct bt_run *r)
 	sigaction(SIGUSR1, &old_usr1, NULL);
 	if (ret < 0) /* the probes could not run: no END, no maps */
 		return ret;
+	r->in_end = true;
 	run_here(r, BT_P_END);
 	print_maps(r);
 	if (bt_maps_drops(r->maps))
@@ -553,6 +567,8 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	}
 	if (!ret)
 		ret = bt_check(&r->prog, err);
+	if (!ret && r->prog.warnings)
+		fputs(r->prog.warnings, o->log); /* bpftrace's, on stderr before it attaches */
 	if (!ret)
 		ret = resolve(r);
 	if (!ret && o->dump) {

@@ -50,6 +50,7 @@ struct bt_run {
 	FILE *out;
 	enum utrace_bt_format fmt;
 	bool exiting; /* exit() ran */
+	bool in_end;  /* END runs: its output is printed whatever ended the run */
 	char **defs;  /* the probes' definitions given to the recording */
 	unsigned ndefs;
 	/* bt_session_inproc.c: the actions run at the hit, their tables */
@@ -133,8 +134,8 @@ void bt_on_signal(int sig);
 static inline void bt_run_hit(struct bt_run *r, const struct bt_site *s,
 			      const struct utrace_bt_hit *hit)
 {
-	if (!r->exiting)
-		utrace_bt_exec(s->code.prog, hit, &r->ctx, &r->st);
+	/* after exit(): its maps only (bt_run.c's emit_dropped) */
+	utrace_bt_exec(s->code.prog, hit, &r->ctx, &r->st);
 }
 
 /* bt_session.c: the recording's events after r->replayed_ts up to

@@ -353,6 +353,8 @@ int64_t bt_session_field(void *arg, unsigned k, char *out)
 		if (cur_site->code.ftypes[k] == BT_FTYPE_MACADDR && fl->size >= 6)
 			snprintf(out, UTRACE_BT_STRLEN, "%02X:%02X:%02X:%02X:%02X:%02X", b[0], b[1],
 				 b[2], b[3], b[4], b[5]);
+		else if (cur_site->code.ftypes[k] == BT_FTYPE_BUF)
+			utrace_bt_buf_bytes(out, b, fl->size);
 		else if (cur_site->code.ftypes[k] != BT_FTYPE_MACADDR)
 			bt_record_text(cur_site->code.p, cur_site->code.ftypes[k], b, fl->size, out);
 		return 0;
@@ -567,7 +569,9 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 		ret = utrace_dat_iter_resume(it, r->resume,
 					     r->replayed_ts > 1000000 ? r->replayed_ts - 1000000 : 0,
 					     r->err);
-	while (!ret && !r->exiting && (ret = utrace_dat_iter_next(it, &ev, r->err)) > 0) {
+	/* (after exit(), the hits recorded until the probes went: their
+	 * maps only, as bpftrace's hits until it detaches) */
+	while (!ret && (ret = utrace_dat_iter_next(it, &ev, r->err)) > 0) {
 		struct held *h = &held[ev.buf];
 
 		ret = 0;

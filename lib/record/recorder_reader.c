@@ -66,12 +66,15 @@ unsigned utrace_recorder_reader_fired(struct utrace_recorder *r, uint64_t *done,
 	if (next - *done > UTRACE_READER_LOG)
 		*done = next - UTRACE_READER_LOG; /* overwritten: the newest are kept */
 	for (; *done < next && n < max; (*done)++) {
-		const struct utrace_reader_fire *f = &r->ctl->reader_log[*done % UTRACE_READER_LOG];
+		struct utrace_reader_fire f;
+		int got = utrace_ctl_reader_log_get(r->ctl, *done, &f);
 
-		if (__atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) != *done + 1)
+		if (got == 0)
 			break; /* not published yet: next time */
-		out[n++] = (struct utrace_reader_fired){f->reader, f->cmd, f->target, f->was_on,
-							reader_tsc_ns(r, f->tsc)};
+		if (got < 0)
+			continue; /* overwritten while read: lost as an older one */
+		out[n++] = (struct utrace_reader_fired){f.reader, f.cmd, f.target, f.was_on,
+							reader_tsc_ns(r, f.tsc)};
 	}
 	return n;
 }

@@ -57,6 +57,11 @@ static void session_on_signal(int sig)
 	session_interrupted = sig;
 }
 
+int utrace_session_signal(void)
+{
+	return session_interrupted;
+}
+
 static void session_notice(void *arg, int pid, const char *text)
 {
 	session_log(arg, "pid %d: %s", pid, text);

@@ -141,6 +141,9 @@ int utrace_session_new(struct utrace_session_opts *o, struct utrace_session **ou
  * session per process; SIGPIPE is ignored.
  */
 int utrace_session_start(struct utrace_session *s, struct utrace_error *err);
+/* The signal (SIGINT, SIGTERM, SIGHUP) that is ending this process's
+ * recording, or 0: one session per process, so no session is named. */
+int utrace_session_signal(void);
 /* Records until the command and every traced process it started have
  * gone (daemons aside), --duration, or SIGINT/SIGTERM/SIGHUP. */
 void utrace_session_run(struct utrace_session *s);

@@ -402,10 +402,14 @@ static int inst_event_filter(void *arg, const char *system, const char *name, co
 	struct session_sel_ev *e;
 	uint32_t len = 0;
 	void *prog = NULL;
+	int code = 0;
 
 	if (!fmt)
 		return utrace_error_set(err, -ENOENT, "%s/%s: no such event", system, name);
-	if (filter && utrace_filter_compile(fmt, filter, &prog, &len, err) < 0)
+	/* FIELD.function by the symbols utrace.kallsyms lists, as the
+	 * top level's file checked it */
+	if (filter && utrace_filter_compile_func(fmt, filter, utrace_live_func_range, s->rl->fs,
+						 &prog, &len, &code, err) < 0)
 		return err->code;
 	if (!(e = session_sel_ev_get(s, system, name))) {
 		free(prog);

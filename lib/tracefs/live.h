@@ -308,6 +308,11 @@ int utrace_live_drain(struct utrace_live *l, int timeout_ms);
  * none; for the ops, which are called with the tracefs's lock held. */
 const struct utrace_event_format *utrace_live_format(struct utrace_live *l, const char *system,
 						     const char *name);
+/* FIELD.function's function (a utrace_filter_func_fn, arg the live
+ * tracefs): the one of utrace.kallsyms named name, or holding addr; 0
+ * with [*start, *end), or -ENOENT. */
+int utrace_live_func_range(void *arg, const char *name, uint64_t addr, uint64_t *start,
+			   uint64_t *end);
 /* Unmounts (readers blocked in trace_pipe get end of file) and frees. */
 void utrace_live_stop(struct utrace_live *l);
 

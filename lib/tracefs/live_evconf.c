@@ -160,7 +160,7 @@ long live_write_filter(struct utrace_live *l, struct live_handle *h, const char 
 	if (!strcmp(text, "0")) {
 		free(text);
 		text = NULL;
-	} else if (utrace_filter_compile_func(f, text, live_func_range, l, &prog, &len, &code,
+	} else if (utrace_filter_compile_func(f, text, utrace_live_func_range, l, &prog, &len, &code,
 					      &err) < 0) {
 		return filter_error(l, c, text, code, live_filter_errpos(text, code, err.column));
 	}

@@ -338,7 +338,6 @@ int live_show_kallsyms(struct utrace_live *l, const struct live_handle *h, FILE 
 int live_kaddr_point(struct utrace_live *l, const char *def, char **def_out, char **point,
 		     struct utrace_error *err);
 int live_kaddr_line(char **line, const char *point);
-int live_func_range(void *arg, const char *name, uint64_t addr, uint64_t *start, uint64_t *end);
 
 /* live_options.c */
 bool live_option_known(struct utrace_live *l, const char *name);

@@ -199,9 +199,7 @@ int live_kaddr_line(char **line, const char *point)
 	return 0;
 }
 
-/* FIELD.function's function (utrace_filter_func_fn, arg the live
- * tracefs): the one of utrace.kallsyms named name, or holding addr. */
-int live_func_range(void *arg, const char *name, uint64_t addr, uint64_t *start, uint64_t *end)
+int utrace_live_func_range(void *arg, const char *name, uint64_t addr, uint64_t *start, uint64_t *end)
 {
 	struct utrace_live *l = arg;
 	struct addr_find f = {.addr = addr, .name = name};

@@ -185,7 +185,11 @@ run_case() {
 	# when every writer closed it (a command it started in the background
 	# too), not when its shell exits
 	rm -f "$W/case.fifo" && mkfifo "$W/case.fifo" || { echo "FAIL mkfifo in $W"; return; }
-	cat "$W/case.fifo" >"$out" &
+	# emptied here, not by the background cat's own redirection: that one
+	# may run late on a loaded machine, and the loop below would find the
+	# last case's notify line and start AFTER before the probes attach
+	: >"$out" || { echo "FAIL cannot write $out"; return; }
+	cat "$W/case.fifo" >>"$out" &
 	catpid=$!
 	# shellcheck disable=SC2086
 	setsid env -i test="$name" __BPFTRACE_NOTIFY_PROBES_ATTACHED=1 \

@@ -176,9 +176,13 @@ else
 fi
 
 for a in "" -a; do
-	(sleep 0.4; exec cat /etc/hostname >/dev/null) &
+	# the cat starts once the command runs (so the recording does, on a
+	# loaded machine too), and ends within the command's second
+	rm -f "$T/go"
+	(until [ -e "$T/go" ]; do sleep 0.02; done; exec cat /etc/hostname >/dev/null) &
 	bg=$!
-	(cd "$T" && "$U" record $a -o all.dat -e sched:sched_process_exec -- sleep 1 2>all.err)
+	(cd "$T" && "$U" record $a -o all.dat -e sched:sched_process_exec -- \
+		sh -c 'touch go; exec sleep 1' 2>all.err)
 	wait $bg
 	"$T/kdump" "$T/all.dat" >"$T/all$a.txt" 2>&1
 done

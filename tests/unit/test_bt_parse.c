@@ -196,8 +196,52 @@ static const char *const good[] = {
     "&& ~1 || -1; }",
 };
 
+/* An error far along a long line (a one-liner with struct definitions):
+ * its carets under it, as bpftrace draws them past column 160. */
+static void test_long_line(void)
+{
+	char src[200], want[600], spaces[180];
+	struct utrace_error err = {0};
+
+	memset(spaces, ' ', sizeof(spaces));
+	snprintf(src, sizeof(src), "BEGIN {%.170sfoo(); }", spaces);
+	snprintf(want, sizeof(want),
+		 "stdin:1:178-181: ERROR: Unknown function: foo\n%s\n%.177s~~~", src, spaces);
+	check(parse_check(src, &err) == -EINVAL && !strcmp(err.msg, want),
+	      "the carets at column 178:\n%s", err.msg);
+}
+
+/* bpftrace's columns after a cast to a struct: one more a cast (its
+ * lexer reads the '*' or ')' after `struct NAME` twice), back to the
+ * text's on the next line; a definition's braces (a member that is a
+ * struct pointer among them) move nothing.  Texts from bpftrace 0.17. */
+static void test_struct_columns(void)
+{
+	static const struct {
+		const char *src, *want;
+	} cases[] = {
+	    {"BEGIN { $s = (struct A *)0; $t = (struct A *)0; foo(); }",
+	     "stdin:1:51-54: ERROR: Unknown function: foo"},
+	    {"BEGIN { $s = sizeof(struct A); foo(); }", "stdin:1:33-36: ERROR: Unknown function: foo"},
+	    {"struct A { int a; struct A *n; }; BEGIN { foo(); }",
+	     "stdin:1:43-46: ERROR: Unknown function: foo"},
+	    {"struct A { int a; }; BEGIN { $s = (struct A *)0;\n foo(); }",
+	     "stdin:2:2-5: ERROR: Unknown function: foo"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct utrace_error err = {0};
+		int ret = parse_check(cases[i].src, &err);
+
+		check(ret == -EINVAL && !strncmp(err.msg, cases[i].want, strlen(cases[i].want)),
+		      "%s\nwant: %s\ngot:  %s", cases[i].src, cases[i].want, err.msg);
+	}
+}
+
 int main(void)
 {
+	test_long_line();
+	test_struct_columns();
 	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
 		struct utrace_error err = {0};
 		int ret = parse_check(errors[i].src, &err);

@@ -86,8 +86,55 @@ static const struct {
      "                       ~~~~~~~~~~~~~~~~~"},
 };
 
+/* -kk: a read that faults is bpftrace's probe_read helper_error, at the
+ * place of the whole access (its "(" included), as bpftrace's json line
+ * (json-output.helper_error of its suite) and its text warning. */
+static void helper_errors(void)
+{
+	static const char src[] =
+	    "struct foo {int a;}; BEGIN { $tmp = ((struct foo*) 0)->a; exit(); }";
+	static const char *const want[] = {
+	    "{\"type\": \"helper_error\", \"helper\": \"probe_read\", \"retcode\": -14, "
+	    "\"line\": 1, \"col\": 37}\n\n\n",
+	    "stdin:1:37-57: WARNING: Failed to probe_read: Bad address (-14)\n"};
+
+	for (int json = 1; json >= 0; json--) {
+		struct utrace_bt_opts o = {.text = src, .name = "stdin", .quiet = true,
+					   .helper_check = 2,
+					   .fmt = json ? UTRACE_BT_JSON : UTRACE_BT_TEXT};
+		struct utrace_error err = {0};
+		char *out = NULL, *log = NULL;
+		size_t len = 0, llen = 0;
+
+		o.out = open_memstream(&out, &len);
+		o.log = open_memstream(&log, &llen);
+		if (!o.out || !o.log)
+			return;
+		utrace_bt_run(&o, &err);
+		fclose(o.out);
+		fclose(o.log);
+		check(json ? !strcmp(out, want[1 - json]) : !strncmp(log, want[1], strlen(want[1])),
+		      "-kk %s: a faulting read is probe_read's helper_error\ngot:\n%s%s",
+		      json ? "-f json" : "text", json ? out : log, err.msg);
+		free(out);
+		free(log);
+	}
+	/* without -kk: nothing said, the value is 0 */
+	{
+		char *out = NULL;
+		struct utrace_error err = {0};
+
+		run("struct foo {int a;}; BEGIN { printf(\"%d\\n\", ((struct foo*) 0)->a); exit(); }",
+		    &out, &err);
+		check(out && !strcmp(out, "Attaching 1 probe...\n0\n\n\n"),
+		      "without -kk a faulting read gives 0 (%s)", out ? out : err.msg);
+		free(out);
+	}
+}
+
 int main(void)
 {
+	helper_errors();
 	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
 		struct utrace_error err = {0};
 		char *out = NULL;

@@ -99,6 +99,21 @@ static void refused(const char *def)
 	free(prog);
 }
 
+/* the registers def's copies read (fetch_fast.h: the lean trampoline's test) */
+static void regs(const char *def, uint32_t want)
+{
+	struct utrace_fetch_fast f;
+	uint32_t got = 0;
+	void *prog;
+
+	if (compile(def, &prog) < 0)
+		return;
+	if (utrace_fetch_fast_of(prog, &f) == 0)
+		got = utrace_fetch_fast_regs(&f);
+	check(got == want, "reads registers %#x: %s (%#x)", want, def, got);
+	free(prog);
+}
+
 int main(void)
 {
 	struct utrace_fetch_regs r = {{0}};
@@ -117,6 +132,13 @@ int main(void)
 	same("p foo+4 st=$stack1:u64 sp=$stack:x64 g=@counter:u32 ga=@counter+8:s64", &r);
 	same("p foo f=+8(%r8):u32 g=-4(%r8):u64 h=+0x30(%di):b3@2/8 w=+0x30(%di):b4@4/8", &r);
 	same("r foo rv=$retval:u8 a=$arg1:u64 d=$arg4:u32 x=+4(%si):s16", &r);
+	regs("p:e hit a=%di:u64 b=+8(%si):u32", 1u << UTRACE_FR_DI | 1u << UTRACE_FR_SI);
+	regs("p foo a=$arg3:s32 b=$arg5:u64 d=\\42:u16 g=@counter:u32",
+	     1u << UTRACE_FR_DX | 1u << UTRACE_FR_R8);
+	regs("p foo b=%bx:u64 r=+8(%r12):u32 p=%bp:x64",
+	     1u << UTRACE_FR_BX | 1u << UTRACE_FR_R12 | 1u << UTRACE_FR_BP);
+	regs("p foo st=$stack1:u64 f=%flags:x64", 1u << UTRACE_FR_SP | 1u << UTRACE_FR_FLAGS);
+	regs("r foo rv=$retval:u8 a=$arg1:u64", 1u << UTRACE_FR_AX);
 	refused("p foo nl=+8(+0(%di)):u64");
 	refused("p foo s=+0(%di):string");
 	refused("p foo c=$comm");
