@@ -96,7 +96,7 @@ static void helper_errors(void)
 	static const char *const want[] = {
 	    "{\"type\": \"helper_error\", \"helper\": \"probe_read\", \"retcode\": -14, "
 	    "\"line\": 1, \"col\": 37}\n\n\n",
-	    "stdin:1:37-57: WARNING: Failed to probe_read: Bad address (-14)\n"};
+	    "stdin:1:37-58: WARNING: Failed to probe_read: Bad address (-14)\n"};
 
 	for (int json = 1; json >= 0; json--) {
 		struct utrace_bt_opts o = {.text = src, .name = "stdin", .quiet = true,
