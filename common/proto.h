@@ -68,6 +68,16 @@ struct utrace_msg {
 	uint32_t type; /* enum utrace_msg_type */
 };
 
+/* MARKER: a trace_marker write, its text after this; reader: whose
+ * trace_marker it was written to (0 the top level's, else an instance's,
+ * see utrace_control.reader_on): only that reader's triggers of
+ * ftrace:print run on it, as the kernel's of the trace_array written. */
+struct utrace_msg_marker {
+	struct utrace_msg hdr;
+	uint32_t reader;
+	uint32_t reserved;
+};
+
 enum utrace_hello_flags {
 	UTRACE_HELLO_FORKED = 1u << 0,
 };
@@ -137,7 +147,9 @@ enum utrace_ev_state {
 };
 
 /* One snapshot request: when (the TSC of the trigger), which event, which
- * thread.  seq is n + 1 once the slot holds request n. */
+ * thread, whose (the reader of the trigger: 0 the top level, else an
+ * instance of the live tracefs, see utrace_control.reader_on).  seq is
+ * n + 1 once the slot holds request n. */
 #define UTRACE_SNAP_SLOTS 64
 #define UTRACE_INPROC_PROBE_OFF_WORDS 32 /* UTRACE_INPROC_PROBE_MAX bits */
 #define UTRACE_SNAP_WAIT_MS 1000 /* the longest a thread waits for its snapshot */
@@ -146,6 +158,8 @@ struct utrace_snap_slot {
 	uint64_t tsc;
 	int32_t id;  /* the event whose trigger asked, -1: a hist action */
 	int32_t tid;
+	uint32_t reader;
+	uint32_t reserved;
 };
 
 /* One firing of an instance's trigger that changed its state (see
@@ -248,11 +262,15 @@ struct utrace_control {
 	 * (runtime/event_trigger.c) also turns the processes' union on if
 	 * it was off, and logs itself: request n takes n = reader_next++
 	 * and puts itself in reader_log[n % UTRACE_READER_LOG]
-	 * (utrace_ctl_reader_log_put); the recorder applies them in order. */
+	 * (utrace_ctl_reader_log_put); the recorder applies them in order.
+	 * Reader r's hist triggers of event id are paused while bit (id -
+	 * base) of reader_hist_off[r] is set (its disable_hist; ev_state's
+	 * UTRACE_EVS_HIST_PAUSED is the top level's). */
 	uint32_t reader_on[UTRACE_READERS];
 	uint8_t reader_ev[UTRACE_READERS][UTRACE_EV_STATE_MAX / 8];
 	uint64_t reader_next;
 	struct utrace_reader_fire reader_log[UTRACE_READER_LOG];
+	uint8_t reader_hist_off[UTRACE_READERS][UTRACE_EV_STATE_MAX / 8];
 };
 
 /* Log firing n (taken from reader_next) in its slot.  A seqlock per
@@ -449,6 +467,8 @@ struct utrace_msg_hist {
 	uint32_t prog_len;
 	uint32_t table; /* the table's id, by which RESOLVEs find it (0: none) */
 	uint64_t map_size;
+	uint32_t reader; /* whose: 0 the top level, else an instance's (utrace_control) */
+	uint32_t reserved;
 	uint8_t prog[];
 };
 #define UTRACE_EVENT_HISTS_MAX 8 /* hist triggers per event */

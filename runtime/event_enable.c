@@ -100,6 +100,7 @@ static int ev_recv_hist(const struct utrace_msg_hist *m, int fd, struct rt_hist 
 	}
 	h->prog = hdr;
 	h->map = map;
+	h->reader = m->reader < UTRACE_READERS ? m->reader : 0;
 	utrace_hist_fast_of(hdr, &h->fast);
 	h->memo = h->fast.ok && map->bits <= 16 ? calloc(UTRACE_HIST_MEMO, sizeof(uint64_t)) : NULL;
 	if (m->table && m->table < UTRACE_HIST_TABLES_MAX && !ev_table(NULL, m->table))
@@ -209,7 +210,7 @@ static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const st
 	f->plain_hists = nr_hist && !p->nr_trig && !(f->flags & ~(uint32_t)UTRACE_ENABLE_SOFT);
 	for (uint32_t i = 0; i < nr_hist; i++) {
 		f->needs |= h[i].prog->needs;
-		f->plain_hists &= h[i].fast.ok;
+		f->plain_hists &= h[i].fast.ok && !h[i].reader;
 	}
 	if (f->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU))
 		f->plain_hists = 0;

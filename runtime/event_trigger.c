@@ -24,7 +24,12 @@
  * (tracing_on, the event's state: the union every reader's records come
  * from) and logs itself with its time, from which the recorder ends or
  * starts the instance's windows (lib/session/session_inst_trig.c).  Its
- * stacktrace is the same stack record, marked with its reader.
+ * stacktrace is the same stack record, marked with its reader; its
+ * snapshot the same request, which names its reader (the recorder keeps
+ * it as that instance's).  Its hist triggers are hist triggers as the
+ * top level's (trace_events.c ev_triggers), each with its own table,
+ * paused by the instance's disable_hist (its bit of the event in
+ * reader_hist_off) where the top level's are by the event's state.
  * Signal-safe, allocation-free.
  */
 #include "common/filter_prog.h"
@@ -51,15 +56,47 @@ static bool trig_take_count(int32_t idx)
 	return true;
 }
 
-/* Reader r's bit of event id (its enable), NULL past the page. */
-static uint8_t *trig_reader_ev(uint32_t r, int32_t id, uint8_t *bit)
+/* Reader r's bit of event id in words (its enable, its hists paused),
+ * NULL past the page. */
+static uint8_t *trig_reader_bit(uint8_t (*words)[UTRACE_EV_STATE_MAX / 8], uint32_t r, int32_t id,
+				uint8_t *bit)
 {
 	uint32_t i = (uint32_t)(id - UTRACE_EV_ID_BASE);
 
 	if (i >= UTRACE_EV_STATE_MAX)
 		return NULL;
 	*bit = (uint8_t)(1u << (i % 8));
-	return &rt.ctl->reader_ev[r][i / 8];
+	return &words[r][i / 8];
+}
+
+static uint8_t *trig_reader_ev(uint32_t r, int32_t id, uint8_t *bit)
+{
+	return trig_reader_bit(rt.ctl->reader_ev, r, id, bit);
+}
+
+bool rt_reader_hist_paused(uint32_t r, int32_t id)
+{
+	uint8_t bit = 0, *b = trig_reader_bit(rt.ctl->reader_hist_off, r, id, &bit);
+
+	return b && (__atomic_load_n(b, __ATOMIC_RELAXED) & bit);
+}
+
+/* An instance's enable_hist, disable_hist: its hists of the target
+ * paused or not; whether that changed (no window moves: nothing to log) */
+static bool trig_reader_hist(const struct rt_trig *tr, bool apply)
+{
+	uint8_t bit = 0, *b = trig_reader_bit(rt.ctl->reader_hist_off, tr->reader, tr->target, &bit);
+	bool pause = tr->cmd == UTRACE_TC_DISABLE_HIST;
+
+	if (!b)
+		return false;
+	if (!apply)
+		return !(__atomic_load_n(b, __ATOMIC_RELAXED) & bit) == pause;
+	if (pause)
+		__atomic_fetch_or(b, bit, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(b, (uint8_t)~bit, __ATOMIC_RELEASE);
+	return true;
 }
 
 /* An instance's command: does it change the instance's state? */
@@ -76,7 +113,11 @@ static bool trig_reader_would_change(const struct rt_trig *tr)
 		return b && !(__atomic_load_n(b, __ATOMIC_RELAXED) & bit);
 	case UTRACE_TC_DISABLE_EVENT:
 		return b && (__atomic_load_n(b, __ATOMIC_RELAXED) & bit);
+	case UTRACE_TC_ENABLE_HIST:
+	case UTRACE_TC_DISABLE_HIST:
+		return trig_reader_hist(tr, false);
 	case UTRACE_TC_STACKTRACE:
+	case UTRACE_TC_SNAPSHOT:
 		return true;
 	}
 	return false; /* the recorder sends no other */
@@ -94,14 +135,22 @@ static void trig_reader_log(const struct rt_trig *tr, uint32_t was_on)
 	utrace_ctl_reader_log_put(rt.ctl, n, &f);
 }
 
-static void trig_reader_apply(const struct rt_trig *tr, uint32_t *post)
+static void trig_reader_apply(const struct rt_trig *tr, const void *rec, uint32_t *post)
 {
+	const struct utrace_trace_entry *common = rec;
 	uint32_t *on = &rt.ctl->reader_on[tr->reader], was;
 	uint8_t bit = 0, *b = trig_reader_ev(tr->reader, tr->target, &bit), *st;
 
 	switch (tr->cmd) {
 	case UTRACE_TC_STACKTRACE:
 		*post |= 1u << (RT_POST_READERS + tr->reader);
+		return;
+	case UTRACE_TC_SNAPSHOT: /* the instance's: the request says whose */
+		rt_snapshot_request(common->common_type, common->common_pid, tr->reader);
+		return;
+	case UTRACE_TC_ENABLE_HIST:
+	case UTRACE_TC_DISABLE_HIST:
+		trig_reader_hist(tr, true);
 		return;
 	case UTRACE_TC_TRACEON:
 		if (__atomic_exchange_n(on, 1, __ATOMIC_ACQ_REL))
@@ -165,7 +214,7 @@ static void trig_apply(const struct rt_trig *tr, const void *rec, uint32_t *post
 
 	switch (tr->cmd) {
 	case UTRACE_TC_SNAPSHOT:
-		rt_snapshot_request(common->common_type, common->common_pid);
+		rt_snapshot_request(common->common_type, common->common_pid, 0);
 		break;
 	case UTRACE_TC_STACKTRACE:
 		*post |= 1u << UTRACE_TC_STACKTRACE; /* after the event's record */
@@ -202,11 +251,13 @@ static void trig_apply(const struct rt_trig *tr, const void *rec, uint32_t *post
  * able to turn it back on), each with its own filter and count; *post
  * gets what must follow the event's record (its stack). */
 void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, uint32_t len,
-		      uint32_t *post)
+		      uint32_t *post, uint32_t only)
 {
 	for (uint32_t i = 0; i < nr; i++) {
 		const struct rt_trig *tr = &trig[i];
 
+		if (only != RT_TRIG_ALL && tr->reader != only)
+			continue;
 		if (tr->filter_len && !utrace_filter_run(tr->filter, tr->filter_len, rec, len))
 			continue;
 		if (tr->cmd >= UTRACE_TC_ENABLE_EVENT && tr->cmd <= UTRACE_TC_DISABLE_HIST &&
@@ -214,7 +265,7 @@ void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, 
 			continue;
 		if (tr->reader) {
 			if (trig_reader_would_change(tr) && trig_take_count(tr->count_idx))
-				trig_reader_apply(tr, post);
+				trig_reader_apply(tr, rec, post);
 			continue;
 		}
 		if (!trig_would_change(tr) || !trig_take_count(tr->count_idx))

@@ -154,10 +154,13 @@ static void *live_main(void *arg)
 			if (rt.enabled && rt_events_live(m, n, fd) < 0 && !status)
 				status = -EPROTO;
 			rt_objects_unlock();
-		} else if (m->type == UTRACE_MSG_MARKER) {
+		} else if (m->type == UTRACE_MSG_MARKER &&
+			   n >= (long)sizeof(struct utrace_msg_marker)) {
+			const struct utrace_msg_marker *mk = (const void *)m;
+
 			if (rt.enabled) {
-				rt_marker_write((const char *)(m + 1),
-						(unsigned)(n - (long)sizeof(*m)));
+				rt_marker_write((const char *)(mk + 1),
+						(unsigned)(n - (long)sizeof(*mk)), mk->reader);
 				rt_rb_flush(&rt_self); /* readable at once */
 			}
 			live_answer(rt.enabled ? 0 : -EBADF);

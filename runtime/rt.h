@@ -494,8 +494,12 @@ void rt_live_start(void) RT_HIDDEN;
 void rt_live_forget(void) RT_HIDDEN;
 
 /* snapshot.c: ask the recorder to save every buffer as it is now (the
- * snapshot trigger, the hist snapshot() action); signal-safe, never waits */
-void rt_snapshot_request(int32_t event_id, int32_t tid) RT_HIDDEN;
+ * snapshot trigger, the hist snapshot() action), as reader's snapshot
+ * (0: the top level's); signal-safe, never waits */
+void rt_snapshot_request(int32_t event_id, int32_t tid, uint32_t reader) RT_HIDDEN;
+/* event_trigger.c: whether reader's hist triggers of event id are paused
+ * (its disable_hist) */
+bool rt_reader_hist_paused(uint32_t reader, int32_t id) RT_HIDDEN;
 
 /* stacktrace.c: the user stack of the event whose record is rec, as a
  * UEXT_STACK record into context t's buffer */
@@ -549,14 +553,16 @@ static inline uint8_t *rt_ev_state(int32_t id)
 	return i < UTRACE_EV_STATE_MAX ? &rt.ctl->ev_state[i] : NULL;
 }
 
-/* The commands trig[0..nr) on the event's record (common fields filled);
+/* The commands trig[0..nr) on the event's record (common fields filled),
+ * those of reader only (a trace_marker write's) or RT_TRIG_ALL;
  * *post |= 1 << UTRACE_TC_STACKTRACE when a stack must follow it. */
 /* An event probe's hit: probe key's record, its program run on the
  * attached event's record rec (event_enable.c sets it with the first
  * EPROBE trigger it takes). */
 extern void (*rt_trig_eprobe)(uint32_t key, const void *prog, const void *rec) RT_HIDDEN;
 void rt_trig_commands(const struct rt_trig *trig, uint32_t nr, const void *rec, uint32_t len,
-		      uint32_t *post) RT_HIDDEN;
+		      uint32_t *post, uint32_t only) RT_HIDDEN;
+#define RT_TRIG_ALL UINT32_MAX /* rt_trig_commands' only: every reader's */
 
 /* bt_probe.c: a bt program for in-process probe m->key and its tables (fd)
  * from the recorder (0; 1: malformed, said, the probe records as before);

@@ -54,7 +54,7 @@ static void snap_wait(struct utrace_control *ctl, uint64_t n)
 	errno = saved;
 }
 
-void rt_snapshot_request(int32_t event_id, int32_t tid)
+void rt_snapshot_request(int32_t event_id, int32_t tid, uint32_t reader)
 {
 	struct utrace_control *ctl = rt.ctl;
 	struct utrace_snap_slot *s;
@@ -72,6 +72,7 @@ void rt_snapshot_request(int32_t event_id, int32_t tid)
 	s->tsc = rt_clock(&cpu);
 	s->id = event_id;
 	s->tid = tid;
+	s->reader = reader;
 	/* release: tsc, id and tid are visible before seq says so */
 	__atomic_store_n(&s->seq, n + 1, __ATOMIC_RELEASE);
 	snap_wait(ctl, n);

@@ -148,7 +148,7 @@ static void ev_hist_snapshot(void *arg)
 {
 	const struct utrace_trace_entry *e = arg;
 
-	rt_snapshot_request(e->common_type, e->common_pid);
+	rt_snapshot_request(e->common_type, e->common_pid, 0);
 }
 
 /*
@@ -158,11 +158,14 @@ static void ev_hist_snapshot(void *arg)
  * same triggers meanwhile.  errno is kept (the one system calls here are
  * the thread's first: its id and its name).  The hists count while
  * tracing_on is 0, as the kernel's do (only the ring buffer is off
- * then), and stop when the recording ends.
+ * then), and stop when the recording ends.  only: the reader whose
+ * triggers run (a trace_marker write's: the trace_array written), or
+ * RT_TRIG_ALL (a hit: every reader's).
  */
 static inline __attribute__((always_inline)) void ev_triggers(const struct utrace_event_key *key,
 						  const struct rt_event_conf *conf,
-						  const void *rec, uint32_t len, uint32_t *post)
+						  const void *rec, uint32_t len, uint32_t *post,
+						  uint32_t only)
 {
 	struct rt_thread *t = &rt_self;
 	struct utrace_hist_ctx c = {.rec = rec,
@@ -174,16 +177,17 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 				    .stack = ev_hist_stack,
 				    .snapshot = ev_hist_snapshot};
 	uint8_t *st;
+	bool paused;
 
 	ev_self_named(t);
 	ev_fill_common(key, rec, t->tid);
 	if (conf->nr_trig)
-		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post);
+		rt_trig_commands(conf->trig, conf->nr_trig, rec, len, post, only);
 	if (!conf->nr_hist || !rt.enabled || __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED))
 		return;
+	/* the top level's paused (disable_hist); an instance's hists by its own */
 	st = conf->flags & UTRACE_ENABLE_STATEFUL ? rt_ev_state(key->id) : NULL;
-	if (st && (__atomic_load_n(st, __ATOMIC_RELAXED) & UTRACE_EVS_HIST_PAUSED))
-		return;
+	paused = st && (__atomic_load_n(st, __ATOMIC_RELAXED) & UTRACE_EVS_HIST_PAUSED);
 	if (conf->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU)) {
 		uint64_t tsc = rt_clock(&c.cpu);
 
@@ -192,6 +196,9 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	for (uint32_t i = 0; i < conf->nr_hist; i++) {
 		const struct rt_hist *h = &conf->hist[i];
 
+		if ((only != RT_TRIG_ALL && h->reader != only) ||
+		    (h->reader ? rt_reader_hist_paused(h->reader, key->id) : paused))
+			continue;
 		if (h->fast.ok)
 			utrace_hist_fast_run(h->prog, &h->fast, h->map, &c, (uint32_t)t->tid,
 					     h->memo);
@@ -267,7 +274,7 @@ static __attribute__((noinline)) bool ev_special(const struct utrace_event_key *
 	uint8_t *st;
 
 	if (conf->nr_hist || conf->nr_trig)
-		ev_triggers(key, conf, rec, len, post);
+		ev_triggers(key, conf, rec, len, post, RT_TRIG_ALL);
 	if (conf->flags & UTRACE_ENABLE_SOFT)
 		return false; /* triggers only: no record */
 	if (!(conf->flags & UTRACE_ENABLE_STATEFUL))
@@ -410,7 +417,7 @@ RT_EXPORT void __utrace_marker_write(const char *text, unsigned len)
 #define EV_MARKER_TRIG_MAX 4096
 static uint64_t ev_print_rec[(16 + EV_MARKER_TRIG_MAX + 1 + 7) / 8];
 
-void rt_marker_write(const char *text, unsigned len)
+void rt_marker_write(const char *text, unsigned len, uint32_t reader)
 {
 	const struct rt_event_conf *f = NULL;
 	struct rt_thread *t;
@@ -426,7 +433,7 @@ void rt_marker_write(const char *text, unsigned len)
 	ev_print_rec[1] = (uint64_t)(uintptr_t)rt_marker_write; /* the kernel's _THIS_IP_ */
 	memcpy(buf, text, n);
 	buf[n] = 0;
-	ev_triggers(&ev_print_key, f, ev_print_rec, 16 + n + 1, &post);
+	ev_triggers(&ev_print_key, f, ev_print_rec, 16 + n + 1, &post, reader);
 	if (post && (t = ev_thread(&rt_self)) && rt_tracing_on())
 		rt_stacktrace_write(t, ev_print_rec, post);
 }

@@ -22,6 +22,7 @@ struct rt_hist {
 	struct utrace_hist_map *map;
 	struct utrace_hist_fast fast; /* the program's shape, when it has it */
 	uint64_t *memo;		      /* UTRACE_HIST_MEMO words (hist_memo.h), or NULL */
+	uint32_t reader;	      /* whose: 0 the top level, else an instance's */
 };
 
 /* What the recorder set for an enabled event: key->filter points here. */
@@ -102,7 +103,8 @@ rt_event_put(struct rt_thread *t, const struct utrace_event_key *key, const void
 	t->state &= ~RT_TS_BUSY;
 	return true;
 }
-/* a trace_marker write (the live thread's): its triggers, its record */
-void rt_marker_write(const char *text, unsigned len) RT_HIDDEN;
+/* a trace_marker write (the live thread's) to reader's trace_marker: its
+ * triggers (reader's only), its record */
+void rt_marker_write(const char *text, unsigned len, uint32_t reader) RT_HIDDEN;
 
 #endif

@@ -216,9 +216,11 @@ typedef void (*utrace_recorder_sym_cb)(void *arg, uint64_t addr, uint64_t size, 
 				       const char *raw, const char *path, bool main_object);
 void utrace_recorder_live_symbols(struct utrace_recorder *r, utrace_recorder_sym_cb cb, void *arg);
 /* trace_marker: text written as a PRINT record by the command's first
- * process (its live channel thread), as utrace_printf writes it. */
-int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, size_t len,
-				struct utrace_error *err);
+ * process (its live channel thread), as utrace_printf writes it; only
+ * reader's triggers of ftrace:print run on it (0: the top level's; an
+ * instance's reader, or UTRACE_READERS: no trigger's). */
+int utrace_recorder_live_marker(struct utrace_recorder *r, unsigned reader, const char *text,
+				size_t len, struct utrace_error *err);
 /* The object files of the traced processes (a path may come again). */
 void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
 				  void *arg);
@@ -257,17 +259,20 @@ int utrace_recorder_live_filter(struct utrace_recorder *r, const char *system, c
  * and count), in every process at once and in those that come later.
  * reader: whose list it is, 0 the top level's, 1 .. UTRACE_READERS - 1
  * an instance's (traceon, traceoff, stacktrace, enable_event and
- * disable_event only, run on its own state: utrace_recorder_reader_*);
- * the other readers' triggers of the event stay. */
+ * disable_event, enable_hist and disable_hist, run on its own state:
+ * utrace_recorder_reader_*; hist, its own tables; snapshot, its own
+ * snapshots: utrace_recorder_snapshot_reader); the other readers'
+ * triggers of the event stay. */
 struct utrace_trigger;
 int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, const char *system,
 				  const char *name, const char *const *texts,
 				  struct utrace_trigger *const *trigs, unsigned n,
 				  struct utrace_error *err);
-/* The tables of the event's hist triggers of the tracefs as they are now,
- * in order, each to cb with its trigger's text. */
+/* The tables of reader's hist triggers of the event (the tracefs's) as
+ * they are now, in order, each to cb with its trigger's text. */
 struct utrace_hist_table;
-int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, const char *name,
+int utrace_recorder_live_hists(struct utrace_recorder *r, unsigned reader, const char *system,
+			       const char *name,
 			       int (*cb)(void *arg, const char *text,
 					 const struct utrace_hist_table *t),
 			       void *arg, struct utrace_error *err);
@@ -279,14 +284,15 @@ int utrace_recorder_live_hists(struct utrace_recorder *r, const char *system, co
 int utrace_recorder_live_trigger_ctl(struct utrace_recorder *r, unsigned reader,
 				     const char *system, const char *name, const char *text,
 				     int what, long *count, bool *paused);
-/* For the check of a hist trigger of SYSTEM:NAME written to the tracefs:
- * its $var (the -R's, or another trigger's of the tracefs: its table made
+/* For the check of a hist trigger of SYSTEM:NAME written to the tracefs
+ * by reader: its $var (of the top level, the -R's, or another trigger's of
+ * the tracefs; of an instance, another of its triggers': its table made
  * now if it is not) and its action's synthetic event, as the recording's
  * compile finds them (lib/hist/hist_compile.h's env: 0 or a
  * UTRACE_HIST_ERR_*). */
 struct utrace_hist_var_info;
 struct utrace_hist_synth_info;
-int utrace_recorder_live_hist_var(struct utrace_recorder *r, const char *system,
+int utrace_recorder_live_hist_var(struct utrace_recorder *r, unsigned reader, const char *system,
 				  const char *name, const char *var, const char *msys,
 				  const char *mev, struct utrace_hist_var_info *out);
 int utrace_recorder_live_synth(struct utrace_recorder *r, const char *synth,
@@ -322,6 +328,12 @@ void utrace_recorder_reader_drop(struct utrace_recorder *r, unsigned reader);
 /* tracefs `echo 1 > snapshot`: every thread's buffer as it is now saved
  * as a snapshot (SNAPSHOT record, event UTRACE_SNAP_TRACEFS); its id. */
 int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error *err);
+/* Whose snapshot id (1, 2, ...) is: the reader of the snapshot trigger
+ * that asked for it (1 .. UTRACE_READERS - 1: an instance's,
+ * UTRACE_READERS: an instance's removed since), 0 for any other (the top
+ * level's triggers, the kernel's, `echo 1 > snapshot`); -ENOENT: none
+ * taken yet.  Known before its SNAPSHOT record is written. */
+int utrace_recorder_snapshot_reader(const struct utrace_recorder *r, unsigned id);
 /* tracing_thresh (function_graph: only calls longer than usecs, 0 for
  * every call) of every process, as utrace_recorder_live_set. */
 int utrace_recorder_live_thresh(struct utrace_recorder *r, uint64_t usecs, struct utrace_error *err);

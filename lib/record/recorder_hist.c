@@ -46,6 +46,7 @@ struct hist_env_arg {
 	const char *path; /* the object whose event it is */
 	unsigned depth;	  /* triggers compiled to find a variable, nested */
 	bool kernel;	  /* a kernel event's: $vars are the kernel -e's */
+	unsigned reader;  /* whose trigger (the live tracefs's): its $vars only */
 };
 
 static unsigned env_nspecs(const struct hist_env_arg *a)
@@ -93,7 +94,7 @@ static int hist_var_table(const struct hist_env_arg *a, const struct utrace_hist
 			  struct utrace_hist_var_info *out)
 {
 	struct utrace_event_select *s = a->r->o.events;
-	struct hist_env_arg nested = {a->r, a->path, a->depth + 1, a->kernel};
+	struct hist_env_arg nested = {a->r, a->path, a->depth + 1, a->kernel, a->reader};
 	const struct utrace_event_format *fmt = NULL;
 	const struct rec_kfmt *kf = NULL;
 	struct utrace_error e;
@@ -125,7 +126,8 @@ static int hist_live_var_table(const struct hist_env_arg *a, const struct utrace
 	const struct rec_kfmt *kf = rec_kfmt_shown(a->r, d->sys, d->ev);
 	const struct utrace_event_format *fmt =
 	    kf ? kf->fmt : rec_live_fmt(a->r, a->path, d->sys, d->ev, &where);
-	struct hist_env_arg nested = {a->r, kf ? UTRACE_EVENT_NOOBJ : where, a->depth + 1, !!kf};
+	struct hist_env_arg nested = {a->r, kf ? UTRACE_EVENT_NOOBJ : where, a->depth + 1, !!kf,
+				      a->reader};
 	struct utrace_error e;
 	struct rec_hist *h;
 
@@ -183,7 +185,7 @@ static void hist_each(void *arg, const char *var, const char *want_sys, const ch
 	struct hist_live_visit lv = {visit, ctx, a};
 	char sys[65], ev[65];
 
-	for (unsigned i = 0; i < env_nspecs(a); i++) {
+	for (unsigned i = 0; !a->reader && i < env_nspecs(a); i++) { /* -R: the top level's */
 		const struct utrace_event_spec *sp = env_spec(a, i);
 
 		if (!utrace_event_spec_exact(sp->pattern, sys, ev, sizeof(sys)))
@@ -193,7 +195,7 @@ static void hist_each(void *arg, const char *var, const char *want_sys, const ch
 							     utrace_trigger_parsed(sp, k), i, k, 0});
 	}
 	if (a->r->o.live)
-		rec_live_vars(a->r, var, want_sys, want_ev, hist_live_found, &lv);
+		rec_live_vars(a->r, a->reader, var, want_sys, want_ev, hist_live_found, &lv);
 }
 
 /* The compiler's env of a trigger compiled with a (which must outlive
@@ -211,11 +213,11 @@ static const struct utrace_hist_env *hist_env(const struct hist_env_arg *a,
 
 /* The live tracefs's check of a trigger of an event where path has it
  * (recorder_liveev.c): $name as its compile would find it. */
-int rec_hist_var(struct utrace_recorder *r, const char *path, const char *name, const char *msys,
-		 const char *mev, struct utrace_hist_var_info *out)
+int rec_hist_var(struct utrace_recorder *r, unsigned reader, const char *path, const char *name,
+		 const char *msys, const char *mev, struct utrace_hist_var_info *out)
 {
 	/* path NULL: a kernel event's (recorder_livekev.c) */
-	struct hist_env_arg a = {r, path ? path : UTRACE_EVENT_NOOBJ, 0, !path};
+	struct hist_env_arg a = {r, path ? path : UTRACE_EVENT_NOOBJ, 0, !path, reader};
 	struct utrace_hist_scope sc;
 	const struct utrace_hist_env *env = hist_env(&a, &sc);
 
@@ -411,7 +413,8 @@ struct rec_hist *rec_hist_get(struct utrace_recorder *r, unsigned spec, unsigned
 			      const struct utrace_event_format *fmt, bool env_kernel,
 			      const char *path, struct utrace_error *err)
 {
-	struct hist_env_arg env = {r, path, 0, env_kernel};
+	struct hist_env_arg env = {r, path, 0, env_kernel,
+				   spec & REC_HIST_LIVE ? rec_live_reader_of(r, spec) : 0};
 
 	return hist_get(r, spec, k, text, t, fmt, &env, err);
 }

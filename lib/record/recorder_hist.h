@@ -41,6 +41,7 @@ struct rec_hist {
 	char *table;		/* name=: the table's name, NULL if none */
 	struct rec_hist *owner; /* name=: the trigger whose table this one shares */
 	uint32_t tid;		/* its table's id, for RESOLVE (common/proto.h) */
+	unsigned reader;	/* whose (the live tracefs's): 0 the top level */
 	/* the formats prog was compiled for (or compiled the same for): an
 	 * object of one of them gets prog without a compile */
 	const struct utrace_event_format **fmts;
@@ -52,6 +53,9 @@ struct rec_hist {
  * event); recorder_hist_tables.c: the used elements of a table, in slot
  * order (*n; free it); recorder_hist_map.c: one table freed */
 uint8_t *rec_hist_state(struct utrace_recorder *r, const struct rec_hist *h);
+/* whether a disable_hist paused h: the top level's by the event's state,
+ * an instance's by its reader's bit (utrace_control.reader_hist_off) */
+bool rec_hist_disabled(struct utrace_recorder *r, const struct rec_hist *h);
 struct utrace_hist_map;
 uint8_t *rec_hist_entries(struct utrace_hist_map *m, uint32_t *n);
 void rec_hist_free_one(struct rec_hist *h);
@@ -100,11 +104,11 @@ bool rec_hist_kwants_stack(const struct utrace_recorder *r, int kid);
 void rec_hist_kpause(struct utrace_recorder *r, int kid, bool paused);
 bool rec_hist_kpaused(const struct utrace_recorder *r, int kid);
 
-/* recorder_hist.c: $name of a hist trigger of an event where path has
- * it (NULL: of a kernel event), as its compile finds it (a
+/* recorder_hist.c: $name of a hist trigger of reader's of an event where
+ * path has it (NULL: of a kernel event), as its compile finds it (a
  * UTRACE_HIST_ERR_* or 0) */
-int rec_hist_var(struct utrace_recorder *r, const char *path, const char *name, const char *msys,
-		 const char *mev, struct utrace_hist_var_info *out);
+int rec_hist_var(struct utrace_recorder *r, unsigned reader, const char *path, const char *name,
+		 const char *msys, const char *mev, struct utrace_hist_var_info *out);
 
 void rec_hist_free(struct utrace_recorder *r);
 

@@ -53,6 +53,20 @@ uint8_t *rec_hist_state(struct utrace_recorder *r, const struct rec_hist *h)
 	return id >= UTRACE_EV_ID_BASE && i < UTRACE_EV_STATE_MAX ? &r->ctl->ev_state[i] : NULL;
 }
 
+bool rec_hist_disabled(struct utrace_recorder *r, const struct rec_hist *h)
+{
+	uint8_t *st = rec_hist_state(r, h);
+	size_t i;
+
+	if (!st)
+		return false;
+	if (!h->reader || h->reader >= UTRACE_READERS)
+		return __atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_HIST_PAUSED;
+	i = (size_t)(st - r->ctl->ev_state);
+	return __atomic_load_n(&r->ctl->reader_hist_off[h->reader][i / 8], __ATOMIC_ACQUIRE) &
+	       (1u << (i % 8));
+}
+
 /* hist:...:pause: a user event's hists of -R start paused in the shared
  * state (enable_hist continues them), a kernel event's table and one the
  * tracefs added (:cont continues it) are paused themselves. */

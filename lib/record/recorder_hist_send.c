@@ -50,6 +50,7 @@ static int hist_send(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj
 	    .prog_len = h->prog_len,
 	    .table = h->tid,
 	    .map_size = h->map_size,
+	    .reader = h->reader,
 	};
 	int ret = hist_send_tables(r, c, h);
 

@@ -130,12 +130,8 @@ static int hist_save(struct utrace_recorder *r, struct rec_hist *h,
 
 	if (!elts)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	{
-		uint8_t *st = rec_hist_state(r, h); /* "[paused]" as the trigger is now */
-
-		if (st && (*st & UTRACE_EVS_HIST_PAUSED))
-			m->paused = 1;
-	}
+	if (rec_hist_disabled(r, h)) /* "[paused]" as the trigger is now */
+		m->paused = 1;
 	d.prog_len = h->prog_len;
 	d.names_len = (uint32_t)((ls + ln + lt + 7) & ~(size_t)7);
 	d.elt_size = (uint32_t)utrace_hist_elt_size(m->key_size, m->nr_sums);

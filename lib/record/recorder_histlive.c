@@ -22,8 +22,6 @@ int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
 		   struct utrace_hist_table *t, uint8_t **elts)
 {
 	const struct utrace_hist_map *m = h->map;
-	uint8_t *st = rec_hist_state(r, h);
-
 	*elts = rec_hist_entries(h->map, &t->nr_elts);
 	if (!*elts)
 		return -ENOMEM;
@@ -38,7 +36,7 @@ int rec_hist_table(struct utrace_recorder *r, const struct rec_hist *h,
 	}
 	t->drops = m->drops;
 	t->elts = *elts;
-	t->paused = m->paused || (st && (*st & UTRACE_EVS_HIST_PAUSED));
+	t->paused = m->paused || rec_hist_disabled(r, h);
 	t->snap_seq = m->snap_seq;
 	t->snap_val = m->snap_val;
 	return 0;
@@ -83,7 +81,6 @@ static void hist_clear(struct utrace_hist_map *m)
 int rec_hist_ctl(struct utrace_recorder *r, unsigned spec, int what, bool *paused)
 {
 	struct rec_hist *h;
-	uint8_t *st;
 
 	for (h = r->hist->hists; h && h->spec != spec; h = h->next)
 		;
@@ -93,9 +90,7 @@ int rec_hist_ctl(struct utrace_recorder *r, unsigned spec, int what, bool *pause
 		__atomic_store_n(&h->map->paused, what == REC_HIST_PAUSE, __ATOMIC_RELEASE);
 	else if (what == REC_HIST_CLEAR)
 		hist_clear(h->map);
-	st = rec_hist_state(r, h);
-	*paused = __atomic_load_n(&h->map->paused, __ATOMIC_ACQUIRE) ||
-		  (st && (__atomic_load_n(st, __ATOMIC_ACQUIRE) & UTRACE_EVS_HIST_PAUSED));
+	*paused = __atomic_load_n(&h->map->paused, __ATOMIC_ACQUIRE) || rec_hist_disabled(r, h);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
  *                      recorder_kfmt.c (formats, clock), recorder_khist.c
  *                      (their triggers set up), recorder_kmerge.c (merge)
  *   recorder_live.h    live control       recorder_live.c, recorder_liveev.c,
+ *                      recorder_livetrig.c (trigger lists),
  *                      recorder_livevar.c, recorder_livepid.c (the
  *                      pid lists) (record --tracefs)
  *   recorder_inproc_probe.h  in-process probes  recorder_inproc_probe.c

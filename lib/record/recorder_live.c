@@ -216,10 +216,10 @@ void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *ar
 			cb(arg, r->conns[ci]->objs[oi].path);
 }
 
-int utrace_recorder_live_marker(struct utrace_recorder *r, const char *text, size_t len,
-				struct utrace_error *err)
+int utrace_recorder_live_marker(struct utrace_recorder *r, unsigned reader, const char *text,
+				size_t len, struct utrace_error *err)
 {
-	struct utrace_msg m = {0, UTRACE_MSG_MARKER};
+	struct utrace_msg_marker m = {{0, UTRACE_MSG_MARKER}, reader, 0};
 	int ret;
 
 	if (len > UTRACE_MSG_MAX - sizeof(m))

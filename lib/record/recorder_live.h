@@ -2,8 +2,8 @@
 /*
  * recorder_live.h - the recorder's changes while the program runs (record
  * --tracefs): the live channel (recorder_live.c), the events' switches,
- * filters and triggers (recorder_liveev.c), what was set per event
- * (recorder_livevar.c).
+ * filters and configuration (recorder_liveev.c), their trigger lists
+ * (recorder_livetrig.c), what was set per event (recorder_livevar.c).
  * Private to lib/record.
  */
 #ifndef UTRACE_LIB_RECORDER_LIVE_H
@@ -117,11 +117,14 @@ bool rec_live_kev_keep(struct utrace_recorder *r, int kid, const uint8_t *rec, u
 int rec_live_ksynth_add(struct utrace_recorder *r, unsigned n, struct utrace_error *err);
 void rec_live_ksynth_enable(struct utrace_recorder *r, unsigned n, int on);
 void rec_live_ksynth_hists(struct utrace_recorder *r, unsigned n, const struct rec_live_ev *e);
-/* recorder_livevar.c: the tracefs's hist triggers that define variable var (of event
- * sys:ev only, if sys is not ""): each to cb with its event, its text and
- * its table's spec (REC_HIST_LIVE | serial); how many */
-unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
-		       const char *ev,
+/* recorder_livevar.c: reader's hist triggers of the tracefs that define
+ * variable var (of event sys:ev only, if sys is not ""): each to cb with
+ * its event, its text and its table's spec (REC_HIST_LIVE | serial); how
+ * many.  The reader of the trigger of table spec (0: none or the top
+ * level's). */
+unsigned rec_live_reader_of(const struct utrace_recorder *r, unsigned spec);
+unsigned rec_live_vars(struct utrace_recorder *r, unsigned reader, const char *var,
+		       const char *sys, const char *ev,
 		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
 				  const struct utrace_trigger *t, unsigned spec, unsigned v),
 		       void *arg);
@@ -131,6 +134,17 @@ const struct utrace_event_format *rec_live_fmt(struct utrace_recorder *r, const 
 					       const char *sys, const char *name,
 					       const char **where);
 /* ... and its triggers, before that ENABLE */
+/* recorder_liveev.c, for recorder_livetrig.c: the id of sys:name as the
+ * tracefs shows it (a kernel event's first), its state byte on the
+ * control page (NULL: none), the command line's triggers of it (hist
+ * ones in *nh, the others in *nt), and e's configuration pushed to every
+ * process */
+int rec_live_id(const struct utrace_recorder *r, const char *system, const char *name);
+uint8_t *rec_live_ev_state(struct utrace_recorder *r, int id);
+void rec_live_spec_counts(struct utrace_recorder *r, const char *sys, const char *name,
+			  unsigned *nh, unsigned *nt);
+int rec_live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const char *sys,
+		     const char *name, struct utrace_error *err);
 int rec_live_event_trigs(struct utrace_recorder *r, struct rec_conn *c, uint32_t obj,
 			 uint32_t key, const char *path, const char *sys, const char *name,
 			 int id);

@@ -80,8 +80,17 @@ const struct utrace_event_format *rec_ev_fmt(struct utrace_recorder *r, const ch
 	return f;
 }
 
-unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *sys,
-		       const char *ev,
+unsigned rec_live_reader_of(const struct utrace_recorder *r, unsigned spec)
+{
+	for (const struct rec_live_ev *e = r->lev ? r->lev->live_evs : NULL; e; e = e->next)
+		for (unsigned i = 0; i < e->nr_trigs; i++)
+			if ((REC_HIST_LIVE | e->trigs[i].serial) == spec)
+				return e->trigs[i].reader;
+	return 0;
+}
+
+unsigned rec_live_vars(struct utrace_recorder *r, unsigned reader, const char *var,
+		       const char *sys, const char *ev,
 		       void (*cb)(void *arg, const char *sys, const char *ev, const char *text,
 				  const struct utrace_trigger *t, unsigned spec, unsigned v),
 		       void *arg)
@@ -92,7 +101,10 @@ unsigned rec_live_vars(struct utrace_recorder *r, const char *var, const char *s
 		if (sys[0] && (strcmp(e->sys, sys) || strcmp(e->name, ev)))
 			continue;
 		for (unsigned i = 0; i < e->nr_trigs; i++) {
-			const struct utrace_hist_spec *h = e->trigs[i].t->hist;
+			/* a reader's variables are its own, as the kernel's
+			 * of a trace_array */
+			const struct utrace_hist_spec *h =
+			    e->trigs[i].reader == reader ? e->trigs[i].t->hist : NULL;
 
 			for (unsigned v = 0; h && v < h->nr_vars; v++)
 				if (!strcmp(h->vars[v].name, var)) {

@@ -2,7 +2,8 @@
 /*
  * recorder_reader.c - the state of the live tracefs's instances that
  * their own triggers read and change in the processes (the readers of
- * common/proto.h's utrace_control: reader_on, reader_ev, reader_log).
+ * common/proto.h's utrace_control: reader_on, reader_ev, reader_log,
+ * reader_hist_off).
  *
  * An instance is a selection over the one set of per-thread records
  * (lib/session/session_inst.c); its triggers run where the top level's
@@ -19,6 +20,7 @@
 
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_live.h"
+#include "lib/record/recorder_snap.h"
 
 void utrace_recorder_reader_on(struct utrace_recorder *r, unsigned reader, bool on)
 {
@@ -92,4 +94,6 @@ void utrace_recorder_reader_drop(struct utrace_recorder *r, unsigned reader)
 			}
 	__atomic_store_n(&r->ctl->reader_on[reader], 0, __ATOMIC_RELEASE);
 	memset(r->ctl->reader_ev[reader], 0, sizeof(r->ctl->reader_ev[reader]));
+	memset(r->ctl->reader_hist_off[reader], 0, sizeof(r->ctl->reader_hist_off[reader]));
+	rec_snap_reader_drop(r, reader);
 }

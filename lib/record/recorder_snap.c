@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/base/grow.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_snap.h"
 
@@ -57,6 +58,8 @@ struct rec_snap {
 	uint64_t taken; /* requests handled (the next ticket) */
 	uint32_t ids;   /* snapshots written */
 	uint64_t stall_ns; /* when taken was first seen unpublished */
+	uint8_t *readers;  /* by id: whose trigger asked (0: the top level) */
+	size_t cap_readers;
 };
 
 int rec_snap_new(struct utrace_recorder *r)
@@ -67,6 +70,8 @@ int rec_snap_new(struct utrace_recorder *r)
 
 void rec_snap_free(struct utrace_recorder *r)
 {
+	if (r->snap)
+		free(r->snap->readers);
 	free(r->snap);
 	r->snap = NULL;
 }
@@ -124,12 +129,19 @@ int rec_snap_threads(struct utrace_recorder *r, struct utrace_dat_snapshot *s,
 static int snap_take(struct utrace_recorder *r, const struct utrace_snap_slot *slot,
 		     uint32_t missed, struct utrace_error *err)
 {
-	struct utrace_dat_snapshot s = {.id = ++r->snap->ids,
+	struct utrace_dat_snapshot s = {.id = r->snap->ids + 1,
 					.event = slot->id,
 					.tid = slot->tid,
 					.tsc = slot->tsc,
 					.missed = missed};
 
+	/* an instance's (the live tracefs's): known as its before it is in
+	 * the file, so that a reader of the file finds whose each one is */
+	if (slot->reader && UTRACE_GROW_ZERO(r->snap->readers, r->snap->cap_readers, s.id + 1) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	if (slot->reader && slot->reader < UTRACE_READERS)
+		r->snap->readers[s.id] = (uint8_t)slot->reader;
+	r->snap->ids++;
 	if (rec_snap_threads(r, &s, err) < 0)
 		return err->code;
 	return rec_write(r, UTRACE_DAT_SNAPSHOT, &s, sizeof(s), NULL, 0, err);
@@ -152,6 +164,20 @@ int utrace_recorder_snapshot_now(struct utrace_recorder *r, struct utrace_error 
 	return ret < 0 ? ret : (int)r->snap->ids;
 }
 
+void rec_snap_reader_drop(struct utrace_recorder *r, unsigned reader)
+{
+	for (size_t i = 0; r->snap && i < r->snap->cap_readers; i++)
+		if (r->snap->readers[i] == reader)
+			r->snap->readers[i] = UTRACE_READERS;
+}
+
+int utrace_recorder_snapshot_reader(const struct utrace_recorder *r, unsigned id)
+{
+	if (!r->snap || !id || id > r->snap->ids)
+		return -ENOENT;
+	return id < r->snap->cap_readers ? r->snap->readers[id] : 0;
+}
+
 /* The request of ticket n, if its slot holds it whole (a seqlock too: the
  * slot's seq is n + 1 before and after the copy). */
 static bool snap_slot(struct utrace_recorder *r, uint64_t n, struct utrace_snap_slot *out)
@@ -163,6 +189,7 @@ static bool snap_slot(struct utrace_recorder *r, uint64_t n, struct utrace_snap_
 	out->tsc = s->tsc;
 	out->id = s->id;
 	out->tid = s->tid;
+	out->reader = s->reader;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(&s->seq, __ATOMIC_RELAXED) == n + 1;
 }

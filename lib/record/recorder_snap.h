@@ -18,6 +18,9 @@ struct utrace_dat_snapshot;
 int rec_snap_new(struct utrace_recorder *r);
 void rec_snap_free(struct utrace_recorder *r);
 uint32_t rec_snap_new_id(struct utrace_recorder *r);
+/* An instance's reader is free again: its snapshots so far are said to
+ * be of UTRACE_READERS (a removed one's), not of the reader's next holder */
+void rec_snap_reader_drop(struct utrace_recorder *r, unsigned reader);
 /* recorder_snap.c: the snapshots asked for since the last call, taken */
 int rec_snap_poll(struct utrace_recorder *r, struct utrace_error *err);
 /* Every live thread's ring into snapshot s (its SNAP_PAGEs, s->pages and

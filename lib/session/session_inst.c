@@ -387,7 +387,7 @@ static int inst_marker(void *arg, const char *text, size_t len, struct utrace_er
 
 	if (session_wins_start(&s->marks) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	ret = rl->ops.marker(&rl->top, text, len, err);
+	ret = rl->ops.marker(s, text, len, err); /* the top level's, as s's */
 	session_wins_end(&s->marks);
 	return ret;
 }
@@ -421,12 +421,6 @@ static int inst_event_filter(void *arg, const char *system, const char *name, co
 	return 0;
 }
 
-static int inst_print_hist(void *arg, FILE *out, const char *system, const char *name,
-			   struct utrace_error *err)
-{
-	return 0; /* no hist trigger: the kernel's file is empty then */
-}
-
 /* The ops of an instance: the top level's, but for its own selection and
  * without what only the top level has (lib/tracefs leaves out its files). */
 static void inst_ops(struct session_sel *s, struct utrace_live_ops *ops)
@@ -435,9 +429,6 @@ static void inst_ops(struct session_sel *s, struct utrace_live_ops *ops)
 	ops->arg = s;
 	ops->marker = inst_marker;
 	ops->event_filter = inst_event_filter;
-	ops->print_hist = inst_print_hist;
-	ops->hist_var = NULL;
-	ops->hist_synth = NULL;
 	ops->synth_add = NULL;
 	ops->dynev_enable = NULL;
 	ops->dynev_initial = NULL;

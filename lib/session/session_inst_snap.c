@@ -8,9 +8,13 @@
  * (session_inst.c); so an instance's `echo 1 > snapshot` takes one of all
  * of them, kept as that instance's, and its snapshot file shows it
  * through the instance's selection (its events, windows, filters), as
- * its trace does.  The top level's are the others (written to its file,
- * or by a snapshot trigger), numbered among themselves, and shown through
- * the top level's masks once an instance was made.
+ * its trace does.  So does a snapshot trigger of the instance's: the
+ * runtime's request names its reader, and the recorder says whose each
+ * snapshot is (utrace_recorder_snapshot_reader), which snaps_sync reads
+ * before a snapshot is numbered or shown.  The top level's are the others
+ * (written to its file, or by a snapshot trigger of its own), numbered
+ * among themselves, and shown through the top level's masks once an
+ * instance was made.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,6 +41,33 @@ static bool inst_took(const struct session_live *rl, unsigned id)
 	return false;
 }
 
+static int snaps_add(struct session_live *rl, struct session_sel *s, unsigned id)
+{
+	if (UTRACE_GROW(rl->inst_snaps, rl->cap_inst_snaps, rl->ninst_snaps + 1) < 0 ||
+	    (s && UTRACE_GROW(s->snaps, s->cap_snaps, s->nsnaps + 1) < 0))
+		return -ENOMEM;
+	rl->inst_snaps[rl->ninst_snaps++] = id;
+	if (s)
+		s->snaps[s->nsnaps++] = id;
+	return 0;
+}
+
+/* The snapshots taken since the last call that an instance's trigger
+ * asked for: that instance's (one removed since: no reader's, but still
+ * not the top level's), in the order taken.  The recorder held. */
+static int snaps_sync(struct session_live *rl, struct utrace_error *err)
+{
+	int reader;
+
+	while ((reader = utrace_recorder_snapshot_reader(rl->r, rl->snaps_seen + 1)) >= 0) {
+		if (reader && snaps_add(rl, session_reader_sel(rl, (unsigned)reader),
+					rl->snaps_seen + 1) < 0)
+			return utrace_error_set(err, -ENOMEM, "out of memory");
+		rl->snaps_seen++;
+	}
+	return 0;
+}
+
 /* One taken now: its number among the reader's own (1, 2, ...). */
 int session_sel_take_snapshot(void *arg, struct utrace_error *err)
 {
@@ -46,16 +77,15 @@ int session_sel_take_snapshot(void *arg, struct utrace_error *err)
 
 	live_lock(rl);
 	id = utrace_recorder_snapshot_now(rl->r, err);
+	if (id > 0 && snaps_sync(rl, err) < 0)
+		id = err->code;
 	pthread_mutex_unlock(&rl->lock);
 	if (id <= 0 || (s->top && !rl->sel_used))
 		return id;
 	if (s->top)
 		return id - (int)inst_taken(rl, (unsigned)id);
-	if (UTRACE_GROW(rl->inst_snaps, rl->cap_inst_snaps, rl->ninst_snaps + 1) < 0 ||
-	    UTRACE_GROW(s->snaps, s->cap_snaps, s->nsnaps + 1) < 0)
+	if (snaps_add(rl, s, (unsigned)id) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	rl->inst_snaps[rl->ninst_snaps++] = (unsigned)id;
-	s->snaps[s->nsnaps++] = (unsigned)id;
 	return (int)s->nsnaps;
 }
 
@@ -120,6 +150,14 @@ int session_sel_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_
 
 	if (session_live_open_dat(s->rl, &d, err) < 0)
 		return err->code;
+	/* whose are those in the file (known before they were written) */
+	live_lock(s->rl);
+	ret = snaps_sync(s->rl, err);
+	pthread_mutex_unlock(&s->rl->lock);
+	if (ret < 0) {
+		utrace_dat_close(d);
+		return ret;
+	}
 	id = sel_newest(s, utrace_dat_snapshot_count(d), count);
 	if (!out || *count <= from || !id) {
 		utrace_dat_close(d);

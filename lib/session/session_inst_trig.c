@@ -23,13 +23,23 @@
  * to those times, starts the top level's masks for what the union turned
  * on, and turns off in the processes what no reader keeps on any more.
  * A stacktrace's record is marked with the readers that asked for it
- * (session_sel_keep shows it to them).  The fast path is the same: the
- * trigger list is the event's one list, only its entries say whose.
+ * (session_sel_keep shows it to them).  A snapshot trigger's request
+ * names its reader, and the snapshot is the instance's
+ * (session_inst_snap.c).  A hist trigger is a hist trigger as the top
+ * level's, its own table filled at the hit by the same code; the
+ * recorder lists a reader's own tables only (session_sel_print_hist).
+ * The fast path is the same: the trigger list is the event's one list,
+ * only its entries say whose.
  *
- * What an instance does not have of its own yet: hist triggers and
- * their enable_hist, disable_hist and snapshot (EINVAL: the top level's
- * only), triggers on kernel events, and triggers of more than
- * UTRACE_READERS - 1 instances at once.
+ * Its enable_hist and disable_hist set its own bit of the target on
+ * the control page (reader_hist_off), which its hists read at the hit.
+ *
+ * Its hist triggers' $vars are its own triggers' (the recorder's lookup
+ * is by reader: session_live.c live_hist_var).
+ *
+ * What an instance does not have of its own yet: triggers other than
+ * hist on kernel events, and triggers of more than UTRACE_READERS - 1
+ * instances at once (ENOSPC).
  */
 #include <errno.h>
 #include <string.h>
@@ -38,14 +48,6 @@
 #include "lib/session/session_live_internal.h"
 
 #define FTCMD_PREFIX "p:" UTRACE_LIVE_FTCMD_GROUP "/"
-
-static struct session_sel *reader_sel(struct session_live *rl, unsigned reader)
-{
-	for (size_t i = 0; i < rl->ninsts; i++)
-		if (rl->insts[i]->reader == reader)
-			return rl->insts[i];
-	return NULL;
-}
 
 static struct session_sel_ev *ev_of_id(struct session_sel *s, int id)
 {
@@ -77,7 +79,7 @@ static void fired_off(struct session_live *rl, const struct session_sel_ev *e)
 
 static void fired_apply(struct session_live *rl, const struct utrace_reader_fired *f)
 {
-	struct session_sel *s = reader_sel(rl, f->reader);
+	struct session_sel *s = session_reader_sel(rl, f->reader);
 	struct session_sel_ev *e = s ? ev_of_id(s, f->target) : NULL, *t;
 
 	if (!s)
@@ -214,7 +216,7 @@ void session_inst_trig_ops(struct session_sel *s, struct utrace_live_ops *ops)
 void session_inst_reader_take(struct session_live *rl, struct session_sel *s)
 {
 	for (unsigned r = 1; r < UTRACE_READERS && !s->reader; r++)
-		if (!reader_sel(rl, r))
+		if (!session_reader_sel(rl, r))
 			s->reader = r;
 }
 

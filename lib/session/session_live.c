@@ -32,6 +32,7 @@
 #include "lib/session/session_live.h"
 #include "lib/session/session_live_internal.h"
 #include "lib/tracefs/live.h"
+#include "lib/hist/hist.h"
 #include "lib/report/report_hist.h"
 #include "lib/report/report_text.h"
 #include "lib/tracefile/dat_reader.h"
@@ -51,13 +52,18 @@ static int live_set_option(void *arg, const char *name, uint32_t *options)
 	return 0;
 }
 
+/* A write to the trace_marker of the top level or of an instance (its
+ * reader: only its triggers of ftrace:print run; one without a reader
+ * has none) */
 static int live_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
 {
-	struct session_live *rl = live_rl(arg);
+	struct session_sel *s = arg;
+	struct session_live *rl = s->rl;
+	unsigned reader = s->top ? 0 : s->reader ? s->reader : UTRACE_READERS;
 	int ret;
 
 	live_lock(rl);
-	ret = utrace_recorder_live_marker(rl->r, text, len, err);
+	ret = utrace_recorder_live_marker(rl->r, reader, text, len, err);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
@@ -164,14 +170,19 @@ static bool live_event_soft(void *arg, const char *system, const char *name)
 	return soft;
 }
 
+/* $var of a hist trigger of the top level or of an instance: its own
+ * level's (one without a reader has none) */
 static int live_hist_var(void *arg, const char *system, const char *name, const char *var,
 			 const char *msys, const char *mev, struct utrace_hist_var_info *out)
 {
-	struct session_live *rl = live_rl(arg);
+	struct session_sel *s = arg;
+	struct session_live *rl = s->rl;
 	int ret;
 
+	if (!s->top && !s->reader)
+		return UTRACE_HIST_ERR_VAR_NOT_FOUND;
 	live_lock(rl);
-	ret = utrace_recorder_live_hist_var(rl->r, system, name, var, msys, mev, out);
+	ret = utrace_recorder_live_hist_var(rl->r, s->reader, system, name, var, msys, mev, out);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
@@ -203,19 +214,23 @@ static int live_hist_one(void *arg, const char *text, const struct utrace_hist_t
 	return utrace_report_hist_table(h->d, h->out, text, t, h->err);
 }
 
-/* The tables are read with the recorder held, the names (comm, symbols)
- * from the file written so far. */
-static int live_print_hist(void *arg, FILE *out, const char *system, const char *name,
+/* The tables of the reader's own hist triggers (the top level's, or an
+ * instance's: session_inst_trig.c), read with the recorder held, the
+ * names (comm, symbols) from the file written so far. */
+int session_sel_print_hist(void *arg, FILE *out, const char *system, const char *name,
 			   struct utrace_error *err)
 {
-	struct session_live *rl = live_rl(arg);
+	struct session_sel *s = arg;
+	struct session_live *rl = s->rl;
 	struct live_hist_out h = {NULL, out, 0, err};
 	int ret;
 
+	if (!s->top && !s->reader) /* an instance without triggers: empty */
+		return 0;
 	if (session_live_open_dat(rl, &h.d, err) < 0)
 		return err->code;
 	live_lock(rl);
-	ret = utrace_recorder_live_hists(rl->r, system, name, live_hist_one, &h, err);
+	ret = utrace_recorder_live_hists(rl->r, s->reader, system, name, live_hist_one, &h, err);
 	pthread_mutex_unlock(&rl->lock);
 	utrace_dat_close(h.d);
 	return ret;
@@ -395,7 +410,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .event_enable = session_sel_event_enable,
 	    .event_filter = live_event_filter,
 	    .event_triggers = live_event_triggers,
-	    .print_hist = live_print_hist,
+	    .print_hist = session_sel_print_hist,
 	    .trigger_ctl = live_trigger_ctl,
 	    .event_soft = live_event_soft,
 	    .hist_var = live_hist_var,

@@ -81,6 +81,7 @@ struct session_live {
 	uint64_t fired; /* the instances' trigger firings applied (session_inst_trig.c) */
 	unsigned *inst_snaps; /* the snapshots instances took, ascending */
 	size_t ninst_snaps, cap_inst_snaps;
+	unsigned snaps_seen; /* the recording's snapshots whose reader is known */
 	struct utrace_live_ops ops; /* the top level's, those of an instance start as a copy */
 	const char *output;
 	char *extract; /* output.extract: utrace_recorder_extract's file */
@@ -176,6 +177,8 @@ int session_rec_event(struct session_live *rl, const char *sys, const char *name
 bool session_insts_have_event(struct session_live *rl, const struct session_sel *but,
 			      const char *sys, const char *name);
 bool session_insts_on(struct session_live *rl, const struct session_sel *but);
+/* The instance whose reader (control page slot) is reader, NULL if none */
+struct session_sel *session_reader_sel(struct session_live *rl, unsigned reader);
 /* session_inst_snap.c: snapshot of the top level and of an instance
  * (lib/tracefs/live.h's take_snapshot, print_snapshot) */
 int session_sel_take_snapshot(void *arg, struct utrace_error *err);
@@ -186,6 +189,9 @@ int session_sel_take_snapshot(void *arg, struct utrace_error *err);
  * dropped at rmdir. */
 void session_inst_sync(struct session_live *rl);
 void session_inst_trig_ops(struct session_sel *s, struct utrace_live_ops *ops);
+/* session_live.c: a reader's hist file (ops->print_hist) */
+int session_sel_print_hist(void *arg, FILE *out, const char *system, const char *name,
+			   struct utrace_error *err);
 void session_inst_reader_take(struct session_live *rl, struct session_sel *s);
 void session_inst_reader_drop(struct session_live *rl, struct session_sel *s);
 int session_sel_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,

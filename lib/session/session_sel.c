@@ -72,6 +72,14 @@ bool session_insts_have_event(struct session_live *rl, const struct session_sel 
 	return false;
 }
 
+struct session_sel *session_reader_sel(struct session_live *rl, unsigned reader)
+{
+	for (size_t i = 0; reader && i < rl->ninsts; i++)
+		if (rl->insts[i]->reader == reader)
+			return rl->insts[i];
+	return NULL;
+}
+
 bool session_insts_on(struct session_live *rl, const struct session_sel *but)
 {
 	for (size_t i = 0; i < rl->ninsts; i++)

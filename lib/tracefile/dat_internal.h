@@ -139,6 +139,10 @@ struct utrace_dat {
 	 * read as the pages (0: the trace's PAGEs), its tsc the cut */
 	struct utrace_dat_snapshot *snaps;
 	size_t nr_snaps, cap_snaps;
+	/* utrace_dat_name_ktasks's names (a copy), for tasks with no record
+	 * in the file, by utrace_dat_comm */
+	struct utrace_dat_ktask *live_names;
+	size_t nr_live_names;
 	uint32_t snap_sel;
 	uint64_t snap_cut;
 

@@ -530,6 +530,9 @@ const char *utrace_dat_comm(const struct utrace_dat *d, int pid)
 	for (size_t i = d->nr_buffers; i-- > 0;)
 		if (d->buffers[i].info.tid == pid)
 			return d->buffers[i].info.comm;
+	for (size_t i = 0; i < d->nr_live_names; i++)
+		if (d->live_names[i].pid == pid && d->live_names[i].comm[0])
+			return d->live_names[i].comm;
 	return NULL;
 }
 
@@ -537,6 +540,19 @@ void utrace_dat_name_ktasks(struct utrace_dat *d, const struct utrace_dat_ktask 
 			    size_t n)
 {
 	struct dat_kernel *k = d->kern;
+
+	/* a task none of whose records the file has (its events read but
+	 * not saved: a hist's .execname of it, as the kernel's comm of the
+	 * task that hit) */
+	free(d->live_names);
+	d->live_names = NULL;
+	d->nr_live_names = 0;
+	if (n && (d->live_names = malloc(n * sizeof(*names)))) {
+		memcpy(d->live_names, names, n * sizeof(*names));
+		for (size_t i = 0; i < n; i++)
+			d->live_names[i].comm[sizeof(names[i].comm) - 1] = 0;
+		d->nr_live_names = n;
+	}
 
 	for (size_t i = 0; k && !k->have_tasks && i < k->nr_tasks; i++) {
 		struct utrace_dat_ktask *t = &k->tasks[i];

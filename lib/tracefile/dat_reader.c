@@ -296,6 +296,7 @@ void utrace_dat_close(struct utrace_dat *d)
 	dat_samples_free(d);
 	dat_hist_free(d);
 	free(d->snaps);
+	free(d->live_names);
 	for (size_t i = 0; i < d->nr_meta_blobs; i++)
 		free(d->meta_blobs[i]);
 	free(d->meta_blobs);

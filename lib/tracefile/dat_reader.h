@@ -240,7 +240,8 @@ int utrace_dat_tgid(const struct utrace_dat *d, int pid);
 /* A file still being written has no kernel task list yet (its tasks
  * are "<...>"): those names gives a name (comm, tgid) to, from the
  * recorder's kernel instance (lib/kernel's utrace_ktrace_tasks so far),
- * as the kernel's saved cmdlines name a task while it runs. */
+ * as the kernel's saved cmdlines name a task while it runs; so does
+ * utrace_dat_comm for a task of names with no record in the file. */
 void utrace_dat_name_ktasks(struct utrace_dat *d, const struct utrace_dat_ktask *names,
 			    size_t n);
 /* The trace_clock of the kernel events ("x86-tsc" or "mono"), NULL if the

@@ -9,9 +9,9 @@
 # enable_event and disable_event its event, shown "1*" / "0*";
 # stacktrace a stack shown in its trace, not the top level's), is listed
 # in that instance's files only (the kernel's text) and removed with
-# "!..."; the top level's triggers and tracing go on as before; hist and
-# snapshot triggers of an instance are EINVAL; rmdir takes its triggers
-# with it.
+# "!..."; the top level's triggers and tracing go on as before (an
+# instance's hist, snapshot, enable_hist and disable_hist triggers:
+# tracefs_inst_hist.sh); rmdir takes its triggers with it.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -106,12 +106,6 @@ check "the instance's stacktrace shows in its trace" \
 	until_ok 100 grep -q '<stack trace>' $A/trace
 check "... and not in the top level's" not grep -q '<stack trace>' trace
 echo '!stacktrace:1' >$A/$E/lt_tick/trigger
-
-# what an instance does not have of its own
-check "an instance's hist trigger is EINVAL" \
-	sh -c "! echo hist:keys=n >$A/$E/lt_tick/trigger 2>/dev/null"
-check "an instance's snapshot trigger is EINVAL" \
-	sh -c "! echo snapshot >$A/$E/lt_tick/trigger 2>/dev/null"
 
 # the top level's triggers as before, and rmdir takes the instance's
 echo 'traceoff' >$A/$E/lt_tick/trigger
