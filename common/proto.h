@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define UTRACE_PROTO_VERSION 5
+#define UTRACE_PROTO_VERSION 6
 #define UTRACE_ENV_SOCK "UTRACE_SOCK"
 #define UTRACE_MSG_MAX 65536u
 #define UTRACE_SITES_PER_MSG 4096u
