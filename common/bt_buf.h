@@ -38,7 +38,7 @@ static inline void utrace_bt_buf_make(char *dst, const char *src, unsigned len)
 	for (unsigned i = 0; i < len; i++) {
 		unsigned k = n;
 
-		if (src[i] == 0)
+		if (!end && src[i] == 0) /* (nothing read past the NUL) */
 			end = 1;
 		n = utrace_bt_buf_put(dst, n, end ? 0 : src[i]);
 		if (n == k)
