@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +140,19 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	size_t elen = n - sizeof(*h);
 	int ret;
 
-	if (n < sizeof(*h) || h->version != UTRACE_PROTO_VERSION)
+	/* version and pid sit where every version of the hello has them */
+	if (n >= offsetof(struct utrace_msg_hello, ppid) && h->version != UTRACE_PROTO_VERSION) {
+		char why[192];
+
+		snprintf(why, sizeof(why),
+			 "its runtime (libutrace.so) speaks protocol %u, this utrace %u: a "
+			 "runtime of another build or install is not recorded",
+			 h->version, UTRACE_PROTO_VERSION);
+		if (r->o.notice)
+			r->o.notice(r->o.notice_arg, h->pid, why);
+		return -EPROTO;
+	}
+	if (n < sizeof(*h))
 		return -EPROTO;
 	c->pid = h->pid;
 	if (h->flags & UTRACE_HELLO_FORKED)
