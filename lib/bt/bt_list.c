@@ -42,10 +42,10 @@ static int list_usdt(const char *rest, int pid, FILE *out, struct utrace_error *
 	return ret;
 }
 
-/* -l -p PID without a pattern: every probe of the process's files. */
 static int list_exe(int pid, const char *type, const char *func, FILE *out,
 		    struct utrace_error *err);
 
+/* -l -p PID without a pattern: every probe of the process's files. */
 static int list_pid(int pid, FILE *out, struct utrace_error *err)
 {
 	int ret = list_exe(pid, "uprobe", "*", out, err);
@@ -158,7 +158,21 @@ struct files_arg {
 };
 
 /* A globbed BIN's file: its functions the glob matches (none: nothing). */
-static int list_file(void *arg, const char *shown, const char *path);
+static int list_file(void *arg, const char *shown, const char *path)
+{
+	struct files_arg *a = arg;
+	char **funcs = NULL;
+	size_t n = 0;
+
+	if (bt_resolve_funcs(path, a->func, &funcs, &n) < 0)
+		n = 0; /* not an ELF file: no functions */
+	for (size_t i = 0; i < n; i++) {
+		fprintf(a->out, "%s:%s:%s\n", a->type, shown, funcs[i]);
+		free(funcs[i]);
+	}
+	free(funcs);
+	return 0;
+}
 
 /* -p PID naming no binary (no PATTERN, or uprobe:*): as bpftrace, the
  * functions of the process's own program, read and shown through
@@ -177,22 +191,6 @@ static int list_exe(int pid, const char *type, const char *func, FILE *out,
 	exe[n] = 0;
 	snprintf(at, sizeof(at), "/proc/%d/root%s", pid, exe);
 	return list_file(&a, at, at);
-}
-
-static int list_file(void *arg, const char *shown, const char *path)
-{
-	struct files_arg *a = arg;
-	char **funcs = NULL;
-	size_t n = 0;
-
-	if (bt_resolve_funcs(path, a->func, &funcs, &n) < 0)
-		n = 0; /* not an ELF file: no functions */
-	for (size_t i = 0; i < n; i++) {
-		fprintf(a->out, "%s:%s:%s\n", a->type, shown, funcs[i]);
-		free(funcs[i]);
-	}
-	free(funcs);
-	return 0;
 }
 
 static int list_uprobes(const char *pattern, int pid, bool verbose, FILE *out,
