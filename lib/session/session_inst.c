@@ -36,8 +36,8 @@
  * the runtime keeps on the control page beside the processes' words, and
  * what a firing changed moves the instance's windows to its time before
  * any of its files is next read or written (session_inst_trig.c); a
- * stacktrace's record says whose it is.  Its hist and snapshot triggers
- * are the top level's only (EINVAL; its hist is empty).
+ * stacktrace's record says whose it is, as do its hist triggers' tables
+ * and its snapshots (session_inst_trig.c).
  *
  * What an instance shares with the top level, as the processes have one
  * copy: the buffers (buffer_size_kb, records lost to a full one), the
