@@ -245,7 +245,7 @@ int session_open_events(struct utrace_session *s)
 
 	if (s->nuspecs && (ret = session_check_user_events(s)))
 		return ret;
-	if ((s->o->children || s->o->system_wide) && !s->nkspecs)
+	if ((s->o->children || s->o->system_wide) && !s->nkspecs && !s->o->quiet)
 		session_log(s->o->log, "-%c applies to kernel events only (none selected)",
 			    s->o->system_wide ? 'a' : 'c');
 	if (s->nkspecs && utrace_ktrace_open(s->kspecs, s->nkspecs, 0, &s->k.kt, &bad, &err) < 0) {
