@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/bt/bt_profile.h"
 #include "lib/bt/bt_run_internal.h"
@@ -75,8 +76,10 @@ bool bt_live_step(void *arg, struct utrace_session *s)
 	for (unsigned i = 0; i < r->nsites && !r->notified; i++)
 		if (r->sites[i].type == BT_P_INTERVAL)
 			r->sites[i].next_tick = (uint64_t)now + r->sites[i].period_ns;
-	if (!r->notified && bt_profile_open(r, r->o->pid ? r->o->pid
-					    : r->waiting ? 0 : utrace_session_pid(s)) < 0) {
+	/* profile samples every CPU, -c and -p or not, as bpftrace's; the
+	 * traced process only where the kernel lets none but root see all */
+	if (!r->notified && bt_profile_open(r, geteuid() == 0 || r->waiting ? 0
+					    : r->o->pid ? r->o->pid : utrace_session_pid(s)) < 0) {
 		fprintf(r->o->log, "utrace bt: profile: %s\n", r->err->msg);
 		r->exiting = true;
 	}

@@ -79,6 +79,7 @@ struct bt_run {
 	bool waiting;
 	int waiter_pid;
 	int cpid; /* -c CMD's pid once started (cpid), else 0 */
+	bool usdt_own; /* usdt hits of that pid (or -p's) only: bt_session.c */
 	struct bt_profile *profile; /* bt_profile.c: the samplers of profile probes */
 	char *exe; /* the traced program's file (prog.exe), NULL if none */
 };

@@ -140,14 +140,19 @@ static bool first_of_event(const struct bt_run *r, unsigned i)
 }
 
 /* The kernel's probes of the recording: a kernel uprobe per usdt site, an
- * -e per tracepoint's event; with no process named, every process's
- * kernel events and usdt hits (as bpftrace's: also the processes started
- * later; --usdt-file-activation is this too), the recording holding a
- * process of its own till the end.  0, or <0 with r->err. */
+ * -e per tracepoint's event.  As bpftrace's, a tracepoint sees every
+ * process, -c and -p or not (they name the processes of uprobes and
+ * usdt); usdt hits are every process's with no process named (also the
+ * processes started later; --usdt-file-activation is this too), the
+ * recording holding a process of its own till the end.  With -c or -p
+ * and a tracepoint, the kernel instance no longer follows the traced
+ * processes, so the replay keeps the usdt hits of the command's or
+ * PID's process only (bpftrace attaches usdt to that pid).  0, or <0
+ * with r->err. */
 static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 {
 	static char *waiter[] = {"sleep", "2147483647", NULL};
-	bool kernel = false;
+	bool kernel = false, tp = false;
 	int ret = 0;
 
 	for (unsigned i = 0; i < r->nsites && !ret; i++) {
@@ -156,11 +161,11 @@ static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 
 		if (s->type == BT_P_TRACEPOINT && r->o->verbose)
 			fprintf(r->o->log, "tracepoint:%s: a kernel event of the recording's "
-					   "kernel instance (%s); its hits replayed by utrace bt\n",
-				s->func, r->o->argv || r->o->pid ? "the traced processes'"
-								   : "every process's");
+					   "kernel instance (every process's); its hits replayed by "
+					   "utrace bt\n", s->func);
 		if (s->type == BT_P_TRACEPOINT && first_of_event(r, i))
 			ret = utrace_session_opts_set(so, "event", s->func, r->err);
+		tp |= s->type == BT_P_TRACEPOINT;
 		kernel |= s->type == BT_P_TRACEPOINT || s->type == BT_P_USDT;
 		if (s->type != BT_P_USDT || ret)
 			continue;
@@ -174,11 +179,14 @@ static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 	}
 	so->argv = r->o->argv;
 	if (!ret && !so->argv && !r->o->pid) {
-		if (kernel)
-			ret = utrace_session_opts_set(so, "system-wide", NULL, r->err);
 		so->argv = waiter;
 		r->waiting = true;
+	} else {
+		kernel = tp;
+		r->usdt_own = tp;
 	}
+	if (!ret && kernel)
+		ret = utrace_session_opts_set(so, "system-wide", NULL, r->err);
 	return ret;
 }
 
@@ -593,6 +601,9 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 				continue;
 			if (r->waiter_pid && (ev.pid == r->waiter_pid || ev.tid == r->waiter_pid))
 				break; /* the recording's own waiting process */
+			if (r->usdt_own && r->sites[i].type == BT_P_USDT &&
+			    (int)ev.pid != (r->o->pid ? r->o->pid : r->cpid))
+				break; /* another process's: see kernel_probes */
 			if (bt_site_ustack(&r->sites[i]))
 				ret = held_keep(h, i, &ev);
 			else

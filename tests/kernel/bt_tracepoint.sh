@@ -3,7 +3,7 @@
 # tracepoints (lib/bt/bt_tracepoint.c): the command's syscalls counted
 # by their args fields (an int, a size_t, a char array, a __data_loc
 # string through str()) as often as the program made them; comm; a
-# wildcard; every process's events without -c, the action seeing a
+# wildcard; every process's events, with -c too; without -c the action seeing a
 # process started once the probes are attached and exit() ending the
 # run; -l; a tracepoint that does not exist refused with bpftrace's words.
 set -u
@@ -25,12 +25,21 @@ int main(int argc, char **argv)
 	char buf[64] = {0};
 	struct timespec ts = {0, 1000000};
 
-	(void)argv;
 	for (int i = 0; i < 7; i++) /* fails: EBADF */
 		if (write(977, buf, 40 + i % 2) >= 0)
 			return 1;
-	if (argc > 1) /* nanosleep(2) itself: glibc's calls clock_nanosleep */
+	if (argc > 1 && argv[1][0] == 'l') /* loop: a write to fd 978 every ms */
+		for (;;) {
+			if (write(978, buf, 1) >= 0)
+				return 1;
+			nanosleep(&ts, NULL);
+		}
+	if (argc > 1) { /* nanosleep(2) itself: glibc's calls clock_nanosleep */
 		syscall(SYS_nanosleep, &ts, NULL);
+		if (argv[1][0] == 'w') /* wait: 50 ms more */
+			for (int i = 0; i < 50; i++)
+				nanosleep(&ts, NULL);
+	}
 	return 0;
 }
 PROG
@@ -44,6 +53,19 @@ check "args->count and comm keys: 4 writes of 40 bytes, 3 of 41" \
 	eval 'grep -qx "@w\[40, tpw\]: 4" "$T/out" && grep -qx "@w\[41, tpw\]: 3" "$T/out"'
 check "a wildcard (sys_exit_wr*) and args->ret: 7 times -EBADF ($(grep -c '^@r' "$T/out") keys)" \
 	eval 'grep -qx "@r\[-9\]: 7" "$T/out" && [ "$(grep -c "^@r" "$T/out")" = 1 ]'
+
+# with -c too, every process's events, as bpftrace's (-c names the
+# uprobes' processes): a process writing beside the command is seen
+cp "$T/tpw" "$T/tpo"
+"$T/tpo" loop &
+other=$!
+timeout 60 "$U" bt -e 'tracepoint:syscalls:sys_enter_write /args->fd == 978/ { @o[comm, pid] = count(); }' \
+	-c "$T/tpw wait" >"$T/wide" 2>"$T/wide.err"
+rc=$?
+kill $other
+wait $other 2>/dev/null
+check "-c: a tracepoint sees another process's events too, as bpftrace's (rc $rc)" \
+	eval '[ $rc = 0 ] && grep -qE "^@o\[tpo, $other\]: [1-9][0-9]*$" "$T/wide"'
 
 # without -c: every process; the program starts once the probes are on
 timeout 60 env __BPFTRACE_NOTIFY_PROBES_ATTACHED=1 "$U" bt -e \

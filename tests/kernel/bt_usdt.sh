@@ -5,7 +5,8 @@
 # equal to what the program printed; the probe's semaphore set while it
 # is attached; -l's usdt lines; printf lines out while the program still
 # runs (the program waits for the test to have seen the line); exit()
-# ending a program that would never end; nothing left in uprobe_events.
+# ending a program that would never end; with -c and a tracepoint, the
+# command's process's hits only; nothing left in uprobe_events.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -79,6 +80,21 @@ wait $up 2>/dev/null
 check "usdt without a process: a program started after attaching is probed, exit() ends the run (rc $rc)" \
 	eval '[ $rc = 0 ] && grep -qE "^pid $up arg4 [0-9]+$" "$T/sw"'
 check "... its semaphore set while the probe is attached" grep -q '^semaphore [1-9]' "$T/sw.prog"
+
+# -c and a kernel tracepoint: the tracepoint sees every process (the
+# kernel instance then follows none), the usdt probe only the command's
+# process, as bpftrace attaches usdt to its pid: another process running
+# the same file (started first, probed all along) adds no hit
+"$T/u" >/dev/null 2>&1 &
+other=$!
+timeout 60 "$U" bt -e "usdt:$T/u:app:sized { @u[pid] = count(); @n++; if (@n >= 20) { exit(); } }
+	tracepoint:syscalls:sys_enter_getppid { @g = count(); }" -c "$T/u" >"$T/own" 2>"$T/own.err"
+rc=$?
+kill $other 2>/dev/null
+wait $other 2>/dev/null
+check "-c with a tracepoint: usdt hits of the command's process only ($(grep -c '^@u' "$T/own") keys, rc $rc)" \
+	eval '[ $rc = 0 ] && grep -qx "@u\[[0-9]*\]: [0-9]*" "$T/own" && [ "$(grep -c "^@u" "$T/own")" = 1 ] &&
+	! grep -q "^@u\[$other\]" "$T/own"'
 
 # live: the printf line comes out while the program runs; the program
 # ends only once the test has seen it (or after 60 s, saying so)
