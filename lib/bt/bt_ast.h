@@ -56,6 +56,13 @@ struct bt_loc {
 	C(MAP_ARG, "%s() expects a map to be provided")                                            \
 	C(INT_ARG, "%s() expects an integer argument")                                            \
 	C(LITERAL_ARG, "%s: invalid %s value, must be a literal")                                  \
+	C(LHIST_LITERAL, "lhist() expects a integer literal (%s provided)")                         \
+	C(LHIST_STEP, "lhist() step must be >= 1 (%lld provided)")                                  \
+	C(LHIST_BUCKETS, "lhist() too many buckets, must be <= 1000 (would need %d)")               \
+	C(LHIST_MIN, "lhist() min must be non-negative (provided min %lld)")                        \
+	C(LHIST_ORDER, "lhist() min must be less than max (provided min %lld and max %lld)")        \
+	C(LHIST_RANGE, "lhist() step is too large for the given range (provided step %lld for "      \
+		       "range %lld)")                                                                \
 	C(BINOP_TYPE, "Type mismatch for '%s': comparing '%s' with '%s'")                          \
 	C(UNOP_TYPE, "The %s operator can not be used on expressions of type '%s'")                \
 	C(TERNARY_TYPE, "Ternary operator must return the same type: have '%s' and '%s'")         \

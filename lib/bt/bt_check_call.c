@@ -222,6 +222,34 @@ static int check_join(struct bt_checker *ck, const struct bt_node *n)
 	return 0;
 }
 
+/* lhist(v, min, max, step): literals (a negative one too: bt_parse.c),
+ * then bpftrace 0.17's checks of their values in its order (it prints
+ * every one that fails; this, the first). */
+static int check_lhist(struct bt_checker *ck, const struct bt_node *n)
+{
+	long long min, max, step;
+
+	for (unsigned i = 1; i < 4; i++)
+		if (n->args[i]->kind != BT_N_INT)
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_LHIST_LITERAL,
+					kind_name(n->args[i]->type));
+	min = n->args[1]->ival;
+	max = n->args[2]->ival;
+	step = n->args[3]->ival;
+	if (step <= 0)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LHIST_STEP, step);
+	if ((max - min) / step > 1000)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LHIST_BUCKETS,
+				(int)((max - min) / step));
+	if (min < 0)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LHIST_MIN, min);
+	if (min > max)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LHIST_ORDER, min, max);
+	if (max - min < step)
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LHIST_RANGE, step, max - min);
+	return 0;
+}
+
 static int check_special(struct bt_checker *ck, struct bt_node *n, const struct fn *f)
 {
 	if (!strcmp(f->name, "join"))
@@ -236,10 +264,7 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 				return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, f->name,
 						f->name[1] == 't' ? "length" : i == 1 ? "top" : "div");
 	if (!strcmp(f->name, "lhist"))
-		for (unsigned i = 1; i < 4; i++)
-			if (n->args[i]->kind != BT_N_INT)
-				return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, "lhist",
-						i == 1 ? "min" : i == 2 ? "max" : "step");
+		return check_lhist(ck, n);
 	if (!strcmp(f->name, "ustack"))
 		return check_ustack(ck, n);
 	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str") || !strcmp(f->name, "usym") ||

@@ -264,7 +264,16 @@ static int parse_unary(struct parser *ps, struct bt_node **out)
 			return -ENOMEM;
 		strcpy(n->op, ops[i]);
 		*out = n;
-		if ((ret = advance(ps)) < 0 || (ret = parse_unary(ps, &n->a)) < 0)
+		if ((ret = advance(ps)) < 0)
+			return ret;
+		if (i == 2 && ps->tok.kind == BT_TK_INT) { /* bpftrace's `int: MINUS INT` */
+			n->kind = BT_N_INT;
+			n->op[0] = 0;
+			n->ival = (int64_t)(~(uint64_t)ps->tok.ival + 1);
+			n->loc.end = ps->tok.loc.end;
+			return advance(ps);
+		}
+		if ((ret = parse_unary(ps, &n->a)) < 0)
 			return ret;
 		n->loc.end = n->a->loc.end;
 		return 0;

@@ -179,12 +179,39 @@ static const struct {
     {"uretprobe:/bin/true:main+4 { }", "stdin:1:1-27: ERROR: Offset not allowed\n"
 				       "uretprobe:/bin/true:main+4 { }\n"
 				       "~~~~~~~~~~~~~~~~~~~~~~~~~~"},
+    /* lhist's bounds, as bpftrace 0.17 prints them (its first error) */
+    {"BEGIN { @ = lhist(1, 0, 80, 0); }",
+     "stdin:1:13-31: ERROR: lhist() step must be >= 1 (0 provided)\n"
+     "BEGIN { @ = lhist(1, 0, 80, 0); }\n"
+     "            ~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @ = lhist(1, 0, 20000, 10); }",
+     "stdin:1:13-35: ERROR: lhist() too many buckets, must be <= 1000 (would need 2000)\n"
+     "BEGIN { @ = lhist(1, 0, 20000, 10); }\n"
+     "            ~~~~~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @ = lhist(1, -20, 80, 10); }",
+     "stdin:1:13-34: ERROR: lhist() min must be non-negative (provided min -20)\n"
+     "BEGIN { @ = lhist(1, -20, 80, 10); }\n"
+     "            ~~~~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @ = lhist(1, 50, 20, 10); }",
+     "stdin:1:13-33: ERROR: lhist() min must be less than max (provided min 50 and max 20)\n"
+     "BEGIN { @ = lhist(1, 50, 20, 10); }\n"
+     "            ~~~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @ = lhist(1, 0, 20, 30); }",
+     "stdin:1:13-32: ERROR: lhist() step is too large for the given range (provided step 30 for "
+     "range 20)\n"
+     "BEGIN { @ = lhist(1, 0, 20, 30); }\n"
+     "            ~~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @ = lhist(1, pid, 20, 30); }",
+     "stdin:1:13-34: ERROR: lhist() expects a integer literal (integer provided)\n"
+     "BEGIN { @ = lhist(1, pid, 20, 30); }\n"
+     "            ~~~~~~~~~~~~~~~~~~~~~"},
 };
 
 static const char *const good[] = {
     "BEGIN { printf(\"hello\\n\"); exit(); }",
     "uprobe:/bin/true:main /arg0 > 10/ { @[ustack] = count(); } END { print(@); }",
     "uretprobe:/bin/true:main { @h = hist(retval); @l = lhist(retval, 0, 100, 10); }",
+    "BEGIN { @l = lhist(-5, 0, 10, 10); @n = -9223372036854775807 - 1; $x = - 3; }",
     "uprobe:/bin/true:ma* , uprobe:/bin/true:exit { @c[comm, pid] = count(); @s = sum(arg1); "
     "@a = avg(arg1); @m = min(arg2); @M = max(arg2); @st = stats(arg0); }",
     "BEGIN { $x = 1; $x += 2; $x++; @v = $x > 2 ? 1 : 0; if ($x == 4) { @y = 1 } else if ($x) "
