@@ -94,7 +94,7 @@ int bt_fmt_scan(const char *fmt, enum bt_fmt_conv *conv, char (*spec)[8], unsign
 			c++;
 		if (n == max)
 			return -1;
-		while (*c == 'l' || *c == 'h' || *c == 'z' || *c == 'j') {
+		while (*c == 'l' || *c == 'h' || *c == 'z' || *c == 'j' || *c == 't') {
 			if (k < 6)
 				spec[n][k++] = *c;
 			c++;

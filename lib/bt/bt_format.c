@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bt_format.c - the records a program emits (common/bt_prog.h) turned
- * into bpftrace's output: printf's format with its values (each
- * conversion given to C's printf with the value at its full width, as
- * bpftrace's own formatter does), print()'s value, time()'s strftime.
+ * into bpftrace's output: printf's format with its values, print()'s
+ * value, time()'s strftime.  bpftrace hands each conversion to C's
+ * snprintf with the 64-bit value, so the length modifier decides what is
+ * read, as on x86-64: none reads the low 32 bits (%d of 5000000000 is
+ * 705032704), h and hh narrow those to a short and a char, l, ll, j, z
+ * and t take all 64; %p is C's (0 is "(nil)").  Each conversion here is
+ * C's with the value cast to what its modifier reads.
  * -f json wraps them as bpftrace does: {"type": "printf", "data": "..."}.
  */
 #include <errno.h>
@@ -22,11 +26,15 @@ static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, con
 	size_t n = 0;
 	int64_t x = 0;
 
+	const char *mod;
+	bool wide;
+
 	spec[n++] = '%';
 	while (*s && strchr("-+ #0123456789.", *s) && n < 20)
 		spec[n++] = *s++;
-	while (*s == 'l' || *s == 'h' || *s == 'z' || *s == 'j')
+	for (mod = s; *s == 'l' || *s == 'h' || *s == 'z' || *s == 'j' || *s == 't';)
 		s++;
+	wide = s > mod && *mod != 'h';
 	if (conv != BT_FMT_STR)
 		memcpy(&x, val, 8);
 	switch (conv) {
@@ -44,14 +52,26 @@ static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, con
 		fprintf(out, spec, (int)x);
 		break;
 	case BT_FMT_PTR:
-		fprintf(out, "0x%llx", (unsigned long long)x);
+		spec[n++] = 'p';
+		spec[n] = 0;
+		fprintf(out, spec, (void *)(uintptr_t)x);
 		break;
 	default:
-		spec[n++] = 'l';
-		spec[n++] = 'l';
+		if (wide) {
+			spec[n++] = 'l';
+			spec[n++] = 'l';
+		} else {
+			for (const char *m = mod; m < s && n < 24; m++)
+				spec[n++] = *m; /* h, hh: printf narrows the int */
+		}
 		spec[n++] = *s == 'i' ? 'd' : *s;
 		spec[n] = 0;
-		fprintf(out, spec, (long long)x);
+		if (wide)
+			fprintf(out, spec, (long long)x);
+		else if (*s == 'd' || *s == 'i')
+			fprintf(out, spec, (int)x);
+		else
+			fprintf(out, spec, (unsigned)x);
 		break;
 	}
 	return *s ? s + 1 : s;
