@@ -108,7 +108,7 @@ void bt_tool_comm(char comm[16])
 	comm[15] = 0;
 }
 
-/* Every map that holds something, by name, as bpftrace prints them. */
+/* Every map, by name, as bpftrace prints them at the end and on SIGUSR1. */
 void bt_print_all(struct bt_run *r)
 {
 	bool *done = calloc(r->prog.nmaps + 1, sizeof(*done));
@@ -121,9 +121,9 @@ void bt_print_all(struct bt_run *r)
 							    r->prog.maps[next].name) < 0))
 				next = (int)i;
 		done[next] = true;
-		if (bt_maps_count(r->maps, (unsigned)next))
-			bt_maps_print(r->maps, (unsigned)next, r->prog.maps[next].name, 0, 0,
-				      r->fmt, r->out);
+		/* an empty one too: a blank line in text, nothing in json */
+		bt_maps_print(r->maps, (unsigned)next, r->prog.maps[next].name, 0, 0, r->fmt,
+			      r->out);
 	}
 	free(done);
 }

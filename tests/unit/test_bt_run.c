@@ -49,7 +49,7 @@ static const struct {
      * clear() and delete() */
     {"BEGIN { @ = count(); @a[1] = count(); @b = count(); clear(@); delete(@a[1]); "
      "delete(@b); exit(); } END { if (0) { @c = count(); } }",
-     "Attaching 2 probes...\n\n\n@: 0\n@b: 0\n@c: 0\n"},
+     "Attaching 2 probes...\n\n\n@: 0\n\n@b: 0\n@c: 0\n"}, /* @a: empty, a blank line */
     /* positional parameters in attach points, as bpftrace expands them */
     {"BEG$1 { printf(\"%s\\n\", probe); } i:$2:1 { printf(\"%s\\n\", probe); exit(); }",
      "Attaching 2 probes...\nBEGIN\ni:ms:1\n\n\n"},
@@ -58,7 +58,7 @@ static const struct {
      "Attaching 1 probe...\nno\nyes\n\n\n"},
     /* an interval's first hit is a period after BEGIN ran */
     {"BEGIN { @s = nsecs; } i:ms:100 { @ok = nsecs - @s >= 100000000; clear(@s); exit(); }",
-     "Attaching 2 probes...\n\n\n@ok: 1\n"},
+     "Attaching 2 probes...\n\n\n@ok: 1\n\n"}, /* @s: cleared, a blank line */
     /* str($N + K): the word from its byte K ("positional pointer arithmetics") */
     {"BEGIN { printf(\"%s|%s|%s|%s\\n\", str($1 + 1), str(1 + $2), str($1 + 2), str($3 + 0)); "
      "exit(); }",

@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/e2e/t/bt_output.sh - utrace bt's output byte for byte as bpftrace
+# 0.17 prints it (its output, taken on these programs, is the golden):
+# the maps at the end, every map of the program by name, an empty one
+# (cleared, or never assigned) as one blank line in text, nothing in
+# json; printf's integer conversions read as C's length modifiers read a
+# 64-bit value (none: 32 bits; h, hh: narrowed; l, ll, j, z, t: 64), %p
+# as C's; and lhist's bounds checked with bpftrace's error before anything
+# runs (a step of 0 crashed the replay).
+
+e2e_once bt-output - check_bt_output
+
+check_bt_output() {
+	local d=$OUT/bt-output out
+	rm -rf "$d"
+	mkdir -p "$d"
+	# (a "." after the output: $(...) would drop the blank lines at its end)
+	out=$("$UTRACE" bt -e 'BEGIN { @a = 1; @b = 2; @c[1] = 3; clear(@b); clear(@c); exit(); }' 2>&1
+		echo .)
+	t "$([ "$out" = "$(printf 'Attaching 1 probe...\n\n\n@a: 1\n\n\n.')" ]; echo $?)" \
+		"bt-output cleared maps: a blank line each, as bpftrace" "$(echo "$out" | od -c | head -5)"
+	out=$("$UTRACE" bt -e 'BEGIN { if (pid == 0) { @x[1] = count(); @h = hist(1); @k = 1; } @y = 2; exit(); }' 2>&1)
+	t "$([ "$out" = "$(printf 'Attaching 1 probe...\n\n\n\n\n\n@y: 2')" ]; echo $?)" \
+		"bt-output maps never assigned: a blank line each, in name order" "$(echo "$out" | od -c | head -5)"
+	out=$("$UTRACE" bt -f json -e 'BEGIN { @a = 1; @b = 2; clear(@b); exit(); }' 2>&1)
+	t "$([ "$out" = "$(printf '%s\n\n\n%s' '{"type": "attached_probes", "data": {"probes": 1}}' \
+		'{"type": "map", "data": {"@a": 1}}')" ]; echo $?)" \
+		"bt-output json: an empty map prints nothing" "$out"
+	out=$("$UTRACE" bt -e 'BEGIN { @ = lhist(1, 0, 80, 0); exit(); }' 2>&1)
+	t "$([ $? = 1 ] && [ "$(echo "$out" | head -1)" = \
+		"stdin:1:13-31: ERROR: lhist() step must be >= 1 (0 provided)" ]; echo $?)" \
+		"bt-output lhist step 0: bpftrace's error, exit 1" "$out"
+	out=$("$UTRACE" bt -e 'BEGIN { printf("%d %u %x %ld %lu %lx %lld %hhd %hu %c %5d|%-5u|%05x %X %o\n", 5000000000, 5000000000, 5000000000, 5000000000, 5000000000, 5000000000, -5, 300, 70000, 65, -3, 7, 255, 255, 8); printf("%p|%p|%20p|%lp|%hhx|%hhd|%hu|%hd|%zd|%jx|%5.3d|%td|\n", 0, 4096, 255, 4096, 511, 200, 70000, 40000, -7, 255, 7, -1); exit(); }' 2>&1)
+	t "$([ "$(echo "$out" | sed -n 2,3p)" = "705032704 705032704 2a05f200 5000000000 5000000000 12a05f200 -5 44 4464 A    -3|7    |000ff FF 10
+(nil)|0x1000|                0xff|0x1000|ff|-56|4464|-25536|-7|ff|  007|-1|" ]; echo $?)" \
+		"bt-output printf's conversions as C's length modifiers read the value" "$out"
+}
