@@ -37,22 +37,32 @@ static const char *err_line(const char *src, unsigned line, size_t *len)
 void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_loc loc,
 		  const char *level, const char *text)
 {
-	char carets[202]; /* as long as the line printed (200 columns), and the NUL */
-	size_t n = 0, len;
+	char carets[2048];
+	size_t n = 0, len, room;
 	const char *line = err_line(p->src, loc.line, &len);
+	int head = snprintf(buf, size, "%s:%u:%u-%u: %s: %s\n", p->name, loc.line, loc.col,
+			    loc.end, level, text);
 
-	for (unsigned c = 1; c < loc.col && n + 1 < sizeof(carets); c++)
+	if (head < 0 || (size_t)head + 2 >= size)
+		return;
+	/* the whole line, as bpftrace prints it, where buf holds it twice
+	 * (the line and its carets); else as much of it as does */
+	room = (size - (size_t)head - 2) / 2;
+	if (room >= sizeof(carets))
+		room = sizeof(carets) - 1;
+	if (len > room)
+		len = room;
+	for (unsigned c = 1; c < loc.col && n < len; c++)
 		carets[n++] = ' ';
-	for (unsigned c = loc.col; c < loc.end && n + 1 < sizeof(carets); c++)
+	for (unsigned c = loc.col; c < loc.end && n < len; c++)
 		carets[n++] = '~';
 	carets[n] = 0;
-	snprintf(buf, size, "%s:%u:%u-%u: %s: %s\n%.*s\n%s", p->name, loc.line, loc.col, loc.end,
-		 level, text, (int)(len > 200 ? 200 : len), line, carets);
+	snprintf(buf + head, size - (size_t)head, "%.*s\n%s", (int)len, line, carets);
 }
 
 void bt_warning(struct bt_program *p, struct bt_loc loc, const char *text)
 {
-	char diag[1024], *w;
+	char diag[4096], *w;
 	size_t old = p->warnings ? strlen(p->warnings) : 0, n;
 
 	bt_diag_text(diag, sizeof(diag), p, loc, "WARNING", text);
