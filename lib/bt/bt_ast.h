@@ -215,6 +215,7 @@ struct bt_mapdef {
 	enum bt_type vtype; /* AGG_SCALAR: its value type */
 	unsigned vsize;
 	unsigned vctype; /* its value's C type (bt_types.h), 0 if none */
+	bool vusgn;	 /* sum() of an unsigned integer: printed unsigned, as bpftrace */
 	int64_t lmin, lmax, lstep; /* lhist */
 	bool assigned;		   /* some statement fills it */
 	bool read;		   /* read in an expression, first at read_loc */

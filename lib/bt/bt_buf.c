@@ -79,7 +79,10 @@ int bt_check_buf(struct bt_checker *ck, struct bt_node *n)
 	/* a char array is a string to bpftrace: it takes LEN too */
 	if (n->nargs == 1 && a->type != BT_T_RECORD)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_BUF_LEN, n->str,
-				a->type == BT_T_STR ? "string" : a->ctype ? "pointer" : "integer");
+				a->type == BT_T_STR			      ? "string"
+				: bt_ctype(ck->p, a->ctype) &&
+					  bt_ctype(ck->p, a->ctype)->kind == BT_C_PTR ? "pointer"
+										      : "integer");
 	len = n->nargs > 1 ? n->args[1]->ival : (int64_t)arr->size;
 	if (len > BT_BUF_MAX)
 		bt_warning(ck->p, n->loc, "buf() length is too long and will be shortened to 64 "

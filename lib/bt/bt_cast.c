@@ -34,10 +34,12 @@ int bt_check_cast(struct bt_checker *ck, struct bt_node *n)
 
 	if (c && c->kind != BT_C_INT)
 		return bt_check_cast_ptr(ck, n);
-	if (c) { /* an integer's: its bytes, no C type kept */
+	if (c) { /* an integer's: its bytes, and the C type of its sign */
+		bool sgn = c->is_signed;
+
 		n->ival = c->size;
-		n->op[0] = c->is_signed ? 's' : 'u';
-		n->ctype = 0;
+		n->op[0] = sgn ? 's' : 'u';
+		n->ctype = bt_ctype_int(ck->p, (unsigned)n->ival, sgn, false);
 	}
 	if ((ret = ck->expr(ck, n->a)) < 0)
 		return ret;

@@ -115,6 +115,7 @@ static int check_binop(struct bt_checker *ck, struct bt_node *n)
 	n->type = BT_T_INT;
 	if (n->a->type == BT_T_INT && n->b->type == BT_T_INT) {
 		bt_check_ptr_arith(ck, n);
+		bt_sign_binop(ck, n);
 		return 0;
 	}
 	if (((n->a->type == BT_T_STR && n->b->type == BT_T_STR) ||
@@ -164,7 +165,9 @@ static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 		n->size = (unsigned)n->ival + 1;
 		return 0;
 	case BT_N_BUILTIN:
-		return check_builtin(ck, n);
+		if ((ret = check_builtin(ck, n)) == 0)
+			bt_sign_builtin(ck, n);
+		return ret;
 	case BT_N_VAR:
 		return check_var_use(ck, n);
 	case BT_N_MAP:
@@ -198,6 +201,7 @@ static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 					(struct bt_loc){n->loc.line, n->loc.col, n->loc.col + 1},
 					BT_ERR_UNOP_TYPE, n->op,
 					bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)));
+		bt_sign_unop(ck, n);
 		return 0;
 	case BT_N_TERNARY:
 		return check_ternary(ck, n);

@@ -29,6 +29,15 @@ const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room);
 int bt_compound_error(struct bt_checker *ck, const struct bt_node *as);
 
 int bt_check_call(struct bt_checker *ck, struct bt_node *n);
+/* bt_check_sign.c: bpftrace's signedness of integers (unsigned: an
+ * unsigned integer C type), its warnings, unsigned comparisons */
+bool bt_is_unsigned(const struct bt_program *p, const struct bt_node *n);
+void bt_sign_builtin(struct bt_checker *ck, struct bt_node *n);
+void bt_sign_binop(struct bt_checker *ck, struct bt_node *n);
+void bt_sign_unop(struct bt_checker *ck, struct bt_node *n);
+/* bpftrace's name of integer n's type: int64, unsigned int32 ... */
+const char *bt_int_type_name(const struct bt_program *p, const struct bt_node *n, char *buf,
+			     size_t room);
 /* bt_cast.c: (int32)x; sizeof(TYPE or expression), made a literal;
  * bswap(); strncmp(a, b, LEN) (0 when the first LEN bytes are equal). */
 int bt_check_cast(struct bt_checker *ck, struct bt_node *n);

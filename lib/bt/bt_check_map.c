@@ -217,6 +217,8 @@ int bt_check_map_assign(struct bt_checker *ck, struct bt_node *as)
 	m = &ck->p->maps[as->a->slot];
 	if (agg >= 0) {
 		ret = map_value(ck, m, as->a, agg, BT_T_NONE, 0);
+		if (!ret && agg == UTRACE_BT_AGG_SUM && v->nargs && bt_is_unsigned(ck->p, v->args[0]))
+			m->vusgn = true; /* bpftrace's sum type takes its argument's sign */
 		if (!ret && agg == UTRACE_BT_AGG_LHIST) {
 			m->lmin = v->args[1]->ival;
 			m->lmax = v->args[2]->ival;

@@ -254,6 +254,8 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 		} else {
 			memcpy(&v.i, vals, 8);
 		}
+		if (h.id == 4) /* an unsigned integer (bt_check_sign.c) */
+			v.kind = UTRACE_BT_UINT;
 		if (h.id == 3) { /* a ustack id */
 			v.kind = UTRACE_BT_STACK;
 			v.lines = r->usym ? bt_usym_lines(r->usym, v.i, &v.nlines) : NULL;

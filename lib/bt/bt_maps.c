@@ -33,6 +33,7 @@ struct bt_map {
 	size_t cap, n;
 	uint32_t key_stack; /* bt_maps_set_stacks */
 	bool value_stack;
+	bool value_unsigned; /* bt_maps_set_unsigned */
 };
 
 struct bt_maps {
@@ -314,6 +315,11 @@ void bt_maps_set_stacks(struct bt_maps *ms, unsigned map, uint32_t key_stack, bo
 	ms->usym = u;
 }
 
+void bt_maps_set_unsigned(struct bt_maps *ms, unsigned map)
+{
+	ms->m[map].value_unsigned = true;
+}
+
 /* A ustack id as the printer's scalar: its frames. */
 static struct utrace_bt_scalar stack_scalar(const struct bt_maps *ms, int64_t id)
 {
@@ -359,7 +365,8 @@ int bt_maps_print(struct bt_maps *ms, unsigned map, const char *name, size_t top
 	struct utrace_bt_scalar *keys = calloc(m->n * m->d.nkeys + 1, sizeof(*keys));
 	struct utrace_bt_map pm = {.name = name, .nkeys = m->d.nkeys,
 				   .agg = (enum utrace_bt_agg)m->d.agg, .lhist_min = m->d.lmin,
-				   .lhist_max = m->d.lmax, .lhist_step = m->d.lstep, .entries = ents};
+				   .lhist_max = m->d.lmax, .lhist_step = m->d.lstep, .entries = ents,
+				   .value_unsigned = m->value_unsigned};
 	int ret;
 
 	if (!ents || !keys) {
@@ -380,7 +387,9 @@ int bt_maps_print(struct bt_maps *ms, unsigned map, const char *name, size_t top
 								    : m->d.value_str == 3 ? UTRACE_BT_BUF
 											  : UTRACE_BT_STR,
 							    .s = e->s}
-				: (struct utrace_bt_scalar){.kind = UTRACE_BT_INT, .i = e->i};
+				: (struct utrace_bt_scalar){.kind = m->value_unsigned ? UTRACE_BT_UINT
+										      : UTRACE_BT_INT,
+							    .i = e->i};
 		if (m->value_stack)
 			en->value = stack_scalar(ms, e->i);
 		en->n = m->d.agg == UTRACE_BT_AGG_AVG || m->d.agg == UTRACE_BT_AGG_STATS ? e->n : e->i;

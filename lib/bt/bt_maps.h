@@ -33,6 +33,8 @@ void bt_maps_merge(struct bt_maps *ms, unsigned map, const uint8_t *key, uint32_
  * value_stack, are ustack ids of u: printed as their frames. */
 void bt_maps_set_stacks(struct bt_maps *ms, unsigned map, uint32_t key_stack, bool value_stack,
 			const struct bt_usym *u);
+/* Map's integer values (a scalar's, a sum's) print as unsigned. */
+void bt_maps_set_unsigned(struct bt_maps *ms, unsigned map);
 /* The keys a map may hold (BPFTRACE_MAP_KEYS_MAX). */
 size_t bt_maps_max_keys(const struct bt_maps *ms);
 /* Updates lost elsewhere, counted with the maps' own. */

@@ -111,6 +111,9 @@ static int cmp_value(const struct utrace_bt_map *m, const struct utrace_bt_entry
 	case UTRACE_BT_AGG_MAX:
 		return cmp_u64(a->n, b->n);
 	case UTRACE_BT_AGG_SUM:
+		if (m->value_unsigned)
+			return cmp_u64(a->n, b->n);
+		return cmp_i64(a->n, b->n);
 	case UTRACE_BT_AGG_MIN:
 		return cmp_i64(a->n, b->n);
 	case UTRACE_BT_AGG_AVG:
@@ -260,7 +263,10 @@ static int value_print(FILE *out, const struct utrace_bt_map *m, const struct ut
 		break;
 	case UTRACE_BT_AGG_SUM:
 	case UTRACE_BT_AGG_MIN:
-		fprintf(out, "%" PRId64, e->n / (int64_t)div);
+		if (m->agg == UTRACE_BT_AGG_SUM && m->value_unsigned)
+			fprintf(out, "%" PRIu64, (uint64_t)e->n / div);
+		else
+			fprintf(out, "%" PRId64, e->n / (int64_t)div);
 		break;
 	case UTRACE_BT_AGG_AVG:
 		fprintf(out, "%" PRId64, average(e) / (int64_t)div);

@@ -76,6 +76,7 @@ struct utrace_bt_map {
 		(..., min), [min, min+step), ..., [max, ...): (max-min)/step + 2 */
 	const struct utrace_bt_entry *entries;
 	size_t nentries;
+	bool value_unsigned; /* SUM: of an unsigned integer, printed and sorted so */
 };
 
 enum utrace_bt_format { UTRACE_BT_TEXT, UTRACE_BT_JSON };

@@ -333,12 +333,18 @@ static int stack_maps(struct bt_run *r)
 		return -ENOMEM;
 	for (unsigned i = 0; i < r->prog.nmaps; i++) {
 		const struct bt_mapdef *d = &r->prog.maps[i];
+		const struct bt_ctype *vt;
 		uint32_t keys = 0;
 
 		for (unsigned k = 0; k < d->nkeys; k++)
 			if (d->key_types[k] == BT_T_STACK)
 				keys |= 1u << k;
 		bt_maps_set_stacks(r->maps, i, keys, d->vtype == BT_T_STACK, r->usym);
+		vt = bt_ctype(&r->prog, d->vctype);
+		if ((d->agg == UTRACE_BT_AGG_SCALAR && d->vtype == BT_T_INT && vt &&
+		     vt->kind == BT_C_INT && !vt->is_signed) ||
+		    (d->agg == UTRACE_BT_AGG_SUM && d->vusgn))
+			bt_maps_set_unsigned(r->maps, i); /* bpftrace's uint64: bt_check_sign.c */
 	}
 	return 0;
 }

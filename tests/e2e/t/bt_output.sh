@@ -6,8 +6,10 @@
 # (cleared, or never assigned) as one blank line in text, nothing in
 # json; printf's integer conversions read as C's length modifiers read a
 # 64-bit value (none: 32 bits; h, hh: narrowed; l, ll, j, z, t: 64), %p
-# as C's; and lhist's bounds checked with bpftrace's error before anything
-# runs (a step of 0 crashed the replay).
+# as C's; lhist's bounds checked with bpftrace's error before anything
+# runs (a step of 0 crashed the replay); and bpftrace's signedness: an
+# unsigned value compares unsigned, prints as uint64 (a variable, a map,
+# a sum, print()), and a comparison with a signed side warns.
 
 e2e_once bt-output - check_bt_output
 
@@ -35,4 +37,20 @@ check_bt_output() {
 	t "$([ "$(echo "$out" | sed -n 2,3p)" = "705032704 705032704 2a05f200 5000000000 5000000000 12a05f200 -5 44 4464 A    -3|7    |000ff FF 10
 (nil)|0x1000|                0xff|0x1000|ff|-56|4464|-25536|-7|ff|  007|-1|" ]; echo $?)" \
 		"bt-output printf's conversions as C's length modifiers read the value" "$out"
+	out=$("$UTRACE" bt -e 'BEGIN { $m = (uint64)-5; @v = $m; @s = sum($m); print($m); @c = $m > 3; @d = $m + 1; @n = sum((int64)$m < 0); @w = -$m; if ($m == -5) { @eq = 1; } @q = $m / 2; exit(); }' 2>&1)
+	t "$([ "$out" = "stdin:1:128-130: WARNING: comparison of integers of different signs: 'unsigned int64' and 'int64' can lead to undefined behavior
+BEGIN { \$m = (uint64)-5; @v = \$m; @s = sum(\$m); print(\$m); @c = \$m > 3; @d = \$m + 1; @n = sum((int64)\$m < 0); @w = -\$m; if (\$m == -5) { @eq = 1; } @q = \$m / 2; exit(); }
+                                                                                                                               ~~
+Attaching 1 probe...
+18446744073709551611
+
+
+@c: 1
+@d: 18446744073709551612
+@eq: 1
+@n: 1
+@q: 9223372036854775805
+@s: 18446744073709551611
+@v: 18446744073709551611
+@w: 5" ]; echo $?)" "bt-output unsigned integers compare, print and warn as bpftrace's" "$out"
 }
