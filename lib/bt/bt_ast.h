@@ -91,6 +91,7 @@ struct bt_loc {
 	C(NO_FIELD, "Struct/union of type '%s' does not contain a field named '%s'")              \
 	C(MEMBER_TYPE, "Can not access field '%s' on type '%s'. Try dereferencing it first, or "   \
 		       "using '->'")                                                               \
+	C(MEMBER_EXPR, "Can not access field '%s' on expression of type '%s'")                    \
 	C(INDEX_TYPE, "The array index operator [] can only be used on arrays and pointers, "     \
 		      "found %s.")                                                                 \
 	C(INDEX_BOUNDS, "the index %lld is out of bounds for array of size %u")                   \

@@ -77,6 +77,29 @@ static int check_deref(struct bt_checker *ck, struct bt_node *n)
 	return typed(ck, n, c->elem);
 }
 
+/* a.f or a->f where a (or *a) is no struct: bpftrace's two errors, the
+ * type as bpftrace names it (an integer's *a is its uint64) */
+static int member_error(struct bt_checker *ck, const struct bt_node *n, const struct bt_ctype *c)
+{
+	const struct bt_ctype *a = bt_ctype(ck->p, n->a->ctype);
+	char b1[64];
+
+	if (a && a->kind == BT_C_PTR && n->op[0] == '.')
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_MEMBER_TYPE, n->str,
+				bt_ctype_name(ck->p, n->a->ctype, b1, sizeof(b1)));
+	if (c && c->kind == BT_C_INT)
+		snprintf(b1, sizeof(b1), "%sint%u", c->is_signed ? "" : "unsigned ", 8 * c->size);
+	else if (n->a->type == BT_T_INT && n->op[0] == '-')
+		snprintf(b1, sizeof(b1), "unsigned int64");
+	else if (n->a->type == BT_T_INT)
+		bt_int_type_name(ck->p, n->a, b1, sizeof(b1));
+	else if (c)
+		bt_ctype_name(ck->p, (unsigned)(c - ck->p->ctypes), b1, sizeof(b1));
+	else
+		bt_type_name(n->a->type, n->a->size, b1, sizeof(b1));
+	return bt_error(ck->err, ck->p, n->loc, BT_ERR_MEMBER_EXPR, n->str, b1);
+}
+
 static int check_member(struct bt_checker *ck, struct bt_node *n)
 {
 	const struct bt_ctype *c;
@@ -92,9 +115,7 @@ static int check_member(struct bt_checker *ck, struct bt_node *n)
 	if (c && c->kind == BT_C_PTR)
 		c = bt_ctype(ck->p, c->elem);
 	if (!c || c->kind != BT_C_STRUCT)
-		return bt_error(ck->err, ck->p, n->loc, BT_ERR_MEMBER_TYPE, n->str,
-				n->a->ctype ? bt_ctype_name(ck->p, n->a->ctype, b1, sizeof(b1))
-					    : bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)));
+		return member_error(ck, n, c);
 	t = (unsigned)(c - ck->p->ctypes);
 	if (!c->defined && bt_dwarf_struct(ck->p, ck->probe, t) == 0)
 		c = bt_ctype(ck->p, t); /* (the table may have moved) */

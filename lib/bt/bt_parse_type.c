@@ -70,7 +70,9 @@ int bt_parse_fields(struct parser *ps, struct bt_loc at, struct bt_node **out)
 			return ps->ops->unexpected(ps, arrow ? "identifier" : "integer");
 		}
 		n->ival = ps->tok.ival;
-		n->loc.end = ps->tok.loc.end;
+		/* bpftrace's a.f spans a and the '.' (its rule's location
+		 * leaves the identifier out); a->f and a.N the whole */
+		n->loc.end = n->kind == BT_N_MEMBER && !arrow ? ps->tok.loc.col : ps->tok.loc.end;
 		if ((ret = ps->ops->advance(ps)) < 0)
 			return ret;
 	}

@@ -179,6 +179,19 @@ static const struct {
     {"uretprobe:/bin/true:main+4 { }", "stdin:1:1-27: ERROR: Offset not allowed\n"
 				       "uretprobe:/bin/true:main+4 { }\n"
 				       "~~~~~~~~~~~~~~~~~~~~~~~~~~"},
+    /* a field of no struct: bpftrace's text, its a.f ending at the '.' */
+    {"uprobe:/bin/true:main { @ = arg0.x; }",
+     "stdin:1:29-34: ERROR: Can not access field 'x' on expression of type 'unsigned int64'\n"
+     "uprobe:/bin/true:main { @ = arg0.x; }\n"
+     "                            ~~~~~"},
+    {"uprobe:/bin/true:main { @ = arg0->x; }",
+     "stdin:1:29-36: ERROR: Can not access field 'x' on expression of type 'unsigned int64'\n"
+     "uprobe:/bin/true:main { @ = arg0->x; }\n"
+     "                            ~~~~~~~"},
+    {"BEGIN { @ = comm.x; }",
+     "stdin:1:13-18: ERROR: Can not access field 'x' on expression of type 'string[16]'\n"
+     "BEGIN { @ = comm.x; }\n"
+     "            ~~~~~"},
     /* lhist's bounds, as bpftrace 0.17 prints them (its first error) */
     {"BEGIN { @ = lhist(1, 0, 80, 0); }",
      "stdin:1:13-31: ERROR: lhist() step must be >= 1 (0 provided)\n"
