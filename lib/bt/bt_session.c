@@ -139,7 +139,8 @@ static bool first_of_event(const struct bt_run *r, unsigned i)
 	return true;
 }
 
-/* The kernel's probes of the recording: a kernel uprobe per usdt site, an
+/* The kernel's probes of the recording: a kernel uprobe per usdt site (an
+ * in-process probe for one whose arguments only that fetches), an
  * -e per tracepoint's event; with no process named, every process's
  * kernel events and usdt hits (as bpftrace's: also the processes started
  * later; --usdt-file-activation is this too), the recording holding a
@@ -152,6 +153,7 @@ static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 
 	for (unsigned i = 0; i < r->nsites && !ret; i++) {
 		struct bt_site *s = &r->sites[i];
+		bool inproc;
 		char *def;
 
 		if (s->type == BT_P_TRACEPOINT && r->o->verbose)
@@ -161,14 +163,17 @@ static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 								   : "every process's");
 		if (s->type == BT_P_TRACEPOINT && first_of_event(r, i))
 			ret = utrace_session_opts_set(so, "event", s->func, r->err);
-		kernel |= s->type == BT_P_TRACEPOINT || s->type == BT_P_USDT;
+		kernel |= s->type == BT_P_TRACEPOINT;
 		if (s->type != BT_P_USDT || ret)
 			continue;
-		if (!(def = bt_usdt_def(r, s, i)))
+		if (!(def = bt_usdt_def(r, s, i, &inproc)))
 			return -EINVAL;
 		if (r->o->verbose)
-			fprintf(r->o->log, "usdt:%s: kernel uprobe (%s); its hits recorded and "
-					   "replayed by utrace bt\n", s->func, def);
+			fprintf(r->o->log,
+				"usdt:%s: %s (%s); its hits recorded and replayed by "
+				"utrace bt\n",
+				s->func, inproc ? "in-process probe" : "kernel uprobe", def);
+		kernel |= !inproc;
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(so, "probe", def, r->err);
 	}
