@@ -17,7 +17,8 @@
  *               (len << 16 | offset), as the kernel's
  *
  * Each argument is a sequence of value instructions (REG, STACK, IMM,
- * DEREF, ADD, LDF) computing one 64-bit value v, ended by one store (ST_INT,
+ * DEREF, ADD, INDEX, LDF) computing one 64-bit value v, ended by one store
+ * (ST_INT,
  * ST_MEM, ST_STR, ST_COMM, ST_DATA, ST_ARRAY) that writes the argument
  * at dst.  Memory is read only through the caller's load function, which
  * in the runtime is the safe-load routine (runtime/inproc_probes.c): a fault
@@ -83,6 +84,10 @@ enum utrace_fetch_op {
 	 * size bytes at v + imm, sign-extended if SIGNED; DATALOC: v + their
 	 * low 16 bits (a __data_loc's data) */
 	UTRACE_XOP_LDF,
+	/* value: v + regs[reg] * imm (imm 1, 2, 4 or 8): x86's base +
+	 * index * scale, a USDT argument's "-8(%rbp,%rcx,4)" (an in-process
+	 * probe's fetcharg "-8(%bp,%cx,4)"; the kernel's syntax has none) */
+	UTRACE_XOP_INDEX,
 	UTRACE_XOP_MAX
 };
 
@@ -153,6 +158,9 @@ static inline int utrace_fetch_check(const void *prog, uint32_t len)
 		if (in[i].op == UTRACE_XOP_ST_DATA &&
 		    ((uint64_t)in[i].imm > len || in[i].imm < 0 ||
 		     (uint64_t)in[i].imm + in[i].shl + ((uint64_t)in[i].shr << 8) > len))
+			return -1;
+		if (in[i].op == UTRACE_XOP_INDEX && in[i].imm != 1 && in[i].imm != 2 &&
+		    in[i].imm != 4 && in[i].imm != 8)
 			return -1;
 		if (in[i].op == UTRACE_XOP_LDF && in[i].size != 1 && in[i].size != 2 &&
 		    in[i].size != 4 && in[i].size != 8)
@@ -250,6 +258,12 @@ static inline uint32_t utrace_fetch_run(const void *prog, const struct utrace_fe
 			continue;
 		case UTRACE_XOP_ADD:
 			v += (uint64_t)x->imm;
+			continue;
+		case UTRACE_XOP_INDEX:
+			v += (x->reg < UTRACE_FR_MAX ? regs->r[x->reg]
+			      : entry		     ? entry[x->reg - UTRACE_FR_MAX]
+						     : 0) *
+			     (uint64_t)x->imm;
 			continue;
 		case UTRACE_XOP_DEREF:
 			if (!bad && load(v + (uint64_t)x->imm, 8, &v) < 0)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/attach/attach.h"
+#include "lib/base/proc_self.h"
 #include "lib/elf/elf.h"
 
 /* The refusals: name, then the message (its printf arguments follow). */
@@ -202,12 +203,11 @@ static int check_machine(const struct utrace_attach_target *t, int id, struct ut
 {
 	char exe[64], name[PATH_MAX];
 	struct utrace_elf *elf;
-	ssize_t n;
 	int machine;
 
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", t->pid);
-	n = readlink(exe, name, sizeof(name) - 1);
-	name[n > 0 ? n : 0] = 0;
+	if (utrace_proc_exe(t->pid, name, sizeof(name)) < 0)
+		name[0] = 0;
 	if (utrace_elf_open(exe, &elf) < 0)
 		return refuse(err, -EPERM, NOT_X86_64, id, name[0] ? name : exe);
 	machine = utrace_elf_machine(elf);

@@ -2,7 +2,9 @@
 /*
  * proc_self.c - whether a process runs utrace (proc_self.h), from its
  * /proc/PID/exe: the link's target names the file, a stat of the link
- * gives the file itself (so a renamed or linked copy of ours counts).
+ * gives the file itself (so a renamed or linked copy of ours counts);
+ * the link read once for every caller; a path as a process sees it,
+ * through /proc/PID/root.
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,15 +20,53 @@ int utrace_proc_is_utrace(pid_t pid)
 	char path[64], exe[PATH_MAX];
 	struct stat it, self;
 	const char *base;
-	ssize_t n;
+	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0)
-		return errno == ENOENT || errno == ESRCH ? 0 : -1;
-	exe[n] = 0;
+	if ((n = utrace_proc_exe(pid, exe, sizeof(exe))) < 0)
+		return n == -ENOENT || n == -ESRCH ? 0 : -1;
 	if (stat(path, &it) == 0 && stat("/proc/self/exe", &self) == 0 &&
 	    it.st_dev == self.st_dev && it.st_ino == self.st_ino)
 		return 1;
 	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
 	return strncmp(base, "utrace", 6) == 0;
+}
+
+int utrace_proc_exe(pid_t pid, char *buf, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	if (size < 2)
+		return -ENAMETOOLONG;
+	if ((n = readlink(link, buf, size - 1)) < 0)
+		return -errno;
+	if ((size_t)n >= size - 1)
+		return -ENAMETOOLONG; /* perhaps cut */
+	buf[n] = 0;
+	return (int)n;
+}
+
+bool utrace_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+int utrace_proc_path(pid_t pid, const char *path, char *buf, size_t size)
+{
+	char root[64];
+	int n = snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	struct stat st;
+
+	if (path[0] != '/' || (!strncmp(path, root, (size_t)n) && (!path[n] || path[n] == '/')) ||
+	    (size_t)snprintf(buf, size, "%s%s", root, path) >= size || stat(buf, &st) < 0 ||
+	    utrace_same_file(buf, path))
+		n = snprintf(buf, size, "%s", path);
+	else
+		n = (int)strlen(buf);
+	return (size_t)n < size ? n : -ENAMETOOLONG;
 }

@@ -239,6 +239,7 @@ struct bt_program {
 	unsigned nctypes;
 	bool unsafe; /* --unsafe */
 	bool has_child; /* -c CMD: cpid means something */
+	int pid;	/* -p PID, 0 if none: a uprobe's BIN as that process sees it */
 	unsigned helper_check; /* -k 1, -kk 2: warn when a map helper fails */
 	char **shapes; /* the tuples' types (bt_tuple.c), by index */
 	unsigned nshapes;

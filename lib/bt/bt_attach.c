@@ -3,15 +3,19 @@
  * bt_attach.c - an attach point's text ("uprobe:/bin/bash:readline",
  * "interval:ms:100", "BEGIN") split into its probe type and arguments,
  * with bpftrace's messages (the whole attach point underlined).  Whether
- * a uprobe's target exists is checked here, as bpftrace's parser does;
+ * a uprobe's target exists is checked here, as bpftrace's parser does
+ * (with -p, the process's file: /proc/PID/root/PATH in another mount
+ * namespace, which the probe then names, as bpftrace's);
  * which functions it names, when the probes are resolved (bt_probes.c).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/base/proc_self.h"
 #include "lib/bt/bt_ast.h"
 #include "lib/bt/bt_types.h"
 
@@ -69,9 +73,13 @@ static int parse_uprobe_at(struct bt_program *p, struct bt_attach *a, const char
 			   char *func, struct utrace_error *err)
 {
 	const char *name = a->type == BT_P_UPROBE ? "uprobe" : "uretprobe";
-	char *plus;
+	char *plus, at[PATH_MAX + 64];
 	size_t n;
 
+	/* -p: the file as the process sees it, through /proc/PID/root when
+	 * ours is not that file (another mount namespace), as bpftrace's */
+	if (p->pid > 0 && utrace_proc_path(p->pid, target, at, sizeof(at)) >= 0)
+		target = at;
 	if (access(target, X_OK) != 0 && access(target, R_OK) != 0)
 		return bt_error(err, p, a->loc, BT_ERR_PROBE_TARGET, target);
 	plus = strchr(func, '+');

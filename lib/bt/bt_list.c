@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/base/glob.h"
+#include "lib/base/proc_self.h"
 #include "lib/bt/bt_dwarf.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/bt/bt_tracepoint.h"
@@ -181,14 +182,10 @@ static int list_exe(int pid, const char *type, const char *func, FILE *out,
 		    struct utrace_error *err)
 {
 	struct files_arg a = {.out = out, .type = type, .func = func};
-	char link[64], exe[PATH_MAX], at[PATH_MAX + 64];
-	ssize_t n;
+	char exe[PATH_MAX], at[PATH_MAX + 64];
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n <= 0)
+	if (utrace_proc_exe(pid, exe, sizeof(exe)) <= 0)
 		return utrace_error_set(err, -ESRCH, "%d: no such process", pid);
-	exe[n] = 0;
 	snprintf(at, sizeof(at), "/proc/%d/root%s", pid, exe);
 	return list_file(&a, at, at);
 }
@@ -196,7 +193,7 @@ static int list_exe(int pid, const char *type, const char *func, FILE *out,
 static int list_uprobes(const char *pattern, int pid, bool verbose, FILE *out,
 			struct utrace_error *err)
 {
-	char *copy, *type, *target, *func, **funcs = NULL;
+	char *copy, *type, *target, *func, **funcs = NULL, at[PATH_MAX + 64];
 	size_t n = 0;
 	int ret;
 
@@ -232,6 +229,10 @@ static int list_uprobes(const char *pattern, int pid, bool verbose, FILE *out,
 		free(copy);
 		return ret < 0 ? ret : 0;
 	}
+	/* -p: as the process sees it, /proc/PID/root/BIN in another mount
+	 * namespace (bt_attach.c's rule, bpftrace's lines) */
+	if (pid > 0 && utrace_proc_path(pid, target, at, sizeof(at)) >= 0)
+		target = at;
 	ret = bt_resolve_funcs(target, func, &funcs, &n);
 	if (ret < 0)
 		utrace_error_set(err, ret, "%s: %s", target, strerror(-ret));

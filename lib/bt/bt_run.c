@@ -557,6 +557,7 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	r->prog.name = o->name ? o->name : "stdin";
 	r->prog.unsafe = o->unsafe;
 	r->prog.has_child = o->argv != NULL;
+	r->prog.pid = o->pid;
 	r->prog.exe = r->exe = bt_tracepoint_exe(o->argv, o->pid); /* its own tracepoints */
 	r->prog.helper_check = o->helper_check;
 	r->prog.params = o->params;

@@ -139,16 +139,16 @@ static bool first_of_event(const struct bt_run *r, unsigned i)
 	return true;
 }
 
-/* The kernel's probes of the recording: a kernel uprobe per usdt site, an
- * -e per tracepoint's event.  As bpftrace's, a tracepoint sees every
- * process, -c and -p or not (they name the processes of uprobes and
- * usdt); usdt hits are every process's with no process named (also the
- * processes started later; --usdt-file-activation is this too), the
- * recording holding a process of its own till the end.  With -c or -p
- * and a tracepoint, the kernel instance no longer follows the traced
- * processes, so the replay keeps the usdt hits of the command's or
- * PID's process only (bpftrace attaches usdt to that pid).  0, or <0
- * with r->err. */
+/* The kernel's probes of the recording: a kernel uprobe per usdt site (an
+ * in-process probe for one whose arguments only that fetches), an -e per
+ * tracepoint's event.  As bpftrace's, a tracepoint sees every process, -c
+ * and -p or not (they name the processes of uprobes and usdt); usdt hits
+ * are every process's with no process named (also the processes started
+ * later; --usdt-file-activation is this too), the recording holding a
+ * process of its own till the end.  With -c or -p and a tracepoint, the
+ * kernel instance no longer follows the traced processes, so the replay
+ * keeps the usdt hits of the command's or PID's process only (bpftrace
+ * attaches usdt to that pid).  0, or <0 with r->err. */
 static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 {
 	static char *waiter[] = {"sleep", "2147483647", NULL};
@@ -157,6 +157,7 @@ static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 
 	for (unsigned i = 0; i < r->nsites && !ret; i++) {
 		struct bt_site *s = &r->sites[i];
+		bool inproc;
 		char *def;
 
 		if (s->type == BT_P_TRACEPOINT && r->o->verbose)
@@ -166,14 +167,17 @@ static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 		if (s->type == BT_P_TRACEPOINT && first_of_event(r, i))
 			ret = utrace_session_opts_set(so, "event", s->func, r->err);
 		tp |= s->type == BT_P_TRACEPOINT;
-		kernel |= s->type == BT_P_TRACEPOINT || s->type == BT_P_USDT;
+		kernel |= s->type == BT_P_TRACEPOINT;
 		if (s->type != BT_P_USDT || ret)
 			continue;
-		if (!(def = bt_usdt_def(r, s, i)))
+		if (!(def = bt_usdt_def(r, s, i, &inproc)))
 			return -EINVAL;
 		if (r->o->verbose)
-			fprintf(r->o->log, "usdt:%s: kernel uprobe (%s); its hits recorded and "
-					   "replayed by utrace bt\n", s->func, def);
+			fprintf(r->o->log,
+				"usdt:%s: %s (%s); its hits recorded and replayed by "
+				"utrace bt\n",
+				s->func, inproc ? "in-process probe" : "kernel uprobe", def);
+		kernel |= !inproc;
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(so, "probe", def, r->err);
 	}

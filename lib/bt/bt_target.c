@@ -8,9 +8,11 @@
  * the other program's processes, which utrace bt does not trace yet), and
  * one on a library function the program also defines would fire in the
  * program's copy.  Both are refused before anything runs, in words that
- * say why, rather than counting the wrong function.  And the functions a
- * uprobe's glob names in its binary (bt_resolve_funcs), for the run and
- * for -l.
+ * say why, rather than counting the wrong function.  A binary is the
+ * program when it is the same file (device and inode): with -p, the
+ * process's (/proc/PID/exe), whatever path names it (/proc/PID/root/...
+ * for another mount namespace's).  And the functions a uprobe's glob
+ * names in its binary (bt_resolve_funcs), for the run and for -l.
  */
 #include <elf.h>
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/base/glob.h"
+#include "lib/base/proc_self.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/elf/elf.h"
 #include "lib/elf/libdeps.h"
@@ -88,19 +91,17 @@ int bt_resolve_funcs(const char *target, const char *glob, char ***out, size_t *
 	return ret;
 }
 
-/* The traced program's file, resolved: -p's /proc/PID/exe, else the
- * command as execvp() finds it. */
-static char *program_file(const struct bt_run *r)
+/* The traced program's file: -p's as the process names it (shown) and
+ * /proc/PID/exe (opened: its mount namespace may not be ours), else the
+ * command as execvp() finds it, resolved. */
+static char *program_file(const struct bt_run *r, char *open, size_t size)
 {
-	char buf[PATH_MAX], link[64], *path;
-	ssize_t n;
+	char buf[PATH_MAX], *path;
 
 	if (r->o->pid) {
-		snprintf(link, sizeof(link), "/proc/%d/exe", r->o->pid);
-		n = readlink(link, buf, sizeof(buf) - 1);
-		if (n <= 0)
+		if (utrace_proc_exe(r->o->pid, buf, sizeof(buf)) < 0)
 			return NULL;
-		buf[n] = 0;
+		snprintf(open, size, "/proc/%d/exe", r->o->pid);
 		return strdup(buf);
 	}
 	path = utrace_program_path(r->o->argv[0]);
@@ -111,6 +112,7 @@ static char *program_file(const struct bt_run *r)
 		return NULL;
 	}
 	free(path);
+	snprintf(open, size, "%s", buf);
 	return strdup(buf);
 }
 
@@ -154,22 +156,22 @@ static bool defines(const char *file, const char *func)
 	return found;
 }
 
-static int check_site(struct bt_run *r, const struct bt_site *s, const char *prog)
+/* prog: the program's file as shown, open: as we open it. */
+static int check_site(struct bt_run *r, const struct bt_site *s, const char *prog, const char *open)
 {
-	char real[PATH_MAX];
 	const char *kind = s->type == BT_P_UPROBE ? "uprobe" : "uretprobe";
 
-	if (!realpath(s->target, real))
+	if (access(s->target, R_OK) != 0)
 		return utrace_error_set(r->err, -errno, "%s: %s", s->target, strerror(errno));
-	if (!strcmp(real, prog))
+	if (utrace_same_file(s->target, open)) /* the same file, by any path */
 		return 0;
-	if (is_executable(real))
+	if (is_executable(s->target))
 		return utrace_error_set(r->err, -EINVAL,
 					"%s:%s:%s: %s is not the traced program (%s): utrace bt "
 					"runs uprobes in the process it starts (-c) or attaches "
 					"to (-p) only",
 					kind, s->target, s->func, s->target, prog);
-	if (defines(prog, s->func))
+	if (defines(open, s->func))
 		return utrace_error_set(r->err, -EINVAL,
 					"%s:%s:%s: the traced program defines %s too: utrace bt's "
 					"in-process probes name a function by its symbol",
@@ -179,14 +181,14 @@ static int check_site(struct bt_run *r, const struct bt_site *s, const char *pro
 
 int bt_check_targets(struct bt_run *r)
 {
-	char *prog = program_file(r);
+	char open[PATH_MAX], *prog = program_file(r, open, sizeof(open));
 	int ret = 0;
 
 	if (!prog)
 		return 0; /* the recording says why it cannot start it */
 	for (unsigned i = 0; i < r->nsites && !ret; i++)
 		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE)
-			ret = check_site(r, &r->sites[i], prog);
+			ret = check_site(r, &r->sites[i], prog, open);
 	free(prog);
 	return ret;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/base/glob.h"
+#include "lib/base/proc_self.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/bt/bt_tracepoint.h"
 #include "lib/elf/libdeps.h"
@@ -259,17 +260,10 @@ int bt_tracepoint_check_field(struct bt_program *p, const struct bt_probe *pr, s
 
 char *bt_tracepoint_exe(char *const *argv, int pid)
 {
-	char link[64], buf[4096];
-	ssize_t n;
+	char buf[4096];
 
-	if (pid > 0) {
-		snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-		n = readlink(link, buf, sizeof(buf) - 1);
-		if (n <= 0)
-			return NULL;
-		buf[n] = 0;
-		return strdup(buf);
-	}
+	if (pid > 0)
+		return utrace_proc_exe(pid, buf, sizeof(buf)) > 0 ? strdup(buf) : NULL;
 	return argv && argv[0] ? utrace_program_path(argv[0]) : NULL;
 }
 

@@ -12,7 +12,13 @@
  * once the runtime runs, after the program's first checks of it.  The
  * recording's kernel instance keeps the events of the traced processes
  * only.  The arguments come as the note sizes them (1, 2, 4, 8 bytes,
- * signed or not) and are widened as bpftrace widens them.
+ * signed or not) and are widened as bpftrace widens them.  An argument a
+ * kernel uprobe cannot fetch (an index register: "8@-88(%rsp,%rax,8)")
+ * makes the site an in-process probe of the process utrace bt started
+ * (-c) or attached to (-p), at FUNC+OFF of its file, whose fetch program
+ * computes base + index * scale + displacement at the hit
+ * (common/fetch_prog.h); for every process's hits (no -c, no -p) such a
+ * site is an error naming the probe and the argument.
  */
 #include <errno.h>
 #include <glob.h>
@@ -25,6 +31,7 @@
 #include "lib/bt/bt_run_internal.h"
 #include "lib/bt/bt_usdt.h"
 #include "lib/elf/libdeps.h"
+#include "lib/elf/symtab.h"
 #include "lib/events/event_format.h"
 #include "lib/probes/usdt.h"
 #include "lib/tracefile/dat_reader.h"
@@ -256,7 +263,89 @@ static char *def_no_args(const struct utrace_usdt_list *l, unsigned note, const 
 	return def;
 }
 
-char *bt_usdt_def(struct bt_run *r, const struct bt_site *s, unsigned k)
+/* "argN=FETCH:TYPE ..." of fetchargs, and sN=+0(FETCH):string for each
+ * str(argN), at buf + n; the new length. */
+static size_t inproc_args(const struct bt_site *s, const char *fetchargs, char *buf, size_t n,
+			  size_t size)
+{
+	const char *a = fetchargs;
+
+	n += (size_t)snprintf(buf + n, n < size ? size - n : 0, " %s", fetchargs);
+	for (unsigned i = 0; *a && n < size; i++) {
+		const char *eq = strchr(a, '='), *end = a + strcspn(a, " "), *colon = end;
+
+		while (colon > a && *colon != ':')
+			colon--;
+		if (i < 6 && (s->strargs >> i & 1) && eq && eq < colon && eq[1] != '\\')
+			n += (size_t)snprintf(buf + n, size - n, " s%u=+0(%.*s):string", i,
+					      (int)(colon - eq - 1), eq + 1);
+		a = end + strspn(end, " ");
+	}
+	return n;
+}
+
+/* Site s as an in-process probe of the traced process ("p:bt/pK
+ * MODULE:FUNC+OFF ARGS comm=$comm"), whose fetch program computes what a
+ * kernel uprobe cannot (an index register); NULL with r->err. */
+static char *inproc_def(struct bt_run *r, const struct bt_site *s, const struct utrace_usdt_list *l,
+			unsigned k)
+{
+	const struct utrace_usdt_probe *u = utrace_usdt_get(l, s->note);
+	const char *base = strrchr(utrace_usdt_path(l), '/');
+	struct utrace_symtab *tab = NULL;
+	const struct utrace_sym *fn = NULL;
+	struct utrace_error e = {0};
+	char args[1536], buf[2048];
+	uint64_t off = 0;
+	size_t n = 0;
+
+	if (utrace_usdt_fetchargs_in_process(l, s->note, args, sizeof(args), r->err) < 0)
+		return NULL;
+	if (u->semaphore) { /* the runtime does not count one (inproc_probe_path.c) */
+		utrace_error_set(
+		    r->err, -EINVAL,
+		    "usdt:%s: the probe has a semaphore, which an in-process probe "
+		    "does not count, and an argument a kernel uprobe cannot fetch (%s)",
+		    s->func, args);
+		return NULL;
+	}
+	if (utrace_symtab_load(utrace_usdt_path(l), &tab, &e) == 0)
+		fn = utrace_symtab_lookup(tab, u->pc, &off);
+	if (fn)
+		n = (size_t)snprintf(buf, sizeof(buf), "p:bt/p%u %s:%s+%llu", k,
+				     base ? base + 1 : utrace_usdt_path(l), fn->raw,
+				     (unsigned long long)off);
+	utrace_symtab_free(tab);
+	if (!fn) {
+		utrace_error_set(r->err, -EINVAL,
+				 "usdt:%s: no function symbol holds the probe at 0x%llx, where an "
+				 "in-process probe would go",
+				 s->func, (unsigned long long)u->pc);
+		return NULL;
+	}
+	n = inproc_args(s, args, buf, n, sizeof(buf));
+	if (n < sizeof(buf))
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " comm=$comm");
+	if (n >= sizeof(buf)) {
+		utrace_error_set(r->err, -E2BIG, "%s: the probe's definition is too long", s->func);
+		return NULL;
+	}
+	return strdup(buf);
+}
+
+/* An argument that only an in-process probe fetches, without -c or -p. */
+static void kernel_only(struct bt_run *r, const struct bt_site *s)
+{
+	char why[sizeof(r->err->msg)];
+
+	snprintf(why, sizeof(why), "%s", r->err->msg);
+	utrace_error_set(r->err, -EINVAL,
+			 "usdt:%s: %s (only the processes utrace bt starts, "
+			 "-c, or attaches to, -p, can have it)",
+			 s->func, why);
+}
+
+char *bt_usdt_def(struct bt_run *r, const struct bt_site *s, unsigned k, bool *inproc)
 {
 	struct utrace_usdt_list *l = NULL;
 	struct utrace_uprobe *p = NULL;
@@ -264,12 +353,17 @@ char *bt_usdt_def(struct bt_run *r, const struct bt_site *s, unsigned k)
 	char *def = NULL;
 	size_t n;
 
+	*inproc = false;
 	snprintf(event, sizeof(event), "btp%u", k);
 	if (utrace_usdt_load(s->file, &l, r->err) < 0)
 		goto out;
 	if (utrace_usdt_to_uprobe(l, s->note, "utrace", event, &p, r->err) < 0) {
 		if (!reads_args(s))
 			def = def_no_args(l, s->note, event);
+		else if (r->o->argv || r->o->pid) /* a process of ours: in it */
+			*inproc = (def = inproc_def(r, s, l, k)) != NULL;
+		else /* every process's: the kernel's uprobe_events only */
+			kernel_only(r, s);
 		goto out;
 	}
 	n = (size_t)utrace_uprobe_kernel_line(p, buf, sizeof(buf));

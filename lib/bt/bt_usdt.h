@@ -7,6 +7,7 @@
 #ifndef UTRACE_LIB_BT_USDT_H
 #define UTRACE_LIB_BT_USDT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "lib/bt/bt_ast.h"
@@ -30,8 +31,11 @@ int bt_usdt_find(const char *bin, const char *probe, int pid, char *const *argv,
 		 struct bt_usdt_site **out, size_t *n);
 void bt_usdt_sites_free(struct bt_usdt_site *v, size_t n);
 /* The kernel uprobe of site k ("p:utrace/btpK PATH:0xOFF(0xSEM) arg1=...
- * sN=+0(...):string comm=$comm"), malloc'ed; NULL with r->err. */
-char *bt_usdt_def(struct bt_run *r, const struct bt_site *s, unsigned k);
+ * sN=+0(...):string comm=$comm"), or, for an argument a kernel uprobe
+ * cannot fetch, with -c or -p, its in-process probe ("p:bt/pK
+ * MODULE:FUNC+OFF arg1=-8(%bp,%cx,4):s32 ...", *inproc set); malloc'ed;
+ * NULL with r->err. */
+char *bt_usdt_def(struct bt_run *r, const struct bt_site *s, unsigned k, bool *inproc);
 /* The hit's arg0..arg5 from the record's arg1..arg6 (sized, signed as
  * the note says). */
 void bt_usdt_args(const struct utrace_event_format *f, const struct utrace_event *ev,

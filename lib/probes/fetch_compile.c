@@ -16,6 +16,8 @@
  *   +8(+0(%di)):u32      REG di; DEREF 0; ADD 8; ST_MEM 4 -> dst
  *   %si:b4@2/32          REG si; ST_INT 4 (bitfield: << 58 >> 60)
  *   +0(%dx):string       REG dx; ST_STR (the bytes at dx) -> __data_loc
+ *   -8(%bp,%cx,4):s32    REG bp; INDEX cx 4; ADD -8; ST_MEM 4 (in-process
+ *                        only: x86's base + index * scale, a USDT note's)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -236,6 +238,35 @@ static int ipp_field(struct ipp_cc *c, const char *s)
 	return IPP_VAL;
 }
 
+static int ipp_reg(const char *name, size_t len)
+{
+	for (int r = 0; r < (int)UTRACE_FR_MAX; r++)
+		if (strlen(ipp_regs[r]) == len && !strncmp(name, ipp_regs[r], len))
+			return r;
+	return -1;
+}
+
+/* [%BASE],%INDEX[,SCALE] (uprobe_args.c checked it): base + index * scale. */
+static int ipp_index(struct ipp_cc *c, const char *s)
+{
+	const char *comma = strchr(s, ','), *idx = comma + 1, *sc;
+	int base = -1, index;
+	uint64_t scale = 1;
+
+	if (comma > s && (s[0] != '%' || (base = ipp_reg(s + 1, (size_t)(comma - s - 1))) < 0))
+		return utrace_error_set(c->err, -EINVAL, "bad base register in %s", s);
+	sc = strchr(idx, ',');
+	index =
+	    idx[0] == '%' ? ipp_reg(idx + 1, sc ? (size_t)(sc - idx - 1) : strlen(idx + 1)) : -1;
+	if (index < 0 || (sc && (!upr_strtoul(sc + 1, 0, &scale) ||
+				 (scale != 1 && scale != 2 && scale != 4 && scale != 8))))
+		return utrace_error_set(c->err, -EINVAL, "bad index register or scale in %s", s);
+	if ((base < 0 ? ipp_emit(c, UTRACE_XOP_IMM, 0, 0)
+		      : ipp_emit(c, UTRACE_XOP_REG, (uint8_t)base, 0)) < 0)
+		return -E2BIG;
+	return ipp_emit(c, UTRACE_XOP_INDEX, (uint8_t)index, (int64_t)scale) ?: IPP_VAL;
+}
+
 /* One translated fetcharg: its kind (IPP_*), or <0 with c->err. */
 static int ipp_fetch(struct ipp_cc *c, char *s)
 {
@@ -255,6 +286,8 @@ static int ipp_fetch(struct ipp_cc *c, char *s)
 	if (!strncmp(s, "$stack", 6) && upr_strtoul(s + 6, 10, &u))
 		return ipp_emit(c, UTRACE_XOP_REG, UTRACE_FR_SP, 0)
 			   ?: ipp_emit(c, UTRACE_XOP_ADD, 0, (int64_t)(8 * u)) ?: IPP_MEM;
+	if ((s[0] == '%' || s[0] == ',') && strchr(s, ',')) /* [%BASE],%INDEX[,SCALE] */
+		return ipp_index(c, s);
 	if (s[0] == '%') {
 		for (uint8_t r = 0; r < UTRACE_FR_MAX; r++)
 			if (!strcmp(s + 1, ipp_regs[r]))

@@ -48,7 +48,12 @@ static int ipp_path_file(struct ipp_parse *ps, const char *tok, size_t len, int 
 		return perr(ps, UTRACE_UPROBE_ERR_NO_REGULAR_FILE, col);
 	p->dev = st.st_dev;
 	p->ino = st.st_ino;
-	return (p->real = realpath(p->path, NULL)) ? 0 : -ENOMEM;
+	/* /proc/PID/root/...: another mount namespace's file, which realpath
+	 * resolves in ours (the link reads "/"): opened as it is */
+	p->real = realpath(p->path, NULL);
+	if (!p->real && !strncmp(p->path, "/proc/", 6))
+		p->real = strdup(p->path);
+	return p->real ? 0 : -ENOMEM;
 }
 
 /* SYMBOL[+OFF] at tcol in f: p->vaddr. */

@@ -22,6 +22,12 @@
  *      an immediate or $comm; a bitfield b<bits>@<offs>/<size> that fits
  *      its container; an array only from memory.
  *
+ * In-process probes also take x86's base + index * scale, "%BASE,%INDEX,
+ * SCALE" (the base may be left out, SCALE 1 2 4 8, default 1), alone or
+ * inside +|-OFFS(...): a USDT argument such as -8(%rbp,%rcx,4)
+ * (lib/probes/usdt.c).  The kernel's syntax has no such form: a kernel
+ * probe refuses it as the kernel does (BAD_REG_NAME at the '%').
+ *
  * The kernel refuses $argN on uprobes and @SYMBOL on uprobes.  utrace
  * translates them: $argN, at a function's first instruction, is the
  * System V argument register (%di %si %dx %cx %r8 %r9), then the stack
@@ -324,6 +330,34 @@ static int parse_symbol_addr(struct fa *fa, const char *arg, int pos)
 
 static int parse_arg(struct fa *fa, char *arg, int pos);
 
+static bool is_reg(const char *s, size_t len)
+{
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (strlen(regs[i]) == len && !strncmp(s, regs[i], len))
+			return true;
+	return false;
+}
+
+/* An in-process probe's [%BASE],%INDEX[,SCALE]; pos is its first byte. */
+static int parse_index(struct fa *fa, const char *arg, int pos)
+{
+	const char *comma = strchr(arg, ','), *idx = comma + 1, *sc = strchr(idx, ',');
+	size_t ilen = sc ? (size_t)(sc - idx) : strlen(idx);
+	uint64_t scale = 1;
+
+	if (comma > arg && (arg[0] != '%' || !is_reg(arg + 1, (size_t)(comma - arg - 1))))
+		return fail(fa, UTRACE_UPROBE_ERR_BAD_REG_NAME, pos);
+	if (idx[0] != '%' || !is_reg(idx + 1, ilen - 1) || (ilen == 3 && !strncmp(idx, "%ip", 3)))
+		return fail(fa, UTRACE_UPROBE_ERR_BAD_REG_NAME, pos + (int)(idx - arg));
+	if (sc && (!upr_strtoul(sc + 1, 0, &scale) ||
+		   (scale != 1 && scale != 2 && scale != 4 && scale != 8)))
+		return fail(fa, UTRACE_UPROBE_ERR_BAD_FETCH_ARG, pos + (int)(sc + 1 - arg));
+	fa->op = OP_REG; /* a value, as a register's */
+	fa->idx++;	 /* the base, then the index */
+	emit(fa, "%s", arg);
+	return 0;
+}
+
 /* +|-[u]OFFS(FETCHARG); pos is the sign. */
 static int parse_deref(struct fa *fa, char *arg, int pos)
 {
@@ -367,6 +401,9 @@ static int parse_arg(struct fa *fa, char *arg, int pos)
 	size_t len;
 
 	fa->op = OP_NOP;
+	if (fa->pt->in_process && !fa->pt->event && !fa->pt->fprobe &&
+	    (arg[0] == '%' || arg[0] == ',') && strchr(arg, ','))
+		return parse_index(fa, arg, pos);
 	switch (arg[0]) {
 	case '$':
 		return parse_var(fa, arg, pos);

@@ -24,9 +24,14 @@
  *
  * The kernel reads @+OFFSET at (probe address - probe file offset +
  * OFFSET), so OFFSET = target vaddr - (pc - pc's file offset).  SIZE
- * gives the type: -4 is s32, 8 is u64.  Index registers, segments and
- * vector registers cannot be fetched by a uprobe: such an argument is an
- * error naming it.
+ * gives the type: -4 is s32, 8 is u64.  Segments and vector registers
+ * cannot be fetched by a uprobe: such an argument is an error naming it.
+ * Nor can an index register, base + index * scale + displacement
+ *
+ *   -88(%rsp,%rax,8), (,%rdx,4)   -> -88(%sp,%ax,8), +0(,%dx,4)
+ *
+ * which only an in-process probe's fetch program computes
+ * (utrace_usdt_fetchargs_in_process; common/fetch_prog.h INDEX).
  */
 #include <elf.h>
 #include <errno.h>
@@ -259,9 +264,53 @@ static bool symbolic(const struct utrace_usdt_list *l, const char *s, size_t len
 	return true;
 }
 
-/* One "[-]SIZE@OPERAND" into "argN=FETCH:TYPE"; NULL or why not. */
+/* DISP(%BASE,%INDEX,SCALE) (op .. rp, the base may be left out) into an
+ * in-process fetch "+DISP(%base,%index,SCALE)"; NULL or why not. */
+static const char *translate_index(const char *op, const char *lp, const char *rp, bool inproc,
+				   char *fetch, size_t size)
+{
+	const char *c1 = memchr(lp, ',', (size_t)(rp - lp)), *c2, *base = "";
+	char num[64], idx[8];
+	int64_t disp = 0, scale = 1;
+	bool high;
+
+	if (!inproc)
+		return "an index register, which a kernel uprobe cannot fetch";
+	if (c1 > lp + 1 && !(base = x86_reg(lp + 2, (size_t)(c1 - lp - 2), &high)))
+		return "not a general-purpose register";
+	if (*base && (high || !strcmp(base, "ip")))
+		return "bad base register";
+	snprintf(num, sizeof(num), "%s", base); /* x86_reg's buffer is static */
+	c2 = memchr(c1 + 1, ',', (size_t)(rp - c1 - 1));
+	if (c1[1] != '%' || !(base = x86_reg(c1 + 2, (size_t)((c2 ? c2 : rp) - c1 - 2), &high)) ||
+	    high || !strcmp(base, "ip") || !strcmp(base, "sp"))
+		return "bad index register";
+	snprintf(idx, sizeof(idx), "%s", base);
+	if (c2) {
+		char sc[16];
+
+		snprintf(sc, sizeof(sc), "%.*s", (int)(rp - c2 - 1), c2 + 1);
+		if (!upr_strtol(sc, 0, &scale) ||
+		    (scale != 1 && scale != 2 && scale != 4 && scale != 8))
+			return "bad scale";
+	}
+	if (lp > op) {
+		char d[64];
+
+		snprintf(d, sizeof(d), "%.*s", (int)(lp - op), op);
+		if (!upr_strtol(d, 0, &disp))
+			return "symbolic displacement";
+	}
+	snprintf(fetch, size, "%s%" PRId64 "(%s%s,%%%s,%" PRId64 ")", disp < 0 ? "" : "+", disp,
+		 *num ? "%" : "", num, idx, scale);
+	return NULL;
+}
+
+/* One "[-]SIZE@OPERAND" into "argN=FETCH:TYPE" (inproc: an in-process
+ * probe's, which takes an index register); NULL or why not. */
 static const char *translate(const struct utrace_usdt_list *l, const struct utrace_usdt_probe *s,
-			     const char *spec, size_t len, unsigned n, char *out, size_t size)
+			     const char *spec, size_t len, unsigned n, bool inproc, char *out,
+			     size_t size)
 {
 	const char *at = memchr(spec, '@', len), *op, *end = spec + len, *lp, *reg;
 	char type[16], fetch[128];
@@ -306,10 +355,15 @@ static const char *translate(const struct utrace_usdt_list *l, const struct utra
 		const char *rp = memchr(lp, ')', (size_t)(end - lp));
 		int64_t disp = 0;
 
-		if (!rp || rp + 1 != end || lp[1] != '%')
+		if (!rp || rp + 1 != end || (lp[1] != '%' && lp[1] != ','))
 			return "bad memory operand";
-		if (memchr(lp, ',', (size_t)(rp - lp)))
-			return "an index register cannot be fetched";
+		if (memchr(lp, ',', (size_t)(rp - lp))) {
+			const char *why = translate_index(op, lp, rp, inproc, fetch, sizeof(fetch));
+
+			if (why)
+				return why;
+			goto done;
+		}
 		reg = x86_reg(lp + 2, (size_t)(rp - lp - 2), &high);
 		if (!reg || high)
 			return "not a general-purpose register";
@@ -356,8 +410,8 @@ done:
 	return NULL;
 }
 
-int utrace_usdt_fetchargs(const struct utrace_usdt_list *l, size_t i, char *buf, size_t size,
-			  struct utrace_error *err)
+static int fetchargs(const struct utrace_usdt_list *l, size_t i, bool inproc, char *buf,
+		     size_t size, struct utrace_error *err)
 {
 	const struct utrace_usdt_probe *s = utrace_usdt_get(l, i);
 	const char *p;
@@ -378,7 +432,7 @@ int utrace_usdt_fetchargs(const struct utrace_usdt_list *l, size_t i, char *buf,
 			continue;
 		}
 		w = strcspn(p, " ");
-		why = translate(l, s, p, w, ++n, one, sizeof(one));
+		why = translate(l, s, p, w, ++n, inproc, one, sizeof(one));
 		if (why)
 			return utrace_error_set(err, -EINVAL, "%s:%s: argument %u '%.*s': %s",
 						s->provider, s->name, n, (int)w, p, why);
@@ -387,6 +441,18 @@ int utrace_usdt_fetchargs(const struct utrace_usdt_list *l, size_t i, char *buf,
 		p += w;
 	}
 	return (int)len;
+}
+
+int utrace_usdt_fetchargs(const struct utrace_usdt_list *l, size_t i, char *buf, size_t size,
+			  struct utrace_error *err)
+{
+	return fetchargs(l, i, false, buf, size, err);
+}
+
+int utrace_usdt_fetchargs_in_process(const struct utrace_usdt_list *l, size_t i, char *buf,
+				     size_t size, struct utrace_error *err)
+{
+	return fetchargs(l, i, true, buf, size, err);
 }
 
 int utrace_usdt_to_uprobe(const struct utrace_usdt_list *l, size_t i, const char *group,

@@ -60,6 +60,11 @@ const struct utrace_usdt_probe *utrace_usdt_get(const struct utrace_usdt_list *l
  */
 int utrace_usdt_fetchargs(const struct utrace_usdt_list *l, size_t i, char *buf, size_t size,
 			  struct utrace_error *err);
+/* The same as an in-process probe's fetchargs (lib/probes/uprobe_args.c),
+ * which also take an index register: "8@-88(%rsp,%rax,8)" is
+ * "arg1=-88(%sp,%ax,8):u64". */
+int utrace_usdt_fetchargs_in_process(const struct utrace_usdt_list *l, size_t i, char *buf,
+				     size_t size, struct utrace_error *err);
 
 /*
  * The uprobe for site i: at its file offset, with its semaphore as

@@ -23,6 +23,7 @@
 
 #include "common/scm.h"
 #include "lib/base/grow.h"
+#include "lib/base/proc_self.h"
 #include "lib/events/event_select.h"
 #include "lib/events/ftrace_filter.h"
 #include "lib/hist/synth.h"
@@ -191,6 +192,22 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	return ret < 0 ? ret : rec_inproc_probe_send(r, c, err);
 }
 
+/* An object's path as the process names it (len bytes), as the tool opens
+ * it: through /proc/PID/root when the process's mount namespace or root
+ * makes it another file than ours (its symbols, its probes' places); the
+ * recording keeps that name. */
+static char *object_path(int pid, const char *name, size_t len)
+{
+	char *path = strndup(name, len), at[PATH_MAX + 64];
+
+	if (path && pid > 0 && utrace_proc_path(pid, path, at, sizeof(at)) > 0 &&
+	    strcmp(at, path)) {
+		free(path);
+		path = strdup(at);
+	}
+	return path;
+}
+
 static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void *buf, size_t n,
 		      struct utrace_error *err)
 {
@@ -204,7 +221,7 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 		return -ENOMEM;
 	o = &c->objs[c->nr_objs++];
 	memset(o, 0, sizeof(*o));
-	o->path = strndup(m->path, n - sizeof(*m));
+	o->path = object_path(c->pid, m->path, n - sizeof(*m));
 	o->bias = m->bias;
 	o->id_base = m->id_base;
 	o->nr_sites = m->nr_sites;

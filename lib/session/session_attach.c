@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "lib/attach/attach.h"
+#include "lib/base/proc_self.h"
 #include "lib/session/session_attach.h"
 
 #define ATTACH_WAIT_MS 10000 /* for a runtime to say it is attached */
@@ -108,15 +109,15 @@ static int attach_opts_ok(const struct utrace_session_opts *o, struct session_fa
 	return 0;
 }
 
-/* The program of the first process, for the lookups of its events. */
+/* The program of the first process, for the lookups of its events: as
+ * we can open it (through /proc/PID/root in another mount namespace). */
 static int attach_exe(struct session_attach *a)
 {
-	char link[64], path[PATH_MAX];
-	ssize_t n;
+	char exe[PATH_MAX], path[PATH_MAX + 64];
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", a->p[0].t.pid);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0 || !(a->exe = strndup(path, (size_t)n)))
+	if (utrace_proc_exe(a->p[0].t.pid, exe, sizeof(exe)) <= 0 ||
+	    utrace_proc_path(a->p[0].t.pid, exe, path, sizeof(path)) < 0 ||
+	    !(a->exe = strdup(path)))
 		return 1;
 	a->argv[0] = a->exe;
 	a->o->argv = a->argv;
@@ -321,16 +322,14 @@ int session_attach_start(struct session_attach *a, struct utrace_recorder *r,
 static bool attach_ended(struct session_attach *a, struct attach_proc *p)
 {
 	struct attach_image now = p->image;
-	char link[64], path[PATH_MAX];
-	ssize_t n;
+	char path[PATH_MAX];
+	int n;
 
 	if (attach_gone_image(p->t.pid, &p->status, &now))
 		return true;
 	if (!memcmp(&now, &p->image, sizeof(now)))
 		return false;
-	snprintf(link, sizeof(link), "/proc/%d/exe", p->t.pid);
-	n = readlink(link, path, sizeof(path) - 1);
-	path[n > 0 ? n : 0] = 0;
+	n = utrace_proc_exe(p->t.pid, path, sizeof(path));
 	session_log(a->o->log,
 		    "%d (%s) executed %s: an attach ends at an exec; its new program is "
 		    "not traced",

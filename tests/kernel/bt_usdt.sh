@@ -2,7 +2,8 @@
 # tests/kernel/bt_usdt.sh BUILD_DIR - `utrace bt` with usdt probes (kernel
 # uprobes of the recording, lib/bt/bt_usdt.c) and its live replay
 # (lib/bt/bt_live.c): arguments as the notes size them, signed or not,
-# equal to what the program printed; the probe's semaphore set while it
+# equal to what the program printed, an index register's through an
+# in-process probe; the probe's semaphore set while it
 # is attached; -l's usdt lines; printf lines out while the program still
 # runs (the program waits for the test to have seen the line); exit()
 # ending a program that would never end; with -c and a tracepoint, the
@@ -63,6 +64,44 @@ check "-l usdt:BIN:* lists the probe as bpftrace does" grep -qx "usdt:$T/u:app:s
 timeout 60 "$U" bt -e "usdt:$T/u:app:nosuch { exit(); }" -c "$T/u" >"$T/none" 2>&1
 check "a usdt probe that matches nothing: an error before anything runs" \
 	eval 'grep -q "No probes to attach" "$T/none" && ! grep -q "^semaphore" "$T/none"'
+
+# an argument with an index register (base + index * scale + displacement,
+# as gcc -O1 writes an array element): a kernel uprobe cannot fetch it, the
+# in-process probe of the started program does (common/fetch_prog.h INDEX);
+# the values are the ones the program prints
+cat >"$T/v.c" <<'PROG'
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/sdt.h>
+int main(int argc, char **argv)
+{
+	volatile int64_t q[8];
+	volatile int32_t w[8];
+
+	(void)argv;
+	for (int k = 0; k < 8; k++)
+		q[k] = -1000003ll * (k + argc), w[k] = 7919 * (k - 9);
+	for (volatile int i = 5; i <= 6; i++) {
+		printf("values %lld %d\n", (long long)q[i], (int)w[i]);
+		STAP_PROBE2(app, index, q[i], w[i]);
+	}
+	return 0;
+}
+PROG
+cc -O1 -o "$T/v" "$T/v.c" || { notok "build the program with an indexed usdt argument"; exit 1; }
+check "gcc -O1 gave the probe index-register arguments (base,index,scale)" \
+	eval 'readelf -n "$T/v" | grep -A3 "Name: index" | grep -qE "Arguments: .*\(%[a-z0-9]+,%[a-z0-9]+,[1248]\)"'
+timeout 60 "$U" bt -v -e "usdt:$T/v:app:index { printf(\"values %lld %d\\n\", arg0, arg1); }" \
+	-c "$T/v" >"$T/idx" 2>"$T/idx.err"
+rc=$?
+check "usdt index-register arguments with -c: the run ends well (rc $rc)" test $rc -eq 0
+check "... served by an in-process probe (-v)" grep -q "usdt:$T/v:app:index: in-process probe" "$T/idx.err"
+check "... the values the program printed, two hits" \
+	eval '[ "$(grep -c "^values " "$T/idx")" = 4 ] && [ "$(grep "^values " "$T/idx" | sort | uniq -c | awk "\$1 != 2" | wc -l)" = 0 ]'
+timeout 60 "$U" bt -e "usdt:$T/v:app:index { printf(\"%lld\\n\", arg0); exit(); }" >"$T/idx.sw" 2>&1
+rc=$?
+check "usdt index-register arguments without -c or -p: an error naming the probe and argument (rc $rc)" \
+	eval '[ $rc != 0 ] && grep -q "usdt:$T/v:app:index: .*argument [0-9]* .[^ ]*,%[a-z0-9]*,[1248])[^ ]*: an index register, which a kernel uprobe cannot fetch" "$T/idx.sw"'
 
 # without -c or -p: every process running the file, also one started once
 # the probes are attached (its semaphore set by the kernel), as bpftrace's

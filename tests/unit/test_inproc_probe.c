@@ -147,6 +147,23 @@ static void test_fetch(void)
 		  get(rec, 34, 8) == (uint64_t)-5,
 	      "an array u32[4], a symbol-typed value");
 
+	/* x86's base + index * scale (a USDT note's -8(%rbp,%rcx,4)) */
+	r.r[UTRACE_FR_CX] = 3;
+	r.r[UTRACE_FR_DX] = (uint64_t)-2;
+	n = run("p foo i=+0x28(%di,%cx,8):u64 j=+0x34(%di,%cx,4):u32 k=+0x50(,%cx,8):s64 "
+		"l=%di,%dx:x64 m=+0xc(%di,%dx,2):u32",
+		&r, rec, NULL);
+	check(n == 16 + 8 + 4 + 8 + 8 + 4 && get(rec, 16, 8) == 4242 && get(rec, 24, 4) == 4242 &&
+		  get(rec, 28, 8) == 0 && get(rec, 36, 8) == MEM_BASE - 2 &&
+		  get(rec, 44, 4) == 0x55667788,
+	      "base + index * scale + displacement, a fault, a negative index, no scale "
+	      "(%llu %llu %llx %llx)",
+	      (unsigned long long)get(rec, 16, 8), (unsigned long long)get(rec, 24, 4),
+	      (unsigned long long)get(rec, 36, 8), (unsigned long long)get(rec, 44, 4));
+	put64(0x58, 0x8877665544332211ull);
+	run("p foo k=+0x10040(,%cx,8):s64", &r, rec, NULL);
+	check(get(rec, 16, 8) == 0x8877665544332211ull, "no base: index * scale + displacement");
+
 	run("r foo rv=$retval:u8 bad=+0(%si):u32 bs=+0(%si):string", &r, rec, &p);
 	check(get(rec, 24, 1) == 99, "$retval on a return probe, after __probe_func/ret_ip");
 	check(get(rec, 25, 4) == 0 && get(rec, 29, 4) >> 16 == 0,
@@ -243,6 +260,11 @@ static void test_errors(void)
 	    {"t foo $retval", UTRACE_UPROBE_ERR_RETVAL_ON_PROBE, 7},
 	    {"t foo %ax", UTRACE_UPROBE_ERR_BAD_VAR, 7},
 	    {"p:e foo %xx", UTRACE_UPROBE_ERR_BAD_REG_NAME, 9},
+	    /* an index register: a register of each, a scale 1 2 4 8 */
+	    {"p:e foo +8(%xx,%cx,8)", UTRACE_UPROBE_ERR_BAD_REG_NAME, 12},
+	    {"p:e foo +8(%di,%ip,8)", UTRACE_UPROBE_ERR_BAD_REG_NAME, 16},
+	    {"p:e foo +8(%di,cx)", UTRACE_UPROBE_ERR_BAD_REG_NAME, 16},
+	    {"p:e foo +8(%di,%cx,3)", UTRACE_UPROBE_ERR_BAD_FETCH_ARG, 20},
 	    {"p:e foo +8(%di", UTRACE_UPROBE_ERR_DEREF_OPEN_BRACE, 15},
 	    {"p:e foo %di:u33", UTRACE_UPROBE_ERR_BAD_TYPE, 13},
 	    {"p:e foo %di:string", UTRACE_UPROBE_ERR_BAD_STRING, 13},

@@ -3,7 +3,7 @@
  * test_proc_self.c - lib/base/proc_self.h: this program counts as utrace
  * (its own file), a copy of it reached through a link named otherwise
  * counts too (the link's file is ours), another program and a gone pid
- * do not.
+ * do not; a process's program file and paths as it sees them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +57,34 @@ static int link_as(const char *dir, const char *name, const char *target, char *
 	return symlink(target, out);
 }
 
+/* utrace_proc_exe, utrace_same_file, utrace_proc_path in our own mount
+ * namespace (another one's: tests/kernel/bt_mountns.sh). */
+static void test_paths(const char *self)
+{
+	char buf[4200], small[4], root[64];
+	int me = (int)getpid();
+
+	check(utrace_proc_exe(getpid(), buf, sizeof(buf)) == (int)strlen(self) && !strcmp(buf, self),
+	      "utrace_proc_exe: /proc/PID/exe's link (%s)", buf);
+	check(utrace_proc_exe(getpid(), small, sizeof(small)) == -ENAMETOOLONG,
+	      "utrace_proc_exe: a buffer too small is an error, not a cut path");
+	check(utrace_same_file(self, "/proc/self/exe") && !utrace_same_file(self, "/bin/sh") &&
+		  !utrace_same_file(self, "/nonexistent"),
+	      "utrace_same_file: by device and inode");
+	check(utrace_proc_path(getpid(), self, buf, sizeof(buf)) > 0 && !strcmp(buf, self),
+	      "utrace_proc_path: the same file here: the path itself (%s)", buf);
+	check(utrace_proc_path(getpid(), "rel/x", buf, sizeof(buf)) > 0 && !strcmp(buf, "rel/x"),
+	      "utrace_proc_path: a relative path as it is");
+	snprintf(root, sizeof(root), "/proc/%d/root/bin/sh", me);
+	check(utrace_proc_path(getpid(), root, buf, sizeof(buf)) > 0 && !strcmp(buf, root),
+	      "utrace_proc_path: a /proc/PID/root path as it is");
+	check(utrace_proc_path(getpid(), "/nonexistent/x", buf, sizeof(buf)) > 0 &&
+		  !strcmp(buf, "/nonexistent/x"),
+	      "utrace_proc_path: not the process's either: the path itself");
+	check(utrace_proc_path(getpid(), self, small, sizeof(small)) == -ENAMETOOLONG,
+	      "utrace_proc_path: a buffer too small is an error");
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/test_proc_self.XXXXXX", self[4096], path[4200];
@@ -94,5 +122,6 @@ int main(int argc, char **argv)
 		unlink(path);
 	}
 	rmdir(dir);
+	test_paths(self);
 	return check_done();
 }

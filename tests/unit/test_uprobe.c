@@ -251,6 +251,8 @@ static void test_bad(void)
 	    {"p {P}:add3 a=$stackx", UTRACE_UPROBE_ERR_BAD_VAR, "$stackx", 0},
 	    {"p {P}:add3 a=%foo", UTRACE_UPROBE_ERR_BAD_REG_NAME, "%foo", 0},
 	    {"p {P}:add3 a=%eax", UTRACE_UPROBE_ERR_BAD_REG_NAME, "%eax", 0},
+	    /* an index register: in-process only, the kernel has no such form */
+	    {"p {P}:add3 a=+8(%di,%cx,8)", UTRACE_UPROBE_ERR_BAD_REG_NAME, "%di,", 0},
 	    {"p {P}:add3 a=@0xzz", UTRACE_UPROBE_ERR_BAD_MEM_ADDR, "@0xzz", 0},
 	    {"p {P}:add3 a=\\zz", UTRACE_UPROBE_ERR_BAD_IMM, "zz", 0},
 	    {"p {P}:add3 a=\\\"abc", UTRACE_UPROBE_ERR_IMMSTR_NO_CLOSE, NULL, 0},

@@ -37,6 +37,9 @@
 	"-4@%edi 8@%rsi -4@-12(%rbp) 8@$5 2@%ax 1@%ah -8@%r9 4@%r10d 8@cc(%rip) 8@(%rax) -2@$-3 "  \
 	"1@%sil 4@cc+4(%rip) 8@0x10(%rip) -8@cc"
 
+/* base + index * scale + displacement, as gcc writes them */
+#define INDEX_ARGS "-4@-8(%rbp,%rcx,4) 8@(%rax,%rdx,8) -2@(,%rdx,2) 1@-88(%rsp,%r10,1) 8@%rdi 4@0x10(%r8,%rax)"
+
 static const char notes_src[] =
     "unsigned short sema1 __attribute__((section(\".probes\")));\n"
     "long cc = 3;\n"
@@ -48,6 +51,9 @@ static const char notes_src[] =
     "\"" NOTE("1", "991b-0x100", "_.stapsdt.base-0x100", "0", "prov", "moved", "8@%rdi") "\"\n"
     "\"" SITE("site3", "992") "\"\n"
     "\"" NOTE("2", "992b", "_.stapsdt.base", "0", "prov", "index", "8@0x10(%rbx,%rcx,8)") "\"\n"
+    "\"" NOTE("7", "992b", "_.stapsdt.base", "0", "prov", "indexes", INDEX_ARGS) "\"\n"
+    "\"" NOTE("8", "992b", "_.stapsdt.base", "0", "prov", "badscale", "8@(%rax,%rdx,3)") "\"\n"
+    "\"" NOTE("9", "992b", "_.stapsdt.base", "0", "prov", "spindex", "8@(%rax,%rsp,8)") "\"\n"
     "\"" NOTE("3", "992b", "_.stapsdt.base", "0", "prov", "fp", "8f@%xmm0") "\"\n"
     "\"" NOTE("5", "992b", "_.stapsdt.base", "0", "prov", "seg", "8@%fs:0x28") "\"\n"
     "\"" NOTE("6", "992b", "_.stapsdt.base", "0", "prov", "noargs", "") "\"\n"
@@ -99,7 +105,7 @@ static void test_notes(void)
 		check(0, "notes: load: %s", err.msg);
 		return;
 	}
-	check(utrace_usdt_count(l) == 6, "notes: 6 sites (%zu)", utrace_usdt_count(l));
+	check(utrace_usdt_count(l) == 9, "notes: 9 sites (%zu)", utrace_usdt_count(l));
 	check(!strcmp(utrace_usdt_path(l), path), "notes: the absolute path");
 	s = find(l, "all", &i);
 	if (!s) {
@@ -164,7 +170,7 @@ static void test_notes(void)
 
 	static const struct {
 		const char *name, *why;
-	} bad[] = {{"index", "an index register cannot be fetched"},
+	} bad[] = {{"index", "an index register, which a kernel uprobe cannot fetch"},
 		   {"fp", "not an integer argument"},
 		   {"seg", "a segment cannot be fetched"}};
 	for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
@@ -175,6 +181,34 @@ static void test_notes(void)
 		check(s && utrace_usdt_to_uprobe(l, i, NULL, NULL, &p, &err) == -EINVAL,
 		      "prov:%s: no uprobe", bad[b].name);
 	}
+	/* in-process: an index register is fetched; the rest as the kernel's */
+	s = find(l, "all", &i);
+	n = s ? utrace_usdt_fetchargs_in_process(l, i, buf, sizeof(buf), &err) : -1;
+	check(n == (int)strlen(expect) && !strcmp(buf, expect),
+	      "prov:all: in-process fetchargs are the kernel's (got '%s')", n < 0 ? err.msg : buf);
+	s = find(l, "index", &i);
+	n = s ? utrace_usdt_fetchargs_in_process(l, i, buf, sizeof(buf), &err) : -1;
+	check(n > 0 && !strcmp(buf, "arg1=+16(%bx,%cx,8):u64"), "prov:index in-process: %s",
+	      n < 0 ? err.msg : buf);
+	s = find(l, "indexes", &i);
+	n = s ? utrace_usdt_fetchargs_in_process(l, i, buf, sizeof(buf), &err) : -1;
+	check(n > 0 && !strcmp(buf, "arg1=-8(%bp,%cx,4):s32 arg2=+0(%ax,%dx,8):u64 "
+				    "arg3=+0(,%dx,2):s16 arg4=-88(%sp,%r10,1):u8 arg5=%di:u64 "
+				    "arg6=+16(%r8,%ax,1):u32"),
+	      "prov:indexes in-process: %s", n < 0 ? err.msg : buf);
+	check(s && utrace_usdt_fetchargs(l, i, buf, sizeof(buf), &err) == -EINVAL &&
+		  strstr(err.msg, "argument 1 '-4@-8(%rbp,%rcx,4)': an index register, which a "
+				  "kernel uprobe cannot fetch"),
+	      "prov:indexes for the kernel: %s", err.msg);
+	s = find(l, "badscale", &i);
+	check(s && utrace_usdt_fetchargs_in_process(l, i, buf, sizeof(buf), &err) == -EINVAL &&
+		  strstr(err.msg, "bad scale"),
+	      "prov:badscale: %s", err.msg);
+	s = find(l, "spindex", &i);
+	check(s && utrace_usdt_fetchargs_in_process(l, i, buf, sizeof(buf), &err) == -EINVAL &&
+		  strstr(err.msg, "bad index register"),
+	      "prov:spindex: %s", err.msg);
+
 	s = find(l, "noargs", &i);
 	check(s && utrace_usdt_fetchargs(l, i, buf, sizeof(buf), &err) == 0 && !buf[0],
 	      "prov:noargs: no fetchargs");
