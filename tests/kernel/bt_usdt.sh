@@ -51,8 +51,9 @@ int main(int argc, char **argv)
 PROG
 cc -O1 -o "$T/u" "$T/u.c" || { notok "build the probed program"; exit 1; }
 
-# the arguments as sized by the note: int8, uint16, int32, int64
-timeout 60 "$U" bt -e "usdt:$T/u:app:sized { printf(\"%d %d %d %d %s\\n\", arg0, arg1, arg2, arg3, probe); exit(); }" \
+# the arguments as sized by the note: int8, uint16, int32, int64 (%lld:
+# bpftrace's %d reads 32 bits of it, as C's printf)
+timeout 60 "$U" bt -e "usdt:$T/u:app:sized { printf(\"%d %d %d %lld %s\\n\", arg0, arg1, arg2, arg3, probe); exit(); }" \
 	-c "$T/u" >"$T/out" 2>"$T/err"
 rc=$?
 check "usdt probe with exit(): a program that never ends is ended (rc $rc)" test $rc -eq 0
