@@ -48,12 +48,13 @@ static const struct bt_ctype *ptr_of(const struct bt_checker *ck, const struct b
 
 int bt_check_cast_ptr(struct bt_checker *ck, struct bt_node *n)
 {
-	const struct bt_ctype *c = bt_ctype(ck->p, n->ctype);
+	const struct bt_ctype *c;
 	char b1[24], b2[64];
 	int ret = ck->expr(ck, n->a);
 
 	if (ret < 0)
 		return ret;
+	c = bt_ctype(ck->p, n->ctype); /* after: checking a may grow the table */
 	if (n->a->type != BT_T_INT || !c || c->kind != BT_C_PTR)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_CAST,
 				bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)),
