@@ -24,6 +24,7 @@
 #include "lib/bt/bt_tracepoint.h"
 #include "lib/elf/libdeps.h"
 #include "lib/events/event_format.h"
+#include "lib/bt/bt_types.h"
 #include "lib/kernel/kernel_tracefs.h"
 #include "lib/tracefile/dat_reader.h"
 
@@ -189,8 +190,9 @@ static void saved_cmdline(struct bt_cmdlines *cl, int tid, char *comm, size_t si
 }
 
 /* The format of the first event ap names (the program's own, else the
- * kernel's); NULL if none. */
-static struct utrace_event_format *first_format(const char *exe, const struct bt_attach *ap)
+ * kernel's: *kernel); NULL if none. */
+static struct utrace_event_format *first_format(const char *exe, const struct bt_attach *ap,
+						bool *kernel)
 {
 	struct utrace_event_format *f = NULL;
 	struct utrace_error e = {0};
@@ -210,6 +212,7 @@ static struct utrace_event_format *first_format(const char *exe, const struct bt
 			f = NULL;
 	}
 	utrace_event_list_free(l);
+	*kernel = !text;
 	if (text) {
 		free(text);
 		return f;
@@ -232,7 +235,8 @@ static struct utrace_event_format *first_format(const char *exe, const struct bt
 int bt_tracepoint_check_field(struct bt_program *p, const struct bt_probe *pr, struct bt_node *n,
 			      struct utrace_error *err)
 {
-	struct utrace_event_format *f = first_format(p->exe, &pr->aps[0]);
+	bool kernel;
+	struct utrace_event_format *f = first_format(p->exe, &pr->aps[0], &kernel);
 	const struct utrace_event_field *fl = f ? utrace_event_field_find(f, n->str + 5) : NULL;
 	unsigned k;
 
@@ -246,7 +250,12 @@ int bt_tracepoint_check_field(struct bt_program *p, const struct bt_probe *pr, s
 	if (fl->kind == UTRACE_EF_CHARS) { /* __data_loc: its address, for str() */
 		n->type = BT_T_STR;
 		n->size = fl->size + 1;
+	} else if (fl->size == 1 || fl->size == 2 || fl->size == 4 || fl->size == 8) {
+		/* signed or not as the format says, as bpftrace types it */
+		n->ctype = bt_ctype_int(p, fl->size, fl->is_signed, false);
 	}
+	if (kernel && strchr(fl->type, '*'))
+		n->op[1] = 'k'; /* a kernel event's pointer into the process: str() */
 	utrace_event_format_free(f);
 	for (k = 0; k < p->ntp_fields && strcmp(p->tp_fields[k], n->str + 5); k++)
 		;

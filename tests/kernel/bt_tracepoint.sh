@@ -3,6 +3,7 @@
 # tracepoints (lib/bt/bt_tracepoint.c): the command's syscalls counted
 # by their args fields (an int, a size_t, a char array, a __data_loc
 # string through str()) as often as the program made them; comm; a
+# warning for str() of a pointer field, which cannot be read here; a
 # wildcard; every process's events, with -c too; without -c the action seeing a
 # process started once the probes are attached and exit() ending the
 # run; -l; a tracepoint that does not exist refused with bpftrace's words.
@@ -81,6 +82,11 @@ check "without -c: a process started after attaching is seen, exit() ends the ru
 timeout 60 "$U" bt -e 'tracepoint:sched:sched_process_exec /comm == "tpw"/ { printf("exec %s\n", str(args->filename)); }' \
 	-c "$T/tpw" >"$T/dl" 2>&1
 check "a __data_loc string through str(args->filename)" grep -qx "exec $T/tpw" "$T/dl"
+# a kernel event's pointer into the process cannot be read here: said
+timeout 60 "$U" bt -e 'tracepoint:syscalls:sys_enter_openat /pid == cpid/ { @[str(args->filename)] = count(); }' \
+	-c "$T/tpw" >"$T/ptr" 2>&1
+check "str() of a kernel event's pointer: a warning that it is an empty string" \
+	grep -q "WARNING: str() of a kernel event's pointer into the process" "$T/ptr"
 "$U" bt -l 'tracepoint:syscalls:sys_enter_wri*' >"$T/list" 2>&1
 check "-l tracepoint:SYS:EVENT globs" eval 'grep -qx "tracepoint:syscalls:sys_enter_write" "$T/list" &&
 	grep -qx "tracepoint:syscalls:sys_enter_writev" "$T/list"'
