@@ -30,6 +30,12 @@
  * (recorder_kpages.c),
  * so the synthetic events sit among the kernel's on one timeline.
  *
+ * A live recording's trace_marker writes join them (recorder_kmarker.c):
+ * a queue of their own, each with the CPU it goes on and the reader whose
+ * triggers of ftrace:print run on it, run at once up to its time
+ * (rec_kmerge_put_marker), past the watermark: the kernel runs a marker's
+ * triggers in the write itself.
+ *
  * The kernel's stacktrace trigger (cmds/record_triggers.c gives it to the
  * kernel) writes a kernel_stack entry right after its event, on the same
  * CPU (a post-trigger, run once the event is committed, preemption off).
@@ -311,7 +317,7 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 		if (r->wk && !km->depth) /* the wakeup tracers: enabled or not */
 			utrace_wakeup_lat_record(r->wk, kid, km->cpu, c.ts_ns, rec, len);
 		if (rec_trig_kon(r))
-			rec_hist_krun(r, kid, &c);
+			rec_hist_krun(r, kid, km->reader, &c);
 		keep = rec_trig_kkeep(r, kid) && rec_live_kev_keep(r, kid, rec, len);
 		if (!km->depth) { /* not a synthetic event it fired */
 			cpu->last_kid = kid;
@@ -363,15 +369,73 @@ static struct km_cpu *km_next(struct rec_kmerge *km, uint64_t w, uint64_t *ts)
 			*ts = t;
 		}
 	}
+	if (km->marks.head < km->marks.qlen) {
+		uint64_t t;
+
+		memcpy(&t, km->marks.q + km->marks.head, 8);
+		if (t <= w && (!best || t < *ts)) {
+			best = &km->marks;
+			*ts = t;
+		}
+	}
 	return best;
+}
+
+/* A queue's records run are dropped from its front. */
+static void km_compact(struct km_cpu *c)
+{
+	if (c->head) {
+		memmove(c->q, c->q + c->head, c->qlen - c->head);
+		c->qlen -= c->head;
+		c->head = 0;
+	}
+}
+
+/* The records queued up to w run in time order, the pages written. */
+static int km_round(struct utrace_recorder *r, uint64_t w, bool final, struct utrace_error *err)
+{
+	struct rec_kmerge *km = r->km;
+	uint64_t ts = 0;
+	struct km_cpu *c;
+
+	while ((c = km_next(km, w, &ts))) {
+		int kid = c->q[c->head + 16] | c->q[c->head + 17] << 8;
+		uint32_t len;
+
+		memcpy(&len, c->q + c->head + 8, 4);
+		if (!km_pair(r, c, kid, len, final || c == &km->marks))
+			break; /* its stack may come in the next round */
+		km->reader = REC_HIST_ALL_READERS;
+		if (c == &km->marks) { /* its CPU and reader in the spare word */
+			uint32_t word;
+
+			memcpy(&word, c->q + c->head + 12, 4);
+			km->cpu = word & 0xffff;
+			km->reader = word >> 16;
+		} else {
+			km->cpu = (uint32_t)(c - km->cpus);
+		}
+		km->ts = ts;
+		memcpy(&km->pid, c->q + c->head + 16 + 4, 4);
+		km_run(r, kid, c->q + c->head + 16, len);
+		c->head += 16 + ((len + 7) & ~7u);
+	}
+	km_compact(&km->marks);
+	for (uint32_t i = 0; i < km->nr_cpus; i++) {
+		c = &km->cpus[i];
+		km_compact(c); /* what is left for the next round to the front */
+		c->got = false;
+		if (rec_kpage_flush(r, i, c, err) < 0)
+			return err->code;
+	}
+	return 0;
 }
 
 int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error *err)
 {
 	struct rec_kmerge *km = r->km;
-	uint64_t w = final ? UINT64_MAX : km->round_end, ts = 0;
+	uint64_t w = final ? UINT64_MAX : km ? km->round_end : 0;
 	uint64_t margin;
-	struct km_cpu *c;
 
 	if (!km)
 		return 0;
@@ -380,32 +444,38 @@ int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error 
 	for (uint32_t i = 0; !final && i < km->nr_cpus; i++)
 		if (km->cpus[i].got && km->cpus[i].last_ts < w)
 			w = km->cpus[i].last_ts;
-	while ((c = km_next(km, w, &ts))) {
-		int kid = c->q[c->head + 16] | c->q[c->head + 17] << 8;
-		uint32_t len;
-
-		memcpy(&len, c->q + c->head + 8, 4);
-		if (!km_pair(r, c, kid, len, final))
-			break; /* its stack may come in the next round */
-		km->cpu = (uint32_t)(c - km->cpus);
-		km->ts = ts;
-		memcpy(&km->pid, c->q + c->head + 16 + 4, 4);
-		km_run(r, kid, c->q + c->head + 16, len);
-		c->head += 16 + ((len + 7) & ~7u);
-	}
-	for (uint32_t i = 0; i < km->nr_cpus; i++) {
-		c = &km->cpus[i];
-		if (c->head) { /* what is left for the next round to the front */
-			memmove(c->q, c->q + c->head, c->qlen - c->head);
-			c->qlen -= c->head;
-			c->head = 0;
-		}
-		c->got = false;
-		if (rec_kpage_flush(r, i, c, err) < 0)
-			return err->code;
-	}
+	if (km_round(r, w, final, err) < 0)
+		return err->code;
 	km->round_end = km_now(r);
 	return 0;
+}
+
+/*
+ * A trace_marker record (recorder_kmarker.c) at the trace clock's now, on
+ * CPU cpu: queued with its CPU and reader (whose triggers run), then run
+ * at once with every record queued before it, as the kernel runs the
+ * print event's triggers in the write (the CPUs' records were read just
+ * before; one stamped earlier but read later runs after it).  Its data
+ * at most what one kernel page holds (rec_kmerge_marker_max).
+ */
+int rec_kmerge_put_marker(struct utrace_recorder *r, unsigned reader, uint32_t cpu,
+			  const uint8_t *rec, uint32_t len, struct utrace_error *err)
+{
+	struct rec_kmerge *km = r->km;
+	uint64_t ts = km_now(r);
+	size_t at = km->marks.qlen;
+	uint32_t w = cpu | (uint32_t)reader << 16;
+
+	if (!km_cpu(km, cpu) || reader > 0xffff || km_queue(&km->marks, ts, rec, len) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	memcpy(km->marks.q + at + 12, &w, 4);
+	return km_round(r, ts, false, err);
+}
+
+uint32_t rec_kmerge_marker_max(const struct utrace_recorder *r)
+{
+	/* a page: its header, the event's two words and a time extend */
+	return r->km->ksubbuf - 16 - 16;
 }
 
 void rec_kmerge_free(struct utrace_recorder *r)
@@ -421,6 +491,7 @@ void rec_kmerge_free(struct utrace_recorder *r)
 		free(km->cpus[i].ring_len);
 	}
 	free(km->cpus);
+	free(km->marks.q);
 	free(km->addrs);
 	if (km->kb)
 		kbuffer_free(km->kb);

@@ -39,11 +39,13 @@ struct km_cpu {
 struct rec_kmerge {
 	struct km_cpu *cpus;
 	uint32_t nr_cpus, cap_cpus;
+	struct km_cpu marks; /* trace_marker's records: each with its CPU and reader */
 	uint64_t round_end; /* E: the trace clock when the last round ended */
 	struct kbuffer *kb;
 	uint32_t cpu; /* the record being run: its CPU, time and task */
 	uint64_t ts;
 	int32_t pid;
+	unsigned reader; /* a marker's: whose trace_marker (REC_HIST_ALL_READERS) */
 	uint32_t depth; /* synthetic events fired by synthetic events */
 	bool keep_pages;      /* a snapshot trigger: the last pages kept (ring) */
 	bool ktsc;	      /* the kernel's trace_clock is x86-tsc (recorder_kfmt.c) */

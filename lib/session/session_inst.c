@@ -379,7 +379,8 @@ void session_sel_cpu_off(void *arg, uint64_t off)
 }
 
 /* An instance's trace_marker: the top level's write, its time kept. */
-static int inst_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
+static int inst_marker(void *arg, int32_t pid, const char *text, size_t len,
+		       struct utrace_error *err)
 {
 	struct session_sel *s = arg;
 	struct session_live *rl = s->rl;
@@ -387,7 +388,7 @@ static int inst_marker(void *arg, const char *text, size_t len, struct utrace_er
 
 	if (session_wins_start(&s->marks) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	ret = rl->ops.marker(s, text, len, err); /* the top level's, as s's */
+	ret = rl->ops.marker(s, pid, text, len, err); /* the top level's, as s's */
 	session_wins_end(&s->marks);
 	return ret;
 }
