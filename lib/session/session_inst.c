@@ -141,10 +141,12 @@ uint32_t session_sel_tracing_on(void *arg, int set)
 	struct session_live *rl = s->rl;
 	struct utrace_recorder *r = rl->r;
 
+	if (s->top && set >= 0) /* as its triggers read it */
+		utrace_recorder_reader_on(r, 0, set);
 	if (s->top && !rl->sel_used)
 		return utrace_recorder_tracing_on(r, set);
 	session_inst_sync(rl);
-	if (!s->top && set >= 0) /* as its triggers read it */
+	if (!s->top && s->reader && set >= 0)
 		utrace_recorder_reader_on(r, s->reader, set);
 	if (s->top) {
 		if (set > 0)
