@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define UTRACE_PROTO_VERSION 6
+#define UTRACE_PROTO_VERSION 7
 #define UTRACE_ENV_SOCK "UTRACE_SOCK"
 #define UTRACE_MSG_MAX 65536u
 #define UTRACE_SITES_PER_MSG 4096u
@@ -255,10 +255,13 @@ struct utrace_control {
 	uint32_t crash_reserved;
 	/* The live tracefs's instances' own triggers (a TRIGGER's reader,
 	 * lib/session/session_inst_trig.c): reader r (1 ..
-	 * UTRACE_READERS - 1; 0 is the top level, whose state is the words
-	 * above) has tracing on while reader_on[r] is 1, event id on while
-	 * bit (id - base) of reader_ev[r] is set; the recorder sets them as
-	 * the instance's files are written.  A firing that changes one
+	 * UTRACE_READERS - 1; 0 is the top level, whose event state is the
+	 * words above, and whose own tracing_on is reader_on[0]: its
+	 * traceoff turns tracing_on off only if no instance has it on, else
+	 * logs itself as reader 0's) has tracing on while reader_on[r] is
+	 * 1, event id on while bit (id - base) of reader_ev[r] is set; the
+	 * recorder sets them as the instance's files are written.  A
+	 * firing that changes one
 	 * (runtime/event_trigger.c) also turns the processes' union on if
 	 * it was off, and logs itself: request n takes n = reader_next++
 	 * and puts itself in reader_log[n % UTRACE_READER_LOG]

@@ -30,6 +30,11 @@
  * top level's (trace_events.c ev_triggers), each with its own table,
  * paused by the instance's disable_hist (its bit of the event in
  * reader_hist_off) where the top level's are by the event's state.
+ *
+ * The top level's traceon and traceoff act on its own tracing_on
+ * (reader_on[0]) and on the processes' only while no instance keeps
+ * tracing on (trig_top_on): the instances go on, as the kernel's past a
+ * top-level traceoff.
  * Signal-safe, allocation-free.
  */
 #include "common/filter_prog.h"
@@ -187,10 +192,12 @@ static bool trig_would_change(const struct rt_trig *tr)
 	uint8_t *st = rt_ev_state(tr->target);
 
 	switch (tr->cmd) {
-	case UTRACE_TC_TRACEON:
-		return !__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
+	case UTRACE_TC_TRACEON: /* the top level's own, or the processes' */
+		return !__atomic_load_n(&rt.ctl->reader_on[0], __ATOMIC_RELAXED) ||
+		       !__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
 	case UTRACE_TC_TRACEOFF:
-		return __atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
+		return __atomic_load_n(&rt.ctl->reader_on[0], __ATOMIC_RELAXED) &&
+		       __atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
 	case UTRACE_TC_ENABLE_EVENT:
 		return st && (*st & UTRACE_EVS_OFF);
 	case UTRACE_TC_DISABLE_EVENT:
@@ -205,6 +212,38 @@ static bool trig_would_change(const struct rt_trig *tr)
 		return true; /* every firing acts, and takes one of :N */
 	}
 	return false;
+}
+
+static bool trig_insts_on(void)
+{
+	for (uint32_t r = 1; r < UTRACE_READERS; r++)
+		if (__atomic_load_n(&rt.ctl->reader_on[r], __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
+/*
+ * The top level's traceon/traceoff: its own tracing_on (reader_on[0]),
+ * and the processes' with it, but for an instance that has tracing on:
+ * then the processes go on writing and the firing is logged as the top
+ * level's (reader 0), from which the recorder starts (or ends) the top
+ * level's mask, as the kernel's instances go on when the top level's
+ * buffer stops (lib/session/session_inst_trig.c).
+ */
+static void trig_top_on(const struct rt_trig *tr, bool on)
+{
+	uint32_t top = __atomic_exchange_n(&rt.ctl->reader_on[0], on, __ATOMIC_ACQ_REL), was;
+
+	if (on) {
+		was = __atomic_exchange_n(&rt.ctl->tracing_on, 1, __ATOMIC_ACQ_REL);
+		if (was && !top) /* an instance kept it on */
+			trig_reader_log(tr, was);
+		return;
+	}
+	if (!trig_insts_on())
+		__atomic_store_n(&rt.ctl->tracing_on, 0, __ATOMIC_RELEASE);
+	else
+		trig_reader_log(tr, 1);
 }
 
 static void trig_apply(const struct rt_trig *tr, const void *rec, uint32_t *post)
@@ -229,8 +268,7 @@ static void trig_apply(const struct rt_trig *tr, const void *rec, uint32_t *post
 	}
 	case UTRACE_TC_TRACEON:
 	case UTRACE_TC_TRACEOFF:
-		__atomic_store_n(&rt.ctl->tracing_on, tr->cmd == UTRACE_TC_TRACEON,
-				 __ATOMIC_RELEASE);
+		trig_top_on(tr, tr->cmd == UTRACE_TC_TRACEON);
 		break;
 	case UTRACE_TC_ENABLE_EVENT:
 		__atomic_fetch_and(st, (uint8_t)~UTRACE_EVS_OFF, __ATOMIC_RELEASE);

@@ -442,6 +442,11 @@ const struct utrace_dat_ktask *utrace_ktrace_tasks(const struct utrace_ktrace *k
 	return kt->tasks;
 }
 
+void utrace_ktrace_note_task(struct utrace_ktrace *kt, int pid)
+{
+	kt_note_task(kt, pid); /* unnamed if out of memory: <...> */
+}
+
 void utrace_ktrace_stats(const struct utrace_ktrace *kt, uint64_t *pages, uint64_t *missed)
 {
 	*pages = kt->pages;

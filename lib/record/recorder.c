@@ -183,6 +183,7 @@ static int control_page(struct utrace_recorder *r, const struct utrace_recorder_
 	r->ctl->size = sizeof(*r->ctl);
 	memcpy(r->ctl->tid_filter, opts->tids, sizeof(r->ctl->tid_filter));
 	r->ctl->tracing_on = 1;
+	r->ctl->reader_on[0] = 1; /* the top level's own */
 	r->ctl->dump_on_crash = opts->dump_on_crash;
 	return 0;
 }

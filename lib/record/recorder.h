@@ -215,12 +215,16 @@ void utrace_recorder_live_functions(struct utrace_recorder *r, utrace_recorder_f
 typedef void (*utrace_recorder_sym_cb)(void *arg, uint64_t addr, uint64_t size, char type,
 				       const char *raw, const char *path, bool main_object);
 void utrace_recorder_live_symbols(struct utrace_recorder *r, utrace_recorder_sym_cb cb, void *arg);
-/* trace_marker: text written as a PRINT record by the command's first
- * process (its live channel thread), as utrace_printf writes it; only
- * reader's triggers of ftrace:print run on it (0: the top level's; an
- * instance's reader, or UTRACE_READERS: no trigger's). */
-int utrace_recorder_live_marker(struct utrace_recorder *r, unsigned reader, const char *text,
-				size_t len, struct utrace_error *err);
+/* trace_marker: text written by thread pid.  With kernel events (the
+ * merge runs), a print record of pid on the kernel's timeline, its
+ * triggers run there at once (recorder_kmarker.c); else
+ * a PRINT record of the command's first process (its live channel
+ * thread), as utrace_printf writes it.  Only reader's triggers of
+ * ftrace:print run on it (0: the top level's; an instance's reader, or
+ * UTRACE_READERS: no trigger's).  The bytes of text taken (a record holds
+ * so many), or <0 with err. */
+int utrace_recorder_live_marker(struct utrace_recorder *r, unsigned reader, int32_t pid,
+				const char *text, size_t len, struct utrace_error *err);
 /* The object files of the traced processes (a path may come again). */
 void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *arg, const char *path),
 				  void *arg);

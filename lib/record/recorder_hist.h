@@ -95,9 +95,11 @@ enum { REC_HIST_READ, REC_HIST_PAUSE, REC_HIST_CONT, REC_HIST_CLEAR };
 int rec_hist_ctl(struct utrace_recorder *r, unsigned spec, int what, bool *paused);
 const struct rec_hist *rec_hist_find(const struct utrace_recorder *r, unsigned spec);
 /* recorder_hist_tables.c: the hists of kernel id kid run on one record
- * (recorder_kmerge.c). */
+ * (recorder_kmerge.c); for a trace_marker write, only those of the
+ * tracefs's reader written to (else REC_HIST_ALL_READERS). */
+#define REC_HIST_ALL_READERS (~0u)
 struct utrace_hist_ctx;
-void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c);
+void rec_hist_krun(struct utrace_recorder *r, int kid, unsigned reader, struct utrace_hist_ctx *c);
 /* Whether a hist of kernel id kid keys on its stack (common_stacktrace). */
 bool rec_hist_kwants_stack(const struct utrace_recorder *r, int kid);
 /* enable_hist/disable_hist on kernel id kid; whether one of its is paused */

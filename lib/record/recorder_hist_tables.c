@@ -16,6 +16,7 @@
 #include "lib/events/event_filter.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_hist.h"
+#include "lib/record/recorder_live.h"
 
 /* RESOLVE's table of id, for the recorder's own hits. */
 static struct utrace_hist_map *hist_table(void *arg, uint32_t id)
@@ -54,12 +55,15 @@ bool rec_hist_kwants_stack(const struct utrace_recorder *r, int kid)
 /* A kernel event's hits.  A hist keyed on its stack needs the kernel's
  * kernel_stack entry after it (c->stack): a hit without one (lost, or
  * not taken: the -R stacktrace's own filter or count) is dropped. */
-void rec_hist_krun(struct utrace_recorder *r, int kid, struct utrace_hist_ctx *c)
+void rec_hist_krun(struct utrace_recorder *r, int kid, unsigned reader, struct utrace_hist_ctx *c)
 {
 	c->table = hist_table;
 	for (struct rec_hist *h = r->hist->hists; h; h = h->next) {
 		if (h->kid != kid)
 			continue;
+		if (reader != REC_HIST_ALL_READERS &&
+		    (h->spec & REC_HIST_LIVE ? rec_live_reader_of(r, h->spec) : 0) != reader)
+			continue; /* another trace_array's trace_marker triggers */
 		if (!c->stack && hist_uses_stack(h->prog)) {
 			const struct utrace_hist_hdr *hdr = h->prog;
 			const void *f = (const struct utrace_hist_insn *)(hdr + 1) + hdr->nr_insns;

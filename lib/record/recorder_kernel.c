@@ -10,7 +10,9 @@
  * that runs them in time order and writes the pages again
  * (recorder_kmerge.c).  KSYMS, the kernel's symbols of the frames of the
  * kernel's own stacks (a stacktrace trigger it runs), when recording ends
- * (the merge collects the frames: utrace_recorder_kstack_addrs).
+ * (the merge collects the frames: utrace_recorder_kstack_addrs).  In a
+ * live recording whose merge runs, the trace_marker writes too: a print
+ * entry of the writer (recorder_kmarker.c).
  */
 #include <string.h>
 #include <sys/uio.h>

@@ -34,6 +34,7 @@ struct rec_kfmt {
 /* recorder_kfmt.c: synthetic event n's format under kernel id id, written
  * to the file and added to the kernel formats; 0 or <0 with err */
 int rec_ksynth_format(struct utrace_recorder *r, unsigned n, int id, struct utrace_error *err);
+int rec_kprint_format(struct utrace_recorder *r, int id, struct utrace_error *err);
 
 /* recorder_kfmt.c: the kernel's formats and page header, kept from the
  * start: its state made with the recorder (-ENOMEM), freed with it; a
@@ -71,6 +72,20 @@ int rec_kmerge_new(struct utrace_recorder *r, struct utrace_error *err);
 int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len,
 		    struct utrace_error *err);
 int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error *err);
+/* A trace_marker write of thread pid to reader's (a live recording, ftrace:
+ * print given a kernel id, rec_kprint_format): its print record
+ * (recorder_kernel.c) put on the kernel's timeline at the trace clock's
+ * now and run at once with every record queued before it, only reader's
+ * triggers on it (recorder_kmarker.c; recorder_kmerge.c puts it, on CPU
+ * cpu); the longest record a page takes. */
+int rec_kmerge_marker(struct utrace_recorder *r, unsigned reader, int32_t pid, const char *text,
+		      size_t len, struct utrace_error *err);
+int rec_kmerge_put_marker(struct utrace_recorder *r, unsigned reader, uint32_t cpu,
+			  const uint8_t *rec, uint32_t len, struct utrace_error *err);
+uint32_t rec_kmerge_marker_max(const struct utrace_recorder *r);
+/* recorder_kfmt.c: ftrace:print's kernel id in the merge, -1 if marker
+ * writes are not its */
+int rec_kmerge_print_id(const struct utrace_recorder *r);
 void rec_kmerge_free(struct utrace_recorder *r);
 
 #endif

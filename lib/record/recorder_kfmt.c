@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/events/event_format.h"
+#include "lib/events/ftrace_formats.h"
 #include "lib/hist/synth.h"
 #include "lib/record/recorder_internal.h"
 #include "lib/record/recorder_kernel.h"
@@ -19,11 +20,14 @@ struct rec_kfmts {
 	struct rec_kfmt *kfmts;
 	bool ktsc;	  /* the kernel's trace_clock is x86-tsc */
 	uint32_t ksubbuf; /* the kernel's sub-buffer size */
+	int print_id;	  /* trace_marker's (rec_kprint_format), -1: none */
 };
 
 int rec_kfmt_new(struct utrace_recorder *r)
 {
 	r->kf = calloc(1, sizeof(*r->kf));
+	if (r->kf)
+		r->kf->print_id = -1;
 	return r->kf ? 0 : -ENOMEM;
 }
 
@@ -128,4 +132,47 @@ int rec_ksynth_format(struct utrace_recorder *r, unsigned n, int id, struct utra
 	}
 	free(text);
 	return ret < 0 ? ret : rec_kfmt_add(r, id, (int)n, fmt, err);
+}
+
+/* trace_marker's event (ftrace:print, the kernel's format) with kernel id
+ * id, for the marker writes of a live recording whose merge runs
+ * (recorder_kmarker.c): its format written with that id, as the
+ * kernel's, so the reader knows its records. */
+int rec_kprint_format(struct utrace_recorder *r, int id, struct utrace_error *err)
+{
+	const struct utrace_ftrace_format *ff = utrace_ftrace_format_find("print");
+	struct utrace_dat_event_format ef = {.id = (uint32_t)id};
+	struct utrace_event_format *base = NULL, *fmt = NULL;
+	char *text = NULL;
+	int ret;
+
+	if (!ff)
+		return utrace_error_set(err, -ENOENT, "no format of ftrace:print");
+	if ((ret = utrace_event_format_parse("ftrace", ff->text, &base, err)) < 0)
+		return ret;
+	text = utrace_event_format_text(base, id);
+	utrace_event_format_free(base);
+	if (!text)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	ret = utrace_event_format_parse("ftrace", text, &fmt, err);
+	if (ret >= 0) {
+		struct iovec iov[3] = {{&ef, sizeof(ef)},
+				       {(void *)"ftrace", sizeof("ftrace")},
+				       {text, strlen(text) + 1}};
+
+		ret = utrace_dat_write(r->w, UTRACE_DAT_EVENT_FORMAT, iov, 3, err);
+	}
+	free(text);
+	if (ret < 0) {
+		utrace_event_format_free(fmt);
+		return ret;
+	}
+	if ((ret = rec_kfmt_add(r, id, -1, fmt, err)) >= 0)
+		r->kf->print_id = id;
+	return ret;
+}
+
+int rec_kmerge_print_id(const struct utrace_recorder *r)
+{
+	return r->km ? r->kf->print_id : -1;
 }

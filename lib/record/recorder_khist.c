@@ -20,6 +20,10 @@
  *       an enable_event target no -e names starts soft-disabled; the
  *       kernel's kernel_stack entries (a stacktrace trigger the kernel
  *       runs, cmds/record_triggers.c) go with the event before them;
+ *       in a live recording, trace_marker's event (ftrace:print) a
+ *       kernel id after those, so that the top level's marker writes
+ *       are records of the merge and their triggers meet the kernel
+ *       events' variables (rec_kmerge_marker);
  *       the trigger commands bound (recorder_trig.c), the merge made.
  *
  * A user event's trigger that refers to a kernel event's variable (or
@@ -166,6 +170,23 @@ static int kready_fmt(struct utrace_recorder *r, const struct rec_kfmt *kf,
 	return 0;
 }
 
+/* A live recording's trace_marker (ftrace:print): a kernel id after the
+ * others, its records saved (recorder_kmerge.c rec_kmerge_marker). */
+static int kready_print(struct utrace_recorder *r, struct utrace_error *err)
+{
+	int next = 0;
+
+	for (const struct rec_kfmt *k = rec_kfmt_first(r); k; k = k->next)
+		if (k->id >= next)
+			next = k->id + 1;
+	if (next >= UTRACE_EV_ID_BASE)
+		return utrace_error_set(err, -E2BIG, "no kernel id left for ftrace:print");
+	if (rec_kprint_format(r, next, err) < 0)
+		return err->code;
+	rec_trig_kset(r, next, 0);
+	return 0;
+}
+
 int rec_kready(struct utrace_recorder *r, struct utrace_error *err)
 {
 	err->code = 0;
@@ -178,6 +199,8 @@ int rec_kready(struct utrace_recorder *r, struct utrace_error *err)
 	for (const struct rec_kfmt *kf = rec_kfmt_first(r); kf; kf = kf->next)
 		if (kready_fmt(r, kf, err) < 0)
 			return err->code;
+	if (r->o.live && kready_print(r, err) < 0)
+		return err->code;
 	if (rec_trig_kready(r, err) < 0)
 		return err->code;
 	return rec_kmerge_new(r, err);

@@ -26,8 +26,15 @@
  * event is a record of its own, at the same time on the same CPU, whose
  * triggers run at once.  A record is kept if tracing is on and its event
  * is not soft-disabled, and written again as ring-buffer pages (the
- * kernel's layout, lib/kernel/kernel_trace.c reads them back) per CPU,
+ * kernel's layout, lib/kernel/kernel_trace.c reads them back) per CPU
+ * (recorder_kpages.c),
  * so the synthetic events sit among the kernel's on one timeline.
+ *
+ * A live recording's trace_marker writes join them (recorder_kmarker.c):
+ * a queue of their own, each with the CPU it goes on and the reader whose
+ * triggers of ftrace:print run on it, run at once up to its time
+ * (rec_kmerge_put_marker), past the watermark: the kernel runs a marker's
+ * triggers in the write itself.
  *
  * The kernel's stacktrace trigger (cmds/record_triggers.c gives it to the
  * kernel) writes a kernel_stack entry right after its event, on the same
@@ -57,6 +64,7 @@
 #include "lib/record/wakeup_lat.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_kernel.h"
+#include "lib/record/recorder_kmerge.h"
 #include "lib/record/recorder_live.h"
 #include "lib/record/recorder_snap.h"
 #include "lib/record/recorder_trig.h"
@@ -64,48 +72,6 @@
 #include <traceevent/kbuffer.h>
 
 #define KM_MARGIN_NS 1000000ull
-#define KM_MISSED (1ull << 31) /* the page header's commit: events lost before */
-#define KM_SMALL_MAX 112u      /* RB_MAX_SMALL_DATA: longer data has its length word */
-#define KM_DELTA_BITS 27       /* TS_SHIFT */
-/* A kernel snapshot holds each CPU's last pages: as many as the
- * instance's ring (lib/kernel's default buffer_size_kb, 2 MiB a CPU). */
-#define KM_RING_BYTES (2048u * 1024u)
-
-struct km_cpu {
-	uint8_t *q; /* queued: {u64 ts, u32 len, u32 0, data padded to 8} */
-	size_t qlen, qcap, head;
-	uint64_t last_ts; /* of the last record queued */
-	bool got;	  /* pages in this round */
-	bool missed;	  /* the next page written says events were lost */
-	uint8_t *page;	  /* being written: header, then events */
-	uint32_t used;	  /* bytes of events in it */
-	uint64_t page_ts, out_ts;
-	int last_kid;	/* the last record run (not a stack): its event */
-	bool last_kept; /* and whether it was saved */
-	uint8_t *ring;	/* snapshots: the last pages written, KM_RING_BYTES of them */
-	uint32_t *ring_len;
-	uint32_t ring_n, ring_next;
-};
-
-struct rec_kmerge {
-	struct km_cpu *cpus;
-	uint32_t nr_cpus, cap_cpus;
-	uint64_t round_end; /* E: the trace clock when the last round ended */
-	struct kbuffer *kb;
-	uint32_t cpu; /* the record being run: its CPU, time and task */
-	uint64_t ts;
-	int32_t pid;
-	uint32_t depth; /* synthetic events fired by synthetic events */
-	bool keep_pages;      /* a snapshot trigger: the last pages kept (ring) */
-	bool ktsc;	      /* the kernel's trace_clock is x86-tsc (recorder_kfmt.c) */
-	int kstack_id;	      /* ftrace:kernel_stack's kernel id, -1: none */
-	uint32_t ksubbuf;     /* the kernel's sub-buffer size */
-	const uint8_t *stack; /* the kernel_stack entry after the record, or NULL */
-	uint32_t stack_len;
-	uint64_t *addrs; /* the frames of the stacks saved or keyed on, to name */
-	size_t nr_addrs, cap_addrs, sorted;
-};
-
 static uint64_t km_now(const struct utrace_recorder *r)
 {
 	struct timespec t;
@@ -209,129 +175,13 @@ int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, s
 	return 0;
 }
 
-/* ---- the pages written ---------------------------------------------- */
-
-/* A page written, kept for the snapshots (the oldest one replaced). */
-static void km_ring_add(struct utrace_recorder *r, struct km_cpu *c, uint32_t len)
-{
-	uint32_t max = KM_RING_BYTES / r->km->ksubbuf;
-
-	if (!c->ring && (!(c->ring = malloc((size_t)max * r->km->ksubbuf)) ||
-			 !(c->ring_len = calloc(max, sizeof(*c->ring_len))))) {
-		free(c->ring);
-		c->ring = NULL;
-		return; /* the snapshots will have this CPU's current page only */
-	}
-	memcpy(c->ring + (size_t)c->ring_next * r->km->ksubbuf, c->page, len);
-	c->ring_len[c->ring_next] = len;
-	c->ring_next = (c->ring_next + 1) % max;
-	if (c->ring_n < max)
-		c->ring_n++;
-}
-
-static int km_flush(struct utrace_recorder *r, uint32_t cpu, struct km_cpu *c,
-		    struct utrace_error *err)
-{
-	struct utrace_dat_kpage kp = {.cpu = cpu};
-	uint64_t commit = c->used | (c->missed ? KM_MISSED : 0);
-
-	if (!c->used)
-		return 0;
-	memcpy(c->page, &c->page_ts, 8);
-	memcpy(c->page + 8, &commit, 8);
-	if (r->km->keep_pages)
-		km_ring_add(r, c, 16 + c->used);
-	c->missed = false;
-	c->used = 0;
-	return rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp), c->page, 16 + (commit & ~KM_MISSED),
-			 err);
-}
-
-/*
- * One record into its CPU's page, with the ring buffer's event header: a
- * word of type_len (5 bits: data length / 4 up to 112 bytes, else 0 and a
- * length word) and the time delta (27 bits), after a TIME_EXTEND (type 30)
- * when the delta does not fit.
- */
-static int km_put(struct utrace_recorder *r, uint32_t cpu, uint64_t ts, const uint8_t *rec,
-		  uint32_t len, struct utrace_error *err)
-{
-	struct km_cpu *c = &r->km->cpus[cpu];
-	uint32_t dlen = (len + 3) & ~3u, need = 4 + (dlen > KM_SMALL_MAX ? 4 : 0) + dlen + 8;
-	uint64_t delta;
-	uint32_t *w;
-
-	if (!c->page && !(c->page = malloc(r->km->ksubbuf)))
-		return utrace_error_set(err, -ENOMEM, "out of memory");
-	if (16 + need > r->km->ksubbuf)
-		return 0; /* cannot be: it came in such a page */
-	if (c->used && 16 + c->used + need > r->km->ksubbuf && km_flush(r, cpu, c, err) < 0)
-		return err->code;
-	if (!c->used)
-		c->page_ts = c->out_ts = ts;
-	delta = ts > c->out_ts ? ts - c->out_ts : 0;
-	c->out_ts = ts > c->out_ts ? ts : c->out_ts;
-	w = (uint32_t *)(c->page + 16 + c->used);
-	if (delta >> KM_DELTA_BITS) {
-		*w++ = 30u | (uint32_t)(delta & ((1u << KM_DELTA_BITS) - 1)) << 5;
-		*w++ = (uint32_t)(delta >> KM_DELTA_BITS);
-		c->used += 8;
-		delta = 0;
-	}
-	if (dlen > KM_SMALL_MAX) {
-		*w++ = (uint32_t)delta << 5;
-		*w++ = dlen + 4;
-		c->used += 8;
-	} else {
-		*w++ = dlen / 4 | (uint32_t)delta << 5;
-		c->used += 4;
-	}
-	memcpy(w, rec, len);
-	memset((uint8_t *)w + len, 0, dlen - len);
-	c->used += dlen;
-	return 0;
-}
-
-/* The kernel records saved so far, each CPU's last pages (as many as its
- * ring holds) and the page being filled, as KPAGEs of snapshot id. */
-static int km_snap_pages(struct utrace_recorder *r, uint32_t id, uint32_t *pages,
-			 struct utrace_error *err)
-{
-	struct rec_kmerge *km = r->km;
-	uint32_t max = KM_RING_BYTES / r->km->ksubbuf;
-
-	for (uint32_t cpu = 0; km && cpu < km->nr_cpus; cpu++) {
-		struct km_cpu *c = &km->cpus[cpu];
-		struct utrace_dat_kpage kp = {.cpu = cpu, .reserved = id};
-		uint64_t commit = c->used | (c->missed ? KM_MISSED : 0);
-
-		for (uint32_t i = 0; c->ring && i < c->ring_n; i++) { /* oldest first */
-			uint32_t k = (c->ring_next + max - c->ring_n + i) % max;
-
-			if (rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp),
-				      c->ring + (size_t)k * r->km->ksubbuf, c->ring_len[k], err) < 0)
-				return err->code;
-			(*pages)++;
-		}
-		if (!c->used)
-			continue;
-		/* the page being filled, as it would be flushed now */
-		memcpy(c->page, &c->page_ts, 8);
-		memcpy(c->page + 8, &commit, 8);
-		if (rec_write(r, UTRACE_DAT_KPAGE, &kp, sizeof(kp), c->page, 16 + c->used, err) < 0)
-			return err->code;
-		(*pages)++;
-	}
-	return 0;
-}
-
 /* A kernel event's snapshot (kid; -1: a hist's snapshot()), at tsc. */
 static int km_snapshot(struct utrace_recorder *r, int kid, int32_t tid, uint64_t tsc,
 		       struct utrace_error *err)
 {
 	struct utrace_dat_snapshot s = {.id = rec_snap_new_id(r), .event = kid, .tid = tid, .tsc = tsc};
 
-	if (rec_snap_threads(r, &s, err) < 0 || km_snap_pages(r, s.id, &s.pages, err) < 0)
+	if (rec_snap_threads(r, &s, err) < 0 || rec_kpage_snap(r, s.id, &s.pages, err) < 0)
 		return err->code;
 	return rec_write(r, UTRACE_DAT_SNAPSHOT, &s, sizeof(s), NULL, 0, err);
 }
@@ -467,14 +317,14 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 		if (r->wk && !km->depth) /* the wakeup tracers: enabled or not */
 			utrace_wakeup_lat_record(r->wk, kid, km->cpu, c.ts_ns, rec, len);
 		if (rec_trig_kon(r))
-			rec_hist_krun(r, kid, &c);
+			rec_hist_krun(r, kid, km->reader, &c);
 		keep = rec_trig_kkeep(r, kid) && rec_live_kev_keep(r, kid, rec, len);
 		if (!km->depth) { /* not a synthetic event it fired */
 			cpu->last_kid = kid;
 			cpu->last_kept = keep;
 		}
 	}
-	if (keep && km_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
+	if (keep && rec_kpage_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
 		r->o.notice(r->o.notice_arg, 0, err.msg);
 	if (!km->depth && (skid = rec_trig_ksnap_take(r)) != -1) { /* its snapshot: with the event */
 		skid = skid == -2 ? -1 : skid; /* -1: a hist's */
@@ -519,15 +369,73 @@ static struct km_cpu *km_next(struct rec_kmerge *km, uint64_t w, uint64_t *ts)
 			*ts = t;
 		}
 	}
+	if (km->marks.head < km->marks.qlen) {
+		uint64_t t;
+
+		memcpy(&t, km->marks.q + km->marks.head, 8);
+		if (t <= w && (!best || t < *ts)) {
+			best = &km->marks;
+			*ts = t;
+		}
+	}
 	return best;
+}
+
+/* A queue's records run are dropped from its front. */
+static void km_compact(struct km_cpu *c)
+{
+	if (c->head) {
+		memmove(c->q, c->q + c->head, c->qlen - c->head);
+		c->qlen -= c->head;
+		c->head = 0;
+	}
+}
+
+/* The records queued up to w run in time order, the pages written. */
+static int km_round(struct utrace_recorder *r, uint64_t w, bool final, struct utrace_error *err)
+{
+	struct rec_kmerge *km = r->km;
+	uint64_t ts = 0;
+	struct km_cpu *c;
+
+	while ((c = km_next(km, w, &ts))) {
+		int kid = c->q[c->head + 16] | c->q[c->head + 17] << 8;
+		uint32_t len;
+
+		memcpy(&len, c->q + c->head + 8, 4);
+		if (!km_pair(r, c, kid, len, final || c == &km->marks))
+			break; /* its stack may come in the next round */
+		km->reader = REC_HIST_ALL_READERS;
+		if (c == &km->marks) { /* its CPU and reader in the spare word */
+			uint32_t word;
+
+			memcpy(&word, c->q + c->head + 12, 4);
+			km->cpu = word & 0xffff;
+			km->reader = word >> 16;
+		} else {
+			km->cpu = (uint32_t)(c - km->cpus);
+		}
+		km->ts = ts;
+		memcpy(&km->pid, c->q + c->head + 16 + 4, 4);
+		km_run(r, kid, c->q + c->head + 16, len);
+		c->head += 16 + ((len + 7) & ~7u);
+	}
+	km_compact(&km->marks);
+	for (uint32_t i = 0; i < km->nr_cpus; i++) {
+		c = &km->cpus[i];
+		km_compact(c); /* what is left for the next round to the front */
+		c->got = false;
+		if (rec_kpage_flush(r, i, c, err) < 0)
+			return err->code;
+	}
+	return 0;
 }
 
 int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error *err)
 {
 	struct rec_kmerge *km = r->km;
-	uint64_t w = final ? UINT64_MAX : km->round_end, ts = 0;
+	uint64_t w = final ? UINT64_MAX : km ? km->round_end : 0;
 	uint64_t margin;
-	struct km_cpu *c;
 
 	if (!km)
 		return 0;
@@ -536,32 +444,38 @@ int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error 
 	for (uint32_t i = 0; !final && i < km->nr_cpus; i++)
 		if (km->cpus[i].got && km->cpus[i].last_ts < w)
 			w = km->cpus[i].last_ts;
-	while ((c = km_next(km, w, &ts))) {
-		int kid = c->q[c->head + 16] | c->q[c->head + 17] << 8;
-		uint32_t len;
-
-		memcpy(&len, c->q + c->head + 8, 4);
-		if (!km_pair(r, c, kid, len, final))
-			break; /* its stack may come in the next round */
-		km->cpu = (uint32_t)(c - km->cpus);
-		km->ts = ts;
-		memcpy(&km->pid, c->q + c->head + 16 + 4, 4);
-		km_run(r, kid, c->q + c->head + 16, len);
-		c->head += 16 + ((len + 7) & ~7u);
-	}
-	for (uint32_t i = 0; i < km->nr_cpus; i++) {
-		c = &km->cpus[i];
-		if (c->head) { /* what is left for the next round to the front */
-			memmove(c->q, c->q + c->head, c->qlen - c->head);
-			c->qlen -= c->head;
-			c->head = 0;
-		}
-		c->got = false;
-		if (km_flush(r, i, c, err) < 0)
-			return err->code;
-	}
+	if (km_round(r, w, final, err) < 0)
+		return err->code;
 	km->round_end = km_now(r);
 	return 0;
+}
+
+/*
+ * A trace_marker record (recorder_kmarker.c) at the trace clock's now, on
+ * CPU cpu: queued with its CPU and reader (whose triggers run), then run
+ * at once with every record queued before it, as the kernel runs the
+ * print event's triggers in the write (the CPUs' records were read just
+ * before; one stamped earlier but read later runs after it).  Its data
+ * at most what one kernel page holds (rec_kmerge_marker_max).
+ */
+int rec_kmerge_put_marker(struct utrace_recorder *r, unsigned reader, uint32_t cpu,
+			  const uint8_t *rec, uint32_t len, struct utrace_error *err)
+{
+	struct rec_kmerge *km = r->km;
+	uint64_t ts = km_now(r);
+	size_t at = km->marks.qlen;
+	uint32_t w = cpu | (uint32_t)reader << 16;
+
+	if (!km_cpu(km, cpu) || reader > 0xffff || km_queue(&km->marks, ts, rec, len) < 0)
+		return utrace_error_set(err, -ENOMEM, "out of memory");
+	memcpy(km->marks.q + at + 12, &w, 4);
+	return km_round(r, ts, false, err);
+}
+
+uint32_t rec_kmerge_marker_max(const struct utrace_recorder *r)
+{
+	/* a page: its header, the event's two words and a time extend */
+	return r->km->ksubbuf - 16 - 16;
 }
 
 void rec_kmerge_free(struct utrace_recorder *r)
@@ -577,6 +491,7 @@ void rec_kmerge_free(struct utrace_recorder *r)
 		free(km->cpus[i].ring_len);
 	}
 	free(km->cpus);
+	free(km->marks.q);
 	free(km->addrs);
 	if (km->kb)
 		kbuffer_free(km->kb);

@@ -35,6 +35,7 @@
 #include "lib/hist/synth.h"
 #include "lib/probes/inproc_probe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kernel.h"
 #include "lib/record/recorder_inproc_probe.h"
 #include "lib/record/recorder_libcall.h"
 #include "lib/record/recorder_live.h"
@@ -216,11 +217,16 @@ void utrace_recorder_live_objects(struct utrace_recorder *r, void (*cb)(void *ar
 			cb(arg, r->conns[ci]->objs[oi].path);
 }
 
-int utrace_recorder_live_marker(struct utrace_recorder *r, unsigned reader, const char *text,
-				size_t len, struct utrace_error *err)
+int utrace_recorder_live_marker(struct utrace_recorder *r, unsigned reader, int32_t pid,
+				const char *text, size_t len, struct utrace_error *err)
 {
 	struct utrace_msg_marker m = {{0, UTRACE_MSG_MARKER}, reader, 0};
 	int ret;
+
+	/* the kernel's timeline: the writer's record, its triggers with the
+	 * kernel events' (recorder_kmarker.c) */
+	if (rec_kmerge_print_id(r) >= 0)
+		return rec_kmerge_marker(r, reader, pid, text, len, err);
 
 	if (len > UTRACE_MSG_MAX - sizeof(m))
 		len = UTRACE_MSG_MAX - sizeof(m);
@@ -238,7 +244,7 @@ int utrace_recorder_live_marker(struct utrace_recorder *r, unsigned reader, cons
 			rec_live_close(c);
 		return ret < 0 ? utrace_error_set(err, ret, "the marker was not written: %s",
 						  strerror(-ret))
-			       : 0;
+			       : (int)len;
 	}
 	return utrace_error_set(err, -ESRCH, "no traced process to write the marker");
 }

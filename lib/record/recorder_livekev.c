@@ -49,10 +49,16 @@
 #include "lib/record/recorder_live.h"
 #include "lib/record/recorder_trig.h"
 
+/* A kernel event shown, or trace_marker's when the merge has it (its
+ * triggers run there on the marker writes, recorder_kmarker.c). */
 static const struct rec_kfmt *kev_find(const struct utrace_recorder *r, const char *sys,
 				       const char *name)
 {
-	return rec_kfmt_shown(r, sys, name);
+	const struct rec_kfmt *k = rec_kfmt_shown(r, sys, name);
+
+	if (!k && rec_is_print(sys, name) && rec_kmerge_print_id(r) >= 0)
+		k = rec_kfmt_find(r, sys, name);
+	return k;
 }
 
 int utrace_recorder_live_kid(const struct utrace_recorder *r, const char *sys, const char *name)
@@ -195,7 +201,9 @@ bool rec_live_kev_keep(struct utrace_recorder *r, int kid, const uint8_t *rec, u
 {
 	const struct rec_live_ev *e;
 
-	if (!r->o.live || len < 8)
+	/* a trace_marker write is no trace event: neither an event filter
+	 * nor the pid lists apply to it, as in the kernel */
+	if (!r->o.live || len < 8 || kid == rec_kmerge_print_id(r))
 		return true;
 	e = rec_live_ev_of(r, kid, NULL, NULL);
 	if (e && e->prog && !utrace_filter_run(e->prog, e->prog_len, rec, len))

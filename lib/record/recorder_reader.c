@@ -24,7 +24,7 @@
 
 void utrace_recorder_reader_on(struct utrace_recorder *r, unsigned reader, bool on)
 {
-	if (reader && reader < UTRACE_READERS)
+	if (reader < UTRACE_READERS) /* 0: the top level's own */
 		__atomic_store_n(&r->ctl->reader_on[reader], on, __ATOMIC_RELEASE);
 }
 

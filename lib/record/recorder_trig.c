@@ -517,6 +517,8 @@ static void ktrig_apply(struct utrace_recorder *r, const struct rec_ktrig *b)
 	case UTRACE_TRIG_TRACEON:
 	case UTRACE_TRIG_TRACEOFF:
 		r->trig->kon = b->x->t->cmd == UTRACE_TRIG_TRACEON;
+		/* the top level's own too (runtime/event_trigger.c) */
+		__atomic_store_n(&r->ctl->reader_on[0], r->trig->kon, __ATOMIC_RELEASE);
 		__atomic_store_n(&r->ctl->tracing_on, r->trig->kon, __ATOMIC_RELEASE);
 		break;
 	case UTRACE_TRIG_ENABLE_EVENT:

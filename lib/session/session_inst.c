@@ -141,10 +141,12 @@ uint32_t session_sel_tracing_on(void *arg, int set)
 	struct session_live *rl = s->rl;
 	struct utrace_recorder *r = rl->r;
 
+	if (s->top && set >= 0) /* as its triggers read it */
+		utrace_recorder_reader_on(r, 0, set);
 	if (s->top && !rl->sel_used)
 		return utrace_recorder_tracing_on(r, set);
 	session_inst_sync(rl);
-	if (!s->top && set >= 0) /* as its triggers read it */
+	if (!s->top && s->reader && set >= 0)
 		utrace_recorder_reader_on(r, s->reader, set);
 	if (s->top) {
 		if (set > 0)
@@ -379,7 +381,8 @@ void session_sel_cpu_off(void *arg, uint64_t off)
 }
 
 /* An instance's trace_marker: the top level's write, its time kept. */
-static int inst_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
+static int inst_marker(void *arg, int32_t pid, const char *text, size_t len,
+		       struct utrace_error *err)
 {
 	struct session_sel *s = arg;
 	struct session_live *rl = s->rl;
@@ -387,7 +390,7 @@ static int inst_marker(void *arg, const char *text, size_t len, struct utrace_er
 
 	if (session_wins_start(&s->marks) < 0)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
-	ret = rl->ops.marker(s, text, len, err); /* the top level's, as s's */
+	ret = rl->ops.marker(s, pid, text, len, err); /* the top level's, as s's */
 	session_wins_end(&s->marks);
 	return ret;
 }

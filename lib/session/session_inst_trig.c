@@ -37,6 +37,11 @@
  * Its hist triggers' $vars are its own triggers' (the recorder's lookup
  * is by reader: session_live.c live_hist_var).
  *
+ * The top level's traceon and traceoff act on its own tracing_on too
+ * (reader_on[0], runtime/event_trigger.c trig_top_on): while an instance
+ * keeps tracing on, they log themselves as reader 0's, and fired_top
+ * starts or ends the top level's mask at their time.
+ *
  * What an instance does not have of its own yet: triggers other than
  * hist on kernel events, and triggers of more than UTRACE_READERS - 1
  * instances at once (ENOSPC).
@@ -77,11 +82,29 @@ static void fired_off(struct session_live *rl, const struct session_sel_ev *e)
 	}
 }
 
+/* The top level's traceon/traceoff, logged while an instance kept
+ * tracing on in the processes (runtime/event_trigger.c trig_top_on): its
+ * mask (what it does not show) starts or ends then; tracing goes off in
+ * the processes if no instance has it on any more. */
+static void fired_top(struct session_live *rl, const struct utrace_reader_fired *f)
+{
+	if (f->cmd == UTRACE_TC_TRACEON) {
+		session_wins_end_at(&rl->top.on, f->ns);
+	} else if (f->cmd == UTRACE_TC_TRACEOFF) {
+		session_wins_start_at(&rl->top.on, f->ns);
+		fired_off(rl, NULL);
+	}
+}
+
 static void fired_apply(struct session_live *rl, const struct utrace_reader_fired *f)
 {
 	struct session_sel *s = session_reader_sel(rl, f->reader);
 	struct session_sel_ev *e = s ? ev_of_id(s, f->target) : NULL, *t;
 
+	if (!f->reader) {
+		fired_top(rl, f);
+		return;
+	}
 	if (!s)
 		return; /* removed since */
 	switch (f->cmd) {

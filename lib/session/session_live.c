@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/kernel/kernel_trace.h"
 #include "lib/session/session_dynev.h"
 #include "lib/session/session_live.h"
 #include "lib/session/session_live_internal.h"
@@ -52,18 +53,27 @@ static int live_set_option(void *arg, const char *name, uint32_t *options)
 	return 0;
 }
 
-/* A write to the trace_marker of the top level or of an instance (its
+/*
+ * A write to the trace_marker of the top level or of an instance (its
  * reader: only its triggers of ftrace:print run; one without a reader
- * has none) */
-static int live_marker(void *arg, const char *text, size_t len, struct utrace_error *err)
+ * has none) by thread pid.  With kernel events, it is a record of the
+ * kernel's timeline (recorder_kmarker.c): the kernel's pages so far are
+ * read first, so that it comes after what the writer did before it, and
+ * the writer is named as a task of those records.
+ */
+static int live_marker(void *arg, int32_t pid, const char *text, size_t len,
+		       struct utrace_error *err)
 {
 	struct session_sel *s = arg;
 	struct session_live *rl = s->rl;
 	unsigned reader = s->top ? 0 : s->reader ? s->reader : UTRACE_READERS;
-	int ret;
+	int ret = 0;
 
 	live_lock(rl);
-	ret = utrace_recorder_live_marker(rl->r, reader, text, len, err);
+	if (rl->kt && (ret = session_live_merge(rl, err)) >= 0)
+		utrace_ktrace_note_task(rl->kt, pid);
+	if (ret >= 0)
+		ret = utrace_recorder_live_marker(rl->r, reader, pid, text, len, err);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }

@@ -21,7 +21,10 @@
  *
  * The kernel's kernel_stack entries (a stacktrace trigger the kernel ran,
  * lib/kernel/kernel_trigger.c) are STACK events flagged STACK_KERNEL,
- * their addresses named from the KSYMS record (dat_ksyms.c).
+ * their addresses named from the KSYMS record (dat_ksyms.c).  The
+ * ftrace:print entries a live recording puts among the kernel's (a
+ * trace_marker write, lib/record/recorder_kernel.c) are PRINT events of
+ * their writer, their text the entry's buf.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -66,6 +69,7 @@ struct dat_kernel {
 	struct ktid *map; /* sorted by (tid, from_ns) */
 	size_t nr_map;
 	int kstack_id; /* ftrace:kernel_stack's common_type, -1: none */
+	int print_id;  /* ftrace:print's (trace_marker's), -1: none */
 };
 
 struct dat_kcursor {
@@ -288,6 +292,11 @@ static void make_event(struct dat_kcursor *c, struct utrace_event *ev, const uin
 		ev->data_len =
 		    n > 0 && (uint32_t)n <= (size - 16) / 8 ? (uint32_t)n * 8 : size - 16;
 	}
+	if (rec && type == k->print_id && size > 16) { /* unsigned long ip; char buf[] */
+		ev->kind = UTRACE_EV_PRINT;
+		ev->data = rec + 16;
+		ev->data_len = size - 16;
+	}
 	ev->tid = ev->pid = pid;
 	if (b < c->d->nr_buffers) {
 		const struct utrace_dat_buffer_info *bi = &c->d->buffers[b].info;
@@ -431,7 +440,8 @@ static int scan_tasks(struct utrace_dat *d)
 		if (!c)
 			return -ENOMEM;
 		while ((ret = dat_kcursor_next(c, &ev, &err)) > 0)
-			if (ev.kind == UTRACE_EV_EVENT && add_task(d->kern, ev.tid) < 0)
+			if ((ev.kind == UTRACE_EV_EVENT || ev.kind == UTRACE_EV_PRINT) &&
+			    add_task(d->kern, ev.tid) < 0)
 				ret = -ENOMEM;
 		dat_kcursor_free(c);
 	}
@@ -456,11 +466,15 @@ int dat_kernel_finish(struct utrace_dat *d)
 
 	if (!k || !k->nr_cpus)
 		return 0;
-	k->kstack_id = -1;
-	for (size_t i = 0; i < d->nr_evfmts; i++)
-		if (!strcmp(d->evfmts[i].system, "ftrace") &&
-		    !strncmp(d->evfmts[i].text, "name: kernel_stack\n", 19))
+	k->kstack_id = k->print_id = -1;
+	for (size_t i = 0; i < d->nr_evfmts; i++) {
+		if (strcmp(d->evfmts[i].system, "ftrace"))
+			continue;
+		if (!strncmp(d->evfmts[i].text, "name: kernel_stack\n", 19))
 			k->kstack_id = d->evfmts[i].id;
+		if (!strncmp(d->evfmts[i].text, "name: print\n", 12))
+			k->print_id = d->evfmts[i].id;
+	}
 	if (!k->have_hdr) { /* a file cut short before it: the recorder's defaults */
 		k->hdr.subbuf_size = 4096;
 		strcpy(k->hdr.clock, "x86-tsc");

@@ -213,8 +213,11 @@ struct utrace_live_ops {
 	 * starts with; one of them applied to an options word (<0: unknown) */
 	const char *clock_names;
 	int (*set_clock)(void *arg, const char *name, uint32_t *options);
-	/* trace_marker: text into the trace as a print record */
-	int (*marker)(void *arg, const char *text, size_t len, struct utrace_error *err);
+	/* trace_marker: text into the trace as a print record of the
+	 * writer, the thread pid (the kernel's current: FUSE's caller); the
+	 * bytes of text taken, or -errno */
+	int (*marker)(void *arg, int32_t pid, const char *text, size_t len,
+		      struct utrace_error *err);
 	/* utrace.dat: what the recording holds now, as a complete utrace.dat
 	 * (utrace extract) */
 	int (*extract)(void *arg, FILE *out, struct utrace_error *err);

@@ -24,9 +24,11 @@
  *
  * Every callback runs with l->lock held (live_fs.c).
  */
+#define FUSE_USE_VERSION 312
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fuse.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -193,11 +195,21 @@ static long write_depth(struct utrace_live *l, struct live_handle *h, const char
 	return (long)n;
 }
 
+/* The thread whose request is served (FUSE's caller: its pid as the
+ * kernel's current->pid, a thread id). */
+static int32_t caller_pid(void)
+{
+	return (int32_t)fuse_get_context()->pid;
+}
+
 /* trace_marker: the kernel writes nothing while tracing is off (EBADF).
+ * The record is the writer's (the thread FUSE says made the request).
  * Its record ends with one newline; the print record's line has its own,
  * so the text goes without.  A text longer than one record holds
- * (UTRACE_PRINT_MAX) is cut there and the write is short, as the
- * kernel's: the writer writes the rest, which is the next record. */
+ * (UTRACE_PRINT_MAX, or less: what the recording says it took) is cut
+ * there and the write is short, as the kernel's: the writer writes the
+ * rest, which is the next record. */
+
 static long write_marker(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct utrace_error err = {0};
@@ -210,7 +222,9 @@ static long write_marker(struct utrace_live *l, struct live_handle *h, const cha
 		len--;
 	if (len > UTRACE_PRINT_MAX)
 		n = len = UTRACE_PRINT_MAX;
-	ret = l->ops.marker(l->ops.arg, buf, len, &err);
+	ret = l->ops.marker(l->ops.arg, caller_pid(), buf, len, &err);
+	if (ret >= 0 && (size_t)ret < len)
+		n = (size_t)ret; /* a smaller record (a kernel page's) took less */
 	return ret < 0 ? ret : (long)n;
 }
 

@@ -116,6 +116,7 @@ SYSTEM_CASES=" $(echo \
 	trigger/trigger-hist-mod.tc \
 	trigger/trigger-hist.tc \
 	trigger/trigger-multihist.tc \
+	trigger/trigger-trace-marker-synthetic-kernel.tc \
 	tracer/wakeup.tc \
 	tracer/wakeup_rt.tc) "
 SCHED_EVENTS="sched_process_fork sched_process_exec sched_process_exit sched_switch sched_waking sched_wakeup"

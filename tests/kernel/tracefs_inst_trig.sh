@@ -11,7 +11,9 @@
 # in that instance's files only (the kernel's text) and removed with
 # "!..."; the top level's triggers and tracing go on as before (an
 # instance's hist, snapshot, enable_hist and disable_hist triggers:
-# tracefs_inst_hist.sh); rmdir takes its triggers with it.
+# tracefs_inst_hist.sh), but the top level's traceoff and traceon act
+# on its own tracing_on, the instance's tracing going on, as the
+# kernel's; rmdir takes its triggers with it.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -106,6 +108,27 @@ check "the instance's stacktrace shows in its trace" \
 	until_ok 100 grep -q '<stack trace>' $A/trace
 check "... and not in the top level's" not grep -q '<stack trace>' trace
 echo '!stacktrace:1' >$A/$E/lt_tick/trigger
+
+# the top level's traceoff and traceon: its own tracing_on, as the
+# kernel's top-level buffer; the instance goes on
+echo 1 >$A/tracing_on
+echo 'traceoff' >$E/lt_tick/trigger
+check "the top level's traceoff fires: its tracing_on is 0" is tracing_on 0
+check "the instance's tracing_on stays 1" test "$(cat $A/tracing_on)" = 1
+n1=$(count $A/trace)
+check "the instance's trace goes on growing ($n1 records)" \
+	until_ok 100 test "$(count $A/trace)" -gt "$n1"
+echo 1 >$E/lt_work/enable
+echo >trace
+sleep 0.3
+check "the top level's trace stays empty" test "$(count trace)" = 0
+echo '!traceoff' >$E/lt_tick/trigger
+echo 'traceon' >$E/lt_tick/trigger
+check "the top level's traceon, the instance's tracing on all along: its tracing_on is 1" \
+	is tracing_on 1
+check "the top level's trace gets its records again" until_ok 100 grep -q ' lt_work: ' trace
+echo '!traceon' >$E/lt_tick/trigger
+echo 0 >$E/lt_work/enable
 
 # the top level's triggers as before, and rmdir takes the instance's
 echo 'traceoff' >$A/$E/lt_tick/trigger
