@@ -262,6 +262,11 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 			   "is an empty string");
 	if (!strcmp(f->name, "printf") || !strcmp(f->name, "cat") || !strcmp(f->name, "system"))
 		return check_printf(ck, n);
+	if (!strcmp(f->name, "print") && n->args[0]->kind == BT_N_MAP && n->nargs > 1 &&
+	    n->args[0]->slot >= 0 && ck->p->maps[n->args[0]->slot].assigned &&
+	    ck->p->maps[n->args[0]->slot].agg == UTRACE_BT_AGG_STATS)
+		bt_warning(ck->p, n->loc, "print()'s top and div arguments are ignored when used on "
+					  "stats() maps.");
 	if (!strcmp(f->name, "print") && n->args[0]->kind != BT_N_MAP && n->nargs > 1)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_PRINT_NONMAP, n->nargs);
 	if ((!strcmp(f->name, "print") || !strcmp(f->name, "str")) && n->nargs > 1)

@@ -9,7 +9,8 @@
 # as C's; lhist's bounds checked with bpftrace's error before anything
 # runs (a step of 0 crashed the replay); and bpftrace's signedness: an
 # unsigned value compares unsigned, prints as uint64 (a variable, a map,
-# a sum, print()), and a comparison with a signed side warns.
+# a sum, print()), and a comparison with a signed side warns; print()'s
+# warning for top and div of a stats() map.
 
 e2e_once bt-output - check_bt_output
 
@@ -53,4 +54,16 @@ Attaching 1 probe...
 @s: 18446744073709551611
 @v: 18446744073709551611
 @w: 5" ]; echo $?)" "bt-output unsigned integers compare, print and warn as bpftrace's" "$out"
+	out=$("$UTRACE" bt -e 'BEGIN { @s = stats(1); print(@s, 1, 2); exit(); }' 2>&1; echo .)
+	t "$([ "$out" = "stdin:1:24-39: WARNING: print()'s top and div arguments are ignored when used on stats() maps.
+BEGIN { @s = stats(1); print(@s, 1, 2); exit(); }
+                       ~~~~~~~~~~~~~~~
+Attaching 1 probe...
+@s: count 1, average 1, total 1
+
+
+
+@s: count 1, average 1, total 1
+
+." ]; echo $?)" "bt-output print() of a stats() map with top and div: bpftrace's warning" "$out"
 }
