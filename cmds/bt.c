@@ -260,7 +260,7 @@ static int bt_setup(struct bt_cmd *b)
 
 int cmd_bt(int argc, char **argv)
 {
-	struct bt_cmd b = {.o = {.out = stdout, .log = stderr, .name = "stdin"}};
+	struct bt_cmd b = {.o = {.out = stdout, .term = stdout, .log = stderr, .name = "stdin"}};
 	struct utrace_error err = {0};
 	int ret = bt_parse_args(argc, argv, &b);
 

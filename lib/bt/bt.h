@@ -35,6 +35,8 @@ struct utrace_bt_opts {
 	char *const *include_dirs; /* -I DIR: folders searched first for headers */
 	unsigned ninclude_dirs;
 	FILE *out;		   /* -o FILE, else stdout */
+	FILE *term;		   /* stdout: bpftrace's "\n\n" before the maps at exit goes
+				    * there, -o or not (NULL: out) */
 	FILE *log;		   /* stderr: -v's lines, warnings */
 };
 

@@ -377,10 +377,15 @@ int bt_run_command(struct bt_run *r, const struct utrace_bt_rec_hdr *h, const ui
 	}
 }
 
-/* At exit: two blank lines, then the maps. */
+/* At exit: two blank lines, then the maps.  bpftrace writes the lines to
+ * its stdout even with -o FILE, and the maps to FILE. */
 static void print_maps(struct bt_run *r)
 {
-	fputs("\n\n", r->out); /* bpftrace's, maps or not, text or json */
+	FILE *term = r->o->term ? r->o->term : r->out;
+
+	fputs("\n\n", term); /* bpftrace's, maps or not, text or json */
+	if (term != r->out)
+		fflush(term);
 	bt_print_all(r);
 }
 

@@ -10,7 +10,8 @@
 # runs (a step of 0 crashed the replay); and bpftrace's signedness: an
 # unsigned value compares unsigned, prints as uint64 (a variable, a map,
 # a sum, print()), and a comparison with a signed side warns; print()'s
-# warning for top and div of a stats() map.
+# warning for top and div of a stats() map; with -o FILE, the two blank
+# lines before the maps on stdout.
 
 e2e_once bt-output - check_bt_output
 
@@ -54,6 +55,11 @@ Attaching 1 probe...
 @s: 18446744073709551611
 @v: 18446744073709551611
 @w: 5" ]; echo $?)" "bt-output unsigned integers compare, print and warn as bpftrace's" "$out"
+	# -o FILE: the maps go to FILE, the two lines before them to stdout
+	out=$("$UTRACE" bt -o "$d/o.txt" -e 'BEGIN { @a = 1; printf("x\n"); exit(); }' 2>/dev/null | od -c)
+	t "$([ "$out" = "$(printf '\n\n' | od -c)" ] &&
+		[ "$(cat "$d/o.txt"; echo .)" = "$(printf 'Attaching 1 probe...\nx\n@a: 1\n.')" ]; echo $?)" \
+		"bt-output -o FILE: the maps' two blank lines on stdout, as bpftrace's" "$out"
 	out=$("$UTRACE" bt -e 'BEGIN { @s = stats(1); print(@s, 1, 2); exit(); }' 2>&1; echo .)
 	t "$([ "$out" = "stdin:1:24-39: WARNING: print()'s top and div arguments are ignored when used on stats() maps.
 BEGIN { @s = stats(1); print(@s, 1, 2); exit(); }
