@@ -430,6 +430,34 @@ static inline long rt_syscall3(long nr, long a, long b, long c)
 	return ret;
 }
 
+/*
+ * len bytes of the program's own memory at addr into out: true if all
+ * were read.  process_vm_readv() on our own process (pid: any of its
+ * threads' ids) returns EFAULT for an unmapped address where a load
+ * would fault, so a bad pointer is never a crash, whatever the
+ * program's signal handlers and masks are; a raw system call (one per
+ * read), which touches neither errno nor anything the program can
+ * replace: signal-safe, no allocation.
+ */
+static inline bool rt_self_read(pid_t pid, uint64_t addr, void *out, uint64_t len)
+{
+	struct {
+		void *base;
+		uint64_t len;
+	} local = {out, len}, remote = {(void *)(uintptr_t)addr, len};
+	register long r10 __asm__("r10") = (long)&remote;
+	register long r8 __asm__("r8") = 1;
+	register long r9 __asm__("r9") = 0;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_process_vm_readv), "D"((long)pid), "S"(&local), "d"(1L),
+			   "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret == (long)len;
+}
+
 /* Whether t, a TLS block that another thread shares (RT_TS_SHARED), is
  * not the calling thread's own: that thread must neither read nor write
  * it (the tracers in rt_nest; longjmp, exceptions and stack walks through
