@@ -15,8 +15,18 @@
  * static TLS of a dlopen'ed runtime, too big for a signal stack), with
  * room for one nested hit (a signal handler's); deeper ones are dropped
  * and counted.  Whatever the program asks for that is not an aggregation
- * (a map read, a record, a memory read) gets nothing: the tool sent no
- * such program, and a forged one cannot do harm.
+ * or a read (a map read, a record) gets nothing: the tool sent no such
+ * program, and a forged one cannot do harm.
+ *
+ * Reads of the program's memory (LOAD, STR) go through rt_self_read, a
+ * process_vm_readv() system call per read: a bad pointer gives EFAULT,
+ * and the read 0, as bpftrace's probe_read, whatever signal handlers and
+ * masks the program has.  An action that must run in the tool (printf, a
+ * map read, ...) but reads memory at addresses computed at run time
+ * (`$c = $c->next`) comes as a capture program (UTRACE_BT_MSG_CAPTURE):
+ * it runs here only for its reads, which go into the probe's record
+ * (common/bt_prog.h's UTRACE_BT_CAP_MAGIC) for the tool's run of it to
+ * read the memory as it was at the hit.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,17 +52,44 @@ struct rt_bt {
 };
 
 struct rt_bt *rt_bt_keys[UTRACE_INPROC_PROBE_MAX];
+struct rt_bt *rt_bt_cap_keys[UTRACE_INPROC_PROBE_MAX];
 static __thread uint32_t rt_bt_depth;
 static __thread int32_t rt_bt_tid, rt_bt_tid_pid;
+
+/* A capture run's log of its reads (in the record being written). */
+struct rt_bt_log {
+	uint64_t *w;
+	uint32_t n, max; /* words */
+	bool full;
+};
+static __thread struct rt_bt_log *rt_bt_log;
 
 _Static_assert(RT_BT_NEST * sizeof(struct utrace_bt_state) <= RT_BT_STATES_BYTES,
 	       "the states fit");
 
-static int rt_bt_no_load(uint64_t addr, unsigned size, uint64_t *out)
+static inline int32_t rt_bt_self_tid(void);
+
+/* LOAD's and STR's read: 0, or -1 (and 0 read) if it faults; logged in
+ * a capture run. */
+static int rt_bt_load(uint64_t addr, unsigned size, uint64_t *out)
 {
-	(void)addr, (void)size;
-	*out = 0;
-	return -1;
+	struct rt_bt_log *l = rt_bt_log;
+	uint64_t v = 0;
+	bool ok = size <= 8 && addr <= UTRACE_BT_CAP_ADDR_MAX &&
+		  rt_self_read(rt_bt_self_tid(), addr, &v, size);
+
+	if (!ok)
+		v = 0;
+	if (l && addr <= UTRACE_BT_CAP_ADDR_MAX && size <= 8) {
+		if (l->n + 2 <= l->max) {
+			l->w[l->n++] = addr | (uint64_t)size << 56 | (ok ? 0 : UTRACE_BT_CAP_FAULT);
+			l->w[l->n++] = v;
+		} else {
+			l->full = true;
+		}
+	}
+	*out = v;
+	return ok ? 0 : -1;
 }
 
 static int rt_bt_no_get(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v)
@@ -65,6 +102,12 @@ static int rt_bt_no_get(void *arg, unsigned map, const uint8_t *key, struct utra
 static void rt_bt_no_emit(void *arg, const void *rec, uint32_t len)
 {
 	(void)arg, (void)rec, (void)len;
+}
+
+static void rt_bt_no_update(void *arg, unsigned map, const uint8_t *key, int agg,
+			    const struct utrace_bt_mval *v)
+{
+	(void)arg, (void)map, (void)key, (void)agg, (void)v;
 }
 
 static void rt_bt_update(void *arg, unsigned map, const uint8_t *key, int agg,
@@ -104,14 +147,16 @@ static bool rt_bt_tables(struct rt_bt *b, uint8_t *base, uint64_t size)
 
 int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 {
+	bool capture = m->flags & UTRACE_BT_MSG_CAPTURE;
+	struct rt_bt **keys = capture ? rt_bt_cap_keys : rt_bt_keys;
 	struct rt_bt *b = NULL;
 	void *prog = NULL, *base = MAP_FAILED;
 	const struct utrace_bt_hdr *h;
 
-	if (m->key < UTRACE_INPROC_PROBE_MAX && __atomic_load_n(&rt_bt_keys[m->key], __ATOMIC_ACQUIRE))
+	if (m->key < UTRACE_INPROC_PROBE_MAX && __atomic_load_n(&keys[m->key], __ATOMIC_ACQUIRE))
 		return 0; /* a fork child's again: it has its parent's, the same tables */
-	if (fd < 0 || size < sizeof(*m) + m->prog_len || m->key >= UTRACE_INPROC_PROBE_MAX ||
-	    !m->tables_size ||
+	if ((fd < 0 && !capture) || size < sizeof(*m) + m->prog_len ||
+	    m->key >= UTRACE_INPROC_PROBE_MAX || (!m->tables_size && !capture) ||
 	    m->tables_size > (1ull << 36))
 		goto bad;
 	prog = aligned_alloc(8, (m->prog_len + 7) & ~7u);
@@ -124,13 +169,15 @@ int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 		goto bad;
 	b->prog = h;
 	b->nr_maps = h->nr_maps;
-	b->fast = utrace_bt_fast_of(h, &b->steps) == 0;
+	b->fast = !capture && utrace_bt_fast_of(h, &b->steps) == 0;
 	b->memo = calloc(h->nr_maps ? h->nr_maps : 1, UTRACE_BT_MEMO * sizeof(uint64_t));
-	base = mmap(NULL, m->tables_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED || !rt_bt_tables(b, base, m->tables_size))
-		goto bad;
+	if (!capture) {
+		base = mmap(NULL, m->tables_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (base == MAP_FAILED || !rt_bt_tables(b, base, m->tables_size))
+			goto bad;
+	}
 	/* release: the program and its tables are whole before a hit sees them */
-	__atomic_store_n(&rt_bt_keys[m->key], b, __ATOMIC_RELEASE);
+	__atomic_store_n(&keys[m->key], b, __ATOMIC_RELEASE);
 	return 0;
 bad:
 	rt_log("a bt program from the recorder is malformed; its probe records its hits");
@@ -198,7 +245,7 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 {
 	struct rt_bt *b = __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
 					  __ATOMIC_ACQUIRE);
-	struct utrace_bt_ctx ctx = {.arg = b, .load = rt_bt_no_load, .map_get = rt_bt_no_get,
+	struct utrace_bt_ctx ctx = {.arg = b, .load = rt_bt_load, .map_get = rt_bt_no_get,
 				    .map_update = rt_bt_update, .emit = rt_bt_no_emit};
 	struct utrace_bt_hit hit;
 	struct utrace_bt_state *st;
@@ -219,8 +266,14 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 	d = rt_bt_depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (d < RT_BT_NEST && (st = rt_bt_state(d))) {
+		struct rt_bt_log *outer = rt_bt_log; /* (a capture run's, interrupted) */
+
+		rt_bt_log = NULL;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		rt_bt_hit_of(&hit, regs, entry, is_return);
 		utrace_bt_exec(b->prog, &hit, &ctx, st);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		rt_bt_log = outer;
 	} else if (b->nr_maps) {
 		__atomic_fetch_add(&b->maps[0]->drops, 1, __ATOMIC_RELAXED);
 	}
@@ -228,4 +281,45 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 	rt_bt_depth--;
 	errno = saved;
 	return true;
+}
+
+uint32_t rt_bt_capture(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
+		       bool is_return, uint64_t *rec, uint32_t len, uint32_t cap)
+{
+	struct rt_bt *b = __atomic_load_n(&rt_bt_cap_keys[key % UTRACE_INPROC_PROBE_MAX],
+					  __ATOMIC_ACQUIRE);
+	struct utrace_bt_ctx ctx = {.arg = b, .load = rt_bt_load, .map_get = rt_bt_no_get,
+				    .map_update = rt_bt_no_update, .emit = rt_bt_no_emit};
+	uint32_t at = (len + 7) & ~7u, d;
+	struct rt_bt_log log = {0}, *outer;
+	struct utrace_bt_hit hit;
+	struct utrace_bt_state *st;
+	int saved;
+
+	if (!b || at + 8 > cap)
+		return len;
+	for (uint32_t i = len; i < at; i++)
+		((uint8_t *)rec)[i] = 0;
+	log.w = rec + at / 8;
+	log.max = ((cap - at - 8) / 8) & ~1u;
+	saved = errno;
+	d = rt_bt_depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (d < RT_BT_NEST && (st = rt_bt_state(d))) {
+		outer = rt_bt_log;
+		rt_bt_log = &log;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		rt_bt_hit_of(&hit, regs, entry, is_return);
+		utrace_bt_exec(b->prog, &hit, &ctx, st);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		rt_bt_log = outer;
+	} else {
+		log.full = true; /* nothing read: the tool's run reads 0 and says so */
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_bt_depth--;
+	errno = saved;
+	log.w[log.n] = (uint64_t)UTRACE_BT_CAP_MAGIC << 32 | (log.full ? UTRACE_BT_CAP_FULL : 0) |
+		       log.n / 2;
+	return at + 8 * (log.n + 1);
 }

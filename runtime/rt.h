@@ -608,6 +608,16 @@ static inline bool rt_bt_has(uint32_t key)
 }
 bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
 	       bool is_return) RT_HIDDEN;
+/* Whether probe key has a capture program (UTRACE_BT_MSG_CAPTURE): its
+ * hit records, with what the program reads appended by rt_bt_capture to
+ * the record rec of len bytes (cap at most): the record's new length. */
+extern struct rt_bt *rt_bt_cap_keys[UTRACE_INPROC_PROBE_MAX] RT_HIDDEN;
+static inline bool rt_bt_captures(uint32_t key)
+{
+	return __atomic_load_n(&rt_bt_cap_keys[key % UTRACE_INPROC_PROBE_MAX], __ATOMIC_ACQUIRE);
+}
+uint32_t rt_bt_capture(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
+		       bool is_return, uint64_t *rec, uint32_t len, uint32_t cap) RT_HIDDEN;
 
 /* event_enable.c */
 struct utrace_event_key;
