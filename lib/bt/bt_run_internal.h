@@ -60,6 +60,7 @@ struct bt_run {
 	uint8_t *tables;
 	uint64_t tables_size;
 	uint64_t nreplayed; /* hits of uprobe sites run from the recording */
+	uint64_t cap_missed; /* reads a hit's capture did not hold (bt_session.c) */
 	int64_t start_ns;
 	struct utrace_error *err;
 	char *src; /* the program, its preprocessor lines done (bt_cpp.c) */
