@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "lib/bt/bt.h"
-#include "tests/unit/check.h"
+#include "lib/bt/bt_inproc.h"
+#include "tests/unit/bt_fixture.h"
 
 #define LIBC "libc"
 
@@ -102,9 +103,83 @@ static void test_at_hit(void)
 	free(log);
 }
 
+/* How many of op the code has. */
+static unsigned count_op(const struct bt_code *c, unsigned op)
+{
+	const struct utrace_bt_hdr *h = c->prog;
+	unsigned n = 0;
+
+	for (uint32_t i = 0; h && i < h->nr_insns; i++)
+		n += utrace_bt_insns(h)[i].op == op;
+	return n;
+}
+
+/* Which reads compile to LOAD (made at the hit) and which stay the
+ * probe's fetch-args (FIELD: no system call), and where the action runs. */
+static void test_compile(void)
+{
+	static const struct {
+		const char *src;
+		unsigned loads, strs, fields;
+		bool hit_reads, at_hit;
+	} cases[] = {
+	    /* the address the arguments give: a fetch-arg, as before */
+	    {"uprobe:/bin/true:main { @x = sum(*(int32 *)(arg0 + 4)); }", 0, 0, 1, false, false},
+	    {"uprobe:/bin/true:main { @[str(arg0)] = count(); }", 0, 1, 0, false, false},
+	    /* computed at run time: LOAD at the hit, the action with it */
+	    {"uprobe:/bin/true:main { $i = arg1; @x = sum(*((int32 *)arg0 + $i)); }", 1, 0, 0, true,
+	     true},
+	    {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; delete(@a[0]); @x = *@a[0]; }", 1, 0,
+	     0, true, false},
+	    {"uprobe:/bin/true:main { @[str(*(uint64 *)(arg0 + arg1))] = count(); }", 1, 1, 0, true,
+	     true},
+	    {"struct C { int a; long b; } uprobe:/bin/true:main { $c = (struct C *)arg0; $i = 0; "
+	     "while ($i < 3) { @b += ($c++)->b; $i++; } }",
+	     1, 0, 0, true, false},
+	    /* a read that faults reported (-kk): from the tool's run */
+	    {"uprobe:/bin/true:main { $i = arg1; @x = sum(*((int32 *)arg0 + $i)); } //kk", 1, 0, 0,
+	     true, false},
+	    /* BEGIN reads the tool's memory, as bpftrace's reads its own */
+	    {"BEGIN { $p = (int32 *)0; @x = *($p + 1); }", 1, 0, 0, false, false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bt_program p;
+		struct bt_code c = {0};
+		struct utrace_error err = {0};
+		bool kk = strstr(cases[i].src, "//kk") != NULL;
+		int ret;
+
+		p = (struct bt_program){.src = cases[i].src, .name = "stdin"};
+		p.helper_check = kk ? 2 : 0;
+		ret = bt_parse(&p, &err);
+		if (!ret)
+			ret = bt_check(&p, &err);
+		if (!ret) {
+			struct bt_formats fmts = {0};
+
+			ret = bt_compile(&p, &p.probes[p.nprobes - 1], &p.probes[p.nprobes - 1].aps[0],
+					 "main", &fmts, &c, &err);
+			bt_formats_free(&fmts);
+		}
+		check(ret == 0 && count_op(&c, UTRACE_BOP_LOAD) == cases[i].loads &&
+			      count_op(&c, UTRACE_BOP_STR) == cases[i].strs &&
+			      count_op(&c, UTRACE_BOP_FIELD) == cases[i].fields &&
+			      c.hit_reads == cases[i].hit_reads &&
+			      (!c.prog || (bt_inproc_refusal(&c) == NULL) == cases[i].at_hit),
+		      "%s: %u LOAD, %u STR, %u FIELD, %s, %s: %s", cases[i].src, cases[i].loads,
+		      cases[i].strs, cases[i].fields,
+		      cases[i].hit_reads ? "reads at the hit" : "no read at the hit",
+		      cases[i].at_hit ? "runs at the hit" : "replayed", err.msg);
+		bt_fixture_code_free(&c);
+		bt_program_free(&p);
+	}
+}
+
 int main(void)
 {
 	runtime_beside();
+	test_compile();
 	test_walk();
 	test_at_hit();
 	return check_done();
