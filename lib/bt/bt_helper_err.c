@@ -8,7 +8,8 @@
  *   i:ms:100 { @[1] = 1; delete(@[2]); exit(); }
  *                        ~~~~~~~~~~~~
  *
- * on stderr, or with -f json {"type": "helper_error", "helper": ...,
+ * on the output (stdout, or -o's file, as bpftrace's), or with -f json
+ * {"type": "helper_error", "helper": ...,
  * "retcode": -2, "line": 1, "col": 22} on the output.  The compiler
  * makes each place's text once (its record id); the record only names it.
  */
@@ -59,7 +60,7 @@ int bt_helper_err_print(struct bt_run *r, const char *text)
 			"{\"type\": \"helper_error\", \"helper\": \"%s\", \"retcode\": %d, "
 			"\"line\": %u, \"col\": %u}\n",
 			helper, ret, line, col);
-	else
-		fprintf(r->o->log, "%s\n", text + n);
+	else /* bpftrace's LOG(WARNING, loc, out_): the output, not stderr */
+		fprintf(r->out, "%s\n", text + n);
 	return 0;
 }
