@@ -91,6 +91,24 @@ static void test_walk(void)
 	free(log);
 }
 
+/* join() and str() of an array at an address computed at run time:
+ * read at the hit as the rest. */
+static void test_join(void)
+{
+	struct utrace_error err = {0};
+	char *out = NULL, *log = NULL;
+	int ret = run("uprobe:" LIBC ":execve { $p = arg1 + (arg2 & 0); join($p); join($p, \",\"); "
+		      "printf(\"%s|%s\\n\", str(*(uint64 *)($p + 16)), str(*(uint64 *)($p + 24))); }",
+		      0, &out, &log, &err);
+
+	check(ret == 0 && out &&
+		      !strcmp(out, "Attaching 1 probe...\n/bin/true a bc\n/bin/true,a,bc\nbc|\n\n\n"),
+	      "join() and str() of execve's argv at an address computed at run time: %s%s",
+	      out ? out : "", err.msg);
+	free(out);
+	free(log);
+}
+
 /* An action that only aggregates runs at the hit: its reads there too. */
 static void test_at_hit(void)
 {
@@ -186,6 +204,7 @@ int main(void)
 	runtime_beside();
 	test_compile();
 	test_walk();
+	test_join();
 	test_at_hit();
 	return check_done();
 }
