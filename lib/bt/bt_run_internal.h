@@ -127,6 +127,9 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
  * (no -c, no -p), through the kernel's uprobes, read live until exit()
  * or a signal. */
 int bt_kernel_run(struct bt_run *r);
+/* Before anything runs: 0, or <0 (r->err) if a site reads memory at an
+ * address computed at run time, which the kernel's uprobes cannot. */
+int bt_kernel_check(struct bt_run *r);
 /* Set by SIGINT or SIGTERM while probes run (bt_kernel.c). */
 extern volatile sig_atomic_t bt_interrupted;
 void bt_on_signal(int sig);

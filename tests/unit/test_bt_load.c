@@ -109,6 +109,36 @@ static void test_join(void)
 	free(log);
 }
 
+/* Without -c or -p the kernel's uprobes serve the probe: they cannot
+ * read at run-time addresses, refused before anything runs. */
+static void test_kernel_refused(void)
+{
+	static const char src[] = "uprobe:/lib/x86_64-linux-gnu/libc.so.6:execve "
+				  "{ $p = arg1 + (arg2 & 0); printf(\"%s\\n\", str(*(uint64 *)$p)); }";
+	struct utrace_bt_opts o = {.text = src, .name = "stdin"};
+	struct utrace_error err = {0};
+	char *out = NULL, *log = NULL;
+	size_t len = 0, llen = 0;
+	int ret;
+
+	o.out = open_memstream(&out, &len);
+	o.log = open_memstream(&log, &llen);
+	if (!o.out || !o.log)
+		return;
+	ret = utrace_bt_run(&o, &err);
+	fclose(o.out);
+	fclose(o.log);
+	check(ret != 0 && !strcmp(out, "") &&
+		      !strcmp(err.msg, "uprobe:/lib/x86_64-linux-gnu/libc.so.6:execve: a read of "
+				       "memory at an address computed at run time needs -c or -p (an "
+				       "in-process probe): the kernel's uprobes read only at addresses "
+				       "the arguments give"),
+	      "without -c or -p a run-time read is refused before anything runs: %s|%s", out,
+	      err.msg);
+	free(out);
+	free(log);
+}
+
 /* An action that only aggregates runs at the hit: its reads there too. */
 static void test_at_hit(void)
 {
@@ -205,6 +235,7 @@ int main(void)
 	test_compile();
 	test_walk();
 	test_join();
+	test_kernel_refused();
 	test_at_hit();
 	return check_done();
 }
