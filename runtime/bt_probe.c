@@ -51,8 +51,7 @@ struct rt_bt {
 	struct utrace_hist_map *maps[];
 };
 
-struct rt_bt *rt_bt_keys[UTRACE_INPROC_PROBE_MAX];
-struct rt_bt *rt_bt_cap_keys[UTRACE_INPROC_PROBE_MAX];
+struct rt_bt *rt_bt_keys[UTRACE_INPROC_PROBE_MAX]; /* RT_BT_CAPTURE: a capture program */
 static __thread uint32_t rt_bt_depth;
 static __thread int32_t rt_bt_tid, rt_bt_tid_pid;
 
@@ -148,7 +147,7 @@ static bool rt_bt_tables(struct rt_bt *b, uint8_t *base, uint64_t size)
 int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 {
 	bool capture = m->flags & UTRACE_BT_MSG_CAPTURE;
-	struct rt_bt **keys = capture ? rt_bt_cap_keys : rt_bt_keys;
+	struct rt_bt **keys = rt_bt_keys;
 	struct rt_bt *b = NULL;
 	void *prog = NULL, *base = MAP_FAILED;
 	const struct utrace_bt_hdr *h;
@@ -177,7 +176,9 @@ int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 			goto bad;
 	}
 	/* release: the program and its tables are whole before a hit sees them */
-	__atomic_store_n(&keys[m->key], b, __ATOMIC_RELEASE);
+	__atomic_store_n(&keys[m->key],
+			 (struct rt_bt *)((uintptr_t)b | (capture ? RT_BT_CAPTURE : 0)),
+			 __ATOMIC_RELEASE);
 	return 0;
 bad:
 	rt_log("a bt program from the recorder is malformed; its probe records its hits");
@@ -252,8 +253,8 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 	uint32_t d;
 	int saved;
 
-	if (!b)
-		return false;
+	if (!b || ((uintptr_t)b & RT_BT_CAPTURE))
+		return false; /* none, or a capture program: the hit records */
 	if (b->fast) { /* no state, no interpreter, no errno: the tables straight */
 		struct utrace_bt_fhit x = {regs->r, entry,
 					   is_return ? (int64_t)regs->r[UTRACE_FR_AX] : 0, rt.pid,
@@ -286,8 +287,9 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 uint32_t rt_bt_capture(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
 		       bool is_return, uint64_t *rec, uint32_t len, uint32_t cap)
 {
-	struct rt_bt *b = __atomic_load_n(&rt_bt_cap_keys[key % UTRACE_INPROC_PROBE_MAX],
-					  __ATOMIC_ACQUIRE);
+	uintptr_t tagged = (uintptr_t)__atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
+						       __ATOMIC_ACQUIRE);
+	struct rt_bt *b = tagged & RT_BT_CAPTURE ? (struct rt_bt *)(tagged & ~RT_BT_CAPTURE) : NULL;
 	struct utrace_bt_ctx ctx = {.arg = b, .load = rt_bt_load, .map_get = rt_bt_no_get,
 				    .map_update = rt_bt_no_update, .emit = rt_bt_no_emit};
 	uint32_t at = (len + 7) & ~7u, d;

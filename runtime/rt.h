@@ -599,22 +599,27 @@ struct utrace_msg_bt;
 struct utrace_fetch_regs;
 int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd) RT_HIDDEN;
 /* Whether probe key has a bt program: its hits need no buffer, call no libc
- * (inline: a probe's hit asks on its way to the record). */
+ * (inline: a probe's hit asks on its way to the record).  A capture
+ * program (UTRACE_BT_MSG_CAPTURE) is the same table's entry with its low
+ * bit set (one load answers both): its hit records, with what the
+ * program reads appended by rt_bt_capture to the record rec of len bytes
+ * (cap at most): the record's new length. */
 struct rt_bt;
 extern struct rt_bt *rt_bt_keys[UTRACE_INPROC_PROBE_MAX] RT_HIDDEN;
+#define RT_BT_CAPTURE ((uintptr_t)1)
 static inline bool rt_bt_has(uint32_t key)
 {
-	return __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX], __ATOMIC_ACQUIRE);
+	uintptr_t b = (uintptr_t)__atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
+						  __ATOMIC_ACQUIRE);
+
+	return b && !(b & RT_BT_CAPTURE);
 }
 bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
 	       bool is_return) RT_HIDDEN;
-/* Whether probe key has a capture program (UTRACE_BT_MSG_CAPTURE): its
- * hit records, with what the program reads appended by rt_bt_capture to
- * the record rec of len bytes (cap at most): the record's new length. */
-extern struct rt_bt *rt_bt_cap_keys[UTRACE_INPROC_PROBE_MAX] RT_HIDDEN;
 static inline bool rt_bt_captures(uint32_t key)
 {
-	return __atomic_load_n(&rt_bt_cap_keys[key % UTRACE_INPROC_PROBE_MAX], __ATOMIC_ACQUIRE);
+	return (uintptr_t)__atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
+					  __ATOMIC_ACQUIRE) & RT_BT_CAPTURE;
 }
 uint32_t rt_bt_capture(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
 		       bool is_return, uint64_t *rec, uint32_t len, uint32_t cap) RT_HIDDEN;
