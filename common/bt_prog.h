@@ -58,7 +58,8 @@ enum utrace_bt_op {
 	UTRACE_BOP_COMM,     /* the thread's name into a string slot */
 	UTRACE_BOP_SCONST,   /* the program's bytes at imm, b long, into a slot */
 	UTRACE_BOP_STR,	     /* pop an address: the string there into a slot, at most
-			      * b characters of it if b (str(x, b)) */
+			      * b characters of it if b (str(x, b)); "" if it cannot be
+			      * read, and then imm > 0 emits HELPER_ERR imm - 1 (-kk) */
 	UTRACE_BOP_VLD,	     /* a: variable */
 	UTRACE_BOP_VST,	     /* a: variable, pop; b 1: a string (copied into its slot) */
 	UTRACE_BOP_POP,

@@ -38,25 +38,29 @@ static inline void utrace_bt_strcpy(char *dst, const char *src)
 }
 
 /* The string at addr into dst, word by word through load; "" if it
- * cannot be read. */
-static inline void utrace_bt_load_str(char *dst, uint64_t addr,
-				      int (*load)(uint64_t, unsigned, uint64_t *))
+ * cannot be read.  0, or -1 if not even its first word could be read
+ * (bpftrace's probe_read_str fails then). */
+static inline int utrace_bt_load_str(char *dst, uint64_t addr,
+				     int (*load)(uint64_t, unsigned, uint64_t *))
 {
 	unsigned n = 0;
 
 	while (n + 1 < UTRACE_BT_STRLEN) {
 		uint64_t w;
 
-		if (load((addr + n) & ~7ull, 8, &w) < 0)
-			break;
+		if (load((addr + n) & ~7ull, 8, &w) < 0) {
+			dst[n] = 0;
+			return n ? 0 : -1;
+		}
 		for (unsigned k = (unsigned)((addr + n) & 7); k < 8 && n + 1 < UTRACE_BT_STRLEN; k++) {
 			dst[n] = (char)(w >> (8 * k));
 			if (!dst[n])
-				return;
+				return 0;
 			n++;
 		}
 	}
 	dst[n] = 0;
+	return 0;
 }
 
 static inline int utrace_bt_streq(const char *a, const char *b)
@@ -264,7 +268,9 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 					st->strs[s][k] = ((const char *)prog)[in->imm + k];
 				st->strs[s][in->b] = 0;
 			} else {
-				utrace_bt_load_str(st->strs[s], (uint64_t)v[0], ctx->load);
+				if (utrace_bt_load_str(st->strs[s], (uint64_t)v[0], ctx->load) < 0 &&
+				    in->imm > 0) /* -kk: as LOAD's */
+					utrace_bt_helper_err(st, ctx, in->imm - 1);
 				if (in->b && in->b < UTRACE_BT_STRLEN)
 					st->strs[s][in->b] = 0;
 			}

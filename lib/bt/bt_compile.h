@@ -51,6 +51,8 @@ enum bt_helper {
 	BT_HELPER_MAP_DELETE, /* delete() of no element (-k) */
 	BT_HELPER_PROBE_READ, /* a read of memory that faults (-kk) */
 	BT_HELPER_PROBE_READ_USER, /* the same at a uprobe's hit */
+	BT_HELPER_PROBE_READ_STR,  /* str() of memory that faults (-kk) */
+	BT_HELPER_PROBE_READ_USER_STR, /* the same at a uprobe's hit */
 };
 /* -k: the text of helper's failure at loc, kept as its record id's
  * format (bt_helper_err.c); malloc'ed. */

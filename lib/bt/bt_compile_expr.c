@@ -201,12 +201,19 @@ static bool call_text(struct comp *c, const struct bt_node *n)
 		}
 		/* argN and retval: the probe's strings (bt_run.c's); anything
 		 * else is read at the hit (runtime/bt_probe.c) */
-		if (!is_strarg(n->args[0]))
-			bt_comp_hit_read(c);
+		bool hit = !is_strarg(n->args[0]) && bt_comp_hit_read(c);
+		int64_t kk = 0;
+
 		bt_comp_expr(c, n->args[0]);
+		/* -kk: a read that faults reported, as LOAD's (BEGIN's, END's:
+		 * the tool's memory; a uprobe's at a run-time address) */
+		if (c->p->helper_check >= 2 && (hit || bt_comp_tool_probe(c)))
+			kk = bt_comp_helper_err(c, n->loc,
+						hit ? BT_HELPER_PROBE_READ_USER_STR
+						    : BT_HELPER_PROBE_READ_STR) + 1;
 		/* bpftrace 0.17's str(x, n): n characters */
 		bt_comp_emit(c, UTRACE_BOP_STR, 0,
-			     len > 0 && len < UTRACE_BT_STRLEN ? (unsigned)len : 0, 0);
+			     len > 0 && len < UTRACE_BT_STRLEN ? (unsigned)len : 0, kk);
 		return true;
 	}
 	if (!strcmp(n->str, "ntop") && bt_is_pton(n->args[n->nargs - 1])) {

@@ -105,5 +105,8 @@ unsigned bt_comp_field(struct comp *c, const char *fetcharg, unsigned ctype);
 /* Whether the probe's action may read at an address computed at run
  * time, at the hit (a uprobe's: then noted in bt_code.hit_reads). */
 bool bt_comp_hit_read(struct comp *c);
+/* Whether the probe runs in the tool (BEGIN, END, interval): its reads
+ * are of the tool's memory. */
+bool bt_comp_tool_probe(const struct comp *c);
 
 #endif

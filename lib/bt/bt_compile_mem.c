@@ -55,6 +55,11 @@ static bool tool_probe(const struct comp *c)
 	       c->ap->type == BT_P_INTERVAL;
 }
 
+bool bt_comp_tool_probe(const struct comp *c)
+{
+	return tool_probe(c);
+}
+
 bool bt_comp_hit_read(struct comp *c)
 {
 	if (!fetch_probe(c))

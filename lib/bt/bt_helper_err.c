@@ -31,6 +31,8 @@ char *bt_helper_err_text(const struct bt_program *p, struct bt_loc loc, enum bt_
 	    [BT_HELPER_MAP_DELETE] = {"map_delete_elem", -ENOENT},
 	    [BT_HELPER_PROBE_READ] = {"probe_read", -EFAULT},
 	    [BT_HELPER_PROBE_READ_USER] = {"probe_read_user", -EFAULT},
+	    [BT_HELPER_PROBE_READ_STR] = {"probe_read_str", -EFAULT},
+	    [BT_HELPER_PROBE_READ_USER_STR] = {"probe_read_user_str", -EFAULT},
 	};
 	char diag[512], what[128], *out = NULL;
 	int ret = h[helper].ret;

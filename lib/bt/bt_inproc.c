@@ -71,7 +71,7 @@ const char *bt_inproc_refusal(const struct bt_code *code)
 		return "a malformed program";
 	ins = utrace_bt_insns(h);
 	for (uint32_t i = 0; i < h->nr_insns; i++) {
-		const char *why = ins[i].op == UTRACE_BOP_STR && code->hit_reads
+		const char *why = ins[i].op == UTRACE_BOP_STR && code->hit_reads && !ins[i].imm
 					  ? NULL /* read at the hit with the rest */
 					  : insn_refusal(&ins[i], h);
 

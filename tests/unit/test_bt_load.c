@@ -109,6 +109,53 @@ static void test_join(void)
 	free(log);
 }
 
+/* -kk: str() of an address that faults (argv[3], NULL) reads "", with
+ * bpftrace's warning at a uprobe (probe_read_user_str) on the output. */
+static void test_str_kk(void)
+{
+	static const char src[] = "uprobe:" LIBC ":execve { $p = arg1 + (arg2 & 0); "
+				  "printf(\"%s|\\n\", str(*(uint64 *)($p + 24))); }";
+	struct utrace_error err = {0};
+	char *out = NULL, *log = NULL, want[512];
+	int ret = run(src, 2, &out, &log, &err);
+
+	snprintf(want, sizeof(want),
+		 "Attaching 1 probe...\nstdin:1:62-87: WARNING: Failed to probe_read_user_str: "
+		 "Bad address (-14)\n%s\n%61s%s\n|\n\n\n",
+		 src, "", "~~~~~~~~~~~~~~~~~~~~~~~~~");
+	check(ret == 0 && out && !strcmp(out, want),
+	      "-kk: str() of a faulting address reads \"\", bpftrace's warning: %s%s",
+	      out ? out : "", err.msg);
+	free(out);
+	free(log);
+	out = log = NULL;
+	/* BEGIN's (the tool's memory): bpftrace 0.17's text for it */
+	{
+		static const char begin[] =
+		    "BEGIN { $p = (int32*)8; printf(\"[%s]\\n\", str($p)); exit(); }";
+		struct utrace_bt_opts o = {.text = begin, .name = "stdin", .helper_check = 2,
+					   .quiet = true};
+		size_t len = 0, llen = 0;
+
+		o.out = open_memstream(&out, &len);
+		o.log = open_memstream(&log, &llen);
+		if (!o.out || !o.log)
+			return;
+		ret = utrace_bt_run(&o, &err);
+		fclose(o.out);
+		fclose(o.log);
+		snprintf(want, sizeof(want),
+			 "stdin:1:42-49: WARNING: Failed to probe_read_str: Bad address (-14)\n%s\n"
+			 "%41s~~~~~~~\n[]\n\n\n",
+			 begin, "");
+		check(ret == 0 && out && !strcmp(out, want),
+		      "-kk: str() at BEGIN of a faulting address: bpftrace's probe_read_str: %s%s",
+		      out ? out : "", err.msg);
+		free(out);
+		free(log);
+	}
+}
+
 /* Without -c or -p the kernel's uprobes serve the probe: they cannot
  * read at run-time addresses, refused before anything runs. */
 static void test_kernel_refused(void)
@@ -235,6 +282,7 @@ int main(void)
 	test_compile();
 	test_walk();
 	test_join();
+	test_str_kk();
 	test_kernel_refused();
 	test_at_hit();
 	return check_done();
