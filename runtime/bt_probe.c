@@ -69,23 +69,28 @@ _Static_assert(RT_BT_NEST * sizeof(struct utrace_bt_state) <= RT_BT_STATES_BYTES
 static inline int32_t rt_bt_self_tid(void);
 
 /* LOAD's and STR's read: 0, or -1 (and 0 read) if it faults; logged in
- * a capture run. */
+ * a capture run, which stops reading once its log is full (the tool's
+ * run reads 0 there anyway: a loop's reads cost no more system calls
+ * than the record holds). */
 static int rt_bt_load(uint64_t addr, unsigned size, uint64_t *out)
 {
 	struct rt_bt_log *l = rt_bt_log;
 	uint64_t v = 0;
-	bool ok = size <= 8 && addr <= UTRACE_BT_CAP_ADDR_MAX &&
-		  rt_self_read(rt_bt_self_tid(), addr, &v, size);
+	bool ok;
 
+	*out = 0;
+	if (size > 8 || addr > UTRACE_BT_CAP_ADDR_MAX)
+		return -1;
+	if (l && l->n + 2 > l->max) {
+		l->full = true;
+		return -1;
+	}
+	ok = rt_self_read(rt_bt_self_tid(), addr, &v, size);
 	if (!ok)
 		v = 0;
-	if (l && addr <= UTRACE_BT_CAP_ADDR_MAX && size <= 8) {
-		if (l->n + 2 <= l->max) {
-			l->w[l->n++] = addr | (uint64_t)size << 56 | (ok ? 0 : UTRACE_BT_CAP_FAULT);
-			l->w[l->n++] = v;
-		} else {
-			l->full = true;
-		}
+	if (l) {
+		l->w[l->n++] = addr | (uint64_t)size << 56 | (ok ? 0 : UTRACE_BT_CAP_FAULT);
+		l->w[l->n++] = v;
 	}
 	*out = v;
 	return ok ? 0 : -1;

@@ -156,6 +156,31 @@ static void test_str_kk(void)
 	}
 }
 
+/* More reads than a record holds (about 120): those past it read 0 in
+ * the tool, and utrace bt says how many. */
+static void test_full(void)
+{
+	struct utrace_error err = {0};
+	char *out = NULL, *log = NULL;
+	unsigned long long missed = 0;
+	const char *m;
+	int ret = run("uprobe:" LIBC ":execve { $p = arg1 + (arg2 & 0); $i = 0; $n = 0; "
+		      "while ($i < 300) { $n += *(uint8 *)($p + $i) >= 0; $i++; } "
+		      "printf(\"%d\\n\", $n); }",
+		      0, &out, &log, &err);
+
+	m = log ? strstr(log, "utrace bt: ") : NULL;
+	if (m && sscanf(m, "utrace bt: %llu reads of the program's memory were not made at the hit",
+			&missed) != 1)
+		missed = 0;
+	check(ret == 0 && out && !strcmp(out, "Attaching 1 probe...\n300\n\n\n") && missed > 0 &&
+		      missed < 300,
+	      "300 reads in a replayed action: those past the record's room counted (%llu): %s%s",
+	      missed, log ? log : "", err.msg);
+	free(out);
+	free(log);
+}
+
 /* Without -c or -p the kernel's uprobes serve the probe: they cannot
  * read at run-time addresses, refused before anything runs. */
 static void test_kernel_refused(void)
@@ -283,6 +308,7 @@ int main(void)
 	test_walk();
 	test_join();
 	test_str_kk();
+	test_full();
 	test_kernel_refused();
 	test_at_hit();
 	return check_done();
