@@ -5,8 +5,11 @@
  * recording (lib/session, `--probe 'p:bt/pN FUNC a0=%di:u64 ...'`) on the
  * command started (-c) or the process attached to (-p).  Its records hold
  * what the bytecode may read: the six argument registers (or the return
- * value), the thread's name, and the string at each argument str() reads
- * (read at the hit: the process may be gone when the record is read).
+ * value), the thread's name, the string at each argument str() reads
+ * (read at the hit: the process may be gone when the record is read),
+ * and what the action reads at addresses computed at run time, which the
+ * runtime appends to the record (hit_captured: bt_session_inproc.c sends
+ * such an action as a capture program).
  * The records are read back in time order and each runs its site's
  * program (common/bt_prog.h) on the hit it describes; interval probes
  * fire on the records' clock, between the records they fall between.
