@@ -152,12 +152,11 @@ static bool rt_bt_tables(struct rt_bt *b, uint8_t *base, uint64_t size)
 int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 {
 	bool capture = m->flags & UTRACE_BT_MSG_CAPTURE;
-	struct rt_bt **keys = rt_bt_keys;
 	struct rt_bt *b = NULL;
 	void *prog = NULL, *base = MAP_FAILED;
 	const struct utrace_bt_hdr *h;
 
-	if (m->key < UTRACE_INPROC_PROBE_MAX && __atomic_load_n(&keys[m->key], __ATOMIC_ACQUIRE))
+	if (m->key < UTRACE_INPROC_PROBE_MAX && __atomic_load_n(&rt_bt_keys[m->key], __ATOMIC_ACQUIRE))
 		return 0; /* a fork child's again: it has its parent's, the same tables */
 	if ((fd < 0 && !capture) || size < sizeof(*m) + m->prog_len ||
 	    m->key >= UTRACE_INPROC_PROBE_MAX || (!m->tables_size && !capture) ||
@@ -181,7 +180,7 @@ int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 			goto bad;
 	}
 	/* release: the program and its tables are whole before a hit sees them */
-	__atomic_store_n(&keys[m->key],
+	__atomic_store_n(&rt_bt_keys[m->key],
 			 (struct rt_bt *)((uintptr_t)b | (capture ? RT_BT_CAPTURE : 0)),
 			 __ATOMIC_RELEASE);
 	return 0;
