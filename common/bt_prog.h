@@ -205,6 +205,10 @@ struct utrace_bt_ctx {
 	/* NAME: the name of v (what: enum utrace_bt_name) into out
 	 * (UTRACE_BT_STRLEN bytes); NULL where no libc may run */
 	void (*name)(void *arg, unsigned what, int64_t v, char *out);
+	/* STR's read where it is cheaper whole (the runtime's: one system
+	 * call): the string at addr into dst as utrace_bt_load_str reads it
+	 * through load, the same value returned; NULL: through load */
+	int (*load_str)(uint64_t addr, char *dst);
 };
 
 /*

@@ -268,7 +268,9 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 					st->strs[s][k] = ((const char *)prog)[in->imm + k];
 				st->strs[s][in->b] = 0;
 			} else {
-				if (utrace_bt_load_str(st->strs[s], (uint64_t)v[0], ctx->load) < 0 &&
+				if ((ctx->load_str ? ctx->load_str((uint64_t)v[0], st->strs[s])
+						   : utrace_bt_load_str(st->strs[s], (uint64_t)v[0],
+									ctx->load)) < 0 &&
 				    in->imm > 0) /* -kk: as LOAD's */
 					utrace_bt_helper_err(st, ctx, in->imm - 1);
 				if (in->b && in->b < UTRACE_BT_STRLEN)

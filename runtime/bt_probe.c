@@ -68,32 +68,87 @@ _Static_assert(RT_BT_NEST * sizeof(struct utrace_bt_state) <= RT_BT_STATES_BYTES
 
 static inline int32_t rt_bt_self_tid(void);
 
-/* LOAD's and STR's read: 0, or -1 (and 0 read) if it faults; logged in
- * a capture run, which stops reading once its log is full (the tool's
- * run reads 0 there anyway: a loop's reads cost no more system calls
- * than the record holds). */
-static int rt_bt_load(uint64_t addr, unsigned size, uint64_t *out)
+/* Whether a capture run's log has room for one more read (else it is
+ * full: the read is not made, and fails). */
+static bool rt_bt_log_room(void)
 {
 	struct rt_bt_log *l = rt_bt_log;
+
+	if (l && l->n + 2 > l->max) {
+		l->full = true;
+		return false;
+	}
+	return true;
+}
+
+/* A read made: into a capture run's log (room checked). */
+static void rt_bt_logged(uint64_t addr, unsigned size, bool ok, uint64_t v)
+{
+	struct rt_bt_log *l = rt_bt_log;
+
+	if (!l)
+		return;
+	l->w[l->n++] = addr | (uint64_t)size << 56 | (ok ? 0 : UTRACE_BT_CAP_FAULT);
+	l->w[l->n++] = v;
+}
+
+/* LOAD's read: 0, or -1 (and 0 read) if it faults; logged in a capture
+ * run, which stops reading once its log is full (the tool's run reads 0
+ * there anyway: a loop's reads cost no more system calls than the record
+ * holds). */
+static int rt_bt_load(uint64_t addr, unsigned size, uint64_t *out)
+{
 	uint64_t v = 0;
 	bool ok;
 
 	*out = 0;
-	if (size > 8 || addr > UTRACE_BT_CAP_ADDR_MAX)
+	if (size > 8 || addr > UTRACE_BT_CAP_ADDR_MAX || !rt_bt_log_room())
 		return -1;
-	if (l && l->n + 2 > l->max) {
-		l->full = true;
-		return -1;
-	}
 	ok = rt_self_read(rt_bt_self_tid(), addr, &v, size);
 	if (!ok)
 		v = 0;
-	if (l) {
-		l->w[l->n++] = addr | (uint64_t)size << 56 | (ok ? 0 : UTRACE_BT_CAP_FAULT);
-		l->w[l->n++] = v;
-	}
+	rt_bt_logged(addr, size, ok, v);
 	*out = v;
 	return ok ? 0 : -1;
+}
+
+/* STR's read in one system call: the words utrace_bt_load_str would read
+ * one by one (as many as 63 characters from addr take), each an iovec,
+ * so that the read ends at the first that faults; then taken as it takes
+ * them, each word logged as its LOAD would be, up to the NUL's. */
+static int rt_bt_load_str(uint64_t addr, char *dst)
+{
+	enum { NW = (UTRACE_BT_STRLEN + 14) / 8 };
+	uint64_t w[NW], base = addr & ~7ull;
+	struct rt_iov local[NW], remote[NW];
+	unsigned nw = (unsigned)(((addr & 7) + UTRACE_BT_STRLEN - 1 + 7) / 8), got, n = 0;
+	long r;
+
+	dst[0] = 0;
+	if (addr > UTRACE_BT_CAP_ADDR_MAX - 8 * NW)
+		return -1;
+	for (unsigned i = 0; i < nw; i++) {
+		local[i] = (struct rt_iov){&w[i], 8};
+		remote[i] = (struct rt_iov){(void *)(uintptr_t)(base + 8 * i), 8};
+	}
+	r = rt_self_readv(rt_bt_self_tid(), local, remote, nw);
+	got = r > 0 ? (unsigned)(r / 8) : 0;
+	for (unsigned i = 0; i < nw && n + 1 < UTRACE_BT_STRLEN; i++) {
+		if (!rt_bt_log_room())
+			break;
+		rt_bt_logged(base + 8 * i, 8, i < got, i < got ? w[i] : 0);
+		if (i >= got)
+			break;
+		for (unsigned k = i ? 0 : (unsigned)(addr & 7); k < 8 && n + 1 < UTRACE_BT_STRLEN;
+		     k++) {
+			dst[n] = (char)(w[i] >> (8 * k));
+			if (!dst[n])
+				return 0;
+			n++;
+		}
+	}
+	dst[n] = 0;
+	return n ? 0 : -1;
 }
 
 static int rt_bt_no_get(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v)
@@ -251,7 +306,8 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 	struct rt_bt *b = __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
 					  __ATOMIC_ACQUIRE);
 	struct utrace_bt_ctx ctx = {.arg = b, .load = rt_bt_load, .map_get = rt_bt_no_get,
-				    .map_update = rt_bt_update, .emit = rt_bt_no_emit};
+				    .map_update = rt_bt_update, .emit = rt_bt_no_emit,
+				    .load_str = rt_bt_load_str};
 	struct utrace_bt_hit hit;
 	struct utrace_bt_state *st;
 	uint32_t d;
@@ -295,7 +351,8 @@ uint32_t rt_bt_capture(uint32_t key, const struct utrace_fetch_regs *regs, const
 						       __ATOMIC_ACQUIRE);
 	struct rt_bt *b = tagged & RT_BT_CAPTURE ? (struct rt_bt *)(tagged & ~RT_BT_CAPTURE) : NULL;
 	struct utrace_bt_ctx ctx = {.arg = b, .load = rt_bt_load, .map_get = rt_bt_no_get,
-				    .map_update = rt_bt_no_update, .emit = rt_bt_no_emit};
+				    .map_update = rt_bt_no_update, .emit = rt_bt_no_emit,
+				    .load_str = rt_bt_load_str};
 	uint32_t at = (len + 7) & ~7u, d;
 	struct rt_bt_log log = {0}, *outer;
 	struct utrace_bt_hit hit;

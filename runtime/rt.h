@@ -430,6 +430,31 @@ static inline long rt_syscall3(long nr, long a, long b, long c)
 	return ret;
 }
 
+/* An iovec, as process_vm_readv takes it. */
+struct rt_iov {
+	void *base;
+	uint64_t len;
+};
+
+/* n pieces of the program's memory (remote) into local, as
+ * process_vm_readv does: the bytes read, whole pieces only (a piece that
+ * faults ends the read), or -errno. */
+static inline long rt_self_readv(pid_t pid, const struct rt_iov *local,
+				 const struct rt_iov *remote, unsigned long n)
+{
+	register long r10 __asm__("r10") = (long)remote;
+	register long r8 __asm__("r8") = (long)n;
+	register long r9 __asm__("r9") = 0;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_process_vm_readv), "D"((long)pid), "S"(local), "d"(n),
+			   "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 /*
  * len bytes of the program's own memory at addr into out: true if all
  * were read.  process_vm_readv() on our own process (pid: any of its
@@ -441,21 +466,9 @@ static inline long rt_syscall3(long nr, long a, long b, long c)
  */
 static inline bool rt_self_read(pid_t pid, uint64_t addr, void *out, uint64_t len)
 {
-	struct {
-		void *base;
-		uint64_t len;
-	} local = {out, len}, remote = {(void *)(uintptr_t)addr, len};
-	register long r10 __asm__("r10") = (long)&remote;
-	register long r8 __asm__("r8") = 1;
-	register long r9 __asm__("r9") = 0;
-	long ret;
+	struct rt_iov local = {out, len}, remote = {(void *)(uintptr_t)addr, len};
 
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_process_vm_readv), "D"((long)pid), "S"(&local), "d"(1L),
-			   "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret == (long)len;
+	return rt_self_readv(pid, &local, &remote, 1) == (long)len;
 }
 
 /* Whether t, a TLS block that another thread shares (RT_TS_SHARED), is
