@@ -58,8 +58,9 @@ enum utrace_bt_op {
 	UTRACE_BOP_COMM,     /* the thread's name into a string slot */
 	UTRACE_BOP_SCONST,   /* the program's bytes at imm, b long, into a slot */
 	UTRACE_BOP_STR,	     /* pop an address: the string there into a slot, at most
-			      * b characters of it if b (str(x, b)); "" if it cannot be
-			      * read, and then imm > 0 emits HELPER_ERR imm - 1 (-kk) */
+			      * b characters of it if b (str(x, b)); "" if a byte before
+			      * its end cannot be read, and then imm > 0 emits
+			      * HELPER_ERR imm - 1 (-kk) */
 	UTRACE_BOP_VLD,	     /* a: variable */
 	UTRACE_BOP_VST,	     /* a: variable, pop; b 1: a string (copied into its slot) */
 	UTRACE_BOP_POP,
@@ -206,9 +207,10 @@ struct utrace_bt_ctx {
 	 * (UTRACE_BT_STRLEN bytes); NULL where no libc may run */
 	void (*name)(void *arg, unsigned what, int64_t v, char *out);
 	/* STR's read where it is cheaper whole (the runtime's: one system
-	 * call): the string at addr into dst as utrace_bt_load_str reads it
-	 * through load, the same value returned; NULL: through load */
-	int (*load_str)(uint64_t addr, char *dst);
+	 * call): the string at addr, max characters at most, into dst as
+	 * utrace_bt_load_str reads it through load, the same value
+	 * returned; NULL: through load */
+	int (*load_str)(uint64_t addr, unsigned max, char *dst);
 };
 
 /*

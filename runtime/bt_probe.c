@@ -113,42 +113,47 @@ static int rt_bt_load(uint64_t addr, unsigned size, uint64_t *out)
 }
 
 /* STR's read in one system call: the words utrace_bt_load_str would read
- * one by one (as many as 63 characters from addr take), each an iovec,
- * so that the read ends at the first that faults; then taken as it takes
- * them, each word logged as its LOAD would be, up to the NUL's. */
-static int rt_bt_load_str(uint64_t addr, char *dst)
+ * one by one (as many as max characters from addr and one byte more
+ * take), one iovec a
+ * page (a read ends at the first piece that faults, and a word never
+ * crosses a page: the words before an unmapped page are read, as one by
+ * one; an iovec a word would cost the kernel a page lookup each, 4 times
+ * the time); then taken as it takes them, each word logged as its LOAD
+ * would be, up to the NUL's. */
+static int rt_bt_load_str(uint64_t addr, unsigned max, char *dst)
 {
 	enum { NW = (UTRACE_BT_STRLEN + 14) / 8 };
-	uint64_t w[NW], base = addr & ~7ull;
-	struct rt_iov local[NW], remote[NW];
-	unsigned nw = (unsigned)(((addr & 7) + UTRACE_BT_STRLEN - 1 + 7) / 8), got, n = 0;
+	uint64_t w[NW], base = addr & ~7ull, page_end = (base | 4095) + 1;
+	unsigned nw = (unsigned)(((addr & 7) + max + 1 + 7) / 8), got, n = 0;
+	uint64_t len1 = 8 * nw < page_end - base ? 8 * nw : page_end - base;
+	struct rt_iov local[2] = {{w, len1}, {(uint8_t *)w + len1, 8 * nw - len1}};
+	struct rt_iov remote[2] = {{(void *)(uintptr_t)base, len1},
+				   {(void *)(uintptr_t)page_end, 8 * nw - len1}};
 	long r;
 
 	dst[0] = 0;
-	if (addr > UTRACE_BT_CAP_ADDR_MAX - 8 * NW)
+	if (addr > UTRACE_BT_CAP_ADDR_MAX - 8 * NW || max >= UTRACE_BT_STRLEN || !nw)
 		return -1;
-	for (unsigned i = 0; i < nw; i++) {
-		local[i] = (struct rt_iov){&w[i], 8};
-		remote[i] = (struct rt_iov){(void *)(uintptr_t)(base + 8 * i), 8};
-	}
-	r = rt_self_readv(rt_bt_self_tid(), local, remote, nw);
+	r = rt_self_readv(rt_bt_self_tid(), local, remote, len1 < 8 * nw ? 2 : 1);
 	got = r > 0 ? (unsigned)(r / 8) : 0;
-	for (unsigned i = 0; i < nw && n + 1 < UTRACE_BT_STRLEN; i++) {
+	for (unsigned i = 0; i < nw; i++) {
 		if (!rt_bt_log_room())
 			break;
 		rt_bt_logged(base + 8 * i, 8, i < got, i < got ? w[i] : 0);
 		if (i >= got)
 			break;
-		for (unsigned k = i ? 0 : (unsigned)(addr & 7); k < 8 && n + 1 < UTRACE_BT_STRLEN;
-		     k++) {
-			dst[n] = (char)(w[i] >> (8 * k));
-			if (!dst[n])
+		for (unsigned k = i ? 0 : (unsigned)(addr & 7); k < 8; k++) {
+			char ch = (char)(w[i] >> (8 * k));
+
+			if (!ch || n == max) {
+				dst[n] = 0;
 				return 0;
-			n++;
+			}
+			dst[n++] = ch;
 		}
 	}
-	dst[n] = 0;
-	return n ? 0 : -1;
+	dst[0] = 0; /* a word it needs could not be read: "", as bpftrace's */
+	return -1;
 }
 
 static int rt_bt_no_get(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v)
