@@ -45,6 +45,14 @@ check_bt_walk() {
 		grep -q 'its action runs at the hit' "$d/agg.err"; echo $?)" \
 		"bt-walk an aggregation reads at an index the hit computes, at the hit (nodes[0], nodes[3 + 1])" \
 		"$(cat "$d/agg.out" "$d/agg.err")"
+	# str() at a run-time address: across two pages, then into an unmapped one
+	str="uprobe:$prog:name { printf(\"<%s|%s>\\n\", str(arg0 + arg1), str(arg0 + arg1, 3)); }"
+	timeout "$TMO" "$UTRACE" bt -kk -e "$str" -c "$prog" >"$d/str.out" 2>"$d/str.err"
+	t "$([ $? = 0 ] && grep -qx '<hello world|hel>' "$d/str.out" && grep -qx '<|>' "$d/str.out" &&
+		[ "$(grep -c 'WARNING: Failed to probe_read_user_str: Bad address (-14)' "$d/str.out")" = 2 ]
+		echo $?)" \
+		"bt-walk str() across two pages reads whole; into an unmapped page \"\" and -kk's warning" \
+		"$(cat "$d/str.out" "$d/str.err")"
 	if ! command -v bpftrace >/dev/null; then
 		echo "ok - bt-walk same output as bpftrace's # SKIP no bpftrace"
 		return
@@ -58,4 +66,8 @@ check_bt_walk() {
 	t "$(diff <(grep -vx 3 "$d/bp.out") <(grep -vx 3 "$d/kk.out") >/dev/null; echo $?)" \
 		"bt-walk same printf and -kk warnings as bpftrace's" \
 		"$(diff <(grep -vx 3 "$d/bp.out") <(grep -vx 3 "$d/kk.out"))"
+	timeout "$TMO" bpftrace -kk -e "$str" -c "$prog" >"$d/bp-str.out" 2>/dev/null
+	t "$(diff <(grep -vx 3 "$d/bp-str.out") <(grep -vx 3 "$d/str.out") >/dev/null; echo $?)" \
+		"bt-walk same str() output and warnings as bpftrace's" \
+		"$(diff <(grep -vx 3 "$d/bp-str.out") <(grep -vx 3 "$d/str.out"))"
 }
