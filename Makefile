@@ -136,10 +136,11 @@ $(B)/tests/%: tests/unit/%.c $(B)/libutrace-tool.a
 	$(call say,TEST,$<)
 	$(Q)$(CC) $(TOOL_CFLAGS) -MMD -MP -o $@ $< $(B)/libutrace-tool.a $(LDLIBS_TOOL)
 
-# test_bt_builtins starts a command (-c) with the runtime it finds beside
+# test_bt_builtins and test_bt_load start a command (-c) with the runtime it finds beside
 # the tests, $(B)/libutrace.so: built for it in build-san too (SAN=1
 # leaves the runtime as it is)
 $(B)/tests/test_bt_builtins: $(B)/libutrace.so
+$(B)/tests/test_bt_load: $(B)/libutrace.so
 
 unit-bins: $(UNIT_BIN)
 

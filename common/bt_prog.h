@@ -58,7 +58,9 @@ enum utrace_bt_op {
 	UTRACE_BOP_COMM,     /* the thread's name into a string slot */
 	UTRACE_BOP_SCONST,   /* the program's bytes at imm, b long, into a slot */
 	UTRACE_BOP_STR,	     /* pop an address: the string there into a slot, at most
-			      * b characters of it if b (str(x, b)) */
+			      * b characters of it if b (str(x, b)); "" if a byte before
+			      * its end cannot be read, and then imm > 0 emits
+			      * HELPER_ERR imm - 1 (-kk) */
 	UTRACE_BOP_VLD,	     /* a: variable */
 	UTRACE_BOP_VST,	     /* a: variable, pop; b 1: a string (copied into its slot) */
 	UTRACE_BOP_POP,
@@ -204,7 +206,52 @@ struct utrace_bt_ctx {
 	/* NAME: the name of v (what: enum utrace_bt_name) into out
 	 * (UTRACE_BT_STRLEN bytes); NULL where no libc may run */
 	void (*name)(void *arg, unsigned what, int64_t v, char *out);
+	/* STR's read where it is cheaper whole (the runtime's: one system
+	 * call): the string at addr, max characters at most, into dst as
+	 * utrace_bt_load_str reads it through load, the same value
+	 * returned; NULL: through load */
+	int (*load_str)(uint64_t addr, unsigned max, char *dst);
 };
+
+/*
+ * A replayed action's reads of the traced program's memory at addresses
+ * computed at run time (UTRACE_BT_MSG_CAPTURE): the runtime runs the
+ * program at the hit for its LOAD and STR reads alone (maps read as
+ * empty, nothing emitted) and appends what it read to the probe's
+ * record, 8-byte aligned after the record's fields: two words an entry,
+ * the address | bytes << 56 (| 1 << 63 if the read faulted) and the value
+ * (0 if it faulted), then one word, UTRACE_BT_CAP_MAGIC << 32 | n entries
+ * (| UTRACE_BT_CAP_FULL if more reads did not fit).  The tool serves its
+ * run's reads from them (lib/bt/bt_session.c).  An address past
+ * UTRACE_BT_CAP_ADDR_MAX is never mapped: it is not written, it faults.
+ */
+#define UTRACE_BT_CAP_MAGIC 0x50414355u /* "UCAP" */
+#define UTRACE_BT_CAP_FULL (1u << 31)
+#define UTRACE_BT_CAP_ADDR_MAX ((1ull << 56) - 1)
+#define UTRACE_BT_CAP_FAULT (1ull << 63)
+
+/* The entry of the read of size bytes at addr among e's n (from *next
+ * on first, as a run reads in the order the capture did): 0 with *out
+ * its value, -1 if that read faulted, -2 if it is not there. */
+static inline int utrace_bt_cap_find(const uint64_t *e, uint32_t n, uint32_t *next,
+				     uint64_t addr, unsigned size, uint64_t *out)
+{
+	uint64_t want = addr | (uint64_t)size << 56;
+
+	*out = 0;
+	if (addr > UTRACE_BT_CAP_ADDR_MAX)
+		return -1;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = (*next + k) % n;
+
+		if ((e[2 * i] & ~UTRACE_BT_CAP_FAULT) != want)
+			continue;
+		*next = (i + 1) % n;
+		*out = e[2 * i + 1];
+		return e[2 * i] & UTRACE_BT_CAP_FAULT ? -1 : 0;
+	}
+	return -2;
+}
 
 /* The run's state: the stack, the string slots, the variables. */
 struct utrace_bt_state {

@@ -37,26 +37,33 @@ static inline void utrace_bt_strcpy(char *dst, const char *src)
 	dst[n] = 0;
 }
 
-/* The string at addr into dst, word by word through load; "" if it
- * cannot be read. */
-static inline void utrace_bt_load_str(char *dst, uint64_t addr,
-				      int (*load)(uint64_t, unsigned, uint64_t *))
+/* The string at addr into dst, at most max (< UTRACE_BT_STRLEN)
+ * characters of it, word by word through load: 0, or -1 with dst "" if
+ * a word it needs cannot be read.  As bpftrace's probe_read_str of max +
+ * 1 bytes, which fails when it meets a fault before the NUL, the byte
+ * after the max characters must be readable too. */
+static inline int utrace_bt_load_str(char *dst, uint64_t addr, unsigned max,
+				     int (*load)(uint64_t, unsigned, uint64_t *))
 {
 	unsigned n = 0;
 
-	while (n + 1 < UTRACE_BT_STRLEN) {
+	for (;;) {
 		uint64_t w;
 
-		if (load((addr + n) & ~7ull, 8, &w) < 0)
-			break;
-		for (unsigned k = (unsigned)((addr + n) & 7); k < 8 && n + 1 < UTRACE_BT_STRLEN; k++) {
-			dst[n] = (char)(w >> (8 * k));
-			if (!dst[n])
-				return;
-			n++;
+		if (load((addr + n) & ~7ull, 8, &w) < 0) {
+			dst[0] = 0;
+			return -1;
+		}
+		for (unsigned k = (unsigned)((addr + n) & 7); k < 8; k++) {
+			char ch = (char)(w >> (8 * k));
+
+			if (!ch || n == max) {
+				dst[n] = 0;
+				return 0;
+			}
+			dst[n++] = ch;
 		}
 	}
-	dst[n] = 0;
 }
 
 static inline int utrace_bt_streq(const char *a, const char *b)
@@ -264,9 +271,14 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 					st->strs[s][k] = ((const char *)prog)[in->imm + k];
 				st->strs[s][in->b] = 0;
 			} else {
-				utrace_bt_load_str(st->strs[s], (uint64_t)v[0], ctx->load);
-				if (in->b && in->b < UTRACE_BT_STRLEN)
-					st->strs[s][in->b] = 0;
+				unsigned max = in->b && in->b < UTRACE_BT_STRLEN ? in->b
+									       : UTRACE_BT_STRLEN - 1;
+
+				if ((ctx->load_str ? ctx->load_str((uint64_t)v[0], max, st->strs[s])
+						   : utrace_bt_load_str(st->strs[s], (uint64_t)v[0], max,
+									ctx->load)) < 0 &&
+				    in->imm > 0) /* -kk: as LOAD's */
+					utrace_bt_helper_err(st, ctx, in->imm - 1);
 			}
 			*sp++ = s;
 			break;

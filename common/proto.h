@@ -560,10 +560,13 @@ struct utrace_msg_bt {
 	uint32_t obj; /* UTRACE_INPROC_PROBE_OBJ */
 	uint32_t key;
 	uint32_t prog_len;
-	uint32_t reserved;
+	uint32_t flags; /* UTRACE_BT_MSG_* */
 	uint64_t tables_size;
 	uint8_t prog[];
 };
+/* The program runs at the hit for its reads alone, which go into the
+ * probe's record (common/bt_prog.h, UTRACE_BT_CAP_MAGIC): no tables. */
+#define UTRACE_BT_MSG_CAPTURE 1u
 #define UTRACE_INPROC_PROBE_MAX 1024	     /* probe events of a recording */
 _Static_assert(UTRACE_INPROC_PROBE_MAX <= UTRACE_INPROC_PROBE_OFF_WORDS * 32, "ipp_off holds every probe key");
 #define UTRACE_INPROC_PROBE_SLOT 128	     /* bytes of the area per probe location */

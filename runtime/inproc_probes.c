@@ -223,6 +223,8 @@ static void ipp_record(const struct rt_inproc_probe *p, const struct utrace_fetc
 	else
 		len = utrace_fetch_run(p->prog, regs, entry, t->comm, (uint8_t *)rec, sizeof(rec),
 				       utrace_fetch_load);
+	if (unlikely(rt_bt_captures(p->key))) /* a bt action's reads, for the tool */
+		len = rt_bt_capture(p->key, regs, entry, p->is_return, rec, len, sizeof(rec));
 	if (unlikely(rt_inproc_probe_has_triggers(p->key))) { /* a stacktrace's stack */
 		uint64_t pc[UREC_STACK_MAX], slots[UREC_STACK_MAX];
 		/* push %rbp (55) or endbr64 (f3 0f 1e fa): at a function's entry
@@ -359,7 +361,7 @@ ipp_plain(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
 		return false;
 	if (unlikely(rt_bt_has(p->key))) /* needs no buffer */
 		return (st == RT_TS_READY || !st) && rt_bt_hit(p->key, regs, NULL, false);
-	if (unlikely(st != RT_TS_READY || !p->fast))
+	if (unlikely(st != RT_TS_READY || !p->fast || rt_bt_captures(p->key)))
 		return false;
 	k = &ev_inproc_probe_keys[p->key % UTRACE_INPROC_PROBE_MAX];
 	if (!__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))

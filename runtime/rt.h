@@ -430,6 +430,47 @@ static inline long rt_syscall3(long nr, long a, long b, long c)
 	return ret;
 }
 
+/* An iovec, as process_vm_readv takes it. */
+struct rt_iov {
+	void *base;
+	uint64_t len;
+};
+
+/* n pieces of the program's memory (remote) into local, as
+ * process_vm_readv does: the bytes read, whole pieces only (a piece that
+ * faults ends the read), or -errno. */
+static inline long rt_self_readv(pid_t pid, const struct rt_iov *local,
+				 const struct rt_iov *remote, unsigned long n)
+{
+	register long r10 __asm__("r10") = (long)remote;
+	register long r8 __asm__("r8") = (long)n;
+	register long r9 __asm__("r9") = 0;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_process_vm_readv), "D"((long)pid), "S"(local), "d"(n),
+			   "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/*
+ * len bytes of the program's own memory at addr into out: true if all
+ * were read.  process_vm_readv() on our own process (pid: any of its
+ * threads' ids) returns EFAULT for an unmapped address where a load
+ * would fault, so a bad pointer is never a crash, whatever the
+ * program's signal handlers and masks are; a raw system call (one per
+ * read), which touches neither errno nor anything the program can
+ * replace: signal-safe, no allocation.
+ */
+static inline bool rt_self_read(pid_t pid, uint64_t addr, void *out, uint64_t len)
+{
+	struct rt_iov local = {out, len}, remote = {(void *)(uintptr_t)addr, len};
+
+	return rt_self_readv(pid, &local, &remote, 1) == (long)len;
+}
+
 /* Whether t, a TLS block that another thread shares (RT_TS_SHARED), is
  * not the calling thread's own: that thread must neither read nor write
  * it (the tracers in rt_nest; longjmp, exceptions and stack walks through
@@ -571,15 +612,30 @@ struct utrace_msg_bt;
 struct utrace_fetch_regs;
 int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd) RT_HIDDEN;
 /* Whether probe key has a bt program: its hits need no buffer, call no libc
- * (inline: a probe's hit asks on its way to the record). */
+ * (inline: a probe's hit asks on its way to the record).  A capture
+ * program (UTRACE_BT_MSG_CAPTURE) is the same table's entry with its low
+ * bit set (one load answers both): its hit records, with what the
+ * program reads appended by rt_bt_capture to the record rec of len bytes
+ * (cap at most): the record's new length. */
 struct rt_bt;
 extern struct rt_bt *rt_bt_keys[UTRACE_INPROC_PROBE_MAX] RT_HIDDEN;
+#define RT_BT_CAPTURE ((uintptr_t)1)
 static inline bool rt_bt_has(uint32_t key)
 {
-	return __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX], __ATOMIC_ACQUIRE);
+	uintptr_t b = (uintptr_t)__atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
+						  __ATOMIC_ACQUIRE);
+
+	return b && !(b & RT_BT_CAPTURE);
 }
 bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
 	       bool is_return) RT_HIDDEN;
+static inline bool rt_bt_captures(uint32_t key)
+{
+	return (uintptr_t)__atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
+					  __ATOMIC_ACQUIRE) & RT_BT_CAPTURE;
+}
+uint32_t rt_bt_capture(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
+		       bool is_return, uint64_t *rec, uint32_t len, uint32_t cap) RT_HIDDEN;
 
 /* event_enable.c */
 struct utrace_event_key;

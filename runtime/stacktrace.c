@@ -36,12 +36,11 @@
  * built without frame pointers leaves anything in %rbp): each frame must
  * lie above the previous one, within RT_STACK_SPAN of the current stack
  * pointer (the thread's stack, which no frame leaves), 8-byte aligned, and
- * is read with process_vm_readv() on our own pid, which returns EFAULT
- * for an unmapped address instead of faulting; at most UREC_STACK_MAX
- * frames.  Signal-safe, no allocation, errno kept.
+ * is read with process_vm_readv() on our own pid (rt_self_read), which
+ * returns EFAULT for an unmapped address instead of faulting; at most
+ * UREC_STACK_MAX frames.  Signal-safe, no allocation, errno kept.
  */
 #include <errno.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/record.h"
@@ -52,9 +51,7 @@
 /* Reads the frame record {saved rbp, return address} at fp, or fails. */
 static bool read_frame(pid_t pid, uint64_t fp, uint64_t out[2])
 {
-	struct iovec local = {out, 16}, remote = {(void *)(uintptr_t)fp, 16};
-
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == 16;
+	return rt_self_read(pid, fp, out, 16);
 }
 
 /* The real return address of a hooked frame whose slot is at slot. */

@@ -23,6 +23,9 @@ struct bt_code {
 			   * array ("+0(%di):u8[16]"), BT_FTYPE_MACADDR for macaddr()'s
 			   * 6 bytes, BT_FTYPE_BUF for buf()'s, else 0 */
 	const struct bt_program *p; /* the program whose types ftypes names */
+	/* a uprobe's LOAD or STR at an address computed at run time: made
+	 * at the hit (runtime/bt_probe.c), a replayed action's captured */
+	bool hit_reads;
 };
 
 #define BT_FTYPE_MACADDR 0xffffffffu
@@ -47,6 +50,9 @@ enum bt_helper {
 	BT_HELPER_MAP_LOOKUP, /* a map read that finds no element (-kk) */
 	BT_HELPER_MAP_DELETE, /* delete() of no element (-k) */
 	BT_HELPER_PROBE_READ, /* a read of memory that faults (-kk) */
+	BT_HELPER_PROBE_READ_USER, /* the same at a uprobe's hit */
+	BT_HELPER_PROBE_READ_STR,  /* str() of memory that faults (-kk) */
+	BT_HELPER_PROBE_READ_USER_STR, /* the same at a uprobe's hit */
 };
 /* -k: the text of helper's failure at loc, kept as its record id's
  * format (bt_helper_err.c); malloc'ed. */

@@ -171,6 +171,17 @@ static void ustack(struct comp *c, const struct bt_node *n)
 	bt_comp_emit(c, UTRACE_BOP_USTACK, mode, 0, limit);
 }
 
+/* str()'s argument that the probe's record holds the string of:
+ * argN, retval (bt_run.c's str_args). */
+static bool is_strarg(const struct bt_node *a)
+{
+	const char *s = a->str;
+
+	return a->kind == BT_N_BUILTIN && s &&
+	       ((!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '5' && !s[4]) ||
+		!strcmp(s, "retval"));
+}
+
 /* The calls that give or compare text: str(), buf(), ntop() and pton(),
  * strftime(), strerror(), strncmp(), strcontains(); false if n is none. */
 static bool call_text(struct comp *c, const struct bt_node *n)
@@ -188,10 +199,21 @@ static bool call_text(struct comp *c, const struct bt_node *n)
 			bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 1, 0);
 			return true;
 		}
+		/* argN and retval: the probe's strings (bt_run.c's); anything
+		 * else is read at the hit (runtime/bt_probe.c) */
+		bool hit = !is_strarg(n->args[0]) && bt_comp_hit_read(c);
+		int64_t kk = 0;
+
 		bt_comp_expr(c, n->args[0]);
+		/* -kk: a read that faults reported, as LOAD's (BEGIN's, END's:
+		 * the tool's memory; a uprobe's at a run-time address) */
+		if (c->p->helper_check >= 2 && (hit || bt_comp_tool_probe(c)))
+			kk = bt_comp_helper_err(c, n->loc,
+						hit ? BT_HELPER_PROBE_READ_USER_STR
+						    : BT_HELPER_PROBE_READ_STR) + 1;
 		/* bpftrace 0.17's str(x, n): n characters */
 		bt_comp_emit(c, UTRACE_BOP_STR, 0,
-			     len > 0 && len < UTRACE_BT_STRLEN ? (unsigned)len : 0, 0);
+			     len > 0 && len < UTRACE_BT_STRLEN ? (unsigned)len : 0, kk);
 		return true;
 	}
 	if (!strcmp(n->str, "ntop") && bt_is_pton(n->args[n->nargs - 1])) {

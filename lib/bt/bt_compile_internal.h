@@ -43,6 +43,7 @@ struct comp {
 	/* the same for the maps: @m[literals] assigned once in the probe */
 	unsigned char *mcount;
 	struct bt_sym **msym;
+	bool hit_reads; /* bt_code.hit_reads */
 };
 
 /* bt_compile_emit.c: instruction op (its index, 0 if none could be added);
@@ -101,5 +102,11 @@ void bt_comp_mem_free(struct comp *c);
 /* The probe's extra fetch-arg text (of C type ctype if it reads a struct
  * or an array, else 0): its index k (FIELD k). */
 unsigned bt_comp_field(struct comp *c, const char *fetcharg, unsigned ctype);
+/* Whether the probe's action may read at an address computed at run
+ * time, at the hit (a uprobe's: then noted in bt_code.hit_reads). */
+bool bt_comp_hit_read(struct comp *c);
+/* Whether the probe runs in the tool (BEGIN, END, interval): its reads
+ * are of the tool's memory. */
+bool bt_comp_tool_probe(const struct comp *c);
 
 #endif

@@ -13,11 +13,14 @@
  * with FIELD, as DWARF's members are.  The address must therefore be
  * known from the hit alone: arguments (a uretprobe's retval, $retval),
  * constants, members and indexes that are literals, and variables
- * assigned once, at the top of the action, from such an address.  A
- * probe that runs in the tool (BEGIN, END, interval) reads with LOAD at
- * an address computed at run time: the tool's own memory, as bpftrace's
- * BEGIN reads bpftrace's; an unreadable address gives 0, as a failed
- * probe_read does.  DWARF's `args->p->m` (bt_dwarf.c) is read the same
+ * assigned once, at the top of the action, from such an address.  Any
+ * other address is computed at run time and read with LOAD (STR for a
+ * string): a uprobe's at the hit, by the runtime (runtime/bt_probe.c: a
+ * system call a read, so the fetch-args stay the way where they can), a
+ * replayed action's reads captured there into its record
+ * (bt_session.c); a probe that runs in the tool (BEGIN, END, interval)
+ * reads the tool's own memory, as bpftrace's BEGIN reads bpftrace's.  An
+ * unreadable address gives 0, as a failed probe_read does.  DWARF's `args->p->m` (bt_dwarf.c) is read the same
  * way, FIELD of a fetch-arg.
  */
 #include <errno.h>
@@ -50,6 +53,19 @@ static bool tool_probe(const struct comp *c)
 {
 	return c->ap->type == BT_P_BEGIN || c->ap->type == BT_P_END ||
 	       c->ap->type == BT_P_INTERVAL;
+}
+
+bool bt_comp_tool_probe(const struct comp *c)
+{
+	return tool_probe(c);
+}
+
+bool bt_comp_hit_read(struct comp *c)
+{
+	if (!fetch_probe(c))
+		return false;
+	c->hit_reads = true;
+	return true;
 }
 
 unsigned bt_comp_field(struct comp *c, const char *fetcharg, unsigned ctype)
@@ -427,7 +443,7 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n)
 		bits(c, m);
 		return;
 	}
-	if (!tool_probe(c)) {
+	if (!tool_probe(c) && !bt_comp_hit_read(c)) {
 		bt_comp_unsupported(c, n,
 				    "a read of memory at an address the probe's arguments do not give");
 		return;
@@ -438,7 +454,9 @@ void bt_comp_mem(struct comp *c, const struct bt_node *n)
 	else /* -kk: a read that faults is reported (imm: its record id + 1) */
 		bt_comp_emit(c, UTRACE_BOP_LOAD, size, sgn,
 			     c->p->helper_check >= 2
-				 ? bt_comp_helper_err(c, n->loc, BT_HELPER_PROBE_READ) + 1
+				 ? bt_comp_helper_err(c, n->loc,
+						      fetch_probe(c) ? BT_HELPER_PROBE_READ_USER
+								     : BT_HELPER_PROBE_READ) + 1
 				 : 0);
 	bits(c, m);
 }

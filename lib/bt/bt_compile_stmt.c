@@ -24,10 +24,32 @@ static void emit_rec(struct comp *c, unsigned kind, struct bt_node *const *args,
 			c->ins[at].key_str |= 1u << i;
 }
 
+/* join()'s array at an address computed at run time, at a uprobe: its
+ * pointers and their strings read at the hit (LOAD, STR), the address
+ * kept in the last variable, which the program leaves free; false if it
+ * is not free or the probe is not a uprobe. */
+static bool join_at_hit(struct comp *c, const struct bt_node *n)
+{
+	const unsigned tmp = UTRACE_BT_VARS - 1;
+
+	if (c->p->nvars >= tmp || !bt_comp_hit_read(c))
+		return false;
+	bt_comp_expr(c, n->args[0]);
+	bt_comp_emit(c, UTRACE_BOP_VST, tmp, 0, 0);
+	for (unsigned i = 0; i < UTRACE_BT_JOIN_MAX; i++) {
+		bt_comp_emit(c, UTRACE_BOP_VLD, tmp, 0, 0);
+		bt_comp_emit(c, UTRACE_BOP_PUSH, 0, 0, 8 * (int64_t)i);
+		bt_comp_emit(c, UTRACE_BOP_ADD, 0, 0, 0);
+		bt_comp_emit(c, UTRACE_BOP_LOAD, 8, 0, 0);
+		bt_comp_emit(c, UTRACE_BOP_STR, 0, 0, 0);
+	}
+	return true;
+}
+
 /* join(a, delim), as bpftrace 0.17's: the strings the pointers a[0] ...
- * a[15] point to, read at the hit (fetch-args of the probe: a NULL one,
- * the array's end, reads ""), joined in the tool up to the first empty
- * one. */
+ * a[15] point to, read at the hit (fetch-args of the probe where the
+ * arguments give the array, else join_at_hit: a NULL one, the array's
+ * end, reads ""), joined in the tool up to the first empty one. */
 static void join(struct comp *c, const struct bt_node *n)
 {
 	char at[200], fa[240];
@@ -36,9 +58,11 @@ static void join(struct comp *c, const struct bt_node *n)
 	for (unsigned i = 0; i < UTRACE_BT_JOIN_MAX && !c->failed; i++) {
 		if (!bt_comp_addr_fetch(c, n->args[0], 8 * (int64_t)i, at, sizeof(at)) ||
 		    (size_t)snprintf(fa, sizeof(fa), "+0(%s):string", at) >= sizeof(fa)) {
+			if (!i && join_at_hit(c, n))
+				break;
 			bt_comp_unsupported(c, n, "join() of an array the probe's arguments do not "
 						  "give (a kernel event's pointers, an address "
-						  "computed at run time)");
+						  "computed at run time outside a uprobe)");
 			return;
 		}
 		bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 1, 0);

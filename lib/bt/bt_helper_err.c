@@ -8,7 +8,8 @@
  *   i:ms:100 { @[1] = 1; delete(@[2]); exit(); }
  *                        ~~~~~~~~~~~~
  *
- * on stderr, or with -f json {"type": "helper_error", "helper": ...,
+ * on the output (stdout, or -o's file, as bpftrace's), or with -f json
+ * {"type": "helper_error", "helper": ...,
  * "retcode": -2, "line": 1, "col": 22} on the output.  The compiler
  * makes each place's text once (its record id); the record only names it.
  */
@@ -29,6 +30,9 @@ char *bt_helper_err_text(const struct bt_program *p, struct bt_loc loc, enum bt_
 	    [BT_HELPER_MAP_LOOKUP] = {"map_lookup_elem", 0},
 	    [BT_HELPER_MAP_DELETE] = {"map_delete_elem", -ENOENT},
 	    [BT_HELPER_PROBE_READ] = {"probe_read", -EFAULT},
+	    [BT_HELPER_PROBE_READ_USER] = {"probe_read_user", -EFAULT},
+	    [BT_HELPER_PROBE_READ_STR] = {"probe_read_str", -EFAULT},
+	    [BT_HELPER_PROBE_READ_USER_STR] = {"probe_read_user_str", -EFAULT},
 	};
 	char diag[512], what[128], *out = NULL;
 	int ret = h[helper].ret;
@@ -58,7 +62,7 @@ int bt_helper_err_print(struct bt_run *r, const char *text)
 			"{\"type\": \"helper_error\", \"helper\": \"%s\", \"retcode\": %d, "
 			"\"line\": %u, \"col\": %u}\n",
 			helper, ret, line, col);
-	else
-		fprintf(r->o->log, "%s\n", text + n);
+	else /* bpftrace's LOG(WARNING, loc, out_): the output, not stderr */
+		fprintf(r->out, "%s\n", text + n);
 	return 0;
 }

@@ -7,10 +7,13 @@
  * A program qualifies when everything it does stays in the hit and its
  * tables: no record to write (printf, print, exit, clear ...), no map to
  * read back (a table is written by many threads, merged only when read),
- * no memory to read (str(): its strings would need the replay's
- * captured copies to print the same), and only the builtins the runtime
- * knows at the hit without a system call (pid, tid, retval, comm, the
- * arguments).  Anything else keeps the replay path of bt_session.c.
+ * and only the builtins the runtime knows at the hit without a system
+ * call (pid, tid, retval, comm, the arguments).  It may read the
+ * program's memory at addresses computed at run time (LOAD, and STR
+ * then: the runtime reads them, a system call a read), unless -kk wants
+ * a faulting read reported; str() of an argument alone keeps the replay
+ * path, where the probe's fetch-arg reads it at no system call.
+ * Anything else keeps the replay path of bt_session.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -31,9 +34,12 @@ _Static_assert(UTRACE_BT_TABLE_HIST_BUCKETS == UTRACE_BT_HIST_BUCKETS, "hist buc
 static const char *insn_refusal(const struct utrace_bt_insn *in, const struct utrace_bt_hdr *h)
 {
 	switch (in->op) {
-	case UTRACE_BOP_STR: return "str() reads the program's memory";
+	case UTRACE_BOP_STR: return "str() of an argument: its probe reads it, cheaper";
 	case UTRACE_BOP_LOAD:
-	case UTRACE_BOP_LOADREC: return "a pointer is read in utrace bt";
+		if (in->imm > 0)
+			return "-kk: a read that faults is reported by utrace bt";
+		return NULL;
+	case UTRACE_BOP_LOADREC: return "a struct is made a value in utrace bt";
 	case UTRACE_BOP_STRFTIME: return "strftime() formats in the tool";
 	case UTRACE_BOP_MGET: return "a map is read";
 	case UTRACE_BOP_MSET: return "a map is assigned";
@@ -65,7 +71,9 @@ const char *bt_inproc_refusal(const struct bt_code *code)
 		return "a malformed program";
 	ins = utrace_bt_insns(h);
 	for (uint32_t i = 0; i < h->nr_insns; i++) {
-		const char *why = insn_refusal(&ins[i], h);
+		const char *why = ins[i].op == UTRACE_BOP_STR && code->hit_reads && !ins[i].imm
+					  ? NULL /* read at the hit with the rest */
+					  : insn_refusal(&ins[i], h);
 
 		if (why)
 			return why;

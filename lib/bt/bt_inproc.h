@@ -17,8 +17,9 @@
 
 /* Whether code can run at the hit: only aggregations into tables
  * (count, sum, min, max, avg, stats, hist, lhist), keys and predicates of
- * integers, arguments, retval, pid, tid and comm.  NULL or a reason why
- * not (printf, str(), a map read, ...), for -v. */
+ * integers and strings, arguments, retval, pid, tid, comm and reads of
+ * the program's memory.  NULL or a reason why not (printf, a map read,
+ * ...), for -v. */
 const char *bt_inproc_refusal(const struct bt_code *code);
 /* The table bits for map d holding at most max_keys keys. */
 uint32_t bt_inproc_table_bits(const struct utrace_bt_mapdesc *d, size_t max_keys);

@@ -13,6 +13,11 @@
  * bt_session.c runs a recorded hit, so printf output comes as the hits
  * do, and exit() or a signal ends the run.
  *
+ * An action that reads memory at an address computed at run time (a
+ * while loop down a list) is refused: the kernel's uprobe reads only the
+ * fetch-args its definition names, and the replay comes too late to read
+ * the rest (in-process probes read it at the hit, runtime/bt_probe.c).
+ *
  * What the kernel's record does not give: the process id (common_pid is
  * the thread's: the process is read from /proc while it lives) and a
  * time stamp on CLOCK_MONOTONIC (the instance's clock is the TSC: nsecs
@@ -357,6 +362,19 @@ static void detach(struct bt_kernel *k)
 	free(k->fmts);
 	free(k->ids);
 	free(k->leader);
+}
+
+int bt_kernel_check(struct bt_run *r)
+{
+	for (unsigned i = 0; i < r->nsites; i++) /* the kernel reads what fetch-args say */
+		if (r->sites[i].code.hit_reads)
+			return utrace_error_set(r->err, -ENOTSUP,
+						"uprobe:%s:%s: a read of memory at an address "
+						"computed at run time needs -c or -p (an in-process "
+						"probe): the kernel's uprobes read only at addresses "
+						"the arguments give",
+						r->sites[i].target, r->sites[i].func);
+	return 0;
 }
 
 int bt_kernel_run(struct bt_run *r)

@@ -493,6 +493,8 @@ static int run(struct bt_run *r)
 	r->start_ns = now_ns();
 	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
 		return ret;
+	if (uprobes_alone(r) > 0 && (ret = bt_kernel_check(r)) < 0)
+		return ret;
 	if (!r->o->quiet)
 		attaching(r);
 	if (r->o->verbose)

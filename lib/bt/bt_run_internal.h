@@ -60,6 +60,7 @@ struct bt_run {
 	uint8_t *tables;
 	uint64_t tables_size;
 	uint64_t nreplayed; /* hits of uprobe sites run from the recording */
+	uint64_t cap_missed; /* reads a hit's capture did not hold (bt_session.c) */
 	int64_t start_ns;
 	struct utrace_error *err;
 	char *src; /* the program, its preprocessor lines done (bt_cpp.c) */
@@ -127,6 +128,9 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
  * (no -c, no -p), through the kernel's uprobes, read live until exit()
  * or a signal. */
 int bt_kernel_run(struct bt_run *r);
+/* Before anything runs: 0, or <0 (r->err) if a site reads memory at an
+ * address computed at run time, which the kernel's uprobes cannot. */
+int bt_kernel_check(struct bt_run *r);
 /* Set by SIGINT or SIGTERM while probes run (bt_kernel.c). */
 extern volatile sig_atomic_t bt_interrupted;
 void bt_on_signal(int sig);

@@ -5,8 +5,11 @@
  * recording (lib/session, `--probe 'p:bt/pN FUNC a0=%di:u64 ...'`) on the
  * command started (-c) or the process attached to (-p).  Its records hold
  * what the bytecode may read: the six argument registers (or the return
- * value), the thread's name, and the string at each argument str() reads
- * (read at the hit: the process may be gone when the record is read).
+ * value), the thread's name, the string at each argument str() reads
+ * (read at the hit: the process may be gone when the record is read),
+ * and what the action reads at addresses computed at run time, which the
+ * runtime appends to the record (hit_captured: bt_session_inproc.c sends
+ * such an action as a capture program).
  * The records are read back in time order and each runs its site's
  * program (common/bt_prog.h) on the hit it describes; interval probes
  * fire on the records' clock, between the records they fall between.
@@ -21,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fetch_prog.h"
 #include "common/record.h"
 #include "lib/bt/bt_profile.h"
 #include "lib/bt/bt_run_internal.h"
@@ -33,12 +37,18 @@
 
 static const char *const arg_regs[6] = {"%di", "%si", "%dx", "%cx", "%r8", "%r9"};
 
-/* The strings a hit captured, served to STR's loads as memory. */
+/* The strings a hit captured, served to STR's loads as memory, and the
+ * reads its capture program made at the hit (common/bt_prog.h's
+ * UTRACE_BT_CAP_MAGIC), served to LOAD's and STR's. */
 struct hit_strs {
 	uint64_t addr[7];
 	const char *s[7];
 	size_t len[7];
 	unsigned n;
+	uint64_t cap[UTRACE_FETCH_REC_MAX / 8];
+	uint32_t ncap, next;
+	bool captured;	 /* the record holds its reads */
+	uint64_t missed; /* reads it does not hold */
 };
 static __thread struct hit_strs *cur_strs;
 /* The hit being run, for its DWARF members (bt_session_field). */
@@ -48,6 +58,7 @@ static __thread const struct utrace_event *cur_ev;
 static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
 {
 	struct hit_strs *h = cur_strs;
+	int ret;
 
 	*out = 0;
 	for (unsigned i = 0; h && i < h->n; i++) {
@@ -61,7 +72,31 @@ static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
 		}
 		return 0;
 	}
-	return -1;
+	if (!h || !h->captured)
+		return -1;
+	ret = utrace_bt_cap_find(h->cap, h->ncap, &h->next, addr, size, out);
+	h->missed += ret == -2;
+	return ret < 0 ? -1 : 0;
+}
+
+/* The reads a capture program appended to ev's record, into h. */
+static void hit_captured(const struct bt_site *s, const struct utrace_event *ev,
+			 struct hit_strs *h)
+{
+	const uint8_t *d = ev->data;
+	uint64_t t;
+	uint32_t n;
+
+	if (!s->code.hit_reads || ev->data_len < 8)
+		return;
+	h->captured = true;
+	memcpy(&t, d + ev->data_len - 8, 8);
+	n = (uint32_t)t & ~UTRACE_BT_CAP_FULL;
+	if (t >> 32 != UTRACE_BT_CAP_MAGIC || 16ull * n + 8 > ev->data_len ||
+	    2 * n > sizeof(h->cap) / 8)
+		return; /* none (a kernel uprobe's hit): every read is missed */
+	memcpy(h->cap, d + ev->data_len - 8 - 16ull * n, 16ull * n);
+	h->ncap = n;
 }
 
 bool bt_site_ustack(const struct bt_site *s)
@@ -225,12 +260,15 @@ static int record(struct bt_run *r, const char *path, int *status)
 			break;
 		}
 		if (r->o->verbose)
-			fprintf(r->o->log, "%s:%s:%s: in-process probe (%s); %s%s\n",
+			fprintf(r->o->log, "%s:%s:%s: in-process probe (%s); %s%s%s\n",
 				r->sites[i].type == BT_P_UPROBE ? "uprobe" : "uretprobe",
 				r->sites[i].target, r->sites[i].func, def,
 				r->sites[i].inproc_no ? "its hits recorded and replayed by utrace bt: "
 						      : "its action runs at the hit, in the program",
-				r->sites[i].inproc_no ? r->sites[i].inproc_no : "");
+				r->sites[i].inproc_no ? r->sites[i].inproc_no : "",
+				r->sites[i].inproc_no && r->sites[i].code.hit_reads
+					? " (the memory it reads read at the hit)"
+					: "");
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(&so, "probe", def, r->err);
 		if (!ret && bt_site_ustack(&r->sites[i]))
@@ -508,6 +546,7 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 		bt_tracepoint_comm(d, &r->cmdlines, ev->tid, hit.comm, sizeof(hit.comm));
 		tp_args(r, &r->sites[k], ev, &hit, &hs);
 	}
+	hit_captured(&r->sites[k], ev, &hs);
 	r->ctx.load = load_captured;
 	cur_strs = &hs;
 	cur_site = &r->sites[k];
@@ -518,6 +557,7 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 		bt_usym_hit_live(r->usym, ev->pid, pc, n);
 	bt_run_hit(r, &r->sites[k], &hit);
 	bt_usym_hit(r->usym, NULL, 0, NULL, 0);
+	r->cap_missed += hs.missed;
 	cur_strs = NULL;
 	cur_site = NULL;
 	cur_ev = NULL;
@@ -659,6 +699,12 @@ int bt_session_run(struct bt_run *r)
 	if (!ret && r->o->verbose)
 		fprintf(r->o->log, "utrace bt: %llu hits replayed from the recording\n",
 			(unsigned long long)r->nreplayed);
+	if (!ret && r->cap_missed) /* the action took another path than at the hit */
+		fprintf(r->o->log,
+			"utrace bt: %llu reads of the program's memory were not made at the hit "
+			"(a path that depends on a map's value, or more reads than a record "
+			"holds): they read 0\n",
+			(unsigned long long)r->cap_missed);
 	if (!ret)
 		bt_run_ticks(r, (uint64_t)mono_ns());
 	unlink(path);

@@ -13,6 +13,12 @@
  * nothing looks at a map between two hits: if a replayed site reads a
  * map, deletes from one, prints, clears or zeroes one, or exits, or an
  * interval runs, every site is replayed, in time order, as before.
+ *
+ * A replayed site whose action reads the program's memory at addresses
+ * computed at run time (bt_code.hit_reads: `$n = $n->next`) gets its
+ * program sent too, as a capture program: the runtime runs it at the
+ * hit for those reads alone and appends them to the hit's record, from
+ * which bt_session.c's run of the action reads them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -101,29 +107,41 @@ static int tables_new(struct bt_run *r, const struct utrace_bt_hdr *h)
 	return 0;
 }
 
+/* Whether site s is replayed but reads at addresses computed at run
+ * time: its program is sent as a capture program (UTRACE_BT_MSG_CAPTURE),
+ * which reads them at the hit into its record. */
+static bool captures(const struct bt_site *s)
+{
+	return is_uprobe(s) && s->inproc_no && s->code.hit_reads;
+}
+
 int bt_inproc_setup(struct bt_run *r, struct utrace_recorder_opts *o)
 {
-	unsigned n = choose(r);
+	unsigned n = choose(r), ncap = 0;
 	int ret;
 
 	r->tables_fd = -1;
-	if (!n)
+	for (unsigned i = 0; i < r->nsites; i++)
+		ncap += captures(&r->sites[i]);
+	if (!n && !ncap)
 		return 0;
-	if ((ret = tables_new(r, r->sites[0].code.prog)) < 0)
+	if (n && (ret = tables_new(r, r->sites[0].code.prog)) < 0)
 		return ret;
-	r->inproc = calloc(n, sizeof(*r->inproc));
+	r->inproc = calloc(n + ncap, sizeof(*r->inproc));
 	if (!r->inproc)
 		return utrace_error_set(r->err, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < r->nsites; i++) {
 		const struct bt_site *s = &r->sites[i];
+		bool cap = captures(s);
 		char ev[16];
 
-		if (!is_uprobe(s) || s->inproc_no)
+		if (!is_uprobe(s) || (s->inproc_no && !cap))
 			continue;
 		snprintf(ev, sizeof(ev), "p%u", i);
 		r->inproc[r->ninproc] = (struct utrace_rec_bt){
 		    .group = "bt", .event = strdup(ev), .prog = s->code.prog,
-		    .prog_len = s->code.len, .fd = r->tables_fd, .tables_size = r->tables_size};
+		    .prog_len = s->code.len, .fd = cap ? -1 : r->tables_fd,
+		    .tables_size = cap ? 0 : r->tables_size, .flags = cap ? UTRACE_BT_MSG_CAPTURE : 0};
 		if (!r->inproc[r->ninproc++].event)
 			return utrace_error_set(r->err, -ENOMEM, "out of memory");
 	}

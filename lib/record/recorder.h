@@ -35,6 +35,7 @@ struct utrace_rec_bt {
 	uint32_t prog_len;
 	int fd;
 	uint64_t tables_size;
+	uint32_t flags; /* UTRACE_BT_MSG_* (common/proto.h) */
 };
 
 struct utrace_recorder_opts {

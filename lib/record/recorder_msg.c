@@ -388,6 +388,7 @@ static int rec_bt_send(struct utrace_recorder *r, struct rec_conn *c, unsigned i
 					  .obj = UTRACE_INPROC_PROBE_OBJ,
 					  .key = i,
 					  .prog_len = b->prog_len,
+					  .flags = b->flags,
 					  .tables_size = b->tables_size};
 
 		if (!strcmp(b->group, g) && !strcmp(b->event, e))

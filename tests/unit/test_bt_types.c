@@ -164,12 +164,6 @@ static const struct {
      "stdin:1:33-38: ERROR: The sarg0 builtin can only be used with 'kprobes' and 'uprobes' probes"},
     {"struct Foo { int a } BEGIN { @ = (struct Foo *)\"s\"; }",
      "stdin:1:34-52: ERROR: Cannot cast from \"string[2]\" to \"struct Foo *\""},
-    {"uprobe:/bin/true:main { @a[0] = (int32 *)arg0; delete(@a[0]); @x = *@a[0]; }",
-     "stdin:1:68: a read of memory at an address the probe's arguments do not give is not "
-     "supported by utrace bt yet"},
-    {"uprobe:/bin/true:main { $i = arg1; @x = *((int32 *)arg0 + $i); }",
-     "stdin:1:41: a read of memory at an address the probe's arguments do not give is not "
-     "supported by utrace bt yet"},
 };
 
 static void test_errors(void)
