@@ -266,6 +266,9 @@ void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_
 /* A warning of the checker at loc (bpftrace's LOG(WARNING)) added to
  * p->warnings, which the run prints before it attaches. */
 void bt_warning(struct bt_program *p, struct bt_loc loc, const char *text);
+/* A warning of one line, without the source (bpftrace's for a warning
+ * of no place): "WARNING: text". */
+void bt_warning_line(struct bt_program *p, const char *text);
 
 /* bt_cpp.c: src with its preprocessor lines done (#include checked and
  * its macros read, #define expanded, the lines left empty) into *out

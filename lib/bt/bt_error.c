@@ -60,19 +60,34 @@ void bt_diag_text(char *buf, size_t size, const struct bt_program *p, struct bt_
 	snprintf(buf + head, size - (size_t)head, "%.*s\n%s", (int)len, line, carets);
 }
 
-void bt_warning(struct bt_program *p, struct bt_loc loc, const char *text)
+/* diag and a newline at the end of the program's warnings */
+static void warning_add(struct bt_program *p, const char *diag)
 {
-	char diag[4096], *w;
-	size_t old = p->warnings ? strlen(p->warnings) : 0, n;
+	size_t old = p->warnings ? strlen(p->warnings) : 0, n = strlen(diag);
+	char *w;
 
-	bt_diag_text(diag, sizeof(diag), p, loc, "WARNING", text);
-	n = strlen(diag);
 	if (!(w = realloc(p->warnings, old + n + 2)))
 		return; /* the warning is lost, not the run */
 	memcpy(w + old, diag, n);
 	w[old + n] = '\n';
 	w[old + n + 1] = 0;
 	p->warnings = w;
+}
+
+void bt_warning(struct bt_program *p, struct bt_loc loc, const char *text)
+{
+	char diag[4096];
+
+	bt_diag_text(diag, sizeof(diag), p, loc, "WARNING", text);
+	warning_add(p, diag);
+}
+
+void bt_warning_line(struct bt_program *p, const char *text)
+{
+	char diag[1024];
+
+	snprintf(diag, sizeof(diag), "WARNING: %s", text);
+	warning_add(p, diag);
 }
 
 int bt_error(struct utrace_error *err, const struct bt_program *p, struct bt_loc loc,

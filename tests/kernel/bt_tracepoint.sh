@@ -86,7 +86,7 @@ check "a __data_loc string through str(args->filename)" grep -qx "exec $T/tpw" "
 timeout 60 "$U" bt -e 'tracepoint:syscalls:sys_enter_openat /pid == cpid/ { @[str(args->filename)] = count(); }' \
 	-c "$T/tpw" >"$T/ptr" 2>&1
 check "str() of a kernel event's pointer: a warning that it is an empty string" \
-	grep -q "WARNING: str() of a kernel event's pointer into the process" "$T/ptr"
+	grep -q "^WARNING: str(args.filename): a kernel event's pointer into the process" "$T/ptr"
 "$U" bt -l 'tracepoint:syscalls:sys_enter_wri*' >"$T/list" 2>&1
 check "-l tracepoint:SYS:EVENT globs" eval 'grep -qx "tracepoint:syscalls:sys_enter_write" "$T/list" &&
 	grep -qx "tracepoint:syscalls:sys_enter_writev" "$T/list"'
