@@ -248,7 +248,7 @@ static void run_here(struct bt_run *r, enum bt_probe_type type)
 	hit.builtin[UTRACE_BB_ELAPSED] = now_ns() - r->start_ns;
 	for (unsigned i = 0; i < r->nsites; i++)
 		if (r->sites[i].type == type && !(r->exiting && type != BT_P_END))
-			utrace_bt_exec(r->sites[i].code.prog, &hit, &r->ctx, &r->st);
+			bt_run_action(r, r->sites[i].code.prog, &hit);
 }
 
 /* After exit(), SIGINT or SIGTERM, bpftrace reads no more of its output
@@ -261,16 +261,60 @@ static bool emit_dropped(const struct bt_run *r)
 	return !r->in_end && (r->exiting || bt_interrupted || utrace_session_signal());
 }
 
-static void emit_cb(void *arg, const void *rec, uint32_t len)
+static void emit_now(struct bt_run *r, const void *rec, uint32_t len)
 {
 	struct utrace_bt_rec_hdr h;
 
-	if (emit_dropped(arg))
+	if (emit_dropped(r))
 		return;
-	if (bt_format_record(arg, rec, len) == 1) {
+	if (bt_format_record(r, rec, len) == 1) {
 		memcpy(&h, rec, sizeof(h));
-		bt_run_command(arg, &h, (const uint8_t *)rec + sizeof(h));
+		bt_run_command(r, &h, (const uint8_t *)rec + sizeof(h));
 	}
+}
+
+/* A record of the action running, kept (its length, then its bytes)
+ * until the action ends; handled at once if it cannot be kept. */
+static void emit_cb(void *arg, const void *rec, uint32_t len)
+{
+	struct bt_run *r = arg;
+	size_t need = r->npend + sizeof(len) + len;
+
+	if (r->deferring && need > r->cpend) {
+		size_t cap = r->cpend ? 2 * r->cpend : 4096;
+		uint8_t *p = realloc(r->pend, cap > need ? cap : need);
+
+		if (p) {
+			r->pend = p;
+			r->cpend = cap > need ? cap : need;
+		}
+	}
+	if (!r->deferring || need > r->cpend) {
+		emit_now(r, rec, len);
+		return;
+	}
+	memcpy(r->pend + r->npend, &len, sizeof(len));
+	memcpy(r->pend + r->npend + sizeof(len), rec, len);
+	r->npend = need;
+}
+
+/* bpftrace's action sends printf, print, clear, zero, exit ... to its
+ * user space, which handles them once the action has ended: a map
+ * changed after print() in the same action prints its later value.  So
+ * here: the records are kept while the action runs (bt_run_action), then
+ * handled in their order (printf's values were taken when it ran). */
+static void flush(struct bt_run *r)
+{
+	size_t off = 0;
+
+	while (off + sizeof(uint32_t) <= r->npend) {
+		uint32_t len;
+
+		memcpy(&len, r->pend + off, sizeof(len));
+		emit_now(r, r->pend + off + sizeof(len), len);
+		off += sizeof(len) + len;
+	}
+	r->npend = 0;
 }
 
 /* BEGIN, END and interval read the tool's own memory, as bpftrace's read
@@ -490,6 +534,7 @@ static int run(struct bt_run *r)
 					.ustack = ustack_cb, .usym = usym_cb,
 					.field = bt_session_field, .strftime = bt_strftime_cb,
 					.record = record_cb, .name = bt_name_cb};
+	r->flush = flush;
 	r->start_ns = now_ns();
 	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
 		return ret;
@@ -545,6 +590,7 @@ static void run_free(struct bt_run *r)
 		free(r->sites[i].code.ftypes);
 	}
 	free(r->sites);
+	free(r->pend);
 	bt_formats_free(&r->fmts);
 	bt_maps_free(r->maps);
 	bt_usym_free(r->usym);

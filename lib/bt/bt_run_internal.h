@@ -60,6 +60,12 @@ struct bt_run {
 	uint8_t *tables;
 	uint64_t tables_size;
 	uint64_t nreplayed; /* hits of uprobe sites run from the recording */
+	/* bt_run.c: the records of the action running, handled once it has
+	 * ended, as bpftrace's user space handles them */
+	uint8_t *pend;
+	size_t npend, cpend;
+	bool deferring;
+	void (*flush)(struct bt_run *r); /* handles them (bt_run.c's) */
 	uint64_t cap_missed; /* reads a hit's capture did not hold (bt_session.c) */
 	int64_t start_ns;
 	struct utrace_error *err;
@@ -135,12 +141,24 @@ int bt_kernel_check(struct bt_run *r);
 extern volatile sig_atomic_t bt_interrupted;
 void bt_on_signal(int sig);
 
+/* One run of an action on hit, in the tool: its records kept while it
+ * runs, handled once it has ended (bt_run.c's emit_cb and flush). */
+static inline void bt_run_action(struct bt_run *r, const void *prog,
+				 const struct utrace_bt_hit *hit)
+{
+	r->deferring = true;
+	r->npend = 0;
+	utrace_bt_exec(prog, hit, &r->ctx, &r->st);
+	r->deferring = false;
+	r->flush(r);
+}
+
 /* One hit of site s. */
 static inline void bt_run_hit(struct bt_run *r, const struct bt_site *s,
 			      const struct utrace_bt_hit *hit)
 {
 	/* after exit(): its maps only (bt_run.c's emit_dropped) */
-	utrace_bt_exec(s->code.prog, hit, &r->ctx, &r->st);
+	bt_run_action(r, s->code.prog, hit);
 }
 
 /* bt_session.c: the recording's events after r->replayed_ts up to

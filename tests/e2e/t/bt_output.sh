@@ -11,7 +11,8 @@
 # unsigned value compares unsigned, prints as uint64 (a variable, a map,
 # a sum, print()), and a comparison with a signed side warns; print()'s
 # warning for top and div of a stats() map; with -o FILE, the two blank
-# lines before the maps on stdout.
+# lines before the maps on stdout; print() and clear() handled once the
+# action has ended.
 
 e2e_once bt-output - check_bt_output
 
@@ -55,6 +56,10 @@ Attaching 1 probe...
 @s: 18446744073709551611
 @v: 18446744073709551611
 @w: 5" ]; echo $?)" "bt-output unsigned integers compare, print and warn as bpftrace's" "$out"
+	# print() and clear() act once the action has ended, as bpftrace's
+	out=$("$UTRACE" bt -e 'BEGIN { @x = 1; print(@x); @x = 2; print(@x); clear(@x); @x = 3; exit(); }' 2>&1; echo .)
+	t "$([ "$out" = "$(printf 'Attaching 1 probe...\n@x: 3\n@x: 3\n\n\n\n.')" ]; echo $?)" \
+		"bt-output print() and clear() after the action, as bpftrace's" "$out"
 	# -o FILE: the maps go to FILE, the two lines before them to stdout
 	out=$("$UTRACE" bt -o "$d/o.txt" -e 'BEGIN { @a = 1; printf("x\n"); exit(); }' 2>/dev/null | od -c)
 	t "$([ "$out" = "$(printf '\n\n' | od -c)" ] &&
