@@ -44,6 +44,19 @@
 
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * dlclose unmaps an object before our interposer can forget it, so the
+ * objects lock alone does not keep text mapped.  A thread that writes
+ * into objects' text outside a dlopen (the live thread, the probe helper)
+ * pins them: the write side of objects_unload, while every dlclose holds
+ * the read side from before the unmap until the object is forgotten.
+ * Readers nest (a destructor may dlclose) and glibc's default rwlock
+ * prefers readers, so a nested dlclose never waits behind a pin.
+ * Order: objects_unload, then objects_lock, then inproc_probes.c's and
+ * inproc_probe_opt.c's locks.
+ */
+static pthread_rwlock_t objects_unload = PTHREAD_RWLOCK_INITIALIZER;
+
 int (*rt_objects_added_hook)(struct rt_object *added);
 int (*rt_objects_libcall_live_hook)(struct rt_object *lc, uint32_t tracer);
 
@@ -429,20 +442,42 @@ int rt_objects_locked(int (*fn)(void *arg), void *arg)
 {
 	int ret;
 
-	pthread_mutex_lock(&objects_lock);
+	rt_objects_lock();
 	ret = fn(arg);
-	pthread_mutex_unlock(&objects_lock);
+	rt_objects_unlock();
 	return ret;
 }
 
+/* For the live thread: the list stays as it is and no object is
+ * unmapped meanwhile.  Never from inside dlopen or dlclose. */
 void rt_objects_lock(void)
 {
+	rt_objects_pin();
 	pthread_mutex_lock(&objects_lock);
 }
 
 void rt_objects_unlock(void)
 {
 	pthread_mutex_unlock(&objects_lock);
+	rt_objects_unpin();
+}
+
+/* No object is unmapped until rt_objects_unpin (objects_unload). */
+void rt_objects_pin(void)
+{
+	pthread_rwlock_wrlock(&objects_unload);
+}
+
+void rt_objects_unpin(void)
+{
+	pthread_rwlock_unlock(&objects_unload);
+}
+
+/* A fork child: the pinning thread (the helper, the live thread) is not
+ * there.  Plain stores, as rt_atfork_child wants. */
+void rt_objects_pin_child(void)
+{
+	pthread_rwlock_init(&objects_unload, NULL);
 }
 
 /* Find objects not seen yet, tell the recorder, enable what it selects. */
@@ -619,14 +654,14 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 	size_t total = 0;
 	int ret = 0;
 
-	pthread_mutex_lock(&objects_lock);
+	rt_objects_lock();
 	/* an entry-patched object may want two pokes a site: the slot's
 	 * call and the entry's jmp */
 	for (struct rt_object *o = rt.objects; o; o = o->next)
 		total += (o->flags & UTRACE_OBJ_FPATCH ? 2 : 1) * (size_t)o->nr_sites;
 	pokes = malloc((total ? total : 1) * sizeof(*pokes));
 	if (!pokes) {
-		pthread_mutex_unlock(&objects_lock);
+		rt_objects_unlock();
 		return -ENOMEM;
 	}
 	if (tracer != UTRACE_TRACER_NOP && tracer != rt.cfg.tracer)
@@ -666,7 +701,7 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 	for (struct rt_object *o = rt.objects; o && ret >= 0; o = o->next)
 		if (o->flags & UTRACE_OBJ_LIBCALL && o->stubs && rt_objects_libcall_live_hook)
 			ret = rt_objects_libcall_live_hook(o, tracer);
-	pthread_mutex_unlock(&objects_lock);
+	rt_objects_unlock();
 	free(pokes);
 	return ret;
 }
@@ -732,9 +767,12 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 
 	if (!real_dlclose)
 		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	pthread_rwlock_rdlock(&objects_unload);
 	ret = real_dlclose(handle);
-	if (rt.sock < 0)
+	if (rt.sock < 0) {
+		pthread_rwlock_unlock(&objects_unload);
 		return ret;
+	}
 	pthread_mutex_lock(&objects_lock);
 	dl_iterate_phdr(unload_mark, NULL);
 	/* Forget objects that went away: a library loaded again later gets
@@ -758,5 +796,6 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 		free(o);
 	}
 	pthread_mutex_unlock(&objects_lock);
+	pthread_rwlock_unlock(&objects_unload);
 	return ret;
 }

@@ -400,8 +400,9 @@ int rt_inproc_probe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64
 	return -EBUSY;
 }
 
-/* Whether p's bytes are still the ones queued: dlclose unmaps an object
- * before it is forgotten, and another may be mapped there meanwhile. */
+/* Whether p's bytes are still the ones queued: the object may have been
+ * unloaded (forgotten since, or not yet: a dlclose that began before the
+ * pin), and another mapped there. */
 static bool ko_still(const struct ko_probe *p)
 {
 	uint64_t v;
@@ -410,13 +411,16 @@ static bool ko_still(const struct ko_probe *p)
 }
 
 /* Writes the jmps of the probes no thread was in (all answered); keeps
- * the others for the next round, or for good after KO_ROUNDS.  ko_lock
- * is held over the writes: an unloading object's forget waits. */
+ * the others for the next round, or for good after KO_ROUNDS.  The
+ * objects are pinned from the check to the writes (a dlclose would unmap
+ * the text between them), and ko_lock is held: an unloading object's
+ * forget waits. */
 static void ko_finish_round(size_t n, bool answered)
 {
 	struct rt_poke pokes[64];
 	size_t np = 0, keep = 0;
 
+	rt_objects_pin();
 	pthread_mutex_lock(&ko_lock);
 	for (size_t i = 0; i < ko_n; i++) {
 		struct ko_probe *p = &ko_p[i];
@@ -439,6 +443,7 @@ static void ko_finish_round(size_t n, bool answered)
 	else
 		ko_kept += np;
 	pthread_mutex_unlock(&ko_lock);
+	rt_objects_unpin();
 }
 
 static void ko_say(void)

@@ -527,9 +527,14 @@ int rt_attach_undo(void) RT_HIDDEN;
 void rt_attach_serve(void) RT_HIDDEN;
 void rt_attach_end(void) RT_HIDDEN;
 void rt_attach_forked(void) RT_HIDDEN;
-/* The objects' list held (dlopen and dlclose change it meanwhile). */
+/* The objects' list held (dlopen and dlclose change it meanwhile), and
+ * none unmapped: the live thread's.  Pinned only (none unmapped, the
+ * list may grow): a thread that writes text outside the objects lock. */
 void rt_objects_lock(void) RT_HIDDEN;
 void rt_objects_unlock(void) RT_HIDDEN;
+void rt_objects_pin(void) RT_HIDDEN;
+void rt_objects_unpin(void) RT_HIDDEN;
+void rt_objects_pin_child(void) RT_HIDDEN;
 /* live.c */
 void rt_live_start(void) RT_HIDDEN;
 void rt_live_forget(void) RT_HIDDEN;

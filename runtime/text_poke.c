@@ -27,6 +27,12 @@
  * alone, which would fault threads executing the same page - and restored
  * to R-X afterwards.  poke_lock serialises the batches: ftrace.c pokes
  * under its objects lock, inproc_probe_opt.c's helper thread without it.
+ * Either way the caller keeps the text mapped (a dlopen's own objects, or
+ * rt_objects_pin): a dlclose meanwhile would unmap it under the stores.
+ *
+ * UTRACE_POKE_PAUSE_US=N (tests only) sleeps N us once the text is
+ * writable, before the stores: the window a dlclose or another thread
+ * could fall in becomes wide enough for a test to hit every time.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -50,6 +56,7 @@ static void (*poke_seen_hook)(void *uc);	  /* inproc_probe_opt.c: a thread seen 
 static struct rt_poke *volatile poke_batch;
 static volatile size_t poke_batch_n;
 static pthread_mutex_t poke_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned poke_pause_us; /* UTRACE_POKE_PAUSE_US */
 
 /*
  * The program's own bytes (attach.c).  A process we attached to must get
@@ -135,6 +142,9 @@ static int membarrier(int cmd)
 int rt_text_poke_init(void)
 {
 	int cmds = membarrier(MEMBARRIER_CMD_QUERY);
+	const char *pause = getenv("UTRACE_POKE_PAUSE_US");
+
+	poke_pause_us = pause ? (unsigned)strtoul(pause, NULL, 10) : 0;
 
 	pthread_atfork(NULL, NULL, poke_child);
 
@@ -332,6 +342,8 @@ int rt_text_poke_batch(struct rt_poke *pokes, size_t n)
 		return ret;
 	}
 	poke_note(&pokes[0].addr, sizeof(*pokes), n, INSN_SITE_SIZE);
+	if (poke_pause_us)
+		usleep(poke_pause_us);
 
 	poke_batch_n = n;
 	poke_batch = pokes;

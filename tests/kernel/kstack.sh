@@ -8,7 +8,7 @@
 #
 #   - -R 'stacktrace:2 if prev_comm == "ksleep"' on sched:sched_switch:
 #     two <stack trace> blocks, each right after a sched_switch of ksleep,
-#     named from the saved kallsyms, with schedule among the frames; and
+#     named from the saved kallsyms, with __schedule among the frames; and
 #     trace-cmd reports them from `utrace convert`'s file (if installed)
 #   - -R 'hist:keys=common_stacktrace if prev_comm == "ksleep"': entries
 #     whose first frame is __schedule+0xOFF/0xSIZE (%pS), hitcounts that
@@ -47,16 +47,19 @@ st=$?
 check "stacktrace:2: the recording ran (status $st)" [ "$st" = 0 ]
 n=$(grep -c ': <stack trace>$' "$T/st.txt")
 check "stacktrace:2: two <stack trace> blocks (got $n)" [ "$n" = 2 ]
-# each block: after a sched_switch of ksleep; its frames " => name", one of
-# them schedule; none left as a bare address
+# each block: after a sched_switch of ksleep on its CPU (another CPU's
+# event may come between them in time); its frames " => name", one of
+# them __schedule (a preemption comes through __cond_resched or
+# preempt_schedule_irq, not schedule); none left as a bare address
 awk '
-	/: <stack trace>$/ { blocks++; if (prev !~ /sched_switch: prev_comm=ksleep /) bad++; inb = 1; sch = 0; next }
-	inb && /^ => / { frames++; if ($2 == "schedule") sch = 1; if ($2 ~ /^0x/) bad++; next }
+	match($0, /\[[0-9]+\]/) { cpu = substr($0, RSTART, RLENGTH) }
+	/: <stack trace>$/ { blocks++; if (prev[cpu] !~ /sched_switch: prev_comm=ksleep /) bad++; inb = 1; sch = 0; next }
+	inb && /^ => / { frames++; if ($2 == "__schedule") sch = 1; if ($2 ~ /^0x/) bad++; next }
 	inb { inb = 0; if (!sch) bad++ }
-	{ prev = $0 }
+	{ prev[cpu] = $0 }
 	END { if (inb && !sch) bad++; print blocks + 0, frames + 0, bad + 0 }' "$T/st.txt" >"$T/st.awk"
 read -r blocks frames bad <"$T/st.awk"
-check "stacktrace:2: each block after a sched_switch of ksleep, named frames with schedule ($blocks blocks, $frames frames, $bad bad)" \
+check "stacktrace:2: each block after a sched_switch of ksleep, named frames with __schedule ($blocks blocks, $frames frames, $bad bad)" \
 	eval '[ "$blocks" = 2 ] && [ "$frames" -ge 4 ] && [ "$bad" = 0 ]'
 n=$(grep ': <stack trace>$' "$T/st.txt" | grep -c '\] d\.\.[1-9a-f]\. ')
 check "stacktrace:2: the kernel's context column, irqs off inside the scheduler (d..N., got $n)" \

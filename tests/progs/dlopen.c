@@ -5,11 +5,17 @@
  * does it all a second time (the library may come back at another
  * address).  Expectation: the plugin's functions are traced and named,
  * in both rounds, and main's own functions around them too.
+ *
+ * DLOPEN_SPIN_MS=N: each round calls plugin_entry again for N ms before
+ * the dlclose, so that a probe helper promoting the plugin's probes is
+ * busy with them when the dlclose comes (tests/e2e/t/probes-dlopen.sh).
  */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "progs.h"
@@ -24,6 +30,23 @@ TRACED int after_plugin(int x)
 {
 	BARRIER();
 	return x - 1;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* DLOPEN_SPIN_MS: entry(x) again and again for that long */
+static void spin(int (*entry)(int), int x, const char *ms)
+{
+	double end = now_ms() + atof(ms);
+
+	while (now_ms() < end)
+		entry(x);
 }
 
 TRACED int use_plugin(const char *path, int x)
@@ -42,6 +65,8 @@ TRACED int use_plugin(const char *path, int x)
 		return -1;
 	}
 	r = entry(x);
+	if (getenv("DLOPEN_SPIN_MS"))
+		spin(entry, x, getenv("DLOPEN_SPIN_MS"));
 	dlclose(h);
 	BARRIER();
 	return r;
