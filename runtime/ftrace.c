@@ -746,6 +746,34 @@ static int unload_mark(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* Forget objects that went away: a library loaded again later gets new
+ * ids and fresh patches.  Their stub regions stay mapped, in case a
+ * thread is still returning through one. */
+void rt_objects_forget_unloaded(void)
+{
+	pthread_mutex_lock(&objects_lock);
+	dl_iterate_phdr(unload_mark, NULL);
+	for (struct rt_object **pp = &rt.objects; *pp;) {
+		struct rt_object *o = *pp;
+
+		if (o->flags & 1u << 31 || o->flags & UTRACE_OBJ_MAIN) {
+			o->flags &= ~(1u << 31);
+			pp = &o->next;
+			continue;
+		}
+		*pp = o->next;
+		rt_inproc_probes_forget(o->lo, o->hi);
+		if (o->fpatch_len)
+			rt_fpatch_forget(o->lo, o->hi);
+		rt_text_poke_unlog(o->lo, o->hi);
+		free(o->fpatch_len);
+		free(o->sites);
+		free(o->path);
+		free(o);
+	}
+	pthread_mutex_unlock(&objects_lock);
+}
+
 static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
 
@@ -769,33 +797,8 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 	pthread_rwlock_rdlock(&objects_unload);
 	ret = real_dlclose(handle);
-	if (rt.sock < 0) {
-		pthread_rwlock_unlock(&objects_unload);
-		return ret;
-	}
-	pthread_mutex_lock(&objects_lock);
-	dl_iterate_phdr(unload_mark, NULL);
-	/* Forget objects that went away: a library loaded again later gets
-	 * new ids and fresh patches.  Their stub regions stay mapped, in
-	 * case a thread is still returning through one. */
-	for (struct rt_object **pp = &rt.objects; *pp;) {
-		struct rt_object *o = *pp;
-
-		if (o->flags & 1u << 31 || o->flags & UTRACE_OBJ_MAIN) {
-			o->flags &= ~(1u << 31);
-			pp = &o->next;
-			continue;
-		}
-		*pp = o->next;
-		rt_inproc_probes_forget(o->lo, o->hi);
-		if (o->fpatch_len)
-			rt_fpatch_forget(o->lo, o->hi);
-		free(o->fpatch_len);
-		free(o->sites);
-		free(o->path);
-		free(o);
-	}
-	pthread_mutex_unlock(&objects_lock);
+	if (rt.sock >= 0)
+		rt_objects_forget_unloaded();
 	pthread_rwlock_unlock(&objects_unload);
 	return ret;
 }

@@ -512,6 +512,9 @@ extern int (*rt_objects_added_hook)(struct rt_object *added) RT_HIDDEN;
  * to their targets. */
 extern int (*rt_objects_libcall_live_hook)(struct rt_object *lc, uint32_t tracer) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
+/* Forget the objects no longer loaded (dlclose's, or at a detach: an
+ * attached process's dlclose is not ours) */
+void rt_objects_forget_unloaded(void) RT_HIDDEN;
 void rt_objects_forget(void) RT_HIDDEN; /* attach.c: before registering anew */
 int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
 int rt_objects_live_apply(const struct utrace_msg_tracer *t) RT_HIDDEN;
@@ -749,8 +752,10 @@ struct rt_poke {
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
 int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT_HIDDEN;
 /* attach.c: note the program's bytes before every poke (on), put them all
- * back (restore; logging stops) */
+ * back (restore; logging stops); unlog: forget the notes in [lo, hi), an
+ * object that is gone */
 void rt_text_poke_log(bool on) RT_HIDDEN;
+void rt_text_poke_unlog(uint64_t lo, uint64_t hi) RT_HIDDEN;
 /* attach.c: called with stop before a batch writes (its pokes sorted; <0:
  * the batch is not made, >0: call again with !stop after it, 0: nothing
  * was stopped), then with !stop; nothing may allocate once threads stop */

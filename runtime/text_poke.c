@@ -411,6 +411,23 @@ void rt_text_poke_log(bool on)
 	pthread_mutex_unlock(&poke_lock);
 }
 
+/* An object unloaded while attached: its notes go, so that the restore
+ * never writes where it was (unmapped, or another object's now). */
+void rt_text_poke_unlog(uint64_t lo, uint64_t hi)
+{
+	size_t keep = 0;
+
+	pthread_mutex_lock(&poke_lock);
+	for (size_t i = 0; i < poke_log_n; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)poke_log[i].addr;
+
+		if (a < lo || a >= hi)
+			poke_log[keep++] = poke_log[i];
+	}
+	poke_log_n = keep;
+	pthread_mutex_unlock(&poke_lock);
+}
+
 static int orig_cmp(const void *a, const void *b)
 {
 	const struct poke_orig *x = a, *y = b;
