@@ -531,13 +531,9 @@ void rt_attach_serve(void) RT_HIDDEN;
 void rt_attach_end(void) RT_HIDDEN;
 void rt_attach_forked(void) RT_HIDDEN;
 /* The objects' list held (dlopen and dlclose change it meanwhile), and
- * none unmapped: the live thread's.  Pinned only (none unmapped, the
- * list may grow): a thread that writes text outside the objects lock. */
+ * none unmapped (rt_text_pin): the live thread's. */
 void rt_objects_lock(void) RT_HIDDEN;
 void rt_objects_unlock(void) RT_HIDDEN;
-void rt_objects_pin(void) RT_HIDDEN;
-void rt_objects_unpin(void) RT_HIDDEN;
-void rt_objects_pin_child(void) RT_HIDDEN;
 /* live.c */
 void rt_live_start(void) RT_HIDDEN;
 void rt_live_forget(void) RT_HIDDEN;
@@ -766,6 +762,13 @@ void rt_text_poke_quiesce_hook(int (*hook)(const struct rt_poke *pokes, size_t n
 void rt_text_poke_set_refused(uint64_t addr) RT_HIDDEN;
 uint64_t rt_text_poke_refused(void) RT_HIDDEN;
 int rt_text_poke_restore(void) RT_HIDDEN;
+/* No object is unmapped between pin and unpin (a thread that writes text
+ * outside the objects lock); dlclose brackets its unmap and forget with
+ * unmap_begin/end */
+void rt_text_pin(void) RT_HIDDEN;
+void rt_text_unpin(void) RT_HIDDEN;
+void rt_text_unmap_begin(void) RT_HIDDEN;
+void rt_text_unmap_end(void) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
 /* inproc_probe_opt.c: hook(uc) for each thread one of our int3s sent on (its
  * RIP where it goes on), from the SIGTRAP handler */
