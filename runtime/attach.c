@@ -174,6 +174,10 @@ int rt_attach_undo(void)
 	 * is one instruction of ours, or an int3 before the program's own
 	 * bytes, which a thread inside them keeps running */
 	rt_text_poke_quiesce_hook(NULL);
+	/* the program's dlclose is not ours while attached (late_bind.c):
+	 * an object it unloaded meanwhile is forgotten now, so that nothing
+	 * below writes where it was */
+	rt_objects_forget_unloaded();
 	ret = rt_plt_unhook();
 	if (rt_late_unbind() < 0)
 		rt_log("detach: some of the program's GOT slots keep the runtime's interposers "

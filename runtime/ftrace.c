@@ -44,19 +44,6 @@
 
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/*
- * dlclose unmaps an object before our interposer can forget it, so the
- * objects lock alone does not keep text mapped.  A thread that writes
- * into objects' text outside a dlopen (the live thread, the probe helper)
- * pins them: the write side of objects_unload, while every dlclose holds
- * the read side from before the unmap until the object is forgotten.
- * Readers nest (a destructor may dlclose) and glibc's default rwlock
- * prefers readers, so a nested dlclose never waits behind a pin.
- * Order: objects_unload, then objects_lock, then inproc_probes.c's and
- * inproc_probe_opt.c's locks.
- */
-static pthread_rwlock_t objects_unload = PTHREAD_RWLOCK_INITIALIZER;
-
 int (*rt_objects_added_hook)(struct rt_object *added);
 int (*rt_objects_libcall_live_hook)(struct rt_object *lc, uint32_t tracer);
 
@@ -452,33 +439,16 @@ int rt_objects_locked(int (*fn)(void *arg), void *arg)
  * unmapped meanwhile.  Never from inside dlopen or dlclose. */
 void rt_objects_lock(void)
 {
-	rt_objects_pin();
+	rt_text_pin();
 	pthread_mutex_lock(&objects_lock);
 }
 
 void rt_objects_unlock(void)
 {
 	pthread_mutex_unlock(&objects_lock);
-	rt_objects_unpin();
+	rt_text_unpin();
 }
 
-/* No object is unmapped until rt_objects_unpin (objects_unload). */
-void rt_objects_pin(void)
-{
-	pthread_rwlock_wrlock(&objects_unload);
-}
-
-void rt_objects_unpin(void)
-{
-	pthread_rwlock_unlock(&objects_unload);
-}
-
-/* A fork child: the pinning thread (the helper, the live thread) is not
- * there.  Plain stores, as rt_atfork_child wants. */
-void rt_objects_pin_child(void)
-{
-	pthread_rwlock_init(&objects_unload, NULL);
-}
 
 /* Find objects not seen yet, tell the recorder, enable what it selects. */
 int rt_objects_scan(void)
@@ -746,6 +716,34 @@ static int unload_mark(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* Forget objects that went away: a library loaded again later gets new
+ * ids and fresh patches.  Their stub regions stay mapped, in case a
+ * thread is still returning through one. */
+void rt_objects_forget_unloaded(void)
+{
+	pthread_mutex_lock(&objects_lock);
+	dl_iterate_phdr(unload_mark, NULL);
+	for (struct rt_object **pp = &rt.objects; *pp;) {
+		struct rt_object *o = *pp;
+
+		if (o->flags & 1u << 31 || o->flags & UTRACE_OBJ_MAIN) {
+			o->flags &= ~(1u << 31);
+			pp = &o->next;
+			continue;
+		}
+		*pp = o->next;
+		rt_inproc_probes_forget(o->lo, o->hi);
+		if (o->fpatch_len)
+			rt_fpatch_forget(o->lo, o->hi);
+		rt_text_poke_unlog(o->lo, o->hi);
+		free(o->fpatch_len);
+		free(o->sites);
+		free(o->path);
+		free(o);
+	}
+	pthread_mutex_unlock(&objects_lock);
+}
+
 static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
 
@@ -767,35 +765,10 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 
 	if (!real_dlclose)
 		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
-	pthread_rwlock_rdlock(&objects_unload);
+	rt_text_unmap_begin(); /* text_poke.c: no pinned writer meanwhile */
 	ret = real_dlclose(handle);
-	if (rt.sock < 0) {
-		pthread_rwlock_unlock(&objects_unload);
-		return ret;
-	}
-	pthread_mutex_lock(&objects_lock);
-	dl_iterate_phdr(unload_mark, NULL);
-	/* Forget objects that went away: a library loaded again later gets
-	 * new ids and fresh patches.  Their stub regions stay mapped, in
-	 * case a thread is still returning through one. */
-	for (struct rt_object **pp = &rt.objects; *pp;) {
-		struct rt_object *o = *pp;
-
-		if (o->flags & 1u << 31 || o->flags & UTRACE_OBJ_MAIN) {
-			o->flags &= ~(1u << 31);
-			pp = &o->next;
-			continue;
-		}
-		*pp = o->next;
-		rt_inproc_probes_forget(o->lo, o->hi);
-		if (o->fpatch_len)
-			rt_fpatch_forget(o->lo, o->hi);
-		free(o->fpatch_len);
-		free(o->sites);
-		free(o->path);
-		free(o);
-	}
-	pthread_mutex_unlock(&objects_lock);
-	pthread_rwlock_unlock(&objects_unload);
+	if (rt.sock >= 0)
+		rt_objects_forget_unloaded();
+	rt_text_unmap_end();
 	return ret;
 }

@@ -85,7 +85,6 @@ static void rt_atfork_child(void)
 {
 	rt_rb_forget(&rt_self);
 	rt_rb_registry_forget();
-	rt_objects_pin_child();
 	if (rt.sock < 0 && !rt.attached)
 		return;
 	rt.pid = (pid_t)rt_syscall3(SYS_getpid, 0, 0, 0);

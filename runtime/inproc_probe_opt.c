@@ -420,7 +420,7 @@ static void ko_finish_round(size_t n, bool answered)
 	struct rt_poke pokes[64];
 	size_t np = 0, keep = 0;
 
-	rt_objects_pin();
+	rt_text_pin();
 	pthread_mutex_lock(&ko_lock);
 	for (size_t i = 0; i < ko_n; i++) {
 		struct ko_probe *p = &ko_p[i];
@@ -443,7 +443,7 @@ static void ko_finish_round(size_t n, bool answered)
 	else
 		ko_kept += np;
 	pthread_mutex_unlock(&ko_lock);
-	rt_objects_unpin();
+	rt_text_unpin();
 }
 
 static void ko_say(void)

@@ -87,7 +87,7 @@ static void ipp_apply_off(void)
 	size_t off, n = 0, failed = 0;
 	char msg[128];
 
-	rt_objects_pin(); /* the restores write the objects' text */
+	rt_text_pin(); /* the restores write the objects' text */
 	pthread_mutex_lock(&rt_ipp_lock);
 	old = rt_ipp_table;
 	t = old ? ipp_without_off(old, &off) : NULL;
@@ -109,7 +109,7 @@ static void ipp_apply_off(void)
 		t = NULL;
 	}
 	pthread_mutex_unlock(&rt_ipp_lock);
-	rt_objects_unpin();
+	rt_text_unpin();
 	free(t);
 	if (n) { /* the others' slots are retired, never reused */
 		int q = rt_inproc_probe_quiesce(lo, hi, trap, n);

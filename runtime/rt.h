@@ -512,6 +512,9 @@ extern int (*rt_objects_added_hook)(struct rt_object *added) RT_HIDDEN;
  * to their targets. */
 extern int (*rt_objects_libcall_live_hook)(struct rt_object *lc, uint32_t tracer) RT_HIDDEN;
 void rt_objects_resend(void) RT_HIDDEN;
+/* Forget the objects no longer loaded (dlclose's, or at a detach: an
+ * attached process's dlclose is not ours) */
+void rt_objects_forget_unloaded(void) RT_HIDDEN;
 void rt_objects_forget(void) RT_HIDDEN; /* attach.c: before registering anew */
 int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size) RT_HIDDEN;
 int rt_objects_live_apply(const struct utrace_msg_tracer *t) RT_HIDDEN;
@@ -528,13 +531,9 @@ void rt_attach_serve(void) RT_HIDDEN;
 void rt_attach_end(void) RT_HIDDEN;
 void rt_attach_forked(void) RT_HIDDEN;
 /* The objects' list held (dlopen and dlclose change it meanwhile), and
- * none unmapped: the live thread's.  Pinned only (none unmapped, the
- * list may grow): a thread that writes text outside the objects lock. */
+ * none unmapped (rt_text_pin): the live thread's. */
 void rt_objects_lock(void) RT_HIDDEN;
 void rt_objects_unlock(void) RT_HIDDEN;
-void rt_objects_pin(void) RT_HIDDEN;
-void rt_objects_unpin(void) RT_HIDDEN;
-void rt_objects_pin_child(void) RT_HIDDEN;
 /* live.c */
 void rt_live_start(void) RT_HIDDEN;
 void rt_live_forget(void) RT_HIDDEN;
@@ -749,8 +748,10 @@ struct rt_poke {
 int rt_text_poke_batch(struct rt_poke *pokes, size_t n) RT_HIDDEN;
 int rt_text_poke_bytes(uint8_t *const *addrs, const uint8_t *bytes, size_t n) RT_HIDDEN;
 /* attach.c: note the program's bytes before every poke (on), put them all
- * back (restore; logging stops) */
+ * back (restore; logging stops); unlog: forget the notes in [lo, hi), an
+ * object that is gone */
 void rt_text_poke_log(bool on) RT_HIDDEN;
+void rt_text_poke_unlog(uint64_t lo, uint64_t hi) RT_HIDDEN;
 /* attach.c: called with stop before a batch writes (its pokes sorted; <0:
  * the batch is not made, >0: call again with !stop after it, 0: nothing
  * was stopped), then with !stop; nothing may allocate once threads stop */
@@ -761,6 +762,13 @@ void rt_text_poke_quiesce_hook(int (*hook)(const struct rt_poke *pokes, size_t n
 void rt_text_poke_set_refused(uint64_t addr) RT_HIDDEN;
 uint64_t rt_text_poke_refused(void) RT_HIDDEN;
 int rt_text_poke_restore(void) RT_HIDDEN;
+/* No object is unmapped between pin and unpin (a thread that writes text
+ * outside the objects lock); dlclose brackets its unmap and forget with
+ * unmap_begin/end */
+void rt_text_pin(void) RT_HIDDEN;
+void rt_text_unpin(void) RT_HIDDEN;
+void rt_text_unmap_begin(void) RT_HIDDEN;
+void rt_text_unmap_end(void) RT_HIDDEN;
 void rt_text_poke_trap_hook(bool (*hook)(void *uc)) RT_HIDDEN;
 /* inproc_probe_opt.c: hook(uc) for each thread one of our int3s sent on (its
  * RIP where it goes on), from the SIGTRAP handler */

@@ -28,7 +28,17 @@
  * to R-X afterwards.  poke_lock serialises the batches: ftrace.c pokes
  * under its objects lock, inproc_probe_opt.c's helper thread without it.
  * Either way the caller keeps the text mapped (a dlopen's own objects, or
- * rt_objects_pin): a dlclose meanwhile would unmap it under the stores.
+ * rt_text_pin): a dlclose meanwhile would unmap it under the stores.
+ *
+ * dlclose unmaps an object before ftrace.c's interposer can forget it, so
+ * no lock of the objects keeps text mapped.  A thread that writes into
+ * objects' text outside a dlopen (the live thread, the probe helper) pins
+ * them: the write side of text_unmap, while every dlclose holds the read
+ * side from before the unmap until the object is forgotten.  Readers nest
+ * (a destructor may dlclose) and glibc's default rwlock prefers readers,
+ * so a nested dlclose never waits behind a pin.  Order: text_unmap, then
+ * ftrace.c's objects lock, then inproc_probes.c's and inproc_probe_opt.c's
+ * locks, then poke_lock.
  *
  * UTRACE_POKE_PAUSE_US=N (tests only) sleeps N us once the text is
  * writable, before the stores: the window a dlclose or another thread
@@ -57,6 +67,29 @@ static struct rt_poke *volatile poke_batch;
 static volatile size_t poke_batch_n;
 static pthread_mutex_t poke_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned poke_pause_us; /* UTRACE_POKE_PAUSE_US */
+static pthread_rwlock_t text_unmap = PTHREAD_RWLOCK_INITIALIZER;
+
+/* No object is unmapped until rt_text_unpin. */
+void rt_text_pin(void)
+{
+	pthread_rwlock_wrlock(&text_unmap);
+}
+
+void rt_text_unpin(void)
+{
+	pthread_rwlock_unlock(&text_unmap);
+}
+
+/* dlclose (ftrace.c): from before the unmap until the object is forgotten */
+void rt_text_unmap_begin(void)
+{
+	pthread_rwlock_rdlock(&text_unmap);
+}
+
+void rt_text_unmap_end(void)
+{
+	pthread_rwlock_unlock(&text_unmap);
+}
 
 /*
  * The program's own bytes (attach.c).  A process we attached to must get
@@ -132,6 +165,7 @@ uint64_t rt_text_poke_refused(void)
 static void poke_child(void)
 {
 	pthread_mutex_init(&poke_lock, NULL);
+	pthread_rwlock_init(&text_unmap, NULL); /* a pinning thread is not here */
 }
 
 static int membarrier(int cmd)
@@ -408,6 +442,23 @@ void rt_text_poke_log(bool on)
 	pthread_mutex_lock(&poke_lock);
 	poke_logging = on;
 	poke_log_n = 0;
+	pthread_mutex_unlock(&poke_lock);
+}
+
+/* An object unloaded while attached: its notes go, so that the restore
+ * never writes where it was (unmapped, or another object's now). */
+void rt_text_poke_unlog(uint64_t lo, uint64_t hi)
+{
+	size_t keep = 0;
+
+	pthread_mutex_lock(&poke_lock);
+	for (size_t i = 0; i < poke_log_n; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)poke_log[i].addr;
+
+		if (a < lo || a >= hi)
+			poke_log[keep++] = poke_log[i];
+	}
+	poke_log_n = keep;
 	pthread_mutex_unlock(&poke_lock);
 }
 

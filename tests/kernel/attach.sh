@@ -13,6 +13,8 @@
 #   - in-process probes (entry and return) fetch their arguments in an
 #     attached process, and go with the detach;
 #   - --tracefs: current_tracer switches an attached process's sites;
+#   - a library the program dlcloses while attached: the detach puts
+#     every other byte back (kattach_dl.c);
 #   - a recorder killed with SIGKILL: the process is put back alike;
 #   - a child forked while attached puts its code back at once;
 #   - bash (a malloc of its own, which the runtime's thread then runs) is
@@ -48,7 +50,9 @@ CC=${CC:-cc}
 CF=$("$U" cflags)
 $CC -O2 $CF -o "$T/kcf" "$ROOT/tests/kernel/kattach.c" -lpthread &&
 	$CC -O2 -o "$T/kplain" "$ROOT/tests/kernel/kattach.c" -lpthread &&
-	$CC -O2 $CF -o "$T/srv" "$ROOT/tests/kernel/kattach_srv.c" -lpthread ||
+	$CC -O2 $CF -o "$T/srv" "$ROOT/tests/kernel/kattach_srv.c" -lpthread &&
+	$CC -O2 $CF -o "$T/kdl" "$ROOT/tests/kernel/kattach_dl.c" -ldl &&
+	$CC -O2 $CF -fPIC -shared -I "$ROOT/tests/progs" -o "$T/libkplug.so" "$ROOT/tests/progs/plugin.c" ||
 	{ notok "build the test programs"; exit 1; }
 
 # start NAME CMD...: runs CMD in the background, its pid in TP, once it
@@ -182,6 +186,28 @@ if [ -c /dev/fuse ]; then
 else
 	echo "# no /dev/fuse: --tracefs with -P not checked"
 fi
+
+# a library dlclose'd while attached (the program's dlclose is not the
+# runtime's then): the detach forgets it and puts every other byte back,
+# writing nothing where the library was
+start dl "$T/kdl" "$T/libkplug.so" || notok "dlclose: starts"
+"$U" record -P "$TP" --duration 1.5 -o "$T/dl.dat" >"$T/dl.log" 2>&1 &
+R=$!
+for _ in $(seq 200); do grep -q attached "$T/dl.log" && break; sleep 0.02; done
+sleep 0.2
+kill -USR1 "$TP"
+for _ in $(seq 200); do grep -q closed "$T/dl.err" && break; sleep 0.02; done
+wait $R
+rc=$?
+check "dlclose while attached: the recording ends well (status $rc)" test $rc -eq 0
+check "dlclose while attached: the detach put every byte back ($(grep detach: "$T/dl.log" | head -1))" \
+	eval '! grep -q "could not be put back" "$T/dl.log"'
+"$U" report -i "$T/dl.dat" >"$T/dl.txt" 2>&1
+check "dlclose while attached: plugin_helper was traced before" grep -q plugin_helper "$T/dl.txt"
+check "dlclose while attached: the code equals the files after detach" same_code "$TP"
+kill -USR2 "$TP"
+wait "$TP"
+check "dlclose while attached: the program exits 0" test $? -eq 0
 
 # a recorder killed: the runtime sees its socket close and puts the
 # process back alike; it can be attached to again
