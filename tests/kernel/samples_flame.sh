@@ -111,8 +111,11 @@ check "convert of a samples-only recording says its $n samples are left out" \
 "$U" dump --flame-graph --source samples -i "$T/both.dat" >"$T/smp.folded" 2>&1
 check "calls and samples: the default source is the functions" cmp -s "$T/def.folded" "$T/fn.folded"
 check "the functions' stacks start at main (no libc frames)" grep -q "^main;burn60 " "$T/fn.folded"
+# (sampled stacks of burn60 that go above main, into libc, where the
+# functions' never do; not every one need: a frame-pointer walk may end
+# at main, where libc's caller left no frame pointer to follow)
 check "--source samples: the sampled stacks, not the functions'" \
-	test -n "$(grep '^[^ ]*;burn60 [0-9]*$' "$T/smp.folded")" -a -z "$(grep '^main;' "$T/smp.folded")"
+	test -n "$(grep -v '^main;' "$T/smp.folded" | grep '^[^ ]*;burn60 [0-9]*$')"
 "$U" dump --flame-graph --svg --source samples --diff "$T/s.dat" -i "$T/both.dat" >"$T/d.svg" \
 	2>"$T/d.err"
 check "--diff between two recordings' samples ($(head -1 "$T/d.err"))" grep -q "burn60" "$T/d.svg"
