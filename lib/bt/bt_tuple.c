@@ -5,7 +5,8 @@
  * A tuple's type is a shape, a string interned in the program (its index
  * is the node's size, so variables and maps keep it as they keep a
  * string's size): "(" elements ")", an element `iN` (an integer of N
- * bytes), `sN;` (a string of N bytes) or a nested shape.  The shape types
+ * bytes; `uN` an unsigned one, bt_check_sign.c: it prints as bpftrace's
+ * uint64), `sN;` (a string of N bytes) or a nested shape.  The shape types
  * `$t.N` and gives sizeof() as bpftrace's packed C struct.  At run time a
  * tuple is a string value holding its elements in a self-describing form
  * (common/bt_run.h's utrace_bt_tuple*), so variables, maps and records
@@ -65,7 +66,7 @@ static const char *elem_end(const char *s)
 			depth--;
 		else if (*s == 's' || *s == 'r')
 			s = strchr(s, ';');
-		else if (*s == 'i')
+		else if (*s == 'i' || *s == 'u')
 			s++;
 		s++;
 	} while (depth > 0 && *s);
@@ -73,7 +74,8 @@ static const char *elem_end(const char *s)
 }
 
 /* The shape's elements without sizes: equal for tuples bpftrace takes as
- * one type (a string element may change its size). */
+ * one type (a string element may change its size; an integer's sign is
+ * the value's, carried in its text). */
 static void kinds(const char *s, char *out, size_t room)
 {
 	size_t n = 0;
@@ -81,6 +83,8 @@ static void kinds(const char *s, char *out, size_t room)
 	for (; *s && n + 1 < room; s++)
 		if (*s == '(' || *s == ')' || *s == 'i' || *s == 's' || *s == 'r')
 			out[n++] = *s;
+		else if (*s == 'u')
+			out[n++] = 'i';
 		else if (*s == ';' || *s == ':' || (*s >= '0' && *s <= '9'))
 			continue;
 	out[n] = 0;
@@ -101,9 +105,9 @@ static unsigned elem_size(const char *s, unsigned *align)
 {
 	unsigned size = 0, al = 1, a, n;
 
-	if (*s == 'i' || *s == 's') {
+	if (*s == 'i' || *s == 'u' || *s == 's') {
 		n = (unsigned)atoi(s + 1);
-		*align = *s == 'i' ? n : 1;
+		*align = *s == 's' ? 1 : n;
 		return n;
 	}
 	if (*s == 'r') { /* a struct or an array: r<its C type>:<size>:<align>; */
@@ -145,7 +149,8 @@ int bt_check_tuple(struct bt_checker *ck, struct bt_node *n)
 		if ((ret = ck->expr(ck, a)) < 0)
 			return ret;
 		if (a->type == BT_T_INT)
-			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "i%u", bt_int_bytes(a));
+			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "%c%u",
+						bt_is_unsigned(ck->p, a) ? 'u' : 'i', bt_int_bytes(a));
 		else if (a->type == BT_T_STR)
 			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "s%u;", a->size);
 		else if (a->type == BT_T_TUPLE)
@@ -183,7 +188,12 @@ int bt_check_field(struct bt_checker *ck, struct bt_node *n)
 	if (!*s || *s == ')')
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_TUPLE_INDEX, (long long)n->ival,
 				(long long)k - 1);
-	n->type = *s == 'i' ? BT_T_INT : *s == 's' ? BT_T_STR : *s == 'r' ? BT_T_RECORD : BT_T_TUPLE;
+	n->type = *s == 'i' || *s == 'u' ? BT_T_INT
+		  : *s == 's'		 ? BT_T_STR
+		  : *s == 'r'		 ? BT_T_RECORD
+					 : BT_T_TUPLE;
+	if (*s == 'u')
+		n->ctype = bt_ctype_int(ck->p, (unsigned)atoi(s + 1), false, false);
 	if (n->type == BT_T_STR)
 		n->size = (unsigned)atoi(s + 1);
 	if (n->type == BT_T_RECORD) {
