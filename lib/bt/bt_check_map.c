@@ -33,6 +33,14 @@ const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room)
 	}
 }
 
+const char *bt_value_name(const struct bt_program *p, const struct bt_node *n, char *buf,
+			  size_t room)
+{
+	if (n->type == BT_T_STR && bt_is_timestamp(p, n->ctype))
+		return "timestamp";
+	return bt_type_name(n->type, n->size, buf, room);
+}
+
 /* The range of a builtin or variable: from the enclosing call's start. */
 struct bt_loc bt_name_loc(const struct bt_checker *ck, const struct bt_node *n)
 {
@@ -228,6 +236,16 @@ int bt_check_map_assign(struct bt_checker *ck, struct bt_node *as)
 	}
 	if (strcmp(as->op, "=") && v->type != BT_T_INT)
 		return bt_compound_error(ck, as);
+	if (m->assigned && m->agg == UTRACE_BT_AGG_SCALAR && m->vtype == v->type &&
+	    bt_is_timestamp(ck->p, m->vctype) != bt_is_timestamp(ck->p, v->ctype)) {
+		char b1[24], b2[24];
+
+		return bt_error(ck->err, ck->p, as->a->loc, BT_ERR_MAP_TYPE, m->name,
+				bt_value_name(ck->p, v, b1, sizeof(b1)),
+				bt_is_timestamp(ck->p, m->vctype)
+				    ? "timestamp"
+				    : value_name(m, m->agg, m->vtype, m->vsize, b2, sizeof(b2)));
+	}
 	if (!m->assigned)
 		as->a->ctype = v->ctype;
 	ret = map_value(ck, m, as->a, UTRACE_BT_AGG_SCALAR, v->type,
