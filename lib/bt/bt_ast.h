@@ -102,6 +102,8 @@ struct bt_loc {
 	C(STR_FIRST, "str() expects an integer or a pointer type as first argument (%s provided)") \
 	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
+	C(TUPLE_KEY, "tuple cannot be used as a map key. Try a multi-key associative array "        \
+		     "instead (eg `@map[$1, $2] = ...)`.")                                        \
 	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")                         \
 	C(BUF_ARG, "%s() expects an integer, string, or array argument but saw %s")                \
 	C(BUF_LEN, "%s() expects a length argument for non-array type %s")                       \

@@ -113,6 +113,8 @@ static int map_keys(struct bt_checker *ck, struct bt_node *n, struct bt_mapdef *
 		m = map_get(ck->p, n->str); /* the array may have moved */
 		t[i] = n->args[i]->type;
 		sz[i] = t[i] == BT_T_STR ? 64 : 8;
+		if (t[i] == BT_T_TUPLE) /* bpftrace 0.17 refuses one, a struct is a key */
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_TUPLE_KEY);
 	}
 	if (!m->keyed) {
 		m->keyed = true;

@@ -218,6 +218,15 @@ static const struct {
      "stdin:1:13-34: ERROR: lhist() expects a integer literal (integer provided)\n"
      "BEGIN { @ = lhist(1, pid, 20, 30); }\n"
      "            ~~~~~~~~~~~~~~~~~~~~~"},
+    /* a tuple is no map key in bpftrace 0.17 */
+    {"BEGIN { @[1, (2, \"a\")] = count(); }",
+     "stdin:1:9-23: ERROR: tuple cannot be used as a map key. Try a multi-key associative array instead (eg `@map[$1, $2] = ...)`.\n"
+     "BEGIN { @[1, (2, \"a\")] = count(); }\n"
+     "        ~~~~~~~~~~~~~~"},
+    {"BEGIN { $t = (1, 2); @x[$t] = 1; }",
+     "stdin:1:22-28: ERROR: tuple cannot be used as a map key. Try a multi-key associative array instead (eg `@map[$1, $2] = ...)`.\n"
+     "BEGIN { $t = (1, 2); @x[$t] = 1; }\n"
+     "                     ~~~~~~"},
     /* strftime()'s value is bpftrace's timestamp: it only prints */
     {"BEGIN { if (strftime(\"%H\", nsecs) == \"x\") { exit(); } }",
      "stdin:1:12-41: ERROR: Type mismatch for '==': comparing 'timestamp' with 'string[2]'\n"
