@@ -104,6 +104,7 @@ struct bt_loc {
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
 	C(TUPLE_KEY, "tuple cannot be used as a map key. Try a multi-key associative array "        \
 		     "instead (eg `@map[$1, $2] = ...)`.")                                        \
+	C(TUPLE_TYPE, "Tuple type mismatch: %s != %s.")                                           \
 	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")                         \
 	C(BUF_ARG, "%s() expects an integer, string, or array argument but saw %s")                \
 	C(BUF_LEN, "%s() expects a length argument for non-array type %s")                       \

@@ -229,6 +229,7 @@ static int var_define(struct bt_checker *ck, struct bt_node *v, const struct bt_
 	struct bt_program *p = ck->p;
 	char b1[24], b2[24];
 	unsigned i;
+	int ret;
 
 	for (i = 0; i < p->nvars && strcmp(p->vars[i], v->str); i++)
 		;
@@ -262,8 +263,9 @@ static int var_define(struct bt_checker *ck, struct bt_node *v, const struct bt_
 				bt_is_timestamp(p, p->var_ctypes[i])
 				    ? "timestamp"
 				    : bt_type_name(p->var_types[i], p->var_sizes[i], b2, sizeof(b2)));
-	} else if (val->type == BT_T_TUPLE && !bt_tuple_compat(p, val->size, p->var_sizes[i])) {
-		return bt_error(ck->err, p, at, BT_ERR_VAR_TYPE, v->str, "tuple", "tuple");
+	} else if (val->type == BT_T_TUPLE && (ret = bt_tuple_same(ck, at, p->var_sizes[i],
+								     val->size)) < 0) {
+		return ret;
 	} else if (val->size > p->var_sizes[i]) {
 		p->var_sizes[i] = val->size;
 	}

@@ -81,7 +81,9 @@ int bt_ternary_timestamp(struct bt_checker *ck, const struct bt_node *n);
 int bt_check_tuple(struct bt_checker *ck, struct bt_node *n);
 int bt_check_field(struct bt_checker *ck, struct bt_node *n);
 const char *bt_tuple_shape(const struct bt_program *p, unsigned idx);
-bool bt_tuple_compat(const struct bt_program *p, unsigned a, unsigned b);
+/* A tuple of shape val assigned where one of shape have was: 0, or
+ * bpftrace's "Tuple type mismatch" at at. */
+int bt_tuple_same(struct bt_checker *ck, struct bt_loc at, unsigned have, unsigned val);
 unsigned bt_tuple_sizeof(const struct bt_program *p, unsigned idx);
 int bt_check_map_read(struct bt_checker *ck, struct bt_node *n);
 /* A whole map (print, clear, zero): no key. */

@@ -187,8 +187,6 @@ static int map_value(struct bt_checker *ck, struct bt_mapdef *m, const struct bt
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_MAP_TYPE, m->name,
 				value_name(m, agg, t, size, b1, sizeof(b1)),
 				value_name(m, m->agg, m->vtype, m->vsize, b2, sizeof(b2)));
-	if (t == BT_T_TUPLE && !bt_tuple_compat(ck->p, size, m->vsize))
-		return bt_error(ck->err, ck->p, n->loc, BT_ERR_MAP_TYPE, m->name, "tuple", "tuple");
 	if (size > m->vsize)
 		m->vsize = size;
 	return 0;
@@ -248,6 +246,9 @@ int bt_check_map_assign(struct bt_checker *ck, struct bt_node *as)
 				    ? "timestamp"
 				    : value_name(m, m->agg, m->vtype, m->vsize, b2, sizeof(b2)));
 	}
+	if (m->assigned && m->agg == UTRACE_BT_AGG_SCALAR && m->vtype == BT_T_TUPLE &&
+	    v->type == BT_T_TUPLE && (ret = bt_tuple_same(ck, as->loc, m->vsize, v->size)) < 0)
+		return ret;
 	if (!m->assigned)
 		as->a->ctype = v->ctype;
 	ret = map_value(ck, m, as->a, UTRACE_BT_AGG_SCALAR, v->type,

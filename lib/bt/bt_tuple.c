@@ -73,30 +73,62 @@ static const char *elem_end(const char *s)
 	return s;
 }
 
-/* The shape's elements without sizes: equal for tuples bpftrace takes as
- * one type (a string element may change its size; an integer's sign is
- * the value's, carried in its text). */
+/* The shape without its strings' sizes: equal for tuples bpftrace takes
+ * as one type (a string element may change its size; an integer's width
+ * and sign may not). */
 static void kinds(const char *s, char *out, size_t room)
 {
 	size_t n = 0;
 
-	for (; *s && n + 1 < room; s++)
-		if (*s == '(' || *s == ')' || *s == 'i' || *s == 's' || *s == 'r')
+	for (; *s && n + 1 < room; s++) {
+		if (*s == 's' || *s == 'r') {
 			out[n++] = *s;
-		else if (*s == 'u')
-			out[n++] = 'i';
-		else if (*s == ';' || *s == ':' || (*s >= '0' && *s <= '9'))
+			s = strchr(s, ';');
+			if (!s)
+				break;
 			continue;
+		}
+		out[n++] = *s;
+	}
 	out[n] = 0;
 }
 
-bool bt_tuple_compat(const struct bt_program *p, unsigned a, unsigned b)
+/* bpftrace's name of the tuple type at s: (int64,(unsigned int8,string[2])). */
+static size_t shape_name(const struct bt_program *p, const char *s, char *out, size_t room)
+{
+	size_t n = 0;
+	char b[64];
+
+	n += (size_t)snprintf(out + n, room - n, "(");
+	for (s++; *s && *s != ')' && n < room; s = elem_end(s)) {
+		if (*s == '(')
+			n += shape_name(p, s, out + n, room - n);
+		else if (*s == 'r')
+			n += (size_t)snprintf(out + n, room - n, "%s",
+					      bt_ctype_name(p, (unsigned)atoi(s + 1), b, sizeof(b)));
+		else
+			n += (size_t)snprintf(out + n, room - n, *s == 's' ? "string[%d]"
+							  : *s == 'u' ? "unsigned int%d" : "int%d",
+					      *s == 's' ? atoi(s + 1) : 8 * atoi(s + 1));
+		if (n < room && elem_end(s)[0] && elem_end(s)[0] != ')')
+			n += (size_t)snprintf(out + n, room - n, ",");
+	}
+	if (n < room)
+		n += (size_t)snprintf(out + n, room - n, ")");
+	return n < room ? n : room ? room - 1 : 0;
+}
+
+int bt_tuple_same(struct bt_checker *ck, struct bt_loc at, unsigned have, unsigned val)
 {
 	char ka[256], kb[256];
 
-	kinds(bt_tuple_shape(p, a), ka, sizeof(ka));
-	kinds(bt_tuple_shape(p, b), kb, sizeof(kb));
-	return !strcmp(ka, kb);
+	kinds(bt_tuple_shape(ck->p, have), ka, sizeof(ka));
+	kinds(bt_tuple_shape(ck->p, val), kb, sizeof(kb));
+	if (!strcmp(ka, kb))
+		return 0;
+	shape_name(ck->p, bt_tuple_shape(ck->p, have), ka, sizeof(ka));
+	shape_name(ck->p, bt_tuple_shape(ck->p, val), kb, sizeof(kb));
+	return bt_error(ck->err, ck->p, at, BT_ERR_TUPLE_TYPE, ka, kb);
 }
 
 /* sizeof and alignment of the element at s, as C lays out bpftrace's

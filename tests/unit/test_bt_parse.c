@@ -218,6 +218,19 @@ static const struct {
      "stdin:1:13-34: ERROR: lhist() expects a integer literal (integer provided)\n"
      "BEGIN { @ = lhist(1, pid, 20, 30); }\n"
      "            ~~~~~~~~~~~~~~~~~~~~~"},
+    /* a tuple's type: its integers' widths and signs, not its strings' sizes */
+    {"BEGIN { $t = (1, 2); $t = ((int8)1, 2); }",
+     "stdin:1:25-26: ERROR: Tuple type mismatch: (int64,int64) != (int8,int64).\n"
+     "BEGIN { $t = (1, 2); $t = ((int8)1, 2); }\n"
+     "                        ~"},
+    {"BEGIN { @t = (1, (2, 3)); @t = (1, (pid, \"a\")); }",
+     "stdin:1:30-31: ERROR: Tuple type mismatch: (int64,(int64,int64)) != (int64,(unsigned int64,string[2])).\n"
+     "BEGIN { @t = (1, (2, 3)); @t = (1, (pid, \"a\")); }\n"
+     "                             ~"},
+    {"BEGIN { @t[1] = (1, 2); @t[2] = (pid, 2); }",
+     "stdin:1:31-32: ERROR: Tuple type mismatch: (int64,int64) != (unsigned int64,int64).\n"
+     "BEGIN { @t[1] = (1, 2); @t[2] = (pid, 2); }\n"
+     "                              ~"},
     /* a tuple is no map key in bpftrace 0.17 */
     {"BEGIN { @[1, (2, \"a\")] = count(); }",
      "stdin:1:9-23: ERROR: tuple cannot be used as a map key. Try a multi-key associative array instead (eg `@map[$1, $2] = ...)`.\n"
@@ -296,6 +309,7 @@ static const char *const good[] = {
     "BEGIN { @a = strftime(\"%H\", nsecs); @b[strftime(\"%H\", nsecs)] = 1; $t = "
     "strftime(\"%H\", nsecs); printf(\"%s\\n\", $t); print(strftime(\"%H\", nsecs)); "
     "@x = (strftime(\"%H\", nsecs), 1); @y = strftime(\"%H\", nsecs) == $t; }",
+    "BEGIN { $t = (1, \"a\"); $t = (2, \"abc\"); @t = (pid, \"ab\"); @t = (tid, \"abcd\"); }",
     "// comment\nBEGIN /* block */ { @x = (1 + 2) * 3 - 4 / 2 % 3 << 1 >> 1 & 7 | 8 ^ 1; @y = !0 "
     "&& ~1 || -1; }",
 };
