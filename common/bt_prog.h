@@ -153,7 +153,7 @@ struct utrace_bt_insn {
 struct utrace_bt_mapdesc {
 	uint32_t nkeys, key_str;
 	uint32_t agg;	     /* enum utrace_bt_agg (lib/bt/bt_print.h) */
-	uint32_t value_str;  /* a scalar map of strings (2: tuples, 3: buf()s) */
+	uint32_t value_str;  /* a scalar map of strings (2: tuples, 3: buf()s, 4: strftime()'s) */
 	int64_t lmin, lmax, lstep;
 };
 
