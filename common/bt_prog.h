@@ -89,7 +89,8 @@ enum utrace_bt_op {
 	UTRACE_BOP_EXT,	    /* a: bytes (1, 2, 4), b 1: signed; pop x, push x cast to that */
 	UTRACE_BOP_BSWAP,   /* a: bytes (2, 4, 8); pop x, push its low bytes reversed */
 	UTRACE_BOP_STRNCMP, /* pop a, b (strings); push 0 if their first imm bytes are equal */
-	UTRACE_BOP_TUPLE,   /* pop b elements (key_str: strings, imm: tuples); push the tuple
+	UTRACE_BOP_TUPLE,   /* pop b elements (key_str: strings, its bit 16 + i: element i
+			     * an unsigned integer; imm: tuples); push the tuple
 			     * (common/bt_tuple.h) */
 	UTRACE_BOP_TGET,    /* a: index, b 1: a text; pop a tuple, push its element a */
 	UTRACE_BOP_STRFTIME, /* pop ns; push the context's strftime of format imm */
@@ -152,7 +153,7 @@ struct utrace_bt_insn {
 struct utrace_bt_mapdesc {
 	uint32_t nkeys, key_str;
 	uint32_t agg;	     /* enum utrace_bt_agg (lib/bt/bt_print.h) */
-	uint32_t value_str;  /* a scalar map of strings (2: tuples, 3: buf()s) */
+	uint32_t value_str;  /* a scalar map of strings (2: tuples, 3: buf()s, 4: strftime()'s) */
 	int64_t lmin, lmax, lstep;
 };
 

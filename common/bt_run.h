@@ -219,7 +219,7 @@ static inline unsigned utrace_bt_tuple_make(struct utrace_bt_state *st,
 		if (i)
 			n = utrace_bt_tuple_put(d, n, UTRACE_BT_T_SEP);
 		if (!e) {
-			n = utrace_bt_tuple_int(d, n, vals[i]);
+			n = utrace_bt_tuple_int(d, n, vals[i], in->key_str >> (16 + i) & 1);
 			continue;
 		}
 		if (!((uint64_t)in->imm >> i & 1))
@@ -342,7 +342,7 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 			for (unsigned k = 0; k < 4; k++) {
 				if (k)
 					n = utrace_bt_tuple_put(st->strs[s], n, '.');
-				n = utrace_bt_tuple_int(st->strs[s], n, (v[0] >> (8 * k)) & 0xff);
+				n = utrace_bt_tuple_int(st->strs[s], n, (v[0] >> (8 * k)) & 0xff, 1);
 			}
 			st->strs[s][n] = 0;
 			*sp++ = s;

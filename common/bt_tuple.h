@@ -36,17 +36,21 @@ static inline unsigned utrace_bt_tuple_put(char *d, unsigned n, char c)
 	return n;
 }
 
-static inline unsigned utrace_bt_tuple_int(char *d, unsigned n, int64_t x)
+/* x's decimal text, as a uint64 when is_unsigned (bpftrace's builtins,
+ * arg0 of -1 prints 18446744073709551615; utrace_bt_tuple_get reads it
+ * back as the same 64 bits). */
+static inline unsigned utrace_bt_tuple_int(char *d, unsigned n, int64_t x, int is_unsigned)
 {
 	char buf[24];
 	unsigned k = 0;
-	uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+	int neg = x < 0 && !is_unsigned;
+	uint64_t u = neg ? 0 - (uint64_t)x : (uint64_t)x;
 
 	do {
 		buf[k++] = (char)('0' + u % 10);
 		u /= 10;
 	} while (u);
-	if (x < 0)
+	if (neg)
 		buf[k++] = '-';
 	while (k)
 		n = utrace_bt_tuple_put(d, n, buf[--k]);

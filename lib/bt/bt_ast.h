@@ -66,6 +66,7 @@ struct bt_loc {
 	C(BINOP_TYPE, "Type mismatch for '%s': comparing '%s' with '%s'")                          \
 	C(UNOP_TYPE, "The %s operator can not be used on expressions of type '%s'")                \
 	C(TERNARY_TYPE, "Ternary operator must return the same type: have '%s' and '%s'")         \
+	C(TERNARY_UNSUP, "Ternary return type unsupported %s")                                     \
 	C(COND_TYPE, "Invalid condition in %s: %s")                                                      \
 	C(BUILTIN_PROBE, "The %s builtin can only be used with %s probes")                         \
 	C(RETVAL_PROBE, "The retval builtin can only be used with 'kretprobe' and 'uretprobe' and " \
@@ -97,9 +98,13 @@ struct bt_loc {
 	C(INDEX_BOUNDS, "the index %lld is out of bounds for array of size %u")                   \
 	C(REG, "'%s' is not a valid register")                                                    \
 	C(MACADDR, "%s() only supports array arguments of 6 bytes in memory")                    \
-	C(STR_ARG, "%s() expects a string literal or a string (%s provided)")                     \
+	C(STR_ARG, "%s() only supports string arguments (%s provided)")                            \
+	C(STR_FIRST, "str() expects an integer or a pointer type as first argument (%s provided)") \
 	C(TUPLE_ELEM, "Invalid tuple element: integers, strings and tuples only")                  \
 	C(FIELD, "Can not access field on a value that is no tuple")                               \
+	C(TUPLE_KEY, "tuple cannot be used as a map key. Try a multi-key associative array "        \
+		     "instead (eg `@map[$1, $2] = ...)`.")                                        \
+	C(TUPLE_TYPE, "Tuple type mismatch: %s != %s.")                                           \
 	C(TUPLE_INDEX, "Invalid tuple index: %lld. Found max index: %lld")                         \
 	C(BUF_ARG, "%s() expects an integer, string, or array argument but saw %s")                \
 	C(BUF_LEN, "%s() expects a length argument for non-array type %s")                       \

@@ -80,9 +80,12 @@ static int check_strncmp(struct bt_checker *ck, struct bt_node *n)
 	for (unsigned i = 0; i < 2; i++) {
 		if ((ret = ck->expr(ck, n->args[i])) < 0)
 			return ret;
-		if (n->args[i]->type != BT_T_STR)
+		if (n->args[i]->type != BT_T_STR || bt_is_timestamp(ck->p, n->args[i]->ctype))
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_STR_ARG, n->str,
-					n->args[i]->type == BT_T_INT ? "integer" : "other");
+					n->args[i]->type == BT_T_INT     ? "integer"
+					: n->args[i]->type == BT_T_TUPLE ? "tuple"
+					: n->args[i]->type == BT_T_STR	 ? "timestamp"
+									 : "other");
 	}
 	if (n->nargs > 2 && (n->args[2]->kind != BT_N_INT || n->args[2]->ival < 0))
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_LITERAL_ARG, n->str, "length");

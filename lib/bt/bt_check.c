@@ -118,15 +118,16 @@ static int check_binop(struct bt_checker *ck, struct bt_node *n)
 		bt_sign_binop(ck, n);
 		return 0;
 	}
-	if (((n->a->type == BT_T_STR && n->b->type == BT_T_STR) ||
+	if (((n->a->type == BT_T_STR && n->b->type == BT_T_STR &&
+	      bt_is_timestamp(ck->p, n->a->ctype) == bt_is_timestamp(ck->p, n->b->ctype)) ||
 	     (n->a->type == BT_T_BUF && n->b->type == BT_T_BUF) ||
 	     (n->a->type == BT_T_RECORD && n->b->type == BT_T_RECORD &&
 	      n->a->ctype == n->b->ctype)) &&
 	    (!strcmp(n->op, "==") || !strcmp(n->op, "!=")))
 		return 0;
 	return bt_error(ck->err, ck->p, n->loc, BT_ERR_BINOP_TYPE, n->op,
-			bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)),
-			bt_type_name(n->b->type, n->b->size, b2, sizeof(b2)));
+			bt_value_name(ck->p, n->a, b1, sizeof(b1)),
+			bt_value_name(ck->p, n->b, b2, sizeof(b2)));
 }
 
 static int check_ternary(struct bt_checker *ck, struct bt_node *n)
@@ -142,6 +143,8 @@ static int check_ternary(struct bt_checker *ck, struct bt_node *n)
 				n->a->type == BT_T_STR
 				    ? "string"
 				    : bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)));
+	if ((ret = bt_ternary_timestamp(ck, n)) < 0)
+		return ret;
 	n->type = n->b->type;
 	n->size = n->b->size > n->c->size ? n->b->size : n->c->size;
 	if (n->b->type != n->c->type)
@@ -196,11 +199,11 @@ static int bt_check_expr(struct bt_checker *ck, struct bt_node *n)
 		if ((ret = bt_check_expr(ck, n->a)) < 0)
 			return ret;
 		n->type = BT_T_INT;
-		if (n->a->type != BT_T_INT && strcmp(n->op, "!"))
+		if (n->a->type != BT_T_INT &&
+		    (strcmp(n->op, "!") || bt_is_timestamp(ck->p, n->a->ctype)))
 			return bt_error(ck->err, ck->p,
 					(struct bt_loc){n->loc.line, n->loc.col, n->loc.col + 1},
-					BT_ERR_UNOP_TYPE, n->op,
-					bt_type_name(n->a->type, n->a->size, b1, sizeof(b1)));
+					BT_ERR_UNOP_TYPE, n->op, bt_value_name(ck->p, n->a, b1, sizeof(b1)));
 		bt_sign_unop(ck, n);
 		return 0;
 	case BT_N_TERNARY:
@@ -226,6 +229,7 @@ static int var_define(struct bt_checker *ck, struct bt_node *v, const struct bt_
 	struct bt_program *p = ck->p;
 	char b1[24], b2[24];
 	unsigned i;
+	int ret;
 
 	for (i = 0; i < p->nvars && strcmp(p->vars[i], v->str); i++)
 		;
@@ -252,12 +256,16 @@ static int var_define(struct bt_checker *ck, struct bt_node *v, const struct bt_
 		p->var_types[i] = val->type;
 		p->var_sizes[i] = val->size;
 		p->nvars++;
-	} else if (p->var_types[i] != val->type) {
+	} else if (p->var_types[i] != val->type ||
+		   bt_is_timestamp(p, val->ctype) != bt_is_timestamp(p, p->var_ctypes[i])) {
 		return bt_error(ck->err, p, at, BT_ERR_VAR_TYPE, v->str,
-				bt_type_name(val->type, val->size, b1, sizeof(b1)),
-				bt_type_name(p->var_types[i], p->var_sizes[i], b2, sizeof(b2)));
-	} else if (val->type == BT_T_TUPLE && !bt_tuple_compat(p, val->size, p->var_sizes[i])) {
-		return bt_error(ck->err, p, at, BT_ERR_VAR_TYPE, v->str, "tuple", "tuple");
+				bt_value_name(p, val, b1, sizeof(b1)),
+				bt_is_timestamp(p, p->var_ctypes[i])
+				    ? "timestamp"
+				    : bt_type_name(p->var_types[i], p->var_sizes[i], b2, sizeof(b2)));
+	} else if (val->type == BT_T_TUPLE && (ret = bt_tuple_same(ck, at, p->var_sizes[i],
+								     val->size)) < 0) {
+		return ret;
 	} else if (val->size > p->var_sizes[i]) {
 		p->var_sizes[i] = val->size;
 	}
@@ -336,8 +344,10 @@ static int check_stmt(struct bt_checker *ck, struct bt_node *s)
 			return ret;
 		if (s->a->type != BT_T_INT)
 			return bt_error(ck->err, ck->p, (struct bt_loc){1, 1, 1}, BT_ERR_COND_TYPE,
-					s->kind == BT_N_IF ? "if()" : "while()", s->a->type == BT_T_STR ? "string"
-						: bt_type_name(s->a->type, s->a->size, b1, sizeof(b1)));
+					s->kind == BT_N_IF ? "if()" : "while()",
+					s->a->type == BT_T_STR && !bt_is_timestamp(ck->p, s->a->ctype)
+					    ? "string"
+					    : bt_value_name(ck->p, s->a, b1, sizeof(b1)));
 		if ((ret = check_stmts(ck, s->body, s->nbody)) < 0)
 			return ret;
 		return check_stmts(ck, s->orelse, s->norelse);

@@ -65,14 +65,25 @@ void bt_ntop_pton_text(const struct bt_node *n, char *out, size_t room);
 unsigned bt_int_bytes(const struct bt_node *n);
 /* bt_buf.c: buf(STRING, LEN), LEN a literal. */
 int bt_check_buf(struct bt_checker *ck, struct bt_node *n);
-/* bt_strftime.c: strftime(FMT, NS), FMT a literal. */
+/* bt_strftime.c: strftime(FMT, NS), FMT a literal: a string of C type
+ * timestamp, which only prints (bpftrace's `timestamp`).  bt_types.c:
+ * whether C type t is that; bt_check_map.c: bpftrace's name of n's
+ * type, 'timestamp' for it. */
 int bt_check_strftime(struct bt_checker *ck, struct bt_node *n);
+bool bt_is_timestamp(const struct bt_program *p, unsigned t);
+const char *bt_value_name(const struct bt_program *p, const struct bt_node *n, char *buf,
+			  size_t room);
+/* One of a ternary's branches a timestamp: bpftrace's error (-EINVAL),
+ * else 0. */
+int bt_ternary_timestamp(struct bt_checker *ck, const struct bt_node *n);
 /* bt_tuple.c: a tuple literal, `t.N`; a tuple type's shape by index,
  * whether two are one type for bpftrace, its sizeof. */
 int bt_check_tuple(struct bt_checker *ck, struct bt_node *n);
 int bt_check_field(struct bt_checker *ck, struct bt_node *n);
 const char *bt_tuple_shape(const struct bt_program *p, unsigned idx);
-bool bt_tuple_compat(const struct bt_program *p, unsigned a, unsigned b);
+/* A tuple of shape val assigned where one of shape have was: 0, or
+ * bpftrace's "Tuple type mismatch" at at. */
+int bt_tuple_same(struct bt_checker *ck, struct bt_loc at, unsigned have, unsigned val);
 unsigned bt_tuple_sizeof(const struct bt_program *p, unsigned idx);
 int bt_check_map_read(struct bt_checker *ck, struct bt_node *n);
 /* A whole map (print, clear, zero): no key. */

@@ -252,6 +252,8 @@ static int check_lhist(struct bt_checker *ck, const struct bt_node *n)
 
 static int check_special(struct bt_checker *ck, struct bt_node *n, const struct fn *f)
 {
+	char b1[24];
+
 	if (!strcmp(f->name, "join"))
 		return check_join(ck, n);
 	if (!strcmp(f->name, "str") && n->args[0]->kind == BT_N_BUILTIN &&
@@ -283,9 +285,13 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 	if (!strcmp(f->name, "ustack"))
 		return check_ustack(ck, n);
 	if ((f->kind == FN_AGG && f->min) || !strcmp(f->name, "str") || !strcmp(f->name, "usym") ||
-	    !strcmp(f->name, "strerror"))
+	    !strcmp(f->name, "strerror")) {
+		if (n->args[0]->type == BT_T_STR && !strcmp(f->name, "str"))
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_STR_FIRST,
+					bt_value_name(ck->p, n->args[0], b1, sizeof(b1)));
 		if (n->args[0]->type != BT_T_INT)
 			return bt_error(ck->err, ck->p, n->loc, BT_ERR_INT_ARG, f->name);
+	}
 	if (!strcmp(f->name, "ntop") && bt_is_pton(n->args[n->nargs - 1]))
 		return bt_check_ntop_pton(ck, n);
 	if (!strcmp(f->name, "ntop") && (n->args[n->nargs - 1]->type != BT_T_INT ||

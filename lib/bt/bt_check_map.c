@@ -33,6 +33,14 @@ const char *bt_type_name(enum bt_type t, unsigned size, char *buf, size_t room)
 	}
 }
 
+const char *bt_value_name(const struct bt_program *p, const struct bt_node *n, char *buf,
+			  size_t room)
+{
+	if (n->type == BT_T_STR && bt_is_timestamp(p, n->ctype))
+		return "timestamp";
+	return bt_type_name(n->type, n->size, buf, room);
+}
+
 /* The range of a builtin or variable: from the enclosing call's start. */
 struct bt_loc bt_name_loc(const struct bt_checker *ck, const struct bt_node *n)
 {
@@ -105,6 +113,8 @@ static int map_keys(struct bt_checker *ck, struct bt_node *n, struct bt_mapdef *
 		m = map_get(ck->p, n->str); /* the array may have moved */
 		t[i] = n->args[i]->type;
 		sz[i] = t[i] == BT_T_STR ? 64 : 8;
+		if (t[i] == BT_T_TUPLE) /* bpftrace 0.17 refuses one, a struct is a key */
+			return bt_error(ck->err, ck->p, n->loc, BT_ERR_TUPLE_KEY);
 	}
 	if (!m->keyed) {
 		m->keyed = true;
@@ -177,8 +187,6 @@ static int map_value(struct bt_checker *ck, struct bt_mapdef *m, const struct bt
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_MAP_TYPE, m->name,
 				value_name(m, agg, t, size, b1, sizeof(b1)),
 				value_name(m, m->agg, m->vtype, m->vsize, b2, sizeof(b2)));
-	if (t == BT_T_TUPLE && !bt_tuple_compat(ck->p, size, m->vsize))
-		return bt_error(ck->err, ck->p, n->loc, BT_ERR_MAP_TYPE, m->name, "tuple", "tuple");
 	if (size > m->vsize)
 		m->vsize = size;
 	return 0;
@@ -228,6 +236,19 @@ int bt_check_map_assign(struct bt_checker *ck, struct bt_node *as)
 	}
 	if (strcmp(as->op, "=") && v->type != BT_T_INT)
 		return bt_compound_error(ck, as);
+	if (m->assigned && m->agg == UTRACE_BT_AGG_SCALAR && m->vtype == v->type &&
+	    bt_is_timestamp(ck->p, m->vctype) != bt_is_timestamp(ck->p, v->ctype)) {
+		char b1[24], b2[24];
+
+		return bt_error(ck->err, ck->p, as->a->loc, BT_ERR_MAP_TYPE, m->name,
+				bt_value_name(ck->p, v, b1, sizeof(b1)),
+				bt_is_timestamp(ck->p, m->vctype)
+				    ? "timestamp"
+				    : value_name(m, m->agg, m->vtype, m->vsize, b2, sizeof(b2)));
+	}
+	if (m->assigned && m->agg == UTRACE_BT_AGG_SCALAR && m->vtype == BT_T_TUPLE &&
+	    v->type == BT_T_TUPLE && (ret = bt_tuple_same(ck, as->loc, m->vsize, v->size)) < 0)
+		return ret;
 	if (!m->assigned)
 		as->a->ctype = v->ctype;
 	ret = map_value(ck, m, as->a, UTRACE_BT_AGG_SCALAR, v->type,

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/bt/bt_check.h"
 #include "lib/bt/bt_compile_internal.h"
 
 /* The header, the maps' descriptions, the instructions, the data. */
@@ -41,6 +42,9 @@ static int finish(struct comp *c, struct bt_code *out)
 						  .value_str = d->vtype == BT_T_TUPLE ||
 								       d->vtype == BT_T_RECORD ? 2u
 							       : d->vtype == BT_T_BUF ? 3u
+							       : d->vtype == BT_T_STR &&
+									 bt_is_timestamp(p, d->vctype)
+								   ? 4u
 			       : d->vtype == BT_T_STR ||
 								       d->vtype == BT_T_USYM,
 						  .lmin = d->lmin, .lmax = d->lmax, .lstep = d->lstep};

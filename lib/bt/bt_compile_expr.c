@@ -296,7 +296,8 @@ static void call_value(struct comp *c, const struct bt_node *n)
 		bt_comp_unsupported(c, n, n->str);
 }
 
-/* (a, b, ...): its elements, then TUPLE. */
+/* (a, b, ...): its elements, then TUPLE (its unsigned integers, which
+ * bpftrace prints as uint64, in key_str's bits 16 and up). */
 static void tuple(struct comp *c, const struct bt_node *n)
 {
 	uint32_t strs = 0;
@@ -307,6 +308,8 @@ static void tuple(struct comp *c, const struct bt_node *n)
 		bt_comp_expr(c, n->args[i]);
 		if (bt_comp_is_str(n->args[i]))
 			strs |= 1u << i;
+		else if (bt_is_unsigned(c->p, n->args[i]))
+			strs |= 1u << (16 + i);
 		if (n->args[i]->type == BT_T_TUPLE || n->args[i]->type == BT_T_RECORD)
 			tuples |= 1ll << i;
 	}

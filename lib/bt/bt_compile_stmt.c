@@ -91,6 +91,7 @@ static void call_stmt(struct comp *c, const struct bt_node *n)
 		bt_comp_expr(c, n->args[0]);
 		emit_rec(c, UTRACE_BREC_PRINT, n->args, 1,
 			 n->args[0]->type == BT_T_TUPLE || n->args[0]->type == BT_T_RECORD ? 2
+			 : bt_is_timestamp(c->p, n->args[0]->ctype)			       ? 5
 			 : n->args[0]->type == BT_T_STACK			       ? 3
 			 : bt_is_unsigned(c->p, n->args[0])			       ? 4
 										       : bt_comp_is_str(n->args[0]));

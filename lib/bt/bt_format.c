@@ -248,8 +248,8 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 	case UTRACE_BREC_PRINT: {
 		struct utrace_bt_scalar v = {.kind = UTRACE_BT_INT};
 
-		if (h.id == 1 || h.id == 2) { /* a string, a tuple */
-			v.kind = h.id == 2 ? UTRACE_BT_TUPLE : UTRACE_BT_STR;
+		if (h.id == 1 || h.id == 2 || h.id == 5) { /* a string, a tuple, a timestamp */
+			v.kind = h.id == 2 ? UTRACE_BT_TUPLE : h.id == 5 ? UTRACE_BT_TIME : UTRACE_BT_STR;
 			v.s = (const char *)vals;
 		} else {
 			memcpy(&v.i, vals, 8);

@@ -385,6 +385,7 @@ int bt_maps_print(struct bt_maps *ms, unsigned map, const char *name, size_t top
 		en->value = m->d.value_str
 				? (struct utrace_bt_scalar){.kind = m->d.value_str == 2   ? UTRACE_BT_TUPLE
 								    : m->d.value_str == 3 ? UTRACE_BT_BUF
+								    : m->d.value_str == 4 ? UTRACE_BT_TIME
 											  : UTRACE_BT_STR,
 							    .s = e->s}
 				: (struct utrace_bt_scalar){.kind = m->value_unsigned ? UTRACE_BT_UINT

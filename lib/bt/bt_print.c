@@ -175,6 +175,7 @@ static void scalar_text(FILE *out, const struct utrace_bt_scalar *v, bool key, u
 		break;
 	case UTRACE_BT_STR:
 	case UTRACE_BT_SYM:
+	case UTRACE_BT_TIME:
 		fputs(v->s ? v->s : "", out);
 		break;
 	case UTRACE_BT_STACK:
@@ -230,7 +231,7 @@ static void emit_value(FILE *out, const void *value, const void *unused)
 
 static bool is_quoted(const struct utrace_bt_scalar *v)
 {
-	return v->kind != UTRACE_BT_INT && v->kind != UTRACE_BT_UINT;
+	return v->kind != UTRACE_BT_INT && v->kind != UTRACE_BT_UINT && v->kind != UTRACE_BT_TIME;
 }
 
 static void stats_text(FILE *out, const struct utrace_bt_entry *e, bool json)

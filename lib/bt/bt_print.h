@@ -29,6 +29,8 @@ enum utrace_bt_kind {
 			    them has no newline between entries, as bpftrace */
 	UTRACE_BT_TUPLE, /* s: a tuple in common/bt_tuple.h's form */
 	UTRACE_BT_BUF,	 /* s: a buf() in common/bt_buf.h's form */
+	UTRACE_BT_TIME,	 /* s: strftime()'s text, printed as STR but bare in
+			    json (bpftrace's timestamp) */
 };
 
 struct utrace_bt_scalar {

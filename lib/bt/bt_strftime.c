@@ -7,13 +7,22 @@
  * the tool (bytecode STRFTIME calls the context's strftime): the traced
  * program has no libc to call at a hit, so the in-process path refuses
  * the instruction and such a probe's hits are replayed.
+ *
+ * bpftrace 0.17 types the value `timestamp`, not a string: it prints
+ * (printf's %s, print(), a map's value or key, a tuple's element) but
+ * `strftime(...) == "x"`, str(), strncmp(), `!`, a ternary's branch, a
+ * variable or a map that held a string are semantic errors.  Here it is a
+ * string whose C type says timestamp (bt_types.h), kept by variables
+ * and maps as they keep a field's C type.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_run_internal.h"
+#include "lib/bt/bt_types.h"
 
 int bt_check_strftime(struct bt_checker *ck, struct bt_node *n)
 {
@@ -29,6 +38,20 @@ int bt_check_strftime(struct bt_checker *ck, struct bt_node *n)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_INT_ARG, n->str);
 	n->type = BT_T_STR;
 	n->size = UTRACE_BT_STRLEN;
+	if (!(n->ctype = bt_ctype_timestamp(ck->p)))
+		return utrace_error_set(ck->err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* bpftrace 0.17 takes a ternary's type from its first branch: a
+ * timestamp there is unsupported, one in the second differs from it. */
+int bt_ternary_timestamp(struct bt_checker *ck, const struct bt_node *n)
+{
+	if (bt_is_timestamp(ck->p, n->b->ctype))
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_TERNARY_UNSUP, "timestamp");
+	if (bt_is_timestamp(ck->p, n->c->ctype))
+		return bt_error(ck->err, ck->p, n->loc, BT_ERR_TERNARY_TYPE,
+				n->b->type == BT_T_STR ? "string" : "integer", "timestamp");
 	return 0;
 }
 

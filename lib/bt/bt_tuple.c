@@ -5,7 +5,8 @@
  * A tuple's type is a shape, a string interned in the program (its index
  * is the node's size, so variables and maps keep it as they keep a
  * string's size): "(" elements ")", an element `iN` (an integer of N
- * bytes), `sN;` (a string of N bytes) or a nested shape.  The shape types
+ * bytes; `uN` an unsigned one, bt_check_sign.c: it prints as bpftrace's
+ * uint64), `sN;` (a string of N bytes) or a nested shape.  The shape types
  * `$t.N` and gives sizeof() as bpftrace's packed C struct.  At run time a
  * tuple is a string value holding its elements in a self-describing form
  * (common/bt_run.h's utrace_bt_tuple*), so variables, maps and records
@@ -65,34 +66,69 @@ static const char *elem_end(const char *s)
 			depth--;
 		else if (*s == 's' || *s == 'r')
 			s = strchr(s, ';');
-		else if (*s == 'i')
+		else if (*s == 'i' || *s == 'u')
 			s++;
 		s++;
 	} while (depth > 0 && *s);
 	return s;
 }
 
-/* The shape's elements without sizes: equal for tuples bpftrace takes as
- * one type (a string element may change its size). */
+/* The shape without its strings' sizes: equal for tuples bpftrace takes
+ * as one type (a string element may change its size; an integer's width
+ * and sign may not). */
 static void kinds(const char *s, char *out, size_t room)
 {
 	size_t n = 0;
 
-	for (; *s && n + 1 < room; s++)
-		if (*s == '(' || *s == ')' || *s == 'i' || *s == 's' || *s == 'r')
+	for (; *s && n + 1 < room; s++) {
+		if (*s == 's' || *s == 'r') {
 			out[n++] = *s;
-		else if (*s == ';' || *s == ':' || (*s >= '0' && *s <= '9'))
+			s = strchr(s, ';');
+			if (!s)
+				break;
 			continue;
+		}
+		out[n++] = *s;
+	}
 	out[n] = 0;
 }
 
-bool bt_tuple_compat(const struct bt_program *p, unsigned a, unsigned b)
+/* bpftrace's name of the tuple type at s: (int64,(unsigned int8,string[2])). */
+static size_t shape_name(const struct bt_program *p, const char *s, char *out, size_t room)
+{
+	size_t n = 0;
+	char b[64];
+
+	n += (size_t)snprintf(out + n, room - n, "(");
+	for (s++; *s && *s != ')' && n < room; s = elem_end(s)) {
+		if (*s == '(')
+			n += shape_name(p, s, out + n, room - n);
+		else if (*s == 'r')
+			n += (size_t)snprintf(out + n, room - n, "%s",
+					      bt_ctype_name(p, (unsigned)atoi(s + 1), b, sizeof(b)));
+		else
+			n += (size_t)snprintf(out + n, room - n, *s == 's' ? "string[%d]"
+							  : *s == 'u' ? "unsigned int%d" : "int%d",
+					      *s == 's' ? atoi(s + 1) : 8 * atoi(s + 1));
+		if (n < room && elem_end(s)[0] && elem_end(s)[0] != ')')
+			n += (size_t)snprintf(out + n, room - n, ",");
+	}
+	if (n < room)
+		n += (size_t)snprintf(out + n, room - n, ")");
+	return n < room ? n : room ? room - 1 : 0;
+}
+
+int bt_tuple_same(struct bt_checker *ck, struct bt_loc at, unsigned have, unsigned val)
 {
 	char ka[256], kb[256];
 
-	kinds(bt_tuple_shape(p, a), ka, sizeof(ka));
-	kinds(bt_tuple_shape(p, b), kb, sizeof(kb));
-	return !strcmp(ka, kb);
+	kinds(bt_tuple_shape(ck->p, have), ka, sizeof(ka));
+	kinds(bt_tuple_shape(ck->p, val), kb, sizeof(kb));
+	if (!strcmp(ka, kb))
+		return 0;
+	shape_name(ck->p, bt_tuple_shape(ck->p, have), ka, sizeof(ka));
+	shape_name(ck->p, bt_tuple_shape(ck->p, val), kb, sizeof(kb));
+	return bt_error(ck->err, ck->p, at, BT_ERR_TUPLE_TYPE, ka, kb);
 }
 
 /* sizeof and alignment of the element at s, as C lays out bpftrace's
@@ -101,9 +137,9 @@ static unsigned elem_size(const char *s, unsigned *align)
 {
 	unsigned size = 0, al = 1, a, n;
 
-	if (*s == 'i' || *s == 's') {
+	if (*s == 'i' || *s == 'u' || *s == 's') {
 		n = (unsigned)atoi(s + 1);
-		*align = *s == 'i' ? n : 1;
+		*align = *s == 's' ? 1 : n;
 		return n;
 	}
 	if (*s == 'r') { /* a struct or an array: r<its C type>:<size>:<align>; */
@@ -145,7 +181,8 @@ int bt_check_tuple(struct bt_checker *ck, struct bt_node *n)
 		if ((ret = ck->expr(ck, a)) < 0)
 			return ret;
 		if (a->type == BT_T_INT)
-			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "i%u", bt_int_bytes(a));
+			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "%c%u",
+						bt_is_unsigned(ck->p, a) ? 'u' : 'i', bt_int_bytes(a));
 		else if (a->type == BT_T_STR)
 			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "s%u;", a->size);
 		else if (a->type == BT_T_TUPLE)
@@ -183,7 +220,12 @@ int bt_check_field(struct bt_checker *ck, struct bt_node *n)
 	if (!*s || *s == ')')
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_TUPLE_INDEX, (long long)n->ival,
 				(long long)k - 1);
-	n->type = *s == 'i' ? BT_T_INT : *s == 's' ? BT_T_STR : *s == 'r' ? BT_T_RECORD : BT_T_TUPLE;
+	n->type = *s == 'i' || *s == 'u' ? BT_T_INT
+		  : *s == 's'		 ? BT_T_STR
+		  : *s == 'r'		 ? BT_T_RECORD
+					 : BT_T_TUPLE;
+	if (*s == 'u')
+		n->ctype = bt_ctype_int(ck->p, (unsigned)atoi(s + 1), false, false);
 	if (n->type == BT_T_STR)
 		n->size = (unsigned)atoi(s + 1);
 	if (n->type == BT_T_RECORD) {

@@ -52,6 +52,22 @@ unsigned bt_ctype_int(struct bt_program *p, unsigned size, bool is_signed, bool 
 					       .is_signed = is_signed, .is_char = is_char});
 }
 
+unsigned bt_ctype_timestamp(struct bt_program *p)
+{
+	for (unsigned i = 1; i < p->nctypes; i++)
+		if (p->ctypes[i].kind == BT_C_TIMESTAMP)
+			return i;
+	return ctype_add(p, &(struct bt_ctype){.kind = BT_C_TIMESTAMP, .size = 0,
+					       .align = 1});
+}
+
+bool bt_is_timestamp(const struct bt_program *p, unsigned t)
+{
+	const struct bt_ctype *c = bt_ctype(p, t);
+
+	return c && c->kind == BT_C_TIMESTAMP;
+}
+
 unsigned bt_ctype_ptr(struct bt_program *p, unsigned elem)
 {
 	for (unsigned i = 1; i < p->nctypes; i++)
@@ -126,6 +142,8 @@ const char *bt_ctype_name(const struct bt_program *p, unsigned t, char *buf, siz
 		snprintf(buf, room, "%s *", bt_ctype_name(p, c->elem, in, sizeof(in)));
 	else if (c->kind == BT_C_ARRAY)
 		snprintf(buf, room, "%s[%u]", bt_ctype_name(p, c->elem, in, sizeof(in)), c->count);
+	else if (c->kind == BT_C_TIMESTAMP)
+		snprintf(buf, room, "timestamp");
 	else
 		snprintf(buf, room, "struct %s", c->name ? c->name : "(anonymous)");
 	return buf;

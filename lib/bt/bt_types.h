@@ -18,6 +18,7 @@ enum bt_ckind {
 	BT_C_PTR,    /* elem: the pointee (0: void) */
 	BT_C_ARRAY,  /* elem[count] */
 	BT_C_STRUCT, /* members */
+	BT_C_TIMESTAMP, /* strftime()'s value, a string bpftrace types apart (bt_strftime.c) */
 };
 
 struct bt_member {
@@ -42,6 +43,7 @@ struct bt_ctype {
 unsigned bt_ctype_int(struct bt_program *p, unsigned size, bool is_signed, bool is_char);
 unsigned bt_ctype_ptr(struct bt_program *p, unsigned elem);
 unsigned bt_ctype_array(struct bt_program *p, unsigned elem, unsigned count);
+unsigned bt_ctype_timestamp(struct bt_program *p);
 const struct bt_ctype *bt_ctype(const struct bt_program *p, unsigned idx);
 /* A member of struct type t by name, or NULL. */
 const struct bt_member *bt_ctype_member(const struct bt_program *p, unsigned t, const char *name);

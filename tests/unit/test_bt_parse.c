@@ -218,6 +218,80 @@ static const struct {
      "stdin:1:13-34: ERROR: lhist() expects a integer literal (integer provided)\n"
      "BEGIN { @ = lhist(1, pid, 20, 30); }\n"
      "            ~~~~~~~~~~~~~~~~~~~~~"},
+    /* a tuple's type: its integers' widths and signs, not its strings' sizes */
+    {"BEGIN { $t = (1, 2); $t = ((int8)1, 2); }",
+     "stdin:1:25-26: ERROR: Tuple type mismatch: (int64,int64) != (int8,int64).\n"
+     "BEGIN { $t = (1, 2); $t = ((int8)1, 2); }\n"
+     "                        ~"},
+    {"BEGIN { @t = (1, (2, 3)); @t = (1, (pid, \"a\")); }",
+     "stdin:1:30-31: ERROR: Tuple type mismatch: (int64,(int64,int64)) != (int64,(unsigned int64,string[2])).\n"
+     "BEGIN { @t = (1, (2, 3)); @t = (1, (pid, \"a\")); }\n"
+     "                             ~"},
+    {"BEGIN { @t[1] = (1, 2); @t[2] = (pid, 2); }",
+     "stdin:1:31-32: ERROR: Tuple type mismatch: (int64,int64) != (unsigned int64,int64).\n"
+     "BEGIN { @t[1] = (1, 2); @t[2] = (pid, 2); }\n"
+     "                              ~"},
+    /* a tuple is no map key in bpftrace 0.17 */
+    {"BEGIN { @[1, (2, \"a\")] = count(); }",
+     "stdin:1:9-23: ERROR: tuple cannot be used as a map key. Try a multi-key associative array instead (eg `@map[$1, $2] = ...)`.\n"
+     "BEGIN { @[1, (2, \"a\")] = count(); }\n"
+     "        ~~~~~~~~~~~~~~"},
+    {"BEGIN { $t = (1, 2); @x[$t] = 1; }",
+     "stdin:1:22-28: ERROR: tuple cannot be used as a map key. Try a multi-key associative array instead (eg `@map[$1, $2] = ...)`.\n"
+     "BEGIN { $t = (1, 2); @x[$t] = 1; }\n"
+     "                     ~~~~~~"},
+    /* strftime()'s value is bpftrace's timestamp: it only prints */
+    {"BEGIN { if (strftime(\"%H\", nsecs) == \"x\") { exit(); } }",
+     "stdin:1:12-41: ERROR: Type mismatch for '==': comparing 'timestamp' with 'string[2]'\n"
+     "BEGIN { if (strftime(\"%H\", nsecs) == \"x\") { exit(); } }\n"
+     "           ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @x = \"x\" != strftime(\"%H\", nsecs); }",
+     "stdin:1:14-42: ERROR: Type mismatch for '!=': comparing 'string[2]' with 'timestamp'\n"
+     "BEGIN { @x = \"x\" != strftime(\"%H\", nsecs); }\n"
+     "             ~~~~~~~~~~~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @t = strftime(\"%H\", nsecs); @t = \"ab\"; }",
+     "stdin:1:37-39: ERROR: Type mismatch for @t: trying to assign value of type 'string[3]' when map already contains a value of type 'timestamp\n"
+     "BEGIN { @t = strftime(\"%H\", nsecs); @t = \"ab\"; }\n"
+     "                                    ~~"},
+    {"BEGIN { @t = \"ab\"; @t = strftime(\"%H\", nsecs); }",
+     "stdin:1:20-22: ERROR: Type mismatch for @t: trying to assign value of type 'timestamp' when map already contains a value of type 'string[3]\n"
+     "BEGIN { @t = \"ab\"; @t = strftime(\"%H\", nsecs); }\n"
+     "                   ~~"},
+    {"BEGIN { $t = strftime(\"%H\", nsecs); $t = \"ab\"; }",
+     "stdin:1:40-41: ERROR: Type mismatch for $t: trying to assign value of type 'string[3]' when variable already contains a value of type 'timestamp'\n"
+     "BEGIN { $t = strftime(\"%H\", nsecs); $t = \"ab\"; }\n"
+     "                                       ~"},
+    {"BEGIN { $t = strftime(\"%H\", nsecs); @x = $t + 1; }",
+     "stdin:1:42-48: ERROR: Type mismatch for '+': comparing 'timestamp' with 'int64'\n"
+     "BEGIN { $t = strftime(\"%H\", nsecs); @x = $t + 1; }\n"
+     "                                         ~~~~~~"},
+    {"BEGIN { @t = 1 ? strftime(\"%H\", nsecs) : \"ab\"; }",
+     "stdin:1:14-46: ERROR: Ternary return type unsupported timestamp\n"
+     "BEGIN { @t = 1 ? strftime(\"%H\", nsecs) : \"ab\"; }\n"
+     "             ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @t = 1 ? \"ab\" : strftime(\"%H\", nsecs); }",
+     "stdin:1:14-46: ERROR: Ternary operator must return the same type: have 'string' and 'timestamp'\n"
+     "BEGIN { @t = 1 ? \"ab\" : strftime(\"%H\", nsecs); }\n"
+     "             ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @x = !strftime(\"%H\", nsecs); }",
+     "stdin:1:14-15: ERROR: The ! operator can not be used on expressions of type 'timestamp'\n"
+     "BEGIN { @x = !strftime(\"%H\", nsecs); }\n"
+     "             ~"},
+    {"BEGIN { if (strftime(\"%H\", nsecs)) { exit(); } }",
+     "stdin:1:1-1: ERROR: Invalid condition in if(): timestamp\n"
+     "BEGIN { if (strftime(\"%H\", nsecs)) { exit(); } }\n"},
+    {"BEGIN { @x = str(strftime(\"%H\", nsecs)); }",
+     "stdin:1:14-40: ERROR: str() expects an integer or a pointer type as first argument (timestamp provided)\n"
+     "BEGIN { @x = str(strftime(\"%H\", nsecs)); }\n"
+     "             ~~~~~~~~~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @x = strncmp(strftime(\"%H\", nsecs), \"1\", 1); }",
+     "stdin:1:14-52: ERROR: strncmp() only supports string arguments (timestamp provided)\n"
+     "BEGIN { @x = strncmp(strftime(\"%H\", nsecs), \"1\", 1); }\n"
+     "             ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~"},
+    {"BEGIN { @x = strcontains(1, \"ab\"); }",
+     "stdin:1:14-34: ERROR: strcontains() only supports string arguments (integer provided)\n"
+     "BEGIN { @x = strcontains(1, \"ab\"); }\n"
+     "             ~~~~~~~~~~~~~~~~~~~~"},
 };
 
 static const char *const good[] = {
@@ -232,6 +306,10 @@ static const char *const good[] = {
     "interval:ms:100 { print(@n); clear(@n); zero(@n); } BEGIN { @n[1] = 1; delete(@n[1]); }",
     "uprobe:/bin/true:main { @s[str(arg0)] = count(); printf(\"%s %d %-5s\\n\", comm, pid, "
     "str(arg1)); time(\"%H:%M:%S\\n\"); }",
+    "BEGIN { @a = strftime(\"%H\", nsecs); @b[strftime(\"%H\", nsecs)] = 1; $t = "
+    "strftime(\"%H\", nsecs); printf(\"%s\\n\", $t); print(strftime(\"%H\", nsecs)); "
+    "@x = (strftime(\"%H\", nsecs), 1); @y = strftime(\"%H\", nsecs) == $t; }",
+    "BEGIN { $t = (1, \"a\"); $t = (2, \"abc\"); @t = (pid, \"ab\"); @t = (tid, \"abcd\"); }",
     "// comment\nBEGIN /* block */ { @x = (1 + 2) * 3 - 4 / 2 % 3 << 1 >> 1 & 7 | 8 ^ 1; @y = !0 "
     "&& ~1 || -1; }",
 };

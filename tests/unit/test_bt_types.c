@@ -437,8 +437,46 @@ static void test_str_fetch(void)
 	bt_program_free(&p);
 }
 
+/* A tuple's unsigned integers (bpftrace's uint64 builtins) print as
+ * uint64, its signed ones signed: bpftrace 0.17 prints this program, on
+ * f(-1, 5), as `@t: (18446744073709551615, -1, 255, (5, s), -1)`, json
+ * `[18446744073709551615,-1,255,[5,"s"],-1]`, and $t.0 stays unsigned. */
+static void test_tuple_sign(void)
+{
+	const char *src = "uprobe:/bin/true:main { @t = (arg0, (int64)arg0, (uint8)arg0, "
+			  "(arg1, \"s\"), -1); $t = (arg0, -1); @y = $t.0 > 10; }";
+	struct utrace_error err = {0};
+	struct utrace_bt_state *st = calloc(1, sizeof(*st));
+	struct bt_program p;
+	struct bt_code code = {0};
+	struct bt_maps *ms = NULL;
+
+	check(st && bt_fixture_compile(src, &p, &code, &err) == 0, "compiles: %s", err.msg);
+	if (st && !err.msg[0] && bt_maps_new(code.prog, &ms) == 0) {
+		struct utrace_bt_ctx ctx = {.arg = ms, .load = load, .map_get = bt_maps_get,
+					    .map_update = bt_maps_update, .emit = emit_none};
+		struct utrace_bt_hit hit = {.args = {-1, 5}};
+		uint8_t k[UTRACE_BT_KEY_MAX] = {0};
+		struct utrace_bt_mval v = {0};
+		char buf[128];
+
+		check(utrace_bt_exec(code.prog, &hit, &ctx, st) == 0, "runs");
+		bt_maps_get(ms, 0, k, &v);
+		print_as(v.s, 0, buf, sizeof(buf));
+		check(!strcmp(buf, "(18446744073709551615, -1, 255, (5, s), -1)"), "text: %s", buf);
+		print_as(v.s, 1, buf, sizeof(buf));
+		check(!strcmp(buf, "[18446744073709551615,-1,255,[5,\"s\"],-1]"), "json: %s", buf);
+		check(get(ms, 1) == 1, "$t.0 of arg0 -1 > 10: unsigned");
+		bt_maps_free(ms);
+	}
+	free(st);
+	bt_fixture_code_free(&code);
+	bt_program_free(&p);
+}
+
 int main(void)
 {
+	test_tuple_sign();
 	test_uaddr();
 	test_str_fetch();
 	test_dwarf_cast();

@@ -12,7 +12,7 @@
 # a sum, print()), and a comparison with a signed side warns; print()'s
 # warning for top and div of a stats() map; with -o FILE, the two blank
 # lines before the maps on stdout; print() and clear() handled once the
-# action has ended.
+# action has ended; a strftime() value bare in json.
 
 e2e_once bt-output - check_bt_output
 
@@ -77,4 +77,13 @@ Attaching 1 probe...
 @s: count 1, average 1, total 1
 
 ." ]; echo $?)" "bt-output print() of a stats() map with top and div: bpftrace's warning" "$out"
+	# strftime()'s value is bpftrace's timestamp: its text bare in json
+	out=$("$UTRACE" bt -f json -e 'BEGIN { @a = strftime("42", 0); @c[1] = strftime("%%", 0); print(strftime("7", 0)); exit(); }' 2>&1)
+	t "$([ "$out" = '{"type": "attached_probes", "data": {"probes": 1}}
+{"type": "value", "data": 7}
+
+
+{"type": "map", "data": {"@a": 42}}
+{"type": "map", "data": {"@c": {"1": %}}}' ]; echo $?)" \
+		"bt-output json: a strftime() value bare, as bpftrace's timestamp" "$out"
 }
