@@ -14,7 +14,8 @@
 #     --stdio, when perf is installed)
 #   - the same with the function records (built with utrace cflags, the
 #     default function_graph tracer): one file holds both, the report of
-#     the calls is unchanged
+#     the calls is unchanged, and burn30's share is the one the same
+#     binary has sampled without a tracer
 #   - --call-graph fp records, --sort and a bad --sort key, a recording
 #     without samples
 # (user space only, -e cpu-clock:u: the shares are the program's own;
@@ -88,16 +89,24 @@ if command -v perf >/dev/null; then
 	check "perf report agrees on burn60 (perf ${got:-none}% of $n)" near_share 60 "$got" "$n"
 fi
 
-# samples and function records in one file
+# samples and function records in one file: tracing the functions must
+# not move the samples.  The reference is the same binary sampled without
+# a tracer in the same try: its loops' speeds depend on their alignment,
+# which utrace's cflags change (on some machines burn30 takes 25% of
+# kburn.u, traced or not).  Two shares measured, so a margin of 4.5
+# sigma of their difference (6.4 of one).
 for try in 1 2 3; do
+	(cd "$T" && "$U" record -p nop -F 999 -e cpu-clock:u --call-graph fp -o nopu.dat -- ./kburn.u "$(runs $try)" >/dev/null 2>&1)
 	(cd "$T" && "$U" record -F 999 -e cpu-clock:u --call-graph fp -o both.dat -- ./kburn.u "$(runs $try)" >/dev/null 2>both.err)
+	"$U" report --samples -i "$T/nopu.dat" >"$T/nopu.txt" 2>&1
 	"$U" report --samples -i "$T/both.dat" >"$T/both.txt" 2>&1
-	shares_ok "$T/both.txt" burn10 burn30 burn60 && break
+	want=$(share "$T/nopu.txt" burn30)
+	got=$(share "$T/both.txt" burn30)
+	n=$(samples_n "$T/both.txt")
+	near_share "${want:-30}" "$got" "$n" 6.4 && break
 done
-got=$(share "$T/both.txt" burn30)
-n=$(samples_n "$T/both.txt")
-check "traced and sampled at once: burn30 still 30% within $(share_margin 30 "$n") points (got ${got:-none}% of $n, run $try)" \
-	near_share 30 "$got" "$n"
+check "traced and sampled at once: burn30 as without a tracer (${want:-none}%) within $(share_margin "${want:-30}" "$n" 6.4) points (got ${got:-none}% of $n, run $try)" \
+	near_share "${want:-none}" "$got" "$n" 6.4
 calls=$("$U" report -i "$T/both.dat" 2>/dev/null | grep -c 'burn60();')
 check "the same file holds the calls: 20 calls of burn60 (got $calls)" test "$calls" -eq 20
 "$U" report --samples --sort sym,comm -i "$T/both.dat" >"$T/sort.txt" 2>&1
