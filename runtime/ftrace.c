@@ -41,7 +41,6 @@
 #include "lib/elf/elf.h"
 #include "runtime/rt.h"
 
-
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int (*rt_objects_added_hook)(struct rt_object *added);
@@ -448,7 +447,6 @@ void rt_objects_unlock(void)
 	pthread_mutex_unlock(&objects_lock);
 	rt_text_unpin();
 }
-
 
 /* Find objects not seen yet, tell the recorder, enable what it selects. */
 int rt_objects_scan(void)

@@ -52,6 +52,7 @@ static void spin(int (*entry)(int), int x, const char *ms)
 TRACED int use_plugin(const char *path, int x)
 {
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	const char *spin_ms = getenv("DLOPEN_SPIN_MS");
 	int (*entry)(int);
 	int r;
 
@@ -65,8 +66,8 @@ TRACED int use_plugin(const char *path, int x)
 		return -1;
 	}
 	r = entry(x);
-	if (getenv("DLOPEN_SPIN_MS"))
-		spin(entry, x, getenv("DLOPEN_SPIN_MS"));
+	if (spin_ms)
+		spin(entry, x, spin_ms);
 	dlclose(h);
 	BARRIER();
 	return r;
