@@ -132,6 +132,12 @@ int utrace_recorder_kready(struct utrace_recorder *r, struct utrace_error *err);
 /* One read of every CPU's kernel pages is done: the records that no CPU
  * can still precede run their triggers (lib/record/recorder_kmerge.c). */
 int utrace_recorder_kround(struct utrace_recorder *r, struct utrace_error *err);
+/* A read of the live tracefs begins (before its reads of the CPUs) and
+ * ends: the rounds in between run every record stamped before it began
+ * that the CPUs handed over, not only those a margin older (a read
+ * includes what was committed before it). */
+void utrace_recorder_kread_begin(struct utrace_recorder *r);
+void utrace_recorder_kread_end(struct utrace_recorder *r);
 /* The negative errno of the file's first failed write (a full disk:
  * every later write fails the same), 0 if none; before finish. */
 int utrace_recorder_write_failed(const struct utrace_recorder *r);

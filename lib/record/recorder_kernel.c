@@ -87,3 +87,15 @@ int utrace_recorder_kround(struct utrace_recorder *r, struct utrace_error *err)
 {
 	return r->km ? rec_kmerge_round(r, false, err) : 0;
 }
+
+void utrace_recorder_kread_begin(struct utrace_recorder *r)
+{
+	if (r->km)
+		rec_kmerge_read_begin(r);
+}
+
+void utrace_recorder_kread_end(struct utrace_recorder *r)
+{
+	if (r->km)
+		rec_kmerge_read_end(r);
+}

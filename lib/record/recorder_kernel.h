@@ -72,6 +72,10 @@ int rec_kmerge_new(struct utrace_recorder *r, struct utrace_error *err);
 int rec_kmerge_page(struct utrace_recorder *r, uint32_t cpu, const void *page, size_t len,
 		    struct utrace_error *err);
 int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error *err);
+/* A read of the live tracefs begins: until rec_kmerge_read_end, a round
+ * runs every record stamped before it began that every CPU handed over. */
+void rec_kmerge_read_begin(struct utrace_recorder *r);
+void rec_kmerge_read_end(struct utrace_recorder *r);
 /* A trace_marker write of thread pid to reader's (a live recording, ftrace:
  * print given a kernel id, rec_kprint_format): its print record
  * (recorder_kernel.c) put on the kernel's timeline at the trace clock's

@@ -21,6 +21,18 @@
  *   margin (1 ms) covers a record stamped but not yet committed when its
  *   CPU was read.  At the end (after the last read) W is infinite.
  *
+ *   A read of the live tracefs must show what was committed before it
+ *   began (the kernel's reader takes the page being written), and the
+ *   margin would leave out the last millisecond: `ksleeper; cat hist`
+ *   missed the switch that woke ksleeper.  So from its start (R, taken
+ *   before its rounds read the CPUs) to its end, W is at least R, still
+ *   bounded by each CPU that handed over pages: a CPU read after R has
+ *   handed over all it committed before R, unless it stopped at its page
+ *   budget (then the next round reads on).  The price: a record stamped
+ *   before R but committed after its CPU was read (a window of a few
+ *   microseconds, interrupts nested in the write) runs after the records
+ *   of the other CPUs that followed it.
+ *
  * Each record, in merged order: its trigger commands (recorder_trig.c),
  * then, tracing on, its hist triggers; an onmatch() action's synthetic
  * event is a record of its own, at the same time on the same CPU, whose
@@ -441,6 +453,8 @@ int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error 
 		return 0;
 	margin = km->ktsc ? (KM_MARGIN_NS * r->tsc_per_us_q16 / 1000) >> 16 : KM_MARGIN_NS;
 	w = w > margin ? w - margin : 0;
+	if (!final && km->read_at > w)
+		w = km->read_at;
 	for (uint32_t i = 0; !final && i < km->nr_cpus; i++)
 		if (km->cpus[i].got && km->cpus[i].last_ts < w)
 			w = km->cpus[i].last_ts;
@@ -448,6 +462,16 @@ int rec_kmerge_round(struct utrace_recorder *r, bool final, struct utrace_error 
 		return err->code;
 	km->round_end = km_now(r);
 	return 0;
+}
+
+void rec_kmerge_read_begin(struct utrace_recorder *r)
+{
+	r->km->read_at = km_now(r);
+}
+
+void rec_kmerge_read_end(struct utrace_recorder *r)
+{
+	r->km->read_at = 0;
 }
 
 /*

@@ -41,6 +41,7 @@ struct rec_kmerge {
 	uint32_t nr_cpus, cap_cpus;
 	struct km_cpu marks; /* trace_marker's records: each with its CPU and reader */
 	uint64_t round_end; /* E: the trace clock when the last round ended */
+	uint64_t read_at;   /* a live read's start (0: none): a round runs up to it */
 	struct kbuffer *kb;
 	uint32_t cpu; /* the record being run: its CPU, time and task */
 	uint64_t ts;

@@ -30,13 +30,17 @@ int session_live_merge(struct session_live *rl, struct utrace_error *err)
 	int ret = utrace_recorder_poll(rl->r, 0, err);
 
 	/* the kernel's pages so far, every CPU's: a round, after which the
-	 * merge runs their triggers up to its watermark, which a CPU that
-	 * handed over pages holds at its last record; so a second round,
-	 * in which the CPUs are quiet, runs all but the last 1 ms
+	 * merge runs their triggers up to the read's start, as far as a CPU
+	 * that handed over pages (which holds it at its last record) allows;
+	 * so a second round, in which such a CPU has nothing older left
 	 * (recorder_kmerge.c) */
+	if (rl->kt)
+		utrace_recorder_kread_begin(rl->r);
 	for (int i = 0; i < 2 && ret >= 0 && rl->kt; i++)
 		if ((ret = utrace_ktrace_poll(rl->kt, true, session_kpage, rl->r, err)) > 0)
 			ret = utrace_recorder_kround(rl->r, err);
+	if (rl->kt)
+		utrace_recorder_kread_end(rl->r);
 	return ret;
 }
 

@@ -20,6 +20,9 @@
 #   after `echo 0`)
 #   set_event_pid applies to them as the kernel's pid filter (a
 #   sched_switch is kept if either task is listed), and so does a filter
+#   a read right after a child ended (by the shell, no fork) shows the
+#   child's last switch, and a hist its synthetic event's record: a read
+#   includes what was committed before it (recorder_kmerge.c)
 #   a hist trigger of one kernel event reads a variable of another's
 #   ($ts0 of sched_waking in sched_switch's onmax()), and an onmatch()
 #   fires a synthetic event defined while running (with a char[16]
@@ -51,6 +54,9 @@ echo "$$" >"$3"
 EOF
 cat >"$T/inside.sh" <<'EOF'
 T=$1 N=$2
+# a file read by the shell itself, no fork: right after a child ends,
+# well within a millisecond of its last switch
+slurp() { while IFS= read -r l; do printf '%s\n' "$l"; done <"$1"; }
 "$T/kprog" "$T/stop" &
 kp=$!
 cd "$T/mnt" || exit 1
@@ -85,8 +91,9 @@ echo >set_event_pid
 echo 'prev_comm == "ksleeper"' >events/sched/sched_switch/filter ||
 	echo "filter refused" >>"$T/errors"
 echo >trace
-"$T/ksleeper" 0.05
-cat trace >"$T/trace_filter"
+"$T/ksleeper" 0.05 & sp1=$!; wait $sp1
+slurp trace >"$T/trace_filter"
+echo $sp1 >"$T/sleeper1_pid"
 echo >events/sched/sched_switch/filter
 echo 'hist:keys=pid:ts0=common_timestamp.usecs if comm=="ksleeper"' \
 	>events/sched/sched_waking/trigger || echo "waking trigger refused" >>"$T/errors"
@@ -103,7 +110,7 @@ echo 'hist:keys=next_pid:wl=common_timestamp.usecs-$ts1:onmatch(sched.sched_wake
 echo 'hist:keys=comm,pid,lat:sort=lat' 2>"$T/why" >events/synthetic/wakeup_latency/trigger ||
 	echo "synthetic trigger refused: $(why)" >>"$T/errors"
 "$T/ksleeper" 0.05 & sp2=$!; echo $sp2 >"$T/sleeper_pid"; wait $sp2
-cat events/synthetic/wakeup_latency/hist >"$T/hist_synth"
+slurp events/synthetic/wakeup_latency/hist >"$T/hist_synth"
 echo 'hist:keys=pid,lat:sort=pid:since=common_timestamp.usecs-$ts0' 2>"$T/why" \
 	>events/synthetic/wakeup_latency/trigger || echo "synthetic trigger (\$ts0) refused: $(why)" >>"$T/errors"
 "$T/ksleeper" 0.05 & sp3=$!; echo $sp3 >"$T/sleeper3_pid"; wait $sp3
@@ -144,6 +151,9 @@ n=$(grep -c 'sched_switch:' "$T/trace_filter")
 other=$(grep 'sched_switch:' "$T/trace_filter" | grep -vc "prev_comm=ksleeper ")
 check "filter prev_comm == \"ksleeper\": its switches alone ($n, $other others)" \
 	test "$n" -gt 0 -a "$other" -eq 0
+kp=$(cat "$T/sleeper1_pid")
+check "trace read at once after ksleeper ($kp) ended shows its last switch (prev_state=Z)" \
+	grep -q "prev_comm=ksleeper prev_pid=$kp .*prev_state=Z" "$T/trace_filter"
 check "a kernel event's trigger reads another's \$ts0: onmax() of sched_switch" \
 	grep -q "^$(printf '\t')max: *[0-9]* *prev_pid: *[0-9]" "$T/hist_max"
 kp=$(cat "$T/sleeper_pid")
