@@ -90,7 +90,8 @@ enum utrace_bt_op {
 	UTRACE_BOP_BSWAP,   /* a: bytes (2, 4, 8); pop x, push its low bytes reversed */
 	UTRACE_BOP_STRNCMP, /* pop a, b (strings); push 0 if their first imm bytes are equal */
 	UTRACE_BOP_TUPLE,   /* pop b elements (key_str: strings, its bit 16 + i: element i
-			     * an unsigned integer; imm: tuples); push the tuple
+			     * an unsigned integer, or a string json prints bare (a
+			     * timestamp); imm: tuples); push the tuple
 			     * (common/bt_tuple.h) */
 	UTRACE_BOP_TGET,    /* a: index, b 1: a text; pop a tuple, push its element a */
 	UTRACE_BOP_STRFTIME, /* pop ns; push the context's strftime of format imm */

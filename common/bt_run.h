@@ -223,7 +223,8 @@ static inline unsigned utrace_bt_tuple_make(struct utrace_bt_state *st,
 			continue;
 		}
 		if (!((uint64_t)in->imm >> i & 1))
-			n = utrace_bt_tuple_put(d, n, UTRACE_BT_T_STR);
+			n = utrace_bt_tuple_put(d, n, in->key_str >> (16 + i) & 1 ? UTRACE_BT_T_BARE
+										  : UTRACE_BT_T_STR);
 		for (; *e; e++)
 			n = utrace_bt_tuple_put(d, n, *e);
 	}

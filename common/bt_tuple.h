@@ -7,11 +7,13 @@
  *   (1, "a", (2, 3))  ->  \1 "1" \37 \3 "a" \37 \1 "2" \37 "3" \2 \2
  *
  * \1 opens a tuple, \2 closes it, \37 separates elements, \3 starts a
- * string element (an integer is its decimal text).  A struct or an array
- * value (lib/bt/bt_record.c) is a tuple too: \5 opens a struct, whose
- * elements are each NAME \6 VALUE, \4 an array.  It holds at most
- * UTRACE_BT_STRLEN - 1 bytes: a longer one is cut there (its printer
- * closes what is open).  No libc: this runs in the traced program.
+ * string element (an integer is its decimal text), \7 a text that json
+ * prints bare too (a strftime() value, bpftrace's timestamp: `[17,1]`).
+ * A struct or an array value (lib/bt/bt_record.c) is a tuple too: \5
+ * opens a struct, whose elements are each NAME \6 VALUE, \4 an array.
+ * It holds at most UTRACE_BT_STRLEN - 1 bytes: a longer one is cut there
+ * (its printer closes what is open).  No libc: this runs in the traced
+ * program.
  */
 #ifndef UTRACE_COMMON_BT_TUPLE_H
 #define UTRACE_COMMON_BT_TUPLE_H
@@ -19,6 +21,7 @@
 #define UTRACE_BT_T_OPEN '\001'
 #define UTRACE_BT_T_CLOSE '\002'
 #define UTRACE_BT_T_STR '\003'
+#define UTRACE_BT_T_BARE '\007' /* a text json prints unquoted */
 #define UTRACE_BT_T_SEP '\037'
 #define UTRACE_BT_T_AOPEN '\004' /* an array */
 #define UTRACE_BT_T_SOPEN '\005' /* a struct */
@@ -97,8 +100,9 @@ static inline int utrace_bt_tuple_get(const char *t, unsigned idx, char *dst, in
 			break;
 		}
 	*num = 0;
-	if (*s == UTRACE_BT_T_STR || utrace_bt_tuple_opens(*s)) {
-		for (s += *s == UTRACE_BT_T_STR; s < e && n + 1 < UTRACE_BT_STRLEN; s++)
+	if (*s == UTRACE_BT_T_STR || *s == UTRACE_BT_T_BARE || utrace_bt_tuple_opens(*s)) {
+		for (s += *s == UTRACE_BT_T_STR || *s == UTRACE_BT_T_BARE;
+		     s < e && n + 1 < UTRACE_BT_STRLEN; s++)
 			dst[n++] = *s;
 		dst[n] = 0;
 		return 1;

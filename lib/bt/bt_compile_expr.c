@@ -297,7 +297,8 @@ static void call_value(struct comp *c, const struct bt_node *n)
 }
 
 /* (a, b, ...): its elements, then TUPLE (its unsigned integers, which
- * bpftrace prints as uint64, in key_str's bits 16 and up). */
+ * bpftrace prints as uint64, and its timestamps, which its json prints
+ * unquoted, in key_str's bits 16 and up). */
 static void tuple(struct comp *c, const struct bt_node *n)
 {
 	uint32_t strs = 0;
@@ -307,7 +308,7 @@ static void tuple(struct comp *c, const struct bt_node *n)
 	for (unsigned i = 0; i < n->nargs; i++) {
 		bt_comp_expr(c, n->args[i]);
 		if (bt_comp_is_str(n->args[i]))
-			strs |= 1u << i;
+			strs |= (1u | (uint32_t)bt_is_timestamp(c->p, n->args[i]->ctype) << 16) << i;
 		else if (bt_is_unsigned(c->p, n->args[i]))
 			strs |= 1u << (16 + i);
 		if (n->args[i]->type == BT_T_TUPLE || n->args[i]->type == BT_T_RECORD)

@@ -2,7 +2,7 @@
 /*
  * bt_print_tuple.c - a tuple value (common/bt_tuple.h's form) as bpftrace
  * prints it: text `(1, 2, string, (4, 5))`, json `[1,2,"string",[4,5]]`
- * (strings escaped as bpftrace's json); a struct or an array in it
+ * (strings escaped as bpftrace's json, a timestamp's text bare); a struct or an array in it
  * (lib/bt/bt_record.c) as bpftrace prints them: `[1,2,3]`, text
  * `{ .a = 1, .b = 2 }` (in a key `{.a=1,.b=2}`), json `{ "a": 1 }`.  A
  * tuple cut at the string length has what is open closed.
@@ -59,7 +59,7 @@ void bt_tuple_print_as(FILE *out, const char *t, int mode)
 			bt_json_escape(out, t + 1, (size_t)(e - t - 1));
 			fputc('"', out);
 		} else {
-			t += *t == UTRACE_BT_T_STR;
+			t += *t == UTRACE_BT_T_STR || *t == UTRACE_BT_T_BARE;
 			fwrite(t, 1, (size_t)(e - t), out);
 		}
 		t = e;

@@ -6,11 +6,12 @@
  * is the node's size, so variables and maps keep it as they keep a
  * string's size): "(" elements ")", an element `iN` (an integer of N
  * bytes; `uN` an unsigned one, bt_check_sign.c: it prints as bpftrace's
- * uint64), `sN;` (a string of N bytes) or a nested shape.  The shape types
- * `$t.N` and gives sizeof() as bpftrace's packed C struct.  At run time a
- * tuple is a string value holding its elements in a self-describing form
- * (common/bt_run.h's utrace_bt_tuple*), so variables, maps and records
- * carry it as they carry strings.
+ * uint64), `sN;` (a string of N bytes), `tN;` (a strftime() value:
+ * bpftrace's timestamp, a string that prints bare in json) or a nested
+ * shape.  The shape types `$t.N` and gives sizeof() as bpftrace's packed
+ * C struct.  At run time a tuple is a string value holding its elements
+ * in a self-describing form (common/bt_run.h's utrace_bt_tuple*), so
+ * variables, maps and records carry it as they carry strings.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -64,7 +65,7 @@ static const char *elem_end(const char *s)
 			depth++;
 		else if (*s == ')')
 			depth--;
-		else if (*s == 's' || *s == 'r')
+		else if (*s == 's' || *s == 't' || *s == 'r')
 			s = strchr(s, ';');
 		else if (*s == 'i' || *s == 'u')
 			s++;
@@ -81,7 +82,7 @@ static void kinds(const char *s, char *out, size_t room)
 	size_t n = 0;
 
 	for (; *s && n + 1 < room; s++) {
-		if (*s == 's' || *s == 'r') {
+		if (*s == 's' || *s == 't' || *s == 'r') {
 			out[n++] = *s;
 			s = strchr(s, ';');
 			if (!s)
@@ -106,6 +107,8 @@ static size_t shape_name(const struct bt_program *p, const char *s, char *out, s
 		else if (*s == 'r')
 			n += (size_t)snprintf(out + n, room - n, "%s",
 					      bt_ctype_name(p, (unsigned)atoi(s + 1), b, sizeof(b)));
+		else if (*s == 't')
+			n += (size_t)snprintf(out + n, room - n, "timestamp");
 		else
 			n += (size_t)snprintf(out + n, room - n, *s == 's' ? "string[%d]"
 							  : *s == 'u' ? "unsigned int%d" : "int%d",
@@ -137,9 +140,9 @@ static unsigned elem_size(const char *s, unsigned *align)
 {
 	unsigned size = 0, al = 1, a, n;
 
-	if (*s == 'i' || *s == 'u' || *s == 's') {
+	if (*s == 'i' || *s == 'u' || *s == 's' || *s == 't') {
 		n = (unsigned)atoi(s + 1);
-		*align = *s == 's' ? 1 : n;
+		*align = *s == 's' || *s == 't' ? 1 : n;
 		return n;
 	}
 	if (*s == 'r') { /* a struct or an array: r<its C type>:<size>:<align>; */
@@ -184,7 +187,8 @@ int bt_check_tuple(struct bt_checker *ck, struct bt_node *n)
 			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "%c%u",
 						bt_is_unsigned(ck->p, a) ? 'u' : 'i', bt_int_bytes(a));
 		else if (a->type == BT_T_STR)
-			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "s%u;", a->size);
+			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "%c%u;",
+						bt_is_timestamp(ck->p, a->ctype) ? 't' : 's', a->size);
 		else if (a->type == BT_T_TUPLE)
 			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "%s",
 						bt_tuple_shape(ck->p, a->size));
@@ -221,13 +225,15 @@ int bt_check_field(struct bt_checker *ck, struct bt_node *n)
 		return bt_error(ck->err, ck->p, n->loc, BT_ERR_TUPLE_INDEX, (long long)n->ival,
 				(long long)k - 1);
 	n->type = *s == 'i' || *s == 'u' ? BT_T_INT
-		  : *s == 's'		 ? BT_T_STR
+		  : *s == 's' || *s == 't' ? BT_T_STR
 		  : *s == 'r'		 ? BT_T_RECORD
 					 : BT_T_TUPLE;
 	if (*s == 'u')
 		n->ctype = bt_ctype_int(ck->p, (unsigned)atoi(s + 1), false, false);
 	if (n->type == BT_T_STR)
 		n->size = (unsigned)atoi(s + 1);
+	if (*s == 't' && !(n->ctype = bt_ctype_timestamp(ck->p)))
+		return utrace_error_set(ck->err, -ENOMEM, "out of memory");
 	if (n->type == BT_T_RECORD) {
 		unsigned al;
 

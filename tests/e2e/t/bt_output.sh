@@ -12,7 +12,7 @@
 # a sum, print()), and a comparison with a signed side warns; print()'s
 # warning for top and div of a stats() map; with -o FILE, the two blank
 # lines before the maps on stdout; print() and clear() handled once the
-# action has ended; a strftime() value bare in json.
+# action has ended; a strftime() value bare in json, alone or in a tuple.
 
 e2e_once bt-output - check_bt_output
 
@@ -86,4 +86,15 @@ Attaching 1 probe...
 {"type": "map", "data": {"@a": 42}}
 {"type": "map", "data": {"@c": {"1": %}}}' ]; echo $?)" \
 		"bt-output json: a strftime() value bare, as bpftrace's timestamp" "$out"
+	# ... in a tuple too, and its element read back by .N
+	out=$("$UTRACE" bt -f json -e 'BEGIN { $t = (strftime("42", 0), "x"); @a = (1, $t); print($t.0); exit(); }' 2>&1)
+	t "$([ "$out" = '{"type": "attached_probes", "data": {"probes": 1}}
+{"type": "value", "data": 42}
+
+
+{"type": "map", "data": {"@a": [1,[42,"x"]]}}' ]; echo $?)" \
+		"bt-output json: a strftime() value in a tuple bare, as bpftrace prints it" "$out"
+	out=$("$UTRACE" bt -e 'BEGIN { $t = (strftime("42", 0), 2); $t = ("ab", 3); }' 2>&1)
+	t "$(echo "$out" | grep -qF 'Tuple type mismatch: (timestamp,int64) != (string[3],int64).'; echo $?)" \
+		"bt-output: a tuple's timestamp element is typed as bpftrace's" "$out"
 }
