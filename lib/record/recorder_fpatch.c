@@ -21,6 +21,10 @@
  * planned (utrace_fpatch_plan_only): the others would never be patched.
  * Where the filter names files (":mod:"), the selection depends on the
  * file's name, which the key then holds too.
+ *
+ * The recording's own kernel uprobes (--probe, -e usdt:) are left out of
+ * the plan by their file and offset (utrace_fpatch_plan_uprobe): the
+ * entry patch would overwrite the int3 the kernel puts there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -203,6 +207,8 @@ static struct rec_fplan *rec_fplan_get(struct utrace_recorder *r, struct rec_con
 		if (r->o.notice)
 			r->o.notice(r->o.notice_arg, c->pid, e.msg);
 	} else if ((p->ok = calloc(p->plan.n + 1, sizeof(*p->ok)))) {
+		for (unsigned i = 0; i < r->o.nr_kuprobes; i++)
+			utrace_fpatch_plan_uprobe(&p->plan, path, r->o.kuprobes[i]);
 		for (uint32_t i = 0; i < p->plan.n; i++)
 			if (p->plan.f[i].why == UTRACE_FPATCH_OK)
 				p->ok[p->nok++] = i;
