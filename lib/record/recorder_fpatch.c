@@ -40,6 +40,8 @@
 
 #define FP_ID_MAX 64
 
+_Static_assert(UTRACE_FPATCH_CODE <= UTRACE_FPATCH_ORIG, "an entry's displaced bytes are sent whole");
+
 /* The plans, one per file, and how many were made and reused (for
  * utrace_recorder_finish's stats). */
 struct rec_fpatch {
@@ -312,6 +314,7 @@ int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *b
 			m->e[k].vaddr = f->addr;
 			m->e[k].len = f->len;
 			m->e[k].flags = f->int3 ? UTRACE_FPATCH_ENT_INT3 : 0;
+			memcpy(m->e[k].orig, f->code, f->len);
 			m->e[k].xol_len = (uint32_t)utrace_fpatch_relocate(
 			    f, c->fp_due->bias, at, m->e[k].xol, UTRACE_FPATCH_XOL, m->e[k].cfi,
 			    &m->e[k].cfi_len);
