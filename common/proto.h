@@ -684,6 +684,8 @@ struct utrace_msg_inproc_probe_slot {
  * frame instructions the recorder gives (advance_loc from the slot's
  * start, def_cfa_offset, offset), at most this many bytes. */
 #define UTRACE_FPATCH_CFI 32
+/* The displaced bytes as the file has them, at most this many. */
+#define UTRACE_FPATCH_ORIG 32
 
 /* In an ASK's flags: the runtime itself runs on the object (libc, the
  * dynamic loader, the unwinder), which it cannot patch under its own
@@ -719,6 +721,10 @@ struct utrace_fpatch_ent {
 	uint32_t cfi_len; /* UINT32_MAX: no unwind rules for the slot */
 	uint32_t flags;	  /* UTRACE_FPATCH_ENT_* */
 	uint8_t cfi[UTRACE_FPATCH_CFI];
+	/* the len bytes displaced, as in the file: an entry whose bytes in
+	 * memory differ (another tool's uprobe, an int3 the kernel put
+	 * there) is left alone */
+	uint8_t orig[UTRACE_FPATCH_ORIG];
 };
 /* In an entry's flags: the entry takes a 1-byte int3, not the jmp (len:
  * its first instruction, which xol relocates); the runtime's SIGTRAP
@@ -733,7 +739,10 @@ struct utrace_msg_fpatch {
 	uint32_t reserved;
 	struct utrace_fpatch_ent e[];
 };
-#define UTRACE_FPATCH_PER_MSG 500u
+#define UTRACE_FPATCH_PER_MSG 400u
+_Static_assert(sizeof(struct utrace_msg_fpatch) +
+		   UTRACE_FPATCH_PER_MSG * sizeof(struct utrace_fpatch_ent) <= UTRACE_MSG_MAX,
+	       "a full FPATCH message fits");
 
 /* Free text the runtime wants the user to see (e.g. "tracing switched off
  * in pid 42: shadow stack corrupt").  The recorder prints and saves it. */

@@ -46,6 +46,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -94,8 +95,10 @@ static void fp_fde(struct fp_frames *f, uint64_t slot, const uint8_t *cfi, uint3
 
 /* The entries of obj, patched or not, taken from the recorder into the
  * area (RW until fp_arm), their FDEs into fr.  got: entries
- * received so far. */
-static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, struct fp_frames *fr)
+ * received so far; *changed: those left alone, whose bytes in memory
+ * were not the file's. */
+static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, struct fp_frames *fr,
+		      uint32_t *changed)
 {
 	struct utrace_msg_fpatch *m = malloc(UTRACE_MSG_MAX);
 	uint32_t got = 0;
@@ -130,6 +133,12 @@ static int fp_receive(struct rt_object *obj, uint8_t *area, uint32_t count, stru
 			    (e->len < 5 && !(e->flags & UTRACE_FPATCH_ENT_INT3)) || at < obj->lo ||
 			    at + e->len > obj->hi)
 				continue;
+			/* bytes that are not the file's (the plan's): another
+			 * tool's uprobe, whose int3 the patch would overwrite */
+			if (memcmp((const void *)(uintptr_t)at, e->orig, e->len)) {
+				(*changed)++;
+				continue;
+			}
 			obj->fpatch_len[got] =
 			    (uint8_t)(e->len | (e->flags & UTRACE_FPATCH_ENT_INT3 ? FP_INT3 : 0));
 			memcpy(slot + FP_HEAD, e->xol, e->xol_len);
@@ -181,6 +190,18 @@ static void fp_drop(struct rt_object *obj)
 	obj->fpatch_len = NULL;
 }
 
+/* The recorder says how many entries of obj were left unpatched, and why. */
+static void fp_say_changed(const struct rt_object *obj, uint32_t n)
+{
+	char msg[4200];
+
+	snprintf(msg, sizeof(msg),
+		 "%.4000s: %u function entr%s left unpatched: not the file's bytes in memory "
+		 "(another tool's uprobe)",
+		 obj->path, n, n == 1 ? "y" : "ies");
+	rt_log(msg);
+}
+
 int rt_fpatch_object(struct rt_object *obj)
 {
 	size_t plen = strlen(obj->path) + 1;
@@ -189,6 +210,7 @@ int rt_fpatch_object(struct rt_object *obj)
 	struct utrace_msg_fpatch_area am = {{sizeof(am), UTRACE_MSG_FPATCH_AREA}, obj->index, 0, 0};
 	struct fp_frames fr = {NULL, 0};
 	uint8_t *area = NULL;
+	uint32_t changed = 0;
 	uint64_t size;
 	int ret;
 
@@ -231,7 +253,9 @@ int rt_fpatch_object(struct rt_object *obj)
 		memcpy(fr.buf, fp_cie, sizeof(fp_cie));
 		fr.len = sizeof(fp_cie);
 	}
-	ret = fp_receive(obj, area, plan.count, &fr);
+	ret = fp_receive(obj, area, plan.count, &fr, &changed);
+	if (changed)
+		fp_say_changed(obj, changed);
 	if (ret < 0) {
 		munmap(area, size);
 		fp_drop(obj);

@@ -136,7 +136,16 @@ int utrace_elf_open_why(const char *path, struct utrace_elf **out, const char **
 		close(fd);
 		return fail(why, "file too small for an ELF header");
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* Shared, not private: the kernel puts the int3 of every uprobe on
+	 * the file into each private mapping that may execute (uprobe_mmap),
+	 * and counts a USDT semaphore (ref_ctr_offset) up for it, never down
+	 * at the unmap.  A private read of a probed program by the runtime
+	 * inside it left its semaphores at 2 for good (bpftrace's: 1) and
+	 * showed int3s for the file's bytes.  A shared mapping is the page
+	 * cache; a file system that refuses one gets the private map. */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	ret = -errno;
 	close(fd);
 	if (map == MAP_FAILED)

@@ -45,6 +45,7 @@
 	X(PART, "a part of a function, not its entry (cold code)")                                \
 	X(RUNTIME, "code of a runtime with its own registers and stacks (Go, V8's builtins)")     \
 	X(INSIDE, "entered after its first instruction (a nop, then a call: Go's goexit)")       \
+	X(UPROBE, "a kernel uprobe of the recording in its first bytes")                           \
 	X(UNSELECTED, "not selected: not planned")
 
 enum utrace_fpatch_why {
@@ -114,6 +115,19 @@ typedef bool (*utrace_fpatch_want_fn)(void *arg, const char *name, const char *r
 int utrace_fpatch_plan_only(const char *path, utrace_fpatch_want_fn want, void *arg,
 			    struct utrace_fpatch_plan *plan, struct utrace_error *err);
 void utrace_fpatch_plan_free(struct utrace_fpatch_plan *plan);
+
+/*
+ * The entries of plan (made for the file at path) that the kernel uprobe
+ * p would lose, left out as UPROBE: p is on the same file (the same build
+ * id, else the same inode) at an offset in a function's bytes up to the
+ * end of those the entry displaces.  The kernel writes its int3 into each
+ * process that maps the file; the runtime's jmp (or int3) there would
+ * overwrite it, and the kernel's probe would never fire.  Returns how
+ * many entries were left out.
+ */
+struct utrace_uprobe;
+size_t utrace_fpatch_plan_uprobe(struct utrace_fpatch_plan *plan, const char *path,
+				 const struct utrace_uprobe *p);
 const char *utrace_fpatch_why_text(unsigned why);
 /* "Go", "HotSpot (the JVM)", "V8"; NULL for none. */
 const char *utrace_fpatch_runtime_text(unsigned runtime);

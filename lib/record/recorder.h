@@ -27,6 +27,7 @@ struct utrace_func_filter;
 struct utrace_recorder;
 struct utrace_synth;
 struct utrace_inproc_probe;
+struct utrace_uprobe;
 
 /* A bt program for one in-process probe, and the memfd of its tables. */
 struct utrace_rec_bt {
@@ -63,6 +64,11 @@ struct utrace_recorder_opts {
 	 * events; inproc_probes[i] is the runtime's probe key i. */
 	struct utrace_inproc_probe *const *inproc_probes;
 	unsigned nr_inproc_probes;
+	/* The kernel uprobes the recording made (--probe PATH:..., -e usdt:):
+	 * no function entry patched (recorder_fpatch.c) covers one of them,
+	 * whose int3 the kernel puts into every process mapping its file */
+	struct utrace_uprobe *const *kuprobes;
+	unsigned nr_kuprobes;
 	/* `utrace bt` (lib/bt/bt_inproc.c): the probes whose hits run a bt
 	 * program into tables (common/proto.h UTRACE_MSG_BT) instead of
 	 * writing records, by the probe's group and event */

@@ -21,6 +21,10 @@
  * planned (utrace_fpatch_plan_only): the others would never be patched.
  * Where the filter names files (":mod:"), the selection depends on the
  * file's name, which the key then holds too.
+ *
+ * The recording's own kernel uprobes (--probe, -e usdt:) are left out of
+ * the plan by their file and offset (utrace_fpatch_plan_uprobe): the
+ * entry patch would overwrite the int3 the kernel puts there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +39,8 @@
 #include "lib/record/recorder_fpatch.h"
 
 #define FP_ID_MAX 64
+
+_Static_assert(UTRACE_FPATCH_CODE <= UTRACE_FPATCH_ORIG, "an entry's displaced bytes are sent whole");
 
 /* The plans, one per file, and how many were made and reused (for
  * utrace_recorder_finish's stats). */
@@ -203,6 +209,8 @@ static struct rec_fplan *rec_fplan_get(struct utrace_recorder *r, struct rec_con
 		if (r->o.notice)
 			r->o.notice(r->o.notice_arg, c->pid, e.msg);
 	} else if ((p->ok = calloc(p->plan.n + 1, sizeof(*p->ok)))) {
+		for (unsigned i = 0; i < r->o.nr_kuprobes; i++)
+			utrace_fpatch_plan_uprobe(&p->plan, path, r->o.kuprobes[i]);
 		for (uint32_t i = 0; i < p->plan.n; i++)
 			if (p->plan.f[i].why == UTRACE_FPATCH_OK)
 				p->ok[p->nok++] = i;
@@ -306,6 +314,7 @@ int rec_fpatch_area(struct utrace_recorder *r, struct rec_conn *c, const void *b
 			m->e[k].vaddr = f->addr;
 			m->e[k].len = f->len;
 			m->e[k].flags = f->int3 ? UTRACE_FPATCH_ENT_INT3 : 0;
+			memcpy(m->e[k].orig, f->code, f->len);
 			m->e[k].xol_len = (uint32_t)utrace_fpatch_relocate(
 			    f, c->fp_due->bias, at, m->e[k].xol, UTRACE_FPATCH_XOL, m->e[k].cfi,
 			    &m->e[k].cfi_len);

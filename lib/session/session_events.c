@@ -135,6 +135,8 @@ int session_split_events(struct utrace_session *s)
 			s->uspecs[s->nuspecs++] = *spec;
 		}
 	}
+	/* the recorder's entry patches keep off them */
+	o->rec.kuprobes = session_probes_kernel(s->rp, &o->rec.nr_kuprobes);
 	/* an enable_event target of a kernel event is a kernel event: the
 	 * instance enables it, the recorder keeps its records off until then */
 	if (record_trigger_targets(&s->uspecs, &s->nuspecs, &s->cap_uspecs, &s->target_names,

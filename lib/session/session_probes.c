@@ -269,6 +269,12 @@ int session_probes_add_formats(const struct session_probes *rp, struct utrace_ev
 	return 0;
 }
 
+struct utrace_uprobe *const *session_probes_kernel(const struct session_probes *rp, unsigned *n)
+{
+	*n = rp->nr;
+	return rp->probes;
+}
+
 struct utrace_inproc_probe *const *session_probes_in_process(const struct session_probes *rp, unsigned *n)
 {
 	*n = rp->nr_inproc_probes;

@@ -17,6 +17,10 @@ const char *session_probes_add_def(struct session_probes *rp, const char *def,
 /* Register every site of -e usdt:PROVIDER:NAME (globs) found in exe. */
 const char *session_probes_add_usdt(struct session_probes *rp, const char *spec, const char *exe,
 				    struct utrace_error *err);
+/* The kernel uprobes registered so far (--probe with PATH:, usdt:), owned
+ * by rp; *n of them. */
+struct utrace_uprobe;
+struct utrace_uprobe *const *session_probes_kernel(const struct session_probes *rp, unsigned *n);
 /* An in-process probe (lib/probes/inproc_probe.h) or a removal of one; exe:
  * the program, for the symbol's size.  0, or -1 with err. */
 #define UTRACE_INPROC_PROBE_MAX_DEFS 1024 /* common/proto.h UTRACE_INPROC_PROBE_MAX */

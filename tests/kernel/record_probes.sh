@@ -45,6 +45,37 @@ for i in 0 1 2; do
 done
 # only this recorder's group: other utrace sessions may run beside this test
 check "nothing left in uprobe_events ($group)" eval '! grep -qF "$group" "$TR/uprobe_events"'
+# up has no call sites: function_graph patches its functions' entries.
+# The recording's own uprobe on add3 keeps add3's entry unpatched, by the
+# plan (the file's bytes), not by what the process shows
+check "the entry plan leaves add3 to the recording's kernel uprobe" \
+	grep -q "1 left out.*1 a kernel uprobe of the recording in its first bytes" "$T/err"
+check "so the runtime finds no changed entry bytes" eval '! grep -q "left unpatched" "$T/err"'
+
+# A uprobe the recording did not make (as bpftrace's, another session's),
+# enabled in an instance of this test's: the runtime sees its int3 in the
+# process and leaves add3's entry alone, and the uprobe sees the 3 calls
+sym=$(readelf -sW "$T/up" | awk '$8 == "add3" { print $2; exit }')
+off=
+while read -r _ o v _ fs _ flags; do # the executable PT_LOAD holding add3
+	[[ $flags == *E* ]] && ((16#$sym >= v && 16#$sym < v + fs)) &&
+		off=$(printf '0x%x' $((16#$sym - v + o)))
+done < <(readelf -lW "$T/up" | grep '^ *LOAD')
+grp=fpatch_test_$$
+inst=$TR/instances/$grp
+echo "p:$grp/add3 $T/up:$off" >>"$TR/uprobe_events" && mkdir "$inst" &&
+	echo 1 >"$inst/events/$grp/add3/enable"
+check "a foreign uprobe on add3 ($off) is enabled" grep -qx 1 "$inst/events/$grp/add3/enable"
+"$U" record -o "$T/fg.dat" -- "$T/up" >/dev/null 2>"$T/fg.err"
+check "record -p function_graph beside it exits 0" test $? -eq 0
+check "the runtime leaves the entry under the foreign uprobe unpatched" \
+	grep -q "$T/up: 1 function entry left unpatched" "$T/fg.err"
+hits=$(grep -c " add3: (" "$inst/trace")
+check "the foreign uprobe fired 3 times ($hits)" test "$hits" = 3
+echo 0 >"$inst/events/$grp/add3/enable"
+rmdir "$inst"
+echo "-:$grp/add3" >>"$TR/uprobe_events"
+check "the foreign uprobe is removed" eval '! grep -qF "$grp/" "$TR/uprobe_events"'
 
 "$U" record --probe "p:x $T/up:add3 a=%foo" -- "$T/up" >/dev/null 2>"$T/bad"
 rc=$?

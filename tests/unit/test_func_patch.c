@@ -9,11 +9,13 @@
  * moves, none for a write to rsp they cannot describe.  Then the plan of
  * a built fixture: the entries a jmp cannot take but an int3 can (short
  * functions, a loop to entry + 2, one after an endbr64), and
- * one neither can (a loop back to the entry).
+ * one neither can (a loop back to the entry).  Last, the entries the
+ * recording's own kernel uprobes keep (utrace_fpatch_plan_uprobe).
  */
 #include <string.h>
 
 #include "lib/probes/func_patch.h"
+#include "lib/probes/uprobe.h"
 #include "tests/unit/check.h"
 
 #define FUNC 0x401000ull
@@ -277,6 +279,63 @@ static void test_plan_only(void)
 	utrace_fpatch_plan_free(&all);
 }
 
+/* Left out for the kernel uprobe of def (on the fixture or another file):
+ * how many. */
+static size_t uprobe_keeps(struct utrace_fpatch_plan *p, const char *def)
+{
+	struct utrace_error err = {0};
+	struct utrace_uprobe *u;
+	size_t n;
+
+	if (utrace_uprobe_parse(def, &u, &err) < 0) {
+		check(0, "%s parses (%s)", def, err.msg);
+		return 0;
+	}
+	n = utrace_fpatch_plan_uprobe(p, check_path("fix"), u);
+	utrace_uprobe_free(u);
+	return n;
+}
+
+/* A kernel uprobe at an entry's first bytes (or on the endbr64 before
+ * them) takes the entry out of the plan, counted; one after them, or on
+ * another file, does not. */
+static void test_plan_uprobe(void)
+{
+	struct utrace_fpatch_plan p;
+	struct utrace_error err = {0};
+	const struct utrace_fpatch_func *big, *ebr;
+	char def[4200];
+	size_t ok, nint3;
+
+	if (utrace_fpatch_plan(check_path("fix"), &p, &err) < 0) {
+		check(0, "fixture planned (%s)", err.msg);
+		return;
+	}
+	ok = p.count[UTRACE_FPATCH_OK];
+	nint3 = p.nint3;
+	big = find(&p, "big");
+	ebr = find(&p, "ebr");
+	snprintf(def, sizeof(def), "p:t/o %s:main", check_path("v8"));
+	check(uprobe_keeps(&p, def) == 0, "a uprobe on another file: the plan unchanged");
+	snprintf(def, sizeof(def), "p:t/a %s:big+3", check_path("fix"));
+	check(uprobe_keeps(&p, def) == 1 && big && big->why == UTRACE_FPATCH_UPROBE,
+	      "a uprobe on the third instruction the jmp displaces: big left out");
+	snprintf(def, sizeof(def), "r:t/b %s:ebr", check_path("fix"));
+	check(uprobe_keeps(&p, def) == 1 && ebr && ebr->why == UTRACE_FPATCH_UPROBE && !ebr->int3,
+	      "a return uprobe (its int3 at the entry) on the endbr64: ebr's int3 left out");
+	snprintf(def, sizeof(def), "p:t/c %s:back2+2", check_path("fix"));
+	check(uprobe_keeps(&p, def) == 0 && find(&p, "back2")->why == UTRACE_FPATCH_OK,
+	      "a uprobe after an int3 entry's one instruction: back2 still patched");
+	check(p.count[UTRACE_FPATCH_OK] == ok - 2 && p.count[UTRACE_FPATCH_UPROBE] == 2 &&
+		  p.nint3 == nint3 - 1,
+	      "the plan's counts follow (%zu patched, %zu int3)", p.count[UTRACE_FPATCH_OK],
+	      p.nint3);
+	check(!strcmp(utrace_fpatch_why_text(UTRACE_FPATCH_UPROBE),
+		      "a kernel uprobe of the recording in its first bytes"),
+	      "the reason's text");
+	utrace_fpatch_plan_free(&p);
+}
+
 int main(void)
 {
 	check_begin("fpatch");
@@ -284,6 +343,7 @@ int main(void)
 	test_plan_int3();
 	test_plan_runtimes();
 	test_plan_only();
+	test_plan_uprobe();
 	test_push_sub();
 	test_rip_relative();
 	test_call();
