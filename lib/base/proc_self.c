@@ -56,15 +56,20 @@ bool utrace_same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
+/* Each file is looked at once: pid may end at any time, and its
+ * /proc/PID/root with it.  Seen there, then not (a second stat), the
+ * process's name was taken for another file than ours, and a short-lived
+ * child's objects kept a name that no longer opened: no symbols. */
 int utrace_proc_path(pid_t pid, const char *path, char *buf, size_t size)
 {
 	char root[64];
 	int n = snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	struct stat st;
+	struct stat theirs, ours;
 
 	if (path[0] != '/' || (!strncmp(path, root, (size_t)n) && (!path[n] || path[n] == '/')) ||
-	    (size_t)snprintf(buf, size, "%s%s", root, path) >= size || stat(buf, &st) < 0 ||
-	    utrace_same_file(buf, path))
+	    (size_t)snprintf(buf, size, "%s%s", root, path) >= size || stat(buf, &theirs) < 0 ||
+	    (stat(path, &ours) == 0 && ours.st_dev == theirs.st_dev &&
+	     ours.st_ino == theirs.st_ino))
 		n = snprintf(buf, size, "%s", path);
 	else
 		n = (int)strlen(buf);
