@@ -82,6 +82,15 @@ uint8_t rt_ipp_site_lean[IPP_SITES_MAX] RT_HIDDEN;
 	 1u << UTRACE_FR_DI | 1u << UTRACE_FR_R8 | 1u << UTRACE_FR_R9 | 1u << UTRACE_FR_R10 |      \
 	 1u << UTRACE_FR_R11 | 1u << UTRACE_FR_SP | 1u << UTRACE_FR_IP)
 
+/* What a probe's place in its table says of its hits (rt_inproc_probe's
+ * plain): IPP_PLAIN_BT, an entry probe alone at its address, not counted
+ * by a test, may take ipp_plain; IPP_PLAIN_REC, its fetch-args run as
+ * copies, may write its record there too. */
+enum ipp_plain_bits {
+	IPP_PLAIN_BT = 1u << 0,
+	IPP_PLAIN_REC = 1u << 1,
+};
+
 struct ipp_ret {
 	uint64_t ret, *slot, func;
 	const struct rt_inproc_probe *p;
@@ -336,32 +345,35 @@ static bool ipp_fast(const struct ipp_table *t, const struct rt_inproc_probe *p,
 
 /*
  * The common hit in one piece (issue 25): one entry probe at addr (p, the
- * first in table t), tracing on, the thread's buffer ready, the probe
- * neither off nor counted by a test, its thread named: a bt program takes
- * it; else an event enabled without trigger commands gets the record that
+ * first there), tracing on, the thread's buffer ready, the probe neither
+ * off nor counted by a test, its thread named: a bt program takes it;
+ * else an event enabled without trigger commands gets the record that
  * ipp_record writes, its fetch-args copied (fetch_fast.h), through the
  * same rt_event_write.  The general path made five calls and tested each
  * condition again on the way; anything else (return probes, several
  * probes at one address, triggers, a thread without its buffer, fetch-args
- * the interpreter runs) returns false and takes it.
+ * the interpreter runs) returns false and takes it.  What the table says
+ * of p (the first four) is p->plain, set when the table is made
+ * (ipp_mark_plain).
  */
-static inline __attribute__((always_inline)) bool
-ipp_plain(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
-	  const struct rt_inproc_probe *p, uint64_t addr)
+static inline __attribute__((always_inline)) bool ipp_plain(const struct utrace_fetch_regs *regs,
+							   const struct rt_inproc_probe *p)
 {
 	uint32_t st = rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING);
 	uint64_t rec[UTRACE_FETCH_REC_MAX / 8];
 	struct utrace_event_key *k;
 	const struct rt_event_conf *f;
+	uintptr_t bt;
 	uint32_t len;
 
-	if (unlikely(!p || p->is_return || (p + 1 < t->p + t->n && p[1].addr == addr) ||
-		     p->key == ipp_test_key || !rt_self.comm[0] || !rt_tracing_on() ||
+	if (unlikely(!p || !(p->plain & IPP_PLAIN_BT) || !rt_self.comm[0] || !rt_tracing_on() ||
 		     utrace_ctl_inproc_probe_off(rt.ctl, p->key)))
 		return false;
-	if (unlikely(rt_bt_has(p->key))) /* needs no buffer */
+	bt = (uintptr_t)__atomic_load_n(&rt_bt_keys[p->key % UTRACE_INPROC_PROBE_MAX],
+					__ATOMIC_ACQUIRE);
+	if (unlikely(bt) && !(bt & RT_BT_CAPTURE)) /* rt_bt_has: needs no buffer */
 		return (st == RT_TS_READY || !st) && rt_bt_hit(p->key, regs, NULL, false);
-	if (unlikely(st != RT_TS_READY || !p->fast || rt_bt_captures(p->key)))
+	if (unlikely(st != RT_TS_READY || !(p->plain & IPP_PLAIN_REC) || bt))
 		return false;
 	k = &ev_inproc_probe_keys[p->key % UTRACE_INPROC_PROBE_MAX];
 	if (!__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
@@ -425,7 +437,7 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	}
 	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
 	p = rt_ipp_find(t, s->addr);
-	if (likely(ipp_plain(regs, t, p, s->addr)))
+	if (likely(ipp_plain(regs, p)))
 		return 0;
 	/* a thread without its buffer yet may call libc: keep the
 	 * program's vector registers (its float arguments) */
@@ -455,7 +467,7 @@ uint64_t rt_inproc_probe_site_lean(const struct utrace_fetch_regs *regs, uint32_
 		return 1;
 	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
 	p = rt_ipp_find_inline(t, s->addr);
-	return !(p && p->lean && ipp_plain(regs, t, p, s->addr));
+	return !(p && p->lean && ipp_plain(regs, p));
 }
 
 /* From utrace_inproc_probe_detour_tramp: a jump-optimised probe, mid-function. */
@@ -466,7 +478,7 @@ uint64_t rt_inproc_probe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	const struct rt_inproc_probe *p = rt_ipp_find(t, a.addr);
 
 	regs->r[UTRACE_FR_IP] = a.addr;
-	if (likely(ipp_plain(regs, t, p, a.addr)))
+	if (likely(ipp_plain(regs, p)))
 		return 0;
 	if (ipp_fast(t, p, a.addr))
 		ipp_fire(regs, t, p, a.addr);
@@ -811,7 +823,7 @@ int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
 	p = &b->p[b->n];
 	*p = (struct rt_inproc_probe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot), orig,
 				(uint64_t)(uintptr_t)(area + m->slot), m->call_to, m->insn_len,
-				m->key, m->is_return, m->how, prog, ipp_fast_of(prog), 0};
+				m->key, m->is_return, m->how, prog, ipp_fast_of(prog), 0, 0};
 	p->lean = m->how == UTRACE_IPPH_SITE && !m->is_return && p->fast &&
 		  !(utrace_fetch_fast_regs(p->fast) & ~IPP_LEAN_REGS);
 	if (m->how == UTRACE_IPPH_SITE) {
@@ -867,6 +879,22 @@ static void ipp_sites_lean(const struct ipp_table *t, bool pub)
 	}
 }
 
+/* Each probe's plain bits in table t, before t is published. */
+static void ipp_mark_plain(struct ipp_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct rt_inproc_probe *p = &t->p[i];
+		bool alone = (!i || p[-1].addr != p->addr) && (i + 1 == t->n || p[1].addr != p->addr);
+
+		p->plain = 0;
+		if (!alone || p->is_return || p->key == ipp_test_key)
+			continue;
+		p->plain = IPP_PLAIN_BT;
+		if (p->fast)
+			p->plain |= IPP_PLAIN_REC;
+	}
+}
+
 /* The old table and the batch, sorted, published (the old one is kept:
  * a trap handler may still be reading it). */
 static int ipp_publish(const struct ipp_batch *b)
@@ -882,6 +910,7 @@ static int ipp_publish(const struct ipp_batch *b)
 		memcpy(t->p, old->p, old->n * sizeof(t->p[0]));
 	memcpy(t->p + (old ? old->n : 0), b->p, b->n * sizeof(t->p[0]));
 	qsort(t->p, n, sizeof(t->p[0]), ipp_cmp);
+	ipp_mark_plain(t);
 	ipp_sites_lean(t, false);
 	__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
 	ipp_sites_lean(t, true);
@@ -908,6 +937,7 @@ void rt_inproc_probes_forget(uint64_t lo, uint64_t hi)
 			if (old->p[i].addr < lo || old->p[i].addr >= hi)
 				t->p[n++] = old->p[i];
 		t->n = n;
+		ipp_mark_plain(t);
 		__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&rt_ipp_lock);
