@@ -85,10 +85,13 @@ uint8_t rt_ipp_site_lean[IPP_SITES_MAX] RT_HIDDEN;
 /* What a probe's place in its table says of its hits (rt_inproc_probe's
  * plain): IPP_PLAIN_BT, an entry probe alone at its address, not counted
  * by a test, may take ipp_plain; IPP_PLAIN_REC, its fetch-args run as
- * copies, may write its record there too. */
+ * copies, may write its record there; IPP_PLAIN_PUT, its copies fill the
+ * record past the ip exactly (no gap, no overlap), may write them in the
+ * ring in place. */
 enum ipp_plain_bits {
 	IPP_PLAIN_BT = 1u << 0,
 	IPP_PLAIN_REC = 1u << 1,
+	IPP_PLAIN_PUT = 1u << 2,
 };
 
 struct ipp_ret {
@@ -343,28 +346,50 @@ static bool ipp_fast(const struct ipp_table *t, const struct rt_inproc_probe *p,
 	return p != NULL;
 }
 
+/* The plain hit's record with its fetch-args copied on the stack, then
+ * written by rt_event_write: a probe whose copies do not fill its record
+ * exactly, or a record rt_event_open refused. */
+static __attribute__((noinline)) void ipp_plain_write(const struct rt_inproc_probe *p,
+						      const struct utrace_fetch_regs *regs,
+						      struct utrace_event_key *k, bool put)
+{
+	uint64_t rec[UTRACE_FETCH_REC_MAX / 8];
+	uint32_t len;
+
+	rec[0] = 0;
+	rec[1] = regs->r[UTRACE_FR_IP];
+	len = utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)rec, utrace_fetch_load);
+	if (put && rt_event_put(&rt_self, k, rec, len))
+		return;
+	rt_event_write(k, rec, len);
+}
+
 /*
  * The common hit in one piece (issue 25): one entry probe at addr (p, the
- * first there), tracing on, the thread's buffer ready, the probe neither
- * off nor counted by a test, its thread named: a bt program takes it;
- * else an event enabled without trigger commands gets the record that
+ * first in table t), tracing on, the thread's buffer ready, the probe
+ * neither off nor counted by a test, its thread named: a bt program takes
+ * it; else an event enabled without trigger commands gets the record that
  * ipp_record writes, its fetch-args copied (fetch_fast.h), through the
  * same rt_event_write.  The general path made five calls and tested each
  * condition again on the way; anything else (return probes, several
  * probes at one address, triggers, a thread without its buffer, fetch-args
  * the interpreter runs) returns false and takes it.  What the table says
- * of p (the first four) is p->plain, set when the table is made
- * (ipp_mark_plain).
+ * (the first four) is p->plain, set when the table is made (ipp_mark_plain).
+ * A record that needs nothing more is fetched straight into the ring
+ * (IPP_PLAIN_PUT: no copy from the stack); the fetches run with the thread
+ * BUSY, as the copy did (a signal handler that hits a probe meanwhile
+ * writes to a nested context, ring_buffer.c), and a fault in one is
+ * fixed up in the read (fetch_fault.c) without leaving the record.
  */
 static inline __attribute__((always_inline)) bool ipp_plain(const struct utrace_fetch_regs *regs,
 							   const struct rt_inproc_probe *p)
 {
 	uint32_t st = rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING);
-	uint64_t rec[UTRACE_FETCH_REC_MAX / 8];
 	struct utrace_event_key *k;
 	const struct rt_event_conf *f;
 	uintptr_t bt;
-	uint32_t len;
+	uint32_t *body;
+	uint64_t ts;
 
 	if (unlikely(!p || !(p->plain & IPP_PLAIN_BT) || !rt_self.comm[0] || !rt_tracing_on() ||
 		     utrace_ctl_inproc_probe_off(rt.ctl, p->key)))
@@ -381,14 +406,22 @@ static inline __attribute__((always_inline)) bool ipp_plain(const struct utrace_
 	f = __atomic_load_n(&k->filter, __ATOMIC_ACQUIRE);
 	if (unlikely(f && f->nr_trig))
 		return false; /* a stacktrace's stack, commands */
-	rec[0] = 0;
-	rec[1] = regs->r[UTRACE_FR_IP];
-	len = utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)rec, utrace_fetch_load);
 	/* nothing but the record: written here, no second look at the rest */
-	if (likely(!f || !(f->nr_hist | f->flags | f->len)) &&
-	    likely(rt_self.state == RT_TS_READY) && likely(rt_event_put(&rt_self, k, rec, len)))
+	if (unlikely(f && (f->nr_hist | f->flags | f->len)) || unlikely(rt_self.state != RT_TS_READY)) {
+		ipp_plain_write(p, regs, k, false);
 		return true;
-	rt_event_write(k, rec, len);
+	}
+	if (unlikely(!(p->plain & IPP_PLAIN_PUT)) ||
+	    unlikely(!(body = rt_event_open(&rt_self, k, p->fast->fixed, &ts)))) {
+		ipp_plain_write(p, regs, k, !(p->plain & IPP_PLAIN_PUT));
+		return true;
+	}
+	__builtin_memcpy(body, &regs->r[UTRACE_FR_IP], 8); /* the record's bytes 8-15 */
+	if (p->fast->fixed & 3) /* the last word's bytes past the record are 0 */
+		body[(p->fast->fixed - sizeof(struct utrace_trace_entry)) / 4] = 0;
+	utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)body - sizeof(struct utrace_trace_entry),
+			      utrace_fetch_load);
+	rt_event_close(&rt_self, body, p->fast->fixed, ts);
 	return true;
 }
 
@@ -879,6 +912,27 @@ static void ipp_sites_lean(const struct ipp_table *t, bool pub)
 	}
 }
 
+/* Whether f's copies fill its record past the ip (bytes 16 to fixed)
+ * exactly, each once: then they may go straight into the ring. */
+static bool ipp_fills(const struct utrace_fetch_fast *f)
+{
+	uint32_t sum = 0;
+
+	if (f->fixed < 16 || f->fixed - sizeof(struct utrace_trace_entry) > 0xffff)
+		return false;
+	for (uint32_t i = 0; i < f->n; i++) {
+		const struct utrace_fetch_farg *a = &f->a[i];
+
+		if (a->dst < 16 || a->dst + a->size > f->fixed)
+			return false;
+		for (uint32_t j = 0; j < i; j++)
+			if (a->dst < f->a[j].dst + f->a[j].size && f->a[j].dst < a->dst + a->size)
+				return false;
+		sum += a->size;
+	}
+	return sum == f->fixed - 16;
+}
+
 /* Each probe's plain bits in table t, before t is published. */
 static void ipp_mark_plain(struct ipp_table *t)
 {
@@ -891,7 +945,7 @@ static void ipp_mark_plain(struct ipp_table *t)
 			continue;
 		p->plain = IPP_PLAIN_BT;
 		if (p->fast)
-			p->plain |= IPP_PLAIN_REC;
+			p->plain |= IPP_PLAIN_REC | (ipp_fills(p->fast) ? IPP_PLAIN_PUT : 0);
 	}
 }
 
