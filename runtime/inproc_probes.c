@@ -62,6 +62,9 @@ struct ipp_site {
 	uint64_t addr;
 	uint64_t cont; /* the tracer's stub if the site was patched, else 0 */
 	uint32_t id;   /* the site's function id, for the tracer */
+	/* the first probe at addr in the table published last, or NULL:
+	 * the lean way's hit, with no search (ipp_sites_first) */
+	const struct rt_inproc_probe *first;
 };
 
 #define IPP_SITES_MAX 4096
@@ -493,13 +496,11 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 uint64_t rt_inproc_probe_site_lean(const struct utrace_fetch_regs *regs, uint32_t k)
 {
 	const struct ipp_site *s = &ipp_sites[k % IPP_SITES_MAX];
-	const struct ipp_table *t;
 	const struct rt_inproc_probe *p;
 
 	if (unlikely(__atomic_load_n(&s->cont, __ATOMIC_ACQUIRE)))
 		return 1;
-	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
-	p = rt_ipp_find_inline(t, s->addr);
+	p = __atomic_load_n(&s->first, __ATOMIC_ACQUIRE);
 	return !(p && p->lean && ipp_plain(regs, p));
 }
 
@@ -707,8 +708,10 @@ void rt_ipp_install_handlers(void)
 void rt_ipp_site_forget(uint64_t addr)
 {
 	for (uint32_t k = 0; k < ipp_nr_sites; k++)
-		if (ipp_sites[k].addr == addr)
+		if (ipp_sites[k].addr == addr) {
+			__atomic_store_n(&ipp_sites[k].first, NULL, __ATOMIC_RELAXED);
 			__atomic_store_n(&ipp_sites[k].addr, 0, __ATOMIC_RELAXED);
+		}
 }
 
 bool rt_ipp_site_retarget(uint64_t site, uint64_t stub)
@@ -933,6 +936,18 @@ static bool ipp_fills(const struct utrace_fetch_fast *f)
 	return sum == f->fixed - 16;
 }
 
+/* Each site's first probe in table t, once t is published: a hit that
+ * still finds the table before (the old one is never freed) fires as it
+ * would have a moment earlier; a probe removed since is off (ipp_plain's
+ * check). */
+static void ipp_sites_first(const struct ipp_table *t)
+{
+	for (uint32_t k = 0; k < ipp_nr_sites; k++)
+		__atomic_store_n(&ipp_sites[k].first,
+				 ipp_sites[k].addr ? rt_ipp_find(t, ipp_sites[k].addr) : NULL,
+				 __ATOMIC_RELEASE);
+}
+
 /* Each probe's plain bits in table t, before t is published. */
 static void ipp_mark_plain(struct ipp_table *t)
 {
@@ -947,6 +962,15 @@ static void ipp_mark_plain(struct ipp_table *t)
 		if (p->fast)
 			p->plain |= IPP_PLAIN_REC | (ipp_fills(p->fast) ? IPP_PLAIN_PUT : 0);
 	}
+}
+
+/* Table t, made under rt_ipp_lock, the one hits read: its plain bits,
+ * then the release store, then the sites' first probes. */
+void rt_ipp_table_set(struct ipp_table *t)
+{
+	ipp_mark_plain(t);
+	__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
+	ipp_sites_first(t);
 }
 
 /* The old table and the batch, sorted, published (the old one is kept:
@@ -967,6 +991,7 @@ static int ipp_publish(const struct ipp_batch *b)
 	ipp_mark_plain(t);
 	ipp_sites_lean(t, false);
 	__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
+	ipp_sites_first(t);
 	ipp_sites_lean(t, true);
 	return 0;
 }
@@ -991,8 +1016,7 @@ void rt_inproc_probes_forget(uint64_t lo, uint64_t hi)
 			if (old->p[i].addr < lo || old->p[i].addr >= hi)
 				t->p[n++] = old->p[i];
 		t->n = n;
-		ipp_mark_plain(t);
-		__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
+		rt_ipp_table_set(t);
 	}
 	pthread_mutex_unlock(&rt_ipp_lock);
 }
