@@ -368,21 +368,23 @@ static __attribute__((noinline)) void ipp_plain_write(const struct rt_inproc_pro
 }
 
 /*
- * The common hit in one piece (issue 25): one entry probe at addr (p, the
- * first in table t), tracing on, the thread's buffer ready, the probe
+ * The common hit in one piece (issue 25): one entry probe at its address
+ * (p, the first there), tracing on, the thread's buffer ready, the probe
  * neither off nor counted by a test, its thread named: a bt program takes
  * it; else an event enabled without trigger commands gets the record that
- * ipp_record writes, its fetch-args copied (fetch_fast.h), through the
- * same rt_event_write.  The general path made five calls and tested each
- * condition again on the way; anything else (return probes, several
- * probes at one address, triggers, a thread without its buffer, fetch-args
- * the interpreter runs) returns false and takes it.  What the table says
- * (the first four) is p->plain, set when the table is made (ipp_mark_plain).
- * A record that needs nothing more is fetched straight into the ring
- * (IPP_PLAIN_PUT: no copy from the stack); the fetches run with the thread
- * BUSY, as the copy did (a signal handler that hits a probe meanwhile
- * writes to a nested context, ring_buffer.c), and a fault in one is
- * fixed up in the read (fetch_fault.c) without leaving the record.
+ * ipp_record writes, its fetch-args copied (fetch_fast.h).  The general
+ * path made five calls and tested each condition again on the way;
+ * anything else (return probes, several probes at one address, triggers,
+ * a thread without its buffer, fetch-args the interpreter runs) returns
+ * false and takes it.  What the table says (the first four) is p->plain,
+ * set when the table is made (ipp_mark_plain).  A record that needs
+ * nothing more is fetched straight into the ring between rt_event_open
+ * and rt_event_close (IPP_PLAIN_PUT: no copy from the stack), so the
+ * fetches run with the thread BUSY, as every record's write does (a
+ * signal handler that hits a probe meanwhile writes to a nested context,
+ * ring_buffer.c); a fault in one is fixed up inside the read
+ * (fetch_fault.c) and gives 0, the record still written.  Anything else
+ * goes through rt_event_write from the stack (ipp_plain_write).
  */
 static inline __attribute__((always_inline)) bool ipp_plain(const struct utrace_fetch_regs *regs,
 							   const struct rt_inproc_probe *p)
