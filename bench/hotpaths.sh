@@ -116,12 +116,12 @@ eval $FLOORS
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 col() { awk -v c="$1" '$1 == c { print $2 }' "$OUT/times" | median; }
+ratio() { awk -v f="$1" -v l="$2" 'BEGIN { printf "%.2f", (l > 0 ? f / l : 0) }'; } # ratio FIG FLOOR
 row() { # row PATH CASE BASE FLOOR-NS FLOOR-TEXT [CACHE-RESIDENT-FLOOR-NS]
-	local fig ratio
+	local fig
 	fig=$(awk -v a="$(col "$2")" -v b="$(col "$3")" 'BEGIN { printf "%.2f", a - b }')
-	ratio() { awk -v f="$fig" -v l="$1" 'BEGIN { printf "%.2f", (l > 0 ? f / l : 0) }'; }
-	printf '| %s | %s | %s (%s) | %s | %s |\n' "$1" "$fig" "$4" "$5" "$(ratio "$4")" \
-		"$([ -n "${6:-}" ] && echo "$6 ($(ratio "$6"))" || echo -)"
+	printf '| %s | %s | %s (%s) | %s | %s |\n' "$1" "$fig" "$4" "$5" "$(ratio "$fig" "$4")" \
+		"$([ -n "${6:-}" ] && echo "$6 ($(ratio "$fig" "$6"))" || echo -)"
 }
 fl() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 
