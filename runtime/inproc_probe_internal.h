@@ -33,6 +33,8 @@ void rt_ipp_batch_free(struct ipp_batch *b) RT_HIDDEN;
  * program's bytes back (inproc_probe_remove.c), so a probe added there later
  * makes a slot and a call of its own. */
 void rt_ipp_site_forget(uint64_t addr) RT_HIDDEN;
+/* Table t (rt_ipp_lock held) published: the one every hit reads now */
+void rt_ipp_table_set(struct ipp_table *t) RT_HIDDEN;
 /* The trap and fault handlers, once. */
 void rt_ipp_install_handlers(void) RT_HIDDEN;
 

@@ -105,7 +105,7 @@ static void ipp_apply_off(void)
 			if (i + 1 == old->n || old->p[i + 1].addr != p->addr)
 				failed += ipp_restore(p) < 0;
 		}
-		__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE); /* the old one stays readable */
+		rt_ipp_table_set(t); /* the old one stays readable */
 		t = NULL;
 	}
 	pthread_mutex_unlock(&rt_ipp_lock);

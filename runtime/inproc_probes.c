@@ -62,6 +62,9 @@ struct ipp_site {
 	uint64_t addr;
 	uint64_t cont; /* the tracer's stub if the site was patched, else 0 */
 	uint32_t id;   /* the site's function id, for the tracer */
+	/* the first probe at addr in the table published last, or NULL:
+	 * the lean way's hit, with no search (ipp_sites_first) */
+	const struct rt_inproc_probe *first;
 };
 
 #define IPP_SITES_MAX 4096
@@ -81,6 +84,18 @@ uint8_t rt_ipp_site_lean[IPP_SITES_MAX] RT_HIDDEN;
 	(1u << UTRACE_FR_AX | 1u << UTRACE_FR_CX | 1u << UTRACE_FR_DX | 1u << UTRACE_FR_SI |       \
 	 1u << UTRACE_FR_DI | 1u << UTRACE_FR_R8 | 1u << UTRACE_FR_R9 | 1u << UTRACE_FR_R10 |      \
 	 1u << UTRACE_FR_R11 | 1u << UTRACE_FR_SP | 1u << UTRACE_FR_IP)
+
+/* What a probe's place in its table says of its hits (rt_inproc_probe's
+ * plain): IPP_PLAIN_BT, an entry probe alone at its address, not counted
+ * by a test, may take ipp_plain; IPP_PLAIN_REC, its fetch-args run as
+ * copies, may write its record there; IPP_PLAIN_PUT, its copies fill the
+ * record past the ip exactly (no gap, no overlap), may write them in the
+ * ring in place. */
+enum ipp_plain_bits {
+	IPP_PLAIN_BT = 1u << 0,
+	IPP_PLAIN_REC = 1u << 1,
+	IPP_PLAIN_PUT = 1u << 2,
+};
 
 struct ipp_ret {
 	uint64_t ret, *slot, func;
@@ -334,34 +349,61 @@ static bool ipp_fast(const struct ipp_table *t, const struct rt_inproc_probe *p,
 	return p != NULL;
 }
 
-/*
- * The common hit in one piece (issue 25): one entry probe at addr (p, the
- * first in table t), tracing on, the thread's buffer ready, the probe
- * neither off nor counted by a test, its thread named: a bt program takes
- * it; else an event enabled without trigger commands gets the record that
- * ipp_record writes, its fetch-args copied (fetch_fast.h), through the
- * same rt_event_write.  The general path made five calls and tested each
- * condition again on the way; anything else (return probes, several
- * probes at one address, triggers, a thread without its buffer, fetch-args
- * the interpreter runs) returns false and takes it.
- */
-static inline __attribute__((always_inline)) bool
-ipp_plain(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
-	  const struct rt_inproc_probe *p, uint64_t addr)
+/* The plain hit's record with its fetch-args copied on the stack, then
+ * written by rt_event_write: a probe whose copies do not fill its record
+ * exactly, or a record rt_event_open refused. */
+static __attribute__((noinline)) void ipp_plain_write(const struct rt_inproc_probe *p,
+						      const struct utrace_fetch_regs *regs,
+						      struct utrace_event_key *k, bool put)
 {
-	uint32_t st = rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING);
 	uint64_t rec[UTRACE_FETCH_REC_MAX / 8];
-	struct utrace_event_key *k;
-	const struct rt_event_conf *f;
 	uint32_t len;
 
-	if (unlikely(!p || p->is_return || (p + 1 < t->p + t->n && p[1].addr == addr) ||
-		     p->key == ipp_test_key || !rt_self.comm[0] || !rt_tracing_on() ||
+	rec[0] = 0;
+	rec[1] = regs->r[UTRACE_FR_IP];
+	len = utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)rec, utrace_fetch_load);
+	if (put && rt_event_put(&rt_self, k, rec, len))
+		return;
+	rt_event_write(k, rec, len);
+}
+
+/*
+ * The common hit in one piece (issue 25): one entry probe at its address
+ * (p, the first there), tracing on, the thread's buffer ready, the probe
+ * neither off nor counted by a test, its thread named: a bt program takes
+ * it; else an event enabled without trigger commands gets the record that
+ * ipp_record writes, its fetch-args copied (fetch_fast.h).  The general
+ * path made five calls and tested each condition again on the way;
+ * anything else (return probes, several probes at one address, triggers,
+ * a thread without its buffer, fetch-args the interpreter runs) returns
+ * false and takes it.  What the table says (the first four) is p->plain,
+ * set when the table is made (ipp_mark_plain).  A record that needs
+ * nothing more is fetched straight into the ring between rt_event_open
+ * and rt_event_close (IPP_PLAIN_PUT: no copy from the stack), so the
+ * fetches run with the thread BUSY, as every record's write does (a
+ * signal handler that hits a probe meanwhile writes to a nested context,
+ * ring_buffer.c); a fault in one is fixed up inside the read
+ * (fetch_fault.c) and gives 0, the record still written.  Anything else
+ * goes through rt_event_write from the stack (ipp_plain_write).
+ */
+static inline __attribute__((always_inline)) bool ipp_plain(const struct utrace_fetch_regs *regs,
+							   const struct rt_inproc_probe *p)
+{
+	uint32_t st = rt_self.state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING);
+	struct utrace_event_key *k;
+	const struct rt_event_conf *f;
+	uintptr_t bt;
+	uint32_t *body;
+	uint64_t ts;
+
+	if (unlikely(!p || !(p->plain & IPP_PLAIN_BT) || !rt_self.comm[0] || !rt_tracing_on() ||
 		     utrace_ctl_inproc_probe_off(rt.ctl, p->key)))
 		return false;
-	if (unlikely(rt_bt_has(p->key))) /* needs no buffer */
+	bt = (uintptr_t)__atomic_load_n(&rt_bt_keys[p->key % UTRACE_INPROC_PROBE_MAX],
+					__ATOMIC_ACQUIRE);
+	if (unlikely(bt) && !(bt & RT_BT_CAPTURE)) /* rt_bt_has: needs no buffer */
 		return (st == RT_TS_READY || !st) && rt_bt_hit(p->key, regs, NULL, false);
-	if (unlikely(st != RT_TS_READY || !p->fast || rt_bt_captures(p->key)))
+	if (unlikely(st != RT_TS_READY || !(p->plain & IPP_PLAIN_REC) || bt))
 		return false;
 	k = &ev_inproc_probe_keys[p->key % UTRACE_INPROC_PROBE_MAX];
 	if (!__atomic_load_n(&k->enabled, __ATOMIC_ACQUIRE))
@@ -369,14 +411,22 @@ ipp_plain(const struct utrace_fetch_regs *regs, const struct ipp_table *t,
 	f = __atomic_load_n(&k->filter, __ATOMIC_ACQUIRE);
 	if (unlikely(f && f->nr_trig))
 		return false; /* a stacktrace's stack, commands */
-	rec[0] = 0;
-	rec[1] = regs->r[UTRACE_FR_IP];
-	len = utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)rec, utrace_fetch_load);
 	/* nothing but the record: written here, no second look at the rest */
-	if (likely(!f || !(f->nr_hist | f->flags | f->len)) &&
-	    likely(rt_self.state == RT_TS_READY) && likely(rt_event_put(&rt_self, k, rec, len)))
+	if (unlikely(f && (f->nr_hist | f->flags | f->len)) || unlikely(rt_self.state != RT_TS_READY)) {
+		ipp_plain_write(p, regs, k, false);
 		return true;
-	rt_event_write(k, rec, len);
+	}
+	if (unlikely(!(p->plain & IPP_PLAIN_PUT)) ||
+	    unlikely(!(body = rt_event_open(&rt_self, k, p->fast->fixed, &ts)))) {
+		ipp_plain_write(p, regs, k, !(p->plain & IPP_PLAIN_PUT));
+		return true;
+	}
+	__builtin_memcpy(body, &regs->r[UTRACE_FR_IP], 8); /* the record's bytes 8-15 */
+	if (p->fast->fixed & 3) /* the last word's bytes past the record are 0 */
+		body[(p->fast->fixed - sizeof(struct utrace_trace_entry)) / 4] = 0;
+	utrace_fetch_fast_run(p->fast, regs, NULL, (uint8_t *)body - sizeof(struct utrace_trace_entry),
+			      utrace_fetch_load);
+	rt_event_close(&rt_self, body, p->fast->fixed, ts);
 	return true;
 }
 
@@ -425,7 +475,7 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	}
 	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
 	p = rt_ipp_find(t, s->addr);
-	if (likely(ipp_plain(regs, t, p, s->addr)))
+	if (likely(ipp_plain(regs, p)))
 		return 0;
 	/* a thread without its buffer yet may call libc: keep the
 	 * program's vector registers (its float arguments) */
@@ -448,14 +498,12 @@ uint64_t rt_inproc_probe_site_hit(struct utrace_fetch_regs *regs, uint32_t k)
 uint64_t rt_inproc_probe_site_lean(const struct utrace_fetch_regs *regs, uint32_t k)
 {
 	const struct ipp_site *s = &ipp_sites[k % IPP_SITES_MAX];
-	const struct ipp_table *t;
 	const struct rt_inproc_probe *p;
 
 	if (unlikely(__atomic_load_n(&s->cont, __ATOMIC_ACQUIRE)))
 		return 1;
-	t = __atomic_load_n(&rt_ipp_table, __ATOMIC_ACQUIRE);
-	p = rt_ipp_find_inline(t, s->addr);
-	return !(p && p->lean && ipp_plain(regs, t, p, s->addr));
+	p = __atomic_load_n(&s->first, __ATOMIC_ACQUIRE);
+	return !(p && p->lean && ipp_plain(regs, p));
 }
 
 /* From utrace_inproc_probe_detour_tramp: a jump-optimised probe, mid-function. */
@@ -466,7 +514,7 @@ uint64_t rt_inproc_probe_detour_hit(struct utrace_fetch_regs *regs, uint32_t k)
 	const struct rt_inproc_probe *p = rt_ipp_find(t, a.addr);
 
 	regs->r[UTRACE_FR_IP] = a.addr;
-	if (likely(ipp_plain(regs, t, p, a.addr)))
+	if (likely(ipp_plain(regs, p)))
 		return 0;
 	if (ipp_fast(t, p, a.addr))
 		ipp_fire(regs, t, p, a.addr);
@@ -662,8 +710,10 @@ void rt_ipp_install_handlers(void)
 void rt_ipp_site_forget(uint64_t addr)
 {
 	for (uint32_t k = 0; k < ipp_nr_sites; k++)
-		if (ipp_sites[k].addr == addr)
+		if (ipp_sites[k].addr == addr) {
+			__atomic_store_n(&ipp_sites[k].first, NULL, __ATOMIC_RELAXED);
 			__atomic_store_n(&ipp_sites[k].addr, 0, __ATOMIC_RELAXED);
+		}
 }
 
 bool rt_ipp_site_retarget(uint64_t site, uint64_t stub)
@@ -811,7 +861,7 @@ int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
 	p = &b->p[b->n];
 	*p = (struct rt_inproc_probe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot), orig,
 				(uint64_t)(uintptr_t)(area + m->slot), m->call_to, m->insn_len,
-				m->key, m->is_return, m->how, prog, ipp_fast_of(prog), 0};
+				m->key, m->is_return, m->how, prog, ipp_fast_of(prog), 0, 0};
 	p->lean = m->how == UTRACE_IPPH_SITE && !m->is_return && p->fast &&
 		  !(utrace_fetch_fast_regs(p->fast) & ~IPP_LEAN_REGS);
 	if (m->how == UTRACE_IPPH_SITE) {
@@ -867,6 +917,64 @@ static void ipp_sites_lean(const struct ipp_table *t, bool pub)
 	}
 }
 
+/* Whether f's copies fill its record past the ip (bytes 16 to fixed)
+ * exactly, each once: then they may go straight into the ring. */
+static bool ipp_fills(const struct utrace_fetch_fast *f)
+{
+	uint32_t sum = 0;
+
+	if (f->fixed < 16 || f->fixed - sizeof(struct utrace_trace_entry) > 0xffff)
+		return false;
+	for (uint32_t i = 0; i < f->n; i++) {
+		const struct utrace_fetch_farg *a = &f->a[i];
+
+		if (a->dst < 16 || a->dst + a->size > f->fixed)
+			return false;
+		for (uint32_t j = 0; j < i; j++)
+			if (a->dst < f->a[j].dst + f->a[j].size && f->a[j].dst < a->dst + a->size)
+				return false;
+		sum += a->size;
+	}
+	return sum == f->fixed - 16;
+}
+
+/* Each site's first probe in table t, once t is published: a hit that
+ * still finds the table before (the old one is never freed) fires as it
+ * would have a moment earlier; a probe removed since is off (ipp_plain's
+ * check). */
+static void ipp_sites_first(const struct ipp_table *t)
+{
+	for (uint32_t k = 0; k < ipp_nr_sites; k++)
+		__atomic_store_n(&ipp_sites[k].first,
+				 ipp_sites[k].addr ? rt_ipp_find(t, ipp_sites[k].addr) : NULL,
+				 __ATOMIC_RELEASE);
+}
+
+/* Each probe's plain bits in table t, before t is published. */
+static void ipp_mark_plain(struct ipp_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct rt_inproc_probe *p = &t->p[i];
+		bool alone = (!i || p[-1].addr != p->addr) && (i + 1 == t->n || p[1].addr != p->addr);
+
+		p->plain = 0;
+		if (!alone || p->is_return || p->key == ipp_test_key)
+			continue;
+		p->plain = IPP_PLAIN_BT;
+		if (p->fast)
+			p->plain |= IPP_PLAIN_REC | (ipp_fills(p->fast) ? IPP_PLAIN_PUT : 0);
+	}
+}
+
+/* Table t, made under rt_ipp_lock, the one hits read: its plain bits,
+ * then the release store, then the sites' first probes. */
+void rt_ipp_table_set(struct ipp_table *t)
+{
+	ipp_mark_plain(t);
+	__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
+	ipp_sites_first(t);
+}
+
 /* The old table and the batch, sorted, published (the old one is kept:
  * a trap handler may still be reading it). */
 static int ipp_publish(const struct ipp_batch *b)
@@ -882,8 +990,10 @@ static int ipp_publish(const struct ipp_batch *b)
 		memcpy(t->p, old->p, old->n * sizeof(t->p[0]));
 	memcpy(t->p + (old ? old->n : 0), b->p, b->n * sizeof(t->p[0]));
 	qsort(t->p, n, sizeof(t->p[0]), ipp_cmp);
+	ipp_mark_plain(t);
 	ipp_sites_lean(t, false);
 	__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
+	ipp_sites_first(t);
 	ipp_sites_lean(t, true);
 	return 0;
 }
@@ -908,7 +1018,7 @@ void rt_inproc_probes_forget(uint64_t lo, uint64_t hi)
 			if (old->p[i].addr < lo || old->p[i].addr >= hi)
 				t->p[n++] = old->p[i];
 		t->n = n;
-		__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
+		rt_ipp_table_set(t);
 	}
 	pthread_mutex_unlock(&rt_ipp_lock);
 }

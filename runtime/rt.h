@@ -683,6 +683,8 @@ struct rt_inproc_probe {
 	const struct utrace_fetch_fast *fast; /* prog as copies (common/fetch_fast.h), or NULL */
 	uint32_t lean; /* an entry probe at a site whose copies read only what the
 			* lean trampoline saves (inproc_probes.c) */
+	uint32_t plain; /* enum ipp_plain_bits (inproc_probes.c), set before
+			 * its table is published */
 };
 
 struct ipp_table {

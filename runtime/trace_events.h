@@ -15,6 +15,9 @@
 #include "common/record.h"
 #include "include/utrace/tracepoint.h"
 #include "runtime/rt.h"
+#ifndef PFDIST
+#define PFDIST 256
+#endif
 
 /* A hist trigger: its program and the table it fills (shared memory). */
 struct rt_hist {
@@ -51,56 +54,87 @@ struct utrace_hist_map *ev_table(void *arg, uint32_t id) RT_HIDDEN;
 void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len) RT_HIDDEN;
 
 /*
- * The record of an event that needs nothing else (no filter, trigger or
- * state: its conf checked by the caller, tracing on) written straight into
- * the buffer of t, a context ready to write (ev_thread's test): true.
- * False, having written nothing: the clock's delta, the room left, the
- * CPU or the length want rt_event_write's general way (ev_write_words).
- * rt_event_write's own fast way; inproc_probes.c's plain hit calls it in
- * place, with no second look at what it checked already.
+ * Room for the record of an event that needs nothing else (no filter,
+ * trigger or state: its conf checked by the caller, tracing on), len bytes
+ * with its common fields, at the write pointer of t, a context ready to
+ * write (ev_thread's test): t made BUSY, the clock read into *ts, the
+ * record's three header words written, and the word its body starts at
+ * returned (its bytes past len in the last word are the caller's to zero).
+ * NULL, having written nothing: the clock's delta, the room left, the CPU
+ * or the length want rt_event_write's general way (ev_write_words).
+ * rt_event_close then publishes it.  A caller that fills the body in place
+ * (inproc_probes.c's plain hit fetches its arguments there) does it between
+ * the two; rt_event_put copies a record built elsewhere.
+ */
+static inline __attribute__((always_inline)) uint32_t *
+rt_event_open(struct rt_thread *t, const struct utrace_event_key *key, uint32_t len, uint64_t *ts)
+{
+	uint32_t bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
+	uint32_t n = (bytes + 3) / 4, cpu, *wp;
+	uint64_t delta;
+
+	if (unlikely(len < sizeof(struct utrace_trace_entry)))
+		return NULL;
+	t->state |= RT_TS_BUSY;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*ts = rt_clock(&cpu);
+	wp = t->wp;
+	delta = *ts - t->last_ts;
+	if (unlikely((delta >> 32) || (unsigned long)(t->end - wp) < n + 3 || cpu != t->cpu ||
+		     bytes > 0xffff)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->state &= ~RT_TS_BUSY;
+		return NULL;
+	}
+	wp[0] = urec_ext(UEXT_EVENT, n);
+	wp[1] = (uint32_t)delta;
+	wp[2] = (uint32_t)key->id | bytes << 16;
+	return wp + 3;
+}
+
+/* The record rt_event_open made room for at body (len bytes, clock ts)
+ * committed, t no longer BUSY. */
+static inline __attribute__((always_inline)) void rt_event_close(struct rt_thread *t, uint32_t *body,
+								 uint32_t len, uint64_t ts)
+{
+	uint32_t *end = body + (len - (uint32_t)sizeof(struct utrace_trace_entry) + 3) / 4;
+
+	t->wp = end;
+	t->last_ts = ts;
+	t->written++;
+	/* release: see rt_rb_put */
+	__atomic_store_n(&t->sb->commit, (uint32_t)((uint8_t *)end - (uint8_t *)(t->sb + 1)),
+			 __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->state &= ~RT_TS_BUSY;
+}
+
+/*
+ * rt_event_open and rt_event_close around a copy of rec (len bytes with
+ * its common fields, which are not stored): true, or false having written
+ * nothing.  rt_event_write's own fast way; inproc_probes.c's plain hit
+ * calls it in place, with no second look at what it checked already.
  */
 static inline __attribute__((always_inline)) bool
 rt_event_put(struct rt_thread *t, const struct utrace_event_key *key, const void *rec, uint32_t len)
 {
 	const uint8_t *src = (const uint8_t *)rec + 8;
-	uint32_t bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
-	uint32_t n = (bytes + 3) / 4, cpu, *wp, i;
-	uint64_t ts, delta;
+	uint32_t bytes = len - (uint32_t)sizeof(struct utrace_trace_entry), i;
+	uint64_t ts;
+	uint32_t *wp = rt_event_open(t, key, len, &ts);
 
-	if (unlikely(len < sizeof(struct utrace_trace_entry)))
+	if (unlikely(!wp))
 		return false;
-	t->state |= RT_TS_BUSY;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	ts = rt_clock(&cpu);
-	wp = t->wp;
-	delta = ts - t->last_ts;
-	if (unlikely((delta >> 32) || (unsigned long)(t->end - wp) < n + 3 || cpu != t->cpu ||
-		     bytes > 0xffff)) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->state &= ~RT_TS_BUSY;
-		return false;
-	}
-	wp[0] = urec_ext(UEXT_EVENT, n);
-	wp[1] = (uint32_t)delta;
-	wp[2] = (uint32_t)key->id | bytes << 16;
 	for (i = 0; i < bytes / 4; i++)
-		__builtin_memcpy(&wp[3 + i], src + 4 * i, 4);
+		__builtin_memcpy(&wp[i], src + 4 * i, 4);
 	if (bytes & 3) { /* the last word's bytes past the record are 0 */
 		uint32_t last = 0;
 
 		for (uint32_t k = 0; k < (bytes & 3); k++)
 			last |= (uint32_t)src[4 * i + k] << (8 * k);
-		wp[3 + i] = last;
+		wp[i] = last;
 	}
-	t->wp = wp + 3 + n;
-	t->last_ts = ts;
-	t->written++;
-	/* release: see rt_rb_put */
-	__atomic_store_n(&t->sb->commit,
-			 (uint32_t)((uint8_t *)(wp + 3 + n) - (uint8_t *)(t->sb + 1)),
-			 __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->state &= ~RT_TS_BUSY;
+	rt_event_close(t, wp, len, ts);
 	return true;
 }
 /* a trace_marker write (the live thread's) to reader's trace_marker: its
