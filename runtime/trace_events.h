@@ -15,9 +15,6 @@
 #include "common/record.h"
 #include "include/utrace/tracepoint.h"
 #include "runtime/rt.h"
-#ifndef PFDIST
-#define PFDIST 256
-#endif
 
 /* A hist trigger: its program and the table it fills (shared memory). */
 struct rt_hist {
