@@ -74,6 +74,11 @@ static struct utrace_symtab *imports_get(struct rec_symtab *s)
 	return s->imports;
 }
 
+void rec_libcall_read_imports(struct rec_symtab *s)
+{
+	imports_get(s);
+}
+
 /* The name of the libcall site at slot vaddr va, and in *raw (if raw) its
  * mangled spelling; NULL if the runtime left it alone or the file does
  * not say. */

@@ -231,6 +231,12 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 	o->vaddrs = calloc(m->nr_sites ? m->nr_sites : 1, sizeof(uint64_t));
 	if (!o->path || !o->vaddrs)
 		return -ENOMEM;
+	/* a name through /proc/PID/root opens only while the process lives:
+	 * its symbols (a libcall object's imports) are read now, not when the
+	 * recording ends */
+	if (!strncmp(o->path, "/proc/", 6) && strncmp(m->path, "/proc/", 6) &&
+	    (o->syms = rec_symtab_get(r, o->path)) && (m->flags & UTRACE_OBJ_LIBCALL))
+		rec_libcall_read_imports(o->syms);
 	if ((m->flags & UTRACE_OBJ_SYMTAB_SITES) && !(m->flags & UTRACE_OBJ_INHERITED) &&
 	    r->o.notice) {
 		char text[PATH_MAX + 200];
