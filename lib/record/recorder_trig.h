@@ -14,6 +14,55 @@
 struct utrace_recorder;
 struct rec_conn;
 struct utrace_error;
+struct utrace_trigger;
+struct utrace_event_format;
+
+/* The state of the trigger commands, shared by recorder_trig.c (the -R,
+ * sent to the processes) and recorder_ktrig.c (run on kernel records). */
+struct rec_trig {
+	bool kernel;		  /* of a kernel -e: bound in rec_trig_kready */
+	unsigned spec, trig;	  /* which -e, which of its -R */
+	const struct utrace_trigger *t; /* as its -e holds it parsed */
+	int count_idx;		  /* in utrace_control.trig_count, -1: unlimited */
+	int target;		  /* enable_/disable_: the target's id */
+	struct rec_trig *next;
+	struct rec_trig_prog *progs; /* its filter, compiled once per format */
+};
+
+/* A trigger's filter compiled for one format (its address: the format's
+ * identity for the recording, as recorder_hist.c's), for every object
+ * and process that has it. */
+struct rec_trig_prog {
+	const struct utrace_event_format *fmt;
+	void *filter;
+	uint32_t flen;
+	struct rec_trig_prog *next;
+};
+
+/* A kernel trigger command bound to one kernel event (rec_trig_kready). */
+struct rec_ktrig {
+	const struct rec_trig *x;
+	int kid, target; /* the event it is bound to, its target's kernel id */
+	int64_t count;	 /* :N left, -1: unlimited */
+	void *filter;	 /* compiled for kid's format, NULL if none */
+	uint32_t flen;
+	struct rec_ktrig *next;
+};
+
+/* The trigger commands, and what the kernel ones switch: the recorder's
+ * (made with it: rec_trig_new, -ENOMEM). */
+struct rec_trigs {
+	struct rec_trig *trigs;	  /* the trigger commands */
+	struct rec_ktrig *ktrigs; /* kernel trigger commands, bound */
+	uint8_t *kstate;	  /* by kernel id: enum utrace_ev_state */
+	int ksnap_kid; /* a kernel snapshot to take: its event, -2 a hist's snapshot(), -1 none */
+	bool kon;	     /* kernel records saved: traceon/traceoff */
+	uint32_t nr_counts;  /* their :N counters in ctl */
+};
+
+/* Whether a trigger command of t's kind has a target event (enable_/
+ * disable_event, enable_/disable_hist). */
+bool rec_trig_has_target(const struct utrace_trigger *t);
 
 /* recorder_trig.c: whether an -R enable_/disable_event (or _hist) of a
  * user event names event id as its target (the kernel's soft mode) */
