@@ -39,11 +39,14 @@ struct rec_trig_prog {
 	struct rec_trig_prog *next;
 };
 
-/* A kernel trigger command bound to one kernel event (rec_trig_kready). */
+/* A kernel trigger command bound to one kernel event: a -R's
+ * (rec_trig_kready) or the live tracefs's (rec_trig_klive). */
 struct rec_ktrig {
-	const struct rec_trig *x;
-	int kid, target; /* the event it is bound to, its target's kernel id */
-	int64_t count;	 /* :N left, -1: unlimited */
+	const struct rec_trig *x;	/* the -R's, NULL: the tracefs's */
+	const struct utrace_trigger *t; /* parsed */
+	int kid, target; /* the event it is bound to, its target's id (kernel, or user) */
+	int64_t count;	 /* a -R's :N left, -1: unlimited */
+	int count_idx;	 /* the tracefs's :N: its counter on the control page, -1: none */
 	void *filter;	 /* compiled for kid's format, NULL if none */
 	uint32_t flen;
 	struct rec_ktrig *next;
@@ -56,7 +59,8 @@ struct rec_trigs {
 	struct rec_ktrig *ktrigs; /* kernel trigger commands, bound */
 	uint8_t *kstate;	  /* by kernel id: enum utrace_ev_state */
 	int ksnap_kid; /* a kernel snapshot to take: its event, -2 a hist's snapshot(), -1 none */
-	bool kon;	     /* kernel records saved: traceon/traceoff */
+	bool kon;	     /* kernel records saved, hists run: traceon/traceoff */
+	bool klive_on;	     /* live: tracing_on as last read before the stop */
 	uint32_t nr_counts;  /* their :N counters in ctl */
 };
 
@@ -91,7 +95,7 @@ void rec_trig_kset(struct utrace_recorder *r, int kid, uint8_t state);
  * read (-1): whether it is. */
 int rec_trig_kswitch(struct utrace_recorder *r, int kid, int on);
 bool rec_trig_kon(const struct utrace_recorder *r);
-bool rec_trig_kkeep(const struct utrace_recorder *r, int kid);
+bool rec_trig_kkeep(struct utrace_recorder *r, int kid);
 int rec_trig_ksnap_take(struct utrace_recorder *r);
 void rec_trig_ksnap_hist(struct utrace_recorder *r);
 
@@ -111,5 +115,12 @@ void rec_trig_free(struct utrace_recorder *r);
  * formats are known, run on each record in time order. */
 int rec_trig_kready(struct utrace_recorder *r, struct utrace_error *err);
 void rec_trig_krun(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len);
+/* recorder_ktrig.c: the live tracefs's trigger commands of kernel id kid
+ * (format fmt), its list trigs (n of them; hist ones are recorder_hist.c's,
+ * an instance's are not run): bound again, the old ones dropped.  The
+ * triggers must outlive their binding (the next call drops it). */
+struct rec_live_trig;
+int rec_trig_klive(struct utrace_recorder *r, int kid, const struct utrace_event_format *fmt,
+		   const struct rec_live_trig *trigs, unsigned n, struct utrace_error *err);
 
 #endif
