@@ -18,7 +18,9 @@
  * top level's only: a target may be a user event too (its byte on the
  * control page), a :N is the trigger's counter on the control page
  * (the file lists what is left), and in a live recording whether a
- * record is saved follows tracing_on itself (ktrig_on).
+ * record is saved follows tracing_on itself (ktrig_on).  Its stacktrace
+ * is the kernel's too (lib/session arms the kernel's trigger while the
+ * list has one), its :N taken by each kernel_stack entry saved.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -167,12 +169,18 @@ static bool ktrig_take(struct utrace_recorder *r, struct rec_ktrig *b)
 	return c != 0;
 }
 
-bool rec_trig_kstack(const struct utrace_recorder *r, int kid)
+bool rec_trig_kstack(struct utrace_recorder *r, int kid)
 {
-	for (const struct rec_ktrig *b = r->trig->ktrigs; b; b = b->next)
-		if (b->kid == kid && b->t->cmd == UTRACE_TRIG_STACKTRACE)
+	for (struct rec_ktrig *b = r->trig->ktrigs; b; b = b->next)
+		if (b->kid == kid && b->t->cmd == UTRACE_TRIG_STACKTRACE &&
+		    (b->x || ktrig_take(r, b)))
 			return true;
 	return false;
+}
+
+bool rec_trig_kstack_ok(const struct utrace_recorder *r, int kid)
+{
+	return r->km && r->km->kstack_id >= 0 && kid != rec_kmerge_print_id(r);
 }
 
 /* As the runtime's ev_trig_would_change: a count is used up only by a
@@ -307,14 +315,15 @@ int rec_trig_klive(struct utrace_recorder *r, int kid, const struct utrace_event
 		const struct rec_live_trig *x = &trigs[i];
 		struct rec_ktrig *b;
 
-		if (x->reader || !rec_trig_cmd(x->t->cmd) || x->t->cmd == UTRACE_TRIG_STACKTRACE)
-			continue; /* an instance's; hist: recorder_hist.c; no stacktrace */
+		if (x->reader || !rec_trig_cmd(x->t->cmd))
+			continue; /* an instance's; hist: recorder_hist.c */
 		if (!(b = calloc(1, sizeof(*b))))
 			return utrace_error_set(err, -ENOMEM, "out of memory");
 		*b = (struct rec_ktrig){NULL, x->t, kid, x->target, -1, x->count_idx, NULL, 0, NULL};
 		*tail = b;
 		tail = &b->next;
-		if (x->t->filter &&
+		/* stacktrace's filter is the kernel's (session_live.c arms it) */
+		if (x->t->filter && x->t->cmd != UTRACE_TRIG_STACKTRACE &&
 		    utrace_filter_compile(fmt, x->t->filter, &b->filter, &b->flen, err) < 0)
 			return err->code;
 		if (x->t->cmd == UTRACE_TRIG_SNAPSHOT && r->km)

@@ -16,8 +16,9 @@
  *            kernel id, run by rec_hist_krun as a -R's (recorder_khist.c);
  *            the other commands (the top level's) bound to the kernel id
  *            and run by the merge as a -R's (recorder_ktrig.c
- *            rec_trig_klive), but stacktrace (EINVAL: the kernel's stack
- *            would need the kernel instance's own trigger armed live)
+ *            rec_trig_klive); stacktrace's stack is the kernel's own
+ *            trigger's, which lib/session arms (none for trace_marker's
+ *            print: EINVAL)
  *   set_event_pid, set_event_notrace_pid
  *            the control page's lists the traced processes read (event-
  *            fork adds a child at its HELLO), applied to each record as

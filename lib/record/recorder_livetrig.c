@@ -107,10 +107,10 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, co
 	bool kev = id >= 0 && id < UTRACE_EV_ID_BASE; /* run by the recorder */
 	unsigned j = 0;
 
-	/* the kernel's stacks would come from its own stacktrace trigger,
-	 * which the kernel instance would need armed while it runs: not yet */
+	/* a kernel event's stack is the kernel's (its stacktrace trigger,
+	 * which the session arms): none for trace_marker's writes */
 	for (unsigned i = 0; i < n && ret >= 0 && kev; i++)
-		if (trigs[i]->cmd == UTRACE_TRIG_STACKTRACE)
+		if (trigs[i]->cmd == UTRACE_TRIG_STACKTRACE && !rec_trig_kstack_ok(r, id))
 			ret = -EOPNOTSUPP;
 
 	for (unsigned i = 0; i < n && ret >= 0 && reader; i++)

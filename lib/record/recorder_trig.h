@@ -72,8 +72,13 @@ bool rec_trig_has_target(const struct utrace_trigger *t);
  * user event names event id as its target (the kernel's soft mode) */
 bool rec_trig_targets(const struct utrace_recorder *r, int id);
 
-/* Whether kernel id kid has a -R stacktrace (its stacks are saved). */
-bool rec_trig_kstack(const struct utrace_recorder *r, int kid);
+/* Whether the kernel_stack entry after a saved record of kernel id kid
+ * is saved: kid has a stacktrace (a -R's, or the tracefs's, whose :N
+ * this takes).  Whether the tracefs's stacktrace can run on kid: the
+ * kernel instance lists kernel_stack's format (a real kernel event's,
+ * not trace_marker's). */
+bool rec_trig_kstack(struct utrace_recorder *r, int kid);
+bool rec_trig_kstack_ok(const struct utrace_recorder *r, int kid);
 
 /* Whether a kernel event has a snapshot trigger (pages are kept for it). */
 bool rec_trig_ksnap(const struct utrace_recorder *r);

@@ -18,6 +18,9 @@
 #   (sched_waking) switch it as its enable file shows (1*, 0*), and no
 #   sched_waking record is kept once it is off
 #   snapshot:1 takes one snapshot, which holds the sched_switch records
+#   `stacktrace:2 if prev_comm == "ltp"` keeps the kernel's stack (its own
+#   stacktrace trigger, armed in the kernel instance) after two of ltp's
+#   sched_switch records, no more
 # and on events/ftrace/print/trigger (trace_marker's event, in the merge
 # when kernel events are recorded) traceoff, plain or `if buf ==`,
 # fires in the marker write itself: tracing_on reads 0 right after it.
@@ -121,6 +124,21 @@ check "... listed as snapshot:count=0 once it fired" until_ok 100 listed 'snapsh
 check "... the snapshot holds the sched_switch records" grep -q 'sched_switch:' snapshot
 echo '!snapshot' >>$S
 none_listed $S || notok "the triggers were not all removed: $(tr '\n' ';' <$S)"
+
+# ---- stacktrace --------------------------------------------------------
+echo >trace
+check "stacktrace:2 with a filter is taken" \
+	sh -c "echo 'stacktrace:2 if prev_comm == \"ltp\"' >$S"
+check "... listed as stacktrace:count=0 once it fired twice" \
+	until_ok 100 listed 'stacktrace:count=0 if prev_comm == "ltp"'
+grows 'sched_switch:'
+check "... trace holds the 2 stacks, no more ($(lines '<stack trace>'))" \
+	test "$(lines '<stack trace>')" = 2
+check "... each the kernel's, after an ltp sched_switch" \
+	test "$(grep -A1 '<stack trace>' trace | grep -c '^ => ')" = 2 -a \
+	"$(grep -B1 '<stack trace>' trace | grep -c 'sched_switch: prev_comm=ltp ')" = 2
+echo '!stacktrace:count=0 if prev_comm == "ltp"' >>$S
+none_listed $S || notok "the stacktrace was not removed: $(tr '\n' ';' <$S)"
 
 # ---- ftrace:print (trace_marker) ---------------------------------------
 check "traceoff is taken on ftrace:print" sh -c "echo traceoff >$P"
