@@ -205,7 +205,8 @@ int utrace_ktrace_stack_live(struct utrace_ktrace *kt, const char *sys, const ch
 					     sys, name)
 			  : 0;
 	for (size_t i = 0; i < kt->nr_trigs; i++) /* a -R's: armed, and stays */
-		if (kt->trigs[i].ev == (size_t)(e - kt->evs) && !strcmp(kt->trigs[i].cmd, "stacktrace"))
+		if (kt->trigs[i].ev == (size_t)(e - kt->evs) &&
+		    !strcmp(kt->trigs[i].cmd, "stacktrace"))
 			return 0;
 	if (snprintf(text, sizeof(text), "%sstacktrace%s%s", on ? "" : "!", filter ? " if " : "",
 		     filter ? filter : "") >= (int)sizeof(text))

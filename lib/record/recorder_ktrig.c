@@ -183,8 +183,8 @@ bool rec_trig_kstack_ok(const struct utrace_recorder *r, int kid)
 	return r->km && r->km->kstack_id >= 0 && kid != rec_kmerge_print_id(r);
 }
 
-/* As the runtime's ev_trig_would_change: a count is used up only by a
- * firing that changes something. */
+/* The state byte of a command's target: a kernel id's, or a user
+ * event's on the control page; NULL: none. */
 static uint8_t *ktrig_state(struct utrace_recorder *r, int target)
 {
 	unsigned i = (unsigned)(target - UTRACE_EV_ID_BASE);
@@ -197,6 +197,8 @@ static uint8_t *ktrig_state(struct utrace_recorder *r, int target)
 	return i < UTRACE_EV_STATE_MAX ? &r->ctl->ev_state[i] : NULL;
 }
 
+/* As the runtime's ev_trig_would_change: a count is used up only by a
+ * firing that changes something. */
 static bool ktrig_changes(struct utrace_recorder *r, const struct rec_ktrig *b)
 {
 	uint8_t *at = ktrig_state(r, b->target);
@@ -236,9 +238,8 @@ static void ktrig_onoff(struct utrace_recorder *r, bool on)
 static void ktrig_apply(struct utrace_recorder *r, const struct rec_ktrig *b)
 {
 	uint8_t *st = ktrig_state(r, b->target);
-	uint8_t bit = b->t->cmd == UTRACE_TRIG_ENABLE_EVENT || b->t->cmd == UTRACE_TRIG_DISABLE_EVENT
-			  ? UTRACE_EVS_OFF
-			  : UTRACE_EVS_HIST_PAUSED;
+	bool ev = b->t->cmd == UTRACE_TRIG_ENABLE_EVENT || b->t->cmd == UTRACE_TRIG_DISABLE_EVENT;
+	uint8_t bit = ev ? UTRACE_EVS_OFF : UTRACE_EVS_HIST_PAUSED;
 
 	switch (b->t->cmd) {
 	case UTRACE_TRIG_TRACEON:
@@ -248,13 +249,13 @@ static void ktrig_apply(struct utrace_recorder *r, const struct rec_ktrig *b)
 	case UTRACE_TRIG_ENABLE_EVENT:
 	case UTRACE_TRIG_ENABLE_HIST:
 		__atomic_and_fetch(st, (uint8_t)~bit, __ATOMIC_RELEASE);
-		if (bit == UTRACE_EVS_HIST_PAUSED && b->target < UTRACE_EV_ID_BASE)
+		if (!ev && b->target < UTRACE_EV_ID_BASE)
 			rec_hist_kpause(r, b->target, false);
 		break;
 	case UTRACE_TRIG_DISABLE_EVENT:
 	case UTRACE_TRIG_DISABLE_HIST:
 		__atomic_or_fetch(st, bit, __ATOMIC_RELEASE);
-		if (bit == UTRACE_EVS_HIST_PAUSED && b->target < UTRACE_EV_ID_BASE)
+		if (!ev && b->target < UTRACE_EV_ID_BASE)
 			rec_hist_kpause(r, b->target, true);
 		break;
 	case UTRACE_TRIG_SNAPSHOT: /* taken once the event is saved (recorder_kmerge.c) */
@@ -319,7 +320,8 @@ int rec_trig_klive(struct utrace_recorder *r, int kid, const struct utrace_event
 			continue; /* an instance's; hist: recorder_hist.c */
 		if (!(b = calloc(1, sizeof(*b))))
 			return utrace_error_set(err, -ENOMEM, "out of memory");
-		*b = (struct rec_ktrig){NULL, x->t, kid, x->target, -1, x->count_idx, NULL, 0, NULL};
+		*b = (struct rec_ktrig){.t = x->t, .kid = kid, .target = x->target, .count = -1,
+					.count_idx = x->count_idx};
 		*tail = b;
 		tail = &b->next;
 		/* stacktrace's filter is the kernel's (session_live.c arms it) */

@@ -33,7 +33,8 @@ static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, uns
 	if (rec_trig_has_target(x->t) && kev) {
 		/* a kernel event's, run by the recorder: a kernel or a user target */
 		x->target = rec_live_id(r, x->t->target_system, x->t->target_event);
-		if (x->target < 0 || (x->target >= UTRACE_EV_ID_BASE && !rec_live_ev_state(r, x->target)))
+		if (x->target < 0 ||
+		    (x->target >= UTRACE_EV_ID_BASE && !rec_live_ev_state(r, x->target)))
 			return -E2BIG;
 	} else if (rec_trig_has_target(x->t)) {
 		x->target =
