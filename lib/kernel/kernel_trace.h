@@ -95,6 +95,15 @@ int utrace_ktrace_stop(struct utrace_ktrace *kt, utrace_ktrace_page_fn fn, void 
  */
 int utrace_ktrace_trigger(struct utrace_ktrace *kt, const char *pattern, const char *cmd,
 			  const char *text, struct utrace_error *err);
+/* ftrace:kernel_stack's format listed with utrace_ktrace_formats' (a
+ * live recording's stacktrace may be armed later). */
+int utrace_ktrace_stack_format(struct utrace_ktrace *kt, struct utrace_error *err);
+/* The kernel's stacktrace trigger of event sys:name, with filter (NULL:
+ * none), armed (on) or removed while recording, for the live tracefs's
+ * (the :N is the recorder's, on the kernel_stack entries it saves); one
+ * a -R armed stays as it is.  0, or <0 with err. */
+int utrace_ktrace_stack_live(struct utrace_ktrace *kt, const char *sys, const char *name,
+			     const char *filter, bool on, struct utrace_error *err);
 /* Whether the text of a trigger file lists cmd as available. */
 bool utrace_ktrace_trigger_available(const char *trigger_file, const char *cmd);
 /* Whether a stacktrace trigger is armed (kernel stacks are recorded). */

@@ -177,6 +177,47 @@ int utrace_ktrace_trigger(struct utrace_ktrace *kt, const char *pattern, const c
 	return 0;
 }
 
+int utrace_ktrace_stack_format(struct utrace_ktrace *kt, struct utrace_error *err)
+{
+	return kt_add_stack_format(kt, err);
+}
+
+/* Event sys:name of kt, if it records it (not only its format). */
+static const struct kt_event *kt_event(const struct utrace_ktrace *kt, const char *sys,
+				       const char *name)
+{
+	for (size_t i = 0; i < kt->nr_evs; i++)
+		if (!kt->evs[i].format_only && !strcmp(kt->evs[i].system, sys) &&
+		    !strcmp(kt->evs[i].name, name))
+			return &kt->evs[i];
+	return NULL;
+}
+
+int utrace_ktrace_stack_live(struct utrace_ktrace *kt, const char *sys, const char *name,
+			     const char *filter, bool on, struct utrace_error *err)
+{
+	const struct kt_event *e = kt_event(kt, sys, name);
+	char path[PATH_MAX], text[4096];
+	int ret;
+
+	if (!e || !kt->stacks) /* none to remove; none to arm (trace_marker's event) */
+		return on ? utrace_error_set(err, -EOPNOTSUPP, "%s:%s: no kernel stacks here",
+					     sys, name)
+			  : 0;
+	for (size_t i = 0; i < kt->nr_trigs; i++) /* a -R's: armed, and stays */
+		if (kt->trigs[i].ev == (size_t)(e - kt->evs) &&
+		    !strcmp(kt->trigs[i].cmd, "stacktrace"))
+			return 0;
+	if (snprintf(text, sizeof(text), "%sstacktrace%s%s", on ? "" : "!", filter ? " if " : "",
+		     filter ? filter : "") >= (int)sizeof(text))
+		return utrace_error_set(err, -E2BIG, "%s:%s: filter too long", sys, name);
+	utrace_tracefs_path(path, kt->dir, "events/%s/%s/trigger", sys, name);
+	ret = utrace_tracefs_write(path, text, O_APPEND);
+	if (ret < 0 && ret != -EEXIST && (on || ret != -ENOENT))
+		return utrace_tracefs_error_log(kt->dir, sys, name, ret, err);
+	return 0;
+}
+
 bool utrace_ktrace_stacks(const struct utrace_ktrace *kt)
 {
 	return kt && kt->stacks;

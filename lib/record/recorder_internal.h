@@ -16,8 +16,8 @@
  * only through them:
  *   recorder_hist.h    hist tables        recorder_hist.c, recorder_hist_map.c,
  *                      recorder_hist_send.c, recorder_histlive.c
- *   recorder_trig.h    trigger commands   recorder_trig.c (and the kernel
- *                      events' switches: kept, traceon/off, snapshot due)
+ *   recorder_trig.h    trigger commands   recorder_trig.c, recorder_ktrig.c (the
+ *                      kernel events': kept, traceon/off, snapshot due)
  *   recorder_kernel.h  kernel pages       recorder_kernel.c (the API),
  *                      recorder_kfmt.c (formats, clock), recorder_khist.c
  *                      (their triggers set up), recorder_kmerge.c (merge)

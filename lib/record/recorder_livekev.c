@@ -14,7 +14,11 @@
  *            merged: one it fails is not saved (rec_live_kev_keep)
  *   trigger  hist triggers, compiled for the kernel's format with the
  *            kernel id, run by rec_hist_krun as a -R's (recorder_khist.c);
- *            the other commands are not run on kernel events yet (EINVAL)
+ *            the other commands (the top level's) bound to the kernel id
+ *            and run by the merge as a -R's (recorder_ktrig.c
+ *            rec_trig_klive); stacktrace's stack is the kernel's own
+ *            trigger's, which lib/session arms (none for trace_marker's
+ *            print: EINVAL)
  *   set_event_pid, set_event_notrace_pid
  *            the control page's lists the traced processes read (event-
  *            fork adds a child at its HELLO), applied to each record as
@@ -110,7 +114,9 @@ int rec_live_kev_push(struct utrace_recorder *r, struct rec_live_ev *e, struct u
 	if (!k)
 		return utrace_error_set(err, -ENOENT, "%s:%s: no such kernel event", e->sys,
 					e->name);
-	if (kev_filter(k, e, err) < 0)
+	/* the commands other than hist run in the merge (recorder_ktrig.c) */
+	if (rec_trig_klive(r, k->id, k->fmt, e->trigs, e->nr_trigs, err) < 0 ||
+	    kev_filter(k, e, err) < 0)
 		return err->code;
 	for (unsigned i = 0; i < e->nr_trigs; i++) {
 		const struct rec_live_trig *x = &e->trigs[i];

@@ -19,9 +19,10 @@
 #include "lib/record/recorder_trig.h"
 
 /* A new trigger: parsed and checked by lib/tracefs as it was written (held
- * here too), its counter and target. */
+ * here too), its counter and target (of a kernel event's, kev: an event
+ * the tracefs shows, kernel or user). */
 static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, unsigned reader,
-			 const char *text, const struct utrace_trigger *t)
+			 const char *text, const struct utrace_trigger *t, bool kev)
 {
 	*x = (struct rec_live_trig){.count_idx = -1, .target = -1, .reader = reader};
 	if (!(x->text = strdup(text)))
@@ -29,7 +30,13 @@ static int live_trig_new(struct utrace_recorder *r, struct rec_live_trig *x, uns
 	if (!(x->t = utrace_trigger_get(t)))
 		return -EINVAL;
 	x->serial = ++r->lev->live_serial;
-	if (x->t->cmd >= UTRACE_TRIG_ENABLE_EVENT && x->t->cmd <= UTRACE_TRIG_DISABLE_HIST) {
+	if (rec_trig_has_target(x->t) && kev) {
+		/* a kernel event's, run by the recorder: a kernel or a user target */
+		x->target = rec_live_id(r, x->t->target_system, x->t->target_event);
+		if (x->target < 0 ||
+		    (x->target >= UTRACE_EV_ID_BASE && !rec_live_ev_state(r, x->target)))
+			return -E2BIG;
+	} else if (rec_trig_has_target(x->t)) {
 		x->target =
 		    utrace_event_select_id(r->o.events, x->t->target_system, x->t->target_event);
 		if (!rec_live_ev_state(r, x->target))
@@ -98,13 +105,18 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, co
 	struct rec_live_trig *next = e ? calloc(e->nr_trigs + n + 1, sizeof(*next)) : NULL;
 	bool *kept = e ? calloc(e->nr_trigs + 1, sizeof(bool)) : NULL, *fresh = calloc(n + 1, 1);
 	int ret = e && next && kept && fresh ? 0 : -ENOMEM;
+	bool kev = id >= 0 && id < UTRACE_EV_ID_BASE; /* run by the recorder */
 	unsigned j = 0;
 
-	for (unsigned i = 0; i < n && ret >= 0 && id >= 0 && id < UTRACE_EV_ID_BASE; i++)
-		if (trigs[i]->cmd != UTRACE_TRIG_HIST) /* a kernel event's: hists only */
-			ret = -EINVAL;
+	/* a kernel event's stack is the kernel's (its stacktrace trigger,
+	 * which the session arms): none for trace_marker's writes */
+	for (unsigned i = 0; i < n && ret >= 0 && kev; i++)
+		if (trigs[i]->cmd == UTRACE_TRIG_STACKTRACE && !rec_trig_kstack_ok(r, id))
+			ret = -EOPNOTSUPP;
+
 	for (unsigned i = 0; i < n && ret >= 0 && reader; i++)
-		if (reader >= UTRACE_READERS || !live_reader_cmd(trigs[i]->cmd))
+		if (reader >= UTRACE_READERS || !live_reader_cmd(trigs[i]->cmd) ||
+		    (kev && trigs[i]->cmd != UTRACE_TRIG_HIST)) /* a kernel event's: hists */
 			ret = -EOPNOTSUPP;
 	if (ret >= 0)
 		live_trigs_others(e, reader, next, kept, &j);
@@ -117,7 +129,7 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, co
 			next[j + i] = e->trigs[k];
 		} else {
 			fresh[i] = true;
-			ret = live_trig_new(r, &next[j + i], reader, texts[i], trigs[i]);
+			ret = live_trig_new(r, &next[j + i], reader, texts[i], trigs[i], kev);
 		}
 	}
 	/* a table whose variables another trigger reads stays (EBUSY) */
@@ -134,8 +146,8 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, co
 	free(fresh);
 	if (ret == -EOPNOTSUPP) {
 		free(next);
-		return utrace_error_set(err, -EINVAL,
-					"%s:%s: not a trigger an instance has", system, name);
+		return utrace_error_set(err, -EINVAL, "%s:%s: not a trigger %s", system, name,
+					reader ? "an instance has" : "a kernel event has here");
 	}
 	if (ret < 0) {
 		free(next);

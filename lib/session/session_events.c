@@ -259,6 +259,11 @@ int session_open_events(struct utrace_session *s)
 	}
 	if (s->k.kt && (ret = record_kernel_triggers(s->k.kt, s->kspecs, s->nkspecs, &s->fail)))
 		return ret;
+	/* the live tracefs's stacktrace on a kernel event: the kernel's
+	 * kernel_stack entries, whose format must be known from the start
+	 * (a kernel without it: the live stacktrace is refused then) */
+	if (s->k.kt && s->o->tracefs)
+		utrace_ktrace_stack_format(s->k.kt, &err);
 	s->o->rec.kspecs = s->kspecs;
 	s->o->rec.nkspecs = s->nkspecs;
 	/* --tracefs: every event is made switchable (events/.../enable) */

@@ -140,6 +140,29 @@ static int live_event_filter(void *arg, const char *system, const char *name, co
 	return ret;
 }
 
+/*
+ * A kernel event's stacktrace (the recorder has taken the list): its
+ * stack is the kernel's, a kernel_stack entry its own stacktrace trigger
+ * writes after the event in the kernel instance, armed while one is
+ * listed (with its filter: the kernel runs it; the :N is the
+ * recorder's, on the entries saved) and removed when none is.
+ */
+static int live_kstack(struct session_live *rl, const char *system, const char *name,
+		       struct utrace_trigger *const *trigs, unsigned n, struct utrace_error *err)
+{
+	const struct utrace_trigger *st = NULL;
+
+	if (!rl->kt || utrace_recorder_live_kid(rl->r, system, name) < 0)
+		return 0;
+	for (unsigned i = 0; i < n && !st; i++)
+		if (trigs[i]->cmd == UTRACE_TRIG_STACKTRACE)
+			st = trigs[i];
+	if (!st && !utrace_ktrace_stacks(rl->kt))
+		return 0;
+	return utrace_ktrace_stack_live(rl->kt, system, name, st ? st->filter : NULL, st != NULL,
+					err);
+}
+
 static int live_event_triggers(void *arg, const char *system, const char *name,
 			       const char *const *texts, struct utrace_trigger *const *trigs,
 			       unsigned n, struct utrace_error *err)
@@ -149,6 +172,8 @@ static int live_event_triggers(void *arg, const char *system, const char *name,
 
 	live_lock(rl);
 	ret = utrace_recorder_live_triggers(rl->r, 0, system, name, texts, trigs, n, err);
+	if (ret >= 0)
+		ret = live_kstack(rl, system, name, trigs, n, err);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
