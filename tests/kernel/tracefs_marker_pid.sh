@@ -88,7 +88,7 @@ wait $RP
 check "the recording ended normally" test $? -eq 0
 check "every write was taken ($(tr '\n' ';' <"$T/errors"))" test ! -s "$T/errors"
 wp=$(cat "$T/writer_pid" 2>/dev/null)
-check "trace shows kmarker's marker as its own (kmarker-$wp)" \
+check "trace shows kmarker's marker as its own (kmarker-$wp; trace has: $(grep -m1 "from kmarker" "$T/trace"))" \
 	grep -q "^ *kmarker-$wp .* tracing_mark_write: from kmarker $wp\$" "$T/trace"
 check "the print hist keyed on common_pid counts it under kmarker's pid ($wp)" \
 	grep -q "^{ common_pid: *$wp } hitcount: *1\$" "$T/print_hist"
