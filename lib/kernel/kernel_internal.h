@@ -106,6 +106,8 @@ struct utrace_ktrace {
 int kt_set(struct utrace_ktrace *kt, const char *file, const char *value,
 	   struct utrace_error *err);
 ssize_t kt_note_task(struct utrace_ktrace *kt, int pid);
+/* Task i named again from /proc, if it still runs: its comm now. */
+void kt_task_rename(struct utrace_ktrace *kt, size_t i);
 /* The index of task pid in kt->tasks, -1 if no record named it. */
 ssize_t kt_find_task(const struct utrace_ktrace *kt, int pid);
 /* later: enabled by utrace_ktrace_start, after tracing_on (before it

@@ -125,6 +125,18 @@ static bool kt_task_info(struct utrace_dat_ktask *t)
 	return found;
 }
 
+/* The kernel's saved cmdlines take a task's comm again at each switch, so
+ * its trace names it as it is now: a task noted before its exec (the
+ * forked shell that then runs kmarker, seen waking a task) kept the
+ * shell's name for good. */
+void kt_task_rename(struct utrace_ktrace *kt, size_t i)
+{
+	struct utrace_dat_ktask t = {.pid = kt->tasks[i].pid};
+
+	if (kt_task_info(&t) && t.comm[0])
+		kt->tasks[i] = t;
+}
+
 static size_t kt_hash(int pid, size_t size)
 {
 	return ((uint32_t)pid * 2654435761u) & (size - 1);

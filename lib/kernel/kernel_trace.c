@@ -444,7 +444,10 @@ const struct utrace_dat_ktask *utrace_ktrace_tasks(const struct utrace_ktrace *k
 
 void utrace_ktrace_note_task(struct utrace_ktrace *kt, int pid)
 {
-	kt_note_task(kt, pid); /* unnamed if out of memory: <...> */
+	ssize_t i = kt_note_task(kt, pid); /* unnamed if out of memory: <...> */
+
+	if (i >= 0)
+		kt_task_rename(kt, (size_t)i);
 }
 
 void utrace_ktrace_stats(const struct utrace_ktrace *kt, uint64_t *pages, uint64_t *missed)

@@ -131,8 +131,9 @@ void utrace_ktrace_header(const struct utrace_ktrace *kt, const char **clock, ui
  * stop. */
 const struct utrace_dat_ktask *utrace_ktrace_tasks(const struct utrace_ktrace *kt, size_t *n);
 
-/* Task pid named now (from /proc, as a task of a record read is): the
- * writer of a record the recorder makes for it (a trace_marker write). */
+/* Task pid named now (from /proc, as a task of a record read is; again if
+ * it was named before, by the comm it has now): the writer of a record
+ * the recorder makes for it (a trace_marker write). */
 void utrace_ktrace_note_task(struct utrace_ktrace *kt, int pid);
 
 /* Pages read and pages with events the kernel dropped (ring buffer full). */

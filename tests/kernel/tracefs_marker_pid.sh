@@ -17,6 +17,8 @@
 #   sleep), and the synthetic event it fires is the writer's too
 #   an instance's marker runs the instance's print triggers only: its
 #   hist counts kmarker2, the top level's does not
+#   a writer the kernel records named while it was still the forked shell
+#   (it woke a task) shows by the comm it has when it writes, kmarker3
 #   a write longer than a kernel page holds is short, and a writer that
 #   writes the rest gets it as the next records
 # Before, the record was the command's first process's (its live
@@ -36,6 +38,7 @@ not_in() { ! grep -q "$1" "$2"; }
 live_tmp
 cp /bin/sh "$T/kmarker"
 cp /bin/sh "$T/kmarker2"
+cp /bin/sh "$T/kmarker3"
 cat >"$T/inside.sh" <<'EOF'
 T=$1
 cd "$T/mnt" || exit 1
@@ -54,6 +57,14 @@ echo 'hist:keys=common_pid' >instances/kinst/events/ftrace/print/trigger ||
 "$T/kmarker" -c 'sleep 0.1; echo "from kmarker $$" >trace_marker; echo $$ >"$1"' sh "$T/writer_pid"
 "$T/kmarker2" -c 'echo "from kmarker2 $$" >instances/kinst/trace_marker; echo $$ >"$1"' sh \
 	"$T/writer2_pid"
+# a task named while it is still the forked shell (it wakes cat, a read
+# of trace names it), which then execs kmarker3 and writes a marker
+mkfifo "$T/fifo"
+cat "$T/fifo" >/dev/null &
+sleep 0.2
+(echo x >"$T/fifo"; cat trace >/dev/null
+	exec "$T/kmarker3" -c 'echo "from kmarker3 $$" >trace_marker; echo $$ >"$1"' sh "$T/writer3_pid")
+wait
 # one write() longer than a kernel page holds: the rest written again
 python3 - 12000 >"$T/long_first" <<'PY'
 import os, sys
@@ -90,6 +101,9 @@ check "every write was taken ($(tr '\n' ';' <"$T/errors"))" test ! -s "$T/errors
 wp=$(cat "$T/writer_pid" 2>/dev/null)
 check "trace shows kmarker's marker as its own (kmarker-$wp; trace has: $(grep -m1 "from kmarker" "$T/trace"))" \
 	grep -q "^ *kmarker-$wp .* tracing_mark_write: from kmarker $wp\$" "$T/trace"
+wp3=$(cat "$T/writer3_pid" 2>/dev/null)
+check "a writer named before its exec shows by its comm now (kmarker3-$wp3; trace has: $(grep -m1 "from kmarker3" "$T/trace"))" \
+	grep -q "^ *kmarker3-$wp3 .* tracing_mark_write: from kmarker3 $wp3\$" "$T/trace"
 check "the print hist keyed on common_pid counts it under kmarker's pid ($wp)" \
 	grep -q "^{ common_pid: *$wp } hitcount: *1\$" "$T/print_hist"
 check "onmatch(sched.sched_waking) read the \$ts0 of kmarker's wakeup: latency fired for $wp" \
