@@ -52,7 +52,7 @@ norm() { # as samples_graph.sh: figures masked, entries under 1% gone,
 			keep { print } /^$/ { keep = 1 }' |
 		sed -E 's/ *[0-9]+\.[0-9]{2}%/ P%/g; s/^# Samples: .*/# Samples: N/;
 			s/^# Event count .*/# Event count: N/;
-			/^(# Overhead|# \.\.\.| P% )/ { s/ +/ /g; s/ $// }
+			/^(# Overhead|# Children|# \.\.\.| P% )/ { s/ +/ /g; s/ $// }
 			/^# \.\.\./ s/\.+/./g' | cat -s
 }
 views=("caller:-g" "callee:-g callee" "children:--children -g" "children-callee:--children -g callee")
