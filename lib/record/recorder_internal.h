@@ -71,6 +71,7 @@ struct rec_conn {
 	int pidfd; /* closed its socket but runs on: readable at its exit, else -1 */
 	uint32_t image;
 	int pid;
+	int ppid; /* its parent's, as its HELLO says */
 	bool open;
 	int live_fd; /* the live channel (recorder_msg.c's LIVE), else -1: rec_live_close */
 	struct rec_object *objs;

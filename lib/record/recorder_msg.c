@@ -156,6 +156,7 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	if (n < sizeof(*h))
 		return -EPROTO;
 	c->pid = h->pid;
+	c->ppid = h->ppid;
 	if (h->flags & UTRACE_HELLO_FORKED)
 		rec_live_pids_fork(r, h->ptid, h->pid);
 	img.image = c->image;
@@ -192,18 +193,26 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
 	return ret < 0 ? ret : rec_inproc_probe_send(r, c, err);
 }
 
-/* An object's path as the process names it (len bytes), as the tool opens
- * it: through /proc/PID/root when the process's mount namespace or root
- * makes it another file than ours (its symbols, its probes' places); the
- * recording keeps that name. */
-static char *object_path(int pid, const char *name, size_t len)
+/* An object's path as the process c names it (len bytes), as the tool
+ * opens it: through /proc/PID/root when the process's mount namespace or
+ * root makes it another file than ours (its symbols, its probes' places);
+ * the recording keeps that name.  A process that ended before this was
+ * asked (a short fork child) has no /proc/PID/root: if the name is no
+ * file here, its parent's view is asked, whose objects a fork child's
+ * are. */
+static char *object_path(const struct rec_conn *c, const char *name, size_t len)
 {
 	char *path = strndup(name, len), at[PATH_MAX + 64];
+	int pids[2] = {c->pid, c->ppid};
+	struct stat st;
 
-	if (path && pid > 0 && utrace_proc_path(pid, path, at, sizeof(at)) > 0 &&
-	    strcmp(at, path)) {
-		free(path);
-		path = strdup(at);
+	for (int i = 0; path && i < 2 && pids[i] > 0; i++) {
+		if (utrace_proc_path(pids[i], path, at, sizeof(at)) > 0 && strcmp(at, path)) {
+			free(path);
+			return strdup(at);
+		}
+		if (!stat(path, &st))
+			break;
 	}
 	return path;
 }
@@ -221,7 +230,7 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 		return -ENOMEM;
 	o = &c->objs[c->nr_objs++];
 	memset(o, 0, sizeof(*o));
-	o->path = object_path(c->pid, m->path, n - sizeof(*m));
+	o->path = object_path(c, m->path, n - sizeof(*m));
 	o->bias = m->bias;
 	o->id_base = m->id_base;
 	o->nr_sites = m->nr_sites;
