@@ -96,6 +96,14 @@ static __attribute__((noinline)) void loop_rdtsc(unsigned n)
 
 /* the record's words come from registers, as a tracer's do: stored one
  * by one (a copy from the stack would add a store-forwarding stall) */
+#define STORE_REC(p, w, N)                                                                         \
+	do {                                                                                       \
+		for (unsigned k = 0; k + 8 <= (N); k += 8)                                         \
+			memcpy((p) + k, &(uint64_t){(w) + k}, 8);                                  \
+		if ((N) % 8)                                                                       \
+			memcpy((p) + (N) - 4, &(uint32_t){(uint32_t)(w)}, 4);                      \
+	} while (0)
+
 #define LOOP_WRITE(N)                                                                              \
 	static __attribute__((noinline)) void loop_w##N(unsigned n)                               \
 	{                                                                                          \
@@ -106,10 +114,7 @@ static __attribute__((noinline)) void loop_rdtsc(unsigned n)
 			if (h + (N) > BUF_SIZE)                                                    \
 				h = 0;                                                             \
 			p = buf + h;                                                               \
-			for (unsigned k = 0; k + 8 <= (N); k += 8)                                 \
-				memcpy(p + k, &(uint64_t){w + k}, 8);                              \
-			if ((N) % 8)                                                               \
-				memcpy(p + (N) - 4, &(uint32_t){(uint32_t)w}, 4);                  \
+			STORE_REC(p, w, N);                                                        \
 			head_mem = h + (N);                                                        \
 		}                                                                                  \
 	}
@@ -168,10 +173,7 @@ static void *ring_reader(void *arg)
 					h = 0;                                                     \
 			}                                                                          \
 			p = ring + h;                                                              \
-			for (unsigned k = 0; k + 8 <= (N); k += 8)                                 \
-				memcpy(p + k, &(uint64_t){w + k}, 8);                              \
-			if ((N) % 8)                                                               \
-				memcpy(p + (N) - 4, &(uint32_t){(uint32_t)w}, 4);                  \
+			STORE_REC(p, w, N);                                                        \
 			head_mem = h + (N);                                                        \
 			__atomic_store_n(&ring_commit, (uint32_t)((h + (N)) % SUB_SIZE),           \
 					 __ATOMIC_RELEASE);                                        \
