@@ -199,16 +199,18 @@ static int msg_hello(struct utrace_recorder *r, struct rec_conn *c, const void *
  * the recording keeps that name.  A process that ended before this was
  * asked (a short fork child) has no /proc/PID/root: if the name is no
  * file here, its parent's view is asked, whose objects a fork child's
- * are. */
-static char *object_path(const struct rec_conn *c, const char *name, size_t len)
+ * are.  *via_root: the name is such a /proc/PID/root one. */
+static char *object_path(const struct rec_conn *c, const char *name, size_t len, bool *via_root)
 {
 	char *path = strndup(name, len), at[PATH_MAX + 64];
 	int pids[2] = {c->pid, c->ppid};
 	struct stat st;
 
+	*via_root = false;
 	for (int i = 0; path && i < 2 && pids[i] > 0; i++) {
 		if (utrace_proc_path(pids[i], path, at, sizeof(at)) > 0 && strcmp(at, path)) {
 			free(path);
+			*via_root = true;
 			return strdup(at);
 		}
 		if (!stat(path, &st))
@@ -223,6 +225,7 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 	const struct utrace_msg_object *m = buf;
 	struct utrace_dat_object d = {0};
 	struct rec_object *o;
+	bool via_root;
 
 	if (n < sizeof(*m) + 1 || m->obj != c->nr_objs || m->nr_sites > (1u << 24))
 		return -EPROTO;
@@ -230,7 +233,7 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 		return -ENOMEM;
 	o = &c->objs[c->nr_objs++];
 	memset(o, 0, sizeof(*o));
-	o->path = object_path(c, m->path, n - sizeof(*m));
+	o->path = object_path(c, m->path, n - sizeof(*m), &via_root);
 	o->bias = m->bias;
 	o->id_base = m->id_base;
 	o->nr_sites = m->nr_sites;
@@ -243,8 +246,7 @@ static int msg_object(struct utrace_recorder *r, struct rec_conn *c, const void 
 	/* a name through /proc/PID/root opens only while the process lives:
 	 * its symbols (a libcall object's imports) are read now, not when the
 	 * recording ends */
-	if (!strncmp(o->path, "/proc/", 6) && strncmp(m->path, "/proc/", 6) &&
-	    (o->syms = rec_symtab_get(r, o->path)) && (m->flags & UTRACE_OBJ_LIBCALL))
+	if (via_root && (o->syms = rec_symtab_get(r, o->path)) && (m->flags & UTRACE_OBJ_LIBCALL))
 		rec_libcall_read_imports(o->syms);
 	if ((m->flags & UTRACE_OBJ_SYMTAB_SITES) && !(m->flags & UTRACE_OBJ_INHERITED) &&
 	    r->o.notice) {
