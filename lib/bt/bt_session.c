@@ -60,6 +60,12 @@ static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
 	struct hit_strs *h = cur_strs;
 	int ret;
 
+	unsigned filled = 0; /* bit k: byte k came from a string */
+	bool found = false;
+
+	/* (an aligned word may hold the end of one string and the start of
+	 * the next: each byte from the first string that has it; a string's
+	 * NUL, one past its bytes, reads 0) */
 	*out = 0;
 	for (unsigned i = 0; h && i < h->n; i++) {
 		if (addr + size <= h->addr[i] || addr > h->addr[i] + h->len[i])
@@ -67,11 +73,15 @@ static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
 		for (unsigned k = 0; k < size; k++) {
 			uint64_t a = addr + k;
 
-			if (a >= h->addr[i] && a < h->addr[i] + h->len[i])
+			if (a >= h->addr[i] && a < h->addr[i] + h->len[i] && !(filled >> k & 1)) {
 				*out |= (uint64_t)(uint8_t)h->s[i][a - h->addr[i]] << (8 * k);
+				filled |= 1u << k;
+			}
 		}
-		return 0;
+		found = true;
 	}
+	if (found)
+		return 0;
 	if (!h || !h->captured)
 		return -1;
 	ret = utrace_bt_cap_find(h->cap, h->ncap, &h->next, addr, size, out);
