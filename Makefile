@@ -57,7 +57,7 @@ RT_OBJ   := $(RT_SRC:%.c=$(B)/rt/%.o) $(RT_ASM:%.S=$(B)/rt/%.o) $(RT_SHARED:%.c=
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-LDLIBS_TOOL := -ltraceevent -ldw -lelf -lZydis -lfuse3 -lz -lstdc++ -ldl -lpthread -lm
+LDLIBS_TOOL := -ltraceevent -lbpf -ldw -lelf -lZydis -lfuse3 -lz -lstdc++ -ldl -lpthread -lm
 
 VERSION := $(shell cat VERSION)
 # Installation (make install PREFIX=/usr DESTDIR=/tmp/pkg)

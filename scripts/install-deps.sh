@@ -4,7 +4,7 @@
 # Usage: scripts/install-deps.sh [build|test|bench]   (default: test)
 set -euo pipefail
 
-need=(make gcc g++ clang binutils libc6-dev libtraceevent-dev libdw-dev libzydis-dev zlib1g-dev libfuse3-dev fuse3 go-md2man)
+need=(make gcc g++ clang binutils libc6-dev libtraceevent-dev libbpf-dev libdw-dev libzydis-dev zlib1g-dev libfuse3-dev fuse3 go-md2man)
 case "${1:-test}" in
 build) ;;
 test) need+=(gawk trace-cmd libc6-dbg systemtap-sdt-dev libclang-rt-dev protobuf-compiler golang-go chromium imagemagick libxml2-utils pkg-config man-db libc++-dev libc++abi-dev default-jre-headless nodejs rustc gpg gpg-agent gpgconf linux-source-6.12 iputils-ping linux-perf libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev dpkg-dev python-is-python3 libasan8 strace) ;;

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel_kcap_take.c - the reader's side of the captures (kernel_kcap.h):
+ * the records of the BPF ring kept until the tracefs record of the same
+ * hit is read, and handed over as regions of memory.
+ *
+ * Records are copied out of the ring as it is consumed (at each take)
+ * into a queue per thread (a hash table of threads, KCAP_BUCKETS chains):
+ * the tracefs record of a hit and its capture are written at the same
+ * hit, so a thread's captures of one tag come in its records' order, and
+ * a take looks at its thread's few only, however busy the machine.  A
+ * capture whose record never comes (a process the recording leaves out,
+ * a page the kernel dropped) is dropped at its thread's next match of the
+ * same tag, or by the sweep that runs every SWEEP_TAKES takes and when
+ * WAITING_BYTES wait: records are taken in time order, so one ORPHAN_NS
+ * older than the last record taken has had its chance (not older than
+ * the newest capture: the records may be read seconds after their hits
+ * on a busy machine).  What cannot be kept for want of room is counted
+ * (utrace_kcap_lost).
+ */
+#include <bpf/libbpf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/kernel/kernel_kcap_internal.h"
+
+#define WAITING_BYTES (64u << 20) /* captures kept at most */
+#define SWEEP_TAKES 4096u	  /* takes between two sweeps */
+#define ORPHAN_NS 200000000ull	  /* 200 ms: a record's capture is not older */
+
+struct kc_cap {
+	uint64_t ns;
+	int tag;
+	uint8_t *data;
+};
+
+struct kc_thread {
+	struct kc_thread *next;
+	int tid;
+	unsigned first, n, cap;
+	struct kc_cap *v; /* [first, n): oldest first, data NULL once taken */
+};
+
+static struct kc_thread **slot(struct utrace_kcap *k, int tid)
+{
+	struct kc_thread **t = &k->bucket[(unsigned)tid % KCAP_BUCKETS];
+
+	while (*t && (*t)->tid != tid)
+		t = &(*t)->next;
+	return t;
+}
+
+/* The captures older than ns - ORPHAN_NS of every thread dropped, and the
+ * threads left with none let go. */
+static void sweep(struct utrace_kcap *k, uint64_t ns)
+{
+	for (unsigned b = 0; b < KCAP_BUCKETS; b++) {
+		struct kc_thread **t = &k->bucket[b];
+
+		while (*t) {
+			struct kc_thread *th = *t;
+
+			for (; th->first < th->n; th->first++) {
+				struct kc_cap *c = &th->v[th->first];
+
+				if (c->data && c->ns + ORPHAN_NS >= ns)
+					break;
+				if (c->data)
+					k->waiting -= k->at[c->tag].size;
+				free(c->data);
+			}
+			if (th->first < th->n) {
+				t = &th->next;
+				continue;
+			}
+			*t = th->next;
+			free(th->v);
+			free(th);
+		}
+	}
+}
+
+int kcap_on_record(void *arg, void *data, size_t size)
+{
+	struct utrace_kcap *k = arg;
+	struct kc_thread **t, *th;
+	struct kc_cap c;
+	uint32_t tag;
+	int tid;
+
+	if (size < KCAP_HDR)
+		return 0;
+	memcpy(&tag, (uint8_t *)data + 16, 4);
+	if (tag >= k->nat || size < k->at[tag].size)
+		return 0;
+	tid = (int)*(uint32_t *)data;
+	memcpy(&c.ns, (uint8_t *)data + 8, 8);
+	c.tag = (int)tag;
+	if (k->waiting + k->at[tag].size > WAITING_BYTES)
+		sweep(k, k->last_ns);
+	t = slot(k, tid);
+	if (!*t && (*t = calloc(1, sizeof(**t))))
+		(*t)->tid = tid;
+	th = *t;
+	if (k->waiting + k->at[tag].size > WAITING_BYTES || !th ||
+	    !(c.data = malloc(k->at[tag].size))) {
+		k->dropped++;
+		return 0;
+	}
+	if (th->n == th->cap && th->first) { /* the taken ones at the front let go */
+		memmove(th->v, th->v + th->first, (th->n - th->first) * sizeof(*th->v));
+		th->n -= th->first;
+		th->first = 0;
+	}
+	if (th->n == th->cap) {
+		unsigned cap = th->cap ? 2 * th->cap : 4;
+		struct kc_cap *v = realloc(th->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(c.data);
+			k->dropped++;
+			return 0;
+		}
+		th->v = v;
+		th->cap = cap;
+	}
+	memcpy(c.data, data, k->at[tag].size);
+	th->v[th->n++] = c;
+	k->waiting += k->at[tag].size;
+	return 0;
+}
+
+/* Whether capture d's fields held vals. */
+static bool same(const struct kc_attach *a, const uint8_t *d, const uint64_t *vals, unsigned n)
+{
+	uint32_t o = KCAP_HDR;
+
+	for (unsigned i = 0; i < a->n; i++) {
+		uint64_t v;
+
+		memcpy(&v, d + o, 8);
+		if (i < n && v != vals[i])
+			return false;
+		o += kcap_block_size(a->kind[i]);
+	}
+	return true;
+}
+
+static unsigned add(struct utrace_kcap_region *out, unsigned r, unsigned max, uint64_t addr,
+		    const uint8_t *bytes, size_t len)
+{
+	if (r < max)
+		out[r] = (struct utrace_kcap_region){addr, bytes, len};
+	return r + (r < max);
+}
+
+/* The string at ptr, read into the string read at sb. */
+static unsigned str_region(uint64_t ptr, const uint8_t *sb, struct utrace_kcap_region *out,
+			   unsigned r, unsigned max)
+{
+	int64_t ret;
+
+	memcpy(&ret, sb, 8);
+	if (ret <= 0 || ret > (int64_t)UTRACE_KCAP_STRLEN)
+		return r; /* not read: as a failed probe_read_user_str */
+	return add(out, r, max, ptr, sb + 8, (size_t)ret - 1);
+}
+
+/* The array at ptr (its pointers at d+o+8, their strings after), up to
+ * and with its NULL one. */
+static unsigned strv_regions(uint64_t ptr, const uint8_t *d, uint32_t o,
+			     struct utrace_kcap_region *out, unsigned r, unsigned max)
+{
+	uint64_t el[UTRACE_KCAP_STRV_MAX];
+	unsigned m = 0;
+
+	memcpy(el, d + o + 8, sizeof(el));
+	while (m < UTRACE_KCAP_STRV_MAX && el[m])
+		m++;
+	r = add(out, r, max, ptr, d + o + 8, 8 * (m + (m < UTRACE_KCAP_STRV_MAX)));
+	for (unsigned j = 0; j < m; j++)
+		r = str_region(el[j], d + KCAP_STRV_STR(o, j), out, r, max);
+	return r;
+}
+
+static unsigned regions(const struct kc_attach *a, const uint8_t *d, struct utrace_kcap_region *out,
+			unsigned max)
+{
+	uint32_t o = KCAP_HDR;
+	unsigned r = 0;
+
+	for (unsigned i = 0; i < a->n; i++) {
+		uint64_t ptr;
+
+		memcpy(&ptr, d + o, 8);
+		r = a->kind[i] == UTRACE_KCAP_STR ? str_region(ptr, d + o + 8, out, r, max)
+						  : strv_regions(ptr, d, o, out, r, max);
+		o += kcap_block_size(a->kind[i]);
+	}
+	return r;
+}
+
+/* Thread th's first capture of tag whose fields held vals made k->cur,
+ * its captures of tag before it dropped; whether there was one. */
+static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, const uint64_t *vals,
+		      unsigned n)
+{
+	unsigned m;
+
+	for (m = th->first; m < th->n; m++)
+		if (th->v[m].data && th->v[m].tag == tag &&
+		    same(&k->at[tag], th->v[m].data, vals, n))
+			break;
+	if (m == th->n)
+		return false;
+	for (unsigned i = th->first; i < m; i++)
+		if (th->v[i].data && th->v[i].tag == tag) { /* its record never came */
+			free(th->v[i].data);
+			th->v[i].data = NULL;
+			k->waiting -= k->at[tag].size;
+		}
+	free(k->cur);
+	k->cur = th->v[m].data;
+	th->v[m].data = NULL;
+	k->waiting -= k->at[tag].size;
+	while (th->first < th->n && !th->v[th->first].data)
+		th->first++;
+	return true;
+}
+
+unsigned utrace_kcap_take(struct utrace_kcap *k, int tid, int tag, uint64_t ns,
+			  const uint64_t *vals, unsigned n, struct utrace_kcap_region *out,
+			  unsigned max)
+{
+	struct kc_thread *th;
+
+	if (!k || tag < 0 || (unsigned)tag >= k->nat)
+		return 0;
+	if (k->rb)
+		ring_buffer__consume(k->rb);
+	k->last_ns = ns;
+	if (++k->takes % SWEEP_TAKES == 0)
+		sweep(k, ns);
+	th = *slot(k, tid);
+	if (!th || !take_from(k, th, tag, vals, n))
+		return 0;
+	return regions(&k->at[tag], k->cur, out, max);
+}
+
+void kcap_threads_free(struct utrace_kcap *k)
+{
+	sweep(k, UINT64_MAX);
+	free(k->cur);
+	k->cur = NULL;
+}
