@@ -254,6 +254,7 @@ struct bt_program {
 	 * the bytecode as argument i, a string one as its address */
 	char *tp_fields[6];
 	unsigned ntp_fields;
+	unsigned tp_deref; /* bit i: str() or join() reads where tp_fields[i] points */
 	const char *exe; /* the traced program, whose own tracepoints tracepoint: names too */
 	char *warnings; /* the checker's warnings, bpftrace's three lines each (malloc'ed) */
 };

@@ -262,6 +262,7 @@ void bt_program_free(struct bt_program *p)
 	for (unsigned i = 0; i < p->ntp_fields; i++)
 		free(p->tp_fields[i]);
 	p->ntp_fields = 0;
+	p->tp_deref = 0;
 	p->probes = NULL;
 	p->maps = NULL;
 	p->vars = NULL;

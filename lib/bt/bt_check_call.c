@@ -254,18 +254,12 @@ static int check_special(struct bt_checker *ck, struct bt_node *n, const struct 
 {
 	char b1[24];
 
+	if ((!strcmp(f->name, "str") || !strcmp(f->name, "join")) &&
+	    n->args[0]->kind == BT_N_BUILTIN && n->args[0]->op[0] == 't' &&
+	    n->args[0]->op[1] == 'k' && n->args[0]->slot >= 0 && n->args[0]->slot < 6)
+		ck->p->tp_deref |= 1u << n->args[0]->slot; /* bt_kcap.c: read at the event */
 	if (!strcmp(f->name, "join"))
 		return check_join(ck, n);
-	if (!strcmp(f->name, "str") && n->args[0]->kind == BT_N_BUILTIN &&
-	    n->args[0]->op[0] == 't' && n->args[0]->op[1] == 'k') { /* bt_tracepoint.c */
-		char text[256];
-
-		snprintf(text, sizeof(text),
-			 "str(args.%s): a kernel event's pointer into the process, which this "
-			 "kernel (no eprobes) and utrace bt (no BPF) cannot read at the event: "
-			 "it is an empty string", n->args[0]->str + 5);
-		bt_warning_line(ck->p, text);
-	}
 	if (!strcmp(f->name, "printf") || !strcmp(f->name, "cat") || !strcmp(f->name, "system"))
 		return check_printf(ck, n);
 	if (!strcmp(f->name, "print") && n->args[0]->kind == BT_N_MAP && n->nargs > 1 &&

@@ -24,15 +24,22 @@ static void emit_rec(struct comp *c, unsigned kind, struct bt_node *const *args,
 			c->ins[at].key_str |= 1u << i;
 }
 
-/* join()'s array at an address computed at run time, at a uprobe: its
- * pointers and their strings read at the hit (LOAD, STR), the address
- * kept in the last variable, which the program leaves free; false if it
- * is not free or the probe is not a uprobe. */
+/* A kernel event's pointer into the process (bt_tracepoint.c): what it
+ * points to is read at the event by a BPF program (bt_kcap.c). */
+static bool kernel_ptr(const struct bt_node *n)
+{
+	return n->kind == BT_N_BUILTIN && n->op[0] == 't' && n->op[1] == 'k';
+}
+
+/* join()'s array at an address computed at run time, at a uprobe, or a
+ * kernel event's array: its pointers and their strings read at the hit
+ * (LOAD, STR), the address kept in the last variable, which the program
+ * leaves free; false if it is not free or the probe is neither. */
 static bool join_at_hit(struct comp *c, const struct bt_node *n)
 {
 	const unsigned tmp = UTRACE_BT_VARS - 1;
 
-	if (c->p->nvars >= tmp || !bt_comp_hit_read(c))
+	if (c->p->nvars >= tmp || (!kernel_ptr(n->args[0]) && !bt_comp_hit_read(c)))
 		return false;
 	bt_comp_expr(c, n->args[0]);
 	bt_comp_emit(c, UTRACE_BOP_VST, tmp, 0, 0);
@@ -56,7 +63,8 @@ static void join(struct comp *c, const struct bt_node *n)
 	unsigned at_i;
 
 	for (unsigned i = 0; i < UTRACE_BT_JOIN_MAX && !c->failed; i++) {
-		if (!bt_comp_addr_fetch(c, n->args[0], 8 * (int64_t)i, at, sizeof(at)) ||
+		if (kernel_ptr(n->args[0]) || /* join_at_hit: read at the event */
+		    !bt_comp_addr_fetch(c, n->args[0], 8 * (int64_t)i, at, sizeof(at)) ||
 		    (size_t)snprintf(fa, sizeof(fa), "+0(%s):string", at) >= sizeof(fa)) {
 			if (!i && join_at_hit(c, n))
 				break;

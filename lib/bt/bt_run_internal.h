@@ -33,6 +33,11 @@ struct bt_site {
 	const char *inproc_no; /* uprobes: why its action is replayed, NULL: run at the hit */
 	char *file;	       /* usdt: the ELF file, absolute, and its note's index */
 	unsigned note;
+	/* a kernel tracepoint's strings read at the event (bt_kcap.c): its
+	 * capture's tag (-1: none), the slots in tp_fields of its fields */
+	int ktag;
+	uint8_t kfield[6]; /* UTRACE_KCAP_FIELDS_MAX */
+	unsigned nkfields;
 };
 
 struct utrace_dat_resume;
@@ -89,6 +94,7 @@ struct bt_run {
 	bool usdt_own; /* usdt hits of that pid (or -p's) only: bt_session.c */
 	struct bt_profile *profile; /* bt_profile.c: the samplers of profile probes */
 	char *exe; /* the traced program's file (prog.exe), NULL if none */
+	struct utrace_kcap *kcap; /* bt_kcap.c: kernel events' strings, NULL if none */
 };
 
 /* The uprobe sites run in the traced processes (-c or -p), their hits
@@ -179,6 +185,16 @@ struct utrace_recorder_opts;
 int bt_inproc_setup(struct bt_run *r, struct utrace_recorder_opts *o);
 int bt_inproc_collect(struct bt_run *r);
 void bt_inproc_free(struct bt_run *r);
+
+/* bt_kcap.c: the kernel tracepoint sites' strings read at the event
+ * attached (what cannot be said on r->o->log); the regions of memory read
+ * at thread tid's hit of site k at ns whose tp_fields held args (0 if none);
+ * at the end, the strings lost said and the programs detached. */
+struct utrace_kcap_region;
+void bt_kcap_attach(struct bt_run *r);
+unsigned bt_kcap_take(struct bt_run *r, unsigned k, int tid, uint64_t ns,
+		      const int64_t *args, struct utrace_kcap_region *out, unsigned max);
+void bt_kcap_end(struct bt_run *r);
 
 /* A record emitted by a program printed: 0, or 1 if it is a command for
  * bt_run_command. */

@@ -32,6 +32,7 @@
 #include "lib/bt/bt_types.h"
 #include "lib/bt/bt_usdt.h"
 #include "lib/events/event_format.h"
+#include "lib/kernel/kernel_kcap.h"
 #include "lib/session/session.h"
 #include "lib/tracefile/dat_reader.h"
 
@@ -40,10 +41,12 @@ static const char *const arg_regs[6] = {"%di", "%si", "%dx", "%cx", "%r8", "%r9"
 /* The strings a hit captured, served to STR's loads as memory, and the
  * reads its capture program made at the hit (common/bt_prog.h's
  * UTRACE_BT_CAP_MAGIC), served to LOAD's and STR's. */
+#define HS_MAX 64 /* str(argN) and str(retval), args.FIELD's, a kernel event's captures */
+
 struct hit_strs {
-	uint64_t addr[7];
-	const char *s[7];
-	size_t len[7];
+	uint64_t addr[HS_MAX];
+	const char *s[HS_MAX];
+	size_t len[HS_MAX];
 	unsigned n;
 	uint64_t cap[UTRACE_FETCH_REC_MAX / 8];
 	uint32_t ncap, next;
@@ -286,6 +289,8 @@ static int record(struct bt_run *r, const char *path, int *status)
 	}
 	if (!ret)
 		ret = kernel_probes(r, &so);
+	if (!ret)
+		bt_kcap_attach(r);
 	so.step = bt_live_step; /* bt_live.c: printf while the program runs */
 	so.step_arg = r;
 	if (!ret)
@@ -442,7 +447,7 @@ int64_t bt_session_field(void *arg, unsigned k, char *out)
 static void tp_args(const struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
 		    struct utrace_bt_hit *hit, struct hit_strs *hs)
 {
-	for (unsigned i = 0; i < r->prog.ntp_fields && hs->n < 7; i++) {
+	for (unsigned i = 0; i < r->prog.ntp_fields && hs->n < HS_MAX; i++) {
 		const struct utrace_event_field *fl =
 		    utrace_event_field_find(s->fmt, r->prog.tp_fields[i]);
 		const uint8_t *p;
@@ -468,6 +473,21 @@ static void tp_args(const struct bt_run *r, const struct bt_site *s, const struc
 				v |= ~0ull << (8 * fl->size);
 			hit->args[i] = (int64_t)v;
 		}
+	}
+}
+
+/* What a BPF program read at the hit of a kernel event where its pointer
+ * fields point (bt_kcap.c). */
+static void kernel_strs(struct bt_run *r, unsigned k, const struct utrace_event *ev,
+			const struct utrace_bt_hit *hit, struct hit_strs *hs)
+{
+	struct utrace_kcap_region rg[HS_MAX];
+	unsigned n = bt_kcap_take(r, k, (int)ev->tid, ev->ts, hit->args, rg, HS_MAX - hs->n);
+
+	for (unsigned i = 0; i < n; i++, hs->n++) {
+		hs->addr[hs->n] = rg[i].addr;
+		hs->s[hs->n] = (const char *)rg[i].bytes;
+		hs->len[hs->n] = rg[i].len;
 	}
 }
 
@@ -555,6 +575,7 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 	if (r->sites[k].type == BT_P_TRACEPOINT && d) {
 		bt_tracepoint_comm(d, &r->cmdlines, ev->tid, hit.comm, sizeof(hit.comm));
 		tp_args(r, &r->sites[k], ev, &hit, &hs);
+		kernel_strs(r, k, ev, &hit, &hs);
 	}
 	hit_captured(&r->sites[k], ev, &hs);
 	r->ctx.load = load_captured;
@@ -702,6 +723,7 @@ int bt_session_run(struct bt_run *r)
 	utrace_dat_resume_free(r->resume);
 	r->resume = NULL;
 	bt_cmdlines_free(&r->cmdlines);
+	bt_kcap_end(r);
 	bt_profile_drain(r);
 	bt_profile_close(r);
 	if (!ret)

@@ -57,6 +57,18 @@ static int find_own(const char *exe, const char *sys, const char *event, char **
 	return ret;
 }
 
+bool bt_tracepoint_own(const char *exe, const char *sys, const char *event)
+{
+	char **v = NULL;
+	size_t n = 0;
+
+	find_own(exe, sys, event, &v, &n);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return n > 0;
+}
+
 int bt_tracepoint_find_in(const char *exe, const char *sys, const char *event, char ***out,
 			  size_t *n)
 {

@@ -41,6 +41,9 @@ int bt_tracepoint_find(const char *sys, const char *event, char ***out, size_t *
  * too (exe NULL: none); without a tracefs, those only. */
 int bt_tracepoint_find_in(const char *exe, const char *sys, const char *event, char ***out,
 			  size_t *n);
+/* Whether the program exe has a tracepoint of its own (TRACE_EVENT) that
+ * the globs match: tracepoint: then names it, not the kernel's. */
+bool bt_tracepoint_own(const char *exe, const char *sys, const char *event);
 /* The traced program's file: -p's /proc/PID/exe, else argv[0] as
  * execvp() finds it; NULL if none. */
 char *bt_tracepoint_exe(char *const *argv, int pid);

@@ -2,8 +2,10 @@
 # tests/kernel/bt_tracepoint.sh BUILD_DIR - `utrace bt` with the kernel's
 # tracepoints (lib/bt/bt_tracepoint.c): the command's syscalls counted
 # by their args fields (an int, a size_t, a char array, a __data_loc
-# string through str()) as often as the program made them; comm; a
-# warning for str() of a pointer field, which cannot be read here; a
+# string through str()) as often as the program made them; comm; str()
+# and join() of pointer fields into the process, read at the event by
+# BPF (lib/bt/bt_kcap.c: a string, one cut at 63 bytes as bpftrace's,
+# an argv whose strings lie side by side on the stack); a
 # wildcard; every process's events, with -c too; without -c the action seeing a
 # process started once the probes are attached and exit() ending the
 # run; -l; a tracepoint that does not exist refused with bpftrace's words.
@@ -18,6 +20,7 @@ need_built "$U"
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 cat >"$T/tpw.c" <<'PROG'
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +32,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 7; i++) /* fails: EBADF */
 		if (write(977, buf, 40 + i % 2) >= 0)
 			return 1;
+	if (argc > 3 && argv[1][0] == 'e') { /* open argv[2], exec argv[3] with argv[3...] */
+		close(open(argv[2], O_RDONLY));
+		execv(argv[3], argv + 3);
+		return 1;
+	}
 	if (argc > 1 && argv[1][0] == 'l') /* loop: a write to fd 978 every ms */
 		for (;;) {
 			if (write(978, buf, 1) >= 0)
@@ -82,11 +90,21 @@ check "without -c: a process started after attaching is seen, exit() ends the ru
 timeout 60 "$U" bt -e 'tracepoint:sched:sched_process_exec /comm == "tpw"/ { printf("exec %s\n", str(args->filename)); }' \
 	-c "$T/tpw" >"$T/dl" 2>&1
 check "a __data_loc string through str(args->filename)" grep -qx "exec $T/tpw" "$T/dl"
-# a kernel event's pointer into the process cannot be read here: said
-timeout 60 "$U" bt -e 'tracepoint:syscalls:sys_enter_openat /pid == cpid/ { @[str(args->filename)] = count(); }' \
-	-c "$T/tpw" >"$T/ptr" 2>&1
-check "str() of a kernel event's pointer: a warning that it is an empty string" \
-	grep -q "^WARNING: str(args.filename): a kernel event's pointer into the process" "$T/ptr"
+# a kernel event's pointers into the process, read at the event (BPF)
+long=$T/$(printf 'x%.0s' $(seq 90))
+touch "$T/opened-file" "$long"
+timeout 60 "$U" bt -v -e 'tracepoint:syscalls:sys_enter_openat /pid == cpid/ { @[str(args->filename)] = count(); }
+	tracepoint:syscalls:sys_enter_execve /comm == "tpw"/ { join(args->argv, ","); }' \
+	-c "$T/tpw e $T/opened-file /bin/echo A BC" >"$T/ptr" 2>&1
+check "str(args->filename) of sys_enter_openat: the file the program opened" \
+	grep -qx "@\[$T/opened-file\]: 1" "$T/ptr"
+check "join(args->argv) of sys_enter_execve: the strings side by side on the stack" \
+	grep -qx "/bin/echo,A,BC" "$T/ptr"
+check "-v: the strings read at the event by a BPF program" \
+	grep -q "^utrace bt: strings a kernel event points to read at the event by a BPF program" "$T/ptr"
+timeout 60 "$U" bt -e 'tracepoint:syscalls:sys_enter_openat /pid == cpid/ { printf("<%s>\n", str(args->filename)); }' \
+	-c "$T/tpw e $long /bin/true" >"$T/cut" 2>&1
+check "a string of more than 63 bytes cut at 63, as bpftrace's" grep -qx "<${long:0:63}>" "$T/cut"
 "$U" bt -l 'tracepoint:syscalls:sys_enter_wri*' >"$T/list" 2>&1
 check "-l tracepoint:SYS:EVENT globs" eval 'grep -qx "tracepoint:syscalls:sys_enter_write" "$T/list" &&
 	grep -qx "tracepoint:syscalls:sys_enter_writev" "$T/list"'
