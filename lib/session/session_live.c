@@ -313,7 +313,7 @@ static int live_event_pids(void *arg, const int32_t *tids, unsigned n, const int
 	int ret;
 
 	live_lock(rl);
-	ret = utrace_recorder_live_event_pids(rl->r, tids, n, notrace, nn);
+	ret = utrace_recorder_live_event_pids(rl->r, 0, tids, n, notrace, nn);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
@@ -325,7 +325,7 @@ static int live_ftrace_pids(void *arg, const int32_t *pids, unsigned n, const in
 	int ret;
 
 	live_lock(rl);
-	ret = utrace_recorder_live_ftrace_pids(rl->r, pids, n, notrace, nn);
+	ret = utrace_recorder_live_ftrace_pids(rl->r, 0, pids, n, notrace, nn);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;
 }
@@ -342,7 +342,7 @@ static unsigned live_pids_get(void *arg, enum utrace_live_pids which, int32_t *t
 	unsigned n;
 
 	live_lock(rl);
-	n = utrace_recorder_live_pids_get(rl->r, map[which], tids);
+	n = utrace_recorder_live_pids_get(rl->r, 0, map[which], tids);
 	pthread_mutex_unlock(&rl->lock);
 	return n;
 }
@@ -353,7 +353,7 @@ static void live_follow_fork(void *arg, unsigned follow)
 
 	live_lock(rl);
 	utrace_recorder_live_follow_fork(
-	    rl->r, (follow & UTRACE_LIVE_FOLLOW_EVENT ? UTRACE_RECORDER_FOLLOW_EVENT : 0) |
+	    rl->r, 0, (follow & UTRACE_LIVE_FOLLOW_EVENT ? UTRACE_RECORDER_FOLLOW_EVENT : 0) |
 		       (follow & UTRACE_LIVE_FOLLOW_FUNCTION ? UTRACE_RECORDER_FOLLOW_FUNCTION : 0));
 	pthread_mutex_unlock(&rl->lock);
 }
