@@ -469,6 +469,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 	if (r->ctl_fd >= 0)
 		close(r->ctl_fd);
 	rec_live_free(r);
+	free(r->pid_log);
 	rec_inproc_probe_free(r);
 	for (uint32_t i = 0; i < r->nr_conns; i++) {
 		struct rec_conn *c = r->conns[i];

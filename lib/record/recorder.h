@@ -372,34 +372,63 @@ int utrace_recorder_live_graph_retval(struct utrace_recorder *r, bool on, struct
 /* options/dump-on-crash: a crash signal leaves its record (on) or not,
  * in every process at once (runtime/crash.c). */
 void utrace_recorder_live_dump_on_crash(struct utrace_recorder *r, bool on);
-/* set_event_pid, set_event_notrace_pid (recorder_livepid.c): only the
- * threads tids have their events recorded (n 0: every thread), never
- * those of notrace, in every process at once; -ENOSPC past
- * UTRACE_EV_PIDS. */
-int utrace_recorder_live_event_pids(struct utrace_recorder *r, const int32_t *tids, unsigned n,
-				    const int32_t *notrace, unsigned nn);
-/* set_ftrace_pid, set_ftrace_notrace_pid: only the threads pids (n 0:
- * every thread) have their function records written, never those of
- * notrace, in every process at once; -ENOSPC past UTRACE_FT_PIDS. */
-int utrace_recorder_live_ftrace_pids(struct utrace_recorder *r, const int32_t *pids, unsigned n,
-				     const int32_t *notrace, unsigned nn);
-/* One of those lists as it is now (forks may have added to it), into
- * tids (room for UTRACE_FT_PIDS); how many. */
+/*
+ * The thread-id lists of the live tracefs (recorder_livepid.c), each
+ * reader's own: reader 0 the top level's, 1 .. UTRACE_READERS - 1 an
+ * instance's.  The processes run one pair of each kind (the control
+ * page's), the union of the readers that count: a thread's events are
+ * written while one of them wants them (a reader without lists wants
+ * every thread's), and each reader leaves out the others' at read time
+ * (lib/session/session_inst_pids.c).  With the top level alone, its
+ * lists are the processes'.
+ *
+ * set_event_pid, set_event_notrace_pid of reader: only the threads tids
+ * (n 0: every thread), never those of notrace; -ENOSPC past
+ * UTRACE_EV_PIDS.  set_ftrace_pid, set_ftrace_notrace_pid alike, for the
+ * function records (UTRACE_FT_PIDS).
+ */
+#define UTRACE_RECORDER_PIDS_MAX (UTRACE_EV_PIDS > UTRACE_FT_PIDS ? UTRACE_EV_PIDS : UTRACE_FT_PIDS)
+int utrace_recorder_live_event_pids(struct utrace_recorder *r, unsigned reader,
+				    const int32_t *tids, unsigned n, const int32_t *notrace,
+				    unsigned nn);
+int utrace_recorder_live_ftrace_pids(struct utrace_recorder *r, unsigned reader,
+				     const int32_t *pids, unsigned n, const int32_t *notrace,
+				     unsigned nn);
+/* One of reader's lists as it is now (forks may have added to it), into
+ * tids (room for UTRACE_RECORDER_PIDS_MAX); how many. */
 enum utrace_recorder_pids {
 	UTRACE_RECORDER_PIDS_EVENT,
 	UTRACE_RECORDER_PIDS_EVENT_NOTRACE,
 	UTRACE_RECORDER_PIDS_FTRACE,
 	UTRACE_RECORDER_PIDS_FTRACE_NOTRACE,
 };
-unsigned utrace_recorder_live_pids_get(struct utrace_recorder *r, int which, int32_t *tids);
-/* event-fork, function-fork: a process forked from then on by a thread
- * of the event lists (of the function lists) joins the lists its parent
- * thread is in. */
+unsigned utrace_recorder_live_pids_get(struct utrace_recorder *r, unsigned reader, int which,
+				       int32_t *tids);
+/* event-fork, function-fork of reader: a process forked from then on by
+ * a thread of its event lists (of its function lists) joins the lists
+ * its parent thread is in, and leaves them when it exits. */
 enum {
 	UTRACE_RECORDER_FOLLOW_EVENT = 1u << 0,
 	UTRACE_RECORDER_FOLLOW_FUNCTION = 1u << 1,
 };
-void utrace_recorder_live_follow_fork(struct utrace_recorder *r, unsigned follow);
+void utrace_recorder_live_follow_fork(struct utrace_recorder *r, unsigned reader, unsigned follow);
+/* The readers whose lists count (bit N: reader N; bit UTRACE_READERS: a
+ * reader that has no lists of its own, which wants every thread); a
+ * reader left out loses its lists and options.  From the first call on,
+ * the changes forks and exits make to the lists are logged for
+ * utrace_recorder_live_pid_changes. */
+void utrace_recorder_live_pid_readers(struct utrace_recorder *r, unsigned mask);
+struct utrace_recorder_pid_change {
+	uint64_t ns; /* CLOCK_MONOTONIC: before the child's first record,
+		      * after the exited one's last */
+	int32_t tid;
+	uint8_t reader, which; /* which: enum utrace_recorder_pids */
+	bool join;	       /* joined the list, else left it */
+};
+/* The changes logged since the last call, oldest first, handed over in
+ * *out (free it); how many. */
+size_t utrace_recorder_live_pid_changes(struct utrace_recorder *r,
+					struct utrace_recorder_pid_change **out);
 /* The control page: tracing_on of every process (1/0), read or set. */
 uint32_t utrace_recorder_tracing_on(struct utrace_recorder *r, int set);
 /* Save every sub-buffer completed so far, and the committed part of those

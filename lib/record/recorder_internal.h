@@ -112,7 +112,19 @@ struct utrace_recorder {
 	 * nop < function < function_graph); a live change past the first
 	 * one is written as the file's last META tracer (recorder.c) */
 	uint32_t tracer_first, tracer_max;
-	unsigned live_follow; /* UTRACE_RECORDER_FOLLOW_*: event-fork, function-fork */
+	/* the readers' thread-id lists (recorder_livepid.c): by reader (0 the
+	 * top level, 1 .. UTRACE_READERS - 1 an instance's), the readers that
+	 * count (bit N reader N; bit UTRACE_READERS: one without lists; 0:
+	 * the top level alone, no log), the forks' and exits' changes to them
+	 * not handed over yet */
+	struct rec_pid_lists {
+		int32_t l[4][UTRACE_RECORDER_PIDS_MAX]; /* enum utrace_recorder_pids */
+		unsigned n[4];
+		unsigned follow; /* UTRACE_RECORDER_FOLLOW_*: event-fork, function-fork */
+	} pid_lists[UTRACE_READERS];
+	unsigned pid_readers;
+	struct utrace_recorder_pid_change *pid_log;
+	size_t npid_log, cap_pid_log;
 	bool crash_ever; /* options/dump-on-crash was 1 at some time: every symbol table */
 	char dir[64];
 	char sock_path[128];

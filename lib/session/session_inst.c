@@ -23,6 +23,10 @@
  *     its marker's, inside its own tracing_on windows, after its own
  *     clear and what its own trace_pipe consumed, an event's records
  *     those its own filter keeps (run here, on the record);
+ *   - each reader's thread-id lists (set_event_pid, set_event_notrace_pid,
+ *     set_ftrace_pid, set_ftrace_notrace_pid, with its event-fork and
+ *     function-fork): the processes run their union, each reader leaves
+ *     out the records its own lists did not want (session_inst_pids.c);
  *   - the top level: while no instance was ever made, everything as
  *     before (no selection); after, the windows in which an instance kept
  *     on what the top level had off (its masks), whose records the top
@@ -283,9 +287,11 @@ static int top_keep(const struct session_sel *s, const struct utrace_event *ev, 
 	if (session_wins_has(&s->on, ev->ts))
 		return 0;
 	if (is_call(ev))
-		return !session_wins_has(&s->fn, ev->ts) && func_ok(s, func);
+		return !session_wins_has(&s->fn, ev->ts) && func_ok(s, func) &&
+		       session_sel_pids_keep(s, ev, true);
 	if (ev->kind == UTRACE_EV_EVENT)
-		return !(e = ev_by_id(s, ev->id)) || !session_wins_has(&e->w, ev->ts);
+		return (!(e = ev_by_id(s, ev->id)) || !session_wins_has(&e->w, ev->ts)) &&
+		       session_sel_pids_keep(s, ev, false);
 	if (ev->kind == UTRACE_EV_STACK && stack_readers(ev))
 		return stack_readers(ev) & 1; /* an instance's stacktrace, the top level's too? */
 	if (ev->kind == UTRACE_EV_PRINT)
@@ -329,10 +335,11 @@ int session_sel_keep(void *arg, const struct utrace_event *ev, const char *func)
 	if (!session_wins_has(&s->on, ev->ts))
 		return 0;
 	if (is_call(ev))
-		return session_wins_has(&s->fn, ev->ts) && func_ok(s, func);
+		return session_wins_has(&s->fn, ev->ts) && func_ok(s, func) &&
+		       session_sel_pids_keep(s, ev, true);
 	if (ev->kind == UTRACE_EV_EVENT)
 		return (e = ev_by_id(s, ev->id)) && session_wins_has(&e->w, ev->ts) &&
-		       filter_keeps(s, e, ev);
+		       session_sel_pids_keep(s, ev, false) && filter_keeps(s, e, ev);
 	if (ev->kind == UTRACE_EV_PRINT)
 		return session_wins_has(&s->marks, ev->ts);
 	if (ev->kind == UTRACE_EV_STACK) /* its own stacktrace trigger's */
@@ -435,7 +442,6 @@ static void inst_ops(struct session_sel *s, struct utrace_live_ops *ops)
 	ops->synth_add = NULL;
 	ops->dynev_enable = NULL;
 	ops->dynev_initial = NULL;
-	ops->follow_fork = NULL;
 	ops->dump_on_crash = NULL;
 	ops->instance_new = NULL;
 	ops->instance_free = NULL;
@@ -447,6 +453,7 @@ int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,
 {
 	struct session_live *rl = live_rl(arg);
 	struct session_sel *s;
+	bool first = !rl->sel_used;
 
 	if (UTRACE_GROW(rl->insts, rl->cap_insts, rl->ninsts + 1) < 0 ||
 	    !(s = calloc(1, sizeof(*s))))
@@ -456,6 +463,8 @@ int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,
 	rl->insts[rl->ninsts++] = s;
 	rl->sel_used = true;
 	inst_ops(s, ops);
+	/* its own pid lists (none: every thread), the top level's from now */
+	session_pids_readers(rl, first);
 	/* the CPUs the top level left out: its own from now on */
 	if (rl->top.cpu_off)
 		session_sel_cpu_off(&rl->top, rl->top.cpu_off);
@@ -481,6 +490,7 @@ void session_sel_free(struct session_sel *s)
 	free(s->on.t);
 	free(s->fn.t);
 	free(s->marks.t);
+	session_sel_pids_free(s);
 }
 
 /* rmdir: what only it kept on in the processes goes off. */
@@ -501,6 +511,7 @@ void session_inst_free(void *arg, void *inst)
 		memmove(&rl->insts[i], &rl->insts[i + 1],
 			(rl->ninsts - i - 1) * sizeof(*rl->insts));
 	rl->ninsts -= i < rl->ninsts;
+	session_pids_readers(rl, false); /* its lists go */
 	if (s->tracer != UTRACE_TRACER_NOP) {
 		s->tracer = UTRACE_TRACER_NOP;
 		sel_apply(rl, &err);

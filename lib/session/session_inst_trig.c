@@ -140,6 +140,7 @@ void session_inst_sync(struct session_live *rl)
 
 	if (!rl->sel_used)
 		return;
+	session_pids_sync(rl); /* the forks' and exits' changes to the pid lists */
 	do {
 		n = utrace_recorder_reader_fired(rl->r, &rl->fired, f, 16);
 		for (unsigned i = 0; i < n; i++)

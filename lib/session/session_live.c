@@ -303,61 +303,6 @@ static long live_buffer_kb_set(void *arg, uint64_t kb)
 	return ret < 0 ? ret : (long)utrace_recorder_live_buffer_kb_now(rl->r);
 }
 
-
-/* The pid lists are changed with the recorder held: a fork child's HELLO
- * adds to them in the loop (event-fork, function-fork). */
-static int live_event_pids(void *arg, const int32_t *tids, unsigned n, const int32_t *notrace,
-			   unsigned nn)
-{
-	struct session_live *rl = live_rl(arg);
-	int ret;
-
-	live_lock(rl);
-	ret = utrace_recorder_live_event_pids(rl->r, tids, n, notrace, nn);
-	pthread_mutex_unlock(&rl->lock);
-	return ret;
-}
-
-static int live_ftrace_pids(void *arg, const int32_t *pids, unsigned n, const int32_t *notrace,
-			    unsigned nn)
-{
-	struct session_live *rl = live_rl(arg);
-	int ret;
-
-	live_lock(rl);
-	ret = utrace_recorder_live_ftrace_pids(rl->r, pids, n, notrace, nn);
-	pthread_mutex_unlock(&rl->lock);
-	return ret;
-}
-
-static unsigned live_pids_get(void *arg, enum utrace_live_pids which, int32_t *tids)
-{
-	static const int map[] = {
-	    [UTRACE_LIVE_PIDS_EVENT] = UTRACE_RECORDER_PIDS_EVENT,
-	    [UTRACE_LIVE_PIDS_EVENT_NOTRACE] = UTRACE_RECORDER_PIDS_EVENT_NOTRACE,
-	    [UTRACE_LIVE_PIDS_FTRACE] = UTRACE_RECORDER_PIDS_FTRACE,
-	    [UTRACE_LIVE_PIDS_FTRACE_NOTRACE] = UTRACE_RECORDER_PIDS_FTRACE_NOTRACE,
-	};
-	struct session_live *rl = live_rl(arg);
-	unsigned n;
-
-	live_lock(rl);
-	n = utrace_recorder_live_pids_get(rl->r, map[which], tids);
-	pthread_mutex_unlock(&rl->lock);
-	return n;
-}
-
-static void live_follow_fork(void *arg, unsigned follow)
-{
-	struct session_live *rl = live_rl(arg);
-
-	live_lock(rl);
-	utrace_recorder_live_follow_fork(
-	    rl->r, (follow & UTRACE_LIVE_FOLLOW_EVENT ? UTRACE_RECORDER_FOLLOW_EVENT : 0) |
-		       (follow & UTRACE_LIVE_FOLLOW_FUNCTION ? UTRACE_RECORDER_FOLLOW_FUNCTION : 0));
-	pthread_mutex_unlock(&rl->lock);
-}
-
 /* options/dump-on-crash: the runtimes' handlers write their record, and
  * the session dumps the last calls (session_crash.c), while it is on */
 static void live_dump_on_crash(void *arg, bool on)
@@ -458,10 +403,10 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .cpu_off = session_sel_cpu_off,
 	    .event_hits = session_live_event_hits,
 	    .cpu_stats = session_live_cpu_stats,
-	    .event_pids = live_event_pids,
-	    .ftrace_pids = live_ftrace_pids,
-	    .pids_get = live_pids_get,
-	    .follow_fork = live_follow_fork,
+	    .event_pids = session_sel_event_pids,
+	    .ftrace_pids = session_sel_ftrace_pids,
+	    .pids_get = session_sel_pids_get,
+	    .follow_fork = session_sel_follow_fork,
 	    .dump_on_crash = o->npids ? NULL : live_dump_on_crash, /* no handlers in -P's */
 	    .dump_on_crash_on = o->rec.dump_on_crash,
 	    .graph_retval = live_graph_retval,

@@ -25,6 +25,14 @@ struct session_wins {
 	size_t n, cap; /* n: 2 a pair */
 };
 
+/* A thread's times in one of a reader's lists (enum utrace_recorder_pids
+ * which). */
+struct session_tid_wins {
+	int32_t tid;
+	uint8_t which;
+	struct session_wins w;
+};
+
 /* What one event of a selection had on, and when (session_inst.c). */
 struct session_sel_ev {
 	char *sys, *name;
@@ -60,7 +68,14 @@ struct session_sel {
 	 * session_inst_trig.c), 1 .. UTRACE_READERS - 1; 0: none free */
 	unsigned reader;
 	struct session_wins *cpus; /* by CPU (64), the times it had it out */
+	/* its thread-id lists over time (session_inst_pids.c), once the
+	 * readers select: the times its set_event_pid (0) and set_ftrace_pid
+	 * (1) had ids, and each thread's times in each list */
+	struct session_wins listed[2];
+	struct session_tid_wins *tids;
+	size_t ntids, cap_tids;
 };
+
 
 /* session_wins.c: the windows (in pairs, the last one maybe open) */
 bool session_wins_open(const struct session_wins *w);
@@ -98,6 +113,15 @@ struct session_live {
 	int (*probe_add)(void *arg, const char *def, enum utrace_live_probe file, char **line,
 			 const struct utrace_event_format **fmt, struct utrace_error *err);
 	struct utrace_ktrace *kt;  /* the kernel's instance, or NULL */
+	/* the kernel's sched events whose records a pid list also keeps for
+	 * the other task's id (session_inst_pids.c): kernel id (-1: none),
+	 * the offsets of those ids (prev_pid, next_pid; pid) */
+	struct session_ksched {
+		int kid;
+		uint32_t off[2];
+		unsigned noff;
+	} ksched[4];
+	bool ksched_known;
 	/* bookmarks in the growing file (live_resume), used under the
 	 * tracefs's lock */
 	struct utrace_dat_resume **resumes;
@@ -196,6 +220,23 @@ void session_inst_reader_take(struct session_live *rl, struct session_sel *s);
 void session_inst_reader_drop(struct session_live *rl, struct session_sel *s);
 int session_sel_print_snapshot(void *arg, FILE *out, const char *tracer, uint32_t options,
 			       unsigned from, unsigned *count, struct utrace_error *err);
+/* session_inst_pids.c: a reader's set_event_pid, set_event_notrace_pid,
+ * set_ftrace_pid, set_ftrace_notrace_pid and their options event-fork and
+ * function-fork (lib/tracefs/live.h's event_pids, ftrace_pids, pids_get,
+ * follow_fork); the readers that count and their lists' times, after an
+ * instance was made or removed; the forks' and exits' changes to the
+ * lists applied (in session_inst_sync); whether reader s wants record ev
+ * by its lists (its events' lists, or for a call the function lists) */
+int session_sel_event_pids(void *arg, const int32_t *tids, unsigned n, const int32_t *notrace,
+			   unsigned nn);
+int session_sel_ftrace_pids(void *arg, const int32_t *tids, unsigned n, const int32_t *notrace,
+			    unsigned nn);
+unsigned session_sel_pids_get(void *arg, enum utrace_live_pids which, int32_t *tids);
+void session_sel_follow_fork(void *arg, unsigned follow);
+void session_pids_readers(struct session_live *rl, bool first);
+void session_pids_sync(struct session_live *rl);
+bool session_sel_pids_keep(const struct session_sel *s, const struct utrace_event *ev, bool call);
+void session_sel_pids_free(struct session_sel *s);
 /* session_inst.c: tracing_cpumask of a reader (ops->cpu_off) */
 void session_sel_cpu_off(void *arg, uint64_t off);
 int session_inst_new(void *arg, const char *name, struct utrace_live_ops *ops,

@@ -635,8 +635,7 @@ static const char *const top_only[] = {
     "uprobe_events",  "kprobe_profile",	    "function_profile_enabled",
     "tracing_thresh", "utrace.dat",	    "trace_stat",
     "per_cpu",	     "set_graph_function", "set_graph_notrace",
-    "max_graph_depth", "set_ftrace_notrace_pid", "set_event_notrace_pid",
-    "set_ftrace_pid", "set_event_pid",
+    "max_graph_depth",
 };
 
 bool live_file_in_instance(const char *name)

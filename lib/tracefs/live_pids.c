@@ -21,10 +21,12 @@
  * are never written.  Both go to every process at once (ops->ftrace_pids:
  * the control page, runtime/trace_pid.c); set_event_pid and
  * set_event_notrace_pid alike for events (ops->event_pids,
- * runtime/trace_events.c).  The recording owns the lists: with the
- * options event-fork and function-fork (live_options.c) it adds a fork
- * child to those its parent thread is in, so each open takes them back
- * (ops->pids_get).  The caller holds l->lock.
+ * runtime/trace_events.c).  An instance's four are its own, through its
+ * own ops (the recording runs the union of the readers' in the
+ * processes: lib/session/session_inst_pids.c).  The recording owns the
+ * lists: with the options event-fork and function-fork (live_options.c)
+ * it adds a fork child to those its parent thread is in, so each open
+ * takes them back (ops->pids_get).  The caller holds l->lock.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -9,9 +9,11 @@
 # filter keeps), the top level only its own, a snapshot taken in one
 # shows that one's records, tracing_cpumask of one leaves out only its own,
 # a marker written in one is in no other, a reader's tracing_on stops
-# only its own trace; rmdir is EBUSY while the instance's trace_pipe is
-# open, and an instance's events go off in the program with it
-# (lib/session/session_inst.c).
+# only its own trace, each has its own set_event_pid and
+# set_event_notrace_pid (what one's lists leave out the others still
+# get); rmdir is EBUSY while the instance's trace_pipe is open, and an
+# instance's events go off in the program with it
+# (lib/session/session_inst.c, session_inst_pids.c).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -81,6 +83,44 @@ check "rmdir of c: b's lt_work stays on" test "$(cat instances/b/$E/lt_work/enab
 echo livetp:lt_tick >set_event
 check "the top level's own lt_tick is in its trace" wait_for trace ' lt_tick: '
 check "... and b's lt_work is not" not grep -q ' lt_work: ' trace
+
+# an instance's own set_event_pid and set_event_notrace_pid: the records
+# one reader's lists leave out are still there for the others
+mkdir instances/p
+echo 1 >instances/p/$E/lt_tick/enable
+TID=$(sed -n 's/^ *ltp-\([0-9]*\) .*/\1/p' trace | head -1)
+check "p has its own set_event_pid, set_event_notrace_pid, options/event-fork (0)" \
+	test -f instances/p/set_event_pid -a -f instances/p/set_event_notrace_pid \
+	-a "$(cat instances/p/options/event-fork)" = 0
+echo "$TID" >instances/p/set_event_pid
+check "p's set_event_pid reads back the program's thread ($TID)" \
+	test -n "$TID" -a "$(cat instances/p/set_event_pid)" = "$TID"
+check "... the top level's is still empty" test -z "$(cat set_event_pid)"
+echo >instances/p/trace
+check "p, the program's thread listed, gets its lt_tick" wait_for instances/p/trace ' lt_tick: '
+echo 4000000 >instances/p/set_event_pid # no thread's id
+echo >instances/p/trace
+echo >trace
+check "p lists another thread: the top level still gets lt_tick" wait_for trace ' lt_tick: '
+check "... and p none" not grep -q ' lt_tick: ' instances/p/trace
+echo >instances/p/set_event_pid
+echo "$TID" >instances/p/set_event_notrace_pid
+echo >instances/p/trace
+echo >trace
+check "p's set_event_notrace_pid has the thread: the top level still gets lt_tick" \
+	wait_for trace ' lt_tick: '
+check "... and p none" not grep -q ' lt_tick: ' instances/p/trace
+echo >instances/p/set_event_notrace_pid
+echo 4000000 >set_event_pid
+check "the top level's set_event_pid is its own" \
+	test "$(cat set_event_pid)/$(cat instances/p/set_event_pid)" = 4000000/
+echo >trace
+echo >instances/p/trace
+check "the top level lists another thread: p still gets lt_tick" \
+	wait_for instances/p/trace ' lt_tick: '
+check "... and the top level none" not grep -q ' lt_tick: ' trace
+echo >set_event_pid
+rmdir instances/p
 
 # tracing_cpumask: an instance that leaves out every CPU sees nothing new,
 # the others go on

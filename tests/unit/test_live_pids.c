@@ -17,6 +17,8 @@
  * child may have joined); the options event-fork and function-fork go
  * to ops->follow_fork, and the recorder adds a fork child to the lists
  * its parent thread is in, as they say, and takes it out at its exit.
+ * Each reader (the top level, an instance) has its own lists and
+ * options; the control page's are their union.
  * options/dump-on-crash (live_options.c) goes to ops->dump_on_crash and
  * the recorder puts it in the control page's dump_on_crash word
  * (runtime/crash.c reads it; tests/kernel/tracefs_crash.sh runs it).
@@ -324,45 +326,99 @@ static void follow(struct utrace_recorder *r)
 	int32_t got_l[UTRACE_FT_PIDS];
 	uint32_t g;
 
-	utrace_recorder_live_event_pids(r, ev, 2, evno, 1);
-	utrace_recorder_live_ftrace_pids(r, ft, 1, NULL, 0);
+	utrace_recorder_live_event_pids(r, 0, ev, 2, evno, 1);
+	utrace_recorder_live_ftrace_pids(r, 0, ft, 1, NULL, 0);
 	rec_live_pids_fork(r, 11, 500);
-	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_EVENT, got_l) == 2,
+	check(utrace_recorder_live_pids_get(r, 0, UTRACE_RECORDER_PIDS_EVENT, got_l) == 2,
 	      "options off: a fork adds nothing");
-	utrace_recorder_live_follow_fork(r, UTRACE_RECORDER_FOLLOW_EVENT);
+	utrace_recorder_live_follow_fork(r, 0, UTRACE_RECORDER_FOLLOW_EVENT);
 	g = r->ctl->ft_pid_gen;
 	rec_live_pids_fork(r, 11, 500);
 	rec_live_pids_fork(r, 12, 501);
 	rec_live_pids_fork(r, 13, 502);
-	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_EVENT, got_l) == 3 &&
+	check(utrace_recorder_live_pids_get(r, 0, UTRACE_RECORDER_PIDS_EVENT, got_l) == 3 &&
 		  got_l[2] == 500 && !r->ctl->ev_pids[3],
 	      "event-fork: the child of a listed thread joins set_event_pid, 0-terminated");
-	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_EVENT_NOTRACE, got_l) == 2 &&
+	check(utrace_recorder_live_pids_get(r, 0, UTRACE_RECORDER_PIDS_EVENT_NOTRACE, got_l) == 2 &&
 		  got_l[1] == 501,
 	      "... and set_event_notrace_pid; a thread in no list adds no child");
-	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_FTRACE, got_l) == 1 &&
+	check(utrace_recorder_live_pids_get(r, 0, UTRACE_RECORDER_PIDS_FTRACE, got_l) == 1 &&
 		  r->ctl->ft_pid_gen == g,
 	      "the function lists follow function-fork only");
-	utrace_recorder_live_follow_fork(r, UTRACE_RECORDER_FOLLOW_FUNCTION);
+	utrace_recorder_live_follow_fork(r, 0, UTRACE_RECORDER_FOLLOW_FUNCTION);
 	rec_live_pids_fork(r, 11, 503);
-	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_FTRACE, got_l) == 2 &&
+	check(utrace_recorder_live_pids_get(r, 0, UTRACE_RECORDER_PIDS_FTRACE, got_l) == 2 &&
 		  got_l[1] == 503 && r->ctl->ft_pid_gen != g && (r->ctl->ft_pid_gen & 1),
 	      "function-fork: set_ftrace_pid gets the child, ft_pid_gen a new count");
-	utrace_recorder_live_follow_fork(r, UTRACE_RECORDER_FOLLOW_EVENT |
+	utrace_recorder_live_follow_fork(r, 0, UTRACE_RECORDER_FOLLOW_EVENT |
 						UTRACE_RECORDER_FOLLOW_FUNCTION);
 	rec_live_pids_exit(r, 10);
 	rec_live_pids_exit(r, 503);
-	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_EVENT, got_l) == 2 &&
+	check(utrace_recorder_live_pids_get(r, 0, UTRACE_RECORDER_PIDS_EVENT, got_l) == 2 &&
 		  got_l[0] == 500 && got_l[1] == 11 &&
-		  utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_FTRACE, got_l) == 1 &&
+		  utrace_recorder_live_pids_get(r, 0, UTRACE_RECORDER_PIDS_FTRACE, got_l) == 1 &&
 		  got_l[0] == 11,
 	      "a process that exits leaves the lists, the last entry takes its place");
 	for (int i = 0; i < UTRACE_EV_PIDS; i++)
 		rec_live_pids_fork(r, 11, 1000 + i);
-	check(utrace_recorder_live_pids_get(r, UTRACE_RECORDER_PIDS_EVENT, got_l) == UTRACE_EV_PIDS,
+	check(utrace_recorder_live_pids_get(r, 0, UTRACE_RECORDER_PIDS_EVENT, got_l) == UTRACE_EV_PIDS,
 	      "a full list takes no more children");
-	utrace_recorder_live_event_pids(r, NULL, 0, NULL, 0);
-	utrace_recorder_live_ftrace_pids(r, NULL, 0, NULL, 0);
+	utrace_recorder_live_event_pids(r, 0, NULL, 0, NULL, 0);
+	utrace_recorder_live_ftrace_pids(r, 0, NULL, 0, NULL, 0);
+}
+
+/* The lists of several readers (the top level, instances): the control
+ * page's are their union, each reader's forks and exits are its own and
+ * logged with their times once readers are counted. */
+static void readers(struct utrace_recorder *r)
+{
+	const int32_t ten[1] = {10}, twenty[1] = {20}, thirty[1] = {30};
+	struct utrace_recorder_pid_change *ch = NULL;
+	int32_t got_l[UTRACE_RECORDER_PIDS_MAX];
+	size_t n;
+
+	utrace_recorder_live_follow_fork(r, 0, 0);
+	utrace_recorder_live_event_pids(r, 0, ten, 1, NULL, 0);
+	utrace_recorder_live_pid_readers(r, 1u | 1u << 1);
+	check(!r->ctl->ev_pids[0], "reader 1 without lists: the page's ids empty (every thread)");
+	utrace_recorder_live_event_pids(r, 1, twenty, 1, NULL, 0);
+	check(r->ctl->ev_pids[0] == 10 && r->ctl->ev_pids[1] == 20 && !r->ctl->ev_pids[2],
+	      "readers 0 {10} and 1 {20}: the page's ids the union");
+	check(utrace_recorder_live_pids_get(r, 1, UTRACE_RECORDER_PIDS_EVENT, got_l) == 1 &&
+		  got_l[0] == 20 && utrace_recorder_live_pids_get(r, 0, 0, got_l) == 1 &&
+		  got_l[0] == 10,
+	      "... each reader reads its own");
+	utrace_recorder_live_event_pids(r, 0, NULL, 0, thirty, 1);
+	check(!r->ctl->ev_pids[0] && r->ctl->ev_notrace_pids[0] == 30,
+	      "0 without ids, notrace {30}, 1 not wanting 30: the page leaves 30 out");
+	utrace_recorder_live_event_pids(r, 1, thirty, 1, NULL, 0);
+	check(!r->ctl->ev_pids[0] && !r->ctl->ev_notrace_pids[0],
+	      "... reader 1 lists 30: the page records it");
+	utrace_recorder_live_follow_fork(r, 1, UTRACE_RECORDER_FOLLOW_EVENT);
+	rec_live_pids_fork(r, 30, 31);
+	check(utrace_recorder_live_pids_get(r, 1, UTRACE_RECORDER_PIDS_EVENT, got_l) == 2 &&
+		  got_l[1] == 31 &&
+		  utrace_recorder_live_pids_get(r, 0, UTRACE_RECORDER_PIDS_EVENT_NOTRACE, got_l) ==
+		      1,
+	      "event-fork of reader 1: the child of 30 joins its list, not reader 0's");
+	rec_live_pids_exit(r, 31);
+	n = utrace_recorder_live_pid_changes(r, &ch);
+	check(n == 2 && ch[0].reader == 1 && ch[0].which == UTRACE_RECORDER_PIDS_EVENT &&
+		  ch[0].tid == 31 && ch[0].join && !ch[1].join && ch[1].ns >= ch[0].ns &&
+		  ch[0].ns > 0,
+	      "the join and the leave are logged, in order, with their times (%zu)", n);
+	free(ch);
+	check(utrace_recorder_live_pid_changes(r, &ch) == 0, "... and handed over once");
+	free(ch);
+	utrace_recorder_live_event_pids(r, 0, ten, 1, NULL, 0);
+	utrace_recorder_live_pid_readers(r, 1);
+	check(r->ctl->ev_pids[0] == 10 && !r->ctl->ev_pids[1] &&
+		  utrace_recorder_live_pids_get(r, 1, UTRACE_RECORDER_PIDS_EVENT, got_l) == 0,
+	      "reader 1 gone: its lists too, the page the top level's");
+	utrace_recorder_live_pid_readers(r, 1u | 1u << UTRACE_READERS);
+	check(!r->ctl->ev_pids[0], "a reader without a slot: every thread");
+	utrace_recorder_live_pid_readers(r, 1);
+	utrace_recorder_live_event_pids(r, 0, NULL, 0, NULL, 0);
 }
 
 static void recorder(void)
@@ -385,20 +441,21 @@ static void recorder(void)
 	}
 	g0 = r->ctl->ft_pid_gen;
 	check(!(g0 & 1), "no list at start: bit 0 of ft_pid_gen clear");
-	check(utrace_recorder_live_ftrace_pids(r, pids, 2, no, 1) == 0, "lists set");
+	check(utrace_recorder_live_ftrace_pids(r, 0, pids, 2, no, 1) == 0, "lists set");
 	g1 = r->ctl->ft_pid_gen;
 	check((g1 & 1) && g1 != g0 && r->ctl->ft_pids[0] == 100 && r->ctl->ft_pids[1] == 200 &&
 		  !r->ctl->ft_pids[2] && r->ctl->ft_notrace_pids[0] == 300 &&
 		  !r->ctl->ft_notrace_pids[1],
 	      "0-terminated lists on the page, bit 0 set, a new count (%#x)", g1);
-	check(utrace_recorder_live_ftrace_pids(r, NULL, 0, NULL, 0) == 0, "lists cleared");
+	check(utrace_recorder_live_ftrace_pids(r, 0, NULL, 0, NULL, 0) == 0, "lists cleared");
 	g2 = r->ctl->ft_pid_gen;
 	check(!(g2 & 1) && g2 != g1 && g2 != g0 && !r->ctl->ft_pids[0] && !r->ctl->ft_notrace_pids[0],
 	      "empty: bit 0 clear, another count (%#x)", g2);
-	check(utrace_recorder_live_ftrace_pids(r, many, UTRACE_FT_PIDS + 1, NULL, 0) == -ENOSPC &&
+	check(utrace_recorder_live_ftrace_pids(r, 0, many, UTRACE_FT_PIDS + 1, NULL, 0) == -ENOSPC &&
 		  r->ctl->ft_pid_gen == g2,
 	      "more than UTRACE_FT_PIDS: -ENOSPC, nothing changed");
 	follow(r);
+	readers(r);
 	check(!r->ctl->dump_on_crash, "no --dump-on-crash: the page's dump_on_crash 0");
 	utrace_recorder_live_dump_on_crash(r, true);
 	check(r->ctl->dump_on_crash == 1, "options/dump-on-crash 1: the word 1");
