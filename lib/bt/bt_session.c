@@ -639,7 +639,7 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 	struct utrace_event ev;
 	int ret = utrace_dat_open(path, &d, r->err);
 
-	r->cmdlines.fresh = false; /* a thread gone since the last reading */
+	bt_cmdlines_stale(&r->cmdlines); /* a thread gone, or renamed, since the last reading */
 	if (!ret)
 		ret = map_events(r, d, &fmts);
 	if (!ret)

@@ -184,6 +184,12 @@ void bt_cmdlines_free(struct bt_cmdlines *cl)
 	*cl = (struct bt_cmdlines){0};
 }
 
+void bt_cmdlines_stale(struct bt_cmdlines *cl)
+{
+	cl->fresh = false;
+	memset(cl->seen, 0, sizeof(cl->seen));
+}
+
 /* The kernel's name of tid, gone: cl, read once a reading. */
 static void saved_cmdline(struct bt_cmdlines *cl, int tid, char *comm, size_t size)
 {
@@ -292,11 +298,16 @@ void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int 
 			size_t size)
 {
 	const char *c = utrace_dat_comm(d, tid);
+	struct bt_cmdline *seen = &cl->seen[(unsigned)tid % BT_COMM_CACHE];
 	char path[64];
 	FILE *f;
 
 	if (c && *c && strcmp(c, "<...>")) {
 		snprintf(comm, size, "%s", c);
+		return;
+	}
+	if (tid > 0 && seen->pid == tid) {
+		snprintf(comm, size, "%s", seen->comm);
 		return;
 	}
 	snprintf(comm, size, "<...>");
@@ -305,7 +316,9 @@ void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int 
 		if (fgets(comm, (int)size, f))
 			comm[strcspn(comm, "\n")] = 0;
 		fclose(f);
-		return;
+	} else {
+		saved_cmdline(cl, tid, comm, size); /* gone already: the kernel's name of it */
 	}
-	saved_cmdline(cl, tid, comm, size); /* gone already: the kernel's name of it */
+	seen->pid = tid;
+	snprintf(seen->comm, sizeof(seen->comm), "%s", comm);
 }

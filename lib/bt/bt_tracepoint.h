@@ -20,10 +20,16 @@ struct bt_cmdline {
 	int pid;
 	char comm[16];
 };
+#define BT_COMM_CACHE 256 /* threads whose name a reading keeps */
 struct bt_cmdlines {
 	struct bt_cmdline *v;
 	size_t n;
 	bool fresh; /* read in this reading: not again */
+	/* the names read from /proc (or saved_cmdlines) in this reading, by
+	 * tid % BT_COMM_CACHE (pid 0: none): a system-wide probe of openat
+	 * that read /proc/TID/comm at every hit of a thread the recording
+	 * does not name (utrace bt's own) made a hit per hit, without end */
+	struct bt_cmdline seen[BT_COMM_CACHE];
 };
 
 /* args.FIELD (n->str) in probe pr of tracepoints: typed from the format
@@ -57,5 +63,7 @@ void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int 
 int bt_cmdlines_parse(struct bt_cmdlines *cl, const char *text);
 const char *bt_cmdlines_find(const struct bt_cmdlines *cl, int pid);
 void bt_cmdlines_free(struct bt_cmdlines *cl);
+/* A new reading: saved_cmdlines and /proc read again when asked. */
+void bt_cmdlines_stale(struct bt_cmdlines *cl);
 
 #endif
