@@ -75,7 +75,8 @@ bool bt_live_step(void *arg, struct utrace_session *s)
 	/* intervals count from the probes attached, as bpftrace's */
 	for (unsigned i = 0; i < r->nsites && !r->notified; i++)
 		if (r->sites[i].type == BT_P_INTERVAL)
-			r->sites[i].next_tick = (uint64_t)now + r->sites[i].period_ns;
+			r->sites[i].next_tick =
+			    (uint64_t)(r->attach_ns ? r->attach_ns : now) + r->sites[i].period_ns;
 	/* profile samples every CPU, -c and -p or not, as bpftrace's; the
 	 * traced process only where the kernel lets none but root see all */
 	if (!r->notified && bt_profile_open(r, geteuid() == 0 || r->waiting ? 0

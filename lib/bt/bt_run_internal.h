@@ -85,6 +85,7 @@ struct bt_run {
 	struct utrace_dat_resume *resume;
 	struct bt_cmdlines cmdlines; /* the names of threads gone, read once a reading */
 	int64_t next_step_ns;
+	int64_t attach_ns; /* when the recording's probes went on (the intervals count from it) */
 	bool notified; /* __BPFTRACE_NOTIFY_PROBES_ATTACHED said */
 	/* bt_session.c: no process named, the recording's own that waits
 	 * (its pid once known: its events are left out) */

@@ -297,6 +297,10 @@ static int record(struct bt_run *r, const char *path, int *status)
 		ret = utrace_session_opts_finish(&so, r->err) ? 2 : 0;
 	if (!ret)
 		ret = utrace_session_new(&so, &s) < 0 ? 1 : 0;
+	/* (the recording's probes go on in it: the intervals count from its
+	 * start, so that a hit right after does not come before their first
+	 * tick, which bpftrace starts as it attaches) */
+	r->attach_ns = mono_ns();
 	if (!ret)
 		ret = utrace_session_start(s, r->err);
 	if (!ret) {
