@@ -81,7 +81,13 @@ struct bt_run {
 	 * calls: files call each other one way) */
 	int (*replay)(struct bt_run *r, const char *path, uint64_t horizon);
 	uint64_t replayed_ts; /* the newest event replayed, 0: none yet */
-	uint64_t seen_tsc, seen_kts; /* its stamp as written: user (TSC), kernel (ns) */
+	/* its stamp as written: user (TSC), kernel (ns), and how many events
+	 * of that very stamp were replayed (two CPUs' records may share one);
+	 * again: how many of those this reading has met */
+	struct bt_seen {
+		uint64_t stamp;
+		unsigned n, again;
+	} seen_user, seen_kernel;
 	struct utrace_dat_resume *resume;
 	struct bt_cmdlines cmdlines; /* the names of threads gone, read once a reading */
 	int64_t next_step_ns;

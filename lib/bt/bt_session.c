@@ -551,17 +551,28 @@ void bt_run_ticks(struct bt_run *r, uint64_t ts)
 }
 
 /* Whether an earlier reading replayed ev: its time stamp as written (a
- * user record's TSC count, a kernel record's clock), not ts, which a
- * later reading of the grown file may calibrate a little differently;
- * else it is the newest replayed. */
-static bool bt_replayed_already(struct bt_run *r, const struct utrace_event *ev)
+ * user record's TSC count, a kernel record's count of its trace_clock:
+ * the TSC's under x86-tsc, ns under mono), not ts, which a later reading
+ * of the grown file may calibrate a little differently (a kernel record
+ * replayed twice, or never, at the edge of two readings);
+ * else it is the newest replayed.  Records of the newest stamp are
+ * counted: a flood of openat on two CPUs gives two records the same
+ * stamp now and then, and the second is not one replayed already. */
+static bool bt_replayed_already(struct bt_run *r, const struct utrace_event *ev, bool kmono)
 {
-	uint64_t *seen = ev->has_ctx ? &r->seen_kts : &r->seen_tsc;
-	uint64_t stamp = ev->has_ctx ? ev->ts : ev->tsc;
+	struct bt_seen *seen = ev->has_ctx ? &r->seen_kernel : &r->seen_user;
+	uint64_t stamp = ev->has_ctx && kmono ? ev->ts : ev->tsc;
 
-	if (*seen && stamp <= *seen)
+	if (seen->stamp && stamp < seen->stamp)
 		return true;
-	*seen = stamp;
+	if (seen->stamp && stamp == seen->stamp && seen->again++ < seen->n)
+		return true;
+	if (stamp == seen->stamp) {
+		seen->n++;
+	} else {
+		seen->stamp = stamp;
+		seen->n = seen->again = 1;
+	}
 	if (ev->ts > r->replayed_ts)
 		r->replayed_ts = ev->ts;
 	return false;
@@ -642,8 +653,11 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 	struct utrace_dat *d = NULL;
 	struct utrace_event ev;
 	int ret = utrace_dat_open(path, &d, r->err);
+	const char *kclock = ret ? NULL : utrace_dat_kernel_clock(d);
+	bool kmono = kclock && !strcmp(kclock, "mono");
 
 	bt_cmdlines_stale(&r->cmdlines); /* a thread gone, or renamed, since the last reading */
+	r->seen_user.again = r->seen_kernel.again = 0;
 	if (!ret)
 		ret = map_events(r, d, &fmts);
 	if (!ret)
@@ -668,7 +682,7 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 		}
 		if (ev.ts > horizon)
 			break;
-		if (bt_replayed_already(r, &ev))
+		if (bt_replayed_already(r, &ev, kmono))
 			continue;
 		bt_run_ticks(r, ev.ts);
 		if (h->data && ev.kind == UTRACE_EV_EVENT)
