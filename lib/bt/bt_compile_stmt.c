@@ -69,8 +69,8 @@ static void join(struct comp *c, const struct bt_node *n)
 			if (!i && join_at_hit(c, n))
 				break;
 			bt_comp_unsupported(c, n, "join() of an array the probe's arguments do not "
-						  "give (a kernel event's pointers, an address "
-						  "computed at run time outside a uprobe)");
+						  "give (an address computed at run time outside a "
+						  "uprobe, other than a kernel event's char ** field)");
 			return;
 		}
 		bt_comp_emit(c, UTRACE_BOP_FIELD, bt_comp_field(c, fa, 0), 1, 0);

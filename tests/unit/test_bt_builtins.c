@@ -106,7 +106,8 @@ static void test_builtins(void)
 
 /* join() of a uprobe's char ** (libc's execve's argv, read at the hit):
  * the strings up to the NULL, " " or the delimiter between, one line
- * each, as bpftrace's; a kernel event's pointer array is refused. */
+ * each, as bpftrace's (a kernel event's char ** field: the kernel tier,
+ * tests/kernel/bt_tracepoint.sh). */
 static void test_join(void)
 {
 	struct utrace_error err = {0};
