@@ -482,6 +482,8 @@ static int parse_one(struct utrace_uprobe *p, const struct upr_point *pt, const 
 		if (count || (t && strcmp(t, "string")))
 			return fail(fa, UTRACE_UPROBE_ERR_NEED_STRING_TYPE, toffs);
 		type = "string";
+	} else if (pt->event && !t && !strncmp(buf, "\\\"", 2)) {
+		type = "string"; /* an event probe's string constant: a string by default */
 	}
 	size = pt->in_process && type && !strcmp(type, "symbol") ? 8 : type_size(type, &string);
 	if (!size)
@@ -489,8 +491,11 @@ static int parse_one(struct utrace_uprobe *p, const struct upr_point *pt, const 
 
 	if (parse_arg(fa, buf, bpos) < 0)
 		return -1;
-	/* an event probe's $comm is a string or nothing (its store is one) */
-	if (pt->event && fa->op == OP_COMM && !string)
+	/* an event probe's $comm, or string constant, is a string or nothing
+	 * (its store is one: a 4-byte __data_loc, which a u8 or a b4@2/16
+	 * slot does not hold) */
+	if (pt->event &&
+	    ((fa->op == OP_COMM && !string) || (fa->op == OP_DATA && (!string || count))))
 		return fail(fa, UTRACE_UPROBE_ERR_NEED_STRING_TYPE, toffs);
 
 	/* finalize_fetch_insn(): what the type needs of the fetcharg */

@@ -97,6 +97,13 @@ static void syntax_errors(void)
 	/* $comm is a string or nothing */
 	error_at("e:foo/bar syscalls/sys_enter_openat a=$comm:^u32",
 		 UTRACE_UPROBE_ERR_NEED_STRING_TYPE);
+	/* so is a string constant: its 4-byte store does not fit a u8's or a
+	 * 16-bit bit-field's slot (found by fuzz_eprobe: a program the
+	 * runtime refuses) */
+	error_at("e:foo/bar syscalls/sys_enter_openat a=\\\"hi\\\":^u8",
+		 UTRACE_UPROBE_ERR_NEED_STRING_TYPE);
+	error_at("e:foo/bar syscalls/sys_enter_openat a=\\\"hi\\\":^b4@2/16",
+		 UTRACE_UPROBE_ERR_NEED_STRING_TYPE);
 }
 
 static uint64_t loads;
