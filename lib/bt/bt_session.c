@@ -44,9 +44,7 @@ static const char *const arg_regs[6] = {"%di", "%si", "%dx", "%cx", "%r8", "%r9"
 #define HS_MAX 64 /* str(argN) and str(retval), args.FIELD's, a kernel event's captures */
 
 struct hit_strs {
-	uint64_t addr[HS_MAX];
-	const char *s[HS_MAX];
-	size_t len[HS_MAX];
+	struct utrace_kcap_region rg[HS_MAX]; /* each string's address and bytes */
 	unsigned n;
 	uint64_t cap[UTRACE_FETCH_REC_MAX / 8];
 	uint32_t ncap, next;
@@ -58,32 +56,20 @@ static __thread struct hit_strs *cur_strs;
 static __thread const struct bt_site *cur_site;
 static __thread const struct utrace_event *cur_ev;
 
+/* A string of a hit at addr: len bytes at s. */
+static void hs_add(struct hit_strs *hs, uint64_t addr, const char *s, size_t len)
+{
+	hs->rg[hs->n++] = (struct utrace_kcap_region){addr, (const uint8_t *)s, len};
+}
+
 static int load_captured(uint64_t addr, unsigned size, uint64_t *out)
 {
 	struct hit_strs *h = cur_strs;
 	int ret;
 
-	unsigned filled = 0; /* bit k: byte k came from a string */
-	bool found = false;
-
 	/* (an aligned word may hold the end of one string and the start of
-	 * the next: each byte from the first string that has it; a string's
-	 * NUL, one past its bytes, reads 0) */
-	*out = 0;
-	for (unsigned i = 0; h && i < h->n; i++) {
-		if (addr + size <= h->addr[i] || addr > h->addr[i] + h->len[i])
-			continue;
-		for (unsigned k = 0; k < size; k++) {
-			uint64_t a = addr + k;
-
-			if (a >= h->addr[i] && a < h->addr[i] + h->len[i] && !(filled >> k & 1)) {
-				*out |= (uint64_t)(uint8_t)h->s[i][a - h->addr[i]] << (8 * k);
-				filled |= 1u << k;
-			}
-		}
-		found = true;
-	}
-	if (found)
+	 * the next, and a string's NUL is one past its bytes) */
+	if (h && utrace_kcap_regions_load(h->rg, h->n, addr, size, out) == 0)
 		return 0;
 	if (!h || !h->captured)
 		return -1;
@@ -456,21 +442,18 @@ static void tp_args(const struct bt_run *r, const struct bt_site *s, const struc
 		    utrace_event_field_find(s->fmt, r->prog.tp_fields[i]);
 		const uint8_t *p;
 		uint64_t v = 0;
+		size_t len = 0;
 
 		if (!fl || fl->offset < 8 || fl->offset - 8 + fl->size > ev->data_len)
 			continue;
 		p = (const uint8_t *)ev->data + fl->offset - 8;
 		if (fl->kind == UTRACE_EF_CHARS || fl->kind == UTRACE_EF_STRING) {
 			hit->args[i] = (int64_t)(TP_STR_ADDR + ((uint64_t)i << 24));
-			hs->addr[hs->n] = (uint64_t)hit->args[i];
-			if (fl->kind == UTRACE_EF_CHARS) {
-				hs->s[hs->n] = (const char *)p;
-				hs->len[hs->n] = strnlen((const char *)p, fl->size);
-			} else {
-				hs->s[hs->n] = field_str(s->fmt, ev, r->prog.tp_fields[i],
-							 &hs->len[hs->n]);
-			}
-			hs->n++;
+			hs_add(hs, (uint64_t)hit->args[i],
+			       fl->kind == UTRACE_EF_CHARS
+				   ? (const char *)p
+				   : field_str(s->fmt, ev, r->prog.tp_fields[i], &len),
+			       fl->kind == UTRACE_EF_CHARS ? strnlen((const char *)p, fl->size) : len);
 		} else if (fl->size <= 8) {
 			memcpy(&v, p, fl->size);
 			if (fl->is_signed && fl->size < 8 && (v >> (8 * fl->size - 1) & 1))
@@ -488,11 +471,8 @@ static void kernel_strs(struct bt_run *r, unsigned k, const struct utrace_event 
 	struct utrace_kcap_region rg[HS_MAX];
 	unsigned n = bt_kcap_take(r, k, (int)ev->tid, ev->ts, hit->args, rg, HS_MAX - hs->n);
 
-	for (unsigned i = 0; i < n; i++, hs->n++) {
-		hs->addr[hs->n] = rg[i].addr;
-		hs->s[hs->n] = (const char *)rg[i].bytes;
-		hs->len[hs->n] = rg[i].len;
-	}
+	for (unsigned i = 0; i < n; i++)
+		hs->rg[hs->n++] = rg[i];
 }
 
 static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
@@ -522,10 +502,11 @@ static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrac
 	for (unsigned i = 0; i < 7; i++) {
 		if (!(s->strargs >> i & 1))
 			continue;
-		hs->addr[hs->n] = i == 6 ? (uint64_t)hit->builtin[UTRACE_BB_RETVAL]
-					 : (uint64_t)hit->args[i];
-		hs->s[hs->n] = field_str(s->fmt, ev, names[i], &hs->len[hs->n]);
-		hs->n++;
+		const char *str = field_str(s->fmt, ev, names[i], &len);
+
+		hs_add(hs,
+		       i == 6 ? (uint64_t)hit->builtin[UTRACE_BB_RETVAL] : (uint64_t)hit->args[i],
+		       str, len);
 	}
 }
 

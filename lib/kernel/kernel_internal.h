@@ -32,6 +32,7 @@ enum { KT_OWN_UNSET, KT_OWN_YES, KT_OWN_NO, KT_OWN_UNKNOWN };
 struct kt_task_state {
 	uint8_t own;	  /* KT_OWN_*: of the command's thread group */
 	uint8_t proc;	  /* its tgid is from /proc */
+	uint8_t cmdline;  /* its comm looked for in the kernel's saved_cmdlines */
 	uint8_t made;	  /* its task_newtask record was read: */
 	uint8_t thread;	  /* CLONE_THREAD, */
 	uint32_t creator; /* by this task (index) */
@@ -106,6 +107,9 @@ struct utrace_ktrace {
 int kt_set(struct utrace_ktrace *kt, const char *file, const char *value,
 	   struct utrace_error *err);
 ssize_t kt_note_task(struct utrace_ktrace *kt, int pid);
+/* kernel_tasks.c: the tasks that had exited when first read, named from the
+ * kernel's saved_cmdlines */
+void kt_name_exited(struct utrace_ktrace *kt);
 /* Task i named again from /proc, if it still runs: its comm now. */
 void kt_task_rename(struct utrace_ktrace *kt, size_t i);
 /* The index of task pid in kt->tasks, -1 if no record named it. */

@@ -77,6 +77,18 @@ unsigned utrace_kcap_take(struct utrace_kcap *k, int tid, int tag, uint64_t ns,
 			  const uint64_t *vals, unsigned n, struct utrace_kcap_region *out,
 			  unsigned max);
 
+/*
+ * Reads size bytes at addr from regions rg[0..n) (utrace_kcap_take's, or
+ * copies of them) into *out, little endian, each byte from the first
+ * region that holds it, the byte one past a region (a string's NUL, not
+ * in its region) as 0, and 0 where none does: an aligned word may hold
+ * the end of one string and the start of the next, and a string read a
+ * word at a time reads past its NUL.  0 if any byte was found, -1 if none
+ * (a fault).
+ */
+int utrace_kcap_regions_load(const struct utrace_kcap_region *rg, unsigned n, uint64_t addr,
+			     unsigned size, uint64_t *out);
+
 /* Captures lost: the BPF ring was full at the hit, or the reader's queue
  * (a record that never came is not counted). */
 uint64_t utrace_kcap_lost(const struct utrace_kcap *k);

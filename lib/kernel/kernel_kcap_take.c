@@ -254,3 +254,26 @@ void kcap_threads_free(struct utrace_kcap *k)
 	free(k->cur);
 	k->cur = NULL;
 }
+
+int utrace_kcap_regions_load(const struct utrace_kcap_region *rg, unsigned n, uint64_t addr,
+			     unsigned size, uint64_t *out)
+{
+	unsigned filled = 0; /* bit k: byte k found */
+
+	*out = 0;
+	for (unsigned i = 0; i < n && size <= 8; i++) {
+		/* (the byte one past a region is its string's NUL: it reads 0) */
+		if (addr + size <= rg[i].addr || addr > rg[i].addr + rg[i].len)
+			continue;
+		for (unsigned k = 0; k < size; k++) {
+			uint64_t a = addr + k;
+
+			if (a < rg[i].addr || a > rg[i].addr + rg[i].len || filled >> k & 1)
+				continue;
+			if (a < rg[i].addr + rg[i].len)
+				*out |= (uint64_t)rg[i].bytes[a - rg[i].addr] << (8 * k);
+			filled |= 1u << k;
+		}
+	}
+	return filled ? 0 : -1;
+}

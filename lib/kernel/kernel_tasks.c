@@ -137,6 +137,38 @@ void kt_task_rename(struct utrace_ktrace *kt, size_t i)
 		kt->tasks[i] = t;
 }
 
+/*
+ * The tasks that had exited when their first record was read (no comm in
+ * /proc: a short command, `ls`, read after it ended) named as the
+ * kernel's trace names them: from its saved_cmdlines, the comm it saved
+ * for the pid at the task's switches.  Read once for all such tasks, and
+ * each looked for once (one never saved stays unnamed: "<...>").
+ */
+void kt_name_exited(struct utrace_ktrace *kt)
+{
+	char path[PATH_MAX], *text, *line, *save = NULL;
+	bool any = false;
+
+	for (size_t i = 0; i < kt->nr_tasks && !any; i++)
+		any = kt->tasks[i].pid && !kt->tasks[i].comm[0] && !kt->tstate[i].cmdline;
+	if (!any || !utrace_tracefs_root())
+		return;
+	text = utrace_tracefs_read(
+	    utrace_tracefs_path(path, utrace_tracefs_root(), "%s", "saved_cmdlines"));
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *comm;
+		long pid = strtol(line, &comm, 10);
+		ssize_t t = comm != line && *comm == ' ' ? kt_find_task(kt, (int)pid) : -1;
+
+		if (t >= 0 && !kt->tasks[t].comm[0])
+			snprintf(kt->tasks[t].comm, sizeof(kt->tasks[t].comm), "%s", comm + 1);
+	}
+	free(text);
+	for (size_t i = 0; i < kt->nr_tasks; i++)
+		kt->tstate[i].cmdline = 1;
+}
+
 static size_t kt_hash(int pid, size_t size)
 {
 	return ((uint32_t)pid * 2654435761u) & (size - 1);

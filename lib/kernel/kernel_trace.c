@@ -436,8 +436,9 @@ void utrace_ktrace_header(const struct utrace_ktrace *kt, const char **clock, ui
 	*header_event = kt->header_event;
 }
 
-const struct utrace_dat_ktask *utrace_ktrace_tasks(const struct utrace_ktrace *kt, size_t *n)
+const struct utrace_dat_ktask *utrace_ktrace_tasks(struct utrace_ktrace *kt, size_t *n)
 {
+	kt_name_exited(kt);
 	*n = kt->nr_tasks;
 	return kt->tasks;
 }

@@ -127,9 +127,10 @@ int utrace_ktrace_formats(struct utrace_ktrace *kt,
 void utrace_ktrace_header(const struct utrace_ktrace *kt, const char **clock, uint32_t *subbuf_size,
 			  const char **header_page, const char **header_event);
 
-/* The tasks the pages named (common_pid), with tgid and comm; valid after
+/* The tasks the pages named (common_pid), with tgid and comm (one that had
+ * exited when first read: the comm the kernel saved for it); valid after
  * stop. */
-const struct utrace_dat_ktask *utrace_ktrace_tasks(const struct utrace_ktrace *kt, size_t *n);
+const struct utrace_dat_ktask *utrace_ktrace_tasks(struct utrace_ktrace *kt, size_t *n);
 
 /* Task pid named now (from /proc, as a task of a record read is; again if
  * it was named before, by the comm it has now): the writer of a record

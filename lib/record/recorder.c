@@ -499,6 +499,7 @@ void utrace_recorder_free(struct utrace_recorder *r)
 		free(r->bufs[i]);
 	}
 	free(r->bufs);
+	rec_kep_free(r);
 	rec_kmerge_free(r);
 	utrace_wakeup_lat_free(r->wk);
 	rec_hist_free(r);

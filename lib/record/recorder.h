@@ -4,7 +4,7 @@
  * connections, their ring buffers drained into utrace.dat, and the kernel
  * pages written alongside (this file and recorder_internal.h).  May use:
  * lib/base, lib/elf, lib/attach, lib/events, lib/tracefile, lib/probes,
- * lib/hist.
+ * lib/kernel, lib/hist.
  *
  * recorder.h - the consumer side of a recording session: the socket the
  * traced processes connect to, the choice of call sites to enable, the
@@ -259,9 +259,13 @@ int utrace_recorder_wakeup(struct utrace_recorder *r, int mode, bool (*own)(void
 uint64_t utrace_recorder_wakeup_max(struct utrace_recorder *r, bool set, uint64_t max_ns);
 void utrace_recorder_wakeup_clear(struct utrace_recorder *r);
 void utrace_recorder_wakeup_print(struct utrace_recorder *r, FILE *out);
-/* The kernel id of such an event SYSTEM:NAME, -ENOENT if it is none. */
+/* The kernel id of such an event SYSTEM:NAME, -ENOENT if it is none;
+ * its format, NULL if none (it lives as long as the recorder). */
 int utrace_recorder_live_kid(const struct utrace_recorder *r, const char *system,
 			     const char *name);
+const struct utrace_event_format *utrace_recorder_live_kformat(const struct utrace_recorder *r,
+							       const char *system,
+							       const char *name);
 /* Event SYSTEM:NAME of every process switched on (set 1) or off (0) at
  * once, or only read (-1): 1 or 0, or -errno. */
 int utrace_recorder_live_event(struct utrace_recorder *r, const char *system, const char *name,
@@ -496,8 +500,10 @@ int utrace_recorder_inproc_probe_enable(struct utrace_recorder *r, const char *g
  * probe (utrace_recorder_inproc_probe_add) that lands in no object and
  * fires with its attached event system:name.  utrace_recorder_live_eprobes
  * sends that event's configuration again to every process, its event
- * probes among its triggers (after one is added or removed); -EOPNOTSUPP
- * for a kernel event.  utrace_recorder_live_format: the format of a user
+ * probes among its triggers (after one is added or removed), and binds
+ * the new ones to the event's records the kernel merge runs (a kernel
+ * event's, a synthetic event's that kernel events fire:
+ * recorder_keprobe.c).  utrace_recorder_live_format: the format of a user
  * event, a synthetic event's or a probe's (NULL: none).
  */
 int utrace_recorder_live_eprobes(struct utrace_recorder *r, const char *system, const char *name,

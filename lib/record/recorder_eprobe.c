@@ -27,6 +27,7 @@
 #include "lib/probes/eprobe.h"
 #include "lib/probes/inproc_probe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kernel.h"
 #include "lib/record/recorder_live.h"
 
 /* Probe i's EPROBE trigger for a key of the attached event laid out as
@@ -79,7 +80,8 @@ int rec_eprobe_trigs_send(struct utrace_recorder *r, struct rec_conn *c, uint32_
 
 		sys = utrace_inproc_probe_eprobe(r->o.inproc_probes[i], &name, &filter, &def);
 		if (!sys || strcmp(sys, fmt->system) || strcmp(name, fmt->name) ||
-		    utrace_ctl_inproc_probe_off(r->ctl, i))
+		    utrace_ctl_inproc_probe_off(r->ctl, i) ||
+		    rec_kfmt_shown(r, sys, name)) /* the kernel's event: the merge's */
 			continue;
 		if ((*nt)++ < UTRACE_EVENT_TRIGS_MAX)
 			ret = ep_send(r, c, obj, key, i, fmt);

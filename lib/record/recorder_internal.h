@@ -153,6 +153,7 @@ struct utrace_recorder {
 	struct rec_trigs *trig; /* recorder_trig.c: the trigger commands */
 	struct rec_kfmts *kf;	/* recorder_kfmt.c: the kernel events' formats */
 	struct rec_kmerge *km;	/* recorder_kmerge.c: NULL if no kernel trigger */
+	struct rec_keps *kep;	/* recorder_keprobe.c: event probes the merge runs */
 	struct rec_live_evs *lev; /* recorder_live.h: what the tracefs set */
 	struct rec_snap *snap; /* recorder_snap.c */
 	struct utrace_wakeup_lat *wk; /* recorder_wakeup.c: the wakeup tracers, once set */

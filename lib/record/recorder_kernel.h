@@ -24,12 +24,29 @@ struct utrace_event_format;
  * one too, with a kernel id of their own (after the kernel's). */
 struct rec_kfmt {
 	int id;
-	int synth; /* the synthetic event's index, -1 for the kernel's */
+	int synth; /* the synthetic event's index, -1 for the kernel's,
+		    * REC_KFMT_EPROBE for an event probe's (recorder_keprobe.c) */
 	struct utrace_event_format *fmt;
 	struct rec_kfmt *next;
 };
 
 #define REC_KIDS 65536u /* kernel ids are u16 (common_type) */
+#define REC_KFMT_EPROBE (-2)
+
+/* recorder_keprobe.c: the event probes (in-process probes of lib/probes/
+ * eprobe.h) on sys:name, if the merge runs that event (a kernel event
+ * shown, a synthetic event with a kernel id), bound to it: 0 or <0 with
+ * err.  Kernel record rec of kid, just run by the merge: its capture
+ * taken, the probes bound to kid fired, each record given to emit.  Freed
+ * with the recorder. */
+struct rec_keps;
+int rec_kep_bind_all(struct utrace_recorder *r, const char *sys, const char *name,
+		     struct utrace_error *err);
+void rec_kep_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len,
+		 void (*emit)(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len));
+void rec_kep_free(struct utrace_recorder *r);
+/* Whether the event of tracefs id uid is an event probe bound here. */
+bool rec_kep_bound(const struct utrace_recorder *r, int uid);
 
 /* recorder_kfmt.c: synthetic event n's format under kernel id id, written
  * to the file and added to the kernel formats; 0 or <0 with err */

@@ -62,7 +62,7 @@ const struct rec_kfmt *rec_kfmt_find(const struct utrace_recorder *r, const char
  * (not a synthetic event's, not the kernel's internal ftrace entries). */
 bool rec_kfmt_is_shown(const struct utrace_recorder *r, const struct rec_kfmt *k)
 {
-	return r->o.live && r->km && k->synth < 0 && k->id < UTRACE_EV_ID_BASE &&
+	return r->o.live && r->km && k->synth == -1 && k->id < UTRACE_EV_ID_BASE &&
 	       strcmp(k->fmt->system, "ftrace");
 }
 

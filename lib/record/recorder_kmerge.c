@@ -36,7 +36,8 @@
  * Each record, in merged order: its trigger commands (recorder_trig.c),
  * then, tracing on, its hist triggers; an onmatch() action's synthetic
  * event is a record of its own, at the same time on the same CPU, whose
- * triggers run at once.  A record is kept if tracing is on and its event
+ * triggers run at once; so is an event probe's (recorder_keprobe.c),
+ * after the record it probes.  A record is kept if tracing is on and its event
  * is not soft-disabled, and written again as ring-buffer pages (the
  * kernel's layout, lib/kernel/kernel_trace.c reads them back) per CPU
  * (recorder_kpages.c),
@@ -230,6 +231,17 @@ static void km_emit(void *arg, uint32_t synth, const uint64_t *params, uint32_t 
 	r->km->depth--;
 }
 
+/* An event probe's record (recorder_keprobe.c): right after its attached
+ * event's, at its time on its CPU, run and kept as a kernel record. */
+static void km_eprobe(struct utrace_recorder *r, int kid, const uint8_t *rec, uint32_t len)
+{
+	if (r->km->depth >= 4)
+		return;
+	r->km->depth++;
+	km_run(r, kid, rec, len);
+	r->km->depth--;
+}
+
 /* Frames to name when recording ends (utrace_recorder_kstack_addrs):
  * appended, sorted and made unique when they double. */
 static int cmp_u64(const void *a, const void *b)
@@ -338,6 +350,8 @@ static void km_run(struct utrace_recorder *r, int kid, const uint8_t *rec, uint3
 	}
 	if (keep && rec_kpage_put(r, km->cpu, km->ts, rec, len, &err) < 0 && r->o.notice)
 		r->o.notice(r->o.notice_arg, 0, err.msg);
+	if (kid != km->kstack_id) /* the event probes on it, as triggers after it */
+		rec_kep_run(r, kid, rec, len, km_eprobe);
 	if (!km->depth && (skid = rec_trig_ksnap_take(r)) != -1) { /* its snapshot: with the event */
 		skid = skid == -2 ? -1 : skid; /* -1: a hist's */
 		if (km_snapshot(r, skid, km->pid, km_tsc(r, km->ts), &err) < 0 && r->o.notice)

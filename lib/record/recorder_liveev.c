@@ -28,6 +28,7 @@
 #include "lib/hist/synth.h"
 #include "lib/probes/inproc_probe.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kernel.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_live.h"
 #include "lib/record/recorder_trig.h"
@@ -368,13 +369,13 @@ int rec_live_ev_push(struct utrace_recorder *r, struct rec_live_ev *e, const cha
 int utrace_recorder_live_eprobes(struct utrace_recorder *r, const char *system, const char *name,
 				 struct utrace_error *err)
 {
-	int id = rec_live_id(r, system, name);
+	int id = rec_live_id(r, system, name), ret;
 	struct rec_live_ev *e;
 
-	if (id < UTRACE_EV_ID_BASE)
-		return utrace_error_set(err, -EOPNOTSUPP,
-					"%s:%s: event probes on kernel events are not supported",
-					system, name);
+	if ((ret = rec_kep_bind_all(r, system, name, err)) < 0)
+		return ret;
+	if (id < UTRACE_EV_ID_BASE) /* a kernel event: no process has it */
+		return 0;
 	if (!(e = rec_live_ev_of(r, id, system, name)))
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	return rec_live_ev_push(r, e, system, name, err);

@@ -72,6 +72,14 @@ int utrace_recorder_live_kid(const struct utrace_recorder *r, const char *sys, c
 	return k ? k->id : -ENOENT;
 }
 
+const struct utrace_event_format *utrace_recorder_live_kformat(const struct utrace_recorder *r,
+							       const char *sys, const char *name)
+{
+	const struct rec_kfmt *k = kev_find(r, sys, name);
+
+	return k ? k->fmt : NULL;
+}
+
 const struct utrace_event_format *utrace_recorder_live_kevent(const struct utrace_recorder *r,
 							      size_t i)
 {

@@ -14,6 +14,7 @@
 #include "lib/events/event_select.h"
 #include "lib/hist/hist.h"
 #include "lib/record/recorder_internal.h"
+#include "lib/record/recorder_kernel.h"
 #include "lib/record/recorder_hist.h"
 #include "lib/record/recorder_live.h"
 #include "lib/record/recorder_trig.h"
@@ -106,7 +107,11 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, co
 	bool *kept = e ? calloc(e->nr_trigs + 1, sizeof(bool)) : NULL, *fresh = calloc(n + 1, 1);
 	int ret = e && next && kept && fresh ? 0 : -ENOMEM;
 	bool kev = id >= 0 && id < UTRACE_EV_ID_BASE; /* run by the recorder */
+	bool kep = id >= 0 && rec_kep_bound(r, id); /* its records the recorder's */
 	unsigned j = 0;
+
+	if (n && kep && ret >= 0)
+		ret = -EOPNOTSUPP;
 
 	/* a kernel event's stack is the kernel's (its stacktrace trigger,
 	 * which the session arms): none for trace_marker's writes */
@@ -147,7 +152,9 @@ int utrace_recorder_live_triggers(struct utrace_recorder *r, unsigned reader, co
 	if (ret == -EOPNOTSUPP) {
 		free(next);
 		return utrace_error_set(err, -EINVAL, "%s:%s: not a trigger %s", system, name,
-					reader ? "an instance has" : "a kernel event has here");
+					kep	 ? "an event probe on a kernel event has"
+					: reader ? "an instance has"
+						 : "a kernel event has here");
 	}
 	if (ret < 0) {
 		free(next);

@@ -437,6 +437,7 @@ static int dyn_enable(void *arg, const char *sys, const char *name, int on)
 	int ret;
 
 	live_lock(rl);
+	session_live_catch_up(rl);
 	if (!(n = dyn_find(d, sys, name)) || !n->live)
 		ret = -ENOENT; /* the command line's: recorded as -e said */
 	else if (n->synth)

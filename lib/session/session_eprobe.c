@@ -7,9 +7,11 @@
  * probe that lands in no object (its event id, its format saved, off
  * until its enable file says 1), then its attached event's configuration
  * sent again to every process, now with the probe among its triggers
- * (lib/record/recorder_eprobe.c).  The kernel's events recorded by
- * utrace's kernel instance take none: their records are read after the
- * fact, when what their fields point to is gone.
+ * (lib/record/recorder_eprobe.c).  On a kernel event recorded by
+ * utrace's kernel instance (checked against the kernel's format), and on
+ * a synthetic event that kernel events fire, it runs in the recorder's
+ * merge of the kernel's records instead (lib/record/recorder_keprobe.c),
+ * what their fields point to read at the event by the kernel.
  *
  * Its name is kept with the others' (session_dynev.c), so that removal,
  * enable and the duplicate checks treat it as any dynamic event.
@@ -24,20 +26,14 @@
 #include "lib/session/session_dynev.h"
 #include "lib/session/session_live_internal.h"
 
-struct ep_find {
-	struct session_live *rl;
-	bool kernel; /* the attached event is a kernel event */
-};
-
+/* The attached event's format: a kernel event's (the kernel's format)
+ * before a program's of that name, as the tracefs shows them. */
 static const struct utrace_event_format *ep_find(void *arg, const char *system, const char *name)
 {
-	struct ep_find *f = arg;
+	struct session_live *rl = arg;
+	const struct utrace_event_format *f = utrace_recorder_live_kformat(rl->r, system, name);
 
-	if (utrace_recorder_live_kid(f->rl->r, system, name) >= 0) {
-		f->kernel = true; /* see above */
-		return NULL;
-	}
-	return utrace_recorder_live_format(f->rl->r, system, name);
+	return f ? f : utrace_recorder_live_format(rl->r, system, name);
 }
 
 /* ep added to the recording (the recorder held), which takes it, even on
@@ -78,23 +74,16 @@ static int ep_add(void *arg, const char *def, enum utrace_live_probe file, char 
 		  const struct utrace_event_format **fmt, struct utrace_error *err)
 {
 	struct session_live *rl = live_rl(arg);
-	struct ep_find f = {rl, false};
 	struct utrace_eprobe *ep = NULL;
-	int code = 0, ret;
+	int ret;
 
 	if (file != UTRACE_LIVE_DYNAMIC || !utrace_eprobe_is(def)) /* dynamic_events' alone */
 		return rl->probe_add(arg, def, file, line, fmt, err);
 
 	*line = NULL;
 	live_lock(rl);
-	ret = utrace_eprobe_parse(def, ep_find, &f, 0, &ep, &code, err);
-	if (ret < 0 && code == UTRACE_UPROBE_ERR_BAD_ATTACH_EVENT && f.kernel) {
-		int col = err->column;
-
-		ret = utrace_error_set(err, -EOPNOTSUPP, "Attached event is a kernel event: event "
-					     "probes take the traced programs' at column %d", col);
-		err->column = col;
-	} else if (ret >= 0)
+	ret = utrace_eprobe_parse(def, ep_find, rl, 0, &ep, NULL, err);
+	if (ret >= 0)
 		ret = ep_install(rl, ep, line, fmt, err);
 	pthread_mutex_unlock(&rl->lock);
 	if (ret < 0) {

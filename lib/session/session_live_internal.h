@@ -153,6 +153,11 @@ int session_live_wakeup_print(struct session_live *rl, FILE *out, struct utrace_
 /* The records so far read and merged (the kernel's triggers run on
  * them), with rl->lock held. */
 int session_live_merge(struct session_live *rl, struct utrace_error *err);
+/* The same before an event is switched on or off (rl->lock held): the
+ * kernel's records before the switch run under the state they had, the
+ * enable of a kernel event, an event probe or a synthetic event taking
+ * effect from its write as in the kernel, not from the next merge. */
+void session_live_catch_up(struct session_live *rl);
 /* The file as written so far (an extract with --overwrite), opened with
  * the recorder held. */
 int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct utrace_error *err);

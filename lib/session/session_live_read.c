@@ -44,6 +44,14 @@ int session_live_merge(struct session_live *rl, struct utrace_error *err)
 	return ret;
 }
 
+void session_live_catch_up(struct session_live *rl)
+{
+	struct utrace_error err = {0};
+
+	if (rl->kt)
+		(void)session_live_merge(rl, &err); /* the loop's next poll says a failure */
+}
+
 /* The file as written so far, opened while the recorder is held: what
  * the reader indexes is whole records. */
 int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct utrace_error *err)

@@ -54,6 +54,8 @@ int session_rec_event(struct session_live *rl, const char *sys, const char *name
 	int ret;
 
 	live_lock(rl);
+	if (set >= 0)
+		session_live_catch_up(rl);
 	ret = utrace_recorder_live_event(rl->r, sys, name, set);
 	pthread_mutex_unlock(&rl->lock);
 	return ret;

@@ -103,6 +103,7 @@ cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/ftracetest/events" -o "$O
 
 # the cases about the suite's own shell and what it starts (see above)
 SYSTEM_CASES=" $(echo \
+	dynevent/add_remove_eprobe.tc \
 	dynevent/add_remove_uprobe.tc \
 	event/event-pid.tc \
 	trigger/inter-event/trigger-field-variable-support.tc \
@@ -111,6 +112,7 @@ SYSTEM_CASES=" $(echo \
 	trigger/inter-event/trigger-onmatch-action-hist.tc \
 	trigger/inter-event/trigger-onmax-action-hist.tc \
 	trigger/inter-event/trigger-snapshot-action-hist.tc \
+	trigger/inter-event/trigger-synthetic-eprobe.tc \
 	trigger/inter-event/trigger-synthetic-event-dynstring.tc \
 	trigger/inter-event/trigger-trace-action-hist.tc \
 	trigger/trigger-hist-mod.tc \
@@ -120,17 +122,27 @@ SYSTEM_CASES=" $(echo \
 	tracer/wakeup.tc \
 	tracer/wakeup_rt.tc) "
 SCHED_EVENTS="sched_process_fork sched_process_exec sched_process_exit sched_switch sched_waking sched_wakeup"
+# the kernel events a system case needs besides SCHED_EVENTS: CASE=SYS:EVENT,...
+# (the event probes' cases: their attached events are the kernel's syscalls)
+SYSTEM_EVENTS=" $(echo \
+	dynevent/add_remove_eprobe.tc=syscalls:sys_enter_chdir \
+	trigger/inter-event/trigger-synthetic-eprobe.tc=syscalls:sys_enter_openat,syscalls:sys_exit_openat) "
 
 # the command after it, in the mount namespace unshare -m made: with the
-# tracefs' utrace.kallsyms as /proc/kallsyms
+# tracefs' utrace.kallsyms as /proc/kallsyms, and the tracefs as
+# /sys/kernel/tracing (a case that goes there, add_remove_eprobe's `cd
+# /sys/kernel/tracing`, goes on in the folder it was given)
 # shellcheck disable=SC2016 # its own variables
-KALLSYMS_NS='mount --bind "$UTRACE_TRACING_DIR/utrace.kallsyms" /proc/kallsyms && exec "$@"'
+KALLSYMS_NS='mount --bind "$UTRACE_TRACING_DIR/utrace.kallsyms" /proc/kallsyms &&
+	mount --bind "$UTRACE_TRACING_DIR" /sys/kernel/tracing && exec "$@"'
 
 # run_system T CASE.tc: the runner inside the recording, kprog beside it
 # (started first: the runner waits for its events to be listed)
 run_system() {
-	local t=$1 tc=$2 e=()
+	local t=$1 tc=$2 e=() x
 	for ev in $SCHED_EVENTS; do e+=(-e "sched:$ev"); done
+	x=${SYSTEM_EVENTS#*" ${tc#"$FT/test.d/"}="}
+	[ "$x" = "$SYSTEM_EVENTS" ] || for ev in $(echo "${x%% *}" | tr , ' '); do e+=(-e "$ev"); done
 	# shellcheck disable=SC2016 # the inner script's own variables
 	HOME=$t/home UTRACE_TRACING_DIR=$t/mnt KALLSYMS_NS=$KALLSYMS_NS \
 		timeout -k 5 $((CASE_TIMEOUT + 10)) \

@@ -12,7 +12,9 @@
 # event fired by an onmatch() records its fields too; bad definitions
 # fail with the kernel's error_log entries (event_probe, caret columns);
 # a taken name is EEXIST; the removal forms with SYS/EVENT and the args
-# remove it, and its records stop.
+# remove it, and its records stop.  As root, an eprobe on a kernel event
+# of `-c -e` and on a synthetic event its onmatch() fires (the string read
+# at the event), with a short command's lines named.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -114,22 +116,61 @@ cd / && wait "$RP"
 check "the program ends well" test $? -eq 0
 RP=
 
-# a kernel event (-c -e) takes none: its records are read after the fact
+# an eprobe on a kernel event (-c -e) runs in the recorder's merge of the
+# kernel's records, the strings its fields point to read at the event (a
+# BPF program of utrace's on the tracepoint); on a synthetic event the
+# kernel events' onmatch() fires, too; a short command's lines carry its
+# name though it ended before the read (the kernel's saved_cmdlines)
 find_tracefs
-if [ "$(id -u)" -eq 0 ] && [ -n "$TR" ] && [ -r "$TR/events/sched/sched_switch/id" ]; then
+if [ "$(id -u)" -eq 0 ] && [ -n "$TR" ] && [ -r "$TR/events/syscalls/sys_enter_openat/id" ]; then
 	mkdir -p "$T/kmnt"
-	"$U" record -p nop -c -e sched:sched_switch --tracefs "$T/kmnt" -o "$T/kk.dat" -- \
-		"$T/kprog" "$T/kstop" >"$T/kk.out" 2>&1 &
+	"$U" record -p nop -c -e syscalls:sys_enter_openat -e syscalls:sys_exit_openat \
+		--tracefs "$T/kmnt" -o "$T/kk.dat" -- sh -c \
+		'while [ ! -f "$1" ]; do cat /etc/hostname >/dev/null; sleep 0.02; done' sh "$T/kstop" \
+		>"$T/kk.out" 2>&1 &
 	RP=$!
 	for _ in $(seq 100); do [ -s "$T/kmnt/available_events" ] && break; sleep 0.05; done
 	cd "$T/kmnt" || exit 1
-	echo 'e:ep/ksw sched/sched_switch p=$prev_pid' >>dynamic_events 2>/dev/null
-	check "an eprobe on a kernel event is refused" test $? -ne 0
-	check "... with an error_log entry under the attached event" errlog_is event_probe \
-		"Attached event is a kernel event: event probes take the traced programs'" \
-		'e:ep/ksw sched/sched_switch p=$prev_pid' 9
+	echo 0 >events/enable
+	echo >trace
+	echo 'e:ep/kopen syscalls/sys_enter_openat file=+0($filename):ustring fl=$flags:x32' \
+		>>dynamic_events
+	check "an eprobe on a kernel event is added" test $? -eq 0
+	check "... listed in the kernel's format" grep -qx \
+		'e:ep/kopen syscalls.sys_enter_openat file=+0($filename):ustring fl=$flags:x32' \
+		dynamic_events
+	echo 1 >events/ep/kopen/enable
+	check "... records what the field points to, read at the event" until_ok 30 \
+		grep -q ' kopen: (syscalls.sys_enter_openat) file="/etc/hostname" fl=0x0' trace
+	check "... the command that ended named, as the kernel names it" \
+		grep -q '^ *cat-[0-9]* .* kopen: ' trace
+	check "... the attached event, off, writes no record" \
+		test -z "$(grep ' sys_enter_openat: ' trace)"
+	echo 'fl == 0' >events/ep/kopen/filter
+	echo >trace
+	sleep 0.3
+	check "... its own event's filter runs on its records" \
+		test -n "$(grep ' kopen: ' trace)" -a -z "$(grep ' kopen: ' trace | grep -v ' fl=0x0$')"
+	echo 'traceoff' >events/ep/kopen/trigger 2>/dev/null
+	check "... a trigger on it is refused" test $? -ne 0
+	echo 0 >events/ep/kopen/filter
+	echo 0 >events/ep/kopen/enable
+	echo '-:ep/kopen' >>dynamic_events
+	check "... and is removed" test -z "$(grep kopen dynamic_events)"
+	echo 'kopen_s unsigned long filename; long ret;' >synthetic_events
+	echo 'hist:keys=common_pid:fn=filename' >events/syscalls/sys_enter_openat/trigger
+	echo 'hist:keys=common_pid:f=$fn,r=ret:onmatch(syscalls.sys_enter_openat).trace(kopen_s,$f,$r)' \
+		>events/syscalls/sys_exit_openat/trigger
+	echo 'e:ep/kopen2 synthetic/kopen_s file=+0($filename):ustring ret=$ret:s64' >>dynamic_events
+	check "an eprobe on a synthetic event of kernel events is added" test $? -eq 0
+	echo >trace
+	echo 1 >events/ep/kopen2/enable
+	check "... reads the string at the address the synthetic field holds" until_ok 30 \
+		grep -q ' kopen2: (synthetic.kopen_s) file="/etc/hostname" ret=3' trace
+	echo 0 >events/ep/kopen2/enable
 	touch "$T/kstop"
 	cd / && wait "$RP"
+	check "the recording ends well" test $? -eq 0
 	RP=
 fi
 exit 0
