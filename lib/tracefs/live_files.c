@@ -377,15 +377,23 @@ static long write_list(struct utrace_live *l, struct live_handle *h, const char 
 	if (ret < 0)
 		return ret;
 	h->dirty = true;
+	h->wrote = true;
 	return (long)n;
 }
 
+/*
+ * A shell's `echo f > LIST` opens the file (O_TRUNC), dup2()s it onto its
+ * output and closes the first descriptor, a flush, before it writes: a
+ * list emptied by the open is applied only once a write came (or at the
+ * release, live_fs.c, for an open that wrote nothing), else every
+ * function would be patched for a moment.
+ */
 static int flush_list(struct utrace_live *l, struct live_handle *h)
 {
 	struct live_list lists[UTRACE_FILTER_LISTS];
 	struct utrace_error err = {0};
 
-	if (!h->dirty)
+	if (!h->dirty || !h->wrote)
 		return 0;
 	h->dirty = false;
 	memcpy(lists, l->lists, sizeof(lists));

@@ -111,6 +111,7 @@ struct live_handle {
 	size_t len;
 	struct live_list pending; /* a function list being written */
 	bool dirty;		  /* pending is to be applied at flush */
+	bool wrote;		  /* a write came since the open (live_files.c flush_list) */
 	int cpu;		  /* per_cpu/cpuN/: N, else -1 */
 	int dir;		  /* a directory: enum live_dir; a file: 0 */
 	char sys[65], ev[65];	  /* events/SYS/EVENT/; options/NAME: ev */
