@@ -15,10 +15,16 @@
 # The adapter, two things: a copy of the runner, next to it, whose
 # TRACING_DIR is the folder we give it instead of the first tracefs of
 # /proc/mounts; and the runner runs in a mount namespace of its own
-# (unshare -m) where /proc/kallsyms is the tracefs' utrace.kallsyms: the
-# traced programs' symbols at their run-time addresses, as the kernel
-# lists its own (the cases look kernel_clone, their probe addresses and
-# the functions of call_site up there).  No case is edited.  HOME is an
+# (unshare -m) where two kernel files are the tracefs' own (PROC_NS):
+# /proc/kallsyms is utrace.kallsyms, the traced programs' symbols at
+# their run-time addresses, as the kernel lists its own (the cases look
+# kernel_clone, their probe addresses and the functions of call_site up
+# there); and /proc/sys/kernel/stack_tracer_enabled, the stack tracer's
+# switch (a sysctl, not a tracefs file), is utrace.stack_tracer_enabled.
+# That sysctl is not there (this kernel has no stack tracer), so it has
+# no file to bind over: /proc/sys/kernel becomes a tmpfs holding a bind
+# of each real entry (the runner writes sched_rt_runtime_us) and the
+# tracefs file under the kernel's name.  No case is edited.  HOME is an
 # empty folder (no case writes outside the tracing folder).  The runner
 # repeats each case whose header says `# flags: instance` in a new
 # instances/ftracetest.XXXXXX (TRACING_DIR that instance): that repeat is
@@ -122,9 +128,20 @@ SYSTEM_CASES=" $(echo \
 SCHED_EVENTS="sched_process_fork sched_process_exec sched_process_exit sched_switch sched_waking sched_wakeup"
 
 # the command after it, in the mount namespace unshare -m made: with the
-# tracefs' utrace.kallsyms as /proc/kallsyms
+# tracefs' utrace.kallsyms as /proc/kallsyms, its
+# utrace.stack_tracer_enabled as /proc/sys/kernel/stack_tracer_enabled
+# (the real entries of /proc/sys/kernel bound from a bind of the folder
+# made first, then let go of)
 # shellcheck disable=SC2016 # its own variables
-KALLSYMS_NS='mount --bind "$UTRACE_TRACING_DIR/utrace.kallsyms" /proc/kallsyms && exec "$@"'
+PROC_NS='mount --bind "$UTRACE_TRACING_DIR/utrace.kallsyms" /proc/kallsyms &&
+	k=$(mktemp -d) && mount --bind /proc/sys/kernel "$k" &&
+	mount -t tmpfs -o mode=0555 utrace-sysctl /proc/sys/kernel &&
+	for e in "$k"/*; do
+		n=/proc/sys/kernel/${e##*/}
+		{ if [ -d "$e" ]; then mkdir "$n"; else : >"$n"; fi; } && mount --bind "$e" "$n" || exit 1
+	done && umount "$k" && rmdir "$k" && n=/proc/sys/kernel/stack_tracer_enabled &&
+	{ [ -e "$n" ] || : >"$n"; } &&
+	mount --bind "$UTRACE_TRACING_DIR/utrace.stack_tracer_enabled" "$n" && exec "$@"'
 
 # run_system T CASE.tc: the runner inside the recording, kprog beside it
 # (started first: the runner waits for its events to be listed)
@@ -132,7 +149,7 @@ run_system() {
 	local t=$1 tc=$2 e=()
 	for ev in $SCHED_EVENTS; do e+=(-e "sched:$ev"); done
 	# shellcheck disable=SC2016 # the inner script's own variables
-	HOME=$t/home UTRACE_TRACING_DIR=$t/mnt KALLSYMS_NS=$KALLSYMS_NS \
+	HOME=$t/home UTRACE_TRACING_DIR=$t/mnt PROC_NS=$PROC_NS \
 		timeout -k 5 $((CASE_TIMEOUT + 10)) \
 		"$U" record -p nop -c "${e[@]}" --tracefs "$t/mnt" -o "$t/k.dat" -- sh -c '
 		"$1" "$2" & kp=$!
@@ -140,7 +157,7 @@ run_system() {
 		while ! grep -qs "^kmem:" "$UTRACE_TRACING_DIR/available_events" && [ $i -lt 200 ]; do
 			sleep 0.05; i=$((i + 1))
 		done
-		(cd "$3" && unshare -m sh -c "$KALLSYMS_NS" kallsyms \
+		(cd "$3" && unshare -m sh -c "$PROC_NS" kallsyms \
 			timeout -k 5 "$4" sh ./ftracetest-utrace -l "$5" -k "$6") >"$7" 2>&1 </dev/null
 		touch "$2"; wait $kp' sh "$OUT/kprog" "$t/stop" "$FT" "$CASE_TIMEOUT" "$t/logs" "$tc" \
 		"$t/run.out" >"$t/record.out" 2>&1 </dev/null
@@ -163,7 +180,7 @@ run_case() {
 			>"$t/record.out" 2>&1 &
 		rp=$!
 		for _ in $(seq 200); do grep -qs . "$t/mnt/available_events" && break; sleep 0.05; done
-		(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt unshare -m sh -c "$KALLSYMS_NS" \
+		(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt unshare -m sh -c "$PROC_NS" \
 			kallsyms timeout -k 5 "$CASE_TIMEOUT" sh ./ftracetest-utrace -l "$t/logs" \
 			-k "$tc") >"$t/run.out" 2>&1 </dev/null
 	fi
