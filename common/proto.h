@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define UTRACE_PROTO_VERSION 7
+#define UTRACE_PROTO_VERSION 8
 #define UTRACE_ENV_SOCK "UTRACE_SOCK"
 #define UTRACE_MSG_MAX 65536u
 #define UTRACE_SITES_PER_MSG 4096u
@@ -178,6 +178,34 @@ struct utrace_reader_fire {
 };
 
 /*
+ * The stack tracer's state (runtime/stack_tracer.c writes it, the live
+ * tracefs's stack_trace, stack_max_size and utrace.stack_tracer_enabled
+ * read it): enabled is stack_tracer_enabled (1/0), which the recorder
+ * sets before it has the processes patch the sites of stack_trace_filter;
+ * max_size is stack_max_size, the deepest stack seen (bytes), which a
+ * thread compares with at each traced entry and which the recorder sets
+ * (a write of stack_max_size).  A thread with a deeper stack takes lock
+ * (a spin lock: 0 free, else the holder's tid; held only to copy one
+ * stack, never waited for long: a thread that cannot take it soon gives
+ * its stack up), compares again and saves its stack: nr_entries return
+ * addresses of process pid, innermost first (entry 0 the traced
+ * function's own, at its entry), and where each was on the stack as the
+ * depth (bytes from the thread's stack top) the kernel's stack_trace
+ * prints.  gen counts the stacks saved.
+ */
+#define UTRACE_STACK_ENTRIES 500 /* the kernel's STACK_TRACE_ENTRIES */
+struct utrace_stack_max {
+	uint32_t enabled;
+	uint32_t lock;
+	uint64_t max_size;
+	uint64_t gen;
+	int32_t pid;
+	uint32_t nr_entries;
+	uint64_t addr[UTRACE_STACK_ENTRIES];
+	uint32_t depth[UTRACE_STACK_ENTRIES];
+};
+
+/*
  * The recording's shared state, one page set up by the recorder and mapped
  * writable by every traced process: what the trigger commands change
  * (traceon/traceoff, enable_/disable_event, enable_/disable_hist, the :N
@@ -274,6 +302,10 @@ struct utrace_control {
 	uint64_t reader_next;
 	struct utrace_reader_fire reader_log[UTRACE_READER_LOG];
 	uint8_t reader_hist_off[UTRACE_READERS][UTRACE_EV_STATE_MAX / 8];
+	/* The stack tracer (the kernel's kernel/trace/trace_stack.c,
+	 * runtime/stack_tracer.c): one for the whole recording, as the
+	 * kernel's is one for the system. */
+	struct utrace_stack_max stack;
 };
 
 /* Log firing n (taken from reader_next) in its slot.  A seqlock per
@@ -397,12 +429,18 @@ enum utrace_site_select {
 	UTRACE_SITE_ENTRY_ONLY = 1u << 7,
 };
 
+/* kind: UTRACE_SELECT_SITES, the flags above; UTRACE_SELECT_STACK,
+ * stack_trace_filter's choice (1: the site checks the stack while the
+ * stack tracer is on, runtime/stack_tracer.c), sent before the object's
+ * SITES selection, at registration only while the stack tracer is on. */
+enum utrace_select_kind { UTRACE_SELECT_SITES = 0, UTRACE_SELECT_STACK = 1 };
+
 struct utrace_msg_select {
 	struct utrace_msg hdr;
 	uint32_t obj;
 	uint32_t first;
 	uint32_t count;
-	uint32_t reserved;
+	uint32_t kind; /* enum utrace_select_kind */
 	uint8_t flags[]; /* enum utrace_site_select, one per site */
 };
 

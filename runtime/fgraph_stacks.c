@@ -183,6 +183,13 @@ static void fs_own_bounds(void)
 	}
 }
 
+void rt_fstack_own(uint64_t *lo, uint64_t *hi)
+{
+	fs_own_bounds();
+	*lo = fs_own.lo;
+	*hi = fs_own.hi;
+}
+
 /* ---- loading and saving --------------------------------------------- */
 
 static void fs_save(const struct rt_thread *t, struct fs_stack *s)

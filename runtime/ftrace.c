@@ -64,12 +64,15 @@ static void *stubs_map_near(struct rt_object *obj, uint64_t size)
  * the plain trampolines.  Entries patched by func_patch.c (an object
  * without compiler sites) may be code off the C convention, which takes
  * or returns a condition in the flags: the ones that keep them, and for
- * function_graph the return trampoline that does (fgraph.c).
+ * function_graph the return trampoline that does (fgraph.c).  While the
+ * stack tracer is on, its own (stack_tracer.c), for every tracer.
  */
 static void *stubs_tramp(const struct rt_object *obj, uint32_t tracer)
 {
 	bool keep = obj->flags & UTRACE_OBJ_FPATCH;
 
+	if (rt.stack_on) /* the stack tracer's, which calls the tracer's handler */
+		return keep ? (void *)utrace_stack_tramp_keepflags : (void *)utrace_stack_tramp;
 	if (tracer == UTRACE_TRACER_FUNCTION)
 		return keep ? (void *)utrace_func_tramp_keepflags : (void *)utrace_func_tramp;
 	return keep ? (void *)utrace_graph_tramp_keepflags : (void *)utrace_graph_tramp;
@@ -278,10 +281,16 @@ int rt_object_select(struct rt_object *obj)
 		if (ret < 0)
 			break;
 		if (sel->hdr.type != UTRACE_MSG_SELECT || sel->obj != obj->index ||
-		    sel->first != got || sel->count > obj->nr_sites - got ||
+		    (sel->kind != UTRACE_SELECT_STACK && sel->first != got) ||
+		    sel->first > obj->nr_sites || sel->count > obj->nr_sites - sel->first ||
 		    sel->hdr.size < sizeof(*sel) + sel->count) {
 			ret = -EPROTO;
 			break;
+		}
+		if (sel->kind == UTRACE_SELECT_STACK) { /* stack_trace_filter's, first */
+			for (uint32_t i = 0; i < sel->count; i++)
+				rt.stack_sites[obj->id_base + sel->first + i] = sel->flags[i];
+			continue;
 		}
 		for (uint32_t i = 0; i < sel->count; i++)
 			rt.site_flags[obj->id_base + got + i] = sel->flags[i];
@@ -325,7 +334,7 @@ static int object_enable(struct rt_object *obj)
 		uint64_t stub =
 		    (uint64_t)(uintptr_t)obj->stubs + RT_STUB_HEADER + (uint64_t)i * INSN_STUB_SIZE;
 
-		if (!p || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
+		if (!p || !rt_site_patched(obj->id_base + i, rt.site_flags[obj->id_base + i]))
 			continue;
 		insn_rel32(pokes[npokes].bytes, INSN_CALL, (uint64_t)(uintptr_t)p, stub);
 		pokes[npokes].addr = p;
@@ -455,6 +464,11 @@ int rt_objects_scan(void)
 	int ret = 0;
 
 	pthread_mutex_lock(&objects_lock);
+	/* the first registration of this image (no live channel yet): the
+	 * stack tracer as the recording has it now; later, the live
+	 * channel's changes (rt_objects_live_apply) */
+	if (!rt.objects)
+		rt.stack_on = __atomic_load_n(&rt.ctl->stack.enabled, __ATOMIC_ACQUIRE) != 0;
 	dl_iterate_phdr(scan_one, &ctx);
 	for (struct rt_object *o = ctx.added; o && ret >= 0; o = o->next) {
 		ret = rt_object_send(o);
@@ -495,8 +509,10 @@ int rt_objects_live_select(const struct utrace_msg_select *sel, uint32_t size)
 		;
 	if (o && size >= sizeof(*sel) + sel->count && sel->first <= o->nr_sites &&
 	    sel->count <= o->nr_sites - sel->first) {
+		uint8_t *to = sel->kind == UTRACE_SELECT_STACK ? rt.stack_sites : rt.site_flags;
+
 		for (uint32_t i = 0; i < sel->count; i++)
-			rt.site_flags[o->id_base + sel->first + i] = sel->flags[i];
+			to[o->id_base + sel->first + i] = sel->flags[i];
 		ret = 0;
 	}
 	pthread_mutex_unlock(&objects_lock);
@@ -546,8 +562,9 @@ static size_t live_pokes_fpatch(struct rt_object *o, struct rt_poke *pokes, uint
 		uint8_t *slot = (uint8_t *)(uintptr_t)rt_fpatch_slot(o, i);
 		uint64_t stub = (uint64_t)(uintptr_t)o->stubs + RT_STUB_HEADER +
 				(uint64_t)i * INSN_STUB_SIZE;
-		bool on = tracer != UTRACE_TRACER_NOP &&
-			  rt.site_flags[o->id_base + i] & UTRACE_SITE_TRACE;
+		bool on = rt_site_patched(o->id_base + i, tracer != UTRACE_TRACER_NOP
+							      ? rt.site_flags[o->id_base + i]
+							      : 0);
 
 		if (!entry || !slot || !o->stubs)
 			continue;
@@ -588,8 +605,10 @@ static size_t live_pokes(struct rt_poke *pokes, uint32_t tracer)
 
 			if (!p || !o->stubs)
 				continue;
-			traced = tracer != UTRACE_TRACER_NOP &&
-				 rt.site_flags[o->id_base + i] & UTRACE_SITE_TRACE;
+			traced = rt_site_patched(o->id_base + i,
+						 tracer != UTRACE_TRACER_NOP
+						     ? rt.site_flags[o->id_base + i]
+						     : 0);
 			/* a probe's site keeps calling its slot */
 			if (rt_ipp_site_retarget((uint64_t)(uintptr_t)p, traced ? stub : 0))
 				continue;
@@ -618,6 +637,7 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 {
 	uint32_t tracer = t->tracer;
 	uint32_t graph_live = t->flags & (UTRACE_CFG_GRAPH_FUNCS | UTRACE_CFG_GRAPH_RETVAL);
+	bool stack_on = __atomic_load_n(&rt.ctl->stack.enabled, __ATOMIC_ACQUIRE) != 0, stack_off;
 	struct rt_poke *pokes;
 	size_t total = 0;
 	int ret = 0;
@@ -632,9 +652,16 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 		rt_objects_unlock();
 		return -ENOMEM;
 	}
-	if (tracer != UTRACE_TRACER_NOP && tracer != rt.cfg.tracer)
+	if (stack_on && !rt.stack_on) {
+		/* the stack tracer's trampoline first, which calls the
+		 * tracer's handler for the tracer's sites: then its sites */
+		rt.stack_on = true;
 		for (struct rt_object *o = rt.objects; o && ret >= 0; o = o->next)
 			ret = stubs_retarget(o, tracer);
+	} else if (!rt.stack_on && tracer != UTRACE_TRACER_NOP && tracer != rt.cfg.tracer) {
+		for (struct rt_object *o = rt.objects; o && ret >= 0; o = o->next)
+			ret = stubs_retarget(o, tracer);
+	}
 	if (ret >= 0) {
 		/* set_graph_function: a thread outside every root frame stops
 		 * recording at its next entry, and starts again in a root;
@@ -658,11 +685,20 @@ int rt_objects_live_apply(const struct utrace_msg_tracer *t)
 				     !(rt.cfg.flags & UTRACE_CFG_GRAPH_RETADDR),
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&rt.cfg.tracer, tracer, __ATOMIC_RELEASE);
+		/* the stack tracer off: its sites first, then the tracer's
+		 * trampoline (the stack tracer's calls the tracer's handler
+		 * meanwhile) */
+		stack_off = !stack_on && rt.stack_on;
+		if (stack_off)
+			rt.stack_on = false;
 		ret = rt_text_poke_batch(pokes, live_pokes(pokes, tracer));
+		for (struct rt_object *o = rt.objects;
+		     o && ret >= 0 && stack_off && tracer != UTRACE_TRACER_NOP; o = o->next)
+			ret = stubs_retarget(o, tracer);
 	}
 	/* entries too short for a jmp: their int3 (func_patch.c) */
-	for (struct rt_object *o = rt.objects; o && ret >= 0 && tracer != UTRACE_TRACER_NOP;
-	     o = o->next)
+	for (struct rt_object *o = rt.objects;
+	     o && ret >= 0 && (tracer != UTRACE_TRACER_NOP || rt.stack_on); o = o->next)
 		if (o->flags & UTRACE_OBJ_FPATCH && o->stubs)
 			ret = rt_fpatch_live_int3(o);
 	/* library calls (--libcall): their GOT slots, not code */

@@ -503,7 +503,7 @@ static int fp_enable(struct rt_object *obj, struct rt_poke *pokes, bool staged,
 		uint64_t slot = rt_fpatch_slot(obj, i);
 		bool int3 = fp_is_int3(obj, i) || staged || fp_refused(excl, nexcl, p);
 
-		if (!p || !slot || !(rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE))
+		if (!p || !slot || !rt_site_patched(obj->id_base + i, rt.site_flags[obj->id_base + i]))
 			continue;
 		if (int3 && *p != INSN_INT3) { /* (an earlier try may have put it) */
 			addrs[ni] = p;
@@ -600,7 +600,7 @@ int rt_fpatch_live_int3(struct rt_object *obj)
 		uint64_t slot = rt_fpatch_slot(obj, i);
 
 		if (p && slot && fp_is_int3(obj, i) && *p != INSN_INT3 &&
-		    rt.site_flags[obj->id_base + i] & UTRACE_SITE_TRACE) {
+		    rt_site_patched(obj->id_base + i, rt.site_flags[obj->id_base + i])) {
 			addrs[n] = p;
 			slots[n++] = slot;
 		}

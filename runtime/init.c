@@ -203,6 +203,12 @@ static int rt_start_once(void)
 		rt.site_flags = NULL;
 		return -1;
 	}
+	rt.stack_sites = mmap(NULL, 1u << 24, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (rt.stack_sites == MAP_FAILED) {
+		rt.stack_sites = NULL;
+		return -1;
+	}
 	pthread_atfork(NULL, NULL, rt_atfork_child);
 	done = true;
 	return 0;

@@ -23,6 +23,7 @@
  *                   follows the program's
  *   snapshot.c      the snapshot trigger: a request on the control page
  *   stacktrace.c    the stacktrace trigger: the user stack as a record
+ *   stack_tracer.c  the stack tracer: the deepest stack at a traced entry
  *   event_trigger.c the trigger commands (traceon, enable_event, ...)
  *   bt_probe.c      `utrace bt`'s aggregations run at an in-process probe's hit
  *   trace_events.c  static tracepoints: jump labels, filters, records
@@ -217,6 +218,8 @@ struct rt_global {
 	struct rt_object *objects;
 	uint8_t *site_flags; /* enum utrace_site_select by function id */
 	uint32_t site_flags_cap;
+	uint8_t *stack_sites; /* stack_trace_filter's choice by function id (1: checks) */
+	bool stack_on;	      /* the stack tracer's sites are patched (stack_tracer.c) */
 	uint64_t tsc_thresh;
 	uint64_t tsc_ns_mult; /* ns = tsc * tsc_ns_mult >> 32 (hist triggers' common_timestamp) */
 	bool graph_fast; /* plain function_graph: no -g, depth limit or threshold */
@@ -289,6 +292,18 @@ void utrace_graph_tramp_keepflags(void) RT_HIDDEN;
 void utrace_func_tramp_keepflags(void) RT_HIDDEN;
 void utrace_graph_return(void) RT_HIDDEN;
 void utrace_graph_return_keepflags(void) RT_HIDDEN;
+
+/* the stack tracer's (stack_tracer.c): the stubs jump there while it is on */
+void utrace_stack_tramp(void) RT_HIDDEN;
+void utrace_stack_tramp_keepflags(void) RT_HIDDEN;
+
+/* Whether site id (its flags f) is to call its stub: the tracer selects
+ * it (UTRACE_SITE_TRACE), or the stack tracer is on and
+ * stack_trace_filter selects it. */
+static inline bool rt_site_patched(uint32_t id, uint8_t f)
+{
+	return (f & UTRACE_SITE_TRACE) || (rt.stack_on && rt.stack_sites[id]);
+}
 
 /* A return address that function_graph put in place of a real one:
  * either return trampoline (trampoline.S). */
@@ -567,6 +582,16 @@ void rt_stack_given(const uint64_t *pc, unsigned n) RT_HIDDEN;
  * returns its return probes hooked) */
 unsigned rt_stack_regs(const struct rt_thread *t, uint64_t ip, uint64_t bp, uint64_t sp,
 		       bool at_entry, uint64_t *pc, uint64_t *slots, unsigned max) RT_HIDDEN;
+/* ... the call site (the function's entry) of function id, 0 if unknown */
+uint64_t rt_stack_site(uint32_t id) RT_HIDDEN;
+
+/* stack_tracer.c: the stubs' handlers while the stack tracer is on
+ * (utrace_stack_tramp): the stack checked at sites stack_trace_filter
+ * selects, then the tracer's handler at sites it traces; fp: %rbp at the
+ * entry (the caller's frame) */
+void utrace_stack_entry(uint64_t id, uint64_t *slot, const uint64_t *regs, uint64_t fp) RT_HIDDEN;
+void utrace_stack_entry_keepflags(uint64_t id, uint64_t *slot, const uint64_t *regs,
+				  uint64_t fp) RT_HIDDEN;
 
 /* trace_events.c: a UEXT_SIGNAL record (crash.c) into the calling
  * thread's buffer, in any context the tracer could write in */
@@ -813,6 +838,9 @@ bool rt_fstack_same(struct rt_thread *t, const uint64_t *a, const uint64_t *slot
 void rt_fstack_lost(struct rt_thread *t) RT_HIDDEN;
 void **rt_fstack_kp(uint64_t addr, uint32_t **depth) RT_HIDDEN;
 bool rt_fstack_known(const uint64_t *a, const uint64_t *slot) RT_HIDDEN;
+/* the bounds of the calling thread's own stack, [*lo, *hi), found once
+ * (0, UINT64_MAX: unknown); signal-safe */
+void rt_fstack_own(uint64_t *lo, uint64_t *hi) RT_HIDDEN;
 /* whether slot lies outside the program stack t's shadow stack is for */
 static inline bool rt_fstack_away(const struct rt_thread *t, const uint64_t *slot)
 {

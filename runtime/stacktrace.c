@@ -113,7 +113,7 @@ unsigned rt_stack_regs(const struct rt_thread *t, uint64_t ip, uint64_t bp, uint
 }
 
 /* The call site (function start) of function id, 0 if unknown. */
-static uint64_t site_of(uint32_t id)
+uint64_t rt_stack_site(uint32_t id)
 {
 	for (const struct rt_object *o = rt.objects; o; o = o->next)
 		if (id >= o->id_base && id - o->id_base < o->nr_sites)
@@ -126,7 +126,7 @@ static unsigned walk_shadow(const struct rt_thread *t, uint64_t *pc, unsigned ma
 	unsigned n = 0;
 
 	for (uint32_t i = t->depth; i-- > 0 && n < max;) {
-		uint64_t a = site_of(t->stack[i].id);
+		uint64_t a = rt_stack_site(t->stack[i].id);
 
 		if (a)
 			pc[n++] = a;

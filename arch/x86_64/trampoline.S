@@ -76,13 +76,13 @@
 #define FRAME_PARENT(keep)	(88 + 16 * (keep))
 
 /*
- * ENTRY_TRAMP name, handler, parent, keep: calls handler(id, parent, regs)
+ * ENTRY_TRAMP name, handler, parent, keep[, fp]: calls handler(id, parent, regs[, rbp])
  * with parent = the caller's return address (func) or its address (graph),
  * and regs = rsp, where SAVE_ARGS left the argument registers
  * (funcgraph-args reads them there: rdi at regs[8] ... r9 at regs[3],
  * runtime/rt.h).  keep = 1: the flags are kept (see above).
  */
-.macro ENTRY_TRAMP name, handler, parent_insn, keep
+.macro ENTRY_TRAMP name, handler, parent_insn, keep, fp=0
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -101,6 +101,9 @@
 	movq	FRAME_ID(\keep)(%rsp), %rdi
 	\parent_insn	FRAME_PARENT(\keep)(%rsp), %rsi
 	movq	%rsp, %rdx
+.if \fp
+	movq	%rbp, %rcx		/* the caller's frame (the stack tracer's walk) */
+.endif
 	call	\handler
 	RESTORE_ARGS
 	.cfi_adjust_cfa_offset -72
@@ -125,6 +128,11 @@
 	/* function: the handler records the return address (parent ip) */
 	ENTRY_TRAMP utrace_func_tramp, utrace_func_entry, movq, 0
 	ENTRY_TRAMP utrace_func_tramp_keepflags, utrace_func_entry, movq, 1
+	/* the stack tracer on (runtime/stack_tracer.c): the stack checked,
+	 * then the tracer's handler; as function_graph's, the slot's address,
+	 * and %rbp at the entry as a fourth argument */
+	ENTRY_TRAMP utrace_stack_tramp, utrace_stack_entry, leaq, 0, 1
+	ENTRY_TRAMP utrace_stack_tramp_keepflags, utrace_stack_entry_keepflags, leaq, 1, 1
 
 /*
  * The graph tracer replaced the caller's return address with one of

@@ -216,6 +216,21 @@ int utrace_recorder_write_ksyms(struct utrace_recorder *r, const char *text, siz
 int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer tracer,
 			     const struct utrace_func_filter *filter, uint32_t max_depth,
 			     struct utrace_error *err);
+/*
+ * The stack tracer (recorder_stack.c, runtime/stack_tracer.c): on or off in
+ * every process, filter (stack_trace_filter; NULL: every function, must
+ * live as long as the recorder) choosing the functions whose entries check
+ * the stack, as a live change (the caller serialises); whether it is on;
+ * stack_max_size read (set false) or set to size; the deepest stack kept,
+ * innermost first: each frame's depth (bytes from its thread's stack top)
+ * and location as the kernel's %pS prints it, to cb; how many, or -errno.
+ */
+int utrace_recorder_live_stack(struct utrace_recorder *r, bool on,
+			       const struct utrace_func_filter *filter, struct utrace_error *err);
+bool utrace_recorder_stack_enabled(const struct utrace_recorder *r);
+uint64_t utrace_recorder_stack_max(struct utrace_recorder *r, bool set, uint64_t size);
+int utrace_recorder_stack(struct utrace_recorder *r,
+			  void (*cb)(void *arg, uint32_t depth, const char *loc), void *arg);
 /* Every traceable function of the traced processes, each object once. */
 typedef void (*utrace_recorder_func_cb)(void *arg, const char *name, const char *raw,
 					const char *path, bool main_object);

@@ -142,6 +142,10 @@ struct utrace_recorder {
 	uint64_t tsc_per_us_q16;
 	uint32_t nr_subbufs;
 	bool ever_connected;
+	/* the stack tracer (recorder_stack.c): on (utrace_control.stack.enabled
+	 * too), and stack_trace_filter (NULL: every function) */
+	bool stack_on;
+	const struct utrace_func_filter *stack_filter;
 	uint32_t *filter_hits; /* per function filter expression: functions matched */
 	size_t cap_filter_hits;
 	uint64_t nr_sites;     /* call sites of every object registered */

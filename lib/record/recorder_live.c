@@ -90,6 +90,32 @@ int utrace_recorder_live_set(struct utrace_recorder *r, enum utrace_tracer trace
 	return 0;
 }
 
+int utrace_recorder_live_stack(struct utrace_recorder *r, bool on,
+			       const struct utrace_func_filter *filter, struct utrace_error *err)
+{
+	int failed = 0, ret;
+
+	if (r->stack_on == on && (!on || r->stack_filter == filter)) {
+		r->stack_filter = filter; /* off: for when it is turned on */
+		return 0;
+	}
+	r->stack_on = on;
+	r->stack_filter = filter;
+	/* before the SELECTs: the runtimes read it as they apply them */
+	__atomic_store_n(&r->ctl->stack.enabled, on ? 1u : 0u, __ATOMIC_RELEASE);
+	for (uint32_t i = 0; i < r->nr_conns; i++) {
+		struct rec_conn *c = r->conns[i];
+
+		if (c->open && c->live_fd >= 0 && (ret = live_one(r, c)) < 0 &&
+		    !rec_live_gone(ret) && !failed)
+			failed = ret;
+	}
+	if (failed)
+		return utrace_error_set(err, failed, "a traced process did not take the change: %s",
+					strerror(-failed));
+	return 0;
+}
+
 int utrace_recorder_live_graph_retval(struct utrace_recorder *r, bool on, struct utrace_error *err)
 {
 	int failed = 0, ret;

@@ -72,6 +72,40 @@ static unsigned site_args(struct rec_symtab *s, uint64_t vaddr)
 	return UTRACE_SITE_GRAPH_ARGS | sig.int_regs << UTRACE_SITE_GRAPH_NREGS_SHIFT;
 }
 
+/* The stack tracer on: stack_trace_filter's choice of o's sites, sent
+ * before their SELECTs (common/proto.h UTRACE_SELECT_STACK); none for a
+ * libcall part, whose sites are GOT slots. */
+static int select_stack(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx,
+			struct utrace_msg_select *sel)
+{
+	struct rec_object *o = &c->objs[idx];
+	int ret = 0;
+
+	if (!r->stack_on || o->flags & UTRACE_OBJ_LIBCALL)
+		return 0;
+	for (uint32_t first = 0; first < o->nr_sites && ret >= 0; first += UTRACE_SITES_PER_MSG) {
+		uint32_t cnt = o->nr_sites - first;
+
+		if (cnt > UTRACE_SITES_PER_MSG)
+			cnt = UTRACE_SITES_PER_MSG;
+		*sel = (struct utrace_msg_select){{(uint32_t)(sizeof(*sel) + cnt), UTRACE_MSG_SELECT},
+						  idx, first, cnt, UTRACE_SELECT_STACK};
+		for (uint32_t i = 0; i < cnt; i++) {
+			const struct utrace_sym *sym = NULL;
+			uint64_t va = o->vaddrs[first + i], off;
+
+			if (va && o->syms && o->syms->tab)
+				sym = utrace_symtab_lookup(o->syms->tab, va, &off);
+			sel->flags[i] = sym && (!r->stack_filter ||
+						utrace_func_filter_select(r->stack_filter, sym->name,
+									  sym->raw, o->path) &
+						    UTRACE_SITE_TRACE);
+		}
+		ret = rec_conn_send(c, sel, sel->hdr.size, -1);
+	}
+	return ret;
+}
+
 int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 {
 	struct rec_object *o = &c->objs[idx];
@@ -84,6 +118,7 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 	o->syms = rec_symtab_get(r, o->path);
 	if (o->syms && r->o.funcgraph_args && o->nr_sites && !(o->flags & UTRACE_OBJ_LIBCALL))
 		open_dwarf(r, c, o->syms);
+	ret = select_stack(r, c, idx, sel);
 	for (uint32_t first = 0; first < o->nr_sites && ret >= 0; first += UTRACE_SITES_PER_MSG) {
 		uint32_t cnt = o->nr_sites - first;
 
@@ -94,7 +129,7 @@ int rec_conn_select(struct utrace_recorder *r, struct rec_conn *c, uint32_t idx)
 		sel->obj = idx;
 		sel->first = first;
 		sel->count = cnt;
-		sel->reserved = 0;
+		sel->kind = UTRACE_SELECT_SITES;
 		for (uint32_t i = 0; i < cnt; i++) {
 			const struct utrace_sym *sym = NULL;
 			uint64_t va = o->vaddrs[first + i], off;

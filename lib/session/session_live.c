@@ -325,6 +325,36 @@ static int live_graph_retval(void *arg, bool on, struct utrace_error *err)
 	return ret;
 }
 
+/* the stack tracer's files (lib/tracefs/live_stack.c) */
+static int live_stack_set(void *arg, bool on, const struct utrace_func_filter *filter,
+			  struct utrace_error *err)
+{
+	struct session_live *rl = live_rl(arg);
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_live_stack(rl->r, on, filter, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static uint64_t live_stack_max(void *arg, bool set, uint64_t size)
+{
+	return utrace_recorder_stack_max(live_rl(arg)->r, set, size); /* the control page's */
+}
+
+static int live_stack_trace(void *arg, void (*cb)(void *cbarg, uint32_t depth, const char *loc),
+			    void *cbarg)
+{
+	struct session_live *rl = live_rl(arg);
+	int ret;
+
+	live_lock(rl); /* the processes' objects name the frames */
+	ret = utrace_recorder_stack(rl->r, cb, cbarg);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
 /*
  * trace_clock: every record holds the TSC the runtime read (rdtsc,
  * runtime/rt.h rt_clock); the file's two calibration points make it
@@ -410,6 +440,9 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .dump_on_crash = o->npids ? NULL : live_dump_on_crash, /* no handlers in -P's */
 	    .dump_on_crash_on = o->rec.dump_on_crash,
 	    .graph_retval = live_graph_retval,
+	    .stack_set = live_stack_set,
+	    .stack_max = live_stack_max,
+	    .stack_trace = live_stack_trace,
 	    .graph_retval_on = o->rec.funcgraph_retval,
 	    .clock_names = "local global mono x86-tsc", /* the kernel's order */
 	    .instance_new = session_inst_new,

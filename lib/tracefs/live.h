@@ -32,6 +32,8 @@
  *   live_errpos.c  the kernel's caret columns of filter errors
  *   live_reset.c  unmounting what a killed recorder left
  *   live_wakeup.c the wakeup and wakeup_rt tracers, tracing_max_latency
+ *   live_stack.c  stack_trace, stack_max_size, stack_trace_filter,
+ *                 utrace.stack_tracer_enabled: the stack tracer
  *   live_dynev.c  dynamic_events, kprobe_events, uprobe_events,
  *                 synthetic_events: probes and synthetic events added and
  *                 removed while the programs run
@@ -291,6 +293,17 @@ struct utrace_live_ops {
 	void (*wakeup_clear)(void *arg);
 	/* tracing_max_latency (ns): set to *max_ns now (set), or read */
 	int (*wakeup_max)(void *arg, bool set, uint64_t *max_ns, struct utrace_error *err);
+	/* the stack tracer (live_stack.c): on or off in every process, with
+	 * stack_trace_filter's functions (filter NULL: every function; valid
+	 * until utrace_live_stop); stack_max_size read (set false) or set;
+	 * the deepest stack, innermost first, each frame's depth and location
+	 * (the kernel's %pS) to cb: how many, or -errno.  NULL: no stack
+	 * tracer files */
+	int (*stack_set)(void *arg, bool on, const struct utrace_func_filter *filter,
+			 struct utrace_error *err);
+	uint64_t (*stack_max)(void *arg, bool set, uint64_t size);
+	int (*stack_trace)(void *arg, void (*cb)(void *cbarg, uint32_t depth, const char *loc),
+			   void *cbarg);
 	/* the tracer and filter the recording starts with (the command line;
 	 * filter may be NULL) */
 	enum utrace_tracer tracer;

@@ -19,6 +19,8 @@
  *                    expression or one that names no function: EINVAL),
  *                    the list is applied when the file is closed
  *   error_log        the last errors; `echo > error_log` clears it
+ *   stack_trace_filter  a function list as set_ftrace_filter (the stack
+ *                    tracer's, live_stack.c, which has its other files)
  *   available_tracers, available_filter_functions (buffer_size_kb and
  *   tracing_cpumask: live_buffers.c; kprobe_profile: live_profile.c)
  *
@@ -326,27 +328,41 @@ static void show_pending_mods(struct utrace_live *l, const struct live_list *lis
 			fprintf(out, "%s\n", list->expr[i]);
 }
 
+/* A function list: the tracer's (enum utrace_filter_list), or
+ * stack_trace_filter's (LIVE_STACK_LIST, live_stack.c), which selects as
+ * set_ftrace_filter does. */
+static struct live_list *list_of(struct utrace_live *l, int which)
+{
+	return which == LIVE_STACK_LIST ? &l->stack_list : &l->lists[which];
+}
+
+static int list_kind(int which)
+{
+	return which == LIVE_STACK_LIST ? UTRACE_FILTER : which;
+}
+
 static int show_list(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
 	struct live_list one[UTRACE_FILTER_LISTS] = {{0}};
 	struct utrace_error err = {0};
-	struct func_walk w = {out, NULL, h->f->which, 0};
+	int kind = list_kind(h->f->which);
+	struct func_walk w = {out, NULL, kind, 0};
 
-	if (!l->lists[h->f->which].n) {
+	if (!list_of(l, h->f->which)->n) {
 		/* the kernel's texts for an empty list (ftrace.c t_show, g_show) */
-		if (h->f->which == UTRACE_FILTER || h->f->which == UTRACE_GRAPH)
+		if (kind == UTRACE_FILTER || kind == UTRACE_GRAPH)
 			fputs("#### all functions enabled ####\n", out);
-		else if (h->f->which == UTRACE_GRAPH_NOTRACE)
+		else if (kind == UTRACE_GRAPH_NOTRACE)
 			fputs("#### no functions disabled ####\n", out);
 	} else {
 		/* the list alone: what it selects (notrace: what it drops) */
-		one[h->f->which] = l->lists[h->f->which];
+		one[kind] = *list_of(l, h->f->which);
 		if (!(w.f = live_filter_make(one, &err)))
 			return err.code;
 		l->ops.functions(l->ops.arg, func_print, &w);
 		utrace_func_filter_free((struct utrace_func_filter *)w.f);
-		if (h->f->which == UTRACE_FILTER || h->f->which == UTRACE_NOTRACE)
-			show_pending_mods(l, &l->lists[h->f->which], out);
+		if (kind == UTRACE_FILTER || kind == UTRACE_NOTRACE)
+			show_pending_mods(l, list_of(l, h->f->which), out);
 	}
 	if (h->f->which == UTRACE_FILTER)
 		live_ftcmd_show(l, out); /* then the function commands */
@@ -358,7 +374,7 @@ static int open_list(struct utrace_live *l, struct live_handle *h, int flags)
 	if ((flags & O_ACCMODE) == O_RDONLY)
 		return 0;
 	h->dirty = (flags & O_TRUNC) != 0;
-	return h->dirty ? 0 : live_list_copy(&h->pending, &l->lists[h->f->which]);
+	return h->dirty ? 0 : live_list_copy(&h->pending, list_of(l, h->f->which));
 }
 
 static long write_list(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
@@ -377,17 +393,27 @@ static long write_list(struct utrace_live *l, struct live_handle *h, const char 
 	if (ret < 0)
 		return ret;
 	h->dirty = true;
+	h->wrote = true;
 	return (long)n;
 }
 
+/*
+ * A shell's `echo f > LIST` opens the file (O_TRUNC), dup2()s it onto its
+ * output and closes the first descriptor, a flush, before it writes: a
+ * list emptied by the open is applied only once a write came (or at the
+ * release, live_fs.c, for an open that wrote nothing), else every
+ * function would be patched for a moment.
+ */
 static int flush_list(struct utrace_live *l, struct live_handle *h)
 {
 	struct live_list lists[UTRACE_FILTER_LISTS];
 	struct utrace_error err = {0};
 
-	if (!h->dirty)
+	if (!h->dirty || !h->wrote)
 		return 0;
 	h->dirty = false;
+	if (h->f->which == LIVE_STACK_LIST)
+		return live_stack_filter_apply(l, &h->pending);
 	memcpy(lists, l->lists, sizeof(lists));
 	lists[h->f->which] = h->pending; /* live_apply copies them */
 	return live_apply(l, l->tracer, lists, &err);
@@ -444,6 +470,12 @@ static const struct live_file files[] = {
     {"trace_clock", RW, live_show_clock, NULL, live_write_clock, NULL, 0, false},
     {"README", RO, live_show_readme, NULL, NULL, NULL, 0, false},
     {"function_profile_enabled", RW, live_show_profile_enabled, NULL, live_write_profile_enabled,
+     NULL, 0, false},
+    {"stack_trace", RO, live_show_stack_trace, NULL, NULL, NULL, 0, false},
+    {"stack_max_size", RW, live_show_stack_max, NULL, live_write_stack_max, NULL, 0, false},
+    {"stack_trace_filter", RW, show_list, open_list, write_list, flush_list, LIVE_STACK_LIST,
+     false},
+    {"utrace.stack_tracer_enabled", RW, live_show_stack_enabled, NULL, live_write_stack_enabled,
      NULL, 0, false},
 };
 
@@ -635,7 +667,8 @@ static const char *const top_only[] = {
     "uprobe_events",  "kprobe_profile",	    "function_profile_enabled",
     "tracing_thresh", "utrace.dat",	    "trace_stat",
     "per_cpu",	     "set_graph_function", "set_graph_notrace",
-    "max_graph_depth",
+    "max_graph_depth", "stack_trace",	    "stack_max_size",
+    "stack_trace_filter", "utrace.stack_tracer_enabled",
 };
 
 bool live_file_in_instance(const char *name)

@@ -12,7 +12,8 @@
  * without it the kernel sends a truncate first and an open without the
  * flag.  A function list is applied at flush (close() waits for it), not
  * at release, which the kernel sends after close() has returned: the
- * next command of a script must find the change made.
+ * next command of a script must find the change made (one emptied by its
+ * open and never written: at the release, see live_files.c flush_list).
  *
  * The mount is the user's own (no allow_other): FUSE lets no other user
  * in.  utrace_live_stop unmounts; a recorder killed with SIGKILL leaves a
@@ -248,6 +249,10 @@ static int live_release(const char *path, struct fuse_file_info *fi)
 	struct utrace_live *l = live_of();
 
 	pthread_mutex_lock(&l->lock);
+	if (h->f && h->f->flush && h->dirty && !h->wrote) { /* emptied, never written */
+		h->wrote = true;
+		h->f->flush(h->l, h);
+	}
 	handle_unlink(l, h);
 	h->l->nopen--;
 	pthread_mutex_unlock(&l->lock);

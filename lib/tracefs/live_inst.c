@@ -160,6 +160,7 @@ void live_state_free(struct utrace_live *l)
 	live_errlog_clear(l);
 	for (int w = 0; w < UTRACE_FILTER_LISTS; w++)
 		live_list_free(&l->lists[w]);
+	live_list_free(&l->stack_list);
 	for (size_t i = 0; i < l->nfilters; i++)
 		utrace_func_filter_free(l->filters[i]);
 	free(l->filters);

@@ -101,7 +101,15 @@ struct utrace_live {
 	 * last profile (to 0: still on; prof_used: there was one) */
 	bool prof_on, prof_used;
 	uint64_t prof_from_ns, prof_to_ns;
+	/* live_stack.c: utrace.stack_tracer_enabled's value (the kernel's
+	 * sysctl: an int, on when not 0), stack_trace_filter's expressions */
+	int stack_enabled;
+	struct live_list stack_list;
 };
+
+/* The `which` of stack_trace_filter (live_stack.c): a function list of
+ * set_ftrace_filter's syntax (live_files.c), not one of the tracer's. */
+#define LIVE_STACK_LIST UTRACE_FILTER_LISTS
 
 /* One open file. */
 struct live_handle {
@@ -111,6 +119,7 @@ struct live_handle {
 	size_t len;
 	struct live_list pending; /* a function list being written */
 	bool dirty;		  /* pending is to be applied at flush */
+	bool wrote;		  /* a write came since the open (live_files.c flush_list) */
 	int cpu;		  /* per_cpu/cpuN/: N, else -1 */
 	int dir;		  /* a directory: enum live_dir; a file: 0 */
 	char sys[65], ev[65];	  /* events/SYS/EVENT/; options/NAME: ev */
@@ -152,6 +161,26 @@ struct live_file {
  * live_pipe_read_ns says. */
 long live_pipe_read(struct utrace_live *l, int cpu, char *buf, size_t size, bool nonblock);
 uint64_t live_pipe_read_ns(const struct utrace_live *l, int cpu);
+
+/* live_stack.c: the stack tracer's files; stack_trace_filter's list
+ * applied (0 or -errno) */
+int live_show_stack_trace(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_show_stack_max(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_stack_max(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_stack_enabled(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_stack_enabled(struct utrace_live *l, struct live_handle *h, const char *buf,
+			      size_t n);
+int live_stack_filter_apply(struct utrace_live *l, const struct live_list *list);
+
+/* live_stack.c: the stack tracer's files; stack_trace_filter's list
+ * applied (0 or -errno) */
+int live_show_stack_trace(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_show_stack_max(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_stack_max(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+int live_show_stack_enabled(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_stack_enabled(struct utrace_live *l, struct live_handle *h, const char *buf,
+			      size_t n);
+int live_stack_filter_apply(struct utrace_live *l, const struct live_list *list);
 
 /* live_ftcmd.c: set_ftrace_filter's "FUNC:CMD[:PARAM]" (and "!...")
  * expressions: whether expr is one, running one (0 or -errno), listing

@@ -15,10 +15,18 @@
 # The adapter, two things: a copy of the runner, next to it, whose
 # TRACING_DIR is the folder we give it instead of the first tracefs of
 # /proc/mounts; and the runner runs in a mount namespace of its own
-# (unshare -m) where /proc/kallsyms is the tracefs' utrace.kallsyms: the
-# traced programs' symbols at their run-time addresses, as the kernel
-# lists its own (the cases look kernel_clone, their probe addresses and
-# the functions of call_site up there).  No case is edited.  HOME is an
+# (unshare -m) where /sys/kernel/tracing is the folder we give it (a case
+# that cd's there goes on in it) and two kernel files are the tracefs'
+# own (PROC_NS):
+# /proc/kallsyms is utrace.kallsyms, the traced programs' symbols at
+# their run-time addresses, as the kernel lists its own (the cases look
+# kernel_clone, their probe addresses and the functions of call_site up
+# there); and /proc/sys/kernel/stack_tracer_enabled, the stack tracer's
+# switch (a sysctl, not a tracefs file), is utrace.stack_tracer_enabled.
+# That sysctl is not there (this kernel has no stack tracer), so it has
+# no file to bind over: /proc/sys/kernel becomes a tmpfs holding a bind
+# of each real entry (the runner writes sched_rt_runtime_us) and the
+# tracefs file under the kernel's name.  No case is edited.  HOME is an
 # empty folder (no case writes outside the tracing folder).  The runner
 # repeats each case whose header says `# flags: instance` in a new
 # instances/ftracetest.XXXXXX (TRACING_DIR that instance): that repeat is
@@ -129,12 +137,23 @@ SYSTEM_EVENTS=" $(echo \
 	trigger/inter-event/trigger-synthetic-eprobe.tc=syscalls:sys_enter_openat,syscalls:sys_exit_openat) "
 
 # the command after it, in the mount namespace unshare -m made: with the
-# tracefs' utrace.kallsyms as /proc/kallsyms, and the tracefs as
-# /sys/kernel/tracing (a case that goes there, add_remove_eprobe's `cd
-# /sys/kernel/tracing`, goes on in the folder it was given)
+# tracefs' utrace.kallsyms as /proc/kallsyms, its
+# utrace.stack_tracer_enabled as /proc/sys/kernel/stack_tracer_enabled
+# (the real entries of /proc/sys/kernel bound from a bind of the folder
+# made first, then let go of), and the tracefs as /sys/kernel/tracing (a
+# case that goes there, add_remove_eprobe's `cd /sys/kernel/tracing`,
+# goes on in the folder it was given)
 # shellcheck disable=SC2016 # its own variables
-KALLSYMS_NS='mount --bind "$UTRACE_TRACING_DIR/utrace.kallsyms" /proc/kallsyms &&
-	mount --bind "$UTRACE_TRACING_DIR" /sys/kernel/tracing && exec "$@"'
+PROC_NS='mount --bind "$UTRACE_TRACING_DIR/utrace.kallsyms" /proc/kallsyms &&
+	mount --bind "$UTRACE_TRACING_DIR" /sys/kernel/tracing &&
+	k=$(mktemp -d) && mount --bind /proc/sys/kernel "$k" &&
+	mount -t tmpfs -o mode=0555 utrace-sysctl /proc/sys/kernel &&
+	for e in "$k"/*; do
+		n=/proc/sys/kernel/${e##*/}
+		{ if [ -d "$e" ]; then mkdir "$n"; else : >"$n"; fi; } && mount --bind "$e" "$n" || exit 1
+	done && umount "$k" && rmdir "$k" && n=/proc/sys/kernel/stack_tracer_enabled &&
+	{ [ -e "$n" ] || : >"$n"; } &&
+	mount --bind "$UTRACE_TRACING_DIR/utrace.stack_tracer_enabled" "$n" && exec "$@"'
 
 # run_system T CASE.tc: the runner inside the recording, kprog beside it
 # (started first: the runner waits for its events to be listed)
@@ -144,7 +163,7 @@ run_system() {
 	x=${SYSTEM_EVENTS#*" ${tc#"$FT/test.d/"}="}
 	[ "$x" = "$SYSTEM_EVENTS" ] || for ev in $(echo "${x%% *}" | tr , ' '); do e+=(-e "$ev"); done
 	# shellcheck disable=SC2016 # the inner script's own variables
-	HOME=$t/home UTRACE_TRACING_DIR=$t/mnt KALLSYMS_NS=$KALLSYMS_NS \
+	HOME=$t/home UTRACE_TRACING_DIR=$t/mnt PROC_NS=$PROC_NS \
 		timeout -k 5 $((CASE_TIMEOUT + 10)) \
 		"$U" record -p nop -c "${e[@]}" --tracefs "$t/mnt" -o "$t/k.dat" -- sh -c '
 		"$1" "$2" & kp=$!
@@ -152,7 +171,7 @@ run_system() {
 		while ! grep -qs "^kmem:" "$UTRACE_TRACING_DIR/available_events" && [ $i -lt 200 ]; do
 			sleep 0.05; i=$((i + 1))
 		done
-		(cd "$3" && unshare -m sh -c "$KALLSYMS_NS" kallsyms \
+		(cd "$3" && unshare -m sh -c "$PROC_NS" kallsyms \
 			timeout -k 5 "$4" sh ./ftracetest-utrace -l "$5" -k "$6") >"$7" 2>&1 </dev/null
 		touch "$2"; wait $kp' sh "$OUT/kprog" "$t/stop" "$FT" "$CASE_TIMEOUT" "$t/logs" "$tc" \
 		"$t/run.out" >"$t/record.out" 2>&1 </dev/null
@@ -175,7 +194,7 @@ run_case() {
 			>"$t/record.out" 2>&1 &
 		rp=$!
 		for _ in $(seq 200); do grep -qs . "$t/mnt/available_events" && break; sleep 0.05; done
-		(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt unshare -m sh -c "$KALLSYMS_NS" \
+		(cd "$FT" && HOME=$t/home UTRACE_TRACING_DIR=$t/mnt unshare -m sh -c "$PROC_NS" \
 			kallsyms timeout -k 5 "$CASE_TIMEOUT" sh ./ftracetest-utrace -l "$t/logs" \
 			-k "$tc") >"$t/run.out" 2>&1 </dev/null
 	fi
