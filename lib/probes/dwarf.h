@@ -135,6 +135,31 @@ int utrace_dwarf_rewrite_args(const char *path, uint64_t *vaddr, bool entry, boo
 			      char **args, const int *col, unsigned n, struct utrace_error *err);
 
 /*
+ * The kernel's BTF arguments of fprobes, tracepoint probes and kprobes at
+ * a function's entry or return (lib/probes/dwarf_btfarg.c), from DWARF:
+ * the prototype of the function at vaddr of path.  0 and *out, -ENODATA
+ * if path has no DWARF, -ENOENT if no function with DWARF is at vaddr,
+ * -ENOMEM.
+ */
+struct utrace_dwarf_proto;
+int utrace_dwarf_proto_open(const char *path, uint64_t vaddr, struct utrace_dwarf_proto **out);
+void utrace_dwarf_proto_free(struct utrace_dwarf_proto *p);
+unsigned utrace_dwarf_proto_nparams(const struct utrace_dwarf_proto *p);
+/* Parameter i's name (NULL if it has none); the index of parameter
+ * name[0..len), or -1. */
+const char *utrace_dwarf_proto_param(const struct utrace_dwarf_proto *p, unsigned i);
+int utrace_dwarf_proto_find(const struct utrace_dwarf_proto *p, const char *name, size_t len);
+/*
+ * One argument's body, "NAME[->F[.F|->F...]][:TYPE]" or, on a return,
+ * "$retval[->F...][:TYPE]", as the kernel's fetch-arg "FETCH:TYPE" in
+ * out ($argN for the parameter at the entry, +OFF(...) per "->", the
+ * type from DWARF when none is given).  0, or an enum utrace_uprobe_err
+ * with *pos its offset in body (the kernel's caret).
+ */
+int utrace_dwarf_proto_fetcharg(const struct utrace_dwarf_proto *p, const char *body,
+				bool is_return, char *out, size_t size, int *pos);
+
+/*
  * `utrace probe -V POINT`: perf probe -V's listing of the variables that
  * have a location at POINT (FUNC, FUNC+OFF, FUNC:LINE, FILE:LINE):
  *   Available variables at POINT\n\t@<FUNC+OFF>\n\t\tTYPE\tNAME\n...

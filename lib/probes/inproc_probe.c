@@ -309,7 +309,7 @@ static int ipp_parse(struct ipp_parse *ps)
 	pt.is_return = p->kind == UTRACE_IPP_RETURN;
 	pt.kernel = !ps->with_path;
 	pt.fprobe = p->fprobe;
-	if ((ret = ipp_dwarf_names(ps, &pt)) < 0)
+	if ((ret = ipp_btf_args(ps, &pt)) != 0 || (ret = ipp_dwarf_names(ps, &pt)) < 0)
 		return ret;
 	p->u.is_return = pt.is_return;
 	/* a PATH: probe's @SYMBOLs are that file's */
@@ -369,6 +369,9 @@ void utrace_inproc_probe_free(struct utrace_inproc_probe *p)
 		free(p->u.args[i].type);
 	}
 	free(p->u.args);
+	for (unsigned i = 0; i < p->ncomm && p->comm; i++)
+		free(p->comm[i]);
+	free(p->comm);
 	free(p->symbol);
 	free(p->tpoint);
 	free(p->module);
@@ -407,6 +410,20 @@ bool utrace_inproc_probe_fprobe(const struct utrace_inproc_probe *p)
 const char *utrace_inproc_probe_tracepoint(const struct utrace_inproc_probe *p)
 {
 	return p->tpoint;
+}
+
+unsigned utrace_inproc_probe_nargs(const struct utrace_inproc_probe *p)
+{
+	return p->u.nargs;
+}
+
+const char *utrace_inproc_probe_arg(const struct utrace_inproc_probe *p, unsigned i, const char **comm)
+{
+	if (i >= p->u.nargs)
+		return NULL;
+	if (comm)
+		*comm = i < p->ncomm ? p->comm[i] : p->u.args[i].fetch;
+	return p->u.args[i].name;
 }
 
 const char *utrace_inproc_probe_group(const struct utrace_inproc_probe *p)

@@ -84,6 +84,11 @@ const char *utrace_inproc_probe_eprobe(const struct utrace_inproc_probe *p, cons
 /* t:'s TRACEPOINT (an fprobe on __utrace_do_TRACEPOINT), NULL for others. */
 const char *utrace_inproc_probe_tracepoint(const struct utrace_inproc_probe *p);
 const char *utrace_inproc_probe_group(const struct utrace_inproc_probe *p);
+/* The number of arguments, and argument i's name with *comm (if comm)
+ * its text after NAME= as written, the kernel's comm ($arg* and $argN
+ * given as the parameters' names): dynamic_events lists NAME=COMM. */
+unsigned utrace_inproc_probe_nargs(const struct utrace_inproc_probe *p);
+const char *utrace_inproc_probe_arg(const struct utrace_inproc_probe *p, unsigned i, const char **comm);
 const char *utrace_inproc_probe_event(const struct utrace_inproc_probe *p);
 const char *utrace_inproc_probe_symbol(const struct utrace_inproc_probe *p, uint64_t *offset);
 /* MODULE of a MODULE:SYMBOL probe (NULL: any object); whether the

@@ -39,6 +39,10 @@ struct utrace_inproc_probe {
 	uint64_t dev, ino;
 	uint64_t vaddr, foff;
 	struct utrace_uprobe u; /* nargs and args (name, fetch, type), checked */
+	/* each argument's text after NAME= as written ($arg* and $argN
+	 * expanded): the kernel's comm, which dynamic_events lists */
+	char **comm;
+	unsigned ncomm;
 	char *format;		/* the format file's text */
 	struct utrace_event_format *fmt;
 };
@@ -78,6 +82,12 @@ void ipp_path_event(struct utrace_inproc_probe *p);
  * object is another file (inproc_probe_path.c). */
 int ipp_path_where(const struct utrace_inproc_probe *p, const char *path, const struct upr_file *f,
 		  uint64_t *func, uint64_t *size);
+
+/* The kernel's BTF arguments from DWARF (inproc_probe_btf.c): $arg* and
+ * $argN expanded to the parameters' names, each argument's comm kept,
+ * parameter names and $retval (with fields) turned into the kernel's
+ * fetch-args.  0, -1 with ps->code, -ENOMEM. */
+int ipp_btf_args(struct ipp_parse *ps, const struct upr_point *pt);
 
 /* The event's format text and parsed format (fetch_compile.c). */
 int ipp_make_format(struct utrace_inproc_probe *p, int id);

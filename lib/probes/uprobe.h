@@ -67,6 +67,7 @@
 	C(EVENT_TOO_LONG, "Event name is too long")                                                \
 	C(BAD_EVENT_NAME, "Event name must follow the same rules as C identifiers")                \
 	C(RETVAL_ON_PROBE, "$retval is not available on probe")                                    \
+	C(NO_RETVAL, "This function returns 'void' type")                                          \
 	C(BAD_ARG_NUM, "Invalid argument number")                                                  \
 	C(BAD_VAR, "Invalid $-variable specified")                                                 \
 	C(BAD_REG_NAME, "Invalid register name")                                                   \
@@ -95,7 +96,17 @@
 	C(NO_ARG_BODY, "No argument expression")                                                   \
 	C(BAD_INSN_BNDRY, "Probe point is not an instruction boundary")                            \
 	C(NOSUP_BTFARG, "BTF is not available or not supported")                                   \
+	C(NO_BTFARG, "This variable is not found at this probe point")                             \
+	C(NO_BTF_ENTRY, "No BTF entry for this probe point")                                       \
 	C(NOFENTRY_ARGS, "$arg* can be used only on function entry or exit")                       \
+	C(DOUBLE_ARGS, "$arg* can be used only once in the parameters")                            \
+	C(ARGS_2LONG, "$arg* failed because the argument list is too long")                        \
+	C(NO_PTR_STRCT, "This is not a pointer to union/structure.")                               \
+	C(NOSUP_DAT_ARG, "Non pointer structure/union argument is not supported.")                 \
+	C(BAD_HYPHEN, "Failed to parse single hyphen. Forgot '>'?")                                \
+	C(NO_BTF_FIELD, "This field is not found.")                                                \
+	C(BAD_BTF_TID, "Failed to get BTF type info.")                                             \
+	C(BAD_TYPE4STR, "This type does not fit for string.")                                      \
 	C(NEED_STRING_TYPE, "$comm and immediate-string only accepts string type")                 \
 	C(TOO_MANY_ARGS, "Too many arguments are specified")                                       \
 	C(NO_EVENT_INFO, "This requires both group and event name to attach")                      \
@@ -116,6 +127,7 @@
 	C(DEREF_SUFFIX, "Dereference has wrong suffix")                                            \
 	C(ARG_TRANSLATED_TOO_LONG, "Argument expression is too long once translated")           \
 	C(STRING_ARRAY_IN_PROCESS, "Arrays of strings are not supported by in-process probes")    \
+	C(NOT_INT_ARG, "This parameter is not passed in an integer register or stack slot")        \
 	/* the kernel's kprobe-only words (r<MAXACTIVE>:, in-process probes) */                    \
 	C(BAD_MAXACT_TYPE, "Maxactive is only for function exit")                                  \
 	C(BAD_MAXACT, "Invalid maxactive number")                                                  \

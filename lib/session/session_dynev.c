@@ -61,26 +61,23 @@ static void dyn_point(FILE *f, const struct utrace_inproc_probe *p)
 }
 
 /*
- * The line dynamic_events lists for probe p defined by def, as the
- * kernel's trace_kprobe_show, trace_uprobe_show and trace_fprobe_show:
+ * The line dynamic_events lists for probe p, as the kernel's
+ * trace_kprobe_show, trace_uprobe_show and trace_fprobe_show:
  * "p:GRP/EVENT POINT", "r[MAXACTIVE]:..." for a return, "f:GRP/EVENT
- * ...", then each argument as NAME=ARG (the kernel's argN for an unnamed
- * one).
+ * ...", then each argument as NAME=COMM: its name (given, its text when
+ * that is a C identifier, else the kernel's argN) and its text as written
+ * ($arg* and $argN as the parameters' names when the program's DWARF
+ * knows them, as the kernel's BTF does).
  */
-static char *dyn_probe_line(const struct utrace_inproc_probe *p, const char *def)
+static char *dyn_probe_line(const struct utrace_inproc_probe *p)
 {
-	char *buf = NULL, *copy = strdup(def), *save = NULL, *tok;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	unsigned i = 0, max = utrace_inproc_probe_maxactive(p);
+	unsigned max = utrace_inproc_probe_maxactive(p);
 
-	if (!f || !copy) {
-		if (f)
-			fclose(f);
-		free(buf);
-		free(copy);
+	if (!f)
 		return NULL;
-	}
 	if (utrace_inproc_probe_tracepoint(p))
 		fputc('t', f);
 	else if (utrace_inproc_probe_fprobe(p))
@@ -91,17 +88,12 @@ static char *dyn_probe_line(const struct utrace_inproc_probe *p, const char *def
 		fprintf(f, "%u", max);
 	fprintf(f, ":%s/%s", utrace_inproc_probe_group(p), utrace_inproc_probe_event(p));
 	dyn_point(f, p);
-	/* the words after the type and the probe point */
-	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		if (i++ < 2)
-			continue;
-		if (strchr(tok, '='))
-			fprintf(f, " %s", tok);
-		else
-			fprintf(f, " arg%u=%s", i - 2, tok);
+	for (unsigned i = 0; i < utrace_inproc_probe_nargs(p); i++) {
+		const char *comm = "", *name = utrace_inproc_probe_arg(p, i, &comm);
+
+		fprintf(f, " %s=%s", name, comm);
 	}
 	fclose(f);
-	free(copy);
 	return buf;
 }
 
@@ -211,7 +203,7 @@ static int dyn_point_append(struct session_live *rl, struct dyn_name *old,
 		utrace_inproc_probe_free(p);
 		return dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_INSN_BNDRY, err);
 	}
-	if (!old->fmt || !(*line = dyn_probe_line(p, def))) {
+	if (!old->fmt || !(*line = dyn_probe_line(p))) {
 		utrace_inproc_probe_free(p);
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
@@ -250,7 +242,7 @@ static int dyn_probe_install(struct session_live *rl, struct utrace_inproc_probe
 		ret = dyn_bad_point(def, UTRACE_UPROBE_ERR_BAD_INSN_BNDRY, err);
 	else if ((id = session_dynev_event_id(rl, sys, name)) < 0 ||
 		 !(text = utrace_event_format_text(utrace_inproc_probe_format(p), id)) ||
-		 !(*line = dyn_probe_line(p, def)) || dyn_keep(d, sys, name, id, false, true) < 0)
+		 !(*line = dyn_probe_line(p)) || dyn_keep(d, sys, name, id, false, true) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	else {
 		struct dyn_name *kept = &d->names[d->n - 1];
@@ -471,7 +463,7 @@ static void dyn_initial(void *arg, void (*cb)(void *cbarg, const char *line,
 			if (utrace_inproc_probe_kind(q) != UTRACE_IPP_REMOVE &&
 			    !strcmp(utrace_inproc_probe_group(q), utrace_inproc_probe_group(p)) &&
 			    !strcmp(utrace_inproc_probe_event(q), utrace_inproc_probe_event(p)))
-				line = dyn_probe_line(q, o->probe_defs[k]);
+				line = dyn_probe_line(q);
 			utrace_inproc_probe_free(q);
 		}
 		if (line && dyn_keep(d, utrace_inproc_probe_group(p), utrace_inproc_probe_event(p), 0, false,

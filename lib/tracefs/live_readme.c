@@ -12,7 +12,7 @@
  * (the selftests would then test it and fail instead of saying
  * UNSUPPORTED).  Left out today: the dump and cpudump function
  * commands, appending a probe to an event
- * (multiprobe: "Create/append/"), (ref_ctr_offset), <argname>, symstr, %pd/%pD, synthetic array fields.
+ * (multiprobe: "Create/append/"), (ref_ctr_offset), symstr, %pd/%pD, synthetic array fields.
  */
 #include "lib/tracefs/live_internal.h"
 
@@ -105,6 +105,7 @@ static const char readme[] =
     "\t     args: <name>=fetcharg[:type]\n"
     "\t fetcharg: (%<register>|$<efield>), @<address>, @<symbol>[+|-<offset>],\n"
     "\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n"
+    "\t           <argname>[->field[->field|.field...]],\n"
     "\t           +|-[u]<offset>(<fetcharg>), \\imm-value, \\\"imm-string\"\n"
     "\t           kernel return probes support: $retval, $arg<N>, $comm\n"
     "\t     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, char, string, symbol,\n"

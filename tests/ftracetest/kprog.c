@@ -12,7 +12,12 @@
  * /dev/null`).  test_for_valid_rec is static and reads one field of its
  * argument: GCC's IPA-SRA passes that field instead and names the clone
  * test_for_valid_rec.isra.0, as it does in the kernel's ftrace.c
- * (kprobe_eventname.tc probes a function with such a suffix).
+ * (kprobe_eventname.tc probes a function with such a suffix).  The
+ * functions and tracepoints that add_remove_btfarg.tc reads by name take
+ * the kernel's parameters (events/kstructs.h): kfree's object, vfs_read's
+ * struct file *file, getname_flags' struct filename, kmem_cache_alloc's
+ * struct kmem_cache *s, sched_wakeup's struct task_struct *p; kprog is
+ * built with -g, its DWARF standing for the kernel's BTF.
  */
 #include <sched.h>
 #include <signal.h>
@@ -27,6 +32,7 @@
 #include "ev_signal.h"
 #include "ev_syscalls.h"
 #include "ev_timer.h"
+#include "kstructs.h"
 
 volatile long sink;
 /* a dentry is kernel memory: an address user-memory reads fault on
@@ -38,7 +44,7 @@ KFN(long, kernel_clone, void *args) { sink += (long)args; return sink; }
 KFN(void, schedule, void) { sink++; }
 KFN(void, do_exit, long code) { sink += code; } /* the kernel's name; returns here */
 KFN(void, scheduler_tick, void) { sink++; }
-KFN(long, vfs_read, void *file, char *buf, size_t count, long *pos)
+KFN(long, vfs_read, struct file *file, char *buf, size_t count, long *pos)
 {
 	sink += (long)file + (long)buf + (long)count + (pos ? *pos : 0);
 	return (long)count;
@@ -50,7 +56,18 @@ KFN(int, vfs_symlink, void *idmap, void *dir, void *dentry, const char *old)
 	return 0;
 }
 KFN(void, dput, void *dentry) { sink += (long)dentry; }
-KFN(void, kfree, const void *p) { sink += (long)p; }
+KFN(void, kfree, const void *object) { sink += (long)object; }
+/* the kernel's: the user's path name copied into a struct filename */
+KFN(struct filename *, getname_flags, const char *filename, int flags)
+{
+	static struct filename fn;
+
+	fn.name = filename;
+	fn.uptr = filename;
+	fn.refcnt = 1;
+	sink += flags;
+	return &fn;
+}
 KFN(void *, kmem_cache_alloc, void *cache, unsigned flags) { sink += flags; return cache; }
 KFN(void, kmem_cache_free, void *cache, void *p) { sink += (long)cache + (long)p; }
 KFN(int, do_execve, const char *filename, void *argv, void *envp)
@@ -118,11 +135,12 @@ static void kernel_functions(int n)
 	schedule();
 	do_exit(0);
 	scheduler_tick();
-	vfs_read(buf, buf, sizeof(buf), &pos);
+	vfs_read((struct file *)buf, buf, sizeof(buf), &pos);
 	vfs_open("/etc/passwd", buf);
 	vfs_symlink(NULL, buf, KERNEL_DENTRY, "/tmp/link");
 	dput(buf);
 	kfree(buf);
+	getname_flags("/etc/hostname", 0);
 	kmem_cache_free(buf, kmem_cache_alloc(buf, 0xcc0));
 	do_execve("/bin/true", NULL, NULL);
 	do_sys_open(-100, "/dev/null", 0, 0);
@@ -159,15 +177,21 @@ static void kernel_events(int n, pid_t pid)
 {
 	unsigned long args[6] = {257, (unsigned long)-100, 0, 0, 0, 0};
 	char obj[32];
+	struct task_struct task = {.prio = 120, .cpu = (unsigned)n % 2, .pid = pid, .tgid = pid,
+				   .comm = "kprog"};
+	struct kmem_cache cache = {.flags = n % 2 ? SLAB_ACCOUNT : 0, .size = 32 + n % 64,
+				   .object_size = 32, .name = "kprog_cache"};
 
-	trace_sched_waking("kprog", pid, 120, n % 2);
-	trace_sched_wakeup("kprog", pid, 120, n % 2);
+	/* the task on a run queue of its own: its group_node links to itself */
+	task.se.group_node.next = task.se.group_node.prev = &task.se.group_node;
+	trace_sched_waking(&task);
+	trace_sched_wakeup(&task);
 	__schedule(pid);
 	trace_sched_process_fork("kprog", pid, "kprog", pid + 1 + n % 7);
 	trace_sched_process_exec("/bin/true", pid, pid);
 	trace_sched_process_exit("kprog", pid, 120);
 	trace_kmalloc((unsigned long)kernel_events, obj, 32 + n % 64, 64 + n % 64, 0xcc0, 0);
-	trace_kmem_cache_alloc((unsigned long)kernel_events, obj, 32, 32 + n % 64, 0xcc0, 0, n % 2);
+	trace_kmem_cache_alloc((unsigned long)kernel_events, obj, &cache, 0xcc0, 0);
 	trace_kfree((unsigned long)kernel_events, obj);
 	trace_kmem_cache_free((unsigned long)kernel_events, obj, "dentry");
 	trace_signal_generate(SIGCHLD, 0, 0, "kprog", pid, 1, 0);

@@ -105,7 +105,7 @@ grep -q '^TRACING_DIR=$UTRACE_TRACING_DIR$' "$FT/ftracetest-utrace" ||
 	die "the runner's TRACING_DIR line changed: adapt run.sh"
 
 mkdir -p "$OUT/logs" || die "cannot write $OUT"
-cc -O2 $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/ftracetest/events" -o "$OUT/kprog" \
+cc -O2 -g $("$U" cflags) -I"$ROOT/include" -I"$ROOT/tests/ftracetest/events" -o "$OUT/kprog" \
 	"$ROOT/tests/ftracetest/kprog.c" "$ROOT/tests/ftracetest/kprog_text.c" \
 	"$ROOT/tests/ftracetest/events/"*.c || die "build kprog"
 

@@ -75,6 +75,16 @@ make_seeds() {
 		return 0
 	fi
 	cp "$tgt" "$elf/target"
+	# fuzz_btfarg parses against it: arguments by name from its DWARF
+	export UTRACE_FUZZ_TARGET=$tgt
+	seeds btfarg >/dev/null
+	cp "$ROOT"/tests/fuzz/seeds/kprobe/* "$FB/seeds/btfarg/"
+	for d in "f:e node_len p->next->name:string len=p->len t=p->tag:string p->bits depth" \
+		"f node_len \$arg* \$arg1" "f node_len%return \$retval p->next->len" \
+		"p node_len p->name:ustring \$arg2:x8" "t tp_value \$arg*" "f walk n nosuch" \
+		"f node_len p-.len p.len p->len->x"; do
+		printf '%s' "$d" >"$FB/seeds/btfarg/name$((i++))"
+	done
 	strip -o "$elf/target.stripped" "$tgt" 2>/dev/null
 	# without the flags: the entry-patching plan's input (func_patch.h)
 	cc -O2 -I"$ROOT/include" -I"$ROOT/tests/progs" -o "$elf/target.bare" \

@@ -2,7 +2,8 @@
 //
 // target.c - the program tests/fuzz/run.sh builds (with `utrace cflags`)
 // and records to make seeds: an ELF file with call sites, static
-// tracepoints and USDT notes for fuzz_elf and fuzz_uprobe, and small
+// tracepoints and USDT notes for fuzz_elf and fuzz_uprobe, its DWARF for
+// fuzz_btfarg's arguments by name (UTRACE_FUZZ_TARGET), and small
 // utrace.dat files of every tracer for fuzz_dat.  Few calls, so that the
 // recordings stay a few KiB.
 #include <stdio.h>
@@ -18,6 +19,21 @@
 #include "tp_events.h" /* tests/progs/ */
 
 static volatile int sink;
+
+/* a structure by pointer: fuzz_btfarg's arguments by name (->, ., :string) */
+struct fnode {
+	int len;
+	struct fnode *next;
+	const char *name;
+	char tag[4];
+	unsigned bits : 3;
+};
+
+__attribute__((noinline)) int node_len(struct fnode *p, int depth)
+{
+	sink += p->len + depth;
+	return p->next ? p->next->len : p->len;
+}
 
 __attribute__((noinline)) int leaf(int i)
 {
@@ -41,6 +57,8 @@ __attribute__((noinline)) long walk(int n)
 
 int main(void)
 {
-	printf("%ld\n", walk(3));
+	struct fnode b = {2, NULL, "b", "t", 1}, a = {1, &b, "a", "t", 5};
+
+	printf("%ld %d\n", walk(3), node_len(&a, 1));
 	return 0;
 }

@@ -378,6 +378,18 @@ static void test_bad(void)
 	tested[UTRACE_UPROBE_ERR_NO_EVENT_INFO] = true;
 	tested[UTRACE_UPROBE_ERR_BAD_ATTACH_EVENT] = true;
 	tested[UTRACE_UPROBE_ERR_NO_EP_FILTER] = true;
+	/* the kernel's BTF arguments from DWARF (inproc_probe_btf.c): test_btfarg.c */
+	tested[UTRACE_UPROBE_ERR_NO_RETVAL] = true;
+	tested[UTRACE_UPROBE_ERR_NO_BTFARG] = true;
+	tested[UTRACE_UPROBE_ERR_NO_BTF_ENTRY] = true;
+	tested[UTRACE_UPROBE_ERR_DOUBLE_ARGS] = true;
+	tested[UTRACE_UPROBE_ERR_ARGS_2LONG] = true;
+	tested[UTRACE_UPROBE_ERR_NO_PTR_STRCT] = true;
+	tested[UTRACE_UPROBE_ERR_NOSUP_DAT_ARG] = true;
+	tested[UTRACE_UPROBE_ERR_BAD_HYPHEN] = true;
+	tested[UTRACE_UPROBE_ERR_NO_BTF_FIELD] = true;
+	tested[UTRACE_UPROBE_ERR_BAD_BTF_TID] = true;
+	tested[UTRACE_UPROBE_ERR_BAD_TYPE4STR] = true;
 	/* the live tracefs's (session_eprobe.c): tests/kernel/tracefs_eprobe.sh */
 	tested[UTRACE_UPROBE_ERR_EVENT_EXIST] = true;
 	for (int c = 1; c < (int)(sizeof(tested) / sizeof(tested[0])); c++) {

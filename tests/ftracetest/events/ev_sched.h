@@ -6,6 +6,7 @@
 #define KEV_sched_H
 #include <sys/types.h>
 #include <utrace/tracepoint.h>
+#include "kstructs.h"
 
 TRACE_EVENT(sched_switch,
 	TP_PROTO(const char *pc, pid_t pp, int pprio, long ps, const char *nc, pid_t np, int nprio),
@@ -21,17 +22,19 @@ TRACE_EVENT(sched_switch,
 		__entry->next_comm, __entry->next_pid, __entry->next_prio)
 );
 TRACE_EVENT(sched_waking,
-	TP_PROTO(const char *c, pid_t p, int prio, int cpu),
-	TP_ARGS(c, p, prio, cpu),
+	TP_PROTO(struct task_struct *p),
+	TP_ARGS(p),
 	TP_STRUCT__entry(__array(char, comm, 16) __field(pid_t, pid) __field(int, prio) __field(int, target_cpu)),
-	TP_fast_assign(strncpy(__entry->comm, c, 16); __entry->pid = p; __entry->prio = prio; __entry->target_cpu = cpu;),
+	TP_fast_assign(memcpy(__entry->comm, p->comm, 16); __entry->pid = p->pid; __entry->prio = p->prio;
+		__entry->target_cpu = (int)p->cpu;),
 	TP_printk("comm=%s pid=%d prio=%d target_cpu=%03d", __entry->comm, __entry->pid, __entry->prio, __entry->target_cpu)
 );
 TRACE_EVENT(sched_wakeup,
-	TP_PROTO(const char *c, pid_t p, int prio, int cpu),
-	TP_ARGS(c, p, prio, cpu),
+	TP_PROTO(struct task_struct *p),
+	TP_ARGS(p),
 	TP_STRUCT__entry(__array(char, comm, 16) __field(pid_t, pid) __field(int, prio) __field(int, target_cpu)),
-	TP_fast_assign(strncpy(__entry->comm, c, 16); __entry->pid = p; __entry->prio = prio; __entry->target_cpu = cpu;),
+	TP_fast_assign(memcpy(__entry->comm, p->comm, 16); __entry->pid = p->pid; __entry->prio = p->prio;
+		__entry->target_cpu = (int)p->cpu;),
 	TP_printk("comm=%s pid=%d prio=%d target_cpu=%03d", __entry->comm, __entry->pid, __entry->prio, __entry->target_cpu)
 );
 TRACE_EVENT(sched_process_fork,
