@@ -218,6 +218,7 @@ static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 	so->argv = r->o->argv;
 	if (!ret && !so->argv && !r->o->pid) {
 		so->argv = waiter;
+		so->own_command = true; /* Ctrl-C ends it too: not the user's */
 		r->waiting = true;
 	} else {
 		kernel = tp;
@@ -228,11 +229,13 @@ static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 	return ret;
 }
 
-/* The recording of the sites' probes into path. */
+/* The recording of the sites' probes into path: 0, 1 if it was
+ * interrupted before it began (nothing recorded), <0 with r->err. */
 static int record(struct bt_run *r, const char *path, int *status)
 {
 	struct utrace_session_opts so;
 	struct utrace_session *s = NULL;
+	bool early = false;
 	char pid[16];
 	int ret;
 
@@ -289,6 +292,9 @@ static int record(struct bt_run *r, const char *path, int *status)
 	r->attach_ns = mono_ns();
 	if (!ret)
 		ret = utrace_session_start(s, r->err);
+	/* Ctrl-C while the probes were being attached: nothing hit them,
+	 * the run ends as an interrupted one (END, the maps, 0) */
+	early = ret && utrace_session_signal() && !r->err->msg[0];
 	if (!ret) {
 		utrace_session_run(s);
 		if (r->waiting) /* (Ctrl-C given to utrace bt alone too) */
@@ -302,7 +308,7 @@ static int record(struct bt_run *r, const char *path, int *status)
 	utrace_session_free(s);
 	so.argv = NULL;
 	utrace_session_opts_free(&so);
-	return ret ? -EINVAL : 0;
+	return early ? 1 : ret ? -EINVAL : 0;
 }
 
 /* Which site each event of the recording is: "bt/pK" is site K. */
@@ -705,6 +711,7 @@ int bt_session_run(struct bt_run *r)
 {
 	char dir[] = "/tmp/utrace-bt.XXXXXX", path[64];
 	int status = 0, ret;
+	bool early;
 
 	if (!mkdtemp(dir))
 		return utrace_error_set(r->err, -errno, "%s: %s", dir, strerror(errno));
@@ -717,7 +724,10 @@ int bt_session_run(struct bt_run *r)
 	r->dat_path = path;
 	r->replay = bt_replay;
 	ret = r->defs ? record(r, path, &status) : -ENOMEM;
-	if (!ret)
+	early = ret == 1;
+	if (early)
+		ret = 0;
+	else if (!ret)
 		ret = bt_replay(r, path, UINT64_MAX);
 	utrace_dat_resume_free(r->resume);
 	r->resume = NULL;
@@ -725,7 +735,7 @@ int bt_session_run(struct bt_run *r)
 	bt_kcap_end(r);
 	bt_profile_drain(r);
 	bt_profile_close(r);
-	if (!ret)
+	if (!ret && !early)
 		ret = bt_inproc_collect(r);
 	if (!ret && r->o->verbose)
 		fprintf(r->o->log, "utrace bt: %llu hits replayed from the recording\n",

@@ -328,7 +328,7 @@ static void session_end(struct utrace_session *s)
 	s->k.kt = NULL;
 	session_probes_free(s->rp, s->o->log); /* after the instance: enabled probes stay */
 	s->rp = NULL;
-	if (s->stopped)
+	if (s->stopped && !s->o->own_command)
 		session_log(s->o->log, "interrupted; waiting for %s to exit", s->o->argv[0]);
 	if (!s->exited && !s->attach) {
 		/* the command goes on untraced: a process of it that starts

@@ -76,6 +76,9 @@ struct utrace_session_opts {
 	/* For commands that record on their own behalf (utrace latency),
 	 * whose output is something else than the file: */
 	bool quiet; /* no line saying what was saved (warnings stay) */
+	bool own_command; /* argv is the caller's own placeholder (utrace bt's
+			   * waiter, no program of the user's): nothing is
+			   * said of how it ends */
 	/* if not NULL, one flag per filter expression (the numbering of
 	 * utrace_func_filter_expr), set when a positive one matched no
 	 * function: the caller says so in its own terms, record does not */

@@ -205,7 +205,8 @@ void session_say_killed(const struct utrace_session *s)
 	FILE *log = s->o->log;
 	int sig;
 
-	if (!WIFSIGNALED(s->status) || (s->step_killed && WTERMSIG(s->status) == SIGTERM))
+	if (!WIFSIGNALED(s->status) || (s->step_killed && WTERMSIG(s->status) == SIGTERM) ||
+	    s->o->own_command)
 		return;
 	sig = WTERMSIG(s->status);
 	fprintf(log, "utrace record: %s was killed by signal %d (%s)%s\n", s->o->argv[0], sig,

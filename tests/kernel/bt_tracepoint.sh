@@ -8,7 +8,8 @@
 # an argv whose strings lie side by side on the stack); a
 # wildcard; every process's events, with -c too; without -c the action seeing a
 # process started once the probes are attached and exit() ending the
-# run; -l; a tracepoint that does not exist refused with bpftrace's words.
+# run; -l; a tracepoint that does not exist refused with bpftrace's words;
+# Ctrl-C to the process group ends it as bpftrace's, saying nothing more.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -112,4 +113,18 @@ check "-l tracepoint:SYS:EVENT globs" eval 'grep -qx "tracepoint:syscalls:sys_en
 rc=$?
 check "a tracepoint that does not exist: bpftrace's error, exit 1 (rc $rc)" \
 	eval '[ $rc = 1 ] && grep -q "ERROR: tracepoint not found: syscalls:nonsense" "$T/none"'
+# Ctrl-C, as a terminal gives it to the job's whole process group (set -m:
+# the job a group of its own, SIGINT not ignored in it), soon after the
+# first line or later: the maps and exit 0, as bpftrace, and nothing of
+# utrace bt's own waiting process
+for wait in 0 0.5; do
+	bash -c 'set -m
+		timeout 60 "$1" bt -e "tracepoint:syscalls:sys_enter_openat { @ = count(); }" >"$2" 2>&1 &
+		p=$!
+		for _ in $(seq 100); do grep -q "^Attaching" "$2" && break; sleep 0.05; done
+		sleep "$3"; kill -INT -$p; wait $p; echo "rc $?" >>"$2"' sh "$U" "$T/int" "$wait" 2>/dev/null
+	check "Ctrl-C to the group ${wait}s after the first line: the map, exit 0, nothing else said ($(tr '\n' '|' <"$T/int"))" \
+		eval 'grep -q "^@: [0-9]" "$T/int" && grep -qx "rc 0" "$T/int" &&
+		test "$(grep -cv "^Attaching 1 probe...$\|^@: [0-9]*$\|^rc 0$\|^$" "$T/int")" = 0'
+done
 exit 0
