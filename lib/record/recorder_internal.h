@@ -94,6 +94,10 @@ struct rec_buffer {
 	int pid, tid;
 	uint32_t nest; /* meta.nest: 0 for a thread's own buffer */
 	uint32_t subbuf_size; /* meta.subbuf_size, checked when it came */
+	/* the thread had a buffer of this level before in this process: this
+	 * one replaced it (another sub-buffer size, runtime/ring_buffer.c
+	 * rb_resize), so the thread is counted once */
+	bool again;
 	char comm[16];
 	bool done;
 	/* the sub-buffer in progress, saved as far as it was committed when

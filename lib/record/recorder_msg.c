@@ -543,6 +543,9 @@ static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void 
 	d.tid = b->tid;
 	d.flags = b->meta->flags;
 	d.base = nested_base(r, b);
+	for (uint32_t i = b->id; i-- > 0 && !b->again;)
+		b->again = r->bufs[i]->conn == c && r->bufs[i]->tid == b->tid &&
+			   r->bufs[i]->nest == b->nest;
 	memcpy(d.comm, b->comm, sizeof(d.comm));
 	return rec_write(r, UTRACE_DAT_BUFFER, &d, sizeof(d), NULL, 0, err);
 }

@@ -138,4 +138,12 @@ check "the program and the recording end well" test $? -eq 0
 RP=
 check "the file holds the 20000-byte record" \
 	test "$("$U" report -i "$T/ltp.dat" 2>/dev/null | grep -c 'z\{20000\}')" = 1
+"$U" info -i "$T/ltp.dat" >"$T/info" 2>&1
+nthreads=$(sed -n 's/^# number of threads *: \([0-9]*\) traced.*/\1/p' "$T/info")
+tids=$(sed -n 's/^# thread  *: [0-9]*\/\([0-9]*\)(.*/\1/p' "$T/info" | sort -u | wc -l)
+check "info counts each thread once, its buffers made again too ($nthreads threads, $tids tids)" \
+	test -n "$nthreads" -a "$nthreads" = "$tids"
+check "info says which buffers were made again" grep -q '(a buffer made again)$' "$T/info"
+summary=$(sed -n 's/^utrace record: .* from \([0-9]*\) threads of .*/\1/p' "$T/ltp.out")
+check "the recording's summary counts them so too ($summary)" test "$summary" = "$nthreads"
 exit 0
