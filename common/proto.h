@@ -263,10 +263,10 @@ struct utrace_control {
 	uint32_t ft_reserved;
 	int32_t ft_pids[UTRACE_FT_PIDS];
 	int32_t ft_notrace_pids[UTRACE_FT_PIDS];
-	/* buffer_size_kb (the live tracefs): the size, in sub-buffers, of
-	 * the buffers threads make from now on (0: the config's); a buffer
-	 * keeps the size it was made with. */
-	uint32_t nr_subbufs;
+	/* buffer_size_kb (the live tracefs): the size, in KiB, of the
+	 * buffers threads make from now on (0: the config's nr_subbufs of
+	 * UTRACE_SUBBUF_SIZE); a buffer keeps the size it was made with. */
+	uint32_t buffer_kb;
 	/* 1 once the recording ends (utrace_recorder_stop, detach): tracing
 	 * is off for good and the hist triggers stop counting too, which
 	 * tracing_on 0 alone does not do (the kernel's go on). */
@@ -280,7 +280,11 @@ struct utrace_control {
 	 * handlers are installed at the start of every process of a live
 	 * recording, and write only while this word is 1. */
 	uint32_t dump_on_crash;
-	uint32_t crash_reserved;
+	/* buffer_subbuf_size_kb (the live tracefs): the sub-buffer size, in
+	 * bytes, of the buffers from now on (0: UTRACE_SUBBUF_SIZE; else
+	 * utrace_subbuf_size_ok).  A thread whose buffer has another size
+	 * makes a new one at its next sub-buffer (runtime/ring_buffer.c). */
+	uint32_t subbuf_size;
 	/* The live tracefs's instances' own triggers (a TRIGGER's reader,
 	 * lib/session/session_inst_trig.c): reader r (1 ..
 	 * UTRACE_READERS - 1; 0 is the top level, whose event state is the

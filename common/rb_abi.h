@@ -52,7 +52,16 @@
 
 #define UTRACE_RB_MAGIC 0x31425255u /* "URB1" */
 #define UTRACE_RB_META_SIZE 4096u
+/* A buffer's sub-buffer size (meta.subbuf_size): UTRACE_SUBBUF_SIZE unless
+ * the live tracefs's buffer_subbuf_size_kb asked for another (the control
+ * page's subbuf_size), a power of two from the kernel's page (4 KiB) to
+ * its largest sub-buffer (128 pages, kernel/trace/trace.c
+ * buffer_subbuf_size_write).  Each buffer has one size for its life: a
+ * thread that finds another asked for, between two sub-buffers, closes
+ * its buffer and makes a new one (runtime/ring_buffer.c). */
 #define UTRACE_SUBBUF_SIZE 16384u
+#define UTRACE_SUBBUF_MIN 4096u
+#define UTRACE_SUBBUF_MAX (4096u << 7)
 #define UTRACE_RB_MIN_SUBBUFS 4u
 #define UTRACE_RB_NEST_MAX 3u /* nested contexts per thread (meta.nest) */
 
@@ -128,21 +137,36 @@ struct utrace_subbuf {
 	uint32_t records;     /* records in it, stored when it is finished; 0 before */
 };
 
-#define UTRACE_SUBBUF_DATA (UTRACE_SUBBUF_SIZE - sizeof(struct utrace_subbuf))
+/* Whether size is a sub-buffer size a buffer may have. */
+static inline int utrace_subbuf_size_ok(uint32_t size)
+{
+	return size >= UTRACE_SUBBUF_MIN && size <= UTRACE_SUBBUF_MAX && !(size & (size - 1));
+}
+
+/* The bytes of records a sub-buffer of size bytes holds. */
+static inline uint32_t utrace_subbuf_data(uint32_t size)
+{
+	return size - (uint32_t)sizeof(struct utrace_subbuf);
+}
 
 /* The longest text one PRINT record (common/record.h: 3 words, then the
- * text) can hold: rt_rb_reserve keeps 3 more words free for the CPU and
- * time extend records that may go before it.  trace_marker splits a
- * longer write there, as the kernel splits one longer than the largest
- * event of its sub-buffer (tracing_mark_write: a short write). */
-#define UTRACE_PRINT_MAX ((UTRACE_SUBBUF_DATA / 4 - 6) * 4)
+ * text) can hold in a sub-buffer of size bytes: rt_rb_reserve keeps 3
+ * more words free for the CPU and time extend records that may go before
+ * it.  A longer utrace_printf is cut there; trace_marker cuts a longer
+ * write there too (or at the kernel's TRACE_MARKER_MAX_SIZE), as the
+ * kernel cuts one longer than the largest event of its sub-buffer
+ * (tracing_mark_write: a short write). */
+static inline uint32_t utrace_print_max(uint32_t size)
+{
+	return (utrace_subbuf_data(size) / 4 - 6) * 4;
+}
 
 _Static_assert(sizeof(struct utrace_subbuf) == 32, "subbuf header is part of the file format");
 _Static_assert(sizeof(struct utrace_rb_meta) <= UTRACE_RB_META_SIZE, "meta fits its page");
 
-static inline uint64_t utrace_rb_bytes(uint32_t nr_subbufs)
+static inline uint64_t utrace_rb_bytes(uint32_t nr_subbufs, uint32_t subbuf_size)
 {
-	return UTRACE_RB_META_SIZE + (uint64_t)nr_subbufs * UTRACE_SUBBUF_SIZE;
+	return UTRACE_RB_META_SIZE + (uint64_t)nr_subbufs * subbuf_size;
 }
 
 #endif

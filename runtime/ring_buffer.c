@@ -15,7 +15,15 @@
  *   - the delta does not fit the record: put a TIME_EXTEND first;
  *   - the thread moved to another CPU: put a CPU record first;
  *   - the thread has no buffer yet: create it (memfd, mmap, hand the fd to
- *     the recorder).
+ *     the recorder);
+ *   - the live tracefs asked for another sub-buffer size
+ *     (buffer_subbuf_size_kb, the control page's subbuf_size): at the
+ *     next sub-buffer, the buffer is closed for the recorder, as at the
+ *     thread's exit, and a new one of that size made (rb_resize), as the
+ *     kernel's ring_buffer_subbuf_order_set replaces every CPU's pages.
+ *     A buffer never changes its size under the thread writing it, and
+ *     the recorder is never told of one it has mapped; a thread that
+ *     writes nothing more keeps its buffer as it is.
  *
  * Nothing here may call libc on the record path (string functions clobber
  * the vector registers that hold the traced function's arguments):
@@ -190,7 +198,7 @@ static bool rb_start_subbuf(struct rt_thread *t, uint64_t ts, uint32_t cpu)
 	if (!overwrite && !rb_has_room(t, m, &tail) &&
 	    !((m->flags & UTRACE_RB_BLOCK) && rb_wait_room(t, m)))
 		return false;
-	sb = (struct utrace_subbuf *)(t->subbufs + (t->head % m->nr_subbufs) * UTRACE_SUBBUF_SIZE);
+	sb = (struct utrace_subbuf *)(t->subbufs + (t->head % m->nr_subbufs) * t->sb_size);
 	/* commit = 0 before seq, with a release fence between: a reader that
 	 * sees the new seq (acquire) reads this commit or a later one, never
 	 * the one the slot's previous sub-buffer left, which would make it
@@ -215,7 +223,7 @@ static bool rb_start_subbuf(struct rt_thread *t, uint64_t ts, uint32_t cpu)
 
 	t->sb = sb;
 	t->wp = (uint32_t *)(sb + 1);
-	t->end = t->wp + UTRACE_SUBBUF_DATA / 4;
+	t->end = t->wp + utrace_subbuf_data(t->sb_size) / 4;
 	t->last_ts = ts;
 	t->cpu = cpu;
 	/* The reader pairs exits with entries by nesting.  After a gap, or
@@ -286,12 +294,69 @@ static bool rb_mine(struct rt_thread *t)
 	return false;
 }
 
+/* The sub-buffer size the control page asks of buffers now
+ * (buffer_subbuf_size_kb); a word that is no size a buffer may have
+ * counts as the default. */
+static uint32_t rb_subbuf_size(void)
+{
+	uint32_t size = __atomic_load_n(&rt.ctl->subbuf_size, __ATOMIC_RELAXED);
+
+	return utrace_subbuf_size_ok(size) ? size : UTRACE_SUBBUF_SIZE;
+}
+
+static long rb_create(void *arg);
+
+/* The longest text one PRINT record can hold now: in a sub-buffer of the
+ * size asked.  A thread whose buffer has another size writes a record
+ * into its current sub-buffer if it fits there, else into a new one,
+ * which is the new buffer's (rt_rb_reserve): one of the size asked. */
+uint32_t rt_rb_print_max(void)
+{
+	return utrace_print_max(rb_subbuf_size());
+}
+
+/*
+ * Replace t's buffer, between two sub-buffers, by one of the sub-buffer
+ * size asked now: the old one is closed as rb_close_one closes it at the
+ * thread's exit (its counts, then CLOSED: the recorder saves what it
+ * holds and lets it go), then rb_create makes the new one, which the
+ * recorder gets as a new buffer of the same thread (a nested context's
+ * after its base's, as at their first record).  The thread's counts
+ * start over with it, as the recorder counts each buffer's.  The state
+ * bits the caller runs under (BUSY above all: a signal handler must not
+ * write here meanwhile) are kept.  Runs under
+ * utrace_call_preserving_fpu, as buffer creation does.
+ */
+static long rb_resize(void *arg)
+{
+	struct rt_thread *t = arg;
+	struct utrace_rb_meta *m = t->meta;
+	uint32_t keep = t->state & ~(RT_TS_READY | RT_TS_DEAD | RT_TS_STALE);
+	int saved_errno = errno;
+
+	__atomic_store_n(&m->written, t->written, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->lost, t->lost + t->nested, __ATOMIC_RELAXED);
+	prctl(PR_GET_NAME, m->comm);
+	/* release: every record and commit is visible before CLOSED */
+	__atomic_store_n(&m->state, UTRACE_RB_CLOSED, __ATOMIC_RELEASE);
+	t->meta = NULL;
+	t->sb = NULL;
+	t->wp = t->end = NULL;
+	munmap(m, utrace_rb_bytes(m->nr_subbufs, t->sb_size));
+	t->written = t->sb_written = t->lost = t->lost_pending = t->nested = 0;
+	errno = saved_errno;
+	rb_create(t);
+	t->state |= keep;
+	return 0;
+}
+
 /*
  * Make room for a record of n words at time ts: a new sub-buffer if this
- * one is full, a CPU record if the thread moved, a TIME_EXTEND if the
- * delta does not fit the record's delta field of `bits` bits.  Returns
- * where the record goes (the caller fills it and calls rt_rb_commit) with
- * *delta the value for its delta field, or NULL if the record is dropped.
+ * one is full (in a new buffer if another sub-buffer size was asked), a
+ * CPU record if the thread moved, a TIME_EXTEND if the delta does not
+ * fit the record's delta field of `bits` bits.  Returns where the record
+ * goes (the caller fills it and calls rt_rb_commit) with *delta the value
+ * for its delta field, or NULL if the record is dropped.
  */
 uint32_t *rt_rb_reserve(struct rt_thread *t, unsigned n, unsigned bits, uint64_t ts, uint32_t cpu,
 			uint32_t *delta)
@@ -304,13 +369,18 @@ uint32_t *rt_rb_reserve(struct rt_thread *t, unsigned n, unsigned bits, uint64_t
 	/* tracing_cpumask: not written, not lost */
 	if (unlikely(cpu < 64 && (__atomic_load_n(&rt.ctl->cpu_off, __ATOMIC_RELAXED) >> cpu & 1)))
 		return NULL;
-	if (n + 3 > UTRACE_SUBBUF_DATA / 4)
-		goto drop; /* can never fit */
 	if (!t->sb || t->end - t->wp < (long)n + 3) {
 		if (unlikely(!rb_mine(t)))
 			return NULL; /* not ours to write, nor to count in */
 		if (t->sb)
 			rb_finish_subbuf(t);
+		if (unlikely(t->sb_size != rb_subbuf_size())) {
+			utrace_call_preserving_fpu(rb_resize, t);
+			if (!t->meta)
+				return NULL; /* no new buffer: not traced any more */
+		}
+		if (n + 3 > utrace_subbuf_data(t->sb_size) / 4)
+			goto drop; /* can never fit */
 		if (!rb_start_subbuf(t, ts, cpu))
 			goto drop;
 	}
@@ -403,17 +473,25 @@ static void rb_key_init(void)
 	pthread_key_create(&rb_key, rb_thread_exit);
 }
 
-/* A nested context's buffer holds what signal handlers did while the
- * tracer was busy: rarely much, so a quarter of the thread's. */
-static uint32_t rb_nr_subbufs(const struct rt_thread *t)
+/* The sub-buffers of size bytes a buffer made now has: buffer_size_kb's
+ * KiB (the config's until it is written), rounded up to whole
+ * sub-buffers, as the kernel keeps a buffer's bytes when its sub-buffer
+ * size changes.  A nested context's buffer holds what signal handlers
+ * did while the tracer was busy: rarely much, so a quarter of the
+ * thread's. */
+static uint32_t rb_nr_subbufs(const struct rt_thread *t, uint32_t size)
 {
-	uint32_t nr = __atomic_load_n(&rt.ctl->nr_subbufs, __ATOMIC_RELAXED);
+	uint64_t kb = __atomic_load_n(&rt.ctl->buffer_kb, __ATOMIC_RELAXED);
+	uint64_t nr;
 
-	if (!nr) /* buffer_size_kb not written */
-		nr = rt.cfg.nr_subbufs;
+	if (!kb) /* buffer_size_kb not written */
+		kb = (uint64_t)rt.cfg.nr_subbufs * (UTRACE_SUBBUF_SIZE / 1024);
+	nr = (kb * 1024 + size - 1) / size;
 	if (t->level)
 		nr /= 4;
-	return nr < UTRACE_RB_MIN_SUBBUFS ? UTRACE_RB_MIN_SUBBUFS : nr;
+	if (nr > UINT32_MAX)
+		nr = UINT32_MAX;
+	return nr < UTRACE_RB_MIN_SUBBUFS ? UTRACE_RB_MIN_SUBBUFS : (uint32_t)nr;
 }
 
 /*
@@ -424,7 +502,7 @@ static long rb_create(void *arg)
 {
 	struct rt_thread *t = arg;
 	int saved_errno = errno;
-	uint32_t nr;
+	uint32_t nr, sb_size = rb_subbuf_size();
 	uint64_t size;
 	struct utrace_msg_buffer msg;
 	struct utrace_rb_meta *m;
@@ -435,8 +513,8 @@ static long rb_create(void *arg)
 
 	if (t->state & RT_TS_STALE) /* a past attach's: let go of it */
 		rt_rb_forget_one(t);
-	nr = rb_nr_subbufs(t);
-	size = utrace_rb_bytes(nr);
+	nr = rb_nr_subbufs(t, sb_size);
+	size = utrace_rb_bytes(nr, sb_size);
 	/* -T: only the listed threads */
 	if (rt.ctl->tid_filter[0]) {
 		bool found = false;
@@ -462,7 +540,7 @@ static long rb_create(void *arg)
 	}
 	m->size = sizeof(*m);
 	m->magic = UTRACE_RB_MAGIC;
-	m->subbuf_size = UTRACE_SUBBUF_SIZE;
+	m->subbuf_size = sb_size;
 	m->nr_subbufs = nr;
 	m->flags = rt.cfg.flags & UTRACE_CFG_OVERWRITE ? UTRACE_RB_OVERWRITE
 		   : rt.cfg.flags & UTRACE_CFG_BLOCK   ? UTRACE_RB_BLOCK
@@ -503,6 +581,7 @@ static long rb_create(void *arg)
 		goto close_out;
 	}
 	t->meta = m;
+	t->sb_size = sb_size;
 	t->subbufs = (uint8_t *)m + UTRACE_RB_META_SIZE;
 	t->head = 0;
 	t->sb = NULL;
@@ -602,7 +681,7 @@ static void rb_close_one(struct rt_thread *t)
 	t->meta = NULL;
 	t->sb = NULL;
 	t->wp = t->end = NULL;
-	munmap(m, utrace_rb_bytes(m->nr_subbufs));
+	munmap(m, utrace_rb_bytes(m->nr_subbufs, t->sb_size));
 	if (t->stack && !t->depth && !t->stack_key) { /* (a coroutine's: fgraph_stacks.c) */
 		munmap(t->stack, (size_t)t->stack_cap * sizeof(struct rt_frame));
 		t->stack = NULL;
@@ -641,7 +720,8 @@ void rt_rb_forget_one(struct rt_thread *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->meta = NULL;
 	if (m)
-		rt_syscall3(SYS_munmap, (long)m, (long)utrace_rb_bytes(m->nr_subbufs), 0);
+		rt_syscall3(SYS_munmap, (long)m, (long)utrace_rb_bytes(m->nr_subbufs, t->sb_size),
+			    0);
 	t->sb = NULL;
 	t->wp = t->end = NULL;
 	t->written = t->lost = t->lost_pending = t->nested = 0;
@@ -721,7 +801,7 @@ static void rb_retire_one(struct rt_thread *t)
 	if (!m || (t->state & RT_TS_STALE))
 		return;
 	nr = m->nr_subbufs;
-	size = utrace_rb_bytes(nr);
+	size = utrace_rb_bytes(nr, t->sb_size);
 	__atomic_store_n(&m->written, t->written, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->lost, t->lost + t->nested, __ATOMIC_RELAXED);
 	__atomic_store_n(&m->state, UTRACE_RB_CLOSED, __ATOMIC_RELEASE);

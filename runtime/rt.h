@@ -115,6 +115,7 @@ struct rt_thread {
 
 	struct utrace_rb_meta *meta;
 	uint8_t *subbufs;
+	uint32_t sb_size; /* meta->subbuf_size, kept here: the recorder maps meta too */
 	uint64_t head; /* local copy of meta->head */
 	uint64_t written;
 	uint64_t sb_written;   /* written when the current sub-buffer started */
@@ -356,6 +357,7 @@ uint32_t *rt_rb_reserve(struct rt_thread *t, unsigned n, unsigned bits, uint64_t
 void rt_rb_commit(struct rt_thread *t, uint32_t *end) RT_HIDDEN;
 void rt_rb_thread_close(struct rt_thread *t) RT_HIDDEN;
 void rt_rb_flush(struct rt_thread *t) RT_HIDDEN;
+uint32_t rt_rb_print_max(void) RT_HIDDEN;
 void rt_rb_forget(struct rt_thread *t) RT_HIDDEN;
 /* attach.c: every thread's buffer retired (detach); the list forgotten (fork) */
 void rt_rb_retire_all(void) RT_HIDDEN;

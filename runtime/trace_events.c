@@ -398,8 +398,8 @@ RT_EXPORT void __utrace_marker_write(const char *text, unsigned len)
 
 	if (!(t = ev_thread(t)) || !rt_tracing_on())
 		return;
-	if (len > UTRACE_PRINT_MAX)
-		len = UTRACE_PRINT_MAX;
+	if (len > rt_rb_print_max())
+		len = rt_rb_print_max();
 	ev_write_words(t, UEXT_PRINT, len, text, len);
 }
 

@@ -412,7 +412,8 @@ int utrace_recorder_finish(struct utrace_recorder *r, struct utrace_recorder_sta
 		st->lost += r->bufs[i]->lost;
 		st->overrun += r->bufs[i]->overrun;
 		st->pages += r->bufs[i]->pages;
-		st->buffers += !r->bufs[i]->nest; /* a nested context is its thread's */
+		/* a nested context is its thread's, a buffer made again too */
+		st->buffers += !r->bufs[i]->nest && !r->bufs[i]->again;
 		st->waits += r->bufs[i]->waits;
 		wait_tsc += r->bufs[i]->wait_tsc;
 	}
@@ -430,7 +431,7 @@ void utrace_recorder_progress(const struct utrace_recorder *r, struct utrace_rec
 	for (uint32_t i = 0; i < r->nr_bufs; i++) {
 		p->records += r->bufs[i]->records;
 		p->lost += r->bufs[i]->lost;
-		p->threads += !r->bufs[i]->nest;
+		p->threads += !r->bufs[i]->nest && !r->bufs[i]->again;
 	}
 }
 

@@ -381,6 +381,12 @@ unsigned utrace_recorder_live_buffers(struct utrace_recorder *r);
  * made now gets, in KiB. */
 int utrace_recorder_live_buffer_kb(struct utrace_recorder *r, uint64_t kb);
 uint32_t utrace_recorder_live_buffer_kb_now(struct utrace_recorder *r);
+/* buffer_subbuf_size_kb: the buffers hold sub-buffers of size bytes from
+ * now on (utrace_subbuf_size_ok, else -EINVAL): those made from now on,
+ * and those made, each replaced at its thread's next sub-buffer
+ * (common/proto.h subbuf_size).  _now: the size asked now, in bytes. */
+int utrace_recorder_live_subbuf_size(struct utrace_recorder *r, uint32_t size);
+uint32_t utrace_recorder_live_subbuf_size_now(struct utrace_recorder *r);
 /* tracing_cpumask: no record is written on the CPUs of off (bit N: CPU
  * N), in every process at once. */
 void utrace_recorder_live_cpu_off(struct utrace_recorder *r, uint64_t off);

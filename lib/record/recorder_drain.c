@@ -21,7 +21,7 @@
 static struct utrace_subbuf *buf_slot(struct rec_buffer *b, uint64_t idx)
 {
 	return (struct utrace_subbuf *)((uint8_t *)b->meta + UTRACE_RB_META_SIZE +
-					(idx % b->meta->nr_subbufs) * UTRACE_SUBBUF_SIZE);
+					(idx % b->meta->nr_subbufs) * b->subbuf_size);
 }
 
 /* Records in a saved sub-buffer: the recorder's own count, complete even
@@ -73,8 +73,8 @@ int rec_subbuf_copy(struct rec_buffer *b, uint64_t idx, struct utrace_subbuf *hd
 		return 0;
 	/* acquire: the records under commit are visible once we see it */
 	commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
-	if (commit > UTRACE_SUBBUF_DATA)
-		commit = UTRACE_SUBBUF_DATA;
+	if (commit > utrace_subbuf_data(b->subbuf_size))
+		commit = utrace_subbuf_data(b->subbuf_size);
 	commit &= ~3u;
 	memcpy(hdr, sb, sizeof(*hdr));
 	memcpy(dst, sb + 1, commit);
@@ -132,8 +132,8 @@ static int save_subbuf(struct utrace_recorder *r, struct rec_buffer *b, uint64_t
 	} else {
 		/* acquire: the records under commit are visible once we see it */
 		commit = __atomic_load_n(&sb->commit, __ATOMIC_ACQUIRE);
-		if (commit > UTRACE_SUBBUF_DATA)
-			commit = UTRACE_SUBBUF_DATA;
+		if (commit > utrace_subbuf_data(b->subbuf_size))
+			commit = utrace_subbuf_data(b->subbuf_size);
 		commit &= ~3u;
 		memcpy(&hdr, sb, sizeof(hdr));
 		hdr.commit = commit;

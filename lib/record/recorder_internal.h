@@ -93,6 +93,11 @@ struct rec_buffer {
 			   * sub-buffers (0: none yet) */
 	int pid, tid;
 	uint32_t nest; /* meta.nest: 0 for a thread's own buffer */
+	uint32_t subbuf_size; /* meta.subbuf_size, checked when it came */
+	/* the thread had a buffer of this level before in this process: this
+	 * one replaced it (another sub-buffer size, runtime/ring_buffer.c
+	 * rb_resize), so the thread is counted once */
+	bool again;
 	char comm[16];
 	bool done;
 	/* the sub-buffer in progress, saved as far as it was committed when
@@ -166,7 +171,8 @@ struct utrace_recorder {
 	uint64_t last_busy_ns; /* CLOCK_MONOTONIC of the last poll that saved some */
 	struct rec_inproc_probes *ipp;	  /* recorder_inproc_probe.c: probes added while running */
 	struct rec_live *live;	  /* recorder_live.c: synthetic events defined so */
-	uint8_t page[UTRACE_SUBBUF_SIZE] __attribute__((aligned(8))); /* records are u32 words */
+	/* a sub-buffer's records, of any buffer's size; records are u32 words */
+	uint8_t page[UTRACE_SUBBUF_MAX] __attribute__((aligned(8)));
 };
 
 /* One record of a header a[0..alen) and an optional payload b[0..blen),

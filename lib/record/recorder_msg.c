@@ -532,7 +532,11 @@ static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void 
 
 	if (n < sizeof(*m) || fd < 0 || m->nr_subbufs < UTRACE_RB_MIN_SUBBUFS)
 		return -EPROTO;
-	if (fstat(fd, &st) < 0 || (uint64_t)st.st_size != utrace_rb_bytes(m->nr_subbufs))
+	/* its size: nr_subbufs of the sub-buffer size its meta says, which
+	 * is checked once mapped */
+	if (fstat(fd, &st) < 0 ||
+	    (uint64_t)st.st_size < utrace_rb_bytes(m->nr_subbufs, UTRACE_SUBBUF_MIN) ||
+	    (uint64_t)st.st_size > utrace_rb_bytes(m->nr_subbufs, UTRACE_SUBBUF_MAX))
 		return -EPROTO;
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
@@ -545,8 +549,10 @@ static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void 
 	}
 	b->meta = map;
 	b->size = (uint64_t)st.st_size;
+	b->subbuf_size = b->meta->subbuf_size;
 	if (b->meta->magic != UTRACE_RB_MAGIC || b->meta->nr_subbufs != m->nr_subbufs ||
-	    b->meta->subbuf_size != UTRACE_SUBBUF_SIZE) {
+	    !utrace_subbuf_size_ok(b->subbuf_size) ||
+	    b->size != utrace_rb_bytes(m->nr_subbufs, b->subbuf_size)) {
 		munmap(map, (size_t)st.st_size);
 		free(b);
 		return -EPROTO;
@@ -572,6 +578,9 @@ static int msg_buffer(struct utrace_recorder *r, struct rec_conn *c, const void 
 	d.tid = b->tid;
 	d.flags = b->meta->flags;
 	d.base = nested_base(r, b);
+	for (uint32_t i = b->id; i-- > 0 && !b->again;)
+		b->again = r->bufs[i]->conn == c && r->bufs[i]->tid == b->tid &&
+			   r->bufs[i]->nest == b->nest;
 	memcpy(d.comm, b->comm, sizeof(d.comm));
 	return rec_write(r, UTRACE_DAT_BUFFER, &d, sizeof(d), NULL, 0, err);
 }

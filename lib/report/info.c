@@ -101,7 +101,24 @@ static void process_info(const struct utrace_dat *d, FILE *f)
 	}
 }
 
-/* The threads' buffers: name, pid/tid, records written and lost. */
+/* Whether buffer i is not its thread's first: the thread made its buffer
+ * again (buffer_subbuf_size_kb: runtime/ring_buffer.c rb_resize), in the
+ * same process image. */
+static bool buffer_again(const struct utrace_dat *d, unsigned i)
+{
+	const struct utrace_dat_buffer_info *b = utrace_dat_buffer_get(d, i);
+
+	for (unsigned j = 0; j < i; j++) {
+		const struct utrace_dat_buffer_info *o = utrace_dat_buffer_get(d, j);
+
+		if (!o->nest && !o->kernel && o->image == b->image && o->tid == b->tid)
+			return true;
+	}
+	return false;
+}
+
+/* The threads' buffers: name, pid/tid, records written and lost; a
+ * thread that made its buffer again has a line for each. */
 static void thread_info(const struct utrace_dat *d, FILE *f)
 {
 	unsigned n = utrace_dat_buffer_count(d), threads = 0, kernel = 0;
@@ -112,7 +129,10 @@ static void thread_info(const struct utrace_dat *d, FILE *f)
 
 		if (b->nest)
 			continue;
-		b->kernel ? kernel++ : threads++;
+		if (b->kernel)
+			kernel++;
+		else
+			threads += !buffer_again(d, i);
 		written += b->written;
 		lost += b->lost;
 		overrun += b->overrun;
@@ -127,9 +147,10 @@ static void thread_info(const struct utrace_dat *d, FILE *f)
 
 		if (b->nest || b->kernel)
 			continue;
-		line(f, "thread", "%d/%d(%s) written %" PRIu64 ", lost %" PRIu64 "%s", (int)b->pid,
+		line(f, "thread", "%d/%d(%s) written %" PRIu64 ", lost %" PRIu64 "%s%s", (int)b->pid,
 		     (int)b->tid, b->comm, b->written, b->lost,
-		     b->has_stats ? "" : " (no statistics: cut short)");
+		     b->has_stats ? "" : " (no statistics: cut short)",
+		     buffer_again(d, i) ? " (a buffer made again)" : "");
 	}
 }
 

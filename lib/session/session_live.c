@@ -303,6 +303,15 @@ static long live_buffer_kb_set(void *arg, uint64_t kb)
 	return ret < 0 ? ret : (long)utrace_recorder_live_buffer_kb_now(rl->r);
 }
 
+/* buffer_subbuf_size_kb: the control page's word, as buffer_size_kb's */
+static long live_subbuf_size(void *arg, uint32_t size)
+{
+	struct session_live *rl = live_rl(arg);
+	int ret = size ? utrace_recorder_live_subbuf_size(rl->r, size) : 0;
+
+	return ret < 0 ? ret : (long)utrace_recorder_live_subbuf_size_now(rl->r);
+}
+
 /* options/dump-on-crash: the runtimes' handlers write their record, and
  * the session dumps the last calls (session_crash.c), while it is on */
 static void live_dump_on_crash(void *arg, bool on)
@@ -430,6 +439,7 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .set_thresh = live_set_thresh,
 	    .nr_buffers = live_nr_buffers,
 	    .buffer_kb_set = live_buffer_kb_set,
+	    .subbuf_size = live_subbuf_size,
 	    .cpu_off = session_sel_cpu_off,
 	    .event_hits = session_live_event_hits,
 	    .cpu_stats = session_live_cpu_stats,

@@ -31,7 +31,7 @@ struct utrace_dat_header {
 	char magic[8];
 	uint32_t size; /* sizeof(struct utrace_dat_header) */
 	uint32_t version;
-	uint32_t subbuf_size; /* UTRACE_SUBBUF_SIZE of the writer */
+	uint32_t subbuf_size; /* the largest sub-buffer of a PAGE: UTRACE_SUBBUF_MAX */
 	uint32_t flags;
 	uint64_t reserved[5];
 };

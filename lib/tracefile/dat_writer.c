@@ -118,7 +118,7 @@ int utrace_dat_writer_open(const char *path, struct utrace_dat_writer **out,
 	memcpy(hdr.magic, UTRACE_DAT_MAGIC, sizeof(hdr.magic));
 	hdr.size = sizeof(hdr);
 	hdr.version = UTRACE_DAT_VERSION;
-	hdr.subbuf_size = UTRACE_SUBBUF_SIZE;
+	hdr.subbuf_size = UTRACE_SUBBUF_MAX; /* the largest a page may be */
 	ret = writer_append(w, &hdr, sizeof(hdr), err);
 	if (ret < 0) {
 		close(w->fd);

@@ -20,7 +20,8 @@
 struct utrace_dat_writer;
 
 /* Creates (or truncates) path and writes the file header, with
- * subbuf_size = UTRACE_SUBBUF_SIZE. */
+ * subbuf_size = UTRACE_SUBBUF_MAX: the largest sub-buffer a page of the
+ * file may hold (each buffer's is its own: buffer_subbuf_size_kb). */
 int utrace_dat_writer_open(const char *path, struct utrace_dat_writer **out,
 			   struct utrace_error *err);
 

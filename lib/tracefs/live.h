@@ -266,6 +266,11 @@ struct utrace_live_ops {
 	/* buffer_size_kb: the buffers threads make from now on hold kb KiB
 	 * (0: only asked); the size a buffer made now gets (KiB), or -errno */
 	long (*buffer_kb_set)(void *arg, uint64_t kb);
+	/* buffer_subbuf_size_kb: the buffers hold sub-buffers of size bytes
+	 * from now on (a power of two, 4 KiB to 512 KiB; 0: only asked),
+	 * those made too once their threads write again; the size asked
+	 * now (bytes), or -errno.  NULL: a fixed UTRACE_SUBBUF_SIZE */
+	long (*subbuf_size)(void *arg, uint32_t size);
 	/* kprobe_profile: the hits of event SYSTEM:NAME (the records the
 	 * recording holds) and the misses */
 	int (*event_hits)(void *arg, const char *system, const char *name, uint64_t *hits,

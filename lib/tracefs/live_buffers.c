@@ -15,6 +15,18 @@
  *                         a buffer made keeps its size (a writing thread's
  *                         cannot be remapped under it).  A CPU has no
  *                         buffer of its own, so cpuN's is the same one.
+ *   buffer_subbuf_size_kb the sub-buffer size of the buffers in KiB (16
+ *                         at first), as the kernel's
+ *                         (buffer_subbuf_size_write): a write of a number
+ *                         of KiB takes the power of two of 4 KiB pages at
+ *                         or above it, 1 to 128 pages, else EINVAL.  The
+ *                         buffers made from then on have it, and each
+ *                         made is replaced by one that has it when its
+ *                         thread next starts a sub-buffer (the runtime's
+ *                         rb_resize); as the kernel's resize discards
+ *                         what the buffers held, trace (the top level's
+ *                         and every instance's: they share the buffers)
+ *                         starts over as after `echo > trace`
  *   tracing_cpumask       the CPUs whose records are written, the
  *                         kernel's "%*pb" (hex, 32-bit groups split by
  *                         commas); a write of such a mask leaves the
@@ -37,10 +49,12 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/rb_abi.h"
 #include "lib/tracefs/live_internal.h"
 
 int live_show_thresh(struct utrace_live *l, const struct live_handle *h, FILE *out)
@@ -89,6 +103,61 @@ long live_write_bufsize(struct utrace_live *l, struct live_handle *h, const char
 		return -EINVAL;
 	ret = l->ops.buffer_kb_set(l->ops.arg, v);
 	return ret < 0 ? ret : (long)n;
+}
+
+uint32_t live_subbuf_size(struct utrace_live *l)
+{
+	long size = l->ops.subbuf_size ? l->ops.subbuf_size(l->ops.arg, 0) : 0;
+
+	return size > 0 && utrace_subbuf_size_ok((uint32_t)size) ? (uint32_t)size
+								 : UTRACE_SUBBUF_SIZE;
+}
+
+int live_show_subbuf(struct utrace_live *l, const struct live_handle *h, FILE *out)
+{
+	fprintf(out, "%u\n", live_subbuf_size(l) / 1024);
+	return 0;
+}
+
+/* The kernel's kstrtoul(s, 10): decimal digits after an optional '+',
+ * one newline after them at most. */
+static int kernel_decimal(const char *buf, size_t n, unsigned long long *v)
+{
+	size_t i = n && buf[0] == '+';
+
+	if (n && buf[n - 1] == '\n')
+		n--;
+	if (i >= n)
+		return -EINVAL;
+	for (*v = 0; i < n; i++) {
+		if (!isdigit((unsigned char)buf[i]) || *v > (ULLONG_MAX - 9) / 10)
+			return -EINVAL;
+		*v = *v * 10 + (unsigned long long)(buf[i] - '0');
+	}
+	return 0;
+}
+
+/* buffer_subbuf_size_write: KiB in 4 KiB pages, rounded up to a power of
+ * two of pages, 1 to 128 of them (0 and more than 512 KiB: EINVAL).  The
+ * same size again changes nothing, as the kernel's. */
+long live_write_subbuf(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
+{
+	uint32_t size = UTRACE_SUBBUF_MIN;
+	unsigned long long kb;
+	long ret;
+
+	if (!l->ops.subbuf_size)
+		return -EPERM;
+	if (kernel_decimal(buf, n, &kb) < 0 || !kb || kb > UTRACE_SUBBUF_MAX / 1024)
+		return -EINVAL;
+	while (size < kb * 1024)
+		size <<= 1;
+	if (size == live_subbuf_size(l))
+		return (long)n;
+	if ((ret = l->ops.subbuf_size(l->ops.arg, size)) < 0)
+		return ret;
+	live_trace_clear_all(l);
+	return (long)n;
 }
 
 /* The mask of the CPUs (bit N: CPU N): the first 64 as the control page

@@ -21,8 +21,9 @@
  *   error_log        the last errors; `echo > error_log` clears it
  *   stack_trace_filter  a function list as set_ftrace_filter (the stack
  *                    tracer's, live_stack.c, which has its other files)
- *   available_tracers, available_filter_functions (buffer_size_kb and
- *   tracing_cpumask: live_buffers.c; kprobe_profile: live_profile.c)
+ *   available_tracers, available_filter_functions (buffer_size_kb,
+ *   buffer_subbuf_size_kb and tracing_cpumask: live_buffers.c;
+ *   kprobe_profile: live_profile.c)
  *
  * Every callback runs with l->lock held (live_fs.c).
  */
@@ -207,10 +208,11 @@ static int32_t caller_pid(void)
 /* trace_marker: the kernel writes nothing while tracing is off (EBADF).
  * The record is the writer's (the thread FUSE says made the request).
  * Its record ends with one newline; the print record's line has its own,
- * so the text goes without.  A text longer than one record holds
- * (UTRACE_PRINT_MAX, or less: what the recording says it took) is cut
- * there and the write is short, as the kernel's: the writer writes the
- * rest, which is the next record. */
+ * so the text goes without.  A text longer than one record of the
+ * buffers' sub-buffers holds (utrace_print_max of buffer_subbuf_size_kb's
+ * size, or less: what the recording says it took) is cut there and the
+ * write is short, as the kernel's: the writer writes the rest, which is
+ * the next record. */
 
 static long write_marker(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
@@ -222,8 +224,8 @@ static long write_marker(struct utrace_live *l, struct live_handle *h, const cha
 		return -EBADF;
 	if (len && buf[len - 1] == '\n')
 		len--;
-	if (len > UTRACE_PRINT_MAX)
-		n = len = UTRACE_PRINT_MAX;
+	if (len > utrace_print_max(live_subbuf_size(l)))
+		n = len = utrace_print_max(live_subbuf_size(l));
 	ret = l->ops.marker(l->ops.arg, caller_pid(), buf, len, &err);
 	if (ret >= 0 && (size_t)ret < len)
 		n = (size_t)ret; /* a smaller record (a kernel page's) took less */
@@ -438,6 +440,7 @@ static const struct live_file files[] = {
     {"available_filter_functions", RO, show_functions, NULL, NULL, NULL, 0, false},
     {"error_log", RW, show_errlog, open_errlog, write_taken, NULL, 0, false},
     {"buffer_size_kb", RW, live_show_bufsize, NULL, live_write_bufsize, NULL, 0, false},
+    {"buffer_subbuf_size_kb", RW, live_show_subbuf, NULL, live_write_subbuf, NULL, 0, false},
     {"kprobe_profile", RO, live_show_kprobe_profile, NULL, NULL, NULL, 0, false},
     {"tracing_cpumask", RW, live_show_cpumask, NULL, live_write_cpumask, NULL, 0, false},
     {"available_events", RO, live_show_events, NULL, NULL, NULL, 0, false},

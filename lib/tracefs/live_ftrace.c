@@ -34,13 +34,16 @@
 #include "lib/tracefs/live_internal.h"
 
 /*
- * The kernel's header_page says a 4 KiB page: u64 timestamp, local_t
- * commit (8 bytes, its overwrite flag in the low byte), then the data.
- * utrace's sub-buffer (common/rb_abi.h struct utrace_subbuf) differs, so
- * this says utrace's: a u64 timestamp, a u32 commit, no overwrite flag
- * (lost records are counted in the header, not flagged in commit), and
- * the data after the whole 32-byte header to the end of its 16 KiB.
- * char is unsigned, as the kernel's (built -funsigned-char) says.
+ * The kernel's header_page says its sub-buffer (a 4 KiB page unless
+ * buffer_subbuf_size_kb says more): u64 timestamp, local_t commit (8
+ * bytes, its overwrite flag in the low byte), then the data, of the
+ * sub-buffer's size less that header.  utrace's sub-buffer (common/
+ * rb_abi.h struct utrace_subbuf) differs, so this says utrace's: a u64
+ * timestamp, a u32 commit, no overwrite flag (lost records are counted
+ * in the header, not flagged in commit), and the data after the whole
+ * 32-byte header to the end of the sub-buffer buffer_subbuf_size_kb
+ * says (16 KiB at first).  char is unsigned, as the kernel's (built
+ * -funsigned-char) says.
  */
 static int show_header_page(struct utrace_live *l, const struct live_handle *h, FILE *out)
 {
@@ -51,7 +54,7 @@ static int show_header_page(struct utrace_live *l, const struct live_handle *h, 
 	fprintf(out, "\tfield: u32 commit;\toffset:%zu;\tsize:%zu;\tsigned:0;\n",
 		offsetof(struct utrace_subbuf, commit), sizeof(s->commit));
 	fprintf(out, "\tfield: char data;\toffset:%zu;\tsize:%zu;\tsigned:0;\n",
-		sizeof(struct utrace_subbuf), (size_t)UTRACE_SUBBUF_DATA);
+		sizeof(struct utrace_subbuf), (size_t)utrace_subbuf_data(live_subbuf_size(l)));
 	return 0;
 }
 

@@ -45,6 +45,15 @@ struct utrace_live *live_inst_find(struct utrace_live *l, const char *name, size
 	return inst_find(l, name, len, NULL);
 }
 
+void live_trace_clear_all(struct utrace_live *l)
+{
+	struct utrace_live *root = l->root ? l->root : l;
+
+	live_trace_clear(root);
+	for (size_t i = 0; i < root->ninsts; i++)
+		live_trace_clear(root->insts[i].l);
+}
+
 void live_inst_names(struct utrace_live *l, void (*fill)(void *arg, const char *name), void *arg)
 {
 	for (size_t i = 0; i < l->ninsts; i++)

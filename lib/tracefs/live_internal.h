@@ -286,6 +286,10 @@ int live_show_thresh(struct utrace_live *l, const struct live_handle *h, FILE *o
 long live_write_thresh(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 int live_show_bufsize(struct utrace_live *l, const struct live_handle *h, FILE *out);
 long live_write_bufsize(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
+/* The sub-buffer size of the buffers (bytes): buffer_subbuf_size_kb's */
+uint32_t live_subbuf_size(struct utrace_live *l);
+int live_show_subbuf(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_subbuf(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 int live_show_cpumask(struct utrace_live *l, const struct live_handle *h, FILE *out);
 long live_write_cpumask(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
 int live_show_total_kb(struct utrace_live *l, const struct live_handle *h, FILE *out);
@@ -402,6 +406,9 @@ long live_write_max_latency(struct utrace_live *l, struct live_handle *h, const 
 /* live_state.c */
 /* From now on trace shows only what comes after (`echo > trace`). */
 void live_trace_clear(struct utrace_live *l);
+/* live_inst.c: live_trace_clear of the top level and every instance
+ * (the buffers they share were emptied) */
+void live_trace_clear_all(struct utrace_live *l);
 const char *live_tracer_name(enum utrace_tracer t);
 int live_tracer_parse(const char *name, enum utrace_tracer *out);
 /* An error_log entry in the kernel's layout: "[ts] loc: error: text",

@@ -58,7 +58,7 @@ static void *producer(void *arg)
 static void test_static(void)
 {
 	struct utrace_subbuf hdr;
-	static uint8_t out[UTRACE_SUBBUF_DATA];
+	static uint8_t out[UTRACE_SUBBUF_SIZE];
 
 	write_subbuf(0);
 	write_subbuf(1);
@@ -71,7 +71,7 @@ static void test_static(void)
 
 static void test_racing(void)
 {
-	static uint8_t out[UTRACE_SUBBUF_DATA];
+	static uint8_t out[UTRACE_SUBBUF_SIZE];
 	uint64_t good = 0, torn = 0, bad = 0;
 	pthread_t th;
 
@@ -115,6 +115,7 @@ int main(void)
 	memset(mem, 0xff, UTRACE_RB_META_SIZE + NR * UTRACE_SUBBUF_SIZE);
 	buf.meta = (struct utrace_rb_meta *)mem;
 	buf.meta->nr_subbufs = NR;
+	buf.subbuf_size = UTRACE_SUBBUF_SIZE;
 	test_static();
 	test_racing();
 	free(mem);
