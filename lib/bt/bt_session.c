@@ -454,12 +454,14 @@ static void tp_args(const struct bt_run *r, const struct bt_site *s, const struc
 			continue;
 		p = (const uint8_t *)ev->data + fl->offset - 8;
 		if (fl->kind == UTRACE_EF_CHARS || fl->kind == UTRACE_EF_STRING) {
+			const char *str = (const char *)p;
+
 			hit->args[i] = (int64_t)(TP_STR_ADDR + ((uint64_t)i << 24));
-			hs_add(hs, (uint64_t)hit->args[i],
-			       fl->kind == UTRACE_EF_CHARS
-				   ? (const char *)p
-				   : field_str(s->fmt, ev, r->prog.tp_fields[i], &len),
-			       fl->kind == UTRACE_EF_CHARS ? strnlen((const char *)p, fl->size) : len);
+			if (fl->kind == UTRACE_EF_CHARS)
+				len = strnlen(str, fl->size);
+			else
+				str = field_str(s->fmt, ev, r->prog.tp_fields[i], &len);
+			hs_add(hs, (uint64_t)hit->args[i], str, len);
 		} else if (fl->size <= 8) {
 			memcpy(&v, p, fl->size);
 			if (fl->is_signed && fl->size < 8 && (v >> (8 * fl->size - 1) & 1))
@@ -639,7 +641,7 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 	struct utrace_dat_iter *it = NULL;
 	struct utrace_dat *d = NULL;
 	struct utrace_event ev;
-	int ret = utrace_dat_open(path, &d, r->err);
+	int ret = utrace_dat_open_kscan(path, r->kscan, &d, r->err);
 	const char *kclock = ret ? NULL : utrace_dat_kernel_clock(d);
 	bool kmono = kclock && !strcmp(kclock, "mono");
 
@@ -723,6 +725,7 @@ int bt_session_run(struct bt_run *r)
 	r->ctx.load = load_captured;
 	r->dat_path = path;
 	r->replay = bt_replay;
+	r->kscan = utrace_dat_kscan_new(); /* NULL: each reading reads every page */
 	ret = r->defs ? record(r, path, &status) : -ENOMEM;
 	early = ret == 1;
 	if (early)
@@ -731,6 +734,8 @@ int bt_session_run(struct bt_run *r)
 		ret = bt_replay(r, path, UINT64_MAX);
 	utrace_dat_resume_free(r->resume);
 	r->resume = NULL;
+	utrace_dat_kscan_free(r->kscan);
+	r->kscan = NULL;
 	bt_cmdlines_free(&r->cmdlines);
 	bt_kcap_end(r);
 	bt_profile_drain(r);

@@ -108,8 +108,9 @@ int kt_set(struct utrace_ktrace *kt, const char *file, const char *value,
 	   struct utrace_error *err);
 ssize_t kt_note_task(struct utrace_ktrace *kt, int pid);
 /* kernel_tasks.c: the tasks that had exited when first read, named from the
- * kernel's saved_cmdlines */
-void kt_name_exited(struct utrace_ktrace *kt);
+ * kernel's saved_cmdlines and saved_tgids (those not looked for yet; all:
+ * every unnamed one) */
+void kt_name_exited(struct utrace_ktrace *kt, bool all);
 /* Task i named again from /proc, if it still runs: its comm now. */
 void kt_task_rename(struct utrace_ktrace *kt, size_t i);
 /* The index of task pid in kt->tasks, -1 if no record named it. */

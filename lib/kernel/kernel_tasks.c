@@ -137,34 +137,54 @@ void kt_task_rename(struct utrace_ktrace *kt, size_t i)
 		kt->tasks[i] = t;
 }
 
+/* Each line "PID TEXT" of the kernel's file NAME (saved_cmdlines,
+ * saved_tgids) of a task in kt that wants it given to set. */
+static void kt_saved(struct utrace_ktrace *kt, const char *name, bool all,
+		     void (*set)(struct utrace_dat_ktask *t, const char *text))
+{
+	char path[PATH_MAX], *text, *line, *save = NULL;
+
+	text = utrace_tracefs_read(utrace_tracefs_path(path, utrace_tracefs_root(), "%s", name));
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *rest;
+		long pid = strtol(line, &rest, 10);
+		ssize_t t = rest != line && *rest == ' ' ? kt_find_task(kt, (int)pid) : -1;
+
+		if (t >= 0 && !kt->tasks[t].comm[0] && (all || !kt->tstate[t].cmdline))
+			set(&kt->tasks[t], rest + 1);
+	}
+	free(text);
+}
+
+static void set_comm(struct utrace_dat_ktask *t, const char *text)
+{
+	snprintf(t->comm, sizeof(t->comm), "%s", text);
+}
+
+static void set_tgid(struct utrace_dat_ktask *t, const char *text)
+{
+	t->tgid = atoi(text);
+}
+
 /*
  * The tasks that had exited when their first record was read (no comm in
  * /proc: a short command, `ls`, read after it ended) named as the
- * kernel's trace names them: from its saved_cmdlines, the comm it saved
- * for the pid at the task's switches.  Read once for all such tasks, and
- * each looked for once (one never saved stays unnamed: "<...>").
+ * kernel's trace names them: their tgid and comm from its saved_tgids and
+ * saved_cmdlines, what it saved for the pid at the task's switches.  Both
+ * read once for all such tasks; each task looked for once (a task never
+ * saved stays unnamed: "<...>"), all of them again if all (the end).
  */
-void kt_name_exited(struct utrace_ktrace *kt)
+void kt_name_exited(struct utrace_ktrace *kt, bool all)
 {
-	char path[PATH_MAX], *text, *line, *save = NULL;
 	bool any = false;
 
 	for (size_t i = 0; i < kt->nr_tasks && !any; i++)
-		any = kt->tasks[i].pid && !kt->tasks[i].comm[0] && !kt->tstate[i].cmdline;
+		any = kt->tasks[i].pid && !kt->tasks[i].comm[0] && (all || !kt->tstate[i].cmdline);
 	if (!any || !utrace_tracefs_root())
 		return;
-	text = utrace_tracefs_read(
-	    utrace_tracefs_path(path, utrace_tracefs_root(), "%s", "saved_cmdlines"));
-	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *comm;
-		long pid = strtol(line, &comm, 10);
-		ssize_t t = comm != line && *comm == ' ' ? kt_find_task(kt, (int)pid) : -1;
-
-		if (t >= 0 && !kt->tasks[t].comm[0])
-			snprintf(kt->tasks[t].comm, sizeof(kt->tasks[t].comm), "%s", comm + 1);
-	}
-	free(text);
+	kt_saved(kt, "saved_tgids", all, set_tgid); /* (before the comm says it is named) */
+	kt_saved(kt, "saved_cmdlines", all, set_comm);
 	for (size_t i = 0; i < kt->nr_tasks; i++)
 		kt->tstate[i].cmdline = 1;
 }

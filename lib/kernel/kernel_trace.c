@@ -360,39 +360,6 @@ int utrace_ktrace_poll(struct utrace_ktrace *kt, bool force, utrace_ktrace_page_
 	return ret < 0 ? ret : 1;
 }
 
-/* comm and tgid of the tasks that had exited when their first page was
- * read, from the kernel's own tables. */
-static void kt_name_tasks(struct utrace_ktrace *kt)
-{
-	char path[PATH_MAX], *cmdlines = utrace_tracefs_read(utrace_tracefs_path(
-				 path, utrace_tracefs_root(), "saved_cmdlines"));
-	char *tgids =
-	    utrace_tracefs_read(utrace_tracefs_path(path, utrace_tracefs_root(), "saved_tgids"));
-
-	for (size_t i = 0; i < kt->nr_tasks; i++) {
-		struct utrace_dat_ktask *t = &kt->tasks[i];
-		char key[16], *p;
-		int n;
-
-		if (t->comm[0])
-			continue;
-		n = snprintf(key, sizeof(key), "%d ", t->pid);
-		for (p = cmdlines; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "")
-			if (!strncmp(p, key, (size_t)n)) {
-				snprintf(t->comm, sizeof(t->comm), "%.*s",
-					 (int)strcspn(p + n, "\n"), p + n);
-				break;
-			}
-		for (p = tgids; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "")
-			if (!strncmp(p, key, (size_t)n)) {
-				t->tgid = atoi(p + n);
-				break;
-			}
-	}
-	free(cmdlines);
-	free(tgids);
-}
-
 int utrace_ktrace_stop(struct utrace_ktrace *kt, utrace_ktrace_page_fn fn, void *arg,
 		       struct utrace_error *err)
 {
@@ -408,7 +375,7 @@ int utrace_ktrace_stop(struct utrace_ktrace *kt, utrace_ktrace_page_fn fn, void 
 		ret = kt_follow_round(kt, true, fn, arg, err);
 	kt->stopped = true;
 	utrace_tracefs_write(utrace_tracefs_path(path, kt->dir, "events/enable"), "0", O_TRUNC);
-	kt_name_tasks(kt);
+	kt_name_exited(kt, true);
 	return ret;
 }
 
@@ -438,7 +405,7 @@ void utrace_ktrace_header(const struct utrace_ktrace *kt, const char **clock, ui
 
 const struct utrace_dat_ktask *utrace_ktrace_tasks(struct utrace_ktrace *kt, size_t *n)
 {
-	kt_name_exited(kt);
+	kt_name_exited(kt, false);
 	*n = kt->nr_tasks;
 	return kt->tasks;
 }

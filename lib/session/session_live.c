@@ -536,6 +536,7 @@ void session_live_stop(struct session_live *rl)
 	session_dynev_free(rl->dyn);
 	pthread_mutex_destroy(&rl->lock);
 	session_live_resumes_free(rl);
+	utrace_dat_kscan_free(rl->kscan);
 	free(rl->extract);
 	free(rl);
 }

@@ -100,6 +100,7 @@ struct session_live {
 	struct utrace_live_ops ops; /* the top level's, those of an instance start as a copy */
 	const char *output;
 	char *extract; /* output.extract: utrace_recorder_extract's file */
+	struct utrace_dat_kscan *kscan; /* the kernel tasks of the file's earlier readings */
 	bool overwrite; /* the rings are read at the end only: trace reads an extract */
 	pthread_mutex_t lock;
 	int want; /* FUSE threads waiting for lock */

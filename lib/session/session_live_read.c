@@ -62,8 +62,11 @@ int session_live_open_dat(struct session_live *rl, struct utrace_dat **d, struct
 	ret = session_live_merge(rl, err);
 	if (ret >= 0 && !rl->overwrite)
 		ret = utrace_recorder_sync(rl->r, err);
+	/* (its kernel pages' tasks read from where the last reading stopped) */
+	if (ret >= 0 && !rl->overwrite && !rl->kscan && !(rl->kscan = utrace_dat_kscan_new()))
+		ret = utrace_error_set(err, -ENOMEM, "out of memory");
 	if (ret >= 0 && !rl->overwrite)
-		ret = utrace_dat_open(rl->output, d, err);
+		ret = utrace_dat_open_kscan(rl->output, rl->kscan, d, err);
 	/* a flight recorder's records are in the rings only: a copy of what
 	 * they hold, opened then unlinked (the reader keeps its descriptor);
 	 * on the start's clock, as the file's own reads above, so that a

@@ -131,6 +131,7 @@ struct utrace_dat {
 	unsigned nr_warnings;
 
 	struct dat_kernel *kern; /* kernel events (dat_kernel.c), NULL if none */
+	struct utrace_dat_kscan *kscan; /* the tasks of earlier openings (dat_kernel.c) */
 	struct dat_ksyms *ksyms; /* the kernel's symbols (dat_ksyms.c), NULL if none */
 	struct dat_own *own;	 /* windows of utrace's own work (dat_own.c), NULL if none */
 	struct dat_samples *samples; /* perf samples (dat_samples.c), NULL if none */

@@ -68,6 +68,7 @@ struct dat_kernel {
 	size_t nr_tasks, cap_tasks;
 	struct ktid *map; /* sorted by (tid, from_ns) */
 	size_t nr_map;
+	uint32_t *by_pid; /* the tasks' indexes, sorted by (pid, index) */
 	int kstack_id; /* ftrace:kernel_stack's common_type, -1: none */
 	int print_id;  /* ftrace:print's (trace_marker's), -1: none */
 };
@@ -410,13 +411,11 @@ void dat_kcursor_free(struct dat_kcursor *c)
 
 /* ---- tasks ---------------------------------------------------------- */
 
-static int add_task(struct dat_kernel *k, int32_t pid)
+/* A task not in k yet (the pages' pids, kept as a set by the scan). */
+static int add_task_new(struct dat_kernel *k, int32_t pid)
 {
 	struct utrace_dat_ktask *t;
 
-	for (size_t i = 0; i < k->nr_tasks; i++)
-		if (k->tasks[i].pid == pid)
-			return 0;
 	if (UTRACE_GROW(k->tasks, k->cap_tasks, k->nr_tasks + 1) < 0)
 		return -ENOMEM;
 	t = &k->tasks[k->nr_tasks++];
@@ -426,26 +425,131 @@ static int add_task(struct dat_kernel *k, int32_t pid)
 	return 0;
 }
 
-/* No KTASKS record (the recorder was killed): the pids the pages name. */
+/*
+ * The tasks the kernel pages name, where no KTASKS record does (a file
+ * still being written, or whose recorder was killed): kept in a kscan
+ * (dat_reader.h), the caller's across openings of a growing file, which
+ * holds them as a set (open addressing, pid + 1 a slot, 0 empty) and
+ * each CPU's pages read so far: an opening reads only the pages added
+ * since, and the last one read again (it may have been written out
+ * before it was full).
+ */
+struct utrace_dat_kscan {
+	uint32_t *set;
+	size_t cap, nr; /* slots (a power of two), pids in the set */
+	int32_t *pids;	/* in the order found */
+	size_t cap_pids;
+	struct kscan_cpu {
+		uint32_t cpu;
+		size_t pages;
+	} * cpus;
+	size_t nr_cpus, cap_cpus;
+};
+
+struct utrace_dat_kscan *utrace_dat_kscan_new(void)
+{
+	return calloc(1, sizeof(struct utrace_dat_kscan));
+}
+
+void utrace_dat_kscan_free(struct utrace_dat_kscan *s)
+{
+	if (!s)
+		return;
+	free(s->set);
+	free(s->pids);
+	free(s->cpus);
+	free(s);
+}
+
+/* pid added to s: 1 if new, 0 if there, <0 out of memory. */
+static int kscan_add(struct utrace_dat_kscan *s, int32_t pid)
+{
+	size_t i;
+
+	if (2 * (s->nr + 1) > s->cap) { /* grown: every pid placed again */
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		uint32_t *set = calloc(cap, sizeof(*set));
+
+		if (!set)
+			return -ENOMEM;
+		for (size_t k = 0; k < s->nr; k++) {
+			for (i = ((uint32_t)s->pids[k] * 2654435761u) & (cap - 1); set[i];
+			     i = (i + 1) & (cap - 1))
+				;
+			set[i] = (uint32_t)s->pids[k] + 1;
+		}
+		free(s->set);
+		s->set = set;
+		s->cap = cap;
+	}
+	for (i = ((uint32_t)pid * 2654435761u) & (s->cap - 1); s->set[i];
+	     i = (i + 1) & (s->cap - 1))
+		if (s->set[i] == (uint32_t)pid + 1)
+			return 0;
+	if (UTRACE_GROW(s->pids, s->cap_pids, s->nr + 1) < 0)
+		return -ENOMEM;
+	s->set[i] = (uint32_t)pid + 1;
+	s->pids[s->nr++] = pid;
+	return 1;
+}
+
+/* CPU cpu's entry in s (made if new), NULL if out of memory. */
+static struct kscan_cpu *kscan_cpu(struct utrace_dat_kscan *s, uint32_t cpu)
+{
+	for (size_t i = 0; i < s->nr_cpus; i++)
+		if (s->cpus[i].cpu == cpu)
+			return &s->cpus[i];
+	if (UTRACE_GROW(s->cpus, s->cap_cpus, s->nr_cpus + 1) < 0)
+		return NULL;
+	s->cpus[s->nr_cpus] = (struct kscan_cpu){cpu, 0};
+	return &s->cpus[s->nr_cpus++];
+}
+
+static int scan_cpu(struct utrace_dat *d, struct utrace_dat_kscan *s, size_t i,
+		    struct dat_warnings *warn)
+{
+	struct kscan_cpu *sc = kscan_cpu(s, d->kern->cpus[i].cpu);
+	struct dat_kcursor *c = sc ? dat_kcursor_new(d, i, warn) : NULL;
+	struct utrace_event ev;
+	struct utrace_error err;
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	c->next_page = sc->pages ? sc->pages - 1 : 0;
+	while ((ret = dat_kcursor_next(c, &ev, &err)) > 0)
+		if ((ev.kind == UTRACE_EV_EVENT || ev.kind == UTRACE_EV_PRINT) &&
+		    kscan_add(s, ev.tid) < 0)
+			ret = -ENOMEM;
+	if (ret >= 0)
+		sc->pages = c->kc->nr_pages;
+	dat_kcursor_free(c);
+	return ret == -ENOMEM ? ret : 0;
+}
+
 static int scan_tasks(struct utrace_dat *d)
 {
+	struct utrace_dat_kscan *s = d->kscan ? d->kscan : utrace_dat_kscan_new();
 	struct dat_warnings warn = {0};
-	struct utrace_error err;
-	int ret = 0;
+	int ret = s ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < d->kern->nr_cpus && ret >= 0; i++) {
-		struct dat_kcursor *c = dat_kcursor_new(d, i, &warn);
-		struct utrace_event ev;
+	for (size_t i = 0; i < d->kern->nr_cpus && ret >= 0; i++)
+		ret = scan_cpu(d, s, i, &warn);
+	for (size_t i = 0; ret >= 0 && s && i < s->nr; i++)
+		ret = add_task_new(d->kern, s->pids[i]);
+	if (s != d->kscan)
+		utrace_dat_kscan_free(s);
+	return ret;
+}
 
-		if (!c)
-			return -ENOMEM;
-		while ((ret = dat_kcursor_next(c, &ev, &err)) > 0)
-			if ((ev.kind == UTRACE_EV_EVENT || ev.kind == UTRACE_EV_PRINT) &&
-			    add_task(d->kern, ev.tid) < 0)
-				ret = -ENOMEM;
-		dat_kcursor_free(c);
-	}
-	return ret == -ENOMEM ? ret : 0;
+static int cmp_by_pid(const void *a, const void *b, void *arg)
+{
+	const struct dat_kernel *k = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (k->tasks[x].pid != k->tasks[y].pid)
+		return k->tasks[x].pid < k->tasks[y].pid ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 static int cmp_map(const void *a, const void *b)
@@ -482,8 +586,12 @@ int dat_kernel_finish(struct utrace_dat *d)
 	if (!k->have_tasks && scan_tasks(d) < 0)
 		return -ENOMEM;
 	k->map = calloc(nr_user + k->nr_tasks + 1, sizeof(*k->map));
-	if (!k->map)
+	k->by_pid = calloc(k->nr_tasks + 1, sizeof(*k->by_pid));
+	if (!k->map || !k->by_pid)
 		return -ENOMEM;
+	for (size_t i = 0; i < k->nr_tasks; i++)
+		k->by_pid[i] = (uint32_t)i;
+	qsort_r(k->by_pid, k->nr_tasks, sizeof(*k->by_pid), cmp_by_pid, k);
 	for (size_t i = 0; i < nr_user; i++) {
 		const struct dat_buffer *b = &d->buffers[i];
 
@@ -529,19 +637,44 @@ void dat_kernel_free(struct utrace_dat *d)
 		free(k->cpus[i].pages);
 	free(k->cpus);
 	free(k->tasks);
+	free(k->by_pid);
 	free(k->map);
 	free(k);
 	d->kern = NULL;
 }
 
+/* The first task of pid (in the file's order) that has a comm, or NULL. */
+static const struct utrace_dat_ktask *task_named(const struct dat_kernel *k, int pid)
+{
+	size_t lo = 0, hi = k->by_pid ? k->nr_tasks : 0;
+
+	while (lo < hi) { /* first index with this pid */
+		size_t mid = (lo + hi) / 2;
+
+		if (k->tasks[k->by_pid[mid]].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < k->nr_tasks && k->by_pid && k->tasks[k->by_pid[lo]].pid == pid; lo++)
+		if (k->tasks[k->by_pid[lo]].comm[0])
+			return &k->tasks[k->by_pid[lo]];
+	return NULL;
+}
+
+/* A task's name: the kernel's, else its buffer's (the last one; looked up
+ * in the sorted tables: a reader names every kernel record's task). */
 const char *utrace_dat_comm(const struct utrace_dat *d, int pid)
 {
 	const struct dat_kernel *k = d->kern;
+	const struct utrace_dat_ktask *t = k ? task_named(k, pid) : NULL;
+	uint32_t b = k && k->map ? task_buf(k, pid, UINT64_MAX) : UINT32_MAX;
 
-	for (size_t i = 0; k && i < k->nr_tasks; i++)
-		if (k->tasks[i].pid == pid && k->tasks[i].comm[0])
-			return k->tasks[i].comm;
-	for (size_t i = d->nr_buffers; i-- > 0;)
+	if (t)
+		return t->comm;
+	if (b != UINT32_MAX && b < d->nr_buffers)
+		return d->buffers[b].info.comm;
+	for (size_t i = d->nr_buffers; !(k && k->map) && i-- > 0;)
 		if (d->buffers[i].info.tid == pid)
 			return d->buffers[i].info.comm;
 	for (size_t i = 0; i < d->nr_live_names; i++)

@@ -219,8 +219,23 @@ int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_err
 	return utrace_dat_open_snapshot(path, 0, out, err);
 }
 
+static int dat_open(const char *path, unsigned snap, struct utrace_dat_kscan *kscan,
+		    struct utrace_dat **out, struct utrace_error *err);
+
 int utrace_dat_open_snapshot(const char *path, unsigned snap, struct utrace_dat **out,
 			     struct utrace_error *err)
+{
+	return dat_open(path, snap, NULL, out, err);
+}
+
+int utrace_dat_open_kscan(const char *path, struct utrace_dat_kscan *s, struct utrace_dat **out,
+			  struct utrace_error *err)
+{
+	return dat_open(path, 0, s, out, err);
+}
+
+static int dat_open(const char *path, unsigned snap, struct utrace_dat_kscan *kscan,
+		    struct utrace_dat **out, struct utrace_error *err)
 {
 	struct utrace_dat *d;
 	struct dat_scan sc;
@@ -233,6 +248,7 @@ int utrace_dat_open_snapshot(const char *path, unsigned snap, struct utrace_dat 
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
 	d->fd = -1;
 	d->snap_sel = snap;
+	d->kscan = kscan;
 	d->path = strdup(path);
 	if (!d->path) {
 		free(d);

@@ -37,6 +37,21 @@ int utrace_dat_open(const char *path, struct utrace_dat **out, struct utrace_err
 void utrace_dat_close(struct utrace_dat *d);
 
 /*
+ * A file still being written, opened again and again as it grows (a live
+ * reader: utrace bt's replay, the live tracefs): its kernel pages name
+ * their tasks only when the recording ends (KTASKS), so each opening
+ * finds them by reading every kernel record; with a kscan kept from one
+ * opening to the next, only the pages added since are read (the tasks
+ * found so far are the kscan's).  utrace_dat_kscan_new: NULL if out of
+ * memory.
+ */
+struct utrace_dat_kscan;
+struct utrace_dat_kscan *utrace_dat_kscan_new(void);
+void utrace_dat_kscan_free(struct utrace_dat_kscan *s);
+int utrace_dat_open_kscan(const char *path, struct utrace_dat_kscan *s, struct utrace_dat **out,
+			  struct utrace_error *err);
+
+/*
  * Snapshots (the snapshot trigger, SNAPSHOT records): how many the file
  * holds and what each says, in the order they were taken (id 1, 2, ...).
  * utrace_dat_open_snapshot() opens the file as the snapshot of that id
