@@ -172,16 +172,6 @@ long live_write_stack_enabled(struct utrace_live *l, struct live_handle *h, cons
 			      size_t n);
 int live_stack_filter_apply(struct utrace_live *l, const struct live_list *list);
 
-/* live_stack.c: the stack tracer's files; stack_trace_filter's list
- * applied (0 or -errno) */
-int live_show_stack_trace(struct utrace_live *l, const struct live_handle *h, FILE *out);
-int live_show_stack_max(struct utrace_live *l, const struct live_handle *h, FILE *out);
-long live_write_stack_max(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n);
-int live_show_stack_enabled(struct utrace_live *l, const struct live_handle *h, FILE *out);
-long live_write_stack_enabled(struct utrace_live *l, struct live_handle *h, const char *buf,
-			      size_t n);
-int live_stack_filter_apply(struct utrace_live *l, const struct live_list *list);
-
 /* live_ftcmd.c: set_ftrace_filter's "FUNC:CMD[:PARAM]" (and "!...")
  * expressions: whether expr is one, running one (0 or -errno), listing
  * them after the functions, freeing them; at an instance's rmdir, the
