@@ -76,7 +76,7 @@ check "... which adds its variable there, keyed and filtered as its hist trigger
 	grep -qx '# trigger info: hist:keys=comm:vals=hitcount:synthetic_prio=prio:sort=hitcount:size=2048 if comm=="kprog" \[active\]' "$WAKING/hist"
 echo 'hist:keys=pid,prio,comm:vals=lat:sort=pid,prio' >events/synthetic/wakeup_latency/trigger
 # the prio kprog's sched_waking gives (tests/ftracetest/kprog.c)
-want_prio=$(sed -n 's/.*trace_sched_waking("kprog", pid, \([0-9]*\),.*/\1/p' "$ROOT/tests/ftracetest/kprog.c")
+want_prio=$(sed -n 's/.*struct task_struct task = {\.prio = \([0-9]*\),.*/\1/p' "$ROOT/tests/ftracetest/kprog.c")
 has_prio() { grep -q "prio: *$want_prio, comm: kprog" events/synthetic/wakeup_latency/hist; }
 check "the synthetic event gets sched_waking's prio ($want_prio)" until_ok 100 has_prio
 echo "!$fv" >>"$SWITCH/trigger"
