@@ -213,6 +213,13 @@ struct utrace_bt_ctx {
 	 * utrace_bt_load_str reads it through load, the same value
 	 * returned; NULL: through load */
 	int (*load_str)(uint64_t addr, unsigned max, char *dst);
+	/* a struct or an array value longer than a slot, which the tool
+	 * alone makes (lib/bt/bt_longval.c): long_text gives the whole text
+	 * of a slot that holds handles (the slot itself if none), long_put
+	 * makes text (len bytes) a slot value; NULL where no such value
+	 * exists (bt_inproc.c sends no program that makes one) */
+	const char *(*long_text)(void *arg, const char *slot);
+	void (*long_put)(void *arg, const char *text, unsigned len, char *slot);
 };
 
 /*

@@ -233,6 +233,33 @@ static inline unsigned utrace_bt_tuple_make(struct utrace_bt_state *st,
 	return s;
 }
 
+/* TGET: element idx of the tuple in slot v, a number or a new slot's
+ * index.  An element longer than a slot (of a struct or an array value
+ * the tool keeps whole: ctx->long_text) becomes a value of its own
+ * there (ctx->long_put); elsewhere it is cut at the slot's end. */
+static inline int64_t utrace_bt_tget(struct utrace_bt_state *st, const struct utrace_bt_ctx *ctx,
+				     unsigned idx, int64_t v)
+{
+	const char *t = utrace_bt_slot(st, v), *b, *e;
+	unsigned s, n = 0;
+
+	if (st->strs[st->ntmp % UTRACE_BT_TMP_STRS] == t)
+		st->ntmp++; /* the ring came round to it: not over it */
+	s = utrace_bt_tmp(st);
+	if (ctx->long_text)
+		t = ctx->long_text(ctx->arg, t);
+	if (!utrace_bt_tuple_elem(t, idx, &b, &e))
+		return utrace_bt_tuple_num(b, e);
+	if (ctx->long_put) {
+		ctx->long_put(ctx->arg, b, (unsigned)(e - b), st->strs[s]);
+		return s;
+	}
+	for (; b < e && n + 1 < UTRACE_BT_STRLEN; b++)
+		st->strs[s][n++] = *b;
+	st->strs[s][n] = 0;
+	return s;
+}
+
 /* Runs a checked program on a hit: 0, or -1 if it stopped short. */
 static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *hit,
 				const struct utrace_bt_ctx *ctx, struct utrace_bt_state *st)
@@ -316,16 +343,7 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 			*sp++ = utrace_bt_strstr(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]));
 			break;
 		case UTRACE_BOP_TUPLE: *sp++ = utrace_bt_tuple_make(st, in, v); break;
-		case UTRACE_BOP_TGET: {
-			int64_t num;
-			const char *t = utrace_bt_slot(st, v[0]);
-
-			if (st->strs[st->ntmp % UTRACE_BT_TMP_STRS] == t)
-				st->ntmp++; /* the ring came round to it: not over it */
-			s = utrace_bt_tmp(st);
-			*sp++ = utrace_bt_tuple_get(t, in->a, st->strs[s], &num) ? s : num;
-			break;
-		}
+		case UTRACE_BOP_TGET: *sp++ = utrace_bt_tget(st, ctx, in->a, v[0]); break;
 		case UTRACE_BOP_BUF: {
 			const char *src = utrace_bt_slot(st, v[0]);
 

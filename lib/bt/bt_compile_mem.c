@@ -31,6 +31,7 @@
 
 #include "lib/bt/bt_check.h"
 #include "lib/bt/bt_compile_internal.h"
+#include "lib/bt/bt_longval.h"
 #include "lib/bt/bt_types.h"
 
 /* An address known at the hit: off plus the value of the fetch-arg
@@ -390,9 +391,8 @@ static void record(struct comp *c, const struct bt_node *n)
 	char fa[256], o[24];
 	struct bt_sym s;
 
-	if (bt_record_maxlen(c->p, n->ctype) >= UTRACE_BT_STRLEN) {
-		bt_comp_unsupported(c, n, "a struct or an array value longer than a string's 64 "
-					  "bytes as text");
+	if (bt_record_maxlen(c->p, n->ctype) >= BT_LONGVAL_TEXT_MAX) {
+		bt_comp_unsupported(c, n, "a struct or an array value this long");
 		return;
 	}
 	if (tool_probe(c)) { /* the tool's memory, read as the run goes */

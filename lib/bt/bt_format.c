@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "lib/bt/bt_check.h"
+#include "lib/bt/bt_longval.h"
 #include "lib/bt/bt_print_internal.h"
 #include "lib/bt/bt_run_internal.h"
 
@@ -250,7 +251,8 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 
 		if (h.id == 1 || h.id == 2 || h.id == 5) { /* a string, a tuple, a timestamp */
 			v.kind = h.id == 2 ? UTRACE_BT_TUPLE : h.id == 5 ? UTRACE_BT_TIME : UTRACE_BT_STR;
-			v.s = (const char *)vals;
+			v.s = h.id == 2 ? bt_longval_text(r->longvals, (const char *)vals)
+					: (const char *)vals;
 		} else {
 			memcpy(&v.i, vals, 8);
 		}

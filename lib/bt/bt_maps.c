@@ -16,6 +16,7 @@
 
 #include "common/bt_table.h"
 #include "common/jhash.h"
+#include "lib/bt/bt_longval.h"
 #include "lib/bt/bt_maps.h"
 
 struct bt_elt {
@@ -42,6 +43,7 @@ struct bt_maps {
 	size_t max_keys;
 	uint64_t drops;
 	const struct bt_usym *usym;
+	struct bt_longvals *longvals;
 };
 
 
@@ -315,6 +317,11 @@ void bt_maps_set_stacks(struct bt_maps *ms, unsigned map, uint32_t key_stack, bo
 	ms->usym = u;
 }
 
+void bt_maps_set_longvals(struct bt_maps *ms, struct bt_longvals *lv)
+{
+	ms->longvals = lv;
+}
+
 void bt_maps_set_unsigned(struct bt_maps *ms, unsigned map)
 {
 	ms->m[map].value_unsigned = true;
@@ -338,12 +345,14 @@ static void key_scalars(const struct bt_maps *ms, const struct bt_map *m, const 
 
 	for (unsigned i = 0; i < m->d.nkeys; i++) {
 		if (m->d.key_str >> i & 1) {
-			out[i] = (struct utrace_bt_scalar){.kind = m->d.key_str >> (16 + i) & 1
-									   ? UTRACE_BT_BUF
-								   : m->d.key_str >> (8 + i) & 1
-									   ? UTRACE_BT_TUPLE
-									   : UTRACE_BT_STR,
-							   .s = (const char *)key + off};
+			bool tuple = m->d.key_str >> (8 + i) & 1;
+			const char *s = (const char *)key + off;
+
+			out[i] = (struct utrace_bt_scalar){
+			    .kind = m->d.key_str >> (16 + i) & 1 ? UTRACE_BT_BUF
+				    : tuple			 ? UTRACE_BT_TUPLE
+								 : UTRACE_BT_STR,
+			    .s = tuple ? bt_longval_text(ms->longvals, s) : s};
 			off += UTRACE_BT_STRLEN;
 		} else {
 			int64_t x;
@@ -387,7 +396,9 @@ int bt_maps_print(struct bt_maps *ms, unsigned map, const char *name, size_t top
 								    : m->d.value_str == 3 ? UTRACE_BT_BUF
 								    : m->d.value_str == 4 ? UTRACE_BT_TIME
 											  : UTRACE_BT_STR,
-							    .s = e->s}
+							    .s = m->d.value_str == 2
+								     ? bt_longval_text(ms->longvals, e->s)
+								     : e->s}
 				: (struct utrace_bt_scalar){.kind = m->value_unsigned ? UTRACE_BT_UINT
 										      : UTRACE_BT_INT,
 							    .i = e->i};

@@ -33,6 +33,10 @@ void bt_maps_merge(struct bt_maps *ms, unsigned map, const uint8_t *key, uint32_
  * value_stack, are ustack ids of u: printed as their frames. */
 void bt_maps_set_stacks(struct bt_maps *ms, unsigned map, uint32_t key_stack, bool value_stack,
 			const struct bt_usym *u);
+struct bt_longvals;
+/* The store of the struct values longer than a slot (bt_longval.h) the
+ * maps' keys and values may name: printed whole. */
+void bt_maps_set_longvals(struct bt_maps *ms, struct bt_longvals *lv);
 /* Map's integer values (a scalar's, a sum's) print as unsigned. */
 void bt_maps_set_unsigned(struct bt_maps *ms, unsigned map);
 /* The keys a map may hold (BPFTRACE_MAP_KEYS_MAX). */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/bt_prog.h"
+#include "lib/bt/bt_longval.h"
 #include "lib/bt/bt_types.h"
 
 struct rec_out {
@@ -22,7 +23,8 @@ struct rec_out {
 
 static void put(struct rec_out *o, char c)
 {
-	o->n = utrace_bt_tuple_put(o->d, o->n, c);
+	if (o->n < BT_LONGVAL_TEXT_MAX)
+		o->d[o->n++] = c;
 }
 
 static void puts_(struct rec_out *o, const char *s)
@@ -119,10 +121,12 @@ unsigned bt_record_maxlen(const struct bt_program *p, unsigned t)
 }
 
 void bt_record_text(const struct bt_program *p, unsigned t, const void *bytes, size_t len,
-		    char *out)
+		    struct bt_longvals *lv, char *out)
 {
-	struct rec_out o = {out, 0};
+	char text[BT_LONGVAL_TEXT_MAX + 1];
+	struct rec_out o = {text, 0};
 
 	value(p, t, bytes, len, 0, NULL, &o);
-	out[o.n] = 0;
+	text[o.n] = 0;
+	bt_longval_put(lv, text, o.n, out);
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/bt/bt_longval.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/elf/symtab.h"
 #include "lib/session/session.h"
@@ -346,7 +347,17 @@ static void record_cb(void *arg, uint64_t addr, uint32_t type, char *out)
 		return;
 	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)t->size)
 		memset(b, 0, sizeof(b)); /* as a failed probe_read leaves it */
-	bt_record_text(p, type, b, t->size, out);
+	bt_record_text(p, type, b, t->size, ((struct bt_run *)arg)->longvals, out);
+}
+
+static const char *long_text_cb(void *arg, const char *slot)
+{
+	return bt_longval_text(((struct bt_run *)arg)->longvals, slot);
+}
+
+static void long_put_cb(void *arg, const char *text, unsigned len, char *slot)
+{
+	bt_longval_put(((struct bt_run *)arg)->longvals, text, len, slot);
 }
 
 static int get_cb(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v)
@@ -527,13 +538,16 @@ static int run(struct bt_run *r)
 	struct sigaction usr1 = {.sa_handler = bt_on_usr1}, old_usr1;
 	int ret = 0;
 
-	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0 || stack_maps(r) < 0)
+	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0 || stack_maps(r) < 0 ||
+	    bt_longvals_new(&r->longvals) < 0)
 		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	bt_maps_set_longvals(r->maps, r->longvals);
 	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_self, .map_get = get_cb,
 					.map_update = update_cb, .emit = emit_cb,
 					.ustack = ustack_cb, .usym = usym_cb,
 					.field = bt_session_field, .strftime = bt_strftime_cb,
-					.record = record_cb, .name = bt_name_cb};
+					.record = record_cb, .name = bt_name_cb,
+					.long_text = long_text_cb, .long_put = long_put_cb};
 	r->flush = flush;
 	r->start_ns = now_ns();
 	if (has_uprobes(r) && (r->o->argv || r->o->pid) && (ret = bt_check_targets(r)) < 0)
@@ -594,6 +608,7 @@ static void run_free(struct bt_run *r)
 	bt_formats_free(&r->fmts);
 	bt_maps_free(r->maps);
 	bt_usym_free(r->usym);
+	bt_longvals_free(r->longvals);
 	bt_program_free(&r->prog);
 	free(r->src);
 }

@@ -50,6 +50,7 @@ struct bt_run {
 	unsigned nsites;
 	struct bt_maps *maps;
 	struct bt_usym *usym; /* ustack ids, names (bt_usym.c) */
+	struct bt_longvals *longvals; /* struct values longer than a slot */
 	struct utrace_bt_state st;
 	struct utrace_bt_ctx ctx;
 	FILE *out;

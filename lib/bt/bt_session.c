@@ -26,6 +26,7 @@
 
 #include "common/fetch_prog.h"
 #include "common/record.h"
+#include "lib/bt/bt_longval.h"
 #include "lib/bt/bt_profile.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/bt/bt_tracepoint.h"
@@ -402,7 +403,6 @@ int64_t bt_session_field(void *arg, unsigned k, char *out)
 	const struct utrace_event_field *fl;
 	int64_t v = 0;
 
-	(void)arg;
 	snprintf(name, sizeof(name), "f%u", k);
 	if (!cur_site || !cur_ev || !(fl = utrace_event_field_find(cur_site->fmt, name)))
 		return 0;
@@ -417,7 +417,8 @@ int64_t bt_session_field(void *arg, unsigned k, char *out)
 		else if (cur_site->code.ftypes[k] == BT_FTYPE_BUF)
 			utrace_bt_buf_bytes(out, b, fl->size);
 		else if (cur_site->code.ftypes[k] != BT_FTYPE_MACADDR)
-			bt_record_text(cur_site->code.p, cur_site->code.ftypes[k], b, fl->size, out);
+			bt_record_text(cur_site->code.p, cur_site->code.ftypes[k], b, fl->size,
+				       ((struct bt_run *)arg)->longvals, out);
 		return 0;
 	}
 	if (out) {
@@ -751,6 +752,11 @@ int bt_session_run(struct bt_run *r)
 			"(a path that depends on a map's value, or more reads than a record "
 			"holds): they read 0\n",
 			(unsigned long long)r->cap_missed);
+	if (!ret && bt_longvals_cut(r->longvals))
+		fprintf(r->o->log,
+			"utrace bt: %llu struct or array values were cut at 64 bytes: more than "
+			"64 MiB of distinct long values\n",
+			(unsigned long long)bt_longvals_cut(r->longvals));
 	if (!ret)
 		bt_run_ticks(r, (uint64_t)mono_ns());
 	unlink(path);

@@ -422,8 +422,11 @@ static int parse_members(struct decl *d, unsigned st, bool is_union)
 	unsigned bit = 0;
 	int ret = next(d);
 
-	if (!ret && d->p->ctypes[st].defined) /* a second definition: the last one holds */
+	if (!ret && d->p->ctypes[st].defined) { /* a second definition: the last one holds */
+		for (unsigned i = 0; i < d->p->ctypes[st].nm; i++)
+			free(d->p->ctypes[st].m[i].name);
 		d->p->ctypes[st].nm = 0;
+	}
 	while (!ret && !tok_is(d->t, "}")) {
 		unsigned type;
 

@@ -67,11 +67,13 @@ int bt_ctype_parse_name(struct bt_program *p, struct bt_lexer *lx, struct bt_tok
 			unsigned *type, struct utrace_error *err);
 void bt_ctypes_free(struct bt_program *p);
 
+struct bt_longvals;
 /* bt_record.c: a struct or an array of type t, len bytes read from the
  * program, as the value the bytecode carries (a tuple of
- * common/bt_tuple.h) into out (UTRACE_BT_STRLEN bytes). */
+ * common/bt_tuple.h) into out (UTRACE_BT_STRLEN bytes): its text, or
+ * when longer its handle in lv (bt_longval.h; NULL: cut). */
 void bt_record_text(const struct bt_program *p, unsigned t, const void *bytes, size_t len,
-		    char *out);
+		    struct bt_longvals *lv, char *out);
 /* The longest that value of type t can be, its NUL not counted. */
 unsigned bt_record_maxlen(const struct bt_program *p, unsigned t);
 

@@ -64,6 +64,8 @@ make_seeds() {
 	seeds kprobe >/dev/null
 	seeds filter_prog >/dev/null
 	seeds ftrace_filter >/dev/null
+	# bpftrace's own scripts, where the bt tier's copy of its suite is
+	cp /var/cache/utrace-bt-suite/*/tests/runtime/scripts/*.bt "$(seeds bt)/" 2>/dev/null
 	# the kernel's own formats, a few of each kind of field
 	for f in /sys/kernel/tracing/events/{sched/sched_switch,sched/sched_process_exec,syscalls/sys_enter_openat,irq/irq_handler_entry,kmem/kmalloc}/format; do
 		[ -r "$f" ] && cp "$f" "$fmt/$(basename "$(dirname "$f")")"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/bt/bt_compile.h"
+#include "lib/bt/bt_longval.h"
 #include "lib/bt/bt_maps.h"
 #include "lib/bt/bt_print_internal.h"
 #include "lib/bt/bt_types.h"
@@ -201,7 +202,7 @@ static void record(void *arg, uint64_t addr, uint32_t type, char *out)
 	(void)arg;
 	out[0] = 0;
 	if (t && addr >= 0x1000 && addr + t->size <= 0x1000 + sizeof(mem))
-		bt_record_text(rec_prog, type, (const uint8_t *)&mem + (addr - 0x1000), t->size, out);
+		bt_record_text(rec_prog, type, (const uint8_t *)&mem + (addr - 0x1000), t->size, NULL, out);
 }
 
 static void emit_none(void *arg, const void *rec, uint32_t len)
@@ -302,7 +303,7 @@ static void test_record(void)
 		bt_program_free(&p);
 		return;
 	}
-	bt_record_text(&p, code.ftypes[0], &foo, sizeof(foo), text);
+	bt_record_text(&p, code.ftypes[0], &foo, sizeof(foo), NULL, text);
 	print_as(text, 0, buf, sizeof(buf));
 	check(!strcmp(buf, "{ .y = { .m = [2,-3] }, .a = { .s = ab, .n = 7 }, .b = 5, .c = 17 }"),
 	      "text: %s", buf);
@@ -320,12 +321,155 @@ static void test_record(void)
 	bt_fixture_code_free(&code);
 	bt_program_free(&p);
 	code = (struct bt_code){0};
-	check(bt_fixture_compile("struct W { long a; long b; } struct C { struct W w[4]; } "
-		      "uprobe:/bin/true:main { @w = ((struct C *)arg0)->w; }",
-		      &p, &code, &err) == -EINVAL && strstr(err.msg, "longer than a string's"),
-	      "a value that may not fit a string is refused: %s", err.msg);
+	check(bt_fixture_compile("struct B { long a[1000]; } "
+				 "uprobe:/bin/true:main { @w = *((struct B *)arg0); }",
+				 &p, &code, &err) == -EINVAL &&
+		      strstr(err.msg, "a struct or an array value this long"),
+	      "a value whose text may pass BT_LONGVAL_TEXT_MAX is refused: %s", err.msg);
 	bt_fixture_code_free(&code);
 	bt_program_free(&p);
+}
+
+/* What the context of test_record_long gives: the maps, the store, the
+ * struct C the probe's one fetch-arg read. */
+struct long_ctx {
+	struct bt_maps *ms;
+	struct bt_longvals *lv;
+	const struct bt_program *p;
+	const struct bt_code *code;
+	const void *bytes;
+	size_t len;
+};
+
+static int long_get(void *arg, unsigned map, const uint8_t *key, struct utrace_bt_mval *v)
+{
+	return bt_maps_get(((struct long_ctx *)arg)->ms, map, key, v);
+}
+
+static void long_update(void *arg, unsigned map, const uint8_t *key, int agg,
+			const struct utrace_bt_mval *v)
+{
+	bt_maps_update(((struct long_ctx *)arg)->ms, map, key, agg, v);
+}
+
+static int64_t long_field(void *arg, unsigned k, char *out)
+{
+	const struct long_ctx *c = arg;
+
+	if (out && k < c->code->nfields && c->code->ftypes[k])
+		bt_record_text(c->p, c->code->ftypes[k], c->bytes, c->len, c->lv, out);
+	return 0;
+}
+
+static const char *long_text(void *arg, const char *slot)
+{
+	return bt_longval_text(((struct long_ctx *)arg)->lv, slot);
+}
+
+static void long_put(void *arg, const char *text, unsigned len, char *slot)
+{
+	bt_longval_put(((struct long_ctx *)arg)->lv, text, len, slot);
+}
+
+static void print_map(struct bt_maps *ms, unsigned map, const char *name, char *buf, size_t room)
+{
+	FILE *f = fmemopen(buf, room, "w");
+
+	buf[0] = 0;
+	if (f) {
+		bt_maps_print(ms, map, name, 0, 0, UTRACE_BT_TEXT, f);
+		fclose(f);
+	}
+}
+
+/* A struct value longer than a slot (ten struct W, about 300 bytes as
+ * text): kept whole in the store, its handle in variables, keys, values
+ * and tuples; its elements by TGET; printed whole (bpftrace's
+ * struct_array_vars.bt). */
+static void test_record_long(void)
+{
+	const char *src =
+	    "struct T { uint32_t a; uint32_t b[2]; } struct W { uint32_t a; struct T t; } "
+	    "struct C { uint32_t a; void * b; struct W w[10]; } uprobe:/bin/true:main { "
+	    "$w = ((struct C *)arg0)->w; @w[0] = $w; @k[$w] = 42; @a = $w[8].a; "
+	    "@b = @w[0][3].t.b[1]; @t = (7, $w); @e = $w[9]; @same[$w] = count(); }";
+	struct utrace_error err = {0};
+	struct utrace_bt_state *st = calloc(1, sizeof(*st));
+	struct bt_program p;
+	struct bt_code code = {0};
+	struct long_ctx lc = {0};
+	static char buf[4096];
+	static struct c cm;
+
+	for (unsigned i = 0; i < 10; i++)
+		cm.w[i] = (struct w){100 + i, {i, {100 - i, 100 - 2 * i}}};
+	check(st && bt_fixture_compile(src, &p, &code, &err) == 0 && code.nfields == 1,
+	      "compiles, the struct's bytes one fetch-arg: %s", err.msg);
+	if (!st || err.msg[0] || code.nfields != 1 || bt_maps_new(code.prog, &lc.ms) < 0 ||
+	    bt_longvals_new(&lc.lv) < 0)
+		goto out;
+	lc = (struct long_ctx){lc.ms, lc.lv, &p, &code, cm.w, sizeof(cm.w)};
+	bt_maps_set_longvals(lc.ms, lc.lv);
+	struct utrace_bt_ctx ctx = {.arg = &lc, .map_get = long_get, .map_update = long_update,
+				    .emit = emit_none, .field = long_field,
+				    .long_text = long_text, .long_put = long_put};
+	struct utrace_bt_hit hit = {0};
+
+	check(utrace_bt_exec(code.prog, &hit, &ctx, st) == 0 &&
+		      utrace_bt_exec(code.prog, &hit, &ctx, st) == 0,
+	      "runs twice");
+	check(get(lc.ms, 2) == 108, "$w[8].a: %lld", (long long)get(lc.ms, 2));
+	check(get(lc.ms, 3) == 94, "@w[0][3].t.b[1]: %lld", (long long)get(lc.ms, 3));
+	print_map(lc.ms, 1, "@k", buf, sizeof(buf));
+	check(!strncmp(buf, "@k[[{.a=100,.t={.a=0,.b=[100,100]}},{.a=101,", 44) &&
+		      strstr(buf, "{.a=109,.t={.a=9,.b=[91,82]}}]]: 42\n"),
+	      "a key printed whole: %s", buf);
+	print_map(lc.ms, 4, "@t", buf, sizeof(buf));
+	check(!strncmp(buf, "@t: (7, [{ .a = 100, .t = { .a = 0, .b = [100,100] } },", 55) &&
+		      strstr(buf, "{ .a = 109, .t = { .a = 9, .b = [91,82] } }])\n"),
+	      "a tuple holding it: %s", buf);
+	print_map(lc.ms, 5, "@e", buf, sizeof(buf));
+	check(!strcmp(buf, "@e: { .a = 109, .t = { .a = 9, .b = [91,82] } }\n"), "an element: %s",
+	      buf);
+	print_map(lc.ms, 6, "@same", buf, sizeof(buf));
+	check(strstr(buf, "]]: 2\n") && !strstr(buf + 1, "@same"),
+	      "the same value twice is one key: %s", buf);
+out:
+	bt_maps_free(lc.ms);
+	bt_longvals_free(lc.lv);
+	free(st);
+	bt_fixture_code_free(&code);
+	bt_program_free(&p);
+}
+
+/* The store's rules: short texts stay themselves, the same long text
+ * the same handle, handles in a tuple replaced, a bad handle left. */
+static void test_longval_store(void)
+{
+	struct bt_longvals *lv = NULL;
+	char a[300], b[300], s1[UTRACE_BT_STRLEN], s2[UTRACE_BT_STRLEN], s3[UTRACE_BT_STRLEN];
+	char tup[UTRACE_BT_STRLEN];
+
+	if (bt_longvals_new(&lv) < 0)
+		return;
+	memset(a, 'x', sizeof(a) - 1), a[sizeof(a) - 1] = 0;
+	memcpy(b, a, sizeof(a)), b[150] = 'y';
+	bt_longval_put(lv, "short", 5, s1);
+	check(!strcmp(s1, "short") && bt_longval_text(lv, s1) == s1, "a short text is itself");
+	bt_longval_put(lv, a, strlen(a), s1);
+	bt_longval_put(lv, b, strlen(b), s2);
+	bt_longval_put(lv, a, strlen(a), s3);
+	check(s1[0] == UTRACE_BT_T_LONG && strlen(s1) < 8 && !strcmp(s1, s3) && strcmp(s1, s2),
+	      "handles: the same text the same one");
+	check(!strcmp(bt_longval_text(lv, s1), a) && !strcmp(bt_longval_text(lv, s2), b),
+	      "a handle's text");
+	bt_longval_put(lv, a, 100, s2); /* a part of a longer text */
+	check(strlen(bt_longval_text(lv, s2)) == 100, "a part is its own value");
+	snprintf(tup, sizeof(tup), "\0011\037%s\002", s1);
+	check(strlen(bt_longval_text(lv, tup)) == 1 + 1 + 1 + 299 + 1, "a tuple's handle replaced");
+	check(!strcmp(bt_longval_text(lv, "\010999"), "\010999"), "an unknown handle stays");
+	check(bt_longvals_cut(lv) == 0, "nothing cut");
+	bt_longvals_free(lv);
 }
 
 /* Globals uaddr() finds in this test's own binary. */
@@ -482,6 +626,8 @@ int main(void)
 	test_dwarf_cast();
 	test_dwarf_array();
 	test_record();
+	test_record_long();
+	test_longval_store();
 	test_layout();
 	test_fetchargs();
 	test_errors();
