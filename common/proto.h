@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define UTRACE_PROTO_VERSION 8
+#define UTRACE_PROTO_VERSION 9
 #define UTRACE_ENV_SOCK "UTRACE_SOCK"
 #define UTRACE_MSG_MAX 65536u
 #define UTRACE_SITES_PER_MSG 4096u
@@ -61,6 +61,8 @@ enum utrace_msg_type {
 	UTRACE_MSG_RESUME,  /* attached process: let them go (no answer) */
 	UTRACE_MSG_BT,	    /* recorder: a bt program for an in-process probe (+ fd) */
 	UTRACE_MSG_OWN,	    /* runtime: a window of its own work (struct utrace_msg_own) */
+	UTRACE_MSG_INPROC_PROBE_LIST, /* both ways on the live channel: the probes asked, listed */
+	UTRACE_MSG_INPROC_PROBE_OPT,  /* recorder, on the live channel: apply ipp_noopt (answered) */
 };
 
 struct utrace_msg {
@@ -236,6 +238,14 @@ struct utrace_control {
 	 * the helpers wait on; a runtime bumps it too, to wake its own. */
 	uint32_t ipp_gen;
 	uint32_t ipp_off[UTRACE_INPROC_PROBE_OFF_WORDS];
+	/* The kernel's sysctl debug.kprobes-optimization, 0 here when it is
+	 * 1 (the live tracefs's utrace.kprobes-optimization): when not 0, a
+	 * probe the tool proved a jmp safe for stays an int3 (resuming in
+	 * its detour's tail); the recorder then has each process take its
+	 * jmps back (INPROC_PROBE_OPT), and when 0 again promote them
+	 * (runtime/inproc_probe_state.c). */
+	uint32_t ipp_noopt;
+	uint32_t ipp_reserved;
 	/* Attached processes (utrace record -P, runtime/attach.c): the
 	 * recorder sets detach to 1 and wakes it (a shared futex word); each
 	 * runtime puts back every byte it changed, adds 1 to detached and
@@ -701,6 +711,46 @@ struct utrace_msg_inproc_probe_slot {
 	uint32_t slot; /* answer: offset of a free slot, UINT32_MAX: none */
 	uint64_t addr; /* answer: the area, 0: none */
 };
+
+/*
+ * The probes as a process's text has them now (the live tracefs's
+ * utrace.kprobes_list, the kernel's debugfs kprobes/list): the recorder
+ * sends an INPROC_PROBE_LIST with no entries on the live channel; the
+ * runtime answers with INPROC_PROBE_LIST messages of n entries each, the
+ * last with last = 1.  An entry is a probe key at an address: its call
+ * site patched (SITE, the kernel's ftrace-based kprobe), an int3, or its
+ * jmp to the detour written (JMP) or queued until no thread is in its way
+ * (JMP_QUEUED; runtime/inproc_probe_opt.c).  Probes turned off are not
+ * listed.
+ *
+ * INPROC_PROBE_OPT (no payload): the runtime applies the control page's
+ * ipp_noopt to the probes it has (their jmps taken back to int3s, or
+ * queued again), then answers LIVE_DONE.
+ */
+enum utrace_inproc_probe_state {
+	UTRACE_IPPS_SITE = 1,
+	UTRACE_IPPS_INT3,
+	UTRACE_IPPS_JMP_QUEUED,
+	UTRACE_IPPS_JMP,
+};
+
+struct utrace_inproc_probe_entry {
+	uint64_t addr;
+	uint32_t key;
+	uint8_t state; /* enum utrace_inproc_probe_state */
+	uint8_t is_return;
+	uint8_t reserved[2];
+};
+
+struct utrace_msg_inproc_probe_list {
+	struct utrace_msg hdr;
+	uint32_t n;
+	uint32_t last;
+	struct utrace_inproc_probe_entry e[];
+};
+#define UTRACE_IPP_LIST_PER_MSG                                                                    \
+	((UTRACE_MSG_MAX - sizeof(struct utrace_msg_inproc_probe_list)) /                          \
+	 sizeof(struct utrace_inproc_probe_entry))
 
 /*
  * Objects without compiler sites (lib/probes/func_patch.h,

@@ -619,3 +619,33 @@ void rt_inproc_probe_opt_forget(uint64_t lo, uint64_t hi)
 			ko_p[i].gone = true;
 	pthread_mutex_unlock(&ko_lock);
 }
+
+/* The kernel's kprobes-optimization switch, the recording's (the control
+ * page's ipp_noopt): whether a probe's jmp may be written. */
+bool rt_inproc_probe_optimize(void)
+{
+	return !rt.ctl || !__atomic_load_n(&rt.ctl->ipp_noopt, __ATOMIC_ACQUIRE);
+}
+
+/* Whether this process has its helper (a fork's child has none until it
+ * loads an object with probes). */
+bool rt_inproc_probe_opt_running(void)
+{
+	bool running;
+
+	pthread_mutex_lock(&ko_lock);
+	running = ko_running;
+	pthread_mutex_unlock(&ko_lock);
+	return running;
+}
+
+bool rt_inproc_probe_opt_queued(uint64_t addr)
+{
+	bool queued = false;
+
+	pthread_mutex_lock(&ko_lock);
+	for (size_t i = 0; i < ko_n && !queued; i++)
+		queued = (uint64_t)(uintptr_t)ko_p[i].jmp.addr == addr && !ko_p[i].gone;
+	pthread_mutex_unlock(&ko_lock);
+	return queued;
+}

@@ -788,16 +788,28 @@ static int ipp_detour_head(struct rt_poke *jmp, uint8_t *slot, uint64_t addr)
 }
 
 /* A jmp probe: its detour, and its jmp written with the batch if this
- * is the only thread, else an int3 first and the jmp queued. */
-static void ipp_take_jmp(struct ipp_batch *b, uint8_t *slot, const struct utrace_msg_inproc_probe *m)
+ * is the only thread, else an int3 first and the jmp queued.  With the
+ * kprobes-optimization switch at 0 (inproc_probe_state.c) it is an int3
+ * that resumes in the detour's tail; the head is written all the same,
+ * for the switch turned on again. */
+static void ipp_take_jmp(struct ipp_batch *b, struct rt_inproc_probe *p, uint8_t *slot,
+			 const struct utrace_msg_inproc_probe *m)
 {
-	if (b->alone && ipp_detour_head(&b->sites[b->nsites], slot, m->addr) == 0) {
+	bool opt = rt_inproc_probe_optimize();
+	struct rt_poke jmp;
+
+	if (opt && b->alone && ipp_detour_head(&b->sites[b->nsites], slot, m->addr) == 0) {
 		b->nsites++;
+		p->detour = 1;
 		return;
 	}
 	b->int3[b->nint3++] = (uint8_t *)(uintptr_t)m->addr;
-	if (!b->alone && ipp_detour_head(&b->opt[b->nopt], slot, m->addr) == 0)
+	if (!opt || b->alone) {
+		p->detour = !opt && ipp_detour_head(&jmp, slot, m->addr) == 0;
+	} else if (ipp_detour_head(&b->opt[b->nopt], slot, m->addr) == 0) {
 		b->opt_hi[b->nopt++] = m->addr + m->insn_len;
+		p->detour = 1;
+	}
 }
 
 /* A checked program's copies (common/fetch_fast.h), or NULL: interpreted. */
@@ -861,7 +873,7 @@ int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
 	p = &b->p[b->n];
 	*p = (struct rt_inproc_probe){m->addr, m->func, (uint64_t)(uintptr_t)(area + m->slot), orig,
 				(uint64_t)(uintptr_t)(area + m->slot), m->call_to, m->insn_len,
-				m->key, m->is_return, m->how, prog, ipp_fast_of(prog), 0, 0};
+				m->key, m->is_return, m->how, prog, ipp_fast_of(prog), 0, 0, 0};
 	p->lean = m->how == UTRACE_IPPH_SITE && !m->is_return && p->fast &&
 		  !(utrace_fetch_fast_regs(p->fast) & ~IPP_LEAN_REGS);
 	if (m->how == UTRACE_IPPH_SITE) {
@@ -875,7 +887,7 @@ int rt_ipp_take(struct ipp_batch *b, const struct rt_object *o, uint8_t *area,
 			return -1;
 		memcpy(slot + UTRACE_INPROC_PROBE_DETOUR_HEAD, m->data, m->xol_len);
 		p->resume = (uint64_t)(uintptr_t)(slot + UTRACE_INPROC_PROBE_DETOUR_HEAD);
-		ipp_take_jmp(b, slot, m);
+		ipp_take_jmp(b, p, slot, m);
 	} else {
 		memcpy(area + m->slot, m->data, m->xol_len);
 		if (!rt_ipp_find(rt_ipp_table, m->addr))

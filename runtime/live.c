@@ -13,7 +13,10 @@
  * running comes as its event's ENABLE, then per object a INPROC_PROBE_SLOT
  * (answered) and its INPROC_PROBE, and a last INPROC_PROBE that installs them
  * (inproc_probe_live.c) and is answered with a LIVE_DONE.  A synthetic event
- * defined while running is its ENABLE alone, answered.
+ * defined while running is its ENABLE alone, answered.  An
+ * INPROC_PROBE_LIST is answered with the probes as the text has them,
+ * an INPROC_PROBE_OPT (the kprobes-optimization switch changed) with a
+ * LIVE_DONE once the probes follow it (inproc_probe_state.c).
  *
  * The thread runs only runtime code (nothing of it is instrumented) with
  * every signal blocked, so the program's handlers never run on it.  Its
@@ -101,6 +104,41 @@ static void live_inproc_probe(const struct utrace_msg_inproc_probe *m, uint32_t 
 	}
 }
 
+/* INPROC_PROBE_LIST: the probes as the text has them now
+ * (inproc_probe_state.c), in messages of UTRACE_IPP_LIST_PER_MSG entries,
+ * the last one said; none if the state cannot be read. */
+static void live_list(void)
+{
+	struct utrace_inproc_probe_entry *e = NULL;
+	int n = rt.enabled ? rt_inproc_probe_states(&e) : 0;
+	struct utrace_msg_inproc_probe_list *m = malloc(UTRACE_MSG_MAX);
+	size_t i = 0;
+	int fd;
+
+	if (n < 0)
+		n = 0;
+	if (m) {
+		do {
+			size_t k = (size_t)n - i < UTRACE_IPP_LIST_PER_MSG ? (size_t)n - i
+									 : UTRACE_IPP_LIST_PER_MSG;
+
+			m->n = (uint32_t)k;
+			m->last = i + k == (size_t)n;
+			m->hdr = (struct utrace_msg){(uint32_t)(sizeof(*m) + k * sizeof(*e)),
+						     UTRACE_MSG_INPROC_PROBE_LIST};
+			if (k)
+				memcpy(m->e, e + i, k * sizeof(*e));
+			fd = rt_fd_use(&live_fd);
+			if (fd >= 0)
+				utrace_scm_send(fd, m, m->hdr.size, -1);
+			rt_fd_done();
+			i += k;
+		} while (i < (size_t)n);
+	}
+	free(m);
+	free(e);
+}
+
 /* trace_events.c's utrace_printf writer: the record goes into this
  * thread's own buffer, made on its first record like any thread's. */
 
@@ -170,6 +208,10 @@ static void *live_main(void *arg)
 		} else if (m->type == UTRACE_MSG_INPROC_PROBE &&
 			   n >= (long)sizeof(struct utrace_msg_inproc_probe)) {
 			live_inproc_probe((void *)m, (uint32_t)n, &ipp_status);
+		} else if (m->type == UTRACE_MSG_INPROC_PROBE_LIST) {
+			live_list();
+		} else if (m->type == UTRACE_MSG_INPROC_PROBE_OPT) {
+			live_answer(rt.enabled ? rt_inproc_probe_opt_apply() : -EBADF);
 		} else if (m->type == UTRACE_MSG_LIVE_DONE) {
 			if (!status && rt.enabled && sites)
 				status = rt_objects_live_apply(&t);

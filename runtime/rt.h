@@ -43,6 +43,8 @@
  *                   with a jmp to a detour that calls the sites' stub
  *   ftrace.c        call-site discovery, stubs, enabling/disabling sites
  *   inproc_probe_live.c   in-process probes added while the program runs
+ *   inproc_probe_state.c  how each probe is in the text (kprobes/list), and
+ *                   the kprobes-optimization switch applied to the jmps
  *   live.c          the live channel: tracer and sites changed while running
  *   plt.c           --libcall: the GOT slots of imports hooked through stubs
  *   late_bind.c     attached: the program's GOT slots of our interposers bound
@@ -712,6 +714,8 @@ struct rt_inproc_probe {
 			* lean trampoline saves (inproc_probes.c) */
 	uint32_t plain; /* enum ipp_plain_bits (inproc_probes.c), set before
 			 * its table is published */
+	uint32_t detour; /* UTRACE_IPPH_JMP: its slot has the detour's head,
+			  * so its jmp may be written (inproc_probe_state.c) */
 };
 
 struct ipp_table {
@@ -827,6 +831,18 @@ void rt_inproc_probe_opt_forget(uint64_t lo, uint64_t hi) RT_HIDDEN;
 void rt_inproc_probe_opt_start(void (*off)(void)) RT_HIDDEN;
 void rt_inproc_probe_opt_say(const char *msg) RT_HIDDEN;
 int rt_inproc_probe_quiesce(const uint64_t *lo, const uint64_t *hi, const uint64_t *trap, size_t n) RT_HIDDEN;
+/* whether the jmp at addr waits in the helper's queue; the kernel's
+ * kprobes-optimization switch (the control page's ipp_noopt): whether a
+ * probe's jmp may be written */
+bool rt_inproc_probe_opt_queued(uint64_t addr) RT_HIDDEN;
+bool rt_inproc_probe_optimize(void) RT_HIDDEN;
+/* whether this process has its helper thread */
+bool rt_inproc_probe_opt_running(void) RT_HIDDEN;
+/* inproc_probe_state.c: the probes made to follow the switch (0 or
+ * -errno); the probes as the text has them now (a malloc'ed array in
+ * *out: how many, or -errno) */
+int rt_inproc_probe_opt_apply(void) RT_HIDDEN;
+int rt_inproc_probe_states(struct utrace_inproc_probe_entry **out) RT_HIDDEN;
 /* the int3 this thread's ipp_trap is handling (inproc_probes.c), else 0 */
 extern __thread uint64_t rt_ipp_trapping RT_HIDDEN;
 

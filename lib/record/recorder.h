@@ -231,6 +231,30 @@ bool utrace_recorder_stack_enabled(const struct utrace_recorder *r);
 uint64_t utrace_recorder_stack_max(struct utrace_recorder *r, bool set, uint64_t size);
 int utrace_recorder_stack(struct utrace_recorder *r,
 			  void (*cb)(void *arg, uint32_t depth, const char *loc), void *arg);
+/*
+ * The in-process probes (recorder_kprobes.c, the kernel's debugfs
+ * kprobes/list and sysctl debug.kprobes-optimization): each process's
+ * probes as its text has them now, one line each to cb (the processes'
+ * order, then the addresses'), or -errno; the optimization switch read
+ * (set < 0) or set to 0 or 1, every process's probes following it before
+ * this returns, as a live change (the caller serialises): its value, or
+ * -errno with err set.
+ */
+struct utrace_kprobe_line {
+	int pid;
+	uint64_t addr;
+	char type;	    /* 'k' a probe, 'r' a return probe (the kernel's kretprobe) */
+	const char *sym;    /* the function symbol holding addr, NULL if none */
+	uint64_t off;	    /* addr's offset in it */
+	const char *module; /* a library's base name, NULL for the program */
+	bool disabled;	    /* its event records nothing now */
+	bool optimized;	    /* its jmp is written, or queued to be */
+	bool ftrace;	    /* its function's call site calls it */
+};
+int utrace_recorder_kprobes_list(struct utrace_recorder *r,
+				 void (*cb)(void *arg, const struct utrace_kprobe_line *l), void *arg);
+int utrace_recorder_kprobes_optimization(struct utrace_recorder *r, int set,
+					 struct utrace_error *err);
 /* Every traceable function of the traced processes, each object once. */
 typedef void (*utrace_recorder_func_cb)(void *arg, const char *name, const char *raw,
 					const char *path, bool main_object);

@@ -85,37 +85,19 @@ static struct rec_conn *conn_of(struct utrace_recorder *r, int32_t pid)
 static void stack_name(struct utrace_recorder *r, struct rec_conn *c, uint64_t addr, char *out,
 		       size_t n)
 {
-	const struct utrace_sym *best = NULL;
-	const struct rec_object *bo = NULL;
-	uint64_t best_off = 0;
+	const struct rec_object *o;
+	const struct utrace_sym *s;
+	const char *lib;
+	uint64_t off;
 
-	for (uint32_t i = 0; c && i < c->nr_objs; i++) {
-		struct rec_object *o = &c->objs[i];
-		const struct utrace_sym *s;
-		uint64_t off;
-
-		if (o->flags & UTRACE_OBJ_LIBCALL || addr < o->bias)
-			continue;
-		if (!o->syms)
-			o->syms = rec_symtab_get(r, o->path);
-		if (!o->syms || !o->syms->tab ||
-		    !(s = utrace_symtab_lookup(o->syms->tab, addr - o->bias, &off)))
-			continue;
-		if ((s->size && off >= s->size) || (best && off >= best_off))
-			continue;
-		best = s;
-		best_off = off;
-		bo = o;
-	}
-	if (!best) {
+	if (!(s = rec_sym_at(r, c, addr, &off, &o))) {
 		snprintf(out, n, "0x%" PRIx64, addr);
 		return;
 	}
-	if (bo->flags & UTRACE_OBJ_MAIN || !strrchr(bo->path, '/'))
-		snprintf(out, n, "%s+0x%" PRIx64 "/0x%" PRIx64, best->raw, best_off, best->size);
+	if (!(lib = rec_object_module(o)))
+		snprintf(out, n, "%s+0x%" PRIx64 "/0x%" PRIx64, s->raw, off, s->size);
 	else
-		snprintf(out, n, "%s+0x%" PRIx64 "/0x%" PRIx64 " [%s]", best->raw, best_off,
-			 best->size, strrchr(bo->path, '/') + 1);
+		snprintf(out, n, "%s+0x%" PRIx64 "/0x%" PRIx64 " [%s]", s->raw, off, s->size, lib);
 }
 
 int utrace_recorder_stack(struct utrace_recorder *r,

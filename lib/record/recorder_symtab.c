@@ -64,3 +64,38 @@ void rec_symtab_free_all(struct utrace_recorder *r)
 		free(s);
 	}
 }
+
+const struct utrace_sym *rec_sym_at(struct utrace_recorder *r, struct rec_conn *c, uint64_t addr,
+				    uint64_t *off, const struct rec_object **obj)
+{
+	const struct utrace_sym *best = NULL;
+	uint64_t best_off = 0;
+
+	for (uint32_t i = 0; c && i < c->nr_objs; i++) {
+		struct rec_object *o = &c->objs[i];
+		const struct utrace_sym *s;
+		uint64_t o_off;
+
+		if (o->flags & UTRACE_OBJ_LIBCALL || addr < o->bias)
+			continue;
+		if (!o->syms)
+			o->syms = rec_symtab_get(r, o->path);
+		if (!o->syms || !o->syms->tab ||
+		    !(s = utrace_symtab_lookup(o->syms->tab, addr - o->bias, &o_off)))
+			continue;
+		if ((s->size && o_off >= s->size) || (best && o_off >= best_off))
+			continue;
+		best = s;
+		best_off = o_off;
+		*obj = o;
+	}
+	*off = best_off;
+	return best;
+}
+
+const char *rec_object_module(const struct rec_object *o)
+{
+	const char *slash = strrchr(o->path, '/');
+
+	return o->flags & UTRACE_OBJ_MAIN || !slash ? NULL : slash + 1;
+}

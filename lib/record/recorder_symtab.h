@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct utrace_recorder;
 struct utrace_error;
@@ -28,6 +29,17 @@ struct rec_symtab { /* cache: one load per path */
  * of memory); the cache freed with the recorder */
 struct rec_symtab *rec_symtab_get(struct utrace_recorder *r, const char *path);
 void rec_symtab_free_all(struct utrace_recorder *r);
+
+/* recorder_symtab.c: the function symbol of process c holding addr (the
+ * nearest at or below it within its size, of any of c's objects), its
+ * offset in it and its object; NULL if none.  A library's name as the
+ * kernel names a module (its file's base name), NULL for the program. */
+struct rec_conn;
+struct rec_object;
+struct utrace_sym;
+const struct utrace_sym *rec_sym_at(struct utrace_recorder *r, struct rec_conn *c, uint64_t addr,
+				    uint64_t *off, const struct rec_object **obj);
+const char *rec_object_module(const struct rec_object *o);
 
 /* recorder_symtab.c: writes a SYMTAB record of n entries (h's counts set
  * here) and frees ents and strs. */

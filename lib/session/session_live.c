@@ -364,6 +364,45 @@ static int live_stack_trace(void *arg, void (*cb)(void *cbarg, uint32_t depth, c
 	return ret;
 }
 
+/* the kernel's kprobes/list and kprobes-optimization (lib/tracefs/live_kprobes.c) */
+struct live_kp {
+	void (*cb)(void *cbarg, const struct utrace_live_kprobe *k);
+	void *cbarg;
+};
+
+static void live_kp_line(void *arg, const struct utrace_kprobe_line *l)
+{
+	const struct live_kp *kp = arg;
+	struct utrace_live_kprobe k = {l->addr,	     l->type,	   l->sym,	l->off,
+				       l->module,    l->disabled, l->optimized, l->ftrace};
+
+	kp->cb(kp->cbarg, &k);
+}
+
+static int live_kprobes_list(void *arg, void (*cb)(void *cbarg, const struct utrace_live_kprobe *k),
+			     void *cbarg)
+{
+	struct session_live *rl = live_rl(arg);
+	struct live_kp kp = {cb, cbarg};
+	int ret;
+
+	live_lock(rl); /* the processes' live channels and objects */
+	ret = utrace_recorder_kprobes_list(rl->r, live_kp_line, &kp);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
+static int live_kprobes_opt(void *arg, int set, struct utrace_error *err)
+{
+	struct session_live *rl = live_rl(arg);
+	int ret;
+
+	live_lock(rl);
+	ret = utrace_recorder_kprobes_optimization(rl->r, set, err);
+	pthread_mutex_unlock(&rl->lock);
+	return ret;
+}
+
 /*
  * trace_clock: every record holds the TSC the runtime read (rdtsc,
  * runtime/rt.h rt_clock); the file's two calibration points make it
@@ -453,6 +492,8 @@ struct session_live *session_live_start(struct utrace_recorder *r, const char *d
 	    .stack_set = live_stack_set,
 	    .stack_max = live_stack_max,
 	    .stack_trace = live_stack_trace,
+	    .kprobes_list = live_kprobes_list,
+	    .kprobes_opt = live_kprobes_opt,
 	    .graph_retval_on = o->rec.funcgraph_retval,
 	    .clock_names = "local global mono x86-tsc", /* the kernel's order */
 	    .instance_new = session_inst_new,

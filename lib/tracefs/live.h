@@ -34,6 +34,9 @@
  *   live_wakeup.c the wakeup and wakeup_rt tracers, tracing_max_latency
  *   live_stack.c  stack_trace, stack_max_size, stack_trace_filter,
  *                 utrace.stack_tracer_enabled: the stack tracer
+ *   live_kprobes.c utrace.kprobes_list, utrace.kprobes-optimization:
+ *                 the kernel's debugfs kprobes/list and sysctl
+ *                 debug.kprobes-optimization over the probes
  *   live_dynev.c  dynamic_events, kprobe_events, uprobe_events,
  *                 synthetic_events: probes and synthetic events added and
  *                 removed while the programs run
@@ -107,6 +110,18 @@ struct utrace_live_stats {
 	uint64_t oldest_ns; /* the first entry's time, 0: none */
 	uint64_t dropped;   /* lost (a full buffer) */
 	uint64_t read;	    /* consumed through trace_pipe */
+};
+
+/* A probe as a process's text has it (live_kprobes.c's lines). */
+struct utrace_live_kprobe {
+	uint64_t addr;
+	char type;	    /* 'k', or 'r' for a return probe (the kernel's kretprobe) */
+	const char *sym;    /* the function symbol holding addr, NULL if none */
+	uint64_t off;	    /* addr's offset in it */
+	const char *module; /* a library's base name, NULL for the program */
+	bool disabled;	    /* its event records nothing now */
+	bool optimized;	    /* its jmp to a detour is written, or queued to be */
+	bool ftrace;	    /* its function's call site calls it */
 };
 
 struct utrace_live_ops {
@@ -309,6 +324,14 @@ struct utrace_live_ops {
 	uint64_t (*stack_max)(void *arg, bool set, uint64_t size);
 	int (*stack_trace)(void *arg, void (*cb)(void *cbarg, uint32_t depth, const char *loc),
 			   void *cbarg);
+	/* the in-process probes (live_kprobes.c, the kernel's debugfs
+	 * kprobes/list and sysctl debug.kprobes-optimization): each one as
+	 * the processes' text has it now, to cb (0 or -errno); the switch
+	 * read (set < 0) or set to 0 or 1, the probes following it when this
+	 * returns (its value or -errno, err set).  NULL: no such files */
+	int (*kprobes_list)(void *arg, void (*cb)(void *cbarg, const struct utrace_live_kprobe *k),
+			    void *cbarg);
+	int (*kprobes_opt)(void *arg, int set, struct utrace_error *err);
 	/* the tracer and filter the recording starts with (the command line;
 	 * filter may be NULL) */
 	enum utrace_tracer tracer;

@@ -480,6 +480,9 @@ static const struct live_file files[] = {
      false},
     {"utrace.stack_tracer_enabled", RW, live_show_stack_enabled, NULL, live_write_stack_enabled,
      NULL, 0, false},
+    {"utrace.kprobes_list", RO, live_show_kprobes_list, NULL, NULL, NULL, 0, false},
+    {"utrace.kprobes-optimization", RW, live_show_kprobes_opt, NULL, live_write_kprobes_opt, NULL,
+     0, false},
 };
 
 /* per_cpu/cpuN/: the CPU's part of the recording */
@@ -671,7 +674,8 @@ static const char *const top_only[] = {
     "tracing_thresh", "utrace.dat",	    "trace_stat",
     "per_cpu",	     "set_graph_function", "set_graph_notrace",
     "max_graph_depth", "stack_trace",	    "stack_max_size",
-    "stack_trace_filter", "utrace.stack_tracer_enabled",
+    "stack_trace_filter", "utrace.stack_tracer_enabled", "utrace.kprobes_list",
+    "utrace.kprobes-optimization",
 };
 
 bool live_file_in_instance(const char *name)

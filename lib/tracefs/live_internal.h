@@ -172,6 +172,12 @@ long live_write_stack_enabled(struct utrace_live *l, struct live_handle *h, cons
 			      size_t n);
 int live_stack_filter_apply(struct utrace_live *l, const struct live_list *list);
 
+/* live_kprobes.c: utrace.kprobes_list, utrace.kprobes-optimization */
+int live_show_kprobes_list(struct utrace_live *l, const struct live_handle *h, FILE *out);
+int live_show_kprobes_opt(struct utrace_live *l, const struct live_handle *h, FILE *out);
+long live_write_kprobes_opt(struct utrace_live *l, struct live_handle *h, const char *buf,
+			    size_t n);
+
 /* live_ftcmd.c: set_ftrace_filter's "FUNC:CMD[:PARAM]" (and "!...")
  * expressions: whether expr is one, running one (0 or -errno), listing
  * them after the functions, freeing them; at an instance's rmdir, the

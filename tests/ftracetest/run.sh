@@ -21,12 +21,16 @@
 # /proc/kallsyms is utrace.kallsyms, the traced programs' symbols at
 # their run-time addresses, as the kernel lists its own (the cases look
 # kernel_clone, their probe addresses and the functions of call_site up
-# there); and /proc/sys/kernel/stack_tracer_enabled, the stack tracer's
-# switch (a sysctl, not a tracefs file), is utrace.stack_tracer_enabled.
-# That sysctl is not there (this kernel has no stack tracer), so it has
-# no file to bind over: /proc/sys/kernel becomes a tmpfs holding a bind
-# of each real entry (the runner writes sched_rt_runtime_us) and the
-# tracefs file under the kernel's name.  No case is edited.  HOME is an
+# there); /proc/sys/kernel/stack_tracer_enabled, the stack tracer's
+# switch (a sysctl, not a tracefs file), is utrace.stack_tracer_enabled;
+# debugfs' kprobes/list (/sys/kernel/debug/kprobes/list) is
+# utrace.kprobes_list and the sysctl /proc/sys/debug/kprobes-optimization
+# utrace.kprobes-optimization (kprobe_opt_types.tc reads both).  A file
+# this kernel does not have (no stack tracer, no debugfs mounted, no
+# CONFIG_OPTPROBES) has nothing to bind over: its folder becomes a tmpfs
+# holding a bind of each real entry (the runner writes
+# /proc/sys/kernel/sched_rt_runtime_us) and the tracefs file under the
+# kernel's name.  No case is edited.  HOME is an
 # empty folder (no case writes outside the tracing folder).  The runner
 # repeats each case whose header says `# flags: instance` in a new
 # instances/ftracetest.XXXXXX (TRACING_DIR that instance): that repeat is
@@ -137,23 +141,39 @@ SYSTEM_EVENTS=" $(echo \
 	trigger/inter-event/trigger-synthetic-eprobe.tc=syscalls:sys_enter_openat,syscalls:sys_exit_openat) "
 
 # the command after it, in the mount namespace unshare -m made: with the
-# tracefs' utrace.kallsyms as /proc/kallsyms, its
-# utrace.stack_tracer_enabled as /proc/sys/kernel/stack_tracer_enabled
-# (the real entries of /proc/sys/kernel bound from a bind of the folder
-# made first, then let go of), and the tracefs as /sys/kernel/tracing (a
-# case that goes there, add_remove_eprobe's `cd /sys/kernel/tracing`,
-# goes on in the folder it was given)
+# tracefs' utrace.kallsyms as /proc/kallsyms, the tracefs as
+# /sys/kernel/tracing (a case that goes there, add_remove_eprobe's `cd
+# /sys/kernel/tracing`, goes on in the folder it was given), and three of
+# its files over the kernel's that are not tracefs files (over SRC PATH):
+# utrace.stack_tracer_enabled as /proc/sys/kernel/stack_tracer_enabled,
+# utrace.kprobes_list as debugfs' /sys/kernel/debug/kprobes/list,
+# utrace.kprobes-optimization as /proc/sys/debug/kprobes-optimization.  A
+# PATH this kernel does not have is made in a tmpfs over the nearest
+# folder it has (its mode kept), which holds a bind of each of its real
+# entries (made from a bind of the folder taken first, then let go of).
 # shellcheck disable=SC2016 # its own variables
-PROC_NS='mount --bind "$UTRACE_TRACING_DIR/utrace.kallsyms" /proc/kallsyms &&
+PROC_NS='over() {
+		if [ ! -e "$2" ]; then
+			p=${2%/*}
+			while [ ! -d "$p" ]; do p=${p%/*}; done
+			k=$(mktemp -d) && mount --bind "$p" "$k" &&
+				mount -t tmpfs -o mode="$(stat -c %a "$p")" utrace-ns "$p" || return 1
+			for e in "$k"/*; do
+				[ -e "$e" ] || continue
+				n=$p/${e##*/}
+				{ if [ -d "$e" ]; then mkdir "$n"; else : >"$n"; fi; } &&
+					mount --bind "$e" "$n" || return 1
+			done
+			umount "$k" && rmdir "$k" && mkdir -p "${2%/*}" && : >"$2" || return 1
+		fi
+		mount --bind "$1" "$2"
+	}
+	mount --bind "$UTRACE_TRACING_DIR/utrace.kallsyms" /proc/kallsyms &&
 	mount --bind "$UTRACE_TRACING_DIR" /sys/kernel/tracing &&
-	k=$(mktemp -d) && mount --bind /proc/sys/kernel "$k" &&
-	mount -t tmpfs -o mode=0555 utrace-sysctl /proc/sys/kernel &&
-	for e in "$k"/*; do
-		n=/proc/sys/kernel/${e##*/}
-		{ if [ -d "$e" ]; then mkdir "$n"; else : >"$n"; fi; } && mount --bind "$e" "$n" || exit 1
-	done && umount "$k" && rmdir "$k" && n=/proc/sys/kernel/stack_tracer_enabled &&
-	{ [ -e "$n" ] || : >"$n"; } &&
-	mount --bind "$UTRACE_TRACING_DIR/utrace.stack_tracer_enabled" "$n" && exec "$@"'
+	over "$UTRACE_TRACING_DIR/utrace.stack_tracer_enabled" /proc/sys/kernel/stack_tracer_enabled &&
+	over "$UTRACE_TRACING_DIR/utrace.kprobes_list" /sys/kernel/debug/kprobes/list &&
+	over "$UTRACE_TRACING_DIR/utrace.kprobes-optimization" \
+		/proc/sys/debug/kprobes-optimization && exec "$@"'
 
 # run_system T CASE.tc: the runner inside the recording, kprog beside it
 # (started first: the runner waits for its events to be listed)
