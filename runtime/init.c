@@ -57,6 +57,7 @@ static void rt_fork_resume(void)
 	uint64_t tsc0 = rt_clock(&cpu);
 
 	fork_pending = false;
+	rt_self.state |= RT_TS_OWN; /* the child's start-up, as rt_init's */
 	if (rt.attached) { /* its parent was attached to: it is not */
 		rt_attach_forked();
 	} else if (rt_connect(rt_sock_path, true, fork_ptid) < 0 || rt_synth_register() < 0 ||
@@ -68,6 +69,7 @@ static void rt_fork_resume(void)
 		rt_live_start();
 		rt_own_send(UTRACE_OWN_FORK, tsc0);
 	}
+	rt_self.state &= ~RT_TS_OWN;
 	errno = saved_errno;
 }
 
@@ -249,6 +251,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	const char *path = getenv(UTRACE_ENV_SOCK);
 	int saved_errno = errno;
 
+	rt_self.state |= RT_TS_OWN; /* our start-up's library calls are not the program's */
 	real_fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
 	real_clone = (int (*)(int (*)(void *), void *, int, void *, ...))dlsym(RTLD_NEXT, "clone");
 	if (path && *path && strlen(path) < sizeof(rt_sock_path)) {
@@ -257,6 +260,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 		rt_start(path);
 		rt_own_send(UTRACE_OWN_START, tsc0); /* nothing if not connected */
 	}
+	rt_self.state &= ~RT_TS_OWN;
 	errno = saved_errno;
 }
 
@@ -282,7 +286,8 @@ __attribute__((visibility("default"))) int __utrace_attach(const char *sock)
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
 	pthread_sigmask(SIG_SETMASK, &all, NULL);
-	rt_self.state |= RT_TS_DEAD; /* the program's code it runs is not its own: untraced */
+	/* the program's code it runs is not its own: untraced */
+	rt_self.state |= RT_TS_DEAD | RT_TS_OWN;
 	if ((ret = rt_attach_begin()) < 0)
 		return ret;
 	if (rt_start(sock) < 0) {

@@ -487,6 +487,7 @@ static void *ko_main(void *arg)
 	bool first = true;
 
 	(void)arg;
+	rt_self.state |= RT_TS_OWN; /* its library calls are ours */
 	rt_own_send(UTRACE_OWN_THREAD, 0); /* its kernel events are ours */
 	for (;;) {
 		uint32_t g = __atomic_load_n(&rt.ctl->ipp_gen, __ATOMIC_ACQUIRE);

@@ -309,8 +309,8 @@ static void ipp_fire(const struct utrace_fetch_regs *regs, const struct ipp_tabl
 {
 	bool on;
 
-	if (!p)
-		return;
+	if (!p || unlikely(rt_self.state & RT_TS_OWN))
+		return; /* none here, or the runtime's own call (RT_TS_OWN) */
 	/* tracing off: only an entry probe's trigger commands (traceon,
 	 * a set_ftrace_filter function command) still run */
 	on = rt_tracing_on();

@@ -166,6 +166,7 @@ static void *live_main(void *arg)
 	bool sites = false; /* a TRACER or SELECT came: the sites change */
 	long n;
 
+	rt_self.state |= RT_TS_OWN; /* its library calls are ours */
 	rt_own_send(UTRACE_OWN_THREAD, 0); /* its kernel events are ours */
 	while ((n = live_recv(m, UTRACE_MSG_MAX, &fd)) >= (long)sizeof(*m)) {
 		if (m->type == UTRACE_MSG_TRACER && n >= (long)sizeof(struct utrace_msg_tracer)) {

@@ -99,6 +99,11 @@ enum {
 				     * not traced any more, hooked frames still return */
 	RT_TS_SHARED = 1u << 7,	   /* another thread shares this TLS block (clone() without
 				    * CLONE_SETTLS): only thread `owner` may use it (rt_nest) */
+	RT_TS_OWN = 1u << 8, /* the runtime's own work runs on this thread (its helper
+			      * threads; its start-up): the library calls it makes are
+			      * not the program's, so no probe fires and nothing is
+			      * recorded (an in-process probe on libc's malloc counted
+			      * our start-up's mallocs, which bpftrace never sees) */
 };
 
 struct rt_thread {

@@ -98,6 +98,28 @@ check_bt() {
 		"$CFG bt run as bpftrace: BEGIN's comm is bpftrace" "$(cat "$RES/link.out")"
 	check_bt_usr1
 	check_bt_inproc
+	check_bt_own
+}
+
+# The runtime's own library calls (its start-up, its helper threads) are
+# not the program's: probes on libc's allocator count fib's alone, as
+# bpftrace's do (fib frees nothing; its one malloc is stdio's buffer).
+# Before RT_TS_OWN they counted our start-up's too (free: 11).
+check_bt_own() {
+	local libc prog
+	libc=$(ldd "$BIN/fib" | awk '$1 ~ /^libc\.so/ { print $3 }')
+	prog="uprobe:$libc:free /pid == cpid/ { @f = count(); } uprobe:$libc:malloc /pid == cpid/ { @m = count(); }"
+	timeout "$TMO" "$UTRACE" bt -e "$prog" -c "$BIN/fib 10" >"$RES/own.out" 2>"$RES/own.err"
+	t "$([ $? = 0 ] && grep -qx '@f: 0' "$RES/own.out" && grep -qx '@m: 1' "$RES/own.out"
+		echo $?)" "$CFG bt a probe on libc sees the program's calls, not utrace's" \
+		"$(cat "$RES/own.out" "$RES/own.err")"
+	if command -v bpftrace >/dev/null &&
+		timeout "$TMO" bpftrace -e "$prog" -c "$BIN/fib 10" >"$RES/own.bpf" 2>/dev/null; then
+		t "$([ "$(grep '^@' "$RES/own.bpf")" = "$(grep '^@' "$RES/own.out")" ]; echo $?)" \
+			"$CFG bt libc's allocator counts as bpftrace's" "$(grep '^@' "$RES/own.bpf")"
+	else
+		echo "ok - $CFG bt libc's allocator counts as bpftrace's # SKIP bpftrace does not run here"
+	fi
 }
 
 # SIGUSR1 prints every map while the program runs, as bpftrace's: once
