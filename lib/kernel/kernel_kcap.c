@@ -73,6 +73,7 @@ int utrace_kcap_new(struct utrace_kcap **out, struct utrace_error *err)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	libbpf_set_print(quiet);
 	k->lost_fd = -1;
+	k->cur_tag = -1;
 	k->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "utrace_kcap", 0, 0, RING_BYTES, NULL);
 	if (k->ring_fd >= 0)
 		k->lost_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "utrace_kcap_lost", 4, 8, 1, NULL);

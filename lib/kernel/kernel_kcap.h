@@ -71,7 +71,9 @@ int utrace_kcap_attach(struct utrace_kcap *k, int event_id, const struct utrace_
  * regions into out, valid until the next take; 0 if no capture matches
  * (lost: the ring was full, or the record is not of a hit the program
  * saw).  Captures of tid and tag before the one taken are dropped, and
- * those of any thread long before ns.
+ * those of any thread long before ns.  A take of the same tid, tag and
+ * ns again (the record run by a second probe of its event) gives the
+ * same capture.
  */
 unsigned utrace_kcap_take(struct utrace_kcap *k, int tid, int tag, uint64_t ns,
 			  const uint64_t *vals, unsigned n, struct utrace_kcap_region *out,

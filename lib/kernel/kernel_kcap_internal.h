@@ -35,10 +35,12 @@ struct utrace_kcap {
 	unsigned nat;
 	/* the reader's: the captures waiting for their records, by thread */
 	struct kc_thread *bucket[KCAP_BUCKETS];
-	uint64_t waiting; /* their bytes */
-	uint64_t takes;	  /* utrace_kcap_take calls, for the sweeps */
-	uint64_t last_ns; /* the time of the last record taken */
-	uint8_t *cur;	  /* the capture last taken: its regions' bytes */
+	uint64_t waiting;     /* their bytes */
+	uint64_t takes;	      /* utrace_kcap_take calls, for the sweeps */
+	uint64_t last_ns;     /* the time of the last record taken */
+	uint8_t *cur;	      /* the capture the last take matched (NULL: none) */
+	int cur_tid, cur_tag; /* that take's hit (cur_tag -1: none yet) */
+	uint64_t cur_ns;
 	uint64_t dropped; /* lost by the reader (no room) */
 };
 

@@ -16,7 +16,10 @@
  * older than the last record taken has had its chance (not older than
  * the newest capture: the records may be read seconds after their hits
  * on a busy machine).  What cannot be kept for want of room is counted
- * (utrace_kcap_lost).
+ * (utrace_kcap_lost).  A record that runs two probes of its event (two
+ * bt probes on one tracepoint) is taken twice: the second take, of the
+ * same thread, tag and time, gets the capture the first took, not the
+ * thread's next one.
  */
 #include <bpf/libbpf.h>
 #include <stdbool.h>
@@ -201,8 +204,9 @@ static unsigned regions(const struct kc_attach *a, const uint8_t *d, struct utra
 	return r;
 }
 
-/* Thread th's first capture of tag whose fields held vals made k->cur,
- * its captures of tag before it dropped; whether there was one. */
+/* Thread th's first capture of tag whose fields held vals made k->cur
+ * (NULL before), its captures of tag before it dropped; whether there
+ * was one. */
 static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, const uint64_t *vals,
 		      unsigned n)
 {
@@ -220,7 +224,6 @@ static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, cons
 			th->v[i].data = NULL;
 			k->waiting -= k->at[tag].size;
 		}
-	free(k->cur);
 	k->cur = th->v[m].data;
 	th->v[m].data = NULL;
 	k->waiting -= k->at[tag].size;
@@ -237,6 +240,13 @@ unsigned utrace_kcap_take(struct utrace_kcap *k, int tid, int tag, uint64_t ns,
 
 	if (!k || tag < 0 || (unsigned)tag >= k->nat)
 		return 0;
+	if (tid == k->cur_tid && tag == k->cur_tag && ns == k->cur_ns) /* the same hit again */
+		return k->cur ? regions(&k->at[tag], k->cur, out, max) : 0;
+	free(k->cur);
+	k->cur = NULL;
+	k->cur_tid = tid;
+	k->cur_tag = tag;
+	k->cur_ns = ns;
 	if (k->rb)
 		ring_buffer__consume(k->rb);
 	k->last_ns = ns;

@@ -10,10 +10,18 @@
  * which the kernel replaces with a pt_regs pointer).  And how a load is
  * served from the memory a capture read (utrace_kcap_regions_load): a
  * string read a word at a time, two strings side by side in one word, the
- * NUL one past a string, a word none holds a fault.  The BPF side runs
- * in the kernel tier (tests/kernel/bt_tracepoint.sh, tracefs_eprobe.sh).
+ * NUL one past a string, a word none holds a fault.  And which capture a
+ * record takes (utrace_kcap_take, fed records as the BPF ring would give
+ * them): its thread's first whose fields held the record's values, the
+ * same again for a second take of the same hit (a record two probes of
+ * its event run), the next one for the thread's next hit.  The BPF side
+ * runs in the kernel tier (tests/kernel/bt_tracepoint.sh,
+ * tracefs_eprobe.sh).
  */
-#include "lib/kernel/kernel_kcap.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/kernel/kernel_kcap_internal.h"
 #include "tests/unit/check.h"
 
 /* "/etc" at 0x1003 (its NUL at 0x1007), "ab" right after at 0x1008. */
@@ -37,6 +45,76 @@ static void regions(void)
 	check(utrace_kcap_regions_load(rg, 0, 0x1003, 1, &v) == -1, "no regions: a fault");
 }
 
+/* A capture of tag 0 (one STR field) by thread tid at ns: the field held
+ * ptr, which pointed to s. */
+static void feed(struct utrace_kcap *k, int tid, uint64_t ns, uint64_t ptr, const char *s)
+{
+	uint8_t rec[KCAP_HDR + KCAP_SBLOCK + 8] = {0};
+	uint64_t id = (uint64_t)tid << 32 | (uint32_t)tid;
+	int64_t ret = (int64_t)strlen(s) + 1;
+	uint32_t n = 1;
+
+	memcpy(rec, &id, 8);
+	memcpy(rec + 8, &ns, 8);
+	memcpy(rec + 20, &n, 4);
+	memcpy(rec + KCAP_HDR, &ptr, 8);
+	memcpy(rec + KCAP_HDR + 8, &ret, 8);
+	memcpy(rec + KCAP_HDR + 16, s, strlen(s));
+	kcap_on_record(k, rec, sizeof(rec));
+}
+
+/* The string a take of thread tid's hit at ns (its field holding ptr)
+ * finds at ptr, "" if none. */
+static const char *taken(struct utrace_kcap *k, int tid, uint64_t ns, uint64_t ptr)
+{
+	static char s[UTRACE_KCAP_STRLEN];
+	struct utrace_kcap_region rg[4];
+	unsigned n = utrace_kcap_take(k, tid, 0, ns, &ptr, 1, rg, 4);
+
+	s[0] = 0;
+	if (n && rg[0].addr == ptr && rg[0].len < sizeof(s)) {
+		memcpy(s, rg[0].bytes, rg[0].len);
+		s[rg[0].len] = 0;
+	}
+	return s;
+}
+
+static void takes(void)
+{
+	struct utrace_kcap *k = calloc(1, sizeof(*k));
+	struct kc_attach *a = calloc(1, sizeof(*a));
+
+	if (!k || !a) {
+		check(0, "memory for a capture set");
+		free(k);
+		free(a);
+		return;
+	}
+	*a = (struct kc_attach){.perf_fd = -1,
+				.prog_fd = -1,
+				.n = 1,
+				.kind = {UTRACE_KCAP_STR},
+				.size = KCAP_HDR + kcap_block_size(UTRACE_KCAP_STR)};
+	k->ring_fd = k->lost_fd = -1;
+	k->cur_tag = -1;
+	k->at = a;
+	k->nat = 1;
+	/* thread 7 opens one buffer twice, thread 8 another: the ring
+	 * holds them all before the first record is read */
+	feed(k, 7, 1000, 0x5000, "first");
+	feed(k, 8, 1500, 0x6000, "other");
+	feed(k, 7, 2000, 0x5000, "second");
+	check(!strcmp(taken(k, 7, 1000, 0x5000), "first"), "a record takes its thread's capture");
+	check(!strcmp(taken(k, 7, 1000, 0x5000), "first"),
+	      "a second take of the same hit (a second probe of the event): the same capture");
+	check(!strcmp(taken(k, 8, 1500, 0x6000), "other"), "another thread's its own");
+	check(!strcmp(taken(k, 8, 1500, 0x6000), "other"), "and again the same");
+	check(!strcmp(taken(k, 7, 2000, 0x5000), "second"), "the thread's next hit: the next one");
+	check(!strcmp(taken(k, 7, 3000, 0x5000), ""), "a hit with no capture (lost): none");
+	check(!strcmp(taken(k, 7, 3000, 0x5000), ""), "and none again");
+	utrace_kcap_free(k);
+}
+
 int main(void)
 {
 	check(utrace_kcap_field_kind("const char *", 8, 24) == UTRACE_KCAP_STR,
@@ -53,5 +131,6 @@ int main(void)
 	      "an offset a BPF program cannot load 8 bytes from: nothing");
 	check(utrace_kcap_field_kind("char *", 8, 0) < 0, "the common fields: nothing");
 	regions();
+	takes();
 	return check_done();
 }
