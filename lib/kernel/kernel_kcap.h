@@ -67,7 +67,8 @@ int utrace_kcap_attach(struct utrace_kcap *k, int event_id, const struct utrace_
 /*
  * The memory read at thread tid's hit of tag whose fields held vals[0..n)
  * (the record's values of the fields, in attach's order), the record's
- * time ns (CLOCK_MONOTONIC; records are taken in time order): up to max
+ * time ns (CLOCK_MONOTONIC; records are taken in time order; of several
+ * such captures, the one nearest that time is the hit's): up to max
  * regions into out, valid until the next take; 0 if no capture matches
  * (lost: the ring was full, or the record is not of a hit the program
  * saw).  Captures of tid and tag before the one taken are dropped, and

@@ -41,6 +41,7 @@ struct utrace_kcap {
 	uint8_t *cur;	      /* the capture the last take matched (NULL: none) */
 	int cur_tid, cur_tag; /* that take's hit (cur_tag -1: none yet) */
 	uint64_t cur_ns;
+	int64_t lag; /* a record's time after its capture's, as the takes found it */
 	uint64_t dropped; /* lost by the reader (no room) */
 };
 

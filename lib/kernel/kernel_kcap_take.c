@@ -16,10 +16,22 @@
  * older than the last record taken has had its chance (not older than
  * the newest capture: the records may be read seconds after their hits
  * on a busy machine).  What cannot be kept for want of room is counted
- * (utrace_kcap_lost).  A record that runs two probes of its event (two
- * bt probes on one tracepoint) is taken twice: the second take, of the
- * same thread, tag and time, gets the capture the first took, not the
- * thread's next one.
+ * (utrace_kcap_lost).
+ *
+ * A record takes the capture nearest its time of those of its thread
+ * and tag whose fields held its values: most often the first waiting,
+ * but a hit whose record is left out (one of the runtime's own system
+ * calls, which the reader of the recording drops: OWN) has a capture
+ * all the same, and the fields of two hits often hold the same
+ * addresses (one buffer, opened again).  The two times are not the
+ * same: the tracefs record is written a moment before or after the BPF
+ * program runs, and its time may be converted from the TSC; so the
+ * usual lag of a record after its capture is learnt from the matches
+ * (lag) and allowed for.
+ *
+ * A record that runs two probes of its event (two bt probes on one
+ * tracepoint) is taken twice: the second take, of the same thread, tag
+ * and time, gets the capture the first took, not the thread's next one.
  */
 #include <bpf/libbpf.h>
 #include <stdbool.h>
@@ -204,20 +216,35 @@ static unsigned regions(const struct kc_attach *a, const uint8_t *d, struct utra
 	return r;
 }
 
-/* Thread th's first capture of tag whose fields held vals made k->cur
- * (NULL before), its captures of tag before it dropped; whether there
- * was one. */
-static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, const uint64_t *vals,
-		      unsigned n)
+/* How far capture c is from the hit of a record at ns: the time between
+ * them less the usual lag. */
+static uint64_t apart(const struct utrace_kcap *k, const struct kc_cap *c, uint64_t ns)
 {
-	unsigned m;
+	int64_t d = (int64_t)(ns - c->ns) - k->lag;
 
-	for (m = th->first; m < th->n; m++)
-		if (th->v[m].data && th->v[m].tag == tag &&
-		    same(&k->at[tag], th->v[m].data, vals, n))
-			break;
+	return d < 0 ? -(uint64_t)d : (uint64_t)d;
+}
+
+/* Thread th's capture of tag whose fields held vals nearest the record's
+ * time ns made k->cur (NULL before), its captures of tag before it
+ * dropped; whether there was one. */
+static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, uint64_t ns,
+		      const uint64_t *vals, unsigned n)
+{
+	unsigned m = th->n;
+
+	for (unsigned i = th->first; i < th->n; i++) {
+		const struct kc_cap *c = &th->v[i];
+
+		if (!c->data || c->tag != tag || !same(&k->at[tag], c->data, vals, n))
+			continue;
+		if (m < th->n && apart(k, c, ns) >= apart(k, &th->v[m], ns))
+			break; /* (in time order: the later ones are farther still) */
+		m = i;
+	}
 	if (m == th->n)
 		return false;
+	k->lag += ((int64_t)(ns - th->v[m].ns) - k->lag) / 4;
 	for (unsigned i = th->first; i < m; i++)
 		if (th->v[i].data && th->v[i].tag == tag) { /* its record never came */
 			free(th->v[i].data);
@@ -253,7 +280,7 @@ unsigned utrace_kcap_take(struct utrace_kcap *k, int tid, int tag, uint64_t ns,
 	if (++k->takes % SWEEP_TAKES == 0)
 		sweep(k, ns);
 	th = *slot(k, tid);
-	if (!th || !take_from(k, th, tag, vals, n))
+	if (!th || !take_from(k, th, tag, ns, vals, n))
 		return 0;
 	return regions(&k->at[tag], k->cur, out, max);
 }

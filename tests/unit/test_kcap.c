@@ -12,11 +12,11 @@
  * string read a word at a time, two strings side by side in one word, the
  * NUL one past a string, a word none holds a fault.  And which capture a
  * record takes (utrace_kcap_take, fed records as the BPF ring would give
- * them): its thread's first whose fields held the record's values, the
- * same again for a second take of the same hit (a record two probes of
- * its event run), the next one for the thread's next hit.  The BPF side
- * runs in the kernel tier (tests/kernel/bt_tracepoint.sh,
- * tracefs_eprobe.sh).
+ * them): of its thread's whose fields held the record's values, the one
+ * nearest its time (not one whose record never came), the same again for
+ * a second take of the same hit (a record two probes of its event run),
+ * the next one for the thread's next hit.  The BPF side runs in the
+ * kernel tier (tests/kernel/bt_tracepoint.sh, tracefs_eprobe.sh).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +112,14 @@ static void takes(void)
 	check(!strcmp(taken(k, 7, 2000, 0x5000), "second"), "the thread's next hit: the next one");
 	check(!strcmp(taken(k, 7, 3000, 0x5000), ""), "a hit with no capture (lost): none");
 	check(!strcmp(taken(k, 7, 3000, 0x5000), ""), "and none again");
+	/* thread 9: a hit whose record the reader left out (the runtime's
+	 * own), then two whose records come 700 ns after their captures */
+	feed(k, 9, 100000, 0x7000, "own");
+	feed(k, 9, 150000, 0x7000, "program's");
+	feed(k, 9, 154000, 0x7000, "next");
+	check(!strcmp(taken(k, 9, 150700, 0x7000), "program's"),
+	      "a capture whose record never came passed over: the one nearest the record's time");
+	check(!strcmp(taken(k, 9, 154700, 0x7000), "next"), "then the next");
 	utrace_kcap_free(k);
 }
 
