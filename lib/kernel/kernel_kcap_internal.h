@@ -21,7 +21,8 @@ struct kc_attach {
 	int perf_fd, prog_fd;
 	unsigned n;
 	enum utrace_kcap_kind kind[UTRACE_KCAP_FIELDS_MAX];
-	uint32_t size; /* of its records */
+	uint32_t size;	  /* of its records */
+	uint32_t comm_at; /* the thread's name in them (UTRACE_KCAP_COMM), 0: none */
 };
 
 #define KCAP_BUCKETS 1024u

@@ -22,8 +22,9 @@
  * and tag whose fields held its values: most often the first waiting,
  * but a hit whose record is left out (one of the runtime's own system
  * calls, which the reader of the recording drops: OWN) has a capture
- * all the same, and the fields of two hits often hold the same
- * addresses (one buffer, opened again).  The two times are not the
+ * all the same, the fields of two hits often hold the same addresses
+ * (one buffer, opened again), and a capture of the thread's name alone
+ * has no field to tell it from the next.  The two times are not the
  * same: the tracefs record is written a moment before or after the BPF
  * program runs, and its time may be converted from the TSC; so the
  * usual lag of a record after its capture is learnt from the matches
@@ -253,6 +254,8 @@ static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, uint
 		}
 	k->cur = th->v[m].data;
 	th->v[m].data = NULL;
+	if (k->at[tag].comm_at) /* (the kernel's is NUL-ended: so is ours) */
+		k->cur[k->at[tag].comm_at + UTRACE_KCAP_COMMLEN - 1] = 0;
 	k->waiting -= k->at[tag].size;
 	while (th->first < th->n && !th->v[th->first].data)
 		th->first++;
@@ -283,6 +286,13 @@ unsigned utrace_kcap_take(struct utrace_kcap *k, int tid, int tag, uint64_t ns,
 	if (!th || !take_from(k, th, tag, ns, vals, n))
 		return 0;
 	return regions(&k->at[tag], k->cur, out, max);
+}
+
+const char *utrace_kcap_comm(const struct utrace_kcap *k)
+{
+	uint32_t at = k && k->cur ? k->at[k->cur_tag].comm_at : 0;
+
+	return at ? (const char *)k->cur + at : NULL;
 }
 
 void kcap_threads_free(struct utrace_kcap *k)
