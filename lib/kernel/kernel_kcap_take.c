@@ -27,8 +27,12 @@
  * has no field to tell it from the next.  The two times are not the
  * same: the tracefs record is written a moment before or after the BPF
  * program runs, and its time may be converted from the TSC; so the
- * usual lag of a record after its capture is learnt from the matches
- * (lag) and allowed for.
+ * usual lag of a record after its capture is learnt from the takes
+ * (lag: within a microsecond), LAG_STEP at most a take (a median: a
+ * hit whose capture is missing has none near, and the nearest says
+ * nothing of the lag), and allowed for; a capture more than MATCH_NS
+ * from a record's time after that is another hit's (the record's own
+ * is missing: it has none, and takes none of the thread's next hits').
  *
  * A record that runs two probes of its event (two bt probes on one
  * tracepoint) is taken twice: the second take, of the same thread, tag
@@ -44,6 +48,8 @@
 #define WAITING_BYTES (64u << 20) /* captures kept at most */
 #define SWEEP_TAKES 4096u	  /* takes between two sweeps */
 #define ORPHAN_NS 200000000ull	  /* 200 ms: a record's capture is not older */
+#define MATCH_NS 5000		  /* 5 us: nor farther from its time, the lag allowed for */
+#define LAG_STEP 100		  /* ns: the lag learnt a take at most */
 
 struct kc_cap {
 	uint64_t ns;
@@ -226,13 +232,24 @@ static uint64_t apart(const struct utrace_kcap *k, const struct kc_cap *c, uint6
 	return d < 0 ? -(uint64_t)d : (uint64_t)d;
 }
 
+/* Capture i of th let go. */
+static void drop(struct utrace_kcap *k, struct kc_thread *th, unsigned i)
+{
+	free(th->v[i].data);
+	th->v[i].data = NULL;
+	k->waiting -= k->at[th->v[i].tag].size;
+}
+
 /* Thread th's capture of tag whose fields held vals nearest the record's
- * time ns made k->cur (NULL before), its captures of tag before it
- * dropped; whether there was one. */
+ * time ns made k->cur (NULL before) if it is near enough, the captures
+ * of tag before it (and it, if it is long before ns) dropped; whether
+ * there was one. */
 static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, uint64_t ns,
 		      const uint64_t *vals, unsigned n)
 {
 	unsigned m = th->n;
+	int64_t d;
+	bool near;
 
 	for (unsigned i = th->first; i < th->n; i++) {
 		const struct kc_cap *c = &th->v[i];
@@ -245,13 +262,19 @@ static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, uint
 	}
 	if (m == th->n)
 		return false;
-	k->lag += ((int64_t)(ns - th->v[m].ns) - k->lag) / 4;
+	d = (int64_t)(ns - th->v[m].ns) - k->lag;
+	near = apart(k, &th->v[m], ns) <= MATCH_NS;
+	k->lag += d > LAG_STEP ? LAG_STEP : d < -LAG_STEP ? -LAG_STEP : d;
 	for (unsigned i = th->first; i < m; i++)
-		if (th->v[i].data && th->v[i].tag == tag) { /* its record never came */
-			free(th->v[i].data);
-			th->v[i].data = NULL;
-			k->waiting -= k->at[tag].size;
-		}
+		if (th->v[i].data && th->v[i].tag == tag) /* its record never came */
+			drop(k, th, i);
+	if (!near && d > 0) /* nor did this one's: the record's own was lost */
+		drop(k, th, m);
+	if (!near) {
+		while (th->first < th->n && !th->v[th->first].data)
+			th->first++;
+		return false;
+	}
 	k->cur = th->v[m].data;
 	th->v[m].data = NULL;
 	if (k->at[tag].comm_at) /* (the kernel's is NUL-ended: so is ours) */

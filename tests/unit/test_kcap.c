@@ -13,10 +13,11 @@
  * NUL one past a string, a word none holds a fault.  And which capture a
  * record takes (utrace_kcap_take, fed records as the BPF ring would give
  * them): of its thread's whose fields held the record's values, the one
- * nearest its time (not one whose record never came), the same again for
- * a second take of the same hit (a record two probes of its event run),
- * the next one for the thread's next hit.  The BPF side runs in the
- * kernel tier (tests/kernel/bt_tracepoint.sh, tracefs_eprobe.sh).
+ * nearest its time (not one whose record never came, nor one far from
+ * it: the record's own was lost), the same again for a second take of
+ * the same hit (a record two probes of its event run), the next one for
+ * the thread's next hit.  The BPF side runs in the kernel tier
+ * (tests/kernel/bt_tracepoint.sh, bt_comm.sh, tracefs_eprobe.sh).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,13 @@ static void takes(void)
 	check(!strcmp(taken(k, 9, 150700, 0x7000), "program's"),
 	      "a capture whose record never came passed over: the one nearest the record's time");
 	check(!strcmp(taken(k, 9, 154700, 0x7000), "next"), "then the next");
+	/* thread 10: the capture of its second hit lost (the ring full) */
+	feed(k, 10, 200000, 0x8000, "one");
+	feed(k, 10, 400000, 0x8000, "three");
+	check(!strcmp(taken(k, 10, 200700, 0x8000), "one"), "a hit's capture");
+	check(!strcmp(taken(k, 10, 300700, 0x8000), ""),
+	      "a hit whose capture was lost: none, not the next hit's");
+	check(!strcmp(taken(k, 10, 400700, 0x8000), "three"), "the next hit: its own");
 	utrace_kcap_free(k);
 }
 
