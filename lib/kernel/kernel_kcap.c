@@ -12,7 +12,8 @@
  *   0  u64 pid_tgid         (bpf_get_current_pid_tgid: the thread is the low half)
  *   8  u64 ns               (bpf_ktime_get_ns: CLOCK_MONOTONIC)
  *  16  u32 tag, u32 n       (which attachment; its field count)
- *  24  per field, in attach's order:
+ *  24  u64 end              (bpf_ktime_get_ns again, the reads done)
+ *  32  per field, in attach's order:
  *        STR:  u64 ptr, s64 ret, char s[64]
  *        STRV: u64 ptr, u64 elem[16], then per elem: s64 ret, char s[64]
  *      then with UTRACE_KCAP_COMM: char comm[16] (bpf_get_current_comm)
@@ -223,6 +224,8 @@ static void build(struct prog *p, const struct utrace_kcap *k, int tag,
 		mov_imm(p, BPF_REG_2, UTRACE_KCAP_COMMLEN);
 		call(p, BPF_FUNC_get_current_comm);
 	}
+	call(p, BPF_FUNC_ktime_get_ns);
+	stx(p, BPF_REG_7, BPF_REG_0, 24);
 	mov_reg(p, BPF_REG_1, BPF_REG_7);
 	mov_imm(p, BPF_REG_2, BPF_RB_NO_WAKEUP); /* the reader polls: no wakeup IPI a hit */
 	call(p, BPF_FUNC_ringbuf_submit);

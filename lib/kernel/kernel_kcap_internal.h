@@ -13,7 +13,7 @@
 
 /* A record's layout (kernel_kcap.c's picture): the header, a string
  * read (s64 ret, then its bytes), a STRV field's j-th string read. */
-#define KCAP_HDR 24u
+#define KCAP_HDR 32u
 #define KCAP_SBLOCK (8u + UTRACE_KCAP_STRLEN)
 #define KCAP_STRV_STR(o, j) ((o) + 8u + 8u * UTRACE_KCAP_STRV_MAX + (j)*KCAP_SBLOCK)
 
@@ -23,6 +23,7 @@ struct kc_attach {
 	enum utrace_kcap_kind kind[UTRACE_KCAP_FIELDS_MAX];
 	uint32_t size;	  /* of its records */
 	uint32_t comm_at; /* the thread's name in them (UTRACE_KCAP_COMM), 0: none */
+	int64_t lag;	  /* its records' time after their captures', as the takes found it */
 };
 
 #define KCAP_BUCKETS 1024u
@@ -42,7 +43,6 @@ struct utrace_kcap {
 	uint8_t *cur;	      /* the capture the last take matched (NULL: none) */
 	int cur_tid, cur_tag; /* that take's hit (cur_tag -1: none yet) */
 	uint64_t cur_ns;
-	int64_t lag; /* a record's time after its capture's, as the takes found it */
 	uint64_t dropped; /* lost by the reader (no room) */
 };
 

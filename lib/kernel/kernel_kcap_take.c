@@ -26,13 +26,15 @@
  * (one buffer, opened again), and a capture of the thread's name alone
  * has no field to tell it from the next.  The two times are not the
  * same: the tracefs record is written a moment before or after the BPF
- * program runs, and its time may be converted from the TSC; so the
- * usual lag of a record after its capture is learnt from the takes
- * (lag: within a microsecond), LAG_STEP at most a take (a median: a
- * hit whose capture is missing has none near, and the nearest says
- * nothing of the lag), and allowed for; a capture more than MATCH_NS
- * from a record's time after that is another hit's (the record's own
- * is missing: it has none, and takes none of the thread's next hits').
+ * program runs (whose run a capture brackets: its first and last
+ * times, microseconds apart when it reads an argv), and its time may be
+ * converted from the TSC; so the usual lag of a tag's records after
+ * their captures is learnt from the takes (within a microsecond),
+ * LAG_STEP at most a take (a median: a hit whose capture is missing has
+ * none near, and the nearest says nothing of the lag), and allowed for;
+ * a capture more than MATCH_NS from a record's time after that is
+ * another hit's (the record's own is missing: it has none, and takes
+ * none of the thread's next hits').
  *
  * A record that runs two probes of its event (two bt probes on one
  * tracepoint) is taken twice: the second take, of the same thread, tag
@@ -52,7 +54,7 @@
 #define LAG_STEP 100		  /* ns: the lag learnt a take at most */
 
 struct kc_cap {
-	uint64_t ns;
+	uint64_t ns, end; /* the program's run */
 	int tag;
 	uint8_t *data;
 };
@@ -118,6 +120,7 @@ int kcap_on_record(void *arg, void *data, size_t size)
 		return 0;
 	tid = (int)*(uint32_t *)data;
 	memcpy(&c.ns, (uint8_t *)data + 8, 8);
+	memcpy(&c.end, (uint8_t *)data + 24, 8);
 	c.tag = (int)tag;
 	if (k->waiting + k->at[tag].size > WAITING_BYTES)
 		sweep(k, k->last_ns);
@@ -223,11 +226,20 @@ static unsigned regions(const struct kc_attach *a, const uint8_t *d, struct utra
 	return r;
 }
 
-/* How far capture c is from the hit of a record at ns: the time between
- * them less the usual lag. */
+/* How far the record at ns is after the run of capture c's program, its
+ * tag's usual lag allowed for (<0: before; 0: in it). */
+static int64_t after(const struct utrace_kcap *k, const struct kc_cap *c, uint64_t ns)
+{
+	int64_t t = (int64_t)ns - k->at[c->tag].lag;
+
+	if (t < (int64_t)c->ns)
+		return t - (int64_t)c->ns;
+	return t > (int64_t)c->end ? t - (int64_t)c->end : 0;
+}
+
 static uint64_t apart(const struct utrace_kcap *k, const struct kc_cap *c, uint64_t ns)
 {
-	int64_t d = (int64_t)(ns - c->ns) - k->lag;
+	int64_t d = after(k, c, ns);
 
 	return d < 0 ? -(uint64_t)d : (uint64_t)d;
 }
@@ -262,9 +274,9 @@ static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, uint
 	}
 	if (m == th->n)
 		return false;
-	d = (int64_t)(ns - th->v[m].ns) - k->lag;
+	d = after(k, &th->v[m], ns);
 	near = apart(k, &th->v[m], ns) <= MATCH_NS;
-	k->lag += d > LAG_STEP ? LAG_STEP : d < -LAG_STEP ? -LAG_STEP : d;
+	k->at[tag].lag += d > LAG_STEP ? LAG_STEP : d < -LAG_STEP ? -LAG_STEP : d;
 	for (unsigned i = th->first; i < m; i++)
 		if (th->v[i].data && th->v[i].tag == tag) /* its record never came */
 			drop(k, th, i);

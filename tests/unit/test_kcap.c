@@ -46,10 +46,13 @@ static void regions(void)
 	check(utrace_kcap_regions_load(rg, 0, 0x1003, 1, &v) == -1, "no regions: a fault");
 }
 
-/* A capture of tag 0 (one STR field) by thread tid at ns: the field held
- * ptr, which pointed to s. */
-static void feed(struct utrace_kcap *k, int tid, uint64_t ns, uint64_t ptr, const char *s)
+/* A capture of tag 0 (one STR field) by thread tid whose program ran
+ * from ns for run ns: the field held ptr, which pointed to s. */
+static void feed_run(struct utrace_kcap *k, int tid, uint64_t ns, uint64_t run, uint64_t ptr,
+		     const char *s)
 {
+	uint64_t end = ns + run;
+
 	uint8_t rec[KCAP_HDR + KCAP_SBLOCK + 8] = {0};
 	uint64_t id = (uint64_t)tid << 32 | (uint32_t)tid;
 	int64_t ret = (int64_t)strlen(s) + 1;
@@ -58,10 +61,17 @@ static void feed(struct utrace_kcap *k, int tid, uint64_t ns, uint64_t ptr, cons
 	memcpy(rec, &id, 8);
 	memcpy(rec + 8, &ns, 8);
 	memcpy(rec + 20, &n, 4);
+	memcpy(rec + 24, &end, 8);
 	memcpy(rec + KCAP_HDR, &ptr, 8);
 	memcpy(rec + KCAP_HDR + 8, &ret, 8);
 	memcpy(rec + KCAP_HDR + 16, s, strlen(s));
 	kcap_on_record(k, rec, sizeof(rec));
+}
+
+/* The same, its program run in no time. */
+static void feed(struct utrace_kcap *k, int tid, uint64_t ns, uint64_t ptr, const char *s)
+{
+	feed_run(k, tid, ns, 0, ptr, s);
 }
 
 /* The string a take of thread tid's hit at ns (its field holding ptr)
@@ -128,6 +138,11 @@ static void takes(void)
 	check(!strcmp(taken(k, 10, 300700, 0x8000), ""),
 	      "a hit whose capture was lost: none, not the next hit's");
 	check(!strcmp(taken(k, 10, 400700, 0x8000), "three"), "the next hit: its own");
+	/* thread 11: a program that runs 12 us (an argv read), its record
+	 * written after it */
+	feed_run(k, 11, 500000, 12000, 0x9000, "long");
+	check(!strcmp(taken(k, 11, 512700, 0x9000), "long"),
+	      "a record written after a long program run: its capture");
 	utrace_kcap_free(k);
 }
 
