@@ -11,8 +11,21 @@
  * every hit (lib/kernel/kernel_kcap.h); the replay of the event's tracefs
  * record takes the capture of the same thread's hit with the same
  * addresses, and STR and LOAD find the strings there, at the addresses
- * the fields hold.  Where BPF cannot be used (not root), those strings
- * are empty, as utrace bt says once at the start.
+ * the fields hold.
+ *
+ * comm too is the thread's name at the hit, as bpftrace's
+ * bpf_get_current_comm(): the record holds the thread's id only, and
+ * the name the tool could find for it when the record is replayed (the
+ * recording's, /proc's, the kernel's saved_cmdlines: bt_tracepoint.c)
+ * is its name then, after an exec or a prctl(PR_SET_NAME) since the hit
+ * (`sh -c '...; exec cmd'`: the shell's opens counted as cmd's).  So a
+ * kernel event one of whose probes' actions or predicates uses comm has
+ * its capture read the name as well (UTRACE_KCAP_COMM); the others do
+ * without that helper call.  A hit whose capture was lost (the ring was
+ * full) has the name found at the replay, as one with no capture.
+ *
+ * Where BPF cannot be used (not root), the strings are empty and comm
+ * the name found at the replay, as utrace bt says once at the start.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -73,6 +86,31 @@ static unsigned site_fields(const struct bt_run *r, const struct utrace_event_fo
 	return s->nkfields;
 }
 
+/* Whether code uses comm (UTRACE_BOP_COMM). */
+static bool uses_comm(const struct bt_code *c)
+{
+	const struct utrace_bt_hdr *h = c->prog;
+	const struct utrace_bt_insn *in;
+
+	if (!h || c->len < sizeof(*h))
+		return false;
+	in = utrace_bt_insns(h);
+	for (uint32_t i = 0; i < h->nr_insns; i++)
+		if (in[i].op == UTRACE_BOP_COMM)
+			return true;
+	return false;
+}
+
+/* Whether a probe of kernel event func (a site of it) uses comm. */
+static bool event_comm(const struct bt_run *r, const char *func)
+{
+	for (unsigned i = 0; i < r->nsites; i++)
+		if (r->sites[i].type == BT_P_TRACEPOINT && !strcmp(r->sites[i].func, func) &&
+		    uses_comm(&r->sites[i].code))
+			return true;
+	return false;
+}
+
 /* Site i's capture (a site of the same event before it shares its). */
 static int attach_site(struct bt_run *r, unsigned i, struct utrace_error *err)
 {
@@ -87,6 +125,7 @@ static int attach_site(struct bt_run *r, unsigned i, struct utrace_error *err)
 		if (r->sites[k].type == BT_P_TRACEPOINT && !strcmp(r->sites[k].func, s->func)) {
 			s->ktag = r->sites[k].ktag;
 			s->nkfields = r->sites[k].nkfields;
+			s->kcomm = r->sites[k].kcomm;
 			memcpy(s->kfield, r->sites[k].kfield, sizeof(s->kfield));
 			return 0;
 		}
@@ -95,64 +134,106 @@ static int attach_site(struct bt_run *r, unsigned i, struct utrace_error *err)
 	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - s->func), s->func);
 	if (bt_tracepoint_own(r->prog.exe, sys, colon + 1) || !(fmt = kernel_format(s->func, &id)))
 		return 0;
-	if (site_fields(r, fmt, s, f)) {
+	s->kcomm = event_comm(r, s->func);
+	if (site_fields(r, fmt, s, f) || s->kcomm) {
 		if (!r->kcap)
 			ret = utrace_kcap_new(&r->kcap, err);
 		if (!ret)
-			ret = utrace_kcap_attach(r->kcap, id, f, s->nkfields, err);
+			ret = utrace_kcap_attach(r->kcap, id, f, s->nkfields,
+						 s->kcomm ? UTRACE_KCAP_COMM : 0, err);
 		s->ktag = ret;
 	}
 	utrace_event_format_free(fmt);
 	return ret < 0 ? ret : 0;
 }
 
+/* What site s's capture not attached (err) means, said. */
+static void say_unread(struct bt_run *r, const struct bt_site *s, const struct utrace_error *err)
+{
+	if (s->nkfields)
+		fprintf(r->o->log,
+			"utrace bt: tracepoint:%s: the strings its pointer fields point to cannot "
+			"be read at the event (%s): str() and join() of them are empty\n",
+			s->func, err->msg);
+	if (s->kcomm)
+		fprintf(r->o->log,
+			"utrace bt: tracepoint:%s: the name of the thread (comm) cannot be read at "
+			"the event (%s): comm is its name when the hit is replayed\n",
+			s->func, err->msg);
+}
+
 void bt_kcap_attach(struct bt_run *r)
 {
 	struct utrace_error err = {0};
+	bool strs = false, comm = false;
 
 	for (unsigned i = 0; i < r->nsites; i++)
 		r->sites[i].ktag = -1;
 	for (unsigned i = 0; i < r->nsites; i++) {
 		struct bt_site *s = &r->sites[i];
 
-		if (s->type != BT_P_TRACEPOINT || attach_site(r, i, &err) == 0)
+		if (s->type != BT_P_TRACEPOINT)
 			continue;
-		fprintf(r->o->log,
-			"utrace bt: tracepoint:%s: the strings its pointer fields point to cannot "
-			"be read at the event (%s): str() and join() of them are empty\n",
-			s->func, err.msg);
-		s->ktag = -1;
-		s->nkfields = 0;
+		if (attach_site(r, i, &err) < 0) {
+			say_unread(r, s, &err);
+			s->ktag = -1;
+			s->nkfields = 0;
+			s->kcomm = false;
+		}
+		strs |= s->ktag >= 0 && s->nkfields;
+		comm |= s->ktag >= 0 && s->kcomm;
 	}
-	if (r->o->verbose && r->kcap)
+	if (r->o->verbose && strs)
 		fprintf(r->o->log, "utrace bt: strings a kernel event points to read at the event "
 				   "by a BPF program on its tracepoint\n");
+	if (r->o->verbose && comm)
+		fprintf(r->o->log, "utrace bt: the names of the threads that hit a kernel event "
+				   "(comm) read at the event by a BPF program on its tracepoint\n");
 }
 
 unsigned bt_kcap_take(struct bt_run *r, unsigned k, int tid, uint64_t ns, const int64_t *args,
-		      struct utrace_kcap_region *out, unsigned max)
+		      struct utrace_kcap_region *out, unsigned max, char *comm, bool *named)
 {
 	const struct bt_site *s = &r->sites[k];
 	uint64_t vals[UTRACE_KCAP_FIELDS_MAX];
+	const char *name;
+	unsigned n;
 
-	if (s->ktag < 0 || !s->nkfields)
+	*named = false;
+	if (s->ktag < 0 || (!s->nkfields && !s->kcomm))
 		return 0;
 	for (unsigned j = 0; j < s->nkfields; j++)
 		vals[j] = (uint64_t)args[s->kfield[j]];
-	return utrace_kcap_take(r->kcap, tid, s->ktag, ns, vals, s->nkfields, out, max);
+	n = utrace_kcap_take(r->kcap, tid, s->ktag, ns, vals, s->nkfields, out, max);
+	if ((name = utrace_kcap_comm(r->kcap))) {
+		memcpy(comm, name, UTRACE_KCAP_COMMLEN);
+		*named = true;
+	}
+	return n;
 }
 
 void bt_kcap_end(struct bt_run *r)
 {
 	uint64_t lost = utrace_kcap_lost(r->kcap);
+	bool strs = false, comm = false;
+	const char *what = "strings", *then = "they read as empty strings";
 
+	for (unsigned i = 0; i < r->nsites; i++) {
+		strs |= r->sites[i].ktag >= 0 && r->sites[i].nkfields;
+		comm |= r->sites[i].ktag >= 0 && r->sites[i].kcomm;
+	}
+	if (comm && strs) {
+		what = "strings and thread names";
+		then = "the strings read as empty strings, comm as the name when the hit was replayed";
+	} else if (comm) {
+		what = "thread names";
+		then = "comm is the name when the hit was replayed";
+	}
 	if (lost)
-		fprintf(
-		    r->o->log,
-		    "utrace bt: %llu strings of kernel events were lost before they were read "
-		    "(their BPF ring was full, or too many waited for their records): they read as "
-		    "empty strings\n",
-		    (unsigned long long)lost);
+		fprintf(r->o->log,
+			"utrace bt: %llu %s of kernel events were lost before they were read "
+			"(their BPF ring was full, or too many waited for their records): %s\n",
+			(unsigned long long)lost, what, then);
 	utrace_kcap_free(r->kcap);
 	r->kcap = NULL;
 }

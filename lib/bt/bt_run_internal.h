@@ -34,10 +34,12 @@ struct bt_site {
 	char *file;	       /* usdt: the ELF file, absolute, and its note's index */
 	unsigned note;
 	/* a kernel tracepoint's strings read at the event (bt_kcap.c): its
-	 * capture's tag (-1: none), the slots in tp_fields of its fields */
+	 * capture's tag (-1: none), the slots in tp_fields of its fields,
+	 * whether it reads the thread's name (a probe of the event uses comm) */
 	int ktag;
 	uint8_t kfield[6]; /* UTRACE_KCAP_FIELDS_MAX */
 	unsigned nkfields;
+	bool kcomm;
 };
 
 struct utrace_dat_resume;
@@ -195,14 +197,16 @@ int bt_inproc_setup(struct bt_run *r, struct utrace_recorder_opts *o);
 int bt_inproc_collect(struct bt_run *r);
 void bt_inproc_free(struct bt_run *r);
 
-/* bt_kcap.c: the kernel tracepoint sites' strings read at the event
- * attached (what cannot be said on r->o->log); the regions of memory read
- * at thread tid's hit of site k at ns whose tp_fields held args (0 if none);
- * at the end, the strings lost said and the programs detached. */
+/* bt_kcap.c: the kernel tracepoint sites' strings and thread names read
+ * at the event attached (what cannot be said on r->o->log); the regions of
+ * memory read at thread tid's hit of site k at ns whose tp_fields held args
+ * (0 if none), and *named: comm (16 bytes) filled with the thread's name at
+ * the hit (false: none read, comm left as is); at the end, the captures
+ * lost said and the programs detached. */
 struct utrace_kcap_region;
 void bt_kcap_attach(struct bt_run *r);
-unsigned bt_kcap_take(struct bt_run *r, unsigned k, int tid, uint64_t ns,
-		      const int64_t *args, struct utrace_kcap_region *out, unsigned max);
+unsigned bt_kcap_take(struct bt_run *r, unsigned k, int tid, uint64_t ns, const int64_t *args,
+		      struct utrace_kcap_region *out, unsigned max, char *comm, bool *named);
 void bt_kcap_end(struct bt_run *r);
 
 /* A record emitted by a program printed: 0, or 1 if it is a command for

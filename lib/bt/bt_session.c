@@ -473,15 +473,19 @@ static void tp_args(const struct bt_run *r, const struct bt_site *s, const struc
 }
 
 /* What a BPF program read at the hit of a kernel event where its pointer
- * fields point (bt_kcap.c). */
-static void kernel_strs(struct bt_run *r, unsigned k, const struct utrace_event *ev,
-			const struct utrace_bt_hit *hit, struct hit_strs *hs)
+ * fields point, and the thread's name there (bt_kcap.c): whether it
+ * read that. */
+static bool kernel_strs(struct bt_run *r, unsigned k, const struct utrace_event *ev,
+			struct utrace_bt_hit *hit, struct hit_strs *hs)
 {
 	struct utrace_kcap_region rg[HS_MAX];
-	unsigned n = bt_kcap_take(r, k, (int)ev->tid, ev->ts, hit->args, rg, HS_MAX - hs->n);
+	bool named;
+	unsigned n = bt_kcap_take(r, k, (int)ev->tid, ev->ts, hit->args, rg, HS_MAX - hs->n,
+				  hit->comm, &named);
 
 	for (unsigned i = 0; i < n; i++)
 		hs->rg[hs->n++] = rg[i];
+	return named;
 }
 
 static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
@@ -578,9 +582,9 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 	r->nreplayed++;
 	hit_of(r, &r->sites[k], ev, &hit, &hs);
 	if (r->sites[k].type == BT_P_TRACEPOINT && d) {
-		bt_tracepoint_comm(d, &r->cmdlines, ev->tid, hit.comm, sizeof(hit.comm));
 		tp_args(r, &r->sites[k], ev, &hit, &hs);
-		kernel_strs(r, k, ev, &hit, &hs);
+		if (!kernel_strs(r, k, ev, &hit, &hs)) /* no name read at the hit: now's */
+			bt_tracepoint_comm(d, &r->cmdlines, ev->tid, hit.comm, sizeof(hit.comm));
 	}
 	hit_captured(&r->sites[k], ev, &hs);
 	r->ctx.load = load_captured;

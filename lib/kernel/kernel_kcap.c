@@ -12,9 +12,11 @@
  *   0  u64 pid_tgid         (bpf_get_current_pid_tgid: the thread is the low half)
  *   8  u64 ns               (bpf_ktime_get_ns: CLOCK_MONOTONIC)
  *  16  u32 tag, u32 n       (which attachment; its field count)
- *  24  per field, in attach's order:
+ *  24  u64 end              (bpf_ktime_get_ns again, the reads done)
+ *  32  per field, in attach's order:
  *        STR:  u64 ptr, s64 ret, char s[64]
  *        STRV: u64 ptr, u64 elem[16], then per elem: s64 ret, char s[64]
+ *      then with UTRACE_KCAP_COMM: char comm[16] (bpf_get_current_comm)
  *
  * where ptr is the field's value, elem the array's pointers (each read
  * with bpf_probe_read_user, zeroed by it when the read fails: a NULL is
@@ -31,6 +33,7 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +76,7 @@ int utrace_kcap_new(struct utrace_kcap **out, struct utrace_error *err)
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	libbpf_set_print(quiet);
 	k->lost_fd = -1;
+	k->cur_tag = -1;
 	k->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "utrace_kcap", 0, 0, RING_BYTES, NULL);
 	if (k->ring_fd >= 0)
 		k->lost_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "utrace_kcap_lost", 4, 8, 1, NULL);
@@ -175,19 +179,22 @@ static uint32_t field(struct prog *p, const struct utrace_kcap_field *f, uint32_
 	return kcap_block_size(f->kind);
 }
 
-/* The program of tag reading f[0..n), records of size *size. */
+/* The program of tag reading f[0..n) (and the thread's name at a->comm_at,
+ * if not 0), records of size a->size. */
 static void build(struct prog *p, const struct utrace_kcap *k, int tag,
-		  const struct utrace_kcap_field *f, unsigned n, uint32_t *size)
+		  const struct utrace_kcap_field *f, unsigned n, struct kc_attach *a, bool comm)
 {
 	unsigned full, none, out2;
 	uint32_t o = KCAP_HDR;
 
-	*size = KCAP_HDR;
+	a->size = KCAP_HDR;
 	for (unsigned i = 0; i < n; i++)
-		*size += kcap_block_size(f[i].kind);
+		a->size += kcap_block_size(f[i].kind);
+	a->comm_at = comm ? a->size : 0;
+	a->size += comm ? UTRACE_KCAP_COMMLEN : 0;
 	mov_reg(p, BPF_REG_6, BPF_REG_1);
 	map_fd(p, BPF_REG_1, k->ring_fd);
-	mov_imm(p, BPF_REG_2, (int32_t)*size);
+	mov_imm(p, BPF_REG_2, (int32_t)a->size);
 	mov_imm(p, BPF_REG_3, 0);
 	call(p, BPF_FUNC_ringbuf_reserve);
 	full = op(p, BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 0, 0);
@@ -211,6 +218,14 @@ static void build(struct prog *p, const struct utrace_kcap *k, int tag,
 	op(p, BPF_ST | BPF_MEM | BPF_W, BPF_REG_7, 0, 20, (int32_t)n);
 	for (unsigned i = 0; i < n; i++)
 		o += field(p, &f[i], o);
+	if (comm) { /* the name at the hit: the record has only the pid */
+		mov_reg(p, BPF_REG_1, BPF_REG_7);
+		add_imm(p, BPF_REG_1, (int32_t)a->comm_at);
+		mov_imm(p, BPF_REG_2, UTRACE_KCAP_COMMLEN);
+		call(p, BPF_FUNC_get_current_comm);
+	}
+	call(p, BPF_FUNC_ktime_get_ns);
+	stx(p, BPF_REG_7, BPF_REG_0, 24);
 	mov_reg(p, BPF_REG_1, BPF_REG_7);
 	mov_imm(p, BPF_REG_2, BPF_RB_NO_WAKEUP); /* the reader polls: no wakeup IPI a hit */
 	call(p, BPF_FUNC_ringbuf_submit);
@@ -287,21 +302,22 @@ static int attach(int event_id, int prog_fd, struct utrace_error *err)
 }
 
 int utrace_kcap_attach(struct utrace_kcap *k, int event_id, const struct utrace_kcap_field *f,
-		       unsigned n, struct utrace_error *err)
+		       unsigned n, unsigned flags, struct utrace_error *err)
 {
 	struct prog *p;
 	struct kc_attach *at, a = {.n = n, .perf_fd = -1};
 	int tag = (int)k->nat;
+	bool comm = flags & UTRACE_KCAP_COMM;
 
-	if (!n || n > UTRACE_KCAP_FIELDS_MAX)
-		return utrace_error_set(err, -EINVAL, "%u fields to read at an event (1 to %u)", n,
-					UTRACE_KCAP_FIELDS_MAX);
+	if ((!n && !comm) || n > UTRACE_KCAP_FIELDS_MAX)
+		return utrace_error_set(err, -EINVAL, "%u fields to read at an event (%u to %u)", n,
+					!comm, UTRACE_KCAP_FIELDS_MAX);
 	if (!(p = calloc(1, sizeof(*p))) || !(at = realloc(k->at, (k->nat + 1) * sizeof(*at)))) {
 		free(p);
 		return utrace_error_set(err, -ENOMEM, "out of memory");
 	}
 	k->at = at;
-	build(p, k, tag, f, n, &a.size);
+	build(p, k, tag, f, n, &a, comm);
 	a.prog_fd =
 	    p->n <= PROG_MAX ? load(p, err) : utrace_error_set(err, -E2BIG, "BPF program too long");
 	free(p);

@@ -16,7 +16,11 @@
  * reader of the tracefs record then asks for the capture of that thread's
  * hit whose fields held the same addresses (utrace_kcap_take) and reads
  * the strings from it as if from the process's memory: regions, each an
- * address and the bytes found there.
+ * address and the bytes found there.  A capture may also keep the name
+ * of the thread at the hit (UTRACE_KCAP_COMM: bpf_get_current_comm, as
+ * bpftrace's comm): the record holds only its pid, and by the time it is
+ * read the thread may have run exec or renamed itself (prctl
+ * PR_SET_NAME), or be gone.
  */
 #ifndef UTRACE_LIB_KERNEL_KCAP_H
 #define UTRACE_LIB_KERNEL_KCAP_H
@@ -31,6 +35,10 @@ struct utrace_kcap;
 #define UTRACE_KCAP_STRLEN 64u	  /* bytes of a string read, its NUL included */
 #define UTRACE_KCAP_STRV_MAX 16u  /* an array's strings (bpftrace's join_argnum) */
 #define UTRACE_KCAP_FIELDS_MAX 6u /* fields read at one event */
+#define UTRACE_KCAP_COMMLEN 16u	  /* a thread's name, its NUL included (TASK_COMM_LEN) */
+
+/* utrace_kcap_attach's flags */
+#define UTRACE_KCAP_COMM 1u /* the thread's name at the hit read too */
 
 enum utrace_kcap_kind {
 	UTRACE_KCAP_STR,  /* char *: the string it points to */
@@ -58,24 +66,33 @@ int utrace_kcap_field_kind(const char *ctype, unsigned size, unsigned offset);
  * the kernel's message, as EPERM for one who is not root). */
 int utrace_kcap_new(struct utrace_kcap **out, struct utrace_error *err);
 
-/* The capture of fields f[0..n) at every hit of the kernel event whose
- * id (events/SYS/NAME/id) is event_id: its tag (>= 0), or <0 with err
- * (the verifier's last line if it refuses the program). */
+/* The capture of fields f[0..n) (and of the thread's name with
+ * UTRACE_KCAP_COMM in flags: n may then be 0) at every hit of the kernel
+ * event whose id (events/SYS/NAME/id) is event_id: its tag (>= 0), or <0
+ * with err (the verifier's last line if it refuses the program). */
 int utrace_kcap_attach(struct utrace_kcap *k, int event_id, const struct utrace_kcap_field *f,
-		       unsigned n, struct utrace_error *err);
+		       unsigned n, unsigned flags, struct utrace_error *err);
 
 /*
  * The memory read at thread tid's hit of tag whose fields held vals[0..n)
  * (the record's values of the fields, in attach's order), the record's
- * time ns (CLOCK_MONOTONIC; records are taken in time order): up to max
+ * time ns (CLOCK_MONOTONIC; records are taken in time order; of several
+ * such captures, the one nearest that time is the hit's): up to max
  * regions into out, valid until the next take; 0 if no capture matches
  * (lost: the ring was full, or the record is not of a hit the program
  * saw).  Captures of tid and tag before the one taken are dropped, and
- * those of any thread long before ns.
+ * those of any thread long before ns.  A take of the same tid, tag and
+ * ns again (the record run by a second probe of its event) gives the
+ * same capture.
  */
 unsigned utrace_kcap_take(struct utrace_kcap *k, int tid, int tag, uint64_t ns,
 			  const uint64_t *vals, unsigned n, struct utrace_kcap_region *out,
 			  unsigned max);
+
+/* The thread's name at the hit whose capture the last take matched
+ * (UTRACE_KCAP_COMMLEN bytes, NUL-ended), valid until the next take; NULL
+ * if it matched none or its tag does not read the name. */
+const char *utrace_kcap_comm(const struct utrace_kcap *k);
 
 /*
  * Reads size bytes at addr from regions rg[0..n) (utrace_kcap_take's, or

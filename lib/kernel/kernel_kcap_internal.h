@@ -13,7 +13,7 @@
 
 /* A record's layout (kernel_kcap.c's picture): the header, a string
  * read (s64 ret, then its bytes), a STRV field's j-th string read. */
-#define KCAP_HDR 24u
+#define KCAP_HDR 32u
 #define KCAP_SBLOCK (8u + UTRACE_KCAP_STRLEN)
 #define KCAP_STRV_STR(o, j) ((o) + 8u + 8u * UTRACE_KCAP_STRV_MAX + (j)*KCAP_SBLOCK)
 
@@ -21,7 +21,9 @@ struct kc_attach {
 	int perf_fd, prog_fd;
 	unsigned n;
 	enum utrace_kcap_kind kind[UTRACE_KCAP_FIELDS_MAX];
-	uint32_t size; /* of its records */
+	uint32_t size;	  /* of its records */
+	uint32_t comm_at; /* the thread's name in them (UTRACE_KCAP_COMM), 0: none */
+	int64_t lag;	  /* its records' time after their captures', as the takes found it */
 };
 
 #define KCAP_BUCKETS 1024u
@@ -35,10 +37,12 @@ struct utrace_kcap {
 	unsigned nat;
 	/* the reader's: the captures waiting for their records, by thread */
 	struct kc_thread *bucket[KCAP_BUCKETS];
-	uint64_t waiting; /* their bytes */
-	uint64_t takes;	  /* utrace_kcap_take calls, for the sweeps */
-	uint64_t last_ns; /* the time of the last record taken */
-	uint8_t *cur;	  /* the capture last taken: its regions' bytes */
+	uint64_t waiting;     /* their bytes */
+	uint64_t takes;	      /* utrace_kcap_take calls, for the sweeps */
+	uint64_t last_ns;     /* the time of the last record taken */
+	uint8_t *cur;	      /* the capture the last take matched (NULL: none) */
+	int cur_tid, cur_tag; /* that take's hit (cur_tag -1: none yet) */
+	uint64_t cur_ns;
 	uint64_t dropped; /* lost by the reader (no room) */
 };
 

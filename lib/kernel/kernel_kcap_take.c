@@ -17,6 +17,28 @@
  * the newest capture: the records may be read seconds after their hits
  * on a busy machine).  What cannot be kept for want of room is counted
  * (utrace_kcap_lost).
+ *
+ * A record takes the capture nearest its time of those of its thread
+ * and tag whose fields held its values: most often the first waiting,
+ * but a hit whose record is left out (one of the runtime's own system
+ * calls, which the reader of the recording drops: OWN) has a capture
+ * all the same, the fields of two hits often hold the same addresses
+ * (one buffer, opened again), and a capture of the thread's name alone
+ * has no field to tell it from the next.  The two times are not the
+ * same: the tracefs record is written a moment before or after the BPF
+ * program runs (whose run a capture brackets: its first and last
+ * times, microseconds apart when it reads an argv), and its time may be
+ * converted from the TSC; so the usual lag of a tag's records after
+ * their captures is learnt from the takes (within a microsecond),
+ * LAG_STEP at most a take (a median: a hit whose capture is missing has
+ * none near, and the nearest says nothing of the lag), and allowed for;
+ * a capture more than MATCH_NS from a record's time after that is
+ * another hit's (the record's own is missing: it has none, and takes
+ * none of the thread's next hits').
+ *
+ * A record that runs two probes of its event (two bt probes on one
+ * tracepoint) is taken twice: the second take, of the same thread, tag
+ * and time, gets the capture the first took, not the thread's next one.
  */
 #include <bpf/libbpf.h>
 #include <stdbool.h>
@@ -28,9 +50,11 @@
 #define WAITING_BYTES (64u << 20) /* captures kept at most */
 #define SWEEP_TAKES 4096u	  /* takes between two sweeps */
 #define ORPHAN_NS 200000000ull	  /* 200 ms: a record's capture is not older */
+#define MATCH_NS 5000		  /* 5 us: nor farther from its time, the lag allowed for */
+#define LAG_STEP 100		  /* ns: the lag learnt a take at most */
 
 struct kc_cap {
-	uint64_t ns;
+	uint64_t ns, end; /* the program's run */
 	int tag;
 	uint8_t *data;
 };
@@ -96,6 +120,7 @@ int kcap_on_record(void *arg, void *data, size_t size)
 		return 0;
 	tid = (int)*(uint32_t *)data;
 	memcpy(&c.ns, (uint8_t *)data + 8, 8);
+	memcpy(&c.end, (uint8_t *)data + 24, 8);
 	c.tag = (int)tag;
 	if (k->waiting + k->at[tag].size > WAITING_BYTES)
 		sweep(k, k->last_ns);
@@ -201,28 +226,71 @@ static unsigned regions(const struct kc_attach *a, const uint8_t *d, struct utra
 	return r;
 }
 
-/* Thread th's first capture of tag whose fields held vals made k->cur,
- * its captures of tag before it dropped; whether there was one. */
-static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, const uint64_t *vals,
-		      unsigned n)
+/* How far the record at ns is after the run of capture c's program, its
+ * tag's usual lag allowed for (<0: before; 0: in it). */
+static int64_t after(const struct utrace_kcap *k, const struct kc_cap *c, uint64_t ns)
 {
-	unsigned m;
+	int64_t t = (int64_t)ns - k->at[c->tag].lag;
 
-	for (m = th->first; m < th->n; m++)
-		if (th->v[m].data && th->v[m].tag == tag &&
-		    same(&k->at[tag], th->v[m].data, vals, n))
-			break;
+	if (t < (int64_t)c->ns)
+		return t - (int64_t)c->ns;
+	return t > (int64_t)c->end ? t - (int64_t)c->end : 0;
+}
+
+static uint64_t apart(const struct utrace_kcap *k, const struct kc_cap *c, uint64_t ns)
+{
+	int64_t d = after(k, c, ns);
+
+	return d < 0 ? -(uint64_t)d : (uint64_t)d;
+}
+
+/* Capture i of th let go. */
+static void drop(struct utrace_kcap *k, struct kc_thread *th, unsigned i)
+{
+	free(th->v[i].data);
+	th->v[i].data = NULL;
+	k->waiting -= k->at[th->v[i].tag].size;
+}
+
+/* Thread th's capture of tag whose fields held vals nearest the record's
+ * time ns made k->cur (NULL before) if it is near enough, the captures
+ * of tag before it (and it, if it is long before ns) dropped; whether
+ * there was one. */
+static bool take_from(struct utrace_kcap *k, struct kc_thread *th, int tag, uint64_t ns,
+		      const uint64_t *vals, unsigned n)
+{
+	unsigned m = th->n;
+	int64_t d;
+	bool near;
+
+	for (unsigned i = th->first; i < th->n; i++) {
+		const struct kc_cap *c = &th->v[i];
+
+		if (!c->data || c->tag != tag || !same(&k->at[tag], c->data, vals, n))
+			continue;
+		if (m < th->n && apart(k, c, ns) >= apart(k, &th->v[m], ns))
+			break; /* (in time order: the later ones are farther still) */
+		m = i;
+	}
 	if (m == th->n)
 		return false;
+	d = after(k, &th->v[m], ns);
+	near = apart(k, &th->v[m], ns) <= MATCH_NS;
+	k->at[tag].lag += d > LAG_STEP ? LAG_STEP : d < -LAG_STEP ? -LAG_STEP : d;
 	for (unsigned i = th->first; i < m; i++)
-		if (th->v[i].data && th->v[i].tag == tag) { /* its record never came */
-			free(th->v[i].data);
-			th->v[i].data = NULL;
-			k->waiting -= k->at[tag].size;
-		}
-	free(k->cur);
+		if (th->v[i].data && th->v[i].tag == tag) /* its record never came */
+			drop(k, th, i);
+	if (!near && d > 0) /* nor did this one's: the record's own was lost */
+		drop(k, th, m);
+	if (!near) {
+		while (th->first < th->n && !th->v[th->first].data)
+			th->first++;
+		return false;
+	}
 	k->cur = th->v[m].data;
 	th->v[m].data = NULL;
+	if (k->at[tag].comm_at) /* (the kernel's is NUL-ended: so is ours) */
+		k->cur[k->at[tag].comm_at + UTRACE_KCAP_COMMLEN - 1] = 0;
 	k->waiting -= k->at[tag].size;
 	while (th->first < th->n && !th->v[th->first].data)
 		th->first++;
@@ -237,15 +305,29 @@ unsigned utrace_kcap_take(struct utrace_kcap *k, int tid, int tag, uint64_t ns,
 
 	if (!k || tag < 0 || (unsigned)tag >= k->nat)
 		return 0;
+	if (tid == k->cur_tid && tag == k->cur_tag && ns == k->cur_ns) /* the same hit again */
+		return k->cur ? regions(&k->at[tag], k->cur, out, max) : 0;
+	free(k->cur);
+	k->cur = NULL;
+	k->cur_tid = tid;
+	k->cur_tag = tag;
+	k->cur_ns = ns;
 	if (k->rb)
 		ring_buffer__consume(k->rb);
 	k->last_ns = ns;
 	if (++k->takes % SWEEP_TAKES == 0)
 		sweep(k, ns);
 	th = *slot(k, tid);
-	if (!th || !take_from(k, th, tag, vals, n))
+	if (!th || !take_from(k, th, tag, ns, vals, n))
 		return 0;
 	return regions(&k->at[tag], k->cur, out, max);
+}
+
+const char *utrace_kcap_comm(const struct utrace_kcap *k)
+{
+	uint32_t at = k && k->cur ? k->at[k->cur_tag].comm_at : 0;
+
+	return at ? (const char *)k->cur + at : NULL;
 }
 
 void kcap_threads_free(struct utrace_kcap *k)

@@ -146,7 +146,7 @@ static void kep_kcap_arm(struct utrace_recorder *r, struct rec_keps *k)
 		if (!n || !(e = calloc(1, sizeof(*e))))
 			continue;
 		*e = (struct kep_kev){
-		    kf->id, utrace_kcap_attach(k->kcap, kf->id, f, n, &err), n, {0}, k->kevs};
+		    kf->id, utrace_kcap_attach(k->kcap, kf->id, f, n, 0, &err), n, {0}, k->kevs};
 		for (unsigned i = 0; i < n; i++)
 			e->off[i] = f[i].offset;
 		k->kevs = e;
