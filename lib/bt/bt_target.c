@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/base/glob.h"
+#include "lib/base/grow.h"
 #include "lib/base/proc_self.h"
 #include "lib/bt/bt_run_internal.h"
 #include "lib/elf/elf.h"
@@ -45,49 +46,63 @@ void bt_names_sort(char **v, size_t *n, bool unique)
 		}
 }
 
-/* The defined functions of target (.symtab, else .dynsym) matching glob,
- * sorted, each once. */
-int bt_resolve_funcs(const char *target, const char *glob, char ***out, size_t *n)
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+/* The defined functions of elf's .symtab and .dynsym matching glob, into
+ * nm (duplicates too).  As bpftrace's, not the parts gcc splits off a
+ * function (NAME.part.N: it lists and attaches no name holding ".part."). */
+static int add_funcs(const struct utrace_elf *elf, const char *glob, struct names *nm)
 {
 	static const char *const tabs[] = {".symtab", ".dynsym"};
-	struct utrace_elf *elf;
-	char **v = NULL;
-	size_t cnt = 0, cap = 0;
+
+	for (unsigned t = 0; t < 2; t++) {
+		struct utrace_elf_section sec;
+		size_t count;
+
+		if (utrace_elf_find_section(elf, tabs[t], &sec) < 0)
+			continue;
+		count = utrace_elf_sym_count(elf, &sec);
+		for (size_t i = 1; i < count; i++) {
+			struct utrace_elf_sym s;
+
+			if (utrace_elf_sym(elf, &sec, i, &s) < 0 ||
+			    (s.type != STT_FUNC && s.type != STT_GNU_IFUNC) || !s.shndx ||
+			    !s.value || !*s.name || strstr(s.name, ".part.") ||
+			    !utrace_glob_match(glob, s.name))
+				continue;
+			if (UTRACE_GROW(nm->v, nm->cap, nm->n + 1) < 0 ||
+			    !(nm->v[nm->n] = strdup(s.name)))
+				return -ENOMEM;
+			nm->n++;
+		}
+	}
+	return 0;
+}
+
+/* The defined functions of target matching glob, sorted, each once: as
+ * bcc reads them for bpftrace, those of its .symtab and .dynsym and of
+ * its separate debug file's (by build id: a stripped library's local
+ * functions and versioned names). */
+int bt_resolve_funcs(const char *target, const char *glob, char ***out, size_t *n)
+{
+	struct utrace_elf *elf, *dbg;
+	struct names nm = {0};
 	int ret = utrace_elf_open(target, &elf);
 
 	if (ret < 0)
 		return ret;
-	for (unsigned t = 0; t < 2 && !cnt; t++) {
-		struct utrace_elf_section sec;
-
-		if (utrace_elf_find_section(elf, tabs[t], &sec) < 0)
-			continue;
-		for (size_t i = 0; i < utrace_elf_sym_count(elf, &sec); i++) {
-			struct utrace_elf_sym s;
-			char **nv;
-
-			if (utrace_elf_sym(elf, &sec, i, &s) < 0 || s.type != STT_FUNC ||
-			    !s.shndx || !s.value || !*s.name || !utrace_glob_match(glob, s.name))
-				continue;
-			if (cnt + 1 >= cap) {
-				cap = cap ? 2 * cap : 16;
-				if (!(nv = realloc(v, cap * sizeof(*v)))) {
-					ret = -ENOMEM;
-					break;
-				}
-				v = nv;
-			}
-			if (!(v[cnt] = strdup(s.name))) {
-				ret = -ENOMEM;
-				break;
-			}
-			cnt++;
-		}
+	ret = add_funcs(elf, glob, &nm);
+	if (!ret && utrace_elf_open_debug(elf, &dbg) == 0) {
+		ret = add_funcs(dbg, glob, &nm);
+		utrace_elf_close(dbg);
 	}
 	utrace_elf_close(elf);
-	bt_names_sort(v, &cnt, true); /* aliases of one name: once */
-	*out = v;
-	*n = cnt;
+	bt_names_sort(nm.v, &nm.n, true); /* aliases of one name: once */
+	*out = nm.v;
+	*n = nm.n;
 	return ret;
 }
 

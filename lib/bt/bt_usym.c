@@ -115,11 +115,8 @@ void bt_usym_hit_live(struct bt_usym *u, int pid, const uint64_t *pc, unsigned n
 /* The symbols of path's debug file (by its build id), NULL if none. */
 static const struct utrace_symtab *debug_syms(struct bt_usym *u, const char *path)
 {
-	struct utrace_elf *elf;
+	struct utrace_elf *elf, *dbg;
 	struct utrace_error err = {0};
-	uint8_t id[64];
-	char file[256];
-	int len, k;
 
 	for (size_t i = 0; i < u->ndbg; i++)
 		if (!strcmp(u->dbg[i].path, path))
@@ -130,16 +127,12 @@ static const struct utrace_symtab *debug_syms(struct bt_usym *u, const char *pat
 	if (!u->dbg[u->ndbg].path)
 		return NULL;
 	if (utrace_elf_open(path, &elf) == 0) {
-		len = utrace_elf_build_id(elf, id, sizeof(id));
-		utrace_elf_close(elf);
-		if (len > 1) {
-			k = snprintf(file, sizeof(file), "/usr/lib/debug/.build-id/%02x/", id[0]);
-			for (int i = 1; i < len && k < (int)sizeof(file) - 8; i++)
-				k += snprintf(file + k, sizeof(file) - (size_t)k, "%02x", id[i]);
-			snprintf(file + k, sizeof(file) - (size_t)k, ".debug");
-			if (utrace_symtab_load(file, &u->dbg[u->ndbg].tab, &err) < 0)
+		if (utrace_elf_open_debug(elf, &dbg) == 0) {
+			if (utrace_symtab_load_elf(dbg, &u->dbg[u->ndbg].tab, &err) < 0)
 				u->dbg[u->ndbg].tab = NULL;
+			utrace_elf_close(dbg);
 		}
+		utrace_elf_close(elf);
 	}
 	return u->dbg[u->ndbg++].tab;
 }

@@ -76,6 +76,14 @@ int utrace_elf_find_section(const struct utrace_elf *elf, const char *name,
 /* The GNU build id (.note.gnu.build-id's descriptor) into out: its
  * length (at most room), or -ENOENT if the object has none. */
 int utrace_elf_build_id(const struct utrace_elf *elf, uint8_t *out, size_t room);
+/* debugfile.c (not in the runtime): the separate debug file of elf by
+ * its build id (/usr/lib/debug/.build-id/NN/REST.debug, bcc's and gdb's
+ * place), which holds the full .symtab of a stripped object at its
+ * addresses.  Its path into buf: 0, or -ENOENT if elf has no build id or
+ * no such file exists (or elf is that file).  utrace_elf_open_debug opens
+ * it: 0 and *out, -ENOENT, or the open's error. */
+int utrace_elf_debug_path(const struct utrace_elf *elf, char *buf, size_t size);
+int utrace_elf_open_debug(const struct utrace_elf *elf, struct utrace_elf **out);
 /* A section's file contents, or NULL (SHT_NOBITS, or out of bounds). */
 const void *utrace_elf_section_data(const struct utrace_elf *elf,
 				    const struct utrace_elf_section *sec);

@@ -10,7 +10,9 @@
  * shared library it is not the address either once the data segment is
  * placed a page further than its file offset (usual with -z separate-code):
  * only the program headers say.  Symbols are looked up by name in .symtab,
- * else .dynsym (a stripped file), undefined ones skipped; a name defined
+ * else .dynsym (a stripped file), else in the separate debug file of its
+ * build id (a stripped library's local functions, as bcc finds them for
+ * bpftrace), undefined ones skipped; a name defined
  * at several addresses (two static functions called alike) is reported as
  * ambiguous rather than guessed.
  */
@@ -111,16 +113,16 @@ int upr_offset_to_vaddr(const struct upr_file *f, uint64_t offset, uint64_t *vad
 }
 
 /* Symbols named name in one symbol table; returns distinct addresses. */
-static int find_in(const struct upr_file *f, const struct utrace_elf_section *sec, const char *name,
-		   bool func_only, uint64_t *vaddr, uint64_t *size)
+static int find_in(const struct utrace_elf *elf, const struct utrace_elf_section *sec,
+		   const char *name, bool func_only, uint64_t *vaddr, uint64_t *size)
 {
-	size_t n = utrace_elf_sym_count(f->elf, sec);
+	size_t n = utrace_elf_sym_count(elf, sec);
 	int found = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct utrace_elf_sym s;
 
-		if (utrace_elf_sym(f->elf, sec, i, &s) < 0 || s.shndx == SHN_UNDEF ||
+		if (utrace_elf_sym(elf, sec, i, &s) < 0 || s.shndx == SHN_UNDEF ||
 		    strcmp(s.name, name))
 			continue;
 		if (s.type == STT_SECTION || s.type == STT_FILE || s.type == STT_TLS)
@@ -138,18 +140,34 @@ static int find_in(const struct upr_file *f, const struct utrace_elf_section *se
 	return found;
 }
 
-int upr_find_symbol(const struct upr_file *f, const char *name, bool func_only, uint64_t *vaddr,
-		    uint64_t *size)
+/* name in elf's .symtab, else its .dynsym. */
+static int find_tables(const struct utrace_elf *elf, const char *name, bool func_only,
+		       uint64_t *vaddr, uint64_t *size)
 {
 	static const char *const tables[] = {".symtab", ".dynsym"};
-	struct utrace_symtab *tab = NULL;
 	int found = 0;
 
 	for (unsigned t = 0; t < 2 && !found; t++) {
 		struct utrace_elf_section sec;
 
-		if (utrace_elf_find_section(f->elf, tables[t], &sec) == 0)
-			found = find_in(f, &sec, name, func_only, vaddr, size);
+		if (utrace_elf_find_section(elf, tables[t], &sec) == 0)
+			found = find_in(elf, &sec, name, func_only, vaddr, size);
+	}
+	return found;
+}
+
+int upr_find_symbol(const struct upr_file *f, const char *name, bool func_only, uint64_t *vaddr,
+		    uint64_t *size)
+{
+	struct utrace_symtab *tab = NULL;
+	struct utrace_elf *dbg;
+	int found = find_tables(f->elf, name, func_only, vaddr, size);
+
+	/* A stripped library's local function or versioned name (fopen@@
+	 * GLIBC_2.2.5): its separate debug file's, at the same addresses. */
+	if (!found && func_only && utrace_elf_open_debug(f->elf, &dbg) == 0) {
+		found = find_tables(dbg, name, func_only, vaddr, size);
+		utrace_elf_close(dbg);
 	}
 	if (found || !func_only)
 		return found;

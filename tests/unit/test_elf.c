@@ -543,6 +543,52 @@ static void test_basics(void)
 	utrace_elf_close(elf);
 }
 
+/* The separate debug file by build id: libc's where libc6-dbg installed
+ * it (found, opened, its .symtab there; the debug file has none of its
+ * own), none for an object without one. */
+static void test_debug_file(void)
+{
+	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+	struct utrace_elf *elf, *dbg = NULL, *self;
+	struct utrace_elf_section sec;
+	char want[256], got[256];
+	uint8_t id[64];
+	int len, k;
+
+	if (utrace_elf_open("/proc/self/exe", &self) == 0) {
+		check(utrace_elf_debug_path(self, got, sizeof(got)) == -ENOENT &&
+			      utrace_elf_open_debug(self, &dbg) == -ENOENT && !dbg,
+		      "debug file: none for the test itself");
+		utrace_elf_close(self);
+	}
+	if (utrace_elf_open(libc, &elf) < 0) {
+		check_skip("debug file of libc", "no /lib/x86_64-linux-gnu/libc.so.6");
+		return;
+	}
+	len = utrace_elf_build_id(elf, id, sizeof(id));
+	k = snprintf(want, sizeof(want), "/usr/lib/debug/.build-id/%02x/", len > 0 ? id[0] : 0);
+	for (int i = 1; i < len; i++)
+		k += snprintf(want + k, sizeof(want) - (size_t)k, "%02x", id[i]);
+	snprintf(want + k, sizeof(want) - (size_t)k, ".debug");
+	if (len < 2 || access(want, R_OK) != 0) {
+		check_skip("debug file of libc", "libc6-dbg is not installed");
+		utrace_elf_close(elf);
+		return;
+	}
+	check(utrace_elf_debug_path(elf, got, sizeof(got)) == 0 && !strcmp(got, want),
+	      "debug file: libc's by its build id (%s)", want);
+	check(utrace_elf_debug_path(elf, got, 64) == -ENOENT, "debug file: no room, none");
+	check(utrace_elf_open_debug(elf, &dbg) == 0 && dbg &&
+		      utrace_elf_find_section(dbg, ".symtab", &sec) == 0,
+	      "debug file: opened, its .symtab there");
+	if (dbg) {
+		check(utrace_elf_debug_path(dbg, got, sizeof(got)) == -ENOENT,
+		      "debug file: the debug file's own is none");
+		utrace_elf_close(dbg);
+	}
+	utrace_elf_close(elf);
+}
+
 int main(void)
 {
 	if (check_tmpdir_init("elf") < 0) {
@@ -554,6 +600,7 @@ int main(void)
 	test_shared_lib();
 	test_imports();
 	test_corrupt();
+	test_debug_file();
 	check_tmpdir_cleanup();
 	return check_done();
 }
