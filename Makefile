@@ -129,7 +129,8 @@ $(B)/utrace: $(CMD_OBJ) $(B)/libutrace-tool.a
 
 $(B)/libutrace.so: $(RT_OBJ)
 	$(call say,LINK,$@)
-	$(Q)$(CC) -shared -Wl,-soname,libutrace.so -Wl,-z,now -Wl,-z,noexecstack -o $@ $^ -ldl -lpthread
+	$(Q)$(CC) -shared -Wl,-soname,libutrace.so -Wl,-z,now -Wl,-z,noexecstack -Wl,-z,initfirst \
+		-o $@ $^ -ldl -lpthread
 
 $(B)/tests/%: tests/unit/%.c $(B)/libutrace-tool.a
 	@mkdir -p $(dir $@)

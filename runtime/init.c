@@ -3,8 +3,14 @@
  * init.c - start-up of libutrace.so and its conversation with the recorder.
  *
  * `utrace record` starts the program with LD_PRELOAD=libutrace.so and
- * UTRACE_SOCK=<socket path>.  Our constructor runs before the program's:
- * it connects, says HELLO, gets the CONFIG and the control page, then
+ * UTRACE_SOCK=<socket path>.  Our constructor runs before every other
+ * object's initializer: libutrace.so is linked -z initfirst (the
+ * dynamic linker's DF_1_INITFIRST), so the constructors of the program's
+ * libraries, which ld.so would otherwise run before a preloaded library's
+ * (`ls`'s libselinux opens /proc/filesystems in one), are traced and
+ * probed as bpftrace's kernel probes see them.  It runs before libc's own
+ * initializer too, which sets environ from the envp every initializer is
+ * given: rt_init sets it from there first, to the same value.  It connects, says HELLO, gets the CONFIG and the control page, then
  * registers every loaded object (ftrace.c), which patches the selected
  * call sites.  Without UTRACE_SOCK (a program linked with -lutrace and run
  * on its own, or a recorder that has gone) the runtime stays dormant:
@@ -244,12 +250,18 @@ static int rt_start(const char *path)
 	return rt.enabled ? 0 : -1;
 }
 
-__attribute__((constructor(101))) static void rt_init(void)
+__attribute__((constructor(101))) static void rt_init(int argc, char **argv, char **envp)
 {
 	uint32_t cpu;
 	uint64_t tsc0 = rt_clock(&cpu); /* the start of our own work (OWN) */
-	const char *path = getenv(UTRACE_ENV_SOCK);
+	const char *path;
 	int saved_errno = errno;
+
+	(void)argc, (void)argv;
+	if (!environ && envp) /* before libc's initializer (-z initfirst) */
+		environ = envp;
+	rt_sanitizer_early();
+	path = getenv(UTRACE_ENV_SOCK);
 
 	rt_self.state |= RT_TS_OWN; /* our start-up's library calls are not the program's */
 	real_fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");

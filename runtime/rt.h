@@ -272,6 +272,7 @@ static inline uint64_t rt_clock(uint32_t *cpu)
  * are events (libutrace.so is then an object of events); its hook set */
 bool rt_sanitizer_present(void) RT_HIDDEN;
 void rt_sanitizer_hook(void) RT_HIDDEN;
+void rt_sanitizer_early(void) RT_HIDDEN; /* a sanitizer runtime started before ours */
 /* sanitizer_patch.c: a sanitizer runtime's function, exported or in the
  * program's .symtab; its empty report hook name made to jump to hook (1;
  * 0: no such hook; -1: not patched, said) */

@@ -239,6 +239,21 @@ bool rt_sanitizer_present(void)
 	return present;
 }
 
+/*
+ * Our constructor runs before every other initializer (libutrace.so is
+ * linked -z initfirst: init.c), so before the executable's preinit_array
+ * too, where clang's ThreadSanitizer starts its runtime (__tsan_init).
+ * The calls it intercepts (pthread_create, malloc, ...) crash until then:
+ * start it first, as its preinit entry would (it starts once).
+ */
+void rt_sanitizer_early(void)
+{
+	void (*tsan_init)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "__tsan_init");
+
+	if (tsan_init)
+		tsan_init();
+}
+
 void rt_sanitizer_hook(void)
 {
 	if (!rt_sanitizer_present())

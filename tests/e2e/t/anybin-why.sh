@@ -114,7 +114,10 @@ check_anybin_dlopen() {
 		grep -qE "[1-9][0-9]* jump-optimised with threads running" "$RES/t.err"; echo $?)" \
 		"anybin-dlopen entries int3 first, jmps once no thread is in the way" "$(head -5 "$RES/t.err")"
 	ANYBIN_ROPTS="--libcall -l *:mod:libdlt.so -l main" anybin_run anybin-gotcall "$d/gotcall"
-	expect_balanced "anybin-gotcall graph balanced"
+	# (the thread libdlt.so's constructor starts is traced from its start,
+	# libutrace.so being initialized first; it may still run dl_busy when
+	# main returns and ends it: its frames may stay open, nothing else)
+	expect_balanced "anybin-gotcall graph balanced" open-ok
 	expect_func "anybin-gotcall call through the GOT into a jmp entry recorded once" dl_work count 3 depth 1
 	expect_func "anybin-gotcall call through the GOT into an int3 entry recorded once" dl_add count 31
 }

@@ -99,6 +99,29 @@ check_bt() {
 	check_bt_usr1
 	check_bt_inproc
 	check_bt_own
+	check_bt_ctor
+}
+
+# A library's constructor runs before main, and before a preloaded
+# library's unless that one is linked -z initfirst, as libutrace.so is:
+# its calls are probed as bpftrace's kernel uprobes see them (ctor.so's
+# constructor calls ctor_hit(1) and ctor_hit(2), main ctor_hit(3)).
+check_bt_ctor() {
+	local d=$RES/ctor
+	mkdir -p "$d"
+	printf '%s\n' '__attribute__((noinline)) void ctor_hit(int x) { __asm__ volatile("" : : "r"(x) : "memory"); }' \
+		'__attribute__((constructor)) static void ctor_init(void) { ctor_hit(1); ctor_hit(2); }' >"$d/ctor.c"
+	printf '%s\n' 'void ctor_hit(int x);' 'int main(void) { ctor_hit(3); return 0; }' >"$d/main.c"
+	if ! cc -O1 -fPIC -shared -o "$d/libctor.so" "$d/ctor.c" ||
+		! cc -O1 -o "$d/main" "$d/main.c" -L"$d" -lctor -Wl,-rpath,"$d"; then
+		t 1 "$CFG bt a library's constructor is probed: builds"
+		return
+	fi
+	timeout "$TMO" "$UTRACE" bt -e "uprobe:$d/libctor.so:ctor_hit { @[arg0] = count(); }" \
+		-c "$d/main" >"$d/bt.out" 2>"$d/bt.err"
+	t "$([ $? = 0 ] && [ "$(grep -c '^@\[[123]\]: 1$' "$d/bt.out")" = 3 ]; echo $?)" \
+		"$CFG bt a library's constructor is probed (it runs before main)" \
+		"$(cat "$d/bt.out" "$d/bt.err")"
 }
 
 # The runtime's own library calls (its start-up, its helper threads) are
