@@ -28,7 +28,9 @@
  * the converted times.
  *
  * With a utrace_dat_resume (dat_resume.c) the buffers' cursors start at
- * their bookmarks, and move them on.
+ * their bookmarks, and move them on; the kernel CPUs' cursors start at
+ * the first page that may hold an event at or after the time resumed
+ * from (their pages' stamps, dat_kernel.c dat_kcursor_seek).
  *
  * Otherwise, when the process allows it (utrace_dat_read_threads), from
  * the first event on worker threads decode the buffers ahead, in
@@ -262,6 +264,16 @@ int utrace_dat_iter_resume(struct utrace_dat_iter *it, struct utrace_dat_resume 
 		dc->keep = &m[i];
 		dc->keep_before_ns = since_ns;
 	}
+	for (size_t i = it->d->nr_buffers; i < it->nr_curs; i++) {
+		struct iter_cursor *c = &it->curs[i];
+
+		if (c->started || !c->kc)
+			continue;
+		c->key = dat_kcursor_seek(c->kc, since_ns); /* not lower than before */
+	}
+	for (size_t i = it->nr_heap / 2 + 1; i-- > 0;)
+		if (it->nr_heap)
+			sift_down(it, i);
 	return 0;
 }
 

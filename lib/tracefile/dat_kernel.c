@@ -44,6 +44,7 @@ struct kpage_ref {
 	uint64_t off; /* the page (after struct utrace_dat_kpage) */
 	uint32_t len;
 	uint32_t reserved;
+	uint64_t ts; /* its time_stamp, in ticks (0: cut short before it) */
 };
 
 struct kcpu {
@@ -134,7 +135,11 @@ int dat_kernel_index(struct utrace_dat *d, const unsigned char *head, size_t n, 
 		return -ENOMEM;
 	c->pages[c->nr_pages].off = off + hl;
 	c->pages[c->nr_pages].len = len - (uint32_t)sizeof(kp);
-	c->pages[c->nr_pages++].reserved = 0;
+	c->pages[c->nr_pages].reserved = 0;
+	c->pages[c->nr_pages].ts = 0;
+	if (n >= hl + 8)
+		memcpy(&c->pages[c->nr_pages].ts, head + hl, 8);
+	c->nr_pages++;
 	if (kp.cpu > d->max_cpu)
 		d->max_cpu = kp.cpu;
 	return 0;
@@ -397,6 +402,34 @@ struct dat_kcursor *dat_kcursor_new(struct utrace_dat *d, size_t i, struct dat_w
 uint64_t dat_kcursor_first_ns(const struct dat_kcursor *c)
 {
 	return kticks_to_ns(c->d, c->kc->first_ts);
+}
+
+/*
+ * A CPU's events come out of its ring buffer in time order, and a page is
+ * stamped with the time of its first event: the events of page i lie at
+ * or before page i + 1's stamp.  So the pages before the last one stamped
+ * before since hold none at or after it; one more page is read before
+ * that, in case a nested write (an interrupt's event) stamped a page a
+ * little out of order.
+ */
+uint64_t dat_kcursor_seek(struct dat_kcursor *c, uint64_t since_ns)
+{
+	const struct kcpu *kc = c->kc;
+	size_t lo = 0, hi = kc->nr_pages;
+
+	if (c->next_page || c->rec || !kc->nr_pages)
+		return dat_kcursor_first_ns(c); /* started: left as it is */
+	while (lo < hi) { /* lo: the pages stamped before since */
+		size_t mid = (lo + hi) / 2;
+
+		if (kticks_to_ns(c->d, kc->pages[mid].ts) < since_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	c->next_page = lo > 2 ? lo - 2 : 0;
+	return c->next_page ? kticks_to_ns(c->d, kc->pages[c->next_page].ts)
+			    : dat_kcursor_first_ns(c);
 }
 
 void dat_kcursor_free(struct dat_kcursor *c)
