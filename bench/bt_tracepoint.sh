@@ -19,7 +19,8 @@
 # threads, /proc/PID/task/*/schedstat, in ns: bpftrace's is too small for
 # /proc/PID/stat's ticks) over the workload's time and half a second
 # after (utrace bt's last reading; start-up and the final print left
-# out), that CPU per second, @[bttpcat] and that per cat the loop ran,
+# out), that CPU per second, the whole run's (time(1): start-up, and the
+# readings a tool that fell behind still owed, included), @[bttpcat] and that per cat the loop ran,
 # all the events counted (the whole system's openat, each tool's own
 # included) and the tool's CPU per event; then utrace bt's CPU over
 # bpftrace's.  The @[bttpcat] counts must agree roughly (utrace bt names
@@ -59,23 +60,28 @@ fi
 cpu() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%.4f\n", s / 1e9 }'; }
 now() { date +%s.%N; }
 
-declare -A PID
+declare -A PID WRAP
 stop() {
 	for t in "${tools[@]}"; do [ -n "${PID[$t]:-}" ] && kill -INT "${PID[$t]}" 2>/dev/null; done
 	[ -n "${WL:-}" ] && kill "$WL" 2>/dev/null
 }
 trap 'stop; [ -n "${KEEP:-}" ] || rm -rf "$OUT"' EXIT
+# (under time(1), for the whole run's CPU: the readings a tool still owes
+# when the workload stops come after the window, at its end)
 for t in "${tools[@]}"; do
 	case $t in
-	bpftrace) bpftrace -e "$PROG" >"$OUT/$t.out" 2>&1 & ;;
-	*) "${CMD[$t]}" bt -e "$PROG" >"$OUT/$t.out" 2>&1 & ;;
+	bpftrace) set -- bpftrace ;;
+	*) set -- "${CMD[$t]}" bt ;;
 	esac
-	PID[$t]=$!
+	/usr/bin/time -f '%U %S' -o "$OUT/$t.time" "$@" -e "$PROG" >"$OUT/$t.out" 2>&1 &
+	WRAP[$t]=$!
 done
 declare -A T0=() C0=() C1=() CPU=() N=()
 for _ in $(seq 600); do # 60 s at most for both to attach
 	for t in "${tools[@]}"; do
-		[ -z "${T0[$t]:-}" ] && grep -q '^Attaching' "$OUT/$t.out" && T0[$t]=$(now)
+		[ -z "${PID[$t]:-}" ] && PID[$t]=$(pgrep -P "${WRAP[$t]}")
+		[ -z "${T0[$t]:-}" ] && [ -n "${PID[$t]}" ] && grep -q '^Attaching' "$OUT/$t.out" &&
+			T0[$t]=$(now)
 	done
 	[ "${#T0[@]}" = "${#tools[@]}" ] && break
 	sleep 0.1
@@ -99,20 +105,20 @@ WL=
 sleep 0.5 # utrace bt's last reading of the workload's events
 for t in "${tools[@]}"; do C1[$t]=$(cpu "${PID[$t]}"); done
 for t in "${tools[@]}"; do kill -INT "${PID[$t]}"; done
-for t in "${tools[@]}"; do wait "${PID[$t]}"; done
+for t in "${tools[@]}"; do wait "${WRAP[$t]}"; done
 
 printf 'workload: a loop of cat /etc/hostname for %s s, %s cats (load %s)\n' "$SECS" \
 	"$(cat "$OUT/cats")" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-9s %12s %12s %12s %8s %10s %14s\n' tool "tool CPU s" "CPU s / s" "@[bttpcat]" "per cat" \
-	events "CPU us/event"
+printf '%-9s %12s %12s %12s %12s %8s %10s %14s\n' tool "tool CPU s" "CPU s / s" "whole run s" \
+	"@[bttpcat]" "per cat" events "CPU us/event"
 for t in "${tools[@]}"; do
 	n=$(sed -n 's/^@\[bttpcat\]: \([0-9]*\)$/\1/p' "$OUT/$t.out")
 	all=$(sed -n 's/^@\[.*\]: \([0-9]*\)$/\1/p' "$OUT/$t.out" | awk '{ s += $1 } END { print s + 0 }')
 	grep -v '^@\|^$\|^Attaching\|RLIMIT_MEMLOCK' "$OUT/$t.out" | sed "s/^/$t: /" | head -5 >&2
 	awk -v t="$t" -v c0="${C0[$t]}" -v c1="${C1[$t]}" -v n="${n:-0}" -v all="$all" -v s="$SECS" \
-		-v cats="$(cat "$OUT/cats")" 'BEGIN {
+		-v cats="$(cat "$OUT/cats")" -v whole="$(tail -1 "$OUT/$t.time" | awk '{ print $1 + $2 }')" 'BEGIN {
 		cpu = c1 - c0
-		printf "%-9s %12.3f %12.3f %12d %8.2f %10d %14.2f\n", t, cpu, cpu / s, n,
+		printf "%-9s %12.3f %12.3f %12.2f %12d %8.2f %10d %14.2f\n", t, cpu, cpu / s, whole, n,
 			cats ? n / cats : 0, all,
 			all ? cpu * 1e6 / all : 0 }'
 	CPU[$t]=$(awk -v a="${C0[$t]}" -v b="${C1[$t]}" 'BEGIN { print b - a }')
