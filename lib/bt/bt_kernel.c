@@ -161,7 +161,7 @@ static int take_format(void *arg, const char *sys, const char *name, int id, con
 		if (k->leader[j] != i)
 			continue;
 		k->ids[j] = id;
-		k->r->sites[j].fmt = k->fmts[i];
+		bt_site_format(k->r, &k->r->sites[j], k->fmts[i]);
 		k->r->sites[j].event_id = id;
 	}
 	return 0;
@@ -350,7 +350,7 @@ static void detach(struct bt_kernel *k)
 		}
 		if (k->fmts && k->fmts[i])
 			utrace_event_format_free(k->fmts[i]);
-		k->r->sites[i].fmt = NULL;
+		bt_site_format(k->r, &k->r->sites[i], NULL);
 	}
 	for (unsigned c = 0; c < k->nheld; c++)
 		if (k->held[c].data)

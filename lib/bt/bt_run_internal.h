@@ -28,7 +28,12 @@ struct bt_site {
 	struct bt_code code;
 	/* while it runs */
 	int event_id;	     /* its probe's event in the recording, -1 if none */
-	const struct utrace_event_format *fmt;
+	const struct utrace_event_format *fmt; /* set with bt_site_format */
+	/* the fields of fmt a hit reads, looked up once a format (NULL:
+	 * none): comm, a0..a5, ret, s0..s6 (str(argN)), args.FIELD's */
+	struct bt_site_fields {
+		const struct utrace_event_field *comm, *ret, *a[6], *s[7], *tp[6];
+	} fl;
 	uint64_t next_tick; /* interval: the next firing, CLOCK_MONOTONIC ns */
 	const char *inproc_no; /* uprobes: why its action is replayed, NULL: run at the hit */
 	char *file;	       /* usdt: the ELF file, absolute, and its note's index */
@@ -43,6 +48,11 @@ struct bt_site {
 };
 
 struct utrace_dat_resume;
+struct bt_run;
+
+/* Site s's events are of format f (NULL: none): its fields looked up. */
+void bt_site_format(const struct bt_run *r, struct bt_site *s,
+		    const struct utrace_event_format *f);
 
 struct bt_run {
 	const struct utrace_bt_opts *o;

@@ -332,7 +332,7 @@ static bool map_tracepoint(struct bt_run *r, const char *sys, const char *text, 
 		if (strcmp((*fmt)->name, s->func + n + 1))
 			continue;
 		s->event_id = id;
-		s->fmt = *fmt;
+		bt_site_format(r, s, *fmt);
 		found = true;
 	}
 	return found;
@@ -361,16 +361,35 @@ static int map_events(struct bt_run *r, struct utrace_dat *d, struct utrace_even
 		if ((sscanf((*fmts)[i]->name, strcmp(sys, "bt") ? "btp%u" : "p%u", &k) == 1) &&
 		    k < r->nsites) {
 			r->sites[k].event_id = id;
-			r->sites[k].fmt = (*fmts)[i];
+			bt_site_format(r, &r->sites[k], (*fmts)[i]);
 		}
 	}
 	return 0;
 }
 
-static uint64_t field_u64(const struct utrace_event_format *f, const struct utrace_event *ev,
-			  const char *name)
+void bt_site_format(const struct bt_run *r, struct bt_site *s,
+		    const struct utrace_event_format *f)
 {
-	const struct utrace_event_field *fl = utrace_event_field_find(f, name);
+	struct bt_site_fields *fl = &s->fl;
+
+	s->fmt = f;
+	fl->comm = utrace_event_field_find(f, "comm");
+	fl->ret = utrace_event_field_find(f, "ret");
+	for (unsigned i = 0; i < 7; i++) {
+		char name[3] = {'a', (char)('0' + i), 0};
+
+		if (i < 6)
+			fl->a[i] = utrace_event_field_find(f, name);
+		name[0] = 's';
+		fl->s[i] = utrace_event_field_find(f, name);
+	}
+	for (unsigned i = 0; i < 6; i++)
+		fl->tp[i] = i < r->prog.ntp_fields ? utrace_event_field_find(f, r->prog.tp_fields[i])
+						   : NULL;
+}
+
+static uint64_t field_u64(const struct utrace_event_field *fl, const struct utrace_event *ev)
+{
 	uint64_t v = 0;
 
 	if (fl && fl->offset >= 8 && fl->offset - 8 + 8 <= ev->data_len)
@@ -379,10 +398,9 @@ static uint64_t field_u64(const struct utrace_event_format *f, const struct utra
 }
 
 /* A __data_loc string field: its bytes in the record, or "". */
-static const char *field_str(const struct utrace_event_format *f, const struct utrace_event *ev,
-			     const char *name, size_t *len)
+static const char *field_str(const struct utrace_event_field *fl, const struct utrace_event *ev,
+			     size_t *len)
 {
-	const struct utrace_event_field *fl = utrace_event_field_find(f, name);
 	uint32_t loc = 0, off, n;
 
 	*len = 0;
@@ -423,7 +441,7 @@ int64_t bt_session_field(void *arg, unsigned k, char *out)
 	}
 	if (out) {
 		size_t len;
-		const char *s = field_str(cur_site->fmt, cur_ev, name, &len);
+		const char *s = field_str(fl, cur_ev, &len);
 
 		snprintf(out, UTRACE_BT_STRLEN, "%.*s", (int)len, s);
 		return 0;
@@ -445,8 +463,7 @@ static void tp_args(const struct bt_run *r, const struct bt_site *s, const struc
 		    struct utrace_bt_hit *hit, struct hit_strs *hs)
 {
 	for (unsigned i = 0; i < r->prog.ntp_fields && hs->n < HS_MAX; i++) {
-		const struct utrace_event_field *fl =
-		    utrace_event_field_find(s->fmt, r->prog.tp_fields[i]);
+		const struct utrace_event_field *fl = s->fl.tp[i];
 		const uint8_t *p;
 		uint64_t v = 0;
 		size_t len = 0;
@@ -461,7 +478,7 @@ static void tp_args(const struct bt_run *r, const struct bt_site *s, const struc
 			if (fl->kind == UTRACE_EF_CHARS)
 				len = strnlen(str, fl->size);
 			else
-				str = field_str(s->fmt, ev, r->prog.tp_fields[i], &len);
+				str = field_str(fl, ev, &len);
 			hs_add(hs, (uint64_t)hit->args[i], str, len);
 		} else if (fl->size <= 8) {
 			memcpy(&v, p, fl->size);
@@ -491,21 +508,27 @@ static bool kernel_strs(struct bt_run *r, unsigned k, const struct utrace_event 
 static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrace_event *ev,
 		   struct utrace_bt_hit *hit, struct hit_strs *hs)
 {
-	static const char *const names[7] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6"};
+	static int64_t ids[2];
+	static bool ids_read;
 	size_t len;
-	const char *comm = field_str(s->fmt, ev, "comm", &len);
+	const char *comm = field_str(s->fl.comm, ev, &len);
 
 	memset(hit, 0, sizeof(*hit));
 	memset(hs, 0, sizeof(*hs));
 	for (unsigned i = 0; i < 6; i++)
-		hit->args[i] = (int64_t)field_u64(s->fmt, ev, (const char[]){'a', (char)('0' + i), 0});
+		hit->args[i] = (int64_t)field_u64(s->fl.a[i], ev);
 	if (s->type == BT_P_USDT)
 		bt_usdt_args(s->fmt, ev, hit);
-	hit->builtin[UTRACE_BB_RETVAL] = (int64_t)field_u64(s->fmt, ev, "ret");
+	hit->builtin[UTRACE_BB_RETVAL] = (int64_t)field_u64(s->fl.ret, ev);
 	hit->builtin[UTRACE_BB_PID] = ev->pid;
 	hit->builtin[UTRACE_BB_TID] = ev->tid;
-	hit->builtin[UTRACE_BB_UID] = getuid();
-	hit->builtin[UTRACE_BB_GID] = getgid();
+	if (!ids_read) { /* the tool's (as bpftrace's uid of a replay): read once */
+		ids[0] = getuid();
+		ids[1] = getgid();
+		ids_read = true;
+	}
+	hit->builtin[UTRACE_BB_UID] = ids[0];
+	hit->builtin[UTRACE_BB_GID] = ids[1];
 	hit->builtin[UTRACE_BB_NSECS] = (int64_t)ev->ts;
 	hit->builtin[UTRACE_BB_ELAPSED] = (int64_t)ev->ts - r->start_ns;
 	hit->builtin[UTRACE_BB_CPU] = ev->cpu;
@@ -515,7 +538,7 @@ static void hit_of(struct bt_run *r, const struct bt_site *s, const struct utrac
 	for (unsigned i = 0; i < 7; i++) {
 		if (!(s->strargs >> i & 1))
 			continue;
-		const char *str = field_str(s->fmt, ev, names[i], &len);
+		const char *str = field_str(s->fl.s[i], ev, &len);
 
 		hs_add(hs,
 		       i == 6 ? (uint64_t)hit->builtin[UTRACE_BB_RETVAL] : (uint64_t)hit->args[i],

@@ -12,7 +12,6 @@
  * a reading (bt_tracepoint.h).
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,50 +136,9 @@ int bt_tracepoint_find(const char *sys, const char *event, char ***out, size_t *
 	return ret;
 }
 
-static int cmdline_cmp(const void *a, const void *b)
-{
-	const struct bt_cmdline *x = a, *y = b;
-
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-int bt_cmdlines_parse(struct bt_cmdlines *cl, const char *text)
-{
-	size_t cap = 1;
-
-	for (const char *p = text; *p; p++)
-		cap += *p == '\n';
-	bt_cmdlines_free(cl);
-	if (!(cl->v = malloc(cap * sizeof(*cl->v))))
-		return -ENOMEM;
-	for (const char *p = text; *p && cl->n < cap; p += strcspn(p, "\n"), p += *p == '\n') {
-		struct bt_cmdline *c = &cl->v[cl->n];
-		char *end;
-		long pid = strtol(p, &end, 10);
-		size_t len = strcspn(end, "\n");
-
-		if (*p < '0' || *p > '9' || *end != ' ' || pid <= 0 || pid > INT_MAX)
-			continue;
-		c->pid = (int)pid;
-		snprintf(c->comm, sizeof(c->comm), "%.*s", (int)(len - 1), end + 1);
-		cl->n++;
-	}
-	qsort(cl->v, cl->n, sizeof(*cl->v), cmdline_cmp);
-	return 0;
-}
-
-const char *bt_cmdlines_find(const struct bt_cmdlines *cl, int pid)
-{
-	struct bt_cmdline key = {.pid = pid};
-	const struct bt_cmdline *c =
-	    cl->n ? bsearch(&key, cl->v, cl->n, sizeof(*cl->v), cmdline_cmp) : NULL;
-
-	return c ? c->comm : NULL;
-}
-
 void bt_cmdlines_free(struct bt_cmdlines *cl)
 {
-	free(cl->v);
+	utrace_ksaved_free(&cl->saved);
 	*cl = (struct bt_cmdlines){0};
 }
 
@@ -193,17 +151,11 @@ void bt_cmdlines_stale(struct bt_cmdlines *cl)
 /* The kernel's name of tid, gone: cl, read once a reading. */
 static void saved_cmdline(struct bt_cmdlines *cl, int tid, char *comm, size_t size)
 {
-	char path[4096], *text;
 	const char *name;
 
-	if (!cl->fresh && utrace_tracefs_root()) {
-		text = utrace_tracefs_read(
-		    utrace_tracefs_path(path, utrace_tracefs_root(), "saved_cmdlines"));
-		if (text && bt_cmdlines_parse(cl, text) == 0)
-			cl->fresh = true;
-		free(text);
-	}
-	if ((name = bt_cmdlines_find(cl, tid)))
+	if (!cl->fresh && utrace_ksaved_read(&cl->saved, "saved_cmdlines") == 0)
+		cl->fresh = true;
+	if ((name = utrace_ksaved_find(&cl->saved, tid)))
 		snprintf(comm, size, "%s", name);
 }
 

@@ -7,23 +7,24 @@
 #include <stddef.h>
 
 #include "lib/bt/bt_ast.h"
+#include "lib/kernel/kernel_saved.h"
 
 struct utrace_dat;
 
-/* The kernel's saved_cmdlines ("PID COMM" lines), sorted by pid: the
- * names of the threads that are gone, read once a reading of the
- * recording (bt_replay) at most, when such a thread's hit asks.  Reading
- * the file costs milliseconds (the kernel formats every entry, thousands
- * when saved_cmdlines_size was raised): read at every such hit, a busy
- * machine's system-wide tracepoints took seconds a reading. */
+/* The names of the threads a reading names that the recording does not:
+ * the kernel's saved_cmdlines (lib/kernel/kernel_saved.h), for the
+ * threads gone, read once a reading (bt_replay) at most, when such a
+ * thread's hit asks.  Reading the file costs milliseconds (the kernel
+ * formats every entry, thousands when saved_cmdlines_size was raised):
+ * read at every such hit, a busy machine's system-wide tracepoints took
+ * seconds a reading. */
 struct bt_cmdline {
 	int pid;
 	char comm[16];
 };
 #define BT_COMM_CACHE 256 /* threads whose name a reading keeps */
 struct bt_cmdlines {
-	struct bt_cmdline *v;
-	size_t n;
+	struct utrace_ksaved saved;
 	bool fresh; /* read in this reading: not again */
 	/* the names read from /proc (or saved_cmdlines) in this reading, by
 	 * tid % BT_COMM_CACHE (pid 0: none): a system-wide probe of openat
@@ -57,11 +58,7 @@ char *bt_tracepoint_exe(char *const *argv, int pid);
  * kernel's saved_cmdlines (cl, read if not fresh), else "<...>". */
 void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int tid, char *comm,
 			size_t size);
-/* saved_cmdlines' text made cl's table (what it held before dropped);
- * 0 or -ENOMEM.  The name of pid in it, NULL if none.  Its memory freed
- * (cl empty, not fresh). */
-int bt_cmdlines_parse(struct bt_cmdlines *cl, const char *text);
-const char *bt_cmdlines_find(const struct bt_cmdlines *cl, int pid);
+/* Its memory freed (cl empty, not fresh). */
 void bt_cmdlines_free(struct bt_cmdlines *cl);
 /* A new reading: saved_cmdlines and /proc read again when asked. */
 void bt_cmdlines_stale(struct bt_cmdlines *cl);

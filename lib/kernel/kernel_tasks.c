@@ -18,6 +18,7 @@
 
 #include "lib/base/grow.h"
 #include "lib/kernel/kernel_internal.h"
+#include "lib/kernel/kernel_saved.h"
 #include "lib/kernel/kernel_tracefs.h"
 
 static int kt_fail(const struct utrace_ktrace *kt, struct utrace_error *err, int code,
@@ -137,24 +138,23 @@ void kt_task_rename(struct utrace_ktrace *kt, size_t i)
 		kt->tasks[i] = t;
 }
 
-/* Each line "PID TEXT" of the kernel's file NAME (saved_cmdlines,
- * saved_tgids) of a task in kt that wants it given to set. */
+/* Each task in kt that wants it given its text in the kernel's file NAME
+ * (saved_cmdlines, saved_tgids: kernel_saved.c) to set. */
 static void kt_saved(struct utrace_ktrace *kt, const char *name, bool all,
 		     void (*set)(struct utrace_dat_ktask *t, const char *text))
 {
-	char path[PATH_MAX], *text, *line, *save = NULL;
+	struct utrace_ksaved saved = {0};
 
-	text = utrace_tracefs_read(utrace_tracefs_path(path, utrace_tracefs_root(), "%s", name));
-	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *rest;
-		long pid = strtol(line, &rest, 10);
-		ssize_t t = rest != line && *rest == ' ' ? kt_find_task(kt, (int)pid) : -1;
+	if (utrace_ksaved_read(&saved, name) < 0)
+		return;
+	for (size_t i = 0; i < kt->nr_tasks; i++) {
+		const char *text;
 
-		if (t >= 0 && !kt->tasks[t].comm[0] && (all || !kt->tstate[t].cmdline))
-			set(&kt->tasks[t], rest + 1);
+		if (kt->tasks[i].pid && !kt->tasks[i].comm[0] && (all || !kt->tstate[i].cmdline) &&
+		    (text = utrace_ksaved_find(&saved, kt->tasks[i].pid)))
+			set(&kt->tasks[i], text);
 	}
-	free(text);
+	utrace_ksaved_free(&saved);
 }
 
 static void set_comm(struct utrace_dat_ktask *t, const char *text)

@@ -28,7 +28,9 @@
  * the converted times.
  *
  * With a utrace_dat_resume (dat_resume.c) the buffers' cursors start at
- * their bookmarks, and move them on.
+ * their bookmarks, and move them on; the kernel CPUs' cursors start at
+ * the first page that may hold an event at or after the time resumed
+ * from (their pages' stamps, dat_kernel.c dat_kcursor_seek).
  *
  * Otherwise, when the process allows it (utrace_dat_read_threads), from
  * the first event on worker threads decode the buffers ahead, in
@@ -60,8 +62,13 @@ struct iter_cursor {
 struct utrace_dat_iter {
 	struct utrace_dat *d;
 	int nested; /* some buffer is a nested context's */
+	/* a cursor per buffer that has pages, in buffer order, then one per
+	 * kernel CPU: a buffer of a kernel task has none (thousands of them
+	 * in a system-wide recording of short processes, all made and freed
+	 * at every live reading) */
 	struct iter_cursor *curs;
-	size_t nr_curs;
+	size_t nr_curs, nr_bufcurs;
+	uint32_t *pos; /* by buffer index: its cursor's index + 1, 0 none */
 	struct iter_cursor **heap;
 	size_t nr_heap;
 	struct dat_warnings warn;
@@ -182,9 +189,7 @@ static void start_ahead(struct utrace_dat_iter *it)
 	it->ahead_tried = 1;
 	if (it->resumed)
 		return;
-	for (size_t i = 0; i < it->d->nr_buffers && i < it->nr_curs; i++) {
-		if (!it->d->buffers[i].nr_pages)
-			continue;
+	for (size_t i = 0; i < it->nr_bufcurs; i++) {
 		if (n == DAT_AHEAD_MAX_CURSORS || it->curs[i].started)
 			return;
 		idx[n++] = i;
@@ -195,7 +200,7 @@ static void start_ahead(struct utrace_dat_iter *it)
 int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 			 struct utrace_error *err)
 {
-	size_t nr_k = dat_kernel_cpu_count(d), nr = d->nr_buffers + nr_k;
+	size_t nr_k = dat_kernel_cpu_count(d), nr = nr_k;
 	struct utrace_dat_iter *it;
 
 	*out = NULL;
@@ -203,28 +208,32 @@ int utrace_dat_iter_open(struct utrace_dat *d, struct utrace_dat_iter **out,
 	if (!it)
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", d->path);
 	it->d = d;
-	if (nr) {
-		it->curs = calloc(nr, sizeof(*it->curs));
-		it->heap = calloc(nr, sizeof(*it->heap));
-		if (!it->curs || !it->heap) {
+	for (size_t i = 0; i < d->nr_buffers; i++)
+		nr += d->buffers[i].nr_pages != 0;
+	if (nr || d->nr_buffers) {
+		it->curs = calloc(nr + 1, sizeof(*it->curs));
+		it->heap = calloc(nr + 1, sizeof(*it->heap));
+		it->pos = calloc(d->nr_buffers + 1, sizeof(*it->pos));
+		if (!it->curs || !it->heap || !it->pos) {
 			utrace_dat_iter_close(it);
 			return utrace_error_set(err, -ENOMEM, "%s: out of memory", d->path);
 		}
 	}
 	for (size_t i = 0; i < d->nr_buffers; i++) {
-		struct iter_cursor *c = &it->curs[i];
+		struct iter_cursor *c = &it->curs[it->nr_curs];
 
-		dat_cursor_init(&c->dc, d, (uint32_t)i, &it->warn);
-		slots_init(c);
-		c->head = &c->own;
-		c->order = i;
-		it->nr_curs++;
 		it->nested |= d->buffers[i].info.nest != 0;
 		if (!d->buffers[i].nr_pages)
 			continue;
+		dat_cursor_init(&c->dc, d, (uint32_t)i, &it->warn);
+		slots_init(c);
+		c->head = &c->own;
+		c->order = it->nr_curs++;
+		it->pos[i] = (uint32_t)it->nr_curs;
 		c->key = ns(d, d->buffers[i].first_tsc);
 		it->heap[it->nr_heap++] = c;
 	}
+	it->nr_bufcurs = it->nr_curs;
 	for (size_t i = 0; i < nr_k; i++) {
 		struct iter_cursor *c = &it->curs[it->nr_curs];
 
@@ -252,16 +261,27 @@ int utrace_dat_iter_resume(struct utrace_dat_iter *it, struct utrace_dat_resume 
 
 	if (!m && it->d->nr_buffers)
 		return utrace_error_set(err, -ENOMEM, "%s: out of memory", it->d->path);
-	for (size_t i = 0; i < it->d->nr_buffers; i++) {
+	for (size_t i = 0; i < it->nr_bufcurs; i++) {
 		struct dat_cursor *dc = &it->curs[i].dc;
 
 		if (it->curs[i].started)
 			continue;
 		it->resumed = 1;
-		dat_cursor_restore(dc, &m[i]); /* its heap key stays a lower bound */
-		dc->keep = &m[i];
+		/* (its heap key stays a lower bound) */
+		dat_cursor_restore(dc, &m[dc->bufidx]);
+		dc->keep = &m[dc->bufidx];
 		dc->keep_before_ns = since_ns;
 	}
+	for (size_t i = it->nr_bufcurs; i < it->nr_curs; i++) {
+		struct iter_cursor *c = &it->curs[i];
+
+		if (c->started || !c->kc)
+			continue;
+		c->key = dat_kcursor_seek(c->kc, since_ns); /* not lower than before */
+	}
+	for (size_t i = it->nr_heap / 2 + 1; i-- > 0;)
+		if (it->nr_heap)
+			sift_down(it, i);
 	return 0;
 }
 
@@ -270,9 +290,9 @@ int utrace_dat_iter_resume(struct utrace_dat_iter *it, struct utrace_dat_resume 
  * 0 before its first and after its last. */
 static uint32_t thread_depth(const struct utrace_dat_iter *it, uint32_t buf)
 {
-	const struct iter_cursor *u = &it->curs[buf];
+	const struct iter_cursor *u = it->pos[buf] ? &it->curs[it->pos[buf] - 1] : NULL;
 
-	if (u->kc || !u->started || u->done)
+	if (!u || u->kc || !u->started || u->done)
 		return 0;
 	switch (u->head->kind) {
 	case UTRACE_EV_EXIT:
@@ -446,7 +466,7 @@ static __attribute__((noinline)) int next_merged(struct utrace_dat_iter *it,
 			continue;
 		}
 		if (c->kc == NULL && c->head->kind == UTRACE_EV_LEAF && c->started &&
-		    (it->nr_curs > it->d->nr_buffers || it->nested)) {
+		    (it->nr_curs > it->nr_bufcurs || it->nested)) {
 			/* a syscall made, or a signal handled, inside a leaf call
 			 * must show inside it: then the leaf is an entry now and
 			 * its exit later */
@@ -555,6 +575,7 @@ void utrace_dat_iter_close(struct utrace_dat_iter *it)
 		dat_kcursor_free(it->curs[i].kc);
 	}
 	free(it->curs);
+	free(it->pos);
 	free(it->heap);
 	free(it->out);
 	free(it);

@@ -44,6 +44,7 @@ struct kpage_ref {
 	uint64_t off; /* the page (after struct utrace_dat_kpage) */
 	uint32_t len;
 	uint32_t reserved;
+	uint64_t ts; /* its time_stamp, in ticks (0: cut short before it) */
 };
 
 struct kcpu {
@@ -69,6 +70,7 @@ struct dat_kernel {
 	struct ktid *map; /* sorted by (tid, from_ns) */
 	size_t nr_map;
 	uint32_t *by_pid; /* the tasks' indexes, sorted by (pid, index) */
+	bool mono;     /* hdr.clock is "mono": time stamps are ns already */
 	int kstack_id; /* ftrace:kernel_stack's common_type, -1: none */
 	int print_id;  /* ftrace:print's (trace_marker's), -1: none */
 };
@@ -87,6 +89,9 @@ struct dat_kcursor {
 	long long lost; /* owed LOST event: -1 unknown count, 0 none */
 	uint32_t last_buf;
 	int have_last;
+	int have_tb; /* the map's entries of task tb_tid: tb_n at tb_lo */
+	int32_t tb_tid;
+	size_t tb_lo, tb_n;
 };
 
 static struct dat_kernel *kern(struct utrace_dat *d)
@@ -134,7 +139,11 @@ int dat_kernel_index(struct utrace_dat *d, const unsigned char *head, size_t n, 
 		return -ENOMEM;
 	c->pages[c->nr_pages].off = off + hl;
 	c->pages[c->nr_pages].len = len - (uint32_t)sizeof(kp);
-	c->pages[c->nr_pages++].reserved = 0;
+	c->pages[c->nr_pages].reserved = 0;
+	c->pages[c->nr_pages].ts = 0;
+	if (n >= hl + 8)
+		memcpy(&c->pages[c->nr_pages].ts, head + hl, 8);
+	c->nr_pages++;
 	if (kp.cpu > d->max_cpu)
 		d->max_cpu = kp.cpu;
 	return 0;
@@ -154,6 +163,7 @@ int dat_kernel_meta(struct utrace_dat *d, uint32_t type, const char *p, uint32_t
 		}
 		memcpy(&k->hdr, p, sizeof(k->hdr));
 		k->hdr.clock[sizeof(k->hdr.clock) - 1] = 0;
+		k->mono = !strcmp(k->hdr.clock, "mono");
 		/* the kernel's sub-buffers are a power of two from a page to
 		 * 1 MiB (buffer_subbuf_size_kb); anything else is damage, and
 		 * a page buffer is sized from it (found by fuzz_dat) */
@@ -183,7 +193,7 @@ int dat_kernel_meta(struct utrace_dat *d, uint32_t type, const char *p, uint32_t
 
 static uint64_t kticks_to_ns(const struct utrace_dat *d, uint64_t ts)
 {
-	if (d->kern && !strcmp(d->kern->hdr.clock, "mono"))
+	if (d->kern && d->kern->mono)
 		return ts;
 	return utrace_dat_tsc_to_ns(d, ts);
 }
@@ -195,7 +205,7 @@ static uint64_t kticks_to_tsc(const struct utrace_dat *d, uint64_t ts)
 	const struct utrace_dat_clock *c = &d->clock;
 	__int128 dns = (__int128)c->ns1 - c->ns0, v;
 
-	if (!d->kern || strcmp(d->kern->hdr.clock, "mono"))
+	if (!d->kern || !d->kern->mono)
 		return ts;
 	if (!d->have_clock || dns <= 0 || c->tsc1 <= c->tsc0)
 		return ts;
@@ -233,10 +243,10 @@ static int load_page(struct dat_kcursor *c, size_t i, struct utrace_error *err)
 	return (int)(16 + (commit & KCOMMIT_MASK));
 }
 
-/* The buffer of kernel pid tid at time ns, or UINT32_MAX. */
-static uint32_t task_buf(const struct dat_kernel *k, int32_t tid, uint64_t ns)
+/* The entries of kernel pid tid in k->map: the first at *lo, how many. */
+static size_t task_range(const struct dat_kernel *k, int32_t tid, size_t *lo_out)
 {
-	size_t lo = 0, hi = k->nr_map, best;
+	size_t lo = 0, hi = k->nr_map, n = 0;
 
 	while (lo < hi) { /* first entry with this tid */
 		size_t mid = (lo + hi) / 2;
@@ -246,13 +256,44 @@ static uint32_t task_buf(const struct dat_kernel *k, int32_t tid, uint64_t ns)
 		else
 			hi = mid;
 	}
-	if (lo == k->nr_map || k->map[lo].tid != tid)
+	while (lo + n < k->nr_map && k->map[lo + n].tid == tid)
+		n++;
+	*lo_out = lo;
+	return n;
+}
+
+/* The buffer of the n entries at lo (one pid's) at time ns. */
+static uint32_t range_buf(const struct dat_kernel *k, size_t lo, size_t n, uint64_t ns)
+{
+	size_t best = lo;
+
+	if (!n)
 		return UINT32_MAX;
-	best = lo;
-	for (size_t i = lo + 1; i < k->nr_map && k->map[i].tid == tid && k->map[i].from_ns <= ns;
-	     i++)
+	for (size_t i = lo + 1; i < lo + n && k->map[i].from_ns <= ns; i++)
 		best = i;
 	return k->map[best].buf;
+}
+
+/* The buffer of kernel pid tid at time ns, or UINT32_MAX. */
+static uint32_t task_buf(const struct dat_kernel *k, int32_t tid, uint64_t ns)
+{
+	size_t lo, n = task_range(k, tid, &lo);
+
+	return range_buf(k, lo, n, ns);
+}
+
+/* The same for a cursor's record: a CPU runs one task for many records
+ * in a row, so the last one's entries are kept. */
+static uint32_t cursor_task_buf(struct dat_kcursor *c, int32_t tid, uint64_t ns)
+{
+	const struct dat_kernel *k = c->d->kern;
+
+	if (!c->have_tb || c->tb_tid != tid) {
+		c->tb_n = task_range(k, tid, &c->tb_lo);
+		c->tb_tid = tid;
+		c->have_tb = 1;
+	}
+	return range_buf(k, c->tb_lo, c->tb_n, ns);
 }
 
 /* The event of record rec (NULL: the cursor's last task), size bytes. */
@@ -278,7 +319,7 @@ static void make_event(struct dat_kcursor *c, struct utrace_event *ev, const uin
 		ev->data = rec + 8;
 		ev->data_len = size - 8;
 	}
-	b = rec ? task_buf(k, pid, ev->ts) : UINT32_MAX;
+	b = rec ? cursor_task_buf(c, pid, ev->ts) : UINT32_MAX;
 	if (b == UINT32_MAX)
 		b = c->have_last ? c->last_buf : 0;
 	ev->id = type;
@@ -397,6 +438,34 @@ struct dat_kcursor *dat_kcursor_new(struct utrace_dat *d, size_t i, struct dat_w
 uint64_t dat_kcursor_first_ns(const struct dat_kcursor *c)
 {
 	return kticks_to_ns(c->d, c->kc->first_ts);
+}
+
+/*
+ * A CPU's events come out of its ring buffer in time order, and a page is
+ * stamped with the time of its first event: the events of page i lie at
+ * or before page i + 1's stamp.  So the pages before the last one stamped
+ * before since hold none at or after it; one more page is read before
+ * that, in case a nested write (an interrupt's event) stamped a page a
+ * little out of order.
+ */
+uint64_t dat_kcursor_seek(struct dat_kcursor *c, uint64_t since_ns)
+{
+	const struct kcpu *kc = c->kc;
+	size_t lo = 0, hi = kc->nr_pages;
+
+	if (c->next_page || c->rec || !kc->nr_pages)
+		return dat_kcursor_first_ns(c); /* started: left as it is */
+	while (lo < hi) { /* lo: the pages stamped before since */
+		size_t mid = (lo + hi) / 2;
+
+		if (kticks_to_ns(c->d, kc->pages[mid].ts) < since_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	c->next_page = lo > 2 ? lo - 2 : 0;
+	return c->next_page ? kticks_to_ns(c->d, kc->pages[c->next_page].ts)
+			    : dat_kcursor_first_ns(c);
 }
 
 void dat_kcursor_free(struct dat_kcursor *c)

@@ -41,6 +41,10 @@ struct dat_kcursor;
 struct dat_kcursor *dat_kcursor_new(struct utrace_dat *d, size_t i, struct dat_warnings *warn);
 /* ns of the first page (a lower bound of its first event). */
 uint64_t dat_kcursor_first_ns(const struct dat_kcursor *c);
+/* A cursor not started yet made to start at the first page that may hold
+ * an event at or after since_ns (a reading resumed, dat_resume.c); the
+ * ns of that page, a lower bound of its first event. */
+uint64_t dat_kcursor_seek(struct dat_kcursor *c, uint64_t since_ns);
 /* 1 with an event (its data in the cursor's page), 0 at the end, <0. */
 int dat_kcursor_next(struct dat_kcursor *c, struct utrace_event *ev, struct utrace_error *err);
 void dat_kcursor_free(struct dat_kcursor *c);

@@ -37,7 +37,9 @@
  * end; anything else means another file; a sub-buffer saved again, longer,
  * keeps the offset of its first version: dat_reader.c index_page), and only while `since` does not
  * go back: the resume forgets every bookmark when it does.  The kernel's
- * CPU pages are read whole every time.
+ * CPU pages need no bookmark: a page's stamp is its first event's time,
+ * and a resumed reading starts each CPU at the pages around `since`
+ * (dat_kernel.c dat_kcursor_seek).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -9,8 +9,9 @@
  * missed events, TP_printk text, a damaged page, a file whose
  * recorder died before KTASKS, and the kernel's kernel_stack entries of
  * its stacktrace trigger (a STACK event named from the KSYMS record,
- * printed as the kernel's trace_stack_print), and the OWN windows of
- * utrace's own work, whose kernel events are left out and counted.
+ * printed as the kernel's trace_stack_print), the OWN windows of
+ * utrace's own work, whose kernel events are left out and counted, and a
+ * reading resumed from a time, which skips the pages before it.
  */
 #include "common/proto.h"
 #include "lib/tracefile/dat_reader.h"
@@ -436,6 +437,77 @@ static void test_lat_fmt(void)
 	check(!bad, "kernel context: irqs-off, need-resched, irq, preempt, migrate as the kernel");
 }
 
+/* The values of the events of path from since_ns on, a resumed reading
+ * (rs) or a whole one; *before: how many came out before since_ns. */
+static int resumed_values(const char *path, struct utrace_dat_resume *rs, uint64_t since_ns,
+			  int32_t *v, int max, int *before)
+{
+	struct utrace_dat_iter *it = NULL;
+	struct utrace_error err;
+	struct utrace_event ev;
+	struct utrace_dat *d;
+	int n = 0, ret;
+
+	*before = 0;
+	if (utrace_dat_open(path, &d, &err) < 0 || utrace_dat_iter_open(d, &it, &err) < 0 ||
+	    (rs && utrace_dat_iter_resume(it, rs, since_ns, &err) < 0)) {
+		printf("# %s\n", err.msg);
+		return -1;
+	}
+	while ((ret = utrace_dat_iter_next(it, &ev, &err)) > 0) {
+		if (ev.kind != UTRACE_EV_EVENT || ev.data_len < 4)
+			continue;
+		if (ev.ts < since_ns)
+			(*before)++;
+		else if (n < max)
+			memcpy(&v[n++], ev.data, 4);
+	}
+	utrace_dat_iter_close(it);
+	utrace_dat_close(d);
+	return ret < 0 ? -1 : n;
+}
+
+/* A reading resumed from a time starts each CPU's pages around it
+ * (dat_kcursor_seek): the events from then on as a whole reading gives
+ * them, and the pages well before it not read. */
+static void test_resume(void)
+{
+	const char *path = check_path("kernel-resume.dat");
+	struct utrace_dat_writer *w = fx_begin(path, "nop");
+	struct utrace_dat_resume *rs = NULL;
+	int32_t all[128], part[128];
+	int n_all, n_part, before_all, before_part;
+	uint64_t since = 40000 + 5;
+
+	kernel_header(w);
+	for (int cpu = 0; cpu < 2; cpu++)
+		for (int pg = 0; pg < 10; pg++) { /* page pg at 10000 * pg (+ 7 on cpu 1) */
+			struct kpage p = {.len = 0};
+
+			for (int e = 0; e < 3; e++) /* at +0, +10, +20 */
+				ipp_event(&p, e ? 10 : 0, 100 + cpu,
+					  cpu * 1000 + pg * 10 + e);
+			ipp_write(w, (uint32_t)cpu, &p, 10000ull * (uint64_t)pg + (uint64_t)cpu * 7, 0);
+		}
+	fx_end(w);
+	if (utrace_dat_resume_new(&rs) < 0) {
+		check(0, "kernel resume: a resume");
+		return;
+	}
+	n_all = resumed_values(path, NULL, since, all, 128, &before_all);
+	n_part = resumed_values(path, rs, since, part, 128, &before_part);
+	check(n_all == 2 * 6 * 3 - 1 && before_all == 2 * 4 * 3 + 1,
+	      "kernel resume: a whole reading has %d events from the time, %d before", n_all,
+	      before_all);
+	check(n_part == n_all && !memcmp(part, all, (size_t)n_all * sizeof(*all)),
+	      "kernel resume: the events from the time on, as a whole reading's (%d of %d)",
+	      n_part, n_all);
+	check(before_part < before_all && before_part <= 2 * 2 * 3,
+	      "kernel resume: the pages before the time not read (%d events of them out, of %d)",
+	      before_part, before_all);
+	utrace_dat_resume_free(rs);
+}
+
 int main(void)
 {
 	if (check_tmpdir_init("dat-kernel") < 0) {
@@ -447,6 +519,7 @@ int main(void)
 	test_own();
 	test_kernel_stack();
 	test_lat_fmt();
+	test_resume();
 	check_tmpdir_cleanup();
 	return check_done();
 }
