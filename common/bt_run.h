@@ -26,6 +26,16 @@ static inline char *utrace_bt_slot(struct utrace_bt_state *st, int64_t v)
 	return st->strs[(uint64_t)v % (UTRACE_BT_TMP_STRS + UTRACE_BT_VARS)];
 }
 
+/* String value v's text: a long name's whole (its first bytes are what
+ * the string functions look at) where the tool keeps it (ctx->long_text). */
+static inline const char *utrace_bt_text(struct utrace_bt_state *st,
+					 const struct utrace_bt_ctx *ctx, int64_t v)
+{
+	const char *s = utrace_bt_slot(st, v);
+
+	return ctx->long_text ? ctx->long_text(ctx->arg, s) : s;
+}
+
 static inline void utrace_bt_strcpy(char *dst, const char *src)
 {
 	unsigned n = 0;
@@ -336,11 +346,12 @@ static inline int utrace_bt_exec(const void *prog, const struct utrace_bt_hit *h
 		case UTRACE_BOP_EXT: *sp++ = utrace_bt_ext(v[0], in->a, in->b); break;
 		case UTRACE_BOP_BSWAP: *sp++ = utrace_bt_bswap(v[0], in->a); break;
 		case UTRACE_BOP_STRNCMP:
-			*sp++ = utrace_bt_strncmp(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]),
-						  in->imm);
+			*sp++ = utrace_bt_strncmp(utrace_bt_text(st, ctx, v[0]),
+						  utrace_bt_text(st, ctx, v[1]), in->imm);
 			break;
 		case UTRACE_BOP_STRSTR:
-			*sp++ = utrace_bt_strstr(utrace_bt_slot(st, v[0]), utrace_bt_slot(st, v[1]));
+			*sp++ = utrace_bt_strstr(utrace_bt_text(st, ctx, v[0]),
+						 utrace_bt_text(st, ctx, v[1]));
 			break;
 		case UTRACE_BOP_TUPLE: *sp++ = utrace_bt_tuple_make(st, in, v); break;
 		case UTRACE_BOP_TGET: *sp++ = utrace_bt_tget(st, ctx, in->a, v[0]); break;

@@ -257,6 +257,10 @@ struct bt_program {
 	unsigned tp_deref; /* bit i: str() or join() reads where tp_fields[i] points */
 	const char *exe; /* the traced program, whose own tracepoints tracepoint: names too */
 	char *warnings; /* the checker's warnings, bpftrace's three lines each (malloc'ed) */
+	/* the run's store of values longer than a slot (bt_longval.c, not
+	 * owned): a name constant over 63 bytes (a probe's, a C++ func's)
+	 * is compiled as its handle; NULL: cut at 63 */
+	struct bt_longvals *longvals;
 };
 
 /* The error of a parse or check: bpftrace's three lines (the position

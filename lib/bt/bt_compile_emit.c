@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/bt/bt_compile_internal.h"
+#include "lib/bt/bt_longval.h"
 
 unsigned bt_comp_emit(struct comp *c, unsigned op, unsigned a, unsigned b, int64_t imm)
 {
@@ -40,6 +41,20 @@ void bt_comp_patch(struct comp *c, unsigned at)
 {
 	if (at < c->n)
 		c->ins[at].imm = c->n;
+}
+
+/* A name (probe, func) that bpftrace prints whole however long: over a
+ * slot's 63 bytes, the constant is its handle in the run's store
+ * (bt_longval.c), and the program runs in the tool (bt_inproc.c). */
+void bt_comp_sconst_name(struct comp *c, const char *s)
+{
+	char handle[UTRACE_BT_STRLEN];
+
+	if (strlen(s) >= UTRACE_BT_STRLEN && c->p->longvals) {
+		bt_longval_put(c->p->longvals, s, strlen(s), handle);
+		s = handle;
+	}
+	bt_comp_sconst(c, s);
 }
 
 void bt_comp_sconst(struct comp *c, const char *s)

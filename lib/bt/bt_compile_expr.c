@@ -9,6 +9,7 @@
 
 #include "lib/bt/bt_compile_internal.h"
 #include "lib/bt/bt_check.h"
+#include "lib/bt/bt_longval.h"
 
 bool bt_comp_is_str(const struct bt_node *n)
 {
@@ -55,7 +56,7 @@ static void builtin(struct comp *c, const struct bt_node *n)
 		return;
 	}
 	if (!strcmp(n->str, "probe") || !strcmp(n->str, "func")) {
-		char buf[UTRACE_BT_STRLEN];
+		char buf[BT_LONGVAL_TEXT_MAX];
 
 		if (!strcmp(n->str, "func"))
 			snprintf(buf, sizeof(buf), "%s", c->func);
@@ -69,7 +70,7 @@ static void builtin(struct comp *c, const struct bt_node *n)
 				 c->func);
 		else
 			snprintf(buf, sizeof(buf), "%s", c->ap->text);
-		bt_comp_sconst(c, buf);
+		bt_comp_sconst_name(c, buf);
 		return;
 	}
 	for (unsigned i = 0; i < UTRACE_BB_MAX; i++)

@@ -53,6 +53,8 @@ struct comp {
 unsigned bt_comp_emit(struct comp *c, unsigned op, unsigned a, unsigned b, int64_t imm);
 void bt_comp_patch(struct comp *c, unsigned at);
 void bt_comp_sconst(struct comp *c, const char *s);
+/* a name bpftrace prints whole (probe, func): its handle when long */
+void bt_comp_sconst_name(struct comp *c, const char *s);
 void bt_comp_unsupported(struct comp *c, const struct bt_node *n, const char *what);
 unsigned bt_comp_fmt_add(struct comp *c, const char *fmt);
 int64_t bt_comp_helper_err(struct comp *c, struct bt_loc loc, enum bt_helper helper);

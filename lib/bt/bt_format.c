@@ -21,7 +21,8 @@
 #include "lib/bt/bt_run_internal.h"
 
 /* One conversion of fmt (at s, after '%') with its value, into out. */
-static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, const uint8_t *val)
+static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, const uint8_t *val,
+			    const struct bt_longvals *lv)
 {
 	char spec[32];
 	size_t n = 0;
@@ -45,7 +46,7 @@ static const char *one_conv(FILE *out, const char *s, enum bt_fmt_conv conv, con
 	case BT_FMT_STR:
 		spec[n++] = 's';
 		spec[n] = 0;
-		fprintf(out, spec, (const char *)val);
+		fprintf(out, spec, bt_longval_str(lv, (const char *)val));
 		break;
 	case BT_FMT_CHAR:
 		spec[n++] = 'c';
@@ -94,9 +95,9 @@ static void stack_arg(FILE *out, const struct bt_usym *u, const uint8_t *val)
 }
 
 /* The text of printf's record into out; stacks: which values are ustack
- * ids of u. */
+ * ids of u; lv: the names kept whole (bt_longval.c). */
 static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const uint8_t *end,
-			uint32_t stacks, const struct bt_usym *u)
+			uint32_t stacks, const struct bt_usym *u, const struct bt_longvals *lv)
 {
 	enum bt_fmt_conv conv[UTRACE_BT_EMIT_MAX];
 	char spec[UTRACE_BT_EMIT_MAX][8];
@@ -130,7 +131,7 @@ static void printf_text(FILE *out, const char *fmt, const uint8_t *vals, const u
 		if (vals + (conv[k] == BT_FMT_STR || conv[k] == BT_FMT_BUF ? UTRACE_BT_STRLEN : 8) >
 		    end)
 			break;
-		s = one_conv(out, s + 1, conv[k], vals);
+		s = one_conv(out, s + 1, conv[k], vals, lv);
 		vals += conv[k] == BT_FMT_STR || conv[k] == BT_FMT_BUF ? UTRACE_BT_STRLEN : 8;
 		k++;
 	}
@@ -164,7 +165,8 @@ static int emit_text(struct bt_run *r, const char *type, unsigned id, const uint
 		if (strftime(t, sizeof(t), fmt, &tm))
 			fputs(t, m);
 	} else {
-		printf_text(m, fmt, vals, end, r->fmts.stacks ? r->fmts.stacks[id] : 0, r->usym);
+		printf_text(m, fmt, vals, end, r->fmts.stacks ? r->fmts.stacks[id] : 0, r->usym,
+			    r->longvals);
 	}
 	if (m != r->out) {
 		fclose(m);
@@ -221,7 +223,8 @@ static int cat_system(struct bt_run *r, bool cat, uint32_t id, const uint8_t *va
 
 	if (!m)
 		return -ENOMEM;
-	printf_text(m, fmt, vals, end, r->fmts.stacks ? r->fmts.stacks[id] : 0, r->usym);
+	printf_text(m, fmt, vals, end, r->fmts.stacks ? r->fmts.stacks[id] : 0, r->usym,
+		    r->longvals);
 	if (fclose(m)) {
 		free(what);
 		return -ENOMEM;
@@ -252,7 +255,7 @@ int bt_format_record(struct bt_run *r, const void *rec, uint32_t len)
 		if (h.id == 1 || h.id == 2 || h.id == 5) { /* a string, a tuple, a timestamp */
 			v.kind = h.id == 2 ? UTRACE_BT_TUPLE : h.id == 5 ? UTRACE_BT_TIME : UTRACE_BT_STR;
 			v.s = h.id == 2 ? bt_longval_text(r->longvals, (const char *)vals)
-					: (const char *)vals;
+					: bt_longval_str(r->longvals, (const char *)vals);
 		} else {
 			memcpy(&v.i, vals, 8);
 		}

@@ -40,6 +40,10 @@ static const char *insn_refusal(const struct utrace_bt_insn *in, const struct ut
 			return "-kk: a read that faults is reported by utrace bt";
 		return NULL;
 	case UTRACE_BOP_LOADREC: return "a struct is made a value in utrace bt";
+	case UTRACE_BOP_SCONST:
+		if (in->b && ((const char *)h)[in->imm] == UTRACE_BT_T_LONG)
+			return "a name over 63 bytes is kept whole by utrace bt";
+		return NULL;
 	case UTRACE_BOP_STRFTIME: return "strftime() formats in the tool";
 	case UTRACE_BOP_MGET: return "a map is read";
 	case UTRACE_BOP_MSET: return "a map is assigned";

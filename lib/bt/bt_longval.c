@@ -20,7 +20,9 @@
  * long_text and long_put) or printed (bt_maps.c, bt_format.c), its text
  * is taken back from here.  A tuple built by the bytecode may hold
  * handles among its elements: bt_longval_text gives it with each
- * replaced.
+ * replaced.  The compiler makes a name constant over 63 bytes (`probe`,
+ * `func` of a long C++ name: bpftrace prints them whole) a handle too,
+ * which bt_longval_str gives back where strings are printed.
  *
  * Memory: the texts stay for the run, at most BT_LONGVAL_BYTES_MAX of
  * them; past that a value is cut at the slot's end as before this store
@@ -137,7 +139,7 @@ static const struct lv_ent *handle_ent(const struct bt_longvals *lv, const char 
 static bool elem_start(const char *s, const char *t)
 {
 	return t == s || utrace_bt_tuple_opens(t[-1]) || t[-1] == UTRACE_BT_T_SEP ||
-	       t[-1] == UTRACE_BT_T_NAME;
+	       t[-1] == UTRACE_BT_T_NAME || t[-1] == UTRACE_BT_T_STR;
 }
 
 static void cut_copy(char *slot, const char *text, size_t len)
@@ -169,6 +171,16 @@ void bt_longval_put(struct bt_longvals *lv, const char *text, size_t len, char *
 		lv->cut++;
 	}
 	free(copy);
+}
+
+const char *bt_longval_str(const struct bt_longvals *lv, const char *s)
+{
+	const struct lv_ent *e;
+	size_t hl;
+
+	if (!lv || *s != UTRACE_BT_T_LONG || !(e = handle_ent(lv, s, &hl)) || s[hl])
+		return s;
+	return e->text;
 }
 
 const char *bt_longval_text(struct bt_longvals *lv, const char *s)

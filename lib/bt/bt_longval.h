@@ -27,6 +27,9 @@ void bt_longval_put(struct bt_longvals *lv, const char *text, size_t len, char *
 /* The whole text of slot value s: s itself when it holds no handle,
  * else s with each handle replaced by its text.  Valid while lv lives. */
 const char *bt_longval_text(struct bt_longvals *lv, const char *s);
+/* The whole text of string value s: a handle's (a name kept whole),
+ * else s itself. */
+const char *bt_longval_str(const struct bt_longvals *lv, const char *s);
 /* The values cut because the store was full. */
 uint64_t bt_longvals_cut(const struct bt_longvals *lv);
 

@@ -352,7 +352,7 @@ static void key_scalars(const struct bt_maps *ms, const struct bt_map *m, const 
 			    .kind = m->d.key_str >> (16 + i) & 1 ? UTRACE_BT_BUF
 				    : tuple			 ? UTRACE_BT_TUPLE
 								 : UTRACE_BT_STR,
-			    .s = tuple ? bt_longval_text(ms->longvals, s) : s};
+			    .s = tuple ? bt_longval_text(ms->longvals, s) : bt_longval_str(ms->longvals, s)};
 			off += UTRACE_BT_STRLEN;
 		} else {
 			int64_t x;
@@ -398,7 +398,7 @@ int bt_maps_print(struct bt_maps *ms, unsigned map, const char *name, size_t top
 											  : UTRACE_BT_STR,
 							    .s = m->d.value_str == 2
 								     ? bt_longval_text(ms->longvals, e->s)
-								     : e->s}
+								     : bt_longval_str(ms->longvals, e->s)}
 				: (struct utrace_bt_scalar){.kind = m->value_unsigned ? UTRACE_BT_UINT
 										      : UTRACE_BT_INT,
 							    .i = e->i};

@@ -538,8 +538,7 @@ static int run(struct bt_run *r)
 	struct sigaction usr1 = {.sa_handler = bt_on_usr1}, old_usr1;
 	int ret = 0;
 
-	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0 || stack_maps(r) < 0 ||
-	    bt_longvals_new(&r->longvals) < 0)
+	if (!r->nsites || bt_maps_new(r->sites[0].code.prog, &r->maps) < 0 || stack_maps(r) < 0)
 		return utrace_error_set(r->err, -ENOMEM, "out of memory");
 	bt_maps_set_longvals(r->maps, r->longvals);
 	r->ctx = (struct utrace_bt_ctx){.arg = r, .load = load_self, .map_get = get_cb,
@@ -621,6 +620,11 @@ int utrace_bt_run(const struct utrace_bt_opts *o, struct utrace_error *err)
 	if (!r)
 		return utrace_error_set(err, -ENOMEM, "out of memory"), 1;
 	*r = (struct bt_run){.o = o, .out = o->out ? o->out : stdout, .fmt = o->fmt, .err = err};
+	if (bt_longvals_new(&r->longvals) < 0) {
+		free(r);
+		return utrace_error_set(err, -ENOMEM, "out of memory"), 1;
+	}
+	r->prog.longvals = r->longvals;
 	r->prog.src = o->text;
 	r->prog.name = o->name ? o->name : "stdin";
 	r->prog.unsafe = o->unsafe;

@@ -161,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (bt_longvals_new(&lv) < 0)
 		abort();
-	p = (struct bt_program){.src = src, .name = "stdin"};
+	p = (struct bt_program){.src = src, .name = "stdin", .longvals = lv};
 	ret = bt_parse(&p, &err);
 	if (!ret)
 		ret = bt_check(&p, &err);

@@ -468,6 +468,9 @@ static void test_longval_store(void)
 	snprintf(tup, sizeof(tup), "\0011\037%s\002", s1);
 	check(strlen(bt_longval_text(lv, tup)) == 1 + 1 + 1 + 299 + 1, "a tuple's handle replaced");
 	check(!strcmp(bt_longval_text(lv, "\010999"), "\010999"), "an unknown handle stays");
+	check(!strcmp(bt_longval_str(lv, s1), a) && !strcmp(bt_longval_str(lv, "x\0100"), "x\0100") &&
+		      !strcmp(bt_longval_str(lv, tup), tup),
+	      "a string is a handle's text only when it is one handle");
 	check(bt_longvals_cut(lv) == 0, "nothing cut");
 	bt_longvals_free(lv);
 }

@@ -100,6 +100,33 @@ check_bt() {
 	check_bt_inproc
 	check_bt_own
 	check_bt_ctor
+	check_bt_longname
+}
+
+# Names over 63 bytes (C++'s) are kept whole, as bpftrace prints them:
+# two functions whose names share their first 63 bytes are two keys of
+# @p[probe] (before, both were cut to the same 63 bytes: one key of 8).
+check_bt_longname() {
+	local d=$RES/longname n=very_long_namespace_name_for_testing
+	mkdir -p "$d"
+	printf '%s\n' '#include <cstdio>' "namespace $n { template <typename T> struct some_container_type {" \
+		'__attribute__((noinline)) static int first_member_function_with_a_long_name(int x) { return x + 1; }' \
+		'__attribute__((noinline)) static int first_member_function_with_a_long_name_too(int x) { return x + 2; } }; }' \
+		"int main() { int s = 0; for (int i = 0; i < 3; i++) s += $n::some_container_type<int>::first_member_function_with_a_long_name(i);" \
+		"for (int i = 0; i < 5; i++) s += $n::some_container_type<int>::first_member_function_with_a_long_name_too(i); printf(\"%d\\n\", s); }" \
+		>"$d/t.cc"
+	if ! g++ -O1 -o "$d/t" "$d/t.cc"; then
+		t 1 "$CFG bt names over 63 bytes kept whole: builds"
+		return
+	fi
+	timeout "$TMO" "$UTRACE" bt -e "uprobe:$d/t:*first_member* { @p[probe] = count(); printf(\"%s\\n\", func); }" \
+		-c "$d/t" >"$d/bt.out" 2>"$d/bt.err"
+	t "$([ $? = 0 ] &&
+		grep -qx "@p\[uprobe:$d/t:_ZN36${n}19some_container_typeIiE38first_member_function_with_a_long_nameEi\]: 3" "$d/bt.out" &&
+		grep -qx "@p\[uprobe:$d/t:_ZN36${n}19some_container_typeIiE42first_member_function_with_a_long_name_tooEi\]: 5" "$d/bt.out" &&
+		[ "$(grep -cx "_ZN36${n}19some_container_typeIiE42first_member_function_with_a_long_name_tooEi" "$d/bt.out")" = 5 ]
+		echo $?)" "$CFG bt names over 63 bytes kept whole (probe in a key, func in printf)" \
+		"$(grep -v '^_ZN' "$d/bt.out" | head -5)" "$(head -3 "$d/bt.err")"
 }
 
 # A library's constructor runs before main, and before a preloaded
