@@ -297,6 +297,9 @@ int live_number(const char *buf, size_t n, unsigned long long *v);
 /* live_state.c: the text of a write without the white space around it
  * (the kernel's strstrip), as a string to free; NULL if out of memory */
 char *live_strip(const char *buf, size_t n);
+/* A sysctl's proc_dointvec_minmax: an int in [min, max] (blanks around
+ * it, a sign) into *v: 0, -EINVAL or -ENOMEM. */
+int live_dointvec(const char *buf, size_t n, long min, long max, long *v);
 
 /* live_dynev.c: an event of dynamic_events; its line as the file lists
  * it, its format (the recording's), its kind (LIVE_DYN_*) */

@@ -112,18 +112,11 @@ int live_show_kprobes_opt(struct utrace_live *l, const struct live_handle *h, FI
 long live_write_kprobes_opt(struct utrace_live *l, struct live_handle *h, const char *buf, size_t n)
 {
 	struct utrace_error err = {0};
-	char *s = live_strip(buf, n), *end;
 	long v;
 	int ret;
 
 	(void)h;
-	if (!s)
-		return -ENOMEM;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	ret = !*s || *end || errno || v < 0 || v > 1 ? -EINVAL : 0;
-	free(s);
-	if (ret < 0)
+	if ((ret = live_dointvec(buf, n, 0, 1, &v)) < 0)
 		return ret;
 	if (!l->ops.kprobes_opt)
 		return -ENODEV;

@@ -160,18 +160,11 @@ static int stack_apply(struct utrace_live *l, bool on, const struct live_list *l
 long live_write_stack_enabled(struct utrace_live *l, struct live_handle *h, const char *buf,
 			      size_t n)
 {
-	char *s = live_strip(buf, n), *end;
 	long v;
 	int ret;
 
 	(void)h;
-	if (!s)
-		return -ENOMEM;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	ret = !*s || *end || errno || v < INT_MIN || v > INT_MAX ? -EINVAL : 0;
-	free(s);
-	if (ret < 0)
+	if ((ret = live_dointvec(buf, n, INT_MIN, INT_MAX, &v)) < 0)
 		return ret;
 	if (!v != !l->stack_enabled && (ret = stack_apply(l, v != 0, &l->stack_list)) < 0)
 		return ret;

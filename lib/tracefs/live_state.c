@@ -199,6 +199,20 @@ char *live_strip(const char *buf, size_t n)
 	return strndup(buf, n);
 }
 
+int live_dointvec(const char *buf, size_t n, long min, long max, long *v)
+{
+	char *s = live_strip(buf, n), *end;
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	ret = !*s || *end || errno || *v < min || *v > max ? -EINVAL : 0;
+	free(s);
+	return ret;
+}
+
 int live_number(const char *buf, size_t n, unsigned long long *v)
 {
 	char text[32], *end;
