@@ -648,7 +648,7 @@ bool rt_rb_slow_ok(struct rt_thread *t)
 {
 	if (t->state & RT_TS_BUSY)
 		return false;
-	if (t->state & (RT_TS_DEAD | RT_TS_OWN))
+	if (t->state & RT_TS_DEAD)
 		return false;
 	if (!rt.enabled || rt.sock < 0)
 		return false;

@@ -101,9 +101,10 @@ enum {
 				    * CLONE_SETTLS): only thread `owner` may use it (rt_nest) */
 	RT_TS_OWN = 1u << 8, /* the runtime's own work runs on this thread (its helper
 			      * threads; its start-up): the library calls it makes are
-			      * not the program's, so no probe fires and nothing is
-			      * recorded (an in-process probe on libc's malloc counted
-			      * our start-up's mallocs, which bpftrace never sees) */
+			      * not the program's, so no in-process probe fires there
+			      * (one on libc's malloc counted our start-up's mallocs,
+			      * which bpftrace never sees).  Records are still written:
+			      * the live thread writes trace_marker's for the tracefs */
 };
 
 struct rt_thread {

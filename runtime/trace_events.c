@@ -68,7 +68,7 @@ static struct rt_thread *ev_thread(struct rt_thread *t)
 		return NULL;
 	if ((t->state & ~(RT_TS_NOTRACE | RT_TS_UNWINDING | RT_TS_SHARED)) == RT_TS_READY)
 		return t;
-	if (t->state & (RT_TS_BUSY | RT_TS_DEAD | RT_TS_OWN) || t->meta)
+	if (t->state & (RT_TS_BUSY | RT_TS_DEAD) || t->meta)
 		return NULL;
 	return rt_rb_slow_ok(t) ? t : NULL; /* creates the buffer */
 }
