@@ -17,6 +17,8 @@ if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/nu
 fi
 
 # attach_twice OUT EXE [ARGS]: EXE started, attached to for a second
+# FILE has N lines or more now (counted again at each try of until_ok)
+lines_at_least() { test "$(grep -c . "$1")" -ge "$2"; }
 # twice, then stopped; OUT.out its lines, OUT.rc its status, OUT.rec1/2
 attach_twice() {
 	local o=$1 p
@@ -29,7 +31,7 @@ attach_twice() {
 		timeout -k 5 "${HOSTILE_LIMIT:-120}" "$U" record -P $p --duration 1 -o "$o.dat" \
 			>"$o.rec$i" 2>&1
 		# the detached line comes within the program's 2 ms poll
-		until_ok 300 test "$(grep -c . "$o.out")" -ge $((2 * i + 1))
+		until_ok 300 lines_at_least "$o.out" $((2 * i + 1))
 	done
 	touch "$o.stop"
 	wait $p

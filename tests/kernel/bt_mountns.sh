@@ -39,7 +39,9 @@ cc -O1 -o "$T/p" "$T/p.c" || { notok "build the probed program"; exit 1; }
 unshare -m --propagation private sh -c \
 	"mount -t tmpfs none '$NS' && cp '$T/p' '$NS/p' && exec '$NS/p'" >"$T/prog.out" 2>&1 &
 PP=$!
-until_ok 100 test "$(readlink "/proc/$PP/exe" 2>/dev/null)" = "$NS/p"
+# (read again at each try: a function)
+runs_p() { test "$(readlink "/proc/$PP/exe" 2>/dev/null)" = "$NS/p"; }
+until_ok 100 runs_p
 check "the program runs from its private tmpfs, which our mount namespace does not see" \
 	eval '[ "$(readlink "/proc/$PP/exe")" = "$NS/p" ] && [ ! -e "$NS/p" ]'
 

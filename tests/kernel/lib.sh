@@ -34,6 +34,11 @@
 #                           recorder's pid, to set); on exit the recorder
 #                           is killed, the mount detached, T removed
 #   until_ok N COMMAND...   COMMAND succeeds within N tenths of a second
+#                           (COMMAND is run again, but its words were
+#                           expanded once, by the caller: a "$(cat F)"
+#                           in them is read once; a value to read again
+#                           goes in a function, as reads_as)
+#   reads_as FILE TEXT      FILE reads TEXT now (until_ok 100 reads_as ...)
 #   trace_shows FILE PAT [N]  in a live tracefs (the current folder), trace
 #                           shows PAT within N reads 0.1 s apart (50: 5 s
 #                           and the reads' time); FILE keeps the last read
@@ -96,6 +101,7 @@ until_ok() {
 	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
 	return 1
 }
+reads_as() { test "$(cat "$1")" = "$2"; }
 trace_shows() {
 	for _ in $(seq "${3:-50}"); do
 		timeout 10 cat trace >"$1" # each read bounded too

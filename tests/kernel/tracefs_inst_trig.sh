@@ -32,10 +32,12 @@ E=events/livetp
 A=instances/a
 
 not() { ! "$@"; }
-# is FILE VALUE: FILE reads VALUE, within 10 s
-is() { until_ok 100 test "$(cat "$1")" = "$2"; }
+# is FILE VALUE: FILE reads VALUE, within 10 s (read again each time)
+is() { until_ok 100 reads_as "$1" "$2"; }
 # count FILE: the lines of FILE that are records
 count() { grep -vc '^#' "$1"; }
+# more_than FILE N: FILE has more than N records now
+more_than() { test "$(count "$1")" -gt "$2"; }
 
 mkdir $A
 echo 1 >$A/$E/lt_tick/enable
@@ -117,7 +119,7 @@ check "the top level's traceoff fires: its tracing_on is 0" is tracing_on 0
 check "the instance's tracing_on stays 1" test "$(cat $A/tracing_on)" = 1
 n1=$(count $A/trace)
 check "the instance's trace goes on growing ($n1 records)" \
-	until_ok 100 test "$(count $A/trace)" -gt "$n1"
+	until_ok 100 more_than $A/trace "$n1"
 echo 1 >$E/lt_work/enable
 echo >trace
 sleep 0.3

@@ -128,7 +128,7 @@ check "... that counts hits" trace_shows "$T/t4" ' kpmid2: '
 
 echo 0 >events/kprobes/enable
 echo >kprobe_events
-check "no probe left, an empty list" until_ok 50 test -z "$(cat utrace.kprobes_list)"
+check "no probe left, an empty list" until_ok 50 reads_as utrace.kprobes_list ""
 
 cd "$T" || exit 1
 touch "$T/stop"
