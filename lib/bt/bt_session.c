@@ -109,8 +109,8 @@ bool bt_site_ustack(const struct bt_site *s)
 	return false;
 }
 
-/* The definition of site k's probe: group/pK at where (in-process: the
- * function; the kernel's: PATH:FUNC). */
+/* The definition of site k's probe: group/pK at where (in-process:
+ * MODULE:FUNC; the kernel's: PATH:FUNC). */
 char *bt_probe_def(const struct bt_site *s, unsigned k, const char *group, const char *where)
 {
 	char buf[1024];
@@ -151,8 +151,31 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/*
+ * Where site s's in-process probe goes: MODULE:FUNC, MODULE the file name
+ * of the target (the kernel's MODULE:SYMBOL, lib/probes/inproc_probe.c),
+ * so that `uprobe:libc:strcmp` is libc's strcmp and not also ld.so's or
+ * the program's own function of that name, as a kernel uprobe is on one
+ * file; the target's real file's name (a link's target has its own
+ * name), and FUNC alone if that name could not be parsed as a module.
+ */
+static char *inproc_where(const struct bt_site *s)
+{
+	char *real = realpath(s->target, NULL), *out = NULL;
+	const char *path = real ? real : s->target, *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!*base || strpbrk(base, ": \t"))
+		out = strdup(s->func);
+	else if (asprintf(&out, "%s:%s", base, s->func) < 0)
+		out = NULL;
+	free(real);
+	return out;
+}
+
 /* ustack: site k's event with the stacktrace trigger, its stack the
  * record after each hit's. */
+
 static int stack_trigger(struct bt_run *r, struct utrace_session_opts *so, unsigned k)
 {
 	char ev[32];
@@ -254,11 +277,13 @@ static int record(struct bt_run *r, const char *path, int *status)
 	if (!ret)
 		ret = bt_inproc_setup(r, &so.rec);
 	for (unsigned i = 0; i < r->nsites && !ret; i++) {
-		char *def;
+		char *def, *where;
 
 		if (r->sites[i].type != BT_P_UPROBE && r->sites[i].type != BT_P_URETPROBE)
 			continue;
-		if (!(def = bt_probe_def(&r->sites[i], i, "bt", r->sites[i].func))) {
+		if (!(where = inproc_where(&r->sites[i])) ||
+		    !(def = bt_probe_def(&r->sites[i], i, "bt", where))) {
+			free(where);
 			ret = utrace_error_set(r->err, -ENOMEM, "out of memory");
 			break;
 		}
@@ -272,6 +297,7 @@ static int record(struct bt_run *r, const char *path, int *status)
 				r->sites[i].inproc_no && r->sites[i].code.hit_reads
 					? " (the memory it reads read at the hit)"
 					: "");
+		free(where);
 		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
 		ret = utrace_session_opts_set(&so, "probe", def, r->err);
 		if (!ret && bt_site_ustack(&r->sites[i]))

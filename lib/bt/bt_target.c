@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bt_target.c - whether each uprobe's binary is one the recording's
- * in-process probes can serve.  They name a function by its symbol and
- * land in the first object of the traced process that defines it
- * (lib/probes/inproc_probe.h), so: a probe on another executable than the
- * traced program would fire in the program instead (bpftrace's fires in
- * the other program's processes, which utrace bt does not trace yet), and
- * one on a library function the program also defines would fire in the
- * program's copy.  Both are refused before anything runs, in words that
- * say why, rather than counting the wrong function.  A binary is the
+ * in-process probes can serve.  They name their object by its file name
+ * (MODULE:FUNC, bt_session.c inproc_where), so a library's function is
+ * that library's only, whatever else defines the name, and another
+ * program's fires in the processes that run it among those the command
+ * (-c) starts, as bpftrace's in every process (`-c 'sh script'`).  With
+ * -p, a probe on another program than the process's would never fire:
+ * refused before anything runs, in words that say why.  A binary is the
  * program when it is the same file (device and inode): with -p, the
  * process's (/proc/PID/exe), whatever path names it (/proc/PID/root/...
  * for another mount namespace's).  And the functions a uprobe's glob
@@ -156,21 +155,6 @@ static bool is_executable(const char *path)
 	return exe;
 }
 
-static bool defines(const char *file, const char *func)
-{
-	char **v = NULL;
-	size_t n = 0;
-	bool found;
-
-	if (bt_resolve_funcs(file, func, &v, &n) < 0)
-		return false;
-	found = n > 0;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-	return found;
-}
-
 /* prog: the program's file as shown, open: as we open it. */
 static int check_site(struct bt_run *r, const struct bt_site *s, const char *prog, const char *open)
 {
@@ -180,18 +164,12 @@ static int check_site(struct bt_run *r, const struct bt_site *s, const char *pro
 		return utrace_error_set(r->err, -errno, "%s: %s", s->target, strerror(errno));
 	if (utrace_same_file(s->target, open)) /* the same file, by any path */
 		return 0;
-	if (is_executable(s->target))
+	if (r->o->pid && is_executable(s->target))
 		return utrace_error_set(r->err, -EINVAL,
-					"%s:%s:%s: %s is not the traced program (%s): utrace bt "
-					"runs uprobes in the process it starts (-c) or attaches "
-					"to (-p) only",
-					kind, s->target, s->func, s->target, prog);
-	if (defines(open, s->func))
-		return utrace_error_set(r->err, -EINVAL,
-					"%s:%s:%s: the traced program defines %s too: utrace bt's "
-					"in-process probes name a function by its symbol",
-					kind, s->target, s->func, s->func);
-	return 0;
+					"%s:%s:%s: %s is not the program of process %d (%s): "
+					"utrace bt runs uprobes in the process it attaches to",
+					kind, s->target, s->func, s->target, r->o->pid, prog);
+	return 0; /* its probe names its file (bt_session.c inproc_where) */
 }
 
 int bt_check_targets(struct bt_run *r)

@@ -57,11 +57,31 @@ bool utrace_inproc_probe_is_in_process(const char *def)
 	       !isdigit((unsigned char)w[0]);
 }
 
+static bool ipp_base_is(const char *path, const char *module)
+{
+	const char *base = strrchr(path, '/');
+
+	return !strcmp(base ? base + 1 : path, module);
+}
+
+/* MODULE is the object's file name, as the process names it (libc.so.6)
+ * or as the file it links to is named (utrace bt names its target's real
+ * file: libz.so.1.2.13 for a process that loaded libz.so.1). */
 bool utrace_inproc_probe_module_is(const struct utrace_inproc_probe *p, const char *path)
 {
-	const char *base = path ? strrchr(path, '/') : NULL;
+	char *real;
+	bool is;
 
-	return !p->module || (path && !strcmp(base ? base + 1 : path, p->module));
+	if (!p->module)
+		return true;
+	if (!path)
+		return false;
+	if (ipp_base_is(path, p->module))
+		return true;
+	real = realpath(path, NULL);
+	is = real && ipp_base_is(real, p->module);
+	free(real);
+	return is;
 }
 
 static int kerr(struct ipp_parse *ps, int code, int column)

@@ -62,8 +62,10 @@ static int session_in_process_probes(struct utrace_session *s)
 					     o->probe_defs[i]);
 	char *exe = utrace_program_path(o->argv[0]);
 	unsigned bad = 0;
-	int ret = session_probes_in_process_parse(s->rp, o->probe_defs, o->nprobes, exe, o->log,
-						  &bad, &err);
+	/* (its note of a function not found yet is not a quiet run's: utrace
+	 * bt's probe on a program the command runs later, or a library) */
+	int ret = session_probes_in_process_parse(s->rp, o->probe_defs, o->nprobes, exe,
+						  o->quiet ? NULL : o->log, &bad, &err);
 
 	free(exe);
 	if (ret < 0 && err.column > 0)

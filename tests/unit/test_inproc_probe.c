@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/fetch_prog.h"
 #include "lib/probes/inproc_probe.h"
@@ -583,6 +584,36 @@ static void test_module(void)
 	utrace_inproc_probe_free(p);
 }
 
+/* A module named as the real file: the object a process loaded by a link
+ * of another name is that module too (utrace bt names its target's real
+ * file). */
+static void test_module_link(void)
+{
+	struct utrace_inproc_probe *p = NULL;
+	struct utrace_error err = {0};
+	char real[512], link[512], other[512];
+	FILE *f;
+
+	snprintf(real, sizeof(real), "%s/libmod.so.1.2.3", check_tmpdir());
+	snprintf(link, sizeof(link), "%s/libmod.so.1", check_tmpdir());
+	snprintf(other, sizeof(other), "%s/libother.so.1", check_tmpdir());
+	if ((f = fopen(real, "w")))
+		fclose(f);
+	if ((f = fopen(other, "w")))
+		fclose(f);
+	check(symlink(real, link) == 0, "make the link");
+	check(utrace_inproc_probe_parse_as("p libmod.so.1.2.3:work", NULL, "kprobes", false, &p,
+					   NULL, &err) == 0 &&
+		  utrace_inproc_probe_module_is(p, real) && utrace_inproc_probe_module_is(p, link) &&
+		  !utrace_inproc_probe_module_is(p, other),
+	      "libmod.so.1.2.3 is the object loaded as libmod.so.1, its link, and no other (%s)",
+	      err.msg);
+	utrace_inproc_probe_free(p);
+	unlink(link);
+	unlink(real);
+	unlink(other);
+}
+
 int main(void)
 {
 	if (check_tmpdir_init("kprobe") < 0)
@@ -594,6 +625,7 @@ int main(void)
 		snprintf(fix, sizeof(fix), "%s/asmfix", check_tmpdir());
 		test_path(fix);
 	}
+	test_module_link();
 	check_tmpdir_cleanup();
 	test_maxactive();
 	test_in_process();
