@@ -7,7 +7,9 @@
  * (lib/session's o->step); every STEP_NS it has the recording save what
  * is committed (utrace_session_sync) and replays the events after the
  * last one replayed (bookmarks: the file is not read again from its
- * start), through r->replay (bt_session.c's).  Only events older than the sync by SETTLE_NS are taken: a
+ * start; nor indexed again: the reading is kept open and refreshed with
+ * what was written since, utrace_dat_refresh), through r->replay
+ * (bt_session.c's).  Only events older than the sync by SETTLE_NS are taken: a
  * thread that took its time stamp before the sync may commit its record
  * just after it, and a later reading must still find it in order (the
  * last reading, once the recording ended, takes everything).  Intervals

@@ -102,7 +102,9 @@ struct bt_run {
 		unsigned n, again;
 	} seen_user, seen_kernel;
 	struct utrace_dat_resume *resume;
-	struct utrace_dat_kscan *kscan; /* the kernel tasks of the earlier readings */
+	/* the recording as the last reading left it: the next one reads
+	 * only what was added since (utrace_dat_refresh) */
+	struct utrace_dat *dat;
 	struct bt_cmdlines cmdlines; /* the names of threads gone, read once a reading */
 	int64_t next_step_ns;
 	int64_t attach_ns; /* when the recording's probes went on (the intervals count from it) */

@@ -633,7 +633,8 @@ void bt_session_hit(struct bt_run *r, struct utrace_dat *d, unsigned k,
 	if (r->sites[k].type == BT_P_TRACEPOINT && d) {
 		tp_args(r, &r->sites[k], ev, &hit, &hs);
 		if (!kernel_strs(r, k, ev, &hit, &hs)) /* no name read at the hit: now's */
-			bt_tracepoint_comm(d, &r->cmdlines, ev->tid, hit.comm, sizeof(hit.comm));
+			bt_tracepoint_comm(d, &r->cmdlines, ev->tid, ev->ts, hit.comm,
+					   sizeof(hit.comm));
 	}
 	hit_captured(&r->sites[k], ev, &hs);
 	r->ctx.load = load_captured;
@@ -685,6 +686,22 @@ static void held_run(struct bt_run *r, struct utrace_dat *d, struct held *h, con
 	h->data = NULL;
 }
 
+/* The recording as it is now into r->dat: opened at the first reading,
+ * then refreshed (what was added since the last one read only). */
+static int replay_open(struct bt_run *r, const char *path)
+{
+	int ret;
+
+	if (!r->dat)
+		return utrace_dat_open(path, &r->dat, r->err);
+	ret = utrace_dat_refresh(r->dat, r->err);
+	if (ret < 0) {
+		utrace_dat_close(r->dat);
+		r->dat = NULL;
+	}
+	return ret;
+}
+
 /* The recording's events after those replayed already (r->replayed_ts)
  * up to horizon (CLOCK_MONOTONIC ns), in time order: while it records
  * (bt_live.c), and once more for the rest when it has ended. */
@@ -693,11 +710,17 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 	struct held *held = NULL;
 	struct utrace_event_format **fmts = NULL;
 	struct utrace_dat_iter *it = NULL;
-	struct utrace_dat *d = NULL;
+	struct utrace_dat *d;
 	struct utrace_event ev;
-	int ret = utrace_dat_open_kscan(path, r->kscan, &d, r->err);
-	const char *kclock = ret ? NULL : utrace_dat_kernel_clock(d);
-	bool kmono = kclock && !strcmp(kclock, "mono");
+	int ret = replay_open(r, path);
+	const char *kclock;
+	bool kmono, ustack = false;
+
+	d = r->dat;
+	kclock = ret ? NULL : utrace_dat_kernel_clock(d);
+	kmono = kclock && !strcmp(kclock, "mono");
+	for (unsigned i = 0; i < r->nsites; i++)
+		ustack |= bt_site_ustack(&r->sites[i]);
 
 	bt_cmdlines_stale(&r->cmdlines); /* a thread gone, or renamed, since the last reading */
 	r->seen_user.again = r->seen_kernel.again = 0;
@@ -705,7 +728,9 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 		ret = map_events(r, d, &fmts);
 	if (!ret)
 		ret = utrace_dat_iter_open(d, &it, r->err);
-	if (!ret && !(held = calloc(utrace_dat_buffer_count(d) + 1, sizeof(*held))))
+	/* (a hit waits for its stack only where a site takes one: not a
+	 * held hit per thread, thousands of kernel tasks, at every reading) */
+	if (!ret && ustack && !(held = calloc(utrace_dat_buffer_count(d) + 1, sizeof(*held))))
 		ret = -ENOMEM;
 	/* (a millisecond early: a record's time may come out a little
 	 * earlier in a later reading, the file's clock calibrated anew) */
@@ -716,10 +741,10 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 	/* (after exit(), the hits recorded until the probes went: their
 	 * maps only, as bpftrace's hits until it detaches) */
 	while (!ret && (ret = utrace_dat_iter_next(it, &ev, r->err)) > 0) {
-		struct held *h = &held[ev.buf];
+		struct held *h = held ? &held[ev.buf] : NULL;
 
 		ret = 0;
-		if (h->data && ev.kind == UTRACE_EV_STACK) { /* the held hit's stack */
+		if (h && h->data && ev.kind == UTRACE_EV_STACK) { /* the held hit's stack */
 			held_run(r, d, h, ev.data, ev.data_len / 8);
 			continue;
 		}
@@ -728,7 +753,7 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 		if (bt_replayed_already(r, &ev, kmono))
 			continue;
 		bt_run_ticks(r, ev.ts);
-		if (h->data && ev.kind == UTRACE_EV_EVENT)
+		if (h && h->data && ev.kind == UTRACE_EV_EVENT)
 			held_run(r, d, h, NULL, 0);
 		if (ev.kind != UTRACE_EV_EVENT)
 			continue;
@@ -759,7 +784,10 @@ int bt_replay(struct bt_run *r, const char *path, uint64_t horizon)
 			utrace_event_format_free(fmts[i]);
 	free(fmts);
 	utrace_dat_iter_close(it);
-	utrace_dat_close(d);
+	if (ret < 0 && d) { /* the next reading opens it anew */
+		utrace_dat_close(d);
+		r->dat = NULL;
+	}
 	return ret;
 }
 
@@ -779,7 +807,6 @@ int bt_session_run(struct bt_run *r)
 	r->ctx.load = load_captured;
 	r->dat_path = path;
 	r->replay = bt_replay;
-	r->kscan = utrace_dat_kscan_new(); /* NULL: each reading reads every page */
 	ret = r->defs ? record(r, path, &status) : -ENOMEM;
 	early = ret == 1;
 	if (early)
@@ -788,8 +815,8 @@ int bt_session_run(struct bt_run *r)
 		ret = bt_replay(r, path, UINT64_MAX);
 	utrace_dat_resume_free(r->resume);
 	r->resume = NULL;
-	utrace_dat_kscan_free(r->kscan);
-	r->kscan = NULL;
+	utrace_dat_close(r->dat);
+	r->dat = NULL;
 	bt_cmdlines_free(&r->cmdlines);
 	bt_kcap_end(r);
 	bt_profile_drain(r);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/base/glob.h"
@@ -148,14 +149,30 @@ void bt_cmdlines_stale(struct bt_cmdlines *cl)
 	memset(cl->seen, 0, sizeof(cl->seen));
 }
 
-/* The kernel's name of tid, gone: cl, read once a reading. */
-static void saved_cmdline(struct bt_cmdlines *cl, int tid, char *comm, size_t size)
+static uint64_t mono_ns(void)
 {
-	const char *name;
+	struct timespec ts;
 
-	if (!cl->fresh && utrace_ksaved_read(&cl->saved, "saved_cmdlines") == 0)
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+/* The kernel's name of tid, gone, at its hit at ts: the table read last
+ * if it was read after the hit and names tid, else the table read anew
+ * (once a reading: the cats of a shell loop are new pids at every one). */
+static void saved_cmdline(struct bt_cmdlines *cl, int tid, uint64_t ts, char *comm, size_t size)
+{
+	const char *name = ts <= cl->read_ns ? utrace_ksaved_find(&cl->saved, tid) : NULL;
+
+	if (!name && !cl->fresh) {
+		uint64_t now = mono_ns();
+
+		if (utrace_ksaved_read(&cl->saved, "saved_cmdlines") == 0)
+			cl->read_ns = now;
 		cl->fresh = true;
-	if ((name = utrace_ksaved_find(&cl->saved, tid)))
+		name = utrace_ksaved_find(&cl->saved, tid);
+	}
+	if (name)
 		snprintf(comm, size, "%s", name);
 }
 
@@ -246,8 +263,8 @@ char *bt_tracepoint_exe(char *const *argv, int pid)
 	return argv && argv[0] ? utrace_program_path(argv[0]) : NULL;
 }
 
-void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int tid, char *comm,
-			size_t size)
+void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int tid, uint64_t ts,
+			char *comm, size_t size)
 {
 	const char *c = utrace_dat_comm(d, tid);
 	struct bt_cmdline *seen = &cl->seen[(unsigned)tid % BT_COMM_CACHE];
@@ -269,7 +286,7 @@ void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int 
 			comm[strcspn(comm, "\n")] = 0;
 		fclose(f);
 	} else {
-		saved_cmdline(cl, tid, comm, size); /* gone already: the kernel's name of it */
+		saved_cmdline(cl, tid, ts, comm, size); /* gone already: the kernel's name of it */
 	}
 	seen->pid = tid;
 	snprintf(seen->comm, sizeof(seen->comm), "%s", comm);

@@ -14,10 +14,12 @@ struct utrace_dat;
 /* The names of the threads a reading names that the recording does not:
  * the kernel's saved_cmdlines (lib/kernel/kernel_saved.h), for the
  * threads gone, read once a reading (bt_replay) at most, when such a
- * thread's hit asks.  Reading the file costs milliseconds (the kernel
- * formats every entry, thousands when saved_cmdlines_size was raised):
- * read at every such hit, a busy machine's system-wide tracepoints took
- * seconds a reading. */
+ * thread's hit asks and the table read last cannot answer it (the
+ * thread is not in it, or the hit came after it was read: the thread
+ * may have been renamed, or its pid taken by another, since).  Reading
+ * the file costs milliseconds (the kernel formats every entry, thousands
+ * when saved_cmdlines_size was raised): read at every such hit, a busy
+ * machine's system-wide tracepoints took seconds a reading. */
 struct bt_cmdline {
 	int pid;
 	char comm[16];
@@ -25,7 +27,8 @@ struct bt_cmdline {
 #define BT_COMM_CACHE 256 /* threads whose name a reading keeps */
 struct bt_cmdlines {
 	struct utrace_ksaved saved;
-	bool fresh; /* read in this reading: not again */
+	uint64_t read_ns; /* when it was read (CLOCK_MONOTONIC), 0: never */
+	bool fresh;	  /* read in this reading: not again */
 	/* the names read from /proc (or saved_cmdlines) in this reading, by
 	 * tid % BT_COMM_CACHE (pid 0: none): a system-wide probe of openat
 	 * that read /proc/TID/comm at every hit of a thread the recording
@@ -54,13 +57,15 @@ bool bt_tracepoint_own(const char *exe, const char *sys, const char *event);
 /* The traced program's file: -p's /proc/PID/exe, else argv[0] as
  * execvp() finds it; NULL if none. */
 char *bt_tracepoint_exe(char *const *argv, int pid);
-/* The name of thread tid: the recording's, else /proc's, else the
- * kernel's saved_cmdlines (cl, read if not fresh), else "<...>". */
-void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int tid, char *comm,
-			size_t size);
+/* The name of thread tid at its hit at ts (CLOCK_MONOTONIC ns): the
+ * recording's, else /proc's, else the kernel's saved_cmdlines (cl, read
+ * again if it cannot tell and was not read in this reading), else "<...>". */
+void bt_tracepoint_comm(const struct utrace_dat *d, struct bt_cmdlines *cl, int tid, uint64_t ts,
+			char *comm, size_t size);
 /* Its memory freed (cl empty, not fresh). */
 void bt_cmdlines_free(struct bt_cmdlines *cl);
-/* A new reading: saved_cmdlines and /proc read again when asked. */
+/* A new reading: saved_cmdlines (where the last read cannot tell) and
+ * /proc read again when asked. */
 void bt_cmdlines_stale(struct bt_cmdlines *cl);
 
 #endif

@@ -342,7 +342,8 @@ static int kt_release(struct utrace_ktrace *kt, struct kt_cpu *c, bool force,
 		ret = fn(arg, c->cpu, h->page, h->size, err);
 		free(h->page);
 	}
-	memmove(c->held, c->held + n, (c->nr_held - n) * sizeof(*c->held));
+	if (c->nr_held > n) /* (none held yet: held is NULL, no memmove of it) */
+		memmove(c->held, c->held + n, (c->nr_held - n) * sizeof(*c->held));
 	c->nr_held -= n;
 	return ret;
 }

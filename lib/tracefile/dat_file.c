@@ -138,6 +138,7 @@ struct dat_buffer *dat_buf_get(struct utrace_dat *d, uint32_t id)
 		return NULL;
 	b = &d->buffers[d->nr_buffers++];
 	memset(b, 0, sizeof(*b));
+	d->kmap_stale = true; /* dat_kernel.c's map of tasks to buffers */
 	b->info.buf = id;
 	strcpy(b->info.comm, "<...>");
 	if ((d->nr_buffers + 1) * 2 > d->buf_hash_size) {

@@ -90,6 +90,16 @@ struct dat_blob {
 	struct dat_bin *bin;
 };
 
+/* The open pass's state (dat_reader.c), which the metadata handlers
+ * (dat_meta.c) fill; kept for a refresh (utrace_dat_refresh), whose
+ * pass goes on with the same tables. */
+struct dat_scan {
+	struct dat_blob *blobs;
+	size_t nr_blobs, cap_blobs;
+	size_t cap_images, cap_objects, cap_notices, cap_meta, cap_meta_blobs, cap_evfmts;
+	size_t seq;
+};
+
 struct utrace_dat {
 	int fd;
 	char *path;
@@ -98,6 +108,19 @@ struct utrace_dat {
 	struct utrace_dat_header hdr;
 	int finished;
 	int have_clock;
+	/* what a refresh (dat_reader.c utrace_dat_refresh) goes on from: the
+	 * first record not read yet (one cut short, or the end), the pass's
+	 * tables, the warnings before the end's (cut short, no END: said
+	 * again at each refresh); refreshing: a record the pass cannot add to
+	 * what d holds makes it read the file anew; kmap_stale: the buffers
+	 * changed (a new one, a first page, a BUFFER record) since the
+	 * kernel's task map was made (dat_kernel.c) */
+	uint64_t scan_off;
+	struct dat_scan sc;
+	unsigned nr_warnings_kept;
+	bool refreshing, kmap_stale;
+	bool own_kscan; /* kscan is d's: made for it, freed with it */
+	bool show_own;	/* utrace_dat_show_own's (dat_own.c) */
 	/* tsc -> ns as ns0 + (tsc - tsc0) * tsc_mult >> TSC_SHIFT, like the
 	 * kernel's clocksource mult/shift: no division per record */
 	uint64_t tsc_mult;
@@ -153,14 +176,9 @@ struct utrace_dat {
 	unsigned ring_pos;
 };
 
-/* The open pass's state (dat_reader.c), which the metadata handlers
- * (dat_meta.c) fill. */
-struct dat_scan {
-	struct dat_blob *blobs;
-	size_t nr_blobs, cap_blobs;
-	size_t cap_images, cap_objects, cap_notices, cap_meta, cap_meta_blobs, cap_evfmts;
-	size_t seq;
-};
+/* A refresh (dat_reader.c utrace_dat_refresh) met what it cannot add to
+ * what d holds: the file is read anew. */
+#define DAT_READ_ANEW 1
 
 /* dat_file.c */
 void dat_warn(struct utrace_dat *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -25,6 +25,14 @@
  * ftrace:print entries a live recording puts among the kernel's (a
  * trace_marker write, lib/record/recorder_kernel.c) are PRINT events of
  * their writer, their text the entry's buf.
+ *
+ * A reading refreshed as its file grows (dat_reader.c utrace_dat_refresh)
+ * keeps its tasks, their buffers and the map: the tasks the new pages
+ * name get their buffers, and their map entries, sorted, are merged in
+ * (a shell loop's new pids are the highest: little moves).  The map is
+ * made again only when the user buffers changed (a first page, a BUFFER
+ * record); a buffer added after the tasks' ones makes the refresh read
+ * the file anew, so the buffers stay in a fresh open's order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,8 +76,12 @@ struct dat_kernel {
 	struct utrace_dat_ktask *tasks;
 	size_t nr_tasks, cap_tasks;
 	struct ktid *map; /* sorted by (tid, from_ns) */
-	size_t nr_map;
+	size_t nr_map, cap_map;
 	uint32_t *by_pid; /* the tasks' indexes, sorted by (pid, index) */
+	size_t cap_by_pid;
+	/* what the map holds (a refresh adds the rest): the tasks, the
+	 * kscan's pids taken as tasks, the buffers then, of which KBUF ones */
+	size_t nr_mapped, nr_scanned, nr_bufs_mapped, nr_kbufs;
 	bool mono;     /* hdr.clock is "mono": time stamps are ns already */
 	int kstack_id; /* ftrace:kernel_stack's common_type, -1: none */
 	int print_id;  /* ftrace:print's (trace_marker's), -1: none */
@@ -497,7 +509,8 @@ static int add_task_new(struct dat_kernel *k, int32_t pid)
 /*
  * The tasks the kernel pages name, where no KTASKS record does (a file
  * still being written, or whose recorder was killed): kept in a kscan
- * (dat_reader.h), the caller's across openings of a growing file, which
+ * (dat_reader.h), the caller's across openings of a growing file (else
+ * the reading's own, across its refreshes), which
  * holds them as a set (open addressing, pid + 1 a slot, 0 empty) and
  * each CPU's pages read so far: an opening reads only the pages added
  * since, and the last one read again (it may have been written out
@@ -596,18 +609,25 @@ static int scan_cpu(struct utrace_dat *d, struct utrace_dat_kscan *s, size_t i,
 	return ret == -ENOMEM ? ret : 0;
 }
 
+/* The tasks the pages added since the last time (d's kscan: the caller's,
+ * else its own, kept for a refresh). */
 static int scan_tasks(struct utrace_dat *d)
 {
-	struct utrace_dat_kscan *s = d->kscan ? d->kscan : utrace_dat_kscan_new();
+	struct dat_kernel *k = d->kern;
 	struct dat_warnings warn = {0};
-	int ret = s ? 0 : -ENOMEM;
+	struct utrace_dat_kscan *s;
+	int ret = 0;
 
-	for (size_t i = 0; i < d->kern->nr_cpus && ret >= 0; i++)
+	if (!d->kscan) {
+		if (!(d->kscan = utrace_dat_kscan_new()))
+			return -ENOMEM;
+		d->own_kscan = true;
+	}
+	s = d->kscan;
+	for (size_t i = 0; i < k->nr_cpus && ret >= 0; i++)
 		ret = scan_cpu(d, s, i, &warn);
-	for (size_t i = 0; ret >= 0 && s && i < s->nr; i++)
-		ret = add_task_new(d->kern, s->pids[i]);
-	if (s != d->kscan)
-		utrace_dat_kscan_free(s);
+	for (; ret >= 0 && k->nr_scanned < s->nr; k->nr_scanned++)
+		ret = add_task_new(k, s->pids[k->nr_scanned]);
 	return ret;
 }
 
@@ -632,10 +652,137 @@ static int cmp_map(const void *a, const void *b)
 	return x->buf < y->buf ? -1 : x->buf > y->buf;
 }
 
+static int cmp_map_r(const void *a, const void *b, void *arg)
+{
+	(void)arg;
+	return cmp_map(a, b);
+}
+
+/* a[0..n) and a[n..n + m), each sorted, merged in place, from the end: a
+ * refresh's new tasks mostly have the highest pids, so few entries move.
+ * 0, or -ENOMEM. */
+static int merge_tail(void *base, size_t n, size_t m, size_t size,
+		      int (*cmp)(const void *, const void *, void *), void *arg)
+{
+	char *a = base, *tmp;
+	size_t i = n, j = m, o = n + m;
+
+	if (!n || !m)
+		return 0;
+	if (!(tmp = malloc(m * size)))
+		return -ENOMEM;
+	memcpy(tmp, a + n * size, m * size);
+	while (j > 0) {
+		if (i > 0 && cmp(a + (i - 1) * size, tmp + (j - 1) * size, arg) > 0)
+			memcpy(a + --o * size, a + --i * size, size);
+		else
+			memcpy(a + --o * size, tmp + --j * size, size);
+	}
+	free(tmp);
+	return 0;
+}
+
+/* Whether buffer u is a user buffer of thread tid. */
+static bool user_buf_of(const struct utrace_dat *d, size_t u, int32_t tid)
+{
+	return !d->buffers[u].info.kernel && d->buffers[u].info.tid == tid;
+}
+
+/* Task i's entry in the map, and its buffer (made if new) where no user
+ * buffer among the first nr_user has its pid; DAT_READ_ANEW if one has
+ * and a KBUF one was made for it before (a fresh open makes none).
+ * The map has room. */
+static int map_task(struct utrace_dat *d, struct dat_kernel *k, size_t i, size_t nr_user)
+{
+	const struct utrace_dat_ktask *t = &k->tasks[i];
+	struct dat_buffer *b;
+	size_t u;
+
+	for (u = 0; u < nr_user && !user_buf_of(d, u, t->pid); u++)
+		;
+	if (u < nr_user) /* a traced thread: its user buffer */
+		return dat_buf_find(d, KBUF_BASE + (uint32_t)i) ? DAT_READ_ANEW : 0;
+	if (!(b = dat_buf_find(d, KBUF_BASE + (uint32_t)i))) {
+		if (!(b = dat_buf_get(d, KBUF_BASE + (uint32_t)i)))
+			return -ENOMEM;
+		k->nr_kbufs++;
+	}
+	b->info.image = UTRACE_DAT_NO_ID;
+	b->info.pid = t->tgid;
+	b->info.tid = t->pid;
+	b->info.kernel = 1;
+	b->info.has_stats = 1; /* nothing of it is missing: no user records */
+	if (t->comm[0])
+		snprintf(b->info.comm, sizeof(b->info.comm), "%s", t->comm);
+	k->map[k->nr_map].tid = t->pid;
+	k->map[k->nr_map].buf = (uint32_t)(b - d->buffers);
+	k->map[k->nr_map++].from_ns = 0;
+	return 0;
+}
+
+/* The map and by_pid made whole: every user buffer's thread from its
+ * first page on, every task's own buffer. */
+static int map_build(struct utrace_dat *d, struct dat_kernel *k)
+{
+	/* the user buffers come first, the KBUF ones after (a refresh that
+	 * would put one after those reads the file anew) */
+	size_t nr_user = d->nr_buffers - k->nr_kbufs;
+	int ret = 0;
+
+	k->nr_map = 0;
+	if (UTRACE_GROW(k->map, k->cap_map, nr_user + k->nr_tasks + 1) < 0 ||
+	    UTRACE_GROW(k->by_pid, k->cap_by_pid, k->nr_tasks + 1) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < k->nr_tasks; i++)
+		k->by_pid[i] = (uint32_t)i;
+	qsort_r(k->by_pid, k->nr_tasks, sizeof(*k->by_pid), cmp_by_pid, k);
+	for (size_t i = 0; i < nr_user; i++) {
+		const struct dat_buffer *b = &d->buffers[i];
+
+		if (b->info.kernel)
+			continue;
+		k->map[k->nr_map].tid = b->info.tid;
+		k->map[k->nr_map].buf = (uint32_t)i;
+		k->map[k->nr_map++].from_ns =
+		    b->nr_pages ? utrace_dat_tsc_to_ns(d, b->first_tsc) : 0;
+	}
+	for (size_t i = 0; i < k->nr_tasks && !ret; i++)
+		ret = map_task(d, k, i, nr_user);
+	qsort(k->map, k->nr_map, sizeof(*k->map), cmp_map);
+	return ret;
+}
+
+/* The tasks from `from` on added to the map and by_pid, the user buffers
+ * unchanged since they were made. */
+static int map_add(struct utrace_dat *d, struct dat_kernel *k, size_t from)
+{
+	size_t nr_user = d->nr_buffers - k->nr_kbufs, n = k->nr_map, m = k->nr_tasks - from;
+	int ret = 0;
+
+	if (!m)
+		return 0;
+	if (UTRACE_GROW(k->map, k->cap_map, n + m + 1) < 0 ||
+	    UTRACE_GROW(k->by_pid, k->cap_by_pid, k->nr_tasks + 1) < 0)
+		return -ENOMEM;
+	for (size_t i = from; i < k->nr_tasks; i++)
+		k->by_pid[i] = (uint32_t)i;
+	qsort_r(k->by_pid + from, m, sizeof(*k->by_pid), cmp_by_pid, k);
+	for (size_t i = from; i < k->nr_tasks && !ret; i++)
+		ret = map_task(d, k, i, nr_user);
+	if (ret)
+		return ret;
+	qsort(k->map + n, k->nr_map - n, sizeof(*k->map), cmp_map);
+	if (merge_tail(k->by_pid, from, m, sizeof(*k->by_pid), cmp_by_pid, k) < 0 ||
+	    merge_tail(k->map, n, k->nr_map - n, sizeof(*k->map), cmp_map_r, NULL) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 int dat_kernel_finish(struct utrace_dat *d)
 {
 	struct dat_kernel *k = d->kern;
-	size_t nr_user = d->nr_buffers;
+	size_t from;
+	int ret;
 
 	if (!k || !k->nr_cpus)
 		return 0;
@@ -652,48 +799,17 @@ int dat_kernel_finish(struct utrace_dat *d)
 		k->hdr.subbuf_size = 4096;
 		strcpy(k->hdr.clock, "x86-tsc");
 	}
+	/* a fresh open puts the kernel tasks' buffers after every other */
+	if (k->nr_kbufs && d->nr_buffers != k->nr_bufs_mapped)
+		return DAT_READ_ANEW;
+	from = k->nr_mapped;
 	if (!k->have_tasks && scan_tasks(d) < 0)
 		return -ENOMEM;
-	k->map = calloc(nr_user + k->nr_tasks + 1, sizeof(*k->map));
-	k->by_pid = calloc(k->nr_tasks + 1, sizeof(*k->by_pid));
-	if (!k->map || !k->by_pid)
-		return -ENOMEM;
-	for (size_t i = 0; i < k->nr_tasks; i++)
-		k->by_pid[i] = (uint32_t)i;
-	qsort_r(k->by_pid, k->nr_tasks, sizeof(*k->by_pid), cmp_by_pid, k);
-	for (size_t i = 0; i < nr_user; i++) {
-		const struct dat_buffer *b = &d->buffers[i];
-
-		k->map[k->nr_map].tid = b->info.tid;
-		k->map[k->nr_map].buf = (uint32_t)i;
-		k->map[k->nr_map++].from_ns =
-		    b->nr_pages ? utrace_dat_tsc_to_ns(d, b->first_tsc) : 0;
-	}
-	for (size_t i = 0; i < k->nr_tasks; i++) {
-		const struct utrace_dat_ktask *t = &k->tasks[i];
-		struct dat_buffer *b;
-		size_t u;
-
-		for (u = 0; u < nr_user && d->buffers[u].info.tid != t->pid; u++)
-			;
-		if (u < nr_user)
-			continue; /* a traced thread: its user buffer */
-		b = dat_buf_get(d, KBUF_BASE + (uint32_t)i);
-		if (!b)
-			return -ENOMEM;
-		b->info.image = UTRACE_DAT_NO_ID;
-		b->info.pid = t->tgid;
-		b->info.tid = t->pid;
-		b->info.kernel = 1;
-		b->info.has_stats = 1; /* nothing of it is missing: no user records */
-		if (t->comm[0])
-			snprintf(b->info.comm, sizeof(b->info.comm), "%s", t->comm);
-		k->map[k->nr_map].tid = t->pid;
-		k->map[k->nr_map].buf = (uint32_t)(b - d->buffers);
-		k->map[k->nr_map++].from_ns = 0;
-	}
-	qsort(k->map, k->nr_map, sizeof(*k->map), cmp_map);
-	return 0;
+	/* (a refresh: the tasks found since; all again if a buffer changed) */
+	ret = !k->map || d->kmap_stale ? map_build(d, k) : map_add(d, k, from);
+	k->nr_mapped = k->nr_tasks;
+	k->nr_bufs_mapped = d->nr_buffers;
+	return ret;
 }
 
 void dat_kernel_free(struct utrace_dat *d)

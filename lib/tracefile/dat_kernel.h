@@ -20,7 +20,10 @@ int dat_kernel_index(struct utrace_dat *d, const unsigned char *head, size_t n, 
 /* KHEADER and KTASKS records, read whole. */
 int dat_kernel_meta(struct utrace_dat *d, uint32_t type, const char *p, uint32_t len, uint64_t off);
 /* After the scan: a buffer for each task only kernel events name, and
- * the map from a kernel pid to its buffer; <0 when out of memory. */
+ * the map from a kernel pid to its buffer; <0 when out of memory.  After
+ * a refresh's scan, for what it added (the tasks found since, the map
+ * made again if the buffers changed); DAT_READ_ANEW when a fresh open
+ * would give another map (a buffer after the kernel tasks'). */
 int dat_kernel_finish(struct utrace_dat *d);
 void dat_kernel_free(struct utrace_dat *d);
 /* The KSYMS record (dat_ksyms.c), read whole, NUL-terminated: kept (*kept

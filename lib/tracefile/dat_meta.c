@@ -180,6 +180,7 @@ static int meta_buffer(struct meta_ctx *m, char *p, uint32_t len)
 	b = dat_buf_get(m->d, hdr.buf);
 	if (!b)
 		return -ENOMEM;
+	m->d->kmap_stale = true; /* its thread, its base: dat_kernel.c's map */
 	b->info.image = hdr.image;
 	b->info.pid = hdr.pid;
 	b->info.tid = hdr.tid;

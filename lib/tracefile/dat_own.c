@@ -25,7 +25,6 @@
 struct dat_own {
 	struct utrace_dat_own *w;
 	size_t n, cap;
-	bool show;
 };
 
 int dat_own_meta(struct utrace_dat *d, const char *p, uint32_t len, const char **bad)
@@ -53,7 +52,7 @@ bool dat_own_hit(const struct utrace_dat *d, int32_t tid, uint64_t tsc)
 {
 	const struct dat_own *o = d->own;
 
-	if (!o || o->show)
+	if (!o || d->show_own)
 		return false;
 	for (size_t i = 0; i < o->n; i++)
 		if (o->w[i].tid == tid && tsc >= o->w[i].tsc0 && tsc <= o->w[i].tsc1)
@@ -63,8 +62,7 @@ bool dat_own_hit(const struct utrace_dat *d, int32_t tid, uint64_t tsc)
 
 void utrace_dat_show_own(struct utrace_dat *d, bool show)
 {
-	if (d->own)
-		d->own->show = show;
+	d->show_own = show; /* (windows a refresh adds too) */
 }
 
 size_t utrace_dat_own_windows(const struct utrace_dat *d)

@@ -16,7 +16,9 @@
  *
  * The metadata records are dat_meta.c's; this file checks the file
  * header, walks the records, indexes the pages, and answers the
- * metadata queries once the file is open.
+ * metadata queries once the file is open.  A file still being written
+ * can be kept open and refreshed: the pass goes on from where it stopped
+ * (utrace_dat_refresh, below).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -52,8 +54,10 @@ static int index_page(struct utrace_dat *d, const unsigned char *head, uint32_t 
 	b = dat_buf_get(d, pg.buf);
 	if (!b || UTRACE_GROW(b->pages, b->cap_pages, b->nr_pages + 1))
 		return -ENOMEM;
-	if (!b->nr_pages)
+	if (!b->nr_pages) {
 		b->first_tsc = sb.time_stamp;
+		d->kmap_stale = true; /* the time its thread's map entry starts */
+	}
 	ref = &b->pages[b->nr_pages];
 	if (b->nr_pages && ref[-1].seq == sb.seq && ref[-1].tsc == sb.time_stamp) {
 		/* The same sub-buffer again: the recorder saved the part its
@@ -111,9 +115,47 @@ static int check_header(struct utrace_dat *d, struct utrace_error *err)
 	return 0;
 }
 
-static int scan_records(struct utrace_dat *d, struct dat_scan *sc, struct utrace_error *err)
+/* Whether a refresh can add a record of this type to what d holds: the
+ * pages, and the records that only add to a table.  Any other (CLOCK,
+ * META, the symbols' records, KHEADER, KTASKS, END...) changes what the
+ * open pass made of the records before it: the file is read anew. */
+static bool refresh_adds(uint32_t type)
 {
-	uint64_t off = ((uint64_t)d->hdr.size + 7) & ~7ull;
+	switch (type) {
+	case UTRACE_DAT_PAGE:
+	case UTRACE_DAT_SNAP_PAGE:
+	case UTRACE_DAT_KPAGE:
+	case UTRACE_DAT_BUFFER:
+	case UTRACE_DAT_STATS:
+	case UTRACE_DAT_EVENT_FORMAT:
+	case UTRACE_DAT_NOTICE:
+	case UTRACE_DAT_OWN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Where the pass stopped, with the end's warning (cut short at off, or
+ * no END record): the last, said again by each refresh. */
+static void warn_end(struct utrace_dat *d, uint64_t off, bool cut)
+{
+	d->nr_warnings_kept = d->nr_warnings;
+	d->scan_off = off;
+	if (cut)
+		dat_warn(d, "%s: truncated at offset %llu: recording did not finish", d->path,
+			 (unsigned long long)off);
+	else
+		dat_warn(d, "%s: no END record: recording did not finish (killed?); showing what "
+			    "was saved",
+			 d->path);
+}
+
+/* The records from d->scan_off on: 0, DAT_READ_ANEW (a refresh met a
+ * record it cannot add), <0 on an I/O error. */
+static int scan_records(struct utrace_dat *d, struct utrace_error *err)
+{
+	uint64_t off = d->scan_off;
 	unsigned char head[sizeof(struct utrace_dat_rec) + sizeof(struct utrace_dat_page) +
 			   sizeof(struct utrace_subbuf)];
 	int ret;
@@ -126,8 +168,7 @@ static int scan_records(struct utrace_dat *d, struct dat_scan *sc, struct utrace
 		char *p;
 
 		if (left < sizeof(rec)) {
-			dat_warn(d, "%s: truncated at offset %llu: recording did not finish",
-				 d->path, (unsigned long long)off);
+			warn_end(d, off, true);
 			return 0;
 		}
 		n = left < sizeof(head) ? (size_t)left : sizeof(head);
@@ -137,13 +178,16 @@ static int scan_records(struct utrace_dat *d, struct dat_scan *sc, struct utrace
 		memcpy(&rec, head, sizeof(rec));
 		padded = ((uint64_t)rec.len + 7) & ~7ull;
 		if (padded > left - sizeof(rec)) {
-			dat_warn(d, "%s: truncated at offset %llu: recording did not finish",
-				 d->path, (unsigned long long)off);
+			warn_end(d, off, true);
 			return 0;
 		}
+		if (d->refreshing && !refresh_adds(rec.type))
+			return DAT_READ_ANEW;
 		if (rec.type == UTRACE_DAT_END) {
 			d->finished = 1;
 			off += sizeof(rec) + padded;
+			d->scan_off = off;
+			d->nr_warnings_kept = d->nr_warnings;
 			if (off < d->file_size)
 				dat_warn(d, "%s: %llu bytes after the END record ignored", d->path,
 					 (unsigned long long)(d->file_size - off));
@@ -180,7 +224,7 @@ static int scan_records(struct utrace_dat *d, struct dat_scan *sc, struct utrace
 				return ret;
 			}
 			p[rec.len] = '\0';
-			ret = dat_meta_record(d, sc, rec.type, p, rec.len, off);
+			ret = dat_meta_record(d, &d->sc, rec.type, p, rec.len, off);
 		} else {
 			ret = 0; /* unknown type: forward compatibility */
 		}
@@ -188,8 +232,7 @@ static int scan_records(struct utrace_dat *d, struct dat_scan *sc, struct utrace
 			return utrace_error_set(err, ret, "%s: out of memory", d->path);
 		off += sizeof(rec) + padded;
 	}
-	dat_warn(d, "%s: no END record: recording did not finish (killed?); showing what was saved",
-		 d->path);
+	warn_end(d, off, false);
 	return 0;
 }
 
@@ -238,7 +281,6 @@ static int dat_open(const char *path, unsigned snap, struct utrace_dat_kscan *ks
 		    struct utrace_dat **out, struct utrace_error *err)
 {
 	struct utrace_dat *d;
-	struct dat_scan sc;
 	struct stat st;
 	int ret;
 
@@ -276,27 +318,102 @@ static int dat_open(const char *path, unsigned snap, struct utrace_dat_kscan *ks
 		utrace_dat_close(d);
 		return ret;
 	}
-	memset(&sc, 0, sizeof(sc));
-	ret = scan_records(d, &sc, err);
+	d->scan_off = ((uint64_t)d->hdr.size + 7) & ~7ull;
+	ret = scan_records(d, err);
 	if (ret == 0)
 		ret = dat_snap_select(d, err);
 	if (ret == 0)
 		link_nested(d);
-	if (ret == 0 && dat_syms_finish(d, sc.blobs, sc.nr_blobs) < 0)
+	if (ret == 0 && dat_syms_finish(d, d->sc.blobs, d->sc.nr_blobs) < 0)
 		ret = utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
 	if (ret == 0) {
 		/* the kernel's task map is in ns: the clock must be ready */
 		dat_clock_prepare(d);
 		if (dat_kernel_finish(d) < 0)
 			ret = utrace_error_set(err, -ENOMEM, "%s: out of memory", path);
+		d->kmap_stale = false;
 	}
-	free(sc.blobs); /* their payloads belong to d->bins */
+	free(d->sc.blobs); /* their payloads belong to d->bins */
+	d->sc.blobs = NULL;
+	d->sc.nr_blobs = d->sc.cap_blobs = 0;
 	if (ret < 0) {
 		utrace_dat_close(d);
 		return ret;
 	}
 	*out = d;
 	return 0;
+}
+
+/*
+ * A refresh: the file grew since d read it (a recording still being
+ * written, read again and again: utrace bt's replay).  What d holds
+ * stays; the pass goes on from the first record it had not read (one
+ * that was cut short, or the end), and the derived tables are brought up
+ * to date from what it added: the kernel's tasks and their map
+ * (dat_kernel_finish), the nested contexts' links.  So a reading costs
+ * what was added since the last, not the file.
+ *
+ * Only records that add to a table are added so (refresh_adds: pages,
+ * buffers, statistics, formats, notices, windows of utrace's own work);
+ * any other, a buffer made after the kernel tasks' (a fresh open puts
+ * those last), a snapshot shown, a file that shrank or that had ended:
+ * the file is read anew into d (dat_reopen), as utrace_dat_open reads
+ * it.  Either way d then answers as a fresh open of the file would.
+ */
+static int dat_reopen(struct utrace_dat *d, struct utrace_error *err)
+{
+	struct utrace_dat *n, old;
+	int ret = dat_open(d->path, d->snap_sel, d->kscan, &n, err);
+
+	if (ret < 0)
+		return ret;
+	if (d->own_kscan) { /* the same kscan: n's now (else n's own, if it made one) */
+		n->own_kscan = true;
+		d->own_kscan = false;
+	}
+	n->show_own = d->show_own;
+	n->bytes_read += d->bytes_read;
+	if (d->nr_live_names)
+		utrace_dat_name_ktasks(n, d->live_names, d->nr_live_names);
+	/* d's address is the caller's: the new contents go there */
+	old = *d;
+	*d = *n;
+	*n = old;
+	utrace_dat_close(n);
+	return 0;
+}
+
+int utrace_dat_refresh(struct utrace_dat *d, struct utrace_error *err)
+{
+	struct stat st;
+	int ret;
+
+	if (fstat(d->fd, &st) < 0)
+		return utrace_error_set(err, -errno, "%s: %s", d->path, strerror(errno));
+	if ((uint64_t)st.st_size == d->file_size)
+		return 0;
+	if (d->snap_sel || d->finished || (uint64_t)st.st_size < d->file_size)
+		return dat_reopen(d, err);
+	/* the end's warning is said anew where the pass stops now */
+	for (unsigned i = d->nr_warnings_kept; i < d->nr_warnings && i < DAT_MAX_WARNINGS; i++) {
+		free(d->warnings[i]);
+		d->warnings[i] = NULL;
+	}
+	d->nr_warnings = d->nr_warnings_kept;
+	d->file_size = (uint64_t)st.st_size;
+	d->refreshing = true;
+	ret = scan_records(d, err);
+	d->refreshing = false;
+	if (ret == 0 && d->kmap_stale)
+		link_nested(d);
+	if (ret == 0)
+		ret = dat_kernel_finish(d);
+	d->kmap_stale = false;
+	if (ret == DAT_READ_ANEW)
+		return dat_reopen(d, err);
+	if (ret == -ENOMEM)
+		return utrace_error_set(err, ret, "%s: out of memory", d->path);
+	return ret;
 }
 
 void utrace_dat_close(struct utrace_dat *d)
@@ -307,6 +424,9 @@ void utrace_dat_close(struct utrace_dat *d)
 		close(d->fd);
 	dat_syms_free(d);
 	dat_kernel_free(d);
+	if (d->own_kscan)
+		utrace_dat_kscan_free(d->kscan);
+	free(d->sc.blobs);
 	dat_ksyms_free(d);
 	dat_own_free(d);
 	dat_samples_free(d);

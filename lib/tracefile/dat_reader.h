@@ -52,6 +52,19 @@ int utrace_dat_open_kscan(const char *path, struct utrace_dat_kscan *s, struct u
 			  struct utrace_error *err);
 
 /*
+ * The same file kept open instead: utrace_dat_refresh() reads what was
+ * appended to it since d was opened or last refreshed, and d then
+ * answers as a fresh open of the file would (its buffers in the same
+ * order, the same events, formats, tasks, warnings), at the cost of what
+ * was added: the records already read are not read again.  A record
+ * that changes what came before (a new CLOCK pair, symbols, KTASKS, END:
+ * what a recording writes when it ends) makes it read the whole file
+ * anew, into the same d.  No iterator of d may be open across it.  On
+ * an error d may hold part of the new records: close it.
+ */
+int utrace_dat_refresh(struct utrace_dat *d, struct utrace_error *err);
+
+/*
  * Snapshots (the snapshot trigger, SNAPSHOT records): how many the file
  * holds and what each says, in the order they were taken (id 1, 2, ...).
  * utrace_dat_open_snapshot() opens the file as the snapshot of that id
