@@ -93,6 +93,7 @@ int bt_compile(const struct bt_program *p, const struct bt_probe *pr, const stru
 	out->ftypes = c.ftypes;
 	out->p = p;
 	out->hit_reads = c.hit_reads;
+	out->ustack = c.ustack;
 	if (ret == -E2BIG || ret == -ENOMEM)
 		utrace_error_set(err, ret, "%s", ret == -E2BIG ? "program too large" : "out of memory");
 	else if (ret == -EINVAL && !err->msg[0])

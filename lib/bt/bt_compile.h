@@ -26,6 +26,7 @@ struct bt_code {
 	/* a uprobe's LOAD or STR at an address computed at run time: made
 	 * at the hit (runtime/bt_probe.c), a replayed action's captured */
 	bool hit_reads;
+	bool ustack; /* it reads the user stack (ustack) */
 };
 
 #define BT_FTYPE_MACADDR 0xffffffffu

@@ -170,6 +170,7 @@ static void ustack(struct comp *c, const struct bt_node *n)
 	if (n->kind == BT_N_CALL && n->nargs > first)
 		limit = n->args[first]->ival;
 	bt_comp_emit(c, UTRACE_BOP_USTACK, mode, 0, limit);
+	c->ustack = true;
 }
 
 /* str()'s argument that the probe's record holds the string of:

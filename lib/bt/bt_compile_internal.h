@@ -44,6 +44,7 @@ struct comp {
 	unsigned char *mcount;
 	struct bt_sym **msym;
 	bool hit_reads; /* bt_code.hit_reads */
+	bool ustack;	/* bt_code.ustack */
 };
 
 /* bt_compile_emit.c: instruction op (its index, 0 if none could be added);

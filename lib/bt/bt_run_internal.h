@@ -115,6 +115,9 @@ struct bt_run {
 	int waiter_pid;
 	int cpid; /* -c CMD's pid once started (cpid), else 0 */
 	bool usdt_own; /* usdt hits of that pid (or -p's) only: bt_session.c */
+	/* bt_session.c: why -c's uprobes are kernel uprobes of the recording
+	 * (utrace's runtime cannot be preloaded into the command), or NULL */
+	const char *kuprobes;
 	struct bt_profile *profile; /* bt_profile.c: the samplers of profile probes */
 	char *exe; /* the traced program's file (prog.exe), NULL if none */
 	struct utrace_kcap *kcap; /* bt_kcap.c: kernel events' strings, NULL if none */

@@ -101,12 +101,7 @@ static void hit_captured(const struct bt_site *s, const struct utrace_event *ev,
 
 bool bt_site_ustack(const struct bt_site *s)
 {
-	const struct utrace_bt_hdr *h = s->code.prog;
-
-	for (uint32_t i = 0; h && i < h->nr_insns; i++)
-		if (utrace_bt_insns(h)[i].op == UTRACE_BOP_USTACK)
-			return true;
-	return false;
+	return s->code.ustack;
 }
 
 /* The definition of site k's probe: group/pK at where (in-process:
@@ -253,6 +248,58 @@ static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
 	return ret;
 }
 
+/* Site i's probe: an in-process probe on the target's file (bt/pK
+ * MODULE:FUNC), or with r->kuprobes a kernel uprobe (utrace_PID/pK
+ * PATH:FUNC); NULL with r->err. */
+static char *uprobe_def(struct bt_run *r, unsigned i)
+{
+	const struct bt_site *s = &r->sites[i];
+	char *where = NULL, *def = NULL;
+
+	if (r->kuprobes) { /* checked: bt_target.c */
+		if (asprintf(&where, "%s:%s", s->target, s->func) < 0)
+			where = NULL;
+	} else {
+		where = inproc_where(s);
+	}
+	if (!where || !(def = bt_probe_def(s, i, r->kuprobes ? "utrace" : "bt", where)))
+		utrace_error_set(r->err, -ENOMEM, "out of memory");
+	free(where);
+	return def;
+}
+
+/* The uprobes' probes of the recording, each said with -v. */
+static int uprobe_probes(struct bt_run *r, struct utrace_session_opts *so)
+{
+	int ret;
+
+	if ((ret = bt_inproc_setup(r, &so->rec)) < 0)
+		return ret;
+	for (unsigned i = 0; i < r->nsites && !ret; i++) {
+		const struct bt_site *s = &r->sites[i];
+		char *def;
+
+		if (s->type != BT_P_UPROBE && s->type != BT_P_URETPROBE)
+			continue;
+		if (!(def = uprobe_def(r, i)))
+			return r->err->code;
+		if (r->o->verbose)
+			fprintf(r->o->log, "%s:%s:%s: %s (%s); %s%s%s\n",
+				s->type == BT_P_UPROBE ? "uprobe" : "uretprobe", s->target, s->func,
+				r->kuprobes ? "kernel uprobe" : "in-process probe", def,
+				s->inproc_no ? "its hits recorded and replayed by utrace bt: "
+					     : "its action runs at the hit, in the program",
+				s->inproc_no ? s->inproc_no : "",
+				s->inproc_no && s->code.hit_reads ? " (the memory it reads read at the hit)"
+								  : "");
+		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
+		ret = utrace_session_opts_set(so, "probe", def, r->err);
+		if (!ret && bt_site_ustack(s))
+			ret = stack_trigger(r, so, i);
+	}
+	return ret;
+}
+
 /* The recording of the sites' probes into path: 0, 1 if it was
  * interrupted before it began (nothing recorded), <0 with r->err. */
 static int record(struct bt_run *r, const char *path, int *status)
@@ -275,34 +322,7 @@ static int record(struct bt_run *r, const char *path, int *status)
 		ret = utrace_session_opts_set(&so, "pid", pid, r->err);
 	}
 	if (!ret)
-		ret = bt_inproc_setup(r, &so.rec);
-	for (unsigned i = 0; i < r->nsites && !ret; i++) {
-		char *def, *where;
-
-		if (r->sites[i].type != BT_P_UPROBE && r->sites[i].type != BT_P_URETPROBE)
-			continue;
-		if (!(where = inproc_where(&r->sites[i])) ||
-		    !(def = bt_probe_def(&r->sites[i], i, "bt", where))) {
-			free(where);
-			ret = utrace_error_set(r->err, -ENOMEM, "out of memory");
-			break;
-		}
-		if (r->o->verbose)
-			fprintf(r->o->log, "%s:%s:%s: in-process probe (%s); %s%s%s\n",
-				r->sites[i].type == BT_P_UPROBE ? "uprobe" : "uretprobe",
-				r->sites[i].target, r->sites[i].func, def,
-				r->sites[i].inproc_no ? "its hits recorded and replayed by utrace bt: "
-						      : "its action runs at the hit, in the program",
-				r->sites[i].inproc_no ? r->sites[i].inproc_no : "",
-				r->sites[i].inproc_no && r->sites[i].code.hit_reads
-					? " (the memory it reads read at the hit)"
-					: "");
-		free(where);
-		r->defs[r->ndefs++] = def; /* kept: the options keep the pointer */
-		ret = utrace_session_opts_set(&so, "probe", def, r->err);
-		if (!ret && bt_site_ustack(&r->sites[i]))
-			ret = stack_trigger(r, &so, i);
-	}
+		ret = uprobe_probes(r, &so);
 	if (!ret)
 		ret = kernel_probes(r, &so);
 	if (!ret)
@@ -380,11 +400,13 @@ static int map_events(struct bt_run *r, struct utrace_dat *d, struct utrace_even
 
 		if (text && sys && (map_tracepoint(r, sys, text, id, &(*fmts)[i]) || (*fmts)[i]))
 			continue;
-		/* bt/pK: in-process; utrace_PID/btpK: a kernel uprobe (usdt) */
+		/* bt/pK: in-process; utrace_PID/btpK: a kernel uprobe (usdt),
+		 * utrace_PID/pK: a kernel uprobe (r->kuprobes) */
 		if (!text || !sys || (strcmp(sys, "bt") && strncmp(sys, "utrace_", 7)) ||
 		    utrace_event_format_parse(sys, text, &(*fmts)[i], &e) < 0)
 			continue;
-		if ((sscanf((*fmts)[i]->name, strcmp(sys, "bt") ? "btp%u" : "p%u", &k) == 1) &&
+		if ((sscanf((*fmts)[i]->name, "p%u", &k) == 1 ||
+		     (strcmp(sys, "bt") && sscanf((*fmts)[i]->name, "btp%u", &k) == 1)) &&
 		    k < r->nsites) {
 			r->sites[k].event_id = id;
 			bt_site_format(r, &r->sites[k], (*fmts)[i]);

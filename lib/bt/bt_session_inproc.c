@@ -54,7 +54,9 @@ static bool replay_leaves_maps(const struct bt_code *c)
 /* Each uprobe site's inproc_no; the number that run at the hit. */
 static unsigned choose(struct bt_run *r)
 {
-	const char *all_no = getenv("UTRACE_BT_REPLAY") ? "UTRACE_BT_REPLAY is set" : NULL;
+	const char *all_no = r->kuprobes		     ? r->kuprobes
+			     : getenv("UTRACE_BT_REPLAY") ? "UTRACE_BT_REPLAY is set"
+							  : NULL;
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < r->nsites; i++) {

@@ -7,7 +7,10 @@
  * program's fires in the processes that run it among those the command
  * (-c) starts, as bpftrace's in every process (`-c 'sh script'`).  With
  * -p, a probe on another program than the process's would never fire:
- * refused before anything runs, in words that say why.  A binary is the
+ * refused before anything runs, in words that say why.  A command that
+ * utrace's runtime cannot be preloaded into (statically linked, set-ID)
+ * has its uprobes served by the kernel's (r->kuprobes), minus what those
+ * cannot do (kuprobe_check).  A binary is the
  * program when it is the same file (device and inode): with -p, the
  * process's (/proc/PID/exe), whatever path names it (/proc/PID/root/...
  * for another mount namespace's).  And the functions a uprobe's glob
@@ -26,6 +29,7 @@
 #include "lib/bt/bt_run_internal.h"
 #include "lib/elf/elf.h"
 #include "lib/elf/libdeps.h"
+#include "lib/session/session.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -172,6 +176,56 @@ static int check_site(struct bt_run *r, const struct bt_site *s, const char *pro
 	return 0; /* its probe names its file (bt_session.c inproc_where) */
 }
 
+/*
+ * Why -c's uprobes are kernel uprobes of the recording rather than
+ * in-process probes: utrace's runtime cannot be preloaded into the
+ * command (statically linked, as Go's default build; set-ID to someone
+ * else), so an in-process probe would never run and every count would
+ * be 0.  The kernel's uprobes see it as bpftrace's do, in the processes
+ * the recording's kernel instance follows (the command's).  NULL: the
+ * in-process probes.
+ */
+static const char *kuprobes_why(const struct bt_run *r)
+{
+	if (!r->o->argv || r->o->pid)
+		return NULL;
+	switch (utrace_program_preload(r->o->argv[0])) {
+	case UTRACE_PRELOAD_STATIC:
+	case UTRACE_PRELOAD_STATIC_GO:
+		return "utrace's runtime cannot be preloaded into a statically linked program";
+	case UTRACE_PRELOAD_SETUID:
+	case UTRACE_PRELOAD_SETGID:
+		return "the dynamic loader does not preload utrace's runtime into a set-ID "
+		       "program";
+	default:
+		return NULL;
+	}
+}
+
+/* What a kernel uprobe of site s cannot do, said before anything runs. */
+static int kuprobe_check(struct bt_run *r, const struct bt_site *s)
+{
+	const char *kind = s->type == BT_P_UPROBE ? "uprobe" : "uretprobe";
+	const char *what = s->code.hit_reads ? "a read of memory at an address computed at run time"
+			   : s->code.ustack ? "ustack"
+						      : NULL;
+
+	if (what)
+		return utrace_error_set(r->err, -ENOTSUP,
+					"%s:%s:%s: %s needs an in-process probe, which %s cannot "
+					"have: %s",
+					kind, s->target, s->func, what, r->o->argv[0], r->kuprobes);
+	if (s->type == BT_P_URETPROBE &&
+	    utrace_program_preload(r->o->argv[0]) == UTRACE_PRELOAD_STATIC_GO)
+		return utrace_error_set(
+		    r->err, -ENOTSUP,
+		    "uretprobe:%s:%s: %s is a Go program, whose runtime walks "
+		    "the return addresses a kernel uretprobe replaces (it would "
+		    "abort): probe the function's entry, or a cgo build's C code",
+		    s->target, s->func, r->o->argv[0]);
+	return 0;
+}
+
 int bt_check_targets(struct bt_run *r)
 {
 	char open[PATH_MAX], *prog = program_file(r, open, sizeof(open));
@@ -179,9 +233,13 @@ int bt_check_targets(struct bt_run *r)
 
 	if (!prog)
 		return 0; /* the recording says why it cannot start it */
+	r->kuprobes = kuprobes_why(r);
 	for (unsigned i = 0; i < r->nsites && !ret; i++)
 		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE)
 			ret = check_site(r, &r->sites[i], prog, open);
+	for (unsigned i = 0; i < r->nsites && !ret && r->kuprobes; i++)
+		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE)
+			ret = kuprobe_check(r, &r->sites[i]);
 	free(prog);
 	return ret;
 }

@@ -160,6 +160,19 @@ int utrace_session_stop(struct utrace_session *s);
 int utrace_session_sync(struct utrace_session *s, struct utrace_error *err);
 /* The command's pid (0 before it started, or with -P). */
 int utrace_session_pid(const struct utrace_session *s);
+
+/* Whether utrace's runtime can be preloaded into program prog (as a
+ * command names it, found on PATH): not into a statically linked one
+ * (Go's default build), nor into one set-user-ID or set-group-ID to
+ * someone else (the dynamic loader's secure mode ignores LD_PRELOAD). */
+enum utrace_preload {
+	UTRACE_PRELOAD_OK,
+	UTRACE_PRELOAD_STATIC,
+	UTRACE_PRELOAD_STATIC_GO,
+	UTRACE_PRELOAD_SETUID,
+	UTRACE_PRELOAD_SETGID,
+};
+enum utrace_preload utrace_program_preload(const char *prog);
 /* The caller ends the command (a process of its own that only holds the
  * recording: utrace bt's): SIGTERM, which is not reported as a kill. */
 void utrace_session_end_command(struct utrace_session *s);

@@ -20,71 +20,71 @@
 #include "lib/elf/elf.h"
 #include "lib/probes/func_patch.h"
 
+enum utrace_preload utrace_program_preload(const char *prog)
+{
+	char *exe = utrace_program_path(prog);
+	enum utrace_preload why = UTRACE_PRELOAD_OK;
+	struct utrace_elf_section sec;
+	struct utrace_elf *elf;
+	struct stat st;
+
+	if (!exe)
+		return UTRACE_PRELOAD_OK; /* the command's start says why */
+	if (utrace_elf_open(exe, &elf) == 0) {
+		if (utrace_elf_find_section(elf, ".interp", &sec) < 0)
+			why = UTRACE_PRELOAD_STATIC;
+		utrace_elf_close(elf);
+	}
+	if (why == UTRACE_PRELOAD_STATIC && utrace_fpatch_runtime_of(exe) == UTRACE_FPATCH_RT_GO)
+		why = UTRACE_PRELOAD_STATIC_GO;
+	if (why == UTRACE_PRELOAD_OK && stat(exe, &st) == 0) {
+		if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+			why = UTRACE_PRELOAD_SETUID;
+		else if ((st.st_mode & S_ISGID) && st.st_gid != getegid())
+			why = UTRACE_PRELOAD_SETGID;
+	}
+	free(exe);
+	return why;
+}
+
 /*
  * No process of the recording ran the runtime, and the program is
  * statically linked: nothing could be preloaded into it (Go's default
  * build is one).  Say what does work: sampling, the kernel's uprobes
  * (entry probes only for Go: a uretprobe replaces return addresses, which
  * Go's runtime walks), and for Go a cgo build (only its C code is traced
- * in-process: lib/probes/func_patch_deny.c).  False if it is not static.
+ * in-process: lib/probes/func_patch_deny.c).  Or the program is set-user-ID
+ * or set-group-ID to someone else: the dynamic loader runs it in
+ * secure-execution mode (AT_SECURE), where it ignores LD_PRELOAD's paths,
+ * so the program ran untraced.  False if it is neither.
  */
-static bool session_say_static(FILE *log, const char *prog)
+static bool session_say_no_preload(FILE *log, const char *prog)
 {
-	char *exe = utrace_program_path(prog);
-	struct utrace_elf_section sec;
-	struct utrace_elf *elf;
-	bool is_static = false, go;
+	enum utrace_preload why = utrace_program_preload(prog);
+	bool go = why == UTRACE_PRELOAD_STATIC_GO;
+	char *exe;
 
-	if (exe && utrace_elf_open(exe, &elf) == 0) {
-		is_static = utrace_elf_find_section(elf, ".interp", &sec) < 0;
-		utrace_elf_close(elf);
-	}
-	if (!is_static) {
-		free(exe);
+	if (why == UTRACE_PRELOAD_OK || !(exe = utrace_program_path(prog)))
 		return false;
-	}
-	go = utrace_fpatch_runtime_of(exe) == UTRACE_FPATCH_RT_GO;
-	fprintf(log,
-		"utrace record: %s is statically linked%s: utrace's runtime cannot be preloaded "
-		"into it, so none of its functions was traced; what works: sampling (utrace "
-		"record -F 999 -- %s), the kernel's uprobes (as root: --probe 'p:EV %s:%s')%s\n",
-		prog, go ? " (a Go program)" : "", prog, exe, go ? "main.main" : "SYMBOL",
-		go ? "; built with cgo (CGO_ENABLED=1, -ldflags=-linkmode=external) it is "
-		     "dynamically linked, and its C code is traced, not its Go code"
-		   : ", or a dynamically linked build with the flags of `utrace cflags`");
-	free(exe);
-	return true;
-}
-
-/*
- * No process of the recording ran the runtime, and the program is
- * set-user-ID or set-group-ID to someone else: the dynamic loader runs it
- * in secure-execution mode (AT_SECURE), where it ignores LD_PRELOAD's
- * paths, so the program ran untraced.  Say so, and what does work.
- * False if the program is not such a one.
- */
-static bool session_say_setid(FILE *log, const char *prog)
-{
-	char *exe = utrace_program_path(prog);
-	struct stat st;
-	bool setid;
-
-	if (!exe || stat(exe, &st) != 0) {
-		free(exe);
-		return false;
-	}
-	setid = ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
-		((st.st_mode & S_ISGID) && st.st_gid != getegid());
-	if (setid)
+	if (why == UTRACE_PRELOAD_SETUID || why == UTRACE_PRELOAD_SETGID)
 		fprintf(log,
 			"utrace record: %s is set-%s-ID: the dynamic loader runs it in secure "
 			"mode, which does not preload utrace's runtime, so it ran untraced; what "
 			"works: a copy without the set-ID bit, or the kernel's uprobes (as root: "
 			"--probe 'p:EV %s:SYMBOL')\n",
-			prog, (st.st_mode & S_ISUID) && st.st_uid != geteuid() ? "user" : "group",
-			exe);
+			prog, why == UTRACE_PRELOAD_SETUID ? "user" : "group", exe);
+	else
+		fprintf(log,
+			"utrace record: %s is statically linked%s: utrace's runtime cannot be "
+			"preloaded into it, so none of its functions was traced; what works: "
+			"sampling (utrace record -F 999 -- %s), the kernel's uprobes (as root: "
+			"--probe 'p:EV %s:%s')%s\n",
+			prog, go ? " (a Go program)" : "", prog, exe, go ? "main.main" : "SYMBOL",
+			go ? "; built with cgo (CGO_ENABLED=1, -ldflags=-linkmode=external) it is "
+			     "dynamically linked, and its C code is traced, not its Go code"
+			   : ", or a dynamically linked build with the flags of `utrace cflags`");
 	free(exe);
-	return setid;
+	return true;
 }
 
 /* A program with no call sites, and function patterns that matched no
@@ -103,7 +103,7 @@ static void session_warn_unmatched(struct utrace_session *s, const struct utrace
 		return;
 	if (!st->sites) {
 		if (!st->images && o->argv &&
-		    (session_say_static(log, o->argv[0]) || session_say_setid(log, o->argv[0])))
+		    session_say_no_preload(log, o->argv[0]))
 			return;
 		fprintf(log,
 			"utrace record: %s has no call sites: %s; build it with "
