@@ -26,6 +26,22 @@
 #define FX_LIB_BIAS 0x7f000000u
 #define FX_EXE "/nonexistent/utrace-test"
 
+/* A kernel event format's common fields, as every format lists them. */
+#define FX_COMMON_FIELDS                                                                           \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                     \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"             \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+
+/* kev, id 7: a kernel event of one int, for kernel pages built by hand. */
+#define FX_KEV_FORMAT                                                                              \
+	"name: kev\n"                                                                              \
+	"ID: 7\n"                                                                                  \
+	"format:\n" FX_COMMON_FIELDS "\n"                                                          \
+	"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"                                      \
+	"\n"                                                                                       \
+	"print fmt: \"value=%d\", REC->value\n"
+
 /* Record words of one sub-buffer. */
 struct wl {
 	uint32_t w[4096];

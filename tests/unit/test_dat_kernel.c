@@ -21,18 +21,7 @@
 
 #define KEV_ID 7
 
-static const char kev_format[] =
-    "name: kev\n"
-    "ID: 7\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "print fmt: \"value=%d\", REC->value\n";
+static const char kev_format[] = FX_KEV_FORMAT;
 
 /* A kernel ring-buffer page being built: u64 time_stamp, u64 commit, data. */
 struct kpage {

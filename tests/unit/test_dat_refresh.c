@@ -28,28 +28,12 @@
 #define KEV_ID 7
 #define MAX_EV 4096
 
-static const char kev_format[] =
-    "name: kev\n"
-    "ID: 7\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "print fmt: \"value=%d\", REC->value\n";
+static const char kev_format[] = FX_KEV_FORMAT;
 
 static const char print_format[] =
     "name: print\n"
     "ID: 5\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\n"
+    "format:\n" FX_COMMON_FIELDS "\n"
     "\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
     "\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n"
     "\n"
