@@ -287,6 +287,24 @@ static void kt_discard(struct utrace_ktrace *kt, uint8_t *page)
 	memcpy(h + 4, &len, 4);
 }
 
+/* The whole system's page: its hidden records discarded (every other
+ * record is kept). */
+static void kt_discard_hidden(struct utrace_ktrace *kt, uint8_t *page, size_t size)
+{
+	void *rec;
+
+	kbuffer_load_subbuffer(kt->kb, page);
+	for (rec = kbuffer_read_event(kt->kb, NULL); rec; rec = kbuffer_next_event(kt->kb, NULL)) {
+		const struct kt_event *e;
+
+		if (kbuffer_event_size(kt->kb) < 8 ||
+		    (uint8_t *)rec + kbuffer_event_size(kt->kb) > page + size)
+			break;
+		if ((e = kt_event_of(kt, rec)) && e->hidden)
+			kt_discard(kt, page);
+	}
+}
+
 /* Decides every record of page: false (page untouched) if one cannot be
  * decided yet; force: a task not known now is not the command's. */
 static bool kt_decide(struct utrace_ktrace *kt, uint8_t *page, size_t size, bool force)
@@ -355,8 +373,11 @@ int kt_follow_page(struct utrace_ktrace *kt, struct kt_cpu *c, size_t size,
 {
 	void *rec;
 
-	if (!kt->filtering && !kt->lineage)
+	if (!kt->filtering && !kt->lineage) {
+		if (kt->exec_hidden)
+			kt_discard_hidden(kt, kt->page, size);
 		return fn(arg, c->cpu, kt->page, size, err);
+	}
 	kbuffer_load_subbuffer(kt->kb, kt->page);
 	for (rec = kbuffer_read_event(kt->kb, NULL); rec; rec = kbuffer_next_event(kt->kb, NULL)) {
 		size_t n = (size_t)kbuffer_event_size(kt->kb);

@@ -92,6 +92,8 @@ struct utrace_ktrace {
 	bool notrace_ok;    /* set_event_notrace_pid exists */
 	int newtask_id, newtask_pid_off, newtask_flags_off;
 	bool newtask_hidden;
+	int exec_id, exec_file_off; /* sched_process_exec's (kt_exec_start), 0: none */
+	bool exec_hidden;
 	uint64_t round; /* rounds of reads */
 	uint64_t dropped, dropped_unknown;
 	char note[200];
@@ -113,6 +115,11 @@ ssize_t kt_note_task(struct utrace_ktrace *kt, int pid);
 void kt_name_exited(struct utrace_ktrace *kt, bool all);
 /* Task i named again from /proc, if it still runs: its comm now. */
 void kt_task_rename(struct utrace_ktrace *kt, size_t i);
+/* kernel_tasks.c: a task's exec renames it (sched_process_exec, hidden
+ * unless an -e asked for it); kt_exec_rename takes one of its records,
+ * n bytes, of task pid. */
+void kt_exec_start(struct utrace_ktrace *kt);
+void kt_exec_rename(struct utrace_ktrace *kt, const uint8_t *rec, size_t n, int32_t pid);
 /* The index of task pid in kt->tasks, -1 if no record named it. */
 ssize_t kt_find_task(const struct utrace_ktrace *kt, int pid);
 /* later: enabled by utrace_ktrace_start, after tracing_on (before it

@@ -138,6 +138,61 @@ void kt_task_rename(struct utrace_ktrace *kt, size_t i)
 		kt->tasks[i] = t;
 }
 
+/*
+ * An exec renames the task, as the kernel's saved cmdlines take its new
+ * comm at its next switch, so that the kernel's trace names every record
+ * of the pid, those before the exec too, as it is called after: the
+ * instance records sched:sched_process_exec (hidden unless an -e asked
+ * for it: its records discarded as the pages are read, its format not
+ * written), whose filename's last part is the comm the exec gave it (the
+ * kernel's kbasename, 15 bytes).  Without it, a task first read while it
+ * was still the forked shell, before its exec, kept the shell's name.
+ */
+void kt_exec_start(struct utrace_ktrace *kt)
+{
+	const char *file = "\tfield:__data_loc char[] filename;\toffset:";
+	struct kt_event *e = NULL;
+	const char *p;
+
+	for (size_t i = 0; i < kt->nr_evs && !e; i++)
+		if (!strcmp(kt->evs[i].system, "sched") &&
+		    !strcmp(kt->evs[i].name, "sched_process_exec"))
+			e = &kt->evs[i];
+	if (!e) {
+		if (kt_add_event(kt, "sched", "sched_process_exec", NULL, false, NULL) <= 0)
+			return; /* no such event: a task keeps its first name */
+		e = &kt->evs[kt->nr_evs - 1];
+		e->hidden = true;
+	}
+	if (!(p = strstr(e->format, file)))
+		return;
+	kt->exec_id = e->id;
+	kt->exec_hidden = e->hidden;
+	kt->exec_file_off = atoi(p + strlen(file));
+}
+
+void kt_exec_rename(struct utrace_ktrace *kt, const uint8_t *rec, size_t n, int32_t pid)
+{
+	uint32_t loc, off, len;
+	const char *name, *base;
+	ssize_t i;
+
+	if (kt->exec_file_off < 8 || (size_t)kt->exec_file_off + 4 > n)
+		return;
+	memcpy(&loc, rec + kt->exec_file_off, 4);
+	off = loc & 0xffff; /* __data_loc: offset in the low half, length high */
+	len = loc >> 16;
+	if (!len || off + len > n || (i = kt_note_task(kt, pid)) < 0)
+		return;
+	name = (const char *)rec + off;
+	len = (uint32_t)strnlen(name, len);
+	base = memrchr(name, '/', len);
+	base = base ? base + 1 : name;
+	if (base < name + len)
+		snprintf(kt->tasks[i].comm, sizeof(kt->tasks[i].comm), "%.*s",
+			 (int)(name + len - base), base);
+}
+
 /* Each task in kt that wants it given its text in the kernel's file NAME
  * (saved_cmdlines, saved_tgids: kernel_saved.c) to set. */
 static void kt_saved(struct utrace_ktrace *kt, const char *name, bool all,

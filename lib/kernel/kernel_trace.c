@@ -274,6 +274,7 @@ int utrace_ktrace_start(struct utrace_ktrace *kt, int pid, bool children, struct
 			kt->tids[kt->nr_tids++] = pid;
 		kt_add_threads(kt); /* those it has already (record -P) */
 	}
+	kt_exec_start(kt); /* (with the command's scope set: its execs only) */
 	if ((ret = kt_triggers_rearm(kt, err)) < 0 || (ret = kt_set(kt, "tracing_on", "1", err)) < 0)
 		return ret;
 	/* the -e events one after the other, in their order, as bpftrace
@@ -316,13 +317,17 @@ static int kt_read_cpu(struct utrace_ktrace *kt, struct kt_cpu *c, unsigned max,
 		kbuffer_load_subbuffer(kt->kb, kt->page);
 		for (rec = kbuffer_read_event(kt->kb, &ts); rec;
 		     rec = kbuffer_next_event(kt->kb, &ts)) {
+			size_t n = (size_t)kbuffer_event_size(kt->kb);
 			int32_t pid;
+			uint16_t id;
 
-			if (kbuffer_event_size(kt->kb) < 8 ||
-			    (uint8_t *)rec + 8 > kt->page + (size_t)len)
+			if (n < 8 || (uint8_t *)rec + n > kt->page + (size_t)len)
 				break;
+			memcpy(&id, rec, 2);
 			memcpy(&pid, (uint8_t *)rec + 4, 4);
 			kt_note_task(kt, pid);
+			if (kt->exec_id && id == kt->exec_id)
+				kt_exec_rename(kt, rec, n, pid);
 		}
 		ret = kt_follow_page(kt, c, size, fn, arg, err);
 		if (ret < 0)
