@@ -14,6 +14,7 @@
 #include "common/fetch_prog.h"
 #include "lib/probes/eprobe.h"
 #include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/fuzz_mem.h"
 
 static const char ev_fmt[] =
     "name: ev\nID: 700\nformat:\n"
@@ -28,20 +29,7 @@ static const char ev_fmt[] =
     "\tfield:char chars[8];\toffset:28;\tsize:8;\tsigned:0;\n\n"
     "print fmt: \"n=%d\", REC->n\n";
 
-static uint8_t mem[64];
 static struct utrace_event_format *ev;
-
-static int load(uint64_t addr, unsigned size, uint64_t *out)
-{
-	uint64_t v = 0, base = (uint64_t)(uintptr_t)mem;
-
-	if (addr < base || addr - base > sizeof(mem) - size)
-		return -1;
-	for (unsigned i = 0; i < size; i++)
-		v |= (uint64_t)mem[addr - base + i] << (8 * i);
-	*out = v;
-	return 0;
-}
 
 static const struct utrace_event_format *find(void *arg, const char *sys, const char *name)
 {

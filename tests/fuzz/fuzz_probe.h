@@ -14,20 +14,7 @@
 
 #include "common/fetch_prog.h"
 #include "lib/probes/inproc_probe.h"
-
-static uint8_t mem[64];
-
-static int load(uint64_t addr, unsigned size, uint64_t *out)
-{
-	uint64_t v = 0, base = (uint64_t)(uintptr_t)mem;
-
-	if (addr < base || addr - base > sizeof(mem) - size)
-		return -1;
-	for (unsigned i = 0; i < size; i++)
-		v |= (uint64_t)mem[addr - base + i] << (8 * i);
-	*out = v;
-	return 0;
-}
+#include "tests/fuzz/fuzz_mem.h"
 
 static int sym(void *arg, const char *name, uint64_t *addr)
 {
