@@ -39,7 +39,10 @@
 #define PAD_BOTTOM 40
 #define PAD_SIDE 10
 #define MIN_PX 0.1
-#define CHAR_PX 6.6 /* the width of a 12px monospace character */
+/* the advance of a 12px monospace character: 0.6 em, 7.22 px in DejaVu
+ * Sans Mono and Liberation Mono (6.6 let a name of ten characters run 6
+ * px past its share, over the frame's right edge) */
+#define CHAR_PX 7.3
 
 struct svg {
 	FILE *out;
