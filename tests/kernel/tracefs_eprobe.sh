@@ -142,10 +142,10 @@ if [ "$(id -u)" -eq 0 ] && [ -n "$TR" ] && [ -r "$TR/events/syscalls/sys_enter_o
 	echo 1 >events/ep/kopen/enable
 	check "... records what the field points to, read at the event" until_ok 30 \
 		grep -q ' kopen: (syscalls.sys_enter_openat) file="/etc/hostname" fl=0x0' trace
-	# (waited for: a task whose first record is read while it is still
-	# the forked shell, before its exec, keeps the name sh, where the
-	# kernel's trace says cat: lib/kernel/kernel_tasks.c names a task
-	# once; under load that can be the one round read so far)
+	# (waited for, not read once: at load, once, the one round read so
+	# far had no line named cat; a task read before its exec is named
+	# again at it since (lib/kernel/kernel_tasks.c kt_exec_start), the
+	# likeliest cause, not proven)
 	check "... the command that ended named, as the kernel names it" until_ok 30 \
 		grep -q '^ *cat-[0-9]* .* kopen: ' trace
 	check "... the attached event, off, writes no record" \
