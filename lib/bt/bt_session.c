@@ -170,7 +170,6 @@ static char *inproc_where(const struct bt_site *s)
 
 /* ustack: site k's event with the stacktrace trigger, its stack the
  * record after each hit's. */
-
 static int stack_trigger(struct bt_run *r, struct utrace_session_opts *so, unsigned k)
 {
 	char ev[32];
