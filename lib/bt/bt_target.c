@@ -185,11 +185,9 @@ static int check_site(struct bt_run *r, const struct bt_site *s, const char *pro
  * the recording's kernel instance follows (the command's).  NULL: the
  * in-process probes.
  */
-static const char *kuprobes_why(const struct bt_run *r)
+static const char *kuprobes_why(enum utrace_preload why)
 {
-	if (!r->o->argv || r->o->pid)
-		return NULL;
-	switch (utrace_program_preload(r->o->argv[0])) {
+	switch (why) {
 	case UTRACE_PRELOAD_STATIC:
 	case UTRACE_PRELOAD_STATIC_GO:
 		return "utrace's runtime cannot be preloaded into a statically linked program";
@@ -203,20 +201,19 @@ static const char *kuprobes_why(const struct bt_run *r)
 }
 
 /* What a kernel uprobe of site s cannot do, said before anything runs. */
-static int kuprobe_check(struct bt_run *r, const struct bt_site *s)
+static int kuprobe_check(struct bt_run *r, const struct bt_site *s, enum utrace_preload why)
 {
 	const char *kind = s->type == BT_P_UPROBE ? "uprobe" : "uretprobe";
 	const char *what = s->code.hit_reads ? "a read of memory at an address computed at run time"
-			   : s->code.ustack ? "ustack"
-						      : NULL;
+			   : s->code.ustack  ? "ustack"
+					     : NULL;
 
 	if (what)
 		return utrace_error_set(r->err, -ENOTSUP,
 					"%s:%s:%s: %s needs an in-process probe, which %s cannot "
 					"have: %s",
 					kind, s->target, s->func, what, r->o->argv[0], r->kuprobes);
-	if (s->type == BT_P_URETPROBE &&
-	    utrace_program_preload(r->o->argv[0]) == UTRACE_PRELOAD_STATIC_GO)
+	if (s->type == BT_P_URETPROBE && why == UTRACE_PRELOAD_STATIC_GO)
 		return utrace_error_set(
 		    r->err, -ENOTSUP,
 		    "uretprobe:%s:%s: %s is a Go program, whose runtime walks "
@@ -229,17 +226,19 @@ static int kuprobe_check(struct bt_run *r, const struct bt_site *s)
 int bt_check_targets(struct bt_run *r)
 {
 	char open[PATH_MAX], *prog = program_file(r, open, sizeof(open));
+	enum utrace_preload why;
 	int ret = 0;
 
 	if (!prog)
 		return 0; /* the recording says why it cannot start it */
-	r->kuprobes = kuprobes_why(r);
+	why = r->o->argv && !r->o->pid ? utrace_program_preload(r->o->argv[0]) : UTRACE_PRELOAD_OK;
+	r->kuprobes = kuprobes_why(why); /* (-c only: -p attaches) */
 	for (unsigned i = 0; i < r->nsites && !ret; i++)
 		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE)
 			ret = check_site(r, &r->sites[i], prog, open);
 	for (unsigned i = 0; i < r->nsites && !ret && r->kuprobes; i++)
 		if (r->sites[i].type == BT_P_UPROBE || r->sites[i].type == BT_P_URETPROBE)
-			ret = kuprobe_check(r, &r->sites[i]);
+			ret = kuprobe_check(r, &r->sites[i], why);
 	free(prog);
 	return ret;
 }
