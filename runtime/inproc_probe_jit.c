@@ -8,12 +8,15 @@
  * saves nine registers, calls C, which looks the probe up, checks a dozen
  * things and runs the fetch-args' copies in a loop (common/fetch_fast.h):
  * two to three times the cost of the clock read and the record's write it
- * exists for.  Here each site whose probe is plain (an entry probe alone
- * at its site, its copies filling its record exactly: IPP_PLAIN_*, and
- * lean: reading only what the lean trampoline saves) gets a stub made for
- * it when its table is published, with everything the table fixes baked
- * in: the key, the record's length and header, the site's address, each
- * copy's register, offset, load size, shifts and place in the record.
+ * exists for; a probe mid-function (a jmp to a detour) saves every
+ * register, searches the table, then does the same.  Here each site whose
+ * probe is plain (an entry probe alone at its address, its copies filling
+ * its record exactly: IPP_PLAIN_*), at a call site or a detour, gets a
+ * stub made for it when its table is published, with everything the
+ * table fixes baked in: the key, the record's length and header, the
+ * probe's address, each copy's register, offset, load size, shifts and
+ * place in the record.  It reads the registers where they are (live, or
+ * in the frame for the five it uses itself).
  *
  *   site: call slot --> slot: push $k; jmp *tramp
  *                       tramp: rax, rcx saved; rt_ipp_site_jit[k]?
@@ -23,14 +26,21 @@
  *         (thread ready and named, tracing on, probe not off, no bt
  *         program, not retargeted to a tracer, event enabled, no filter)
  *         -> any fails: back into tramp's own way (the "nojit" label),
- *            with every register as it came; the flags are dead at a
- *            function's entry, as the lean way's handover leaves them
+ *            with every register as it came (the flags are dead at a
+ *            function's entry, as the lean way's handover leaves them;
+ *            a detour's are in the word its trampoline pushed)
  *       | BUSY; rdtsc; CPU (rseq); the room, the delta, the CPU checked
  *       |   (any fails: BUSY off, back as above: ev_write_words's way)
  *       | the header words; the ip; each copy straight into the ring,
  *       |   a memory read through utrace_jit_load<N> (below)
  *       | commit (wp, last_ts, written, the sub-buffer's commit: release
  *       |   by x86's store order), BUSY off; registers back; ret over k
+ *
+ * A detour's stub is entered the same way from the detour trampoline,
+ * after its pushfq: it reads the flags from that word, the program's rsp
+ * above the red zone the detour stepped over, and returns as the
+ * trampoline does (popfq, `ret $8`), or back into its own way
+ * (utrace_inproc_probe_detour_nojit).
  *
  * So the hit does what rt_event_open, utrace_fetch_fast_run and
  * rt_event_close do, in the same order, with the same stores: the record
@@ -70,6 +80,7 @@ void *rt_ipp_site_jit[IPP_SITES_MAX] RT_HIDDEN;
 /* arch/x86_64/inproc_probe.S: where a stub goes back when it does not
  * take the hit, and the loads (value in rax, rax out, 0 on a fault) */
 extern const char utrace_inproc_probe_site_nojit[] RT_HIDDEN;
+extern const char utrace_inproc_probe_detour_nojit[] RT_HIDDEN;
 void utrace_jit_load1(void) RT_HIDDEN;
 void utrace_jit_load2(void) RT_HIDDEN;
 void utrace_jit_load4(void) RT_HIDDEN;
@@ -277,38 +288,70 @@ static void j_open(struct jit *j, const struct jit_env *e, const struct rt_inpro
 	}
 }
 
-/* rax = the value an argument starts from (the program's register) */
-static void j_source(struct jit *j, const struct rt_inproc_probe *p, const struct utrace_fetch_farg *a)
+/* What differs between a call site's stub and a detour's: the frame
+ * above the registers, what the stub may read, how it returns. */
+struct jit_way {
+	bool detour;	   /* mid-function: the flags pushed first, all live */
+	int32_t sp;	   /* the program's rsp, from the stub's */
+	const void *back;  /* the trampoline's own way on */
+};
+
+/* x86's number of each register the stubs read live (-1: in the frame
+ * or not a general register) */
+static int j_live(uint32_t reg)
 {
-	static const uint8_t live[UTRACE_FR_MAX] = {
-		[UTRACE_FR_SI] = 0xf0, [UTRACE_FR_DI] = 0xf8, [UTRACE_FR_R8] = 0xc0, [UTRACE_FR_R9] = 0xc8};
+	static const int8_t nr[UTRACE_FR_MAX] = {
+		[UTRACE_FR_R15] = 15, [UTRACE_FR_R14] = 14, [UTRACE_FR_R13] = 13, [UTRACE_FR_R12] = 12,
+		[UTRACE_FR_R11] = -1, [UTRACE_FR_R10] = -1, [UTRACE_FR_R9] = 9,   [UTRACE_FR_R8] = 8,
+		[UTRACE_FR_BX] = 3,   [UTRACE_FR_CX] = -1,  [UTRACE_FR_DX] = -1,  [UTRACE_FR_SI] = 6,
+		[UTRACE_FR_DI] = 7,   [UTRACE_FR_BP] = 5,   [UTRACE_FR_AX] = -1,  [UTRACE_FR_ORIG_AX] = -1,
+		[UTRACE_FR_IP] = -1,  [UTRACE_FR_CS] = -1,  [UTRACE_FR_FLAGS] = -1, [UTRACE_FR_SP] = -1,
+		[UTRACE_FR_SS] = -1};
+
+	return reg < UTRACE_FR_MAX ? nr[reg] : -1;
+}
+
+/* the registers the stub saves in the frame itself (rax, rcx: the trampoline) */
+static bool j_framed(uint32_t reg)
+{
+	return reg == UTRACE_FR_AX || reg == UTRACE_FR_CX || reg == UTRACE_FR_DX ||
+	       reg == UTRACE_FR_R10 || reg == UTRACE_FR_R11;
+}
+
+/* rax = the value an argument starts from (the program's register) */
+static void j_source(struct jit *j, const struct jit_way *w, const struct rt_inproc_probe *p,
+		     const struct utrace_fetch_farg *a)
+{
+	int nr = j_live(a->reg);
 
 	if (a->reg == UTRACE_FETCH_FAST_IMM || a->reg == UTRACE_FR_IP) {
 		J(j, 0x48, 0xb8); /* movabs $v, %rax */
 		j_u64(j, a->reg == UTRACE_FR_IP ? p->addr : (uint64_t)a->off);
 	} else if (a->reg == UTRACE_FR_SP) {
-		J(j, 0x48, 0x8d, 0x84, 0x24); /* lea the function's rsp, %rax */
-		j_u32(j, (uint32_t)(FR_SIZE + 16));
-	} else if (a->reg == UTRACE_FR_AX || a->reg == UTRACE_FR_CX || a->reg == UTRACE_FR_DX ||
-		   a->reg == UTRACE_FR_R10 || a->reg == UTRACE_FR_R11) {
+		J(j, 0x48, 0x8d, 0x84, 0x24); /* lea the program's rsp, %rax */
+		j_u32(j, (uint32_t)w->sp);
+	} else if (a->reg == UTRACE_FR_FLAGS && w->detour) {
+		J(j, 0x48, 0x8b, 0x84, 0x24); /* mov the pushed flags, %rax */
+		j_u32(j, (uint32_t)FR_SIZE);
+	} else if (j_framed(a->reg)) {
 		J(j, 0x48, 0x8b, 0x84, 0x24); /* mov saved(%rsp), %rax */
 		j_u32(j, (uint32_t)(8 * a->reg));
-	} else if (a->reg < UTRACE_FR_MAX && live[a->reg]) {
-		J(j, a->reg == UTRACE_FR_R8 || a->reg == UTRACE_FR_R9 ? 0x4c : 0x48, 0x89, live[a->reg]);
+	} else if (nr >= 0) {
+		J(j, nr >= 8 ? 0x4c : 0x48, 0x89, (uint8_t)(0xc0 | (nr & 7) << 3)); /* mov %reg, %rax */
 	} else {
-		j->bad = true; /* not lean: never here (ipp_jit_ok) */
+		j->bad = true; /* never here (ipp_jit_ok) */
 	}
 }
 
 /* One copy: rax from its source, plus its offset, loaded, shifted, stored
  * at its place in the record (rcx + 4 + dst: the body starts 12 bytes in,
  * at the record's byte 8). */
-static void j_copy(struct jit *j, const struct jit_env *e, const struct rt_inproc_probe *p,
-		   const struct utrace_fetch_farg *a)
+static void j_copy(struct jit *j, const struct jit_env *e, const struct jit_way *w,
+		   const struct rt_inproc_probe *p, const struct utrace_fetch_farg *a)
 {
 	uint32_t at = 4 + a->dst;
 
-	j_source(j, p, a);
+	j_source(j, w, p, a);
 	if (a->reg != UTRACE_FETCH_FAST_IMM && a->off) {
 		if (a->off == (int32_t)a->off) {
 			J(j, 0x48, 0x05); /* add $off, %rax */
@@ -378,8 +421,8 @@ static void j_save(struct jit *j, bool restore)
 }
 
 /* The stub of probe p at its site (whose tracer stub is *cont), into j. */
-static void j_stub(struct jit *j, const struct jit_env *e, const struct rt_inproc_probe *p,
-		   const uint64_t *cont)
+static void j_stub(struct jit *j, const struct jit_env *e, const struct jit_way *w,
+		   const struct rt_inproc_probe *p, const uint64_t *cont)
 {
 	j_save(j, false);
 	J(j, 0x49, 0xbb); /* movabs $rt, %r11 */
@@ -387,7 +430,7 @@ static void j_stub(struct jit *j, const struct jit_env *e, const struct rt_inpro
 	j_checks(j, e, p, cont);
 	j_open(j, e, p);
 	for (uint32_t i = 0; i < p->fast->n; i++)
-		j_copy(j, e, p, &p->fast->a[i]);
+		j_copy(j, e, w, p, &p->fast->a[i]);
 	j_close(j, e, p);
 	j_bind(j, j->to_done, j->nd);
 	j_save(j, true);
@@ -395,37 +438,48 @@ static void j_stub(struct jit *j, const struct jit_env *e, const struct rt_inpro
 	j_u32(j, (uint32_t)(8 * UTRACE_FR_CX));
 	J(j, 0x48, 0x8b, 0x84, 0x24); /* mov saved rax, %rax */
 	j_u32(j, (uint32_t)(8 * UTRACE_FR_AX));
-	J(j, 0x48, 0x81, 0xc4); /* add $frame + k, %rsp */
-	j_u32(j, (uint32_t)(FR_SIZE + 8));
-	J(j, 0xc3); /* ret: into the function */
+	if (w->detour) {
+		J(j, 0x48, 0x81, 0xc4); /* add $frame, %rsp */
+		j_u32(j, (uint32_t)FR_SIZE);
+		J(j, 0x9d, 0xc2, 0x08, 0x00); /* popfq; ret $8: into the detour, over k */
+	} else {
+		J(j, 0x48, 0x81, 0xc4); /* add $frame + k, %rsp */
+		j_u32(j, (uint32_t)(FR_SIZE + 8));
+		J(j, 0xc3); /* ret: into the function */
+	}
 	j_bind(j, j->to_unbusy, j->nu);
 	J(j, 0x64, 0x81, 0x24, 0x25); /* andl $~BUSY, %fs:state */
 	j_u32(j, (uint32_t)TLS(j, e, state));
 	j_u32(j, ~(uint32_t)RT_TS_BUSY);
 	j_bind(j, j->to_fallback, j->nf);
 	j_save(j, true);
-	J(j, 0x48, 0xb8); /* movabs $nojit, %rax; jmp *%rax */
-	j_u64(j, (uint64_t)(uintptr_t)utrace_inproc_probe_site_nojit);
+	J(j, 0x48, 0xb8); /* movabs $back, %rax; jmp *%rax */
+	j_u64(j, (uint64_t)(uintptr_t)w->back);
 	J(j, 0xff, 0xe0);
 }
 
-/* Whether probe p's hit can be a stub: ipp_plain's record way, its copies
- * from registers the stubs know, shifts in range. */
-static bool ipp_jit_ok(const struct rt_inproc_probe *p)
+/* Whether probe p's hit can be a stub, and which way: ipp_plain's record
+ * way (an entry probe alone at its address, its copies filling its
+ * record), at a call site or a detour, its copies from general registers,
+ * sp, ip (and the flags mid-function), shifts in range. */
+static bool ipp_jit_ok(const struct rt_inproc_probe *p, struct jit_way *w)
 {
 	const uint32_t all = 7; /* IPP_PLAIN_BT | _REC | _PUT (inproc_probes.c) */
-	const uint32_t regs = 1u << UTRACE_FR_AX | 1u << UTRACE_FR_CX | 1u << UTRACE_FR_DX |
-			      1u << UTRACE_FR_SI | 1u << UTRACE_FR_DI | 1u << UTRACE_FR_R8 |
-			      1u << UTRACE_FR_R9 | 1u << UTRACE_FR_R10 | 1u << UTRACE_FR_R11 |
-			      1u << UTRACE_FR_SP | 1u << UTRACE_FR_IP;
 
-	if (!p || !p->lean || (p->plain & all) != all || !p->fast || p->is_return ||
+	if (!p || (p->plain & all) != all || !p->fast || p->is_return ||
 	    p->key / 32 >= UTRACE_INPROC_PROBE_OFF_WORDS)
+		return false;
+	if (p->how == UTRACE_IPPH_SITE)
+		*w = (struct jit_way){false, FR_SIZE + 16, utrace_inproc_probe_site_nojit};
+	else if (p->how == UTRACE_IPPH_JMP && p->detour)
+		*w = (struct jit_way){true, FR_SIZE + 8 + 16 + 128, utrace_inproc_probe_detour_nojit};
+	else
 		return false;
 	for (uint32_t i = 0; i < p->fast->n; i++) {
 		const struct utrace_fetch_farg *a = &p->fast->a[i];
 
-		if (a->reg != UTRACE_FETCH_FAST_IMM && (a->reg >= UTRACE_FR_MAX || !(regs >> a->reg & 1)))
+		if (a->reg != UTRACE_FETCH_FAST_IMM && a->reg != UTRACE_FR_IP && a->reg != UTRACE_FR_SP &&
+		    !j_framed(a->reg) && j_live(a->reg) < 0 && !(a->reg == UTRACE_FR_FLAGS && w->detour))
 			return false;
 		if (a->shl >= 64 || a->shr >= 64)
 			return false;
@@ -449,10 +503,11 @@ static bool jit_env(struct jit_env *e)
 static size_t jit_one(const struct jit_env *e, const struct rt_ipp_jit_site *s, uint8_t *buf)
 {
 	struct jit j = {.p = buf, .end = buf + JIT_STUB_MAX};
+	struct jit_way w;
 
-	if (!ipp_jit_ok(s->p))
+	if (!ipp_jit_ok(s->p, &w))
 		return 0;
-	j_stub(&j, e, s->p, s->cont);
+	j_stub(&j, e, &w, s->p, s->cont);
 	return j.bad ? 0 : (size_t)(j.p - buf);
 }
 

@@ -197,7 +197,11 @@ utrace_inproc_retprobe_tramp:
  * Mid-function nothing is dead: every register and the flags are saved
  * and restored, the stack is aligned for the call whatever it was, and
  * `ret $8` drops k on the way back; the detour then puts rsp back, runs
- * the displaced instructions and jumps back after them.
+ * the displaced instructions and jumps back after them.  A probe with a
+ * stub (inproc_probe_jit.c) goes there once the flags, rax and rcx are
+ * saved; the stub returns as below (popfq, `ret $8`), or jumps back to
+ * utrace_inproc_probe_detour_nojit with every register as it came (the
+ * flags are the pushed word's).
  */
 	.globl	utrace_inproc_probe_detour_tramp
 	.hidden	utrace_inproc_probe_detour_tramp
@@ -205,7 +209,19 @@ utrace_inproc_retprobe_tramp:
 	.p2align 4
 utrace_inproc_probe_detour_tramp:
 	pushfq
-	SAVE_REGS
+	subq	$R_SIZE, %rsp
+	movq	%rax, R_AX(%rsp)
+	movq	%rcx, R_CX(%rsp)
+	movl	R_SIZE+16(%rsp), %eax	/* k */
+	leaq	rt_ipp_site_jit(%rip), %rcx
+	movq	(%rcx,%rax,8), %rcx	/* the probe's stub (inproc_probe_jit.c) */
+	jrcxz	utrace_inproc_probe_detour_nojit
+	jmp	*%rcx			/* it comes back below if it does not take the hit */
+	.globl	utrace_inproc_probe_detour_nojit
+	.hidden	utrace_inproc_probe_detour_nojit
+utrace_inproc_probe_detour_nojit:
+	SAVE_SCRATCH
+	SAVE_KEPT
 	movq	R_SIZE(%rsp), %rax
 	movq	%rax, R_FLAGS(%rsp)	/* the program's flags, pushed first */
 	leaq	R_SIZE+8+16+128(%rsp), %rax

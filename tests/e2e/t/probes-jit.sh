@@ -7,9 +7,12 @@
 # and a variadic call's rax come through), each value as the program says
 # (every size, signed, bit-fields, a faulting pointer, an offset past 32
 # bits), and every record the one the C way writes (UTRACE_PROBE_JIT=0),
-# here and with -p function (the tracer's entry first: the stub hands over)
+# here and with -p function (the tracer's entry first: the stub hands over);
+# probes-jit-mid: a probe in the middle of a function (a jmp to a detour,
+# whose stub keeps every register and the flags), its records the C way's
 
 e2e_cfg probes-jit probe_jit check_probes_jit
+e2e_cfg probes-jit-mid probe_jit check_probes_jit_mid
 
 JIT_SIX='p:six six a=%di:s64 b=%si:u32 c=%dx:u16 d=%cx:u8 e=%r8:x64 f=%r9:u8 k=\7:u32'
 JIT_VSUM='p:vs vsum n=%di:s32 sp=+0(%sp):x64'
@@ -44,4 +47,17 @@ check_probes_jit() {
 			"$CFG probes-jit ($way) records as the C way's" \
 			"$(diff <(printf '%s\n' "$jit") <(jit_records | grep -v '^vs: ') | head -5)"
 	done
+}
+
+check_probes_jit_mid() {
+	local mid mid2 probe probe2 jit
+	mid=$(probe_offsets six "$BIN/probe_jit" | awk '$1 >= 5 { print; exit }')
+	mid2=$(probe_offsets fields "$BIN/probe_jit" | awk '$1 >= 5 { print; exit }')
+	probe="p:ms six+$mid s=%si:s64 d=%dx:u64 c=%cx:u64 r8=%r8:x64 r9=%r9:u16 f=%flags:x64 k=\\9:u8"
+	probe2="p:mf fields+$mid2 k=%si:s64 f=%flags:x64 v=+4(%di):u32"
+	probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" || return
+	jit=$(jit_records)
+	UTRACE_PROBE_JIT=0 probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" || return
+	t "$([ "$(printf '%s\n' "$jit" | grep -c .)" = 6 ] && [ "$jit" = "$(jit_records)" ]; echo $?)" \
+		"$CFG probes-jit-mid records as the C way's" "$(diff <(printf '%s\n' "$jit") <(jit_records) | head -5)"
 }
