@@ -5,7 +5,8 @@
  * Memory reads of fetch-args (common/fetch_prog.h) and of the runtime's
  * own stack scans (inproc_probe_opt.c) go through utrace_fetch_load
  * (arch/x86_64/inproc_probe.S), whose loads lie between utrace_safe_load_begin
- * and _end.  The SIGSEGV/SIGBUS handler here recognises them by the
+ * and _end (the probe stubs' own, utrace_jit_load<N>, between
+ * utrace_jit_load_begin and _end).  The SIGSEGV/SIGBUS handler here recognises them by the
  * faulting instruction and resumes at the fixup, which returns -1 (the
  * kernel's exception tables do the same for copy_from_user): no system
  * call per read, and a bad pointer gives "(fault)", never a crash.  Every
@@ -19,6 +20,9 @@
 
 extern const char utrace_safe_load_begin[] RT_HIDDEN, utrace_safe_load_end[] RT_HIDDEN,
     utrace_safe_load_fixup[] RT_HIDDEN;
+/* the probe stubs' loads (inproc_probe_jit.c) */
+extern const char utrace_jit_load_begin[] RT_HIDDEN, utrace_jit_load_end[] RT_HIDDEN,
+    utrace_jit_load_fixup[] RT_HIDDEN;
 
 static struct sigaction ff_old_segv, ff_old_bus;
 static bool ff_installed;
@@ -31,9 +35,12 @@ bool rt_fetch_fault_fixup(void *uc_)
 	ucontext_t *uc = uc_;
 	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 
-	if (ip < (uintptr_t)utrace_safe_load_begin || ip >= (uintptr_t)utrace_safe_load_end)
+	if (ip >= (uintptr_t)utrace_safe_load_begin && ip < (uintptr_t)utrace_safe_load_end)
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)utrace_safe_load_fixup;
+	else if (ip >= (uintptr_t)utrace_jit_load_begin && ip < (uintptr_t)utrace_jit_load_end)
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)utrace_jit_load_fixup;
+	else
 		return false;
-	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)utrace_safe_load_fixup;
 	return true;
 }
 

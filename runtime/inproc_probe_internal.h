@@ -55,4 +55,19 @@ struct ipp_area *rt_ipp_area_map(const struct rt_object *o, bool fresh) RT_HIDDE
 int rt_ipp_install(struct ipp_batch *b, const struct rt_object *o, struct ipp_area *a,
 		  const struct utrace_msg_inproc_probe *m, uint32_t size) RT_HIDDEN;
 
+/* Call sites carrying probes, each with its index k (the slot's) */
+#define IPP_SITES_MAX 4096
+
+/* inproc_probe_jit.c: site k's probe p (its table's first at the site, or
+ * NULL), *cont its tracer stub; its stub, made when a table is published
+ * (rt_ipp_lock held): rt_ipp_site_jit[k], NULL where the hit takes the
+ * trampoline's ways (arch/x86_64/inproc_probe.S reads it). */
+struct rt_ipp_jit_site {
+	uint32_t k;
+	const uint64_t *cont;
+	const struct rt_inproc_probe *p;
+};
+extern void *rt_ipp_site_jit[IPP_SITES_MAX] RT_HIDDEN;
+void rt_ipp_jit_build(const struct rt_ipp_jit_site *sites, uint32_t n) RT_HIDDEN;
+
 #endif

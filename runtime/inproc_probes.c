@@ -67,7 +67,6 @@ struct ipp_site {
 	const struct rt_inproc_probe *first;
 };
 
-#define IPP_SITES_MAX 4096
 #define IPP_RET_DEPTH 128
 
 struct ipp_table *rt_ipp_table;
@@ -711,6 +710,7 @@ void rt_ipp_site_forget(uint64_t addr)
 {
 	for (uint32_t k = 0; k < ipp_nr_sites; k++)
 		if (ipp_sites[k].addr == addr) {
+			__atomic_store_n(&rt_ipp_site_jit[k], NULL, __ATOMIC_RELAXED);
 			__atomic_store_n(&ipp_sites[k].first, NULL, __ATOMIC_RELAXED);
 			__atomic_store_n(&ipp_sites[k].addr, 0, __ATOMIC_RELAXED);
 		}
@@ -962,6 +962,18 @@ static void ipp_sites_first(const struct ipp_table *t)
 				 __ATOMIC_RELEASE);
 }
 
+/* Each site's stub for its first probe (inproc_probe_jit.c), once the
+ * table is published and the sites' first probes set. */
+static void ipp_sites_jit(void)
+{
+	static struct rt_ipp_jit_site sites[IPP_SITES_MAX]; /* rt_ipp_lock held */
+
+	for (uint32_t k = 0; k < ipp_nr_sites; k++)
+		sites[k] = (struct rt_ipp_jit_site){k, &ipp_sites[k].cont,
+						    ipp_sites[k].addr ? ipp_sites[k].first : NULL};
+	rt_ipp_jit_build(sites, ipp_nr_sites);
+}
+
 /* Each probe's plain bits in table t, before t is published. */
 static void ipp_mark_plain(struct ipp_table *t)
 {
@@ -985,6 +997,7 @@ void rt_ipp_table_set(struct ipp_table *t)
 	ipp_mark_plain(t);
 	__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
 	ipp_sites_first(t);
+	ipp_sites_jit();
 }
 
 /* The old table and the batch, sorted, published (the old one is kept:
@@ -1007,6 +1020,7 @@ static int ipp_publish(const struct ipp_batch *b)
 	__atomic_store_n(&rt_ipp_table, t, __ATOMIC_RELEASE);
 	ipp_sites_first(t);
 	ipp_sites_lean(t, true);
+	ipp_sites_jit();
 	return 0;
 }
 

@@ -35,6 +35,7 @@
  *   sanitizer.c     a sanitizer's report as a sanitizer:* event (its hook, its text read)
  *   fetch_fault.c   a fault in a probe's memory read resumes at its fixup
  *   crash.c         --dump-on-crash: a crash signal recorded, then the program's handling
+ *   inproc_probe_jit.c    a site probe's plain hit compiled to a stub of its own
  *   inproc_probe_opt.c    int3 -> jmp once no other thread is in the way
  *   inproc_probes.c       in-process probes: sites, int3s, return hooks, fetch-args
  *   inproc_probe_area.c   their areas and the one installer, at registration and live

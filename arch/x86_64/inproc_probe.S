@@ -34,6 +34,12 @@
  * runs.  The test of the byte is a jrcxz, so that a site taking the full
  * way saves the flags it was entered with.
  *
+ * A site with a stub (rt_ipp_site_jit[k], inproc_probe_jit.c: the plain
+ * hit compiled) goes there first, with rax and rcx saved in the frame; the
+ * stub returns into the function itself, or jumps back to
+ * utrace_inproc_probe_site_nojit with every register as it came.  No flag
+ * is written before that jump either.
+ *
  * utrace_inproc_retprobe_tramp: a return address that a return probe replaced.
  * On entry rsp = the slot + 8 (0 mod 16), rax/rdx hold the return value.
  * rt_inproc_retprobe_hit(regs) returns the real return address.
@@ -119,6 +125,14 @@ utrace_inproc_probe_site_tramp:
 	movq	%rax, R_AX(%rsp)
 	movq	%rcx, R_CX(%rsp)
 	movl	R_SIZE(%rsp), %eax	/* k: below IPP_SITES_MAX (its slot's) */
+	leaq	rt_ipp_site_jit(%rip), %rcx
+	movq	(%rcx,%rax,8), %rcx	/* the site's stub (inproc_probe_jit.c) */
+	jrcxz	utrace_inproc_probe_site_nojit
+	jmp	*%rcx			/* it comes back below if it does not take the hit */
+	.globl	utrace_inproc_probe_site_nojit
+	.hidden	utrace_inproc_probe_site_nojit
+utrace_inproc_probe_site_nojit:
+	movl	R_SIZE(%rsp), %eax
 	leaq	rt_ipp_site_lean(%rip), %rcx
 	movzbl	(%rcx,%rax), %ecx	/* no flag written before SAVE_KEPT's pushfq */
 	jrcxz	2f
@@ -183,7 +197,11 @@ utrace_inproc_retprobe_tramp:
  * Mid-function nothing is dead: every register and the flags are saved
  * and restored, the stack is aligned for the call whatever it was, and
  * `ret $8` drops k on the way back; the detour then puts rsp back, runs
- * the displaced instructions and jumps back after them.
+ * the displaced instructions and jumps back after them.  A probe with a
+ * stub (inproc_probe_jit.c) goes there once the flags, rax and rcx are
+ * saved; the stub returns as below (popfq, `ret $8`), or jumps back to
+ * utrace_inproc_probe_detour_nojit with every register as it came (the
+ * flags are the pushed word's).
  */
 	.globl	utrace_inproc_probe_detour_tramp
 	.hidden	utrace_inproc_probe_detour_tramp
@@ -191,7 +209,19 @@ utrace_inproc_retprobe_tramp:
 	.p2align 4
 utrace_inproc_probe_detour_tramp:
 	pushfq
-	SAVE_REGS
+	subq	$R_SIZE, %rsp
+	movq	%rax, R_AX(%rsp)
+	movq	%rcx, R_CX(%rsp)
+	movl	R_SIZE+16(%rsp), %eax	/* k */
+	leaq	rt_ipp_site_jit(%rip), %rcx
+	movq	(%rcx,%rax,8), %rcx	/* the probe's stub (inproc_probe_jit.c) */
+	jrcxz	utrace_inproc_probe_detour_nojit
+	jmp	*%rcx			/* it comes back below if it does not take the hit */
+	.globl	utrace_inproc_probe_detour_nojit
+	.hidden	utrace_inproc_probe_detour_nojit
+utrace_inproc_probe_detour_nojit:
+	SAVE_SCRATCH
+	SAVE_KEPT
 	movq	R_SIZE(%rsp), %rax
 	movq	%rax, R_FLAGS(%rsp)	/* the program's flags, pushed first */
 	leaq	R_SIZE+8+16+128(%rsp), %rax
@@ -249,5 +279,37 @@ utrace_safe_load_fixup:
 	movl	$-1, %eax
 	ret
 	.size	utrace_fetch_load, .-utrace_fetch_load
+
+/*
+ * The stubs' memory reads (inproc_probe_jit.c): the address in rax, the
+ * value back in rax (zero-extended), nothing else touched, not even the
+ * stack's alignment assumed.  A fault on the one load of each is resumed
+ * at utrace_jit_load_fixup (fetch_fault.c), which gives 0, as a fault in
+ * utrace_fetch_load gives the C way's copies.
+ */
+	.globl	utrace_jit_load1, utrace_jit_load2, utrace_jit_load4, utrace_jit_load8
+	.hidden	utrace_jit_load1, utrace_jit_load2, utrace_jit_load4, utrace_jit_load8
+	.globl	utrace_jit_load_begin, utrace_jit_load_end, utrace_jit_load_fixup
+	.hidden	utrace_jit_load_begin, utrace_jit_load_end, utrace_jit_load_fixup
+	.type	utrace_jit_load1, @function
+	.p2align 4
+utrace_jit_load_begin:
+utrace_jit_load1:
+	movzbl	(%rax), %eax
+	ret
+utrace_jit_load2:
+	movzwl	(%rax), %eax
+	ret
+utrace_jit_load4:
+	movl	(%rax), %eax
+	ret
+utrace_jit_load8:
+	movq	(%rax), %rax
+	ret
+utrace_jit_load_end:
+utrace_jit_load_fixup:
+	xorl	%eax, %eax
+	ret
+	.size	utrace_jit_load1, .-utrace_jit_load1
 
 	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe_jit.c - functions whose entry probes are compiled to stubs
+ * (runtime/inproc_probe_jit.c): each argument register and rax (a
+ * variadic function's count of vector registers) must reach the function
+ * as the caller left them, so the program's results (printed) are the
+ * same traced; the probes read arguments of every size, fields of a
+ * struct through a pointer (of each load size, a bit-field, a signed
+ * one), a pointer that faults and an offset past 32 bits, and the program
+ * prints what each should read.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "progs.h"
+
+struct rec {
+	uint8_t a;
+	uint16_t b;
+	uint32_t c;
+	uint64_t d;
+	unsigned lo : 3, mid : 7;
+	int neg;
+};
+
+TRACED long six(long a, long b, long c, long d, long e, long f)
+{
+	BARRIER();
+	return a * 1 + b * 3 + c * 5 + d * 7 + e * 11 + f * 13;
+}
+
+TRACED double vsum(int n, ...)
+{
+	va_list ap;
+	double s = 0;
+
+	va_start(ap, n);
+	for (int i = 0; i < n; i++)
+		s += va_arg(ap, double);
+	va_end(ap);
+	return s;
+}
+
+TRACED long fields(const struct rec *r, long k)
+{
+	BARRIER();
+	return k + (r == (const struct rec *)16 ? 0 : r->a);
+}
+
+int main(void)
+{
+	struct rec r = {0, 0, 0, 0, 0, 0, 0};
+
+	for (int i = 0; i < 3; i++) {
+		long b = (long)opaque(i + 1) << 33;
+
+		printf("six %ld\n", six(b + 1, b + 2, b + 3, b + 4, b + 5, b - 6));
+		printf("want a=%ld b=%u c=%u d=%u e=%#lx f=%u k=7\n", b + 1, (unsigned)(b + 2),
+		       (unsigned)(uint16_t)(b + 3), (unsigned)(uint8_t)(b + 4), (unsigned long)(b + 5),
+		       (unsigned)(uint8_t)(b - 6));
+		printf("vsum %.2f\n", vsum(opaque(3), 0.5 * i, 1.25, 2.0));
+		r = (struct rec){(uint8_t)(0xf0 + i), (uint16_t)(0xabc0 + i), 0x12345678u + (unsigned)i,
+				 0x1122334455667788ull + (unsigned)i, (unsigned)(5 + i) & 7, 99u + (unsigned)i,
+				 -1000 - i};
+		printf("fields %ld\n", fields(opaque(i) == 1 ? (const struct rec *)16 : &r, i));
+		if (i == 1)
+			printf("want a=0 b=0 c=0 d=0 lo=0 mid=0 neg=0 far=0 k=1\n");
+		else
+			printf("want a=%u b=%u c=%u d=%llu lo=%u mid=%u neg=%d far=0 k=%d\n", r.a, r.b, r.c,
+			       (unsigned long long)r.d, r.lo, r.mid, r.neg, i);
+	}
+	return 0;
+}
