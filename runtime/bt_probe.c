@@ -238,6 +238,8 @@ int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 		base = mmap(NULL, m->tables_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (base == MAP_FAILED || !rt_bt_tables(b, base, m->tables_size))
 			goto bad;
+		if (b->fast)
+			utrace_bt_fast_bind(h, &b->steps, b->maps, b->memo);
 	}
 	/* release: the program and its tables are whole before a hit sees them */
 	__atomic_store_n(&rt_bt_keys[m->key],
@@ -355,7 +357,7 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 					   is_return ? (int64_t)regs->r[UTRACE_FR_AX] : 0, rt.pid,
 					   rt_bt_self_tid()};
 
-		utrace_bt_fast_run(b->prog, &b->steps, b->maps, &x, (uint32_t)x.tid, b->memo);
+		utrace_bt_fast_run(&b->steps, &x, (uint32_t)x.tid);
 		return true;
 	}
 	return rt_bt_hit_interp(b, regs, entry, is_return);
