@@ -17,8 +17,11 @@
  * utrace_bt_fast_of() runs the program once on a symbolic stack when it
  * arrives: a program made only of pushes of an argument, a builtin or a
  * constant, integer KEYs and AGGs of a table's aggregation becomes a list
- * of steps (map, the keys' and the value's sources), and
- * utrace_bt_fast_run() does the same table updates straight
+ * of steps (map, the keys' and the value's sources), bound once to their
+ * tables when the tables arrive (utrace_bt_fast_bind: each step's table,
+ * memo and map description a load away), and utrace_bt_fast_run() does
+ * the same table updates straight, a step whose key and value are
+ * arguments reading its registers with no dispatch at all
  * (common/bt_table.h: the same keys, the same table, the same stripes),
  * so a table filled by either path is the same table
  * (tests/unit/test_bt_fast.c).  Anything else (a predicate, a string, a
@@ -41,20 +44,31 @@ enum utrace_bt_fkind { UTRACE_BTF_IMM, UTRACE_BTF_ARG, UTRACE_BTF_BUILTIN };
 /* Where a value comes from: a constant, argN, or a builtin. */
 struct utrace_bt_fsrc {
 	uint32_t kind; /* enum utrace_bt_fkind */
-	uint32_t idx;  /* ARG: 0..5; BUILTIN: enum utrace_bt_builtin */
+	uint16_t idx;  /* ARG: 0..5; BUILTIN: enum utrace_bt_builtin */
+	uint16_t reg;  /* ARG: its register (UTRACE_FR_*), looked up once */
 	int64_t imm;
 };
 
-/* One AGG: its map, the key it uses (the last KEY's) and its value. */
+/* One AGG: its map, the key it uses (the last KEY's) and its value; and,
+ * once bound (utrace_bt_fast_bind), its table, its memo and its map's
+ * description, each a load away from the hit. */
 struct utrace_bt_fstep {
 	uint32_t map, nkeys, has_val;
+	uint32_t args; /* its key (if any) and value (if any) are arguments */
 	struct utrace_bt_fsrc keys[UTRACE_BT_KEYS_MAX], val;
+	struct utrace_hist_map *m;
+	uint64_t *memo; /* UTRACE_BT_MEMO words, or NULL */
+	struct utrace_bt_mapdesc d;
 };
 
 struct utrace_bt_fast {
 	uint32_t n; /* steps */
 	struct utrace_bt_fstep step[UTRACE_BT_FAST_STEPS];
 };
+
+/* argN's register in the hit's registers (as bt_probe.c's rt_bt_hit_of) */
+static const uint8_t utrace_bt_arg_regs[6] = {UTRACE_FR_DI, UTRACE_FR_SI, UTRACE_FR_DX,
+					      UTRACE_FR_CX, UTRACE_FR_R8, UTRACE_FR_R9};
 
 /* One instruction of the symbolic run (see utrace_bt_fast_of); 0, or -1
  * if the program is not of the shape. */
@@ -70,13 +84,15 @@ static inline int utrace_bt_fast_insn(const struct utrace_bt_hdr *h, const struc
 	case UTRACE_BOP_PUSH:
 	case UTRACE_BOP_ARG:
 	case UTRACE_BOP_BUILTIN:
-		if (*sp >= UTRACE_BT_STACK_MAX)
+		if (*sp >= UTRACE_BT_STACK_MAX || (in->op == UTRACE_BOP_ARG && in->a >= 6) ||
+		    (in->op == UTRACE_BOP_BUILTIN && in->a >= UTRACE_BB_MAX))
 			return -1;
 		stk[(*sp)++] = (struct utrace_bt_fsrc){
 		    in->op == UTRACE_BOP_PUSH  ? UTRACE_BTF_IMM
 		    : in->op == UTRACE_BOP_ARG ? UTRACE_BTF_ARG
 					       : UTRACE_BTF_BUILTIN,
-		    in->a, in->op == UTRACE_BOP_PUSH ? in->imm : 0};
+		    (uint16_t)in->a, in->op == UTRACE_BOP_ARG ? utrace_bt_arg_regs[in->a] : 0,
+		    in->op == UTRACE_BOP_PUSH ? in->imm : 0};
 		return 0;
 	case UTRACE_BOP_KEY: /* integers only: the key is their 8 bytes each */
 		if (!d || d->key_str || in->b != d->nkeys || in->b > *sp)
@@ -136,11 +152,8 @@ struct utrace_bt_fhit {
 static inline __attribute__((always_inline)) int64_t
 utrace_bt_fast_val(const struct utrace_bt_fsrc *s, const struct utrace_bt_fhit *x)
 {
-	static const uint8_t arg_regs[6] = {UTRACE_FR_DI, UTRACE_FR_SI, UTRACE_FR_DX,
-					    UTRACE_FR_CX, UTRACE_FR_R8, UTRACE_FR_R9};
-
-	if (s->kind == UTRACE_BTF_ARG)
-		return (int64_t)(x->entry ? x->entry[s->idx % 6] : x->r[arg_regs[s->idx % 6]]);
+	if (s->kind == UTRACE_BTF_ARG) /* idx < 6, reg < UTRACE_FR_MAX: utrace_bt_fast_of */
+		return (int64_t)(x->entry ? x->entry[s->idx] : x->r[s->reg]);
 	if (s->kind == UTRACE_BTF_IMM)
 		return s->imm;
 	return s->idx == UTRACE_BB_PID	   ? x->pid
@@ -149,29 +162,62 @@ utrace_bt_fast_val(const struct utrace_bt_fsrc *s, const struct utrace_bt_fhit *
 					    : 0; /* as rt_bt_hit_of leaves the others */
 }
 
-/* The updates of f on one hit, into maps (the program's tables, in map
- * order), from thread tid (its stripe); memo: UTRACE_BT_MEMO words a map
- * (hist_memo.h), zeroes at first and kept by the caller, or NULL. */
-static inline void utrace_bt_fast_run(const struct utrace_bt_hdr *h, const struct utrace_bt_fast *f,
-				      struct utrace_hist_map *const *maps,
-				      const struct utrace_bt_fhit *x, uint32_t tid, uint64_t *memo)
+/* f's steps bound to maps (the program h's tables, in map order) and
+ * memo (UTRACE_BT_MEMO words a map, hist_memo.h, zeroes at first and
+ * kept by the caller, or NULL), once before the first hit. */
+static inline void utrace_bt_fast_bind(const struct utrace_bt_hdr *h, struct utrace_bt_fast *f,
+				       struct utrace_hist_map *const *maps, uint64_t *memo)
 {
 	for (uint32_t k = 0; k < f->n; k++) {
-		const struct utrace_bt_fstep *s = &f->step[k];
-		const struct utrace_bt_mapdesc *d = &utrace_bt_maps(h)[s->map];
-		int64_t v = s->has_val ? utrace_bt_fast_val(&s->val, x) : 1;
-		uint64_t key[UTRACE_BT_KEYS_MAX];
+		struct utrace_bt_fstep *s = &f->step[k];
 
-		if (s->nkeys <= 1) { /* one integer or none (its key byte 0): 16 bytes */
-			utrace_bt_table_update16(maps[s->map], d,
-						 s->nkeys ? (uint64_t)utrace_bt_fast_val(&s->keys[0], x) : 0,
-						 v, tid, memo ? memo + s->map * UTRACE_BT_MEMO : 0);
-			continue;
-		}
-		for (uint32_t i = 0; i < s->nkeys; i++)
-			key[i] = (uint64_t)utrace_bt_fast_val(&s->keys[i], x);
-		utrace_bt_table_update(maps[s->map], d, (const uint8_t *)key, v, tid);
+		s->args = s->nkeys <= 1 && (!s->nkeys || s->keys[0].kind == UTRACE_BTF_ARG) &&
+			  (!s->has_val || s->val.kind == UTRACE_BTF_ARG);
+		s->m = maps[s->map];
+		s->memo = memo ? memo + s->map * UTRACE_BT_MEMO : 0;
+		s->d = utrace_bt_maps(h)[s->map];
 	}
+}
+
+/* One step's update on one hit, from thread tid (its stripe). */
+static inline __attribute__((always_inline)) void
+utrace_bt_fast_step(const struct utrace_bt_fstep *s, const struct utrace_bt_fhit *x, uint32_t tid)
+{
+	int64_t v;
+	uint64_t key[UTRACE_BT_KEYS_MAX];
+
+	if (__builtin_expect(s->args && !x->entry, 1)) { /* `@c[arg0] = count()`, `@h = hist(arg1)` */
+		utrace_bt_table_update16(s->m, &s->d, s->nkeys ? x->r[s->keys[0].reg] : 0,
+					 s->has_val ? (int64_t)x->r[s->val.reg] : 1, tid, s->memo);
+		return;
+	}
+	v = s->has_val ? utrace_bt_fast_val(&s->val, x) : 1;
+	if (s->nkeys <= 1) { /* one integer or none (its key byte 0): 16 bytes */
+		utrace_bt_table_update16(s->m, &s->d,
+					 s->nkeys ? (uint64_t)utrace_bt_fast_val(&s->keys[0], x) : 0, v,
+					 tid, s->memo);
+		return;
+	}
+	for (uint32_t i = 0; i < s->nkeys; i++)
+		key[i] = (uint64_t)utrace_bt_fast_val(&s->keys[i], x);
+	utrace_bt_table_update(s->m, &s->d, (const uint8_t *)key, v, tid);
+}
+
+/* The updates of f (bound) on one hit, from thread tid.  The first two
+ * steps each in code of its own: a step's branches (its sources, its
+ * aggregation) are then always taken alike, and a hit's two updates
+ * overlap, where one loop's alternate and wait on each other. */
+static inline void utrace_bt_fast_run(const struct utrace_bt_fast *f,
+				      const struct utrace_bt_fhit *x, uint32_t tid)
+{
+	uint32_t n = f->n;
+
+	if (n > 0)
+		utrace_bt_fast_step(&f->step[0], x, tid);
+	if (n > 1)
+		utrace_bt_fast_step(&f->step[1], x, tid);
+	for (uint32_t k = 2; k < n && k < UTRACE_BT_FAST_STEPS; k++)
+		utrace_bt_fast_step(&f->step[k], x, tid);
 }
 
 #endif

@@ -238,6 +238,8 @@ int rt_bt_recv(const struct utrace_msg_bt *m, uint32_t size, int fd)
 		base = mmap(NULL, m->tables_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (base == MAP_FAILED || !rt_bt_tables(b, base, m->tables_size))
 			goto bad;
+		if (b->fast)
+			utrace_bt_fast_bind(h, &b->steps, b->maps, b->memo);
 	}
 	/* release: the program and its tables are whole before a hit sees them */
 	__atomic_store_n(&rt_bt_keys[m->key],
@@ -305,11 +307,14 @@ static void rt_bt_hit_of(struct utrace_bt_hit *hit, const struct utrace_fetch_re
 	__builtin_memcpy(hit->comm, rt_self.comm, sizeof(hit->comm));
 }
 
-bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
-	       bool is_return)
+/* A hit of a program the interpreter runs (not fast): on this thread's
+ * state, errno kept.  Out of line: its context (zeroed, a `rep stos` that
+ * was a fifth of a straight hit) and its hit would otherwise be made on
+ * every straight hit's stack too. */
+static __attribute__((noinline)) bool rt_bt_hit_interp(struct rt_bt *b,
+						       const struct utrace_fetch_regs *regs,
+						       const uint64_t *entry, bool is_return)
 {
-	struct rt_bt *b = __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
-					  __ATOMIC_ACQUIRE);
 	struct utrace_bt_ctx ctx = {.arg = b, .load = rt_bt_load, .map_get = rt_bt_no_get,
 				    .map_update = rt_bt_update, .emit = rt_bt_no_emit,
 				    .load_str = rt_bt_load_str};
@@ -318,16 +323,6 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 	uint32_t d;
 	int saved;
 
-	if (!b || ((uintptr_t)b & RT_BT_CAPTURE))
-		return false; /* none, or a capture program: the hit records */
-	if (b->fast) { /* no state, no interpreter, no errno: the tables straight */
-		struct utrace_bt_fhit x = {regs->r, entry,
-					   is_return ? (int64_t)regs->r[UTRACE_FR_AX] : 0, rt.pid,
-					   rt_bt_self_tid()};
-
-		utrace_bt_fast_run(b->prog, &b->steps, b->maps, &x, (uint32_t)x.tid, b->memo);
-		return true;
-	}
 	saved = errno;
 	d = rt_bt_depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -347,6 +342,25 @@ bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_
 	rt_bt_depth--;
 	errno = saved;
 	return true;
+}
+
+bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
+	       bool is_return)
+{
+	struct rt_bt *b = __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
+					  __ATOMIC_ACQUIRE);
+
+	if (unlikely(!b || ((uintptr_t)b & RT_BT_CAPTURE)))
+		return false; /* none, or a capture program: the hit records */
+	if (likely(b->fast)) { /* no state, no interpreter, no errno: the tables straight */
+		struct utrace_bt_fhit x = {regs->r, entry,
+					   is_return ? (int64_t)regs->r[UTRACE_FR_AX] : 0, rt.pid,
+					   rt_bt_self_tid()};
+
+		utrace_bt_fast_run(&b->steps, &x, (uint32_t)x.tid);
+		return true;
+	}
+	return rt_bt_hit_interp(b, regs, entry, is_return);
 }
 
 uint32_t rt_bt_capture(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,

@@ -114,3 +114,17 @@ void bt_formats_free(struct bt_formats *f)
 	f->fmts = NULL;
 	f->n = 0;
 }
+
+bool bt_code_uses_comm(const struct bt_code *c)
+{
+	const struct utrace_bt_hdr *h = c->prog;
+	const struct utrace_bt_insn *in;
+
+	if (!h || c->len < sizeof(*h))
+		return false;
+	in = utrace_bt_insns(h);
+	for (uint32_t i = 0; i < h->nr_insns; i++)
+		if (in[i].op == UTRACE_BOP_COMM)
+			return true;
+	return false;
+}

@@ -46,6 +46,9 @@ int bt_compile(const struct bt_program *p, const struct bt_probe *pr, const stru
 	       struct utrace_error *err);
 void bt_formats_free(struct bt_formats *f);
 
+/* Whether code uses the thread's name (comm, UTRACE_BOP_COMM). */
+bool bt_code_uses_comm(const struct bt_code *c);
+
 /* The helpers whose failures -k and -kk report (bpftrace's names). */
 enum bt_helper {
 	BT_HELPER_MAP_LOOKUP, /* a map read that finds no element (-kk) */

@@ -86,27 +86,12 @@ static unsigned site_fields(const struct bt_run *r, const struct utrace_event_fo
 	return s->nkfields;
 }
 
-/* Whether code uses comm (UTRACE_BOP_COMM). */
-static bool uses_comm(const struct bt_code *c)
-{
-	const struct utrace_bt_hdr *h = c->prog;
-	const struct utrace_bt_insn *in;
-
-	if (!h || c->len < sizeof(*h))
-		return false;
-	in = utrace_bt_insns(h);
-	for (uint32_t i = 0; i < h->nr_insns; i++)
-		if (in[i].op == UTRACE_BOP_COMM)
-			return true;
-	return false;
-}
-
 /* Whether a probe of kernel event func (a site of it) uses comm. */
 static bool event_comm(const struct bt_run *r, const char *func)
 {
 	for (unsigned i = 0; i < r->nsites; i++)
 		if (r->sites[i].type == BT_P_TRACEPOINT && !strcmp(r->sites[i].func, func) &&
-		    uses_comm(&r->sites[i].code))
+		    bt_code_uses_comm(&r->sites[i].code))
 			return true;
 	return false;
 }

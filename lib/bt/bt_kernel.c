@@ -128,7 +128,7 @@ static int add_probe(struct bt_kernel *k, unsigned i)
 		return utrace_error_set(k->r->err, -errno, "%s: %s", s.target, strerror(errno));
 	if (asprintf(&where, "%s:%s", path, s.func) < 0)
 		return utrace_error_set(k->r->err, -ENOMEM, "out of memory");
-	def = bt_probe_def(&s, i, k->group, where);
+	def = bt_probe_def(&s, i, k->group, where, true);
 	free(where);
 	if (!def)
 		return utrace_error_set(k->r->err, -ENOMEM, "out of memory");

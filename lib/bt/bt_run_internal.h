@@ -152,7 +152,8 @@ void bt_usr1_poll(struct bt_run *r);
  * (the function; PATH:FUNC for the kernel's uprobes), malloc'd; and one
  * recorded hit of site k (d: the recording that names its addresses,
  * NULL: a live process's; pc and n its stack, NULL, 0: none). */
-char *bt_probe_def(const struct bt_site *s, unsigned k, const char *group, const char *where);
+char *bt_probe_def(const struct bt_site *s, unsigned k, const char *group, const char *where,
+		   bool comm);
 /* The context's field callback (common/bt_prog.h): the running hit's
  * DWARF member k (its fetch-arg fK). */
 int64_t bt_session_field(void *arg, unsigned k, char *out);

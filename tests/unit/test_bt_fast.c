@@ -120,6 +120,7 @@ static void same(const char *src, int is_return)
 	check(utrace_bt_fast_of(code.prog, &f) == 0, "takes the straight path: %s", src);
 	tables_new(&a, code.prog);
 	tables_new(&b, code.prog);
+	utrace_bt_fast_bind(code.prog, &f, b.m, memo);
 	for (unsigned i = 0; st && i < NHITS; i++) {
 		struct utrace_bt_ctx ctx = {.arg = &a, .load = no_load, .map_get = no_get,
 					    .map_update = update, .emit = no_emit};
@@ -133,7 +134,7 @@ static void same(const char *src, int is_return)
 		utrace_bt_exec(code.prog, &hit, &ctx, st);
 		x = (struct utrace_bt_fhit){r.r, is_return ? entry : NULL,
 					    is_return ? (int64_t)r.r[UTRACE_FR_AX] : 0, PID, TID};
-		utrace_bt_fast_run(code.prog, &f, b.m, &x, TID, memo);
+		utrace_bt_fast_run(&f, &x, TID);
 	}
 	for (unsigned i = 0; i < a.h->nr_maps && i < 8; i++) {
 		eq &= !memcmp(a.m[i], b.m[i], a.bytes[i]);
@@ -184,6 +185,8 @@ int main(void)
 	     "@mx = max(arg2); @a[tid] = avg(arg3); }", 0);
 	same("uprobe:/bin/true:main { @st[arg5] = stats(arg4); @l = lhist(arg0, 0, 3000, 250); "
 	     "@k[7, arg1] = count(); }", 0);
+	same("uprobe:/bin/true:main { @x[arg2] = sum(arg5); @y[arg4] = lhist(arg3, 0, 10, 1); "
+	     "@z = count(); @w[arg1] = max(arg1); }", 0);
 	same("uretprobe:/bin/true:main { @r = hist(retval); @c[tid, 3] = count(); "
 	     "@m = max(retval); }", 1);
 	empty("uprobe:/bin/true:main { }");
