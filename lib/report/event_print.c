@@ -233,12 +233,33 @@ static unsigned long long str_print(struct trace_seq *s, unsigned long long *arg
 	return 0;
 }
 
+/*
+ * libtraceevent reads a field as an unsigned number of its size and a
+ * cast to s8 or s16 masks it again, so a signed field narrower than an
+ * int prints as unsigned (an s8 of -6: 250); the kernel's print prints
+ * -6.  So the argument REC->NAME of a %d or %i, NAME a signed field of 1
+ * or 2 bytes, is given as __utrace_s8(REC->NAME) or __utrace_s16(...), a
+ * print function returning the value sign-extended.
+ */
+static unsigned long long s8_val(struct trace_seq *s, unsigned long long *args)
+{
+	(void)s;
+	return (unsigned long long)(long long)(int8_t)args[0];
+}
+
+static unsigned long long s16_val(struct trace_seq *s, unsigned long long *args)
+{
+	(void)s;
+	return (unsigned long long)(long long)(int16_t)args[0];
+}
+
 /* The arguments a print fmt's conversions take that are rewritten: a
  * %c's (bit i: argument i, the first 64), a \"%s\"'s and a %pS's (the
  * kernel prints SYM+0xOFF/0xSIZE, libtraceevent SYM+0xOFF: given as %s
- * of __utrace_loc(ARG), loc_print). */
+ * of __utrace_loc(ARG), loc_print); and a %d's or %i's, whose argument
+ * may be a narrow signed field (s8_val). */
 struct fmt_masks {
-	uint64_t chars, strs, syms;
+	uint64_t chars, strs, syms, ints;
 };
 
 /* Copies the print fmt string at fmt (past its opening quote) to *o
@@ -246,7 +267,7 @@ struct fmt_masks {
  * indexes of those and sets *end past the closing quote. */
 static struct fmt_masks fmt_copy(const char *fmt, bool syms, char **o, const char **end)
 {
-	struct fmt_masks m = {0, 0, 0};
+	struct fmt_masks m = {0, 0, 0, 0};
 	unsigned arg = 0;
 
 	while (*fmt && *fmt != '"') {
@@ -266,6 +287,8 @@ static struct fmt_masks fmt_copy(const char *fmt, bool syms, char **o, const cha
 				arg += *fmt == '*', *(*o)++ = *fmt;
 			if (*fmt == 'c' && arg < 64)
 				m.chars |= 1ULL << arg;
+			if ((*fmt == 'd' || *fmt == 'i') && arg < 64)
+				m.ints |= 1ULL << arg;
 			if (syms && *fmt == 'p' && fmt[1] == 'S' && arg < 64) {
 				m.syms |= 1ULL << arg;
 				fmt++; /* the S: %pS made %s */
@@ -310,14 +333,40 @@ static char *str_arg(char *o, const char *s, const char *e)
 	return o + sprintf(o, "__utrace_str(%.*s, 1)", n, s);
 }
 
-/* text with its print fmt's %c, %pS (syms: a program's event) and \"%s\"
- * rewritten (see above), or NULL: none. */
+/* 8 or 16 if [s, e) is REC->NAME and text's field NAME is signed, of 1 or
+ * 2 bytes ("\tfield:TYPE NAME;\toffset:O;\tsize:N;\tsigned:1;"), else 0. */
+static unsigned narrow_signed(const char *text, const char *s, const char *e)
+{
+	size_t n;
+
+	if (e - s <= 5 || strncmp(s, "REC->", 5))
+		return 0;
+	s += 5;
+	n = (size_t)(e - s);
+	for (const char *f = strstr(text, "\tfield:"); f; f = strstr(f + 1, "\tfield:")) {
+		const char *semi = strchr(f, ';'), *size, *end = strchr(f, '\n');
+		unsigned bytes;
+
+		if (!semi || !end || semi > end || (size_t)(semi - f) <= n || semi[-(long)n - 1] != ' ' ||
+		    strncmp(semi - n, s, n))
+			continue;
+		size = strstr(semi, "size:");
+		if (!size || size > end || !strstr(size, "signed:1;") || strstr(size, "signed:1;") > end)
+			return 0;
+		bytes = (unsigned)strtoul(size + 5, NULL, 10);
+		return bytes == 1 ? 8 : bytes == 2 ? 16 : 0;
+	}
+	return 0;
+}
+
+/* text with its print fmt's %c, %pS (syms: a program's event), \"%s\"
+ * and narrow signed %d rewritten (see above), or NULL: none. */
 static char *fmt_chars(const char *text, bool syms)
 {
 	const char *f = strstr(text, "\nprint fmt: \""), *s, *arg_s;
 	size_t head = f ? (size_t)(f + 13 - text) : 0;
 	char *out = f ? malloc(3 * strlen(text) + 64 * 48 + 1) : NULL, *o;
-	unsigned arg = ~0u, depth = 0;
+	unsigned arg = ~0u, depth = 0, rewritten = 0;
 	struct fmt_masks m;
 
 	if (!out)
@@ -325,7 +374,7 @@ static char *fmt_chars(const char *text, bool syms)
 	memcpy(out, text, head);
 	o = out + head;
 	m = fmt_copy(text + head, syms, &o, &s);
-	if (!m.chars && !m.strs && !m.syms) {
+	if (!m.chars && !m.strs && !m.syms && !m.ints) {
 		free(out);
 		return NULL;
 	}
@@ -338,14 +387,20 @@ static char *fmt_chars(const char *text, bool syms)
 			depth += (*s == '(' || *s == '[') - (depth && (*s == ')' || *s == ']'));
 			continue;
 		}
-		if (arg < 64 && ((m.chars | m.strs | m.syms) >> arg & 1)) { /* [arg_s, s) */
+		if (arg < 64 && ((m.chars | m.strs | m.syms | m.ints) >> arg & 1)) { /* [arg_s, s) */
 			const char *b = arg_s, *e = s;
+			unsigned bits;
 
 			for (; b < e && *b == ' '; b++)
 				*o++ = ' ';
 			for (; e > b && e[-1] == ' '; e--)
 				;
-			if (m.syms >> arg & 1)
+			if (m.ints >> arg & 1) {
+				bits = narrow_signed(text, b, e);
+				o += bits ? sprintf(o, "__utrace_s%u(%.*s)", bits, (int)(e - b), b)
+					  : sprintf(o, "%.*s", (int)(s - b), b);
+				rewritten += bits != 0;
+			} else if (m.syms >> arg & 1)
 				o += sprintf(o, "__utrace_loc(%.*s)", (int)(e - b), b);
 			else
 				o = m.chars >> arg & 1 ? char_arg(o, b, e) : str_arg(o, b, e);
@@ -360,6 +415,10 @@ static char *fmt_chars(const char *text, bool syms)
 		arg++;
 	}
 	strcpy(o, s);
+	if (!m.chars && !m.strs && !m.syms && !rewritten) {
+		free(out); /* no narrow signed field after all: as it was */
+		return NULL;
+	}
 	return out;
 }
 
@@ -388,6 +447,10 @@ int utrace_event_printer_new(struct utrace_dat *d, struct utrace_event_printer *
 				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
 	tep_register_print_function(p->tep, stack_print, TEP_FUNC_ARG_VOID, "__utrace_stack",
 				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_INT, TEP_FUNC_ARG_VOID);
+	tep_register_print_function(p->tep, s8_val, TEP_FUNC_ARG_LONG, "__utrace_s8",
+				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
+	tep_register_print_function(p->tep, s16_val, TEP_FUNC_ARG_LONG, "__utrace_s16",
+				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
 	for (unsigned i = 0; i < utrace_dat_event_format_count(d); i++) {
 		const char *sys, *text;
 		int id;
