@@ -23,8 +23,9 @@
  *                              |  no: the lean or the full way, as before
  *                              v  yes: jmp stub
  *   stub: rdx, r10, r11 saved; the checks that change at run time
- *         (thread ready and named, tracing on, probe not off, no bt
- *         program, not retargeted to a tracer, event enabled, no filter)
+ *         (not retargeted to a tracer, thread named, tracing on, probe
+ *         not off; a bt program: see below; thread ready, event
+ *         enabled, no filter)
  *         -> any fails: back into tramp's own way (the "nojit" label),
  *            with every register as it came (the flags are dead at a
  *            function's entry, as the lean way's handover leaves them;
@@ -35,6 +36,11 @@
  *       |   a memory read through utrace_jit_load<N> (below)
  *       | commit (wp, last_ts, written, the sub-buffer's commit: release
  *       |   by x86's store order), BUSY off; registers back; ret over k
+ *
+ * A probe with a bt program (rt_bt_keys, set at any time) takes it there
+ * instead, as ipp_plain does: the frame filled with every register, the
+ * stack aligned, rt_bt_hit called (utrace bt's count(), hist() ... of
+ * arguments: the lean way's C and its table search skipped).
  *
  * A detour's stub is entered the same way from the detour trampoline,
  * after its pushfq: it reads the flags from that word, the program's rsp
@@ -99,8 +105,8 @@ _Static_assert(offsetof(struct utrace_fetch_regs, r) == 0, "the frame is the reg
 struct jit {
 	uint8_t *p, *end;
 	bool bad;
-	uint8_t *to_fallback[24], *to_unbusy[8], *to_done[2];
-	unsigned nf, nu, nd;
+	uint8_t *to_fallback[24], *to_unbusy[8], *to_done[4], *to_bt[2];
+	unsigned nf, nu, nd, nb;
 };
 
 static void j_raw(struct jit *j, const void *b, size_t n)
@@ -129,10 +135,14 @@ static void j_u64(struct jit *j, uint64_t v)
 	j_raw(j, &v, 8);
 }
 
-/* A jcc rel32 to a label bound later: its displacement's place kept. */
+/* A jcc rel32 (cc 0: a jmp) to a label bound later: its displacement's
+ * place kept. */
 static void j_jcc(struct jit *j, uint8_t cc, uint8_t **list, unsigned *n, unsigned max)
 {
-	J(j, 0x0f, cc);
+	if (cc)
+		J(j, 0x0f, cc);
+	else
+		J(j, 0xe9);
 	if (*n >= max)
 		j->bad = true;
 	else if (!j->bad)
@@ -152,9 +162,11 @@ static void j_bind(struct jit *j, uint8_t **list, unsigned n)
 #define JCC_JB 0x82
 #define JCC_JE 0x84
 #define JCC_JNE 0x85
+#define JMP 0
 #define to_fallback(j, cc) j_jcc(j, cc, (j)->to_fallback, &(j)->nf, 24)
 #define to_unbusy(j, cc) j_jcc(j, cc, (j)->to_unbusy, &(j)->nu, 8)
-#define to_done(j, cc) j_jcc(j, cc, (j)->to_done, &(j)->nd, 2)
+#define to_done(j, cc) j_jcc(j, cc, (j)->to_done, &(j)->nd, 4)
+#define to_bt(j, cc) j_jcc(j, cc, (j)->to_bt, &(j)->nb, 2)
 
 /* What the generator needs of the process, found once. */
 struct jit_env {
@@ -184,16 +196,17 @@ static int32_t j_tls(struct jit *j, const struct jit_env *e, size_t off)
 
 #define TLS(j, e, f) j_tls(j, e, offsetof(struct rt_thread, f))
 
-/* The checks that may change while the stub exists, as ipp_plain's. */
+/* The checks that may change while the stub exists, as ipp_plain's: a
+ * bt program's probe goes on at the bt label (j_bt). */
 static void j_checks(struct jit *j, const struct jit_env *e, const struct rt_inproc_probe *p,
 		     const uint64_t *cont)
 {
 	uint32_t key = p->key % UTRACE_INPROC_PROBE_MAX;
 	const struct utrace_event_key *k = &ev_inproc_probe_keys[key];
 
-	J(j, 0x64, 0x81, 0x3c, 0x25); /* cmpl $READY, %fs:state */
-	j_u32(j, (uint32_t)TLS(j, e, state));
-	j_u32(j, RT_TS_READY);
+	J(j, 0x49, 0x83, 0xbb); /* cmpq $0, site->cont(%r11): a tracer's stub */
+	j_u32(j, (uint32_t)j_rel(j, e, cont));
+	J(j, 0x00);
 	to_fallback(j, JCC_JNE);
 	J(j, 0x64, 0x80, 0x3c, 0x25); /* cmpb $0, %fs:comm */
 	j_u32(j, (uint32_t)TLS(j, e, comm));
@@ -213,13 +226,13 @@ static void j_checks(struct jit *j, const struct jit_env *e, const struct rt_inp
 	j_u32(j, (uint32_t)(offsetof(struct utrace_control, ipp_off) + 4 * (p->key / 32)));
 	j_u32(j, 1u << (p->key % 32));
 	to_fallback(j, JCC_JNE);
-	J(j, 0x49, 0x83, 0xbb); /* cmpq $0, rt_bt_keys[key](%r11) */
+	J(j, 0x49, 0x8b, 0x83); /* mov rt_bt_keys[key](%r11), %rax */
 	j_u32(j, (uint32_t)j_rel(j, e, &rt_bt_keys[key]));
-	J(j, 0x00);
-	to_fallback(j, JCC_JNE);
-	J(j, 0x49, 0x83, 0xbb); /* cmpq $0, site->cont(%r11): a tracer's stub */
-	j_u32(j, (uint32_t)j_rel(j, e, cont));
-	J(j, 0x00);
+	J(j, 0x48, 0x85, 0xc0); /* test %rax, %rax */
+	to_bt(j, JCC_JNE);
+	J(j, 0x64, 0x81, 0x3c, 0x25); /* cmpl $READY, %fs:state */
+	j_u32(j, (uint32_t)TLS(j, e, state));
+	j_u32(j, RT_TS_READY);
 	to_fallback(j, JCC_JNE);
 	J(j, 0x41, 0x83, 0xbb); /* cmpl $0, key->enabled(%r11): off, nothing */
 	j_u32(j, (uint32_t)j_rel(j, e, (const void *)&k->enabled));
@@ -409,6 +422,81 @@ static void j_close(struct jit *j, const struct jit_env *e, const struct rt_inpr
 	j_u32(j, ~(uint32_t)RT_TS_BUSY);
 }
 
+/*
+ * A bt program's hit (ipp_plain's): a capture program, or a thread busy
+ * or dead, back to the trampoline's way; else the frame filled (every
+ * general register, sp, ip, the flags and the constants the trampolines
+ * store) and rt_bt_hit called on it, the stack aligned for C.  True: the
+ * hit is taken; false: back as ipp_plain's false is (the handover).
+ */
+static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w,
+		 const struct rt_inproc_probe *p)
+{
+	static const struct {
+		uint8_t rex, modrm;
+		uint32_t reg;
+	} keep[] = {{0x48, 0xb4, UTRACE_FR_SI},	 {0x48, 0xbc, UTRACE_FR_DI},  {0x4c, 0x84, UTRACE_FR_R8},
+		    {0x4c, 0x8c, UTRACE_FR_R9},	 {0x48, 0x9c, UTRACE_FR_BX},  {0x48, 0xac, UTRACE_FR_BP},
+		    {0x4c, 0xa4, UTRACE_FR_R12}, {0x4c, 0xac, UTRACE_FR_R13}, {0x4c, 0xb4, UTRACE_FR_R14},
+		    {0x4c, 0xbc, UTRACE_FR_R15}};
+	static const struct {
+		uint32_t reg, v;
+	} consts[] = {{UTRACE_FR_ORIG_AX, 0}, {UTRACE_FR_CS, 0x33}, {UTRACE_FR_SS, 0x2b}};
+
+	j_bind(j, j->to_bt, j->nb);
+	J(j, 0xa8, 0x01); /* test $RT_BT_CAPTURE, %al */
+	to_fallback(j, JCC_JNE);
+	J(j, 0x64, 0x8b, 0x04, 0x25); /* mov %fs:state, %eax */
+	j_u32(j, (uint32_t)TLS(j, e, state));
+	J(j, 0x25); /* and $~(NOTRACE | UNWINDING), %eax */
+	j_u32(j, ~(uint32_t)(RT_TS_NOTRACE | RT_TS_UNWINDING));
+	J(j, 0x83, 0xf8, RT_TS_READY, 0x74, 0x08); /* cmp $READY, %eax; je 1f */
+	J(j, 0x85, 0xc0);			    /* test %eax, %eax */
+	to_fallback(j, JCC_JNE);		    /* (6 bytes) 1: */
+	for (unsigned i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		J(j, keep[i].rex, 0x89, keep[i].modrm, 0x24); /* mov %reg, saved(%rsp) */
+		j_u32(j, 8 * keep[i].reg);
+	}
+	J(j, 0x48, 0x8d, 0x84, 0x24); /* lea the program's rsp, %rax */
+	j_u32(j, (uint32_t)w->sp);
+	J(j, 0x48, 0x89, 0x84, 0x24); /* mov %rax, sp's word */
+	j_u32(j, 8 * UTRACE_FR_SP);
+	J(j, 0x48, 0xb8); /* movabs $ip, %rax */
+	j_u64(j, p->addr);
+	J(j, 0x48, 0x89, 0x84, 0x24); /* mov %rax, ip's word */
+	j_u32(j, 8 * UTRACE_FR_IP);
+	if (w->detour) {
+		J(j, 0x48, 0x8b, 0x84, 0x24); /* mov the pushed flags, %rax */
+		j_u32(j, (uint32_t)FR_SIZE);
+		J(j, 0x48, 0x89, 0x84, 0x24); /* mov %rax, the flags' word */
+	} else {
+		J(j, 0x9c, 0x8f, 0x84, 0x24); /* pushfq; popq the flags' word (dead here) */
+	}
+	j_u32(j, 8 * UTRACE_FR_FLAGS);
+	for (unsigned i = 0; i < sizeof(consts) / sizeof(consts[0]); i++) {
+		J(j, 0x48, 0xc7, 0x84, 0x24); /* movq $v, word(%rsp) */
+		j_u32(j, 8 * consts[i].reg);
+		j_u32(j, consts[i].v);
+	}
+	J(j, 0x48, 0x89, 0xe3,	     /* mov %rsp, %rbx (saved above) */
+	  0x48, 0x83, 0xe4, 0xf0,    /* and $-16, %rsp */
+	  0xbf);		     /* mov $key, %edi */
+	j_u32(j, p->key);
+	J(j, 0x48, 0x89, 0xde,	     /* mov %rbx, %rsi: the registers */
+	  0x31, 0xd2, 0x31, 0xc9,    /* xor %edx, %edx; xor %ecx, %ecx */
+	  0x48, 0xb8);		     /* movabs $rt_bt_hit, %rax */
+	j_u64(j, (uint64_t)(uintptr_t)rt_bt_hit);
+	J(j, 0xff, 0xd0,	     /* call *%rax */
+	  0x48, 0x89, 0xdc,	     /* mov %rbx, %rsp */
+	  0x84, 0xc0);		     /* test %al, %al (the movs below keep the flags) */
+	for (unsigned i = 0; i < 5; i++) { /* rsi, rdi, r8, r9, rbx back */
+		J(j, keep[i].rex, 0x8b, keep[i].modrm, 0x24);
+		j_u32(j, 8 * keep[i].reg);
+	}
+	to_done(j, JCC_JNE);
+	to_fallback(j, JMP);
+}
+
 /* The saved registers this file uses (rax and rcx: the trampoline's) */
 static void j_save(struct jit *j, bool restore)
 {
@@ -432,6 +520,8 @@ static void j_stub(struct jit *j, const struct jit_env *e, const struct jit_way 
 	for (uint32_t i = 0; i < p->fast->n; i++)
 		j_copy(j, e, w, p, &p->fast->a[i]);
 	j_close(j, e, p);
+	to_done(j, JMP);
+	j_bt(j, e, w, p);
 	j_bind(j, j->to_done, j->nd);
 	j_save(j, true);
 	J(j, 0x48, 0x8b, 0x8c, 0x24); /* mov saved rcx, %rcx */
