@@ -233,8 +233,9 @@ void rt_trap_forward(int sig, siginfo_t *si, void *uc)
 	rt_sig_forward(sig, si, uc);
 }
 
-__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
-						     struct sigaction *old)
+/* sigaction for signal() too: a call of the exported name from here
+ * binds to libc's when we are dlopen'ed (record -P), not to ours. */
+static int tg_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction copy;
 	struct tg_slot *s;
@@ -265,6 +266,12 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
 	return tg_real_action(sig, act, old);
 }
 
+__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
+						     struct sigaction *old)
+{
+	return tg_sigaction(sig, act, old);
+}
+
 /* glibc's signal() calls its own sigaction inside libc, which ours does
  * not see: for a guarded signal, once ours is installed, its BSD semantics
  * here (SA_RESTART, the signal blocked in its handler); else libc's. */
@@ -284,7 +291,7 @@ __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, sig);
-	if (sigaction(sig, &sa, &old) < 0)
+	if (tg_sigaction(sig, &sa, &old) < 0)
 		return SIG_ERR;
 	return old.sa_handler;
 }
