@@ -9,11 +9,28 @@
  * utrace_jit_load_begin and _end).  The SIGSEGV/SIGBUS handler here recognises them by the
  * faulting instruction and resumes at the fixup, which returns -1 (the
  * kernel's exception tables do the same for copy_from_user): no system
- * call per read, and a bad pointer gives "(fault)", never a crash.  Every
- * other fault goes to the program's handler, or gets the default action.
+ * call per read, and a bad pointer gives "(fault)", never a crash.
+ *
+ * The program may set its own SIGSEGV or SIGBUS disposition at any time,
+ * after ours is installed too: a plain sigaction here would be replaced,
+ * and the next probe's fault would reach the program's handler (or kill
+ * it) for a load it never made.  So the handler is installed through
+ * trap_guard.c's guard (rt_sig_guard_install), as crash.c's: sigaction and
+ * signal for the two signals are interposed, the program's disposition is
+ * recorded there and ours stays.  Every fault that is not a probe's, and
+ * every SIGSEGV or SIGBUS sent with kill, goes to rt_sig_forward: the
+ * program's handler with its mask and flags, SA_SIGINFO or not, or the
+ * default action, which for a fault is the instruction faulting again
+ * with SIG_DFL, so the core and the exit status are as untraced.  With
+ * record --dump-on-crash, crash.c's handler holds the guard and asks
+ * rt_fetch_fault_fixup first; none is installed here.
+ *
+ * Limits (docs/utrace-record.md), besides trap_guard.c's: a thread that
+ * blocks SIGSEGV or SIGBUS when a probe's load faults dies, as the kernel
+ * forces a fault's signal it cannot deliver; the guard leaves the masks
+ * of the crash signals alone.
  */
 #include <signal.h>
-#include <string.h>
 #include <ucontext.h>
 
 #include "runtime/rt.h"
@@ -24,7 +41,6 @@ extern const char utrace_safe_load_begin[] RT_HIDDEN, utrace_safe_load_end[] RT_
 extern const char utrace_jit_load_begin[] RT_HIDDEN, utrace_jit_load_end[] RT_HIDDEN,
     utrace_jit_load_fixup[] RT_HIDDEN;
 
-static struct sigaction ff_old_segv, ff_old_bus;
 static bool ff_installed;
 
 /* If the fault of context uc is in a probe's read: resumed at its fixup
@@ -44,41 +60,24 @@ bool rt_fetch_fault_fixup(void *uc_)
 	return true;
 }
 
+/* A probe's load resumes at its fixup; the rest is the program's. */
 static void ff_fault(int sig, siginfo_t *si, void *uc_)
 {
-	struct sigaction *old = sig == SIGSEGV ? &ff_old_segv : &ff_old_bus;
-
-	if (rt_fetch_fault_fixup(uc_))
+	if (si->si_code > 0 && rt_fetch_fault_fixup(uc_))
 		return;
-	if (old->sa_flags & SA_SIGINFO) {
-		if (old->sa_sigaction) {
-			old->sa_sigaction(sig, si, uc_);
-			return;
-		}
-	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
-		old->sa_handler(sig);
-		return;
-	}
-	/* the default action: it happens when the instruction runs again */
-	sigaction(sig, old, NULL);
+	rt_sig_forward(sig, si, uc_);
 }
 
 /* Once, before the first utrace_fetch_load (objects lock held). */
 void rt_fetch_fault_install(void)
 {
-	struct sigaction sa;
-
 	if (ff_installed)
 		return;
 	ff_installed = true;
 	/* record --dump-on-crash: crash.c's handler (trap_guard.c) does the
-	 * fixup; one installed here would be taken for the program's */
+	 * fixup; ours would replace it */
 	if (rt_sig_guarded(SIGSEGV))
 		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = ff_fault;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, &ff_old_segv);
-	sigaction(SIGBUS, &sa, &ff_old_bus);
+	rt_sig_guard_install(SIGSEGV, ff_fault);
+	rt_sig_guard_install(SIGBUS, ff_fault);
 }

@@ -828,7 +828,8 @@ int rt_text_poke_init(void) RT_HIDDEN;
  * interposed); a trap not the runtime's handled as the program asked */
 void rt_trap_guard_install(void (*handler)(int, siginfo_t *, void *)) RT_HIDDEN;
 void rt_trap_forward(int sig, siginfo_t *si, void *uc) RT_HIDDEN;
-/* the same for a crash signal (crash.c): ours installed, the program's kept */
+/* the same for a crash signal (crash.c; SIGSEGV and SIGBUS for
+ * fetch_fault.c): ours installed, the program's kept */
 void rt_sig_guard_install(int sig, void (*handler)(int, siginfo_t *, void *)) RT_HIDDEN;
 void rt_sig_forward(int sig, siginfo_t *si, void *uc) RT_HIDDEN;
 bool rt_sig_guarded(int sig) RT_HIDDEN; /* the runtime's handler is installed for sig */

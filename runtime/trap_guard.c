@@ -31,21 +31,30 @@
  * to set a disposition or a mask (sigset, sighold, bsd_signal,
  * sysv_signal, signalfd, raw system calls) go around this file.  Two
  * threads setting SIGTRAP's disposition at the same instant: one wins.
+ * A guarded signal the program ignores is not ignored any more in a
+ * program it execs: the kernel keeps only a SIG_IGN across exec, and
+ * ours is a handler, which it resets to SIG_DFL.
  *
  * The handler reads the program's disposition with no lock: two copies,
  * the current one named by an index stored with release order after the
  * other copy is written.
  *
- * record --dump-on-crash guards the crash signals the same way
- * (rt_sig_guard_install, crash.c): SIGSEGV, SIGBUS, SIGILL, SIGFPE and
- * SIGABRT keep the runtime's handler, which records the signal and then
- * gives it to rt_sig_forward: the program's handler (the signal blocked
- * in it unless SA_NODEFER, as the kernel does), or the default action: a
- * fault returns to its instruction with SIG_DFL installed, which faults
- * again, so the core holds the fault's own siginfo and registers; a sent
- * signal is raised again.  A fault the program ignores kills, as the
- * kernel forces it.  The masks are not touched for them: a crash signal
- * the program blocked kills with no handler, as untraced.
+ * The crash signals are guarded the same way (rt_sig_guard_install) by
+ * two users.  In-process probes (fetch_fault.c) guard SIGSEGV and SIGBUS
+ * once the first probe is installed: a probe's load that faults resumes
+ * at its fixup, so the program's handler must never replace ours.
+ * record --dump-on-crash (crash.c) guards SIGSEGV, SIGBUS, SIGILL, SIGFPE
+ * and SIGABRT from the start; its handler does fetch_fault.c's fixup too,
+ * and fetch_fault.c installs none then.  Either handler gives every
+ * signal that is not a probe's fault (after recording it, for crash.c's)
+ * to rt_sig_forward: the program's handler (the signal blocked in it
+ * unless SA_NODEFER, as the kernel does), or the default action: a fault
+ * returns to its instruction with SIG_DFL installed, which faults again,
+ * so the core holds the fault's own siginfo and registers; a sent signal
+ * is raised again.  A fault the program ignores kills, as the kernel
+ * forces it.  The masks are not touched for them: a crash signal the
+ * program blocked kills with no handler, as untraced (and so does a
+ * probe's fault in a thread that blocks SIGSEGV: a limit).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -70,7 +79,8 @@ struct tg_slot {
 	int cur;
 };
 
-/* SIGTRAP first (the int3s); the crash signals with --dump-on-crash (crash.c) */
+/* SIGTRAP first (the int3s); the crash signals with --dump-on-crash
+ * (crash.c), SIGSEGV and SIGBUS for in-process probes (fetch_fault.c) */
 static struct tg_slot tg_slots[] = {{.sig = SIGTRAP}, {.sig = SIGSEGV}, {.sig = SIGBUS},
 				    {.sig = SIGILL},  {.sig = SIGFPE},  {.sig = SIGABRT}};
 #define tg_trap (&tg_slots[0])
@@ -223,8 +233,9 @@ void rt_trap_forward(int sig, siginfo_t *si, void *uc)
 	rt_sig_forward(sig, si, uc);
 }
 
-__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
-						     struct sigaction *old)
+/* sigaction for signal() too: a call of the exported name from here
+ * binds to libc's when we are dlopen'ed (record -P), not to ours. */
+static int tg_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction copy;
 	struct tg_slot *s;
@@ -255,6 +266,12 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
 	return tg_real_action(sig, act, old);
 }
 
+__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
+						     struct sigaction *old)
+{
+	return tg_sigaction(sig, act, old);
+}
+
 /* glibc's signal() calls its own sigaction inside libc, which ours does
  * not see: for a guarded signal, once ours is installed, its BSD semantics
  * here (SA_RESTART, the signal blocked in its handler); else libc's. */
@@ -274,7 +291,7 @@ __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, sig);
-	if (sigaction(sig, &sa, &old) < 0)
+	if (tg_sigaction(sig, &sa, &old) < 0)
 		return SIG_ERR;
 	return old.sa_handler;
 }

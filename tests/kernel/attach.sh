@@ -12,6 +12,8 @@
 #     object's file (/proc/PID/mem against the file, byte for byte);
 #   - in-process probes (entry and return) fetch their arguments in an
 #     attached process, and go with the detach;
+#   - a probe's faulting reads in an attached process do not reach a
+#     SIGSEGV handler the program sets while attached;
 #   - --tracefs: current_tracer switches an attached process's sites;
 #   - a library the program dlcloses while attached: the detach puts
 #     every other byte back (kattach_dl.c);
@@ -156,6 +158,58 @@ for bin in kcf kplain; do
 	wait "$TP"
 	check "$bin: exits 0 after the probes came and went" test $? -eq 0
 done
+
+# a probe's faulting reads in an attached process are not the program's:
+# a SIGSEGV handler it sets while attached (signal(), bound to the
+# runtime's by late_bind.c) gets only its own fault
+cat >"$T/segv.c" <<'PROG'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+static volatile sig_atomic_t go;
+static volatile long *volatile bad = (long *)16;
+static void on(int s) { (void)s; go = 1; }
+static void own(int s) { (void)s; printf("own handler\n"); exit(3); }
+__attribute__((noinline)) long hit(volatile long *p, long x)
+{
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return x + 1;
+}
+int main(void)
+{
+	long n = 0;
+
+	signal(SIGUSR2, on);
+	fprintf(stderr, "ready\n");
+	while (!go)
+		n = hit(bad, n), usleep(1000);
+	signal(SIGSEGV, own);
+	for (int i = 0; i < 5; i++)
+		hit(bad, i);
+	printf("hits done\n");
+	fflush(stdout);
+	*bad = 1;
+	return 0;
+}
+PROG
+$CC -O2 $CF -o "$T/segv" "$T/segv.c" || notok "build segv"
+start segv "$T/segv"
+"$U" record -P "$TP" -p nop -o "$T/segv.dat" --probe 'p:att/sv hit v=+0(%di):u64 x=%si:u64' \
+	-e att:sv >"$T/segv.log" 2>&1 &
+R=$!
+for _ in $(seq 200); do grep -q attached "$T/segv.log" && break; sleep 0.02; done
+sleep 0.1
+kill -USR2 "$TP"
+wait "$TP"
+rc=$?
+wait $R
+check "a SIGSEGV handler set while attached: exit 3 from it ($rc)" test $rc -eq 3
+check "a SIGSEGV handler set while attached: it ran for the program's fault only" \
+	test "$(cat "$T/segv.out")" = "$(printf 'hits done\nown handler')"
+"$U" report -i "$T/segv.dat" >"$T/segv.txt" 2>&1
+n=$(grep -c ' sv: (hit+0x0/0x[0-9a-f]*) v=0 x=[0-9]*$' "$T/segv.txt")
+check "a SIGSEGV handler set while attached: the probe's reads gave 0 ($n)" test "$n" -ge 5
 
 # --tracefs on an attached process: current_tracer switches its sites
 # while it runs; the mount goes with the detach
