@@ -250,6 +250,16 @@ probe_run() {
 	return 0
 }
 
+# err_as_untraced TEST TAG: $RES/TAG.t.err (traced), utrace's own lines
+# and --dump-on-crash's dump (last, once the program is gone) aside, is
+# $RES/TAG.u.err (untraced)
+err_as_untraced() {
+	awk '/^utrace: pid [0-9]+ died of / { exit } !/^utrace record:/' "$RES/$2.t.err" \
+		>"$RES/$2.t.err.prog"
+	t "$(cmp -s "$RES/$2.u.err" "$RES/$2.t.err.prog"; echo $?)" "$CFG $1" \
+		"$(diff "$RES/$2.u.err" "$RES/$2.t.err.prog" | head -5)"
+}
+
 # The "NAME=VALUE ..." of each EVENT line of the report, quotes dropped.
 probe_vals() { sed -n "s/.* $1: ([^)]*)\(.*\)/\1/p" "$RES/rep.txt" | sed 's/ *\*\/ *$//; s/"//g; s/^ //'; }
 

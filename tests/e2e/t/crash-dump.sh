@@ -61,12 +61,7 @@ crash_case() {
 		"$(tail -5 "$RES/$tag.t.err")"
 	t "$(cmp -s "$RES/$tag.u.out" "$RES/$tag.t.out"; echo $?)" "$CFG crash-dump $tag stdout" \
 		"$(diff "$RES/$tag.u.out" "$RES/$tag.t.out" | head -5)"
-	# the dump comes last, once the program is gone
-	awk '/^utrace: pid [0-9]+ died of / { exit } !/^utrace record:/' "$RES/$tag.t.err" \
-		>"$RES/$tag.t.err.prog"
-	t "$(cmp -s "$RES/$tag.u.err" "$RES/$tag.t.err.prog"; echo $?)" \
-		"$CFG crash-dump $tag stderr (the dump aside)" \
-		"$(diff "$RES/$tag.u.err" "$RES/$tag.t.err.prog" | head -5)"
+	err_as_untraced "crash-dump $tag stderr (the dump aside)" "$tag"
 	line=$(grep -E "^utrace: pid [0-9]+ died of $sig in thread [0-9]+\$" "$RES/$tag.t.err")
 	pid=$(echo "$line" | awk '{ print $3 }')
 	tid=$(echo "$line" | awk '{ print $NF }')
