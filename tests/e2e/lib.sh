@@ -250,6 +250,18 @@ probe_run() {
 	return 0
 }
 
+# res_begin NAME PROG: TEST and a fresh $RES for NAME; false (said) if
+# PROG of $BIN was not built
+res_begin() {
+	TEST=$1
+	RES=$OUT/$CFG/res/$1
+	rm -rf "$RES"
+	mkdir -p "$RES"
+	[ -x "$BIN/$2" ] && return 0
+	nok "$CFG $1 run" "$BIN/$2 was not built (see $OUT/build.log)"
+	return 1
+}
+
 # err_as_untraced TEST TAG: $RES/TAG.t.err (traced), utrace's own lines
 # and --dump-on-crash's dump (last, once the program is gone) aside, is
 # $RES/TAG.u.err (untraced)

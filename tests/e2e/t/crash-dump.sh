@@ -88,14 +88,7 @@ crash_case() {
 
 check_crash_dump() {
 	local ust tst
-	TEST=crash-dump
-	RES=$OUT/$CFG/res/crash-dump
-	rm -rf "$RES"
-	mkdir -p "$RES"
-	if [ ! -x "$BIN/crashdump" ]; then
-		nok "$CFG crash-dump run" "$BIN/crashdump was not built (see $OUT/build.log)"
-		return
-	fi
+	res_begin crash-dump crashdump || return
 	CRASH_MIN=$CRASH_N
 	crash_case deep deep 139 SIGSEGV SEGV_MAPERR fault_here --dump-on-crash=$CRASH_N
 	t "$(tail -n 3 "$RES/deep.body" | head -2 | grep -c -e 'fault_here() {$' -e 'leaf();$' |

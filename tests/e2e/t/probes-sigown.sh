@@ -46,14 +46,7 @@ sigown_case() {
 }
 
 check_probes_sigown() {
-	TEST=probes-sigown
-	RES=$OUT/$CFG/res/probes-sigown
-	rm -rf "$RES"
-	mkdir -p "$RES"
-	if [ ! -x "$BIN/probesig" ]; then
-		nok "$CFG probes-sigown run" "$BIN/probesig was not built (see $OUT/build.log)"
-		return
-	fi
+	res_begin probes-sigown probesig || return
 	sigown_case late late 3 -p nop
 	sigown_case siginfo siginfo 4 -p nop
 	sigown_case none none 139 -p nop
