@@ -116,22 +116,29 @@
 	movq	R_AX(%rsp), %rax
 .endm
 
+/* The frame made, rax and rcx saved, k read at \k(%rsp): to the probe's
+ * stub (rt_ipp_site_jit[k], inproc_probe_jit.c) if it has one, which
+ * jumps back to \nojit, defined here, when it does not take the hit. */
+.macro TO_STUB k, nojit
+	subq	$R_SIZE, %rsp
+	movq	%rax, R_AX(%rsp)
+	movq	%rcx, R_CX(%rsp)
+	movl	\k(%rsp), %eax
+	leaq	rt_ipp_site_jit(%rip), %rcx
+	movq	(%rcx,%rax,8), %rcx
+	jrcxz	\nojit
+	jmp	*%rcx
+	.globl	\nojit
+	.hidden	\nojit
+\nojit:
+.endm
+
 	.globl	utrace_inproc_probe_site_tramp
 	.hidden	utrace_inproc_probe_site_tramp
 	.type	utrace_inproc_probe_site_tramp, @function
 	.p2align 4
 utrace_inproc_probe_site_tramp:
-	subq	$R_SIZE, %rsp
-	movq	%rax, R_AX(%rsp)
-	movq	%rcx, R_CX(%rsp)
-	movl	R_SIZE(%rsp), %eax	/* k: below IPP_SITES_MAX (its slot's) */
-	leaq	rt_ipp_site_jit(%rip), %rcx
-	movq	(%rcx,%rax,8), %rcx	/* the site's stub (inproc_probe_jit.c) */
-	jrcxz	utrace_inproc_probe_site_nojit
-	jmp	*%rcx			/* it comes back below if it does not take the hit */
-	.globl	utrace_inproc_probe_site_nojit
-	.hidden	utrace_inproc_probe_site_nojit
-utrace_inproc_probe_site_nojit:
+	TO_STUB	R_SIZE, utrace_inproc_probe_site_nojit	/* k: below IPP_SITES_MAX */
 	movl	R_SIZE(%rsp), %eax
 	leaq	rt_ipp_site_lean(%rip), %rcx
 	movzbl	(%rcx,%rax), %ecx	/* no flag written before SAVE_KEPT's pushfq */
@@ -209,17 +216,7 @@ utrace_inproc_retprobe_tramp:
 	.p2align 4
 utrace_inproc_probe_detour_tramp:
 	pushfq
-	subq	$R_SIZE, %rsp
-	movq	%rax, R_AX(%rsp)
-	movq	%rcx, R_CX(%rsp)
-	movl	R_SIZE+16(%rsp), %eax	/* k */
-	leaq	rt_ipp_site_jit(%rip), %rcx
-	movq	(%rcx,%rax,8), %rcx	/* the probe's stub (inproc_probe_jit.c) */
-	jrcxz	utrace_inproc_probe_detour_nojit
-	jmp	*%rcx			/* it comes back below if it does not take the hit */
-	.globl	utrace_inproc_probe_detour_nojit
-	.hidden	utrace_inproc_probe_detour_nojit
-utrace_inproc_probe_detour_nojit:
+	TO_STUB	R_SIZE+16, utrace_inproc_probe_detour_nojit
 	SAVE_SCRATCH
 	SAVE_KEPT
 	movq	R_SIZE(%rsp), %rax

@@ -250,6 +250,28 @@ probe_run() {
 	return 0
 }
 
+# res_begin NAME PROG: TEST and a fresh $RES for NAME; false (said) if
+# PROG of $BIN was not built
+res_begin() {
+	TEST=$1
+	RES=$OUT/$CFG/res/$1
+	rm -rf "$RES"
+	mkdir -p "$RES"
+	[ -x "$BIN/$2" ] && return 0
+	nok "$CFG $1 run" "$BIN/$2 was not built (see $OUT/build.log)"
+	return 1
+}
+
+# err_as_untraced TEST TAG: $RES/TAG.t.err (traced), utrace's own lines
+# and --dump-on-crash's dump (last, once the program is gone) aside, is
+# $RES/TAG.u.err (untraced)
+err_as_untraced() {
+	awk '/^utrace: pid [0-9]+ died of / { exit } !/^utrace record:/' "$RES/$2.t.err" \
+		>"$RES/$2.t.err.prog"
+	t "$(cmp -s "$RES/$2.u.err" "$RES/$2.t.err.prog"; echo $?)" "$CFG $1" \
+		"$(diff "$RES/$2.u.err" "$RES/$2.t.err.prog" | head -5)"
+}
+
 # The "NAME=VALUE ..." of each EVENT line of the report, quotes dropped.
 probe_vals() { sed -n "s/.* $1: ([^)]*)\(.*\)/\1/p" "$RES/rep.txt" | sed 's/ *\*\/ *$//; s/"//g; s/^ //'; }
 

@@ -61,12 +61,7 @@ crash_case() {
 		"$(tail -5 "$RES/$tag.t.err")"
 	t "$(cmp -s "$RES/$tag.u.out" "$RES/$tag.t.out"; echo $?)" "$CFG crash-dump $tag stdout" \
 		"$(diff "$RES/$tag.u.out" "$RES/$tag.t.out" | head -5)"
-	# the dump comes last, once the program is gone
-	awk '/^utrace: pid [0-9]+ died of / { exit } !/^utrace record:/' "$RES/$tag.t.err" \
-		>"$RES/$tag.t.err.prog"
-	t "$(cmp -s "$RES/$tag.u.err" "$RES/$tag.t.err.prog"; echo $?)" \
-		"$CFG crash-dump $tag stderr (the dump aside)" \
-		"$(diff "$RES/$tag.u.err" "$RES/$tag.t.err.prog" | head -5)"
+	err_as_untraced "crash-dump $tag stderr (the dump aside)" "$tag"
 	line=$(grep -E "^utrace: pid [0-9]+ died of $sig in thread [0-9]+\$" "$RES/$tag.t.err")
 	pid=$(echo "$line" | awk '{ print $3 }')
 	tid=$(echo "$line" | awk '{ print $NF }')
@@ -93,14 +88,7 @@ crash_case() {
 
 check_crash_dump() {
 	local ust tst
-	TEST=crash-dump
-	RES=$OUT/$CFG/res/crash-dump
-	rm -rf "$RES"
-	mkdir -p "$RES"
-	if [ ! -x "$BIN/crashdump" ]; then
-		nok "$CFG crash-dump run" "$BIN/crashdump was not built (see $OUT/build.log)"
-		return
-	fi
+	res_begin crash-dump crashdump || return
 	CRASH_MIN=$CRASH_N
 	crash_case deep deep 139 SIGSEGV SEGV_MAPERR fault_here --dump-on-crash=$CRASH_N
 	t "$(tail -n 3 "$RES/deep.body" | head -2 | grep -c -e 'fault_here() {$' -e 'leaf();$' |

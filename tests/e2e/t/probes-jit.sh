@@ -15,7 +15,7 @@ e2e_cfg probes-jit probe_jit check_probes_jit
 e2e_cfg probes-jit-mid probe_jit check_probes_jit_mid
 
 JIT_SIX='p:six six a=%di:s64 b=%si:u32 c=%dx:u16 d=%cx:u8 e=%r8:x64 f=%r9:u8 k=\7:u32'
-JIT_VSUM='p:vs vsum n=%di:s32 sp=+0(%sp):x64'
+JIT_VMIX='p:vs vmix n=%di:s32 sp=+0(%sp):x64'
 JIT_FIELDS='p:fl fields a=+0(%di):u8 b=+2(%di):u16 c=+4(%di):u32 d=+8(%di):u64 lo=+16(%di):b3@0/32 mid=+16(%di):b7@3/32 neg=+20(%di):s32 far=+4294967296(%di):u8 k=%si:s64'
 
 # jit_want EVENT WORD: EVENT's values equal the program's "want" lines that
@@ -34,15 +34,15 @@ jit_records() { sed -n 's/^.*[0-9]: \([a-z]*: (.*\)$/\1/p' "$RES/rep.txt"; }
 check_probes_jit() {
 	local jit way
 	for way in nop function; do
-		probe_run probes-jit probe_jit -p "$way" --probe "$JIT_SIX" --probe "$JIT_VSUM" \
+		probe_run probes-jit probe_jit -p "$way" --probe "$JIT_SIX" --probe "$JIT_VMIX" \
 			--probe "$JIT_FIELDS" || return
 		jit_want six six
 		jit_want fl fields
 		t "$([ "$(probe_vals vs | cut -d' ' -f1 | paste -sd' ')" = "n=3 n=3 n=3" ]; echo $?)" \
-			"$CFG probes-jit ($way) vsum's three calls" "$(probe_vals vs)"
+			"$CFG probes-jit ($way) vmix's three calls" "$(probe_vals vs)"
 		jit=$(jit_records | grep -v '^vs: ') # vs's sp: the stack, where ASLR put it
 		UTRACE_PROBE_JIT=0 probe_run probes-jit probe_jit -p "$way" --probe "$JIT_SIX" \
-			--probe "$JIT_VSUM" --probe "$JIT_FIELDS" || return
+			--probe "$JIT_VMIX" --probe "$JIT_FIELDS" || return
 		t "$([ "$(printf '%s\n' "$jit" | grep -c .)" = 6 ] && [ "$jit" = "$(jit_records | grep -v '^vs: ')" ]; echo $?)" \
 			"$CFG probes-jit ($way) records as the C way's" \
 			"$(diff <(printf '%s\n' "$jit") <(jit_records | grep -v '^vs: ') | head -5)"
