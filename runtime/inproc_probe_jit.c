@@ -94,7 +94,8 @@ void utrace_jit_load8(void) RT_HIDDEN;
 static void (*const jit_loads[4])(void) = {utrace_jit_load1, utrace_jit_load2, utrace_jit_load4,
 					   utrace_jit_load8};
 
-#define JIT_STUB_MAX 1024 /* bytes of one stub at most (16 copies: under 800) */
+#define JIT_STUB_MAX 2048 /* bytes of one stub at most: 16 copies of the longest form
+			   * (45 bytes each) and the bt way fit, with room */
 
 /* The trampoline's frame: struct utrace_fetch_regs, register r at 8 * r
  * (the word after it is k, then the return into the function) */
