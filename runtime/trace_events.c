@@ -200,30 +200,40 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	}
 }
 
+/* A plain hist trigger's hit that utrace_hist_fast_hit left (a filter, a
+ * new key, a stripe not the thread's, ...): the whole fast run. */
+static __attribute__((noinline)) void ev_hist_run(const struct rt_hist *h, const void *rec,
+						  uint32_t len, uint32_t tid)
+{
+	struct utrace_hist_ctx c;
+
+	c.rec = rec;
+	c.rec_len = len;
+	utrace_hist_fast_run(h->prog, &h->fast, h->map, &c, tid, h->memo);
+}
+
 /*
  * ev_triggers for the most common configuration (conf->plain_hists: hist
  * triggers of hist_fast.h's shape only, the record written unless soft):
  * the same steps without what it cannot use, the clock, the trigger
- * commands, the state, and a context of eight words built for each hit
- * when the fast runs read two (the record and its length).  issue 25.
+ * commands, the state, a context; the common hit of each inline
+ * (utrace_hist_fast_hit).  issue 25.
  */
-static __attribute__((noinline)) void ev_hists(const struct utrace_event_key *key,
-					       const struct rt_event_conf *conf, const void *rec,
-					       uint32_t len)
+static inline __attribute__((always_inline)) void ev_hists(const struct utrace_event_key *key,
+							   const struct rt_event_conf *conf,
+							   const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
-	struct utrace_hist_ctx c;
 
 	ev_self_named(t);
 	ev_fill_common(key, rec, t->tid);
 	if (!rt.enabled || __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED))
 		return;
-	c.rec = rec;
-	c.rec_len = len;
 	for (uint32_t i = 0; i < conf->nr_hist; i++) {
 		const struct rt_hist *h = &conf->hist[i];
 
-		utrace_hist_fast_run(h->prog, &h->fast, h->map, &c, (uint32_t)t->tid, h->memo);
+		if (!utrace_hist_fast_hit(&h->fast, h->map, rec, len, (uint32_t)t->tid, h->memo))
+			ev_hist_run(h, rec, len, (uint32_t)t->tid);
 	}
 }
 
@@ -333,15 +343,42 @@ static __attribute__((noinline)) void ev_write_on(const struct utrace_event_key 
 		       bytes);
 }
 
-/* An event whose configuration f has hist triggers of hist_fast.h's
- * shape only (f->plain_hists): its tables, then its record unless soft. */
-static __attribute__((noinline)) void ev_write_hists(const struct utrace_event_key *key,
-						     const struct rt_event_conf *f,
-						     const void *rec, uint32_t len)
+/* ev_write_hists' every case: ev_hists, then the record unless soft. */
+static __attribute__((noinline)) void ev_write_hists_all(const struct utrace_event_key *key,
+							 const struct rt_event_conf *f,
+							 const void *rec, uint32_t len)
 {
 	if (unlikely(len < sizeof(struct utrace_trace_entry)))
 		return;
 	ev_hists(key, f, rec, len);
+	if (f->flags & UTRACE_ENABLE_SOFT)
+		return;
+	ev_write_on(key, f, rec, len);
+}
+
+/*
+ * An event whose configuration f has hist triggers of hist_fast.h's shape
+ * only (f->plain_hists): its tables, then its record unless soft.  The
+ * common case, one trigger, a named thread, a hit its memo and stripe
+ * take (utrace_hist_fast_hit), has no call and keeps no value across one;
+ * the common fields are filled only for a trigger that reads them.
+ * Anything else goes to ev_write_hists_all, nothing counted yet.
+ */
+static __attribute__((noinline)) void ev_write_hists(const struct utrace_event_key *key,
+						     const struct rt_event_conf *f,
+						     const void *rec, uint32_t len)
+{
+	struct rt_thread *t = &rt_self;
+	const struct rt_hist *h = &f->hist[0];
+
+	if (unlikely(f->nr_hist != 1 || len < sizeof(struct utrace_trace_entry) || !t->tid ||
+		     !t->comm[0] || !rt.enabled ||
+		     __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED)))
+		return ev_write_hists_all(key, f, rec, len);
+	if (f->plain_common)
+		ev_fill_common(key, rec, t->tid);
+	if (unlikely(!utrace_hist_fast_hit(&h->fast, h->map, rec, len, (uint32_t)t->tid, h->memo)))
+		return ev_write_hists_all(key, f, rec, len);
 	if (f->flags & UTRACE_ENABLE_SOFT)
 		return;
 	ev_write_on(key, f, rec, len);
