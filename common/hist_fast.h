@@ -31,6 +31,13 @@
 #include "common/hist_memo.h"
 #include "common/hist_prog.h"
 
+/* A LOAD as utrace_hist_fast_hit reads it, from the hit's own words. */
+struct utrace_hist_fast_ld {
+	uint32_t off;
+	uint8_t size; /* 1, 2, 4, 8 */
+	uint8_t sign; /* the insn's imm: sign-extend */
+};
+
 struct utrace_hist_fast {
 	uint32_t ok; /* the program has the shape: the rest is valid */
 	uint32_t nr_vals;
@@ -39,6 +46,15 @@ struct utrace_hist_fast {
 	const struct utrace_hist_insn *key;
 	const struct utrace_hist_insn *vals[3];
 	uint32_t sums[3]; /* the sum each value adds to */
+	/* utrace_hist_fast_hit's: the record's bytes that every load reads
+	 * inside (UINT64_MAX when the program has a filter or its table no
+	 * stripes: never the hit's to count), the loads again without a
+	 * pointer to follow, and the table's shape (the program's, which
+	 * its table has: the runtime checks it when it maps the table) */
+	uint64_t hit_min;
+	struct utrace_hist_fast_ld kld, vld[3];
+	uint32_t bits, nr_sums;
+	uint64_t stripes_off; /* of stripe 0's sums from the table's start */
 };
 
 static inline int utrace_hist_fast_load_ok(const struct utrace_hist_insn *x)
@@ -60,13 +76,26 @@ static inline void utrace_hist_fast_of(const struct utrace_hist_hdr *h, struct u
 	if (!utrace_hist_fast_load_ok(&in[0]) || in[1].op != UTRACE_HOP_KEY || in[1].key_off != 0)
 		return;
 	f->key = &in[0];
+	f->kld = (struct utrace_hist_fast_ld){in[0].off, in[0].size, (uint8_t)in[0].imm};
+	f->hit_min = (uint64_t)in[0].off + in[0].size;
 	for (uint32_t i = 2; i < n; i += 2) {
 		if (!utrace_hist_fast_load_ok(&in[i]) || in[i + 1].op != UTRACE_HOP_SUM ||
 		    in[i + 1].key_off == 0 || in[i + 1].key_off >= h->nr_sums)
 			return;
 		f->vals[f->nr_vals] = &in[i];
+		f->vld[f->nr_vals] = (struct utrace_hist_fast_ld){in[i].off, in[i].size,
+								  (uint8_t)in[i].imm};
 		f->sums[f->nr_vals++] = in[i + 1].key_off;
+		if ((uint64_t)in[i].off + in[i].size > f->hit_min)
+			f->hit_min = (uint64_t)in[i].off + in[i].size;
 	}
+	f->bits = h->map_bits;
+	f->nr_sums = h->nr_sums;
+	if (h->filter_len || !utrace_hist_map_stripes(h->map_bits, h->nr_sums))
+		f->hit_min = UINT64_MAX;
+	else
+		f->stripes_off = UTRACE_HIST_MAP_HDR + (16ull << h->map_bits) +
+				 (utrace_hist_elt_size(8, h->nr_sums) << h->map_bits);
 	f->ok = 1;
 }
 
@@ -74,6 +103,62 @@ static inline void utrace_hist_fast_of(const struct utrace_hist_hdr *h, struct u
 static inline uint32_t utrace_hist_memo_at(uint64_t key)
 {
 	return (uint32_t)(key ^ key >> 4 ^ key >> 12) & (UTRACE_HIST_MEMO - 1);
+}
+
+/* utrace_hist_load of a LOAD inside the record (the hit checked
+ * hit_min): no bounds check. */
+static inline __attribute__((always_inline)) uint64_t
+utrace_hist_fast_load(struct utrace_hist_fast_ld ld, const uint8_t *rec)
+{
+	const uint8_t *p = rec + ld.off;
+
+	/* an int first, the commonest field */
+	if (ld.size == 4)
+		return ld.sign ? (uint64_t)(int64_t)(int32_t) * (const utrace_fp_u32 *)p
+			       : *(const utrace_fp_u32 *)p;
+	if (ld.size == 8)
+		return *(const utrace_fp_u64 *)p;
+	if (ld.size == 2)
+		return ld.sign ? (uint64_t)(int64_t)(int16_t) * (const utrace_fp_u16 *)p
+			       : *(const utrace_fp_u16 *)p;
+	return ld.sign ? (uint64_t)(int64_t) * (const int8_t *)p : *p;
+}
+
+/*
+ * The common hit of utrace_hist_fast_run, on its own so that a caller can
+ * inline it whole (issue 25): no filter, every load inside the record, a
+ * key the memo has, the sums in the thread's own stripe, already claimed
+ * (hit_min says the first two and that the table has stripes).  1:
+ * counted, as utrace_hist_fast_run would count it; 0: nothing done, the
+ * rest is utrace_hist_fast_run's.  Every word it needs but the record's
+ * is in f or the table's first line, which the hit reads anyway: the
+ * chain of loads from one to the next, which the hit waits for, is the
+ * record's key, the memo's word, the sums.
+ */
+static inline __attribute__((always_inline)) int
+utrace_hist_fast_hit(const struct utrace_hist_fast *f, struct utrace_hist_map *m,
+		     const uint8_t *rec, uint32_t rec_len, uint32_t tid, const uint64_t *memo)
+{
+	uint32_t s = tid % UTRACE_HIST_STRIPES, gen, idx;
+	uint64_t key, *sums;
+
+	if (rec_len < f->hit_min || !memo || !tid ||
+	    __atomic_load_n(&m->stripe_owner[s], __ATOMIC_RELAXED) != tid ||
+	    __atomic_load_n(&m->paused, __ATOMIC_RELAXED))
+		return 0;
+	key = utrace_hist_fast_load(f->kld, rec);
+	gen = __atomic_load_n(&m->gen, __ATOMIC_ACQUIRE);
+	idx = utrace_hist_memo_get8(m, memo, gen, f->bits, key);
+	if (idx == UTRACE_HIST_MEMO_MISS)
+		return 0;
+	/* utrace_hist_stripe_sums(m, s, idx): the stripe's base does not
+	 * wait for the memo */
+	sums = (uint64_t *)((uint8_t *)m + f->stripes_off) + ((uint64_t)s * f->nr_sums << f->bits) +
+	       (uint64_t)idx * f->nr_sums;
+	utrace_hist_add_owned(&sums[0], 1); /* hitcount */
+	for (uint32_t i = 0; i < f->nr_vals; i++)
+		utrace_hist_add_owned(&sums[f->sums[i]], utrace_hist_fast_load(f->vld[i], rec));
+	return 1;
 }
 
 /* One hit, as utrace_hist_run() would count it; tid is the hitting
@@ -91,6 +176,8 @@ utrace_hist_fast_run(const struct utrace_hist_hdr *h, const struct utrace_hist_f
 	uint32_t idx, gen;
 	int stripe;
 
+	if (utrace_hist_fast_hit(f, m, c->rec, c->rec_len, tid, memo))
+		return;
 	if (__atomic_load_n(&m->paused, __ATOMIC_RELAXED))
 		return;
 	if (h->filter_len && !utrace_filter_run(utrace_hist_filter(h), h->filter_len, c->rec,

@@ -58,6 +58,27 @@ utrace_hist_memo_get(struct utrace_hist_map *m, const uint64_t *memo, uint32_t a
 	return e - 1;
 }
 
+/* utrace_hist_memo_get of a one-word key (hist_fast.h's), at its own
+ * word (utrace_hist_memo_at), in a table of at most 2^16 elements (the
+ * caller's check): the key in a register, no pointer to it. */
+static inline __attribute__((always_inline)) uint32_t
+utrace_hist_memo_get8(struct utrace_hist_map *m, const uint64_t *memo, uint32_t gen, uint32_t bits,
+		      uint64_t key)
+{
+	uint64_t w = __atomic_load_n(&memo[(key ^ key >> 4 ^ key >> 12) % UTRACE_HIST_MEMO],
+				     __ATOMIC_ACQUIRE);
+	uint32_t e = (uint32_t)(w >> 47);
+
+	if (!e || ((uint32_t)(w >> 32) ^ gen) & 0x7fff || e - 1 >= (1u << bits))
+		return UTRACE_HIST_MEMO_MISS;
+	if (w >> 31 & 1) /* a key kept whole: it is ours or another's */
+		return key <= UTRACE_HIST_MEMO_KEY && (w & UTRACE_HIST_MEMO_KEY) == key
+			       ? e - 1
+			       : UTRACE_HIST_MEMO_MISS;
+	return *(const utrace_fp_u64 *)utrace_hist_elt(m, e - 1) == key ? e - 1
+									 : UTRACE_HIST_MEMO_MISS;
+}
+
 /* Keeps element idx, which the table returned for the key, at word at. */
 static inline __attribute__((always_inline)) void
 utrace_hist_memo_put(struct utrace_hist_map *m, uint64_t *memo, uint32_t at, uint32_t gen,

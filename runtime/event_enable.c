@@ -209,8 +209,13 @@ static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const st
 	memcpy(f->trig, p->trig, p->nr_trig * sizeof(p->trig[0]));
 	f->plain_hists = nr_hist && !p->nr_trig && !(f->flags & ~(uint32_t)UTRACE_ENABLE_SOFT);
 	for (uint32_t i = 0; i < nr_hist; i++) {
+		const struct utrace_hist_fast *x = &h[i].fast;
+
 		f->needs |= h[i].prog->needs;
-		f->plain_hists &= h[i].fast.ok && !h[i].reader;
+		f->plain_hists &= x->ok && !h[i].reader;
+		f->plain_common |= !x->ok || h[i].prog->filter_len || x->kld.off < 8;
+		for (uint32_t v = 0; v < x->nr_vals; v++)
+			f->plain_common |= x->vld[v].off < 8;
 	}
 	if (f->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU))
 		f->plain_hists = 0;

@@ -96,13 +96,6 @@ static void ev_write_words(struct rt_thread *t, enum utrace_ext_type type, uint3
 	t->state &= ~RT_TS_BUSY;
 }
 
-/*
- * key->write: called by the program's __utrace_do_<event> with the record
- * on its stack (8-byte aligned: generated code keeps it in a uint64_t
- * array).  The common case is written in place with no call; anything
- * unusual (new sub-buffer, big delta, new CPU) goes through
- * ev_write_words and rt_rb_reserve.
- */
 /* The thread's id and name, which hist keys (common_pid, .execname)
  * read: taken once, off the fast path; errno as the program left it. */
 static inline __attribute__((always_inline)) void ev_self_named(struct rt_thread *t)
@@ -207,30 +200,40 @@ static inline __attribute__((always_inline)) void ev_triggers(const struct utrac
 	}
 }
 
+/* A plain hist trigger's hit that utrace_hist_fast_hit left (a filter, a
+ * new key, a stripe not the thread's, ...): the whole fast run. */
+static __attribute__((noinline)) void ev_hist_run(const struct rt_hist *h, const void *rec,
+						  uint32_t len, uint32_t tid)
+{
+	struct utrace_hist_ctx c;
+
+	c.rec = rec;
+	c.rec_len = len;
+	utrace_hist_fast_run(h->prog, &h->fast, h->map, &c, tid, h->memo);
+}
+
 /*
  * ev_triggers for the most common configuration (conf->plain_hists: hist
  * triggers of hist_fast.h's shape only, the record written unless soft):
  * the same steps without what it cannot use, the clock, the trigger
- * commands, the state, and a context of eight words built for each hit
- * when the fast runs read two (the record and its length).  issue 25.
+ * commands, the state, a context; the common hit of each inline
+ * (utrace_hist_fast_hit).  issue 25.
  */
-static __attribute__((noinline)) void ev_hists(const struct utrace_event_key *key,
-					       const struct rt_event_conf *conf, const void *rec,
-					       uint32_t len)
+static inline __attribute__((always_inline)) void ev_hists(const struct utrace_event_key *key,
+							   const struct rt_event_conf *conf,
+							   const void *rec, uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
-	struct utrace_hist_ctx c;
 
 	ev_self_named(t);
 	ev_fill_common(key, rec, t->tid);
 	if (!rt.enabled || __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED))
 		return;
-	c.rec = rec;
-	c.rec_len = len;
 	for (uint32_t i = 0; i < conf->nr_hist; i++) {
 		const struct rt_hist *h = &conf->hist[i];
 
-		utrace_hist_fast_run(h->prog, &h->fast, h->map, &c, (uint32_t)t->tid, h->memo);
+		if (!utrace_hist_fast_hit(&h->fast, h->map, rec, len, (uint32_t)t->tid, h->memo))
+			ev_hist_run(h, rec, len, (uint32_t)t->tid);
 	}
 }
 
@@ -303,34 +306,25 @@ static __attribute__((noinline)) void ev_write_post(const struct utrace_event_ke
 	rt_stacktrace_write(t, rec, post);
 }
 
-void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
+/* The record of an event that needs nothing else, second its third
+ * header word (id | bytes << 16), which did not fit at the thread's write
+ * pointer (a new sub-buffer, a big delta, another CPU): the general way,
+ * which reserves (ring_buffer.c).  t is rt_self, READY. */
+static __attribute__((noinline)) void ev_write_general(const void *rec, uint32_t second)
+{
+	ev_write_words(&rt_self, UEXT_EVENT, second, (const uint8_t *)rec + 8, second >> 16);
+}
+
+/* An event's record once its configuration f (NULL: none) said it is
+ * written: the thread's context, tracing_on, the filter, then the record,
+ * in place if it fits (rt_event_put) or reserved. */
+static __attribute__((noinline)) void ev_write_on(const struct utrace_event_key *key,
+						  const struct rt_event_conf *f, const void *rec,
+						  uint32_t len)
 {
 	struct rt_thread *t = &rt_self;
-	/* acquire: a configuration the live channel swaps in is whole */
-	const struct rt_event_conf *f = __atomic_load_n(&key->filter, __ATOMIC_ACQUIRE);
-	const uint32_t *src = (const uint32_t *)((const uint8_t *)rec + 8);
-	uint32_t bytes, post = 0;
+	uint32_t bytes;
 
-	if (unlikely(len < sizeof(struct utrace_trace_entry)))
-		return;
-	if (unlikely(f && (f->nr_hist || f->nr_trig || f->flags))) {
-		bool on;
-
-		if (f->plain_hists) {
-			ev_hists(key, f, rec, len);
-			if (f->flags & UTRACE_ENABLE_SOFT)
-				return;
-			goto write;
-		}
-		on = ev_special(key, f, rec, len, &post);
-		if (unlikely(post)) {
-			ev_write_post(key, f, rec, len, on, post);
-			return;
-		}
-		if (!on)
-			return;
-	}
-write:
 	if (unlikely(t->state != RT_TS_READY) && !(t = ev_thread(t)))
 		return;
 	if (unlikely(!rt_tracing_on()))
@@ -345,7 +339,165 @@ write:
 	bytes = len - (uint32_t)sizeof(struct utrace_trace_entry);
 	if (bytes > 0xffff)
 		bytes = 0xffff;
-	ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | bytes << 16, src, bytes);
+	ev_write_words(t, UEXT_EVENT, (uint32_t)key->id | bytes << 16, (const uint8_t *)rec + 8,
+		       bytes);
+}
+
+/* ev_write_hists' every case: ev_hists, then the record unless soft. */
+static __attribute__((noinline)) void ev_write_hists_all(const struct utrace_event_key *key,
+							 const struct rt_event_conf *f,
+							 const void *rec, uint32_t len)
+{
+	if (unlikely(len < sizeof(struct utrace_trace_entry)))
+		return;
+	ev_hists(key, f, rec, len);
+	if (f->flags & UTRACE_ENABLE_SOFT)
+		return;
+	ev_write_on(key, f, rec, len);
+}
+
+/*
+ * An event whose configuration f has hist triggers of hist_fast.h's shape
+ * only (f->plain_hists): its tables, then its record unless soft.  The
+ * common case, one trigger, a named thread, a hit its memo and stripe
+ * take (utrace_hist_fast_hit), has no call and keeps no value across one;
+ * the common fields are filled only for a trigger that reads them.
+ * Anything else goes to ev_write_hists_all, nothing counted yet.
+ */
+static __attribute__((noinline)) void ev_write_hists(const struct utrace_event_key *key,
+						     const struct rt_event_conf *f,
+						     const void *rec, uint32_t len)
+{
+	struct rt_thread *t = &rt_self;
+	const struct rt_hist *h = &f->hist[0];
+
+	if (unlikely(f->nr_hist != 1 || len < sizeof(struct utrace_trace_entry) || !t->tid ||
+		     !t->comm[0] || !rt.enabled ||
+		     __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED)))
+		return ev_write_hists_all(key, f, rec, len);
+	if (f->plain_common)
+		ev_fill_common(key, rec, t->tid);
+	if (unlikely(!utrace_hist_fast_hit(&h->fast, h->map, rec, len, (uint32_t)t->tid, h->memo)))
+		return ev_write_hists_all(key, f, rec, len);
+	if (f->flags & UTRACE_ENABLE_SOFT)
+		return;
+	ev_write_on(key, f, rec, len);
+}
+
+/* Everything else rt_event_write's leaf does not take: another
+ * configuration f (a filter, triggers, soft or stateful), a thread not
+ * READY (its first record, a signal handler's nested context, notrace,
+ * dead), tracing off, an odd length. */
+static __attribute__((noinline)) void ev_write_slow(const struct utrace_event_key *key,
+						    const struct rt_event_conf *f,
+						    const void *rec, uint32_t len)
+{
+	uint32_t post = 0;
+	bool on;
+
+	if (unlikely(len < sizeof(struct utrace_trace_entry)))
+		return;
+	if (f && (f->nr_hist || f->nr_trig || f->flags)) {
+		on = ev_special(key, f, rec, len, &post);
+		if (unlikely(post)) {
+			ev_write_post(key, f, rec, len, on, post);
+			return;
+		}
+		if (!on)
+			return;
+	}
+	ev_write_on(key, f, rec, len);
+}
+
+/* The last 1 to 3 bytes of a record (n), as its last word, 0 past them:
+ * nothing read past the record, a short then a byte load, not a loop. */
+static inline __attribute__((always_inline)) uint32_t ev_tail(const uint8_t *p, uint32_t n)
+{
+	uint16_t h;
+
+	if (n == 1)
+		return p[0];
+	__builtin_memcpy(&h, p, 2);
+	return n == 2 ? h : (uint32_t)h | (uint32_t)p[2] << 16;
+}
+
+/* rt_clock with rseq's cpu_id as it is, -1 when the thread has none yet
+ * (rt_clock makes that 0, which the leaf leaves to the general way): one
+ * register fewer on the leaf. */
+static inline __attribute__((always_inline)) uint64_t ev_clock_raw(uint32_t *cpu)
+{
+	uint32_t lo, hi, c = 0;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	if (likely(rt_rseq_cpu))
+		__asm__ volatile("movl %%fs:(%1), %0" : "=r"(c) : "r"(rt_rseq_cpu));
+	*cpu = c;
+	return (uint64_t)hi << 32 | lo;
+}
+
+/*
+ * key->write: called by the program's __utrace_do_<event> with the record
+ * on its stack.  The common hit, an event with no configuration on a
+ * READY thread with tracing on and room in its sub-buffer, is written
+ * here with no call and no frame of callee-saved registers (issue 25: the
+ * general way's frame pushed six on every hit): the clock read first, so
+ * that the checks run in its shadow (measured: a record's time, against
+ * reading it after BUSY), then rt_event_open's checks and rt_event_close's
+ * steps around the copy.  Anything else is a tail call, nothing written
+ * and t not BUSY: a configuration to ev_write_hists or ev_write_slow, a
+ * thread not READY, tracing off or an odd length to ev_write_slow, a
+ * clock older than the thread's last record (a signal handler wrote
+ * between the read and BUSY: delta >> 32), a big delta, another CPU or
+ * no room to ev_write_general.
+ */
+void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
+{
+	struct rt_thread *t = &rt_self;
+	/* acquire: a configuration the live channel swaps in is whole */
+	const struct rt_event_conf *f = __atomic_load_n(&key->filter, __ATOMIC_ACQUIRE);
+	const uint8_t *src = (const uint8_t *)rec + 8, *e;
+	uint32_t bytes = len - (uint32_t)sizeof(struct utrace_trace_entry), second, cpu, *wp, *end;
+	uint64_t ts, delta;
+
+	if (unlikely(f))
+		return f->plain_hists ? ev_write_hists(key, f, rec, len)
+				      : ev_write_slow(key, f, rec, len);
+	ts = ev_clock_raw(&cpu);
+	if (unlikely(t->state != RT_TS_READY || bytes > 0xffff || !rt_tracing_on()))
+		return ev_write_slow(key, NULL, rec, len);
+	/* from here on what the record needs is rec, second and t */
+	second = (uint32_t)key->id | bytes << 16;
+	t->state |= RT_TS_BUSY;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	delta = ts - t->last_ts;
+	wp = t->wp;
+	end = wp + 3 + ((second >> 16) + 3) / 4;
+	if (unlikely(cpu != t->cpu || (delta >> 32) || end > t->end)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->state &= ~RT_TS_BUSY;
+		return ev_write_general(rec, second);
+	}
+	t->last_ts = ts;
+	wp[1] = (uint32_t)delta;
+	wp[0] = urec_ext(UEXT_EVENT, ((second >> 16) + 3) / 4);
+	wp[2] = second;
+	wp += 3;
+	/* the copy's addresses from rec and wp only: a loop index that the
+	 * compiler took from the register delta >> 32 was in (0) made every
+	 * load wait for the clock (5 ns a record, measured).  4-byte words,
+	 * the width the generated code stores an int field with: 8-byte
+	 * loads over two such stores measured no faster */
+	for (e = src + ((second >> 16) & ~3u); src < e; src += 4, wp++)
+		__builtin_memcpy(wp, src, 4);
+	if (second & 3 << 16) /* the last word's bytes past the record are 0 */
+		*wp = ev_tail(src, (second >> 16) & 3);
+	t->wp = end;
+	t->written++;
+	/* release: see rt_rb_put */
+	__atomic_store_n(&t->sb->commit, (uint32_t)((uint8_t *)end - (uint8_t *)(t->sb + 1)),
+			 __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->state &= ~RT_TS_BUSY;
 }
 
 /*

@@ -35,6 +35,7 @@ struct rt_event_conf {
 	/* only hist triggers of hist_fast.h's shape that need neither clock
 	 * nor CPU, no trigger command, no state: trace_events.c's ev_hists */
 	uint32_t plain_hists;
+	uint32_t plain_common; /* plain_hists: one reads a common field */
 	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
 	struct rt_trig trig[UTRACE_EVENT_TRIGS_MAX];
 	uint64_t prog[]; /* the interpreter wants its program 8-byte aligned */

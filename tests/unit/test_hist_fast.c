@@ -132,10 +132,27 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
+/* The table as a reader sees it, in the layout the interpreter fills:
+ * every stripe's sums added to its element's, the stripes and their
+ * owners cleared. */
+static void fold_stripes(struct utrace_hist_map *m)
+{
+	uint32_t n = utrace_hist_map_stripes(m->bits, m->nr_sums);
+
+	if (!n)
+		return;
+	for (uint32_t i = 0; i < 1u << m->bits; i++)
+		utrace_hist_map_merge(m, i, utrace_hist_elt(m, i) + m->key_size);
+	memset(utrace_hist_stripe_sums(m, 0, 0), 0, utrace_hist_stripes_bytes(m->bits, m->nr_sums));
+	memset(m->stripe_owner, 0, sizeof(m->stripe_owner));
+}
+
 /* hits records into a fast and an interpreted table, both emptied (:clear)
- * halfway when clear; with memo, the fast path keeps one */
-static void same_tables_as(const char *text, unsigned keys, unsigned hits, bool with_memo,
-			   bool clear)
+ * halfway when clear; with memo, the fast path keeps one; tid: the
+ * hitting thread's id (not 0: its stripe, where utrace_hist_fast_hit
+ * adds, folded into the elements before the tables are compared) */
+static void same_tables_tid(const char *text, unsigned keys, unsigned hits, bool with_memo,
+			    bool clear, uint32_t tid)
 {
 	struct utrace_hist_map *fast, *slow;
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
@@ -160,11 +177,14 @@ static void same_tables_as(const char *text, unsigned keys, unsigned hits, bool 
 			utrace_hist_map_empty(fast);
 			utrace_hist_map_empty(slow);
 		}
-		utrace_hist_fast_run(p.hdr, &p.fast, fast, &c, 0, with_memo ? memo : NULL);
+		utrace_hist_fast_run(p.hdr, &p.fast, fast, &c, tid, with_memo ? memo : NULL);
 		utrace_hist_run(p.hdr, slow, &c);
 	}
-	check(!memcmp(fast, slow, p.size), "%s: %u hits over %u keys make the same table%s%s", text,
-	      hits, keys, with_memo ? ", with a memo" : "", clear ? ", cleared halfway" : "");
+	if (tid)
+		fold_stripes(fast);
+	check(!memcmp(fast, slow, p.size), "%s: %u hits over %u keys make the same table%s%s%s",
+	      text, hits, keys, with_memo ? ", with a memo" : "", clear ? ", cleared halfway" : "",
+	      tid ? ", in a thread's stripe" : "");
 	munmap(fast, p.size);
 	munmap(slow, p.size);
 	drop(&p);
@@ -172,9 +192,13 @@ static void same_tables_as(const char *text, unsigned keys, unsigned hits, bool 
 
 static void same_tables(const char *text, unsigned keys, unsigned hits)
 {
-	same_tables_as(text, keys, hits, false, false);
-	same_tables_as(text, keys, hits, true, false);
-	same_tables_as(text, keys, hits, true, true);
+	same_tables_tid(text, keys, hits, false, false, 0);
+	same_tables_tid(text, keys, hits, true, false, 0);
+	same_tables_tid(text, keys, hits, true, true, 0);
+	/* utrace_hist_fast_hit's: a memo and a stripe (tid 13 owns stripe 5) */
+	same_tables_tid(text, keys, hits, true, false, 13);
+	same_tables_tid(text, keys, hits, true, true, 13);
+	same_tables_tid(text, keys, hits, false, false, 13);
 }
 
 struct worker {
@@ -299,6 +323,40 @@ static void test_empty(void)
 	drop(&p);
 }
 
+/* utrace_hist_fast_hit counts what it takes and leaves the rest alone: a
+ * key the memo does not have yet, a stripe another thread owns, a record
+ * cut short, a filter. */
+static void test_hit(void)
+{
+	uint64_t memo[UTRACE_HIST_MEMO] = {0}, hits, sum, shared;
+	struct rec rec = {.id = 7, .len = 3};
+	struct utrace_hist_ctx c = {.rec = (const uint8_t *)&rec, .rec_len = sizeof(rec)};
+	struct utrace_hist_map *m;
+	struct prog p, q;
+
+	if (make(&p, "hist:keys=id:vals=len") < 0)
+		return;
+	m = new_map(&p);
+	check(!utrace_hist_fast_hit(&p.fast, m, c.rec, c.rec_len, 13, memo),
+	      "a key new to the memo: not the hit's");
+	utrace_hist_fast_run(p.hdr, &p.fast, m, &c, 13, memo); /* inserts, claims stripe 5 */
+	check(utrace_hist_fast_hit(&p.fast, m, c.rec, c.rec_len, 13, memo),
+	      "the key again, the stripe the thread's: the hit's");
+	check(!utrace_hist_fast_hit(&p.fast, m, c.rec, c.rec_len, 21, memo),
+	      "stripe 5 is tid 13's: not tid 21's hit");
+	check(!utrace_hist_fast_hit(&p.fast, m, c.rec, 20, 13, memo),
+	      "a record without its len: not the hit's");
+	merged(m, &hits, &sum, &shared);
+	check(hits == 2 && sum == 6 && shared == 0, "2 hits counted once each: %llu, %llu summed",
+	      (unsigned long long)hits, (unsigned long long)sum);
+	if (make(&q, "hist:keys=id:vals=len if id > 3") == 0) {
+		check(q.fast.ok && q.fast.hit_min == UINT64_MAX, "a filter: never the hit's");
+		drop(&q);
+	}
+	munmap(m, p.size);
+	drop(&p);
+}
+
 int main(void)
 {
 	test_shapes();
@@ -306,6 +364,7 @@ int main(void)
 	same_tables("hist:keys=common_pid:vals=len,small", 1000, 100000);
 	same_tables("hist:keys=small:vals=tiny if id > 3", 3000, 100000);
 	same_tables("hist:keys=tiny:size=128", 100000, 20000); /* full: drops */
+	test_hit();
 	test_threads();
 	test_no_stripes();
 	test_empty();
