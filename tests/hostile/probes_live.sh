@@ -39,6 +39,7 @@ touch "$W/stop0"
 wait
 
 live_tmp
+trap 'live_cleanup; rm -rf "$W"' EXIT # live_tmp's trap took the place of lib.sh's
 "$U" record -p nop --tracefs "$T/mnt" -o "$T/live.dat" -- "$W/plive" "$T/stop" "$T/ready" \
 	>"$W/b.out" 2>"$W/b.err" &
 RP=$!
