@@ -253,9 +253,9 @@ static int kernel_probes(struct bt_run *r, struct utrace_session_opts *so)
  * PATH:FUNC); NULL with r->err.  A site whose action runs at the hit
  * and never reads comm has no comm=$comm: its record is written only if
  * the runtime refuses its program, and its replay would not read the
- * name; and a probe of registers alone takes the runtime's lean way
- * (runtime/inproc_probes.c: fewer registers saved, no search), some
- * 5 ns less a hit (bench/hotpaths.sh's bt row: 38.6 to 34 ns). */
+ * name; and a probe of registers alone gets a compiled stub that calls
+ * the program straight (runtime/inproc_probe_jit.c; before the stubs,
+ * the lean way: 38.6 to 34 ns a hit in bench/hotpaths.sh's bt row). */
 static char *uprobe_def(struct bt_run *r, unsigned i)
 {
 	const struct bt_site *s = &r->sites[i];
