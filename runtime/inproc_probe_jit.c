@@ -38,9 +38,10 @@
  *       |   by x86's store order), BUSY off; registers back; ret over k
  *
  * A probe with a bt program (rt_bt_keys, set at any time) takes it there
- * instead, as ipp_plain does: the frame filled with every register, the
- * stack aligned, rt_bt_hit called (utrace bt's count(), hist() ... of
- * arguments: the lean way's C and its table search skipped).
+ * instead, as ipp_plain does: the argument registers stored, the stack
+ * aligned, rt_bt_hit_lean called (utrace bt's count(), hist() ... of
+ * arguments: the lean way's C and its table search skipped), the whole
+ * frame filled for rt_bt_hit only when the program needs it.
  *
  * A detour's stub is entered the same way from the detour trampoline,
  * after its pushfq: it reads the flags from that word, the program's rsp
@@ -106,7 +107,7 @@ _Static_assert(offsetof(struct utrace_fetch_regs, r) == 0, "the frame is the reg
 struct jit {
 	uint8_t *p, *end;
 	bool bad;
-	uint8_t *to_fallback[24], *to_unbusy[8], *to_done[4], *to_bt[2];
+	uint8_t *to_fallback[24], *to_unbusy[8], *to_done[6], *to_bt[2];
 	unsigned nf, nu, nd, nb;
 };
 
@@ -166,7 +167,7 @@ static void j_bind(struct jit *j, uint8_t **list, unsigned n)
 #define JMP 0
 #define to_fallback(j, cc) j_jcc(j, cc, (j)->to_fallback, &(j)->nf, 24)
 #define to_unbusy(j, cc) j_jcc(j, cc, (j)->to_unbusy, &(j)->nu, 8)
-#define to_done(j, cc) j_jcc(j, cc, (j)->to_done, &(j)->nd, 4)
+#define to_done(j, cc) j_jcc(j, cc, (j)->to_done, &(j)->nd, 6)
 #define to_bt(j, cc) j_jcc(j, cc, (j)->to_bt, &(j)->nb, 2)
 
 /* What the generator needs of the process, found once. */
@@ -423,23 +424,58 @@ static void j_close(struct jit *j, const struct jit_env *e, const struct rt_inpr
 	j_u32(j, ~(uint32_t)RT_TS_BUSY);
 }
 
+/* The registers j_bt keeps in the frame: the first five are those the
+ * lean call needs (the arguments besides the trampoline's ax, cx and
+ * j_save's dx) and rbx, which holds rsp across the call. */
+static const struct {
+	uint8_t rex, modrm;
+	uint32_t reg;
+} jit_keep[] = {{0x48, 0xb4, UTRACE_FR_SI},  {0x48, 0xbc, UTRACE_FR_DI},  {0x4c, 0x84, UTRACE_FR_R8},
+		{0x4c, 0x8c, UTRACE_FR_R9},  {0x48, 0x9c, UTRACE_FR_BX},  {0x48, 0xac, UTRACE_FR_BP},
+		{0x4c, 0xa4, UTRACE_FR_R12}, {0x4c, 0xac, UTRACE_FR_R13}, {0x4c, 0xb4, UTRACE_FR_R14},
+		{0x4c, 0xbc, UTRACE_FR_R15}};
+#define JIT_KEEP_LEAN 5
+
+/* jit_keep[from, to) stored into the frame (load: back from it) */
+static void j_keep(struct jit *j, unsigned from, unsigned to, bool load)
+{
+	for (unsigned i = from; i < to; i++) {
+		J(j, jit_keep[i].rex, load ? 0x8b : 0x89, jit_keep[i].modrm, 0x24);
+		j_u32(j, 8 * jit_keep[i].reg);
+	}
+}
+
+/* fn(key, the frame[, NULL, false]) called with the stack aligned for C;
+ * rbx (saved) holds rsp across it.  The flags are fn's after. */
+static void j_call(struct jit *j, uint32_t key, const void *fn, bool four)
+{
+	J(j, 0x48, 0x89, 0xe3,	  /* mov %rsp, %rbx */
+	  0x48, 0x83, 0xe4, 0xf0, /* and $-16, %rsp */
+	  0xbf);		  /* mov $key, %edi */
+	j_u32(j, key);
+	J(j, 0x48, 0x89, 0xde); /* mov %rbx, %rsi: the registers */
+	if (four)
+		J(j, 0x31, 0xd2, 0x31, 0xc9); /* xor %edx, %edx; xor %ecx, %ecx */
+	J(j, 0x48, 0xb8);		      /* movabs $fn, %rax */
+	j_u64(j, (uint64_t)(uintptr_t)fn);
+	J(j, 0xff, 0xd0,	/* call *%rax */
+	  0x48, 0x89, 0xdc); /* mov %rbx, %rsp */
+}
+
 /*
  * A bt program's hit (ipp_plain's): a capture program, or a thread busy
- * or dead, back to the trampoline's way; else the frame filled (every
- * general register, sp, ip, the flags and the constants the trampolines
- * store) and rt_bt_hit called on it, the stack aligned for C.  True: the
- * hit is taken; false: back as ipp_plain's false is (the handover).
+ * or dead, back to the trampoline's way.  Else rt_bt_hit_lean on the
+ * argument registers: a straight program (bt_fast.h, the common one)
+ * takes the hit there; a program that needs the whole frame gets it
+ * filled (every general register, sp, ip, the flags and the constants the
+ * trampolines store) and rt_bt_hit called on it.  Taken: the hit is
+ * done; else back as ipp_plain's false is (the handover).  The lean call
+ * skips the whole frame's dozen stores and the pushfq (a fifth of a
+ * straight hit).
  */
 static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w,
 		 const struct rt_inproc_probe *p)
 {
-	static const struct {
-		uint8_t rex, modrm;
-		uint32_t reg;
-	} keep[] = {{0x48, 0xb4, UTRACE_FR_SI},	 {0x48, 0xbc, UTRACE_FR_DI},  {0x4c, 0x84, UTRACE_FR_R8},
-		    {0x4c, 0x8c, UTRACE_FR_R9},	 {0x48, 0x9c, UTRACE_FR_BX},  {0x48, 0xac, UTRACE_FR_BP},
-		    {0x4c, 0xa4, UTRACE_FR_R12}, {0x4c, 0xac, UTRACE_FR_R13}, {0x4c, 0xb4, UTRACE_FR_R14},
-		    {0x4c, 0xbc, UTRACE_FR_R15}};
 	static const struct {
 		uint32_t reg, v;
 	} consts[] = {{UTRACE_FR_ORIG_AX, 0}, {UTRACE_FR_CS, 0x33}, {UTRACE_FR_SS, 0x2b}};
@@ -454,10 +490,15 @@ static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w
 	J(j, 0x83, 0xf8, RT_TS_READY, 0x74, 0x08); /* cmp $READY, %eax; je 1f */
 	J(j, 0x85, 0xc0);			    /* test %eax, %eax */
 	to_fallback(j, JCC_JNE);		    /* (6 bytes) 1: */
-	for (unsigned i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
-		J(j, keep[i].rex, 0x89, keep[i].modrm, 0x24); /* mov %reg, saved(%rsp) */
-		j_u32(j, 8 * keep[i].reg);
-	}
+	j_keep(j, 0, JIT_KEEP_LEAN, false);
+	j_call(j, p->key, rt_bt_hit_lean, false);
+	J(j, 0x83, 0xf8, RT_BT_LEAN_TAKEN); /* cmp $TAKEN, %eax (the movs keep the flags) */
+	j_keep(j, 0, JIT_KEEP_LEAN, true);
+	to_done(j, JCC_JE);
+	J(j, 0x83, 0xf8, RT_BT_LEAN_FRAME); /* cmp $FRAME, %eax */
+	to_fallback(j, JCC_JNE);
+	/* the whole frame: the lean call's stores still hold (it wrote none) */
+	j_keep(j, JIT_KEEP_LEAN, sizeof(jit_keep) / sizeof(jit_keep[0]), false);
 	J(j, 0x48, 0x8d, 0x84, 0x24); /* lea the program's rsp, %rax */
 	j_u32(j, (uint32_t)w->sp);
 	J(j, 0x48, 0x89, 0x84, 0x24); /* mov %rax, sp's word */
@@ -479,21 +520,9 @@ static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w
 		j_u32(j, 8 * consts[i].reg);
 		j_u32(j, consts[i].v);
 	}
-	J(j, 0x48, 0x89, 0xe3,	     /* mov %rsp, %rbx (saved above) */
-	  0x48, 0x83, 0xe4, 0xf0,    /* and $-16, %rsp */
-	  0xbf);		     /* mov $key, %edi */
-	j_u32(j, p->key);
-	J(j, 0x48, 0x89, 0xde,	     /* mov %rbx, %rsi: the registers */
-	  0x31, 0xd2, 0x31, 0xc9,    /* xor %edx, %edx; xor %ecx, %ecx */
-	  0x48, 0xb8);		     /* movabs $rt_bt_hit, %rax */
-	j_u64(j, (uint64_t)(uintptr_t)rt_bt_hit);
-	J(j, 0xff, 0xd0,	     /* call *%rax */
-	  0x48, 0x89, 0xdc,	     /* mov %rbx, %rsp */
-	  0x84, 0xc0);		     /* test %al, %al (the movs below keep the flags) */
-	for (unsigned i = 0; i < 5; i++) { /* rsi, rdi, r8, r9, rbx back */
-		J(j, keep[i].rex, 0x8b, keep[i].modrm, 0x24);
-		j_u32(j, 8 * keep[i].reg);
-	}
+	j_call(j, p->key, rt_bt_hit, true);
+	J(j, 0x84, 0xc0); /* test %al, %al (the movs below keep the flags) */
+	j_keep(j, 0, JIT_KEEP_LEAN, true);
 	to_done(j, JCC_JNE);
 	to_fallback(j, JMP);
 }
