@@ -29,7 +29,7 @@
  *         -> any fails: back into tramp's own way (the "nojit" label),
  *            with every register as it came (the flags are dead at a
  *            function's entry, as the lean way's handover leaves them;
- *            a detour's are in the word its trampoline pushed)
+ *            a detour's are in the word its trampoline saved)
  *       | BUSY; rdtsc; CPU (rseq); the room, the delta, the CPU checked
  *       |   (any fails: BUSY off, back as above: ev_write_words's way)
  *       | the header words; the ip; each copy straight into the ring,
@@ -44,10 +44,10 @@
  * frame filled for rt_bt_hit only when the program needs it.
  *
  * A detour's stub is entered the same way from the detour trampoline,
- * after its pushfq: it reads the flags from that word, the program's rsp
- * above the red zone the detour stepped over, and returns as the
- * trampoline does (popfq, `ret $8`), or back into its own way
- * (utrace_inproc_probe_detour_nojit).
+ * the flags saved in lahf's form in the word above the frame: it reads
+ * them from there, the program's rsp above the red zone the detour
+ * stepped over, and returns with them put back by sahf, `ret $8`, or back
+ * into its own way (utrace_inproc_probe_detour_nojit).
  *
  * So the hit does what rt_event_open, utrace_fetch_fast_run and
  * rt_event_close do, in the same order, with the same stores: the record
@@ -306,7 +306,7 @@ static void j_open(struct jit *j, const struct jit_env *e, const struct rt_inpro
 /* What differs between a call site's stub and a detour's: the frame
  * above the registers, what the stub may read, how it returns. */
 struct jit_way {
-	bool detour;	   /* mid-function: the flags pushed first, all live */
+	bool detour;	   /* mid-function: the flags saved first, all live */
 	int32_t sp;	   /* the program's rsp, from the stub's */
 	const void *back;  /* the trampoline's own way on */
 };
@@ -333,6 +333,24 @@ static bool j_framed(uint32_t reg)
 	       reg == UTRACE_FR_R10 || reg == UTRACE_FR_R11;
 }
 
+/* A detour's flags back from the lahf form of their word above the
+ * frame (arch/x86_64/inproc_probe.S), into the flags register (rax: the
+ * word). */
+static void j_sahf(struct jit *j)
+{
+	J(j, 0x48, 0x8b, 0x84, 0x24); /* mov the flags' word, %rax */
+	j_u32(j, (uint32_t)FR_SIZE);
+	J(j, 0x04, 0x7f, /* add $0x7f, %al: OF */
+	  0x9e);	 /* sahf: SF ZF AF PF CF */
+}
+
+/* rax = a detour's flags as pushfq gives them (the program's) */
+static void j_flags(struct jit *j)
+{
+	j_sahf(j);
+	J(j, 0x9c, 0x58); /* pushfq; pop %rax */
+}
+
 /* rax = the value an argument starts from (the program's register) */
 static void j_source(struct jit *j, const struct jit_way *w, const struct rt_inproc_probe *p,
 		     const struct utrace_fetch_farg *a)
@@ -346,8 +364,7 @@ static void j_source(struct jit *j, const struct jit_way *w, const struct rt_inp
 		J(j, 0x48, 0x8d, 0x84, 0x24); /* lea the program's rsp, %rax */
 		j_u32(j, (uint32_t)w->sp);
 	} else if (a->reg == UTRACE_FR_FLAGS && w->detour) {
-		J(j, 0x48, 0x8b, 0x84, 0x24); /* mov the pushed flags, %rax */
-		j_u32(j, (uint32_t)FR_SIZE);
+		j_flags(j);
 	} else if (j_framed(a->reg)) {
 		J(j, 0x48, 0x8b, 0x84, 0x24); /* mov saved(%rsp), %rax */
 		j_u32(j, (uint32_t)(8 * a->reg));
@@ -508,8 +525,7 @@ static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w
 	J(j, 0x48, 0x89, 0x84, 0x24); /* mov %rax, ip's word */
 	j_u32(j, 8 * UTRACE_FR_IP);
 	if (w->detour) {
-		J(j, 0x48, 0x8b, 0x84, 0x24); /* mov the pushed flags, %rax */
-		j_u32(j, (uint32_t)FR_SIZE);
+		j_flags(j);
 		J(j, 0x48, 0x89, 0x84, 0x24); /* mov %rax, the flags' word */
 	} else {
 		J(j, 0x9c, 0x8f, 0x84, 0x24); /* pushfq; popq the flags' word (dead here) */
@@ -556,12 +572,14 @@ static void j_stub(struct jit *j, const struct jit_env *e, const struct jit_way 
 	j_save(j, true);
 	J(j, 0x48, 0x8b, 0x8c, 0x24); /* mov saved rcx, %rcx */
 	j_u32(j, (uint32_t)(8 * UTRACE_FR_CX));
+	if (w->detour)
+		j_sahf(j); /* the program's flags; nothing below writes any */
 	J(j, 0x48, 0x8b, 0x84, 0x24); /* mov saved rax, %rax */
 	j_u32(j, (uint32_t)(8 * UTRACE_FR_AX));
 	if (w->detour) {
-		J(j, 0x48, 0x81, 0xc4); /* add $frame, %rsp */
-		j_u32(j, (uint32_t)FR_SIZE);
-		J(j, 0x9d, 0xc2, 0x08, 0x00); /* popfq; ret $8: into the detour, over k */
+		J(j, 0x48, 0x8d, 0xa4, 0x24); /* lea frame + flags(%rsp), %rsp */
+		j_u32(j, (uint32_t)FR_SIZE + 8);
+		J(j, 0xc2, 0x08, 0x00); /* ret $8: into the detour, over k */
 	} else {
 		J(j, 0x48, 0x81, 0xc4); /* add $frame + k, %rsp */
 		j_u32(j, (uint32_t)(FR_SIZE + 8));
