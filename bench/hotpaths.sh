@@ -17,7 +17,7 @@
 #                                                                              a plain one, and the
 #                                                                              hist table's own
 #
-# The floors come from bench/floors.c in the same run: what the machine
+# The floors come from bench/floors.c in the same round: what the machine
 # must do for such an event at the least (a probe's two fetches are loads
 # of lines the program just touched, under a nanosecond, not counted).
 # The hist trigger has two floors, both printed: a plain open-addressing
@@ -36,8 +36,12 @@
 # figure is the traced program's own user time (`/usr/bin/time -f %U`)
 # over fib's 2*fib(N+1)-1 calls, less the untraced run's; the others time
 # their own loop (thread CPU a event, bench/tracepoint.sh, probe.sh,
-# hist.sh).  Each case runs HOT_RUNS times (default 3), interleaved; the
-# medians are printed.  Timings are never pass/fail.
+# hist.sh).  Each case runs HOT_RUNS times (default 3), interleaved, and
+# each round measures the floors again after its cases: a round's ratio
+# is its figure over its own floor (a path on this VM moves by up to half
+# from one minute to the next, and a floor with it).  Printed: the
+# medians of the figures, of the floors and of the rounds' ratios, and
+# the rounds' ratios' range.  Timings are never pass/fail.
 #
 # Knobs: HOT_RUNS (3), FIB_N (32), HOT_N (events of the other loops,
 # 5000000), CC (gcc).
@@ -79,7 +83,7 @@ fib_user() { # fib_user CASE [TRACER]: the user seconds of fib alone
 			>/dev/null 2>"$OUT/err" || die "record -p $2 failed: $(tail -2 "$OUT/err")"
 		grep -q ' (0 lost)' "$OUT/err" || echo "hotpaths.sh: $2 lost records: $(tail -1 "$OUT/err")" >&2
 	fi
-	echo "$1 $(awk -v s="$(cat "$OUT/t")" -v c="$calls" 'BEGIN { printf "%.3f", s * 1e9 / c }')" \
+	echo "$ROUND $1 $(awk -v s="$(cat "$OUT/t")" -v c="$calls" 'BEGIN { printf "%.3f", s * 1e9 / c }')" \
 		>>"$OUT/times"
 }
 loop() { # loop CASE PROG [utrace record options... | bt PROGRAM]: the program's own cpu_ns/event
@@ -94,10 +98,10 @@ loop() { # loop CASE PROG [utrace record options... | bt PROGRAM]: the program's
 		"$U" record -o "$OUT/l.dat" "$@" -- "$p" "$N" >"$OUT/o" 2>"$OUT/err" ||
 			die "$c failed: $(tail -2 "$OUT/err")"
 	fi
-	echo "$c $(nsev "$OUT/o")" >>"$OUT/times"
+	echo "$ROUND $c $(nsev "$OUT/o")" >>"$OUT/times"
 }
 
-for _ in $(seq "$RUNS"); do
+for ROUND in $(seq "$RUNS"); do
 	fib_user fib-plain
 	fib_user function function
 	fib_user function_graph function_graph
@@ -109,40 +113,61 @@ for _ in $(seq "$RUNS"); do
 	loop bt "$OUT/probe" bt "$BTPROG"
 	loop hist-plain "$OUT/hist"
 	loop hist "$OUT/hist" -p nop -v -e bench:bench_two -R 'hist:keys=a:vals=b'
+	# this round's floors, so that each figure is read against the floor
+	# of its own minute (this VM moves a path by up to half in a minute)
+	echo "$ROUND $(FLOORS_ROUNDS=3 bash "$ROOT/bench/floors.sh" -v)" >>"$OUT/floors" ||
+		die "floors not measured"
 done
-FLOORS=$(FLOORS_ROUNDS=5 bash "$ROOT/bench/floors.sh" -v) || die "floors not measured"
-# shellcheck disable=SC2086 # key=value words
-eval $FLOORS
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-col() { awk -v c="$1" '$1 == c { print $2 }' "$OUT/times" | median; }
-ratio() { awk -v f="$1" -v l="$2" 'BEGIN { printf "%.2f", (l > 0 ? f / l : 0) }'; } # ratio FIG FLOOR
-row() { # row PATH CASE BASE FLOOR-NS FLOOR-TEXT [CACHE-RESIDENT-FLOOR-NS]
-	local fig
-	fig=$(awk -v a="$(col "$2")" -v b="$(col "$3")" 'BEGIN { printf "%.2f", a - b }')
-	printf '| %s | %s | %s (%s) | %s | %s |\n' "$1" "$fig" "$4" "$5" "$(ratio "$fig" "$4")" \
-		"$([ -n "${6:-}" ] && echo "$6 ($(ratio "$fig" "$6"))" || echo -)"
+# rounds: per round "figure floor" of a path, its figure CASE less BASE
+# and its floor the expression EXPR of that round's floors (rdtsc + s12)
+rounds() { # rounds CASE BASE EXPR
+	local r fl
+	for r in $(seq "$RUNS"); do
+		fl=$(awk -v r="$r" '$1 == r { $1 = ""; print }' "$OUT/floors")
+		awk -v r="$r" -v c="$1" -v b="$2" -v fl="$fl" -v e="$3" '
+			$1 == r && $2 == c { fig = $3 } $1 == r && $2 == b { base = $3 }
+			END { n = split(fl, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], p, "="); f[p[1]] = p[2] }
+				# EXPR: "k", "k + k", "2 * k + 2 * k": terms of an optional factor
+				m = split(e, t, " [+] "); sum = 0
+				for (i = 1; i <= m; i++) { if (split(t[i], q, " [*] ") == 2) sum += q[1] * f[q[2]]; else sum += f[t[i]] }
+				printf "%.3f %.3f\n", fig - base, sum }' "$OUT/times"
+	done
 }
-fl() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+row() { # row PATH CASE BASE FLOOR-EXPR FLOOR-TEXT [CACHE-RESIDENT-FLOOR-EXPR]
+	local rs fig floor ratio range cache=-
+	rs=$(rounds "$2" "$3" "$4")
+	fig=$(awk '{ print $1 }' <<<"$rs" | median)
+	floor=$(awk '{ print $2 }' <<<"$rs" | median)
+	ratio=$(awk '{ printf "%.3f\n", ($2 > 0 ? $1 / $2 : 0) }' <<<"$rs" | median)
+	range=$(awk '{ r = ($2 > 0 ? $1 / $2 : 0); if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }
+		END { printf "%.2f-%.2f", lo, hi }' <<<"$rs")
+	if [ -n "${6:-}" ]; then
+		cache="$(rounds "$2" "$3" "$6" | awk '{ print $2 }' | median | xargs printf '%.2f') ($(rounds "$2" "$3" "$6" |
+			awk '{ printf "%.3f\n", ($2 > 0 ? $1 / $2 : 0) }' | median | xargs printf '%.2f'))"
+	fi
+	printf '| %s | %.2f | %.2f (%s) | %.2f | %s | %s |\n' "$1" "$fig" "$floor" "$5" "$ratio" "$range" "$cache"
+}
+col() { awk -v c="$1" '$2 == c { print $3 }' "$OUT/times" | median; }
 
 echo "hot paths against their floors (bench/hotpaths.sh, $RUNS rounds, medians; fib($FN) = $calls calls, loops n=$N)"
 echo
-echo "| path | added CPU ns an event | floor ns (the ratio's) | ratio | floor with the record cache-resident (ratio) |"
-echo "|---|---|---|---|---|"
-row function function fib-plain "$(fl "$rdtsc + $s12")" "rdtsc + 12 B streamed" "$(fl "$rdtsc + $w12")"
-row function_graph function_graph fib-plain "$(fl "2 * $rdtsc + 2 * $s4")" \
-	"2 rdtsc + 2 x 4 B streamed" "$(fl "2 * $rdtsc + 2 * $w4")"
-row "enabled tracepoint (2 ints)" tracepoint tp-plain "$(fl "$rdtsc + $s20")" "rdtsc + 20 B streamed" \
-	"$(fl "$rdtsc + $w20")"
-row "probe hit (entry, 2 fetch-args)" probe probe-plain "$(fl "$rdtsc + $s32")" "rdtsc + 32 B streamed" \
-	"$(fl "$rdtsc + $w32")"
-row "probe hit (mid-function, 2 fetch-args)" probe-mid probe-plain "$(fl "$rdtsc + $s32")" \
-	"rdtsc + 32 B streamed" "$(fl "$rdtsc + $w32")"
-row "bt uprobe, count() and hist() of arg0" bt probe-plain "$(fl "2 * $btmap")" "2 bt map updates, no clock"
-row "hist trigger (1 key, 1 value)" hist hist-plain "$(fl "$tbl")" "plain table update, no clock"
-row "hist trigger, against its own table" hist hist-plain "$(fl "$hmap")" "hist_map.h update, no clock"
+echo "| path | added CPU ns an event | floor ns (the ratio's) | ratio | ratio's rounds | floor with the record cache-resident (ratio) |"
+echo "|---|---|---|---|---|---|"
+row function function fib-plain "rdtsc + s12" "rdtsc + 12 B streamed" "rdtsc + w12"
+row function_graph function_graph fib-plain "2 * rdtsc + 2 * s4" "2 rdtsc + 2 x 4 B streamed" \
+	"2 * rdtsc + 2 * w4"
+row "enabled tracepoint (2 ints)" tracepoint tp-plain "rdtsc + s20" "rdtsc + 20 B streamed" "rdtsc + w20"
+row "probe hit (entry, 2 fetch-args)" probe probe-plain "rdtsc + s32" "rdtsc + 32 B streamed" "rdtsc + w32"
+row "probe hit (mid-function, 2 fetch-args)" probe-mid probe-plain "rdtsc + s32" \
+	"rdtsc + 32 B streamed" "rdtsc + w32"
+row "bt uprobe, count() and hist() of arg0" bt probe-plain "2 * btmap" "2 bt map updates, no clock"
+row "hist trigger (1 key, 1 value)" hist hist-plain "tbl" "plain table update, no clock"
+row "hist trigger, against its own table" hist hist-plain "hmap" "hist_map.h update, no clock"
 echo
 echo "untraced, CPU ns an event: fib $(col fib-plain) (a call), tracepoint loop $(col tp-plain), probe loop $(col probe-plain), hist loop $(col hist-plain)"
-echo "floors, same run (CPU ns): $FLOORS"
+echo "floors, each round (CPU ns):"
+sed 's/^/  round /' "$OUT/floors"
 printf 'machine: %s CPUs, %s, load %s\n' "$(nproc)" \
 	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -344,23 +344,48 @@ static __attribute__((noinline)) bool rt_bt_hit_interp(struct rt_bt *b,
 	return true;
 }
 
+/* A straight program's hit: no state, no interpreter, no errno, the
+ * tables updated straight (bt_fast.h). */
+static inline __attribute__((always_inline)) void rt_bt_fast_hit(struct rt_bt *b,
+								 const uint64_t *r,
+								 const uint64_t *entry,
+								 bool is_return)
+{
+	struct utrace_bt_fhit x = {r, entry, is_return ? (int64_t)r[UTRACE_FR_AX] : 0, rt.pid,
+				   rt_bt_self_tid()};
+
+	utrace_bt_fast_run(&b->steps, &x, (uint32_t)x.tid);
+}
+
+static inline struct rt_bt *rt_bt_of(uint32_t key)
+{
+	return __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX], __ATOMIC_ACQUIRE);
+}
+
 bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
 	       bool is_return)
 {
-	struct rt_bt *b = __atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],
-					  __ATOMIC_ACQUIRE);
+	struct rt_bt *b = rt_bt_of(key);
 
 	if (unlikely(!b || ((uintptr_t)b & RT_BT_CAPTURE)))
 		return false; /* none, or a capture program: the hit records */
-	if (likely(b->fast)) { /* no state, no interpreter, no errno: the tables straight */
-		struct utrace_bt_fhit x = {regs->r, entry,
-					   is_return ? (int64_t)regs->r[UTRACE_FR_AX] : 0, rt.pid,
-					   rt_bt_self_tid()};
-
-		utrace_bt_fast_run(&b->steps, &x, (uint32_t)x.tid);
+	if (likely(b->fast)) {
+		rt_bt_fast_hit(b, regs->r, entry, is_return);
 		return true;
 	}
 	return rt_bt_hit_interp(b, regs, entry, is_return);
+}
+
+int rt_bt_hit_lean(uint32_t key, const uint64_t *r)
+{
+	struct rt_bt *b = rt_bt_of(key);
+
+	if (unlikely(!b || ((uintptr_t)b & RT_BT_CAPTURE)))
+		return RT_BT_LEAN_NONE;
+	if (unlikely(!b->fast))
+		return RT_BT_LEAN_FRAME;
+	rt_bt_fast_hit(b, r, NULL, false);
+	return RT_BT_LEAN_TAKEN;
 }
 
 uint32_t rt_bt_capture(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,

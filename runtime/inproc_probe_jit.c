@@ -29,7 +29,7 @@
  *         -> any fails: back into tramp's own way (the "nojit" label),
  *            with every register as it came (the flags are dead at a
  *            function's entry, as the lean way's handover leaves them;
- *            a detour's are in the word its trampoline pushed)
+ *            a detour's are in the word its trampoline saved)
  *       | BUSY; rdtsc; CPU (rseq); the room, the delta, the CPU checked
  *       |   (any fails: BUSY off, back as above: ev_write_words's way)
  *       | the header words; the ip; each copy straight into the ring,
@@ -38,15 +38,16 @@
  *       |   by x86's store order), BUSY off; registers back; ret over k
  *
  * A probe with a bt program (rt_bt_keys, set at any time) takes it there
- * instead, as ipp_plain does: the frame filled with every register, the
- * stack aligned, rt_bt_hit called (utrace bt's count(), hist() ... of
- * arguments: the lean way's C and its table search skipped).
+ * instead, as ipp_plain does: the argument registers stored, the stack
+ * aligned, rt_bt_hit_lean called (utrace bt's count(), hist() ... of
+ * arguments: the lean way's C and its table search skipped), the whole
+ * frame filled for rt_bt_hit only when the program needs it.
  *
  * A detour's stub is entered the same way from the detour trampoline,
- * after its pushfq: it reads the flags from that word, the program's rsp
- * above the red zone the detour stepped over, and returns as the
- * trampoline does (popfq, `ret $8`), or back into its own way
- * (utrace_inproc_probe_detour_nojit).
+ * the flags saved in lahf's form in the word above the frame: it reads
+ * them from there, the program's rsp above the red zone the detour
+ * stepped over, and returns with them put back by sahf, `ret $8`, or back
+ * into its own way (utrace_inproc_probe_detour_nojit).
  *
  * So the hit does what rt_event_open, utrace_fetch_fast_run and
  * rt_event_close do, in the same order, with the same stores: the record
@@ -106,7 +107,7 @@ _Static_assert(offsetof(struct utrace_fetch_regs, r) == 0, "the frame is the reg
 struct jit {
 	uint8_t *p, *end;
 	bool bad;
-	uint8_t *to_fallback[24], *to_unbusy[8], *to_done[4], *to_bt[2];
+	uint8_t *to_fallback[24], *to_unbusy[8], *to_done[6], *to_bt[2];
 	unsigned nf, nu, nd, nb;
 };
 
@@ -166,7 +167,7 @@ static void j_bind(struct jit *j, uint8_t **list, unsigned n)
 #define JMP 0
 #define to_fallback(j, cc) j_jcc(j, cc, (j)->to_fallback, &(j)->nf, 24)
 #define to_unbusy(j, cc) j_jcc(j, cc, (j)->to_unbusy, &(j)->nu, 8)
-#define to_done(j, cc) j_jcc(j, cc, (j)->to_done, &(j)->nd, 4)
+#define to_done(j, cc) j_jcc(j, cc, (j)->to_done, &(j)->nd, 6)
 #define to_bt(j, cc) j_jcc(j, cc, (j)->to_bt, &(j)->nb, 2)
 
 /* What the generator needs of the process, found once. */
@@ -305,7 +306,7 @@ static void j_open(struct jit *j, const struct jit_env *e, const struct rt_inpro
 /* What differs between a call site's stub and a detour's: the frame
  * above the registers, what the stub may read, how it returns. */
 struct jit_way {
-	bool detour;	   /* mid-function: the flags pushed first, all live */
+	bool detour;	   /* mid-function: the flags saved first, all live */
 	int32_t sp;	   /* the program's rsp, from the stub's */
 	const void *back;  /* the trampoline's own way on */
 };
@@ -332,6 +333,24 @@ static bool j_framed(uint32_t reg)
 	       reg == UTRACE_FR_R10 || reg == UTRACE_FR_R11;
 }
 
+/* A detour's flags back from the lahf form of their word above the
+ * frame (arch/x86_64/inproc_probe.S), into the flags register (rax: the
+ * word). */
+static void j_sahf(struct jit *j)
+{
+	J(j, 0x48, 0x8b, 0x84, 0x24); /* mov the flags' word, %rax */
+	j_u32(j, (uint32_t)FR_SIZE);
+	J(j, 0x04, 0x7f, /* add $0x7f, %al: OF */
+	  0x9e);	 /* sahf: SF ZF AF PF CF */
+}
+
+/* rax = a detour's flags as pushfq gives them (the program's) */
+static void j_flags(struct jit *j)
+{
+	j_sahf(j);
+	J(j, 0x9c, 0x58); /* pushfq; pop %rax */
+}
+
 /* rax = the value an argument starts from (the program's register) */
 static void j_source(struct jit *j, const struct jit_way *w, const struct rt_inproc_probe *p,
 		     const struct utrace_fetch_farg *a)
@@ -345,8 +364,7 @@ static void j_source(struct jit *j, const struct jit_way *w, const struct rt_inp
 		J(j, 0x48, 0x8d, 0x84, 0x24); /* lea the program's rsp, %rax */
 		j_u32(j, (uint32_t)w->sp);
 	} else if (a->reg == UTRACE_FR_FLAGS && w->detour) {
-		J(j, 0x48, 0x8b, 0x84, 0x24); /* mov the pushed flags, %rax */
-		j_u32(j, (uint32_t)FR_SIZE);
+		j_flags(j);
 	} else if (j_framed(a->reg)) {
 		J(j, 0x48, 0x8b, 0x84, 0x24); /* mov saved(%rsp), %rax */
 		j_u32(j, (uint32_t)(8 * a->reg));
@@ -423,23 +441,58 @@ static void j_close(struct jit *j, const struct jit_env *e, const struct rt_inpr
 	j_u32(j, ~(uint32_t)RT_TS_BUSY);
 }
 
+/* The registers j_bt keeps in the frame: the first five are those the
+ * lean call needs (the arguments besides the trampoline's ax, cx and
+ * j_save's dx) and rbx, which holds rsp across the call. */
+static const struct {
+	uint8_t rex, modrm;
+	uint32_t reg;
+} jit_keep[] = {{0x48, 0xb4, UTRACE_FR_SI},  {0x48, 0xbc, UTRACE_FR_DI},  {0x4c, 0x84, UTRACE_FR_R8},
+		{0x4c, 0x8c, UTRACE_FR_R9},  {0x48, 0x9c, UTRACE_FR_BX},  {0x48, 0xac, UTRACE_FR_BP},
+		{0x4c, 0xa4, UTRACE_FR_R12}, {0x4c, 0xac, UTRACE_FR_R13}, {0x4c, 0xb4, UTRACE_FR_R14},
+		{0x4c, 0xbc, UTRACE_FR_R15}};
+#define JIT_KEEP_LEAN 5
+
+/* jit_keep[from, to) stored into the frame (load: back from it) */
+static void j_keep(struct jit *j, unsigned from, unsigned to, bool load)
+{
+	for (unsigned i = from; i < to; i++) {
+		J(j, jit_keep[i].rex, load ? 0x8b : 0x89, jit_keep[i].modrm, 0x24);
+		j_u32(j, 8 * jit_keep[i].reg);
+	}
+}
+
+/* fn(key, the frame[, NULL, false]) called with the stack aligned for C;
+ * rbx (saved) holds rsp across it.  The flags are fn's after. */
+static void j_call(struct jit *j, uint32_t key, const void *fn, bool four)
+{
+	J(j, 0x48, 0x89, 0xe3,	  /* mov %rsp, %rbx */
+	  0x48, 0x83, 0xe4, 0xf0, /* and $-16, %rsp */
+	  0xbf);		  /* mov $key, %edi */
+	j_u32(j, key);
+	J(j, 0x48, 0x89, 0xde); /* mov %rbx, %rsi: the registers */
+	if (four)
+		J(j, 0x31, 0xd2, 0x31, 0xc9); /* xor %edx, %edx; xor %ecx, %ecx */
+	J(j, 0x48, 0xb8);		      /* movabs $fn, %rax */
+	j_u64(j, (uint64_t)(uintptr_t)fn);
+	J(j, 0xff, 0xd0,	/* call *%rax */
+	  0x48, 0x89, 0xdc); /* mov %rbx, %rsp */
+}
+
 /*
  * A bt program's hit (ipp_plain's): a capture program, or a thread busy
- * or dead, back to the trampoline's way; else the frame filled (every
- * general register, sp, ip, the flags and the constants the trampolines
- * store) and rt_bt_hit called on it, the stack aligned for C.  True: the
- * hit is taken; false: back as ipp_plain's false is (the handover).
+ * or dead, back to the trampoline's way.  Else rt_bt_hit_lean on the
+ * argument registers: a straight program (bt_fast.h, the common one)
+ * takes the hit there; a program that needs the whole frame gets it
+ * filled (every general register, sp, ip, the flags and the constants the
+ * trampolines store) and rt_bt_hit called on it.  Taken: the hit is
+ * done; else back as ipp_plain's false is (the handover).  The lean call
+ * skips the whole frame's dozen stores and the pushfq (a fifth of a
+ * straight hit).
  */
 static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w,
 		 const struct rt_inproc_probe *p)
 {
-	static const struct {
-		uint8_t rex, modrm;
-		uint32_t reg;
-	} keep[] = {{0x48, 0xb4, UTRACE_FR_SI},	 {0x48, 0xbc, UTRACE_FR_DI},  {0x4c, 0x84, UTRACE_FR_R8},
-		    {0x4c, 0x8c, UTRACE_FR_R9},	 {0x48, 0x9c, UTRACE_FR_BX},  {0x48, 0xac, UTRACE_FR_BP},
-		    {0x4c, 0xa4, UTRACE_FR_R12}, {0x4c, 0xac, UTRACE_FR_R13}, {0x4c, 0xb4, UTRACE_FR_R14},
-		    {0x4c, 0xbc, UTRACE_FR_R15}};
 	static const struct {
 		uint32_t reg, v;
 	} consts[] = {{UTRACE_FR_ORIG_AX, 0}, {UTRACE_FR_CS, 0x33}, {UTRACE_FR_SS, 0x2b}};
@@ -454,10 +507,15 @@ static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w
 	J(j, 0x83, 0xf8, RT_TS_READY, 0x74, 0x08); /* cmp $READY, %eax; je 1f */
 	J(j, 0x85, 0xc0);			    /* test %eax, %eax */
 	to_fallback(j, JCC_JNE);		    /* (6 bytes) 1: */
-	for (unsigned i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
-		J(j, keep[i].rex, 0x89, keep[i].modrm, 0x24); /* mov %reg, saved(%rsp) */
-		j_u32(j, 8 * keep[i].reg);
-	}
+	j_keep(j, 0, JIT_KEEP_LEAN, false);
+	j_call(j, p->key, rt_bt_hit_lean, false);
+	J(j, 0x83, 0xf8, RT_BT_LEAN_TAKEN); /* cmp $TAKEN, %eax (the movs keep the flags) */
+	j_keep(j, 0, JIT_KEEP_LEAN, true);
+	to_done(j, JCC_JE);
+	J(j, 0x83, 0xf8, RT_BT_LEAN_FRAME); /* cmp $FRAME, %eax */
+	to_fallback(j, JCC_JNE);
+	/* the whole frame: the lean call's stores still hold (it wrote none) */
+	j_keep(j, JIT_KEEP_LEAN, sizeof(jit_keep) / sizeof(jit_keep[0]), false);
 	J(j, 0x48, 0x8d, 0x84, 0x24); /* lea the program's rsp, %rax */
 	j_u32(j, (uint32_t)w->sp);
 	J(j, 0x48, 0x89, 0x84, 0x24); /* mov %rax, sp's word */
@@ -467,8 +525,7 @@ static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w
 	J(j, 0x48, 0x89, 0x84, 0x24); /* mov %rax, ip's word */
 	j_u32(j, 8 * UTRACE_FR_IP);
 	if (w->detour) {
-		J(j, 0x48, 0x8b, 0x84, 0x24); /* mov the pushed flags, %rax */
-		j_u32(j, (uint32_t)FR_SIZE);
+		j_flags(j);
 		J(j, 0x48, 0x89, 0x84, 0x24); /* mov %rax, the flags' word */
 	} else {
 		J(j, 0x9c, 0x8f, 0x84, 0x24); /* pushfq; popq the flags' word (dead here) */
@@ -479,21 +536,9 @@ static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w
 		j_u32(j, 8 * consts[i].reg);
 		j_u32(j, consts[i].v);
 	}
-	J(j, 0x48, 0x89, 0xe3,	     /* mov %rsp, %rbx (saved above) */
-	  0x48, 0x83, 0xe4, 0xf0,    /* and $-16, %rsp */
-	  0xbf);		     /* mov $key, %edi */
-	j_u32(j, p->key);
-	J(j, 0x48, 0x89, 0xde,	     /* mov %rbx, %rsi: the registers */
-	  0x31, 0xd2, 0x31, 0xc9,    /* xor %edx, %edx; xor %ecx, %ecx */
-	  0x48, 0xb8);		     /* movabs $rt_bt_hit, %rax */
-	j_u64(j, (uint64_t)(uintptr_t)rt_bt_hit);
-	J(j, 0xff, 0xd0,	     /* call *%rax */
-	  0x48, 0x89, 0xdc,	     /* mov %rbx, %rsp */
-	  0x84, 0xc0);		     /* test %al, %al (the movs below keep the flags) */
-	for (unsigned i = 0; i < 5; i++) { /* rsi, rdi, r8, r9, rbx back */
-		J(j, keep[i].rex, 0x8b, keep[i].modrm, 0x24);
-		j_u32(j, 8 * keep[i].reg);
-	}
+	j_call(j, p->key, rt_bt_hit, true);
+	J(j, 0x84, 0xc0); /* test %al, %al (the movs below keep the flags) */
+	j_keep(j, 0, JIT_KEEP_LEAN, true);
 	to_done(j, JCC_JNE);
 	to_fallback(j, JMP);
 }
@@ -527,12 +572,14 @@ static void j_stub(struct jit *j, const struct jit_env *e, const struct jit_way 
 	j_save(j, true);
 	J(j, 0x48, 0x8b, 0x8c, 0x24); /* mov saved rcx, %rcx */
 	j_u32(j, (uint32_t)(8 * UTRACE_FR_CX));
+	if (w->detour)
+		j_sahf(j); /* the program's flags; nothing below writes any */
 	J(j, 0x48, 0x8b, 0x84, 0x24); /* mov saved rax, %rax */
 	j_u32(j, (uint32_t)(8 * UTRACE_FR_AX));
 	if (w->detour) {
-		J(j, 0x48, 0x81, 0xc4); /* add $frame, %rsp */
-		j_u32(j, (uint32_t)FR_SIZE);
-		J(j, 0x9d, 0xc2, 0x08, 0x00); /* popfq; ret $8: into the detour, over k */
+		J(j, 0x48, 0x8d, 0xa4, 0x24); /* lea frame + flags(%rsp), %rsp */
+		j_u32(j, (uint32_t)FR_SIZE + 8);
+		J(j, 0xc2, 0x08, 0x00); /* ret $8: into the detour, over k */
 	} else {
 		J(j, 0x48, 0x81, 0xc4); /* add $frame + k, %rsp */
 		j_u32(j, (uint32_t)(FR_SIZE + 8));

@@ -670,6 +670,13 @@ static inline bool rt_bt_has(uint32_t key)
 }
 bool rt_bt_hit(uint32_t key, const struct utrace_fetch_regs *regs, const uint64_t *entry,
 	       bool is_return) RT_HIDDEN;
+/* An entry hit of a straight program (bt_fast.h) on the argument
+ * registers alone (r: a frame whose ax, cx, dx, si, di, r8, r9 are
+ * filled; a compiled stub's, inproc_probe_jit.c): taken; or none (no
+ * program, a capture one: as rt_bt_hit's false); or FRAME: the program
+ * needs the whole frame, rt_bt_hit's. */
+enum { RT_BT_LEAN_NONE, RT_BT_LEAN_TAKEN, RT_BT_LEAN_FRAME };
+int rt_bt_hit_lean(uint32_t key, const uint64_t *r) RT_HIDDEN;
 static inline bool rt_bt_captures(uint32_t key)
 {
 	return (uintptr_t)__atomic_load_n(&rt_bt_keys[key % UTRACE_INPROC_PROBE_MAX],

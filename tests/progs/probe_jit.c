@@ -7,9 +7,11 @@
  * same traced; the probes read arguments of every size, fields of a
  * struct through a pointer (of each load size, a bit-field, a signed
  * one), a pointer that faults and an offset past 32 bits, and the program
- * prints what each should read.
+ * prints what each should read; flagsy's probe mid-function sits where
+ * the flags are live.
  */
 #include <stdarg.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -52,8 +54,29 @@ TRACED long fields(const struct rec *r, long k)
 	return k + (r == (const struct rec *)16 ? 0 : r->a);
 }
 
+/* The flags a probe mid-function finds live: the add sets all six
+ * arithmetic ones, the 5-byte nop is the probe's place (its jmp's), seto
+ * and lahf read them after it: the detour and its stub must hand them
+ * over as they were.  OF in bit 0, SF ZF AF PF CF in bits 15-8. */
+TRACED unsigned long flagsy(long a, long b)
+{
+	unsigned long f;
+
+	__asm__ volatile("addq %2, %1\n\t"
+			 ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t" /* nopl 0(%%rax,%%rax,1) */
+			 "seto %%al\n\t"
+			 "lahf"
+			 : "=&a"(f), "+r"(a)
+			 : "r"(b)
+			 : "cc");
+	return f & 0xd501;
+}
+
 int main(void)
 {
+	static const long fa[] = {LONG_MAX, -1, 1, 0, LONG_MIN, 0x7f};
+	static const long fb[] = {1, 1, 2, -2, -1, 0x11};
+
 	struct rec r = {0, 0, 0, 0, 0, 0, 0};
 
 	for (int i = 0; i < 3; i++) {
@@ -74,5 +97,7 @@ int main(void)
 			printf("want a=%u b=%u c=%u d=%llu lo=%u mid=%u neg=%d far=0 k=%d\n", r.a, r.b, r.c,
 			       (unsigned long long)r.d, r.lo, r.mid, r.neg, i);
 	}
+	for (int i = 0; i < 6; i++)
+		printf("flagsy %#lx\n", flagsy(fa[opaque(i)], fb[opaque(i)]));
 	return 0;
 }

@@ -187,6 +187,8 @@ int main(void)
 	     "@k[7, arg1] = count(); }", 0);
 	same("uprobe:/bin/true:main { @x[arg2] = sum(arg5); @y[arg4] = lhist(arg3, 0, 10, 1); "
 	     "@z = count(); @w[arg1] = max(arg1); }", 0);
+	same("uprobe:/bin/true:main { @a[arg0] = avg(arg3); @st[arg1] = stats(arg2); "
+	     "@s = sum(arg4); @mn = min(arg5); @l[arg2] = lhist(arg1, 0, 100, 10); }", 0);
 	same("uretprobe:/bin/true:main { @r = hist(retval); @c[tid, 3] = count(); "
 	     "@m = max(retval); }", 1);
 	empty("uprobe:/bin/true:main { }");

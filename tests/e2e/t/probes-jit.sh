@@ -9,7 +9,9 @@
 # bits), and every record the one the C way writes (UTRACE_PROBE_JIT=0),
 # here and with -p function (the tracer's entry first: the stub hands over);
 # probes-jit-mid: a probe in the middle of a function (a jmp to a detour,
-# whose stub keeps every register and the flags), its records the C way's
+# whose stub keeps every register and the flags: flagsy's probe sits
+# where they are live, and the program's results stay as untraced), its
+# records the C way's
 
 e2e_cfg probes-jit probe_jit check_probes_jit
 e2e_cfg probes-jit-mid probe_jit check_probes_jit_mid
@@ -49,15 +51,36 @@ check_probes_jit() {
 	done
 }
 
+# the offset in flagsy of its 5-byte nop after the add (where the flags are live)
+flagsy_nop() {
+	objdump -d --no-show-raw-insn "$BIN/probe_jit" | awk '
+		$2 == "<flagsy>:" { on = 1; base = strtonum("0x" $1); next }
+		on && /^$/ { exit }
+		on && $2 ~ /^add/ { add = 1; next }
+		on && add && $2 ~ /^nop/ { a = $1; sub(":", "", a); print strtonum("0x" a) - base; exit }'
+}
+
 check_probes_jit_mid() {
-	local mid mid2 probe probe2 jit
+	local mid mid2 mid3 probe probe2 probe3 jit
 	mid=$(probe_offsets six "$BIN/probe_jit" | awk '$1 >= 5 { print; exit }')
 	mid2=$(probe_offsets fields "$BIN/probe_jit" | awk '$1 >= 5 { print; exit }')
+	mid3=$(flagsy_nop)
 	probe="p:ms six+$mid s=%si:s64 d=%dx:u64 c=%cx:u64 r8=%r8:x64 r9=%r9:u16 f=%flags:x64 k=\\9:u8"
 	probe2="p:mf fields+$mid2 k=%si:s64 f=%flags:x64 v=+4(%di):u32"
-	probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" || return
+	probe3="p:mg flagsy+$mid3 f=%flags:x64"
+	probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" --probe "$probe3" || return
 	jit=$(jit_records)
-	UTRACE_PROBE_JIT=0 probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" || return
-	t "$([ "$(printf '%s\n' "$jit" | grep -c .)" = 6 ] && [ "$jit" = "$(jit_records)" ]; echo $?)" \
+	t "$([ "$(printf '%s\n' "$jit" | grep -c '^mg: ')" = 6 ]; echo $?)" \
+		"$CFG probes-jit-mid flagsy's probe, where the flags are live, took its hits" \
+		"$(printf '%s\n' "$jit" | grep -c '^mg: ') records"
+	# a filter sends each hit from the stub back to the C way, the flags
+	# changed by its checks: the trampoline's own way puts them back
+	probe_run probes-jit-mid probe_jit -p nop --probe "$probe3" -e probes:mg -f 'f >= 0' || return
+	t "$([ "$(jit_records | grep -c '^mg: ')" = 6 ]; echo $?)" \
+		"$CFG probes-jit-mid flagsy's probe, filtered (the stub hands over), took its hits" \
+		"$(jit_records | grep -c '^mg: ') records"
+	UTRACE_PROBE_JIT=0 probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" \
+		--probe "$probe3" || return
+	t "$([ "$(printf '%s\n' "$jit" | grep -c .)" = 12 ] && [ "$jit" = "$(jit_records)" ]; echo $?)" \
 		"$CFG probes-jit-mid records as the C way's" "$(diff <(printf '%s\n' "$jit") <(jit_records) | head -5)"
 }
