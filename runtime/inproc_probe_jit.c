@@ -488,7 +488,8 @@ static void j_call(struct jit *j, uint32_t key, const void *fn, bool four)
  * trampolines store) and rt_bt_hit called on it.  Taken: the hit is
  * done; else back as ipp_plain's false is (the handover).  The lean call
  * skips the whole frame's dozen stores and the pushfq (a fifth of a
- * straight hit).
+ * straight hit).  Mid-function DF may be set, which C must not see: such
+ * a hit goes the trampoline's way, which clears it around the C call.
  */
 static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w,
 		 const struct rt_inproc_probe *p)
@@ -507,6 +508,12 @@ static void j_bt(struct jit *j, const struct jit_env *e, const struct jit_way *w
 	J(j, 0x83, 0xf8, RT_TS_READY, 0x74, 0x08); /* cmp $READY, %eax; je 1f */
 	J(j, 0x85, 0xc0);			    /* test %eax, %eax */
 	to_fallback(j, JCC_JNE);		    /* (6 bytes) 1: */
+	if (w->detour) { /* DF set (the C way clears it for C and puts it back) */
+		J(j, 0x9c,			       /* pushfq */
+		  0xf6, 0x44, 0x24, 0x01, 0x04,	       /* testb $4, 1(%rsp): DF */
+		  0x48, 0x8d, 0x64, 0x24, 0x08); /* lea 8(%rsp), %rsp */
+		to_fallback(j, JCC_JNE);
+	}
 	j_keep(j, 0, JIT_KEEP_LEAN, false);
 	j_call(j, p->key, rt_bt_hit_lean, false);
 	J(j, 0x83, 0xf8, RT_BT_LEAN_TAKEN); /* cmp $TAKEN, %eax (the movs keep the flags) */

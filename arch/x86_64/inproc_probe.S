@@ -214,8 +214,9 @@ utrace_inproc_retprobe_tramp:
  * stub (inproc_probe_jit.c) goes there with the word so and rax, rcx
  * saved; the stub returns so (its own sahf, `ret $8`), or jumps back to
  * utrace_inproc_probe_detour_nojit with every register as it came,
- * which makes the word pushfq's (the C way reads it as $flags) and
- * returns with popfq.
+ * which makes the word pushfq's (the C way reads it as $flags), clears
+ * DF for C (mid-function it may be set: a probe between std and cld; C
+ * code's rep stos would run backwards) and returns with popfq.
  */
 	.globl	utrace_inproc_probe_detour_tramp
 	.hidden	utrace_inproc_probe_detour_tramp
@@ -241,6 +242,7 @@ utrace_inproc_probe_detour_nojit:
 	sahf				/* SF ZF AF PF CF: the program's flags again */
 	pushfq
 	popq	R_SIZE(%rsp)		/* the word as pushfq makes it */
+	cld				/* for C (the popfq below puts DF back) */
 	SAVE_SCRATCH
 	SAVE_KEPT
 	movq	R_SIZE(%rsp), %rax

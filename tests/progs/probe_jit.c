@@ -8,7 +8,7 @@
  * struct through a pointer (of each load size, a bit-field, a signed
  * one), a pointer that faults and an offset past 32 bits, and the program
  * prints what each should read; flagsy's probe mid-function sits where
- * the flags are live.
+ * the flags are live, dfy's where DF is set.
  */
 #include <stdarg.h>
 #include <limits.h>
@@ -72,6 +72,27 @@ TRACED unsigned long flagsy(long a, long b)
 	return f & 0xd501;
 }
 
+/* A probe mid-function where DF is set (between std and cld, as a
+ * backward string copy is): the handler's C code must not run so (its
+ * rep stos would write backwards), and the program must find DF still
+ * set after it.  Returns a + b and DF (0x400). */
+TRACED long dfy(long a, long b)
+{
+	unsigned long f;
+
+	__asm__ volatile("std\n\t"
+			 ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t" /* the probe's place */
+			 "lea -128(%%rsp), %%rsp\n\t"		/* over the red zone */
+			 "pushfq\n\t"
+			 "popq %0\n\t"
+			 "lea 128(%%rsp), %%rsp\n\t"
+			 "cld"
+			 : "=r"(f)
+			 :
+			 : "cc", "memory");
+	return a + b + (long)(f & 0x400);
+}
+
 int main(void)
 {
 	static const long fa[] = {LONG_MAX, -1, 1, 0, LONG_MIN, 0x7f};
@@ -99,5 +120,7 @@ int main(void)
 	}
 	for (int i = 0; i < 6; i++)
 		printf("flagsy %#lx\n", flagsy(fa[opaque(i)], fb[opaque(i)]));
+	for (int i = 0; i < 3; i++)
+		printf("dfy %ld\n", dfy(opaque(i), 10));
 	return 0;
 }

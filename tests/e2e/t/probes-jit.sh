@@ -10,8 +10,8 @@
 # here and with -p function (the tracer's entry first: the stub hands over);
 # probes-jit-mid: a probe in the middle of a function (a jmp to a detour,
 # whose stub keeps every register and the flags: flagsy's probe sits
-# where they are live, and the program's results stay as untraced), its
-# records the C way's
+# where they are live, dfy's where DF is set, also under utrace bt, and
+# the program's results stay as untraced), its records the C way's
 
 e2e_cfg probes-jit probe_jit check_probes_jit
 e2e_cfg probes-jit-mid probe_jit check_probes_jit_mid
@@ -51,28 +51,54 @@ check_probes_jit() {
 	done
 }
 
-# the offset in flagsy of its 5-byte nop after the add (where the flags are live)
-flagsy_nop() {
-	objdump -d --no-show-raw-insn "$BIN/probe_jit" | awk '
-		$2 == "<flagsy>:" { on = 1; base = strtonum("0x" $1); next }
+# after_nop FUNC INSN: the offset in FUNC of its 5-byte nop after INSN
+# (flagsy's add: the flags live; dfy's std: DF set)
+after_nop() {
+	objdump -d --no-show-raw-insn "$BIN/probe_jit" | awk -v f="<$1>:" -v i="^$2" '
+		$2 == f { on = 1; base = strtonum("0x" $1); next }
 		on && /^$/ { exit }
-		on && $2 ~ /^add/ { add = 1; next }
-		on && add && $2 ~ /^nop/ { a = $1; sub(":", "", a); print strtonum("0x" a) - base; exit }'
+		on && $2 ~ i { seen = 1; next }
+		on && seen && $2 ~ /^nop/ { a = $1; sub(":", "", a); print strtonum("0x" a) - base; exit }'
+}
+
+# bt_dfy OFF: a bt program the interpreter runs (a predicate) and a
+# straight one on dfy's probe where DF is set, compiled and not: the
+# program's results as untraced, each hit counted
+bt_dfy() {
+	local prog jit out
+	for prog in "/arg0 >= 0/ { @c = count(); }" "{ @c = count(); }"; do
+		for jit in 1 0; do
+			out=$(cd "$RUN" && UTRACE_PROBE_JIT=$jit timeout -k 5 "$TMO" "$UTRACE" bt \
+				-e "uprobe:$BIN/probe_jit:dfy+$1 $prog" -o "$RES/bt.out" -c "$BIN/probe_jit" \
+				2>"$RES/bt.err")
+			t "$([ "$out" = "$(cat "$RES/u.out")" ] && grep -qx '@c: 3' "$RES/bt.out"; echo $?)" \
+				"$CFG probes-jit-mid bt '$prog' where DF is set (UTRACE_PROBE_JIT=$jit)" \
+				"$(grep '@c' "$RES/bt.out")" "$(diff <(printf '%s\n' "$out") "$RES/u.out" | head -3)" \
+				"$(head -3 "$RES/bt.err")"
+		done
+	done
 }
 
 check_probes_jit_mid() {
-	local mid mid2 mid3 probe probe2 probe3 jit
+	local mid mid2 mid3 mid4 probe probe2 probe3 probe4 jit
 	mid=$(probe_offsets six "$BIN/probe_jit" | awk '$1 >= 5 { print; exit }')
 	mid2=$(probe_offsets fields "$BIN/probe_jit" | awk '$1 >= 5 { print; exit }')
-	mid3=$(flagsy_nop)
+	mid3=$(after_nop flagsy add)
+	mid4=$(after_nop dfy std)
 	probe="p:ms six+$mid s=%si:s64 d=%dx:u64 c=%cx:u64 r8=%r8:x64 r9=%r9:u16 f=%flags:x64 k=\\9:u8"
 	probe2="p:mf fields+$mid2 k=%si:s64 f=%flags:x64 v=+4(%di):u32"
 	probe3="p:mg flagsy+$mid3 f=%flags:x64"
-	probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" --probe "$probe3" || return
+	probe4="p:md dfy+$mid4 a=%di:s64" # (its arithmetic flags are the caller's: dead)
+	probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" --probe "$probe3" \
+		--probe "$probe4" || return
 	jit=$(jit_records)
 	t "$([ "$(printf '%s\n' "$jit" | grep -c '^mg: ')" = 6 ]; echo $?)" \
 		"$CFG probes-jit-mid flagsy's probe, where the flags are live, took its hits" \
 		"$(printf '%s\n' "$jit" | grep -c '^mg: ') records"
+	t "$([ "$(printf '%s\n' "$jit" | grep -c '^md: ')" = 3 ]; echo $?)" \
+		"$CFG probes-jit-mid dfy's probe, where DF is set, took its hits" \
+		"$(printf '%s\n' "$jit" | grep -c '^md: ') records"
+	bt_dfy "$mid4"
 	# a filter sends each hit from the stub back to the C way, the flags
 	# changed by its checks: the trampoline's own way puts them back
 	probe_run probes-jit-mid probe_jit -p nop --probe "$probe3" -e probes:mg -f 'f >= 0' || return
@@ -80,7 +106,7 @@ check_probes_jit_mid() {
 		"$CFG probes-jit-mid flagsy's probe, filtered (the stub hands over), took its hits" \
 		"$(jit_records | grep -c '^mg: ') records"
 	UTRACE_PROBE_JIT=0 probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" \
-		--probe "$probe3" || return
-	t "$([ "$(printf '%s\n' "$jit" | grep -c .)" = 12 ] && [ "$jit" = "$(jit_records)" ]; echo $?)" \
+		--probe "$probe3" --probe "$probe4" || return
+	t "$([ "$(printf '%s\n' "$jit" | grep -c .)" = 15 ] && [ "$jit" = "$(jit_records)" ]; echo $?)" \
 		"$CFG probes-jit-mid records as the C way's" "$(diff <(printf '%s\n' "$jit") <(jit_records) | head -5)"
 }
