@@ -14,7 +14,8 @@
  * program when it is the same file (device and inode): with -p, the
  * process's (/proc/PID/exe), whatever path names it (/proc/PID/root/...
  * for another mount namespace's).  And the functions a uprobe's glob
- * names in its binary (bt_resolve_funcs), for the run and for -l.
+ * names in its binary (bt_resolve_funcs), for the run and for -l.  A
+ * uprobe at an offset must be at an instruction's start (check_offset).
  */
 #include <elf.h>
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include "lib/bt/bt_run_internal.h"
 #include "lib/elf/elf.h"
 #include "lib/elf/libdeps.h"
+#include "lib/probes/inproc_probe.h"
 #include "lib/session/session.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -159,13 +161,47 @@ static bool is_executable(const char *path)
 	return exe;
 }
 
+/*
+ * A uprobe at FUNC+OFF: refused before anything runs where OFF is not an
+ * instruction boundary (bpftrace: "Could not add uprobe into middle of
+ * instruction"), what lib/probes' register check says of the point, as
+ * the runtime would say it and leave the probe off, its counts 0.
+ */
+static int check_offset(struct bt_run *r, const struct bt_site *s)
+{
+	struct utrace_inproc_probe *p = NULL;
+	struct utrace_inproc_probe_loc loc;
+	struct utrace_error e = {0};
+	char *def = NULL;
+	int code, ret = 0;
+
+	if (s->type != BT_P_UPROBE || !s->off)
+		return 0;
+	if (asprintf(&def, "p:bt/check %s:%s+%llu", s->target, s->func,
+		     (unsigned long long)s->off) < 0)
+		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	if (utrace_inproc_probe_parse_as(def, NULL, "bt", true, &p, &code, &e) == 0 &&
+	    utrace_inproc_probe_locate(p, s->target, NULL, 0, 0, NULL, 0, &loc, &e) == -EILSEQ) {
+		const char *why = strrchr(e.msg, ':'); /* "PATH:0xOFFSET: TEXT" */
+
+		ret = utrace_error_set(r->err, -EINVAL, "uprobe:%s:%s+%llu: %s", s->target, s->func,
+				       (unsigned long long)s->off, why ? why + 2 : e.msg);
+	}
+	utrace_inproc_probe_free(p);
+	free(def);
+	return ret;
+}
+
 /* prog: the program's file as shown, open: as we open it. */
 static int check_site(struct bt_run *r, const struct bt_site *s, const char *prog, const char *open)
 {
 	const char *kind = s->type == BT_P_UPROBE ? "uprobe" : "uretprobe";
+	int ret;
 
 	if (access(s->target, R_OK) != 0)
 		return utrace_error_set(r->err, -errno, "%s: %s", s->target, strerror(errno));
+	if ((ret = check_offset(r, s)) < 0)
+		return ret;
 	if (utrace_same_file(s->target, open)) /* the same file, by any path */
 		return 0;
 	if (r->o->pid && is_executable(s->target))

@@ -105,12 +105,43 @@ check_bt() {
 	check_bt_ctor
 	check_bt_longname
 	check_bt_module
+	check_bt_offset
 }
 
 # A uprobe is on the file it names: libmod.so's same_name (called twice,
 # by the library) and the program's own static same_name (called three
 # times) are two probes' counts, as bpftrace's, never one of 5 (before,
 # the in-process probe named only the function: every object's).
+# A uprobe at FUNC+OFF: at an instruction's start, as many hits as at
+# the entry (fib's first instruction after its call site is run by every
+# call); inside an instruction, refused before the program runs, as
+# bpftrace refuses it ("Could not add uprobe into middle of instruction"):
+# a count of 0 would be a silent wrong answer
+check_bt_offset() {
+	local at len out st
+	read -r at len < <(objdump -d "$BIN/fib" | awk '
+		$2 == "<fib>:" { on = 1; base = strtonum("0x" $1); next }
+		on && /^$/ { exit }
+		on && /^ *[0-9a-f]+:/ { a = $1; sub(":", "", a); o = strtonum("0x" a) - base; n = 0
+			for (i = 2; i <= NF && $i ~ /^[0-9a-f][0-9a-f]$/; i++) n++
+			if ($(n + 2) ~ /^endbr/) skip = n; else if (o >= skip + 5 && n >= 2) { print o, n; exit } }')
+	if [ -z "$at" ]; then
+		nok "$CFG bt uprobe at an offset" "no instruction of 2 bytes or more after fib's call site"
+		return
+	fi
+	timeout "$TMO" "$UTRACE" bt -e "uprobe:$BIN/fib:fib+$at { @n = count(); }" -o "$RES/off.out" \
+		-c "$BIN/fib 10" >/dev/null 2>"$RES/off.err"
+	t "$(grep -qx '@n: 177' "$RES/off.out"; echo $?)" \
+		"$CFG bt uprobe at fib+$at (an instruction's start): every call" \
+		"$(grep '^@' "$RES/off.out")" "$(head -3 "$RES/off.err")"
+	out=$(timeout "$TMO" "$UTRACE" bt -e "uprobe:$BIN/fib:fib+$((at + 1)) { @n = count(); }" \
+		-c "$BIN/fib 10" 2>&1)
+	st=$?
+	t "$([ "$st" = 1 ] && [ "$out" = "ERROR: uprobe:$BIN/fib:fib+$((at + 1)): Probe point is not an instruction boundary" ]; echo $?)" \
+		"$CFG bt uprobe inside an instruction (fib+$((at + 1))): refused before the program runs" \
+		"status $st" "$out"
+}
+
 check_bt_module() {
 	local d=$RES/module prog
 	mkdir -p "$d"
