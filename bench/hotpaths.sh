@@ -136,7 +136,7 @@ rounds() { # rounds CASE BASE EXPR
 	done
 }
 row() { # row PATH CASE BASE FLOOR-EXPR FLOOR-TEXT [CACHE-RESIDENT-FLOOR-EXPR]
-	local rs fig floor ratio range cache=-
+	local rs cr fig floor ratio range cache=-
 	rs=$(rounds "$2" "$3" "$4")
 	fig=$(awk '{ print $1 }' <<<"$rs" | median)
 	floor=$(awk '{ print $2 }' <<<"$rs" | median)
@@ -144,8 +144,9 @@ row() { # row PATH CASE BASE FLOOR-EXPR FLOOR-TEXT [CACHE-RESIDENT-FLOOR-EXPR]
 	range=$(awk '{ r = ($2 > 0 ? $1 / $2 : 0); if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }
 		END { printf "%.2f-%.2f", lo, hi }' <<<"$rs")
 	if [ -n "${6:-}" ]; then
-		cache="$(rounds "$2" "$3" "$6" | awk '{ print $2 }' | median | xargs printf '%.2f') ($(rounds "$2" "$3" "$6" |
-			awk '{ printf "%.3f\n", ($2 > 0 ? $1 / $2 : 0) }' | median | xargs printf '%.2f'))"
+		cr=$(rounds "$2" "$3" "$6")
+		cache="$(awk '{ print $2 }' <<<"$cr" | median | xargs printf '%.2f') ($(awk '{ printf "%.3f\n", ($2 > 0 ? $1 / $2 : 0) }' <<<"$cr" |
+			median | xargs printf '%.2f'))"
 	fi
 	printf '| %s | %.2f | %.2f (%s) | %.2f | %s | %s |\n' "$1" "$fig" "$floor" "$5" "$ratio" "$range" "$cache"
 }

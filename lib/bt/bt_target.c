@@ -31,6 +31,7 @@
 #include "lib/elf/elf.h"
 #include "lib/elf/libdeps.h"
 #include "lib/probes/inproc_probe.h"
+#include "lib/probes/uprobe.h"
 #include "lib/session/session.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -180,13 +181,12 @@ static int check_offset(struct bt_run *r, const struct bt_site *s)
 	if (asprintf(&def, "p:bt/check %s:%s+%llu", s->target, s->func,
 		     (unsigned long long)s->off) < 0)
 		return utrace_error_set(r->err, -ENOMEM, "out of memory");
+	/* with no call sites given, -EILSEQ is the boundary's alone */
 	if (utrace_inproc_probe_parse_as(def, NULL, "bt", true, &p, &code, &e) == 0 &&
-	    utrace_inproc_probe_locate(p, s->target, NULL, 0, 0, NULL, 0, &loc, &e) == -EILSEQ) {
-		const char *why = strrchr(e.msg, ':'); /* "PATH:0xOFFSET: TEXT" */
-
+	    utrace_inproc_probe_locate(p, s->target, NULL, 0, 0, NULL, 0, &loc, &e) == -EILSEQ)
 		ret = utrace_error_set(r->err, -EINVAL, "uprobe:%s:%s+%llu: %s", s->target, s->func,
-				       (unsigned long long)s->off, why ? why + 2 : e.msg);
-	}
+				       (unsigned long long)s->off,
+				       utrace_uprobe_error_text(UTRACE_UPROBE_ERR_BAD_INSN_BNDRY));
 	utrace_inproc_probe_free(p);
 	free(def);
 	return ret;
