@@ -171,7 +171,7 @@ check_ubsan() { # check_ubsan CC
 		[ $how = nop ] && opt="-p nop -R stacktrace"
 		[ $how = overwrite ] && opt=--overwrite
 		# shellcheck disable=SC2086
-		"$U" record -o "$w.$how.dat" -e 'sanitizer:*' $opt -- "$p" >/dev/null 2>"$w.$how.err"
+		tsan_run "$w.$how.err" "$U" record -o "$w.$how.dat" -e 'sanitizer:*' $opt -- "$p"
 		st=$?
 		check "ubsan $cc $how: exit status $st as untraced ($st0), the report as untraced" \
 			eval "[ $st = $st0 ] && diff <(norm '$w.u.err') <(norm '$w.$how.err')"
@@ -204,16 +204,31 @@ tsan_want() {
 		printf "file=%s line=%d func=%s\n", file, line, fn }' "$1"
 }
 tsan_got() { got_fields "$1" | sed -E 's/ pc=0x[0-9a-f]+ / pc=\n/'; }
+# tsan_run ERR CMD...: CMD's exit status, its stderr in ERR.  TSan itself
+# misses the planted race now and then: LLVM 14's runtime let 3 of 1000
+# untraced runs of tsan.c exit 0 with no report (gcc's none of 1000), so
+# a run whose stderr has no report is run again, up to three times (a
+# tracer that hides the report fails all three).
+tsan_run() {
+	local err=$1 st
+	shift
+	for _ in 1 2 3; do
+		"$@" >/dev/null 2>"$err"
+		st=$?
+		grep -q '^WARNING: ThreadSanitizer' "$err" && break
+	done
+	return $st
+}
 check_tsan() { # check_tsan CC
 	local cc=$1 p=$T/tsan-$1 w=$T/tsan-$1 st0 st how opt first
-	"$p" >/dev/null 2>"$w.u.err"
+	tsan_run "$w.u.err" "$p"
 	st0=$?
 	for how in nop graph overwrite; do
 		opt=
 		[ $how = nop ] && opt="-p nop -R stacktrace"
 		[ $how = overwrite ] && opt=--overwrite
 		# shellcheck disable=SC2086
-		"$U" record -o "$w.$how.dat" -e 'sanitizer:*' $opt -- "$p" >/dev/null 2>"$w.$how.err"
+		tsan_run "$w.$how.err" "$U" record -o "$w.$how.dat" -e 'sanitizer:*' $opt -- "$p"
 		st=$?
 		check "tsan $cc $how: exit status $st as untraced ($st0)" [ "$st" = "$st0" ]
 		check "tsan $cc $how: one event, its fields the report's first access ($(tsan_got "$w.$how.dat" | tr '\n' ' '))" \
@@ -224,8 +239,8 @@ check_tsan() { # check_tsan CC
 	check "tsan $cc nop: the report as untraced" diff <(norm "$w.u.err") <(norm "$w.nop.err")
 	# (the pid in it differs from run to run: a glob)
 	first=$(sed -n '/^WARNING: ThreadSanitizer/{s/pid=[0-9]*/pid=*/;p;q}' "$w.u.err")
-	"$U" record -o "$w.first.dat" -p nop -e sanitizer:tsan_report -f "first_line ~ \"$first\"" \
-		-- "$p" >/dev/null 2>&1
+	tsan_run "$w.first.err" "$U" record -o "$w.first.dat" -p nop -e sanitizer:tsan_report \
+		-f "first_line ~ \"$first\"" -- "$p"
 	check "tsan $cc: first_line is the report's first line ($first)" \
 		[ "$(got_fields "$w.first.dat" | grep -c .)" = 1 ]
 	check "tsan $cc graph: the report's WARNING, access and SUMMARY lines as untraced" \
@@ -288,7 +303,7 @@ check_text() { # check_text NAME CC FLAGS SRC WANT-STACK: one program, nop, grap
 		[ $how = nop ] && opt="-p nop -R stacktrace"
 		[ $how = overwrite ] && opt=--overwrite
 		# shellcheck disable=SC2086
-		"$U" record -o "$w.$how.dat" -e 'sanitizer:*' $opt -- "$p" >/dev/null 2>"$w.$how.err"
+		tsan_run "$w.$how.err" "$U" record -o "$w.$how.dat" -e 'sanitizer:*' $opt -- "$p"
 		st=$?
 		# (function_graph's return trampoline stands in the allocation
 		# stacks the sanitizer took with its frame-pointer unwinder: its
