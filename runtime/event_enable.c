@@ -219,6 +219,12 @@ static struct rt_event_conf *ev_conf(const struct utrace_msg_enable *m, const st
 	}
 	if (f->needs & (UTRACE_HIST_NEEDS_TS | UTRACE_HIST_NEEDS_CPU))
 		f->plain_hists = 0;
+	f->one_min = UINT64_MAX;
+	if (f->plain_hists && nr_hist == 1 && h[0].memo)
+		f->one_min = h[0].fast.hit_min > sizeof(struct utrace_trace_entry)
+				     ? h[0].fast.hit_min
+				     : sizeof(struct utrace_trace_entry);
+	f->write = rt_event_conf_writer(f);
 	memcpy(f->prog, m->filter, m->filter_len);
 	if (f->len && utrace_filter_check(f->prog, f->len) < 0) {
 		rt_log("an event filter from the recorder is malformed; the event stays off");

@@ -17,9 +17,13 @@
  *           .Lrecord:  call __utrace_do_foo: fills the record on the stack,
  *                      calls key->write = rt_event_write
  *
- * rt_event_write runs the filter on the record, then copies it (without
- * the kernel's 8 bytes of common fields, which the reader rebuilds) into
- * the thread's ring buffer as one EVENT record.
+ * rt_event_write copies the record of an event with no configuration
+ * (without the kernel's 8 bytes of common fields, which the reader
+ * rebuilds) into the thread's ring buffer as one EVENT record.  An event
+ * with one (a filter, triggers, soft) goes to the configuration's own
+ * writer, picked when it arrives (rt_event_conf_writer): ev_write_slow
+ * for most, and for plain hist triggers a writer made for the trigger's
+ * loads (EV_HIST_WRITERS), which counts a hit with no call.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -343,7 +347,7 @@ static __attribute__((noinline)) void ev_write_on(const struct utrace_event_key 
 		       bytes);
 }
 
-/* ev_write_hists' every case: ev_hists, then the record unless soft. */
+/* ev_write_hists_as' every case: ev_hists, then the record unless soft. */
 static __attribute__((noinline)) void ev_write_hists_all(const struct utrace_event_key *key,
 							 const struct rt_event_conf *f,
 							 const void *rec, uint32_t len)
@@ -359,30 +363,57 @@ static __attribute__((noinline)) void ev_write_hists_all(const struct utrace_eve
 /*
  * An event whose configuration f has hist triggers of hist_fast.h's shape
  * only (f->plain_hists): its tables, then its record unless soft.  The
- * common case, one trigger, a named thread, a hit its memo and stripe
- * take (utrace_hist_fast_hit), has no call and keeps no value across one;
- * the common fields are filled only for a trigger that reads them.
- * Anything else goes to ev_write_hists_all, nothing counted yet.
+ * common case, one trigger with a memo on a thread that knows its tid
+ * (f->one_min says the first), a hit its memo and stripe take
+ * (utrace_hist_fast_hit_as), has no call and keeps no value across one;
+ * the common fields are filled only for a trigger that reads them (no
+ * name: a plain trigger reads no comm).  Anything else goes to
+ * ev_write_hists_all, nothing counted yet.  kkind, vkind: the loads it
+ * is made for (EV_HIST_WRITERS), UTRACE_HFK_ANY for any.
  */
-static __attribute__((noinline)) void ev_write_hists(const struct utrace_event_key *key,
-						     const struct rt_event_conf *f,
-						     const void *rec, uint32_t len)
+static inline __attribute__((always_inline)) void
+ev_write_hists_as(const struct utrace_event_key *key, const struct rt_event_conf *f,
+		  const void *rec, uint32_t len, uint32_t kkind, uint32_t vkind)
 {
-	struct rt_thread *t = &rt_self;
 	const struct rt_hist *h = &f->hist[0];
+	uint32_t tid = (uint32_t)rt_self.tid;
 
-	if (unlikely(f->nr_hist != 1 || len < sizeof(struct utrace_trace_entry) || !t->tid ||
-		     !t->comm[0] || !rt.enabled ||
+	if (unlikely(len < f->one_min || !tid || !rt.enabled ||
 		     __atomic_load_n(&rt.ctl->stopped, __ATOMIC_RELAXED)))
 		return ev_write_hists_all(key, f, rec, len);
 	if (f->plain_common)
-		ev_fill_common(key, rec, t->tid);
-	if (unlikely(!utrace_hist_fast_hit(&h->fast, h->map, rec, len, (uint32_t)t->tid, h->memo)))
+		ev_fill_common(key, rec, tid);
+	if (unlikely(!utrace_hist_fast_hit_as(&h->fast, h->map, rec, tid, h->memo, kkind, vkind)))
 		return ev_write_hists_all(key, f, rec, len);
 	if (f->flags & UTRACE_ENABLE_SOFT)
 		return;
 	ev_write_on(key, f, rec, len);
 }
+
+/*
+ * The writers made for the commonest triggers, one key and at most one
+ * value, each a u32, s32 or 64-bit field (hist:keys=pid:vals=bytes), by
+ * their loads' kinds: one table, from which rt_event_conf_writer picks.
+ */
+#define EV_HIST_WRITERS(X)                                                                 \
+	X(U32, NONE) X(U32, U32) X(U32, S32) X(U32, 64) X(S32, NONE) X(S32, U32) X(S32, S32) \
+	X(S32, 64) X(64, NONE) X(64, U32) X(64, S32) X(64, 64) X(ANY, ANY)
+
+#define EV_HIST_WRITER(k, v)                                                               \
+	static __attribute__((noinline)) void ev_write_hists_##k##_##v(                    \
+		const struct utrace_event_key *key, const struct rt_event_conf *f,         \
+		const void *rec, uint32_t len)                                             \
+	{                                                                                  \
+		ev_write_hists_as(key, f, rec, len, UTRACE_HFK_##k, UTRACE_HFK_##v);       \
+	}
+EV_HIST_WRITERS(EV_HIST_WRITER)
+#undef EV_HIST_WRITER
+
+static const rt_conf_write_fn ev_hist_writers[UTRACE_HFK_NR][UTRACE_HFK_NR] = {
+#define EV_HIST_WRITER(k, v) [UTRACE_HFK_##k][UTRACE_HFK_##v] = ev_write_hists_##k##_##v,
+	EV_HIST_WRITERS(EV_HIST_WRITER)
+#undef EV_HIST_WRITER
+};
 
 /* Everything else rt_event_write's leaf does not take: another
  * configuration f (a filter, triggers, soft or stateful), a thread not
@@ -407,6 +438,22 @@ static __attribute__((noinline)) void ev_write_slow(const struct utrace_event_ke
 			return;
 	}
 	ev_write_on(key, f, rec, len);
+}
+
+/* What rt_event_write hands configuration f to: a hist writer for plain
+ * hist triggers (one made for the trigger's loads if there is one), else
+ * ev_write_slow. */
+rt_conf_write_fn rt_event_conf_writer(const struct rt_event_conf *f)
+{
+	const struct utrace_hist_fast *x = &f->hist[0].fast;
+	rt_conf_write_fn w;
+
+	if (!f->plain_hists)
+		return ev_write_slow;
+	if (f->one_min == UINT64_MAX)
+		return ev_write_hists_ANY_ANY;
+	w = ev_hist_writers[x->key_kind][x->val_kind];
+	return w ? w : ev_write_hists_ANY_ANY;
 }
 
 /* The last 1 to 3 bytes of a record (n), as its last word, 0 past them:
@@ -444,7 +491,7 @@ static inline __attribute__((always_inline)) uint64_t ev_clock_raw(uint32_t *cpu
  * that the checks run in its shadow (measured: a record's time, against
  * reading it after BUSY), then rt_event_open's checks and rt_event_close's
  * steps around the copy.  Anything else is a tail call, nothing written
- * and t not BUSY: a configuration to ev_write_hists or ev_write_slow, a
+ * and t not BUSY: a configuration to its own writer (f->write), a
  * thread not READY, tracing off or an odd length to ev_write_slow, a
  * clock older than the thread's last record (a signal handler wrote
  * between the read and BUSY: delta >> 32), a big delta, another CPU or
@@ -460,8 +507,7 @@ void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len)
 	uint64_t ts, delta;
 
 	if (unlikely(f))
-		return f->plain_hists ? ev_write_hists(key, f, rec, len)
-				      : ev_write_slow(key, f, rec, len);
+		return f->write(key, f, rec, len);
 	ts = ev_clock_raw(&cpu);
 	if (unlikely(t->state != RT_TS_READY || bytes > 0xffff || !rt_tracing_on()))
 		return ev_write_slow(key, NULL, rec, len);

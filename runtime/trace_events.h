@@ -25,8 +25,14 @@ struct rt_hist {
 	uint32_t reader;	      /* whose: 0 the top level, else an instance's */
 };
 
+struct rt_event_conf;
+/* rt_event_write's way for an event with a configuration (rt_event_conf_writer) */
+typedef void (*rt_conf_write_fn)(const struct utrace_event_key *key,
+				 const struct rt_event_conf *f, const void *rec, uint32_t len);
+
 /* What the recorder set for an enabled event: key->filter points here. */
 struct rt_event_conf {
+	rt_conf_write_fn write; /* rt_event_conf_writer's, for rt_event_write */
 	uint32_t len;	/* bytes of the filter in prog, 0: none */
 	uint32_t flags; /* enum utrace_enable_flags */
 	uint32_t nr_hist;
@@ -36,6 +42,10 @@ struct rt_event_conf {
 	 * nor CPU, no trigger command, no state: trace_events.c's ev_hists */
 	uint32_t plain_hists;
 	uint32_t plain_common; /* plain_hists: one reads a common field */
+	/* plain_hists with one trigger that has a memo: the bytes a record
+	 * needs for its common hit (its header, every load), else
+	 * UINT64_MAX: ev_write_hists_as' shape in one compare */
+	uint64_t one_min;
 	struct rt_hist hist[UTRACE_EVENT_HISTS_MAX];
 	struct rt_trig trig[UTRACE_EVENT_TRIGS_MAX];
 	uint64_t prog[]; /* the interpreter wants its program 8-byte aligned */
@@ -50,6 +60,7 @@ extern struct utrace_event_key ev_print_key RT_HIDDEN; /* UTRACE_PRINT_OBJ's key
 extern struct utrace_event_key ev_inproc_probe_keys[UTRACE_INPROC_PROBE_MAX] RT_HIDDEN;
 struct utrace_hist_map *ev_table(void *arg, uint32_t id) RT_HIDDEN;
 void rt_event_write(struct utrace_event_key *key, const void *rec, uint32_t len) RT_HIDDEN;
+rt_conf_write_fn rt_event_conf_writer(const struct rt_event_conf *f) RT_HIDDEN;
 
 /*
  * Room for the record of an event that needs nothing else (no filter,
