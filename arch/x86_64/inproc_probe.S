@@ -42,7 +42,8 @@
  *
  * utrace_inproc_retprobe_tramp: a return address that a return probe replaced.
  * On entry rsp = the slot + 8 (0 mod 16), rax/rdx hold the return value.
- * rt_inproc_retprobe_hit(regs) returns the real return address.
+ * rt_inproc_retprobe_hit(regs) returns the real return address.  The
+ * flags come back as the function left them (popfq).
  */
 	.text
 
@@ -181,15 +182,24 @@ utrace_inproc_probe_site_tramp:
 	.type	utrace_inproc_retprobe_tramp, @function
 	.p2align 4
 utrace_inproc_retprobe_tramp:
-	subq	$8, %rsp		/* the real return address goes here */
-	SAVE_REGS
+	/* lea, not sub, until the flags are saved and after they are back:
+	 * hand-written code may return a condition in them (tests/progs/
+	 * probe_jit.c's flagret), which the kernel's uretprobe keeps too */
+	leaq	-8-R_SIZE(%rsp), %rsp	/* the real return address goes above */
+	movq	%rax, R_AX(%rsp)
+	movq	%rcx, R_CX(%rsp)
+	SAVE_SCRATCH
+	SAVE_KEPT
+	cld				/* as C wants it; popfq puts DF back */
 	leaq	R_SIZE+8(%rsp), %rax
 	movq	%rax, R_SP(%rsp)
 	movq	%rsp, %rdi
 	call	rt_inproc_retprobe_hit
 	movq	%rax, R_SIZE(%rsp)
+	pushq	R_FLAGS(%rsp)		/* (its address taken before the push) */
+	popfq
 	RESTORE_REGS
-	addq	$R_SIZE, %rsp
+	leaq	R_SIZE(%rsp), %rsp
 	ret
 	.size	utrace_inproc_retprobe_tramp, .-utrace_inproc_retprobe_tramp
 

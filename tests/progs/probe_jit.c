@@ -8,7 +8,8 @@
  * struct through a pointer (of each load size, a bit-field, a signed
  * one), a pointer that faults and an offset past 32 bits, and the program
  * prints what each should read; flagsy's probe mid-function sits where
- * the flags are live, dfy's where DF is set.
+ * the flags are live, dfy's where DF is set, flagret returns a condition
+ * in them.
  */
 #include <stdarg.h>
 #include <limits.h>
@@ -93,6 +94,32 @@ TRACED long dfy(long a, long b)
 	return a + b + (long)(f & 0x400);
 }
 
+/* A function written to return a condition in the flags, as hand-written
+ * code may to its own callers (flagret: cmp), and its caller, which reads
+ * them after the call: a return probe's way back must hand them over as
+ * the function left them.  flagcall returns them as flagsy does. */
+__asm__(".text\n"
+	".globl flagret\n"
+	".type flagret, @function\n"
+	"flagret:\n\t"
+	"movq %rdi, %rax\n\t"
+	"cmpq %rsi, %rdi\n\t"
+	"ret\n"
+	".size flagret, .-flagret\n"
+	".globl flagcall\n"
+	".type flagcall, @function\n"
+	"flagcall:\n\t"
+	"subq $8, %rsp\n\t" /* the stack aligned at the call, as C's */
+	"call flagret\n\t"
+	"seto %al\n\t"
+	"lahf\n\t"
+	"movzwl %ax, %eax\n\t"
+	"andl $0xd501, %eax\n\t"
+	"addq $8, %rsp\n\t"
+	"ret\n"
+	".size flagcall, .-flagcall\n");
+unsigned long flagcall(long a, long b);
+
 int main(void)
 {
 	static const long fa[] = {LONG_MAX, -1, 1, 0, LONG_MIN, 0x7f};
@@ -122,5 +149,7 @@ int main(void)
 		printf("flagsy %#lx\n", flagsy(fa[opaque(i)], fb[opaque(i)]));
 	for (int i = 0; i < 3; i++)
 		printf("dfy %ld\n", dfy(opaque(i), 10));
+	for (int i = 0; i < 6; i++)
+		printf("flagcall %#lx\n", flagcall(fa[opaque(i)], fb[opaque(i)]));
 	return 0;
 }

@@ -11,7 +11,8 @@
 # probes-jit-mid: a probe in the middle of a function (a jmp to a detour,
 # whose stub keeps every register and the flags: flagsy's probe sits
 # where they are live, dfy's where DF is set, also under utrace bt, and
-# the program's results stay as untraced), its records the C way's
+# the program's results stay as untraced), its records the C way's; and
+# a return probe on flagret, which returns a condition in the flags
 
 e2e_cfg probes-jit probe_jit check_probes_jit
 e2e_cfg probes-jit-mid probe_jit check_probes_jit_mid
@@ -90,8 +91,11 @@ check_probes_jit_mid() {
 	probe3="p:mg flagsy+$mid3 f=%flags:x64"
 	probe4="p:md dfy+$mid4 a=%di:s64" # (its arithmetic flags are the caller's: dead)
 	probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" --probe "$probe3" \
-		--probe "$probe4" || return
+		--probe "$probe4" --probe 'r:fr flagret' || return
 	jit=$(jit_records)
+	t "$([ "$(printf '%s\n' "$jit" | grep -c '^fr: ')" = 6 ]; echo $?)" \
+		"$CFG probes-jit-mid flagret's return probe, whose caller reads the flags it returns, took its hits" \
+		"$(printf '%s\n' "$jit" | grep -c '^fr: ') records"
 	t "$([ "$(printf '%s\n' "$jit" | grep -c '^mg: ')" = 6 ]; echo $?)" \
 		"$CFG probes-jit-mid flagsy's probe, where the flags are live, took its hits" \
 		"$(printf '%s\n' "$jit" | grep -c '^mg: ') records"
@@ -106,7 +110,7 @@ check_probes_jit_mid() {
 		"$CFG probes-jit-mid flagsy's probe, filtered (the stub hands over), took its hits" \
 		"$(jit_records | grep -c '^mg: ') records"
 	UTRACE_PROBE_JIT=0 probe_run probes-jit-mid probe_jit -p nop --probe "$probe" --probe "$probe2" \
-		--probe "$probe3" --probe "$probe4" || return
-	t "$([ "$(printf '%s\n' "$jit" | grep -c .)" = 15 ] && [ "$jit" = "$(jit_records)" ]; echo $?)" \
+		--probe "$probe3" --probe "$probe4" --probe 'r:fr flagret' || return
+	t "$([ "$(printf '%s\n' "$jit" | grep -c .)" = 21 ] && [ "$jit" = "$(jit_records)" ]; echo $?)" \
 		"$CFG probes-jit-mid records as the C way's" "$(diff <(printf '%s\n' "$jit") <(jit_records) | head -5)"
 }
