@@ -227,7 +227,7 @@ static void count_call(struct utrace_profile *p, uint32_t fn, uint64_t dur, uint
 		e->self_max = self;
 }
 
-static int push(struct utrace_profile *p, struct pthread *t, struct pframe f,
+static inline __attribute__((always_inline)) int push(struct utrace_profile *p, struct pthread *t, struct pframe f,
 		struct utrace_error *err)
 {
 	if (UTRACE_GROW(t->st, t->cap, (size_t)t->n + 1) < 0)
