@@ -96,8 +96,9 @@
 	popq	R_FLAGS(%rsp)
 .endm
 
+/* every register and the flags as they came (lea: no flag written) */
 .macro SAVE_REGS
-	subq	$R_SIZE, %rsp
+	leaq	-R_SIZE(%rsp), %rsp
 	movq	%rax, R_AX(%rsp)
 	movq	%rcx, R_CX(%rsp)
 	SAVE_SCRATCH
@@ -185,11 +186,8 @@ utrace_inproc_retprobe_tramp:
 	/* lea, not sub, until the flags are saved and after they are back:
 	 * hand-written code may return a condition in them (tests/progs/
 	 * probe_jit.c's flagret), which the kernel's uretprobe keeps too */
-	leaq	-8-R_SIZE(%rsp), %rsp	/* the real return address goes above */
-	movq	%rax, R_AX(%rsp)
-	movq	%rcx, R_CX(%rsp)
-	SAVE_SCRATCH
-	SAVE_KEPT
+	leaq	-8(%rsp), %rsp		/* the real return address goes here */
+	SAVE_REGS
 	cld				/* as C wants it; popfq puts DF back */
 	leaq	R_SIZE+8(%rsp), %rax
 	movq	%rax, R_SP(%rsp)

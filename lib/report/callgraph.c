@@ -217,8 +217,9 @@ static void complete(struct tree *t, uint32_t node, uint64_t dur, uint64_t child
 		t->n[n->parent].child_time += dur;
 }
 
-static inline __attribute__((always_inline)) int push(struct utrace_callgraph *g, struct gthread *t, struct gframe f,
-		struct utrace_error *err)
+static inline __attribute__((always_inline)) int
+push(struct utrace_callgraph *g, struct gthread *t, struct gframe f,
+     struct utrace_error *err)
 {
 	if (UTRACE_GROW(t->st, t->cap, (size_t)t->n + 1) < 0)
 		return oom(g, err);

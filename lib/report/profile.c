@@ -227,8 +227,9 @@ static void count_call(struct utrace_profile *p, uint32_t fn, uint64_t dur, uint
 		e->self_max = self;
 }
 
-static inline __attribute__((always_inline)) int push(struct utrace_profile *p, struct pthread *t, struct pframe f,
-		struct utrace_error *err)
+static inline __attribute__((always_inline)) int
+push(struct utrace_profile *p, struct pthread *t, struct pframe f,
+     struct utrace_error *err)
 {
 	if (UTRACE_GROW(t->st, t->cap, (size_t)t->n + 1) < 0)
 		return profile_oom(p, err);
